@@ -1,0 +1,5 @@
+"""Pulumi entry point: `pulumi up` runs this file; `python -m stacks plan` runs it offline."""
+
+from components.program import main
+
+main()

@@ -1,0 +1,185 @@
+"""Manifests of one vLLM service: a KServe InferenceService (Standard mode) and its PodDisruptionBudget.
+
+Pure functions from the model's config and its capacity plan to Kubernetes objects as dicts.
+Field names follow the KServe v1beta1 CRD (shared/crds/serving.kserve.io/InferenceService.yaml):
+``spec.predictor`` is a pod spec plus replica fields, so the vLLM container goes under
+``spec.predictor.containers`` with KServe's container name ``kserve-container``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components.builders.labels import recommended_labels
+from components.capacity.plan import ServingPlan
+from components.config import ModelConfig
+
+CONTAINER_NAME = "kserve-container"  # KServe's name for the predictor's serving container
+HTTP_PORT = 8080  # the port KServe's runtimes and probes use for vLLM (kserve.md)
+HF_TOKEN_KEY = "token"
+SHM_VOLUME = "dshm"
+CACHE_VOLUME = "model-cache"
+CACHE_PATH = "/models-cache"
+# GPU label Karpenter puts on AWS nodes (karpenter.md): pins the pod to the GPU type the plan sized.
+GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
+NODEPOOL_LABEL = "karpenter.sh/nodepool"
+# vLLM's uvicorn keeps idle connections 5 s (VLLM_HTTP_TIMEOUT_KEEP_ALIVE); proxies in front keep
+# theirs 60 s (ALB idle timeout), so the server must outlast them or pooled connections get reset.
+KEEP_ALIVE_SECONDS = 75
+
+
+def predictor_deployment_name(name: str) -> str:
+    """The Deployment KServe creates for an InferenceService's predictor (constants.PredictorServiceName)."""
+    return f"{name}-predictor"
+
+
+def vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
+    """`vllm serve` arguments: the model, then every engine flag in a stable order."""
+    e = m.engine
+    args = [
+        m.model,
+        f"--revision={m.revision}",
+        f"--served-model-name={m.name}",
+        f"--port={HTTP_PORT}",
+        f"--tensor-parallel-size={e.tensor_parallel_size}",
+        f"--pipeline-parallel-size={e.pipeline_parallel_size}",
+        f"--max-model-len={e.max_model_len}",
+        f"--gpu-memory-utilization={e.gpu_memory_utilization:g}",
+        f"--max-num-seqs={plan.max_num_seqs}",
+        f"--max-num-batched-tokens={plan.max_num_batched_tokens}",
+        f"--max-num-queued-reqs={plan.max_num_queued_reqs}",
+        f"--block-size={e.block_size}",
+        f"--dtype={e.dtype}",
+        f"--kv-cache-dtype={e.kv_cache_dtype}",
+    ]
+    if e.quantization:
+        args.append(f"--quantization={e.quantization}")
+    if e.enforce_eager:
+        args.append("--enforce-eager")
+    args.append("--disable-access-log-for-endpoints=/health,/metrics")
+    args.extend(e.extra_args)
+    return args
+
+
+def _probe(path: str, period: int, failures: int, timeout: int = 5) -> dict[str, Any]:
+    return {
+        "httpGet": {"path": path, "port": HTTP_PORT},
+        "periodSeconds": period,
+        "timeoutSeconds": timeout,
+        "failureThreshold": failures,
+    }
+
+
+def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None) -> dict[str, Any]:
+    """The vLLM serving container: image, flags, secret-sourced token, resources, probes and drain."""
+    r = plan.resources
+    env: list[dict[str, Any]] = [
+        {"name": "HF_HOME", "value": f"{CACHE_PATH}/huggingface"},
+        {"name": "VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "value": str(KEEP_ALIVE_SECONDS)},
+    ]
+    if hf_secret:
+        env.insert(0, {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": hf_secret, "key": HF_TOKEN_KEY}}})
+    return {
+        "name": CONTAINER_NAME,
+        "image": m.image,
+        "command": ["vllm", "serve"],
+        "args": vllm_args(m, plan),
+        "env": env,
+        "ports": [{"containerPort": HTTP_PORT, "name": "http", "protocol": "TCP"}],
+        "resources": {
+            "requests": {
+                "cpu": str(r.cpu),
+                "memory": f"{r.memory_gib}Gi",
+                "nvidia.com/gpu": str(r.gpus),
+                "ephemeral-storage": f"{r.ephemeral_storage_gib}Gi",
+            },
+            # No CPU limit: throttling slows tokenization and TTFT (policy catalogue row 9).
+            # Ephemeral storage is requested (Karpenter sizes the node's disk from it) and
+            # bounded by the cache emptyDir's sizeLimit rather than a container limit.
+            "limits": {"memory": f"{r.memory_gib}Gi", "nvidia.com/gpu": str(r.gpus)},
+        },
+        # vLLM answers no HTTP until the engine is built (vllm.md section 3), so the startup
+        # probe carries the whole download + load budget and the others start after it.
+        "startupProbe": _probe("/health", plan.startup_period_seconds, plan.startup_failure_threshold),
+        "readinessProbe": _probe("/health", 5, 3),
+        "livenessProbe": _probe("/health", 10, 6),
+        "lifecycle": {"preStop": {"sleep": {"seconds": plan.pre_stop_seconds}}},
+        "volumeMounts": [
+            {"name": SHM_VOLUME, "mountPath": "/dev/shm"},
+            {"name": CACHE_VOLUME, "mountPath": CACHE_PATH},
+        ],
+    }
+
+
+def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: str, hf_secret: str | None) -> dict[str, Any]:
+    """The KServe InferenceService running ``vllm serve`` for one model."""
+    r = plan.resources
+    labels = recommended_labels(m.name, component="inference", version=m.image.rsplit(":", 1)[-1])
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {
+            "name": m.name,
+            "namespace": namespace,
+            "labels": labels,
+            "annotations": {
+                # Standard (RawDeployment): a plain Deployment, no Knative (kserve.md).
+                "serving.kserve.io/deploymentMode": "RawDeployment",
+                # Our HPA scales on vLLM load; KServe's default HPA would scale on CPU 80%.
+                "serving.kserve.io/autoscalerClass": "external",
+                "llm-serving.io/model": m.model,
+                "llm-serving.io/gpu": plan.gpu.name,
+            },
+        },
+        "spec": {
+            "predictor": {
+                "minReplicas": m.replicas.min,
+                "maxReplicas": m.replicas.max,
+                "labels": labels,
+                "terminationGracePeriodSeconds": plan.termination_grace_seconds,
+                "nodeSelector": {NODEPOOL_LABEL: pool, GPU_NAME_LABEL: _karpenter_gpu_name(plan)},
+                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                "volumes": [
+                    {"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": f"{r.shm_gib}Gi"}},
+                    {"name": CACHE_VOLUME, "emptyDir": {"sizeLimit": f"{r.ephemeral_storage_gib}Gi"}},
+                ],
+                "containers": [vllm_container(m, plan, hf_secret)],
+            }
+        },
+    }
+
+
+def _karpenter_gpu_name(plan: ServingPlan) -> str:
+    from components.capacity.gpus import GPUS
+
+    return GPUS[plan.gpu.name].get("karpenter_gpu_name") or plan.gpu.name.lower()
+
+
+def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
+    """One replica at a time may be disrupted; crash-looping pods never block a node drain."""
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {
+            "name": f"{m.name}-pdb",
+            "namespace": namespace,
+            "labels": recommended_labels(m.name, component="inference", version=m.image.rsplit(":", 1)[-1]),
+        },
+        "spec": {
+            # maxUnavailable rather than minAvailable: with one replica, minAvailable 1 would
+            # block every voluntary drain (policy catalogue row 19).
+            "maxUnavailable": 1,
+            "selector": {"matchLabels": {"serving.kserve.io/inferenceservice": m.name}},
+            "unhealthyPodEvictionPolicy": "AlwaysAllow",
+        },
+    }
+
+
+def hf_token_secret(namespace: str, name: str) -> dict[str, Any]:
+    """Metadata of the Secret that holds the Hugging Face token (the value is added as a Pulumi secret)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name, "namespace": namespace, "labels": recommended_labels(name, component="credentials")},
+        "type": "Opaque",
+    }

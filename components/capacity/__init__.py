@@ -1,0 +1,9 @@
+"""Pure capacity planning: model and GPU catalogues, vLLM's memory model, derived settings.
+
+Nothing here imports Pulumi, so other tools (the policy pack, `python -m stacks size`) use it too.
+"""
+
+from components.capacity.architecture import Architecture, parse_config
+from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
+
+__all__ = ["Architecture", "EngineArgs", "Gpu", "MemoryPlan", "parse_config", "plan_memory"]

@@ -1,0 +1,183 @@
+"""A model's architecture as far as vLLM's memory accounting needs it, read from config.json.
+
+One parser serves both the catalogue (which stores verbatim config.json subsets) and users who
+pass their own config.json, so a catalogue model and a hand-given one are sized the same way.
+Key names follow Hugging Face transformers' configs; where a family nests its text model
+(Gemma-3, Llama-4, Qwen-VL: ``text_config``) the nested config is used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+GIB = 1024**3
+
+_DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "fp8": 1, "float8_e4m3fn": 1}
+
+
+class ArchitectureError(ValueError):
+    """config.json lacks a field the memory model needs, or holds a nonsensical one."""
+
+
+@dataclass(frozen=True)
+class LayerGroup:
+    """Attention layers that share one KV layout: ``window`` is None for full attention."""
+
+    layers: int
+    window: Optional[int]
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """The facts of one model that decide its GPU memory in vLLM."""
+
+    model_type: str
+    num_layers: int
+    hidden_size: int
+    intermediate_size: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    vocab_size: int
+    max_position_embeddings: int
+    checkpoint_dtype: str
+    tie_word_embeddings: bool
+    # Attention layer groups: full attention and sliding windows (hybrid models).
+    layer_groups: tuple[LayerGroup, ...]
+    # MLA (DeepSeek-V2/V3): one latent of kv_lora_rank + rope dim per token and layer.
+    kv_lora_rank: Optional[int] = None
+    qk_rope_head_dim: Optional[int] = None
+    # Mixture of experts: routed experts and how many each token visits.
+    num_experts: int = 0
+    experts_per_token: int = 0
+    moe_intermediate_size: int = 0
+    quant_method: Optional[str] = None
+
+    @property
+    def is_mla(self) -> bool:
+        """True when the KV cache holds a shared latent instead of per-head K and V."""
+        return self.kv_lora_rank is not None
+
+    @property
+    def is_hybrid(self) -> bool:
+        """True when some layers attend over a sliding window only."""
+        return any(g.window is not None for g in self.layer_groups)
+
+    @property
+    def dtype_bytes(self) -> int:
+        """Bytes per element of the unquantized activations and of an "auto" KV cache."""
+        return _DTYPE_BYTES.get(self.checkpoint_dtype, 2) if self.checkpoint_dtype != "float32" else 2
+
+    def embedding_bytes(self) -> int:
+        """Bytes of the input embedding (and of the LM head, which has the same shape)."""
+        return self.vocab_size * self.hidden_size * self.dtype_bytes
+
+
+def _text_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    nested = config.get("text_config")
+    if isinstance(nested, Mapping) and "num_hidden_layers" in nested:
+        merged = dict(nested)
+        for key in ("torch_dtype", "dtype", "tie_word_embeddings", "quantization_config"):
+            if key not in merged and key in config:
+                merged[key] = config[key]
+        return merged
+    return config
+
+
+def _int(cfg: Mapping[str, Any], *keys: str, default: Any = None, required: bool = True) -> Any:
+    for key in keys:
+        value = cfg.get(key)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ArchitectureError(f"config.json {key} = {value!r}: must be a non-negative number")
+            return int(value)
+    if required and default is None:
+        raise ArchitectureError(f"config.json lacks {keys[0]}")
+    return default
+
+
+def parse_config(config: Mapping[str, Any]) -> Architecture:
+    """Read the memory-relevant facts from a Hugging Face config.json mapping."""
+    if not isinstance(config, Mapping):
+        raise ArchitectureError("config.json must hold a JSON object")
+    cfg = _text_config(config)
+    layers = _int(cfg, "num_hidden_layers", "n_layer", "num_layers")
+    hidden = _int(cfg, "hidden_size", "d_model", "n_embd")
+    heads = _int(cfg, "num_attention_heads", "n_head")
+    if not layers or not hidden or not heads:
+        raise ArchitectureError("config.json num_hidden_layers, hidden_size and num_attention_heads must be > 0")
+    kv_heads = _int(cfg, "num_key_value_heads", "num_kv_heads", default=heads, required=False)
+    head_dim = _int(cfg, "head_dim", default=hidden // heads, required=False) or hidden // heads
+    vocab = _int(cfg, "vocab_size")
+    inter = _int(cfg, "intermediate_size", "ffn_dim", default=4 * hidden, required=False)
+    max_pos = _int(cfg, "max_position_embeddings", "max_seq_len", "n_positions", default=4096, required=False)
+    dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
+    quant = cfg.get("quantization_config")
+    quant_method = str(quant.get("quant_method")) if isinstance(quant, Mapping) and quant.get("quant_method") else None
+
+    kv_lora = _int(cfg, "kv_lora_rank", default=0, required=False) or None
+    rope_dim = _int(cfg, "qk_rope_head_dim", default=0, required=False) or None
+    if kv_lora is not None and rope_dim is None:
+        raise ArchitectureError("config.json has kv_lora_rank (MLA) but lacks qk_rope_head_dim")
+
+    experts = _int(cfg, "num_local_experts", "n_routed_experts", "num_experts", default=0, required=False)
+    per_token = _int(cfg, "num_experts_per_tok", "num_experts_per_token", default=0, required=False)
+    moe_inter = _int(cfg, "moe_intermediate_size", default=inter if experts else 0, required=False)
+
+    return Architecture(
+        model_type=str(cfg.get("model_type") or config.get("model_type") or "unknown"),
+        num_layers=layers,
+        hidden_size=hidden,
+        intermediate_size=inter,
+        num_attention_heads=heads,
+        num_kv_heads=max(1, kv_heads),
+        head_dim=head_dim,
+        vocab_size=vocab,
+        max_position_embeddings=max_pos,
+        checkpoint_dtype=dtype,
+        tie_word_embeddings=bool(cfg.get("tie_word_embeddings", False)),
+        layer_groups=_layer_groups(cfg, layers),
+        kv_lora_rank=kv_lora,
+        qk_rope_head_dim=rope_dim,
+        num_experts=experts,
+        experts_per_token=per_token,
+        moe_intermediate_size=moe_inter,
+        quant_method=quant_method,
+    )
+
+
+def _layer_groups(cfg: Mapping[str, Any], layers: int) -> tuple[LayerGroup, ...]:
+    """Split the layers into full-attention and sliding-window groups, as vLLM's hybrid allocator does."""
+    window = cfg.get("sliding_window")
+    window = int(window) if isinstance(window, (int, float)) and not isinstance(window, bool) and window > 0 else None
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and len(types) == layers and window:
+        sliding = sum(1 for t in types if "sliding" in str(t) or "local" in str(t))
+        return _groups(layers - sliding, sliding, window)
+    if window is None:
+        return (LayerGroup(layers, None),)
+    # Gemma-2/3 style: every Nth layer is global (sliding_window_pattern = N).
+    pattern = cfg.get("sliding_window_pattern")
+    if isinstance(pattern, int) and pattern > 1:
+        full = layers // pattern
+        return _groups(full, layers - full, window)
+    # Qwen2/3 ship sliding_window but only use it when use_sliding_window is true,
+    # and then only above max_window_layers.
+    if "use_sliding_window" in cfg:
+        if not cfg.get("use_sliding_window"):
+            return (LayerGroup(layers, None),)
+        below = int(cfg.get("max_window_layers") or layers)
+        return _groups(min(below, layers), max(0, layers - below), window)
+    # Mistral-7B-v0.1 style: every layer slides. Sizing it as full attention is the safe side
+    # when the window exceeds max_model_len; the memory model clamps windows to the request.
+    return (LayerGroup(layers, window),)
+
+
+def _groups(full: int, sliding: int, window: int) -> tuple[LayerGroup, ...]:
+    out = []
+    if full:
+        out.append(LayerGroup(full, None))
+    if sliding:
+        out.append(LayerGroup(sliding, window))
+    return tuple(out)

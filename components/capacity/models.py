@@ -1,0 +1,63 @@
+"""Catalogue lookups: a model id (catalogue id or Hugging Face id) to its architecture and size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from components.capacity.architecture import GIB, Architecture, parse_config
+from components.capacity.model_catalog import MODELS
+
+__all__ = ["MODELS", "CatalogModel", "find_model", "model_from_config", "UnknownModel"]
+
+
+class UnknownModel(KeyError):
+    """The id matches no catalogue model."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class CatalogModel:
+    """A model's architecture plus the size of its checkpoint (all ranks together)."""
+
+    id: str
+    hf_id: str
+    arch: Architecture
+    checkpoint_bytes: float
+    source: str
+
+    @property
+    def checkpoint_gib(self) -> float:
+        """Checkpoint size in GiB."""
+        return self.checkpoint_bytes / GIB
+
+
+_INDEX: dict[str, str] = {}
+for _key, _entry in MODELS.items():
+    for _name in (_key, _entry["hf_id"], *_entry.get("aliases", ())):
+        _INDEX.setdefault(_name.lower(), _key)
+
+
+def find_model(model_id: str) -> CatalogModel:
+    """The catalogue entry for a catalogue id or any of its Hugging Face ids (case-insensitive)."""
+    key = _INDEX.get(model_id.lower())
+    if key is None:
+        raise UnknownModel(
+            f"model {model_id!r} is not in the catalogue; give its config.json and checkpoint size instead "
+            f"(catalogue: {', '.join(sorted(MODELS))})"
+        )
+    entry = MODELS[key]
+    return CatalogModel(
+        id=key,
+        hf_id=entry["hf_id"],
+        arch=parse_config(entry["config"]),
+        checkpoint_bytes=float(entry["checkpoint_bytes"]),
+        source=entry["source"],
+    )
+
+
+def model_from_config(config: Mapping[str, Any], weights_gib: float, name: str = "custom") -> CatalogModel:
+    """A model outside the catalogue, from its config.json mapping and whole-checkpoint size in GiB."""
+    return CatalogModel(id=name, hf_id=name, arch=parse_config(config), checkpoint_bytes=weights_gib * GIB, source="user config.json")

@@ -1,0 +1,244 @@
+"""The capacity plan of one served model: the single source of every derived number.
+
+From a model's stack config and its GPU pool this module picks the GPU and the node, runs the
+vLLM memory model, and derives what the builders must agree on: max_num_seqs,
+max_num_batched_tokens, the HPA target, the queue budget, GPUs per replica (TP x PP), the pod's
+CPU/memory/shm/ephemeral-storage and the startup and drain budgets. Each derived value carries
+the reason it has that value, for the plan report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from components.capacity.architecture import GIB, ArchitectureError
+from components.capacity.gpus import INSTANCES, instance_gpu
+from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, hardware_batch_defaults, plan_memory
+from components.capacity.models import CatalogModel, UnknownModel, find_model, model_from_config
+from components.config import GpuPoolConfig, ModelConfig, StackConfig
+from components.errors import ConfigError, Problem
+
+# Share of a node's vCPU and memory a serving pod may request: the rest is left for the kubelet,
+# system reservations and daemonsets (device plugin, CNI, log and metric agents).
+NODE_SHARE = 0.8
+# Scale out before the batch is full: the HPA aims at this share of max_num_seqs in flight.
+HPA_TARGET_SHARE = 0.8
+# Seconds the preStop hook waits so endpoints and load balancers stop sending new requests
+# before vLLM receives SIGTERM (the ALB deregistration side is aligned by the timeout chain).
+PRE_STOP_SECONDS = 15
+DRAIN_MARGIN_SECONDS = 15
+STARTUP_PROBE_PERIOD_SECONDS = 10
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """One derived setting, its value and why it has that value."""
+
+    setting: str
+    value: Any
+    reason: str
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What one replica's pod requests (requests equal limits for memory and GPUs)."""
+
+    gpus: int
+    cpu: int
+    memory_gib: int
+    shm_gib: int
+    ephemeral_storage_gib: int
+
+
+@dataclass(frozen=True)
+class ServingPlan:
+    """Everything derived for one model; builders read only from here."""
+
+    name: str
+    model: CatalogModel
+    gpu: Gpu
+    node_instance_type: str
+    memory: MemoryPlan
+    max_num_seqs: int
+    max_num_batched_tokens: int
+    max_num_queued_reqs: int
+    target_in_flight_per_pod: int
+    resources: Resources
+    startup_failure_threshold: int
+    startup_period_seconds: int
+    pre_stop_seconds: int
+    termination_grace_seconds: int
+    derivations: tuple[Derivation, ...]
+
+    def report(self) -> dict:
+        """JSON-ready figures for the plan report."""
+        return {
+            "name": self.name,
+            "model": self.model.hf_id,
+            "gpu": self.gpu.name,
+            "node": self.node_instance_type,
+            "gpus_per_replica": self.resources.gpus,
+            **{k: v for k, v in self.memory.as_dict().items() if k not in ("gpu", "gpus_per_replica")},
+            "max_num_queued_reqs": self.max_num_queued_reqs,
+            "target_in_flight_per_pod": self.target_in_flight_per_pod,
+            "resources": {
+                "cpu": self.resources.cpu,
+                "memory_gib": self.resources.memory_gib,
+                "shm_gib": self.resources.shm_gib,
+                "ephemeral_storage_gib": self.resources.ephemeral_storage_gib,
+            },
+            "termination_grace_seconds": self.termination_grace_seconds,
+            "startup_budget_seconds": self.startup_failure_threshold * self.startup_period_seconds,
+            "derived": [{"setting": d.setting, "value": d.value, "reason": d.reason} for d in self.derivations],
+        }
+
+
+def resolve_model(m: ModelConfig, path: str, base_dir: Optional[Path]) -> CatalogModel:
+    """The catalogue entry of ``m.model``, or the architecture the stack gives for it."""
+    if m.architecture is not None:
+        cfg_path = Path(m.architecture.config_path)
+        if not cfg_path.is_absolute() and base_dir is not None:
+            cfg_path = base_dir / cfg_path
+        try:
+            raw = json.loads(cfg_path.read_text())
+            return model_from_config(raw, m.architecture.weights_gib, name=m.model)
+        except OSError as exc:
+            raise ConfigError([Problem(f"{path}.architecture.configPath", f"cannot read: {exc.strerror}", m.architecture.config_path)]) from None
+        except json.JSONDecodeError as exc:
+            raise ConfigError([Problem(f"{path}.architecture.configPath", f"not JSON: {exc.msg} at line {exc.lineno}", m.architecture.config_path)]) from None
+        except ArchitectureError as exc:
+            raise ConfigError([Problem(f"{path}.architecture.configPath", str(exc), m.architecture.config_path)]) from None
+    try:
+        return find_model(m.model)
+    except UnknownModel as exc:
+        raise ConfigError([Problem(f"{path}.model", f"{exc}; or set {path}.architecture", m.model)]) from None
+
+
+def node_for(pool: GpuPoolConfig, gpus: int) -> str:
+    """The smallest instance type of the pool with at least ``gpus`` GPUs (fewest GPUs, then vCPUs)."""
+    fitting = [t for t in pool.instance_types if INSTANCES[t]["gpu_count"] >= gpus]
+    return min(fitting, key=lambda t: (INSTANCES[t]["gpu_count"], INSTANCES[t]["vcpu"], t))
+
+
+def engine_args(m: ModelConfig, max_num_seqs: Optional[int], max_num_batched_tokens: Optional[int]) -> EngineArgs:
+    """The memory-relevant vLLM flags of a model config."""
+    e = m.engine
+    return EngineArgs(
+        tensor_parallel_size=e.tensor_parallel_size,
+        pipeline_parallel_size=e.pipeline_parallel_size,
+        gpu_memory_utilization=e.gpu_memory_utilization,
+        max_model_len=e.max_model_len,
+        max_num_seqs=max_num_seqs,
+        max_num_batched_tokens=max_num_batched_tokens,
+        block_size=e.block_size,
+        dtype=e.dtype,
+        kv_cache_dtype=e.kv_cache_dtype,
+        quantization=e.quantization,
+        enforce_eager=e.enforce_eager,
+    )
+
+
+def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", base_dir: Optional[Path] = None) -> ServingPlan:
+    """Derive the serving plan of one model on its pool."""
+    model = resolve_model(m, path, base_dir)
+    gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
+    node = node_for(pool, gpus)
+    gpu, node_gpus = instance_gpu(node)
+    hw_tokens, hw_seqs = hardware_batch_defaults(gpu)
+    derivations: list[Derivation] = []
+
+    tokens = m.engine.max_num_batched_tokens
+    if tokens is None:
+        tokens = hw_tokens
+        derivations.append(Derivation("maxNumBatchedTokens", tokens, f"vLLM 0.33's default for {gpu.name} ({gpu.memory_gib:.0f} GiB)"))
+
+    typical = m.traffic.typical_request_tokens or min(2048, m.engine.max_model_len)
+    seqs = m.engine.max_num_seqs
+    if seqs is None:
+        # The sampler's warm-up grows with max_num_seqs, so size the cache at the hardware
+        # default first, then settle on the smaller count (which only frees memory).
+        first = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, hw_seqs, tokens))
+        by_cache = first.kv_cache_tokens // typical
+        seqs = max(1, min(hw_seqs, by_cache))
+        if seqs >= 16:
+            seqs -= seqs % 8
+        if by_cache < hw_seqs:
+            reason = f"KV cache holds {first.kv_cache_tokens:,} tokens = {by_cache} requests of {typical:,} typical tokens"
+        else:
+            reason = f"vLLM 0.33's default for {gpu.name}; the KV cache would hold {by_cache} typical requests"
+        derivations.append(Derivation("maxNumSeqs", seqs, reason))
+    memory = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, seqs, tokens))
+
+    target = m.autoscaling.target_in_flight_per_pod
+    if target is None:
+        target = max(1, math.floor(seqs * HPA_TARGET_SHARE))
+        derivations.append(Derivation("autoscaling.targetInFlightPerPod", target, f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue"))
+
+    queued = m.engine.max_num_queued_reqs
+    if queued is None:
+        slo = m.slo.time_to_first_token_seconds
+        queued = max(1, math.floor(seqs * slo / m.traffic.typical_request_seconds))
+        derivations.append(
+            Derivation(
+                "maxNumQueuedReqs",
+                queued,
+                f"{seqs} slots free at {seqs}/{m.traffic.typical_request_seconds:g}s; a queued request must start within the "
+                f"{slo:g}s TTFT SLO, so at most {queued} wait (more get 503 and retry elsewhere)",
+            )
+        )
+
+    resources = _resources(model, memory, node, gpus, node_gpus)
+    threshold = math.ceil(m.startup.budget_seconds / STARTUP_PROBE_PERIOD_SECONDS)
+    grace = PRE_STOP_SECONDS + math.ceil(m.slo.max_request_seconds) + DRAIN_MARGIN_SECONDS
+    derivations.append(
+        Derivation("terminationGracePeriodSeconds", grace, f"preStop {PRE_STOP_SECONDS}s + maxRequestSeconds {m.slo.max_request_seconds:g}s + {DRAIN_MARGIN_SECONDS}s margin")
+    )
+    return ServingPlan(
+        name=m.name,
+        model=model,
+        gpu=gpu,
+        node_instance_type=node,
+        memory=memory,
+        max_num_seqs=seqs,
+        max_num_batched_tokens=tokens,
+        max_num_queued_reqs=queued,
+        target_in_flight_per_pod=target,
+        resources=resources,
+        startup_failure_threshold=threshold,
+        startup_period_seconds=STARTUP_PROBE_PERIOD_SECONDS,
+        pre_stop_seconds=PRE_STOP_SECONDS,
+        termination_grace_seconds=grace,
+        derivations=tuple(derivations),
+    )
+
+
+def _resources(model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, node_gpus: int) -> Resources:
+    inst = INSTANCES[node]
+    share = gpus / node_gpus
+    cpu = max(2, math.floor(inst["vcpu"] * share * NODE_SHARE))
+    mem = max(8, math.floor(inst["memory_gib"] * share * NODE_SHARE))
+    # NCCL puts its inter-GPU buffers in /dev/shm; one GPU still uses it for the engine's IPC.
+    # The memory emptyDir counts against the memory limit, so it stays a quarter of it at most.
+    shm = min(max(1, mem // 4), 2 + 4 * (gpus - 1))
+    # The Hugging Face download lands in the pod's ephemeral storage, plus compile caches and logs.
+    ephemeral = math.ceil(model.checkpoint_gib * 1.1) + 10
+    return Resources(gpus=gpus, cpu=cpu, memory_gib=mem, shm_gib=shm, ephemeral_storage_gib=ephemeral)
+
+
+def plan_stack(cfg: StackConfig, base_dir: Optional[Path] = None) -> dict[str, ServingPlan]:
+    """Plans of every model in the stack, keyed by model name (stack order)."""
+    pools = {p.name: p for p in cfg.gpu_pools}
+    problems: list[Problem] = []
+    plans: dict[str, ServingPlan] = {}
+    for i, m in enumerate(cfg.models):
+        try:
+            plans[m.name] = plan_model(m, pools[m.pool], f"models[{i}]", base_dir)
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise ConfigError(problems)
+    return plans

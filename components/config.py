@@ -1,0 +1,468 @@
+"""The stack configuration: the user-facing contract of llm-serving.
+
+A stack file (``stacks/Pulumi.<env>.yaml``) holds namespaced keys under ``config:``;
+:func:`load_stack_config` turns them into frozen pydantic models. Per-field rules live on
+the models; rules that relate two objects (a model's pool must exist, its GPUs must fit
+on one node of that pool) run afterwards in :func:`_cross_checks`. Every problem is
+reported with its field path, the value and the rule, all at once, as a
+:class:`~components.errors.ConfigError`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, Mapping, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+from components.errors import ConfigError, Problem, format_path
+
+PROJECT = "llm-serving"
+
+# Kubernetes object names we derive from user names (InferenceService "<name>", its
+# Deployment "<name>-predictor", "<name>-hf-token"...) must stay DNS-1035 labels of at
+# most 63 characters, so user names are capped lower to leave room for the suffixes.
+_DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_NAME_MAX = 40
+_HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+class _Model(BaseModel):
+    """Base of every config model: frozen, camelCase keys, unknown keys rejected."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        populate_by_name=True,
+        strict=False,
+    )
+
+
+def _dns_name(value: str) -> str:
+    if not _DNS_LABEL.match(value) or len(value) > _NAME_MAX:
+        raise ValueError(
+            f"must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter) "
+            f"of at most {_NAME_MAX} characters"
+        )
+    return value
+
+
+class ClusterConfig(_Model):
+    """The EKS cluster the stack deploys into."""
+
+    name: str = Field(description="EKS cluster name (required); Karpenter discovers subnets and security groups by it.")
+    kubernetes_version: str = Field(
+        "1.33", description='Kubernetes minor version of the cluster, e.g. "1.33". Default "1.33".'
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not re.match(r"^[A-Za-z][A-Za-z0-9-]{0,99}$", v):
+            raise ValueError("must start with a letter and hold only letters, digits and '-' (at most 100)")
+        return v
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _version(cls, v: str) -> str:
+        if not re.match(r"^1\.(2[5-9]|3[0-7])$", v):
+            raise ValueError('must be a Kubernetes minor version between "1.25" and "1.37", quoted')
+        return v
+
+
+class BufferConfig(_Model):
+    """Warm GPU headroom kept in a pool so that scale-out does not wait for a node."""
+
+    replicas: int = Field(0, ge=0, le=64, description="Placeholder replicas of one serving pod's size to keep warm. Default 0.")
+
+
+class GpuPoolConfig(_Model):
+    """One Karpenter GPU node pool: which instances, how they are bought, how many GPUs at most."""
+
+    name: str = Field(description="Pool name (required); becomes the Karpenter NodePool name and the models' `pool`.")
+    instance_types: tuple[str, ...] = Field(
+        description="EC2 GPU instance types the pool may launch (required, non-empty, one GPU model per pool)."
+    )
+    capacity_types: tuple[Literal["on-demand", "spot", "reserved"], ...] = Field(
+        ("on-demand",), description='Purchase options. Default ["on-demand"] (spot reclaims cut long requests).'
+    )
+    gpu_limit: int = Field(description="Most GPUs the pool may hold at once (required, > 0): Karpenter's limits.nvidia.com/gpu.", gt=0)
+    buffer: BufferConfig = Field(default_factory=BufferConfig, description="Warm headroom. Default {replicas: 0}.")
+
+    _check_name = field_validator("name")(classmethod(lambda cls, v: _dns_name(v)))
+
+    @field_validator("instance_types")
+    @classmethod
+    def _instances(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        from components.capacity.gpus import INSTANCES
+
+        if not v:
+            raise ValueError("must list at least one instance type")
+        unknown = [t for t in v if t not in INSTANCES]
+        if unknown:
+            raise ValueError(
+                f"unknown GPU instance type {unknown[0]!r}; known: {', '.join(sorted(INSTANCES))}"
+            )
+        gpus = sorted({INSTANCES[t]["gpu"] for t in v})
+        if len(gpus) > 1:
+            raise ValueError(f"mixes GPU models {gpus}; use one pool per GPU model so the capacity plan holds")
+        if len(set(v)) != len(v):
+            raise ValueError("lists an instance type twice")
+        return v
+
+
+Dtype = Literal["auto", "bfloat16", "float16", "half", "float32"]
+KvCacheDtype = Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2"]
+Quantization = Literal["fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "compressed-tensors", "bitsandbytes", "mxfp4", "int8"]
+
+
+class EngineConfig(_Model):
+    """vLLM engine arguments (vLLM 0.33 names, camelCase). Unset numbers are derived by the capacity plan."""
+
+    tensor_parallel_size: int = Field(1, ge=1, le=64, description="--tensor-parallel-size. Default 1.")
+    pipeline_parallel_size: int = Field(1, ge=1, le=64, description="--pipeline-parallel-size. Default 1.")
+    max_model_len: int = Field(description="--max-model-len, tokens per request (required, > 0).", gt=0, le=10_485_760)
+    gpu_memory_utilization: float = Field(
+        0.9,
+        gt=0,
+        le=1,
+        description="--gpu-memory-utilization, fraction of each GPU's total memory vLLM may use. Default 0.9 "
+        "(vLLM 0.33 itself defaults to 0.92; policy S1 bounds it).",
+    )
+    max_num_seqs: Optional[int] = Field(
+        None, gt=0, le=65_536, description="--max-num-seqs. Default: derived from the KV cache by the capacity plan."
+    )
+    max_num_batched_tokens: Optional[int] = Field(
+        None, gt=0, le=1_048_576, description="--max-num-batched-tokens. Default: vLLM's hardware default for the GPU."
+    )
+    max_num_queued_reqs: Optional[int] = Field(
+        None, ge=0, description="--max-num-queued-reqs (503 when full). Default: derived from the TTFT SLO."
+    )
+    block_size: int = Field(16, description="--block-size, tokens per KV block. Default 16 (vLLM's CUDA default).")
+    dtype: Dtype = Field("auto", description='--dtype. Default "auto" (the checkpoint dtype).')
+    kv_cache_dtype: KvCacheDtype = Field("auto", description='--kv-cache-dtype. Default "auto" (the model dtype).')
+    quantization: Optional[Quantization] = Field(None, description="--quantization. Default null (from the checkpoint).")
+    enforce_eager: bool = Field(False, description="--enforce-eager (no CUDA graphs). Default false.")
+    extra_args: tuple[str, ...] = Field(
+        (), description="Further vLLM flags passed verbatim, e.g. ['--enable-auto-tool-choice']. Default []."
+    )
+
+    @field_validator("block_size")
+    @classmethod
+    def _block(cls, v: int) -> int:
+        if v not in (1, 8, 16, 32, 64, 128, 256):
+            raise ValueError("must be one of 1, 8, 16, 32, 64, 128, 256")
+        return v
+
+    @field_validator("extra_args")
+    @classmethod
+    def _extra(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        typed = {
+            "--tensor-parallel-size", "--pipeline-parallel-size", "--max-model-len", "--gpu-memory-utilization",
+            "--max-num-seqs", "--max-num-batched-tokens", "--max-num-queued-reqs", "--block-size", "--dtype",
+            "--kv-cache-dtype", "--quantization", "--enforce-eager", "--port", "--served-model-name", "--revision",
+            "--model", "--host",
+        }
+        for arg in v:
+            flag = arg.split("=", 1)[0]
+            if flag in typed:
+                raise ValueError(f"{flag} is a typed engine field or set by the component; set it there instead")
+            if flag in ("--api-key",) or "token" in flag:
+                raise ValueError(f"{flag} would put a secret on the command line; use hfToken (a Kubernetes Secret)")
+        return v
+
+
+class ReplicasConfig(_Model):
+    """Replica bounds of one model (the HPA's min and max)."""
+
+    min: int = Field(1, ge=0, description="Fewest replicas. Default 1 (policy S5 forbids 0: cold starts take minutes).")
+    max: int = Field(1, ge=1, le=1000, description="Most replicas. Default 1.")
+
+    @model_validator(mode="after")
+    def _order(self) -> "ReplicasConfig":
+        if self.max < self.min:
+            raise ValueError(f"max ({self.max}) must be >= min ({self.min})")
+        return self
+
+
+class AutoscalingConfig(_Model):
+    """How the model scales on serving load."""
+
+    target_in_flight_per_pod: Optional[int] = Field(
+        None, gt=0, description="Running + waiting requests per pod the HPA aims for. Default: derived by the capacity plan."
+    )
+
+
+class SloConfig(_Model):
+    """Latency objectives that size the queue, the timeouts and the drain."""
+
+    max_request_seconds: float = Field(300, gt=0, le=3600, description="Longest request (streamed) to serve uncut, seconds. Default 300.")
+    time_to_first_token_seconds: float = Field(5, gt=0, le=600, description="Target time to first token, seconds. Default 5.")
+
+    @model_validator(mode="after")
+    def _order(self) -> "SloConfig":
+        if self.time_to_first_token_seconds >= self.max_request_seconds:
+            raise ValueError("timeToFirstTokenSeconds must be below maxRequestSeconds")
+        return self
+
+
+class TrafficConfig(_Model):
+    """What a typical request looks like; sizes the batch, the HPA target and the queue."""
+
+    typical_request_tokens: Optional[int] = Field(
+        None, gt=0, description="Prompt + output tokens of a typical request. Default min(2048, engine.maxModelLen)."
+    )
+    typical_request_seconds: float = Field(
+        20, gt=0, le=3600, description="Seconds a typical request holds a batch slot (prefill + decode). Default 20."
+    )
+
+
+class StartupConfig(_Model):
+    """How long a replica may take to become ready (download, load, compile, graph capture)."""
+
+    budget_seconds: int = Field(
+        900,
+        ge=60,
+        le=7200,
+        description="Startup probe budget in seconds. Default 900: model download + weight load + torch.compile "
+        "+ CUDA graphs, 5-10 min for an 8B replica on a cold node (shared/reference/cold_start.md section 7).",
+    )
+
+
+class ArchitectureConfig(_Model):
+    """A model the catalogue does not know: its Hugging Face config.json and checkpoint size."""
+
+    config_path: str = Field(description="Path of the model's config.json, relative to the stack file (required).")
+    weights_gib: float = Field(description="Size of the whole checkpoint in GiB (required, > 0).", gt=0)
+
+
+class ModelConfig(_Model):
+    """One served model: what to serve, where, and with which engine settings."""
+
+    name: str = Field(description="Service name (required); the InferenceService and served model name.")
+    model: str = Field(description="Hugging Face model id, e.g. meta-llama/Llama-3.1-8B-Instruct (required).")
+    revision: str = Field(description="Pinned Hugging Face commit (40 hex characters, required).")
+    pool: str = Field(description="Name of the gpuPools entry the model runs on (required).")
+    image: str = Field("vllm/vllm-openai:v0.33.0", description="vLLM image. Default vllm/vllm-openai:v0.33.0.")
+    engine: EngineConfig = Field(description="vLLM engine arguments (required: maxModelLen).")
+    replicas: ReplicasConfig = Field(default_factory=ReplicasConfig, description="Default {min: 1, max: 1}.")
+    autoscaling: AutoscalingConfig = Field(default_factory=AutoscalingConfig, description="Default: derived targets.")
+    slo: SloConfig = Field(default_factory=SloConfig, description="Default {maxRequestSeconds: 300, timeToFirstTokenSeconds: 5}.")
+    traffic: TrafficConfig = Field(default_factory=TrafficConfig, description="Default {typicalRequestSeconds: 20}.")
+    startup: StartupConfig = Field(default_factory=StartupConfig, description="Default {budgetSeconds: 900}.")
+    architecture: Optional[ArchitectureConfig] = Field(
+        None, description="For a model outside the catalogue: its config.json and weights size. Default null (catalogue)."
+    )
+
+    _check_name = field_validator("name")(classmethod(lambda cls, v: _dns_name(v)))
+
+    @field_validator("model")
+    @classmethod
+    def _model_id(cls, v: str) -> str:
+        if not _HF_ID.match(v):
+            raise ValueError("must be a Hugging Face id of the form <org>/<name>")
+        return v
+
+    @field_validator("revision")
+    @classmethod
+    def _revision(cls, v: str) -> str:
+        if not _COMMIT.match(v):
+            raise ValueError("must be a full 40-character commit hash, so the weights cannot change under the service")
+        return v
+
+    @field_validator("image")
+    @classmethod
+    def _image(cls, v: str) -> str:
+        if not re.match(r"^[a-z0-9][a-z0-9._/:@-]*$", v) or " " in v:
+            raise ValueError("must be an image reference like vllm/vllm-openai:v0.33.0")
+        return v
+
+
+class IngressConfig(_Model):
+    """The public entry point (ALB -> Envoy -> vLLM)."""
+
+    host: str = Field(description="DNS name clients call, e.g. llm.example.com (required).")
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, v: str) -> str:
+        if not re.match(r"^(?=.{1,253}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}$", v):
+            raise ValueError("must be a lowercase DNS name such as llm.example.com")
+        return v
+
+
+class StackConfig(_Model):
+    """Everything one stack file configures (the keys under ``llm-serving:``, plus ``aws:region``)."""
+
+    region: str = Field("us-west-2", description="AWS region (key aws:region). Default us-west-2.")
+    cluster: ClusterConfig = Field(description="The EKS cluster (required).")
+    namespace: str = Field("llm", description="Namespace of the serving workloads. Default llm.")
+    gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).", min_length=1)
+    models: tuple[ModelConfig, ...] = Field(description="Served models (required, at least one).", min_length=1)
+    ingress: Optional[IngressConfig] = Field(None, description="Public entry point. Default null (no ingress).")
+    has_hf_token: bool = Field(
+        False, description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model."
+    )
+
+    _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
+
+    @field_validator("region")
+    @classmethod
+    def _region(cls, v: str) -> str:
+        if not re.match(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", v):
+            raise ValueError("must be an AWS region such as us-west-2")
+        return v
+
+
+# Keys of the stack file (without the "llm-serving:" prefix) and the model field each fills.
+_KEYS = {
+    "cluster": "cluster",
+    "namespace": "namespace",
+    "gpuPools": "gpuPools",
+    "models": "models",
+    "ingress": "ingress",
+}
+_SECRET_KEYS = {"hfToken"}
+# Namespaces whose keys belong to providers and are passed through untouched.
+_PROVIDER_NAMESPACES = {"aws", "kubernetes", "pulumi"}
+
+
+def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
+    """Validate the ``config:`` mapping of a stack file (namespaced keys) into a StackConfig.
+
+    Raises ConfigError listing every problem; never returns a half-valid object.
+    """
+    problems: list[Problem] = []
+    data: dict[str, Any] = {}
+    if not isinstance(raw, Mapping):
+        raise ConfigError([Problem("config", "must be a mapping of namespaced keys", raw)])
+    for key in sorted(raw):
+        namespace, _, name = str(key).partition(":")
+        if not name:
+            problems.append(Problem(str(key), "config keys must be namespaced, e.g. llm-serving:models", has_value=False))
+        elif namespace == PROJECT:
+            if name in _KEYS:
+                data[_KEYS[name]] = raw[key]
+            elif name in _SECRET_KEYS:
+                if not _is_secret_value(raw[key]):
+                    problems.append(
+                        Problem(key, "must be a Pulumi secret (pulumi config set --secret); a clear-text token is refused", has_value=False)
+                    )
+                data["hasHfToken"] = True
+            else:
+                allowed = ", ".join(f"{PROJECT}:{k}" for k in sorted([*_KEYS, *_SECRET_KEYS]))
+                problems.append(Problem(str(key), f"unknown key; allowed keys: {allowed}", has_value=False))
+        elif key == "aws:region":
+            data["region"] = raw[key]
+        elif namespace not in _PROVIDER_NAMESPACES:
+            problems.append(Problem(str(key), f"unknown config namespace {namespace!r}", has_value=False))
+    try:
+        cfg = StackConfig.model_validate(data)
+    except ValidationError as exc:
+        problems.extend(_problems_from(exc, data))
+        raise ConfigError(problems) from None
+    if problems:
+        raise ConfigError(problems)
+    cross = _cross_checks(cfg)
+    if cross:
+        raise ConfigError(cross)
+    return cfg
+
+
+def _is_secret_value(value: Any) -> bool:
+    """A stack file holds a secret as ``{secure: <ciphertext>}``; the offline plan also marks injected values."""
+    return isinstance(value, Mapping) and set(value) == {"secure"} and isinstance(value["secure"], str)
+
+
+_TOP_PATH = {"gpuPools": "gpuPools", "hasHfToken": "hfToken", "region": "aws:region"}
+
+
+def _problems_from(exc: ValidationError, data: Mapping[str, Any]) -> list[Problem]:
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = list(err["loc"])
+        # Model validators report at the object; field validators at the field.
+        if loc and loc[0] in _TOP_PATH:
+            loc[0] = _TOP_PATH[loc[0]]
+        path = format_path(loc)
+        etype = err["type"]
+        value = err.get("input")
+        if etype == "extra_forbidden":
+            out.append(Problem(path, f"unknown key; allowed keys here: {_allowed_here(loc)}", has_value=False))
+        elif etype == "missing":
+            out.append(Problem(path, "is required", has_value=False))
+        else:
+            msg = err["msg"]
+            msg = msg.removeprefix("Value error, ")
+            out.append(Problem(path, msg[:1].lower() + msg[1:], value))
+    return out
+
+
+def _allowed_here(loc: list[Any]) -> str:
+    """The keys the model at ``loc[:-1]`` accepts, for 'did you mean' style help."""
+    model: Any = StackConfig
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = next((f for f in model.model_fields.values() if f.alias == part), None)
+        if field is None:
+            return "?"
+        ann = field.annotation
+        model = _model_of(ann)
+        if model is None:
+            return "?"
+    return ", ".join(f.alias for f in model.model_fields.values() if f.alias not in ("hasHfToken",))
+
+
+def _model_of(annotation: Any) -> Any:
+    import typing
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _cross_checks(cfg: StackConfig) -> list[Problem]:
+    """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node."""
+    from components.capacity.gpus import INSTANCES
+
+    problems: list[Problem] = []
+    for label, items in (("gpuPools", cfg.gpu_pools), ("models", cfg.models)):
+        seen: dict[str, int] = {}
+        for i, item in enumerate(items):
+            if item.name in seen:
+                problems.append(Problem(f"{label}[{i}].name", f"duplicates {label}[{seen[item.name]}].name", item.name))
+            seen.setdefault(item.name, i)
+    pools = {p.name: p for p in cfg.gpu_pools}
+    for i, m in enumerate(cfg.models):
+        pool = pools.get(m.pool)
+        if pool is None:
+            problems.append(Problem(f"models[{i}].pool", f"no gpuPools entry has this name (pools: {', '.join(sorted(pools))})", m.pool))
+            continue
+        per_node = max(INSTANCES[t]["gpu_count"] for t in pool.instance_types)
+        gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
+        if gpus > per_node:
+            problems.append(
+                Problem(
+                    f"models[{i}].engine.tensorParallelSize",
+                    f"tensorParallelSize x pipelineParallelSize = {gpus} GPUs exceeds the {per_node} GPUs per node of pool "
+                    f"{pool.name!r} ({', '.join(pool.instance_types)}); use a pool with larger nodes or a multi-node (KubeRay) model",
+                    m.engine.tensor_parallel_size,
+                )
+            )
+        if gpus * m.replicas.min > pool.gpu_limit:
+            problems.append(
+                Problem(
+                    f"models[{i}].replicas.min",
+                    f"{m.replicas.min} replicas x {gpus} GPUs exceed gpuPools[{list(pools).index(pool.name)}].gpuLimit = {pool.gpu_limit}",
+                    m.replicas.min,
+                )
+            )
+    return problems

@@ -1,0 +1,55 @@
+"""The Pulumi program of this repository: stack config -> LlmPlatform -> exports.
+
+The same code runs under the real Pulumi CLI (``pulumi up``) and in-process under the offline
+plan engine (``python -m stacks plan``); both hand it the stack's config through Pulumi's
+runtime config, so there is one reading of the stack file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pulumi
+from pulumi.runtime import config as runtime_config
+
+from components.config import PROJECT, StackConfig, load_stack_config
+from components.platform import LlmPlatform, LlmPlatformArgs
+
+STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
+
+
+def runtime_stack_config() -> dict[str, Any]:
+    """Every config key the engine gave this program, objects decoded, secrets as ``{secure: ...}`` markers.
+
+    Secret values are replaced by a marker so validation can see that the key is set (and is a
+    secret) without the value ever entering a config model or an error message.
+    """
+    raw: dict[str, Any] = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
+    secret_keys = set(runtime_config.get_config_secret_keys_env()) | set(runtime_config._SECRET_KEYS.get())
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in secret_keys:
+            out[key] = {"secure": "<redacted>"}
+            continue
+        if isinstance(value, str) and value[:1] in "[{":
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                pass
+        out[key] = value
+    return out
+
+
+def main() -> LlmPlatform:
+    """Build the platform of the current stack and export what other stacks need."""
+    cfg: StackConfig = load_stack_config(runtime_stack_config())
+    token = pulumi.Config(PROJECT).get_secret("hfToken") if cfg.has_hf_token else None
+    platform = LlmPlatform(
+        pulumi.get_stack(),
+        LlmPlatformArgs(config=cfg, hf_token=token, base_dir=STACKS_DIR),
+    )
+    pulumi.export("namespace", cfg.namespace)
+    pulumi.export("models", {name: plan.report() for name, plan in platform.plans.items()})
+    return platform

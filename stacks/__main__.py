@@ -1,0 +1,72 @@
+"""Command line: `python -m stacks plan STACK ...` and `python -m stacks size ...` (contracts in DESIGN.md).
+
+Exit codes: 0 no mandatory violation (or the model fits, for size); 1 mandatory violations;
+2 invalid input, with a message naming the field and the rule and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from components.errors import ConfigError
+from stacks.report import RENDERERS
+
+EXIT_OK, EXIT_VIOLATIONS, EXIT_INVALID = 0, 1, 2
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from stacks.plan import run_plan, write_files
+
+    result = run_plan(args.stack)
+    out_dir = Path(args.out) if args.out else Path("build") / result.report["stack"]
+    write_files(out_dir, result.files)
+    sys.stdout.write(RENDERERS[args.format](result.report))
+    return EXIT_VIOLATIONS if result.mandatory_violations else EXIT_OK
+
+
+def _size(args: argparse.Namespace) -> int:
+    from stacks.size import run_size
+
+    return run_size(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of both subcommands."""
+    parser = argparse.ArgumentParser(prog="python -m stacks", description="llm-serving stack tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    plan = sub.add_parser("plan", help="offline plan of a stack: manifests, policy violations, capacity figures")
+    plan.add_argument("stack", help="stack name (stacks/Pulumi.STACK.yaml) or path of a stack file")
+    plan.add_argument("--out", help="output folder (default build/STACK)")
+    plan.add_argument("--format", choices=sorted(RENDERERS), default="text", help="report format (default text)")
+    plan.set_defaults(func=_plan)
+
+    from stacks.size import add_size_arguments
+
+    size = sub.add_parser("size", help="capacity plan of one model on one GPU type")
+    add_size_arguments(size)
+    size.set_defaults(func=_size)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_INVALID
+    except Exception as exc:  # a bug, not bad input: say so plainly (LLM_SERVING_DEBUG=1 shows the traceback)
+        if os.environ.get("LLM_SERVING_DEBUG"):
+            raise
+        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc} (set LLM_SERVING_DEBUG=1 for details)\n")
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

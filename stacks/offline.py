@@ -1,0 +1,182 @@
+"""The offline plan engine: run the real Pulumi program in-process, record what it registers.
+
+No CLI, no cloud, no credentials: ``pulumi.runtime.set_mocks`` with a MockMonitor subclass
+sees every RegisterResource call (type, name, parent, inputs, dependencies). Config comes from
+the stack file; secret values are injected wrapped as Pulumi secrets and come back out of the
+engine wrapped, where they are redacted before anything is written or printed
+(shared/reference/pulumi_offline.md lists the traps handled here).
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+import yaml
+
+from components.errors import ConfigError, Problem
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROGRAM = PROJECT_DIR / "__main__.py"
+PROJECT = "llm-serving"
+
+REDACTED = "[secret]"
+UNKNOWN = "[unknown]"
+# Markers of Pulumi's wire format (sdk/python/lib/pulumi/runtime/rpc.py).
+_SIG_KEY = "4dabf18193072939515e22adb298388d"
+_SIG_SECRET = "1b47061264138c4ac30d75fd1eb44270"
+_UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+@dataclass(frozen=True)
+class StackFile:
+    """A stack file: its name, its config mapping (namespaced keys), and where it lives."""
+
+    name: str
+    path: Path
+    config: Mapping[str, Any]
+
+    def secret_keys(self) -> list[str]:
+        """Keys whose value is a Pulumi secret (``{secure: ...}``)."""
+        return sorted(k for k, v in self.config.items() if isinstance(v, Mapping) and set(v) == {"secure"})
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One resource as the engine received it (inputs redacted, numbers as the engine sent them)."""
+
+    type: str
+    name: str
+    parent: Optional[str]
+    custom: bool
+    inputs: Mapping[str, Any]
+    dependencies: tuple[str, ...] = ()
+
+
+@dataclass
+class Recording:
+    """Everything one program run registered, in registration order."""
+
+    resources: list[Recorded] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+
+def load_stack_file(stack: str, stacks_dir: Path = PROJECT_DIR / "stacks") -> StackFile:
+    """Read ``stacks/Pulumi.<stack>.yaml`` or a path to a file in that format; errors name the file."""
+    candidate = Path(stack)
+    if candidate.suffix in (".yaml", ".yml") or "/" in stack:
+        path = candidate
+        name = candidate.name.removeprefix("Pulumi.").rsplit(".", 1)[0]
+    else:
+        path = stacks_dir / f"Pulumi.{stack}.yaml"
+        name = stack
+    if not path.is_file():
+        known = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in stacks_dir.glob("Pulumi.*.yaml"))
+        raise ConfigError([Problem("STACK", f"no stack file {path} (stacks: {', '.join(known)})", stack)])
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError([Problem(str(path), f"is not valid YAML{where}: {getattr(exc, 'problem', exc)}", has_value=False)]) from None
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, Mapping):
+        raise ConfigError([Problem(str(path), "must be a mapping with a 'config:' key", has_value=False)])
+    unknown = sorted(set(doc) - {"config", "encryptionsalt", "secretsprovider", "encryptedkey", "environment"})
+    if unknown:
+        raise ConfigError([Problem(unknown[0], "unknown top-level key of a stack file (expected config:)", has_value=False)])
+    config = doc.get("config") or {}
+    if not isinstance(config, Mapping):
+        raise ConfigError([Problem("config", "must be a mapping of namespaced keys", config)])
+    return StackFile(name=name, path=path, config=dict(config))
+
+
+def engine_config(stack: StackFile) -> tuple[dict[str, str], list[str]]:
+    """The config map as the Pulumi engine hands it to a program: strings, objects as JSON."""
+    values: dict[str, str] = {}
+    for key, value in stack.config.items():
+        if isinstance(value, Mapping) and set(value) == {"secure"}:
+            # The CLI would decrypt this; offline the ciphertext stands in for the value and is
+            # treated as the secret it is (it never reaches an output).
+            values[key] = str(value["secure"])
+        elif isinstance(value, str):
+            values[key] = value
+        else:
+            values[key] = json.dumps(value)
+    return values, stack.secret_keys()
+
+
+def clean(value: Any) -> Any:
+    """Decode the engine's wire values: redact secrets, mark unknowns, keep structure."""
+    if isinstance(value, Mapping):
+        if value.get(_SIG_KEY) == _SIG_SECRET:
+            return _redact(value.get("value"))
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean(v) for v in value]
+    if value == _UNKNOWN_VALUE:
+        return UNKNOWN
+    return value
+
+
+def _redact(value: Any) -> Any:
+    """A secret keeps its shape (keys of a Secret's data stay readable); every leaf is redacted."""
+    if isinstance(value, Mapping):
+        return {str(k): _redact(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact(v) for v in value]
+    return REDACTED
+
+
+def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
+    """Run the Pulumi program for ``stack`` under a recording mock engine."""
+    from google.protobuf import json_format
+    from pulumi.runtime import mocks, settings
+    from pulumi.runtime.config import set_all_config
+    from pulumi.runtime.sync_await import _sync_await
+
+    recording = Recording()
+    names: dict[str, str] = {}
+
+    class _Mocks(mocks.Mocks):
+        def new_resource(self, args: mocks.MockResourceArgs):
+            # Return the inputs as outputs so that whatever the program reads back is known.
+            return f"{args.name}-id", args.inputs
+
+        def call(self, args: mocks.MockCallArgs):
+            return {}
+
+    class _Monitor(mocks.MockMonitor):
+        def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+            response = super().RegisterResource(request)
+            # The root Stack is nobody's parent in the report: top-level components show none.
+            names[response.urn] = "" if request.type == "pulumi:pulumi:Stack" else request.name
+            if request.type != "pulumi:pulumi:Stack":
+                recording.resources.append(
+                    Recorded(
+                        type=request.type,
+                        name=request.name,
+                        parent=names.get(request.parent) or None,
+                        custom=bool(request.custom),
+                        inputs=clean(json_format.MessageToDict(request.object)),
+                        dependencies=tuple(sorted(names.get(d, d) for d in request.dependencies)),
+                    )
+                )
+            return response
+
+        def RegisterResourceOutputs(self, request):  # noqa: N802
+            if request.urn.endswith(f"::{PROJECT}-{stack.name}"):
+                recording.outputs.update(clean(json_format.MessageToDict(request.outputs)))
+            return super().RegisterResourceOutputs(request)
+
+    settings.ROOT.set(None)
+    monitor = _Monitor(_Mocks())
+    mocks.set_mocks(_Mocks(), project=PROJECT, stack=stack.name, preview=False, monitor=monitor)
+    values, secret_keys = engine_config(stack)
+    set_all_config(values, secret_keys)
+    _sync_await(mocks.run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
+    return recording

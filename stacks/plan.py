@@ -1,0 +1,113 @@
+"""`python -m stacks plan`: validate a stack, run the program offline, check policies, write manifests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from components.capacity.plan import plan_stack
+from components.config import load_stack_config
+from stacks.offline import Recorded, Recording, load_stack_file, run_program
+from stacks.report import plan_report
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """What one plan run produced: the report and the files to write (relative path -> text)."""
+
+    report: dict
+    files: dict[str, str]
+
+    @property
+    def mandatory_violations(self) -> int:
+        """How many violations block the deployment."""
+        return sum(1 for v in self.report["violations"] if v["enforcement"] == "mandatory")
+
+
+def normalise(value: Any) -> Any:
+    """Numbers the engine turned into floats become ints again where they are whole."""
+    if isinstance(value, Mapping):
+        return {k: normalise(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [normalise(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in text).strip("-").lower()
+
+
+def render_files(recording: Recording) -> dict[str, str]:
+    """One YAML document per Kubernetes object, one JSON file per cloud resource."""
+    import json
+
+    files: dict[str, str] = {}
+    for r in recording.resources:
+        if not r.custom:
+            continue
+        body = normalise(dict(r.inputs))
+        if r.type.startswith("kubernetes:") and "kind" in body:
+            meta = body.get("metadata") or {}
+            folder = meta.get("namespace") or "_cluster"
+            rel = f"kubernetes/{_slug(folder)}/{_slug(body['kind'])}-{_slug(meta.get('name') or r.name)}.yaml"
+            files[rel] = yaml.safe_dump(body, sort_keys=True, default_flow_style=False, width=120)
+        else:
+            provider = r.type.split(":", 1)[0]
+            rel = f"{_slug(provider)}/{_slug(r.type.split(':')[-1])}-{_slug(r.name)}.json"
+            files[rel] = json.dumps({"type": r.type, "name": r.name, "inputs": body}, indent=2, sort_keys=True) + "\n"
+    return files
+
+
+def policy_resources(recording: Recording) -> list:
+    """The recorded custom resources as the policy framework's Resource objects."""
+    from policies.framework import Resource
+
+    return [
+        Resource(type=r.type, name=r.name, props=dict(r.inputs), urn=f"{r.type}::{r.name}", parent=r.parent)
+        for r in recording.resources
+        if r.custom
+    ]
+
+
+def run_plan(stack_ref: str) -> PlanResult:
+    """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input."""
+    from policies.framework import evaluate
+
+    stack = load_stack_file(stack_ref)
+    cfg = load_stack_config(stack.config)
+    plans = plan_stack(cfg, stack.path.parent)
+    recording = run_program(stack)
+    violations = evaluate(policy_resources(recording))
+    resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in recording.resources]
+    report = plan_report(stack.name, resources, violations, [p.report() for p in plans.values()])
+    return PlanResult(report=report, files=render_files(recording))
+
+
+def write_files(out_dir: Path, files: Mapping[str, str]) -> None:
+    """Replace the plan's output folders under ``out_dir`` with ``files``, all or nothing."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".plan-", dir=out_dir))
+    try:
+        for rel, text in sorted(files.items()):
+            path = staging / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        for top in ("kubernetes", "aws"):
+            target = out_dir / top
+            if target.exists():
+                shutil.rmtree(target)
+            if (staging / top).exists():
+                os.replace(staging / top, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+__all__ = ["PlanResult", "Recorded", "run_plan", "write_files", "render_files", "normalise"]

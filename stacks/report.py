@@ -1,0 +1,131 @@
+"""Plan reports: the JSON contract of DESIGN.md and a readable text form (plus markdown and SARIF)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any, Iterable, Mapping, Sequence
+
+
+def plan_report(stack: str, resources: Sequence[Mapping[str, Any]], violations: Sequence[Any], models: Sequence[Mapping[str, Any]]) -> dict:
+    """The JSON report: stack, resources [{type, name, parent}], violations, models."""
+    return {
+        "stack": stack,
+        "resources": [{"type": r["type"], "name": r["name"], "parent": r["parent"]} for r in resources],
+        "violations": [
+            {"policy": v.policy, "catalog": v.catalog, "enforcement": v.enforcement, "resource": v.resource, "message": v.message}
+            for v in violations
+        ],
+        "models": list(models),
+    }
+
+
+def render_json(report: Mapping[str, Any]) -> str:
+    """Stable JSON: sorted keys, two-space indent."""
+    return json.dumps(report, indent=2, sort_keys=True) + "\n"
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    rows = [[str(c) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return [line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows]
+
+
+def render_text(report: Mapping[str, Any]) -> str:
+    """Human-readable report: resources per component, violations, then each model's figures."""
+    out = [f"Stack {report['stack']}: {len(report['resources'])} resources, {len(report['violations'])} violations", ""]
+    by_parent: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in report["resources"]:
+        by_parent[r["parent"] or "(stack)"].append(r)
+    out.append("Resources")
+    for parent in by_parent:
+        out.append(f"  {parent}")
+        out.extend("    " + row for row in _table(["type", "name"], [(r["type"], r["name"]) for r in by_parent[parent]]))
+    out.append("")
+    out.append("Violations" if report["violations"] else "Violations: none")
+    for v in report["violations"]:
+        out.append(f"  [{v['enforcement']}] {v['policy']} ({v['catalog']}) {v['resource'] or '(stack)'}: {v['message']}")
+    for m in report["models"]:
+        out.append("")
+        out.append(
+            f"Model {m['name']}: {m['model']} on {m['gpus_per_replica']}x {m['gpu']} ({m['node']}), "
+            f"{'fits' if m['fits'] else 'DOES NOT FIT'}: {m['reason']}"
+        )
+        out.extend("  " + line for line in memory_breakdown(m))
+        out.append(
+            f"  serving: maxNumSeqs {m['max_num_seqs']}, maxNumBatchedTokens {m['max_num_batched_tokens']}, "
+            f"queue {m['max_num_queued_reqs']}, HPA target {m['target_in_flight_per_pod']} in flight/pod"
+        )
+        res = m["resources"]
+        out.append(
+            f"  pod: {res['cpu']} CPU, {res['memory_gib']} GiB memory, {res['shm_gib']} GiB /dev/shm, "
+            f"{res['ephemeral_storage_gib']} GiB ephemeral; startup budget {m['startup_budget_seconds']}s, "
+            f"grace {m['termination_grace_seconds']}s"
+        )
+        for d in m["derived"]:
+            out.append(f"  derived {d['setting']} = {d['value']}: {d['reason']}")
+    return "\n".join(out) + "\n"
+
+
+def memory_breakdown(m: Mapping[str, Any]) -> list[str]:
+    """The per-GPU budget as a small table (shared by `plan` and `size`)."""
+    rows = [
+        ("total (device)", f"{m['gpu_memory_gib']:.2f}"),
+        ("budget (x utilization)", f"{m['budget_gib']:.2f}"),
+        ("- weights", f"{m['weights_gib']:.2f}"),
+        ("- activation peak", f"{m['activation_gib']:.2f}"),
+        ("- non-torch", f"{m['non_torch_gib']:.2f}"),
+        ("- CUDA graphs", f"{m['cuda_graph_gib']:.2f}"),
+        ("= KV cache", f"{m['kv_cache_gib']:.2f}"),
+    ]
+    lines = _table(["per GPU", "GiB"], rows)
+    lines.append(
+        f"KV: {m['kv_bytes_per_token']:,} B/token, {m['kv_cache_tokens']:,} tokens, "
+        f"max concurrency {m['max_concurrency']:.2f}x at {m['max_model_len']:,} tokens"
+    )
+    return lines
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    """A pull-request comment: violations first, then the models' key figures."""
+    out = [f"### llm-serving plan: `{report['stack']}`", ""]
+    if report["violations"]:
+        out += ["| enforcement | policy | resource | message |", "|---|---|---|---|"]
+        out += [f"| {v['enforcement']} | {v['policy']} ({v['catalog']}) | {v['resource']} | {v['message']} |" for v in report["violations"]]
+    else:
+        out.append("No policy violations.")
+    out += ["", "| model | GPU | weights GiB | KV GiB | KV tokens | max concurrency | fits |", "|---|---|---|---|---|---|---|"]
+    for m in report["models"]:
+        out.append(
+            f"| {m['name']} | {m['gpus_per_replica']}x {m['gpu']} | {m['weights_gib']:.2f} | {m['kv_cache_gib']:.2f} | "
+            f"{m['kv_cache_tokens']:,} | {m['max_concurrency']:.2f} | {'yes' if m['fits'] else 'no'} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def render_sarif(report: Mapping[str, Any]) -> str:
+    """SARIF 2.1.0 for code-scanning UIs: one result per violation, located at the stack file."""
+    rules = sorted({(v["policy"], v["catalog"]) for v in report["violations"]})
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "llm-serving", "rules": [{"id": p, "name": p, "properties": {"catalog": c}} for p, c in rules]}},
+                "results": [
+                    {
+                        "ruleId": v["policy"],
+                        "level": "error" if v["enforcement"] == "mandatory" else "warning",
+                        "message": {"text": f"{v['resource']}: {v['message']}"},
+                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.get("stack_file", "")}}}],
+                    }
+                    for v in report["violations"]
+                ],
+            }
+        ],
+    }
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+
+RENDERERS = {"text": render_text, "json": render_json, "markdown": render_markdown, "sarif": render_sarif}

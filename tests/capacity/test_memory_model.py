@@ -1,0 +1,159 @@
+"""vLLM's memory model: worked examples (KV bytes per token, weights split) and invariants (hypothesis)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from components.capacity.architecture import GIB, ArchitectureError, parse_config
+from components.capacity.gpus import find_gpu
+from components.capacity.memory import EngineArgs, Gpu, hardware_batch_defaults, kv_bytes_per_token_per_layer, plan_memory
+from components.capacity.models import find_model
+
+
+def plan(model: str, gpu: str, **engine):
+    m = find_model(model)
+    return plan_memory(m.arch, m.checkpoint_bytes, find_gpu(gpu), EngineArgs(**engine))
+
+
+# --- worked examples (shared/reference/vllm_memory_model.md sections 3-5) ---
+
+
+def test_llama_8b_bf16_is_128_kib_per_token():
+    # 2 (K,V) x 32 layers x 8 KV heads x 128 head_dim x 2 bytes = 131,072 B
+    p = plan("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192)
+    assert p.kv_bytes_per_token == 131_072
+
+
+def test_kv_heads_split_over_tp_but_never_below_one():
+    arch = find_model("llama-3.1-70b").arch  # 8 KV heads
+    per = {tp: kv_bytes_per_token_per_layer(arch, EngineArgs(tensor_parallel_size=tp)) for tp in (1, 2, 8, 16)}
+    assert per[1] == 2 * 8 * 128 * 2
+    assert per[2] == per[1] // 2
+    assert per[8] == per[16] == 2 * 1 * 128 * 2  # replicated once TP exceeds the KV heads
+
+
+def test_mla_latent_is_576_values_per_layer_and_not_split_by_tp():
+    arch = find_model("deepseek-ai/DeepSeek-V3").arch
+    assert arch.is_mla
+    bf16 = kv_bytes_per_token_per_layer(arch, EngineArgs(tensor_parallel_size=8))
+    assert bf16 == (512 + 64) * 2
+    assert kv_bytes_per_token_per_layer(arch, EngineArgs(tensor_parallel_size=8, kv_cache_dtype="fp8")) == 576
+
+
+def test_fp8_kv_halves_bytes_per_token():
+    a = plan("llama-3.1-8b", "L40S", max_model_len=8192)
+    b = plan("llama-3.1-8b", "L40S", max_model_len=8192, kv_cache_dtype="fp8")
+    assert b.kv_bytes_per_token * 2 == a.kv_bytes_per_token
+
+
+def test_weights_split_over_tensor_parallel_ranks():
+    one = plan("llama-3.1-70b", "H100", tensor_parallel_size=1, max_model_len=4096)
+    four = plan("llama-3.1-70b", "H100", tensor_parallel_size=4, max_model_len=4096)
+    assert four.weights_gib == pytest.approx(one.weights_gib / 4, rel=0.02)
+    assert not one.fits and "weights need" in one.reason
+    assert four.fits
+
+
+def test_70b_on_one_h100_does_not_fit_with_the_fix_in_the_reason():
+    p = plan("llama-3.1-70b", "H100", max_model_len=8192)
+    assert p.fits is False
+    assert p.reason.endswith("raise tensorParallelSize, quantize, or use a bigger GPU")
+
+
+def test_max_model_len_beyond_the_kv_cache_does_not_fit():
+    # An 8B model on a 24 GB-class GPU with 128k context: the weights fit, the context does not.
+    p = plan("llama-3.1-8b", "A10G", max_model_len=131072, gpu_memory_utilization=0.95)
+    assert p.weights_gib < p.budget_gib
+    assert p.fits is False
+    assert p.reason.startswith("maxModelLen 131,072 exceeds the KV cache (")
+    assert p.reason.endswith("lower maxModelLen, raise tensorParallelSize, use an fp8 KV cache, or a bigger GPU")
+
+
+def test_hardware_batch_defaults_follow_vllm_033():
+    assert hardware_batch_defaults(find_gpu("H100")) == (8192, 1024)
+    assert hardware_batch_defaults(find_gpu("H200")) == (8192, 1024)
+    assert hardware_batch_defaults(find_gpu("B200")) == (16384, 1024)
+    assert hardware_batch_defaults(find_gpu("A100-80GB")) == (2048, 256)
+    assert hardware_batch_defaults(find_gpu("L40S")) == (2048, 256)
+
+
+def test_blocks_and_tokens_are_consistent():
+    p = plan("qwen3-8b", "L40S", max_model_len=16384)
+    assert p.kv_cache_tokens == p.num_blocks * 16
+    assert p.num_blocks == math.floor(p.kv_cache_gib * GIB / (16 * p.kv_bytes_per_token))
+    assert p.max_concurrency == pytest.approx(p.num_blocks / math.ceil(16384 / 16))
+
+
+def test_hybrid_sliding_window_model_gets_more_concurrency_than_its_full_cost():
+    # gpt-oss alternates sliding-window (128) and full attention layers: a long request keeps
+    # only a window in half of its layers, so concurrency exceeds tokens / max_model_len.
+    p = plan("openai/gpt-oss-20b", "H100", max_model_len=131072)
+    assert p.fits
+    assert p.max_concurrency > p.kv_cache_tokens / 131072
+
+
+def test_enforce_eager_reserves_no_cuda_graph_memory():
+    assert plan("llama-3.1-8b", "L40S", max_model_len=8192, enforce_eager=True).cuda_graph_gib == 0
+    assert plan("llama-3.1-8b", "L40S", max_model_len=8192).cuda_graph_gib > 0
+
+
+def test_parse_config_errors_name_the_key():
+    with pytest.raises(ArchitectureError, match="config.json lacks vocab_size"):
+        parse_config({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4})
+    with pytest.raises(ArchitectureError, match="config.json num_hidden_layers = 'x': must be a non-negative number"):
+        parse_config({"num_hidden_layers": "x", "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10})
+
+
+# --- invariants ---
+
+MODELS = ["llama-3.1-8b", "qwen3-8b", "llama-3.1-70b", "mistral-7b", "openai/gpt-oss-20b", "deepseek-ai/DeepSeek-V3"]
+GPUS = ["L40S", "H100", "H200", "A100-80GB"]
+
+engines = st.fixed_dictionaries(
+    {
+        "gpu_memory_utilization": st.floats(0.5, 0.95),
+        "max_model_len": st.sampled_from([2048, 4096, 8192, 32768, 131072]),
+        "tensor_parallel_size": st.sampled_from([1, 2, 4, 8]),
+    }
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), e=engines, bump=st.floats(0.005, 0.05))
+def test_kv_budget_rises_with_utilization(model, gpu, e, bump):
+    low = plan(model, gpu, **e)
+    high = plan(model, gpu, **{**e, "gpu_memory_utilization": min(1.0, e["gpu_memory_utilization"] + bump)})
+    assert high.kv_cache_gib >= low.kv_cache_gib
+    assert high.kv_cache_tokens >= low.kv_cache_tokens
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), e=engines, factor=st.sampled_from([2, 4]))
+def test_max_concurrency_never_rises_with_max_model_len(model, gpu, e, factor):
+    short = plan(model, gpu, **e)
+    long = plan(model, gpu, **{**e, "max_model_len": e["max_model_len"] * factor})
+    assert long.max_concurrency <= short.max_concurrency
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), e=engines)
+def test_doubling_tp_never_raises_per_gpu_weights(model, gpu, e):
+    a = plan(model, gpu, **e)
+    b = plan(model, gpu, **{**e, "tensor_parallel_size": e["tensor_parallel_size"] * 2})
+    assert b.weights_gib <= a.weights_gib
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(MODELS), e=engines, memory=st.floats(40, 200))
+def test_fp8_kv_doubles_tokens_at_equal_budget(model, e, memory):
+    gpu = Gpu("custom", memory)
+    m = find_model(model)
+    bf16 = plan_memory(m.arch, m.checkpoint_bytes, gpu, EngineArgs(**e))
+    fp8 = plan_memory(m.arch, m.checkpoint_bytes, gpu, EngineArgs(**e, kv_cache_dtype="fp8"))
+    assert fp8.kv_cache_gib == pytest.approx(bf16.kv_cache_gib)
+    # Twice the tokens, up to the rounding to whole blocks (at most two blocks of 16 tokens).
+    assert 0 <= fp8.kv_cache_tokens - 2 * bf16.kv_cache_tokens <= 32
