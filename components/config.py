@@ -300,14 +300,22 @@ class StackConfig(_Model):
     region: str = Field("us-west-2", description="AWS region (key aws:region). Default us-west-2.")
     cluster: ClusterConfig = Field(description="The EKS cluster (required).")
     namespace: str = Field("llm", description="Namespace of the serving workloads. Default llm.")
-    gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).", min_length=1)
-    models: tuple[ModelConfig, ...] = Field(description="Served models (required, at least one).", min_length=1)
+    gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).")
+    models: tuple[ModelConfig, ...] = Field(description="Served models (required, at least one).")
     ingress: Optional[IngressConfig] = Field(None, description="Public entry point. Default null (no ingress).")
     has_hf_token: bool = Field(
-        False, description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model."
+        False, description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model. Default false."
     )
 
     _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
+
+    @field_validator("gpu_pools", "models")
+    @classmethod
+    def _not_empty(cls, v: tuple) -> tuple:
+        # Checked after the items (not with min_length) so a bad item is not also reported as "empty".
+        if not v:
+            raise ValueError("must list at least one entry")
+        return v
 
     @field_validator("region")
     @classmethod

@@ -29,7 +29,7 @@ def test_llama_8b_bf16_is_128_kib_per_token():
 
 
 def test_kv_heads_split_over_tp_but_never_below_one():
-    arch = find_model("llama-3.1-70b").arch  # 8 KV heads
+    arch = find_model("meta-llama/Llama-3.1-70B-Instruct").arch  # 8 KV heads
     per = {tp: kv_bytes_per_token_per_layer(arch, EngineArgs(tensor_parallel_size=tp)) for tp in (1, 2, 8, 16)}
     assert per[1] == 2 * 8 * 128 * 2
     assert per[2] == per[1] // 2
@@ -51,15 +51,15 @@ def test_fp8_kv_halves_bytes_per_token():
 
 
 def test_weights_split_over_tensor_parallel_ranks():
-    one = plan("llama-3.1-70b", "H100", tensor_parallel_size=1, max_model_len=4096)
-    four = plan("llama-3.1-70b", "H100", tensor_parallel_size=4, max_model_len=4096)
+    one = plan("meta-llama/Llama-3.1-70B-Instruct", "H100", tensor_parallel_size=1, max_model_len=4096)
+    four = plan("meta-llama/Llama-3.1-70B-Instruct", "H100", tensor_parallel_size=4, max_model_len=4096)
     assert four.weights_gib == pytest.approx(one.weights_gib / 4, rel=0.02)
     assert not one.fits and "weights need" in one.reason
     assert four.fits
 
 
 def test_70b_on_one_h100_does_not_fit_with_the_fix_in_the_reason():
-    p = plan("llama-3.1-70b", "H100", max_model_len=8192)
+    p = plan("meta-llama/Llama-3.1-70B-Instruct", "H100", max_model_len=8192)
     assert p.fits is False
     assert p.reason.endswith("raise tensorParallelSize, quantize, or use a bigger GPU")
 
@@ -110,7 +110,7 @@ def test_parse_config_errors_name_the_key():
 
 # --- invariants ---
 
-MODELS = ["llama-3.1-8b", "qwen3-8b", "llama-3.1-70b", "mistral-7b", "openai/gpt-oss-20b", "deepseek-ai/DeepSeek-V3"]
+MODELS = ["llama-3.1-8b", "qwen3-8b", "meta-llama/Llama-3.1-70B-Instruct", "mistralai/Mistral-7B-Instruct-v0.3", "openai/gpt-oss-20b", "deepseek-ai/DeepSeek-V3"]
 GPUS = ["L40S", "H100", "H200", "A100-80GB"]
 
 engines = st.fixed_dictionaries(
