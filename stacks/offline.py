@@ -178,5 +178,26 @@ def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
     mocks.set_mocks(_Mocks(), project=PROJECT, stack=stack.name, preview=False, monitor=monitor)
     values, secret_keys = engine_config(stack)
     set_all_config(values, secret_keys)
-    _sync_await(mocks.run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
+    try:
+        _sync_await(mocks.run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
+    finally:
+        _close_worker_loops()
     return recording
+
+
+def _close_worker_loops() -> None:
+    """Close the event loops the SDK opened in its worker threads.
+
+    Left open, they are closed by the garbage collector at interpreter exit, after their
+    file descriptors are gone, which prints "Exception ignored in BaseEventLoop.__del__".
+    """
+    import asyncio
+    import gc
+
+    try:
+        current = asyncio.get_event_loop()
+    except RuntimeError:
+        current = None
+    for obj in gc.get_objects():
+        if isinstance(obj, asyncio.BaseEventLoop) and obj is not current and not obj.is_running() and not obj.is_closed():
+            obj.close()

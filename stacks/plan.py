@@ -77,6 +77,22 @@ def policy_resources(recording: Recording) -> list:
     ]
 
 
+def tree_order(resources: list[Recorded]) -> list[Recorded]:
+    """Parents before children, siblings by name: the engine registers asynchronously, the report must not vary."""
+    children: dict[Any, list[Recorded]] = {}
+    for r in resources:
+        children.setdefault(r.parent, []).append(r)
+    ordered: list[Recorded] = []
+
+    def walk(parent: Any) -> None:
+        for r in sorted(children.get(parent, []), key=lambda x: (x.name, x.type)):
+            ordered.append(r)
+            walk(r.name)
+
+    walk(None)
+    return ordered
+
+
 def run_plan(stack_ref: str) -> PlanResult:
     """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input."""
     from policies.framework import evaluate
@@ -86,7 +102,7 @@ def run_plan(stack_ref: str) -> PlanResult:
     plans = plan_stack(cfg, stack.path.parent)
     recording = run_program(stack)
     violations = evaluate(policy_resources(recording))
-    resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in recording.resources]
+    resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in tree_order(recording.resources)]
     report = plan_report(stack.name, resources, violations, [p.report() for p in plans.values()])
     return PlanResult(report=report, files=render_files(recording))
 

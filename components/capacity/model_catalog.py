@@ -70,11 +70,11 @@ MODELS: Dict[str, Dict[str, Any]] = {
             "params_b from that HF count."
         ),
     },
-    "llama-3.3-70b": {
-        "hf_id": "meta-llama/Llama-3.3-70B-Instruct",
+    "llama-3.1-70b": {
+        "hf_id": "meta-llama/Llama-3.1-70B-Instruct",
         "aliases": [
-            "meta-llama/Llama-3.1-70B-Instruct",
             "meta-llama/Meta-Llama-3.1-70B-Instruct",
+            "meta-llama/Llama-3.3-70B-Instruct",
             "meta-llama/Llama-3.1-70B",
             "meta-llama/Meta-Llama-3.1-70B",
         ],
@@ -86,15 +86,15 @@ MODELS: Dict[str, Dict[str, Any]] = {
             "intermediate_size": 28672,
             "num_attention_heads": 64,
             "num_key_value_heads": 8,
-            "head_dim": 128,
+            # no head_dim in the 3.1 file (= 8192 / 64 = 128); the Llama-3.3-70B-Instruct file adds "head_dim": 128
             "vocab_size": 128256,
             "max_position_embeddings": 131072,
             "torch_dtype": "bfloat16",
             "tie_word_embeddings": False,
             "rope_scaling": {
                 "factor": 8.0,
-                "high_freq_factor": 4.0,
                 "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0,
                 "original_max_position_embeddings": 8192,
                 "rope_type": "llama3",
             },
@@ -102,12 +102,12 @@ MODELS: Dict[str, Dict[str, Any]] = {
         "checkpoint_bytes": 141107412992,
         "params_b": 70.55,
         "source": (
-            "config: full copy of the Llama-3.3-70B-Instruct config.json (head_dim 128, transformers 4.47.0.dev0) "
-            "as config_llama_70b in a parameter-counter test (index file id 1570491832); the same values are quoted "
-            "from https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct/blob/main/config.json in a 'Tokenomics "
-            "from first principles' article (index file id 29163362074). The Llama-3.1-70B(-Instruct) configs "
-            "(copies: 37070992706, transformers 4.42.3) lack head_dim but have identical values otherwise "
-            "(head_dim = 8192/64 = 128). total_size 141107412992: model.safetensors.index.json of "
+            "config: Meta-Llama-3.1-70B-Instruct config.json (transformers 4.42.3, no head_dim) quoted in full in an "
+            "inference-economics article that links the model (index file id 37070992706). Alias "
+            "meta-llama/Llama-3.3-70B-Instruct: its config.json has the same values plus head_dim 128 "
+            "(transformers 4.47.0.dev0; full copy as config_llama_70b in index file id 1570491832, values quoted from "
+            "https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct/blob/main/config.json in index file id "
+            "29163362074) and the same parameter count. total_size 141107412992: model.safetensors.index.json of "
             "Llama-3.1-70B-Instruct in an inventory test (index file id 70904478004) and the 30-shard index in "
             "https://huggingface.co/Model-SafeTensors/L3.1-70B-Euryale-v2.2/commit/31d6c2423b83; equals "
             "70,553,706,496 params (HF safetensors count for Llama-3.3-70B-Instruct, debaditc/kvfit models.json) "

@@ -59,6 +59,7 @@ class ServingPlan:
     """Everything derived for one model; builders read only from here."""
 
     name: str
+    model_id: str
     model: CatalogModel
     gpu: Gpu
     node_instance_type: str
@@ -78,7 +79,7 @@ class ServingPlan:
         """JSON-ready figures for the plan report."""
         return {
             "name": self.name,
-            "model": self.model.hf_id,
+            "model": self.model_id,
             "gpu": self.gpu.name,
             "node": self.node_instance_type,
             "gpus_per_replica": self.resources.gpus,
@@ -199,6 +200,7 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
     )
     return ServingPlan(
         name=m.name,
+        model_id=m.model,
         model=model,
         gpu=gpu,
         node_instance_type=node,

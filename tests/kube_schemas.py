@@ -1,0 +1,73 @@
+"""Validate rendered objects against the real schemas: Kubernetes OpenAPI (kubernetes-validate) and
+the upstream CRDs kept in ../shared/crds (strict: unknown fields are errors, as the API server's
+strict field validation would make them)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Mapping
+
+import jsonschema
+import kubernetes_validate
+import yaml
+
+from tests.conftest import shared_path
+
+KUBERNETES_VERSION = "1.33"
+
+# Custom resources this project renders -> the CRD file under ../shared/crds.
+CRD_FILES = {
+    ("serving.kserve.io", "InferenceService"): "serving.kserve.io/InferenceService.yaml",
+    ("karpenter.sh", "NodePool"): "karpenter.sh/NodePool.aws-provider.yaml",
+    ("karpenter.k8s.aws", "EC2NodeClass"): "karpenter.k8s.aws/EC2NodeClass.yaml",
+    ("monitoring.coreos.com", "PodMonitor"): "monitoring.coreos.com/PodMonitor.yaml",
+    ("monitoring.coreos.com", "PrometheusRule"): "monitoring.coreos.com/PrometheusRule.yaml",
+    ("keda.sh", "ScaledObject"): "keda.sh/ScaledObject.yaml",
+    ("ray.io", "RayCluster"): "ray.io/RayCluster.yaml",
+    ("ray.io", "RayService"): "ray.io/RayService.yaml",
+    ("networking.istio.io", "VirtualService"): "networking.istio.io/VirtualService.yaml",
+    ("networking.istio.io", "DestinationRule"): "networking.istio.io/DestinationRule.yaml",
+    ("autoscaling.x-k8s.io", "CapacityBuffer"): "autoscaling.x-k8s.io/CapacityBuffer.yaml",
+}
+
+
+def _draft7(schema: Any) -> Any:
+    """CRD openAPIV3Schema -> JSON Schema draft 7 with strict objects (pulumi_offline.md, 'Schemas')."""
+    if isinstance(schema, list):
+        return [_draft7(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _draft7(v) for k, v in schema.items() if not k.startswith("x-kubernetes-")}
+    if schema.get("x-kubernetes-int-or-string"):
+        out.pop("type", None)
+        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    if "properties" in schema and not schema.get("x-kubernetes-preserve-unknown-fields"):
+        out.setdefault("additionalProperties", False)
+        # apiVersion/kind/metadata are checked by the API server's own schema, not the CRD's.
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def crd_validator(group: str, kind: str, version: str) -> jsonschema.Draft7Validator:
+    """A strict validator for one served version of a CRD from ../shared/crds."""
+    path = shared_path("crds", CRD_FILES[(group, kind)])
+    docs = [d for d in yaml.safe_load_all(path.read_text()) if d]
+    crd = next(d for d in docs if d.get("kind") == "CustomResourceDefinition")
+    ver = next(v for v in crd["spec"]["versions"] if v["name"] == version)
+    schema = _draft7(ver["schema"]["openAPIV3Schema"])
+    schema.setdefault("properties", {})["metadata"] = {"type": "object"}
+    return jsonschema.Draft7Validator(schema)
+
+
+def validate_object(obj: Mapping[str, Any]) -> list[str]:
+    """Every schema error of one rendered object (empty when it is valid)."""
+    api_version = obj["apiVersion"]
+    group, _, version = api_version.rpartition("/")
+    if (group, obj["kind"]) in CRD_FILES:
+        validator = crd_validator(group, obj["kind"], version)
+        return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(dict(obj))]
+    try:
+        kubernetes_validate.validate(dict(obj), KUBERNETES_VERSION, strict=True)
+    except kubernetes_validate.ValidationError as exc:
+        return [f"{'/'.join(map(str, exc.path))}: {exc.message}"]
+    return []

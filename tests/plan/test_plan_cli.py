@@ -1,0 +1,181 @@
+"""`python -m stacks plan` end to end, as users and CI call it (a subprocess per run)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT, STACKS
+from tests.kube_schemas import validate_object
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stacks", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def variant(tmp_path: Path, name: str, edit) -> Path:
+    """A copy of the dev stack file with one edit applied to its config."""
+    doc = yaml.safe_load((STACKS / "Pulumi.dev.yaml").read_text())
+    edit(doc["config"])
+    path = tmp_path / f"Pulumi.{name}.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module", params=["dev", "staging", "prod"])
+def planned(request, tmp_path_factory):
+    out = tmp_path_factory.mktemp(request.param)
+    proc = run("plan", request.param, "--format", "json", "--out", str(out))
+    return request.param, out, proc
+
+
+def test_plan_exits_zero_with_the_json_contract(planned):
+    stack, out, proc = planned
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert set(report) >= {"stack", "resources", "violations", "models"}
+    assert report["stack"] == stack
+    assert report["violations"] == []
+    assert all(set(r) == {"type", "name", "parent"} for r in report["resources"])
+    for m in report["models"]:
+        assert {"name", "kv_cache_gib", "kv_cache_tokens", "max_concurrency", "fits", "derived"} <= set(m)
+        assert m["fits"] is True
+
+
+def test_every_model_has_an_inference_service_and_pdb_on_disk(planned):
+    stack, out, proc = planned
+    report = json.loads(proc.stdout)
+    for m in report["models"]:
+        isvc = yaml.safe_load((out / "kubernetes" / "llm" / f"inferenceservice-{m['name']}.yaml").read_text())
+        assert isvc["kind"] == "InferenceService" and isvc["metadata"]["name"] == m["name"]
+        assert (out / "kubernetes" / "llm" / f"poddisruptionbudget-{m['name']}-pdb.yaml").is_file()
+        args = isvc["spec"]["predictor"]["containers"][0]["args"]
+        # The report and the manifest agree on the derived numbers (one source of truth).
+        assert f"--max-num-seqs={m['max_num_seqs']}" in args
+        assert f"--max-num-queued-reqs={m['max_num_queued_reqs']}" in args
+
+
+def test_written_manifests_are_schema_valid_and_integers_stay_integers(planned):
+    _, out, _ = planned
+    docs = [yaml.safe_load(p.read_text()) for p in sorted((out / "kubernetes").rglob("*.yaml"))]
+    assert docs
+    for doc in docs:
+        assert validate_object(doc) == [], doc["metadata"]["name"]
+    isvc = next(d for d in docs if d["kind"] == "InferenceService")
+    assert isinstance(isvc["spec"]["predictor"]["minReplicas"], int)
+
+
+def test_plan_is_byte_identical_on_a_rerun(planned, tmp_path):
+    stack, out, proc = planned
+    again = run("plan", stack, "--format", "json", "--out", str(tmp_path))
+    assert again.returncode == 0
+    assert again.stdout == proc.stdout
+    assert files_of(tmp_path) == files_of(out)
+
+
+def test_secret_value_never_appears_in_any_output(planned):
+    stack, out, proc = planned
+    secret = yaml.safe_load((STACKS / f"Pulumi.{stack}.yaml").read_text())["config"]["llm-serving:hfToken"]["secure"]
+    assert secret not in proc.stdout and secret not in proc.stderr
+    for name, data in files_of(out).items():
+        assert secret.encode() not in data, name
+    secret_file = yaml.safe_load((out / "kubernetes" / "llm" / "secret-hf-token.yaml").read_text())
+    assert secret_file["stringData"] == {"token": "[secret]"}
+
+
+def test_text_report_is_readable(tmp_path):
+    proc = run("plan", "prod", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert text.startswith("Stack prod: 12 resources, 0 violations")
+    assert "Violations: none" in text
+    assert "Model llama-70b: meta-llama/Llama-3.3-70B-Instruct on 4x H100 (p5.48xlarge), fits:" in text
+    assert "= KV cache" in text and "derived maxNumSeqs = " in text
+
+
+def test_too_high_gpu_memory_utilization_exits_1_naming_the_policy(tmp_path):
+    path = variant(tmp_path, "hot", lambda c: c["llm-serving:models"][0]["engine"].update(gpuMemoryUtilization=0.99))
+    proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 1, proc.stderr
+    (v,) = json.loads(proc.stdout)["violations"]
+    assert (v["policy"], v["catalog"], v["enforcement"]) == ("vllm-gpu-memory-utilization-bounds", "S1", "mandatory")
+    assert "--gpu-memory-utilization=0.99 is above the maximum 0.95" in v["message"]
+
+
+def test_scale_to_zero_exits_1_naming_the_policy(tmp_path):
+    path = variant(tmp_path, "zero", lambda c: c["llm-serving:models"][0]["replicas"].update(min=0))
+    proc = run("plan", str(path), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 1
+    assert "[mandatory] llm-no-scale-to-zero (S5)" in proc.stdout
+
+
+def test_typo_key_exits_2_naming_it_and_writes_nothing(tmp_path):
+    def typo(c):
+        c["llm-serving:models"][0]["engine"]["maxModelLength"] = c["llm-serving:models"][0]["engine"].pop("maxModelLen")
+
+    path = variant(tmp_path, "typo", typo)
+    out = tmp_path / "out"
+    proc = run("plan", str(path), "--out", str(out))
+    assert proc.returncode == 2
+    assert "models[0].engine.maxModelLength: unknown key" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("config: [1, 2", "is not valid YAML at line 1"),
+        ("config: 5\n", "config = 5: must be a mapping of namespaced keys"),
+        ("confg: {}\n", "confg: unknown top-level key of a stack file"),
+    ],
+)
+def test_malformed_stack_files_exit_2(tmp_path, text, expected):
+    path = tmp_path / "Pulumi.bad.yaml"
+    path.write_text(text)
+    proc = run("plan", str(path), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert expected in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_unknown_stack_name_lists_the_stacks(tmp_path):
+    proc = run("plan", "qa", "--out", str(tmp_path))
+    assert proc.returncode == 2
+    assert "stacks: dev, prod, staging" in proc.stderr
+
+
+def test_model_outside_the_catalogue_exits_2_with_the_way_out(tmp_path):
+    path = variant(tmp_path, "unknown", lambda c: c["llm-serving:models"][0].update(model="acme/secret-model-7b"))
+    proc = run("plan", str(path), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert "models[0].model = 'acme/secret-model-7b': model 'acme/secret-model-7b' is not in the catalogue" in proc.stderr
+    assert "or set models[0].architecture" in proc.stderr
+
+
+def test_model_given_by_its_config_json(tmp_path):
+    config = {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+              "vocab_size": 128256, "intermediate_size": 14336, "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+    (tmp_path / "acme.json").write_text(json.dumps(config))
+    path = variant(tmp_path, "custom", lambda c: c["llm-serving:models"][0].update(
+        model="acme/llama-like-8b", architecture={"configPath": str(tmp_path / "acme.json"), "weightsGib": 14.96}))
+    proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    (m,) = json.loads(proc.stdout)["models"]
+    assert m["model"] == "acme/llama-like-8b" and m["kv_bytes_per_token"] == 131072
+
+
+@pytest.mark.parametrize("fmt,marker", [("markdown", "### llm-serving plan: `dev`"), ("sarif", '"version": "2.1.0"')])
+def test_other_report_formats(tmp_path, fmt, marker):
+    proc = run("plan", "dev", "--format", fmt, "--out", str(tmp_path))
+    assert proc.returncode == 0
+    assert marker in proc.stdout
