@@ -1,0 +1,11 @@
+"""llm-serving's CrossGuard policy pack: pure checks for vLLM on Kubernetes.
+
+`evaluate(resources, config)` runs every registered policy on `Resource`s (type token, name,
+engine-shaped inputs) and returns sorted `Violation`s; the offline plan and the tests use it.
+`policies/__main__.py` wraps the same policies for `pulumi preview --policy-pack policies`.
+"""
+
+from policies.framework import Resource, Violation, evaluate, validate_config
+from policies.registry import POLICIES
+
+__all__ = ["POLICIES", "Resource", "Violation", "evaluate", "validate_config"]

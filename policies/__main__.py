@@ -1,0 +1,33 @@
+"""The llm-serving policy pack as the Pulumi CLI loads it (`pulumi preview --policy-pack policies`).
+
+This is the only place that constructs a PolicyPack: doing so starts a gRPC server and blocks,
+so tests and the offline plan use `policies.evaluate` instead. The CLI runs this file with the
+pack directory as the working directory; the project root goes on sys.path so that
+`policies.*` (and `components.*`) import as packages.
+"""
+
+import sys
+from pathlib import Path
+
+_PACK_DIR = Path(__file__).resolve().parent
+# The pack directory itself must not be on sys.path: its modules would shadow top-level ones.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _PACK_DIR]
+sys.path.insert(0, str(_PACK_DIR.parent))
+
+from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
+
+from policies.pulumi_adapter import to_pulumi  # noqa: E402
+from policies.registry import POLICIES  # noqa: E402
+
+
+def main() -> None:
+    """Serve the pack to the Pulumi engine (blocks until the engine stops it)."""
+    PolicyPack(
+        name="llm-serving",
+        enforcement_level=EnforcementLevel.ADVISORY,
+        policies=[to_pulumi(p) for p in POLICIES],
+    )
+
+
+if __name__ == "__main__":
+    main()

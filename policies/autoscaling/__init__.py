@@ -1,0 +1,1 @@
+"""Policies on how LLM workloads scale: replica floors, scaling signals."""

@@ -1,0 +1,138 @@
+"""S6: GPU workloads must not autoscale on CPU or memory.
+
+vLLM is GPU-bound: its CPU use stays low however long the queue grows, so a CPU-utilisation
+HPA never scales out. KServe makes that the default: with no
+`serving.kserve.io/autoscalerClass` (or `hpa`) it builds an HPA from `scaleMetric`, default
+cpu at `DefaultCPUUtilization = 80`, and its HPA path drops PodMetric/External entries of
+`autoScaling.metrics` (kserve.md). A hand-made HPA with only Resource metrics (or none: the
+HPA default is 80% CPU) on a GPU Deployment has the same flaw.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import (
+    HPA_TYPES,
+    ISVC_TYPE,
+    annotations,
+    as_dict,
+    as_list,
+    get,
+    metadata_name,
+    pod_specs,
+    requests_gpu,
+    split_type,
+)
+
+AUTOSCALER_CLASS = "serving.kserve.io/autoscalerClass"
+_RESOURCE_METRICS = ("cpu", "memory")
+_WHY = ("vLLM is GPU-bound, so CPU never reaches the target and replicas never scale out; scale on "
+        "vLLM queue depth or KV-cache usage (vllm:num_requests_waiting, vllm:kv_cache_usage_perc)")
+
+
+def _namespace(resource: Resource) -> str | None:
+    namespace = get(resource.props, "metadata", "namespace")
+    return namespace if isinstance(namespace, str) else None
+
+
+def _isvc_reason(resource: Resource) -> str | None:
+    """Why a GPU InferenceService ends up scaling on CPU/memory, or None if it does not."""
+    predictor = as_dict(get(resource.props, "spec", "predictor"))
+    if not requests_gpu(predictor):
+        return None
+    # KServe merges the predictor's annotations over the InferenceService's.
+    merged = {**annotations(resource.props), **as_dict(predictor.get("annotations"))}
+    autoscaler = merged.get(AUTOSCALER_CLASS)
+    metrics = [m for m in as_list(get(predictor, "autoScaling", "metrics")) if isinstance(m, dict)]
+    custom = sorted({str(m.get("type")) for m in metrics if m.get("type") != "Resource"})
+    scale_metric = predictor.get("scaleMetric")
+    if autoscaler in (None, "hpa"):
+        shown = "is not set" if autoscaler is None else "is hpa"
+        if custom:
+            return (f"metadata.annotations {AUTOSCALER_CLASS} {shown}, and KServe's HPA drops the "
+                    f"{'/'.join(custom)} entries of spec.predictor.autoScaling.metrics (kserve.md), "
+                    f"leaving cpu/memory")
+        if metrics:
+            return "spec.predictor.autoScaling.metrics has only Resource (cpu/memory) metrics"
+        if scale_metric in _RESOURCE_METRICS:
+            return f"spec.predictor.scaleMetric is {scale_metric}, so KServe's HPA scales on {scale_metric}"
+        return (f"metadata.annotations {AUTOSCALER_CLASS} {shown} and no custom metric is set, so "
+                f"KServe builds an HPA on 80% CPU (DefaultCPUUtilization = 80, kserve.md)")
+    if autoscaler == "keda" and not custom:
+        return (f"metadata.annotations {AUTOSCALER_CLASS} is keda but spec.predictor.autoScaling.metrics "
+                f"has no PodMetric or External metric, so KEDA scales on cpu/memory")
+    return None
+
+
+def _gpu_targets(resources: list[Resource]) -> set[tuple[str, str, str | None]]:
+    """(kind, name, namespace) of every GPU workload an HPA could target."""
+    targets = set()
+    for resource in resources:
+        name = metadata_name(resource.props) or resource.name
+        if resource.type == ISVC_TYPE:
+            if requests_gpu(as_dict(get(resource.props, "spec", "predictor"))):
+                # KServe's predictor Deployment: constants.PredictorServiceName (kserve.md).
+                targets.add(("Deployment", f"{name}-predictor", _namespace(resource)))
+        elif any(requests_gpu(podspec) for _, podspec in pod_specs(resource)):
+            targets.add((split_type(resource.type)[1], name, _namespace(resource)))
+    return targets
+
+
+def _targets_gpu(hpa: Resource, targets: set[tuple[str, str, str | None]]) -> str | None:
+    """`Kind/name` of the HPA's target when it is a GPU workload of the stack."""
+    ref = as_dict(get(hpa.props, "spec", "scaleTargetRef"))
+    kind, name, namespace = ref.get("kind"), ref.get("name"), _namespace(hpa)
+    for target_kind, target_name, target_namespace in targets:
+        if (kind, name) == (target_kind, target_name) and (
+                namespace is None or target_namespace is None or namespace == target_namespace):
+            return f"{kind}/{name}"
+    return None
+
+
+def _hpa_reason(hpa: Resource) -> str | None:
+    """Why the HPA scales on CPU/memory only, or None if it has another metric."""
+    if hpa.type.startswith("kubernetes:autoscaling/v1:"):
+        return "an autoscaling/v1 HPA can only scale on CPU"
+    metrics = [m for m in as_list(get(hpa.props, "spec", "metrics")) if isinstance(m, dict)]
+    if not metrics:
+        return "spec.metrics is empty, so the HPA scales on its default of 80% CPU"
+    if all(m.get("type") == "Resource" for m in metrics):
+        names = sorted({str(get(m, "resource", "name")) for m in metrics})
+        return f"every entry of spec.metrics is a Resource metric ({', '.join(names)})"
+    return None
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    findings = []
+    targets = _gpu_targets(resources)
+    for resource in resources:
+        if resource.type == ISVC_TYPE:
+            reason = _isvc_reason(resource)
+            if reason is not None:
+                findings.append((resource.name, f"{reason}; {_WHY}"))
+        elif resource.type in HPA_TYPES:
+            target = _targets_gpu(resource, targets)
+            reason = _hpa_reason(resource) if target else None
+            if reason is not None:
+                message = f"scaleTargetRef {target} is a GPU workload but {reason}; {_WHY}"
+                findings.append((resource.name, message))
+    return findings
+
+
+POLICY = Policy(
+    name="gpu-workload-no-resource-metric-hpa",
+    description=(
+        "GPU InferenceServices and HPAs on GPU workloads must scale on a vLLM load metric, not on "
+        "CPU or memory."
+    ),
+    catalog="S6",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Annotate the InferenceService with serving.kserve.io/autoscalerClass: external and add an "
+        "autoscaling/v2 HPA on <name>-predictor with a Pods metric served by Prometheus Adapter (e.g. "
+        "vllm:num_requests_waiting), or use autoscalerClass keda with a PodMetric/External Prometheus "
+        "query; give hand-made HPAs on GPU workloads a Pods or External metric."),
+    config_schema={},
+    check_stack=_check,
+)

@@ -1,0 +1,47 @@
+"""S5: LLM serving must not scale to zero.
+
+A replica comes back only after node provisioning, a multi-GB image pull and the weight load:
+minutes, not seconds (cold_start.md §7), so the first request after an idle spell times out.
+KServe's own default is DefaultMinReplicas = 1 (kserve.md), so an InferenceService without
+minReplicas is fine; KEDA's default minReplicaCount is 0, so a ScaledObject must set it.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import HPA_TYPES, ISVC_TYPE, SCALED_OBJECT_TYPE, as_dict, as_int, get
+
+_WHY = ("an LLM replica takes minutes to return (node, image pull, weight load: cold_start.md §7), "
+        "so the first request after idling times out; set it to at least 1")
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    spec = as_dict(get(resource.props, "spec"))
+    if resource.type == ISVC_TYPE:
+        field, value = "spec.predictor.minReplicas", get(spec, "predictor", "minReplicas")
+    elif resource.type == SCALED_OBJECT_TYPE:
+        field, value = "spec.minReplicaCount", spec.get("minReplicaCount")
+        if "minReplicaCount" not in spec:
+            return [f"{field} is not set and KEDA defaults it to 0; {_WHY}"]
+    else:
+        field, value = "spec.minReplicas", spec.get("minReplicas")
+    if as_int(value) == 0:
+        return [f"{field} is 0; {_WHY}"]
+    return []
+
+
+POLICY = Policy(
+    name="llm-no-scale-to-zero",
+    description="InferenceServices, HPAs and KEDA ScaledObjects serving LLMs must keep at least one replica.",
+    catalog="S5",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Set InferenceService spec.predictor.minReplicas, HPA spec.minReplicas or ScaledObject "
+        "spec.minReplicaCount to 1 or more (the ScaledObject field must be explicit: KEDA defaults to 0). "
+        "For a deliberately idle dev model, annotate the resource with "
+        "llm-serving.io/exempt-llm-no-scale-to-zero: \"<reason>\"."),
+    config_schema={},
+    resource_types=(ISVC_TYPE, *HPA_TYPES, SCALED_OBJECT_TYPE),
+    check_resource=_check,
+)

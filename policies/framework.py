@@ -1,0 +1,325 @@
+"""The policy pack's engine-independent core: resources, policies, violations, evaluation.
+
+Nothing here imports Pulumi. The offline plan calls `evaluate` on what its mock engine
+recorded; `policies.pulumi_adapter` wraps the same `Policy` objects for the Pulumi CLI. Both
+apply config defaults, enforcement overrides and exemptions through the functions below, so
+the two paths cannot disagree.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+
+ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
+SEVERITIES = ("low", "medium", "high", "critical")
+EXEMPTION_PREFIX = "llm-serving.io/exempt-"
+# Pulumi's policy config reserves "all" for "set every policy's enforcement level".
+ALL_POLICIES = "all"
+
+_NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+CATALOG_RE = re.compile(r"^(S([1-9]|1[0-9]|20)|G[0-9]+)$")
+
+
+class Unknown:
+    """A value the engine does not know yet (an output during `pulumi preview`).
+
+    The adapter puts the singleton `UNKNOWN` where the Pulumi SDK hands over its unknown
+    sentinel. No helper treats it as a number, string or list, so checks pass over what they
+    cannot see instead of guessing; the real value is checked again on `pulumi up`.
+    """
+
+    _instance: Unknown | None = None
+
+    def __new__(cls) -> Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<unknown>"
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One resource as the Pulumi engine sees its inputs.
+
+    `props` keeps the engine's shape: camelCase keys, CustomResource `spec`/`metadata`
+    verbatim, every number possibly a float (2.0), secrets possibly redacted to "[secret]".
+    `parent` is the parent's URN when known.
+    """
+
+    type: str
+    name: str
+    props: dict
+    urn: str = ""
+    parent: str | None = None
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One finding: which policy, at which enforcement level, on which resource, and why."""
+
+    policy: str
+    catalog: str
+    enforcement: str  # "mandatory" | "advisory"
+    resource: str  # resource name, "" for stack-wide
+    message: str
+
+
+ResourceCheck = Callable[[Resource, dict], list[str]]
+StackCheck = Callable[[list[Resource], dict], list[tuple[str, str]]]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A policy's metadata plus exactly one pure check function.
+
+    `check_resource(resource, config)` returns messages for one resource of one of
+    `resource_types`; `check_stack(resources, config)` returns (resource name, message) pairs
+    over the whole stack ("" as the name for a stack-wide finding). `config` is the policy's
+    schema defaults merged with the user's values. `catalog` is "S1".."S20" or "G<n>" (row n
+    of the general table in policy_catalog.md).
+    """
+
+    name: str
+    description: str
+    catalog: str
+    severity: str
+    enforcement: str
+    remediation_steps: str
+    config_schema: dict[str, dict] = field(default_factory=dict)
+    resource_types: tuple[str, ...] = ()
+    check_resource: ResourceCheck | None = None
+    check_stack: StackCheck | None = None
+
+    def __post_init__(self) -> None:
+        # Metadata errors are programming errors in the pack: fail at import, not at run time.
+        problems = []
+        if not _NAME_RE.match(self.name):
+            problems.append(f"name {self.name!r} is not kebab-case")
+        if not CATALOG_RE.match(self.catalog):
+            problems.append(f"catalog {self.catalog!r} is not S1..S20 or G<n>")
+        if self.severity not in SEVERITIES:
+            problems.append(f"severity {self.severity!r} is not one of {SEVERITIES}")
+        if self.enforcement not in ENFORCEMENT_LEVELS[:2]:
+            problems.append(f"enforcement {self.enforcement!r} is not mandatory or advisory")
+        if (self.check_resource is None) == (self.check_stack is None):
+            problems.append("exactly one of check_resource and check_stack must be set")
+        if self.check_resource is not None and not self.resource_types:
+            problems.append("a resource policy needs resource_types")
+        if self.check_stack is not None and self.resource_types:
+            problems.append("a stack policy takes no resource_types")
+        if "enforcementLevel" in self.config_schema:
+            problems.append("enforcementLevel is reserved by Pulumi and cannot be a config property")
+        for prop, schema in self.config_schema.items():
+            missing = [k for k in ("type", "default", "description") if k not in schema]
+            if missing:
+                problems.append(f"config property {prop} lacks {', '.join(missing)}")
+        if problems:
+            raise ValueError(f"policy {self.name}: " + "; ".join(problems))
+
+    @property
+    def exemption_annotation(self) -> str:
+        """The annotation that exempts one resource from this policy; its value is the reason."""
+        return f"{EXEMPTION_PREFIX}{self.name}"
+
+    @property
+    def is_stack_policy(self) -> bool:
+        """True for a policy over the whole stack, False for a per-resource policy."""
+        return self.check_stack is not None
+
+    def defaults(self) -> dict[str, Any]:
+        """The config this policy runs with when the user sets nothing."""
+        # Copied so that a check can never alter the schema's defaults for later runs.
+        return {prop: copy.deepcopy(schema["default"]) for prop, schema in self.config_schema.items()}
+
+
+class PolicyConfigError(ValueError):
+    """A pack config that does not validate; `errors` lists every problem found."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("invalid policy config: " + "; ".join(errors))
+        self.errors = errors
+
+
+def _registry() -> tuple[Policy, ...]:
+    # Imported late: the registry imports every policy module, which import this module.
+    from policies.registry import POLICIES
+
+    return POLICIES
+
+
+def policy_settings(config: Mapping[str, Any] | None, policy: Policy) -> tuple[str, dict[str, Any]]:
+    """Resolve one policy's enforcement level and config from a pack config.
+
+    The pack config uses Pulumi's `--policy-pack-config` shape: `{policy-name: {prop: value,
+    enforcementLevel: level}}`, or `{policy-name: level}` as shorthand, and `{"all": level}`
+    for every policy; a policy's own entry wins over "all". Schema defaults fill what the
+    user left out.
+    """
+    config = config or {}
+    level = policy.enforcement
+    if isinstance(config.get(ALL_POLICIES), str):
+        level = config[ALL_POLICIES]
+    values = dict(policy.defaults())
+    entry = config.get(policy.name)
+    if isinstance(entry, str):
+        level = entry
+    elif isinstance(entry, Mapping):
+        for key, value in entry.items():
+            if key == "enforcementLevel":
+                level = value
+            else:
+                values[key] = value
+    return level, values
+
+
+def exemption_reason(resource: Resource, policy: Policy) -> str | None:
+    """The reason given in the resource's exemption annotation for `policy`.
+
+    None when the annotation is absent; "" when it is present but blank.
+    """
+    metadata = resource.props.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    if not isinstance(annotations, Mapping) or policy.exemption_annotation not in annotations:
+        return None
+    reason = annotations[policy.exemption_annotation]
+    return reason.strip() if isinstance(reason, str) else ""
+
+
+def blank_exemption_message(policy: Policy) -> str:
+    """The violation reported for an exemption annotation without a reason."""
+    return (f"metadata.annotations: exemption annotation {policy.exemption_annotation} "
+            f"needs a reason; the policy still applies")
+
+
+def run_resource_policy(policy: Policy, resource: Resource, values: Mapping[str, Any]) -> list[str]:
+    """Run a resource policy on one resource, honouring its exemption annotation.
+
+    A reasoned exemption skips the resource; a blank one is reported and does not exempt.
+    """
+    if resource.type not in policy.resource_types:
+        return []
+    reason = exemption_reason(resource, policy)
+    if reason:
+        return []
+    messages = list(policy.check_resource(resource, dict(values)))
+    if reason == "":
+        messages.append(blank_exemption_message(policy))
+    return messages
+
+
+def run_stack_policy(policy: Policy, resources: Sequence[Resource],
+                     values: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Run a stack policy, dropping findings on resources with a reasoned exemption.
+
+    Findings name resources by their Pulumi name; a finding is exempt when a resource of
+    that name carries the policy's exemption annotation with a reason. Every resource whose
+    annotation is blank is reported.
+    """
+    resources = list(resources)
+    exempt = {r.name for r in resources if exemption_reason(r, policy)}
+    findings = [(name, message) for name, message in policy.check_stack(resources, dict(values))
+                if not (name and name in exempt)]
+    findings.extend((r.name, blank_exemption_message(policy))
+                    for r in resources if exemption_reason(r, policy) == "")
+    return findings
+
+
+def evaluate(resources: Sequence[Resource], config: Mapping[str, Mapping] | None = None,
+             policies: Sequence[Policy] | None = None) -> list[Violation]:
+    """Run every policy over the resources and return the violations, sorted.
+
+    `config` is a pack config (see `policy_settings`); it is validated first and a
+    `PolicyConfigError` lists every problem. `policies` defaults to the registry. A policy
+    whose level resolves to "disabled" is skipped. The result is sorted by (policy, resource,
+    message) so that reports are byte-stable.
+    """
+    policies = _registry() if policies is None else tuple(policies)
+    errors = validate_config(config, policies)
+    if errors:
+        raise PolicyConfigError(errors)
+    violations: list[Violation] = []
+    for policy in policies:
+        level, values = policy_settings(config, policy)
+        if level == "disabled":
+            continue
+        if policy.is_stack_policy:
+            findings = run_stack_policy(policy, resources, values)
+        else:
+            findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
+        violations.extend(Violation(policy.name, policy.catalog, level, name, message)
+                          for name, message in findings)
+    return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
+
+
+def policy_config_schema(policy: Policy) -> dict[str, Any]:
+    """The JSON schema of one policy's entry in a pack config.
+
+    Unknown properties are rejected: a misspelt threshold would otherwise be ignored in
+    silence and the default would apply.
+    """
+    level = {"type": "string", "enum": list(ENFORCEMENT_LEVELS)}
+    return {
+        "oneOf": [
+            level,
+            {
+                "type": "object",
+                "properties": {**policy.config_schema, "enforcementLevel": level},
+                "additionalProperties": False,
+            },
+        ],
+    }
+
+
+def validate_config(config: Mapping[str, Any] | None,
+                    policies: Sequence[Policy] | None = None) -> list[str]:
+    """Check a pack config against every policy's schema; return readable errors, sorted.
+
+    The Python policy SDK never validates config (the Pulumi CLI does), so the offline plan
+    and the tests call this. Each error names the path (`policy.property`), the value and the
+    rule. An empty list means the config is valid.
+    """
+    if config is None:
+        return []
+    if not isinstance(config, Mapping):
+        return [f"policy config must be a mapping of policy name to settings, not {type(config).__name__}"]
+    by_name = {p.name: p for p in (_registry() if policies is None else policies)}
+    errors: list[str] = []
+    for name, entry in config.items():
+        if name == ALL_POLICIES:
+            if entry not in ENFORCEMENT_LEVELS:
+                errors.append(f"{name}: {entry!r} is not one of {list(ENFORCEMENT_LEVELS)}")
+            continue
+        policy = by_name.get(name)
+        if policy is None:
+            errors.append(f"{name}: no such policy in the llm-serving pack")
+            continue
+        errors.extend(_schema_errors(name, entry, policy))
+    return sorted(errors)
+
+
+def _schema_errors(name: str, entry: Any, policy: Policy) -> list[str]:
+    if isinstance(entry, str):
+        if entry in ENFORCEMENT_LEVELS:
+            return []
+        return [f"{name}: {entry!r} is not one of {list(ENFORCEMENT_LEVELS)}"]
+    if not isinstance(entry, Mapping):
+        return [f"{name}: {entry!r} is neither an enforcement level nor a mapping of settings"]
+    # Validate the object branch directly: oneOf errors would only say "not valid under any".
+    schema = policy_config_schema(policy)["oneOf"][1]
+    validator = jsonschema.Draft7Validator(schema)
+    errors = []
+    for error in validator.iter_errors(dict(entry)):
+        path = ".".join(str(p) for p in (name, *error.absolute_path))
+        errors.append(f"{path}: {error.message}")
+    return errors

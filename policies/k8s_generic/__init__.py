@@ -1,0 +1,1 @@
+"""Generic Kubernetes checks from the catalogue's general table (rows G<n>)."""

@@ -1,0 +1,61 @@
+"""G1 (catalogue row 1): container images must be pinned to a version tag or a digest.
+
+An untagged image pulls `:latest`, and `latest` moves: two replicas of one Deployment can run
+different vLLM releases, and a rollback cannot return to what ran before.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
+
+_FIX = "pin a version tag (ideally a digest, image@sha256:...)"
+
+
+def image_tag(image: str) -> str | None:
+    """The tag of an image reference ("" for a digest reference), or None when it has none.
+
+    A registry port (`host:5000/repo`) is not a tag: only a colon in the last path segment is.
+    """
+    if "@" in image:
+        return ""
+    last = image.rsplit("/", 1)[-1]
+    tag = last.partition(":")[2]
+    return tag or None
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    disallowed = {str(t).lower() for t in config["disallowedTags"]}
+    messages = []
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec, init=True, model=True):
+            image = container.get("image")
+            if not isinstance(image, str):
+                continue
+            label = container_label(path, container)
+            tag = image_tag(image)
+            if tag is None:
+                messages.append(f"{label}: image {image} has no tag, so it pulls :latest, which moves; {_FIX}")
+            elif tag.lower() in disallowed:
+                messages.append(f"{label}: image {image} uses the mutable tag {tag}; {_FIX}")
+    return messages
+
+
+POLICY = Policy(
+    name="image-tag-pinned",
+    description="Container images must name a version tag or a digest, never :latest or no tag.",
+    catalog="G1",
+    severity="medium",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Reference images as repository:version (e.g. vllm/vllm-openai:v0.33.0) or, better, "
+        "repository@sha256:digest; never :latest or an untagged repository."),
+    config_schema={
+        "disallowedTags": {
+            "type": "array", "items": {"type": "string"}, "default": ["latest"],
+            "description": "Tags treated as mutable and rejected, compared case-insensitively (default [\"latest\"]).",
+        },
+    },
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+)

@@ -1,0 +1,276 @@
+"""Helpers that read Kubernetes objects as the Pulumi engine hands them to policies.
+
+Values arrive loosely typed: numbers as floats (2.0), quantities as strings or numbers,
+secrets as "[secret]", unknowns as `framework.UNKNOWN`. Every helper here tolerates that and
+returns None where a value cannot be read, so checks never raise on odd input.
+
+(This module is not called `inspect`: the Pulumi runner puts the pack directory on sys.path,
+where such a name would shadow the standard library.)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+GPU_RESOURCE = "nvidia.com/gpu"
+SHM_PATH = "/dev/shm"
+
+_POD = ("Pod",)
+_TEMPLATED = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job")
+_KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
+
+# Every resource type whose pod specs `pod_specs` can find: policies over pods list these.
+WORKLOAD_TYPES: tuple[str, ...] = (
+    "kubernetes:core/v1:Pod",
+    "kubernetes:apps/v1:Deployment",
+    "kubernetes:apps/v1:StatefulSet",
+    "kubernetes:apps/v1:DaemonSet",
+    "kubernetes:apps/v1:ReplicaSet",
+    "kubernetes:batch/v1:Job",
+    "kubernetes:batch/v1:CronJob",
+    "kubernetes:serving.kserve.io/v1beta1:InferenceService",
+    "kubernetes:serving.kserve.io/v1alpha1:ServingRuntime",
+    "kubernetes:serving.kserve.io/v1alpha1:ClusterServingRuntime",
+    "kubernetes:ray.io/v1:RayCluster",
+    "kubernetes:ray.io/v1:RayService",
+    "kubernetes:ray.io/v1:RayJob",
+    "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
+)
+
+# The pod spec a resource has when it has only one; messages name other pod specs by path.
+PRIMARY_POD_PATHS = frozenset({"spec", "spec.template.spec", "spec.predictor"})
+
+ISVC_TYPE = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
+HPA_TYPES: tuple[str, ...] = (
+    "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
+    "kubernetes:autoscaling/v2beta2:HorizontalPodAutoscaler",
+    "kubernetes:autoscaling/v1:HorizontalPodAutoscaler",
+)
+SCALED_OBJECT_TYPE = "kubernetes:keda.sh/v1alpha1:ScaledObject"
+
+
+def split_type(type_token: str) -> tuple[str, str]:
+    """`kubernetes:<apiVersion>:<kind>` -> (API group, kind); the core group is ""."""
+    parts = type_token.split(":")
+    if len(parts) != 3 or parts[0] != "kubernetes":
+        return "", ""
+    api_version, kind = parts[1], parts[2]
+    group = api_version.rpartition("/")[0]
+    return ("" if group == "core" else group), kind
+
+
+def get(obj: Any, *path: str | int) -> Any:
+    """Follow keys and list indexes from `obj`; None as soon as one step is missing."""
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(obj, list) or not -len(obj) <= step < len(obj):
+                return None
+            obj = obj[step]
+        else:
+            if not isinstance(obj, Mapping):
+                return None
+            obj = obj.get(step)
+    return obj
+
+
+def as_dict(value: Any) -> dict:
+    """`value` if it is a mapping, else an empty dict."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list:
+    """`value` if it is a list, else an empty list."""
+    return value if isinstance(value, list) else []
+
+
+def metadata_name(resource_props: Mapping) -> str | None:
+    """`metadata.name` if it is a plain string."""
+    name = get(resource_props, "metadata", "name")
+    return name if isinstance(name, str) else None
+
+
+def annotations(obj: Mapping) -> dict:
+    """`metadata.annotations` of an object, or an empty dict."""
+    return as_dict(get(obj, "metadata", "annotations"))
+
+
+def _template_spec(obj: Any) -> dict | None:
+    spec = get(obj, "template", "spec")
+    return spec if isinstance(spec, dict) else None
+
+
+def _ray_cluster_pod_specs(cluster: Any, prefix: str) -> list[tuple[str, dict]]:
+    found = []
+    head = _template_spec(get(cluster, "headGroupSpec"))
+    if head is not None:
+        found.append((f"{prefix}.headGroupSpec.template.spec", head))
+    for i, group in enumerate(as_list(get(cluster, "workerGroupSpecs"))):
+        worker = _template_spec(group)
+        if worker is not None:
+            found.append((f"{prefix}.workerGroupSpecs[{i}].template.spec", worker))
+    return found
+
+
+def pod_specs(resource: Any) -> list[tuple[str, dict]]:
+    """Every pod spec inside a workload resource, as (path, podspec), in document order.
+
+    Covers apps/v1 Deployment/StatefulSet/DaemonSet/ReplicaSet and batch Job
+    (`spec.template.spec`), CronJob, v1 Pod (`spec`), KServe InferenceService (`spec.predictor`
+    and the transformer/explainer are pod specs themselves; `spec.predictor.workerSpec` is the
+    multi-node worker), ServingRuntime/ClusterServingRuntime (`spec`), KubeRay RayCluster,
+    RayService (`spec.rayClusterConfig`) and RayJob (`spec.rayClusterSpec`), and LeaderWorkerSet
+    (leader and worker templates). Other resources have none.
+    """
+    group, kind = split_type(resource.type)
+    spec = get(resource.props, "spec")
+    if not isinstance(spec, dict):
+        return []
+    found: list[tuple[str, dict]] = []
+    if group == "" and kind in _POD:
+        found.append(("spec", spec))
+    elif group in ("apps", "batch") and kind in _TEMPLATED:
+        if (pod := _template_spec(spec)) is not None:
+            found.append(("spec.template.spec", pod))
+    elif group == "batch" and kind == "CronJob":
+        if (pod := _template_spec(get(spec, "jobTemplate", "spec"))) is not None:
+            found.append(("spec.jobTemplate.spec.template.spec", pod))
+    elif group == "serving.kserve.io" and kind == "InferenceService":
+        for component in _KSERVE_COMPONENTS:
+            if isinstance(pod := spec.get(component), dict):
+                found.append((f"spec.{component}", pod))
+        if isinstance(worker := get(spec, "predictor", "workerSpec"), dict):
+            found.append(("spec.predictor.workerSpec", worker))
+    elif group == "serving.kserve.io" and kind in ("ServingRuntime", "ClusterServingRuntime"):
+        found.append(("spec", spec))
+    elif group == "ray.io" and kind == "RayCluster":
+        found.extend(_ray_cluster_pod_specs(spec, "spec"))
+    elif group == "ray.io" and kind == "RayService":
+        found.extend(_ray_cluster_pod_specs(spec.get("rayClusterConfig"), "spec.rayClusterConfig"))
+    elif group == "ray.io" and kind == "RayJob":
+        found.extend(_ray_cluster_pod_specs(spec.get("rayClusterSpec"), "spec.rayClusterSpec"))
+    elif group == "leaderworkerset.x-k8s.io" and kind == "LeaderWorkerSet":
+        for role in ("leaderTemplate", "workerTemplate"):
+            if isinstance(pod := get(spec, "leaderWorkerTemplate", role, "spec"), dict):
+                found.append((f"spec.leaderWorkerTemplate.{role}.spec", pod))
+    return found
+
+
+def containers(podspec: Mapping, *, init: bool = False, model: bool = False) -> list[dict]:
+    """The containers of a pod spec: `containers`, then `initContainers` if `init`.
+
+    With `model`, a KServe predictor's `model` spec (a container the ServingRuntime's
+    container is merged into) is appended, named "kserve-container" as KServe names it.
+    """
+    found = [c for c in as_list(podspec.get("containers")) if isinstance(c, dict)]
+    if init:
+        found.extend(c for c in as_list(podspec.get("initContainers")) if isinstance(c, dict))
+    if model and isinstance(spec := podspec.get("model"), dict):
+        found.append(model_container(spec))
+    return found
+
+
+def model_container(model: Mapping) -> dict:
+    """A KServe predictor `model` spec as a container, named "kserve-container" (KServe's
+    name for it) unless it names itself."""
+    return dict(model) if "name" in model else {"name": "kserve-container", **model}
+
+
+def container_name(container: Mapping) -> str:
+    """The container's name, or "<unnamed>"."""
+    name = container.get("name")
+    return name if isinstance(name, str) and name else "<unnamed>"
+
+
+def container_label(path: str, container: Mapping) -> str:
+    """How a message names a container: `container NAME`, prefixed by the pod spec path when
+    the resource has several pod specs (Ray head/workers, LWS leader/worker, transformer)."""
+    if path == "spec.predictor.model":
+        return path
+    label = f"container {container_name(container)}"
+    return label if path in PRIMARY_POD_PATHS else f"{path} {label}"
+
+
+def as_float(value: Any) -> float | None:
+    """A number from an int, float or numeric string; None for anything else (bools too)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def as_int(value: Any) -> int | None:
+    """An integer from 2, 2.0, "2" or "2.0"; None for non-integral or non-numeric values."""
+    number = as_float(value)
+    if number is None or not number.is_integer():
+        return None
+    return int(number)
+
+
+_BINARY_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL_SUFFIXES = {"n": 1e-9, "u": 1e-6, "m": 1e-3, "": 1.0, "k": 1e3, "M": 1e6, "G": 1e9,
+                     "T": 1e12, "P": 1e15, "E": 1e18}
+_QUANTITY_RE = re.compile(
+    r"^(?P<number>[+-]?(\d+(\.\d*)?|\.\d+))"
+    r"(?:(?P<exponent>[eE][+-]?\d+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$")
+
+
+def parse_quantity(value: Any) -> float:
+    """A Kubernetes quantity as a float in base units ("8Gi" -> 8589934592.0, "500m" -> 0.5).
+
+    Accepts numbers (the engine may send 1.0), binary suffixes Ki..Ei, decimal suffixes
+    n, u, m, k, M, G, T, P, E and E-notation ("1e3"). Raises ValueError for anything else.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a Kubernetes quantity")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not a Kubernetes quantity")
+    match = _QUANTITY_RE.match(value.strip())
+    if match is None:
+        raise ValueError(f"{value!r} is not a Kubernetes quantity")
+    number = float(match["number"])
+    if match["exponent"]:
+        return number * 10 ** int(match["exponent"][1:])
+    suffix = match["suffix"] or ""
+    return number * _BINARY_SUFFIXES.get(suffix, _DECIMAL_SUFFIXES.get(suffix, 1.0))
+
+
+def as_quantity(value: Any) -> float | None:
+    """`parse_quantity(value)`, or None where the value is not a valid quantity."""
+    try:
+        return parse_quantity(value)
+    except ValueError:
+        return None
+
+
+def resource_value(container: Mapping, section: str, name: str) -> Any:
+    """The raw `resources.<section>.<name>` of a container (section: limits or requests)."""
+    return get(container, "resources", section, name)
+
+
+def gpu_count(container: Mapping, section: str = "limits") -> int | None:
+    """The container's `nvidia.com/gpu` limit (or request) as an int; None if unset or odd."""
+    return as_int(resource_value(container, section, GPU_RESOURCE))
+
+
+def requests_gpu(podspec: Mapping) -> bool:
+    """True when any container of the pod spec (or its predictor model) asks for a GPU."""
+    for container in containers(podspec, init=True, model=True):
+        for section in ("limits", "requests"):
+            if (as_quantity(resource_value(container, section, GPU_RESOURCE)) or 0) > 0:
+                return True
+    return False
+
+
+def fmt_number(value: float) -> str:
+    """A number as a message shows it: 600.0 -> "600", 0.9 -> "0.9"."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"

@@ -1,0 +1,221 @@
+"""Find vLLM servers in pod specs and read their engine arguments.
+
+vLLM's CLI (`vllm serve MODEL [options]`, or the legacy `python -m
+vllm.entrypoints.openai.api_server`, vllm.md §4) accepts `--flag value`, `--flag=value`, bare
+booleans, and underscores for dashes. Pods pass it in three shapes: `command` + `args` lists,
+args alone (the vllm/vllm-openai image's entrypoint is `vllm serve`), or a shell script
+(`["/bin/sh", "-c", "... vllm serve m --tensor-parallel-size 2"]`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from policies.kube import as_int, container_label, containers, get, model_container, pod_specs, split_type
+
+_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
+# Characters that end a shell command; the vLLM command line stops there.
+_SHELL_OPERATORS = ";&|<>"
+# vLLM's short aliases (engine/arg_utils.py) mapped to the long names.
+_ALIASES = {"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size",
+            "dp": "data-parallel-size", "q": "quantization"}
+# Flags that never take a value: the token after one is positional, not its value.
+_BOOLEAN_FLAGS = frozenset({
+    "trust-remote-code", "enforce-eager", "enable-prefix-caching", "no-enable-prefix-caching",
+    "enable-chunked-prefill", "no-enable-chunked-prefill", "disable-log-stats",
+    "disable-log-requests", "enable-log-requests", "disable-uvicorn-access-log",
+    "enable-auto-tool-choice", "enable-lora", "enable-expert-parallel", "enable-sleep-mode",
+    "enable-server-load-tracking", "disable-custom-all-reduce", "disable-sliding-window",
+    "skip-tokenizer-init", "headless", "enable-prompt-tokens-details",
+})
+
+
+def _tokens(values: Any) -> list[str]:
+    """String tokens of a command/args list; numbers (the engine may send 2.0) as text."""
+    tokens = []
+    for value in values if isinstance(values, list) else []:
+        if isinstance(value, str):
+            tokens.append(value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            tokens.append(str(int(value)) if float(value).is_integer() else str(value))
+    return tokens
+
+
+def _split_shell(script: str) -> list[str]:
+    # A backslash-newline continues a line; a bare newline ends a command like ";".
+    script = script.replace("\\\n", " ").replace("\n", " ; ")
+    lexer = shlex.shlex(script, posix=True, punctuation_chars=_SHELL_OPERATORS)
+    lexer.whitespace_split = True
+    try:
+        return list(lexer)
+    except ValueError:  # unbalanced quotes: vLLM would not start either; read nothing
+        return []
+
+
+def _shell_script(argv: list[str]) -> str | None:
+    """The script of `sh -c SCRIPT` (also `bash -ec`, `-lc`, ...), else None."""
+    if not argv or posixpath.basename(argv[0]) not in _SHELLS:
+        return None
+    for i, token in enumerate(argv[1:], start=1):
+        if token.startswith("-") and not token.startswith("--") and "c" in token[1:]:
+            return argv[i + 1] if i + 1 < len(argv) else None
+    return None
+
+
+def _invocation_start(argv: list[str]) -> int | None:
+    """Index just after `vllm serve` or `-m vllm.entrypoints...` in argv, else None."""
+    for i, token in enumerate(argv):
+        if posixpath.basename(token) == "vllm" and i + 1 < len(argv) and argv[i + 1] == "serve":
+            return i + 2
+        if token.startswith("vllm.entrypoints"):
+            return i + 1
+    return None
+
+
+def image_runs_vllm(image: Any) -> bool:
+    """True when the image's own entrypoint is a vLLM server (vllm/vllm-openai, rocm/vllm, ...):
+    its repository's last path segment starts with "vllm"."""
+    if not isinstance(image, str):
+        return False
+    repository = image.split("@", 1)[0]
+    last = repository.rsplit("/", 1)[-1].split(":", 1)[0]
+    return last.lower().startswith("vllm")
+
+
+def is_vllm_container(container: Mapping) -> bool:
+    """True when the container looks like vLLM: its image mentions vllm, or its command line
+    runs `vllm serve` / `vllm.entrypoints` (directly or in a shell script)."""
+    image = container.get("image")
+    if isinstance(image, str) and "vllm" in image.lower():
+        return True
+    return vllm_command_line(container, image_entrypoint=False) is not None
+
+
+def vllm_command_line(container: Mapping, *, image_entrypoint: bool = True) -> list[str] | None:
+    """The tokens after the vLLM invocation (model and options), or None if this container
+    does not visibly start a vLLM server.
+
+    With no `command`, the image's entrypoint runs; `image_entrypoint` says whether to trust
+    a vLLM image's entrypoint to be `vllm serve` (false under KubeRay, which replaces the
+    command with `ray start`). In a shell script the command line ends at the first shell
+    operator (`;`, `&&`, `|`, redirections).
+    """
+    command, args = _tokens(container.get("command")), _tokens(container.get("args"))
+    argv = command + args
+    script = _shell_script(argv)
+    if script is not None:
+        argv = _split_shell(script)
+    start = _invocation_start(argv)
+    if start is None:
+        if script is not None or command or not (image_entrypoint and image_runs_vllm(container.get("image"))):
+            return None
+        start = 0
+    line = []
+    for token in argv[start:]:
+        if script is not None and token and all(ch in _SHELL_OPERATORS for ch in token):
+            break
+        line.append(token)
+    return line
+
+
+def _flag(token: str) -> tuple[str, str | None] | None:
+    """(long name, inline value) of an option token, or None for a positional token."""
+    if token.startswith("--") and len(token) > 2:
+        body = token[2:]
+    elif token.startswith("-") and len(token) > 1 and not token[1].isdigit():
+        body = token[1:]
+    else:
+        return None
+    name, eq, value = body.partition("=")
+    name = name.replace("_", "-")
+    return _ALIASES.get(name, name), (value if eq else None)
+
+
+def parse_vllm_args(tokens: list[str]) -> dict[str, str | None]:
+    """Options from a vLLM command line: {"tensor-parallel-size": "2", "enforce-eager": None}.
+
+    Keys are long flag names without dashes, underscores normalised to dashes, short aliases
+    (-tp, -pp, -dp, -q) expanded. A flag followed by another flag, by nothing, or listed as
+    boolean maps to None. Positional tokens (the model) are skipped. The last occurrence wins,
+    as with argparse.
+    """
+    parsed: dict[str, str | None] = {}
+    i = 0
+    while i < len(tokens):
+        flag = _flag(tokens[i])
+        i += 1
+        if flag is None:
+            continue
+        name, value = flag
+        if value is None and name not in _BOOLEAN_FLAGS and i < len(tokens) and _flag(tokens[i]) is None:
+            value = tokens[i]
+            i += 1
+        parsed[name] = value
+    return parsed
+
+
+def vllm_args(container: Mapping, *, image_entrypoint: bool = True) -> dict[str, str | None]:
+    """The container's vLLM options (see `parse_vllm_args`); {} when it starts no vLLM server."""
+    line = vllm_command_line(container, image_entrypoint=image_entrypoint)
+    return parse_vllm_args(line) if line is not None else {}
+
+
+def _model_runs_vllm(model: Mapping) -> bool:
+    """A KServe predictor `model` spec served by vLLM: model format or runtime says so, or it
+    asks the Hugging Face server for its vLLM backend."""
+    fmt = get(model, "modelFormat", "name")
+    runtime = model.get("runtime")
+    if isinstance(fmt, str) and fmt.lower() == "vllm":
+        return True
+    if isinstance(runtime, str) and "vllm" in runtime.lower():
+        return True
+    return parse_vllm_args(_tokens(model.get("args"))).get("backend") == "vllm"
+
+
+@dataclass(frozen=True)
+class VllmServer:
+    """One container that starts a vLLM server, with where it sits and its parsed options.
+
+    `runtime_merged` is true for a KServe predictor `model` spec: the ServingRuntime supplies
+    its image, command, volumes and probes, which a resource policy cannot see.
+    """
+
+    path: str
+    podspec: dict
+    container: dict
+    args: dict[str, str | None]
+    runtime_merged: bool = False
+
+    @property
+    def label(self) -> str:
+        """How messages name this container."""
+        return container_label(self.path, self.container)
+
+
+def vllm_servers(resource: Any) -> list[VllmServer]:
+    """Every container of the resource that starts a vLLM server, in document order."""
+    ray = split_type(resource.type)[0] == "ray.io"
+    found = []
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec):
+            line = vllm_command_line(container, image_entrypoint=not ray)
+            if line is not None:
+                found.append(VllmServer(path, podspec, container, parse_vllm_args(line)))
+        model = podspec.get("model")
+        if isinstance(model, dict) and _model_runs_vllm(model):
+            found.append(VllmServer(f"{path}.model", podspec, model_container(model),
+                                    parse_vllm_args(_tokens(model.get("args"))), runtime_merged=True))
+    return found
+
+
+def parallel_size(args: Mapping[str, str | None], flag: str) -> int | None:
+    """A parallelism option (`tensor-parallel-size`, `pipeline-parallel-size`): 1 when absent
+    (vLLM's default, config/parallel.py), None when it is not a positive integer."""
+    if flag not in args:
+        return 1
+    value = as_int(args[flag])
+    return value if value is not None and value > 0 else None

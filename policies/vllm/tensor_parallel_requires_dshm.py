@@ -1,0 +1,118 @@
+"""S4: a vLLM pod with more than one GPU rank needs a bounded, memory-backed /dev/shm.
+
+NCCL and vLLM's multiprocess workers exchange data through /dev/shm; the container runtime
+gives 64Mi, and NCCL then fails with "Error while creating shared memory segment
+/dev/shm/nccl-..." (vllm-project/vllm#1710). The fix is an emptyDir with medium Memory and a
+sizeLimit, mounted at /dev/shm. `hostIPC: true` is the common wrong fix (catalogue row 25): it
+shares the node's IPC namespace. Memory-backed emptyDir pages count against the container's
+memory limit, so the sizeLimit must fit inside it.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import (
+    SHM_PATH,
+    WORKLOAD_TYPES,
+    as_dict,
+    as_list,
+    as_quantity,
+    container_label,
+    containers,
+    gpu_count,
+    pod_specs,
+    resource_value,
+    split_type,
+)
+from policies.vllm.args import is_vllm_container, parallel_size, vllm_args
+
+_FIX = "mount an emptyDir {medium: Memory, sizeLimit: ...} at /dev/shm"
+
+
+def _needs_shm(container: dict, image_entrypoint: bool) -> str | None:
+    """Why the container needs a shared /dev/shm, or None if it runs a single rank."""
+    args = vllm_args(container, image_entrypoint=image_entrypoint)
+    tp = parallel_size(args, "tensor-parallel-size") or 1
+    pp = parallel_size(args, "pipeline-parallel-size") or 1
+    if tp * pp > 1:
+        return f"runs {tp * pp} ranks (tensor parallel {tp} × pipeline parallel {pp})"
+    gpus = gpu_count(container) or 0
+    if gpus > 1:
+        return f"has {gpus} GPUs (resources.limits nvidia.com/gpu)"
+    return None
+
+
+def _shm_volume_name(container: dict) -> str | None:
+    for mount in as_list(container.get("volumeMounts")):
+        path = as_dict(mount).get("mountPath")
+        if isinstance(path, str) and path.rstrip("/") == SHM_PATH:
+            name = mount.get("name")
+            return name if isinstance(name, str) else ""
+    return None
+
+
+def _check_container(podspec: dict, label: str, container: dict, why: str) -> list[str]:
+    volume_name = _shm_volume_name(container)
+    if volume_name is None:
+        return [f"{label}: {why} but nothing is mounted at /dev/shm, where NCCL runs out of the "
+                f"runtime's 64Mi (vllm-project/vllm#1710); {_FIX}"]
+    volumes = {v.get("name"): v for v in as_list(podspec.get("volumes")) if isinstance(v, dict)}
+    volume = volumes.get(volume_name)
+    if volume is None:
+        return [f"{label}: /dev/shm mounts volume {volume_name}, which the pod spec does not define"]
+    empty_dir = volume.get("emptyDir")
+    if not isinstance(empty_dir, dict) or empty_dir.get("medium") != "Memory":
+        return [f"{label}: /dev/shm is volume {volume_name}, which is not an emptyDir with medium "
+                f"Memory; {_FIX}"]
+    size_raw = empty_dir.get("sizeLimit")
+    if size_raw is None:
+        return [f"{label}: the /dev/shm emptyDir {volume_name} has no sizeLimit; its pages count "
+                f"against the container's memory limit, so bound it explicitly"]
+    size = as_quantity(size_raw)
+    if size is None:
+        return [f"{label}: the /dev/shm emptyDir {volume_name} sizeLimit {size_raw!r} is not a quantity"]
+    memory_raw = resource_value(container, "limits", "memory")
+    memory = as_quantity(memory_raw)
+    if memory is not None and size > memory:
+        return [f"{label}: the /dev/shm emptyDir {volume_name} sizeLimit {size_raw} exceeds the "
+                f"container's memory limit {memory_raw}; shared-memory pages count against that "
+                f"limit, so the container is OOM-killed before /dev/shm fills"]
+    return []
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    # Under KubeRay the container command becomes `ray start`, not the image's entrypoint.
+    image_entrypoint = split_type(resource.type)[0] != "ray.io"
+    messages = []
+    for path, podspec in pod_specs(resource):
+        needy = []
+        for container in containers(podspec):
+            if is_vllm_container(container):
+                why = _needs_shm(container, image_entrypoint)
+                if why is not None:
+                    needy.append((container, why))
+        if needy and podspec.get("hostIPC") is True:
+            messages.append(f"{path}.hostIPC: true shares the node's IPC namespace and is the wrong "
+                            f"substitute for a memory-backed /dev/shm (catalogue row 25); {_FIX}")
+        for container, why in needy:
+            messages.extend(_check_container(podspec, container_label(path, container), container, why))
+    return messages
+
+
+POLICY = Policy(
+    name="tensor-parallel-requires-dshm",
+    description=(
+        "A vLLM container with more than one GPU rank must mount a memory-backed, size-limited "
+        "emptyDir at /dev/shm, not rely on hostIPC."
+    ),
+    catalog="S4",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Add a volume `{name: dshm, emptyDir: {medium: Memory, sizeLimit: <size>}}` to the pod spec and "
+        "mount it at /dev/shm in the vLLM container; keep sizeLimit below the container's memory limit "
+        "(it counts against it) and remove hostIPC: true."),
+    config_schema={},
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+)

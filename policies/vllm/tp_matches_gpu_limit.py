@@ -1,0 +1,92 @@
+"""S3: a vLLM pod must hold exactly as many GPUs as the engine has ranks.
+
+vLLM runs one worker per GPU: tensor_parallel_size x pipeline_parallel_size ranks (both
+default 1, config/parallel.py). More GPUs than ranks sit idle and are paid for; fewer and the
+engine fails at startup. Kubernetes also demands that an extended resource's request equal
+its limit, which the API server only reports at apply time.
+
+Multi-node engines (documented simplifications):
+- KubeRay (`ray.io`) with `--distributed-executor-backend ray`: pipeline stages run on other
+  Ray pods, so the container's GPU limit is compared with the tensor-parallel size alone.
+- LeaderWorkerSet with `size` > 1: the ranks spread over `size` pods, so TP x PP must equal
+  the GPU limit x `size`.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, resource_value, split_type
+from policies.vllm.args import VllmServer, parallel_size, vllm_servers
+
+_TP, _PP = "tensor-parallel-size", "pipeline-parallel-size"
+
+
+def _gpus(count: int) -> str:
+    return f"{count} GPU" if count == 1 else f"{count} GPUs"
+
+
+def _ranks(resource: Resource, server: VllmServer, tp: int, pp: int) -> tuple[int, int, str]:
+    """(ranks, pods they spread over, how the message explains them)."""
+    group, kind = split_type(resource.type)
+    if group == "ray.io" and server.args.get("distributed-executor-backend") == "ray":
+        return tp, 1, f"tensor parallel {tp} = {_gpus(tp)} per pod (Ray runs the pipeline stages on other pods)"
+    size = as_int(get(resource.props, "spec", "leaderWorkerTemplate", "size"))
+    if kind == "LeaderWorkerSet" and size is not None and size > 1:
+        return tp * pp, size, f"tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)} over {size} pods"
+    return tp * pp, 1, f"tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)}"
+
+
+def _check_server(resource: Resource, server: VllmServer) -> list[str]:
+    label = server.label
+    tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
+    for flag, size in ((_TP, tp), (_PP, pp)):
+        if size is None:
+            return [f"{label}: --{flag}={server.args[flag]} is not a positive integer"]
+    ranks, pods, explained = _ranks(resource, server, tp, pp)
+    limit_raw = resource_value(server.container, "limits", GPU_RESOURCE)
+    request_raw = resource_value(server.container, "requests", GPU_RESOURCE)
+    limit, request = as_int(limit_raw), as_int(request_raw)
+    messages = []
+    if limit_raw is None:
+        # A ServingRuntime may set the model's resources; only its own resource shows them.
+        if not server.runtime_merged:
+            messages.append(f"{label}: {explained}, but resources.limits has no {GPU_RESOURCE}; "
+                            f"set the limit to the number of ranks")
+        return messages
+    if limit is None:
+        return [f"{label}: resources.limits {GPU_RESOURCE} is {limit_raw!r}, not a whole number"]
+    if limit * pods != ranks:
+        per_pod = f"{limit} per pod" if pods > 1 else f"{limit}"
+        messages.append(f"{label}: {explained}, but resources.limits {GPU_RESOURCE} is {per_pod}; "
+                        f"vLLM runs one rank per GPU, so spare GPUs sit idle and missing ones "
+                        f"stop the engine at startup")
+    if request_raw is not None and request != limit:
+        shown = request if request is not None else repr(request_raw)
+        messages.append(f"{label}: resources.requests {GPU_RESOURCE} is {shown} but resources.limits "
+                        f"{GPU_RESOURCE} is {limit}; an extended resource must request exactly its "
+                        f"limit (the API server rejects the pod)")
+    return messages
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    return [m for server in vllm_servers(resource) for m in _check_server(resource, server)]
+
+
+POLICY = Policy(
+    name="vllm-tp-matches-gpu-limit",
+    description=(
+        "A vLLM container's nvidia.com/gpu limit must equal tensor x pipeline parallel size, and "
+        "its GPU request must equal the limit."
+    ),
+    catalog="S3",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Set resources.limits[\"nvidia.com/gpu\"] (and requests, if set, to the same value) to "
+        "--tensor-parallel-size x --pipeline-parallel-size, or change the parallel sizes to fit the "
+        "GPUs of one node. For multi-node engines use KubeRay with --distributed-executor-backend ray "
+        "or a LeaderWorkerSet whose size covers the pipeline stages."),
+    config_schema={},
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+)

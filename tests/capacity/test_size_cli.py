@@ -1,0 +1,84 @@
+"""`python -m stacks size`: the DESIGN.md flags and --json keys, and clear errors for bad flags."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+JSON_KEYS = {"weights_gib", "activation_gib", "non_torch_gib", "kv_cache_gib", "kv_bytes_per_token", "kv_cache_tokens",
+             "max_concurrency", "fits", "reason"}
+
+
+def size(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stacks", "size", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_json_has_the_contract_keys():
+    proc = size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100", "--max-model-len", "16000", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert JSON_KEYS <= set(out)
+    assert out["kv_bytes_per_token"] == 131072
+    assert out["gpu"] == "H100" and out["fits"] is True
+    assert out["kv_cache_tokens"] == out["num_blocks"] * 16
+
+
+def test_text_form_shows_the_breakdown():
+    proc = size("--model", "qwen3-32b", "--gpu", "L40S", "--tensor-parallel-size", "2", "--max-model-len", "32768")
+    assert proc.returncode == 0, proc.stderr
+    for row in ("total (device)", "- weights", "- activation peak", "- non-torch", "- CUDA graphs", "= KV cache", "max concurrency"):
+        assert row in proc.stdout
+    assert proc.stdout.startswith("Qwen/Qwen3-32B on 2x L40S (44.42 GiB each)")
+
+
+def test_model_config_and_weights_for_a_model_outside_the_catalogue(tmp_path):
+    cfg = {"num_hidden_layers": 28, "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4,
+           "vocab_size": 152064, "intermediate_size": 18944, "max_position_embeddings": 32768, "torch_dtype": "bfloat16"}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    proc = size("--model-config", str(path), "--weights-gib", "14.2", "--gpu-memory-gib", "79.18", "--max-model-len", "32768", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["kv_bytes_per_token"] == 2 * 28 * 4 * 128 * 2
+    assert out["gpu_memory_gib"] == 79.18
+
+
+def test_a_model_that_does_not_fit_is_an_answer_not_an_error():
+    proc = size("--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "L40S", "--json")
+    assert proc.returncode == 0
+    out = json.loads(proc.stdout)
+    assert out["fits"] is False
+    assert out["reason"].startswith("weights need ")
+
+
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "0"], "--tensor-parallel-size = '0': must be a whole number > 0"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-utilization", "1.2"], "--gpu-memory-utilization = '1.2': must be a fraction in (0, 1]"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--kv-cache-dtype", "int3"], "argument --kv-cache-dtype: invalid choice: 'int3'"),
+        (["--model", "llama-3.1-8b", "--gpu", "TPU"], "--gpu = 'TPU': unknown GPU 'TPU'; known: A100-40GB, A100-80GB,"),
+        (["--model", "acme/unknown", "--gpu", "H100"], "--model = 'acme/unknown': model 'acme/unknown' is not in the catalogue"),
+        (["--model", "llama-3.1-8b"], "--gpu: is required (or --gpu-memory-gib)"),
+        (["--model-config", "/nonexistent/config.json", "--weights-gib", "3", "--gpu", "H100"], "--model-config = '/nonexistent/config.json': cannot read: No such file or directory"),
+        (["--model-config", "/dev/null", "--gpu", "H100"], "--weights-gib: is required with --model-config"),
+    ],
+)
+def test_bad_flags_exit_2_naming_the_flag(args, expected):
+    proc = size(*args)
+    assert proc.returncode == 2
+    assert expected in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_config_json_that_is_not_a_model_config(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"hidden_size": 64}))
+    proc = size("--model-config", str(path), "--weights-gib", "1", "--gpu", "H100")
+    assert proc.returncode == 2
+    assert "config.json lacks num_hidden_layers" in proc.stderr

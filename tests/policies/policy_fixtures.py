@@ -1,0 +1,184 @@
+"""Compliant fixtures for the policy tests, shaped as the Pulumi engine sends them.
+
+Every number the engine would send as a float is a float here (2.0, 10.0); Kubernetes
+quantities stay strings. Tests take a fresh copy, apply one mutation, and assert the exact
+messages.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policies.framework import Policy, Resource, evaluate
+
+ISVC_TYPE = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
+DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
+HPA_TYPE = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
+SCALED_OBJECT_TYPE = "kubernetes:keda.sh/v1alpha1:ScaledObject"
+RAY_CLUSTER_TYPE = "kubernetes:ray.io/v1:RayCluster"
+LWS_TYPE = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
+
+_LABELS = {
+    "app.kubernetes.io/name": "chat-8b",
+    "app.kubernetes.io/instance": "chat-8b",
+    "app.kubernetes.io/component": "inference",
+    "app.kubernetes.io/part-of": "llm-serving",
+    "app.kubernetes.io/managed-by": "pulumi",
+}
+
+_VLLM_CONTAINER = {
+    "name": "kserve-container",
+    "image": "vllm/vllm-openai:v0.33.0",
+    "command": ["vllm", "serve"],
+    "args": [
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "--revision=0e9e39f249a16976918f6564b8830bc894c89659",
+        "--served-model-name=chat-8b",
+        "--port=8080",
+        "--tensor-parallel-size=1",
+        "--pipeline-parallel-size=1",
+        "--max-model-len=8192",
+        "--gpu-memory-utilization=0.9",
+        "--max-num-seqs=64",
+        "--max-num-batched-tokens=8192",
+        "--dtype=bfloat16",
+        "--kv-cache-dtype=auto",
+    ],
+    "env": [
+        {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "chat-8b-hf-token", "key": "token"}}},
+        {"name": "VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "value": "75"},
+    ],
+    "ports": [{"containerPort": 8080.0, "name": "http", "protocol": "TCP"}],
+    "resources": {
+        "requests": {"cpu": "8", "memory": "48Gi", "nvidia.com/gpu": "1", "ephemeral-storage": "60Gi"},
+        "limits": {"memory": "48Gi", "nvidia.com/gpu": "1"},
+    },
+    "startupProbe": {"httpGet": {"path": "/health", "port": 8080.0}, "periodSeconds": 10.0, "failureThreshold": 90.0},
+    "readinessProbe": {"httpGet": {"path": "/health", "port": 8080.0}, "periodSeconds": 5.0, "failureThreshold": 3.0},
+    "livenessProbe": {"httpGet": {"path": "/health", "port": 8080.0}, "periodSeconds": 10.0, "failureThreshold": 6.0},
+    "lifecycle": {"preStop": {"sleep": {"seconds": 15.0}}},
+    "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
+}
+
+_ISVC = {
+    "apiVersion": "serving.kserve.io/v1beta1",
+    "kind": "InferenceService",
+    "metadata": {
+        "name": "chat-8b",
+        "namespace": "llm",
+        "labels": _LABELS,
+        "annotations": {
+            "serving.kserve.io/deploymentMode": "RawDeployment",
+            "serving.kserve.io/autoscalerClass": "external",
+        },
+    },
+    "spec": {
+        "predictor": {
+            "minReplicas": 2.0,
+            "maxReplicas": 8.0,
+            "terminationGracePeriodSeconds": 330.0,
+            "nodeSelector": {"karpenter.sh/nodepool": "l40s"},
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}],
+            "containers": [_VLLM_CONTAINER],
+        },
+    },
+}
+
+_HPA = {
+    "apiVersion": "autoscaling/v2",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "chat-8b", "namespace": "llm", "labels": _LABELS},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "chat-8b-predictor"},
+        "minReplicas": 2.0,
+        "maxReplicas": 8.0,
+        "metrics": [{
+            "type": "Pods",
+            "pods": {
+                "metric": {"name": "vllm_num_requests_waiting"},
+                "target": {"type": "AverageValue", "averageValue": "4"},
+            },
+        }],
+    },
+}
+
+_SCALED_OBJECT = {
+    "apiVersion": "keda.sh/v1alpha1",
+    "kind": "ScaledObject",
+    "metadata": {"name": "chat-8b", "namespace": "llm"},
+    "spec": {
+        "scaleTargetRef": {"name": "chat-8b-predictor"},
+        "minReplicaCount": 2.0,
+        "maxReplicaCount": 8.0,
+        "triggers": [{"type": "prometheus", "metadata": {
+            "serverAddress": "http://prometheus.monitoring:9090",
+            "query": "sum(vllm:num_requests_waiting{model_name=\"chat-8b\"})",
+            "threshold": "4"}}],
+    },
+}
+
+
+def isvc_props() -> dict:
+    """A fresh copy of the compliant InferenceService our components render."""
+    return copy.deepcopy(_ISVC)
+
+
+def vllm_container(props: dict) -> dict:
+    """The vLLM container inside an InferenceService's props (to mutate in place)."""
+    return props["spec"]["predictor"]["containers"][0]
+
+
+def set_arg(container: dict, flag: str, value: str | None) -> None:
+    """Replace (value) or drop (None) a `--flag=value` argument of a container."""
+    args = [a for a in container["args"] if not a.startswith(f"--{flag}=")]
+    if value is not None:
+        args.append(f"--{flag}={value}")
+    container["args"] = args
+
+
+def deployment_props() -> dict:
+    """A compliant GPU Deployment running the same vLLM container."""
+    isvc = isvc_props()
+    predictor = isvc["spec"]["predictor"]
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "chat-8b-raw", "namespace": "llm", "labels": _LABELS},
+        "spec": {
+            "replicas": 2.0,
+            "selector": {"matchLabels": {"app.kubernetes.io/instance": "chat-8b"}},
+            "template": {
+                "metadata": {"labels": _LABELS},
+                "spec": {k: predictor[k] for k in ("containers", "volumes", "nodeSelector", "tolerations",
+                                                    "terminationGracePeriodSeconds")},
+            },
+        },
+    }
+
+
+def hpa_props() -> dict:
+    """A compliant autoscaling/v2 HPA on a vLLM queue-depth Pods metric."""
+    return copy.deepcopy(_HPA)
+
+
+def scaled_object_props() -> dict:
+    """A compliant KEDA ScaledObject on a Prometheus vLLM query."""
+    return copy.deepcopy(_SCALED_OBJECT)
+
+
+def resource(type_: str, props: dict, name: str | None = None) -> Resource:
+    """A Resource named after its metadata.name unless `name` is given."""
+    return Resource(type=type_, name=name or props["metadata"]["name"], props=props,
+                    urn=f"urn:pulumi:test::llm-serving::{type_}::{name or props['metadata']['name']}")
+
+
+def isvc(props: dict | None = None) -> Resource:
+    """The InferenceService as a Resource (the compliant one by default)."""
+    return resource(ISVC_TYPE, props if props is not None else isvc_props())
+
+
+def messages(policy: Policy, *resources: Resource, config: dict | None = None) -> list[str]:
+    """The messages one policy reports over the resources, in evaluate's order."""
+    pack_config = {policy.name: config} if config is not None else None
+    return [v.message for v in evaluate(list(resources), pack_config, policies=[policy])]

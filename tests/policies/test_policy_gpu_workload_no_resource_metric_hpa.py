@@ -1,0 +1,132 @@
+"""S6 gpu-workload-no-resource-metric-hpa (stack policy): compliant stack, one mutation per case."""
+
+from policies.autoscaling.gpu_workload_no_resource_metric_hpa import POLICY
+from policies.framework import evaluate
+from policy_fixtures import DEPLOYMENT_TYPE, HPA_TYPE, deployment_props, hpa_props, isvc, isvc_props, messages, resource
+
+WHY = ("vLLM is GPU-bound, so CPU never reaches the target and replicas never scale out; scale on vLLM queue "
+       "depth or KV-cache usage (vllm:num_requests_waiting, vllm:kv_cache_usage_perc)")
+CLASS = "serving.kserve.io/autoscalerClass"
+CPU_METRIC = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization",
+                                                                          "averageUtilization": 80.0}}}
+
+
+def with_class(value):
+    props = isvc_props()
+    annotations = props["metadata"]["annotations"]
+    if value is None:
+        annotations.pop(CLASS)
+    else:
+        annotations[CLASS] = value
+    return props
+
+
+def test_compliant_stack_passes():
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props())) == []
+
+
+def test_default_autoscaler_class_builds_a_cpu_hpa():
+    assert messages(POLICY, isvc(with_class(None))) == [
+        f"metadata.annotations {CLASS} is not set and no custom metric is set, so KServe builds an HPA on "
+        f"80% CPU (DefaultCPUUtilization = 80, kserve.md); {WHY}"]
+
+
+def test_explicit_hpa_class():
+    assert messages(POLICY, isvc(with_class("hpa"))) == [
+        f"metadata.annotations {CLASS} is hpa and no custom metric is set, so KServe builds an HPA on 80% "
+        f"CPU (DefaultCPUUtilization = 80, kserve.md); {WHY}"]
+
+
+def test_scale_metric_memory():
+    props = with_class(None)
+    props["spec"]["predictor"]["scaleMetric"] = "memory"
+    assert messages(POLICY, isvc(props)) == [
+        f"spec.predictor.scaleMetric is memory, so KServe's HPA scales on memory; {WHY}"]
+
+
+def test_hpa_class_drops_custom_metrics():
+    props = with_class("hpa")
+    props["spec"]["predictor"]["autoScaling"] = {"metrics": [{"type": "PodMetric", "podmetric": {
+        "metric": {"backend": "prometheus", "query": "vllm:num_requests_waiting"}}}]}
+    assert messages(POLICY, isvc(props)) == [
+        f"metadata.annotations {CLASS} is hpa, and KServe's HPA drops the PodMetric entries of "
+        f"spec.predictor.autoScaling.metrics (kserve.md), leaving cpu/memory; {WHY}"]
+
+
+def test_hpa_class_with_resource_metrics_only():
+    props = with_class("hpa")
+    props["spec"]["predictor"]["autoScaling"] = {"metrics": [CPU_METRIC]}
+    assert messages(POLICY, isvc(props)) == [
+        f"spec.predictor.autoScaling.metrics has only Resource (cpu/memory) metrics; {WHY}"]
+
+
+def test_predictor_annotation_overrides_the_inference_service_one():
+    props = with_class("hpa")
+    props["spec"]["predictor"]["annotations"] = {CLASS: "external"}
+    assert messages(POLICY, isvc(props)) == []
+
+
+def test_keda_class_needs_a_custom_metric():
+    props = with_class("keda")
+    assert messages(POLICY, isvc(props)) == [
+        f"metadata.annotations {CLASS} is keda but spec.predictor.autoScaling.metrics has no PodMetric or "
+        f"External metric, so KEDA scales on cpu/memory; {WHY}"]
+    props["spec"]["predictor"]["autoScaling"] = {"metrics": [{"type": "External", "external": {
+        "metric": {"backend": "prometheus", "query": "sum(vllm:num_requests_waiting)"}}}]}
+    assert messages(POLICY, isvc(props)) == []
+
+
+def test_cpu_only_inference_service_is_out_of_scope():
+    props = with_class(None)
+    resources = props["spec"]["predictor"]["containers"][0]["resources"]
+    for section in ("limits", "requests"):
+        resources[section].pop("nvidia.com/gpu")
+    assert messages(POLICY, isvc(props)) == []
+
+
+def test_hpa_with_cpu_metric_on_the_predictor():
+    hpa = hpa_props()
+    hpa["spec"]["metrics"] = [CPU_METRIC]
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa)) == [
+        f"scaleTargetRef Deployment/chat-8b-predictor is a GPU workload but every entry of spec.metrics is a "
+        f"Resource metric (cpu); {WHY}"]
+
+
+def test_hpa_without_metrics_defaults_to_cpu():
+    hpa = hpa_props()
+    hpa["spec"].pop("metrics")
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa)) == [
+        f"scaleTargetRef Deployment/chat-8b-predictor is a GPU workload but spec.metrics is empty, so the HPA "
+        f"scales on its default of 80% CPU; {WHY}"]
+
+
+def test_autoscaling_v1_hpa_on_a_gpu_deployment():
+    hpa = {"metadata": {"name": "raw", "namespace": "llm"}, "spec": {
+        "scaleTargetRef": {"kind": "Deployment", "name": "chat-8b-raw"}, "minReplicas": 1.0,
+        "maxReplicas": 3.0, "targetCPUUtilizationPercentage": 80.0}}
+    stack = [resource(DEPLOYMENT_TYPE, deployment_props()),
+             resource("kubernetes:autoscaling/v1:HorizontalPodAutoscaler", hpa)]
+    assert messages(POLICY, *stack) == [
+        f"scaleTargetRef Deployment/chat-8b-raw is a GPU workload but an autoscaling/v1 HPA can only scale on "
+        f"CPU; {WHY}"]
+
+
+def test_cpu_hpa_on_a_workload_in_another_namespace_is_not_matched():
+    hpa = hpa_props()
+    hpa["spec"]["metrics"] = [CPU_METRIC]
+    hpa["metadata"]["namespace"] = "web"
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa)) == []
+
+
+def test_cpu_hpa_on_a_cpu_workload_is_fine():
+    hpa = hpa_props()
+    hpa["spec"]["metrics"] = [CPU_METRIC]
+    hpa["spec"]["scaleTargetRef"]["name"] = "frontend"
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa)) == []
+
+
+def test_finding_is_reported_on_the_hpa_resource():
+    hpa = hpa_props()
+    hpa["spec"]["metrics"] = [CPU_METRIC]
+    violations = evaluate([isvc(), resource(HPA_TYPE, hpa, name="chat-8b-hpa")], policies=[POLICY])
+    assert [(v.resource, v.enforcement, v.catalog) for v in violations] == [("chat-8b-hpa", "mandatory", "S6")]

@@ -1,0 +1,63 @@
+"""G1 image-tag-pinned: one compliant fixture, one mutation per case."""
+
+import pytest
+
+from policies.k8s_generic.image_tag_pinned import POLICY, image_tag
+from policy_fixtures import isvc, isvc_props, messages, vllm_container
+
+FIX = "pin a version tag (ideally a digest, image@sha256:...)"
+
+
+def with_image(image):
+    props = isvc_props()
+    vllm_container(props)["image"] = image
+    return isvc(props)
+
+
+def test_compliant_inference_service_passes():
+    assert messages(POLICY, isvc()) == []
+
+
+def test_digest_is_pinned():
+    assert messages(POLICY, with_image("vllm/vllm-openai@sha256:" + "a" * 64)) == []
+
+
+def test_untagged_image():
+    assert messages(POLICY, with_image("vllm/vllm-openai")) == [
+        f"container kserve-container: image vllm/vllm-openai has no tag, so it pulls :latest, which moves; {FIX}"]
+
+
+def test_registry_port_is_not_a_tag():
+    assert messages(POLICY, with_image("registry.local:5000/vllm/vllm-openai")) == [
+        "container kserve-container: image registry.local:5000/vllm/vllm-openai has no tag, so it pulls "
+        f":latest, which moves; {FIX}"]
+
+
+def test_latest_tag():
+    assert messages(POLICY, with_image("vllm/vllm-openai:latest")) == [
+        f"container kserve-container: image vllm/vllm-openai:latest uses the mutable tag latest; {FIX}"]
+
+
+def test_init_containers_are_checked():
+    props = isvc_props()
+    props["spec"]["predictor"]["initContainers"] = [{"name": "fetch-model", "image": "amazon/aws-cli"}]
+    assert messages(POLICY, isvc(props)) == [
+        f"container fetch-model: image amazon/aws-cli has no tag, so it pulls :latest, which moves; {FIX}"]
+
+
+def test_config_adds_disallowed_tags():
+    config = {"disallowedTags": ["latest", "nightly"]}
+    assert messages(POLICY, with_image("vllm/vllm-openai:nightly"), config=config) == [
+        f"container kserve-container: image vllm/vllm-openai:nightly uses the mutable tag nightly; {FIX}"]
+
+
+@pytest.mark.parametrize("image, tag", [
+    ("vllm/vllm-openai:v0.33.0", "v0.33.0"),
+    ("vllm/vllm-openai", None),
+    ("host:5000/repo", None),
+    ("host:5000/repo:1.2", "1.2"),
+    ("repo@sha256:abc", ""),
+    ("repo:", None),
+])
+def test_image_tag(image, tag):
+    assert image_tag(image) == tag

@@ -1,0 +1,60 @@
+"""policies/__main__.py is well-formed and wires the registry into one PolicyPack, without serving it.
+
+Constructing a real PolicyPack starts a gRPC server and blocks, so these tests either load the
+module under another __name__ or replace PolicyPack with a recorder first.
+"""
+
+import json
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pulumi_policy
+import yaml
+
+from policies import POLICIES
+
+PACK_DIR = Path(__file__).resolve().parents[2] / "policies"
+MAIN = PACK_DIR / "__main__.py"
+
+
+def test_main_compiles():
+    compile(MAIN.read_text(), str(MAIN), "exec")
+
+
+def test_main_imports_without_building_the_pack(monkeypatch):
+    def refuse(**kwargs):
+        raise AssertionError("PolicyPack must only be built when run as __main__")
+    monkeypatch.setattr(pulumi_policy, "PolicyPack", refuse)
+    namespace = runpy.run_path(str(MAIN), run_name="policies_main_under_test")
+    assert callable(namespace["main"])
+
+
+def test_main_builds_the_pack_from_the_registry(monkeypatch):
+    built = {}
+    monkeypatch.setattr(pulumi_policy, "PolicyPack", lambda **kwargs: built.update(kwargs))
+    runpy.run_path(str(MAIN), run_name="__main__")
+    assert built["name"] == "llm-serving"
+    assert built["enforcement_level"] == pulumi_policy.EnforcementLevel.ADVISORY
+    assert [p.name for p in built["policies"]] == [p.name for p in POLICIES]
+
+
+def test_pack_loads_the_way_the_pulumi_runner_loads_it():
+    # `python -m pulumi.policy ADDRESS policies` runs runpy.run_path(<pack dir>) with the pack
+    # directory as the working directory; a recorder stands in for the gRPC server.
+    script = (
+        "import json, runpy, pulumi_policy\n"
+        "pulumi_policy.PolicyPack = lambda **kw: print(json.dumps([p.name for p in kw['policies']]))\n"
+        "runpy.run_path('.', run_name='__main__')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=PACK_DIR, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == [p.name for p in POLICIES]
+
+
+def test_pulumi_policy_yaml():
+    manifest = yaml.safe_load((PACK_DIR / "PulumiPolicy.yaml").read_text())
+    assert manifest["runtime"] == "python"
+    assert manifest["description"].strip()

@@ -1,0 +1,73 @@
+"""S16 llm-startup-probe-budget: one compliant fixture, one mutation per case."""
+
+from policies.vllm.startup_probe_budget import POLICY
+from policy_fixtures import isvc, isvc_props, messages, vllm_container
+
+LABEL = "container kserve-container"
+
+
+def without(*probes):
+    props = isvc_props()
+    for probe in probes:
+        vllm_container(props).pop(probe)
+    return props
+
+
+def test_compliant_inference_service_passes():
+    assert messages(POLICY, isvc()) == []
+
+
+def test_no_startup_probe_and_no_liveness_probe():
+    assert messages(POLICY, isvc(without("startupProbe", "livenessProbe"))) == [
+        f"{LABEL}: no startupProbe; vLLM serves nothing until the model is downloaded, loaded and compiled "
+        f"(vllm.md §3), so add a startupProbe with a budget of at least 600s"]
+
+
+def test_liveness_without_startup_probe():
+    assert messages(POLICY, isvc(without("startupProbe"))) == [
+        f"{LABEL}: livenessProbe without a startupProbe restarts the pod while vLLM is still loading the "
+        f"model (catalogue row 5); add a startupProbe with a budget of at least 600s"]
+
+
+def test_short_budget():
+    props = isvc_props()
+    vllm_container(props)["startupProbe"]["failureThreshold"] = 30.0
+    assert messages(POLICY, isvc(props)) == [
+        f"{LABEL}: startupProbe budget is 300s (initialDelaySeconds 0 + failureThreshold 30 × periodSeconds "
+        f"10), below the minimum 600s for model download, weight load and compile (cold_start.md §7)"]
+
+
+def test_kubernetes_defaults_fill_unset_probe_fields():
+    props = isvc_props()
+    vllm_container(props)["startupProbe"] = {"httpGet": {"path": "/health", "port": 8080.0}}
+    assert messages(POLICY, isvc(props)) == [
+        f"{LABEL}: startupProbe budget is 30s (initialDelaySeconds 0 + failureThreshold 3 × periodSeconds "
+        f"10), below the minimum 600s for model download, weight load and compile (cold_start.md §7)"]
+
+
+def test_initial_delay_counts_towards_the_budget():
+    props = isvc_props()
+    probe = vllm_container(props)["startupProbe"]
+    probe["failureThreshold"] = 30.0
+    probe["initialDelaySeconds"] = 300.0
+    assert messages(POLICY, isvc(props)) == []
+
+
+def test_no_readiness_probe():
+    assert messages(POLICY, isvc(without("readinessProbe"))) == [
+        f"{LABEL}: no readinessProbe; without one the pod stays in the Service after the engine dies "
+        f"(GET /health then returns 503, vllm.md §3)"]
+
+
+def test_config_raises_the_minimum_budget():
+    assert messages(POLICY, isvc(), config={"minBudgetSeconds": 1200}) == [
+        f"{LABEL}: startupProbe budget is 900s (initialDelaySeconds 0 + failureThreshold 90 × periodSeconds "
+        f"10), below the minimum 1200s for model download, weight load and compile (cold_start.md §7)"]
+
+
+def test_serving_runtime_model_spec_is_left_to_the_runtime():
+    props = isvc_props()
+    predictor = props["spec"]["predictor"]
+    predictor["containers"] = []
+    predictor["model"] = {"modelFormat": {"name": "vLLM"}, "args": ["--max-model-len=8192"]}
+    assert messages(POLICY, isvc(props)) == []

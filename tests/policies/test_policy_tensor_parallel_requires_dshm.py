@@ -1,0 +1,109 @@
+"""S4 tensor-parallel-requires-dshm: one compliant fixture, one mutation per case."""
+
+from policies.vllm.tensor_parallel_requires_dshm import POLICY
+from policy_fixtures import RAY_CLUSTER_TYPE, isvc, isvc_props, messages, resource, set_arg, vllm_container
+
+FIX = "mount an emptyDir {medium: Memory, sizeLimit: ...} at /dev/shm"
+LABEL = "container kserve-container"
+TP2 = "runs 2 ranks (tensor parallel 2 × pipeline parallel 1)"
+
+
+def tp2_props():
+    """The fixture with tensor parallel 2 on 2 GPUs: the case that needs /dev/shm."""
+    props = isvc_props()
+    container = vllm_container(props)
+    set_arg(container, "tensor-parallel-size", "2")
+    for section in ("limits", "requests"):
+        container["resources"][section]["nvidia.com/gpu"] = "2"
+    return props
+
+
+def test_compliant_tensor_parallel_service_passes():
+    assert messages(POLICY, isvc(tp2_props())) == []
+
+
+def test_single_gpu_service_needs_no_shm():
+    props = isvc_props()
+    vllm_container(props).pop("volumeMounts")
+    props["spec"]["predictor"].pop("volumes")
+    assert messages(POLICY, isvc(props)) == []
+
+
+def test_missing_mount():
+    props = tp2_props()
+    vllm_container(props).pop("volumeMounts")
+    assert messages(POLICY, isvc(props)) == [
+        f"{LABEL}: {TP2} but nothing is mounted at /dev/shm, where NCCL runs out of the runtime's 64Mi "
+        f"(vllm-project/vllm#1710); {FIX}"]
+
+
+def test_gpu_limit_above_one_needs_shm_even_without_tp_flags():
+    props = isvc_props()
+    container = vllm_container(props)
+    container.pop("volumeMounts")
+    for section in ("limits", "requests"):
+        container["resources"][section]["nvidia.com/gpu"] = 4.0
+    assert messages(POLICY, isvc(props)) == [
+        f"{LABEL}: has 4 GPUs (resources.limits nvidia.com/gpu) but nothing is mounted at /dev/shm, where "
+        f"NCCL runs out of the runtime's 64Mi (vllm-project/vllm#1710); {FIX}"]
+
+
+def test_host_ipc_is_the_wrong_substitute():
+    props = tp2_props()
+    vllm_container(props).pop("volumeMounts")
+    props["spec"]["predictor"]["hostIPC"] = True
+    assert messages(POLICY, isvc(props)) == [
+        f"{LABEL}: {TP2} but nothing is mounted at /dev/shm, where NCCL runs out of the runtime's 64Mi "
+        f"(vllm-project/vllm#1710); {FIX}",
+        "spec.predictor.hostIPC: true shares the node's IPC namespace and is the wrong substitute for a "
+        f"memory-backed /dev/shm (catalogue row 25); {FIX}",
+    ]
+
+
+def test_mount_of_undefined_volume():
+    props = tp2_props()
+    props["spec"]["predictor"]["volumes"] = []
+    assert messages(POLICY, isvc(props)) == [
+        f"{LABEL}: /dev/shm mounts volume dshm, which the pod spec does not define"]
+
+
+def test_disk_backed_emptydir():
+    props = tp2_props()
+    props["spec"]["predictor"]["volumes"][0]["emptyDir"].pop("medium")
+    assert messages(POLICY, isvc(props)) == [
+        f"{LABEL}: /dev/shm is volume dshm, which is not an emptyDir with medium Memory; {FIX}"]
+
+
+def test_missing_size_limit():
+    props = tp2_props()
+    props["spec"]["predictor"]["volumes"][0]["emptyDir"].pop("sizeLimit")
+    assert messages(POLICY, isvc(props)) == [
+        f"{LABEL}: the /dev/shm emptyDir dshm has no sizeLimit; its pages count against the container's "
+        f"memory limit, so bound it explicitly"]
+
+
+def test_size_limit_above_memory_limit():
+    props = tp2_props()
+    props["spec"]["predictor"]["volumes"][0]["emptyDir"]["sizeLimit"] = "64Gi"
+    assert messages(POLICY, isvc(props)) == [
+        f"{LABEL}: the /dev/shm emptyDir dshm sizeLimit 64Gi exceeds the container's memory limit 48Gi; "
+        f"shared-memory pages count against that limit, so the container is OOM-killed before /dev/shm fills"]
+
+
+def test_size_limit_equal_to_memory_limit_in_other_units_passes():
+    props = tp2_props()
+    props["spec"]["predictor"]["volumes"][0]["emptyDir"]["sizeLimit"] = "49152Mi"
+    assert messages(POLICY, isvc(props)) == []
+
+
+def test_ray_worker_with_several_gpus_needs_shm():
+    worker = {"name": "ray-worker", "image": "vllm/vllm-openai:v0.33.0",
+              "resources": {"limits": {"nvidia.com/gpu": 8.0, "memory": "400Gi"}}}
+    props = {"metadata": {"name": "big"}, "spec": {
+        "headGroupSpec": {"template": {"spec": {"containers": [
+            {"name": "ray-head", "image": "vllm/vllm-openai:v0.33.0"}]}}},
+        "workerGroupSpecs": [{"template": {"spec": {"containers": [worker]}}}]}}
+    assert messages(POLICY, resource(RAY_CLUSTER_TYPE, props)) == [
+        "spec.workerGroupSpecs[0].template.spec container ray-worker: has 8 GPUs (resources.limits "
+        "nvidia.com/gpu) but nothing is mounted at /dev/shm, where NCCL runs out of the runtime's 64Mi "
+        f"(vllm-project/vllm#1710); {FIX}"]
