@@ -11,6 +11,8 @@ from policies.framework import Policy
 from policies.k8s_generic import image_tag_pinned, no_literal_secret_env
 from policies.vllm import (
     gpu_memory_utilization_bounds,
+    kv_cache_headroom,
+    max_model_len_fits_kv_cache,
     startup_probe_budget,
     tensor_parallel_requires_dshm,
     tp_matches_gpu_limit,
@@ -32,6 +34,8 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 POLICIES: tuple[Policy, ...] = _collect(
     gpu_memory_utilization_bounds.POLICY,
+    kv_cache_headroom.POLICY,
+    max_model_len_fits_kv_cache.POLICY,
     tp_matches_gpu_limit.POLICY,
     tensor_parallel_requires_dshm.POLICY,
     no_scale_to_zero.POLICY,

@@ -72,7 +72,7 @@ def memory_breakdown(m: Mapping[str, Any]) -> list[str]:
     """The per-GPU budget as a small table (shared by `plan` and `size`)."""
     rows = [
         ("total (device)", f"{m['gpu_memory_gib']:.2f}"),
-        ("budget (x utilization)", f"{m['budget_gib']:.2f}"),
+        (f"budget (x {m['gpu_memory_utilization']:g})", f"{m['budget_gib']:.2f}"),
         ("- weights", f"{m['weights_gib']:.2f}"),
         ("- activation peak", f"{m['activation_gib']:.2f}"),
         ("- non-torch", f"{m['non_torch_gib']:.2f}"),
@@ -80,6 +80,7 @@ def memory_breakdown(m: Mapping[str, Any]) -> list[str]:
         ("= KV cache", f"{m['kv_cache_gib']:.2f}"),
     ]
     lines = _table(["per GPU", "GiB"], rows)
+    lines.append(f"accounting of vLLM {m['accounting']}")
     lines.append(
         f"KV: {m['kv_bytes_per_token']:,} B/token, {m['kv_cache_tokens']:,} tokens, "
         f"max concurrency {m['max_concurrency']:.2f}x at {m['max_model_len']:,} tokens"

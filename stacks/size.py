@@ -33,8 +33,8 @@ def add_size_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu-memory-gib", type=_number("--gpu-memory-gib"), help="total memory the device reports, GiB")
     p.add_argument("--tensor-parallel-size", type=_integer("--tensor-parallel-size"), default=1)
     p.add_argument("--pipeline-parallel-size", type=_integer("--pipeline-parallel-size"), default=1)
-    p.add_argument("--gpu-memory-utilization", type=_fraction("--gpu-memory-utilization"), default=0.92,
-                   help="fraction of total GPU memory (default 0.92, vLLM 0.33's default)")
+    p.add_argument("--gpu-memory-utilization", type=_fraction("--gpu-memory-utilization"), default=None,
+                   help="fraction of total GPU memory (default: the release's, 0.92 from vLLM 0.20, 0.90 before)")
     p.add_argument("--max-model-len", type=_integer("--max-model-len"), help="default: the model's max_position_embeddings")
     p.add_argument("--max-num-seqs", type=_integer("--max-num-seqs"), help="default: vLLM's hardware default")
     p.add_argument("--max-num-batched-tokens", type=_integer("--max-num-batched-tokens"), help="default: vLLM's hardware default")
@@ -43,6 +43,8 @@ def add_size_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kv-cache-dtype", choices=_KV_DTYPES, default="auto")
     p.add_argument("--quantization", choices=_QUANT, default=None)
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs (nothing reserved for them)")
+    p.add_argument("--vllm-version", type=_version, default=None,
+                   help="vLLM release whose accounting to follow, e.g. 0.33.0 (default: unknown, the most conservative)")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
 
 
@@ -69,6 +71,14 @@ def _number(flag: str):
 
 def _fraction(flag: str):
     return _typed(flag, float, lambda v: 0 < v <= 1, "must be a fraction in (0, 1]")
+
+
+def _version(text: str) -> str:
+    from components.capacity.memory import accounting_for
+
+    if accounting_for(text) is None:
+        raise argparse.ArgumentTypeError(f"--vllm-version = {text!r}: must be a release number such as 0.33.0")
+    return text
 
 
 def _load_model(args: argparse.Namespace):
@@ -127,6 +137,7 @@ def run_size(args: argparse.Namespace) -> int:
         kv_cache_dtype=args.kv_cache_dtype,
         quantization=args.quantization,
         enforce_eager=args.enforce_eager,
+        vllm_version=args.vllm_version,
     )
     plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine)
     figures = {"model": model.hf_id, **plan.as_dict()}

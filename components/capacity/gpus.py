@@ -29,6 +29,11 @@ for _key, _entry in GPUS.items():
         _INDEX.setdefault(_norm(_entry["karpenter_gpu_name"]), _key)
 
 
+# SXM parts whose GPUs talk over NVLink on AWS (p4d/p4de, p5/p5e/p5en, p6): vLLM's custom
+# all-reduce then holds per-rank buffers (components.capacity.memory.non_torch_bytes).
+NVLINK_GPUS = frozenset({"A100-40GB", "A100-80GB", "H100", "H200", "B200", "B300"})
+
+
 def gpu_names() -> list[str]:
     """Canonical GPU names, sorted."""
     return sorted(GPUS)
@@ -39,9 +44,10 @@ def find_gpu(name: str, memory_gib: Optional[float] = None) -> Gpu:
     key = _INDEX.get(_norm(name))
     if key is None:
         if memory_gib is not None:
-            return Gpu(name=name, memory_gib=float(memory_gib))
+            # An unnamed device: datacenter-sized memory is taken as NVLink-connected (the larger overhead).
+            return Gpu(name=name, memory_gib=float(memory_gib), nvlink=float(memory_gib) >= 70)
         raise UnknownGpu(f"unknown GPU {name!r}; known: {', '.join(gpu_names())} (or give --gpu-memory-gib)")
-    return Gpu(name=key, memory_gib=float(memory_gib if memory_gib is not None else GPUS[key]["memory_gib"]))
+    return Gpu(name=key, memory_gib=float(memory_gib if memory_gib is not None else GPUS[key]["memory_gib"]), nvlink=key in NVLINK_GPUS)
 
 
 def instance_gpu(instance_type: str) -> tuple[Gpu, int]:

@@ -1,49 +1,72 @@
 """vLLM V1's GPU memory accounting, done before a GPU exists.
 
-Per GPU (every TP/PP rank profiles its own device), vLLM 0.33 sizes the KV cache as
+Per GPU (every TP/PP rank profiles its own device), vLLM sizes the KV cache as
 
     kv = total_memory x gpu_memory_utilization
          - weights            (this rank's share of the checkpoint, plus the rotary cache)
-         - peak activation    (profile run: a forward pass of max_num_batched_tokens tokens,
-                               then a sampler pass over min(max_num_seqs, tokens) rows x vocab)
-         - non-torch memory   (CUDA context growth, cuBLAS/NCCL workspaces; grows with TP)
-         - CUDA graph memory  (estimated and reserved before the KV cache since v0.21)
+         - peak activation    (profile run: a forward pass of max_num_batched_tokens tokens, then
+                               the sampler warm-up over min(max_num_seqs, tokens) rows x vocab)
+         - non-torch memory   (CUDA context growth, cuBLAS/NCCL/all-reduce buffers; grows with TP)
+         - CUDA graph memory  (estimated and reserved before the KV cache from vLLM 0.20 on)
 
-(shared/reference/vllm_memory_model.md sections 1-2 and 8, read from vllm/v1/worker/gpu_worker.py
-and vllm/utils/mem_utils.py). The KV cache is then cut into blocks of ``block_size`` tokens whose
-size follows from the layers on this rank, the KV heads on this rank (at least one: heads are
-replicated when TP exceeds them), head_dim and the cache dtype (section 3-6 of the same note).
+(shared/reference/vllm_memory_model.md sections 1-2 and 8; vllm/v1/worker/gpu_worker.py
+determine_available_memory, gpu_model_runner.py profile_run / _dummy_sampler_run). The KV cache
+is then cut into blocks of ``block_size`` tokens whose size follows from the layers on this rank,
+the KV heads on this rank (at least one: heads are replicated when TP exceeds them), head_dim
+and the cache dtype (same note, sections 3-6).
 
-The empirical constants (activation multipliers, non-torch and graph estimates) are fitted to
-real startup logs and biased to the safe side: predicting less KV cache than vLLM finds costs
-some concurrency, predicting more costs an OOM at start-up.
+What the profile run costs changed between releases, so the non-KV terms come from an
+:class:`Accounting` per release range. The sampler warm-up dominates the activation peak: its
+bytes per (row x vocab) logit were 38.3 on the PyTorch sort path (default of 0.12-0.16, and of
+0.10-0.11 wheels without FlashInfer) and 14-15 on the FlashInfer/Triton path (0.17 on); CUDA graph
+memory is reserved up front from 0.20. The constants were read from vLLM's source and fitted to
+the real startup logs in tests/capacity/data/vllm_startup_logs.csv (the calibration test shows
+the residuals). When the release is unknown the plan takes whichever accounting leaves the smaller
+KV cache: predicting less cache than vLLM finds costs some concurrency, predicting more costs an
+OOM at start-up.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+import re
+from dataclasses import asdict, dataclass, field, replace
 from typing import Optional
 
 from components.capacity.architecture import GIB, Architecture, LayerGroup
 
-# --- empirical constants, fitted on the startup logs in tests/capacity/data (see calibration test) ---
 
-# Sampler warm-up: float32 logits of S rows x vocab, and the copies top-k/top-p sorting, softmax,
-# cumulative sums and the random draw make of them (vllm/v1/sample/ops/topk_topp_sampler.py).
-SAMPLER_LOGIT_COPIES = 8.0
-# Forward pass of T tokens: the widest live tensors are the fused gate/up projection output
-# (2 x intermediate), the activation output (1 x intermediate) and a few hidden-size buffers.
-FORWARD_INTERMEDIATE_COPIES = 3.0
-FORWARD_HIDDEN_COPIES = 6.0
-# Non-torch memory on one GPU (CUDA context growth after the baseline snapshot, cuBLAS workspaces);
-# with TP > 1 NCCL and the custom all-reduce add buffers per rank.
-NON_TORCH_SINGLE_GIB = 0.20
-NON_TORCH_TP_BASE_GIB = 0.45
-NON_TORCH_TP_PER_RANK_GIB = 0.06
-# CUDA graph memory that vLLM >= 0.21 estimates and reserves before the KV cache.
-CUDA_GRAPH_BASE_GIB = 0.10
-CUDA_GRAPH_PER_LAYER_GIB = 0.006
+@dataclass(frozen=True)
+class Accounting:
+    """How one range of vLLM releases charges the memory that is not weights or KV cache."""
+
+    releases: str
+    sampler_bytes_per_logit: float
+    reserves_cuda_graphs: bool
+    non_torch_single_gpu_gib: float
+    non_torch_tensor_parallel_gib: float  # per rank with TP > 1 on NVLink parts
+    default_utilization: float
+    # Allocator slack above the modelled tensors of the profile run.
+    activation_slack_gib: float = 0.05
+
+
+# 0.8-0.16: PyTorch top-k/top-p sort in the sampler warm-up (fits o26/o27 and the llm-d-benchmark
+# H100 logs to 0.03 GiB); NCCL setup still inside the budget; graphs captured after the KV cache.
+SORT_SAMPLER = Accounting("0.8-0.16", 38.3, False, 0.15, 0.60, 0.90)
+# 0.17-0.19: FlashInfer/Triton sampler; graphs still not reserved (0.19 H100 sweep: TP1 rows
+# within 0.1 GiB; TP > 1 adds about 2 GiB of non-torch memory per rank).
+FAST_SAMPLER = Accounting("0.17-0.19", 14.9, False, 0.25, 2.0, 0.90)
+# 0.20-0.33: CUDA graph memory estimated and subtracted (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS
+# defaults to 1), gpu_memory_utilization default 0.92 (config/cache.py).
+RESERVED_GRAPHS = replace(FAST_SAMPLER, releases="0.20-0.33", reserves_cuda_graphs=True, default_utilization=0.92)
+ACCOUNTINGS = (SORT_SAMPLER, FAST_SAMPLER, RESERVED_GRAPHS)
+
+# CUDA graph pool per rank: a fixed part plus a part per layer on the rank (0.19 sweep: Llama-8B
+# 0.91 GiB, PP2 0.65, PP4 0.51, Qwen2.5-72B TP2 1.61); MoE kernels with many experts add more.
+NON_TORCH_PCIE_TP_GIB = 0.35
+CUDA_GRAPH_BASE_GIB = 0.35
+CUDA_GRAPH_PER_LAYER_GIB = 0.017
+CUDA_GRAPH_MANY_EXPERTS_GIB = 0.6
 
 _KV_DTYPE_BYTES = {"fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_ds_mla": 1, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4}
 # Weight bits per parameter of linear layers under a quantization method (embeddings stay 16-bit).
@@ -57,6 +80,9 @@ class Gpu:
 
     name: str
     memory_gib: float
+    # NVLink-connected (SXM) parts: TP > 1 uses vLLM's custom all-reduce, whose buffers count
+    # as non-torch memory; PCIe cards (L40S, L4, A10G, RTX) fall back to plain NCCL.
+    nvlink: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,7 +91,8 @@ class EngineArgs:
 
     tensor_parallel_size: int = 1
     pipeline_parallel_size: int = 1
-    gpu_memory_utilization: float = 0.92  # vLLM 0.33 default (config/cache.py, shared/reference/vllm.md)
+    # None: the release's default (0.92 from 0.20, config/cache.py; 0.90 before).
+    gpu_memory_utilization: Optional[float] = None
     max_model_len: Optional[int] = None
     max_num_seqs: Optional[int] = None
     max_num_batched_tokens: Optional[int] = None
@@ -74,6 +101,19 @@ class EngineArgs:
     kv_cache_dtype: str = "auto"
     quantization: Optional[str] = None
     enforce_eager: bool = False
+    # The vLLM release ("0.33.0"); None: unknown, size with the most conservative accounting.
+    vllm_version: Optional[str] = None
+
+
+def accounting_for(version: Optional[str]) -> Optional[Accounting]:
+    """The accounting of a vLLM release ("0.33.0", "v0.10.1.1"); None when it cannot be read."""
+    match = re.match(r"^v?(\d+)\.(\d+)", version or "")
+    if not match:
+        return None
+    major, minor = int(match.group(1)), int(match.group(2))
+    if major >= 1 or minor >= 20:
+        return RESERVED_GRAPHS
+    return FAST_SAMPLER if minor >= 17 else SORT_SAMPLER
 
 
 @dataclass(frozen=True)
@@ -99,6 +139,8 @@ class MemoryPlan:
     max_concurrency: float
     fits: bool
     reason: str
+    gpu_memory_utilization: float = 0.0
+    accounting: str = ""
     notes: tuple[str, ...] = field(default=())
 
     def as_dict(self) -> dict:
@@ -166,46 +208,73 @@ def _kv_dtype_bytes(arch: Architecture, args: EngineArgs) -> int:
     return arch.dtype_bytes
 
 
-def activation_bytes(arch: Architecture, tokens: int, seqs: int, tp: int) -> float:
-    """Peak torch memory of the profile run above the weights (forward of ``tokens``, then the sampler)."""
+def activation_bytes(arch: Architecture, tokens: int, seqs: int, tp: int, acc: Accounting) -> float:
+    """Peak torch memory of the profile run above the weights.
+
+    The forward pass of ``tokens`` frees its intermediates before the sampler warm-up, so the
+    peak is the larger of the two; the batch's hidden states stay alive through sampling. Only
+    min(max_num_seqs, tokens) rows reach the LM head and the sampler (never tokens x vocab).
+    Fused MoE kernels add a workspace per routed token (not for MXFP4, whose kernels keep none).
+    """
     b = arch.dtype_bytes
     inter = arch.moe_intermediate_size * max(1, arch.experts_per_token) if arch.num_experts else arch.intermediate_size
-    forward = tokens * (FORWARD_INTERMEDIATE_COPIES * inter / tp + FORWARD_HIDDEN_COPIES * arch.hidden_size) * b
+    forward = tokens * (3 * inter / tp + 4 * arch.hidden_size) * b
     rows = min(seqs, tokens)
-    # The LM head is vocab-parallel, but logits are gathered to full vocab on every rank before sampling.
-    sampler = SAMPLER_LOGIT_COPIES * rows * arch.vocab_size * 4
-    return forward + sampler
+    sampler = acc.sampler_bytes_per_logit * rows * arch.vocab_size + 2 * tokens * arch.hidden_size
+    moe = 0.0
+    if arch.num_experts and arch.quant_method != "mxfp4":
+        moe = 2 * tokens * arch.experts_per_token * (3 * arch.moe_intermediate_size / tp + arch.hidden_size)
+    return max(forward, sampler) + moe + acc.activation_slack_gib * GIB
 
 
-def non_torch_bytes(tp: int) -> float:
-    """CUDA context growth and library workspaces; NCCL/custom all-reduce buffers with TP > 1."""
+def non_torch_bytes(tp: int, gpu: Gpu, acc: Accounting) -> float:
+    """CUDA context growth and library workspaces; all-reduce buffers with TP > 1."""
     if tp <= 1:
-        return NON_TORCH_SINGLE_GIB * GIB
-    return (NON_TORCH_TP_BASE_GIB + NON_TORCH_TP_PER_RANK_GIB * tp) * GIB
+        return acc.non_torch_single_gpu_gib * GIB
+    if gpu.nvlink:
+        return acc.non_torch_tensor_parallel_gib * GIB
+    # PCIe TP (o16: L40S TP2 logged 0.30 GiB; fb01: L40S TP4 about as much).
+    return NON_TORCH_PCIE_TP_GIB * GIB
 
 
-def cuda_graph_bytes(arch: Architecture, args: EngineArgs, pp: int) -> float:
-    """The CUDA graph pool vLLM 0.33 reserves before sizing the KV cache (0 with enforce_eager)."""
-    if args.enforce_eager:
+def cuda_graph_bytes(arch: Architecture, args: EngineArgs, acc: Accounting) -> float:
+    """The CUDA graph pool reserved before sizing the KV cache (0.20 on; 0 with enforce_eager)."""
+    if args.enforce_eager or not acc.reserves_cuda_graphs:
         return 0.0
-    layers = math.ceil(arch.num_layers / pp)
-    return (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers) * GIB
+    layers = math.ceil(arch.num_layers / args.pipeline_parallel_size)
+    many_experts = CUDA_GRAPH_MANY_EXPERTS_GIB if arch.num_experts >= 32 else 0.0
+    return (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers + many_experts) * GIB
 
 
 def plan_memory(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArgs) -> MemoryPlan:
-    """Predict vLLM's per-GPU memory budget and the KV cache it leaves for ``arch`` on ``gpu``."""
+    """Predict vLLM's per-GPU memory budget and the KV cache it leaves for ``arch`` on ``gpu``.
+
+    With a known ``args.vllm_version`` that release's accounting is used; otherwise every
+    accounting is tried and the one leaving the smallest KV cache wins (the safe side).
+    """
+    acc = accounting_for(args.vllm_version)
+    if acc is not None:
+        return _plan(arch, checkpoint_bytes, gpu, args, acc)
+    plans = [_plan(arch, checkpoint_bytes, gpu, args, a) for a in ACCOUNTINGS]
+    worst = min(plans, key=lambda p: (p.kv_cache_gib, p.kv_cache_tokens))
+    note = f"vLLM release unknown: sized with the {worst.accounting} accounting, the most conservative"
+    return replace(worst, notes=(note, *worst.notes))
+
+
+def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArgs, acc: Accounting) -> MemoryPlan:
     tp, pp = args.tensor_parallel_size, args.pipeline_parallel_size
     hw_tokens, hw_seqs = hardware_batch_defaults(gpu)
     max_model_len = args.max_model_len or arch.max_position_embeddings
     seqs = args.max_num_seqs or hw_seqs
     tokens = args.max_num_batched_tokens or hw_tokens
+    utilization = args.gpu_memory_utilization if args.gpu_memory_utilization is not None else acc.default_utilization
     notes = []
 
-    budget = gpu.memory_gib * GIB * args.gpu_memory_utilization
+    budget = gpu.memory_gib * GIB * utilization
     weights = weights_per_gpu_bytes(arch, checkpoint_bytes, args)
-    activation = activation_bytes(arch, tokens, seqs, tp)
-    non_torch = non_torch_bytes(tp)
-    graphs = cuda_graph_bytes(arch, args, pp)
+    activation = activation_bytes(arch, tokens, seqs, tp, acc)
+    non_torch = non_torch_bytes(tp, gpu, acc)
+    graphs = cuda_graph_bytes(arch, args, acc)
     kv = budget - weights - activation - non_torch - graphs
 
     per_layer = kv_bytes_per_token_per_layer(arch, args)
@@ -227,7 +296,7 @@ def plan_memory(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: Eng
 
     if weights >= budget:
         fits, reason = False, (
-            f"weights need {weights / GIB:.2f} GiB per GPU but {args.gpu_memory_utilization:g} x {gpu.memory_gib:.2f} GiB "
+            f"weights need {weights / GIB:.2f} GiB per GPU but {utilization:g} x {gpu.memory_gib:.2f} GiB "
             f"= {budget / GIB:.2f} GiB is the budget; raise tensorParallelSize, quantize, or use a bigger GPU"
         )
     elif kv <= 0:
@@ -265,6 +334,8 @@ def plan_memory(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: Eng
         max_concurrency=max_concurrency,
         fits=fits,
         reason=reason,
+        gpu_memory_utilization=utilization,
+        accounting=acc.releases,
         notes=tuple(notes),
     )
 

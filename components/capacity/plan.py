@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -140,7 +141,15 @@ def engine_args(m: ModelConfig, max_num_seqs: Optional[int], max_num_batched_tok
         kv_cache_dtype=e.kv_cache_dtype,
         quantization=e.quantization,
         enforce_eager=e.enforce_eager,
+        vllm_version=image_version(m.image),
     )
+
+
+def image_version(image: str) -> Optional[str]:
+    """The vLLM release an image tag names (vllm/vllm-openai:v0.33.0 -> 0.33.0); None for digests or other tags."""
+    tag = image.rsplit("@", 1)[0].rsplit("/", 1)[-1].partition(":")[2]
+    match = re.match(r"^v?(\d+\.\d+(\.\d+)?)", tag)
+    return match.group(1) if match else None
 
 
 def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", base_dir: Optional[Path] = None) -> ServingPlan:

@@ -1,0 +1,96 @@
+"""The capacity plan of a vLLM container, recomputed from what the policy sees.
+
+The model comes from the command line (first positional token, or --model), the GPU type from
+the pod's node selection (Karpenter's karpenter.k8s.aws/instance-gpu-name label, or the
+llm-serving.io/gpu annotation the components write), and the engine flags from the parsed
+arguments; components.capacity then runs vLLM's memory accounting. Containers whose model or
+GPU the catalogue does not know are not applicable (the policy says nothing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from components.capacity.architecture import ArchitectureError
+from components.capacity.gpus import UnknownGpu, find_gpu
+from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
+from components.capacity.models import CatalogModel, UnknownModel, find_model
+from components.capacity.plan import image_version
+from policies.kube import annotations, as_float, as_int, get
+from policies.vllm.args import VllmServer, vllm_command_line
+
+GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
+GPU_ANNOTATION = "llm-serving.io/gpu"
+# vLLM 0.33 default (config/cache.py CacheConfig.gpu_memory_utilization).
+DEFAULT_UTILIZATION = 0.92
+
+
+@dataclass(frozen=True)
+class ServerPlan:
+    """A vLLM container's model, GPU and predicted memory plan."""
+
+    model: CatalogModel
+    model_id: str
+    gpu: Gpu
+    plan: MemoryPlan
+
+
+def served_model(server: VllmServer) -> Optional[str]:
+    """The model a vLLM container serves: `--model`, or the first positional token of `vllm serve`."""
+    if server.args.get("model"):
+        return server.args["model"]
+    line = vllm_command_line(server.container) or []
+    if line and not line[0].startswith("-"):
+        return line[0]
+    return None
+
+
+def gpu_type(resource: Any, server: VllmServer) -> Optional[Gpu]:
+    """The GPU the pod is pinned to, when the node selection or our annotation names one."""
+    name = get(server.podspec, "nodeSelector", GPU_NAME_LABEL) or annotations(resource.props).get(GPU_ANNOTATION)
+    if not isinstance(name, str) or not name:
+        return None
+    try:
+        return find_gpu(name)
+    except UnknownGpu:
+        return None
+
+
+def _int_flag(args: dict, flag: str) -> Optional[int]:
+    value = as_int(args.get(flag)) if flag in args else None
+    return value if value and value > 0 else None
+
+
+def server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
+    """The memory plan of one vLLM container, or None when the model or GPU is unknown."""
+    model_id = served_model(server)
+    gpu = gpu_type(resource, server)
+    if not model_id or gpu is None:
+        return None
+    try:
+        model = find_model(model_id)
+    except (UnknownModel, ArchitectureError):
+        return None
+    a = server.args
+    utilization = as_float(a.get("gpu-memory-utilization")) if "gpu-memory-utilization" in a else DEFAULT_UTILIZATION
+    engine = EngineArgs(
+        tensor_parallel_size=_int_flag(a, "tensor-parallel-size") or 1,
+        pipeline_parallel_size=_int_flag(a, "pipeline-parallel-size") or 1,
+        gpu_memory_utilization=utilization if utilization and 0 < utilization <= 1 else DEFAULT_UTILIZATION,
+        max_model_len=_int_flag(a, "max-model-len"),
+        max_num_seqs=_int_flag(a, "max-num-seqs"),
+        max_num_batched_tokens=_int_flag(a, "max-num-batched-tokens"),
+        block_size=_int_flag(a, "block-size") or 16,
+        dtype=a.get("dtype") or "auto",
+        kv_cache_dtype=a.get("kv-cache-dtype") or "auto",
+        quantization=a.get("quantization"),
+        enforce_eager="enforce-eager" in a,
+        # The image tag names the release whose accounting applies (unknown: the most conservative).
+        vllm_version=image_version(str(server.container.get("image") or "")),
+    )
+    try:
+        plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine)
+    except (KeyError, ValueError):
+        return None
+    return ServerPlan(model=model, model_id=model_id, gpu=gpu, plan=plan)

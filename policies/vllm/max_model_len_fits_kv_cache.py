@@ -1,0 +1,46 @@
+"""S2: the model must fit, and a request of max_model_len must fit in the KV cache.
+
+vLLM refuses to start otherwise: "The model's max seq len (N) is larger than the maximum number
+of tokens that can be stored in KV cache (M)" (vllm-project/vllm#2418, #10517), or it finds no
+memory for cache blocks at all; and it finds out minutes after a GPU node was bought. The plan
+here is vLLM V1's own accounting (components.capacity.memory), from the container's flags, the
+catalogue's model facts and the GPU the pod is pinned to.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES
+from policies.vllm.args import vllm_servers
+from policies.vllm.capacity import server_plan
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages = []
+    for server in vllm_servers(resource):
+        found = server_plan(resource, server)
+        if found is None or found.plan.fits:
+            continue
+        p = found.plan
+        messages.append(
+            f"{server.label}: {found.model_id} on {p.gpus_per_replica}x {p.gpu} ({p.gpu_memory_gib:.2f} GiB) does not start: "
+            f"{p.reason} [budget {p.budget_gib:.2f} GiB = weights {p.weights_gib:.2f} + activation {p.activation_gib:.2f} "
+            f"+ non-torch {p.non_torch_gib:.2f} + CUDA graphs {p.cuda_graph_gib:.2f} + KV {p.kv_cache_gib:.2f}]"
+        )
+    return messages
+
+
+POLICY = Policy(
+    name="vllm-max-model-len-fits-kv-cache",
+    description="A vLLM server's weights must fit its GPUs and one request of --max-model-len must fit its KV cache.",
+    catalog="S2",
+    severity="critical",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Run `python -m stacks size --model <id> --gpu <type> ...` with the same flags and follow its reason: lower "
+        "--max-model-len, raise --tensor-parallel-size (more GPUs per replica), use --kv-cache-dtype fp8, a quantized "
+        "checkpoint, or a GPU with more memory."),
+    config_schema={},
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+)

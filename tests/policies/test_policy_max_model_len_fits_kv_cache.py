@@ -1,0 +1,79 @@
+"""S2 vllm-max-model-len-fits-kv-cache and the S1 budget check: one compliant fixture, one mutation per case."""
+
+from components.capacity.gpus import find_gpu
+from components.capacity.memory import EngineArgs, plan_memory
+from components.capacity.models import find_model
+from policies.vllm.kv_cache_headroom import POLICY as HEADROOM
+from policies.vllm.max_model_len_fits_kv_cache import POLICY
+from policy_fixtures import isvc, isvc_props, messages, set_arg, vllm_container
+
+
+def on_gpu(gpu_label="l40s", **flags):
+    props = isvc_props()
+    props["spec"]["predictor"]["nodeSelector"]["karpenter.k8s.aws/instance-gpu-name"] = gpu_label
+    for flag, value in flags.items():
+        set_arg(vllm_container(props), flag.replace("_", "-"), value)
+    return isvc(props)
+
+
+def test_compliant_inference_service_passes():
+    assert messages(POLICY, on_gpu()) == []
+    assert messages(HEADROOM, on_gpu()) == []
+
+
+def test_unknown_gpu_or_model_is_not_applicable():
+    assert messages(POLICY, isvc()) == []  # no GPU label: nothing to size against
+    props = isvc_props()
+    props["spec"]["predictor"]["nodeSelector"]["karpenter.k8s.aws/instance-gpu-name"] = "l4"
+    vllm_container(props)["args"][0] = "acme/private-model"
+    assert messages(POLICY, isvc(props)) == []
+
+
+def test_context_beyond_the_kv_cache_is_blocked_with_the_numbers_and_the_fix():
+    assert messages(POLICY, on_gpu("l4", max_model_len="131072", max_num_seqs=None, max_num_batched_tokens=None)) == [
+        "container kserve-container: meta-llama/Llama-3.1-8B-Instruct on 1x L4 (22.04 GiB) does not start: maxModelLen "
+        "131,072 exceeds the KV cache (26,064 tokens, 3.18 GiB per GPU); lower maxModelLen, raise tensorParallelSize, use an "
+        "fp8 KV cache, or a bigger GPU [budget 19.84 GiB = weights 14.99 + activation 0.52 + non-torch 0.25 + CUDA graphs "
+        "0.89 + KV 3.18]"
+    ]
+
+
+def test_weights_that_do_not_fit_are_blocked():
+    props = isvc_props()
+    props["spec"]["predictor"]["nodeSelector"]["karpenter.k8s.aws/instance-gpu-name"] = "l40s"
+    vllm_container(props)["args"][0] = "meta-llama/Llama-3.3-70B-Instruct"
+    (msg,) = messages(POLICY, isvc(props))
+    assert msg.startswith("container kserve-container: meta-llama/Llama-3.3-70B-Instruct on 1x L40S (44.42 GiB) does not start: weights need ")
+    assert "raise tensorParallelSize, quantize, or use a bigger GPU" in msg
+
+
+def test_the_policy_agrees_with_the_capacity_plan():
+    # One source of truth: the policy's figures are the capacity module's for the same flags.
+    m = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    # The fixture's image is vllm/vllm-openai:v0.33.0, so 0.33's accounting applies.
+    args = EngineArgs(gpu_memory_utilization=0.9, max_model_len=131072, dtype="bfloat16", vllm_version="0.33.0")
+    plan = plan_memory(m.arch, m.checkpoint_bytes, find_gpu("L4"), args)
+    (msg,) = messages(POLICY, on_gpu("l4", max_model_len="131072", max_num_seqs=None, max_num_batched_tokens=None))
+    assert plan.reason in msg
+
+
+def test_fp8_kv_cache_is_the_documented_fix():
+    assert messages(POLICY, on_gpu("l4", max_model_len="32768", max_num_seqs=None, max_num_batched_tokens=None)) != []
+    assert messages(POLICY, on_gpu("l4", max_model_len="32768", max_num_seqs=None, max_num_batched_tokens=None, kv_cache_dtype="fp8")) == []
+
+
+def test_gpu_from_the_component_annotation():
+    props = isvc_props()
+    props["metadata"]["annotations"]["llm-serving.io/gpu"] = "L4"
+    set_arg(vllm_container(props), "max-model-len", "131072")
+    assert len(messages(POLICY, isvc(props))) == 1
+
+
+def test_headroom_warns_when_little_kv_is_left():
+    tight = on_gpu("l4", max_model_len="4096", gpu_memory_utilization="0.85")
+    assert messages(POLICY, tight) == []  # it starts...
+    assert messages(HEADROOM, tight) == [  # ...with little room for requests
+        "container kserve-container: --gpu-memory-utilization=0.85 leaves 1.64 GiB of KV cache per GPU (13,472 tokens) on "
+        "L4, below 2 GiB; raise the utilization or tensorParallelSize, or use an fp8 KV cache"
+    ]
+    assert messages(HEADROOM, tight, config={"minKvCacheGib": 1}) == []
