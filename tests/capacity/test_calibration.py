@@ -3,8 +3,8 @@
 Two sets: the four logs of ../shared/reference/vllm_kv_calibration.csv, and the V1 logs gathered
 from public issues, benchmarks and sweeps in tests/capacity/data/vllm_startup_logs.csv (one row
 per log, each with its URL and the log lines quoted). Each log is sized the way `python -m stacks
-size` sizes it: the catalogue's architecture, the checkpoint size the log shows (weights per GPU x
-TP x PP), the GPU's reported total, the flags of the log and, where the log states it, the vLLM
+size` sizes it: the catalogue's architecture and checkpoint size (for a re-quantized upload of a
+catalogue architecture, the weights the log shows per GPU x TP x PP), the GPU's reported total, the flags of the log and, where the log states it, the vLLM
 release. The bar (issue "Capacity plan"): per-GPU KV cache within 1.0 GiB of the log in the
 median, never more than 2.5 GiB off, ``fits`` right for every log, and no large over-prediction.
 """
@@ -63,6 +63,12 @@ def _version(text: str) -> Optional[str]:
     return match.group(1) if match else None
 
 
+def _online_quantization(text: str) -> Optional[str]:
+    """The --quantization flag of a log, when the checkpoint was quantized on load (not a pre-quantized upload)."""
+    match = re.search(r"--quantization[ =](\S+?)\)?$", text)
+    return match.group(1) if match else None
+
+
 def _gpu(label: str, total: float):
     name = next((key for needle, key in GPU_NAMES if needle in label), "custom")
     return find_gpu(name, total)
@@ -92,9 +98,15 @@ def _case(row: dict, *, v0: bool = False) -> Optional[Case]:
         max_num_seqs=seqs,
         max_num_batched_tokens=tokens,
         kv_cache_dtype=row["kv_cache_dtype"] or "auto",
+        dtype=row["dtype"] if row.get("dtype") in ("float32", "float16", "bfloat16") else "auto",
+        quantization=_online_quantization(row.get("quantization") or ""),
         vllm_version=version,
     )
-    plan = plan_memory(model.arch, weights * tp * pp * GIB, _gpu(row["gpu"], total), args)
+    # The checkpoint size `size --weights-gib` takes: the catalogue's where the log's model is in
+    # it, else what the log shows loaded on one GPU times the GPUs.
+    direct = hf_id == (row["hf_id"] or row.get("model", ""))
+    checkpoint = model.checkpoint_bytes if direct else weights * tp * pp * GIB
+    plan = plan_memory(model.arch, checkpoint, _gpu(row["gpu"], total), args)
     started = {"yes": True, "no": False}.get((row.get("started") or "").strip())
     return Case(row["obs_id"], plan, _num(row["available_kv_gib"]), started)
 

@@ -159,3 +159,43 @@ def test_fp8_kv_doubles_tokens_at_equal_budget(model, e, memory):
     assert fp8.kv_cache_gib == pytest.approx(bf16.kv_cache_gib)
     # Twice the tokens, up to the rounding to whole blocks (at most two blocks of 16 tokens).
     assert 0 <= fp8.kv_cache_tokens - 2 * bf16.kv_cache_tokens <= 32
+
+
+def test_pipeline_parallel_splits_layers_and_their_kv():
+    one = plan("qwen3-32b", "H100", max_model_len=8192, vllm_version="0.33.0")
+    two = plan("qwen3-32b", "H100", max_model_len=8192, pipeline_parallel_size=2, vllm_version="0.33.0")
+    assert two.kv_bytes_per_token * 2 == one.kv_bytes_per_token  # 64 layers -> 32 per stage
+    assert two.weights_gib < 0.55 * one.weights_gib
+    assert two.gpus_per_replica == 2
+
+
+def test_online_fp8_quantization_halves_the_linear_weights_only():
+    bf16 = plan("llama-3.1-8b", "H100", max_model_len=8192)
+    fp8 = plan("llama-3.1-8b", "H100", max_model_len=8192, quantization="fp8")
+    m = find_model("llama-3.1-8b")
+    embeddings = 2 * m.arch.embedding_bytes() / GIB  # untied input embedding and LM head stay 16-bit
+    assert fp8.weights_gib == pytest.approx((bf16.weights_gib - embeddings) / 2 + embeddings, abs=0.02)
+
+
+def test_a_prequantized_checkpoint_is_sized_by_its_own_bytes():
+    # gpt-oss ships MXFP4 experts: the catalogue's checkpoint bytes are what loads (plus the
+    # kernels' padding), not parameters x 2.
+    p = plan("openai/gpt-oss-120b", "H100", max_model_len=8192)
+    assert 60 < p.weights_gib < 66
+
+
+def test_moe_activations_count_the_routed_tokens():
+    dense = plan("qwen3-32b", "H100", max_model_len=8192, vllm_version="0.33.0")
+    moe = plan("qwen3-30b-a3b", "H100", max_model_len=8192, vllm_version="0.33.0")
+    # Both share Qwen3's vocabulary and the sampler dominates both peaks, so the difference is the
+    # fused-MoE workspace (2 x tokens x top-k x (3 x moe_intermediate + hidden) bytes) and the
+    # smaller hidden states kept through sampling.
+    tokens, topk, moe_inter = 8192, 8, 768
+    workspace = 2 * tokens * topk * (3 * moe_inter + 2048) / GIB
+    hidden_states = 2 * tokens * (2048 - 5120) / GIB
+    assert moe.activation_gib - dense.activation_gib == pytest.approx(workspace + hidden_states, abs=0.02)
+
+
+def test_negative_budget_is_reported_as_negative_kv():
+    p = plan("meta-llama/Llama-3.3-70B-Instruct", "H100", max_model_len=4096, gpu_memory_utilization=0.95)
+    assert p.kv_cache_gib < 0 and p.num_blocks == 0 and p.kv_cache_tokens == 0 and not p.fits
