@@ -19,9 +19,9 @@ from components.capacity.models import UnknownModel, find_model, model_from_conf
 from components.errors import ConfigError, Problem
 from stacks.report import memory_breakdown
 
-_KV_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2")
-_DTYPES = ("auto", "bfloat16", "float16", "half", "float32")
-_QUANT = ("fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "compressed-tensors", "bitsandbytes", "mxfp4", "int8")
+# vLLM 0.33's choices (config/cache.py CacheDType, config/model.py dtype).
+_KV_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")
+_DTYPES = ("auto", "bfloat16", "float16", "half", "float", "float32")
 
 
 def add_size_arguments(p: argparse.ArgumentParser) -> None:
@@ -41,7 +41,8 @@ def add_size_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--block-size", type=_integer("--block-size"), default=16)
     p.add_argument("--dtype", choices=_DTYPES, default="auto")
     p.add_argument("--kv-cache-dtype", choices=_KV_DTYPES, default="auto")
-    p.add_argument("--quantization", choices=_QUANT, default=None)
+    p.add_argument("--quantization", type=_method, default=None,
+                   help="vLLM quantization method (fp8, awq_marlin, gptq_marlin, mxfp4, ...); a pre-quantized checkpoint is sized by its own bytes")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs (nothing reserved for them)")
     p.add_argument("--vllm-version", type=_version, default=None,
                    help="vLLM release whose accounting to follow, e.g. 0.33.0 (default: unknown, the most conservative)")
@@ -71,6 +72,14 @@ def _number(flag: str):
 
 def _fraction(flag: str):
     return _typed(flag, float, lambda v: 0 < v <= 1, "must be a fraction in (0, 1]")
+
+
+def _method(text: str) -> str:
+    import re
+
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", text):
+        raise argparse.ArgumentTypeError(f"--quantization = {text!r}: must be a vLLM quantization method name such as fp8")
+    return text
 
 
 def _version(text: str) -> str:

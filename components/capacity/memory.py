@@ -69,8 +69,9 @@ CUDA_GRAPH_PER_LAYER_GIB = 0.017
 CUDA_GRAPH_MANY_EXPERTS_GIB = 0.6
 
 MXFP4_LOAD_GROWTH = 1.06
+FP8_DS_MLA_BYTES_PER_TOKEN = 656
 
-_KV_DTYPE_BYTES = {"fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_ds_mla": 1, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4}
+_KV_DTYPE_BYTES = {"fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "fp8_ds_mla": 1, "float": 4, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4}
 # Weight bits per parameter of linear layers under a quantization method (embeddings stay 16-bit).
 _QUANT_LINEAR_BYTES = {"fp8": 1.0, "int8": 1.0, "awq": 0.5, "awq_marlin": 0.5, "gptq": 0.5, "gptq_marlin": 0.5, "mxfp4": 0.53,
                        "bitsandbytes": 0.5, "compressed-tensors": 1.0}
@@ -199,6 +200,10 @@ def weights_per_gpu_bytes(arch: Architecture, checkpoint_bytes: float, args: Eng
 def kv_bytes_per_token_per_layer(arch: Architecture, args: EngineArgs) -> int:
     """Bytes one token occupies in one attention layer's KV cache on one rank."""
     kv_bytes = _kv_dtype_bytes(arch, args)
+    if arch.is_mla and args.kv_cache_dtype == "fp8_ds_mla":
+        # DeepSeek V3.2's sparse-attention cache: a fixed 656 bytes per token and layer
+        # (vllm_memory_model.md section 5).
+        return FP8_DS_MLA_BYTES_PER_TOKEN
     if arch.is_mla:
         # One latent (kv_lora_rank + rope dims) shared by K and V, replicated on every TP rank.
         return (arch.kv_lora_rank + arch.qk_rope_head_dim) * kv_bytes

@@ -199,3 +199,8 @@ def test_moe_activations_count_the_routed_tokens():
 def test_negative_budget_is_reported_as_negative_kv():
     p = plan("meta-llama/Llama-3.3-70B-Instruct", "H100", max_model_len=4096, gpu_memory_utilization=0.95)
     assert p.kv_cache_gib < 0 and p.num_blocks == 0 and p.kv_cache_tokens == 0 and not p.fits
+
+
+def test_deepseek_sparse_mla_cache_is_656_bytes_per_token_and_layer():
+    arch = find_model("deepseek-ai/DeepSeek-V3").arch
+    assert kv_bytes_per_token_per_layer(arch, EngineArgs(kv_cache_dtype="fp8_ds_mla")) == 656
