@@ -8,6 +8,7 @@ runtime config, so there is one reading of the stack file.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,9 @@ from components.config import PROJECT, StackConfig, load_stack_config
 from components.platform import LlmPlatform, LlmPlatformArgs
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
+# The offline plan runs stack files from anywhere; relative paths in them (architecture.configPath)
+# are relative to the stack file, which it names here.
+STACK_DIR_ENV = "LLM_SERVING_STACK_DIR"
 
 
 def runtime_stack_config() -> dict[str, Any]:
@@ -48,7 +52,7 @@ def main() -> LlmPlatform:
     token = pulumi.Config(PROJECT).get_secret("hfToken") if cfg.has_hf_token else None
     platform = LlmPlatform(
         pulumi.get_stack(),
-        LlmPlatformArgs(config=cfg, hf_token=token, base_dir=STACKS_DIR),
+        LlmPlatformArgs(config=cfg, hf_token=token, base_dir=Path(os.environ.get(STACK_DIR_ENV) or STACKS_DIR)),
     )
     pulumi.export("namespace", cfg.namespace)
     pulumi.export("models", {name: plan.report() for name, plan in platform.plans.items()})

@@ -10,6 +10,7 @@ engine wrapped, where they are redacted before anything is written or printed
 from __future__ import annotations
 
 import json
+import os
 import runpy
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,10 +179,18 @@ def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
     mocks.set_mocks(_Mocks(), project=PROJECT, stack=stack.name, preview=False, monitor=monitor)
     values, secret_keys = engine_config(stack)
     set_all_config(values, secret_keys)
+    from components.program import STACK_DIR_ENV
+
+    previous = os.environ.get(STACK_DIR_ENV)
+    os.environ[STACK_DIR_ENV] = str(stack.path.resolve().parent)
     try:
         _sync_await(mocks.run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
     finally:
         _close_worker_loops()
+        if previous is None:
+            os.environ.pop(STACK_DIR_ENV, None)
+        else:
+            os.environ[STACK_DIR_ENV] = previous
     return recording
 
 

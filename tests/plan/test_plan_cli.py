@@ -167,7 +167,7 @@ def test_model_given_by_its_config_json(tmp_path):
               "vocab_size": 128256, "intermediate_size": 14336, "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
     (tmp_path / "acme.json").write_text(json.dumps(config))
     path = variant(tmp_path, "custom", lambda c: c["llm-serving:models"][0].update(
-        model="acme/llama-like-8b", architecture={"configPath": str(tmp_path / "acme.json"), "weightsGib": 14.96}))
+        model="acme/llama-like-8b", architecture={"configPath": "acme.json", "weightsGib": 14.96}))  # beside the stack file
     proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
     (m,) = json.loads(proc.stdout)["models"]
