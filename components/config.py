@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, Mapping, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from components.errors import ConfigError, Problem, format_path
@@ -29,16 +31,18 @@ _HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
-class _Model(BaseModel):
-    """Base of every config model: frozen, camelCase keys, unknown keys rejected."""
+# Strict scalars: a stack file's "8192" (a string) or true (a bool) is not a number here, as
+# the Pulumi CLI's typed config would not make it one either.
+Int = Annotated[int, Strict()]
+Float = Annotated[float, Strict()]
+Bool = Annotated[bool, Strict()]
+Str = Annotated[str, Strict()]
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        alias_generator=to_camel,
-        populate_by_name=True,
-        strict=False,
-    )
+
+class _Model(BaseModel):
+    """Base of every config model: frozen, camelCase keys only, unknown keys rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel, validate_by_name=False, validate_by_alias=True)
 
 
 def _dns_name(value: str) -> str:
@@ -53,8 +57,8 @@ def _dns_name(value: str) -> str:
 class ClusterConfig(_Model):
     """The EKS cluster the stack deploys into."""
 
-    name: str = Field(description="EKS cluster name (required); Karpenter discovers subnets and security groups by it.")
-    kubernetes_version: str = Field(
+    name: Str = Field(description="EKS cluster name (required); Karpenter discovers subnets and security groups by it.")
+    kubernetes_version: Str = Field(
         "1.33", description='Kubernetes minor version of the cluster, e.g. "1.33". Default "1.33".'
     )
 
@@ -76,20 +80,20 @@ class ClusterConfig(_Model):
 class BufferConfig(_Model):
     """Warm GPU headroom kept in a pool so that scale-out does not wait for a node."""
 
-    replicas: int = Field(0, ge=0, le=64, description="Placeholder replicas of one serving pod's size to keep warm. Default 0.")
+    replicas: Int = Field(0, ge=0, le=64, description="Placeholder replicas of one serving pod's size to keep warm. Default 0.")
 
 
 class GpuPoolConfig(_Model):
     """One Karpenter GPU node pool: which instances, how they are bought, how many GPUs at most."""
 
-    name: str = Field(description="Pool name (required); becomes the Karpenter NodePool name and the models' `pool`.")
-    instance_types: tuple[str, ...] = Field(
+    name: Str = Field(description="Pool name (required); becomes the Karpenter NodePool name and the models' `pool`.")
+    instance_types: tuple[Str, ...] = Field(
         description="EC2 GPU instance types the pool may launch (required, non-empty, one GPU model per pool)."
     )
     capacity_types: tuple[Literal["on-demand", "spot", "reserved"], ...] = Field(
         ("on-demand",), description='Purchase options. Default ["on-demand"] (spot reclaims cut long requests).'
     )
-    gpu_limit: int = Field(description="Most GPUs the pool may hold at once (required, > 0): Karpenter's limits.nvidia.com/gpu.", gt=0)
+    gpu_limit: Int = Field(description="Most GPUs the pool may hold at once (required, > 0): Karpenter's limits.nvidia.com/gpu.", gt=0)
     buffer: BufferConfig = Field(default_factory=BufferConfig, description="Warm headroom. Default {replicas: 0}.")
 
     _check_name = field_validator("name")(classmethod(lambda cls, v: _dns_name(v)))
@@ -122,31 +126,31 @@ Quantization = Literal["fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "compr
 class EngineConfig(_Model):
     """vLLM engine arguments (vLLM 0.33 names, camelCase). Unset numbers are derived by the capacity plan."""
 
-    tensor_parallel_size: int = Field(1, ge=1, le=64, description="--tensor-parallel-size. Default 1.")
-    pipeline_parallel_size: int = Field(1, ge=1, le=64, description="--pipeline-parallel-size. Default 1.")
-    max_model_len: int = Field(description="--max-model-len, tokens per request (required, > 0).", gt=0, le=10_485_760)
-    gpu_memory_utilization: float = Field(
+    tensor_parallel_size: Int = Field(1, ge=1, le=64, description="--tensor-parallel-size. Default 1.")
+    pipeline_parallel_size: Int = Field(1, ge=1, le=64, description="--pipeline-parallel-size. Default 1.")
+    max_model_len: Int = Field(description="--max-model-len, tokens per request (required, > 0).", gt=0, le=10_485_760)
+    gpu_memory_utilization: Float = Field(
         0.9,
         gt=0,
         le=1,
         description="--gpu-memory-utilization, fraction of each GPU's total memory vLLM may use. Default 0.9 "
         "(vLLM 0.33 itself defaults to 0.92; policy S1 bounds it).",
     )
-    max_num_seqs: Optional[int] = Field(
+    max_num_seqs: Optional[Int] = Field(
         None, gt=0, le=65_536, description="--max-num-seqs. Default: derived from the KV cache by the capacity plan."
     )
-    max_num_batched_tokens: Optional[int] = Field(
+    max_num_batched_tokens: Optional[Int] = Field(
         None, gt=0, le=1_048_576, description="--max-num-batched-tokens. Default: vLLM's hardware default for the GPU."
     )
-    max_num_queued_reqs: Optional[int] = Field(
+    max_num_queued_reqs: Optional[Int] = Field(
         None, ge=0, description="--max-num-queued-reqs (503 when full). Default: derived from the TTFT SLO."
     )
-    block_size: int = Field(16, description="--block-size, tokens per KV block. Default 16 (vLLM's CUDA default).")
+    block_size: Int = Field(16, description="--block-size, tokens per KV block. Default 16 (vLLM's CUDA default).")
     dtype: Dtype = Field("auto", description='--dtype. Default "auto" (the checkpoint dtype).')
     kv_cache_dtype: KvCacheDtype = Field("auto", description='--kv-cache-dtype. Default "auto" (the model dtype).')
     quantization: Optional[Quantization] = Field(None, description="--quantization. Default null (from the checkpoint).")
-    enforce_eager: bool = Field(False, description="--enforce-eager (no CUDA graphs). Default false.")
-    extra_args: tuple[str, ...] = Field(
+    enforce_eager: Bool = Field(False, description="--enforce-eager (no CUDA graphs). Default false.")
+    extra_args: tuple[Str, ...] = Field(
         (), description="Further vLLM flags passed verbatim, e.g. ['--enable-auto-tool-choice']. Default []."
     )
 
@@ -178,8 +182,8 @@ class EngineConfig(_Model):
 class ReplicasConfig(_Model):
     """Replica bounds of one model (the HPA's min and max)."""
 
-    min: int = Field(1, ge=0, description="Fewest replicas. Default 1 (policy S5 forbids 0: cold starts take minutes).")
-    max: int = Field(1, ge=1, le=1000, description="Most replicas. Default 1.")
+    min: Int = Field(1, ge=0, description="Fewest replicas. Default 1 (policy S5 forbids 0: cold starts take minutes).")
+    max: Int = Field(1, ge=1, le=1000, description="Most replicas. Default 1.")
 
     @model_validator(mode="after")
     def _order(self) -> "ReplicasConfig":
@@ -191,7 +195,7 @@ class ReplicasConfig(_Model):
 class AutoscalingConfig(_Model):
     """How the model scales on serving load."""
 
-    target_in_flight_per_pod: Optional[int] = Field(
+    target_in_flight_per_pod: Optional[Int] = Field(
         None, gt=0, description="Running + waiting requests per pod the HPA aims for. Default: derived by the capacity plan."
     )
 
@@ -199,8 +203,8 @@ class AutoscalingConfig(_Model):
 class SloConfig(_Model):
     """Latency objectives that size the queue, the timeouts and the drain."""
 
-    max_request_seconds: float = Field(300, gt=0, le=3600, description="Longest request (streamed) to serve uncut, seconds. Default 300.")
-    time_to_first_token_seconds: float = Field(5, gt=0, le=600, description="Target time to first token, seconds. Default 5.")
+    max_request_seconds: Float = Field(300, gt=0, le=3600, description="Longest request (streamed) to serve uncut, seconds. Default 300.")
+    time_to_first_token_seconds: Float = Field(5, gt=0, le=600, description="Target time to first token, seconds. Default 5.")
 
     @model_validator(mode="after")
     def _order(self) -> "SloConfig":
@@ -212,10 +216,10 @@ class SloConfig(_Model):
 class TrafficConfig(_Model):
     """What a typical request looks like; sizes the batch, the HPA target and the queue."""
 
-    typical_request_tokens: Optional[int] = Field(
+    typical_request_tokens: Optional[Int] = Field(
         None, gt=0, description="Prompt + output tokens of a typical request. Default min(2048, engine.maxModelLen)."
     )
-    typical_request_seconds: float = Field(
+    typical_request_seconds: Float = Field(
         20, gt=0, le=3600, description="Seconds a typical request holds a batch slot (prefill + decode). Default 20."
     )
 
@@ -223,7 +227,7 @@ class TrafficConfig(_Model):
 class StartupConfig(_Model):
     """How long a replica may take to become ready (download, load, compile, graph capture)."""
 
-    budget_seconds: int = Field(
+    budget_seconds: Int = Field(
         900,
         ge=60,
         le=7200,
@@ -235,18 +239,18 @@ class StartupConfig(_Model):
 class ArchitectureConfig(_Model):
     """A model the catalogue does not know: its Hugging Face config.json and checkpoint size."""
 
-    config_path: str = Field(description="Path of the model's config.json, relative to the stack file (required).")
-    weights_gib: float = Field(description="Size of the whole checkpoint in GiB (required, > 0).", gt=0)
+    config_path: Str = Field(description="Path of the model's config.json, relative to the stack file (required).")
+    weights_gib: Float = Field(description="Size of the whole checkpoint in GiB (required, > 0).", gt=0)
 
 
 class ModelConfig(_Model):
     """One served model: what to serve, where, and with which engine settings."""
 
-    name: str = Field(description="Service name (required); the InferenceService and served model name.")
-    model: str = Field(description="Hugging Face model id, e.g. meta-llama/Llama-3.1-8B-Instruct (required).")
-    revision: str = Field(description="Pinned Hugging Face commit (40 hex characters, required).")
-    pool: str = Field(description="Name of the gpuPools entry the model runs on (required).")
-    image: str = Field("vllm/vllm-openai:v0.33.0", description="vLLM image. Default vllm/vllm-openai:v0.33.0.")
+    name: Str = Field(description="Service name (required); the InferenceService and served model name.")
+    model: Str = Field(description="Hugging Face model id, e.g. meta-llama/Llama-3.1-8B-Instruct (required).")
+    revision: Str = Field(description="Pinned Hugging Face commit (40 hex characters, required).")
+    pool: Str = Field(description="Name of the gpuPools entry the model runs on (required).")
+    image: Str = Field("vllm/vllm-openai:v0.33.0", description="vLLM image. Default vllm/vllm-openai:v0.33.0.")
     engine: EngineConfig = Field(description="vLLM engine arguments (required: maxModelLen).")
     replicas: ReplicasConfig = Field(default_factory=ReplicasConfig, description="Default {min: 1, max: 1}.")
     autoscaling: AutoscalingConfig = Field(default_factory=AutoscalingConfig, description="Default: derived targets.")
@@ -284,7 +288,7 @@ class ModelConfig(_Model):
 class IngressConfig(_Model):
     """The public entry point (ALB -> Envoy -> vLLM)."""
 
-    host: str = Field(description="DNS name clients call, e.g. llm.example.com (required).")
+    host: Str = Field(description="DNS name clients call, e.g. llm.example.com (required).")
 
     @field_validator("host")
     @classmethod
@@ -297,13 +301,13 @@ class IngressConfig(_Model):
 class StackConfig(_Model):
     """Everything one stack file configures (the keys under ``llm-serving:``, plus ``aws:region``)."""
 
-    region: str = Field("us-west-2", description="AWS region (key aws:region). Default us-west-2.")
+    region: Str = Field("us-west-2", description="AWS region (key aws:region). Default us-west-2.")
     cluster: ClusterConfig = Field(description="The EKS cluster (required).")
-    namespace: str = Field("llm", description="Namespace of the serving workloads. Default llm.")
+    namespace: Str = Field("llm", description="Namespace of the serving workloads. Default llm.")
     gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).")
     models: tuple[ModelConfig, ...] = Field(description="Served models (required, at least one).")
     ingress: Optional[IngressConfig] = Field(None, description="Public entry point. Default null (no ingress).")
-    has_hf_token: bool = Field(
+    has_hf_token: Bool = Field(
         False, description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model. Default false."
     )
 
@@ -347,7 +351,7 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
     data: dict[str, Any] = {}
     if not isinstance(raw, Mapping):
         raise ConfigError([Problem("config", "must be a mapping of namespaced keys", raw)])
-    for key in sorted(raw):
+    for key in sorted(raw, key=str):
         namespace, _, name = str(key).partition(":")
         if not name:
             problems.append(Problem(str(key), "config keys must be namespaced, e.g. llm-serving:models", has_value=False))
@@ -405,7 +409,8 @@ def _problems_from(exc: ValidationError, data: Mapping[str, Any]) -> list[Proble
         else:
             msg = err["msg"]
             msg = msg.removeprefix("Value error, ")
-            out.append(Problem(path, msg[:1].lower() + msg[1:], value))
+            # A rule about secrets must not echo the value that broke it.
+            out.append(Problem(path, msg[:1].lower() + msg[1:], value, has_value="secret" not in msg))
     return out
 
 

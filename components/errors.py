@@ -22,8 +22,25 @@ def format_path(loc: Sequence[Any]) -> str:
     return out or "(root)"
 
 
+SECRET_SHOWN_AS = "[secret]"
+
+
+def scrub(value: Any) -> Any:
+    """The value with every Pulumi secret (``{secure: ...}``) replaced by a placeholder."""
+    if isinstance(value, dict):
+        if "secure" in value:
+            return SECRET_SHOWN_AS
+        return {k: scrub(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub(v) for v in value]
+    return value
+
+
 def format_value(value: Any) -> str:
-    """A short, stable rendering of a user value for an error message."""
+    """A short, stable rendering of a user value for an error message (secrets never shown)."""
+    value = scrub(value)
+    if value == SECRET_SHOWN_AS:
+        return value
     if isinstance(value, str):
         text = repr(value)
     elif isinstance(value, float) and value.is_integer():

@@ -55,6 +55,9 @@ class Recorded:
     custom: bool
     inputs: Mapping[str, Any]
     dependencies: tuple[str, ...] = ()
+    # Engine identities (mock URNs: for ordering only, never printed or written).
+    urn: str = ""
+    parent_urn: str = ""
 
 
 @dataclass
@@ -63,6 +66,23 @@ class Recording:
 
     resources: list[Recorded] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
+
+
+class _DuplicateKey(ValueError):
+    """A mapping in the stack file repeats a key (the Pulumi CLI refuses such files too)."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing duplicate keys instead of keeping the last one silently."""
+
+    def construct_mapping(self, node, deep=False):  # noqa: D102 (PyYAML hook)
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise _DuplicateKey(f"repeats the key {key!r} at line {key_node.start_mark.line + 1}")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 def load_stack_file(stack: str, stacks_dir: Path = PROJECT_DIR / "stacks") -> StackFile:
@@ -78,7 +98,13 @@ def load_stack_file(stack: str, stacks_dir: Path = PROJECT_DIR / "stacks") -> St
         known = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in stacks_dir.glob("Pulumi.*.yaml"))
         raise ConfigError([Problem("STACK", f"no stack file {path} (stacks: {', '.join(known)})", stack)])
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+    except OSError as exc:
+        raise ConfigError([Problem(str(path), f"cannot be read: {exc.strerror}", has_value=False)]) from None
+    except UnicodeDecodeError:
+        raise ConfigError([Problem(str(path), "is not UTF-8 text", has_value=False)]) from None
+    except _DuplicateKey as exc:
+        raise ConfigError([Problem(str(path), str(exc), has_value=False)]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -93,7 +119,7 @@ def load_stack_file(stack: str, stacks_dir: Path = PROJECT_DIR / "stacks") -> St
     config = doc.get("config") or {}
     if not isinstance(config, Mapping):
         raise ConfigError([Problem("config", "must be a mapping of namespaced keys", config)])
-    return StackFile(name=name, path=path, config=dict(config))
+    return StackFile(name=name, path=path, config={str(k): v for k, v in config.items()})
 
 
 def engine_config(stack: StackFile) -> tuple[dict[str, str], list[str]]:
@@ -107,7 +133,7 @@ def engine_config(stack: StackFile) -> tuple[dict[str, str], list[str]]:
         elif isinstance(value, str):
             values[key] = value
         else:
-            values[key] = json.dumps(value)
+            values[key] = json.dumps(value, default=str)
     return values, stack.secret_keys()
 
 
@@ -165,6 +191,8 @@ def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
                         custom=bool(request.custom),
                         inputs=clean(json_format.MessageToDict(request.object)),
                         dependencies=tuple(sorted(names.get(d, d) for d in request.dependencies)),
+                        urn=response.urn,
+                        parent_urn=request.parent if names.get(request.parent) else "",
                     )
                 )
             return response

@@ -7,12 +7,13 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 import yaml
 
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
+from components.errors import ConfigError, Problem
 from stacks.offline import Recorded, Recording, load_stack_file, run_program
 from stacks.report import plan_report
 
@@ -79,18 +80,28 @@ def policy_resources(recording: Recording) -> list:
 
 def tree_order(resources: list[Recorded]) -> list[Recorded]:
     """Parents before children, siblings by name: the engine registers asynchronously, the report must not vary."""
-    children: dict[Any, list[Recorded]] = {}
+    children: dict[str, list[Recorded]] = {}
     for r in resources:
-        children.setdefault(r.parent, []).append(r)
+        children.setdefault(r.parent_urn, []).append(r)
     ordered: list[Recorded] = []
 
-    def walk(parent: Any) -> None:
-        for r in sorted(children.get(parent, []), key=lambda x: (x.name, x.type)):
+    def walk(parent_urn: str) -> None:
+        for r in sorted(children.get(parent_urn, []), key=lambda x: (x.name, x.type)):
             ordered.append(r)
-            walk(r.name)
+            walk(r.urn)
 
-    walk(None)
+    walk("")
     return ordered
+
+
+def _display_path(path: Path) -> str:
+    """The stack file as a repository-relative path where it is one (stable across machines)."""
+    from stacks.offline import PROJECT_DIR
+
+    try:
+        return str(path.resolve().relative_to(PROJECT_DIR))
+    except ValueError:
+        return str(path)
 
 
 def run_plan(stack_ref: str) -> PlanResult:
@@ -104,13 +115,30 @@ def run_plan(stack_ref: str) -> PlanResult:
     violations = evaluate(policy_resources(recording))
     resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in tree_order(recording.resources)]
     report = plan_report(stack.name, resources, violations, [p.report() for p in plans.values()])
+    report["stack_file"] = _display_path(stack.path)
     return PlanResult(report=report, files=render_files(recording))
 
 
+PLAN_MARKER = ".llm-serving-plan"
+
+
 def write_files(out_dir: Path, files: Mapping[str, str]) -> None:
-    """Replace the plan's output folders under ``out_dir`` with ``files``, all or nothing."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".plan-", dir=out_dir))
+    """Replace the plan's output folders under ``out_dir`` with ``files``, all or nothing.
+
+    Only folders an earlier plan wrote (marked by a ``.llm-serving-plan`` file) are replaced: a
+    user's own ``kubernetes/`` folder under ``--out`` is never deleted.
+    """
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError([Problem("--out", "is a file, not a folder", str(out_dir))])
+    owned = (out_dir / PLAN_MARKER).exists()
+    for top in ("kubernetes", "aws"):
+        if (out_dir / top).exists() and not owned:
+            raise ConfigError([Problem("--out", f"already holds a {top}/ folder that no plan wrote; choose an empty folder", str(out_dir))])
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".plan-", dir=out_dir))
+    except OSError as exc:
+        raise ConfigError([Problem("--out", f"cannot be written: {exc.strerror}", str(out_dir))]) from None
     try:
         for rel, text in sorted(files.items()):
             path = staging / rel
@@ -122,6 +150,7 @@ def write_files(out_dir: Path, files: Mapping[str, str]) -> None:
                 shutil.rmtree(target)
             if (staging / top).exists():
                 os.replace(staging / top, target)
+        (out_dir / PLAN_MARKER).write_text("Folders written by `python -m stacks plan`; the next plan replaces them.\n")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

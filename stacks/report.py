@@ -88,12 +88,16 @@ def memory_breakdown(m: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
 def render_markdown(report: Mapping[str, Any]) -> str:
     """A pull-request comment: violations first, then the models' key figures."""
     out = [f"### llm-serving plan: `{report['stack']}`", ""]
     if report["violations"]:
         out += ["| enforcement | policy | resource | message |", "|---|---|---|---|"]
-        out += [f"| {v['enforcement']} | {v['policy']} ({v['catalog']}) | {v['resource']} | {v['message']} |" for v in report["violations"]]
+        out += [f"| {v['enforcement']} | {v['policy']} ({v['catalog']}) | {_cell(v['resource'])} | {_cell(v['message'])} |" for v in report["violations"]]
     else:
         out.append("No policy violations.")
     out += ["", "| model | GPU | weights GiB | KV GiB | KV tokens | max concurrency | fits |", "|---|---|---|---|---|---|---|"]

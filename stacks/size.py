@@ -96,11 +96,13 @@ def _load_model(args: argparse.Namespace):
             raise ConfigError([Problem("--weights-gib", "is required with --model-config (the whole checkpoint's size in GiB)", has_value=False)])
         path = Path(args.model_config)
         try:
-            raw = json.loads(path.read_text())
+            raw = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise ConfigError([Problem("--model-config", f"cannot read: {exc.strerror}", args.model_config)]) from None
         except json.JSONDecodeError as exc:
             raise ConfigError([Problem("--model-config", f"not JSON: {exc.msg} at line {exc.lineno}", args.model_config)]) from None
+        except UnicodeDecodeError:
+            raise ConfigError([Problem("--model-config", "is not UTF-8 text", args.model_config)]) from None
         try:
             return model_from_config(raw, args.weights_gib, name=args.model or path.stem)
         except ArchitectureError as exc:

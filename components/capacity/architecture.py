@@ -85,16 +85,29 @@ def _text_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
     return config
 
 
+# No real model comes near this; larger values are corrupt files (and would overflow the math).
+_MAX_DIMENSION = 1 << 40
+
+
 def _int(cfg: Mapping[str, Any], *keys: str, default: Any = None, required: bool = True) -> Any:
     for key in keys:
         value = cfg.get(key)
         if value is not None:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise ArchitectureError(f"config.json {key} = {value!r}: must be a non-negative number")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= _MAX_DIMENSION:
+                raise ArchitectureError(f"config.json {key} = {value!r}: must be a whole number between 0 and 2^40")
             return int(value)
     if required and default is None:
         raise ArchitectureError(f"config.json lacks {keys[0]}")
     return default
+
+
+def _bool(cfg: Mapping[str, Any], key: str) -> bool:
+    value = cfg.get(key, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ArchitectureError(f"config.json {key} = {value!r}: must be true or false")
+    return value
 
 
 def parse_config(config: Mapping[str, Any]) -> Architecture:
@@ -136,7 +149,7 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
         vocab_size=vocab,
         max_position_embeddings=max_pos,
         checkpoint_dtype=dtype,
-        tie_word_embeddings=bool(cfg.get("tie_word_embeddings", False)),
+        tie_word_embeddings=_bool(cfg, "tie_word_embeddings"),
         layer_groups=_layer_groups(cfg, layers),
         kv_lora_rank=kv_lora,
         qk_rope_head_dim=rope_dim,
@@ -149,8 +162,7 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
 
 def _layer_groups(cfg: Mapping[str, Any], layers: int) -> tuple[LayerGroup, ...]:
     """Split the layers into full-attention and sliding-window groups, as vLLM's hybrid allocator does."""
-    window = cfg.get("sliding_window")
-    window = int(window) if isinstance(window, (int, float)) and not isinstance(window, bool) and window > 0 else None
+    window = _int(cfg, "sliding_window", default=0, required=False) or None
     types = cfg.get("layer_types")
     if isinstance(types, list) and len(types) == layers and window:
         sliding = sum(1 for t in types if "sliding" in str(t) or "local" in str(t))
@@ -158,8 +170,8 @@ def _layer_groups(cfg: Mapping[str, Any], layers: int) -> tuple[LayerGroup, ...]
     if window is None:
         return (LayerGroup(layers, None),)
     # Gemma-2/3 style: every Nth layer is global (sliding_window_pattern = N).
-    pattern = cfg.get("sliding_window_pattern")
-    if isinstance(pattern, int) and pattern > 1:
+    pattern = _int(cfg, "sliding_window_pattern", default=0, required=False)
+    if pattern > 1:
         full = layers // pattern
         return _groups(full, layers - full, window)
     # Qwen2/3 ship sliding_window but only use it when use_sliding_window is true,
@@ -167,7 +179,7 @@ def _layer_groups(cfg: Mapping[str, Any], layers: int) -> tuple[LayerGroup, ...]
     if "use_sliding_window" in cfg:
         if not cfg.get("use_sliding_window"):
             return (LayerGroup(layers, None),)
-        below = int(cfg.get("max_window_layers") or layers)
+        below = _int(cfg, "max_window_layers", default=layers, required=False)
         return _groups(min(below, layers), max(0, layers - below), window)
     # Mistral-7B-v0.1 style: every layer slides. Sizing it as full attention is the safe side
     # when the window exceeds max_model_len; the memory model clamps windows to the request.

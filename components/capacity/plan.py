@@ -106,12 +106,14 @@ def resolve_model(m: ModelConfig, path: str, base_dir: Optional[Path]) -> Catalo
         if not cfg_path.is_absolute() and base_dir is not None:
             cfg_path = base_dir / cfg_path
         try:
-            raw = json.loads(cfg_path.read_text())
+            raw = json.loads(cfg_path.read_text(encoding="utf-8"))
             return model_from_config(raw, m.architecture.weights_gib, name=m.model)
         except OSError as exc:
             raise ConfigError([Problem(f"{path}.architecture.configPath", f"cannot read: {exc.strerror}", m.architecture.config_path)]) from None
         except json.JSONDecodeError as exc:
             raise ConfigError([Problem(f"{path}.architecture.configPath", f"not JSON: {exc.msg} at line {exc.lineno}", m.architecture.config_path)]) from None
+        except UnicodeDecodeError:
+            raise ConfigError([Problem(f"{path}.architecture.configPath", "is not UTF-8 text", m.architecture.config_path)]) from None
         except ArchitectureError as exc:
             raise ConfigError([Problem(f"{path}.architecture.configPath", str(exc), m.architecture.config_path)]) from None
     try:

@@ -106,7 +106,7 @@ def test_enforce_eager_reserves_no_cuda_graph_memory():
 def test_parse_config_errors_name_the_key():
     with pytest.raises(ArchitectureError, match="config.json lacks vocab_size"):
         parse_config({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4})
-    with pytest.raises(ArchitectureError, match="config.json num_hidden_layers = 'x': must be a non-negative number"):
+    with pytest.raises(ArchitectureError, match=r"config.json num_hidden_layers = 'x': must be a whole number between 0 and 2\^40"):
         parse_config({"num_hidden_layers": "x", "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10})
 
 

@@ -54,7 +54,10 @@ def _delete(cfg: dict, path: list):
 BAD = [
     # (mutation path, value, expected message line)
     (["llm-serving:models", 0, "engine", "maxModelLen"], 0, "models[0].engine.maxModelLen = 0: input should be greater than 0"),
-    (["llm-serving:models", 0, "engine", "maxModelLen"], "long", "models[0].engine.maxModelLen = 'long': input should be a valid integer, unable to parse string as an integer"),
+    (["llm-serving:models", 0, "engine", "maxModelLen"], "long", "models[0].engine.maxModelLen = 'long': input should be a valid integer"),
+    (["llm-serving:models", 0, "engine", "maxModelLen"], "8192", "models[0].engine.maxModelLen = '8192': input should be a valid integer"),
+    (["llm-serving:models", 0, "engine", "tensorParallelSize"], True, "models[0].engine.tensorParallelSize = True: input should be a valid integer"),
+    (["llm-serving:models", 0, "engine", "gpuMemoryUtilization"], "0.9", "models[0].engine.gpuMemoryUtilization = '0.9': input should be a valid number"),
     (["llm-serving:models", 0, "engine", "gpuMemoryUtilization"], 1.5, "models[0].engine.gpuMemoryUtilization = 1.5: input should be less than or equal to 1"),
     (["llm-serving:models", 0, "engine", "gpuMemoryUtilization"], -0.1, "models[0].engine.gpuMemoryUtilization = -0.1: input should be greater than 0"),
     (["llm-serving:models", 0, "engine", "tensorParallelSize"], 0, "models[0].engine.tensorParallelSize = 0: input should be greater than or equal to 1"),
@@ -174,3 +177,31 @@ def test_config_models_are_frozen(dev_config):
     cfg = load_stack_config(dev_config)
     with pytest.raises(Exception):
         cfg.models[0].engine.max_model_len = 1  # type: ignore[misc]
+
+
+def test_snake_case_keys_are_not_the_contract(dev_config):
+    engine = dev_config["llm-serving:models"][0]["engine"]
+    engine["max_model_len"] = engine.pop("maxModelLen")
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(dev_config)
+    assert [p.path for p in err.value.problems] == ["models[0].engine.maxModelLen", "models[0].engine.max_model_len"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [["llm-serving:namespace"], ["aws:region"], ["llm-serving:models", 0, "revision"], ["llm-serving:cluster", "name"]],
+)
+def test_a_secret_in_the_wrong_place_is_never_echoed(dev_config, path):
+    _set(dev_config, path, {"secure": "v1:CIPHERTEXT_SHOULD_NOT_PRINT"})
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(dev_config)
+    assert "CIPHERTEXT_SHOULD_NOT_PRINT" not in str(err.value)
+    assert "[secret]" in str(err.value)
+
+
+def test_a_token_in_extra_args_is_refused_without_echoing_it(dev_config):
+    dev_config["llm-serving:models"][0]["engine"]["extraArgs"] = ["--hf-token", "hf_SEPARATE_TOKEN"]
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(dev_config)
+    assert "hf_SEPARATE_TOKEN" not in str(err.value)
+    assert "models[0].engine.extraArgs: --hf-token would put a secret on the command line" in str(err.value)
