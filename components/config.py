@@ -72,8 +72,10 @@ class ClusterConfig(_Model):
     @field_validator("kubernetes_version")
     @classmethod
     def _version(cls, v: str) -> str:
-        if not re.match(r"^1\.(2[5-9]|3[0-7])$", v):
-            raise ValueError('must be a Kubernetes minor version between "1.25" and "1.37", quoted')
+        # 1.30: the preStop sleep action that drains vLLM pods (PodLifecycleSleepAction, on by default
+        # from 1.30); 1.37: the newest schemas kubernetes-validate ships.
+        if not re.match(r"^1\.3[0-7]$", v):
+            raise ValueError('must be a Kubernetes minor version between "1.30" and "1.37", quoted')
         return v
 
 

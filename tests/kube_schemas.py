@@ -5,6 +5,7 @@ strict field validation would make them)."""
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Mapping
 
 import jsonschema
@@ -59,8 +60,52 @@ def crd_validator(group: str, kind: str, version: str) -> jsonschema.Draft7Valid
     return jsonschema.Draft7Validator(schema)
 
 
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _key_errors(key: str) -> list[str]:
+    prefix, _, name = key.rpartition("/")
+    errors = []
+    if not name or len(name) > 63 or not _NAME_PART.match(name):
+        errors.append(f"key {key!r}: name part must be 1-63 alphanumerics with '-', '_' or '.' inside")
+    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+        errors.append(f"key {key!r}: prefix must be a DNS subdomain")
+    return errors
+
+
+def metadata_errors(meta: Mapping[str, Any]) -> list[str]:
+    """What the API server's metadata validation rejects: names, label keys and values, annotation keys."""
+    errors = []
+    name = meta.get("name", "")
+    if not name or len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
+        errors.append(f"metadata.name {name!r}: must be a DNS subdomain")
+    for key, value in (meta.get("labels") or {}).items():
+        errors += [f"metadata.labels {e}" for e in _key_errors(key)]
+        if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.match(value):
+            errors.append(f"metadata.labels[{key!r}] = {value!r}: not a valid label value")
+    for key, value in (meta.get("annotations") or {}).items():
+        errors += [f"metadata.annotations {e}" for e in _key_errors(key)]
+        if not isinstance(value, str):
+            errors.append(f"metadata.annotations[{key!r}]: must be a string")
+    return errors
+
+
 def validate_object(obj: Mapping[str, Any]) -> list[str]:
     """Every schema error of one rendered object (empty when it is valid)."""
+    meta = obj.get("metadata") or {}
+    errors = metadata_errors(meta)
+    for path in (("spec", "predictor"), ("spec", "template", "metadata")):
+        node: Any = obj
+        for part in path:
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if isinstance(node, Mapping) and node.get("labels"):
+            errors += [f"{'.'.join(path)}: {e}" for e in metadata_errors({"name": "x", "labels": node["labels"]})]
+    return errors + _schema_errors(obj)
+
+
+def _schema_errors(obj: Mapping[str, Any]) -> list[str]:
     api_version = obj["apiVersion"]
     group, _, version = api_version.rpartition("/")
     if (group, obj["kind"]) in CRD_FILES:

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 PART_OF = "llm-serving"
+# Kubernetes label values: at most 63 characters, alphanumerics with '-', '_' or '.' inside.
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+
+def image_tag(image: str) -> Optional[str]:
+    """The tag of an image reference when it is a valid label value (none for digests or no tag)."""
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)[-1]
+    tag = last.partition(":")[2]
+    return tag if tag and len(tag) <= 63 and _LABEL_VALUE.match(tag) else None
 
 
 def recommended_labels(name: str, component: str, version: Optional[str] = None) -> dict[str, str]:
@@ -16,6 +27,6 @@ def recommended_labels(name: str, component: str, version: Optional[str] = None)
         "app.kubernetes.io/part-of": PART_OF,
         "app.kubernetes.io/managed-by": "pulumi",
     }
-    if version:
-        labels["app.kubernetes.io/version"] = version[:63]
+    if version and len(version) <= 63 and _LABEL_VALUE.match(version):
+        labels["app.kubernetes.io/version"] = version
     return labels

@@ -8,9 +8,10 @@ Field names follow the KServe v1beta1 CRD (shared/crds/serving.kserve.io/Inferen
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from components.builders.labels import recommended_labels
+from components.builders.labels import image_tag, recommended_labels
 from components.capacity.plan import ServingPlan
 from components.config import ModelConfig
 
@@ -26,6 +27,26 @@ NODEPOOL_LABEL = "karpenter.sh/nodepool"
 # vLLM's uvicorn keeps idle connections 5 s (VLLM_HTTP_TIMEOUT_KEEP_ALIVE); proxies in front keep
 # theirs 60 s (ALB idle timeout), so the server must outlast them or pooled connections get reset.
 KEEP_ALIVE_SECONDS = 75
+
+
+CAPACITY_ANNOTATION = "llm-serving.io/capacity-plan"
+
+
+def capacity_summary(plan: ServingPlan) -> str:
+    """The plan's verdict and key figures as compact, stable JSON."""
+    mem = plan.memory
+    return json.dumps(
+        {
+            "accounting": mem.accounting,
+            "fits": mem.fits,
+            "gpusPerReplica": mem.gpus_per_replica,
+            "kvCacheGib": round(mem.kv_cache_gib, 2),
+            "kvCacheTokens": mem.kv_cache_tokens,
+            "reason": mem.reason,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    )
 
 
 def predictor_deployment_name(name: str) -> str:
@@ -114,7 +135,7 @@ def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None) -> 
 def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: str, hf_secret: str | None) -> dict[str, Any]:
     """The KServe InferenceService running ``vllm serve`` for one model."""
     r = plan.resources
-    labels = recommended_labels(m.name, component="inference", version=m.image.rsplit(":", 1)[-1])
+    labels = recommended_labels(m.name, component="inference", version=image_tag(m.image))
     return {
         "apiVersion": "serving.kserve.io/v1beta1",
         "kind": "InferenceService",
@@ -129,13 +150,16 @@ def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: s
                 "serving.kserve.io/autoscalerClass": "external",
                 "llm-serving.io/model": m.model,
                 "llm-serving.io/gpu": plan.gpu.name,
+                # The capacity plan's verdict, for policies that cannot recompute it (a model
+                # given by its config.json is not in the catalogue the policy pack carries).
+                CAPACITY_ANNOTATION: capacity_summary(plan),
             },
         },
         "spec": {
             "predictor": {
                 "minReplicas": m.replicas.min,
                 "maxReplicas": m.replicas.max,
-                "labels": labels,
+                "labels": dict(labels),
                 "terminationGracePeriodSeconds": plan.termination_grace_seconds,
                 "nodeSelector": {NODEPOOL_LABEL: pool, GPU_NAME_LABEL: _karpenter_gpu_name(plan)},
                 "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
@@ -163,7 +187,7 @@ def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
         "metadata": {
             "name": f"{m.name}-pdb",
             "namespace": namespace,
-            "labels": recommended_labels(m.name, component="inference", version=m.image.rsplit(":", 1)[-1]),
+            "labels": recommended_labels(m.name, component="inference", version=image_tag(m.image)),
         },
         "spec": {
             # maxUnavailable rather than minAvailable: with one replica, minAvailable 1 would

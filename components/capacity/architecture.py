@@ -53,6 +53,9 @@ class Architecture:
     experts_per_token: int = 0
     moe_intermediate_size: int = 0
     quant_method: Optional[str] = None
+    # The longest max_model_len vLLM accepts without VLLM_ALLOW_LONG_MAX_MODEL_LEN: the position
+    # embeddings, stretched by a yarn/linear/dynamic rope scaling factor (llama3/longrope: not).
+    max_model_len_limit: int = 0
 
     @property
     def is_mla(self) -> bool:
@@ -157,7 +160,23 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
         experts_per_token=per_token,
         moe_intermediate_size=moe_inter,
         quant_method=quant_method,
+        max_model_len_limit=_max_len_limit(cfg, max_pos),
     )
+
+
+def _max_len_limit(cfg: Mapping[str, Any], max_pos: int) -> int:
+    """vLLM's derived maximum length (config/model.py _get_and_verify_max_len, simplified)."""
+    scaling = cfg.get("rope_scaling")
+    if not isinstance(scaling, Mapping):
+        return max_pos
+    kind = str(scaling.get("rope_type") or scaling.get("type") or "")
+    factor = scaling.get("factor")
+    if kind not in ("yarn", "linear", "dynamic") or isinstance(factor, bool) or not isinstance(factor, (int, float)) or factor <= 1:
+        return max_pos
+    base = max_pos
+    if kind == "yarn":
+        base = _int(scaling, "original_max_position_embeddings", default=max_pos, required=False)
+    return int(base * factor)
 
 
 def _layer_groups(cfg: Mapping[str, Any], layers: int) -> tuple[LayerGroup, ...]:

@@ -189,7 +189,7 @@ def weights_per_gpu_bytes(arch: Architecture, checkpoint_bytes: float, args: Eng
         # MXFP4 experts are padded and re-laid for the kernels at load: gpt-oss-20b logs 13.47 GiB
         # for a 12.8 GiB checkpoint, gpt-oss-120b 64.38 GiB for 60.8 GiB (llm-d-benchmark logs).
         linear *= MXFP4_LOAD_GROWTH
-    if args.quantization in _QUANT_LINEAR_BYTES and arch.quant_method is None:
+    if args.quantization in ONLINE_QUANTIZATION and args.quantization in _QUANT_LINEAR_BYTES and arch.quant_method is None:
         # Online quantization of a 16-bit checkpoint (e.g. --quantization fp8).
         linear *= _QUANT_LINEAR_BYTES[args.quantization] / arch.dtype_bytes
     embed_stage = embed if pp == 1 else embed / (1 if arch.tie_word_embeddings else 2)
@@ -305,7 +305,10 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     max_concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
     bytes_per_token = sum(g.layers for g in groups) * per_layer
 
-    if weights >= budget:
+    refusal = _startup_refusal(arch, args, max_model_len, seqs, tokens)
+    if refusal:
+        fits, reason = False, refusal
+    elif weights >= budget:
         fits, reason = False, (
             f"weights need {weights / GIB:.2f} GiB per GPU but {utilization:g} x {gpu.memory_gib:.2f} GiB "
             f"= {budget / GIB:.2f} GiB is the budget; raise tensorParallelSize, quantize, or use a bigger GPU"
@@ -322,8 +325,6 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
         )
     else:
         fits, reason = True, f"{max_concurrency:.2f} requests of {max_model_len:,} tokens fit in the KV cache"
-    if max_model_len > arch.max_position_embeddings:
-        notes.append(f"maxModelLen {max_model_len:,} exceeds the model's max_position_embeddings {arch.max_position_embeddings:,}")
 
     return MemoryPlan(
         gpu=gpu.name,
@@ -350,6 +351,32 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
         accounting=acc.releases,
         notes=tuple(notes),
     )
+
+
+# Methods vLLM can apply to a 16-bit checkpoint while loading it; the others need a checkpoint
+# already quantized with them.
+ONLINE_QUANTIZATION = frozenset({"fp8", "bitsandbytes", "int8", "experts_int8"})
+
+
+def _startup_refusal(arch: Architecture, args: EngineArgs, max_model_len: int, seqs: int, tokens: int) -> Optional[str]:
+    """Why vLLM would refuse these settings before sizing any memory, if it would."""
+    tp = args.tensor_parallel_size
+    if tokens < seqs:
+        return (f"maxNumBatchedTokens {tokens:,} is below maxNumSeqs {seqs:,}; vLLM's scheduler config refuses it "
+                f"(SchedulerConfig: max_num_batched_tokens must be >= max_num_seqs)")
+    if arch.num_attention_heads % tp:
+        return (f"tensorParallelSize {tp} does not divide the model's {arch.num_attention_heads} attention heads; "
+                f"vLLM refuses to start (use a divisor)")
+    if not arch.is_mla and arch.num_kv_heads % tp and tp % arch.num_kv_heads:
+        return (f"tensorParallelSize {tp} and the model's {arch.num_kv_heads} KV heads do not divide one another; "
+                f"vLLM refuses to start")
+    if arch.max_model_len_limit and max_model_len > arch.max_model_len_limit:
+        return (f"maxModelLen {max_model_len:,} exceeds the model's maximum of {arch.max_model_len_limit:,} tokens; "
+                f"vLLM refuses it (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower maxModelLen")
+    if args.quantization and arch.quant_method is None and args.quantization not in ONLINE_QUANTIZATION:
+        return (f"--quantization {args.quantization} needs a checkpoint quantized with it, and this one is "
+                f"{arch.checkpoint_dtype}; use a pre-quantized checkpoint or --quantization fp8")
+    return None
 
 
 def _rank_groups(arch: Architecture, pp: int) -> list[LayerGroup]:

@@ -168,6 +168,12 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         tokens = hw_tokens
         derivations.append(Derivation("maxNumBatchedTokens", tokens, f"vLLM 0.33's default for {gpu.name} ({gpu.memory_gib:.0f} GiB)"))
 
+    if m.engine.max_num_seqs is not None and m.engine.max_num_seqs > tokens:
+        raise ConfigError([Problem(
+            f"{path}.engine.maxNumSeqs",
+            f"exceeds maxNumBatchedTokens ({tokens:,}); vLLM requires max_num_batched_tokens >= max_num_seqs",
+            m.engine.max_num_seqs,
+        )])
     typical = m.traffic.typical_request_tokens or min(2048, m.engine.max_model_len)
     seqs = m.engine.max_num_seqs
     if seqs is None:
@@ -175,11 +181,13 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         # default first, then settle on the smaller count (which only frees memory).
         first = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, hw_seqs, tokens))
         by_cache = first.kv_cache_tokens // typical
-        seqs = max(1, min(hw_seqs, by_cache))
+        # Never more sequences than tokens in a batch: vLLM refuses that.
+        seqs = max(1, min(hw_seqs, by_cache, tokens))
         if seqs >= 16:
             seqs -= seqs % 8
         if by_cache < hw_seqs:
-            reason = f"KV cache holds {first.kv_cache_tokens:,} tokens = {by_cache} requests of {typical:,} typical tokens"
+            reason = (f"at the default batch the KV cache holds {first.kv_cache_tokens:,} tokens = {by_cache} requests of "
+                      f"{typical:,} typical tokens")
         else:
             reason = f"vLLM 0.33's default for {gpu.name}; the KV cache would hold {by_cache} typical requests"
         derivations.append(Derivation("maxNumSeqs", seqs, reason))

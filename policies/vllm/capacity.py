@@ -9,6 +9,7 @@ GPU the catalogue does not know are not applicable (the policy says nothing).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -22,6 +23,7 @@ from policies.vllm.args import VllmServer, vllm_command_line
 
 GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
 GPU_ANNOTATION = "llm-serving.io/gpu"
+CAPACITY_ANNOTATION = "llm-serving.io/capacity-plan"
 # vLLM 0.33 default (config/cache.py CacheConfig.gpu_memory_utilization).
 DEFAULT_UTILIZATION = 0.92
 
@@ -47,14 +49,30 @@ def served_model(server: VllmServer) -> Optional[str]:
 
 
 def gpu_type(resource: Any, server: VllmServer) -> Optional[Gpu]:
-    """The GPU the pod is pinned to, when the node selection or our annotation names one."""
-    name = get(server.podspec, "nodeSelector", GPU_NAME_LABEL) or annotations(resource.props).get(GPU_ANNOTATION)
-    if not isinstance(name, str) or not name:
+    """The GPU the pod runs on: our exact annotation first, else Karpenter's GPU-name label.
+
+    The label names a family (``a100`` covers the 40 and 80 GB parts); the catalogue then picks
+    the first match, and the annotation the components write removes the doubt.
+    """
+    for name in (annotations(resource.props).get(GPU_ANNOTATION), get(server.podspec, "nodeSelector", GPU_NAME_LABEL)):
+        if isinstance(name, str) and name:
+            try:
+                return find_gpu(name)
+            except UnknownGpu:
+                continue
+    return None
+
+
+def stamped_plan(resource: Any) -> Optional[dict]:
+    """The capacity plan the components stamped on the resource (llm-serving.io/capacity-plan), if any."""
+    text = annotations(resource.props).get(CAPACITY_ANNOTATION)
+    if not isinstance(text, str):
         return None
     try:
-        return find_gpu(name)
-    except UnknownGpu:
+        value = json.loads(text)
+    except ValueError:
         return None
+    return value if isinstance(value, dict) else None
 
 
 def _int_flag(args: dict, flag: str) -> Optional[int]:

@@ -12,14 +12,22 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES
 from policies.vllm.args import vllm_servers
-from policies.vllm.capacity import server_plan
+from policies.vllm.capacity import served_model, server_plan, stamped_plan
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for server in vllm_servers(resource):
         found = server_plan(resource, server)
-        if found is None or found.plan.fits:
+        if found is None:
+            # Not in the catalogue (a model given by its config.json): the plan stamped by the
+            # components is the only one there is.
+            stamped = stamped_plan(resource)
+            if stamped and stamped.get("fits") is False:
+                messages.append(f"{server.label}: {served_model(server) or 'the model'} does not start: {stamped.get('reason')} "
+                                f"[capacity plan stamped by llm-serving, {stamped.get('kvCacheGib')} GiB KV per GPU]")
+            continue
+        if found.plan.fits:
             continue
         p = found.plan
         messages.append(

@@ -137,3 +137,26 @@ def test_schema_check_can_fail(prod):
     errors = validate_object(isvc)
     assert any("startupProbes" in e for e in errors)
     assert any("minReplicas" in e for e in errors)
+
+
+@pytest.mark.parametrize(
+    "image,version",
+    [
+        ("vllm/vllm-openai:v0.33.0", "v0.33.0"),
+        ("registry.local:5000/vllm/vllm-openai:v0.33.0", "v0.33.0"),
+        ("registry.local:5000/vllm/vllm-openai", None),
+        ("vllm/vllm-openai@sha256:" + "0" * 64, None),
+    ],
+)
+def test_version_label_is_a_valid_label_value_or_absent(prod, image, version):
+    cfg, plans = prod
+    m = cfg.models[0].model_copy(update={"image": image})
+    isvc = build.inference_service(m, plans[m.name], cfg.namespace, m.pool, "hf-token")
+    assert isvc["metadata"]["labels"].get("app.kubernetes.io/version") == version
+    assert validate_object(isvc) == []
+
+
+def test_metadata_check_can_fail(prod):
+    _, _, isvc = render(prod, "chat-8b")
+    isvc["metadata"]["labels"]["app.kubernetes.io/version"] = "vllm/vllm-openai"
+    assert validate_object(isvc) == ["metadata.labels['app.kubernetes.io/version'] = 'vllm/vllm-openai': not a valid label value"]

@@ -204,3 +204,21 @@ def test_negative_budget_is_reported_as_negative_kv():
 def test_deepseek_sparse_mla_cache_is_656_bytes_per_token_and_layer():
     arch = find_model("deepseek-ai/DeepSeek-V3").arch
     assert kv_bytes_per_token_per_layer(arch, EngineArgs(kv_cache_dtype="fp8_ds_mla")) == 656
+
+
+@pytest.mark.parametrize(
+    "model,engine,reason",
+    [
+        ("meta-llama/Llama-3.1-8B-Instruct", {"tensor_parallel_size": 3},
+         "tensorParallelSize 3 does not divide the model's 32 attention heads; vLLM refuses to start (use a divisor)"),
+        ("meta-llama/Llama-3.1-8B-Instruct", {"max_model_len": 262144},
+         "maxModelLen 262,144 exceeds the model's maximum of 131,072 tokens; vLLM refuses it (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower maxModelLen"),
+        ("meta-llama/Llama-3.1-8B-Instruct", {"max_model_len": 8192, "quantization": "awq"},
+         "--quantization awq needs a checkpoint quantized with it, and this one is bfloat16; use a pre-quantized checkpoint or --quantization fp8"),
+        ("meta-llama/Llama-3.1-8B-Instruct", {"max_model_len": 8192, "max_num_seqs": 512, "max_num_batched_tokens": 256},
+         "maxNumBatchedTokens 256 is below maxNumSeqs 512; vLLM's scheduler config refuses it (SchedulerConfig: max_num_batched_tokens must be >= max_num_seqs)"),
+    ],
+)
+def test_settings_vllm_refuses_do_not_fit(model, engine, reason):
+    p = plan(model, "H100", **engine)
+    assert (p.fits, p.reason) == (False, reason)

@@ -179,3 +179,35 @@ def test_other_report_formats(tmp_path, fmt, marker):
     proc = run("plan", "dev", "--format", fmt, "--out", str(tmp_path))
     assert proc.returncode == 0
     assert marker in proc.stdout
+
+
+def test_policy_figures_are_the_capacity_plans(tmp_path):
+    # One source of truth: S2 recomputes from the rendered flags and must land on the report's numbers.
+    from components.capacity.plan import plan_stack
+    from components.config import load_stack_config
+    from policies.vllm.args import vllm_servers
+    from policies.vllm.capacity import server_plan
+    from stacks.offline import load_stack_file, run_program
+    from stacks.plan import policy_resources
+
+    stack = load_stack_file("prod")
+    plans = plan_stack(load_stack_config(stack.config))
+    isvcs = [r for r in policy_resources(run_program(stack)) if r.type.endswith(":InferenceService")]
+    assert len(isvcs) == 3
+    for r in isvcs:
+        (server,) = vllm_servers(r)
+        recomputed = server_plan(r, server).plan
+        assert recomputed == plans[r.props["metadata"]["name"]].memory
+
+
+def test_custom_model_that_does_not_fit_exits_1(tmp_path):
+    config = {"num_hidden_layers": 80, "hidden_size": 8192, "num_attention_heads": 64, "num_key_value_heads": 8,
+              "vocab_size": 128256, "intermediate_size": 28672, "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+    (tmp_path / "big.json").write_text(json.dumps(config))
+    path = variant(tmp_path, "big", lambda c: c["llm-serving:models"][0].update(
+        model="acme/private-70b", architecture={"configPath": "big.json", "weightsGib": 131.4}))
+    proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 1, proc.stderr
+    (v,) = json.loads(proc.stdout)["violations"]
+    assert v["policy"] == "vllm-max-model-len-fits-kv-cache"
+    assert "acme/private-70b does not start: weights need 131.43 GiB per GPU" in v["message"]  # + the rotary cache

@@ -77,3 +77,30 @@ def test_headroom_warns_when_little_kv_is_left():
         "L4, below 2 GiB; raise the utilization or tensorParallelSize, or use an fp8 KV cache"
     ]
     assert messages(HEADROOM, tight, config={"minKvCacheGib": 1}) == []
+
+
+def test_the_exact_gpu_annotation_wins_over_the_family_label():
+    # Karpenter's label says "a100" for both the 40 GB and the 80 GB part.
+    props = isvc_props()
+    props["spec"]["predictor"]["nodeSelector"]["karpenter.k8s.aws/instance-gpu-name"] = "a100"
+    props["metadata"]["annotations"]["llm-serving.io/gpu"] = "A100-80GB"
+    vllm_container(props)["args"][0] = "Qwen/Qwen3-32B"
+    set_arg(vllm_container(props), "max-model-len", "8192")
+    assert messages(POLICY, isvc(props)) == []
+    del props["metadata"]["annotations"]["llm-serving.io/gpu"]
+    (msg,) = messages(POLICY, isvc(props))
+    assert msg.startswith("container kserve-container: Qwen/Qwen3-32B on 1x A100-40GB (39.39 GiB) does not start: weights need ")
+
+
+def test_a_model_outside_the_catalogue_is_judged_by_the_stamped_plan():
+    props = isvc_props()
+    vllm_container(props)["args"][0] = "acme/private-70b"
+    props["metadata"]["annotations"]["llm-serving.io/capacity-plan"] = (
+        '{"accounting":"0.20-0.33","fits":false,"gpusPerReplica":1,"kvCacheGib":-3.5,"kvCacheTokens":0,'
+        '"reason":"weights need 60.00 GiB per GPU but 0.9 x 44.42 GiB = 39.98 GiB is the budget"}')
+    assert messages(POLICY, isvc(props)) == [
+        "container kserve-container: acme/private-70b does not start: weights need 60.00 GiB per GPU but 0.9 x 44.42 GiB "
+        "= 39.98 GiB is the budget [capacity plan stamped by llm-serving, -3.5 GiB KV per GPU]"
+    ]
+    props["metadata"]["annotations"]["llm-serving.io/capacity-plan"] = '{"fits": true}'
+    assert messages(POLICY, isvc(props)) == []
