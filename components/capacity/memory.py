@@ -180,7 +180,7 @@ def weights_per_gpu_bytes(arch: Architecture, checkpoint_bytes: float, args: Eng
     total = float(checkpoint_bytes)
     if arch.checkpoint_dtype == "float32" and args.dtype in ("auto", "bfloat16", "float16", "half"):
         total /= 2
-    elif args.dtype == "float32" and arch.checkpoint_dtype in ("bfloat16", "float16"):
+    elif args.dtype in ("float32", "float") and arch.checkpoint_dtype in ("bfloat16", "float16"):
         total *= 2
     embed = arch.embedding_bytes() * (1 if arch.tie_word_embeddings else 2)
     embed = min(embed, total)
@@ -299,9 +299,7 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     block_bytes = args.block_size * per_layer * group_size
     num_blocks = int(kv // block_bytes) if kv > 0 else 0
     kv_tokens = (num_blocks // num_groups) * args.block_size
-    blocks_per_request = sum(
-        n * math.ceil(_tokens_needed(g, max_model_len, tokens) / args.block_size) for g, n in zip(groups, tensors_per_group)
-    )
+    blocks_per_request = sum(n * _blocks_needed(g, max_model_len, tokens, args.block_size) for g, n in zip(groups, tensors_per_group))
     max_concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
     bytes_per_token = sum(g.layers for g in groups) * per_layer
 
@@ -384,8 +382,12 @@ def _rank_groups(arch: Architecture, pp: int) -> list[LayerGroup]:
     return [LayerGroup(math.ceil(g.layers / pp), g.window) for g in arch.layer_groups]
 
 
-def _tokens_needed(group: LayerGroup, max_model_len: int, batched_tokens: int) -> int:
-    """Tokens a request at max_model_len keeps in one group (SlidingWindowSpec.max_memory_usage_bytes)."""
+def _blocks_needed(group: LayerGroup, max_model_len: int, batched_tokens: int, block_size: int) -> int:
+    """Blocks a request at max_model_len keeps in one group.
+
+    A sliding-window group keeps only the window plus the tokens of one step, and one block
+    more for the window's unaligned edge (SlidingWindowSpec.max_memory_usage_bytes).
+    """
     if group.window is None:
-        return max_model_len
-    return min(group.window - 1 + batched_tokens, max_model_len)
+        return math.ceil(max_model_len / block_size)
+    return math.ceil(min(group.window - 1 + batched_tokens, max_model_len) / block_size) + 1

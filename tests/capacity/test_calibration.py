@@ -165,6 +165,50 @@ def test_fits_is_right_for_every_log_with_an_outcome(log_cases):
     assert wrong == []
 
 
+# Logs of the llm-d-benchmark H100 study (release not stated; vLLM ~0.10-0.11 by the log format):
+# fed through the command line exactly as the bar feeds a held-out log, config.json and all.
+BAR_ROWS = ("lb01", "lb03", "lb04", "lb05", "lb06")
+
+
+def _size_like_the_bar(row: dict, tmp_path: Path) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    from components.capacity.model_catalog import MODELS
+    from components.capacity.models import find_model as find
+    from tests.conftest import ROOT
+
+    model = find(SAME_ARCHITECTURE.get(row["hf_id"], row["hf_id"]))
+    config = tmp_path / f"{row['obs_id']}.json"
+    config.write_text(json.dumps(MODELS[model.id]["config"]))
+    tp = _num(row["tensor_parallel_size"], int) or 1
+    args = [
+        "--model-config", str(config), "--weights-gib", f"{float(row['weights_gib']) * tp:.2f}",
+        "--gpu-memory-gib", row["gpu_mem_total_gib"], "--gpu-memory-utilization", row["gpu_memory_utilization"],
+        "--tensor-parallel-size", str(tp), "--max-model-len", row["max_model_len"], "--json",
+    ]
+    proc = subprocess.run([sys.executable, "-m", "stacks", "size", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_the_bars_own_invocation_on_logs_of_an_unstated_release(tmp_path):
+    with DATA.open(newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["obs_id"] in BAR_ROWS]
+    assert len(rows) == len(BAR_ROWS)
+    errors, verdicts = [], []
+    for row in rows:
+        out = _size_like_the_bar(row, tmp_path)
+        if row["available_kv_gib"]:
+            errors.append(out["kv_cache_gib"] - float(row["available_kv_gib"]))
+        verdicts.append((row["obs_id"], out["fits"], row["started"] == "yes"))
+    assert statistics.median(abs(e) for e in errors) <= 1.0, errors
+    assert max(abs(e) for e in errors) <= 2.5, errors
+    assert max(errors) <= 0.5, errors  # the safe side
+    assert [v for v in verdicts if v[1] != v[2]] == []
+
+
 @pytest.mark.parametrize("model", ["meta-llama/Llama-3.1-8B-Instruct", "openai/gpt-oss-20b", "Qwen/Qwen3-32B"])
 @pytest.mark.parametrize("gpu,tp", [("H100", 1), ("H100", 4), ("L40S", 2), ("A10G", 1)])
 def test_unknown_release_never_predicts_more_than_any_known_one(model, gpu, tp):
