@@ -1,5 +1,8 @@
 """The llm-serving policy pack as the Pulumi CLI loads it (`pulumi preview --policy-pack policies`).
 
+`python -m policies check PATH...` runs the same policies over plain YAML manifests instead
+(policies/check.py).
+
 This is the only place that constructs a PolicyPack: doing so starts a gRPC server and blocks,
 so tests and the offline plan use `policies.evaluate` instead. The CLI runs this file with the
 pack directory as the working directory; the project root goes on sys.path so that
@@ -30,4 +33,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["check"]:
+        # `python -m policies check PATH...`: the same policies over plain manifests, no engine.
+        from policies.check import main as check
+
+        sys.exit(check(sys.argv[2:]))
     main()
