@@ -122,7 +122,7 @@ class GpuPoolConfig(_Model):
 
 Dtype = Literal["auto", "bfloat16", "float16", "half", "float32"]
 KvCacheDtype = Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2"]
-Quantization = Literal["fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "compressed-tensors", "bitsandbytes", "mxfp4", "int8"]
+Quantization = Literal["fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "compressed-tensors", "bitsandbytes", "mxfp4", "modelopt", "fbgemm_fp8"]
 
 
 class EngineConfig(_Model):

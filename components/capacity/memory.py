@@ -72,9 +72,10 @@ MXFP4_LOAD_GROWTH = 1.06
 FP8_DS_MLA_BYTES_PER_TOKEN = 656
 
 _KV_DTYPE_BYTES = {"fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "fp8_ds_mla": 1, "float": 4, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4}
-# Weight bits per parameter of linear layers under a quantization method (embeddings stay 16-bit).
-_QUANT_LINEAR_BYTES = {"fp8": 1.0, "int8": 1.0, "awq": 0.5, "awq_marlin": 0.5, "gptq": 0.5, "gptq_marlin": 0.5, "mxfp4": 0.53,
-                       "bitsandbytes": 0.5, "compressed-tensors": 1.0}
+# Methods vLLM applies to a 16-bit checkpoint while loading it, with the bytes per linear-layer
+# parameter they leave (embeddings stay 16-bit); the other methods need a checkpoint already
+# quantized with them.
+ONLINE_QUANTIZATION = {"fp8": 1.0, "bitsandbytes": 0.5}
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ class MemoryPlan:
         out = asdict(self)
         for key, value in out.items():
             if isinstance(value, float):
-                out[key] = round(value, 2 if key != "max_concurrency" else 2)
+                out[key] = round(value, 2)
         out["notes"] = list(self.notes)
         return out
 
@@ -189,9 +190,8 @@ def weights_per_gpu_bytes(arch: Architecture, checkpoint_bytes: float, args: Eng
         # MXFP4 experts are padded and re-laid for the kernels at load: gpt-oss-20b logs 13.47 GiB
         # for a 12.8 GiB checkpoint, gpt-oss-120b 64.38 GiB for 60.8 GiB (llm-d-benchmark logs).
         linear *= MXFP4_LOAD_GROWTH
-    if args.quantization in ONLINE_QUANTIZATION and args.quantization in _QUANT_LINEAR_BYTES and arch.quant_method is None:
-        # Online quantization of a 16-bit checkpoint (e.g. --quantization fp8).
-        linear *= _QUANT_LINEAR_BYTES[args.quantization] / arch.dtype_bytes
+    if args.quantization in ONLINE_QUANTIZATION and arch.quant_method is None:
+        linear *= ONLINE_QUANTIZATION[args.quantization] / arch.dtype_bytes
     embed_stage = embed if pp == 1 else embed / (1 if arch.tie_word_embeddings else 2)
     rotary = arch.max_position_embeddings * arch.head_dim * arch.dtype_bytes
     return (linear / pp + embed_stage) / tp + rotary
@@ -349,11 +349,6 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
         accounting=acc.releases,
         notes=tuple(notes),
     )
-
-
-# Methods vLLM can apply to a 16-bit checkpoint while loading it; the others need a checkpoint
-# already quantized with them.
-ONLINE_QUANTIZATION = frozenset({"fp8", "bitsandbytes", "int8", "experts_int8"})
 
 
 def _startup_refusal(arch: Architecture, args: EngineArgs, max_model_len: int, seqs: int, tokens: int) -> Optional[str]:
