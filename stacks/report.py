@@ -28,7 +28,7 @@ def render_json(report: Mapping[str, Any]) -> str:
 def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
     rows = [[str(c) for c in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()  # noqa: E731
     return [line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows]
 
 

@@ -299,7 +299,7 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     block_bytes = args.block_size * per_layer * group_size
     num_blocks = int(kv // block_bytes) if kv > 0 else 0
     kv_tokens = (num_blocks // num_groups) * args.block_size
-    blocks_per_request = sum(n * _blocks_needed(g, max_model_len, tokens, args.block_size) for g, n in zip(groups, tensors_per_group))
+    blocks_per_request = sum(n * _blocks_needed(g, max_model_len, tokens, args.block_size) for g, n in zip(groups, tensors_per_group, strict=True))
     max_concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
     bytes_per_token = sum(g.layers for g in groups) * per_layer
 

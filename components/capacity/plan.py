@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from components.capacity.architecture import GIB, ArchitectureError
+from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import INSTANCES, instance_gpu
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, hardware_batch_defaults, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model, model_from_config

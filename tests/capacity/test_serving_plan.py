@@ -7,7 +7,6 @@ import pytest
 from components.capacity.plan import image_version, plan_stack
 from components.config import load_stack_config
 from components.errors import ConfigError
-from tests.conftest import stack_config
 
 
 def plans_of(cfg_dict):

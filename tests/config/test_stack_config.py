@@ -176,7 +176,9 @@ def test_unknown_namespace(dev_config):
 
 def test_config_models_are_frozen(dev_config):
     cfg = load_stack_config(dev_config)
-    with pytest.raises(Exception):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="frozen"):
         cfg.models[0].engine.max_model_len = 1  # type: ignore[misc]
 
 
