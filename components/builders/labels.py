@@ -10,14 +10,6 @@ PART_OF = "llm-serving"
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 
-def image_tag(image: str) -> Optional[str]:
-    """The tag of an image reference when it is a valid label value (none for digests or no tag)."""
-    name = image.split("@", 1)[0]
-    last = name.rsplit("/", 1)[-1]
-    tag = last.partition(":")[2]
-    return tag if tag and len(tag) <= 63 and _LABEL_VALUE.match(tag) else None
-
-
 def recommended_labels(name: str, component: str, version: Optional[str] = None) -> dict[str, str]:
     """The app.kubernetes.io/* labels for an object of ``component`` belonging to ``name``."""
     labels = {

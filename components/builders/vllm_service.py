@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from components.builders.labels import image_tag, recommended_labels
+from components.builders.labels import recommended_labels
+from components.images import image_tag
 from components.capacity.plan import ServingPlan
 from components.config import ModelConfig
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -21,6 +20,7 @@ from components.capacity.gpus import INSTANCES, instance_gpu
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, hardware_batch_defaults, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model, model_from_config
 from components.config import GpuPoolConfig, ModelConfig, StackConfig
+from components.images import vllm_release
 from components.errors import ConfigError, Problem
 
 # Share of a node's vCPU and memory a serving pod may request: the rest is left for the kubelet,
@@ -143,15 +143,8 @@ def engine_args(m: ModelConfig, max_num_seqs: Optional[int], max_num_batched_tok
         kv_cache_dtype=e.kv_cache_dtype,
         quantization=e.quantization,
         enforce_eager=e.enforce_eager,
-        vllm_version=image_version(m.image),
+        vllm_version=vllm_release(m.image),
     )
-
-
-def image_version(image: str) -> Optional[str]:
-    """The vLLM release an image tag names (vllm/vllm-openai:v0.33.0 -> 0.33.0); None for digests or other tags."""
-    tag = image.rsplit("@", 1)[0].rsplit("/", 1)[-1].partition(":")[2]
-    match = re.match(r"^v?(\d+\.\d+(\.\d+)?)", tag)
-    return match.group(1) if match else None
 
 
 def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", base_dir: Optional[Path] = None) -> ServingPlan:

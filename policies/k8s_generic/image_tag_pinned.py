@@ -6,22 +6,11 @@ different vLLM releases, and a rollback cannot return to what ran before.
 
 from __future__ import annotations
 
+from components.images import image_tag, is_digest
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
 
 _FIX = "pin a version tag (ideally a digest, image@sha256:...)"
-
-
-def image_tag(image: str) -> str | None:
-    """The tag of an image reference ("" for a digest reference), or None when it has none.
-
-    A registry port (`host:5000/repo`) is not a tag: only a colon in the last path segment is.
-    """
-    if "@" in image:
-        return ""
-    last = image.rsplit("/", 1)[-1]
-    tag = last.partition(":")[2]
-    return tag or None
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -33,6 +22,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             if not isinstance(image, str):
                 continue
             label = container_label(path, container)
+            if is_digest(image):
+                continue
             tag = image_tag(image)
             if tag is None:
                 messages.append(f"{label}: image {image} has no tag, so it pulls :latest, which moves; {_FIX}")

@@ -17,7 +17,7 @@ from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model
-from components.capacity.plan import image_version
+from components.images import vllm_release
 from policies.kube import annotations, as_float, as_int, get
 from policies.vllm.args import VllmServer, vllm_command_line
 
@@ -105,7 +105,7 @@ def server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
         quantization=a.get("quantization"),
         enforce_eager="enforce-eager" in a,
         # The image tag names the release whose accounting applies (unknown: the most conservative).
-        vllm_version=image_version(str(server.container.get("image") or "")),
+        vllm_version=vllm_release(str(server.container.get("image") or "")),
     )
     try:
         plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.capacity.plan import image_version, plan_stack
+from components.capacity.plan import plan_stack
+from components.images import vllm_release as image_version
 from components.config import load_stack_config
 from components.errors import ConfigError
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from policies.k8s_generic.image_tag_pinned import POLICY, image_tag
+from components.images import image_tag, is_digest
+from policies.k8s_generic.image_tag_pinned import POLICY
 from policy_fixtures import isvc, isvc_props, messages, vllm_container
 
 FIX = "pin a version tag (ideally a digest, image@sha256:...)"
@@ -51,13 +52,14 @@ def test_config_adds_disallowed_tags():
         f"container kserve-container: image vllm/vllm-openai:nightly uses the mutable tag nightly; {FIX}"]
 
 
-@pytest.mark.parametrize("image, tag", [
-    ("vllm/vllm-openai:v0.33.0", "v0.33.0"),
-    ("vllm/vllm-openai", None),
-    ("host:5000/repo", None),
-    ("host:5000/repo:1.2", "1.2"),
-    ("repo@sha256:abc", ""),
-    ("repo:", None),
+@pytest.mark.parametrize("image, tag, digest", [
+    ("vllm/vllm-openai:v0.33.0", "v0.33.0", False),
+    ("vllm/vllm-openai", None, False),
+    ("host:5000/repo", None, False),
+    ("host:5000/repo:1.2", "1.2", False),
+    ("repo@sha256:abc", None, True),
+    ("repo:v1@sha256:abc", "v1", True),
+    ("repo:", None, False),
 ])
-def test_image_tag(image, tag):
-    assert image_tag(image) == tag
+def test_image_tag(image, tag, digest):
+    assert (image_tag(image), is_digest(image)) == (tag, digest)

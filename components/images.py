@@ -1,0 +1,27 @@
+"""Container image references: the one parser of tags and vLLM releases the library uses."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+
+def image_tag(image: str) -> Optional[str]:
+    """The tag of an image reference, or None when it has none.
+
+    A registry port (``host:5000/repo``) is not a tag: only a colon in the last path segment
+    is; a digest (``@sha256:...``) is not a tag either (``repo:tag@sha256:...`` keeps its tag).
+    """
+    last = image.split("@", 1)[0].rsplit("/", 1)[-1]
+    return last.partition(":")[2] or None
+
+
+def is_digest(image: str) -> bool:
+    """True for a reference pinned by content (``...@sha256:...``)."""
+    return "@" in image
+
+
+def vllm_release(image: str) -> Optional[str]:
+    """The vLLM release an image tag names (vllm/vllm-openai:v0.33.0 -> 0.33.0); None for other tags."""
+    match = re.match(r"^v?(\d+\.\d+(\.\d+)?)", image_tag(image) or "")
+    return match.group(1) if match else None
