@@ -15,7 +15,7 @@ from typing import Any, Callable
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import EngineArgs, plan_memory
-from components.capacity.models import UnknownModel, find_model, model_from_config
+from components.capacity.models import UnknownModel, find_model, load_model_config
 from components.errors import ConfigError, Problem
 from stacks.report import memory_breakdown
 
@@ -96,15 +96,7 @@ def _load_model(args: argparse.Namespace):
             raise ConfigError([Problem("--weights-gib", "is required with --model-config (the whole checkpoint's size in GiB)", has_value=False)])
         path = Path(args.model_config)
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ConfigError([Problem("--model-config", f"cannot read: {exc.strerror}", args.model_config)]) from None
-        except json.JSONDecodeError as exc:
-            raise ConfigError([Problem("--model-config", f"not JSON: {exc.msg} at line {exc.lineno}", args.model_config)]) from None
-        except UnicodeDecodeError:
-            raise ConfigError([Problem("--model-config", "is not UTF-8 text", args.model_config)]) from None
-        try:
-            return model_from_config(raw, args.weights_gib, name=args.model or path.stem)
+            return load_model_config(path, args.weights_gib, name=args.model or path.stem)
         except ArchitectureError as exc:
             raise ConfigError([Problem("--model-config", str(exc), args.model_config)]) from None
     if not args.model:
@@ -114,17 +106,8 @@ def _load_model(args: argparse.Namespace):
     except UnknownModel as exc:
         raise ConfigError([Problem("--model", str(exc), args.model)]) from None
     if args.weights_gib is not None:
-        model = model_from_config_checkpoint(model, args.weights_gib)
+        model = model.with_checkpoint_gib(args.weights_gib)
     return model
-
-
-def model_from_config_checkpoint(model, weights_gib: float):
-    """A catalogue model with a different checkpoint size (e.g. another quantization of it)."""
-    from dataclasses import replace
-
-    from components.capacity.architecture import GIB
-
-    return replace(model, checkpoint_bytes=weights_gib * GIB)
 
 
 def run_size(args: argparse.Namespace) -> int:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Mapping
 
-from components.capacity.architecture import GIB, Architecture, parse_config
+from components.capacity.architecture import GIB, Architecture, ArchitectureError, parse_config
 from components.capacity.model_catalog import MODELS
 
-__all__ = ["MODELS", "CatalogModel", "find_model", "model_from_config", "UnknownModel"]
+__all__ = ["MODELS", "CatalogModel", "find_model", "load_model_config", "model_from_config", "UnknownModel"]
 
 
 class UnknownModel(KeyError):
@@ -32,6 +34,10 @@ class CatalogModel:
     def checkpoint_gib(self) -> float:
         """Checkpoint size in GiB."""
         return self.checkpoint_bytes / GIB
+
+    def with_checkpoint_gib(self, weights_gib: float) -> "CatalogModel":
+        """The same architecture with another checkpoint size (e.g. another quantization of it)."""
+        return replace(self, checkpoint_bytes=weights_gib * GIB)
 
 
 _INDEX: dict[str, str] = {}
@@ -61,3 +67,16 @@ def find_model(model_id: str) -> CatalogModel:
 def model_from_config(config: Mapping[str, Any], weights_gib: float, name: str = "custom") -> CatalogModel:
     """A model outside the catalogue, from its config.json mapping and whole-checkpoint size in GiB."""
     return CatalogModel(id=name, hf_id=name, arch=parse_config(config), checkpoint_bytes=weights_gib * GIB, source="user config.json")
+
+
+def load_model_config(path: Path, weights_gib: float, name: str) -> CatalogModel:
+    """A model from a config.json file; every way the file can be wrong is an ArchitectureError."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ArchitectureError(f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ArchitectureError("is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ArchitectureError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+    return model_from_config(raw, weights_gib, name=name)

@@ -9,7 +9,6 @@ the reason it has that value, for the plan report.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any, Optional
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import INSTANCES, instance_gpu
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, hardware_batch_defaults, plan_memory
-from components.capacity.models import CatalogModel, UnknownModel, find_model, model_from_config
+from components.capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
 from components.config import GpuPoolConfig, ModelConfig, StackConfig
 from components.images import vllm_release
 from components.errors import ConfigError, Problem
@@ -106,14 +105,7 @@ def resolve_model(m: ModelConfig, path: str, base_dir: Optional[Path]) -> Catalo
         if not cfg_path.is_absolute() and base_dir is not None:
             cfg_path = base_dir / cfg_path
         try:
-            raw = json.loads(cfg_path.read_text(encoding="utf-8"))
-            return model_from_config(raw, m.architecture.weights_gib, name=m.model)
-        except OSError as exc:
-            raise ConfigError([Problem(f"{path}.architecture.configPath", f"cannot read: {exc.strerror}", m.architecture.config_path)]) from None
-        except json.JSONDecodeError as exc:
-            raise ConfigError([Problem(f"{path}.architecture.configPath", f"not JSON: {exc.msg} at line {exc.lineno}", m.architecture.config_path)]) from None
-        except UnicodeDecodeError:
-            raise ConfigError([Problem(f"{path}.architecture.configPath", "is not UTF-8 text", m.architecture.config_path)]) from None
+            return load_model_config(cfg_path, m.architecture.weights_gib, name=m.model)
         except ArchitectureError as exc:
             raise ConfigError([Problem(f"{path}.architecture.configPath", str(exc), m.architecture.config_path)]) from None
     try:
