@@ -8,6 +8,7 @@ Key names follow Hugging Face transformers' configs; where a family nests its te
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
@@ -53,6 +54,9 @@ class Architecture:
     experts_per_token: int = 0
     moe_intermediate_size: int = 0
     quant_method: Optional[str] = None
+    # Qwen-VL's dynamic-resolution vision encoder, which vLLM also profiles on its largest
+    # inputs (gigabytes; fixed-size encoders such as Gemma-3's SigLIP cost little).
+    has_dynamic_vision_encoder: bool = False
     # The longest max_model_len vLLM accepts without VLLM_ALLOW_LONG_MAX_MODEL_LEN: the position
     # embeddings, stretched by a yarn/linear/dynamic rope scaling factor (llama3/longrope: not).
     max_model_len_limit: int = 0
@@ -161,6 +165,7 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
         moe_intermediate_size=moe_inter,
         quant_method=quant_method,
         max_model_len_limit=_max_len_limit(cfg, max_pos),
+        has_dynamic_vision_encoder=bool(re.match(r"^qwen\d*(_\d+)?_vl", str(config.get("model_type") or ""))),
     )
 
 
@@ -188,8 +193,9 @@ def _layer_groups(cfg: Mapping[str, Any], layers: int) -> tuple[LayerGroup, ...]
         return _groups(layers - sliding, sliding, window)
     if window is None:
         return (LayerGroup(layers, None),)
-    # Gemma-2/3 style: every Nth layer is global (sliding_window_pattern = N).
-    pattern = _int(cfg, "sliding_window_pattern", default=0, required=False)
+    # Gemma-2/3 style: every Nth layer is global (sliding_window_pattern = N). Gemma-2 configs
+    # carry no pattern: its layers alternate local and global (transformers' Gemma2 modelling).
+    pattern = _int(cfg, "sliding_window_pattern", default=2 if cfg.get("model_type") == "gemma2" else 0, required=False)
     if pattern > 1:
         full = layers // pattern
         return _groups(full, layers - full, window)

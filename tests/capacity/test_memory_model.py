@@ -223,3 +223,33 @@ def test_deepseek_sparse_mla_cache_is_656_bytes_per_token_and_layer():
 def test_settings_vllm_refuses_do_not_fit(model, engine, reason):
     p = plan(model, "H100", **engine)
     assert (p.fits, p.reason) == (False, reason)
+
+
+def _config(**extra):
+    base = {"num_hidden_layers": 42, "hidden_size": 3584, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
+            "vocab_size": 256000, "intermediate_size": 14336, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"}
+    return {**base, **extra}
+
+
+def test_gemma2_alternates_local_and_global_layers():
+    arch = parse_config(_config(model_type="gemma2", sliding_window=4096))
+    assert [(g.layers, g.window) for g in arch.layer_groups] == [(21, None), (21, 4096)]
+
+
+def test_a_window_on_every_layer_stays_a_window():
+    arch = parse_config(_config(model_type="mistral", sliding_window=4096))
+    assert [(g.layers, g.window) for g in arch.layer_groups] == [(42, 4096)]
+
+
+def test_qwen_vl_models_pay_for_the_vision_encoders_profile_run():
+    text = parse_config(_config(model_type="qwen2"))
+    vl = parse_config(_config(model_type="qwen2_5_vl"))
+    gpu, args = Gpu("custom", 44.0), EngineArgs(max_model_len=4096, vllm_version="0.33.0")
+    gap = plan_memory(text, 16 * GIB, gpu, args).kv_cache_gib - plan_memory(vl, 16 * GIB, gpu, args).kv_cache_gib
+    assert gap == pytest.approx(2.5)
+
+
+def test_rope_scaling_stretches_the_length_vllm_accepts():
+    yarn = parse_config(_config(max_position_embeddings=32768, rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}))
+    llama3 = parse_config(_config(max_position_embeddings=131072, rope_scaling={"rope_type": "llama3", "factor": 8.0}))
+    assert (yarn.max_model_len_limit, llama3.max_model_len_limit) == (131072, 131072)
