@@ -16,6 +16,7 @@ import pulumi
 from pulumi.runtime import config as runtime_config
 
 from components.config import PROJECT, StackConfig, load_stack_config
+from components.errors import ConfigError
 from components.platform import LlmPlatform, LlmPlatformArgs
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
@@ -48,12 +49,16 @@ def runtime_stack_config() -> dict[str, Any]:
 
 def main() -> LlmPlatform:
     """Build the platform of the current stack and export what other stacks need."""
-    cfg: StackConfig = load_stack_config(runtime_stack_config())
-    token = pulumi.Config(PROJECT).get_secret("hfToken") if cfg.has_hf_token else None
-    platform = LlmPlatform(
-        pulumi.get_stack(),
-        LlmPlatformArgs(config=cfg, hf_token=token, base_dir=Path(os.environ.get(STACK_DIR_ENV) or STACKS_DIR)),
-    )
+    try:
+        cfg: StackConfig = load_stack_config(runtime_stack_config())
+        token = pulumi.Config(PROJECT).get_secret("hfToken") if cfg.has_hf_token else None
+        platform = LlmPlatform(
+            pulumi.get_stack(),
+            LlmPlatformArgs(config=cfg, hf_token=token, base_dir=Path(os.environ.get(STACK_DIR_ENV) or STACKS_DIR)),
+        )
+    except ConfigError as exc:
+        # RunError: the CLI prints the message alone, without a Python traceback.
+        raise pulumi.RunError(str(exc)) from None
     pulumi.export("namespace", cfg.namespace)
     pulumi.export("models", {name: plan.report() for name, plan in platform.plans.items()})
     return platform

@@ -211,3 +211,23 @@ def test_custom_model_that_does_not_fit_exits_1(tmp_path):
     (v,) = json.loads(proc.stdout)["violations"]
     assert v["policy"] == "vllm-max-model-len-fits-kv-cache"
     assert "acme/private-70b does not start: weights need 131.43 GiB per GPU" in v["message"]  # + the rotary cache
+
+
+def test_under_the_cli_a_bad_config_is_a_run_error_without_traceback():
+    # `pulumi up` shows a RunError's message alone; the program must raise that, not a ConfigError.
+    import pulumi
+    from pulumi.runtime import config as runtime_config
+
+    from components.program import main
+
+    cfg = yaml.safe_load((STACKS / "Pulumi.dev.yaml").read_text())["config"]
+    cfg["llm-serving:models"][0]["engine"]["maxModelLen"] = -1
+    values = {k: json.dumps(v) if not isinstance(v, str) else v for k, v in cfg.items()}
+    saved = runtime_config.CONFIG.get()
+    runtime_config.set_all_config(values, ["llm-serving:hfToken"])
+    try:
+        with pytest.raises(pulumi.RunError) as err:
+            main()
+    finally:
+        runtime_config.set_all_config(saved, [])
+    assert str(err.value).startswith("invalid configuration:\n  models[0].engine.maxModelLen = -1: input should be greater than 0")
