@@ -11,9 +11,7 @@ reported with its field path, the value and the rule, all at once, as a
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Mapping, Optional
-
-from typing import Annotated
+from typing import Annotated, Any, Literal, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
@@ -331,14 +329,8 @@ class StackConfig(_Model):
         return v
 
 
-# Keys of the stack file (without the "llm-serving:" prefix) and the model field each fills.
-_KEYS = {
-    "cluster": "cluster",
-    "namespace": "namespace",
-    "gpuPools": "gpuPools",
-    "models": "models",
-    "ingress": "ingress",
-}
+# Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
+_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress"})
 _SECRET_KEYS = {"hfToken"}
 # Namespaces whose keys belong to providers and are passed through untouched.
 _PROVIDER_NAMESPACES = {"aws", "kubernetes", "pulumi"}
@@ -359,7 +351,7 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
             problems.append(Problem(str(key), "config keys must be namespaced, e.g. llm-serving:models", has_value=False))
         elif namespace == PROJECT:
             if name in _KEYS:
-                data[_KEYS[name]] = raw[key]
+                data[name] = raw[key]
             elif name in _SECRET_KEYS:
                 if not _is_secret_value(raw[key]):
                     problems.append(

@@ -155,4 +155,4 @@ def write_files(out_dir: Path, files: Mapping[str, str]) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-__all__ = ["PlanResult", "Recorded", "run_plan", "write_files", "render_files", "normalise"]
+__all__ = ["PlanResult", "run_plan", "write_files", "render_files", "normalise"]
