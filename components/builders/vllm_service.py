@@ -31,6 +31,8 @@ KEEP_ALIVE_SECONDS = 75
 
 
 CAPACITY_ANNOTATION = "llm-serving.io/capacity-plan"
+# The catalogue GPU the plan sized (exact where Karpenter's GPU-name label names a family).
+GPU_ANNOTATION = "llm-serving.io/gpu"
 
 
 def capacity_summary(plan: ServingPlan) -> str:
@@ -150,7 +152,7 @@ def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: s
                 # Our HPA scales on vLLM load; KServe's default HPA would scale on CPU 80%.
                 "serving.kserve.io/autoscalerClass": "external",
                 "llm-serving.io/model": m.model,
-                "llm-serving.io/gpu": plan.gpu.name,
+                GPU_ANNOTATION: plan.gpu.name,
                 # The capacity plan's verdict, for policies that cannot recompute it (a model
                 # given by its config.json is not in the catalogue the policy pack carries).
                 CAPACITY_ANNOTATION: capacity_summary(plan),

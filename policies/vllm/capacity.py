@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from components.builders.vllm_service import CAPACITY_ANNOTATION, GPU_ANNOTATION, GPU_NAME_LABEL
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
@@ -21,11 +22,6 @@ from components.images import vllm_release
 from policies.kube import annotations, as_float, as_int, get
 from policies.vllm.args import VllmServer, vllm_command_line
 
-GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
-GPU_ANNOTATION = "llm-serving.io/gpu"
-CAPACITY_ANNOTATION = "llm-serving.io/capacity-plan"
-# vLLM 0.33 default (config/cache.py CacheConfig.gpu_memory_utilization).
-DEFAULT_UTILIZATION = 0.92
 
 
 @dataclass(frozen=True)
@@ -91,11 +87,12 @@ def server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
     except (UnknownModel, ArchitectureError):
         return None
     a = server.args
-    utilization = as_float(a.get("gpu-memory-utilization")) if "gpu-memory-utilization" in a else DEFAULT_UTILIZATION
+    # Unset or unreadable: the release's own default, which the accounting knows.
+    utilization = as_float(a.get("gpu-memory-utilization")) if "gpu-memory-utilization" in a else None
     engine = EngineArgs(
         tensor_parallel_size=_int_flag(a, "tensor-parallel-size") or 1,
         pipeline_parallel_size=_int_flag(a, "pipeline-parallel-size") or 1,
-        gpu_memory_utilization=utilization if utilization and 0 < utilization <= 1 else DEFAULT_UTILIZATION,
+        gpu_memory_utilization=utilization if utilization and 0 < utilization <= 1 else None,
         max_model_len=_int_flag(a, "max-model-len"),
         max_num_seqs=_int_flag(a, "max-num-seqs"),
         max_num_batched_tokens=_int_flag(a, "max-num-batched-tokens"),
