@@ -123,6 +123,13 @@ def _display_path(path: Path) -> str:
         return str(path)
 
 
+def _model_figures(model, plan) -> dict:
+    """A model's capacity plan figures, with its scaling figures under "autoscaling"."""
+    from components.builders.autoscaling import scaling_summary
+
+    return {**plan.report(), "autoscaling": scaling_summary(model, plan)}
+
+
 def run_plan(stack_ref: str) -> PlanResult:
     """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input."""
     from policies.framework import evaluate
@@ -133,7 +140,7 @@ def run_plan(stack_ref: str) -> PlanResult:
     recording = run_program(stack)
     violations = evaluate(policy_resources(recording))
     resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in tree_order(recording.resources)]
-    report = plan_report(stack.name, resources, violations, [p.report() for p in plans.values()])
+    report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name]) for m in cfg.models])
     report["stack_file"] = _display_path(stack.path)
     return PlanResult(report=report, files=render_files(recording))
 

@@ -10,7 +10,7 @@ and share one scaling behaviour: out at once, in slowly.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from components.builders.labels import recommended_labels
 from components.builders.vllm_service import predictor_deployment_name
@@ -33,6 +33,10 @@ SCALE_DOWN_PERCENT = 10
 SCALE_DOWN_PODS = 1
 # KEDA polls its trigger this often (seconds); the HPA it creates syncs every 15 s by default.
 KEDA_POLLING_SECONDS = 15
+# How stale the signal is when the HPA acts: one Prometheus scrape interval (the PodMonitor's) plus
+# one HPA sync period (kube-controller-manager --horizontal-pod-autoscaler-sync-period, default 15 s).
+SCRAPE_INTERVAL_SECONDS = 15
+HPA_SYNC_SECONDS = 15
 
 
 def in_flight_metric_name(model_name: str) -> str:
@@ -158,16 +162,28 @@ def autoscaler_name(m: ModelConfig) -> str:
     return keda_hpa_name(m.name) if m.autoscaling.backend == "keda" else m.name
 
 
-def scaling_summary(m: ModelConfig, plan: ServingPlan, extra: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
-    """The model's scaling figures for the plan report."""
+def scaling_summary(m: ModelConfig, plan: ServingPlan) -> dict[str, Any]:
+    """The model's scaling figures for the plan report.
+
+    Time to scale out = the signal's lag (scrape + HPA sync) + the time a new replica takes to
+    serve. The latter is the startup budget (the startup probe's failureThreshold x period), an
+    upper bound that covers node provisioning, image pull and weight load (cold_start.md section 7).
+    """
+    lag = SCRAPE_INTERVAL_SECONDS + HPA_SYNC_SECONDS
+    start = plan.startup_failure_threshold * plan.startup_period_seconds
+    adapter = m.autoscaling.backend == "prometheus-adapter"
     return {
         "backend": m.autoscaling.backend,
+        "kind": "HorizontalPodAutoscaler" if adapter else "ScaledObject",
         "signal": f"{RUNNING} + {WAITING} per pod",
-        "metric": in_flight_metric_name(m.name) if m.autoscaling.backend == "prometheus-adapter" else "keda prometheus trigger",
+        "metric": in_flight_metric_name(m.name) if adapter else f"sum({in_flight_per_pod_query(m.name, '<namespace>')}) / replicas",
         "target_in_flight_per_pod": plan.target_in_flight_per_pod,
         "replica_capacity": plan.max_num_seqs + plan.max_num_queued_reqs,
         "min_replicas": m.replicas.min,
         "max_replicas": m.replicas.max,
         "scale_down_stabilization_seconds": m.autoscaling.scale_down_stabilization_seconds,
-        **(extra or {}),
+        "metric_lag_seconds": lag,
+        "replica_start_seconds": start,
+        "replica_start_source": "startup budget (upper bound)",
+        "scale_out_seconds": lag + start,
     }

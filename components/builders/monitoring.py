@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from components.builders.autoscaling import KV_CACHE_USAGE, WAITING, autoscaler_name, model_selector
+from components.builders.autoscaling import KV_CACHE_USAGE, SCRAPE_INTERVAL_SECONDS, WAITING, autoscaler_name, model_selector
 from components.builders.labels import recommended_labels
 from components.builders.vllm_service import CONTAINER_NAME, predictor_deployment_name
 from components.capacity.plan import ServingPlan
@@ -19,7 +19,7 @@ from components.config import AlertsConfig, ModelConfig
 # KServe labels every predictor pod with its InferenceService (the PDB selects on it too).
 ISVC_POD_LABEL = "serving.kserve.io/inferenceservice"
 METRICS_PORT = "http"  # the vLLM container's named port (builders/vllm_service.py)
-SCRAPE_INTERVAL = "15s"
+SCRAPE_INTERVAL = f"{SCRAPE_INTERVAL_SECONDS}s"
 RATE_WINDOW = "5m"
 RESTART_WINDOW = "15m"
 TTFT_QUANTILE = 0.95
