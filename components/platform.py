@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
+from components.autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
 from components.builders import vllm_service as build
 from components.builders.labels import recommended_labels
 from components.capacity.plan import ServingPlan, plan_stack
@@ -32,7 +33,7 @@ class LlmPlatformArgs(BaseModel):
 
 
 class LlmPlatform(pulumi.ComponentResource):
-    """Namespace, credentials and one VllmService per configured model."""
+    """Namespace, credentials, one VllmService and one ModelAutoscaling per configured model, and the metrics stack."""
 
     def __init__(self, name: str, args: LlmPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:platform:LlmPlatform", name, None, opts)
@@ -64,6 +65,20 @@ class LlmPlatform(pulumi.ComponentResource):
             )
             for m in cfg.models
         }
+        # Scaling on serving load: the metrics plumbing once, then each model's autoscaler, monitor and alerts.
+        self.metrics = MetricsStack(
+            f"{name}-metrics",
+            MetricsStackArgs(models=cfg.models, namespace=cfg.namespace, monitoring=cfg.monitoring),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.autoscaling = model_autoscalers(
+            name,
+            cfg.models,
+            self.plans,
+            cfg.namespace,
+            cfg.monitoring,
+            pulumi.ResourceOptions(parent=self, depends_on=[namespace, self.metrics]),
+        )
         self.register_outputs(
             {
                 "namespace": cfg.namespace,
