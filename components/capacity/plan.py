@@ -230,9 +230,10 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
 
     # What one replica can hold: its batch plus its admission queue (beyond that vLLM answers 503).
     # A per-pod target above it is an average the pods can never reach, so the HPA would never scale out.
-    holds = seqs + queued
+    # Without admission control (a release before --max-num-queued-reqs) the queue is unbounded.
+    holds = seqs + queued if queued is not None else None
     target = m.autoscaling.target_in_flight_per_pod
-    if target is not None and target > holds:
+    if target is not None and holds is not None and target > holds:
         raise ConfigError([Problem(
             f"{path}.autoscaling.targetInFlightPerPod",
             f"exceeds what one replica can hold: maxNumSeqs {seqs} + maxNumQueuedReqs {queued} = {holds} requests in flight; "
