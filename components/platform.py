@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
+from components.autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
 from components.builders import vllm_service as build
 from components.builders.labels import recommended_labels
 from components.capacity.plan import ServingPlan, plan_stack
@@ -43,7 +44,8 @@ class LlmPlatformArgs(BaseModel):
 
 
 class LlmPlatform(pulumi.ComponentResource):
-    """The cluster connection, GPU pools, namespace, credentials and one VllmService per configured model.
+    """The cluster connection, GPU pools, namespace, credentials, one VllmService and one ModelAutoscaling
+    per configured model, and the metrics stack.
 
     Every Kubernetes child goes through one explicit provider (``self.k8s_provider``); child
     components receive it with ``opts=self.k8s_opts(...)``.
@@ -93,6 +95,20 @@ class LlmPlatform(pulumi.ComponentResource):
             )
             for m in cfg.models
         }
+        # Scaling on serving load: the metrics plumbing once, then each model's autoscaler, monitor and alerts.
+        self.metrics = MetricsStack(
+            f"{name}-metrics",
+            MetricsStackArgs(models=cfg.models, namespace=cfg.namespace, monitoring=cfg.monitoring),
+            opts=self.k8s_opts(),
+        )
+        self.autoscaling = model_autoscalers(
+            name,
+            cfg.models,
+            self.plans,
+            cfg.namespace,
+            cfg.monitoring,
+            self.k8s_opts(depends_on=[namespace, self.metrics]),
+        )
         self.register_outputs(
             {
                 "clusterName": cfg.cluster.name,
