@@ -17,6 +17,7 @@ from components.capacity.pools import PoolPlan, plan_pools
 from components.cluster import k8s_child_opts, kubernetes_provider
 from components.config import StackConfig
 from components.gpu_pool import GpuPool, GpuPoolArgs
+from components.ingress import LlmIngress, LlmIngressArgs
 from components.vllm_service import VllmService, VllmServiceArgs
 
 HF_SECRET_NAME = "hf-token"
@@ -95,6 +96,18 @@ class LlmPlatform(pulumi.ComponentResource):
             )
             for m in cfg.models
         }
+        # The entry point: ALB (and Istio) with every timeout from the models' timeout chains.
+        self.ingress = None
+        if cfg.ingress is not None:
+            siblings = {m.name: parent for m in cfg.models if (parent := cfg.sibling_of(m.name))}
+            self.ingress = LlmIngress(
+                f"{name}-ingress",
+                LlmIngressArgs(
+                    ingress=cfg.ingress, models=cfg.models, plans=self.plans, namespace=cfg.namespace, siblings=siblings,
+                    cluster_name=cfg.cluster.name, region=cfg.region, aws_provider=args.aws_provider,
+                ),
+                opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
+            )
         # Scaling on serving load: the metrics plumbing once, then each model's autoscaler, monitor and alerts.
         self.metrics = MetricsStack(
             f"{name}-metrics",

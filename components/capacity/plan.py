@@ -11,7 +11,7 @@ naming the vLLM release whose defaults and flags apply (components/vllm_flags.py
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -22,7 +22,7 @@ from components.capacity.models import CatalogModel, UnknownModel, find_model, l
 from components.config import GpuPoolConfig, ModelConfig, StackConfig
 from components.images import vllm_release
 from components.errors import ConfigError, Problem
-from components.timeouts import TimeoutChain, timeout_chain
+from components.timeouts import TimeoutChain, shared_alb_idle, timeout_chain
 from components.vllm_flags import Release, UnsupportedRelease, batch_defaults, missing_rule, optional_flag, release_of
 
 # Share of a node's vCPU and memory a serving pod may request: the rest is left for the kubelet,
@@ -246,13 +246,7 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
 
     resources = _resources(model, memory, node, gpus, node_gpus)
     threshold = math.ceil(m.startup.budget_seconds / STARTUP_PROBE_PERIOD_SECONDS)
-    chain = timeout_chain(
-        m.slo.max_request_seconds,
-        m.slo.time_to_first_token_seconds,
-        streaming=m.slo.streaming,
-        startup_budget_seconds=m.startup.budget_seconds,
-        server_drain=release.has("--shutdown-timeout"),
-    )
+    chain = model_chain(m, release)
     if not chain.server_drain:
         derivations.append(Derivation("shutdownTimeout", None, f"{optional_flag('--shutdown-timeout', release)}; "
                                       f"the preStop sleep ({chain.pre_stop_seconds}s) carries the drain instead"))
@@ -281,6 +275,18 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
     )
 
 
+def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optional[int] = None) -> TimeoutChain:
+    """The timeout chain of one model on its vLLM release (behind an ALB shared at that idle timeout)."""
+    return timeout_chain(
+        m.slo.max_request_seconds,
+        m.slo.time_to_first_token_seconds,
+        streaming=m.slo.streaming,
+        startup_budget_seconds=m.startup.budget_seconds,
+        server_drain=release.has("--shutdown-timeout"),
+        shared_alb_idle_seconds=shared_alb_idle_seconds,
+    )
+
+
 def _resources(model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, node_gpus: int) -> Resources:
     inst = INSTANCES[node]
     share = gpus / node_gpus
@@ -299,11 +305,16 @@ def plan_stack(cfg: StackConfig, base_dir: Optional[Path] = None) -> dict[str, S
     pools = {p.name: p for p in cfg.gpu_pools}
     problems: list[Problem] = []
     plans: dict[str, ServingPlan] = {}
-    for i, m in enumerate(cfg.models):
+    # A long-context sibling's problems are reported at its model's longContext.
+    for path, m in zip(cfg.model_paths(), cfg.models, strict=True):
         try:
-            plans[m.name] = plan_model(m, pools[m.pool], f"models[{i}]", base_dir)
+            plans[m.name] = plan_model(m, pools[m.pool], path, base_dir)
         except ConfigError as exc:
             problems.extend(exc.problems)
     if problems:
         raise ConfigError(problems)
-    return plans
+    # One ALB fronts every model (components/ingress.py): its idle timeout is the largest any model
+    # needs, and each model's keep-alives must outgrow that shared value, not its own.
+    shared = shared_alb_idle([p.timeouts for p in plans.values()])
+    by_name = {m.name: m for m in cfg.models}
+    return {name: replace(p, timeouts=model_chain(by_name[name], p.release, shared)) for name, p in plans.items()}
