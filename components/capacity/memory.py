@@ -113,13 +113,27 @@ class EngineArgs:
     vllm_version: Optional[str] = None
 
 
-def accounting_for(version: Optional[str]) -> Optional[Accounting]:
-    """The accounting of a vLLM release ("0.33.0", "v0.10.1.1"); None when it cannot be read."""
-    match = re.match(r"^v?(\d+)\.(\d+)", version or "")
+# The releases the accountings were read from and calibrated on: V1 (the default engine from 0.8)
+# up to the newest release the stacks deploy. Outside them the plan does not guess an accounting.
+OLDEST_RELEASE, NEWEST_RELEASE = (0, 8), (0, 33)
+KNOWN_RELEASES = f"{OLDEST_RELEASE[0]}.{OLDEST_RELEASE[1]} to {NEWEST_RELEASE[0]}.{NEWEST_RELEASE[1]}.x"
+
+
+def parse_release(version: Optional[str]) -> Optional[tuple[int, int]]:
+    """(major, minor) of a vLLM release string ("0.33.0", "v0.10.1.1", "0.29.1rc1.dev17+g..."); None when unreadable."""
+    match = re.fullmatch(r"v?(\d{1,4})\.(\d{1,4})(\.\d{1,6}){0,2}([.+-]?[0-9A-Za-z][0-9A-Za-z.+-]{0,60})?", version or "")
     if not match:
         return None
-    major, minor = int(match.group(1)), int(match.group(2))
-    if major >= 1 or minor >= 20:
+    return int(match.group(1)), int(match.group(2))
+
+
+def accounting_for(version: Optional[str]) -> Optional[Accounting]:
+    """The accounting of a vLLM release ("0.33.0", "v0.10.1.1"); None when unreadable or outside 0.8-0.33."""
+    release = parse_release(version)
+    if release is None or not OLDEST_RELEASE <= release <= NEWEST_RELEASE:
+        return None
+    minor = release[1]
+    if minor >= 20:
         return RESERVED_GRAPHS
     return FAST_SAMPLER if minor >= 17 else SORT_SAMPLER
 
@@ -274,7 +288,11 @@ def plan_memory(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: Eng
         return _plan(arch, checkpoint_bytes, gpu, args, acc)
     plans = [_plan(arch, checkpoint_bytes, gpu, args, a) for a in ACCOUNTINGS]
     worst = min(plans, key=lambda p: (p.kv_cache_gib, p.kv_cache_tokens))
-    note = f"vLLM release unknown: sized with the {worst.accounting} accounting, the most conservative"
+    if args.vllm_version and parse_release(args.vllm_version) is not None:
+        note = (f"vLLM release {args.vllm_version} is outside the calibrated releases ({KNOWN_RELEASES}): "
+                f"sized with the {worst.accounting} accounting, the most conservative")
+    else:
+        note = f"vLLM release unknown: sized with the {worst.accounting} accounting, the most conservative"
     return replace(worst, notes=(note, *worst.notes))
 
 
