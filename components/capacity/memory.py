@@ -312,20 +312,9 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     graphs = cuda_graph_bytes(arch, args, acc)
     kv = budget - weights - activation - non_torch - graphs
 
-    per_layer = kv_bytes_per_token_per_layer(arch, args)
-    groups = _rank_groups(arch, pp)
-    # vLLM's hybrid allocator (kv_cache_utils._get_kv_cache_config_uniform_page_size) cuts every
-    # attention type into groups of the smallest type's layer count; one block id then holds a
-    # page in each of group_size tensors, and a request takes blocks in every group it touches.
-    group_size = min(g.layers for g in groups)
-    tensors_per_group = [math.ceil(g.layers / group_size) for g in groups]
-    num_groups = sum(tensors_per_group)
-    block_bytes = args.block_size * per_layer * group_size
-    num_blocks = int(kv // block_bytes) if kv > 0 else 0
-    kv_tokens = (num_blocks // num_groups) * args.block_size
-    blocks_per_request = sum(n * _blocks_needed(g, max_model_len, tokens, args.block_size) for g, n in zip(groups, tensors_per_group, strict=True))
-    max_concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
-    bytes_per_token = sum(g.layers for g in groups) * per_layer
+    layout = kv_layout(arch, args, kv, max_model_len, tokens)
+    block_bytes, num_blocks, kv_tokens, max_concurrency = layout.block_bytes, layout.num_blocks, layout.tokens, layout.max_concurrency
+    bytes_per_token = layout.bytes_per_token
 
     refusal = _startup_refusal(arch, args, max_model_len, seqs, tokens)
     if refusal:
@@ -372,6 +361,45 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
         gpu_memory_utilization=utilization,
         accounting=acc.releases,
         notes=tuple(notes),
+    )
+
+
+@dataclass(frozen=True)
+class KvLayout:
+    """How a per-GPU KV budget is cut into blocks, and what that holds."""
+
+    bytes_per_token: int
+    block_bytes: int
+    num_blocks: int
+    tokens: int
+    max_concurrency: float
+    # Block ids per token position: one per attention-type group of the hybrid allocator.
+    groups: int = 1
+
+
+def kv_layout(arch: Architecture, args: EngineArgs, kv_bytes: float, max_model_len: int, batched_tokens: int) -> KvLayout:
+    """Blocks, tokens and concurrency at ``max_model_len`` that ``kv_bytes`` per GPU hold.
+
+    vLLM's hybrid allocator (kv_cache_utils._get_kv_cache_config_uniform_page_size) cuts every
+    attention type into groups of the smallest type's layer count; one block id then holds a
+    page in each of group_size tensors, and a request takes blocks in every group it touches.
+    """
+    per_layer = kv_bytes_per_token_per_layer(arch, args)
+    groups = _rank_groups(arch, args.pipeline_parallel_size)
+    group_size = min(g.layers for g in groups)
+    tensors_per_group = [math.ceil(g.layers / group_size) for g in groups]
+    num_groups = sum(tensors_per_group)
+    block_bytes = args.block_size * per_layer * group_size
+    num_blocks = int(kv_bytes // block_bytes) if kv_bytes > 0 else 0
+    tokens = (num_blocks // num_groups) * args.block_size
+    per_request = sum(n * _blocks_needed(g, max_model_len, batched_tokens, args.block_size) for g, n in zip(groups, tensors_per_group, strict=True))
+    return KvLayout(
+        bytes_per_token=int(sum(g.layers for g in groups) * per_layer),
+        block_bytes=int(block_bytes),
+        num_blocks=num_blocks,
+        tokens=tokens,
+        max_concurrency=num_blocks / per_request if per_request else 0.0,
+        groups=num_groups,
     )
 
 
