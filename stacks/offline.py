@@ -9,9 +9,12 @@ engine wrapped, where they are redacted before anything is written or printed
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import json
 import os
 import runpy
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
@@ -58,6 +61,8 @@ class Recorded:
     # Engine identities (mock URNs: for ordering only, never printed or written).
     urn: str = ""
     parent_urn: str = ""
+    # Name of the explicit provider the resource was registered with ("" for the default one).
+    provider: str = ""
 
 
 @dataclass
@@ -159,18 +164,76 @@ def _redact(value: Any) -> Any:
     return REDACTED
 
 
-def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
-    """Run the Pulumi program for ``stack`` under a recording mock engine."""
+@dataclass(frozen=True)
+class FakeStack:
+    """The outputs another stack would hand a ``pulumi.StackReference`` (offline there is no backend).
+
+    ``secret_names`` lists the outputs that stack marked secret: the program reads them as
+    secret Outputs, exactly as from the real backend, and they are redacted in every output.
+    """
+
+    outputs: Mapping[str, Any]
+    secret_names: tuple[str, ...] = ()
+
+
+def run_program(
+    stack: StackFile,
+    program: Path = PROGRAM,
+    *,
+    project: str = PROJECT,
+    stack_references: Optional[Mapping[str, FakeStack]] = None,
+) -> Recording:
+    """Run the Pulumi program for ``stack`` under a recording mock engine.
+
+    Everything the SDK keeps per run (settings, root stack resource, config) lives in context
+    variables, so the run happens in a fresh ``contextvars.Context``: each call starts from
+    nothing, with no reset of SDK internals, and leaves nothing behind for the next.
+    ``stack_references`` fakes the outputs of the stacks the program reads through
+    ``pulumi.StackReference`` (keyed by the referenced stack's name); a reference to any other
+    stack is an input error naming it.
+    """
+    return contextvars.Context().run(_run_in_context, stack, program, project, dict(stack_references or {}))
+
+
+def _run_in_context(stack: StackFile, program: Path, project: str, references: dict[str, FakeStack]) -> Recording:
+    # Public SDK surface only: Mocks, MockMonitor, set_mocks, set_all_config and the runtime.test
+    # runner (tests/plan/test_sdk_hooks.py pins every assumption this makes about the SDK).
+    import pulumi
     from google.protobuf import json_format
-    from pulumi.runtime import mocks, settings
+    from pulumi.runtime import mocks
     from pulumi.runtime.config import set_all_config
-    from pulumi.runtime.sync_await import _sync_await
 
     recording = Recording()
     names: dict[str, str] = {}
+    thread_loops: list[asyncio.AbstractEventLoop] = []
+    loops_lock = threading.Lock()
+    missing: list[str] = []
+
+    def own_thread_loop() -> None:
+        # The SDK's MockMonitor runs in executor threads and asks asyncio for that thread's loop
+        # (creating one when there is none). Give each thread a loop we own, so that every loop
+        # this run opened is closed when it ends (left open, the garbage collector closes them at
+        # interpreter exit, after their file descriptors are gone, and Python prints
+        # "Exception ignored in BaseEventLoop.__del__").
+        if threading.current_thread() is threading.main_thread():
+            return
+        try:
+            asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            with loops_lock:
+                thread_loops.append(loop)
 
     class _Mocks(mocks.Mocks):
         def new_resource(self, args: mocks.MockResourceArgs):
+            if args.typ == "pulumi:pulumi:StackReference":
+                ref = str(args.inputs.get("name", ""))
+                fake = references.get(ref)
+                if fake is None:
+                    missing.append(ref)
+                    fake = FakeStack({})
+                return ref, {"name": ref, "outputs": dict(fake.outputs), "secretOutputNames": list(fake.secret_names)}
             # Return the inputs as outputs so that whatever the program reads back is known.
             return f"{args.name}-id", args.inputs
 
@@ -179,6 +242,7 @@ def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
 
     class _Monitor(mocks.MockMonitor):
         def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+            own_thread_loop()
             response = super().RegisterResource(request)
             # The root Stack is nobody's parent in the report: top-level components show none.
             names[response.urn] = "" if request.type == "pulumi:pulumi:Stack" else request.name
@@ -193,48 +257,63 @@ def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
                         dependencies=tuple(sorted(names.get(d, d) for d in request.dependencies)),
                         urn=response.urn,
                         parent_urn=request.parent if names.get(request.parent) else "",
+                        provider=_provider_name(request.provider),
                     )
                 )
             return response
 
+        def ReadResource(self, request):  # noqa: N802
+            own_thread_loop()
+            return super().ReadResource(request)
+
+        def Invoke(self, request):  # noqa: N802
+            own_thread_loop()
+            return super().Invoke(request)
+
         def RegisterResourceOutputs(self, request):  # noqa: N802
-            if request.urn.endswith(f"::{PROJECT}-{stack.name}"):
+            if request.urn.endswith(f"::{project}-{stack.name}"):
                 recording.outputs.update(clean(json_format.MessageToDict(request.outputs)))
             return super().RegisterResourceOutputs(request)
 
-    settings.ROOT.set(None)
-    monitor = _Monitor(_Mocks())
-    mocks.set_mocks(_Mocks(), project=PROJECT, stack=stack.name, preview=False, monitor=monitor)
-    values, secret_keys = engine_config(stack)
-    set_all_config(values, secret_keys)
     from components.program import STACK_DIR_ENV
 
+    # The main thread's loop is ours too: opened here, closed (with its executor) below.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     previous = os.environ.get(STACK_DIR_ENV)
     os.environ[STACK_DIR_ENV] = str(stack.path.resolve().parent)
     try:
-        _sync_await(mocks.run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
+        monitor = _Monitor(_Mocks())
+        mocks.set_mocks(_Mocks(), project=project, stack=stack.name, preview=False, monitor=monitor)
+        values, secret_keys = engine_config(stack)
+        set_all_config(values, secret_keys)
+        # pulumi.runtime.test runs a function as a program and waits for every registration.
+        try:
+            pulumi.runtime.test(lambda: runpy.run_path(str(program), run_name="__main__"))()
+        except Exception:
+            if not missing:
+                raise
     finally:
-        _close_worker_loops()
         if previous is None:
             os.environ.pop(STACK_DIR_ENV, None)
         else:
             os.environ[STACK_DIR_ENV] = previous
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+        asyncio.set_event_loop(None)
+        for worker_loop in thread_loops:
+            worker_loop.close()
+    if missing:
+        known = ", ".join(sorted(references)) or "none"
+        raise ConfigError(
+            [Problem("StackReference", f"the offline plan has no outputs for stack {name!r} (faked stacks: {known})", name) for name in sorted(set(missing))]
+        )
     return recording
 
 
-def _close_worker_loops() -> None:
-    """Close the event loops the SDK opened in its worker threads.
-
-    Left open, they are closed by the garbage collector at interpreter exit, after their
-    file descriptors are gone, which prints "Exception ignored in BaseEventLoop.__del__".
-    """
-    import asyncio
-    import gc
-
-    try:
-        current = asyncio.get_event_loop()
-    except RuntimeError:
-        current = None
-    for obj in gc.get_objects():
-        if isinstance(obj, asyncio.BaseEventLoop) and obj is not current and not obj.is_running() and not obj.is_closed():
-            obj.close()
+def _provider_name(ref: str) -> str:
+    """The name of the provider a resource was registered with (a provider reference is ``urn::id``)."""
+    if not ref:
+        return ""
+    urn = ref.rsplit("::", 1)[0]
+    return urn.rsplit("::", 1)[-1]
