@@ -25,14 +25,28 @@ class LlmPlatformArgs(BaseModel):
 
     config: StackConfig = Field(description="The validated stack configuration (required).")
     hf_token: Optional[Any] = Field(
-        None, description="Hugging Face token (a str or pulumi.Output, kept secret). Default null (public models only)."
+        None, description="Hugging Face token (pulumi.Input[str], kept secret). Default null (public models only)."
     )
-    base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default: cwd.")
-    plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default: computed here.")
+    base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default null: the working directory.")
+    plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default null: computed here.")
 
 
 class LlmPlatform(pulumi.ComponentResource):
-    """Namespace, credentials and one VllmService per configured model."""
+    """Namespace, credentials and one VllmService per configured model.
+
+    Outputs other stacks need (the program exports them as stack outputs): ``namespace``,
+    ``service_urls``, ``model_names``, ``pool_names``, ``queue_budgets``, ``hpa_targets`` and
+    ``hf_token_secret``. Pass a Kubernetes provider through ``opts`` (``provider=`` or
+    ``providers=``): every child inherits it through ``parent=self``.
+    """
+
+    namespace: pulumi.Output[str]
+    service_urls: pulumi.Output[dict[str, str]]
+    model_names: pulumi.Output[list[str]]
+    pool_names: pulumi.Output[dict[str, str]]
+    queue_budgets: pulumi.Output[dict[str, int]]
+    hpa_targets: pulumi.Output[dict[str, int]]
+    hf_token_secret: pulumi.Output[Optional[str]]
 
     def __init__(self, name: str, args: LlmPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:platform:LlmPlatform", name, None, opts)
@@ -59,14 +73,40 @@ class LlmPlatform(pulumi.ComponentResource):
         self.services = {
             m.name: VllmService(
                 f"{name}-{m.name}",
-                VllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool=m.pool, hf_token_secret=secret_name),
+                VllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=m.pool, hf_token_secret=secret_name),
                 opts=in_ns,
             )
             for m in cfg.models
         }
+        # Plain values (known at plan time) so other stacks and the report read them without waiting.
+        self.namespace = pulumi.Output.from_input(cfg.namespace)
+        self.service_urls = pulumi.Output.from_input({n: build.service_url(n, cfg.namespace) for n in self.services})
+        self.model_names = pulumi.Output.from_input(list(self.services))
+        self.pool_names = pulumi.Output.from_input({p.name: p.name for p in cfg.gpu_pools})
+        self.queue_budgets = pulumi.Output.from_input({n: p.max_num_queued_reqs for n, p in self.plans.items()})
+        self.hpa_targets = pulumi.Output.from_input({n: p.target_in_flight_per_pod for n, p in self.plans.items()})
+        self.hf_token_secret = pulumi.Output.from_input(secret_name)
         self.register_outputs(
             {
-                "namespace": cfg.namespace,
+                "namespace": self.namespace,
+                "serviceUrls": self.service_urls,
+                "modelNames": self.model_names,
+                "poolNames": self.pool_names,
+                "queueBudgets": self.queue_budgets,
+                "hpaTargets": self.hpa_targets,
+                "hfTokenSecret": self.hf_token_secret,
                 "services": {n: s.deployment_name for n, s in self.services.items()},
             }
         )
+
+    def stack_outputs(self) -> dict[str, Any]:
+        """The outputs a program exports for other stacks (camelCase keys, as ``pulumi stack output`` shows them)."""
+        return {
+            "namespace": self.namespace,
+            "serviceUrls": self.service_urls,
+            "modelNames": self.model_names,
+            "poolNames": self.pool_names,
+            "queueBudgets": self.queue_budgets,
+            "hpaTargets": self.hpa_targets,
+            "hfTokenSecret": self.hf_token_secret,
+        }

@@ -59,6 +59,8 @@ def main() -> LlmPlatform:
     except ConfigError as exc:
         # RunError: the CLI prints the message alone, without a Python traceback.
         raise pulumi.RunError(str(exc)) from None
-    pulumi.export("namespace", cfg.namespace)
+    # What other stacks read through a StackReference (examples/consumer reads these).
+    for key, value in platform.stack_outputs().items():
+        pulumi.export(key, value)
     pulumi.export("models", {name: plan.report() for name, plan in platform.plans.items()})
     return platform

@@ -17,7 +17,7 @@ import runpy
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Union
 
 import yaml
 
@@ -178,12 +178,14 @@ class FakeStack:
 
 def run_program(
     stack: StackFile,
-    program: Path = PROGRAM,
+    program: Union[Path, Callable[[], Any]] = PROGRAM,
     *,
     project: str = PROJECT,
     stack_references: Optional[Mapping[str, FakeStack]] = None,
 ) -> Recording:
     """Run the Pulumi program for ``stack`` under a recording mock engine.
+
+    ``program`` is a program file (``__main__.py``) or a function that builds resources (tests).
 
     Everything the SDK keeps per run (settings, root stack resource, config) lives in context
     variables, so the run happens in a fresh ``contextvars.Context``: each call starts from
@@ -195,7 +197,7 @@ def run_program(
     return contextvars.Context().run(_run_in_context, stack, program, project, dict(stack_references or {}))
 
 
-def _run_in_context(stack: StackFile, program: Path, project: str, references: dict[str, FakeStack]) -> Recording:
+def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], project: str, references: dict[str, FakeStack]) -> Recording:
     # Public SDK surface only: Mocks, MockMonitor, set_mocks, set_all_config and the runtime.test
     # runner (tests/plan/test_sdk_hooks.py pins every assumption this makes about the SDK).
     import pulumi
@@ -270,11 +272,6 @@ def _run_in_context(stack: StackFile, program: Path, project: str, references: d
             own_thread_loop()
             return super().Invoke(request)
 
-        def RegisterResourceOutputs(self, request):  # noqa: N802
-            if request.urn.endswith(f"::{project}-{stack.name}"):
-                recording.outputs.update(clean(json_format.MessageToDict(request.outputs)))
-            return super().RegisterResourceOutputs(request)
-
     from components.program import STACK_DIR_ENV
 
     # The main thread's loop is ours too: opened here, closed (with its executor) below.
@@ -289,7 +286,7 @@ def _run_in_context(stack: StackFile, program: Path, project: str, references: d
         set_all_config(values, secret_keys)
         # pulumi.runtime.test runs a function as a program and waits for every registration.
         try:
-            pulumi.runtime.test(lambda: runpy.run_path(str(program), run_name="__main__"))()
+            pulumi.runtime.test(lambda: _run_and_collect_exports(program, recording))()
         except Exception:
             if not missing:
                 raise
@@ -309,6 +306,30 @@ def _run_in_context(stack: StackFile, program: Path, project: str, references: d
             [Problem("StackReference", f"the offline plan has no outputs for stack {name!r} (faked stacks: {known})", name) for name in sorted(set(missing))]
         )
     return recording
+
+
+def _run_and_collect_exports(program: Union[Path, Callable[[], Any]], recording: Recording) -> Any:
+    """Run the program, then resolve its stack outputs (``pulumi.export``) into ``recording.outputs``.
+
+    The stack outputs are read from the root Stack resource once the program has run; a secret
+    output keeps its shape with every leaf redacted, like a secret input.
+    """
+    import pulumi
+
+    if callable(program):
+        program()
+    else:
+        runpy.run_path(str(program), run_name="__main__")
+    root = pulumi.runtime.get_root_resource()
+    exported = dict(getattr(root, "outputs", None) or {})
+
+    async def collect() -> None:
+        for key in sorted(exported):
+            output = pulumi.Output.from_input(exported[key])
+            value = await output.future()
+            recording.outputs[key] = _redact(value) if await output.is_secret() else clean(value)
+
+    return asyncio.ensure_future(collect())
 
 
 def _provider_name(ref: str) -> str:
