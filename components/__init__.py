@@ -22,6 +22,7 @@ from . import _alias
 _alias.install(__name__)
 
 if TYPE_CHECKING:
+    from .autoscaling import MetricsStack, MetricsStackArgs, ModelAutoscaling, ModelAutoscalingArgs
     from .capacity.plan import ServingPlan, plan_model, plan_stack
     from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
     from .errors import ConfigError, Problem
@@ -44,6 +45,10 @@ _EXPORTS = {
     "LlmPlatformArgs": "platform",
     "VllmService": "vllm_service",
     "VllmServiceArgs": "vllm_service",
+    "MetricsStack": "autoscaling",
+    "MetricsStackArgs": "autoscaling",
+    "ModelAutoscaling": "autoscaling",
+    "ModelAutoscalingArgs": "autoscaling",
 }
 
 __all__ = sorted(_EXPORTS)

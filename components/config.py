@@ -192,11 +192,29 @@ class ReplicasConfig(_Model):
         return self
 
 
-class AutoscalingConfig(_Model):
-    """How the model scales on serving load."""
+AutoscalingBackend = Literal["prometheus-adapter", "keda"]
 
+
+class AutoscalingConfig(_Model):
+    """How the model scales on serving load (per-pod requests in flight: vLLM running + waiting)."""
+
+    backend: AutoscalingBackend = Field(
+        "prometheus-adapter",
+        description='What feeds the HPA: "prometheus-adapter" (an autoscaling/v2 HPA on a Pods metric the adapter '
+        'serves) or "keda" (a KEDA ScaledObject with a Prometheus trigger). Default "prometheus-adapter".',
+    )
     target_in_flight_per_pod: Optional[Int] = Field(
-        None, gt=0, description="Running + waiting requests per pod the HPA aims for. Default: derived by the capacity plan."
+        None,
+        gt=0,
+        description="Running + waiting requests per pod the HPA aims for; at most maxNumSeqs + maxNumQueuedReqs (what one "
+        "replica can hold). Default: derived by the capacity plan (80% of maxNumSeqs).",
+    )
+    scale_down_stabilization_seconds: Int = Field(
+        300,
+        ge=0,
+        le=3600,
+        description="Seconds the HPA looks back before removing a replica (scale-down stabilization window). Default 300; "
+        "policy S8 (llm-hpa-behavior) flags less than 300, since a removed GPU replica takes minutes to come back.",
     )
 
 
@@ -298,6 +316,78 @@ class IngressConfig(_Model):
         return v
 
 
+class PrometheusConfig(_Model):
+    """Where Prometheus lives: an existing server, or a kube-prometheus-stack release the platform installs."""
+
+    url: Optional[Str] = Field(
+        None,
+        description="URL of an existing Prometheus (Prometheus Operator managed), e.g. "
+        "http://prometheus-operated.monitoring.svc:9090. Default null: the platform installs kube-prometheus-stack "
+        "(pinned chart 88.5.3) in monitoring.namespace and uses its Prometheus.",
+    )
+    monitor_labels: dict[Str, Str] = Field(
+        default_factory=dict,
+        description="Labels put on every PodMonitor and PrometheusRule so that an existing Prometheus's "
+        "podMonitorSelector / ruleSelector selects them (e.g. {release: kube-prometheus-stack}). Default {}.",
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not re.match(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$", v):
+            raise ValueError("must be an http(s) URL such as http://prometheus-operated.monitoring.svc:9090 (no credentials, no query)")
+        return v
+
+    @field_validator("monitor_labels")
+    @classmethod
+    def _labels(cls, v: dict[str, str]) -> dict[str, str]:
+        for key, value in v.items():
+            if not re.match(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$", key):
+                raise ValueError(f"label key {key!r} is not a Kubernetes label key")
+            if not re.match(r"^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$", value):
+                raise ValueError(f"label value {value!r} (key {key!r}) is not a Kubernetes label value")
+        return v
+
+
+class AlertsConfig(_Model):
+    """Thresholds of the per-model PrometheusRules (the TTFT threshold is each model's slo.timeToFirstTokenSeconds)."""
+
+    queue_fraction: Float = Field(
+        0.5, gt=0, le=1,
+        description="LlmQueueBuildingUp fires when a pod's waiting requests stay above this fraction of its "
+        "maxNumQueuedReqs (beyond it vLLM answers 503). Default 0.5.",
+    )
+    kv_cache_usage: Float = Field(
+        0.95, gt=0, le=1,
+        description="LlmKvCacheNearlyFull fires when vllm:kv_cache_usage_perc (a 0-1 fraction) stays above this. Default 0.95.",
+    )
+    preemptions_per_minute: Float = Field(
+        0, ge=0, description="LlmPreemptions fires when a model preempts more requests per minute than this. Default 0 (any)."
+    )
+    restarts: Int = Field(
+        0, ge=0, description="LlmPodRestarting fires when a vLLM container restarts more often than this within 15 minutes. Default 0 (any)."
+    )
+    admission_rejections_per_minute: Float = Field(
+        0, ge=0, description="LlmAdmissionRejections fires when more requests per minute than this get 503 (queue full). Default 0 (any)."
+    )
+    for_seconds: Int = Field(
+        300, ge=0, le=3600, description="How long a condition must hold before its alert fires, seconds. Default 300."
+    )
+    at_max_replicas_seconds: Int = Field(
+        900, ge=60, le=86400, description="LlmAutoscalerAtMaxReplicas fires when a model stays at maxReplicas this long, seconds. Default 900."
+    )
+
+
+class MonitoringConfig(_Model):
+    """Metrics, autoscaling plumbing and alerts shared by every model of the stack."""
+
+    namespace: Str = Field("monitoring", description="Namespace of the Prometheus Adapter, KEDA and (when installed) kube-prometheus-stack. Default monitoring.")
+    prometheus: PrometheusConfig = Field(default_factory=PrometheusConfig, description="Default {url: null} (install kube-prometheus-stack).")
+    alerts: AlertsConfig = Field(default_factory=AlertsConfig, description="Default thresholds as documented on each field.")
+
+    _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
+
+
 class StackConfig(_Model):
     """Everything one stack file configures (the keys under ``llm-serving:``, plus ``aws:region``)."""
 
@@ -307,6 +397,10 @@ class StackConfig(_Model):
     gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).")
     models: tuple[ModelConfig, ...] = Field(description="Served models (required, at least one).")
     ingress: Optional[IngressConfig] = Field(None, description="Public entry point. Default null (no ingress).")
+    monitoring: MonitoringConfig = Field(
+        default_factory=MonitoringConfig,
+        description="Prometheus location, adapter/KEDA namespace and alert thresholds. Default: kube-prometheus-stack installed in monitoring.",
+    )
     has_hf_token: Bool = Field(
         False, description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model. Default false."
     )
@@ -330,7 +424,7 @@ class StackConfig(_Model):
 
 
 # Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
-_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress"})
+_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring"})
 _SECRET_KEYS = {"hfToken"}
 # Namespaces whose keys belong to providers and are passed through untouched.
 _PROVIDER_NAMESPACES = {"aws", "kubernetes", "pulumi"}

@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
+from components.autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
 from components.builders import vllm_service as build
 from components.builders.labels import recommended_labels
 from components.capacity.plan import ServingPlan, plan_stack
@@ -32,7 +33,7 @@ class LlmPlatformArgs(BaseModel):
 
 
 class LlmPlatform(pulumi.ComponentResource):
-    """Namespace, credentials and one VllmService per configured model.
+    """Namespace, credentials, one VllmService and one ModelAutoscaling per configured model, and the metrics stack.
 
     Outputs other stacks need (the program exports them as stack outputs): ``namespace``,
     ``service_urls``, ``model_names``, ``pool_names``, ``queue_budgets``, ``hpa_targets`` and
@@ -78,6 +79,20 @@ class LlmPlatform(pulumi.ComponentResource):
             )
             for m in cfg.models
         }
+        # Scaling on serving load: the metrics plumbing once, then each model's autoscaler, monitor and alerts.
+        self.metrics = MetricsStack(
+            f"{name}-metrics",
+            MetricsStackArgs(models=cfg.models, namespace=cfg.namespace, monitoring=cfg.monitoring),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.autoscaling = model_autoscalers(
+            name,
+            cfg.models,
+            self.plans,
+            cfg.namespace,
+            cfg.monitoring,
+            pulumi.ResourceOptions(parent=self, depends_on=[namespace, self.metrics]),
+        )
         # Plain values (known at plan time) so other stacks and the report read them without waiting.
         self.namespace = pulumi.Output.from_input(cfg.namespace)
         self.service_urls = pulumi.Output.from_input({n: build.service_url(n, cfg.namespace) for n in self.services})
@@ -86,18 +101,7 @@ class LlmPlatform(pulumi.ComponentResource):
         self.queue_budgets = pulumi.Output.from_input({n: p.max_num_queued_reqs for n, p in self.plans.items()})
         self.hpa_targets = pulumi.Output.from_input({n: p.target_in_flight_per_pod for n, p in self.plans.items()})
         self.hf_token_secret = pulumi.Output.from_input(secret_name)
-        self.register_outputs(
-            {
-                "namespace": self.namespace,
-                "serviceUrls": self.service_urls,
-                "modelNames": self.model_names,
-                "poolNames": self.pool_names,
-                "queueBudgets": self.queue_budgets,
-                "hpaTargets": self.hpa_targets,
-                "hfTokenSecret": self.hf_token_secret,
-                "services": {n: s.deployment_name for n, s in self.services.items()},
-            }
-        )
+        self.register_outputs({**self.stack_outputs(), "services": {n: s.deployment_name for n, s in self.services.items()}})
 
     def stack_outputs(self) -> dict[str, Any]:
         """The outputs a program exports for other stacks (camelCase keys, as ``pulumi stack output`` shows them)."""
