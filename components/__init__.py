@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .capacity.plan import ServingPlan, plan_model, plan_stack
     from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
     from .errors import ConfigError, Problem
+    from .gpu_pool import GpuPool, GpuPoolArgs
     from .platform import LlmPlatform, LlmPlatformArgs
     from .vllm_service import VllmService, VllmServiceArgs
 
@@ -49,6 +50,8 @@ _EXPORTS = {
     "MetricsStackArgs": "autoscaling",
     "ModelAutoscaling": "autoscaling",
     "ModelAutoscalingArgs": "autoscaling",
+    "GpuPool": "gpu_pool",
+    "GpuPoolArgs": "gpu_pool",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -13,7 +13,10 @@ from components.autoscaling import MetricsStack, MetricsStackArgs, model_autosca
 from components.builders import vllm_service as build
 from components.builders.labels import recommended_labels
 from components.capacity.plan import ServingPlan, plan_stack
+from components.capacity.pools import PoolPlan, plan_pools
+from components.cluster import k8s_child_opts, kubernetes_provider
 from components.config import StackConfig
+from components.gpu_pool import GpuPool, GpuPoolArgs
 from components.vllm_service import VllmService, VllmServiceArgs
 
 HF_SECRET_NAME = "hf-token"
@@ -28,17 +31,28 @@ class LlmPlatformArgs(BaseModel):
     hf_token: Optional[Any] = Field(
         None, description="Hugging Face token (pulumi.Input[str], kept secret). Default null (public models only)."
     )
-    base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default null: the working directory.")
-    plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default null: computed here.")
+    base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default: cwd.")
+    plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default: computed here.")
+    k8s_provider: Optional[Any] = Field(
+        None,
+        description="A pulumi_kubernetes.Provider for the cluster, e.g. from the stack that owns the cluster. Default null: "
+        "the platform creates one from config.cluster (see components/cluster.py).",
+    )
+    aws_provider: Optional[Any] = Field(
+        None, description="A pulumi_aws.Provider for the EKS lookup and the AWS resources. Default null (the stack's aws:region)."
+    )
 
 
 class LlmPlatform(pulumi.ComponentResource):
-    """Namespace, credentials, one VllmService and one ModelAutoscaling per configured model, and the metrics stack.
+    """The cluster connection, GPU pools, namespace, credentials, one VllmService and one ModelAutoscaling
+    per configured model, and the metrics stack.
 
-    Outputs other stacks need (the program exports them as stack outputs): ``namespace``,
-    ``service_urls``, ``model_names``, ``pool_names``, ``queue_budgets``, ``hpa_targets`` and
-    ``hf_token_secret``. Pass a Kubernetes provider through ``opts`` (``provider=`` or
-    ``providers=``): every child inherits it through ``parent=self``.
+    Every Kubernetes child goes through one explicit provider (``self.k8s_provider``); child
+    components receive it with ``opts=self.k8s_opts(...)``.
+
+    Outputs other stacks need (the program exports them as stack outputs, see
+    :meth:`stack_outputs`): ``namespace``, ``service_urls``, ``model_names``, ``pool_names``,
+    ``queue_budgets``, ``hpa_targets`` and ``hf_token_secret``.
     """
 
     namespace: pulumi.Output[str]
@@ -53,13 +67,27 @@ class LlmPlatform(pulumi.ComponentResource):
         super().__init__("llm-serving:platform:LlmPlatform", name, None, opts)
         cfg = args.config
         self.plans = args.plans if args.plans is not None else plan_stack(cfg, args.base_dir)
-        child = pulumi.ResourceOptions(parent=self)
+        self.pool_plans: dict[str, PoolPlan] = plan_pools(cfg.gpu_pools, cfg.models, self.plans)
+        self.cluster_name = cfg.cluster.name
+        self.k8s_provider = (
+            args.k8s_provider
+            if args.k8s_provider is not None
+            else kubernetes_provider(f"{name}-k8s", cfg.cluster, cfg.region, self, args.aws_provider)
+        )
+        self.pools = {
+            p.name: GpuPool(
+                f"{name}-pool-{p.name}",
+                GpuPoolArgs(pool=p, plan=self.pool_plans[p.name], cluster_name=cfg.cluster.name),
+                opts=self.k8s_opts(),
+            )
+            for p in cfg.gpu_pools
+        }
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
             metadata={"name": cfg.namespace, "labels": recommended_labels(cfg.namespace, component="namespace")},
-            opts=child,
+            opts=self.k8s_opts(),
         )
-        in_ns = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
+        in_ns = self.k8s_opts(depends_on=[namespace])
         secret_name = None
         if args.hf_token is not None:
             secret_name = HF_SECRET_NAME
@@ -74,7 +102,9 @@ class LlmPlatform(pulumi.ComponentResource):
         self.services = {
             m.name: VllmService(
                 f"{name}-{m.name}",
-                VllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=m.pool, hf_token_secret=secret_name),
+                VllmServiceArgs(
+                    model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name, hf_token_secret=secret_name
+                ),
                 opts=in_ns,
             )
             for m in cfg.models
@@ -83,7 +113,7 @@ class LlmPlatform(pulumi.ComponentResource):
         self.metrics = MetricsStack(
             f"{name}-metrics",
             MetricsStackArgs(models=cfg.models, namespace=cfg.namespace, monitoring=cfg.monitoring),
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=self.k8s_opts(),
         )
         self.autoscaling = model_autoscalers(
             name,
@@ -91,17 +121,24 @@ class LlmPlatform(pulumi.ComponentResource):
             self.plans,
             cfg.namespace,
             cfg.monitoring,
-            pulumi.ResourceOptions(parent=self, depends_on=[namespace, self.metrics]),
+            self.k8s_opts(depends_on=[namespace, self.metrics]),
         )
         # Plain values (known at plan time) so other stacks and the report read them without waiting.
         self.namespace = pulumi.Output.from_input(cfg.namespace)
         self.service_urls = pulumi.Output.from_input({n: build.service_url(n, cfg.namespace) for n in self.services})
         self.model_names = pulumi.Output.from_input(list(self.services))
-        self.pool_names = pulumi.Output.from_input({p.name: p.name for p in cfg.gpu_pools})
+        self.pool_names = pulumi.Output.from_input({n: p.node_pool_name for n, p in self.pools.items()})
         self.queue_budgets = pulumi.Output.from_input({n: p.max_num_queued_reqs for n, p in self.plans.items()})
         self.hpa_targets = pulumi.Output.from_input({n: p.target_in_flight_per_pod for n, p in self.plans.items()})
         self.hf_token_secret = pulumi.Output.from_input(secret_name)
-        self.register_outputs({**self.stack_outputs(), "services": {n: s.deployment_name for n, s in self.services.items()}})
+        self.register_outputs(
+            {
+                **self.stack_outputs(),
+                "clusterName": cfg.cluster.name,
+                "gpuPools": sorted(self.pools),
+                "services": {n: s.deployment_name for n, s in self.services.items()},
+            }
+        )
 
     def stack_outputs(self) -> dict[str, Any]:
         """The outputs a program exports for other stacks (camelCase keys, as ``pulumi stack output`` shows them)."""
@@ -114,3 +151,12 @@ class LlmPlatform(pulumi.ComponentResource):
             "hpaTargets": self.hpa_targets,
             "hfTokenSecret": self.hf_token_secret,
         }
+
+    def k8s_opts(self, *, parent: Optional[pulumi.Resource] = None, **kwargs: Any) -> pulumi.ResourceOptions:
+        """ResourceOptions for a Kubernetes child of the platform (or of ``parent``), with the cluster's provider.
+
+        Use it for every Kubernetes object or component the platform creates, e.g.
+        ``Autoscaling(f"{name}-autoscaling", args, opts=self.k8s_opts(depends_on=[...]))``; ``kwargs``
+        are further ResourceOptions fields.
+        """
+        return k8s_child_opts(parent or self, self.k8s_provider, **kwargs)

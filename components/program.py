@@ -60,6 +60,8 @@ def main() -> LlmPlatform:
         # RunError: the CLI prints the message alone, without a Python traceback.
         raise pulumi.RunError(str(exc)) from None
     # What other stacks read through a StackReference (examples/consumer reads these).
+    pulumi.export("clusterName", cfg.cluster.name)
+    pulumi.export("gpuPools", sorted(platform.pools))
     for key, value in platform.stack_outputs().items():
         pulumi.export(key, value)
     pulumi.export("models", {name: plan.report() for name, plan in platform.plans.items()})

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from components.builders import vllm_service as build
 from components.capacity.plan import ServingPlan, plan_model
+from components.cluster import KubernetesComponent
 from components.config import GpuPoolConfig, ModelConfig
 from components.inputs import InputName, InputStr, part, resolve
 
@@ -53,8 +54,11 @@ class VllmServiceArgs(BaseModel):
         return self
 
 
-class VllmService(pulumi.ComponentResource):
+class VllmService(KubernetesComponent):
     """A KServe InferenceService running `vllm serve`, and its PodDisruptionBudget.
+
+    Pass the cluster's Kubernetes provider in ``opts`` (``LlmPlatform.k8s_opts()``, or
+    ``providers=[...]`` from a program of your own); every child uses it.
 
     Outputs other stacks need: ``url`` (in-cluster URL of the OpenAI-compatible API),
     ``model_name``, ``namespace``, ``pool_name``, ``queue_budget`` (vLLM's admission queue,
@@ -76,7 +80,7 @@ class VllmService(pulumi.ComponentResource):
         plan = args.plan if args.plan is not None else plan_model(m, args.gpu_pool, "model", args.base_dir)
         self.plan: ServingPlan = plan
         pool_name = args.pool_name if args.pool_name is not None else m.pool
-        child = pulumi.ResourceOptions(parent=self)
+        child = self.child_opts()
         isvc = resolve(lambda ns, pool, secret: build.inference_service(m, plan, ns, pool, secret), args.namespace, pool_name, args.hf_token_secret)
         self.inference_service = k8s.apiextensions.CustomResource(
             f"{name}-isvc",

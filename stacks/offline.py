@@ -61,7 +61,7 @@ class Recorded:
     # Engine identities (mock URNs: for ordering only, never printed or written).
     urn: str = ""
     parent_urn: str = ""
-    # Name of the explicit provider the resource was registered with ("" for the default one).
+    # Name of the explicit provider the resource was registered with ("" for the default provider).
     provider: str = ""
 
 
@@ -205,11 +205,14 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
     from pulumi.runtime import mocks
     from pulumi.runtime.config import set_all_config
 
+    from stacks import mock_cloud
+
     recording = Recording()
     names: dict[str, str] = {}
     thread_loops: list[asyncio.AbstractEventLoop] = []
     loops_lock = threading.Lock()
     missing: list[str] = []
+    region = str(stack.config.get("aws:region") or "us-west-2")
 
     def own_thread_loop() -> None:
         # The SDK's MockMonitor runs in executor threads and asks asyncio for that thread's loop
@@ -236,11 +239,14 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
                     missing.append(ref)
                     fake = FakeStack({})
                 return ref, {"name": ref, "outputs": dict(fake.outputs), "secretOutputNames": list(fake.secret_names)}
-            # Return the inputs as outputs so that whatever the program reads back is known.
-            return f"{args.name}-id", args.inputs
+            # Return the inputs as outputs so that whatever the program reads back is known, plus
+            # what AWS would compute (ARNs, URLs) in plausible, deterministic form.
+            outputs = {**mock_cloud.computed_outputs(args.typ, args.name, args.inputs, region), **args.inputs}
+            return f"{args.name}-id", outputs
 
         def call(self, args: mocks.MockCallArgs):
-            return {}
+            # Provider functions: the EKS cluster lookup and the few others the program makes.
+            return mock_cloud.invoke(args.token, args.args, region)
 
     class _Monitor(mocks.MockMonitor):
         def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
@@ -259,7 +265,8 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
                         dependencies=tuple(sorted(names.get(d, d) for d in request.dependencies)),
                         urn=response.urn,
                         parent_urn=request.parent if names.get(request.parent) else "",
-                        provider=_provider_name(request.provider),
+                        # A provider reference is "<urn>::<id>"; the default provider has none.
+                        provider=names.get(request.provider.rsplit("::", 1)[0], "") if request.provider else "",
                     )
                 )
             return response
@@ -330,11 +337,3 @@ def _run_and_collect_exports(program: Union[Path, Callable[[], Any]], recording:
             recording.outputs[key] = _redact(value) if await output.is_secret() else clean(value)
 
     return asyncio.ensure_future(collect())
-
-
-def _provider_name(ref: str) -> str:
-    """The name of the provider a resource was registered with (a provider reference is ``urn::id``)."""
-    if not ref:
-        return ""
-    urn = ref.rsplit("::", 1)[0]
-    return urn.rsplit("::", 1)[-1]
