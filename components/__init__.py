@@ -23,6 +23,7 @@ _alias.install(__name__)
 
 if TYPE_CHECKING:
     from .autoscaling import MetricsStack, MetricsStackArgs, ModelAutoscaling, ModelAutoscalingArgs
+    from .cluster import KubernetesComponent
     from .capacity.plan import ServingPlan, plan_model, plan_stack
     from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
     from .errors import ConfigError, Problem
@@ -52,6 +53,7 @@ _EXPORTS = {
     "ModelAutoscalingArgs": "autoscaling",
     "GpuPool": "gpu_pool",
     "GpuPoolArgs": "gpu_pool",
+    "KubernetesComponent": "cluster",
 }
 
 __all__ = sorted(_EXPORTS)
