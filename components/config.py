@@ -59,6 +59,16 @@ class ClusterConfig(_Model):
     kubernetes_version: Str = Field(
         "1.33", description='Kubernetes minor version of the cluster, e.g. "1.33". Default "1.33".'
     )
+    connection: Literal["eks", "ambient"] = Field(
+        "eks",
+        description='How the program reaches the cluster. "eks" (default): an explicit Kubernetes provider whose '
+        "kubeconfig is built from the EKS cluster named `name` (looked up with pulumi-aws) and a token from the "
+        '`aws eks get-token` exec plugin, so no credential is stored. "ambient": an explicit provider on the '
+        "kubeconfig of the machine running Pulumi (KUBECONFIG or ~/.kube/config).",
+    )
+    kube_context: Optional[Str] = Field(
+        None, description='Kubeconfig context to use with connection "ambient". Default null (the current context).'
+    )
 
     @field_validator("name")
     @classmethod
@@ -66,6 +76,12 @@ class ClusterConfig(_Model):
         if not re.match(r"^[A-Za-z][A-Za-z0-9-]{0,99}$", v):
             raise ValueError("must start with a letter and hold only letters, digits and '-' (at most 100)")
         return v
+
+    @model_validator(mode="after")
+    def _context_needs_ambient(self) -> "ClusterConfig":
+        if self.kube_context is not None and self.connection != "ambient":
+            raise ValueError('kubeContext is only read with connection "ambient"; remove it or set connection: ambient')
+        return self
 
     @field_validator("kubernetes_version")
     @classmethod
@@ -83,6 +99,69 @@ class BufferConfig(_Model):
     replicas: Int = Field(0, ge=0, le=64, description="Placeholder replicas of one serving pod's size to keep warm. Default 0.")
 
 
+_DURATION = re.compile(r"^([0-9]+(s|m|h))+$")
+_DURATION_PART = re.compile(r"([0-9]+)(s|m|h)")
+# Karpenter never replaces nodes more often than this unless the stack says so (policy S14's default floor).
+EXPIRE_AFTER_FLOOR_HOURS = 24
+
+
+def duration_seconds(text: str) -> int:
+    """Seconds of a Go-style duration of hours, minutes and seconds ("1h30m" -> 5400)."""
+    return sum(int(n) * {"s": 1, "m": 60, "h": 3600}[u] for n, u in _DURATION_PART.findall(text))
+
+
+class MaintenanceWindowConfig(_Model):
+    """The one weekly window in which Karpenter may consolidate or replace (drift) a pool's serving nodes."""
+
+    weekday: Int = Field(0, ge=0, le=6, description="Day the window opens, cron numbering (0 = Sunday). Default 0.")
+    start_hour: Int = Field(3, ge=0, le=23, description="Hour (UTC) the window opens. Default 3.")
+    hours: Int = Field(4, ge=1, le=24, description="Length of the window in hours. Default 4.")
+
+
+class DisruptionConfig(_Model):
+    """Serving-aware Karpenter disruption of a GPU pool (NodePool spec.disruption and expireAfter)."""
+
+    consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = Field(
+        "WhenEmptyOrUnderutilized",
+        description="Karpenter's consolidationPolicy. Default WhenEmptyOrUnderutilized (underutilized nodes are "
+        "consolidated only inside the maintenance window).",
+    )
+    consolidate_after: Str = Field("15m", description='How long a node stays empty/underutilized before Karpenter acts. Default "15m".')
+    expire_after: Str = Field(
+        "720h",
+        description=f'Node lifetime before Karpenter replaces it (patching). Default "720h" (Karpenter\'s default); at least '
+        f"{EXPIRE_AFTER_FLOOR_HOURS}h, or \"Never\" (then drift in the window is the only way nodes get new AMIs).",
+    )
+    window: MaintenanceWindowConfig = Field(
+        default_factory=MaintenanceWindowConfig, description="Default {weekday: 0, startHour: 3, hours: 4} (Sunday 03:00-07:00 UTC)."
+    )
+
+    @field_validator("consolidate_after")
+    @classmethod
+    def _consolidate_after(cls, v: str) -> str:
+        if not _DURATION.match(v):
+            raise ValueError('must be a duration such as "15m" or "1h30m"')
+        return v
+
+    @field_validator("expire_after")
+    @classmethod
+    def _expire_after(cls, v: str) -> str:
+        if v == "Never":
+            return v
+        if not _DURATION.match(v):
+            raise ValueError('must be a duration such as "720h", or "Never"')
+        if duration_seconds(v) < EXPIRE_AFTER_FLOOR_HOURS * 3600:
+            raise ValueError(f"must be at least {EXPIRE_AFTER_FLOOR_HOURS}h: every expiry reloads the models on the node (minutes each)")
+        return v
+
+
+# An EKS-optimized AMI release, pinned: "latest" drifts (replaces) every node when AWS ships an AMI
+# (karpenter.md, EC2NodeClass amiSelectorTerms). AL2023 releases are dated (amazon-eks-ami vYYYYMMDD).
+_AMI_ALIAS = re.compile(r"^(al2023@v[0-9]{8}|bottlerocket@v?[0-9]+\.[0-9]+\.[0-9]+)$")
+# A dated AL2023 release seen pinned in public EKS code (e.g. "al2023@v20260903" as an EC2NodeClass alias default).
+DEFAULT_AMI_ALIAS = "al2023@v20260903"
+
+
 class GpuPoolConfig(_Model):
     """One Karpenter GPU node pool: which instances, how they are bought, how many GPUs at most."""
 
@@ -95,8 +174,24 @@ class GpuPoolConfig(_Model):
     )
     gpu_limit: Int = Field(description="Most GPUs the pool may hold at once (required, > 0): Karpenter's limits.nvidia.com/gpu.", gt=0)
     buffer: BufferConfig = Field(default_factory=BufferConfig, description="Warm headroom. Default {replicas: 0}.")
+    ami_alias: Str = Field(
+        DEFAULT_AMI_ALIAS,
+        description=f'EC2NodeClass AMI alias, pinned (al2023@vYYYYMMDD or bottlerocket@X.Y.Z; "latest" is refused). '
+        f"Karpenter picks the NVIDIA variant for GPU instances. Default {DEFAULT_AMI_ALIAS}.",
+    )
+    disruption: DisruptionConfig = Field(
+        default_factory=DisruptionConfig,
+        description="Default: consolidation and drift only in a weekly window (Sunday 03:00 UTC, 4h), expireAfter 720h.",
+    )
 
     _check_name = field_validator("name")(classmethod(lambda cls, v: _dns_name(v)))
+
+    @field_validator("ami_alias")
+    @classmethod
+    def _ami(cls, v: str) -> str:
+        if not _AMI_ALIAS.match(v):
+            raise ValueError("must be a pinned AMI alias such as al2023@v20260903 or bottlerocket@1.55.0 (latest would replace every node on each AMI release)")
+        return v
 
     @field_validator("instance_types")
     @classmethod
