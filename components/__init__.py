@@ -28,6 +28,15 @@ if TYPE_CHECKING:
     from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
     from .errors import ConfigError, Problem
     from .gpu_pool import GpuPool, GpuPoolArgs
+    from .ingress import (
+        AwsLoadBalancerController,
+        AwsLoadBalancerControllerArgs,
+        IstioIngress,
+        IstioIngressArgs,
+        LlmIngress,
+        LlmIngressArgs,
+    )
+    from .timeouts import TimeoutChain, timeout_chain
     from .platform import LlmPlatform, LlmPlatformArgs
     from .vllm_service import VllmService, VllmServiceArgs
 
@@ -54,6 +63,14 @@ _EXPORTS = {
     "GpuPool": "gpu_pool",
     "GpuPoolArgs": "gpu_pool",
     "KubernetesComponent": "cluster",
+    "LlmIngress": "ingress",
+    "LlmIngressArgs": "ingress",
+    "AwsLoadBalancerController": "ingress",
+    "AwsLoadBalancerControllerArgs": "ingress",
+    "IstioIngress": "ingress",
+    "IstioIngressArgs": "ingress",
+    "TimeoutChain": "timeouts",
+    "timeout_chain": "timeouts",
 }
 
 __all__ = sorted(_EXPORTS)
