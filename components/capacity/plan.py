@@ -178,11 +178,6 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         derivations.append(Derivation("maxNumSeqs", seqs, reason))
     memory = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, seqs, tokens))
 
-    target = m.autoscaling.target_in_flight_per_pod
-    if target is None:
-        target = max(1, math.floor(seqs * HPA_TARGET_SHARE))
-        derivations.append(Derivation("autoscaling.targetInFlightPerPod", target, f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue"))
-
     queued = m.engine.max_num_queued_reqs
     if queued is None:
         slo = m.slo.time_to_first_token_seconds
@@ -195,6 +190,21 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
                 f"{slo:g}s TTFT SLO, so at most {queued} wait (more get 503 and retry elsewhere)",
             )
         )
+
+    # What one replica can hold: its batch plus its admission queue (beyond that vLLM answers 503).
+    # A per-pod target above it is an average the pods can never reach, so the HPA would never scale out.
+    holds = seqs + queued
+    target = m.autoscaling.target_in_flight_per_pod
+    if target is not None and target > holds:
+        raise ConfigError([Problem(
+            f"{path}.autoscaling.targetInFlightPerPod",
+            f"exceeds what one replica can hold: maxNumSeqs {seqs} + maxNumQueuedReqs {queued} = {holds} requests in flight; "
+            f"the per-pod average can never reach it, so the model would never scale out (use at most {holds})",
+            target,
+        )])
+    if target is None:
+        target = max(1, math.floor(seqs * HPA_TARGET_SHARE))
+        derivations.append(Derivation("autoscaling.targetInFlightPerPod", target, f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue"))
 
     resources = _resources(model, memory, node, gpus, node_gpus)
     threshold = math.ceil(m.startup.budget_seconds / STARTUP_PROBE_PERIOD_SECONDS)
