@@ -13,6 +13,7 @@ from components.builders import vllm_service as build
 from components.builders.labels import recommended_labels
 from components.capacity.plan import ServingPlan, plan_stack
 from components.config import StackConfig
+from components.kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
 from components.vllm_service import VllmService, VllmServiceArgs
 
 HF_SECRET_NAME = "hf-token"
@@ -29,6 +30,11 @@ class LlmPlatformArgs(BaseModel):
     )
     base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default: cwd.")
     plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default: computed here.")
+    node_security_group_id: Optional[Any] = Field(
+        None,
+        description="pulumi.Input[str]: security group of the GPU nodes, opened to itself for EFA when a multi-node "
+        "model uses EFA. Default: the EKS cluster security group of cluster.name (looked up).",
+    )
 
 
 class LlmPlatform(pulumi.ComponentResource):
@@ -56,17 +62,48 @@ class LlmPlatform(pulumi.ComponentResource):
                 string_data={build.HF_TOKEN_KEY: pulumi.Output.secret(args.hf_token)},
                 opts=in_ns,
             )
-        self.services = {
-            m.name: VllmService(
-                f"{name}-{m.name}",
-                VllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool=m.pool, hf_token_secret=secret_name),
-                opts=in_ns,
-            )
-            for m in cfg.models
-        }
+        self.kuberay = self._kuberay(name, args)
+        ray_opts = pulumi.ResourceOptions(
+            parent=self, depends_on=[namespace, *([self.kuberay.release] if self.kuberay and self.kuberay.release else [])]
+        )
+        self.services: dict[str, Any] = {}
+        for m in cfg.models:
+            if m.distributed is not None:
+                self.services[m.name] = RayVllmService(
+                    f"{name}-{m.name}",
+                    RayVllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, hf_token_secret=secret_name),
+                    opts=ray_opts,
+                )
+            else:
+                self.services[m.name] = VllmService(
+                    f"{name}-{m.name}",
+                    VllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool=m.pool, hf_token_secret=secret_name),
+                    opts=in_ns,
+                )
         self.register_outputs(
             {
                 "namespace": cfg.namespace,
-                "services": {n: s.deployment_name for n, s in self.services.items()},
+                "services": {
+                    n: s.deployment_name if isinstance(s, VllmService) else s.service_name for n, s in self.services.items()
+                },
             }
+        )
+
+    def _kuberay(self, name: str, args: LlmPlatformArgs) -> Optional[KubeRay]:
+        """The KubeRay operator and EFA rules, when some model spreads over several nodes."""
+        cfg = args.config
+        distributed = [m for m in cfg.models if m.distributed is not None]
+        if not distributed:
+            return None
+        efa = any(m.distributed.efa and self.plans[m.name].layout.efa_interfaces_per_node for m in distributed)
+        sg = args.node_security_group_id
+        if efa and sg is None:
+            import pulumi_aws as aws
+
+            cluster = aws.eks.get_cluster_output(name=cfg.cluster.name, opts=pulumi.InvokeOutputOptions(parent=self))
+            sg = cluster.vpc_config.apply(lambda v: v.cluster_security_group_id)
+        return KubeRay(
+            f"{name}-kuberay",
+            KubeRayArgs(config=cfg.kuberay, efa=efa, node_security_group_id=sg),
+            opts=pulumi.ResourceOptions(parent=self),
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from policies.autoscaling import gpu_workload_no_resource_metric_hpa, no_scale_to_zero
 from policies.framework import Policy
 from policies.k8s_generic import image_tag_pinned, no_literal_secret_env
+from policies.ray import kuberay_gpu_hygiene
 from policies.vllm import (
     gpu_memory_utilization_bounds,
     kv_cache_headroom,
@@ -41,6 +42,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_scale_to_zero.POLICY,
     gpu_workload_no_resource_metric_hpa.POLICY,
     startup_probe_budget.POLICY,
+    kuberay_gpu_hygiene.POLICY,
     image_tag_pinned.POLICY,
     no_literal_secret_env.POLICY,
 )

@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import INSTANCES, instance_gpu
+from components.capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, hardware_batch_defaults, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
 from components.config import GpuPoolConfig, ModelConfig, StackConfig
@@ -74,6 +75,10 @@ class ServingPlan:
     pre_stop_seconds: int
     termination_grace_seconds: int
     derivations: tuple[Derivation, ...]
+    # Multi-node models (distributed: {backend: ray}): nodes, GPUs per node, pipeline stages.
+    layout: Optional[Layout] = None
+    # What the Ray head pod requests (no GPU); None for single-node models.
+    head_resources: Optional[Resources] = None
 
     def report(self) -> dict:
         """JSON-ready figures for the plan report."""
@@ -82,7 +87,8 @@ class ServingPlan:
             "model": self.model_id,
             "gpu": self.gpu.name,
             "node": self.node_instance_type,
-            "gpus_per_replica": self.resources.gpus,
+            "gpus_per_replica": self.memory.gpus_per_replica,
+            "gpus_per_pod": self.resources.gpus,
             **{k: v for k, v in self.memory.as_dict().items() if k not in ("gpu", "gpus_per_replica")},
             "max_num_queued_reqs": self.max_num_queued_reqs,
             "target_in_flight_per_pod": self.target_in_flight_per_pod,
@@ -95,6 +101,12 @@ class ServingPlan:
             "termination_grace_seconds": self.termination_grace_seconds,
             "startup_budget_seconds": self.startup_failure_threshold * self.startup_period_seconds,
             "derived": [{"setting": d.setting, "value": d.value, "reason": d.reason} for d in self.derivations],
+            **({"layout": self.layout.report()} if self.layout is not None else {}),
+            **({"head_resources": {
+                "cpu": self.head_resources.cpu,
+                "memory_gib": self.head_resources.memory_gib,
+                "shm_gib": self.head_resources.shm_gib,
+            }} if self.head_resources is not None else {}),
         }
 
 
@@ -143,7 +155,9 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
     """Derive the serving plan of one model on its pool."""
     model = resolve_model(m, path, base_dir)
     gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
-    node = node_for(pool, gpus)
+    # A multi-node engine's pods each take one full node; a single-node replica takes TP x PP GPUs.
+    pod_gpus = gpus_per_node(pool) if m.distributed is not None else gpus
+    node = node_for(pool, pod_gpus)
     gpu, node_gpus = instance_gpu(node)
     hw_tokens, hw_seqs = hardware_batch_defaults(gpu)
     derivations: list[Derivation] = []
@@ -196,8 +210,24 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
             )
         )
 
-    resources = _resources(model, memory, node, gpus, node_gpus)
-    threshold = math.ceil(m.startup.budget_seconds / STARTUP_PROBE_PERIOD_SECONDS)
+    resources = _resources(model, memory, node, pod_gpus, node_gpus)
+    layout, head = None, None
+    budget = m.startup.budget_seconds
+    if m.distributed is not None:
+        layout, problems = plan_layout(m, pool, model, gpu, engine_args(m, seqs, tokens), memory, path)
+        if problems:
+            raise ConfigError(problems)
+        head = _head_resources(node)
+        cold = cold_start_seconds(model)
+        if cold > budget:
+            budget = cold
+            derivations.append(Derivation(
+                "startup.budgetSeconds", budget,
+                f"a {layout.nodes}-node cold start: nodes join, pull the image, each downloads the "
+                f"{model.checkpoint_gib:,.0f} GiB checkpoint and loads its stage, then compiles "
+                f"(above the configured {m.startup.budget_seconds}s)",
+            ))
+    threshold = math.ceil(budget / STARTUP_PROBE_PERIOD_SECONDS)
     grace = PRE_STOP_SECONDS + math.ceil(m.slo.max_request_seconds) + DRAIN_MARGIN_SECONDS
     derivations.append(
         Derivation("terminationGracePeriodSeconds", grace, f"preStop {PRE_STOP_SECONDS}s + maxRequestSeconds {m.slo.max_request_seconds:g}s + {DRAIN_MARGIN_SECONDS}s margin")
@@ -219,6 +249,8 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         pre_stop_seconds=PRE_STOP_SECONDS,
         termination_grace_seconds=grace,
         derivations=tuple(derivations),
+        layout=layout,
+        head_resources=head,
     )
 
 
@@ -233,6 +265,22 @@ def _resources(model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, no
     # The Hugging Face download lands in the pod's ephemeral storage, plus compile caches and logs.
     ephemeral = math.ceil(model.checkpoint_gib * 1.1) + 10
     return Resources(gpus=gpus, cpu=cpu, memory_gib=mem, shm_gib=shm, ephemeral_storage_gib=ephemeral)
+
+
+# The Ray head of a multi-node engine runs vLLM's API server and engine core (scheduler,
+# tokenizer, Ray driver) without a GPU. It shares a worker's node: the workers request
+# NODE_SHARE of it, so the head takes at most half of what is left.
+HEAD_CPU_MAX = 8
+HEAD_MEMORY_GIB_MAX = 64
+
+
+def _head_resources(node: str) -> Resources:
+    inst = INSTANCES[node]
+    spare = 1 - NODE_SHARE
+    cpu = max(2, min(HEAD_CPU_MAX, math.floor(inst["vcpu"] * spare / 2)))
+    mem = max(8, min(HEAD_MEMORY_GIB_MAX, math.floor(inst["memory_gib"] * spare / 2)))
+    # Ray's object store lives in /dev/shm; a memory emptyDir counts against the memory limit.
+    return Resources(gpus=0, cpu=cpu, memory_gib=mem, shm_gib=max(1, mem // 4), ephemeral_storage_gib=10)
 
 
 def plan_stack(cfg: StackConfig, base_dir: Optional[Path] = None) -> dict[str, ServingPlan]:

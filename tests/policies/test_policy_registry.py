@@ -36,6 +36,7 @@ def test_first_policies_are_registered():
         ("S2", "vllm-max-model-len-fits-kv-cache"), ("S3", "vllm-tp-matches-gpu-limit"),
         ("S4", "tensor-parallel-requires-dshm"), ("S5", "llm-no-scale-to-zero"),
         ("S6", "gpu-workload-no-resource-metric-hpa"), ("S16", "llm-startup-probe-budget"),
+        ("S18", "kuberay-gpu-hygiene"),
         ("G1", "image-tag-pinned"), ("G35", "no-literal-secret-env")}
 
 
