@@ -20,6 +20,10 @@ _EXPORTS = {
     "LlmPlatformArgs": "components.platform",
     "VllmService": "components.vllm_service",
     "VllmServiceArgs": "components.vllm_service",
+    "KubeRay": "components.kuberay",
+    "KubeRayArgs": "components.kuberay",
+    "RayVllmService": "components.kuberay",
+    "RayVllmServiceArgs": "components.kuberay",
 }
 
 __all__ = sorted(_EXPORTS)
