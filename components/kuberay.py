@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from components.builders import kuberay_operator as operator
 from components.builders import ray_cluster as build
 from components.capacity.plan import ServingPlan
+from components.cluster import KubernetesComponent
 from components.config import KubeRayConfig, ModelConfig
 
 
@@ -31,14 +32,18 @@ class KubeRayArgs(BaseModel):
         description="pulumi.Input[str]: the security group of the GPU nodes, which EFA traffic must be allowed "
         "within. Required when efa is true. Default null.",
     )
+    aws_provider: Optional[Any] = Field(None, description="A pulumi_aws.Provider for the security-group rules. Default null (the stack's).")
 
 
-class KubeRay(pulumi.ComponentResource):
-    """The KubeRay operator Helm release (unless already installed) and the EFA security-group rules."""
+class KubeRay(KubernetesComponent):
+    """The KubeRay operator Helm release (unless already installed) and the EFA security-group rules.
+
+    Pass the cluster's Kubernetes provider as ``opts.provider`` (``LlmPlatform.k8s_opts()`` does).
+    """
 
     def __init__(self, name: str, args: KubeRayArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:ray:KubeRay", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        child = self.child_opts()
         self.release: Optional[k8s.helm.v3.Release] = None
         if args.config.install:
             rel = operator.operator_release(args.config)
@@ -71,7 +76,7 @@ class KubeRay(pulumi.ComponentResource):
                     ip_protocol=rule["ip_protocol"],
                     description=rule["description"],
                     tags=rule["tags"],
-                    opts=child,
+                    opts=pulumi.ResourceOptions(parent=self, provider=args.aws_provider),
                 ))
         self.register_outputs({"operatorNamespace": args.config.namespace, "installed": args.config.install})
 
@@ -87,8 +92,11 @@ class RayVllmServiceArgs(BaseModel):
     hf_token_secret: Optional[str] = Field(None, description="Name of the Secret with key 'token'. Default null (public model).")
 
 
-class RayVllmService(pulumi.ComponentResource):
-    """One vLLM engine over several nodes: a KubeRay RayCluster and the Service of its head's API."""
+class RayVllmService(KubernetesComponent):
+    """One vLLM engine over several nodes: a KubeRay RayCluster and the Service of its head's API.
+
+    Pass the cluster's Kubernetes provider as ``opts.provider`` (``LlmPlatform.k8s_opts()`` does).
+    """
 
     ray_cluster: k8s.apiextensions.CustomResource
     service: k8s.core.v1.Service
@@ -97,7 +105,7 @@ class RayVllmService(pulumi.ComponentResource):
         super().__init__("llm-serving:ray:RayVllmService", name, None, opts)
         if args.model.distributed is None or args.plan.layout is None:
             raise ValueError(f"RayVllmService {name}: the model has no distributed layout")
-        child = pulumi.ResourceOptions(parent=self)
+        child = self.child_opts()
         cluster = build.ray_cluster(args.model, args.plan, args.namespace, args.hf_token_secret)
         self.ray_cluster = k8s.apiextensions.CustomResource(
             f"{name}-raycluster",

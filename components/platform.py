@@ -9,10 +9,14 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
+from components.autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
 from components.builders import vllm_service as build
 from components.builders.labels import recommended_labels
 from components.capacity.plan import ServingPlan, plan_stack
+from components.capacity.pools import PoolPlan, plan_pools
+from components.cluster import k8s_child_opts, kubernetes_provider
 from components.config import StackConfig
+from components.gpu_pool import GpuPool, GpuPoolArgs
 from components.kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
 from components.vllm_service import VllmService, VllmServiceArgs
 
@@ -30,6 +34,14 @@ class LlmPlatformArgs(BaseModel):
     )
     base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default: cwd.")
     plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default: computed here.")
+    k8s_provider: Optional[Any] = Field(
+        None,
+        description="A pulumi_kubernetes.Provider for the cluster, e.g. from the stack that owns the cluster. Default null: "
+        "the platform creates one from config.cluster (see components/cluster.py).",
+    )
+    aws_provider: Optional[Any] = Field(
+        None, description="A pulumi_aws.Provider for the EKS lookup and the AWS resources. Default null (the stack's aws:region)."
+    )
     node_security_group_id: Optional[Any] = Field(
         None,
         description="pulumi.Input[str]: security group of the GPU nodes, opened to itself for EFA when a multi-node "
@@ -38,19 +50,38 @@ class LlmPlatformArgs(BaseModel):
 
 
 class LlmPlatform(pulumi.ComponentResource):
-    """Namespace, credentials and one VllmService per configured model."""
+    """The cluster connection, GPU pools, namespace, credentials, one VllmService and one ModelAutoscaling
+    per configured model, and the metrics stack.
+
+    Every Kubernetes child goes through one explicit provider (``self.k8s_provider``); child
+    components receive it with ``opts=self.k8s_opts(...)``.
+    """
 
     def __init__(self, name: str, args: LlmPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:platform:LlmPlatform", name, None, opts)
         cfg = args.config
         self.plans = args.plans if args.plans is not None else plan_stack(cfg, args.base_dir)
-        child = pulumi.ResourceOptions(parent=self)
+        self.pool_plans: dict[str, PoolPlan] = plan_pools(cfg.gpu_pools, cfg.models, self.plans)
+        self.cluster_name = cfg.cluster.name
+        self.k8s_provider = (
+            args.k8s_provider
+            if args.k8s_provider is not None
+            else kubernetes_provider(f"{name}-k8s", cfg.cluster, cfg.region, self, args.aws_provider)
+        )
+        self.pools = {
+            p.name: GpuPool(
+                f"{name}-pool-{p.name}",
+                GpuPoolArgs(pool=p, plan=self.pool_plans[p.name], cluster_name=cfg.cluster.name),
+                opts=self.k8s_opts(),
+            )
+            for p in cfg.gpu_pools
+        }
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
             metadata={"name": cfg.namespace, "labels": recommended_labels(cfg.namespace, component="namespace")},
-            opts=child,
+            opts=self.k8s_opts(),
         )
-        in_ns = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
+        in_ns = self.k8s_opts(depends_on=[namespace])
         secret_name = None
         if args.hf_token is not None:
             secret_name = HF_SECRET_NAME
@@ -63,16 +94,15 @@ class LlmPlatform(pulumi.ComponentResource):
                 opts=in_ns,
             )
         self.kuberay = self._kuberay(name, args)
-        ray_opts = pulumi.ResourceOptions(
-            parent=self, depends_on=[namespace, *([self.kuberay.release] if self.kuberay and self.kuberay.release else [])]
-        )
+        operator = [self.kuberay.release] if self.kuberay is not None and self.kuberay.release is not None else []
         self.services: dict[str, Any] = {}
         for m in cfg.models:
             if m.distributed is not None:
+                # A model larger than one node: one KubeRay RayCluster (after the operator and its CRDs).
                 self.services[m.name] = RayVllmService(
                     f"{name}-{m.name}",
                     RayVllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, hf_token_secret=secret_name),
-                    opts=ray_opts,
+                    opts=self.k8s_opts(depends_on=[namespace, *operator]),
                 )
             else:
                 self.services[m.name] = VllmService(
@@ -80,9 +110,25 @@ class LlmPlatform(pulumi.ComponentResource):
                     VllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool=m.pool, hf_token_secret=secret_name),
                     opts=in_ns,
                 )
+        # Scaling on serving load: the metrics plumbing once, then each model's autoscaler, monitor and alerts.
+        self.metrics = MetricsStack(
+            f"{name}-metrics",
+            MetricsStackArgs(models=cfg.models, namespace=cfg.namespace, monitoring=cfg.monitoring),
+            opts=self.k8s_opts(),
+        )
+        self.autoscaling = model_autoscalers(
+            name,
+            cfg.models,
+            self.plans,
+            cfg.namespace,
+            cfg.monitoring,
+            self.k8s_opts(depends_on=[namespace, self.metrics]),
+        )
         self.register_outputs(
             {
+                "clusterName": cfg.cluster.name,
                 "namespace": cfg.namespace,
+                "gpuPools": sorted(self.pools),
                 "services": {
                     n: s.deployment_name if isinstance(s, VllmService) else s.service_name for n, s in self.services.items()
                 },
@@ -90,7 +136,7 @@ class LlmPlatform(pulumi.ComponentResource):
         )
 
     def _kuberay(self, name: str, args: LlmPlatformArgs) -> Optional[KubeRay]:
-        """The KubeRay operator and EFA rules, when some model spreads over several nodes."""
+        """The KubeRay operator and the EFA rules, when some model spreads over several nodes."""
         cfg = args.config
         distributed = [m for m in cfg.models if m.distributed is not None]
         if not distributed:
@@ -98,12 +144,29 @@ class LlmPlatform(pulumi.ComponentResource):
         efa = any(m.distributed.efa and self.plans[m.name].layout.efa_interfaces_per_node for m in distributed)
         sg = args.node_security_group_id
         if efa and sg is None:
-            import pulumi_aws as aws
+            from pulumi_aws import eks
 
-            cluster = aws.eks.get_cluster_output(name=cfg.cluster.name, opts=pulumi.InvokeOutputOptions(parent=self))
-            sg = cluster.vpc_config.apply(lambda v: v.cluster_security_group_id)
+            cluster = eks.get_cluster_output(name=cfg.cluster.name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+            sg = cluster.vpc_config.apply(_cluster_security_group)
         return KubeRay(
             f"{name}-kuberay",
-            KubeRayArgs(config=cfg.kuberay, efa=efa, node_security_group_id=sg),
-            opts=pulumi.ResourceOptions(parent=self),
+            KubeRayArgs(config=cfg.kuberay, efa=efa, node_security_group_id=sg, aws_provider=args.aws_provider),
+            opts=self.k8s_opts(),
         )
+
+    def k8s_opts(self, *, parent: Optional[pulumi.Resource] = None, **kwargs: Any) -> pulumi.ResourceOptions:
+        """ResourceOptions for a Kubernetes child of the platform (or of ``parent``), with the cluster's provider.
+
+        Use it for every Kubernetes object or component the platform creates, e.g.
+        ``Autoscaling(f"{name}-autoscaling", args, opts=self.k8s_opts(depends_on=[...]))``; ``kwargs``
+        are further ResourceOptions fields.
+        """
+        return k8s_child_opts(parent or self, self.k8s_provider, **kwargs)
+
+
+def _cluster_security_group(vpc_config: Any) -> str:
+    """The EKS cluster security group (which EKS and Karpenter's discovery tag put on the nodes)."""
+    # A typed GetClusterVpcConfig from the engine; a plain mapping when mocked.
+    if isinstance(vpc_config, dict):
+        return vpc_config["clusterSecurityGroupId"] if "clusterSecurityGroupId" in vpc_config else vpc_config["cluster_security_group_id"]
+    return vpc_config.cluster_security_group_id
