@@ -30,12 +30,12 @@ from components.builders.vllm_service import (
     CACHE_VOLUME,
     GPU_ANNOTATION,
     HF_TOKEN_KEY,
-    KEEP_ALIVE_SECONDS,
     NODEPOOL_LABEL,
     SHM_VOLUME,
     GPU_NAME_LABEL,
     capacity_summary,
     vllm_args,
+    vllm_env,
     _karpenter_gpu_name,
 )
 from components.capacity.plan import ServingPlan
@@ -79,12 +79,12 @@ def head_selector(m: ModelConfig) -> dict[str, str]:
 
 
 def ray_vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
-    """`vllm serve` arguments of the head: the single-node flags plus the Ray executor.
-
-    Every flag exists in vLLM 0.33.0 (engine/arg_utils.py; --distributed-executor-backend takes
-    ray|mp|uni|external_launcher, config/parallel.py DistributedExecutorBackend).
-    """
-    return [*vllm_args(m, plan, port=API_PORT), "--distributed-executor-backend=ray"]
+    """`vllm serve` arguments of the head: the single-node flags (each checked against the image's
+    release by vllm_args) plus the Ray executor, checked here the same way."""
+    flag = "--distributed-executor-backend"
+    if not plan.release.has(flag):  # pragma: no cover - every release the table was read from has it
+        raise ValueError(f"vLLM {plan.release.version} has no {flag}")
+    return [*vllm_args(m, plan, port=API_PORT), f"{flag}=ray"]
 
 
 def head_script(m: ModelConfig, plan: ServingPlan) -> str:
@@ -113,17 +113,18 @@ def head_script(m: ModelConfig, plan: ServingPlan) -> str:
 
 
 def drain_settings(plan: ServingPlan) -> dict[str, int]:
-    """The pods' drain numbers, from the capacity plan (the timeout chain's figures).
+    """The pods' drain numbers, from the timeout chain (components/timeouts.py).
 
-    The head stops taking requests after its preStop sleep, then vLLM finishes what is in
-    flight within the grace period; the workers hold the model's stages, so they outlive the
-    head's drain: their preStop sleeps until the head's grace period is nearly over.
+    The head is the single-node pod of the chain: it stops taking requests during its preStop
+    sleep, then vLLM (--shutdown-timeout) finishes what is in flight. The workers hold the
+    model's stages, so they must outlive that drain: their preStop sleeps through the head's
+    preStop and drain, and both share the chain's grace period (which covers that plus a margin).
     """
-    grace = plan.termination_grace_seconds
+    chain = plan.timeouts
     return {
-        "grace_seconds": grace,
-        "head_pre_stop_seconds": plan.pre_stop_seconds,
-        "worker_pre_stop_seconds": max(plan.pre_stop_seconds, grace - 5),
+        "grace_seconds": chain.termination_grace_seconds,
+        "head_pre_stop_seconds": chain.pre_stop_seconds,
+        "worker_pre_stop_seconds": chain.pre_stop_seconds + chain.shutdown_timeout_seconds,
     }
 
 
@@ -199,14 +200,10 @@ def head_group(m: ModelConfig, plan: ServingPlan, hf_secret: Optional[str]) -> d
     head = plan.head_resources
     assert head is not None and plan.layout is not None
     drain = drain_settings(plan)
-    env = _env(m, hf_secret)
-    env += [
-        {"name": "VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "value": str(KEEP_ALIVE_SECONDS)},
-        # vLLM gives up on its engine after 600 s by default (envs.py, v1/engine/core_client.py:
-        # "Timed out waiting for engine core processes to start"); a multi-node load takes longer,
-        # so it waits as long as the startup probe does.
-        {"name": "VLLM_ENGINE_READY_TIMEOUT_S", "value": str(plan.startup_failure_threshold * plan.startup_period_seconds)},
-    ]
+    # The chain's keep-alive and engine-ready timeout: vLLM gives up on its engine after 600 s by
+    # default (envs.py, v1/engine/core_client.py "Timed out waiting for engine core processes to
+    # start"); the chain raises it to the startup budget, which the plan sized for a multi-node load.
+    env = [*_env(m, hf_secret), *vllm_env(plan)]
     container = {
         "name": HEAD_CONTAINER,
         "image": m.image,

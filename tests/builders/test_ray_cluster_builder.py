@@ -8,6 +8,7 @@ import shlex
 import pytest
 
 from components.builders import kuberay_operator, ray_cluster as build
+from components.capacity.layout import cold_start_seconds
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
 from components.images import vllm_release
@@ -183,8 +184,11 @@ def test_readiness_on_the_heads_health_and_a_startup_budget_for_the_cold_start(p
     assert head["startupProbe"]["httpGet"] == {"path": "/health", "port": build.API_PORT}
     assert head["startupProbe"]["failureThreshold"] * head["startupProbe"]["periodSeconds"] == budget
     env = {e["name"]: e.get("value") for e in head["env"]}
-    # vLLM itself must not give up on the engine before the probe does (default 600 s).
-    assert env["VLLM_ENGINE_READY_TIMEOUT_S"] == str(budget)
+    # vLLM itself must not give up on the multi-node load (default 600 s): the chain's engine-ready
+    # timeout is the plan's startup budget (the probe rounds it up to whole periods).
+    assert env["VLLM_ENGINE_READY_TIMEOUT_S"] == str(plan.timeouts.engine_ready_timeout_seconds)
+    assert budget - plan.startup_period_seconds < plan.timeouts.engine_ready_timeout_seconds <= budget
+    assert plan.timeouts.engine_ready_timeout_seconds >= cold_start_seconds(plan.model)
     # Workers have their own probes, so KubeRay injects none (its injected ones call wget).
     worker = pod_container(workers_of(cluster))
     assert "exec" in worker["readinessProbe"] and "exec" in worker["livenessProbe"]

@@ -57,8 +57,10 @@ def test_service_operator_and_efa_rules_are_written(prod_plan):
     svc = yaml.safe_load((out / "kubernetes" / "llm" / f"service-{m['name']}.yaml").read_text())
     assert svc["spec"]["selector"]["ray.io/node-type"] == "head"
     types = {r["type"] for r in report["resources"]}
-    assert {"llm-serving:ray:KubeRay", "llm-serving:ray:RayVllmService", "kubernetes:helm.sh/v3:Release",
-            "kubernetes:ray.io/v1:RayCluster"} <= types
+    assert {"llm-serving:ray:KubeRay", "llm-serving:ray:RayVllmService", "kubernetes:ray.io/v1:RayCluster"} <= types
+    # The operator's release as `helm install` would get it: pinned chart, repository, values.
+    release = yaml.safe_load((out / "helm" / "kuberay-system" / "kuberay-operator.yaml").read_text())
+    assert (release["chart"], release["version"]) == ("kuberay-operator", "1.7.0")
     rules = sorted(p.name for p in (out / "aws").glob("securitygroup*rule-*efa*.json"))
     assert len(rules) == 2
     for name in rules:
@@ -100,6 +102,7 @@ def test_kuberay_install_false_skips_the_operator(tmp_path):
     path = _variant(tmp_path, lambda c: c.update({"llm-serving:kuberay": {"install": False}}))
     proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
-    types = [r["type"] for r in json.loads(proc.stdout)["resources"]]
-    assert "kubernetes:helm.sh/v3:Release" not in types
-    assert "kubernetes:ray.io/v1:RayCluster" in types
+    resources = json.loads(proc.stdout)["resources"]
+    assert not [r for r in resources if r["type"] == "kubernetes:helm.sh/v3:Release" and "kuberay" in r["name"]]
+    assert "kubernetes:ray.io/v1:RayCluster" in {r["type"] for r in resources}
+    assert not (tmp_path / "out" / "helm" / "kuberay-system").exists()
