@@ -18,6 +18,7 @@ from components.builders import ray_cluster as build
 from components.capacity.plan import ServingPlan
 from components.cluster import KubernetesComponent
 from components.config import KubeRayConfig, ModelConfig
+from components.inputs import InputName, InputStr, part, resolve
 
 
 class KubeRayArgs(BaseModel):
@@ -82,47 +83,76 @@ class KubeRay(KubernetesComponent):
 
 
 class RayVllmServiceArgs(BaseModel):
-    """Inputs of a RayVllmService: a distributed model's config and its capacity plan."""
+    """Inputs of a RayVllmService: a distributed model's config and capacity plan, and where it runs.
+
+    ``namespace``, ``pool_name`` and ``hf_token_secret`` may be Outputs of another stack or resource.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     model: ModelConfig = Field(description="The model's stack configuration (required; distributed must be set).")
     plan: ServingPlan = Field(description="Its capacity plan (required; plan.layout holds the nodes and stages).")
-    namespace: str = Field(description="Namespace of the RayCluster and its Service (required).")
-    hf_token_secret: Optional[str] = Field(None, description="Name of the Secret with key 'token'. Default null (public model).")
+    namespace: InputName = Field(description="Namespace of the RayCluster and its Service (required; pulumi.Input[str]).")
+    pool_name: Optional[InputName] = Field(
+        None, description="Karpenter NodePool every Ray pod selects (pulumi.Input[str]). Default null: `model.pool`."
+    )
+    hf_token_secret: Optional[InputStr] = Field(
+        None, description="Name of the Secret with key 'token' (pulumi.Input[str]). Default null (public model)."
+    )
 
 
 class RayVllmService(KubernetesComponent):
     """One vLLM engine over several nodes: a KubeRay RayCluster and the Service of its head's API.
 
     Pass the cluster's Kubernetes provider as ``opts.provider`` (``LlmPlatform.k8s_opts()`` does).
+    Outputs other stacks need: ``url`` (in-cluster URL of the head's OpenAI API), ``model_name``,
+    ``namespace``, ``pool_name`` and ``queue_budget`` (--max-num-queued-reqs). It has no autoscaler.
     """
 
+    url: pulumi.Output[str]
+    model_name: pulumi.Output[str]
+    namespace: pulumi.Output[str]
+    pool_name: pulumi.Output[str]
+    queue_budget: pulumi.Output[Any]
     ray_cluster: k8s.apiextensions.CustomResource
     service: k8s.core.v1.Service
 
     def __init__(self, name: str, args: RayVllmServiceArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:ray:RayVllmService", name, None, opts)
-        if args.model.distributed is None or args.plan.layout is None:
+        m, plan = args.model, args.plan
+        if m.distributed is None or plan.layout is None:
             raise ValueError(f"RayVllmService {name}: the model has no distributed layout")
+        if plan.name != m.name:
+            raise ValueError(f"RayVllmService {name}: plan is the plan of model {plan.name!r}, not of {m.name!r}")
         child = self.child_opts()
-        cluster = build.ray_cluster(args.model, args.plan, args.namespace, args.hf_token_secret)
+        pool_name = args.pool_name if args.pool_name is not None else m.pool
+        cluster = resolve(lambda ns, pool, secret: build.ray_cluster(m, plan, ns, secret, pool), args.namespace, pool_name, args.hf_token_secret)
         self.ray_cluster = k8s.apiextensions.CustomResource(
             f"{name}-raycluster",
-            api_version=cluster["apiVersion"],
-            kind=cluster["kind"],
-            metadata=cluster["metadata"],
-            spec=cluster["spec"],
+            api_version=build.RAY_API_VERSION,
+            kind="RayCluster",
+            metadata=part(cluster, "metadata"),
+            spec=part(cluster, "spec"),
             opts=child,
         )
-        svc = build.api_service(args.model, args.namespace)
-        self.service = k8s.core.v1.Service(f"{name}-service", metadata=svc["metadata"], spec=svc["spec"], opts=child)
-        self.service_name = svc["metadata"]["name"]
+        svc = resolve(lambda ns: build.api_service(m, ns), args.namespace)
+        self.service = k8s.core.v1.Service(f"{name}-service", metadata=part(svc, "metadata"), spec=part(svc, "spec"), opts=child)
+        self.service_name = build.service_name(m)
         self.port = build.API_PORT
+        self.namespace = pulumi.Output.from_input(args.namespace)
+        self.url = self.namespace.apply(lambda ns: build.service_url(m, ns))
+        self.model_name = pulumi.Output.from_input(m.name)
+        self.pool_name = pulumi.Output.from_input(pool_name)
+        self.queue_budget = pulumi.Output.from_input(plan.max_num_queued_reqs)
         self.register_outputs({
-            "rayClusterName": args.model.name,
+            "url": self.url,
+            "modelName": self.model_name,
+            "namespace": self.namespace,
+            "poolName": self.pool_name,
+            "queueBudget": self.queue_budget,
+            "rayClusterName": m.name,
             "serviceName": self.service_name,
             "port": self.port,
-            "nodes": args.plan.layout.nodes,
-            "kvCacheTokens": args.plan.memory.kv_cache_tokens,
+            "nodes": plan.layout.nodes,
+            "kvCacheTokens": plan.memory.kv_cache_tokens,
         })

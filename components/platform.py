@@ -17,6 +17,7 @@ from components.capacity.pools import PoolPlan, plan_pools
 from components.cluster import k8s_child_opts, kubernetes_provider
 from components.config import StackConfig
 from components.gpu_pool import GpuPool, GpuPoolArgs
+from components.builders import ray_cluster as ray
 from components.kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
 from components.vllm_service import VllmService, VllmServiceArgs
 
@@ -30,7 +31,7 @@ class LlmPlatformArgs(BaseModel):
 
     config: StackConfig = Field(description="The validated stack configuration (required).")
     hf_token: Optional[Any] = Field(
-        None, description="Hugging Face token (a str or pulumi.Output, kept secret). Default null (public models only)."
+        None, description="Hugging Face token (pulumi.Input[str], kept secret). Default null (public models only)."
     )
     base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default: cwd.")
     plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default: computed here.")
@@ -55,7 +56,19 @@ class LlmPlatform(pulumi.ComponentResource):
 
     Every Kubernetes child goes through one explicit provider (``self.k8s_provider``); child
     components receive it with ``opts=self.k8s_opts(...)``.
+
+    Outputs other stacks need (the program exports them as stack outputs, see
+    :meth:`stack_outputs`): ``namespace``, ``service_urls``, ``model_names``, ``pool_names``,
+    ``queue_budgets``, ``hpa_targets`` and ``hf_token_secret``.
     """
+
+    namespace: pulumi.Output[str]
+    service_urls: pulumi.Output[dict[str, str]]
+    model_names: pulumi.Output[list[str]]
+    pool_names: pulumi.Output[dict[str, str]]
+    queue_budgets: pulumi.Output[dict[str, int]]
+    hpa_targets: pulumi.Output[dict[str, int]]
+    hf_token_secret: pulumi.Output[Optional[str]]
 
     def __init__(self, name: str, args: LlmPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:platform:LlmPlatform", name, None, opts)
@@ -101,13 +114,19 @@ class LlmPlatform(pulumi.ComponentResource):
                 # A model larger than one node: one KubeRay RayCluster (after the operator and its CRDs).
                 self.services[m.name] = RayVllmService(
                     f"{name}-{m.name}",
-                    RayVllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, hf_token_secret=secret_name),
+                    RayVllmServiceArgs(
+                        model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
+                        hf_token_secret=secret_name,
+                    ),
                     opts=self.k8s_opts(depends_on=[namespace, *operator]),
                 )
             else:
                 self.services[m.name] = VllmService(
                     f"{name}-{m.name}",
-                    VllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool=m.pool, hf_token_secret=secret_name),
+                    VllmServiceArgs(
+                        model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
+                        hf_token_secret=secret_name,
+                    ),
                     opts=in_ns,
                 )
         # Scaling on serving load: the metrics plumbing once, then each model's autoscaler, monitor and alerts.
@@ -124,10 +143,24 @@ class LlmPlatform(pulumi.ComponentResource):
             cfg.monitoring,
             self.k8s_opts(depends_on=[namespace, self.metrics]),
         )
+        # Plain values (known at plan time) so other stacks and the report read them without waiting.
+        self.namespace = pulumi.Output.from_input(cfg.namespace)
+        self.service_urls = pulumi.Output.from_input({
+            m.name: ray.service_url(m, cfg.namespace) if m.distributed is not None else build.service_url(m.name, cfg.namespace)
+            for m in cfg.models
+        })
+        self.model_names = pulumi.Output.from_input(list(self.services))
+        self.pool_names = pulumi.Output.from_input({n: p.node_pool_name for n, p in self.pools.items()})
+        self.queue_budgets = pulumi.Output.from_input({n: p.max_num_queued_reqs for n, p in self.plans.items()})
+        # Multi-node models have no autoscaler (out of scope), so no HPA target.
+        self.hpa_targets = pulumi.Output.from_input(
+            {m.name: self.plans[m.name].target_in_flight_per_pod for m in cfg.models if m.distributed is None}
+        )
+        self.hf_token_secret = pulumi.Output.from_input(secret_name)
         self.register_outputs(
             {
+                **self.stack_outputs(),
                 "clusterName": cfg.cluster.name,
-                "namespace": cfg.namespace,
                 "gpuPools": sorted(self.pools),
                 "services": {
                     n: s.deployment_name if isinstance(s, VllmService) else s.service_name for n, s in self.services.items()
@@ -154,6 +187,18 @@ class LlmPlatform(pulumi.ComponentResource):
             opts=self.k8s_opts(),
         )
 
+    def stack_outputs(self) -> dict[str, Any]:
+        """The outputs a program exports for other stacks (camelCase keys, as ``pulumi stack output`` shows them)."""
+        return {
+            "namespace": self.namespace,
+            "serviceUrls": self.service_urls,
+            "modelNames": self.model_names,
+            "poolNames": self.pool_names,
+            "queueBudgets": self.queue_budgets,
+            "hpaTargets": self.hpa_targets,
+            "hfTokenSecret": self.hf_token_secret,
+        }
+
     def k8s_opts(self, *, parent: Optional[pulumi.Resource] = None, **kwargs: Any) -> pulumi.ResourceOptions:
         """ResourceOptions for a Kubernetes child of the platform (or of ``parent``), with the cluster's provider.
 
@@ -168,5 +213,5 @@ def _cluster_security_group(vpc_config: Any) -> str:
     """The EKS cluster security group (which EKS and Karpenter's discovery tag put on the nodes)."""
     # A typed GetClusterVpcConfig from the engine; a plain mapping when mocked.
     if isinstance(vpc_config, dict):
-        return vpc_config["clusterSecurityGroupId"] if "clusterSecurityGroupId" in vpc_config else vpc_config["cluster_security_group_id"]
+        return vpc_config.get("clusterSecurityGroupId") or vpc_config["cluster_security_group_id"]
     return vpc_config.cluster_security_group_id

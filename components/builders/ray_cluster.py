@@ -73,6 +73,11 @@ def service_name(m: ModelConfig) -> str:
     return m.name
 
 
+def service_url(m: ModelConfig, namespace: str) -> str:
+    """In-cluster URL of the head's OpenAI-compatible API (clients send ``model: <name>``)."""
+    return f"http://{service_name(m)}.{namespace}.svc.cluster.local:{API_PORT}"
+
+
 def head_selector(m: ModelConfig) -> dict[str, str]:
     """Labels that select this model's Ray head pod (set by KubeRay from the RayCluster's name)."""
     return {RAY_CLUSTER_LABEL: m.name, RAY_NODE_TYPE_LABEL: "head"}
@@ -169,12 +174,13 @@ def _object_store_bytes(shm_gib: int) -> str:
     return str(shm_gib * 1024**3 // 2)
 
 
-def _pod_spec(m: ModelConfig, plan: ServingPlan, container: dict[str, Any], shm_gib: int, cache_gib: int, grace: int) -> dict[str, Any]:
+def _pod_spec(m: ModelConfig, plan: ServingPlan, pool: str, container: dict[str, Any], shm_gib: int, cache_gib: int,
+              grace: int) -> dict[str, Any]:
     d = m.distributed
     assert d is not None
     spec: dict[str, Any] = {
         "terminationGracePeriodSeconds": grace,
-        "nodeSelector": {NODEPOOL_LABEL: m.pool, GPU_NAME_LABEL: _karpenter_gpu_name(plan)},
+        "nodeSelector": {NODEPOOL_LABEL: pool, GPU_NAME_LABEL: _karpenter_gpu_name(plan)},
         "tolerations": [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}],
         "volumes": _volumes(shm_gib, cache_gib),
         "containers": [container],
@@ -195,7 +201,7 @@ def _template_metadata(m: ModelConfig, role: str, annotations: Optional[Mapping[
     return meta
 
 
-def head_group(m: ModelConfig, plan: ServingPlan, hf_secret: Optional[str]) -> dict[str, Any]:
+def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional[str]) -> dict[str, Any]:
     """The head group: no GPU (num-gpus "0"), runs the vLLM API server and engine core."""
     head = plan.head_resources
     assert head is not None and plan.layout is not None
@@ -239,12 +245,12 @@ def head_group(m: ModelConfig, plan: ServingPlan, hf_secret: Optional[str]) -> d
         },
         "template": {
             "metadata": _template_metadata(m, "ray-head", {OVERWRITE_CMD_ANNOTATION: "true"}),
-            "spec": _pod_spec(m, plan, container, head.shm_gib, head.ephemeral_storage_gib, drain["grace_seconds"]),
+            "spec": _pod_spec(m, plan, pool, container, head.shm_gib, head.ephemeral_storage_gib, drain["grace_seconds"]),
         },
     }
 
 
-def worker_group(m: ModelConfig, plan: ServingPlan, hf_secret: Optional[str]) -> dict[str, Any]:
+def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional[str]) -> dict[str, Any]:
     """The GPU workers: one pod per node, all of the node's GPUs (and EFA interfaces) each."""
     layout = plan.layout
     assert layout is not None
@@ -283,13 +289,14 @@ def worker_group(m: ModelConfig, plan: ServingPlan, hf_secret: Optional[str]) ->
         },
         "template": {
             "metadata": _template_metadata(m, "ray-worker"),
-            "spec": _pod_spec(m, plan, container, r.shm_gib, r.ephemeral_storage_gib, drain["grace_seconds"]),
+            "spec": _pod_spec(m, plan, pool, container, r.shm_gib, r.ephemeral_storage_gib, drain["grace_seconds"]),
         },
     }
 
 
-def ray_cluster(m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Optional[str]) -> dict[str, Any]:
-    """The RayCluster running one multi-node vLLM engine for ``m``."""
+def ray_cluster(m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Optional[str], pool: Optional[str] = None) -> dict[str, Any]:
+    """The RayCluster running one multi-node vLLM engine for ``m`` on Karpenter NodePool ``pool`` (default m.pool)."""
+    pool = pool or m.pool
     d = m.distributed
     assert d is not None and plan.layout is not None
     annotations = {
@@ -311,8 +318,8 @@ def ray_cluster(m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Op
         "spec": {
             # Fixed size: Ray's autoscaler has nothing to add (autoscaling multi-node replicas is out of scope).
             "enableInTreeAutoscaling": False,
-            "headGroupSpec": head_group(m, plan, hf_secret),
-            "workerGroupSpecs": [worker_group(m, plan, hf_secret)],
+            "headGroupSpec": head_group(m, plan, pool, hf_secret),
+            "workerGroupSpecs": [worker_group(m, plan, pool, hf_secret)],
         },
     }
 
