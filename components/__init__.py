@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         LlmIngressArgs,
     )
     from .timeouts import TimeoutChain, timeout_chain
+    from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
     from .platform import LlmPlatform, LlmPlatformArgs
     from .vllm_service import VllmService, VllmServiceArgs
 
@@ -71,6 +72,10 @@ _EXPORTS = {
     "IstioIngressArgs": "ingress",
     "TimeoutChain": "timeouts",
     "timeout_chain": "timeouts",
+    "KubeRay": "kuberay",
+    "KubeRayArgs": "kuberay",
+    "RayVllmService": "kuberay",
+    "RayVllmServiceArgs": "kuberay",
 }
 
 __all__ = sorted(_EXPORTS)

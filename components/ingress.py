@@ -158,7 +158,8 @@ class LlmIngress(KubernetesComponent):
                 before.append(self.istio)
             else:
                 _custom(f"{name}-gateway", build.istio_gateway(cfg), self.child_opts())
-            long_of = {parent: sibling for sibling, parent in args.siblings.items()}
+            by_name = {m.name: m for m in args.models}
+            long_of = {parent: by_name[sibling] for sibling, parent in args.siblings.items()}
             for m in args.models:
                 if m.name in args.siblings:
                     continue

@@ -65,14 +65,23 @@ ISTIOD = Chart("istiod", "1.30.3", ISTIO_CHARTS)
 ISTIO_GATEWAY = Chart("gateway", "1.30.3", ISTIO_CHARTS)
 
 
+def backend_of(m: ModelConfig) -> tuple[str, int]:
+    """(Service name, port) that serves a model: KServe's predictor Service, or a multi-node model's Ray head Service."""
+    if m.distributed is not None:
+        from components.builders import ray_cluster
+
+        return ray_cluster.service_name(m), ray_cluster.API_PORT
+    return predictor_deployment_name(m.name), PREDICTOR_SERVICE_PORT
+
+
 def model_host(model: str, host: str) -> str:
     """The DNS name a model answers at."""
     return f"{model}.{host}"
 
 
-def service_host(model: str, namespace: str) -> str:
-    """The cluster DNS name of a model's predictor Service (KServe RawDeployment)."""
-    return f"{predictor_deployment_name(model)}.{namespace}.svc.cluster.local"
+def service_host(m: ModelConfig, namespace: str) -> str:
+    """The cluster DNS name of the Service that serves a model."""
+    return f"{backend_of(m)[0]}.{namespace}.svc.cluster.local"
 
 
 def _secs(value: int) -> str:
@@ -152,12 +161,13 @@ def alb_ingress(
             if m.name in siblings:
                 continue
             paths = []
+            by_name = {x.name: x for x in models}
             long = next((s for s, parent in siblings.items() if parent == m.name), None)
             if long is not None:
-                service = predictor_deployment_name(long)
+                service, port = backend_of(by_name[long])
                 ann[f"{ALB}/conditions.{service}"] = _long_condition()
-                paths.append({"path": "/", "pathType": "Prefix", "backend": _backend(service, PREDICTOR_SERVICE_PORT)})
-            paths.append({"path": "/", "pathType": "Prefix", "backend": _backend(predictor_deployment_name(m.name), PREDICTOR_SERVICE_PORT)})
+                paths.append({"path": "/", "pathType": "Prefix", "backend": _backend(service, port)})
+            paths.append({"path": "/", "pathType": "Prefix", "backend": _backend(*backend_of(m))})
             rules.append({"host": model_host(m.name, cfg.host), "http": {"paths": paths}})
         ns = namespace
     return {
@@ -181,13 +191,13 @@ def istio_gateway(cfg: IngressConfig) -> dict[str, Any]:
     }
 
 
-def _route(model: str, plan: ServingPlan, namespace: str, match: Optional[list] = None) -> dict[str, Any]:
+def _route(m: ModelConfig, plan: ServingPlan, namespace: str, match: Optional[list] = None) -> dict[str, Any]:
     chain = plan.timeouts
-    route: dict[str, Any] = {"name": model}
+    route: dict[str, Any] = {"name": m.name}
     if match:
         route["match"] = match
     route.update({
-        "route": [{"destination": {"host": service_host(model, namespace), "port": {"number": PREDICTOR_SERVICE_PORT}}}],
+        "route": [{"destination": {"host": service_host(m, namespace), "port": {"number": backend_of(m)[1]}}}],
         # Replaces Envoy's 15 s default (Istio: no timeout at all); covers one fast-failing try + a full retry.
         "timeout": _secs(chain.route_timeout_seconds),
         "retries": {
@@ -201,12 +211,12 @@ def _route(model: str, plan: ServingPlan, namespace: str, match: Optional[list] 
 
 
 def virtual_service(m: ModelConfig, plans: Mapping[str, ServingPlan], cfg: IngressConfig, namespace: str,
-                    sibling: Optional[str] = None) -> dict[str, Any]:
+                    sibling: Optional[ModelConfig] = None) -> dict[str, Any]:
     """A model's VirtualService: its host on the gateway, timeouts and retries from the chain, the long sibling by header."""
     http = []
     if sibling is not None:
-        http.append(_route(sibling, plans[sibling], namespace, [{"headers": {LONG_CONTEXT_HEADER: {"exact": LONG_CONTEXT_VALUE}}}]))
-    http.append(_route(m.name, plans[m.name], namespace))
+        http.append(_route(sibling, plans[sibling.name], namespace, [{"headers": {LONG_CONTEXT_HEADER: {"exact": LONG_CONTEXT_VALUE}}}]))
+    http.append(_route(m, plans[m.name], namespace))
     return {
         "apiVersion": "networking.istio.io/v1",
         "kind": "VirtualService",
@@ -247,7 +257,7 @@ def destination_rule(m: ModelConfig, plan: ServingPlan, namespace: str) -> dict[
         "kind": "DestinationRule",
         "metadata": {"name": m.name, "namespace": namespace, "labels": recommended_labels(m.name, component="ingress")},
         "spec": {
-            "host": service_host(m.name, namespace),
+            "host": service_host(m, namespace),
             "trafficPolicy": {
                 "loadBalancer": {"simple": "LEAST_REQUEST"},
                 "connectionPool": {

@@ -85,7 +85,8 @@ def test_virtual_service_timeouts_and_retries_come_from_the_chain():
             "retryOn": "connect-failure,refused-stream,503", "retryIgnorePreviousHosts": True,
         }
         assert vs["spec"]["gateways"] == ["istio-ingress/llm-gateway"]
-        assert route["route"][0]["destination"]["host"] == f"{m.name}-predictor.llm.svc.cluster.local"
+        service = m.name if m.distributed else f"{m.name}-predictor"  # a multi-node model: its Ray head Service
+        assert route["route"][0]["destination"]["host"] == f"{service}.llm.svc.cluster.local"
 
 
 def test_destination_rule_sizes_the_pool_from_the_batch_and_queue_and_never_ejects_a_busy_pod():
@@ -131,7 +132,8 @@ def test_long_context_sibling_is_planned_and_routed_by_header_through_istio():
     assert plans["chat-8b-long"].memory.max_model_len == 32768 and plans["chat-8b"].memory.max_model_len == 16384
     assert plans["chat-8b-long"].max_num_seqs <= plans["chat-8b"].max_num_seqs
     m = next(m for m in cfg.models if m.name == "chat-8b")
-    vs = build.virtual_service(m, plans, cfg.ingress, cfg.namespace, "chat-8b-long")
+    long = next(m for m in cfg.models if m.name == "chat-8b-long")
+    vs = build.virtual_service(m, plans, cfg.ingress, cfg.namespace, long)
     assert validate_object(vs) == []
     first, default = vs["spec"]["http"]
     assert first["match"] == [{"headers": {"x-llm-context": {"exact": "long"}}}]

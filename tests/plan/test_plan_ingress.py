@@ -38,12 +38,16 @@ def test_prod_renders_the_whole_chain_ordered_and_schema_valid(prod):
     for m in report["models"]:
         vs = load(out, f"llm/virtualservice-{m['name']}.yaml")
         dr = load(out, f"llm/destinationrule-{m['name']}.yaml")
-        isvc = load(out, f"llm/inferenceservice-{m['name']}.yaml")
-        for obj in (vs, dr, isvc):
+        for obj in (vs, dr):
             assert validate_object(obj) == []
         route = vs["spec"]["http"][-1]
         assert seconds(route["timeout"]) <= idle
         assert seconds(route["retries"]["perTryTimeout"]) < seconds(route["timeout"])
+        assert m["timeouts"]["route_timeout_seconds"] == seconds(route["timeout"])
+        if not (out / "kubernetes" / "llm" / f"inferenceservice-{m['name']}.yaml").exists():
+            continue  # the multi-node model runs on a RayCluster (issue 10's builder reads the same chain)
+        isvc = load(out, f"llm/inferenceservice-{m['name']}.yaml")
+        assert validate_object(isvc) == []
         pred = isvc["spec"]["predictor"]
         assert pred["timeout"] < seconds(route["retries"]["perTryTimeout"])
         container = pred["containers"][0]
@@ -52,7 +56,6 @@ def test_prod_renders_the_whole_chain_ordered_and_schema_valid(prod):
         assert int(env["VLLM_HTTP_TIMEOUT_KEEP_ALIVE"]) > max(idle, upstream_idle)
         assert f"--max-num-queued-reqs={m['max_num_queued_reqs']}" in container["args"]
         assert pred["terminationGracePeriodSeconds"] >= container["lifecycle"]["preStop"]["sleep"]["seconds"] + pred["timeout"]
-        assert m["timeouts"]["route_timeout_seconds"] == seconds(route["timeout"])
     assert validate_object(ing) == []
     assert validate_object(load(out, "istio-ingress/gateway-llm-gateway.yaml")) == []
 
