@@ -40,24 +40,33 @@ class CatalogModel:
         return replace(self, checkpoint_bytes=weights_gib * GIB)
 
 
-_INDEX: dict[str, str] = {}
+# lower-cased name -> (catalogue key, the Hugging Face id that name stands for). An alias keeps its
+# own id (meta-llama/Llama-3.3-70B-Instruct is sized with the 3.1 entry's figures but is reported
+# as 3.3); a catalogue key stands for the entry's own hf_id.
+_INDEX: dict[str, tuple[str, str]] = {}
 for _key, _entry in MODELS.items():
-    for _name in (_key, _entry["hf_id"], *_entry.get("aliases", ())):
-        _INDEX.setdefault(_name.lower(), _key)
+    _INDEX.setdefault(_key.lower(), (_key, _entry["hf_id"]))
+    for _name in (_entry["hf_id"], *_entry.get("aliases", ())):
+        _INDEX.setdefault(_name.lower(), (_key, _name))
 
 
 def find_model(model_id: str) -> CatalogModel:
-    """The catalogue entry for a catalogue id or any of its Hugging Face ids (case-insensitive)."""
-    key = _INDEX.get(model_id.lower())
-    if key is None:
+    """The catalogue entry for a catalogue id or any of its Hugging Face ids (case-insensitive).
+
+    ``hf_id`` of the result is the model that was asked for, spelled as its Hugging Face id: an
+    alias answers with the alias, not with the entry it shares figures with.
+    """
+    found = _INDEX.get(model_id.lower())
+    if found is None:
         raise UnknownModel(
             f"model {model_id!r} is not in the catalogue; give its config.json and checkpoint size instead "
             f"(catalogue: {', '.join(sorted(MODELS))})"
         )
+    key, hf_id = found
     entry = MODELS[key]
     return CatalogModel(
         id=key,
-        hf_id=entry["hf_id"],
+        hf_id=hf_id,
         arch=parse_config(entry["config"]),
         checkpoint_bytes=float(entry["checkpoint_bytes"]),
         source=entry["source"],
