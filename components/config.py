@@ -324,8 +324,28 @@ class AutoscalingConfig(_Model):
 class SloConfig(_Model):
     """Latency objectives that size the queue, the timeouts and the drain."""
 
-    max_request_seconds: Float = Field(300, gt=0, le=3600, description="Longest request (streamed) to serve uncut, seconds. Default 300.")
+    max_request_seconds: Float = Field(
+        300,
+        gt=0,
+        description="Longest request to serve uncut, seconds. Default 300. Every timeout, keep-alive and drain of the "
+        "model's path derives from it (components/timeouts.py); at most what an ALB can carry (3585).",
+    )
     time_to_first_token_seconds: Float = Field(5, gt=0, le=600, description="Target time to first token, seconds. Default 5.")
+    streaming: Bool = Field(
+        True,
+        description="Clients stream responses (SSE). Default true. A non-streamed response sends no byte until it "
+        "ends, so the Envoy -> vLLM connection gets TCP keep-alive probes for the silence.",
+    )
+
+    @field_validator("max_request_seconds")
+    @classmethod
+    def _servable(cls, v: float) -> float:
+        from components.timeouts import max_request_rule
+
+        rule = max_request_rule(v)
+        if rule:
+            raise ValueError(rule)
+        return v
 
     @model_validator(mode="after")
     def _order(self) -> "SloConfig":

@@ -178,7 +178,8 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> dict[str, Any]:
         "signal": f"{RUNNING} + {WAITING} per pod",
         "metric": in_flight_metric_name(m.name) if adapter else f"sum({in_flight_per_pod_query(m.name, '<namespace>')}) / replicas",
         "target_in_flight_per_pod": plan.target_in_flight_per_pod,
-        "replica_capacity": plan.max_num_seqs + plan.max_num_queued_reqs,
+        # None: no admission limit (a vLLM release before --max-num-queued-reqs), the queue is unbounded.
+        "replica_capacity": plan.max_num_seqs + plan.max_num_queued_reqs if plan.max_num_queued_reqs is not None else None,
         "min_replicas": m.replicas.min,
         "max_replicas": m.replicas.max,
         "scale_down_stabilization_seconds": m.autoscaling.scale_down_stabilization_seconds,

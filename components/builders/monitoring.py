@@ -68,7 +68,9 @@ def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: Alert
     pods = f'namespace="{namespace}",pod=~"{predictor_deployment_name(m.name)}-.+",container="{CONTAINER_NAME}"'
     hpa = f'namespace="{namespace}",horizontalpodautoscaler="{autoscaler_name(m)}"'
     hold = _seconds(alerts.for_seconds)
-    queue_limit = plan.max_num_queued_reqs * alerts.queue_fraction
+    # A release without --max-num-queued-reqs has no admission limit: alert at a batch's worth waiting.
+    queue = plan.max_num_queued_reqs if plan.max_num_queued_reqs is not None else plan.max_num_seqs
+    queue_limit = queue * alerts.queue_fraction
     labels = {"model": m.name, "namespace": namespace}
 
     def rule(alert: str, expr: str, for_: str, severity: str, summary: str) -> dict[str, Any]:
@@ -85,7 +87,7 @@ def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: Alert
             f"sum by (namespace, pod) ({WAITING}{{{sel}}}) > {_num(queue_limit)}",
             hold,
             "warning",
-            f"{m.name}: {{{{ $labels.pod }}}} has {{{{ $value }}}} requests waiting (queue holds {plan.max_num_queued_reqs}; "
+            f"{m.name}: {{{{ $labels.pod }}}} has {{{{ $value }}}} requests waiting (queue holds {queue}; "
             f"503s start when it is full)",
         ),
         rule(
@@ -130,7 +132,7 @@ def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: Alert
             f"sum by (namespace) (rate(vllm:admission_rejections_total{{{sel}}}[{RATE_WINDOW}])) * 60 > {_num(alerts.admission_rejections_per_minute)}",
             hold,
             "critical",
-            f"{m.name}: {{{{ $value }}}} requests per minute rejected with 503 (queue of {plan.max_num_queued_reqs} full)",
+            f"{m.name}: {{{{ $value }}}} requests per minute rejected with 503 (queue of {queue} full)",
         ),
         rule(
             "LlmAutoscalerAtMaxReplicas",
