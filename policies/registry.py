@@ -6,7 +6,7 @@ general-table rows G<n>) is the order of reports and of the pack the CLI loads.
 
 from __future__ import annotations
 
-from policies.autoscaling import gpu_workload_no_resource_metric_hpa, no_scale_to_zero
+from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
 from policies.framework import Policy
 from policies.k8s_generic import image_tag_pinned, no_literal_secret_env
 from policies.vllm import (
@@ -40,6 +40,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     tensor_parallel_requires_dshm.POLICY,
     no_scale_to_zero.POLICY,
     gpu_workload_no_resource_metric_hpa.POLICY,
+    custom_metric_is_served.POLICY,
+    hpa_behavior.POLICY,
     startup_probe_budget.POLICY,
     image_tag_pinned.POLICY,
     no_literal_secret_env.POLICY,
