@@ -468,7 +468,8 @@ class PrometheusConfig(_Model):
             if not re.match(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$", key):
                 raise ValueError(f"label key {key!r} is not a Kubernetes label key")
             if not re.match(r"^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$", value):
-                raise ValueError(f"label value {value!r} (key {key!r}) is not a Kubernetes label value")
+                # The value is not echoed: a misplaced secret must not reach an error message.
+                raise ValueError(f"the value of label {key!r} is not a Kubernetes label value (at most 63 of A-Z a-z 0-9 - _ .)")
         return v
 
 
