@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .errors import ConfigError, Problem
     from .gpu_pool import GpuPool, GpuPoolArgs
     from .karpenter import Karpenter, KarpenterArgs
+    from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
     from .platform import LlmPlatform, LlmPlatformArgs
     from .vllm_service import VllmService, VllmServiceArgs
 
@@ -60,6 +61,10 @@ _EXPORTS = {
     "KarpenterArgs": "karpenter",
     "ClusterAddons": "addons",
     "ClusterAddonsArgs": "addons",
+    "KubeRay": "kuberay",
+    "KubeRayArgs": "kuberay",
+    "RayVllmService": "kuberay",
+    "RayVllmServiceArgs": "kuberay",
 }
 
 __all__ = sorted(_EXPORTS)
