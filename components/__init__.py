@@ -22,6 +22,7 @@ from . import _alias
 _alias.install(__name__)
 
 if TYPE_CHECKING:
+    from .addons import ClusterAddons, ClusterAddonsArgs
     from .autoscaling import MetricsStack, MetricsStackArgs, ModelAutoscaling, ModelAutoscalingArgs
     from .cluster import KubernetesComponent
     from .capacity.plan import ServingPlan, plan_model, plan_stack
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
         LlmIngressArgs,
     )
     from .timeouts import TimeoutChain, timeout_chain
+    from .karpenter import Karpenter, KarpenterArgs
     from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
     from .platform import LlmPlatform, LlmPlatformArgs
     from .vllm_service import VllmService, VllmServiceArgs
@@ -72,6 +74,10 @@ _EXPORTS = {
     "IstioIngressArgs": "ingress",
     "TimeoutChain": "timeouts",
     "timeout_chain": "timeouts",
+    "Karpenter": "karpenter",
+    "KarpenterArgs": "karpenter",
+    "ClusterAddons": "addons",
+    "ClusterAddonsArgs": "addons",
     "KubeRay": "kuberay",
     "KubeRayArgs": "kuberay",
     "RayVllmService": "kuberay",
