@@ -66,8 +66,10 @@ def test_prod_installs_the_controller_and_istio_as_pinned_releases(prod):
     assert helm["aws-load-balancer-controller.yaml"]["version"] == "3.5.0"
     assert helm["aws-load-balancer-controller.yaml"]["values"]["vpcId"].startswith("vpc-")
     assert {helm[f"{n}.yaml"]["version"] for n in ("istio-base", "istiod", "istio-ingressgateway")} == {"1.30.3"}
-    pod_identity = [json.loads(p.read_text()) for p in (out / "aws").glob("podidentityassociation-*.json")]
+    pod_identity = [json.loads(p.read_text()) for p in (out / "aws").glob("podidentityassociation-*lb-controller*.json")]
     assert [p["inputs"]["serviceAccount"] for p in pod_identity] == ["aws-load-balancer-controller"]
+    (policy,) = [json.loads(p.read_text()) for p in (out / "aws").glob("policy-*lb-controller*.json")]
+    assert "elasticloadbalancing:ModifyTargetGroupAttributes" in policy["inputs"]["policy"]
 
 
 def test_max_request_seconds_5000_exits_2_naming_the_alb_limit(tmp_path):
