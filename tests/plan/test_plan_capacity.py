@@ -98,6 +98,7 @@ def test_without_karpenter_install_no_aws_resource_and_pools_use_the_named_role(
     def edit(c):
         c["llm-serving:karpenter"] = {"install": False, "nodeRoleName": "eks-gpu-nodes"}
         c["llm-serving:addons"] = {"certManager": {"install": False}, "kserve": {"install": False}, "nvidiaDevicePlugin": {"install": False}}
+        c["llm-serving:ingress"]["installController"] = False  # the load balancer controller's IAM is AWS too
 
     out = tmp_path / "out"
     proc = plan(variant(tmp_path, "dev", edit), out)
