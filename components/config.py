@@ -774,7 +774,8 @@ def _model_of(annotation: Any) -> Any:
 
 
 def _cross_checks(cfg: StackConfig) -> list[Problem]:
-    """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node."""
+    """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node (or, for a
+    distributed model, fill whole nodes of the pool: components/capacity/layout.py)."""
     from components.capacity.gpus import INSTANCES
 
     problems: list[Problem] = []
