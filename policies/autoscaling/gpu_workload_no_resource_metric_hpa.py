@@ -4,7 +4,7 @@ vLLM is GPU-bound: its CPU use stays low however long the queue grows, so a CPU-
 HPA never scales out. KServe makes that the default: with no
 `serving.kserve.io/autoscalerClass` (or `hpa`) it builds an HPA from `scaleMetric`, default
 cpu at `DefaultCPUUtilization = 80`, and its HPA path drops PodMetric/External entries of
-`autoScaling.metrics` (kserve.md). A hand-made HPA with only Resource metrics (or none: the
+`autoScaling.metrics` (kserve/kserve pkg/constants/constants.go). A hand-made HPA with only Resource metrics (or none: the
 HPA default is 80% CPU) on a GPU Deployment has the same flaw.
 """
 
@@ -135,4 +135,9 @@ POLICY = Policy(
         "query; give hand-made HPAs on GPU workloads a Pods or External metric."),
     config_schema={},
     check_stack=_check,
+    rationale=(
+        "KServe's RawDeployment mode builds a CPU HPA when no autoscalerClass is set: DefaultAutoscalerClass = hpa and "
+        "DefaultCPUUtilization = 80 (https://github.com/kserve/kserve/blob/master/pkg/constants/constants.go). vLLM "
+        "is GPU-bound, so CPU stays far below 80% while the request queue grows; the HPA never scales. The metrics "
+        "that do move are vllm:num_requests_waiting and vllm:kv_cache_usage_perc (https://docs.vllm.ai/en/latest/design/metrics.html)."),
 )

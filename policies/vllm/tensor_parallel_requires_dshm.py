@@ -3,8 +3,8 @@
 NCCL and vLLM's multiprocess workers exchange data through /dev/shm; the container runtime
 gives 64Mi, and NCCL then fails with "Error while creating shared memory segment
 /dev/shm/nccl-..." (vllm-project/vllm#1710). The fix is an emptyDir with medium Memory and a
-sizeLimit, mounted at /dev/shm. `hostIPC: true` is the common wrong fix (catalogue row 25): it
-shares the node's IPC namespace. Memory-backed emptyDir pages count against the container's
+sizeLimit, mounted at /dev/shm. `hostIPC: true` is the common wrong fix: it shares the node's
+IPC namespace (no-host-namespaces reports it). Memory-backed emptyDir pages count against the container's
 memory limit, so the sizeLimit must fit inside it.
 """
 
@@ -20,6 +20,7 @@ from policies.kube import (
     container_label,
     containers,
     gpu_count,
+    is_ray,
     pod_specs,
     resource_value,
     split_type,
@@ -82,7 +83,7 @@ def _check_container(podspec: dict, label: str, container: dict, why: str) -> li
 
 def _check(resource: Resource, config: dict) -> list[str]:
     # Under KubeRay the container command becomes `ray start`, not the image's entrypoint.
-    image_entrypoint = split_type(resource.type)[0] != "ray.io"
+    image_entrypoint = not is_ray(resource.type)
     messages = []
     for path, podspec in pod_specs(resource):
         needy = []
@@ -91,9 +92,6 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 why = _needs_shm(container, image_entrypoint)
                 if why is not None:
                     needy.append((container, why))
-        if needy and podspec.get("hostIPC") is True:
-            messages.append(f"{path}.hostIPC: true shares the node's IPC namespace and is the wrong "
-                            f"substitute for a memory-backed /dev/shm (catalogue row 25); {_FIX}")
         for container, why in needy:
             messages.extend(_check_container(podspec, container_label(path, container), container, why))
     return messages
@@ -115,4 +113,9 @@ POLICY = Policy(
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    rationale=(
+        "NCCL and vLLM's worker processes exchange tensors through /dev/shm; container runtimes give 64 MiB and NCCL "
+        "fails with \"Error while creating shared memory segment\" (https://github.com/vllm-project/vllm/issues/1710). "
+        "Memory-backed emptyDir pages count against the container's memory limit "
+        "(https://kubernetes.io/docs/concepts/storage/volumes/#emptydir), so the size must fit inside it."),
 )
