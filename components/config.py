@@ -59,6 +59,16 @@ class ClusterConfig(_Model):
     kubernetes_version: Str = Field(
         "1.33", description='Kubernetes minor version of the cluster, e.g. "1.33". Default "1.33".'
     )
+    connection: Literal["eks", "ambient"] = Field(
+        "eks",
+        description='How the program reaches the cluster. "eks" (default): an explicit Kubernetes provider whose '
+        "kubeconfig is built from the EKS cluster named `name` (looked up with pulumi-aws) and a token from the "
+        '`aws eks get-token` exec plugin, so no credential is stored. "ambient": an explicit provider on the '
+        "kubeconfig of the machine running Pulumi (KUBECONFIG or ~/.kube/config).",
+    )
+    kube_context: Optional[Str] = Field(
+        None, description='Kubeconfig context to use with connection "ambient". Default null (the current context).'
+    )
 
     @field_validator("name")
     @classmethod
@@ -66,6 +76,12 @@ class ClusterConfig(_Model):
         if not re.match(r"^[A-Za-z][A-Za-z0-9-]{0,99}$", v):
             raise ValueError("must start with a letter and hold only letters, digits and '-' (at most 100)")
         return v
+
+    @model_validator(mode="after")
+    def _context_needs_ambient(self) -> "ClusterConfig":
+        if self.kube_context is not None and self.connection != "ambient":
+            raise ValueError('kubeContext is only read with connection "ambient"; remove it or set connection: ambient')
+        return self
 
     @field_validator("kubernetes_version")
     @classmethod
@@ -83,6 +99,69 @@ class BufferConfig(_Model):
     replicas: Int = Field(0, ge=0, le=64, description="Placeholder replicas of one serving pod's size to keep warm. Default 0.")
 
 
+_DURATION = re.compile(r"^([0-9]+(s|m|h))+$")
+_DURATION_PART = re.compile(r"([0-9]+)(s|m|h)")
+# Karpenter never replaces nodes more often than this unless the stack says so (policy S14's default floor).
+EXPIRE_AFTER_FLOOR_HOURS = 24
+
+
+def duration_seconds(text: str) -> int:
+    """Seconds of a Go-style duration of hours, minutes and seconds ("1h30m" -> 5400)."""
+    return sum(int(n) * {"s": 1, "m": 60, "h": 3600}[u] for n, u in _DURATION_PART.findall(text))
+
+
+class MaintenanceWindowConfig(_Model):
+    """The one weekly window in which Karpenter may consolidate or replace (drift) a pool's serving nodes."""
+
+    weekday: Int = Field(0, ge=0, le=6, description="Day the window opens, cron numbering (0 = Sunday). Default 0.")
+    start_hour: Int = Field(3, ge=0, le=23, description="Hour (UTC) the window opens. Default 3.")
+    hours: Int = Field(4, ge=1, le=24, description="Length of the window in hours. Default 4.")
+
+
+class DisruptionConfig(_Model):
+    """Serving-aware Karpenter disruption of a GPU pool (NodePool spec.disruption and expireAfter)."""
+
+    consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = Field(
+        "WhenEmptyOrUnderutilized",
+        description="Karpenter's consolidationPolicy. Default WhenEmptyOrUnderutilized (underutilized nodes are "
+        "consolidated only inside the maintenance window).",
+    )
+    consolidate_after: Str = Field("15m", description='How long a node stays empty/underutilized before Karpenter acts. Default "15m".')
+    expire_after: Str = Field(
+        "720h",
+        description=f'Node lifetime before Karpenter replaces it (patching). Default "720h" (Karpenter\'s default); at least '
+        f"{EXPIRE_AFTER_FLOOR_HOURS}h, or \"Never\" (then drift in the window is the only way nodes get new AMIs).",
+    )
+    window: MaintenanceWindowConfig = Field(
+        default_factory=MaintenanceWindowConfig, description="Default {weekday: 0, startHour: 3, hours: 4} (Sunday 03:00-07:00 UTC)."
+    )
+
+    @field_validator("consolidate_after")
+    @classmethod
+    def _consolidate_after(cls, v: str) -> str:
+        if not _DURATION.match(v):
+            raise ValueError('must be a duration such as "15m" or "1h30m"')
+        return v
+
+    @field_validator("expire_after")
+    @classmethod
+    def _expire_after(cls, v: str) -> str:
+        if v == "Never":
+            return v
+        if not _DURATION.match(v):
+            raise ValueError('must be a duration such as "720h", or "Never"')
+        if duration_seconds(v) < EXPIRE_AFTER_FLOOR_HOURS * 3600:
+            raise ValueError(f"must be at least {EXPIRE_AFTER_FLOOR_HOURS}h: every expiry reloads the models on the node (minutes each)")
+        return v
+
+
+# An EKS-optimized AMI release, pinned: "latest" drifts (replaces) every node when AWS ships an AMI
+# (karpenter.md, EC2NodeClass amiSelectorTerms). AL2023 releases are dated (amazon-eks-ami vYYYYMMDD).
+_AMI_ALIAS = re.compile(r"^(al2023@v[0-9]{8}|bottlerocket@v?[0-9]+\.[0-9]+\.[0-9]+)$")
+# A dated AL2023 release seen pinned in public EKS code (e.g. "al2023@v20260903" as an EC2NodeClass alias default).
+DEFAULT_AMI_ALIAS = "al2023@v20260903"
+
+
 class GpuPoolConfig(_Model):
     """One Karpenter GPU node pool: which instances, how they are bought, how many GPUs at most."""
 
@@ -95,8 +174,24 @@ class GpuPoolConfig(_Model):
     )
     gpu_limit: Int = Field(description="Most GPUs the pool may hold at once (required, > 0): Karpenter's limits.nvidia.com/gpu.", gt=0)
     buffer: BufferConfig = Field(default_factory=BufferConfig, description="Warm headroom. Default {replicas: 0}.")
+    ami_alias: Str = Field(
+        DEFAULT_AMI_ALIAS,
+        description=f'EC2NodeClass AMI alias, pinned (al2023@vYYYYMMDD or bottlerocket@X.Y.Z; "latest" is refused). '
+        f"Karpenter picks the NVIDIA variant for GPU instances. Default {DEFAULT_AMI_ALIAS}.",
+    )
+    disruption: DisruptionConfig = Field(
+        default_factory=DisruptionConfig,
+        description="Default: consolidation and drift only in a weekly window (Sunday 03:00 UTC, 4h), expireAfter 720h.",
+    )
 
     _check_name = field_validator("name")(classmethod(lambda cls, v: _dns_name(v)))
+
+    @field_validator("ami_alias")
+    @classmethod
+    def _ami(cls, v: str) -> str:
+        if not _AMI_ALIAS.match(v):
+            raise ValueError("must be a pinned AMI alias such as al2023@v20260903 or bottlerocket@1.55.0 (latest would replace every node on each AMI release)")
+        return v
 
     @field_validator("instance_types")
     @classmethod
@@ -192,19 +287,57 @@ class ReplicasConfig(_Model):
         return self
 
 
-class AutoscalingConfig(_Model):
-    """How the model scales on serving load."""
+AutoscalingBackend = Literal["prometheus-adapter", "keda"]
 
+
+class AutoscalingConfig(_Model):
+    """How the model scales on serving load (per-pod requests in flight: vLLM running + waiting)."""
+
+    backend: AutoscalingBackend = Field(
+        "prometheus-adapter",
+        description='What feeds the HPA: "prometheus-adapter" (an autoscaling/v2 HPA on a Pods metric the adapter '
+        'serves) or "keda" (a KEDA ScaledObject with a Prometheus trigger). Default "prometheus-adapter".',
+    )
     target_in_flight_per_pod: Optional[Int] = Field(
-        None, gt=0, description="Running + waiting requests per pod the HPA aims for. Default: derived by the capacity plan."
+        None,
+        gt=0,
+        description="Running + waiting requests per pod the HPA aims for; at most maxNumSeqs + maxNumQueuedReqs (what one "
+        "replica can hold). Default: derived by the capacity plan (80% of maxNumSeqs).",
+    )
+    scale_down_stabilization_seconds: Int = Field(
+        300,
+        ge=0,
+        le=3600,
+        description="Seconds the HPA looks back before removing a replica (scale-down stabilization window). Default 300; "
+        "policy S8 (llm-hpa-behavior) flags less than 300, since a removed GPU replica takes minutes to come back.",
     )
 
 
 class SloConfig(_Model):
     """Latency objectives that size the queue, the timeouts and the drain."""
 
-    max_request_seconds: Float = Field(300, gt=0, le=3600, description="Longest request (streamed) to serve uncut, seconds. Default 300.")
+    max_request_seconds: Float = Field(
+        300,
+        gt=0,
+        description="Longest request to serve uncut, seconds. Default 300. Every timeout, keep-alive and drain of the "
+        "model's path derives from it (components/timeouts.py); at most what an ALB can carry (3585).",
+    )
     time_to_first_token_seconds: Float = Field(5, gt=0, le=600, description="Target time to first token, seconds. Default 5.")
+    streaming: Bool = Field(
+        True,
+        description="Clients stream responses (SSE). Default true. A non-streamed response sends no byte until it "
+        "ends, so the Envoy -> vLLM connection gets TCP keep-alive probes for the silence.",
+    )
+
+    @field_validator("max_request_seconds")
+    @classmethod
+    def _servable(cls, v: float) -> float:
+        from components.timeouts import max_request_rule
+
+        rule = max_request_rule(v)
+        if rule:
+            raise ValueError(rule)
+        return v
 
     @model_validator(mode="after")
     def _order(self) -> "SloConfig":
@@ -298,6 +431,78 @@ class IngressConfig(_Model):
         return v
 
 
+class PrometheusConfig(_Model):
+    """Where Prometheus lives: an existing server, or a kube-prometheus-stack release the platform installs."""
+
+    url: Optional[Str] = Field(
+        None,
+        description="URL of an existing Prometheus (Prometheus Operator managed), e.g. "
+        "http://prometheus-operated.monitoring.svc:9090. Default null: the platform installs kube-prometheus-stack "
+        "(pinned chart 88.5.3) in monitoring.namespace and uses its Prometheus.",
+    )
+    monitor_labels: dict[Str, Str] = Field(
+        default_factory=dict,
+        description="Labels put on every PodMonitor and PrometheusRule so that an existing Prometheus's "
+        "podMonitorSelector / ruleSelector selects them (e.g. {release: kube-prometheus-stack}). Default {}.",
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not re.match(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$", v):
+            raise ValueError("must be an http(s) URL such as http://prometheus-operated.monitoring.svc:9090 (no credentials, no query)")
+        return v
+
+    @field_validator("monitor_labels")
+    @classmethod
+    def _labels(cls, v: dict[str, str]) -> dict[str, str]:
+        for key, value in v.items():
+            if not re.match(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$", key):
+                raise ValueError(f"label key {key!r} is not a Kubernetes label key")
+            if not re.match(r"^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$", value):
+                raise ValueError(f"label value {value!r} (key {key!r}) is not a Kubernetes label value")
+        return v
+
+
+class AlertsConfig(_Model):
+    """Thresholds of the per-model PrometheusRules (the TTFT threshold is each model's slo.timeToFirstTokenSeconds)."""
+
+    queue_fraction: Float = Field(
+        0.5, gt=0, le=1,
+        description="LlmQueueBuildingUp fires when a pod's waiting requests stay above this fraction of its "
+        "maxNumQueuedReqs (beyond it vLLM answers 503). Default 0.5.",
+    )
+    kv_cache_usage: Float = Field(
+        0.95, gt=0, le=1,
+        description="LlmKvCacheNearlyFull fires when vllm:kv_cache_usage_perc (a 0-1 fraction) stays above this. Default 0.95.",
+    )
+    preemptions_per_minute: Float = Field(
+        0, ge=0, description="LlmPreemptions fires when a model preempts more requests per minute than this. Default 0 (any)."
+    )
+    restarts: Int = Field(
+        0, ge=0, description="LlmPodRestarting fires when a vLLM container restarts more often than this within 15 minutes. Default 0 (any)."
+    )
+    admission_rejections_per_minute: Float = Field(
+        0, ge=0, description="LlmAdmissionRejections fires when more requests per minute than this get 503 (queue full). Default 0 (any)."
+    )
+    for_seconds: Int = Field(
+        300, ge=0, le=3600, description="How long a condition must hold before its alert fires, seconds. Default 300."
+    )
+    at_max_replicas_seconds: Int = Field(
+        900, ge=60, le=86400, description="LlmAutoscalerAtMaxReplicas fires when a model stays at maxReplicas this long, seconds. Default 900."
+    )
+
+
+class MonitoringConfig(_Model):
+    """Metrics, autoscaling plumbing and alerts shared by every model of the stack."""
+
+    namespace: Str = Field("monitoring", description="Namespace of the Prometheus Adapter, KEDA and (when installed) kube-prometheus-stack. Default monitoring.")
+    prometheus: PrometheusConfig = Field(default_factory=PrometheusConfig, description="Default {url: null} (install kube-prometheus-stack).")
+    alerts: AlertsConfig = Field(default_factory=AlertsConfig, description="Default thresholds as documented on each field.")
+
+    _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
+
+
 class StackConfig(_Model):
     """Everything one stack file configures (the keys under ``llm-serving:``, plus ``aws:region``)."""
 
@@ -307,6 +512,10 @@ class StackConfig(_Model):
     gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).")
     models: tuple[ModelConfig, ...] = Field(description="Served models (required, at least one).")
     ingress: Optional[IngressConfig] = Field(None, description="Public entry point. Default null (no ingress).")
+    monitoring: MonitoringConfig = Field(
+        default_factory=MonitoringConfig,
+        description="Prometheus location, adapter/KEDA namespace and alert thresholds. Default: kube-prometheus-stack installed in monitoring.",
+    )
     has_hf_token: Bool = Field(
         False, description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model. Default false."
     )
@@ -330,7 +539,7 @@ class StackConfig(_Model):
 
 
 # Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
-_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress"})
+_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring"})
 _SECRET_KEYS = {"hfToken"}
 # Namespaces whose keys belong to providers and are passed through untouched.
 _PROVIDER_NAMESPACES = {"aws", "kubernetes", "pulumi"}

@@ -59,6 +59,8 @@ def main() -> LlmPlatform:
     except ConfigError as exc:
         # RunError: the CLI prints the message alone, without a Python traceback.
         raise pulumi.RunError(str(exc)) from None
+    pulumi.export("clusterName", cfg.cluster.name)
     pulumi.export("namespace", cfg.namespace)
+    pulumi.export("gpuPools", sorted(platform.pools))
     pulumi.export("models", {name: plan.report() for name, plan in platform.plans.items()})
     return platform

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from components.builders import vllm_service as build
 from components.capacity.plan import ServingPlan
+from components.cluster import KubernetesComponent
 from components.config import ModelConfig
 
 
@@ -25,15 +26,18 @@ class VllmServiceArgs(BaseModel):
     hf_token_secret: Optional[str] = Field(None, description="Name of the Secret with key 'token'. Default null (public model).")
 
 
-class VllmService(pulumi.ComponentResource):
-    """A KServe InferenceService running `vllm serve`, and its PodDisruptionBudget."""
+class VllmService(KubernetesComponent):
+    """A KServe InferenceService running `vllm serve`, and its PodDisruptionBudget.
+
+    Pass the cluster's Kubernetes provider in ``opts`` (``LlmPlatform.k8s_opts()``); every child uses it.
+    """
 
     inference_service: k8s.apiextensions.CustomResource
     pod_disruption_budget: k8s.policy.v1.PodDisruptionBudget
 
     def __init__(self, name: str, args: VllmServiceArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:kserve:VllmService", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        child = self.child_opts()
         isvc = build.inference_service(args.model, args.plan, args.namespace, args.pool, args.hf_token_secret)
         self.inference_service = k8s.apiextensions.CustomResource(
             f"{name}-isvc",

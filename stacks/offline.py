@@ -58,6 +58,8 @@ class Recorded:
     # Engine identities (mock URNs: for ordering only, never printed or written).
     urn: str = ""
     parent_urn: str = ""
+    # Name of the explicit provider the resource was registered with ("" for the default provider).
+    provider: str = ""
 
 
 @dataclass
@@ -166,16 +168,22 @@ def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
     from pulumi.runtime.config import set_all_config
     from pulumi.runtime.sync_await import _sync_await
 
+    from stacks import mock_cloud
+
     recording = Recording()
     names: dict[str, str] = {}
+    region = str(stack.config.get("aws:region") or "us-west-2")
 
     class _Mocks(mocks.Mocks):
         def new_resource(self, args: mocks.MockResourceArgs):
-            # Return the inputs as outputs so that whatever the program reads back is known.
-            return f"{args.name}-id", args.inputs
+            # Return the inputs as outputs so that whatever the program reads back is known, plus
+            # what AWS would compute (ARNs, URLs) in plausible, deterministic form.
+            outputs = {**mock_cloud.computed_outputs(args.typ, args.name, args.inputs, region), **args.inputs}
+            return f"{args.name}-id", outputs
 
         def call(self, args: mocks.MockCallArgs):
-            return {}
+            # Provider functions: the EKS cluster lookup and the few others the program makes.
+            return mock_cloud.invoke(args.token, args.args, region)
 
     class _Monitor(mocks.MockMonitor):
         def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
@@ -193,6 +201,8 @@ def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
                         dependencies=tuple(sorted(names.get(d, d) for d in request.dependencies)),
                         urn=response.urn,
                         parent_urn=request.parent if names.get(request.parent) else "",
+                        # A provider reference is "<urn>::<id>"; the default provider has none.
+                        provider=names.get(request.provider.rsplit("::", 1)[0], "") if request.provider else "",
                     )
                 )
             return response

@@ -55,7 +55,11 @@ def render_files(recording: Recording) -> dict[str, str]:
         if not r.custom:
             continue
         body = normalise(dict(r.inputs))
-        if r.type.startswith("kubernetes:") and "kind" in body:
+        if r.type == HELM_RELEASE_TYPE:
+            # A release is one opaque resource to the engine: write what `helm install` would be given.
+            rel = f"helm/{_slug(body.get('namespace') or '_default')}/{_slug(body.get('name') or r.name)}.yaml"
+            files[rel] = yaml.safe_dump(helm_release_file(body), sort_keys=True, default_flow_style=False, width=120)
+        elif r.type.startswith("kubernetes:") and "kind" in body:
             meta = body.get("metadata") or {}
             folder = meta.get("namespace") or "_cluster"
             rel = f"kubernetes/{_slug(folder)}/{_slug(body['kind'])}-{_slug(meta.get('name') or r.name)}.yaml"
@@ -65,6 +69,21 @@ def render_files(recording: Recording) -> dict[str, str]:
             rel = f"{_slug(provider)}/{_slug(r.type.split(':')[-1])}-{_slug(r.name)}.json"
             files[rel] = json.dumps({"type": r.type, "name": r.name, "inputs": body}, indent=2, sort_keys=True) + "\n"
     return files
+
+
+HELM_RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
+
+
+def helm_release_file(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """A Helm release's chart, repository, version, namespace and values (DESIGN.md, `plan`)."""
+    return {
+        "name": inputs.get("name"),
+        "chart": inputs.get("chart"),
+        "repository": (inputs.get("repositoryOpts") or {}).get("repo"),
+        "version": inputs.get("version"),
+        "namespace": inputs.get("namespace"),
+        "values": inputs.get("values") or {},
+    }
 
 
 def policy_resources(recording: Recording) -> list:
@@ -104,6 +123,13 @@ def _display_path(path: Path) -> str:
         return str(path)
 
 
+def _model_figures(model, plan) -> dict:
+    """A model's capacity plan figures, with its scaling figures under "autoscaling"."""
+    from components.builders.autoscaling import scaling_summary
+
+    return {**plan.report(), "autoscaling": scaling_summary(model, plan)}
+
+
 def run_plan(stack_ref: str) -> PlanResult:
     """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input."""
     from policies.framework import evaluate
@@ -114,12 +140,13 @@ def run_plan(stack_ref: str) -> PlanResult:
     recording = run_program(stack)
     violations = evaluate(policy_resources(recording))
     resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in tree_order(recording.resources)]
-    report = plan_report(stack.name, resources, violations, [p.report() for p in plans.values()])
+    report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name]) for m in cfg.models])
     report["stack_file"] = _display_path(stack.path)
     return PlanResult(report=report, files=render_files(recording))
 
 
 PLAN_MARKER = ".llm-serving-plan"
+PLAN_FOLDERS = ("kubernetes", "aws", "helm")
 
 
 def write_files(out_dir: Path, files: Mapping[str, str]) -> None:
@@ -131,7 +158,7 @@ def write_files(out_dir: Path, files: Mapping[str, str]) -> None:
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError([Problem("--out", "is a file, not a folder", str(out_dir))])
     owned = (out_dir / PLAN_MARKER).exists()
-    for top in ("kubernetes", "aws"):
+    for top in PLAN_FOLDERS:
         if (out_dir / top).exists() and not owned:
             raise ConfigError([Problem("--out", f"already holds a {top}/ folder that no plan wrote; choose an empty folder", str(out_dir))])
     try:
@@ -144,7 +171,7 @@ def write_files(out_dir: Path, files: Mapping[str, str]) -> None:
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
-        for top in ("kubernetes", "aws"):
+        for top in PLAN_FOLDERS:
             target = out_dir / top
             if target.exists():
                 shutil.rmtree(target)

@@ -63,9 +63,25 @@ def render_text(report: Mapping[str, Any]) -> str:
             f"{res['ephemeral_storage_gib']} GiB ephemeral; startup budget {m['startup_budget_seconds']}s, "
             f"grace {m['termination_grace_seconds']}s"
         )
+        out.extend(_scaling_section(m))
         for d in m["derived"]:
             out.append(f"  derived {d['setting']} = {d['value']}: {d['reason']}")
     return "\n".join(out) + "\n"
+
+
+def _scaling_section(m: Mapping[str, Any]) -> list[str]:
+    """One model's scaling: backend and signal, target, replica bounds, time to scale out."""
+    a = m.get("autoscaling")
+    if not a:
+        return []
+    what = f"HPA on {a['metric']}" if a["kind"] == "HorizontalPodAutoscaler" else "ScaledObject (Prometheus trigger)"
+    return [
+        f"  scaling: {a['backend']} {what}; signal {a['signal']}, target {a['target_in_flight_per_pod']} "
+        f"(a replica holds {a['replica_capacity']}), replicas {a['min_replicas']}-{a['max_replicas']}, "
+        f"scale-down after {a['scale_down_stabilization_seconds']}s",
+        f"  scale-out: <= {a['scale_out_seconds']}s = signal lag {a['metric_lag_seconds']}s + new replica "
+        f"{a['replica_start_seconds']}s ({a['replica_start_source']})",
+    ]
 
 
 def memory_breakdown(m: Mapping[str, Any]) -> list[str]:
@@ -100,6 +116,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         out += [f"| {v['enforcement']} | {v['policy']} ({v['catalog']}) | {_cell(v['resource'])} | {_cell(v['message'])} |" for v in report["violations"]]
     else:
         out.append("No policy violations.")
+    out += _scaling_markdown(report["models"])
     out += ["", "| model | GPU | weights GiB | KV GiB | KV tokens | max concurrency | fits |", "|---|---|---|---|---|---|---|"]
     for m in report["models"]:
         out.append(
@@ -107,6 +124,21 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             f"{m['kv_cache_tokens']:,} | {m['max_concurrency']:.2f} | {'yes' if m['fits'] else 'no'} |"
         )
     return "\n".join(out) + "\n"
+
+
+def _scaling_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per model: scaling backend, signal target, replica bounds and time to scale out."""
+    rows = [m for m in models if m.get("autoscaling")]
+    if not rows:
+        return []
+    out = ["", "| model | scaling | target in flight/pod | replicas | scale-out (s) |", "|---|---|---|---|---|"]
+    for m in rows:
+        a = m["autoscaling"]
+        out.append(
+            f"| {m['name']} | {a['backend']} | {a['target_in_flight_per_pod']} | {a['min_replicas']}-{a['max_replicas']} | "
+            f"<= {a['scale_out_seconds']} |"
+        )
+    return out
 
 
 def render_sarif(report: Mapping[str, Any]) -> str:

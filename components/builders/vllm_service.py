@@ -25,9 +25,8 @@ CACHE_PATH = "/models-cache"
 # GPU label Karpenter puts on AWS nodes (karpenter.md): pins the pod to the GPU type the plan sized.
 GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
-# vLLM's uvicorn keeps idle connections 5 s (VLLM_HTTP_TIMEOUT_KEEP_ALIVE); proxies in front keep
-# theirs 60 s (ALB idle timeout), so the server must outlast them or pooled connections get reset.
-KEEP_ALIVE_SECONDS = 75
+# Endpoints vLLM's access log skips (--disable-access-log-for-endpoints): probes and scrapes.
+QUIET_ENDPOINTS = "/health,/metrics"
 
 
 CAPACITY_ANNOTATION = "llm-serving.io/capacity-plan"
@@ -60,6 +59,7 @@ def predictor_deployment_name(name: str) -> str:
 def vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
     """`vllm serve` arguments: the model, then every engine flag in a stable order."""
     e = m.engine
+    release = plan.release
     args = [
         m.model,
         f"--revision={m.revision}",
@@ -71,18 +71,33 @@ def vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
         f"--gpu-memory-utilization={e.gpu_memory_utilization:g}",
         f"--max-num-seqs={plan.max_num_seqs}",
         f"--max-num-batched-tokens={plan.max_num_batched_tokens}",
-        f"--max-num-queued-reqs={plan.max_num_queued_reqs}",
         f"--block-size={e.block_size}",
         f"--dtype={e.dtype}",
         f"--kv-cache-dtype={e.kv_cache_dtype}",
     ]
+    # The plan leaves the queue unset where the release has no admission control.
+    if plan.max_num_queued_reqs is not None:
+        args.insert(args.index(f"--block-size={e.block_size}"), f"--max-num-queued-reqs={plan.max_num_queued_reqs}")
     if e.quantization:
         args.append(f"--quantization={e.quantization}")
     if e.enforce_eager:
         args.append("--enforce-eager")
-    args.append("--disable-access-log-for-endpoints=/health,/metrics")
+    # Drain: vLLM >= 0.18 aborts in-flight requests on SIGTERM unless --shutdown-timeout > 0 (timeouts.py).
+    if plan.timeouts.server_drain:
+        args.append(f"--shutdown-timeout={plan.timeouts.shutdown_timeout_seconds}")
+    if release.has("--disable-access-log-for-endpoints"):
+        args.append(f"--disable-access-log-for-endpoints={QUIET_ENDPOINTS}")
     args.extend(e.extra_args)
     return args
+
+
+def vllm_env(plan: ServingPlan) -> list[dict[str, Any]]:
+    """The timeout chain's environment variables, those the release has."""
+    chain = plan.timeouts
+    env = [{"name": "VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "value": str(chain.vllm_keep_alive_seconds)}]
+    if plan.release.has("VLLM_ENGINE_READY_TIMEOUT_S"):
+        env.append({"name": "VLLM_ENGINE_READY_TIMEOUT_S", "value": str(chain.engine_ready_timeout_seconds)})
+    return env
 
 
 def _probe(path: str, period: int, failures: int, timeout: int = 5) -> dict[str, Any]:
@@ -99,7 +114,7 @@ def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None) -> 
     r = plan.resources
     env: list[dict[str, Any]] = [
         {"name": "HF_HOME", "value": f"{CACHE_PATH}/huggingface"},
-        {"name": "VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "value": str(KEEP_ALIVE_SECONDS)},
+        *vllm_env(plan),
     ]
     if hf_secret:
         env.insert(0, {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": hf_secret, "key": HF_TOKEN_KEY}}})
@@ -164,6 +179,8 @@ def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: s
                 "maxReplicas": m.replicas.max,
                 "labels": dict(labels),
                 "terminationGracePeriodSeconds": plan.termination_grace_seconds,
+                # Used by KServe's HTTPRoute (Gateway API) or Knative; the chain keeps it inside Envoy's per-try timeout.
+                "timeout": plan.timeouts.kserve_timeout_seconds,
                 "nodeSelector": {NODEPOOL_LABEL: pool, GPU_NAME_LABEL: _karpenter_gpu_name(plan)},
                 "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
                 "volumes": [

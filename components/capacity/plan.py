@@ -3,8 +3,9 @@
 From a model's stack config and its GPU pool this module picks the GPU and the node, runs the
 vLLM memory model, and derives what the builders must agree on: max_num_seqs,
 max_num_batched_tokens, the HPA target, the queue budget, GPUs per replica (TP x PP), the pod's
-CPU/memory/shm/ephemeral-storage and the startup and drain budgets. Each derived value carries
-the reason it has that value, for the plan report.
+CPU/memory/shm/ephemeral-storage, the startup budget, and the timeout chain (components/timeouts.py:
+every timeout, keep-alive and drain number). Each derived value carries the reason it has that value,
+naming the vLLM release whose defaults and flags apply (components/vllm_flags.py), for the plan report.
 """
 
 from __future__ import annotations
@@ -16,21 +17,19 @@ from typing import Any, Optional
 
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import INSTANCES, instance_gpu
-from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, hardware_batch_defaults, plan_memory
+from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
 from components.config import GpuPoolConfig, ModelConfig, StackConfig
 from components.images import vllm_release
 from components.errors import ConfigError, Problem
+from components.timeouts import TimeoutChain, timeout_chain
+from components.vllm_flags import Release, UnsupportedRelease, batch_defaults, missing_rule, optional_flag, release_of
 
 # Share of a node's vCPU and memory a serving pod may request: the rest is left for the kubelet,
 # system reservations and daemonsets (device plugin, CNI, log and metric agents).
 NODE_SHARE = 0.8
 # Scale out before the batch is full: the HPA aims at this share of max_num_seqs in flight.
 HPA_TARGET_SHARE = 0.8
-# Seconds the preStop hook waits so endpoints and load balancers stop sending new requests
-# before vLLM receives SIGTERM (the ALB deregistration side is aligned by the timeout chain).
-PRE_STOP_SECONDS = 15
-DRAIN_MARGIN_SECONDS = 15
 STARTUP_PROBE_PERIOD_SECONDS = 10
 
 
@@ -66,14 +65,25 @@ class ServingPlan:
     memory: MemoryPlan
     max_num_seqs: int
     max_num_batched_tokens: int
-    max_num_queued_reqs: int
+    # None where the release has no --max-num-queued-reqs and the stack did not ask for it.
+    max_num_queued_reqs: Optional[int]
     target_in_flight_per_pod: int
     resources: Resources
     startup_failure_threshold: int
     startup_period_seconds: int
-    pre_stop_seconds: int
-    termination_grace_seconds: int
+    release: Release
+    timeouts: TimeoutChain
     derivations: tuple[Derivation, ...]
+
+    @property
+    def pre_stop_seconds(self) -> int:
+        """The preStop sleep (from the timeout chain)."""
+        return self.timeouts.pre_stop_seconds
+
+    @property
+    def termination_grace_seconds(self) -> int:
+        """terminationGracePeriodSeconds (from the timeout chain)."""
+        return self.timeouts.termination_grace_seconds
 
     def report(self) -> dict:
         """JSON-ready figures for the plan report."""
@@ -93,6 +103,8 @@ class ServingPlan:
                 "ephemeral_storage_gib": self.resources.ephemeral_storage_gib,
             },
             "termination_grace_seconds": self.termination_grace_seconds,
+            "vllm_release": self.release.version,
+            "timeouts": self.timeouts.as_dict(),
             "startup_budget_seconds": self.startup_failure_threshold * self.startup_period_seconds,
             "derived": [{"setting": d.setting, "value": d.value, "reason": d.reason} for d in self.derivations],
         }
@@ -145,13 +157,32 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
     gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
     node = node_for(pool, gpus)
     gpu, node_gpus = instance_gpu(node)
-    hw_tokens, hw_seqs = hardware_batch_defaults(gpu)
+    try:
+        release = release_of(m.image)
+    except UnsupportedRelease as exc:
+        raise ConfigError([Problem(f"{path}.image", str(exc), m.image)]) from None
+    vllm = f"vLLM {release.version}" if release.exact else f"vLLM {release.version} ({release.note})"
+    hw_tokens, hw_seqs, tier = batch_defaults(gpu.memory_gib, gpu.name, release.version)
     derivations: list[Derivation] = []
+    problems: list[Problem] = []
+    # A setting the stack asks for explicitly must exist in the release; a derived one is dropped.
+    if m.engine.max_num_queued_reqs is not None and not release.has("--max-num-queued-reqs"):
+        problems.append(Problem(f"{path}.engine.maxNumQueuedReqs", missing_rule("--max-num-queued-reqs", release), m.engine.max_num_queued_reqs))
+    if not release.has("VLLM_HTTP_TIMEOUT_KEEP_ALIVE"):
+        # No alternative: the keep-alive is a constant 5 s, below any proxy's idle timeout (502s).
+        problems.append(Problem(
+            f"{path}.image",
+            missing_rule("VLLM_HTTP_TIMEOUT_KEEP_ALIVE", release)
+            + "; its keep-alive is fixed at 5 s, below the ALB idle timeout, which gives 502s",
+            m.image,
+        ))
+    if problems:
+        raise ConfigError(problems)
 
     tokens = m.engine.max_num_batched_tokens
     if tokens is None:
         tokens = hw_tokens
-        derivations.append(Derivation("maxNumBatchedTokens", tokens, f"vLLM 0.33's default for {gpu.name} ({gpu.memory_gib:.0f} GiB)"))
+        derivations.append(Derivation("maxNumBatchedTokens", tokens, f"{vllm}'s default for {gpu.name} ({gpu.memory_gib:.0f} GiB, {tier})"))
 
     if m.engine.max_num_seqs is not None and m.engine.max_num_seqs > tokens:
         raise ConfigError([Problem(
@@ -174,17 +205,18 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
             reason = (f"at the default batch the KV cache holds {first.kv_cache_tokens:,} tokens = {by_cache} requests of "
                       f"{typical:,} typical tokens")
         else:
-            reason = f"vLLM 0.33's default for {gpu.name}; the KV cache would hold {by_cache} typical requests"
+            reason = f"{vllm}'s default for {gpu.name} ({tier}); the KV cache would hold {by_cache} typical requests"
         derivations.append(Derivation("maxNumSeqs", seqs, reason))
     memory = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, seqs, tokens))
 
-    target = m.autoscaling.target_in_flight_per_pod
-    if target is None:
-        target = max(1, math.floor(seqs * HPA_TARGET_SHARE))
-        derivations.append(Derivation("autoscaling.targetInFlightPerPod", target, f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue"))
-
     queued = m.engine.max_num_queued_reqs
-    if queued is None:
+    no_admission = optional_flag("--max-num-queued-reqs", release)
+    if queued is None and no_admission:
+        derivations.append(Derivation(
+            "maxNumQueuedReqs", None,
+            f"{no_admission}: requests wait in the engine's unbounded queue and the TTFT SLO relies on scaling alone",
+        ))
+    elif queued is None:
         slo = m.slo.time_to_first_token_seconds
         queued = max(1, math.floor(seqs * slo / m.traffic.typical_request_seconds))
         derivations.append(
@@ -196,12 +228,39 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
             )
         )
 
+    # What one replica can hold: its batch plus its admission queue (beyond that vLLM answers 503).
+    # A per-pod target above it is an average the pods can never reach, so the HPA would never scale out.
+    # Without admission control (a release before --max-num-queued-reqs) the queue is unbounded.
+    holds = seqs + queued if queued is not None else None
+    target = m.autoscaling.target_in_flight_per_pod
+    if target is not None and holds is not None and target > holds:
+        raise ConfigError([Problem(
+            f"{path}.autoscaling.targetInFlightPerPod",
+            f"exceeds what one replica can hold: maxNumSeqs {seqs} + maxNumQueuedReqs {queued} = {holds} requests in flight; "
+            f"the per-pod average can never reach it, so the model would never scale out (use at most {holds})",
+            target,
+        )])
+    if target is None:
+        target = max(1, math.floor(seqs * HPA_TARGET_SHARE))
+        derivations.append(Derivation("autoscaling.targetInFlightPerPod", target, f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue"))
+
     resources = _resources(model, memory, node, gpus, node_gpus)
     threshold = math.ceil(m.startup.budget_seconds / STARTUP_PROBE_PERIOD_SECONDS)
-    grace = PRE_STOP_SECONDS + math.ceil(m.slo.max_request_seconds) + DRAIN_MARGIN_SECONDS
-    derivations.append(
-        Derivation("terminationGracePeriodSeconds", grace, f"preStop {PRE_STOP_SECONDS}s + maxRequestSeconds {m.slo.max_request_seconds:g}s + {DRAIN_MARGIN_SECONDS}s margin")
+    chain = timeout_chain(
+        m.slo.max_request_seconds,
+        m.slo.time_to_first_token_seconds,
+        streaming=m.slo.streaming,
+        startup_budget_seconds=m.startup.budget_seconds,
+        server_drain=release.has("--shutdown-timeout"),
     )
+    if not chain.server_drain:
+        derivations.append(Derivation("shutdownTimeout", None, f"{optional_flag('--shutdown-timeout', release)}; "
+                                      f"the preStop sleep ({chain.pre_stop_seconds}s) carries the drain instead"))
+    derivations.append(Derivation(
+        "terminationGracePeriodSeconds", chain.termination_grace_seconds,
+        f"timeout chain: preStop {chain.pre_stop_seconds}s + {vllm} drain {chain.shutdown_timeout_seconds}s + "
+        f"shutdown margin, covering maxRequestSeconds {m.slo.max_request_seconds:g}s",
+    ))
     return ServingPlan(
         name=m.name,
         model_id=m.model,
@@ -216,8 +275,8 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         resources=resources,
         startup_failure_threshold=threshold,
         startup_period_seconds=STARTUP_PROBE_PERIOD_SECONDS,
-        pre_stop_seconds=PRE_STOP_SECONDS,
-        termination_grace_seconds=grace,
+        release=release,
+        timeouts=chain,
         derivations=tuple(derivations),
     )
 

@@ -1,0 +1,124 @@
+"""Autoscaling on serving load: thin ComponentResources over builders/autoscaling.py, monitoring.py and prometheus_adapter.py.
+
+- ``MetricsStack`` (llm-serving:autoscaling:MetricsStack): the Helm releases every model's scaling
+  needs: kube-prometheus-stack (unless an existing Prometheus is configured), Prometheus Adapter
+  with one rule per model, KEDA when a model uses it.
+- ``ModelAutoscaling`` (llm-serving:autoscaling:ModelAutoscaling): per model, the HPA (or KEDA
+  ScaledObject), the PodMonitor and the PrometheusRule.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import BaseModel, ConfigDict, Field
+
+from components.builders import autoscaling as scale
+from components.builders import monitoring as mon
+from components.builders import prometheus_adapter as metrics
+from components.capacity.plan import ServingPlan
+from components.config import ModelConfig, MonitoringConfig
+
+
+class MetricsStackArgs(BaseModel):
+    """Inputs of a MetricsStack."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    models: tuple[ModelConfig, ...] = Field(description="The models whose metrics the adapter serves (required).")
+    namespace: str = Field(description="Namespace of the models' pods (required): the adapter rules are scoped to it.")
+    monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Default: install kube-prometheus-stack in monitoring.")
+
+
+class MetricsStack(pulumi.ComponentResource):
+    """kube-prometheus-stack (optional), Prometheus Adapter and KEDA (when used) as pinned Helm releases."""
+
+    releases: dict[str, k8s.helm.v3.Release]
+
+    def __init__(self, name: str, args: MetricsStackArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:autoscaling:MetricsStack", name, None, opts)
+        self.releases = {}
+        previous: list[pulumi.Resource] = []
+        for rel in metrics.metrics_releases(args.models, args.namespace, args.monitoring):
+            # Each release waits for the one before it: the adapter and KEDA need Prometheus (and its CRDs).
+            self.releases[rel["name"]] = k8s.helm.v3.Release(
+                f"{name}-{rel['name']}",
+                k8s.helm.v3.ReleaseArgs(
+                    name=rel["name"],
+                    chart=rel["chart"],
+                    version=rel["version"],
+                    repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=rel["repository"]),
+                    namespace=rel["namespace"],
+                    create_namespace=True,
+                    values=rel["values"],
+                ),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=list(previous)),
+            )
+            previous = [self.releases[rel["name"]]]
+        self.prometheus_url = metrics.prometheus_url(args.monitoring)
+        self.register_outputs({"prometheusUrl": self.prometheus_url, "releases": sorted(self.releases)})
+
+
+class ModelAutoscalingArgs(BaseModel):
+    """Inputs of a ModelAutoscaling: the model, its capacity plan, and where metrics live."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    model: ModelConfig = Field(description="The model's stack configuration (required).")
+    plan: ServingPlan = Field(description="Its capacity plan (required): the per-pod target and queue come from here.")
+    namespace: str = Field(description="Namespace of the model's InferenceService (required).")
+    monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Default: kube-prometheus-stack in monitoring.")
+
+
+class ModelAutoscaling(pulumi.ComponentResource):
+    """One model's HPA (or ScaledObject), PodMonitor and PrometheusRule."""
+
+    def __init__(self, name: str, args: ModelAutoscalingArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:autoscaling:ModelAutoscaling", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        m, plan, ns, cfg = args.model, args.plan, args.namespace, args.monitoring
+        if m.autoscaling.backend == "keda":
+            so = scale.scaled_object(m, plan, ns, metrics.prometheus_url(cfg))
+            self.scaler = _custom(f"{name}-scaledobject", so, child)
+        else:
+            hpa = scale.horizontal_pod_autoscaler(m, plan, ns)
+            self.scaler = k8s.autoscaling.v2.HorizontalPodAutoscaler(
+                f"{name}-hpa", metadata=hpa["metadata"], spec=hpa["spec"], opts=child
+            )
+        labels = cfg.prometheus.monitor_labels
+        self.pod_monitor = _custom(f"{name}-podmonitor", mon.pod_monitor(m, ns, labels), child)
+        self.prometheus_rule = _custom(f"{name}-alerts", mon.prometheus_rule(m, plan, ns, cfg.alerts, labels), child)
+        self.register_outputs(
+            {
+                "backend": m.autoscaling.backend,
+                "autoscalerName": scale.autoscaler_name(m),
+                "targetInFlightPerPod": plan.target_in_flight_per_pod,
+            }
+        )
+
+
+def _custom(name: str, obj: dict, opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:
+    return k8s.apiextensions.CustomResource(
+        name, api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"], spec=obj["spec"], opts=opts
+    )
+
+
+def model_autoscalers(
+    name: str,
+    models: Sequence[ModelConfig],
+    plans: dict[str, ServingPlan],
+    namespace: str,
+    monitoring: MonitoringConfig,
+    opts: pulumi.ResourceOptions,
+) -> dict[str, ModelAutoscaling]:
+    """One ModelAutoscaling per model, named ``<name>-<model>-autoscaling``."""
+    return {
+        m.name: ModelAutoscaling(
+            f"{name}-{m.name}-autoscaling",
+            ModelAutoscalingArgs(model=m, plan=plans[m.name], namespace=namespace, monitoring=monitoring),
+            opts=opts,
+        )
+        for m in models
+    }

@@ -1,0 +1,146 @@
+"""Helm releases of the metrics plumbing: Prometheus Adapter (rules per model), kube-prometheus-stack, KEDA.
+
+Pure functions returning each release's chart, pinned version, repository, namespace and
+values. Versions are the ones kept in ../shared/charts (its PROVENANCE.md); tests check every
+value path against that chart's values.yaml. The adapter's rule format is documented in
+../shared/reference/prometheus_adapter.md ("Rule format").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+from urllib.parse import urlsplit
+
+from components.builders.autoscaling import RUNNING, WAITING, in_flight_metric_name, model_selector
+from components.config import ModelConfig, MonitoringConfig
+
+PROMETHEUS_COMMUNITY = "https://prometheus-community.github.io/helm-charts"
+KEDA_REPO = "https://kedacore.github.io/charts"
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A pinned Helm chart."""
+
+    name: str
+    version: str
+    repository: str
+
+
+# Pinned to the versions in ../shared/charts/PROVENANCE.md.
+PROMETHEUS_ADAPTER = Chart("prometheus-adapter", "5.3.0", PROMETHEUS_COMMUNITY)
+KUBE_PROMETHEUS_STACK = Chart("kube-prometheus-stack", "88.5.3", PROMETHEUS_COMMUNITY)
+KEDA = Chart("keda", "2.20.2", KEDA_REPO)
+
+# kube-prometheus-stack names its Prometheus Service "<fullname>-prometheus" (port 9090); a fixed
+# fullnameOverride keeps that name independent of the release name.
+KPS_FULLNAME = "kube-prometheus"
+PROMETHEUS_PORT = 9090
+# How often the adapter rediscovers series: a new pod's metric exists for the HPA only after a
+# relist (prometheus_adapter.md, "Others"), so a shorter interval than the chart's 1m shortens scale-out.
+RELIST_INTERVAL = "30s"
+
+
+def prometheus_url(cfg: MonitoringConfig) -> str:
+    """Where Prometheus answers: the configured URL, or the Service of the kube-prometheus-stack we install."""
+    if cfg.prometheus.url:
+        return cfg.prometheus.url.rstrip("/")
+    return f"http://{KPS_FULLNAME}-prometheus.{cfg.namespace}.svc:{PROMETHEUS_PORT}"
+
+
+def installs_prometheus(cfg: MonitoringConfig) -> bool:
+    """True when the platform installs kube-prometheus-stack (no existing Prometheus configured)."""
+    return cfg.prometheus.url is None
+
+
+def adapter_rule(m: ModelConfig, namespace: str) -> dict[str, Any]:
+    """One custom-metrics rule: the model's per-pod requests in flight, under a colon-free name.
+
+    Discovery is scoped to the model (its namespace and served model name), so each model gets
+    its own metric and no rule serves another model's pods. The query sums running and waiting
+    per pod in one selector, so a pod is never dropped by a failed join.
+    """
+    return {
+        "seriesQuery": f'{RUNNING}{{{model_selector(m.name, namespace)},pod!=""}}',
+        "resources": {"overrides": {"namespace": {"resource": "namespace"}, "pod": {"resource": "pod"}}},
+        "name": {"matches": f"^{RUNNING}$", "as": in_flight_metric_name(m.name)},
+        "metricsQuery": (
+            f'sum by (<<.GroupBy>>) ({{__name__=~"<<.Series>>|{WAITING}",model_name="{m.name}",<<.LabelMatchers>>}})'
+        ),
+    }
+
+
+def _url_parts(url: str) -> tuple[str, int, str]:
+    """The chart joins `prometheus.url`, `:port` and `path`; split a full URL into those three."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.scheme}://{parts.hostname}", port, parts.path.rstrip("/")
+
+
+def adapter_values(models: Sequence[ModelConfig], namespace: str, cfg: MonitoringConfig) -> dict[str, Any]:
+    """Values of the prometheus-adapter chart: our Prometheus, and only the per-model rules.
+
+    The chart's default rules are off: they expose every series namespace-wide, which is what
+    the per-model rules avoid.
+    """
+    base, port, path = _url_parts(prometheus_url(cfg))
+    return {
+        "prometheus": {"url": base, "port": port, "path": path},
+        "metricsRelistInterval": RELIST_INTERVAL,
+        "rules": {
+            "default": False,
+            "custom": [adapter_rule(m, namespace) for m in models if m.autoscaling.backend == "prometheus-adapter"],
+            "external": [],
+        },
+    }
+
+
+def kube_prometheus_stack_values() -> dict[str, Any]:
+    """Values of kube-prometheus-stack: Prometheus picks up every PodMonitor and PrometheusRule.
+
+    By default it only selects objects labelled with its own release (the *NilUsesHelmValues
+    switches); ours carry the model's labels instead. kube-state-metrics stays on: the restart
+    and HPA alerts read it.
+    """
+    return {
+        "fullnameOverride": KPS_FULLNAME,
+        "grafana": {"enabled": False},
+        "prometheus": {
+            "prometheusSpec": {
+                "podMonitorSelectorNilUsesHelmValues": False,
+                "ruleSelectorNilUsesHelmValues": False,
+                "serviceMonitorSelectorNilUsesHelmValues": False,
+                "scrapeInterval": "15s",
+            }
+        },
+    }
+
+
+def keda_values() -> dict[str, Any]:
+    """Values of the KEDA chart: its defaults (the operator and its metrics server)."""
+    return {}
+
+
+def release(chart: Chart, name: str, namespace: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """A Helm release as plain data: what helm.v3.Release is given."""
+    return {
+        "name": name,
+        "chart": chart.name,
+        "version": chart.version,
+        "repository": chart.repository,
+        "namespace": namespace,
+        "values": dict(values),
+    }
+
+
+def metrics_releases(models: Sequence[ModelConfig], namespace: str, cfg: MonitoringConfig) -> list[dict[str, Any]]:
+    """Every release the stack's autoscaling needs, in install order."""
+    releases = []
+    if installs_prometheus(cfg):
+        releases.append(release(KUBE_PROMETHEUS_STACK, "kube-prometheus-stack", cfg.namespace, kube_prometheus_stack_values()))
+    if any(m.autoscaling.backend == "prometheus-adapter" for m in models):
+        releases.append(release(PROMETHEUS_ADAPTER, "prometheus-adapter", cfg.namespace, adapter_values(models, namespace, cfg)))
+    if any(m.autoscaling.backend == "keda" for m in models):
+        releases.append(release(KEDA, "keda", cfg.namespace, keda_values()))
+    return releases

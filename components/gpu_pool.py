@@ -1,0 +1,67 @@
+"""GpuPool: one Karpenter GPU pool, its EC2NodeClass and NodePool (a thin shell over builders/karpenter.py)."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import BaseModel, ConfigDict, Field
+
+from components.builders import karpenter as build
+from components.capacity.pools import PoolPlan
+from components.cluster import KubernetesComponent
+from components.config import GpuPoolConfig
+
+
+class GpuPoolArgs(BaseModel):
+    """Inputs of a GpuPool."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    pool: GpuPoolConfig = Field(description="The pool's stack configuration (required).")
+    plan: PoolPlan = Field(description="Its capacity plan (required): GPUs per node, root volume, drain, buffer.")
+    cluster_name: str = Field(description="EKS cluster name (required): subnets and security groups are discovered by its tag.")
+    node_role: Any = Field(
+        None,
+        description="Name of the node IAM role (str or pulumi.Output). Default: KarpenterNodeRole-<cluster>, the role "
+        "Karpenter's getting-started guide creates.",
+    )
+    node_labels: dict[str, str] = Field(default_factory=dict, description="Extra labels on the pool's nodes. Default {}.")
+
+
+class GpuPool(KubernetesComponent):
+    """An EC2NodeClass and a NodePool for one ``gpuPools`` entry.
+
+    Pass the cluster's Kubernetes provider in ``opts`` (``LlmPlatform.k8s_opts()``); both children use it.
+    """
+
+    node_class: k8s.apiextensions.CustomResource
+    node_pool: k8s.apiextensions.CustomResource
+
+    def __init__(self, name: str, args: GpuPoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:karpenter:GpuPool", name, None, opts)
+        role = args.node_role if args.node_role is not None else build.node_role_name(args.cluster_name)
+        spec = pulumi.Output.from_input(role).apply(
+            lambda r: build.ec2_node_class(args.pool, args.plan, args.cluster_name, r)["spec"]
+        )
+        node_class = build.ec2_node_class(args.pool, args.plan, args.cluster_name, "")
+        self.node_class = k8s.apiextensions.CustomResource(
+            f"{name}-node-class",
+            api_version=node_class["apiVersion"],
+            kind=node_class["kind"],
+            metadata=node_class["metadata"],
+            spec=spec,
+            opts=self.child_opts(),
+        )
+        pool = build.node_pool(args.pool, args.plan, args.node_labels)
+        self.node_pool = k8s.apiextensions.CustomResource(
+            f"{name}-node-pool",
+            api_version=pool["apiVersion"],
+            kind=pool["kind"],
+            metadata=pool["metadata"],
+            spec=pool["spec"],
+            opts=self.child_opts(depends_on=[self.node_class]),
+        )
+        self.node_pool_name = args.pool.name
+        self.register_outputs({"nodePoolName": args.pool.name, "gpuLimit": args.plan.gpu_limit})

@@ -1,0 +1,138 @@
+"""The GPU pool builders: EC2NodeClass and NodePool fields that matter, asserted on the rendered dicts."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.builders import karpenter as build
+from components.capacity.gpus import INSTANCES
+from components.capacity.plan import plan_stack
+from components.capacity.pools import plan_pools
+from components.config import load_stack_config
+from tests.conftest import stack_config
+from tests.kube_schemas import validate_object
+
+
+def pools_of(raw):
+    cfg = load_stack_config(raw)
+    plans = plan_stack(cfg)
+    return cfg, plans, plan_pools(cfg.gpu_pools, cfg.models, plans)
+
+
+@pytest.fixture(scope="module")
+def prod():
+    return pools_of(stack_config("prod"))
+
+
+def rendered(prod, name):
+    cfg, _, pool_plans = prod
+    pool = next(p for p in cfg.gpu_pools if p.name == name)
+    return pool, pool_plans[name], build.ec2_node_class(pool, pool_plans[name], cfg.cluster.name, "KarpenterNodeRole-llm-prod"), build.node_pool(pool, pool_plans[name])
+
+
+@pytest.mark.parametrize("name", ["l40s", "h100"])
+def test_node_class_and_node_pool_pass_the_crd_schemas(prod, name):
+    _, _, node_class, node_pool = rendered(prod, name)
+    assert validate_object(node_class) == []
+    assert validate_object(node_pool) == []
+
+
+def test_node_pool_requirements_taint_and_gpu_limit(prod):
+    pool, plan, _, node_pool = rendered(prod, "l40s")
+    spec = node_pool["spec"]["template"]["spec"]
+    reqs = {r["key"]: r for r in spec["requirements"]}
+    assert reqs["node.kubernetes.io/instance-type"]["values"] == ["g6e.12xlarge", "g6e.2xlarge", "g6e.4xlarge"]
+    assert reqs["karpenter.sh/capacity-type"]["values"] == ["on-demand"]
+    assert reqs["karpenter.k8s.aws/instance-gpu-name"]["values"] == ["l40s"]
+    assert spec["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+    assert node_pool["spec"]["limits"] == {"nvidia.com/gpu": 24} and pool.gpu_limit == 24
+    assert node_pool["spec"]["template"]["metadata"]["labels"]["llm-serving.io/pool"] == "l40s"
+    assert spec["nodeClassRef"] == {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "l40s"}
+
+
+def test_gpus_per_node_come_from_the_instance_catalogue(prod):
+    _, _, pool_plans = prod
+    assert pool_plans["l40s"].gpus_per_node == {"g6e.2xlarge": 1, "g6e.4xlarge": 1, "g6e.12xlarge": 4}
+    assert pool_plans["h100"].gpus_per_node == {"p5.48xlarge": INSTANCES["p5.48xlarge"]["gpu_count"]} == {"p5.48xlarge": 8}
+    assert pool_plans["h100"].efa == {"p5.48xlarge": True}
+
+
+def test_node_class_pins_the_ami_requires_imdsv2_and_encrypts_the_root_volume(prod):
+    pool, plan, node_class, _ = rendered(prod, "h100")
+    spec = node_class["spec"]
+    assert spec["amiSelectorTerms"] == [{"alias": pool.ami_alias}] and "latest" not in pool.ami_alias
+    assert spec["metadataOptions"]["httpTokens"] == "required"
+    assert spec["metadataOptions"]["httpPutResponseHopLimit"] == 1
+    (root,) = spec["blockDeviceMappings"]
+    assert root["rootVolume"] is True
+    assert root["ebs"]["encrypted"] is True and root["ebs"]["volumeType"] == "gp3"
+    assert root["ebs"]["volumeSize"] == f"{plan.root_volume_gib}Gi"
+    assert spec["role"] == "KarpenterNodeRole-llm-prod"
+    assert spec["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": "llm-prod"}}]
+    assert spec["securityGroupSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": "llm-prod"}}]
+
+
+def test_raid0_where_every_instance_type_has_nvme_and_weights_then_stay_off_the_root_volume(prod):
+    _, plan, node_class, _ = rendered(prod, "h100")
+    assert plan.local_nvme_gb == 30400
+    assert node_class["spec"]["instanceStorePolicy"] == "RAID0"
+    assert plan.root_volume_gib == 60
+
+
+def test_without_nvme_the_root_volume_holds_the_largest_download():
+    raw = stack_config("dev")
+    cfg, plans, pool_plans = pools_of(raw)
+    # Every catalogue g6e type has NVMe; pretend one has none by reading the same plan with nvme 0.
+    plan = pool_plans["l40s"]
+    assert plan.local_nvme_gb == 450
+    from dataclasses import replace
+
+    from components.capacity import pools
+
+    no_nvme = replace(plan, local_nvme_gb=0)
+    node_class = build.ec2_node_class(cfg.gpu_pools[0], no_nvme, "llm-dev", "role")
+    assert "instanceStorePolicy" not in node_class["spec"]
+    weights = plans["chat-8b"].resources.ephemeral_storage_gib
+    assert pools.IMAGE_AND_SYSTEM_GIB + weights > pools.IMAGE_AND_SYSTEM_GIB
+
+
+def test_bottlerocket_puts_images_on_the_data_volume():
+    raw = stack_config("dev")
+    raw["llm-serving:gpuPools"][0]["amiAlias"] = "bottlerocket@1.55.0"
+    cfg, _, pool_plans = pools_of(raw)
+    node_class = build.ec2_node_class(cfg.gpu_pools[0], pool_plans["l40s"], "llm-dev", "role")
+    devices = node_class["spec"]["blockDeviceMappings"]
+    assert [d["deviceName"] for d in devices] == ["/dev/xvda", "/dev/xvdb"]
+    assert devices[1]["rootVolume"] is True
+    assert validate_object(node_class) == []
+
+
+def test_drift_and_consolidation_only_in_the_weekly_window(prod):
+    pool, _, _, node_pool = rendered(prod, "l40s")
+    d = node_pool["spec"]["disruption"]
+    assert d["consolidationPolicy"] == "WhenEmptyOrUnderutilized"
+    assert d["consolidateAfter"] == "15m"
+    # Default window Sunday 03:00-07:00 UTC: blocked from 07:00 Sunday for 164 hours.
+    assert d["budgets"] == [
+        {"nodes": "0", "reasons": ["Drifted", "Underutilized"], "schedule": "0 7 * * 0", "duration": "164h"},
+        {"nodes": "1"},
+    ]
+
+
+def test_a_window_crossing_midnight_moves_the_block_to_the_next_day():
+    raw = stack_config("dev")
+    raw["llm-serving:gpuPools"][0]["disruption"] = {"window": {"weekday": 6, "startHour": 22, "hours": 4}}
+    cfg, _, pool_plans = pools_of(raw)
+    budgets = build.disruption_budgets(cfg.gpu_pools[0])
+    assert budgets[0]["schedule"] == "0 2 * * 0" and budgets[0]["duration"] == "164h"
+
+
+def test_termination_grace_period_covers_the_longest_drain_and_replacement(prod):
+    cfg, plans, pool_plans = prod
+    _, _, _, node_pool = rendered(prod, "h100")
+    tgp = node_pool["spec"]["template"]["spec"]["terminationGracePeriod"]
+    llama = plans["llama-70b"]
+    need = llama.termination_grace_seconds + llama.startup_failure_threshold * llama.startup_period_seconds
+    assert tgp == f"{need}s"
+    assert int(tgp[:-1]) >= llama.termination_grace_seconds
+    assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "720h"
