@@ -50,14 +50,14 @@ def _isvc_reason(resource: Resource) -> str | None:
         shown = "is not set" if autoscaler is None else "is hpa"
         if custom:
             return (f"metadata.annotations {AUTOSCALER_CLASS} {shown}, and KServe's HPA drops the "
-                    f"{'/'.join(custom)} entries of spec.predictor.autoScaling.metrics (kserve.md), "
+                    f"{'/'.join(custom)} entries of spec.predictor.autoScaling.metrics, "
                     f"leaving cpu/memory")
         if metrics:
             return "spec.predictor.autoScaling.metrics has only Resource (cpu/memory) metrics"
         if scale_metric in _RESOURCE_METRICS:
             return f"spec.predictor.scaleMetric is {scale_metric}, so KServe's HPA scales on {scale_metric}"
         return (f"metadata.annotations {AUTOSCALER_CLASS} {shown} and no custom metric is set, so "
-                f"KServe builds an HPA on 80% CPU (DefaultCPUUtilization = 80, kserve.md)")
+                f"KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80)")
     if autoscaler == "keda" and not custom:
         return (f"metadata.annotations {AUTOSCALER_CLASS} is keda but spec.predictor.autoScaling.metrics "
                 f"has no PodMetric or External metric, so KEDA scales on cpu/memory")
@@ -71,7 +71,7 @@ def _gpu_targets(resources: list[Resource]) -> set[tuple[str, str, str | None]]:
         name = metadata_name(resource.props) or resource.name
         if resource.type == ISVC_TYPE:
             if requests_gpu(as_dict(get(resource.props, "spec", "predictor"))):
-                # KServe's predictor Deployment: constants.PredictorServiceName (kserve.md).
+                # KServe's predictor Deployment: constants.PredictorServiceName (kserve pkg/constants).
                 targets.add(("Deployment", f"{name}-predictor", _namespace(resource)))
         elif any(requests_gpu(podspec) for _, podspec in pod_specs(resource)):
             targets.add((split_type(resource.type)[1], name, _namespace(resource)))

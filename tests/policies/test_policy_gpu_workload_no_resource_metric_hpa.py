@@ -28,13 +28,13 @@ def test_compliant_stack_passes():
 def test_default_autoscaler_class_builds_a_cpu_hpa():
     assert messages(POLICY, isvc(with_class(None))) == [
         f"metadata.annotations {CLASS} is not set and no custom metric is set, so KServe builds an HPA on "
-        f"80% CPU (DefaultCPUUtilization = 80, kserve.md); {WHY}"]
+        f"80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"]
 
 
 def test_explicit_hpa_class():
     assert messages(POLICY, isvc(with_class("hpa"))) == [
         f"metadata.annotations {CLASS} is hpa and no custom metric is set, so KServe builds an HPA on 80% "
-        f"CPU (DefaultCPUUtilization = 80, kserve.md); {WHY}"]
+        f"CPU (KServe DefaultCPUUtilization = 80); {WHY}"]
 
 
 def test_scale_metric_memory():
@@ -50,7 +50,7 @@ def test_hpa_class_drops_custom_metrics():
         "metric": {"backend": "prometheus", "query": "vllm:num_requests_waiting"}}}]}
     assert messages(POLICY, isvc(props)) == [
         f"metadata.annotations {CLASS} is hpa, and KServe's HPA drops the PodMetric entries of "
-        f"spec.predictor.autoScaling.metrics (kserve.md), leaving cpu/memory; {WHY}"]
+        f"spec.predictor.autoScaling.metrics, leaving cpu/memory; {WHY}"]
 
 
 def test_hpa_class_with_resource_metrics_only():
