@@ -6,7 +6,8 @@ Three ways in, told apart by who runs this file:
   <engine address> <pack dir>`, which runs this file with runpy: only then is the pack served
   (constructing a PolicyPack starts a gRPC server, prints its port and blocks);
 - `python -m policies check PATH...` runs the same policies over plain manifests (policies/check.py);
-- `python -m policies docs [--out FILE]` writes docs/policies.md from the registry.
+- `python -m policies docs [--out FILE]` writes docs/policies.md from the registry;
+- `python -m policies build DIR` writes the self-contained pack folder (policies/build.py).
 
 Anything else (`python -m policies`, `--help`) prints the usage and exits at once.
 """
@@ -17,12 +18,14 @@ from pathlib import Path
 USAGE = """\
 usage: python -m policies check PATH... | - [--config FILE] [--format text|json|markdown|sarif]
        python -m policies docs [--out FILE]
+       python -m policies build DIR
 
   check   run the llm-serving pack over Kubernetes manifests (files, folders of .yaml/.yml/.json,
           or - for stdin); exit 0 clean, 1 mandatory violations, 2 bad input or nothing read
   docs    print (or write with --out) docs/policies.md, generated from the policy registry
+  build   write the self-contained pack folder for the Pulumi CLI and `pulumi policy publish`
 
-The Pulumi CLI serves the pack itself: pulumi preview --policy-pack policies
+The Pulumi CLI serves the pack itself: pulumi preview --policy-pack DIR (after build)
 """
 
 _PACK_DIR = Path(__file__).resolve().parent
@@ -42,9 +45,9 @@ def launched_by_pulumi() -> bool:
 
 def serve() -> None:
     """Serve the pack to the Pulumi engine (blocks until the engine stops it)."""
-    # The runner puts the pack folder on sys.path and runs this file as a script; the pack's
-    # modules import as the `policies` package, from the folder above (see docs/policies.md,
-    # "Running the pack under the Pulumi CLI").
+    # In a built pack (policies/build.py) `policies` and `components` sit in the pack folder the
+    # runner put on sys.path, and this changes nothing. Run straight from the repository's
+    # policies/ folder, the packages are in the folder above it, which goes on sys.path instead.
     root = str(_PACK_DIR.parent)
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _PACK_DIR]
     if root not in sys.path:
@@ -74,6 +77,10 @@ def cli(argv: list[str]) -> int:
         from policies.check import main as check
 
         return check(rest)
+    if command == "build":
+        from policies.build import main as build
+
+        return build(rest)
     if command == "docs":
         from policies.docs import main as docs
 
