@@ -1,31 +1,72 @@
 """llm-serving: typed Pulumi components that serve vLLM on EKS without OOMs and without 504s.
 
-Import the components from here in your own Pulumi programs::
+Installed (``pip install .`` or ``pip install git+<this repository>``) the package is
+``llm_serving``; inside this repository the same folder is ``components``. Both names give the
+same modules (``_alias.py``)::
 
-    from components import LlmPlatform, LlmPlatformArgs, VllmService, VllmServiceArgs, load_stack_config
+    from llm_serving import VllmService, VllmServiceArgs, ModelConfig, GpuPoolConfig
 
-The capacity plan (``components.capacity``) and the builders (``components.builders``) are pure
-and import no Pulumi; the component classes are loaded on first use so that pure users (the
-policy pack, ``python -m stacks size``) do not pay for the Pulumi SDK.
+The config models, the capacity plan (``.capacity``) and the builders (``.builders``) are pure
+and import no Pulumi; the component classes load on first use, so that pure users (the policy
+pack, ``python -m stacks size``) do not pay for the Pulumi SDK. Type checkers and IDEs see every
+export through the ``TYPE_CHECKING`` imports below.
 """
 
-from importlib import import_module
-from typing import Any
+from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from . import _alias
+
+_alias.install(__name__)
+
+if TYPE_CHECKING:
+    from .autoscaling import MetricsStack, MetricsStackArgs, ModelAutoscaling, ModelAutoscalingArgs
+    from .cluster import KubernetesComponent
+    from .capacity.plan import ServingPlan, plan_model, plan_stack
+    from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
+    from .errors import ConfigError, Problem
+    from .gpu_pool import GpuPool, GpuPoolArgs
+    from .platform import LlmPlatform, LlmPlatformArgs
+    from .vllm_service import VllmService, VllmServiceArgs
+
+# Public name -> the submodule defining it (relative to this package).
 _EXPORTS = {
-    "ConfigError": "components.errors",
-    "StackConfig": "components.config",
-    "load_stack_config": "components.config",
-    "LlmPlatform": "components.platform",
-    "LlmPlatformArgs": "components.platform",
-    "VllmService": "components.vllm_service",
-    "VllmServiceArgs": "components.vllm_service",
+    "ConfigError": "errors",
+    "Problem": "errors",
+    "StackConfig": "config",
+    "ModelConfig": "config",
+    "GpuPoolConfig": "config",
+    "EngineConfig": "config",
+    "load_stack_config": "config",
+    "ServingPlan": "capacity.plan",
+    "plan_model": "capacity.plan",
+    "plan_stack": "capacity.plan",
+    "LlmPlatform": "platform",
+    "LlmPlatformArgs": "platform",
+    "VllmService": "vllm_service",
+    "VllmServiceArgs": "vllm_service",
+    "MetricsStack": "autoscaling",
+    "MetricsStackArgs": "autoscaling",
+    "ModelAutoscaling": "autoscaling",
+    "ModelAutoscalingArgs": "autoscaling",
+    "GpuPool": "gpu_pool",
+    "GpuPoolArgs": "gpu_pool",
+    "KubernetesComponent": "cluster",
 }
 
 __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
+    """Load an export on first use (PEP 562), so that importing the package stays light."""
     if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'components' has no attribute {name!r}")
+        value = getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

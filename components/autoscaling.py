@@ -1,4 +1,4 @@
-"""Autoscaling on serving load: thin ComponentResources over builders/autoscaling.py, monitoring.py and prometheus_adapter.py.
+"""Autoscaling on serving load: thin ComponentResources (children carry parent=self and the cluster's provider) over builders/autoscaling.py, monitoring.py and prometheus_adapter.py.
 
 - ``MetricsStack`` (llm-serving:autoscaling:MetricsStack): the Helm releases every model's scaling
   needs: kube-prometheus-stack (unless an existing Prometheus is configured), Prometheus Adapter
@@ -19,6 +19,7 @@ from components.builders import autoscaling as scale
 from components.builders import monitoring as mon
 from components.builders import prometheus_adapter as metrics
 from components.capacity.plan import ServingPlan
+from components.cluster import KubernetesComponent
 from components.config import ModelConfig, MonitoringConfig
 
 
@@ -32,7 +33,7 @@ class MetricsStackArgs(BaseModel):
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Default: install kube-prometheus-stack in monitoring.")
 
 
-class MetricsStack(pulumi.ComponentResource):
+class MetricsStack(KubernetesComponent):
     """kube-prometheus-stack (optional), Prometheus Adapter and KEDA (when used) as pinned Helm releases."""
 
     releases: dict[str, k8s.helm.v3.Release]
@@ -54,7 +55,7 @@ class MetricsStack(pulumi.ComponentResource):
                     create_namespace=True,
                     values=rel["values"],
                 ),
-                opts=pulumi.ResourceOptions(parent=self, depends_on=list(previous)),
+                opts=self.child_opts(depends_on=list(previous)),
             )
             previous = [self.releases[rel["name"]]]
         self.prometheus_url = metrics.prometheus_url(args.monitoring)
@@ -72,12 +73,12 @@ class ModelAutoscalingArgs(BaseModel):
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Default: kube-prometheus-stack in monitoring.")
 
 
-class ModelAutoscaling(pulumi.ComponentResource):
+class ModelAutoscaling(KubernetesComponent):
     """One model's HPA (or ScaledObject), PodMonitor and PrometheusRule."""
 
     def __init__(self, name: str, args: ModelAutoscalingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:autoscaling:ModelAutoscaling", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        child = self.child_opts()
         m, plan, ns, cfg = args.model, args.plan, args.namespace, args.monitoring
         if m.autoscaling.backend == "keda":
             so = scale.scaled_object(m, plan, ns, metrics.prometheus_url(cfg))

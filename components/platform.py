@@ -29,7 +29,7 @@ class LlmPlatformArgs(BaseModel):
 
     config: StackConfig = Field(description="The validated stack configuration (required).")
     hf_token: Optional[Any] = Field(
-        None, description="Hugging Face token (a str or pulumi.Output, kept secret). Default null (public models only)."
+        None, description="Hugging Face token (pulumi.Input[str], kept secret). Default null (public models only)."
     )
     base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default: cwd.")
     plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default: computed here.")
@@ -49,7 +49,19 @@ class LlmPlatform(pulumi.ComponentResource):
 
     Every Kubernetes child goes through one explicit provider (``self.k8s_provider``); child
     components receive it with ``opts=self.k8s_opts(...)``.
+
+    Outputs other stacks need (the program exports them as stack outputs, see
+    :meth:`stack_outputs`): ``namespace``, ``service_urls``, ``model_names``, ``pool_names``,
+    ``queue_budgets``, ``hpa_targets`` and ``hf_token_secret``.
     """
+
+    namespace: pulumi.Output[str]
+    service_urls: pulumi.Output[dict[str, str]]
+    model_names: pulumi.Output[list[str]]
+    pool_names: pulumi.Output[dict[str, str]]
+    queue_budgets: pulumi.Output[dict[str, int]]
+    hpa_targets: pulumi.Output[dict[str, int]]
+    hf_token_secret: pulumi.Output[Optional[str]]
 
     def __init__(self, name: str, args: LlmPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:platform:LlmPlatform", name, None, opts)
@@ -90,7 +102,9 @@ class LlmPlatform(pulumi.ComponentResource):
         self.services = {
             m.name: VllmService(
                 f"{name}-{m.name}",
-                VllmServiceArgs(model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool=m.pool, hf_token_secret=secret_name),
+                VllmServiceArgs(
+                    model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name, hf_token_secret=secret_name
+                ),
                 opts=in_ns,
             )
             for m in cfg.models
@@ -109,14 +123,34 @@ class LlmPlatform(pulumi.ComponentResource):
             cfg.monitoring,
             self.k8s_opts(depends_on=[namespace, self.metrics]),
         )
+        # Plain values (known at plan time) so other stacks and the report read them without waiting.
+        self.namespace = pulumi.Output.from_input(cfg.namespace)
+        self.service_urls = pulumi.Output.from_input({n: build.service_url(n, cfg.namespace) for n in self.services})
+        self.model_names = pulumi.Output.from_input(list(self.services))
+        self.pool_names = pulumi.Output.from_input({n: p.node_pool_name for n, p in self.pools.items()})
+        self.queue_budgets = pulumi.Output.from_input({n: p.max_num_queued_reqs for n, p in self.plans.items()})
+        self.hpa_targets = pulumi.Output.from_input({n: p.target_in_flight_per_pod for n, p in self.plans.items()})
+        self.hf_token_secret = pulumi.Output.from_input(secret_name)
         self.register_outputs(
             {
+                **self.stack_outputs(),
                 "clusterName": cfg.cluster.name,
-                "namespace": cfg.namespace,
                 "gpuPools": sorted(self.pools),
                 "services": {n: s.deployment_name for n, s in self.services.items()},
             }
         )
+
+    def stack_outputs(self) -> dict[str, Any]:
+        """The outputs a program exports for other stacks (camelCase keys, as ``pulumi stack output`` shows them)."""
+        return {
+            "namespace": self.namespace,
+            "serviceUrls": self.service_urls,
+            "modelNames": self.model_names,
+            "poolNames": self.pool_names,
+            "queueBudgets": self.queue_budgets,
+            "hpaTargets": self.hpa_targets,
+            "hfTokenSecret": self.hf_token_secret,
+        }
 
     def k8s_opts(self, *, parent: Optional[pulumi.Resource] = None, **kwargs: Any) -> pulumi.ResourceOptions:
         """ResourceOptions for a Kubernetes child of the platform (or of ``parent``), with the cluster's provider.

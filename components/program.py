@@ -32,10 +32,10 @@ def runtime_stack_config() -> dict[str, Any]:
     secret) without the value ever entering a config model or an error message.
     """
     raw: dict[str, Any] = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    secret_keys = set(runtime_config.get_config_secret_keys_env()) | set(runtime_config._SECRET_KEYS.get())
+    env_secret_keys = set(runtime_config.get_config_secret_keys_env())
     out: dict[str, Any] = {}
     for key, value in raw.items():
-        if key in secret_keys:
+        if key in env_secret_keys or runtime_config.is_config_secret(key):
             out[key] = {"secure": "<redacted>"}
             continue
         if isinstance(value, str) and value[:1] in "[{":
@@ -59,8 +59,10 @@ def main() -> LlmPlatform:
     except ConfigError as exc:
         # RunError: the CLI prints the message alone, without a Python traceback.
         raise pulumi.RunError(str(exc)) from None
+    # What other stacks read through a StackReference (examples/consumer reads these).
     pulumi.export("clusterName", cfg.cluster.name)
-    pulumi.export("namespace", cfg.namespace)
     pulumi.export("gpuPools", sorted(platform.pools))
+    for key, value in platform.stack_outputs().items():
+        pulumi.export(key, value)
     pulumi.export("models", {name: plan.report() for name, plan in platform.plans.items()})
     return platform

@@ -2,60 +2,114 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from components.builders import vllm_service as build
-from components.capacity.plan import ServingPlan
+from components.capacity.plan import ServingPlan, plan_model
 from components.cluster import KubernetesComponent
-from components.config import ModelConfig
+from components.config import GpuPoolConfig, ModelConfig
+from components.inputs import InputName, InputStr, part, resolve
 
 
 class VllmServiceArgs(BaseModel):
-    """Inputs of a VllmService: the model's config and its capacity plan."""
+    """Inputs of a VllmService: the model's config, where it runs, and (optionally) its capacity plan.
+
+    ``namespace``, ``pool_name`` and ``hf_token_secret`` may be Outputs of another stack (a
+    ``StackReference``) or resource; the rest is plain data, validated here.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     model: ModelConfig = Field(description="The model's stack configuration (required).")
-    plan: ServingPlan = Field(description="Its capacity plan (required): every derived number comes from here.")
-    namespace: str = Field(description="Namespace of the InferenceService (required).")
-    pool: str = Field(description="Karpenter NodePool the pods run on (required).")
-    hf_token_secret: Optional[str] = Field(None, description="Name of the Secret with key 'token'. Default null (public model).")
+    namespace: InputName = Field(description="Namespace of the InferenceService (required; pulumi.Input[str]).")
+    gpu_pool: Optional[GpuPoolConfig] = Field(
+        None,
+        description="The GPU pool the model runs on: its instance types decide the GPU the plan sizes for. "
+        "Default null: required unless `plan` is given.",
+    )
+    plan: Optional[ServingPlan] = Field(
+        None, description="The model's capacity plan. Default null: computed from `model` and `gpu_pool` (capacity.plan.plan_model)."
+    )
+    pool_name: Optional[InputName] = Field(
+        None, description="Karpenter NodePool the pods select (pulumi.Input[str]). Default null: `model.pool`."
+    )
+    hf_token_secret: Optional[InputStr] = Field(
+        None, description="Name of the Secret with key 'token' (pulumi.Input[str]). Default null (public model)."
+    )
+    base_dir: Optional[Path] = Field(
+        None, description="Directory that `model.architecture.configPath` is relative to. Default null: the working directory."
+    )
+
+    @model_validator(mode="after")
+    def _plan_or_pool(self) -> "VllmServiceArgs":
+        if self.plan is None and self.gpu_pool is None:
+            raise ValueError("gpu_pool is required when plan is not given (the plan sizes the model for the pool's GPU)")
+        if self.plan is not None and self.plan.name != self.model.name:
+            raise ValueError(f"plan is the plan of model {self.plan.name!r}, not of {self.model.name!r}")
+        return self
 
 
 class VllmService(KubernetesComponent):
     """A KServe InferenceService running `vllm serve`, and its PodDisruptionBudget.
 
-    Pass the cluster's Kubernetes provider in ``opts`` (``LlmPlatform.k8s_opts()``); every child uses it.
+    Pass the cluster's Kubernetes provider in ``opts`` (``LlmPlatform.k8s_opts()``, or
+    ``providers=[...]`` from a program of your own); every child uses it.
+
+    Outputs other stacks need: ``url`` (in-cluster URL of the OpenAI-compatible API),
+    ``model_name``, ``namespace``, ``pool_name``, ``queue_budget`` (vLLM's admission queue,
+    --max-num-queued-reqs) and ``hpa_target`` (in-flight requests per pod the autoscaler holds).
     """
 
+    url: pulumi.Output[str]
+    model_name: pulumi.Output[str]
+    namespace: pulumi.Output[str]
+    pool_name: pulumi.Output[str]
+    queue_budget: pulumi.Output[int]
+    hpa_target: pulumi.Output[int]
     inference_service: k8s.apiextensions.CustomResource
     pod_disruption_budget: k8s.policy.v1.PodDisruptionBudget
 
     def __init__(self, name: str, args: VllmServiceArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:kserve:VllmService", name, None, opts)
+        m = args.model
+        plan = args.plan if args.plan is not None else plan_model(m, args.gpu_pool, "model", args.base_dir)
+        self.plan: ServingPlan = plan
+        pool_name = args.pool_name if args.pool_name is not None else m.pool
         child = self.child_opts()
-        isvc = build.inference_service(args.model, args.plan, args.namespace, args.pool, args.hf_token_secret)
+        isvc = resolve(lambda ns, pool, secret: build.inference_service(m, plan, ns, pool, secret), args.namespace, pool_name, args.hf_token_secret)
         self.inference_service = k8s.apiextensions.CustomResource(
             f"{name}-isvc",
-            api_version=isvc["apiVersion"],
-            kind=isvc["kind"],
-            metadata=isvc["metadata"],
-            spec=isvc["spec"],
+            api_version="serving.kserve.io/v1beta1",
+            kind="InferenceService",
+            metadata=part(isvc, "metadata"),
+            spec=part(isvc, "spec"),
             opts=child,
         )
-        pdb = build.pod_disruption_budget(args.model, args.namespace)
+        pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(
-            f"{name}-pdb", metadata=pdb["metadata"], spec=pdb["spec"], opts=child
+            f"{name}-pdb", metadata=part(pdb, "metadata"), spec=part(pdb, "spec"), opts=child
         )
-        self.deployment_name = build.predictor_deployment_name(args.model.name)
+        self.deployment_name = build.predictor_deployment_name(m.name)
+        self.namespace = pulumi.Output.from_input(args.namespace)
+        self.url = self.namespace.apply(lambda ns: build.service_url(m.name, ns))
+        self.model_name = pulumi.Output.from_input(m.name)
+        self.pool_name = pulumi.Output.from_input(pool_name)
+        self.queue_budget = pulumi.Output.from_input(plan.max_num_queued_reqs)
+        self.hpa_target = pulumi.Output.from_input(plan.target_in_flight_per_pod)
         self.register_outputs(
             {
-                "inferenceServiceName": args.model.name,
+                "url": self.url,
+                "modelName": self.model_name,
+                "namespace": self.namespace,
+                "poolName": self.pool_name,
+                "queueBudget": self.queue_budget,
+                "hpaTarget": self.hpa_target,
                 "deploymentName": self.deployment_name,
-                "kvCacheTokens": args.plan.memory.kv_cache_tokens,
+                "kvCacheTokens": plan.memory.kv_cache_tokens,
             }
         )

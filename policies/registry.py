@@ -7,7 +7,7 @@ loads.
 
 from __future__ import annotations
 
-from policies.autoscaling import gpu_workload_no_resource_metric_hpa, no_scale_to_zero
+from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
 from policies.framework import Policy
 from policies.k8s_generic import (
     capabilities_allow_list,
@@ -70,6 +70,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     tensor_parallel_requires_dshm.POLICY,
     no_scale_to_zero.POLICY,
     gpu_workload_no_resource_metric_hpa.POLICY,
+    custom_metric_is_served.POLICY,
+    hpa_behavior.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     image_tag_pinned.POLICY,

@@ -9,12 +9,15 @@ engine wrapped, where they are redacted before anything is written or printed
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import json
 import os
 import runpy
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Union
 
 import yaml
 
@@ -161,21 +164,81 @@ def _redact(value: Any) -> Any:
     return REDACTED
 
 
-def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
-    """Run the Pulumi program for ``stack`` under a recording mock engine."""
+@dataclass(frozen=True)
+class FakeStack:
+    """The outputs another stack would hand a ``pulumi.StackReference`` (offline there is no backend).
+
+    ``secret_names`` lists the outputs that stack marked secret: the program reads them as
+    secret Outputs, exactly as from the real backend, and they are redacted in every output.
+    """
+
+    outputs: Mapping[str, Any]
+    secret_names: tuple[str, ...] = ()
+
+
+def run_program(
+    stack: StackFile,
+    program: Union[Path, Callable[[], Any]] = PROGRAM,
+    *,
+    project: str = PROJECT,
+    stack_references: Optional[Mapping[str, FakeStack]] = None,
+) -> Recording:
+    """Run the Pulumi program for ``stack`` under a recording mock engine.
+
+    ``program`` is a program file (``__main__.py``) or a function that builds resources (tests).
+
+    Everything the SDK keeps per run (settings, root stack resource, config) lives in context
+    variables, so the run happens in a fresh ``contextvars.Context``: each call starts from
+    nothing, with no reset of SDK internals, and leaves nothing behind for the next.
+    ``stack_references`` fakes the outputs of the stacks the program reads through
+    ``pulumi.StackReference`` (keyed by the referenced stack's name); a reference to any other
+    stack is an input error naming it.
+    """
+    return contextvars.Context().run(_run_in_context, stack, program, project, dict(stack_references or {}))
+
+
+def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], project: str, references: dict[str, FakeStack]) -> Recording:
+    # Public SDK surface only: Mocks, MockMonitor, set_mocks, set_all_config and the runtime.test
+    # runner (tests/plan/test_sdk_hooks.py pins every assumption this makes about the SDK).
+    import pulumi
     from google.protobuf import json_format
-    from pulumi.runtime import mocks, settings
+    from pulumi.runtime import mocks
     from pulumi.runtime.config import set_all_config
-    from pulumi.runtime.sync_await import _sync_await
 
     from stacks import mock_cloud
 
     recording = Recording()
     names: dict[str, str] = {}
+    thread_loops: list[asyncio.AbstractEventLoop] = []
+    loops_lock = threading.Lock()
+    missing: list[str] = []
     region = str(stack.config.get("aws:region") or "us-west-2")
+
+    def own_thread_loop() -> None:
+        # The SDK's MockMonitor runs in executor threads and asks asyncio for that thread's loop
+        # (creating one when there is none). Give each thread a loop we own, so that every loop
+        # this run opened is closed when it ends (left open, the garbage collector closes them at
+        # interpreter exit, after their file descriptors are gone, and Python prints
+        # "Exception ignored in BaseEventLoop.__del__").
+        if threading.current_thread() is threading.main_thread():
+            return
+        try:
+            asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            with loops_lock:
+                thread_loops.append(loop)
 
     class _Mocks(mocks.Mocks):
         def new_resource(self, args: mocks.MockResourceArgs):
+            if args.typ == "pulumi:pulumi:StackReference":
+                ref = str(args.inputs.get("name", ""))
+                fake = references.get(ref)
+                if fake is None:
+                    missing.append(ref)
+                    fake = FakeStack({})
+                return ref, {"name": ref, "outputs": dict(fake.outputs), "secretOutputNames": list(fake.secret_names)}
             # Return the inputs as outputs so that whatever the program reads back is known, plus
             # what AWS would compute (ARNs, URLs) in plausible, deterministic form.
             outputs = {**mock_cloud.computed_outputs(args.typ, args.name, args.inputs, region), **args.inputs}
@@ -187,6 +250,7 @@ def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
 
     class _Monitor(mocks.MockMonitor):
         def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+            own_thread_loop()
             response = super().RegisterResource(request)
             # The root Stack is nobody's parent in the report: top-level components show none.
             names[response.urn] = "" if request.type == "pulumi:pulumi:Stack" else request.name
@@ -207,44 +271,69 @@ def run_program(stack: StackFile, program: Path = PROGRAM) -> Recording:
                 )
             return response
 
-        def RegisterResourceOutputs(self, request):  # noqa: N802
-            if request.urn.endswith(f"::{PROJECT}-{stack.name}"):
-                recording.outputs.update(clean(json_format.MessageToDict(request.outputs)))
-            return super().RegisterResourceOutputs(request)
+        def ReadResource(self, request):  # noqa: N802
+            own_thread_loop()
+            return super().ReadResource(request)
 
-    settings.ROOT.set(None)
-    monitor = _Monitor(_Mocks())
-    mocks.set_mocks(_Mocks(), project=PROJECT, stack=stack.name, preview=False, monitor=monitor)
-    values, secret_keys = engine_config(stack)
-    set_all_config(values, secret_keys)
+        def Invoke(self, request):  # noqa: N802
+            own_thread_loop()
+            return super().Invoke(request)
+
     from components.program import STACK_DIR_ENV
 
+    # The main thread's loop is ours too: opened here, closed (with its executor) below.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     previous = os.environ.get(STACK_DIR_ENV)
     os.environ[STACK_DIR_ENV] = str(stack.path.resolve().parent)
     try:
-        _sync_await(mocks.run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
+        monitor = _Monitor(_Mocks())
+        mocks.set_mocks(_Mocks(), project=project, stack=stack.name, preview=False, monitor=monitor)
+        values, secret_keys = engine_config(stack)
+        set_all_config(values, secret_keys)
+        # pulumi.runtime.test runs a function as a program and waits for every registration.
+        try:
+            pulumi.runtime.test(lambda: _run_and_collect_exports(program, recording))()
+        except Exception:
+            if not missing:
+                raise
     finally:
-        _close_worker_loops()
         if previous is None:
             os.environ.pop(STACK_DIR_ENV, None)
         else:
             os.environ[STACK_DIR_ENV] = previous
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+        asyncio.set_event_loop(None)
+        for worker_loop in thread_loops:
+            worker_loop.close()
+    if missing:
+        known = ", ".join(sorted(references)) or "none"
+        raise ConfigError(
+            [Problem("StackReference", f"the offline plan has no outputs for stack {name!r} (faked stacks: {known})", name) for name in sorted(set(missing))]
+        )
     return recording
 
 
-def _close_worker_loops() -> None:
-    """Close the event loops the SDK opened in its worker threads.
+def _run_and_collect_exports(program: Union[Path, Callable[[], Any]], recording: Recording) -> Any:
+    """Run the program, then resolve its stack outputs (``pulumi.export``) into ``recording.outputs``.
 
-    Left open, they are closed by the garbage collector at interpreter exit, after their
-    file descriptors are gone, which prints "Exception ignored in BaseEventLoop.__del__".
+    The stack outputs are read from the root Stack resource once the program has run; a secret
+    output keeps its shape with every leaf redacted, like a secret input.
     """
-    import asyncio
-    import gc
+    import pulumi
 
-    try:
-        current = asyncio.get_event_loop()
-    except RuntimeError:
-        current = None
-    for obj in gc.get_objects():
-        if isinstance(obj, asyncio.BaseEventLoop) and obj is not current and not obj.is_running() and not obj.is_closed():
-            obj.close()
+    if callable(program):
+        program()
+    else:
+        runpy.run_path(str(program), run_name="__main__")
+    root = pulumi.runtime.get_root_resource()
+    exported = dict(getattr(root, "outputs", None) or {})
+
+    async def collect() -> None:
+        for key in sorted(exported):
+            output = pulumi.Output.from_input(exported[key])
+            value = await output.future()
+            recording.outputs[key] = _redact(value) if await output.is_secret() else clean(value)
+
+    return asyncio.ensure_future(collect())

@@ -56,6 +56,15 @@ def predictor_deployment_name(name: str) -> str:
     return f"{name}-predictor"
 
 
+def service_url(name: str, namespace: str) -> str:
+    """In-cluster URL of the OpenAI-compatible API: KServe's predictor Service ``<name>-predictor`` on port 80.
+
+    RawDeployment mode creates that Service in front of the predictor Deployment (kserve.md,
+    constants.PredictorServiceName); clients send ``model: <name>`` (--served-model-name).
+    """
+    return f"http://{predictor_deployment_name(name)}.{namespace}.svc.cluster.local"
+
+
 def vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
     """`vllm serve` arguments: the model, then every engine flag in a stable order."""
     e = m.engine

@@ -5,16 +5,26 @@ HPA never scales out. KServe makes that the default: with no
 `serving.kserve.io/autoscalerClass` (or `hpa`) it builds an HPA from `scaleMetric`, default
 cpu at `DefaultCPUUtilization = 80`, and its HPA path drops PodMetric/External entries of
 `autoScaling.metrics` (kserve/kserve pkg/constants/constants.go). A hand-made HPA with only Resource metrics (or none: the
-HPA default is 80% CPU) on a GPU Deployment has the same flaw.
+HPA default is 80% CPU) on a GPU Deployment has the same flaw, and so has a KEDA ScaledObject
+whose triggers are only cpu/memory.
+
+A target the metric can never reach has the same effect: vllm:kv_cache_usage_perc is a 0-1
+fraction (https://docs.vllm.ai/en/latest/design/metrics.html), so an HPA or KEDA target of 80 ("80 %") never triggers a scale-out.
+That is reported for every HPA and ScaledObject, whatever it targets.
 """
 
 from __future__ import annotations
 
+import re
+
+from policies.autoscaling.scalers import FRACTION_METRIC, adapter_rules, hpa_metrics, target_number, triggers
 from policies.framework import Policy, Resource
 from policies.kube import (
     HPA_TYPES,
     ISVC_TYPE,
+    SCALED_OBJECT_TYPE,
     annotations,
+    as_quantity,
     as_dict,
     as_list,
     get,
@@ -81,7 +91,9 @@ def _gpu_targets(resources: list[Resource]) -> set[tuple[str, str, str | None]]:
 def _targets_gpu(hpa: Resource, targets: set[tuple[str, str, str | None]]) -> str | None:
     """`Kind/name` of the HPA's target when it is a GPU workload of the stack."""
     ref = as_dict(get(hpa.props, "spec", "scaleTargetRef"))
-    kind, name, namespace = ref.get("kind"), ref.get("name"), _namespace(hpa)
+    # A KEDA ScaledObject's scaleTargetRef.kind defaults to Deployment.
+    default_kind = "Deployment" if hpa.type == SCALED_OBJECT_TYPE else None
+    kind, name, namespace = ref.get("kind") or default_kind, ref.get("name"), _namespace(hpa)
     for target_kind, target_name, target_namespace in targets:
         if (kind, name) == (target_kind, target_name) and (
                 namespace is None or target_namespace is None or namespace == target_namespace):
@@ -102,28 +114,70 @@ def _hpa_reason(hpa: Resource) -> str | None:
     return None
 
 
+def _scaled_object_reason(so: Resource) -> str | None:
+    """Why the ScaledObject scales on CPU/memory only, or None if it has another trigger."""
+    kinds = [str(t.get("type")) for _, t in triggers(so)]
+    if not kinds:
+        return "spec.triggers is empty"
+    if all(k in _RESOURCE_METRICS for k in kinds):
+        return f"every entry of spec.triggers is a {'/'.join(sorted(set(kinds)))} trigger"
+    return None
+
+
+_FRACTION_WHY = ("vllm:kv_cache_usage_perc is a fraction from 0 to 1, so the target is never "
+                 "reached and the autoscaler never scales out; give the target as a fraction (e.g. 0.8 or 800m)")
+
+
+def _fraction_findings(resource: Resource, fraction_names: set) -> list[str]:
+    """Targets above 1 on 0-1 fraction metrics (KV-cache usage) given as if they were percentages."""
+    found = []
+    if resource.type in HPA_TYPES:
+        for metric in hpa_metrics(resource):
+            if metric.name is None or not (FRACTION_METRIC.search(metric.name) or metric.name in fraction_names):
+                continue
+            key, value = target_number(metric.target)
+            if key is not None and value is not None and value > 1:
+                shown = metric.target.get(key)
+                found.append(f"{metric.path}.target.{key} = {shown} on {metric.name}: {_FRACTION_WHY}")
+    elif resource.type == SCALED_OBJECT_TYPE:
+        for path, trigger in triggers(resource):
+            meta = as_dict(trigger.get("metadata"))
+            query = meta.get("query")
+            if trigger.get("type") != "prometheus" or not isinstance(query, str) or not FRACTION_METRIC.search(query):
+                continue
+            if re.search(r"\*\s*100|100\s*\*", query):
+                continue  # the query itself turns the fraction into a percentage
+            for key in ("threshold", "activationThreshold"):
+                value = as_quantity(meta.get(key))
+                if value is not None and value > 1:
+                    found.append(f"{path}.metadata.{key} = {meta.get(key)} on a query of a 0-1 fraction: {_FRACTION_WHY}")
+    return found
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     targets = _gpu_targets(resources)
+    fraction_names = adapter_rules(resources).fraction_names
     for resource in resources:
         if resource.type == ISVC_TYPE:
             reason = _isvc_reason(resource)
             if reason is not None:
                 findings.append((resource.name, f"{reason}; {_WHY}"))
-        elif resource.type in HPA_TYPES:
+        elif resource.type in HPA_TYPES or resource.type == SCALED_OBJECT_TYPE:
             target = _targets_gpu(resource, targets)
-            reason = _hpa_reason(resource) if target else None
-            if reason is not None:
-                message = f"scaleTargetRef {target} is a GPU workload but {reason}; {_WHY}"
-                findings.append((resource.name, message))
+            if target:
+                reason = _hpa_reason(resource) if resource.type in HPA_TYPES else _scaled_object_reason(resource)
+                if reason is not None:
+                    findings.append((resource.name, f"scaleTargetRef {target} is a GPU workload but {reason}; {_WHY}"))
+            findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
     return findings
 
 
 POLICY = Policy(
     name="gpu-workload-no-resource-metric-hpa",
     description=(
-        "GPU InferenceServices and HPAs on GPU workloads must scale on a vLLM load metric, not on "
-        "CPU or memory."
+        "GPU InferenceServices, HPAs and KEDA ScaledObjects on GPU workloads must scale on a vLLM load metric, not on "
+        "CPU or memory, and never aim a 0-1 fraction metric at a percentage."
     ),
     catalog="S6",
     severity="high",
@@ -132,7 +186,8 @@ POLICY = Policy(
         "Annotate the InferenceService with serving.kserve.io/autoscalerClass: external and add an "
         "autoscaling/v2 HPA on <name>-predictor with a Pods metric served by Prometheus Adapter (e.g. "
         "vllm:num_requests_waiting), or use autoscalerClass keda with a PodMetric/External Prometheus "
-        "query; give hand-made HPAs on GPU workloads a Pods or External metric."),
+        "query; give hand-made HPAs and ScaledObjects on GPU workloads a Pods or External metric or a Prometheus "
+        "trigger. Targets on vllm:kv_cache_usage_perc are fractions: write 0.8 (or 800m), not 80."),
     config_schema={},
     check_stack=_check,
     rationale=(

@@ -3,7 +3,8 @@
 A replica comes back only after node provisioning, a multi-GB image pull and the weight load:
 minutes, not seconds, so the first request after an idle spell times out.
 KServe's own default is DefaultMinReplicas = 1 (kserve.md), so an InferenceService without
-minReplicas is fine; KEDA's default minReplicaCount is 0, so a ScaledObject must set it.
+minReplicas is fine; KEDA's default minReplicaCount is 0, so a ScaledObject must set it, and
+must not set idleReplicaCount: 0 (scale to zero while idle).
 """
 
 from __future__ import annotations
@@ -21,8 +22,15 @@ def _check(resource: Resource, config: dict) -> list[str]:
         field, value = "spec.predictor.minReplicas", get(spec, "predictor", "minReplicas")
     elif resource.type == SCALED_OBJECT_TYPE:
         field, value = "spec.minReplicaCount", spec.get("minReplicaCount")
+        found = []
         if "minReplicaCount" not in spec:
-            return [f"{field} is not set and KEDA defaults it to 0; {_WHY}"]
+            found.append(f"{field} is not set and KEDA defaults it to 0; {_WHY}")
+        elif as_int(value) == 0:
+            found.append(f"{field} is 0; {_WHY}")
+        # KEDA scales to idleReplicaCount whenever every trigger is inactive, whatever minReplicaCount says.
+        if as_int(spec.get("idleReplicaCount")) == 0:
+            found.append(f"spec.idleReplicaCount is 0, so KEDA scales to zero whenever its triggers are idle; {_WHY}")
+        return found
     else:
         field, value = "spec.minReplicas", spec.get("minReplicas")
     if as_int(value) == 0:

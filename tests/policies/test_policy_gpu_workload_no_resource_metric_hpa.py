@@ -130,3 +130,70 @@ def test_finding_is_reported_on_the_hpa_resource():
     hpa["spec"]["metrics"] = [CPU_METRIC]
     violations = evaluate([isvc(), resource(HPA_TYPE, hpa, name="chat-8b-hpa")], policies=[POLICY])
     assert [(v.resource, v.enforcement, v.catalog) for v in violations] == [("chat-8b-hpa", "mandatory", "S6")]
+
+
+# --- ScaledObjects and fraction metrics (issue 8) ---
+
+from policy_fixtures import SCALED_OBJECT_TYPE, scaled_object_props  # noqa: E402
+
+FRACTION_WHY = ("vllm:kv_cache_usage_perc is a fraction from 0 to 1, so the target is never "
+                "reached and the autoscaler never scales out; give the target as a fraction (e.g. 0.8 or 800m)")
+
+
+def test_compliant_scaled_object_passes():
+    assert messages(POLICY, isvc(), resource(SCALED_OBJECT_TYPE, scaled_object_props())) == []
+
+
+def test_scaled_object_on_cpu_only_for_a_gpu_predictor():
+    props = scaled_object_props()
+    props["spec"]["triggers"] = [{"type": "cpu", "metricType": "Utilization", "metadata": {"value": "80"}}]
+    assert messages(POLICY, isvc(), resource(SCALED_OBJECT_TYPE, props)) == [
+        f"scaleTargetRef Deployment/chat-8b-predictor is a GPU workload but every entry of spec.triggers is a cpu "
+        f"trigger; {WHY}"]
+
+
+def test_scaled_object_on_cpu_for_a_workload_outside_the_set_is_not_judged():
+    props = scaled_object_props()
+    props["spec"]["triggers"] = [{"type": "cpu", "metadata": {"value": "80"}}]
+    assert messages(POLICY, resource(SCALED_OBJECT_TYPE, props)) == []
+
+
+def test_hpa_on_kv_cache_usage_given_as_a_percentage():
+    props = hpa_props()
+    props["spec"]["metrics"][0]["pods"] = {"metric": {"name": "vllm_kv_cache_usage_perc"},
+                                           "target": {"type": "AverageValue", "averageValue": "80"}}
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, props)) == [
+        f"spec.metrics[0].pods.target.averageValue = 80 on vllm_kv_cache_usage_perc: {FRACTION_WHY}"]
+
+
+def test_hpa_on_kv_cache_usage_as_a_fraction_passes():
+    props = hpa_props()
+    props["spec"]["metrics"][0]["pods"] = {"metric": {"name": "vllm_kv_cache_usage_perc"},
+                                           "target": {"type": "AverageValue", "averageValue": "800m"}}
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, props)) == []
+
+
+def test_hpa_on_an_adapter_renamed_fraction_metric_given_as_a_percentage():
+    props = hpa_props()
+    props["spec"]["metrics"][0]["pods"] = {"metric": {"name": "chat_kv_full"},
+                                           "target": {"type": "AverageValue", "averageValue": "90"}}
+    adapter = {"chart": "prometheus-adapter", "values": {"rules": {"default": False, "custom": [{
+        "seriesQuery": 'vllm:kv_cache_usage_perc{namespace!="",pod!=""}',
+        "name": {"matches": "^vllm:kv_cache_usage_perc$", "as": "chat_kv_full"},
+        "metricsQuery": "max(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)"}]}}}
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, props),
+                    resource("kubernetes:helm.sh/v3:Release", adapter, name="adapter")) == [
+        f"spec.metrics[0].pods.target.averageValue = 90 on chat_kv_full: {FRACTION_WHY}"]
+
+
+def test_scaled_object_threshold_as_a_percentage_of_a_fraction():
+    props = scaled_object_props()
+    props["spec"]["triggers"][0]["metadata"].update(query='avg(vllm:kv_cache_usage_perc{model_name="chat-8b"})', threshold="85")
+    assert messages(POLICY, resource(SCALED_OBJECT_TYPE, props)) == [
+        f"spec.triggers[0].metadata.threshold = 85 on a query of a 0-1 fraction: {FRACTION_WHY}"]
+
+
+def test_scaled_object_query_scaled_to_percent_passes():
+    props = scaled_object_props()
+    props["spec"]["triggers"][0]["metadata"].update(query='avg(vllm:kv_cache_usage_perc{model_name="chat-8b"}) * 100', threshold="85")
+    assert messages(POLICY, resource(SCALED_OBJECT_TYPE, props)) == []

@@ -57,3 +57,10 @@ def test_exemption_with_reason_allows_scale_to_zero():
     props["spec"]["predictor"]["minReplicas"] = 0.0
     props["metadata"]["annotations"]["llm-serving.io/exempt-llm-no-scale-to-zero"] = "dev model, idle at night"
     assert messages(POLICY, isvc(props)) == []
+
+
+def test_scaled_object_idle_replica_count_zero():
+    props = scaled_object_props()
+    props["spec"]["idleReplicaCount"] = 0.0
+    assert messages(POLICY, resource(SCALED_OBJECT_TYPE, props)) == [
+        f"spec.idleReplicaCount is 0, so KEDA scales to zero whenever its triggers are idle; {WHY}"]

@@ -36,7 +36,8 @@ def test_first_policies_are_registered():
         ("S1", "vllm-gpu-memory-utilization-bounds"), ("S1", "vllm-kv-cache-headroom"),
         ("S2", "vllm-max-model-len-fits-kv-cache"), ("S3", "vllm-tp-matches-gpu-limit"),
         ("S4", "tensor-parallel-requires-dshm"), ("S5", "llm-no-scale-to-zero"),
-        ("S6", "gpu-workload-no-resource-metric-hpa"), ("S16", "llm-startup-probe-budget"),
+        ("S6", "gpu-workload-no-resource-metric-hpa"), ("S7", "hpa-custom-metric-is-served"),
+        ("S8", "llm-hpa-behavior"), ("S16", "llm-startup-probe-budget"),
         ("G1", "image-tag-pinned"), ("G35", "no-literal-secret-env")}
 
 

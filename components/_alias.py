@@ -1,0 +1,61 @@
+"""One package, two import names: ``llm_serving`` (installed) and ``components`` (this repository).
+
+The repository keeps the library in ``components/`` (its modules import each other as
+``components.x``); ``pip install`` ships the same folder as ``llm_serving`` (pyproject.toml maps
+it), so another stack imports a name that cannot clash with its own folders. This finder makes
+the other name resolve to the very same module objects, never to a second copy: a class imported
+as ``llm_serving.config.ModelConfig`` is the class ``components.config.ModelConfig``, so
+``isinstance`` checks and pydantic validation agree whichever name a caller used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+from types import ModuleType
+from typing import Optional, Sequence
+
+INSTALLED_NAME = "llm_serving"
+REPOSITORY_NAME = "components"
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Hands out the module already imported (or imported now) under the real name."""
+
+    def __init__(self, real_name: str) -> None:
+        self.real_name = real_name
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:  # noqa: D102
+        return importlib.import_module(self.real_name)
+
+    def exec_module(self, module: ModuleType) -> None:  # noqa: D102 (already executed under its real name)
+        return None
+
+
+class AliasFinder(importlib.abc.MetaPathFinder):
+    """Resolves ``alias`` and ``alias.*`` to the modules of ``real`` (first on sys.meta_path)."""
+
+    def __init__(self, alias: str, real: str) -> None:
+        self.alias = alias
+        self.real = real
+
+    def find_spec(
+        self, fullname: str, path: Optional[Sequence[str]] = None, target: Optional[ModuleType] = None
+    ) -> Optional[importlib.machinery.ModuleSpec]:
+        """A spec for ``alias[.sub]`` whose loader returns ``real[.sub]``; None for every other name."""
+        if fullname != self.alias and not fullname.startswith(self.alias + "."):
+            return None
+        real_name = self.real + fullname[len(self.alias) :]
+        if importlib.util.find_spec(real_name) is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(real_name))
+
+
+def install(package_name: str) -> None:
+    """Make the other import name of this package an alias of ``package_name`` (idempotent)."""
+    alias = REPOSITORY_NAME if package_name == INSTALLED_NAME else INSTALLED_NAME
+    if any(isinstance(f, AliasFinder) and f.alias == alias for f in sys.meta_path):
+        return
+    sys.meta_path.insert(0, AliasFinder(alias, package_name))

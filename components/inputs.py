@@ -1,0 +1,70 @@
+"""Values that may come from another stack or resource: ``pulumi.Input`` in Args, resolved at the edge.
+
+A component's Args keep plain data (engine flags, SLOs) in pydantic models; a namespace, a pool
+name or a Secret's name may instead be an ``Output`` read from another stack
+(``StackReference``) or resource. Such fields are typed ``pulumi.Input[str]`` for type checkers;
+at run time pydantic accepts an Output (or awaitable) as is and checks a plain string by the
+field's own rule. Builders stay pure: :func:`resolve` calls them with plain values, directly when
+every input is already plain (no Output machinery on the common path) or inside
+``Output.all(...).apply`` when one is not.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional, TypeVar, Union
+
+import pulumi
+from pydantic import AfterValidator, WithJsonSchema
+
+T = TypeVar("T")
+
+
+def is_plain(value: Any) -> bool:
+    """True unless ``value`` is a pulumi Output or another awaitable (an Input not yet known)."""
+    return not isinstance(value, pulumi.Output) and not inspect.isawaitable(value)
+
+
+def _string_input(check: Optional[Callable[[str], str]]) -> Callable[[Any], Any]:
+    def validate(value: Any) -> Any:
+        if not is_plain(value):
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"must be a string or a pulumi Output of one, not {type(value).__name__}")
+        return check(value) if check else value
+
+    return validate
+
+
+if TYPE_CHECKING:
+    InputStr = pulumi.Input[str]
+    InputName = pulumi.Input[str]
+else:
+    _SCHEMA = {"type": "string", "description": "a string or a pulumi Output of one (another stack's output)"}
+    # Any Input of a string: not checked further when plain.
+    InputStr = Annotated[Any, AfterValidator(_string_input(None)), WithJsonSchema(_SCHEMA)]
+
+    def _dns_label(value: str) -> str:
+        from .config import _dns_name
+
+        return _dns_name(value)
+
+    # A Kubernetes object name (DNS-1035 label) when plain; an Output is checked by the API server.
+    InputName = Annotated[Any, AfterValidator(_string_input(_dns_label)), WithJsonSchema(_SCHEMA)]
+
+
+def resolve(build: Callable[..., T], *inputs: Any) -> Union[T, "pulumi.Output[T]"]:
+    """``build(*inputs)`` with every input plain: at once when they are, else once they resolve."""
+    if all(is_plain(i) for i in inputs):
+        return build(*inputs)
+    return pulumi.Output.all(*inputs).apply(lambda values: build(*values))
+
+
+def part(manifest: Any, key: str) -> Any:
+    """``manifest[key]`` of a manifest dict or of an Output of one."""
+    if isinstance(manifest, pulumi.Output):
+        return manifest.apply(lambda m: m[key])
+    return manifest[key]
+
+
+__all__ = ["InputName", "InputStr", "is_plain", "part", "resolve"]

@@ -1,0 +1,96 @@
+"""S7: every custom metric an HPA scales on is served by an adapter rule, and a monitor scrapes the pods.
+
+An HPA whose Pods/Object/External metric no Prometheus Adapter rule produces shows `<unknown>`
+and never scales; a rule with nothing scraping the pods returns no series, to the same effect
+(policy catalogue S7, and row 42 "dangling ServiceMonitor"). KEDA's Prometheus triggers query
+Prometheus directly, so for a ScaledObject only the monitor half applies.
+
+"The same stack" is the set of resources the pack sees at once: a Pulumi stack's resources (the
+adapter is a Helm release whose values hold its rules), or every manifest given to one `python -m
+policies check` run (the adapter's ConfigMap or a Release document). A set that holds no adapter
+configuration at all, or no monitor at all, is assumed to get them from elsewhere (a cluster-wide
+adapter, a shared monitoring repository), so that half is not judged, unless the
+`requireInSameSet` option asks for both to be in the set. Once a set holds an adapter or a
+monitor, every HPA in it must be served by them.
+"""
+
+from __future__ import annotations
+
+from policies.autoscaling.scalers import (
+    adapter_rules,
+    hpa_metrics,
+    is_hpa,
+    is_scaled_object,
+    monitored_by,
+    monitors,
+    scale_target,
+    scalers,
+    triggers,
+    workloads,
+)
+from policies.framework import Policy, Resource
+
+_UNSERVED = "the HPA shows <unknown> for it and never scales"
+_UNSCRAPED = "no series reach Prometheus, so the autoscaler sees no load and never scales"
+
+
+def _custom_metrics(scaler: Resource) -> list:
+    return [m for m in hpa_metrics(scaler) if m.type in ("Pods", "Object", "External")]
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    require = bool(config.get("requireInSameSet"))
+    rules = adapter_rules(resources)
+    has_monitors = bool(monitors(resources))
+    candidates = workloads(resources)
+    findings: list[tuple[str, str]] = []
+    for scaler in scalers(resources):
+        custom = _custom_metrics(scaler) if is_hpa(scaler) else []
+        if (rules.present or require) and not scaler.type.startswith("kubernetes:autoscaling/v1:"):
+            for metric in custom:
+                external = metric.type == "External"
+                served = rules.external if external else rules.custom
+                if metric.name is None or metric.name in served or (rules.external_any if external else rules.custom_any):
+                    continue
+                api = "external.metrics.k8s.io" if external else "custom.metrics.k8s.io"
+                where = (f"the adapter rules in this stack serve {', '.join(sorted(served)) or 'no such metric'}"
+                         if rules.present else "this stack holds no Prometheus Adapter configuration")
+                findings.append((scaler.name, f"{metric.path}.metric.name {metric.name} is not produced by any Prometheus "
+                                              f"Adapter rule on {api} ({where}); {_UNSERVED}"))
+        uses_prometheus = bool(custom) or (is_scaled_object(scaler) and any(t.get("type") == "prometheus" for _, t in triggers(scaler)))
+        if not uses_prometheus or not (has_monitors or require):
+            continue
+        target = scale_target(scaler, candidates)
+        if target is None:
+            continue  # the workload is not in the set: nothing to match a monitor against
+        if not monitored_by(target, resources):
+            findings.append((scaler.name, f"no PodMonitor or ServiceMonitor in this stack selects the pods of "
+                                          f"{target.kind}/{target.name} (labels {dict(sorted(target.pod_labels.items()))}); {_UNSCRAPED}"))
+    return findings
+
+
+POLICY = Policy(
+    name="hpa-custom-metric-is-served",
+    description=(
+        "Every custom metric an HPA scales on must be produced by a Prometheus Adapter rule of the same stack, "
+        "and a PodMonitor or ServiceMonitor must scrape the scaled pods."
+    ),
+    catalog="S7",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Add a Prometheus Adapter rule whose name.as is the HPA's metric name (rules.custom for Pods/Object "
+        "metrics, rules.external for External ones), e.g. seriesQuery vllm:num_requests_running{namespace!=\"\",pod!=\"\"} "
+        "renamed without colons, and a PodMonitor whose selector matches the predictor pods' labels "
+        "(serving.kserve.io/inferenceservice: <name>) in their namespace. Set requireInSameSet to true where the "
+        "adapter and monitors must live beside the HPAs."),
+    config_schema={
+        "requireInSameSet": {
+            "type": "boolean",
+            "default": False,
+            "description": "Judge HPAs even when the set holds no adapter configuration or no monitor at all "
+                           "(default false: such a set is assumed to rely on ones deployed elsewhere).",
+        },
+    },
+    check_stack=_check,
+)

@@ -1,0 +1,134 @@
+"""S8: LLM autoscalers scale in slowly, scale out within bounds, and never beyond their GPU pool.
+
+A removed GPU replica takes minutes to come back (node, image pull, weight load: cold_start.md
+section 7), so scaling in on a short dip flaps expensive pods: the scale-down stabilization window
+has a floor (the Kubernetes default, 300 s, when `behavior` is absent). Scale-out must be bounded
+per period (each pod is a GPU node to buy). And `maxReplicas` x GPUs per pod above the Karpenter
+NodePool's `limits["nvidia.com/gpu"]` promises replicas that stay Pending.
+
+Applies to HPAs and KEDA ScaledObjects (whose HPA takes
+`advanced.horizontalPodAutoscalerConfig.behavior`; maxReplicaCount defaults to 100) that target a
+GPU workload of the set or scale on vLLM series. The pool limit is read from a NodePool of the same
+set (stack, or one `policies check` run) named by the workload's `karpenter.sh/nodepool` node
+selector; without one, that part is not judged.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from policies.autoscaling.scalers import (
+    DEFAULT_SCALE_DOWN_STABILIZATION,
+    NODEPOOL_LABEL,
+    behavior,
+    max_replicas,
+    mentions_vllm,
+    scale_target,
+    scalers,
+    workloads,
+)
+from policies.framework import Policy, Resource
+from policies.kube import GPU_RESOURCE, as_dict, as_float, as_list, as_quantity, fmt_number, get, metadata_name, split_type
+
+NODEPOOL_GROUP_KIND = ("karpenter.sh", "NodePool")
+
+
+def _node_pools(resources: list[Resource]) -> dict[str, tuple[Resource, float]]:
+    """NodePool name -> (resource, GPU limit) for pools that set limits["nvidia.com/gpu"]."""
+    pools = {}
+    for r in resources:
+        if split_type(r.type) == NODEPOOL_GROUP_KIND:
+            limit = as_quantity(get(r.props, "spec", "limits", GPU_RESOURCE))
+            name = metadata_name(r.props)
+            if name and limit is not None:
+                pools[name] = (r, limit)
+    return pools
+
+
+def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
+    path, spec = behavior(scaler)
+    found = []
+    floor = config["minScaleDownStabilizationSeconds"]
+    down = as_dict(spec.get("scaleDown"))
+    if down.get("selectPolicy") != "Disabled":
+        window = as_float(down.get("stabilizationWindowSeconds"))
+        shown = f"{path}.scaleDown.stabilizationWindowSeconds = {fmt_number(window)}" if window is not None else None
+        if window is None:
+            window = DEFAULT_SCALE_DOWN_STABILIZATION
+        if window < floor and shown:
+            found.append(f"{shown} is below {floor} s: a GPU replica removed on a short dip takes minutes to come back, "
+                         f"so the service flaps and queues")
+    up = as_dict(spec.get("scaleUp"))
+    if up.get("selectPolicy") != "Disabled":
+        limits = {"Pods": config["maxScaleUpPodsPerPeriod"], "Percent": config["maxScaleUpPercentPerPeriod"]}
+        for i, policy in enumerate(as_list(up.get("policies"))):
+            kind, value = get(policy, "type"), as_float(get(policy, "value"))
+            if kind in limits and value is not None and value > limits[kind]:
+                unit = " pods" if kind == "Pods" else "%"
+                found.append(f"{path}.scaleUp.policies[{i}] adds {fmt_number(value)}{unit} per "
+                             f"{fmt_number(as_float(get(policy, 'periodSeconds')) or 0)} s, above the bound of {limits[kind]}{unit}: "
+                             f"each pod is a GPU node to buy, so an unbounded burst overshoots the pool and the budget")
+    return found
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    candidates = workloads(resources)
+    pools = _node_pools(resources)
+    findings: list[tuple[str, str]] = []
+    per_pool: dict[str, list[tuple[Resource, int, int]]] = defaultdict(list)
+    for scaler in scalers(resources):
+        target = scale_target(scaler, candidates)
+        on_gpu = target is not None and target.gpus_per_pod > 0
+        if not on_gpu and not mentions_vllm(scaler):
+            continue
+        findings.extend((scaler.name, m) for m in _behavior_findings(scaler, config))
+        field, ceiling = max_replicas(scaler)
+        if not on_gpu or ceiling is None or target.pool not in pools:
+            continue
+        _, limit = pools[target.pool]
+        need = ceiling * target.gpus_per_pod
+        per_pool[target.pool].append((scaler, ceiling, target.gpus_per_pod))
+        if need > limit:
+            findings.append((scaler.name, f"{field} = {ceiling} x {target.gpus_per_pod} GPUs per pod of {target.kind}/{target.name} = "
+                                          f"{need} GPUs exceeds NodePool {target.pool} limits[\"{GPU_RESOURCE}\"] = {fmt_number(limit)}: "
+                                          f"replicas beyond it stay Pending"))
+    for pool, entries in sorted(per_pool.items()):
+        pool_resource, limit = pools[pool]
+        total = sum(c * g for _, c, g in entries)
+        if len(entries) > 1 and total > limit and all(c * g <= limit for _, c, g in entries):
+            parts = " + ".join(f"{s.name} {c} x {g}" for s, c, g in entries)
+            findings.append((pool_resource.name, f"the autoscalers on NodePool {pool} may together ask for {parts} = {total} GPUs, "
+                                                 f"above its limits[\"{GPU_RESOURCE}\"] = {fmt_number(limit)}: at peak some replicas stay Pending"))
+    return findings
+
+
+POLICY = Policy(
+    name="llm-hpa-behavior",
+    description=(
+        "LLM autoscalers must scale in after a stabilization window, scale out by bounded steps and stay within "
+        "their GPU pool's limit."
+    ),
+    catalog="S8",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Set behavior.scaleDown.stabilizationWindowSeconds to at least 300 (HPA spec.behavior, or a ScaledObject's "
+        "spec.advanced.horizontalPodAutoscalerConfig.behavior), keep scaleUp policies within the configured pods "
+        f"and percent per period, and keep maxReplicas x GPUs per pod within the NodePool's limits[\"{GPU_RESOURCE}\"] "
+        f"(the pool named by the pods' {NODEPOOL_LABEL} node selector): lower maxReplicas or raise the pool limit."),
+    config_schema={
+        "minScaleDownStabilizationSeconds": {
+            "type": "integer", "minimum": 0, "default": 300,
+            "description": "Shortest scale-down stabilization window allowed, seconds (default 300, the Kubernetes default).",
+        },
+        "maxScaleUpPodsPerPeriod": {
+            "type": "integer", "minimum": 1, "default": 10,
+            "description": "Most pods one scaleUp policy may add per period (default 10).",
+        },
+        "maxScaleUpPercentPerPeriod": {
+            "type": "integer", "minimum": 1, "default": 100,
+            "description": "Largest percent one scaleUp policy may add per period (default 100, doubling).",
+        },
+    },
+    check_stack=_check,
+)

@@ -1,0 +1,382 @@
+"""Reading autoscalers and what they depend on: HPAs, KEDA ScaledObjects, their targets, adapter rules, monitors.
+
+Shared by the autoscaling policies (S6, S7, S8). Everything tolerates the engine's loose values
+(floats for ints, missing fields) and third-party shapes (plain manifests, Helm release props,
+the adapter's ConfigMap); what cannot be read is None or empty, never an exception.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+import yaml
+
+from policies.framework import Resource
+from policies.kube import (
+    GPU_RESOURCE,
+    HPA_TYPES,
+    ISVC_TYPE,
+    SCALED_OBJECT_TYPE,
+    annotations,
+    as_dict,
+    as_float,
+    as_int,
+    as_list,
+    as_quantity,
+    containers,
+    get,
+    metadata_name,
+    pod_specs,
+    split_type,
+)
+
+HELM_RELEASE_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Release")
+POD_MONITOR_GROUP_KIND = ("monitoring.coreos.com", "PodMonitor")
+SERVICE_MONITOR_GROUP_KIND = ("monitoring.coreos.com", "ServiceMonitor")
+NODEPOOL_LABEL = "karpenter.sh/nodepool"
+ISVC_POD_LABEL = "serving.kserve.io/inferenceservice"
+# A ConfigMap value is parsed only when it is at most this long (it came through the bounded reader already).
+_MAX_ADAPTER_CONFIG_CHARS = 1_000_000
+# vLLM gauges that are fractions in 0..1 (vllm.md section 1): kv_cache_usage_perc and its removed old name.
+FRACTION_METRIC = re.compile(r"(kv_cache_usage_perc|gpu_cache_usage_perc|cache_usage)", re.IGNORECASE)
+# Kubernetes HPA defaults when spec.behavior is absent (autoscaling/v2 API reference).
+DEFAULT_SCALE_DOWN_STABILIZATION = 300
+KEDA_DEFAULT_MAX_REPLICAS = 100
+
+
+def namespace_of(resource: Resource) -> Optional[str]:
+    """metadata.namespace as a string, or None."""
+    ns = get(resource.props, "metadata", "namespace")
+    return ns if isinstance(ns, str) else None
+
+
+def is_hpa(resource: Resource) -> bool:
+    """An autoscaling/* HorizontalPodAutoscaler."""
+    return resource.type in HPA_TYPES
+
+
+def is_scaled_object(resource: Resource) -> bool:
+    """A KEDA ScaledObject."""
+    return resource.type == SCALED_OBJECT_TYPE
+
+
+def scalers(resources: Iterable[Resource]) -> list[Resource]:
+    """Every HPA and ScaledObject, in input order."""
+    return [r for r in resources if is_hpa(r) or is_scaled_object(r)]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One HPA metric: where it is, its type, its name (None for Resource metrics) and its target."""
+
+    path: str
+    type: str
+    name: Optional[str]
+    target: dict
+
+
+def hpa_metrics(hpa: Resource) -> list[Metric]:
+    """The spec.metrics of an autoscaling/v2 (or v2beta2) HPA."""
+    found = []
+    for i, metric in enumerate(as_list(get(hpa.props, "spec", "metrics"))):
+        if not isinstance(metric, dict):
+            continue
+        mtype = str(metric.get("type"))
+        key = {"Pods": "pods", "Object": "object", "External": "external", "Resource": "resource",
+               "ContainerResource": "containerResource"}.get(mtype)
+        body = as_dict(metric.get(key)) if key else {}
+        name = get(body, "metric", "name") if mtype in ("Pods", "Object", "External") else get(body, "name")
+        found.append(Metric(f"spec.metrics[{i}].{key or mtype}", mtype, name if isinstance(name, str) else None,
+                            as_dict(body.get("target"))))
+    return found
+
+
+def triggers(scaled_object: Resource) -> list[tuple[str, dict]]:
+    """(path, trigger) of a ScaledObject's spec.triggers."""
+    return [(f"spec.triggers[{i}]", t) for i, t in enumerate(as_list(get(scaled_object.props, "spec", "triggers"))) if isinstance(t, dict)]
+
+
+def behavior(scaler: Resource) -> tuple[str, dict]:
+    """(path, behavior) of an HPA or ScaledObject (the HPA KEDA creates takes advanced.horizontalPodAutoscalerConfig)."""
+    if is_scaled_object(scaler):
+        path = "spec.advanced.horizontalPodAutoscalerConfig.behavior"
+        return path, as_dict(get(scaler.props, "spec", "advanced", "horizontalPodAutoscalerConfig", "behavior"))
+    return "spec.behavior", as_dict(get(scaler.props, "spec", "behavior"))
+
+
+def max_replicas(scaler: Resource) -> tuple[str, Optional[int]]:
+    """(field, value) of the scaler's replica ceiling; KEDA's default 100 when a ScaledObject leaves it unset."""
+    if is_scaled_object(scaler):
+        value = get(scaler.props, "spec", "maxReplicaCount")
+        return "spec.maxReplicaCount", KEDA_DEFAULT_MAX_REPLICAS if value is None else as_int(value)
+    return "spec.maxReplicas", as_int(get(scaler.props, "spec", "maxReplicas"))
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A workload an autoscaler can target: its pods' labels, GPUs per pod and Karpenter pool."""
+
+    resource: Resource
+    kind: str
+    name: str
+    namespace: Optional[str]
+    pod_labels: dict
+    gpus_per_pod: int
+    pool: Optional[str]
+
+
+def _pool(podspec: dict) -> Optional[str]:
+    pool = get(podspec, "nodeSelector", NODEPOOL_LABEL)
+    if isinstance(pool, str):
+        return pool
+    for term in as_list(get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")):
+        for expr in as_list(get(term, "matchExpressions")):
+            values = as_list(get(expr, "values"))
+            if get(expr, "key") == NODEPOOL_LABEL and get(expr, "operator") == "In" and len(values) == 1 and isinstance(values[0], str):
+                return values[0]
+    return None
+
+
+def _gpus(podspec: dict) -> int:
+    total = 0
+    for c in containers(podspec, model=True):
+        value = as_quantity(get(c, "resources", "limits", GPU_RESOURCE))
+        if value is None:
+            value = as_quantity(get(c, "resources", "requests", GPU_RESOURCE))
+        total += int(value or 0)
+    return total
+
+
+def workloads(resources: Iterable[Resource]) -> list[Workload]:
+    """Every scalable workload in the set, with an InferenceService standing for its `<name>-predictor` Deployment."""
+    found = []
+    for r in resources:
+        name = metadata_name(r.props) or r.name
+        if r.type == ISVC_TYPE:
+            predictor = as_dict(get(r.props, "spec", "predictor"))
+            # KServe's predictor pods: the InferenceService label, component=predictor, and the predictor's labels.
+            labels = {**as_dict(predictor.get("labels")), ISVC_POD_LABEL: name, "component": "predictor"}
+            found.append(Workload(r, "Deployment", f"{name}-predictor", namespace_of(r), labels, _gpus(predictor), _pool(predictor)))
+            continue
+        group, kind = split_type(r.type)
+        if group not in ("apps", "leaderworkerset.x-k8s.io") or kind not in ("Deployment", "StatefulSet", "ReplicaSet", "LeaderWorkerSet"):
+            continue
+        specs = pod_specs(r)
+        if not specs:
+            continue
+        _, podspec = specs[0]
+        template_meta = get(r.props, "spec", "template", "metadata") or get(r.props, "spec", "leaderWorkerTemplate", "leaderTemplate", "metadata")
+        found.append(Workload(r, kind, name, namespace_of(r), as_dict(get(template_meta, "labels")), _gpus(podspec), _pool(podspec)))
+    return found
+
+
+def scale_target(scaler: Resource, candidates: list[Workload]) -> Optional[Workload]:
+    """The workload the scaler's scaleTargetRef names (same namespace where both say one), if it is in the set."""
+    ref = as_dict(get(scaler.props, "spec", "scaleTargetRef"))
+    # A ScaledObject's kind defaults to Deployment.
+    kind = ref.get("kind") or ("Deployment" if is_scaled_object(scaler) else None)
+    name, ns = ref.get("name"), namespace_of(scaler)
+    for w in candidates:
+        if (w.kind, w.name) == (kind, name) and (ns is None or w.namespace is None or ns == w.namespace):
+            return w
+    return None
+
+
+def selector_matches(selector: Any, labels: dict) -> bool:
+    """A metav1.LabelSelector against a label set (an empty selector matches everything; a malformed one nothing)."""
+    if not isinstance(selector, dict):
+        return False
+    for key, value in as_dict(selector.get("matchLabels")).items():
+        if labels.get(key) != value:
+            return False
+    for expr in as_list(selector.get("matchExpressions")):
+        key, op, values = get(expr, "key"), get(expr, "operator"), as_list(get(expr, "values"))
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and key in labels and labels[key] in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return False
+    return True
+
+
+def _namespace_selected(monitor: Resource, namespace: Optional[str]) -> bool:
+    ns_sel = as_dict(get(monitor.props, "spec", "namespaceSelector"))
+    if ns_sel.get("any") is True:
+        return True
+    names = as_list(ns_sel.get("matchNames"))
+    if names:
+        return namespace is None or namespace in names
+    # No namespaceSelector: the monitor's own namespace.
+    mine = namespace_of(monitor)
+    return mine is None or namespace is None or mine == namespace
+
+
+def monitors(resources: Iterable[Resource]) -> list[Resource]:
+    """Every PodMonitor and ServiceMonitor."""
+    return [r for r in resources if split_type(r.type) in (POD_MONITOR_GROUP_KIND, SERVICE_MONITOR_GROUP_KIND)]
+
+
+def monitored_by(workload: Workload, resources: list[Resource]) -> list[Resource]:
+    """The PodMonitors selecting the workload's pods, and ServiceMonitors selecting a Service that selects them."""
+    services = [r for r in resources if split_type(r.type) == ("", "Service")]
+    found = []
+    for mon in monitors(resources):
+        if not _namespace_selected(mon, workload.namespace):
+            continue
+        selector = get(mon.props, "spec", "selector")
+        if split_type(mon.type) == POD_MONITOR_GROUP_KIND:
+            if selector_matches(selector, workload.pod_labels):
+                found.append(mon)
+            continue
+        for svc in services:
+            svc_selector = as_dict(get(svc.props, "spec", "selector"))
+            same_ns = workload.namespace is None or namespace_of(svc) in (None, workload.namespace)
+            if same_ns and svc_selector and selector_matches({"matchLabels": svc_selector}, workload.pod_labels) \
+                    and selector_matches(selector, as_dict(get(svc.props, "metadata", "labels"))):
+                found.append(mon)
+                break
+    return found
+
+
+@dataclass
+class AdapterRules:
+    """What the Prometheus Adapter configurations in the set serve."""
+
+    sources: list[str] = field(default_factory=list)  # resource names holding adapter config
+    custom: set = field(default_factory=set)  # names served on custom.metrics.k8s.io (Pods / Object)
+    external: set = field(default_factory=set)  # names served on external.metrics.k8s.io
+    custom_any: bool = False  # a rule whose name cannot be worked out (regex discovery + templated name)
+    external_any: bool = False
+    fraction_names: set = field(default_factory=set)  # names whose series are 0..1 fractions
+
+    @property
+    def present(self) -> bool:
+        """True when the set holds at least one adapter configuration."""
+        return bool(self.sources)
+
+
+_NAME_EQ = re.compile(r'__name__\s*=\s*"([^"]+)"')
+_NAME_RE = re.compile(r'__name__\s*=~\s*"\^?([A-Za-z_:][A-Za-z0-9_:]*)\$?"')
+_LEADING = re.compile(r"^\s*([A-Za-z_:][A-Za-z0-9_:]*)\s*(\{|$)")
+
+
+def series_names(series_query: str) -> Optional[list[str]]:
+    """The metric names a seriesQuery discovers, where they are literal; None when only a pattern is known."""
+    names = _NAME_EQ.findall(series_query) + _NAME_RE.findall(series_query)
+    lead = _LEADING.match(series_query)
+    if lead:
+        names.append(lead.group(1))
+    return sorted(set(names)) or None
+
+
+def _go_template(template: str) -> str:
+    # Go regexp expansion ($1, ${1}, $name) -> Python's \g<...>.
+    return re.sub(r"\$\{?(\w+)\}?", lambda m: f"\\g<{m.group(1)}>", template.replace("\\", "\\\\"))
+
+
+def exposed_names(rule: Any) -> Optional[list[str]]:
+    """The API names one adapter rule serves (name.matches / name.as over the discovered series); None if unknowable."""
+    if not isinstance(rule, dict):
+        return []
+    series_query = rule.get("seriesQuery")
+    series = series_names(series_query) if isinstance(series_query, str) else None
+    naming = as_dict(rule.get("name"))
+    pattern = naming.get("matches") if isinstance(naming.get("matches"), str) else ".*"
+    as_ = naming.get("as")
+    if isinstance(as_, str) and as_ and "$" not in as_:
+        return [as_]
+    if series is None:
+        return None
+    try:
+        regex = re.compile(pattern)
+    except re.error:
+        return []
+    if not isinstance(as_, str) or not as_:
+        as_ = "$1" if regex.groups == 1 else "$0"
+    out = []
+    for name in series:
+        if regex.search(name):
+            try:
+                out.append(regex.sub(_go_template(as_), name))
+            except (re.error, IndexError):
+                return None
+    return out
+
+
+def _add_rules(result: AdapterRules, rules: Any, external: bool) -> None:
+    for rule in as_list(rules):
+        names = exposed_names(rule)
+        if names is None:
+            if external:
+                result.external_any = True
+            else:
+                result.custom_any = True
+            continue
+        (result.external if external else result.custom).update(names)
+        text = " ".join(str(as_dict(rule).get(k, "")) for k in ("seriesQuery", "metricsQuery"))
+        if FRACTION_METRIC.search(text) and not re.search(r"\*\s*100|100\s*\*", text):
+            result.fraction_names.update(names)
+
+
+def _is_adapter_chart(chart: Any) -> bool:
+    return isinstance(chart, str) and chart.rstrip("/").rsplit("/", 1)[-1] == "prometheus-adapter"
+
+
+def adapter_rules(resources: Iterable[Resource]) -> AdapterRules:
+    """Rules of every Prometheus Adapter configuration in the set.
+
+    Read from a prometheus-adapter Helm release (`values.rules.custom` / `rules.external`, the
+    chart's values) or from the adapter's own config file in a ConfigMap (`rules` /
+    `externalRules`, the format the chart renders; prometheus_adapter.md, "Rule format").
+    """
+    result = AdapterRules()
+    for r in resources:
+        if r.type in HELM_RELEASE_TYPES and _is_adapter_chart(r.props.get("chart")):
+            rules = as_dict(get(r.props, "values", "rules"))
+            result.sources.append(r.name)
+            _add_rules(result, rules.get("custom"), external=False)
+            _add_rules(result, rules.get("external"), external=True)
+            if rules.get("default", True) is not False:
+                # The chart's default rules serve every namespaced series under derived names.
+                result.custom_any = True
+        elif split_type(r.type) == ("", "ConfigMap"):
+            for value in as_dict(r.props.get("data")).values():
+                if not isinstance(value, str) or "seriesQuery" not in value or len(value) > _MAX_ADAPTER_CONFIG_CHARS:
+                    continue
+                try:
+                    doc = yaml.safe_load(value)
+                except yaml.YAMLError:
+                    continue
+                if isinstance(doc, dict) and ("rules" in doc or "externalRules" in doc):
+                    result.sources.append(r.name)
+                    _add_rules(result, doc.get("rules"), external=False)
+                    _add_rules(result, doc.get("externalRules"), external=True)
+    return result
+
+
+def target_number(target: dict) -> tuple[Optional[str], Optional[float]]:
+    """(field, value) of an HPA metric target's averageValue / value as a number."""
+    for key in ("averageValue", "value"):
+        if key in target:
+            return key, as_quantity(target[key])
+    if "averageUtilization" in target:
+        return "averageUtilization", as_float(target["averageUtilization"])
+    return None, None
+
+
+def mentions_vllm(scaler: Resource) -> bool:
+    """True when the scaler's metrics or triggers read vLLM series (its target is then an LLM server)."""
+    text = str(get(scaler.props, "spec", "metrics")) + str(get(scaler.props, "spec", "triggers"))
+    return "vllm" in text.lower()
+
+
+def scaler_annotations(scaler: Resource) -> dict:
+    """The scaler's metadata.annotations."""
+    return annotations(scaler.props)

@@ -1,0 +1,76 @@
+"""The package's exports: explicit, visible to type checkers, complete, and light to import."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import subprocess
+import sys
+
+import components
+from tests.conftest import ROOT
+
+
+def type_checking_imports() -> dict[str, str]:
+    """Names imported under ``if TYPE_CHECKING:`` in components/__init__.py -> their module."""
+    tree = ast.parse((ROOT / "components" / "__init__.py").read_text())
+    names: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for imp in node.body:
+                assert isinstance(imp, ast.ImportFrom)
+                for alias in imp.names:
+                    names[alias.asname or alias.name] = imp.module
+    return names
+
+
+def test_type_checkers_see_every_export_where_it_loads_from():
+    seen = type_checking_imports()
+    assert sorted(seen) == components.__all__
+    assert {n: m for n, m in seen.items()} == components._EXPORTS
+
+
+def test_every_export_resolves():
+    for name in components.__all__:
+        assert getattr(components, name).__name__ == name
+
+
+def test_every_component_class_is_exported():
+    """A ComponentResource added anywhere in the library is importable from the package (with its Args)."""
+    import importlib
+    import pkgutil
+
+    import pulumi
+
+    found = set()
+    for info in pkgutil.walk_packages(components.__path__, "components."):
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if inspect.isclass(obj) and issubclass(obj, pulumi.ComponentResource) and obj.__module__ == info.name:
+                found.add(name)
+                args = f"{name}Args"
+                if hasattr(module, args):
+                    found.add(args)
+    missing = sorted(found - set(components.__all__))
+    assert not missing, f"components/__init__.py does not export {missing}: add them to _EXPORTS and the TYPE_CHECKING imports"
+
+
+def test_pure_users_do_not_import_the_pulumi_sdk():
+    """The config, the capacity plan, the builders, the policy pack and `size` stay free of Pulumi."""
+    code = (
+        "import sys, components, components.config, components.capacity.plan, components.builders.vllm_service, "
+        "policies.registry, stacks.size; "
+        "print(sorted(m for m in sys.modules if m == 'pulumi' or m.startswith('pulumi.') or m.startswith('pulumi_')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_both_names_are_one_package():
+    import llm_serving  # noqa: F401 (the alias the package installs for its other name)
+    from llm_serving.config import ModelConfig
+
+    from components.config import ModelConfig as Same
+
+    assert ModelConfig is Same

@@ -1,0 +1,120 @@
+"""`pip install .` gives another stack the components as `llm_serving`, typed, and nothing repository-only.
+
+One fresh virtual environment per session (``--system-site-packages`` lends it the SDKs already
+installed, ``--no-deps --no-build-isolation`` keeps the install offline and quick). Every check
+runs the venv's interpreter from a folder outside the repository, so only the installed copy can
+be imported.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+IGNORE = shutil.ignore_patterns(".git", "build", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info", ".venv*")
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory) -> Path:
+    """A fresh venv with this repository pip-installed into it; returns its python."""
+    base = tmp_path_factory.mktemp("install")
+    source = base / "src"
+    shutil.copytree(ROOT, source, ignore=IGNORE)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(base / "venv")], check=True, timeout=120)
+    python = base / "venv" / "bin" / "python"
+    proc = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", str(source)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, f"pip install . failed:\n{proc.stdout}\n{proc.stderr}"
+    return python
+
+
+def run_in(python: Path, code: str, cwd: Path) -> str:
+    proc = subprocess.run([str(python), "-c", textwrap.dedent(code)], cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_installed_package_has_every_module_typed(venv, tmp_path):
+    out = json.loads(run_in(venv, """
+        import importlib, json, pkgutil, sys
+        import llm_serving
+        names = sorted(m.name for m in pkgutil.walk_packages(llm_serving.__path__, "llm_serving."))
+        for name in names:
+            importlib.import_module(name)
+        print(json.dumps({
+            "file": llm_serving.__file__,
+            "modules": names,
+            "typed": (__import__("pathlib").Path(llm_serving.__file__).parent / "py.typed").is_file(),
+            "exports": {n: type(getattr(llm_serving, n)).__name__ for n in llm_serving.__all__},
+        }))
+    """, tmp_path))
+    assert "/venv/lib/" in out["file"], out["file"]
+    assert out["typed"], "py.typed is missing from the installed package"
+    expected = sorted(
+        "llm_serving." + ".".join(p.relative_to(ROOT / "components").with_suffix("").parts).removesuffix(".__init__")
+        for p in (ROOT / "components").rglob("*.py")
+        if p.name != "__init__.py" or p.parent != ROOT / "components"
+    )
+    assert out["modules"] == sorted(n.removesuffix(".__init__") for n in expected)
+    assert set(out["exports"]) == set(__import__("components").__all__)
+
+
+def test_policy_pack_and_stack_tools_are_repository_only(venv, tmp_path):
+    out = run_in(venv, "import importlib.util as u; print(u.find_spec('stacks'), u.find_spec('policies'))", tmp_path)
+    assert out.split() == ["None", "None"]
+
+
+def test_a_consumer_program_runs_on_the_installed_package(venv, tmp_path):
+    """The public mock engine (set_mocks + Mocks) runs a VllmService from the installed package."""
+    dev = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+    out = json.loads(run_in(venv, f"""
+        import json, pulumi, yaml
+        from pulumi.runtime import Mocks, set_mocks
+        from llm_serving import VllmService, VllmServiceArgs, load_stack_config
+
+        seen = []
+        class M(Mocks):
+            def new_resource(self, args):
+                seen.append([args.typ, args.name, args.inputs.get("metadata", {{}}).get("namespace")])
+                return args.name + "-id", args.inputs
+            def call(self, args):
+                return {{}}
+
+        set_mocks(M(), preview=False)
+        cfg = load_stack_config(yaml.safe_load({dev!r})["config"])
+        model = cfg.models[0]
+        pool = [p for p in cfg.gpu_pools if p.name == model.pool][0]
+
+        @pulumi.runtime.test
+        def program():
+            svc = VllmService("one", VllmServiceArgs(model=model, gpu_pool=pool, namespace=pulumi.Output.from_input("team")))
+            return svc.url.apply(lambda url: seen.append(["url", url, None]))
+
+        program()
+        print(json.dumps(sorted(seen)))
+    """, tmp_path))
+    assert ["url", "http://chat-8b-predictor.team.svc.cluster.local", None] in out
+    types = {t for t, _, _ in out}
+    assert {"kubernetes:serving.kserve.io/v1beta1:InferenceService", "kubernetes:policy/v1:PodDisruptionBudget"} <= types
+    assert all(ns == "team" for t, _, ns in out if t.startswith("kubernetes:"))
+
+
+def test_metadata_states_python_and_one_dependency_list():
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    project = meta["project"]
+    assert project["name"] == "llm-serving"
+    assert project["requires-python"] == ">=3.11"
+    floor = tuple(int(x) for x in project["requires-python"].removeprefix(">=").split("."))
+    assert sys.version_info[:2] >= floor
+    assert meta["tool"]["setuptools"]["dynamic"]["dependencies"] == {"file": ["requirements.txt"]}

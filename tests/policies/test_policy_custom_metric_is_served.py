@@ -1,0 +1,162 @@
+"""S7 hpa-custom-metric-is-served (stack policy): a compliant stack, one mutation per case."""
+
+import copy
+
+from policies.autoscaling.custom_metric_is_served import POLICY
+from policy_fixtures import HPA_TYPE, SCALED_OBJECT_TYPE, deployment_props, hpa_props, isvc, messages, resource, scaled_object_props
+
+RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
+POD_MONITOR_TYPE = "kubernetes:monitoring.coreos.com/v1:PodMonitor"
+SERVICE_MONITOR_TYPE = "kubernetes:monitoring.coreos.com/v1:ServiceMonitor"
+UNSERVED = "the HPA shows <unknown> for it and never scales"
+UNSCRAPED = "no series reach Prometheus, so the autoscaler sees no load and never scales"
+
+_RULE = {
+    "seriesQuery": 'vllm:num_requests_waiting{namespace="llm",model_name="chat-8b",pod!=""}',
+    "resources": {"overrides": {"namespace": {"resource": "namespace"}, "pod": {"resource": "pod"}}},
+    "name": {"matches": "^vllm:(.*)$", "as": "vllm_${1}"},
+    "metricsQuery": "sum(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)",
+}
+_ADAPTER = {
+    "name": "prometheus-adapter", "chart": "prometheus-adapter", "version": "5.3.0",
+    "repositoryOpts": {"repo": "https://prometheus-community.github.io/helm-charts"},
+    "values": {"rules": {"default": False, "custom": [_RULE], "external": []}},
+}
+_POD_MONITOR = {
+    "apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor",
+    "metadata": {"name": "chat-8b-vllm", "namespace": "llm"},
+    "spec": {"selector": {"matchLabels": {"serving.kserve.io/inferenceservice": "chat-8b"}},
+             "namespaceSelector": {"matchNames": ["llm"]},
+             "podMetricsEndpoints": [{"port": "http", "path": "/metrics"}]},
+}
+
+
+def stack(hpa=None, adapter=None, monitor=None, extra=()):
+    return [
+        isvc(),
+        resource(HPA_TYPE, hpa if hpa is not None else hpa_props()),
+        resource(RELEASE_TYPE, adapter if adapter is not None else copy.deepcopy(_ADAPTER), name="adapter"),
+        resource(POD_MONITOR_TYPE, monitor if monitor is not None else copy.deepcopy(_POD_MONITOR)),
+        *extra,
+    ]
+
+
+def test_compliant_stack_passes():
+    # The rule renames vllm:num_requests_waiting to vllm_num_requests_waiting, the HPA's metric.
+    assert messages(POLICY, *stack()) == []
+
+
+def test_metric_no_rule_produces():
+    hpa = hpa_props()
+    hpa["spec"]["metrics"][0]["pods"]["metric"]["name"] = "vllm_requests_in_flight"
+    assert messages(POLICY, *stack(hpa=hpa)) == [
+        "spec.metrics[0].pods.metric.name vllm_requests_in_flight is not produced by any Prometheus Adapter rule on "
+        f"custom.metrics.k8s.io (the adapter rules in this stack serve vllm_num_requests_waiting); {UNSERVED}"]
+
+
+def test_external_metric_needs_an_external_rule():
+    hpa = hpa_props()
+    hpa["spec"]["metrics"] = [{"type": "External", "external": {"metric": {"name": "vllm_num_requests_waiting"},
+                                                               "target": {"type": "AverageValue", "averageValue": "4"}}}]
+    assert messages(POLICY, *stack(hpa=hpa)) == [
+        "spec.metrics[0].external.metric.name vllm_num_requests_waiting is not produced by any Prometheus Adapter rule on "
+        f"external.metrics.k8s.io (the adapter rules in this stack serve no such metric); {UNSERVED}"]
+
+
+def test_literal_rule_name_serves_the_metric():
+    adapter = copy.deepcopy(_ADAPTER)
+    adapter["values"]["rules"]["custom"][0]["name"] = {"matches": "^vllm:num_requests_waiting$", "as": "queue"}
+    hpa = hpa_props()
+    hpa["spec"]["metrics"][0]["pods"]["metric"]["name"] = "queue"
+    assert messages(POLICY, *stack(hpa=hpa, adapter=adapter)) == []
+
+
+def test_the_charts_default_rules_may_serve_anything():
+    adapter = copy.deepcopy(_ADAPTER)
+    adapter["values"]["rules"]["default"] = True
+    hpa = hpa_props()
+    hpa["spec"]["metrics"][0]["pods"]["metric"]["name"] = "http_requests"
+    assert messages(POLICY, *stack(hpa=hpa, adapter=adapter)) == []
+
+
+def test_adapter_config_map_is_read_on_plain_manifests():
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "adapter-config", "namespace": "monitoring"},
+          "data": {"config.yaml": "rules:\n- seriesQuery: 'vllm:num_requests_running{pod!=\"\"}'\n"
+                                  "  name: {matches: '^vllm:(.*)$', as: 'vllm_${1}'}\n"
+                                  "  metricsQuery: 'sum(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)'\n"}}
+    found = messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), resource("kubernetes:v1:ConfigMap", cm),
+                     resource(POD_MONITOR_TYPE, copy.deepcopy(_POD_MONITOR)))
+    assert found == [
+        "spec.metrics[0].pods.metric.name vllm_num_requests_waiting is not produced by any Prometheus Adapter rule on "
+        f"custom.metrics.k8s.io (the adapter rules in this stack serve vllm_num_requests_running); {UNSERVED}"]
+
+
+def test_a_set_without_any_adapter_is_not_judged_on_metrics_by_default():
+    found = messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), resource(POD_MONITOR_TYPE, copy.deepcopy(_POD_MONITOR)))
+    assert found == []
+
+
+def test_require_in_same_set():
+    found = messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), config={"requireInSameSet": True})
+    assert found == [
+        "no PodMonitor or ServiceMonitor in this stack selects the pods of Deployment/chat-8b-predictor (labels "
+        f"{{'component': 'predictor', 'serving.kserve.io/inferenceservice': 'chat-8b'}}); {UNSCRAPED}",
+        "spec.metrics[0].pods.metric.name vllm_num_requests_waiting is not produced by any Prometheus Adapter rule on "
+        f"custom.metrics.k8s.io (this stack holds no Prometheus Adapter configuration); {UNSERVED}",
+    ]
+
+
+def test_monitor_selecting_other_pods():
+    monitor = copy.deepcopy(_POD_MONITOR)
+    monitor["spec"]["selector"] = {"matchLabels": {"serving.kserve.io/inferenceservice": "other"}}
+    (message,) = messages(POLICY, *stack(monitor=monitor))
+    assert message.startswith("no PodMonitor or ServiceMonitor in this stack selects the pods of Deployment/chat-8b-predictor")
+    assert message.endswith(UNSCRAPED)
+
+
+def test_monitor_in_another_namespace():
+    monitor = copy.deepcopy(_POD_MONITOR)
+    monitor["spec"]["namespaceSelector"] = {"matchNames": ["other"]}
+    (message,) = messages(POLICY, *stack(monitor=monitor))
+    assert message.startswith("no PodMonitor or ServiceMonitor in this stack selects the pods of Deployment/chat-8b-predictor")
+
+
+def test_match_expressions_are_understood():
+    monitor = copy.deepcopy(_POD_MONITOR)
+    monitor["spec"]["selector"] = {"matchExpressions": [{"key": "component", "operator": "In", "values": ["predictor"]},
+                                                        {"key": "serving.kserve.io/inferenceservice", "operator": "Exists"}]}
+    assert messages(POLICY, *stack(monitor=monitor)) == []
+
+
+def test_service_monitor_through_a_service_selecting_a_deployment():
+    deployment = deployment_props()
+    hpa = hpa_props()
+    hpa["spec"]["scaleTargetRef"]["name"] = "chat-8b-raw"
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "chat", "namespace": "llm", "labels": {"app": "vllm"}},
+               "spec": {"selector": {"app.kubernetes.io/instance": "chat-8b"}, "ports": [{"name": "http", "port": 8080}]}}
+    service_monitor = {"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
+                       "metadata": {"name": "vllm", "namespace": "llm"},
+                       "spec": {"selector": {"matchLabels": {"app": "vllm"}}, "endpoints": [{"port": "http"}]}}
+    resources = [resource("kubernetes:apps/v1:Deployment", deployment), resource(HPA_TYPE, hpa),
+                 resource(RELEASE_TYPE, copy.deepcopy(_ADAPTER), name="adapter"),
+                 resource("kubernetes:v1:Service", service), resource(SERVICE_MONITOR_TYPE, service_monitor)]
+    assert messages(POLICY, *resources) == []
+    service["metadata"]["labels"] = {"app": "other"}
+    (message,) = messages(POLICY, *resources)
+    assert message.startswith("no PodMonitor or ServiceMonitor in this stack selects the pods of Deployment/chat-8b-raw")
+
+
+def test_scaled_object_needs_a_monitor_but_no_adapter():
+    so = scaled_object_props()
+    assert messages(POLICY, isvc(), resource(SCALED_OBJECT_TYPE, so), resource(POD_MONITOR_TYPE, copy.deepcopy(_POD_MONITOR))) == []
+    monitor = copy.deepcopy(_POD_MONITOR)
+    monitor["spec"]["selector"] = {"matchLabels": {"app": "nothing"}}
+    (message,) = messages(POLICY, isvc(), resource(SCALED_OBJECT_TYPE, so), resource(POD_MONITOR_TYPE, monitor))
+    assert message.startswith("no PodMonitor or ServiceMonitor in this stack selects the pods of Deployment/chat-8b-predictor")
+
+
+def test_exemption_with_reason():
+    hpa = hpa_props()
+    hpa["spec"]["metrics"][0]["pods"]["metric"]["name"] = "served_elsewhere"
+    hpa["metadata"]["annotations"] = {"llm-serving.io/exempt-hpa-custom-metric-is-served": "cluster adapter serves it"}
+    assert messages(POLICY, *stack(hpa=hpa)) == []
