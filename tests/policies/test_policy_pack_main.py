@@ -5,6 +5,7 @@ module under another __name__ or replace PolicyPack with a recorder first.
 """
 
 import json
+import re
 import runpy
 import subprocess
 import sys
@@ -62,8 +63,10 @@ def test_pack_loads_the_way_the_pulumi_runner_loads_it():
 
 def test_pulumi_policy_yaml():
     manifest = yaml.safe_load((PACK_DIR / "PulumiPolicy.yaml").read_text())
-    assert manifest["runtime"] == "python"
+    assert manifest["runtime"] == {"name": "python", "options": {"virtualenv": "venv"}}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", manifest["version"])
     assert manifest["description"].strip()
+    assert (PACK_DIR / "requirements.txt").read_text().count("pulumi-policy") == 1
 
 
 def run_policies(*args, **kwargs):
