@@ -215,6 +215,8 @@ class GpuPoolConfig(_Model):
 
 Dtype = Literal["auto", "bfloat16", "float16", "half", "float32"]
 KvCacheDtype = Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2"]
+# vLLM's CUDA block sizes (config/cache.py BlockSize); `python -m stacks size` takes the same set.
+BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)
 Quantization = Literal["fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "compressed-tensors", "bitsandbytes", "mxfp4", "modelopt", "fbgemm_fp8"]
 
 
@@ -252,8 +254,8 @@ class EngineConfig(_Model):
     @field_validator("block_size")
     @classmethod
     def _block(cls, v: int) -> int:
-        if v not in (1, 8, 16, 32, 64, 128, 256):
-            raise ValueError("must be one of 1, 8, 16, 32, 64, 128, 256")
+        if v not in BLOCK_SIZES:
+            raise ValueError(f"must be one of {', '.join(map(str, BLOCK_SIZES))}")
         return v
 
     @field_validator("extra_args")

@@ -1,51 +1,80 @@
 """`python -m stacks size`: the capacity plan of one model on one GPU type.
 
-Exits 0 with ``fits`` true or false once the plan is computed (a model that does not fit is an
-answer, not an error), and 2 for invalid flags, naming the flag and the rule.
+Exit codes (DESIGN.md command-line contract), so that scripts gate on it as they gate on `plan`:
+0 the model fits; 1 it does not (the output still says why); 2 invalid flags, naming the flag,
+the value and the rule. Every flag is bounded as the stack configuration bounds the same engine
+field (components/config.py EngineConfig), so `size` never accepts what a stack would refuse.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, get_args
 
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import EngineArgs, plan_memory
 from components.capacity.models import UnknownModel, find_model, load_model_config
+from components.config import BLOCK_SIZES, Dtype, EngineConfig, KvCacheDtype, Quantization
 from components.errors import ConfigError, Problem
 from stacks.report import memory_breakdown
 
-# vLLM 0.33's choices (config/cache.py CacheDType, config/model.py dtype).
-_KV_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")
-_DTYPES = ("auto", "bfloat16", "float16", "half", "float", "float32")
+EXIT_FITS, EXIT_DOES_NOT_FIT, EXIT_INVALID = 0, 1, 2
+
+_EPILOG = """exit codes:
+  0  the model fits
+  1  it does not fit (the output still says why: the reason line, or "fits": false in --json)
+  2  invalid flags (the message names the flag, the value and the rule)
+
+Flags take the bounds the stack configuration puts on the same engine fields, so what `size`
+accepts a stack accepts too."""
+
+
+def _bounds(field: str) -> tuple[int, int]:
+    """(lowest, highest) of an integer EngineConfig field: the stack's own bounds, read, not copied."""
+    lo, hi = 1, 1 << 40
+    for meta in EngineConfig.model_fields[field].metadata:
+        if getattr(meta, "ge", None) is not None:
+            lo = meta.ge
+        if getattr(meta, "gt", None) is not None:
+            lo = meta.gt + 1
+        if getattr(meta, "le", None) is not None:
+            hi = meta.le
+    return lo, hi
 
 
 def add_size_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of `size` (DESIGN.md command-line contract)."""
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.epilog = _EPILOG
     p.add_argument("--model", help="catalogue id or Hugging Face id of a catalogue model")
     p.add_argument("--model-config", help="path of a Hugging Face config.json (for models outside the catalogue)")
     p.add_argument("--weights-gib", type=_number("--weights-gib"), help="whole checkpoint size in GiB (with --model-config)")
     p.add_argument("--gpu", help="GPU type: H100, H200, B200, A100-40GB, A100-80GB, L40S, L4, A10G, ...")
     p.add_argument("--gpu-memory-gib", type=_number("--gpu-memory-gib"), help="total memory the device reports, GiB")
-    p.add_argument("--tensor-parallel-size", type=_integer("--tensor-parallel-size"), default=1)
-    p.add_argument("--pipeline-parallel-size", type=_integer("--pipeline-parallel-size"), default=1)
+    p.add_argument("--tensor-parallel-size", type=_integer("--tensor-parallel-size", "tensor_parallel_size"), default=1, help="default 1")
+    p.add_argument("--pipeline-parallel-size", type=_integer("--pipeline-parallel-size", "pipeline_parallel_size"), default=1, help="default 1")
     p.add_argument("--gpu-memory-utilization", type=_fraction("--gpu-memory-utilization"), default=None,
                    help="fraction of total GPU memory (default: the release's, 0.92 from vLLM 0.20, 0.90 before)")
-    p.add_argument("--max-model-len", type=_integer("--max-model-len"), help="default: the model's max_position_embeddings")
-    p.add_argument("--max-num-seqs", type=_integer("--max-num-seqs"), help="default: vLLM's hardware default")
-    p.add_argument("--max-num-batched-tokens", type=_integer("--max-num-batched-tokens"), help="default: vLLM's hardware default")
-    p.add_argument("--block-size", type=_integer("--block-size"), default=16)
-    p.add_argument("--dtype", choices=_DTYPES, default="auto")
-    p.add_argument("--kv-cache-dtype", choices=_KV_DTYPES, default="auto")
-    p.add_argument("--quantization", type=_method, default=None,
-                   help="vLLM quantization method (fp8, awq_marlin, gptq_marlin, mxfp4, ...); a pre-quantized checkpoint is sized by its own bytes")
+    p.add_argument("--max-model-len", type=_integer("--max-model-len", "max_model_len"), help="default: the model's max_position_embeddings")
+    p.add_argument("--max-num-seqs", type=_integer("--max-num-seqs", "max_num_seqs"), help="default: vLLM's hardware default")
+    p.add_argument("--max-num-batched-tokens", type=_integer("--max-num-batched-tokens", "max_num_batched_tokens"),
+                   help="default: vLLM's hardware default")
+    p.add_argument("--block-size", type=_choice("--block-size", BLOCK_SIZES), default=16,
+                   help=f"tokens per KV block, one of {', '.join(map(str, BLOCK_SIZES))} (default 16)")
+    p.add_argument("--dtype", type=_choice("--dtype", get_args(Dtype)), default="auto", help=f"one of {', '.join(get_args(Dtype))} (default auto)")
+    p.add_argument("--kv-cache-dtype", type=_choice("--kv-cache-dtype", get_args(KvCacheDtype)), default="auto",
+                   help=f"one of {', '.join(get_args(KvCacheDtype))} (default auto)")
+    p.add_argument("--quantization", type=_choice("--quantization", get_args(Quantization)), default=None,
+                   help=f"one of {', '.join(get_args(Quantization))}; a pre-quantized checkpoint is sized by its own bytes")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs (nothing reserved for them)")
     p.add_argument("--vllm-version", type=_version, default=None,
-                   help="vLLM release whose accounting to follow, e.g. 0.33.0 (default: unknown, the most conservative)")
+                   help="vLLM release whose accounting to follow, 0.8.0 to 0.33.x, e.g. 0.33.0 "
+                        "(default: unknown, the most conservative accounting)")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
 
 
@@ -53,40 +82,62 @@ def _typed(flag: str, convert: Callable[[str], Any], check: Callable[[Any], bool
     def parse(text: str) -> Any:
         try:
             value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} = {text!r}: {rule}") from None
+        except (ValueError, OverflowError):
+            raise argparse.ArgumentTypeError(f"{flag} = {text[:40]!r}: {rule}") from None
         if not check(value):
-            raise argparse.ArgumentTypeError(f"{flag} = {text!r}: {rule}")
+            raise argparse.ArgumentTypeError(f"{flag} = {text[:40]!r}: {rule}")
         return value
 
     return parse
 
 
-def _integer(flag: str):
-    return _typed(flag, int, lambda v: v > 0, "must be a whole number > 0")
+def _whole(text: str) -> int:
+    # Digits only and at most 12 of them: "1_0", " 8" and 400-digit numbers are refused before int()
+    # (which would take the first two and spend time on the last).
+    if not re.fullmatch(r"[0-9]{1,12}", text):
+        raise ValueError(text)
+    return int(text)
+
+
+def _integer(flag: str, field: str):
+    lo, hi = _bounds(field)
+    return _typed(flag, _whole, lambda v: lo <= v <= hi, f"must be a whole number from {lo} to {hi:,}")
+
+
+def _choice(flag: str, choices):
+    def convert(text: str):
+        for c in choices:
+            if str(c) == text:
+                return c
+        raise ValueError(text)
+
+    return _typed(flag, convert, lambda v: True, f"must be one of {', '.join(map(str, choices))}")
+
+
+def _finite(text: str) -> float:
+    if not re.fullmatch(r"[0-9]{1,7}(\.[0-9]{1,6})?|\.[0-9]{1,6}", text):
+        raise ValueError(text)
+    return float(text)
 
 
 def _number(flag: str):
-    return _typed(flag, float, lambda v: 0 < v < 1e6, "must be a number > 0")
+    return _typed(flag, _finite, lambda v: 0 < v < 1e6, "must be a number > 0 and below 1,000,000")
 
 
 def _fraction(flag: str):
-    return _typed(flag, float, lambda v: 0 < v <= 1, "must be a fraction in (0, 1]")
-
-
-def _method(text: str) -> str:
-    import re
-
-    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", text):
-        raise argparse.ArgumentTypeError(f"--quantization = {text!r}: must be a vLLM quantization method name such as fp8")
-    return text
+    return _typed(flag, _finite, lambda v: 0 < v <= 1, "must be a fraction in (0, 1]")
 
 
 def _version(text: str) -> str:
-    from components.capacity.memory import accounting_for
+    from components.capacity.memory import KNOWN_RELEASES, accounting_for, parse_release
 
+    if parse_release(text) is None:
+        raise argparse.ArgumentTypeError(f"--vllm-version = {text[:40]!r}: must be a release number such as 0.33.0")
     if accounting_for(text) is None:
-        raise argparse.ArgumentTypeError(f"--vllm-version = {text!r}: must be a release number such as 0.33.0")
+        raise argparse.ArgumentTypeError(
+            f"--vllm-version = {text[:40]!r}: outside the releases the memory model was calibrated on ({KNOWN_RELEASES}); "
+            f"omit it to size with the most conservative accounting"
+        )
     return text
 
 
@@ -111,7 +162,7 @@ def _load_model(args: argparse.Namespace):
 
 
 def run_size(args: argparse.Namespace) -> int:
-    """Compute and print the plan; 0 once computed, ConfigError for bad input."""
+    """Compute and print the plan; 0 when the model fits, 1 when it does not, ConfigError for bad input."""
     model = _load_model(args)
     if not args.gpu and args.gpu_memory_gib is None:
         raise ConfigError([Problem("--gpu", "is required (or --gpu-memory-gib)", has_value=False)])
@@ -139,7 +190,7 @@ def run_size(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(figures, indent=2, sort_keys=True) + "\n")
     else:
         sys.stdout.write(render_size(figures))
-    return 0
+    return EXIT_FITS if plan.fits else EXIT_DOES_NOT_FIT
 
 
 def render_size(m: dict) -> str:

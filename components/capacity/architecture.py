@@ -187,6 +187,11 @@ def _max_len_limit(cfg: Mapping[str, Any], max_pos: int) -> int:
 def _layer_groups(cfg: Mapping[str, Any], layers: int) -> tuple[LayerGroup, ...]:
     """Split the layers into full-attention and sliding-window groups, as vLLM's hybrid allocator does."""
     window = _int(cfg, "sliding_window", default=0, required=False) or None
+    if window and window >= _int(cfg, "max_position_embeddings", "max_seq_len", "n_positions", default=4096, required=False):
+        # A window as long as the model's positions never slides: phi-4 ships sliding_window 16384
+        # = max_position_embeddings, and vLLM sizes it as full attention (llm-d-planner 0.19 log
+        # row pl32: 29.49x at 8,192 tokens = 241,568 tokens / 8,192).
+        window = None
     types = cfg.get("layer_types")
     if isinstance(types, list) and len(types) == layers and window:
         sliding = sum(1 for t in types if "sliding" in str(t) or "local" in str(t))

@@ -113,13 +113,27 @@ class EngineArgs:
     vllm_version: Optional[str] = None
 
 
-def accounting_for(version: Optional[str]) -> Optional[Accounting]:
-    """The accounting of a vLLM release ("0.33.0", "v0.10.1.1"); None when it cannot be read."""
-    match = re.match(r"^v?(\d+)\.(\d+)", version or "")
+# The releases the accountings were read from and calibrated on: V1 (the default engine from 0.8)
+# up to the newest release the stacks deploy. Outside them the plan does not guess an accounting.
+OLDEST_RELEASE, NEWEST_RELEASE = (0, 8), (0, 33)
+KNOWN_RELEASES = f"{OLDEST_RELEASE[0]}.{OLDEST_RELEASE[1]} to {NEWEST_RELEASE[0]}.{NEWEST_RELEASE[1]}.x"
+
+
+def parse_release(version: Optional[str]) -> Optional[tuple[int, int]]:
+    """(major, minor) of a vLLM release string ("0.33.0", "v0.10.1.1", "0.29.1rc1.dev17+g..."); None when unreadable."""
+    match = re.fullmatch(r"v?(\d{1,4})\.(\d{1,4})(\.\d{1,6}){0,2}([.+-]?[0-9A-Za-z][0-9A-Za-z.+-]{0,60})?", version or "")
     if not match:
         return None
-    major, minor = int(match.group(1)), int(match.group(2))
-    if major >= 1 or minor >= 20:
+    return int(match.group(1)), int(match.group(2))
+
+
+def accounting_for(version: Optional[str]) -> Optional[Accounting]:
+    """The accounting of a vLLM release ("0.33.0", "v0.10.1.1"); None when unreadable or outside 0.8-0.33."""
+    release = parse_release(version)
+    if release is None or not OLDEST_RELEASE <= release <= NEWEST_RELEASE:
+        return None
+    minor = release[1]
+    if minor >= 20:
         return RESERVED_GRAPHS
     return FAST_SAMPLER if minor >= 17 else SORT_SAMPLER
 
@@ -274,7 +288,11 @@ def plan_memory(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: Eng
         return _plan(arch, checkpoint_bytes, gpu, args, acc)
     plans = [_plan(arch, checkpoint_bytes, gpu, args, a) for a in ACCOUNTINGS]
     worst = min(plans, key=lambda p: (p.kv_cache_gib, p.kv_cache_tokens))
-    note = f"vLLM release unknown: sized with the {worst.accounting} accounting, the most conservative"
+    if args.vllm_version and parse_release(args.vllm_version) is not None:
+        note = (f"vLLM release {args.vllm_version} is outside the calibrated releases ({KNOWN_RELEASES}): "
+                f"sized with the {worst.accounting} accounting, the most conservative")
+    else:
+        note = f"vLLM release unknown: sized with the {worst.accounting} accounting, the most conservative"
     return replace(worst, notes=(note, *worst.notes))
 
 
@@ -294,20 +312,9 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     graphs = cuda_graph_bytes(arch, args, acc)
     kv = budget - weights - activation - non_torch - graphs
 
-    per_layer = kv_bytes_per_token_per_layer(arch, args)
-    groups = _rank_groups(arch, pp)
-    # vLLM's hybrid allocator (kv_cache_utils._get_kv_cache_config_uniform_page_size) cuts every
-    # attention type into groups of the smallest type's layer count; one block id then holds a
-    # page in each of group_size tensors, and a request takes blocks in every group it touches.
-    group_size = min(g.layers for g in groups)
-    tensors_per_group = [math.ceil(g.layers / group_size) for g in groups]
-    num_groups = sum(tensors_per_group)
-    block_bytes = args.block_size * per_layer * group_size
-    num_blocks = int(kv // block_bytes) if kv > 0 else 0
-    kv_tokens = (num_blocks // num_groups) * args.block_size
-    blocks_per_request = sum(n * _blocks_needed(g, max_model_len, tokens, args.block_size) for g, n in zip(groups, tensors_per_group, strict=True))
-    max_concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
-    bytes_per_token = sum(g.layers for g in groups) * per_layer
+    layout = kv_layout(arch, args, kv, max_model_len, tokens)
+    block_bytes, num_blocks, kv_tokens, max_concurrency = layout.block_bytes, layout.num_blocks, layout.tokens, layout.max_concurrency
+    bytes_per_token = layout.bytes_per_token
 
     refusal = _startup_refusal(arch, args, max_model_len, seqs, tokens)
     if refusal:
@@ -354,6 +361,45 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
         gpu_memory_utilization=utilization,
         accounting=acc.releases,
         notes=tuple(notes),
+    )
+
+
+@dataclass(frozen=True)
+class KvLayout:
+    """How a per-GPU KV budget is cut into blocks, and what that holds."""
+
+    bytes_per_token: int
+    block_bytes: int
+    num_blocks: int
+    tokens: int
+    max_concurrency: float
+    # Block ids per token position: one per attention-type group of the hybrid allocator.
+    groups: int = 1
+
+
+def kv_layout(arch: Architecture, args: EngineArgs, kv_bytes: float, max_model_len: int, batched_tokens: int) -> KvLayout:
+    """Blocks, tokens and concurrency at ``max_model_len`` that ``kv_bytes`` per GPU hold.
+
+    vLLM's hybrid allocator (kv_cache_utils._get_kv_cache_config_uniform_page_size) cuts every
+    attention type into groups of the smallest type's layer count; one block id then holds a
+    page in each of group_size tensors, and a request takes blocks in every group it touches.
+    """
+    per_layer = kv_bytes_per_token_per_layer(arch, args)
+    groups = _rank_groups(arch, args.pipeline_parallel_size)
+    group_size = min(g.layers for g in groups)
+    tensors_per_group = [math.ceil(g.layers / group_size) for g in groups]
+    num_groups = sum(tensors_per_group)
+    block_bytes = args.block_size * per_layer * group_size
+    num_blocks = int(kv_bytes // block_bytes) if kv_bytes > 0 else 0
+    tokens = (num_blocks // num_groups) * args.block_size
+    per_request = sum(n * _blocks_needed(g, max_model_len, batched_tokens, args.block_size) for g, n in zip(groups, tensors_per_group, strict=True))
+    return KvLayout(
+        bytes_per_token=int(sum(g.layers for g in groups) * per_layer),
+        block_bytes=int(block_bytes),
+        num_blocks=num_blocks,
+        tokens=tokens,
+        max_concurrency=num_blocks / per_request if per_request else 0.0,
+        groups=num_groups,
     )
 
 

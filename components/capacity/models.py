@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -40,24 +39,33 @@ class CatalogModel:
         return replace(self, checkpoint_bytes=weights_gib * GIB)
 
 
-_INDEX: dict[str, str] = {}
+# lower-cased name -> (catalogue key, the Hugging Face id that name stands for). An alias keeps its
+# own id (meta-llama/Llama-3.3-70B-Instruct is sized with the 3.1 entry's figures but is reported
+# as 3.3); a catalogue key stands for the entry's own hf_id.
+_INDEX: dict[str, tuple[str, str]] = {}
 for _key, _entry in MODELS.items():
-    for _name in (_key, _entry["hf_id"], *_entry.get("aliases", ())):
-        _INDEX.setdefault(_name.lower(), _key)
+    _INDEX.setdefault(_key.lower(), (_key, _entry["hf_id"]))
+    for _name in (_entry["hf_id"], *_entry.get("aliases", ())):
+        _INDEX.setdefault(_name.lower(), (_key, _name))
 
 
 def find_model(model_id: str) -> CatalogModel:
-    """The catalogue entry for a catalogue id or any of its Hugging Face ids (case-insensitive)."""
-    key = _INDEX.get(model_id.lower())
-    if key is None:
+    """The catalogue entry for a catalogue id or any of its Hugging Face ids (case-insensitive).
+
+    ``hf_id`` of the result is the model that was asked for, spelled as its Hugging Face id: an
+    alias answers with the alias, not with the entry it shares figures with.
+    """
+    found = _INDEX.get(model_id.lower())
+    if found is None:
         raise UnknownModel(
             f"model {model_id!r} is not in the catalogue; give its config.json and checkpoint size instead "
             f"(catalogue: {', '.join(sorted(MODELS))})"
         )
+    key, hf_id = found
     entry = MODELS[key]
     return CatalogModel(
         id=key,
-        hf_id=entry["hf_id"],
+        hf_id=hf_id,
         arch=parse_config(entry["config"]),
         checkpoint_bytes=float(entry["checkpoint_bytes"]),
         source=entry["source"],
@@ -71,12 +79,12 @@ def model_from_config(config: Mapping[str, Any], weights_gib: float, name: str =
 
 def load_model_config(path: Path, weights_gib: float, name: str) -> CatalogModel:
     """A model from a config.json file; every way the file can be wrong is an ArchitectureError."""
+    from components.loading import JSON_FILE, LoadError, load_json
+
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ArchitectureError(f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ArchitectureError("is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise ArchitectureError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+        raw = load_json(path, JSON_FILE)
+    except LoadError as exc:
+        # The caller names the file; the problem (and its line) is the rest of the message.
+        where = f"line {exc.line}: " if exc.line else ""
+        raise ArchitectureError(f"{where}{exc.problem}") from None
     return model_from_config(raw, weights_gib, name=name)

@@ -48,29 +48,73 @@ def test_model_config_and_weights_for_a_model_outside_the_catalogue(tmp_path):
     assert out["gpu_memory_gib"] == 79.18
 
 
-def test_a_model_that_does_not_fit_is_an_answer_not_an_error():
+def test_a_model_that_does_not_fit_exits_1_and_still_says_why():
+    # DESIGN.md: 0 fits, 1 does not, 2 bad flags -- scripts gate on `size` as they gate on `plan`.
     proc = size("--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "L40S", "--json")
-    assert proc.returncode == 0
+    assert proc.returncode == 1, proc.stderr
     out = json.loads(proc.stdout)
     assert out["fits"] is False
     assert out["reason"].startswith("weights need ")
+    text = size("--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "L40S")
+    assert text.returncode == 1 and "DOES NOT FIT: weights need " in text.stdout
+
+
+def test_a_context_beyond_the_kv_cache_exits_1():
+    proc = size("--model", "llama-3.1-8b", "--gpu", "A10G", "--max-model-len", "131072", "--vllm-version", "0.33.0", "--json")
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["reason"].startswith("maxModelLen 131,072 exceeds the KV cache (")
+
+
+def test_help_documents_the_exit_codes():
+    proc = size("--help")
+    assert proc.returncode == 0
+    for line in ("0  the model fits", "1  it does not fit", "2  invalid flags"):
+        assert line in proc.stdout
+
+
+def test_an_alias_prints_the_model_that_was_asked_for():
+    # Llama-3.3-70B-Instruct shares the 3.1 entry's figures; it is still reported as 3.3.
+    proc = size("--model", "meta-llama/llama-3.3-70b-instruct", "--gpu", "H100", "--tensor-parallel-size", "4", "--max-model-len", "8192", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["model"] == "meta-llama/Llama-3.3-70B-Instruct"
+    assert size("--model", "llama-3.1-8b", "--gpu", "H100", "--max-model-len", "8192").stdout.startswith("meta-llama/Llama-3.1-8B-Instruct on 1x H100")
+
+
+def test_a_known_release_is_taken_and_its_accounting_named():
+    proc = size("--model", "llama-3.1-8b", "--gpu", "H100", "--max-model-len", "8192", "--vllm-version", "0.29.1rc1.dev17+gd2d649e67", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["accounting"] == "0.20-0.33" and out["notes"] == []
 
 
 @pytest.mark.parametrize(
     "args,expected",
     [
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "0"], "--tensor-parallel-size = '0': must be a whole number > 0"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "0"], "--tensor-parallel-size = '0': must be a whole number from 1 to 64"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "1000"], "--tensor-parallel-size = '1000': must be a whole number from 1 to 64"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--pipeline-parallel-size", "65"], "--pipeline-parallel-size = '65': must be a whole number from 1 to 64"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "1_0"], "--tensor-parallel-size = '1_0': must be a whole number from 1 to 64"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--max-model-len", "9" * 400], "--max-model-len = '" + "9" * 40 + "': must be a whole number from 1 to 10,485,760"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--max-num-seqs", "65537"], "--max-num-seqs = '65537': must be a whole number from 1 to 65,536"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--max-num-batched-tokens", "1048577"], "--max-num-batched-tokens = '1048577': must be a whole number from 1 to 1,048,576"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-utilization", "1.2"], "--gpu-memory-utilization = '1.2': must be a fraction in (0, 1]"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--kv-cache-dtype", "int3"], "argument --kv-cache-dtype: invalid choice: 'int3'"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-utilization", "nan"], "--gpu-memory-utilization = 'nan': must be a fraction in (0, 1]"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--kv-cache-dtype", "int3"], "--kv-cache-dtype = 'int3': must be one of auto, fp8, fp8_e4m3, fp8_e5m2"),
         (["--model", "llama-3.1-8b", "--gpu", "TPU"], "--gpu = 'TPU': unknown GPU 'TPU'; known: A100-40GB, A100-80GB,"),
         (["--model", "acme/unknown", "--gpu", "H100"], "--model = 'acme/unknown': model 'acme/unknown' is not in the catalogue"),
         (["--model", "llama-3.1-8b"], "--gpu: is required (or --gpu-memory-gib)"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "latest"], "--vllm-version = 'latest': must be a release number such as 0.33.0"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--quantization", "FP 8"], "--quantization = 'FP 8': must be a vLLM quantization method name such as fp8"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--block-size", "0"], "--block-size = '0': must be a whole number > 0"),
-        (["--model", "llama-3.1-8b", "--gpu-memory-gib", "-4"], "--gpu-memory-gib = '-4': must be a number > 0"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--weights-gib", "0"], "--weights-gib = '0': must be a number > 0"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--dtype", "int4"], "argument --dtype: invalid choice: 'int4'"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "0.5.0"],
+         "--vllm-version = '0.5.0': outside the releases the memory model was calibrated on (0.8 to 0.33.x); omit it to size with the most conservative accounting"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "9.0.0"], "--vllm-version = '9.0.0': outside the releases the memory model was calibrated on"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "0.34.0"], "--vllm-version = '0.34.0': outside the releases the memory model was calibrated on"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--quantization", "FP 8"], "--quantization = 'FP 8': must be one of fp8, awq, awq_marlin, gptq, gptq_marlin, compressed-tensors,"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--block-size", "0"], "--block-size = '0': must be one of 1, 8, 16, 32, 64, 128, 256"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--block-size", "3"], "--block-size = '3': must be one of 1, 8, 16, 32, 64, 128, 256"),
+        (["--model", "llama-3.1-8b", "--gpu-memory-gib", "-4"], "--gpu-memory-gib = '-4': must be a number > 0 and below 1,000,000"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-gib", "1e400"], "--gpu-memory-gib = '1e400': must be a number > 0 and below 1,000,000"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--weights-gib", "0"], "--weights-gib = '0': must be a number > 0 and below 1,000,000"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--dtype", "int4"], "--dtype = 'int4': must be one of auto, bfloat16, float16, half, float32"),
         (["--model-config", "/nonexistent/config.json", "--weights-gib", "3", "--gpu", "H100"], "--model-config = '/nonexistent/config.json': cannot read: No such file or directory"),
         (["--model-config", "/dev/null", "--gpu", "H100"], "--weights-gib: is required with --model-config"),
     ],
