@@ -35,6 +35,7 @@ from policies.k8s_generic import (
     serving_topology_spread,
 )
 from policies.models import model_source_pinned
+from policies.ray import kuberay_gpu_hygiene
 from policies.vllm import (
     gpu_memory_utilization_bounds,
     gpu_memory_utilization_unset,
@@ -74,6 +75,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hpa_behavior.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
+    kuberay_gpu_hygiene.POLICY,
     image_tag_pinned.POLICY,
     gpu_image_pull_policy.POLICY,
     serving_readiness_probe.POLICY,

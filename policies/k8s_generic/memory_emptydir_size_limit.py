@@ -13,17 +13,19 @@ from policies.vllm.args import is_vllm_container
 from policies.vllm.tensor_parallel_requires_dshm import _needs_shm, _shm_volume_name
 
 
-def _multi_rank_shm(podspec: dict, image_entrypoint: bool) -> set:
-    """/dev/shm volumes of multi-rank vLLM containers: tensor-parallel-requires-dshm (S4) reports
-    their sizeLimit, mandatorily, so this advisory check leaves them to it."""
+def _multi_rank_shm(podspec: dict, ray: bool) -> set:
+    """/dev/shm volumes that tensor-parallel-requires-dshm (S4) reports, mandatorily: those of
+    multi-rank vLLM containers, and every /dev/shm a Ray pod mounts itself. This advisory check
+    leaves them to it."""
     return {_shm_volume_name(c) for c in containers(podspec)
-            if is_vllm_container(c) and _needs_shm(c, image_entrypoint) is not None}
+            if (ray and _shm_volume_name(c) is not None)
+            or (is_vllm_container(c) and _needs_shm(c, not ray) is not None)}
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for path, podspec in pod_specs(resource):
-        covered = _multi_rank_shm(podspec, not is_ray(resource.type))
+        covered = _multi_rank_shm(podspec, is_ray(resource.type))
         for volume in as_list(podspec.get("volumes")):
             empty_dir = as_dict(as_dict(volume).get("emptyDir"))
             if volume.get("name") in covered:

@@ -4,8 +4,14 @@ NCCL and vLLM's multiprocess workers exchange data through /dev/shm; the contain
 gives 64Mi, and NCCL then fails with "Error while creating shared memory segment
 /dev/shm/nccl-..." (vllm-project/vllm#1710). The fix is an emptyDir with medium Memory and a
 sizeLimit, mounted at /dev/shm. `hostIPC: true` is the common wrong fix: it shares the node's
-IPC namespace (no-host-namespaces reports it). Memory-backed emptyDir pages count against the container's
+IPC namespace (no-host-namespaces reports it, for every pod). Memory-backed emptyDir pages count against the container's
 memory limit, so the sizeLimit must fit inside it.
+
+KubeRay pods (`ray.io` RayCluster, RayService, RayJob) differ: when the Ray container mounts
+nothing at /dev/shm, the operator mounts a memory emptyDir there sized to the container's memory
+limit (KubeRay v1.7.0 ray-operator/controllers/ray/common/pod.go, addEmptyDir /
+makeEmptyDirVolume), so no mount is fine. A /dev/shm a Ray pod mounts itself must be bounded
+the same way as anywhere else, whatever the pod runs (Ray's object store lives there too).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from policies.kube import (
     gpu_count,
     is_ray,
     pod_specs,
+    requests_gpu,
     resource_value,
     split_type,
 )
@@ -81,9 +88,20 @@ def _check_container(podspec: dict, label: str, container: dict, why: str) -> li
     return []
 
 
+def _check_ray(resource: Resource) -> list[str]:
+    """Every Ray pod: its own /dev/shm mounts are checked; none mounted is KubeRay's injected one."""
+    messages = []
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec):
+            if _shm_volume_name(container) is not None:
+                messages.extend(_check_container(podspec, container_label(path, container), container, ""))
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    # Under KubeRay the container command becomes `ray start`, not the image's entrypoint.
-    image_entrypoint = not is_ray(resource.type)
+    if is_ray(resource.type):
+        return _check_ray(resource)
+    image_entrypoint = True
     messages = []
     for path, podspec in pod_specs(resource):
         needy = []
@@ -109,7 +127,8 @@ POLICY = Policy(
     remediation_steps=(
         "Add a volume `{name: dshm, emptyDir: {medium: Memory, sizeLimit: <size>}}` to the pod spec and "
         "mount it at /dev/shm in the vLLM container; keep sizeLimit below the container's memory limit "
-        "(it counts against it) and remove hostIPC: true."),
+        "(it counts against it) and remove hostIPC: true. On KubeRay pods either mount nothing at /dev/shm "
+        "(the operator mounts one sized to the memory limit) or give your own a sizeLimit."),
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
@@ -117,5 +136,7 @@ POLICY = Policy(
         "NCCL and vLLM's worker processes exchange tensors through /dev/shm; container runtimes give 64 MiB and NCCL "
         "fails with \"Error while creating shared memory segment\" (https://github.com/vllm-project/vllm/issues/1710). "
         "Memory-backed emptyDir pages count against the container's memory limit "
-        "(https://kubernetes.io/docs/concepts/storage/volumes/#emptydir), so the size must fit inside it."),
+        "(https://kubernetes.io/docs/concepts/storage/volumes/#emptydir), so the size must fit inside it. KubeRay "
+        "mounts a memory /dev/shm sized to the memory limit when the Ray container mounts none "
+        "(https://github.com/ray-project/kuberay, ray-operator/controllers/ray/common/pod.go)."),
 )

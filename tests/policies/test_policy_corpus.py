@@ -43,9 +43,8 @@ EXPECTED = {
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "serving-priority-class"),
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "serving-readiness-probe"),
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "tensor-parallel-requires-dshm"),
-    # ai-on-eks DeepSeek RayService: :latest images, TRUST_REMOTE_CODE and MODEL_ID unpinned in runtime_env, unbounded shm.
+    # ai-on-eks DeepSeek RayService: :latest images, TRUST_REMOTE_CODE and MODEL_ID unpinned in runtime_env (its unbounded shm: S4 below).
     ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "image-tag-pinned"),
-    ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "memory-emptydir-size-limit"),
     ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "model-source-pinned"),
     # ai-on-eks Mistral RayService: MODEL_ID with no revision.
     ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "model-source-pinned"),
@@ -133,12 +132,11 @@ EXPECTED = {
     ("samples__deepseek-r1__deepseek-r1-huggingface.yaml", "tensor-parallel-requires-dshm"),
     ("samples__deepseek-r1__deepseek-r1-huggingface.yaml", "vllm-gpu-memory-utilization-explicit"),
     ("samples__deepseek-r1__deepseek-r1-huggingface.yaml", "vllm-max-model-len-explicit"),
-    # AIBrix fleet: TP=2 head without /dev/shm, no startupProbe, no memory limit, unpinned model.
+    # AIBrix fleet: no startupProbe, no memory limit, unpinned model (KubeRay mounts /dev/shm for the TP=2 head).
     ("samples__distributed__fleet.yaml", "llm-startup-probe-budget"),
     ("samples__distributed__fleet.yaml", "model-source-pinned"),
     ("samples__distributed__fleet.yaml", "serving-memory-limit"),
     ("samples__distributed__fleet.yaml", "serving-resource-requests"),
-    ("samples__distributed__fleet.yaml", "tensor-parallel-requires-dshm"),
     ("samples__distributed__fleet.yaml", "vllm-gpu-memory-utilization-explicit"),
     ("samples__distributed__fleet.yaml", "vllm-max-model-len-explicit"),
     # AIBrix L20: writable hostPath model dir, --trust-remote-code on a Llama-architecture model, no memory limit.
@@ -163,6 +161,21 @@ EXPECTED = {
     ("samples__kvcache__vineyard__deployment-tp.yaml", "serving-memory-limit"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "serving-priority-class"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "serving-resource-requests"),
+    # KubeRay (S18): heads without num-gpus "0" (ai-on-eks x2, data-on-eks, KubeRay's high-throughput
+    # sample); in-tree autoscaling without idleTimeoutSeconds (both ai-on-eks RayServices); a worker group
+    # without maxReplicas (high-throughput sample: replicas 4, CRD default max 2147483647); GPU workers
+    # without the nvidia.com/gpu toleration (both KubeRay samples target GKE, whose admission adds it; the
+    # data-on-eks one pairs with an untainted NodePool in the corpus, so it schedules there, but not on a
+    # tainted GPU pool such as this project's).
+    ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "kuberay-gpu-hygiene"),
+    ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "kuberay-gpu-hygiene"),
+    ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "kuberay-gpu-hygiene"),
+    ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "kuberay-gpu-hygiene"),
+    ("ray-operator__config__samples__ray-service.llm-serve.yaml", "kuberay-gpu-hygiene"),
+    # ai-on-eks DeepSeek RayService: the GPU worker mounts its own memory /dev/shm without a sizeLimit
+    # (KubeRay's injected one would have been sized to the memory limit).
+    ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "tensor-parallel-requires-dshm"),
+    # AIBrix's TP=4 sample asks for one GPU and mounts no /dev/shm.
     ("samples__kvcache__vineyard__deployment-tp.yaml", "tensor-parallel-requires-dshm"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "vllm-gpu-memory-utilization-explicit"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "vllm-tp-matches-gpu-limit"),
