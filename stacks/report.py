@@ -102,6 +102,8 @@ def _scaling_section(m: Mapping[str, Any]) -> list[str]:
     """One model's scaling: backend and signal, target, replica bounds, time to scale out."""
     a = m.get("autoscaling")
     if not a:
+        if "autoscaling" in m:  # None: a multi-node model, one fixed-size Ray cluster
+            return ["  scaling: none; one multi-node Ray cluster of fixed size (autoscaling multi-node replicas is out of scope)"]
         return []
     what = f"HPA on {a['metric']}" if a["kind"] == "HorizontalPodAutoscaler" else "ScaledObject (Prometheus trigger)"
     return [
@@ -148,6 +150,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             f"{m['kv_cache_tokens']:,} | {m['max_concurrency']:.2f} | {'yes' if m['fits'] else 'no'} |"
         )
     out += _scaling_markdown(report["models"])
+    out += _layout_markdown(report["models"])
     return "\n".join(out) + "\n"
 
 
@@ -178,6 +181,23 @@ def check_markdown(report: Mapping[str, Any]) -> str:
            + (f"; skipped {', '.join(f'{k} ({n})' for k, n in skipped.items())}." if skipped else "."), ""]
     out += violations_markdown(report["violations"])
     return "\n".join(out) + "\n"
+
+
+def _layout_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per multi-node model: nodes x GPUs, and the layers and per-GPU KV budget of each pipeline stage."""
+    rows = [m for m in models if m.get("layout")]
+    if not rows:
+        return []
+    out = ["", "| multi-node model | nodes x GPUs | TP x PP | layers per stage | KV GiB per GPU by stage |", "|---|---|---|---|---|"]
+    for m in rows:
+        lay = m["layout"]
+        kv = ", ".join(f"{stage['kv_cache_gib']:.2f}" for stage in lay["stages"])
+        out.append(
+            f"| {m['name']} | {lay['nodes']} x {lay['gpus_per_node']} ({lay['instance_type']}) | "
+            f"{lay['tensor_parallel_size']} x {lay['pipeline_parallel_size']} | {', '.join(map(str, lay['layers_per_stage']))} | "
+            f"{kv} |"
+        )
+    return out
 
 
 def _scaling_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
