@@ -96,3 +96,16 @@ def test_an_old_image_gets_only_its_release_flags_end_to_end(tmp_path):
     (model,) = json.loads(proc.stdout)["models"]
     assert model["vllm_release"] == "0.12.0"
     assert all("0.33" not in d["reason"] for d in model["derived"])
+
+
+def test_the_report_shows_each_models_chain_as_a_table(prod):
+    from stacks.report import render_markdown, render_text
+
+    report, _ = prod
+    text, markdown = render_text(report), render_markdown(report)
+    for m in report["models"]:
+        assert f"**Timeout chain of `{m['name']}`** (vLLM 0.33.0)" in markdown
+        idle = m["timeouts"]["alb_idle_timeout_seconds"]
+        assert f"| ALB | idle_timeout.timeout_seconds | {idle}s |" in markdown
+    assert text.count("  timeout chain (vLLM 0.33.0):") == len(report["models"])
+    assert "VLLM_HTTP_TIMEOUT_KEEP_ALIVE" in text and "terminationGracePeriodSeconds" in text
