@@ -1,72 +1,54 @@
 """`python -m policies check PATH...`: the policy pack over plain Kubernetes manifests.
 
 For pull requests that change manifests rather than a Pulumi program (or that check what
-`python -m stacks plan` wrote), with no Pulumi CLI and no cluster. Each YAML document with an
-apiVersion and a kind becomes a resource of type ``kubernetes:<apiVersion>:<kind>`` exactly as the
-Pulumi engine would name it; every policy of the pack runs over them.
+`python -m stacks plan` wrote), with no Pulumi CLI and no cluster. Each object with an apiVersion
+and a kind becomes a resource of type ``kubernetes:<group/version>:<kind>`` exactly as the Pulumi
+engine would name it (``v1`` is ``core/v1``); every policy of the pack runs over them.
+
+Reading (files, folders, ``-`` for stdin, Lists, limits) is policies/manifests.py over the bounded
+loader of components/loading.py.
 
 Exit codes: 0 no mandatory violation, 1 mandatory violations, 2 unreadable input or invalid
-policy configuration (named, no traceback).
+policy configuration (named, no traceback), 3 an internal error (a bug).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from pathlib import Path
-from typing import Optional, Sequence
+from typing import BinaryIO, Optional, Sequence
 
-import yaml
-
+from components.loading import JSON_FILE, LoadError, load_json
 from policies.framework import PolicyConfigError, Resource, Violation, evaluate
-
-YAML_SUFFIXES = (".yaml", ".yml")
+from policies.manifests import ManifestReadError, ManifestSet, manifest_paths, read_manifests
 
 
 class InputError(ValueError):
     """A path or document that cannot be checked."""
 
 
-def manifest_files(paths: Sequence[str]) -> list[Path]:
-    """The YAML files named, and those under the folders named, in a stable order."""
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix in YAML_SUFFIXES and p.is_file()))
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise InputError(f"{raw}: no such file or folder")
-    return files
+def manifest_files(paths: Sequence[str]) -> list[str]:
+    """The files named, and those under the folders named, in a stable order (policies.manifests)."""
+    try:
+        return manifest_paths(paths)
+    except ManifestReadError as exc:
+        raise InputError(str(exc)) from None
 
 
-def load_resources(files: Sequence[Path]) -> list[Resource]:
-    """Every Kubernetes object in the files (lists flattened), named ``<file>#<n> <kind>/<name>``."""
-    resources = []
-    for path in files:
-        try:
-            docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}" if mark else ""
-            raise InputError(f"{path}: not valid YAML{where}") from None
-        objects = []
-        for doc in docs:
-            if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
-                objects.extend(doc["items"])
-            else:
-                objects.append(doc)
-        for index, obj in enumerate(objects):
-            if not isinstance(obj, dict) or not obj.get("apiVersion") or not obj.get("kind"):
-                continue
-            meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-            name = f"{path}#{index} {obj['kind']}/{meta.get('name', '?')}"
-            resources.append(Resource(type=f"kubernetes:{obj['apiVersion']}:{obj['kind']}", name=name, props=obj))
-    return resources
+def load_resources(files: Sequence[str], stdin: Optional[BinaryIO] = None) -> list[Resource]:
+    """Every Kubernetes object in the files (lists flattened), named ``<file>#<document> <kind>/<name>``."""
+    try:
+        manifests = read_manifests(files, stdin=stdin)
+    except ManifestReadError as exc:
+        raise InputError(str(exc)) from None
+    return resources_of(manifests)
+
+
+def resources_of(manifests: ManifestSet) -> list[Resource]:
+    """The objects read as the policy framework's resources, typed as the Pulumi engine types them."""
+    return [Resource(type=o.resource_type, name=f"{o.location} {o.kind}/{o.name}", props=o.obj) for o in manifests.objects]
 
 
 def render(violations: Sequence[Violation], fmt: str) -> str:
@@ -83,7 +65,7 @@ def render(violations: Sequence[Violation], fmt: str) -> str:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the check; returns the exit code."""
     parser = argparse.ArgumentParser(prog="python -m policies check", description=__doc__.splitlines()[0])
-    parser.add_argument("paths", nargs="+", help="YAML files or folders of manifests")
+    parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
     parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
@@ -91,16 +73,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         config = None
         if args.config:
             try:
-                config = json.loads(Path(args.config).read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise InputError(f"--config {args.config}: cannot be read as JSON ({exc.__class__.__name__})") from None
-        resources = load_resources(manifest_files(args.paths))
+                config = load_json(args.config, JSON_FILE)
+            except LoadError as exc:
+                where = f" at line {exc.line}" if exc.line else ""
+                raise InputError(f"--config {args.config}: cannot be read as JSON ({exc.problem}{where})") from None
+        resources = load_resources(args.paths)
         violations = evaluate(resources, config)
     except InputError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
         return 2
     except PolicyConfigError as exc:
         sys.stderr.write("error: invalid policy configuration:\n" + "".join(f"  {e}\n" for e in exc.errors))
         return 2
+    except Exception as exc:  # a bug, not bad input: never exit 1 (violations) with a traceback
+        if os.environ.get("LLM_SERVING_DEBUG"):
+            raise
+        sys.stderr.write(f"internal error: {type(exc).__name__} (set LLM_SERVING_DEBUG=1 for details)\n")
+        return 3
     sys.stdout.write(render(violations, args.format))
     return 1 if any(v.enforcement == "mandatory" for v in violations) else 0

@@ -13,21 +13,22 @@ import asyncio
 import contextvars
 import json
 import os
+import re
 import runpy
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Union
 
-import yaml
-
 from components.errors import ConfigError, Problem
+from components.loading import STACK_FILE, LoadError, load_yaml
+from components.secrets import SECURE_KEY, SHOWN_AS, is_secret
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PROGRAM = PROJECT_DIR / "__main__.py"
 PROJECT = "llm-serving"
 
-REDACTED = "[secret]"
+REDACTED = SHOWN_AS
 UNKNOWN = "[unknown]"
 # Markers of Pulumi's wire format (sdk/python/lib/pulumi/runtime/rpc.py).
 _SIG_KEY = "4dabf18193072939515e22adb298388d"
@@ -45,7 +46,7 @@ class StackFile:
 
     def secret_keys(self) -> list[str]:
         """Keys whose value is a Pulumi secret (``{secure: ...}``)."""
-        return sorted(k for k, v in self.config.items() if isinstance(v, Mapping) and set(v) == {"secure"})
+        return sorted(k for k, v in self.config.items() if is_secret(v))
 
 
 @dataclass(frozen=True)
@@ -73,25 +74,27 @@ class Recording:
     outputs: dict[str, Any] = field(default_factory=dict)
 
 
-class _DuplicateKey(ValueError):
-    """A mapping in the stack file repeats a key (the Pulumi CLI refuses such files too)."""
+# Pulumi's rule for stack names (pkg/tokens: "stack names may only contain alphanumerics,
+# hyphens, underscores, or periods", at most 100); a name of dots only ("." or "..") is refused
+# too, because the default output folder build/<stack> must stay a folder of its own under build/.
+_STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing duplicate keys instead of keeping the last one silently."""
-
-    def construct_mapping(self, node, deep=False):  # noqa: D102 (PyYAML hook)
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise _DuplicateKey(f"repeats the key {key!r} at line {key_node.start_mark.line + 1}")
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+def check_stack_name(name: str, given: str) -> str:
+    """``name`` if it is a valid Pulumi stack name; otherwise a ConfigError naming what was given."""
+    if not _STACK_NAME.fullmatch(name) or not name.strip("."):
+        raise ConfigError([Problem(
+            "STACK", "the stack name must be 1-100 letters, digits, '-', '_' or '.', not only dots "
+            "(a stack file is named Pulumi.<stack>.yaml)", given[:120])])
+    return name
 
 
 def load_stack_file(stack: str, stacks_dir: Path = PROJECT_DIR / "stacks") -> StackFile:
-    """Read ``stacks/Pulumi.<stack>.yaml`` or a path to a file in that format; errors name the file."""
+    """Read ``stacks/Pulumi.<stack>.yaml`` or a path to a file in that format; errors name the file.
+
+    The file goes through the bounded loader (components.loading: 1 MiB, depth 32, 50,000 nodes
+    with aliases expanded, one document, string keys, no repeated keys).
+    """
     candidate = Path(stack)
     if candidate.suffix in (".yaml", ".yml") or "/" in stack:
         path = candidate
@@ -99,21 +102,14 @@ def load_stack_file(stack: str, stacks_dir: Path = PROJECT_DIR / "stacks") -> St
     else:
         path = stacks_dir / f"Pulumi.{stack}.yaml"
         name = stack
+    check_stack_name(name, stack)
     if not path.is_file():
         known = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in stacks_dir.glob("Pulumi.*.yaml"))
         raise ConfigError([Problem("STACK", f"no stack file {path} (stacks: {', '.join(known)})", stack)])
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
-    except OSError as exc:
-        raise ConfigError([Problem(str(path), f"cannot be read: {exc.strerror}", has_value=False)]) from None
-    except UnicodeDecodeError:
-        raise ConfigError([Problem(str(path), "is not UTF-8 text", has_value=False)]) from None
-    except _DuplicateKey as exc:
-        raise ConfigError([Problem(str(path), str(exc), has_value=False)]) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ConfigError([Problem(str(path), f"is not valid YAML{where}: {getattr(exc, 'problem', exc)}", has_value=False)]) from None
+        doc = load_yaml(path, STACK_FILE)
+    except LoadError as exc:
+        raise ConfigError([Problem(exc.source, (f"line {exc.line}: " if exc.line else "") + exc.problem, has_value=False)]) from None
     if doc is None:
         doc = {}
     if not isinstance(doc, Mapping):
@@ -124,17 +120,17 @@ def load_stack_file(stack: str, stacks_dir: Path = PROJECT_DIR / "stacks") -> St
     config = doc.get("config") or {}
     if not isinstance(config, Mapping):
         raise ConfigError([Problem("config", "must be a mapping of namespaced keys", config)])
-    return StackFile(name=name, path=path, config={str(k): v for k, v in config.items()})
+    return StackFile(name=name, path=path, config=dict(config))
 
 
 def engine_config(stack: StackFile) -> tuple[dict[str, str], list[str]]:
     """The config map as the Pulumi engine hands it to a program: strings, objects as JSON."""
     values: dict[str, str] = {}
     for key, value in stack.config.items():
-        if isinstance(value, Mapping) and set(value) == {"secure"}:
+        if is_secret(value):
             # The CLI would decrypt this; offline the ciphertext stands in for the value and is
             # treated as the secret it is (it never reaches an output).
-            values[key] = str(value["secure"])
+            values[key] = value[SECURE_KEY]
         elif isinstance(value, str):
             values[key] = value
         else:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -80,12 +79,12 @@ def model_from_config(config: Mapping[str, Any], weights_gib: float, name: str =
 
 def load_model_config(path: Path, weights_gib: float, name: str) -> CatalogModel:
     """A model from a config.json file; every way the file can be wrong is an ArchitectureError."""
+    from components.loading import JSON_FILE, LoadError, load_json
+
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ArchitectureError(f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ArchitectureError("is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise ArchitectureError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+        raw = load_json(path, JSON_FILE)
+    except LoadError as exc:
+        # The caller names the file; the problem (and its line) is the rest of the message.
+        where = f"line {exc.line}: " if exc.line else ""
+        raise ArchitectureError(f"{where}{exc.problem}") from None
     return model_from_config(raw, weights_gib, name=name)

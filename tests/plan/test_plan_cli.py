@@ -134,7 +134,7 @@ def test_typo_key_exits_2_naming_it_and_writes_nothing(tmp_path):
 @pytest.mark.parametrize(
     "text,expected",
     [
-        ("config: [1, 2", "is not valid YAML at line 1"),
+        ("config: [1, 2", "line 1: is not valid YAML"),
         ("config: 5\n", "config = 5: must be a mapping of namespaced keys"),
         ("confg: {}\n", "confg: unknown top-level key of a stack file"),
     ],

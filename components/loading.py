@@ -1,0 +1,466 @@
+"""The one bounded loader for every YAML and JSON file the tools read.
+
+Stack files (``python -m stacks plan``), Kubernetes manifests (``python -m policies check``),
+a model's config.json and the policy pack config all come in through here, because in
+pull-request CI anyone can change them, forks included. Reading is bounded before anything
+else sees the data:
+
+================  ==========  ===========  ===========  ============
+limit             stack file  manifests    JSON         what it stops
+================  ==========  ===========  ===========  ============
+file size         1 MiB       16 MiB       4 MiB        a 50 MB file taking minutes and GBs
+nesting depth     32          100          64           RecursionError further down
+YAML nodes        50,000      1,000,000    200,000      alias expansion ("billion laughs")
+documents         1           10,000       1            endless ``---`` streams
+================  ==========  ===========  ===========  ============
+
+(``STACK_FILE``, ``MANIFESTS`` and ``JSON_FILE`` below; a manifest read also stops after
+256 MiB over all files.)
+
+* **Aliases count toward the node budget** with the size of what they expand to, and depth is
+  counted through them, so a 1 KB file whose anchors expand to 10^9 nodes is refused while it
+  is read, not after something has serialised or formatted it. An alias to a node that is
+  still open (a recursive structure) is refused.
+* **Keys are strings.** A key that YAML reads as a number, a boolean, null, a date, a list or a
+  mapping (``? [a]``) is refused; quote it. A repeated key is refused (the Pulumi CLI refuses
+  such stack files too; YAML would silently keep the last one). ``<<`` merge keys work.
+* **Tags:** only YAML's core scalar tags, ``!!seq`` and ``!!map``; ``!!binary``, ``!!set``,
+  ``!!python/...`` and custom tags are refused.
+* **JSON** must be strict JSON: NaN, Infinity and numbers that overflow to infinity are refused
+  with the field's path; duplicate keys are refused.
+* **The C loader** (libyaml, ``yaml.CSafeLoader``) parses when PyYAML was built with it; the pure
+  Python parser is the fallback. Either way the parser only produces events: this module
+  composes them into Python objects itself, iteratively, so no depth of input can raise a
+  RecursionError here, and the limits are checked during composition.
+
+Every failure is a :class:`LoadError` (a ValueError) whose message names the file, the line
+where known and the limit, e.g. ``stacks/Pulumi.x.yaml: line 3: nested deeper than 32 levels
+(the limit for a stack file)``. No part of a value longer than a few dozen characters is ever
+echoed, and credential-shaped text is redacted (components.secrets).
+
+Pure: no Pulumi import.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Iterator, Optional, Union
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from components.secrets import redact_tokens
+
+KIB, MIB = 1 << 10, 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on one file: bytes, nesting depth, YAML nodes (aliases expanded) and documents."""
+
+    what: str
+    max_bytes: int
+    max_depth: int
+    max_nodes: int
+    max_documents: int
+
+
+STACK_FILE = Limits("a stack file", max_bytes=1 * MIB, max_depth=32, max_nodes=50_000, max_documents=1)
+MANIFESTS = Limits("a manifest file", max_bytes=16 * MIB, max_depth=100, max_nodes=1_000_000, max_documents=10_000)
+JSON_FILE = Limits("a JSON file", max_bytes=4 * MIB, max_depth=64, max_nodes=200_000, max_documents=1)
+
+# True when PyYAML was built with libyaml (the C parser is about 8x faster on real manifests).
+C_LOADER = bool(getattr(yaml, "__with_libyaml__", False))
+
+
+def yaml_loader(pure: bool = False) -> type:
+    """The YAML loader class whose parser produces the events: libyaml's unless ``pure`` or absent."""
+    return yaml.SafeLoader if pure or not C_LOADER else yaml.CSafeLoader  # type: ignore[attr-defined]
+
+
+class LoadError(ValueError):
+    """A file that cannot be read within the limits; the message names the file and the rule."""
+
+    def __init__(self, source: str, problem: str, line: Optional[int] = None):
+        self.source = source
+        self.problem = problem
+        self.line = line
+        where = f"line {line}: " if line else ""
+        super().__init__(f"{source}: {where}{problem}")
+
+
+def _show(text: Any, limit: int = 40) -> str:
+    """A short, safe rendering of a piece of input for a message (tokens redacted, truncated)."""
+    if isinstance(text, str):
+        short = repr(redact_tokens(text[: limit * 4]))
+    else:
+        short = type(text).__name__
+    return short if len(short) <= limit else short[: limit - 3] + "..."
+
+
+def _size_text(n: int) -> str:
+    return f"{n // MIB} MiB" if n >= MIB and n % MIB == 0 else f"{n:,} bytes"
+
+
+def read_bounded(source: Union[str, Path, BinaryIO], limits: Limits, name: Optional[str] = None) -> str:
+    """The UTF-8 text of a file (a path, or an open binary stream such as stdin), at most ``limits.max_bytes``."""
+    label = name or str(source)
+    too_big = f"is larger than {_size_text(limits.max_bytes)} (the limit for {limits.what})"
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        try:
+            st = path.stat()
+        except OSError as exc:
+            raise LoadError(label, f"cannot read: {exc.strerror or exc.__class__.__name__}") from None
+        import stat
+
+        if not stat.S_ISREG(st.st_mode):
+            raise LoadError(label, "is not a regular file")
+        if st.st_size > limits.max_bytes:
+            raise LoadError(label, too_big)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(limits.max_bytes + 1)
+        except OSError as exc:
+            raise LoadError(label, f"cannot read: {exc.strerror or exc.__class__.__name__}") from None
+    else:
+        try:
+            data = source.read(limits.max_bytes + 1)
+        except OSError as exc:
+            raise LoadError(label, f"cannot read: {exc.strerror or exc.__class__.__name__}") from None
+    if len(data) > limits.max_bytes:
+        raise LoadError(label, too_big)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LoadError(label, f"is not UTF-8 text (byte {exc.start})") from None
+
+
+@dataclass
+class Document:
+    """One YAML document: its data, its index in the file (from 0) and the line it starts on (from 1).
+
+    ``lines`` maps ``id()`` of the mappings composed at depth <= ``track_lines`` to their line, so a
+    caller can point at an object inside a document (an item of a ``kind: List``).
+    """
+
+    data: Any
+    index: int
+    line: int
+    lines: dict[int, int] = field(default_factory=dict, repr=False)
+
+
+_STR = "tag:yaml.org,2002:str"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+_MERGE = "tag:yaml.org,2002:merge"
+_SCALAR_TAGS = {
+    f"tag:yaml.org,2002:{t}": f"a {t}" for t in ("null", "bool", "int", "float", "timestamp")
+}
+_SCALAR_TAGS["tag:yaml.org,2002:int"] = "an int"
+
+
+class _Frame:
+    """An open sequence or mapping while its events arrive."""
+
+    __slots__ = ("is_map", "value", "anchor", "start_nodes", "height", "key", "has_key", "merges", "line")
+
+    def __init__(self, is_map: bool, anchor: Optional[str], start_nodes: int, line: int):
+        self.is_map = is_map
+        self.value: Any = {} if is_map else []
+        self.anchor = anchor
+        self.start_nodes = start_nodes
+        self.height = 0
+        self.key: Any = None
+        self.has_key = False
+        self.merges: list[tuple[Any, int]] = []
+        self.line = line
+
+
+_MERGE_KEY = object()
+
+
+def load_yaml_documents(
+    source: Union[str, Path, BinaryIO],
+    limits: Limits = MANIFESTS,
+    *,
+    name: Optional[str] = None,
+    text: Optional[str] = None,
+    track_lines: int = 0,
+    pure: bool = False,
+) -> list[Document]:
+    """Every document of a YAML file (or of ``text``), composed within ``limits``.
+
+    ``source`` is a path or a binary stream; ``name`` is how messages call it (default: the path).
+    Raises :class:`LoadError`.
+    """
+    label = name or str(source)
+    if text is None:
+        text = read_bounded(source, limits, label)
+    elif len(text.encode("utf-8", "surrogatepass")) > limits.max_bytes:
+        raise LoadError(label, f"is larger than {_size_text(limits.max_bytes)} (the limit for {limits.what})")
+    loader = yaml_loader(pure)(text)
+    try:
+        return list(_compose(loader, label, limits, track_lines))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or exc.__class__.__name__
+        # libyaml puts an end-of-file problem on the line after the last one.
+        line = min(mark.line + 1, text.count("\n") + 1) if mark else None
+        raise LoadError(label, f"is not valid YAML: {_show(problem, 80)[1:-1]}", line) from None
+    finally:
+        loader.dispose()
+
+
+def load_yaml(
+    source: Union[str, Path, BinaryIO], limits: Limits = STACK_FILE, *, name: Optional[str] = None, text: Optional[str] = None
+) -> Any:
+    """The single document of a YAML file (None when empty); more documents than ``limits`` allows are refused."""
+    docs = load_yaml_documents(source, limits, name=name, text=text)
+    return docs[0].data if docs else None
+
+
+def _compose(loader: Any, label: str, limits: Limits, track_lines: int) -> Iterator[Document]:
+    """Events -> Python objects, iteratively, checking every limit as the events arrive."""
+    get_event = loader.get_event
+    resolve = loader.resolve
+    constructors = loader.yaml_constructors
+    max_depth, max_nodes = limits.max_depth, limits.max_nodes
+    stack: list[_Frame] = []
+    # anchor -> (value, expanded node count, height); open anchors belong to unfinished nodes.
+    anchors: dict[str, tuple[Any, int, int]] = {}
+    open_anchors: set[str] = set()
+    nodes = 0
+    documents = 0
+    root: Any = None
+    root_line = 0
+    doc_line = 1
+    lines: dict[int, int] = {}
+
+    def fail(problem: str, event: Any) -> LoadError:
+        return LoadError(label, problem, event.start_mark.line + 1)
+
+    while True:
+        event = get_event()
+        cls = type(event)
+        height = 0
+        if cls is ScalarEvent:
+            nodes += 1
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = resolve(ScalarNode, event.value, event.implicit)
+            if tag == _STR:
+                value: Any = event.value
+            else:
+                if tag == _MERGE:
+                    # "<<" is a merge key in key position and plain text anywhere else.
+                    value = _MERGE_KEY if stack and stack[-1].is_map and not stack[-1].has_key else event.value
+                elif tag not in _SCALAR_TAGS:
+                    raise fail(f"the tag {_show(tag)} is not supported (plain YAML only)", event)
+                else:
+                    try:
+                        value = constructors[tag](loader, ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style))
+                    except (ValueError, OverflowError, yaml.YAMLError):
+                        raise fail(f"{_show(event.value)} cannot be read as {_SCALAR_TAGS[tag]}", event) from None
+            if event.anchor:
+                anchors[event.anchor] = (value, 1, 0)
+            is_key_ok = isinstance(value, str) or value is _MERGE_KEY
+        elif cls is SequenceStartEvent or cls is MappingStartEvent:
+            if stack and stack[-1].is_map and not stack[-1].has_key:
+                raise fail("a mapping key is a list or a mapping; keys must be strings", event)
+            if len(stack) + 1 > max_depth:
+                raise fail(f"nested deeper than {max_depth} levels (the limit for {limits.what})", event)
+            is_map = cls is MappingStartEvent
+            tag = event.tag
+            if tag not in (None, "!", _MAP if is_map else _SEQ):
+                raise fail(f"the tag {_show(tag)} is not supported (plain YAML only)", event)
+            nodes += 1
+            if nodes > max_nodes:
+                raise fail(f"expands to more than {max_nodes:,} YAML nodes (the limit for {limits.what}; aliases count)", event)
+            line = event.start_mark.line + 1
+            if not stack:
+                root_line = line
+            frame = _Frame(is_map, event.anchor, nodes, line)
+            if is_map and len(stack) < track_lines:
+                lines[id(frame.value)] = line
+            if event.anchor:
+                open_anchors.add(event.anchor)
+            stack.append(frame)
+            continue
+        elif cls is SequenceEndEvent or cls is MappingEndEvent:
+            frame = stack.pop()
+            value = frame.value
+            if frame.merges:
+                value = _merged(frame, label)
+                if id(frame.value) in lines:
+                    lines[id(value)] = lines.pop(id(frame.value))
+            height = frame.height + 1
+            if frame.anchor:
+                open_anchors.discard(frame.anchor)
+                anchors[frame.anchor] = (value, nodes - frame.start_nodes + 1, height)
+            is_key_ok = False
+        elif cls is AliasEvent:
+            if event.anchor in open_anchors:
+                raise fail(f"the alias *{_show(event.anchor)[1:-1]} refers to a node that contains it (a recursive structure)", event)
+            if event.anchor not in anchors:
+                raise fail(f"the alias *{_show(event.anchor)[1:-1]} has no anchor before it", event)
+            value, size, height = anchors[event.anchor]
+            nodes += size
+            if nodes > max_nodes:
+                raise fail(f"expands to more than {max_nodes:,} YAML nodes (the limit for {limits.what}; aliases count)", event)
+            if len(stack) + height > max_depth:
+                raise fail(f"nested deeper than {max_depth} levels through an alias (the limit for {limits.what})", event)
+            is_key_ok = False
+        elif cls is DocumentStartEvent:
+            documents += 1
+            if documents > limits.max_documents:
+                many = "document" if limits.max_documents == 1 else "documents"
+                raise fail(f"holds more than {limits.max_documents:,} YAML {many} (the limit for {limits.what})", event)
+            anchors.clear()
+            root, root_line, lines = None, 0, {}
+            doc_line = event.start_mark.line + 1
+            continue
+        elif cls is DocumentEndEvent:
+            yield Document(root, documents - 1, root_line or doc_line, lines)
+            continue
+        elif cls is StreamEndEvent:
+            return
+        else:  # StreamStartEvent
+            continue
+
+        # A finished node (scalar, alias or closed collection): place it in its parent.
+        if not stack:
+            root = value
+            # An empty document's (implicit null) event sits where the next one starts.
+            if not root_line and not (cls is ScalarEvent and event.value == ""):
+                root_line = event.start_mark.line + 1
+            continue
+        parent = stack[-1]
+        if height > parent.height:
+            parent.height = height
+        if not parent.is_map:
+            parent.value.append(value)
+        elif not parent.has_key:
+            if not is_key_ok:
+                kind = "an alias" if cls is AliasEvent else _SCALAR_TAGS.get(tag, "not a string")
+                raise fail(f"the mapping key {_show(event.value if cls is ScalarEvent else '*')} is {kind}, not a string; quote it", event)
+            parent.key, parent.has_key = value, True
+        else:
+            key = parent.key
+            parent.has_key = False
+            if key is _MERGE_KEY:
+                parent.merges.append((value, event.start_mark.line + 1))
+            elif key in parent.value:
+                raise fail(f"repeats the key {_show(key)}", event)
+            else:
+                parent.value[key] = value
+
+
+def _merged(frame: _Frame, label: str) -> dict:
+    """A mapping with its ``<<`` merge keys applied: explicit keys win, then earlier merged mappings."""
+    merged: dict = {}
+    for source, line in frame.merges:
+        for item in source if isinstance(source, list) else [source]:
+            if not isinstance(item, dict):
+                raise LoadError(label, "a << merge key takes a mapping or a list of mappings", line)
+            for key, value in item.items():
+                merged.setdefault(key, value)
+    merged.update(frame.value)
+    return merged
+
+
+# --- JSON -------------------------------------------------------------------------------------
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+class _JsonProblem(ValueError):
+    pass
+
+
+def _json_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _JsonProblem(f"repeats the key {_show(key)}")
+        out[key] = value
+    return out
+
+
+def load_json(
+    source: Union[str, Path, BinaryIO], limits: Limits = JSON_FILE, *, name: Optional[str] = None, text: Optional[str] = None
+) -> Any:
+    """A strict JSON file (or ``text``) within ``limits``: no NaN/Infinity, no repeated keys. Raises LoadError."""
+    label = name or str(source)
+    if text is None:
+        text = read_bounded(source, limits, label)
+    elif len(text) > limits.max_bytes:
+        raise LoadError(label, f"is larger than {_size_text(limits.max_bytes)} (the limit for {limits.what})")
+    # Depth before parsing: the json module recurses per level. Strings are skipped whole.
+    depth = 0
+    for match in _JSON_TOKENS.finditer(text):
+        ch = match.group(0)
+        if ch in "[{":
+            depth += 1
+            if depth > limits.max_depth:
+                line = text.count("\n", 0, match.start()) + 1
+                raise LoadError(label, f"nested deeper than {limits.max_depth} levels (the limit for {limits.what})", line)
+        elif ch in "]}":
+            depth -= 1
+    try:
+        data = json.loads(text, object_pairs_hook=_json_pairs)
+    except _JsonProblem as exc:
+        raise LoadError(label, str(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise LoadError(label, f"is not valid JSON: {exc.msg}", exc.lineno) from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of more than 4,300 digits
+        raise LoadError(label, f"is not valid JSON: {str(exc).split(';')[0][:100]}") from None
+    _check_json_values(data, label, limits)
+    return data
+
+
+def _check_json_values(data: Any, label: str, limits: Limits) -> None:
+    """Refuse non-finite numbers (naming the field) and more values than the node budget."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    nodes = 0
+    while stack:
+        path, value = stack.pop()
+        nodes += 1
+        if nodes > limits.max_nodes:
+            raise LoadError(label, f"holds more than {limits.max_nodes:,} values (the limit for {limits.what})")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise LoadError(label, f"{json_path(path)} = {value}: not a finite number (NaN, Infinity and overflowing numbers are not JSON)")
+        elif isinstance(value, dict):
+            stack.extend(((*path, k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(value))
+
+
+def json_path(path: tuple[Any, ...]) -> str:
+    """``('rope_scaling', 'factor')`` -> ``rope_scaling.factor``; list indexes in brackets."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + _show(str(part), 60).strip("'\"")
+    return out or "(root)"
+
+
+__all__ = [
+    "C_LOADER", "Document", "JSON_FILE", "Limits", "LoadError", "MANIFESTS", "STACK_FILE",
+    "json_path", "load_json", "load_yaml", "load_yaml_documents", "read_bounded", "yaml_loader",
+]
+

@@ -1,0 +1,162 @@
+"""The one place that decides what is a secret, in a stack file and in clear text.
+
+Two questions, two answers:
+
+* :func:`is_secret` -- is this config value a Pulumi secret? A stack file holds one as
+  ``{secure: <ciphertext>}``: a mapping with exactly the key ``secure`` and a string, which is the
+  form the Pulumi CLI writes and accepts (``pulumi config set --secret``). Config loading, the
+  offline engine (which injects such values as secrets) and every error message ask here.
+* :func:`find_tokens` -- does this clear text hold something shaped like a credential? Hugging
+  Face tokens, AWS access key ids, GitHub, GitLab, OpenAI/Anthropic, Slack, Google and Stripe
+  keys, JSON Web Tokens (Kubernetes service-account tokens in a kubeconfig) and PEM private
+  keys. A token in a non-secret value is refused by config loading and flagged by the
+  ``no-literal-secret-env`` policy; error messages show only :func:`redacted` (the shape's public
+  prefix), never the token.
+
+Pure: no Pulumi import. Shapes come from the vendors' published formats (Hugging Face
+"User access tokens" docs: ``hf_`` prefix; AWS IAM "Unique identifiers": ``AKIA``/``ASIA``
+prefixes and 20 characters; GitHub "About authentication, token formats": ``ghp_`` & co and
+``github_pat_``; Slack "Token types": ``xoxb-``/``xoxp-``...; Google API keys ``AIza`` + 35).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Optional
+
+SECURE_KEY = "secure"
+# What a secret value is shown as, in messages, reports and the offline engine's records.
+SHOWN_AS = "[secret]"
+# The marker handed to validation in place of a secret's value: validation sees that the key is
+# set (and is a secret) without the value ever entering a model or a message.
+MARKER = {SECURE_KEY: "<redacted>"}
+
+
+def is_secret(value: Any) -> bool:
+    """True for a Pulumi secret in a stack file: ``{secure: <ciphertext string>}`` and nothing else."""
+    return isinstance(value, Mapping) and len(value) == 1 and isinstance(value.get(SECURE_KEY), str)
+
+
+# Each shape: a name for messages, the public prefix a message may show, and the pattern. The
+# lookbehind keeps a shape from matching inside a longer word ("desk-..." is not "sk-...").
+_EDGE = r"(?<![A-Za-z0-9])"
+_SHAPES: tuple[tuple[str, str], ...] = (
+    ("Hugging Face token", r"(?P<p>hf_)[A-Za-z0-9]{30,}"),
+    ("Hugging Face token", r"(?P<p>api_org_)[A-Za-z0-9]{30,}"),
+    ("AWS access key id", r"(?P<p>(?:AKIA|ASIA|ABIA|ACCA))[0-9A-Z]{16}(?![0-9A-Z])"),
+    ("GitHub token", r"(?P<p>gh[pousr]_)[A-Za-z0-9]{36,}"),
+    ("GitHub token", r"(?P<p>github_pat_)[A-Za-z0-9_]{40,}"),
+    ("GitLab token", r"(?P<p>glpat-)[A-Za-z0-9_-]{20,}"),
+    ("OpenAI/Anthropic API key", r"(?P<p>sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)?)[A-Za-z0-9_-]{32,}"),
+    ("Slack token", r"(?P<p>xox[abposr]-)[A-Za-z0-9-]{10,}"),
+    ("Google API key", r"(?P<p>AIza)[0-9A-Za-z_-]{35}"),
+    ("Stripe key", r"(?P<p>(?:sk|rk)_live_)[0-9A-Za-z]{20,}"),
+    ("JSON Web Token", r"(?P<p>eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("private key", r"(?P<p>-----BEGIN )(?:[A-Z]+ )*PRIVATE KEY-----"),
+)
+_PATTERNS = tuple((kind, re.compile(_EDGE + pattern)) for kind, pattern in _SHAPES)
+# Cheap prefilter: most strings hold none of these substrings and skip the patterns entirely.
+_HINT = re.compile(r"hf_|api_org_|AKIA|ASIA|ABIA|ACCA|gh[pousr]_|github_pat_|glpat-|sk-|xox|AIza|_live_|eyJ|PRIVATE KEY")
+# Strings longer than this are scanned in their first part only (a token is short; a hostile
+# 10 MB value must not cost more than a bounded scan).
+MAX_SCAN = 1 << 20
+
+
+@dataclass(frozen=True)
+class Token:
+    """One credential-shaped substring: its kind, where it starts, and its redacted form."""
+
+    kind: str
+    start: int
+    end: int
+    prefix: str
+
+    @property
+    def redacted(self) -> str:
+        """The public prefix of the shape and an ellipsis, e.g. ``hf_...``; never the token."""
+        return redacted(self.prefix)
+
+
+def redacted(prefix: str) -> str:
+    """How a token is shown: its shape's public prefix, then ``...[redacted]``."""
+    return f"{prefix}...[redacted]"
+
+
+def find_tokens(text: str) -> list[Token]:
+    """Every credential-shaped substring of ``text`` (first :data:`MAX_SCAN` characters), in order."""
+    if not isinstance(text, str):
+        return []
+    text = text[:MAX_SCAN]
+    if not _HINT.search(text):
+        return []
+    found: list[Token] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            body = match.group(0)
+            # Real tokens mix letters and digits; "sk-" + a long English word list does not.
+            if kind != "private key" and not (re.search(r"\d", body) and re.search(r"[A-Za-z]", body[len(match["p"]):])):
+                continue
+            found.append(Token(kind, match.start(), match.end(), match["p"]))
+    found.sort(key=lambda t: (t.start, -t.end))
+    out: list[Token] = []
+    for token in found:
+        if out and token.start < out[-1].end:
+            continue
+        out.append(token)
+    return out
+
+
+def first_token(text: str) -> Optional[Token]:
+    """The first credential-shaped substring of ``text``, or None."""
+    tokens = find_tokens(text)
+    return tokens[0] if tokens else None
+
+
+def redact_tokens(text: str) -> str:
+    """``text`` with every credential-shaped substring replaced by its redacted form."""
+    tokens = find_tokens(text)
+    if not tokens:
+        return text
+    out, last = [], 0
+    for token in tokens:
+        out.append(text[last:token.start])
+        out.append(token.redacted)
+        last = token.end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def scan(value: Any, path: tuple[Any, ...] = (), *, max_nodes: int = 1_000_000) -> Iterator[tuple[tuple[Any, ...], Token]]:
+    """(path, token) for every string (key or value) under ``value`` that holds a token.
+
+    Walks iteratively (no recursion limit to hit) and skips Pulumi secrets, whose ciphertext is
+    not clear text. Shared sub-trees (YAML aliases) are scanned once per place they appear, up to
+    ``max_nodes`` values in all; the loader has already bounded that number.
+    """
+    stack: list[tuple[tuple[Any, ...], Any]] = [(path, value)]
+    seen = 0
+    while stack and seen < max_nodes:
+        where, item = stack.pop()
+        seen += 1
+        if isinstance(item, str):
+            token = first_token(item)
+            if token is not None:
+                yield where, token
+        elif isinstance(item, Mapping):
+            if is_secret(item):
+                continue
+            for key, child in reversed(list(item.items())):
+                if isinstance(key, str):
+                    token = first_token(key)
+                    if token is not None:
+                        yield where, token
+                stack.append(((*where, key), child))
+        elif isinstance(item, (list, tuple)):
+            for i in range(len(item) - 1, -1, -1):
+                stack.append(((*where, i), item[i]))
+
+
+__all__ = [
+    "MARKER", "SECURE_KEY", "SHOWN_AS", "Token", "find_tokens", "first_token", "is_secret", "redact_tokens", "redacted", "scan",
+]

@@ -1,0 +1,232 @@
+"""Reading for `python -m policies check`: paths -> documents -> Kubernetes objects.
+
+Paths are files, folders (every ``.yaml``, ``.yml`` and ``.json`` file under them, in a stable
+order, symlinked folders not followed) or ``-`` for standard input. Every file goes through
+the bounded loader (components.loading: size, depth, alias expansion, documents, string keys;
+limits in its docstring), so a hostile manifest is an input error, never a hang or a traceback.
+
+A document is a Kubernetes object when it is a mapping with a string ``apiVersion`` and
+``kind``. ``kind: List`` and typed lists (``DeploymentList``, ``PodList``..., what
+``kubectl get -o yaml`` and the API server return) are flattened, nested lists too; items of a
+typed list that omit their ``apiVersion``/``kind`` (the API server leaves them out) take the
+list's. Anything else is counted as skipped, by kind, so a report can say what it did not check.
+
+Each object keeps its file, the index of its document in the file (from 0), the line where it
+starts (from 1; for SARIF regions) and its position inside lists.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Optional, Sequence
+
+from components.loading import MANIFESTS, Document, Limits, LoadError, load_json, load_yaml_documents, read_bounded
+
+SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+# Over all files of one run: the per-file limits bound each file, this bounds the run.
+MAX_TOTAL_BYTES = 256 << 20
+# Lines are tracked for mappings this deep: a document, items of a List, items of a List in a List.
+_LINE_DEPTH = 7
+
+
+class ManifestReadError(ValueError):
+    """Paths or files that cannot be read; ``errors`` holds one LoadError per problem."""
+
+    def __init__(self, errors: Sequence[LoadError]):
+        self.errors = tuple(errors)
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+
+@dataclass(frozen=True)
+class ManifestObject:
+    """One Kubernetes object and where it was read: file, document index, line, position in lists."""
+
+    obj: dict
+    file: str
+    document: int
+    line: int
+    item: tuple[int, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        """The object's apiVersion, e.g. ``apps/v1``."""
+        return self.obj["apiVersion"]
+
+    @property
+    def kind(self) -> str:
+        """The object's kind, e.g. ``Deployment``."""
+        return self.obj["kind"]
+
+    @property
+    def name(self) -> str:
+        """metadata.name, or ``?`` when missing or not a string."""
+        meta = self.obj.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        return name if isinstance(name, str) and name else "?"
+
+    @property
+    def resource_type(self) -> str:
+        """The Pulumi type token the engine gives this object (``v1`` is Pulumi's ``core/v1``)."""
+        return pulumi_type(self.api_version, self.kind)
+
+    @property
+    def location(self) -> str:
+        """``<file>#<document>`` plus ``[i]`` per list the object sits in."""
+        return f"{self.file}#{self.document}" + "".join(f"[{i}]" for i in self.item)
+
+
+def pulumi_type(api_version: str, kind: str) -> str:
+    """``kubernetes:<group/version>:<kind>`` as pulumi-kubernetes names it; the core group is ``core``."""
+    group_version = api_version if "/" in api_version else f"core/{api_version}"
+    return f"kubernetes:{group_version}:{kind}"
+
+
+@dataclass
+class ReadCounts:
+    """What one read saw: files, documents (empty ones too), objects, lists flattened, and what was skipped."""
+
+    files: int = 0
+    documents: int = 0
+    empty_documents: int = 0
+    objects: int = 0
+    lists: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def skipped_total(self) -> int:
+        """How many non-Kubernetes documents or list items were skipped."""
+        return sum(self.skipped.values())
+
+    def as_dict(self) -> dict:
+        """Plain data for reports (skipped kinds sorted)."""
+        return {
+            "files": self.files, "documents": self.documents, "empty_documents": self.empty_documents,
+            "objects": self.objects, "lists": self.lists, "skipped": dict(sorted(self.skipped.items())),
+        }
+
+
+@dataclass
+class ManifestSet:
+    """The objects read from the paths, in file and document order, and the counts."""
+
+    objects: list[ManifestObject]
+    counts: ReadCounts
+
+
+def manifest_paths(paths: Sequence[str]) -> list[str]:
+    """The files named, those under the folders named (sorted), and ``-``; a missing path is an error."""
+    out: list[str] = []
+    errors: list[LoadError] = []
+    for raw in paths:
+        if raw == STDIN:
+            out.append(STDIN)
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            found = []
+            for folder, dirs, files in os.walk(path, followlinks=False):
+                dirs.sort()
+                found.extend(os.path.join(folder, f) for f in files if f.endswith(SUFFIXES))
+            out.extend(sorted(found))
+        elif path.exists():
+            out.append(raw)
+        else:
+            errors.append(LoadError(raw, "no such file or folder"))
+    if errors:
+        raise ManifestReadError(errors)
+    return out
+
+
+def read_manifests(
+    paths: Sequence[str], *, stdin: Optional[BinaryIO] = None, limits: Limits = MANIFESTS, pure_yaml: bool = False
+) -> ManifestSet:
+    """Every Kubernetes object under ``paths``; raises ManifestReadError naming every file that cannot be read."""
+    files = manifest_paths(paths)
+    counts = ReadCounts()
+    objects: list[ManifestObject] = []
+    errors: list[LoadError] = []
+    total = 0
+    for name in files:
+        try:
+            if name == STDIN:
+                text = read_bounded(stdin if stdin is not None else sys.stdin.buffer, limits, STDIN_NAME)
+                name = STDIN_NAME
+            else:
+                text = read_bounded(name, limits)
+            total += len(text)
+            if total > MAX_TOTAL_BYTES:
+                raise LoadError(name, f"the files read so far exceed {MAX_TOTAL_BYTES >> 20} MiB (the limit for one check)")
+            if name.endswith(".json"):
+                docs = [Document(load_json(name, limits, text=text), 0, 1)]
+            else:
+                docs = load_yaml_documents(name, limits, text=text, track_lines=_LINE_DEPTH, pure=pure_yaml)
+        except LoadError as exc:
+            errors.append(exc)
+            if total > MAX_TOTAL_BYTES:
+                break
+            continue
+        counts.files += 1
+        for doc in docs:
+            counts.documents += 1
+            if doc.data is None:
+                counts.empty_documents += 1
+                continue
+            objects.extend(_objects(doc, name, counts))
+    if errors:
+        raise ManifestReadError(errors)
+    counts.objects = len(objects)
+    return ManifestSet(objects, counts)
+
+
+def _is_list(value: dict) -> bool:
+    kind = value.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and isinstance(value.get("items"), list)
+
+
+def _skip_label(value: Any) -> str:
+    if isinstance(value, dict):
+        kind = value.get("kind")
+        if isinstance(kind, str) and kind:
+            return kind[:60]
+        return "(mapping without kind)"
+    if isinstance(value, list):
+        return "(list)"
+    return "(scalar)"
+
+
+def _objects(doc: Document, file: str, counts: ReadCounts) -> list[ManifestObject]:
+    """The objects of one document, lists flattened depth-first in item order (iterative)."""
+    out: list[ManifestObject] = []
+    # (value, position in lists, inherited apiVersion and kind from a typed list)
+    stack: list[tuple[Any, tuple[int, ...], Optional[str], Optional[str]]] = [(doc.data, (), None, None)]
+    while stack:
+        value, item, list_api, list_kind = stack.pop()
+        line = doc.lines.get(id(value), doc.line)
+        if isinstance(value, dict) and (list_api or list_kind):
+            missing = {k: v for k, v in (("apiVersion", list_api), ("kind", list_kind)) if v and k not in value}
+            if missing:
+                value = {**missing, **value}
+        if isinstance(value, dict) and _is_list(value):
+            counts.lists += 1
+            kind = value["kind"]
+            typed = kind != "List"
+            api = value.get("apiVersion") if typed and isinstance(value.get("apiVersion"), str) else None
+            items = value["items"]
+            for i in range(len(items) - 1, -1, -1):
+                stack.append((items[i], (*item, i), api, kind[: -len("List")] if typed else None))
+            continue
+        if isinstance(value, dict) and isinstance(value.get("apiVersion"), str) and value["apiVersion"] \
+                and isinstance(value.get("kind"), str) and value["kind"]:
+            out.append(ManifestObject(value, file, doc.index, line, item))
+        else:
+            label = _skip_label(value)
+            counts.skipped[label] = counts.skipped.get(label, 0) + 1
+    return out
+
+
+__all__ = ["ManifestObject", "ManifestReadError", "ManifestSet", "ReadCounts", "STDIN", "manifest_paths", "pulumi_type", "read_manifests"]

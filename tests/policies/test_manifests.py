@@ -1,0 +1,107 @@
+"""Reading manifests for `python -m policies check` (policies/manifests.py): files, folders,
+stdin, Lists flattened (nested and typed), counts, and unreadable files as input errors."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+
+from policies.manifests import ManifestReadError, manifest_paths, pulumi_type, read_manifests
+
+DEPLOY = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s}\nspec: {}\n"
+
+
+def test_files_folders_and_stdin_in_a_stable_order(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "z.yml").write_text(DEPLOY % "z")
+    (tmp_path / "a.yaml").write_text(DEPLOY % "a")
+    (tmp_path / "c.json").write_text('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}')
+    (tmp_path / "notes.txt").write_text("not a manifest")
+    paths = manifest_paths([str(tmp_path), "-"])
+    assert [os.path.relpath(p, tmp_path) if p != "-" else p for p in paths] == ["a.yaml", "b/z.yml", "c.json", "-"]
+    read = read_manifests([str(tmp_path), "-"], stdin=io.BytesIO((DEPLOY % "s").encode()))
+    assert [(os.path.basename(o.file), o.name) for o in read.objects] == [
+        ("a.yaml", "a"), ("z.yml", "z"), ("c.json", "c"), ("<stdin>", "s")]
+    assert read.counts.as_dict() == {"files": 4, "documents": 4, "empty_documents": 0, "objects": 4, "lists": 0, "skipped": {}}
+
+
+def test_symlinked_folders_are_not_followed(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "a.yaml").write_text(DEPLOY % "a")
+    (tmp_path / "real" / "loop").symlink_to(tmp_path / "real")
+    assert [os.path.basename(p) for p in manifest_paths([str(tmp_path)])] == ["a.yaml"]
+
+
+def test_lists_are_flattened_nested_and_typed(tmp_path):
+    text = (
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- apiVersion: v1\n  kind: List\n  items:\n"
+        "  - " + "\n    ".join((DEPLOY % "inner").splitlines()) + "\n"
+        "- apiVersion: apps/v1\n  kind: DeploymentList\n  items:\n"
+        "  - metadata: {name: typed}\n    spec: {}\n"
+        "- just a string\n"
+        "---\n"
+        "apiVersion: v1\nkind: PodList\nitems: [{metadata: {name: p}}]\n"
+    )
+    (tmp_path / "lists.yaml").write_text(text)
+    read = read_manifests([str(tmp_path / "lists.yaml")])
+    got = [(o.kind, o.api_version, o.name, o.document, o.item, o.line, o.resource_type) for o in read.objects]
+    assert got == [
+        ("Deployment", "apps/v1", "inner", 0, (0, 0), 7, "kubernetes:apps/v1:Deployment"),
+        ("Deployment", "apps/v1", "typed", 0, (1, 0), 14, "kubernetes:apps/v1:Deployment"),
+        ("Pod", "v1", "p", 1, (0,), 20, "kubernetes:core/v1:Pod"),
+    ]
+    assert read.objects[1].location.endswith("lists.yaml#0[1][0]")
+    assert read.counts.lists == 4
+    assert read.counts.skipped == {"(scalar)": 1}
+
+
+def test_counts_name_what_was_skipped(tmp_path):
+    (tmp_path / "mixed.yaml").write_text(
+        DEPLOY % "d" + "---\n---\nkind: Kustomization\nresources: []\n---\n[1, 2]\n---\nfoo: bar\n---\nvalue\n")
+    counts = read_manifests([str(tmp_path)]).counts
+    assert counts.as_dict() == {
+        "files": 1, "documents": 6, "empty_documents": 1, "objects": 1, "lists": 0,
+        "skipped": {"(list)": 1, "(mapping without kind)": 1, "(scalar)": 1, "Kustomization": 1}}
+    assert counts.skipped_total == 4
+
+
+def test_objects_keep_the_line_of_their_document(tmp_path):
+    (tmp_path / "two.yaml").write_text("# header\n" + DEPLOY % "a" + "---\n\n" + DEPLOY % "b")
+    assert [(o.document, o.line) for o in read_manifests([str(tmp_path / "two.yaml")]).objects] == [(0, 2), (1, 8)]
+
+
+def test_every_unreadable_file_is_named(tmp_path):
+    (tmp_path / "ok.yaml").write_text(DEPLOY % "ok")
+    (tmp_path / "bad.yaml").write_text("a: [1, 2\n")
+    (tmp_path / "deep.json").write_text("[" * 500 + "]" * 500)
+    (tmp_path / "binary.yml").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ManifestReadError) as info:
+        read_manifests([str(tmp_path), str(tmp_path / "missing.yaml")])
+    lines = str(info.value).splitlines()
+    assert [line.split(": ", 1)[0] for line in lines] == [str(tmp_path / "missing.yaml")]
+    assert lines == [f"{tmp_path / 'missing.yaml'}: no such file or folder"]
+    with pytest.raises(ManifestReadError) as info:
+        read_manifests([str(tmp_path)])
+    messages = [str(e) for e in info.value.errors]
+    assert messages[0].startswith(f"{tmp_path / 'bad.yaml'}: line 2: is not valid YAML")
+    assert messages[1] == f"{tmp_path / 'binary.yml'}: is not UTF-8 text (byte 0)"
+    assert messages[2].startswith(f"{tmp_path / 'deep.json'}: line 1: nested deeper than 100 levels")
+    assert len(messages) == 3
+
+
+def test_a_device_is_not_read(tmp_path):
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    with pytest.raises(ManifestReadError, match="zero.yaml: is not a regular file"):
+        read_manifests([str(tmp_path)])
+
+
+@pytest.mark.parametrize(
+    "api_version,kind,expected",
+    [("v1", "Pod", "kubernetes:core/v1:Pod"), ("apps/v1", "Deployment", "kubernetes:apps/v1:Deployment"),
+     ("serving.kserve.io/v1beta1", "InferenceService", "kubernetes:serving.kserve.io/v1beta1:InferenceService")],
+)
+def test_pulumi_type_tokens(api_version, kind, expected):
+    assert pulumi_type(api_version, kind) == expected
