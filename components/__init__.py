@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
     from .errors import ConfigError, Problem
     from .gpu_pool import GpuPool, GpuPoolArgs
+    from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
     from .platform import LlmPlatform, LlmPlatformArgs
     from .vllm_service import VllmService, VllmServiceArgs
 
@@ -54,6 +55,10 @@ _EXPORTS = {
     "GpuPool": "gpu_pool",
     "GpuPoolArgs": "gpu_pool",
     "KubernetesComponent": "cluster",
+    "KubeRay": "kuberay",
+    "KubeRayArgs": "kuberay",
+    "RayVllmService": "kuberay",
+    "RayVllmServiceArgs": "kuberay",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -88,7 +88,10 @@ class ModelAutoscaling(KubernetesComponent):
         child = self.child_opts()
         m, plan, ns, cfg = args.model, args.plan, args.namespace, args.monitoring
         # The namespace may be another stack's Output: builders run once it is known (inputs.py).
-        if m.autoscaling.backend == "keda":
+        self.scaler = None
+        if m.distributed is not None:
+            pass  # one fixed-size Ray cluster: autoscaling multi-node replicas is out of scope (components/kuberay.py)
+        elif m.autoscaling.backend == "keda":
             url = metrics.prometheus_url(cfg)
             self.scaler = _custom(f"{name}-scaledobject", lambda n: scale.scaled_object(m, plan, n, url), ns, child)
         else:
@@ -98,11 +101,11 @@ class ModelAutoscaling(KubernetesComponent):
         self.pod_monitor = _custom(f"{name}-podmonitor", lambda n: mon.pod_monitor(m, n, labels), ns, child)
         self.prometheus_rule = _custom(f"{name}-alerts", lambda n: mon.prometheus_rule(m, plan, n, cfg.alerts, labels), ns, child)
         self.hpa_target = pulumi.Output.from_input(plan.target_in_flight_per_pod)
-        self.autoscaler_name = pulumi.Output.from_input(scale.autoscaler_name(m))
+        self.autoscaler_name = pulumi.Output.from_input(scale.autoscaler_name(m) if self.scaler is not None else None)
         self.register_outputs(
             {
-                "backend": m.autoscaling.backend,
-                "autoscalerName": scale.autoscaler_name(m),
+                "backend": m.autoscaling.backend if self.scaler is not None else None,
+                "autoscalerName": scale.autoscaler_name(m) if self.scaler is not None else None,
                 "targetInFlightPerPod": plan.target_in_flight_per_pod,
             }
         )

@@ -378,6 +378,49 @@ class ArchitectureConfig(_Model):
     weights_gib: Float = Field(description="Size of the whole checkpoint in GiB (required, > 0).", gt=0)
 
 
+class DistributedConfig(_Model):
+    """Multi-node serving: one vLLM engine spread over several nodes of the model's pool.
+
+    Tensor parallelism stays inside a node (NVLink); pipeline stages cross nodes. The node
+    count is tensorParallelSize x pipelineParallelSize / the pool's GPUs per node, and Ray
+    (a KubeRay RayCluster) places the ranks. Autoscaling a multi-node replica is out of scope
+    (as in KServe and NIM): such a model runs exactly one replica.
+    """
+
+    backend: Literal["ray"] = Field(description='How the nodes are coordinated (required): "ray" (KubeRay RayCluster).')
+    nccl_socket_ifname: Str = Field(
+        "eth0",
+        description="NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME of every Ray pod: the interface NCCL's and Gloo's "
+        'bootstrap sockets use. Default "eth0" (the pod interface of the Amazon VPC CNI).',
+    )
+    efa: Bool = Field(
+        True,
+        description="Request every EFA interface of the node (vpc.amazonaws.com/efa) on instance types that have "
+        "EFA, and open the nodes' security group to itself as EFA requires; the aws-efa-k8s-device-plugin "
+        "DaemonSet must run on the nodes. Default true.",
+    )
+    host_network_reason: Optional[Str] = Field(
+        None,
+        description="Run the Ray pods with hostNetwork: true, for the reason given here (it becomes the policy "
+        "exemption's reason). Default null (pod network; EFA works without hostNetwork).",
+    )
+
+    @field_validator("nccl_socket_ifname")
+    @classmethod
+    def _ifname(cls, v: str) -> str:
+        # NCCL accepts a prefix list, optionally negated with ^ (NCCL docs, NCCL_SOCKET_IFNAME).
+        if not re.match(r"^\^?=?[A-Za-z0-9_.-]{1,15}(,=?[A-Za-z0-9_.-]{1,15})*$", v):
+            raise ValueError('must be an interface name or an NCCL prefix list such as "eth0" or "^lo,docker"')
+        return v
+
+    @field_validator("host_network_reason")
+    @classmethod
+    def _reason(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and len(v.strip()) < 10:
+            raise ValueError("must explain why the pods need the node's network (at least 10 characters)")
+        return v
+
+
 class ModelConfig(_Model):
     """One served model: what to serve, where, and with which engine settings."""
 
@@ -394,6 +437,11 @@ class ModelConfig(_Model):
     startup: StartupConfig = Field(default_factory=StartupConfig, description="Default {budgetSeconds: 900}.")
     architecture: Optional[ArchitectureConfig] = Field(
         None, description="For a model outside the catalogue: its config.json and weights size. Default null (catalogue)."
+    )
+    distributed: Optional[DistributedConfig] = Field(
+        None,
+        description="Opt-in for a model larger than one node, e.g. {backend: ray}: tensorParallelSize x "
+        "pipelineParallelSize GPUs over several nodes of the pool. Default null (one node per replica).",
     )
 
     _check_name = field_validator("name")(classmethod(lambda cls, v: _dns_name(v)))
@@ -431,6 +479,22 @@ class IngressConfig(_Model):
         if not re.match(r"^(?=.{1,253}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}$", v):
             raise ValueError("must be a lowercase DNS name such as llm.example.com")
         return v
+
+
+KUBERAY_CHART_VERSION = "1.7.0"
+
+
+class KubeRayConfig(_Model):
+    """The KubeRay operator that runs the RayClusters of multi-node models."""
+
+    install: Bool = Field(
+        True,
+        description="Install the kuberay-operator Helm chart (pinned " + KUBERAY_CHART_VERSION + ") when a model sets "
+        "distributed; false where the cluster already runs KubeRay 1.7. Default true.",
+    )
+    namespace: Str = Field("kuberay-system", description="Namespace of the operator. Default kuberay-system.")
+
+    _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
 
 
 class PrometheusConfig(_Model):
@@ -518,6 +582,9 @@ class StackConfig(_Model):
         default_factory=MonitoringConfig,
         description="Prometheus location, adapter/KEDA namespace and alert thresholds. Default: kube-prometheus-stack installed in monitoring.",
     )
+    kuberay: KubeRayConfig = Field(
+        default_factory=KubeRayConfig, description="The KubeRay operator. Default {install: true, namespace: kuberay-system}."
+    )
     has_hf_token: Bool = Field(
         False, description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model. Default false."
     )
@@ -541,7 +608,7 @@ class StackConfig(_Model):
 
 
 # Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
-_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring"})
+_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "kuberay"})
 _SECRET_KEYS = {"hfToken"}
 # Namespaces whose keys belong to providers and are passed through untouched.
 _PROVIDER_NAMESPACES = {"aws", "kubernetes", "pulumi"}
@@ -664,17 +731,23 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
         if pool is None:
             problems.append(Problem(f"models[{i}].pool", f"no gpuPools entry has this name (pools: {', '.join(sorted(pools))})", m.pool))
             continue
-        per_node = max(INSTANCES[t]["gpu_count"] for t in pool.instance_types)
         gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
-        if gpus > per_node:
-            problems.append(
-                Problem(
-                    f"models[{i}].engine.tensorParallelSize",
-                    f"tensorParallelSize x pipelineParallelSize = {gpus} GPUs exceeds the {per_node} GPUs per node of pool "
-                    f"{pool.name!r} ({', '.join(pool.instance_types)}); use a pool with larger nodes or a multi-node (KubeRay) model",
-                    m.engine.tensor_parallel_size,
+        if m.distributed is not None:
+            from components.capacity.layout import layout_problems
+
+            problems.extend(layout_problems(m, pool, f"models[{i}]"))
+        else:
+            per_node = max(INSTANCES[t]["gpu_count"] for t in pool.instance_types)
+            if gpus > per_node:
+                problems.append(
+                    Problem(
+                        f"models[{i}].engine.tensorParallelSize",
+                        f"tensorParallelSize x pipelineParallelSize = {gpus} GPUs exceeds the {per_node} GPUs per node of pool "
+                        f"{pool.name!r} ({', '.join(pool.instance_types)}); use a pool with larger nodes, or set "
+                        f"models[{i}].distributed: {{backend: ray}} to spread the engine over several nodes (KubeRay)",
+                        m.engine.tensor_parallel_size,
+                    )
                 )
-            )
         if gpus * m.replicas.min > pool.gpu_limit:
             problems.append(
                 Problem(

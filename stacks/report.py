@@ -66,7 +66,25 @@ def render_text(report: Mapping[str, Any]) -> str:
         out.extend(_scaling_section(m))
         for d in m["derived"]:
             out.append(f"  derived {d['setting']} = {d['value']}: {d['reason']}")
+        out.extend(_layout_section(m))
     return "\n".join(out) + "\n"
+
+
+def _layout_section(m: Mapping[str, Any]) -> list[str]:
+    """A multi-node model's layout: nodes x GPUs, the head, and each pipeline stage's GPUs."""
+    layout = m.get("layout")
+    if not layout:
+        return []
+    head = m["head_resources"]
+    lines = [
+        f"  layout ({layout['backend']}): {layout['nodes']} nodes x {layout['gpus_per_node']} GPUs ({layout['instance_type']}), "
+        f"tensor parallel {layout['tensor_parallel_size']} x pipeline parallel {layout['pipeline_parallel_size']}, "
+        f"{layout['efa_interfaces_per_node']} EFA interfaces per node; head: {head['cpu']} CPU, {head['memory_gib']} GiB, no GPU"
+    ]
+    rows = [(s["stage"], f"{s['first_layer']}-{s['first_layer'] + s['layers'] - 1}", s["layers"], f"{s['weights_gib']:.2f}",
+             f"{s['kv_cache_gib']:.2f}", "-" if s["kv_cache_tokens"] is None else f"{s['kv_cache_tokens']:,}") for s in layout["stages"]]
+    lines += ["    " + r for r in _table(["stage", "layers", "count", "weights GiB/GPU", "KV GiB/GPU", "KV tokens"], rows)]
+    return lines
 
 
 def _scaling_section(m: Mapping[str, Any]) -> list[str]:

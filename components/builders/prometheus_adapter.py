@@ -90,7 +90,9 @@ def adapter_values(models: Sequence[ModelConfig], namespace: str, cfg: Monitorin
         "metricsRelistInterval": RELIST_INTERVAL,
         "rules": {
             "default": False,
-            "custom": [adapter_rule(m, namespace) for m in models if m.autoscaling.backend == "prometheus-adapter"],
+            # A multi-node model has no HPA (one fixed-size Ray cluster), so no metric to serve for it.
+            "custom": [adapter_rule(m, namespace) for m in models
+                       if m.autoscaling.backend == "prometheus-adapter" and m.distributed is None],
             "external": [],
         },
     }

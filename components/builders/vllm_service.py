@@ -65,7 +65,7 @@ def service_url(name: str, namespace: str) -> str:
     return f"http://{predictor_deployment_name(name)}.{namespace}.svc.cluster.local"
 
 
-def vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
+def vllm_args(m: ModelConfig, plan: ServingPlan, port: int = HTTP_PORT) -> list[str]:
     """`vllm serve` arguments: the model, then every engine flag in a stable order."""
     e = m.engine
     release = plan.release
@@ -73,7 +73,7 @@ def vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
         m.model,
         f"--revision={m.revision}",
         f"--served-model-name={m.name}",
-        f"--port={HTTP_PORT}",
+        f"--port={port}",
         f"--tensor-parallel-size={e.tensor_parallel_size}",
         f"--pipeline-parallel-size={e.pipeline_parallel_size}",
         f"--max-model-len={e.max_model_len}",

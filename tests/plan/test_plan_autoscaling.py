@@ -23,6 +23,13 @@ def test_every_model_has_its_autoscaler_monitor_and_alerts(prod_plan):
     k8s = out / "kubernetes" / "llm"
     for m in report["models"]:
         name = m["name"]
+        assert (k8s / f"podmonitor-{name}-vllm.yaml").is_file()
+        assert (k8s / f"prometheusrule-{name}-alerts.yaml").is_file()
+        if m.get("layout"):
+            # A multi-node model: monitored from its Ray head, never autoscaled (out of scope).
+            assert m["autoscaling"] is None
+            assert not list(k8s.glob(f"horizontalpodautoscaler-{name}.yaml")) and not list(k8s.glob(f"scaledobject-{name}.yaml"))
+            continue
         scaler = "scaledobject" if m["autoscaling"]["backend"] == "keda" else "horizontalpodautoscaler"
         obj = yaml.safe_load((k8s / f"{scaler}-{name}.yaml").read_text())
         if scaler == "horizontalpodautoscaler":
