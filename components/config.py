@@ -64,7 +64,7 @@ class ClusterConfig(_Model):
         description='How the program reaches the cluster. "eks" (default): an explicit Kubernetes provider whose '
         "kubeconfig is built from the EKS cluster named `name` (looked up with pulumi-aws) and a token from the "
         '`aws eks get-token` exec plugin, so no credential is stored. "ambient": an explicit provider on the '
-        "kubeconfig of the machine running Pulumi (KUBECONFIG or ~/.kube/config).",
+        'kubeconfig of the machine running Pulumi (KUBECONFIG or ~/.kube/config). Default "eks".',
     )
     kube_context: Optional[Str] = Field(
         None, description='Kubeconfig context to use with connection "ambient". Default null (the current context).'
@@ -96,7 +96,15 @@ class ClusterConfig(_Model):
 class BufferConfig(_Model):
     """Warm GPU headroom kept in a pool so that scale-out does not wait for a node."""
 
-    replicas: Int = Field(0, ge=0, le=64, description="Placeholder replicas of one serving pod's size to keep warm. Default 0.")
+    replicas: Int = Field(
+        0, ge=0, le=64, description="Replicas of the pool's largest serving pod to keep room for. Default 0 (no buffer)."
+    )
+    mode: Literal["placeholder", "capacityBuffer"] = Field(
+        "placeholder",
+        description='How the room is kept. "placeholder" (default): a Deployment of pause pods at a negative PriorityClass '
+        'that serving pods preempt at once. "capacityBuffer": Karpenter\'s CapacityBuffer API (autoscaling.x-k8s.io/v1beta1), '
+        "which needs Karpenter's CapacityBuffer feature gate (set in the Karpenter release this stack installs). Default placeholder.",
+    )
 
 
 _DURATION = re.compile(r"^([0-9]+(s|m|h))+$")
@@ -526,7 +534,8 @@ class PrometheusConfig(_Model):
             if not re.match(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$", key):
                 raise ValueError(f"label key {key!r} is not a Kubernetes label key")
             if not re.match(r"^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$", value):
-                raise ValueError(f"label value {value!r} (key {key!r}) is not a Kubernetes label value")
+                # The value is not echoed: a misplaced secret must not reach an error message.
+                raise ValueError(f"the value of label {key!r} is not a Kubernetes label value (at most 63 of A-Z a-z 0-9 - _ .)")
         return v
 
 
@@ -569,6 +578,54 @@ class MonitoringConfig(_Model):
     _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
 
 
+class AddonConfig(_Model):
+    """A cluster add-on this stack installs as a pinned Helm release, or finds already running."""
+
+    install: Bool = Field(True, description="Install the add-on's pinned Helm release. Default true; false where the cluster already runs it.")
+
+
+class KarpenterConfig(_Model):
+    """Karpenter itself: its AWS prerequisites and its Helm release."""
+
+    install: Bool = Field(
+        True,
+        description="Create Karpenter's AWS prerequisites (node role and access entry, controller role via EKS Pod Identity, "
+        "interruption queue and EventBridge rules) and install its pinned Helm release (1.14.1). Default true; false where "
+        "Karpenter already runs (the pools then use nodeRoleName).",
+    )
+    namespace: Str = Field("kube-system", description="Namespace of the Karpenter controller. Default kube-system.")
+    node_role_name: Optional[Str] = Field(
+        None,
+        description="Existing node IAM role for the EC2NodeClasses when install is false. Default null: "
+        "KarpenterNodeRole-<cluster> (created here when install is true).",
+    )
+
+    _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
+
+    @model_validator(mode="after")
+    def _role_only_without_install(self) -> "KarpenterConfig":
+        if self.install and self.node_role_name is not None:
+            raise ValueError("nodeRoleName names an existing role and is only read with install: false (install creates KarpenterNodeRole-<cluster>)")
+        return self
+
+
+class AddonsConfig(_Model):
+    """Cluster add-ons the serving path depends on, each pinned and skippable."""
+
+    cert_manager: AddonConfig = Field(
+        default_factory=AddonConfig, description="cert-manager v1.21.1 (KServe's webhook certificates). Default {install: true}."
+    )
+    kserve: AddonConfig = Field(
+        default_factory=AddonConfig,
+        description="KServe v0.20.0 CRDs and controller, default deployment mode Standard (RawDeployment). Default {install: true}.",
+    )
+    nvidia_device_plugin: AddonConfig = Field(
+        default_factory=AddonConfig,
+        description="NVIDIA device plugin 0.20.0 on GPU nodes only (the AL2023 NVIDIA AMI needs it; Bottlerocket's NVIDIA "
+        "variant ships it). Default {install: true}.",
+    )
+
+
 class StackConfig(_Model):
     """Everything one stack file configures (the keys under ``llm-serving:``, plus ``aws:region``)."""
 
@@ -578,6 +635,8 @@ class StackConfig(_Model):
     gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).")
     models: tuple[ModelConfig, ...] = Field(description="Served models (required, at least one).")
     ingress: Optional[IngressConfig] = Field(None, description="Public entry point. Default null (no ingress).")
+    karpenter: KarpenterConfig = Field(default_factory=KarpenterConfig, description="Default {install: true, namespace: kube-system}.")
+    addons: AddonsConfig = Field(default_factory=AddonsConfig, description="Default: every add-on installed.")
     monitoring: MonitoringConfig = Field(
         default_factory=MonitoringConfig,
         description="Prometheus location, adapter/KEDA namespace and alert thresholds. Default: kube-prometheus-stack installed in monitoring.",
@@ -608,7 +667,7 @@ class StackConfig(_Model):
 
 
 # Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
-_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "kuberay"})
+_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "karpenter", "addons", "kuberay"})
 _SECRET_KEYS = {"hfToken"}
 # Namespaces whose keys belong to providers and are passed through untouched.
 _PROVIDER_NAMESPACES = {"aws", "kubernetes", "pulumi"}
@@ -715,7 +774,8 @@ def _model_of(annotation: Any) -> Any:
 
 
 def _cross_checks(cfg: StackConfig) -> list[Problem]:
-    """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node."""
+    """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node (or, for a
+    distributed model, fill whole nodes of the pool: components/capacity/layout.py)."""
     from components.capacity.gpus import INSTANCES
 
     problems: list[Problem] = []

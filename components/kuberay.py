@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from components.builders import kuberay_operator as operator
 from components.builders import ray_cluster as build
@@ -34,6 +34,12 @@ class KubeRayArgs(BaseModel):
         "within. Required when efa is true. Default null.",
     )
     aws_provider: Optional[Any] = Field(None, description="A pulumi_aws.Provider for the security-group rules. Default null (the stack's).")
+
+    @model_validator(mode="after")
+    def _group_for_efa(self) -> "KubeRayArgs":
+        if self.efa and self.node_security_group_id is None:
+            raise ValueError("node_security_group_id is required when efa is true (EFA traffic is allowed within that group)")
+        return self
 
 
 class KubeRay(KubernetesComponent):
@@ -63,8 +69,6 @@ class KubeRay(KubernetesComponent):
             )
         self.efa_rules: list[pulumi.CustomResource] = []
         if args.efa:
-            if args.node_security_group_id is None:
-                raise ValueError("KubeRayArgs.node_security_group_id is required when efa is true")
             import pulumi_aws as aws
 
             for rule in build.efa_security_group_rules(name):
@@ -100,6 +104,14 @@ class RayVllmServiceArgs(BaseModel):
         None, description="Name of the Secret with key 'token' (pulumi.Input[str]). Default null (public model)."
     )
 
+    @model_validator(mode="after")
+    def _multi_node(self) -> "RayVllmServiceArgs":
+        if self.model.distributed is None or self.plan.layout is None:
+            raise ValueError(f"model {self.model.name!r} is not distributed; serve it with VllmService")
+        if self.plan.name != self.model.name:
+            raise ValueError(f"plan is the plan of model {self.plan.name!r}, not of {self.model.name!r}")
+        return self
+
 
 class RayVllmService(KubernetesComponent):
     """One vLLM engine over several nodes: a KubeRay RayCluster and the Service of its head's API.
@@ -120,10 +132,7 @@ class RayVllmService(KubernetesComponent):
     def __init__(self, name: str, args: RayVllmServiceArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:ray:RayVllmService", name, None, opts)
         m, plan = args.model, args.plan
-        if m.distributed is None or plan.layout is None:
-            raise ValueError(f"RayVllmService {name}: the model has no distributed layout")
-        if plan.name != m.name:
-            raise ValueError(f"RayVllmService {name}: plan is the plan of model {plan.name!r}, not of {m.name!r}")
+        assert plan.layout is not None  # RayVllmServiceArgs checked it
         child = self.child_opts()
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         cluster = resolve(lambda ns, pool, secret: build.ray_cluster(m, plan, ns, secret, pool), args.namespace, pool_name, args.hf_token_secret)

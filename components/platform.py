@@ -14,9 +14,11 @@ from components.builders import vllm_service as build
 from components.builders.labels import recommended_labels
 from components.capacity.plan import ServingPlan, plan_stack
 from components.capacity.pools import PoolPlan, plan_pools
+from components.addons import ClusterAddons, ClusterAddonsArgs
 from components.cluster import k8s_child_opts, kubernetes_provider
 from components.config import StackConfig
 from components.gpu_pool import GpuPool, GpuPoolArgs
+from components.karpenter import Karpenter, KarpenterArgs
 from components.builders import ray_cluster as ray
 from components.kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
 from components.vllm_service import VllmService, VllmServiceArgs
@@ -81,19 +83,44 @@ class LlmPlatform(pulumi.ComponentResource):
             if args.k8s_provider is not None
             else kubernetes_provider(f"{name}-k8s", cfg.cluster, cfg.region, self, args.aws_provider)
         )
-        self.pools = {
-            p.name: GpuPool(
-                f"{name}-pool-{p.name}",
-                GpuPoolArgs(pool=p, plan=self.pool_plans[p.name], cluster_name=cfg.cluster.name),
-                opts=self.k8s_opts(),
-            )
-            for p in cfg.gpu_pools
-        }
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
             metadata={"name": cfg.namespace, "labels": recommended_labels(cfg.namespace, component="namespace")},
             opts=self.k8s_opts(),
         )
+        # GPU capacity: PriorityClasses and add-ons, Karpenter (unless it already runs), then the pools.
+        self.addons = ClusterAddons(f"{name}-addons", ClusterAddonsArgs(addons=cfg.addons), opts=self.k8s_opts())
+        capacity_buffer = any(p.buffer.mode == "capacityBuffer" and self.pool_plans[p.name].buffer_gpus for p in cfg.gpu_pools)
+        self.karpenter: Optional[Karpenter] = None
+        node_role: Any = cfg.karpenter.node_role_name
+        if cfg.karpenter.install:
+            self.karpenter = Karpenter(
+                f"{name}-karpenter",
+                KarpenterArgs(
+                    cluster_name=cfg.cluster.name,
+                    region=cfg.region,
+                    namespace=cfg.karpenter.namespace,
+                    capacity_buffer=capacity_buffer,
+                    aws_provider=args.aws_provider,
+                ),
+                opts=self.k8s_opts(),
+            )
+            node_role = self.karpenter.node_role_name
+        self.pools = {
+            p.name: GpuPool(
+                f"{name}-pool-{p.name}",
+                GpuPoolArgs(
+                    pool=p,
+                    plan=self.pool_plans[p.name],
+                    cluster_name=cfg.cluster.name,
+                    node_role=node_role,
+                    namespace=cfg.namespace,
+                    depends_on=[namespace, self.addons, *([self.karpenter] if self.karpenter else [])],
+                ),
+                opts=self.k8s_opts(),
+            )
+            for p in cfg.gpu_pools
+        }
         in_ns = self.k8s_opts(depends_on=[namespace])
         secret_name = None
         if args.hf_token is not None:

@@ -135,6 +135,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     else:
         out.append("No policy violations.")
     out += _scaling_markdown(report["models"])
+    out += _layout_markdown(report["models"])
     out += ["", "| model | GPU | weights GiB | KV GiB | KV tokens | max concurrency | fits |", "|---|---|---|---|---|---|---|"]
     for m in report["models"]:
         out.append(
@@ -142,6 +143,23 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             f"{m['kv_cache_tokens']:,} | {m['max_concurrency']:.2f} | {'yes' if m['fits'] else 'no'} |"
         )
     return "\n".join(out) + "\n"
+
+
+def _layout_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per multi-node model: nodes x GPUs, and the layers and per-GPU KV budget of each pipeline stage."""
+    rows = [m for m in models if m.get("layout")]
+    if not rows:
+        return []
+    out = ["", "| multi-node model | nodes x GPUs | TP x PP | layers per stage | KV GiB per GPU by stage |", "|---|---|---|---|---|"]
+    for m in rows:
+        lay = m["layout"]
+        kv = ", ".join(f"{stage['kv_cache_gib']:.2f}" for stage in lay["stages"])
+        out.append(
+            f"| {m['name']} | {lay['nodes']} x {lay['gpus_per_node']} ({lay['instance_type']}) | "
+            f"{lay['tensor_parallel_size']} x {lay['pipeline_parallel_size']} | {', '.join(map(str, lay['layers_per_stage']))} | "
+            f"{kv} |"
+        )
+    return out
 
 
 def _scaling_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -61,8 +61,9 @@ RAY_NODE_TYPE_LABEL = "ray.io/node-type"
 MODEL_LABEL = "llm-serving.io/model"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 GPU_RESOURCE = "nvidia.com/gpu"
-# The policy whose exemption annotation carries the reason for hostNetwork (catalogue row 24).
-HOST_NETWORK_POLICY = "no-host-network"
+# The policy whose exemption annotation carries the reason for hostNetwork (catalogue rows 24-25:
+# policies/k8s_generic/no_host_namespaces.py refuses hostNetwork unless exempted with a reason).
+HOST_NETWORK_POLICY = "no-host-namespaces"
 EXEMPTION_PREFIX = "llm-serving.io/exempt-"
 # Seconds between two checks of the Ray cluster's GPUs while the head waits for its workers.
 JOIN_POLL_SECONDS = 10

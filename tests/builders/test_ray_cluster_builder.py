@@ -258,3 +258,18 @@ def test_operator_release_is_pinned_to_the_shared_chart_and_its_values_exist():
                 break  # free-form below (PROVENANCE.md: stop at empty defaults)
         else:
             assert type(value) is type(node), f"{'.'.join(path)}: {value!r} is not of the default's type {type(node).__name__}"
+
+
+@pytest.mark.parametrize("tag", ["v0.12.0", "v0.18.0", "v0.29.0", "v0.33.0"])
+def test_every_flag_and_env_of_the_head_exists_in_the_images_release(tag):
+    from components.vllm_flags import has
+
+    cfg = stack_config("prod")
+    cfg["llm-serving:models"][3]["image"] = f"vllm/vllm-openai:{tag}"
+    _, plan, cluster = _render(cfg)
+    assert plan.release.version == tag[1:]
+    flags = [f"--{name}" for name in head_flags(cluster)]
+    head_env = [e["name"] for e in pod_container(head_of(cluster))["env"] if e["name"].startswith("VLLM_")]
+    assert "--distributed-executor-backend" in flags
+    assert [n for n in flags + head_env if not has(n, plan.release.version)] == []
+    assert validate_object(cluster) == []

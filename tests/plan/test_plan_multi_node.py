@@ -106,3 +106,9 @@ def test_kuberay_install_false_skips_the_operator(tmp_path):
     assert not [r for r in resources if r["type"] == "kubernetes:helm.sh/v3:Release" and "kuberay" in r["name"]]
     assert "kubernetes:ray.io/v1:RayCluster" in {r["type"] for r in resources}
     assert not (tmp_path / "out" / "helm" / "kuberay-system").exists()
+
+
+def test_markdown_report_has_the_layout_table(tmp_path):
+    proc = run("plan", "prod", "--format", "markdown", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "| llama-405b | 2 x 8 (p5.48xlarge) | 8 x 2 | 63, 63 | 19.21, 19.21 |" in proc.stdout
