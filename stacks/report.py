@@ -91,6 +91,8 @@ def _scaling_section(m: Mapping[str, Any]) -> list[str]:
     """One model's scaling: backend and signal, target, replica bounds, time to scale out."""
     a = m.get("autoscaling")
     if not a:
+        if "autoscaling" in m:  # None: a multi-node model, one fixed-size Ray cluster
+            return ["  scaling: none; one multi-node Ray cluster of fixed size (autoscaling multi-node replicas is out of scope)"]
         return []
     what = f"HPA on {a['metric']}" if a["kind"] == "HorizontalPodAutoscaler" else "ScaledObject (Prometheus trigger)"
     return [
