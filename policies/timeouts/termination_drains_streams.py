@@ -46,10 +46,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if not isinstance(pre_stop, dict) or not pre_stop:
             messages.append(f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
                             f"send it requests; sleep in preStop until they have deregistered it")
-        if grace < sleep + longest:
+        drains = _server_drains(str(container.get("image") or ""))
+        # A release without --shutdown-timeout stops serving at SIGTERM: its requests must end within
+        # the preStop sleep (checked below), so the grace period need only outlast that sleep.
+        after_sigterm = 0.0 if drains is False else longest
+        if grace < sleep + after_sigterm or grace < longest:
             messages.append(f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + longest "
                             f"request {path.fmt(longest)}: streams in flight are killed on scale-down")
-        drains = _server_drains(str(container.get("image") or ""))
         if drains and drain <= 0 and sleep < longest:
             messages.append(f"{label}: --shutdown-timeout is unset (0 = abort): vLLM aborts in-flight requests on SIGTERM; "
                             f"set --shutdown-timeout to the longest request ({path.fmt(longest)})")
