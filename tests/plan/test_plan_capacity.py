@@ -52,6 +52,9 @@ def test_karpenter_prerequisites_are_written_under_aws(prod):
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
         "aws:sqs/queue:Queue",
         "aws:sqs/queuePolicy:QueuePolicy",
+        # prod's multi-node model opens the node security group to itself for EFA (components/kuberay.py).
+        "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
+        "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
     ]
     roles = {f["inputs"]["name"] for f in files.values() if f["type"] == "aws:iam/role:Role"}
     assert roles == {"KarpenterNodeRole-llm-prod", "KarpenterControllerRole-llm-prod"}
