@@ -222,10 +222,12 @@ def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
             "labels": recommended_labels(m.name, component="inference", version=image_tag(m.image)),
         },
         "spec": {
-            # A drain never takes the last ready replica: with two or more replicas one may go at a
-            # time; with one, none may (Karpenter's terminationGracePeriod still bounds the node's drain,
-            # builders/karpenter.py). AlwaysAllow lets crash-looping pods be evicted regardless.
-            **({"maxUnavailable": 1} if m.replicas.min >= 2 else {"minAvailable": 1}),
+            # maxUnavailable 1 counts unready pods as unavailable: with two replicas and one not ready,
+            # no eviction is allowed, so a drain never takes the last ready replica. With one replica
+            # nothing can both protect it and let the node drain (policy catalogue row 19 forbids a PDB
+            # that blocks every eviction), which is why prod models run at least two (config.py).
+            # AlwaysAllow lets crash-looping pods be evicted regardless.
+            "maxUnavailable": 1,
             "selector": {"matchLabels": {"serving.kserve.io/inferenceservice": m.name}},
             "unhealthyPodEvictionPolicy": "AlwaysAllow",
         },

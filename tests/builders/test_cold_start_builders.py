@@ -98,13 +98,12 @@ def test_prepull_daemonset_pulls_every_image_of_the_pool(prod):
 
 def test_pdb_never_takes_the_last_ready_replica_and_evicts_crash_loops(prod):
     cfg, _, _ = prod
-    two = vllm.pod_disruption_budget(model(cfg, "chat-8b"), cfg.namespace)["spec"]
-    assert two["maxUnavailable"] == 1 and "minAvailable" not in two
-    dev = load_stack_config(stack_config("dev"))
-    one = vllm.pod_disruption_budget(dev.models[0], dev.namespace)
-    assert one["spec"]["minAvailable"] == 1 and "maxUnavailable" not in one["spec"]
-    assert {two["unhealthyPodEvictionPolicy"], one["spec"]["unhealthyPodEvictionPolicy"]} == {"AlwaysAllow"}
-    assert validate_object(one) == []
+    pdb = vllm.pod_disruption_budget(model(cfg, "chat-8b"), cfg.namespace)
+    # maxUnavailable counts unready pods: with 2 replicas and one crash-looping, no eviction of the ready one.
+    assert pdb["spec"]["maxUnavailable"] == 1 and "minAvailable" not in pdb["spec"]
+    assert model(cfg, "chat-8b").replicas.min >= 2
+    assert pdb["spec"]["unhealthyPodEvictionPolicy"] == "AlwaysAllow"
+    assert validate_object(pdb) == []
 
 
 def test_prod_needs_two_replicas_unless_the_stack_says_why():
