@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     )
     from .timeouts import TimeoutChain, timeout_chain
     from .karpenter import Karpenter, KarpenterArgs
+    from .model_source import S3ModelReader, S3ModelReaderArgs
     from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
     from .platform import LlmPlatform, LlmPlatformArgs
     from .vllm_service import VllmService, VllmServiceArgs
@@ -78,6 +79,8 @@ _EXPORTS = {
     "KarpenterArgs": "karpenter",
     "ClusterAddons": "addons",
     "ClusterAddonsArgs": "addons",
+    "S3ModelReader": "model_source",
+    "S3ModelReaderArgs": "model_source",
     "KubeRay": "kuberay",
     "KubeRayArgs": "kuberay",
     "RayVllmService": "kuberay",
