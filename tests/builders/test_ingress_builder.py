@@ -123,7 +123,7 @@ def test_a_schema_mutation_of_a_virtual_service_is_caught():
 
 
 def long_sibling(c):
-    c["llm-serving:models"][0]["longContext"] = {"maxModelLen": 32768, "replicas": {"min": 1, "max": 1}}
+    c["llm-serving:models"][0]["longContext"] = {"maxModelLen": 32768, "replicas": {"min": 2, "max": 2}}
 
 
 def test_long_context_sibling_is_planned_and_routed_by_header_through_istio():
