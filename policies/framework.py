@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
 
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -317,6 +316,9 @@ def _schema_errors(name: str, entry: Any, policy: Policy) -> list[str]:
         return [f"{name}: {entry!r} is neither an enforcement level nor a mapping of settings"]
     # Validate the object branch directly: oneOf errors would only say "not valid under any".
     schema = policy_config_schema(policy)["oneOf"][1]
+    # Imported here: only a pack config needs it, and it is a tenth of the plan's import time.
+    import jsonschema
+
     validator = jsonschema.Draft7Validator(schema)
     errors = []
     for error in validator.iter_errors(dict(entry)):

@@ -46,6 +46,18 @@ def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in text).strip("-").lower()
 
 
+# libyaml's emitter when PyYAML has it: the same bytes as the pure-Python SafeDumper (a test
+# compares them on every rendered file) at a fifth of the time, the plan's largest cost after the
+# engine. The two fold long scalars differently, so lines are never folded.
+_YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_NO_FOLDING = 1 << 30
+
+
+def dump_yaml(body: Any) -> str:
+    """One YAML document: sorted keys, block style, the same bytes on every machine."""
+    return yaml.dump(body, Dumper=_YAML_DUMPER, sort_keys=True, default_flow_style=False, width=_NO_FOLDING)
+
+
 def render_files(recording: Recording) -> dict[str, str]:
     """One YAML document per Kubernetes object, one JSON file per cloud resource."""
     import json
@@ -58,12 +70,12 @@ def render_files(recording: Recording) -> dict[str, str]:
         if r.type == HELM_RELEASE_TYPE:
             # A release is one opaque resource to the engine: write what `helm install` would be given.
             rel = f"helm/{_slug(body.get('namespace') or '_default')}/{_slug(body.get('name') or r.name)}.yaml"
-            files[rel] = yaml.safe_dump(helm_release_file(body), sort_keys=True, default_flow_style=False, width=120)
+            files[rel] = dump_yaml(helm_release_file(body))
         elif r.type.startswith("kubernetes:") and "kind" in body:
             meta = body.get("metadata") or {}
             folder = meta.get("namespace") or "_cluster"
             rel = f"kubernetes/{_slug(folder)}/{_slug(body['kind'])}-{_slug(meta.get('name') or r.name)}.yaml"
-            files[rel] = yaml.safe_dump(body, sort_keys=True, default_flow_style=False, width=120)
+            files[rel] = dump_yaml(body)
         else:
             provider = r.type.split(":", 1)[0]
             rel = f"{_slug(provider)}/{_slug(r.type.split(':')[-1])}-{_slug(r.name)}.json"
