@@ -17,14 +17,17 @@ _PACK_DIR = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _PACK_DIR]
 sys.path.insert(0, str(_PACK_DIR.parent))
 
-from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
-
-from policies.pulumi_adapter import to_pulumi  # noqa: E402
-from policies.registry import POLICIES  # noqa: E402
 
 
 def main() -> None:
     """Serve the pack to the Pulumi engine (blocks until the engine stops it)."""
+    # Imported here, not at module level: `python -m policies check` runs this file too and must
+    # not pay for the Pulumi SDK (pulumi_policy imports it whole: half of check's run time).
+    from pulumi_policy import EnforcementLevel, PolicyPack
+
+    from policies.pulumi_adapter import to_pulumi
+    from policies.registry import POLICIES
+
     PolicyPack(
         name="llm-serving",
         enforcement_level=EnforcementLevel.ADVISORY,
