@@ -20,7 +20,7 @@ GPU_TAINT = {"key": GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
 POOL_LABEL = "llm-serving.io/pool"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
-GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
+from components.builders.labels import GPU_NAME_LABEL  # noqa: E402 (defined beside the labels: the policy pack reads it)
 # Subnets and security groups are found by this tag (Karpenter's getting-started convention).
 DISCOVERY_TAG = "karpenter.sh/discovery"
 # Reasons Karpenter can budget (karpenter.md: Underutilized, Empty, Drifted; expiration is not budgetable).

@@ -28,9 +28,7 @@ CACHE_PATH = "/models-cache"
 QUIET_ENDPOINTS = "/health,/metrics"
 
 
-CAPACITY_ANNOTATION = "llm-serving.io/capacity-plan"
-# The catalogue GPU the plan sized (exact where Karpenter's GPU-name label names a family).
-GPU_ANNOTATION = "llm-serving.io/gpu"
+from components.builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION  # noqa: E402,F401 (defined beside the labels)
 
 
 def capacity_summary(plan: ServingPlan) -> str:
