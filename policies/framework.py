@@ -21,6 +21,10 @@ EXEMPTION_PREFIX = "llm-serving.io/exempt-"
 # Pulumi's policy config reserves "all" for "set every policy's enforcement level".
 ALL_POLICIES = "all"
 
+# Where every policy is documented (generated from this registry by `python -m policies docs`);
+# messages and reports link to DOCS_PAGE#<policy name>, never to files outside the repository.
+DOCS_PAGE = "docs/policies.md"
+
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 CATALOG_RE = re.compile(r"^(S([1-9]|1[0-9]|20)|G[0-9]+)$")
 
@@ -99,6 +103,10 @@ class Policy:
     resource_types: tuple[str, ...] = ()
     check_resource: ResourceCheck | None = None
     check_stack: StackCheck | None = None
+    # Why the policy exists, with public sources (URLs, upstream issues): the "Why" of the
+    # generated docs page. Optional here so that a policy without it still loads; the
+    # registry meta-test (tests/policies/test_policy_docs.py) names every policy that lacks it.
+    rationale: str = ""
 
     def __post_init__(self) -> None:
         # Metadata errors are programming errors in the pack: fail at import, not at run time.
@@ -130,6 +138,11 @@ class Policy:
     def exemption_annotation(self) -> str:
         """The annotation that exempts one resource from this policy; its value is the reason."""
         return f"{EXEMPTION_PREFIX}{self.name}"
+
+    @property
+    def docs_anchor(self) -> str:
+        """The policy's section of the docs page, relative to the repository root."""
+        return f"{DOCS_PAGE}#{self.name}"
 
     @property
     def is_stack_policy(self) -> bool:

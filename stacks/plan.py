@@ -142,6 +142,34 @@ def _model_figures(model, plan) -> dict:
     return {**plan.report(), "autoscaling": scaling_summary(model, plan)}
 
 
+def model_lines(path: Path, names: list[str]) -> dict[str, int]:
+    """The stack-file line (from 1) of each model's `name:` entry, where the values of its
+    resources came from; models whose line cannot be found are left out."""
+    import re
+
+    try:
+        text = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    found: dict[str, int] = {}
+    # Model entries live under the `models` key; a GPU pool may carry the same name.
+    start = next((i for i, line in enumerate(text) if re.match(r"^\s*(llm-serving:)?models:", line)), 0)
+    for name in names:
+        pattern = re.compile(rf"^\s*(-\s*)?name:\s*['\"]?{re.escape(name)}['\"]?\s*(#.*)?$")
+        for number, line in enumerate(text[start:], start=start + 1):
+            if pattern.match(line):
+                found[name] = number
+                break
+    return found
+
+
+def trace_line(resource: str, lines: Mapping[str, int]) -> Any:
+    """The line of the model a resource belongs to (the longest model name inside its name,
+    `<stack>-<model>-<role>`), or None for a stack-wide or unattributable finding."""
+    matches = [name for name in lines if f"-{name}-" in f"-{resource}-"]
+    return lines[max(matches, key=len)] if matches else None
+
+
 def run_plan(stack_ref: str) -> PlanResult:
     """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input."""
     from policies.framework import evaluate
@@ -154,6 +182,9 @@ def run_plan(stack_ref: str) -> PlanResult:
     resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in tree_order(recording.resources)]
     report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name]) for m in cfg.models])
     report["stack_file"] = _display_path(stack.path)
+    lines = model_lines(stack.path, [m.name for m in cfg.models])
+    for row in report["violations"]:
+        row.update(file=report["stack_file"], line=trace_line(row["resource"], lines))
     return PlanResult(report=report, files=render_files(recording))
 
 
