@@ -8,12 +8,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.builders import buffer as buffers
-from components.builders import karpenter as build
-from components.capacity.pools import PoolPlan
-from components.cluster import KubernetesComponent
-from components.config import GpuPoolConfig
-from components.inputs import InputName, InputStr, manifest_parts, part, resolve
+from .builders import buffer as buffers
+from .builders import karpenter as build
+from .capacity.pools import PoolPlan
+from .cluster import KubernetesComponent
+from .config import GpuPoolConfig
+from .inputs import InputName, InputStr, manifest_parts, part, resolve
 
 
 class GpuPoolArgs(BaseModel):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.builders.helm import Chart, release
-from components.builders.karpenter import GPU_TOLERATION
-from components.config import AddonsConfig
+from ..builders.helm import Chart, release
+from ..builders.karpenter import GPU_TOLERATION
+from ..config import AddonsConfig
 
 CERT_MANAGER = Chart("cert-manager", "v1.21.1", "oci://quay.io/jetstack/charts")
 KSERVE_CRD = Chart("kserve-crd", "v0.20.0", "oci://ghcr.io/kserve/charts")

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from components.builders.labels import recommended_labels
-from components.builders.vllm_service import predictor_deployment_name
-from components.capacity.plan import ServingPlan
-from components.config import ModelConfig
+from ..builders.labels import recommended_labels
+from ..builders.vllm_service import predictor_deployment_name
+from ..capacity.plan import ServingPlan
+from ..config import ModelConfig
 
 # vLLM 0.33 gauges (../shared/reference/vllm.md section 1); both carry model_name = --served-model-name.
 RUNNING = "vllm:num_requests_running"

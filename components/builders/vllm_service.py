@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from components.builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
-from components.builders.labels import recommended_labels
-from components.builders.scheduling import serving_pod_scheduling
-from components.images import image_tag
-from components.capacity.plan import ServingPlan
-from components.config import ModelConfig
+from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
+from ..builders.labels import recommended_labels
+from ..builders.scheduling import serving_pod_scheduling
+from ..images import image_tag
+from ..capacity.plan import ServingPlan
+from ..config import ModelConfig
 
 CONTAINER_NAME = "kserve-container"  # KServe's name for the predictor's serving container
 HTTP_PORT = 8080  # the port KServe's runtimes and probes use for vLLM (kserve.md)
@@ -28,7 +28,7 @@ CACHE_PATH = "/models-cache"
 QUIET_ENDPOINTS = "/health,/metrics"
 
 
-from components.builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION  # noqa: E402,F401 (defined beside the labels)
+from ..builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION  # noqa: E402,F401 (defined beside the labels)
 
 
 def capacity_summary(plan: ServingPlan) -> str:
@@ -200,7 +200,7 @@ def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: s
 
 
 def _karpenter_gpu_name(plan: ServingPlan) -> str:
-    from components.capacity.gpus import GPUS
+    from ..capacity.gpus import GPUS
 
     return GPUS[plan.gpu.name].get("karpenter_gpu_name") or plan.gpu.name.lower()
 

@@ -70,6 +70,20 @@ def test_installed_package_has_every_module_typed(venv, tmp_path):
     assert set(out["exports"]) == set(__import__("components").__all__)
 
 
+def test_a_consumers_own_components_package_is_left_alone(venv, tmp_path):
+    """Installed, the library imports itself relatively: a project's own `components/` keeps its name."""
+    (tmp_path / "components").mkdir()
+    (tmp_path / "components" / "__init__.py").write_text("OWNER = 'the consumer'\n")
+    out = run_in(venv, """
+        import importlib, pkgutil, llm_serving
+        for m in pkgutil.walk_packages(llm_serving.__path__, "llm_serving."):
+            importlib.import_module(m.name)
+        import components
+        print(components.OWNER)
+    """, tmp_path)
+    assert out.strip() == "the consumer"
+
+
 def test_policy_pack_and_stack_tools_are_repository_only(venv, tmp_path):
     out = run_in(venv, "import importlib.util as u; print(u.find_spec('stacks'), u.find_spec('policies'))", tmp_path)
     assert out.split() == ["None", "None"]
