@@ -75,6 +75,7 @@ def workdir(tmp_path_factory) -> Path:
     configs = json.loads((ROOT / "tests" / "capacity" / "data" / "model_configs.json").read_text())
     config = next(iter(configs.values()))
     (folder / "config.json").write_text(json.dumps(config.get("config", config)))
+    (folder / "docs").mkdir()  # as in the repository: `policies docs --out docs/policies.md` writes there
     return folder
 
 
