@@ -132,3 +132,19 @@ def test_metadata_states_python_and_one_dependency_list():
     floor = tuple(int(x) for x in project["requires-python"].removeprefix(">=").split("."))
     assert sys.version_info[:2] >= floor
     assert meta["tool"]["setuptools"]["dynamic"]["dependencies"] == {"file": ["requirements.txt"]}
+
+
+def test_editable_install_points_at_the_source(tmp_path_factory):
+    """`pip install -e .` (PEP 660): llm_serving is the components/ folder of the checkout itself."""
+    base = tmp_path_factory.mktemp("editable")
+    source = base / "src"
+    shutil.copytree(ROOT, source, ignore=IGNORE)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(base / "venv")], check=True, timeout=120)
+    python = base / "venv" / "bin" / "python"
+    proc = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "-e", str(source)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, f"pip install -e . failed:\n{proc.stdout}\n{proc.stderr}"
+    out = run_in(python, "import llm_serving; from llm_serving import VllmService; print(llm_serving.__file__)", base)
+    assert out.strip() == str(source / "components" / "__init__.py")
