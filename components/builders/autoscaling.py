@@ -172,7 +172,7 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
     """
     if m.distributed is not None:
         return None  # a multi-node model runs one fixed-size Ray cluster: nothing scales it
-    from components.capacity.layout import cold_start_seconds
+    from ..capacity.layout import cold_start_seconds
 
     lag = SCRAPE_INTERVAL_SECONDS + HPA_SYNC_SECONDS
     start = plan.startup_failure_threshold * plan.startup_period_seconds
