@@ -133,3 +133,14 @@ def test_reference_is_generated_from_the_models():
     assert reference.current() == reference.render(), (
         "README.md's reference section is stale: run `python -m stacks.reference --write` and commit README.md"
     )
+
+
+def test_cold_start_figures_are_the_dev_plans():
+    from stacks.plan import run_plan
+    from stacks.report import RENDERERS
+
+    text = RENDERERS["text"](run_plan("dev").report)
+    quoted = re.findall(r'=> "([^"]+)"', README)
+    assert quoted, "the cold-start diagram moved"
+    for phrase in quoted:
+        assert phrase in text, f"README's cold-start figure is not in the dev plan's output: {phrase!r}"

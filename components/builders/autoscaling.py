@@ -176,9 +176,10 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
 
     lag = SCRAPE_INTERVAL_SECONDS + HPA_SYNC_SECONDS
     start = plan.startup_failure_threshold * plan.startup_period_seconds
-    # The cold-start parts of the capacity plan (node ready + image pull + Hub download + compile,
-    # capacity/layout.py, cold_start.md): what a replica on a fresh node is expected to take.
-    cold = cold_start_seconds(plan.model)
+    # The cold-start parts of the capacity plan: what a replica on a fresh node is expected to take.
+    # One source of truth: the parts the startup budget is derived from (capacity/cold_start.py,
+    # cold_start.md); the layout's Hub-download estimate only where the plan has no such parts.
+    cold = plan.startup.sum_seconds if plan.startup is not None else cold_start_seconds(plan.model)
     adapter = m.autoscaling.backend == "prometheus-adapter"
     return {
         "backend": m.autoscaling.backend,
