@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, Mapping, Optional
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from components.errors import ConfigError, Problem, format_path
+from .errors import ConfigError, Problem, format_path
 
 PROJECT = "llm-serving"
 
@@ -204,7 +204,7 @@ class GpuPoolConfig(_Model):
     @field_validator("instance_types")
     @classmethod
     def _instances(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        from components.capacity.gpus import INSTANCES
+        from .capacity.gpus import INSTANCES
 
         if not v:
             raise ValueError("must list at least one instance type")
@@ -347,7 +347,7 @@ class SloConfig(_Model):
     @field_validator("max_request_seconds")
     @classmethod
     def _servable(cls, v: float) -> float:
-        from components.timeouts import max_request_rule
+        from .timeouts import max_request_rule
 
         rule = max_request_rule(v)
         if rule:
@@ -457,7 +457,7 @@ class LongContextConfig(_Model):
     @field_validator("max_request_seconds")
     @classmethod
     def _servable(cls, v: Optional[float]) -> Optional[float]:
-        from components.timeouts import max_request_rule
+        from .timeouts import max_request_rule
 
         rule = max_request_rule(v) if v is not None else None
         if rule:
@@ -959,7 +959,7 @@ def _model_of(annotation: Any) -> Any:
 def _cross_checks(cfg: StackConfig) -> list[Problem]:
     """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node (or, for a
     distributed model, fill whole nodes of the pool: components/capacity/layout.py)."""
-    from components.capacity.gpus import INSTANCES
+    from .capacity.gpus import INSTANCES
 
     problems: list[Problem] = []
     model_paths = cfg.model_paths()
@@ -1002,7 +1002,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
         if sibling:  # its model's layout and TP are checked at the model
             pass
         elif m.distributed is not None:
-            from components.capacity.layout import layout_problems
+            from .capacity.layout import layout_problems
 
             problems.extend(layout_problems(m, pool, at))
         else:

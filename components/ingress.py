@@ -19,10 +19,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.builders import ingress as build
-from components.capacity.plan import ServingPlan
-from components.cluster import KubernetesComponent
-from components.config import IngressConfig, ModelConfig
+from .builders import ingress as build
+from .capacity.plan import ServingPlan
+from .cluster import KubernetesComponent
+from .config import IngressConfig, ModelConfig
 
 
 def _helm(name: str, rel: dict, opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:

@@ -15,9 +15,9 @@ from typing import Any
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from components.config import PROJECT, StackConfig, load_stack_config
-from components.errors import ConfigError
-from components.platform import LlmPlatform, LlmPlatformArgs
+from .config import PROJECT, StackConfig, load_stack_config
+from .errors import ConfigError
+from .platform import LlmPlatform, LlmPlatformArgs
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 # The offline plan runs stack files from anywhere; relative paths in them (architecture.configPath)

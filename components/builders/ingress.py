@@ -14,11 +14,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
-from components.builders.labels import recommended_labels
-from components.builders.vllm_service import HTTP_PORT, predictor_deployment_name
-from components.capacity.plan import ServingPlan
-from components.config import LONG_CONTEXT_HEADER, LONG_CONTEXT_VALUE, IngressConfig, ModelConfig
-from components.timeouts import (
+from .labels import recommended_labels
+from .vllm_service import HTTP_PORT, predictor_deployment_name
+from ..capacity.plan import ServingPlan
+from ..config import LONG_CONTEXT_HEADER, LONG_CONTEXT_VALUE, IngressConfig, ModelConfig
+from ..timeouts import (
     TCP_KEEPALIVE_INTERVAL_SECONDS,
     TCP_KEEPALIVE_PROBES,
     TCP_KEEPALIVE_TIME_SECONDS,
@@ -68,7 +68,7 @@ ISTIO_GATEWAY = Chart("gateway", "1.30.3", ISTIO_CHARTS)
 def backend_of(m: ModelConfig) -> tuple[str, int]:
     """(Service name, port) that serves a model: KServe's predictor Service, or a multi-node model's Ray head Service."""
     if m.distributed is not None:
-        from components.builders import ray_cluster
+        from . import ray_cluster
 
         return ray_cluster.service_name(m), ray_cluster.API_PORT
     return predictor_deployment_name(m.name), PREDICTOR_SERVICE_PORT
