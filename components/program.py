@@ -7,7 +7,6 @@ runtime config, so there is one reading of the stack file.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,9 @@ import pulumi
 from pulumi.runtime import config as runtime_config
 
 from components.config import PROJECT, StackConfig, load_stack_config
-from components.errors import ConfigError
+from components.errors import ConfigError, Problem
+from components.loading import STACK_FILE, LoadError, load_json
+from components.secrets import MARKER
 from components.platform import LlmPlatform, LlmPlatformArgs
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
@@ -36,13 +37,15 @@ def runtime_stack_config() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in raw.items():
         if key in env_secret_keys or runtime_config.is_config_secret(key):
-            out[key] = {"secure": "<redacted>"}
+            out[key] = dict(MARKER)
             continue
         if isinstance(value, str) and value[:1] in "[{":
+            # Objects arrive as JSON text; they are read within the stack file's limits.
             try:
-                value = json.loads(value)
-            except json.JSONDecodeError:
-                pass
+                value = load_json(key, STACK_FILE, name=f"config {key}", text=value)
+            except LoadError as exc:
+                if not exc.problem.startswith("is not valid JSON"):
+                    raise ConfigError([Problem(key, exc.problem, has_value=False)]) from None
         out[key] = value
     return out
 

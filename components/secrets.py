@@ -73,6 +73,12 @@ class Token:
     prefix: str
 
     @property
+    def described(self) -> str:
+        """The kind with its article and the redacted prefix: ``a Hugging Face token (hf_...[redacted])``."""
+        article = "an" if self.kind[0] in "AEIOU" else "a"
+        return f"{article} {self.kind} ({self.redacted})"
+
+    @property
     def redacted(self) -> str:
         """The public prefix of the shape and an ellipsis, e.g. ``hf_...``; never the token."""
         return redacted(self.prefix)

@@ -43,6 +43,8 @@ EXPECTED = {
     # HF_TOKEN as a literal env value (an envsubst placeholder in the sample).
     ("docs__examples__sglang__lws.yaml", "no-literal-secret-env"),
     ("docs__examples__vllm__GPU__lws.yaml", "no-literal-secret-env"),
+    # AIBrix's L20 sample passes a literal OpenAI-shaped key: `--api-key sk-...` in the command.
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "no-literal-secret-env"),
     # AIBrix's TP=4 sample asks for one GPU and mounts no /dev/shm.
     ("samples__kvcache__vineyard__deployment-tp.yaml", "tensor-parallel-requires-dshm"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "vllm-tp-matches-gpu-limit"),
