@@ -62,7 +62,7 @@ def format_value(value: Any, limit: int = VALUE_CHARS) -> str:
 
 
 def _scalar(value: Any, top: bool, budget: int) -> str:
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
         return str(int(value))
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _INT_BITS:
         return f"<integer of {value.bit_length()} bits>"

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
+from components.errors import format_value
+
 GIB = 1024**3
 
 _DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "fp8": 1, "float8_e4m3fn": 1}
@@ -103,7 +105,7 @@ def _int(cfg: Mapping[str, Any], *keys: str, default: Any = None, required: bool
         value = cfg.get(key)
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= _MAX_DIMENSION:
-                raise ArchitectureError(f"config.json {key} = {value!r}: must be a whole number between 0 and 2^40")
+                raise ArchitectureError(f"config.json {key} = {format_value(value)}: must be a whole number between 0 and 2^40")
             return int(value)
     if required and default is None:
         raise ArchitectureError(f"config.json lacks {keys[0]}")
@@ -115,7 +117,7 @@ def _bool(cfg: Mapping[str, Any], key: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise ArchitectureError(f"config.json {key} = {value!r}: must be true or false")
+        raise ArchitectureError(f"config.json {key} = {format_value(value)}: must be true or false")
     return value
 
 
@@ -186,7 +188,7 @@ def _max_len_limit(cfg: Mapping[str, Any], max_pos: int) -> int:
     if kind not in ("yarn", "linear", "dynamic") or isinstance(factor, bool) or not isinstance(factor, (int, float)):
         return max_pos
     if not 0 < factor <= _MAX_ROPE_FACTOR:  # NaN fails this too
-        raise ArchitectureError(f"config.json rope_scaling.factor = {factor!r}: must be a number in (0, {_MAX_ROPE_FACTOR}]")
+        raise ArchitectureError(f"config.json rope_scaling.factor = {format_value(factor)}: must be a number in (0, {_MAX_ROPE_FACTOR}]")
     if factor <= 1:
         return max_pos
     base = max_pos
