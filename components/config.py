@@ -10,6 +10,7 @@ reported with its field path, the value and the rule, all at once, as a
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal, Mapping, Optional
 
@@ -594,9 +595,19 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
 
 
 # C0 and C1 control characters (newline, tab, NUL, ...) and the Unicode line and paragraph
-# separators: no name, id, image, host or flag of a stack needs one, and a trailing newline would
-# otherwise reach object names, file names and command lines.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# separators (and lone surrogates, which no encoder writes): no name, id, image, host or flag of a
+# stack needs one, and a trailing newline would otherwise reach object names, file names and
+# command lines.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+_MAX_EXACT = 2**53
+
+
+def _number_in_range(value: float) -> bool:
+    if isinstance(value, int):
+        return -_MAX_EXACT <= value <= _MAX_EXACT
+    return math.isfinite(value) and -_MAX_EXACT <= value <= _MAX_EXACT
 
 
 def _display_key(key: str) -> str:
@@ -612,7 +623,7 @@ def _under(path: str, prefix: str) -> bool:
 
 
 def _text_problems(raw: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
-    """Clear-text credentials and control characters anywhere in the config's non-secret values.
+    """Clear-text credentials, control characters and out-of-range numbers anywhere in the config's non-secret values.
 
     A token (components.secrets shapes: hf_..., AKIA..., ghp_..., sk-...) is named by its field
     and shape with a redacted prefix, never echoed. Returns the problems and the paths refused.
@@ -636,6 +647,10 @@ def _text_problems(raw: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
                     problems.append(Problem(format_path(loc), "holds a control character (a newline, tab or similar); "
                                             "names, ids and flags are single-line text", value))
                     refused.append(format_path(loc))
+            elif isinstance(value, (int, float)) and not isinstance(value, bool) and not _number_in_range(value):
+                problems.append(Problem(format_path(loc), "is out of range: a stack file's numbers must be finite and within "
+                                        "+-2^53 (the Pulumi engine carries config numbers as doubles)", value))
+                refused.append(format_path(loc))
             elif isinstance(value, Mapping) and not is_secret(value):
                 for k, v in value.items():
                     if isinstance(k, str) and _CONTROL.search(k):
