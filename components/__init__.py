@@ -22,12 +22,15 @@ from . import _alias
 _alias.install(__name__)
 
 if TYPE_CHECKING:
+    from .addons import ClusterAddons, ClusterAddonsArgs
     from .autoscaling import MetricsStack, MetricsStackArgs, ModelAutoscaling, ModelAutoscalingArgs
     from .cluster import KubernetesComponent
     from .capacity.plan import ServingPlan, plan_model, plan_stack
     from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
     from .errors import ConfigError, Problem
     from .gpu_pool import GpuPool, GpuPoolArgs
+    from .karpenter import Karpenter, KarpenterArgs
+    from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
     from .platform import LlmPlatform, LlmPlatformArgs
     from .vllm_service import VllmService, VllmServiceArgs
 
@@ -54,6 +57,14 @@ _EXPORTS = {
     "GpuPool": "gpu_pool",
     "GpuPoolArgs": "gpu_pool",
     "KubernetesComponent": "cluster",
+    "Karpenter": "karpenter",
+    "KarpenterArgs": "karpenter",
+    "ClusterAddons": "addons",
+    "ClusterAddonsArgs": "addons",
+    "KubeRay": "kuberay",
+    "KubeRayArgs": "kuberay",
+    "RayVllmService": "kuberay",
+    "RayVllmServiceArgs": "kuberay",
 }
 
 __all__ = sorted(_EXPORTS)

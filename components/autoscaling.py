@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -21,6 +21,7 @@ from components.builders import prometheus_adapter as metrics
 from components.capacity.plan import ServingPlan
 from components.cluster import KubernetesComponent
 from components.config import ModelConfig, MonitoringConfig
+from components.inputs import InputName, namespaced_manifest
 
 
 class MetricsStackArgs(BaseModel):
@@ -69,41 +70,50 @@ class ModelAutoscalingArgs(BaseModel):
 
     model: ModelConfig = Field(description="The model's stack configuration (required).")
     plan: ServingPlan = Field(description="Its capacity plan (required): the per-pod target and queue come from here.")
-    namespace: str = Field(description="Namespace of the model's InferenceService (required).")
+    namespace: InputName = Field(description="Namespace of the model's InferenceService (required; pulumi.Input[str]).")
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Default: kube-prometheus-stack in monitoring.")
 
 
 class ModelAutoscaling(KubernetesComponent):
-    """One model's HPA (or ScaledObject), PodMonitor and PrometheusRule."""
+    """One model's HPA (or ScaledObject), PodMonitor and PrometheusRule.
+
+    Outputs: ``hpa_target`` (in-flight requests per pod the autoscaler holds) and ``autoscaler_name``.
+    """
+
+    hpa_target: pulumi.Output[int]
+    autoscaler_name: pulumi.Output[str]
 
     def __init__(self, name: str, args: ModelAutoscalingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:autoscaling:ModelAutoscaling", name, None, opts)
         child = self.child_opts()
         m, plan, ns, cfg = args.model, args.plan, args.namespace, args.monitoring
-        if m.autoscaling.backend == "keda":
-            so = scale.scaled_object(m, plan, ns, metrics.prometheus_url(cfg))
-            self.scaler = _custom(f"{name}-scaledobject", so, child)
+        # The namespace may be another stack's Output: builders run once it is known (inputs.py).
+        self.scaler = None
+        if m.distributed is not None:
+            pass  # one fixed-size Ray cluster: autoscaling multi-node replicas is out of scope (components/kuberay.py)
+        elif m.autoscaling.backend == "keda":
+            url = metrics.prometheus_url(cfg)
+            self.scaler = _custom(f"{name}-scaledobject", lambda n: scale.scaled_object(m, plan, n, url), ns, child)
         else:
-            hpa = scale.horizontal_pod_autoscaler(m, plan, ns)
-            self.scaler = k8s.autoscaling.v2.HorizontalPodAutoscaler(
-                f"{name}-hpa", metadata=hpa["metadata"], spec=hpa["spec"], opts=child
-            )
+            _, _, meta, spec = namespaced_manifest(lambda n: scale.horizontal_pod_autoscaler(m, plan, n), ns)
+            self.scaler = k8s.autoscaling.v2.HorizontalPodAutoscaler(f"{name}-hpa", metadata=meta, spec=spec, opts=child)
         labels = cfg.prometheus.monitor_labels
-        self.pod_monitor = _custom(f"{name}-podmonitor", mon.pod_monitor(m, ns, labels), child)
-        self.prometheus_rule = _custom(f"{name}-alerts", mon.prometheus_rule(m, plan, ns, cfg.alerts, labels), child)
+        self.pod_monitor = _custom(f"{name}-podmonitor", lambda n: mon.pod_monitor(m, n, labels), ns, child)
+        self.prometheus_rule = _custom(f"{name}-alerts", lambda n: mon.prometheus_rule(m, plan, n, cfg.alerts, labels), ns, child)
+        self.hpa_target = pulumi.Output.from_input(plan.target_in_flight_per_pod)
+        self.autoscaler_name = pulumi.Output.from_input(scale.autoscaler_name(m) if self.scaler is not None else None)
         self.register_outputs(
             {
-                "backend": m.autoscaling.backend,
-                "autoscalerName": scale.autoscaler_name(m),
+                "backend": m.autoscaling.backend if self.scaler is not None else None,
+                "autoscalerName": scale.autoscaler_name(m) if self.scaler is not None else None,
                 "targetInFlightPerPod": plan.target_in_flight_per_pod,
             }
         )
 
 
-def _custom(name: str, obj: dict, opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:
-    return k8s.apiextensions.CustomResource(
-        name, api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"], spec=obj["spec"], opts=opts
-    )
+def _custom(name: str, build: Callable[[str], dict], namespace: pulumi.Input[str], opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:
+    api_version, kind, metadata, spec = namespaced_manifest(build, namespace)
+    return k8s.apiextensions.CustomResource(name, api_version=api_version, kind=kind, metadata=metadata, spec=spec, opts=opts)
 
 
 def model_autoscalers(

@@ -66,7 +66,7 @@ class ClusterConfig(_Model):
         description='How the program reaches the cluster. "eks" (default): an explicit Kubernetes provider whose '
         "kubeconfig is built from the EKS cluster named `name` (looked up with pulumi-aws) and a token from the "
         '`aws eks get-token` exec plugin, so no credential is stored. "ambient": an explicit provider on the '
-        "kubeconfig of the machine running Pulumi (KUBECONFIG or ~/.kube/config).",
+        'kubeconfig of the machine running Pulumi (KUBECONFIG or ~/.kube/config). Default "eks".',
     )
     kube_context: Optional[Str] = Field(
         None, description='Kubeconfig context to use with connection "ambient". Default null (the current context).'
@@ -98,7 +98,15 @@ class ClusterConfig(_Model):
 class BufferConfig(_Model):
     """Warm GPU headroom kept in a pool so that scale-out does not wait for a node."""
 
-    replicas: Int = Field(0, ge=0, le=64, description="Placeholder replicas of one serving pod's size to keep warm. Default 0.")
+    replicas: Int = Field(
+        0, ge=0, le=64, description="Replicas of the pool's largest serving pod to keep room for. Default 0 (no buffer)."
+    )
+    mode: Literal["placeholder", "capacityBuffer"] = Field(
+        "placeholder",
+        description='How the room is kept. "placeholder" (default): a Deployment of pause pods at a negative PriorityClass '
+        'that serving pods preempt at once. "capacityBuffer": Karpenter\'s CapacityBuffer API (autoscaling.x-k8s.io/v1beta1), '
+        "which needs Karpenter's CapacityBuffer feature gate (set in the Karpenter release this stack installs). Default placeholder.",
+    )
 
 
 _DURATION = re.compile(r"([0-9]+(s|m|h))+")
@@ -380,6 +388,49 @@ class ArchitectureConfig(_Model):
     weights_gib: Float = Field(description="Size of the whole checkpoint in GiB (required, > 0).", gt=0)
 
 
+class DistributedConfig(_Model):
+    """Multi-node serving: one vLLM engine spread over several nodes of the model's pool.
+
+    Tensor parallelism stays inside a node (NVLink); pipeline stages cross nodes. The node
+    count is tensorParallelSize x pipelineParallelSize / the pool's GPUs per node, and Ray
+    (a KubeRay RayCluster) places the ranks. Autoscaling a multi-node replica is out of scope
+    (as in KServe and NIM): such a model runs exactly one replica.
+    """
+
+    backend: Literal["ray"] = Field(description='How the nodes are coordinated (required): "ray" (KubeRay RayCluster).')
+    nccl_socket_ifname: Str = Field(
+        "eth0",
+        description="NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME of every Ray pod: the interface NCCL's and Gloo's "
+        'bootstrap sockets use. Default "eth0" (the pod interface of the Amazon VPC CNI).',
+    )
+    efa: Bool = Field(
+        True,
+        description="Request every EFA interface of the node (vpc.amazonaws.com/efa) on instance types that have "
+        "EFA, and open the nodes' security group to itself as EFA requires; the aws-efa-k8s-device-plugin "
+        "DaemonSet must run on the nodes. Default true.",
+    )
+    host_network_reason: Optional[Str] = Field(
+        None,
+        description="Run the Ray pods with hostNetwork: true, for the reason given here (it becomes the policy "
+        "exemption's reason). Default null (pod network; EFA works without hostNetwork).",
+    )
+
+    @field_validator("nccl_socket_ifname")
+    @classmethod
+    def _ifname(cls, v: str) -> str:
+        # NCCL accepts a prefix list, optionally negated with ^ (NCCL docs, NCCL_SOCKET_IFNAME).
+        if not re.fullmatch(r"\^?=?[A-Za-z0-9_.-]{1,15}(,=?[A-Za-z0-9_.-]{1,15})*", v):
+            raise ValueError('must be an interface name or an NCCL prefix list such as "eth0" or "^lo,docker"')
+        return v
+
+    @field_validator("host_network_reason")
+    @classmethod
+    def _reason(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and len(v.strip()) < 10:
+            raise ValueError("must explain why the pods need the node's network (at least 10 characters)")
+        return v
+
+
 class ModelConfig(_Model):
     """One served model: what to serve, where, and with which engine settings."""
 
@@ -396,6 +447,11 @@ class ModelConfig(_Model):
     startup: StartupConfig = Field(default_factory=StartupConfig, description="Default {budgetSeconds: 900}.")
     architecture: Optional[ArchitectureConfig] = Field(
         None, description="For a model outside the catalogue: its config.json and weights size. Default null (catalogue)."
+    )
+    distributed: Optional[DistributedConfig] = Field(
+        None,
+        description="Opt-in for a model larger than one node, e.g. {backend: ray}: tensorParallelSize x "
+        "pipelineParallelSize GPUs over several nodes of the pool. Default null (one node per replica).",
     )
 
     _check_name = field_validator("name")(classmethod(lambda cls, v: _dns_name(v)))
@@ -435,6 +491,22 @@ class IngressConfig(_Model):
         return v
 
 
+KUBERAY_CHART_VERSION = "1.7.0"
+
+
+class KubeRayConfig(_Model):
+    """The KubeRay operator that runs the RayClusters of multi-node models."""
+
+    install: Bool = Field(
+        True,
+        description="Install the kuberay-operator Helm chart (pinned " + KUBERAY_CHART_VERSION + ") when a model sets "
+        "distributed; false where the cluster already runs KubeRay 1.7. Default true.",
+    )
+    namespace: Str = Field("kuberay-system", description="Namespace of the operator. Default kuberay-system.")
+
+    _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
+
+
 class PrometheusConfig(_Model):
     """Where Prometheus lives: an existing server, or a kube-prometheus-stack release the platform installs."""
 
@@ -464,7 +536,8 @@ class PrometheusConfig(_Model):
             if not re.fullmatch(r"([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", key):
                 raise ValueError(f"label key {key!r} is not a Kubernetes label key")
             if not re.fullmatch(r"(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?", value):
-                raise ValueError(f"label value {value!r} (key {key!r}) is not a Kubernetes label value")
+                # The value is not echoed: a misplaced secret must not reach an error message.
+                raise ValueError(f"the value of label {key!r} is not a Kubernetes label value (at most 63 of A-Z a-z 0-9 - _ .)")
         return v
 
 
@@ -507,6 +580,54 @@ class MonitoringConfig(_Model):
     _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
 
 
+class AddonConfig(_Model):
+    """A cluster add-on this stack installs as a pinned Helm release, or finds already running."""
+
+    install: Bool = Field(True, description="Install the add-on's pinned Helm release. Default true; false where the cluster already runs it.")
+
+
+class KarpenterConfig(_Model):
+    """Karpenter itself: its AWS prerequisites and its Helm release."""
+
+    install: Bool = Field(
+        True,
+        description="Create Karpenter's AWS prerequisites (node role and access entry, controller role via EKS Pod Identity, "
+        "interruption queue and EventBridge rules) and install its pinned Helm release (1.14.1). Default true; false where "
+        "Karpenter already runs (the pools then use nodeRoleName).",
+    )
+    namespace: Str = Field("kube-system", description="Namespace of the Karpenter controller. Default kube-system.")
+    node_role_name: Optional[Str] = Field(
+        None,
+        description="Existing node IAM role for the EC2NodeClasses when install is false. Default null: "
+        "KarpenterNodeRole-<cluster> (created here when install is true).",
+    )
+
+    _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
+
+    @model_validator(mode="after")
+    def _role_only_without_install(self) -> "KarpenterConfig":
+        if self.install and self.node_role_name is not None:
+            raise ValueError("nodeRoleName names an existing role and is only read with install: false (install creates KarpenterNodeRole-<cluster>)")
+        return self
+
+
+class AddonsConfig(_Model):
+    """Cluster add-ons the serving path depends on, each pinned and skippable."""
+
+    cert_manager: AddonConfig = Field(
+        default_factory=AddonConfig, description="cert-manager v1.21.1 (KServe's webhook certificates). Default {install: true}."
+    )
+    kserve: AddonConfig = Field(
+        default_factory=AddonConfig,
+        description="KServe v0.20.0 CRDs and controller, default deployment mode Standard (RawDeployment). Default {install: true}.",
+    )
+    nvidia_device_plugin: AddonConfig = Field(
+        default_factory=AddonConfig,
+        description="NVIDIA device plugin 0.20.0 on GPU nodes only (the AL2023 NVIDIA AMI needs it; Bottlerocket's NVIDIA "
+        "variant ships it). Default {install: true}.",
+    )
+
+
 class StackConfig(_Model):
     """Everything one stack file configures (the keys under ``llm-serving:``, plus ``aws:region``)."""
 
@@ -516,9 +637,14 @@ class StackConfig(_Model):
     gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).")
     models: tuple[ModelConfig, ...] = Field(description="Served models (required, at least one).")
     ingress: Optional[IngressConfig] = Field(None, description="Public entry point. Default null (no ingress).")
+    karpenter: KarpenterConfig = Field(default_factory=KarpenterConfig, description="Default {install: true, namespace: kube-system}.")
+    addons: AddonsConfig = Field(default_factory=AddonsConfig, description="Default: every add-on installed.")
     monitoring: MonitoringConfig = Field(
         default_factory=MonitoringConfig,
         description="Prometheus location, adapter/KEDA namespace and alert thresholds. Default: kube-prometheus-stack installed in monitoring.",
+    )
+    kuberay: KubeRayConfig = Field(
+        default_factory=KubeRayConfig, description="The KubeRay operator. Default {install: true, namespace: kuberay-system}."
     )
     has_hf_token: Bool = Field(
         False, description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model. Default false."
@@ -543,7 +669,7 @@ class StackConfig(_Model):
 
 
 # Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
-_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring"})
+_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "karpenter", "addons", "kuberay"})
 _SECRET_KEYS = {"hfToken"}
 # Namespaces whose keys belong to providers and are passed through untouched.
 _PROVIDER_NAMESPACES = {"aws", "kubernetes", "pulumi"}
@@ -716,7 +842,8 @@ def _model_of(annotation: Any) -> Any:
 
 
 def _cross_checks(cfg: StackConfig) -> list[Problem]:
-    """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node."""
+    """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node (or, for a
+    distributed model, fill whole nodes of the pool: components/capacity/layout.py)."""
     from components.capacity.gpus import INSTANCES
 
     problems: list[Problem] = []
@@ -732,17 +859,23 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
         if pool is None:
             problems.append(Problem(f"models[{i}].pool", f"no gpuPools entry has this name (pools: {', '.join(sorted(pools))})", m.pool))
             continue
-        per_node = max(INSTANCES[t]["gpu_count"] for t in pool.instance_types)
         gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
-        if gpus > per_node:
-            problems.append(
-                Problem(
-                    f"models[{i}].engine.tensorParallelSize",
-                    f"tensorParallelSize x pipelineParallelSize = {gpus} GPUs exceeds the {per_node} GPUs per node of pool "
-                    f"{pool.name!r} ({', '.join(pool.instance_types)}); use a pool with larger nodes or a multi-node (KubeRay) model",
-                    m.engine.tensor_parallel_size,
+        if m.distributed is not None:
+            from components.capacity.layout import layout_problems
+
+            problems.extend(layout_problems(m, pool, f"models[{i}]"))
+        else:
+            per_node = max(INSTANCES[t]["gpu_count"] for t in pool.instance_types)
+            if gpus > per_node:
+                problems.append(
+                    Problem(
+                        f"models[{i}].engine.tensorParallelSize",
+                        f"tensorParallelSize x pipelineParallelSize = {gpus} GPUs exceeds the {per_node} GPUs per node of pool "
+                        f"{pool.name!r} ({', '.join(pool.instance_types)}); use a pool with larger nodes, or set "
+                        f"models[{i}].distributed: {{backend: ray}} to spread the engine over several nodes (KubeRay)",
+                        m.engine.tensor_parallel_size,
+                    )
                 )
-            )
         if gpus * m.replicas.min > pool.gpu_limit:
             problems.append(
                 Problem(

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
+from components.builders import buffer as buffers
 from components.builders import karpenter as build
 from components.capacity.pools import PoolPlan
 from components.cluster import KubernetesComponent
@@ -28,10 +29,14 @@ class GpuPoolArgs(BaseModel):
         "Karpenter's getting-started guide creates.",
     )
     node_labels: dict[str, str] = Field(default_factory=dict, description="Extra labels on the pool's nodes. Default {}.")
+    namespace: str = Field("llm", description="Namespace of the pool's buffer objects. Default llm.")
+    depends_on: list[Any] = Field(
+        default_factory=list, description="Resources the buffer objects wait for (e.g. their namespace). Default []."
+    )
 
 
 class GpuPool(KubernetesComponent):
-    """An EC2NodeClass and a NodePool for one ``gpuPools`` entry.
+    """An EC2NodeClass and a NodePool for one ``gpuPools`` entry, and its warm GPU buffer when it has one.
 
     Pass the cluster's Kubernetes provider in ``opts`` (``LlmPlatform.k8s_opts()``); both children use it.
     """
@@ -63,5 +68,28 @@ class GpuPool(KubernetesComponent):
             spec=pool["spec"],
             opts=self.child_opts(depends_on=[self.node_class]),
         )
+        self.buffer: list[pulumi.Resource] = []
+        if args.plan.buffer_gpus:
+            after = self.child_opts(depends_on=[self.node_pool, *args.depends_on])
+            if args.pool.buffer.mode == "capacityBuffer":
+                template = buffers.buffer_pod_template(args.plan, args.namespace)
+                pod_template = k8s.core.v1.PodTemplate(
+                    f"{name}-buffer-template", metadata=template["metadata"], template=template["template"], opts=after
+                )
+                cb = buffers.capacity_buffer(args.plan, args.namespace)
+                self.buffer = [
+                    pod_template,
+                    k8s.apiextensions.CustomResource(
+                        f"{name}-capacity-buffer",
+                        api_version=cb["apiVersion"],
+                        kind=cb["kind"],
+                        metadata=cb["metadata"],
+                        spec=cb["spec"],
+                        opts=self.child_opts(depends_on=[pod_template]),
+                    ),
+                ]
+            else:
+                dep = buffers.placeholder_deployment(args.plan, args.namespace)
+                self.buffer = [k8s.apps.v1.Deployment(f"{name}-buffer", metadata=dep["metadata"], spec=dep["spec"], opts=after)]
         self.node_pool_name = args.pool.name
-        self.register_outputs({"nodePoolName": args.pool.name, "gpuLimit": args.plan.gpu_limit})
+        self.register_outputs({"nodePoolName": args.pool.name, "gpuLimit": args.plan.gpu_limit, "bufferGpus": args.plan.buffer_gpus})

@@ -67,4 +67,16 @@ def part(manifest: Any, key: str) -> Any:
     return manifest[key]
 
 
-__all__ = ["InputName", "InputStr", "is_plain", "part", "resolve"]
+def namespaced_manifest(build: Callable[[str], dict], namespace: Any) -> tuple[str, str, Any, Any]:
+    """``(apiVersion, kind, metadata, spec)`` of ``build(namespace)`` where ``namespace`` is an Input.
+
+    apiVersion and kind name the resource's type, which Pulumi needs before any Input resolves;
+    no builder's type depends on the namespace, so they are read from a build with a stand-in
+    name when the namespace is not known yet. Metadata and spec come from the real namespace.
+    """
+    manifest = resolve(build, namespace)
+    shape = manifest if isinstance(manifest, dict) else build("namespace-not-yet-known")
+    return shape["apiVersion"], shape["kind"], part(manifest, "metadata"), part(manifest, "spec")
+
+
+__all__ = ["InputName", "InputStr", "is_plain", "namespaced_manifest", "part", "resolve"]

@@ -14,9 +14,13 @@ from components.builders import vllm_service as build
 from components.builders.labels import recommended_labels
 from components.capacity.plan import ServingPlan, plan_stack
 from components.capacity.pools import PoolPlan, plan_pools
+from components.addons import ClusterAddons, ClusterAddonsArgs
 from components.cluster import k8s_child_opts, kubernetes_provider
 from components.config import StackConfig
 from components.gpu_pool import GpuPool, GpuPoolArgs
+from components.karpenter import Karpenter, KarpenterArgs
+from components.builders import ray_cluster as ray
+from components.kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
 from components.vllm_service import VllmService, VllmServiceArgs
 
 HF_SECRET_NAME = "hf-token"
@@ -40,6 +44,11 @@ class LlmPlatformArgs(BaseModel):
     )
     aws_provider: Optional[Any] = Field(
         None, description="A pulumi_aws.Provider for the EKS lookup and the AWS resources. Default null (the stack's aws:region)."
+    )
+    node_security_group_id: Optional[Any] = Field(
+        None,
+        description="pulumi.Input[str]: security group of the GPU nodes, opened to itself for EFA when a multi-node "
+        "model uses EFA. Default: the EKS cluster security group of cluster.name (looked up).",
     )
 
 
@@ -74,19 +83,44 @@ class LlmPlatform(pulumi.ComponentResource):
             if args.k8s_provider is not None
             else kubernetes_provider(f"{name}-k8s", cfg.cluster, cfg.region, self, args.aws_provider)
         )
-        self.pools = {
-            p.name: GpuPool(
-                f"{name}-pool-{p.name}",
-                GpuPoolArgs(pool=p, plan=self.pool_plans[p.name], cluster_name=cfg.cluster.name),
-                opts=self.k8s_opts(),
-            )
-            for p in cfg.gpu_pools
-        }
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
             metadata={"name": cfg.namespace, "labels": recommended_labels(cfg.namespace, component="namespace")},
             opts=self.k8s_opts(),
         )
+        # GPU capacity: PriorityClasses and add-ons, Karpenter (unless it already runs), then the pools.
+        self.addons = ClusterAddons(f"{name}-addons", ClusterAddonsArgs(addons=cfg.addons), opts=self.k8s_opts())
+        capacity_buffer = any(p.buffer.mode == "capacityBuffer" and self.pool_plans[p.name].buffer_gpus for p in cfg.gpu_pools)
+        self.karpenter: Optional[Karpenter] = None
+        node_role: Any = cfg.karpenter.node_role_name
+        if cfg.karpenter.install:
+            self.karpenter = Karpenter(
+                f"{name}-karpenter",
+                KarpenterArgs(
+                    cluster_name=cfg.cluster.name,
+                    region=cfg.region,
+                    namespace=cfg.karpenter.namespace,
+                    capacity_buffer=capacity_buffer,
+                    aws_provider=args.aws_provider,
+                ),
+                opts=self.k8s_opts(),
+            )
+            node_role = self.karpenter.node_role_name
+        self.pools = {
+            p.name: GpuPool(
+                f"{name}-pool-{p.name}",
+                GpuPoolArgs(
+                    pool=p,
+                    plan=self.pool_plans[p.name],
+                    cluster_name=cfg.cluster.name,
+                    node_role=node_role,
+                    namespace=cfg.namespace,
+                    depends_on=[namespace, self.addons, *([self.karpenter] if self.karpenter else [])],
+                ),
+                opts=self.k8s_opts(),
+            )
+            for p in cfg.gpu_pools
+        }
         in_ns = self.k8s_opts(depends_on=[namespace])
         secret_name = None
         if args.hf_token is not None:
@@ -99,16 +133,29 @@ class LlmPlatform(pulumi.ComponentResource):
                 string_data={build.HF_TOKEN_KEY: pulumi.Output.secret(args.hf_token)},
                 opts=in_ns,
             )
-        self.services = {
-            m.name: VllmService(
-                f"{name}-{m.name}",
-                VllmServiceArgs(
-                    model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name, hf_token_secret=secret_name
-                ),
-                opts=in_ns,
-            )
-            for m in cfg.models
-        }
+        self.kuberay = self._kuberay(name, args)
+        operator = [self.kuberay.release] if self.kuberay is not None and self.kuberay.release is not None else []
+        self.services: dict[str, Any] = {}
+        for m in cfg.models:
+            if m.distributed is not None:
+                # A model larger than one node: one KubeRay RayCluster (after the operator and its CRDs).
+                self.services[m.name] = RayVllmService(
+                    f"{name}-{m.name}",
+                    RayVllmServiceArgs(
+                        model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
+                        hf_token_secret=secret_name,
+                    ),
+                    opts=self.k8s_opts(depends_on=[namespace, *operator]),
+                )
+            else:
+                self.services[m.name] = VllmService(
+                    f"{name}-{m.name}",
+                    VllmServiceArgs(
+                        model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
+                        hf_token_secret=secret_name,
+                    ),
+                    opts=in_ns,
+                )
         # Scaling on serving load: the metrics plumbing once, then each model's autoscaler, monitor and alerts.
         self.metrics = MetricsStack(
             f"{name}-metrics",
@@ -125,19 +172,46 @@ class LlmPlatform(pulumi.ComponentResource):
         )
         # Plain values (known at plan time) so other stacks and the report read them without waiting.
         self.namespace = pulumi.Output.from_input(cfg.namespace)
-        self.service_urls = pulumi.Output.from_input({n: build.service_url(n, cfg.namespace) for n in self.services})
+        self.service_urls = pulumi.Output.from_input({
+            m.name: ray.service_url(m, cfg.namespace) if m.distributed is not None else build.service_url(m.name, cfg.namespace)
+            for m in cfg.models
+        })
         self.model_names = pulumi.Output.from_input(list(self.services))
         self.pool_names = pulumi.Output.from_input({n: p.node_pool_name for n, p in self.pools.items()})
         self.queue_budgets = pulumi.Output.from_input({n: p.max_num_queued_reqs for n, p in self.plans.items()})
-        self.hpa_targets = pulumi.Output.from_input({n: p.target_in_flight_per_pod for n, p in self.plans.items()})
+        # Multi-node models have no autoscaler (out of scope), so no HPA target.
+        self.hpa_targets = pulumi.Output.from_input(
+            {m.name: self.plans[m.name].target_in_flight_per_pod for m in cfg.models if m.distributed is None}
+        )
         self.hf_token_secret = pulumi.Output.from_input(secret_name)
         self.register_outputs(
             {
                 **self.stack_outputs(),
                 "clusterName": cfg.cluster.name,
                 "gpuPools": sorted(self.pools),
-                "services": {n: s.deployment_name for n, s in self.services.items()},
+                "services": {
+                    n: s.deployment_name if isinstance(s, VllmService) else s.service_name for n, s in self.services.items()
+                },
             }
+        )
+
+    def _kuberay(self, name: str, args: LlmPlatformArgs) -> Optional[KubeRay]:
+        """The KubeRay operator and the EFA rules, when some model spreads over several nodes."""
+        cfg = args.config
+        distributed = [m for m in cfg.models if m.distributed is not None]
+        if not distributed:
+            return None
+        efa = any(m.distributed.efa and self.plans[m.name].layout.efa_interfaces_per_node for m in distributed)
+        sg = args.node_security_group_id
+        if efa and sg is None:
+            from pulumi_aws import eks
+
+            cluster = eks.get_cluster_output(name=cfg.cluster.name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+            sg = cluster.vpc_config.apply(_cluster_security_group)
+        return KubeRay(
+            f"{name}-kuberay",
+            KubeRayArgs(config=cfg.kuberay, efa=efa, node_security_group_id=sg, aws_provider=args.aws_provider),
+            opts=self.k8s_opts(),
         )
 
     def stack_outputs(self) -> dict[str, Any]:
@@ -160,3 +234,11 @@ class LlmPlatform(pulumi.ComponentResource):
         are further ResourceOptions fields.
         """
         return k8s_child_opts(parent or self, self.k8s_provider, **kwargs)
+
+
+def _cluster_security_group(vpc_config: Any) -> str:
+    """The EKS cluster security group (which EKS and Karpenter's discovery tag put on the nodes)."""
+    # A typed GetClusterVpcConfig from the engine; a plain mapping when mocked.
+    if isinstance(vpc_config, dict):
+        return vpc_config.get("clusterSecurityGroupId") or vpc_config["cluster_security_group_id"]
+    return vpc_config.cluster_security_group_id

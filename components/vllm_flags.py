@@ -49,6 +49,9 @@ IN_EVERY_RELEASE: frozenset[str] = frozenset({
     "--trust-remote-code", "--enable-prefix-caching", "--disable-log-stats", "--disable-uvicorn-access-log",
     "--uvicorn-log-level", "--swap-space",
     "VLLM_KEEP_ALIVE_ON_ENGINE_DEATH",
+    # Read in the 0.8.5 wheel (engine/arg_utils.py add_cli_args) and the 0.33.0 one (config/parallel.py
+    # DistributedExecutorBackend = ray|mp|uni|external_launcher) for the KubeRay head (issue 10).
+    "--distributed-executor-backend",
 })
 
 

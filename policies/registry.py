@@ -9,6 +9,7 @@ from __future__ import annotations
 from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
 from policies.framework import Policy
 from policies.k8s_generic import image_tag_pinned, no_literal_secret_env
+from policies.ray import kuberay_gpu_hygiene
 from policies.vllm import (
     gpu_memory_utilization_bounds,
     kv_cache_headroom,
@@ -43,6 +44,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     custom_metric_is_served.POLICY,
     hpa_behavior.POLICY,
     startup_probe_budget.POLICY,
+    kuberay_gpu_hygiene.POLICY,
     image_tag_pinned.POLICY,
     no_literal_secret_env.POLICY,
 )

@@ -66,13 +66,33 @@ def render_text(report: Mapping[str, Any]) -> str:
         out.extend(_scaling_section(m))
         for d in m["derived"]:
             out.append(f"  derived {d['setting']} = {d['value']}: {d['reason']}")
+        out.extend(_layout_section(m))
     return "\n".join(out) + "\n"
+
+
+def _layout_section(m: Mapping[str, Any]) -> list[str]:
+    """A multi-node model's layout: nodes x GPUs, the head, and each pipeline stage's GPUs."""
+    layout = m.get("layout")
+    if not layout:
+        return []
+    head = m["head_resources"]
+    lines = [
+        f"  layout ({layout['backend']}): {layout['nodes']} nodes x {layout['gpus_per_node']} GPUs ({layout['instance_type']}), "
+        f"tensor parallel {layout['tensor_parallel_size']} x pipeline parallel {layout['pipeline_parallel_size']}, "
+        f"{layout['efa_interfaces_per_node']} EFA interfaces per node; head: {head['cpu']} CPU, {head['memory_gib']} GiB, no GPU"
+    ]
+    rows = [(s["stage"], f"{s['first_layer']}-{s['first_layer'] + s['layers'] - 1}", s["layers"], f"{s['weights_gib']:.2f}",
+             f"{s['kv_cache_gib']:.2f}", "-" if s["kv_cache_tokens"] is None else f"{s['kv_cache_tokens']:,}") for s in layout["stages"]]
+    lines += ["    " + r for r in _table(["stage", "layers", "count", "weights GiB/GPU", "KV GiB/GPU", "KV tokens"], rows)]
+    return lines
 
 
 def _scaling_section(m: Mapping[str, Any]) -> list[str]:
     """One model's scaling: backend and signal, target, replica bounds, time to scale out."""
     a = m.get("autoscaling")
     if not a:
+        if "autoscaling" in m:  # None: a multi-node model, one fixed-size Ray cluster
+            return ["  scaling: none; one multi-node Ray cluster of fixed size (autoscaling multi-node replicas is out of scope)"]
         return []
     what = f"HPA on {a['metric']}" if a["kind"] == "HorizontalPodAutoscaler" else "ScaledObject (Prometheus trigger)"
     return [
@@ -117,6 +137,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     else:
         out.append("No policy violations.")
     out += _scaling_markdown(report["models"])
+    out += _layout_markdown(report["models"])
     out += ["", "| model | GPU | weights GiB | KV GiB | KV tokens | max concurrency | fits |", "|---|---|---|---|---|---|---|"]
     for m in report["models"]:
         out.append(
@@ -124,6 +145,23 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             f"{m['kv_cache_tokens']:,} | {m['max_concurrency']:.2f} | {'yes' if m['fits'] else 'no'} |"
         )
     return "\n".join(out) + "\n"
+
+
+def _layout_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per multi-node model: nodes x GPUs, and the layers and per-GPU KV budget of each pipeline stage."""
+    rows = [m for m in models if m.get("layout")]
+    if not rows:
+        return []
+    out = ["", "| multi-node model | nodes x GPUs | TP x PP | layers per stage | KV GiB per GPU by stage |", "|---|---|---|---|---|"]
+    for m in rows:
+        lay = m["layout"]
+        kv = ", ".join(f"{stage['kv_cache_gib']:.2f}" for stage in lay["stages"])
+        out.append(
+            f"| {m['name']} | {lay['nodes']} x {lay['gpus_per_node']} ({lay['instance_type']}) | "
+            f"{lay['tensor_parallel_size']} x {lay['pipeline_parallel_size']} | {', '.join(map(str, lay['layers_per_stage']))} | "
+            f"{kv} |"
+        )
+    return out
 
 
 def _scaling_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -10,7 +10,7 @@ and share one scaling behaviour: out at once, in slowly.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from components.builders.labels import recommended_labels
 from components.builders.vllm_service import predictor_deployment_name
@@ -162,13 +162,15 @@ def autoscaler_name(m: ModelConfig) -> str:
     return keda_hpa_name(m.name) if m.autoscaling.backend == "keda" else m.name
 
 
-def scaling_summary(m: ModelConfig, plan: ServingPlan) -> dict[str, Any]:
-    """The model's scaling figures for the plan report.
+def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any]]:
+    """The model's scaling figures for the plan report (None for a multi-node model, which does not scale).
 
     Time to scale out = the signal's lag (scrape + HPA sync) + the time a new replica takes to
     serve. The latter is the startup budget (the startup probe's failureThreshold x period), an
     upper bound that covers node provisioning, image pull and weight load (cold_start.md section 7).
     """
+    if m.distributed is not None:
+        return None  # a multi-node model runs one fixed-size Ray cluster: nothing scales it
     lag = SCRAPE_INTERVAL_SECONDS + HPA_SYNC_SECONDS
     start = plan.startup_failure_threshold * plan.startup_period_seconds
     adapter = m.autoscaling.backend == "prometheus-adapter"

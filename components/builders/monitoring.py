@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from components.builders.autoscaling import KV_CACHE_USAGE, SCRAPE_INTERVAL_SECONDS, WAITING, autoscaler_name, model_selector
 from components.builders.labels import recommended_labels
+from components.builders import ray_cluster as ray
 from components.builders.vllm_service import CONTAINER_NAME, predictor_deployment_name
 from components.capacity.plan import ServingPlan
 from components.config import AlertsConfig, ModelConfig
@@ -40,14 +41,29 @@ def _labels(m: ModelConfig, extra: Mapping[str, str]) -> dict[str, str]:
     return {**recommended_labels(m.name, component="monitoring"), **dict(extra)}
 
 
+def _serving_pods(m: ModelConfig) -> dict[str, str]:
+    """Labels of the pods that serve the model's API and /metrics: the KServe predictor, or the Ray head."""
+    # A multi-node engine has one API server, on the Ray head; its /metrics covers every rank.
+    return ray.head_selector(m) if m.distributed is not None else {ISVC_POD_LABEL: m.name}
+
+
+def _pods_and_containers(m: ModelConfig) -> str:
+    """kube-state-metrics selector of the model's pods and vLLM containers (every Ray pod for a multi-node engine)."""
+    if m.distributed is not None:
+        # KubeRay names pods <cluster>-head-<id> and <cluster>-<group>-worker-<id> (utils.PodName, v1.7.0).
+        return (f'pod=~"{m.name}-(head|{ray.WORKER_GROUP}-worker)-.+",'
+                f'container=~"{ray.HEAD_CONTAINER}|{ray.WORKER_CONTAINER}"')
+    return f'pod=~"{predictor_deployment_name(m.name)}-.+",container="{CONTAINER_NAME}"'
+
+
 def pod_monitor(m: ModelConfig, namespace: str, monitor_labels: Mapping[str, str]) -> dict[str, Any]:
-    """A PodMonitor scraping /metrics of the model's predictor pods (Prometheus Operator adds namespace and pod labels)."""
+    """A PodMonitor scraping /metrics of the model's serving pods (Prometheus Operator adds namespace and pod labels)."""
     return {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PodMonitor",
         "metadata": {"name": f"{m.name}-vllm", "namespace": namespace, "labels": _labels(m, monitor_labels)},
         "spec": {
-            "selector": {"matchLabels": {ISVC_POD_LABEL: m.name}},
+            "selector": {"matchLabels": _serving_pods(m)},
             "namespaceSelector": {"matchNames": [namespace]},
             "podMetricsEndpoints": [{"port": METRICS_PORT, "path": "/metrics", "interval": SCRAPE_INTERVAL}],
         },
@@ -63,9 +79,9 @@ def _seconds(value: int) -> str:
 
 
 def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: AlertsConfig) -> list[dict[str, Any]]:
-    """The model's alerting rules, in the order of ALERTS."""
+    """The model's alerting rules, in the order of ALERTS (a multi-node model has no autoscaler alert)."""
     sel = model_selector(m.name, namespace)
-    pods = f'namespace="{namespace}",pod=~"{predictor_deployment_name(m.name)}-.+",container="{CONTAINER_NAME}"'
+    pods = f'namespace="{namespace}",{_pods_and_containers(m)}'
     hpa = f'namespace="{namespace}",horizontalpodautoscaler="{autoscaler_name(m)}"'
     hold = _seconds(alerts.for_seconds)
     # A release without --max-num-queued-reqs has no admission limit: alert at a batch's worth waiting.
@@ -81,7 +97,7 @@ def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: Alert
         body["annotations"] = {"summary": summary}
         return body
 
-    return [
+    rules = [
         rule(
             "LlmQueueBuildingUp",
             f"sum by (namespace, pod) ({WAITING}{{{sel}}}) > {_num(queue_limit)}",
@@ -142,6 +158,8 @@ def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: Alert
             f"{m.name}: pinned at maxReplicas {m.replicas.max}; raise replicas.max or the pool's gpuLimit",
         ),
     ]
+    # A multi-node model has no autoscaler (one fixed-size Ray cluster), so nothing can be pinned at max.
+    return [r for r in rules if not (m.distributed is not None and r["alert"] == "LlmAutoscalerAtMaxReplicas")]
 
 
 def rule_group_name(m: ModelConfig) -> str:

@@ -8,24 +8,15 @@ value path against that chart's values.yaml. The adapter's rule format is docume
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from components.builders.autoscaling import RUNNING, WAITING, in_flight_metric_name, model_selector
+from components.builders.helm import Chart, release
 from components.config import ModelConfig, MonitoringConfig
 
 PROMETHEUS_COMMUNITY = "https://prometheus-community.github.io/helm-charts"
 KEDA_REPO = "https://kedacore.github.io/charts"
-
-
-@dataclass(frozen=True)
-class Chart:
-    """A pinned Helm chart."""
-
-    name: str
-    version: str
-    repository: str
 
 
 # Pinned to the versions in ../shared/charts/PROVENANCE.md.
@@ -90,7 +81,9 @@ def adapter_values(models: Sequence[ModelConfig], namespace: str, cfg: Monitorin
         "metricsRelistInterval": RELIST_INTERVAL,
         "rules": {
             "default": False,
-            "custom": [adapter_rule(m, namespace) for m in models if m.autoscaling.backend == "prometheus-adapter"],
+            # A multi-node model has no HPA (one fixed-size Ray cluster), so no metric to serve for it.
+            "custom": [adapter_rule(m, namespace) for m in models
+                       if m.autoscaling.backend == "prometheus-adapter" and m.distributed is None],
             "external": [],
         },
     }
@@ -120,18 +113,6 @@ def kube_prometheus_stack_values() -> dict[str, Any]:
 def keda_values() -> dict[str, Any]:
     """Values of the KEDA chart: its defaults (the operator and its metrics server)."""
     return {}
-
-
-def release(chart: Chart, name: str, namespace: str, values: Mapping[str, Any]) -> dict[str, Any]:
-    """A Helm release as plain data: what helm.v3.Release is given."""
-    return {
-        "name": name,
-        "chart": chart.name,
-        "version": chart.version,
-        "repository": chart.repository,
-        "namespace": namespace,
-        "values": dict(values),
-    }
 
 
 def metrics_releases(models: Sequence[ModelConfig], namespace: str, cfg: MonitoringConfig) -> list[dict[str, Any]]:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from components.builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
 from components.builders.labels import recommended_labels
+from components.builders.scheduling import serving_pod_scheduling
 from components.images import image_tag
 from components.capacity.plan import ServingPlan
 from components.config import ModelConfig
@@ -22,9 +24,6 @@ HF_TOKEN_KEY = "token"
 SHM_VOLUME = "dshm"
 CACHE_VOLUME = "model-cache"
 CACHE_PATH = "/models-cache"
-# GPU label Karpenter puts on AWS nodes (karpenter.md): pins the pod to the GPU type the plan sized.
-GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
-NODEPOOL_LABEL = "karpenter.sh/nodepool"
 # Endpoints vLLM's access log skips (--disable-access-log-for-endpoints): probes and scrapes.
 QUIET_ENDPOINTS = "/health,/metrics"
 
@@ -65,7 +64,7 @@ def service_url(name: str, namespace: str) -> str:
     return f"http://{predictor_deployment_name(name)}.{namespace}.svc.cluster.local"
 
 
-def vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
+def vllm_args(m: ModelConfig, plan: ServingPlan, port: int = HTTP_PORT) -> list[str]:
     """`vllm serve` arguments: the model, then every engine flag in a stable order."""
     e = m.engine
     release = plan.release
@@ -73,7 +72,7 @@ def vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
         m.model,
         f"--revision={m.revision}",
         f"--served-model-name={m.name}",
-        f"--port={HTTP_PORT}",
+        f"--port={port}",
         f"--tensor-parallel-size={e.tensor_parallel_size}",
         f"--pipeline-parallel-size={e.pipeline_parallel_size}",
         f"--max-model-len={e.max_model_len}",
@@ -190,8 +189,8 @@ def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: s
                 "terminationGracePeriodSeconds": plan.termination_grace_seconds,
                 # Used by KServe's HTTPRoute (Gateway API) or Knative; the chain keeps it inside Envoy's per-try timeout.
                 "timeout": plan.timeouts.kserve_timeout_seconds,
-                "nodeSelector": {NODEPOOL_LABEL: pool, GPU_NAME_LABEL: _karpenter_gpu_name(plan)},
-                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                # Pool, GPU type, priority above the GPU buffer's placeholders, spread over zones and nodes.
+                **serving_pod_scheduling(m.name, pool, _karpenter_gpu_name(plan)),
                 "volumes": [
                     {"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": f"{r.shm_gib}Gi"}},
                     {"name": CACHE_VOLUME, "emptyDir": {"sizeLimit": f"{r.ephemeral_storage_gib}Gi"}},

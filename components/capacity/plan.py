@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import INSTANCES, instance_gpu
+from components.capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
 from components.config import GpuPoolConfig, ModelConfig, StackConfig
@@ -74,6 +75,10 @@ class ServingPlan:
     release: Release
     timeouts: TimeoutChain
     derivations: tuple[Derivation, ...]
+    # Multi-node models (distributed: {backend: ray}): nodes, GPUs per node, pipeline stages.
+    layout: Optional[Layout] = None
+    # What the Ray head pod requests (no GPU); None for single-node models.
+    head_resources: Optional[Resources] = None
 
     @property
     def pre_stop_seconds(self) -> int:
@@ -92,7 +97,8 @@ class ServingPlan:
             "model": self.model_id,
             "gpu": self.gpu.name,
             "node": self.node_instance_type,
-            "gpus_per_replica": self.resources.gpus,
+            "gpus_per_replica": self.memory.gpus_per_replica,
+            "gpus_per_pod": self.resources.gpus,
             **{k: v for k, v in self.memory.as_dict().items() if k not in ("gpu", "gpus_per_replica")},
             "max_num_queued_reqs": self.max_num_queued_reqs,
             "target_in_flight_per_pod": self.target_in_flight_per_pod,
@@ -107,6 +113,12 @@ class ServingPlan:
             "timeouts": self.timeouts.as_dict(),
             "startup_budget_seconds": self.startup_failure_threshold * self.startup_period_seconds,
             "derived": [{"setting": d.setting, "value": d.value, "reason": d.reason} for d in self.derivations],
+            **({"layout": self.layout.report()} if self.layout is not None else {}),
+            **({"head_resources": {
+                "cpu": self.head_resources.cpu,
+                "memory_gib": self.head_resources.memory_gib,
+                "shm_gib": self.head_resources.shm_gib,
+            }} if self.head_resources is not None else {}),
         }
 
 
@@ -155,7 +167,9 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
     """Derive the serving plan of one model on its pool."""
     model = resolve_model(m, path, base_dir)
     gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
-    node = node_for(pool, gpus)
+    # A multi-node engine's pods each take one full node; a single-node replica takes TP x PP GPUs.
+    pod_gpus = gpus_per_node(pool) if m.distributed is not None else gpus
+    node = node_for(pool, pod_gpus)
     gpu, node_gpus = instance_gpu(node)
     try:
         release = release_of(m.image)
@@ -244,13 +258,29 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         target = max(1, math.floor(seqs * HPA_TARGET_SHARE))
         derivations.append(Derivation("autoscaling.targetInFlightPerPod", target, f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue"))
 
-    resources = _resources(model, memory, node, gpus, node_gpus)
-    threshold = math.ceil(m.startup.budget_seconds / STARTUP_PROBE_PERIOD_SECONDS)
+    resources = _resources(model, memory, node, pod_gpus, node_gpus)
+    layout, head = None, None
+    budget = m.startup.budget_seconds
+    if m.distributed is not None:
+        layout, problems = plan_layout(m, pool, model, gpu, engine_args(m, seqs, tokens), memory, path)
+        if problems:
+            raise ConfigError(problems)
+        head = _head_resources(node)
+        cold = cold_start_seconds(model)
+        if cold > budget:
+            budget = cold
+            derivations.append(Derivation(
+                "startup.budgetSeconds", budget,
+                f"a {layout.nodes}-node cold start: nodes join, pull the image, each downloads the "
+                f"{model.checkpoint_gib:,.0f} GiB checkpoint and loads its stage, then compiles "
+                f"(above the configured {m.startup.budget_seconds}s)",
+            ))
+    threshold = math.ceil(budget / STARTUP_PROBE_PERIOD_SECONDS)
     chain = timeout_chain(
         m.slo.max_request_seconds,
         m.slo.time_to_first_token_seconds,
         streaming=m.slo.streaming,
-        startup_budget_seconds=m.startup.budget_seconds,
+        startup_budget_seconds=budget,
         server_drain=release.has("--shutdown-timeout"),
     )
     if not chain.server_drain:
@@ -278,6 +308,8 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         release=release,
         timeouts=chain,
         derivations=tuple(derivations),
+        layout=layout,
+        head_resources=head,
     )
 
 
@@ -292,6 +324,22 @@ def _resources(model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, no
     # The Hugging Face download lands in the pod's ephemeral storage, plus compile caches and logs.
     ephemeral = math.ceil(model.checkpoint_gib * 1.1) + 10
     return Resources(gpus=gpus, cpu=cpu, memory_gib=mem, shm_gib=shm, ephemeral_storage_gib=ephemeral)
+
+
+# The Ray head of a multi-node engine runs vLLM's API server and engine core (scheduler,
+# tokenizer, Ray driver) without a GPU. It shares a worker's node: the workers request
+# NODE_SHARE of it, so the head takes at most half of what is left.
+HEAD_CPU_MAX = 8
+HEAD_MEMORY_GIB_MAX = 64
+
+
+def _head_resources(node: str) -> Resources:
+    inst = INSTANCES[node]
+    spare = 1 - NODE_SHARE
+    cpu = max(2, min(HEAD_CPU_MAX, math.floor(inst["vcpu"] * spare / 2)))
+    mem = max(8, min(HEAD_MEMORY_GIB_MAX, math.floor(inst["memory_gib"] * spare / 2)))
+    # Ray's object store lives in /dev/shm; a memory emptyDir counts against the memory limit.
+    return Resources(gpus=0, cpu=cpu, memory_gib=mem, shm_gib=max(1, mem // 4), ephemeral_storage_gib=10)
 
 
 def plan_stack(cfg: StackConfig, base_dir: Optional[Path] = None) -> dict[str, ServingPlan]:

@@ -124,7 +124,8 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
     pool_models = tuple(
         PoolModel(
             name=m.name,
-            gpus_per_replica=p.resources.gpus,
+            # TP x PP: a multi-node replica spans several pods (resources.gpus is one pod's).
+            gpus_per_replica=p.memory.gpus_per_replica,
             max_replicas=m.replicas.max,
             min_replicas=m.replicas.min,
             grace_seconds=p.termination_grace_seconds,

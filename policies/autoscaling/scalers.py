@@ -11,8 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-import yaml
-
+from components.loading import Limits, LoadError, load_yaml
 from policies.framework import Resource
 from policies.kube import (
     GPU_RESOURCE,
@@ -37,8 +36,9 @@ POD_MONITOR_GROUP_KIND = ("monitoring.coreos.com", "PodMonitor")
 SERVICE_MONITOR_GROUP_KIND = ("monitoring.coreos.com", "ServiceMonitor")
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 ISVC_POD_LABEL = "serving.kserve.io/inferenceservice"
-# A ConfigMap value is parsed only when it is at most this long (it came through the bounded reader already).
-_MAX_ADAPTER_CONFIG_CHARS = 1_000_000
+# An adapter config inside a ConfigMap is YAML in a string: parsed with the project's bounded loader,
+# since the string itself may hold an alias bomb the manifest reader never expanded.
+ADAPTER_CONFIG = Limits("a Prometheus Adapter config in a ConfigMap", max_bytes=1 << 20, max_depth=32, max_nodes=100_000, max_documents=1)
 # vLLM gauges that are fractions in 0..1 (vllm.md section 1): kv_cache_usage_perc and its removed old name.
 FRACTION_METRIC = re.compile(r"(kv_cache_usage_perc|gpu_cache_usage_perc|cache_usage)", re.IGNORECASE)
 # Kubernetes HPA defaults when spec.behavior is absent (autoscaling/v2 API reference).
@@ -348,12 +348,12 @@ def adapter_rules(resources: Iterable[Resource]) -> AdapterRules:
                 result.custom_any = True
         elif split_type(r.type) == ("", "ConfigMap"):
             for value in as_dict(r.props.get("data")).values():
-                if not isinstance(value, str) or "seriesQuery" not in value or len(value) > _MAX_ADAPTER_CONFIG_CHARS:
+                if not isinstance(value, str) or "seriesQuery" not in value:
                     continue
                 try:
-                    doc = yaml.safe_load(value)
-                except yaml.YAMLError:
-                    continue
+                    doc = load_yaml(r.name, ADAPTER_CONFIG, name=f"{r.name} data", text=value)
+                except LoadError:
+                    continue  # unreadable within bounds: not counted as an adapter configuration
                 if isinstance(doc, dict) and ("rules" in doc or "externalRules" in doc):
                     result.sources.append(r.name)
                     _add_rules(result, doc.get("rules"), external=False)

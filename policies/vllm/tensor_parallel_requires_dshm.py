@@ -6,6 +6,12 @@ gives 64Mi, and NCCL then fails with "Error while creating shared memory segment
 sizeLimit, mounted at /dev/shm. `hostIPC: true` is the common wrong fix (catalogue row 25): it
 shares the node's IPC namespace. Memory-backed emptyDir pages count against the container's
 memory limit, so the sizeLimit must fit inside it.
+
+KubeRay pods (`ray.io` RayCluster, RayService, RayJob) differ: when the Ray container mounts
+nothing at /dev/shm, the operator mounts a memory emptyDir there sized to the container's memory
+limit (KubeRay v1.7.0 ray-operator/controllers/ray/common/pod.go, addEmptyDir /
+makeEmptyDirVolume), so no mount is fine. A /dev/shm a Ray pod mounts itself must be bounded
+the same way as anywhere else, whatever the pod runs (Ray's object store lives there too).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from policies.kube import (
     containers,
     gpu_count,
     pod_specs,
+    requests_gpu,
     resource_value,
     split_type,
 )
@@ -80,9 +87,25 @@ def _check_container(podspec: dict, label: str, container: dict, why: str) -> li
     return []
 
 
+def _check_ray(resource: Resource) -> list[str]:
+    """Every Ray pod: its own /dev/shm mounts are checked; none mounted is KubeRay's injected one."""
+    messages = []
+    for path, podspec in pod_specs(resource):
+        gpu_pod = requests_gpu(podspec) or any(is_vllm_container(c) for c in containers(podspec))
+        if gpu_pod and podspec.get("hostIPC") is True:
+            messages.append(f"{path}.hostIPC: true shares the node's IPC namespace and is the wrong "
+                            f"substitute for a memory-backed /dev/shm (catalogue row 25); leave /dev/shm to "
+                            f"KubeRay or {_FIX}")
+        for container in containers(podspec):
+            if _shm_volume_name(container) is not None:
+                messages.extend(_check_container(podspec, container_label(path, container), container, ""))
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    # Under KubeRay the container command becomes `ray start`, not the image's entrypoint.
-    image_entrypoint = split_type(resource.type)[0] != "ray.io"
+    if split_type(resource.type)[0] == "ray.io":
+        return _check_ray(resource)
+    image_entrypoint = True
     messages = []
     for path, podspec in pod_specs(resource):
         needy = []
@@ -111,7 +134,8 @@ POLICY = Policy(
     remediation_steps=(
         "Add a volume `{name: dshm, emptyDir: {medium: Memory, sizeLimit: <size>}}` to the pod spec and "
         "mount it at /dev/shm in the vLLM container; keep sizeLimit below the container's memory limit "
-        "(it counts against it) and remove hostIPC: true."),
+        "(it counts against it) and remove hostIPC: true. On KubeRay pods either mount nothing at /dev/shm "
+        "(the operator mounts one sized to the memory limit) or give your own a sizeLimit."),
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,

@@ -5,9 +5,12 @@ default 1, config/parallel.py). More GPUs than ranks sit idle and are paid for; 
 engine fails at startup. Kubernetes also demands that an extended resource's request equal
 its limit, which the API server only reports at apply time.
 
-Multi-node engines (documented simplifications):
-- KubeRay (`ray.io`) with `--distributed-executor-backend ray`: pipeline stages run on other
-  Ray pods, so the container's GPU limit is compared with the tensor-parallel size alone.
+Multi-node engines:
+- KubeRay (`ray.io`) with `--distributed-executor-backend ray`: Ray places every rank on a GPU
+  of the cluster, wherever the server runs (often a GPU-less head), so TP x PP must equal the
+  GPUs of the whole Ray cluster: per group, the GPUs Ray sees in a pod (`rayStartParams`
+  num-gpus, else the Ray container's GPU limit, as KubeRay fills it in) x its pods (replicas x
+  numOfHosts). The server's own container then needs no GPU.
 - LeaderWorkerSet with `size` > 1: the ranks spread over `size` pods, so TP x PP must equal
   the GPU limit x `size`.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, resource_value, split_type
+from policies.ray.cluster import cluster_gpus
 from policies.vllm.args import VllmServer, parallel_size, vllm_servers
 
 _TP, _PP = "tensor-parallel-size", "pipeline-parallel-size"
@@ -25,11 +29,22 @@ def _gpus(count: int) -> str:
     return f"{count} GPU" if count == 1 else f"{count} GPUs"
 
 
+def _ray_cluster(resource: Resource, server: VllmServer, tp: int, pp: int) -> list[str]:
+    """TP x PP against the GPUs of the whole Ray cluster the server's executor places ranks on."""
+    counted = cluster_gpus(resource)
+    if counted is None:
+        return []  # a replica or GPU count that cannot be read: nothing to compare
+    total, parts = counted
+    if total == tp * pp:
+        return []
+    return [f"{server.label}: tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)} placed by Ray, "
+            f"but the Ray cluster has {_gpus(total)} ({' + '.join(parts)}); vLLM runs one rank per GPU, so "
+            f"spare GPUs sit idle and missing ones leave the engine waiting for its placement group"]
+
+
 def _ranks(resource: Resource, server: VllmServer, tp: int, pp: int) -> tuple[int, int, str]:
     """(ranks, pods they spread over, how the message explains them)."""
     group, kind = split_type(resource.type)
-    if group == "ray.io" and server.args.get("distributed-executor-backend") == "ray":
-        return tp, 1, f"tensor parallel {tp} = {_gpus(tp)} per pod (Ray runs the pipeline stages on other pods)"
     size = as_int(get(resource.props, "spec", "leaderWorkerTemplate", "size"))
     if kind == "LeaderWorkerSet" and size is not None and size > 1:
         return tp * pp, size, f"tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)} over {size} pods"
@@ -42,6 +57,8 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     for flag, size in ((_TP, tp), (_PP, pp)):
         if size is None:
             return [f"{label}: --{flag}={server.args[flag]} is not a positive integer"]
+    if split_type(resource.type)[0] == "ray.io" and server.args.get("distributed-executor-backend") == "ray":
+        return _ray_cluster(resource, server, tp, pp)
     ranks, pods, explained = _ranks(resource, server, tp, pp)
     limit_raw = resource_value(server.container, "limits", GPU_RESOURCE)
     request_raw = resource_value(server.container, "requests", GPU_RESOURCE)
@@ -85,7 +102,7 @@ POLICY = Policy(
         "Set resources.limits[\"nvidia.com/gpu\"] (and requests, if set, to the same value) to "
         "--tensor-parallel-size x --pipeline-parallel-size, or change the parallel sizes to fit the "
         "GPUs of one node. For multi-node engines use KubeRay with --distributed-executor-backend ray "
-        "or a LeaderWorkerSet whose size covers the pipeline stages."),
+        "and worker groups whose GPUs add up to the ranks, or a LeaderWorkerSet whose size covers the pipeline stages."),
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,

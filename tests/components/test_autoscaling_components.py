@@ -41,6 +41,10 @@ def test_each_model_gets_a_model_autoscaling_with_three_children(prod):
         comp = res[f"prod-{m.name}-autoscaling"]
         assert (comp["type"], comp["parent"]) == ("llm-serving:autoscaling:ModelAutoscaling", "prod")
         children = {r["name"]: r for r in prod["resources"] if r["parent"] == comp["name"]}
+        if m.distributed is not None:
+            # A multi-node model: monitored (from its Ray head) but never autoscaled.
+            assert set(children) == {f"prod-{m.name}-autoscaling-{role}" for role in ("podmonitor", "alerts")}
+            continue
         scaler = "scaledobject" if m.autoscaling.backend == "keda" else "hpa"
         assert set(children) == {f"prod-{m.name}-autoscaling-{role}" for role in (scaler, "podmonitor", "alerts")}
         assert {c["provider"] for c in children.values()} == {"prod-k8s"}

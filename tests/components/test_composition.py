@@ -145,9 +145,15 @@ def test_platform_outputs_are_the_stack_outputs(tmp_path):
     names = [m.name for m in cfg.models]
     assert rec.outputs["namespace"] == cfg.namespace
     assert rec.outputs["modelNames"] == names
-    assert rec.outputs["serviceUrls"] == {n: f"http://{n}-predictor.{cfg.namespace}.svc.cluster.local" for n in names}
+    # A multi-node model is served by its Ray head's Service (port 8000) and has no autoscaler.
+    multi = {m.name for m in cfg.models if m.distributed is not None}
+    assert multi == {"llama-405b"}
+    assert rec.outputs["serviceUrls"] == {
+        n: f"http://{n}.{cfg.namespace}.svc.cluster.local:8000" if n in multi else f"http://{n}-predictor.{cfg.namespace}.svc.cluster.local"
+        for n in names
+    }
     assert rec.outputs["poolNames"] == {p.name: p.name for p in cfg.gpu_pools}
     assert rec.outputs["queueBudgets"] == {n: rec.outputs["models"][n]["max_num_queued_reqs"] for n in names}
-    assert rec.outputs["hpaTargets"] == {n: rec.outputs["models"][n]["target_in_flight_per_pod"] for n in names}
+    assert rec.outputs["hpaTargets"] == {n: rec.outputs["models"][n]["target_in_flight_per_pod"] for n in names if n not in multi}
     platform = [r for r in rec.resources if r.type == "llm-serving:platform:LlmPlatform"]
     assert len(platform) == 1

@@ -37,7 +37,7 @@ BAD = [
     (["llm-serving:monitoring"], {"prometheus": {"url": "http://user:pw@prom:9090"}},
      "monitoring.prometheus.url = 'http://user:pw@prom:9090': must be an http(s) URL"),
     (["llm-serving:monitoring"], {"prometheus": {"monitorLabels": {"release": "a b"}}},
-     "monitoring.prometheus.monitorLabels = {\"release\": \"a b\"}: label value 'a b' (key 'release') is not a Kubernetes label value"),
+     "monitoring.prometheus.monitorLabels = {\"release\": \"a b\"}: the value of label 'release' is not a Kubernetes label value"),
     (["llm-serving:monitoring"], {"alerts": {"kvCacheUsage": 95}},
      "monitoring.alerts.kvCacheUsage = 95: input should be less than or equal to 1"),
     (["llm-serving:monitoring"], {"alerts": {"queueFraction": 0}},

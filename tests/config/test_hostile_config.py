@@ -50,7 +50,22 @@ SET_FIELDS = [
     (("llm-serving:gpuPools", 0, "amiAlias"), "al2023@v20260903", "gpuPools[0].amiAlias"),
     (("llm-serving:gpuPools", 0, "disruption"), {"consolidateAfter": "15m"}, "gpuPools[0].disruption.consolidateAfter"),
     (("llm-serving:gpuPools", 0, "disruption"), {"expireAfter": "720h"}, "gpuPools[0].disruption.expireAfter"),
+    (("llm-serving:kuberay",), {"namespace": "kuberay-system"}, "kuberay.namespace"),
+    (("llm-serving:karpenter",), {"namespace": "kube-system"}, "karpenter.namespace"),
 ]
+
+
+def test_a_trailing_newline_fails_the_nccl_interface_pattern(monkeypatch):
+    """distributed.ncclSocketIfname (a two-node model: TP 8 x PP 2 on 8-GPU nodes, one replica)."""
+    cfg = stack_config("prod")
+    model = cfg["llm-serving:models"][2]
+    model["engine"].update(tensorParallelSize=8, pipelineParallelSize=2)
+    model["replicas"] = {"min": 1, "max": 1}
+    model["distributed"] = {"backend": "ray", "ncclSocketIfname": "^lo,docker"}
+    load_stack_config(copy.deepcopy(cfg))
+    model["distributed"]["ncclSocketIfname"] = "^lo,docker\n"
+    monkeypatch.setattr(config_module, "_text_problems", lambda raw: ([], []))
+    assert any(p.startswith("models[2].distributed.ncclSocketIfname") for p in _problems(cfg))
 
 
 def _with_newline(value):

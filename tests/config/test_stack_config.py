@@ -118,7 +118,7 @@ def test_typo_top_level_key(dev_config):
         load_stack_config(dev_config)
     paths = [p.path for p in err.value.problems]
     assert paths == ["llm-serving:modles", "models"]
-    assert str(err.value.problems[0]).startswith("llm-serving:modles: unknown key; allowed keys: llm-serving:cluster,")
+    assert str(err.value.problems[0]).startswith("llm-serving:modles: unknown key; allowed keys: llm-serving:addons, llm-serving:cluster,")
     assert str(err.value.problems[1]) == "models: is required"
 
 
@@ -144,7 +144,8 @@ def test_tensor_parallel_larger_than_the_node(dev_config):
     assert problem.path == "models[0].engine.tensorParallelSize"
     assert str(problem) == (
         "models[0].engine.tensorParallelSize = 2: tensorParallelSize x pipelineParallelSize = 2 GPUs exceeds the 1 GPUs "
-        "per node of pool 'l40s' (g6e.2xlarge, g6e.4xlarge); use a pool with larger nodes or a multi-node (KubeRay) model"
+        "per node of pool 'l40s' (g6e.2xlarge, g6e.4xlarge); use a pool with larger nodes, or set "
+        "models[0].distributed: {backend: ray} to spread the engine over several nodes (KubeRay)"
     )
 
 

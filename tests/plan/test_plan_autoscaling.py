@@ -23,6 +23,13 @@ def test_every_model_has_its_autoscaler_monitor_and_alerts(prod_plan):
     k8s = out / "kubernetes" / "llm"
     for m in report["models"]:
         name = m["name"]
+        assert (k8s / f"podmonitor-{name}-vllm.yaml").is_file()
+        assert (k8s / f"prometheusrule-{name}-alerts.yaml").is_file()
+        if m.get("layout"):
+            # A multi-node model: monitored from its Ray head, never autoscaled (out of scope).
+            assert m["autoscaling"] is None
+            assert not list(k8s.glob(f"horizontalpodautoscaler-{name}.yaml")) and not list(k8s.glob(f"scaledobject-{name}.yaml"))
+            continue
         scaler = "scaledobject" if m["autoscaling"]["backend"] == "keda" else "horizontalpodautoscaler"
         obj = yaml.safe_load((k8s / f"{scaler}-{name}.yaml").read_text())
         if scaler == "horizontalpodautoscaler":
@@ -71,3 +78,21 @@ def test_an_unreachable_target_exits_2_naming_the_field(tmp_path):
     assert "models[0].autoscaling.targetInFlightPerPod = 500: exceeds what one replica can hold" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_max_replicas_beyond_the_pool_exits_1_naming_s8(tmp_path):
+    path = variant(tmp_path, "wide", lambda c: c["llm-serving:models"][0].update(replicas={"min": 1, "max": 3}))
+    proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 1, proc.stderr
+    (v,) = json.loads(proc.stdout)["violations"]
+    assert (v["policy"], v["catalog"], v["enforcement"]) == ("llm-hpa-behavior", "S8", "mandatory")
+    assert v["message"].startswith("spec.maxReplicas = 3 x 1 GPUs per pod of Deployment/chat-8b-predictor = 3 GPUs exceeds NodePool l40s")
+
+
+def test_a_short_scale_down_window_exits_1_naming_s8(tmp_path):
+    path = variant(tmp_path, "jumpy", lambda c: c["llm-serving:models"][0].update(autoscaling={"scaleDownStabilizationSeconds": 30}))
+    proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 1, proc.stderr
+    (v,) = json.loads(proc.stdout)["violations"]
+    assert v["policy"] == "llm-hpa-behavior"
+    assert v["message"].startswith("spec.behavior.scaleDown.stabilizationWindowSeconds = 30 is below 300 s")

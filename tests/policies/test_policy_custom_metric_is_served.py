@@ -160,3 +160,12 @@ def test_exemption_with_reason():
     hpa["spec"]["metrics"][0]["pods"]["metric"]["name"] = "served_elsewhere"
     hpa["metadata"]["annotations"] = {"llm-serving.io/exempt-hpa-custom-metric-is-served": "cluster adapter serves it"}
     assert messages(POLICY, *stack(hpa=hpa)) == []
+
+
+def test_an_alias_bomb_in_an_adapter_config_map_is_refused_quickly():
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9)) + "rules: [{seriesQuery: x}]\n"
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "adapter-config"}, "data": {"config.yaml": bomb}}
+    # Unreadable within bounds: not an adapter configuration, so the set has none and the metric half is not judged.
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), resource("kubernetes:v1:ConfigMap", cm)) == []

@@ -37,6 +37,7 @@ def test_first_policies_are_registered():
         ("S4", "tensor-parallel-requires-dshm"), ("S5", "llm-no-scale-to-zero"),
         ("S6", "gpu-workload-no-resource-metric-hpa"), ("S7", "hpa-custom-metric-is-served"),
         ("S8", "llm-hpa-behavior"), ("S16", "llm-startup-probe-budget"),
+        ("S18", "kuberay-gpu-hygiene"),
         ("G1", "image-tag-pinned"), ("G35", "no-literal-secret-env")}
 
 

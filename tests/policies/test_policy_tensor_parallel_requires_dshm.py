@@ -96,14 +96,60 @@ def test_size_limit_equal_to_memory_limit_in_other_units_passes():
     assert messages(POLICY, isvc(props)) == []
 
 
-def test_ray_worker_with_several_gpus_needs_shm():
+def ray_props(volume=None, host_ipc=False):
+    """A RayCluster whose 8-GPU worker mounts `volume` at /dev/shm (nothing when None)."""
     worker = {"name": "ray-worker", "image": "vllm/vllm-openai:v0.33.0",
               "resources": {"limits": {"nvidia.com/gpu": 8.0, "memory": "400Gi"}}}
-    props = {"metadata": {"name": "big"}, "spec": {
-        "headGroupSpec": {"template": {"spec": {"containers": [
-            {"name": "ray-head", "image": "vllm/vllm-openai:v0.33.0"}]}}},
-        "workerGroupSpecs": [{"template": {"spec": {"containers": [worker]}}}]}}
-    assert messages(POLICY, resource(RAY_CLUSTER_TYPE, props)) == [
-        "spec.workerGroupSpecs[0].template.spec container ray-worker: has 8 GPUs (resources.limits "
-        "nvidia.com/gpu) but nothing is mounted at /dev/shm, where NCCL runs out of the runtime's 64Mi "
-        f"(vllm-project/vllm#1710); {FIX}"]
+    pod = {"containers": [worker]}
+    if volume is not None:
+        worker["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
+        pod["volumes"] = [{"name": "dshm", **volume}]
+    if host_ipc:
+        pod["hostIPC"] = True
+    return {"metadata": {"name": "big"}, "spec": {
+        "headGroupSpec": {"rayStartParams": {"num-gpus": "0"}, "template": {"spec": {"containers": [
+            {"name": "ray-head", "image": "vllm/vllm-openai:v0.33.0", "command": ["/bin/bash", "-c"],
+             "args": ["vllm serve m --tensor-parallel-size 8 --pipeline-parallel-size 2 --distributed-executor-backend ray"]}]}}},
+        "workerGroupSpecs": [{"groupName": "gpu", "replicas": 2.0, "template": {"spec": pod}}]}}
+
+
+RAY_WORKER = "spec.workerGroupSpecs[0].template.spec container ray-worker"
+
+
+def test_ray_pods_without_their_own_shm_pass_as_kuberay_mounts_one():
+    assert messages(POLICY, resource(RAY_CLUSTER_TYPE, ray_props())) == []
+
+
+def test_ray_pod_with_a_bounded_memory_shm_passes():
+    assert messages(POLICY, resource(RAY_CLUSTER_TYPE, ray_props({"emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}}))) == []
+
+
+def test_ray_pod_mounting_its_own_shm_without_size_limit():
+    assert messages(POLICY, resource(RAY_CLUSTER_TYPE, ray_props({"emptyDir": {"medium": "Memory"}}))) == [
+        f"{RAY_WORKER}: the /dev/shm emptyDir dshm has no sizeLimit; its pages count against the container's "
+        f"memory limit, so bound it explicitly"]
+
+
+def test_ray_pod_shm_above_its_memory_limit():
+    assert messages(POLICY, resource(RAY_CLUSTER_TYPE, ray_props({"emptyDir": {"medium": "Memory", "sizeLimit": "500Gi"}}))) == [
+        f"{RAY_WORKER}: the /dev/shm emptyDir dshm sizeLimit 500Gi exceeds the container's memory limit 400Gi; "
+        f"shared-memory pages count against that limit, so the container is OOM-killed before /dev/shm fills"]
+
+
+def test_ray_pod_shm_on_disk():
+    assert messages(POLICY, resource(RAY_CLUSTER_TYPE, ray_props({"emptyDir": {"sizeLimit": "64Gi"}}))) == [
+        f"{RAY_WORKER}: /dev/shm is volume dshm, which is not an emptyDir with medium Memory; {FIX}"]
+
+
+def test_ray_gpu_pod_with_host_ipc():
+    assert messages(POLICY, resource(RAY_CLUSTER_TYPE, ray_props(host_ipc=True))) == [
+        "spec.workerGroupSpecs[0].template.spec.hostIPC: true shares the node's IPC namespace and is the wrong "
+        f"substitute for a memory-backed /dev/shm (catalogue row 25); leave /dev/shm to KubeRay or {FIX}"]
+
+
+def test_ray_service_pods_are_read_too():
+    props = ray_props({"emptyDir": {"medium": "Memory"}})
+    service = {"metadata": {"name": "svc"}, "spec": {"rayClusterConfig": props["spec"]}}
+    assert messages(POLICY, resource("kubernetes:ray.io/v1:RayService", service)) == [
+        f"spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker: the /dev/shm emptyDir dshm "
+        f"has no sizeLimit; its pages count against the container's memory limit, so bound it explicitly"]

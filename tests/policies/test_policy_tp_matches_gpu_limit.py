@@ -134,3 +134,53 @@ def test_leader_worker_set_with_too_few_gpus():
     assert messages(POLICY, lws(2.0, "4")) == [
         "spec.leaderWorkerTemplate.leaderTemplate.spec container vllm-leader: tensor parallel 8 × pipeline "
         f"parallel 2 = 16 GPUs over 2 pods, but resources.limits nvidia.com/gpu is 4 per pod; {IDLE}"]
+
+
+def gpuless_head_cluster(replicas=2.0, worker_gpus="8", num_gpus=None, tp="8", pp="2"):
+    """The shape our RayVllmService renders: a GPU-less head running vLLM, GPU workers."""
+    head = {"name": "ray-head", "image": "vllm/vllm-openai:v0.33.0", "command": ["/bin/bash", "-c"],
+            "args": [f"set -eu\nexec vllm serve m --tensor-parallel-size={tp} --pipeline-parallel-size={pp} "
+                     f"--distributed-executor-backend=ray\n"], "resources": {"limits": {"memory": "64Gi"}}}
+    worker = {"name": "ray-worker", "image": "vllm/vllm-openai:v0.33.0",
+              "resources": {"limits": {"nvidia.com/gpu": worker_gpus}, "requests": {"nvidia.com/gpu": worker_gpus}}}
+    group = {"groupName": "gpu-workers", "replicas": replicas, "minReplicas": replicas, "maxReplicas": replicas,
+             "rayStartParams": {} if num_gpus is None else {"num-gpus": num_gpus},
+             "template": {"spec": {"containers": [worker]}}}
+    props = {"metadata": {"name": "llama-405b"}, "spec": {
+        "headGroupSpec": {"rayStartParams": {"num-gpus": "0"}, "template": {"spec": {"containers": [head]}}},
+        "workerGroupSpecs": [group]}}
+    return resource(RAY_CLUSTER_TYPE, props)
+
+
+HEAD = "spec.headGroupSpec.template.spec container ray-head"
+RAY_IDLE = "vLLM runs one rank per GPU, so spare GPUs sit idle and missing ones leave the engine waiting for its placement group"
+
+
+def test_gpuless_head_with_workers_covering_every_rank_passes():
+    assert messages(POLICY, gpuless_head_cluster()) == []
+
+
+def test_ray_cluster_with_too_few_workers():
+    assert messages(POLICY, gpuless_head_cluster(replicas=1.0)) == [
+        f"{HEAD}: tensor parallel 8 × pipeline parallel 2 = 16 GPUs placed by Ray, but the Ray cluster has 8 GPUs "
+        f"(head 0 + gpu-workers 1 x 8); {RAY_IDLE}"]
+
+
+def test_ray_cluster_with_more_gpus_than_ranks():
+    assert messages(POLICY, gpuless_head_cluster(pp="1")) == [
+        f"{HEAD}: tensor parallel 8 × pipeline parallel 1 = 8 GPUs placed by Ray, but the Ray cluster has 16 GPUs "
+        f"(head 0 + gpu-workers 2 x 8); {RAY_IDLE}"]
+
+
+def test_ray_num_gpus_parameter_is_what_ray_sees():
+    assert messages(POLICY, gpuless_head_cluster(num_gpus="4")) == [
+        f"{HEAD}: tensor parallel 8 × pipeline parallel 2 = 16 GPUs placed by Ray, but the Ray cluster has 8 GPUs "
+        f"(head 0 + gpu-workers 2 x 4); {RAY_IDLE}"]
+
+
+def test_ray_service_cluster_is_read_too():
+    cluster = gpuless_head_cluster(replicas=3.0)
+    props = {"metadata": {"name": "svc"}, "spec": {"rayClusterConfig": cluster.props["spec"]}}
+    assert messages(POLICY, resource("kubernetes:ray.io/v1:RayService", props)) == [
+        f"spec.rayClusterConfig.headGroupSpec.template.spec container ray-head: tensor parallel 8 × pipeline "
+        f"parallel 2 = 16 GPUs placed by Ray, but the Ray cluster has 24 GPUs (head 0 + gpu-workers 3 x 8); {RAY_IDLE}"]

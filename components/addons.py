@@ -1,0 +1,54 @@
+"""ClusterAddons: the PriorityClasses and the pinned Helm releases the serving path depends on.
+
+A thin shell over builders/addons.py and builders/buffer.py: cert-manager, KServe (CRDs and
+controller, Standard mode by default) and the NVIDIA device plugin, each skippable with
+``addons.<name>.install: false``; and the two PriorityClasses (serving pods above zero, the GPU
+buffer's placeholders below) which are always created.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import BaseModel, ConfigDict, Field
+
+from components.builders import addons as build
+from components.builders.buffer import priority_classes
+from components.cluster import KubernetesComponent
+from components.config import AddonsConfig
+from components.helm import helm_release
+
+
+class ClusterAddonsArgs(BaseModel):
+    """Inputs of ClusterAddons."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    addons: AddonsConfig = Field(default_factory=AddonsConfig, description="Which add-ons to install. Default: all.")
+
+
+class ClusterAddons(KubernetesComponent):
+    """PriorityClasses plus cert-manager, KServe and the NVIDIA device plugin as pinned Helm releases."""
+
+    def __init__(self, name: str, args: ClusterAddonsArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:addons:ClusterAddons", name, None, opts)
+        self.priority_classes = [
+            k8s.scheduling.v1.PriorityClass(
+                f"{name}-{pc['metadata']['name']}",
+                metadata=pc["metadata"],
+                value=pc["value"],
+                global_default=pc["globalDefault"],
+                preemption_policy=pc["preemptionPolicy"],
+                description=pc["description"],
+                opts=self.child_opts(),
+            )
+            for pc in priority_classes()
+        ]
+        self.releases: dict[str, k8s.helm.v3.Release] = {}
+        for rel in build.addon_releases(args.addons):
+            # KServe's controller needs its CRDs and cert-manager's issuer first: install in order.
+            previous = list(self.releases.values())[-1:]
+            self.releases[rel["name"]] = helm_release(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=previous))
+        self.register_outputs({"releases": sorted(self.releases)})

@@ -1,0 +1,71 @@
+"""Helm releases of the cluster add-ons the serving path depends on: cert-manager, KServe, NVIDIA device plugin.
+
+Pure functions returning each release as plain data (chart pinned to the version kept in
+../shared/charts, see its PROVENANCE.md; tests check every value against the chart's defaults
+and, where the chart ships one, its values.schema.json). Each add-on is skippable
+(``addons.<name>.install: false``) where the cluster already runs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components.builders.helm import Chart, release
+from components.builders.karpenter import GPU_TOLERATION
+from components.config import AddonsConfig
+
+CERT_MANAGER = Chart("cert-manager", "v1.21.1", "oci://quay.io/jetstack/charts")
+KSERVE_CRD = Chart("kserve-crd", "v0.20.0", "oci://ghcr.io/kserve/charts")
+KSERVE = Chart("kserve-resources", "v0.20.0", "oci://ghcr.io/kserve/charts")
+NVIDIA_DEVICE_PLUGIN = Chart("nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin")
+
+CERT_MANAGER_NAMESPACE = "cert-manager"
+KSERVE_NAMESPACE = "kserve"
+DEVICE_PLUGIN_NAMESPACE = "kube-system"
+# Karpenter labels every node it launches with the GPU maker (karpenter.md, well-known labels):
+# the device plugin runs there and nowhere else.
+GPU_NODE_AFFINITY = {
+    "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]}]}
+            ]
+        }
+    }
+}
+
+
+def cert_manager_values() -> dict[str, Any]:
+    """cert-manager with its CRDs (KServe's webhooks take their certificates from it)."""
+    return {"crds": {"enabled": True}}
+
+
+def kserve_values() -> dict[str, Any]:
+    """The KServe controller with Standard (RawDeployment) as the cluster default.
+
+    The chart's default is Knative (kserve.md, "Deployment mode"), which this project does not
+    install; the InferenceServices also carry the annotation, this covers any other.
+    """
+    return {"kserve": {"controller": {"deploymentMode": "Standard"}}}
+
+
+def device_plugin_values() -> dict[str, Any]:
+    """The NVIDIA device plugin, tolerating the GPU taint and scheduled on NVIDIA GPU nodes only."""
+    return {
+        "affinity": GPU_NODE_AFFINITY,
+        "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}, dict(GPU_TOLERATION)],
+        "priorityClassName": "system-node-critical",
+    }
+
+
+def addon_releases(cfg: AddonsConfig) -> list[dict[str, Any]]:
+    """The add-on releases to install, in install order (cert-manager before KServe, CRDs before the controller)."""
+    out = []
+    if cfg.cert_manager.install:
+        out.append(release(CERT_MANAGER, "cert-manager", CERT_MANAGER_NAMESPACE, cert_manager_values()))
+    if cfg.kserve.install:
+        out.append(release(KSERVE_CRD, "kserve-crd", KSERVE_NAMESPACE, {}))
+        out.append(release(KSERVE, "kserve", KSERVE_NAMESPACE, kserve_values()))
+    if cfg.nvidia_device_plugin.install:
+        out.append(release(NVIDIA_DEVICE_PLUGIN, "nvidia-device-plugin", DEVICE_PLUGIN_NAMESPACE, device_plugin_values()))
+    return out

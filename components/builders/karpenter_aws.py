@@ -1,0 +1,261 @@
+"""Karpenter's AWS prerequisites and its Helm release, as plain data.
+
+Pure functions: IAM trust and permission documents, the interruption queue's settings and
+policy, the EventBridge rules, and the values of the pinned Karpenter chart. The controller's
+permissions follow Karpenter's reference policy for v1 (aws/karpenter-provider-aws,
+website/content/en/docs/getting-started/getting-started-with-karpenter/cloudformation.yaml, the
+KarpenterControllerPolicy statements of the v1 releases): every write action is scoped to this
+cluster by ARN or by the tags Karpenter puts on what it creates (``kubernetes.io/cluster/<name>:
+owned``, ``eks:eks-cluster-name``, ``karpenter.sh/nodepool``, ``karpenter.k8s.aws/ec2nodeclass``);
+only reads that IAM cannot scope take ``*``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components.builders.helm import Chart, release
+
+# Pinned to ../shared/charts/karpenter/1.14.1 (published to public ECR as an OCI chart).
+KARPENTER = Chart("karpenter", "1.14.1", "oci://public.ecr.aws/karpenter")
+SERVICE_ACCOUNT = "karpenter"
+
+# The node role's managed policies (Karpenter's reference KarpenterNodeRole: EKS worker, CNI, ECR
+# read, SSM for node access without SSH).
+NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly", "AmazonSSMManagedInstanceCore")
+
+# EventBridge rules that feed the interruption queue (same reference template): name -> (source, detail-type).
+INTERRUPTION_RULES = {
+    "scheduled-change": ("aws.health", "AWS Health Event"),
+    "spot-interruption": ("aws.ec2", "EC2 Spot Instance Interruption Warning"),
+    "rebalance": ("aws.ec2", "EC2 Instance Rebalance Recommendation"),
+    "instance-state-change": ("aws.ec2", "EC2 Instance State-change Notification"),
+}
+# Karpenter reads an interruption message within seconds; older ones are stale (reference: 300 s).
+QUEUE_RETENTION_SECONDS = 300
+
+
+def node_role_trust() -> dict[str, Any]:
+    """EC2 instances assume the node role."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+    }
+
+
+def node_policy_arns(partition: str) -> list[str]:
+    """ARNs of the node role's managed policies."""
+    return [f"arn:{partition}:iam::aws:policy/{p}" for p in NODE_POLICIES]
+
+
+def controller_role_trust() -> dict[str, Any]:
+    """EKS Pod Identity assumes the controller role for the karpenter service account."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Principal": {"Service": "pods.eks.amazonaws.com"}, "Action": ["sts:AssumeRole", "sts:TagSession"]}
+        ],
+    }
+
+
+def controller_policy(cluster: str, region: str, account: str, partition: str, queue_arn: str, node_role_arn: str) -> dict[str, Any]:
+    """The controller's permissions, scoped to this cluster as Karpenter's v1 reference policy scopes them."""
+    ec2 = f"arn:{partition}:ec2:{region}"
+    owned = {f"aws:RequestTag/kubernetes.io/cluster/{cluster}": "owned", "aws:RequestTag/eks:eks-cluster-name": cluster}
+    created = [f"{ec2}:*:{kind}/*" for kind in ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")]
+    profile = f"arn:{partition}:iam::{account}:instance-profile/*"
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "AllowScopedEC2InstanceAccessActions",
+                "Effect": "Allow",
+                "Resource": [f"{ec2}::image/*", f"{ec2}::snapshot/*", f"{ec2}:*:security-group/*", f"{ec2}:*:subnet/*", f"{ec2}:*:capacity-reservation/*"],
+                "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
+            },
+            {
+                "Sid": "AllowScopedEC2LaunchTemplateAccessActions",
+                "Effect": "Allow",
+                "Resource": f"{ec2}:*:launch-template/*",
+                "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
+                "Condition": {
+                    "StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"},
+                    "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+                },
+            },
+            {
+                "Sid": "AllowScopedEC2InstanceActionsWithTags",
+                "Effect": "Allow",
+                "Resource": created,
+                "Action": ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
+                "Condition": {"StringEquals": owned, "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}},
+            },
+            {
+                "Sid": "AllowScopedResourceCreationTagging",
+                "Effect": "Allow",
+                "Resource": created,
+                "Action": "ec2:CreateTags",
+                "Condition": {
+                    "StringEquals": {**owned, "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"]},
+                    "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"},
+                },
+            },
+            {
+                "Sid": "AllowScopedResourceTagging",
+                "Effect": "Allow",
+                "Resource": f"{ec2}:*:instance/*",
+                "Action": "ec2:CreateTags",
+                "Condition": {
+                    "StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"},
+                    "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+                    "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": cluster},
+                    "ForAllValues:StringEquals": {"aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]},
+                },
+            },
+            {
+                "Sid": "AllowScopedDeletion",
+                "Effect": "Allow",
+                "Resource": [f"{ec2}:*:instance/*", f"{ec2}:*:launch-template/*"],
+                "Action": ["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
+                "Condition": {
+                    "StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"},
+                    "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+                },
+            },
+            {
+                "Sid": "AllowRegionalReadActions",
+                "Effect": "Allow",
+                "Resource": "*",
+                "Action": [
+                    "ec2:DescribeCapacityReservations",
+                    "ec2:DescribeImages",
+                    "ec2:DescribeInstances",
+                    "ec2:DescribeInstanceTypeOfferings",
+                    "ec2:DescribeInstanceTypes",
+                    "ec2:DescribeLaunchTemplates",
+                    "ec2:DescribeSecurityGroups",
+                    "ec2:DescribeSpotPriceHistory",
+                    "ec2:DescribeSubnets",
+                ],
+                "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
+            },
+            {
+                "Sid": "AllowSSMReadActions",
+                "Effect": "Allow",
+                "Resource": f"arn:{partition}:ssm:{region}::parameter/aws/service/*",
+                "Action": "ssm:GetParameter",
+            },
+            {"Sid": "AllowPricingReadActions", "Effect": "Allow", "Resource": "*", "Action": "pricing:GetProducts"},
+            {
+                "Sid": "AllowInterruptionQueueActions",
+                "Effect": "Allow",
+                "Resource": queue_arn,
+                "Action": ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
+            },
+            {
+                "Sid": "AllowPassingInstanceRole",
+                "Effect": "Allow",
+                "Resource": node_role_arn,
+                "Action": "iam:PassRole",
+                "Condition": {"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}},
+            },
+            {
+                "Sid": "AllowScopedInstanceProfileCreationActions",
+                "Effect": "Allow",
+                "Resource": profile,
+                "Action": "iam:CreateInstanceProfile",
+                "Condition": {
+                    "StringEquals": {**owned, "aws:RequestTag/topology.kubernetes.io/region": region},
+                    "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+                },
+            },
+            {
+                "Sid": "AllowScopedInstanceProfileTagActions",
+                "Effect": "Allow",
+                "Resource": profile,
+                "Action": "iam:TagInstanceProfile",
+                "Condition": {
+                    "StringEquals": {
+                        f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned",
+                        "aws:ResourceTag/topology.kubernetes.io/region": region,
+                        **owned,
+                        "aws:RequestTag/topology.kubernetes.io/region": region,
+                    },
+                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*", "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+                },
+            },
+            {
+                "Sid": "AllowScopedInstanceProfileActions",
+                "Effect": "Allow",
+                "Resource": profile,
+                "Action": ["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"],
+                "Condition": {
+                    "StringEquals": {
+                        f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned",
+                        "aws:ResourceTag/topology.kubernetes.io/region": region,
+                    },
+                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+                },
+            },
+            {"Sid": "AllowInstanceProfileReadActions", "Effect": "Allow", "Resource": profile, "Action": "iam:GetInstanceProfile"},
+            # IAM's List APIs take no resource scope; the instance-profile garbage collector lists them.
+            {"Sid": "AllowUnscopedInstanceProfileListAction", "Effect": "Allow", "Resource": "*", "Action": "iam:ListInstanceProfiles"},
+            {
+                "Sid": "AllowAPIServerEndpointDiscovery",
+                "Effect": "Allow",
+                "Resource": f"arn:{partition}:eks:{region}:{account}:cluster/{cluster}",
+                "Action": "eks:DescribeCluster",
+            },
+        ],
+    }
+
+
+def queue_policy(queue_arn: str) -> dict[str, Any]:
+    """Only EventBridge (and SQS itself) may send to the interruption queue, and only over TLS."""
+    return {
+        "Version": "2012-10-17",
+        "Id": "EC2InterruptionPolicy",
+        "Statement": [
+            {
+                "Sid": "AllowEventBridge",
+                "Effect": "Allow",
+                "Principal": {"Service": ["events.amazonaws.com", "sqs.amazonaws.com"]},
+                "Action": "sqs:SendMessage",
+                "Resource": queue_arn,
+            },
+            {
+                "Sid": "DenyHTTP",
+                "Effect": "Deny",
+                "Principal": "*",
+                "Action": "sqs:*",
+                "Resource": queue_arn,
+                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+            },
+        ],
+    }
+
+
+def event_pattern(rule: str) -> dict[str, Any]:
+    """The EventBridge pattern of one interruption rule."""
+    source, detail_type = INTERRUPTION_RULES[rule]
+    return {"source": [source], "detail-type": [detail_type]}
+
+
+def karpenter_values(cluster: str, queue_name: str, capacity_buffer: bool) -> dict[str, Any]:
+    """Values of the pinned Karpenter chart: this cluster, its interruption queue, and the CapacityBuffer gate."""
+    return {
+        "serviceAccount": {"name": SERVICE_ACCOUNT},
+        "settings": {
+            "clusterName": cluster,
+            "interruptionQueue": queue_name,
+            # Off by default in 1.14.1 (karpenter.md, "CapacityBuffer API"); on when a pool keeps its
+            # warm headroom with a CapacityBuffer instead of placeholder pods.
+            "featureGates": {"capacityBuffer": capacity_buffer},
+        },
+        "controller": {"resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "1Gi"}}},
+    }
+
+
+def karpenter_release(namespace: str, cluster: str, queue_name: str, capacity_buffer: bool) -> dict[str, Any]:
+    """The Karpenter Helm release as plain data."""
+    return release(KARPENTER, "karpenter", namespace, karpenter_values(cluster, queue_name, capacity_buffer))

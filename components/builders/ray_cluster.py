@@ -1,0 +1,358 @@
+"""Manifests of a multi-node vLLM engine on KubeRay: a RayCluster, its API Service, the EFA rules.
+
+Pure functions from a model's config and its capacity plan (``plan.layout``) to Kubernetes objects
+and AWS resource arguments as dicts. Field names follow the KubeRay v1 CRD
+(../shared/crds/ray.io/RayCluster.yaml, KubeRay v1.7.0); what the operator adds to the pods is
+read from its source at that tag (ray-operator/controllers/ray/common/pod.go):
+
+- The head runs ``vllm serve ... --distributed-executor-backend ray`` itself, so the RayCluster
+  (not a RayService, which runs Ray Serve applications) is the object. The head's pod template
+  carries ``ray.io/overwrite-container-cmd: "true"``: KubeRay then keeps our command and only
+  hands us its generated ``ray start`` line in ``$KUBERAY_GEN_RAY_START_CMD`` (which always ends
+  in ``--block``; we start Ray without it, wait for the workers' GPUs, then exec vLLM).
+- Workers keep KubeRay's generated ``ray start --address=... --block`` command.
+- KubeRay mounts a memory emptyDir at /dev/shm sized to the whole memory limit when the Ray
+  container mounts none; we mount our own, sized by the capacity plan inside the limit, and cap
+  Ray's object store (which lives there) at half of it so NCCL keeps the rest.
+- KubeRay injects readiness/liveness probes that run ``wget`` unless the container has its own;
+  we set our own (vLLM's /health on the head, the raylet health endpoint through python3 on the
+  workers), so nothing depends on wget being in the vLLM image.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any, Mapping, Optional
+
+from components.builders.labels import recommended_labels
+from components.builders.vllm_service import (
+    CACHE_PATH,
+    CACHE_VOLUME,
+    GPU_ANNOTATION,
+    HF_TOKEN_KEY,
+    NODEPOOL_LABEL,
+    SHM_VOLUME,
+    GPU_NAME_LABEL,
+    capacity_summary,
+    vllm_args,
+    vllm_env,
+    _karpenter_gpu_name,
+)
+from components.capacity.plan import ServingPlan
+from components.config import ModelConfig
+from components.images import image_tag
+
+RAY_API_VERSION = "ray.io/v1"
+# vLLM's own default port (entrypoints/common/cli_args.py, vllm.md section 4). KServe's 8080 is taken
+# on a Ray pod: KubeRay exports Ray's metrics there (utils.DefaultMetricsPort = 8080).
+API_PORT = 8000
+GCS_PORT = 6379
+DASHBOARD_PORT = 8265
+CLIENT_PORT = 10001
+RAY_METRICS_PORT = 8080
+DASHBOARD_AGENT_PORT = 52365  # KubeRay's DefaultDashboardAgentListenPort, which serves the raylet health
+HEAD_CONTAINER = "ray-head"
+WORKER_CONTAINER = "ray-worker"
+WORKER_GROUP = "gpu-workers"
+OVERWRITE_CMD_ANNOTATION = "ray.io/overwrite-container-cmd"
+# Labels KubeRay puts on every pod of a cluster (utils/constant.go).
+RAY_CLUSTER_LABEL = "ray.io/cluster"
+RAY_NODE_TYPE_LABEL = "ray.io/node-type"
+MODEL_LABEL = "llm-serving.io/model"
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+GPU_RESOURCE = "nvidia.com/gpu"
+# The policy whose exemption annotation carries the reason for hostNetwork (catalogue rows 24-25:
+# policies/k8s_generic/no_host_namespaces.py refuses hostNetwork unless exempted with a reason).
+HOST_NETWORK_POLICY = "no-host-namespaces"
+EXEMPTION_PREFIX = "llm-serving.io/exempt-"
+# Seconds between two checks of the Ray cluster's GPUs while the head waits for its workers.
+JOIN_POLL_SECONDS = 10
+
+
+def service_name(m: ModelConfig) -> str:
+    """The Service in front of the head's OpenAI API (the name clients and the ingress use)."""
+    return m.name
+
+
+def service_url(m: ModelConfig, namespace: str) -> str:
+    """In-cluster URL of the head's OpenAI-compatible API (clients send ``model: <name>``)."""
+    return f"http://{service_name(m)}.{namespace}.svc.cluster.local:{API_PORT}"
+
+
+def head_selector(m: ModelConfig) -> dict[str, str]:
+    """Labels that select this model's Ray head pod (set by KubeRay from the RayCluster's name)."""
+    return {RAY_CLUSTER_LABEL: m.name, RAY_NODE_TYPE_LABEL: "head"}
+
+
+def ray_vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
+    """`vllm serve` arguments of the head: the single-node flags (each checked against the image's
+    release by vllm_args) plus the Ray executor, checked here the same way."""
+    flag = "--distributed-executor-backend"
+    if not plan.release.has(flag):  # pragma: no cover - every release the table was read from has it
+        raise ValueError(f"vLLM {plan.release.version} has no {flag}")
+    return [*vllm_args(m, plan, port=API_PORT), f"{flag}=ray"]
+
+
+def head_script(m: ModelConfig, plan: ServingPlan) -> str:
+    """The head container's shell script: start Ray, wait until every worker GPU joined, exec vLLM.
+
+    vLLM would also wait for its placement group (vllm/v1/executor/ray_utils.py, up to 1800 s),
+    but waiting here first keeps the engine from starting before the cluster is whole, and the
+    log says what it waits for. The startup probe bounds the whole wait.
+    """
+    layout = plan.layout
+    assert layout is not None, "a Ray head needs the capacity plan's layout"
+    gpus = layout.gpus
+    check = (f'import ray, sys; ray.init(address="auto", logging_level="ERROR"); '
+             f'sys.exit(0 if ray.cluster_resources().get("GPU", 0) >= {gpus} else 1)')
+    command = " ".join(shlex.quote(a) for a in ["vllm", "serve", *ray_vllm_args(m, plan)])
+    return "\n".join([
+        "set -eu",
+        'ulimit -n "${RAY_START_ULIMIT_OPEN_FILES:-65536}"',
+        # KubeRay's generated line ends in --block (pod.go generateRayStartParams); drop it to go on.
+        'eval "${KUBERAY_GEN_RAY_START_CMD/--block/}"',
+        f"until python3 -c {shlex.quote(check)}; do",
+        f'  echo "waiting for {layout.nodes} workers ({gpus} GPUs) to join the Ray cluster"; sleep {JOIN_POLL_SECONDS}',
+        "done",
+        f"exec {command}",
+    ]) + "\n"
+
+
+def drain_settings(plan: ServingPlan) -> dict[str, int]:
+    """The pods' drain numbers, from the timeout chain (components/timeouts.py).
+
+    The head is the single-node pod of the chain: it stops taking requests during its preStop
+    sleep, then vLLM (--shutdown-timeout) finishes what is in flight. The workers hold the
+    model's stages, so they must outlive that drain: their preStop sleeps through the head's
+    preStop and drain, and both share the chain's grace period (which covers that plus a margin).
+    """
+    chain = plan.timeouts
+    return {
+        "grace_seconds": chain.termination_grace_seconds,
+        "head_pre_stop_seconds": chain.pre_stop_seconds,
+        "worker_pre_stop_seconds": chain.pre_stop_seconds + chain.shutdown_timeout_seconds,
+    }
+
+
+def _env(m: ModelConfig, hf_secret: Optional[str]) -> list[dict[str, Any]]:
+    d = m.distributed
+    assert d is not None
+    env: list[dict[str, Any]] = [
+        {"name": "HF_HOME", "value": f"{CACHE_PATH}/huggingface"},
+        # NCCL's and Gloo's bootstrap sockets bind to this interface (the vLLM multi-node docs set
+        # both; the pod network's interface under the Amazon VPC CNI is eth0).
+        {"name": "NCCL_SOCKET_IFNAME", "value": d.nccl_socket_ifname},
+        {"name": "GLOO_SOCKET_IFNAME", "value": d.nccl_socket_ifname},
+    ]
+    if hf_secret:
+        env.insert(0, {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": hf_secret, "key": HF_TOKEN_KEY}}})
+    return env
+
+
+def _volumes(shm_gib: int, cache_gib: int) -> list[dict[str, Any]]:
+    return [
+        {"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": f"{shm_gib}Gi"}},
+        {"name": CACHE_VOLUME, "emptyDir": {"sizeLimit": f"{cache_gib}Gi"}},
+    ]
+
+
+_MOUNTS = [{"name": SHM_VOLUME, "mountPath": "/dev/shm"}, {"name": CACHE_VOLUME, "mountPath": CACHE_PATH}]
+
+
+def _http_probe(path: str, period: int, failures: int) -> dict[str, Any]:
+    return {"httpGet": {"path": path, "port": API_PORT}, "periodSeconds": period, "timeoutSeconds": 5, "failureThreshold": failures}
+
+
+def _raylet_probe(period: int, failures: int) -> dict[str, Any]:
+    # KubeRay's own worker check (utils.BaseWgetHealthCommand on api/local_raylet_healthz, body
+    # "success"), done with the image's python3 instead of wget.
+    url = f"http://localhost:{DASHBOARD_AGENT_PORT}/api/local_raylet_healthz"
+    code = f"import sys, urllib.request; sys.exit(0 if b'success' in urllib.request.urlopen('{url}', timeout=2).read() else 1)"
+    return {"exec": {"command": ["python3", "-c", code]}, "periodSeconds": period, "timeoutSeconds": 5, "failureThreshold": failures}
+
+
+def _object_store_bytes(shm_gib: int) -> str:
+    return str(shm_gib * 1024**3 // 2)
+
+
+def _pod_spec(m: ModelConfig, plan: ServingPlan, pool: str, container: dict[str, Any], shm_gib: int, cache_gib: int,
+              grace: int) -> dict[str, Any]:
+    d = m.distributed
+    assert d is not None
+    spec: dict[str, Any] = {
+        "terminationGracePeriodSeconds": grace,
+        "nodeSelector": {NODEPOOL_LABEL: pool, GPU_NAME_LABEL: _karpenter_gpu_name(plan)},
+        "tolerations": [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}],
+        "volumes": _volumes(shm_gib, cache_gib),
+        "containers": [container],
+    }
+    if d.host_network_reason:
+        spec["hostNetwork"] = True
+        # Cluster DNS (the head's Service name) must still resolve from the node's network.
+        spec["dnsPolicy"] = "ClusterFirstWithHostNet"
+    return spec
+
+
+def _template_metadata(m: ModelConfig, role: str, annotations: Optional[Mapping[str, str]] = None) -> dict[str, Any]:
+    labels = recommended_labels(m.name, component=role, version=image_tag(m.image))
+    labels[MODEL_LABEL] = m.name
+    meta: dict[str, Any] = {"labels": labels}
+    if annotations:
+        meta["annotations"] = dict(annotations)
+    return meta
+
+
+def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional[str]) -> dict[str, Any]:
+    """The head group: no GPU (num-gpus "0"), runs the vLLM API server and engine core."""
+    head = plan.head_resources
+    assert head is not None and plan.layout is not None
+    drain = drain_settings(plan)
+    # The chain's keep-alive and engine-ready timeout: vLLM gives up on its engine after 600 s by
+    # default (envs.py, v1/engine/core_client.py "Timed out waiting for engine core processes to
+    # start"); the chain raises it to the startup budget, which the plan sized for a multi-node load.
+    env = [*_env(m, hf_secret), *vllm_env(plan)]
+    container = {
+        "name": HEAD_CONTAINER,
+        "image": m.image,
+        "command": ["/bin/bash", "-c"],
+        "args": [head_script(m, plan)],
+        "env": env,
+        "ports": [
+            {"containerPort": GCS_PORT, "name": "gcs-server", "protocol": "TCP"},
+            {"containerPort": DASHBOARD_PORT, "name": "dashboard", "protocol": "TCP"},
+            {"containerPort": CLIENT_PORT, "name": "client", "protocol": "TCP"},
+            {"containerPort": RAY_METRICS_PORT, "name": "metrics", "protocol": "TCP"},
+            {"containerPort": API_PORT, "name": "http", "protocol": "TCP"},
+        ],
+        "resources": {
+            "requests": {"cpu": str(head.cpu), "memory": f"{head.memory_gib}Gi", "ephemeral-storage": f"{head.ephemeral_storage_gib}Gi"},
+            "limits": {"memory": f"{head.memory_gib}Gi"},
+        },
+        # vLLM answers no HTTP until the engine is built on every worker (vllm.md section 3): the
+        # startup probe carries the multi-node cold start, readiness gates the Service.
+        "startupProbe": _http_probe("/health", plan.startup_period_seconds, plan.startup_failure_threshold),
+        "readinessProbe": _http_probe("/health", 5, 3),
+        "livenessProbe": _http_probe("/health", 10, 6),
+        "lifecycle": {"preStop": {"sleep": {"seconds": drain["head_pre_stop_seconds"]}}},
+        "volumeMounts": [dict(v) for v in _MOUNTS],
+    }
+    return {
+        "serviceType": "ClusterIP",
+        "rayStartParams": {
+            # Ray schedules no GPU work on the head; every engine rank lands on a worker.
+            "num-gpus": "0",
+            "dashboard-host": "0.0.0.0",
+            "object-store-memory": _object_store_bytes(head.shm_gib),
+        },
+        "template": {
+            "metadata": _template_metadata(m, "ray-head", {OVERWRITE_CMD_ANNOTATION: "true"}),
+            "spec": _pod_spec(m, plan, pool, container, head.shm_gib, head.ephemeral_storage_gib, drain["grace_seconds"]),
+        },
+    }
+
+
+def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional[str]) -> dict[str, Any]:
+    """The GPU workers: one pod per node, all of the node's GPUs (and EFA interfaces) each."""
+    layout = plan.layout
+    assert layout is not None
+    r = plan.resources
+    drain = drain_settings(plan)
+    limits: dict[str, str] = {"memory": f"{r.memory_gib}Gi", GPU_RESOURCE: str(layout.gpus_per_node)}
+    requests: dict[str, str] = {
+        "cpu": str(r.cpu),
+        "memory": f"{r.memory_gib}Gi",
+        GPU_RESOURCE: str(layout.gpus_per_node),
+        "ephemeral-storage": f"{r.ephemeral_storage_gib}Gi",
+    }
+    if m.distributed is not None and m.distributed.efa and layout.efa_interfaces_per_node:
+        # Extended resources: request = limit (served by the aws-efa-k8s-device-plugin DaemonSet).
+        limits[EFA_RESOURCE] = requests[EFA_RESOURCE] = str(layout.efa_interfaces_per_node)
+    container = {
+        "name": WORKER_CONTAINER,
+        "image": m.image,
+        "env": _env(m, hf_secret),
+        "resources": {"requests": requests, "limits": limits},
+        "readinessProbe": _raylet_probe(5, 10),
+        "livenessProbe": _raylet_probe(10, 30),
+        "lifecycle": {"preStop": {"sleep": {"seconds": drain["worker_pre_stop_seconds"]}}},
+        "volumeMounts": [dict(v) for v in _MOUNTS],
+    }
+    return {
+        "groupName": WORKER_GROUP,
+        # Bounded and fixed: the engine needs exactly this many nodes, no more, no fewer.
+        "replicas": layout.nodes,
+        "minReplicas": layout.nodes,
+        "maxReplicas": layout.nodes,
+        "numOfHosts": 1,
+        "rayStartParams": {
+            "num-gpus": str(layout.gpus_per_node),
+            "object-store-memory": _object_store_bytes(r.shm_gib),
+        },
+        "template": {
+            "metadata": _template_metadata(m, "ray-worker"),
+            "spec": _pod_spec(m, plan, pool, container, r.shm_gib, r.ephemeral_storage_gib, drain["grace_seconds"]),
+        },
+    }
+
+
+def ray_cluster(m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Optional[str], pool: Optional[str] = None) -> dict[str, Any]:
+    """The RayCluster running one multi-node vLLM engine for ``m`` on Karpenter NodePool ``pool`` (default m.pool)."""
+    pool = pool or m.pool
+    d = m.distributed
+    assert d is not None and plan.layout is not None
+    annotations = {
+        "llm-serving.io/model": m.model,
+        GPU_ANNOTATION: plan.gpu.name,
+        "llm-serving.io/capacity-plan": capacity_summary(plan),
+    }
+    if d.host_network_reason:
+        annotations[EXEMPTION_PREFIX + HOST_NETWORK_POLICY] = d.host_network_reason
+    return {
+        "apiVersion": RAY_API_VERSION,
+        "kind": "RayCluster",
+        "metadata": {
+            "name": m.name,
+            "namespace": namespace,
+            "labels": recommended_labels(m.name, component="inference", version=image_tag(m.image)),
+            "annotations": annotations,
+        },
+        "spec": {
+            # Fixed size: Ray's autoscaler has nothing to add (autoscaling multi-node replicas is out of scope).
+            "enableInTreeAutoscaling": False,
+            "headGroupSpec": head_group(m, plan, pool, hf_secret),
+            "workerGroupSpecs": [worker_group(m, plan, pool, hf_secret)],
+        },
+    }
+
+
+def api_service(m: ModelConfig, namespace: str) -> dict[str, Any]:
+    """A ClusterIP Service for the head's OpenAI API (and its /metrics), ready pods only."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {
+            "name": service_name(m),
+            "namespace": namespace,
+            "labels": {**recommended_labels(m.name, component="inference", version=image_tag(m.image)), MODEL_LABEL: m.name},
+        },
+        "spec": {
+            "type": "ClusterIP",
+            "selector": head_selector(m),
+            "ports": [{"name": "http", "port": API_PORT, "targetPort": "http", "protocol": "TCP"}],
+        },
+    }
+
+
+def efa_security_group_rules(name: str) -> list[dict[str, Any]]:
+    """The self-referencing all-traffic rules EFA needs on the nodes' security group.
+
+    AWS EFA user guide ("Prepare an EFA-enabled security group"): allow all inbound and all
+    outbound traffic from and to the security group itself. As arguments of pulumi-aws
+    ``aws.vpc.SecurityGroupIngressRule`` / ``SecurityGroupEgressRule`` (the security group id is
+    filled in by the component, as it comes from the cluster).
+    """
+    common = {"ip_protocol": "-1", "tags": {"Name": f"{name}-efa", "llm-serving.io/purpose": "efa"}}
+    return [
+        {"kind": "ingress", "description": "EFA: all traffic from nodes in this security group", **common},
+        {"kind": "egress", "description": "EFA: all traffic to nodes in this security group", **common},
+    ]

@@ -1,0 +1,284 @@
+"""The layout of a model larger than one node: nodes, GPUs per node, layers per pipeline stage.
+
+A model with ``distributed: {backend: ray}`` runs one vLLM engine over several nodes of its pool.
+The seeds' rule (vLLM "Distributed inference and serving": tensor parallel size = GPUs per node,
+pipeline parallel size = number of nodes) keeps tensor parallelism on NVLink inside a node and
+lets only the pipeline's activations cross the network. This module checks that rule against
+the pool (the refusals name it), splits the decoder layers over the pipeline stages as vLLM
+does, and charges each stage's GPUs with their own weights and KV cache budget.
+
+Pure: no Pulumi, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Optional
+
+from components.capacity.architecture import GIB
+from components.capacity.gpus import INSTANCES
+from components.capacity.memory import (
+    ACCOUNTINGS,
+    EngineArgs,
+    Gpu,
+    MemoryPlan,
+    activation_bytes,
+    cuda_graph_bytes,
+    kv_bytes_per_token_per_layer,
+    non_torch_bytes,
+    weights_per_gpu_bytes,
+)
+from components.capacity.models import CatalogModel
+from components.config import GpuPoolConfig, ModelConfig
+from components.errors import Problem
+
+# EFA interfaces per instance type (the `vpc.amazonaws.com/efa` count a node advertises), from
+# ../shared/reference/aws_gpu_instances.csv column efa_interfaces (Karpenter's instance-type
+# reference, karpenter-provider-aws@1d927085); types without EFA are absent.
+# tests/capacity/test_layout.py checks this table against the CSV.
+EFA_INTERFACES: dict[str, int] = {
+    "g5.8xlarge": 1, "g5.12xlarge": 1, "g5.16xlarge": 1, "g5.24xlarge": 1, "g5.48xlarge": 1,
+    "g6.8xlarge": 1, "g6.12xlarge": 1, "g6.16xlarge": 1, "g6.24xlarge": 1, "g6.48xlarge": 1,
+    "g6e.8xlarge": 1, "g6e.12xlarge": 1, "g6e.16xlarge": 1, "g6e.24xlarge": 2, "g6e.48xlarge": 4,
+    "g7e.8xlarge": 1, "g7e.12xlarge": 1, "g7e.24xlarge": 2, "g7e.48xlarge": 4,
+    "p4d.24xlarge": 4, "p4de.24xlarge": 4,
+    "p5.4xlarge": 1, "p5.48xlarge": 32, "p5e.48xlarge": 32, "p5en.48xlarge": 16,
+    "p6-b200.48xlarge": 8, "p6-b300.48xlarge": 16,
+    "gr6.8xlarge": 1,
+}
+
+RULE_TP_DIVIDES_HEADS = "tensor parallel size must divide the model's attention heads"
+RULE_TP_WITHIN_NODE = "tensor parallel size must not exceed the GPUs per node"
+RULE_TP_PP_FILLS_NODES = "tensor parallel size x pipeline parallel size must equal GPUs per node x nodes"
+RULE_MORE_THAN_ONE_NODE = "a distributed model must need more than one node"
+RULE_ONE_REPLICA = "a multi-node model runs exactly one replica"
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One pipeline stage: its decoder layers and what each of its GPUs holds."""
+
+    index: int
+    first_layer: int
+    layers: int
+    weights_gib: float  # per GPU of this stage
+    kv_cache_gib: float  # per GPU of this stage (negative when the budget is short)
+    kv_cache_tokens: Optional[int]  # tokens this stage's cache holds; None for hybrid attention
+
+    def report(self) -> dict:
+        """JSON-ready figures."""
+        return {
+            "stage": self.index,
+            "layers": self.layers,
+            "first_layer": self.first_layer,
+            "weights_gib": round(self.weights_gib, 2),
+            "kv_cache_gib": round(self.kv_cache_gib, 2),
+            "kv_cache_tokens": self.kv_cache_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one multi-node engine runs: nodes x GPUs per node, and its pipeline stages."""
+
+    backend: str
+    nodes: int
+    gpus_per_node: int
+    tensor_parallel_size: int
+    pipeline_parallel_size: int
+    instance_type: str
+    efa_interfaces_per_node: int  # 0 when the node type has no EFA
+    stages: tuple[Stage, ...]
+
+    @property
+    def gpus(self) -> int:
+        """GPUs of the whole engine (TP x PP = nodes x GPUs per node)."""
+        return self.nodes * self.gpus_per_node
+
+    @property
+    def layers_per_stage(self) -> tuple[int, ...]:
+        """Decoder layers of each stage, in pipeline order."""
+        return tuple(s.layers for s in self.stages)
+
+    def report(self) -> dict:
+        """JSON-ready figures for the plan report."""
+        return {
+            "backend": self.backend,
+            "nodes": self.nodes,
+            "gpus_per_node": self.gpus_per_node,
+            "tensor_parallel_size": self.tensor_parallel_size,
+            "pipeline_parallel_size": self.pipeline_parallel_size,
+            "instance_type": self.instance_type,
+            "efa_interfaces_per_node": self.efa_interfaces_per_node,
+            "layers_per_stage": list(self.layers_per_stage),
+            "stages": [s.report() for s in self.stages],
+        }
+
+
+def gpus_per_node(pool: GpuPoolConfig) -> int:
+    """GPUs of the pool's largest node: the unit a multi-node engine is cut into."""
+    return max(int(INSTANCES[t]["gpu_count"]) for t in pool.instance_types)
+
+
+def node_instance_type(pool: GpuPoolConfig) -> str:
+    """The pool's instance type a multi-node worker runs on: a full node, fewest vCPUs first."""
+    per_node = gpus_per_node(pool)
+    full = [t for t in pool.instance_types if INSTANCES[t]["gpu_count"] == per_node]
+    return min(full, key=lambda t: (INSTANCES[t]["vcpu"], t))
+
+
+def efa_interfaces(pool: GpuPoolConfig) -> int:
+    """EFA interfaces every full node of the pool has (0 when one of them has none).
+
+    A worker asks for this many ``vpc.amazonaws.com/efa`` devices, so it fits whichever of the
+    pool's full-node types Karpenter launches.
+    """
+    per_node = gpus_per_node(pool)
+    return min(EFA_INTERFACES.get(t, 0) for t in pool.instance_types if INSTANCES[t]["gpu_count"] == per_node)
+
+
+def layout_problems(m: ModelConfig, pool: GpuPoolConfig, path: str) -> list[Problem]:
+    """The node rules of a distributed model that need only the config (no architecture)."""
+    tp, pp = m.engine.tensor_parallel_size, m.engine.pipeline_parallel_size
+    per_node = gpus_per_node(pool)
+    where = f"pool {pool.name!r} ({', '.join(pool.instance_types)}) has {per_node} GPUs per node"
+    problems = []
+    if tp > per_node:
+        problems.append(Problem(
+            f"{path}.engine.tensorParallelSize",
+            f"{RULE_TP_WITHIN_NODE}: {where}; tensor parallelism needs NVLink inside one node, pipeline "
+            f"stages cross nodes (use tensorParallelSize {per_node} and raise pipelineParallelSize)",
+            tp,
+        ))
+    elif (tp * pp) % per_node:
+        nodes = math.ceil(tp * pp / per_node)
+        problems.append(Problem(
+            f"{path}.engine.pipelineParallelSize",
+            f"{RULE_TP_PP_FILLS_NODES}: {tp} x {pp} = {tp * pp} GPUs, but {where}, so {nodes} nodes hold "
+            f"{per_node * nodes}; idle GPUs would be paid for (use tensorParallelSize {per_node} and "
+            f"pipelineParallelSize = the node count)",
+            pp,
+        ))
+    elif tp * pp == per_node:
+        problems.append(Problem(
+            f"{path}.distributed",
+            f"{RULE_MORE_THAN_ONE_NODE}: {tp} x {pp} = {tp * pp} GPUs fit on one node ({where}); remove "
+            f"distributed to serve it from one pod",
+            {"backend": m.distributed.backend} if m.distributed else None,
+        ))
+    if m.replicas.min != 1 or m.replicas.max != 1:
+        problems.append(Problem(
+            f"{path}.replicas",
+            f"{RULE_ONE_REPLICA} ({{min: 1, max: 1}}): autoscaling multi-node replicas is out of scope, as in "
+            f"KServe and NIM",
+            {"max": m.replicas.max, "min": m.replicas.min},
+        ))
+    return problems
+
+
+def pipeline_partition(num_layers: int, pp: int) -> list[int]:
+    """Decoder layers per pipeline stage, as vLLM 0.33 splits them.
+
+    vllm/distributed/utils.py get_pp_indices (wheel vllm==0.33.0): an even share each, and the
+    remainder one layer at a time to the stages before the last, from the second-to-last
+    backwards (the last stage also holds the final norm and LM head). VLLM_PP_LAYER_PARTITION
+    overrides it; this library does not set it.
+    """
+    partitions = [num_layers // pp] * pp
+    for i in range(2, num_layers % pp + 2):
+        partitions[-i] += 1
+    return partitions
+
+
+def _accounting(memory: MemoryPlan):
+    return next(a for a in ACCOUNTINGS if a.releases == memory.accounting)
+
+
+def stage_figures(model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: MemoryPlan) -> tuple[Stage, ...]:
+    """Weights and KV budget of each stage's GPUs, with the accounting the capacity plan chose.
+
+    Every rank profiles its own GPU (vllm_memory_model.md section 4): a stage's GPUs hold their
+    layers' share of the linear weights over TP, the first stage the input embedding, the last the
+    LM head; the activation peak and non-torch memory are the plan's; CUDA graphs grow with the
+    stage's layers. The engine keeps the smallest block count of all ranks.
+    """
+    arch = model.arch
+    tp, pp = args.tensor_parallel_size, args.pipeline_parallel_size
+    acc = _accounting(memory)
+    rotary = arch.max_position_embeddings * arch.head_dim * arch.dtype_bytes
+    # The whole model as one GPU would hold it (dtype conversion and online quantization applied).
+    whole = weights_per_gpu_bytes(arch, model.checkpoint_bytes, replace(args, tensor_parallel_size=1, pipeline_parallel_size=1)) - rotary
+    embed = min(arch.embedding_bytes(), whole)
+    linear = whole - embed * (1 if arch.tie_word_embeddings else 2)
+    budget = gpu.memory_gib * GIB * memory.gpu_memory_utilization
+    activation = activation_bytes(arch, memory.max_num_batched_tokens, memory.max_num_seqs, tp, acc)
+    non_torch = non_torch_bytes(tp, gpu, acc)
+    per_layer = kv_bytes_per_token_per_layer(arch, args)
+    stages = []
+    first = 0
+    partition = pipeline_partition(arch.num_layers, pp)
+    for index, layers in enumerate(partition):
+        held = embed * ((index == 0) + (index == pp - 1))
+        weights = (linear * layers / arch.num_layers + held) / tp + rotary
+        graphs = cuda_graph_bytes(replace(arch, num_layers=layers), replace(args, pipeline_parallel_size=1), acc)
+        kv = budget - weights - activation - non_torch - graphs
+        tokens = None
+        if not arch.is_hybrid:
+            block = args.block_size * per_layer * layers
+            tokens = int(kv // block) * args.block_size if kv > 0 else 0
+        stages.append(Stage(index, first, layers, weights / GIB, kv / GIB, tokens))
+        first += layers
+    return tuple(stages)
+
+
+# Cold start of a multi-node replica (../shared/reference/cold_start.md section 7, estimates for the
+# 70B-class TP4-8 column, which has no measurement for p5 nodes): every node is launched and joins
+# (2-5 min; EFA/p5 join failures seen, row 1.8), pulls the vLLM image (2-5 min cold), then each node
+# downloads the whole checkpoint from the Hugging Face Hub (vLLM's loader fetches every shard, then
+# each rank keeps its own) and loads its stage; then torch.compile, profiling and CUDA graphs (1-3 min).
+NODE_READY_SECONDS = 300
+IMAGE_PULL_SECONDS = 300
+COMPILE_AND_GRAPHS_SECONDS = 180
+# No Hub download time was measured for a large checkpoint (cold_start.md section 4): 0.5 GiB/s per
+# node is an assumption, a third of the HF safetensors loader's ~1.5 GB/s from local NVMe (row 4.8).
+HUB_DOWNLOAD_GIB_PER_SECOND = 0.5
+
+
+def cold_start_seconds(model: CatalogModel) -> int:
+    """Seconds a multi-node replica may take from nothing to serving (the head's startup budget floor)."""
+    download = model.checkpoint_gib / HUB_DOWNLOAD_GIB_PER_SECOND
+    return NODE_READY_SECONDS + IMAGE_PULL_SECONDS + math.ceil(download) + COMPILE_AND_GRAPHS_SECONDS
+
+
+def plan_layout(m: ModelConfig, pool: GpuPoolConfig, model: CatalogModel, gpu: Gpu, args: EngineArgs,
+                memory: MemoryPlan, path: str) -> tuple[Optional[Layout], list[Problem]]:
+    """The layout of a distributed model, or the problems that refuse it.
+
+    The config-only node rules (layout_problems) ran when the stack was loaded; the rule that
+    needs the architecture runs here: vLLM shards attention heads over TP, so TP must divide them
+    (vllm/config/model.py verify_with_parallel_config in vllm==0.33.0: "Total number of attention heads
+    (...) must be divisible by tensor parallel size").
+    """
+    tp = m.engine.tensor_parallel_size
+    problems = layout_problems(m, pool, path)
+    if model.arch.num_attention_heads % tp:
+        problems.insert(0, Problem(
+            f"{path}.engine.tensorParallelSize",
+            f"{RULE_TP_DIVIDES_HEADS}: {model.id} has {model.arch.num_attention_heads} attention heads, "
+            f"which {tp} does not divide (vLLM refuses to start)",
+            tp,
+        ))
+    if problems:
+        return None, problems
+    per_node = gpus_per_node(pool)
+    return Layout(
+        backend=m.distributed.backend if m.distributed else "ray",
+        nodes=tp * m.engine.pipeline_parallel_size // per_node,
+        gpus_per_node=per_node,
+        tensor_parallel_size=tp,
+        pipeline_parallel_size=m.engine.pipeline_parallel_size,
+        instance_type=node_instance_type(pool),
+        efa_interfaces_per_node=efa_interfaces(pool),
+        stages=stage_figures(model, gpu, args, memory),
+    ), []

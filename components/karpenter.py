@@ -1,0 +1,133 @@
+"""Karpenter: its AWS prerequisites (pulumi-aws) and its pinned Helm release (a thin shell over builders/karpenter_aws.py).
+
+Created unless ``karpenter.install`` is false (a cluster where Karpenter already runs):
+
+* node IAM role ``KarpenterNodeRole-<cluster>`` with the EKS worker policies, and an EKS access entry
+  (type EC2_LINUX) so nodes launched with it can join;
+* controller role assumed through EKS Pod Identity (service account ``karpenter``), with the
+  reference policy scoped to this cluster;
+* the SQS interruption queue (SSE on) and the EventBridge rules for spot interruption, rebalance
+  recommendation, instance state change and scheduled change;
+* the Karpenter Helm release (settings.clusterName, settings.interruptionQueue, and the
+  CapacityBuffer feature gate when a pool uses a CapacityBuffer).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field
+
+from components.builders import karpenter_aws as build
+from components.builders.karpenter import node_role_name
+from components.cluster import KubernetesComponent
+from components.helm import helm_release
+
+
+class KarpenterArgs(BaseModel):
+    """Inputs of a Karpenter component."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    cluster_name: str = Field(description="EKS cluster name (required).")
+    region: str = Field(description="AWS region of the cluster (required).")
+    namespace: str = Field("kube-system", description="Namespace of the controller. Default kube-system.")
+    capacity_buffer: bool = Field(False, description="Turn on the CapacityBuffer feature gate. Default false.")
+    aws_provider: Optional[Any] = Field(None, description="pulumi_aws.Provider for the AWS resources. Default null (the stack's).")
+
+
+class Karpenter(KubernetesComponent):
+    """Karpenter's AWS prerequisites and Helm release for one EKS cluster.
+
+    Pass the cluster's Kubernetes provider in ``opts`` (``LlmPlatform.k8s_opts()``) for the Helm release.
+    """
+
+    def __init__(self, name: str, args: KarpenterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:karpenter:Karpenter", name, None, opts)
+        # pulumi-aws is imported only where AWS resources are made (its import is slow; see components/cluster.py).
+        import pulumi_aws as aws
+
+        cluster = args.cluster_name
+        aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
+        invoke = pulumi.InvokeOptions(parent=self, provider=args.aws_provider)
+        account = aws.get_caller_identity_output(opts=invoke).account_id
+        partition = aws.get_partition_output(opts=invoke).partition
+        tags = {"llm-serving.io/cluster": cluster, "karpenter.sh/discovery": cluster}
+
+        self.node_role = aws.iam.Role(
+            f"{name}-node-role",
+            name=node_role_name(cluster),
+            assume_role_policy=json.dumps(build.node_role_trust(), sort_keys=True),
+            tags=tags,
+            opts=aws_opts,
+        )
+        for policy in build.NODE_POLICIES:
+            aws.iam.RolePolicyAttachment(
+                f"{name}-node-{policy.lower().replace('_', '-')}",
+                role=self.node_role.name,
+                policy_arn=partition.apply(lambda p, policy=policy: f"arn:{p}:iam::aws:policy/{policy}"),
+                opts=aws_opts,
+            )
+        # Nodes launched with the role join the cluster through an EKS access entry (no aws-auth edits).
+        self.node_access = aws.eks.AccessEntry(
+            f"{name}-node-access", cluster_name=cluster, principal_arn=self.node_role.arn, type="EC2_LINUX", tags=tags, opts=aws_opts
+        )
+
+        self.queue = aws.sqs.Queue(
+            f"{name}-interruption-queue",
+            name=cluster,
+            message_retention_seconds=build.QUEUE_RETENTION_SECONDS,
+            sqs_managed_sse_enabled=True,
+            tags=tags,
+            opts=aws_opts,
+        )
+        aws.sqs.QueuePolicy(
+            f"{name}-interruption-queue-policy",
+            queue_url=self.queue.url,
+            policy=self.queue.arn.apply(lambda arn: json.dumps(build.queue_policy(arn), sort_keys=True)),
+            opts=aws_opts,
+        )
+        for rule_name in build.INTERRUPTION_RULES:
+            rule = aws.cloudwatch.EventRule(
+                f"{name}-{rule_name}",
+                name=f"karpenter-{cluster}-{rule_name}"[:64],
+                event_pattern=json.dumps(build.event_pattern(rule_name), sort_keys=True),
+                tags=tags,
+                opts=aws_opts,
+            )
+            aws.cloudwatch.EventTarget(
+                f"{name}-{rule_name}-target", rule=rule.name, arn=self.queue.arn, target_id="KarpenterInterruptionQueueTarget", opts=aws_opts
+            )
+
+        self.controller_role = aws.iam.Role(
+            f"{name}-controller-role",
+            name=f"KarpenterControllerRole-{cluster}"[:64],
+            assume_role_policy=json.dumps(build.controller_role_trust(), sort_keys=True),
+            tags=tags,
+            opts=aws_opts,
+        )
+        aws.iam.RolePolicy(
+            f"{name}-controller-policy",
+            role=self.controller_role.name,
+            policy=pulumi.Output.all(account, partition, self.queue.arn, self.node_role.arn).apply(
+                lambda a: json.dumps(build.controller_policy(cluster, args.region, a[0], a[1], a[2], a[3]), sort_keys=True)
+            ),
+            opts=aws_opts,
+        )
+        pod_identity = aws.eks.PodIdentityAssociation(
+            f"{name}-pod-identity",
+            cluster_name=cluster,
+            namespace=args.namespace,
+            service_account=build.SERVICE_ACCOUNT,
+            role_arn=self.controller_role.arn,
+            tags=tags,
+            opts=aws_opts,
+        )
+        rel = build.karpenter_release(args.namespace, cluster, cluster, args.capacity_buffer)
+        self.release = helm_release(f"{name}-release", rel, self.child_opts(depends_on=[pod_identity, self.node_access]))
+        self.node_role_name = self.node_role.name
+        self.register_outputs(
+            {"nodeRoleName": self.node_role.name, "interruptionQueue": self.queue.name, "controllerRoleArn": self.controller_role.arn}
+        )

@@ -1,0 +1,167 @@
+"""KubeRay components: the operator (and the EFA network rules), and one multi-node vLLM engine.
+
+Thin shells over components/builders/kuberay_operator.py and components/builders/ray_cluster.py.
+Autoscaling a multi-node replica is out of scope (as in KServe and NIM): a RayVllmService is one
+fixed-size RayCluster, and policy ``ray-multi-node-not-autoscaled`` refuses an HPA aimed at one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from components.builders import kuberay_operator as operator
+from components.builders import ray_cluster as build
+from components.capacity.plan import ServingPlan
+from components.cluster import KubernetesComponent
+from components.config import KubeRayConfig, ModelConfig
+from components.inputs import InputName, InputStr, part, resolve
+
+
+class KubeRayArgs(BaseModel):
+    """Inputs of a KubeRay component."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    config: KubeRayConfig = Field(default_factory=KubeRayConfig, description="Operator settings. Default: install in kuberay-system.")
+    efa: bool = Field(False, description="Add the EFA security-group rules (some multi-node model uses EFA). Default false.")
+    node_security_group_id: Optional[Any] = Field(
+        None,
+        description="pulumi.Input[str]: the security group of the GPU nodes, which EFA traffic must be allowed "
+        "within. Required when efa is true. Default null.",
+    )
+    aws_provider: Optional[Any] = Field(None, description="A pulumi_aws.Provider for the security-group rules. Default null (the stack's).")
+
+    @model_validator(mode="after")
+    def _group_for_efa(self) -> "KubeRayArgs":
+        if self.efa and self.node_security_group_id is None:
+            raise ValueError("node_security_group_id is required when efa is true (EFA traffic is allowed within that group)")
+        return self
+
+
+class KubeRay(KubernetesComponent):
+    """The KubeRay operator Helm release (unless already installed) and the EFA security-group rules.
+
+    Pass the cluster's Kubernetes provider as ``opts.provider`` (``LlmPlatform.k8s_opts()`` does).
+    """
+
+    def __init__(self, name: str, args: KubeRayArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:ray:KubeRay", name, None, opts)
+        child = self.child_opts()
+        self.release: Optional[k8s.helm.v3.Release] = None
+        if args.config.install:
+            rel = operator.operator_release(args.config)
+            self.release = k8s.helm.v3.Release(
+                f"{name}-operator",
+                k8s.helm.v3.ReleaseArgs(
+                    name=rel["name"],
+                    chart=rel["chart"],
+                    version=rel["version"],
+                    repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=rel["repository"]),
+                    namespace=rel["namespace"],
+                    create_namespace=True,
+                    values=rel["values"],
+                ),
+                opts=child,
+            )
+        self.efa_rules: list[pulumi.CustomResource] = []
+        if args.efa:
+            import pulumi_aws as aws
+
+            for rule in build.efa_security_group_rules(name):
+                kind = rule["kind"]
+                cls = aws.vpc.SecurityGroupIngressRule if kind == "ingress" else aws.vpc.SecurityGroupEgressRule
+                self.efa_rules.append(cls(
+                    f"{name}-efa-{kind}",
+                    security_group_id=args.node_security_group_id,
+                    referenced_security_group_id=args.node_security_group_id,
+                    ip_protocol=rule["ip_protocol"],
+                    description=rule["description"],
+                    tags=rule["tags"],
+                    opts=pulumi.ResourceOptions(parent=self, provider=args.aws_provider),
+                ))
+        self.register_outputs({"operatorNamespace": args.config.namespace, "installed": args.config.install})
+
+
+class RayVllmServiceArgs(BaseModel):
+    """Inputs of a RayVllmService: a distributed model's config and capacity plan, and where it runs.
+
+    ``namespace``, ``pool_name`` and ``hf_token_secret`` may be Outputs of another stack or resource.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    model: ModelConfig = Field(description="The model's stack configuration (required; distributed must be set).")
+    plan: ServingPlan = Field(description="Its capacity plan (required; plan.layout holds the nodes and stages).")
+    namespace: InputName = Field(description="Namespace of the RayCluster and its Service (required; pulumi.Input[str]).")
+    pool_name: Optional[InputName] = Field(
+        None, description="Karpenter NodePool every Ray pod selects (pulumi.Input[str]). Default null: `model.pool`."
+    )
+    hf_token_secret: Optional[InputStr] = Field(
+        None, description="Name of the Secret with key 'token' (pulumi.Input[str]). Default null (public model)."
+    )
+
+    @model_validator(mode="after")
+    def _multi_node(self) -> "RayVllmServiceArgs":
+        if self.model.distributed is None or self.plan.layout is None:
+            raise ValueError(f"model {self.model.name!r} is not distributed; serve it with VllmService")
+        if self.plan.name != self.model.name:
+            raise ValueError(f"plan is the plan of model {self.plan.name!r}, not of {self.model.name!r}")
+        return self
+
+
+class RayVllmService(KubernetesComponent):
+    """One vLLM engine over several nodes: a KubeRay RayCluster and the Service of its head's API.
+
+    Pass the cluster's Kubernetes provider as ``opts.provider`` (``LlmPlatform.k8s_opts()`` does).
+    Outputs other stacks need: ``url`` (in-cluster URL of the head's OpenAI API), ``model_name``,
+    ``namespace``, ``pool_name`` and ``queue_budget`` (--max-num-queued-reqs). It has no autoscaler.
+    """
+
+    url: pulumi.Output[str]
+    model_name: pulumi.Output[str]
+    namespace: pulumi.Output[str]
+    pool_name: pulumi.Output[str]
+    queue_budget: pulumi.Output[Any]
+    ray_cluster: k8s.apiextensions.CustomResource
+    service: k8s.core.v1.Service
+
+    def __init__(self, name: str, args: RayVllmServiceArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:ray:RayVllmService", name, None, opts)
+        m, plan = args.model, args.plan
+        assert plan.layout is not None  # RayVllmServiceArgs checked it
+        child = self.child_opts()
+        pool_name = args.pool_name if args.pool_name is not None else m.pool
+        cluster = resolve(lambda ns, pool, secret: build.ray_cluster(m, plan, ns, secret, pool), args.namespace, pool_name, args.hf_token_secret)
+        self.ray_cluster = k8s.apiextensions.CustomResource(
+            f"{name}-raycluster",
+            api_version=build.RAY_API_VERSION,
+            kind="RayCluster",
+            metadata=part(cluster, "metadata"),
+            spec=part(cluster, "spec"),
+            opts=child,
+        )
+        svc = resolve(lambda ns: build.api_service(m, ns), args.namespace)
+        self.service = k8s.core.v1.Service(f"{name}-service", metadata=part(svc, "metadata"), spec=part(svc, "spec"), opts=child)
+        self.service_name = build.service_name(m)
+        self.port = build.API_PORT
+        self.namespace = pulumi.Output.from_input(args.namespace)
+        self.url = self.namespace.apply(lambda ns: build.service_url(m, ns))
+        self.model_name = pulumi.Output.from_input(m.name)
+        self.pool_name = pulumi.Output.from_input(pool_name)
+        self.queue_budget = pulumi.Output.from_input(plan.max_num_queued_reqs)
+        self.register_outputs({
+            "url": self.url,
+            "modelName": self.model_name,
+            "namespace": self.namespace,
+            "poolName": self.pool_name,
+            "queueBudget": self.queue_budget,
+            "rayClusterName": m.name,
+            "serviceName": self.service_name,
+            "port": self.port,
+            "nodes": plan.layout.nodes,
+            "kvCacheTokens": plan.memory.kv_cache_tokens,
+        })

@@ -1,0 +1,1 @@
+"""Policies and helpers for KubeRay workloads (RayCluster, RayService, RayJob)."""

@@ -1,0 +1,116 @@
+"""S18: KubeRay GPU hygiene: a GPU-less head that says so, bounded workers, tolerated GPU workers.
+
+- The head runs Ray's GCS and (here) vLLM's API server and engine core; a GPU on it is idle and
+  paid for. It must request none and set `rayStartParams` num-gpus "0": the vLLM images set
+  NVIDIA_VISIBLE_DEVICES=all, so on a GPU node Ray on the head would otherwise see, and schedule
+  engine ranks on, GPUs that belong to the workers' pods. KubeRay only writes num-gpus from a
+  GPU limit (pod.go addWellKnownAcceleratorResources), never "0" by itself.
+- Worker groups are bounded: maxReplicas set below the CRD default (2147483647, i.e. unbounded)
+  and not below minReplicas; with the in-tree autoscaler, `autoscalerOptions.idleTimeoutSeconds`
+  is set (policy catalogue S18: otherwise idle GPU workers linger on the autoscaler's default).
+- GPU worker pods tolerate the GPU taint (nvidia.com/gpu), or they never schedule on GPU nodes.
+- No HorizontalPodAutoscaler or KEDA ScaledObject aims at a RayCluster, RayService or RayJob: a
+  multi-node engine's workers are fixed by tensor x pipeline parallelism (adding or removing one
+  breaks the engine rather than adding a replica), autoscaling such replicas is out of scope here
+  as in KServe and NIM, and KubeRay's CRDs have no scale subresource
+  (../shared/crds/ray.io: `subresources: {status: {}}` only), so such an autoscaler never acts.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import GPU_RESOURCE, HPA_TYPES, SCALED_OBJECT_TYPE, as_dict, as_int, as_list, get, requests_gpu
+from policies.ray.cluster import RAY_TYPES, cluster_spec, groups
+
+_CRD_DEFAULT_MAX = 2147483647
+_RAY_KINDS = ("RayCluster", "RayService", "RayJob")
+_AUTOSCALER_TYPES = (*HPA_TYPES, SCALED_OBJECT_TYPE)
+
+
+def _check_autoscaler(resource: Resource) -> list[str]:
+    ref = get(resource.props, "spec", "scaleTargetRef")
+    if not isinstance(ref, dict):
+        return []
+    api_version, kind = ref.get("apiVersion"), ref.get("kind")
+    if not isinstance(api_version, str) or not api_version.startswith("ray.io/") or kind not in _RAY_KINDS:
+        return []
+    return [f"spec.scaleTargetRef: aims at {kind} {ref.get('name')!r} ({api_version}); a multi-node engine's "
+            f"workers are fixed by tensor x pipeline parallelism and KubeRay has no scale subresource, so "
+            f"autoscaling it is out of scope: remove the autoscaler and size the Ray cluster in the capacity plan"]
+
+
+def _tolerates_gpu(podspec: dict) -> bool:
+    for toleration in as_list(podspec.get("tolerations")):
+        t = as_dict(toleration)
+        if t.get("key") == GPU_RESOURCE and t.get("operator", "Equal") in ("Exists", "Equal") and t.get("effect") in (None, "", "NoSchedule"):
+            return True
+        if t.get("operator") == "Exists" and not t.get("key"):
+            return True  # tolerates every taint
+    return False
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    if resource.type in _AUTOSCALER_TYPES:
+        return _check_autoscaler(resource)
+    found = cluster_spec(resource)
+    if found is None:
+        return []
+    prefix, spec = found
+    cap = config["maxWorkerReplicas"]
+    messages = []
+    for g in groups(resource):
+        if g.is_head:
+            if requests_gpu(g.podspec):
+                messages.append(f"{g.path}: the head requests {GPU_RESOURCE}; the head runs Ray's control plane and "
+                                f"vLLM's API server, so its GPU sits idle (give the GPUs to a worker group)")
+            num_gpus = g.start_params.get("num-gpus")
+            if num_gpus is None or as_int(num_gpus) != 0:
+                shown = "is not set" if num_gpus is None else f"is {num_gpus!r}"
+                messages.append(f"{g.path}.rayStartParams num-gpus {shown}; set it to \"0\" so Ray schedules no GPU "
+                                f"work on the head (on a GPU node the vLLM image sees the node's GPUs unrequested)")
+            continue
+        max_replicas = as_int(g.spec.get("maxReplicas"))
+        min_replicas = as_int(g.spec.get("minReplicas", 0))
+        if max_replicas is None or max_replicas >= _CRD_DEFAULT_MAX:
+            messages.append(f"{g.path} ({g.name}): maxReplicas is not set, so the group is unbounded; set it to the "
+                            f"most nodes the engine needs")
+        elif max_replicas > cap:
+            messages.append(f"{g.path} ({g.name}): maxReplicas {max_replicas} is above the bound {cap}; a GPU worker "
+                            f"group that large is almost certainly a mistake")
+        elif min_replicas is not None and max_replicas < min_replicas:
+            messages.append(f"{g.path} ({g.name}): maxReplicas {max_replicas} is below minReplicas {min_replicas}")
+        if requests_gpu(g.podspec) and not _tolerates_gpu(g.podspec):
+            messages.append(f"{g.path} ({g.name}): requests {GPU_RESOURCE} but does not tolerate the {GPU_RESOURCE} "
+                            f"taint, so it never schedules on the GPU nodes")
+    if spec.get("enableInTreeAutoscaling") is True and get(spec, "autoscalerOptions", "idleTimeoutSeconds") is None:
+        messages.append(f"{prefix}.autoscalerOptions.idleTimeoutSeconds is not set while enableInTreeAutoscaling is "
+                        f"true; set it so idle GPU workers are released on purpose, not on the autoscaler's default")
+    return messages
+
+
+POLICY = Policy(
+    name="kuberay-gpu-hygiene",
+    description=(
+        "A KubeRay head requests no GPU and sets num-gpus \"0\"; worker groups are bounded and no autoscaler "
+        "aims at a Ray cluster; GPU workers tolerate the GPU taint; the in-tree autoscaler has an idle timeout."
+    ),
+    catalog="S18",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Remove nvidia.com/gpu from the head's containers and set headGroupSpec.rayStartParams.num-gpus: \"0\"; "
+        "set every worker group's maxReplicas (>= minReplicas, within maxWorkerReplicas); add the toleration "
+        "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule} to GPU worker pods; with "
+        "enableInTreeAutoscaling set autoscalerOptions.idleTimeoutSeconds; delete any HPA or ScaledObject whose "
+        "scaleTargetRef is a RayCluster, RayService or RayJob (a multi-node model runs one fixed-size Ray cluster)."),
+    config_schema={
+        "maxWorkerReplicas": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 64,
+            "description": "Largest maxReplicas a worker group may have. Default 64.",
+        },
+    },
+    resource_types=(*RAY_TYPES, *_AUTOSCALER_TYPES),
+    check_resource=_check,
+)

@@ -1,0 +1,275 @@
+"""The KubeRay builders: a RayCluster whose numbers are the capacity plan's, valid against the real CRD."""
+
+from __future__ import annotations
+
+import copy
+import shlex
+
+import pytest
+
+from components.builders import kuberay_operator, ray_cluster as build
+from components.capacity.layout import cold_start_seconds
+from components.capacity.plan import plan_stack
+from components.config import load_stack_config
+from components.images import vllm_release
+from policies.framework import Resource, evaluate
+from policies.kube import parse_quantity
+from policies.vllm.args import parse_vllm_args, vllm_command_line
+from tests.conftest import shared_path, stack_config
+from tests.kube_schemas import validate_object
+
+
+def _render(cfg_raw: dict, name: str = "llama-405b", secret: str | None = "hf-token"):
+    cfg = load_stack_config(cfg_raw)
+    m = next(m for m in cfg.models if m.name == name)
+    plan = plan_stack(cfg)[name]
+    return m, plan, build.ray_cluster(m, plan, cfg.namespace, secret)
+
+
+@pytest.fixture(scope="module")
+def prod():
+    return _render(stack_config("prod"))
+
+
+def head_of(cluster):
+    return cluster["spec"]["headGroupSpec"]
+
+
+def workers_of(cluster):
+    (group,) = cluster["spec"]["workerGroupSpecs"]
+    return group
+
+
+def pod_container(group):
+    (c,) = group["template"]["spec"]["containers"]
+    return c
+
+
+def head_flags(cluster) -> dict:
+    line = vllm_command_line(pod_container(head_of(cluster)), image_entrypoint=False)
+    return parse_vllm_args(line)
+
+
+def test_every_ray_object_is_valid_against_the_crd_and_the_api(prod):
+    m, _, cluster = prod
+    assert validate_object(cluster) == []
+    assert validate_object(build.api_service(m, "llm")) == []
+
+
+def test_variants_stay_valid_too():
+    # hostNetwork with its reason, no EFA, no token: every shape the builder can produce.
+    cfg = stack_config("prod")
+    cfg["llm-serving:models"][3]["distributed"] = {"backend": "ray", "efa": False, "hostNetworkReason": "EFA RDMA tuning under test on these nodes"}
+    _, _, cluster = _render(cfg, secret=None)
+    assert validate_object(cluster) == []
+
+
+def test_head_requests_no_gpu_and_tells_ray_so(prod):
+    _, _, cluster = prod
+    head = head_of(cluster)
+    assert head["rayStartParams"]["num-gpus"] == "0"
+    resources = pod_container(head)["resources"]
+    assert "nvidia.com/gpu" not in resources["requests"] and "nvidia.com/gpu" not in resources["limits"]
+
+
+def test_head_runs_vllm_with_the_layout_of_the_plan(prod):
+    m, plan, cluster = prod
+    flags = head_flags(cluster)
+    assert flags["tensor-parallel-size"] == str(plan.layout.gpus_per_node) == "8"
+    assert flags["pipeline-parallel-size"] == str(plan.layout.nodes) == "2"
+    assert flags["distributed-executor-backend"] == "ray"
+    assert flags["max-num-seqs"] == str(plan.max_num_seqs)
+    assert flags["max-num-queued-reqs"] == str(plan.max_num_queued_reqs)
+    assert flags["port"] == str(build.API_PORT)
+    assert flags["revision"] == m.revision
+
+
+def test_head_waits_for_every_worker_gpu_before_vllm_starts(prod):
+    _, plan, cluster = prod
+    script = pod_container(head_of(cluster))["args"][0]
+    lines = script.splitlines()
+    start = next(i for i, line in enumerate(lines) if "KUBERAY_GEN_RAY_START_CMD" in line)
+    wait = next(i for i, line in enumerate(lines) if line.startswith("until "))
+    serve = next(i for i, line in enumerate(lines) if line.startswith("exec vllm serve "))
+    assert start < wait < serve == len(lines) - 1
+    assert "--block" in lines[start]  # removed from KubeRay's line so the script goes on
+    assert f'>= {plan.layout.gpus} else 1' in shlex.split(lines[wait])[3]
+    assert pod_container(head_of(cluster))["command"] == ["/bin/bash", "-c"]
+    assert head_of(cluster)["template"]["metadata"]["annotations"] == {build.OVERWRITE_CMD_ANNOTATION: "true"}
+    # Workers keep KubeRay's generated `ray start`: no command of their own, no overwrite annotation.
+    assert "command" not in pod_container(workers_of(cluster))
+    assert "annotations" not in workers_of(cluster)["template"]["metadata"]
+
+
+def test_bash_accepts_the_head_script(prod):
+    import subprocess
+
+    script = pod_container(head_of(prod[2]))["args"][0]
+    assert subprocess.run(["bash", "-n", "-c", script], capture_output=True).returncode == 0
+
+
+def test_worker_group_is_fixed_at_the_node_count_with_a_node_of_gpus_each(prod):
+    _, plan, cluster = prod
+    group = workers_of(cluster)
+    assert group["replicas"] == group["minReplicas"] == group["maxReplicas"] == plan.layout.nodes
+    assert group["numOfHosts"] == 1
+    c = pod_container(group)
+    gpus = plan.layout.gpus_per_node
+    assert c["resources"]["limits"]["nvidia.com/gpu"] == c["resources"]["requests"]["nvidia.com/gpu"] == str(gpus)
+    assert group["rayStartParams"]["num-gpus"] == str(gpus)
+    # Every rank of the engine has exactly one GPU.
+    assert group["replicas"] * gpus == plan.memory.gpus_per_replica
+    assert c["resources"]["requests"]["cpu"] == str(plan.resources.cpu)
+    assert c["resources"]["limits"]["memory"] == f"{plan.resources.memory_gib}Gi"
+
+
+@pytest.mark.parametrize("role", ["head", "worker"])
+def test_every_ray_pod_has_a_bounded_memory_shm_inside_its_memory_limit(prod, role):
+    _, _, cluster = prod
+    group = head_of(cluster) if role == "head" else workers_of(cluster)
+    pod = group["template"]["spec"]
+    c = pod_container(group)
+    (mount,) = [v for v in c["volumeMounts"] if v["mountPath"] == "/dev/shm"]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    assert volume["emptyDir"]["medium"] == "Memory"
+    shm = parse_quantity(volume["emptyDir"]["sizeLimit"])
+    assert 0 < shm < parse_quantity(c["resources"]["limits"]["memory"])
+    # Ray's object store lives in /dev/shm too: capped at half of it, NCCL keeps the rest.
+    assert int(group["rayStartParams"]["object-store-memory"]) == shm // 2
+
+
+@pytest.mark.parametrize("role", ["head", "worker"])
+def test_every_ray_pod_lands_on_the_pool_and_tolerates_its_gpu_taint(prod, role):
+    m, _, cluster = prod
+    pod = (head_of(cluster) if role == "head" else workers_of(cluster))["template"]["spec"]
+    assert pod["nodeSelector"]["karpenter.sh/nodepool"] == m.pool
+    assert pod["nodeSelector"]["karpenter.k8s.aws/instance-gpu-name"] == "h100"
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+    assert "hostNetwork" not in pod
+    env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
+    assert env["NCCL_SOCKET_IFNAME"] == env["GLOO_SOCKET_IFNAME"] == "eth0"
+
+
+def test_efa_interfaces_requested_where_the_node_has_them(prod):
+    _, plan, cluster = prod
+    c = pod_container(workers_of(cluster))
+    assert c["resources"]["limits"][build.EFA_RESOURCE] == c["resources"]["requests"][build.EFA_RESOURCE] == "32"
+    assert build.EFA_RESOURCE not in pod_container(head_of(cluster))["resources"]["limits"]
+
+
+def test_efa_off_requests_none():
+    cfg = stack_config("prod")
+    cfg["llm-serving:models"][3]["distributed"] = {"backend": "ray", "efa": False}
+    _, _, cluster = _render(cfg)
+    assert build.EFA_RESOURCE not in pod_container(workers_of(cluster))["resources"]["limits"]
+
+
+def test_host_network_only_with_an_exemption_that_carries_the_reason(prod):
+    assert build.EXEMPTION_PREFIX + build.HOST_NETWORK_POLICY not in prod[2]["metadata"]["annotations"]
+    cfg = stack_config("prod")
+    reason = "EFA RDMA tuning under test on these nodes"
+    cfg["llm-serving:models"][3]["distributed"] = {"backend": "ray", "hostNetworkReason": reason}
+    _, _, cluster = _render(cfg)
+    assert cluster["metadata"]["annotations"][build.EXEMPTION_PREFIX + build.HOST_NETWORK_POLICY] == reason
+    for group in (head_of(cluster), workers_of(cluster)):
+        assert group["template"]["spec"]["hostNetwork"] is True
+        assert group["template"]["spec"]["dnsPolicy"] == "ClusterFirstWithHostNet"
+
+
+def test_readiness_on_the_heads_health_and_a_startup_budget_for_the_cold_start(prod):
+    _, plan, cluster = prod
+    head = pod_container(head_of(cluster))
+    budget = plan.startup_failure_threshold * plan.startup_period_seconds
+    assert head["readinessProbe"]["httpGet"] == {"path": "/health", "port": build.API_PORT}
+    assert head["startupProbe"]["httpGet"] == {"path": "/health", "port": build.API_PORT}
+    assert head["startupProbe"]["failureThreshold"] * head["startupProbe"]["periodSeconds"] == budget
+    env = {e["name"]: e.get("value") for e in head["env"]}
+    # vLLM itself must not give up on the multi-node load (default 600 s): the chain's engine-ready
+    # timeout is the plan's startup budget (the probe rounds it up to whole periods).
+    assert env["VLLM_ENGINE_READY_TIMEOUT_S"] == str(plan.timeouts.engine_ready_timeout_seconds)
+    assert budget - plan.startup_period_seconds < plan.timeouts.engine_ready_timeout_seconds <= budget
+    assert plan.timeouts.engine_ready_timeout_seconds >= cold_start_seconds(plan.model)
+    # Workers have their own probes, so KubeRay injects none (its injected ones call wget).
+    worker = pod_container(workers_of(cluster))
+    assert "exec" in worker["readinessProbe"] and "exec" in worker["livenessProbe"]
+
+
+def test_drain_numbers_come_from_the_plan_and_workers_outlive_the_heads_drain(prod):
+    _, plan, cluster = prod
+    head, workers = head_of(cluster)["template"]["spec"], workers_of(cluster)["template"]["spec"]
+    assert head["terminationGracePeriodSeconds"] == workers["terminationGracePeriodSeconds"] == plan.termination_grace_seconds
+    head_sleep = head["containers"][0]["lifecycle"]["preStop"]["sleep"]["seconds"]
+    worker_sleep = workers["containers"][0]["lifecycle"]["preStop"]["sleep"]["seconds"]
+    assert head_sleep == plan.pre_stop_seconds
+    assert head_sleep < worker_sleep < plan.termination_grace_seconds
+
+
+def test_service_selects_the_head_on_the_api_port(prod):
+    m, _, cluster = prod
+    svc = build.api_service(m, "llm")
+    assert svc["spec"]["selector"] == {"ray.io/cluster": cluster["metadata"]["name"], "ray.io/node-type": "head"}
+    (port,) = svc["spec"]["ports"]
+    assert port["port"] == build.API_PORT and port["targetPort"] == "http"
+    assert {"name": "http", "containerPort": build.API_PORT, "protocol": "TCP"} in pod_container(head_of(cluster))["ports"]
+
+
+def test_the_whole_pack_passes_the_rendered_cluster(prod):
+    _, _, cluster = prod
+    resource = Resource(type="kubernetes:ray.io/v1:RayCluster", name="llama-405b", props=copy.deepcopy(cluster))
+    assert evaluate([resource]) == []
+
+
+def test_image_names_the_release_the_flags_were_checked_against(prod):
+    # Every flag of the head (ray_vllm_args) was read in the vllm==0.33.0 wheel's engine/arg_utils.py and
+    # entrypoints/common/cli_args.py; a different image tag must be checked again.
+    m, _, _ = prod
+    assert vllm_release(m.image) == "0.33.0"
+
+
+def test_efa_rules_open_the_group_to_itself_for_all_traffic():
+    rules = build.efa_security_group_rules("prod-kuberay")
+    assert sorted(r["kind"] for r in rules) == ["egress", "ingress"]
+    assert all(r["ip_protocol"] == "-1" for r in rules)
+
+
+def test_operator_release_is_pinned_to_the_shared_chart_and_its_values_exist():
+    import yaml
+
+    rel = kuberay_operator.operator_release(load_stack_config(stack_config("prod")).kuberay)
+    chart_dir = shared_path("charts", rel["chart"], rel["version"])
+    chart = yaml.safe_load((chart_dir / "Chart.yaml").read_text())
+    defaults = yaml.safe_load((chart_dir / "values.yaml").read_text())
+    assert chart["name"] == rel["chart"] and chart["version"] == rel["version"]
+    assert defaults["image"]["tag"] == f"v{rel['version']}"
+
+    def leaves(values, prefix=()):
+        for key, value in values.items():
+            if isinstance(value, dict) and value:
+                yield from leaves(value, (*prefix, key))
+            else:
+                yield (*prefix, key), value
+
+    for path, value in leaves(rel["values"]):
+        node = defaults
+        for part in path:
+            assert isinstance(node, dict) and part in node, f"{'.'.join(path)} is not a key of the chart's values"
+            node = node[part]
+            if node in ({}, [], None):
+                break  # free-form below (PROVENANCE.md: stop at empty defaults)
+        else:
+            assert type(value) is type(node), f"{'.'.join(path)}: {value!r} is not of the default's type {type(node).__name__}"
+
+
+@pytest.mark.parametrize("tag", ["v0.12.0", "v0.18.0", "v0.29.0", "v0.33.0"])
+def test_every_flag_and_env_of_the_head_exists_in_the_images_release(tag):
+    from components.vllm_flags import has
+
+    cfg = stack_config("prod")
+    cfg["llm-serving:models"][3]["image"] = f"vllm/vllm-openai:{tag}"
+    _, plan, cluster = _render(cfg)
+    assert plan.release.version == tag[1:]
+    flags = [f"--{name}" for name in head_flags(cluster)]
+    head_env = [e["name"] for e in pod_container(head_of(cluster))["env"] if e["name"].startswith("VLLM_")]
+    assert "--distributed-executor-backend" in flags
+    assert [n for n in flags + head_env if not has(n, plan.release.version)] == []
+    assert validate_object(cluster) == []

@@ -1,0 +1,98 @@
+"""examples/consumer: another project adds one model to a running platform, offline.
+
+The platform's stack outputs are the real ones: the prod stack is run first under the offline
+engine and its exports become the faked StackReference's outputs, so the example is exercised
+against exactly what the platform program exports.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stacks.offline import FakeStack, load_stack_file, run_program
+from stacks.plan import normalise, policy_resources
+from tests.conftest import ROOT
+from tests.kube_schemas import validate_object
+
+EXAMPLE = ROOT / "examples" / "consumer"
+PLATFORM = "organization/llm-serving/prod"
+
+
+@pytest.fixture(scope="module")
+def platform_outputs() -> dict:
+    outputs = dict(run_program(load_stack_file("prod")).outputs)
+    outputs.pop("models")
+    return outputs
+
+
+def run_consumer(outputs: dict, stack: Path = EXAMPLE / "Pulumi.dev.yaml"):
+    return run_program(
+        load_stack_file(str(stack)),
+        EXAMPLE / "__main__.py",
+        project="llm-serving-consumer",
+        stack_references={PLATFORM: FakeStack(outputs)},
+    )
+
+
+@pytest.fixture(scope="module")
+def consumer(platform_outputs):
+    return run_consumer(platform_outputs)
+
+
+def objects(recording) -> dict[str, dict]:
+    return {r.type.rsplit(":", 1)[-1]: normalise(dict(r.inputs)) for r in recording.resources if r.custom and r.type.startswith("kubernetes:")}
+
+
+def test_platform_exports_what_the_consumer_reads(platform_outputs):
+    assert {"clusterName", "namespace", "poolNames", "hfTokenSecret"} <= set(platform_outputs)
+
+
+def test_adds_one_model_on_the_platforms_names(consumer, platform_outputs):
+    objs = objects(consumer)
+    assert sorted(objs) == ["InferenceService", "PodDisruptionBudget", "PodMonitor", "PrometheusRule", "ScaledObject"]
+    assert {o["metadata"]["namespace"] for o in objs.values()} == {platform_outputs["namespace"]}
+    predictor = objs["InferenceService"]["spec"]["predictor"]
+    assert predictor["nodeSelector"]["karpenter.sh/nodepool"] == platform_outputs["poolNames"]["l40s"]
+    env = {e["name"]: e for e in predictor["containers"][0]["env"]}
+    assert env["HF_TOKEN"]["valueFrom"]["secretKeyRef"]["name"] == platform_outputs["hfTokenSecret"]
+
+
+def test_every_object_goes_to_the_platforms_cluster(consumer):
+    kube = [r for r in consumer.resources if r.custom and r.type.startswith("kubernetes:")]
+    assert {r.provider for r in kube} == {"platform-cluster"}
+    (provider,) = [r for r in consumer.resources if r.type == "pulumi:providers:kubernetes"]
+    assert provider.inputs["kubeconfig"] == "[secret]"
+
+
+def test_the_plan_is_computed_and_exported(consumer):
+    from components import plan_model
+    from components.config import GpuPoolConfig, ModelConfig
+
+    cfg = load_stack_file(str(EXAMPLE / "Pulumi.dev.yaml")).config
+    plan = plan_model(
+        ModelConfig.model_validate(cfg["llm-serving-consumer:model"]), GpuPoolConfig.model_validate(cfg["llm-serving-consumer:gpuPool"])
+    )
+    assert consumer.outputs == {
+        "url": "http://summarize-8b-predictor.llm.svc.cluster.local",
+        "modelName": "summarize-8b",
+        "queueBudget": plan.max_num_queued_reqs,
+        "hpaTarget": plan.target_in_flight_per_pod,
+    }
+    args = objects(consumer)["InferenceService"]["spec"]["predictor"]["containers"][0]["args"]
+    assert f"--max-num-seqs={plan.max_num_seqs}" in args
+
+
+def test_another_platform_namespace_flows_through(platform_outputs):
+    rec = run_consumer({**platform_outputs, "namespace": "team-b"})
+    assert {o["metadata"]["namespace"] for o in objects(rec).values()} == {"team-b"}
+
+
+def test_rendered_objects_are_valid_and_pass_the_pack(consumer):
+    from policies.framework import evaluate
+
+    for obj in objects(consumer).values():
+        assert validate_object(obj) == [], obj["kind"]
+    mandatory = [v for v in evaluate(policy_resources(consumer)) if v.enforcement == "mandatory"]
+    assert mandatory == []

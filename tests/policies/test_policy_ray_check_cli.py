@@ -1,0 +1,63 @@
+"""`python -m policies check` on third-party KubeRay manifests: S3, S4 and S18 read RayService/RayCluster."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, shared_path
+
+SAMPLE = "ray-project__kuberay/ray-operator__config__samples__ray-service.llm-serve.yaml"
+
+
+def check(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "policies", "check", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def kuberay_sample(tmp_path):
+    """KubeRay's own LLM RayService sample (../shared/corpus), copied so a test can change it."""
+    text = shared_path("corpus", "manifests", SAMPLE).read_text()
+    path = tmp_path / "ray-service.yaml"
+    path.write_text(text)
+    return path, text
+
+
+def findings(proc) -> set[tuple[str, str]]:
+    data = json.loads(proc.stdout)
+    rows = data["violations"] if isinstance(data, dict) else data  # the DESIGN.md object, or the older list
+    return {(v["policy"], v["message"].split(":")[0]) for v in rows}
+
+
+def test_the_sample_as_published(kuberay_sample):
+    path, _ = kuberay_sample
+    proc = check(str(path), "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    # Reviewed: its GPU workers lack the nvidia.com/gpu toleration (GKE's admission adds it; EKS does not).
+    assert findings(proc) == {("kuberay-gpu-hygiene", "spec.rayClusterConfig.workerGroupSpecs[0] (gpu-group)")}
+
+
+def test_a_head_given_a_gpu_is_refused(kuberay_sample):
+    path, text = kuberay_sample
+    head_limits = 'limits:\n                cpu: "2"\n                memory: "5Gi"'
+    assert head_limits in text
+    path.write_text(text.replace(head_limits, head_limits + '\n                nvidia.com/gpu: "1"'))
+    proc = check(str(path), "--format", "json")
+    assert proc.returncode == 1
+    assert ("kuberay-gpu-hygiene", "spec.rayClusterConfig.headGroupSpec") in findings(proc)
+
+
+def test_a_worker_shm_without_size_limit_is_refused(kuberay_sample):
+    path, text = kuberay_sample
+    worker = '          - name: ray-worker\n            image: rayproject/ray-llm:2.52.0-py311-cu128\n'
+    assert worker in text
+    mount = worker + "            volumeMounts:\n            - {name: dshm, mountPath: /dev/shm}\n"
+    text = text.replace(worker, mount)
+    text = text.replace("          containers:\n          - name: ray-worker", "          volumes:\n          - {name: dshm, emptyDir: {medium: Memory}}\n          containers:\n          - name: ray-worker")
+    path.write_text(text)
+    proc = check(str(path), "--format", "json")
+    assert ("tensor-parallel-requires-dshm",
+            "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker") in findings(proc)
