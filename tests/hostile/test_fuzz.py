@@ -20,7 +20,7 @@ from tests.hostile.cases import DEV, HOLE, PLAN
 from tests.hostile.sandbox import assert_contract, run_capped
 from tests.hostile.strategies import hostile_nodes, manifest_files
 
-FUZZ = settings(max_examples=20, deadline=None, derandomize=True, database=None,
+FUZZ = settings(max_examples=15, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -37,7 +37,7 @@ def _ours(text: str, pure: bool):
         return LoadError
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+@settings(max_examples=80, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(manifest_files)
 def test_loader_agrees_with_itself_and_with_pyyaml(text):
