@@ -266,12 +266,18 @@ def _shown(text: str, limit: int) -> str:
     """A resource name or message as reports show it: credentials redacted, bounded in length.
 
     Both may quote manifest text (metadata.name, an image, a flag), which `policies check` reads
-    from files anyone can change.
+    from files anyone can change. Control characters are shown escaped.
     """
     from components.secrets import redact_tokens
 
     text = redact_tokens(str(text))
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    # One finding, one line: a newline in a manifest's name must not forge report lines (or a CI
+    # log's "::" workflow commands).
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def policy_config_schema(policy: Policy) -> dict[str, Any]:

@@ -77,12 +77,14 @@ def files_under(folder: Optional[Path]) -> Iterable[Path]:
 
 
 def assert_contract(result: Result, *, allowed: Iterable[int] = (0, 1, 2), written: Optional[Path] = None) -> None:
-    """Exit in ``allowed``, no traceback, no internal error, no planted token anywhere."""
+    """Exit in ``allowed``, no traceback, no internal error, no planted token anywhere, no forged log line."""
     assert result.returncode in set(allowed), result.describe()
     assert "Traceback" not in result.stderr and "Traceback" not in result.stdout, result.describe()
     assert "internal error" not in result.stderr, result.describe()
     for token in TOKENS:
         assert token not in result.stdout and token not in result.stderr, f"token echoed: {result.describe()}"
+    # Input text must not forge lines of a CI log (GitHub's "::error::" workflow commands).
+    assert not any(line.startswith("::") for line in result.stdout.splitlines()), result.describe()
     for path in files_under(written):
         data = path.read_bytes()
         for token in TOKENS:
