@@ -183,7 +183,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         assert len(set(counts.values())) == 1, f"the variants read different objects: {counts}"
         files = len(manifest_paths(paths))
         print(f"{objects} manifests ({files} files, {size_mb:.1f} MB), median of {args.runs} runs, Python {sys.version.split()[0]}\n")
-        print(f"| variant | read s | read+check s | manifests/s (read+check) | speed-up |")
+        print("| variant | read s | read+check s | manifests/s (read+check) | speed-up |")
         print("|---|---|---|---|---|")
         base = None
         for name, load in variants:

@@ -1,30 +1,62 @@
-"""The llm-serving policy pack as the Pulumi CLI loads it (`pulumi preview --policy-pack policies`).
+"""The llm-serving policy pack's entry point.
 
-`python -m policies check PATH...` runs the same policies over plain YAML manifests instead
-(policies/check.py).
+Three ways in, told apart by who runs this file:
 
-This is the only place that constructs a PolicyPack: doing so starts a gRPC server and blocks,
-so tests and the offline plan use `policies.evaluate` instead. The CLI runs this file with the
-pack directory as the working directory; the project root goes on sys.path so that
-`policies.*` (and `components.*`) import as packages.
+- the Pulumi CLI (`pulumi preview --policy-pack policies`) starts `python -m pulumi.policy
+  <engine address> <pack dir>`, which runs this file with runpy: only then is the pack served
+  (constructing a PolicyPack starts a gRPC server, prints its port and blocks);
+- `python -m policies check PATH...` runs the same policies over plain manifests (policies/check.py);
+- `python -m policies docs [--out FILE]` writes docs/policies.md from the registry;
+- `python -m policies build DIR` writes the self-contained pack folder (policies/build.py).
+
+Anything else (`python -m policies`, `--help`) prints the usage and exits at once.
 """
 
 import sys
 from pathlib import Path
 
+USAGE = """\
+usage: python -m policies check PATH... | - [--config FILE] [--format text|json|markdown|sarif]
+       python -m policies docs [--out FILE]
+       python -m policies build DIR
+
+  check   run the llm-serving pack over Kubernetes manifests (files, folders of .yaml/.yml/.json,
+          or - for stdin); exit 0 clean, 1 mandatory violations, 2 bad input or nothing read
+  docs    print (or write with --out) docs/policies.md, generated from the policy registry
+  build   write the self-contained pack folder for the Pulumi CLI and `pulumi policy publish`
+
+The Pulumi CLI serves the pack itself: pulumi preview --policy-pack DIR (after build)
+"""
+
 _PACK_DIR = Path(__file__).resolve().parent
-# The pack directory itself must not be on sys.path: its modules would shadow top-level ones.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _PACK_DIR]
-sys.path.insert(0, str(_PACK_DIR.parent))
-
-from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
-
-from policies.pulumi_adapter import to_pulumi  # noqa: E402
-from policies.registry import POLICIES  # noqa: E402
 
 
-def main() -> None:
+def launched_by_pulumi() -> bool:
+    """True when the Pulumi CLI's policy runner runs us.
+
+    It runs `python -m pulumi.policy ADDRESS DIR`, which calls `runpy.run_path(DIR)`; run_path
+    sets sys.argv[0] to DIR, the pack folder itself. `python -m policies` sets it to this file.
+    """
+    try:
+        return bool(sys.argv and sys.argv[0]) and Path(sys.argv[0]).resolve() == _PACK_DIR
+    except OSError:
+        return False
+
+
+def serve() -> None:
     """Serve the pack to the Pulumi engine (blocks until the engine stops it)."""
+    # In a built pack (policies/build.py) `policies` and `components` sit in the pack folder the
+    # runner put on sys.path, and this changes nothing. Run straight from the repository's
+    # policies/ folder, the packages are in the folder above it, which goes on sys.path instead.
+    root = str(_PACK_DIR.parent)
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _PACK_DIR]
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from pulumi_policy import EnforcementLevel, PolicyPack
+
+    from policies.pulumi_adapter import to_pulumi
+    from policies.registry import POLICIES
+
     PolicyPack(
         name="llm-serving",
         enforcement_level=EnforcementLevel.ADVISORY,
@@ -32,10 +64,33 @@ def main() -> None:
     )
 
 
-if __name__ == "__main__":
-    if sys.argv[1:2] == ["check"]:
-        # `python -m policies check PATH...`: the same policies over plain manifests, no engine.
+main = serve  # the name the pack tests and older docs use
+
+
+def cli(argv: list[str]) -> int:
+    """`python -m policies ...`: the check and docs commands; usage for anything else."""
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        (sys.stdout if argv else sys.stderr).write(USAGE)
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "check":
         from policies.check import main as check
 
-        sys.exit(check(sys.argv[2:]))
-    main()
+        return check(rest)
+    if command == "build":
+        from policies.build import main as build
+
+        return build(rest)
+    if command == "docs":
+        from policies.docs import main as docs
+
+        return docs(rest)
+    sys.stderr.write(f"error: unknown command {command!r}\n{USAGE}")
+    return 2
+
+
+if __name__ == "__main__":
+    if launched_by_pulumi():
+        serve()
+    else:
+        sys.exit(cli(sys.argv[1:]))

@@ -1,15 +1,15 @@
-"""`python -m policies check PATH...`: the policy pack over plain Kubernetes manifests.
+"""`python -m policies check PATH... | -`: the policy pack over plain Kubernetes manifests.
 
 For pull requests that change manifests rather than a Pulumi program (or that check what
-`python -m stacks plan` wrote), with no Pulumi CLI and no cluster. Each object with an apiVersion
-and a kind becomes a resource of type ``kubernetes:<group/version>:<kind>`` exactly as the Pulumi
-engine would name it (``v1`` is ``core/v1``); every policy of the pack runs over them.
+`python -m stacks plan` wrote, or `helm template ... | python -m policies check -`), with no Pulumi
+CLI and no cluster. Reading (files, folders of .yaml/.yml/.json, stdin, Lists flattened, bounded
+input) is policies/manifests.py; each object becomes a resource of type
+``kubernetes:<group/version>:<kind>`` exactly as the Pulumi engine would name it, and every policy
+of the pack runs over them.
 
-Reading (files, folders, ``-`` for stdin, Lists, limits) is policies/manifests.py over the bounded
-loader of components/loading.py.
-
-Exit codes: 0 no mandatory violation, 1 mandatory violations, 2 unreadable input or invalid
-policy configuration (named, no traceback), 3 an internal error (a bug).
+Exit codes, as `python -m stacks plan`: 0 no mandatory violation, 1 mandatory violations, 2
+unreadable input, invalid policy configuration, or no Kubernetes object read at all (named, no
+traceback), 3 an internal error (a bug).
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ import sys
 from typing import BinaryIO, Optional, Sequence
 
 from components.loading import JSON_FILE, LoadError, load_json
-from policies.framework import PolicyConfigError, Resource, Violation, evaluate
-from policies.manifests import ManifestReadError, ManifestSet, manifest_paths, read_manifests
+from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation, evaluate, validate_config
+from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, manifest_paths, read_manifests
+
+FORMATS = ("text", "json", "markdown", "sarif")
 
 
 class InputError(ValueError):
@@ -46,28 +48,70 @@ def load_resources(files: Sequence[str], stdin: Optional[BinaryIO] = None) -> li
     return resources_of(manifests)
 
 
+def _key(o: ManifestObject) -> str:
+    return f"{o.location} {o.kind}/{o.name}"
+
+
 def resources_of(manifests: ManifestSet) -> list[Resource]:
     """The objects read as the policy framework's resources, typed as the Pulumi engine types them."""
-    return [Resource(type=o.resource_type, name=f"{o.location} {o.kind}/{o.name}", props=o.obj) for o in manifests.objects]
+    return [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
 
 
-def render(violations: Sequence[Violation], fmt: str) -> str:
-    """Text (one line per violation) or JSON (a list of objects)."""
+def check_report(manifests: ManifestSet, violations: Sequence[Violation]) -> dict:
+    """The JSON report: counts of what was read, and each violation with its file, document and line."""
+    from stacks.report import violation_row
+
+    where = {_key(o): o for o in manifests.objects}
+    rows = []
+    for v in violations:
+        o = where.get(v.resource)
+        row = violation_row(v, file=o.file if o else None, document=o.document if o else None, line=o.line if o else None)
+        if o is not None:
+            row["resource"] = f"{o.kind}/{o.name}"
+            # Text reports name the object as `<file>#<document>[<list item>...] <kind>/<name>`.
+            row["location"] = o.location
+        rows.append(row)
+    counts = manifests.counts
+    return {"files": counts.files, "documents": counts.documents, "objects": counts.objects,
+            "skipped": dict(sorted(counts.skipped.items())), "violations": rows}
+
+
+def _summary(report: dict) -> str:
+    skipped = report["skipped"]
+    text = f"read {report['files']} files, {report['documents']} documents, {report['objects']} Kubernetes objects"
+    if skipped:
+        text += "; skipped (not Kubernetes objects): " + ", ".join(f"{k} x{n}" for k, n in skipped.items())
+    return text
+
+
+def render(report: dict, fmt: str) -> str:
+    """The report as text, JSON, Markdown (a PR comment) or SARIF 2.1.0."""
+    from stacks.report import check_markdown, sarif_log
+
     if fmt == "json":
-        rows = [{"policy": v.policy, "catalog": v.catalog, "enforcement": v.enforcement, "resource": v.resource, "message": v.message}
-                for v in violations]
-        return json.dumps(rows, indent=2, sort_keys=True) + "\n"
-    if not violations:
-        return "no violations\n"
-    return "".join(f"[{v.enforcement}] {v.policy} ({v.catalog}) {v.resource or '(stack)'}: {v.message}\n" for v in violations)
+        public = {**report, "violations": [{k: v for k, v in row.items() if k != "location"} for row in report["violations"]]}
+        return json.dumps(public, indent=2, sort_keys=True) + "\n"
+    if fmt == "markdown":
+        return check_markdown(report)
+    if fmt == "sarif":
+        return json.dumps(sarif_log(report["violations"]), indent=2, sort_keys=True) + "\n"
+    out = [_summary(report)]
+    for v in report["violations"]:
+        where = f"{v['location']} {v['resource']} (line {v['line']})" if v["file"] else "(all manifests)"
+        out.append(f"[{v['enforcement']}] {v['policy']} ({v['catalog']}) {where}: {v['message']}")
+    if report["violations"]:
+        out.append("why and how to fix: " + ", ".join(f"{DOCS_PAGE}#{p}" for p in sorted({v["policy"] for v in report["violations"]})))
+    else:
+        out.append("no violations")
+    return "\n".join(out) + "\n"
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None) -> int:
     """Run the check; returns the exit code."""
     parser = argparse.ArgumentParser(prog="python -m policies check", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
     parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
     args = parser.parse_args(argv)
     try:
         config = None
@@ -77,8 +121,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             except LoadError as exc:
                 where = f" at line {exc.line}" if exc.line else ""
                 raise InputError(f"--config {args.config}: cannot be read as JSON ({exc.problem}{where})") from None
-        resources = load_resources(args.paths)
-        violations = evaluate(resources, config)
+            if errors := validate_config(config):
+                raise PolicyConfigError(errors)
+        try:
+            manifests = read_manifests(args.paths, stdin=stdin)
+        except ManifestReadError as exc:
+            raise InputError(str(exc)) from None
+        if manifests.counts.objects == 0:
+            report = check_report(manifests, [])
+            raise InputError(f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); "
+                             f"nothing was checked")
+        violations = evaluate(resources_of(manifests), config)
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
         return 2
@@ -90,5 +143,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise
         sys.stderr.write(f"internal error: {type(exc).__name__} (set LLM_SERVING_DEBUG=1 for details)\n")
         return 3
-    sys.stdout.write(render(violations, args.format))
+    report = check_report(manifests, violations)
+    sys.stdout.write(render(report, args.format))
+    if args.format != "text":
+        sys.stderr.write(_summary(report) + "\n")
     return 1 if any(v.enforcement == "mandatory" for v in violations) else 0

@@ -14,13 +14,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
 
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
 EXEMPTION_PREFIX = "llm-serving.io/exempt-"
 # Pulumi's policy config reserves "all" for "set every policy's enforcement level".
 ALL_POLICIES = "all"
+
+# Where every policy is documented (generated from this registry by `python -m policies docs`);
+# messages and reports link to DOCS_PAGE#<policy name>, never to files outside the repository.
+DOCS_PAGE = "docs/policies.md"
 
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 CATALOG_RE = re.compile(r"^(S([1-9]|1[0-9]|20)|G[0-9]+)$")
@@ -100,6 +103,10 @@ class Policy:
     resource_types: tuple[str, ...] = ()
     check_resource: ResourceCheck | None = None
     check_stack: StackCheck | None = None
+    # Why the policy exists, with public sources (URLs, upstream issues): the "Why" of the
+    # generated docs page. Optional here so that a policy without it still loads; the
+    # registry meta-test (tests/policies/test_policy_docs.py) names every policy that lacks it.
+    rationale: str = ""
 
     def __post_init__(self) -> None:
         # Metadata errors are programming errors in the pack: fail at import, not at run time.
@@ -131,6 +138,11 @@ class Policy:
     def exemption_annotation(self) -> str:
         """The annotation that exempts one resource from this policy; its value is the reason."""
         return f"{EXEMPTION_PREFIX}{self.name}"
+
+    @property
+    def docs_anchor(self) -> str:
+        """The policy's section of the docs page, relative to the repository root."""
+        return f"{DOCS_PAGE}#{self.name}"
 
     @property
     def is_stack_policy(self) -> bool:
@@ -335,6 +347,9 @@ def _schema_errors(name: str, entry: Any, policy: Policy) -> list[str]:
         return [f"{name}: {entry!r} is neither an enforcement level nor a mapping of settings"]
     # Validate the object branch directly: oneOf errors would only say "not valid under any".
     schema = policy_config_schema(policy)["oneOf"][1]
+    # Imported here: only a pack config needs it, and it is a tenth of the plan's import time.
+    import jsonschema
+
     validator = jsonschema.Draft7Validator(schema)
     errors = []
     for error in validator.iter_errors(dict(entry)):

@@ -38,7 +38,12 @@ WORKLOAD_TYPES: tuple[str, ...] = (
     "kubernetes:ray.io/v1:RayService",
     "kubernetes:ray.io/v1:RayJob",
     "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
+    # AIBrix's RayClusterFleet: a Deployment-like set of KubeRay RayClusters (spec.template.spec).
+    "kubernetes:orchestration.aibrix.ai/v1alpha1:RayClusterFleet",
 )
+
+# Resources whose pods KubeRay runs: it replaces the container command with `ray start`.
+_RAY_KINDS = {("orchestration.aibrix.ai", "RayClusterFleet")}
 
 # The pod spec a resource has when it has only one; messages name other pod specs by path.
 PRIMARY_POD_PATHS = frozenset({"spec", "spec.template.spec", "spec.predictor"})
@@ -60,6 +65,12 @@ def split_type(type_token: str) -> tuple[str, str]:
     api_version, kind = parts[1], parts[2]
     group = api_version.rpartition("/")[0]
     return ("" if group == "core" else group), kind
+
+
+def is_ray(type_token: str) -> bool:
+    """True for KubeRay resources (RayCluster, RayService, RayJob) and fleets of them."""
+    group, kind = split_type(type_token)
+    return group == "ray.io" or (group, kind) in _RAY_KINDS
 
 
 def get(obj: Any, *path: str | int) -> Any:
@@ -121,7 +132,8 @@ def pod_specs(resource: Any) -> list[tuple[str, dict]]:
     (`spec.template.spec`), CronJob, v1 Pod (`spec`), KServe InferenceService (`spec.predictor`
     and the transformer/explainer are pod specs themselves; `spec.predictor.workerSpec` is the
     multi-node worker), ServingRuntime/ClusterServingRuntime (`spec`), KubeRay RayCluster,
-    RayService (`spec.rayClusterConfig`) and RayJob (`spec.rayClusterSpec`), and LeaderWorkerSet
+    RayService (`spec.rayClusterConfig`) and RayJob (`spec.rayClusterSpec`), AIBrix
+    RayClusterFleet (`spec.template.spec`, a RayCluster spec), and LeaderWorkerSet
     (leader and worker templates). Other resources have none.
     """
     group, kind = split_type(resource.type)
@@ -151,6 +163,8 @@ def pod_specs(resource: Any) -> list[tuple[str, dict]]:
         found.extend(_ray_cluster_pod_specs(spec.get("rayClusterConfig"), "spec.rayClusterConfig"))
     elif group == "ray.io" and kind == "RayJob":
         found.extend(_ray_cluster_pod_specs(spec.get("rayClusterSpec"), "spec.rayClusterSpec"))
+    elif (group, kind) in _RAY_KINDS:
+        found.extend(_ray_cluster_pod_specs(get(spec, "template", "spec"), "spec.template.spec"))
     elif group == "leaderworkerset.x-k8s.io" and kind == "LeaderWorkerSet":
         for role in ("leaderTemplate", "workerTemplate"):
             if isinstance(pod := get(spec, "leaderWorkerTemplate", role, "spec"), dict):

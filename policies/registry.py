@@ -1,28 +1,56 @@
 """Every policy of the llm-serving pack, in catalogue order.
 
 Add a policy by importing its module's POLICY here; the order (S-series by number, then the
-general-table rows G<n>) is the order of reports and of the pack the CLI loads.
+general-table rows G<n>) is the order of reports, of docs/policies.md and of the pack the CLI
+loads.
 """
 
 from __future__ import annotations
 
 from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
 from policies.framework import Policy
-from policies.k8s_generic import image_tag_pinned, no_literal_secret_env
+from policies.k8s_generic import (
+    capabilities_allow_list,
+    gpu_image_pull_policy,
+    gpu_memory_request_equals_limit,
+    gpu_request_equals_limit,
+    host_path_read_only,
+    image_tag_pinned,
+    job_ttl,
+    memory_emptydir_size_limit,
+    no_bare_pods,
+    no_default_namespace,
+    no_host_namespaces,
+    no_literal_secret_env,
+    no_load_balancer_service,
+    no_privileged,
+    pdb_allows_disruption,
+    pdb_unhealthy_pod_eviction,
+    serving_app_pdb,
+    serving_app_service,
+    serving_memory_limit,
+    serving_priority_class,
+    serving_readiness_probe,
+    serving_resource_requests,
+    serving_topology_spread,
+)
+from policies.models import model_source_pinned
 from policies.ray import kuberay_gpu_hygiene
 from policies.vllm import (
     gpu_memory_utilization_bounds,
+    gpu_memory_utilization_unset,
     kv_cache_headroom,
     max_model_len_fits_kv_cache,
+    max_model_len_unset,
     startup_probe_budget,
     tensor_parallel_requires_dshm,
     tp_matches_gpu_limit,
 )
 
 
-def catalog_order(policy: Policy) -> tuple[int, int]:
-    """Sort key: S1..S20 first, then G<n>, each by number."""
-    return (0 if policy.catalog.startswith("S") else 1, int(policy.catalog[1:]))
+def catalog_order(policy: Policy) -> tuple[int, int, str]:
+    """Sort key: S1..S20 first, then G<n>, each by number, then by name within a row."""
+    return (0 if policy.catalog.startswith("S") else 1, int(policy.catalog[1:]), policy.name)
 
 
 def _collect(*policies: Policy) -> tuple[Policy, ...]:
@@ -35,8 +63,10 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 POLICIES: tuple[Policy, ...] = _collect(
     gpu_memory_utilization_bounds.POLICY,
+    gpu_memory_utilization_unset.POLICY,
     kv_cache_headroom.POLICY,
     max_model_len_fits_kv_cache.POLICY,
+    max_model_len_unset.POLICY,
     tp_matches_gpu_limit.POLICY,
     tensor_parallel_requires_dshm.POLICY,
     no_scale_to_zero.POLICY,
@@ -44,7 +74,29 @@ POLICIES: tuple[Policy, ...] = _collect(
     custom_metric_is_served.POLICY,
     hpa_behavior.POLICY,
     startup_probe_budget.POLICY,
+    model_source_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
     image_tag_pinned.POLICY,
+    gpu_image_pull_policy.POLICY,
+    serving_readiness_probe.POLICY,
+    serving_resource_requests.POLICY,
+    serving_memory_limit.POLICY,
+    gpu_memory_request_equals_limit.POLICY,
+    gpu_request_equals_limit.POLICY,
+    serving_app_pdb.POLICY,
+    serving_app_service.POLICY,
+    pdb_allows_disruption.POLICY,
+    pdb_unhealthy_pod_eviction.POLICY,
+    serving_priority_class.POLICY,
+    serving_topology_spread.POLICY,
+    no_host_namespaces.POLICY,
+    no_privileged.POLICY,
+    capabilities_allow_list.POLICY,
+    host_path_read_only.POLICY,
+    no_load_balancer_service.POLICY,
+    memory_emptydir_size_limit.POLICY,
     no_literal_secret_env.POLICY,
+    no_default_namespace.POLICY,
+    no_bare_pods.POLICY,
+    job_ttl.POLICY,
 )

@@ -1,10 +1,16 @@
-"""Plan reports: the JSON contract of DESIGN.md and a readable text form (plus markdown and SARIF)."""
+"""Plan reports: the JSON contract of DESIGN.md and a readable text form (plus markdown and SARIF).
+
+`python -m policies check` renders its reports with the same Markdown and SARIF code
+(`check_markdown`, `sarif_log`), so a pull request sees one format from both commands.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
-from typing import Any, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 
 def plan_report(stack: str, resources: Sequence[Mapping[str, Any]], violations: Sequence[Any], models: Sequence[Mapping[str, Any]]) -> dict:
@@ -12,12 +18,17 @@ def plan_report(stack: str, resources: Sequence[Mapping[str, Any]], violations: 
     return {
         "stack": stack,
         "resources": [{"type": r["type"], "name": r["name"], "parent": r["parent"]} for r in resources],
-        "violations": [
-            {"policy": v.policy, "catalog": v.catalog, "enforcement": v.enforcement, "resource": v.resource, "message": v.message}
-            for v in violations
-        ],
+        "violations": [violation_row(v) for v in violations],
         "models": list(models),
     }
+
+
+def violation_row(v: Any, file: Optional[str] = None, document: Optional[int] = None, line: Optional[int] = None) -> dict:
+    """One violation as the JSON reports carry it (plan and check alike): policy, catalog,
+    enforcement, file, document, line, resource, message. `file` is repository-relative where it
+    can be; `document` is the index of the YAML document in it (None for a stack file)."""
+    return {"policy": v.policy, "catalog": v.catalog, "enforcement": v.enforcement, "file": file, "document": document,
+            "line": line, "resource": v.resource, "message": v.message}
 
 
 def render_json(report: Mapping[str, Any]) -> str:
@@ -129,21 +140,46 @@ def _cell(text: Any) -> str:
 
 
 def render_markdown(report: Mapping[str, Any]) -> str:
-    """A pull-request comment: violations first, then the models' key figures."""
+    """A pull-request comment for one stack: violations first, then the capacity, scaling and timeout tables."""
     out = [f"### llm-serving plan: `{report['stack']}`", ""]
-    if report["violations"]:
-        out += ["| enforcement | policy | resource | message |", "|---|---|---|---|"]
-        out += [f"| {v['enforcement']} | {v['policy']} ({v['catalog']}) | {_cell(v['resource'])} | {_cell(v['message'])} |" for v in report["violations"]]
-    else:
-        out.append("No policy violations.")
-    out += _scaling_markdown(report["models"])
-    out += _layout_markdown(report["models"])
+    out += violations_markdown(report["violations"])
     out += ["", "| model | GPU | weights GiB | KV GiB | KV tokens | max concurrency | fits |", "|---|---|---|---|---|---|---|"]
     for m in report["models"]:
         out.append(
             f"| {m['name']} | {m['gpus_per_replica']}x {m['gpu']} | {m['weights_gib']:.2f} | {m['kv_cache_gib']:.2f} | "
             f"{m['kv_cache_tokens']:,} | {m['max_concurrency']:.2f} | {'yes' if m['fits'] else 'no'} |"
         )
+    out += _scaling_markdown(report["models"])
+    out += _layout_markdown(report["models"])
+    return "\n".join(out) + "\n"
+
+
+def violations_markdown(violations: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The violations as a table (mandatory first), each policy linked to its docs section."""
+    from policies.framework import DOCS_PAGE
+
+    if not violations:
+        return ["No policy violations."]
+    mandatory = sum(1 for v in violations if v["enforcement"] == "mandatory")
+    rows = sorted(violations, key=lambda v: (v["enforcement"] != "mandatory", v["policy"], v["resource"], v["message"]))
+    out = [f"**{mandatory} mandatory, {len(violations) - mandatory} advisory.**", "",
+           "| | policy | where | message |", "|---|---|---|---|"]
+    for v in rows:
+        mark = ":x:" if v["enforcement"] == "mandatory" else ":warning:"
+        where = v["resource"] or "(stack)"
+        if v.get("file"):
+            where = f"{where} ({v['file']}{':' + str(v['line']) if v.get('line') else ''})"
+        out.append(f"| {mark} | [{v['policy']}]({DOCS_PAGE}#{v['policy']}) ({v['catalog']}) | {_cell(where)} | {_cell(v['message'])} |")
+    return out
+
+
+def check_markdown(report: Mapping[str, Any]) -> str:
+    """`python -m policies check` as a pull-request comment: what was read, then the violations."""
+    skipped = report.get("skipped") or {}
+    out = ["### llm-serving policies check", "",
+           f"Read {report['files']} files, {report['documents']} documents, {report['objects']} Kubernetes objects"
+           + (f"; skipped {', '.join(f'{k} ({n})' for k, n in skipped.items())}." if skipped else "."), ""]
+    out += violations_markdown(report["violations"])
     return "\n".join(out) + "\n"
 
 
@@ -179,28 +215,94 @@ def _scaling_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
     return out
 
 
-def render_sarif(report: Mapping[str, Any]) -> str:
-    """SARIF 2.1.0 for code-scanning UIs: one result per violation, located at the stack file."""
-    rules = sorted({(v["policy"], v["catalog"]) for v in report["violations"]})
-    doc = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": {"name": "llm-serving", "rules": [{"id": p, "name": p, "properties": {"catalog": c}} for p, c in rules]}},
-                "results": [
-                    {
-                        "ruleId": v["policy"],
-                        "level": "error" if v["enforcement"] == "mandatory" else "warning",
-                        "message": {"text": f"{v['resource']}: {v['message']}"},
-                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.get("stack_file", "")}}}],
-                    }
-                    for v in report["violations"]
-                ],
-            }
-        ],
+# GitHub code scanning ranks results by a rule's `security-severity` (0-10): >= 9 critical,
+# 7-8.9 high, 4-6.9 medium, < 4 low (docs.github.com, "SARIF support for code scanning").
+SECURITY_SEVERITY = {"low": "3.0", "medium": "5.5", "high": "8.0", "critical": "9.5"}
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+def docs_url(policy: str) -> str:
+    """Where a policy's documentation lives, for SARIF's helpUri (an absolute URI).
+
+    In GitHub Actions the repository's blob URL at the commit being checked; elsewhere
+    LLM_SERVING_DOCS_URL (a base URL of docs/policies.md) or, failing both, the path relative to
+    the repository root.
+    """
+    from policies.framework import DOCS_PAGE
+
+    base = os.environ.get("LLM_SERVING_DOCS_URL")
+    server, repo = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
+    if not base and server and repo:
+        base = f"{server}/{repo}/blob/{os.environ.get('GITHUB_SHA') or 'HEAD'}/{DOCS_PAGE}"
+    return f"{base or DOCS_PAGE}#{policy}"
+
+
+def repo_uri(path: str) -> str:
+    """A file as SARIF wants it: relative to the repository root (the working directory of the
+    run), forward slashes; a file outside it as an absolute file URI."""
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        return candidate.as_posix()
+    try:
+        return candidate.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return candidate.resolve().as_uri()
+
+
+def _sarif_rule(policy: Any) -> dict:
+    return {
+        "id": policy.name,
+        "name": "".join(part.capitalize() for part in policy.name.split("-")),
+        "shortDescription": {"text": policy.description},
+        "fullDescription": {"text": policy.rationale or policy.description},
+        "help": {"text": policy.remediation_steps,
+                 "markdown": f"{policy.remediation_steps}\n\nExempt one resource with the annotation "
+                             f"`{policy.exemption_annotation}: \"<reason>\"`. [Documentation]({docs_url(policy.name)})"},
+        "helpUri": docs_url(policy.name),
+        "defaultConfiguration": {"level": "error" if policy.enforcement == "mandatory" else "warning"},
+        "properties": {"catalog": policy.catalog, "security-severity": SECURITY_SEVERITY[policy.severity],
+                       "tags": ["llm-serving", policy.catalog]},
     }
-    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+
+def sarif_log(violations: Sequence[Mapping[str, Any]], fallback_file: str = "") -> dict:
+    """A SARIF 2.1.0 log: one rule per policy of the pack, one result per violation, located at the
+    violation's file and line (a stack file line, or the manifest document's first line)."""
+    from policies.registry import POLICIES
+
+    index = {p.name: i for i, p in enumerate(POLICIES)}
+    results = []
+    for v in violations:
+        file = v.get("file") or fallback_file
+        location: dict = {"artifactLocation": {"uri": repo_uri(file), "uriBaseId": "%SRCROOT%"}} if file else {}
+        if file and v.get("line"):
+            location["region"] = {"startLine": int(v["line"])}
+        result = {
+            "ruleId": v["policy"],
+            "level": "error" if v["enforcement"] == "mandatory" else "warning",
+            "message": {"text": f"{v['resource'] or '(stack)'}: {v['message']}"},
+            "partialFingerprints": {"llmServingResource/v1": f"{v['policy']}:{v['resource']}:{v['message']}"},
+        }
+        if v["policy"] in index:
+            result["ruleIndex"] = index[v["policy"]]
+        if location:
+            result["locations"] = [{"physicalLocation": location}]
+        results.append(result)
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "llm-serving", "rules": [_sarif_rule(p) for p in POLICIES],
+                                **({"informationUri": docs_url("")[:-1]} if "://" in docs_url("") else {})}},
+            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
+            "results": results,
+        }],
+    }
+
+
+def render_sarif(report: Mapping[str, Any]) -> str:
+    """SARIF 2.1.0 for code-scanning UIs: one result per violation, at the stack-file line it came from."""
+    return json.dumps(sarif_log(report["violations"], report.get("stack_file", "")), indent=2, sort_keys=True) + "\n"
 
 
 RENDERERS = {"text": render_text, "json": render_json, "markdown": render_markdown, "sarif": render_sarif}

@@ -93,4 +93,9 @@ POLICY = Policy(
         },
     },
     check_stack=_check,
+    rationale=(
+        "An HPA metric that no adapter serves shows `<unknown>` and the HPA never scales "
+        "(https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#support-for-custom-metrics); Prometheus "
+        "Adapter only serves series its rules name (https://github.com/kubernetes-sigs/prometheus-adapter/blob/master/docs/config.md), "
+        "and a rule returns nothing when no ServiceMonitor or PodMonitor scrapes the pods. Catalogue S7 and row 42."),
 )

@@ -4,12 +4,12 @@ vLLM is GPU-bound: its CPU use stays low however long the queue grows, so a CPU-
 HPA never scales out. KServe makes that the default: with no
 `serving.kserve.io/autoscalerClass` (or `hpa`) it builds an HPA from `scaleMetric`, default
 cpu at `DefaultCPUUtilization = 80`, and its HPA path drops PodMetric/External entries of
-`autoScaling.metrics` (kserve.md). A hand-made HPA with only Resource metrics (or none: the
+`autoScaling.metrics` (kserve/kserve pkg/constants/constants.go). A hand-made HPA with only Resource metrics (or none: the
 HPA default is 80% CPU) on a GPU Deployment has the same flaw, and so has a KEDA ScaledObject
 whose triggers are only cpu/memory.
 
 A target the metric can never reach has the same effect: vllm:kv_cache_usage_perc is a 0-1
-fraction (vllm.md section 1), so an HPA or KEDA target of 80 ("80 %") never triggers a scale-out.
+fraction (https://docs.vllm.ai/en/latest/design/metrics.html), so an HPA or KEDA target of 80 ("80 %") never triggers a scale-out.
 That is reported for every HPA and ScaledObject, whatever it targets.
 """
 
@@ -60,14 +60,14 @@ def _isvc_reason(resource: Resource) -> str | None:
         shown = "is not set" if autoscaler is None else "is hpa"
         if custom:
             return (f"metadata.annotations {AUTOSCALER_CLASS} {shown}, and KServe's HPA drops the "
-                    f"{'/'.join(custom)} entries of spec.predictor.autoScaling.metrics (kserve.md), "
+                    f"{'/'.join(custom)} entries of spec.predictor.autoScaling.metrics, "
                     f"leaving cpu/memory")
         if metrics:
             return "spec.predictor.autoScaling.metrics has only Resource (cpu/memory) metrics"
         if scale_metric in _RESOURCE_METRICS:
             return f"spec.predictor.scaleMetric is {scale_metric}, so KServe's HPA scales on {scale_metric}"
         return (f"metadata.annotations {AUTOSCALER_CLASS} {shown} and no custom metric is set, so "
-                f"KServe builds an HPA on 80% CPU (DefaultCPUUtilization = 80, kserve.md)")
+                f"KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80)")
     if autoscaler == "keda" and not custom:
         return (f"metadata.annotations {AUTOSCALER_CLASS} is keda but spec.predictor.autoScaling.metrics "
                 f"has no PodMetric or External metric, so KEDA scales on cpu/memory")
@@ -81,7 +81,7 @@ def _gpu_targets(resources: list[Resource]) -> set[tuple[str, str, str | None]]:
         name = metadata_name(resource.props) or resource.name
         if resource.type == ISVC_TYPE:
             if requests_gpu(as_dict(get(resource.props, "spec", "predictor"))):
-                # KServe's predictor Deployment: constants.PredictorServiceName (kserve.md).
+                # KServe's predictor Deployment: constants.PredictorServiceName (kserve pkg/constants).
                 targets.add(("Deployment", f"{name}-predictor", _namespace(resource)))
         elif any(requests_gpu(podspec) for _, podspec in pod_specs(resource)):
             targets.add((split_type(resource.type)[1], name, _namespace(resource)))
@@ -124,7 +124,7 @@ def _scaled_object_reason(so: Resource) -> str | None:
     return None
 
 
-_FRACTION_WHY = ("vllm:kv_cache_usage_perc is a fraction from 0 to 1 (vllm.md section 1), so the target is never "
+_FRACTION_WHY = ("vllm:kv_cache_usage_perc is a fraction from 0 to 1, so the target is never "
                  "reached and the autoscaler never scales out; give the target as a fraction (e.g. 0.8 or 800m)")
 
 
@@ -190,4 +190,9 @@ POLICY = Policy(
         "trigger. Targets on vllm:kv_cache_usage_perc are fractions: write 0.8 (or 800m), not 80."),
     config_schema={},
     check_stack=_check,
+    rationale=(
+        "KServe's RawDeployment mode builds a CPU HPA when no autoscalerClass is set: DefaultAutoscalerClass = hpa and "
+        "DefaultCPUUtilization = 80 (https://github.com/kserve/kserve/blob/master/pkg/constants/constants.go). vLLM "
+        "is GPU-bound, so CPU stays far below 80% while the request queue grows; the HPA never scales. The metrics "
+        "that do move are vllm:num_requests_waiting and vllm:kv_cache_usage_perc (https://docs.vllm.ai/en/latest/design/metrics.html)."),
 )

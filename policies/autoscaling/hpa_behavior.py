@@ -131,4 +131,10 @@ POLICY = Policy(
         },
     },
     check_stack=_check,
+    rationale=(
+        "Without `behavior`, an HPA scales down after a 300 s window and up by up to 100% or 4 pods per 15 s "
+        "(https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#default-behavior): for GPU replicas "
+        "that take minutes to return, a shorter window flaps them and unbounded scale-out buys nodes in bursts. Replicas "
+        "beyond the Karpenter NodePool's nvidia.com/gpu limit stay Pending (https://karpenter.sh/docs/concepts/nodepools/#speclimits). "
+        "Catalogue S8."),
 )

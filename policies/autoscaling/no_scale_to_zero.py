@@ -1,7 +1,7 @@
 """S5: LLM serving must not scale to zero.
 
 A replica comes back only after node provisioning, a multi-GB image pull and the weight load:
-minutes, not seconds (cold_start.md §7), so the first request after an idle spell times out.
+minutes, not seconds, so the first request after an idle spell times out.
 KServe's own default is DefaultMinReplicas = 1 (kserve.md), so an InferenceService without
 minReplicas is fine; KEDA's default minReplicaCount is 0, so a ScaledObject must set it, and
 must not set idleReplicaCount: 0 (scale to zero while idle).
@@ -12,7 +12,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import HPA_TYPES, ISVC_TYPE, SCALED_OBJECT_TYPE, as_dict, as_int, get
 
-_WHY = ("an LLM replica takes minutes to return (node, image pull, weight load: cold_start.md §7), "
+_WHY = ("an LLM replica takes minutes to return (GPU node, image pull, weight load), "
         "so the first request after idling times out; set it to at least 1")
 
 
@@ -52,4 +52,9 @@ POLICY = Policy(
     config_schema={},
     resource_types=(ISVC_TYPE, *HPA_TYPES, SCALED_OBJECT_TYPE),
     check_resource=_check,
+    rationale=(
+        "A replica returns only after a GPU node is provisioned, a multi-GB image pulled and the weights loaded: minutes "
+        "(https://karpenter.sh/docs/concepts/disruption/, https://docs.vllm.ai/en/latest/configuration/optimization.html). "
+        "KServe's own default is DefaultMinReplicas = 1; KEDA's minReplicaCount defaults to 0 "
+        "(https://keda.sh/docs/latest/reference/scaledobject-spec/), so a ScaledObject must set it."),
 )

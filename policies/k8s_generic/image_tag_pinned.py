@@ -49,4 +49,8 @@ POLICY = Policy(
     },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    rationale=(
+        "An untagged image pulls :latest, and latest moves: replicas of one Deployment can run different engine "
+        "releases and a rollback cannot return to what ran (https://kubernetes.io/docs/concepts/containers/images/#image-names). "
+        "Catalogue row 1 (Kyverno disallow-latest-tag, Polaris tagNotSpecified, kube-linter latest-tag, Checkov CKV_K8S_14)."),
 )

@@ -149,4 +149,9 @@ POLICY = Policy(
     },
     resource_types=(*WORKLOAD_TYPES, CONFIG_MAP_TYPE),
     check_resource=_check,
+    rationale=(
+        "A literal env value is stored in the pod spec, in etcd, in the Pulumi state and in every `kubectl get -o yaml`; "
+        "Secrets can be encrypted at rest and access-controlled separately "
+        "(https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-environment-variables). HF_TOKEN "
+        "is the usual case in LLM serving. Catalogue row 35 (kube-linter env-var-secret, Checkov CKV_K8S_35)."),
 )

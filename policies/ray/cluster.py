@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from policies.kube import GPU_RESOURCE, as_dict, as_int, as_list, as_quantity, get, resource_value, split_type
+from policies.kube import GPU_RESOURCE, as_dict, as_int, as_list, as_quantity, get, is_ray, resource_value, split_type
 
 RAY_TYPES: tuple[str, ...] = (
     "kubernetes:ray.io/v1:RayCluster",
@@ -22,7 +22,9 @@ RAY_TYPES: tuple[str, ...] = (
     "kubernetes:ray.io/v1alpha1:RayService",
     "kubernetes:ray.io/v1alpha1:RayJob",
 )
-_CLUSTER_PATH = {"RayCluster": ("spec",), "RayService": ("spec", "rayClusterConfig"), "RayJob": ("spec", "rayClusterSpec")}
+_CLUSTER_PATH = {"RayCluster": ("spec",), "RayService": ("spec", "rayClusterConfig"), "RayJob": ("spec", "rayClusterSpec"),
+                 # AIBrix's RayClusterFleet renders RayClusters from spec.template.spec.
+                 "RayClusterFleet": ("spec", "template", "spec")}
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class RayGroup:
 def cluster_spec(resource: Any) -> tuple[str, dict] | None:
     """(path, RayCluster spec) of a KubeRay resource, or None for anything else."""
     group, kind = split_type(resource.type)
-    if group != "ray.io" or kind not in _CLUSTER_PATH:
+    if not is_ray(resource.type) or kind not in _CLUSTER_PATH:
         return None
     path = _CLUSTER_PATH[kind]
     spec = get(resource.props, *path)

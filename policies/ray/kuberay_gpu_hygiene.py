@@ -113,4 +113,10 @@ POLICY = Policy(
     },
     resource_types=(*RAY_TYPES, *_AUTOSCALER_TYPES),
     check_resource=_check,
+    rationale=(
+        "A Ray head that requests a GPU idles it, and without rayStartParams num-gpus \"0\" Ray may place engine "
+        "ranks on GPUs it can see but does not own (https://docs.ray.io/en/latest/cluster/kubernetes/user-guides/config.html). "
+        "Worker groups without maxReplicas are unbounded (the RayCluster CRD defaults it to 2147483647), idle GPU "
+        "workers linger without autoscalerOptions.idleTimeoutSeconds, and GPU workers that do not tolerate the "
+        "nvidia.com/gpu taint never schedule on GPU nodes. Catalogue S18."),
 )

@@ -1,7 +1,7 @@
 """Find vLLM servers in pod specs and read their engine arguments.
 
 vLLM's CLI (`vllm serve MODEL [options]`, or the legacy `python -m
-vllm.entrypoints.openai.api_server`, vllm.md §4) accepts `--flag value`, `--flag=value`, bare
+vllm.entrypoints.openai.api_server`, https://docs.vllm.ai/en/latest/cli/serve.html) accepts `--flag value`, `--flag=value`, bare
 booleans, and underscores for dashes. Pods pass it in three shapes: `command` + `args` lists,
 args alone (the vllm/vllm-openai image's entrypoint is `vllm serve`), or a shell script
 (`["/bin/sh", "-c", "... vllm serve m --tensor-parallel-size 2"]`).
@@ -10,12 +10,13 @@ args alone (the vllm/vllm-openai image's entrypoint is `vllm serve`), or a shell
 from __future__ import annotations
 
 import posixpath
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from policies.kube import as_int, container_label, containers, get, model_container, pod_specs, split_type
+from policies.kube import as_int, container_label, containers, get, model_container, pod_specs, is_ray, split_type
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 # Characters that end a shell command; the vLLM command line stops there.
@@ -45,6 +46,22 @@ def _tokens(values: Any) -> list[str]:
     return tokens
 
 
+_ENV_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+
+def expand_env(tokens: list[str], container: Mapping) -> list[str]:
+    """Expand `$(VAR)` in command/args from the container's literal env values, as the kubelet
+    does (core/v1 Container.args: "Variable references $(VAR_NAME) are expanded using the
+    container's environment"); references to unknown or secret-backed variables stay as written."""
+    env = {}
+    for item in container.get("env") if isinstance(container.get("env"), list) else []:
+        if isinstance(item, Mapping) and isinstance(item.get("name"), str) and isinstance(item.get("value"), str):
+            env[item["name"]] = item["value"]
+    if not env:
+        return tokens
+    return [_ENV_REF.sub(lambda m: env.get(m.group(1), m.group(0)), t) for t in tokens]
+
+
 def _split_shell(script: str) -> list[str]:
     # A backslash-newline continues a line; a bare newline ends a command like ";".
     script = script.replace("\\\n", " ").replace("\n", " ; ")
@@ -62,7 +79,10 @@ def _shell_script(argv: list[str]) -> str | None:
         return None
     for i, token in enumerate(argv[1:], start=1):
         if token.startswith("-") and not token.startswith("--") and "c" in token[1:]:
-            return argv[i + 1] if i + 1 < len(argv) else None
+            rest = argv[i + 1:]
+            if rest[:1] == ["--"]:  # `bash -lc -- SCRIPT`: "--" ends the options
+                rest = rest[1:]
+            return rest[0] if rest else None
     return None
 
 
@@ -104,7 +124,8 @@ def vllm_command_line(container: Mapping, *, image_entrypoint: bool = True) -> l
     command with `ray start`). In a shell script the command line ends at the first shell
     operator (`;`, `&&`, `|`, redirections).
     """
-    command, args = _tokens(container.get("command")), _tokens(container.get("args"))
+    command = expand_env(_tokens(container.get("command")), container)
+    args = expand_env(_tokens(container.get("args")), container)
     argv = command + args
     script = _shell_script(argv)
     if script is not None:
@@ -198,7 +219,7 @@ class VllmServer:
 
 def vllm_servers(resource: Any) -> list[VllmServer]:
     """Every container of the resource that starts a vLLM server, in document order."""
-    ray = split_type(resource.type)[0] == "ray.io"
+    ray = is_ray(resource.type)
     found = []
     for path, podspec in pod_specs(resource):
         for container in containers(podspec):

@@ -39,9 +39,12 @@ def served_model(server: VllmServer) -> Optional[str]:
     if server.args.get("model"):
         return server.args["model"]
     line = vllm_command_line(server.container) or []
-    if line and not line[0].startswith("-"):
-        return line[0]
-    return None
+    positional = [t for i, t in enumerate(line) if not t.startswith("-") and (i == 0 or not line[i - 1].startswith("-")
+                                                                            or "=" in line[i - 1])]
+    # `args: [serve, MODEL, ...]` on an image whose entrypoint is `vllm` (or repeated after `vllm serve`).
+    if positional[:1] == ["serve"]:
+        positional = positional[1:]
+    return positional[0] if positional else None
 
 
 def gpu_type(resource: Any, server: VllmServer) -> Optional[Gpu]:

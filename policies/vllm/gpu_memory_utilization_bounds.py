@@ -2,7 +2,7 @@
 
 Too high and the rest of the device cannot hold what vLLM does not budget for (CUDA graphs in
 older releases, other processes, NCCL buffers): the engine OOMs at startup or under load
-(vllm_memory_model.md §1). Too low and little or no KV cache is left: "No available memory
+(https://docs.vllm.ai/en/latest/configuration/conserving_memory.html). Too low and little or no KV cache is left: "No available memory
 for the cache blocks. Try increasing `gpu_memory_utilization`" (vllm-project/vllm#2248).
 """
 
@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number
-from policies.vllm.args import vllm_servers
+from policies.serving import engine_configs
+from policies.vllm.engine_defaults import default_utilization
 
 FLAG = "gpu-memory-utilization"
-# vLLM 0.33 `config/cache.py`: CacheConfig.gpu_memory_utilization = Field(default=0.92, ...)
-VLLM_DEFAULT = 0.92
 
 _TOO_HIGH = ("CUDA graphs, NCCL buffers and other processes need the rest of the GPU, "
-             "or the engine runs out of memory (vllm_memory_model.md §1)")
+             "or the engine runs out of memory")
 _TOO_LOW = ("too little is left for the KV cache: \"No available memory for the cache blocks\" "
             "(vllm-project/vllm#2248)")
 
@@ -25,21 +24,24 @@ _TOO_LOW = ("too little is left for the KV cache: \"No available memory for the 
 def _check(resource: Resource, config: dict) -> list[str]:
     low, high = float(config["min"]), float(config["max"])
     messages = []
-    for server in vllm_servers(resource):
-        if FLAG in server.args:
-            raw = server.args[FLAG]
-            shown = f"--{FLAG}={raw}" if raw is not None else f"--{FLAG} (no value)"
+    for engine in engine_configs(resource):
+        name = "gpu_memory_utilization" if engine.extra else f"--{FLAG}"
+        if FLAG in engine.args:
+            raw = engine.args[FLAG]
+            shown = f"{name}={raw}" if raw is not None else f"{name} (no value)"
             value = as_float(raw)
             if value is None:
-                messages.append(f"{server.label}: {shown} is not a number")
+                messages.append(f"{engine.label}: {shown} is not a number")
                 continue
         else:
-            shown = f"--{FLAG} is not set, so vLLM 0.33 uses its default {VLLM_DEFAULT} (config/cache.py), which"
-            value = VLLM_DEFAULT
+            # Unset: the release's default applies (vllm-gpu-memory-utilization-explicit says so too).
+            default, release = default_utilization(engine.image)
+            value = as_float(default.split(" ")[-1])
+            shown = f"{name} is not set, so vLLM uses its default {default} ({release}), which"
         if value > high:
-            messages.append(f"{server.label}: {shown} is above the maximum {fmt_number(high)}; {_TOO_HIGH}")
+            messages.append(f"{engine.label}: {shown} is above the maximum {fmt_number(high)}; {_TOO_HIGH}")
         elif value < low:
-            messages.append(f"{server.label}: {shown} is below the minimum {fmt_number(low)}; {_TOO_LOW}")
+            messages.append(f"{engine.label}: {shown} is below the minimum {fmt_number(low)}; {_TOO_LOW}")
     return messages
 
 
@@ -62,4 +64,10 @@ POLICY = Policy(
     },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    rationale=(
+        "vLLM pre-allocates total GPU memory x gpu_memory_utilization and fills what the weights, activations and "
+        "CUDA graphs leave with KV cache (https://docs.vllm.ai/en/latest/configuration/conserving_memory.html). "
+        "Close to 1.0 nothing is left for CUDA graph capture, NCCL buffers or a second process and the engine OOMs; "
+        "too low and \"No available memory for the cache blocks\" (https://github.com/vllm-project/vllm/issues/2248). "
+        "Read from vLLM containers and from Ray Serve LLM engine_kwargs."),
 )

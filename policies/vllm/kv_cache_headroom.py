@@ -45,4 +45,8 @@ POLICY = Policy(
     },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    rationale=(
+        "A model that starts with a few hundred MiB of KV cache preempts requests as soon as two long ones overlap "
+        "(https://docs.vllm.ai/en/latest/configuration/optimization.html#preemption); the utilization band says nothing "
+        "about that, the predicted KV cache does."),
 )

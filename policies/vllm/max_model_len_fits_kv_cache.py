@@ -51,4 +51,9 @@ POLICY = Policy(
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    rationale=(
+        "vLLM refuses to start when one sequence of max_model_len does not fit the KV cache: \"The model's max seq len (N) "
+        "is larger than the maximum number of tokens that can be stored in KV cache (M)\" "
+        "(https://github.com/vllm-project/vllm/issues/2418), and finds out minutes after the GPU node was bought. The "
+        "plan repeats vLLM's memory profiling (weights, activation peak, non-torch memory, CUDA graphs) before deploying."),
 )

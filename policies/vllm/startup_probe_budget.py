@@ -1,9 +1,9 @@
 """S16: a vLLM server needs a startupProbe long enough for model download, load and compile.
 
-vLLM answers no HTTP endpoint, /health included, until the engine is built (vllm.md §3), and a
-cold start takes minutes (cold_start.md §7). A livenessProbe without a startupProbe kills the
-pod mid-load (catalogue row 5); without a readinessProbe the pod keeps receiving traffic after
-the engine dies (/health then returns 503). Public policy sets only require *a* probe.
+vLLM answers no HTTP endpoint, /health included, until the engine is built, and a cold start
+takes minutes (node, image pull, download, load, compile). A livenessProbe without a
+startupProbe kills the pod mid-load. Public policy sets only require *a* probe. (The
+readinessProbe is serving-readiness-probe's, for every engine.)
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if not isinstance(startup, dict):
             if isinstance(container.get("livenessProbe"), dict):
                 messages.append(f"{label}: livenessProbe without a startupProbe restarts the pod while "
-                                f"vLLM is still loading the model (catalogue row 5); add a startupProbe "
+                                f"vLLM is still loading the model; add a startupProbe "
                                 f"with a budget of at least {minimum}s")
             else:
                 messages.append(f"{label}: no startupProbe; vLLM serves nothing until the model is "
-                                f"downloaded, loaded and compiled (vllm.md §3), so add a startupProbe "
+                                f"downloaded, loaded and compiled, so add a startupProbe "
                                 f"with a budget of at least {minimum}s")
         else:
             delay, failures, period = (_probe_field(startup, k) for k in
@@ -46,19 +46,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
             if budget < minimum:
                 messages.append(f"{label}: startupProbe budget is {budget}s (initialDelaySeconds {delay} "
                                 f"+ failureThreshold {failures} × periodSeconds {period}), below the "
-                                f"minimum {minimum}s for model download, weight load and compile "
-                                f"(cold_start.md §7)")
-        if not isinstance(container.get("readinessProbe"), dict):
-            messages.append(f"{label}: no readinessProbe; without one the pod stays in the Service after "
-                            f"the engine dies (GET /health then returns 503, vllm.md §3)")
+                                f"minimum {minimum}s for model download, weight load and compile")
     return messages
 
 
 POLICY = Policy(
     name="llm-startup-probe-budget",
     description=(
-        "A vLLM server must have a readinessProbe and a startupProbe whose budget covers model "
-        "download, load and compile."
+        "A vLLM server must have a startupProbe whose budget covers model download, load and compile."
     ),
     catalog="S16",
     severity="high",
@@ -66,16 +61,22 @@ POLICY = Policy(
     remediation_steps=(
         "Give the vLLM container a startupProbe on GET /health with initialDelaySeconds + "
         "failureThreshold x periodSeconds >= minBudgetSeconds (e.g. periodSeconds 10, failureThreshold "
-        "90 for 15 minutes), and a readinessProbe on GET /health; a livenessProbe, if any, only runs "
+        "90 for 15 minutes); a livenessProbe, if any, only runs "
         "after the startupProbe succeeds."),
     config_schema={
         "minBudgetSeconds": {
             "type": "integer", "minimum": 0, "default": 600,
             "description": ("Smallest startupProbe budget (initialDelaySeconds + failureThreshold x "
                             "periodSeconds) in seconds; default 600 covers model download, weight load "
-                            "and compile on a warm node (cold_start.md §7)."),
+                            "and compile on a warm node."),
         },
     },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    rationale=(
+        "A startupProbe holds off liveness and readiness until it succeeds "
+        "(https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#startup-probe). vLLM "
+        "opens its HTTP server only after the weights are downloaded and loaded and CUDA graphs captured, which takes "
+        "minutes for large models; a liveness probe alone restarts the pod mid-load, in a loop. Catalogue row 5 "
+        "marks plain liveness ADAPT for exactly this reason."),
 )

@@ -3,8 +3,8 @@
 NCCL and vLLM's multiprocess workers exchange data through /dev/shm; the container runtime
 gives 64Mi, and NCCL then fails with "Error while creating shared memory segment
 /dev/shm/nccl-..." (vllm-project/vllm#1710). The fix is an emptyDir with medium Memory and a
-sizeLimit, mounted at /dev/shm. `hostIPC: true` is the common wrong fix (catalogue row 25): it
-shares the node's IPC namespace. Memory-backed emptyDir pages count against the container's
+sizeLimit, mounted at /dev/shm. `hostIPC: true` is the common wrong fix: it shares the node's
+IPC namespace (no-host-namespaces reports it, for every pod). Memory-backed emptyDir pages count against the container's
 memory limit, so the sizeLimit must fit inside it.
 
 KubeRay pods (`ray.io` RayCluster, RayService, RayJob) differ: when the Ray container mounts
@@ -26,6 +26,7 @@ from policies.kube import (
     container_label,
     containers,
     gpu_count,
+    is_ray,
     pod_specs,
     requests_gpu,
     resource_value,
@@ -91,11 +92,6 @@ def _check_ray(resource: Resource) -> list[str]:
     """Every Ray pod: its own /dev/shm mounts are checked; none mounted is KubeRay's injected one."""
     messages = []
     for path, podspec in pod_specs(resource):
-        gpu_pod = requests_gpu(podspec) or any(is_vllm_container(c) for c in containers(podspec))
-        if gpu_pod and podspec.get("hostIPC") is True:
-            messages.append(f"{path}.hostIPC: true shares the node's IPC namespace and is the wrong "
-                            f"substitute for a memory-backed /dev/shm (catalogue row 25); leave /dev/shm to "
-                            f"KubeRay or {_FIX}")
         for container in containers(podspec):
             if _shm_volume_name(container) is not None:
                 messages.extend(_check_container(podspec, container_label(path, container), container, ""))
@@ -103,7 +99,7 @@ def _check_ray(resource: Resource) -> list[str]:
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    if split_type(resource.type)[0] == "ray.io":
+    if is_ray(resource.type):
         return _check_ray(resource)
     image_entrypoint = True
     messages = []
@@ -114,9 +110,6 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 why = _needs_shm(container, image_entrypoint)
                 if why is not None:
                     needy.append((container, why))
-        if needy and podspec.get("hostIPC") is True:
-            messages.append(f"{path}.hostIPC: true shares the node's IPC namespace and is the wrong "
-                            f"substitute for a memory-backed /dev/shm (catalogue row 25); {_FIX}")
         for container, why in needy:
             messages.extend(_check_container(podspec, container_label(path, container), container, why))
     return messages
@@ -139,4 +132,11 @@ POLICY = Policy(
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    rationale=(
+        "NCCL and vLLM's worker processes exchange tensors through /dev/shm; container runtimes give 64 MiB and NCCL "
+        "fails with \"Error while creating shared memory segment\" (https://github.com/vllm-project/vllm/issues/1710). "
+        "Memory-backed emptyDir pages count against the container's memory limit "
+        "(https://kubernetes.io/docs/concepts/storage/volumes/#emptydir), so the size must fit inside it. KubeRay "
+        "mounts a memory /dev/shm sized to the memory limit when the Ray container mounts none "
+        "(https://github.com/ray-project/kuberay, ray-operator/controllers/ray/common/pod.go)."),
 )

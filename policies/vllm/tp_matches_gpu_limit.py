@@ -2,8 +2,8 @@
 
 vLLM runs one worker per GPU: tensor_parallel_size x pipeline_parallel_size ranks (both
 default 1, config/parallel.py). More GPUs than ranks sit idle and are paid for; fewer and the
-engine fails at startup. Kubernetes also demands that an extended resource's request equal
-its limit, which the API server only reports at apply time.
+engine fails at startup. (That a GPU request equals its limit is gpu-request-equals-limit's check,
+for every container.)
 
 Multi-node engines:
 - KubeRay (`ray.io`) with `--distributed-executor-backend ray`: Ray places every rank on a GPU
@@ -18,7 +18,7 @@ Multi-node engines:
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, resource_value, split_type
+from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, resource_value, split_type
 from policies.ray.cluster import cluster_gpus
 from policies.vllm.args import VllmServer, parallel_size, vllm_servers
 
@@ -57,12 +57,11 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     for flag, size in ((_TP, tp), (_PP, pp)):
         if size is None:
             return [f"{label}: --{flag}={server.args[flag]} is not a positive integer"]
-    if split_type(resource.type)[0] == "ray.io" and server.args.get("distributed-executor-backend") == "ray":
+    if is_ray(resource.type) and server.args.get("distributed-executor-backend") == "ray":
         return _ray_cluster(resource, server, tp, pp)
     ranks, pods, explained = _ranks(resource, server, tp, pp)
     limit_raw = resource_value(server.container, "limits", GPU_RESOURCE)
-    request_raw = resource_value(server.container, "requests", GPU_RESOURCE)
-    limit, request = as_int(limit_raw), as_int(request_raw)
+    limit = as_int(limit_raw)
     messages = []
     if limit_raw is None:
         # A ServingRuntime may set the model's resources; only its own resource shows them.
@@ -77,11 +76,6 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
         messages.append(f"{label}: {explained}, but resources.limits {GPU_RESOURCE} is {per_pod}; "
                         f"vLLM runs one rank per GPU, so spare GPUs sit idle and missing ones "
                         f"stop the engine at startup")
-    if request_raw is not None and request != limit:
-        shown = request if request is not None else repr(request_raw)
-        messages.append(f"{label}: resources.requests {GPU_RESOURCE} is {shown} but resources.limits "
-                        f"{GPU_RESOURCE} is {limit}; an extended resource must request exactly its "
-                        f"limit (the API server rejects the pod)")
     return messages
 
 
@@ -92,8 +86,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="vllm-tp-matches-gpu-limit",
     description=(
-        "A vLLM container's nvidia.com/gpu limit must equal tensor x pipeline parallel size, and "
-        "its GPU request must equal the limit."
+        "A vLLM container's nvidia.com/gpu limit must equal tensor x pipeline parallel size."
     ),
     catalog="S3",
     severity="high",
@@ -106,4 +99,9 @@ POLICY = Policy(
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    rationale=(
+        "vLLM starts tensor_parallel_size x pipeline_parallel_size workers, one per GPU "
+        "(https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html); with fewer GPUs visible it fails at "
+        "startup (or, under Ray, waits for a placement group that never fits), with more the extra GPUs are paid "
+        "for and idle. No public policy set relates the two (catalogue S3)."),
 )

@@ -7,6 +7,7 @@ the engine recorded: the resources' inputs and the component's registered output
 from __future__ import annotations
 
 import gc
+import json
 from pathlib import Path
 
 import pulumi
@@ -153,7 +154,8 @@ def test_platform_outputs_are_the_stack_outputs(tmp_path):
         for n in names
     }
     assert rec.outputs["poolNames"] == {p.name: p.name for p in cfg.gpu_pools}
-    assert rec.outputs["queueBudgets"] == {n: rec.outputs["models"][n]["max_num_queued_reqs"] for n in names}
-    assert rec.outputs["hpaTargets"] == {n: rec.outputs["models"][n]["target_in_flight_per_pod"] for n in names if n not in multi}
+    figures = json.loads(rec.outputs["models"])
+    assert rec.outputs["queueBudgets"] == {n: figures[n]["max_num_queued_reqs"] for n in names}
+    assert rec.outputs["hpaTargets"] == {n: figures[n]["target_in_flight_per_pod"] for n in names if n not in multi}
     platform = [r for r in rec.resources if r.type == "llm-serving:platform:LlmPlatform"]
     assert len(platform) == 1

@@ -78,6 +78,10 @@ _ISVC = {
             "maxReplicas": 8.0,
             "terminationGracePeriodSeconds": 330.0,
             "nodeSelector": {"karpenter.sh/nodepool": "l40s"},
+            "priorityClassName": "llm-serving",
+            "topologySpreadConstraints": [{"maxSkew": 1.0, "topologyKey": "kubernetes.io/hostname",
+                                           "whenUnsatisfiable": "ScheduleAnyway",
+                                           "labelSelector": {"matchLabels": {"serving.kserve.io/inferenceservice": "chat-8b"}}}],
             "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
             "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}],
             "containers": [_VLLM_CONTAINER],
@@ -155,6 +159,22 @@ def deployment_props() -> dict:
             },
         },
     }
+
+
+_PDB = {
+    "apiVersion": "policy/v1",
+    "kind": "PodDisruptionBudget",
+    "metadata": {"name": "chat-8b", "namespace": "llm", "labels": _LABELS},
+    "spec": {"maxUnavailable": 1.0, "selector": {"matchLabels": {"serving.kserve.io/inferenceservice": "chat-8b"}},
+             "unhealthyPodEvictionPolicy": "AlwaysAllow"},
+}
+PDB_TYPE = "kubernetes:policy/v1:PodDisruptionBudget"
+SERVICE_TYPE = "kubernetes:core/v1:Service"
+
+
+def pdb_props() -> dict:
+    """The compliant PodDisruptionBudget of the InferenceService (what the components render)."""
+    return copy.deepcopy(_PDB)
 
 
 def hpa_props() -> dict:

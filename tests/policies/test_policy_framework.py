@@ -4,7 +4,7 @@ import pytest
 
 from policies.framework import Policy, PolicyConfigError, Resource, Violation, evaluate, validate_config
 from policies.vllm.gpu_memory_utilization_bounds import POLICY as S1
-from policy_fixtures import isvc, isvc_props, messages, set_arg, vllm_container
+from policy_fixtures import PDB_TYPE, isvc, isvc_props, messages, pdb_props, resource, set_arg, vllm_container
 
 EXEMPT = "llm-serving.io/exempt-vllm-gpu-memory-utilization-bounds"
 BLANK = (f"metadata.annotations: exemption annotation {EXEMPT} needs a reason; the policy still applies")
@@ -102,7 +102,7 @@ def test_violation_fields_and_default_registry():
         policy=S1.name, catalog="S1", enforcement="mandatory", resource="chat-8b",
         message=("container kserve-container: --gpu-memory-utilization=0.99 is above the maximum 0.95; CUDA "
                  "graphs, NCCL buffers and other processes need the rest of the GPU, or the engine runs out of "
-                 "memory (vllm_memory_model.md §1)"))]
+                 "memory"))]
 
 
 def test_output_is_sorted_by_policy_resource_message():
@@ -116,7 +116,7 @@ def test_output_is_sorted_by_policy_resource_message():
 
 
 def test_compliant_fixture_passes_every_registered_policy():
-    assert evaluate([isvc()]) == []
+    assert evaluate([isvc(), resource(PDB_TYPE, pdb_props())]) == []
 
 
 def test_evaluate_rejects_invalid_config():

@@ -15,7 +15,7 @@ from policy_fixtures import (
 )
 
 HIGH = ("CUDA graphs, NCCL buffers and other processes need the rest of the GPU, or the engine runs out "
-        "of memory (vllm_memory_model.md §1)")
+        "of memory")
 LOW = ("too little is left for the KV cache: \"No available memory for the cache blocks\" "
        "(vllm-project/vllm#2248)")
 
@@ -51,8 +51,8 @@ def test_absent_uses_vllm_default_which_is_inside_the_default_band():
 
 def test_absent_default_checked_against_a_tighter_band():
     assert messages(POLICY, with_utilization(None), config={"max": 0.9}) == [
-        "container kserve-container: --gpu-memory-utilization is not set, so vLLM 0.33 uses its default "
-        f"0.92 (config/cache.py), which is above the maximum 0.9; {HIGH}"]
+        "container kserve-container: --gpu-memory-utilization is not set, so vLLM uses its default "
+        f"0.92 (vLLM 0.33.0), which is above the maximum 0.9; {HIGH}"]
 
 
 def test_not_a_number():

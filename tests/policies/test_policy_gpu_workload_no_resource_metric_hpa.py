@@ -28,13 +28,13 @@ def test_compliant_stack_passes():
 def test_default_autoscaler_class_builds_a_cpu_hpa():
     assert messages(POLICY, isvc(with_class(None))) == [
         f"metadata.annotations {CLASS} is not set and no custom metric is set, so KServe builds an HPA on "
-        f"80% CPU (DefaultCPUUtilization = 80, kserve.md); {WHY}"]
+        f"80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"]
 
 
 def test_explicit_hpa_class():
     assert messages(POLICY, isvc(with_class("hpa"))) == [
         f"metadata.annotations {CLASS} is hpa and no custom metric is set, so KServe builds an HPA on 80% "
-        f"CPU (DefaultCPUUtilization = 80, kserve.md); {WHY}"]
+        f"CPU (KServe DefaultCPUUtilization = 80); {WHY}"]
 
 
 def test_scale_metric_memory():
@@ -50,7 +50,7 @@ def test_hpa_class_drops_custom_metrics():
         "metric": {"backend": "prometheus", "query": "vllm:num_requests_waiting"}}}]}
     assert messages(POLICY, isvc(props)) == [
         f"metadata.annotations {CLASS} is hpa, and KServe's HPA drops the PodMetric entries of "
-        f"spec.predictor.autoScaling.metrics (kserve.md), leaving cpu/memory; {WHY}"]
+        f"spec.predictor.autoScaling.metrics, leaving cpu/memory; {WHY}"]
 
 
 def test_hpa_class_with_resource_metrics_only():
@@ -136,7 +136,7 @@ def test_finding_is_reported_on_the_hpa_resource():
 
 from policy_fixtures import SCALED_OBJECT_TYPE, scaled_object_props  # noqa: E402
 
-FRACTION_WHY = ("vllm:kv_cache_usage_perc is a fraction from 0 to 1 (vllm.md section 1), so the target is never "
+FRACTION_WHY = ("vllm:kv_cache_usage_perc is a fraction from 0 to 1, so the target is never "
                 "reached and the autoscaler never scales out; give the target as a fraction (e.g. 0.8 or 800m)")
 
 

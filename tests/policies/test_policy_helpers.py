@@ -83,7 +83,8 @@ def test_every_workload_type_has_a_pod_spec_reader():
              "InferenceService": {"predictor": {}}, "ServingRuntime": {}, "ClusterServingRuntime": {},
              "RayCluster": {"headGroupSpec": TEMPLATE}, "RayService": {"rayClusterConfig": {"headGroupSpec": TEMPLATE}},
              "RayJob": {"rayClusterSpec": {"headGroupSpec": TEMPLATE}},
-             "LeaderWorkerSet": {"leaderWorkerTemplate": {"leaderTemplate": {"spec": {}}}}}
+             "LeaderWorkerSet": {"leaderWorkerTemplate": {"leaderTemplate": {"spec": {}}}},
+             "RayClusterFleet": {"template": {"spec": {"headGroupSpec": TEMPLATE}}}}
     for type_ in WORKLOAD_TYPES:
         kind = type_.rsplit(":", 1)[1]
         assert pod(type_, {"spec": specs.get(kind, TEMPLATE)}), type_

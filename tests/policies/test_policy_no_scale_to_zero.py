@@ -12,7 +12,7 @@ from policy_fixtures import (
     scaled_object_props,
 )
 
-WHY = ("an LLM replica takes minutes to return (node, image pull, weight load: cold_start.md §7), so the "
+WHY = ("an LLM replica takes minutes to return (GPU node, image pull, weight load), so the "
        "first request after idling times out; set it to at least 1")
 
 

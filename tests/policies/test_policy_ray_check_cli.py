@@ -36,8 +36,11 @@ def test_the_sample_as_published(kuberay_sample):
     path, _ = kuberay_sample
     proc = check(str(path), "--format", "json")
     assert proc.returncode == 1, proc.stderr
-    # Reviewed: its GPU workers lack the nvidia.com/gpu toleration (GKE's admission adds it; EKS does not).
-    assert findings(proc) == {("kuberay-gpu-hygiene", "spec.rayClusterConfig.workerGroupSpecs[0] (gpu-group)")}
+    # Reviewed: its GPU workers lack the nvidia.com/gpu toleration (GKE's admission adds it; EKS does not);
+    # its Ray Serve LLM config leaves the Hub model unpinned and sets gpu_memory_utilization 0.75, below S1's band.
+    assert findings(proc) == {("kuberay-gpu-hygiene", "spec.rayClusterConfig.workerGroupSpecs[0] (gpu-group)"),
+                              ("model-source-pinned", "serveConfigV2 application llms llm_configs[0]"),
+                              ("vllm-gpu-memory-utilization-bounds", "serveConfigV2 application llms llm_configs[0]")}
 
 
 def test_a_head_given_a_gpu_is_refused(kuberay_sample):

@@ -19,14 +19,14 @@ def test_compliant_inference_service_passes():
 
 def test_no_startup_probe_and_no_liveness_probe():
     assert messages(POLICY, isvc(without("startupProbe", "livenessProbe"))) == [
-        f"{LABEL}: no startupProbe; vLLM serves nothing until the model is downloaded, loaded and compiled "
-        f"(vllm.md §3), so add a startupProbe with a budget of at least 600s"]
+        f"{LABEL}: no startupProbe; vLLM serves nothing until the model is downloaded, loaded and compiled, "
+        f"so add a startupProbe with a budget of at least 600s"]
 
 
 def test_liveness_without_startup_probe():
     assert messages(POLICY, isvc(without("startupProbe"))) == [
         f"{LABEL}: livenessProbe without a startupProbe restarts the pod while vLLM is still loading the "
-        f"model (catalogue row 5); add a startupProbe with a budget of at least 600s"]
+        f"model; add a startupProbe with a budget of at least 600s"]
 
 
 def test_short_budget():
@@ -34,7 +34,7 @@ def test_short_budget():
     vllm_container(props)["startupProbe"]["failureThreshold"] = 30.0
     assert messages(POLICY, isvc(props)) == [
         f"{LABEL}: startupProbe budget is 300s (initialDelaySeconds 0 + failureThreshold 30 × periodSeconds "
-        f"10), below the minimum 600s for model download, weight load and compile (cold_start.md §7)"]
+        f"10), below the minimum 600s for model download, weight load and compile"]
 
 
 def test_kubernetes_defaults_fill_unset_probe_fields():
@@ -42,7 +42,7 @@ def test_kubernetes_defaults_fill_unset_probe_fields():
     vllm_container(props)["startupProbe"] = {"httpGet": {"path": "/health", "port": 8080.0}}
     assert messages(POLICY, isvc(props)) == [
         f"{LABEL}: startupProbe budget is 30s (initialDelaySeconds 0 + failureThreshold 3 × periodSeconds "
-        f"10), below the minimum 600s for model download, weight load and compile (cold_start.md §7)"]
+        f"10), below the minimum 600s for model download, weight load and compile"]
 
 
 def test_initial_delay_counts_towards_the_budget():
@@ -53,16 +53,14 @@ def test_initial_delay_counts_towards_the_budget():
     assert messages(POLICY, isvc(props)) == []
 
 
-def test_no_readiness_probe():
-    assert messages(POLICY, isvc(without("readinessProbe"))) == [
-        f"{LABEL}: no readinessProbe; without one the pod stays in the Service after the engine dies "
-        f"(GET /health then returns 503, vllm.md §3)"]
+def test_readiness_is_left_to_serving_readiness_probe():
+    assert messages(POLICY, isvc(without("readinessProbe"))) == []
 
 
 def test_config_raises_the_minimum_budget():
     assert messages(POLICY, isvc(), config={"minBudgetSeconds": 1200}) == [
         f"{LABEL}: startupProbe budget is 900s (initialDelaySeconds 0 + failureThreshold 90 × periodSeconds "
-        f"10), below the minimum 1200s for model download, weight load and compile (cold_start.md §7)"]
+        f"10), below the minimum 1200s for model download, weight load and compile"]
 
 
 def test_serving_runtime_model_spec_is_left_to_the_runtime():

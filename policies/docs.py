@@ -1,0 +1,184 @@
+"""docs/policies.md, generated from the registry: `python -m policies docs --out docs/policies.md`.
+
+Every policy's section comes from its own metadata (name, catalogue id, description, rationale,
+remediation steps, config schema, exemption annotation), so the page cannot drift from the
+code; tests/policies/test_policy_docs.py fails when the committed page differs from this output.
+Reports link to `docs/policies.md#<policy name>`; each section's heading is the bare policy name,
+which is also its GitHub anchor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from policies.framework import DOCS_PAGE, EXEMPTION_PREFIX, Policy
+from policies.kube import WORKLOAD_TYPES
+
+# Where each workload kind keeps its pod templates (policies.kube.pod_specs reads these paths).
+POD_TEMPLATE_PATHS = {
+    "Pod": "spec",
+    "Deployment": "spec.template.spec",
+    "StatefulSet": "spec.template.spec",
+    "DaemonSet": "spec.template.spec",
+    "ReplicaSet": "spec.template.spec",
+    "Job": "spec.template.spec",
+    "CronJob": "spec.jobTemplate.spec.template.spec",
+    "InferenceService": "spec.predictor (and its model and workerSpec), spec.transformer, spec.explainer",
+    "ServingRuntime": "spec",
+    "ClusterServingRuntime": "spec",
+    "RayCluster": "spec.headGroupSpec.template.spec, spec.workerGroupSpecs[*].template.spec",
+    "RayService": "spec.rayClusterConfig (as RayCluster); Ray Serve LLM engine_kwargs in spec.serveConfigV2",
+    "RayJob": "spec.rayClusterSpec (as RayCluster)",
+    "LeaderWorkerSet": "spec.leaderWorkerTemplate.leaderTemplate.spec, spec.leaderWorkerTemplate.workerTemplate.spec",
+    "RayClusterFleet": "spec.template.spec (a RayCluster spec; AIBrix)",
+}
+
+# Rows of the catalogue's general table that have no policy here, and why (catalogue section 2).
+LEFT_OUT = (
+    ("G2", "image digest required", "Advice, not a gate: image-tag-pinned already refuses moving tags and its remediation asks for a digest; a digest rule would flag every tagged image."),
+    ("G5", "liveness probe", "Adapted into llm-startup-probe-budget (S16): a liveness probe without a startupProbe is the failure; requiring liveness itself adds nothing for vLLM."),
+    ("G6", "probes differ", "Not implemented: vLLM has one health endpoint, so identical liveness and readiness handlers are expected; only thresholds should differ."),
+    ("G7", "probe port exposed", "Not implemented yet."),
+    ("G9", "CPU limits", "NO for vLLM (catalogue): a CPU limit throttles tokenisation and the scheduler loop and raises time to first token, so no policy requires one; serving-resource-requests asks for the CPU request instead."),
+    ("G12", "limit/request ratio", "ADAPT with no sound default for GPU pods; gpu-memory-request-equals-limit covers memory, CPU is left unbounded on purpose (G9)."),
+    ("G14", "Deployment min replicas", "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest."),
+    ("G15-G17", "HPA floor, spread, duplicates", "Autoscaling rows, owned with S5-S8 by the autoscaling policies."),
+    ("G20", "PDB minAvailable vs replicas", "Part of pdb-allows-disruption (G19), which compares minAvailable with the replicas of the workload it selects."),
+    ("G27", "allowPrivilegeEscalation", "Not implemented: stock vLLM images run as root, where the flag changes nothing; no-privileged and capabilities-allow-list carry the intent."),
+    ("G28", "runAsNonRoot", "ADAPT (catalogue): stock vLLM images run as root and write caches under $HOME; to be advisory once images and cache dirs allow it."),
+    ("G29", "readOnlyRootFilesystem", "ADAPT (catalogue): vLLM, torch, triton and Hugging Face write caches under $HOME/.cache; the adapted form (read-only root plus emptyDir caches) is left to the components, not enforced on third-party manifests."),
+    ("G33", "NetworkPolicy", "Not implemented: namespace-level isolation is the platform's, not a serving manifest's."),
+    ("G34", "automount SA token", "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
+    ("G37", "recommended labels", "Not implemented as a gate: labels are cost attribution, not serving safety."),
+    ("G40", "alpha/beta APIs", "ADAPT (catalogue): the serving CRDs (KServe v1beta1, LWS, KEDA v1alpha1) are the current APIs, so only core deprecated APIs would count; not implemented."),
+    ("G42", "dangling ServiceMonitor", "Covered by the autoscaling policies' metric checks (S7)."),
+    ("G43", "rolling update strategy", "ADAPT: covered by gpu-rollout-surge (S20) with the pool's GPU headroom."),
+    ("G44", "Karpenter helpers", "Mutations only in public sets; the NodePool checks are S11-S14."),
+)
+
+
+def _applies_to(policy: Policy) -> str:
+    if policy.is_stack_policy:
+        return "the whole stack (or every manifest read together)"
+    types = list(policy.resource_types)
+    if types == ["kubernetes:*"]:
+        return "every Kubernetes object"
+    if set(types) == set(WORKLOAD_TYPES):
+        return "every workload kind listed under [Where pod templates are read](#where-pod-templates-are-read)"
+    return ", ".join(f"`{t}`" for t in types)
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _config(policy: Policy) -> list[str]:
+    if not policy.config_schema:
+        return ["None."]
+    rows = ["| property | type | default | meaning |", "|---|---|---|---|"]
+    for prop, schema in sorted(policy.config_schema.items()):
+        rows.append(f"| `{prop}` | {schema['type']} | `{json.dumps(schema['default'])}` | {_cell(schema['description'])} |")
+    example = {policy.name: {**policy.defaults(), "enforcementLevel": policy.enforcement}}
+    rows += ["", "In a `--policy-pack-config` (or `python -m policies check --config`) file:", "",
+             "```json", json.dumps(example, indent=2, sort_keys=True), "```"]
+    return rows
+
+
+def _section(policy: Policy) -> list[str]:
+    return [
+        f"## {policy.name}",
+        "",
+        f"| catalogue | enforcement | severity | applies to |",
+        "|---|---|---|---|",
+        f"| {policy.catalog} | {policy.enforcement} | {policy.severity} | {_applies_to(policy)} |",
+        "",
+        f"**What it blocks.** {policy.description}",
+        "",
+        f"**Why.** {policy.rationale or '(no rationale given)'}",
+        "",
+        f"**How to fix.** {policy.remediation_steps}",
+        "",
+        "**Config.**",
+        "",
+        *_config(policy),
+        "",
+        f"**How to exempt.** Annotate the resource `{policy.exemption_annotation}: \"<reason>\"`. The reason is "
+        f"required: an empty one is itself reported and exempts nothing. Or set the policy's `enforcementLevel` to "
+        f"`advisory` or `disabled` in the pack config.",
+        "",
+    ]
+
+
+def render(policies: Sequence[Policy] | None = None) -> str:
+    """The whole page as Markdown."""
+    if policies is None:
+        from policies.registry import POLICIES as policies
+    out = [
+        "# llm-serving policies",
+        "",
+        f"<!-- Generated from policies/registry.py by `python -m policies docs --out {DOCS_PAGE}`; do not edit. -->",
+        "",
+        "Every policy of the llm-serving CrossGuard pack: what it blocks, why, how to fix it, its config and how to "
+        "exempt a resource. The same pure checks run in three places:",
+        "",
+        "- `pulumi preview --policy-pack <built pack>` under the Pulumi CLI (see [Running the pack under the Pulumi "
+        "CLI](#running-the-pack-under-the-pulumi-cli));",
+        "- `python -m stacks plan STACK`, the offline plan of this repository's stacks;",
+        "- `python -m policies check PATH... | -`, over any Kubernetes manifests (files, folders of .yaml/.yml/.json, "
+        "stdin; `List` objects flattened).",
+        "",
+        "Mandatory violations fail the command (exit 1); advisory ones are reported only. Findings on a resource "
+        f"are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: \"<reason>\"`.",
+        "",
+        "| policy | catalogue | enforcement | severity | blocks |",
+        "|---|---|---|---|---|",
+    ]
+    out += [f"| [{p.name}](#{p.name}) | {p.catalog} | {p.enforcement} | {p.severity} | {_cell(p.description)} |"
+            for p in policies]
+    out += ["", "## Where pod templates are read", "",
+            "Policies over pods read every pod spec of these kinds (`policies/kube.py`), so third-party forms are "
+            "checked as well as this project's:", "",
+            "| kind | type token | pod specs |", "|---|---|---|"]
+    for token in WORKLOAD_TYPES:
+        kind = token.rsplit(":", 1)[-1]
+        out.append(f"| {kind} | `{token}` | {_cell(POD_TEMPLATE_PATHS.get(kind, 'spec'))} |")
+    out += ["", "Other kinds with an embedded pod template are not read (operator CRDs such as NIMService or "
+            "VLLMRuntime render theirs at run time). Model servers are recognised by engine: vLLM (`vllm serve`, "
+            "`vllm.entrypoints`, a vllm image), SGLang, Hugging Face TGI, Triton, NVIDIA NIM, a KServe predictor "
+            "`model`, and GPU containers of Ray clusters. A *serving app* is a Deployment, StatefulSet or "
+            "LeaderWorkerSet running a model server, or an InferenceService.", ""]
+    for policy in policies:
+        out += _section(policy)
+    out += ["## Generic checks left out, and why", "",
+            "Rows of the catalogue's general table with no policy of their own:", "",
+            "| row | check | decision |", "|---|---|---|"]
+    out += [f"| {row} | {check} | {_cell(why)} |" for row, check, why in LEFT_OUT]
+    out += ["", "## Running the pack under the Pulumi CLI", "",
+            "`pulumi policy publish` uploads only the pack folder, and the CLI runs the pack from that folder, so "
+            "the pack is built into a self-contained folder first:", "",
+            "```bash",
+            "python -m policies build build/policy-pack        # policies/ and components/ copied, requirements.txt, PulumiPolicy.yaml",
+            "pulumi preview --policy-pack build/policy-pack     # or: pulumi policy publish build/policy-pack",
+            "```", ""]
+    return "\n".join(out)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """`python -m policies docs [--out FILE]`."""
+    parser = argparse.ArgumentParser(prog="python -m policies docs", description="Write docs/policies.md from the registry.")
+    parser.add_argument("--out", help="file to write (default: print to stdout)")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            sys.stderr.write(f"error: --out {args.out}: cannot be written ({exc.strerror})\n")
+            return 2
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,50 @@
+"""G13: a container's nvidia.com/gpu request must equal its limit, and a request needs a limit.
+
+Extended resources cannot be overcommitted: the API server rejects a pod whose request differs
+from its limit, and a GPU request without a limit is refused too. This finds it at review time
+instead of at apply time, for every container, not only vLLM's.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_quantity, container_label, containers, fmt_number, pod_specs, resource_value
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages = []
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec, init=True, model=True):
+            label = container_label(path, container)
+            request_raw = resource_value(container, "requests", GPU_RESOURCE)
+            limit_raw = resource_value(container, "limits", GPU_RESOURCE)
+            if request_raw is None:
+                continue
+            request, limit = as_quantity(request_raw), as_quantity(limit_raw)
+            if limit_raw is None:
+                messages.append(f"{label}: resources.requests {GPU_RESOURCE} is set without a limit; the API server "
+                                f"rejects extended resources that are requested but not limited")
+            elif request != limit:
+                shown = lambda v, raw: fmt_number(v) if v is not None else repr(raw)  # noqa: E731
+                messages.append(f"{label}: resources.requests {GPU_RESOURCE} is {shown(request, request_raw)} but the "
+                                f"limit is {shown(limit, limit_raw)}; GPUs cannot be overcommitted, so the API server "
+                                f"rejects the pod")
+    return messages
+
+
+POLICY = Policy(
+    name="gpu-request-equals-limit",
+    description="A container that requests nvidia.com/gpu must set the same number as its limit.",
+    catalog="G13",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Set resources.limits[\"nvidia.com/gpu\"] (the limit alone is enough: the request defaults to it), and if "
+        "you also set the request, make it the same whole number."),
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "\"You can specify GPU limits without specifying requests ... If you specify both, they must be equal\" "
+        "and GPUs are not overcommitted (https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/). "
+        "Catalogue row 13: no public policy set has it (Kyverno's check-nvidia-gpu looks at the image's env)."),
+)

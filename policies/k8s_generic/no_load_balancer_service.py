@@ -1,0 +1,39 @@
+"""G32: no Service of type LoadBalancer.
+
+Each LoadBalancer Service gets its own cloud load balancer, usually internet-facing, with its
+own idle timeout that the serving timeout chain does not know about: streamed generations are cut
+at its default (60 s on AWS), and the model is exposed past the gateway's auth and rate limits.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import get
+
+SERVICE_TYPE = "kubernetes:core/v1:Service"
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    if get(resource.props, "spec", "type") != "LoadBalancer":
+        return []
+    return ["spec.type: LoadBalancer provisions a separate cloud load balancer that bypasses the ingress gateway's "
+            "timeouts, auth and rate limits; use ClusterIP behind the ALB/gateway path"]
+
+
+POLICY = Policy(
+    name="no-load-balancer-service",
+    description="Services must not be of type LoadBalancer; expose models through the ingress gateway.",
+    catalog="G32",
+    severity="medium",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Make the Service ClusterIP and route to it from the shared ALB Ingress / gateway; annotate "
+        "llm-serving.io/exempt-no-load-balancer-service: \"<reason>\" for a deliberate, internal-only NLB."),
+    resource_types=(SERVICE_TYPE,),
+    check_resource=_check,
+    rationale=(
+        "Every LoadBalancer Service creates its own cloud load balancer (https://kubernetes.io/docs/concepts/services-networking/service/#loadbalancer); "
+        "on AWS its idle timeout defaults to 60 s (https://docs.aws.amazon.com/elasticloadbalancing/latest/application/application-load-balancers.html#connection-idle-timeout), "
+        "outside the timeout chain this project computes. Catalogue row 32 (compliance-policies disallowLoadBalancer, "
+        "Kyverno restrict-loadbalancer)."),
+)

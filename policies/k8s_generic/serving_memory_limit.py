@@ -1,0 +1,41 @@
+"""G10: a model-server container needs a memory limit.
+
+Loading weights goes through host memory, vLLM's CPU swap space and /dev/shm (a memory-backed
+emptyDir) live there too, and tokenisation grows with traffic; with no limit one replica can push
+the node into memory pressure, and the kubelet then evicts or OOM-kills its neighbours, which on
+a GPU node means other models.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES, resource_value
+from policies.serving import model_servers
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    return [f"{s.label}: no resources.limits.memory on this {s.engine} server; host memory for weight loading, "
+            f"/dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
+            for s in model_servers(resource) if resource_value(s.container, "limits", "memory") is None]
+
+
+POLICY = Policy(
+    name="serving-memory-limit",
+    description="Every model-server container must set resources.limits.memory.",
+    catalog="G10",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Set resources.limits.memory on the model-server container, equal to its memory request (a GPU pod should "
+        "be Guaranteed), sized for the weights' host-side staging plus /dev/shm plus --swap-space; "
+        "`python -m stacks plan` prints the figure this project uses."),
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "A container without a memory limit may use all of the node's memory; under pressure the kubelet evicts "
+        "pods by QoS class (https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/). "
+        "Memory-backed emptyDir pages count against the container's limit "
+        "(https://kubernetes.io/docs/concepts/storage/volumes/#emptydir), so the /dev/shm that tensor parallelism "
+        "needs is bounded only by it. Catalogue row 10 (Polaris memoryLimitsMissing, kube-linter "
+        "unset-memory-requirements, Checkov CKV_K8S_13)."),
+)

@@ -1,0 +1,45 @@
+"""G8: a model server must request CPU and memory.
+
+Karpenter picks the instance type from the pending pods' requests, and the scheduler packs by
+them. A GPU container that requests only `nvidia.com/gpu` lets the node fill with other pods
+until tokenisation, detokenisation and weight loading starve for CPU and memory. (A limit
+without a request counts: Kubernetes then defaults the request to the limit.)
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES, resource_value
+from policies.serving import model_servers
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages = []
+    for server in model_servers(resource):
+        missing = [r for r in ("cpu", "memory") if resource_value(server.container, "requests", r) is None
+                   and resource_value(server.container, "limits", r) is None]
+        if missing:
+            messages.append(f"{server.label}: no {' or '.join(missing)} request on this {server.engine} server, so "
+                            f"Karpenter sizes the node and the scheduler packs it as if it needed none; request "
+                            f"what the engine uses besides the GPU")
+    return messages
+
+
+POLICY = Policy(
+    name="serving-resource-requests",
+    description="Every model-server container must request CPU and memory (a limit alone counts).",
+    catalog="G8",
+    severity="medium",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Set resources.requests.cpu and resources.requests.memory on the model-server container (vLLM: a few cores per "
+        "GPU for tokenisation and scheduling, memory for weight staging and swap space); `python -m stacks plan` "
+        "prints the figures this project uses."),
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "The scheduler and Karpenter place pods by their requests "
+        "(https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/; "
+        "https://karpenter.sh/docs/concepts/scheduling/). Catalogue row 8 (Polaris cpuRequestsMissing, kube-linter "
+        "unset-cpu-requirements, Checkov CKV_K8S_10/12), applied to model servers."),
+)

@@ -1,0 +1,1 @@
+"""Policies on where model weights and model code come from."""

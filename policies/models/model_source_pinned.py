@@ -1,0 +1,179 @@
+"""S17: a served model must be pinned to a revision, and remote code must be allow-listed.
+
+A Hugging Face model id without a revision resolves to whatever its main branch holds when the
+pod starts: two replicas can serve different weights, a rollback cannot return to what ran, and
+a compromised or reworked repository changes production silently. `--trust-remote-code` goes
+further: it imports Python from the model repository into the server process. This is the
+weights' analogue of the `:latest` image tag (catalogue S17).
+
+Read from every engine's own form: vLLM (`--revision`, `--trust-remote-code`), SGLang
+(`--model-path`, `--revision`), Hugging Face TGI (`--model-id` / MODEL_ID, `--revision` /
+REVISION, TRUST_REMOTE_CODE), KServe's Hugging Face server (`storageUri: hf://...`,
+`--model_revision`, `--trust_remote_code`), and Ray Serve LLM (`model_loading_config.model_source`,
+`engine_kwargs.revision`, `engine_kwargs.trust_remote_code`; a `runtime_env.env_vars` MODEL_ID /
+TRUST_REMOTE_CODE pair as TGI names them). Local paths and object-store URIs are not Hub ids: only
+the remote-code rule applies to them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray, split_type
+from policies.serving import engine_configs, model_servers
+from policies.vllm.args import expand_env, parse_vllm_args
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def hub_model(model: Any) -> str | None:
+    """The Hugging Face repository a model reference names (`org/name`, `hf://org/name`), or None
+    for local paths, object-store URIs and unexpanded placeholders."""
+    if not isinstance(model, str):
+        return None
+    model = model.strip()
+    if model.startswith("hf://"):
+        model = model[len("hf://"):].split(":", 1)[0]
+    return model if _HUB_ID.match(model) else None
+
+
+def _env(container: dict) -> dict[str, str]:
+    return {e["name"]: e["value"] for e in as_list(container.get("env"))
+            if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)}
+
+
+def _tokens(container: dict) -> list[str]:
+    tokens = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
+    return expand_env(tokens, container)
+
+
+def _sources(resource: Resource) -> list[dict]:
+    """Each served model as {label, model, revision, revision_flag, trust, trust_flag}."""
+    found = []
+    for config in engine_configs(resource):
+        found.append(dict(label=config.label, model=config.model, revision=config.args.get("revision"),
+                          has_revision="revision" in config.args,
+                          revision_flag="engine_kwargs.revision" if config.extra else "--revision",
+                          trust="trust-remote-code" in config.args,
+                          trust_flag="engine_kwargs.trust_remote_code" if config.extra else "--trust-remote-code"))
+    ray = is_ray(resource.type)
+    for server in model_servers(resource):
+        container, engine = server.container, server.engine
+        args = parse_vllm_args(_tokens(container))
+        env = _env(container)
+        if engine == "sglang":
+            model = args.get("model-path") or args.get("model")
+            found.append(dict(label=server.label, model=model, revision=args.get("revision"),
+                              has_revision="revision" in args, revision_flag="--revision",
+                              trust="trust-remote-code" in args, trust_flag="--trust-remote-code"))
+        elif engine == "tgi":
+            model = args.get("model-id") or env.get("MODEL_ID")
+            revision = args.get("revision") or env.get("REVISION")
+            trust = "trust-remote-code" in args or env.get("TRUST_REMOTE_CODE", "").lower() in _TRUE
+            found.append(dict(label=server.label, model=model, revision=revision, has_revision=revision is not None,
+                              revision_flag="--revision", trust=trust, trust_flag="--trust-remote-code"))
+        elif engine == "kserve":
+            model = args.get("model-id") or container.get("storageUri")
+            uri = container.get("storageUri")
+            revision = args.get("model-revision")
+            if revision is None and isinstance(uri, str) and uri.startswith("hf://") and ":" in uri[5:]:
+                revision = uri[5:].split(":", 1)[1]
+            found.append(dict(label=server.label, model=model, revision=revision, has_revision=revision is not None,
+                              revision_flag="--model_revision", trust="trust-remote-code" in args,
+                              trust_flag="--trust_remote_code"))
+    if ray:
+        found.extend(_ray_env_sources(resource))
+    return found
+
+
+def _ray_env_sources(resource: Resource) -> list[dict]:
+    """Ray Serve applications configured through runtime_env env vars (MODEL_ID, REVISION,
+    TRUST_REMOTE_CODE), as the TGI convention names them."""
+    text = get(resource.props, "spec", "serveConfigV2")
+    try:
+        config = yaml.safe_load(text) if isinstance(text, str) else None
+    except yaml.YAMLError:
+        return []
+    found = []
+    for app in as_list(as_dict(config).get("applications")):
+        env = as_dict(get(app, "runtime_env", "env_vars"))
+        model = env.get("MODEL_ID")
+        if not isinstance(model, str):
+            continue
+        revision = env.get("REVISION") if isinstance(env.get("REVISION"), str) else None
+        found.append(dict(label=f"serveConfigV2 application {as_dict(app).get('name', '?')}", model=model,
+                          revision=revision, has_revision=revision is not None, revision_flag="env REVISION",
+                          trust=str(env.get("TRUST_REMOTE_CODE", "")).lower() in _TRUE,
+                          trust_flag="env TRUST_REMOTE_CODE"))
+    return found
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    allowed = {str(m) for m in config["trustRemoteCodeModels"]}
+    require_sha = bool(config["requireCommitSha"])
+    messages = []
+    seen = set()
+    for source in _sources(resource):
+        key = (source["label"], source["model"])
+        if key in seen:
+            continue
+        seen.add(key)
+        label, model = source["label"], source["model"]
+        repo = hub_model(model)
+        if repo is not None:
+            revision = source["revision"]
+            if not source["has_revision"] or not revision:
+                messages.append(f"{label}: model {repo} comes from the Hugging Face Hub with no revision, so each "
+                                f"pod serves whatever the repository holds when it starts; pin {source['revision_flag']} "
+                                f"to a commit SHA")
+            elif require_sha and not _COMMIT.match(str(revision)):
+                messages.append(f"{label}: {source['revision_flag']}={revision} names a branch or tag of {repo}, "
+                                f"which can move; pin the 40-character commit SHA")
+        if source["trust"] and (repo or model) not in allowed:
+            shown = repo or model or "the model"
+            messages.append(f"{label}: {source['trust_flag']} imports Python from the repository of {shown} into the "
+                            f"server, and {shown} is not in trustRemoteCodeModels; drop the flag (architectures the "
+                            f"engine supports natively need none) or allow-list the model with a pinned revision")
+    return messages
+
+
+POLICY = Policy(
+    name="model-source-pinned",
+    description=("A served Hugging Face model must be pinned to a commit revision, and "
+                 "trust-remote-code is allowed only for allow-listed models."),
+    catalog="S17",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Pass the model's commit SHA: `--revision <sha>` (vLLM, SGLang, TGI), `--model_revision <sha>` (KServe's "
+        "Hugging Face server) or `engine_kwargs: {revision: <sha>}` (Ray Serve LLM); find it with `git ls-remote "
+        "https://huggingface.co/<org>/<model> main`. Remove --trust-remote-code unless the architecture needs it; "
+        "when it does, add the model id to the policy's trustRemoteCodeModels and keep its revision pinned."),
+    config_schema={
+        "trustRemoteCodeModels": {
+            "type": "array", "items": {"type": "string"}, "default": [],
+            "description": ("Model ids (org/name, or the path given to the engine) allowed to run remote code "
+                            "(default [], none)."),
+        },
+        "requireCommitSha": {
+            "type": "boolean", "default": True,
+            "description": ("Require the revision to be a 40-character commit SHA rather than a branch or tag "
+                            "(default true)."),
+        },
+    },
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "A model id without a revision is the weights' `:latest`: the Hub repository's main branch can change "
+        "between two pod starts (new weights, a new tokenizer or chat template), so replicas disagree and a rollback "
+        "cannot restore what ran. `trust_remote_code` executes the repository's Python inside the server process "
+        "with its credentials (https://huggingface.co/docs/transformers/models#custom-models); an unpinned revision "
+        "lets anyone with write access to that repository change the code that runs. vLLM documents `--revision`, "
+        "`--code-revision` and `--tokenizer-revision` for pinning (https://docs.vllm.ai/en/latest/cli/serve.html)."),
+)

