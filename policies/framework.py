@@ -269,27 +269,20 @@ def evaluate(resources: Sequence[Resource], config: Mapping[str, Mapping] | None
             findings = run_stack_policy(policy, resources, values)
         else:
             findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
-        violations.extend(Violation(policy.name, policy.catalog, level, _shown(name, 300), _shown(message, 2000))
+        violations.extend(Violation(policy.name, policy.catalog, level, _shown(name, 8000), _shown(message, 2000))
                           for name, message in findings)
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
 
 
 def _shown(text: str, limit: int) -> str:
-    """A resource name or message as reports show it: credentials redacted, bounded in length.
+    """A resource name or message as reports show it (components.secrets.printable).
 
     Both may quote manifest text (metadata.name, an image, a flag), which `policies check` reads
-    from files anyone can change. Control characters are shown escaped.
+    from files anyone can change: credentials redacted, bounded, control characters escaped.
     """
-    from components.secrets import redact_tokens
+    from components.secrets import printable
 
-    text = redact_tokens(str(text))
-    text = text if len(text) <= limit else text[: limit - 3] + "..."
-    # One finding, one line: a newline in a manifest's name must not forge report lines (or a CI
-    # log's "::" workflow commands).
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
-
-
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+    return printable(text, limit)
 
 
 def policy_config_schema(policy: Policy) -> dict[str, Any]:
