@@ -60,7 +60,7 @@ def test_a_trailing_newline_fails_the_nccl_interface_pattern(monkeypatch):
     cfg = stack_config("prod")
     model = cfg["llm-serving:models"][2]
     model["engine"].update(tensorParallelSize=8, pipelineParallelSize=2)
-    model["replicas"] = {"min": 1, "max": 1}
+    model["replicas"] = {"min": 1, "max": 1, "singleReplicaReason": "one two-node replica (test)"}
     model["distributed"] = {"backend": "ray", "ncclSocketIfname": "^lo,docker"}
     load_stack_config(copy.deepcopy(cfg))
     model["distributed"]["ncclSocketIfname"] = "^lo,docker\n"
