@@ -17,8 +17,8 @@ from typing import Annotated, Any, Literal, Mapping, Optional
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from components.errors import ConfigError, Problem, format_path
-from components.secrets import is_secret, scan
+from .errors import ConfigError, Problem, format_path
+from .secrets import is_secret, scan
 
 PROJECT = "llm-serving"
 
@@ -206,7 +206,7 @@ class GpuPoolConfig(_Model):
     @field_validator("instance_types")
     @classmethod
     def _instances(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        from components.capacity.gpus import INSTANCES
+        from .capacity.gpus import INSTANCES
 
         if not v:
             raise ValueError("must list at least one instance type")
@@ -349,7 +349,7 @@ class SloConfig(_Model):
     @field_validator("max_request_seconds")
     @classmethod
     def _servable(cls, v: float) -> float:
-        from components.timeouts import max_request_rule
+        from .timeouts import max_request_rule
 
         rule = max_request_rule(v)
         if rule:
@@ -903,7 +903,7 @@ def _model_of(annotation: Any) -> Any:
 def _cross_checks(cfg: StackConfig) -> list[Problem]:
     """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node (or, for a
     distributed model, fill whole nodes of the pool: components/capacity/layout.py)."""
-    from components.capacity.gpus import INSTANCES
+    from .capacity.gpus import INSTANCES
 
     problems: list[Problem] = []
     for label, items in (("gpuPools", cfg.gpu_pools), ("models", cfg.models)):
@@ -937,7 +937,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
             )
         gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
         if m.distributed is not None:
-            from components.capacity.layout import layout_problems
+            from .capacity.layout import layout_problems
 
             problems.extend(layout_problems(m, pool, f"models[{i}]"))
         else:

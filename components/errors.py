@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from components.secrets import SHOWN_AS, is_secret, redact_tokens
+from .secrets import SHOWN_AS, is_secret, redact_tokens
 
 
 def format_path(loc: Sequence[Any]) -> str:

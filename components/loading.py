@@ -64,7 +64,7 @@ from yaml.events import (
 )
 from yaml.nodes import ScalarNode
 
-from components.secrets import redact_tokens
+from .secrets import redact_tokens
 
 KIB, MIB = 1 << 10, 1 << 20
 

@@ -15,11 +15,11 @@ from typing import Any
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from components.config import PROJECT, StackConfig, load_stack_config
-from components.errors import ConfigError, Problem
-from components.loading import STACK_FILE, LoadError, load_json
-from components.secrets import MARKER
-from components.platform import LlmPlatform, LlmPlatformArgs
+from .config import PROJECT, StackConfig, load_stack_config
+from .errors import ConfigError, Problem
+from .loading import STACK_FILE, LoadError, load_json
+from .platform import LlmPlatform, LlmPlatformArgs
+from .secrets import MARKER
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 # The offline plan runs stack files from anywhere; relative paths in them (architecture.configPath)

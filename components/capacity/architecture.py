@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from components.errors import format_value
+from ..errors import format_value
 
 GIB = 1024**3
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from components.builders.vllm_service import CAPACITY_ANNOTATION, GPU_ANNOTATION, GPU_NAME_LABEL
+from components.builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION, GPU_NAME_LABEL
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
