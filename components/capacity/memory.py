@@ -68,7 +68,15 @@ CUDA_GRAPH_BASE_GIB = 0.35
 CUDA_GRAPH_PER_LAYER_GIB = 0.017
 CUDA_GRAPH_MANY_EXPERTS_GIB = 0.6
 
+# MXFP4 experts are re-laid for the MoE kernel at load. With the Triton kernels (vLLM 0.12 on, Hopper:
+# "Using Triton backend") gpt-oss-20b loads 13.47 GiB of a 12.8 GiB checkpoint and gpt-oss-120b
+# 64.38 GiB of 60.8 (llm-d-benchmark logs; vllm#33155 on 0.14.1). Before, Hopper fell back to
+# Marlin ("Weight-only FP4 compression will be used leveraging the Marlin kernel"), whose repack
+# loads gpt-oss-120b at 65.97 GiB (vllm-project/vllm#23278, 0.10.1 on H100). Where the 0.11/0.12
+# boundary falls exactly is not in a log we hold; an unknown release takes the larger growth.
 MXFP4_LOAD_GROWTH = 1.06
+MXFP4_MARLIN_LOAD_GROWTH = 1.088
+MXFP4_TRITON_FROM = (0, 12)
 # The Qwen-VL vision encoder's profile run on its largest inputs, not modelled in detail: the logs of
 # Qwen3-VL-30B-A3B (RTX 3090 TP4, nk01) and Qwen2.5-VL-7B (L4, rh01) show 1.6-2.2 GiB above
 # the text model's peak.
@@ -205,9 +213,9 @@ def weights_per_gpu_bytes(arch: Architecture, checkpoint_bytes: float, args: Eng
     embed = min(embed, total)
     linear = total - embed
     if arch.quant_method == "mxfp4":
-        # MXFP4 experts are padded and re-laid for the kernels at load: gpt-oss-20b logs 13.47 GiB
-        # for a 12.8 GiB checkpoint, gpt-oss-120b 64.38 GiB for 60.8 GiB (llm-d-benchmark logs).
-        linear *= MXFP4_LOAD_GROWTH
+        # MXFP4 experts are padded and re-laid for the kernels at load (MXFP4_*_LOAD_GROWTH).
+        release = parse_release(args.vllm_version)
+        linear *= MXFP4_LOAD_GROWTH if release is not None and release >= MXFP4_TRITON_FROM else MXFP4_MARLIN_LOAD_GROWTH
     if args.quantization in ONLINE_QUANTIZATION and arch.quant_method is None:
         linear *= ONLINE_QUANTIZATION[args.quantization] / arch.dtype_bytes
     embed_stage = embed if pp == 1 else embed / (1 if arch.tie_word_embeddings else 2)

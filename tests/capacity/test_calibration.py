@@ -315,7 +315,9 @@ def test_concurrency_from_the_logged_block_count_is_exact(log_cases):
 WEIGHT_EXCEPTIONS = {
     "pl10": "gemma-3-27b-it loads its SigLIP vision tower too (51.45 GiB logged, 51.13 text model)",
     "pl40": "gpt-oss-20b: MXFP4 re-laid for the 0.19 kernels (13.64 logged vs 13.47 in lb01)",
-    "dl05": "gpt-oss-120b on A100 (no FP4 support): the Marlin repack grows MXFP4 more (17.22 logged vs 16.09)",
+    "lb01": "gpt-oss-20b, release not stated: sized with Marlin's MXFP4 growth (the larger); the log's Triton backend loads 13.47",
+    "lb02": "gpt-oss-120b, release not stated: likewise (65.94 modelled with Marlin's growth, 64.38 logged with Triton's)",
+    "dl05": "gpt-oss-120b on 4x A100: Marlin's repack at TP4 pads the experts further (17.22 logged, 16.50 modelled)",
 }
 
 
@@ -358,11 +360,10 @@ KNOWN_MISSES = {
     "fb06": "0.2x on 4x RTX PRO 6000 (PCIe): the 0.20+ CUDA-graph charge, fitted to 0.19 captures, is 2.55 GiB for "
             "Qwen3-235B's 94 layers and 128 experts where the engine estimates 0.32 (safe side, -3.2 GiB)",
     "lb02": "gpt-oss-120b, release not stated: sized with the most conservative accounting (0.20's CUDA-graph "
-            "reserve), which the log's release did not take (safe side)",
+            "reserve, Marlin's MXFP4 growth), which the log's release (Triton backend, 64.38 GiB) did not take "
+            "(safe side, -1.6 GiB)",
     "rh01": "Qwen2.5-VL-7B on 0.9.0.1 with FlashInfer sampling: the 0.8-0.16 accounting charges the sort sampler "
             "(0.85 GiB too much) and the vision-encoder profile 0.9 GiB too much, so 2,048 tokens look unservable",
-    "is05": "gpt-oss-120b on 0.11 (H100): MXFP4 repacked for Marlin loads 65.97 GiB (vllm#23278), the model's "
-            "Triton-backend growth 64.3; predicted -0.62 GiB against -2.28 logged, the verdict (no start) right",
 }
 
 
@@ -423,6 +424,12 @@ def test_held_out_figures(log_cases):
     assert [c.obs_id for c in newest] == ["fb06", "fb07"]
     assert abs(newest[1].error) <= 0.3  # fb07; fb06 is a known miss on the safe side
     assert newest[0].error < 0
+    # The README quotes these figures; they must be the test's.
+    readme = (ROOT / "README.md").read_text()
+    labels = {"0.17-0.19": "0.17-0.19", "0.20-0.33": "0.20-0.33", "0.8-0.16": "0.8-0.16", "unknown": "release not stated"}
+    for family, f in figures.items():
+        row = next(line for line in readme.splitlines() if line.startswith(f"| {labels[family]} | {f['logs']}"))
+        assert f"| {f['median_abs_error_gib']:.2f} GiB | {f['max_abs_error_gib']:.2f} GiB | {f['right']}/{f['verdicts']} |" in row, row
 
 
 # Logs of the llm-d-benchmark H100 study (release not stated; vLLM ~0.10-0.11 by the log format):
@@ -478,5 +485,6 @@ def test_unknown_release_never_predicts_more_than_any_known_one(model, gpu, tp):
         for version in (None, "0.10.0", "0.19.0", "0.33.0")
     }
     unknown = plans.pop(None)
-    assert unknown.kv_cache_gib == min(p.kv_cache_gib for p in plans.values())
+    # Never more than any known release (MXFP4 checkpoints take Marlin's larger load growth on top).
+    assert unknown.kv_cache_gib <= min(p.kv_cache_gib for p in plans.values()) + 1e-9
     assert unknown.notes[0].startswith("vLLM release unknown: sized with the ")
