@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .errors import ConfigError, Problem
     from .gpu_pool import GpuPool, GpuPoolArgs
     from .karpenter import Karpenter, KarpenterArgs
+    from .model_source import S3ModelReader, S3ModelReaderArgs
     from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
     from .platform import LlmPlatform, LlmPlatformArgs
     from .vllm_service import VllmService, VllmServiceArgs
@@ -61,6 +62,8 @@ _EXPORTS = {
     "KarpenterArgs": "karpenter",
     "ClusterAddons": "addons",
     "ClusterAddonsArgs": "addons",
+    "S3ModelReader": "model_source",
+    "S3ModelReaderArgs": "model_source",
     "KubeRay": "kuberay",
     "KubeRayArgs": "kuberay",
     "RayVllmService": "kuberay",

@@ -289,6 +289,11 @@ class ReplicasConfig(_Model):
 
     min: Int = Field(1, ge=0, description="Fewest replicas. Default 1 (policy S5 forbids 0: cold starts take minutes).")
     max: Int = Field(1, ge=1, le=1000, description="Most replicas. Default 1.")
+    single_replica_reason: Optional[Str] = Field(
+        None,
+        description="Why this model may run one replica in a prod environment (where min must otherwise be at least 2, "
+        "so a drain or a crash never leaves it without a ready replica). Default null.",
+    )
 
     @model_validator(mode="after")
     def _order(self) -> "ReplicasConfig":
@@ -368,15 +373,61 @@ class TrafficConfig(_Model):
 
 
 class StartupConfig(_Model):
-    """How long a replica may take to become ready (download, load, compile, graph capture)."""
+    """How long a replica may take to become ready (weights fetched and loaded, compile, graph capture)."""
 
-    budget_seconds: Int = Field(
-        900,
+    budget_seconds: Optional[Int] = Field(
+        None,
         ge=60,
         le=7200,
-        description="Startup probe budget in seconds. Default 900: model download + weight load + torch.compile "
-        "+ CUDA graphs, 5-10 min for an 8B replica on a cold node (shared/reference/cold_start.md section 7).",
+        description="Startup probe budget in seconds. Default null: derived by the capacity plan from the model "
+        "source, the checkpoint size and the GPUs (components/capacity/cold_start.py, figures from "
+        "shared/reference/cold_start.md); the plan report lists the parts.",
     )
+
+
+class ModelSourceConfig(_Model):
+    """Where a replica gets its weights from on start."""
+
+    type: Literal["huggingface", "s3", "localCache"] = Field(
+        "huggingface",
+        description='"huggingface" (default, the fallback): every pod downloads the pinned revision from the Hub into '
+        'its ephemeral storage. "s3": vLLM streams the weights from an S3 mirror of that revision with the Run:ai '
+        'streamer (--load-format runai_streamer). "localCache": KServe\'s LocalModelCache keeps the weights on the '
+        "pool nodes' instance-store NVMe, filled once per node.",
+    )
+    uri: Optional[Str] = Field(
+        None,
+        description="s3: the mirror, s3://bucket/prefix holding the safetensors of the pinned revision (required). "
+        "localCache: what the cache is filled from, hf://<org>/<name> or s3://... Default null (localCache: the "
+        "Hugging Face id).",
+    )
+    region: Optional[Str] = Field(None, description="s3: the bucket's AWS region (required for s3; pods cannot reach IMDS). Default null.")
+    service_account: Optional[Str] = Field(
+        None,
+        description="s3: a ServiceAccount in the namespace with read access to the bucket (EKS Pod Identity or IRSA; "
+        "required for s3). Default null.",
+    )
+
+    @model_validator(mode="after")
+    def _complete(self) -> "ModelSourceConfig":
+        if self.type == "s3":
+            missing = [k for k, v in (("uri", self.uri), ("region", self.region), ("serviceAccount", self.service_account)) if v is None]
+            if missing:
+                raise ValueError(f"type s3 needs {', '.join(missing)}")
+            if not re.match(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9._/-]*)?$", self.uri or ""):
+                raise ValueError("uri must be s3://<bucket>/<prefix> for type s3")
+            if not re.match(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", self.region or ""):
+                raise ValueError("region must be an AWS region such as us-west-2")
+            if not _DNS_LABEL.match(self.service_account or ""):
+                raise ValueError("serviceAccount must be a DNS-1035 label")
+        elif self.type == "localCache":
+            if self.uri is not None and not re.match(r"^(hf://[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._:-]*|s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9._/-]*)?)$", self.uri):
+                raise ValueError("uri must be hf://<org>/<name> or s3://<bucket>/<prefix> for type localCache")
+            if self.region is not None or self.service_account is not None:
+                raise ValueError("region and serviceAccount are only read with type s3")
+        elif any(v is not None for v in (self.uri, self.region, self.service_account)):
+            raise ValueError("uri, region and serviceAccount are not read with type huggingface (it downloads model at revision)")
+        return self
 
 
 class ArchitectureConfig(_Model):
@@ -442,7 +493,10 @@ class ModelConfig(_Model):
     autoscaling: AutoscalingConfig = Field(default_factory=AutoscalingConfig, description="Default: derived targets.")
     slo: SloConfig = Field(default_factory=SloConfig, description="Default {maxRequestSeconds: 300, timeToFirstTokenSeconds: 5}.")
     traffic: TrafficConfig = Field(default_factory=TrafficConfig, description="Default {typicalRequestSeconds: 20}.")
-    startup: StartupConfig = Field(default_factory=StartupConfig, description="Default {budgetSeconds: 900}.")
+    startup: StartupConfig = Field(default_factory=StartupConfig, description="Default: the budget derived from the model source.")
+    source: ModelSourceConfig = Field(
+        default_factory=ModelSourceConfig, description="Where the weights come from. Default {type: huggingface} (download on every start)."
+    )
     architecture: Optional[ArchitectureConfig] = Field(
         None, description="For a model outside the catalogue: its config.json and weights size. Default null (catalogue)."
     )
@@ -635,6 +689,11 @@ class StackConfig(_Model):
     gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).")
     models: tuple[ModelConfig, ...] = Field(description="Served models (required, at least one).")
     ingress: Optional[IngressConfig] = Field(None, description="Public entry point. Default null (no ingress).")
+    environment: Literal["dev", "staging", "prod"] = Field(
+        "dev",
+        description="What the stack is for. prod requires every model's replicas.min >= 2 unless replicas.singleReplicaReason "
+        "says why not. Default dev.",
+    )
     karpenter: KarpenterConfig = Field(default_factory=KarpenterConfig, description="Default {install: true, namespace: kube-system}.")
     addons: AddonsConfig = Field(default_factory=AddonsConfig, description="Default: every add-on installed.")
     monitoring: MonitoringConfig = Field(
@@ -667,7 +726,7 @@ class StackConfig(_Model):
 
 
 # Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
-_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "karpenter", "addons", "kuberay"})
+_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "karpenter", "addons", "kuberay", "environment"})
 _SECRET_KEYS = {"hfToken"}
 # Namespaces whose keys belong to providers and are passed through untouched.
 _PROVIDER_NAMESPACES = {"aws", "kubernetes", "pulumi"}
@@ -791,6 +850,23 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
         if pool is None:
             problems.append(Problem(f"models[{i}].pool", f"no gpuPools entry has this name (pools: {', '.join(sorted(pools))})", m.pool))
             continue
+        if cfg.environment == "prod" and m.replicas.min < 2 and not m.replicas.single_replica_reason:
+            problems.append(
+                Problem(
+                    f"models[{i}].replicas.min",
+                    "a prod model runs at least 2 replicas, so a node drain or a crash never takes its last ready one; "
+                    "raise it or set replicas.singleReplicaReason",
+                    m.replicas.min,
+                )
+            )
+        if m.source.type == "localCache" and not all(INSTANCES[t]["local_nvme_gb"] for t in pool.instance_types):
+            problems.append(
+                Problem(
+                    f"models[{i}].source.type",
+                    f"localCache keeps the weights on instance-store NVMe, and not every instance type of pool {pool.name!r} has one",
+                    m.source.type,
+                )
+            )
         gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
         if m.distributed is not None:
             from components.capacity.layout import layout_problems

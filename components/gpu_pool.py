@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from components.builders import buffer as buffers
 from components.builders import karpenter as build
+from components.builders import model_source
 from components.capacity.pools import PoolPlan
 from components.cluster import KubernetesComponent
 from components.config import GpuPoolConfig
@@ -30,6 +31,9 @@ class GpuPoolArgs(BaseModel):
     )
     node_labels: dict[str, str] = Field(default_factory=dict, description="Extra labels on the pool's nodes. Default {}.")
     namespace: str = Field("llm", description="Namespace of the pool's buffer objects. Default llm.")
+    cache_models: tuple[Any, ...] = Field(
+        (), description="(ModelConfig, checkpoint GiB) of the pool's models with source localCache. Default ()."
+    )
     depends_on: list[Any] = Field(
         default_factory=list, description="Resources the buffer objects wait for (e.g. their namespace). Default []."
     )
@@ -59,7 +63,8 @@ class GpuPool(KubernetesComponent):
             spec=spec,
             opts=self.child_opts(),
         )
-        pool = build.node_pool(args.pool, args.plan, args.node_labels)
+        labels = {**args.node_labels, **(model_source.LOCALMODEL_NODE_LABEL if args.plan.cached_models else {})}
+        pool = build.node_pool(args.pool, args.plan, labels)
         self.node_pool = k8s.apiextensions.CustomResource(
             f"{name}-node-pool",
             api_version=pool["apiVersion"],
@@ -91,5 +96,36 @@ class GpuPool(KubernetesComponent):
             else:
                 dep = buffers.placeholder_deployment(args.plan, args.namespace)
                 self.buffer = [k8s.apps.v1.Deployment(f"{name}-buffer", metadata=dep["metadata"], spec=dep["spec"], opts=after)]
+        in_namespace = self.child_opts(depends_on=[self.node_pool, *args.depends_on])
+        # Every node of the pool pulls its models' vLLM images as it joins (cold start: no pull on scale-out).
+        self.prepull = None
+        if args.plan.images:
+            ds = model_source.prepull_daemonset(args.plan, args.plan.images, args.namespace)
+            self.prepull = k8s.apps.v1.DaemonSet(f"{name}-image-prepull", metadata=ds["metadata"], spec=ds["spec"], opts=in_namespace)
+        # Models with source localCache: the node group over the pool's NVMe and one cache per model.
+        self.model_caches: list[pulumi.Resource] = []
+        if args.cache_models:
+            group = model_source.local_model_node_group(args.plan)
+            node_group = k8s.apiextensions.CustomResource(
+                f"{name}-model-node-group",
+                api_version=group["apiVersion"],
+                kind=group["kind"],
+                metadata=group["metadata"],
+                spec=group["spec"],
+                opts=self.child_opts(depends_on=[self.node_pool, *args.depends_on]),
+            )
+            self.model_caches.append(node_group)
+            for model, checkpoint_gib in args.cache_models:
+                cache = model_source.local_model_cache(model, checkpoint_gib)
+                self.model_caches.append(
+                    k8s.apiextensions.CustomResource(
+                        f"{name}-model-cache-{model.name}",
+                        api_version=cache["apiVersion"],
+                        kind=cache["kind"],
+                        metadata=cache["metadata"],
+                        spec=cache["spec"],
+                        opts=self.child_opts(depends_on=[node_group]),
+                    )
+                )
         self.node_pool_name = args.pool.name
         self.register_outputs({"nodePoolName": args.pool.name, "gpuLimit": args.plan.gpu_limit, "bufferGpus": args.plan.buffer_gpus})

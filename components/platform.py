@@ -18,6 +18,7 @@ from components.addons import ClusterAddons, ClusterAddonsArgs
 from components.cluster import k8s_child_opts, kubernetes_provider
 from components.config import StackConfig
 from components.gpu_pool import GpuPool, GpuPoolArgs
+from components.model_source import S3ModelReader, S3ModelReaderArgs
 from components.karpenter import Karpenter, KarpenterArgs
 from components.builders import ray_cluster as ray
 from components.kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
@@ -89,7 +90,11 @@ class LlmPlatform(pulumi.ComponentResource):
             opts=self.k8s_opts(),
         )
         # GPU capacity: PriorityClasses and add-ons, Karpenter (unless it already runs), then the pools.
-        self.addons = ClusterAddons(f"{name}-addons", ClusterAddonsArgs(addons=cfg.addons), opts=self.k8s_opts())
+        self.addons = ClusterAddons(
+            f"{name}-addons",
+            ClusterAddonsArgs(addons=cfg.addons, local_model_cache=any(m.source.type == "localCache" for m in cfg.models)),
+            opts=self.k8s_opts(),
+        )
         capacity_buffer = any(p.buffer.mode == "capacityBuffer" and self.pool_plans[p.name].buffer_gpus for p in cfg.gpu_pools)
         self.karpenter: Optional[Karpenter] = None
         node_role: Any = cfg.karpenter.node_role_name
@@ -115,6 +120,9 @@ class LlmPlatform(pulumi.ComponentResource):
                     cluster_name=cfg.cluster.name,
                     node_role=node_role,
                     namespace=cfg.namespace,
+                    cache_models=tuple(
+                        (m, self.plans[m.name].model.checkpoint_gib) for m in cfg.models if m.pool == p.name and m.source.type == "localCache"
+                    ),
                     depends_on=[namespace, self.addons, *([self.karpenter] if self.karpenter else [])],
                 ),
                 opts=self.k8s_opts(),
@@ -135,6 +143,16 @@ class LlmPlatform(pulumi.ComponentResource):
             )
         self.kuberay = self._kuberay(name, args)
         operator = [self.kuberay.release] if self.kuberay is not None and self.kuberay.release is not None else []
+        # Models streamed from S3 read their mirror as their own ServiceAccount (EKS Pod Identity).
+        self.model_readers = {
+            m.name: S3ModelReader(
+                f"{name}-{m.name}-s3-reader",
+                S3ModelReaderArgs(model=m, namespace=cfg.namespace, cluster_name=cfg.cluster.name, aws_provider=args.aws_provider),
+                opts=in_ns,
+            )
+            for m in cfg.models
+            if m.source.type == "s3"
+        }
         self.services: dict[str, Any] = {}
         for m in cfg.models:
             if m.distributed is not None:

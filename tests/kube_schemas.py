@@ -29,6 +29,8 @@ CRD_FILES = {
     ("networking.istio.io", "VirtualService"): "networking.istio.io/VirtualService.yaml",
     ("networking.istio.io", "DestinationRule"): "networking.istio.io/DestinationRule.yaml",
     ("autoscaling.x-k8s.io", "CapacityBuffer"): "autoscaling.x-k8s.io/CapacityBuffer.yaml",
+    ("serving.kserve.io", "LocalModelCache"): "serving.kserve.io/LocalModelCache.yaml",
+    ("serving.kserve.io", "LocalModelNodeGroup"): "serving.kserve.io/LocalModelNodeGroup.yaml",
 }
 
 

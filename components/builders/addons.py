@@ -17,6 +17,8 @@ from components.config import AddonsConfig
 CERT_MANAGER = Chart("cert-manager", "v1.21.1", "oci://quay.io/jetstack/charts")
 KSERVE_CRD = Chart("kserve-crd", "v0.20.0", "oci://ghcr.io/kserve/charts")
 KSERVE = Chart("kserve-resources", "v0.20.0", "oci://ghcr.io/kserve/charts")
+KSERVE_LOCALMODEL_CRD = Chart("kserve-localmodel-crd", "v0.20.0", "oci://ghcr.io/kserve/charts")
+KSERVE_LOCALMODEL = Chart("kserve-localmodel-resources", "v0.20.0", "oci://ghcr.io/kserve/charts")
 NVIDIA_DEVICE_PLUGIN = Chart("nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin")
 
 CERT_MANAGER_NAMESPACE = "cert-manager"
@@ -58,14 +60,23 @@ def device_plugin_values() -> dict[str, Any]:
     }
 
 
-def addon_releases(cfg: AddonsConfig) -> list[dict[str, Any]]:
-    """The add-on releases to install, in install order (cert-manager before KServe, CRDs before the controller)."""
+def addon_releases(cfg: AddonsConfig, local_model_cache: bool = False) -> list[dict[str, Any]]:
+    """The add-on releases to install, in install order (cert-manager before KServe, CRDs before the controller).
+
+    With ``local_model_cache`` (a model reads its weights from a LocalModelCache) KServe's local-model
+    CRDs and controller/node agent come with KServe.
+    """
     out = []
     if cfg.cert_manager.install:
         out.append(release(CERT_MANAGER, "cert-manager", CERT_MANAGER_NAMESPACE, cert_manager_values()))
     if cfg.kserve.install:
         out.append(release(KSERVE_CRD, "kserve-crd", KSERVE_NAMESPACE, {}))
         out.append(release(KSERVE, "kserve", KSERVE_NAMESPACE, kserve_values()))
+        if local_model_cache:
+            from components.builders.model_source import localmodel_values
+
+            out.append(release(KSERVE_LOCALMODEL_CRD, "kserve-localmodel-crd", KSERVE_NAMESPACE, {}))
+            out.append(release(KSERVE_LOCALMODEL, "kserve-localmodel", KSERVE_NAMESPACE, localmodel_values()))
     if cfg.nvidia_device_plugin.install:
         out.append(release(NVIDIA_DEVICE_PLUGIN, "nvidia-device-plugin", DEVICE_PLUGIN_NAMESPACE, device_plugin_values()))
     return out

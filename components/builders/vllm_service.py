@@ -13,6 +13,7 @@ from typing import Any
 
 from components.builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
 from components.builders.labels import recommended_labels
+from components.builders.model_source import model_args, model_env
 from components.builders.scheduling import serving_pod_scheduling
 from components.images import image_tag
 from components.capacity.plan import ServingPlan
@@ -69,8 +70,8 @@ def vllm_args(m: ModelConfig, plan: ServingPlan, port: int = HTTP_PORT) -> list[
     e = m.engine
     release = plan.release
     args = [
-        m.model,
-        f"--revision={m.revision}",
+        # The model and its loader (S3 mirror, node cache or a Hugging Face download): builders/model_source.py.
+        *model_args(m),
         f"--served-model-name={m.name}",
         f"--port={port}",
         f"--tensor-parallel-size={e.tensor_parallel_size}",
@@ -122,6 +123,7 @@ def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None) -> 
     r = plan.resources
     env: list[dict[str, Any]] = [
         {"name": "HF_HOME", "value": f"{CACHE_PATH}/huggingface"},
+        *model_env(m),
         *vllm_env(plan),
     ]
     if hf_secret:
@@ -191,6 +193,8 @@ def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: s
                 "timeout": plan.timeouts.kserve_timeout_seconds,
                 # Pool, GPU type, priority above the GPU buffer's placeholders, spread over zones and nodes.
                 **serving_pod_scheduling(m.name, pool, _karpenter_gpu_name(plan)),
+                # Reads the S3 mirror with this account's role (EKS Pod Identity or IRSA).
+                **({"serviceAccountName": m.source.service_account} if m.source.service_account else {}),
                 "volumes": [
                     {"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": f"{r.shm_gib}Gi"}},
                     {"name": CACHE_VOLUME, "emptyDir": {"sizeLimit": f"{r.ephemeral_storage_gib}Gi"}},
@@ -208,7 +212,7 @@ def _karpenter_gpu_name(plan: ServingPlan) -> str:
 
 
 def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
-    """One replica at a time may be disrupted; crash-looping pods never block a node drain."""
+    """A drain never takes a model's last ready replica; crash-looping pods never block a node drain."""
     return {
         "apiVersion": "policy/v1",
         "kind": "PodDisruptionBudget",
@@ -218,8 +222,11 @@ def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
             "labels": recommended_labels(m.name, component="inference", version=image_tag(m.image)),
         },
         "spec": {
-            # maxUnavailable rather than minAvailable: with one replica, minAvailable 1 would
-            # block every voluntary drain (policy catalogue row 19).
+            # maxUnavailable 1 counts unready pods as unavailable: with two replicas and one not ready,
+            # no eviction is allowed, so a drain never takes the last ready replica. With one replica
+            # nothing can both protect it and let the node drain (policy catalogue row 19 forbids a PDB
+            # that blocks every eviction), which is why prod models run at least two (config.py).
+            # AlwaysAllow lets crash-looping pods be evicted regardless.
             "maxUnavailable": 1,
             "selector": {"matchLabels": {"serving.kserve.io/inferenceservice": m.name}},
             "unhealthyPodEvictionPolicy": "AlwaysAllow",

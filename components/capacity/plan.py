@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from components.capacity.cold_start import FLOOR_S, SAFETY, StartupBudget, startup_budget
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import INSTANCES, instance_gpu
 from components.capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
@@ -79,6 +80,8 @@ class ServingPlan:
     layout: Optional[Layout] = None
     # What the Ray head pod requests (no GPU); None for single-node models.
     head_resources: Optional[Resources] = None
+    # The startup budget with its parts (components/capacity/cold_start.py).
+    startup: Optional[StartupBudget] = None
 
     @property
     def pre_stop_seconds(self) -> int:
@@ -112,6 +115,7 @@ class ServingPlan:
             "vllm_release": self.release.version,
             "timeouts": self.timeouts.as_dict(),
             "startup_budget_seconds": self.startup_failure_threshold * self.startup_period_seconds,
+            **({"startup": self.startup.report()} if self.startup is not None else {}),
             "derived": [{"setting": d.setting, "value": d.value, "reason": d.reason} for d in self.derivations],
             **({"layout": self.layout.report()} if self.layout is not None else {}),
             **({"head_resources": {
@@ -258,9 +262,21 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         target = max(1, math.floor(seqs * HPA_TARGET_SHARE))
         derivations.append(Derivation("autoscaling.targetInFlightPerPod", target, f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue"))
 
-    resources = _resources(model, memory, node, pod_gpus, node_gpus)
+    resources = _resources(model, memory, node, pod_gpus, node_gpus, m.source.type)
     layout, head = None, None
-    budget = m.startup.budget_seconds
+    if m.distributed is None:
+        startup = startup_budget(m.source.type, model.checkpoint_gib, gpus, m.engine.enforce_eager, m.startup.budget_seconds)
+    else:
+        # A multi-node replica's budget is its cold start (layout.cold_start_seconds, below); each node
+        # loads only its stage, which the per-replica parts of cold_start.py do not model.
+        startup = StartupBudget(m.source.type, (), m.startup.budget_seconds or FLOOR_S, derived=False)
+    budget = startup.seconds
+    if startup.derived:
+        derivations.append(Derivation(
+            "startup.budgetSeconds", budget,
+            f"weights from {m.source.type}: " + " + ".join(f"{p.name} {p.seconds}s" for p in startup.parts)
+            + f" = {startup.sum_seconds}s, x {SAFETY:g} margin, at least {FLOOR_S}s",
+        ))
     if m.distributed is not None:
         layout, problems = plan_layout(m, pool, model, gpu, engine_args(m, seqs, tokens), memory, path)
         if problems:
@@ -273,7 +289,7 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
                 "startup.budgetSeconds", budget,
                 f"a {layout.nodes}-node cold start: nodes join, pull the image, each downloads the "
                 f"{model.checkpoint_gib:,.0f} GiB checkpoint and loads its stage, then compiles "
-                f"(above the configured {m.startup.budget_seconds}s)",
+                f"(above the {startup.seconds}s of one replica)",
             ))
     threshold = math.ceil(budget / STARTUP_PROBE_PERIOD_SECONDS)
     chain = timeout_chain(
@@ -310,10 +326,11 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         derivations=tuple(derivations),
         layout=layout,
         head_resources=head,
+        startup=startup,
     )
 
 
-def _resources(model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, node_gpus: int) -> Resources:
+def _resources(model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, node_gpus: int, source: str = "huggingface") -> Resources:
     inst = INSTANCES[node]
     share = gpus / node_gpus
     cpu = max(2, math.floor(inst["vcpu"] * share * NODE_SHARE))
@@ -321,8 +338,9 @@ def _resources(model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, no
     # NCCL puts its inter-GPU buffers in /dev/shm; one GPU still uses it for the engine's IPC.
     # The memory emptyDir counts against the memory limit, so it stays a quarter of it at most.
     shm = min(max(1, mem // 4), 2 + 4 * (gpus - 1))
-    # The Hugging Face download lands in the pod's ephemeral storage, plus compile caches and logs.
-    ephemeral = math.ceil(model.checkpoint_gib * 1.1) + 10
+    # The Hugging Face download lands in the pod's ephemeral storage, plus compile caches and logs; a
+    # streamed (S3) or node-cached model writes only the caches.
+    ephemeral = (math.ceil(model.checkpoint_gib * 1.1) if source == "huggingface" else 0) + 10
     return Resources(gpus=gpus, cpu=cpu, memory_gib=mem, shm_gib=shm, ephemeral_storage_gib=ephemeral)
 
 

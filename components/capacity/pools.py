@@ -60,6 +60,8 @@ class PoolPlan:
     buffer_pod: Resources | None  # one placeholder replica: the largest model's pod
     root_volume_gib: int
     drain_seconds: int  # the longest a node must wait for its serving pods to drain and be replaced
+    images: tuple[str, ...] = ()  # the vLLM images of the pool's models (pre-pulled on every node)
+    cached_models: tuple[str, ...] = ()  # models whose weights a LocalModelCache keeps on the pool's NVMe
 
     @property
     def max_gpus_per_node(self) -> int:
@@ -105,6 +107,8 @@ class PoolPlan:
             "root_volume_gib": self.root_volume_gib,
             "drain_seconds": self.drain_seconds,
             "models": [m.name for m in self.models],
+            "images": list(self.images),
+            "cached_models": list(self.cached_models),
             "fits": not self.fit_problems(),
         }
 
@@ -156,6 +160,8 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
         buffer_pod=largest.resources if largest is not None else None,
         root_volume_gib=int(math.ceil(root)),
         drain_seconds=drain,
+        images=tuple(sorted({m.image for m in on_pool})),
+        cached_models=tuple(m.name for m in on_pool if m.source.type == "localCache"),
     )
 
 

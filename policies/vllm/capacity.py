@@ -81,13 +81,18 @@ def _int_flag(args: dict, flag: str) -> Optional[int]:
 
 def server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
     """The memory plan of one vLLM container, or None when the model or GPU is unknown."""
-    model_id = served_model(server)
     gpu = gpu_type(resource, server)
-    if not model_id or gpu is None:
-        return None
-    try:
-        model = find_model(model_id)
-    except (UnknownModel, ArchitectureError):
+    model = model_id = None
+    # The positional model, else (weights streamed from S3 or read from a node cache, where the
+    # argument is a URI or a path) the Hugging Face id the components annotate.
+    for candidate in (served_model(server), annotations(resource.props).get("llm-serving.io/model")):
+        if isinstance(candidate, str) and candidate:
+            try:
+                model, model_id = find_model(candidate), candidate
+                break
+            except (UnknownModel, ArchitectureError):
+                continue
+    if model is None or model_id is None or gpu is None:
         return None
     a = server.args
     # Unset or unreadable: the release's own default, which the accounting knows.

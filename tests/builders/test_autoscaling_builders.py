@@ -73,7 +73,7 @@ def test_keda_scaled_object_has_the_same_signal_target_and_behavior(prod):
     hpa = scale.horizontal_pod_autoscaler(m, plan, cfg.namespace)
     spec = so["spec"]
     assert spec["scaleTargetRef"] == hpa["spec"]["scaleTargetRef"]
-    assert (spec["minReplicaCount"], spec["maxReplicaCount"]) == (1, 3)
+    assert (spec["minReplicaCount"], spec["maxReplicaCount"]) == (2, 3)
     assert spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"] == hpa["spec"]["behavior"]
     (trigger,) = spec["triggers"]
     assert trigger["type"] == "prometheus" and trigger["metricType"] == "AverageValue"

@@ -6,6 +6,8 @@ import csv
 
 import pytest
 
+from components.capacity.cold_start import FLOOR_S
+
 from components.capacity.gpus import INSTANCES
 from components.capacity.layout import (
     EFA_INTERFACES,
@@ -87,7 +89,7 @@ def test_middle_stages_hold_no_embedding():
 def test_startup_budget_covers_a_multi_node_cold_start(prod_405b):
     m, plan = prod_405b
     budget = plan.startup_failure_threshold * plan.startup_period_seconds
-    assert budget >= cold_start_seconds(plan.model) > m.startup.budget_seconds
+    assert budget >= cold_start_seconds(plan.model) > (m.startup.budget_seconds or FLOOR_S)
     derived = {d.setting: d.value for d in plan.derivations}
     assert derived["startup.budgetSeconds"] == cold_start_seconds(plan.model)
 
@@ -134,7 +136,7 @@ def test_a_model_that_fits_one_node_does_not_opt_in():
 
 def test_multi_node_replicas_are_fixed_at_one():
     cfg = _with_405b()
-    cfg["llm-serving:models"][3]["replicas"] = {"min": 1, "max": 3}
+    cfg["llm-serving:models"][3]["replicas"] = {"min": 1, "max": 3, "singleReplicaReason": "two p5.48xlarge nodes per replica"}
     assert _refusal(cfg) == [
         f"models[3].replicas = {{\"max\": 3, \"min\": 1}}: {RULE_ONE_REPLICA} ({{min: 1, max: 1}}): autoscaling "
         f"multi-node replicas is out of scope, as in KServe and NIM"]

@@ -52,6 +52,8 @@ def test_user_values_win_over_derived_ones(dev_config):
     dev_config["llm-serving:models"][0]["autoscaling"] = {"targetInFlightPerPod": 20}
     plan = plans_of(dev_config)["chat-8b"]
     assert (plan.max_num_seqs, plan.max_num_batched_tokens, plan.max_num_queued_reqs, plan.target_in_flight_per_pod) == (32, 4096, 7, 20)
+    dev_config["llm-serving:models"][0]["startup"] = {"budgetSeconds": 900}
+    plan = plans_of(dev_config)["chat-8b"]
     assert {d.setting for d in plan.derivations} == {"terminationGracePeriodSeconds"}
 
 
@@ -79,7 +81,11 @@ def test_pod_fits_its_node_and_shm_fits_the_memory_limit(prod_config):
         assert plan.resources.cpu <= node["vcpu"] * share
         assert plan.resources.memory_gib <= node["memory_gib"] * share
         assert plan.resources.shm_gib * 4 <= plan.resources.memory_gib
-        assert plan.resources.ephemeral_storage_gib > plan.model.checkpoint_gib
+        # Only a Hugging Face download lands in ephemeral storage; S3 and node-cached weights do not.
+        if config_of_source(prod_config, plan.name) == "huggingface":
+            assert plan.resources.ephemeral_storage_gib > plan.model.checkpoint_gib
+        else:
+            assert plan.resources.ephemeral_storage_gib == 10
 
 
 def test_the_release_comes_from_the_image_tag():
@@ -93,3 +99,9 @@ def test_the_plan_uses_the_images_release(dev_config):
     assert plans_of(dev_config)["chat-8b"].memory.accounting == "0.20-0.33"
     dev_config["llm-serving:models"][0]["image"] = "vllm/vllm-openai:v0.10.1"
     assert plans_of(dev_config)["chat-8b"].memory.accounting == "0.8-0.16"
+
+
+def config_of_source(raw: dict, name: str) -> str:
+    """The source type a stack file gives the model ``name``."""
+    m = next(m for m in raw["llm-serving:models"] if m["name"] == name)
+    return (m.get("source") or {}).get("type", "huggingface")

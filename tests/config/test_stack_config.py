@@ -29,7 +29,7 @@ def test_defaults_are_documented_and_applied(dev_config):
     cfg = load_stack_config(dev_config)
     m = cfg.models[0]
     assert m.engine.block_size == 16 and m.engine.max_num_seqs is None
-    assert m.startup.budget_seconds == 900
+    assert m.startup.budget_seconds is None and m.source.type == "huggingface"
     for model in (StackConfig, type(m), type(m.engine), type(m.slo)):
         for name, field in model.model_fields.items():
             assert field.description, f"{model.__name__}.{name} has no description"

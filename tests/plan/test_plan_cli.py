@@ -98,7 +98,7 @@ def test_text_report_is_readable(tmp_path):
     proc = run("plan", "prod", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout
-    assert text.startswith("Stack prod: 73 resources, 0 violations")
+    assert text.startswith("Stack prod: 84 resources, 0 violations")
     assert "Violations: none" in text
     assert "Model llama-70b: meta-llama/Llama-3.3-70B-Instruct on 4x H100 (p5.48xlarge), fits:" in text
     assert "= KV cache" in text and "derived maxNumSeqs = " in text

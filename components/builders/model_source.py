@@ -1,0 +1,174 @@
+"""Where a vLLM replica reads its weights: the model argument, loader flags, environment and cache objects.
+
+* huggingface (the explicit fallback): ``vllm serve <org>/<name> --revision <commit>``; every pod
+  downloads into its ephemeral storage.
+* s3: ``vllm serve s3://bucket/prefix --load-format runai_streamer``: the Run:ai Model Streamer
+  reads the safetensors straight from S3 into GPU memory (cold_start.md row 4.1: 15 GB in 8.45 s at
+  concurrency 16). ``--load-format`` is in every release the flag table read
+  (components/vllm_flags.py); its ``runai_streamer`` value is in vLLM's LoadFormat since before
+  0.8.5, and the vllm-openai image installs runai-model-streamer[s3].
+* localCache: KServe's LocalModelCache fills each node of a LocalModelNodeGroup (the pool's
+  instance-store NVMe RAID0) once; the pod reads the files from ``/mnt/models``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from components.builders.karpenter import GPU_TOLERATION, POOL_LABEL
+from components.builders.labels import recommended_labels
+from components.capacity.cold_start import RUNAI_CONCURRENCY
+from components.capacity.pools import PoolPlan
+from components.config import ModelConfig
+
+LOCAL_MODEL_PATH = "/mnt/models"  # where KServe mounts a model's files in the serving container
+# AL2023 mounts the instance-store RAID0 array at /mnt/k8s-disks/0 (karpenter.md, instanceStorePolicy).
+NODE_CACHE_PATH = "/mnt/k8s-disks/0/kserve-models"
+# The label KServe's local-model node agent selects (kserve-localmodel-resources values, localmodelnode.controller.nodeSelector).
+LOCALMODEL_NODE_LABEL = {"kserve/localmodel": "worker"}
+# Share of the smallest NVMe array the node group may fill (the rest: images and ephemeral storage).
+CACHE_SHARE = 0.5
+
+
+def cache_source_uri(m: ModelConfig) -> str:
+    """What a LocalModelCache is filled from: the configured URI, or the pinned Hugging Face revision."""
+    return m.source.uri or f"hf://{m.model}:{m.revision}"
+
+
+def model_args(m: ModelConfig) -> list[str]:
+    """The model argument of ``vllm serve`` and the flags that go with the source."""
+    if m.source.type == "s3":
+        return [
+            str(m.source.uri),
+            "--load-format=runai_streamer",
+            "--model-loader-extra-config=" + json.dumps({"concurrency": RUNAI_CONCURRENCY}, separators=(",", ":")),
+        ]
+    if m.source.type == "localCache":
+        return [LOCAL_MODEL_PATH]
+    return [m.model, f"--revision={m.revision}"]
+
+
+def model_env(m: ModelConfig) -> list[dict[str, Any]]:
+    """Environment the source needs (the S3 client's region; the URI KServe matches to a LocalModelCache)."""
+    if m.source.type == "s3":
+        return [{"name": "AWS_REGION", "value": str(m.source.region)}, {"name": "RUNAI_STREAMER_CONCURRENCY", "value": str(RUNAI_CONCURRENCY)}]
+    if m.source.type == "localCache":
+        return [{"name": "STORAGE_URI", "value": cache_source_uri(m)}]
+    return []
+
+
+def s3_read_policy(uri: str) -> dict[str, Any]:
+    """Read-only access to the mirror's prefix: objects under it, and listing only that prefix."""
+    bucket, _, prefix = uri.removeprefix("s3://").partition("/")
+    prefix = prefix.strip("/")
+    objects = f"arn:aws:s3:::{bucket}/{prefix}/*" if prefix else f"arn:aws:s3:::{bucket}/*"
+    listing: dict[str, Any] = {"Sid": "ListMirrorPrefix", "Effect": "Allow", "Action": "s3:ListBucket", "Resource": f"arn:aws:s3:::{bucket}"}
+    if prefix:
+        listing["Condition"] = {"StringLike": {"s3:prefix": [prefix, f"{prefix}/*"]}}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{"Sid": "ReadMirror", "Effect": "Allow", "Action": "s3:GetObject", "Resource": objects}, listing],
+    }
+
+
+def reader_service_account(m: ModelConfig, namespace: str) -> dict[str, Any]:
+    """The ServiceAccount a model's pods read its S3 mirror as."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": str(m.source.service_account), "namespace": namespace, "labels": recommended_labels(m.name, component="model-reader")},
+        "automountServiceAccountToken": False,
+    }
+
+
+def local_model_node_group(plan: PoolPlan) -> dict[str, Any]:
+    """A LocalModelNodeGroup over the pool's nodes, backed by their NVMe array."""
+    size = f"{int(plan.local_nvme_gb * 1e9 / 2**30 * CACHE_SHARE)}Gi"
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LocalModelNodeGroup",
+        "metadata": {"name": plan.name, "labels": recommended_labels(plan.name, component="model-cache")},
+        "spec": {
+            "storageLimit": size,
+            "persistentVolumeSpec": {
+                "accessModes": ["ReadWriteOnce"],
+                "volumeMode": "Filesystem",
+                "capacity": {"storage": size},
+                "persistentVolumeReclaimPolicy": "Delete",
+                "storageClassName": "local-storage",
+                "local": {"path": NODE_CACHE_PATH},
+                "nodeAffinity": {
+                    "required": {"nodeSelectorTerms": [{"matchExpressions": [{"key": POOL_LABEL, "operator": "In", "values": [plan.name]}]}]}
+                },
+            },
+            "persistentVolumeClaimSpec": {
+                "accessModes": ["ReadWriteOnce"],
+                "volumeMode": "Filesystem",
+                "storageClassName": "local-storage",
+                "resources": {"requests": {"storage": size}},
+            },
+        },
+    }
+
+
+def local_model_cache(m: ModelConfig, checkpoint_gib: float) -> dict[str, Any]:
+    """A LocalModelCache of one model on its pool's node group."""
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LocalModelCache",
+        "metadata": {"name": m.name, "labels": recommended_labels(m.name, component="model-cache")},
+        "spec": {"sourceModelUri": cache_source_uri(m), "modelSize": f"{int(checkpoint_gib * 1.1) + 1}Gi", "nodeGroups": [m.pool]},
+    }
+
+
+def localmodel_values() -> dict[str, Any]:
+    """kserve-localmodel-resources: the controller, and the node agent on the GPU pools' NVMe."""
+    return {
+        "kserve": {
+            "localmodel": {"enabled": True, "agent": {"hostPath": NODE_CACHE_PATH}},
+            "localmodelnode": {"controller": {"tolerations": [dict(GPU_TOLERATION)]}},
+        }
+    }
+
+
+def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> dict[str, Any]:
+    """A DaemonSet that pulls the pool's vLLM images onto every node of the pool as it joins.
+
+    One init container per image (exiting at once) makes the kubelet pull it; a pause container keeps
+    the pod, so a serving pod that lands later finds the image on the node (cold_start.md rows 3.6-3.9).
+    """
+    name = f"image-prepull-{plan.name}"
+    labels = {**recommended_labels(name, component="image-prepull"), POOL_LABEL: plan.name}
+    small = {"requests": {"cpu": "10m", "memory": "16Mi"}, "limits": {"memory": "64Mi"}}
+    secure = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        "spec": {
+            "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "100%"}},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {
+                    "automountServiceAccountToken": False,
+                    "nodeSelector": {"karpenter.sh/nodepool": plan.name},
+                    "tolerations": [dict(GPU_TOLERATION)],
+                    "terminationGracePeriodSeconds": 0,
+                    "initContainers": [
+                        {"name": f"pull-{i}", "image": image, "command": ["/bin/sh", "-c", "exit 0"], "resources": small, "securityContext": secure}
+                        for i, image in enumerate(images)
+                    ],
+                    "containers": [
+                        {
+                            "name": "pause",
+                            "image": "registry.k8s.io/pause:3.10",
+                            "resources": small,
+                            "securityContext": {**secure, "readOnlyRootFilesystem": True, "runAsNonRoot": True, "runAsUser": 65535},
+                        }
+                    ],
+                },
+            },
+        },
+    }

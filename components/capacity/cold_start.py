@@ -1,0 +1,95 @@
+"""The startup-probe budget of a serving replica, from where its weights come from.
+
+Pure. The budget the startupProbe must allow is what happens after the container starts:
+process start, fetching the weights (Hugging Face download, S3 stream, or nothing for a
+node-local cache), loading them onto the GPUs, and the engine's compile / CUDA-graph /
+profiling phase. Node launch, device-plugin registration and the image pull happen before the
+container starts; they are the scale-out lead time (shown beside the budget, and what the warm
+buffer and the image pre-pull remove). Figures are from shared/reference/cold_start.md (row numbers
+cited); where that file only gives an estimate, it says so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+GIB = 2**30
+# cold_start.md §7: "HF Hub download (unmeasured here, likely 1-3 min for 16 GB)": the slow end, 16 GB in 180 s.
+HF_DOWNLOAD_GIB_S = 16e9 / GIB / 180
+# Row 4.1: Llama-3-8B (15 GB) read by vLLM's default safetensors loader from gp3 EBS in 47.99 s.
+GP3_LOAD_GIB_S = 15e9 / GIB / 47.99
+# Row 4.1: the same 15 GB streamed from S3 by the Run:ai streamer at concurrency 16 in 8.45 s (4.88 s at 32).
+S3_STREAM_GIB_S = 15e9 / GIB / 8.45
+# Row 4.8: vLLM's safetensors loader reads about 1.5 GB/s from local NVMe.
+NVME_LOAD_GIB_S = 1.5e9 / GIB
+# Row 5.2: about 30 s of a pod's start "isn't logged" (imports, CUDA init); row 5.6: container init 16 s.
+PROCESS_START_S = 30
+# Rows 5.1-5.4 and §7: torch.compile + CUDA graphs + profiling take 30-90 s cold on one GPU, 1-3 min for
+# 70B-class TP groups; about 10-15 s with --enforce-eager.
+ENGINE_INIT_S = {"single": 90, "parallel": 180, "eager": 15}
+# Margin on top of the sum: the figures are medians of single reports, not bounds (my choice).
+SAFETY = 1.5
+# Never below S16's default minimum (policies/vllm/startup_probe_budget.py), so the pack accepts it.
+FLOOR_S = 600
+RUNAI_CONCURRENCY = 16  # the concurrency row 4.1's S3 figure was measured at
+
+
+@dataclass(frozen=True)
+class Part:
+    """One phase of a replica's start: its seconds and the figure it rests on."""
+
+    name: str
+    seconds: int
+    basis: str
+
+
+@dataclass(frozen=True)
+class StartupBudget:
+    """The startup budget of one replica with its parts."""
+
+    source: str
+    parts: tuple[Part, ...]
+    seconds: int  # what the startupProbe allows
+    derived: bool  # False when the stack set startup.budgetSeconds
+
+    @property
+    def sum_seconds(self) -> int:
+        """The parts added up, before the margin and the floor."""
+        return sum(p.seconds for p in self.parts)
+
+    def report(self) -> dict:
+        """JSON-ready: source, parts, margin, floor and the budget."""
+        return {
+            "source": self.source,
+            "parts": [{"name": p.name, "seconds": p.seconds, "basis": p.basis} for p in self.parts],
+            "sum_seconds": self.sum_seconds,
+            "safety": SAFETY,
+            "floor_seconds": FLOOR_S,
+            "budget_seconds": self.seconds,
+            "derived": self.derived,
+        }
+
+
+def startup_parts(source: str, checkpoint_gib: float, gpus: int, enforce_eager: bool) -> tuple[Part, ...]:
+    """The phases between container start and a ready engine for weights from ``source``."""
+    parts = [Part("process start", PROCESS_START_S, "cold_start.md rows 5.2, 5.6")]
+    if source == "huggingface":
+        parts.append(Part("download from Hugging Face", math.ceil(checkpoint_gib / HF_DOWNLOAD_GIB_S), "cold_start.md §7 (estimate: 16 GB in 1-3 min)"))
+        parts.append(Part("load from disk", math.ceil(checkpoint_gib / GP3_LOAD_GIB_S), "cold_start.md row 4.1 (gp3, safetensors loader)"))
+    elif source == "s3":
+        parts.append(Part("stream from S3 (Run:ai streamer)", math.ceil(checkpoint_gib / S3_STREAM_GIB_S), "cold_start.md row 4.1 (S3, concurrency 16)"))
+    else:
+        parts.append(Part("load from node NVMe cache", math.ceil(checkpoint_gib / NVME_LOAD_GIB_S), "cold_start.md row 4.8 (NVMe, safetensors loader)"))
+    kind = "eager" if enforce_eager else ("parallel" if gpus > 1 else "single")
+    parts.append(Part("compile, CUDA graphs, profiling", ENGINE_INIT_S[kind], "cold_start.md rows 5.1-5.4, §7"))
+    return tuple(parts)
+
+
+def startup_budget(source: str, checkpoint_gib: float, gpus: int, enforce_eager: bool, configured: int | None) -> StartupBudget:
+    """The budget: the configured one, or the parts x SAFETY rounded up to 10 s, at least FLOOR_S."""
+    parts = startup_parts(source, checkpoint_gib, gpus, enforce_eager)
+    if configured is not None:
+        return StartupBudget(source, parts, configured, derived=False)
+    total = sum(p.seconds for p in parts) * SAFETY
+    return StartupBudget(source, parts, max(FLOOR_S, int(math.ceil(total / 10) * 10)), derived=True)

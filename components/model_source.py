@@ -1,0 +1,59 @@
+"""S3ModelReader: the identity a model's pods read its S3 mirror with (a thin shell over builders/model_source.py).
+
+A ServiceAccount in the serving namespace, an IAM role assumed through EKS Pod Identity, read
+access to the mirror's prefix only, and the Pod Identity association binding them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import BaseModel, ConfigDict, Field
+
+from components.builders import model_source as build
+from components.builders.karpenter_aws import controller_role_trust
+from components.cluster import KubernetesComponent
+from components.config import ModelConfig
+
+
+class S3ModelReaderArgs(BaseModel):
+    """Inputs of an S3ModelReader."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    model: ModelConfig = Field(description="A model with source type s3 (required).")
+    namespace: str = Field(description="Namespace of the model's pods (required).")
+    cluster_name: str = Field(description="EKS cluster name (required, for the Pod Identity association).")
+    aws_provider: Optional[Any] = Field(None, description="pulumi_aws.Provider. Default null (the stack's).")
+
+
+class S3ModelReader(KubernetesComponent):
+    """ServiceAccount + IAM role (S3 read on the mirror's prefix) + EKS Pod Identity association."""
+
+    def __init__(self, name: str, args: S3ModelReaderArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:kserve:S3ModelReader", name, None, opts)
+        import pulumi_aws as aws  # only where AWS resources are made (slow import)
+
+        m = args.model
+        sa = build.reader_service_account(m, args.namespace)
+        self.service_account = k8s.core.v1.ServiceAccount(f"{name}-sa", metadata=sa["metadata"], opts=self.child_opts())
+        aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
+        role = aws.iam.Role(
+            f"{name}-role",
+            name=f"llm-serving-{args.cluster_name}-{m.name}-s3"[:64],
+            assume_role_policy=json.dumps(controller_role_trust(), sort_keys=True),
+            opts=aws_opts,
+        )
+        aws.iam.RolePolicy(f"{name}-read", role=role.name, policy=json.dumps(build.s3_read_policy(str(m.source.uri)), sort_keys=True), opts=aws_opts)
+        aws.eks.PodIdentityAssociation(
+            f"{name}-pod-identity",
+            cluster_name=args.cluster_name,
+            namespace=args.namespace,
+            service_account=str(m.source.service_account),
+            role_arn=role.arn,
+            opts=aws_opts,
+        )
+        self.register_outputs({"serviceAccount": m.source.service_account, "roleArn": role.arn})
