@@ -145,32 +145,66 @@ def _model_figures(model, plan) -> dict:
     return {**plan.report(), "autoscaling": scaling_summary(model, plan)}
 
 
-def model_lines(path: Path, names: list[str]) -> dict[str, int]:
-    """The stack-file line (from 1) of each model's `name:` entry, where the values of its
-    resources came from; models whose line cannot be found are left out."""
+# The stack-file key each policy's finding comes from, searched inside the model's entry; a
+# policy not listed (or a key the entry leaves to its default) points at the entry's `name:` line.
+POLICY_KEYS = {
+    "vllm-gpu-memory-utilization-bounds": "gpuMemoryUtilization",
+    "vllm-gpu-memory-utilization-explicit": "gpuMemoryUtilization",
+    "vllm-kv-cache-headroom": "gpuMemoryUtilization",
+    "vllm-max-model-len-fits-kv-cache": "maxModelLen",
+    "vllm-max-model-len-explicit": "maxModelLen",
+    "vllm-tp-matches-gpu-limit": "tensorParallelSize",
+    "llm-no-scale-to-zero": "replicas",
+    "model-source-pinned": "revision",
+    "image-tag-pinned": "image",
+    "gpu-workload-no-resource-metric-hpa": "autoscaling",
+    "llm-hpa-behavior": "autoscaling",
+}
+
+
+def model_lines(path: Path, names: list[str]) -> dict[str, tuple[int, list[str]]]:
+    """Each model's entry in the stack file: the line (from 1) of its `name:` and the lines of
+    the entry itself; models whose entry cannot be found are left out."""
     import re
 
     try:
         text = path.read_text(encoding="utf-8").splitlines()
     except OSError:
         return {}
-    found: dict[str, int] = {}
+    found: dict[str, tuple[int, list[str]]] = {}
     # Model entries live under the `models` key; a GPU pool may carry the same name.
     start = next((i for i, line in enumerate(text) if re.match(r"^\s*(llm-serving:)?models:", line)), 0)
     for name in names:
-        pattern = re.compile(rf"^\s*(-\s*)?name:\s*['\"]?{re.escape(name)}['\"]?\s*(#.*)?$")
-        for number, line in enumerate(text[start:], start=start + 1):
-            if pattern.match(line):
-                found[name] = number
+        pattern = re.compile(rf"^(\s*)(-\s*)?name:\s*['\"]?{re.escape(name)}['\"]?\s*(#.*)?$")
+        for index in range(start, len(text)):
+            match = pattern.match(text[index])
+            if match:
+                indent = len(match.group(1))
+                end = index + 1
+                # The entry runs until the next line indented no deeper than its dash.
+                while end < len(text) and (not text[end].strip() or len(text[end]) - len(text[end].lstrip()) > indent):
+                    end += 1
+                found[name] = (index + 1, text[index:end])
                 break
     return found
 
 
-def trace_line(resource: str, lines: Mapping[str, int]) -> Any:
-    """The line of the model a resource belongs to (the longest model name inside its name,
-    `<stack>-<model>-<role>`), or None for a stack-wide or unattributable finding."""
+def trace_line(resource: str, lines: Mapping[str, tuple[int, list[str]]], policy: str = "") -> Any:
+    """The stack-file line a resource's finding came from: in the entry of the model the resource
+    belongs to (the longest model name inside `<stack>-<model>-<role>`), the line of the key the
+    policy reads, else the entry's `name:` line; None for a stack-wide or unattributable finding."""
+    import re
+
     matches = [name for name in lines if f"-{name}-" in f"-{resource}-"]
-    return lines[max(matches, key=len)] if matches else None
+    if not matches:
+        return None
+    first, entry = lines[max(matches, key=len)]
+    key = POLICY_KEYS.get(policy)
+    if key:
+        for offset, text in enumerate(entry):
+            if re.search(rf"(^|[\s{{,-]){key}:", text):
+                return first + offset
+    return first
 
 
 def run_plan(stack_ref: str) -> PlanResult:
@@ -187,7 +221,7 @@ def run_plan(stack_ref: str) -> PlanResult:
     report["stack_file"] = _display_path(stack.path)
     lines = model_lines(stack.path, [m.name for m in cfg.models])
     for row in report["violations"]:
-        row.update(file=report["stack_file"], line=trace_line(row["resource"], lines))
+        row.update(file=report["stack_file"], line=trace_line(row["resource"], lines, row["policy"]))
     return PlanResult(report=report, files=render_files(recording))
 
 

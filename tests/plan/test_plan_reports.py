@@ -40,7 +40,7 @@ def hot_stack(tmp_path_factory):
     return path
 
 
-def test_sarif_validates_and_locates_the_violation_at_the_model_line(tmp_path, hot_stack):
+def test_sarif_validates_and_locates_the_violation_at_the_stack_file_line(tmp_path, hot_stack):
     proc = plan(tmp_path, hot_stack, "sarif")
     assert proc.returncode == 1, proc.stderr
     log = json.loads(proc.stdout)
@@ -49,8 +49,8 @@ def test_sarif_validates_and_locates_the_violation_at_the_model_line(tmp_path, h
     result = next(r for r in run["results"] if r["ruleId"] == "vllm-gpu-memory-utilization-bounds")
     assert result["level"] == "error"
     location = result["locations"][0]["physicalLocation"]
-    model_name = yaml.safe_load(hot_stack.read_text())["config"]["llm-serving:models"][0]["name"]
-    line = next(i for i, text in enumerate(hot_stack.read_text().splitlines(), 1) if f"name: {model_name}" in text)
+    # The line of the value the policy read: the model entry's gpuMemoryUtilization.
+    line = next(i for i, text in enumerate(hot_stack.read_text().splitlines(), 1) if "gpuMemoryUtilization: 0.99" in text)
     assert location["region"] == {"startLine": line}
     # Outside the repository the stack file can only be an absolute file URI.
     assert location["artifactLocation"]["uri"] == hot_stack.resolve().as_uri()
@@ -81,6 +81,18 @@ def test_sarif_uris_are_repository_relative_and_absolute_help_in_actions(tmp_pat
         assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "stacks/Pulumi.dev.yaml"
     rule = log["runs"][0]["tool"]["driver"]["rules"][0]
     assert rule["helpUri"] == f"https://github.com/acme/llm-serving/blob/abc123/{DOCS_PAGE}#{rule['id']}"
+
+
+def test_a_finding_without_a_key_points_at_the_model_entry():
+    from stacks.plan import model_lines, trace_line
+
+    lines = model_lines(ROOT / "stacks" / "Pulumi.prod.yaml", ["chat-8b", "qwen3-32b"])
+    text = (ROOT / "stacks" / "Pulumi.prod.yaml").read_text().splitlines()
+    name_line = lines["chat-8b"][0]
+    assert text[name_line - 1].strip() == "- name: chat-8b"
+    assert trace_line("prod-chat-8b-isvc", lines, "serving-priority-class") == name_line
+    assert "revision:" in text[trace_line("prod-qwen3-32b-isvc", lines, "model-source-pinned") - 1]
+    assert trace_line("prod-cluster", lines, "model-source-pinned") is None
 
 
 def test_plan_json_violations_carry_the_check_fields(tmp_path, hot_stack):
