@@ -61,10 +61,12 @@ def test_report_shows_the_scaling_of_each_model(prod_plan):
     chat = next(m for m in report["models"] if m["name"] == "chat-8b")["autoscaling"]
     assert chat["signal"] == "vllm:num_requests_running + vllm:num_requests_waiting per pod"
     assert (chat["min_replicas"], chat["max_replicas"]) == (2, 8)
-    assert chat["scale_out_seconds"] == chat["metric_lag_seconds"] + chat["replica_start_seconds"]
-    assert chat["scale_out_estimate_seconds"] == chat["metric_lag_seconds"] + chat["replica_cold_start_estimate_seconds"]
-    # The startup budget bounds the wait; the cold-start estimate of an 8B model fits inside it.
-    assert chat["replica_cold_start_estimate_seconds"] <= chat["replica_start_seconds"] == 900
+    lead = chat["metric_lag_seconds"] + chat["node_lead_seconds"]
+    assert chat["scale_out_estimate_seconds"] == lead + chat["replica_start_seconds"]
+    assert chat["scale_out_seconds"] == lead + chat["startup_budget_seconds"]
+    # The expected start (the plan's startup parts) fits inside the startup budget that bounds it.
+    assert chat["replica_start_seconds"] <= chat["startup_budget_seconds"]
+    assert chat["replica_start_source"].startswith("startup parts (")
 
 
 def test_text_report_has_a_scaling_line_per_model(tmp_path):
