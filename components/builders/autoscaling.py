@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from components.builders.labels import recommended_labels
-from components.builders.vllm_service import predictor_deployment_name
-from components.capacity.plan import ServingPlan
-from components.config import ModelConfig
+from ..builders.labels import recommended_labels
+from ..builders.vllm_service import predictor_deployment_name
+from ..capacity.plan import ServingPlan
+from ..config import ModelConfig
 
 # vLLM 0.33 gauges (../shared/reference/vllm.md section 1); both carry model_name = --served-model-name.
 RUNNING = "vllm:num_requests_running"
@@ -173,7 +173,7 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
     """
     if m.distributed is not None:
         return None  # a multi-node model runs one fixed-size Ray cluster: nothing scales it
-    from components.capacity.layout import IMAGE_PULL_SECONDS, NODE_READY_SECONDS
+    from ..capacity.layout import IMAGE_PULL_SECONDS, NODE_READY_SECONDS
 
     lag = SCRAPE_INTERVAL_SECONDS + HPA_SYNC_SECONDS
     node_lead = NODE_READY_SECONDS + IMAGE_PULL_SECONDS

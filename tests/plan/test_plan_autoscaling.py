@@ -67,6 +67,10 @@ def test_report_shows_the_scaling_of_each_model(prod_plan):
     # The expected start (the plan's startup parts) fits inside the startup budget that bounds it.
     assert chat["replica_start_seconds"] <= chat["startup_budget_seconds"]
     assert chat["replica_start_source"].startswith("startup parts (")
+    # One source of truth: the expected start is the sum of the plan's startup parts (capacity/cold_start.py).
+    figures = next(m for m in report["models"] if m["name"] == "chat-8b")
+    assert chat["replica_start_seconds"] == figures["startup"]["sum_seconds"]
+    assert chat["startup_budget_seconds"] == figures["startup_budget_seconds"]
 
 
 def test_text_report_has_a_scaling_line_per_model(tmp_path):
