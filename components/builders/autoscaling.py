@@ -165,21 +165,22 @@ def autoscaler_name(m: ModelConfig) -> str:
 def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any]]:
     """The model's scaling figures for the plan report (None for a multi-node model, which does not scale).
 
-    Time to scale out = the signal's lag (scrape + HPA sync) + the time a new replica takes to
-    serve: at most the startup budget (the startup probe's failureThreshold x period, beyond which
-    the pod is restarted), and on a fresh node about the plan's cold-start estimate (node, image
-    pull, weight download, compile; capacity/layout.py after cold_start.md).
+    Time to scale out on a fresh node = the signal's lag (scrape + HPA sync) + the node's lead time
+    (launch and join, image pull: before the container starts; cold_start.md section 7 via
+    capacity/layout.py) + the container's start. The container's start is expected to take the
+    plan's startup parts (process, weights from the model source, compile; capacity/cold_start.py)
+    and may take at most the startup budget, after which the probe restarts the pod.
     """
     if m.distributed is not None:
         return None  # a multi-node model runs one fixed-size Ray cluster: nothing scales it
-    from ..capacity.layout import cold_start_seconds
+    from ..capacity.layout import IMAGE_PULL_SECONDS, NODE_READY_SECONDS
 
     lag = SCRAPE_INTERVAL_SECONDS + HPA_SYNC_SECONDS
-    start = plan.startup_failure_threshold * plan.startup_period_seconds
-    # The cold-start parts of the capacity plan: what a replica on a fresh node is expected to take.
-    # One source of truth: the parts the startup budget is derived from (capacity/cold_start.py,
-    # cold_start.md); the layout's Hub-download estimate only where the plan has no such parts.
-    cold = plan.startup.sum_seconds if plan.startup is not None else cold_start_seconds(plan.model)
+    node_lead = NODE_READY_SECONDS + IMAGE_PULL_SECONDS
+    budget = plan.startup_failure_threshold * plan.startup_period_seconds
+    parts = plan.startup.parts if plan.startup is not None else ()
+    expected = sum(p.seconds for p in parts) if parts else budget
+    source = (f"startup parts ({plan.startup.source}): " + " + ".join(f"{p.name} {p.seconds}s" for p in parts)) if parts else "startup budget"
     adapter = m.autoscaling.backend == "prometheus-adapter"
     return {
         "backend": m.autoscaling.backend,
@@ -193,9 +194,10 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
         "max_replicas": m.replicas.max,
         "scale_down_stabilization_seconds": m.autoscaling.scale_down_stabilization_seconds,
         "metric_lag_seconds": lag,
-        "replica_start_seconds": start,
-        "replica_start_source": "startup budget (upper bound)",
-        "scale_out_seconds": lag + start,
-        "replica_cold_start_estimate_seconds": cold,
-        "scale_out_estimate_seconds": lag + cold,
+        "node_lead_seconds": node_lead,
+        "replica_start_seconds": expected,
+        "replica_start_source": source,
+        "startup_budget_seconds": budget,
+        "scale_out_estimate_seconds": lag + node_lead + expected,
+        "scale_out_seconds": lag + node_lead + budget,
     }

@@ -61,13 +61,16 @@ def test_report_shows_the_scaling_of_each_model(prod_plan):
     chat = next(m for m in report["models"] if m["name"] == "chat-8b")["autoscaling"]
     assert chat["signal"] == "vllm:num_requests_running + vllm:num_requests_waiting per pod"
     assert (chat["min_replicas"], chat["max_replicas"]) == (2, 8)
-    assert chat["scale_out_seconds"] == chat["metric_lag_seconds"] + chat["replica_start_seconds"]
-    assert chat["scale_out_estimate_seconds"] == chat["metric_lag_seconds"] + chat["replica_cold_start_estimate_seconds"]
-    # The startup budget bounds the wait; the cold-start estimate (the parts that budget is derived
-    # from, capacity/cold_start.py) fits inside it.
+    lead = chat["metric_lag_seconds"] + chat["node_lead_seconds"]
+    assert chat["scale_out_estimate_seconds"] == lead + chat["replica_start_seconds"]
+    assert chat["scale_out_seconds"] == lead + chat["startup_budget_seconds"]
+    # The expected start (the plan's startup parts) fits inside the startup budget that bounds it.
+    assert chat["replica_start_seconds"] <= chat["startup_budget_seconds"]
+    assert chat["replica_start_source"].startswith("startup parts (")
+    # One source of truth: the expected start is the sum of the plan's startup parts (capacity/cold_start.py).
     figures = next(m for m in report["models"] if m["name"] == "chat-8b")
-    assert chat["replica_start_seconds"] == figures["startup_budget_seconds"]
-    assert chat["replica_cold_start_estimate_seconds"] == figures["startup"]["sum_seconds"] <= chat["replica_start_seconds"]
+    assert chat["replica_start_seconds"] == figures["startup"]["sum_seconds"]
+    assert chat["startup_budget_seconds"] == figures["startup_budget_seconds"]
 
 
 def test_text_report_has_a_scaling_line_per_model(tmp_path):
