@@ -10,23 +10,25 @@ reported with its field path, the value and the rule, all at once, as a
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from components.errors import ConfigError, Problem, format_path
+from .errors import ConfigError, Problem, format_path
+from .secrets import is_secret, scan
 
 PROJECT = "llm-serving"
 
 # Kubernetes object names we derive from user names (InferenceService "<name>", its
 # Deployment "<name>-predictor", "<name>-hf-token"...) must stay DNS-1035 labels of at
 # most 63 characters, so user names are capped lower to leave room for the suffixes.
-_DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_DNS_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _NAME_MAX = 40
-_HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_HF_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
 # Strict scalars: a stack file's "8192" (a string) or true (a bool) is not a number here, as
@@ -44,7 +46,7 @@ class _Model(BaseModel):
 
 
 def _dns_name(value: str) -> str:
-    if not _DNS_LABEL.match(value) or len(value) > _NAME_MAX:
+    if not _DNS_LABEL.fullmatch(value) or len(value) > _NAME_MAX:
         raise ValueError(
             f"must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter) "
             f"of at most {_NAME_MAX} characters"
@@ -73,7 +75,7 @@ class ClusterConfig(_Model):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not re.match(r"^[A-Za-z][A-Za-z0-9-]{0,99}$", v):
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9-]{0,99}", v):
             raise ValueError("must start with a letter and hold only letters, digits and '-' (at most 100)")
         return v
 
@@ -88,7 +90,7 @@ class ClusterConfig(_Model):
     def _version(cls, v: str) -> str:
         # 1.30: the preStop sleep action that drains vLLM pods (PodLifecycleSleepAction, on by default
         # from 1.30); 1.37: the newest schemas kubernetes-validate ships.
-        if not re.match(r"^1\.3[0-7]$", v):
+        if not re.fullmatch(r"1\.3[0-7]", v):
             raise ValueError('must be a Kubernetes minor version between "1.30" and "1.37", quoted')
         return v
 
@@ -107,7 +109,7 @@ class BufferConfig(_Model):
     )
 
 
-_DURATION = re.compile(r"^([0-9]+(s|m|h))+$")
+_DURATION = re.compile(r"([0-9]+(s|m|h))+")
 _DURATION_PART = re.compile(r"([0-9]+)(s|m|h)")
 # Karpenter never replaces nodes more often than this unless the stack says so (policy S14's default floor).
 EXPIRE_AFTER_FLOOR_HOURS = 24
@@ -147,7 +149,7 @@ class DisruptionConfig(_Model):
     @field_validator("consolidate_after")
     @classmethod
     def _consolidate_after(cls, v: str) -> str:
-        if not _DURATION.match(v):
+        if not _DURATION.fullmatch(v):
             raise ValueError('must be a duration such as "15m" or "1h30m"')
         return v
 
@@ -156,7 +158,7 @@ class DisruptionConfig(_Model):
     def _expire_after(cls, v: str) -> str:
         if v == "Never":
             return v
-        if not _DURATION.match(v):
+        if not _DURATION.fullmatch(v):
             raise ValueError('must be a duration such as "720h", or "Never"')
         if duration_seconds(v) < EXPIRE_AFTER_FLOOR_HOURS * 3600:
             raise ValueError(f"must be at least {EXPIRE_AFTER_FLOOR_HOURS}h: every expiry reloads the models on the node (minutes each)")
@@ -165,7 +167,7 @@ class DisruptionConfig(_Model):
 
 # An EKS-optimized AMI release, pinned: "latest" drifts (replaces) every node when AWS ships an AMI
 # (karpenter.md, EC2NodeClass amiSelectorTerms). AL2023 releases are dated (amazon-eks-ami vYYYYMMDD).
-_AMI_ALIAS = re.compile(r"^(al2023@v[0-9]{8}|bottlerocket@v?[0-9]+\.[0-9]+\.[0-9]+)$")
+_AMI_ALIAS = re.compile(r"(al2023@v[0-9]{8}|bottlerocket@v?[0-9]+\.[0-9]+\.[0-9]+)")
 # A dated AL2023 release seen pinned in public EKS code (e.g. "al2023@v20260903" as an EC2NodeClass alias default).
 DEFAULT_AMI_ALIAS = "al2023@v20260903"
 
@@ -197,14 +199,14 @@ class GpuPoolConfig(_Model):
     @field_validator("ami_alias")
     @classmethod
     def _ami(cls, v: str) -> str:
-        if not _AMI_ALIAS.match(v):
+        if not _AMI_ALIAS.fullmatch(v):
             raise ValueError("must be a pinned AMI alias such as al2023@v20260903 or bottlerocket@1.55.0 (latest would replace every node on each AMI release)")
         return v
 
     @field_validator("instance_types")
     @classmethod
     def _instances(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        from components.capacity.gpus import INSTANCES
+        from .capacity.gpus import INSTANCES
 
         if not v:
             raise ValueError("must list at least one instance type")
@@ -347,7 +349,7 @@ class SloConfig(_Model):
     @field_validator("max_request_seconds")
     @classmethod
     def _servable(cls, v: float) -> float:
-        from components.timeouts import max_request_rule
+        from .timeouts import max_request_rule
 
         rule = max_request_rule(v)
         if rule:
@@ -468,7 +470,7 @@ class DistributedConfig(_Model):
     @classmethod
     def _ifname(cls, v: str) -> str:
         # NCCL accepts a prefix list, optionally negated with ^ (NCCL docs, NCCL_SOCKET_IFNAME).
-        if not re.match(r"^\^?=?[A-Za-z0-9_.-]{1,15}(,=?[A-Za-z0-9_.-]{1,15})*$", v):
+        if not re.fullmatch(r"\^?=?[A-Za-z0-9_.-]{1,15}(,=?[A-Za-z0-9_.-]{1,15})*", v):
             raise ValueError('must be an interface name or an NCCL prefix list such as "eth0" or "^lo,docker"')
         return v
 
@@ -511,21 +513,21 @@ class ModelConfig(_Model):
     @field_validator("model")
     @classmethod
     def _model_id(cls, v: str) -> str:
-        if not _HF_ID.match(v):
+        if not _HF_ID.fullmatch(v):
             raise ValueError("must be a Hugging Face id of the form <org>/<name>")
         return v
 
     @field_validator("revision")
     @classmethod
     def _revision(cls, v: str) -> str:
-        if not _COMMIT.match(v):
+        if not _COMMIT.fullmatch(v):
             raise ValueError("must be a full 40-character commit hash, so the weights cannot change under the service")
         return v
 
     @field_validator("image")
     @classmethod
     def _image(cls, v: str) -> str:
-        if not re.match(r"^[a-z0-9][a-z0-9._/:@-]*$", v) or " " in v:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9._/:@-]*", v) or " " in v:
             raise ValueError("must be an image reference like vllm/vllm-openai:v0.33.0")
         return v
 
@@ -538,7 +540,7 @@ class IngressConfig(_Model):
     @field_validator("host")
     @classmethod
     def _host(cls, v: str) -> str:
-        if not re.match(r"^(?=.{1,253}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}$", v):
+        if not re.fullmatch(r"(?=.{1,253}\Z)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}", v):
             raise ValueError("must be a lowercase DNS name such as llm.example.com")
         return v
 
@@ -577,7 +579,7 @@ class PrometheusConfig(_Model):
     @field_validator("url")
     @classmethod
     def _url(cls, v: Optional[str]) -> Optional[str]:
-        if v is not None and not re.match(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$", v):
+        if v is not None and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?", v):
             raise ValueError("must be an http(s) URL such as http://prometheus-operated.monitoring.svc:9090 (no credentials, no query)")
         return v
 
@@ -585,9 +587,9 @@ class PrometheusConfig(_Model):
     @classmethod
     def _labels(cls, v: dict[str, str]) -> dict[str, str]:
         for key, value in v.items():
-            if not re.match(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$", key):
+            if not re.fullmatch(r"([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", key):
                 raise ValueError(f"label key {key!r} is not a Kubernetes label key")
-            if not re.match(r"^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$", value):
+            if not re.fullmatch(r"(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?", value):
                 # The value is not echoed: a misplaced secret must not reach an error message.
                 raise ValueError(f"the value of label {key!r} is not a Kubernetes label value (at most 63 of A-Z a-z 0-9 - _ .)")
         return v
@@ -720,7 +722,7 @@ class StackConfig(_Model):
     @field_validator("region")
     @classmethod
     def _region(cls, v: str) -> str:
-        if not re.match(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", v):
+        if not re.fullmatch(r"[a-z]{2}(-gov)?-[a-z]+-\d", v):
             raise ValueError("must be an AWS region such as us-west-2")
         return v
 
@@ -749,7 +751,7 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
             if name in _KEYS:
                 data[name] = raw[key]
             elif name in _SECRET_KEYS:
-                if not _is_secret_value(raw[key]):
+                if not is_secret(raw[key]):
                     problems.append(
                         Problem(key, "must be a Pulumi secret (pulumi config set --secret); a clear-text token is refused", has_value=False)
                     )
@@ -761,10 +763,13 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
             data["region"] = raw[key]
         elif namespace not in _PROVIDER_NAMESPACES:
             problems.append(Problem(str(key), f"unknown config namespace {namespace!r}", has_value=False))
+    text_problems, refused = _text_problems(raw)
+    problems.extend(text_problems)
     try:
         cfg = StackConfig.model_validate(data)
     except ValidationError as exc:
-        problems.extend(_problems_from(exc, data))
+        # A field already refused for a token or a control character is not reported twice.
+        problems.extend(p for p in _problems_from(exc, data) if not any(_under(p.path, r) for r in refused))
         raise ConfigError(problems) from None
     if problems:
         raise ConfigError(problems)
@@ -774,9 +779,72 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
     return cfg
 
 
-def _is_secret_value(value: Any) -> bool:
-    """A stack file holds a secret as ``{secure: <ciphertext>}``; the offline plan also marks injected values."""
-    return isinstance(value, Mapping) and set(value) == {"secure"} and isinstance(value["secure"], str)
+# C0 and C1 control characters (newline, tab, NUL, ...) and the Unicode line and paragraph
+# separators (and lone surrogates, which no encoder writes): no name, id, image, host or flag of a
+# stack needs one, and a trailing newline would otherwise reach object names, file names and
+# command lines.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+_MAX_EXACT = 2**53
+
+
+def _number_in_range(value: float) -> bool:
+    if isinstance(value, int):
+        return -_MAX_EXACT <= value <= _MAX_EXACT
+    return math.isfinite(value) and -_MAX_EXACT <= value <= _MAX_EXACT
+
+
+def _display_key(key: str) -> str:
+    """How messages name a config key: ``llm-serving:models`` -> ``models``, others as written."""
+    namespace, _, name = key.partition(":")
+    if namespace == PROJECT and name:
+        return name
+    return key
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith((prefix + ".", prefix + "["))
+
+
+def _text_problems(raw: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
+    """Clear-text credentials, control characters and out-of-range numbers anywhere in the config's non-secret values.
+
+    A token (components.secrets shapes: hf_..., AKIA..., ghp_..., sk-...) is named by its field
+    and shape with a redacted prefix, never echoed. Returns the problems and the paths refused.
+    """
+    problems: list[Problem] = []
+    refused: list[str] = []
+    for key in sorted(raw, key=str):
+        if not isinstance(key, str) or _display_key(key) in _SECRET_KEYS:
+            continue
+        for loc, token in scan(raw[key], (_display_key(key),)):
+            path = format_path(loc)
+            problems.append(Problem(
+                path, f"holds what looks like {token.described}; a credential never goes in a "
+                "plain config value (put the Hugging Face token in llm-serving:hfToken as a Pulumi secret)", has_value=False))
+            refused.append(path)
+        stack: list[tuple[tuple[Any, ...], Any]] = [((_display_key(key),), raw[key])]
+        while stack:
+            loc, value = stack.pop()
+            if isinstance(value, str):
+                if _CONTROL.search(value) and not any(_under(format_path(loc), r) for r in refused):
+                    problems.append(Problem(format_path(loc), "holds a control character (a newline, tab or similar); "
+                                            "names, ids and flags are single-line text", value))
+                    refused.append(format_path(loc))
+            elif isinstance(value, (int, float)) and not isinstance(value, bool) and not _number_in_range(value):
+                problems.append(Problem(format_path(loc), "is out of range: a stack file's numbers must be finite and within "
+                                        "+-2^53 (the Pulumi engine carries config numbers as doubles)", value))
+                refused.append(format_path(loc))
+            elif isinstance(value, Mapping) and not is_secret(value):
+                for k, v in value.items():
+                    if isinstance(k, str) and _CONTROL.search(k):
+                        problems.append(Problem(format_path(loc), "has a key with a control character", k))
+                        refused.append(format_path(loc))
+                    stack.append(((*loc, k), v))
+            elif isinstance(value, (list, tuple)):
+                stack.extend(((*loc, i), v) for i, v in enumerate(value))
+    return problems, refused
 
 
 _TOP_PATH = {"gpuPools": "gpuPools", "hasHfToken": "hfToken", "region": "aws:region"}
@@ -835,7 +903,7 @@ def _model_of(annotation: Any) -> Any:
 def _cross_checks(cfg: StackConfig) -> list[Problem]:
     """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node (or, for a
     distributed model, fill whole nodes of the pool: components/capacity/layout.py)."""
-    from components.capacity.gpus import INSTANCES
+    from .capacity.gpus import INSTANCES
 
     problems: list[Problem] = []
     for label, items in (("gpuPools", cfg.gpu_pools), ("models", cfg.models)):
@@ -869,7 +937,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
             )
         gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
         if m.distributed is not None:
-            from components.capacity.layout import layout_problems
+            from .capacity.layout import layout_problems
 
             problems.extend(layout_problems(m, pool, f"models[{i}]"))
         else:

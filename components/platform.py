@@ -9,20 +9,20 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
-from components.builders import vllm_service as build
-from components.builders.labels import recommended_labels
-from components.capacity.plan import ServingPlan, plan_stack
-from components.capacity.pools import PoolPlan, plan_pools
-from components.addons import ClusterAddons, ClusterAddonsArgs
-from components.cluster import k8s_child_opts, kubernetes_provider
-from components.config import StackConfig
-from components.gpu_pool import GpuPool, GpuPoolArgs
-from components.model_source import S3ModelReader, S3ModelReaderArgs
-from components.karpenter import Karpenter, KarpenterArgs
-from components.builders import ray_cluster as ray
-from components.kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
-from components.vllm_service import VllmService, VllmServiceArgs
+from .autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
+from .builders import vllm_service as build
+from .builders.labels import recommended_labels
+from .capacity.plan import ServingPlan, plan_stack
+from .capacity.pools import PoolPlan, plan_pools
+from .addons import ClusterAddons, ClusterAddonsArgs
+from .cluster import k8s_child_opts, kubernetes_provider
+from .config import StackConfig
+from .gpu_pool import GpuPool, GpuPoolArgs
+from .model_source import S3ModelReader, S3ModelReaderArgs
+from .karpenter import Karpenter, KarpenterArgs
+from .builders import ray_cluster as ray
+from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
+from .vllm_service import VllmService, VllmServiceArgs
 
 HF_SECRET_NAME = "hf-token"
 

@@ -15,17 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from components.capacity.cold_start import FLOOR_S, SAFETY, StartupBudget, startup_budget
-from components.capacity.architecture import ArchitectureError
-from components.capacity.gpus import INSTANCES, instance_gpu
-from components.capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
-from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
-from components.capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
-from components.config import GpuPoolConfig, ModelConfig, StackConfig
-from components.images import vllm_release
-from components.errors import ConfigError, Problem
-from components.timeouts import TimeoutChain, timeout_chain
-from components.vllm_flags import Release, UnsupportedRelease, batch_defaults, missing_rule, optional_flag, release_of
+from ..capacity.cold_start import FLOOR_S, SAFETY, StartupBudget, startup_budget
+from ..capacity.architecture import ArchitectureError
+from ..capacity.gpus import INSTANCES, instance_gpu
+from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
+from ..capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
+from ..capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
+from ..config import GpuPoolConfig, ModelConfig, StackConfig
+from ..images import vllm_release
+from ..errors import ConfigError, Problem
+from ..timeouts import TimeoutChain, timeout_chain
+from ..vllm_flags import Release, UnsupportedRelease, batch_defaults, missing_rule, optional_flag, release_of
 
 # Share of a node's vCPU and memory a serving pod may request: the rest is left for the kubelet,
 # system reservations and daemonsets (device plugin, CNI, log and metric agents).

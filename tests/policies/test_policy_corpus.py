@@ -86,6 +86,8 @@ EXPECTED = {
     ("docs__examples__vllm__GPU__lws.yaml", "llm-startup-probe-budget"),
     ("docs__examples__vllm__GPU__lws.yaml", "model-source-pinned"),
     ("docs__examples__vllm__GPU__lws.yaml", "no-literal-secret-env"),
+    # AIBrix's L20 sample passes a literal OpenAI-shaped key: `--api-key sk-...` in the command.
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "no-literal-secret-env"),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-app-pdb"),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-priority-class"),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-topology-spread"),
