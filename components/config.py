@@ -439,6 +439,40 @@ class ArchitectureConfig(_Model):
     weights_gib: Float = Field(description="Size of the whole checkpoint in GiB (required, > 0).", gt=0)
 
 
+class LongContextConfig(_Model):
+    """A sibling pool of the same model for long prompts (its own InferenceService ``<name>-long``).
+
+    Long prompts hold many KV blocks and slow every request batched with them, so they get their
+    own replicas with a larger maxModelLen and fewer sequences; the route sends a request there
+    when it carries the header ``x-llm-context: long`` (README, "Short and long pools").
+    """
+
+    max_model_len: Int = Field(description="--max-model-len of the sibling (required, above the model's own).", gt=0, le=10_485_760)
+    max_num_seqs: Optional[Int] = Field(
+        None, gt=0, le=65_536, description="--max-num-seqs of the sibling. Default: derived from its KV cache by the capacity plan."
+    )
+    replicas: ReplicasConfig = Field(default_factory=ReplicasConfig, description="The sibling's replica bounds. Default {min: 1, max: 1}.")
+    max_request_seconds: Optional[Float] = Field(
+        None, gt=0, description="The sibling's slo.maxRequestSeconds. Default: the model's own (long prefills may need more)."
+    )
+
+    @field_validator("max_request_seconds")
+    @classmethod
+    def _servable(cls, v: Optional[float]) -> Optional[float]:
+        from .timeouts import max_request_rule
+
+        rule = max_request_rule(v) if v is not None else None
+        if rule:
+            raise ValueError(rule)
+        return v
+
+
+# The header that sends a request to a model's long-context sibling, and the sibling's name suffix.
+LONG_CONTEXT_HEADER = "x-llm-context"
+LONG_CONTEXT_VALUE = "long"
+LONG_SUFFIX = "-long"
+
+
 class DistributedConfig(_Model):
     """Multi-node serving: one vLLM engine spread over several nodes of the model's pool.
 
@@ -502,6 +536,36 @@ class ModelConfig(_Model):
     architecture: Optional[ArchitectureConfig] = Field(
         None, description="For a model outside the catalogue: its config.json and weights size. Default null (catalogue)."
     )
+    long_context: Optional[LongContextConfig] = Field(
+        None,
+        description="A sibling pool for long prompts, reached with the header x-llm-context: long. Default null (no sibling).",
+    )
+
+    @model_validator(mode="after")
+    def _long_context(self) -> "ModelConfig":
+        lc = self.long_context
+        if lc is not None:
+            if lc.max_model_len <= self.engine.max_model_len:
+                raise ValueError(
+                    f"longContext.maxModelLen ({lc.max_model_len}) must be above engine.maxModelLen ({self.engine.max_model_len})"
+                )
+            if len(self.name) + len(LONG_SUFFIX) > _NAME_MAX:
+                raise ValueError(f"name must leave room for the sibling's suffix {LONG_SUFFIX!r} (at most {_NAME_MAX - len(LONG_SUFFIX)} characters)")
+        return self
+
+    def long_sibling(self) -> Optional["ModelConfig"]:
+        """The long-context sibling as a model of its own (None without longContext)."""
+        lc = self.long_context
+        if lc is None:
+            return None
+        engine = self.engine.model_copy(update={"max_model_len": lc.max_model_len, "max_num_seqs": lc.max_num_seqs,
+                                                "max_num_batched_tokens": None, "max_num_queued_reqs": None})
+        slo = self.slo.model_copy(update={"max_request_seconds": lc.max_request_seconds or self.slo.max_request_seconds})
+        return self.model_copy(update={
+            "name": self.name + LONG_SUFFIX, "engine": engine, "replicas": lc.replicas, "slo": slo, "long_context": None,
+            "traffic": self.traffic.model_copy(update={"typical_request_tokens": None}),
+            "autoscaling": self.autoscaling.model_copy(update={"target_in_flight_per_pod": None}),
+        })
     distributed: Optional[DistributedConfig] = Field(
         None,
         description="Opt-in for a model larger than one node, e.g. {backend: ray}: tensorParallelSize x "
@@ -533,9 +597,34 @@ class ModelConfig(_Model):
 
 
 class IngressConfig(_Model):
-    """The public entry point (ALB -> Envoy -> vLLM)."""
+    """The public entry point: an ALB (AWS Load Balancer Controller), straight to the predictors or through Istio.
 
-    host: Str = Field(description="DNS name clients call, e.g. llm.example.com (required).")
+    Each model answers at ``<model>.<host>``; its timeouts come from the model's timeout chain.
+    """
+
+    host: Str = Field(description="DNS zone clients call; each model answers at <model>.<host>, e.g. chat-8b.llm.example.com (required).")
+    routing: Literal["direct", "istio"] = Field(
+        "direct",
+        description='"direct": the ALB targets the predictor pods; "istio": the ALB targets an Istio ingress gateway, '
+        "whose VirtualServices and DestinationRules carry the route timeouts, retries and connection limits. Default direct.",
+    )
+    scheme: Literal["internal", "internet-facing"] = Field("internal", description="ALB scheme. Default internal (not on the internet).")
+    certificate_arn: Optional[Str] = Field(
+        None, description="ACM certificate ARN for <model>.<host> (a wildcard): HTTPS on 443 and HTTP redirected. Default null (HTTP on 80)."
+    )
+    install_controller: Bool = Field(
+        True, description="Install the AWS Load Balancer Controller (Helm, IAM through EKS Pod Identity). Default true; false where it runs already."
+    )
+    install_istio: Bool = Field(
+        True, description="With routing istio: install Istio (base, istiod, ingress gateway; Helm). Default true; false where it runs already."
+    )
+
+    @field_validator("certificate_arn")
+    @classmethod
+    def _arn(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not re.match(r"^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate/[0-9a-f-]{36}$", v):
+            raise ValueError("must be an ACM certificate ARN: arn:aws:acm:<region>:<account>:certificate/<uuid>")
+        return v
 
     @field_validator("host")
     @classmethod
@@ -711,6 +800,25 @@ class StackConfig(_Model):
 
     _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
 
+    def sibling_of(self, name: str) -> Optional[str]:
+        """The model whose long-context sibling ``name`` is, or None for a model of the stack file."""
+        for m in self.models:
+            if m.long_context is not None and m.name + LONG_SUFFIX == name:
+                return m.name
+        return None
+
+    def model_paths(self) -> list[str]:
+        """The stack-file path of each entry of ``models`` (a sibling is its model's ``longContext``)."""
+        paths: list[str] = []
+        i = -1
+        for m in self.models:
+            if self.sibling_of(m.name) is None:
+                i += 1
+                paths.append(f"models[{i}]")
+            else:
+                paths.append(f"models[{i}].longContext")
+        return paths
+
     @field_validator("gpu_pools", "models")
     @classmethod
     def _not_empty(cls, v: tuple) -> tuple:
@@ -773,10 +881,26 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
         raise ConfigError(problems) from None
     if problems:
         raise ConfigError(problems)
+    cfg = _with_siblings(cfg)
     cross = _cross_checks(cfg)
     if cross:
         raise ConfigError(cross)
     return cfg
+
+
+def _with_siblings(cfg: "StackConfig") -> "StackConfig":
+    """The stack with each model's long-context sibling as a model of its own, right after it.
+
+    Every later stage (capacity plan, pools, services, autoscaling, routes, report) then sizes and
+    renders the sibling like any model; ``StackConfig.sibling_of`` tells routes which is which.
+    """
+    models: list[ModelConfig] = []
+    for m in cfg.models:
+        models.append(m)
+        sibling = m.long_sibling()
+        if sibling is not None:
+            models.append(sibling)
+    return cfg if len(models) == len(cfg.models) else cfg.model_copy(update={"models": tuple(models)})
 
 
 # C0 and C1 control characters (newline, tab, NUL, ...) and the Unicode line and paragraph
@@ -906,17 +1030,24 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
     from .capacity.gpus import INSTANCES
 
     problems: list[Problem] = []
+    model_paths = cfg.model_paths()
     for label, items in (("gpuPools", cfg.gpu_pools), ("models", cfg.models)):
         seen: dict[str, int] = {}
         for i, item in enumerate(items):
+            where = f"{label}[{i}]" if label == "gpuPools" else model_paths[i]
             if item.name in seen:
-                problems.append(Problem(f"{label}[{i}].name", f"duplicates {label}[{seen[item.name]}].name", item.name))
+                first = f"{label}[{seen[item.name]}]" if label == "gpuPools" else model_paths[seen[item.name]]
+                problems.append(Problem(f"{where}.name", f"duplicates {first}.name", item.name))
             seen.setdefault(item.name, i)
     pools = {p.name: p for p in cfg.gpu_pools}
     for i, m in enumerate(cfg.models):
+        at = model_paths[i]
+        sibling = at.endswith(".longContext")
         pool = pools.get(m.pool)
         if pool is None:
-            problems.append(Problem(f"models[{i}].pool", f"no gpuPools entry has this name (pools: {', '.join(sorted(pools))})", m.pool))
+            if sibling:  # its model's pool, reported there
+                continue
+            problems.append(Problem(f"{at}.pool", f"no gpuPools entry has this name (pools: {', '.join(sorted(pools))})", m.pool))
             continue
         if cfg.environment == "prod" and m.replicas.min < 2 and not m.replicas.single_replica_reason:
             problems.append(
@@ -936,26 +1067,28 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
                 )
             )
         gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
-        if m.distributed is not None:
+        if sibling:  # its model's layout and TP are checked at the model
+            pass
+        elif m.distributed is not None:
             from .capacity.layout import layout_problems
 
-            problems.extend(layout_problems(m, pool, f"models[{i}]"))
+            problems.extend(layout_problems(m, pool, at))
         else:
             per_node = max(INSTANCES[t]["gpu_count"] for t in pool.instance_types)
             if gpus > per_node:
                 problems.append(
                     Problem(
-                        f"models[{i}].engine.tensorParallelSize",
+                        f"{at}.engine.tensorParallelSize",
                         f"tensorParallelSize x pipelineParallelSize = {gpus} GPUs exceeds the {per_node} GPUs per node of pool "
                         f"{pool.name!r} ({', '.join(pool.instance_types)}); use a pool with larger nodes, or set "
-                        f"models[{i}].distributed: {{backend: ray}} to spread the engine over several nodes (KubeRay)",
+                        f"{at}.distributed: {{backend: ray}} to spread the engine over several nodes (KubeRay)",
                         m.engine.tensor_parallel_size,
                     )
                 )
         if gpus * m.replicas.min > pool.gpu_limit:
             problems.append(
                 Problem(
-                    f"models[{i}].replicas.min",
+                    f"{at}.replicas.min",
                     f"{m.replicas.min} replicas x {gpus} GPUs exceed gpuPools[{list(pools).index(pool.name)}].gpuLimit = {pool.gpu_limit}",
                     m.replicas.min,
                 )

@@ -18,6 +18,7 @@ from .addons import ClusterAddons, ClusterAddonsArgs
 from .cluster import k8s_child_opts, kubernetes_provider
 from .config import StackConfig
 from .gpu_pool import GpuPool, GpuPoolArgs
+from .ingress import LlmIngress, LlmIngressArgs
 from .model_source import S3ModelReader, S3ModelReaderArgs
 from .karpenter import Karpenter, KarpenterArgs
 from .builders import ray_cluster as ray
@@ -174,6 +175,18 @@ class LlmPlatform(pulumi.ComponentResource):
                     ),
                     opts=in_ns,
                 )
+        # The entry point: ALB (and Istio) with every timeout from the models' timeout chains.
+        self.ingress = None
+        if cfg.ingress is not None:
+            siblings = {m.name: parent for m in cfg.models if (parent := cfg.sibling_of(m.name))}
+            self.ingress = LlmIngress(
+                f"{name}-ingress",
+                LlmIngressArgs(
+                    ingress=cfg.ingress, models=cfg.models, plans=self.plans, namespace=cfg.namespace, siblings=siblings,
+                    cluster_name=cfg.cluster.name, region=cfg.region, aws_provider=args.aws_provider,
+                ),
+                opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
+            )
         # Scaling on serving load: the metrics plumbing once, then each model's autoscaler, monitor and alerts.
         self.metrics = MetricsStack(
             f"{name}-metrics",

@@ -36,6 +36,7 @@ from policies.k8s_generic import (
 )
 from policies.models import model_source_pinned
 from policies.ray import kuberay_gpu_hygiene
+from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
     gpu_memory_utilization_bounds,
     gpu_memory_utilization_unset,
@@ -62,6 +63,10 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 
 POLICIES: tuple[Policy, ...] = _collect(
+    timeout_chain_ordered.POLICY,
+    keep_alive_outlives_proxy.POLICY,
+    llm_route_timeout.POLICY,
+    termination_drains_streams.POLICY,
     gpu_memory_utilization_bounds.POLICY,
     gpu_memory_utilization_unset.POLICY,
     kv_cache_headroom.POLICY,
