@@ -363,6 +363,22 @@ def test_exact_logs_within_their_tolerance(log_cases):
     assert off == []
 
 
+# The sized logs with TP > 1 on PCIe cards (L40S TP4, RTX 3090 TP4): the only ones that exercise the
+# PCIe all-reduce charge (NON_TORCH_PCIE_TP_GIB), so a 0.5 GiB shift in it must fail here.
+PCIE_TP_LOGS = ("fb01", "nk01")
+PCIE_TP_TOLERANCE_GIB = 0.45
+
+
+def test_pcie_tensor_parallel_logs_within_their_tolerance(log_cases):
+    from components.capacity.memory import NON_TORCH_PCIE_TP_GIB
+
+    cases = {c.obs_id: c for c in _sized(log_cases)}
+    for obs in PCIE_TP_LOGS:
+        c = cases[obs]
+        assert c.args.tensor_parallel_size > 1 and c.plan.non_torch_gib == pytest.approx(NON_TORCH_PCIE_TP_GIB), obs
+        assert abs(c.error) <= PCIE_TP_TOLERANCE_GIB, (obs, round(c.error, 2))
+
+
 # Logs the model still misses by more than the bar, each with its cause (report notes).
 KNOWN_MISSES = {
     "fb06": "0.2x on 4x RTX PRO 6000 (PCIe): the model reserves 2.55 GiB of CUDA graphs for Qwen3-235B's 94 layers "
