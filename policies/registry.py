@@ -34,6 +34,8 @@ from policies.k8s_generic import (
     serving_resource_requests,
     serving_topology_spread,
 )
+from policies.gpu import ephemeral_storage, rollout_surge, tolerates_and_targets
+from policies.karpenter import gpu_expiry, gpu_nodepool_disruption_budget, gpu_nodepool_limits, gpu_nodepool_tainted, pool_fits_models
 from policies.models import model_source_pinned
 from policies.ray import kuberay_gpu_hygiene
 from policies.vllm import (
@@ -62,6 +64,14 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 
 POLICIES: tuple[Policy, ...] = _collect(
+    gpu_nodepool_tainted.POLICY,
+    gpu_nodepool_disruption_budget.POLICY,
+    gpu_nodepool_limits.POLICY,
+    pool_fits_models.POLICY,
+    gpu_expiry.POLICY,
+    tolerates_and_targets.POLICY,
+    ephemeral_storage.POLICY,
+    rollout_surge.POLICY,
     gpu_memory_utilization_bounds.POLICY,
     gpu_memory_utilization_unset.POLICY,
     kv_cache_headroom.POLICY,
