@@ -182,7 +182,7 @@ def run_plan(stack_ref: str) -> PlanResult:
     stack = load_stack_file(stack_ref)
     cfg = load_stack_config(stack.config)
     plans = plan_stack(cfg, stack.path.parent)
-    # Each pool's plan; a model that cannot fit its pool's gpuLimit is refused here (exit 2, naming the pool).
+    # Each pool's plan, for the report's pool table.
     from components.capacity.pools import plan_pools
 
     pool_plans = plan_pools(cfg.gpu_pools, cfg.models, plans)

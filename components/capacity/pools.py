@@ -16,7 +16,6 @@ from typing import Mapping, Sequence
 from components.capacity.gpus import GPUS, INSTANCES
 from components.capacity.plan import Resources, ServingPlan
 from components.config import GpuPoolConfig, ModelConfig
-from components.errors import ConfigError, Problem
 
 # Root volume: the vLLM image unpacked (28.6 GB for vllm-openai:latest in Dec 2025, cold_start.md
 # row 3.4; ~25 GB in row 3.2) plus the OS, kubelet and logs. Weights are added on top where a model
@@ -169,13 +168,7 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
 def plan_pools(pools: Sequence[GpuPoolConfig], models: Sequence[ModelConfig], plans: Mapping[str, ServingPlan]) -> dict[str, PoolPlan]:
     """Plans of every pool, keyed by pool name, in stack order.
 
-    Raises ConfigError naming the pool (``gpuPools[i].gpuLimit``) when a model's replicas.max x GPUs
-    plus the buffer exceeds the pool's gpuLimit.
+    A pool whose models cannot fit (``fit_problems``) is reported, not refused here: the plan's
+    policies name it (S8 on the HPA's maximum, gpu-pool-fits-models with the buffer) and exit 1.
     """
-    out = {p.name: plan_pool(p, models, plans) for p in pools}
-    problems = [
-        Problem(f"gpuPools[{i}].gpuLimit", message, p.gpu_limit) for i, p in enumerate(pools) for message in out[p.name].fit_problems()
-    ]
-    if problems:
-        raise ConfigError(problems)
-    return out
+    return {p.name: plan_pool(p, models, plans) for p in pools}

@@ -39,6 +39,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="gpu-pod-ephemeral-storage",
     description="A GPU vLLM container that downloads its model must request ephemeral-storage for it.",
+    rationale="Karpenter sizes a node's disk from its pods' ephemeral-storage requests; a model download without one lands on the default root volume and fails when it fills (https://karpenter.sh/docs/concepts/nodeclasses/#specblockdevicemappings; Kyverno's karpenter/set-karpenter-non-cpu-limits mutation exists for the same reason, https://github.com/kyverno/policies/tree/main/karpenter).",
     catalog="S19",
     severity="high",
     enforcement="mandatory",

@@ -61,6 +61,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="gpu-rollout-surge",
     description="A GPU Deployment's rolling update must fit its NodePool's GPU headroom and be able to progress.",
+    rationale='A rolling update creates maxSurge extra pods before removing old ones (https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#rolling-update-deployment); for GPU pods on a pool at its GPU limit the surge pod never schedules and the rollout stalls, and maxSurge 0 with maxUnavailable 0 can never progress.',
     catalog="S20",
     severity="medium",
     enforcement="mandatory",

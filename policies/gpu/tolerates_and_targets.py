@@ -67,6 +67,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="gpu-pod-tolerates-and-targets",
     description="A GPU pod must tolerate its NodePool's taints and select a GPU type or pool.",
+    rationale="A pod without a toleration for the GPU pool's taint stays Pending (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/), and a GPU pod that selects no GPU type may land on a smaller GPU than its KV-cache plan assumed (an L4 instead of an L40S), where vLLM fails to start.",
     catalog="S15",
     severity="high",
     enforcement="mandatory",

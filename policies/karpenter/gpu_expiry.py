@@ -34,6 +34,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="karpenter-gpu-expiry",
     description="A GPU NodePool's expireAfter must be at least a floor, and Never needs a budget that lets drift through.",
+    rationale='Expiration is forceful and not governed by disruption budgets (https://karpenter.sh/docs/concepts/disruption/#expiration): a short expireAfter reloads every model on the pool often, while Never with drift blocked for good leaves nodes on an old AMI without patches.',
     catalog="S14",
     severity="medium",
     enforcement="mandatory",

@@ -29,6 +29,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="karpenter-gpu-nodepool-disruption-budget",
     description="A GPU NodePool must set explicit disruption budgets that keep consolidation of serving nodes to a window.",
+    rationale='Without budgets Karpenter applies nodes: 10% for every disruption reason (the NodePool CRD default, https://github.com/kubernetes-sigs/karpenter/blob/main/pkg/apis/crds/karpenter.sh_nodepools.yaml), so consolidation and drift evict serving pods at any hour and each replacement reloads a model for minutes. Budgets with reasons and schedules confine that to a window (https://karpenter.sh/docs/concepts/disruption/#disruption-budgets).',
     catalog="S12",
     severity="high",
     enforcement="mandatory",

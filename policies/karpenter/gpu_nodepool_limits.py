@@ -16,6 +16,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="karpenter-gpu-nodepool-limits",
     description="A NodePool that launches GPU instances must set limits[\"nvidia.com/gpu\"].",
+    rationale="A NodePool's limits are the only cap on what Karpenter buys; a cpu or memory limit does not bound GPUs on GPU-dense instances, so a scale-out bug or a retry storm buys GPU nodes without end (https://karpenter.sh/docs/concepts/nodepools/#speclimits).",
     catalog="S13",
     severity="high",
     enforcement="mandatory",

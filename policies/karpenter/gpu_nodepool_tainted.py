@@ -19,6 +19,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="karpenter-gpu-nodepool-tainted",
     description="A NodePool that launches GPU instances must taint its nodes so that only GPU pods schedule there.",
+    rationale="GPU nodes cost tens of dollars an hour; without a taint any pod (a log shipper, a batch job) can land on them and keep Karpenter from consolidating the node. The Karpenter docs' GPU NodePool example taints nodes nvidia.com/gpu:NoSchedule (https://karpenter.sh/docs/concepts/scheduling/), as AWS's ai-on-eks blueprints do (https://github.com/awslabs/ai-on-eks).",
     catalog="S11",
     severity="high",
     enforcement="mandatory",

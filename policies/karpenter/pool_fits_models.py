@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.gpu.pools import gpu_workloads, limit_of, nodepools
+from policies.kube import metadata_name
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
@@ -26,7 +27,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 continue
             need = w.gpus_per_pod * w.max_pods + buffer
             if need > limit:
-                findings.append((pool.name, f"pool {name}: {w.resource.name} needs {w.max_pods} replicas x {w.gpus_per_pod} GPUs "
+                findings.append((pool.name, f"pool {name}: {metadata_name(w.resource.props) or w.resource.name} needs {w.max_pods} replicas x {w.gpus_per_pod} GPUs "
                                             f"+ {buffer} buffer GPUs = {need} GPUs, above the NodePool's limits[\"nvidia.com/gpu\"] "
                                             f"= {int(limit)}; raise the limit or lower the replicas"))
     return findings
@@ -35,6 +36,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="gpu-pool-fits-models",
     description="Each model's maximum replicas x GPUs plus the pool's buffer must fit the NodePool's GPU limit.",
+    rationale="Karpenter stops provisioning when a NodePool's limits would be exceeded (https://karpenter.sh/docs/concepts/nodepools/#speclimits): a model whose replicas.max x GPUs, plus the warm buffer's placeholder GPUs, exceeds limits[nvidia.com/gpu] gets Pending replicas exactly at peak load.",
     catalog="S13",
     severity="high",
     # A companion of S13's row (the catalogue names one policy per row). The stacks refuse such a
