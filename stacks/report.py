@@ -154,7 +154,10 @@ def _scaling_section(m: Mapping[str, Any]) -> list[str]:
         f"(a replica holds {a['replica_capacity']}), replicas {a['min_replicas']}-{a['max_replicas']}, "
         f"scale-down after {a['scale_down_stabilization_seconds']}s",
         f"  scale-out: <= {a['scale_out_seconds']}s = signal lag {a['metric_lag_seconds']}s + new replica "
-        f"{a['replica_start_seconds']}s ({a['replica_start_source']})",
+        f"{a['replica_start_seconds']}s ({a['replica_start_source']}); about {a['scale_out_estimate_seconds']}s on a cold "
+        f"node (cold-start estimate {a['replica_cold_start_estimate_seconds']}s"
+        + (", above the startup budget: raise startup.budgetSeconds" if a["replica_cold_start_estimate_seconds"] > a["replica_start_seconds"] else "")
+        + ")",
     ]
 
 
@@ -254,7 +257,7 @@ def _scaling_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
         a = m["autoscaling"]
         out.append(
             f"| {m['name']} | {a['backend']} | {a['target_in_flight_per_pod']} | {a['min_replicas']}-{a['max_replicas']} | "
-            f"<= {a['scale_out_seconds']} |"
+            f"<= {a['scale_out_seconds']} (about {a['scale_out_estimate_seconds']} on a cold node) |"
         )
     return out
 

@@ -166,13 +166,19 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
     """The model's scaling figures for the plan report (None for a multi-node model, which does not scale).
 
     Time to scale out = the signal's lag (scrape + HPA sync) + the time a new replica takes to
-    serve. The latter is the startup budget (the startup probe's failureThreshold x period), an
-    upper bound that covers node provisioning, image pull and weight load (cold_start.md section 7).
+    serve: at most the startup budget (the startup probe's failureThreshold x period, beyond which
+    the pod is restarted), and on a fresh node about the plan's cold-start estimate (node, image
+    pull, weight download, compile; capacity/layout.py after cold_start.md).
     """
     if m.distributed is not None:
         return None  # a multi-node model runs one fixed-size Ray cluster: nothing scales it
+    from components.capacity.layout import cold_start_seconds
+
     lag = SCRAPE_INTERVAL_SECONDS + HPA_SYNC_SECONDS
     start = plan.startup_failure_threshold * plan.startup_period_seconds
+    # The cold-start parts of the capacity plan (node ready + image pull + Hub download + compile,
+    # capacity/layout.py, cold_start.md): what a replica on a fresh node is expected to take.
+    cold = cold_start_seconds(plan.model)
     adapter = m.autoscaling.backend == "prometheus-adapter"
     return {
         "backend": m.autoscaling.backend,
@@ -189,4 +195,6 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
         "replica_start_seconds": start,
         "replica_start_source": "startup budget (upper bound)",
         "scale_out_seconds": lag + start,
+        "replica_cold_start_estimate_seconds": cold,
+        "scale_out_estimate_seconds": lag + cold,
     }

@@ -11,6 +11,11 @@ read from its source at that tag (ray-operator/controllers/ray/common/pod.go):
   hands us its generated ``ray start`` line in ``$KUBERAY_GEN_RAY_START_CMD`` (which always ends
   in ``--block``; we start Ray without it, wait for the workers' GPUs, then exec vLLM).
 - Workers keep KubeRay's generated ``ray start --address=... --block`` command.
+- The head requests no GPU but runs on the model's GPU pool (its toleration and node selection):
+  vLLM picks its platform by counting GPUs through NVML (vllm 0.33.0 platforms/__init__.py
+  ``cuda_platform_plugin``), and the vLLM image exposes the node's GPUs to a container that asks
+  for none (NVIDIA_VISIBLE_DEVICES=all), so on a CPU node ``vllm serve`` would not start as a CUDA
+  engine. ``num-gpus: "0"`` keeps Ray from placing any rank on those GPUs, which belong to a worker.
 - KubeRay mounts a memory emptyDir at /dev/shm sized to the whole memory limit when the Ray
   container mounts none; we mount our own, sized by the capacity plan inside the limit, and cap
   Ray's object store (which lives there) at half of it so NCCL keeps the rest.
@@ -108,7 +113,8 @@ def head_script(m: ModelConfig, plan: ServingPlan) -> str:
     command = " ".join(shlex.quote(a) for a in ["vllm", "serve", *ray_vllm_args(m, plan)])
     return "\n".join([
         "set -eu",
-        'ulimit -n "${RAY_START_ULIMIT_OPEN_FILES:-65536}"',
+        # As KubeRay's own command line does; not fatal where the runtime forbids raising it.
+        'ulimit -n "${RAY_START_ULIMIT_OPEN_FILES:-65536}" || echo "open-file limit left at $(ulimit -n)"',
         # KubeRay's generated line ends in --block (pod.go generateRayStartParams); drop it to go on.
         'eval "${KUBERAY_GEN_RAY_START_CMD/--block/}"',
         f"until python3 -c {shlex.quote(check)}; do",

@@ -13,6 +13,9 @@ Multi-node engines:
   numOfHosts). The server's own container then needs no GPU.
 - LeaderWorkerSet with `size` > 1: the ranks spread over `size` pods, so TP x PP must equal
   the GPU limit x `size`.
+Engines that Ray Serve starts from a RayService's `serveConfigV2` (ray.serve.llm's
+`engine_kwargs`) are not read: their parallel sizes live in an application config, not in a
+container's command line.
 """
 
 from __future__ import annotations

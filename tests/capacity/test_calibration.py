@@ -17,6 +17,10 @@ rows are the logs no earlier calibration sized (before this split they were drop
 mismatch, a blank utilization, an unreadable release) and that no constant cites. The accuracy the
 README quotes is the held-out one, per release family; a test keeps memory.py from citing a
 held-out log.
+
+The 0.20-0.33 logs added later (``nl01``-``nl06``, every one read in full in the public file the
+row names) are split by a fixed rule, stated here and checked below: an odd number is held out,
+an even one is fit. The rule was set before any of them was sized.
 """
 
 from __future__ import annotations
@@ -253,15 +257,15 @@ def _sized(cases) -> list[Case]:
 
 
 # Every row, by what became of it (a new row must land in one of these, named).
-EXPECTED_SKIPS = {"no-config": 11, "no-model": 5, "hybrid-state": 4, "other-processes": 3, "unified-memory": 3,
-                  "no-weights": 2, "no-gpu-total": 2}
+EXPECTED_SKIPS = {"no-config": 12, "no-model": 5, "hybrid-state": 6, "other-processes": 3, "unified-memory": 3,
+                  "no-weights": 2, "no-gpu-total": 4}
 
 
 def test_every_row_is_accounted_for(log_cases):
     rows = _rows()
     skipped = [c for c in log_cases if isinstance(c, Skip)]
     assert [c.obs_id for c in log_cases] == [r["obs_id"] for r in rows]
-    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 94
+    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 100
     counts = {}
     for s in skipped:
         assert s.reason in SKIP_REASONS, (s.obs_id, s.reason)
@@ -270,6 +274,10 @@ def test_every_row_is_accounted_for(log_cases):
     # The CSV records only judgement calls; a missing field is found, not declared.
     assert {r["not_sized"] for r in rows} <= {"", *JUDGED}
     assert {r["split"] for r in rows} == {"fit", "holdout"}
+    # The split rule of the later 0.20-0.33 rows (module docstring): odd numbers held out.
+    later = [r for r in rows if r["obs_id"].startswith("nl")]
+    assert len(later) == 6
+    assert all(r["split"] == ("holdout" if int(r["obs_id"][2:]) % 2 else "fit") for r in later)
 
 
 def test_no_constant_cites_a_held_out_log():
@@ -344,7 +352,7 @@ EXACT_EXCEPTIONS = {
 
 
 def _exact(c: Case) -> bool:
-    return c.obs_id.startswith("pl") or c.obs_id == "fb07"
+    return c.obs_id.startswith("pl") or c.obs_id in ("fb07", "nl03")
 
 
 def test_exact_logs_within_their_tolerance(log_cases):
@@ -357,14 +365,46 @@ def test_exact_logs_within_their_tolerance(log_cases):
 
 # Logs the model still misses by more than the bar, each with its cause (report notes).
 KNOWN_MISSES = {
-    "fb06": "0.2x on 4x RTX PRO 6000 (PCIe): the 0.20+ CUDA-graph charge, fitted to 0.19 captures, is 2.55 GiB for "
-            "Qwen3-235B's 94 layers and 128 experts where the engine estimates 0.32 (safe side, -3.2 GiB)",
+    "fb06": "0.2x on 4x RTX PRO 6000 (PCIe): the model reserves 2.55 GiB of CUDA graphs for Qwen3-235B's 94 layers "
+            "and 128 experts, but the log's own breakdown shows the engine reserved none (85.51 - 56.89 - 0.76 = "
+            "27.86 GiB = its KV cache; test_engine_breakdown_of_the_consumed_memory_logs), and it charges 1.08 GiB "
+            "of activation where the log shows 0.76 and 2.0 GiB of non-torch memory where it shows 1.70 "
+            "(safe side, -3.2 GiB)",
     "lb02": "gpt-oss-120b, release not stated: sized with the most conservative accounting (0.20's CUDA-graph "
             "reserve, Marlin's MXFP4 growth), which the log's release (Triton backend, 64.38 GiB) did not take "
             "(safe side, -1.6 GiB)",
     "rh01": "Qwen2.5-VL-7B on 0.9.0.1 with FlashInfer sampling: the 0.8-0.16 accounting charges the sort sampler "
             "(0.85 GiB too much) and the vision-encoder profile 0.9 GiB too much, so 2,048 tokens look unservable",
 }
+
+
+# "Free memory on device (free/total GiB) on startup. Desired GPU memory utilization is (u, budget GiB).
+# Actual usage is C GiB for consumed memory (weights + non-torch), A GiB for peak activation, and G GiB
+# for CUDAGraph memory. ... Current kv cache memory in use is K GiB." (vllm/v1/worker/gpu_worker.py)
+_BREAKDOWN = re.compile(
+    r"Desired GPU memory utilization is \(([\d.]+), ([\d.]+) GiB\)\. Actual usage is ([\d.]+) GiB for consumed "
+    r"memory \(weights \+ non-torch\), ([\d.]+) GiB for peak activation, and ([\d.]+) GiB for CUDAGraph memory")
+
+
+def test_engine_breakdown_of_the_consumed_memory_logs():
+    # Every 0.2x/0.3x log that prints the engine's own breakdown sized its KV cache as budget minus
+    # consumed minus peak activation: the CUDA graph memory it then reports was NOT subtracted first
+    # (Model Runner V2, the default for dense models from 0.25.1, estimates 0: vllm-project/vllm#49224).
+    # memory.py still reserves the legacy runner's estimate for all of 0.20-0.33 (the safe side); this
+    # pins the evidence a release- and runner-aware reserve would be fitted to, and what it would
+    # cost: fb07's peak activation (1.44 GiB) is 0.9 GiB above the modelled one, which the
+    # reserve now hides.
+    seen = {}
+    for r in _rows():
+        m = _BREAKDOWN.search(r["evidence"])
+        if not m:
+            continue
+        budget, consumed, activation, graphs = (float(m.group(i)) for i in (2, 3, 4, 5))
+        kv = float(r["available_kv_gib"])
+        assert kv == pytest.approx(budget - consumed - activation, abs=0.02), r["obs_id"]
+        assert budget - consumed - activation - graphs < kv - 0.1 or graphs == 0.0, r["obs_id"]
+        seen[r["obs_id"]] = graphs
+    assert seen == {"fb06": 0.32, "fb07": 0.23, "is14": 0.22, "nl03": 0.0}
 
 
 def test_public_logs_within_the_bar(log_cases):
@@ -416,13 +456,13 @@ def test_held_out_figures(log_cases):
     # The README's accuracy table is this one (python -m pytest -s shows it).
     figures = held_out_figures(log_cases)
     print("\nheld-out logs per release family:", json.dumps(figures, indent=1, sort_keys=True))
-    assert sum(f["logs"] for f in figures.values()) == 11
+    assert sum(f["logs"] for f in figures.values()) == 12
     assert all(f["right"] == f["verdicts"] for f in figures.values())
     fast = figures["0.17-0.19"]
     assert fast["median_abs_error_gib"] <= 0.3 and fast["max_abs_error_gib"] <= 1.0
     newest = [c for c in _sized(log_cases) if c.split == "holdout" and c.family == "0.20-0.33"]
-    assert [c.obs_id for c in newest] == ["fb06", "fb07"]
-    assert abs(newest[1].error) <= 0.3  # fb07; fb06 is a known miss on the safe side
+    assert [c.obs_id for c in newest] == ["fb06", "fb07", "nl03"]
+    assert all(abs(c.error) <= 0.3 for c in newest[1:])  # fb07, nl03; fb06 is a known miss on the safe side
     assert newest[0].error < 0
     # The README quotes these figures; they must be the test's.
     readme = (ROOT / "README.md").read_text()

@@ -62,6 +62,9 @@ def test_report_shows_the_scaling_of_each_model(prod_plan):
     assert chat["signal"] == "vllm:num_requests_running + vllm:num_requests_waiting per pod"
     assert (chat["min_replicas"], chat["max_replicas"]) == (2, 8)
     assert chat["scale_out_seconds"] == chat["metric_lag_seconds"] + chat["replica_start_seconds"]
+    assert chat["scale_out_estimate_seconds"] == chat["metric_lag_seconds"] + chat["replica_cold_start_estimate_seconds"]
+    # The startup budget bounds the wait; the cold-start estimate of an 8B model fits inside it.
+    assert chat["replica_cold_start_estimate_seconds"] <= chat["replica_start_seconds"] == 900
 
 
 def test_text_report_has_a_scaling_line_per_model(tmp_path):
