@@ -63,8 +63,10 @@ def test_report_shows_the_scaling_of_each_model(prod_plan):
     assert (chat["min_replicas"], chat["max_replicas"]) == (2, 8)
     assert chat["scale_out_seconds"] == chat["metric_lag_seconds"] + chat["replica_start_seconds"]
     assert chat["scale_out_estimate_seconds"] == chat["metric_lag_seconds"] + chat["replica_cold_start_estimate_seconds"]
-    # The startup budget bounds the wait; the cold-start estimate of an 8B model fits inside it.
-    assert chat["replica_cold_start_estimate_seconds"] <= chat["replica_start_seconds"] == 900
+    # The startup budget is derived from the model source (issue 7: chat-8b reads a node-local cache);
+    # it covers the container's start only, while the cold-start estimate also counts node and image pull.
+    budget = next(m for m in report["models"] if m["name"] == "chat-8b")["startup_budget_seconds"]
+    assert chat["replica_start_seconds"] == budget
 
 
 def test_text_report_has_a_scaling_line_per_model(tmp_path):
