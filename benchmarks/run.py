@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -189,13 +189,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="rounds per measurement (default 5)")
     parser.add_argument("--checkov", help="Checkov executable (default: $CHECKOV or `checkov` on PATH; optional)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 1 and 10 models, one round, no Checkov (tests use it)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    sizes = (1, 10) if args.quick else SIZES
+    repeat = 1 if args.quick else args.repeat
+    checkov = None if args.quick else find_checkov(args.checkov)
 
     work = Path(tempfile.mkdtemp(prefix="llm-serving-bench-"))
     try:
-        figures = run_all(work, args.repeat, find_checkov(args.checkov))
+        figures = run_all(work, repeat, checkov, sizes)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:
@@ -205,14 +209,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     return 0
 
 
-def run_all(work: Path, repeat: int, checkov: Optional[str]) -> dict:
-    stacks = {n: synthetic_stack(n, work) for n in SIZES}
-    counts = {n: plan_once(stacks[n]) for n in SIZES}  # warm-up run: imports and caches out of the timings
-    payloads = {n: recorded_payloads(stacks[n]) for n in SIZES}
+def run_all(work: Path, repeat: int, checkov: Optional[str], sizes: Sequence[int] = SIZES) -> dict:
+    """Every measurement; the figures as one JSON-ready dict."""
+    stacks = {n: synthetic_stack(n, work) for n in sizes}
+    counts = {n: plan_once(stacks[n]) for n in sizes}  # warm-up run: imports and caches out of the timings
+    payloads = {n: recorded_payloads(stacks[n]) for n in sizes}
     bare_engine(10)
 
     cases: dict[str, Callable[[], object]] = {}
-    for n in SIZES:
+    for n in sizes:
         cases[f"plan {n}"] = lambda p=stacks[n]: plan_once(p)
         cases[f"bare {n}"] = lambda c=counts[n]: bare_engine(c)
         cases[f"bare+inputs {n}"] = lambda c=counts[n], p=payloads[n]: bare_engine(c, p)
@@ -237,22 +242,25 @@ def run_all(work: Path, repeat: int, checkov: Optional[str]) -> dict:
     med = {name: median(ts) for name, ts in wall.items()}
     med_cpu = {name: median(ts) for name, ts in cpu.items()}
     mins = {name: min(ts) for name, ts in wall.items()}
-    ratios = {"plan 100 / plan 10": med["plan 100"] / med["plan 10"]}
-    for n in SIZES:
+    big, small = sizes[-1], sizes[-2]
+    scale = f"plan {big} / plan {small}"
+    ratios = {scale: med[f"plan {big}"] / med[f"plan {small}"]}
+    for n in sizes:
         ratios[f"plan {n} / bare {n}"] = med[f"plan {n}"] / med[f"bare {n}"]
         ratios[f"plan {n} / bare+inputs {n}"] = med[f"plan {n}"] / med[f"bare+inputs {n}"]
     for label in targets:
         if f"checkov {label}" in med:
             ratios[f"checkov / policies ({label})"] = med[f"checkov {label}"] / med[f"policies {label}"]
     cpu_ratios = {key: med_cpu[a] / med_cpu[b] for key, (a, b) in {
-        "plan 100 / plan 10": ("plan 100", "plan 10"),
-        "plan 100 / bare 100": ("plan 100", "bare 100"),
-        "plan 100 / bare+inputs 100": ("plan 100", "bare+inputs 100"),
+        scale: (f"plan {big}", f"plan {small}"),
+        f"plan {big} / bare {big}": (f"plan {big}", f"bare {big}"),
+        f"plan {big} / bare+inputs {big}": (f"plan {big}", f"bare+inputs {big}"),
     }.items()}
     return {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load_average": os.getloadavg()[0]},
         "repeat": repeat,
-        "resources": {str(n): counts[n] for n in SIZES},
+        "sizes": list(sizes),
+        "resources": {str(n): counts[n] for n in sizes},
         "median_seconds": med,
         "median_cpu_seconds": med_cpu,
         "min_seconds": mins,
@@ -262,9 +270,9 @@ def run_all(work: Path, repeat: int, checkov: Optional[str]) -> dict:
         "imports": {"total_seconds": total_imports, "slowest": slowest},
         "targets": {
             "prod plan < 3 s": med["plan prod (process)"] < 3.0,
-            "100 models <= 10x 10 models": ratios["plan 100 / plan 10"] <= 10.0,
-            "plan <= 1.5x bare engine, plain resources (100 models)": ratios["plan 100 / bare 100"] <= 1.5,
-            "plan <= 1.5x bare engine, same inputs (100 models)": ratios["plan 100 / bare+inputs 100"] <= 1.5,
+            f"{big} models <= 10x {small} models": ratios[scale] <= 10.0,
+            f"plan <= 1.5x bare engine, plain resources ({big} models)": ratios[f"plan {big} / bare {big}"] <= 1.5,
+            f"plan <= 1.5x bare engine, same inputs ({big} models)": ratios[f"plan {big} / bare+inputs {big}"] <= 1.5,
             "policies >= 10x faster than Checkov": (
                 all(r >= 10.0 for k, r in ratios.items() if k.startswith("checkov")) if checkov else None
             ),
@@ -282,12 +290,13 @@ def render(f: dict) -> str:
         "",
         f"{'models':>6}  {'resources':>9}  {'plan':>9}  {'bare':>9}  {'bare+inputs':>11}  {'plan/bare':>9}  {'plan/bare+inputs':>16}",
     ]
-    for n in SIZES:
+    sizes = f["sizes"]
+    for n in sizes:
         lines.append(
             f"{n:>6}  {f['resources'][str(n)]:>9}  {fmt(med[f'plan {n}']):>9}  {fmt(med[f'bare {n}']):>9}  {fmt(med[f'bare+inputs {n}']):>11}"
             f"  {f['ratios'][f'plan {n} / bare {n}']:>8.2f}x  {f['ratios'][f'plan {n} / bare+inputs {n}']:>15.2f}x"
         )
-    lines.append(f"plan 100 models / plan 10 models: {f['ratios']['plan 100 / plan 10']:.2f}x")
+    lines.append(f"plan {sizes[-1]} models / plan {sizes[-2]} models: {f['ratios'][f'plan {sizes[-1]} / plan {sizes[-2]}']:.2f}x")
     lines.append("CPU-time ratios: " + ", ".join(f"{k} {v:.2f}x" for k, v in f["cpu_ratios"].items()))
     lines.append("")
     lines.append(f"{'whole process':<28}  {'median':>9}  {'min':>9}  {'CPU':>9}")

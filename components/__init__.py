@@ -29,6 +29,15 @@ if TYPE_CHECKING:
     from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
     from .errors import ConfigError, Problem
     from .gpu_pool import GpuPool, GpuPoolArgs
+    from .ingress import (
+        AwsLoadBalancerController,
+        AwsLoadBalancerControllerArgs,
+        IstioIngress,
+        IstioIngressArgs,
+        LlmIngress,
+        LlmIngressArgs,
+    )
+    from .timeouts import TimeoutChain, timeout_chain
     from .karpenter import Karpenter, KarpenterArgs
     from .model_source import S3ModelReader, S3ModelReaderArgs
     from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
@@ -58,6 +67,14 @@ _EXPORTS = {
     "GpuPool": "gpu_pool",
     "GpuPoolArgs": "gpu_pool",
     "KubernetesComponent": "cluster",
+    "LlmIngress": "ingress",
+    "LlmIngressArgs": "ingress",
+    "AwsLoadBalancerController": "ingress",
+    "AwsLoadBalancerControllerArgs": "ingress",
+    "IstioIngress": "ingress",
+    "IstioIngressArgs": "ingress",
+    "TimeoutChain": "timeouts",
+    "timeout_chain": "timeouts",
     "Karpenter": "karpenter",
     "KarpenterArgs": "karpenter",
     "ClusterAddons": "addons",

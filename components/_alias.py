@@ -1,11 +1,15 @@
 """One package, two import names: ``llm_serving`` (installed) and ``components`` (this repository).
 
-The repository keeps the library in ``components/`` (its modules import each other as
-``components.x``); ``pip install`` ships the same folder as ``llm_serving`` (pyproject.toml maps
-it), so another stack imports a name that cannot clash with its own folders. This finder makes
-the other name resolve to the very same module objects, never to a second copy: a class imported
-as ``llm_serving.config.ModelConfig`` is the class ``components.config.ModelConfig``, so
-``isinstance`` checks and pydantic validation agree whichever name a caller used.
+The repository keeps the library in ``components/``; ``pip install`` ships the same folder as
+``llm_serving`` (pyproject.toml maps it), so another stack imports a name that cannot clash with
+its own folders. Inside the package every import is relative (tools/relative_imports.py checks
+it), so the installed package never uses, and never claims, the name ``components``: a
+consumer's own ``components`` package stays theirs.
+
+In this repository the finder below makes ``llm_serving`` resolve to the very same module
+objects as ``components``, never to a second copy, so code written for the installed name (the
+example consumer, run by the tests) works from a checkout: a class imported as
+``llm_serving.config.ModelConfig`` is the class ``components.config.ModelConfig``.
 """
 
 from __future__ import annotations
@@ -54,8 +58,13 @@ class AliasFinder(importlib.abc.MetaPathFinder):
 
 
 def install(package_name: str) -> None:
-    """Make the other import name of this package an alias of ``package_name`` (idempotent)."""
-    alias = REPOSITORY_NAME if package_name == INSTALLED_NAME else INSTALLED_NAME
+    """In a checkout (``package_name`` is ``components``), make ``llm_serving`` an alias of it (idempotent).
+
+    Installed, the package is ``llm_serving`` already and adds no alias.
+    """
+    if package_name != REPOSITORY_NAME:
+        return
+    alias = INSTALLED_NAME
     if any(isinstance(f, AliasFinder) and f.alias == alias for f in sys.meta_path):
         return
     sys.meta_path.insert(0, AliasFinder(alias, package_name))

@@ -14,11 +14,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.builders import addons as build
-from components.builders.buffer import priority_classes
-from components.cluster import KubernetesComponent
-from components.config import AddonsConfig
-from components.helm import helm_release
+from .builders import addons as build
+from .builders.buffer import priority_classes
+from .cluster import KubernetesComponent
+from .config import AddonsConfig
+from .helm import helm_release
 
 
 class ClusterAddonsArgs(BaseModel):

@@ -15,13 +15,13 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.builders import autoscaling as scale
-from components.builders import monitoring as mon
-from components.builders import prometheus_adapter as metrics
-from components.capacity.plan import ServingPlan
-from components.cluster import KubernetesComponent
-from components.config import ModelConfig, MonitoringConfig
-from components.inputs import InputName, namespaced_manifest
+from .builders import autoscaling as scale
+from .builders import monitoring as mon
+from .builders import prometheus_adapter as metrics
+from .capacity.plan import ServingPlan
+from .cluster import KubernetesComponent
+from .config import ModelConfig, MonitoringConfig
+from .inputs import InputName, namespaced_manifest
 
 
 class MetricsStackArgs(BaseModel):

@@ -26,8 +26,8 @@ from typing import Any, Optional
 
 import pulumi
 
-from components.builders.kubeconfig import eks_kubeconfig
-from components.config import ClusterConfig
+from .builders.kubeconfig import eks_kubeconfig
+from .config import ClusterConfig
 
 
 def kubernetes_provider_of(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.ProviderResource]:

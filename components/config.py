@@ -10,23 +10,25 @@ reported with its field path, the value and the rule, all at once, as a
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from components.errors import ConfigError, Problem, format_path
+from .errors import ConfigError, Problem, format_path
+from .secrets import is_secret, scan
 
 PROJECT = "llm-serving"
 
 # Kubernetes object names we derive from user names (InferenceService "<name>", its
 # Deployment "<name>-predictor", "<name>-hf-token"...) must stay DNS-1035 labels of at
 # most 63 characters, so user names are capped lower to leave room for the suffixes.
-_DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_DNS_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _NAME_MAX = 40
-_HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_HF_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
 # Strict scalars: a stack file's "8192" (a string) or true (a bool) is not a number here, as
@@ -44,7 +46,7 @@ class _Model(BaseModel):
 
 
 def _dns_name(value: str) -> str:
-    if not _DNS_LABEL.match(value) or len(value) > _NAME_MAX:
+    if not _DNS_LABEL.fullmatch(value) or len(value) > _NAME_MAX:
         raise ValueError(
             f"must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter) "
             f"of at most {_NAME_MAX} characters"
@@ -73,7 +75,7 @@ class ClusterConfig(_Model):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not re.match(r"^[A-Za-z][A-Za-z0-9-]{0,99}$", v):
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9-]{0,99}", v):
             raise ValueError("must start with a letter and hold only letters, digits and '-' (at most 100)")
         return v
 
@@ -88,7 +90,7 @@ class ClusterConfig(_Model):
     def _version(cls, v: str) -> str:
         # 1.30: the preStop sleep action that drains vLLM pods (PodLifecycleSleepAction, on by default
         # from 1.30); 1.37: the newest schemas kubernetes-validate ships.
-        if not re.match(r"^1\.3[0-7]$", v):
+        if not re.fullmatch(r"1\.3[0-7]", v):
             raise ValueError('must be a Kubernetes minor version between "1.30" and "1.37", quoted')
         return v
 
@@ -107,7 +109,7 @@ class BufferConfig(_Model):
     )
 
 
-_DURATION = re.compile(r"^([0-9]+(s|m|h))+$")
+_DURATION = re.compile(r"([0-9]+(s|m|h))+")
 _DURATION_PART = re.compile(r"([0-9]+)(s|m|h)")
 # Karpenter never replaces nodes more often than this unless the stack says so (policy S14's default floor).
 EXPIRE_AFTER_FLOOR_HOURS = 24
@@ -147,7 +149,7 @@ class DisruptionConfig(_Model):
     @field_validator("consolidate_after")
     @classmethod
     def _consolidate_after(cls, v: str) -> str:
-        if not _DURATION.match(v):
+        if not _DURATION.fullmatch(v):
             raise ValueError('must be a duration such as "15m" or "1h30m"')
         return v
 
@@ -156,7 +158,7 @@ class DisruptionConfig(_Model):
     def _expire_after(cls, v: str) -> str:
         if v == "Never":
             return v
-        if not _DURATION.match(v):
+        if not _DURATION.fullmatch(v):
             raise ValueError('must be a duration such as "720h", or "Never"')
         if duration_seconds(v) < EXPIRE_AFTER_FLOOR_HOURS * 3600:
             raise ValueError(f"must be at least {EXPIRE_AFTER_FLOOR_HOURS}h: every expiry reloads the models on the node (minutes each)")
@@ -165,7 +167,7 @@ class DisruptionConfig(_Model):
 
 # An EKS-optimized AMI release, pinned: "latest" drifts (replaces) every node when AWS ships an AMI
 # (karpenter.md, EC2NodeClass amiSelectorTerms). AL2023 releases are dated (amazon-eks-ami vYYYYMMDD).
-_AMI_ALIAS = re.compile(r"^(al2023@v[0-9]{8}|bottlerocket@v?[0-9]+\.[0-9]+\.[0-9]+)$")
+_AMI_ALIAS = re.compile(r"(al2023@v[0-9]{8}|bottlerocket@v?[0-9]+\.[0-9]+\.[0-9]+)")
 # A dated AL2023 release seen pinned in public EKS code (e.g. "al2023@v20260903" as an EC2NodeClass alias default).
 DEFAULT_AMI_ALIAS = "al2023@v20260903"
 
@@ -197,14 +199,14 @@ class GpuPoolConfig(_Model):
     @field_validator("ami_alias")
     @classmethod
     def _ami(cls, v: str) -> str:
-        if not _AMI_ALIAS.match(v):
+        if not _AMI_ALIAS.fullmatch(v):
             raise ValueError("must be a pinned AMI alias such as al2023@v20260903 or bottlerocket@1.55.0 (latest would replace every node on each AMI release)")
         return v
 
     @field_validator("instance_types")
     @classmethod
     def _instances(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        from components.capacity.gpus import INSTANCES
+        from .capacity.gpus import INSTANCES
 
         if not v:
             raise ValueError("must list at least one instance type")
@@ -347,7 +349,7 @@ class SloConfig(_Model):
     @field_validator("max_request_seconds")
     @classmethod
     def _servable(cls, v: float) -> float:
-        from components.timeouts import max_request_rule
+        from .timeouts import max_request_rule
 
         rule = max_request_rule(v)
         if rule:
@@ -437,6 +439,40 @@ class ArchitectureConfig(_Model):
     weights_gib: Float = Field(description="Size of the whole checkpoint in GiB (required, > 0).", gt=0)
 
 
+class LongContextConfig(_Model):
+    """A sibling pool of the same model for long prompts (its own InferenceService ``<name>-long``).
+
+    Long prompts hold many KV blocks and slow every request batched with them, so they get their
+    own replicas with a larger maxModelLen and fewer sequences; the route sends a request there
+    when it carries the header ``x-llm-context: long`` (README, "Short and long pools").
+    """
+
+    max_model_len: Int = Field(description="--max-model-len of the sibling (required, above the model's own).", gt=0, le=10_485_760)
+    max_num_seqs: Optional[Int] = Field(
+        None, gt=0, le=65_536, description="--max-num-seqs of the sibling. Default: derived from its KV cache by the capacity plan."
+    )
+    replicas: ReplicasConfig = Field(default_factory=ReplicasConfig, description="The sibling's replica bounds. Default {min: 1, max: 1}.")
+    max_request_seconds: Optional[Float] = Field(
+        None, gt=0, description="The sibling's slo.maxRequestSeconds. Default: the model's own (long prefills may need more)."
+    )
+
+    @field_validator("max_request_seconds")
+    @classmethod
+    def _servable(cls, v: Optional[float]) -> Optional[float]:
+        from .timeouts import max_request_rule
+
+        rule = max_request_rule(v) if v is not None else None
+        if rule:
+            raise ValueError(rule)
+        return v
+
+
+# The header that sends a request to a model's long-context sibling, and the sibling's name suffix.
+LONG_CONTEXT_HEADER = "x-llm-context"
+LONG_CONTEXT_VALUE = "long"
+LONG_SUFFIX = "-long"
+
+
 class DistributedConfig(_Model):
     """Multi-node serving: one vLLM engine spread over several nodes of the model's pool.
 
@@ -468,7 +504,7 @@ class DistributedConfig(_Model):
     @classmethod
     def _ifname(cls, v: str) -> str:
         # NCCL accepts a prefix list, optionally negated with ^ (NCCL docs, NCCL_SOCKET_IFNAME).
-        if not re.match(r"^\^?=?[A-Za-z0-9_.-]{1,15}(,=?[A-Za-z0-9_.-]{1,15})*$", v):
+        if not re.fullmatch(r"\^?=?[A-Za-z0-9_.-]{1,15}(,=?[A-Za-z0-9_.-]{1,15})*", v):
             raise ValueError('must be an interface name or an NCCL prefix list such as "eth0" or "^lo,docker"')
         return v
 
@@ -500,6 +536,36 @@ class ModelConfig(_Model):
     architecture: Optional[ArchitectureConfig] = Field(
         None, description="For a model outside the catalogue: its config.json and weights size. Default null (catalogue)."
     )
+    long_context: Optional[LongContextConfig] = Field(
+        None,
+        description="A sibling pool for long prompts, reached with the header x-llm-context: long. Default null (no sibling).",
+    )
+
+    @model_validator(mode="after")
+    def _long_context(self) -> "ModelConfig":
+        lc = self.long_context
+        if lc is not None:
+            if lc.max_model_len <= self.engine.max_model_len:
+                raise ValueError(
+                    f"longContext.maxModelLen ({lc.max_model_len}) must be above engine.maxModelLen ({self.engine.max_model_len})"
+                )
+            if len(self.name) + len(LONG_SUFFIX) > _NAME_MAX:
+                raise ValueError(f"name must leave room for the sibling's suffix {LONG_SUFFIX!r} (at most {_NAME_MAX - len(LONG_SUFFIX)} characters)")
+        return self
+
+    def long_sibling(self) -> Optional["ModelConfig"]:
+        """The long-context sibling as a model of its own (None without longContext)."""
+        lc = self.long_context
+        if lc is None:
+            return None
+        engine = self.engine.model_copy(update={"max_model_len": lc.max_model_len, "max_num_seqs": lc.max_num_seqs,
+                                                "max_num_batched_tokens": None, "max_num_queued_reqs": None})
+        slo = self.slo.model_copy(update={"max_request_seconds": lc.max_request_seconds or self.slo.max_request_seconds})
+        return self.model_copy(update={
+            "name": self.name + LONG_SUFFIX, "engine": engine, "replicas": lc.replicas, "slo": slo, "long_context": None,
+            "traffic": self.traffic.model_copy(update={"typical_request_tokens": None}),
+            "autoscaling": self.autoscaling.model_copy(update={"target_in_flight_per_pod": None}),
+        })
     distributed: Optional[DistributedConfig] = Field(
         None,
         description="Opt-in for a model larger than one node, e.g. {backend: ray}: tensorParallelSize x "
@@ -511,34 +577,59 @@ class ModelConfig(_Model):
     @field_validator("model")
     @classmethod
     def _model_id(cls, v: str) -> str:
-        if not _HF_ID.match(v):
+        if not _HF_ID.fullmatch(v):
             raise ValueError("must be a Hugging Face id of the form <org>/<name>")
         return v
 
     @field_validator("revision")
     @classmethod
     def _revision(cls, v: str) -> str:
-        if not _COMMIT.match(v):
+        if not _COMMIT.fullmatch(v):
             raise ValueError("must be a full 40-character commit hash, so the weights cannot change under the service")
         return v
 
     @field_validator("image")
     @classmethod
     def _image(cls, v: str) -> str:
-        if not re.match(r"^[a-z0-9][a-z0-9._/:@-]*$", v) or " " in v:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9._/:@-]*", v) or " " in v:
             raise ValueError("must be an image reference like vllm/vllm-openai:v0.33.0")
         return v
 
 
 class IngressConfig(_Model):
-    """The public entry point (ALB -> Envoy -> vLLM)."""
+    """The public entry point: an ALB (AWS Load Balancer Controller), straight to the predictors or through Istio.
 
-    host: Str = Field(description="DNS name clients call, e.g. llm.example.com (required).")
+    Each model answers at ``<model>.<host>``; its timeouts come from the model's timeout chain.
+    """
+
+    host: Str = Field(description="DNS zone clients call; each model answers at <model>.<host>, e.g. chat-8b.llm.example.com (required).")
+    routing: Literal["direct", "istio"] = Field(
+        "direct",
+        description='"direct": the ALB targets the predictor pods; "istio": the ALB targets an Istio ingress gateway, '
+        "whose VirtualServices and DestinationRules carry the route timeouts, retries and connection limits. Default direct.",
+    )
+    scheme: Literal["internal", "internet-facing"] = Field("internal", description="ALB scheme. Default internal (not on the internet).")
+    certificate_arn: Optional[Str] = Field(
+        None, description="ACM certificate ARN for <model>.<host> (a wildcard): HTTPS on 443 and HTTP redirected. Default null (HTTP on 80)."
+    )
+    install_controller: Bool = Field(
+        True, description="Install the AWS Load Balancer Controller (Helm, IAM through EKS Pod Identity). Default true; false where it runs already."
+    )
+    install_istio: Bool = Field(
+        True, description="With routing istio: install Istio (base, istiod, ingress gateway; Helm). Default true; false where it runs already."
+    )
+
+    @field_validator("certificate_arn")
+    @classmethod
+    def _arn(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not re.match(r"^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate/[0-9a-f-]{36}$", v):
+            raise ValueError("must be an ACM certificate ARN: arn:aws:acm:<region>:<account>:certificate/<uuid>")
+        return v
 
     @field_validator("host")
     @classmethod
     def _host(cls, v: str) -> str:
-        if not re.match(r"^(?=.{1,253}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}$", v):
+        if not re.fullmatch(r"(?=.{1,253}\Z)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}", v):
             raise ValueError("must be a lowercase DNS name such as llm.example.com")
         return v
 
@@ -577,7 +668,7 @@ class PrometheusConfig(_Model):
     @field_validator("url")
     @classmethod
     def _url(cls, v: Optional[str]) -> Optional[str]:
-        if v is not None and not re.match(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$", v):
+        if v is not None and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?", v):
             raise ValueError("must be an http(s) URL such as http://prometheus-operated.monitoring.svc:9090 (no credentials, no query)")
         return v
 
@@ -585,9 +676,9 @@ class PrometheusConfig(_Model):
     @classmethod
     def _labels(cls, v: dict[str, str]) -> dict[str, str]:
         for key, value in v.items():
-            if not re.match(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$", key):
+            if not re.fullmatch(r"([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", key):
                 raise ValueError(f"label key {key!r} is not a Kubernetes label key")
-            if not re.match(r"^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$", value):
+            if not re.fullmatch(r"(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?", value):
                 # The value is not echoed: a misplaced secret must not reach an error message.
                 raise ValueError(f"the value of label {key!r} is not a Kubernetes label value (at most 63 of A-Z a-z 0-9 - _ .)")
         return v
@@ -709,6 +800,25 @@ class StackConfig(_Model):
 
     _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
 
+    def sibling_of(self, name: str) -> Optional[str]:
+        """The model whose long-context sibling ``name`` is, or None for a model of the stack file."""
+        for m in self.models:
+            if m.long_context is not None and m.name + LONG_SUFFIX == name:
+                return m.name
+        return None
+
+    def model_paths(self) -> list[str]:
+        """The stack-file path of each entry of ``models`` (a sibling is its model's ``longContext``)."""
+        paths: list[str] = []
+        i = -1
+        for m in self.models:
+            if self.sibling_of(m.name) is None:
+                i += 1
+                paths.append(f"models[{i}]")
+            else:
+                paths.append(f"models[{i}].longContext")
+        return paths
+
     @field_validator("gpu_pools", "models")
     @classmethod
     def _not_empty(cls, v: tuple) -> tuple:
@@ -720,7 +830,7 @@ class StackConfig(_Model):
     @field_validator("region")
     @classmethod
     def _region(cls, v: str) -> str:
-        if not re.match(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", v):
+        if not re.fullmatch(r"[a-z]{2}(-gov)?-[a-z]+-\d", v):
             raise ValueError("must be an AWS region such as us-west-2")
         return v
 
@@ -749,7 +859,7 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
             if name in _KEYS:
                 data[name] = raw[key]
             elif name in _SECRET_KEYS:
-                if not _is_secret_value(raw[key]):
+                if not is_secret(raw[key]):
                     problems.append(
                         Problem(key, "must be a Pulumi secret (pulumi config set --secret); a clear-text token is refused", has_value=False)
                     )
@@ -761,22 +871,104 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
             data["region"] = raw[key]
         elif namespace not in _PROVIDER_NAMESPACES:
             problems.append(Problem(str(key), f"unknown config namespace {namespace!r}", has_value=False))
+    text_problems, refused = _text_problems(raw)
+    problems.extend(text_problems)
     try:
         cfg = StackConfig.model_validate(data)
     except ValidationError as exc:
-        problems.extend(_problems_from(exc, data))
+        # A field already refused for a token or a control character is not reported twice.
+        problems.extend(p for p in _problems_from(exc, data) if not any(_under(p.path, r) for r in refused))
         raise ConfigError(problems) from None
     if problems:
         raise ConfigError(problems)
+    cfg = _with_siblings(cfg)
     cross = _cross_checks(cfg)
     if cross:
         raise ConfigError(cross)
     return cfg
 
 
-def _is_secret_value(value: Any) -> bool:
-    """A stack file holds a secret as ``{secure: <ciphertext>}``; the offline plan also marks injected values."""
-    return isinstance(value, Mapping) and set(value) == {"secure"} and isinstance(value["secure"], str)
+def _with_siblings(cfg: "StackConfig") -> "StackConfig":
+    """The stack with each model's long-context sibling as a model of its own, right after it.
+
+    Every later stage (capacity plan, pools, services, autoscaling, routes, report) then sizes and
+    renders the sibling like any model; ``StackConfig.sibling_of`` tells routes which is which.
+    """
+    models: list[ModelConfig] = []
+    for m in cfg.models:
+        models.append(m)
+        sibling = m.long_sibling()
+        if sibling is not None:
+            models.append(sibling)
+    return cfg if len(models) == len(cfg.models) else cfg.model_copy(update={"models": tuple(models)})
+
+
+# C0 and C1 control characters (newline, tab, NUL, ...) and the Unicode line and paragraph
+# separators (and lone surrogates, which no encoder writes): no name, id, image, host or flag of a
+# stack needs one, and a trailing newline would otherwise reach object names, file names and
+# command lines.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+_MAX_EXACT = 2**53
+
+
+def _number_in_range(value: float) -> bool:
+    if isinstance(value, int):
+        return -_MAX_EXACT <= value <= _MAX_EXACT
+    return math.isfinite(value) and -_MAX_EXACT <= value <= _MAX_EXACT
+
+
+def _display_key(key: str) -> str:
+    """How messages name a config key: ``llm-serving:models`` -> ``models``, others as written."""
+    namespace, _, name = key.partition(":")
+    if namespace == PROJECT and name:
+        return name
+    return key
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith((prefix + ".", prefix + "["))
+
+
+def _text_problems(raw: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
+    """Clear-text credentials, control characters and out-of-range numbers anywhere in the config's non-secret values.
+
+    A token (components.secrets shapes: hf_..., AKIA..., ghp_..., sk-...) is named by its field
+    and shape with a redacted prefix, never echoed. Returns the problems and the paths refused.
+    """
+    problems: list[Problem] = []
+    refused: list[str] = []
+    for key in sorted(raw, key=str):
+        if not isinstance(key, str) or _display_key(key) in _SECRET_KEYS:
+            continue
+        for loc, token in scan(raw[key], (_display_key(key),)):
+            path = format_path(loc)
+            problems.append(Problem(
+                path, f"holds what looks like {token.described}; a credential never goes in a "
+                "plain config value (put the Hugging Face token in llm-serving:hfToken as a Pulumi secret)", has_value=False))
+            refused.append(path)
+        stack: list[tuple[tuple[Any, ...], Any]] = [((_display_key(key),), raw[key])]
+        while stack:
+            loc, value = stack.pop()
+            if isinstance(value, str):
+                if _CONTROL.search(value) and not any(_under(format_path(loc), r) for r in refused):
+                    problems.append(Problem(format_path(loc), "holds a control character (a newline, tab or similar); "
+                                            "names, ids and flags are single-line text", value))
+                    refused.append(format_path(loc))
+            elif isinstance(value, (int, float)) and not isinstance(value, bool) and not _number_in_range(value):
+                problems.append(Problem(format_path(loc), "is out of range: a stack file's numbers must be finite and within "
+                                        "+-2^53 (the Pulumi engine carries config numbers as doubles)", value))
+                refused.append(format_path(loc))
+            elif isinstance(value, Mapping) and not is_secret(value):
+                for k, v in value.items():
+                    if isinstance(k, str) and _CONTROL.search(k):
+                        problems.append(Problem(format_path(loc), "has a key with a control character", k))
+                        refused.append(format_path(loc))
+                    stack.append(((*loc, k), v))
+            elif isinstance(value, (list, tuple)):
+                stack.extend(((*loc, i), v) for i, v in enumerate(value))
+    return problems, refused
 
 
 _TOP_PATH = {"gpuPools": "gpuPools", "hasHfToken": "hfToken", "region": "aws:region"}
@@ -835,20 +1027,27 @@ def _model_of(annotation: Any) -> Any:
 def _cross_checks(cfg: StackConfig) -> list[Problem]:
     """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node (or, for a
     distributed model, fill whole nodes of the pool: components/capacity/layout.py)."""
-    from components.capacity.gpus import INSTANCES
+    from .capacity.gpus import INSTANCES
 
     problems: list[Problem] = []
+    model_paths = cfg.model_paths()
     for label, items in (("gpuPools", cfg.gpu_pools), ("models", cfg.models)):
         seen: dict[str, int] = {}
         for i, item in enumerate(items):
+            where = f"{label}[{i}]" if label == "gpuPools" else model_paths[i]
             if item.name in seen:
-                problems.append(Problem(f"{label}[{i}].name", f"duplicates {label}[{seen[item.name]}].name", item.name))
+                first = f"{label}[{seen[item.name]}]" if label == "gpuPools" else model_paths[seen[item.name]]
+                problems.append(Problem(f"{where}.name", f"duplicates {first}.name", item.name))
             seen.setdefault(item.name, i)
     pools = {p.name: p for p in cfg.gpu_pools}
     for i, m in enumerate(cfg.models):
+        at = model_paths[i]
+        sibling = at.endswith(".longContext")
         pool = pools.get(m.pool)
         if pool is None:
-            problems.append(Problem(f"models[{i}].pool", f"no gpuPools entry has this name (pools: {', '.join(sorted(pools))})", m.pool))
+            if sibling:  # its model's pool, reported there
+                continue
+            problems.append(Problem(f"{at}.pool", f"no gpuPools entry has this name (pools: {', '.join(sorted(pools))})", m.pool))
             continue
         if cfg.environment == "prod" and m.replicas.min < 2 and not m.replicas.single_replica_reason:
             problems.append(
@@ -868,26 +1067,28 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
                 )
             )
         gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
-        if m.distributed is not None:
-            from components.capacity.layout import layout_problems
+        if sibling:  # its model's layout and TP are checked at the model
+            pass
+        elif m.distributed is not None:
+            from .capacity.layout import layout_problems
 
-            problems.extend(layout_problems(m, pool, f"models[{i}]"))
+            problems.extend(layout_problems(m, pool, at))
         else:
             per_node = max(INSTANCES[t]["gpu_count"] for t in pool.instance_types)
             if gpus > per_node:
                 problems.append(
                     Problem(
-                        f"models[{i}].engine.tensorParallelSize",
+                        f"{at}.engine.tensorParallelSize",
                         f"tensorParallelSize x pipelineParallelSize = {gpus} GPUs exceeds the {per_node} GPUs per node of pool "
                         f"{pool.name!r} ({', '.join(pool.instance_types)}); use a pool with larger nodes, or set "
-                        f"models[{i}].distributed: {{backend: ray}} to spread the engine over several nodes (KubeRay)",
+                        f"{at}.distributed: {{backend: ray}} to spread the engine over several nodes (KubeRay)",
                         m.engine.tensor_parallel_size,
                     )
                 )
         if gpus * m.replicas.min > pool.gpu_limit:
             problems.append(
                 Problem(
-                    f"models[{i}].replicas.min",
+                    f"{at}.replicas.min",
                     f"{m.replicas.min} replicas x {gpus} GPUs exceed gpuPools[{list(pools).index(pool.name)}].gpuLimit = {pool.gpu_limit}",
                     m.replicas.min,
                 )

@@ -8,12 +8,13 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.builders import buffer as buffers
-from components.builders import karpenter as build
-from components.builders import model_source
-from components.capacity.pools import PoolPlan
-from components.cluster import KubernetesComponent
-from components.config import GpuPoolConfig
+from .builders import buffer as buffers
+from .builders import karpenter as build
+from .builders import model_source
+from .capacity.pools import PoolPlan
+from .cluster import KubernetesComponent
+from .config import GpuPoolConfig
+from .inputs import InputName, InputStr, manifest_parts, part, resolve
 
 
 class GpuPoolArgs(BaseModel):
@@ -23,14 +24,16 @@ class GpuPoolArgs(BaseModel):
 
     pool: GpuPoolConfig = Field(description="The pool's stack configuration (required).")
     plan: PoolPlan = Field(description="Its capacity plan (required): GPUs per node, root volume, drain, buffer.")
-    cluster_name: str = Field(description="EKS cluster name (required): subnets and security groups are discovered by its tag.")
-    node_role: Any = Field(
+    cluster_name: InputStr = Field(
+        description="EKS cluster name (required; pulumi.Input[str]): subnets and security groups are discovered by its tag."
+    )
+    node_role: Optional[InputStr] = Field(
         None,
-        description="Name of the node IAM role (str or pulumi.Output). Default: KarpenterNodeRole-<cluster>, the role "
+        description="Name of the node IAM role (pulumi.Input[str]). Default: KarpenterNodeRole-<cluster>, the role "
         "Karpenter's getting-started guide creates.",
     )
     node_labels: dict[str, str] = Field(default_factory=dict, description="Extra labels on the pool's nodes. Default {}.")
-    namespace: str = Field("llm", description="Namespace of the pool's buffer objects. Default llm.")
+    namespace: InputName = Field("llm", description="Namespace of the pool's buffer objects (pulumi.Input[str]). Default llm.")
     cache_models: tuple[Any, ...] = Field(
         (), description="(ModelConfig, checkpoint GiB) of the pool's models with source localCache. Default ()."
     )
@@ -43,25 +46,23 @@ class GpuPool(KubernetesComponent):
     """An EC2NodeClass and a NodePool for one ``gpuPools`` entry, and its warm GPU buffer when it has one.
 
     Pass the cluster's Kubernetes provider in ``opts`` (``LlmPlatform.k8s_opts()``); both children use it.
+    Outputs: ``pool_name`` (the NodePool's name, which models select) and ``gpu_limit``.
     """
 
+    pool_name: pulumi.Output[str]
+    gpu_limit: pulumi.Output[int]
     node_class: k8s.apiextensions.CustomResource
     node_pool: k8s.apiextensions.CustomResource
 
     def __init__(self, name: str, args: GpuPoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:karpenter:GpuPool", name, None, opts)
-        role = args.node_role if args.node_role is not None else build.node_role_name(args.cluster_name)
-        spec = pulumi.Output.from_input(role).apply(
-            lambda r: build.ec2_node_class(args.pool, args.plan, args.cluster_name, r)["spec"]
+        # The cluster name and the role may be another stack's Outputs: builders run once they are known.
+        role = args.node_role if args.node_role is not None else resolve(build.node_role_name, args.cluster_name)
+        api_version, kind, metadata, spec = manifest_parts(
+            lambda cluster, r: build.ec2_node_class(args.pool, args.plan, cluster, r), args.cluster_name, role
         )
-        node_class = build.ec2_node_class(args.pool, args.plan, args.cluster_name, "")
         self.node_class = k8s.apiextensions.CustomResource(
-            f"{name}-node-class",
-            api_version=node_class["apiVersion"],
-            kind=node_class["kind"],
-            metadata=node_class["metadata"],
-            spec=spec,
-            opts=self.child_opts(),
+            f"{name}-node-class", api_version=api_version, kind=kind, metadata=metadata, spec=spec, opts=self.child_opts()
         )
         labels = {**args.node_labels, **(model_source.LOCALMODEL_NODE_LABEL if args.plan.cached_models else {})}
         pool = build.node_pool(args.pool, args.plan, labels)
@@ -76,32 +77,37 @@ class GpuPool(KubernetesComponent):
         self.buffer: list[pulumi.Resource] = []
         if args.plan.buffer_gpus:
             after = self.child_opts(depends_on=[self.node_pool, *args.depends_on])
+            ns = args.namespace
             if args.pool.buffer.mode == "capacityBuffer":
-                template = buffers.buffer_pod_template(args.plan, args.namespace)
+                template = resolve(lambda n: buffers.buffer_pod_template(args.plan, n), ns)
                 pod_template = k8s.core.v1.PodTemplate(
-                    f"{name}-buffer-template", metadata=template["metadata"], template=template["template"], opts=after
+                    f"{name}-buffer-template", metadata=part(template, "metadata"), template=part(template, "template"), opts=after
                 )
-                cb = buffers.capacity_buffer(args.plan, args.namespace)
+                cb_version, cb_kind, cb_meta, cb_spec = manifest_parts(lambda n: buffers.capacity_buffer(args.plan, n), ns)
                 self.buffer = [
                     pod_template,
                     k8s.apiextensions.CustomResource(
                         f"{name}-capacity-buffer",
-                        api_version=cb["apiVersion"],
-                        kind=cb["kind"],
-                        metadata=cb["metadata"],
-                        spec=cb["spec"],
+                        api_version=cb_version,
+                        kind=cb_kind,
+                        metadata=cb_meta,
+                        spec=cb_spec,
                         opts=self.child_opts(depends_on=[pod_template]),
                     ),
                 ]
             else:
-                dep = buffers.placeholder_deployment(args.plan, args.namespace)
-                self.buffer = [k8s.apps.v1.Deployment(f"{name}-buffer", metadata=dep["metadata"], spec=dep["spec"], opts=after)]
+                dep = resolve(lambda n: buffers.placeholder_deployment(args.plan, n), ns)
+                self.buffer = [
+                    k8s.apps.v1.Deployment(f"{name}-buffer", metadata=part(dep, "metadata"), spec=part(dep, "spec"), opts=after)
+                ]
         in_namespace = self.child_opts(depends_on=[self.node_pool, *args.depends_on])
         # Every node of the pool pulls its models' vLLM images as it joins (cold start: no pull on scale-out).
         self.prepull = None
         if args.plan.images:
-            ds = model_source.prepull_daemonset(args.plan, args.plan.images, args.namespace)
-            self.prepull = k8s.apps.v1.DaemonSet(f"{name}-image-prepull", metadata=ds["metadata"], spec=ds["spec"], opts=in_namespace)
+            ds = resolve(lambda n: model_source.prepull_daemonset(args.plan, args.plan.images, n), args.namespace)
+            self.prepull = k8s.apps.v1.DaemonSet(
+                f"{name}-image-prepull", metadata=part(ds, "metadata"), spec=part(ds, "spec"), opts=in_namespace
+            )
         # Models with source localCache: the node group over the pool's NVMe and one cache per model.
         self.model_caches: list[pulumi.Resource] = []
         if args.cache_models:
@@ -127,5 +133,8 @@ class GpuPool(KubernetesComponent):
                         opts=self.child_opts(depends_on=[node_group]),
                     )
                 )
+        # A plain str (known at plan time) for callers in this program; the typed Outputs for other stacks.
         self.node_pool_name = args.pool.name
+        self.pool_name = pulumi.Output.from_input(args.pool.name)
+        self.gpu_limit = pulumi.Output.from_input(args.plan.gpu_limit)
         self.register_outputs({"nodePoolName": args.pool.name, "gpuLimit": args.plan.gpu_limit, "bufferGpus": args.plan.buffer_gpus})

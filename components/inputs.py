@@ -67,16 +67,22 @@ def part(manifest: Any, key: str) -> Any:
     return manifest[key]
 
 
-def namespaced_manifest(build: Callable[[str], dict], namespace: Any) -> tuple[str, str, Any, Any]:
-    """``(apiVersion, kind, metadata, spec)`` of ``build(namespace)`` where ``namespace`` is an Input.
+def manifest_parts(build: Callable[..., dict], *inputs: Any) -> tuple[str, str, Any, Any]:
+    """``(apiVersion, kind, metadata, spec)`` of ``build(*inputs)`` where the inputs are Inputs.
 
     apiVersion and kind name the resource's type, which Pulumi needs before any Input resolves;
-    no builder's type depends on the namespace, so they are read from a build with a stand-in
-    name when the namespace is not known yet. Metadata and spec come from the real namespace.
+    no builder's type depends on its Inputs (a namespace, a cluster name), so they are read from
+    a build with stand-in strings when an input is not known yet. Metadata and spec come from
+    the real values.
     """
-    manifest = resolve(build, namespace)
-    shape = manifest if isinstance(manifest, dict) else build("namespace-not-yet-known")
+    manifest = resolve(build, *inputs)
+    shape = manifest if isinstance(manifest, dict) else build(*(i if is_plain(i) else "input-not-yet-known" for i in inputs))
     return shape["apiVersion"], shape["kind"], part(manifest, "metadata"), part(manifest, "spec")
 
 
-__all__ = ["InputName", "InputStr", "is_plain", "namespaced_manifest", "part", "resolve"]
+def namespaced_manifest(build: Callable[[str], dict], namespace: Any) -> tuple[str, str, Any, Any]:
+    """``(apiVersion, kind, metadata, spec)`` of ``build(namespace)`` where ``namespace`` is an Input."""
+    return manifest_parts(build, namespace)
+
+
+__all__ = ["InputName", "InputStr", "is_plain", "manifest_parts", "namespaced_manifest", "part", "resolve"]

@@ -20,10 +20,10 @@ from typing import Any, Optional
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.builders import karpenter_aws as build
-from components.builders.karpenter import node_role_name
-from components.cluster import KubernetesComponent
-from components.helm import helm_release
+from .builders import karpenter_aws as build
+from .builders.karpenter import node_role_name
+from .cluster import KubernetesComponent
+from .helm import helm_release
 
 
 class KarpenterArgs(BaseModel):

@@ -13,12 +13,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from components.builders import kuberay_operator as operator
-from components.builders import ray_cluster as build
-from components.capacity.plan import ServingPlan
-from components.cluster import KubernetesComponent
-from components.config import KubeRayConfig, ModelConfig
-from components.inputs import InputName, InputStr, part, resolve
+from .builders import kuberay_operator as operator
+from .builders import ray_cluster as build
+from .capacity.plan import ServingPlan
+from .cluster import KubernetesComponent
+from .config import KubeRayConfig, ModelConfig
+from .inputs import InputName, InputStr, part, resolve
 
 
 class KubeRayArgs(BaseModel):

@@ -62,9 +62,9 @@ from yaml.events import (
     SequenceStartEvent,
     StreamEndEvent,
 )
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import ScalarNode
 
-from components.secrets import redact_tokens
+from .secrets import redact_tokens
 
 KIB, MIB = 1 << 10, 1 << 20
 
@@ -193,6 +193,7 @@ class _Frame:
 
 
 _MERGE_KEY = object()
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def load_yaml_documents(
@@ -238,6 +239,7 @@ def load_yaml(
 def _compose(loader: Any, label: str, limits: Limits, track_lines: int) -> Iterator[Document]:
     """Events -> Python objects, iteratively, checking every limit as the events arrive."""
     get_event = loader.get_event
+    check_surrogates = not isinstance(loader, yaml.CSafeLoader) if C_LOADER else True
     resolve = loader.resolve
     constructors = loader.yaml_constructors
     max_depth, max_nodes = limits.max_depth, limits.max_nodes
@@ -264,6 +266,9 @@ def _compose(loader: Any, label: str, limits: Limits, track_lines: int) -> Itera
             tag = event.tag
             if tag is None or tag == "!":
                 tag = resolve(ScalarNode, event.value, event.implicit)
+            if check_surrogates and _SURROGATE.search(event.value):
+                # libyaml refuses "\ud800" escapes; the pure parser would make lone surrogates no encoder writes.
+                raise fail("found invalid Unicode character escape code (a surrogate)", event)
             if tag == _STR:
                 value: Any = event.value
             else:

@@ -13,10 +13,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.builders import model_source as build
-from components.builders.karpenter_aws import controller_role_trust
-from components.cluster import KubernetesComponent
-from components.config import ModelConfig
+from .builders import model_source as build
+from .builders.karpenter_aws import controller_role_trust
+from .cluster import KubernetesComponent
+from .config import ModelConfig
 
 
 class S3ModelReaderArgs(BaseModel):

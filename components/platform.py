@@ -9,20 +9,21 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
-from components.builders import vllm_service as build
-from components.builders.labels import recommended_labels
-from components.capacity.plan import ServingPlan, plan_stack
-from components.capacity.pools import PoolPlan, plan_pools
-from components.addons import ClusterAddons, ClusterAddonsArgs
-from components.cluster import k8s_child_opts, kubernetes_provider
-from components.config import StackConfig
-from components.gpu_pool import GpuPool, GpuPoolArgs
-from components.model_source import S3ModelReader, S3ModelReaderArgs
-from components.karpenter import Karpenter, KarpenterArgs
-from components.builders import ray_cluster as ray
-from components.kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
-from components.vllm_service import VllmService, VllmServiceArgs
+from .autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
+from .builders import vllm_service as build
+from .builders.labels import recommended_labels
+from .capacity.plan import ServingPlan, plan_stack
+from .capacity.pools import PoolPlan, plan_pools
+from .addons import ClusterAddons, ClusterAddonsArgs
+from .cluster import k8s_child_opts, kubernetes_provider
+from .config import StackConfig
+from .gpu_pool import GpuPool, GpuPoolArgs
+from .ingress import LlmIngress, LlmIngressArgs
+from .model_source import S3ModelReader, S3ModelReaderArgs
+from .karpenter import Karpenter, KarpenterArgs
+from .builders import ray_cluster as ray
+from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
+from .vllm_service import VllmService, VllmServiceArgs
 
 HF_SECRET_NAME = "hf-token"
 
@@ -174,6 +175,18 @@ class LlmPlatform(pulumi.ComponentResource):
                     ),
                     opts=in_ns,
                 )
+        # The entry point: ALB (and Istio) with every timeout from the models' timeout chains.
+        self.ingress = None
+        if cfg.ingress is not None:
+            siblings = {m.name: parent for m in cfg.models if (parent := cfg.sibling_of(m.name))}
+            self.ingress = LlmIngress(
+                f"{name}-ingress",
+                LlmIngressArgs(
+                    ingress=cfg.ingress, models=cfg.models, plans=self.plans, namespace=cfg.namespace, siblings=siblings,
+                    cluster_name=cfg.cluster.name, region=cfg.region, aws_provider=args.aws_provider,
+                ),
+                opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
+            )
         # Scaling on serving load: the metrics plumbing once, then each model's autoscaler, monitor and alerts.
         self.metrics = MetricsStack(
             f"{name}-metrics",

@@ -15,9 +15,11 @@ from typing import Any
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from components.config import PROJECT, StackConfig, load_stack_config
-from components.errors import ConfigError
-from components.platform import LlmPlatform, LlmPlatformArgs
+from .config import PROJECT, StackConfig, load_stack_config
+from .errors import ConfigError, Problem
+from .loading import STACK_FILE, LoadError, load_json
+from .platform import LlmPlatform, LlmPlatformArgs
+from .secrets import MARKER
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 # The offline plan runs stack files from anywhere; relative paths in them (architecture.configPath)
@@ -36,13 +38,15 @@ def runtime_stack_config() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in raw.items():
         if key in env_secret_keys or runtime_config.is_config_secret(key):
-            out[key] = {"secure": "<redacted>"}
+            out[key] = dict(MARKER)
             continue
         if isinstance(value, str) and value[:1] in "[{":
+            # Objects arrive as JSON text; they are read within the stack file's limits.
             try:
-                value = json.loads(value)
-            except json.JSONDecodeError:
-                pass
+                value = load_json(key, STACK_FILE, name=f"config {key}", text=value)
+            except LoadError as exc:
+                if not exc.problem.startswith("is not valid JSON"):
+                    raise ConfigError([Problem(key, exc.problem, has_value=False)]) from None
         out[key] = value
     return out
 

@@ -73,6 +73,12 @@ class Token:
     prefix: str
 
     @property
+    def described(self) -> str:
+        """The kind with its article and the redacted prefix: ``a Hugging Face token (hf_...[redacted])``."""
+        article = "an" if self.kind[0] in "AEIOU" else "a"
+        return f"{article} {self.kind} ({self.redacted})"
+
+    @property
     def redacted(self) -> str:
         """The public prefix of the shape and an ellipsis, e.g. ``hf_...``; never the token."""
         return redacted(self.prefix)
@@ -127,6 +133,20 @@ def redact_tokens(text: str) -> str:
     return "".join(out)
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: Any, limit: int) -> str:
+    """``text`` as a report may print it: credentials redacted, at most ``limit`` characters, one line.
+
+    Control characters are shown escaped (``\\n``), so input text cannot forge report lines or a CI
+    log's ``::`` workflow commands. Idempotent: printable(printable(x)) == printable(x).
+    """
+    text = redact_tokens(str(text))
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 def scan(value: Any, path: tuple[Any, ...] = (), *, max_nodes: int = 1_000_000) -> Iterator[tuple[tuple[Any, ...], Token]]:
     """(path, token) for every string (key or value) under ``value`` that holds a token.
 
@@ -158,5 +178,6 @@ def scan(value: Any, path: tuple[Any, ...] = (), *, max_nodes: int = 1_000_000) 
 
 
 __all__ = [
-    "MARKER", "SECURE_KEY", "SHOWN_AS", "Token", "find_tokens", "first_token", "is_secret", "redact_tokens", "redacted", "scan",
+    "MARKER", "SECURE_KEY", "SHOWN_AS", "Token", "find_tokens", "first_token", "is_secret", "printable", "redact_tokens",
+    "redacted", "scan",
 ]

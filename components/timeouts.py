@@ -171,8 +171,10 @@ class TimeoutChain:
         )
         return (
             Layer("ALB", "idle_timeout.timeout_seconds", self.alb_idle_timeout_seconds,
-                  f"route timeout {self.route_timeout_seconds}s + {HOP_MARGIN_SECONDS}s: the ALB (default "
-                  f"{ALB_IDLE_TIMEOUT_DEFAULT}s, max {ALB_IDLE_TIMEOUT_MAX}s) never cuts a request Envoy still serves"),
+                  (f"route timeout {self.route_timeout_seconds}s + {HOP_MARGIN_SECONDS}s"
+                   if self.alb_idle_timeout_seconds == self.route_timeout_seconds + HOP_MARGIN_SECONDS
+                   else f"shared with longer models behind the same ALB (this model needs {self.route_timeout_seconds + HOP_MARGIN_SECONDS}s)")
+                  + f": the ALB (default {ALB_IDLE_TIMEOUT_DEFAULT}s, max {ALB_IDLE_TIMEOUT_MAX}s) never cuts a request Envoy still serves"),
             Layer("ALB", "deregistration_delay.timeout_seconds", self.deregistration_delay_seconds,
                   f"preStop window {PRE_STOP_BASE_SECONDS}s + longest request {r}s: a draining target keeps its streams"),
             Layer("Envoy route", "timeout", self.route_timeout_seconds,
@@ -238,11 +240,14 @@ def timeout_chain(
     streaming: bool = True,
     startup_budget_seconds: int = 900,
     server_drain: bool = True,
+    shared_alb_idle_seconds: int | None = None,
 ) -> TimeoutChain:
     """Derive every layer's timeout from a model's SLO and start-up budget.
 
     ``server_drain`` says whether the vLLM release has ``--shutdown-timeout`` (it then drains
     in-flight requests after SIGTERM); without it the preStop sleep covers the longest request.
+    ``shared_alb_idle_seconds``: models behind one ALB share its idle timeout (the largest any of
+    them needs, see ``shared_alb_idle``); every keep-alive behind it then grows from that value.
     Raises ChainError when the SLO cannot be served (see ``max_request_rule``).
     """
     if not max_request_seconds > 0:
@@ -254,7 +259,9 @@ def timeout_chain(
     kserve = r
     per_try = kserve + HOP_MARGIN_SECONDS
     route = per_try + RETRY_WINDOW_SECONDS
-    alb_idle = route + HOP_MARGIN_SECONDS
+    alb_idle = max(route + HOP_MARGIN_SECONDS, shared_alb_idle_seconds or 0)
+    if alb_idle > ALB_IDLE_TIMEOUT_MAX:
+        raise ChainError(f"a shared ALB idle timeout of {alb_idle} s is above the ALB's maximum {ALB_IDLE_TIMEOUT_MAX} s")
     pre_stop = PRE_STOP_BASE_SECONDS if server_drain else PRE_STOP_BASE_SECONDS + r
     shutdown = r if server_drain else 0
     return TimeoutChain(
@@ -277,6 +284,11 @@ def timeout_chain(
         termination_grace_seconds=pre_stop + shutdown + SHUTDOWN_MARGIN_SECONDS,
         engine_ready_timeout_seconds=max(VLLM_ENGINE_READY_TIMEOUT_DEFAULT, startup_budget_seconds),
     )
+
+
+def shared_alb_idle(chains: "list[TimeoutChain] | tuple[TimeoutChain, ...]") -> int:
+    """The idle timeout of an ALB in front of several models: the largest any of their chains needs."""
+    return max(c.alb_idle_timeout_seconds for c in chains)
 
 
 def chain_problems(c: TimeoutChain) -> list[str]:

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from components.images import vllm_release
+from .images import vllm_release
 
 OLDEST_READ = "0.8.5"
 NEWEST_READ = "0.33.0"

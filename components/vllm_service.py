@@ -9,11 +9,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from components.builders import vllm_service as build
-from components.capacity.plan import ServingPlan, plan_model
-from components.cluster import KubernetesComponent
-from components.config import GpuPoolConfig, ModelConfig
-from components.inputs import InputName, InputStr, part, resolve
+from .builders import vllm_service as build
+from .capacity.plan import ServingPlan, plan_model
+from .cluster import KubernetesComponent
+from .config import GpuPoolConfig, ModelConfig
+from .inputs import InputName, InputStr, part, resolve
 
 
 class VllmServiceArgs(BaseModel):

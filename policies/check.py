@@ -49,7 +49,7 @@ def load_resources(files: Sequence[str], stdin: Optional[BinaryIO] = None) -> li
 
 
 def _key(o: ManifestObject) -> str:
-    return f"{o.location} {o.kind}/{o.name}"
+    return f"{o.location} {o.shown_kind}/{o.name}"
 
 
 def resources_of(manifests: ManifestSet) -> list[Resource]:
@@ -67,7 +67,7 @@ def check_report(manifests: ManifestSet, violations: Sequence[Violation]) -> dic
         o = where.get(v.resource)
         row = violation_row(v, file=o.file if o else None, document=o.document if o else None, line=o.line if o else None)
         if o is not None:
-            row["resource"] = f"{o.kind}/{o.name}"
+            row["resource"] = f"{o.shown_kind}/{o.name}"
             # Text reports name the object as `<file>#<document>[<list item>...] <kind>/<name>`.
             row["location"] = o.location
         rows.append(row)

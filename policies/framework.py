@@ -269,9 +269,20 @@ def evaluate(resources: Sequence[Resource], config: Mapping[str, Mapping] | None
             findings = run_stack_policy(policy, resources, values)
         else:
             findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
-        violations.extend(Violation(policy.name, policy.catalog, level, name, message)
+        violations.extend(Violation(policy.name, policy.catalog, level, _shown(name, 8000), _shown(message, 2000))
                           for name, message in findings)
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
+
+
+def _shown(text: str, limit: int) -> str:
+    """A resource name or message as reports show it (components.secrets.printable).
+
+    Both may quote manifest text (metadata.name, an image, a flag), which `policies check` reads
+    from files anyone can change: credentials redacted, bounded, control characters escaped.
+    """
+    from components.secrets import printable
+
+    return printable(text, limit)
 
 
 def policy_config_schema(policy: Policy) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Optional, Sequence
 
 from components.loading import MANIFESTS, Document, Limits, LoadError, load_json, load_yaml_documents, read_bounded
+from components.secrets import printable
 
 SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
@@ -32,6 +33,8 @@ STDIN_NAME = "<stdin>"
 MAX_TOTAL_BYTES = 256 << 20
 # Lines are tracked for mappings this deep: a document, items of a List, items of a List in a List.
 _LINE_DEPTH = 7
+# Names and kinds as reports print them: a DNS subdomain is at most 253 characters.
+_NAME_CHARS = 253
 
 
 class ManifestReadError(ValueError):
@@ -64,10 +67,10 @@ class ManifestObject:
 
     @property
     def name(self) -> str:
-        """metadata.name, or ``?`` when missing or not a string."""
+        """metadata.name as reports print it (components.secrets.printable), or ``?`` when missing."""
         meta = self.obj.get("metadata")
         name = meta.get("name") if isinstance(meta, dict) else None
-        return name if isinstance(name, str) and name else "?"
+        return printable(name, _NAME_CHARS) if isinstance(name, str) and name else "?"
 
     @property
     def resource_type(self) -> str:
@@ -78,6 +81,11 @@ class ManifestObject:
     def location(self) -> str:
         """``<file>#<document>`` plus ``[i]`` per list the object sits in."""
         return f"{self.file}#{self.document}" + "".join(f"[{i}]" for i in self.item)
+
+    @property
+    def shown_kind(self) -> str:
+        """The kind as reports print it (bounded, one line)."""
+        return printable(self.kind, _NAME_CHARS)
 
 
 def pulumi_type(api_version: str, kind: str) -> str:
@@ -222,7 +230,7 @@ def _objects(doc: Document, file: str, counts: ReadCounts) -> list[ManifestObjec
             continue
         if isinstance(value, dict) and isinstance(value.get("apiVersion"), str) and value["apiVersion"] \
                 and isinstance(value.get("kind"), str) and value["kind"]:
-            out.append(ManifestObject(value, file, doc.index, line, item))
+            out.append(ManifestObject(value, printable(file, 4096), doc.index, line, item))
         else:
             label = _skip_label(value)
             counts.skipped[label] = counts.skipped.get(label, 0) + 1

@@ -38,6 +38,7 @@ from policies.gpu import ephemeral_storage, rollout_surge, tolerates_and_targets
 from policies.karpenter import gpu_expiry, gpu_nodepool_disruption_budget, gpu_nodepool_limits, gpu_nodepool_tainted, pool_fits_models
 from policies.models import model_source_pinned
 from policies.ray import kuberay_gpu_hygiene
+from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
     gpu_memory_utilization_bounds,
     gpu_memory_utilization_unset,
@@ -72,6 +73,10 @@ POLICIES: tuple[Policy, ...] = _collect(
     tolerates_and_targets.POLICY,
     ephemeral_storage.POLICY,
     rollout_surge.POLICY,
+    timeout_chain_ordered.POLICY,
+    keep_alive_outlives_proxy.POLICY,
+    llm_route_timeout.POLICY,
+    termination_drains_streams.POLICY,
     gpu_memory_utilization_bounds.POLICY,
     gpu_memory_utilization_unset.POLICY,
     kv_cache_headroom.POLICY,

@@ -19,10 +19,10 @@ EXIT_OK, EXIT_VIOLATIONS, EXIT_INVALID = 0, 1, 2
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from stacks.plan import run_plan, write_files
+    from stacks.plan import default_out_dir, run_plan, write_files
 
     result = run_plan(args.stack)
-    out_dir = Path(args.out) if args.out else Path("build") / result.report["stack"]
+    out_dir = Path(args.out) if args.out else default_out_dir(result.report["stack"])
     write_files(out_dir, result.files)
     sys.stdout.write(RENDERERS[args.format](result.report))
     return EXIT_VIOLATIONS if result.mandatory_violations else EXIT_OK

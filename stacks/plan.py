@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 import yaml
 
@@ -202,37 +205,88 @@ PLAN_MARKER = ".llm-serving-plan"
 PLAN_FOLDERS = ("kubernetes", "aws", "helm")
 
 
-def write_files(out_dir: Path, files: Mapping[str, str]) -> None:
-    """Replace the plan's output folders under ``out_dir`` with ``files``, all or nothing.
+PLAN_LOCK = ".llm-serving-plan.lock"
+# How long a plan waits for another plan writing the same --out before it refuses.
+LOCK_WAIT_SECONDS = 120.0
 
-    Only folders an earlier plan wrote (marked by a ``.llm-serving-plan`` file) are replaced: a
-    user's own ``kubernetes/`` folder under ``--out`` is never deleted.
+
+def default_out_dir(stack: str, cwd: Optional[Path] = None) -> Path:
+    """``build/<stack>`` under the working directory; refused unless it is a folder of its own inside it.
+
+    The stack name is already a valid Pulumi stack name (stacks.offline.check_stack_name); this
+    also refuses a ``build`` symlink that leads outside the working directory.
     """
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ConfigError([Problem("--out", "is a file, not a folder", str(out_dir))])
-    owned = (out_dir / PLAN_MARKER).exists()
-    for top in PLAN_FOLDERS:
-        if (out_dir / top).exists() and not owned:
-            raise ConfigError([Problem("--out", f"already holds a {top}/ folder that no plan wrote; choose an empty folder", str(out_dir))])
+    base = (cwd or Path.cwd()).resolve()
+    out = base / "build" / stack
+    resolved = out.resolve()
+    if resolved == base or resolved == base / "build" or not resolved.is_relative_to(base):
+        raise ConfigError([Problem("--out", "the default output folder build/<stack> would not be a folder of its own "
+                                   "inside the working directory; pass --out", str(out))])
+    return out
+
+
+@contextlib.contextmanager
+def _plan_lock(out_dir: Path, wait_seconds: float):
+    """An exclusive lock on ``out_dir`` for one plan's writing (a lock file; waits, then refuses)."""
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".plan-", dir=out_dir))
+        handle = open(out_dir / PLAN_LOCK, "a+")
     except OSError as exc:
         raise ConfigError([Problem("--out", f"cannot be written: {exc.strerror}", str(out_dir))]) from None
     try:
-        for rel, text in sorted(files.items()):
-            path = staging / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-        for top in PLAN_FOLDERS:
-            target = out_dir / top
-            if target.exists():
-                shutil.rmtree(target)
-            if (staging / top).exists():
-                os.replace(staging / top, target)
-        (out_dir / PLAN_MARKER).write_text("Folders written by `python -m stacks plan`; the next plan replaces them.\n")
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise ConfigError([Problem(
+                        "--out", f"another plan has been writing this folder for {wait_seconds:g} s "
+                        f"(it holds {PLAN_LOCK}); wait for it or choose another --out", str(out_dir))]) from None
+                time.sleep(0.05)
+        yield
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        handle.close()  # releases the lock
 
 
-__all__ = ["PlanResult", "run_plan", "write_files", "render_files", "normalise"]
+def write_files(out_dir: Path, files: Mapping[str, str], *, lock_wait_seconds: float = LOCK_WAIT_SECONDS) -> None:
+    """Replace the plan's output folders under ``out_dir`` with ``files``, all or nothing.
+
+    Only folders an earlier plan wrote (marked by a ``.llm-serving-plan`` file) are replaced: a
+    user's own ``kubernetes/`` folder under ``--out`` is never deleted. Concurrent plans into one
+    folder take turns on a lock file (``.llm-serving-plan.lock``): the second waits for the first
+    and then replaces its folders, or refuses after ``lock_wait_seconds``.
+    """
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError([Problem("--out", "is a file, not a folder", str(out_dir))])
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError([Problem("--out", f"cannot be written: {exc.strerror}", str(out_dir))]) from None
+    with _plan_lock(out_dir, lock_wait_seconds):
+        owned = (out_dir / PLAN_MARKER).exists()
+        for top in PLAN_FOLDERS:
+            if (out_dir / top).exists() and not owned:
+                raise ConfigError([Problem("--out", f"already holds a {top}/ folder that no plan wrote; choose an empty folder", str(out_dir))])
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=".plan-", dir=out_dir))
+        except OSError as exc:
+            raise ConfigError([Problem("--out", f"cannot be written: {exc.strerror}", str(out_dir))]) from None
+        try:
+            for rel, text in sorted(files.items()):
+                path = staging / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text)
+            # The marker first: folders moved in are always ones a plan owns.
+            (out_dir / PLAN_MARKER).write_text("Folders written by `python -m stacks plan`; the next plan replaces them.\n")
+            for top in PLAN_FOLDERS:
+                target = out_dir / top
+                if target.exists():
+                    shutil.rmtree(target)
+                if (staging / top).exists():
+                    os.replace(staging / top, target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+__all__ = ["PlanResult", "default_out_dir", "run_plan", "write_files", "render_files", "normalise"]

@@ -66,7 +66,7 @@ def render_text(report: Mapping[str, Any]) -> str:
         out.extend("  " + line for line in memory_breakdown(m))
         out.append(
             f"  serving: maxNumSeqs {m['max_num_seqs']}, maxNumBatchedTokens {m['max_num_batched_tokens']}, "
-            f"queue {m['max_num_queued_reqs']}, HPA target {m['target_in_flight_per_pod']} in flight/pod"
+            f"queue {m['max_num_queued_reqs'] if m['max_num_queued_reqs'] is not None else 'unbounded (no admission control)'}, HPA target {m['target_in_flight_per_pod']} in flight/pod"
         )
         res = m["resources"]
         out.append(
@@ -78,6 +78,7 @@ def render_text(report: Mapping[str, Any]) -> str:
         for d in m["derived"]:
             out.append(f"  derived {d['setting']} = {d['value']}: {d['reason']}")
         out.extend(_layout_section(m))
+        out.extend(_timeouts_section(m))
     out.extend(_pools_section(report))
     return "\n".join(out) + "\n"
 
@@ -197,8 +198,22 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         )
     out += _scaling_markdown(report["models"])
     out += _layout_markdown(report["models"])
+    out += _timeouts_markdown(report["models"])
     out += _pools_markdown(report)
     return "\n".join(out) + "\n"
+
+
+def _timeouts_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per model, its timeout chain as a table: layer, setting, value, why."""
+    out: list[str] = []
+    for m in models:
+        chain = m.get("timeouts")
+        if not chain:
+            continue
+        out += ["", f"**Timeout chain of `{m['name']}`** (vLLM {m.get('vllm_release', '?')})", "",
+                "| layer | setting | value | why |", "|---|---|---|---|"]
+        out += [f"| {_cell(r['layer'])} | {_cell(r['setting'])} | {r['seconds']}s | {_cell(r['why'])} |" for r in chain["layers"]]
+    return out
 
 
 def violations_markdown(violations: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -353,3 +368,12 @@ def render_sarif(report: Mapping[str, Any]) -> str:
 
 
 RENDERERS = {"text": render_text, "json": render_json, "markdown": render_markdown, "sarif": render_sarif}
+
+
+def _timeouts_section(m: Mapping[str, Any]) -> list[str]:
+    """One model's timeout chain (components/timeouts.py): layer, setting, value, why; outer layer first."""
+    chain = m.get("timeouts")
+    if not chain:
+        return []
+    rows = [(row["layer"], row["setting"], f"{row['seconds']}s", row["why"]) for row in chain["layers"]]
+    return [f"  timeout chain (vLLM {m.get('vllm_release', '?')}):"] + ["    " + r for r in _table(["layer", "setting", "value", "why"], rows)]

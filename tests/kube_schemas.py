@@ -28,6 +28,7 @@ CRD_FILES = {
     ("ray.io", "RayService"): "ray.io/RayService.yaml",
     ("networking.istio.io", "VirtualService"): "networking.istio.io/VirtualService.yaml",
     ("networking.istio.io", "DestinationRule"): "networking.istio.io/DestinationRule.yaml",
+    ("networking.istio.io", "Gateway"): "networking.istio.io/Gateway.yaml",
     ("autoscaling.x-k8s.io", "CapacityBuffer"): "autoscaling.x-k8s.io/CapacityBuffer.yaml",
     ("serving.kserve.io", "LocalModelCache"): "serving.kserve.io/LocalModelCache.yaml",
     ("serving.kserve.io", "LocalModelNodeGroup"): "serving.kserve.io/LocalModelNodeGroup.yaml",
@@ -59,6 +60,9 @@ def crd_validator(group: str, kind: str, version: str) -> jsonschema.Draft7Valid
     ver = next(v for v in crd["spec"]["versions"] if v["name"] == version)
     schema = _draft7(ver["schema"]["openAPIV3Schema"])
     schema.setdefault("properties", {})["metadata"] = {"type": "object"}
+    # Istio's generated CRDs declare only spec/status; apiVersion and kind are the API server's.
+    schema["properties"].setdefault("apiVersion", {"type": "string"})
+    schema["properties"].setdefault("kind", {"type": "string"})
     return jsonschema.Draft7Validator(schema)
 
 

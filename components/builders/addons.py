@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.builders.helm import Chart, release
-from components.builders.karpenter import GPU_TOLERATION
-from components.config import AddonsConfig
+from ..builders.helm import Chart, release
+from ..builders.karpenter import GPU_TOLERATION
+from ..config import AddonsConfig
 
 CERT_MANAGER = Chart("cert-manager", "v1.21.1", "oci://quay.io/jetstack/charts")
 KSERVE_CRD = Chart("kserve-crd", "v0.20.0", "oci://ghcr.io/kserve/charts")
@@ -73,7 +73,7 @@ def addon_releases(cfg: AddonsConfig, local_model_cache: bool = False) -> list[d
         out.append(release(KSERVE_CRD, "kserve-crd", KSERVE_NAMESPACE, {}))
         out.append(release(KSERVE, "kserve", KSERVE_NAMESPACE, kserve_values()))
         if local_model_cache:
-            from components.builders.model_source import localmodel_values
+            from ..builders.model_source import localmodel_values
 
             out.append(release(KSERVE_LOCALMODEL_CRD, "kserve-localmodel-crd", KSERVE_NAMESPACE, {}))
             out.append(release(KSERVE_LOCALMODEL, "kserve-localmodel", KSERVE_NAMESPACE, localmodel_values()))

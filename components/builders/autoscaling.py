@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from components.builders.labels import recommended_labels
-from components.builders.vllm_service import predictor_deployment_name
-from components.capacity.plan import ServingPlan
-from components.config import ModelConfig
+from ..builders.labels import recommended_labels
+from ..builders.vllm_service import predictor_deployment_name
+from ..capacity.plan import ServingPlan
+from ..config import ModelConfig
 
 # vLLM 0.33 gauges (../shared/reference/vllm.md section 1); both carry model_name = --served-model-name.
 RUNNING = "vllm:num_requests_running"
@@ -172,13 +172,14 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
     """
     if m.distributed is not None:
         return None  # a multi-node model runs one fixed-size Ray cluster: nothing scales it
-    from components.capacity.layout import cold_start_seconds
+    from ..capacity.layout import cold_start_seconds
 
     lag = SCRAPE_INTERVAL_SECONDS + HPA_SYNC_SECONDS
     start = plan.startup_failure_threshold * plan.startup_period_seconds
-    # The cold-start parts of the capacity plan (node ready + image pull + Hub download + compile,
-    # capacity/layout.py, cold_start.md): what a replica on a fresh node is expected to take.
-    cold = cold_start_seconds(plan.model)
+    # The cold-start parts of the capacity plan: what a replica on a fresh node is expected to take.
+    # One source of truth: the parts the startup budget is derived from (capacity/cold_start.py,
+    # cold_start.md); the layout's Hub-download estimate only where the plan has no such parts.
+    cold = plan.startup.sum_seconds if plan.startup is not None else cold_start_seconds(plan.model)
     adapter = m.autoscaling.backend == "prometheus-adapter"
     return {
         "backend": m.autoscaling.backend,

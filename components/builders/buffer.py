@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.builders.karpenter import GPU_NAME_LABEL, GPU_TOLERATION, NODEPOOL_LABEL
-from components.builders.labels import recommended_labels
-from components.capacity.pools import PoolPlan
+from ..builders.karpenter import GPU_NAME_LABEL, GPU_TOLERATION, NODEPOOL_LABEL
+from ..builders.labels import recommended_labels
+from ..capacity.pools import PoolPlan
 
 # Pinned pause image (registry.k8s.io/pause, the image Kubernetes' own overprovisioning guide uses).
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"

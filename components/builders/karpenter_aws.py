@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.builders.helm import Chart, release
+from ..builders.helm import Chart, release
 
 # Pinned to ../shared/charts/karpenter/1.14.1 (published to public ECR as an OCI chart).
 KARPENTER = Chart("karpenter", "1.14.1", "oci://public.ecr.aws/karpenter")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config import KUBERAY_CHART_VERSION, KubeRayConfig
+from ..config import KUBERAY_CHART_VERSION, KubeRayConfig
 
 # ../shared/charts/PROVENANCE.md: kuberay-operator 1.7.0 (image quay.io/kuberay/operator:v1.7.0),
 # installed from the project's Helm repository; the same tag as the ray.io CRDs in ../shared/crds.

@@ -6,6 +6,15 @@ import re
 from typing import Optional
 
 PART_OF = "llm-serving"
+
+# Names the policy pack reads back from rendered objects. They live here, in a module that imports
+# nothing heavy, so that `python -m policies check` does not load the config models and pydantic.
+# The capacity plan's verdict, stamped on each InferenceService (builders/vllm_service.py).
+CAPACITY_ANNOTATION = "llm-serving.io/capacity-plan"
+# The catalogue GPU the plan sized (exact where Karpenter's GPU-name label names a family).
+GPU_ANNOTATION = "llm-serving.io/gpu"
+# Karpenter's well-known node label of the GPU model (builders/karpenter.py selects on it).
+GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
 # Kubernetes label values: at most 63 characters, alphanumerics with '-', '_' or '.' inside.
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from components.builders.karpenter import GPU_TOLERATION, POOL_LABEL
-from components.builders.labels import recommended_labels
-from components.capacity.cold_start import RUNAI_CONCURRENCY
-from components.capacity.pools import PoolPlan
-from components.config import ModelConfig
+from ..builders.karpenter import GPU_TOLERATION, POOL_LABEL
+from ..builders.labels import recommended_labels
+from ..capacity.cold_start import RUNAI_CONCURRENCY
+from ..capacity.pools import PoolPlan
+from ..config import ModelConfig
 
 LOCAL_MODEL_PATH = "/mnt/models"  # where KServe mounts a model's files in the serving container
 # AL2023 mounts the instance-store RAID0 array at /mnt/k8s-disks/0 (karpenter.md, instanceStorePolicy).

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from components.builders.autoscaling import KV_CACHE_USAGE, SCRAPE_INTERVAL_SECONDS, WAITING, autoscaler_name, model_selector
-from components.builders.labels import recommended_labels
-from components.builders import ray_cluster as ray
-from components.builders.vllm_service import CONTAINER_NAME, predictor_deployment_name
-from components.capacity.plan import ServingPlan
-from components.config import AlertsConfig, ModelConfig
+from ..builders.autoscaling import KV_CACHE_USAGE, SCRAPE_INTERVAL_SECONDS, WAITING, autoscaler_name, model_selector
+from ..builders.labels import recommended_labels
+from ..builders import ray_cluster as ray
+from ..builders.vllm_service import CONTAINER_NAME, predictor_deployment_name
+from ..capacity.plan import ServingPlan
+from ..config import AlertsConfig, ModelConfig
 
 # KServe labels every predictor pod with its InferenceService (the PDB selects on it too).
 ISVC_POD_LABEL = "serving.kserve.io/inferenceservice"

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from components.builders.autoscaling import RUNNING, WAITING, in_flight_metric_name, model_selector
-from components.builders.helm import Chart, release
-from components.config import ModelConfig, MonitoringConfig
+from ..builders.autoscaling import RUNNING, WAITING, in_flight_metric_name, model_selector
+from ..builders.helm import Chart, release
+from ..config import ModelConfig, MonitoringConfig
 
 PROMETHEUS_COMMUNITY = "https://prometheus-community.github.io/helm-charts"
 KEDA_REPO = "https://kedacore.github.io/charts"

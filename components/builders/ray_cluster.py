@@ -29,8 +29,8 @@ from __future__ import annotations
 import shlex
 from typing import Any, Mapping, Optional
 
-from components.builders.labels import recommended_labels
-from components.builders.vllm_service import (
+from ..builders.labels import recommended_labels
+from ..builders.vllm_service import (
     CACHE_PATH,
     CACHE_VOLUME,
     GPU_ANNOTATION,
@@ -43,9 +43,9 @@ from components.builders.vllm_service import (
     vllm_env,
     _karpenter_gpu_name,
 )
-from components.capacity.plan import ServingPlan
-from components.config import ModelConfig
-from components.images import image_tag
+from ..capacity.plan import ServingPlan
+from ..config import ModelConfig
+from ..images import image_tag
 
 RAY_API_VERSION = "ray.io/v1"
 # vLLM's own default port (entrypoints/common/cli_args.py, vllm.md section 4). KServe's 8080 is taken

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.builders.buffer import SERVING_PRIORITY_CLASS
-from components.builders.karpenter import GPU_NAME_LABEL, GPU_TOLERATION, NODEPOOL_LABEL
+from ..builders.buffer import SERVING_PRIORITY_CLASS
+from ..builders.karpenter import GPU_NAME_LABEL, GPU_TOLERATION, NODEPOOL_LABEL
 
 ISVC_LABEL = "serving.kserve.io/inferenceservice"  # the label KServe puts on an InferenceService's pods
 

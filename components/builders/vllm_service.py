@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from components.builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
-from components.builders.labels import recommended_labels
-from components.builders.model_source import model_args, model_env
-from components.builders.scheduling import serving_pod_scheduling
-from components.images import image_tag
-from components.capacity.plan import ServingPlan
-from components.config import ModelConfig
+from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
+from ..builders.labels import recommended_labels
+from ..builders.model_source import model_args, model_env
+from ..builders.scheduling import serving_pod_scheduling
+from ..images import image_tag
+from ..capacity.plan import ServingPlan
+from ..config import ModelConfig
 
 CONTAINER_NAME = "kserve-container"  # KServe's name for the predictor's serving container
 HTTP_PORT = 8080  # the port KServe's runtimes and probes use for vLLM (kserve.md)
@@ -29,9 +29,7 @@ CACHE_PATH = "/models-cache"
 QUIET_ENDPOINTS = "/health,/metrics"
 
 
-CAPACITY_ANNOTATION = "llm-serving.io/capacity-plan"
-# The catalogue GPU the plan sized (exact where Karpenter's GPU-name label names a family).
-GPU_ANNOTATION = "llm-serving.io/gpu"
+from ..builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION  # noqa: E402,F401 (defined beside the labels)
 
 
 def capacity_summary(plan: ServingPlan) -> str:
@@ -206,7 +204,7 @@ def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: s
 
 
 def _karpenter_gpu_name(plan: ServingPlan) -> str:
-    from components.capacity.gpus import GPUS
+    from ..capacity.gpus import GPUS
 
     return GPUS[plan.gpu.name].get("karpenter_gpu_name") or plan.gpu.name.lower()
 

@@ -3,7 +3,7 @@
 Nothing here imports Pulumi, so other tools (the policy pack, `python -m stacks size`) use it too.
 """
 
-from components.capacity.architecture import Architecture, parse_config
-from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
+from ..capacity.architecture import Architecture, parse_config
+from ..capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 
 __all__ = ["Architecture", "EngineArgs", "Gpu", "MemoryPlan", "parse_config", "plan_memory"]

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
+from ..errors import format_value
+
 GIB = 1024**3
 
 _DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "fp8": 1, "float8_e4m3fn": 1}
@@ -94,6 +96,8 @@ def _text_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
 
 # No real model comes near this; larger values are corrupt files (and would overflow the math).
 _MAX_DIMENSION = 1 << 40
+# Real rope scalings stretch a context by up to ~40x (DeepSeek-V3 yarn); far larger is a corrupt file.
+_MAX_ROPE_FACTOR = 1 << 20
 
 
 def _int(cfg: Mapping[str, Any], *keys: str, default: Any = None, required: bool = True) -> Any:
@@ -101,7 +105,7 @@ def _int(cfg: Mapping[str, Any], *keys: str, default: Any = None, required: bool
         value = cfg.get(key)
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= _MAX_DIMENSION:
-                raise ArchitectureError(f"config.json {key} = {value!r}: must be a whole number between 0 and 2^40")
+                raise ArchitectureError(f"config.json {key} = {format_value(value)}: must be a whole number between 0 and 2^40")
             return int(value)
     if required and default is None:
         raise ArchitectureError(f"config.json lacks {keys[0]}")
@@ -113,7 +117,7 @@ def _bool(cfg: Mapping[str, Any], key: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise ArchitectureError(f"config.json {key} = {value!r}: must be true or false")
+        raise ArchitectureError(f"config.json {key} = {format_value(value)}: must be true or false")
     return value
 
 
@@ -129,6 +133,11 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
         raise ArchitectureError("config.json num_hidden_layers, hidden_size and num_attention_heads must be > 0")
     kv_heads = _int(cfg, "num_key_value_heads", "num_kv_heads", default=heads, required=False)
     head_dim = _int(cfg, "head_dim", default=hidden // heads, required=False) or hidden // heads
+    if head_dim == 0:
+        # hidden_size < num_attention_heads: a head would have no dimension (and the KV math divides by it).
+        raise ArchitectureError(
+            f"config.json hidden_size = {hidden} is smaller than num_attention_heads = {heads}; "
+            "a head needs at least one dimension (set head_dim or fix the file)")
     vocab = _int(cfg, "vocab_size")
     inter = _int(cfg, "intermediate_size", "ffn_dim", default=4 * hidden, required=False)
     max_pos = _int(cfg, "max_position_embeddings", "max_seq_len", "n_positions", default=4096, required=False)
@@ -176,7 +185,11 @@ def _max_len_limit(cfg: Mapping[str, Any], max_pos: int) -> int:
         return max_pos
     kind = str(scaling.get("rope_type") or scaling.get("type") or "")
     factor = scaling.get("factor")
-    if kind not in ("yarn", "linear", "dynamic") or isinstance(factor, bool) or not isinstance(factor, (int, float)) or factor <= 1:
+    if kind not in ("yarn", "linear", "dynamic") or isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        return max_pos
+    if not 0 < factor <= _MAX_ROPE_FACTOR:  # NaN fails this too
+        raise ArchitectureError(f"config.json rope_scaling.factor = {format_value(factor)}: must be a number in (0, {_MAX_ROPE_FACTOR}]")
+    if factor <= 1:
         return max_pos
     base = max_pos
     if kind == "yarn":

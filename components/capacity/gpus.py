@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from components.capacity.gpu_catalog import GPUS, INSTANCES
-from components.capacity.memory import Gpu
+from ..capacity.gpu_catalog import GPUS, INSTANCES
+from ..capacity.memory import Gpu
 
 __all__ = ["GPUS", "INSTANCES", "find_gpu", "gpu_names", "instance_gpu", "UnknownGpu"]
 

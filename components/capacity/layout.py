@@ -16,9 +16,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from components.capacity.architecture import GIB
-from components.capacity.gpus import INSTANCES
-from components.capacity.memory import (
+from ..capacity.architecture import GIB
+from ..capacity.gpus import INSTANCES
+from ..capacity.memory import (
     ACCOUNTINGS,
     EngineArgs,
     Gpu,
@@ -29,9 +29,9 @@ from components.capacity.memory import (
     non_torch_bytes,
     weights_per_gpu_bytes,
 )
-from components.capacity.models import CatalogModel
-from components.config import GpuPoolConfig, ModelConfig
-from components.errors import Problem
+from ..capacity.models import CatalogModel
+from ..config import GpuPoolConfig, ModelConfig
+from ..errors import Problem
 
 # EFA interfaces per instance type (the `vpc.amazonaws.com/efa` count a node advertises), from
 # ../shared/reference/aws_gpu_instances.csv column efa_interfaces (Karpenter's instance-type

@@ -33,7 +33,7 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Optional
 
-from components.capacity.architecture import GIB, Architecture, LayerGroup
+from ..capacity.architecture import GIB, Architecture, LayerGroup
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from components.capacity.architecture import GIB, Architecture, ArchitectureError, parse_config
-from components.capacity.model_catalog import MODELS
+from ..capacity.architecture import GIB, Architecture, ArchitectureError, parse_config
+from ..capacity.model_catalog import MODELS
 
 __all__ = ["MODELS", "CatalogModel", "find_model", "load_model_config", "model_from_config", "UnknownModel"]
 
@@ -79,7 +79,7 @@ def model_from_config(config: Mapping[str, Any], weights_gib: float, name: str =
 
 def load_model_config(path: Path, weights_gib: float, name: str) -> CatalogModel:
     """A model from a config.json file; every way the file can be wrong is an ArchitectureError."""
-    from components.loading import JSON_FILE, LoadError, load_json
+    from ..loading import JSON_FILE, LoadError, load_json
 
     try:
         raw = load_json(path, JSON_FILE)

@@ -11,21 +11,21 @@ naming the vLLM release whose defaults and flags apply (components/vllm_flags.py
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
-from components.capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
-from components.capacity.architecture import ArchitectureError
-from components.capacity.gpus import INSTANCES, instance_gpu
-from components.capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
-from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
-from components.capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
-from components.config import GpuPoolConfig, ModelConfig, StackConfig
-from components.images import vllm_release
-from components.errors import ConfigError, Problem
-from components.timeouts import TimeoutChain, timeout_chain
-from components.vllm_flags import Release, UnsupportedRelease, batch_defaults, missing_rule, optional_flag, release_of
+from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
+from ..capacity.architecture import ArchitectureError
+from ..capacity.gpus import INSTANCES, instance_gpu
+from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
+from ..capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
+from ..capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
+from ..config import GpuPoolConfig, ModelConfig, StackConfig
+from ..images import vllm_release
+from ..errors import ConfigError, Problem
+from ..timeouts import TimeoutChain, shared_alb_idle, timeout_chain
+from ..vllm_flags import Release, UnsupportedRelease, batch_defaults, missing_rule, optional_flag, release_of
 
 # Share of a node's vCPU and memory a serving pod may request: the rest is left for the kubelet,
 # system reservations and daemonsets (device plugin, CNI, log and metric agents).
@@ -294,13 +294,7 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
     if m.distributed is not None:
         startup = StartupBudget(m.source.type, (Part("multi-node cold start", budget, "components/capacity/layout.py cold_start_seconds"),), budget, derived=False)
     threshold = math.ceil(budget / STARTUP_PROBE_PERIOD_SECONDS)
-    chain = timeout_chain(
-        m.slo.max_request_seconds,
-        m.slo.time_to_first_token_seconds,
-        streaming=m.slo.streaming,
-        startup_budget_seconds=budget,
-        server_drain=release.has("--shutdown-timeout"),
-    )
+    chain = model_chain(m, release, startup_budget_seconds=budget)
     if not chain.server_drain:
         derivations.append(Derivation("shutdownTimeout", None, f"{optional_flag('--shutdown-timeout', release)}; "
                                       f"the preStop sleep ({chain.pre_stop_seconds}s) carries the drain instead"))
@@ -329,6 +323,20 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         layout=layout,
         head_resources=head,
         startup=startup,
+    )
+
+
+def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optional[int] = None,
+                startup_budget_seconds: Optional[int] = None) -> TimeoutChain:
+    """The timeout chain of one model on its vLLM release (behind an ALB shared at that idle timeout);
+    ``startup_budget_seconds`` overrides the configured budget where the plan raised it (multi-node)."""
+    return timeout_chain(
+        m.slo.max_request_seconds,
+        m.slo.time_to_first_token_seconds,
+        streaming=m.slo.streaming,
+        startup_budget_seconds=startup_budget_seconds or m.startup.budget_seconds,
+        server_drain=release.has("--shutdown-timeout"),
+        shared_alb_idle_seconds=shared_alb_idle_seconds,
     )
 
 
@@ -367,11 +375,19 @@ def plan_stack(cfg: StackConfig, base_dir: Optional[Path] = None) -> dict[str, S
     pools = {p.name: p for p in cfg.gpu_pools}
     problems: list[Problem] = []
     plans: dict[str, ServingPlan] = {}
-    for i, m in enumerate(cfg.models):
+    # A long-context sibling's problems are reported at its model's longContext.
+    for path, m in zip(cfg.model_paths(), cfg.models, strict=True):
         try:
-            plans[m.name] = plan_model(m, pools[m.pool], f"models[{i}]", base_dir)
+            plans[m.name] = plan_model(m, pools[m.pool], path, base_dir)
         except ConfigError as exc:
             problems.extend(exc.problems)
     if problems:
         raise ConfigError(problems)
-    return plans
+    # One ALB fronts every model (components/ingress.py): its idle timeout is the largest any model
+    # needs, and each model's keep-alives must outgrow that shared value, not its own.
+    shared = shared_alb_idle([p.timeouts for p in plans.values()])
+    by_name = {m.name: m for m in cfg.models}
+    return {
+        name: replace(p, timeouts=model_chain(by_name[name], p.release, shared, p.timeouts.startup_budget_seconds))
+        for name, p in plans.items()
+    }

@@ -13,9 +13,9 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from components.capacity.gpus import GPUS, INSTANCES
-from components.capacity.plan import Resources, ServingPlan
-from components.config import GpuPoolConfig, ModelConfig
+from ..capacity.gpus import GPUS, INSTANCES
+from ..capacity.plan import Resources, ServingPlan
+from ..config import GpuPoolConfig, ModelConfig
 
 # Root volume: the vLLM image unpacked (28.6 GB for vllm-openai:latest in Dec 2025, cold_start.md
 # row 3.4; ~25 GB in row 3.2) plus the OS, kubelet and logs. Weights are added on top where a model

@@ -1,39 +1,125 @@
-"""G35 (catalogue row 35): secret-looking environment variables must come from a Secret.
+"""G35 (catalogue row 35): secrets must come from a Secret, not from the manifest's clear text.
 
-A literal `value` lands in the pod spec, in etcd, in the Pulumi state and in every
-`kubectl get -o yaml`; HF_TOKEN is the usual case in LLM serving. Messages never print the
-value.
+A literal lands in the pod spec, in etcd, in the Pulumi state and in every `kubectl get -o
+yaml`; HF_TOKEN is the usual case in LLM serving. Four places are read:
+
+* ``env``: a variable whose name looks like a secret (``namePatterns``) with a literal value or a
+  ``configMapKeyRef``, and any variable whose value holds a credential-shaped token;
+* ``args`` and ``command``: a secret-named flag with a literal value (``--api-key=abc``,
+  ``--hf-token abc``, also inside ``sh -c`` strings) and any credential-shaped token;
+  ``$(VAR)`` references to the environment are what to use instead;
+* ConfigMap ``data``: a secret-named key with a value, and any credential-shaped token.
+
+Token shapes (hf_..., AKIA..., ghp_..., sk-..., xox.-, JWTs, PEM keys) come from
+components.secrets, the one place that decides them. Messages never print the value: only the
+shape's public prefix.
 """
 
 from __future__ import annotations
 
+import re
 from fnmatch import fnmatchcase
 
+from components.secrets import first_token
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs
 
 _FIX = "a secret must come from valueFrom.secretKeyRef"
+_ARG_FIX = "pass it as $(VAR) of an env var from valueFrom.secretKeyRef"
+CONFIG_MAP_TYPE = "kubernetes:core/v1:ConfigMap"
+# --flag=value or --flag value inside one argument (a shell string of sh -c, or "--flag=value").
+_FLAG_IN_TEXT = re.compile(r"(?<![\w-])--?([A-Za-z][A-Za-z0-9_-]*)(?:=|\s+)(\S+)")
+# What a flag's value may be without being a literal: an env reference ($(VAR), $VAR, ${VAR}).
+_REFERENCE = re.compile(r"[\"']?\$(\([A-Za-z_][A-Za-z0-9_]*\)|\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)[\"']?")
 
 
 def _looks_secret(name: str, patterns: list[str]) -> bool:
     return any(fnmatchcase(name.upper(), str(p).upper()) for p in patterns)
 
 
+def _flag_is_secret(flag: str, patterns: list[str]) -> bool:
+    """``--api-key`` is API_KEY for the name patterns; ``--hf-token`` is HF_TOKEN."""
+    return _looks_secret(flag.lstrip("-").replace("-", "_"), patterns)
+
+
+def _token_message(where: str, text: str) -> str | None:
+    token = first_token(text)
+    if token is None:
+        return None
+    return f"{where} holds what looks like {token.described}; {_FIX}"
+
+
+def _check_env(label: str, container: dict, patterns: list[str]) -> list[str]:
+    messages = []
+    for env in as_list(container.get("env")):
+        env = as_dict(env)
+        name = env.get("name")
+        if not isinstance(name, str):
+            continue
+        value = env.get("value")
+        if _looks_secret(name, patterns):
+            if value not in (None, ""):
+                messages.append(f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
+                                f"the pod spec, etcd and the Pulumi state)")
+            elif "configMapKeyRef" in as_dict(env.get("valueFrom")):
+                messages.append(f"{label}: env {name} comes from valueFrom.configMapKeyRef; {_FIX}")
+        elif isinstance(value, str):
+            found = _token_message(f"{label}: env {name}", value)
+            if found:
+                messages.append(found)
+    return messages
+
+
+def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
+    messages = []
+    for field in ("command", "args"):
+        argv = [a for a in as_list(container.get(field))]
+        for i, arg in enumerate(argv):
+            if not isinstance(arg, str):
+                continue
+            where = f"{label}: {field}[{i}]"
+            found = _token_message(where, arg)
+            if found:
+                messages.append(found)
+                continue
+            for flag, value in _FLAG_IN_TEXT.findall(arg):
+                if _flag_is_secret(flag, patterns) and not _REFERENCE.fullmatch(value):
+                    messages.append(f"{where}: --{flag} has a literal value; {_ARG_FIX}")
+                    break
+            else:
+                nxt = argv[i + 1] if i + 1 < len(argv) else None
+                if (arg.startswith("-") and "=" not in arg and _flag_is_secret(arg, patterns)
+                        and isinstance(nxt, str) and nxt and not nxt.startswith("-") and not _REFERENCE.fullmatch(nxt)
+                        and first_token(nxt) is None):  # a token there is reported on its own
+                    messages.append(f"{where}: {arg} has a literal value in {field}[{i + 1}]; {_ARG_FIX}")
+    return messages
+
+
+def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
+    messages = []
+    data = as_dict(resource.props.get("data"))
+    for key in sorted(k for k in data if isinstance(k, str)):
+        value = data[key]
+        if _looks_secret(key, patterns) and value not in (None, ""):
+            messages.append(f"ConfigMap data {key} looks like a secret; store it in a Secret and reference it "
+                            f"with secretKeyRef (a ConfigMap is clear text to anyone who can read it)")
+        elif isinstance(value, str):
+            found = _token_message(f"ConfigMap data {key}", value)
+            if found:
+                messages.append(found.replace(_FIX, "store it in a Secret and reference it with secretKeyRef"))
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     patterns = list(config["namePatterns"])
+    if resource.type == CONFIG_MAP_TYPE:
+        return _check_config_map(resource, patterns)
     messages = []
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True, model=True):
             label = container_label(path, container)
-            for env in as_list(container.get("env")):
-                name = as_dict(env).get("name")
-                if not isinstance(name, str) or not _looks_secret(name, patterns):
-                    continue
-                if env.get("value") not in (None, ""):
-                    messages.append(f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
-                                    f"the pod spec, etcd and the Pulumi state)")
-                elif "configMapKeyRef" in as_dict(env.get("valueFrom")):
-                    messages.append(f"{label}: env {name} comes from valueFrom.configMapKeyRef; {_FIX}")
+            messages.extend(_check_env(label, container, patterns))
+            messages.extend(_check_argv(label, container, patterns))
     return messages
 
 
@@ -41,7 +127,8 @@ POLICY = Policy(
     name="no-literal-secret-env",
     description=(
         "Environment variables whose names look like secrets (HF_TOKEN, *_TOKEN, *PASSWORD*, ...) "
-        "must use valueFrom.secretKeyRef."
+        "must use valueFrom.secretKeyRef; no env value, argument, command or ConfigMap entry may hold "
+        "a literal credential (a token shape or a secret-named flag or key)."
     ),
     catalog="G35",
     severity="critical",
@@ -54,12 +141,13 @@ POLICY = Policy(
             "type": "array", "items": {"type": "string"},
             "default": ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "*_TOKEN", "*_SECRET*", "*PASSWORD*",
                         "*API_KEY*", "AWS_SECRET_ACCESS_KEY"],
-            "description": ("Shell-style, case-insensitive patterns of env names treated as secrets "
+            "description": ("Shell-style, case-insensitive patterns of env names, flag names (--api-key "
+                            "reads as API_KEY) and ConfigMap keys treated as secrets "
                             "(default HF_TOKEN, HUGGING_FACE_HUB_TOKEN, *_TOKEN, *_SECRET*, *PASSWORD*, "
                             "*API_KEY*, AWS_SECRET_ACCESS_KEY)."),
         },
     },
-    resource_types=WORKLOAD_TYPES,
+    resource_types=(*WORKLOAD_TYPES, CONFIG_MAP_TYPE),
     check_resource=_check,
     rationale=(
         "A literal env value is stored in the pod spec, in etcd, in the Pulumi state and in every `kubectl get -o yaml`; "

@@ -9,16 +9,16 @@ GPU the catalogue does not know are not applicable (the policy says nothing).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from components.builders.vllm_service import CAPACITY_ANNOTATION, GPU_ANNOTATION, GPU_NAME_LABEL
+from components.builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION, GPU_NAME_LABEL
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.images import vllm_release
+from components.loading import JSON_FILE, LoadError, load_json
 from policies.kube import annotations, as_float, as_int, get
 from policies.vllm.args import VllmServer, vllm_command_line
 
@@ -68,8 +68,9 @@ def stamped_plan(resource: Any) -> Optional[dict]:
     if not isinstance(text, str):
         return None
     try:
-        value = json.loads(text)
-    except ValueError:
+        # Bounded: the annotation comes from a manifest anyone may have written (depth, size, NaN).
+        value = load_json("annotation", JSON_FILE, text=text)
+    except LoadError:
         return None
     return value if isinstance(value, dict) else None
 

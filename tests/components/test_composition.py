@@ -159,3 +159,27 @@ def test_platform_outputs_are_the_stack_outputs(tmp_path):
     assert rec.outputs["hpaTargets"] == {n: figures[n]["target_in_flight_per_pod"] for n in names if n not in multi}
     platform = [r for r in rec.resources if r.type == "llm-serving:platform:LlmPlatform"]
     assert len(platform) == 1
+
+
+def test_gpu_pool_takes_the_cluster_name_from_another_stack(tmp_path):
+    """A GpuPool on a cluster another stack owns: the EC2NodeClass discovers that cluster's subnets."""
+    from components import GpuPool, GpuPoolArgs
+    from components.capacity.pools import plan_pools
+
+    cfg = load_stack_config(stack_config("dev"))
+    pool = cfg.gpu_pools[0]
+    plan = plan_pools(cfg.gpu_pools, cfg.models, {m.name: plan_model(m, pool) for m in cfg.models})[pool.name]
+    exported = {}
+
+    def program():
+        cluster = pulumi.StackReference("org/eks/prod").require_output("clusterName")
+        gp = GpuPool("pool", GpuPoolArgs(pool=pool, plan=plan, cluster_name=cluster))
+        exported["gp"] = gp
+        pulumi.export("poolName", gp.pool_name)
+
+    rec = run_program(empty_stack(tmp_path), program, stack_references={"org/eks/prod": FakeStack({"clusterName": "shared-eks"})})
+    (node_class,) = by_type(rec, ":EC2NodeClass")
+    spec = node_class.inputs["spec"]
+    assert spec["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": "shared-eks"}}]
+    assert spec["role"] == "KarpenterNodeRole-shared-eks"
+    assert rec.outputs == {"poolName": pool.name}

@@ -74,3 +74,17 @@ def test_both_names_are_one_package():
     from components.config import ModelConfig as Same
 
     assert ModelConfig is Same
+
+
+def test_policies_check_imports_neither_the_sdk_nor_the_config_models(tmp_path):
+    """`python -m policies check` runs policies/__main__.py too: the pack (and the SDK) load only when serving it."""
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: team}\n")
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "policies", "check", str(manifest)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert not {m for m in imported if m == "pulumi" or m.startswith(("pulumi.", "pulumi_"))}
+    # Nor the config models and pydantic (a third of its run time): the names policies read
+    # back from rendered objects live in components/builders/labels.py.
+    assert "components.config" not in imported and "pydantic" not in imported

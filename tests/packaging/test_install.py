@@ -70,6 +70,20 @@ def test_installed_package_has_every_module_typed(venv, tmp_path):
     assert set(out["exports"]) == set(__import__("components").__all__)
 
 
+def test_a_consumers_own_components_package_is_left_alone(venv, tmp_path):
+    """Installed, the library imports itself relatively: a project's own `components/` keeps its name."""
+    (tmp_path / "components").mkdir()
+    (tmp_path / "components" / "__init__.py").write_text("OWNER = 'the consumer'\n")
+    out = run_in(venv, """
+        import importlib, pkgutil, llm_serving
+        for m in pkgutil.walk_packages(llm_serving.__path__, "llm_serving."):
+            importlib.import_module(m.name)
+        import components
+        print(components.OWNER)
+    """, tmp_path)
+    assert out.strip() == "the consumer"
+
+
 def test_policy_pack_and_stack_tools_are_repository_only(venv, tmp_path):
     out = run_in(venv, "import importlib.util as u; print(u.find_spec('stacks'), u.find_spec('policies'))", tmp_path)
     assert out.split() == ["None", "None"]
@@ -118,3 +132,19 @@ def test_metadata_states_python_and_one_dependency_list():
     floor = tuple(int(x) for x in project["requires-python"].removeprefix(">=").split("."))
     assert sys.version_info[:2] >= floor
     assert meta["tool"]["setuptools"]["dynamic"]["dependencies"] == {"file": ["requirements.txt"]}
+
+
+def test_editable_install_points_at_the_source(tmp_path_factory):
+    """`pip install -e .` (PEP 660): llm_serving is the components/ folder of the checkout itself."""
+    base = tmp_path_factory.mktemp("editable")
+    source = base / "src"
+    shutil.copytree(ROOT, source, ignore=IGNORE)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(base / "venv")], check=True, timeout=120)
+    python = base / "venv" / "bin" / "python"
+    proc = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "-e", str(source)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, f"pip install -e . failed:\n{proc.stdout}\n{proc.stderr}"
+    out = run_in(python, "import llm_serving; from llm_serving import VllmService; print(llm_serving.__file__)", base)
+    assert out.strip() == str(source / "components" / "__init__.py")

@@ -53,9 +53,14 @@ def test_karpenter_prerequisites_are_written_under_aws(prod):
         "aws:sqs/queue:Queue",
         "aws:sqs/queuePolicy:QueuePolicy",
     ]
-    # Beside them only the EFA self-referencing rules of the two-node model (tests/plan/test_plan_multi_node.py).
+    # Beside them only the EFA self-referencing rules of the two-node model (tests/plan/test_plan_multi_node.py)
+    # and the load balancer controller's IAM policy (tests/plan/test_plan_ingress.py).
     others = sorted({f["type"] for f in aws_files(out).values()} - set(types))
-    assert others == ["aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"]
+    assert others == [
+        "aws:iam/policy:Policy",
+        "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
+        "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+    ]
     roles = {f["inputs"]["name"] for f in files.values() if f["type"] == "aws:iam/role:Role"}
     assert roles == {"KarpenterNodeRole-llm-prod", "KarpenterControllerRole-llm-prod"}
     (queue,) = [f for f in files.values() if f["type"] == "aws:sqs/queue:Queue"]
@@ -97,6 +102,7 @@ def test_without_karpenter_install_no_aws_resource_and_pools_use_the_named_role(
     def edit(c):
         c["llm-serving:karpenter"] = {"install": False, "nodeRoleName": "eks-gpu-nodes"}
         c["llm-serving:addons"] = {"certManager": {"install": False}, "kserve": {"install": False}, "nvidiaDevicePlugin": {"install": False}}
+        c["llm-serving:ingress"]["installController"] = False  # the load balancer controller's IAM is AWS too
 
     out = tmp_path / "out"
     proc = plan(variant(tmp_path, "dev", edit), out)

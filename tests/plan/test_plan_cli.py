@@ -98,7 +98,9 @@ def test_text_report_is_readable(tmp_path):
     proc = run("plan", "prod", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout
-    assert text.startswith("Stack prod: 84 resources, 0 violations")
+    # 84 + the ingress (21): LlmIngress, the controller (component, role, policy, attachment, pod identity, release),
+    # IstioIngress (component, 3 releases, Gateway), the ALB Ingress, a VirtualService and DestinationRule per model.
+    assert text.startswith("Stack prod: 105 resources, 0 violations")
     assert "Violations: none" in text
     assert "Model llama-70b: meta-llama/Llama-3.3-70B-Instruct on 4x H100 (p5.48xlarge), fits:" in text
     assert "= KV cache" in text and "derived maxNumSeqs = " in text

@@ -43,6 +43,8 @@ _VLLM_CONTAINER = {
         "--max-num-batched-tokens=8192",
         "--dtype=bfloat16",
         "--kv-cache-dtype=auto",
+        # vLLM >= 0.18 aborts in-flight requests on SIGTERM unless this is > 0 (S10).
+        "--shutdown-timeout=300",
     ],
     "env": [
         {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "chat-8b-hf-token", "key": "token"}}},

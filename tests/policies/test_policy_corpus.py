@@ -86,6 +86,8 @@ EXPECTED = {
     ("docs__examples__vllm__GPU__lws.yaml", "llm-startup-probe-budget"),
     ("docs__examples__vllm__GPU__lws.yaml", "model-source-pinned"),
     ("docs__examples__vllm__GPU__lws.yaml", "no-literal-secret-env"),
+    # AIBrix's L20 sample passes a literal OpenAI-shaped key: `--api-key sk-...` in the command.
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "no-literal-secret-env"),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-app-pdb"),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-priority-class"),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-topology-spread"),
@@ -210,6 +212,29 @@ EXPECTED = {
     ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "gpu-pod-tolerates-and-targets"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "gpu-pod-ephemeral-storage"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "gpu-pod-tolerates-and-targets"),
+    # Issue 9, reviewed: public vLLM workloads with vLLM's 5 s keep-alive behind whatever proxy fronts them (an ALB's
+    # 60 s assumed), and none whose termination lets a 300 s request finish (no preStop, 30 s grace, or
+    # --shutdown-timeout unset so vLLM >= 0.18 aborts in-flight requests on SIGTERM).
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "keep-alive-outlives-proxy"),
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "termination-drains-streams"),
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "keep-alive-outlives-proxy"),
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "termination-drains-streams"),
+    ("config__manifests__vllm__gpu-deployment.yaml", "keep-alive-outlives-proxy"),
+    ("config__manifests__vllm__gpu-deployment.yaml", "termination-drains-streams"),
+    ("docs__examples__vllm__GPU__lws.yaml", "keep-alive-outlives-proxy"),
+    ("docs__examples__vllm__GPU__lws.yaml", "termination-drains-streams"),
+    ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "keep-alive-outlives-proxy"),
+    ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "termination-drains-streams"),
+    ("samples__autoscaling__deploy.yaml", "keep-alive-outlives-proxy"),
+    ("samples__autoscaling__deploy.yaml", "termination-drains-streams"),
+    ("samples__deepseek-r1__deepseek-r1-huggingface.yaml", "keep-alive-outlives-proxy"),
+    ("samples__deepseek-r1__deepseek-r1-huggingface.yaml", "termination-drains-streams"),
+    ("samples__distributed__fleet.yaml", "keep-alive-outlives-proxy"),
+    ("samples__distributed__fleet.yaml", "termination-drains-streams"),
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "keep-alive-outlives-proxy"),
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "termination-drains-streams"),
+    ("samples__kvcache__vineyard__deployment-tp.yaml", "keep-alive-outlives-proxy"),
+    ("samples__kvcache__vineyard__deployment-tp.yaml", "termination-drains-streams"),
 }
 
 

@@ -56,3 +56,61 @@ def test_config_name_patterns():
     assert messages(POLICY, with_env(env)) == []
     assert messages(POLICY, with_env(env), config={"namePatterns": ["*CREDENTIAL*"]}) == [
         literal("MY_CREDENTIAL")]
+
+
+# --- tokens anywhere, flags in args and command, ConfigMap data --------------------------------
+
+from policy_fixtures import resource  # noqa: E402
+
+HF_TOKEN = "hf_" + "Ab3" * 12  # the shape of a Hugging Face token (hf_ + 34 characters)
+
+
+def with_argv(field, argv):
+    props = isvc_props()
+    vllm_container(props)[field] = list(argv)
+    return isvc(props)
+
+
+def test_a_token_in_any_env_value_is_reported_by_shape():
+    found = messages(POLICY, with_env({"name": "MODEL_SOURCE", "value": f"https://user:{HF_TOKEN}@hf.co"}))
+    assert found == ["container kserve-container: env MODEL_SOURCE holds what looks like a Hugging Face token "
+                     "(hf_...[redacted]); a secret must come from valueFrom.secretKeyRef"]
+    assert HF_TOKEN not in found[0]
+
+
+@pytest.mark.parametrize(
+    "field,argv,expected",
+    [
+        ("args", ["--model", "m", f"--hf-token={HF_TOKEN}"], "args[2] holds what looks like a Hugging Face token (hf_...[redacted])"),
+        ("args", ["--model", "m", HF_TOKEN], "args[2] holds what looks like a Hugging Face token"),
+        ("args", ["--api-key=letmein"], "args[0]: --api-key has a literal value; pass it as $(VAR)"),
+        ("args", ["--api-key", "letmein"], "args[0]: --api-key has a literal value in args[1]; pass it as $(VAR)"),
+        ("command", ["sh", "-c", "vllm serve m --api-key letmein"], "command[2]: --api-key has a literal value"),
+        ("command", ["sh", "-c", "export AWS_KEY=AKIAABCDEFGHIJ234567; vllm serve"], "command[2] holds what looks like an AWS access key id (AKIA...[redacted])"),
+    ],
+)
+def test_literal_credentials_in_args_and_command(field, argv, expected):
+    found = messages(POLICY, with_argv(field, argv))
+    assert len(found) == 1 and expected in found[0]
+    assert "letmein" not in found[0] and HF_TOKEN not in found[0] and "AKIAABCDEFGHIJ234567" not in found[0]
+
+
+@pytest.mark.parametrize("argv", [["--api-key", "$(VLLM_API_KEY)"], ["--api-key=$(VLLM_API_KEY)"],
+                                  ["sh", "-c", "vllm serve m --api-key \"$VLLM_API_KEY\""], ["--max-num-batched-tokens", "8192"],
+                                  ["--tokenizer", "meta-llama/Llama-3.1-8B"]])
+def test_env_references_and_ordinary_flags_pass(argv):
+    assert messages(POLICY, with_argv("args", argv)) == []
+
+
+def config_map(data):
+    return resource("kubernetes:core/v1:ConfigMap", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": data})
+
+
+def test_config_map_data():
+    assert messages(POLICY, config_map({"MODEL": "m", "MAX_NUM_BATCHED_TOKENS": "8192"})) == []
+    assert messages(POLICY, config_map({"HF_TOKEN": "abc"})) == [
+        "ConfigMap data HF_TOKEN looks like a secret; store it in a Secret and reference it with secretKeyRef "
+        "(a ConfigMap is clear text to anyone who can read it)"]
+    found = messages(POLICY, config_map({"settings.yaml": f"model: m\ntoken: {HF_TOKEN}\n"}))
+    assert found == ["ConfigMap data settings.yaml holds what looks like a Hugging Face token (hf_...[redacted]); "
+                     "store it in a Secret and reference it with secretKeyRef"]

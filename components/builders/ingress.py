@@ -1,0 +1,389 @@
+"""Manifests of the ingress path: ALB Ingress, Istio Gateway / VirtualService / DestinationRule, and the
+Helm releases of the AWS Load Balancer Controller and Istio.
+
+Pure functions from the ingress config and the models' capacity plans. Every timeout, retry,
+keep-alive and drain number is read from each plan's timeout chain (components/timeouts.py);
+nothing here invents one. Annotation names and ranges: shared/reference/timeouts.md ("AWS Load
+Balancer Controller", controller v3.5.0 docs/guide/ingress/annotations.md); Istio field names:
+the CRDs in shared/crds/networking.istio.io (Istio 1.30.3).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Sequence
+
+from .labels import recommended_labels
+from .vllm_service import HTTP_PORT, predictor_deployment_name
+from ..capacity.plan import ServingPlan
+from ..config import LONG_CONTEXT_HEADER, LONG_CONTEXT_VALUE, IngressConfig, ModelConfig
+from ..timeouts import (
+    TCP_KEEPALIVE_INTERVAL_SECONDS,
+    TCP_KEEPALIVE_PROBES,
+    TCP_KEEPALIVE_TIME_SECONDS,
+    shared_alb_idle,
+)
+
+ALB = "alb.ingress.kubernetes.io"
+INGRESS_CLASS = "alb"
+# KServe's RawDeployment Service of a predictor listens on 80 and forwards to the container port.
+PREDICTOR_SERVICE_PORT = 80
+# vLLM's health endpoint (200 when the engine is alive, 503 when it died: vllm.md section 3).
+HEALTH_PATH = "/health"
+# The Istio ingress gateway (Helm chart "gateway"): release name, namespace, its pods' label, and the
+# status port on which its readiness answers (chart values service.ports: status-port 15021).
+GATEWAY_RELEASE = "istio-ingressgateway"
+GATEWAY_NAMESPACE = "istio-ingress"
+GATEWAY_SELECTOR = {"istio": "ingressgateway"}
+GATEWAY_NAME = "llm-gateway"
+GATEWAY_STATUS_PORT = 15021
+GATEWAY_HEALTH_PATH = "/healthz/ready"
+GATEWAY_HTTP_PORT = 80
+ISTIO_SYSTEM = "istio-system"
+LB_CONTROLLER_NAMESPACE = "kube-system"
+LB_CONTROLLER_SERVICE_ACCOUNT = "aws-load-balancer-controller"
+# Share of the gateway's or an ejected pool's hosts outlier detection may eject at once.
+MAX_EJECTION_PERCENT = 50
+CONSECUTIVE_LOCAL_ORIGIN_FAILURES = 3
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A pinned Helm chart (versions as kept in ../shared/charts, see its PROVENANCE.md)."""
+
+    name: str
+    version: str
+    repository: str
+
+
+EKS_CHARTS = "https://aws.github.io/eks-charts"
+ISTIO_CHARTS = "https://istio-release.storage.googleapis.com/charts"
+LB_CONTROLLER = Chart("aws-load-balancer-controller", "3.5.0", EKS_CHARTS)  # controller v3.5.0 (timeouts.md)
+ISTIO_BASE = Chart("base", "1.30.3", ISTIO_CHARTS)
+ISTIOD = Chart("istiod", "1.30.3", ISTIO_CHARTS)
+ISTIO_GATEWAY = Chart("gateway", "1.30.3", ISTIO_CHARTS)
+
+
+def backend_of(m: ModelConfig) -> tuple[str, int]:
+    """(Service name, port) that serves a model: KServe's predictor Service, or a multi-node model's Ray head Service."""
+    if m.distributed is not None:
+        from . import ray_cluster
+
+        return ray_cluster.service_name(m), ray_cluster.API_PORT
+    return predictor_deployment_name(m.name), PREDICTOR_SERVICE_PORT
+
+
+def model_host(model: str, host: str) -> str:
+    """The DNS name a model answers at."""
+    return f"{model}.{host}"
+
+
+def service_host(m: ModelConfig, namespace: str) -> str:
+    """The cluster DNS name of the Service that serves a model."""
+    return f"{backend_of(m)[0]}.{namespace}.svc.cluster.local"
+
+
+def _secs(value: int) -> str:
+    return f"{value}s"
+
+
+def front_numbers(plans: Mapping[str, ServingPlan]) -> tuple[int, int]:
+    """(ALB idle timeout, target group deregistration delay) of the one ALB in front of every model:
+    the largest any model's chain needs."""
+    chains = [p.timeouts for p in plans.values()]
+    return shared_alb_idle(chains), max(c.deregistration_delay_seconds for c in chains)
+
+
+def alb_annotations(cfg: IngressConfig, plans: Mapping[str, ServingPlan]) -> dict[str, str]:
+    """The ALB's annotations: idle timeout and target-group drain from the chain, health check, TLS."""
+    idle, deregistration = front_numbers(plans)
+    istio = cfg.routing == "istio"
+    ann = {
+        f"{ALB}/scheme": cfg.scheme,
+        # Pod IPs as targets: the ALB follows readiness directly, no NodePort hop (timeouts.md).
+        f"{ALB}/target-type": "ip",
+        f"{ALB}/load-balancer-attributes": f"idle_timeout.timeout_seconds={idle}",
+        # A draining target keeps its in-flight streams; new requests go to the least busy target.
+        f"{ALB}/target-group-attributes": (
+            f"deregistration_delay.timeout_seconds={deregistration},load_balancing.algorithm.type=least_outstanding_requests"
+        ),
+        f"{ALB}/healthcheck-path": GATEWAY_HEALTH_PATH if istio else HEALTH_PATH,
+        f"{ALB}/success-codes": "200",
+    }
+    if istio:
+        # The gateway's readiness is on its status port, not on the traffic port.
+        ann[f"{ALB}/healthcheck-port"] = str(GATEWAY_STATUS_PORT)
+    if cfg.certificate_arn:
+        ann[f"{ALB}/certificate-arn"] = cfg.certificate_arn
+        ann[f"{ALB}/listen-ports"] = json.dumps([{"HTTP": 80}, {"HTTPS": 443}], separators=(",", ":"))
+        ann[f"{ALB}/ssl-redirect"] = "443"
+    else:
+        ann[f"{ALB}/listen-ports"] = json.dumps([{"HTTP": 80}], separators=(",", ":"))
+    return ann
+
+
+def _long_condition() -> str:
+    """ALB rule condition (annotation conditions.<service>) that matches the long-context header."""
+    return json.dumps(
+        [{"field": "http-header", "httpHeaderConfig": {"httpHeaderName": LONG_CONTEXT_HEADER, "values": [LONG_CONTEXT_VALUE]}}],
+        separators=(",", ":"),
+    )
+
+
+def _backend(service: str, port: int) -> dict[str, Any]:
+    return {"service": {"name": service, "port": {"number": port}}}
+
+
+def alb_ingress(
+    cfg: IngressConfig,
+    models: Sequence[ModelConfig],
+    plans: Mapping[str, ServingPlan],
+    namespace: str,
+    siblings: Mapping[str, str],
+) -> dict[str, Any]:
+    """The ALB Ingress: per model a host rule to its predictor (direct) or one wildcard rule to the gateway (istio).
+
+    ``siblings`` maps a long-context sibling's name to its model's; in direct mode the sibling's
+    rule comes first under its model's host, matched by the ALB condition on the header.
+    """
+    ann = alb_annotations(cfg, plans)
+    labels = recommended_labels("llm-ingress", component="ingress")
+    if cfg.routing == "istio":
+        rules = [{
+            "host": f"*.{cfg.host}",
+            "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": _backend(GATEWAY_RELEASE, GATEWAY_HTTP_PORT)}]},
+        }]
+        ns = GATEWAY_NAMESPACE
+    else:
+        rules = []
+        for m in models:
+            if m.name in siblings:
+                continue
+            paths = []
+            by_name = {x.name: x for x in models}
+            long = next((s for s, parent in siblings.items() if parent == m.name), None)
+            if long is not None:
+                service, port = backend_of(by_name[long])
+                ann[f"{ALB}/conditions.{service}"] = _long_condition()
+                paths.append({"path": "/", "pathType": "Prefix", "backend": _backend(service, port)})
+            paths.append({"path": "/", "pathType": "Prefix", "backend": _backend(*backend_of(m))})
+            rules.append({"host": model_host(m.name, cfg.host), "http": {"paths": paths}})
+        ns = namespace
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "llm", "namespace": ns, "labels": labels, "annotations": ann},
+        "spec": {"ingressClassName": INGRESS_CLASS, "rules": rules},
+    }
+
+
+def istio_gateway(cfg: IngressConfig) -> dict[str, Any]:
+    """The Istio Gateway on the ingress gateway pods: plain HTTP, TLS ends at the ALB."""
+    return {
+        "apiVersion": "networking.istio.io/v1",
+        "kind": "Gateway",
+        "metadata": {"name": GATEWAY_NAME, "namespace": GATEWAY_NAMESPACE, "labels": recommended_labels(GATEWAY_NAME, component="ingress")},
+        "spec": {
+            "selector": dict(GATEWAY_SELECTOR),
+            "servers": [{"port": {"number": GATEWAY_HTTP_PORT, "name": "http", "protocol": "HTTP"}, "hosts": [f"*.{cfg.host}"]}],
+        },
+    }
+
+
+def _route(m: ModelConfig, plan: ServingPlan, namespace: str, match: Optional[list] = None) -> dict[str, Any]:
+    chain = plan.timeouts
+    route: dict[str, Any] = {"name": m.name}
+    if match:
+        route["match"] = match
+    route.update({
+        "route": [{"destination": {"host": service_host(m, namespace), "port": {"number": backend_of(m)[1]}}}],
+        # Replaces Envoy's 15 s default (Istio: no timeout at all); covers one fast-failing try + a full retry.
+        "timeout": _secs(chain.route_timeout_seconds),
+        "retries": {
+            "attempts": chain.retry.attempts,
+            "perTryTimeout": _secs(chain.per_try_timeout_seconds),
+            "retryOn": chain.retry.retry_on_header,
+            "retryIgnorePreviousHosts": True,
+        },
+    })
+    return route
+
+
+def virtual_service(m: ModelConfig, plans: Mapping[str, ServingPlan], cfg: IngressConfig, namespace: str,
+                    sibling: Optional[ModelConfig] = None) -> dict[str, Any]:
+    """A model's VirtualService: its host on the gateway, timeouts and retries from the chain, the long sibling by header."""
+    http = []
+    if sibling is not None:
+        http.append(_route(sibling, plans[sibling.name], namespace, [{"headers": {LONG_CONTEXT_HEADER: {"exact": LONG_CONTEXT_VALUE}}}]))
+    http.append(_route(m, plans[m.name], namespace))
+    return {
+        "apiVersion": "networking.istio.io/v1",
+        "kind": "VirtualService",
+        "metadata": {"name": m.name, "namespace": namespace, "labels": recommended_labels(m.name, component="ingress")},
+        "spec": {
+            "hosts": [model_host(m.name, cfg.host)],
+            "gateways": [f"{GATEWAY_NAMESPACE}/{GATEWAY_NAME}"],
+            "http": http,
+        },
+    }
+
+
+def connection_limits(m: ModelConfig, plan: ServingPlan) -> tuple[int, int]:
+    """(active requests, pending requests) Envoy lets through to the model's pods at most.
+
+    A pod holds maxNumSeqs running + its admission queue (--max-num-queued-reqs); beyond that it
+    answers 503 anyway, so Envoy stops at the same total over maxReplicas pods. Without admission
+    control (older releases) the batch alone bounds a pod.
+    """
+    queue = plan.max_num_queued_reqs or 0
+    per_pod = plan.max_num_seqs + queue
+    return per_pod * m.replicas.max, max(1, queue) * m.replicas.max
+
+
+def destination_rule(m: ModelConfig, plan: ServingPlan, namespace: str) -> dict[str, Any]:
+    """A model's DestinationRule: connection pool from the batch + queue, idle timeout from the chain,
+    outlier detection that ejects a dead pod (connect failures) but never a busy one (503 rejects)."""
+    chain = plan.timeouts
+    active, pending = connection_limits(m, plan)
+    tcp: dict[str, Any] = {"maxConnections": active, "connectTimeout": _secs(chain.connect_timeout_seconds)}
+    if not chain.streaming:
+        # A non-streamed response sends nothing until it ends: probe the silent connection.
+        tcp["tcpKeepalive"] = {
+            "time": _secs(TCP_KEEPALIVE_TIME_SECONDS), "interval": _secs(TCP_KEEPALIVE_INTERVAL_SECONDS), "probes": TCP_KEEPALIVE_PROBES,
+        }
+    return {
+        "apiVersion": "networking.istio.io/v1",
+        "kind": "DestinationRule",
+        "metadata": {"name": m.name, "namespace": namespace, "labels": recommended_labels(m.name, component="ingress")},
+        "spec": {
+            "host": service_host(m, namespace),
+            "trafficPolicy": {
+                "loadBalancer": {"simple": "LEAST_REQUEST"},
+                "connectionPool": {
+                    "tcp": tcp,
+                    "http": {
+                        "http1MaxPendingRequests": pending,
+                        "http2MaxRequests": active,
+                        # Envoy's default allows 3 concurrent retries per cluster; one per request in flight.
+                        "maxRetries": active,
+                        # Below vLLM's keep-alive: Envoy closes an idle upstream connection before vLLM does.
+                        "idleTimeout": _secs(chain.upstream_idle_timeout_seconds),
+                    },
+                },
+                # A busy pod answers 503 (admission reject) and would be ejected by any 5xx or gateway-error
+                # detector (both count 503), so those are off; a dead pod refuses connections, which the
+                # local-origin detector counts (Envoy: split_external_local_origin_errors).
+                "outlierDetection": {
+                    "splitExternalLocalOriginErrors": True,
+                    "consecutiveLocalOriginFailures": CONSECUTIVE_LOCAL_ORIGIN_FAILURES,
+                    "consecutive5xxErrors": 0,
+                    "consecutiveGatewayErrors": 0,
+                    "interval": "10s",
+                    "baseEjectionTime": "30s",
+                    "maxEjectionPercent": MAX_EJECTION_PERCENT,
+                },
+            },
+        },
+    }
+
+
+def lb_controller_release(cluster_name: Any, region: str, vpc_id: Any = None) -> dict[str, Any]:
+    """The AWS Load Balancer Controller's Helm release (its IAM role is bound through EKS Pod Identity).
+
+    ``cluster_name`` and ``vpc_id`` may be pulumi Inputs (the Helm release resolves them).
+    """
+    values: dict[str, Any] = {
+        "clusterName": cluster_name,
+        "region": region,
+        "replicaCount": 2,
+        "serviceAccount": {"create": True, "name": LB_CONTROLLER_SERVICE_ACCOUNT},
+        # Register pods only once they are ready, and deregister before they stop (readiness gate).
+        "enablePodReadinessGateInject": True,
+    }
+    if vpc_id is not None:
+        values["vpcId"] = vpc_id
+    return {"name": LB_CONTROLLER.name, "chart": LB_CONTROLLER, "namespace": LB_CONTROLLER_NAMESPACE, "values": values}
+
+
+def istio_releases(plans: Mapping[str, ServingPlan]) -> list[dict[str, Any]]:
+    """Istio's base, istiod and ingress gateway releases; the gateway drains like the longest model."""
+    chains = [p.timeouts for p in plans.values()]
+    drain = max(c.deregistration_delay_seconds for c in chains)
+    idle = max(c.gateway_idle_timeout_seconds for c in chains)
+    proxy_config = {
+        # Envoy keeps the ALB's pooled connections longer than the ALB does (keep-alives grow inward).
+        "proxyMetadata": {"IDLE_TIMEOUT": _secs(idle), "EXIT_ON_ZERO_ACTIVE_CONNECTIONS": "true"},
+        # A gateway rollout drains streams as long as the longest request, then exits when idle.
+        "terminationDrainDuration": _secs(drain),
+    }
+    gateway_values = {
+        # The ALB targets the gateway pods by IP; no cloud load balancer of its own (catalogue row 32).
+        "service": {"type": "ClusterIP"},
+        "terminationGracePeriodSeconds": drain + 15,
+        "podAnnotations": {"proxy.istio.io/config": json.dumps(proxy_config, sort_keys=True, separators=(",", ":"))},
+    }
+    return [
+        {"name": "istio-base", "chart": ISTIO_BASE, "namespace": ISTIO_SYSTEM, "values": {"defaultRevision": "default"}},
+        {"name": "istiod", "chart": ISTIOD, "namespace": ISTIO_SYSTEM, "values": {}},
+        {"name": GATEWAY_RELEASE, "chart": ISTIO_GATEWAY, "namespace": GATEWAY_NAMESPACE, "values": gateway_values},
+    ]
+
+
+def lb_controller_policy() -> dict[str, Any]:
+    """The IAM policy of the AWS Load Balancer Controller.
+
+    Written after the controller's published policy (kubernetes-sigs/aws-load-balancer-controller
+    docs/install/iam_policy.json): read access to EC2/ELB/ACM/WAF/Shield, and write access to load
+    balancers, target groups and security groups only where they carry the controller's cluster tag.
+    """
+    tagged = {"Null": {"aws:ResourceTag/elbv2.k8s.aws/cluster": "false"}}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "Read", "Effect": "Allow", "Resource": "*", "Action": [
+                "ec2:DescribeAccountAttributes", "ec2:DescribeAddresses", "ec2:DescribeAvailabilityZones",
+                "ec2:DescribeInternetGateways", "ec2:DescribeVpcs", "ec2:DescribeVpcPeeringConnections",
+                "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups", "ec2:DescribeInstances",
+                "ec2:DescribeNetworkInterfaces", "ec2:DescribeTags", "ec2:GetCoipPoolUsage", "ec2:DescribeCoipPools",
+                "ec2:GetSecurityGroupsForVpc", "ec2:DescribeIpamPools", "ec2:DescribeRouteTables",
+                "elasticloadbalancing:Describe*", "acm:ListCertificates", "acm:DescribeCertificate",
+                "iam:ListServerCertificates", "iam:GetServerCertificate", "cognito-idp:DescribeUserPoolClient",
+                "waf-regional:GetWebACL", "waf-regional:GetWebACLForResource", "wafv2:GetWebACL",
+                "wafv2:GetWebACLForResource", "shield:GetSubscriptionState", "shield:DescribeProtection",
+            ]},
+            {"Sid": "ServiceLinkedRole", "Effect": "Allow", "Resource": "*", "Action": ["iam:CreateServiceLinkedRole"],
+             "Condition": {"StringEquals": {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"}}},
+            {"Sid": "Create", "Effect": "Allow", "Resource": "*", "Action": [
+                "ec2:CreateSecurityGroup", "elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:CreateTargetGroup",
+                "elasticloadbalancing:CreateListener", "elasticloadbalancing:CreateRule", "elasticloadbalancing:AddTags",
+                "ec2:CreateTags",
+            ]},
+            {"Sid": "ManageTagged", "Effect": "Allow", "Resource": "*", "Condition": tagged, "Action": [
+                "ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress", "ec2:DeleteSecurityGroup",
+                "ec2:DeleteTags", "elasticloadbalancing:ModifyLoadBalancerAttributes", "elasticloadbalancing:SetIpAddressType",
+                "elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:SetSubnets", "elasticloadbalancing:DeleteLoadBalancer",
+                "elasticloadbalancing:ModifyTargetGroup", "elasticloadbalancing:ModifyTargetGroupAttributes",
+                "elasticloadbalancing:DeleteTargetGroup", "elasticloadbalancing:RemoveTags",
+            ]},
+            {"Sid": "Listeners", "Effect": "Allow", "Resource": "*", "Action": [
+                "elasticloadbalancing:RegisterTargets", "elasticloadbalancing:DeregisterTargets",
+                "elasticloadbalancing:ModifyListener", "elasticloadbalancing:DeleteListener",
+                "elasticloadbalancing:AddListenerCertificates", "elasticloadbalancing:RemoveListenerCertificates",
+                "elasticloadbalancing:ModifyRule", "elasticloadbalancing:DeleteRule", "elasticloadbalancing:SetWebAcl",
+                "ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress",
+            ]},
+        ],
+    }
+
+
+def pod_identity_trust_policy() -> dict[str, Any]:
+    """The role trust policy EKS Pod Identity needs (principal pods.eks.amazonaws.com)."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{
+            "Effect": "Allow",
+            "Principal": {"Service": "pods.eks.amazonaws.com"},
+            "Action": ["sts:AssumeRole", "sts:TagSession"],
+        }],
+    }

@@ -1,0 +1,180 @@
+"""The ingress path as components (thin shells over builders/ingress.py).
+
+- ``AwsLoadBalancerController`` (llm-serving:ingress:AwsLoadBalancerController): the controller's
+  IAM role and policy, bound to its service account through EKS Pod Identity, and its pinned
+  Helm release.
+- ``IstioIngress`` (llm-serving:ingress:IstioIngress): Istio's base, istiod and ingress gateway
+  releases, and the Gateway the models' VirtualServices attach to.
+- ``LlmIngress`` (llm-serving:ingress:LlmIngress): the ALB Ingress and, with routing istio, one
+  VirtualService and DestinationRule per model; it creates the two above unless the config says
+  they are installed already.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import BaseModel, ConfigDict, Field
+
+from .builders import ingress as build
+from .capacity.plan import ServingPlan
+from .cluster import KubernetesComponent
+from .config import IngressConfig, ModelConfig
+
+
+def _helm(name: str, rel: dict, opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+    chart: build.Chart = rel["chart"]
+    return k8s.helm.v3.Release(
+        name,
+        k8s.helm.v3.ReleaseArgs(
+            name=rel["name"],
+            chart=chart.name,
+            version=chart.version,
+            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=chart.repository),
+            namespace=rel["namespace"],
+            create_namespace=True,
+            values=rel["values"],
+        ),
+        opts=opts,
+    )
+
+
+def _custom(name: str, obj: dict, opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:
+    return k8s.apiextensions.CustomResource(
+        name, api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"], spec=obj["spec"], opts=opts
+    )
+
+
+def _vpc_id(vpc_config: Any) -> Any:
+    # A typed GetClusterVpcConfigResult from the engine; a plain mapping when mocked.
+    if isinstance(vpc_config, Mapping):
+        return vpc_config.get("vpc_id", vpc_config.get("vpcId"))
+    return vpc_config.vpc_id
+
+
+class AwsLoadBalancerControllerArgs(BaseModel):
+    """Inputs of an AwsLoadBalancerController."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    cluster_name: Any = Field(description="EKS cluster name (required; a str or pulumi.Input[str]).")
+    region: str = Field(description="AWS region of the cluster (required).")
+    vpc_id: Optional[Any] = Field(
+        None, description="VPC of the cluster (pulumi.Input[str]). Default null: looked up from the cluster (aws.eks.get_cluster)."
+    )
+    aws_provider: Optional[Any] = Field(None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's).")
+
+
+class AwsLoadBalancerController(KubernetesComponent):
+    """The AWS Load Balancer Controller: IAM role (Pod Identity) and the pinned Helm release."""
+
+    def __init__(self, name: str, args: AwsLoadBalancerControllerArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:ingress:AwsLoadBalancerController", name, None, opts)
+        # pulumi-aws is imported here, as in components/cluster.py: it is the slowest SDK to import.
+        import pulumi_aws as aws
+
+        aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
+        role = aws.iam.Role(f"{name}-role", assume_role_policy=json.dumps(build.pod_identity_trust_policy(), sort_keys=True), opts=aws_opts)
+        policy = aws.iam.Policy(f"{name}-policy", policy=json.dumps(build.lb_controller_policy(), sort_keys=True), opts=aws_opts)
+        aws.iam.RolePolicyAttachment(f"{name}-policy-attachment", role=role.name, policy_arn=policy.arn, opts=aws_opts)
+        association = aws.eks.PodIdentityAssociation(
+            f"{name}-pod-identity",
+            cluster_name=args.cluster_name,
+            namespace=build.LB_CONTROLLER_NAMESPACE,
+            service_account=build.LB_CONTROLLER_SERVICE_ACCOUNT,
+            role_arn=role.arn,
+            opts=aws_opts,
+        )
+        vpc_id = args.vpc_id
+        if vpc_id is None:
+            cluster = aws.eks.get_cluster_output(name=args.cluster_name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+            vpc_id = cluster.vpc_config.apply(_vpc_id)
+        rel = build.lb_controller_release(args.cluster_name, args.region, vpc_id)
+        self.release = _helm(f"{name}-release", rel, self.child_opts(depends_on=[association]))
+        self.role_arn = role.arn
+        self.register_outputs({"roleArn": role.arn, "release": rel["name"]})
+
+
+class IstioIngressArgs(BaseModel):
+    """Inputs of an IstioIngress."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    ingress: IngressConfig = Field(description="The ingress config (required).")
+    plans: dict[str, ServingPlan] = Field(description="Capacity plans of the models behind the gateway (required): the gateway drains like the longest.")
+
+
+class IstioIngress(KubernetesComponent):
+    """Istio (base, istiod, ingress gateway) as pinned Helm releases, and the Gateway."""
+
+    def __init__(self, name: str, args: IstioIngressArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:ingress:IstioIngress", name, None, opts)
+        previous: list[pulumi.Resource] = []
+        self.releases: dict[str, k8s.helm.v3.Release] = {}
+        for rel in build.istio_releases(args.plans):
+            # base (CRDs) before istiod before the gateway, as Istio's Helm guide orders them.
+            self.releases[rel["name"]] = _helm(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=list(previous)))
+            previous = [self.releases[rel["name"]]]
+        gw = build.istio_gateway(args.ingress)
+        self.gateway = _custom(f"{name}-gateway", gw, self.child_opts(depends_on=list(previous)))
+        self.register_outputs({"gateway": f"{build.GATEWAY_NAMESPACE}/{build.GATEWAY_NAME}"})
+
+
+class LlmIngressArgs(BaseModel):
+    """Inputs of an LlmIngress."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    ingress: IngressConfig = Field(description="The ingress config (required).")
+    models: tuple[ModelConfig, ...] = Field(description="The served models, long-context siblings included (required).")
+    plans: dict[str, ServingPlan] = Field(description="Their capacity plans (required): every timeout comes from their chains.")
+    namespace: str = Field(description="Namespace of the models' InferenceServices (required).")
+    siblings: dict[str, str] = Field(default_factory=dict, description="Long-context sibling name -> its model's name. Default {}.")
+    cluster_name: Any = Field(description="EKS cluster name for the controller (required; str or pulumi.Input[str]).")
+    region: str = Field(description="AWS region (required).")
+    aws_provider: Optional[Any] = Field(None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's).")
+
+
+class LlmIngress(KubernetesComponent):
+    """ALB -> (Istio gateway ->) vLLM, every timeout from the models' timeout chains."""
+
+    def __init__(self, name: str, args: LlmIngressArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("llm-serving:ingress:LlmIngress", name, None, opts)
+        cfg = args.ingress
+        before: list[pulumi.Resource] = []
+        if cfg.install_controller:
+            self.controller = AwsLoadBalancerController(
+                f"{name}-lb-controller",
+                AwsLoadBalancerControllerArgs(cluster_name=args.cluster_name, region=args.region, aws_provider=args.aws_provider),
+                opts=self.child_opts(),
+            )
+            before.append(self.controller)
+        if cfg.routing == "istio":
+            if cfg.install_istio:
+                self.istio = IstioIngress(f"{name}-istio", IstioIngressArgs(ingress=cfg, plans=args.plans), opts=self.child_opts())
+                before.append(self.istio)
+            else:
+                _custom(f"{name}-gateway", build.istio_gateway(cfg), self.child_opts())
+            by_name = {m.name: m for m in args.models}
+            long_of = {parent: by_name[sibling] for sibling, parent in args.siblings.items()}
+            for m in args.models:
+                if m.name in args.siblings:
+                    continue
+                _custom(f"{name}-{m.name}-vs", build.virtual_service(m, args.plans, cfg, args.namespace, long_of.get(m.name)),
+                        self.child_opts(depends_on=list(before)))
+            for m in args.models:
+                _custom(f"{name}-{m.name}-dr", build.destination_rule(m, args.plans[m.name], args.namespace),
+                        self.child_opts(depends_on=list(before)))
+        ing = build.alb_ingress(cfg, args.models, args.plans, args.namespace, args.siblings)
+        self.ingress = k8s.networking.v1.Ingress(
+            f"{name}-alb", metadata=ing["metadata"], spec=ing["spec"], opts=self.child_opts(depends_on=list(before))
+        )
+        idle, deregistration = build.front_numbers(args.plans)
+        self.register_outputs({
+            "hosts": [build.model_host(m.name, cfg.host) for m in args.models if m.name not in args.siblings],
+            "albIdleTimeoutSeconds": idle,
+            "deregistrationDelaySeconds": deregistration,
+        })

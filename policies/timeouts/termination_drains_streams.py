@@ -1,0 +1,88 @@
+"""S10: a vLLM pod's termination lets the longest request finish.
+
+On scale-down or rollout the pod gets SIGTERM while load balancers may still send it requests,
+and is killed terminationGracePeriodSeconds (default 30 s) later. It needs a preStop sleep
+covering endpoint and target deregistration, and a grace period covering that sleep plus the
+longest request. vLLM releases with --shutdown-timeout abort in-flight requests on SIGTERM
+unless it is above 0 (vllm 0.33.0 config/vllm.py; components/vllm_flags.py lists the release
+that added it); earlier releases cancel the server on SIGTERM, so there the preStop sleep itself
+must last through the longest request. Many public vLLM Deployments set none of this.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES, as_float, get
+from policies.timeouts import path
+from policies.vllm.args import vllm_servers
+
+GRACE_DEFAULT = 30  # core/v1 PodSpec terminationGracePeriodSeconds
+
+
+def _server_drains(image: str) -> bool | None:
+    """Whether the image's vLLM release has --shutdown-timeout (None: the release is unknown)."""
+    from components.vllm_flags import UnsupportedRelease, release_of
+
+    try:
+        release = release_of(image)
+    except UnsupportedRelease:
+        return False
+    return release.has("--shutdown-timeout")
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    default_longest = float(config["maxRequestSeconds"])
+    messages = []
+    for server in vllm_servers(resource):
+        if server.runtime_merged:
+            continue
+        label, container = server.label, server.container
+        pre_stop = get(container, "lifecycle", "preStop")
+        sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
+        grace = as_float(server.podspec.get("terminationGracePeriodSeconds"))
+        grace = float(GRACE_DEFAULT) if grace is None else grace
+        drain = as_float(server.args.get("shutdown-timeout")) or 0.0
+        longest = as_float(get(resource.props, "spec", "predictor", "timeout")) or (drain or default_longest)
+        if not isinstance(pre_stop, dict) or not pre_stop:
+            messages.append(f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
+                            f"send it requests; sleep in preStop until they have deregistered it")
+        drains = _server_drains(str(container.get("image") or ""))
+        # A release without --shutdown-timeout stops serving at SIGTERM: its requests must end within
+        # the preStop sleep (checked below), so the grace period need only outlast that sleep.
+        after_sigterm = 0.0 if drains is False else longest
+        if grace < sleep + after_sigterm or grace < longest:
+            messages.append(f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + longest "
+                            f"request {path.fmt(longest)}: streams in flight are killed on scale-down")
+        if drains and drain <= 0 and sleep < longest:
+            messages.append(f"{label}: --shutdown-timeout is unset (0 = abort): vLLM aborts in-flight requests on SIGTERM; "
+                            f"set --shutdown-timeout to the longest request ({path.fmt(longest)})")
+        elif drains is False and sleep < longest and isinstance(pre_stop, dict) and pre_stop:
+            hook = f"preStop sleep {path.fmt(sleep)}" if sleep else "preStop hook (no sleep action)"
+            messages.append(f"{label}: this vLLM release cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
+                            f"must last through the longest request ({path.fmt(longest)})")
+    return messages
+
+
+POLICY = Policy(
+    name="termination-drains-streams",
+    description="A vLLM pod's preStop and terminationGracePeriodSeconds let the longest request finish on scale-down.",
+    catalog="S10",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Add lifecycle.preStop.sleep (endpoint + ALB target deregistration, ~15 s), pass --shutdown-timeout=<longest "
+        "request> (vLLM >= 0.18; before it, sleep in preStop through the request), and set terminationGracePeriodSeconds "
+        ">= preStop + the longest request + a margin; components/timeouts.py derives all three."),
+    config_schema={
+        "maxRequestSeconds": {
+            "type": "number", "minimum": 1, "default": 300,
+            "description": ("Longest request assumed when the manifest states none (no KServe timeout, no "
+                            "--shutdown-timeout); default 300, the stack's default slo.maxRequestSeconds."),
+        },
+    },
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "Kubernetes kills the pod terminationGracePeriodSeconds (default 30 s) after SIGTERM; vLLM's --shutdown-timeout "
+        "is 0 (abort) by default (vllm 0.33.0 engine/arg_utils.py), so streams are cut on every scale-down."),
+)

@@ -1,0 +1,94 @@
+"""S9: the request timeouts of one model's path shrink going inward: ALB idle > route > per-try > KServe.
+
+Each layer that answers first must be the inner one, with its own status; when an outer layer's
+timeout is shorter, it cuts a request the model is still serving and the client sees a 504 from
+the ALB or Envoy. The stack check relates, per vLLM workload, the ALB Ingress in front of it
+(directly, or in front of the Istio gateway its routes hang off), its VirtualService / HTTPRoute
+routes, KServe's spec.predictor.timeout and the longest request vLLM drains (--shutdown-timeout),
+and the ALB target group's deregistration delay that must let that request finish.
+Sources: shared/reference/timeouts.md (ALB annotations and ranges, Envoy/Istio defaults), vllm.md.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import as_float, get
+from policies.timeouts import path
+from policies.vllm.args import vllm_servers
+
+
+def _longest_request(resource: Resource) -> float | None:
+    """The longest request the workload says it serves: KServe's timeout, else vLLM's --shutdown-timeout."""
+    timeout = as_float(get(resource.props, "spec", "predictor", "timeout"))
+    if timeout:
+        return timeout
+    drains = [as_float(s.args.get("shutdown-timeout")) for s in vllm_servers(resource)]
+    drains = [d for d in drains if d]
+    return max(drains) if drains else None
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    selectors = path.service_selectors(resources)
+    albs = [r for r in resources if path.is_alb_ingress(r)]
+    routes = [(r, route) for r in resources if r.type in path.VS_TYPES for route in path.vs_routes(r)]
+    routes += [(r, route) for r in resources if r.type in path.HTTPROUTE_TYPES for route in path.httproute_routes(r)]
+    workloads = [r for r in resources if vllm_servers(r)]
+    llm_services = set().union(*(path.workload_services(w, selectors) for w in workloads)) if workloads else set()
+    # An ALB whose backends are no model's Service fronts a gateway, and so every routed model.
+    gateway_albs = [a for a in albs if not set(path.ingress_backends(a)) & llm_services]
+    findings: list[tuple[str, str]] = []
+    for w in workloads:
+        services = path.workload_services(w, selectors)
+        mine = [(r, route) for r, route in routes if set(route.services) & services]
+        direct = [a for a in albs if set(path.ingress_backends(a)) & services]
+        fronts = direct + (gateway_albs if mine else [])
+        kserve = as_float(get(w.props, "spec", "predictor", "timeout"))
+        longest = _longest_request(w)
+        for alb in fronts:
+            idle, explicit = path.alb_idle_seconds(alb)
+            for r, route in mine:
+                if route.timeout is not None and route.timeout > idle:
+                    findings.append((r.name, f"{route.label}: route timeout {path.fmt(route.timeout)} is above the idle timeout "
+                                             f"{path.fmt(idle)} of ALB Ingress {alb.name}, which cuts the request first (504)"))
+            if kserve is not None and kserve > idle:
+                findings.append((w.name, f"spec.predictor.timeout {path.fmt(kserve)} is above the idle timeout {path.fmt(idle)} of "
+                                         f"ALB Ingress {alb.name}"))
+            if explicit and longest is not None and longest > idle:
+                findings.append((w.name, f"serves requests up to {path.fmt(longest)} but ALB Ingress {alb.name} "
+                                         f"(idle_timeout.timeout_seconds={path.fmt(idle)[:-1]}) cuts them at {path.fmt(idle)}"))
+        for alb in direct:
+            delay, _ = path.alb_deregistration_seconds(alb)
+            if longest is not None and delay < longest:
+                findings.append((w.name, f"ALB Ingress {alb.name} deregistration_delay.timeout_seconds={path.fmt(delay)[:-1]} is below the "
+                                         f"longest request {path.fmt(longest)}: a draining pod's streams are cut"))
+        for r, route in mine:
+            if route.per_try is not None and route.timeout is not None and route.per_try > route.timeout:
+                findings.append((r.name, f"{route.label}: perTryTimeout {path.fmt(route.per_try)} is above the route timeout "
+                                         f"{path.fmt(route.timeout)}"))
+            inner = route.per_try if route.per_try is not None else route.timeout
+            if kserve is not None and inner is not None and kserve > inner:
+                findings.append((r.name, f"{route.label}: {'perTryTimeout' if route.per_try is not None else 'timeout'} "
+                                         f"{path.fmt(inner)} is below {w.name}'s spec.predictor.timeout {path.fmt(kserve)}"))
+            if kserve is None and longest is not None and inner is not None and longest > inner:
+                findings.append((r.name, f"{route.label}: {path.fmt(inner)} is below the longest request {path.fmt(longest)} "
+                                         f"{w.name} serves"))
+    return sorted(set(findings))
+
+
+POLICY = Policy(
+    name="timeout-chain-ordered",
+    description="Request timeouts shrink going inward: ALB idle > route timeout > per-try timeout > KServe timeout >= the longest request.",
+    catalog="S9",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Derive every layer from the model's longest request: KServe spec.predictor.timeout = the request, Istio "
+        "retries.perTryTimeout and http[].timeout a few seconds above it, the ALB's "
+        "alb.ingress.kubernetes.io/load-balancer-attributes idle_timeout.timeout_seconds above the route timeout (1-4000 s), "
+        "and target-group deregistration_delay.timeout_seconds at least the request. components/timeouts.py does this."),
+    check_stack=_check,
+    rationale=(
+        "The ALB's idle timeout defaults to 60 s (range 1-4000 s) and Envoy's route timeout to 15 s "
+        "(shared/reference/timeouts.md); when an outer layer's timeout is shorter than an inner one the outer cuts the "
+        "stream and the client gets a 504 for a healthy request."),
+)
