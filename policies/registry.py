@@ -34,6 +34,8 @@ from policies.k8s_generic import (
     serving_resource_requests,
     serving_topology_spread,
 )
+from policies.gpu import ephemeral_storage, rollout_surge, tolerates_and_targets
+from policies.karpenter import gpu_expiry, gpu_nodepool_disruption_budget, gpu_nodepool_limits, gpu_nodepool_tainted, pool_fits_models
 from policies.models import model_source_pinned
 from policies.ray import kuberay_gpu_hygiene
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
@@ -63,6 +65,14 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 
 POLICIES: tuple[Policy, ...] = _collect(
+    gpu_nodepool_tainted.POLICY,
+    gpu_nodepool_disruption_budget.POLICY,
+    gpu_nodepool_limits.POLICY,
+    pool_fits_models.POLICY,
+    gpu_expiry.POLICY,
+    tolerates_and_targets.POLICY,
+    ephemeral_storage.POLICY,
+    rollout_surge.POLICY,
     timeout_chain_ordered.POLICY,
     keep_alive_outlives_proxy.POLICY,
     llm_route_timeout.POLICY,

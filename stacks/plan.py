@@ -207,6 +207,11 @@ def trace_line(resource: str, lines: Mapping[str, tuple[int, list[str]]], policy
     return first
 
 
+def _pool_figures(pool, plans) -> dict:
+    """A pool's figures for the report, with each of its models' startup budget and its parts."""
+    return {**pool.report(), "startup": {m.name: plans[m.name].startup.report() for m in pool.models if plans[m.name].startup is not None}}
+
+
 def run_plan(stack_ref: str) -> PlanResult:
     """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input."""
     from policies.framework import evaluate
@@ -214,11 +219,16 @@ def run_plan(stack_ref: str) -> PlanResult:
     stack = load_stack_file(stack_ref)
     cfg = load_stack_config(stack.config)
     plans = plan_stack(cfg, stack.path.parent)
+    # Each pool's plan, for the report's pool table.
+    from components.capacity.pools import plan_pools
+
+    pool_plans = plan_pools(cfg.gpu_pools, cfg.models, plans)
     recording = run_program(stack)
     violations = evaluate(policy_resources(recording))
     resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in tree_order(recording.resources)]
     report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name]) for m in cfg.models])
     report["stack_file"] = _display_path(stack.path)
+    report["pools"] = [_pool_figures(p, plans) for p in pool_plans.values()]
     lines = model_lines(stack.path, [m.name for m in cfg.models])
     for row in report["violations"]:
         row.update(file=report["stack_file"], line=trace_line(row["resource"], lines, row["policy"]))

@@ -79,16 +79,50 @@ def render_text(report: Mapping[str, Any]) -> str:
             out.append(f"  derived {d['setting']} = {d['value']}: {d['reason']}")
         out.extend(_layout_section(m))
         out.extend(_timeouts_section(m))
+    out.extend(_pools_section(report))
     return "\n".join(out) + "\n"
 
 
-def _timeouts_section(m: Mapping[str, Any]) -> list[str]:
-    """One model's timeout chain (components/timeouts.py): layer, setting, value, why; outer layer first."""
-    chain = m.get("timeouts")
-    if not chain:
+def _pools_section(report: Mapping[str, Any]) -> list[str]:
+    """Per GPU pool: instance types, GPUs per node, gpuLimit, buffer GPUs, models, and each model's startup budget with its parts."""
+    pools = report.get("pools") or []
+    if not pools:
         return []
-    rows = [(row["layer"], row["setting"], f"{row['seconds']}s", row["why"]) for row in chain["layers"]]
-    return [f"  timeout chain (vLLM {m.get('vllm_release', '?')}):"] + ["    " + r for r in _table(["layer", "setting", "value", "why"], rows)]
+    rows = [
+        (
+            p["name"],
+            ", ".join(p["instance_types"]),
+            ", ".join(f"{t}={n}" for t, n in p["gpus_per_node"].items()),
+            p["gpu_limit"],
+            p["buffer_gpus"],
+            f"{p['peak_gpus']}/{p['gpu_limit']}",
+            ", ".join(p["models"]) or "-",
+        )
+        for p in pools
+    ]
+    out = ["", "GPU pools"]
+    out.extend("  " + line for line in _table(["pool", "instance types", "GPUs per node", "gpuLimit", "buffer GPUs", "peak/limit", "models"], rows))
+    for p in pools:
+        for name, s in p.get("startup", {}).items():
+            parts = " + ".join(f"{part['name']} {part['seconds']}s" for part in s["parts"])
+            how = f"x {s['safety']:g} margin, floor {s['floor_seconds']}s" if s["derived"] else "configured"
+            out.append(f"  cold start {name} ({s['source']}): {parts} = {s['sum_seconds']}s; {how}; budget {s['budget_seconds']}s")
+    return out
+
+
+def _pools_markdown(report: Mapping[str, Any]) -> list[str]:
+    """The GPU pool table for a pull-request comment."""
+    pools = report.get("pools") or []
+    if not pools:
+        return []
+    out = ["", "| pool | instance types | GPUs per node | gpuLimit | buffer GPUs | models | cold-start budgets |", "|---|---|---|---|---|---|---|"]
+    for p in pools:
+        budgets = ", ".join(f"{n} {s['budget_seconds']}s ({s['source']})" for n, s in p.get("startup", {}).items()) or "-"
+        out.append(
+            f"| {p['name']} | {', '.join(p['instance_types'])} | {', '.join(str(n) for n in p['gpus_per_node'].values())} | "
+            f"{p['gpu_limit']} | {p['buffer_gpus']} | {', '.join(p['models']) or '-'} | {budgets} |"
+        )
+    return out
 
 
 def _layout_section(m: Mapping[str, Any]) -> list[str]:
@@ -163,6 +197,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     out += _scaling_markdown(report["models"])
     out += _layout_markdown(report["models"])
     out += _timeouts_markdown(report["models"])
+    out += _pools_markdown(report)
     return "\n".join(out) + "\n"
 
 
@@ -331,3 +366,12 @@ def render_sarif(report: Mapping[str, Any]) -> str:
 
 
 RENDERERS = {"text": render_text, "json": render_json, "markdown": render_markdown, "sarif": render_sarif}
+
+
+def _timeouts_section(m: Mapping[str, Any]) -> list[str]:
+    """One model's timeout chain (components/timeouts.py): layer, setting, value, why; outer layer first."""
+    chain = m.get("timeouts")
+    if not chain:
+        return []
+    rows = [(row["layer"], row["setting"], f"{row['seconds']}s", row["why"]) for row in chain["layers"]]
+    return [f"  timeout chain (vLLM {m.get('vllm_release', '?')}):"] + ["    " + r for r in _table(["layer", "setting", "value", "why"], rows)]

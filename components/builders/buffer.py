@@ -99,6 +99,8 @@ def placeholder_deployment(plan: PoolPlan, namespace: str) -> dict[str, Any]:
         "metadata": {"name": buffer_name(plan.name), "namespace": namespace, "labels": labels},
         "spec": {
             "replicas": plan.buffer_replicas,
+            # Placeholders hold the pool's last GPUs: a surge pod would find none (policy S20).
+            "strategy": {"type": "Recreate"},
             "selector": {"matchLabels": {"app.kubernetes.io/name": buffer_name(plan.name)}},
             "template": buffer_pod(plan),
         },

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
-from ..capacity.cold_start import FLOOR_S, SAFETY, StartupBudget, startup_budget
+from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
 from ..capacity.architecture import ArchitectureError
 from ..capacity.gpus import INSTANCES, instance_gpu
 from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
@@ -291,6 +291,8 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
                 f"{model.checkpoint_gib:,.0f} GiB checkpoint and loads its stage, then compiles "
                 f"(above the {startup.seconds}s of one replica)",
             ))
+    if m.distributed is not None:
+        startup = StartupBudget(m.source.type, (Part("multi-node cold start", budget, "components/capacity/layout.py cold_start_seconds"),), budget, derived=False)
     threshold = math.ceil(budget / STARTUP_PROBE_PERIOD_SECONDS)
     chain = model_chain(m, release, startup_budget_seconds=budget)
     if not chain.server_drain:

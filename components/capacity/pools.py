@@ -166,5 +166,9 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
 
 
 def plan_pools(pools: Sequence[GpuPoolConfig], models: Sequence[ModelConfig], plans: Mapping[str, ServingPlan]) -> dict[str, PoolPlan]:
-    """Plans of every pool, keyed by pool name, in stack order."""
+    """Plans of every pool, keyed by pool name, in stack order.
+
+    A pool whose models cannot fit (``fit_problems``) is reported, not refused here: the plan's
+    policies name it (S8 on the HPA's maximum, gpu-pool-fits-models with the buffer) and exit 1.
+    """
     return {p.name: plan_pool(p, models, plans) for p in pools}

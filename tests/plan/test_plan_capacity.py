@@ -124,3 +124,24 @@ def test_capacity_buffer_mode_turns_the_feature_gate_on(tmp_path):
     assert not (out / "kubernetes" / "llm" / "deployment-gpu-buffer-l40s.yaml").exists()
     karpenter = yaml.safe_load((out / "helm" / "kube-system" / "karpenter.yaml").read_text())
     assert karpenter["values"]["settings"]["featureGates"]["capacityBuffer"] is True
+
+
+def test_a_model_that_cannot_fit_its_pool_exits_1_naming_the_pool(tmp_path):
+    path = variant(tmp_path, "prod", lambda c: c["llm-serving:models"][1]["replicas"].update(max=6))
+    proc = plan(path, tmp_path / "out")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    fit = [v for v in report["violations"] if v["policy"] == "gpu-pool-fits-models"]
+    assert [v["message"] for v in fit] == [
+        "pool l40s: qwen3-32b needs 6 replicas x 4 GPUs + 4 buffer GPUs = 28 GPUs, above the NodePool's "
+        'limits["nvidia.com/gpu"] = 24; raise the limit or lower the replicas']
+    assert {p["name"]: p["fits"] for p in report["pools"]} == {"l40s": False, "h100": True}
+
+
+def test_the_report_has_a_row_per_pool_with_the_cold_start_parts(prod):
+    _, report = prod
+    pools = {p["name"]: p for p in report["pools"]}
+    assert pools["l40s"]["gpus_per_node"] == {"g6e.2xlarge": 1, "g6e.4xlarge": 1, "g6e.12xlarge": 4}
+    assert (pools["l40s"]["gpu_limit"], pools["l40s"]["buffer_gpus"], pools["l40s"]["models"]) == (24, 4, ["chat-8b", "qwen3-32b"])
+    s3 = pools["h100"]["startup"]["llama-70b"]
+    assert s3["source"] == "s3" and [p["name"] for p in s3["parts"]][1] == "stream from S3 (Run:ai streamer)"

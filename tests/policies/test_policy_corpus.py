@@ -23,7 +23,7 @@ def corpus_findings():
 
 
 # What the pack finds in the corpus, reviewed by hand against each manifest: (file, policy).
-# Files with no entry were reviewed too: the Karpenter NodePools, NIM and VLLMRuntime operator
+# Files with no entry were reviewed too: NIM and VLLMRuntime operator
 # CRDs (no pod template to read), monitors, routes and backend policies. Every helper adds the
 # findings of its policies here; on merge, take the union and re-run.
 EXPECTED = {
@@ -185,6 +185,33 @@ EXPECTED = {
     ("tutorials__assets__hpa-10.yaml", "no-default-namespace"),
     # production-stack ScaledObject in namespace default.
     ("tutorials__assets__keda-scaled-object.yaml", "no-default-namespace"),
+    # Issue 7 (GPU capacity), reviewed against each file: the three Karpenter GPU NodePools set no
+    # disruption budgets (S12); data-on-eks's g-family pool has no nvidia.com/gpu taint (S11). GPU pods
+    # with no nvidia.com/gpu toleration (GKE's samples select gke-accelerator but do not tolerate;
+    # KServe's HF sample, the LWS, gateway-api-inference-extension and AIBrix samples neither tolerate
+    # nor select a GPU type) (S15); vLLM pods that download from the Hub with no ephemeral-storage
+    # request (S19).
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "gpu-pod-tolerates-and-targets"),
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "gpu-pod-tolerates-and-targets"),
+    ("blueprints__node-overlay__gpu-nodepool.yaml", "karpenter-gpu-nodepool-disruption-budget"),
+    ("blueprints__nvidia-gpu-workload__gpu-nodepool.yaml", "karpenter-gpu-nodepool-disruption-budget"),
+    ("config__manifests__sglang__gpu-deployment.yaml", "gpu-pod-tolerates-and-targets"),
+    ("config__manifests__vllm__gpu-deployment.yaml", "gpu-pod-tolerates-and-targets"),
+    ("docs__examples__sglang__lws.yaml", "gpu-pod-tolerates-and-targets"),
+    ("docs__examples__vllm__GPU__lws.yaml", "gpu-pod-tolerates-and-targets"),
+    ("docs__samples__storage__hf__hf_isvc.yaml", "gpu-pod-tolerates-and-targets"),
+    ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "gpu-pod-ephemeral-storage"),
+    ("infra__terraform__manifests__karpenter__nodepool-gpu-g6.yaml", "karpenter-gpu-nodepool-disruption-budget"),
+    ("infra__terraform__manifests__karpenter__nodepool-gpu-g6.yaml", "karpenter-gpu-nodepool-tainted"),
+    ("samples__autoscaling__deploy.yaml", "gpu-pod-ephemeral-storage"),
+    ("samples__autoscaling__deploy.yaml", "gpu-pod-tolerates-and-targets"),
+    ("samples__deepseek-r1__deepseek-r1-huggingface.yaml", "gpu-pod-ephemeral-storage"),
+    ("samples__deepseek-r1__deepseek-r1-huggingface.yaml", "gpu-pod-tolerates-and-targets"),
+    ("samples__distributed__fleet.yaml", "gpu-pod-ephemeral-storage"),
+    ("samples__distributed__fleet.yaml", "gpu-pod-tolerates-and-targets"),
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "gpu-pod-tolerates-and-targets"),
+    ("samples__kvcache__vineyard__deployment-tp.yaml", "gpu-pod-ephemeral-storage"),
+    ("samples__kvcache__vineyard__deployment-tp.yaml", "gpu-pod-tolerates-and-targets"),
     # Issue 9, reviewed: public vLLM workloads with vLLM's 5 s keep-alive behind whatever proxy fronts them (an ALB's
     # 60 s assumed), and none whose termination lets a 300 s request finish (no preStop, 30 s grace, or
     # --shutdown-timeout unset so vLLM >= 0.18 aborts in-flight requests on SIGTERM).

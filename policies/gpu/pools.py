@@ -1,0 +1,86 @@
+"""Where GPU pods land, read from manifests: the NodePool a pod spec targets and the GPUs it holds at most.
+
+Shared by S15, S20 and the pool-fit check. A workload targets a pool through the
+``karpenter.sh/nodepool`` node selector (or a required node-affinity term on it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from policies.framework import Resource
+from policies.karpenter.nodepool import NODEPOOL_TYPES, gpu_limit, is_gpu_nodepool
+from policies.kube import GPU_RESOURCE, as_dict, as_int, as_list, as_quantity, containers, get, metadata_name, pod_specs, resource_value, split_type
+
+NODEPOOL_LABEL = "karpenter.sh/nodepool"
+
+
+def nodepools(resources: list[Resource]) -> dict[str, Resource]:
+    """GPU NodePools of the stack by name."""
+    return {metadata_name(r.props): r for r in resources if r.type in NODEPOOL_TYPES and is_gpu_nodepool(r.props) and metadata_name(r.props)}
+
+
+def pod_gpus(podspec: dict) -> int:
+    """GPUs one pod of the spec holds (containers' limits, else requests)."""
+    total = 0
+    for c in containers(podspec, model=True):
+        value = resource_value(c, "limits", GPU_RESOURCE) or resource_value(c, "requests", GPU_RESOURCE)
+        total += int(as_quantity(value) or 0)
+    return total
+
+
+def target_pool(podspec: dict) -> str | None:
+    """The NodePool a pod spec selects, by node selector or a required affinity term."""
+    name = get(podspec, "nodeSelector", NODEPOOL_LABEL)
+    if isinstance(name, str):
+        return name
+    terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    for term in as_list(terms):
+        for expr in as_list(as_dict(term).get("matchExpressions")):
+            expr = as_dict(expr)
+            if expr.get("key") == NODEPOOL_LABEL and expr.get("operator") == "In" and len(as_list(expr.get("values"))) == 1:
+                return str(expr["values"][0])
+    return None
+
+
+@dataclass(frozen=True)
+class GpuWorkload:
+    """One GPU pod template of a resource and what it holds at most on its pool."""
+
+    resource: Resource
+    path: str
+    podspec: dict
+    pool: str | None
+    gpus_per_pod: int
+    max_pods: int
+    buffer: bool  # a placeholder that serving pods preempt (priority below zero)
+
+
+def _max_pods(resource: Resource) -> int:
+    group, kind = split_type(resource.type)
+    spec = as_dict(get(resource.props, "spec"))
+    if group == "serving.kserve.io" and kind == "InferenceService":
+        return as_int(get(spec, "predictor", "maxReplicas")) or as_int(get(spec, "predictor", "minReplicas")) or 1
+    if kind in ("Deployment", "StatefulSet", "ReplicaSet"):
+        return as_int(spec.get("replicas")) if spec.get("replicas") is not None else 1
+    return 1
+
+
+def gpu_workloads(resources: list[Resource]) -> list[GpuWorkload]:
+    """Every GPU pod template of the stack (Ray and DaemonSets aside), with its pool and size."""
+    negative = {metadata_name(r.props) for r in resources if r.type == "kubernetes:scheduling.k8s.io/v1:PriorityClass" and (as_int(r.props.get("value")) or 0) < 0}
+    out = []
+    for r in resources:
+        _, kind = split_type(r.type)
+        if kind in ("DaemonSet", "RayCluster", "RayService", "RayJob", "Job", "CronJob", "PodTemplate"):
+            continue
+        for path, podspec in pod_specs(r):
+            gpus = pod_gpus(podspec)
+            if gpus:
+                out.append(GpuWorkload(r, path, podspec, target_pool(podspec), gpus, _max_pods(r), podspec.get("priorityClassName") in negative))
+    return out
+
+
+def limit_of(pool: Resource) -> float | None:
+    """A NodePool's GPU limit."""
+    return gpu_limit(pool.props)

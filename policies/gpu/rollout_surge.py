@@ -1,0 +1,72 @@
+"""S20: a GPU Deployment's rollout fits its pool: a surge has GPU headroom, and the rollout can make progress.
+
+``maxSurge > 0`` starts new GPU pods before old ones stop: on a pool whose gpuLimit its workloads
+already fill, the surge pod stays Pending and the rollout stalls. ``maxSurge: 0`` with
+``maxUnavailable: 0`` can never replace a pod at all.
+"""
+
+from __future__ import annotations
+
+import math
+
+from policies.framework import Policy, Resource
+from policies.gpu.pools import gpu_workloads, limit_of, nodepools
+from policies.kube import as_dict, get, split_type
+
+
+def _amount(value, replicas: int, default: str) -> int:
+    value = default if value is None else value
+    if isinstance(value, str) and value.endswith("%"):
+        try:
+            return math.ceil(replicas * float(value[:-1]) / 100)
+        except ValueError:
+            return 0
+    try:
+        return int(float(value))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    pools = nodepools(resources)
+    workloads = gpu_workloads(resources)
+    findings = []
+    for w in workloads:
+        if split_type(w.resource.type)[1] != "Deployment":
+            continue
+        strategy = as_dict(get(w.resource.props, "spec", "strategy"))
+        if strategy.get("type", "RollingUpdate") != "RollingUpdate":
+            continue
+        rolling = as_dict(strategy.get("rollingUpdate"))
+        # Kubernetes' defaults: 25% each; a surge rounds up, unavailability down.
+        surge = _amount(rolling.get("maxSurge"), w.max_pods, "25%")
+        raw_unavailable = rolling.get("maxUnavailable", "25%")
+        unavailable = math.floor(w.max_pods * float(raw_unavailable[:-1]) / 100) if isinstance(raw_unavailable, str) and raw_unavailable.endswith("%") else _amount(raw_unavailable, w.max_pods, "0")
+        if surge == 0 and unavailable == 0:
+            findings.append((w.resource.name, "spec.strategy: maxSurge 0 and maxUnavailable 0 on a GPU Deployment; the rollout can never replace a pod"))
+            continue
+        pool = pools.get(w.pool) if w.pool else None
+        limit = limit_of(pool) if pool else None
+        if surge and limit is not None:
+            held = sum(o.gpus_per_pod * o.max_pods for o in workloads if o.pool == w.pool)
+            headroom = limit - held
+            if headroom < surge * w.gpus_per_pod:
+                findings.append((w.resource.name, f"spec.strategy: maxSurge {surge} needs {surge * w.gpus_per_pod} more GPUs but "
+                                                  f"NodePool {w.pool} has {max(0, int(headroom))} left under its limit of "
+                                                  f"{int(limit)} ({int(held)} held by its workloads); use maxSurge 0 with "
+                                                  f"maxUnavailable 1, or Recreate"))
+    return findings
+
+
+POLICY = Policy(
+    name="gpu-rollout-surge",
+    description="A GPU Deployment's rolling update must fit its NodePool's GPU headroom and be able to progress.",
+    rationale='A rolling update creates maxSurge extra pods before removing old ones (https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#rolling-update-deployment); for GPU pods on a pool at its GPU limit the surge pod never schedules and the rollout stalls, and maxSurge 0 with maxUnavailable 0 can never progress.',
+    catalog="S20",
+    severity="medium",
+    enforcement="mandatory",
+    remediation_steps="Where the pool has no GPU headroom use maxSurge: 0 with maxUnavailable: 1 (or Recreate); never set "
+                      "both to 0.",
+    config_schema={},
+    check_stack=_check,
+)

@@ -1,0 +1,78 @@
+"""S15: a GPU pod tolerates its pool's taint and targets a GPU type (stack policy: pod spec against NodePool).
+
+Without the toleration the pod stays Pending on a tainted GPU pool; without a selector on a GPU
+type it may land on the wrong GPU (an L4 instead of an H100), where the KV budget the plan sized
+does not exist.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.gpu.pools import gpu_workloads, nodepools
+from policies.karpenter.nodepool import taints
+from policies.kube import as_dict, as_list, get
+
+# Node labels that name a GPU type or a pool of one GPU type.
+GPU_TYPE_LABELS = (
+    "karpenter.sh/nodepool",
+    "karpenter.k8s.aws/instance-gpu-name",
+    "karpenter.k8s.aws/instance-family",
+    "node.kubernetes.io/instance-type",
+    "nvidia.com/gpu.product",
+    "cloud.google.com/gke-accelerator",
+)
+DEFAULT_TAINT = {"key": "nvidia.com/gpu", "effect": "NoSchedule"}
+
+
+def tolerates(podspec: dict, taint: dict) -> bool:
+    """True when one of the pod's tolerations matches the taint (Kubernetes' matching rules)."""
+    for t in as_list(podspec.get("tolerations")):
+        t = as_dict(t)
+        if t.get("effect") not in (None, "", taint.get("effect")):
+            continue
+        if t.get("operator") == "Exists" and t.get("key") in (None, "", taint.get("key")):
+            return True
+        if t.get("key") == taint.get("key") and t.get("operator", "Equal") == "Equal" and str(t.get("value", "")) == str(taint.get("value", "")):
+            return True
+    return False
+
+
+def targets_gpu_type(podspec: dict) -> bool:
+    """True when a node selector or a required affinity term names a GPU type or pool label."""
+    if any(k in as_dict(podspec.get("nodeSelector")) for k in GPU_TYPE_LABELS):
+        return True
+    terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    return any(as_dict(e).get("key") in GPU_TYPE_LABELS for term in as_list(terms) for e in as_list(as_dict(term).get("matchExpressions")))
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    pools = nodepools(resources)
+    findings = []
+    for w in gpu_workloads(resources):
+        where = w.path
+        pool = pools.get(w.pool) if w.pool else None
+        needed = [t for t in taints(pool.props) if t.get("effect") in ("NoSchedule", "NoExecute")] if pool else [DEFAULT_TAINT]
+        for taint in needed:
+            if not tolerates(w.podspec, taint):
+                owner = f"NodePool {w.pool}" if pool else "GPU pools"
+                findings.append((w.resource.name, f"{where}: requests GPUs but does not tolerate the {taint.get('key')}:"
+                                                  f"{taint.get('effect')} taint of {owner}; it stays Pending"))
+        if not targets_gpu_type(w.podspec):
+            findings.append((w.resource.name, f"{where}: requests GPUs without a nodeSelector or required affinity on a GPU "
+                                              f"type or pool label ({', '.join(GPU_TYPE_LABELS[:3])}, ...); it may land on a "
+                                              f"GPU the capacity plan did not size"))
+    return findings
+
+
+POLICY = Policy(
+    name="gpu-pod-tolerates-and-targets",
+    description="A GPU pod must tolerate its NodePool's taints and select a GPU type or pool.",
+    rationale="A pod without a toleration for the GPU pool's taint stays Pending (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/), and a GPU pod that selects no GPU type may land on a smaller GPU than its KV-cache plan assumed (an L4 instead of an L40S), where vLLM fails to start.",
+    catalog="S15",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps="Add the toleration {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule} and a nodeSelector "
+                      "on karpenter.sh/nodepool and karpenter.k8s.aws/instance-gpu-name.",
+    config_schema={},
+    check_stack=_check,
+)

@@ -1,0 +1,33 @@
+"""S11: a GPU NodePool taints its nodes nvidia.com/gpu:NoSchedule, so only GPU pods land on $30/h nodes."""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.karpenter.nodepool import NODEPOOL_TYPES, is_gpu_nodepool, taints
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    if not is_gpu_nodepool(resource.props):
+        return []
+    key = config["taintKey"]
+    if any(t.get("key") == key and t.get("effect") in ("NoSchedule", "NoExecute") for t in taints(resource.props)):
+        return []
+    return [f"spec.template.spec.taints: GPU NodePool without a {key}:NoSchedule taint; pods that do not ask for a GPU "
+            f"can land on its nodes and keep them (and their GPUs) alive"]
+
+
+POLICY = Policy(
+    name="karpenter-gpu-nodepool-tainted",
+    description="A NodePool that launches GPU instances must taint its nodes so that only GPU pods schedule there.",
+    rationale="GPU nodes cost tens of dollars an hour; without a taint any pod (a log shipper, a batch job) can land on them and keep Karpenter from consolidating the node. The Karpenter docs' GPU NodePool example taints nodes nvidia.com/gpu:NoSchedule (https://karpenter.sh/docs/concepts/scheduling/), as AWS's ai-on-eks blueprints do (https://github.com/awslabs/ai-on-eks).",
+    catalog="S11",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps="Add `taints: [{key: nvidia.com/gpu, value: \"true\", effect: NoSchedule}]` to spec.template.spec and "
+                      "give GPU pods the matching toleration.",
+    config_schema={
+        "taintKey": {"type": "string", "default": "nvidia.com/gpu", "description": "Key of the required GPU taint. Default nvidia.com/gpu."},
+    },
+    resource_types=NODEPOOL_TYPES,
+    check_resource=_check,
+)

@@ -1,0 +1,110 @@
+"""S15 S19 S20 and the pool-fit check: GPU pods against their pools, one compliant stack, one mutation per case."""
+
+from __future__ import annotations
+
+import copy
+
+from policies.gpu import ephemeral_storage, rollout_surge, tolerates_and_targets
+from policies.karpenter import pool_fits_models
+from policy_fixtures import DEPLOYMENT_TYPE, deployment_props, isvc, isvc_props, messages, resource, vllm_container
+
+NODEPOOL = {
+    "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "l40s"},
+    "spec": {
+        "template": {"spec": {
+            "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l40s"]}],
+            "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
+        }},
+        "limits": {"nvidia.com/gpu": 12.0},
+    },
+}
+
+
+def stack(*extra, nodepool=None, isvc_edit=None):
+    props = isvc_props()
+    if isvc_edit:
+        isvc_edit(props)
+    return [resource("kubernetes:karpenter.sh/v1:NodePool", nodepool or copy.deepcopy(NODEPOOL), "l40s-pool"), isvc(props), *extra]
+
+
+def test_compliant_stack_passes_every_gpu_pod_policy():
+    for policy in (tolerates_and_targets, ephemeral_storage, rollout_surge, pool_fits_models):
+        assert messages(policy.POLICY, *stack()) == [], policy.POLICY.name
+
+
+def test_s15_missing_toleration_of_the_pool_taint():
+    def edit(p):
+        p["spec"]["predictor"]["tolerations"] = []
+    assert messages(tolerates_and_targets.POLICY, *stack(isvc_edit=edit)) == [
+        "spec.predictor: requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule taint of NodePool l40s; it stays Pending"]
+
+
+def test_s15_a_pool_taint_the_pod_does_not_know():
+    pool = copy.deepcopy(NODEPOOL)
+    pool["spec"]["template"]["spec"]["taints"].append({"key": "team", "value": "llm", "effect": "NoSchedule"})
+    assert messages(tolerates_and_targets.POLICY, *stack(nodepool=pool)) == [
+        "spec.predictor: requests GPUs but does not tolerate the team:NoSchedule taint of NodePool l40s; it stays Pending"]
+
+
+def test_s15_no_gpu_type_selector():
+    def edit(p):
+        p["spec"]["predictor"]["nodeSelector"] = {}
+    (msg,) = messages(tolerates_and_targets.POLICY, *stack(isvc_edit=edit))
+    assert msg.startswith("spec.predictor: requests GPUs without a nodeSelector or required affinity on a GPU type or pool label")
+
+
+def test_s19_hub_download_without_ephemeral_storage():
+    def edit(p):
+        del vllm_container(p)["resources"]["requests"]["ephemeral-storage"]
+    assert messages(ephemeral_storage.POLICY, *stack(isvc_edit=edit)) == [
+        "container kserve-container: downloads its model from the Hub but requests no ephemeral-storage; Karpenter then "
+        "gives the node its default root volume and the download fails (request the checkpoint size plus caches)"]
+
+
+def test_s19_a_streamed_model_needs_no_disk():
+    def edit(p):
+        c = vllm_container(p)
+        del c["resources"]["requests"]["ephemeral-storage"]
+        c["args"] = ["s3://bucket/llama", "--load-format=runai_streamer", *c["args"][2:]]
+    assert messages(ephemeral_storage.POLICY, *stack(isvc_edit=edit)) == []
+
+
+def _gpu_deployment(strategy, replicas=1.0, gpus="4"):
+    props = deployment_props()
+    props["metadata"]["name"] = "gpu-job"
+    props["spec"]["replicas"] = replicas
+    if strategy is not None:
+        props["spec"]["strategy"] = strategy
+    pod = props["spec"]["template"]["spec"]
+    pod["nodeSelector"] = {"karpenter.sh/nodepool": "l40s"}
+    c = pod["containers"][0]
+    c["resources"]["limits"]["nvidia.com/gpu"] = gpus
+    c["resources"]["requests"]["nvidia.com/gpu"] = gpus
+    return resource(DEPLOYMENT_TYPE, props, "gpu-job")
+
+
+def test_s20_surge_without_headroom():
+    # The InferenceService holds 8 x 1 GPU; the Deployment 1 x 4: the pool's 12 are all taken.
+    assert messages(rollout_surge.POLICY, *stack(_gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}))) == [
+        "spec.strategy: maxSurge 1 needs 4 more GPUs but NodePool l40s has 0 left under its limit of 12 (12 held by its "
+        "workloads); use maxSurge 0 with maxUnavailable 1, or Recreate"]
+
+
+def test_s20_surge_and_unavailable_both_zero():
+    assert messages(rollout_surge.POLICY, *stack(_gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}))) == [
+        "spec.strategy: maxSurge 0 and maxUnavailable 0 on a GPU Deployment; the rollout can never replace a pod"]
+
+
+def test_s20_recreate_and_zero_surge_pass():
+    assert messages(rollout_surge.POLICY, *stack(_gpu_deployment({"type": "Recreate"}))) == []
+    assert messages(rollout_surge.POLICY, *stack(_gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}))) == []
+
+
+def test_pool_fit_counts_the_buffer_and_names_the_pool():
+    priority = resource("kubernetes:scheduling.k8s.io/v1:PriorityClass", {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                                                                            "metadata": {"name": "buffer"}, "value": -10.0}, "buffer-pc")
+    buffer = _gpu_deployment({"type": "Recreate"}, replicas=1.0, gpus="8")
+    buffer.props["spec"]["template"]["spec"]["priorityClassName"] = "buffer"
+    assert messages(pool_fits_models.POLICY, *stack(priority, buffer)) == [
+        "pool l40s: chat-8b needs 8 replicas x 1 GPUs + 8 buffer GPUs = 16 GPUs, above the NodePool's "
+        'limits["nvidia.com/gpu"] = 12; raise the limit or lower the replicas']
