@@ -92,7 +92,7 @@ def _section(policy: Policy) -> list[str]:
     return [
         f"## {policy.name}",
         "",
-        f"| catalogue | enforcement | severity | applies to |",
+        "| catalogue | enforcement | severity | applies to |",
         "|---|---|---|---|",
         f"| {policy.catalog} | {policy.enforcement} | {policy.severity} | {_applies_to(policy)} |",
         "",

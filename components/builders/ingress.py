@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
 from .labels import recommended_labels
-from .vllm_service import HTTP_PORT, predictor_deployment_name
+from .vllm_service import predictor_deployment_name
 from ..capacity.plan import ServingPlan
 from ..config import LONG_CONTEXT_HEADER, LONG_CONTEXT_VALUE, IngressConfig, ModelConfig
 from ..timeouts import (

@@ -8,7 +8,7 @@ value path against that chart's values.yaml. The adapter's rule format is docume
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 from urllib.parse import urlsplit
 
 from ..builders.autoscaling import RUNNING, WAITING, in_flight_metric_name, model_selector

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray
 from policies.serving import engine_configs, model_servers
 from policies.vllm.args import expand_env, parse_vllm_args
 

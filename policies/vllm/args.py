@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from policies.kube import as_int, container_label, containers, get, model_container, pod_specs, is_ray, split_type
+from policies.kube import as_int, container_label, containers, get, model_container, pod_specs, is_ray
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 # Characters that end a shell command; the vLLM command line stops there.

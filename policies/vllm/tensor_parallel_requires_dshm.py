@@ -28,9 +28,7 @@ from policies.kube import (
     gpu_count,
     is_ray,
     pod_specs,
-    requests_gpu,
     resource_value,
-    split_type,
 )
 from policies.vllm.args import is_vllm_container, parallel_size, vllm_args
 
