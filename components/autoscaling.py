@@ -21,6 +21,7 @@ from .builders import prometheus_adapter as metrics
 from .capacity.plan import ServingPlan
 from .cluster import KubernetesComponent
 from .config import ModelConfig, MonitoringConfig
+from .helm import helm_release
 from .inputs import InputName, namespaced_manifest
 
 
@@ -45,19 +46,7 @@ class MetricsStack(KubernetesComponent):
         previous: list[pulumi.Resource] = []
         for rel in metrics.metrics_releases(args.models, args.namespace, args.monitoring):
             # Each release waits for the one before it: the adapter and KEDA need Prometheus (and its CRDs).
-            self.releases[rel["name"]] = k8s.helm.v3.Release(
-                f"{name}-{rel['name']}",
-                k8s.helm.v3.ReleaseArgs(
-                    name=rel["name"],
-                    chart=rel["chart"],
-                    version=rel["version"],
-                    repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=rel["repository"]),
-                    namespace=rel["namespace"],
-                    create_namespace=True,
-                    values=rel["values"],
-                ),
-                opts=self.child_opts(depends_on=list(previous)),
-            )
+            self.releases[rel["name"]] = helm_release(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=list(previous)))
             previous = [self.releases[rel["name"]]]
         self.prometheus_url = metrics.prometheus_url(args.monitoring)
         self.register_outputs({"prometheusUrl": self.prometheus_url, "releases": sorted(self.releases)})

@@ -23,23 +23,13 @@ from .builders import ingress as build
 from .capacity.plan import ServingPlan
 from .cluster import KubernetesComponent
 from .config import IngressConfig, ModelConfig
+from .helm import helm_release
 
 
 def _helm(name: str, rel: dict, opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+    """The shared helm_release, fed the ingress builders' Chart (name, version, repository)."""
     chart: build.Chart = rel["chart"]
-    return k8s.helm.v3.Release(
-        name,
-        k8s.helm.v3.ReleaseArgs(
-            name=rel["name"],
-            chart=chart.name,
-            version=chart.version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=chart.repository),
-            namespace=rel["namespace"],
-            create_namespace=True,
-            values=rel["values"],
-        ),
-        opts=opts,
-    )
+    return helm_release(name, {**rel, "chart": chart.name, "version": chart.version, "repository": chart.repository}, opts)
 
 
 def _custom(name: str, obj: dict, opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:

@@ -18,6 +18,7 @@ from .builders import ray_cluster as build
 from .capacity.plan import ServingPlan
 from .cluster import KubernetesComponent
 from .config import KubeRayConfig, ModelConfig
+from .helm import helm_release
 from .inputs import InputName, InputStr, part, resolve
 
 
@@ -54,19 +55,7 @@ class KubeRay(KubernetesComponent):
         self.release: Optional[k8s.helm.v3.Release] = None
         if args.config.install:
             rel = operator.operator_release(args.config)
-            self.release = k8s.helm.v3.Release(
-                f"{name}-operator",
-                k8s.helm.v3.ReleaseArgs(
-                    name=rel["name"],
-                    chart=rel["chart"],
-                    version=rel["version"],
-                    repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=rel["repository"]),
-                    namespace=rel["namespace"],
-                    create_namespace=True,
-                    values=rel["values"],
-                ),
-                opts=child,
-            )
+            self.release = helm_release(f"{name}-operator", rel, child)
         self.efa_rules: list[pulumi.CustomResource] = []
         if args.efa:
             import pulumi_aws as aws
