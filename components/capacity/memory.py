@@ -7,7 +7,8 @@ Per GPU (every TP/PP rank profiles its own device), vLLM sizes the KV cache as
          - peak activation    (profile run: a forward pass of max_num_batched_tokens tokens, then
                                the sampler warm-up over min(max_num_seqs, tokens) rows x vocab)
          - non-torch memory   (CUDA context growth, cuBLAS/NCCL/all-reduce buffers; grows with TP)
-         - CUDA graph memory  (estimated and reserved before the KV cache from vLLM 0.20 on)
+         - CUDA graph memory  (estimated and reserved before the KV cache from vLLM 0.20 on, where
+                               the release's model runner makes an estimate: model_runner())
 
 (shared/reference/vllm_memory_model.md sections 1-2 and 8; vllm/v1/worker/gpu_worker.py
 determine_available_memory, gpu_model_runner.py profile_run / _dummy_sampler_run). The KV cache
@@ -19,11 +20,28 @@ What the profile run costs changed between releases, so the non-KV terms come fr
 :class:`Accounting` per release range. The sampler warm-up dominates the activation peak: its
 bytes per (row x vocab) logit were 38.3 on the PyTorch sort path (default of 0.12-0.16, and of
 0.10-0.11 wheels without FlashInfer) and 14-15 on the FlashInfer/Triton path (0.17 on); CUDA graph
-memory is reserved up front from 0.20. The constants were read from vLLM's source and fitted to
-the real startup logs in tests/capacity/data/vllm_startup_logs.csv (the calibration test shows
-the residuals). When the release is unknown the plan takes whichever accounting leaves the smaller
-KV cache: predicting less cache than vLLM finds costs some concurrency, predicting more costs an
-OOM at start-up.
+memory is reserved up front from 0.20 by the V1 runner, and by Model Runner V2 from 0.29 (V2, the
+default for more and more models from 0.22, estimated 0 before). Which graphs are captured follows
+from max_num_seqs and max_num_batched_tokens. After the KV cache is allocated, the graphs that were
+not reserved and the sampler warm-up must fit in what the budget left (the warm-up OOM at high
+utilization; _after_kv_shortfall). The constants were read from vLLM's source (the wheels of the
+releases named, from PyPI) and fitted to the ``fit`` rows of
+tests/capacity/data/vllm_startup_logs.csv; the calibration test reports the held-out rows. When
+the release is unknown the plan takes whichever accounting leaves the smaller KV cache: predicting
+less cache than vLLM finds costs some concurrency, predicting more costs an OOM at start-up.
+
+Not modelled (each a known residual, not a fitted term):
+- Model Runner V2's sampler profile up to 0.32 runs only the default pass, and the warm-up with
+  every sampling feature runs after the KV cache (gpu/warmup.py warmup_kernels); both are charged
+  with the one sampler constant, so a warm-up OOM caused by that difference alone is not predicted.
+- The graph estimate's first capture does not shrink with the largest captured batch (only its
+  fused-MoE part does), and V2 measures PIECEWISE graphs instead of extrapolating them: small
+  max_num_seqs and V2 releases are charged somewhat more graph memory than vLLM reserves.
+- Persistent workspaces allocated in the profile run (the MoE workspace, 0.33.0 gpu_worker.py
+  _scoped_allocator_max_split) land in vLLM's "consumed" memory; the model charges them as
+  activation. The sum is what sizes the KV cache; the split between the two is not exact.
+- Speculative decoding (wider uniform decode batches), LoRA, encoder CUDA graphs and
+  cudagraph_mode other than FULL_AND_PIECEWISE are not sized; Mamba/linear-attention state neither.
 """
 
 from __future__ import annotations
@@ -373,8 +391,7 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int, gpu:
     The largest is min(2 x max_num_seqs, 512 (1024 on data-center Blackwell), max_num_batched_tokens);
     the sizes are 1, 2, 4, then steps of 8 below 256 and of 16 from 256, plus max_num_seqs (the widest
     uniform decode batch) and max_num_batched_tokens when they fit. The 0.19 sweep's logs ("(51-1)"
-    graphs at max_num_seqs 1024) and 0.22's ("PIECEWISE=35 (largest=256), FULL=19 (largest=128)")
-    follow the same rule.
+    graphs at max_num_seqs 1024) follow the same rule.
     """
     ceiling = 1024 if gpu is not None and gpu.name in ("B200", "B300") else 512
     largest = min(2 * max_num_seqs, ceiling, max_num_batched_tokens)
@@ -429,6 +446,10 @@ def plan_memory(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: Eng
         return _plan(arch, checkpoint_bytes, gpu, args, acc)
     plans = [_plan(arch, checkpoint_bytes, gpu, args, a) for a in ACCOUNTINGS]
     worst = min(plans, key=lambda p: (p.kv_cache_gib, p.kv_cache_tokens))
+    refused = next((p for p in plans if not p.fits), None)
+    if worst.fits and refused is not None:
+        # Some release would not start (e.g. graphs captured after the KV cache): nor does "unknown".
+        worst = replace(worst, fits=False, reason=refused.reason)
     if args.vllm_version and parse_release(args.vllm_version) is not None:
         note = (f"vLLM release {args.vllm_version} is outside the calibrated releases ({KNOWN_RELEASES}): "
                 f"sized with the {worst.accounting} accounting, the most conservative")
