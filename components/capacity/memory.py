@@ -465,7 +465,7 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     seqs = args.max_num_seqs or hw_seqs
     tokens = args.max_num_batched_tokens or hw_tokens
     utilization = args.gpu_memory_utilization if args.gpu_memory_utilization is not None else acc.default_utilization
-    notes = []
+    notes = _default_notes(args, gpu, acc, seqs, tokens, utilization)
 
     budget = gpu.memory_gib * GIB * utilization
     weights = weights_per_gpu_bytes(arch, checkpoint_bytes, args)
@@ -526,6 +526,22 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
         accounting=acc.releases,
         notes=tuple(notes),
     )
+
+
+def _default_notes(args: EngineArgs, gpu: Gpu, acc: Accounting, seqs: int, tokens: int, utilization: float) -> list[str]:
+    """Where each setting left to vLLM came from, naming the release whose default it is."""
+    known = parse_release(args.vllm_version) is not None
+    notes = []
+    defaulted = [f"{name} {value:,}" for name, value, given in (
+        ("maxNumBatchedTokens", tokens, args.max_num_batched_tokens), ("maxNumSeqs", seqs, args.max_num_seqs)) if given is None]
+    if defaulted:
+        release = f"vLLM {args.vllm_version}" if known else f"vLLM {NEWEST_READ} (the newest release read; none was given)"
+        notes.append(f"{' and '.join(defaulted)}: the OpenAI server's default{'s' if len(defaulted) > 1 else ''} of {release} "
+                     f"for a {gpu.memory_gib:.0f} GiB {gpu.name} (engine/arg_utils.py get_batch_defaults)")
+    if args.gpu_memory_utilization is None:
+        release = f"vLLM {args.vllm_version}" if known else f"the vLLM {acc.releases} accounting"
+        notes.append(f"gpuMemoryUtilization {utilization:g}: the default of {release} (config/cache.py)")
+    return notes
 
 
 def _after_kv_shortfall(arch: Architecture, args: EngineArgs, gpu: Gpu, acc: Accounting, utilization: float,
