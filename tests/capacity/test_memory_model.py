@@ -156,8 +156,11 @@ def test_model_runner_follows_each_release(model, version, runner, reserves):
     r = model_runner(find_model(model).arch, version, RESERVED_GRAPHS)
     assert (r.name, r.reserves_graphs) == (runner, reserves)
     assert r.sampler_warmup_profiled == (version == "0.33.0" or runner == "V1")
-    reserved = plan(model, "H100", max_model_len=4096, vllm_version=version).cuda_graph_gib
-    assert (reserved > 0) == reserves
+    # Charged either way from 0.20 (cuda_graph_bytes: V2's logs in 0.26-0.28 show a KV cache as
+    # small as if it had reserved), with a note where vLLM itself reserves nothing.
+    p = plan(model, "H100", max_model_len=4096, vllm_version=version)
+    assert p.cuda_graph_gib > 0
+    assert any("reserves no CUDA graph memory" in n for n in p.notes) == (not reserves)
 
 
 def test_graphs_captured_after_the_kv_cache_must_fit_in_what_is_left():
