@@ -90,15 +90,13 @@ NON_TORCH_PCIE_TP_GIB = 0.35
 # sweep (fit rows), which all captured 51 PIECEWISE + 51 FULL graphs up to 512 tokens (max_num_seqs
 # 1024; "Estimated FULL CUDA graph memory: 260.00 MiB first-capture + (51-1) x 6.00 MiB per-graph" for
 # Llama-3.1-8B): 0.35 GiB for the first capture, 0.017 GiB per layer for the 100 further graphs, and
-# 0.6 GiB more with many experts (the fused-MoE buffers of the largest captured batch; estimates and
-# pools: Llama-8B 0.84/0.91 GiB, PP2 0.54/0.65, PP4 0.49/0.51, Qwen2.5-72B TP2 1.63/1.61,
+# 0.6 GiB more with 32 or more experts, whatever the graph count (estimates and pools: Llama-8B 0.84/0.91 GiB, PP2 0.54/0.65, PP4 0.49/0.51, Qwen2.5-72B TP2 1.63/1.61,
 # gpt-oss-20b 1.30/1.84). How many graphs a configuration captures follows from max_num_seqs and
 # max_num_batched_tokens (cudagraph_capture_sizes below).
 CUDA_GRAPH_BASE_GIB = 0.35
 CUDA_GRAPH_PER_LAYER_GIB = 0.017
 CUDA_GRAPH_MANY_EXPERTS_GIB = 0.6
 CUDA_GRAPH_FITTED_GRAPHS = 100
-CUDA_GRAPH_FITTED_LARGEST = 512
 # Memory the process holds before vLLM's start-up snapshot (CUDA context; NCCL communicators, which
 # init_device sets up before the snapshot: 0.33.0 gpu_worker.py init_device). The gap of "free/total"
 # in the 0.19 sweep: 0.51 GiB on one H100, 1.53-1.55 GiB per rank with TP 2-4 over NVLink; 0.49 GiB
@@ -415,7 +413,8 @@ def cuda_graph_pool_bytes(arch: Architecture, args: EngineArgs, seqs: int, token
     full = [s for s in sizes if s <= seqs]
     further = (len(sizes) - 1) + max(len(full) - 1, 0)
     layers = math.ceil(arch.num_layers / args.pipeline_parallel_size)
-    many_experts = CUDA_GRAPH_MANY_EXPERTS_GIB * sizes[-1] / CUDA_GRAPH_FITTED_LARGEST if arch.num_experts >= 32 else 0.0
+    # Not scaled with the largest batch: no fit row shows how it scales, and whole is the safe side.
+    many_experts = CUDA_GRAPH_MANY_EXPERTS_GIB if arch.num_experts >= 32 else 0.0
     return (CUDA_GRAPH_BASE_GIB + many_experts + CUDA_GRAPH_PER_LAYER_GIB * layers * further / CUDA_GRAPH_FITTED_GRAPHS) * GIB
 
 
