@@ -48,7 +48,10 @@ def _provider(module: str) -> Callable[[Any], Any]:
         cls = getattr(sys.modules.get(module), "Provider", None)
         if value is None or (cls is not None and isinstance(value, cls)):
             return value
-        raise ValueError(f"must be a {module}.Provider or null, not {type(value).__name__}")
+        kind = type(value)
+        # A provider of another package is named in full: "not Provider" would not say which.
+        named = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise ValueError(f"must be a {module}.Provider or null, not {named}")
 
     return validate
 
