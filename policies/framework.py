@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from policies.kube import evaluation_memo
+
 
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -261,16 +263,17 @@ def evaluate(resources: Sequence[Resource], config: Mapping[str, Mapping] | None
     if errors:
         raise PolicyConfigError(errors)
     violations: list[Violation] = []
-    for policy in policies:
-        level, values = policy_settings(config, policy)
-        if level == "disabled":
-            continue
-        if policy.is_stack_policy:
-            findings = run_stack_policy(policy, resources, values)
-        else:
-            findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
-        violations.extend(Violation(policy.name, policy.catalog, level, _shown(name, 8000), _shown(message, 2000))
-                          for name, message in findings)
+    with evaluation_memo():
+        for policy in policies:
+            level, values = policy_settings(config, policy)
+            if level == "disabled":
+                continue
+            if policy.is_stack_policy:
+                findings = run_stack_policy(policy, resources, values)
+            else:
+                findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
+            violations.extend(Violation(policy.name, policy.catalog, level, _shown(name, 8000), _shown(message, 2000))
+                              for name, message in findings)
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
 
 

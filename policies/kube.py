@@ -10,10 +10,13 @@ where such a name would shadow the standard library.)
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from functools import lru_cache
+from typing import Any, TypeVar
 
 GPU_RESOURCE = "nvidia.com/gpu"
 SHM_PATH = "/dev/shm"
@@ -59,6 +62,12 @@ SCALED_OBJECT_TYPE = "kubernetes:keda.sh/v1alpha1:ScaledObject"
 
 def split_type(type_token: str) -> tuple[str, str]:
     """`kubernetes:<apiVersion>:<kind>` -> (API group, kind); the core group is ""."""
+    # Every policy asks this of every resource, and a run has few distinct type tokens.
+    return _split_type(type_token) if isinstance(type_token, str) else ("", "")
+
+
+@lru_cache(maxsize=1024)
+def _split_type(type_token: str) -> tuple[str, str]:
     parts = type_token.split(":")
     if len(parts) != 3 or parts[0] != "kubernetes":
         return "", ""
@@ -76,7 +85,9 @@ def is_ray(type_token: str) -> bool:
 def get(obj: Any, *path: str | int) -> Any:
     """Follow keys and list indexes from `obj`; None as soon as one step is missing."""
     for step in path:
-        if isinstance(step, int):
+        if type(obj) is dict and type(step) is str:  # the common case, without the ABC check below
+            obj = obj.get(step)
+        elif isinstance(step, int):
             if not isinstance(obj, list) or not -len(obj) <= step < len(obj):
                 return None
             obj = obj[step]
@@ -302,3 +313,32 @@ def requests_gpu(podspec: Mapping) -> bool:
 def fmt_number(value: float) -> str:
     """A number as a message shows it: 600.0 -> "600", 0.9 -> "0.9"."""
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+_T = TypeVar("_T")
+# What one evaluation has already derived from a resource (its vLLM servers, model servers,
+# engine settings): thirty policies read the same few facts of each resource. Keyed by the
+# resource's identity; the resource is kept in the entry, so its id cannot be reused meanwhile.
+_MEMO: ContextVar[dict[tuple[int, str], tuple[Any, Any]] | None] = ContextVar("policies_memo", default=None)
+
+
+@contextlib.contextmanager
+def evaluation_memo() -> Iterator[None]:
+    """Share derived facts between the policies of one evaluation (``policies.framework.evaluate``)."""
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def memoized(resource: Any, key: str, compute: Callable[[Any], _T]) -> _T:
+    """``compute(resource)``, once per resource and ``key`` inside ``evaluation_memo()``; callers only read it."""
+    memo = _MEMO.get()
+    if memo is None:
+        return compute(resource)
+    slot = (id(resource), key)
+    entry = memo.get(slot)
+    if entry is None or entry[0] is not resource:
+        entry = memo[slot] = (resource, compute(resource))
+    return entry[1]

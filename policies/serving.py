@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-import yaml
+from components.loading import Limits, LoadError, load_yaml
 
 from policies.kube import (
     as_dict,
@@ -33,6 +34,7 @@ from policies.kube import (
     get,
     gpu_count,
     is_ray,
+    memoized,
     pod_specs,
     split_type,
 )
@@ -104,6 +106,10 @@ class ModelServer:
 def model_servers(resource: Any) -> list[ModelServer]:
     """Every model-server container of a workload, in document order (a KServe predictor's
     `model` counts, named as KServe names it)."""
+    return list(memoized(resource, "model_servers", _model_servers))
+
+
+def _model_servers(resource: Any) -> list[ModelServer]:
     ray = is_ray(resource.type)
     found = []
     for path, podspec in pod_specs(resource):
@@ -211,14 +217,33 @@ class EngineConfig:
     extra: dict = field(default_factory=dict)
 
 
+# A RayService's serveConfigV2 is YAML inside a string of a manifest someone else wrote: it goes
+# through the same bounded loader as the manifest (aliases charged at their expanded size), with
+# limits of its own, so a string cannot carry what the file's limits refused.
+SERVE_CONFIG = Limits("an embedded serveConfigV2", max_bytes=1 << 20, max_depth=64, max_nodes=200_000, max_documents=1)
+
+
+@lru_cache(maxsize=64)
+def _parse_serve_config(text: str) -> Any:
+    try:
+        return load_yaml(None, SERVE_CONFIG, name="serveConfigV2", text=text)
+    except LoadError:
+        return None
+
+
+def serve_config(resource: Any) -> Any:
+    """A RayService's parsed serveConfigV2 (None when absent or unreadable), parsed once per text.
+
+    Several policies read it; the parse is cached by the text, and callers only read the result.
+    """
+    text = get(resource.props, "spec", "serveConfigV2")
+    return _parse_serve_config(text) if isinstance(text, str) else None
+
+
 def _ray_serve_llm_configs(resource: Any) -> list[tuple[str, dict]]:
     """(label, llm_config) of every Ray Serve LLM model in a RayService's serveConfigV2."""
-    text = get(resource.props, "spec", "serveConfigV2")
-    if not isinstance(text, str):
-        return []
-    try:
-        config = yaml.safe_load(text)
-    except yaml.YAMLError:
+    config = serve_config(resource)
+    if config is None:
         return []
     found = []
     for app in as_list(as_dict(config).get("applications")):
@@ -238,6 +263,10 @@ def _flag_value(value: Any) -> str | None:
 
 def engine_configs(resource: Any) -> list[EngineConfig]:
     """Every vLLM engine of a resource: its vLLM containers, then its Ray Serve LLM models."""
+    return list(memoized(resource, "engine_configs", _engine_configs))
+
+
+def _engine_configs(resource: Any) -> list[EngineConfig]:
     from policies.vllm.capacity import served_model
 
     found = [EngineConfig(label=s.label, args=s.args, model=served_model(s),

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-import yaml
-
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
 from components.errors import ConfigError, Problem
+from stacks import yaml_text
 from stacks.offline import Recorded, Recording, load_stack_file, run_program
 from stacks.report import plan_report
 
@@ -49,16 +48,14 @@ def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in text).strip("-").lower()
 
 
-# libyaml's emitter when PyYAML has it: the same bytes as the pure-Python SafeDumper (a test
-# compares them on every rendered file) at a fifth of the time, the plan's largest cost after the
-# engine. The two fold long scalars differently, so lines are never folded.
-_YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-_NO_FOLDING = 1 << 30
+# libyaml's emitter when PyYAML has it (stacks/yaml_text.py writes PyYAML's bytes faster still).
+_YAML_DUMPER = yaml_text.DUMPER
+_NO_FOLDING = yaml_text.NO_FOLDING
 
 
 def dump_yaml(body: Any) -> str:
     """One YAML document: sorted keys, block style, the same bytes on every machine."""
-    return yaml.dump(body, Dumper=_YAML_DUMPER, sort_keys=True, default_flow_style=False, width=_NO_FOLDING)
+    return yaml_text.dump(body)
 
 
 def render_files(recording: Recording) -> dict[str, str]:

@@ -26,6 +26,7 @@ from policies.kube import (
     as_quantity,
     containers,
     get,
+    memoized,
     metadata_name,
     pod_specs,
     split_type,
@@ -225,9 +226,10 @@ def monitors(resources: Iterable[Resource]) -> list[Resource]:
 
 def monitored_by(workload: Workload, resources: list[Resource]) -> list[Resource]:
     """The PodMonitors selecting the workload's pods, and ServiceMonitors selecting a Service that selects them."""
-    services = [r for r in resources if split_type(r.type) == ("", "Service")]
+    # The same list is asked about every workload: its monitors and Services are listed once.
+    services = memoized(resources, "services", lambda rs: [r for r in rs if split_type(r.type) == ("", "Service")])
     found = []
-    for mon in monitors(resources):
+    for mon in memoized(resources, "monitors", monitors):
         if not _namespace_selected(mon, workload.namespace):
             continue
         selector = get(mon.props, "spec", "selector")

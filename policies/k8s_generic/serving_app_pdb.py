@@ -15,15 +15,18 @@ PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1be
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    pdbs = [r for r in resources if split_type(r.type)[1] == "PodDisruptionBudget"]
+    # PDB selectors by namespace, read once (a fleet has as many PDBs as apps).
+    selectors: dict[str | None, list] = {}
+    for pdb in resources:
+        if split_type(pdb.type)[1] == "PodDisruptionBudget":
+            selectors.setdefault(namespace_of(pdb), []).append(get(pdb.props, "spec", "selector"))
     findings = []
     for app in resources:
         if not is_serving_app(app):
             continue
-        namespace = namespace_of(app)
-        covered = any(namespace_of(pdb) == namespace
-                      and any(selector_matches(get(pdb.props, "spec", "selector"), labels) for labels in pod_labels(app))
-                      for pdb in pdbs)
+        label_sets = pod_labels(app)
+        covered = any(selector_matches(selector, labels)
+                      for selector in selectors.get(namespace_of(app), ()) for labels in label_sets)
         if not covered:
             kind = split_type(app.type)[1]
             findings.append((app.name, f"{kind} {get(app.props, 'metadata', 'name')}: no PodDisruptionBudget selects "

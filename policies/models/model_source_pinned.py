@@ -20,11 +20,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray
-from policies.serving import engine_configs, model_servers
+from policies.serving import engine_configs, model_servers, serve_config
 from policies.vllm.args import expand_env, parse_vllm_args
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -95,11 +94,7 @@ def _sources(resource: Resource) -> list[dict]:
 def _ray_env_sources(resource: Resource) -> list[dict]:
     """Ray Serve applications configured through runtime_env env vars (MODEL_ID, REVISION,
     TRUST_REMOTE_CODE), as the TGI convention names them."""
-    text = get(resource.props, "spec", "serveConfigV2")
-    try:
-        config = yaml.safe_load(text) if isinstance(text, str) else None
-    except yaml.YAMLError:
-        return []
+    config = serve_config(resource)
     found = []
     for app in as_list(as_dict(config).get("applications")):
         env = as_dict(get(app, "runtime_env", "env_vars"))

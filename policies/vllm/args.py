@@ -14,9 +14,10 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from policies.kube import as_int, container_label, containers, get, model_container, pod_specs, is_ray
+from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 # Characters that end a shell command; the vLLM command line stops there.
@@ -63,14 +64,20 @@ def expand_env(tokens: list[str], container: Mapping) -> list[str]:
 
 
 def _split_shell(script: str) -> list[str]:
+    # Several policies read the same container's script: split each text once (a fresh list each time).
+    return list(_split_shell_cached(script))
+
+
+@lru_cache(maxsize=256)
+def _split_shell_cached(script: str) -> tuple[str, ...]:
     # A backslash-newline continues a line; a bare newline ends a command like ";".
     script = script.replace("\\\n", " ").replace("\n", " ; ")
     lexer = shlex.shlex(script, posix=True, punctuation_chars=_SHELL_OPERATORS)
     lexer.whitespace_split = True
     try:
-        return list(lexer)
+        return tuple(lexer)
     except ValueError:  # unbalanced quotes: vLLM would not start either; read nothing
-        return []
+        return ()
 
 
 def _shell_script(argv: list[str]) -> str | None:
@@ -219,6 +226,10 @@ class VllmServer:
 
 def vllm_servers(resource: Any) -> list[VllmServer]:
     """Every container of the resource that starts a vLLM server, in document order."""
+    return list(memoized(resource, "vllm_servers", _vllm_servers))
+
+
+def _vllm_servers(resource: Any) -> list[VllmServer]:
     ray = is_ray(resource.type)
     found = []
     for path, podspec in pod_specs(resource):

@@ -168,3 +168,37 @@ def test_pinned_sdk_is_the_tested_one():
     pin = next(line for line in (ROOT / "requirements.txt").read_text().splitlines() if line.startswith("pulumi>="))
     low = pin.split(">=")[1].split(",")[0]
     assert version("pulumi").startswith(low + "."), f"installed pulumi {version('pulumi')} is outside the pin {pin!r}"
+
+
+def test_struct_reader_gives_what_message_to_dict_gives():
+    """stacks/offline.py reads each RegisterResource's inputs (a protobuf Struct) with its own
+    struct_to_dict instead of json_format.MessageToDict: the values must be the same."""
+    from google.protobuf import json_format, struct_pb2
+
+    struct = struct_pb2.Struct()
+    struct.update({"a": 1, "b": 2.5, "c": True, "d": None, "e": "text", "f": [1, "x", {"g": [None, False]}, []],
+                   "h": {"i": {"j": -3}}, "k": {}, "l": "", "m": 1e300})
+    assert offline.struct_to_dict(struct) == json_format.MessageToDict(struct)
+    assert list(offline.struct_to_dict(struct)) == list(json_format.MessageToDict(struct))
+    nan = struct_pb2.Struct()
+    nan.update({"n": float("nan")})
+    with pytest.raises(ValueError):
+        json_format.MessageToDict(nan)
+    with pytest.raises(ValueError, match="JSON cannot hold"):
+        offline.struct_to_dict(nan)
+
+
+def test_a_run_leaves_the_collector_as_it_found_it(tmp_path):
+    """run_program freezes the objects that existed before it (gc.freeze) and collects once at
+    the end: nothing may stay frozen, and the collector's state is restored."""
+    enabled = gc.isenabled()
+    run_program(empty_stack(tmp_path), lambda: pulumi.export("x", 1))
+    assert gc.get_freeze_count() == 0
+    assert gc.isenabled() == enabled
+    gc.disable()
+    try:
+        run_program(empty_stack(tmp_path), lambda: pulumi.export("x", 1))
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        if enabled:
+            gc.enable()
