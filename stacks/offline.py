@@ -163,6 +163,29 @@ def struct_to_dict(struct: Any) -> dict[str, Any]:
     return {key: _struct_value(value) for key, value in struct.fields.items()}
 
 
+def recorded_inputs(struct: Any) -> dict[str, Any]:
+    """A RegisterResource's inputs as the recording keeps them: ``clean(struct_to_dict(struct))``
+    in one pass (secrets redacted, unknowns marked; tests/plan/test_sdk_hooks.py compares the two)."""
+    return {key: _wire_value(value) for key, value in struct.fields.items()}
+
+
+def _wire_value(value: Any) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        text = value.string_value
+        return UNKNOWN if text == _UNKNOWN_VALUE else text
+    if kind == "struct_value":
+        fields = value.struct_value.fields
+        signature = fields.get(_SIG_KEY)
+        if signature is not None and signature.WhichOneof("kind") == "string_value" and signature.string_value == _SIG_SECRET:
+            secret = fields.get("value")
+            return _redact(_struct_value(secret) if secret is not None else None)
+        return {key: _wire_value(v) for key, v in fields.items()}
+    if kind == "list_value":
+        return [_wire_value(v) for v in value.list_value.values]
+    return _struct_value(value)
+
+
 def _struct_value(value: Any) -> Any:
     kind = value.WhichOneof("kind")
     if kind == "string_value":
@@ -341,7 +364,7 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
                         name=request.name,
                         parent=names.get(request.parent) or None,
                         custom=bool(request.custom),
-                        inputs=clean(struct_to_dict(request.object)),
+                        inputs=recorded_inputs(request.object),
                         dependencies=tuple(sorted(names.get(d, d) for d in request.dependencies)),
                         urn=response.urn,
                         parent_urn=request.parent if names.get(request.parent) else "",

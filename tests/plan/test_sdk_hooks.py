@@ -202,3 +202,16 @@ def test_a_run_leaves_the_collector_as_it_found_it(tmp_path):
     finally:
         if enabled:
             gc.enable()
+
+
+def test_recorded_inputs_are_clean_of_struct_to_dict():
+    """The recorder converts and decodes in one pass: the same as clean(struct_to_dict(...))."""
+    from google.protobuf import struct_pb2
+
+    secret = {offline._SIG_KEY: offline._SIG_SECRET, "value": {"token": "hf_x", "n": [1, 2]}}
+    struct = struct_pb2.Struct()
+    struct.update({"a": offline._UNKNOWN_VALUE, "b": secret, "c": [secret, offline._UNKNOWN_VALUE, {"d": 1.5}],
+                   "e": {offline._SIG_KEY: "not-a-secret-signature", "x": True}, "f": None, "g": {"h": {}}})
+    assert offline.recorded_inputs(struct) == offline.clean(offline.struct_to_dict(struct))
+    assert offline.recorded_inputs(struct)["b"] == {"token": offline.REDACTED, "n": [offline.REDACTED, offline.REDACTED]}
+    assert offline.recorded_inputs(struct)["a"] == offline.UNKNOWN
