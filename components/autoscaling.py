@@ -21,7 +21,7 @@ from .builders import prometheus_adapter as metrics
 from .capacity.plan import ServingPlan
 from .cluster import KubernetesComponent
 from .config import ModelConfig, MonitoringConfig
-from .helm import helm_release
+from .helm import helm_release, releases_of
 from .inputs import InputName, namespaced_manifest
 
 
@@ -31,7 +31,9 @@ class MetricsStackArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     models: tuple[ModelConfig, ...] = Field(description="The models whose metrics the adapter serves (required).")
-    namespace: str = Field(description="Namespace of the models' pods (required): the adapter rules are scoped to it.")
+    namespace: InputName = Field(
+        description="Namespace of the models' pods (required; pulumi.Input[str]): the adapter rules are scoped to it."
+    )
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Default: install kube-prometheus-stack in monitoring.")
 
 
@@ -44,7 +46,8 @@ class MetricsStack(KubernetesComponent):
         super().__init__("llm-serving:autoscaling:MetricsStack", name, None, opts)
         self.releases = {}
         previous: list[pulumi.Resource] = []
-        for rel in metrics.metrics_releases(args.models, args.namespace, args.monitoring):
+        # The namespace may be another stack's Output: the adapter's values are built once it is known.
+        for rel in releases_of(lambda ns: metrics.metrics_releases(args.models, ns, args.monitoring), args.namespace):
             # Each release waits for the one before it: the adapter and KEDA need Prometheus (and its CRDs).
             self.releases[rel["name"]] = helm_release(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=list(previous)))
             previous = [self.releases[rel["name"]]]
@@ -109,7 +112,7 @@ def model_autoscalers(
     name: str,
     models: Sequence[ModelConfig],
     plans: dict[str, ServingPlan],
-    namespace: str,
+    namespace: pulumi.Input[str],
     monitoring: MonitoringConfig,
     opts: pulumi.ResourceOptions,
 ) -> dict[str, ModelAutoscaling]:

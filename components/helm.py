@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
+
+from .inputs import is_plain, resolve, shape_of
+
+# What names a release's resource and its chart: known before any Input resolves.
+_FIXED = ("name", "chart", "version", "repository")
 
 
 def helm_release(resource_name: str, rel: Mapping[str, Any], opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
     """A helm.v3.Release for ``rel`` (name, chart, version, repository, namespace, values).
 
     An OCI chart is passed as ``oci://<registry>/<chart>`` with no repository, as helm takes it.
+    ``namespace`` and ``values`` may be Outputs (:func:`releases_of`); the rest is plain.
     """
     oci = str(rel["repository"]).startswith("oci://")
+    values = rel["values"]
     return k8s.helm.v3.Release(
         resource_name,
         k8s.helm.v3.ReleaseArgs(
@@ -23,7 +30,34 @@ def helm_release(resource_name: str, rel: Mapping[str, Any], opts: pulumi.Resour
             repository_opts=None if oci else k8s.helm.v3.RepositoryOptsArgs(repo=rel["repository"]),
             namespace=rel["namespace"],
             create_namespace=True,
-            values=dict(rel["values"]),
+            values=values if isinstance(values, pulumi.Output) else dict(values),
         ),
         opts=opts,
     )
+
+
+def releases_of(build: Callable[..., Sequence[Mapping[str, Any]]], *inputs: Any) -> list[Mapping[str, Any]]:
+    """The releases ``build(*inputs)`` describes, where the inputs are ``pulumi.Input`` s (a namespace, a cluster name).
+
+    With every input plain this is ``build(*inputs)`` itself. Otherwise the builder runs once they
+    resolve; which releases there are and their names and charts are read from a build with
+    stand-in strings (Pulumi needs the resource names now), and each release's namespace and
+    values are Outputs of the real build. A builder whose name or chart would depend on an input
+    fails loudly when it resolves instead of installing something else.
+    """
+    if all(is_plain(i) for i in inputs):
+        return list(build(*inputs))
+    shapes = list(shape_of(build, *inputs))
+    built = resolve(lambda *values: _same_releases(shapes, list(build(*values))), *inputs)
+
+    def field(i: int, key: str) -> pulumi.Output[Any]:
+        return built.apply(lambda rels: rels[i][key])
+
+    return [{**shape, "namespace": field(i, "namespace"), "values": field(i, "values")} for i, shape in enumerate(shapes)]
+
+
+def _same_releases(shapes: list[Mapping[str, Any]], rels: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    fixed = [[r.get(k) for k in _FIXED] for r in rels]
+    if fixed != [[s.get(k) for k in _FIXED] for s in shapes]:
+        raise ValueError(f"the releases' names or charts depend on an Input: {fixed}")
+    return rels

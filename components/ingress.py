@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -23,7 +23,8 @@ from .builders import ingress as build
 from .capacity.plan import ServingPlan
 from .cluster import KubernetesComponent
 from .config import IngressConfig, ModelConfig
-from .helm import helm_release
+from .helm import helm_release, releases_of
+from .inputs import AwsProvider, InputName, InputStr, manifest_parts, part, resolve
 
 
 def _helm(name: str, rel: dict, opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
@@ -38,6 +39,12 @@ def _custom(name: str, obj: dict, opts: pulumi.ResourceOptions) -> k8s.apiextens
     )
 
 
+def _namespaced(name: str, build: Callable[[str], dict], namespace: Any, opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:
+    """A custom resource ``build(namespace)`` where ``namespace`` is an Input (inputs.manifest_parts)."""
+    api_version, kind, metadata, spec = manifest_parts(build, namespace)
+    return k8s.apiextensions.CustomResource(name, api_version=api_version, kind=kind, metadata=metadata, spec=spec, opts=opts)
+
+
 def _vpc_id(vpc_config: Any) -> Any:
     # A typed GetClusterVpcConfigResult from the engine; a plain mapping when mocked.
     if isinstance(vpc_config, Mapping):
@@ -50,12 +57,12 @@ class AwsLoadBalancerControllerArgs(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    cluster_name: Any = Field(description="EKS cluster name (required; a str or pulumi.Input[str]).")
-    region: str = Field(description="AWS region of the cluster (required).")
-    vpc_id: Optional[Any] = Field(
+    cluster_name: InputStr = Field(description="EKS cluster name (required; pulumi.Input[str]).")
+    region: InputStr = Field(description="AWS region of the cluster (required; pulumi.Input[str]): a value of the controller's chart.")
+    vpc_id: Optional[InputStr] = Field(
         None, description="VPC of the cluster (pulumi.Input[str]). Default null: looked up from the cluster (aws.eks.get_cluster)."
     )
-    aws_provider: Optional[Any] = Field(None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's).")
+    aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's).")
 
 
 class AwsLoadBalancerController(KubernetesComponent):
@@ -82,7 +89,8 @@ class AwsLoadBalancerController(KubernetesComponent):
         if vpc_id is None:
             cluster = aws.eks.get_cluster_output(name=args.cluster_name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
             vpc_id = cluster.vpc_config.apply(_vpc_id)
-        rel = build.lb_controller_release(args.cluster_name, args.region, vpc_id)
+        # The cluster, region and VPC may be Outputs (another stack's, or the lookup above): values built once known.
+        (rel,) = releases_of(lambda c, r, v: [build.lb_controller_release(c, r, v)], args.cluster_name, args.region, vpc_id)
         self.release = _helm(f"{name}-release", rel, self.child_opts(depends_on=[association]))
         self.role_arn = role.arn
         self.register_outputs({"roleArn": role.arn, "release": rel["name"]})
@@ -121,11 +129,11 @@ class LlmIngressArgs(BaseModel):
     ingress: IngressConfig = Field(description="The ingress config (required).")
     models: tuple[ModelConfig, ...] = Field(description="The served models, long-context siblings included (required).")
     plans: dict[str, ServingPlan] = Field(description="Their capacity plans (required): every timeout comes from their chains.")
-    namespace: str = Field(description="Namespace of the models' InferenceServices (required).")
+    namespace: InputName = Field(description="Namespace of the models' InferenceServices (required; pulumi.Input[str]).")
     siblings: dict[str, str] = Field(default_factory=dict, description="Long-context sibling name -> its model's name. Default {}.")
-    cluster_name: Any = Field(description="EKS cluster name for the controller (required; str or pulumi.Input[str]).")
-    region: str = Field(description="AWS region (required).")
-    aws_provider: Optional[Any] = Field(None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's).")
+    cluster_name: InputStr = Field(description="EKS cluster name for the controller (required; pulumi.Input[str]).")
+    region: InputStr = Field(description="AWS region (required; pulumi.Input[str]).")
+    aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's).")
 
 
 class LlmIngress(KubernetesComponent):
@@ -133,7 +141,7 @@ class LlmIngress(KubernetesComponent):
 
     def __init__(self, name: str, args: LlmIngressArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:ingress:LlmIngress", name, None, opts)
-        cfg = args.ingress
+        cfg, ns = args.ingress, args.namespace
         before: list[pulumi.Resource] = []
         if cfg.install_controller:
             self.controller = AwsLoadBalancerController(
@@ -150,17 +158,18 @@ class LlmIngress(KubernetesComponent):
                 _custom(f"{name}-gateway", build.istio_gateway(cfg), self.child_opts())
             by_name = {m.name: m for m in args.models}
             long_of = {parent: by_name[sibling] for sibling, parent in args.siblings.items()}
+            # The namespace may be another stack's Output: each object is built once it is known (inputs.py).
             for m in args.models:
                 if m.name in args.siblings:
                     continue
-                _custom(f"{name}-{m.name}-vs", build.virtual_service(m, args.plans, cfg, args.namespace, long_of.get(m.name)),
-                        self.child_opts(depends_on=list(before)))
+                _namespaced(f"{name}-{m.name}-vs", lambda n, m=m: build.virtual_service(m, args.plans, cfg, n, long_of.get(m.name)), ns,
+                            self.child_opts(depends_on=list(before)))
             for m in args.models:
-                _custom(f"{name}-{m.name}-dr", build.destination_rule(m, args.plans[m.name], args.namespace),
-                        self.child_opts(depends_on=list(before)))
-        ing = build.alb_ingress(cfg, args.models, args.plans, args.namespace, args.siblings)
+                _namespaced(f"{name}-{m.name}-dr", lambda n, m=m: build.destination_rule(m, args.plans[m.name], n), ns,
+                            self.child_opts(depends_on=list(before)))
+        ing = resolve(lambda n: build.alb_ingress(cfg, args.models, args.plans, n, args.siblings), ns)
         self.ingress = k8s.networking.v1.Ingress(
-            f"{name}-alb", metadata=ing["metadata"], spec=ing["spec"], opts=self.child_opts(depends_on=list(before))
+            f"{name}-alb", metadata=part(ing, "metadata"), spec=part(ing, "spec"), opts=self.child_opts(depends_on=list(before))
         )
         idle, deregistration = build.front_numbers(args.plans)
         self.register_outputs({

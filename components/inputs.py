@@ -7,11 +7,16 @@ at run time pydantic accepts an Output (or awaitable) as is and checks a plain s
 field's own rule. Builders stay pure: :func:`resolve` calls them with plain values, directly when
 every input is already plain (no Output machinery on the common path) or inside
 ``Output.all(...).apply`` when one is not.
+
+Providers are not Inputs (Pulumi's ``provider=`` option takes a provider object), but they come
+from another stack or program just the same: :data:`AwsProvider` and :data:`K8sProvider` accept a
+``pulumi_aws.Provider`` / ``pulumi_kubernetes.Provider`` (or None) and refuse anything else.
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional, TypeVar, Union
 
 import pulumi
@@ -36,11 +41,32 @@ def _string_input(check: Optional[Callable[[str], str]]) -> Callable[[Any], Any]
     return validate
 
 
+def _provider(module: str) -> Callable[[Any], Any]:
+    def validate(value: Any) -> Any:
+        # The SDK is looked up, not imported: pulumi-aws is slow to import (components/cluster.py),
+        # and a value cannot be an instance of a Provider class whose module was never imported.
+        cls = getattr(sys.modules.get(module), "Provider", None)
+        if value is None or (cls is not None and isinstance(value, cls)):
+            return value
+        kind = type(value)
+        # A provider of another package is named in full: "not Provider" would not say which.
+        named = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise ValueError(f"must be a {module}.Provider or null, not {named}")
+
+    return validate
+
+
 if TYPE_CHECKING:
+    import pulumi_aws
+    import pulumi_kubernetes
+
     InputStr = pulumi.Input[str]
     InputName = pulumi.Input[str]
+    AwsProvider = pulumi_aws.Provider
+    K8sProvider = pulumi_kubernetes.Provider
 else:
-    _SCHEMA = {"type": "string", "description": "a string or a pulumi Output of one (another stack's output)"}
+    # "title" is the type's name in the README's generated reference (stacks/reference.py).
+    _SCHEMA = {"type": "string", "title": "Input[str]", "description": "a string or a pulumi Output of one (another stack's output)"}
     # Any Input of a string: not checked further when plain.
     InputStr = Annotated[Any, AfterValidator(_string_input(None)), WithJsonSchema(_SCHEMA)]
 
@@ -52,12 +78,29 @@ else:
     # A Kubernetes object name (DNS-1035 label) when plain; an Output is checked by the API server.
     InputName = Annotated[Any, AfterValidator(_string_input(_dns_label)), WithJsonSchema(_SCHEMA)]
 
+    def _provider_type(module: str) -> Any:
+        schema = {"type": "object", "title": f"{module}.Provider", "description": f"a {module}.Provider resource"}
+        return Annotated[Any, AfterValidator(_provider(module)), WithJsonSchema(schema)]
+
+    # A provider object, not an Input: ResourceOptions(provider=...) needs the resource itself.
+    AwsProvider = _provider_type("pulumi_aws")
+    K8sProvider = _provider_type("pulumi_kubernetes")
+
 
 def resolve(build: Callable[..., T], *inputs: Any) -> Union[T, "pulumi.Output[T]"]:
     """``build(*inputs)`` with every input plain: at once when they are, else once they resolve."""
     if all(is_plain(i) for i in inputs):
         return build(*inputs)
     return pulumi.Output.all(*inputs).apply(lambda values: build(*values))
+
+
+STAND_IN = "input-not-yet-known"
+
+
+def shape_of(build: Callable[..., T], *inputs: Any) -> T:
+    """``build`` called with a stand-in string for every input not known yet: for the parts of
+    its result that do not depend on those inputs (a manifest's kind, a Helm release's chart)."""
+    return build(*(i if is_plain(i) else STAND_IN for i in inputs))
 
 
 def part(manifest: Any, key: str) -> Any:
@@ -76,7 +119,7 @@ def manifest_parts(build: Callable[..., dict], *inputs: Any) -> tuple[str, str, 
     the real values.
     """
     manifest = resolve(build, *inputs)
-    shape = manifest if isinstance(manifest, dict) else build(*(i if is_plain(i) else "input-not-yet-known" for i in inputs))
+    shape = manifest if isinstance(manifest, dict) else shape_of(build, *inputs)
     return shape["apiVersion"], shape["kind"], part(manifest, "metadata"), part(manifest, "spec")
 
 
@@ -85,4 +128,4 @@ def namespaced_manifest(build: Callable[[str], dict], namespace: Any) -> tuple[s
     return manifest_parts(build, namespace)
 
 
-__all__ = ["InputName", "InputStr", "is_plain", "manifest_parts", "namespaced_manifest", "part", "resolve"]
+__all__ = ["AwsProvider", "InputName", "InputStr", "K8sProvider", "is_plain", "manifest_parts", "namespaced_manifest", "part", "resolve", "shape_of"]

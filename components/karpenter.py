@@ -15,7 +15,7 @@ Created unless ``karpenter.install`` is false (a cluster where Karpenter already
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Optional
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from .builders import karpenter_aws as build
 from .builders.karpenter import node_role_name
 from .cluster import KubernetesComponent
-from .helm import helm_release
+from .helm import helm_release, releases_of
+from .inputs import AwsProvider, InputStr, resolve
 
 
 class KarpenterArgs(BaseModel):
@@ -31,11 +32,13 @@ class KarpenterArgs(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    cluster_name: str = Field(description="EKS cluster name (required).")
-    region: str = Field(description="AWS region of the cluster (required).")
+    cluster_name: InputStr = Field(description="EKS cluster name (required; pulumi.Input[str], e.g. the cluster stack's output).")
+    region: InputStr = Field(
+        description="AWS region of the cluster (required; pulumi.Input[str]): it only goes into the controller's IAM policy ARNs."
+    )
     namespace: str = Field("kube-system", description="Namespace of the controller. Default kube-system.")
     capacity_buffer: bool = Field(False, description="Turn on the CapacityBuffer feature gate. Default false.")
-    aws_provider: Optional[Any] = Field(None, description="pulumi_aws.Provider for the AWS resources. Default null (the stack's).")
+    aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the AWS resources. Default null (the stack's).")
 
 
 class Karpenter(KubernetesComponent):
@@ -49,6 +52,7 @@ class Karpenter(KubernetesComponent):
         # pulumi-aws is imported only where AWS resources are made (its import is slow; see components/cluster.py).
         import pulumi_aws as aws
 
+        # The cluster name (and region) may be another stack's Outputs: names and policies are built once known.
         cluster = args.cluster_name
         aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
         invoke = pulumi.InvokeOptions(parent=self, provider=args.aws_provider)
@@ -58,7 +62,7 @@ class Karpenter(KubernetesComponent):
 
         self.node_role = aws.iam.Role(
             f"{name}-node-role",
-            name=node_role_name(cluster),
+            name=resolve(node_role_name, cluster),
             assume_role_policy=json.dumps(build.node_role_trust(), sort_keys=True),
             tags=tags,
             opts=aws_opts,
@@ -92,7 +96,7 @@ class Karpenter(KubernetesComponent):
         for rule_name in build.INTERRUPTION_RULES:
             rule = aws.cloudwatch.EventRule(
                 f"{name}-{rule_name}",
-                name=f"karpenter-{cluster}-{rule_name}"[:64],
+                name=resolve(lambda c, rule_name=rule_name: f"karpenter-{c}-{rule_name}"[:64], cluster),
                 event_pattern=json.dumps(build.event_pattern(rule_name), sort_keys=True),
                 tags=tags,
                 opts=aws_opts,
@@ -103,7 +107,7 @@ class Karpenter(KubernetesComponent):
 
         self.controller_role = aws.iam.Role(
             f"{name}-controller-role",
-            name=f"KarpenterControllerRole-{cluster}"[:64],
+            name=resolve(lambda c: f"KarpenterControllerRole-{c}"[:64], cluster),
             assume_role_policy=json.dumps(build.controller_role_trust(), sort_keys=True),
             tags=tags,
             opts=aws_opts,
@@ -111,8 +115,8 @@ class Karpenter(KubernetesComponent):
         aws.iam.RolePolicy(
             f"{name}-controller-policy",
             role=self.controller_role.name,
-            policy=pulumi.Output.all(account, partition, self.queue.arn, self.node_role.arn).apply(
-                lambda a: json.dumps(build.controller_policy(cluster, args.region, a[0], a[1], a[2], a[3]), sort_keys=True)
+            policy=pulumi.Output.all(cluster, args.region, account, partition, self.queue.arn, self.node_role.arn).apply(
+                lambda a: json.dumps(build.controller_policy(*a), sort_keys=True)
             ),
             opts=aws_opts,
         )
@@ -125,7 +129,7 @@ class Karpenter(KubernetesComponent):
             tags=tags,
             opts=aws_opts,
         )
-        rel = build.karpenter_release(args.namespace, cluster, cluster, args.capacity_buffer)
+        (rel,) = releases_of(lambda c: [build.karpenter_release(args.namespace, c, c, args.capacity_buffer)], cluster)
         self.release = helm_release(f"{name}-release", rel, self.child_opts(depends_on=[pod_identity, self.node_access]))
         self.node_role_name = self.node_role.name
         self.register_outputs(

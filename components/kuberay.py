@@ -19,7 +19,7 @@ from .capacity.plan import ServingPlan
 from .cluster import KubernetesComponent
 from .config import KubeRayConfig, ModelConfig
 from .helm import helm_release
-from .inputs import InputName, InputStr, part, resolve
+from .inputs import AwsProvider, InputName, InputStr, part, resolve
 
 
 class KubeRayArgs(BaseModel):
@@ -29,12 +29,12 @@ class KubeRayArgs(BaseModel):
 
     config: KubeRayConfig = Field(default_factory=KubeRayConfig, description="Operator settings. Default: install in kuberay-system.")
     efa: bool = Field(False, description="Add the EFA security-group rules (some multi-node model uses EFA). Default false.")
-    node_security_group_id: Optional[Any] = Field(
+    node_security_group_id: Optional[InputStr] = Field(
         None,
         description="pulumi.Input[str]: the security group of the GPU nodes, which EFA traffic must be allowed "
         "within. Required when efa is true. Default null.",
     )
-    aws_provider: Optional[Any] = Field(None, description="A pulumi_aws.Provider for the security-group rules. Default null (the stack's).")
+    aws_provider: Optional[AwsProvider] = Field(None, description="A pulumi_aws.Provider for the security-group rules. Default null (the stack's).")
 
     @model_validator(mode="after")
     def _group_for_efa(self) -> "KubeRayArgs":

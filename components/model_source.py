@@ -7,7 +7,7 @@ access to the mirror's prefix only, and the Pod Identity association binding the
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -17,6 +17,7 @@ from .builders import model_source as build
 from .builders.karpenter_aws import controller_role_trust
 from .cluster import KubernetesComponent
 from .config import ModelConfig
+from .inputs import AwsProvider, InputName, InputStr, part, resolve
 
 
 class S3ModelReaderArgs(BaseModel):
@@ -25,9 +26,9 @@ class S3ModelReaderArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     model: ModelConfig = Field(description="A model with source type s3 (required).")
-    namespace: str = Field(description="Namespace of the model's pods (required).")
-    cluster_name: str = Field(description="EKS cluster name (required, for the Pod Identity association).")
-    aws_provider: Optional[Any] = Field(None, description="pulumi_aws.Provider. Default null (the stack's).")
+    namespace: InputName = Field(description="Namespace of the model's pods (required; pulumi.Input[str]).")
+    cluster_name: InputStr = Field(description="EKS cluster name (required, for the Pod Identity association; pulumi.Input[str]).")
+    aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider. Default null (the stack's).")
 
 
 class S3ModelReader(KubernetesComponent):
@@ -38,12 +39,13 @@ class S3ModelReader(KubernetesComponent):
         import pulumi_aws as aws  # only where AWS resources are made (slow import)
 
         m = args.model
-        sa = build.reader_service_account(m, args.namespace)
-        self.service_account = k8s.core.v1.ServiceAccount(f"{name}-sa", metadata=sa["metadata"], opts=self.child_opts())
+        # The namespace and cluster may be another stack's Outputs: built once known (inputs.py).
+        sa = resolve(lambda ns: build.reader_service_account(m, ns), args.namespace)
+        self.service_account = k8s.core.v1.ServiceAccount(f"{name}-sa", metadata=part(sa, "metadata"), opts=self.child_opts())
         aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
         role = aws.iam.Role(
             f"{name}-role",
-            name=f"llm-serving-{args.cluster_name}-{m.name}-s3"[:64],
+            name=resolve(lambda cluster: f"llm-serving-{cluster}-{m.name}-s3"[:64], args.cluster_name),
             assume_role_policy=json.dumps(controller_role_trust(), sort_keys=True),
             opts=aws_opts,
         )

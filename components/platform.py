@@ -19,6 +19,7 @@ from .cluster import k8s_child_opts, kubernetes_provider
 from .config import StackConfig
 from .gpu_pool import GpuPool, GpuPoolArgs
 from .ingress import LlmIngress, LlmIngressArgs
+from .inputs import AwsProvider, InputStr, K8sProvider
 from .model_source import S3ModelReader, S3ModelReaderArgs
 from .karpenter import Karpenter, KarpenterArgs
 from .builders import ray_cluster as ray
@@ -34,20 +35,20 @@ class LlmPlatformArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     config: StackConfig = Field(description="The validated stack configuration (required).")
-    hf_token: Optional[Any] = Field(
+    hf_token: Optional[InputStr] = Field(
         None, description="Hugging Face token (pulumi.Input[str], kept secret). Default null (public models only)."
     )
     base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default: cwd.")
     plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default: computed here.")
-    k8s_provider: Optional[Any] = Field(
+    k8s_provider: Optional[K8sProvider] = Field(
         None,
         description="A pulumi_kubernetes.Provider for the cluster, e.g. from the stack that owns the cluster. Default null: "
         "the platform creates one from config.cluster (see components/cluster.py).",
     )
-    aws_provider: Optional[Any] = Field(
+    aws_provider: Optional[AwsProvider] = Field(
         None, description="A pulumi_aws.Provider for the EKS lookup and the AWS resources. Default null (the stack's aws:region)."
     )
-    node_security_group_id: Optional[Any] = Field(
+    node_security_group_id: Optional[InputStr] = Field(
         None,
         description="pulumi.Input[str]: security group of the GPU nodes, opened to itself for EFA when a multi-node "
         "model uses EFA. Default: the EKS cluster security group of cluster.name (looked up).",

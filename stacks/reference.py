@@ -29,11 +29,7 @@ def type_name(annotation: Any) -> str:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
-        # pydantic Inputs (components/inputs.py) carry a JSON schema saying so.
-        extras = [a for a in args[1:] if type(a).__name__ == "WithJsonSchema"]
-        if extras and "pulumi Output" in str(getattr(extras[0], "json_schema", "")):
-            return "Input[str]"
-        return type_name(args[0])
+        return schema_title(args[1:]) or type_name(args[0])
     if origin is typing.Literal:
         return " \\| ".join(f'"{a}"' if isinstance(a, str) else str(a) for a in args)
     if origin in (typing.Union, types.UnionType):
@@ -47,6 +43,15 @@ def type_name(annotation: Any) -> str:
     if annotation is Any:
         return "any"
     return getattr(annotation, "__name__", str(annotation))
+
+
+def schema_title(metadata: Sequence[Any]) -> Optional[str]:
+    """The type name an annotated type's JSON schema carries: ``Input[str]``, ``pulumi_aws.Provider`` (components/inputs.py)."""
+    for item in metadata:
+        schema = getattr(item, "json_schema", None)
+        if type(item).__name__ == "WithJsonSchema" and isinstance(schema, dict) and schema.get("title"):
+            return str(schema["title"])
+    return None
 
 
 def _nested(annotation: Any) -> list[type[BaseModel]]:
@@ -65,7 +70,9 @@ def model_table(model: type[BaseModel], keys: str) -> list[str]:
     for name, field in model.model_fields.items():
         key = field.alias if keys == "alias" and field.alias else name
         text = " ".join((field.description or "").split()).replace("|", "\\|")
-        rows.append(f"| `{key}` | {type_name(field.annotation)} | {text} |")
+        # pydantic keeps a top-level Annotated type's metadata apart from the annotation.
+        kind = schema_title(field.metadata) or type_name(field.annotation)
+        rows.append(f"| `{key}` | {kind} | {text} |")
     return rows
 
 

@@ -288,10 +288,10 @@ def destination_rule(m: ModelConfig, plan: ServingPlan, namespace: str) -> dict[
     }
 
 
-def lb_controller_release(cluster_name: Any, region: str, vpc_id: Any = None) -> dict[str, Any]:
+def lb_controller_release(cluster_name: str, region: str, vpc_id: Optional[str] = None) -> dict[str, Any]:
     """The AWS Load Balancer Controller's Helm release (its IAM role is bound through EKS Pod Identity).
 
-    ``cluster_name`` and ``vpc_id`` may be pulumi Inputs (the Helm release resolves them).
+    Plain values: the component resolves Inputs first (components/helm.py ``releases_of``).
     """
     values: dict[str, Any] = {
         "clusterName": cluster_name,

@@ -221,7 +221,8 @@ def stage_figures(model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: Memor
     for index, layers in enumerate(partition):
         held = embed * ((index == 0) + (index == pp - 1))
         weights = (linear * layers / arch.num_layers + held) / tp + rotary
-        graphs = cuda_graph_bytes(replace(arch, num_layers=layers), replace(args, pipeline_parallel_size=1), acc)
+        graphs = cuda_graph_bytes(replace(arch, num_layers=layers), replace(args, pipeline_parallel_size=1), acc, gpu,
+                                  memory.max_num_seqs, memory.max_num_batched_tokens)
         kv = budget - weights - activation - non_torch - graphs
         tokens = None
         if not arch.is_hybrid:

@@ -7,7 +7,8 @@ Per GPU (every TP/PP rank profiles its own device), vLLM sizes the KV cache as
          - peak activation    (profile run: a forward pass of max_num_batched_tokens tokens, then
                                the sampler warm-up over min(max_num_seqs, tokens) rows x vocab)
          - non-torch memory   (CUDA context growth, cuBLAS/NCCL/all-reduce buffers; grows with TP)
-         - CUDA graph memory  (estimated and reserved before the KV cache from vLLM 0.20 on)
+         - CUDA graph memory  (estimated and reserved before the KV cache from vLLM 0.20 on, where
+                               the release's model runner makes an estimate: model_runner())
 
 (shared/reference/vllm_memory_model.md sections 1-2 and 8; vllm/v1/worker/gpu_worker.py
 determine_available_memory, gpu_model_runner.py profile_run / _dummy_sampler_run). The KV cache
@@ -19,11 +20,28 @@ What the profile run costs changed between releases, so the non-KV terms come fr
 :class:`Accounting` per release range. The sampler warm-up dominates the activation peak: its
 bytes per (row x vocab) logit were 38.3 on the PyTorch sort path (default of 0.12-0.16, and of
 0.10-0.11 wheels without FlashInfer) and 14-15 on the FlashInfer/Triton path (0.17 on); CUDA graph
-memory is reserved up front from 0.20. The constants were read from vLLM's source and fitted to
-the real startup logs in tests/capacity/data/vllm_startup_logs.csv (the calibration test shows
-the residuals). When the release is unknown the plan takes whichever accounting leaves the smaller
-KV cache: predicting less cache than vLLM finds costs some concurrency, predicting more costs an
-OOM at start-up.
+memory is reserved up front from 0.20 by the V1 runner, and by Model Runner V2 from 0.29 (V2, the
+default for more and more models from 0.22, estimated 0 before). Which graphs are captured follows
+from max_num_seqs and max_num_batched_tokens. After the KV cache is allocated, the graphs that were
+not reserved and the sampler warm-up must fit in what the budget left (the warm-up OOM at high
+utilization; _after_kv_shortfall). The constants were read from vLLM's source (the wheels of the
+releases named, from PyPI) and fitted to the ``fit`` rows of
+tests/capacity/data/vllm_startup_logs.csv; the calibration test reports the held-out rows. When
+the release is unknown the plan takes whichever accounting leaves the smaller KV cache: predicting
+less cache than vLLM finds costs some concurrency, predicting more costs an OOM at start-up.
+
+Not modelled (each a known residual, not a fitted term):
+- Model Runner V2's sampler profile up to 0.32 runs only the default pass, and the warm-up with
+  every sampling feature runs after the KV cache (gpu/warmup.py warmup_kernels); both are charged
+  with the one sampler constant, so a warm-up OOM caused by that difference alone is not predicted.
+- The graph estimate's first capture does not shrink with the largest captured batch (only its
+  fused-MoE part does), and V2 measures PIECEWISE graphs instead of extrapolating them: small
+  max_num_seqs and V2 releases are charged somewhat more graph memory than vLLM reserves.
+- Persistent workspaces allocated in the profile run (the MoE workspace, 0.33.0 gpu_worker.py
+  _scoped_allocator_max_split) land in vLLM's "consumed" memory; the model charges them as
+  activation. The sum is what sizes the KV cache; the split between the two is not exact.
+- Speculative decoding (wider uniform decode batches), LoRA, encoder CUDA graphs and
+  cudagraph_mode other than FULL_AND_PIECEWISE are not sized; Mamba/linear-attention state neither.
 """
 
 from __future__ import annotations
@@ -56,17 +74,36 @@ SORT_SAMPLER = Accounting("0.8-0.16", 38.3, False, 0.15, 0.60, 0.90)
 # 0.17-0.19: FlashInfer/Triton sampler; graphs still not reserved (0.19 H100 sweep: TP1 rows
 # within 0.1 GiB; TP > 1 adds about 2 GiB of non-torch memory per rank).
 FAST_SAMPLER = Accounting("0.17-0.19", 14.9, False, 0.25, 2.0, 0.90)
-# 0.20-0.33: CUDA graph memory estimated and subtracted (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS
-# defaults to 1), gpu_memory_utilization default 0.92 (config/cache.py).
+# 0.20-0.33: the CUDA graph pool is estimated before the KV cache is sized and subtracted from it
+# (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1: envs.py of 0.20.0 and 0.33.0) wherever the
+# release's model runner makes an estimate (model_runner() below); gpu_memory_utilization defaults to
+# 0.92 (config/cache.py).
 RESERVED_GRAPHS = replace(FAST_SAMPLER, releases="0.20-0.33", reserves_cuda_graphs=True, default_utilization=0.92)
 ACCOUNTINGS = (SORT_SAMPLER, FAST_SAMPLER, RESERVED_GRAPHS)
 
-# CUDA graph pool per rank: a fixed part plus a part per layer on the rank (0.19 sweep: Llama-8B
-# 0.91 GiB, PP2 0.65, PP4 0.51, Qwen2.5-72B TP2 1.61); MoE kernels with many experts add more.
 NON_TORCH_PCIE_TP_GIB = 0.35
+# The CUDA graph pool of one rank. vLLM's estimate (V1 runner: gpu_model_runner.py
+# profile_cudagraph_memory, 0.33.0 line 6268; V2 runner: gpu/cudagraph_utils.py
+# profile_cudagraph_memory, 0.33.0 line 922) captures the largest graphs of a mode and charges every
+# further graph what the second one cost: first capture + (graphs - 1) x per graph, for PIECEWISE and
+# FULL alike. A graph costs in proportion to the layers it records. The constants come from the 0.19
+# sweep (fit rows), which all captured 51 PIECEWISE + 51 FULL graphs up to 512 tokens (max_num_seqs
+# 1024; "Estimated FULL CUDA graph memory: 260.00 MiB first-capture + (51-1) x 6.00 MiB per-graph" for
+# Llama-3.1-8B): 0.35 GiB for the first capture, 0.017 GiB per layer for the 100 further graphs, and
+# 0.6 GiB more with 32 or more experts, whatever the graph count (estimates and pools: Llama-8B 0.84/0.91 GiB, PP2 0.54/0.65, PP4 0.49/0.51, Qwen2.5-72B TP2 1.63/1.61,
+# gpt-oss-20b 1.30/1.84). How many graphs a configuration captures follows from max_num_seqs and
+# max_num_batched_tokens (cudagraph_capture_sizes below).
 CUDA_GRAPH_BASE_GIB = 0.35
 CUDA_GRAPH_PER_LAYER_GIB = 0.017
 CUDA_GRAPH_MANY_EXPERTS_GIB = 0.6
+CUDA_GRAPH_FITTED_GRAPHS = 100
+# Memory the process holds before vLLM's start-up snapshot (CUDA context; NCCL communicators, which
+# init_device sets up before the snapshot: 0.33.0 gpu_worker.py init_device). The gap of "free/total"
+# in the 0.19 sweep: 0.51 GiB on one H100, 1.53-1.55 GiB per rank with TP 2-4 over NVLink; 0.49 GiB
+# per rank on an L40S TP4 (0.10.2). It is not in the budget, so it comes out of the (1 - utilization)
+# share in which CUDA graphs are captured after the KV cache is allocated.
+STARTUP_CONTEXT_GIB = 0.5
+STARTUP_CONTEXT_NVLINK_TP_GIB = 1.5
 
 # MXFP4 experts are re-laid for the MoE kernel at load. With the Triton kernels (vLLM 0.12 on, Hopper:
 # "Using Triton backend") gpt-oss-20b loads 13.47 GiB of a 12.8 GiB checkpoint and gpt-oss-120b
@@ -124,6 +161,7 @@ class EngineArgs:
 # The releases the accountings were read from and calibrated on: V1 (the default engine from 0.8)
 # up to the newest release the stacks deploy. Outside them the plan does not guess an accounting.
 OLDEST_RELEASE, NEWEST_RELEASE = (0, 8), (0, 33)
+NEWEST_READ = f"{NEWEST_RELEASE[0]}.{NEWEST_RELEASE[1]}.0"
 KNOWN_RELEASES = f"{OLDEST_RELEASE[0]}.{OLDEST_RELEASE[1]} to {NEWEST_RELEASE[0]}.{NEWEST_RELEASE[1]}.x"
 
 
@@ -189,11 +227,21 @@ def hardware_batch_defaults(gpu: Gpu) -> tuple[int, int]:
     engine/arg_utils.py get_batch_defaults (shared/reference/vllm.md section 2): >= 160 GiB
     16384/1024; >= 70 GiB and not A100 8192/1024; otherwise 2048/256.
     """
-    if gpu.memory_gib >= 160:
-        return 16384, 1024
-    if gpu.memory_gib >= 70 and "A100" not in gpu.name.upper():
-        return 8192, 1024
-    return 2048, 256
+    return batch_defaults_for(gpu, NEWEST_READ)
+
+
+def batch_defaults_for(gpu: Gpu, version: Optional[str]) -> tuple[int, int]:
+    """The OpenAI-server defaults (max_num_batched_tokens, max_num_seqs) of ``version`` on ``gpu``.
+
+    Release by release as components/vllm_flags.batch_defaults read them; an unknown or unreadable
+    release takes the newest release read's (0.33's).
+    """
+    from ..vllm_flags import batch_defaults
+
+    release = parse_release(version)
+    text = f"{release[0]}.{release[1]}.0" if release is not None else NEWEST_READ
+    tokens, seqs, _tier = batch_defaults(gpu.memory_gib, gpu.name, text)
+    return tokens, seqs
 
 
 def weights_per_gpu_bytes(arch: Architecture, checkpoint_bytes: float, args: EngineArgs) -> float:
@@ -276,13 +324,123 @@ def non_torch_bytes(tp: int, gpu: Gpu, acc: Accounting) -> float:
     return NON_TORCH_PCIE_TP_GIB * GIB
 
 
-def cuda_graph_bytes(arch: Architecture, args: EngineArgs, acc: Accounting) -> float:
-    """The CUDA graph pool reserved before sizing the KV cache (0.20 on; 0 with enforce_eager)."""
-    if args.enforce_eager or not acc.reserves_cuda_graphs:
+@dataclass(frozen=True)
+class Runner:
+    """The GPU model runner a release picks for a model, and what it changes in the budget."""
+
+    name: str  # "V1" (v1/worker/gpu_model_runner.py) or "V2" (v1/worker/gpu/model_runner.py)
+    # The CUDA graph estimate is subtracted before the KV cache is sized.
+    reserves_graphs: bool
+    # The sampler warm-up with every sampling feature (top-k/top-p, penalties, logprobs) is inside
+    # the profiled peak, not only in the memory left after the KV cache.
+    sampler_warmup_profiled: bool = True
+
+
+# Model Runner V2's default architectures (config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES and
+# _is_default_v2_model_runner_model), by the config.json model_type that names them.
+_V2_ARCHITECTURES_022 = frozenset({"qwen3"})  # 0.22.0: and neither MoE nor quantized
+_V2_ARCHITECTURES_023 = frozenset({"llama", "mistral", "qwen3"})  # 0.23.0: likewise
+_V2_ARCHITECTURES_024 = frozenset({"llama", "mistral", "qwen3", "deepseek_v2", "qwen2_moe", "granitemoe"})
+_V2_MOE_ARCHITECTURES_025 = frozenset({"deepseek_v2", "qwen2_moe", "granitemoe", "deepseek_v4"})
+
+
+def model_runner(arch: Architecture, version: Optional[str], acc: Accounting) -> Runner:
+    """Which model runner vLLM ``version`` starts for ``arch``, read in each release's wheel.
+
+    - 0.20-0.21: the V1 runner (envs.py: VLLM_USE_V2_MODEL_RUNNER defaults to "0" in 0.20.0 and
+      0.21.0), which subtracts its CUDA graph estimate (gpu_worker.py determine_available_memory).
+    - 0.22-0.28: Model Runner V2 by default for some models (config/vllm.py use_v2_model_runner and
+      DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES: 0.22.0 Qwen3 neither MoE nor quantized; 0.23.0
+      Llama/Mistral/Qwen3 likewise; 0.24.0 those and DeepSeek-V2/Qwen2-MoE/GraniteMoE, quantized or
+      not; 0.25.0-0.28.0 every non-MoE model plus those MoE ones), whose profile_cudagraph_memory
+      returns 0 ("It is TBD whether we keep this API", gpu/model_runner.py 0.21.0-0.28.0;
+      vllm-project/vllm#49224): no CUDA graph memory is reserved for them. The others keep V1.
+    - 0.29-0.33: V2 for every model it supports (0.29.0 config/vllm.py), with a real estimate
+      (gpu/cudagraph_utils.py profile_cudagraph_memory, 0.29.0 on).
+    - V2 up to 0.32 profiles only the sampler's default pass; the warm-up with every sampling
+      feature (gpu/warmup.py warmup_kernels, SamplingParams.for_sampler_warmup) runs after the KV
+      cache is allocated. 0.33.0 runs that pass in the profile (gpu/model_runner.py
+      _dummy_sampler_run: "warmup_kernels (run after the KV cache is sized) pays for the fp32 logits
+      pipeline, so the profiled peak must too").
+    An unknown release of the 0.20-0.33 family is taken as one that reserves (the smaller KV cache).
+    """
+    if not acc.reserves_cuda_graphs:
+        return Runner("V1", reserves_graphs=False)
+    release = parse_release(version)
+    minor = release[1] if release is not None and release[0] == 0 else None
+    if minor is None or minor <= 21:
+        return Runner("V1", reserves_graphs=True)
+    moe = arch.num_experts > 0
+    if minor <= 23:
+        names = _V2_ARCHITECTURES_022 if minor == 22 else _V2_ARCHITECTURES_023
+        v2 = arch.model_type in names and not moe and arch.quant_method is None
+    elif minor == 24:
+        v2 = arch.model_type in _V2_ARCHITECTURES_024
+    elif minor <= 28:
+        v2 = not moe or arch.model_type in _V2_MOE_ARCHITECTURES_025
+    else:
+        return Runner("V2", reserves_graphs=True, sampler_warmup_profiled=minor >= 33)
+    return Runner("V2", reserves_graphs=False, sampler_warmup_profiled=False) if v2 else Runner("V1", reserves_graphs=True)
+
+
+def cudagraph_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int, gpu: Optional[Gpu] = None) -> list[int]:
+    """The batch sizes vLLM captures CUDA graphs for, by default (0.33.0 config/vllm.py _set_cudagraph_sizes).
+
+    The largest is min(2 x max_num_seqs, 512 (1024 on data-center Blackwell), max_num_batched_tokens);
+    the sizes are 1, 2, 4, then steps of 8 below 256 and of 16 from 256, plus max_num_seqs (the widest
+    uniform decode batch) and max_num_batched_tokens when they fit. The 0.19 sweep's logs ("(51-1)"
+    graphs at max_num_seqs 1024) follow the same rule.
+    """
+    ceiling = 1024 if gpu is not None and gpu.name in ("B200", "B300") else 512
+    largest = min(2 * max_num_seqs, ceiling, max_num_batched_tokens)
+    sizes = {s for s in (1, 2, 4) if s <= largest}
+    sizes.update(range(8, min(largest + 1, 256), 8))
+    sizes.update(range(256, largest + 1, 16))
+    sizes.update(s for s in (max_num_batched_tokens, max_num_seqs) if s <= largest)
+    return sorted(sizes)
+
+
+def cuda_graph_pool_bytes(arch: Architecture, args: EngineArgs, seqs: int, tokens: int, gpu: Optional[Gpu] = None) -> float:
+    """vLLM's estimate of one rank's CUDA graph pool (0 with enforce_eager).
+
+    FULL_AND_PIECEWISE (the default cudagraph_mode) captures a PIECEWISE graph per capture size and a
+    FULL decode graph per size up to max_num_seqs (v1/cudagraph_dispatcher.py
+    initialize_cudagraph_keys, 0.33.0 lines 164-230).
+    """
+    if args.enforce_eager:
         return 0.0
+    sizes = cudagraph_capture_sizes(seqs, tokens, gpu)
+    full = [s for s in sizes if s <= seqs]
+    further = (len(sizes) - 1) + max(len(full) - 1, 0)
     layers = math.ceil(arch.num_layers / args.pipeline_parallel_size)
+    # Not scaled with the largest batch: no fit row shows how it scales, and whole is the safe side.
     many_experts = CUDA_GRAPH_MANY_EXPERTS_GIB if arch.num_experts >= 32 else 0.0
-    return (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers + many_experts) * GIB
+    return (CUDA_GRAPH_BASE_GIB + many_experts + CUDA_GRAPH_PER_LAYER_GIB * layers * further / CUDA_GRAPH_FITTED_GRAPHS) * GIB
+
+
+def cuda_graph_bytes(arch: Architecture, args: EngineArgs, acc: Accounting, gpu: Optional[Gpu] = None,
+                     seqs: Optional[int] = None, tokens: Optional[int] = None) -> float:
+    """The CUDA graph memory charged before sizing the KV cache (0.20 on): vLLM's estimate.
+
+    Model Runner V2 in 0.22-0.28 reserves none (model_runner()), yet the KV caches its logs report
+    are as small as if it had: Qwen3-14B on 0.28.0 (fit rows nm02, nm04: L40S and L4) and Qwen3-32B on
+    0.27.1 come out 0.9 and 1.4 GiB smaller than budget - weights - the V1 profile peak - non-torch,
+    within 0.05 GiB of this estimate; the logs that print V2's breakdown show a larger profile peak
+    (1.04 GiB where V1's would be 0.60, nm08) and no graph reserve. The mechanism is not found in
+    the source read, so the plan keeps charging the estimate there (the safe side) and says so in a
+    note, and the memory freed after the KV cache does not count it (_after_kv_shortfall).
+    """
+    if not acc.reserves_cuda_graphs:
+        return 0.0
+    if seqs is None or tokens is None:
+        hw_tokens, hw_seqs = batch_defaults_for(gpu, args.vllm_version) if gpu is not None else (8192, 1024)
+        seqs, tokens = seqs or args.max_num_seqs or hw_seqs, tokens or args.max_num_batched_tokens or hw_tokens
+    return cuda_graph_pool_bytes(arch, args, seqs, tokens, gpu)
+
+
+def startup_context_bytes(tp: int, gpu: Gpu) -> float:
+    """What the process holds on each GPU before vLLM's memory snapshot (outside the budget)."""
+    return (STARTUP_CONTEXT_NVLINK_TP_GIB if tp > 1 and gpu.nvlink else STARTUP_CONTEXT_GIB) * GIB
 
 
 def plan_memory(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArgs) -> MemoryPlan:
@@ -296,6 +454,10 @@ def plan_memory(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: Eng
         return _plan(arch, checkpoint_bytes, gpu, args, acc)
     plans = [_plan(arch, checkpoint_bytes, gpu, args, a) for a in ACCOUNTINGS]
     worst = min(plans, key=lambda p: (p.kv_cache_gib, p.kv_cache_tokens))
+    refused = next((p for p in plans if not p.fits), None)
+    if worst.fits and refused is not None:
+        # Some release would not start (e.g. graphs captured after the KV cache): nor does "unknown".
+        worst = replace(worst, fits=False, reason=refused.reason)
     if args.vllm_version and parse_release(args.vllm_version) is not None:
         note = (f"vLLM release {args.vllm_version} is outside the calibrated releases ({KNOWN_RELEASES}): "
                 f"sized with the {worst.accounting} accounting, the most conservative")
@@ -306,19 +468,24 @@ def plan_memory(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: Eng
 
 def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArgs, acc: Accounting) -> MemoryPlan:
     tp, pp = args.tensor_parallel_size, args.pipeline_parallel_size
-    hw_tokens, hw_seqs = hardware_batch_defaults(gpu)
+    hw_tokens, hw_seqs = batch_defaults_for(gpu, args.vllm_version)
     max_model_len = args.max_model_len or arch.max_position_embeddings
     seqs = args.max_num_seqs or hw_seqs
     tokens = args.max_num_batched_tokens or hw_tokens
     utilization = args.gpu_memory_utilization if args.gpu_memory_utilization is not None else acc.default_utilization
-    notes = []
+    notes = _default_notes(args, gpu, acc, seqs, tokens, utilization)
+    runner = model_runner(arch, args.vllm_version, acc)
 
     budget = gpu.memory_gib * GIB * utilization
     weights = weights_per_gpu_bytes(arch, checkpoint_bytes, args)
     activation = activation_bytes(arch, tokens, seqs, tp, acc)
     non_torch = non_torch_bytes(tp, gpu, acc)
-    graphs = cuda_graph_bytes(arch, args, acc)
+    graphs = cuda_graph_bytes(arch, args, acc, gpu, seqs, tokens)
     kv = budget - weights - activation - non_torch - graphs
+    if graphs and not runner.reserves_graphs:
+        notes.append(f"vLLM {args.vllm_version} runs Model Runner V2 for this model, which reserves no CUDA graph memory "
+                     f"(its estimate is 0 before 0.29); its logs still show a KV cache about this much smaller, for a reason "
+                     f"not modelled, so {graphs / GIB:.2f} GiB is charged as CUDA graphs")
 
     layout = kv_layout(arch, args, kv, max_model_len, tokens)
     block_bytes, num_blocks, kv_tokens, max_concurrency = layout.block_bytes, layout.num_blocks, layout.tokens, layout.max_concurrency
@@ -342,6 +509,8 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
             f"maxModelLen {max_model_len:,} exceeds the KV cache ({kv_tokens:,} tokens, {kv / GIB:.2f} GiB per GPU); "
             f"lower maxModelLen, raise tensorParallelSize, use an fp8 KV cache, or a bigger GPU"
         )
+    elif (shortfall := _after_kv_shortfall(arch, args, gpu, acc, utilization, activation, graphs, seqs, tokens)) is not None:
+        fits, reason = False, shortfall
     else:
         fits, reason = True, f"{max_concurrency:.2f} requests of {max_model_len:,} tokens fit in the KV cache"
 
@@ -369,6 +538,56 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
         gpu_memory_utilization=utilization,
         accounting=acc.releases,
         notes=tuple(notes),
+    )
+
+
+def _default_notes(args: EngineArgs, gpu: Gpu, acc: Accounting, seqs: int, tokens: int, utilization: float) -> list[str]:
+    """Where each setting left to vLLM came from, naming the release whose default it is."""
+    known = parse_release(args.vllm_version) is not None
+    notes = []
+    defaulted = [f"{name} {value:,}" for name, value, given in (
+        ("maxNumBatchedTokens", tokens, args.max_num_batched_tokens), ("maxNumSeqs", seqs, args.max_num_seqs)) if given is None]
+    if defaulted:
+        release = f"vLLM {args.vllm_version}" if known else f"vLLM {NEWEST_READ} (the newest release read; none was given)"
+        notes.append(f"{' and '.join(defaulted)}: the OpenAI server's default{'s' if len(defaulted) > 1 else ''} of {release} "
+                     f"for a {gpu.memory_gib:.0f} GiB {gpu.name} (engine/arg_utils.py get_batch_defaults)")
+    if args.gpu_memory_utilization is None:
+        release = f"vLLM {args.vllm_version}" if known else f"the vLLM {acc.releases} accounting"
+        notes.append(f"gpuMemoryUtilization {utilization:g}: the default of {release} (config/cache.py)")
+    return notes
+
+
+def _after_kv_shortfall(arch: Architecture, args: EngineArgs, gpu: Gpu, acc: Accounting, utilization: float,
+                        activation: float, reserved_graphs: float, seqs: int, tokens: int) -> Optional[str]:
+    """Why the start-up would run out of memory after the KV cache is allocated, if it would.
+
+    Once the KV cache takes its share, what is left on the GPU is the (1 - utilization) share less
+    what the process held before its snapshot, plus the profiled activation peak (freed after the
+    profile run, 0.33.0 utils/mem_utils.py memory_profiling) and the CUDA graph reserve. In it vLLM
+    then captures the CUDA graphs and warms up the sampler (gpu_worker.py compile_or_warm_up_model:
+    the V1 runner runs _dummy_sampler_run over min(max_num_seqs, max_num_batched_tokens) rows after
+    capture_model, "CUDA out of memory occurred when warming up sampler"; V2 runs warmup_kernels, then
+    captures). Where no reserve was made (releases before 0.20, and Model Runner V2 in 0.23-0.28,
+    vllm-project/vllm#49224), the graphs plus the sampler's peak must fit in what is left.
+    """
+    tp = args.tensor_parallel_size
+    runner = model_runner(arch, args.vllm_version, acc)
+    reserved = reserved_graphs if runner.reserves_graphs else 0.0
+    left = (1 - utilization) * gpu.memory_gib * GIB - startup_context_bytes(tp, gpu) + activation + reserved
+    graphs = cuda_graph_pool_bytes(arch, args, seqs, tokens, gpu)
+    sampler = acc.sampler_bytes_per_logit * min(seqs, tokens) * arch.vocab_size
+    need = graphs + sampler
+    if need <= left:
+        return None
+    release = f"vLLM {args.vllm_version}" if args.vllm_version else f"vLLM {acc.releases}"
+    why = ("reserves no CUDA graph memory before the KV cache" if not runner.reserves_graphs
+           else "reserves its CUDA graph estimate, but the warm-up needs more")
+    return (
+        f"start-up would run out of memory after the KV cache is allocated: {release} ({runner.name} model runner) {why}, "
+        f"so CUDA graph capture ({graphs / GIB:.2f} GiB) and the sampler warm-up over {min(seqs, tokens):,} requests "
+        f"({sampler / GIB:.2f} GiB) must fit in the {left / GIB:.2f} GiB left outside it "
+        f"(1 - gpuMemoryUtilization {utilization:g} of {gpu.memory_gib:.2f} GiB, less the CUDA context, plus the freed "
+        f"activation peak); lower gpuMemoryUtilization or maxNumSeqs, or set enforceEager"
     )
 
 

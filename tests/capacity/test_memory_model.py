@@ -10,7 +10,17 @@ from hypothesis import strategies as st
 
 from components.capacity.architecture import GIB, ArchitectureError, parse_config
 from components.capacity.gpus import find_gpu
-from components.capacity.memory import EngineArgs, Gpu, hardware_batch_defaults, kv_bytes_per_token_per_layer, plan_memory
+from components.capacity.memory import (
+    RESERVED_GRAPHS,
+    EngineArgs,
+    Gpu,
+    batch_defaults_for,
+    cudagraph_capture_sizes,
+    hardware_batch_defaults,
+    kv_bytes_per_token_per_layer,
+    model_runner,
+    plan_memory,
+)
 from components.capacity.models import find_model
 
 
@@ -101,6 +111,74 @@ def test_enforce_eager_reserves_no_cuda_graph_memory():
     assert plan("llama-3.1-8b", "L40S", max_model_len=8192, vllm_version="0.33.0").cuda_graph_gib > 0
     # Before 0.20 graphs were captured after the KV cache, out of the budget.
     assert plan("llama-3.1-8b", "L40S", max_model_len=8192, vllm_version="0.19.0").cuda_graph_gib == 0
+
+
+def test_batch_defaults_follow_the_release():
+    # components/vllm_flags.batch_defaults: A100 joined the small tier in 0.9.0 (PR #17885), the
+    # >= 160 GiB tier came in 0.28.0; an unknown release takes 0.33's.
+    assert batch_defaults_for(find_gpu("A100-80GB"), "0.8.5") == (8192, 1024)
+    assert batch_defaults_for(find_gpu("A100-80GB"), "0.31.0") == (2048, 256)
+    assert batch_defaults_for(find_gpu("B200"), "0.27.0") == (8192, 1024)
+    assert batch_defaults_for(find_gpu("B200"), None) == (16384, 1024)
+
+
+def test_cuda_graph_capture_sizes_follow_vllm():
+    # 0.33.0 config/vllm.py _set_cudagraph_sizes; the logs print the same counts:
+    # the 0.19 sweep "(51-1) x 6.00 MiB per-graph" at max_num_seqs 1024, and a 0.22 log
+    # "PIECEWISE=35 (largest=256), FULL=19 (largest=128)" at max_num_seqs 128, 2048 tokens.
+    assert len(cudagraph_capture_sizes(1024, 8192)) == 51
+    sizes = cudagraph_capture_sizes(128, 2048)
+    assert (len(sizes), sizes[-1], len([s for s in sizes if s <= 128])) == (35, 256, 19)
+    assert cudagraph_capture_sizes(32, 8192) == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+    assert cudagraph_capture_sizes(1024, 16384, find_gpu("B200"))[-1] == 1024
+    assert cudagraph_capture_sizes(4, 2048) == [1, 2, 4, 8]
+
+
+def test_cuda_graph_reserve_shrinks_with_max_num_seqs():
+    wide = plan("llama-3.1-8b", "L40S", max_model_len=8192, vllm_version="0.33.0", max_num_seqs=256)
+    narrow = plan("llama-3.1-8b", "L40S", max_model_len=8192, vllm_version="0.33.0", max_num_seqs=16)
+    assert narrow.cuda_graph_gib < wide.cuda_graph_gib - 0.3
+    assert narrow.kv_cache_gib > wide.kv_cache_gib
+
+
+@pytest.mark.parametrize("model,version,runner,reserves", [
+    ("llama-3.1-8b", "0.21.0", "V1", True),
+    ("llama-3.1-8b", "0.22.0", "V1", True),    # 0.22.0 defaults only Qwen3 to V2
+    ("qwen3-8b", "0.22.0", "V2", False),
+    ("llama-3.1-8b", "0.23.0", "V2", False),
+    ("qwen2.5-7b", "0.24.0", "V1", True),      # not in 0.24.0's list
+    ("qwen2.5-7b", "0.25.0", "V2", False),     # every dense model from 0.25.0
+    ("qwen3-30b-a3b", "0.27.0", "V1", True),   # MoE outside the list keeps V1
+    ("llama-3.1-8b", "0.29.0", "V2", True),    # V2's real estimate from 0.29.0
+    ("qwen3-30b-a3b", "0.33.0", "V2", True),
+])
+def test_model_runner_follows_each_release(model, version, runner, reserves):
+    r = model_runner(find_model(model).arch, version, RESERVED_GRAPHS)
+    assert (r.name, r.reserves_graphs) == (runner, reserves)
+    assert r.sampler_warmup_profiled == (version == "0.33.0" or runner == "V1")
+    # Charged either way from 0.20 (cuda_graph_bytes: V2's logs in 0.26-0.28 show a KV cache as
+    # small as if it had reserved), with a note where vLLM itself reserves nothing.
+    p = plan(model, "H100", max_model_len=4096, vllm_version=version)
+    assert p.cuda_graph_gib > 0
+    assert any("reserves no CUDA graph memory" in n for n in p.notes) == (not reserves)
+
+
+def test_graphs_captured_after_the_kv_cache_must_fit_in_what_is_left():
+    # Where nothing is reserved (0.19; Model Runner V2 in 0.22-0.28, vllm-project/vllm#49224) the
+    # graphs and the sampler warm-up run in the (1 - utilization) share less the CUDA context.
+    tight = plan("llama-3.1-8b", "L40S", max_model_len=8192, gpu_memory_utilization=0.98, vllm_version="0.26.0")
+    assert tight.fits is False
+    assert tight.reason.startswith("start-up would run out of memory after the KV cache is allocated: vLLM 0.26.0 (V2 model runner) "
+                                   "reserves no CUDA graph memory before the KV cache")
+    assert tight.reason.endswith("lower gpuMemoryUtilization or maxNumSeqs, or set enforceEager")
+    assert plan("llama-3.1-8b", "L40S", max_model_len=8192, gpu_memory_utilization=0.92, vllm_version="0.26.0").fits
+    assert plan("llama-3.1-8b", "L40S", max_model_len=8192, gpu_memory_utilization=0.98, vllm_version="0.26.0", enforce_eager=True).fits
+    # 0.33 reserves the estimate before the KV cache: the same utilization starts.
+    assert plan("llama-3.1-8b", "L40S", max_model_len=8192, gpu_memory_utilization=0.98, vllm_version="0.33.0").fits
+    # A 24 GB card at 0.95 on 0.19: 1.1 GiB outside the budget, 0.5 of it the context.
+    l4 = plan("llama-3.1-8b", "L4", max_model_len=8192, gpu_memory_utilization=0.95, vllm_version="0.19.0")
+    assert l4.fits is False and "after the KV cache is allocated" in l4.reason
+    assert plan("llama-3.1-8b", "L4", max_model_len=8192, gpu_memory_utilization=0.90, vllm_version="0.19.0").fits
 
 
 def test_parse_config_errors_name_the_key():

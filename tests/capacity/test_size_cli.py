@@ -84,7 +84,13 @@ def test_a_known_release_is_taken_and_its_accounting_named():
     proc = size("--model", "llama-3.1-8b", "--gpu", "H100", "--max-model-len", "8192", "--vllm-version", "0.29.1rc1.dev17+gd2d649e67", "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["accounting"] == "0.20-0.33" and out["notes"] == []
+    assert out["accounting"] == "0.20-0.33"
+    # No "release unknown" note; the settings left to vLLM name the release they are the defaults of.
+    assert out["notes"] == [
+        "maxNumBatchedTokens 8,192 and maxNumSeqs 1,024: the OpenAI server's defaults of vLLM 0.29.1rc1.dev17+gd2d649e67 "
+        "for a 79 GiB H100 (engine/arg_utils.py get_batch_defaults)",
+        "gpuMemoryUtilization 0.92: the default of vLLM 0.29.1rc1.dev17+gd2d649e67 (config/cache.py)",
+    ]
 
 
 @pytest.mark.parametrize(

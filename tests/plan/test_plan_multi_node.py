@@ -111,4 +111,4 @@ def test_kuberay_install_false_skips_the_operator(tmp_path):
 def test_markdown_report_has_the_layout_table(tmp_path):
     proc = run("plan", "prod", "--format", "markdown", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    assert "| llama-405b | 2 x 8 (p5.48xlarge) | 8 x 2 | 63, 63 | 19.21, 19.21 |" in proc.stdout
+    assert "| llama-405b | 2 x 8 (p5.48xlarge) | 8 x 2 | 63, 63 | 19.34, 19.34 |" in proc.stdout
