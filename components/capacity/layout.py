@@ -23,7 +23,6 @@ from ..capacity.memory import (
     EngineArgs,
     Gpu,
     MemoryPlan,
-    activation_bytes,
     cuda_graph_bytes,
     kv_bytes_per_token_per_layer,
     non_torch_bytes,
@@ -212,7 +211,7 @@ def stage_figures(model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: Memor
     embed = min(arch.embedding_bytes(), whole)
     linear = whole - embed * (1 if arch.tie_word_embeddings else 2)
     budget = gpu.memory_gib * GIB * memory.gpu_memory_utilization
-    activation = activation_bytes(arch, memory.max_num_batched_tokens, memory.max_num_seqs, tp, acc)
+    activation = memory.activation_gib * GIB  # the plan's peak (with V2's cold-compile charge where it applies)
     non_torch = non_torch_bytes(tp, gpu, acc)
     per_layer = kv_bytes_per_token_per_layer(arch, args)
     stages = []

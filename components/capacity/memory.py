@@ -37,6 +37,9 @@ Not modelled (each a known residual, not a fitted term):
 - The graph estimate's first capture does not shrink with the largest captured batch (only its
   fused-MoE part does), and V2 measures PIECEWISE graphs instead of extrapolating them: small
   max_num_seqs and V2 releases are charged somewhat more graph memory than vLLM reserves.
+- Model Runner V2's profile peak while torch.compile compiles on a cold cache (0.22-0.28,
+  cold_compile_bytes) is charged at the size of the graph estimate, which the fit rows match; how
+  it grows with the model is not derived. On a warm cache vLLM finds about that much more KV cache.
 - Persistent workspaces allocated in the profile run (the MoE workspace, 0.33.0 gpu_worker.py
   _scoped_allocator_max_split) land in vLLM's "consumed" memory; the model charges them as
   activation. The sum is what sizes the KV cache; the split between the two is not exact.
@@ -420,22 +423,37 @@ def cuda_graph_pool_bytes(arch: Architecture, args: EngineArgs, seqs: int, token
 
 def cuda_graph_bytes(arch: Architecture, args: EngineArgs, acc: Accounting, gpu: Optional[Gpu] = None,
                      seqs: Optional[int] = None, tokens: Optional[int] = None) -> float:
-    """The CUDA graph memory charged before sizing the KV cache (0.20 on): vLLM's estimate.
-
-    Model Runner V2 in 0.22-0.28 reserves none (model_runner()), yet the KV caches its logs report
-    are as small as if it had: Qwen3-14B on 0.28.0 (fit rows nm02, nm04: L40S and L4) and Qwen3-32B on
-    0.27.1 come out 0.9 and 1.4 GiB smaller than budget - weights - the V1 profile peak - non-torch,
-    within 0.05 GiB of this estimate; the logs that print V2's breakdown show a larger profile peak
-    (1.04 GiB where V1's would be 0.60, nm08) and no graph reserve. The mechanism is not found in
-    the source read, so the plan keeps charging the estimate there (the safe side) and says so in a
-    note, and the memory freed after the KV cache does not count it (_after_kv_shortfall).
-    """
-    if not acc.reserves_cuda_graphs:
+    """The CUDA graph memory reserved before sizing the KV cache: vLLM's estimate, where the runner subtracts one."""
+    if not model_runner(arch, args.vllm_version, acc).reserves_graphs:
         return 0.0
+    return _graph_estimate(arch, args, gpu, seqs, tokens)
+
+
+def _graph_estimate(arch: Architecture, args: EngineArgs, gpu: Optional[Gpu], seqs: Optional[int], tokens: Optional[int]) -> float:
     if seqs is None or tokens is None:
         hw_tokens, hw_seqs = batch_defaults_for(gpu, args.vllm_version) if gpu is not None else (8192, 1024)
         seqs, tokens = seqs or args.max_num_seqs or hw_seqs, tokens or args.max_num_batched_tokens or hw_tokens
     return cuda_graph_pool_bytes(arch, args, seqs, tokens, gpu)
+
+
+def cold_compile_bytes(arch: Architecture, args: EngineArgs, acc: Accounting, gpu: Optional[Gpu] = None,
+                       seqs: Optional[int] = None, tokens: Optional[int] = None) -> float:
+    """Model Runner V2's profile peak on a cold torch.compile cache, above the modelled one (0.22-0.28).
+
+    V2 reserves no CUDA graph memory in 0.22-0.28 (model_runner()), yet its logs on a first start
+    report a KV cache as small as if it had: Qwen3-14B on 0.28.0 (fit rows nm02, nm04: L40S and L4)
+    comes out 0.9 GiB below budget - weights - the modelled peak - non-torch, within 0.05 GiB of the
+    graph estimate. The same worker restarted with a warm compile cache logs a peak activation of
+    0.19 GiB for Qwen3-8B on 0.27.1 and 7,248 more KV tokens (fit row nm24; about 1 GiB), so the
+    difference is the profile run compiling the model (Inductor) inside the measured peak. Its size
+    is not derived from the source: the graph estimate stands in for it, as the fit rows allow (the
+    safe side for a pod whose compile cache is empty, as a new pod's is). It is transient, so it is
+    not counted as memory left for the graphs captured after the KV cache (_after_kv_shortfall).
+    """
+    runner = model_runner(arch, args.vllm_version, acc)
+    if runner.reserves_graphs or not acc.reserves_cuda_graphs:
+        return 0.0
+    return _graph_estimate(arch, args, gpu, seqs, tokens)
 
 
 def startup_context_bytes(tp: int, gpu: Gpu) -> float:
@@ -474,18 +492,19 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     tokens = args.max_num_batched_tokens or hw_tokens
     utilization = args.gpu_memory_utilization if args.gpu_memory_utilization is not None else acc.default_utilization
     notes = _default_notes(args, gpu, acc, seqs, tokens, utilization)
-    runner = model_runner(arch, args.vllm_version, acc)
 
     budget = gpu.memory_gib * GIB * utilization
     weights = weights_per_gpu_bytes(arch, checkpoint_bytes, args)
     activation = activation_bytes(arch, tokens, seqs, tp, acc)
     non_torch = non_torch_bytes(tp, gpu, acc)
     graphs = cuda_graph_bytes(arch, args, acc, gpu, seqs, tokens)
-    kv = budget - weights - activation - non_torch - graphs
-    if graphs and not runner.reserves_graphs:
+    compile_peak = cold_compile_bytes(arch, args, acc, gpu, seqs, tokens)
+    if compile_peak:
         notes.append(f"vLLM {args.vllm_version} runs Model Runner V2 for this model, which reserves no CUDA graph memory "
-                     f"(its estimate is 0 before 0.29); its logs still show a KV cache about this much smaller, for a reason "
-                     f"not modelled, so {graphs / GIB:.2f} GiB is charged as CUDA graphs")
+                     f"(its estimate is 0 before 0.29) but peaks higher while it compiles the model on a cold cache: "
+                     f"{compile_peak / GIB:.2f} GiB of activation is charged for that")
+    activation += compile_peak
+    kv = budget - weights - activation - non_torch - graphs
 
     layout = kv_layout(arch, args, kv, max_model_len, tokens)
     block_bytes, num_blocks, kv_tokens, max_concurrency = layout.block_bytes, layout.num_blocks, layout.tokens, layout.max_concurrency
@@ -509,7 +528,7 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
             f"maxModelLen {max_model_len:,} exceeds the KV cache ({kv_tokens:,} tokens, {kv / GIB:.2f} GiB per GPU); "
             f"lower maxModelLen, raise tensorParallelSize, use an fp8 KV cache, or a bigger GPU"
         )
-    elif (shortfall := _after_kv_shortfall(arch, args, gpu, acc, utilization, activation, graphs, seqs, tokens)) is not None:
+    elif (shortfall := _after_kv_shortfall(arch, args, gpu, acc, utilization, activation - compile_peak, graphs, seqs, tokens)) is not None:
         fits, reason = False, shortfall
     else:
         fits, reason = True, f"{max_concurrency:.2f} requests of {max_model_len:,} tokens fit in the KV cache"
@@ -572,8 +591,7 @@ def _after_kv_shortfall(arch: Architecture, args: EngineArgs, gpu: Gpu, acc: Acc
     """
     tp = args.tensor_parallel_size
     runner = model_runner(arch, args.vllm_version, acc)
-    reserved = reserved_graphs if runner.reserves_graphs else 0.0
-    left = (1 - utilization) * gpu.memory_gib * GIB - startup_context_bytes(tp, gpu) + activation + reserved
+    left = (1 - utilization) * gpu.memory_gib * GIB - startup_context_bytes(tp, gpu) + activation + reserved_graphs
     graphs = cuda_graph_pool_bytes(arch, args, seqs, tokens, gpu)
     sampler = acc.sampler_bytes_per_logit * min(seqs, tokens) * arch.vocab_size
     need = graphs + sampler
