@@ -116,15 +116,22 @@ def bare_engine(count: int, payloads: Optional[list[tuple[str, dict]]] = None) -
             pulumi.CustomResource("bench:index:Plain", f"r{i}", {"index": i, "name": f"r{i}"})
 
     def run() -> None:
+        from stacks.offline import ThreadLoops, loop_owning_monitor
+
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
+        # The public MockMonitor, with the worker threads' event loops closed at the end as the
+        # plan's engine closes them (costs nothing measurable; left open, they print at exit).
+        loops = ThreadLoops()
         try:
-            set_mocks(_Mocks(), project="bench", stack="bench", preview=False)
+            mocks = _Mocks()
+            set_mocks(mocks, project="bench", stack="bench", preview=False, monitor=loop_owning_monitor(loops)(mocks))
             pulumi.runtime.test(program)()
         finally:
             loop.run_until_complete(loop.shutdown_default_executor())
             loop.close()
             asyncio.set_event_loop(None)
+            loops.close()
 
     contextvars.Context().run(run)
 

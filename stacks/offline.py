@@ -202,6 +202,63 @@ class FakeStack:
     secret_names: tuple[str, ...] = ()
 
 
+class ThreadLoops:
+    """The event loops the SDK's executor threads open during one run, owned and closed by it.
+
+    The SDK's MockMonitor runs in executor threads and asks asyncio for that thread's loop
+    (creating one when there is none). Each thread is given a loop this object owns, so that every
+    loop a run opened is closed when it ends (left open, the garbage collector closes them at
+    interpreter exit, after their file descriptors are gone, and Python prints "Exception ignored
+    in BaseEventLoop.__del__").
+    """
+
+    def __init__(self) -> None:
+        self._loops: list[asyncio.AbstractEventLoop] = []
+        self._lock = threading.Lock()
+
+    def ensure(self) -> None:
+        """Give the calling worker thread a loop of ours unless it has one."""
+        if threading.current_thread() is threading.main_thread():
+            return
+        try:
+            asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            with self._lock:
+                self._loops.append(loop)
+
+    def close(self) -> None:
+        """Close every loop handed out (the run has ended; no thread uses them any more)."""
+        with self._lock:
+            for loop in self._loops:
+                loop.close()
+            self._loops.clear()
+
+
+def loop_owning_monitor(loops: ThreadLoops) -> type:
+    """The public ``MockMonitor`` with each engine call first giving its thread a loop from ``loops``.
+
+    Used by this engine and by benchmarks/run.py's bare floor, so that neither leaves loops open.
+    """
+    from pulumi.runtime import mocks
+
+    class _LoopOwningMonitor(mocks.MockMonitor):
+        def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+            loops.ensure()
+            return super().RegisterResource(request)
+
+        def ReadResource(self, request):  # noqa: N802
+            loops.ensure()
+            return super().ReadResource(request)
+
+        def Invoke(self, request):  # noqa: N802
+            loops.ensure()
+            return super().Invoke(request)
+
+    return _LoopOwningMonitor
+
+
 def run_program(
     stack: StackFile,
     program: Union[Path, Callable[[], Any]] = PROGRAM,
@@ -250,26 +307,9 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
 
     recording = Recording()
     names: dict[str, str] = {}
-    thread_loops: list[asyncio.AbstractEventLoop] = []
-    loops_lock = threading.Lock()
+    loops = ThreadLoops()
     missing: list[str] = []
     region = str(stack.config.get("aws:region") or "us-west-2")
-
-    def own_thread_loop() -> None:
-        # The SDK's MockMonitor runs in executor threads and asks asyncio for that thread's loop
-        # (creating one when there is none). Give each thread a loop we own, so that every loop
-        # this run opened is closed when it ends (left open, the garbage collector closes them at
-        # interpreter exit, after their file descriptors are gone, and Python prints
-        # "Exception ignored in BaseEventLoop.__del__").
-        if threading.current_thread() is threading.main_thread():
-            return
-        try:
-            asyncio.get_event_loop_policy().get_event_loop()
-        except RuntimeError:
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-            with loops_lock:
-                thread_loops.append(loop)
 
     class _Mocks(mocks.Mocks):
         def new_resource(self, args: mocks.MockResourceArgs):
@@ -289,9 +329,8 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
             # Provider functions: the EKS cluster lookup and the few others the program makes.
             return mock_cloud.invoke(args.token, args.args, region)
 
-    class _Monitor(mocks.MockMonitor):
+    class _Monitor(loop_owning_monitor(loops)):
         def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
-            own_thread_loop()
             response = super().RegisterResource(request)
             # The root Stack is nobody's parent in the report: top-level components show none.
             names[response.urn] = "" if request.type == "pulumi:pulumi:Stack" else request.name
@@ -311,14 +350,6 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
                     )
                 )
             return response
-
-        def ReadResource(self, request):  # noqa: N802
-            own_thread_loop()
-            return super().ReadResource(request)
-
-        def Invoke(self, request):  # noqa: N802
-            own_thread_loop()
-            return super().Invoke(request)
 
     from components.program import STACK_DIR_ENV
 
@@ -346,8 +377,7 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
         loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
         asyncio.set_event_loop(None)
-        for worker_loop in thread_loops:
-            worker_loop.close()
+        loops.close()
     if missing:
         known = ", ".join(sorted(references)) or "none"
         raise ConfigError(
