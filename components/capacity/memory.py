@@ -34,9 +34,14 @@ Not modelled (each a known residual, not a fitted term):
 - Model Runner V2's sampler profile up to 0.32 runs only the default pass, and the warm-up with
   every sampling feature runs after the KV cache (gpu/warmup.py warmup_kernels); both are charged
   with the one sampler constant, so a warm-up OOM caused by that difference alone is not predicted.
-- The graph estimate's first capture does not shrink with the largest captured batch (only its
-  fused-MoE part does), and V2 measures PIECEWISE graphs instead of extrapolating them: small
+- The graph estimate's first capture and its many-experts part do not shrink with the largest
+  captured batch, and V2 measures PIECEWISE graphs instead of extrapolating them: small
   max_num_seqs and V2 releases are charged somewhat more graph memory than vLLM reserves.
+- Pipeline stages' own buffers (send/receive, intermediate tensors) are not charged: a later
+  stage of a PP run can keep less KV cache than modelled.
+- vLLM's log line "... GiB for peak activation" holds the graph estimate it subtracted
+  (gpu_worker.py: peak_activation_memory = transient_peak_headroom + estimate applied, 0.31.0
+  lines 668-670, 0.33.0 lines 748-750); compare it with activation_gib + cuda_graph_gib.
 - Model Runner V2's profile peak while torch.compile compiles on a cold cache (0.22-0.28,
   cold_compile_bytes) is charged at the size of the graph estimate, which the fit rows match; how
   it grows with the model is not derived. On a warm cache vLLM finds about that much more KV cache.
