@@ -21,9 +21,8 @@ held-out log.
 The 0.20-0.33 logs added later (``nl01``-``nl06`` and ``nm01``-``nm35``, every one read in full in
 the public file the row names) are split by a fixed rule, stated here and checked below: an odd
 number is held out, an even one is fit. The rule was set, and the numbers given, before any of
-them was sized. The numbers missing from the nm series (nm07, nm09, nm16) are
-public logs of the same search that break a tolerance assertion below; they are held back
-until the model meets them, not dropped (the data are in the issue's report).
+them was sized. Every log the searches found is a row: the ones the model misses (nm07, nm09,
+nm16 among them) are in KNOWN_MISSES with their cause, and the held-out figures count them.
 """
 
 from __future__ import annotations
@@ -69,7 +68,7 @@ SAME_ARCHITECTURE = {
     "qwen/qwen2.5-0.5b": "Qwen/Qwen2.5-0.5B-Instruct",
 }
 GPU_NAMES = (("H100", "H100"), ("H200", "H200"), ("A100 80", "A100-80GB"), ("A100 40", "A100-40GB"), ("L40S", "L40S"),
-             ("RTX 3090", "RTX-3090"), ("RTX PRO 6000", "RTX-PRO-6000"), ("L4", "L4"))
+             ("RTX 3090", "RTX-3090"), ("RTX 4090", "RTX-4090"), ("RTX PRO 6000", "RTX-PRO-6000"), ("L4", "L4"))
 
 # Why a log is not sized. The first three are judgement calls recorded in the CSV's not_sized
 # column; the others follow from the fields the log lacks.
@@ -276,7 +275,7 @@ def test_every_row_is_accounted_for(log_cases):
     rows = _rows()
     skipped = [c for c in log_cases if isinstance(c, Skip)]
     assert [c.obs_id for c in log_cases] == [r["obs_id"] for r in rows]
-    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 132
+    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 135
     counts = {}
     for s in skipped:
         assert s.reason in SKIP_REASONS, (s.obs_id, s.reason)
@@ -287,7 +286,7 @@ def test_every_row_is_accounted_for(log_cases):
     assert {r["split"] for r in rows} == {"fit", "holdout"}
     # The split rule of the later 0.20-0.33 rows (module docstring): odd numbers held out.
     later = [r for r in rows if r["obs_id"][:2] in ("nl", "nm")]
-    assert len(later) == 38
+    assert len(later) == 41
     assert all(r["split"] == ("holdout" if int(r["obs_id"][2:]) % 2 else "fit") for r in later)
 
 
@@ -335,9 +334,6 @@ WEIGHT_EXCEPTIONS = {
     "pl10": "gemma-3-27b-it loads its SigLIP vision tower too (51.45 GiB logged, 51.13 text model)",
     "pl40": "gpt-oss-20b: MXFP4 re-laid for the 0.19 kernels (13.64 logged vs 13.47 in lb01)",
     "lb01": "gpt-oss-20b, release not stated: sized with Marlin's MXFP4 growth (the larger); the log's Triton backend loads 13.47",
-    "nm21": "Qwen3-235B FP8 over PP 4 on PCIe RTX PRO 6000 (0.27.1, 32 sequences): the binding last stage keeps "
-            "0.6 GiB less KV cache than modelled (unsafe side); the pipeline stages' own charges (send/receive "
-            "buffers, intermediate tensors) are not modelled, the issue's known pipeline-parallel miss",
     "lb02": "gpt-oss-120b, release not stated: likewise (65.94 modelled with Marlin's growth, 64.38 logged with Triton's)",
     "dl05": "gpt-oss-120b on 4x A100: Marlin's repack at TP4 pads the experts further (17.22 logged, 16.50 modelled)",
 }
@@ -395,71 +391,6 @@ def test_pcie_tensor_parallel_logs_within_their_tolerance(log_cases):
 
 # Logs the model still misses by more than the bar, each with its cause (report notes).
 KNOWN_MISSES = {
-    "nm21": "Qwen3-235B FP8 over PP 4 on PCIe RTX PRO 6000 (0.27.1, 32 sequences): the binding last stage keeps "
-            "0.6 GiB less KV cache than modelled (unsafe side); the pipeline stages' own charges (send/receive "
-            "buffers, intermediate tensors) are not modelled, the issue's known pipeline-parallel miss",
-    "lb02": "gpt-oss-120b, release not stated: likewise (65.94 modelled with Marlin's growth, 64.38 logged with Triton's)",
-    "dl05": "gpt-oss-120b on 4x A100: Marlin's repack at TP4 pads the experts further (17.22 logged, 16.50 modelled)",
-}
-
-
-def test_weights_match_the_logged_load(log_cases):
-    # Weights per GPU from the catalogue's checkpoint bytes (split over TP/PP, rotary cache
-    # included) against "Model loading took": to 0.1 GiB (the catalogue counts parameters, the log allocator pages).
-    checked = 0
-    for c in _sized(log_cases):
-        if not c.direct or c.logged_weights_gib is None or c.obs_id in WEIGHT_EXCEPTIONS:
-            continue
-        assert c.plan.weights_gib == pytest.approx(c.logged_weights_gib, abs=0.1), c.obs_id
-        checked += 1
-    assert checked >= 30
-
-
-# Logs whose every term is logged (the llm-d-planner 0.19 sweep, and the 0.20+ logs with the
-# engine's own breakdown): the KV budget must land within EXACT_TOLERANCE_GIB, so that a 0.5 GiB
-# shift in any one term (non-torch memory, CUDA graphs, sampler, rotary cache) fails here.
-EXACT_TOLERANCE_GIB = 0.35
-EXACT_EXCEPTIONS = {
-    "pl10": (0.5, "gemma-3-27b-it's vision tower is loaded but not in the text checkpoint (+0.32 GiB of weights)"),
-    "pl34": (0.5, "Mixtral TP2: the fused-MoE workspace over two ranks is charged 0.45 GiB too much (safe side)"),
-}
-
-
-def _exact(c: Case) -> bool:
-    return c.obs_id.startswith("pl") or c.obs_id in ("fb07", "nl03")
-
-
-def test_exact_logs_within_their_tolerance(log_cases):
-    exact = [c for c in _sized(log_cases) if _exact(c) and c.compared_kv_gib is not None]
-    assert len(exact) >= 45
-    off = [(c.obs_id, round(c.error, 2)) for c in exact
-           if abs(c.error) > EXACT_EXCEPTIONS.get(c.obs_id, (EXACT_TOLERANCE_GIB, ""))[0]]
-    assert off == []
-
-
-# The sized logs with TP > 1 on PCIe cards (L40S TP4, RTX 3090 TP4): the only ones that exercise the
-# PCIe all-reduce charge (NON_TORCH_PCIE_TP_GIB), so a 0.5 GiB shift in it must fail here.
-PCIE_TP_LOGS = ("fb01", "nk01")
-PCIE_TP_TOLERANCE_GIB = 0.45
-
-
-def test_pcie_tensor_parallel_logs_within_their_tolerance(log_cases):
-    from components.capacity.memory import NON_TORCH_PCIE_TP_GIB
-
-    cases = {c.obs_id: c for c in _sized(log_cases)}
-    for obs in PCIE_TP_LOGS:
-        c = cases[obs]
-        assert c.args.tensor_parallel_size > 1 and c.plan.non_torch_gib == pytest.approx(NON_TORCH_PCIE_TP_GIB), obs
-        assert abs(c.error) <= PCIE_TP_TOLERANCE_GIB, (obs, round(c.error, 2))
-
-
-# Logs the model still misses by more than the bar, each with its cause (report notes).
-KNOWN_MISSES = {
-    "fb06": "0.2x on 4x RTX PRO 6000 (PCIe): the model reserves 2.55 GiB of CUDA graphs for Qwen3-235B's 94 layers "
-            "and 128 experts, but the log's own breakdown shows the engine reserved none (85.51 - 56.89 - 0.76 = "
-            "27.86 GiB = its KV cache; test_engine_breakdown_of_the_consumed_memory_logs), and it charges 1.08 GiB "
-            "of activation where the log shows 0.76 and 2.0 GiB of non-torch memory where it shows 1.70 "
-            "(safe side, -3.2 GiB)",
     "nm21": "Qwen3-235B FP8 over PP 4 on PCIe RTX PRO 6000 (0.27.1, 32 sequences): the binding last stage keeps "
             "0.6 GiB less KV cache than modelled (unsafe side); the pipeline stages' own charges (send/receive "
             "buffers, intermediate tensors) are not modelled, the issue's known pipeline-parallel miss",
@@ -468,6 +399,16 @@ KNOWN_MISSES = {
             "(safe side, -1.6 GiB)",
     "rh01": "Qwen2.5-VL-7B on 0.9.0.1 with FlashInfer sampling: the 0.8-0.16 accounting charges the sort sampler "
             "(0.85 GiB too much) and the vision-encoder profile 0.9 GiB too much, so 2,048 tokens look unservable",
+    "nm07": "Qwen3-14B-AWQ on one L4 (0.28.0, release defaults): the same post's other start of this setup (nm04) "
+            "logged 9.10 GiB of KV cache, this one 10.33; one model cannot be within 0.5 GiB of both (safe side, "
+            "-1.3 GiB; nm04 is at -0.05)",
+    "nm09": "Qwen2.5-VL-7B at max_model_len 128,000 and utilization 0.22 (0.23.0; does not start, and the plan says "
+            "so): vLLM profiles the vision encoder with the largest dummy video the context allows, about 12 GiB "
+            "more activation than the plan's fixed vision-encoder profile (VISION_ENCODER_PROFILE_GIB); the "
+            "encoder's profile as a function of the context and the video limits is not modelled (unsafe side)",
+    "nm16": "Qwen3-32B over TP 2 on PCIe RTX PRO 6000 at utilization 0.426 (0.27.1): 2.3 GiB more KV cache logged "
+            "than modelled (safe side); the one TP 2 log on these cards, so which term over-charges (the PCIe "
+            "all-reduce buffers or the V2 runner's compile charge) is not separable from it",
 }
 
 
@@ -525,7 +466,7 @@ def test_fits_is_right_for_every_log_with_an_outcome(log_cases):
     assert len(judged) >= 60
     assert wrong == [("rh01", False, True)]  # KNOWN_MISSES["rh01"]
     # Every log that did not start and can be sized reaches this test.
-    assert {c.obs_id for c in judged if c.started is False} == {"lb04", "lb06", "is05", "nm15"}
+    assert {c.obs_id for c in judged if c.started is False} == {"lb04", "lb06", "is05", "nm09", "nm15"}
 
 
 def held_out_figures(cases) -> dict[str, dict]:
@@ -552,15 +493,25 @@ def test_held_out_figures(log_cases):
     # The README's accuracy table is this one (python -m pytest -s shows it).
     figures = held_out_figures(log_cases)
     print("\nheld-out logs per release family:", json.dumps(figures, indent=1, sort_keys=True))
-    assert sum(f["logs"] for f in figures.values()) == 21
+    assert sum(f["logs"] for f in figures.values()) == 23
     assert all(f["right"] == f["verdicts"] for f in figures.values())
     fast = figures["0.17-0.19"]
     assert fast["median_abs_error_gib"] <= 0.3 and fast["max_abs_error_gib"] <= 1.0
     newest = [c for c in _sized(log_cases) if c.split == "holdout" and c.family == "0.20-0.33"]
-    assert [c.obs_id for c in newest] == ["fb06", "fb07", "nl03", "nm01", "nm03", "nm11", "nm15", "nm17",
-                                            "nm19", "nm21", "nm23", "nm25"]
-    # The issue's bar for the releases the stacks deploy (nm25 logs tokens only: a verdict, no GiB).
-    assert figures["0.20-0.33"]["median_abs_error_gib"] <= 0.3 and figures["0.20-0.33"]["max_abs_error_gib"] <= 1.0
+    assert [c.obs_id for c in newest] == ["fb06", "fb07", "nl03", "nm01", "nm03", "nm07", "nm09", "nm11", "nm15",
+                                            "nm17", "nm19", "nm21", "nm23", "nm25"]
+    # The issue's bar for the releases the stacks deploy: median <= 0.3 GiB and max <= 1.0 GiB over the
+    # held-out logs, every verdict right. The median and the verdicts hold over all of them; the max does
+    # NOT: nm07 (a second start of nm04's setup, 1.2 GiB apart from it) and nm09 (the vision encoder's
+    # video profile at a 128K context) miss it, each explained in KNOWN_MISSES. The figures printed above
+    # and quoted in the README include them. Over the other held-out logs the bar holds; a new miss, or
+    # one of these two fixed, fails here.
+    assert figures["0.20-0.33"]["median_abs_error_gib"] <= 0.3
+    errors = {c.obs_id: c.error for c in newest if c.compared_kv_gib is not None}
+    beyond = sorted(obs for obs, error in errors.items() if abs(error) > 1.0)
+    assert beyond == ["nm07", "nm09"] and all(obs in KNOWN_MISSES for obs in beyond)
+    rest = [abs(error) for obs, error in errors.items() if obs not in beyond]
+    assert statistics.median(rest) <= 0.3 and max(rest) <= 1.0
     # The README quotes these figures; they must be the test's.
     readme = (ROOT / "README.md").read_text()
     labels = {"0.17-0.19": "0.17-0.19", "0.20-0.33": "0.20-0.33", "0.8-0.16": "0.8-0.16", "unknown": "release not stated"}
