@@ -17,6 +17,7 @@ import math
 import os
 import re
 import runpy
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -282,6 +283,11 @@ def loop_owning_monitor(loops: ThreadLoops) -> type:
     return _LoopOwningMonitor
 
 
+# Frames kept of each registration's stack trace during an offline run (see run_program).
+TRACE_FRAMES = 12
+_UNSET = object()
+
+
 def run_program(
     stack: StackFile,
     program: Union[Path, Callable[[], Any]] = PROGRAM,
@@ -309,9 +315,19 @@ def run_program(
     collecting = gc.isenabled()
     gc.disable()
     gc.freeze()
+    # The SDK records a stack trace with every registration (traceback.extract_stack, which honours
+    # sys.tracebacklimit) and sends the engine its innermost user frame as the source position.
+    # Nothing offline reads more than that frame; the innermost TRACE_FRAMES frames hold it and four
+    # to six above it, and walking the whole stack cost a tenth of a 100-model plan.
+    limit = getattr(sys, "tracebacklimit", _UNSET)
+    sys.tracebacklimit = TRACE_FRAMES
     try:
         return contextvars.Context().run(_run_in_context, stack, program, project, dict(stack_references or {}))
     finally:
+        if limit is _UNSET:
+            del sys.tracebacklimit
+        else:
+            sys.tracebacklimit = limit
         if collecting:
             gc.collect()
         gc.unfreeze()

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from policies.kube import annotations, as_float, as_int, as_list, get, split_type
+from policies.kube import annotations, as_float, as_int, as_list, get, memoized, split_type
 
 ALB = "alb.ingress.kubernetes.io"
 ALB_IDLE_DEFAULT = 60  # ELBv2 idle_timeout.timeout_seconds default
@@ -80,6 +80,11 @@ def alb_deregistration_seconds(resource: Any) -> tuple[float, bool]:
 
 def ingress_backends(resource: Any) -> list[str]:
     """Service names an Ingress sends to."""
+    # Asked for every Ingress once per workload by two policies: read once per evaluation.
+    return list(memoized(resource, "ingress_backends", _ingress_backends))
+
+
+def _ingress_backends(resource: Any) -> list[str]:
     names = []
     spec = get(resource.props, "spec")
     for backend in [get(spec, "defaultBackend")] + [get(p, "backend") for r in as_list(get(spec, "rules"))

@@ -19,7 +19,7 @@ from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.images import vllm_release
 from components.loading import JSON_FILE, LoadError, load_json
-from policies.kube import annotations, as_float, as_int, get
+from policies.kube import annotations, as_float, as_int, get, memoized
 from policies.vllm.args import VllmServer, vllm_command_line
 
 
@@ -82,6 +82,12 @@ def _int_flag(args: dict, flag: str) -> Optional[int]:
 
 def server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
     """The memory plan of one vLLM container, or None when the model or GPU is unknown."""
+    # Two policies read each server's plan; within one evaluation it is made once (a server
+    # belongs to exactly one resource, so the server alone is the key).
+    return memoized(server, "server_plan", lambda s: _server_plan(resource, s))
+
+
+def _server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
     gpu = gpu_type(resource, server)
     model = model_id = None
     # The positional model, else (weights streamed from S3 or read from a node cache, where the

@@ -215,3 +215,37 @@ def test_recorded_inputs_are_clean_of_struct_to_dict():
     assert offline.recorded_inputs(struct) == offline.clean(offline.struct_to_dict(struct))
     assert offline.recorded_inputs(struct)["b"] == {"token": offline.REDACTED, "n": [offline.REDACTED, offline.REDACTED]}
     assert offline.recorded_inputs(struct)["a"] == offline.UNKNOWN
+
+
+def test_registration_stack_traces_are_cut_to_the_innermost_frames(tmp_path, monkeypatch):
+    """run_program sets sys.tracebacklimit to TRACE_FRAMES while it runs: the SDK's
+    runtime.resource._get_stack_trace walks traceback.extract_stack(), which honours it. The
+    source position (the innermost user frame) must survive the cut, and the limit be restored."""
+    import pulumi.runtime.resource as sdk_resource
+
+    seen = []
+    original = sdk_resource._get_stack_trace
+
+    def recording():
+        trace = original()
+        seen.append([frame.pc.uri for frame in trace.frames])
+        return trace
+
+    monkeypatch.setattr(sdk_resource, "_get_stack_trace", recording)
+
+    class Deep(pulumi.CustomResource):  # a resource class of its own, as every provider's are
+        def __init__(self, name):
+            super().__init__("test:index:Deep", name, {})
+
+    def deep(n):
+        if n:
+            return deep(n - 1)
+        return Deep("deep")  # the source position
+
+    before = getattr(__import__("sys"), "tracebacklimit", None)
+    run_program(empty_stack(tmp_path), lambda: deep(40))
+    assert getattr(__import__("sys"), "tracebacklimit", None) == before
+    deep_traces = [uris for uris in seen if uris and uris[0].endswith("test_sdk_hooks.py")]
+    assert deep_traces, hook("pulumi.runtime.resource._get_stack_trace (source position)", "stacks/offline.py run_program")
+    assert all(len(uris) <= offline.TRACE_FRAMES for uris in seen), hook(
+        "traceback.extract_stack in pulumi.runtime.resource._get_stack_trace", "stacks/offline.py run_program (TRACE_FRAMES)")
