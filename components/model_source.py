@@ -41,7 +41,14 @@ class S3ModelReader(KubernetesComponent):
         m = args.model
         # The namespace and cluster may be another stack's Outputs: built once known (inputs.py).
         sa = resolve(lambda ns: build.reader_service_account(m, ns), args.namespace)
-        self.service_account = k8s.core.v1.ServiceAccount(f"{name}-sa", metadata=part(sa, "metadata"), opts=self.child_opts())
+        # The pods need no Kubernetes token: EKS Pod Identity delivers AWS credentials through a
+        # projected volume of its own webhook, not the ServiceAccount's token.
+        self.service_account = k8s.core.v1.ServiceAccount(
+            f"{name}-sa",
+            metadata=part(sa, "metadata"),
+            automount_service_account_token=part(sa, "automountServiceAccountToken"),
+            opts=self.child_opts(),
+        )
         aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
         role = aws.iam.Role(
             f"{name}-role",

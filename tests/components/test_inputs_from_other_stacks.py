@@ -114,6 +114,8 @@ def test_s3_model_reader_takes_namespace_and_cluster(tmp_path, prod):
 
     res = _plain_and_from_stack(tmp_path, build)
     assert res["reader-sa"]["inputs"]["metadata"]["namespace"] == "shared-llm"
+    # The builder's "no Kubernetes token" reaches the ServiceAccount (Pod Identity has its own volume).
+    assert res["reader-sa"]["inputs"]["automountServiceAccountToken"] is False
     assert res["reader-role"]["inputs"]["name"] == f"llm-serving-shared-eks-{model.name}-s3"
     association = res["reader-pod-identity"]["inputs"]
     assert (association["clusterName"], association["namespace"]) == ("shared-eks", "shared-llm")
