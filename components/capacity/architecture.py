@@ -32,6 +32,25 @@ class LayerGroup:
 
 
 @dataclass(frozen=True)
+class VisionEncoder:
+    """A Qwen2.5-VL vision tower as config.json's ``vision_config`` states it (what its profile run allocates).
+
+    ``max_pixels`` is the image processor's largest image (preprocessor_config.json "max_pixels";
+    transformers' Qwen2VLImageProcessor default 12,845,056 = 16,384 merged tokens of 28 x 28 pixels,
+    which vLLM's profile takes as the image with the most features).
+    """
+
+    hidden_size: int
+    intermediate_size: int
+    out_hidden_size: int
+    patch_size: int
+    spatial_merge_size: int
+    temporal_patch_size: int
+    in_channels: int = 3
+    max_pixels: int = 12845056
+
+
+@dataclass(frozen=True)
 class Architecture:
     """The facts of one model that decide its GPU memory in vLLM."""
 
@@ -59,6 +78,9 @@ class Architecture:
     # Qwen-VL's dynamic-resolution vision encoder, which vLLM also profiles on its largest
     # inputs (gigabytes; fixed-size encoders such as Gemma-3's SigLIP cost little).
     has_dynamic_vision_encoder: bool = False
+    # The vision tower's shape where config.json gives a Qwen2.5-VL vision_config (memory.py derives
+    # its profile peak from it); None: the fixed VISION_ENCODER_PROFILE_GIB is charged instead.
+    vision: Optional[VisionEncoder] = None
     # The longest max_model_len vLLM accepts without VLLM_ALLOW_LONG_MAX_MODEL_LEN: the position
     # embeddings, stretched by a yarn/linear/dynamic rope scaling factor (llama3/longrope: not).
     max_model_len_limit: int = 0
@@ -175,7 +197,27 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
         quant_method=quant_method,
         max_model_len_limit=_max_len_limit(cfg, max_pos),
         has_dynamic_vision_encoder=bool(re.match(r"^qwen\d*(_\d+)?_vl", str(config.get("model_type") or ""))),
+        vision=_vision_encoder(config),
     )
+
+
+def _vision_encoder(config: Mapping[str, Any]) -> Optional[VisionEncoder]:
+    """The Qwen2.5-VL vision tower of ``config``; None for any other model or an incomplete vision_config.
+
+    Only Qwen2.5-VL's tower (gated MLP, RMSNorm; vllm/model_executor/models/qwen2_5_vl.py) is read: Qwen2-VL's
+    (mlp_ratio, LayerNorm) and Qwen3-VL's (deepstack) allocate differently and keep the fixed charge.
+    """
+    vision = config.get("vision_config")
+    if config.get("model_type") != "qwen2_5_vl" or not isinstance(vision, Mapping):
+        return None
+    keys = ("hidden_size", "intermediate_size", "out_hidden_size", "patch_size", "spatial_merge_size", "temporal_patch_size")
+    if any(vision.get(k) is None for k in keys):
+        return None
+    fields = {k: _int(vision, k) for k in keys}
+    if any(v <= 0 for v in fields.values()):
+        raise ArchitectureError(f"config.json vision_config {', '.join(keys)} must all be > 0")
+    channels = _int(vision, "in_channels", "in_chans", default=3, required=False) or 3
+    return VisionEncoder(**fields, in_channels=channels)
 
 
 def _max_len_limit(cfg: Mapping[str, Any], max_pos: int) -> int:

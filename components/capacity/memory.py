@@ -48,6 +48,11 @@ Not modelled (each a known residual, not a fitted term):
 - Persistent workspaces allocated in the profile run (the MoE workspace, 0.33.0 gpu_worker.py
   _scoped_allocator_max_split) land in vLLM's "consumed" memory; the model charges them as
   activation. The sum is what sizes the KV cache; the split between the two is not exact.
+- The Qwen2.5-VL encoder charge (vision_encoder_profile_bytes) is read from 0.20.0-0.33.0 and taken
+  for older releases too (0.9.0.1's MLP keeps gate and up apart: 2 x hidden less per patch, so older
+  releases are charged a little more); with TP > 1 it is charged whole on every rank although qkv and
+  the MLP's intermediate tensors are split (the safe side); limit_mm_per_prompt, mm_processor_kwargs
+  (max_pixels) and --skip-mm-profiling are not flags the stacks pass, so their defaults are taken.
 - Speculative decoding (wider uniform decode batches), LoRA, encoder CUDA graphs and
   cudagraph_mode other than FULL_AND_PIECEWISE are not sized; Mamba/linear-attention state neither.
 """
@@ -122,10 +127,18 @@ STARTUP_CONTEXT_NVLINK_TP_GIB = 1.5
 MXFP4_LOAD_GROWTH = 1.06
 MXFP4_MARLIN_LOAD_GROWTH = 1.088
 MXFP4_TRITON_FROM = (0, 12)
-# The Qwen-VL vision encoder's profile run on its largest inputs, not modelled in detail: the logs of
+# The Qwen-VL vision encoder's profile run, where the model's vision tower is not one memory.py derives
+# (Qwen2-VL, Qwen3-VL, or a config.json without a Qwen2.5-VL vision_config): the logs of
 # Qwen3-VL-30B-A3B (RTX 3090 TP4, nk01) and Qwen2.5-VL-7B (L4, rh01) show 1.6-2.2 GiB above
-# the text model's peak.
+# the text model's peak. Qwen2.5-VL's is derived instead (vision_encoder_profile_bytes).
 VISION_ENCODER_PROFILE_GIB = 2.5
+# Qwen2-VL/2.5-VL processing (vllm/model_executor/models/qwen2_vl.py _MAX_FRAMES_PER_VIDEO): the most
+# frames of the dummy video, 14 in 0.20.0-0.33.0 (line 115 of 0.20.0, 117 of 0.23.0, 120 of 0.33.0),
+# 16 in 0.9.0.1 (line 82); releases between those read take 16, the larger video.
+QWEN_VL_MAX_FRAMES = 14
+QWEN_VL_MAX_FRAMES_BEFORE_020 = 16
+# The largest aspect ratio the dummy image may have (qwen2_vl.py get_image_size_with_most_features).
+QWEN_VL_MAX_ASPECT = 200
 FP8_DS_MLA_BYTES_PER_TOKEN = 656
 
 _KV_DTYPE_BYTES = {"fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "fp8_ds_mla": 1, "float": 4, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4}
@@ -301,14 +314,17 @@ def _kv_dtype_bytes(arch: Architecture, args: EngineArgs) -> int:
     return arch.dtype_bytes
 
 
-def activation_bytes(arch: Architecture, tokens: int, seqs: int, tp: int, acc: Accounting) -> float:
+def activation_bytes(arch: Architecture, tokens: int, seqs: int, tp: int, acc: Accounting,
+                     max_model_len: Optional[int] = None, version: Optional[str] = None) -> float:
     """Peak torch memory of the profile run above the weights.
 
     The forward pass of ``tokens`` frees its intermediates before the sampler warm-up, so the
     peak is the larger of the two; the batch's hidden states stay alive through sampling. Only
     min(max_num_seqs, tokens) rows reach the LM head and the sampler (never tokens x vocab).
     Fused MoE kernels add a workspace per routed token (not for MXFP4, whose kernels keep none);
-    Qwen-VL models add their vision encoder's own profile run.
+    Qwen-VL models add their vision encoder's own profile run: derived for a Qwen2.5-VL vision tower
+    (vision_encoder_profile_bytes, which grows with max_model_len up to the longest dummy video), else
+    the fixed VISION_ENCODER_PROFILE_GIB.
     """
     b = arch.dtype_bytes
     inter = arch.moe_intermediate_size * max(1, arch.experts_per_token) if arch.num_experts else arch.intermediate_size
@@ -318,8 +334,88 @@ def activation_bytes(arch: Architecture, tokens: int, seqs: int, tp: int, acc: A
     moe = 0.0
     if arch.num_experts and arch.quant_method != "mxfp4":
         moe = 2 * tokens * arch.experts_per_token * (3 * arch.moe_intermediate_size / tp + arch.hidden_size)
+    text = max(forward, sampler) + moe
+    if arch.vision is not None:
+        # The encoder runs first, then the text forward with the dummy inputs and encoder outputs still held.
+        peak, held = vision_encoder_profile_bytes(arch, max_model_len or arch.max_position_embeddings, tokens, seqs, version)
+        return max(peak, text + held) + acc.activation_slack_gib * GIB
     vision = VISION_ENCODER_PROFILE_GIB * GIB if arch.has_dynamic_vision_encoder else 0.0
-    return max(forward, sampler) + moe + vision + acc.activation_slack_gib * GIB
+    return text + vision + acc.activation_slack_gib * GIB
+
+
+def qwen_vl_dummy_patches(arch: Architecture, max_model_len: int, tokens: int, seqs: int, version: Optional[str] = None) -> int:
+    """Vision patches of the dummy batch vLLM's profile run feeds a Qwen2.5-VL encoder (0 without a vision tower).
+
+    Read in vLLM 0.23.0 (same code in 0.20.0-0.33.0):
+    - v1/worker/gpu_model_runner.py profile_run (lines 6168-6224): one modality, the one with the most
+      tokens per item (multimodal/encoder_budget.py get_modality_with_max_tokens, line 182; a tie goes to
+      "video"), max_items_per_batch items of it.
+    - model_executor/models/qwen2_vl.py: the image with the most features is max_pixels split into
+      (patch x merge)^2 units in the factor pair closest to square with aspect <= 200
+      (get_image_size_with_most_features, lines 965-1016); a video repeats it over as many frames as
+      max_model_len holds, at most _MAX_FRAMES_PER_VIDEO, frames padded to temporal_patch_size
+      (get_num_frames_with_most_features / _get_max_video_frames / _get_vision_info, lines 880-1093).
+    - multimodal/encoder_budget.py _get_max_items (lines 140-180) with compute_mm_encoder_budget
+      (v1/core/encoder_cache_manager.py lines 269-316): the encoder budget is max(max_num_batched_tokens,
+      tokens per item) (config/scheduler.py lines 235-236), items = max(1, min(budget // tokens per item,
+      max_num_seqs x min(999, max_model_len // tokens per item) or 1)); limit_mm_per_prompt defaults to 999
+      (config/multimodal.py line 20).
+    """
+    vision = arch.vision
+    if vision is None:
+        return 0
+    unit = vision.patch_size * vision.spatial_merge_size
+    units = max(vision.max_pixels // (unit * unit), 1)
+    for n in range(units, 0, -1):
+        short = next(d for d in range(math.isqrt(n), 0, -1) if n % d == 0)
+        if (n // short) / short <= QWEN_VL_MAX_ASPECT:
+            units = short * (n // short)
+            break
+    tp_frames = vision.temporal_patch_size
+
+    def video_tokens(frames: int) -> int:
+        return max((frames + frames % tp_frames) // tp_frames, 1) * units
+
+    release = parse_release(version)
+    cap = QWEN_VL_MAX_FRAMES if release is None or release >= (0, 20) else QWEN_VL_MAX_FRAMES_BEFORE_020
+    frames = 1
+    while frames < cap and video_tokens(frames + 1) <= max_model_len:
+        frames += 1
+    per_item = max(video_tokens(frames), units)  # the video; an image is one frame's worth
+    budget = max(tokens, per_item)
+    per_prompt = max(1, min(999, max_model_len // per_item))
+    items = max(1, min(budget // per_item, seqs * per_prompt))
+    return items * per_item * vision.spatial_merge_size ** 2
+
+
+def vision_encoder_profile_bytes(arch: Architecture, max_model_len: int, tokens: int, seqs: int,
+                                 version: Optional[str] = None) -> tuple[float, float]:
+    """(peak, held): a Qwen2.5-VL encoder's profile peak on vLLM's dummy batch, and what stays alive after it.
+
+    Per patch, in the model dtype (vLLM 0.23.0; the same lines in 0.20.0-0.33.0):
+    - the dummy pixel values, in_channels x temporal_patch_size x patch_size^2 values, cast to the model
+      dtype by the processor (multimodal/processing/context.py line 234) and held by profile_run's
+      batched_dummy_mm_inputs until the text dummy run ends (gpu_model_runner.py line 6210);
+    - the vision block's peak (model_executor/models/qwen2_5_vl.py): in the MLP, the block input, the
+      attention output, the out-of-place add-norm's two results (line 522; the native
+      fused_add_rms_norm, vllm/ir/ops/layernorm.py line 40, returns new tensors), gate_up (2 x
+      intermediate), its activation (intermediate) and down_proj's output (lines 340-344): 5 x hidden + 3 x
+      intermediate; in the attention, the block input, norm1's output, qkv (3 x hidden), the contiguous
+      q/k copy and its rotated copy (2 x hidden each, lines 415-433), the attention output and the
+      projection: 11 x hidden. The larger of the two.
+    The encoder outputs (merged tokens x out_hidden_size) are cached through the text dummy run with the
+    pixel values (gpu_model_runner.py lines 6219-6224): that is ``held``.
+    """
+    vision = arch.vision
+    patches = qwen_vl_dummy_patches(arch, max_model_len, tokens, seqs, version)
+    if vision is None or patches == 0:
+        return 0.0, 0.0
+    b = arch.dtype_bytes
+    pixels = vision.in_channels * vision.temporal_patch_size * vision.patch_size ** 2
+    h, inter = vision.hidden_size, vision.intermediate_size
+    block = max(5 * h + 3 * inter, 11 * h)
+    outputs = patches // vision.spatial_merge_size ** 2 * vision.out_hidden_size
+    return float(patches * (pixels + block) * b), float((patches * pixels + outputs) * b)
 
 
 def non_torch_bytes(tp: int, gpu: Gpu, acc: Accounting) -> float:
@@ -500,7 +596,7 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
 
     budget = gpu.memory_gib * GIB * utilization
     weights = weights_per_gpu_bytes(arch, checkpoint_bytes, args)
-    activation = activation_bytes(arch, tokens, seqs, tp, acc)
+    activation = activation_bytes(arch, tokens, seqs, tp, acc, max_model_len, args.vllm_version)
     non_torch = non_torch_bytes(tp, gpu, acc)
     graphs = cuda_graph_bytes(arch, args, acc, gpu, seqs, tokens)
     compile_peak = cold_compile_bytes(arch, args, acc, gpu, seqs, tokens)
