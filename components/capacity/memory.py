@@ -347,7 +347,7 @@ def qwen_vl_dummy_patches(arch: Architecture, max_model_len: int, tokens: int, s
     """Vision patches of the dummy batch vLLM's profile run feeds a Qwen2.5-VL encoder (0 without a vision tower).
 
     Read in vLLM 0.23.0 (same code in 0.20.0-0.33.0):
-    - v1/worker/gpu_model_runner.py profile_run (lines 6168-6224): one modality, the one with the most
+    - v1/worker/gpu_model_runner.py profile_run (lines 6168-6240): one modality, the one with the most
       tokens per item (multimodal/encoder_budget.py get_modality_with_max_tokens, line 182; a tie goes to
       "video"), max_items_per_batch items of it.
     - model_executor/models/qwen2_vl.py: the image with the most features is max_pixels split into
@@ -359,7 +359,7 @@ def qwen_vl_dummy_patches(arch: Architecture, max_model_len: int, tokens: int, s
       (v1/core/encoder_cache_manager.py lines 269-316): the encoder budget is max(max_num_batched_tokens,
       tokens per item) (config/scheduler.py lines 235-236), items = max(1, min(budget // tokens per item,
       max_num_seqs x min(999, max_model_len // tokens per item) or 1)); limit_mm_per_prompt defaults to 999
-      (config/multimodal.py line 20).
+      per modality (config/multimodal.py lines 20 and 80-84).
     """
     vision = arch.vision
     if vision is None:
@@ -401,10 +401,10 @@ def vision_encoder_profile_bytes(arch: Architecture, max_model_len: int, tokens:
       fused_add_rms_norm, vllm/ir/ops/layernorm.py line 40, returns new tensors), gate_up (2 x
       intermediate), its activation (intermediate) and down_proj's output (lines 340-344): 5 x hidden + 3 x
       intermediate; in the attention, the block input, norm1's output, qkv (3 x hidden), the contiguous
-      q/k copy and its rotated copy (2 x hidden each, lines 415-433), the attention output and the
+      q/k copy and its rotated copy (2 x hidden each, lines 411-458), the attention output and the
       projection: 11 x hidden. The larger of the two.
     The encoder outputs (merged tokens x out_hidden_size) are cached through the text dummy run with the
-    pixel values (gpu_model_runner.py lines 6219-6224): that is ``held``.
+    pixel values (gpu_model_runner.py lines 6225-6240): that is ``held``.
     """
     vision = arch.vision
     patches = qwen_vl_dummy_patches(arch, max_model_len, tokens, seqs, version)
