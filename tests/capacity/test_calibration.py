@@ -414,7 +414,9 @@ KNOWN_MISSES = {
             "(safe side, -1.6 GiB)",
     "nm07": "Qwen3-14B-AWQ on one L4 (0.28.0, release defaults): the same post's other start of this setup (nm04) "
             "logged 9.10 GiB of KV cache, this one 10.33; one model cannot be within 0.5 GiB of both (safe side, "
-            "-1.3 GiB; nm04 is at -0.05)",
+            "-1.3 GiB; nm04 is at -0.05). The post started the servers one after another; a start that finds the "
+            "first one's torch.compile cache profiles a smaller peak (nm24: 0.19 GiB against 1.18 cold, 7,248 more "
+            "tokens), which would explain the gap, but the log does not say whether the cache was warm",
     "nm16": "Qwen3-32B over TP 2 on PCIe RTX PRO 6000 at utilization 0.426 (0.27.1): 2.3 GiB more KV cache logged "
             "than modelled (safe side); the one TP 2 log on these cards, so which term over-charges (the PCIe "
             "all-reduce buffers or the V2 runner's compile charge) is not separable from it",
