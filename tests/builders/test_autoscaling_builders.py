@@ -12,6 +12,7 @@ from components.builders import vllm_service as vllm
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
 from components.errors import ConfigError
+from tests.chart_values import unknown_value_paths
 from tests.conftest import shared_path, stack_config
 from tests.kube_schemas import validate_object
 
@@ -122,27 +123,6 @@ def test_prometheus_location_comes_from_the_stack():
     assert [r["chart"] for r in metrics.metrics_releases(prod.models, prod.namespace, prod.monitoring)] == ["prometheus-adapter", "keda"]
 
 
-def _paths(values, prefix=()):
-    """Every leaf key path of a values mapping (lists and empty maps are leaves)."""
-    for key, value in values.items():
-        if isinstance(value, dict) and value:
-            yield from _paths(value, prefix + (key,))
-        else:
-            yield prefix + (key,)
-
-
-def _known(defaults, path):
-    node = defaults
-    for part in path:
-        if not isinstance(node, dict) or part not in node:
-            return False
-        node = node[part]
-        # A default of {}, [] or null is free-form below (PROVENANCE.md, "Limits of a key-path check").
-        if node in ({}, [], None):
-            return True
-    return True
-
-
 @pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
 def test_helm_values_exist_in_the_pinned_charts(stack):
     cfg = load_stack_config(stack_config(stack))
@@ -151,8 +131,7 @@ def test_helm_values_exist_in_the_pinned_charts(stack):
         chart = yaml.safe_load((chart_dir / "Chart.yaml").read_text())
         assert (chart["name"], chart["version"]) == (rel["chart"], rel["version"])
         defaults = yaml.safe_load((chart_dir / "values.yaml").read_text())
-        unknown = [".".join(p) for p in _paths(rel["values"]) if not _known(defaults, p)]
-        assert unknown == [], rel["chart"]
+        assert unknown_value_paths(rel["values"], defaults) == [], rel["chart"]
 
 
 def test_adapter_rules_match_the_chart_rule_shape():

@@ -13,6 +13,7 @@ from components.builders import vllm_service as vllm
 from components.capacity.plan import plan_stack
 from components.capacity.pools import plan_pools
 from components.config import AddonsConfig, load_stack_config
+from tests.chart_values import unknown_value_paths
 from tests.conftest import shared_path, stack_config
 from tests.kube_schemas import validate_object
 
@@ -74,26 +75,6 @@ def test_four_interruption_rules_and_a_tls_only_queue():
     assert deny["Effect"] == "Deny" and deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
 
 
-def _paths(values, prefix=()):
-    for key, value in values.items():
-        if isinstance(value, dict) and value:
-            yield from _paths(value, prefix + (key,))
-        else:
-            yield prefix + (key,)
-
-
-def _known(defaults, path):
-    node = defaults
-    for part in path:
-        if not isinstance(node, dict) or part not in node:
-            return False
-        node = node[part]
-        # A default of {}, [] or null is free-form below (charts/PROVENANCE.md, "Limits of a key-path check").
-        if node in ({}, [], None):
-            return True
-    return True
-
-
 def _releases():
     return [karpenter_aws.karpenter_release("kube-system", "llm-prod", "llm-prod", True), *addons.addon_releases(AddonsConfig())]
 
@@ -108,7 +89,7 @@ def test_helm_values_exist_in_the_pinned_chart(rel):
     placeholders = {("karpenter", "1.13.0"), ("cert-manager", "v0.0.0")}
     assert chart["version"] == rel["version"] or (rel["chart"], chart["version"]) in placeholders
     defaults = yaml.safe_load((chart_dir / "values.yaml").read_text()) or {}
-    assert [".".join(p) for p in _paths(rel["values"]) if not _known(defaults, p)] == []
+    assert unknown_value_paths(rel["values"], defaults) == []
     schema_file = chart_dir / "values.schema.json"
     if schema_file.exists():
         jsonschema.Draft7Validator(json.loads(schema_file.read_text())).validate(rel["values"])

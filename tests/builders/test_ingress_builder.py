@@ -12,6 +12,7 @@ import yaml
 from components.builders import ingress as build
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
+from tests.chart_values import unknown_value_paths
 from tests.conftest import shared_path, stack_config
 from tests.kube_schemas import validate_object
 
@@ -158,27 +159,8 @@ def test_a_sibling_no_longer_than_its_model_is_refused():
         stack("dev", lambda c: c["llm-serving:models"][0].update(longContext={"maxModelLen": 8192}))
 
 
-def _paths(values, prefix=()):
-    for key, value in values.items():
-        if isinstance(value, dict) and value:
-            yield from _paths(value, prefix + (key,))
-        else:
-            yield prefix + (key,)
-
-
 # Maps whose keys are the user's (annotations, labels), even where the chart ships a few defaults in them.
 FREE_FORM = {"podAnnotations", "podLabels"}
-
-
-def _known(defaults, path):
-    node = defaults
-    for part in path:
-        if not isinstance(node, dict) or part not in node:
-            return False
-        if node[part] in ({}, [], None) or part in FREE_FORM:
-            return True
-        node = node[part]
-    return True
 
 
 def releases(plans):
@@ -195,8 +177,7 @@ def test_helm_values_exist_in_the_pinned_charts(index):
     if chart.name in ("base", "istiod", "gateway"):
         # Istio keeps its defaults under one key; users set the same paths at the top level (PROVENANCE.md).
         defaults = defaults["_internal_defaults_do_not_set"]
-    unknown = [".".join(p) for p in _paths(rel["values"]) if not _known(defaults, p)]
-    assert unknown == []
+    assert unknown_value_paths(rel["values"], defaults, FREE_FORM) == []
     schema_file = folder / "values.schema.json"
     if schema_file.exists():
         errors = list(jsonschema.Draft7Validator(json.loads(schema_file.read_text())).iter_errors(rel["values"]))
