@@ -19,7 +19,7 @@ a batch Job, and read engine settings wherever a project puts them:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -167,6 +167,28 @@ def pod_labels(resource: Any) -> list[dict]:
                 found.append(labels)
         return found
     return [dict(as_dict(get(spec, "template", "metadata", "labels")))]
+
+
+def unselected_serving_apps(resources: list, cover_kinds: tuple[str, ...], selects: Callable[[Any, dict], bool],
+                            *, skip_kinds: tuple[str, ...] = ()) -> list:
+    """The serving apps (is_serving_app) that no object of ``cover_kinds`` in their namespace selects.
+
+    ``selects(cover, labels)`` says whether one such object (a PDB, a Service, ...) selects a pod
+    label set; an app counts as selected when any of its pod templates is. The covering objects
+    are grouped by namespace once, so a fleet of apps is read in one pass, not one per app.
+    """
+    covers: dict[str | None, list] = {}
+    for r in resources:
+        if split_type(r.type)[1] in cover_kinds:
+            covers.setdefault(namespace_of(r), []).append(r)
+    found = []
+    for app in resources:
+        if not is_serving_app(app) or split_type(app.type)[1] in skip_kinds:
+            continue
+        label_sets = pod_labels(app)
+        if not any(selects(cover, labels) for cover in covers.get(namespace_of(app), ()) for labels in label_sets):
+            found.append(app)
+    return found
 
 
 def selector_matches(selector: Any, labels: Mapping[str, Any], *, plain: bool = False) -> bool:

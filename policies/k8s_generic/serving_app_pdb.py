@@ -9,29 +9,19 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import get, split_type
-from policies.serving import is_serving_app, namespace_of, pod_labels, selector_matches
+from policies.serving import selector_matches, unselected_serving_apps
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    # PDB selectors by namespace, read once (a fleet has as many PDBs as apps).
-    selectors: dict[str | None, list] = {}
-    for pdb in resources:
-        if split_type(pdb.type)[1] == "PodDisruptionBudget":
-            selectors.setdefault(namespace_of(pdb), []).append(get(pdb.props, "spec", "selector"))
     findings = []
-    for app in resources:
-        if not is_serving_app(app):
-            continue
-        label_sets = pod_labels(app)
-        covered = any(selector_matches(selector, labels)
-                      for selector in selectors.get(namespace_of(app), ()) for labels in label_sets)
-        if not covered:
-            kind = split_type(app.type)[1]
-            findings.append((app.name, f"{kind} {get(app.props, 'metadata', 'name')}: no PodDisruptionBudget selects "
-                                       f"its pods, so a node drain or Karpenter consolidation can evict every replica "
-                                       f"at once; add a PDB with maxUnavailable: 1"))
+    for app in unselected_serving_apps(resources, ("PodDisruptionBudget",),
+                                       lambda pdb, labels: selector_matches(get(pdb.props, "spec", "selector"), labels)):
+        kind = split_type(app.type)[1]
+        findings.append((app.name, f"{kind} {get(app.props, 'metadata', 'name')}: no PodDisruptionBudget selects "
+                                   f"its pods, so a node drain or Karpenter consolidation can evict every replica "
+                                   f"at once; add a PDB with maxUnavailable: 1"))
     return findings
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import get, split_type
-from policies.serving import is_serving_app, namespace_of, pod_labels, selector_matches
+from policies.serving import selector_matches, unselected_serving_apps
 
 
 def _selects(frontend: Resource, labels: dict) -> bool:
@@ -26,18 +26,12 @@ def _selects(frontend: Resource, labels: dict) -> bool:
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    frontends = [r for r in resources if split_type(r.type)[1] in ("Service", "InferencePool")]
     findings = []
-    for app in resources:
-        if not is_serving_app(app) or split_type(app.type)[1] == "InferenceService":
-            continue
-        namespace = namespace_of(app)
-        labels = pod_labels(app)
-        if not any(namespace_of(f) == namespace and any(_selects(f, l) for l in labels) for f in frontends):
-            kind = split_type(app.type)[1]
-            findings.append((app.name, f"{kind} {get(app.props, 'metadata', 'name')}: no Service or InferencePool "
-                                       f"selects its pods, so clients have no stable address and readiness takes "
-                                       f"no failing replica out of rotation; add a ClusterIP Service"))
+    for app in unselected_serving_apps(resources, ("Service", "InferencePool"), _selects, skip_kinds=("InferenceService",)):
+        kind = split_type(app.type)[1]
+        findings.append((app.name, f"{kind} {get(app.props, 'metadata', 'name')}: no Service or InferencePool "
+                                   f"selects its pods, so clients have no stable address and readiness takes "
+                                   f"no failing replica out of rotation; add a ClusterIP Service"))
     return findings
 
 
