@@ -154,19 +154,14 @@ def clean(value: Any) -> Any:
     return value
 
 
-def struct_to_dict(struct: Any) -> dict[str, Any]:
-    """A protobuf ``Struct`` (a resource's inputs on the wire) as plain Python.
-
-    The same values as ``google.protobuf.json_format.MessageToDict`` (numbers stay floats, keys
-    in the Struct's order; tests/plan/test_sdk_hooks.py compares the two), without its
-    per-field descriptor dispatch, which cost a tenth of a 100-model plan.
-    """
-    return {key: _struct_value(value) for key, value in struct.fields.items()}
-
-
 def recorded_inputs(struct: Any) -> dict[str, Any]:
-    """A RegisterResource's inputs as the recording keeps them: ``clean(struct_to_dict(struct))``
-    in one pass (secrets redacted, unknowns marked; tests/plan/test_sdk_hooks.py compares the two)."""
+    """A RegisterResource's inputs (a protobuf ``Struct``) as the recording keeps them.
+
+    The values of ``clean(json_format.MessageToDict(struct))`` (numbers stay floats, keys in the
+    Struct's order, secrets redacted, unknowns marked; tests/plan/test_sdk_hooks.py compares the
+    two), read in one pass without MessageToDict's per-field descriptor dispatch, which cost a
+    tenth of a 100-model plan.
+    """
     return {key: _wire_value(value) for key, value in struct.fields.items()}
 
 

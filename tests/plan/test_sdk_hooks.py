@@ -172,20 +172,21 @@ def test_pinned_sdk_is_the_tested_one():
 
 def test_struct_reader_gives_what_message_to_dict_gives():
     """stacks/offline.py reads each RegisterResource's inputs (a protobuf Struct) with its own
-    struct_to_dict instead of json_format.MessageToDict: the values must be the same."""
+    recorded_inputs instead of json_format.MessageToDict: without secrets or unknowns, the values
+    must be the same."""
     from google.protobuf import json_format, struct_pb2
 
     struct = struct_pb2.Struct()
     struct.update({"a": 1, "b": 2.5, "c": True, "d": None, "e": "text", "f": [1, "x", {"g": [None, False]}, []],
                    "h": {"i": {"j": -3}}, "k": {}, "l": "", "m": 1e300})
-    assert offline.struct_to_dict(struct) == json_format.MessageToDict(struct)
-    assert list(offline.struct_to_dict(struct)) == list(json_format.MessageToDict(struct))
+    assert offline.recorded_inputs(struct) == json_format.MessageToDict(struct)
+    assert list(offline.recorded_inputs(struct)) == list(json_format.MessageToDict(struct))
     nan = struct_pb2.Struct()
     nan.update({"n": float("nan")})
     with pytest.raises(ValueError):
         json_format.MessageToDict(nan)
     with pytest.raises(ValueError, match="JSON cannot hold"):
-        offline.struct_to_dict(nan)
+        offline.recorded_inputs(nan)
 
 
 def test_a_run_leaves_the_collector_as_it_found_it(tmp_path):
@@ -204,15 +205,15 @@ def test_a_run_leaves_the_collector_as_it_found_it(tmp_path):
             gc.enable()
 
 
-def test_recorded_inputs_are_clean_of_struct_to_dict():
-    """The recorder converts and decodes in one pass: the same as clean(struct_to_dict(...))."""
-    from google.protobuf import struct_pb2
+def test_recorded_inputs_are_clean_of_message_to_dict():
+    """The recorder converts and decodes in one pass: the same as clean(MessageToDict(...))."""
+    from google.protobuf import json_format, struct_pb2
 
     secret = {offline._SIG_KEY: offline._SIG_SECRET, "value": {"token": "hf_x", "n": [1, 2]}}
     struct = struct_pb2.Struct()
     struct.update({"a": offline._UNKNOWN_VALUE, "b": secret, "c": [secret, offline._UNKNOWN_VALUE, {"d": 1.5}],
                    "e": {offline._SIG_KEY: "not-a-secret-signature", "x": True}, "f": None, "g": {"h": {}}})
-    assert offline.recorded_inputs(struct) == offline.clean(offline.struct_to_dict(struct))
+    assert offline.recorded_inputs(struct) == offline.clean(json_format.MessageToDict(struct))
     assert offline.recorded_inputs(struct)["b"] == {"token": offline.REDACTED, "n": [offline.REDACTED, offline.REDACTED]}
     assert offline.recorded_inputs(struct)["a"] == offline.UNKNOWN
 
