@@ -151,14 +151,11 @@ def process_env(pycache: Path) -> dict[str, str]:
     return env
 
 
-_PROCESS_ENV: Optional[dict[str, str]] = None
-
-
-def process(*argv: str) -> Callable[[], None]:
+def process(*argv: str, env: Optional[dict[str, str]] = None) -> Callable[[], None]:
     """A whole command as a callable (its output discarded; exit codes 0 and 1 are both a result)."""
 
     def run() -> None:
-        proc = subprocess.run(list(argv), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_PROCESS_ENV)
+        proc = subprocess.run(list(argv), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
         if proc.returncode not in (0, 1):
             raise SystemExit(f"{' '.join(argv)} exited {proc.returncode}: {proc.stderr[-2000:]}")
 
@@ -193,10 +190,10 @@ def find_checkov(given: Optional[str]) -> Optional[str]:
     return None
 
 
-def import_profile() -> tuple[float, list[tuple[str, float]]]:
+def import_profile(env: Optional[dict[str, str]] = None) -> tuple[float, list[tuple[str, float]]]:
     """`python -X importtime` of what `python -m stacks plan` imports: total seconds and the five slowest top-level packages."""
     code = "import stacks.__main__, stacks.plan, stacks.offline, components.program, policies.framework, policies.registry"
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=ROOT, capture_output=True, text=True, env=_PROCESS_ENV)
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=ROOT, capture_output=True, text=True, env=env)
     top: dict[str, float] = {}
     for line in proc.stderr.splitlines():
         # "import time:  self [us] | cumulative | imported package"; nesting shows as indentation.
@@ -236,8 +233,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 def run_all(work: Path, repeat: int, checkov: Optional[str], sizes: Sequence[int] = SIZES) -> dict:
     """Every measurement; the figures as one JSON-ready dict."""
-    global _PROCESS_ENV
-    _PROCESS_ENV = process_env(work / "pycache")
+    env = process_env(work / "pycache")
     stacks = {n: synthetic_stack(n, work) for n in sizes}
     counts = {n: plan_once(stacks[n]) for n in sizes}  # warm-up run: imports and caches out of the timings
     payloads = {n: recorded_payloads(stacks[n]) for n in sizes}
@@ -251,23 +247,23 @@ def run_all(work: Path, repeat: int, checkov: Optional[str], sizes: Sequence[int
     engine_wall, engine_cpu = interleave(cases, repeat)
 
     prod_out = work / "prod"
-    process(sys.executable, "-m", "stacks", "plan", "prod", "--out", str(prod_out))()
+    process(sys.executable, "-m", "stacks", "plan", "prod", "--out", str(prod_out), env=env)()
     rendered = str(prod_out / "kubernetes")
-    whole: dict[str, Callable[[], None]] = {"plan prod (process)": process(sys.executable, "-m", "stacks", "plan", "prod", "--out", str(prod_out))}
+    whole: dict[str, Callable[[], None]] = {"plan prod (process)": process(sys.executable, "-m", "stacks", "plan", "prod", "--out", str(prod_out), env=env)}
     targets = {"rendered prod": rendered}
     if CORPUS.is_dir():
         targets["corpus"] = str(CORPUS)
     for label, path in targets.items():
-        whole[f"policies {label}"] = process(sys.executable, "-m", "policies", "check", path)
+        whole[f"policies {label}"] = process(sys.executable, "-m", "policies", "check", path, env=env)
         if checkov:
-            whole[f"checkov {label}"] = process(checkov, "-d", path, "--framework", "kubernetes", "--quiet", "--compact", "--skip-download")
+            whole[f"checkov {label}"] = process(checkov, "-d", path, "--framework", "kubernetes", "--quiet", "--compact", "--skip-download", env=env)
     # The floor every whole command shares: starting this Python (and its site-packages' .pth files).
-    whole["python -c pass (start-up)"] = process(sys.executable, "-c", "pass")
+    whole["python -c pass (start-up)"] = process(sys.executable, "-c", "pass", env=env)
     for run in whole.values():
         run()  # warm-up: fills the bytecode cache, and the page cache with every file read
     process_wall, process_cpu = interleave(whole, repeat)
 
-    total_imports, slowest = import_profile()
+    total_imports, slowest = import_profile(env)
     wall = {**engine_wall, **process_wall}
     cpu = {**engine_cpu, **process_cpu}
     med = {name: median(ts) for name, ts in wall.items()}
