@@ -17,7 +17,7 @@ from typing import Any, Callable, get_args
 
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
-from components.capacity.memory import EngineArgs, plan_memory
+from components.capacity.memory import COMPILE_CACHES, EngineArgs, plan_memory
 from components.capacity.models import UnknownModel, find_model, load_model_config
 from components.config import BLOCK_SIZES, Dtype, EngineConfig, KvCacheDtype, Quantization
 from components.errors import ConfigError, Problem
@@ -75,6 +75,9 @@ def add_size_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vllm-version", type=_version, default=None,
                    help="vLLM release whose accounting to follow, 0.8.0 to 0.33.x, e.g. 0.33.0 "
                         "(default: unknown, the most conservative accounting)")
+    p.add_argument("--compile-cache", type=_choice("--compile-cache", COMPILE_CACHES), default="cold",
+                   help="state of vLLM's torch.compile cache at start-up: cold (empty, as a new pod's; the default) or "
+                        "warm (an earlier start of the same configuration left it, e.g. VLLM_CACHE_ROOT on a volume)")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
 
 
@@ -183,6 +186,7 @@ def run_size(args: argparse.Namespace) -> int:
         quantization=args.quantization,
         enforce_eager=args.enforce_eager,
         vllm_version=args.vllm_version,
+        compile_cache=args.compile_cache,
     )
     plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine)
     figures = {"model": model.hf_id, **plan.as_dict()}

@@ -44,7 +44,8 @@ Not modelled (each a known residual, not a fitted term):
   lines 668-670, 0.33.0 lines 748-750); compare it with activation_gib + cuda_graph_gib.
 - Model Runner V2's profile peak while torch.compile compiles on a cold cache (0.22-0.28,
   cold_compile_bytes) is charged at the size of the graph estimate, which the fit rows match; how
-  it grows with the model is not derived. On a warm cache vLLM finds about that much more KV cache.
+  it grows with the model is not derived. On a warm cache vLLM finds about that much more KV cache,
+  and EngineArgs(compile_cache="warm") sizes such a start.
 - Persistent workspaces allocated in the profile run (the MoE workspace, 0.33.0 gpu_worker.py
   _scoped_allocator_max_split) land in vLLM's "consumed" memory; the model charges them as
   activation. The sum is what sizes the KV cache; the split between the two is not exact.
@@ -177,6 +178,17 @@ class EngineArgs:
     enforce_eager: bool = False
     # The vLLM release ("0.33.0"); None: unknown, size with the most conservative accounting.
     vllm_version: Optional[str] = None
+    # "cold": the start compiles the model (torch.compile's cache, VLLM_CACHE_ROOT, is empty, as a new
+    # pod's is); "warm": it finds the compiled artifacts of an earlier start of the same configuration
+    # (cold_compile_bytes is then not charged).
+    compile_cache: str = "cold"
+
+    def __post_init__(self) -> None:
+        if self.compile_cache not in COMPILE_CACHES:
+            raise ValueError(f"compile_cache = {self.compile_cache!r}: must be one of {', '.join(COMPILE_CACHES)}")
+
+
+COMPILE_CACHES = ("cold", "warm")
 
 
 # The releases the accountings were read from and calibrated on: V1 (the default engine from 0.8)
@@ -550,9 +562,11 @@ def cold_compile_bytes(arch: Architecture, args: EngineArgs, acc: Accounting, gp
     is not derived from the source: the graph estimate stands in for it, as the fit rows allow (the
     safe side for a pod whose compile cache is empty, as a new pod's is). It is transient, so it is
     not counted as memory left for the graphs captured after the KV cache (_after_kv_shortfall).
+    With ``args.compile_cache == "warm"`` (a start that finds an earlier start's compiled artifacts)
+    nothing is charged.
     """
     runner = model_runner(arch, args.vllm_version, acc)
-    if runner.reserves_graphs or not acc.reserves_cuda_graphs:
+    if runner.reserves_graphs or not acc.reserves_cuda_graphs or args.compile_cache == "warm":
         return 0.0
     return _graph_estimate(arch, args, gpu, seqs, tokens)
 
@@ -600,7 +614,15 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     non_torch = non_torch_bytes(tp, gpu, acc)
     graphs = cuda_graph_bytes(arch, args, acc, gpu, seqs, tokens)
     compile_peak = cold_compile_bytes(arch, args, acc, gpu, seqs, tokens)
-    if compile_peak:
+    if args.compile_cache == "warm":
+        cold = cold_compile_bytes(arch, replace(args, compile_cache="cold"), acc, gpu, seqs, tokens)
+        notes.append(f"sized for a warm torch.compile cache (an earlier start of this configuration left its compiled "
+                     f"artifacts in VLLM_CACHE_ROOT): " + (
+                         f"the {cold / GIB:.2f} GiB a cold start peaks higher while compiling is not charged; a new pod's "
+                         f"cache is empty, so size cold unless the cache persists across restarts" if cold else
+                         f"no compile charge applies to vLLM {args.vllm_version or acc.releases}'s "
+                         f"{model_runner(arch, args.vllm_version, acc).name} model runner here, so nothing changes"))
+    elif compile_peak:
         notes.append(f"vLLM {args.vllm_version} runs Model Runner V2 for this model, which reserves no CUDA graph memory "
                      f"(its estimate is 0 before 0.29) but peaks higher while it compiles the model on a cold cache: "
                      f"{compile_peak / GIB:.2f} GiB of activation is charged for that")

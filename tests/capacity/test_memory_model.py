@@ -13,6 +13,8 @@ from components.capacity.gpus import find_gpu
 from components.capacity.memory import (
     RESERVED_GRAPHS,
     EngineArgs,
+    accounting_for,
+    cold_compile_bytes,
     Gpu,
     batch_defaults_for,
     cudagraph_capture_sizes,
@@ -163,6 +165,31 @@ def test_model_runner_follows_each_release(model, version, runner, reserves):
     assert any("reserves no CUDA graph memory" in n for n in p.notes) == (not reserves)
     v1 = plan(model, "H100", max_model_len=4096, vllm_version="0.21.0")
     assert p.activation_gib + p.cuda_graph_gib == pytest.approx(v1.activation_gib + v1.cuda_graph_gib)
+
+
+@pytest.mark.parametrize("model,version,charged", [
+    ("qwen3-8b", "0.27.1", True),        # V2 without a graph reserve: a cold start's compile peak is charged
+    ("llama-3.1-8b", "0.23.0", True),
+    ("llama-3.1-8b", "0.21.0", False),   # V1 reserves its graph estimate; its compile is in the fitted constants
+    ("qwen3-30b-a3b", "0.27.0", False),  # MoE outside 0.27's V2 list keeps V1
+    ("llama-3.1-8b", "0.33.0", False),   # V2 with a real estimate from 0.29
+    ("llama-3.1-8b", "0.19.0", False),
+])
+def test_a_warm_compile_cache_drops_only_the_cold_compile_charge(model, version, charged):
+    cold = plan(model, "L40S", max_model_len=8192, vllm_version=version)
+    warm = plan(model, "L40S", max_model_len=8192, vllm_version=version, compile_cache="warm")
+    m = find_model(model)
+    args = EngineArgs(max_model_len=8192, vllm_version=version)
+    charge = cold_compile_bytes(m.arch, args, accounting_for(version), find_gpu("L40S")) / GIB
+    assert (charge > 0.5) == charged
+    assert cold.activation_gib - warm.activation_gib == pytest.approx(charge)
+    assert warm.kv_cache_gib - cold.kv_cache_gib == pytest.approx(charge)
+    assert warm.cuda_graph_gib == cold.cuda_graph_gib and warm.fits == cold.fits
+
+
+def test_compile_cache_takes_cold_or_warm_only():
+    with pytest.raises(ValueError, match="compile_cache = 'hot': must be one of cold, warm"):
+        EngineArgs(compile_cache="hot")
 
 
 def test_graphs_captured_after_the_kv_cache_must_fit_in_what_is_left():

@@ -93,6 +93,20 @@ def test_a_known_release_is_taken_and_its_accounting_named():
     ]
 
 
+def test_a_warm_compile_cache_is_sized_on_request_and_said():
+    # Model Runner V2 on 0.27 charges a cold start's compile peak; --compile-cache warm drops exactly that.
+    common = ("--model", "qwen3-8b", "--gpu", "RTX-4090", "--max-model-len", "8192", "--vllm-version", "0.27.1", "--json")
+    cold, warm = (json.loads(size(*common, *extra).stdout) for extra in ((), ("--compile-cache", "warm")))
+    assert warm["activation_gib"] < cold["activation_gib"] - 0.5 and warm["kv_cache_gib"] > cold["kv_cache_gib"] + 0.5
+    assert cold["kv_cache_gib"] + cold["activation_gib"] == pytest.approx(warm["kv_cache_gib"] + warm["activation_gib"], abs=0.02)
+    assert any(n.startswith("sized for a warm torch.compile cache") and "a new pod's cache is empty" in n for n in warm["notes"])
+    assert not any("warm" in n for n in cold["notes"])
+    # Where no compile charge applies (0.33: V2 reserves its graph estimate) nothing changes, and the note says so.
+    late = [json.loads(size(*common[:-3], "--vllm-version", "0.33.0", "--json", *extra).stdout) for extra in ((), ("--compile-cache", "warm"))]
+    assert late[0]["kv_cache_gib"] == late[1]["kv_cache_gib"]
+    assert any("so nothing changes" in n for n in late[1]["notes"])
+
+
 @pytest.mark.parametrize(
     "args,expected",
     [
@@ -123,6 +137,7 @@ def test_a_known_release_is_taken_and_its_accounting_named():
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--dtype", "int4"], "--dtype = 'int4': must be one of auto, bfloat16, float16, half, float32"),
         (["--model-config", "/nonexistent/config.json", "--weights-gib", "3", "--gpu", "H100"], "--model-config = '/nonexistent/config.json': cannot read: No such file or directory"),
         (["--model-config", "/dev/null", "--gpu", "H100"], "--weights-gib: is required with --model-config"),
+        (["--model", "llama-3.1-8b", "--gpu", "H100", "--compile-cache", "hot"], "--compile-cache = 'hot': must be one of cold, warm"),
     ],
 )
 def test_bad_flags_exit_2_naming_the_flag(args, expected):
