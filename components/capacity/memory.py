@@ -38,7 +38,8 @@ Not modelled (each a known residual, not a fitted term):
   captured batch, and V2 measures PIECEWISE graphs instead of extrapolating them: small
   max_num_seqs and V2 releases are charged somewhat more graph memory than vLLM reserves.
 - Pipeline stages' own buffers (send/receive, intermediate tensors) are not charged: a later
-  stage of a PP run can keep less KV cache than modelled.
+  stage of a PP run can keep less KV cache than modelled. A plan with PP > 1 says so in its notes,
+  as a plan of an MXFP4 checkpoint says how its load growth was taken (_residual_notes).
 - vLLM's log line "... GiB for peak activation" holds the graph estimate it subtracted
   (gpu_worker.py: peak_activation_memory = transient_peak_headroom + estimate applied, 0.31.0
   lines 668-670, 0.33.0 lines 748-750); compare it with activation_gib + cuda_graph_gib.
@@ -628,6 +629,7 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
                      f"{compile_peak / GIB:.2f} GiB of activation is charged for that")
     activation += compile_peak
     kv = budget - weights - activation - non_torch - graphs
+    notes.extend(_residual_notes(arch, args))
 
     layout = kv_layout(arch, args, kv, max_model_len, tokens)
     block_bytes, num_blocks, kv_tokens, max_concurrency = layout.block_bytes, layout.num_blocks, layout.tokens, layout.max_concurrency
@@ -681,6 +683,26 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
         accounting=acc.releases,
         notes=tuple(notes),
     )
+
+
+def _residual_notes(arch: Architecture, args: EngineArgs) -> list[str]:
+    """The known residuals of this configuration that the figures do not carry (module docstring, "Not modelled")."""
+    notes = []
+    if args.pipeline_parallel_size > 1:
+        notes.append(f"pipelineParallelSize {args.pipeline_parallel_size}: each stage's own buffers (send/receive, "
+                     f"intermediate tensors) are not charged, and vLLM keeps the smallest stage's block count, so a "
+                     f"later stage can hold somewhat less KV cache than this (0.6 GiB less in a public 4-stage log of "
+                     f"an FP8 MoE on vLLM 0.27); keep that much headroom over maxModelLen x the concurrency you need")
+    if arch.quant_method == "mxfp4":
+        release = parse_release(args.vllm_version)
+        triton = release is not None and release >= MXFP4_TRITON_FROM
+        growth = MXFP4_LOAD_GROWTH if triton else MXFP4_MARLIN_LOAD_GROWTH
+        kernel = ("for the Triton kernels of this release" if triton else
+                  "for Marlin's repack, the larger growth, taken before 0.12 and when the release is unknown")
+        notes.append(f"MXFP4 checkpoint: its experts are re-laid for the MoE kernel at load, charged as x{growth:g} on the "
+                     f"linear weights {kernel}; public logs load up to 0.7 GiB more per GPU with Marlin at "
+                     f"tensorParallelSize 4, where the repack pads further")
+    return notes
 
 
 def _default_notes(args: EngineArgs, gpu: Gpu, acc: Accounting, seqs: int, tokens: int, utilization: float) -> list[str]:

@@ -187,6 +187,19 @@ def test_a_warm_compile_cache_drops_only_the_cold_compile_charge(model, version,
     assert warm.cuda_graph_gib == cold.cuda_graph_gib and warm.fits == cold.fits
 
 
+def test_the_known_residuals_are_said_in_the_notes():
+    # Pipeline stages' buffers and MXFP4's repack growth are residuals the figures do not carry (the
+    # calibration's KNOWN_MISSES and WEIGHT_EXCEPTIONS); a plan where they apply says so, others do not.
+    pp = plan("qwen3-32b", "L40S", pipeline_parallel_size=2, max_model_len=8192, vllm_version="0.27.1")
+    assert [n for n in pp.notes if n.startswith("pipelineParallelSize 2: each stage's own buffers")]
+    oss = plan("openai/gpt-oss-20b", "H100", max_model_len=8192, vllm_version="0.33.0")
+    assert [n for n in oss.notes if n.startswith("MXFP4 checkpoint:") and "x1.06" in n and "Triton" in n]
+    old = plan("openai/gpt-oss-20b", "H100", max_model_len=8192, vllm_version="0.10.1")
+    assert [n for n in old.notes if n.startswith("MXFP4 checkpoint:") and "x1.088" in n and "Marlin" in n]
+    dense = plan("qwen3-32b", "L40S", tensor_parallel_size=2, max_model_len=8192, vllm_version="0.27.1")
+    assert not [n for n in dense.notes if n.startswith(("pipelineParallelSize", "MXFP4"))]
+
+
 def test_compile_cache_takes_cold_or_warm_only():
     with pytest.raises(ValueError, match="compile_cache = 'hot': must be one of cold, warm"):
         EngineArgs(compile_cache="hot")
