@@ -55,6 +55,7 @@ SAME_ARCHITECTURE = {
     "redhatai/qwen2.5-7b-instruct-fp8-dynamic": "Qwen/Qwen2.5-7B-Instruct",
     "redhatai/qwen2.5-7b-instruct-quantized.w8a8": "Qwen/Qwen2.5-7B-Instruct",
     "qwen/qwen3-8b-fp8": "Qwen/Qwen3-8B",
+    "qwen/qwen3-8b-awq": "Qwen/Qwen3-8B",
     # Qwen3-235B-A22B's FP8 uploads share the 235B-A22B config (94 layers, 4 KV heads, 128 experts).
     "qwen/qwen3-235b-a22b-instruct-2507-fp8": "Qwen/Qwen3-235B-A22B-FP8",
     "qwen3-235b-a22b (fp8 block-scaled checkpoint)": "Qwen/Qwen3-235B-A22B-FP8",
@@ -75,6 +76,12 @@ WARM_COMPILE_CACHE = {
             "arm (nm04, 9.10 GiB) had run: its own words, 'started one after another ... 9.10 GiB and 10.33 GiB "
             "depending on the run', give the first (cold) start 9.10 and a later one 10.33. This label was set after "
             "the row's cold sizing (-1.28 GiB) was seen; test_warm_compile_cache_logs shows that figure too",
+    "nq01": "the same KV cache to the token (5.87 GiB, 42,768 tokens) as its restart nq03, which found this start's "
+            "cache; the same notes' AWQ pair (nq02 first, nq05 restarted) shows the ~1 GiB step a first start costs, "
+            "this pair none; a later start of this command logs 'compilation: 0.14 s'",
+    "nq03": "a restart of nq01's command (Lab 1b after Lab 1, same model and flags)",
+    "nq04": "started after nq01 and nq03 of the same model and flags but the utilization (not in the compile cache's key)",
+    "nq05": "started after nq02 of the same checkpoint and flags but the utilization",
     "nm26": "the journal's earlier starts of this command (its section 2: num_gpu_blocks 2312 x 16 = 36,992 tokens per "
             "backend, 5.08 GiB) were followed by this one (section 10-4: 43,888 tokens, 6.03 GiB), logged again after a "
             "driver restore; the same ~1 GiB step as nm23 (cold) to nm24 (warm)",
@@ -92,8 +99,9 @@ SKIP_REASONS = {
     "no-config": "the model's config.json is in neither the catalogue nor tests/capacity/data/model_configs.json",
     "no-gpu-total": "the log gives neither the GPU type nor its total memory",
     "no-weights": "a checkpoint outside the catalogue, and the log does not give its weights per GPU",
+    "lora": "LoRA adapters are loaded: their weights and the punica buffers are not sized by the memory model",
 }
-JUDGED = ("hybrid-state", "unified-memory", "other-processes", "no-model")
+JUDGED = ("hybrid-state", "unified-memory", "other-processes", "no-model", "lora")
 
 
 @dataclass(frozen=True)
@@ -282,15 +290,15 @@ def _sized(cases) -> list[Case]:
 
 
 # Every row, by what became of it (a new row must land in one of these, named).
-EXPECTED_SKIPS = {"no-config": 17, "no-model": 6, "hybrid-state": 7, "other-processes": 3, "unified-memory": 3,
-                  "no-weights": 9, "no-gpu-total": 5}
+EXPECTED_SKIPS = {"no-config": 18, "no-model": 6, "hybrid-state": 7, "other-processes": 3, "unified-memory": 3,
+                  "no-weights": 9, "no-gpu-total": 5, "lora": 1}
 
 
 def test_every_row_is_accounted_for(log_cases):
     rows = _rows()
     skipped = [c for c in log_cases if isinstance(c, Skip)]
     assert [c.obs_id for c in log_cases] == [r["obs_id"] for r in rows]
-    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 136
+    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 148
     counts = {}
     for s in skipped:
         assert s.reason in SKIP_REASONS, (s.obs_id, s.reason)
@@ -300,8 +308,8 @@ def test_every_row_is_accounted_for(log_cases):
     assert {r["not_sized"] for r in rows} <= {"", *JUDGED}
     assert {r["split"] for r in rows} == {"fit", "holdout"}
     # The split rule of the later 0.20-0.33 rows (module docstring): odd numbers held out.
-    later = [r for r in rows if r["obs_id"][:2] in ("nl", "nm", "np")]
-    assert len(later) == 42
+    later = [r for r in rows if r["obs_id"][:2] in ("nl", "nm", "np", "nv", "nq")]
+    assert len(later) == 54
     assert all(r["split"] == ("holdout" if int(r["obs_id"][2:]) % 2 else "fit") for r in later)
 
 
@@ -429,6 +437,14 @@ KNOWN_MISSES = {
     "lb02": "gpt-oss-120b, release not stated: sized with the most conservative accounting (0.20's CUDA-graph "
             "reserve, Marlin's MXFP4 growth), which the log's release (Triton backend, 64.38 GiB) did not take "
             "(safe side, -1.6 GiB)",
+    "nv01": "Qwen2.5-VL-3B on one L4 (0.11.0, Ray Data's engine stage): 1.0 GiB less KV cache logged than modelled "
+            "(unsafe side). The encoder's dummy batch is the one the log names (1 image of 16,384 tokens); the rest of "
+            "the 3.4 GiB the log leaves outside weights and KV cache is not accounted for (Ray's engine defaults, "
+            "e.g. max_num_seqs 128, would lower the modelled figure further); cause not found",
+    "nv04": "Qwen2-VL-7B fine-tune on an RTX 3090 (0.13.0, max_model_len 4096, one image per prompt): 2.7 GiB more KV "
+            "cache logged than modelled (safe side): Qwen2-VL's vision tower is charged the fixed "
+            "VISION_ENCODER_PROFILE_GIB, not derived as Qwen2.5-VL's is",
+    "nv05": "the GPTQ int4 upload of nv04's fine-tune, same flags: the same 2.7 GiB (safe side) for the same reason",
     "nm16": "Qwen3-32B over TP 2 on PCIe RTX PRO 6000 at utilization 0.426 (0.27.1): 2.3 GiB more KV cache logged "
             "than modelled (safe side); the one TP 2 log on these cards, so which term over-charges (the PCIe "
             "all-reduce buffers or the V2 runner's compile charge) is not separable from it",
@@ -438,24 +454,28 @@ KNOWN_MISSES = {
 def test_warm_compile_cache_logs(log_cases):
     # The starts that found an earlier start's torch.compile cache (WARM_COMPILE_CACHE, each with its
     # evidence) are sized without Model Runner V2's cold-compile charge (memory.py cold_compile_bytes) and
-    # land within 0.5 GiB; sized as cold starts they are all more than 0.8 GiB under what they logged (the
-    # safe side), so the label is what brings them in, and the cold figure of each is stated here.
+    # with the sampler pass V2 profiles (v2_profiled_sampler_bytes_per_logit), and land within 0.15 GiB;
+    # sized as cold starts they are all more than 1.1 GiB under what they logged (the safe side), so the
+    # label is what brings them in, and the cold figure of each is stated here.
     cases = {c.obs_id: c for c in _sized(log_cases)}
     rows = {r["obs_id"]: r for r in _rows()}
     cold_errors = {}
     for obs in WARM_COMPILE_CACHE:
         c = cases[obs]
         assert c.args.compile_cache == "warm" and c.family == "0.20-0.33", obs
-        assert abs(c.error) <= 0.5, (obs, round(c.error, 2))
+        assert abs(c.error) <= 0.15, (obs, round(c.error, 2))
         cold = _case(rows[obs], cold_start=True)
         assert cold.args.compile_cache == "cold"
         cold_errors[obs] = round(cold.error, 2)
-    assert cold_errors == {"nm07": -1.28, "nm24": -1.15, "nm26": -1.27}
-    # One worker's cold and warm starts (nm23 run 0, nm24 run 1; Qwen3-8B, 0.27.1): the logs are 0.99 GiB apart
-    # and the plan's two sizings 0.86 GiB (the graph estimate standing in for the compile peak).
+    assert cold_errors == {"nm07": -1.28, "nm24": -1.15, "nm26": -1.27, "nq01": -1.26, "nq03": -1.26, "nq04": -1.26, "nq05": -1.28}
+    # One worker's cold and warm starts (nm23 run 0, nm24 run 1; Qwen3-8B, 0.27.1): the logs are 0.99 GiB apart,
+    # the plan's two sizings 1.22 GiB (the compile stand-in, 0.86, and the full-feature sampler the cold
+    # profile is charged, 0.36, above the default pass), and the warm one's activation is the 0.19 GiB
+    # peak vLLM logged to within the allocator slack.
     logged = cases["nm24"].compared_kv_gib - cases["nm23"].compared_kv_gib
     planned = cases["nm24"].plan.kv_cache_gib - cases["nm23"].plan.kv_cache_gib
-    assert cases["nm23"].args.compile_cache == "cold" and abs(logged - planned) <= 0.2, (logged, planned)
+    assert cases["nm23"].args.compile_cache == "cold" and abs(logged - planned) <= 0.25, (logged, planned)
+    assert cases["nm24"].plan.activation_gib == pytest.approx(0.19, abs=0.07)
 
 
 # "Free memory on device (free/total GiB) on startup. Desired GPU memory utilization is (u, budget GiB).
@@ -512,7 +532,7 @@ def test_fits_is_right_for_every_log_with_an_outcome(log_cases):
     assert len(judged) >= 60
     assert wrong == []
     # Every log that did not start and can be sized reaches this test.
-    assert {c.obs_id for c in judged if c.started is False} == {"lb04", "lb06", "is05", "nm09", "nm15"}
+    assert {c.obs_id for c in judged if c.started is False} == {"lb04", "lb06", "is05", "nm09", "nm15", "nv06"}
 
 
 def held_out_figures(cases) -> dict[str, dict]:
@@ -539,13 +559,14 @@ def test_held_out_figures(log_cases):
     # The README's accuracy table is this one (python -m pytest -s shows it).
     figures = held_out_figures(log_cases)
     print("\nheld-out logs per release family:", json.dumps(figures, indent=1, sort_keys=True))
-    assert sum(f["logs"] for f in figures.values()) == 24
+    assert sum(f["logs"] for f in figures.values()) == 30
     assert all(f["right"] == f["verdicts"] for f in figures.values())
     fast = figures["0.17-0.19"]
     assert fast["median_abs_error_gib"] <= 0.3 and fast["max_abs_error_gib"] <= 1.0
     newest = [c for c in _sized(log_cases) if c.split == "holdout" and c.family == "0.20-0.33"]
     assert [c.obs_id for c in newest] == ["fb06", "fb07", "nl03", "nm01", "nm03", "nm07", "nm09", "nm11", "nm15",
-                                            "nm17", "nm19", "nm21", "nm23", "nm25", "np01"]
+                                            "nm17", "nm19", "nm21", "nm23", "nm25", "np01", "nv03",
+                                            "nq01", "nq03", "nq05"]
     # The issue's bar for the releases the stacks deploy: median <= 0.3 GiB and max <= 1.0 GiB over the
     # held-out logs, every verdict right (asserted above). It holds over every held-out 0.20-0.33 log, with
     # no exception. Two logs left the exceptions on the way, each for a cause read from the logs and the
@@ -556,8 +577,14 @@ def test_held_out_figures(log_cases):
     assert newest_figures["median_abs_error_gib"] <= 0.3 and newest_figures["max_abs_error_gib"] <= 1.0
     errors = {c.obs_id: c.error for c in newest if c.compared_kv_gib is not None}
     assert len(errors) == len(newest)
+    # Sized as cold starts, every one (no WARM_COMPILE_CACHE label), the same logs miss the bar: the README says
+    # so with these figures.
+    cold = [abs(c.error) for c in (_case(r, cold_start=True) for r in _rows() if r["obs_id"] in errors)]
+    cold_figures = f"median {statistics.median(cold):.2f} GiB, max {max(cold):.2f} GiB"
+    assert cold_figures == "median 0.39 GiB, max 1.28 GiB"
     # The README quotes these figures; they must be the test's.
     readme = (ROOT / "README.md").read_text()
+    assert f"figures would be {cold_figures}" in " ".join(readme.split())
     labels = {"0.17-0.19": "0.17-0.19", "0.20-0.33": "0.20-0.33", "0.8-0.16": "0.8-0.16", "unknown": "release not stated"}
     for family, f in figures.items():
         row = next(line for line in readme.splitlines() if line.startswith(f"| {labels[family]} | {f['logs']}"))
