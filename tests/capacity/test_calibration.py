@@ -18,7 +18,7 @@ mismatch, a blank utilization, an unreadable release) and that no constant cites
 README quotes is the held-out one, per release family; a test keeps memory.py from citing a
 held-out log.
 
-The 0.20-0.33 logs added later (``nl01``-``nl06``, ``nm01``-``nm35`` and ``np01``-``np01``, every one
+The 0.20-0.33 logs added later (``nl01``-``nl06``, ``nm01``-``nm35`` and ``np01``-``np21``, every one
 read in full in the public file the row names) are split by a fixed rule, stated here and checked below: an odd
 number is held out, an even one is fit. The rule was set, and the numbers given, before any of
 them was sized. Every log the searches found is a row: the ones the model misses (nm07 and nm16
@@ -67,6 +67,8 @@ SAME_ARCHITECTURE = {
     "qwen/qwen3-30b-a3b-gptq-int4": "Qwen/Qwen3-30B-A3B",
     # The Qwen2.5-0.5B base upload shares the Instruct model's config.json architecture (row nm18).
     "qwen/qwen2.5-0.5b": "Qwen/Qwen2.5-0.5B-Instruct",
+    # RedHatAI's w4a16 (GPTQ-format) re-quantization of Qwen3-8B keeps its layers, heads and vocabulary (row np21).
+    "redhatai/qwen3-8b-quantized.w4a16": "Qwen/Qwen3-8B",
 }
 # Starts that found an earlier start's torch.compile artifacts, and the evidence: sized with
 # EngineArgs(compile_cache="warm"); every other log is sized as a cold start, as a new pod is.
@@ -85,9 +87,22 @@ WARM_COMPILE_CACHE = {
     "nm26": "the journal's earlier starts of this command (its section 2: num_gpu_blocks 2312 x 16 = 36,992 tokens per "
             "backend, 5.08 GiB) were followed by this one (section 10-4: 43,888 tokens, 6.03 GiB), logged again after a "
             "driver restore; the same ~1 GiB step as nm23 (cold) to nm24 (warm)",
+    # The A10G study of np04-np21 (one box, vLLM 0.27.1, Qwen3-8B): a start is labelled warm when the study
+    # documents an earlier start on the box with the same model, weights and compiled settings (batched tokens,
+    # sequences, KV dtype, context length); each then logged ~1.0 GiB (7,2xx tokens) more than that first start.
+    # These labels were set by the s16 data helper after the rows' cold sizings were seen (shown below).
+    "np05": "the second start of np04's exact command: 'Two consecutive starts of the exact same command produced "
+            "26,176 and then 33,424 tokens of KV cache' (the study's runbook), 7,248 tokens apart as nm23/nm24",
+    "np06": "ablation A (--no-enable-prefix-caching, not part of the compiled model) after np04/np05's starts; "
+            "33,424 tokens as np05",
+    "np09": "ablation C, the same flag as A, after it; 33,424 tokens as np05",
+    "np17": "'67,568 then 74,880 on identical relaunches': the relaunch of np16's fp8 command, 7,312 tokens apart",
+    "np19": "bf16 at --max-model-len 16384 after np18's start of it the same day (26,080 tokens), 7,232 tokens apart",
+    "np20": "fp8 at --max-model-len 16384 after np16/np17's starts of it the same day; 74,880 tokens as np17",
 }
 GPU_NAMES = (("H100", "H100"), ("H200", "H200"), ("A100 80", "A100-80GB"), ("A100 40", "A100-40GB"), ("L40S", "L40S"),
-             ("RTX 3090", "RTX-3090"), ("RTX 4090", "RTX-4090"), ("RTX PRO 6000", "RTX-PRO-6000"), ("L4", "L4"))
+             ("RTX 3090", "RTX-3090"), ("RTX 4090", "RTX-4090"), ("RTX PRO 6000", "RTX-PRO-6000"), ("L4", "L4"),
+             ("A10G", "A10G"))
 
 # Why a log is not sized. The first three are judgement calls recorded in the CSV's not_sized
 # column; the others follow from the fields the log lacks.
@@ -298,7 +313,7 @@ def test_every_row_is_accounted_for(log_cases):
     rows = _rows()
     skipped = [c for c in log_cases if isinstance(c, Skip)]
     assert [c.obs_id for c in log_cases] == [r["obs_id"] for r in rows]
-    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 148
+    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 168
     counts = {}
     for s in skipped:
         assert s.reason in SKIP_REASONS, (s.obs_id, s.reason)
@@ -309,7 +324,7 @@ def test_every_row_is_accounted_for(log_cases):
     assert {r["split"] for r in rows} == {"fit", "holdout"}
     # The split rule of the later 0.20-0.33 rows (module docstring): odd numbers held out.
     later = [r for r in rows if r["obs_id"][:2] in ("nl", "nm", "np", "nv", "nq")]
-    assert len(later) == 54
+    assert len(later) == 74
     assert all(r["split"] == ("holdout" if int(r["obs_id"][2:]) % 2 else "fit") for r in later)
 
 
@@ -445,6 +460,23 @@ KNOWN_MISSES = {
             "cache logged than modelled (safe side): Qwen2-VL's vision tower is charged the fixed "
             "VISION_ENCODER_PROFILE_GIB, not derived as Qwen2.5-VL's is",
     "nv05": "the GPTQ int4 upload of nv04's fine-tune, same flags: the same 2.7 GiB (safe side) for the same reason",
+    "np11": "Qwen3-8B on one A10G at --max-num-seqs 32 (0.27.1, 4096 context): 18,816 tokens (2.58 GiB) logged, 1.0 GiB "
+            "below the same study's cold default start (np04) although fewer sequences need less activation; the plan "
+            "is 1.49 GiB OVER (the unsafe side). Cause not found: the study reports start-to-start KV swings of up to "
+            "28% on identical commands, and its ablation script of that date relaunched vLLM without waiting for the "
+            "previous server's memory to be released (a wait it added later, citing a 'silently halved KV cache')",
+    "np12": "the same study at --max-num-seqs 64: 18,560 tokens (2.55 GiB); 1.46 GiB over (unsafe side); as np11",
+    "np13": "the same study at --max-num-batched-tokens 1024 (unpinned first attempt): 17,840 tokens (2.45 GiB), below "
+            "both the default (np04) and the 8192 start (np14); 0.87 GiB over (unsafe side); as np11",
+    "np21": "RedHatAI/Qwen3-8B-quantized.w4a16 on the same A10G at 16384 context (0.27.1): 101,920 tokens, 1.12 GiB more "
+            "than the plan's cold start (safe side). Most likely a warm torch.compile cache (the study's bf16 and fp8 "
+            "relaunches step up by the same ~1.0 GiB), but no earlier int4 start at this context length is "
+            "documented, so it is not labelled warm",
+    "np17": "Qwen3-8B with --quantization fp8 on an A10G (0.27.1, 16,384 context), a warm relaunch: 0.71 GiB over (the "
+            "unsafe side); its cold start np16 is 0.50 over. On Ampere fp8 runs as Marlin weight-only: the repacked "
+            "weights, their scales and Marlin's workspace are charged as half the bf16 linear weights, and the study "
+            "logs no 'Model loading took' line to tell the load from the rest; not modelled",
+    "np20": "the same fp8 configuration relaunched again (warm): 0.71 GiB over (unsafe side), as np17",
     "nm16": "Qwen3-32B over TP 2 on PCIe RTX PRO 6000 at utilization 0.426 (0.27.1): 2.3 GiB more KV cache logged "
             "than modelled (safe side); the one TP 2 log on these cards, so which term over-charges (the PCIe "
             "all-reduce buffers or the V2 runner's compile charge) is not separable from it",
@@ -463,11 +495,15 @@ def test_warm_compile_cache_logs(log_cases):
     for obs in WARM_COMPILE_CACHE:
         c = cases[obs]
         assert c.args.compile_cache == "warm" and c.family == "0.20-0.33", obs
-        assert abs(c.error) <= 0.15, (obs, round(c.error, 2))
+        assert abs(c.error) <= 0.15 or obs in KNOWN_MISSES, (obs, round(c.error, 2))
         cold = _case(rows[obs], cold_start=True)
         assert cold.args.compile_cache == "cold"
         cold_errors[obs] = round(cold.error, 2)
-    assert cold_errors == {"nm07": -1.28, "nm24": -1.15, "nm26": -1.27, "nq01": -1.26, "nq03": -1.26, "nq04": -1.26, "nq05": -1.28}
+    # (The fp8 pair of the A10G study, np17 and np20, sized cold are only 0.50 under: the plan sizes those Marlin-fp8
+    # starts ~0.4 GiB high either way, cold np16 +0.50 and warm +0.36.)
+    assert cold_errors == {"nm07": -1.28, "nm24": -1.15, "nm26": -1.27, "np05": -1.28, "np06": -1.28, "np09": -1.28,
+                           "np17": -0.5, "np19": -1.27, "np20": -0.5, "nq01": -1.26, "nq03": -1.26, "nq04": -1.26,
+                           "nq05": -1.28}
     # One worker's cold and warm starts (nm23 run 0, nm24 run 1; Qwen3-8B, 0.27.1): the logs are 0.99 GiB apart,
     # the plan's two sizings 1.22 GiB (the compile stand-in, 0.86, and the full-feature sampler the cold
     # profile is charged, 0.36, above the default pass), and the warm one's activation is the 0.19 GiB
@@ -559,29 +595,39 @@ def test_held_out_figures(log_cases):
     # The README's accuracy table is this one (python -m pytest -s shows it).
     figures = held_out_figures(log_cases)
     print("\nheld-out logs per release family:", json.dumps(figures, indent=1, sort_keys=True))
-    assert sum(f["logs"] for f in figures.values()) == 30
+    assert sum(f["logs"] for f in figures.values()) == 40
     assert all(f["right"] == f["verdicts"] for f in figures.values())
     fast = figures["0.17-0.19"]
     assert fast["median_abs_error_gib"] <= 0.3 and fast["max_abs_error_gib"] <= 1.0
     newest = [c for c in _sized(log_cases) if c.split == "holdout" and c.family == "0.20-0.33"]
     assert [c.obs_id for c in newest] == ["fb06", "fb07", "nl03", "nm01", "nm03", "nm07", "nm09", "nm11", "nm15",
-                                            "nm17", "nm19", "nm21", "nm23", "nm25", "np01", "nv03",
+                                            "nm17", "nm19", "nm21", "nm23", "nm25", "np01", "np03", "np05",
+                                            "np07", "np09", "np11", "np13", "np15", "np17", "np19", "np21", "nv03",
                                             "nq01", "nq03", "nq05"]
     # The issue's bar for the releases the stacks deploy: median <= 0.3 GiB and max <= 1.0 GiB over the
-    # held-out logs, every verdict right (asserted above). It holds over every held-out 0.20-0.33 log, with
-    # no exception. Two logs left the exceptions on the way, each for a cause read from the logs and the
-    # source, not a fitted constant: nm09 (+11.89 GiB: the vision encoder's profile on the largest dummy
-    # video of a 128K context, memory.py vision_encoder_profile_bytes) and nm07 (-1.28 GiB: a start on a
-    # warm torch.compile cache, sized cold; WARM_COMPILE_CACHE and test_warm_compile_cache_logs).
+    # held-out logs, every verdict right (asserted above). The median and the verdicts hold; the max does NOT,
+    # by two logs of one public A10G study (0.27.1), both in KNOWN_MISSES: np11 (+1.49, the unsafe side: an
+    # ablation start at --max-num-seqs 32 that logged 1 GiB less than the study's default start, cause not found;
+    # the study's script of that date relaunched vLLM without the GPU-release wait it later added for "a silently
+    # halved KV cache") and np21 (-1.12, the safe side, most likely a warm compile cache that the study does not
+    # document, so not labelled). Over the other held-out logs the bar holds. The figures are pinned so that a fix,
+    # or a new miss, fails here and the README is updated with it. (Earlier exceptions left for causes read from
+    # the logs and the source, not fitted: nm09, the vision encoder's profile on the largest dummy video of a 128K
+    # context, memory.py vision_encoder_profile_bytes; nm07, a start on a warm torch.compile cache,
+    # WARM_COMPILE_CACHE and test_warm_compile_cache_logs.)
     newest_figures = figures["0.20-0.33"]
-    assert newest_figures["median_abs_error_gib"] <= 0.3 and newest_figures["max_abs_error_gib"] <= 1.0
     errors = {c.obs_id: c.error for c in newest if c.compared_kv_gib is not None}
     assert len(errors) == len(newest)
-    # Sized as cold starts, every one (no WARM_COMPILE_CACHE label), the same logs miss the bar: the README says
-    # so with these figures.
+    beyond = sorted(obs for obs, error in errors.items() if abs(error) > 1.0)
+    assert beyond == ["np11", "np21"] and all(obs in KNOWN_MISSES for obs in beyond)
+    assert (newest_figures["median_abs_error_gib"], newest_figures["max_abs_error_gib"]) == (0.27, 1.49)
+    rest = [abs(error) for obs, error in errors.items() if obs not in beyond]
+    assert len(rest) == 27 and statistics.median(rest) <= 0.3 and max(rest) <= 1.0
+    # Sized as cold starts, every one (no WARM_COMPILE_CACHE label), the same logs are further off: the README
+    # says so with these figures.
     cold = [abs(c.error) for c in (_case(r, cold_start=True) for r in _rows() if r["obs_id"] in errors)]
     cold_figures = f"median {statistics.median(cold):.2f} GiB, max {max(cold):.2f} GiB"
-    assert cold_figures == "median 0.39 GiB, max 1.28 GiB"
+    assert cold_figures == "median 0.51 GiB, max 1.49 GiB"
     # The README quotes these figures; they must be the test's.
     readme = (ROOT / "README.md").read_text()
     assert f"figures would be {cold_figures}" in " ".join(readme.split())
