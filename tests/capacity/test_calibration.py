@@ -18,7 +18,7 @@ mismatch, a blank utilization, an unreadable release) and that no constant cites
 README quotes is the held-out one, per release family; a test keeps memory.py from citing a
 held-out log.
 
-The 0.20-0.33 logs added later (``nl01``-``nl06``, ``nm01``-``nm35`` and ``np01``-``np21``, every one
+The 0.20-0.33 logs added later (``nl01``-``nl06``, ``nm01``-``nm35`` and ``np01``-``np23``, every one
 read in full in the public file the row names) are split by a fixed rule, stated here and checked below: an odd
 number is held out, an even one is fit. The rule was set, and the numbers given, before any of
 them was sized. Every log the searches found is a row: the ones the model misses (nm07 and nm16
@@ -99,6 +99,7 @@ WARM_COMPILE_CACHE = {
     "np17": "'67,568 then 74,880 on identical relaunches': the relaunch of np16's fp8 command, 7,312 tokens apart",
     "np19": "bf16 at --max-model-len 16384 after np18's start of it the same day (26,080 tokens), 7,232 tokens apart",
     "np20": "fp8 at --max-model-len 16384 after np16/np17's starts of it the same day; 74,880 tokens as np17",
+    "np22": "fp8 at --max-model-len 16384 again (the study's KV-dtype sweep), after np16/np17/np20; 74,880 tokens",
 }
 GPU_NAMES = (("H100", "H100"), ("H200", "H200"), ("A100 80", "A100-80GB"), ("A100 40", "A100-40GB"), ("L40S", "L40S"),
              ("RTX 3090", "RTX-3090"), ("RTX 4090", "RTX-4090"), ("RTX PRO 6000", "RTX-PRO-6000"), ("L4", "L4"),
@@ -313,7 +314,7 @@ def test_every_row_is_accounted_for(log_cases):
     rows = _rows()
     skipped = [c for c in log_cases if isinstance(c, Skip)]
     assert [c.obs_id for c in log_cases] == [r["obs_id"] for r in rows]
-    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 168
+    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 170
     counts = {}
     for s in skipped:
         assert s.reason in SKIP_REASONS, (s.obs_id, s.reason)
@@ -324,7 +325,7 @@ def test_every_row_is_accounted_for(log_cases):
     assert {r["split"] for r in rows} == {"fit", "holdout"}
     # The split rule of the later 0.20-0.33 rows (module docstring): odd numbers held out.
     later = [r for r in rows if r["obs_id"][:2] in ("nl", "nm", "np", "nv", "nq")]
-    assert len(later) == 74
+    assert len(later) == 76
     assert all(r["split"] == ("holdout" if int(r["obs_id"][2:]) % 2 else "fit") for r in later)
 
 
@@ -477,6 +478,7 @@ KNOWN_MISSES = {
             "weights, their scales and Marlin's workspace are charged as half the bf16 linear weights, and the study "
             "logs no 'Model loading took' line to tell the load from the rest; not modelled",
     "np20": "the same fp8 configuration relaunched again (warm): 0.71 GiB over (unsafe side), as np17",
+    "np22": "the same fp8 configuration again with an explicit fp16 KV cache (warm): 0.71 GiB over (unsafe side), as np17",
     "nm16": "Qwen3-32B over TP 2 on PCIe RTX PRO 6000 at utilization 0.426 (0.27.1): 2.3 GiB more KV cache logged "
             "than modelled (safe side); the one TP 2 log on these cards, so which term over-charges (the PCIe "
             "all-reduce buffers or the V2 runner's compile charge) is not separable from it",
@@ -499,11 +501,11 @@ def test_warm_compile_cache_logs(log_cases):
         cold = _case(rows[obs], cold_start=True)
         assert cold.args.compile_cache == "cold"
         cold_errors[obs] = round(cold.error, 2)
-    # (The fp8 pair of the A10G study, np17 and np20, sized cold are only 0.50 under: the plan sizes those Marlin-fp8
+    # (The fp8 starts of the A10G study, np17, np20 and np22, sized cold are only 0.50 under: the plan sizes those Marlin-fp8
     # starts ~0.4 GiB high either way, cold np16 +0.50 and warm +0.36.)
     assert cold_errors == {"nm07": -1.28, "nm24": -1.15, "nm26": -1.27, "np05": -1.28, "np06": -1.28, "np09": -1.28,
-                           "np17": -0.5, "np19": -1.27, "np20": -0.5, "nq01": -1.26, "nq03": -1.26, "nq04": -1.26,
-                           "nq05": -1.28}
+                           "np17": -0.5, "np19": -1.27, "np20": -0.5, "np22": -0.5, "nq01": -1.26, "nq03": -1.26,
+                           "nq04": -1.26, "nq05": -1.28}
     # One worker's cold and warm starts (nm23 run 0, nm24 run 1; Qwen3-8B, 0.27.1): the logs are 0.99 GiB apart,
     # the plan's two sizings 1.22 GiB (the compile stand-in, 0.86, and the full-feature sampler the cold
     # profile is charged, 0.36, above the default pass), and the warm one's activation is the 0.19 GiB
@@ -595,14 +597,15 @@ def test_held_out_figures(log_cases):
     # The README's accuracy table is this one (python -m pytest -s shows it).
     figures = held_out_figures(log_cases)
     print("\nheld-out logs per release family:", json.dumps(figures, indent=1, sort_keys=True))
-    assert sum(f["logs"] for f in figures.values()) == 40
+    assert sum(f["logs"] for f in figures.values()) == 41
     assert all(f["right"] == f["verdicts"] for f in figures.values())
     fast = figures["0.17-0.19"]
     assert fast["median_abs_error_gib"] <= 0.3 and fast["max_abs_error_gib"] <= 1.0
     newest = [c for c in _sized(log_cases) if c.split == "holdout" and c.family == "0.20-0.33"]
     assert [c.obs_id for c in newest] == ["fb06", "fb07", "nl03", "nm01", "nm03", "nm07", "nm09", "nm11", "nm15",
                                             "nm17", "nm19", "nm21", "nm23", "nm25", "np01", "np03", "np05",
-                                            "np07", "np09", "np11", "np13", "np15", "np17", "np19", "np21", "nv03",
+                                            "np07", "np09", "np11", "np13", "np15", "np17", "np19", "np21", "np23",
+                                            "nv03",
                                             "nq01", "nq03", "nq05"]
     # The issue's bar for the releases the stacks deploy: median <= 0.3 GiB and max <= 1.0 GiB over the
     # held-out logs, every verdict right (asserted above). The median and the verdicts hold; the max does NOT,
@@ -620,9 +623,9 @@ def test_held_out_figures(log_cases):
     assert len(errors) == len(newest)
     beyond = sorted(obs for obs, error in errors.items() if abs(error) > 1.0)
     assert beyond == ["np11", "np21"] and all(obs in KNOWN_MISSES for obs in beyond)
-    assert (newest_figures["median_abs_error_gib"], newest_figures["max_abs_error_gib"]) == (0.27, 1.49)
+    assert (newest_figures["median_abs_error_gib"], newest_figures["max_abs_error_gib"]) == (0.28, 1.49)
     rest = [abs(error) for obs, error in errors.items() if obs not in beyond]
-    assert len(rest) == 27 and statistics.median(rest) <= 0.3 and max(rest) <= 1.0
+    assert len(rest) == 28 and statistics.median(rest) <= 0.3 and max(rest) <= 1.0
     # Sized as cold starts, every one (no WARM_COMPILE_CACHE label), the same logs are further off: the README
     # says so with these figures.
     cold = [abs(c.error) for c in (_case(r, cold_start=True) for r in _rows() if r["obs_id"] in errors)]
