@@ -33,11 +33,16 @@ class LayerGroup:
 
 @dataclass(frozen=True)
 class VisionEncoder:
-    """A Qwen2.5-VL vision tower as config.json's ``vision_config`` states it (what its profile run allocates).
+    """A Qwen2-VL or Qwen2.5-VL vision tower as config.json's ``vision_config`` states it (what its profile run allocates).
 
     ``max_pixels`` is the image processor's largest image (preprocessor_config.json "max_pixels";
     transformers' Qwen2VLImageProcessor default 12,845,056 = 16,384 merged tokens of 28 x 28 pixels,
-    which vLLM's profile takes as the image with the most features).
+    which vLLM's profile takes as the image with the most features). ``mlp`` is the block's MLP:
+    "gated" for Qwen2.5-VL (gate_up, SiLU-and-mul, down; RMSNorm), "quick_gelu" for Qwen2-VL (fc1 to
+    embed_dim x mlp_ratio, QuickGELU, fc2; LayerNorm). For Qwen2-VL, vision_config names the tower's width
+    ``embed_dim`` and the merger's output ``hidden_size``; they are stored here as hidden_size and
+    out_hidden_size, and intermediate_size is int(embed_dim x mlp_ratio), as vLLM computes it
+    (model_executor/models/qwen2_vl.py Qwen2VisionBlock, line 419 of 0.13.0, 409 of 0.20.0).
     """
 
     hidden_size: int
@@ -48,6 +53,7 @@ class VisionEncoder:
     temporal_patch_size: int
     in_channels: int = 3
     max_pixels: int = 12845056
+    mlp: str = "gated"
 
 
 @dataclass(frozen=True)
@@ -78,8 +84,8 @@ class Architecture:
     # Qwen-VL's dynamic-resolution vision encoder, which vLLM also profiles on its largest
     # inputs (gigabytes; fixed-size encoders such as Gemma-3's SigLIP cost little).
     has_dynamic_vision_encoder: bool = False
-    # The vision tower's shape where config.json gives a Qwen2.5-VL vision_config (memory.py derives
-    # its profile peak from it); None: the fixed VISION_ENCODER_PROFILE_GIB is charged instead.
+    # The vision tower's shape where config.json gives a Qwen2-VL or Qwen2.5-VL vision_config (memory.py
+    # derives its profile peak from it); None: the fixed VISION_ENCODER_PROFILE_GIB is charged instead.
     vision: Optional[VisionEncoder] = None
     # The longest max_model_len vLLM accepts without VLLM_ALLOW_LONG_MAX_MODEL_LEN: the position
     # embeddings, stretched by a yarn/linear/dynamic rope scaling factor (llama3/longrope: not).
@@ -202,22 +208,41 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
 
 
 def _vision_encoder(config: Mapping[str, Any]) -> Optional[VisionEncoder]:
-    """The Qwen2.5-VL vision tower of ``config``; None for any other model or an incomplete vision_config.
+    """The Qwen2-VL or Qwen2.5-VL vision tower of ``config``; None for any other model or an incomplete vision_config.
 
-    Only Qwen2.5-VL's tower (gated MLP, RMSNorm; vllm/model_executor/models/qwen2_5_vl.py) is read: Qwen2-VL's
-    (mlp_ratio, LayerNorm) and Qwen3-VL's (deepstack) allocate differently and keep the fixed charge.
+    Qwen2.5-VL's tower (gated MLP, RMSNorm; vllm/model_executor/models/qwen2_5_vl.py) and Qwen2-VL's (mlp_ratio,
+    QuickGELU, LayerNorm; qwen2_vl.py) are read; Qwen3-VL's (deepstack) allocates differently and keeps the fixed
+    charge.
     """
     vision = config.get("vision_config")
-    if config.get("model_type") != "qwen2_5_vl" or not isinstance(vision, Mapping):
+    model_type = config.get("model_type")
+    if model_type not in ("qwen2_5_vl", "qwen2_vl") or not isinstance(vision, Mapping):
         return None
-    keys = ("hidden_size", "intermediate_size", "out_hidden_size", "patch_size", "spatial_merge_size", "temporal_patch_size")
+    shape = ("patch_size", "spatial_merge_size", "temporal_patch_size")
+    if model_type == "qwen2_5_vl":
+        keys = ("hidden_size", "intermediate_size", "out_hidden_size", *shape)
+    else:
+        keys = ("embed_dim", "mlp_ratio", "hidden_size", *shape)
     if any(vision.get(k) is None for k in keys):
         return None
-    fields = {k: _int(vision, k) for k in keys}
-    if any(v <= 0 for v in fields.values()):
-        raise ArchitectureError(f"config.json vision_config {', '.join(keys)} must all be > 0")
     channels = _int(vision, "in_channels", "in_chans", default=3, required=False) or 3
-    return VisionEncoder(**fields, in_channels=channels)
+    if model_type == "qwen2_5_vl":
+        fields = {k: _int(vision, k) for k in keys}
+        if any(v <= 0 for v in fields.values()):
+            raise ArchitectureError(f"config.json vision_config {', '.join(keys)} must all be > 0")
+        return VisionEncoder(**fields, in_channels=channels)
+    ratio = vision.get("mlp_ratio")
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio <= 1024:
+        raise ArchitectureError(f"config.json vision_config mlp_ratio = {format_value(ratio)}: must be a number in (0, 1024]")
+    fields = {k: _int(vision, k) for k in keys if k != "mlp_ratio"}
+    if any(v <= 0 for v in fields.values()):
+        raise ArchitectureError(f"config.json vision_config {', '.join(k for k in keys if k != 'mlp_ratio')} must all be > 0")
+    width = fields.pop("embed_dim")
+    inter = int(width * ratio)
+    if inter <= 0:
+        raise ArchitectureError(f"config.json vision_config embed_dim x mlp_ratio = {width} x {format_value(ratio)}: must be >= 1")
+    return VisionEncoder(hidden_size=width, intermediate_size=inter, out_hidden_size=fields.pop("hidden_size"),
+                         **fields, in_channels=channels, mlp="quick_gelu")
 
 
 def _max_len_limit(cfg: Mapping[str, Any], max_pos: int) -> int:

@@ -453,14 +453,15 @@ KNOWN_MISSES = {
     "lb02": "gpt-oss-120b, release not stated: sized with the most conservative accounting (0.20's CUDA-graph "
             "reserve, Marlin's MXFP4 growth), which the log's release (Triton backend, 64.38 GiB) did not take "
             "(safe side, -1.6 GiB)",
-    "nv01": "Qwen2.5-VL-3B on one L4 (0.11.0, Ray Data's engine stage): 1.0 GiB less KV cache logged than modelled "
-            "(unsafe side). The encoder's dummy batch is the one the log names (1 image of 16,384 tokens); the rest of "
-            "the 3.4 GiB the log leaves outside weights and KV cache is not accounted for (Ray's engine defaults, "
-            "e.g. max_num_seqs 128, would lower the modelled figure further); cause not found",
-    "nv04": "Qwen2-VL-7B fine-tune on an RTX 3090 (0.13.0, max_model_len 4096, one image per prompt): 2.7 GiB more KV "
-            "cache logged than modelled (safe side): Qwen2-VL's vision tower is charged the fixed "
-            "VISION_ENCODER_PROFILE_GIB, not derived as Qwen2.5-VL's is",
-    "nv05": "the GPTQ int4 upload of nv04's fine-tune, same flags: the same 2.7 GiB (safe side) for the same reason",
+    "nv04": "Qwen2-VL-7B fine-tune on an RTX 3090 (0.13.0, max_model_len 4096, one image per prompt): 1.13 GiB more KV "
+            "cache logged than modelled (safe side). The encoder's profile is derived (memory.py "
+            "vision_encoder_profile_bytes: one image of 65,536 patches at the default max_pixels 12,845,056, 2.33 GiB), "
+            "but the log leaves 1.41 GiB outside weights and KV cache in all, less than that peak alone, so vLLM's "
+            "dummy image was smaller: it takes max_pixels from the checkpoint's own image processor (qwen2_vl.py "
+            "get_image_size_with_most_features), which the notes of this local fine-tune do not give (at 3,211,264 "
+            "pixels or fewer the plan would be 0.26-0.27 GiB under); not confirmed",
+    "nv05": "the GPTQ int4 upload of nv04's fine-tune, same flags (vision encoder kept 16-bit): the same 1.13 GiB (safe "
+            "side) for the same reason",
     "np11": "Qwen3-8B on one A10G at --max-num-seqs 32 (0.27.1, 4096 context): 18,816 tokens (2.58 GiB) logged, 1.0 GiB "
             "below the same study's cold default start (np04) although fewer sequences need less activation; the plan "
             "is 1.49 GiB OVER (the unsafe side). Cause not found: the study reports start-to-start KV swings of up to "

@@ -1,4 +1,4 @@
-"""The Qwen2.5-VL vision encoder's profile charge: the dummy batch vLLM builds, and what the tower holds for it.
+"""The Qwen2.5-VL and Qwen2-VL vision encoders' profile charge: the dummy batch vLLM builds, and what the tower holds for it.
 
 Worked examples from vLLM 0.23.0's source (components/capacity/memory.py qwen_vl_dummy_patches and
 vision_encoder_profile_bytes cite file and line) on Qwen2.5-VL-7B-Instruct's config.json
@@ -24,6 +24,7 @@ from components.capacity.memory import (
     EngineArgs,
     activation_bytes,
     plan_memory,
+    qwen_vl_attention_peak_hidden,
     qwen_vl_dummy_patches,
     vision_encoder_profile_bytes,
 )
@@ -159,3 +160,88 @@ def test_a_bad_vision_config_exits_2_naming_the_field(tmp_path):
 def test_model_from_config_carries_the_vision_tower():
     m = model_from_config(QWEN25_VL, 15.67, name="Qwen/Qwen2.5-VL-7B-Instruct")
     assert m.arch.vision is not None
+
+
+# Qwen2-VL-7B-Instruct (tests/capacity/data/model_configs.json, vision_config: embed_dim 1280, mlp_ratio 4,
+# hidden_size 3584 = the merger's output, patch 14, merge 2, temporal patch 2), derived from vLLM 0.13.0's
+# qwen2_vl.py (memory.py vision_encoder_profile_bytes cites the lines).
+QWEN2_VL = CONFIGS["Qwen/Qwen2-VL-7B-Instruct"]["config"]
+# Per patch: the pixel values (3 x 2 x 14 x 14 = 1,176) and the MLP's peak: the block input and norm2's output
+# (2 x 1,280) with fc1's output, 1.702 x and its sigmoid (3 x int(1,280 x 4) = 3 x 5,120): 17,920 values, above
+# the attention's 11 x 1,280 = 14,080; bf16.
+QWEN2_VL_PEAK_BYTES_PER_PATCH = (1_176 + 2 * 1_280 + 3 * 5_120) * 2
+
+
+@pytest.fixture(scope="module")
+def qwen2():
+    return parse_config(QWEN2_VL)
+
+
+def test_the_qwen2_vl_vision_config_is_read(qwen2):
+    v = qwen2.vision
+    assert (v.hidden_size, v.intermediate_size, v.out_hidden_size, v.mlp) == (1280, 5120, 3584, "quick_gelu")
+    assert (v.patch_size, v.spatial_merge_size, v.temporal_patch_size, v.in_channels, v.max_pixels) == (14, 2, 2, 3, 12_845_056)
+    assert qwen2.has_dynamic_vision_encoder and parse_config(QWEN25_VL).vision.mlp == "gated"
+
+
+def test_the_qwen2_vl_profile_at_4096_tokens_on_0_13(qwen2):
+    # nv04/nv05's setting: max_model_len 4096 (one frame: the video and the image have 16,384 tokens each),
+    # 2,048 batched tokens, 256 sequences: one item of 65,536 patches.
+    assert qwen_vl_dummy_patches(qwen2, 4096, 2048, 256, "0.13.0") == PATCHES_PER_FRAME_PAIR
+    peak, held = vision_encoder_profile_bytes(qwen2, 4096, 2048, 256, "0.13.0")
+    assert peak == 65_536 * QWEN2_VL_PEAK_BYTES_PER_PATCH == 2_502_950_912  # 2.33 GiB
+    assert held == (65_536 * 1_176 + 16_384 * 3_584) * 2
+    # It is what the profile charges: the encoder's peak is above the text run plus what it holds.
+    charged = activation_bytes(qwen2, 2048, 256, 1, SORT_SAMPLER, 4096, "0.13.0")
+    assert charged == pytest.approx(peak + SORT_SAMPLER.activation_slack_gib * GIB)
+    # Above the text model's own peak it adds 0.93 GiB, where the fixed charge it replaces added 2.5.
+    text = parse_config({**QWEN2_VL, "model_type": "qwen2"})
+    extra = charged - activation_bytes(text, 2048, 256, 1, SORT_SAMPLER, 4096, "0.13.0")
+    assert extra / GIB == pytest.approx(0.93, abs=0.01) and VISION_ENCODER_PROFILE_GIB == 2.5
+
+
+def test_the_qwen2_vl_kv_budget_moves_by_the_derived_charge(qwen2):
+    # A 0.5 GiB shift in the Qwen2-VL term moves the plan's KV cache by as much: pinned to the hand-computed figure.
+    gpu = find_gpu("RTX-3090", 23.58)
+    args = EngineArgs(max_model_len=4096, gpu_memory_utilization=0.9, vllm_version="0.13.0")
+    plan = plan_memory(qwen2, 15.532 * GIB, gpu, args)
+    expected = 0.9 * 23.58 - plan.weights_gib - (65_536 * QWEN2_VL_PEAK_BYTES_PER_PATCH / GIB + 0.05) - plan.non_torch_gib - plan.cuda_graph_gib
+    assert plan.kv_cache_gib == pytest.approx(expected, abs=1e-9)
+    assert plan.activation_gib == pytest.approx(2.38, abs=0.005)
+
+
+@pytest.mark.parametrize("version,hidden_multiple", [
+    ("0.9.0", 13),    # q and k rotated one at a time in float32 (0.9.0.1)
+    ("0.10.1", 20),   # not read: taken as 0.11
+    ("0.11.0", 20),   # q and k concatenated, then rotated in float32 (0.11.0)
+    ("0.12.0", 11),   # rotated in the model dtype (0.12.0, 0.13.0, 0.20.0-0.33.0)
+    ("0.13.0", 11),
+    ("0.23.0", 11),
+    (None, 20),       # unknown: the largest
+])
+def test_the_attention_peak_follows_the_release(version, hidden_multiple):
+    assert qwen_vl_attention_peak_hidden(version) == hidden_multiple
+
+
+def test_0_11_profiles_the_float32_rotation(arch, qwen2):
+    # 0.11.0: 20 x 1,280 = 25,600 values per patch in the attention, above either MLP, for both towers.
+    for tower in (arch, qwen2):
+        peak, _ = vision_encoder_profile_bytes(tower, 8192, 2048, 256, "0.11.0")
+        assert peak == 65_536 * (1_176 + 20 * 1_280) * 2  # 3.27 GiB
+    # 0.9's one-at-a-time rotation (13 x 1,280 = 16,640) stays below Qwen2.5-VL's MLP (16,660): unchanged.
+    assert vision_encoder_profile_bytes(arch, 2048, 2048, 256, "0.9.0")[0] == 65_536 * PEAK_BYTES_PER_PATCH
+
+
+def test_an_incomplete_qwen2_vl_vision_config_keeps_the_fixed_charge():
+    partial = parse_config({**QWEN2_VL, "vision_config": {k: v for k, v in QWEN2_VL["vision_config"].items() if k != "mlp_ratio"}})
+    assert partial.vision is None and partial.has_dynamic_vision_encoder
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("mlp_ratio", "big", "mlp_ratio"), ("mlp_ratio", 0, "mlp_ratio"), ("mlp_ratio", float("nan"), "mlp_ratio"),
+    ("embed_dim", -1, "embed_dim"), ("hidden_size", "x", "hidden_size"), ("patch_size", 0, "must all be > 0"),
+])
+def test_a_bad_qwen2_vl_vision_config_is_refused(field, value, message):
+    bad = {**QWEN2_VL, "vision_config": {**QWEN2_VL["vision_config"], field: value}}
+    with pytest.raises(ArchitectureError, match=message):
+        parse_config(bad)
