@@ -18,7 +18,7 @@ mismatch, a blank utilization, an unreadable release) and that no constant cites
 README quotes is the held-out one, per release family; a test keeps memory.py from citing a
 held-out log.
 
-The 0.20-0.33 logs added later (``nl01``-``nl06``, ``nm01``-``nm35`` and ``np01``-``np23``, every one
+The 0.20-0.33 logs added later (``nl01``-``nl06``, ``nm01``-``nm35`` and ``np01``-``np59``, every one
 read in full in the public file the row names) are split by a fixed rule, stated here and checked below: an odd
 number is held out, an even one is fit. The rule was set, and the numbers given, before any of
 them was sized. Every log the searches found is a row: the ones the model misses (nm07 and nm16
@@ -298,15 +298,15 @@ def _sized(cases) -> list[Case]:
 
 
 # Every row, by what became of it (a new row must land in one of these, named).
-EXPECTED_SKIPS = {"no-config": 17, "no-model": 6, "hybrid-state": 7, "other-processes": 3, "unified-memory": 3,
-                  "no-weights": 9, "no-gpu-total": 5}
+EXPECTED_SKIPS = {"no-config": 17, "no-model": 6, "hybrid-state": 7, "other-processes": 4, "unified-memory": 3,
+                  "no-weights": 15, "no-gpu-total": 5}
 
 
 def test_every_row_is_accounted_for(log_cases):
     rows = _rows()
     skipped = [c for c in log_cases if isinstance(c, Skip)]
     assert [c.obs_id for c in log_cases] == [r["obs_id"] for r in rows]
-    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 158
+    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 194
     counts = {}
     for s in skipped:
         assert s.reason in SKIP_REASONS, (s.obs_id, s.reason)
@@ -317,7 +317,7 @@ def test_every_row_is_accounted_for(log_cases):
     assert {r["split"] for r in rows} == {"fit", "holdout"}
     # The split rule of the later 0.20-0.33 rows (module docstring): odd numbers held out.
     later = [r for r in rows if r["obs_id"][:2] in ("nl", "nm", "np")]
-    assert len(later) == 64
+    assert len(later) == 100
     assert all(r["split"] == ("holdout" if int(r["obs_id"][2:]) % 2 else "fit") for r in later)
 
 
@@ -453,6 +453,11 @@ KNOWN_MISSES = {
     "np12": "the same study at --max-num-seqs 64: 18,560 tokens (2.55 GiB); 1.46 GiB over (unsafe side); as np11",
     "np13": "the same study at --max-num-batched-tokens 1024 (unpinned first attempt): 17,840 tokens (2.45 GiB), below "
             "both the default (np04) and the 8192 start (np14); 0.87 GiB over (unsafe side); as np11",
+    "np25": "Qwen2.5-1.5B on a 12 GB RTX 4080 Laptop under WSL2/k3s (0.23.0, 4096 context, 64 sequences): a restart "
+            "whose only logged figure is 28.77x concurrency (3.15 GiB of KV) where every other start of the same "
+            "settings on that box logged 59.50x (6.51 GiB, np24 and twelve more); the plan is 3.2 GiB OVER (the "
+            "unsafe side). Cause not found: the study suspects the previous pod's memory not yet released during a "
+            "rolling update on its single GPU, unconfirmed; vLLM did not refuse the start",
     "np21": "RedHatAI/Qwen3-8B-quantized.w4a16 on the same A10G at 16384 context (0.27.1): 101,920 tokens, 1.12 GiB more "
             "than the plan's cold start (safe side). Most likely a warm torch.compile cache (the study's bf16 and fp8 "
             "relaunches step up by the same ~1.0 GiB), but no earlier int4 start at this context length is "
@@ -570,14 +575,16 @@ def test_held_out_figures(log_cases):
     # The README's accuracy table is this one (python -m pytest -s shows it).
     figures = held_out_figures(log_cases)
     print("\nheld-out logs per release family:", json.dumps(figures, indent=1, sort_keys=True))
-    assert sum(f["logs"] for f in figures.values()) == 35
+    assert sum(f["logs"] for f in figures.values()) == 48
     assert all(f["right"] == f["verdicts"] for f in figures.values())
     fast = figures["0.17-0.19"]
     assert fast["median_abs_error_gib"] <= 0.3 and fast["max_abs_error_gib"] <= 1.0
     newest = [c for c in _sized(log_cases) if c.split == "holdout" and c.family == "0.20-0.33"]
     assert [c.obs_id for c in newest] == ["fb06", "fb07", "nl03", "nm01", "nm03", "nm07", "nm09", "nm11", "nm15",
                                             "nm17", "nm19", "nm21", "nm23", "nm25", "np01", "np03", "np05",
-                                            "np07", "np09", "np11", "np13", "np15", "np17", "np19", "np21", "np23"]
+                                            "np07", "np09", "np11", "np13", "np15", "np17", "np19", "np21", "np23",
+                                            "np25", "np27", "np29", "np31", "np33", "np35", "np37", "np41", "np43",
+                                            "np53", "np55", "np57", "np59"]
     # The bar for the releases the stacks deploy: median <= 0.3 GiB and max <= 1.0 GiB over the
     # held-out logs, every verdict right (asserted above). It holds over every held-out 0.20-0.33 log, with
     # no exception. Two logs left the exceptions on the way, each for a cause read from the logs and the
@@ -585,19 +592,22 @@ def test_held_out_figures(log_cases):
     # video of a 128K context, memory.py vision_encoder_profile_bytes) and nm07 (-1.28 GiB: a start on a
     # warm torch.compile cache, sized cold; WARM_COMPILE_CACHE and test_warm_compile_cache_logs).
     #
-    # Since the s16 rows (np01-np23: an H100 MXFP4 log and a public A10G study of 0.27.1, one box, documented
-    # starts) the bar is NOT met over all held-out 0.20-0.33 logs: median 0.38 GiB, max 1.49 GiB. Two logs are
-    # beyond 1.0 GiB, both in KNOWN_MISSES: np11 (+1.49, the unsafe side, cause not found) and np21 (-1.12, most
-    # likely a warm compile cache not labelled as such). The A10G study's other starts land at -0.3 to -0.45 GiB
-    # (bf16, default sequences) and +0.36 to +0.50 GiB (Marlin fp8; --max-num-seqs 12 or 16), which moves the
-    # median. The figures are pinned so that a fix, or a new miss, fails here and the README is updated with it;
-    # over the held-out logs before the s16 rows (and np01) the bar still holds, checked below.
+    # Since the s16 rows (np01-np59: an H100 MXFP4 log, a public A10G study of 0.27.1 and a public study on a
+    # 12 GB RTX 4080 Laptop under WSL2 of 0.20/0.23, each one box, documented starts) the bar is NOT met over all
+    # held-out 0.20-0.33 logs: median 0.27 GiB, max 3.22 GiB. Three logs are beyond 1.0 GiB, all in KNOWN_MISSES:
+    # np25 (+3.22, the unsafe side: a restart that logged half the KV of every other start of its settings, cause
+    # not found), np11 (+1.49, the unsafe side, cause not found) and np21 (-1.12, most likely a warm compile cache
+    # not labelled as such). The median is helped by repetition: eleven of the held-out logs are starts of the
+    # laptop study at -0.14 or -0.23 GiB, most of them one configuration; the A10G study's starts land at -0.3 to
+    # -0.45 GiB (bf16, default sequences) and +0.36 to +0.50 GiB (Marlin fp8; --max-num-seqs 12 or 16). The
+    # figures are pinned so that a fix, or a new miss, fails here and the README is updated with it; over the
+    # held-out logs before the s16 rows (and np01) the bar still holds, checked below.
     newest_figures = figures["0.20-0.33"]
     errors = {c.obs_id: c.error for c in newest if c.compared_kv_gib is not None}
     assert len(errors) == len(newest)
     beyond = sorted(obs for obs, error in errors.items() if abs(error) > 1.0)
-    assert beyond == ["np11", "np21"] and all(obs in KNOWN_MISSES for obs in beyond)
-    assert (newest_figures["median_abs_error_gib"], newest_figures["max_abs_error_gib"]) == (0.38, 1.49)
+    assert beyond == ["np11", "np21", "np25"] and all(obs in KNOWN_MISSES for obs in beyond)
+    assert (newest_figures["median_abs_error_gib"], newest_figures["max_abs_error_gib"]) == (0.27, 3.22)
     before = [abs(error) for obs, error in errors.items() if not obs.startswith("np") or obs == "np01"]
     assert len(before) == 15 and statistics.median(before) <= 0.3 and max(before) <= 1.0
     # The README quotes these figures; they must be the test's.
