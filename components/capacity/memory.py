@@ -32,8 +32,10 @@ less cache than vLLM finds costs some concurrency, predicting more costs an OOM 
 
 Not modelled (each a known residual, not a fitted term):
 - Model Runner V2's sampler profile up to 0.32 runs only the default pass, and the warm-up with
-  every sampling feature runs after the KV cache (gpu/warmup.py warmup_kernels); both are charged
-  with the one sampler constant, so a warm-up OOM caused by that difference alone is not predicted.
+  every sampling feature runs after the KV cache (gpu/warmup.py warmup_kernels). A warm start in
+  0.22-0.28 is charged that default pass (v2_profiled_sampler_bytes_per_logit); cold starts there,
+  and 0.29-0.32, keep the one sampler constant, which with the compile stand-in is what their logs
+  show, so a warm-up OOM caused by that difference alone is not predicted.
 - The graph estimate's first capture and its many-experts part do not shrink with the largest
   captured batch, and V2 measures PIECEWISE graphs instead of extrapolating them: small
   max_num_seqs and V2 releases are charged somewhat more graph memory than vLLM reserves.
@@ -328,7 +330,8 @@ def _kv_dtype_bytes(arch: Architecture, args: EngineArgs) -> int:
 
 
 def activation_bytes(arch: Architecture, tokens: int, seqs: int, tp: int, acc: Accounting,
-                     max_model_len: Optional[int] = None, version: Optional[str] = None) -> float:
+                     max_model_len: Optional[int] = None, version: Optional[str] = None,
+                     sampler_bytes_per_logit: Optional[float] = None) -> float:
     """Peak torch memory of the profile run above the weights.
 
     The forward pass of ``tokens`` frees its intermediates before the sampler warm-up, so the
@@ -343,7 +346,8 @@ def activation_bytes(arch: Architecture, tokens: int, seqs: int, tp: int, acc: A
     inter = arch.moe_intermediate_size * max(1, arch.experts_per_token) if arch.num_experts else arch.intermediate_size
     forward = tokens * (3 * inter / tp + 4 * arch.hidden_size) * b
     rows = min(seqs, tokens)
-    sampler = acc.sampler_bytes_per_logit * rows * arch.vocab_size + 2 * tokens * arch.hidden_size
+    per_logit = acc.sampler_bytes_per_logit if sampler_bytes_per_logit is None else sampler_bytes_per_logit
+    sampler = per_logit * rows * arch.vocab_size + 2 * tokens * arch.hidden_size
     moe = 0.0
     if arch.num_experts and arch.quant_method != "mxfp4":
         moe = 2 * tokens * arch.experts_per_token * (3 * arch.moe_intermediate_size / tp + arch.hidden_size)
@@ -564,12 +568,28 @@ def cold_compile_bytes(arch: Architecture, args: EngineArgs, acc: Accounting, gp
     safe side for a pod whose compile cache is empty, as a new pod's is). It is transient, so it is
     not counted as memory left for the graphs captured after the KV cache (_after_kv_shortfall).
     With ``args.compile_cache == "warm"`` (a start that finds an earlier start's compiled artifacts)
-    nothing is charged.
+    nothing is charged, and the profile's sampler is charged as what V2 runs there, its default pass
+    (v2_profiled_sampler_bytes_per_logit): the full-feature sampler constant, which the cold fit rows were matched
+    with, is part of what stands in for the compile peak on a cold start.
     """
     runner = model_runner(arch, args.vllm_version, acc)
     if runner.reserves_graphs or not acc.reserves_cuda_graphs or args.compile_cache == "warm":
         return 0.0
     return _graph_estimate(arch, args, gpu, seqs, tokens)
+
+
+def v2_profiled_sampler_bytes_per_logit(arch: Architecture) -> float:
+    """Bytes per (row x vocab) logit of Model Runner V2's profiled sampler pass, up to 0.32: the logits alone.
+
+    The profile run samples its dummy batch with the default pass only: no dummy request needs logits
+    processing, so apply_sampling_params returns the logits as computed (model dtype) without the float32
+    copy, and gumbel_sample keeps per-block maxima only (0.28.0 v1/worker/gpu/model_runner.py
+    _dummy_sampler_run lines 771-782, "the sampler may skip top_k, top_p, and logprobs"; sample/sampler.py
+    lines 192-196 and 283-294; sample/gumbel.py lines 252-254). The full-feature warm-up runs after the KV
+    cache (_after_kv_shortfall). vLLM logs a peak activation of 0.19 GiB for a warm Qwen3-8B start on 0.27.1,
+    the size of its forward pass (fit row nm24).
+    """
+    return float(arch.dtype_bytes)
 
 
 def startup_context_bytes(tp: int, gpu: Gpu) -> float:
@@ -611,7 +631,11 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
 
     budget = gpu.memory_gib * GIB * utilization
     weights = weights_per_gpu_bytes(arch, checkpoint_bytes, args)
-    activation = activation_bytes(arch, tokens, seqs, tp, acc, max_model_len, args.vllm_version)
+    warm_v2 = args.compile_cache == "warm" and cold_compile_bytes(arch, replace(args, compile_cache="cold"), acc, gpu, seqs, tokens) > 0
+    # A warm start of Model Runner V2 (0.22-0.28) peaks at what its profile runs (v2_profiled_sampler_bytes_per_logit);
+    # a cold one at the fitted total of the full-feature sampler constant and the compile stand-in.
+    activation = activation_bytes(arch, tokens, seqs, tp, acc, max_model_len, args.vllm_version,
+                                  sampler_bytes_per_logit=v2_profiled_sampler_bytes_per_logit(arch) if warm_v2 else None)
     non_torch = non_torch_bytes(tp, gpu, acc)
     graphs = cuda_graph_bytes(arch, args, acc, gpu, seqs, tokens)
     compile_peak = cold_compile_bytes(arch, args, acc, gpu, seqs, tokens)
