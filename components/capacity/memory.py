@@ -568,9 +568,9 @@ def cold_compile_bytes(arch: Architecture, args: EngineArgs, acc: Accounting, gp
     safe side for a pod whose compile cache is empty, as a new pod's is). It is transient, so it is
     not counted as memory left for the graphs captured after the KV cache (_after_kv_shortfall).
     With ``args.compile_cache == "warm"`` (a start that finds an earlier start's compiled artifacts)
-    nothing is charged, and the profile's sampler is charged as what V2 runs there, its default pass
-    (v2_profiled_sampler_bytes_per_logit): the full-feature sampler constant, which the cold fit rows were matched
-    with, is part of what stands in for the compile peak on a cold start.
+    nothing is charged, and the profile's sampler is charged as what V2 runs there, its default
+    pass (v2_profiled_sampler_bytes_per_logit): the full-feature sampler constant, which the cold
+    fit rows were matched with, is part of what stands in for the compile peak on a cold start.
     """
     runner = model_runner(arch, args.vllm_version, acc)
     if runner.reserves_graphs or not acc.reserves_cuda_graphs or args.compile_cache == "warm":
@@ -631,20 +631,20 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
 
     budget = gpu.memory_gib * GIB * utilization
     weights = weights_per_gpu_bytes(arch, checkpoint_bytes, args)
-    warm_v2 = args.compile_cache == "warm" and cold_compile_bytes(arch, replace(args, compile_cache="cold"), acc, gpu, seqs, tokens) > 0
-    # A warm start of Model Runner V2 (0.22-0.28) peaks at what its profile runs (v2_profiled_sampler_bytes_per_logit);
-    # a cold one at the fitted total of the full-feature sampler constant and the compile stand-in.
+    # Model Runner V2's compile charge of a cold start (0.22-0.28); a warm start is charged neither it nor the
+    # full-feature sampler pass, but what V2's profile runs (v2_profiled_sampler_bytes_per_logit).
+    cold_charge = cold_compile_bytes(arch, replace(args, compile_cache="cold"), acc, gpu, seqs, tokens)
+    warm = args.compile_cache == "warm"
     activation = activation_bytes(arch, tokens, seqs, tp, acc, max_model_len, args.vllm_version,
-                                  sampler_bytes_per_logit=v2_profiled_sampler_bytes_per_logit(arch) if warm_v2 else None)
+                                  sampler_bytes_per_logit=v2_profiled_sampler_bytes_per_logit(arch) if warm and cold_charge else None)
     non_torch = non_torch_bytes(tp, gpu, acc)
     graphs = cuda_graph_bytes(arch, args, acc, gpu, seqs, tokens)
-    compile_peak = cold_compile_bytes(arch, args, acc, gpu, seqs, tokens)
-    if args.compile_cache == "warm":
-        cold = cold_compile_bytes(arch, replace(args, compile_cache="cold"), acc, gpu, seqs, tokens)
+    compile_peak = 0.0 if warm else cold_charge
+    if warm:
         notes.append(f"sized for a warm torch.compile cache (an earlier start of this configuration left its compiled "
                      f"artifacts in VLLM_CACHE_ROOT): " + (
-                         f"the {cold / GIB:.2f} GiB a cold start peaks higher while compiling is not charged; a new pod's "
-                         f"cache is empty, so size cold unless the cache persists across restarts" if cold else
+                         f"the {cold_charge / GIB:.2f} GiB a cold start peaks higher while compiling is not charged; a new "
+                         f"pod's cache is empty, so size cold unless the cache persists across restarts" if cold_charge else
                          f"no compile charge applies to vLLM {args.vllm_version or acc.releases}'s "
                          f"{model_runner(arch, args.vllm_version, acc).name} model runner here, so nothing changes"))
     elif compile_peak:
