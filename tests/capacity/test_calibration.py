@@ -18,7 +18,7 @@ mismatch, a blank utilization, an unreadable release) and that no constant cites
 README quotes is the held-out one, per release family; a test keeps memory.py from citing a
 held-out log.
 
-The 0.20-0.33 logs added later (``nl01``-``nl06``, ``nm01``-``nm35`` and ``np01``-``np59``, every one
+The 0.20-0.33 logs added later (``nl01``-``nl06``, ``nm01``-``nm35`` and ``np01``-``np62``, every one
 read in full in the public file the row names) are split by a fixed rule, stated here and checked below: an odd
 number is held out, an even one is fit. The rule was set, and the numbers given, before any of
 them was sized. Every log the searches found is a row: the ones the model misses (nm07 and nm16
@@ -100,6 +100,7 @@ WARM_COMPILE_CACHE = {
     "np19": "bf16 at --max-model-len 16384 after np18's start of it the same day (26,080 tokens), 7,232 tokens apart",
     "np20": "fp8 at --max-model-len 16384 after np16/np17's starts of it the same day; 74,880 tokens as np17",
     "np22": "fp8 at --max-model-len 16384 again (the study's KV-dtype sweep), after np16/np17/np20; 74,880 tokens",
+    "np61": "the log says so: 'Directly load the compiled graph(s) for compile range (1, 32768) from the cache' and 'Directly load AOT compilation' (torch.compile took 1.74 s)",
 }
 GPU_NAMES = (("H100", "H100"), ("H200", "H200"), ("A100 80", "A100-80GB"), ("A100 40", "A100-40GB"), ("L40S", "L40S"),
              ("RTX 3090", "RTX-3090"), ("RTX 4090", "RTX-4090"), ("RTX PRO 6000", "RTX-PRO-6000"), ("L4", "L4"),
@@ -307,14 +308,14 @@ def _sized(cases) -> list[Case]:
 
 # Every row, by what became of it (a new row must land in one of these, named).
 EXPECTED_SKIPS = {"no-config": 18, "no-model": 6, "hybrid-state": 7, "other-processes": 4, "unified-memory": 3,
-                  "no-weights": 15, "no-gpu-total": 5, "lora": 1}
+                  "no-weights": 15, "no-gpu-total": 7, "lora": 1}
 
 
 def test_every_row_is_accounted_for(log_cases):
     rows = _rows()
     skipped = [c for c in log_cases if isinstance(c, Skip)]
     assert [c.obs_id for c in log_cases] == [r["obs_id"] for r in rows]
-    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 206
+    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 209
     counts = {}
     for s in skipped:
         assert s.reason in SKIP_REASONS, (s.obs_id, s.reason)
@@ -325,7 +326,7 @@ def test_every_row_is_accounted_for(log_cases):
     assert {r["split"] for r in rows} == {"fit", "holdout"}
     # The split rule of the later 0.20-0.33 rows (module docstring): odd numbers held out.
     later = [r for r in rows if r["obs_id"][:2] in ("nl", "nm", "np", "nv", "nq")]
-    assert len(later) == 112
+    assert len(later) == 115
     assert all(r["split"] == ("holdout" if int(r["obs_id"][2:]) % 2 else "fit") for r in later)
 
 
@@ -474,6 +475,10 @@ KNOWN_MISSES = {
             "settings on that box logged 59.50x (6.51 GiB, np24 and twelve more); the plan is 3.2 GiB OVER (the "
             "unsafe side). Cause not found: the study suspects the previous pod's memory not yet released during a "
             "rolling update on its single GPU, unconfirmed; vLLM did not refuse the start",
+    "np61": "Qwen2.5-0.5B in fp16 on an unnamed 15.55 GiB GPU (0.26.0, V2 model runner, warm compile cache, 32,768 "
+            "context and batched tokens): 0.29 GiB under (the safe side). The log's own breakdown gives the cause: "
+            "0.07 GiB non-torch memory where the plan charges 0.25, and a 1.06 GiB activation peak where the plan "
+            "charges 1.16",
     "np21": "RedHatAI/Qwen3-8B-quantized.w4a16 on the same A10G at 16384 context (0.27.1): 101,920 tokens, 1.12 GiB more "
             "than the plan's cold start (safe side). Most likely a warm torch.compile cache (the study's bf16 and fp8 "
             "relaunches step up by the same ~1.0 GiB), but no earlier int4 start at this context length is "
@@ -510,7 +515,7 @@ def test_warm_compile_cache_logs(log_cases):
     # starts ~0.4 GiB high either way, cold np16 +0.50 and warm +0.36.)
     assert cold_errors == {"nm07": -1.28, "nm24": -1.15, "nm26": -1.27, "np05": -1.28, "np06": -1.28, "np09": -1.28,
                            "np17": -0.5, "np19": -1.27, "np20": -0.5, "np22": -0.5, "nq01": -1.26, "nq03": -1.26,
-                           "nq04": -1.26, "nq05": -1.28}
+                           "nq04": -1.26, "nq05": -1.28, "np61": -0.98}
     # One worker's cold and warm starts (nm23 run 0, nm24 run 1; Qwen3-8B, 0.27.1): the logs are 0.99 GiB apart,
     # the plan's two sizings 1.22 GiB (the compile stand-in, 0.86, and the full-feature sampler the cold
     # profile is charged, 0.36, above the default pass), and the warm one's activation is the 0.19 GiB
@@ -602,7 +607,7 @@ def test_held_out_figures(log_cases):
     # The README's accuracy table is this one (python -m pytest -s shows it).
     figures = held_out_figures(log_cases)
     print("\nheld-out logs per release family:", json.dumps(figures, indent=1, sort_keys=True))
-    assert sum(f["logs"] for f in figures.values()) == 54
+    assert sum(f["logs"] for f in figures.values()) == 55
     assert all(f["right"] == f["verdicts"] for f in figures.values())
     fast = figures["0.17-0.19"]
     assert fast["median_abs_error_gib"] <= 0.3 and fast["max_abs_error_gib"] <= 1.0
@@ -613,7 +618,7 @@ def test_held_out_figures(log_cases):
                                             "nv03",
                                             "nq01", "nq03", "nq05",
                                             "np25", "np27", "np29", "np31", "np33", "np35", "np37", "np41", "np43",
-                                            "np53", "np55", "np57", "np59"]
+                                            "np53", "np55", "np57", "np59", "np61"]
     # The issue's bar for the releases the stacks deploy: median <= 0.3 GiB and max <= 1.0 GiB over the
     # held-out logs, every verdict right (asserted above). The median and the verdicts hold; the max does NOT,
     # by three logs, all in KNOWN_MISSES. Two are of one public A10G study (0.27.1): np11 (+1.49, the unsafe side:
@@ -637,12 +642,12 @@ def test_held_out_figures(log_cases):
     assert beyond == ["np11", "np21", "np25"] and all(obs in KNOWN_MISSES for obs in beyond)
     assert (newest_figures["median_abs_error_gib"], newest_figures["max_abs_error_gib"]) == (0.14, 3.22)
     rest = [abs(error) for obs, error in errors.items() if obs not in beyond]
-    assert len(rest) == 40 and statistics.median(rest) <= 0.3 and max(rest) <= 1.0
+    assert len(rest) == 41 and statistics.median(rest) <= 0.3 and max(rest) <= 1.0
     # Sized as cold starts, every one (no WARM_COMPILE_CACHE label), the same logs are further off: the README
     # says so with these figures.
     cold = [abs(c.error) for c in (_case(r, cold_start=True) for r in _rows() if r["obs_id"] in errors)]
     cold_figures = f"median {statistics.median(cold):.2f} GiB, max {max(cold):.2f} GiB"
-    assert cold_figures == "median 0.36 GiB, max 3.22 GiB"
+    assert cold_figures == "median 0.37 GiB, max 3.22 GiB"
     # The README quotes these figures; they must be the test's.
     readme = (ROOT / "README.md").read_text()
     assert f"figures would be {cold_figures}" in " ".join(readme.split())
