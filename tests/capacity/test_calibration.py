@@ -18,7 +18,7 @@ mismatch, a blank utilization, an unreadable release) and that no constant cites
 README quotes is the held-out one, per release family; a test keeps memory.py from citing a
 held-out log.
 
-The 0.20-0.33 logs added later (``nl01``-``nl06``, ``nm01``-``nm35`` and ``np01``-``np23``, every one
+The 0.20-0.33 logs added later (``nl01``-``nl06``, ``nm01``-``nm35`` and ``np01``-``np62``, every one
 read in full in the public file the row names) are split by a fixed rule, stated here and checked below: an odd
 number is held out, an even one is fit. The rule was set, and the numbers given, before any of
 them was sized. Every log the searches found is a row: the ones the model misses (nm07 and nm16
@@ -100,6 +100,7 @@ WARM_COMPILE_CACHE = {
     "np19": "bf16 at --max-model-len 16384 after np18's start of it the same day (26,080 tokens), 7,232 tokens apart",
     "np20": "fp8 at --max-model-len 16384 after np16/np17's starts of it the same day; 74,880 tokens as np17",
     "np22": "fp8 at --max-model-len 16384 again (the study's KV-dtype sweep), after np16/np17/np20; 74,880 tokens",
+    "np61": "the log says so: 'Directly load the compiled graph(s) for compile range (1, 32768) from the cache' and 'Directly load AOT compilation' (torch.compile took 1.74 s)",
 }
 GPU_NAMES = (("H100", "H100"), ("H200", "H200"), ("A100 80", "A100-80GB"), ("A100 40", "A100-40GB"), ("L40S", "L40S"),
              ("RTX 3090", "RTX-3090"), ("RTX 4090", "RTX-4090"), ("RTX PRO 6000", "RTX-PRO-6000"), ("L4", "L4"),
@@ -306,15 +307,15 @@ def _sized(cases) -> list[Case]:
 
 
 # Every row, by what became of it (a new row must land in one of these, named).
-EXPECTED_SKIPS = {"no-config": 18, "no-model": 6, "hybrid-state": 7, "other-processes": 3, "unified-memory": 3,
-                  "no-weights": 9, "no-gpu-total": 5, "lora": 1}
+EXPECTED_SKIPS = {"no-config": 18, "no-model": 6, "hybrid-state": 7, "other-processes": 4, "unified-memory": 3,
+                  "no-weights": 15, "no-gpu-total": 7, "lora": 1}
 
 
 def test_every_row_is_accounted_for(log_cases):
     rows = _rows()
     skipped = [c for c in log_cases if isinstance(c, Skip)]
     assert [c.obs_id for c in log_cases] == [r["obs_id"] for r in rows]
-    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 170
+    assert len(_sized(log_cases)) + len(skipped) == len(rows) == 209
     counts = {}
     for s in skipped:
         assert s.reason in SKIP_REASONS, (s.obs_id, s.reason)
@@ -325,7 +326,7 @@ def test_every_row_is_accounted_for(log_cases):
     assert {r["split"] for r in rows} == {"fit", "holdout"}
     # The split rule of the later 0.20-0.33 rows (module docstring): odd numbers held out.
     later = [r for r in rows if r["obs_id"][:2] in ("nl", "nm", "np", "nv", "nq")]
-    assert len(later) == 76
+    assert len(later) == 115
     assert all(r["split"] == ("holdout" if int(r["obs_id"][2:]) % 2 else "fit") for r in later)
 
 
@@ -470,6 +471,15 @@ KNOWN_MISSES = {
     "np12": "the same study at --max-num-seqs 64: 18,560 tokens (2.55 GiB); 1.46 GiB over (unsafe side); as np11",
     "np13": "the same study at --max-num-batched-tokens 1024 (unpinned first attempt): 17,840 tokens (2.45 GiB), below "
             "both the default (np04) and the 8192 start (np14); 0.87 GiB over (unsafe side); as np11",
+    "np25": "Qwen2.5-1.5B on a 12 GB RTX 4080 Laptop under WSL2/k3s (0.23.0, 4096 context, 64 sequences): a restart "
+            "whose only logged figure is 28.77x concurrency (3.15 GiB of KV) where every other start of the same "
+            "settings on that box logged 59.50x (6.51 GiB, np24 and twelve more); the plan is 3.2 GiB OVER (the "
+            "unsafe side). Cause not found: the study suspects the previous pod's memory not yet released during a "
+            "rolling update on its single GPU, unconfirmed; vLLM did not refuse the start",
+    "np61": "Qwen2.5-0.5B in fp16 on an unnamed 15.55 GiB GPU (0.26.0, V2 model runner, warm compile cache, 32,768 "
+            "context and batched tokens): 0.29 GiB under (the safe side). The log's own breakdown gives the cause: "
+            "0.07 GiB non-torch memory where the plan charges 0.25, and a 1.06 GiB activation peak where the plan "
+            "charges 1.16",
     "np21": "RedHatAI/Qwen3-8B-quantized.w4a16 on the same A10G at 16384 context (0.27.1): 101,920 tokens, 1.12 GiB more "
             "than the plan's cold start (safe side). Most likely a warm torch.compile cache (the study's bf16 and fp8 "
             "relaunches step up by the same ~1.0 GiB), but no earlier int4 start at this context length is "
@@ -506,7 +516,7 @@ def test_warm_compile_cache_logs(log_cases):
     # starts ~0.4 GiB high either way, cold np16 +0.50 and warm +0.36.)
     assert cold_errors == {"nm07": -1.28, "nm24": -1.15, "nm26": -1.27, "np05": -1.28, "np06": -1.28, "np09": -1.28,
                            "np17": -0.5, "np19": -1.27, "np20": -0.5, "np22": -0.5, "nq01": -1.26, "nq03": -1.26,
-                           "nq04": -1.26, "nq05": -1.28}
+                           "nq04": -1.26, "nq05": -1.28, "np61": -0.98}
     # One worker's cold and warm starts (nm23 run 0, nm24 run 1; Qwen3-8B, 0.27.1): the logs are 0.99 GiB apart,
     # the plan's two sizings 1.22 GiB (the compile stand-in, 0.86, and the full-feature sampler the cold
     # profile is charged, 0.36, above the default pass), and the warm one's activation is the 0.19 GiB
@@ -598,7 +608,7 @@ def test_held_out_figures(log_cases):
     # The README's accuracy table is this one (python -m pytest -s shows it).
     figures = held_out_figures(log_cases)
     print("\nheld-out logs per release family:", json.dumps(figures, indent=1, sort_keys=True))
-    assert sum(f["logs"] for f in figures.values()) == 41
+    assert sum(f["logs"] for f in figures.values()) == 55
     assert all(f["right"] == f["verdicts"] for f in figures.values())
     fast = figures["0.17-0.19"]
     assert fast["median_abs_error_gib"] <= 0.3 and fast["max_abs_error_gib"] <= 1.0
@@ -607,31 +617,38 @@ def test_held_out_figures(log_cases):
                                             "nm17", "nm19", "nm21", "nm23", "nm25", "np01", "np03", "np05",
                                             "np07", "np09", "np11", "np13", "np15", "np17", "np19", "np21", "np23",
                                             "nv03",
-                                            "nq01", "nq03", "nq05"]
+                                            "nq01", "nq03", "nq05",
+                                            "np25", "np27", "np29", "np31", "np33", "np35", "np37", "np41", "np43",
+                                            "np53", "np55", "np57", "np59", "np61"]
     # The issue's bar for the releases the stacks deploy: median <= 0.3 GiB and max <= 1.0 GiB over the
     # held-out logs, every verdict right (asserted above). The median and the verdicts hold; the max does NOT,
-    # by two logs of one public A10G study (0.27.1), both in KNOWN_MISSES: np11 (+1.49, the unsafe side: an
-    # ablation start at --max-num-seqs 32 that logged 1 GiB less than the study's default start, cause not found;
-    # the study's script of that date relaunched vLLM without the GPU-release wait it later added for "a silently
-    # halved KV cache") and np21 (-1.12, the safe side, most likely a warm compile cache that the study does not
-    # document, so not labelled). Over the other held-out logs the bar holds. The figures are pinned so that a fix,
-    # or a new miss, fails here and the README is updated with it. (Earlier exceptions left for causes read from
-    # the logs and the source, not fitted: nm09, the vision encoder's profile on the largest dummy video of a 128K
-    # context, memory.py vision_encoder_profile_bytes; nm07, a start on a warm torch.compile cache,
-    # WARM_COMPILE_CACHE and test_warm_compile_cache_logs.)
+    # by three logs, all in KNOWN_MISSES. Two are of one public A10G study (0.27.1): np11 (+1.49, the unsafe side:
+    # an ablation start at --max-num-seqs 32 that logged 1 GiB less than the study's default start, cause not
+    # found; the study's script of that date relaunched vLLM without the GPU-release wait it later added for "a
+    # silently halved KV cache") and np21 (-1.12, the safe side, most likely a warm compile cache that the study
+    # does not document, so not labelled). The third is of one public study on a 12 GB RTX 4080 Laptop under
+    # WSL2/k3s (0.23.0): np25 (+3.22, the unsafe side: a restart whose only logged figure, 28.77x, is half the
+    # concurrency every other start of its settings logged, cause not found; the study suspects the previous
+    # pod's memory during a rolling update, unconfirmed). Over the other held-out logs the bar holds. The median
+    # is helped by repetition: eleven held-out logs are that laptop study's starts at -0.14 or -0.23 GiB, most of
+    # them one configuration (np24-np59). The figures are pinned so that a fix, or a new miss, fails here and the
+    # README is updated with it. (Earlier exceptions left for causes read from the logs and the source, not
+    # fitted: nm09, the vision encoder's profile on the largest dummy video of a 128K context, memory.py
+    # vision_encoder_profile_bytes; nm07, a start on a warm torch.compile cache, WARM_COMPILE_CACHE and
+    # test_warm_compile_cache_logs.)
     newest_figures = figures["0.20-0.33"]
     errors = {c.obs_id: c.error for c in newest if c.compared_kv_gib is not None}
     assert len(errors) == len(newest)
     beyond = sorted(obs for obs, error in errors.items() if abs(error) > 1.0)
-    assert beyond == ["np11", "np21"] and all(obs in KNOWN_MISSES for obs in beyond)
-    assert (newest_figures["median_abs_error_gib"], newest_figures["max_abs_error_gib"]) == (0.28, 1.49)
+    assert beyond == ["np11", "np21", "np25"] and all(obs in KNOWN_MISSES for obs in beyond)
+    assert (newest_figures["median_abs_error_gib"], newest_figures["max_abs_error_gib"]) == (0.14, 3.22)
     rest = [abs(error) for obs, error in errors.items() if obs not in beyond]
-    assert len(rest) == 28 and statistics.median(rest) <= 0.3 and max(rest) <= 1.0
+    assert len(rest) == 41 and statistics.median(rest) <= 0.3 and max(rest) <= 1.0
     # Sized as cold starts, every one (no WARM_COMPILE_CACHE label), the same logs are further off: the README
     # says so with these figures.
     cold = [abs(c.error) for c in (_case(r, cold_start=True) for r in _rows() if r["obs_id"] in errors)]
     cold_figures = f"median {statistics.median(cold):.2f} GiB, max {max(cold):.2f} GiB"
-    assert cold_figures == "median 0.51 GiB, max 1.49 GiB"
+    assert cold_figures == "median 0.37 GiB, max 3.22 GiB"
     # The README quotes these figures; they must be the test's.
     readme = (ROOT / "README.md").read_text()
     assert f"figures would be {cold_figures}" in " ".join(readme.split())
