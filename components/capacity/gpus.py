@@ -47,7 +47,9 @@ def find_gpu(name: str, memory_gib: Optional[float] = None) -> Gpu:
             # An unnamed device: datacenter-sized memory is taken as NVLink-connected (the larger overhead).
             return Gpu(name=name, memory_gib=float(memory_gib), nvlink=float(memory_gib) >= 70)
         raise UnknownGpu(f"unknown GPU {name!r}; known: {', '.join(gpu_names())} (or give --gpu-memory-gib)")
-    return Gpu(name=key, memory_gib=float(memory_gib if memory_gib is not None else GPUS[key]["memory_gib"]), nvlink=key in NVLINK_GPUS)
+    cc = GPUS[key].get("compute_capability")
+    return Gpu(name=key, memory_gib=float(memory_gib if memory_gib is not None else GPUS[key]["memory_gib"]), nvlink=key in NVLINK_GPUS,
+               compute_capability=tuple(int(part) for part in cc.split(".")) if cc else None)
 
 
 def instance_gpu(instance_type: str) -> tuple[Gpu, int]:

@@ -62,6 +62,9 @@ Not modelled (each a known residual, not a fitted term):
   --limit-mm-per-prompt keeps 999, so '{"image":1}' still profiles the dummy video where it is the
   larger item) and max_pixels 12,845,056. A checkpoint whose processor caps max_pixels lower is
   profiled on a smaller image than charged (the safe side).
+- fp8 weights below compute capability 8.9 (Marlin weight-only FP8): the public starts of this kind keep
+  0.5-0.7 GiB less KV cache than modelled (the unsafe side); what holds it is not derived, and the plan
+  says so in its notes (_residual_notes).
 - Speculative decoding (wider uniform decode batches), LoRA, encoder CUDA graphs and
   cudagraph_mode other than FULL_AND_PIECEWISE are not sized; Mamba/linear-attention state neither.
 """
@@ -157,6 +160,10 @@ QWEN_VL_ATTENTION_PEAK_HIDDEN = 11
 QWEN_VL_FP32_ROTARY_ATTENTION_PEAK_HIDDEN = 20
 QWEN_VL_SPLIT_ROTARY_ATTENTION_PEAK_HIDDEN = 13
 FP8_DS_MLA_BYTES_PER_TOKEN = 656
+# Native FP8 GEMMs need compute capability 8.9 (Ada, Hopper and on); below it vLLM runs fp8 weights through
+# Marlin, weight-only (model_executor/layers/quantization/utils/marlin_utils_fp8.py
+# prepare_fp8_layer_for_marlin, 0.28.0 lines 107-117).
+FP8_NATIVE_FROM = (8, 9)
 
 _KV_DTYPE_BYTES = {"fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "fp8_ds_mla": 1, "float": 4, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4}
 # Methods vLLM applies to a 16-bit checkpoint while loading it, with the bytes per linear-layer
@@ -174,6 +181,8 @@ class Gpu:
     # NVLink-connected (SXM) parts: TP > 1 uses vLLM's custom all-reduce, whose buffers count
     # as non-torch memory; PCIe cards (L40S, L4, A10G, RTX) fall back to plain NCCL.
     nvlink: bool = False
+    # (major, minor) from the GPU catalogue; None for a device given only by its memory.
+    compute_capability: Optional[tuple[int, int]] = None
 
 
 @dataclass(frozen=True)
@@ -726,7 +735,7 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
                      f"{compile_peak / GIB:.2f} GiB of activation is charged for that")
     activation += compile_peak
     kv = budget - weights - activation - non_torch - graphs
-    notes.extend(_residual_notes(arch, args))
+    notes.extend(_residual_notes(arch, args, gpu))
 
     layout = kv_layout(arch, args, kv, max_model_len, tokens)
     block_bytes, num_blocks, kv_tokens, max_concurrency = layout.block_bytes, layout.num_blocks, layout.tokens, layout.max_concurrency
@@ -782,9 +791,16 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     )
 
 
-def _residual_notes(arch: Architecture, args: EngineArgs) -> list[str]:
+def _residual_notes(arch: Architecture, args: EngineArgs, gpu: Gpu) -> list[str]:
     """The known residuals of this configuration that the figures do not carry (module docstring, "Not modelled")."""
     notes = []
+    fp8 = args.quantization == "fp8" or arch.quant_method == "fp8"
+    if fp8 and gpu.compute_capability is not None and gpu.compute_capability < FP8_NATIVE_FROM:
+        cc = ".".join(map(str, gpu.compute_capability))
+        notes.append(f"fp8 weights on {gpu.name} (compute capability {cc}, below 8.9) run as Marlin weight-only FP8 "
+                     f"(vLLM: 'Your GPU does not have native support for FP8 computation ... leveraging the Marlin "
+                     f"kernel'); public starts of this kind keep 0.5-0.7 GiB less KV cache than the plan (not "
+                     f"modelled); keep that headroom")
     if args.pipeline_parallel_size > 1:
         notes.append(f"pipelineParallelSize {args.pipeline_parallel_size}: each stage's own buffers (send/receive, "
                      f"intermediate tensors) are not charged, and vLLM keeps the smallest stage's block count, so a "

@@ -207,7 +207,14 @@ def test_the_known_residuals_are_said_in_the_notes():
     old = plan("openai/gpt-oss-20b", "H100", max_model_len=8192, vllm_version="0.10.1")
     assert [n for n in old.notes if n.startswith("MXFP4 checkpoint:") and "x1.088" in n and "Marlin" in n]
     dense = plan("qwen3-32b", "L40S", tensor_parallel_size=2, max_model_len=8192, vllm_version="0.27.1")
-    assert not [n for n in dense.notes if n.startswith(("pipelineParallelSize", "MXFP4"))]
+    assert not [n for n in dense.notes if n.startswith(("pipelineParallelSize", "MXFP4", "fp8 weights"))]
+    # fp8 weights below compute capability 8.9 run as Marlin weight-only FP8, which the figures do not size.
+    marlin = plan("qwen3-8b", "A10G", quantization="fp8", max_model_len=8192, vllm_version="0.27.1")
+    assert [n for n in marlin.notes if n.startswith("fp8 weights on A10G (compute capability 8.6, below 8.9) run as Marlin")]
+    for gpu, engine in (("L4", {"quantization": "fp8"}), ("H100", {"quantization": "fp8"}), ("A10G", {})):
+        other = plan("qwen3-8b", gpu, max_model_len=8192, vllm_version="0.27.1", **engine)
+        assert not [n for n in other.notes if n.startswith("fp8 weights")], gpu
+    assert find_gpu("custom", 24.0).compute_capability is None
 
 
 def test_compile_cache_takes_cold_or_warm_only():
