@@ -226,17 +226,15 @@ def _vision_encoder(config: Mapping[str, Any]) -> Optional[VisionEncoder]:
     if any(vision.get(k) is None for k in keys):
         return None
     channels = _int(vision, "in_channels", "in_chans", default=3, required=False) or 3
-    if model_type == "qwen2_5_vl":
-        fields = {k: _int(vision, k) for k in keys}
-        if any(v <= 0 for v in fields.values()):
-            raise ArchitectureError(f"config.json vision_config {', '.join(keys)} must all be > 0")
-        return VisionEncoder(**fields, in_channels=channels)
-    ratio = vision.get("mlp_ratio")
-    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio <= 1024:
+    ratio = vision.get("mlp_ratio") if model_type == "qwen2_vl" else None
+    if model_type == "qwen2_vl" and (isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio <= 1024):
         raise ArchitectureError(f"config.json vision_config mlp_ratio = {format_value(ratio)}: must be a number in (0, 1024]")
-    fields = {k: _int(vision, k) for k in keys if k != "mlp_ratio"}
+    whole = [k for k in keys if k != "mlp_ratio"]
+    fields = {k: _int(vision, k) for k in whole}
     if any(v <= 0 for v in fields.values()):
-        raise ArchitectureError(f"config.json vision_config {', '.join(k for k in keys if k != 'mlp_ratio')} must all be > 0")
+        raise ArchitectureError(f"config.json vision_config {', '.join(whole)} must all be > 0")
+    if ratio is None:
+        return VisionEncoder(**fields, in_channels=channels)
     width = fields.pop("embed_dim")
     inter = int(width * ratio)
     if inter <= 0:
