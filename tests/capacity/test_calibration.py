@@ -511,7 +511,7 @@ def test_warm_compile_cache_logs(log_cases):
     # sized as cold starts they are all more than 1.1 GiB under what they logged (the safe side), so the
     # label is what brings them in, and the cold figure of each is stated here.
     cases = {c.obs_id: c for c in _sized(log_cases)}
-    rows = {r["obs_id"]: r for r in _rows()}
+    rows = _rows_by_id()
     cold_errors = {}
     for obs in WARM_COMPILE_CACHE:
         c = cases[obs]
@@ -673,8 +673,9 @@ def test_held_out_figures(log_cases):
     # One figure per source: a study that logged many starts (the laptop study's eleven held-out starts, the A10G
     # study's ten) weighs as one. The median over sources of each source's median error, pinned and quoted.
     by_source: dict[str, list[float]] = {}
+    rows = _rows_by_id()
     for obs, error in errors.items():
-        by_source.setdefault(_source(_rows_by_id()[obs]["url"]), []).append(abs(error))
+        by_source.setdefault(_source(rows[obs]["url"]), []).append(abs(error))
     per_source = [statistics.median(v) for v in by_source.values()]
     source_figures = f"{len(by_source)} sources, median {statistics.median(per_source):.2f} GiB"
     assert source_figures == "16 sources, median 0.29 GiB"
