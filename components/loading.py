@@ -223,9 +223,17 @@ def load_yaml_documents(
         problem = getattr(exc, "problem", None) or exc.__class__.__name__
         # libyaml puts an end-of-file problem on the line after the last one.
         line = min(mark.line + 1, text.count("\n") + 1) if mark else None
+        if problem == LIBYAML_DEPTH_PROBLEM:
+            # PyYAML 6.0.4's libyaml scanner stops at 1,000 levels, scanning ahead of the events that _compose
+            # bounds, so a deep flow collection can reach it first: deeper than any of our limits all the same.
+            raise LoadError(label, f"nested deeper than {limits.max_depth} levels (the limit for {limits.what})", line) from None
         raise LoadError(label, f"is not valid YAML: {_show(problem, 80)[1:-1]}", line) from None
     finally:
         loader.dispose()
+
+
+# The problem libyaml's scanner reports past its own nesting limit (1,000 levels; PyYAML 6.0.4's C extension).
+LIBYAML_DEPTH_PROBLEM = "exceeded maximum nesting depth"
 
 
 def load_yaml(

@@ -96,6 +96,23 @@ def test_depth_is_bounded_without_recursion():
     assert "nested deeper than 100 levels" in _refused("a:\n" + "".join(" " * i + "b:\n" for i in range(1, 150)) + " " * 150 + "c: 1\n")
 
 
+def test_libyamls_own_depth_limit_reads_as_ours(monkeypatch):
+    # PyYAML 6.0.4's libyaml scanner refuses 1,000 levels while scanning ahead of the events the loader bounds;
+    # whichever limit is met first, the message is the loader's own (every Limits.max_depth is far below 1,000).
+    import components.loading as loading
+
+    mark = yaml.Mark("t.yaml", 999, 0, 999, None, None)
+
+    def scanner_first(*args, **kwargs):
+        raise yaml.scanner.ScannerError("while increasing flow level", mark, loading.LIBYAML_DEPTH_PROBLEM, mark)
+        yield  # a generator, as _compose is
+
+    monkeypatch.setattr(loading, "_compose", scanner_first)
+    assert _refused("[[1]]") == "t.yaml: line 1: nested deeper than 100 levels (the limit for a manifest file)"
+    assert _refused("[[1]]", STACK_FILE) == "t.yaml: line 1: nested deeper than 32 levels (the limit for a stack file)"
+    assert all(limits.max_depth < 1000 for limits in (MANIFESTS, STACK_FILE, JSON_FILE))
+
+
 def test_depth_counts_through_aliases():
     text = "a: &a [[[1]]]\nb: [[*a]]\n"
     assert _yaml("a: &a [[1]]\nb: [*a]\n", SMALL)
