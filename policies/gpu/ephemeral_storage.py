@@ -2,7 +2,7 @@
 
 Karpenter sizes a node's disk from the pods' ephemeral-storage requests; without one the node
 gets the default root volume (20 GiB on the AMI defaults) and the download fails halfway
-(policy_catalog.md S19). A model streamed from object storage (``--load-format runai_streamer``)
+(catalogue row S19, docs/policies.md). A model streamed from object storage (``--load-format runai_streamer``)
 or read from a local path downloads nothing.
 """
 
