@@ -711,6 +711,8 @@ def _size_like_the_bar(row: dict, tmp_path: Path) -> dict:
         "--model-config", str(config), "--weights-gib", f"{float(row['weights_gib']) * tp:.2f}",
         "--gpu-memory-gib", row["gpu_mem_total_gib"], "--gpu-memory-utilization", row["gpu_memory_utilization"],
         "--tensor-parallel-size", str(tp), "--max-model-len", row["max_model_len"], "--json",
+        # The release is not stated: size says so (without the flag it sizes the release the stacks deploy).
+        "--vllm-version", "unknown",
     ]
     proc = subprocess.run([sys.executable, "-m", "stacks", "size", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
     out = json.loads(proc.stdout)
