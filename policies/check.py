@@ -80,8 +80,11 @@ def check_report(manifests: ManifestSet, violations: Sequence[Violation], unsize
 
 
 def _summary(report: dict) -> str:
+    from stacks.report import plural
+
     skipped = report["skipped"]
-    text = f"read {report['files']} files, {report['documents']} documents, {report['objects']} Kubernetes objects"
+    text = (f"read {plural(report['files'], 'file')}, {plural(report['documents'], 'document')}, "
+            f"{plural(report['objects'], 'Kubernetes object')}")
     if skipped:
         text += "; skipped (not Kubernetes objects): " + ", ".join(f"{k} x{n}" for k, n in skipped.items())
     if report.get("unsized"):
