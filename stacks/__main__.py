@@ -19,7 +19,7 @@ EXIT_OK, EXIT_VIOLATIONS, EXIT_INVALID = 0, 1, 2
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from stacks.plan import default_out_dir, run_plan, write_files
+    from stacks.plan import PLAN_FOLDERS, default_out_dir, run_plan, write_files
 
     result = run_plan(args.stack)
     out_dir = Path(args.out) if args.out else default_out_dir(result.report["stack"])
@@ -30,7 +30,8 @@ def _plan(args: argparse.Namespace) -> int:
         shown = out_dir.resolve().relative_to(Path.cwd().resolve())
     except ValueError:
         shown = out_dir.resolve()
-    note = (f"wrote {plural(len(result.files), 'file')} to {shown}/ (kubernetes/, aws/, helm/) for review: "
+    written = sum(1 for rel in result.files if rel.split("/", 1)[0] in PLAN_FOLDERS)
+    note = (f"wrote {plural(written, 'file')} to {shown}/ (kubernetes/, aws/, helm/) for review: "
             f"Secrets hold placeholders, so apply with `pulumi up`, not `kubectl apply`\n")
     (sys.stdout if args.format == "text" else sys.stderr).write(note)
     return EXIT_VIOLATIONS if result.mandatory_violations else EXIT_OK
