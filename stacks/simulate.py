@@ -175,6 +175,7 @@ ROWS = (
     ("503s", lambda r: r["errors_503"]),
     ("504s", lambda r: r["errors_504"]),
     ("cut streams", lambda r: r["cut_streams"]),
+    ("in flight at scale-in", lambda r: r["in_flight_at_scale_in"]),
     ("preemptions", lambda r: r["preemptions"]),
     ("peak KV usage", lambda r: _fmt(None if r["peak_kv_usage"] is None else r["peak_kv_usage"] * 100, "%")),
     ("replicas start/peak/end", lambda r: f"{r['replicas']['start']}/{r['replicas']['peak']}/{r['replicas']['end']}"),

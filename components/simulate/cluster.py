@@ -8,8 +8,9 @@
   Adapter only serves a pod's series after its next relist; the HPA syncs every 15 s and computes
   ceil(sum / target) (10% tolerance), then applies the rendered behavior: stabilization windows and
   the Pods/Percent policies over their periods. KEDA's HPA reads Prometheus directly (no relist).
-  The seed defaults' CPU HPA sees the engine's busy share, which saturates at 100% under any
-  steady load (modelling choice, docs/simulate.md).
+  The seed defaults' CPU HPA sees the batch's fill (running / max_num_seqs, averaged over the
+  interval), a utilisation that saturates at 100% whatever queues behind it (modelling choice,
+  docs/simulate.md).
 * Karpenter: a pending pod preempts a buffer pod on a ready node at once (the buffer pod goes
   pending and Karpenter provisions a node for it), or binds to a free slot, or waits for a new node
   (launch and join, then the image pull); ``limits.nvidia.com/gpu`` caps the pool; an empty node
@@ -86,6 +87,7 @@ class Stats:
     timeouts_504: int = 0
     cut: int = 0
     retries: int = 0
+    in_flight_at_scale_in: int = 0
     requests: int = 0
     scale_events: list = field(default_factory=list)  # (time, from, to)
     ready_events: list = field(default_factory=list)  # times a new pod became ready
@@ -277,6 +279,8 @@ class ModelRun:
             return
         pod.state = "draining"
         self.ready.remove(pod)
+        # What a drain of 0 s (the seeds' default) would cut here.
+        self.stats.in_flight_at_scale_in += pod.replica.in_flight
         self.sim.env.process(self._drain(pod))
 
     def _drain(self, pod: Pod):
@@ -369,11 +373,11 @@ class ModelRun:
         relist = self.s.scaling.relist_seconds
         for pod in self.ready:
             if cpu:
-                # A vLLM pod's CPU is its engine's busy loop: the share of the interval spent stepping, which
-                # reads 100% under any steady load and cannot say by how much the pod is overloaded.
-                busy = pod.replica.busy_seconds
-                value = min(1.0, (busy - pod.busy_prev) / self.s.scaling.scrape_seconds)
-                pod.busy_prev = busy
+                # CPU work grows with the requests in the batch (scheduling, sampling, detokenizing each one) and
+                # saturates with it: a full batch reads 100% however long the queue behind it is.
+                fill = pod.replica.fill_seconds
+                value = min(1.0, (fill - pod.busy_prev) / (self.s.scaling.scrape_seconds * self.s.engine.max_num_seqs))
+                pod.busy_prev = fill
             else:
                 value = float(pod.replica.in_flight)
             if pod.seen_at is None:

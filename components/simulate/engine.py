@@ -87,6 +87,7 @@ class Replica:
         self.preemptions = 0
         self.peak_kv = 0.0
         self.busy_seconds = 0.0
+        self.fill_seconds = 0.0  # integral of the running batch's size over time
         self.aborts: list[Request] = []
         self.stopped = False
         self._kick: Optional[simpy.Event] = None
@@ -228,6 +229,7 @@ class Replica:
                 dt = roof.step_seconds(n_dec, tokens, self.kv_tokens + tokens, attn)
                 yield env.timeout(dt)
                 self.busy_seconds += dt
+                self.fill_seconds += dt * len(self.running)
                 if self.stopped:
                     return
                 self.step_no += 1
@@ -292,6 +294,7 @@ class Replica:
                     yield env.timeout(dt)
                     j = 1
                 self.busy_seconds += j * dt
+                self.fill_seconds += j * dt * len(self.running)
                 if self.stopped:
                     return
                 self.step_no += j

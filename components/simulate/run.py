@@ -72,7 +72,6 @@ def simulate(stack: StackSettings, loads: dict[str, Workload], duration: float, 
         series = sim.series[name]
         preempt = sum(r.preemptions for r in run.replicas)
         peak_kv = max([run.peak_kv, *(r.peak_kv for r in run.replicas)])
-        in_flight = sum(1 for _ in ())
         ready_series = series["replicas_ready"]
         to_scale = None
         if run.first_over is not None:
@@ -89,6 +88,7 @@ def simulate(stack: StackSettings, loads: dict[str, Workload], duration: float, 
             "errors_503": st.rejected_503,
             "errors_504": st.timeouts_504,
             "cut_streams": st.cut,
+            "in_flight_at_scale_in": st.in_flight_at_scale_in,
             "retries": st.retries,
             "preemptions": preempt,
             "peak_kv_usage": _round(peak_kv, 4),
@@ -100,7 +100,6 @@ def simulate(stack: StackSettings, loads: dict[str, Workload], duration: float, 
             "scale_events": [[_round(t, 1), a, b] for t, a, b in st.scale_events],
             "series": {k: [_round(v, 4) if isinstance(v, float) else v for v in series[k]] for k in SERIES},
         }
-        del in_flight
     return out
 
 
