@@ -1052,7 +1052,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
         if cfg.environment == "prod" and m.replicas.min < 2 and not m.replicas.single_replica_reason:
             problems.append(
                 Problem(
-                    f"models[{i}].replicas.min",
+                    f"{at}.replicas.min",
                     "a prod model runs at least 2 replicas, so a node drain or a crash never takes its last ready one; "
                     "raise it or set replicas.singleReplicaReason",
                     m.replicas.min,
@@ -1061,7 +1061,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
         if m.source.type == "localCache" and not all(INSTANCES[t]["local_nvme_gb"] for t in pool.instance_types):
             problems.append(
                 Problem(
-                    f"models[{i}].source.type",
+                    f"{at}.source.type",
                     f"localCache keeps the weights on instance-store NVMe, and not every instance type of pool {pool.name!r} has one",
                     m.source.type,
                 )
