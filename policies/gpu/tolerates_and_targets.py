@@ -38,8 +38,13 @@ def tolerates(podspec: dict, taint: dict) -> bool:
 
 
 def targets_gpu_type(podspec: dict) -> bool:
-    """True when a node selector or a required affinity term names a GPU type or pool label."""
-    if any(k in as_dict(podspec.get("nodeSelector")) for k in GPU_TYPE_LABELS):
+    """True when a node selector or a required affinity term names a GPU type or pool label, or a
+    node-group label of the cluster's own whose value names a GPU group (``NodeGroupType:
+    g5-gpu-karpenter``, ``instanceType: g5-gpu-karpenter``)."""
+    selector = as_dict(podspec.get("nodeSelector"))
+    if any(k in selector for k in GPU_TYPE_LABELS):
+        return True
+    if any(isinstance(v, str) and "gpu" in v.lower() for v in selector.values()):
         return True
     terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
     return any(as_dict(e).get("key") in GPU_TYPE_LABELS for term in as_list(terms) for e in as_list(as_dict(term).get("matchExpressions")))
