@@ -11,7 +11,7 @@ to these servers once their settings are named as vLLM names them:
   ``--mem-fraction-static`` (default None: chosen from the GPU's memory), ``--download-dir``,
   ``--load-format``;
 - **KServe's Hugging Face server** (``modelFormat: huggingface``; kserve v0.20.0
-  python/huggingfaceserver, shared/reference/kserve.md): ``--model_id`` or ``storageUri: hf://``
+  python/huggingfaceserver): ``--model_id`` or ``storageUri: hf://``
   (downloaded by the storage initializer into the pod's ``/mnt/models`` emptyDir),
   ``--max_model_len`` / ``--max-model-len``, ``--backend``;
 - **Ray Serve on KubeRay**: the GPU worker groups hold the engine replicas; the model comes from

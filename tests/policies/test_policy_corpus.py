@@ -1,4 +1,4 @@
-"""The policy pack over real third-party LLM-serving manifests (../shared/corpus, see its PROVENANCE.md),
+"""The policy pack over real third-party LLM-serving manifests (the reference folder's corpus/, see its PROVENANCE.md),
 and `python -m policies check` as a pull-request gate."""
 
 import subprocess
@@ -10,15 +10,12 @@ import pytest
 from policies.check import load_resources, manifest_files
 from policies.framework import evaluate
 
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus" / "manifests"
+from tests.conftest import ROOT, shared_path
 
 
 @pytest.fixture(scope="module")
 def corpus_findings():
-    if not CORPUS.exists():
-        pytest.skip(f"{CORPUS} is absent (the shared corpus is kept beside the project, not in it)")
-    violations = evaluate(load_resources(manifest_files([str(CORPUS)])))
+    violations = evaluate(load_resources(manifest_files([str(shared_path("corpus", "manifests"))])))
     return {(Path(v.resource.split("#")[0]).name, v.policy) for v in violations}
 
 

@@ -19,7 +19,7 @@ def check(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def kuberay_sample(tmp_path):
-    """KubeRay's own LLM RayService sample (../shared/corpus), copied so a test can change it."""
+    """KubeRay's own LLM RayService sample (the reference folder's corpus/), copied so a test can change it."""
     text = shared_path("corpus", "manifests", SAMPLE).read_text()
     path = tmp_path / "ray-service.yaml"
     path.write_text(text)
