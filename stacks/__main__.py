@@ -49,6 +49,12 @@ def _simulate(args: argparse.Namespace) -> int:
     return main_simulate(args)
 
 
+def _models(args: argparse.Namespace) -> int:
+    from stacks.models import main_models
+
+    return main_models(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of both subcommands."""
     parser = argparse.ArgumentParser(prog="python -m stacks", description="llm-serving stack tools")
@@ -81,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     simulate = sub.add_parser("simulate", help="discrete-event simulation of the stack under a traffic profile")
     add_simulate_arguments(simulate)
     simulate.set_defaults(func=_simulate)
+
+    from stacks.models import add_models_arguments
+
+    models = sub.add_parser("models", help="models from the Hugging Face Hub: `models lock` writes stacks/models.lock.json")
+    add_models_arguments(models)
+    models.set_defaults(func=_models)
     return parser
 
 

@@ -159,6 +159,9 @@ def _version(text: str) -> str:
 
 
 def _load_model(args: argparse.Namespace):
+    from stacks.models import LOCK_FILE, use_repo_lock
+
+    use_repo_lock(LOCK_FILE)
     if args.model_config:
         if args.weights_gib is None:
             raise ConfigError([Problem("--weights-gib", "is required with --model-config (the whole checkpoint's size in GiB)", has_value=False)])

@@ -137,7 +137,7 @@ def resolve_model(m: ModelConfig, path: str, base_dir: Optional[Path]) -> Catalo
         except ArchitectureError as exc:
             raise ConfigError([Problem(f"{path}.architecture.configPath", str(exc), m.architecture.config_path)]) from None
     try:
-        return find_model(m.model)
+        return find_model(m.model, m.revision)
     except UnknownModel as exc:
         raise ConfigError([Problem(f"{path}.model", f"{exc}; or set {path}.architecture", m.model)]) from None
 

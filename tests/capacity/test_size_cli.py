@@ -121,7 +121,7 @@ def test_a_warm_compile_cache_is_sized_on_request_and_said():
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-utilization", "nan"], "--gpu-memory-utilization = 'nan': must be a fraction in (0, 1]"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--kv-cache-dtype", "int3"], "--kv-cache-dtype = 'int3': must be one of auto, fp8, fp8_e4m3, fp8_e5m2"),
         (["--model", "llama-3.1-8b", "--gpu", "TPU"], "--gpu = 'TPU': unknown GPU 'TPU'; known: A100-40GB, A100-80GB,"),
-        (["--model", "acme/unknown", "--gpu", "H100"], "--model = 'acme/unknown': model 'acme/unknown' is not in the catalogue"),
+        (["--model", "acme/unknown", "--gpu", "H100"], "--model = 'acme/unknown': model 'acme/unknown' is not in the lock file or the built-in catalogue; run `python -m stacks models lock`"),
         (["--model", "llama-3.1-8b"], "--gpu: is required (or --gpu-memory-gib)"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "latest"], "--vllm-version = 'latest': must be a release number such as 0.33.0"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "0.5.0"],

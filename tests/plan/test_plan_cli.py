@@ -165,7 +165,7 @@ def test_model_outside_the_catalogue_exits_2_with_the_way_out(tmp_path):
     path = variant(tmp_path, "unknown", lambda c: c["llm-serving:models"][0].update(model="acme/secret-model-7b"))
     proc = run("plan", str(path), "--out", str(tmp_path / "out"))
     assert proc.returncode == 2
-    assert "models[0].model = 'acme/secret-model-7b': model 'acme/secret-model-7b' is not in the catalogue" in proc.stderr
+    assert "models[0].model = 'acme/secret-model-7b': model 'acme/secret-model-7b' is not in the lock file or the built-in catalogue; run `python -m stacks models lock`" in proc.stderr
     assert "or set models[0].architecture" in proc.stderr
 
 
