@@ -214,7 +214,8 @@ def run_size(args: argparse.Namespace) -> int:
     )
     plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine)
     derived = None
-    if as_stacks and args.max_num_seqs is None:
+    if as_stacks and args.max_num_seqs is None and plan.fits:
+        # (A model that does not fit keeps vLLM's default: there is no cache to derive a count from.)
         first = plan.as_dict()
         typical = min(2048, first["max_model_len"])
         seqs, why = settle_max_num_seqs(first["kv_cache_tokens"], typical, first["max_num_seqs"], first["max_num_batched_tokens"],
