@@ -137,3 +137,72 @@ def test_termination_grace_period_covers_the_longest_drain_and_replacement(prod)
     assert tgp == f"{need}s"
     assert all(int(tgp[:-1]) >= p.termination_grace_seconds for p in on_pool)
     assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "720h"
+
+
+# --- Subnets, security groups, reservations (issue 19) --------------------------------------------
+
+
+def _node_class_with(cluster: dict, pool_edit=None, efa_sg=None):
+    raw = stack_config("prod")
+    raw["llm-serving:cluster"].update(cluster)
+    if pool_edit:
+        pool_edit(raw["llm-serving:gpuPools"][1])
+    cfg, _, pool_plans = pools_of(raw)
+    pool = cfg.gpu_pools[1]
+    node_class = build.ec2_node_class(
+        pool, pool_plans[pool.name], cfg.cluster.name, "r", cfg.cluster.subnets, cfg.cluster.security_groups, efa_sg
+    )
+    assert validate_object(node_class) == []
+    return node_class["spec"]
+
+
+@pytest.mark.parametrize(
+    ("cluster", "subnets", "groups"),
+    [
+        ({}, [{"tags": {"karpenter.sh/discovery": "llm-prod"}}], [{"tags": {"karpenter.sh/discovery": "llm-prod"}}]),
+        (
+            {"subnets": {"ids": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"]}, "securityGroups": {"ids": ["sg-0123456789abcdef0"]}},
+            [{"id": "subnet-0123456789abcdef0"}, {"id": "subnet-0123456789abcdef1"}],
+            [{"id": "sg-0123456789abcdef0"}],
+        ),
+        (
+            {"subnets": {"tags": {"tier": "private"}}, "securityGroups": {"eksClusterSecurityGroup": True}},
+            [{"tags": {"tier": "private"}}],
+            [{"tags": {"aws:eks:cluster-name": "llm-prod"}}],
+        ),
+        ({"securityGroups": {"tags": {"team": "*"}}}, [{"tags": {"karpenter.sh/discovery": "llm-prod"}}], [{"tags": {"team": "*"}}]),
+    ],
+    ids=["default-discovery-tag", "ids", "tags-and-eks-cluster-name", "tag-wildcard"],
+)
+def test_subnets_and_security_groups_are_selected_as_configured(cluster, subnets, groups):
+    spec = _node_class_with(cluster)
+    assert spec["subnetSelectorTerms"] == subnets
+    assert spec["securityGroupSelectorTerms"] == groups
+
+
+def test_the_efa_group_is_added_to_the_selected_ones():
+    spec = _node_class_with({"securityGroups": {"eksClusterSecurityGroup": True}}, efa_sg="sg-0efa0000000000000")
+    # Karpenter ORs the terms: the nodes get the cluster's group and the pool's own EFA group.
+    assert spec["securityGroupSelectorTerms"] == [{"tags": {"aws:eks:cluster-name": "llm-prod"}}, {"id": "sg-0efa0000000000000"}]
+
+
+def test_efa_group_and_rules_are_self_only_and_name_no_other_group():
+    group = build.efa_security_group("prod-pool-h100", "llm-prod")
+    assert group["tags"]["llm-serving.io/purpose"] == "efa" and "ingress" not in group and "egress" not in group
+    rules = build.efa_security_group_rules("prod-pool-h100")
+    assert sorted(r["kind"] for r in rules) == ["egress", "ingress"]
+    assert all(r["ip_protocol"] == "-1" and "security_group_id" not in r for r in rules)
+
+
+@pytest.mark.parametrize(
+    ("selector", "terms"),
+    [({"ids": ["cr-0123456789abcdef0"]}, [{"id": "cr-0123456789abcdef0"}]), ({"tags": {"purpose": "llm"}}, [{"tags": {"purpose": "llm"}}])],
+)
+def test_a_reserved_pool_selects_its_capacity_reservations(selector, terms):
+    spec = _node_class_with({}, lambda pool: pool.update(capacityReservations=selector))
+    assert spec["capacityReservationSelectorTerms"] == terms
+
+
+def test_a_pool_without_reserved_capacity_selects_no_reservations(prod):
+    _, _, node_class, _ = rendered(prod, "l40s")
+    assert "capacityReservationSelectorTerms" not in node_class["spec"]
