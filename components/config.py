@@ -504,7 +504,7 @@ class StartupConfig(_Model):
         le=7200,
         description="Startup probe budget in seconds. Default null: derived by the capacity plan from the model "
         "source, the checkpoint size and the GPUs (components/capacity/cold_start.py, figures from "
-        "shared/reference/cold_start.md); the plan report lists the parts.",
+        "public reports cited there); the plan report lists the parts.",
     )
 
 

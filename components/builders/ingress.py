@@ -3,9 +3,9 @@ Helm releases of the AWS Load Balancer Controller and Istio.
 
 Pure functions from the ingress config and the models' capacity plans. Every timeout, retry,
 keep-alive and drain number is read from each plan's timeout chain (components/timeouts.py);
-nothing here invents one. Annotation names and ranges: shared/reference/timeouts.md ("AWS Load
-Balancer Controller", controller v3.5.0 docs/guide/ingress/annotations.md); Istio field names:
-the CRDs in shared/crds/networking.istio.io (Istio 1.30.3).
+nothing here invents one. Annotation names and ranges: kubernetes-sigs/aws-load-balancer-controller v3.5.0,
+docs/guide/ingress/annotations.md; Istio field names: istio/istio 1.30.3,
+manifests/charts/base/files/crd-all.gen.yaml.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ CONSECUTIVE_LOCAL_ORIGIN_FAILURES = 3
 
 @dataclass(frozen=True)
 class Chart:
-    """A pinned Helm chart (versions as kept in ../shared/charts, see its PROVENANCE.md)."""
+    """A pinned Helm chart: its name, released version and repository."""
 
     name: str
     version: str

@@ -19,7 +19,7 @@ from typing import Any
 from ..builders.helm import Chart, release
 from . import pod_identity
 
-# Pinned to ../shared/charts/karpenter/1.14.1 (published to public ECR as an OCI chart).
+# aws/karpenter-provider-aws v1.14.1, charts/karpenter (published to public ECR as an OCI chart).
 KARPENTER = Chart("karpenter", "1.14.1", "oci://public.ecr.aws/karpenter")
 SERVICE_ACCOUNT = "karpenter"
 
