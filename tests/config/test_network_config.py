@@ -1,4 +1,4 @@
-"""Subnet, security-group and reservation selection in the stack file: each bad value named with its field path (issue 19)."""
+"""Subnet and security-group selection in the stack file: each bad value named with its field path (issue 19)."""
 
 from __future__ import annotations
 
@@ -41,13 +41,6 @@ def _cluster(**keys):
         (_cluster(securityGroups={"eksClusterSecurityGroup": True}, tagForDiscovery={"securityGroupIds": ["sg-12345678"]}),
          "cluster.tagForDiscovery.securityGroupIds = [\"sg-12345678\"]: adds the karpenter.sh/discovery tag"),
         (_cluster(tagForDiscovery={"subnetIds": ["subnet-1"]}), "cluster.tagForDiscovery.subnetIds[0] = 'subnet-1': must be a subnet id"),
-        (lambda raw: raw["llm-serving:gpuPools"][1].pop("capacityReservations"),
-         "gpuPools[1].capacityReservations: is required with capacityTypes reserved"),
-        (lambda raw: raw["llm-serving:gpuPools"][0].update(capacityReservations={"ids": ["cr-12345678"]}),
-         "gpuPools[0].capacityReservations = {\"ids\": [\"cr-12345678\"]}: is only read with capacityTypes reserved"),
-        (lambda raw: raw["llm-serving:gpuPools"][1].update(capacityReservations={"ids": ["cr-1"]}),
-         "gpuPools[1].capacityReservations.ids[0] = 'cr-1': must be a capacity reservation id"),
-        (lambda raw: raw["llm-serving:gpuPools"][1].update(capacityReservations={}), "gpuPools[1].capacityReservations = {}: set ids or tags (exactly one)"),
     ],
 )
 def test_bad_network_values_name_the_field(edit, expected):
