@@ -498,6 +498,15 @@ class SloConfig(_Model):
         description="Clients stream responses (SSE). Default true. A non-streamed response sends no byte until it "
         "ends, so the Envoy -> vLLM connection gets TCP keep-alive probes for the silence.",
     )
+    traffic: Optional[Str] = Field(
+        None,
+        description="A traffic profile (docs/simulate.md; path relative to the stack file) under which `python -m stacks "
+        "plan` simulates the stack; the advisory plan policy llm-simulated-slo then reports this model when its simulated "
+        "P95 TTFT exceeds timeToFirstTokenSeconds or its 504/503 rates exceed their limits. Renders nothing. Default null "
+        "(no simulation: the plan stays fast).",
+        min_length=1,
+        max_length=1000,
+    )
 
     @field_validator("max_request_seconds")
     @classmethod

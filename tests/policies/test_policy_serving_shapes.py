@@ -91,3 +91,27 @@ def test_aibrix_fraction_target_is_quiet_and_a_percentage_fires():
     (msg,) = messages(S6, resource(AIBRIX_TYPE, percent))
     assert msg.startswith("spec.metricsSources[0].targetValue = 50 on gpu_cache_usage_perc: vllm:kv_cache_usage_perc is a "
                           "fraction from 0 to 1")
+
+
+SCALED_OBJECT_TYPE = "kubernetes:keda.sh/v1alpha1:ScaledObject"
+# production-stack's KEDA tutorial ScaledObject (tutorials/assets/keda-scaled-object.yaml), with the aggregation a
+# careful author writes: KEDA's prometheus scaler refuses a result of more than one element (kedacore/keda v2.20.2
+# pkg/scalers/prometheus_scaler.go L273-274: "prometheus query %s returned multiple elements").
+SCALED_OBJECT = {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "vllm", "namespace": "llm"},
+                 "spec": {"scaleTargetRef": {"name": "vllm-llama3-deployment-vllm"}, "minReplicaCount": 1, "maxReplicaCount": 2,
+                          "triggers": [{"type": "prometheus", "metadata": {
+                              "serverAddress": "http://prometheus-operated.monitoring.svc:9090",
+                              "query": "sum(vllm:num_requests_waiting)", "threshold": "5"}}]}}
+
+
+def test_an_aggregated_keda_query_is_quiet_and_a_per_pod_one_fires():
+    from policies.autoscaling.custom_metric_is_served import POLICY as S7
+
+    assert messages(S7, resource(SCALED_OBJECT_TYPE, copy.deepcopy(SCALED_OBJECT))) == []
+    for query in ("vllm:num_requests_waiting", 'vllm:num_requests_running{model_name="llama"}'):
+        per_pod = copy.deepcopy(SCALED_OBJECT)
+        per_pod["spec"]["triggers"][0]["metadata"]["query"] = query
+        assert messages(S7, resource(SCALED_OBJECT_TYPE, per_pod)) == [
+            f"spec.triggers[0].metadata.query {query} returns one series per vLLM pod, and KEDA's prometheus scaler fails "
+            f"on a result of more than one element, so the trigger errors as soon as two replicas run; aggregate it "
+            f"(sum(...) or avg(...))"]
