@@ -35,11 +35,8 @@ def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
 
 def stack_settings(stack_ref: str):
     """(stack config, plans, derived StackSettings, seed-default StackSettings, stack name) of a stack file."""
-    import yaml
-
     from components.capacity.plan import plan_stack
     from components.config import load_stack_config
-    from components.simulate.settings import Manifests, StackSettings, model_settings, pool_settings, seed_defaults
     from stacks.offline import load_stack_file
     from stacks.plan import run_plan
 
@@ -47,8 +44,19 @@ def stack_settings(stack_ref: str):
     cfg = load_stack_config(stack.config)
     plans = plan_stack(cfg, stack.path.parent)
     result = run_plan(stack_ref)
+    derived = settings_from(cfg, plans, result.files)
+    defaults = seed_defaults_of(derived, cfg, stack.path.parent)
+    return cfg, plans, derived, defaults, stack.name
+
+
+def settings_from(cfg, plans, files):
+    """The derived StackSettings from the plans and the files `plan` renders (kubernetes/ and helm/)."""
+    import yaml
+
+    from components.simulate.settings import Manifests, StackSettings, model_settings, pool_settings
+
     objects, helm = [], []
-    for rel, text in sorted(result.files.items()):
+    for rel, text in sorted(files.items()):
         if rel.startswith("kubernetes/"):
             objects.append(yaml.safe_load(text))
         elif rel.startswith("helm/"):
@@ -60,9 +68,54 @@ def stack_settings(stack_ref: str):
         models.append(model_settings(plans[m.name], man, m.pool, m.engine.tensor_parallel_size, m.engine.pipeline_parallel_size,
                                      sibling, float(m.slo.time_to_first_token_seconds)))
     pools = tuple(pool_settings(p.name, man) for p in cfg.gpu_pools)
-    derived = StackSettings(tuple(models), pools, "derived")
-    defaults = seed_defaults(derived, default_plans(cfg, stack.path.parent))
-    return cfg, plans, derived, defaults, stack.name
+    return StackSettings(tuple(models), pools, "derived")
+
+
+def seed_defaults_of(derived, cfg, base_dir: Path):
+    """The seed-defaults StackSettings beside ``derived``."""
+    from components.simulate.settings import seed_defaults
+
+    return seed_defaults(derived, default_plans(cfg, base_dir))
+
+
+def slo_results(cfg, plans, files, base_dir: Path) -> list:
+    """Simulation results, as policy resources, for every model whose slo.traffic declares a profile (none: nothing runs).
+
+    Each distinct profile is simulated once (derived settings, seed 0, the profile's duration or 1 h).
+    """
+    from components.simulate.profile import load_profile, parse_duration
+    from components.simulate.run import check_profile, simulate, workloads
+    from policies.framework import Resource
+    from policies.simulation.simulated_slo import RESULT_TYPE
+
+    declared = [(path, m) for path, m in zip(cfg.model_paths(), cfg.models, strict=True) if m.slo.traffic is not None]
+    if not declared:
+        return []
+    derived = settings_from(cfg, plans, files)
+    out = []
+    by_profile: dict[str, list] = {}
+    for path, m in declared:
+        by_profile.setdefault(m.slo.traffic, []).append((path, m))
+    for ref, entries in sorted(by_profile.items()):
+        profile_path = Path(ref) if Path(ref).is_absolute() else base_dir / ref
+        field = f"{entries[0][0]}.slo.traffic"
+        if not profile_path.is_file():
+            raise ConfigError([Problem(field, "no such traffic profile (the path is relative to the stack file)", ref)])
+        try:
+            profile, traces = load_profile(profile_path)
+            check_profile(profile, derived)
+        except ConfigError as exc:
+            raise ConfigError([Problem(f"{field} ({ref})", str(p), has_value=False) for p in exc.problems]) from None
+        duration = parse_duration(profile.duration or DEFAULT_DURATION)
+        runs = simulate(derived, workloads(profile, derived, duration, 0, traces), duration, 0)
+        for _path, m in entries:
+            r = runs.get(m.name)
+            if r is None or m.name not in profile.models:
+                raise ConfigError([Problem(f"{_path}.slo.traffic", f"the profile gives no traffic for model {m.name}", ref)])
+            out.append(Resource(type=RESULT_TYPE, name=m.name, props={
+                "profile": ref, "requests": r["requests"], "ttftP95Seconds": r["ttft_s"]["p95"],
+                "ttftSloSeconds": float(m.slo.time_to_first_token_seconds), "errors504": r["errors_504"], "errors503": r["errors_503"]}))
+    return out
 
 
 def default_plans(cfg, base_dir: Path) -> dict:
