@@ -4,8 +4,8 @@ Plans the stack offline (the same run as `python -m stacks plan`, nothing writte
 model's settings from its capacity plan and from the rendered manifests
 (components/simulate/settings.py), and runs the discrete-event simulation twice on the same
 requests: with the derived settings and with the seeds' defaults. Prints a table (text, JSON or
-Markdown); with --out writes report.json, report.md and one PNG per model there. Bad input exits 2
-with the field and the rule. docs/simulate.md documents the profile and the JSON.
+Markdown) and writes report.json, report.md and one PNG per model under --out (default
+build/STACK/simulate), all or nothing. Bad input exits 2 with the field and the rule. docs/simulate.md documents the profile and the JSON.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--traffic", required=True, help="traffic profile (YAML or JSON; schema: components/simulate/traffic_profile.schema.json)")
     p.add_argument("--duration", help="simulated span: seconds or 90s / 15m / 1h (default: the profile's, else 1h)")
     p.add_argument("--seed", default="0", help="random seed (default 0): the same seed gives the same bytes")
-    p.add_argument("--out", help="folder for report.json, report.md and the PNGs (default: none written)")
+    p.add_argument("--out", help="folder for report.json, report.md and the PNGs (default build/STACK/simulate)")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="report on stdout (default text)")
     p.add_argument("--no-defaults", action="store_true", help="skip the side-by-side run under the seeds' defaults")
 
@@ -228,7 +228,7 @@ ROWS = (
     ("503s", lambda r: r["errors_503"]),
     ("504s", lambda r: r["errors_504"]),
     ("cut streams", lambda r: r["cut_streams"]),
-    ("in flight at scale-in", lambda r: r["in_flight_at_scale_in"]),
+    ("in flight at scale-in (a 0 s drain cuts them)", lambda r: r["in_flight_at_scale_in"]),
     ("preemptions", lambda r: r["preemptions"]),
     ("peak KV usage", lambda r: _fmt(None if r["peak_kv_usage"] is None else r["peak_kv_usage"] * 100, "%")),
     ("replicas start/peak/end", lambda r: f"{r['replicas']['start']}/{r['replicas']['peak']}/{r['replicas']['end']}"),
@@ -278,33 +278,47 @@ def render_json(report: Mapping[str, Any]) -> str:
 
 
 def write_outputs(report: Mapping[str, Any], out: Path) -> dict[str, str]:
-    """report.json, report.md and <model>.png under ``out``; returns model -> PNG file name."""
+    """report.json, report.md and <model>.png under ``out``, all or nothing; returns model -> PNG file name."""
+    import os
+    import shutil
+    import tempfile
+
     from components.simulate.plot import write_png
 
+    if out.exists() and not out.is_dir():
+        raise ConfigError([Problem("--out", "is a file, not a folder", str(out))])
     try:
         out.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".simulate-", dir=out))
     except OSError as exc:
         raise ConfigError([Problem("--out", f"cannot be written: {exc.strerror}", str(out))]) from None
-    plots = {}
-    for model in report["models"]:
-        name = f"{model}.png"
-        write_png(out / name, model, report["runs"])
-        plots[model] = name
-    (out / "report.json").write_text(render_json(report))
-    (out / "report.md").write_text(render_markdown(report, plots))
+    try:
+        plots = {}
+        for model in report["models"]:
+            name = f"{model}.png"
+            write_png(staging / name, model, report["runs"])
+            plots[model] = name
+        (staging / "report.json").write_text(render_json(report))
+        (staging / "report.md").write_text(render_markdown(report, plots))
+        for item in sorted(staging.iterdir()):
+            os.replace(item, out / item.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return plots
 
 
 def main_simulate(args: argparse.Namespace) -> int:
-    """Run, print, write; 0 on success (bad input raises ConfigError: exit 2 in stacks/__main__)."""
+    """Run, write, print; 0 on success (bad input raises ConfigError: exit 2 in stacks/__main__)."""
+    from stacks.plan import default_out_dir
+
     report = run_simulation(args)
-    plots = write_outputs(report, Path(args.out)) if args.out else None
+    out = Path(args.out) if args.out else default_out_dir(report["stack"]) / "simulate"
+    plots = write_outputs(report, out)
     if args.format == "json":
         sys.stdout.write(render_json(report))
     elif args.format == "markdown":
         sys.stdout.write(render_markdown(report, plots))
     else:
         sys.stdout.write(render_text(report))
-        if args.out:
-            sys.stdout.write(f"wrote {args.out}/report.json, report.md and {len(plots)} plot(s)\n")
+        sys.stdout.write(f"wrote {out}/report.json, report.md and {len(plots)} plot(s)\n")
     return 0
