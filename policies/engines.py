@@ -188,16 +188,17 @@ def _app(label: str, model: Any, load_format: Any, shutdown: Any, shown: str) ->
 
 
 def ray_gpu_workers(resource: Any) -> list[tuple[str, dict, dict]]:
-    """(path, podspec, container) of every GPU container of a Ray cluster's worker groups."""
-    from policies.kube import pod_specs
+    """(pod spec path, podspec, container) of every GPU container of a Ray cluster's worker groups
+    (the groups as policies.ray.cluster reads them)."""
+    from policies.ray.cluster import groups
 
     found = []
-    for path, podspec in pod_specs(resource):
-        if ".workerGroupSpecs[" not in path:
+    for group in groups(resource):
+        if group.is_head:
             continue
-        for container in containers(podspec):
+        for container in containers(group.podspec):
             if requests_gpu({"containers": [container]}):
-                found.append((path, podspec, container))
+                found.append((f"{group.path}.template.spec", group.podspec, container))
     return found
 
 
