@@ -23,7 +23,7 @@ SETUP = [
 ]
 # Commands that need what this machine lacks; the text must say so before their block (or the
 # section's heading must say it runs under the Pulumi CLI).
-NEEDS = re.compile(r"needs? (the )?pulumi cli|not on this machine", re.I)
+NEEDS = re.compile(r"needs? (the )?pulumi cli|not on this machine|needs aws credentials, which this machine", re.I)
 # Slow commands the test runs in a lighter form (the text says they take minutes).
 LIGHTER = {"python benchmarks/run.py": "python benchmarks/run.py --quick"}
 # "# 0: fits", "# 1: ..." after a command: the exit code it promises.
