@@ -134,6 +134,11 @@ class LlmIngressArgs(BaseModel):
     cluster_name: InputStr = Field(description="EKS cluster name for the controller (required; pulumi.Input[str]).")
     region: InputStr = Field(description="AWS region (required; pulumi.Input[str]).")
     aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's).")
+    api_key: bool = Field(
+        False,
+        description="The models require the stack's API key (VLLM_API_KEY): the ALB then forwards /v1 only, the prefix "
+        "vLLM's key guards (docs/edge.md). Default false (every path).",
+    )
 
 
 class LlmIngress(KubernetesComponent):
@@ -167,7 +172,7 @@ class LlmIngress(KubernetesComponent):
             for m in args.models:
                 _namespaced(f"{name}-{m.name}-dr", lambda n, m=m: build.destination_rule(m, args.plans[m.name], n), ns,
                             self.child_opts(depends_on=list(before)))
-        ing = resolve(lambda n: build.alb_ingress(cfg, args.models, args.plans, n, args.siblings), ns)
+        ing = resolve(lambda n: build.alb_ingress(cfg, args.models, args.plans, n, args.siblings, args.api_key), ns)
         self.ingress = k8s.networking.v1.Ingress(
             f"{name}-alb", metadata=part(ing, "metadata"), spec=part(ing, "spec"), opts=self.child_opts(depends_on=list(before))
         )

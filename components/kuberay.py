@@ -92,6 +92,11 @@ class RayVllmServiceArgs(BaseModel):
     hf_token_secret: Optional[InputStr] = Field(
         None, description="Name of the Secret with key 'token' (pulumi.Input[str]). Default null (public model)."
     )
+    api_key_secret: Optional[InputStr] = Field(
+        None,
+        description="Name of the Secret with key 'key' holding the API key the head's vLLM requires on /v1 (VLLM_API_KEY; "
+        "pulumi.Input[str]). Default null (no key).",
+    )
 
     @model_validator(mode="after")
     def _multi_node(self) -> "RayVllmServiceArgs":
@@ -124,7 +129,10 @@ class RayVllmService(KubernetesComponent):
         assert plan.layout is not None  # RayVllmServiceArgs checked it
         child = self.child_opts()
         pool_name = args.pool_name if args.pool_name is not None else m.pool
-        cluster = resolve(lambda ns, pool, secret: build.ray_cluster(m, plan, ns, secret, pool), args.namespace, pool_name, args.hf_token_secret)
+        cluster = resolve(
+            lambda ns, pool, secret, key: build.ray_cluster(m, plan, ns, secret, pool, key),
+            args.namespace, pool_name, args.hf_token_secret, args.api_key_secret,
+        )
         self.ray_cluster = k8s.apiextensions.CustomResource(
             f"{name}-raycluster",
             api_version=build.RAY_API_VERSION,

@@ -27,6 +27,7 @@ from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
 from .vllm_service import VllmService, VllmServiceArgs
 
 HF_SECRET_NAME = "hf-token"
+API_KEY_SECRET_NAME = "vllm-api-key"
 
 
 class LlmPlatformArgs(BaseModel):
@@ -37,6 +38,11 @@ class LlmPlatformArgs(BaseModel):
     config: StackConfig = Field(description="The validated stack configuration (required).")
     hf_token: Optional[InputStr] = Field(
         None, description="Hugging Face token (pulumi.Input[str], kept secret). Default null (public models only)."
+    )
+    api_key: Optional[InputStr] = Field(
+        None,
+        description="The API key every model requires on /v1 (pulumi.Input[str], kept secret): stored in the Secret "
+        f"{API_KEY_SECRET_NAME!r} and read by vLLM as VLLM_API_KEY. Default null (no key).",
     )
     base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default: cwd.")
     plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default: computed here.")
@@ -64,7 +70,7 @@ class LlmPlatform(pulumi.ComponentResource):
 
     Outputs other stacks need (the program exports them as stack outputs, see
     :meth:`stack_outputs`): ``namespace``, ``service_urls``, ``model_names``, ``pool_names``,
-    ``queue_budgets``, ``hpa_targets`` and ``hf_token_secret``.
+    ``queue_budgets``, ``hpa_targets``, ``hf_token_secret`` and ``api_key_secret``.
     """
 
     namespace: pulumi.Output[str]
@@ -74,6 +80,7 @@ class LlmPlatform(pulumi.ComponentResource):
     queue_budgets: pulumi.Output[dict[str, int]]
     hpa_targets: pulumi.Output[dict[str, int]]
     hf_token_secret: pulumi.Output[Optional[str]]
+    api_key_secret: pulumi.Output[Optional[str]]
 
     def __init__(self, name: str, args: LlmPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:platform:LlmPlatform", name, None, opts)
@@ -143,6 +150,17 @@ class LlmPlatform(pulumi.ComponentResource):
                 string_data={build.HF_TOKEN_KEY: pulumi.Output.secret(args.hf_token)},
                 opts=in_ns,
             )
+        api_key_secret = None
+        if args.api_key is not None:
+            api_key_secret = API_KEY_SECRET_NAME
+            meta = build.api_key_secret(cfg.namespace, API_KEY_SECRET_NAME)
+            k8s.core.v1.Secret(
+                f"{name}-api-key",
+                metadata=meta["metadata"],
+                type=meta["type"],
+                string_data={build.API_KEY_KEY: pulumi.Output.secret(args.api_key)},
+                opts=in_ns,
+            )
         self.kuberay = self._kuberay(name, args)
         operator = [self.kuberay.release] if self.kuberay is not None and self.kuberay.release is not None else []
         # Models streamed from S3 read their mirror as their own ServiceAccount (EKS Pod Identity).
@@ -163,7 +181,7 @@ class LlmPlatform(pulumi.ComponentResource):
                     f"{name}-{m.name}",
                     RayVllmServiceArgs(
                         model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
-                        hf_token_secret=secret_name,
+                        hf_token_secret=secret_name, api_key_secret=api_key_secret,
                     ),
                     opts=self.k8s_opts(depends_on=[namespace, *operator]),
                 )
@@ -172,7 +190,7 @@ class LlmPlatform(pulumi.ComponentResource):
                     f"{name}-{m.name}",
                     VllmServiceArgs(
                         model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
-                        hf_token_secret=secret_name,
+                        hf_token_secret=secret_name, api_key_secret=api_key_secret,
                     ),
                     opts=in_ns,
                 )
@@ -185,6 +203,7 @@ class LlmPlatform(pulumi.ComponentResource):
                 LlmIngressArgs(
                     ingress=cfg.ingress, models=cfg.models, plans=self.plans, namespace=cfg.namespace, siblings=siblings,
                     cluster_name=cfg.cluster.name, region=cfg.region, aws_provider=args.aws_provider,
+                    api_key=api_key_secret is not None,
                 ),
                 opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
             )
@@ -216,6 +235,7 @@ class LlmPlatform(pulumi.ComponentResource):
             {m.name: self.plans[m.name].target_in_flight_per_pod for m in cfg.models if m.distributed is None}
         )
         self.hf_token_secret = pulumi.Output.from_input(secret_name)
+        self.api_key_secret = pulumi.Output.from_input(api_key_secret)
         self.register_outputs(
             {
                 **self.stack_outputs(),
@@ -256,6 +276,7 @@ class LlmPlatform(pulumi.ComponentResource):
             "queueBudgets": self.queue_budgets,
             "hpaTargets": self.hpa_targets,
             "hfTokenSecret": self.hf_token_secret,
+            "apiKeySecret": self.api_key_secret,
         }
 
     def k8s_opts(self, *, parent: Optional[pulumi.Resource] = None, **kwargs: Any) -> pulumi.ResourceOptions:

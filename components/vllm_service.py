@@ -41,6 +41,11 @@ class VllmServiceArgs(BaseModel):
     hf_token_secret: Optional[InputStr] = Field(
         None, description="Name of the Secret with key 'token' (pulumi.Input[str]). Default null (public model)."
     )
+    api_key_secret: Optional[InputStr] = Field(
+        None,
+        description="Name of the Secret with key 'key' holding the API key vLLM requires on /v1 (VLLM_API_KEY; "
+        "pulumi.Input[str], e.g. the platform's apiKeySecret output). Default null (no key).",
+    )
     base_dir: Optional[Path] = Field(
         None, description="Directory that `model.architecture.configPath` is relative to. Default null: the working directory."
     )
@@ -81,7 +86,10 @@ class VllmService(KubernetesComponent):
         self.plan: ServingPlan = plan
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         child = self.child_opts()
-        isvc = resolve(lambda ns, pool, secret: build.inference_service(m, plan, ns, pool, secret), args.namespace, pool_name, args.hf_token_secret)
+        isvc = resolve(
+            lambda ns, pool, secret, key: build.inference_service(m, plan, ns, pool, secret, key),
+            args.namespace, pool_name, args.hf_token_secret, args.api_key_secret,
+        )
         self.inference_service = k8s.apiextensions.CustomResource(
             f"{name}-isvc",
             api_version="serving.kserve.io/v1beta1",
