@@ -63,6 +63,11 @@ class AwsLoadBalancerControllerArgs(BaseModel):
         None, description="VPC of the cluster (pulumi.Input[str]). Default null: looked up from the cluster (aws.eks.get_cluster)."
     )
     aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's).")
+    pod_identity_agent: Optional[Any] = Field(
+        None,
+        description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
+        "(the agent runs already).",
+    )
 
 
 class AwsLoadBalancerController(KubernetesComponent):
@@ -83,7 +88,8 @@ class AwsLoadBalancerController(KubernetesComponent):
             namespace=build.LB_CONTROLLER_NAMESPACE,
             service_account=build.LB_CONTROLLER_SERVICE_ACCOUNT,
             role_arn=role.arn,
-            opts=aws_opts,
+            opts=pulumi.ResourceOptions(parent=self, provider=args.aws_provider,
+                                        depends_on=[args.pod_identity_agent] if args.pod_identity_agent is not None else []),
         )
         vpc_id = args.vpc_id
         if vpc_id is None:
@@ -139,6 +145,11 @@ class LlmIngressArgs(BaseModel):
         description="The models require the stack's API key (VLLM_API_KEY): the ALB then forwards /v1 only, the prefix "
         "vLLM's key guards (docs/edge.md). Default false (every path).",
     )
+    pod_identity_agent: Optional[Any] = Field(
+        None,
+        description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
+        "(the agent runs already).",
+    )
 
 
 class LlmIngress(KubernetesComponent):
@@ -151,7 +162,8 @@ class LlmIngress(KubernetesComponent):
         if cfg.install_controller:
             self.controller = AwsLoadBalancerController(
                 f"{name}-lb-controller",
-                AwsLoadBalancerControllerArgs(cluster_name=args.cluster_name, region=args.region, aws_provider=args.aws_provider),
+                AwsLoadBalancerControllerArgs(cluster_name=args.cluster_name, region=args.region, aws_provider=args.aws_provider,
+                                              pod_identity_agent=args.pod_identity_agent),
                 opts=self.child_opts(),
             )
             before.append(self.controller)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .builders import kuberay_operator as operator
 from .builders import ray_cluster as build
 from .capacity.plan import ServingPlan
-from .cluster import KubernetesComponent
+from .cluster import KubernetesComponent, own_depends_on
 from .config import KubeRayConfig, ModelConfig
 from .helm import helm_release
 from .inputs import AwsProvider, InputName, InputStr, part, resolve
@@ -139,7 +139,8 @@ class RayVllmService(KubernetesComponent):
             kind="RayCluster",
             metadata=part(cluster, "metadata"),
             spec=part(cluster, "spec"),
-            opts=child,
+            # The pods start after what the service was told to wait for (the operator, an S3 model's reader).
+            opts=self.child_opts(depends_on=own_depends_on(opts)),
         )
         svc = resolve(lambda ns: build.api_service(m, ns), args.namespace)
         self.service = k8s.core.v1.Service(f"{name}-service", metadata=part(svc, "metadata"), spec=part(svc, "spec"), opts=child)

@@ -15,7 +15,7 @@ from .builders.labels import recommended_labels
 from .capacity.plan import ServingPlan, plan_stack
 from .capacity.pools import PoolPlan, plan_pools
 from .addons import ClusterAddons, ClusterAddonsArgs
-from .cluster import k8s_child_opts, kubernetes_provider
+from .cluster import certificate_authority, eks_kubeconfig_output, k8s_child_opts, kubernetes_provider, provider_region
 from .config import StackConfig
 from .gpu_pool import GpuPool, GpuPoolArgs
 from .ingress import LlmIngress, LlmIngressArgs
@@ -88,10 +88,22 @@ class LlmPlatform(pulumi.ComponentResource):
         self.plans = args.plans if args.plans is not None else plan_stack(cfg, args.base_dir)
         self.pool_plans: dict[str, PoolPlan] = plan_pools(cfg.gpu_pools, cfg.models, self.plans)
         self.cluster_name = cfg.cluster.name
+        # One region, the AWS provider's (refused when aws:region names another), for every ARN, chart
+        # value and --region; one lookup of the cluster for the kubeconfig and the exports.
+        from pulumi_aws import eks
+
+        self.region = provider_region(cfg.region, self, args.aws_provider)
+        eks_cluster = eks.get_cluster_output(name=cfg.cluster.name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+        self.cluster_endpoint = eks_cluster.endpoint
+        self.cluster_certificate_authority = eks_cluster.certificate_authorities.apply(certificate_authority)
+        # kubectl's exec plugin runs as the provider's profile / assumed role (components/builders/kubeconfig.py).
+        self.kubeconfig = eks_kubeconfig_output(
+            cfg.cluster.name, self.region, self, args.aws_provider, cfg.aws_profile, cfg.aws_role_arn, cluster=eks_cluster
+        )
         self.k8s_provider = (
             args.k8s_provider
             if args.k8s_provider is not None
-            else kubernetes_provider(f"{name}-k8s", cfg.cluster, cfg.region, self, args.aws_provider)
+            else kubernetes_provider(f"{name}-k8s", cfg.cluster, self.region, self, args.aws_provider, kubeconfig=self.kubeconfig)
         )
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
@@ -101,7 +113,10 @@ class LlmPlatform(pulumi.ComponentResource):
         # GPU capacity: PriorityClasses and add-ons, Karpenter (unless it already runs), then the pools.
         self.addons = ClusterAddons(
             f"{name}-addons",
-            ClusterAddonsArgs(addons=cfg.addons, local_model_cache=any(m.source.type == "localCache" for m in cfg.models)),
+            ClusterAddonsArgs(
+                addons=cfg.addons, local_model_cache=any(m.source.type == "localCache" for m in cfg.models),
+                cluster_name=cfg.cluster.name, aws_provider=args.aws_provider,
+            ),
             opts=self.k8s_opts(),
         )
         capacity_buffer = any(p.buffer.mode == "capacityBuffer" and self.pool_plans[p.name].buffer_gpus for p in cfg.gpu_pools)
@@ -112,10 +127,11 @@ class LlmPlatform(pulumi.ComponentResource):
                 f"{name}-karpenter",
                 KarpenterArgs(
                     cluster_name=cfg.cluster.name,
-                    region=cfg.region,
+                    region=self.region,
                     namespace=cfg.karpenter.namespace,
                     capacity_buffer=capacity_buffer,
                     aws_provider=args.aws_provider,
+                    pod_identity_agent=self.addons.pod_identity_agent,
                 ),
                 opts=self.k8s_opts(),
             )
@@ -167,7 +183,10 @@ class LlmPlatform(pulumi.ComponentResource):
         self.model_readers = {
             m.name: S3ModelReader(
                 f"{name}-{m.name}-s3-reader",
-                S3ModelReaderArgs(model=m, namespace=cfg.namespace, cluster_name=cfg.cluster.name, aws_provider=args.aws_provider),
+                S3ModelReaderArgs(
+                    model=m, namespace=cfg.namespace, cluster_name=cfg.cluster.name, aws_provider=args.aws_provider,
+                    pod_identity_agent=self.addons.pod_identity_agent,
+                ),
                 opts=in_ns,
             )
             for m in cfg.models
@@ -183,7 +202,7 @@ class LlmPlatform(pulumi.ComponentResource):
                         model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
                         hf_token_secret=secret_name, api_key_secret=api_key_secret,
                     ),
-                    opts=self.k8s_opts(depends_on=[namespace, *operator]),
+                    opts=self.k8s_opts(depends_on=[namespace, *operator, *self._reader_of(m.name)]),
                 )
             else:
                 self.services[m.name] = VllmService(
@@ -192,7 +211,8 @@ class LlmPlatform(pulumi.ComponentResource):
                         model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
                         hf_token_secret=secret_name, api_key_secret=api_key_secret,
                     ),
-                    opts=in_ns,
+                    # An S3 model's pods start after their ServiceAccount and Pod Identity association.
+                    opts=self.k8s_opts(depends_on=[namespace, *self._reader_of(m.name)]),
                 )
         # The entry point: ALB (and Istio) with every timeout from the models' timeout chains.
         self.ingress = None
@@ -202,8 +222,8 @@ class LlmPlatform(pulumi.ComponentResource):
                 f"{name}-ingress",
                 LlmIngressArgs(
                     ingress=cfg.ingress, models=cfg.models, plans=self.plans, namespace=cfg.namespace, siblings=siblings,
-                    cluster_name=cfg.cluster.name, region=cfg.region, aws_provider=args.aws_provider,
-                    api_key=api_key_secret is not None,
+                    cluster_name=cfg.cluster.name, region=self.region, aws_provider=args.aws_provider,
+                    api_key=api_key_secret is not None, pod_identity_agent=self.addons.pod_identity_agent,
                 ),
                 opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
             )
@@ -247,6 +267,11 @@ class LlmPlatform(pulumi.ComponentResource):
             }
         )
 
+    def _reader_of(self, model: str) -> list[Any]:
+        """The S3 reader a model's pods wait for (none unless the model streams from S3)."""
+        reader = self.model_readers.get(model)
+        return [reader] if reader is not None else []
+
     def _kuberay(self, name: str, args: LlmPlatformArgs) -> Optional[KubeRay]:
         """The KubeRay operator and the EFA rules, when some model spreads over several nodes."""
         cfg = args.config
@@ -277,6 +302,11 @@ class LlmPlatform(pulumi.ComponentResource):
             "hpaTargets": self.hpa_targets,
             "hfTokenSecret": self.hf_token_secret,
             "apiKeySecret": self.api_key_secret,
+            # Where the cluster is, for stacks that build their own Kubernetes provider (examples/consumer).
+            "region": self.region,
+            "clusterEndpoint": self.cluster_endpoint,
+            "clusterCertificateAuthority": self.cluster_certificate_authority,
+            "kubeconfig": self.kubeconfig,
         }
 
     def k8s_opts(self, *, parent: Optional[pulumi.Resource] = None, **kwargs: Any) -> pulumi.ResourceOptions:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .builders import vllm_service as build
 from .capacity.plan import ServingPlan, plan_model
-from .cluster import KubernetesComponent
+from .cluster import KubernetesComponent, own_depends_on
 from .config import GpuPoolConfig, ModelConfig
 from .inputs import InputName, InputStr, part, resolve
 
@@ -86,6 +86,8 @@ class VllmService(KubernetesComponent):
         self.plan: ServingPlan = plan
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         child = self.child_opts()
+        # The pods start after what the service was told to wait for (an S3 model's ServiceAccount and Pod Identity association).
+        workload = self.child_opts(depends_on=own_depends_on(opts))
         isvc = resolve(
             lambda ns, pool, secret, key: build.inference_service(m, plan, ns, pool, secret, key),
             args.namespace, pool_name, args.hf_token_secret, args.api_key_secret,
@@ -96,7 +98,7 @@ class VllmService(KubernetesComponent):
             kind="InferenceService",
             metadata=part(isvc, "metadata"),
             spec=part(isvc, "spec"),
-            opts=child,
+            opts=workload,
         )
         pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(
