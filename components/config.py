@@ -394,7 +394,7 @@ class StartupConfig(_Model):
         le=7200,
         description="Startup probe budget in seconds. Default null: derived by the capacity plan from the model "
         "source, the checkpoint size and the GPUs (components/capacity/cold_start.py, figures from "
-        "shared/reference/cold_start.md); the plan report lists the parts.",
+        "public reports cited there); the plan report lists the parts.",
     )
 
 
@@ -1210,7 +1210,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
         if cfg.environment == "prod" and m.replicas.min < 2 and not m.replicas.single_replica_reason:
             problems.append(
                 Problem(
-                    f"models[{i}].replicas.min",
+                    f"{at}.replicas.min",
                     "a prod model runs at least 2 replicas, so a node drain or a crash never takes its last ready one; "
                     "raise it or set replicas.singleReplicaReason",
                     m.replicas.min,
@@ -1219,7 +1219,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
         if m.source.type == "localCache" and not all(INSTANCES[t]["local_nvme_gb"] for t in pool.instance_types):
             problems.append(
                 Problem(
-                    f"models[{i}].source.type",
+                    f"{at}.source.type",
                     f"localCache keeps the weights on instance-store NVMe, and not every instance type of pool {pool.name!r} has one",
                     m.source.type,
                 )

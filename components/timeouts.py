@@ -17,7 +17,9 @@ the property tests in tests/timeouts/ check them over every valid input):
   stops taking traffic before vLLM is signalled, vLLM finishes in-flight requests, and
   terminationGracePeriodSeconds >= preStop + the longest request.
 
-Facts used (shared/reference/timeouts.md unless said otherwise): ALB idle_timeout.timeout_seconds
+Facts used (kubernetes-sigs/aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the
+ELBv2 API's LoadBalancerAttribute / TargetGroupAttribute texts; Envoy's RouteAction docs; istio/istio 1.30.3),
+unless said otherwise: ALB idle_timeout.timeout_seconds
 1-4000 s (default 60); target group deregistration_delay.timeout_seconds 0-3600 s (default 300);
 Envoy's route timeout default 15 s, which Istio replaces by "no timeout"; Istio sets Envoy's stream
 idle timeout to 0 (off) on every connection manager it builds; Envoy's connection idle timeout

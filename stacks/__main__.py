@@ -1,4 +1,4 @@
-"""Command line: `python -m stacks plan STACK ...` and `python -m stacks size ...` (contracts in DESIGN.md).
+"""Command line: `python -m stacks plan STACK ...` and `python -m stacks size ...` (contracts in docs/cli.md).
 
 Exit codes: 0 no mandatory violation (or the model fits, for size); 1 mandatory violations;
 2 invalid input, with a message naming the field and the rule and no traceback.

@@ -1,7 +1,7 @@
 """Helm releases of the cluster add-ons the serving path depends on: cert-manager, KServe, NVIDIA device plugin.
 
-Pure functions returning each release as plain data (chart pinned to the version kept in
-../shared/charts, see its PROVENANCE.md; tests check every value against the chart's defaults
+Pure functions returning each release as plain data (chart pinned to a released version, the
+source repository and tag named beside each pin; tests check every value against the chart's defaults
 and, where the chart ships one, its values.schema.json). Each add-on is skippable
 (``addons.<name>.install: false``) where the cluster already runs it.
 """

@@ -1,8 +1,10 @@
 """Manifests of one Karpenter GPU pool: its EC2NodeClass (karpenter.k8s.aws/v1) and NodePool (karpenter.sh/v1).
 
 Pure functions from the pool's config and its capacity plan (components/capacity/pools.py) to
-manifest dicts. Field names and rules follow the CRDs in shared/crds/karpenter.{sh,k8s.aws}
-(v1.14.1) and shared/reference/karpenter.md.
+manifest dicts. Field names and rules follow the Karpenter v1.14.1 CRDs: kubernetes-sigs/karpenter
+pkg/apis/crds/karpenter.sh_nodepools.yaml and aws/karpenter-provider-aws
+pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml (tag v1.14.1), and that repository's
+website/content/en/docs/concepts/{scheduling,nodeclasses}.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Manifests of one vLLM service: a KServe InferenceService (Standard mode) and its PodDisruptionBudget.
 
 Pure functions from the model's config and its capacity plan to Kubernetes objects as dicts.
-Field names follow the KServe v1beta1 CRD (shared/crds/serving.kserve.io/InferenceService.yaml):
+Field names follow the KServe v1beta1 CRD (kserve/kserve v0.20.0,
+config/crd/full/serving.kserve.io_inferenceservices.yaml):
 ``spec.predictor`` is a pod spec plus replica fields, so the vLLM container goes under
 ``spec.predictor.containers`` with KServe's container name ``kserve-container``.
 """

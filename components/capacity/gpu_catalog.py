@@ -7,11 +7,12 @@
   Note that Karpenter labels both A100 variants ``a100``; tell them apart by ``instance-gpu-memory``
   (40960 vs 81920 MiB) or by instance type (p4d vs p4de).
 * ``memory_gib``: total device memory AS CUDA REPORTS IT, i.e. ``torch.cuda.mem_get_info()[1] / 2**30``. This is the
-  ``total_gpu_memory`` that vLLM multiplies by ``gpu_memory_utilization`` (see shared/reference/vllm_memory_model.md), and
+  ``total_gpu_memory`` that vLLM multiplies by ``gpu_memory_utilization`` (vllm-project/vllm vllm/v1/worker/gpu_worker.py ``determine_available_memory``), and
   the "total capacity of X GiB" in torch out-of-memory messages. Each value is a figure seen in a public log, cited
   in ``source``.
-* ``memory_gib_ec2``: EC2's ``instance-gpu-memory`` (MiB) / 1024 as listed in shared/reference/aws_gpu_instances.csv
-  (that CSV rounds to 6 significant digits; copied as printed there). None when not sold on AWS.
+* ``memory_gib_ec2``: EC2's ``instance-gpu-memory`` (MiB) / 1024 as Karpenter's instance-type reference lists it
+  (aws/karpenter-provider-aws @1d927085 website/content/en/preview/reference/instance-types.md; rounded to 6
+  significant digits). None when not sold on AWS.
 * ``compute_capability``: from https://developer.nvidia.com/cuda-gpus ("CUDA GPU Compute Capability" table).
 * ``fp8``: native FP8 tensor cores (Ada 8.9, Hopper 9.0, Blackwell 10.x/12.0). Ampere (8.0/8.6) has none; vLLM
   still runs FP8 checkpoints there through weight-only Marlin kernels, which saves weight memory but not compute.
@@ -31,8 +32,9 @@ the second decimal as noise.
 memory), ``efa`` (bool), ``local_nvme_gb`` (instance-local NVMe, as EC2 reports it). The g6f sizes are fractional L4
 partitions (EC2/Karpenter report 0 GPUs); they carry ``"fractional": True`` and ``gpu_memory_gib_ec2`` (the slice).
 
-Plain data only: no imports beyond typing, no functions. The project must not read shared/ at run time, so the
-instance table below is a literal copy of the CSV rows.
+Plain data only: no imports beyond typing, no functions. This module is the one place the product keeps these
+facts (nothing reads files outside the package at run time); tests compare the instance table with the upstream
+reference page's rows when the reference folder is present (tests/capacity/test_layout.py).
 """
 
 from typing import Any, Dict
@@ -76,7 +78,7 @@ GPUS: Dict[str, Dict[str, Any]] = {
         "fp8": True,
         "source": (
             "memory_gib: vLLM log 'total_gpu_memory (44.42GiB) x gpu_memory_utilization (0.90) = 39.98GiB' on L40S "
-            "(https://github.com/vllm-project/vllm/issues/15815, row o16 of shared/reference/vllm_kv_calibration.csv); "
+            "(https://github.com/vllm-project/vllm/issues/15815); "
             "nvidia-smi reports about 46 GB (index file id 54876698882). compute_capability: NVIDIA table (8.9)."
         ),
     },
@@ -117,8 +119,7 @@ GPUS: Dict[str, Dict[str, Any]] = {
         "fp8": True,
         "source": (
             "memory_gib: vLLM 'Free memory on device: 78.57/79.18 GiB on startup' on H100 (llm-d/llm-d-benchmark "
-            "config_explorer/empirical-vllm-memory-results.md @259334868c50; row o26 of "
-            "shared/reference/vllm_kv_calibration.csv). nvidia-smi shows '0MiB / 81559MiB' for 'NVIDIA H100 80GB "
+            "config_explorer/empirical-vllm-memory-results.md @259334868c50). nvidia-smi shows '0MiB / 81559MiB' for 'NVIDIA H100 80GB "
             "HBM3' (https://github.com/vllm-project/vllm/issues/27508). Other logs (GPU not always named) show "
             "79.11-79.25 GiB, so the second decimal depends on driver/setup. "
             "SXM 80 GB part (p5). compute_capability: NVIDIA table (9.0)."
@@ -197,8 +198,7 @@ GPUS: Dict[str, Dict[str, Any]] = {
         "fp8": False,
         "source": (
             "memory_gib: vLLM memory-profiling line total_gpu_memory=23.58GiB on an RTX 3090 "
-            "(https://github.com/vllm-project/vllm/issues/10517, comment by kaspersiminski; row o01 of "
-            "shared/reference/vllm_kv_calibration.csv). compute_capability: NVIDIA table (GeForce RTX 3090, 8.6)."
+            "(https://github.com/vllm-project/vllm/issues/10517, comment by kaspersiminski). compute_capability: NVIDIA table (GeForce RTX 3090, 8.6)."
         ),
     },
     "RTX-4090": {
@@ -217,7 +217,7 @@ GPUS: Dict[str, Dict[str, Any]] = {
     },
 }
 
-# Literal copy of shared/reference/aws_gpu_instances.csv (source of every row:
+# Every row from Karpenter's instance-type reference (source of every row:
 # karpenter-provider-aws@1d927085 website/content/en/preview/reference/instance-types.md, i.e.
 # aws/karpenter-provider-aws HEAD 1d927085dd81a9df9301e613f371dac5b4d16bfe). gpu is the GPUS key for the
 # label karpenter.k8s.aws/instance-gpu-name (a100 split into A100-40GB / A100-80GB by instance-gpu-memory);

@@ -3,8 +3,8 @@
 Pure: from a ``gpuPools`` entry, the models placed on it and their serving plans, derive the
 numbers the NodePool, the EC2NodeClass, the buffer and the pool-fit check must agree on (GPUs
 per node, the GPUs one replica of the largest model needs, the buffer's GPUs, the root volume,
-the drain the node must wait for). Instance facts come from the catalogue in gpu_catalog.py (a
-copy of shared/reference/aws_gpu_instances.csv).
+the drain the node must wait for). Instance facts come from the catalogue in gpu_catalog.py (from
+Karpenter's instance-type reference, aws/karpenter-provider-aws @1d927085).
 """
 
 from __future__ import annotations

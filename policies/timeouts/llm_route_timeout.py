@@ -1,7 +1,7 @@
 """S9 (defaults): a route to an LLM left at Envoy's 15 s or a gateway's 60 s cuts generations.
 
 Envoy's route timeout defaults to 15 s, which Envoy Gateway keeps; KServe's HTTPRoute defaults
-to 60 s; an ALB's idle timeout defaults to 60 s (shared/reference/timeouts.md, kserve.md). A
+to 60 s; an ALB's idle timeout defaults to 60 s (Envoy RouteAction docs; kserve/kserve v0.20.0; ELBv2 API). A
 streamed generation runs minutes. Istio is the exception: an unset VirtualService timeout
 disables Envoy's (no timeout), which timeout-chain-ordered then relates to the ALB.
 """
@@ -74,5 +74,5 @@ POLICY = Policy(
         },
     },
     check_stack=_check,
-    rationale="Envoy route timeout default 15 s; KServe HTTPRoute and ALB idle default 60 s (shared/reference/timeouts.md, kserve.md).",
+    rationale="Envoy route timeout default 15 s; KServe HTTPRoute and ALB idle default 60 s (Envoy RouteAction docs; kserve/kserve v0.20.0; ELBv2 API).",
 )

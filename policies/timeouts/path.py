@@ -3,7 +3,7 @@
 The ALB's idle timeout and target-group drain (AWS Load Balancer Controller annotations), Istio
 VirtualService routes and DestinationRule pools, Gateway API HTTPRoutes, KServe's
 ``spec.predictor.timeout``, and a vLLM container's keep-alive and drain. Defaults that apply
-when a field is unset are the documented ones (shared/reference/timeouts.md, vllm.md).
+when a field is unset are the documented ones (ELBv2 API, Envoy RouteAction, kserve/kserve v0.20.0, vllm-project/vllm v0.33.0).
 Every reader tolerates odd input and returns None where a value cannot be read.
 """
 

@@ -108,8 +108,9 @@ def test_text_report_is_readable(tmp_path):
     text = proc.stdout
     # 84 + the ingress (21): LlmIngress, the controller (component, role, policy, attachment, pod identity, release),
     # IstioIngress (component, 3 releases, Gateway), the ALB Ingress, a VirtualService and DestinationRule per model;
-    # + the API key's Secret (issue 19).
-    assert text.startswith("Stack prod: 106 resources, 0 violations")
+    # + Karpenter's fifth interruption rule and its target (capacity-reservation interruption, issue 19);
+    # + the API key's Secret and the Pod Identity Agent add-on (issue 19).
+    assert text.startswith("Stack prod: 109 resources, 0 violations")
     assert "Violations: none" in text
     assert "Model llama-70b: meta-llama/Llama-3.3-70B-Instruct on 4x H100 (p5.48xlarge), fits:" in text
     assert "= KV cache" in text and "derived maxNumSeqs = " in text
