@@ -223,6 +223,58 @@ GPUS: Dict[str, Dict[str, Any]] = {
 # label karpenter.k8s.aws/instance-gpu-name (a100 split into A100-40GB / A100-80GB by instance-gpu-memory);
 # memory_gib = instance-memory MiB / 1024; efa = the node advertises vpc.amazonaws.com/efa; local_nvme_gb =
 # instance-local-nvme. g6f rows are fractional L4 slices (gpu_count 0): "fractional": True and the slice size.
+
+# Throughput facts for the simulator's step-time roofline (components/simulate/roofline.py), per GPU:
+# ``hbm_gb_s`` memory bandwidth (GB/s, 10^9), ``bf16_tflops`` and ``fp8_tflops`` dense tensor-core peaks
+# (the datasheets print "with sparsity" figures twice these; fp8 None without FP8 tensor cores),
+# ``link`` how tensor-parallel ranks on one node talk ("nvlink" or "pcie") and ``link_gb_s`` its
+# bandwidth per GPU and direction (GB/s). Datasheet peaks, not achieved rates: the roofline scales
+# them by efficiencies calibrated on published vLLM runs (benchmarks/fidelity.py). GPUs without an
+# entry cannot be simulated (the simulator says so).
+PERFORMANCE: Dict[str, Dict[str, Any]] = {
+    "A10G": {
+        "hbm_gb_s": 600, "bf16_tflops": 125, "fp8_tflops": None, "link": "pcie", "link_gb_s": 32,
+        "source": "NVIDIA A10 datasheet (https://www.nvidia.com/en-us/data-center/products/a10-gpu/): 600 GB/s GDDR6, "
+                  "BF16 125 TFLOPS dense (250 with sparsity), PCIe Gen4 x16 (64 GB/s both directions). UNCERTAIN: AWS "
+                  "publishes no datasheet for the A10G; the A10's figures are used (same GA102 chip).",
+    },
+    "L4": {
+        "hbm_gb_s": 300, "bf16_tflops": 121, "fp8_tflops": 242.5, "link": "pcie", "link_gb_s": 32,
+        "source": "NVIDIA L4 datasheet (https://www.nvidia.com/en-us/data-center/l4/): 300 GB/s, BF16 242 and FP8 485 "
+                  "TFLOPS with sparsity (dense: half), PCIe Gen4 x16.",
+    },
+    "L40S": {
+        "hbm_gb_s": 864, "bf16_tflops": 362, "fp8_tflops": 733, "link": "pcie", "link_gb_s": 32,
+        "source": "NVIDIA L40S datasheet (https://www.nvidia.com/en-us/data-center/l40s/): 864 GB/s GDDR6, BF16 362.05 "
+                  "(733 with sparsity), FP8 733 (1,466 with sparsity) TFLOPS, PCIe Gen4 x16 (64 GB/s both directions), no NVLink.",
+    },
+    "A100-40GB": {
+        "hbm_gb_s": 1555, "bf16_tflops": 312, "fp8_tflops": None, "link": "nvlink", "link_gb_s": 300,
+        "source": "NVIDIA A100 datasheet (https://www.nvidia.com/en-us/data-center/a100/): 40GB SXM 1,555 GB/s, BF16 312 "
+                  "TFLOPS dense, NVLink 600 GB/s (both directions).",
+    },
+    "A100-80GB": {
+        "hbm_gb_s": 2039, "bf16_tflops": 312, "fp8_tflops": None, "link": "nvlink", "link_gb_s": 300,
+        "source": "NVIDIA A100 datasheet (https://www.nvidia.com/en-us/data-center/a100/): 80GB SXM 2,039 GB/s, BF16 312 "
+                  "TFLOPS dense, NVLink 600 GB/s (both directions).",
+    },
+    "H100": {
+        "hbm_gb_s": 3350, "bf16_tflops": 989, "fp8_tflops": 1979, "link": "nvlink", "link_gb_s": 450,
+        "source": "NVIDIA H100 datasheet (https://www.nvidia.com/en-us/data-center/h100/), SXM: 3.35 TB/s, BF16 1,979 and "
+                  "FP8 3,958 TFLOPS with sparsity (dense: half), NVLink 900 GB/s (both directions).",
+    },
+    "H200": {
+        "hbm_gb_s": 4800, "bf16_tflops": 989, "fp8_tflops": 1979, "link": "nvlink", "link_gb_s": 450,
+        "source": "NVIDIA H200 datasheet (https://www.nvidia.com/en-us/data-center/h200/), SXM: 4.8 TB/s, BF16 1,979 and "
+                  "FP8 3,958 TFLOPS with sparsity (dense: half), NVLink 900 GB/s (both directions).",
+    },
+    "B200": {
+        "hbm_gb_s": 8000, "bf16_tflops": 2250, "fp8_tflops": 4500, "link": "nvlink", "link_gb_s": 900,
+        "source": "NVIDIA HGX B200 datasheet (https://www.nvidia.com/en-us/data-center/hgx/): 8 TB/s per GPU; 8 GPUs give "
+                  "36 PFLOPS BF16 and 72 PFLOPS FP8 with sparsity (per GPU dense: 2.25 and 4.5), NVLink 1.8 TB/s (both directions).",
+    },
+}
+
 INSTANCES: Dict[str, Dict[str, Any]] = {
     "g5.xlarge": {"gpu": "A10G", "gpu_count": 1, "vcpu": 4, "memory_gib": 16, "efa": False, "local_nvme_gb": 250},
     "g5.2xlarge": {"gpu": "A10G", "gpu_count": 1, "vcpu": 8, "memory_gib": 32, "efa": False, "local_nvme_gb": 450},

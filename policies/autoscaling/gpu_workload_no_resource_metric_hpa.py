@@ -159,10 +159,20 @@ _FRACTION_WHY = ("vllm:kv_cache_usage_perc is a fraction from 0 to 1, so the tar
                  "reached and the autoscaler never scales out; give the target as a fraction (e.g. 0.8 or 800m)")
 
 
+AIBRIX_POD_AUTOSCALER = "kubernetes:autoscaling.aibrix.ai/v1alpha1:PodAutoscaler"
+
+
 def _fraction_findings(resource: Resource, fraction_names: set) -> list[str]:
     """Targets above 1 on 0-1 fraction metrics (KV-cache usage) given as if they were percentages."""
     found = []
-    if resource.type in HPA_TYPES:
+    if resource.type == AIBRIX_POD_AUTOSCALER:
+        # AIBrix's PodAutoscaler (HPA, KPA or APA strategy) compares the scraped value with targetValue as is.
+        for i, source in enumerate(as_list(get(resource.props, "spec", "metricsSources"))):
+            source = as_dict(source)
+            metric, value = source.get("targetMetric"), as_quantity(source.get("targetValue"))
+            if isinstance(metric, str) and FRACTION_METRIC.search(metric) and value is not None and value > 1:
+                found.append(f"spec.metricsSources[{i}].targetValue = {source.get('targetValue')} on {metric}: {_FRACTION_WHY}")
+    elif resource.type in HPA_TYPES:
         for metric in hpa_metrics(resource):
             if metric.name is None or not (FRACTION_METRIC.search(metric.name) or metric.name in fraction_names):
                 continue
@@ -200,6 +210,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 reason = _hpa_reason(resource) if resource.type in HPA_TYPES else _scaled_object_reason(resource)
                 if reason is not None:
                     findings.append((resource.name, f"scaleTargetRef {target} is a GPU workload but {reason}; {_WHY}"))
+            findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
+        elif resource.type == AIBRIX_POD_AUTOSCALER:
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
     return findings
 

@@ -38,10 +38,12 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                                              f"above the longest request"))
         elif r.type in path.HTTPROUTE_TYPES:
             for route in path.httproute_routes(r):
-                if not set(route.services) & llm:
+                if not set(route.services) & llm and not route.inference_pools:
                     continue
                 if route.timeout is None:
-                    findings.append((r.name, f"{route.label}: no timeouts.request on a route to an LLM: the gateway's default "
+                    findings.append((r.name, f"{route.label}: no timeouts.request on a route to an LLM"
+                                             f"{' (InferencePool ' + ', '.join(route.inference_pools) + ')' if route.inference_pools else ''}: "
+                                             f"the gateway's default "
                                              f"applies (Envoy Gateway {path.ENVOY_ROUTE_DEFAULT}s, KServe {path.KSERVE_HTTPROUTE_DEFAULT}s); "
                                              f"set it above the longest request"))
                 elif route.timeout <= minimum:

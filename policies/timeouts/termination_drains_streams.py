@@ -31,15 +31,22 @@ from policies.vllm.args import vllm_servers
 GRACE_DEFAULT = 30  # core/v1 PodSpec terminationGracePeriodSeconds
 
 
-def _server_drains(image: str) -> bool | None:
-    """Whether the image's vLLM release has --shutdown-timeout (None: the release is unknown)."""
-    from components.vllm_flags import UnsupportedRelease, release_of
+def _server_drains(image: str, default_release: str = "") -> tuple[bool | None, str]:
+    """Whether the image's vLLM release has --shutdown-timeout, and what a message says of the release
+    when the tag names none (the setting defaultVllmRelease, else the newest release read)."""
+    from components.images import vllm_release
+    from components.vllm_flags import NEWEST_READ, UnsupportedRelease, release_of
 
+    assumed = ""
+    if vllm_release(image) is None:
+        release_text = default_release or NEWEST_READ
+        assumed = f" (the image tag names no release: vLLM {release_text} assumed, setting defaultVllmRelease)"
+        image = f"vllm/vllm-openai:v{release_text}"
     try:
         release = release_of(image)
     except UnsupportedRelease:
-        return False
-    return release.has("--shutdown-timeout")
+        return False, assumed
+    return release.has("--shutdown-timeout"), assumed
 
 
 _GAUGES = ("num_requests_running", "num_requests_waiting")
@@ -83,7 +90,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if not isinstance(pre_stop, dict) or not pre_stop:
             messages.append(f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
                             f"send it requests; sleep in preStop until they have deregistered it")
-        drains = _server_drains(str(container.get("image") or ""))
+        drains, assumed = _server_drains(str(container.get("image") or ""), config.get("defaultVllmRelease", ""))
         # A release without --shutdown-timeout stops serving at SIGTERM: its requests must end within
         # the preStop sleep (checked below), so the grace period need only outlast that sleep.
         after_sigterm = 0.0 if drains is False else longest
@@ -91,11 +98,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + longest "
                             f"request {path.fmt(longest)}: streams in flight are killed on scale-down")
         if drains and drain <= 0 and sleep < longest:
-            messages.append(f"{label}: --shutdown-timeout is unset (0 = abort): vLLM aborts in-flight requests on SIGTERM; "
-                            f"set --shutdown-timeout to the longest request ({path.fmt(longest)})")
+            messages.append(f"{label}: --shutdown-timeout is unset (0 = abort): vLLM aborts in-flight requests on SIGTERM"
+                            f"{assumed}; set --shutdown-timeout to the longest request ({path.fmt(longest)})")
         elif drains is False and sleep < longest and isinstance(pre_stop, dict) and pre_stop:
             hook = f"preStop sleep {path.fmt(sleep)}" if sleep else "preStop hook (no sleep action)"
-            messages.append(f"{label}: this vLLM release cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
+            messages.append(f"{label}: this vLLM release{assumed} cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
                             f"must last through the longest request ({path.fmt(longest)})")
     for server in sglang_servers(resource):
         if ".workerTemplate." in server.path:
@@ -129,6 +136,11 @@ POLICY = Policy(
         "request> (vLLM >= 0.18; before it, sleep in preStop through the request), and set terminationGracePeriodSeconds "
         ">= preStop + the longest request + a margin; components/timeouts.py derives all three."),
     config_schema={
+        "defaultVllmRelease": {
+            "type": "string", "pattern": "^$|^[0-9]+[.][0-9]+([.][0-9]+)?$", "default": "",
+            "description": ("The vLLM release assumed when an image tag names none (latest, a digest, a private build), "
+                            "e.g. \"0.33.0\". Default \"\": the newest release whose flags were read (components/vllm_flags.py NEWEST_READ). The message says which release it used."),
+        },
         "maxRequestSeconds": {
             "type": "number", "minimum": 1, "default": 300,
             "description": ("Longest request assumed when the manifest states none (no KServe timeout, no "

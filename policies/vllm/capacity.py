@@ -85,14 +85,27 @@ def _int_flag(args: dict, flag: str) -> Optional[int]:
     return value if value and value > 0 else None
 
 
-def server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
-    """The memory plan of one vLLM container, or None when the model or GPU is unknown."""
+def server_plan(resource: Any, server: VllmServer, default_release: str = "") -> Optional[ServerPlan]:
+    """The memory plan of one vLLM container, or None when the model or GPU is unknown.
+
+    ``default_release`` is the vLLM release whose accounting applies when the image tag names none
+    (the setting defaultVllmRelease); "" keeps the most conservative of the releases read.
+    """
     # Two policies read each server's plan; within one evaluation it is made once (a server
-    # belongs to exactly one resource, so the server alone is the key).
-    return memoized(server, "server_plan", lambda s: _server_plan(resource, s))
+    # belongs to exactly one resource, so the server and the release are the key).
+    return memoized(server, f"server_plan:{default_release}", lambda s: _server_plan(resource, s, default_release))
 
 
-def _server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
+def release_note(server: VllmServer, default_release: str = "") -> str:
+    """How a message names the release whose accounting it used, when the image tag names none ("" otherwise)."""
+    if vllm_release(str(server.container.get("image") or "")) is not None:
+        return ""
+    if default_release:
+        return f" (the image tag names no vLLM release: {default_release}'s accounting, setting defaultVllmRelease)"
+    return " (the image tag names no vLLM release: the most conservative accounting, setting defaultVllmRelease unset)"
+
+
+def _server_plan(resource: Any, server: VllmServer, default_release: str = "") -> Optional[ServerPlan]:
     gpu = gpu_type(resource, server)
     model = model_id = None
     # The positional model, else (weights streamed from S3 or read from a node cache, where the
@@ -122,7 +135,7 @@ def _server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
         quantization=a.get("quantization"),
         enforce_eager="enforce-eager" in a,
         # The image tag names the release whose accounting applies (unknown: the most conservative).
-        vllm_version=vllm_release(str(server.container.get("image") or "")),
+        vllm_version=vllm_release(str(server.container.get("image") or "")) or default_release or None,
     )
     try:
         plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine)

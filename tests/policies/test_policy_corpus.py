@@ -268,6 +268,16 @@ EXPECTED = {
     ("config__manifests__sglang__gpu-deployment.yaml", "vllm-max-model-len-explicit"),
     ("docs__examples__sglang__lws.yaml", "vllm-max-model-len-explicit"),
     ("docs__examples__sglang__lws.yaml", "llm-startup-probe-budget"),
+    # No PodDisruptionBudget for any of the five RayServices' GPU workers (KubeRay creates none).
+    ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "serving-app-pdb"),
+    ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "serving-app-pdb"),
+    ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "serving-app-pdb"),
+    ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "serving-app-pdb"),
+    ("ray-operator__config__samples__ray-service.llm-serve.yaml", "serving-app-pdb"),
+    # GAIE's HTTPRoute to its InferencePool sets no timeouts.request: the gateway implementation's default applies.
+    ("config__manifests__gateway__httproute.yaml", "llm-route-timeout-not-default"),
+    # AIBrix's HPA-strategy PodAutoscaler aims gpu_cache_usage_perc (a 0-1 gauge; its own KPA sample uses 0.5) at 50.
+    ("samples__autoscaling__hpa.yaml", "gpu-workload-no-resource-metric-hpa"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.
