@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .builders import credentials
 from .builders import vllm_service as build
 from .capacity.plan import ServingPlan, plan_model
 from .cluster import KubernetesComponent, own_depends_on
@@ -39,7 +40,9 @@ class VllmServiceArgs(BaseModel):
         None, description="Karpenter NodePool the pods select (pulumi.Input[str]). Default null: `model.pool`."
     )
     hf_token_secret: Optional[InputStr] = Field(
-        None, description="Name of the Secret with key 'token' (pulumi.Input[str]). Default null (public model)."
+        None,
+        description="Name of the Secret with key 'HF_TOKEN' (pulumi.Input[str]); the model's ServiceAccount lists it for "
+        "KServe's storage initializer and the pod reads it as HF_TOKEN. Default null (public model).",
     )
     api_key_secret: Optional[InputStr] = Field(
         None,
@@ -60,7 +63,11 @@ class VllmServiceArgs(BaseModel):
 
 
 class VllmService(KubernetesComponent):
-    """A KServe InferenceService running `vllm serve`, and its PodDisruptionBudget.
+    """A KServe InferenceService running `vllm serve`, its ServiceAccount and its PodDisruptionBudget.
+
+    The ServiceAccount (``<model>-model``; an S3 model uses its source's account instead) lists the
+    Hugging Face Secret, the only place KServe's storage initializer takes ``HF_TOKEN`` from
+    (builders/credentials.py).
 
     Pass the cluster's Kubernetes provider in ``opts`` (``LlmPlatform.k8s_opts()``, or
     ``providers=[...]`` from a program of your own); every child uses it.
@@ -86,8 +93,20 @@ class VllmService(KubernetesComponent):
         self.plan: ServingPlan = plan
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         child = self.child_opts()
-        # The pods start after what the service was told to wait for (an S3 model's ServiceAccount and Pod Identity association).
-        workload = self.child_opts(depends_on=own_depends_on(opts))
+        self.service_account: Optional[k8s.core.v1.ServiceAccount] = None
+        if credentials.needs_model_service_account(m):
+            sa = resolve(lambda ns, secret: credentials.model_service_account(m, ns, secret), args.namespace, args.hf_token_secret)
+            self.service_account = k8s.core.v1.ServiceAccount(
+                f"{name}-sa",
+                metadata=part(sa, "metadata"),
+                automount_service_account_token=False,
+                secrets=resolve(lambda s: s.get("secrets"), sa),
+                opts=child,
+            )
+        # KServe reads the ServiceAccount when it injects the storage initializer: it must exist first. The pods also
+        # start after what the service was told to wait for (an S3 model's ServiceAccount and Pod Identity association).
+        waits = [*own_depends_on(opts), *([self.service_account] if self.service_account is not None else [])]
+        isvc_opts = self.child_opts(depends_on=waits) if waits else child
         isvc = resolve(
             lambda ns, pool, secret, key: build.inference_service(m, plan, ns, pool, secret, key),
             args.namespace, pool_name, args.hf_token_secret, args.api_key_secret,
@@ -98,7 +117,7 @@ class VllmService(KubernetesComponent):
             kind="InferenceService",
             metadata=part(isvc, "metadata"),
             spec=part(isvc, "spec"),
-            opts=workload,
+            opts=isvc_opts,
         )
         pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(

@@ -121,7 +121,7 @@ def test_timeout_chain_figures_are_the_dev_plans():
     c = plan_stack(load_stack_config(stack_config("dev")))["chat-8b"].timeouts
     expected = [
         f"ALB idle {c.alb_idle_timeout_seconds} s -> Istio route {c.route_timeout_seconds} s (per try {c.retry.per_try_timeout_seconds} s)"
-        f" -> KServe {c.kserve_timeout_seconds} s -> vLLM (longest request {c.longest_request_seconds} s)",
+        f" -> vLLM (longest request {c.longest_request_seconds} s)",
         f"keep-alive:  ALB {c.alb_idle_timeout_seconds} s  <  gateway {c.gateway_idle_timeout_seconds} s  <=  upstream "
         f"{c.upstream_idle_timeout_seconds} s  <  vLLM {c.vllm_keep_alive_seconds} s",
         f"drain: preStop {c.pre_stop_seconds} s + vLLM --shutdown-timeout {c.shutdown_timeout_seconds} s + margin = "

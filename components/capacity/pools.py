@@ -62,6 +62,7 @@ class PoolPlan:
     drain_seconds: int  # the longest a node must wait for its serving pods to drain and be replaced
     images: tuple[str, ...] = ()  # the vLLM images of the pool's models (pre-pulled on every node)
     cached_models: tuple[str, ...] = ()  # models whose weights a LocalModelCache keeps on the pool's NVMe
+    multi_node_models: tuple[str, ...] = ()  # models whose one engine spans several of the pool's nodes (KubeRay)
 
     @property
     def max_gpus_per_node(self) -> int:
@@ -109,6 +110,7 @@ class PoolPlan:
             "models": [m.name for m in self.models],
             "images": list(self.images),
             "cached_models": list(self.cached_models),
+            "multi_node_models": list(self.multi_node_models),
             "fits": not self.fit_problems(),
         }
 
@@ -162,6 +164,7 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
         drain_seconds=drain,
         images=tuple(sorted({m.image for m in on_pool})),
         cached_models=tuple(m.name for m in on_pool if m.source.type == "localCache"),
+        multi_node_models=tuple(m.name for m in on_pool if m.distributed is not None),
     )
 
 

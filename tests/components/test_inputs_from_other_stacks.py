@@ -251,7 +251,7 @@ def test_platform_takes_token_providers_and_security_group_from_another_stack(tm
     assert res["p-kuberay-efa-ingress"]["inputs"]["securityGroupId"] == "sg-0shared"
     # The token reaches the Secret as a secret: redacted in what the engine recorded, never in clear.
     secret = res["p-hf-token"]["inputs"]
-    assert set(secret["stringData"]) == {"token"} and secret["stringData"]["token"] != OWNED["hfToken"]
+    assert set(secret["stringData"]) == {"HF_TOKEN"} and secret["stringData"]["HF_TOKEN"] != OWNED["hfToken"]
     assert OWNED["hfToken"] not in json.dumps(res)
 
 

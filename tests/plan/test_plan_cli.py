@@ -96,7 +96,7 @@ def test_secret_value_never_appears_in_any_output(planned):
         for name, data in files.items():
             assert secret.encode() not in data, name
     secret_file = yaml.safe_load((out / "kubernetes" / "llm" / "secret-hf-token.yaml").read_text())
-    assert secret_file["stringData"] == {"token": "[secret]"}
+    assert secret_file["stringData"] == {"HF_TOKEN": "[secret]"}
     if "llm-serving:apiKey" in config:
         key_file = yaml.safe_load((out / "kubernetes" / "llm" / "secret-vllm-api-key.yaml").read_text())
         assert key_file["stringData"] == {"key": "[secret]"}
@@ -109,8 +109,9 @@ def test_text_report_is_readable(tmp_path):
     # 84 + the ingress (21): LlmIngress, the controller (component, role, policy, attachment, pod identity, release),
     # IstioIngress (component, 3 releases, Gateway), the ALB Ingress, a VirtualService and DestinationRule per model;
     # + Karpenter's fifth interruption rule and its target (capacity-reservation interruption, issue 19);
+    # + three ServiceAccounts (chat-8b, qwen3-32b; chat-8b's cache account) and KServe's job namespace and its Secret (issue 18);
     # + the API key's Secret and the Pod Identity Agent add-on (issue 19).
-    assert text.startswith("Stack prod: 109 resources, 0 violations")
+    assert text.startswith("Stack prod: 114 resources, 0 violations")
     assert "Violations: none" in text
     assert "Model llama-70b: meta-llama/Llama-3.3-70B-Instruct on 4x H100 (p5.48xlarge), fits:" in text
     assert "= KV cache" in text and "derived maxNumSeqs = " in text
