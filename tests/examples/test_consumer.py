@@ -87,7 +87,8 @@ def test_the_added_model_is_behind_the_platforms_api_key(consumer, platform_outp
 
 def test_adds_one_model_on_the_platforms_names(consumer, platform_outputs):
     objs = objects(consumer)
-    assert sorted(objs) == ["InferenceService", "PodDisruptionBudget", "PodMonitor", "PrometheusRule", "ScaledObject"]
+    # The model's own ServiceAccount lists the platform's token Secret for KServe (issue 18, builders/credentials.py).
+    assert sorted(objs) == ["InferenceService", "PodDisruptionBudget", "PodMonitor", "PrometheusRule", "ScaledObject", "ServiceAccount"]
     assert {o["metadata"]["namespace"] for o in objs.values()} == {platform_outputs["namespace"]}
     predictor = objs["InferenceService"]["spec"]["predictor"]
     assert predictor["nodeSelector"]["karpenter.sh/nodepool"] == platform_outputs["poolNames"]["l40s"]
