@@ -86,7 +86,8 @@ def _summary(report: dict) -> str:
         text += "; skipped (not Kubernetes objects): " + ", ".join(f"{k} x{n}" for k, n in skipped.items())
     if report.get("unsized"):
         count = len(report["unsized"])
-        text += (f"; {count} model server{'s' if count != 1 else ''} could not be sized (unknown model or GPU), so whether "
+        text += (f"; {count} model server{'s' if count != 1 else ''} could not be sized (unknown model or GPU, or an "
+                 f"engine the plan does not model), so whether "
                  f"{'they start' if count != 1 else 'it starts'} (S2) was not checked")
     return text
 

@@ -17,8 +17,8 @@ node selection, replicas, autoscaling floor, context length), each with the fiel
   ``spec.deploymentConfig.{replicas,resources.{cpu,memory,gpu},image.{registry,name},toleration,
   nodeSelectorTerms}``, ``spec.autoscalingConfig.{enabled,minReplicas,maxReplicas}``. The
   controller (operator/internal/controller/vllmruntime_controller.go) builds the image as
-  ``registry + "/" + name`` (L653), sets the memory request and limit only when
-  ``resources.memory`` is given (L631-637), passes ``--max_model_len`` only when maxModelLen > 0
+  ``registry + "/" + name`` (L653), sets the cpu and memory requests and limits only when
+  ``resources.cpu`` / ``resources.memory`` are given (L622-637), passes ``--max_model_len`` only when maxModelLen > 0
   (L473-477), puts ``toleration`` on the pod (L802) and ``nodeSelectorTerms`` into a required node
   affinity (L743-747), and gives KEDA ``minReplicaCount: minReplicas`` (L1168).
 """
@@ -59,6 +59,8 @@ class OperatorServer:
     min_replicas_field: Optional[str]
     model: Optional[str] = None
     max_model_len_set: Optional[bool] = None  # None: the kind has no such field
+    # (resource, field path) pairs the operator turns into neither a request nor a limit.
+    unrequested: tuple[tuple[str, str], ...] = ()
 
 
 def operator_server(resource: Any) -> Optional[OperatorServer]:
@@ -87,8 +89,11 @@ def _nim(spec: dict) -> OperatorServer:
         minimum, field = as_int(get(scale, "hpa", "minReplicas")), "spec.scale.hpa.minReplicas"
     elif "replicas" in spec:
         minimum, field = as_int(spec.get("replicas")), "spec.replicas"
+    unrequested = tuple((r, f"spec.resources.requests.{r}") for r in ("cpu", "memory")
+                        if get(resources, "requests", r) is None and get(resources, "limits", r) is None)
     return OperatorServer("NIMService", image, "spec.image", get(resources, "limits", "memory"),
-                          "spec.resources.limits.memory", gpus, podspec, "spec.tolerations", minimum, field)
+                          "spec.resources.limits.memory", gpus, podspec, "spec.tolerations", minimum, field,
+                          unrequested=unrequested)
 
 
 def _vllm_runtime(spec: dict) -> OperatorServer:
@@ -112,4 +117,6 @@ def _vllm_runtime(spec: dict) -> OperatorServer:
     max_len = as_int(get(spec, "model", "maxModelLen"))
     return OperatorServer("VLLMRuntime", image, "spec.deploymentConfig.image", resources.get("memory"),
                           "spec.deploymentConfig.resources.memory", gpus, podspec, "spec.deploymentConfig.toleration",
-                          minimum, field, model if isinstance(model, str) else None, bool(max_len and max_len > 0))
+                          minimum, field, model if isinstance(model, str) else None, bool(max_len and max_len > 0),
+                          # The controller sets each request only when its field is given (L622-637).
+                          tuple((r, f"spec.deploymentConfig.resources.{r}") for r in ("cpu", "memory") if not resources.get(r)))

@@ -361,9 +361,10 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
             # Return the inputs as outputs so that whatever the program reads back is known, plus
             # what AWS would compute (ARNs, URLs) in plausible, deterministic form.
             outputs = {**mock_cloud.computed_outputs(args.typ, args.name, args.inputs, region), **args.inputs}
+            physical = mock_cloud.physical_id(args.typ, args.name)
             if args.typ == "pulumi:providers:aws" and isinstance(args.inputs.get("region"), str):
-                provider_regions[f"{args.name}-id"] = args.inputs["region"]
-            return f"{args.name}-id", outputs
+                provider_regions[physical] = args.inputs["region"]
+            return physical, outputs
 
         def call(self, args: mocks.MockCallArgs):
             # Provider functions: the EKS cluster lookup and the few others the program makes.

@@ -354,18 +354,3 @@ def api_service(m: ModelConfig, namespace: str) -> dict[str, Any]:
             "ports": [{"name": "http", "port": API_PORT, "targetPort": "http", "protocol": "TCP"}],
         },
     }
-
-
-def efa_security_group_rules(name: str) -> list[dict[str, Any]]:
-    """The self-referencing all-traffic rules EFA needs on the nodes' security group.
-
-    AWS EFA user guide ("Prepare an EFA-enabled security group"): allow all inbound and all
-    outbound traffic from and to the security group itself. As arguments of pulumi-aws
-    ``aws.vpc.SecurityGroupIngressRule`` / ``SecurityGroupEgressRule`` (the security group id is
-    filled in by the component, as it comes from the cluster).
-    """
-    common = {"ip_protocol": "-1", "tags": {"Name": f"{name}-efa", "llm-serving.io/purpose": "efa"}}
-    return [
-        {"kind": "ingress", "description": "EFA: all traffic from nodes in this security group", **common},
-        {"kind": "egress", "description": "EFA: all traffic to nodes in this security group", **common},
-    ]

@@ -268,6 +268,16 @@ PERFORMANCE: Dict[str, Dict[str, Any]] = {
         "source": "NVIDIA H200 datasheet (https://www.nvidia.com/en-us/data-center/h200/), SXM: 4.8 TB/s, BF16 1,979 and "
                   "FP8 3,958 TFLOPS with sparsity (dense: half), NVLink 900 GB/s (both directions).",
     },
+    "RTX-3090": {
+        "hbm_gb_s": 936, "bf16_tflops": 71, "fp8_tflops": None, "link": "pcie", "link_gb_s": 32,
+        "source": "NVIDIA Ampere GA102 GPU architecture whitepaper (GeForce RTX 3090 column): 936 GB/s GDDR6X, peak BF16 "
+                  "tensor TFLOPS with FP32 accumulate 71 (142 with sparsity), PCIe Gen4 x16.",
+    },
+    "RTX-4090": {
+        "hbm_gb_s": 1008, "bf16_tflops": 165.2, "fp8_tflops": 330.3, "link": "pcie", "link_gb_s": 32,
+        "source": "NVIDIA Ada GPU architecture whitepaper (GeForce RTX 4090 column): 1,008 GB/s GDDR6X, peak FP16/BF16 tensor "
+                  "TFLOPS with FP32 accumulate 165.2 (330.4 with sparsity), FP8 with FP32 accumulate 330.3, PCIe Gen4 x16.",
+    },
     "B200": {
         "hbm_gb_s": 8000, "bf16_tflops": 2250, "fp8_tflops": 4500, "link": "nvlink", "link_gb_s": 900,
         "source": "NVIDIA HGX B200 datasheet (https://www.nvidia.com/en-us/data-center/hgx/): 8 TB/s per GPU; 8 GPUs give "

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import math
+import random
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Optional
@@ -210,7 +211,8 @@ class ModelRun:
         self.sim = sim
         self.s = ms
         self.pool = pool
-        self.rng = rng
+        # Envoy's two random choices: Python's Mersenne Twister seeded from the run's seed (fast for one draw at a time).
+        self.rnd = random.Random(int(rng.integers(0, 2**63)))
         self.pods: list[Pod] = []
         self.ready: list[Pod] = []
         self.stats = Stats()
@@ -325,8 +327,12 @@ class ModelRun:
             return pods[0]
         if self.s.route.balancer == "lor":
             return min(pods, key=lambda p: (p.replica.in_flight, p.id))
-        i, j = self.rng.choice(n, 2, replace=False)
-        a, b = pods[int(i)], pods[int(j)]
+        rnd = self.rnd
+        i = rnd.randrange(n)
+        j = rnd.randrange(n - 1)
+        if j >= i:
+            j += 1
+        a, b = pods[i], pods[j]
         return a if a.replica.in_flight <= b.replica.in_flight else b
 
     def dispatch(self, r: Request) -> None:
@@ -514,14 +520,13 @@ class Simulation:
         env = self.env
         run = self.models[name]
         long_run = self.models.get(run.s.long_sibling) if run.s.long_sibling else None
-        t = wl.times
-        for i in range(len(t)):
-            at = float(t[i])
+        rows = zip(wl.times.tolist(), wl.prompt.tolist(), wl.output.tolist(), wl.streamed.tolist(), wl.long.tolist())
+        for at, prompt, output, streamed, long in rows:
             if at >= self.duration:
                 break
             if at > env.now:
                 yield env.timeout(at - env.now)
-            r = Request(self.next_id(), env.now, int(wl.prompt[i]), int(wl.output[i]), bool(wl.streamed[i]), bool(wl.long[i]))
+            r = Request(self.next_id(), env.now, prompt, output, streamed, long)
             # The header route: a long-context request is the sibling's (its own InferenceService, its own row).
             target = long_run if (r.long and long_run is not None) else run
             target.stats.requests += 1

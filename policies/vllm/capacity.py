@@ -41,6 +41,14 @@ def served_model(server: VllmServer) -> Optional[str]:
     """The model a vLLM container serves: `--model`, or the first positional token of `vllm serve`."""
     if server.args.get("model"):
         return server.args["model"]
+    if server.runtime_merged:
+        # KServe's Hugging Face server: --model_id, else the Hub repository of storageUri hf://org/name.
+        uri = server.container.get("storageUri")
+        if server.args.get("model-id"):
+            return server.args["model-id"]
+        if isinstance(uri, str) and uri.startswith("hf://"):
+            return uri[len("hf://"):].split(":", 1)[0]
+        return None
     line = vllm_command_line(server.container) or []
     positional = [t for i, t in enumerate(line) if not t.startswith("-") and (i == 0 or not line[i - 1].startswith("-")
                                                                             or "=" in line[i - 1])]
@@ -205,4 +213,26 @@ def sizing_gaps(resources: list) -> list[SizingGap]:
                 gpu_reason = "the memory accounting could not read the engine flags"
             reason = "; ".join(r for r in (model_reason, gpu_reason) if r)
             gaps.append(SizingGap(resource.name, server.label, model, gpu, reason))
+        gaps.extend(_other_engine_gaps(resource))
+    return gaps
+
+
+def _other_engine_gaps(resource: Any) -> list[SizingGap]:
+    """Model servers the capacity plan does not model at all: SGLang, Ray Serve LLM applications and the
+    servers NIMService and VLLMRuntime operators render (their memory is not vLLM's accounting of a
+    container the pack can see)."""
+    from policies.engines import sglang_servers
+    from policies.operators import operator_server
+    from policies.serving import engine_configs
+
+    gaps = [SizingGap(resource.name, s.label, s.model, None, "an SGLang server: the capacity plan models vLLM's memory "
+                                                               "accounting only")
+            for s in sglang_servers(resource)]
+    gaps += [SizingGap(resource.name, e.label, e.model, None, "a Ray Serve LLM application: the capacity plan does not "
+                                                              "size engine_kwargs on Ray workers")
+             for e in engine_configs(resource) if e.server is None]
+    operator = operator_server(resource)
+    if operator is not None:
+        gaps.append(SizingGap(resource.name, "spec", operator.model, None, f"a {operator.kind}: its operator renders the "
+                                                                          f"server, which the capacity plan does not size"))
     return gaps

@@ -226,12 +226,6 @@ def test_image_names_the_release_the_flags_were_checked_against(prod):
     assert vllm_release(m.image) == "0.33.0"
 
 
-def test_efa_rules_open_the_group_to_itself_for_all_traffic():
-    rules = build.efa_security_group_rules("prod-kuberay")
-    assert sorted(r["kind"] for r in rules) == ["egress", "ingress"]
-    assert all(r["ip_protocol"] == "-1" for r in rules)
-
-
 def test_operator_release_is_pinned_to_the_shared_chart_and_its_values_exist():
     import yaml
 

@@ -62,7 +62,7 @@ def test_stdin_and_lists(tmp_path):
     assert (lb["file"], lb["document"], lb["line"], lb["resource"]) == ("<stdin>", 0, 4, "Service/a")
     # BAD's vLLM server pins no GPU: the run says it could not size it rather than read as a pass.
     assert proc.stderr == ("read 1 files, 2 documents, 2 Kubernetes objects; 1 model server could not be sized (unknown "
-                           "model or GPU), so whether it starts (S2) was not checked\n")
+                           "model or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked\n")
 
 
 def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
@@ -71,7 +71,7 @@ def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
     assert lines[0] == ("read 1 files, 1 documents, 1 Kubernetes objects; 1 model server could not be sized (unknown model "
-                        "or GPU), so whether it starts (S2) was not checked")
+                        "or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked")
     assert f"[mandatory] image-tag-pinned (G1) {tmp_path / 'bad.yaml'}#0 Deployment/vllm (line 1): " in proc.stdout
     assert lines[-1].startswith("why and how to fix: docs/policies.md#")
 

@@ -97,9 +97,19 @@ def test_check_says_what_it_could_not_size_in_the_summary_and_the_json(tmp_path)
     run = lambda *a: subprocess.run([sys.executable, "-m", "policies", "check", str(tmp_path), *a], cwd=ROOT,
                                     capture_output=True, text=True, timeout=120)
     text = run()
-    assert "1 model server could not be sized (unknown model or GPU), so whether it starts (S2) was not checked" in text.stdout
+    assert "1 model server could not be sized (unknown model or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked" in text.stdout
     assert "[not sized]" in text.stdout and "no violations\n" not in text.stdout
     report = json.loads(run("--format", "json").stdout)
     (row,) = report["unsized"]
     assert row["model"] == "acme/private-70b" and row["gpu"] is None
     assert "no GPU type pinned" in row["reason"]
+
+
+def test_engines_the_plan_does_not_model_are_reported_as_unsized():
+    props = deployment_props()
+    props["spec"]["template"]["spec"]["containers"] = [{
+        "name": "sglang", "image": "lmsysorg/sglang:v0.5.2-cu126", "command": ["python3", "-m", "sglang.launch_server"],
+        "args": ["--model-path", "Qwen/Qwen3-8B"], "resources": {"limits": {"nvidia.com/gpu": 1}}}]
+    (gap,) = sizing_gaps([resource(DEPLOYMENT_TYPE, props)])
+    assert (gap.server, gap.model, gap.reason) == ("container sglang", "Qwen/Qwen3-8B",
+                                                   "an SGLang server: the capacity plan models vLLM's memory accounting only")

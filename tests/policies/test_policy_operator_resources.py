@@ -127,3 +127,20 @@ def test_unset_context_length_fires_for_vllm_runtime():
     assert messages(max_model_len_unset.POLICY, runtime(lambda s: s["model"].pop("maxModelLen"))) == [
         "spec.model.maxModelLen is not set, so the VLLMRuntime operator passes no --max-model-len and vLLM serves the "
         "model's full context (131,072 tokens for meta-llama/Llama-3.1-8B-Instruct); set the length you serve"]
+
+
+def test_no_cpu_or_memory_request_fires():
+    from policies.k8s_generic import serving_resource_requests
+
+    assert messages(serving_resource_requests.POLICY, runtime()) == []
+    assert messages(serving_resource_requests.POLICY, nim()) == []
+    assert messages(serving_resource_requests.POLICY, runtime(lambda s: s["deploymentConfig"].update(resources={"gpu": "1"}))) == [
+        "spec.deploymentConfig.resources.cpu and spec.deploymentConfig.resources.memory not set, so the VLLMRuntime "
+        "operator renders a model server with no cpu or memory request; Karpenter sizes the node and the scheduler packs "
+        "it as if it needed none; request what the engine uses besides the GPU"]
+    # A NIMService limit alone counts (Kubernetes defaults the request to the limit).
+    only_gpu = nim(lambda s: s.update(resources={"limits": {"nvidia.com/gpu": 1, "cpu": "8"}}))
+    assert messages(serving_resource_requests.POLICY, only_gpu) == [
+        "spec.resources.requests.memory not set, so the NIMService operator renders a model server with no memory "
+        "request; Karpenter sizes the node and the scheduler packs it as if it needed none; request what the engine uses "
+        "besides the GPU"]

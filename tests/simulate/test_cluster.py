@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from components.simulate.cluster import Simulation
+from components.simulate.engine import Request
 from components.simulate.workload import Workload
 from tests.simulate.helpers import model, replace, stack
 
@@ -110,17 +111,32 @@ def test_a_drain_shorter_than_the_streams_cuts_them_and_a_long_one_does_not():
     assert long.cut == 0
 
 
+def _two_pods(retry: bool):
+    m = model(min_replicas=2, max_replicas=2, seqs=1, queue=1)
+    m = replace(m, route=replace(m.route, retry_on_503=retry))
+    sim = Simulation(stack(m), {}, 0.001, 0, 15.0)
+    sim.run()
+    run = sim.models["m"]
+    full, free = run.ready
+    full.replica.queue_cap = 0  # this pod answers 503 to everything
+    # The balancer picks the full pod first (Envoy's two random choices can); a retry must go elsewhere.
+    run.pick = lambda exclude=None: full if exclude is None else free
+    return run, free
+
+
 def test_a_503_is_retried_once_on_another_pod():
-    # Envoy's LEAST_REQUEST picks the lighter of two random pods, so a full pod can be picked while another
-    # has room: the retry (retryOn 503, another host) finds it.
-    m = model(min_replicas=4, max_replicas=4, seqs=1, queue=1)
-    m = replace(m, route=replace(m.route, balancer="p2c"))
-    load = {"m": _load([(0, 30, 2.5)], output=100)}
-    st = _run(stack(m), load, 30).models["m"].stats
-    assert st.retries > 0
-    no_retry = replace(m, route=replace(m.route, retry_on_503=False))
-    st2 = _run(stack(no_retry), load, 30).models["m"].stats
-    assert st2.retries == 0 and st2.rejected_503 > st.rejected_503
+    run, free = _two_pods(retry=True)
+    r = Request(1, 0.0, 10, 10, True)
+    run.dispatch(r)
+    assert r.replica is free.replica and r.outcome is None
+    assert run.stats.retries == 1 and run.stats.rejected_503 == 0
+
+
+def test_without_the_retry_the_503_reaches_the_client():
+    run, _ = _two_pods(retry=False)
+    r = Request(1, 0.0, 10, 10, True)
+    run.dispatch(r)
+    assert r.outcome == "503" and run.stats.retries == 0 and run.stats.rejected_503 == 1
 
 
 def test_the_cpu_signal_saturates_and_misses_the_queue():
