@@ -34,6 +34,7 @@ class ClusterAddonsArgs(BaseModel):
         None, description="EKS cluster the Pod Identity Agent add-on goes to (pulumi.Input[str]). Default null: no add-on is made."
     )
     aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the EKS add-on. Default null (the stack's).")
+    efa: bool = Field(False, description="Install the EFA device plugin (a multi-node model requests EFA interfaces). Default false.")
     routes_itself: bool = Field(
         False, description="The stack routes to the predictors itself (an ingress is configured): KServe creates no Ingress. Default false."
     )
@@ -71,7 +72,7 @@ class ClusterAddons(KubernetesComponent):
             for pc in priority_classes()
         ]
         self.releases: dict[str, k8s.helm.v3.Release] = {}
-        for rel in build.addon_releases(args.addons, args.local_model_cache, args.routes_itself):
+        for rel in build.addon_releases(args.addons, args.local_model_cache, args.routes_itself, args.efa):
             # KServe's controller needs its CRDs and cert-manager's issuer first: install in order.
             previous = list(self.releases.values())[-1:]
             self.releases[rel["name"]] = helm_release(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=previous))

@@ -819,6 +819,20 @@ class IngressConfig(_Model):
     install_istio: Bool = Field(
         True, description="With routing istio: install Istio (base, istiod, ingress gateway; Helm). Default true; false where it runs already."
     )
+    gateway_replicas: Optional[Int] = Field(
+        None,
+        ge=1,
+        le=20,
+        description="With routing istio: replicas of the Istio ingress gateway (fixed; the chart's CPU autoscaler is off so "
+        "each DestinationRule's connection limits can be divided among them). Default null: 2 in prod (at least 2 "
+        "there, with a PodDisruptionBudget), 1 elsewhere.",
+    )
+
+    def gateway_replica_count(self, environment: str) -> int:
+        """The gateway's replicas: the configured number, else 2 in prod and 1 elsewhere."""
+        if self.gateway_replicas is not None:
+            return self.gateway_replicas
+        return 2 if environment == "prod" else 1
 
     @field_validator("certificate_arn")
     @classmethod
@@ -994,7 +1008,7 @@ class AddonsConfig(_Model):
     )
     kserve: AddonConfig = Field(
         default_factory=AddonConfig,
-        description="KServe v0.20.0 CRDs and controller, default deployment mode Standard (RawDeployment). Default {install: true}.",
+        description="KServe v0.20.0 CRDs and controller, default deployment mode Standard. Default {install: true}.",
     )
     nvidia_device_plugin: AddonConfig = Field(
         default_factory=AddonConfig,
@@ -1007,6 +1021,12 @@ class AddonsConfig(_Model):
         "picks for the cluster's Kubernetes version), not a Helm release: Karpenter, the AWS Load Balancer Controller and "
         "the S3 model readers get their AWS credentials through it, and their Pod Identity associations wait for it. "
         "Default {install: true}; false where the cluster runs it already.",
+    )
+    efa_device_plugin: AddonConfig = Field(
+        default_factory=AddonConfig,
+        description="AWS EFA device plugin (eks-charts aws-efa-k8s-device-plugin v0.5.30), installed when a multi-node "
+        "model requests EFA interfaces (distributed.efa on EFA instance types): nothing else serves "
+        "vpc.amazonaws.com/efa, so those pods would stay Pending. Default {install: true}; false where it runs already.",
     )
 
 
@@ -1439,6 +1459,13 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
                 )
             )
     problems.extend(_pool_controller_problems(cfg))
+    if cfg.ingress is not None and cfg.environment == "prod" and cfg.ingress.gateway_replica_count("prod") < 2:
+        problems.append(Problem(
+            "ingress.gatewayReplicas",
+            "a prod Istio ingress gateway runs at least 2 replicas, so a rollout or a node drain never takes the only one "
+            "(the chart's PodDisruptionBudget is rendered only above 1 replica)",
+            cfg.ingress.gateway_replicas,
+        ))
     return problems
 
 

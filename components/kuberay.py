@@ -113,6 +113,10 @@ class RayVllmService(KubernetesComponent):
             # The pods start after what the service was told to wait for (the operator, an S3 model's reader).
             opts=self.child_opts(depends_on=own_depends_on(opts)),
         )
+        pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
+        self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(
+            f"{name}-pdb", metadata=part(pdb, "metadata"), spec=part(pdb, "spec"), opts=child
+        )
         svc = resolve(lambda ns: build.api_service(m, ns), args.namespace)
         self.service = k8s.core.v1.Service(f"{name}-service", metadata=part(svc, "metadata"), spec=part(svc, "spec"), opts=child)
         self.service_name = build.service_name(m)

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
 from .builders import credentials
 from .builders import vllm_service as build
+from .builders.ingress import READINESS_GATE_LABEL
 from .builders.labels import recommended_labels
 from .capacity.plan import ServingPlan, plan_stack
 from .capacity.pools import PoolPlan, plan_pools
@@ -108,7 +109,11 @@ class LlmPlatform(pulumi.ComponentResource):
         )
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
-            metadata={"name": cfg.namespace, "labels": recommended_labels(cfg.namespace, component="namespace")},
+            metadata={
+                "name": cfg.namespace,
+                # The ALB controller injects readiness gates only in labelled namespaces (builders/ingress.py).
+                "labels": {**recommended_labels(cfg.namespace, component="namespace"), **(READINESS_GATE_LABEL if cfg.ingress else {})},
+            },
             opts=self.k8s_opts(),
         )
         # GPU capacity: PriorityClasses and add-ons, Karpenter (unless it already runs), then the pools.
@@ -119,6 +124,7 @@ class LlmPlatform(pulumi.ComponentResource):
                 local_model_cache=any(m.source.type == "localCache" for m in cfg.models),
                 routes_itself=cfg.ingress is not None,
                 cluster_name=cfg.cluster.name, aws_provider=args.aws_provider,
+                efa=uses_efa(cfg, self.plans),
             ),
             opts=self.k8s_opts(),
         )
@@ -244,6 +250,7 @@ class LlmPlatform(pulumi.ComponentResource):
                 LlmIngressArgs(
                     ingress=cfg.ingress, models=cfg.models, plans=self.plans, namespace=cfg.namespace, siblings=siblings,
                     cluster_name=cfg.cluster.name, region=self.region, aws_provider=args.aws_provider,
+                    gateway_replicas=cfg.ingress.gateway_replica_count(cfg.environment),
                     api_key=api_key_secret is not None, pod_identity_agent=self.addons.pod_identity_agent,
                 ),
                 opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
@@ -387,6 +394,14 @@ class LlmPlatform(pulumi.ComponentResource):
         are further ResourceOptions fields.
         """
         return k8s_child_opts(parent or self, self.k8s_provider, **kwargs)
+
+
+def uses_efa(cfg: StackConfig, plans: dict[str, ServingPlan]) -> bool:
+    """True when some multi-node model requests EFA interfaces (distributed.efa on a pool with EFA)."""
+    return any(
+        m.distributed is not None and m.distributed.efa and plans[m.name].layout is not None and plans[m.name].layout.efa_interfaces_per_node
+        for m in cfg.models
+    )
 
 
 def _vpc_id(vpc_config: Any) -> str:
