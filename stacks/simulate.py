@@ -23,7 +23,7 @@ MAX_SEED = 2**32 - 1
 
 
 def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
-    """The flags of `simulate` (contract in DESIGN.md)."""
+    """The flags of `simulate` (the command-line contract in docs/simulate.md)."""
     p.add_argument("stack", help="stack name (stacks/Pulumi.STACK.yaml) or path of a stack file")
     p.add_argument("--traffic", required=True, help="traffic profile (YAML or JSON; schema: components/simulate/traffic_profile.schema.json)")
     p.add_argument("--duration", help="simulated span: seconds or 90s / 15m / 1h (default: the profile's, else 1h)")
