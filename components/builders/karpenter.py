@@ -83,7 +83,9 @@ def efa_security_group(name: str, cluster_name: str) -> dict[str, Any]:
     EFA needs all traffic allowed to and from the group itself (AWS EFA user guide, "Prepare an
     EFA-enabled security group"). The EKS cluster security group is never edited for it: EKS owns
     that group's rules (it already holds self rules, and re-creating them fails with
-    InvalidPermission.Duplicate). The pool's nodes get this group in addition to the selected ones.
+    InvalidPermission.Duplicate). The pool's nodes get this group in addition to the selected ones:
+    Karpenter puts every security group its EC2NodeClass resolves on each EFA interface it launches
+    (v1.14.1 pkg/providers/launchtemplate/launchtemplate.go:334-344, ``Groups`` of each EFA interface).
     """
     return {
         "description": f"EFA traffic between the nodes of {name} (self rules only)",

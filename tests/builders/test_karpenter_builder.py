@@ -182,6 +182,7 @@ def test_subnets_and_security_groups_are_selected_as_configured(cluster, subnets
 
 
 def test_the_efa_group_is_added_to_the_selected_ones():
+    """Karpenter v1.14.1 puts all resolved groups on each EFA interface (pkg/providers/launchtemplate/launchtemplate.go:334-344)."""
     spec = _node_class_with({"securityGroups": {"eksClusterSecurityGroup": True}}, efa_sg="sg-0efa0000000000000")
     # Karpenter ORs the terms: the nodes get the cluster's group and the pool's own EFA group.
     assert spec["securityGroupSelectorTerms"] == [{"tags": {"aws:eks:cluster-name": "llm-prod"}}, {"id": "sg-0efa0000000000000"}]
