@@ -110,14 +110,13 @@ class IstioIngress(KubernetesComponent):
 
     def __init__(self, name: str, args: IstioIngressArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:ingress:IstioIngress", name, None, opts)
-        previous: list[pulumi.Resource] = []
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         for rel in build.istio_releases(args.plans):
-            # base (CRDs) before istiod before the gateway, as Istio's Helm guide orders them.
-            self.releases[rel["name"]] = _helm(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=list(previous)))
-            previous = [self.releases[rel["name"]]]
+            # base (CRDs) before istiod before the gateway, as Istio's Helm guide orders them: the
+            # order, and the Gateway's wait on base and istiod, come from components/deploy_order.py.
+            self.releases[rel["name"]] = _helm(f"{name}-{rel['name']}", rel, self.child_opts())
         gw = build.istio_gateway(args.ingress)
-        self.gateway = _custom(f"{name}-gateway", gw, self.child_opts(depends_on=list(previous)))
+        self.gateway = _custom(f"{name}-gateway", gw, self.child_opts())
         self.register_outputs({"gateway": f"{build.GATEWAY_NAMESPACE}/{build.GATEWAY_NAME}"})
 
 

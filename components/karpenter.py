@@ -8,7 +8,8 @@ Created unless ``karpenter.install`` is false (a cluster where Karpenter already
   reference policy scoped to this cluster;
 * the SQS interruption queue (SSE on) and the EventBridge rules for spot interruption, rebalance
   recommendation, instance state change and scheduled change;
-* the Karpenter Helm release (settings.clusterName, settings.interruptionQueue, and the
+* the karpenter-crd Helm release (the CRDs, which Helm upgrades as templates) and the Karpenter
+  Helm release (crds/ skipped; settings.clusterName, settings.interruptionQueue, and the
   CapacityBuffer feature gate when a pool uses a CapacityBuffer).
 """
 
@@ -129,6 +130,8 @@ class Karpenter(KubernetesComponent):
             tags=tags,
             opts=aws_opts,
         )
+        # The CRDs first, from their own chart (the order comes from components/deploy_order.py).
+        self.crd_release = helm_release(f"{name}-crd-release", build.karpenter_crd_release(args.namespace), self.child_opts())
         (rel,) = releases_of(lambda c: [build.karpenter_release(args.namespace, c, c, args.capacity_buffer)], cluster)
         self.release = helm_release(f"{name}-release", rel, self.child_opts(depends_on=[pod_identity, self.node_access]))
         self.node_role_name = self.node_role.name

@@ -222,7 +222,7 @@ def run_plan(stack_ref: str) -> PlanResult:
     pool_plans = plan_pools(cfg.gpu_pools, cfg.models, plans)
     recording = run_program(stack)
     violations = evaluate(policy_resources(recording))
-    resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in tree_order(recording.resources)]
+    resources = [{"type": r.type, "name": r.name, "parent": r.parent, "dependsOn": list(r.dependencies)} for r in tree_order(recording.resources)]
     report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name]) for m in cfg.models])
     report["stack_file"] = _display_path(stack.path)
     report["pools"] = [_pool_figures(p, plans) for p in pool_plans.values()]

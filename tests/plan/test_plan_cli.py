@@ -45,7 +45,7 @@ def test_plan_exits_zero_with_the_json_contract(planned):
     assert set(report) >= {"stack", "resources", "violations", "models"}
     assert report["stack"] == stack
     assert report["violations"] == []
-    assert all(set(r) == {"type", "name", "parent"} for r in report["resources"])
+    assert all(set(r) == {"type", "name", "parent", "dependsOn"} for r in report["resources"])
     for m in report["models"]:
         assert {"name", "kv_cache_gib", "kv_cache_tokens", "max_concurrency", "fits", "derived"} <= set(m)
         assert m["fits"] is True
@@ -100,7 +100,7 @@ def test_text_report_is_readable(tmp_path):
     text = proc.stdout
     # 84 + the ingress (21): LlmIngress, the controller (component, role, policy, attachment, pod identity, release),
     # IstioIngress (component, 3 releases, Gateway), the ALB Ingress, a VirtualService and DestinationRule per model.
-    assert text.startswith("Stack prod: 105 resources, 0 violations")
+    assert text.startswith("Stack prod: 106 resources, 0 violations")
     assert "Violations: none" in text
     assert "Model llama-70b: meta-llama/Llama-3.3-70B-Instruct on 4x H100 (p5.48xlarge), fits:" in text
     assert "= KV cache" in text and "derived maxNumSeqs = " in text
