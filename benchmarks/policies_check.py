@@ -1,6 +1,16 @@
-"""Benchmark: `python -m policies check` over 2,000 generated manifests, before and after the bounded loader.
+"""Benchmark: `python -m policies check` over 2,000 generated manifests, before and after the bounded loader;
+and over the third-party corpus side by side with Checkov.
 
     python benchmarks/policies_check.py [--manifests 2000] [--runs 5]
+    python benchmarks/policies_check.py --corpus [--runs 7] [--checkov PATH]
+
+``--corpus`` runs, as whole processes in interleaved rounds, ``python -m policies check`` over
+../shared/corpus/manifests and Checkov over the same folder, the way benchmarks/run.py runs it
+(``checkov -d DIR --framework kubernetes --quiet --compact --skip-download``, bytecode cache on
+for both after a warm-up run); it prints the median and minimum wall time and CPU time of each,
+the ratio of the medians, and whether the pack's targets hold (under 1 s, at least 10x faster than
+Checkov). Checkov is optional (``--checkov PATH``, ``$CHECKOV`` or ``checkov`` on PATH; not a
+dependency: ``python -m venv /tmp/checkov && /tmp/checkov/bin/pip install checkov==3.3.30``).
 
 Generates a folder of manifests like a real repository's (vLLM Deployments with probes and GPU
 limits, Services, ConfigMaps, HPAs, KServe InferenceServices, and Lists of them), then times, in
@@ -21,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
 import subprocess
 import sys
@@ -159,12 +170,63 @@ def _median_seconds(fn: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
+# The reference folder, as the tests find it (LLM_SERVING_REFERENCE, default ../shared).
+CORPUS = Path(os.environ.get("LLM_SERVING_REFERENCE") or ROOT.parent / "shared") / "corpus" / "manifests"
+
+
+def corpus_side_by_side(runs: int, checkov: Optional[str]) -> dict:
+    """Medians (wall and CPU seconds) of `policies check` and Checkov over the corpus, and their ratio."""
+    from benchmarks.run import interleave, process, process_env
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = process_env(Path(tmp) / "pycache")
+        cases = {"policies check": process(sys.executable, "-m", "policies", "check", str(CORPUS), env=env)}
+        if checkov:
+            cases["checkov"] = process(checkov, "-d", str(CORPUS), "--framework", "kubernetes", "--quiet", "--compact",
+                                       "--skip-download", env=env)
+        for warm in cases.values():  # fills the bytecode cache for both sides
+            warm()
+        wall, cpu = interleave(cases, runs)
+    figures = {name: {"median_s": statistics.median(wall[name]), "min_s": min(wall[name]),
+                      "cpu_median_s": statistics.median(cpu[name])} for name in cases}
+    ratio = figures["checkov"]["median_s"] / figures["policies check"]["median_s"] if checkov else None
+    return {"runs": runs, "checkov": checkov, "figures": figures, "ratio": ratio,
+            "targets": {"policies check < 1 s": figures["policies check"]["median_s"] < 1.0,
+                        "policies check >= 10x faster than Checkov": (ratio >= 10.0) if ratio is not None else None}}
+
+
+def print_corpus(result: dict) -> None:
+    """The side-by-side table."""
+    files = len(manifest_paths([str(CORPUS)]))
+    print(f"corpus: {files} files under {CORPUS}, {result['runs']} interleaved runs, {os.cpu_count()} cores, "
+          f"Python {sys.version.split()[0]}\n")
+    print("| command | median wall | min wall | median CPU |")
+    print("|---|---|---|---|")
+    for name, f in result["figures"].items():
+        print(f"| {name} | {f['median_s'] * 1000:,.0f} ms | {f['min_s'] * 1000:,.0f} ms | {f['cpu_median_s'] * 1000:,.0f} ms |")
+    if result["ratio"] is None:
+        print("\ncheckov: n/a (not installed; pass --checkov PATH)")
+    else:
+        print(f"\nCheckov / policies check (medians): {result['ratio']:.1f}x")
+    for target, met in result["targets"].items():
+        print(f"{target}: {'n/a' if met is None else 'yes' if met else 'NO'}")
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Generate, time, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--manifests", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--corpus", action="store_true", help="the corpus side by side with Checkov instead")
+    parser.add_argument("--checkov", help="Checkov executable (default: $CHECKOV or `checkov` on PATH; optional)")
     args = parser.parse_args(argv)
+    if args.corpus:
+        if not CORPUS.exists():
+            parser.error(f"{CORPUS} is absent")
+        from benchmarks.run import find_checkov
+
+        print_corpus(corpus_side_by_side(args.runs, find_checkov(args.checkov)))
+        return 0
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -40,7 +40,8 @@ from typing import Callable, Optional, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-CORPUS = ROOT.parent / "shared" / "corpus" / "manifests"
+# The reference folder (tests/conftest.py): $LLM_SERVING_REFERENCE, default ../shared beside the checkout.
+CORPUS = Path(os.environ.get("LLM_SERVING_REFERENCE") or ROOT.parent / "shared") / "corpus" / "manifests"
 SIZES = (1, 10, 100)
 
 

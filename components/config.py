@@ -137,10 +137,12 @@ class DisruptionConfig(_Model):
         "consolidated only inside the maintenance window).",
     )
     consolidate_after: Str = Field("15m", description='How long a node stays empty/underutilized before Karpenter acts. Default "15m".')
-    expire_after: Str = Field(
-        "720h",
-        description=f'Node lifetime before Karpenter replaces it (patching). Default "720h" (Karpenter\'s default); at least '
-        f"{EXPIRE_AFTER_FLOOR_HOURS}h, or \"Never\" (then drift in the window is the only way nodes get new AMIs).",
+    expire_after: Optional[Str] = Field(
+        None,
+        description=f'Node lifetime before Karpenter replaces it (patching). Expiry is forceful: it ignores disruption '
+        f'budgets and karpenter.sh/do-not-disrupt. At least {EXPIRE_AFTER_FLOOR_HOURS}h, or "Never" (then drift in the '
+        f'window is the only way nodes get new AMIs). Default null: "720h" (Karpenter\'s default), or "Never" on a pool '
+        f"that hosts a multi-node engine, where any other value is refused (both nodes of the engine would expire together).",
     )
     window: MaintenanceWindowConfig = Field(
         default_factory=MaintenanceWindowConfig, description="Default {weekday: 0, startHour: 3, hours: 4} (Sunday 03:00-07:00 UTC)."
@@ -155,8 +157,8 @@ class DisruptionConfig(_Model):
 
     @field_validator("expire_after")
     @classmethod
-    def _expire_after(cls, v: str) -> str:
-        if v == "Never":
+    def _expire_after(cls, v: Optional[str]) -> Optional[str]:
+        if v is None or v == "Never":
             return v
         if not _DURATION.fullmatch(v):
             raise ValueError('must be a duration such as "720h", or "Never"')
@@ -172,6 +174,55 @@ _AMI_ALIAS = re.compile(r"(al2023@v[0-9]{8}|bottlerocket@v?[0-9]+\.[0-9]+\.[0-9]
 DEFAULT_AMI_ALIAS = "al2023@v20260903"
 
 
+class CapacityReservationConfig(_Model):
+    """One EC2NodeClass capacityReservationSelectorTerms entry: a reservation by id, or by tags (and owner)."""
+
+    id: Optional[Str] = Field(None, description="Capacity reservation id (cr-...). Default null; excludes tags and ownerId.")
+    tags: Optional[dict[Str, Str]] = Field(
+        None, description='Tags that select reservations ("*" matches any value). Default null.'
+    )
+    owner_id: Optional[Str] = Field(None, description="12-digit AWS account that owns the reservations (with tags). Default null.")
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not re.fullmatch(r"cr-[0-9a-z]+", v):
+            raise ValueError("must be a capacity reservation id such as cr-0123456789abcdef0")
+        return v
+
+    @field_validator("owner_id")
+    @classmethod
+    def _owner(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not re.fullmatch(r"[0-9]{12}", v):
+            raise ValueError("must be a 12-digit AWS account id")
+        return v
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: Optional[dict]) -> Optional[dict]:
+        if v is not None and (not v or len(v) > 20 or any(not k or not val for k, val in v.items())):
+            raise ValueError("must hold 1-20 tags with non-empty keys and values")
+        return v
+
+    @model_validator(mode="after")
+    def _one_way(self) -> "CapacityReservationConfig":
+        # The CRD's rules (karpenter.k8s.aws EC2NodeClass v1.14.1): id alone, or tags (with an owner).
+        if self.id is not None and (self.tags is not None or self.owner_id is not None):
+            raise ValueError("id is mutually exclusive with tags and ownerId")
+        if self.id is None and self.tags is None:
+            raise ValueError("needs id or tags")
+        return self
+
+    def term(self) -> dict[str, Any]:
+        """The selector term as the EC2NodeClass spells it."""
+        if self.id is not None:
+            return {"id": self.id}
+        out: dict[str, Any] = {"tags": dict(sorted(self.tags.items()))} if self.tags else {}
+        if self.owner_id is not None:
+            out["ownerID"] = self.owner_id
+        return out
+
+
 class GpuPoolConfig(_Model):
     """One Karpenter GPU node pool: which instances, how they are bought, how many GPUs at most."""
 
@@ -181,6 +232,11 @@ class GpuPoolConfig(_Model):
     )
     capacity_types: tuple[Literal["on-demand", "spot", "reserved"], ...] = Field(
         ("on-demand",), description='Purchase options. Default ["on-demand"] (spot reclaims cut long requests).'
+    )
+    capacity_reservations: tuple[CapacityReservationConfig, ...] = Field(
+        (),
+        description="EC2 capacity reservations the pool may launch into (EC2NodeClass capacityReservationSelectorTerms). "
+        "Required when capacityTypes includes reserved: Karpenter only knows reservations these terms select. Default [].",
     )
     gpu_limit: Int = Field(description="Most GPUs the pool may hold at once (required, > 0): Karpenter's limits.nvidia.com/gpu.", gt=0)
     buffer: BufferConfig = Field(default_factory=BufferConfig, description="Warm headroom. Default {replicas: 0}.")
@@ -383,7 +439,7 @@ class StartupConfig(_Model):
         le=7200,
         description="Startup probe budget in seconds. Default null: derived by the capacity plan from the model "
         "source, the checkpoint size and the GPUs (components/capacity/cold_start.py, figures from "
-        "shared/reference/cold_start.md); the plan report lists the parts.",
+        "public reports cited there); the plan report lists the parts.",
     )
 
 
@@ -1052,16 +1108,25 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
         if cfg.environment == "prod" and m.replicas.min < 2 and not m.replicas.single_replica_reason:
             problems.append(
                 Problem(
-                    f"models[{i}].replicas.min",
+                    f"{at}.replicas.min",
                     "a prod model runs at least 2 replicas, so a node drain or a crash never takes its last ready one; "
                     "raise it or set replicas.singleReplicaReason",
                     m.replicas.min,
                 )
             )
-        if m.source.type == "localCache" and not all(INSTANCES[t]["local_nvme_gb"] for t in pool.instance_types):
+        if m.source.type == "localCache" and pool.ami_alias.startswith("bottlerocket@"):
             problems.append(
                 Problem(
                     f"models[{i}].source.type",
+                    f"localCache needs the host path /models that KServe v0.20.0's node agent mounts, and pool {pool.name!r} "
+                    "runs Bottlerocket, whose root filesystem is read-only; use an al2023 amiAlias for this pool",
+                    m.source.type,
+                )
+            )
+        if m.source.type == "localCache" and not all(INSTANCES[t]["local_nvme_gb"] for t in pool.instance_types):
+            problems.append(
+                Problem(
+                    f"{at}.source.type",
                     f"localCache keeps the weights on instance-store NVMe, and not every instance type of pool {pool.name!r} has one",
                     m.source.type,
                 )
@@ -1093,4 +1158,31 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
                     m.replicas.min,
                 )
             )
+    problems.extend(_pool_controller_problems(cfg))
+    return problems
+
+
+def _pool_controller_problems(cfg: "StackConfig") -> list[Problem]:
+    """What Karpenter would do wrong with a pool: reserved capacity it cannot find, a multi-node engine it would expire."""
+    problems: list[Problem] = []
+    multi_node = {m.pool for m in cfg.models if m.distributed is not None}
+    for i, pool in enumerate(cfg.gpu_pools):
+        if "reserved" in pool.capacity_types and not pool.capacity_reservations:
+            # Karpenter v1.14.1 lists reservations only through the EC2NodeClass's selector terms
+            # (pkg/controllers/nodeclass/capacityreservation.go:54); none selected, no reserved offering.
+            problems.append(Problem(
+                f"gpuPools[{i}].capacityReservations",
+                "required when capacityTypes includes reserved: Karpenter launches reserved capacity only from the "
+                "reservations the EC2NodeClass's capacityReservationSelectorTerms select; add {id: cr-...} or {tags: {...}}",
+                [],
+            ))
+        expire = pool.disruption.expire_after
+        if pool.name in multi_node and expire is not None and expire != "Never":
+            problems.append(Problem(
+                f"gpuPools[{i}].disruption.expireAfter",
+                "must be Never on a pool that hosts a multi-node engine: expiry is forceful (it ignores disruption budgets "
+                "and karpenter.sh/do-not-disrupt), so the engine's nodes would be replaced together and the model would "
+                "cold-start; nodes then get new AMIs by drift inside the maintenance window",
+                expire,
+            ))
     return problems

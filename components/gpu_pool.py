@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .builders import buffer as buffers
 from .builders import karpenter as build
-from .builders import model_source
+from .builders import credentials, model_source
 from .capacity.pools import PoolPlan
 from .cluster import KubernetesComponent
 from .config import GpuPoolConfig
@@ -36,6 +36,14 @@ class GpuPoolArgs(BaseModel):
     namespace: InputName = Field("llm", description="Namespace of the pool's buffer objects (pulumi.Input[str]). Default llm.")
     cache_models: tuple[Any, ...] = Field(
         (), description="(ModelConfig, checkpoint GiB) of the pool's models with source localCache. Default ()."
+    )
+    cache_credentials: bool = Field(
+        False,
+        description="The caches name each model's ServiceAccount (in KServe's job namespace, where the stack creates it "
+        "with the Hugging Face Secret), so the download jobs get HF_TOKEN. Default false (public models).",
+    )
+    cache_depends_on: list[Any] = Field(
+        default_factory=list, description="Resources the caches wait for (the job namespace's ServiceAccounts and Secret). Default [].",
     )
     depends_on: list[Any] = Field(
         default_factory=list, description="Resources the buffer objects wait for (e.g. their namespace). Default []."
@@ -110,6 +118,7 @@ class GpuPool(KubernetesComponent):
             )
         # Models with source localCache: the node group over the pool's NVMe and one cache per model.
         self.model_caches: list[pulumi.Resource] = []
+        self.caches_by_model: dict[str, pulumi.Resource] = {}
         if args.cache_models:
             group = model_source.local_model_node_group(args.plan)
             node_group = k8s.apiextensions.CustomResource(
@@ -122,17 +131,18 @@ class GpuPool(KubernetesComponent):
             )
             self.model_caches.append(node_group)
             for model, checkpoint_gib in args.cache_models:
-                cache = model_source.local_model_cache(model, checkpoint_gib)
-                self.model_caches.append(
-                    k8s.apiextensions.CustomResource(
-                        f"{name}-model-cache-{model.name}",
-                        api_version=cache["apiVersion"],
-                        kind=cache["kind"],
-                        metadata=cache["metadata"],
-                        spec=cache["spec"],
-                        opts=self.child_opts(depends_on=[node_group]),
-                    )
+                account = credentials.model_service_account_name(model) if args.cache_credentials else None
+                cache = model_source.local_model_cache(model, checkpoint_gib, account)
+                self.caches_by_model[model.name] = k8s.apiextensions.CustomResource(
+                    f"{name}-model-cache-{model.name}",
+                    api_version=cache["apiVersion"],
+                    kind=cache["kind"],
+                    metadata=cache["metadata"],
+                    spec=cache["spec"],
+                    # The download job reads the account's Secrets when it starts: they exist first.
+                    opts=self.child_opts(depends_on=[node_group, *args.cache_depends_on]),
                 )
+                self.model_caches.append(self.caches_by_model[model.name])
         # A plain str (known at plan time) for callers in this program; the typed Outputs for other stacks.
         self.node_pool_name = args.pool.name
         self.pool_name = pulumi.Output.from_input(args.pool.name)

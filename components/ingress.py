@@ -20,6 +20,7 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
 from .builders import ingress as build
+from .builders.pod_identity import cluster_arn
 from .capacity.plan import ServingPlan
 from .cluster import KubernetesComponent
 from .config import IngressConfig, ModelConfig
@@ -74,8 +75,17 @@ class AwsLoadBalancerController(KubernetesComponent):
         import pulumi_aws as aws
 
         aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
-        role = aws.iam.Role(f"{name}-role", assume_role_policy=json.dumps(build.pod_identity_trust_policy(), sort_keys=True), opts=aws_opts)
-        policy = aws.iam.Policy(f"{name}-policy", policy=json.dumps(build.lb_controller_policy(), sort_keys=True), opts=aws_opts)
+        invoke = pulumi.InvokeOptions(parent=self, provider=args.aws_provider)
+        partition = aws.get_partition_output(opts=invoke).partition
+        account = aws.get_caller_identity_output(opts=invoke).account_id
+        # Trusted only for the controller's service account on this cluster (builders/pod_identity.py).
+        trust = pulumi.Output.all(partition, args.region, account, args.cluster_name).apply(
+            lambda a: json.dumps(build.pod_identity_trust_policy(cluster_arn(*a)), sort_keys=True)
+        )
+        role = aws.iam.Role(f"{name}-role", assume_role_policy=trust, opts=aws_opts)
+        policy = aws.iam.Policy(
+            f"{name}-policy", policy=partition.apply(lambda p: json.dumps(build.lb_controller_policy(p), sort_keys=True)), opts=aws_opts
+        )
         aws.iam.RolePolicyAttachment(f"{name}-policy-attachment", role=role.name, policy_arn=policy.arn, opts=aws_opts)
         association = aws.eks.PodIdentityAssociation(
             f"{name}-pod-identity",

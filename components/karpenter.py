@@ -2,12 +2,12 @@
 
 Created unless ``karpenter.install`` is false (a cluster where Karpenter already runs):
 
-* node IAM role ``KarpenterNodeRole-<cluster>`` with the EKS worker policies, and an EKS access entry
-  (type EC2_LINUX) so nodes launched with it can join;
-* controller role assumed through EKS Pod Identity (service account ``karpenter``), with the
-  reference policy scoped to this cluster;
-* the SQS interruption queue (SSE on) and the EventBridge rules for spot interruption, rebalance
-  recommendation, instance state change and scheduled change;
+* node IAM role ``KarpenterNodeRole-<cluster>`` with the reference template's managed policies (EKS
+  worker, CNI, ECR pull only, SSM), and an EKS access entry (type EC2_LINUX) so nodes launched with it can join;
+* controller role assumed through EKS Pod Identity, trusted only for service account ``karpenter``
+  in ``namespace`` on this cluster, with the six reference policies of v1.14.1 scoped to this cluster;
+* the SQS interruption queue (SSE on) and the five EventBridge rules for spot interruption, rebalance
+  recommendation, instance state change, scheduled change and capacity-reservation interruption;
 * the karpenter-crd Helm release (the CRDs, which Helm upgrades as templates) and the Karpenter
   Helm release (crds/ skipped; settings.clusterName, settings.interruptionQueue, and the
   CapacityBuffer feature gate when a pool uses a CapacityBuffer).
@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .builders import karpenter_aws as build
 from .builders.karpenter import node_role_name
+from .builders.pod_identity import cluster_arn
 from .cluster import KubernetesComponent
 from .helm import helm_release, releases_of
 from .inputs import AwsProvider, InputStr, resolve
@@ -58,13 +59,14 @@ class Karpenter(KubernetesComponent):
         aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
         invoke = pulumi.InvokeOptions(parent=self, provider=args.aws_provider)
         account = aws.get_caller_identity_output(opts=invoke).account_id
-        partition = aws.get_partition_output(opts=invoke).partition
+        partition_info = aws.get_partition_output(opts=invoke)
+        partition = partition_info.partition
         tags = {"llm-serving.io/cluster": cluster, "karpenter.sh/discovery": cluster}
 
         self.node_role = aws.iam.Role(
             f"{name}-node-role",
             name=resolve(node_role_name, cluster),
-            assume_role_policy=json.dumps(build.node_role_trust(), sort_keys=True),
+            assume_role_policy=partition_info.dns_suffix.apply(lambda suffix: json.dumps(build.node_role_trust(suffix), sort_keys=True)),
             tags=tags,
             opts=aws_opts,
         )
@@ -109,7 +111,9 @@ class Karpenter(KubernetesComponent):
         self.controller_role = aws.iam.Role(
             f"{name}-controller-role",
             name=resolve(lambda c: f"KarpenterControllerRole-{c}"[:64], cluster),
-            assume_role_policy=json.dumps(build.controller_role_trust(), sort_keys=True),
+            assume_role_policy=pulumi.Output.all(partition, args.region, account, cluster).apply(
+                lambda a: json.dumps(build.controller_role_trust(cluster_arn(*a), args.namespace), sort_keys=True)
+            ),
             tags=tags,
             opts=aws_opts,
         )

@@ -90,7 +90,7 @@ class RayVllmServiceArgs(BaseModel):
         None, description="Karpenter NodePool every Ray pod selects (pulumi.Input[str]). Default null: `model.pool`."
     )
     hf_token_secret: Optional[InputStr] = Field(
-        None, description="Name of the Secret with key 'token' (pulumi.Input[str]). Default null (public model)."
+        None, description="Name of the Secret with key 'HF_TOKEN' (pulumi.Input[str]). Default null (public model)."
     )
 
     @model_validator(mode="after")

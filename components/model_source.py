@@ -14,7 +14,7 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
 from .builders import model_source as build
-from .builders.karpenter_aws import controller_role_trust
+from .builders import pod_identity
 from .cluster import KubernetesComponent
 from .config import ModelConfig
 from .inputs import AwsProvider, InputName, InputStr, part, resolve
@@ -50,10 +50,16 @@ class S3ModelReader(KubernetesComponent):
             opts=self.child_opts(),
         )
         aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
+        # Trusted only for this model's ServiceAccount in its namespace on this cluster (builders/pod_identity.py);
+        # the cluster's ARN is looked up, so partition, region and account are the cluster's own.
+        cluster = aws.eks.get_cluster_output(name=args.cluster_name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+        trust = pulumi.Output.all(cluster.arn, args.namespace).apply(
+            lambda a: json.dumps(pod_identity.trust_policy(a[0], a[1], str(m.source.service_account)), sort_keys=True)
+        )
         role = aws.iam.Role(
             f"{name}-role",
             name=resolve(lambda cluster: f"llm-serving-{cluster}-{m.name}-s3"[:64], args.cluster_name),
-            assume_role_policy=json.dumps(controller_role_trust(), sort_keys=True),
+            assume_role_policy=trust,
             opts=aws_opts,
         )
         aws.iam.RolePolicy(f"{name}-read", role=role.name, policy=json.dumps(build.s3_read_policy(str(m.source.uri)), sort_keys=True), opts=aws_opts)

@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
 from .autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
+from .builders import credentials
 from .builders import vllm_service as build
 from .builders.labels import recommended_labels
 from .capacity.plan import ServingPlan, plan_stack
@@ -104,7 +105,11 @@ class LlmPlatform(pulumi.ComponentResource):
         # GPU capacity: PriorityClasses and add-ons, Karpenter (unless it already runs), then the pools.
         self.addons = ClusterAddons(
             f"{name}-addons",
-            ClusterAddonsArgs(addons=cfg.addons, local_model_cache=any(m.source.type == "localCache" for m in cfg.models)),
+            ClusterAddonsArgs(
+                addons=cfg.addons,
+                local_model_cache=any(m.source.type == "localCache" for m in cfg.models),
+                routes_itself=cfg.ingress is not None,
+            ),
             opts=self.k8s_opts(),
         )
         capacity_buffer = any(p.buffer.mode == "capacityBuffer" and self.pool_plans[p.name].buffer_gpus for p in cfg.gpu_pools)
@@ -123,6 +128,7 @@ class LlmPlatform(pulumi.ComponentResource):
                 opts=self.k8s_opts(),
             )
             node_role = self.karpenter.node_role_name
+        cache_credentials = self._cache_credentials(name, args)
         self.pools = {
             p.name: GpuPool(
                 f"{name}-pool-{p.name}",
@@ -136,6 +142,8 @@ class LlmPlatform(pulumi.ComponentResource):
                         (m, self.plans[m.name].model.checkpoint_gib) for m in cfg.models if m.pool == p.name and m.source.type == "localCache"
                     ),
                     depends_on=[namespace],
+                    cache_credentials=bool(cache_credentials),
+                    cache_depends_on=cache_credentials,
                 ),
                 opts=self.k8s_opts(),
             )
@@ -145,12 +153,13 @@ class LlmPlatform(pulumi.ComponentResource):
         secret_name = None
         if args.hf_token is not None:
             secret_name = HF_SECRET_NAME
-            meta = build.hf_token_secret(cfg.namespace, HF_SECRET_NAME)
+            meta = credentials.hf_token_secret(cfg.namespace, HF_SECRET_NAME)
             k8s.core.v1.Secret(
                 f"{name}-hf-token",
                 metadata=meta["metadata"],
                 type=meta["type"],
-                string_data={build.HF_TOKEN_KEY: pulumi.Output.secret(args.hf_token)},
+                # KServe's key (pkg/credentials/hf/hf_secret.go HFTokenKey): builders/credentials.py.
+                string_data={credentials.HF_TOKEN_KEY: pulumi.Output.secret(args.hf_token)},
                 opts=in_ns,
             )
         self.kuberay = self._kuberay(name, args)
@@ -178,13 +187,17 @@ class LlmPlatform(pulumi.ComponentResource):
                     opts=self.k8s_opts(depends_on=[namespace, *operator]),
                 )
             else:
+                # KServe matches an InferenceService to a LocalModelCache once, at admission
+                # (pkg/apis/serving/v1beta1/inference_service_defaults.go DefaultInferenceService gets the
+                # cache list): the cache must exist first.
+                cache = self.pools[m.pool].caches_by_model.get(m.name)
                 self.services[m.name] = VllmService(
                     f"{name}-{m.name}",
                     VllmServiceArgs(
                         model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
                         hf_token_secret=secret_name,
                     ),
-                    opts=in_ns,
+                    opts=in_ns if cache is None else self.k8s_opts(depends_on=[namespace, cache]),
                 )
         # The entry point: ALB (and Istio) with every timeout from the models' timeout chains.
         self.ingress = None
@@ -236,6 +249,40 @@ class LlmPlatform(pulumi.ComponentResource):
                 },
             }
         )
+
+    def _cache_credentials(self, name: str, args: LlmPlatformArgs) -> list[pulumi.Resource]:
+        """KServe's LocalModel job namespace, the token Secret and one ServiceAccount per cached model in it.
+
+        The download jobs of a (cluster-scoped) LocalModelCache run in that namespace and take their
+        credentials from the ServiceAccount the cache names, looked up there (builders/credentials.py).
+        Nothing when no model uses localCache or the stack has no token.
+        """
+        cfg = args.config
+        cached = [m for m in cfg.models if m.source.type == "localCache"]
+        if not cached or args.hf_token is None:
+            return []
+        ns_obj = credentials.localmodel_job_namespace()
+        job_ns = k8s.core.v1.Namespace(f"{name}-localmodel-jobs-namespace", metadata=ns_obj["metadata"], opts=self.k8s_opts())
+        in_jobs = self.k8s_opts(depends_on=[job_ns])
+        meta = credentials.hf_token_secret(credentials.LOCALMODEL_JOB_NAMESPACE, HF_SECRET_NAME)
+        secret = k8s.core.v1.Secret(
+            f"{name}-localmodel-jobs-hf-token",
+            metadata=meta["metadata"],
+            type=meta["type"],
+            string_data={credentials.HF_TOKEN_KEY: pulumi.Output.secret(args.hf_token)},
+            opts=in_jobs,
+        )
+        out: list[pulumi.Resource] = [job_ns, secret]
+        for m in cached:
+            sa = credentials.model_service_account(m, credentials.LOCALMODEL_JOB_NAMESPACE, HF_SECRET_NAME)
+            out.append(k8s.core.v1.ServiceAccount(
+                f"{name}-{m.name}-cache-sa",
+                metadata=sa["metadata"],
+                automount_service_account_token=False,
+                secrets=sa["secrets"],
+                opts=self.k8s_opts(depends_on=[job_ns, secret]),
+            ))
+        return out
 
     def _kuberay(self, name: str, args: LlmPlatformArgs) -> Optional[KubeRay]:
         """The KubeRay operator and the EFA rules, when some model spreads over several nodes."""

@@ -8,7 +8,10 @@ InferenceService, the pod's drain) reads it from a :class:`TimeoutChain`.
 Three invariants hold for every chain this module returns (``chain_problems`` checks them, and
 the property tests in tests/timeouts/ check them over every valid input):
 
-* request timeouts shrink going inward: ALB idle > route > per-try > KServe >= longest request;
+* request timeouts shrink going inward: ALB idle > route > per-try > longest request. There is no
+  KServe layer: in Standard mode KServe reads ``spec.predictor.timeout`` only when it builds a Gateway
+  API HTTPRoute (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/reconcilers/ingress/
+  httproute_reconciler.go), and this stack routes through the ALB and Istio, so nothing would enforce it;
 * keep-alives grow going inward: the server behind a proxy keeps an idle connection open longer
   than the proxy in front of it does (ALB -> gateway, ALB -> vLLM, Envoy -> vLLM). AWS: "configure
   the idle timeout of your application to be larger than the idle timeout configured for the load
@@ -17,7 +20,9 @@ the property tests in tests/timeouts/ check them over every valid input):
   stops taking traffic before vLLM is signalled, vLLM finishes in-flight requests, and
   terminationGracePeriodSeconds >= preStop + the longest request.
 
-Facts used (shared/reference/timeouts.md unless said otherwise): ALB idle_timeout.timeout_seconds
+Facts used (kubernetes-sigs/aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the
+ELBv2 API's LoadBalancerAttribute / TargetGroupAttribute texts; Envoy's RouteAction docs; istio/istio 1.30.3),
+unless said otherwise: ALB idle_timeout.timeout_seconds
 1-4000 s (default 60); target group deregistration_delay.timeout_seconds 0-3600 s (default 300);
 Envoy's route timeout default 15 s, which Istio replaces by "no timeout"; Istio sets Envoy's stream
 idle timeout to 0 (off) on every connection manager it builds; Envoy's connection idle timeout
@@ -135,7 +140,6 @@ class TimeoutChain:
     alb_idle_timeout_seconds: int
     route_timeout_seconds: int
     retry: RetryPolicy
-    kserve_timeout_seconds: int
     connect_timeout_seconds: int
     # Keep-alives / idle timeouts, outer to inner.
     gateway_idle_timeout_seconds: int
@@ -181,15 +185,13 @@ class TimeoutChain:
                   f"per-try {self.per_try_timeout_seconds}s + {RETRY_WINDOW_SECONDS}s for one fast-failing try "
                   f"(replaces Envoy's {ENVOY_ROUTE_TIMEOUT_DEFAULT}s / a gateway's {GATEWAY_ROUTE_TIMEOUT_DEFAULT}s)"),
             Layer("Envoy route", "retries.perTryTimeout", self.per_try_timeout_seconds,
-                  f"KServe timeout {self.kserve_timeout_seconds}s + {HOP_MARGIN_SECONDS}s; {self.retry.attempts} retry, "
+                  f"longest request {r}s (the SLO's maxRequestSeconds, rounded up; {'streamed' if self.streaming else 'not streamed'}, "
+                  f"TTFT target {self.first_token_seconds:g}s) + {HOP_MARGIN_SECONDS}s: the innermost request timeout; {self.retry.attempts} retry, "
                   f"only on {self.retry.retry_on_header} (the model did no work)"),
             Layer("Envoy route", "stream idle", 0,
                   "off: Istio sets Envoy's stream idle timeout to 0 on every connection manager, so a slow "
                   "first token is not cut"
                   + ("" if self.streaming else "; responses are not streamed, so TCP keep-alive probes guard the silent upstream")),
-            Layer("KServe", "spec.predictor.timeout", self.kserve_timeout_seconds,
-                  f"the SLO's maxRequestSeconds, rounded up ({'streamed' if self.streaming else 'not streamed'}; "
-                  f"TTFT target {self.first_token_seconds:g}s)"),
             Layer("Envoy", "connectionPool.tcp.connectTimeout", self.connect_timeout_seconds,
                   "a dead pod fails fast and the retry goes to another pod"),
             Layer("Istio gateway", "downstream idle timeout", self.gateway_idle_timeout_seconds,
@@ -220,7 +222,6 @@ class TimeoutChain:
             "per_try_timeout_seconds": self.per_try_timeout_seconds,
             "retry_attempts": self.retry.attempts,
             "retry_on": self.retry.retry_on_header,
-            "kserve_timeout_seconds": self.kserve_timeout_seconds,
             "connect_timeout_seconds": self.connect_timeout_seconds,
             "gateway_idle_timeout_seconds": self.gateway_idle_timeout_seconds,
             "upstream_idle_timeout_seconds": self.upstream_idle_timeout_seconds,
@@ -229,6 +230,7 @@ class TimeoutChain:
             "shutdown_timeout_seconds": self.shutdown_timeout_seconds,
             "termination_grace_seconds": self.termination_grace_seconds,
             "engine_ready_timeout_seconds": self.engine_ready_timeout_seconds,
+            "longest_request_seconds": self.longest_request_seconds,
             "streaming": self.streaming,
             "layers": [{"layer": l.layer, "setting": l.setting, "seconds": l.seconds, "why": l.why} for l in self.layers()],
         }
@@ -256,8 +258,7 @@ def timeout_chain(
     if rule:
         raise ChainError(rule)
     r = math.ceil(max_request_seconds)
-    kserve = r
-    per_try = kserve + HOP_MARGIN_SECONDS
+    per_try = r + HOP_MARGIN_SECONDS
     route = per_try + RETRY_WINDOW_SECONDS
     alb_idle = max(route + HOP_MARGIN_SECONDS, shared_alb_idle_seconds or 0)
     if alb_idle > ALB_IDLE_TIMEOUT_MAX:
@@ -273,7 +274,6 @@ def timeout_chain(
         alb_idle_timeout_seconds=alb_idle,
         route_timeout_seconds=route,
         retry=RetryPolicy(attempts=RETRY_ATTEMPTS, retry_on=RETRY_ON, per_try_timeout_seconds=per_try),
-        kserve_timeout_seconds=kserve,
         connect_timeout_seconds=CONNECT_TIMEOUT_SECONDS,
         gateway_idle_timeout_seconds=alb_idle + HOP_MARGIN_SECONDS,
         upstream_idle_timeout_seconds=alb_idle + HOP_MARGIN_SECONDS,
@@ -299,13 +299,11 @@ def chain_problems(c: TimeoutChain) -> list[str]:
         ("ALB idle timeout", c.alb_idle_timeout_seconds),
         ("route timeout", c.route_timeout_seconds),
         ("per-try timeout", c.per_try_timeout_seconds),
-        ("KServe timeout", c.kserve_timeout_seconds),
+        ("longest request", r),
     ]
     for (outer, o), (inner, i) in zip(requests, requests[1:]):
         if not o > i:
             out.append(f"request timeouts must shrink going inward: {outer} {o}s <= {inner} {i}s")
-    if c.kserve_timeout_seconds < r:
-        out.append(f"KServe timeout {c.kserve_timeout_seconds}s is below the longest request {r}s")
     if c.route_timeout_seconds < c.per_try_timeout_seconds * c.retry.attempts + RETRY_WINDOW_SECONDS and c.retry.attempts:
         out.append("route timeout leaves no room for the retry")
     if not ALB_IDLE_TIMEOUT_MIN <= c.alb_idle_timeout_seconds <= ALB_IDLE_TIMEOUT_MAX:

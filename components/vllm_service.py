@@ -9,6 +9,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .builders import credentials
+from .builders import credentials
 from .builders import vllm_service as build
 from .capacity.plan import ServingPlan, plan_model
 from .cluster import KubernetesComponent
@@ -39,7 +41,9 @@ class VllmServiceArgs(BaseModel):
         None, description="Karpenter NodePool the pods select (pulumi.Input[str]). Default null: `model.pool`."
     )
     hf_token_secret: Optional[InputStr] = Field(
-        None, description="Name of the Secret with key 'token' (pulumi.Input[str]). Default null (public model)."
+        None,
+        description="Name of the Secret with key 'HF_TOKEN' (pulumi.Input[str]); the model's ServiceAccount lists it for "
+        "KServe's storage initializer and the pod reads it as HF_TOKEN. Default null (public model).",
     )
     base_dir: Optional[Path] = Field(
         None, description="Directory that `model.architecture.configPath` is relative to. Default null: the working directory."
@@ -55,7 +59,11 @@ class VllmServiceArgs(BaseModel):
 
 
 class VllmService(KubernetesComponent):
-    """A KServe InferenceService running `vllm serve`, and its PodDisruptionBudget.
+    """A KServe InferenceService running `vllm serve`, its ServiceAccount and its PodDisruptionBudget.
+
+    The ServiceAccount (``<model>-model``; an S3 model uses its source's account instead) lists the
+    Hugging Face Secret, the only place KServe's storage initializer takes ``HF_TOKEN`` from
+    (builders/credentials.py).
 
     Pass the cluster's Kubernetes provider in ``opts`` (``LlmPlatform.k8s_opts()``, or
     ``providers=[...]`` from a program of your own); every child uses it.
@@ -81,6 +89,18 @@ class VllmService(KubernetesComponent):
         self.plan: ServingPlan = plan
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         child = self.child_opts()
+        self.service_account: Optional[k8s.core.v1.ServiceAccount] = None
+        if credentials.needs_model_service_account(m):
+            sa = resolve(lambda ns, secret: credentials.model_service_account(m, ns, secret), args.namespace, args.hf_token_secret)
+            self.service_account = k8s.core.v1.ServiceAccount(
+                f"{name}-sa",
+                metadata=part(sa, "metadata"),
+                automount_service_account_token=False,
+                secrets=resolve(lambda s: s.get("secrets"), sa),
+                opts=child,
+            )
+        # KServe reads the ServiceAccount when it injects the storage initializer: it must exist first.
+        isvc_opts = self.child_opts(depends_on=[self.service_account]) if self.service_account is not None else child
         isvc = resolve(lambda ns, pool, secret: build.inference_service(m, plan, ns, pool, secret), args.namespace, pool_name, args.hf_token_secret)
         self.inference_service = k8s.apiextensions.CustomResource(
             f"{name}-isvc",
@@ -88,7 +108,7 @@ class VllmService(KubernetesComponent):
             kind="InferenceService",
             metadata=part(isvc, "metadata"),
             spec=part(isvc, "spec"),
-            opts=child,
+            opts=isvc_opts,
         )
         pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(

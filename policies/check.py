@@ -22,6 +22,7 @@ from typing import BinaryIO, Optional, Sequence
 
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation, evaluate, validate_config
+from policies.vllm.capacity import sizing_gaps
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, manifest_paths, read_manifests
 
 FORMATS = ("text", "json", "markdown", "sarif")
@@ -57,8 +58,9 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
     return [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
 
 
-def check_report(manifests: ManifestSet, violations: Sequence[Violation]) -> dict:
-    """The JSON report: counts of what was read, and each violation with its file, document and line."""
+def check_report(manifests: ManifestSet, violations: Sequence[Violation], unsized: Sequence = ()) -> dict:
+    """The JSON report: counts of what was read, each violation with its file, document and line,
+    and the model servers the capacity policies could not size (``unsized``: not a pass)."""
     from stacks.report import violation_row
 
     where = {_key(o): o for o in manifests.objects}
@@ -73,7 +75,8 @@ def check_report(manifests: ManifestSet, violations: Sequence[Violation]) -> dic
         rows.append(row)
     counts = manifests.counts
     return {"files": counts.files, "documents": counts.documents, "objects": counts.objects,
-            "skipped": dict(sorted(counts.skipped.items())), "violations": rows}
+            "skipped": dict(sorted(counts.skipped.items())), "violations": rows,
+            "unsized": [gap.row() for gap in unsized]}
 
 
 def _summary(report: dict) -> str:
@@ -81,6 +84,11 @@ def _summary(report: dict) -> str:
     text = f"read {report['files']} files, {report['documents']} documents, {report['objects']} Kubernetes objects"
     if skipped:
         text += "; skipped (not Kubernetes objects): " + ", ".join(f"{k} x{n}" for k, n in skipped.items())
+    if report.get("unsized"):
+        count = len(report["unsized"])
+        text += (f"; {count} model server{'s' if count != 1 else ''} could not be sized (unknown model or GPU, or an "
+                 f"engine the plan does not model), so whether "
+                 f"{'they start' if count != 1 else 'it starts'} (S2) was not checked")
     return text
 
 
@@ -96,11 +104,15 @@ def render(report: dict, fmt: str) -> str:
     if fmt == "sarif":
         return json.dumps(sarif_log(report["violations"]), indent=2, sort_keys=True) + "\n"
     out = [_summary(report)]
+    for gap in report.get("unsized", []):
+        out.append(f"[not sized] {gap['resource']} {gap['server']}: {gap['reason']}")
     for v in report["violations"]:
         where = f"{v['location']} {v['resource']} (line {v['line']})" if v["file"] else "(all manifests)"
         out.append(f"[{v['enforcement']}] {v['policy']} ({v['catalog']}) {where}: {v['message']}")
     if report["violations"]:
         out.append("why and how to fix: " + ", ".join(f"{DOCS_PAGE}#{p}" for p in sorted({v["policy"] for v in report["violations"]})))
+    elif report.get("unsized"):
+        out.append("no violations among what could be checked; the servers above were not sized")
     else:
         out.append("no violations")
     return "\n".join(out) + "\n"
@@ -131,7 +143,9 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             report = check_report(manifests, [])
             raise InputError(f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); "
                              f"nothing was checked")
-        violations = evaluate(resources_of(manifests), config)
+        resources = resources_of(manifests)
+        violations = evaluate(resources, config)
+        unsized = sizing_gaps(resources)
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
         return 2
@@ -143,7 +157,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             raise
         sys.stderr.write(f"internal error: {type(exc).__name__} (set LLM_SERVING_DEBUG=1 for details)\n")
         return 3
-    report = check_report(manifests, violations)
+    report = check_report(manifests, violations, unsized)
     sys.stdout.write(render(report, args.format))
     if args.format != "text":
         sys.stderr.write(_summary(report) + "\n")

@@ -92,7 +92,7 @@ class Policy:
     `resource_types`; `check_stack(resources, config)` returns (resource name, message) pairs
     over the whole stack ("" as the name for a stack-wide finding). `config` is the policy's
     schema defaults merged with the user's values. `catalog` is "S1".."S20" or "G<n>" (row n
-    of the general table in policy_catalog.md).
+    of the general table); docs/policies.md explains both series.
     """
 
     name: str

@@ -1,4 +1,4 @@
-"""Command line: `python -m stacks plan STACK ...` and `python -m stacks size ...` (contracts in DESIGN.md).
+"""Command line: `python -m stacks plan STACK ...`, `python -m stacks size ...` and `python -m stacks simulate ...` (contracts in docs/cli.md).
 
 Exit codes: 0 no mandatory violation (or the model fits, for size); 1 mandatory violations;
 2 invalid input, with a message naming the field and the rule and no traceback.
@@ -34,6 +34,12 @@ def _size(args: argparse.Namespace) -> int:
     return run_size(args)
 
 
+def _simulate(args: argparse.Namespace) -> int:
+    from stacks.simulate import main_simulate
+
+    return main_simulate(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of both subcommands."""
     parser = argparse.ArgumentParser(prog="python -m stacks", description="llm-serving stack tools")
@@ -50,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
     size = sub.add_parser("size", help="capacity plan of one model on one GPU type")
     add_size_arguments(size)
     size.set_defaults(func=_size)
+
+    from stacks.simulate import add_simulate_arguments
+
+    simulate = sub.add_parser("simulate", help="discrete-event simulation of the stack under a traffic profile")
+    add_simulate_arguments(simulate)
+    simulate.set_defaults(func=_simulate)
     return parser
 
 

@@ -4,7 +4,9 @@ No CLI, no cloud, no credentials: ``pulumi.runtime.set_mocks`` with a MockMonito
 sees every RegisterResource call (type, name, parent, inputs, dependencies). Config comes from
 the stack file; secret values are injected wrapped as Pulumi secrets and come back out of the
 engine wrapped, where they are redacted before anything is written or printed
-(shared/reference/pulumi_offline.md lists the traps handled here).
+(the traps handled here: numbers arrive as floats, secrets arrive wrapped, unreturned outputs are
+unknown, Helm releases are one opaque resource, mock URNs differ from real ones; measured on
+pulumi 3.272 / pulumi-kubernetes 4.x).
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ HELM_RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
 
 
 def helm_release_file(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """A Helm release's chart, repository, version, namespace and values (DESIGN.md, `plan`)."""
+    """A Helm release's chart, repository, version, namespace and values (docs/cli.md, `plan`)."""
     return {
         "name": inputs.get("name"),
         "chart": inputs.get("chart"),

@@ -1,4 +1,4 @@
-"""Plan reports: the JSON contract of DESIGN.md and a readable text form (plus markdown and SARIF).
+"""Plan reports: the JSON contract (docs/cli.md) and a readable text form (plus markdown and SARIF).
 
 `python -m policies check` renders its reports with the same Markdown and SARIF code
 (`check_markdown`, `sarif_log`), so a pull request sees one format from both commands.

@@ -1,6 +1,6 @@
 """`python -m stacks size`: the capacity plan of one model on one GPU type.
 
-Exit codes (DESIGN.md command-line contract), so that scripts gate on it as they gate on `plan`:
+Exit codes (the command-line contract, docs/cli.md), so that scripts gate on it as they gate on `plan`:
 0 the model fits; 1 it does not (the output still says why); 2 invalid flags, naming the flag,
 the value and the rule. Every flag is bounded as the stack configuration bounds the same engine
 field (components/config.py EngineConfig), so `size` never accepts what a stack would refuse.
@@ -48,7 +48,7 @@ def _bounds(field: str) -> tuple[int, int]:
 
 
 def add_size_arguments(p: argparse.ArgumentParser) -> None:
-    """The flags of `size` (DESIGN.md command-line contract)."""
+    """The flags of `size` (the command-line contract, docs/cli.md)."""
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = _EPILOG
     p.add_argument("--model", help="catalogue id or Hugging Face id of a catalogue model")

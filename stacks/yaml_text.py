@@ -1,6 +1,6 @@
 """The plan's YAML text: PyYAML's bytes, written without PyYAML's per-node machinery.
 
-The plan writes one YAML document per rendered object (DESIGN.md, `plan`), with sorted keys,
+The plan writes one YAML document per rendered object (docs/cli.md, `plan`), with sorted keys,
 block style and no line folding. PyYAML's representer and serializer build and resolve a node for
 every value in Python, which made YAML the plan's largest cost after the Pulumi engine. The
 documents the plan writes are plain data (string keys; strings, numbers, booleans, null, lists,

@@ -1,4 +1,4 @@
-"""Helm values checked against a pinned chart's default values.yaml (../shared/charts).
+"""Helm values checked against a pinned chart's default values.yaml (the reference folder's charts/, see tests/conftest.py).
 
 A key path the chart's defaults do not have is most likely a typo the chart ignores in silence.
 A default of ``{}``, ``[]`` or null is free-form below (charts/PROVENANCE.md, "Limits of a

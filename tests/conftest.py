@@ -1,8 +1,18 @@
-"""Shared fixtures: the project root, ../shared (read-only data beside the project), stack files."""
+"""Shared fixtures: the project root, the third-party reference folder, stack files.
+
+The reference folder holds third-party material some tests read: upstream CRDs (crds/), the pinned
+Helm charts' data files (charts/), a corpus of public manifests (corpus/) and reference notes
+(reference/). It lives outside the repository, at ``$LLM_SERVING_REFERENCE`` (default: ``../shared``
+beside the checkout); ``python tools/fetch_reference.py`` fills it at the pinned versions. Tests that
+need it skip when it is absent, and pytest then prints one line saying so; with ``CI=true`` they fail
+instead, so CI never passes without them.
+"""
 
 from __future__ import annotations
 
+import collections
 import copy
+import os
 import sys
 from pathlib import Path
 
@@ -13,16 +23,57 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-SHARED = ROOT.parent / "shared"
+REFERENCE_ENV = "LLM_SERVING_REFERENCE"
+SHARED = Path(os.environ.get(REFERENCE_ENV) or ROOT.parent / "shared").resolve()
 STACKS = ROOT / "stacks"
+FETCH = "python tools/fetch_reference.py"
+
+def in_ci() -> bool:
+    """True where CI runs the suite (CI=true), which must have every reference file."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 
 
 def shared_path(*parts: str) -> Path:
-    """A path under ../shared, or skip the test with the reason when that folder is absent."""
+    """A path in the reference folder; absent, the test skips (and is counted), or fails under CI."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"{path} is absent: these tests read the shared reference data kept beside the project")
+        message = (f"{path} is absent: set {REFERENCE_ENV} to the reference folder, or run `{FETCH}` "
+                   f"to fill {SHARED}")
+        if in_ci():
+            pytest.fail(f"CI=true: {message}", pytrace=False)
+        pytest.skip(message)
     return path
+
+
+def reference_skips(reports) -> collections.Counter[str]:
+    """Skipped test reports whose reason is an absent reference file -> count per top-level folder."""
+    counts: collections.Counter[str] = collections.Counter()
+    marker = f" is absent: set {REFERENCE_ENV} "
+    for report in reports:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3 else ""
+        if marker in reason:
+            missing = Path(reason.removeprefix("Skipped: ").split(marker)[0])
+            try:
+                counts[missing.relative_to(SHARED).parts[0]] += 1
+            except (ValueError, IndexError):
+                counts["."] += 1
+    return counts
+
+
+def plural(n: int, noun: str) -> str:
+    """'1 test', '2 tests'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001 (pytest's hook signature)
+    """One visible line when tests skipped because the reference folder is absent."""
+    counts = reference_skips(terminalreporter.stats.get("skipped", []))
+    if counts:
+        parts = ", ".join(f"{name}/ {n}" for name, n in sorted(counts.items()))
+        terminalreporter.write_line(
+            f"reference folder absent: {plural(sum(counts.values()), 'test')} skipped ({parts}); set {REFERENCE_ENV}=PATH "
+            f"(now {SHARED}; default ../shared beside the checkout) or run `{FETCH}` to fill it (docs/reference-data.md)",
+            yellow=True, bold=True)
 
 
 def stack_config(name: str) -> dict:

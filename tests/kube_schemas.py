@@ -1,5 +1,5 @@
 """Validate rendered objects against the real schemas: Kubernetes OpenAPI (kubernetes-validate) and
-the upstream CRDs kept in ../shared/crds (strict: unknown fields are errors, as the API server's
+the upstream CRDs kept in the reference folder's crds/ (strict: unknown fields are errors, as the API server's
 strict field validation would make them)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tests.conftest import shared_path
 
 KUBERNETES_VERSION = "1.33"
 
-# Custom resources this project renders -> the CRD file under ../shared/crds.
+# Custom resources this project renders -> the CRD file under the reference folder's crds/.
 CRD_FILES = {
     ("serving.kserve.io", "InferenceService"): "serving.kserve.io/InferenceService.yaml",
     ("karpenter.sh", "NodePool"): "karpenter.sh/NodePool.aws-provider.yaml",
@@ -53,7 +53,7 @@ def _draft7(schema: Any) -> Any:
 
 @functools.lru_cache(maxsize=None)
 def crd_validator(group: str, kind: str, version: str) -> jsonschema.Draft7Validator:
-    """A strict validator for one served version of a CRD from ../shared/crds."""
+    """A strict validator for one served version of a CRD from the reference folder's crds/."""
     path = shared_path("crds", CRD_FILES[(group, kind)])
     docs = [d for d in yaml.safe_load_all(path.read_text()) if d]
     crd = next(d for d in docs if d.get("kind") == "CustomResourceDefinition")

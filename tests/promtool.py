@@ -54,7 +54,7 @@ def fill_adapter_template(template: str, fields: Mapping[str, str]) -> str:
     """Fill a Prometheus Adapter metricsQuery as the adapter does (Go template, `<< >>` delimiters).
 
     Only the fields the adapter provides for a plain query are known (.Series, .LabelMatchers,
-    .GroupBy; ../shared/reference/prometheus_adapter.md, "Querying"); any other template action
+    .GroupBy; kubernetes-sigs/prometheus-adapter v0.12.0 docs/config.md, "Querying"); any other template action
     is an error here rather than text passed through to Prometheus.
     """
 

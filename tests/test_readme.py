@@ -47,9 +47,13 @@ def test_the_two_set_up_commands_come_first():
     assert first[1] == SETUP
 
 
-def test_ci_runs_the_set_up_commands():
+def test_ci_runs_the_set_up_commands_in_a_new_venv():
+    """.ci/run makes a fresh virtualenv and runs the README's first block as written, then the docs build."""
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "pip install" in ci and "-r requirements-dev.txt" in ci and "python3 -m pytest -q" in ci
+    assert 'python3 -m venv "$scratch/venv"' in ci and '. "$scratch/venv/bin/activate"' in ci
+    assert ci.index("activate") < ci.index('re.search(r"```bash\\n(.*?)```", open("README.md"')
+    assert "pip install" not in ci, "CI installs only what the README's lines install"
+    assert "python -m mkdocs build --strict" in ci
     assert "-r requirements.txt" in (ROOT / "requirements-dev.txt").read_text()
 
 
@@ -117,7 +121,7 @@ def test_timeout_chain_figures_are_the_dev_plans():
     c = plan_stack(load_stack_config(stack_config("dev")))["chat-8b"].timeouts
     expected = [
         f"ALB idle {c.alb_idle_timeout_seconds} s -> Istio route {c.route_timeout_seconds} s (per try {c.retry.per_try_timeout_seconds} s)"
-        f" -> KServe {c.kserve_timeout_seconds} s -> vLLM (longest request {c.longest_request_seconds} s)",
+        f" -> vLLM (longest request {c.longest_request_seconds} s)",
         f"keep-alive:  ALB {c.alb_idle_timeout_seconds} s  <  gateway {c.gateway_idle_timeout_seconds} s  <=  upstream "
         f"{c.upstream_idle_timeout_seconds} s  <  vLLM {c.vllm_keep_alive_seconds} s",
         f"drain: preStop {c.pre_stop_seconds} s + vLLM --shutdown-timeout {c.shutdown_timeout_seconds} s + margin = "

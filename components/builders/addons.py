@@ -1,7 +1,7 @@
 """Helm releases of the cluster add-ons the serving path depends on: cert-manager, KServe, NVIDIA device plugin.
 
-Pure functions returning each release as plain data (chart pinned to the version kept in
-../shared/charts, see its PROVENANCE.md; tests check every value against the chart's defaults
+Pure functions returning each release as plain data (chart pinned to a released version, the
+source repository and tag named beside each pin; tests check every value against the chart's defaults
 and, where the chart ships one, its values.schema.json). Each add-on is skippable
 (``addons.<name>.install: false``) where the cluster already runs it.
 """
@@ -42,13 +42,27 @@ def cert_manager_values() -> dict[str, Any]:
     return {"crds": {"enabled": True}}
 
 
-def kserve_values() -> dict[str, Any]:
-    """The KServe controller with Standard (RawDeployment) as the cluster default.
+def kserve_values(local_model_cache: bool = False, routes_itself: bool = False) -> dict[str, Any]:
+    """The KServe controller with Standard as the cluster default, and what its ``inferenceservice-config`` says.
 
     The chart's default is Knative (kserve.md, "Deployment mode"), which this project does not
     install; the InferenceServices also carry the annotation, this covers any other.
+
+    ``local_model_cache``: ``localModel.enabled`` lives in ``inferenceservice-config``, which this
+    release renders (kserve v0.20.0 charts/kserve-resources/files/common/configmap-patch.yaml:122,
+    ``"enabled": {{ .Values.kserve.localmodel.enabled }}``); the local-model release does not.
+
+    ``routes_itself``: the stack's own ALB (and Istio) route to the predictors, so KServe must not
+    create a second, untimed Ingress per InferenceService (kube_ingress_reconciler.go:106 creates one
+    unless the ingress config's ``disableIngressCreation``, configmap-patch.yaml:89).
     """
-    return {"kserve": {"controller": {"deploymentMode": "Standard"}}}
+    controller: dict[str, Any] = {"deploymentMode": "Standard"}
+    if routes_itself:
+        controller["gateway"] = {"disableIngressCreation": True}
+    values: dict[str, Any] = {"kserve": {"controller": controller}}
+    if local_model_cache:
+        values["kserve"]["localmodel"] = {"enabled": True}
+    return values
 
 
 def device_plugin_values() -> dict[str, Any]:
@@ -60,7 +74,7 @@ def device_plugin_values() -> dict[str, Any]:
     }
 
 
-def addon_releases(cfg: AddonsConfig, local_model_cache: bool = False) -> list[dict[str, Any]]:
+def addon_releases(cfg: AddonsConfig, local_model_cache: bool = False, routes_itself: bool = False) -> list[dict[str, Any]]:
     """The add-on releases to install, in install order (cert-manager before KServe, CRDs before the controller).
 
     With ``local_model_cache`` (a model reads its weights from a LocalModelCache) KServe's local-model
@@ -71,7 +85,7 @@ def addon_releases(cfg: AddonsConfig, local_model_cache: bool = False) -> list[d
         out.append(release(CERT_MANAGER, "cert-manager", CERT_MANAGER_NAMESPACE, cert_manager_values()))
     if cfg.kserve.install:
         out.append(release(KSERVE_CRD, "kserve-crd", KSERVE_NAMESPACE, {}))
-        out.append(release(KSERVE, "kserve", KSERVE_NAMESPACE, kserve_values()))
+        out.append(release(KSERVE, "kserve", KSERVE_NAMESPACE, kserve_values(local_model_cache, routes_itself)))
         if local_model_cache:
             from ..builders.model_source import localmodel_values
 

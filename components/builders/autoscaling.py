@@ -2,7 +2,7 @@
 
 Pure functions from the model's config and its capacity plan to manifest dicts. The signal is
 vLLM's requests in flight per pod, ``vllm:num_requests_running + vllm:num_requests_waiting``
-(vLLM 0.33 names, ../shared/reference/vllm.md section 1): a GPU-bound server's CPU says nothing
+(vLLM 0.33 names: vllm-project/vllm v0.33.0, vllm/v1/metrics/loggers.py): a GPU-bound server's CPU says nothing
 about its load (policy S6). Both backends aim at the same per-pod target, the capacity plan's
 ``target_in_flight_per_pod`` (or the user's, checked there against what one replica can hold),
 and share one scaling behaviour: out at once, in slowly.
@@ -17,7 +17,7 @@ from ..builders.vllm_service import predictor_deployment_name
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig
 
-# vLLM 0.33 gauges (../shared/reference/vllm.md section 1); both carry model_name = --served-model-name.
+# vLLM 0.33 gauges (vllm-project/vllm v0.33.0, vllm/v1/metrics/loggers.py); both carry model_name = --served-model-name.
 RUNNING = "vllm:num_requests_running"
 WAITING = "vllm:num_requests_waiting"
 KV_CACHE_USAGE = "vllm:kv_cache_usage_perc"  # 0..1; the pre-0.10 name gpu_cache_usage_perc is gone in 0.33

@@ -6,7 +6,7 @@ Two modes (``gpuPools[].buffer.mode``):
   serving replica (GPUs = TP x PP from the capacity plan, with its CPU and memory), at a negative
   PriorityClass. A serving pod (PriorityClass above zero) preempts a placeholder at once and starts
   on the warm node; the evicted placeholder goes Pending and Karpenter buys the next node
-  (shared/reference/karpenter.md, "Capacity buffers", pattern 1).
+  (kubernetes.io/docs/tasks/administer-cluster/node-overprovisioning, "Overprovision Node Capacity For A Cluster").
 * ``capacityBuffer``: Karpenter's CapacityBuffer (autoscaling.x-k8s.io/v1beta1) over a PodTemplate of
   the same pod; Karpenter keeps room for it as virtual pods (pattern 2; feature gate CapacityBuffer).
 """

@@ -1,7 +1,7 @@
 """Helm releases as plain data: a pinned chart and the values one release passes to it.
 
-Every chart the stack installs is pinned to the version kept in ../shared/charts (see its
-PROVENANCE.md); tests check the values each release passes against that chart's defaults.
+Every chart the stack installs is pinned to a released version (each pin names its source
+repository and tag); tests check the values each release passes against that chart's defaults.
 """
 
 from __future__ import annotations

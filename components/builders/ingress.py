@@ -3,9 +3,9 @@ Helm releases of the AWS Load Balancer Controller and Istio.
 
 Pure functions from the ingress config and the models' capacity plans. Every timeout, retry,
 keep-alive and drain number is read from each plan's timeout chain (components/timeouts.py);
-nothing here invents one. Annotation names and ranges: shared/reference/timeouts.md ("AWS Load
-Balancer Controller", controller v3.5.0 docs/guide/ingress/annotations.md); Istio field names:
-the CRDs in shared/crds/networking.istio.io (Istio 1.30.3).
+nothing here invents one. Annotation names and ranges: kubernetes-sigs/aws-load-balancer-controller v3.5.0,
+docs/guide/ingress/annotations.md; Istio field names: istio/istio 1.30.3,
+manifests/charts/base/files/crd-all.gen.yaml.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
+from . import pod_identity
 from .labels import recommended_labels
 from .vllm_service import predictor_deployment_name
 from ..capacity.plan import ServingPlan
@@ -50,7 +51,7 @@ CONSECUTIVE_LOCAL_ORIGIN_FAILURES = 3
 
 @dataclass(frozen=True)
 class Chart:
-    """A pinned Helm chart (versions as kept in ../shared/charts, see its PROVENANCE.md)."""
+    """A pinned Helm chart: its name, released version and repository."""
 
     name: str
     version: str
@@ -330,60 +331,96 @@ def istio_releases(plans: Mapping[str, ServingPlan]) -> list[dict[str, Any]]:
     ]
 
 
-def lb_controller_policy() -> dict[str, Any]:
-    """The IAM policy of the AWS Load Balancer Controller.
+def lb_controller_policy(partition: str = "aws") -> dict[str, Any]:
+    """The IAM policy of the pinned AWS Load Balancer Controller, statement for statement.
 
-    Written after the controller's published policy (kubernetes-sigs/aws-load-balancer-controller
-    docs/install/iam_policy.json): read access to EC2/ELB/ACM/WAF/Shield, and write access to load
-    balancers, target groups and security groups only where they carry the controller's cluster tag.
+    kubernetes-sigs/aws-load-balancer-controller v3.5.0, docs/install/iam_policy.json (the
+    ``arn:aws`` of its resources becomes ``arn:<partition>``; upstream ships iam_policy_cn.json and
+    iam_policy_us-gov.json that differ only there). Creating a load balancer, target group or
+    security group requires the ``elbv2.k8s.aws/cluster`` request tag; changing or deleting one
+    requires that tag on the resource; tags may only be added at creation (``ec2:CreateAction``,
+    ``elasticloadbalancing:CreateAction``) or to resources that already carry it.
+    tests/builders/test_upstream_iam.py diffs this against the upstream file.
     """
-    tagged = {"Null": {"aws:ResourceTag/elbv2.k8s.aws/cluster": "false"}}
+    arn = f"arn:{partition}"
+    security_groups = f"{arn}:ec2:*:*:security-group/*"
+    tag = "aws:RequestTag/elbv2.k8s.aws/cluster"
+    on_tagged = {"Null": {"aws:ResourceTag/elbv2.k8s.aws/cluster": "false"}}
+    retag = {"Null": {tag: "true", "aws:ResourceTag/elbv2.k8s.aws/cluster": "false"}}
+    balancers = [f"{arn}:elasticloadbalancing:*:*:targetgroup/*/*", f"{arn}:elasticloadbalancing:*:*:loadbalancer/net/*/*",
+                 f"{arn}:elasticloadbalancing:*:*:loadbalancer/app/*/*"]
     return {
         "Version": "2012-10-17",
         "Statement": [
-            {"Sid": "Read", "Effect": "Allow", "Resource": "*", "Action": [
+            {"Effect": "Allow", "Action": ["iam:CreateServiceLinkedRole"], "Resource": "*",
+             "Condition": {"StringEquals": {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"}}},
+            {"Effect": "Allow", "Resource": "*", "Action": [
                 "ec2:DescribeAccountAttributes", "ec2:DescribeAddresses", "ec2:DescribeAvailabilityZones",
                 "ec2:DescribeInternetGateways", "ec2:DescribeVpcs", "ec2:DescribeVpcPeeringConnections",
                 "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups", "ec2:DescribeInstances",
                 "ec2:DescribeNetworkInterfaces", "ec2:DescribeTags", "ec2:GetCoipPoolUsage", "ec2:DescribeCoipPools",
                 "ec2:GetSecurityGroupsForVpc", "ec2:DescribeIpamPools", "ec2:DescribeRouteTables",
-                "elasticloadbalancing:Describe*", "acm:ListCertificates", "acm:DescribeCertificate",
-                "iam:ListServerCertificates", "iam:GetServerCertificate", "cognito-idp:DescribeUserPoolClient",
-                "waf-regional:GetWebACL", "waf-regional:GetWebACLForResource", "wafv2:GetWebACL",
-                "wafv2:GetWebACLForResource", "shield:GetSubscriptionState", "shield:DescribeProtection",
+                "elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:DescribeLoadBalancerAttributes",
+                "elasticloadbalancing:DescribeListeners", "elasticloadbalancing:DescribeListenerCertificates",
+                "elasticloadbalancing:DescribeSSLPolicies", "elasticloadbalancing:DescribeRules",
+                "elasticloadbalancing:DescribeTargetGroups", "elasticloadbalancing:DescribeTargetGroupAttributes",
+                "elasticloadbalancing:DescribeTargetHealth", "elasticloadbalancing:DescribeTags",
+                "elasticloadbalancing:DescribeTrustStores", "elasticloadbalancing:DescribeListenerAttributes",
+                "elasticloadbalancing:DescribeCapacityReservation",
             ]},
-            {"Sid": "ServiceLinkedRole", "Effect": "Allow", "Resource": "*", "Action": ["iam:CreateServiceLinkedRole"],
-             "Condition": {"StringEquals": {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"}}},
-            {"Sid": "Create", "Effect": "Allow", "Resource": "*", "Action": [
-                "ec2:CreateSecurityGroup", "elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:CreateTargetGroup",
-                "elasticloadbalancing:CreateListener", "elasticloadbalancing:CreateRule", "elasticloadbalancing:AddTags",
-                "ec2:CreateTags",
+            {"Effect": "Allow", "Resource": "*", "Action": [
+                "cognito-idp:DescribeUserPoolClient", "acm:ListCertificates", "acm:DescribeCertificate",
+                "iam:ListServerCertificates", "iam:GetServerCertificate",
+                "waf-regional:GetWebACL", "waf-regional:GetWebACLForResource", "waf-regional:AssociateWebACL",
+                "waf-regional:DisassociateWebACL", "wafv2:GetWebACL", "wafv2:GetWebACLForResource",
+                "wafv2:AssociateWebACL", "wafv2:DisassociateWebACL", "shield:GetSubscriptionState",
+                "shield:DescribeProtection", "shield:CreateProtection", "shield:DeleteProtection",
             ]},
-            {"Sid": "ManageTagged", "Effect": "Allow", "Resource": "*", "Condition": tagged, "Action": [
+            {"Effect": "Allow", "Action": ["ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress"], "Resource": "*"},
+            {"Effect": "Allow", "Action": ["ec2:CreateSecurityGroup"], "Resource": "*"},
+            {"Effect": "Allow", "Action": ["ec2:CreateTags"], "Resource": security_groups,
+             "Condition": {"StringEquals": {"ec2:CreateAction": "CreateSecurityGroup"}, "Null": {tag: "false"}}},
+            {"Effect": "Allow", "Action": ["ec2:CreateTags", "ec2:DeleteTags"], "Resource": security_groups, "Condition": retag},
+            {"Effect": "Allow", "Resource": "*", "Condition": on_tagged, "Action": [
                 "ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress", "ec2:DeleteSecurityGroup",
-                "ec2:DeleteTags", "elasticloadbalancing:ModifyLoadBalancerAttributes", "elasticloadbalancing:SetIpAddressType",
-                "elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:SetSubnets", "elasticloadbalancing:DeleteLoadBalancer",
-                "elasticloadbalancing:ModifyTargetGroup", "elasticloadbalancing:ModifyTargetGroupAttributes",
-                "elasticloadbalancing:DeleteTargetGroup", "elasticloadbalancing:RemoveTags",
             ]},
-            {"Sid": "Listeners", "Effect": "Allow", "Resource": "*", "Action": [
-                "elasticloadbalancing:RegisterTargets", "elasticloadbalancing:DeregisterTargets",
-                "elasticloadbalancing:ModifyListener", "elasticloadbalancing:DeleteListener",
+            {"Effect": "Allow", "Action": ["elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:CreateTargetGroup"],
+             "Resource": "*", "Condition": {"Null": {tag: "false"}}},
+            {"Effect": "Allow", "Resource": "*", "Action": [
+                "elasticloadbalancing:CreateListener", "elasticloadbalancing:DeleteListener",
+                "elasticloadbalancing:CreateRule", "elasticloadbalancing:DeleteRule",
+            ]},
+            {"Effect": "Allow", "Action": ["elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags"],
+             "Resource": balancers, "Condition": retag},
+            {"Effect": "Allow", "Action": ["elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags"], "Resource": [
+                f"{arn}:elasticloadbalancing:*:*:listener/net/*/*/*", f"{arn}:elasticloadbalancing:*:*:listener/app/*/*/*",
+                f"{arn}:elasticloadbalancing:*:*:listener-rule/net/*/*/*", f"{arn}:elasticloadbalancing:*:*:listener-rule/app/*/*/*",
+            ]},
+            {"Effect": "Allow", "Resource": "*", "Condition": on_tagged, "Action": [
+                "elasticloadbalancing:ModifyLoadBalancerAttributes", "elasticloadbalancing:SetIpAddressType",
+                "elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:SetSubnets",
+                "elasticloadbalancing:DeleteLoadBalancer", "elasticloadbalancing:ModifyTargetGroup",
+                "elasticloadbalancing:ModifyTargetGroupAttributes", "elasticloadbalancing:DeleteTargetGroup",
+                "elasticloadbalancing:ModifyListenerAttributes", "elasticloadbalancing:ModifyCapacityReservation",
+                "elasticloadbalancing:ModifyIpPools",
+            ]},
+            {"Effect": "Allow", "Action": ["elasticloadbalancing:AddTags"], "Resource": balancers, "Condition": {
+                "StringEquals": {"elasticloadbalancing:CreateAction": ["CreateTargetGroup", "CreateLoadBalancer"]},
+                "Null": {tag: "false"},
+            }},
+            {"Effect": "Allow", "Action": ["elasticloadbalancing:RegisterTargets", "elasticloadbalancing:DeregisterTargets"],
+             "Resource": f"{arn}:elasticloadbalancing:*:*:targetgroup/*/*"},
+            {"Effect": "Allow", "Resource": "*", "Action": [
+                "elasticloadbalancing:SetWebAcl", "elasticloadbalancing:ModifyListener",
                 "elasticloadbalancing:AddListenerCertificates", "elasticloadbalancing:RemoveListenerCertificates",
-                "elasticloadbalancing:ModifyRule", "elasticloadbalancing:DeleteRule", "elasticloadbalancing:SetWebAcl",
-                "ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress",
+                "elasticloadbalancing:ModifyRule", "elasticloadbalancing:SetRulePriorities",
             ]},
         ],
     }
 
 
-def pod_identity_trust_policy() -> dict[str, Any]:
-    """The role trust policy EKS Pod Identity needs (principal pods.eks.amazonaws.com)."""
-    return {
-        "Version": "2012-10-17",
-        "Statement": [{
-            "Effect": "Allow",
-            "Principal": {"Service": "pods.eks.amazonaws.com"},
-            "Action": ["sts:AssumeRole", "sts:TagSession"],
-        }],
-    }
+def pod_identity_trust_policy(cluster_arn: str) -> dict[str, Any]:
+    """The controller role's trust: EKS Pod Identity, for the controller's service account on this cluster only."""
+    return pod_identity.trust_policy(cluster_arn, LB_CONTROLLER_NAMESPACE, LB_CONTROLLER_SERVICE_ACCOUNT)
+
+

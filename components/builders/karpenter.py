@@ -1,8 +1,10 @@
 """Manifests of one Karpenter GPU pool: its EC2NodeClass (karpenter.k8s.aws/v1) and NodePool (karpenter.sh/v1).
 
 Pure functions from the pool's config and its capacity plan (components/capacity/pools.py) to
-manifest dicts. Field names and rules follow the CRDs in shared/crds/karpenter.{sh,k8s.aws}
-(v1.14.1) and shared/reference/karpenter.md.
+manifest dicts. Field names and rules follow the Karpenter v1.14.1 CRDs: kubernetes-sigs/karpenter
+pkg/apis/crds/karpenter.sh_nodepools.yaml and aws/karpenter-provider-aws
+pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml (tag v1.14.1), and that repository's
+website/content/en/docs/concepts/{scheduling,nodeclasses}.md.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ NODEPOOL_LABEL = "karpenter.sh/nodepool"
 from ..builders.labels import GPU_NAME_LABEL  # noqa: E402 (defined beside the labels: the policy pack reads it)
 # Subnets and security groups are found by this tag (Karpenter's getting-started convention).
 DISCOVERY_TAG = "karpenter.sh/discovery"
+# The exemption annotation of policy karpenter-gpu-nodepool-tainted (policies/framework.py EXEMPTION_PREFIX).
+CACHE_TAINT_EXEMPTION = "llm-serving.io/exempt-karpenter-gpu-nodepool-tainted"
 # Reasons Karpenter can budget (karpenter.md: Underutilized, Empty, Drifted; expiration is not budgetable).
 WINDOWED_REASONS = ["Drifted", "Underutilized"]
 HOURS_PER_WEEK = 168
@@ -52,6 +56,75 @@ def _block_devices(pool: GpuPoolConfig, plan: PoolPlan) -> list[dict[str, Any]]:
     return [{"deviceName": "/dev/xvda", "rootVolume": True, "ebs": ebs}]
 
 
+def cache_user_data() -> str:
+    """AL2023 user data that puts KServe's fixed ``/models`` on the instance-store RAID0 before the kubelet starts.
+
+    Karpenter wraps a non-MIME user data in its own MIME archive (v1.14.1
+    pkg/providers/amifamily/bootstrap/nodeadm.go:141-151); a MIME archive is merged as is, which is
+    what this is. nodeadm sets up the RAID0 (``setup-local-disks``, mounted at /mnt/k8s-disks/0) in
+    its *run* phase, after cloud-init's scripts and just before it starts the kubelet (amazon-eks-ami
+    v20260724 nodeadm/cmd/nodeadm/init/init.go:140-152; nodeadm-run.service runs After=cloud-final), so
+    a boot script cannot bind-mount onto the array yet. The script therefore adds a kubelet drop-in
+    whose ExecStartPre does it when the kubelet starts: the array is mounted by then, and the node
+    agent's pod (hostPath /models, DirectoryOrCreate) mounts the bind mount.
+    """
+    from .model_source import AGENT_HOST_PATH, NVME_CACHE_DIR
+
+    mount = (f"mkdir -p {NVME_CACHE_DIR} {AGENT_HOST_PATH} && "
+             f"(mountpoint -q {AGENT_HOST_PATH} || mount --bind {NVME_CACHE_DIR} {AGENT_HOST_PATH})")
+    script = "\n".join([
+        "#!/bin/bash",
+        "set -eu",
+        "mkdir -p /etc/systemd/system/kubelet.service.d",
+        f"printf '%s\\n' '[Service]' 'ExecStartPre=/bin/sh -c \"{mount}\"' > /etc/systemd/system/kubelet.service.d/90-kserve-models.conf",
+        "systemctl daemon-reload",
+    ])
+    boundary = "LLMSERVINGKSERVEMODELS"
+    return "\n".join([
+        "MIME-Version: 1.0",
+        f'Content-Type: multipart/mixed; boundary="{boundary}"',
+        "",
+        f"--{boundary}",
+        'Content-Type: text/x-shellscript; charset="us-ascii"',
+        "",
+        script,
+        "",
+        f"--{boundary}--",
+        "",
+    ])
+
+
+def cache_taint() -> dict[str, str]:
+    """The GPU taint of a pool whose nodes hold a LocalModelCache: PreferNoSchedule.
+
+    KServe v0.20.0's download Job pins itself to the node by ``kubernetes.io/hostname`` and carries no
+    tolerations (pkg/controller/v1alpha1/localmodelnode/controller.go:191-210; ``enhanceDownloadJob``
+    is a no-op, platform_default.go:32), and no value of the chart or of ``localModel`` adds any. A
+    NoSchedule taint would keep the job Pending for good; PreferNoSchedule lets it run while the
+    scheduler still keeps other pods off the GPU nodes when anything else fits.
+    """
+    return {"key": GPU_TAINT_KEY, "value": "true", "effect": "PreferNoSchedule"}
+
+
+# The reason the cache pools' NodePools carry for the exemption from the NoSchedule taint policy (S11).
+CACHE_TAINT_REASON = (
+    "KServe 0.20 LocalModel download jobs carry no tolerations (localmodelnode/controller.go); the GPU taint is "
+    "PreferNoSchedule on pools that hold a model cache"
+)
+
+
+def expire_after(pool: GpuPoolConfig, plan: PoolPlan) -> str:
+    """The NodePool's expireAfter: the configured value, else Never where a multi-node engine runs, else 720h.
+
+    Expiry is forceful in Karpenter v1 (not subject to budgets or karpenter.sh/do-not-disrupt:
+    karpenter.md), so the nodes of one engine would be replaced together; there, drift inside the
+    maintenance window is how nodes get new AMIs (config.py refuses any other value).
+    """
+    if pool.disruption.expire_after is not None:
+        return pool.disruption.expire_after
+    return "Never" if plan.multi_node_models else "720h"
+
+
 def ec2_node_class(pool: GpuPoolConfig, plan: PoolPlan, cluster_name: str, node_role: str) -> dict[str, Any]:
     """The EC2NodeClass of a GPU pool: pinned NVIDIA-capable AMI, encrypted gp3 root, IMDSv2, NVMe RAID0."""
     spec: dict[str, Any] = {
@@ -69,6 +142,12 @@ def ec2_node_class(pool: GpuPoolConfig, plan: PoolPlan, cluster_name: str, node_
         # RAID0 over the instance-store NVMe: ephemeral storage and the model cache live there
         # (/mnt/k8s-disks/0 on AL2023; karpenter.md, instanceStorePolicy).
         spec["instanceStorePolicy"] = "RAID0"
+    if plan.cached_models:
+        # KServe's node agent reads /models; put it on the NVMe array (config.py refuses Bottlerocket here).
+        spec["userData"] = cache_user_data()
+    if pool.capacity_reservations:
+        # Reserved capacity comes only from the reservations these terms select (config.py requires them with "reserved").
+        spec["capacityReservationSelectorTerms"] = [r.term() for r in pool.capacity_reservations]
     return {
         "apiVersion": "karpenter.k8s.aws/v1",
         "kind": "EC2NodeClass",
@@ -112,14 +191,18 @@ def node_pool(pool: GpuPoolConfig, plan: PoolPlan, labels: dict[str, str] | None
             {"key": GPU_NAME_LABEL, "operator": "In", "values": [plan.karpenter_gpu_name]},
             {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
         ],
-        "taints": [dict(GPU_TAINT)],
-        "expireAfter": d.expire_after,
+        "taints": [cache_taint() if plan.cached_models else dict(GPU_TAINT)],
+        "expireAfter": expire_after(pool, plan),
         "terminationGracePeriod": termination_grace_period(plan),
     }
     return {
         "apiVersion": "karpenter.sh/v1",
         "kind": "NodePool",
-        "metadata": {"name": pool.name, "labels": recommended_labels(pool.name, component="gpu-node-pool")},
+        "metadata": {
+            "name": pool.name,
+            "labels": recommended_labels(pool.name, component="gpu-node-pool"),
+            **({"annotations": {CACHE_TAINT_EXEMPTION: CACHE_TAINT_REASON}} if plan.cached_models else {}),
+        },
         "spec": {
             "template": {"metadata": {"labels": {POOL_LABEL: pool.name, **(labels or {})}}, "spec": template_spec},
             "disruption": {

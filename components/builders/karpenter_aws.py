@@ -1,13 +1,15 @@
 """Karpenter's AWS prerequisites and its Helm release, as plain data.
 
 Pure functions: IAM trust and permission documents, the interruption queue's settings and
-policy, the EventBridge rules, and the values of the pinned Karpenter chart. The controller's
-permissions follow Karpenter's reference policy for v1 (aws/karpenter-provider-aws,
-website/content/en/docs/getting-started/getting-started-with-karpenter/cloudformation.yaml, the
-KarpenterControllerPolicy statements of the v1 releases): every write action is scoped to this
-cluster by ARN or by the tags Karpenter puts on what it creates (``kubernetes.io/cluster/<name>:
-owned``, ``eks:eks-cluster-name``, ``karpenter.sh/nodepool``, ``karpenter.k8s.aws/ec2nodeclass``);
-only reads that IAM cannot scope take ``*``.
+policy, the EventBridge rules, and the values of the pinned Karpenter chart. Every document is
+written statement for statement from the reference template of the pinned release
+(aws/karpenter-provider-aws v1.14.1,
+website/content/en/docs/getting-started/getting-started-with-karpenter/cloudformation.yaml): the node
+role, the controller's six policies (NodeLifecycle, IAMIntegration, EKSIntegration, Interruption,
+ZonalShift, ResourceDiscovery; the guide's step02-create-cluster.sh attaches all six), the queue,
+its policy and the five EventBridge rules, with ``${AWS::Partition}`` taken from the provider so
+the same documents work in aws-cn and aws-us-gov. tests/builders/test_upstream_iam.py diffs them
+against that template, so a version bump that changes upstream fails loudly.
 """
 
 from __future__ import annotations
@@ -15,34 +17,37 @@ from __future__ import annotations
 from typing import Any
 
 from ..builders.helm import Chart, release
+from . import pod_identity
 
-# Pinned to ../shared/charts/karpenter/1.14.1 (published to public ECR as an OCI chart).
+# aws/karpenter-provider-aws v1.14.1, charts/karpenter (published to public ECR as an OCI chart).
 KARPENTER = Chart("karpenter", "1.14.1", "oci://public.ecr.aws/karpenter")
 # The CRDs as templates of their own chart: Helm never upgrades a chart's crds/ folder, so the
 # karpenter chart's copies would stay at the first version installed (shared/charts/PROVENANCE.md).
 KARPENTER_CRD = Chart("karpenter-crd", "1.14.1", "oci://public.ecr.aws/karpenter")
 SERVICE_ACCOUNT = "karpenter"
 
-# The node role's managed policies (Karpenter's reference KarpenterNodeRole: EKS worker, CNI, ECR
-# read, SSM for node access without SSH).
-NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly", "AmazonSSMManagedInstanceCore")
+# The node role's managed policies, in the reference KarpenterNodeRole's order (EKS CNI, EKS worker,
+# ECR pull only, SSM for node access without SSH).
+NODE_POLICIES = ("AmazonEKS_CNI_Policy", "AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly", "AmazonSSMManagedInstanceCore")
 
 # EventBridge rules that feed the interruption queue (same reference template): name -> (source, detail-type).
+# The capacity-reservation warning matters to pools with capacityTypes [reserved].
 INTERRUPTION_RULES = {
     "scheduled-change": ("aws.health", "AWS Health Event"),
     "spot-interruption": ("aws.ec2", "EC2 Spot Instance Interruption Warning"),
     "rebalance": ("aws.ec2", "EC2 Instance Rebalance Recommendation"),
     "instance-state-change": ("aws.ec2", "EC2 Instance State-change Notification"),
+    "capacity-reservation-interruption": ("aws.ec2", "EC2 Capacity Reservation Instance Interruption Warning"),
 }
 # Karpenter reads an interruption message within seconds; older ones are stale (reference: 300 s).
 QUEUE_RETENTION_SECONDS = 300
 
 
-def node_role_trust() -> dict[str, Any]:
-    """EC2 instances assume the node role."""
+def node_role_trust(dns_suffix: str = "amazonaws.com") -> dict[str, Any]:
+    """EC2 instances assume the node role (``ec2.${AWS::URLSuffix}``: amazonaws.com.cn in China)."""
     return {
         "Version": "2012-10-17",
-        "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": f"ec2.{dns_suffix}"}, "Action": ["sts:AssumeRole"]}],
     }
 
 
@@ -51,29 +56,37 @@ def node_policy_arns(partition: str) -> list[str]:
     return [f"arn:{partition}:iam::aws:policy/{p}" for p in NODE_POLICIES]
 
 
-def controller_role_trust() -> dict[str, Any]:
-    """EKS Pod Identity assumes the controller role for the karpenter service account."""
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Effect": "Allow", "Principal": {"Service": "pods.eks.amazonaws.com"}, "Action": ["sts:AssumeRole", "sts:TagSession"]}
-        ],
-    }
+def controller_role_trust(cluster_arn: str, namespace: str) -> dict[str, Any]:
+    """EKS Pod Identity assumes the controller role, for the karpenter service account of this cluster only."""
+    return pod_identity.trust_policy(cluster_arn, namespace, SERVICE_ACCOUNT)
 
 
-def controller_policy(cluster: str, region: str, account: str, partition: str, queue_arn: str, node_role_arn: str) -> dict[str, Any]:
-    """The controller's permissions, scoped to this cluster as Karpenter's v1 reference policy scopes them."""
+def controller_policies(cluster: str, region: str, account: str, partition: str, queue_arn: str, node_role_arn: str) -> dict[str, dict[str, Any]]:
+    """The controller's six policy documents, keyed by the reference template's resource names, in its order."""
     ec2 = f"arn:{partition}:ec2:{region}"
-    owned = {f"aws:RequestTag/kubernetes.io/cluster/{cluster}": "owned", "aws:RequestTag/eks:eks-cluster-name": cluster}
     created = [f"{ec2}:*:{kind}/*" for kind in ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")]
     profile = f"arn:{partition}:iam::{account}:instance-profile/*"
+    cluster_arn = pod_identity.cluster_arn(partition, region, account, cluster)
+    owned_resource = {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"}
+    owned_request = {f"aws:RequestTag/kubernetes.io/cluster/{cluster}": "owned", "aws:RequestTag/eks:eks-cluster-name": cluster}
+    of_a_nodepool = {"aws:ResourceTag/karpenter.sh/nodepool": "*"}
+
+    def doc(*statements: dict[str, Any]) -> dict[str, Any]:
+        return {"Version": "2012-10-17", "Statement": list(statements)}
+
     return {
-        "Version": "2012-10-17",
-        "Statement": [
+        "NodeLifecyclePolicy": doc(
             {
                 "Sid": "AllowScopedEC2InstanceAccessActions",
                 "Effect": "Allow",
-                "Resource": [f"{ec2}::image/*", f"{ec2}::snapshot/*", f"{ec2}:*:security-group/*", f"{ec2}:*:subnet/*", f"{ec2}:*:capacity-reservation/*"],
+                "Resource": [
+                    f"{ec2}::image/*",
+                    f"{ec2}::snapshot/*",
+                    f"{ec2}:*:security-group/*",
+                    f"{ec2}:*:subnet/*",
+                    f"{ec2}:*:capacity-reservation/*",
+                    f"{ec2}:*:placement-group/*",
+                ],
                 "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
             },
             {
@@ -81,17 +94,14 @@ def controller_policy(cluster: str, region: str, account: str, partition: str, q
                 "Effect": "Allow",
                 "Resource": f"{ec2}:*:launch-template/*",
                 "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
-                "Condition": {
-                    "StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"},
-                    "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
-                },
+                "Condition": {"StringEquals": owned_resource, "StringLike": of_a_nodepool},
             },
             {
                 "Sid": "AllowScopedEC2InstanceActionsWithTags",
                 "Effect": "Allow",
                 "Resource": created,
                 "Action": ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
-                "Condition": {"StringEquals": owned, "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}},
+                "Condition": {"StringEquals": owned_request, "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}},
             },
             {
                 "Sid": "AllowScopedResourceCreationTagging",
@@ -99,7 +109,7 @@ def controller_policy(cluster: str, region: str, account: str, partition: str, q
                 "Resource": created,
                 "Action": "ec2:CreateTags",
                 "Condition": {
-                    "StringEquals": {**owned, "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"]},
+                    "StringEquals": {**owned_request, "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"]},
                     "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"},
                 },
             },
@@ -109,8 +119,8 @@ def controller_policy(cluster: str, region: str, account: str, partition: str, q
                 "Resource": f"{ec2}:*:instance/*",
                 "Action": "ec2:CreateTags",
                 "Condition": {
-                    "StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"},
-                    "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+                    "StringEquals": owned_resource,
+                    "StringLike": of_a_nodepool,
                     "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": cluster},
                     "ForAllValues:StringEquals": {"aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]},
                 },
@@ -120,11 +130,75 @@ def controller_policy(cluster: str, region: str, account: str, partition: str, q
                 "Effect": "Allow",
                 "Resource": [f"{ec2}:*:instance/*", f"{ec2}:*:launch-template/*"],
                 "Action": ["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
+                "Condition": {"StringEquals": owned_resource, "StringLike": of_a_nodepool},
+            },
+        ),
+        "IAMIntegrationPolicy": doc(
+            {
+                "Sid": "AllowPassingInstanceRole",
+                "Effect": "Allow",
+                "Resource": node_role_arn,
+                "Action": "iam:PassRole",
+                "Condition": {"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}},
+            },
+            {
+                "Sid": "AllowScopedInstanceProfileCreationActions",
+                "Effect": "Allow",
+                "Resource": profile,
+                "Action": ["iam:CreateInstanceProfile"],
                 "Condition": {
-                    "StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"},
-                    "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+                    "StringEquals": {**owned_request, "aws:RequestTag/topology.kubernetes.io/region": region},
+                    "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
                 },
             },
+            {
+                "Sid": "AllowScopedInstanceProfileTagActions",
+                "Effect": "Allow",
+                "Resource": profile,
+                "Action": ["iam:TagInstanceProfile"],
+                "Condition": {
+                    "StringEquals": {
+                        **owned_resource,
+                        "aws:ResourceTag/topology.kubernetes.io/region": region,
+                        **owned_request,
+                        "aws:RequestTag/topology.kubernetes.io/region": region,
+                    },
+                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*", "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+                },
+            },
+            {
+                "Sid": "AllowScopedInstanceProfileActions",
+                "Effect": "Allow",
+                "Resource": profile,
+                "Action": ["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"],
+                "Condition": {
+                    "StringEquals": {**owned_resource, "aws:ResourceTag/topology.kubernetes.io/region": region},
+                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+                },
+            },
+        ),
+        "EKSIntegrationPolicy": doc(
+            {"Sid": "AllowAPIServerEndpointDiscovery", "Effect": "Allow", "Resource": cluster_arn, "Action": "eks:DescribeCluster"},
+        ),
+        "InterruptionPolicy": doc(
+            {
+                "Sid": "AllowInterruptionQueueActions",
+                "Effect": "Allow",
+                "Resource": queue_arn,
+                "Action": ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
+            },
+        ),
+        "ZonalShiftPolicy": doc(
+            {
+                # Karpenter avoids zones an ARC zonal shift moved the cluster away from (1.14's arczonalshift controller).
+                "Sid": "AllowZonalShiftStatusReadOnly",
+                "Effect": "Allow",
+                "Resource": "*",
+                "Action": ["arc-zonal-shift:GetManagedResource"],
+                "Condition": {"StringEquals": {"arc-zonal-shift:ResourceIdentifier": cluster_arn}},
+            },
+        ),
+        "ResourceDiscoveryPolicy": doc(
             {
                 "Sid": "AllowRegionalReadActions",
                 "Effect": "Allow",
@@ -133,9 +207,12 @@ def controller_policy(cluster: str, region: str, account: str, partition: str, q
                     "ec2:DescribeCapacityReservations",
                     "ec2:DescribeImages",
                     "ec2:DescribeInstances",
+                    # Required since 1.12: without it the instance-status health checks turn off.
+                    "ec2:DescribeInstanceStatus",
                     "ec2:DescribeInstanceTypeOfferings",
                     "ec2:DescribeInstanceTypes",
                     "ec2:DescribeLaunchTemplates",
+                    "ec2:DescribePlacementGroups",
                     "ec2:DescribeSecurityGroups",
                     "ec2:DescribeSpotPriceHistory",
                     "ec2:DescribeSubnets",
@@ -149,68 +226,17 @@ def controller_policy(cluster: str, region: str, account: str, partition: str, q
                 "Action": "ssm:GetParameter",
             },
             {"Sid": "AllowPricingReadActions", "Effect": "Allow", "Resource": "*", "Action": "pricing:GetProducts"},
-            {
-                "Sid": "AllowInterruptionQueueActions",
-                "Effect": "Allow",
-                "Resource": queue_arn,
-                "Action": ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
-            },
-            {
-                "Sid": "AllowPassingInstanceRole",
-                "Effect": "Allow",
-                "Resource": node_role_arn,
-                "Action": "iam:PassRole",
-                "Condition": {"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}},
-            },
-            {
-                "Sid": "AllowScopedInstanceProfileCreationActions",
-                "Effect": "Allow",
-                "Resource": profile,
-                "Action": "iam:CreateInstanceProfile",
-                "Condition": {
-                    "StringEquals": {**owned, "aws:RequestTag/topology.kubernetes.io/region": region},
-                    "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-                },
-            },
-            {
-                "Sid": "AllowScopedInstanceProfileTagActions",
-                "Effect": "Allow",
-                "Resource": profile,
-                "Action": "iam:TagInstanceProfile",
-                "Condition": {
-                    "StringEquals": {
-                        f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned",
-                        "aws:ResourceTag/topology.kubernetes.io/region": region,
-                        **owned,
-                        "aws:RequestTag/topology.kubernetes.io/region": region,
-                    },
-                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*", "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-                },
-            },
-            {
-                "Sid": "AllowScopedInstanceProfileActions",
-                "Effect": "Allow",
-                "Resource": profile,
-                "Action": ["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"],
-                "Condition": {
-                    "StringEquals": {
-                        f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned",
-                        "aws:ResourceTag/topology.kubernetes.io/region": region,
-                    },
-                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-                },
-            },
-            {"Sid": "AllowInstanceProfileReadActions", "Effect": "Allow", "Resource": profile, "Action": "iam:GetInstanceProfile"},
             # IAM's List APIs take no resource scope; the instance-profile garbage collector lists them.
             {"Sid": "AllowUnscopedInstanceProfileListAction", "Effect": "Allow", "Resource": "*", "Action": "iam:ListInstanceProfiles"},
-            {
-                "Sid": "AllowAPIServerEndpointDiscovery",
-                "Effect": "Allow",
-                "Resource": f"arn:{partition}:eks:{region}:{account}:cluster/{cluster}",
-                "Action": "eks:DescribeCluster",
-            },
-        ],
+            {"Sid": "AllowInstanceProfileReadActions", "Effect": "Allow", "Resource": profile, "Action": "iam:GetInstanceProfile"},
+        ),
     }
+
+
+def controller_policy(cluster: str, region: str, account: str, partition: str, queue_arn: str, node_role_arn: str) -> dict[str, Any]:
+    """The six reference documents as one inline policy (their Sids are distinct), in the template's order."""
+    docs = controller_policies(cluster, region, account, partition, queue_arn, node_role_arn)
+    return {"Version": "2012-10-17", "Statement": [st for d in docs.values() for st in d["Statement"]]}
 
 
 def queue_policy(queue_arn: str) -> dict[str, Any]:

@@ -6,8 +6,8 @@ from typing import Any
 
 from ..config import KUBERAY_CHART_VERSION, KubeRayConfig
 
-# ../shared/charts/PROVENANCE.md: kuberay-operator 1.7.0 (image quay.io/kuberay/operator:v1.7.0),
-# installed from the project's Helm repository; the same tag as the ray.io CRDs in ../shared/crds.
+# ray-project/kuberay v1.7.0, helm-chart/kuberay-operator: chart 1.7.0 (image quay.io/kuberay/operator:v1.7.0),
+# installed from the project's Helm repository; the same tag as the ray.io CRDs we render against.
 CHART = "kuberay-operator"
 REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
 RELEASE_NAME = "kuberay-operator"

@@ -7,14 +7,18 @@
   concurrency 16). ``--load-format`` is in every release the flag table read
   (components/vllm_flags.py); its ``runai_streamer`` value is in vLLM's LoadFormat since before
   0.8.5, and the vllm-openai image installs runai-model-streamer[s3].
-* localCache: KServe's LocalModelCache fills each node of a LocalModelNodeGroup (the pool's
-  instance-store NVMe RAID0) once; the pod reads the files from ``/mnt/models``.
+* localCache: KServe's LocalModelCache fills each node of a LocalModelNodeGroup once; the pod reads
+  the files from ``/mnt/models``. KServe v0.20.0's node agent DaemonSet mounts the fixed host path
+  ``/models`` (charts/kserve-localmodel-resources/files/resources.yaml, ``hostPath: {path: /models,
+  type: DirectoryOrCreate}``; the chart templates no value for it), so the node group's local volume
+  is ``/models`` too, and the pool's EC2NodeClass bind-mounts it onto the instance-store RAID0
+  before the kubelet starts (builders/karpenter.py ``cache_user_data``).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from ..builders.karpenter import GPU_TOLERATION, POOL_LABEL
 from ..builders.labels import recommended_labels
@@ -23,8 +27,11 @@ from ..capacity.pools import PoolPlan
 from ..config import ModelConfig
 
 LOCAL_MODEL_PATH = "/mnt/models"  # where KServe mounts a model's files in the serving container
-# AL2023 mounts the instance-store RAID0 array at /mnt/k8s-disks/0 (karpenter.md, instanceStorePolicy).
-NODE_CACHE_PATH = "/mnt/k8s-disks/0/kserve-models"
+# The node agent's fixed hostPath (kserve v0.20.0 charts/kserve-localmodel-resources/files/resources.yaml:384-386).
+AGENT_HOST_PATH = "/models"
+# AL2023 mounts the instance-store RAID0 array at /mnt/k8s-disks/0 (karpenter.md, instanceStorePolicy);
+# AGENT_HOST_PATH is bind-mounted onto this folder of it.
+NVME_CACHE_DIR = "/mnt/k8s-disks/0/kserve-models"
 # The label KServe's local-model node agent selects (kserve-localmodel-resources values, localmodelnode.controller.nodeSelector).
 LOCALMODEL_NODE_LABEL = {"kserve/localmodel": "worker"}
 # Share of the smallest NVMe array the node group may fill (the rest: images and ephemeral storage).
@@ -97,7 +104,7 @@ def local_model_node_group(plan: PoolPlan) -> dict[str, Any]:
                 "capacity": {"storage": size},
                 "persistentVolumeReclaimPolicy": "Delete",
                 "storageClassName": "local-storage",
-                "local": {"path": NODE_CACHE_PATH},
+                "local": {"path": AGENT_HOST_PATH},
                 "nodeAffinity": {
                     "required": {"nodeSelectorTerms": [{"matchExpressions": [{"key": POOL_LABEL, "operator": "In", "values": [plan.name]}]}]}
                 },
@@ -112,24 +119,32 @@ def local_model_node_group(plan: PoolPlan) -> dict[str, Any]:
     }
 
 
-def local_model_cache(m: ModelConfig, checkpoint_gib: float) -> dict[str, Any]:
-    """A LocalModelCache of one model on its pool's node group."""
+def local_model_cache(m: ModelConfig, checkpoint_gib: float, service_account: Optional[str] = None) -> dict[str, Any]:
+    """A LocalModelCache of one model on its pool's node group.
+
+    ``service_account`` names the account (in KServe's job namespace) whose Secrets the download job
+    gets: KServe injects credentials only when the cache names one (kserve v0.20.0
+    pkg/controller/v1alpha1/localmodelnode/controller.go:173-179), so a gated model needs it.
+    """
+    spec: dict[str, Any] = {"sourceModelUri": cache_source_uri(m), "modelSize": f"{int(checkpoint_gib * 1.1) + 1}Gi", "nodeGroups": [m.pool]}
+    if service_account:
+        spec["serviceAccountName"] = service_account
     return {
         "apiVersion": "serving.kserve.io/v1alpha1",
         "kind": "LocalModelCache",
         "metadata": {"name": m.name, "labels": recommended_labels(m.name, component="model-cache")},
-        "spec": {"sourceModelUri": cache_source_uri(m), "modelSize": f"{int(checkpoint_gib * 1.1) + 1}Gi", "nodeGroups": [m.pool]},
+        "spec": spec,
     }
 
 
 def localmodel_values() -> dict[str, Any]:
-    """kserve-localmodel-resources: the controller, and the node agent on the GPU pools' NVMe."""
-    return {
-        "kserve": {
-            "localmodel": {"enabled": True, "agent": {"hostPath": NODE_CACHE_PATH}},
-            "localmodelnode": {"controller": {"tolerations": [dict(GPU_TOLERATION)]}},
-        }
-    }
+    """kserve-localmodel-resources: the node agent tolerates the GPU taint of the pools it runs on.
+
+    ``kserve.localmodel.enabled`` is not here: this chart's templates never read it; the
+    ``inferenceservice-config`` ConfigMap that carries it is rendered by kserve-resources
+    (builders/addons.py ``kserve_values``).
+    """
+    return {"kserve": {"localmodelnode": {"controller": {"tolerations": [dict(GPU_TOLERATION)]}}}}
 
 
 def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """What Prometheus scrapes and alerts on for one model: a PodMonitor and a PrometheusRule.
 
-Pure functions. Metric names are vLLM 0.33's (../shared/reference/vllm.md section 1); the pod
+Pure functions. Metric names are vLLM 0.33's (vllm-project/vllm v0.33.0,
+vllm/v1/metrics/loggers.py PrometheusStatLogger); the pod
 restart and HPA series come from kube-state-metrics, which kube-prometheus-stack installs.
 Thresholds come from the stack's ``monitoring.alerts`` (documented defaults) and, for time to
 first token and the queue, from the model's SLO and capacity plan.

@@ -1,9 +1,9 @@
 """Helm releases of the metrics plumbing: Prometheus Adapter (rules per model), kube-prometheus-stack, KEDA.
 
 Pure functions returning each release's chart, pinned version, repository, namespace and
-values. Versions are the ones kept in ../shared/charts (its PROVENANCE.md); tests check every
-value path against that chart's values.yaml. The adapter's rule format is documented in
-../shared/reference/prometheus_adapter.md ("Rule format").
+values. Versions: prometheus-community/helm-charts tags prometheus-adapter-5.3.0 and
+kube-prometheus-stack-88.5.3; tests check every value path against that chart's values.yaml.
+The adapter's rule format: kubernetes-sigs/prometheus-adapter v0.12.0, docs/config.md.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ PROMETHEUS_COMMUNITY = "https://prometheus-community.github.io/helm-charts"
 KEDA_REPO = "https://kedacore.github.io/charts"
 
 
-# Pinned to the versions in ../shared/charts/PROVENANCE.md.
+# prometheus-community/helm-charts, tags prometheus-adapter-5.3.0 and kube-prometheus-stack-88.5.3.
 PROMETHEUS_ADAPTER = Chart("prometheus-adapter", "5.3.0", PROMETHEUS_COMMUNITY)
 KUBE_PROMETHEUS_STACK = Chart("kube-prometheus-stack", "88.5.3", PROMETHEUS_COMMUNITY)
 KEDA = Chart("keda", "2.20.2", KEDA_REPO)

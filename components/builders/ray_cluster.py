@@ -2,7 +2,7 @@
 
 Pure functions from a model's config and its capacity plan (``plan.layout``) to Kubernetes objects
 and AWS resource arguments as dicts. Field names follow the KubeRay v1 CRD
-(../shared/crds/ray.io/RayCluster.yaml, KubeRay v1.7.0); what the operator adds to the pods is
+(ray-project/kuberay v1.7.0, ray-operator/config/crd/bases/ray.io_rayclusters.yaml); what the operator adds to the pods is
 read from its source at that tag (ray-operator/controllers/ray/common/pod.go):
 
 - The head runs ``vllm serve ... --distributed-executor-backend ray`` itself, so the RayCluster

@@ -1,7 +1,8 @@
 """Manifests of one vLLM service: a KServe InferenceService (Standard mode) and its PodDisruptionBudget.
 
 Pure functions from the model's config and its capacity plan to Kubernetes objects as dicts.
-Field names follow the KServe v1beta1 CRD (shared/crds/serving.kserve.io/InferenceService.yaml):
+Field names follow the KServe v1beta1 CRD (kserve/kserve v0.20.0,
+config/crd/full/serving.kserve.io_inferenceservices.yaml):
 ``spec.predictor`` is a pod spec plus replica fields, so the vLLM container goes under
 ``spec.predictor.containers`` with KServe's container name ``kserve-container``.
 """
@@ -12,6 +13,7 @@ import json
 from typing import Any
 
 from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
+from ..builders.credentials import HF_TOKEN_KEY, hf_token_secret, model_service_account_name  # noqa: F401 (re-exported)
 from ..builders.labels import recommended_labels
 from ..builders.model_source import model_args, model_env
 from ..builders.scheduling import serving_pod_scheduling
@@ -19,9 +21,9 @@ from ..images import image_tag
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig
 
+DEPLOYMENT_MODE = "Standard"  # pkg/constants/constants.go: Standard; RawDeployment is the deprecated alias
 CONTAINER_NAME = "kserve-container"  # KServe's name for the predictor's serving container
 HTTP_PORT = 8080  # the port KServe's runtimes and probes use for vLLM (kserve.md)
-HF_TOKEN_KEY = "token"
 SHM_VOLUME = "dshm"
 CACHE_VOLUME = "model-cache"
 CACHE_PATH = "/models-cache"
@@ -170,8 +172,10 @@ def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: s
             "namespace": namespace,
             "labels": labels,
             "annotations": {
-                # Standard (RawDeployment): a plain Deployment, no Knative (kserve.md).
-                "serving.kserve.io/deploymentMode": "RawDeployment",
+                # Standard: a plain Deployment, no Knative (kserve.md). KServe 0.20's defaulter rewrites the
+                # deprecated "RawDeployment" to "Standard" (pkg/apis/serving/v1beta1/inference_service_defaults.go
+                # DefaultInferenceService), so writing it would drift after every refresh.
+                "serving.kserve.io/deploymentMode": DEPLOYMENT_MODE,
                 # Our HPA scales on vLLM load; KServe's default HPA would scale on CPU 80%.
                 "serving.kserve.io/autoscalerClass": "external",
                 "llm-serving.io/model": m.model,
@@ -187,12 +191,14 @@ def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: s
                 "maxReplicas": m.replicas.max,
                 "labels": dict(labels),
                 "terminationGracePeriodSeconds": plan.termination_grace_seconds,
-                # Used by KServe's HTTPRoute (Gateway API) or Knative; the chain keeps it inside Envoy's per-try timeout.
-                "timeout": plan.timeouts.kserve_timeout_seconds,
+                # No spec.predictor.timeout: in Standard mode KServe reads it only when it builds a Gateway API
+                # HTTPRoute (pkg/controller/v1beta1/inferenceservice/reconcilers/ingress/httproute_reconciler.go),
+                # which this stack does not use; Envoy's per-try timeout is the innermost request timeout.
                 # Pool, GPU type, priority above the GPU buffer's placeholders, spread over zones and nodes.
                 **serving_pod_scheduling(m.name, pool, _karpenter_gpu_name(plan)),
-                # Reads the S3 mirror with this account's role (EKS Pod Identity or IRSA).
-                **({"serviceAccountName": m.source.service_account} if m.source.service_account else {}),
+                # The model's own account: an S3 reader's role (EKS Pod Identity), or the one that lists the
+                # HF_TOKEN Secret for KServe's storage initializer (builders/credentials.py).
+                "serviceAccountName": model_service_account_name(m),
                 "volumes": [
                     {"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": f"{r.shm_gib}Gi"}},
                     {"name": CACHE_VOLUME, "emptyDir": {"sizeLimit": f"{r.ephemeral_storage_gib}Gi"}},
@@ -229,14 +235,4 @@ def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
             "selector": {"matchLabels": {"serving.kserve.io/inferenceservice": m.name}},
             "unhealthyPodEvictionPolicy": "AlwaysAllow",
         },
-    }
-
-
-def hf_token_secret(namespace: str, name: str) -> dict[str, Any]:
-    """Metadata of the Secret that holds the Hugging Face token (the value is added as a Pulumi secret)."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": {"name": name, "namespace": namespace, "labels": recommended_labels(name, component="credentials")},
-        "type": "Opaque",
     }

@@ -5,8 +5,10 @@ process start, fetching the weights (Hugging Face download, S3 stream, or nothin
 node-local cache), loading them onto the GPUs, and the engine's compile / CUDA-graph /
 profiling phase. Node launch, device-plugin registration and the image pull happen before the
 container starts; they are the scale-out lead time (shown beside the budget, and what the warm
-buffer and the image pre-pull remove). Figures are from shared/reference/cold_start.md (row numbers
-cited); where that file only gives an estimate, it says so.
+buffer and the image pre-pull remove). Figures are from public reports (each ``basis`` names the row of the project's cold-start
+survey, whose sources are: run-ai/runai-model-streamer docs/src/benchmarks.md @1e56c33e for the
+load rates, vllm-project/vllm PR #11005 and issue #20264 for compile and CUDA-graph times);
+where the survey only gives an estimate, it says so.
 """
 
 from __future__ import annotations

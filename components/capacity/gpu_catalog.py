@@ -7,11 +7,12 @@
   Note that Karpenter labels both A100 variants ``a100``; tell them apart by ``instance-gpu-memory``
   (40960 vs 81920 MiB) or by instance type (p4d vs p4de).
 * ``memory_gib``: total device memory AS CUDA REPORTS IT, i.e. ``torch.cuda.mem_get_info()[1] / 2**30``. This is the
-  ``total_gpu_memory`` that vLLM multiplies by ``gpu_memory_utilization`` (see shared/reference/vllm_memory_model.md), and
+  ``total_gpu_memory`` that vLLM multiplies by ``gpu_memory_utilization`` (vllm-project/vllm vllm/v1/worker/gpu_worker.py ``determine_available_memory``), and
   the "total capacity of X GiB" in torch out-of-memory messages. Each value is a figure seen in a public log, cited
   in ``source``.
-* ``memory_gib_ec2``: EC2's ``instance-gpu-memory`` (MiB) / 1024 as listed in shared/reference/aws_gpu_instances.csv
-  (that CSV rounds to 6 significant digits; copied as printed there). None when not sold on AWS.
+* ``memory_gib_ec2``: EC2's ``instance-gpu-memory`` (MiB) / 1024 as Karpenter's instance-type reference lists it
+  (aws/karpenter-provider-aws @1d927085 website/content/en/preview/reference/instance-types.md; rounded to 6
+  significant digits). None when not sold on AWS.
 * ``compute_capability``: from https://developer.nvidia.com/cuda-gpus ("CUDA GPU Compute Capability" table).
 * ``fp8``: native FP8 tensor cores (Ada 8.9, Hopper 9.0, Blackwell 10.x/12.0). Ampere (8.0/8.6) has none; vLLM
   still runs FP8 checkpoints there through weight-only Marlin kernels, which saves weight memory but not compute.
@@ -31,8 +32,9 @@ the second decimal as noise.
 memory), ``efa`` (bool), ``local_nvme_gb`` (instance-local NVMe, as EC2 reports it). The g6f sizes are fractional L4
 partitions (EC2/Karpenter report 0 GPUs); they carry ``"fractional": True`` and ``gpu_memory_gib_ec2`` (the slice).
 
-Plain data only: no imports beyond typing, no functions. The project must not read shared/ at run time, so the
-instance table below is a literal copy of the CSV rows.
+Plain data only: no imports beyond typing, no functions. This module is the one place the product keeps these
+facts (nothing reads files outside the package at run time); tests compare the instance table with the upstream
+reference page's rows when the reference folder is present (tests/capacity/test_layout.py).
 """
 
 from typing import Any, Dict
@@ -76,7 +78,7 @@ GPUS: Dict[str, Dict[str, Any]] = {
         "fp8": True,
         "source": (
             "memory_gib: vLLM log 'total_gpu_memory (44.42GiB) x gpu_memory_utilization (0.90) = 39.98GiB' on L40S "
-            "(https://github.com/vllm-project/vllm/issues/15815, row o16 of shared/reference/vllm_kv_calibration.csv); "
+            "(https://github.com/vllm-project/vllm/issues/15815); "
             "nvidia-smi reports about 46 GB (index file id 54876698882). compute_capability: NVIDIA table (8.9)."
         ),
     },
@@ -117,8 +119,7 @@ GPUS: Dict[str, Dict[str, Any]] = {
         "fp8": True,
         "source": (
             "memory_gib: vLLM 'Free memory on device: 78.57/79.18 GiB on startup' on H100 (llm-d/llm-d-benchmark "
-            "config_explorer/empirical-vllm-memory-results.md @259334868c50; row o26 of "
-            "shared/reference/vllm_kv_calibration.csv). nvidia-smi shows '0MiB / 81559MiB' for 'NVIDIA H100 80GB "
+            "config_explorer/empirical-vllm-memory-results.md @259334868c50). nvidia-smi shows '0MiB / 81559MiB' for 'NVIDIA H100 80GB "
             "HBM3' (https://github.com/vllm-project/vllm/issues/27508). Other logs (GPU not always named) show "
             "79.11-79.25 GiB, so the second decimal depends on driver/setup. "
             "SXM 80 GB part (p5). compute_capability: NVIDIA table (9.0)."
@@ -197,8 +198,7 @@ GPUS: Dict[str, Dict[str, Any]] = {
         "fp8": False,
         "source": (
             "memory_gib: vLLM memory-profiling line total_gpu_memory=23.58GiB on an RTX 3090 "
-            "(https://github.com/vllm-project/vllm/issues/10517, comment by kaspersiminski; row o01 of "
-            "shared/reference/vllm_kv_calibration.csv). compute_capability: NVIDIA table (GeForce RTX 3090, 8.6)."
+            "(https://github.com/vllm-project/vllm/issues/10517, comment by kaspersiminski). compute_capability: NVIDIA table (GeForce RTX 3090, 8.6)."
         ),
     },
     "RTX-4090": {
@@ -217,12 +217,74 @@ GPUS: Dict[str, Dict[str, Any]] = {
     },
 }
 
-# Literal copy of shared/reference/aws_gpu_instances.csv (source of every row:
+# Every row from Karpenter's instance-type reference (source of every row:
 # karpenter-provider-aws@1d927085 website/content/en/preview/reference/instance-types.md, i.e.
 # aws/karpenter-provider-aws HEAD 1d927085dd81a9df9301e613f371dac5b4d16bfe). gpu is the GPUS key for the
 # label karpenter.k8s.aws/instance-gpu-name (a100 split into A100-40GB / A100-80GB by instance-gpu-memory);
 # memory_gib = instance-memory MiB / 1024; efa = the node advertises vpc.amazonaws.com/efa; local_nvme_gb =
 # instance-local-nvme. g6f rows are fractional L4 slices (gpu_count 0): "fractional": True and the slice size.
+
+# Throughput facts for the simulator's step-time roofline (components/simulate/roofline.py), per GPU:
+# ``hbm_gb_s`` memory bandwidth (GB/s, 10^9), ``bf16_tflops`` and ``fp8_tflops`` dense tensor-core peaks
+# (the datasheets print "with sparsity" figures twice these; fp8 None without FP8 tensor cores),
+# ``link`` how tensor-parallel ranks on one node talk ("nvlink" or "pcie") and ``link_gb_s`` its
+# bandwidth per GPU and direction (GB/s). Datasheet peaks, not achieved rates: the roofline scales
+# them by efficiencies calibrated on published vLLM runs (benchmarks/fidelity.py). GPUs without an
+# entry cannot be simulated (the simulator says so).
+PERFORMANCE: Dict[str, Dict[str, Any]] = {
+    "A10G": {
+        "hbm_gb_s": 600, "bf16_tflops": 125, "fp8_tflops": None, "link": "pcie", "link_gb_s": 32,
+        "source": "NVIDIA A10 datasheet (https://www.nvidia.com/en-us/data-center/products/a10-gpu/): 600 GB/s GDDR6, "
+                  "BF16 125 TFLOPS dense (250 with sparsity), PCIe Gen4 x16 (64 GB/s both directions). UNCERTAIN: AWS "
+                  "publishes no datasheet for the A10G; the A10's figures are used (same GA102 chip).",
+    },
+    "L4": {
+        "hbm_gb_s": 300, "bf16_tflops": 121, "fp8_tflops": 242.5, "link": "pcie", "link_gb_s": 32,
+        "source": "NVIDIA L4 datasheet (https://www.nvidia.com/en-us/data-center/l4/): 300 GB/s, BF16 242 and FP8 485 "
+                  "TFLOPS with sparsity (dense: half), PCIe Gen4 x16.",
+    },
+    "L40S": {
+        "hbm_gb_s": 864, "bf16_tflops": 362, "fp8_tflops": 733, "link": "pcie", "link_gb_s": 32,
+        "source": "NVIDIA L40S datasheet (https://www.nvidia.com/en-us/data-center/l40s/): 864 GB/s GDDR6, BF16 362.05 "
+                  "(733 with sparsity), FP8 733 (1,466 with sparsity) TFLOPS, PCIe Gen4 x16 (64 GB/s both directions), no NVLink.",
+    },
+    "A100-40GB": {
+        "hbm_gb_s": 1555, "bf16_tflops": 312, "fp8_tflops": None, "link": "nvlink", "link_gb_s": 300,
+        "source": "NVIDIA A100 datasheet (https://www.nvidia.com/en-us/data-center/a100/): 40GB SXM 1,555 GB/s, BF16 312 "
+                  "TFLOPS dense, NVLink 600 GB/s (both directions).",
+    },
+    "A100-80GB": {
+        "hbm_gb_s": 2039, "bf16_tflops": 312, "fp8_tflops": None, "link": "nvlink", "link_gb_s": 300,
+        "source": "NVIDIA A100 datasheet (https://www.nvidia.com/en-us/data-center/a100/): 80GB SXM 2,039 GB/s, BF16 312 "
+                  "TFLOPS dense, NVLink 600 GB/s (both directions).",
+    },
+    "H100": {
+        "hbm_gb_s": 3350, "bf16_tflops": 989, "fp8_tflops": 1979, "link": "nvlink", "link_gb_s": 450,
+        "source": "NVIDIA H100 datasheet (https://www.nvidia.com/en-us/data-center/h100/), SXM: 3.35 TB/s, BF16 1,979 and "
+                  "FP8 3,958 TFLOPS with sparsity (dense: half), NVLink 900 GB/s (both directions).",
+    },
+    "H200": {
+        "hbm_gb_s": 4800, "bf16_tflops": 989, "fp8_tflops": 1979, "link": "nvlink", "link_gb_s": 450,
+        "source": "NVIDIA H200 datasheet (https://www.nvidia.com/en-us/data-center/h200/), SXM: 4.8 TB/s, BF16 1,979 and "
+                  "FP8 3,958 TFLOPS with sparsity (dense: half), NVLink 900 GB/s (both directions).",
+    },
+    "RTX-3090": {
+        "hbm_gb_s": 936, "bf16_tflops": 71, "fp8_tflops": None, "link": "pcie", "link_gb_s": 32,
+        "source": "NVIDIA Ampere GA102 GPU architecture whitepaper (GeForce RTX 3090 column): 936 GB/s GDDR6X, peak BF16 "
+                  "tensor TFLOPS with FP32 accumulate 71 (142 with sparsity), PCIe Gen4 x16.",
+    },
+    "RTX-4090": {
+        "hbm_gb_s": 1008, "bf16_tflops": 165.2, "fp8_tflops": 330.3, "link": "pcie", "link_gb_s": 32,
+        "source": "NVIDIA Ada GPU architecture whitepaper (GeForce RTX 4090 column): 1,008 GB/s GDDR6X, peak FP16/BF16 tensor "
+                  "TFLOPS with FP32 accumulate 165.2 (330.4 with sparsity), FP8 with FP32 accumulate 330.3, PCIe Gen4 x16.",
+    },
+    "B200": {
+        "hbm_gb_s": 8000, "bf16_tflops": 2250, "fp8_tflops": 4500, "link": "nvlink", "link_gb_s": 900,
+        "source": "NVIDIA HGX B200 datasheet (https://www.nvidia.com/en-us/data-center/hgx/): 8 TB/s per GPU; 8 GPUs give "
+                  "36 PFLOPS BF16 and 72 PFLOPS FP8 with sparsity (per GPU dense: 2.25 and 4.5), NVLink 1.8 TB/s (both directions).",
+    },
+}
+
 INSTANCES: Dict[str, Dict[str, Any]] = {
     "g5.xlarge": {"gpu": "A10G", "gpu_count": 1, "vcpu": 4, "memory_gib": 16, "efa": False, "local_nvme_gb": 250},
     "g5.2xlarge": {"gpu": "A10G", "gpu_count": 1, "vcpu": 8, "memory_gib": 32, "efa": False, "local_nvme_gb": 450},

@@ -33,9 +33,9 @@ from ..config import GpuPoolConfig, ModelConfig
 from ..errors import Problem
 
 # EFA interfaces per instance type (the `vpc.amazonaws.com/efa` count a node advertises), from
-# ../shared/reference/aws_gpu_instances.csv column efa_interfaces (Karpenter's instance-type
-# reference, karpenter-provider-aws@1d927085); types without EFA are absent.
-# tests/capacity/test_layout.py checks this table against the CSV.
+# Karpenter's instance-type reference (aws/karpenter-provider-aws @1d927085,
+# website/content/en/preview/reference/instance-types.md, resource vpc.amazonaws.com/efa); types without EFA
+# are absent. tests/capacity/test_layout.py checks this table against the reference folder's CSV of that page.
 EFA_INTERFACES: dict[str, int] = {
     "g5.8xlarge": 1, "g5.12xlarge": 1, "g5.16xlarge": 1, "g5.24xlarge": 1, "g5.48xlarge": 1,
     "g6.8xlarge": 1, "g6.12xlarge": 1, "g6.16xlarge": 1, "g6.24xlarge": 1, "g6.48xlarge": 1,
@@ -232,7 +232,7 @@ def stage_figures(model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: Memor
     return tuple(stages)
 
 
-# Cold start of a multi-node replica (../shared/reference/cold_start.md section 7, estimates for the
+# Cold start of a multi-node replica (the project's cold-start survey, section 7: estimates for the
 # 70B-class TP4-8 column, which has no measurement for p5 nodes): every node is launched and joins
 # (2-5 min; EFA/p5 join failures seen, row 1.8), pulls the vLLM image (2-5 min cold), then each node
 # downloads the whole checkpoint from the Hugging Face Hub (vLLM's loader fetches every shard, then

@@ -10,7 +10,7 @@ Per GPU (every TP/PP rank profiles its own device), vLLM sizes the KV cache as
          - CUDA graph memory  (estimated and reserved before the KV cache from vLLM 0.20 on, where
                                the release's model runner makes an estimate: model_runner())
 
-(shared/reference/vllm_memory_model.md sections 1-2 and 8; vllm/v1/worker/gpu_worker.py
+(vllm-project/vllm vllm/v1/worker/gpu_worker.py
 determine_available_memory, gpu_model_runner.py profile_run / _dummy_sampler_run). The KV cache
 is then cut into blocks of ``block_size`` tokens whose size follows from the layers on this rank,
 the KV heads on this rank (at least one: heads are replicated when TP exceeds them), head_dim
@@ -282,7 +282,7 @@ class MemoryPlan:
 def hardware_batch_defaults(gpu: Gpu) -> tuple[int, int]:
     """vLLM 0.33's OpenAI-server defaults (max_num_batched_tokens, max_num_seqs) for a GPU.
 
-    engine/arg_utils.py get_batch_defaults (shared/reference/vllm.md section 2): >= 160 GiB
+    vllm-project/vllm v0.33.0 vllm/engine/arg_utils.py get_batch_defaults: >= 160 GiB
     16384/1024; >= 70 GiB and not A100 8192/1024; otherwise 2048/256.
     """
     return batch_defaults_for(gpu, NEWEST_READ)

@@ -3,8 +3,8 @@
 Pure: from a ``gpuPools`` entry, the models placed on it and their serving plans, derive the
 numbers the NodePool, the EC2NodeClass, the buffer and the pool-fit check must agree on (GPUs
 per node, the GPUs one replica of the largest model needs, the buffer's GPUs, the root volume,
-the drain the node must wait for). Instance facts come from the catalogue in gpu_catalog.py (a
-copy of shared/reference/aws_gpu_instances.csv).
+the drain the node must wait for). Instance facts come from the catalogue in gpu_catalog.py (from
+Karpenter's instance-type reference, aws/karpenter-provider-aws @1d927085).
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ class PoolPlan:
     drain_seconds: int  # the longest a node must wait for its serving pods to drain and be replaced
     images: tuple[str, ...] = ()  # the vLLM images of the pool's models (pre-pulled on every node)
     cached_models: tuple[str, ...] = ()  # models whose weights a LocalModelCache keeps on the pool's NVMe
+    multi_node_models: tuple[str, ...] = ()  # models whose one engine spans several of the pool's nodes (KubeRay)
 
     @property
     def max_gpus_per_node(self) -> int:
@@ -109,6 +110,7 @@ class PoolPlan:
             "models": [m.name for m in self.models],
             "images": list(self.images),
             "cached_models": list(self.cached_models),
+            "multi_node_models": list(self.multi_node_models),
             "fits": not self.fit_problems(),
         }
 
@@ -162,6 +164,7 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
         drain_seconds=drain,
         images=tuple(sorted({m.image for m in on_pool})),
         cached_models=tuple(m.name for m in on_pool if m.source.type == "localCache"),
+        multi_node_models=tuple(m.name for m in on_pool if m.distributed is not None),
     )
 
 

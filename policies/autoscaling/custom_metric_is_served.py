@@ -16,6 +16,8 @@ monitor, every HPA in it must be served by them.
 
 from __future__ import annotations
 
+import re
+
 from policies.autoscaling.scalers import (
     adapter_rules,
     hpa_metrics,
@@ -29,6 +31,7 @@ from policies.autoscaling.scalers import (
     workloads,
 )
 from policies.framework import Policy, Resource
+from policies.kube import get
 
 _UNSERVED = "the HPA shows <unknown> for it and never scales"
 _UNSCRAPED = "no series reach Prometheus, so the autoscaler sees no load and never scales"
@@ -38,6 +41,25 @@ def _custom_metrics(scaler: Resource) -> list:
     return [m for m in hpa_metrics(scaler) if m.type in ("Pods", "Object", "External")]
 
 
+# A bare vLLM series, with or without a label matcher: one series per pod (vLLM's gauges are per engine).
+_PER_POD_QUERY = re.compile(r"^\s*vllm[:_][A-Za-z0-9_:]*\s*(\{[^{}]*\})?\s*$")
+
+
+def per_pod_query_findings(scaler: Resource) -> list[str]:
+    """KEDA prometheus triggers whose query returns one series per vLLM pod. KEDA's prometheus scaler
+    refuses a result of more than one element ("prometheus query ... returned multiple elements",
+    kedacore/keda v2.20.2 pkg/scalers/prometheus_scaler.go L273-274), so the trigger fails as soon
+    as a second replica runs."""
+    found = []
+    for path, trigger in triggers(scaler):
+        query = get(trigger, "metadata", "query")
+        if trigger.get("type") == "prometheus" and isinstance(query, str) and _PER_POD_QUERY.match(query):
+            found.append(f"{path}.metadata.query {query.strip()} returns one series per vLLM pod, and KEDA's prometheus "
+                         f"scaler fails on a result of more than one element, so the trigger errors as soon as two "
+                         f"replicas run; aggregate it (sum(...) or avg(...))")
+    return found
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     require = bool(config.get("requireInSameSet"))
     rules = adapter_rules(resources)
@@ -45,6 +67,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     candidates = workloads(resources)
     findings: list[tuple[str, str]] = []
     for scaler in scalers(resources):
+        if is_scaled_object(scaler):
+            findings.extend((scaler.name, m) for m in per_pod_query_findings(scaler))
         custom = _custom_metrics(scaler) if is_hpa(scaler) else []
         if (rules.present or require) and not scaler.type.startswith("kubernetes:autoscaling/v1:"):
             for metric in custom:

@@ -35,6 +35,12 @@ from policies.kube import (
 )
 
 AUTOSCALER_CLASS = "serving.kserve.io/autoscalerClass"
+DEPLOYMENT_MODE = "serving.kserve.io/deploymentMode"
+KNATIVE_CLASS = "autoscaling.knative.dev/class"
+KNATIVE_METRIC = "autoscaling.knative.dev/metric"
+KNATIVE_HPA_CLASS = "hpa.autoscaling.knative.dev"
+# ParseDeploymentMode (kserve v0.20.0 pkg/constants/constants.go): the legacy names map to the new ones.
+_KNATIVE_MODES = ("Serverless", "Knative")
 _RESOURCE_METRICS = ("cpu", "memory")
 _WHY = ("vLLM is GPU-bound, so CPU never reaches the target and replicas never scale out; scale on "
         "vLLM queue depth or KV-cache usage (vllm:num_requests_waiting, vllm:kv_cache_usage_perc)")
@@ -45,13 +51,38 @@ def _namespace(resource: Resource) -> str | None:
     return namespace if isinstance(namespace, str) else None
 
 
-def _isvc_reason(resource: Resource) -> str | None:
+def _knative_reason(predictor: dict, merged: dict, mode: str) -> str | None:
+    """Why a Knative-mode (Serverless) GPU InferenceService scales on CPU/memory, or None.
+
+    KServe puts Knative's KPA class on the ksvc unless autoscaling.knative.dev/class is given, and
+    the predictor's scaleMetric as autoscaling.knative.dev/metric (kserve v0.20.0
+    pkg/controller/v1alpha1/utils/utils.go SetAutoScalingAnnotations L56-67). The KPA scales on
+    concurrency (its default) or rps, requests in flight, which vLLM's load does move; only
+    Knative's HPA class scales on cpu (its default) or memory.
+    """
+    knative_class = merged.get(KNATIVE_CLASS, "kpa.autoscaling.knative.dev")
+    if knative_class != KNATIVE_HPA_CLASS:
+        return None
+    metric = predictor.get("scaleMetric") or merged.get(KNATIVE_METRIC) or "cpu"
+    if metric not in _RESOURCE_METRICS:
+        return None
+    return (f"deploymentMode {mode} with {KNATIVE_CLASS} {KNATIVE_HPA_CLASS} scales on {metric} "
+            f"(Knative's HPA class; its KPA would scale on concurrency)")
+
+
+def _isvc_reason(resource: Resource, default_mode: str) -> str | None:
     """Why a GPU InferenceService ends up scaling on CPU/memory, or None if it does not."""
     predictor = as_dict(get(resource.props, "spec", "predictor"))
     if not requests_gpu(predictor):
         return None
     # KServe merges the predictor's annotations over the InferenceService's.
     merged = {**annotations(resource.props), **as_dict(predictor.get("annotations"))}
+    mode = annotations(resource.props).get(DEPLOYMENT_MODE)
+    shown_mode = f"{mode} (annotation {DEPLOYMENT_MODE})" if isinstance(mode, str) else \
+        f"{default_mode} (no {DEPLOYMENT_MODE} annotation: setting kserveDefaultDeploymentMode)"
+    if (mode if isinstance(mode, str) else default_mode) in _KNATIVE_MODES:
+        reason = _knative_reason(predictor, merged, shown_mode)
+        return reason
     autoscaler = merged.get(AUTOSCALER_CLASS)
     metrics = [m for m in as_list(get(predictor, "autoScaling", "metrics")) if isinstance(m, dict)]
     custom = sorted({str(m.get("type")) for m in metrics if m.get("type") != "Resource"})
@@ -66,8 +97,8 @@ def _isvc_reason(resource: Resource) -> str | None:
             return "spec.predictor.autoScaling.metrics has only Resource (cpu/memory) metrics"
         if scale_metric in _RESOURCE_METRICS:
             return f"spec.predictor.scaleMetric is {scale_metric}, so KServe's HPA scales on {scale_metric}"
-        return (f"metadata.annotations {AUTOSCALER_CLASS} {shown} and no custom metric is set, so "
-                f"KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80)")
+        return (f"deploymentMode {shown_mode}, metadata.annotations {AUTOSCALER_CLASS} {shown} and no custom metric is "
+                f"set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80)")
     if autoscaler == "keda" and not custom:
         return (f"metadata.annotations {AUTOSCALER_CLASS} is keda but spec.predictor.autoScaling.metrics "
                 f"has no PodMetric or External metric, so KEDA scales on cpu/memory")
@@ -128,10 +159,20 @@ _FRACTION_WHY = ("vllm:kv_cache_usage_perc is a fraction from 0 to 1, so the tar
                  "reached and the autoscaler never scales out; give the target as a fraction (e.g. 0.8 or 800m)")
 
 
+AIBRIX_POD_AUTOSCALER = "kubernetes:autoscaling.aibrix.ai/v1alpha1:PodAutoscaler"
+
+
 def _fraction_findings(resource: Resource, fraction_names: set) -> list[str]:
     """Targets above 1 on 0-1 fraction metrics (KV-cache usage) given as if they were percentages."""
     found = []
-    if resource.type in HPA_TYPES:
+    if resource.type == AIBRIX_POD_AUTOSCALER:
+        # AIBrix's PodAutoscaler (HPA, KPA or APA strategy) compares the scraped value with targetValue as is.
+        for i, source in enumerate(as_list(get(resource.props, "spec", "metricsSources"))):
+            source = as_dict(source)
+            metric, value = source.get("targetMetric"), as_quantity(source.get("targetValue"))
+            if isinstance(metric, str) and FRACTION_METRIC.search(metric) and value is not None and value > 1:
+                found.append(f"spec.metricsSources[{i}].targetValue = {source.get('targetValue')} on {metric}: {_FRACTION_WHY}")
+    elif resource.type in HPA_TYPES:
         for metric in hpa_metrics(resource):
             if metric.name is None or not (FRACTION_METRIC.search(metric.name) or metric.name in fraction_names):
                 continue
@@ -160,7 +201,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     fraction_names = adapter_rules(resources).fraction_names
     for resource in resources:
         if resource.type == ISVC_TYPE:
-            reason = _isvc_reason(resource)
+            reason = _isvc_reason(resource, config["kserveDefaultDeploymentMode"])
             if reason is not None:
                 findings.append((resource.name, f"{reason}; {_WHY}"))
         elif resource.type in HPA_TYPES or resource.type == SCALED_OBJECT_TYPE:
@@ -169,6 +210,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 reason = _hpa_reason(resource) if resource.type in HPA_TYPES else _scaled_object_reason(resource)
                 if reason is not None:
                     findings.append((resource.name, f"scaleTargetRef {target} is a GPU workload but {reason}; {_WHY}"))
+            findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
+        elif resource.type == AIBRIX_POD_AUTOSCALER:
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
     return findings
 
@@ -188,7 +231,17 @@ POLICY = Policy(
         "vllm:num_requests_waiting), or use autoscalerClass keda with a PodMetric/External Prometheus "
         "query; give hand-made HPAs and ScaledObjects on GPU workloads a Pods or External metric or a Prometheus "
         "trigger. Targets on vllm:kv_cache_usage_perc are fractions: write 0.8 (or 800m), not 80."),
-    config_schema={},
+    config_schema={
+        "kserveDefaultDeploymentMode": {
+            "type": "string", "enum": ["Serverless", "Knative", "RawDeployment", "Standard"], "default": "Serverless",
+            "description": ("The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode "
+                            "annotation: the cluster's inferenceservice-config deploy.defaultDeploymentMode. Default "
+                            "Serverless, KServe's shipped value (kserve v0.20.0 config/configmap/inferenceservice.yaml "
+                            "L745); in Serverless (Knative) mode the KPA scales on concurrency, so only Knative's HPA "
+                            "class on cpu/memory is reported. Set RawDeployment (Standard) where the cluster default is "
+                            "raw: KServe then builds a CPU HPA unless told otherwise."),
+        },
+    },
     check_stack=_check,
     rationale=(
         "KServe's RawDeployment mode builds a CPU HPA when no autoscalerClass is set: DefaultAutoscalerClass = hpa and "

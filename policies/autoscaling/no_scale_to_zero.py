@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import HPA_TYPES, ISVC_TYPE, SCALED_OBJECT_TYPE, as_dict, as_int, get
+from policies.operators import OPERATOR_TYPES, operator_server
 
 _WHY = ("an LLM replica takes minutes to return (GPU node, image pull, weight load), "
         "so the first request after idling times out; set it to at least 1")
@@ -18,6 +19,11 @@ _WHY = ("an LLM replica takes minutes to return (GPU node, image pull, weight lo
 
 def _check(resource: Resource, config: dict) -> list[str]:
     spec = as_dict(get(resource.props, "spec"))
+    if resource.type in OPERATOR_TYPES:
+        server = operator_server(resource)
+        if server is not None and server.min_replicas == 0:
+            return [f"{server.min_replicas_field} is 0, so the {server.kind} operator scales the model to zero; {_WHY}"]
+        return []
     if resource.type == ISVC_TYPE:
         field, value = "spec.predictor.minReplicas", get(spec, "predictor", "minReplicas")
     elif resource.type == SCALED_OBJECT_TYPE:
@@ -50,7 +56,7 @@ POLICY = Policy(
         "For a deliberately idle dev model, annotate the resource with "
         "llm-serving.io/exempt-llm-no-scale-to-zero: \"<reason>\"."),
     config_schema={},
-    resource_types=(ISVC_TYPE, *HPA_TYPES, SCALED_OBJECT_TYPE),
+    resource_types=(ISVC_TYPE, *HPA_TYPES, SCALED_OBJECT_TYPE, *OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "A replica returns only after a GPU node is provisioned, a multi-GB image pulled and the weights loaded: minutes "

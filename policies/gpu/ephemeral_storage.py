@@ -1,50 +1,56 @@
-"""S19: a GPU pod that downloads its model requests ephemeral storage for it.
+"""S19: a GPU model server that downloads its model onto the node's disk requests ephemeral storage for it.
 
-Karpenter sizes a node's disk from the pods' ephemeral-storage requests; without one the node
-gets the default root volume (20 GiB on the AMI defaults) and the download fails halfway
-(policy_catalog.md S19). A model streamed from object storage (``--load-format runai_streamer``)
-or read from a local path downloads nothing.
+A Hugging Face download lands in the server's cache (``--download-dir``, ``HF_HOME``/``HF_HUB_CACHE``, else
+``~/.cache/huggingface``) or, for KServe's ``storageUri: hf://``, in the storage initializer's
+``/mnt/models`` emptyDir: the node's ephemeral storage, unless a PersistentVolumeClaim (or another volume
+off that disk) is mounted there. Without an ``ephemeral-storage`` request the scheduler does not look at
+the node's free disk when it places the pod, so a 15-140 GB checkpoint can land on a node that cannot hold
+it, and under disk pressure the kubelet evicts first the pods that use more than they requested
+(https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/). Karpenter does not size
+a node's disk from pod requests: the EC2NodeClass's ``blockDeviceMappings`` (or the instance store, with
+``instanceStorePolicy: RAID0``) does (https://karpenter.sh/docs/concepts/nodeclasses/); the request makes
+the scheduler put the pod where the disk fits. A model streamed from object storage
+(``--load-format runai_streamer``) or read from a local path downloads nothing.
+
+Read for vLLM, SGLang, KServe's Hugging Face server and Ray Serve's GPU workers (policies.engines).
 """
 
 from __future__ import annotations
 
+from policies.engines import downloads
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, requests_gpu, resource_value
-from policies.vllm.args import vllm_command_line, vllm_servers
-
-
-def _downloads(server) -> bool:
-    if server.args.get("load-format") in ("runai_streamer", "runai_streamer_sharded"):
-        return False
-    line = vllm_command_line(server.container) or []
-    model = server.args.get("model") or (line[0] if line and not line[0].startswith("-") else None)
-    if not isinstance(model, str) or not model:
-        return False
-    # A local path (a mounted cache or PVC) or a URL a loader streams is not a hub download.
-    return not model.startswith(("/", "./", "s3://", "gs://", "pvc://"))
+from policies.kube import WORKLOAD_TYPES, resource_value
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for server in vllm_servers(resource):
-        if server.runtime_merged or not requests_gpu(server.podspec) or not _downloads(server):
+    for download in downloads(resource):
+        if resource_value(download.container, "requests", "ephemeral-storage") is not None:
             continue
-        if resource_value(server.container, "requests", "ephemeral-storage") is None:
-            label = f"container {server.container.get('name', '<unnamed>')}"
-            messages.append(f"{label}: downloads its model from the Hub but requests no ephemeral-storage; Karpenter then "
-                            f"gives the node its default root volume and the download fails (request the checkpoint size plus caches)")
+        messages.append(f"{download.label}: downloads {download.model} from the Hugging Face Hub into {download.into} on the "
+                        f"node's ephemeral storage but requests no ephemeral-storage, so the scheduler may place it on a node "
+                        f"whose disk cannot hold the checkpoint, and under disk pressure the kubelet evicts it first; request "
+                        f"the checkpoint size plus ~10 GiB (the node's disk itself comes from the EC2NodeClass "
+                        f"blockDeviceMappings or instance store, not from this request), or mount a PersistentVolumeClaim "
+                        f"at the cache")
     return messages
 
 
 POLICY = Policy(
     name="gpu-pod-ephemeral-storage",
-    description="A GPU vLLM container that downloads its model must request ephemeral-storage for it.",
-    rationale="Karpenter sizes a node's disk from its pods' ephemeral-storage requests; a model download without one lands on the default root volume and fails when it fills (https://karpenter.sh/docs/concepts/nodeclasses/#specblockdevicemappings; Kyverno's karpenter/set-karpenter-non-cpu-limits mutation exists for the same reason, https://github.com/kyverno/policies/tree/main/karpenter).",
+    description="A GPU model server that downloads its model onto the node's disk must request ephemeral-storage for it.",
+    rationale=("Without an ephemeral-storage request the scheduler ignores the node's free disk when placing the pod, and "
+               "the kubelet evicts pods above their request first under disk pressure "
+               "(https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/); a model download is "
+               "15-140 GB. Karpenter sizes the node's disk from the EC2NodeClass blockDeviceMappings or instance store "
+               "(https://karpenter.sh/docs/concepts/nodeclasses/#specblockdevicemappings), so the request places the pod "
+               "where that disk fits; a cache on a PersistentVolumeClaim needs neither."),
     catalog="S19",
     severity="high",
     enforcement="mandatory",
-    remediation_steps="Request resources.requests.ephemeral-storage of at least the checkpoint size plus ~10 GiB, or stream "
-                      "the weights (--load-format runai_streamer from S3) or mount a model cache.",
+    remediation_steps="Request resources.requests.ephemeral-storage of at least the checkpoint size plus ~10 GiB and size the "
+                      "EC2NodeClass blockDeviceMappings (or use instance store) to hold it; or mount a PersistentVolumeClaim "
+                      "at the Hugging Face cache (or HF_HOME), or stream the weights (--load-format runai_streamer).",
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,

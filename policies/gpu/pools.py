@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from policies.framework import Resource
 from policies.karpenter.nodepool import NODEPOOL_TYPES, gpu_limit, is_gpu_nodepool
+from policies.operators import operator_server
 from policies.kube import GPU_RESOURCE, as_dict, as_int, as_list, as_quantity, containers, get, metadata_name, pod_specs, resource_value, split_type
 
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
@@ -71,6 +72,11 @@ def gpu_workloads(resources: list[Resource]) -> list[GpuWorkload]:
     negative = {metadata_name(r.props) for r in resources if r.type == "kubernetes:scheduling.k8s.io/v1:PriorityClass" and (as_int(r.props.get("value")) or 0) < 0}
     out = []
     for r in resources:
+        server = operator_server(r)
+        if server is not None and server.gpus > 0:
+            # No pod template: the part of the pod the operator copies from the resource.
+            out.append(GpuWorkload(r, "spec", server.podspec, target_pool(server.podspec), server.gpus, 1, False))
+            continue
         _, kind = split_type(r.type)
         if kind in ("DaemonSet", "RayCluster", "RayService", "RayJob", "Job", "CronJob", "PodTemplate"):
             continue

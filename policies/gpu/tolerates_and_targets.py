@@ -38,11 +38,34 @@ def tolerates(podspec: dict, taint: dict) -> bool:
 
 
 def targets_gpu_type(podspec: dict) -> bool:
-    """True when a node selector or a required affinity term names a GPU type or pool label."""
-    if any(k in as_dict(podspec.get("nodeSelector")) for k in GPU_TYPE_LABELS):
+    """True when a node selector or a required affinity term names a GPU type or pool label, or a
+    node-group label of the cluster's own whose value names a GPU group (``NodeGroupType:
+    g5-gpu-karpenter``, ``instanceType: g5-gpu-karpenter``)."""
+    selector = as_dict(podspec.get("nodeSelector"))
+    if any(k in selector for k in GPU_TYPE_LABELS):
+        return True
+    if any(isinstance(v, str) and "gpu" in v.lower() for v in selector.values()):
         return True
     terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
     return any(as_dict(e).get("key") in GPU_TYPE_LABELS for term in as_list(terms) for e in as_list(as_dict(term).get("matchExpressions")))
+
+
+GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+
+
+def platform_adds_toleration(podspec: dict) -> bool:
+    """True for a pod that selects GKE's accelerator label: GKE taints its GPU nodes and its
+    ExtendedResourceToleration admission adds the matching toleration to every pod that requests
+    nvidia.com/gpu (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus), so the manifest
+    need not carry it."""
+    return isinstance(as_dict(podspec.get("nodeSelector")).get(GKE_ACCELERATOR), str)
+
+
+def assumed_taints(config: dict, podspec: dict | None = None) -> list[dict]:
+    """The taints a GPU node carries when no NodePool of the set says (pack setting gpuNodesTainted)."""
+    if podspec is not None and platform_adds_toleration(podspec):
+        return []
+    return [DEFAULT_TAINT] if config.get("gpuNodesTainted", True) else []
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
@@ -51,10 +74,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for w in gpu_workloads(resources):
         where = w.path
         pool = pools.get(w.pool) if w.pool else None
-        needed = [t for t in taints(pool.props) if t.get("effect") in ("NoSchedule", "NoExecute")] if pool else [DEFAULT_TAINT]
+        needed = [t for t in taints(pool.props) if t.get("effect") in ("NoSchedule", "NoExecute")] if pool else assumed_taints(config, w.podspec)
         for taint in needed:
             if not tolerates(w.podspec, taint):
-                owner = f"NodePool {w.pool}" if pool else "GPU pools"
+                owner = f"NodePool {w.pool}" if pool else "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
                 findings.append((w.resource.name, f"{where}: requests GPUs but does not tolerate the {taint.get('key')}:"
                                                   f"{taint.get('effect')} taint of {owner}; it stays Pending"))
         if not targets_gpu_type(w.podspec):
@@ -73,6 +96,14 @@ POLICY = Policy(
     enforcement="mandatory",
     remediation_steps="Add the toleration {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule} and a nodeSelector "
                       "on karpenter.sh/nodepool and karpenter.k8s.aws/instance-gpu-name.",
-    config_schema={},
+    config_schema={
+        "gpuNodesTainted": {
+            "type": "boolean", "default": True,
+            "description": ("Whether GPU nodes carry the nvidia.com/gpu:NoSchedule taint when no NodePool of the checked set "
+                            "says (default true: this project's Karpenter pools and EKS's GPU AMIs taint them). Set false "
+                            "where the cluster adds the toleration itself (GKE's ExtendedResourceToleration admission) or "
+                            "GPU node groups are untainted; a NodePool in the set always decides for its own pods."),
+        },
+    },
     check_stack=_check,
 )

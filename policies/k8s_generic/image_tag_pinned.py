@@ -9,19 +9,27 @@ from __future__ import annotations
 from components.images import image_tag, is_digest
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
+from policies.operators import OPERATOR_TYPES, operator_server
 
 _FIX = "pin a version tag (ideally a digest, image@sha256:...)"
+
+
+def _images(resource: Resource) -> list[tuple[str, object]]:
+    """(label, image) of every container, and of the server an operator resource asks for."""
+    found = [(container_label(path, c), c.get("image")) for path, podspec in pod_specs(resource)
+             for c in containers(podspec, init=True, model=True)]
+    if (server := operator_server(resource)) is not None:
+        found.append((server.image_field, server.image))
+    return found
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     disallowed = {str(t).lower() for t in config["disallowedTags"]}
     messages = []
-    for path, podspec in pod_specs(resource):
-        for container in containers(podspec, init=True, model=True):
-            image = container.get("image")
+    for label, image in _images(resource):
+        if True:
             if not isinstance(image, str):
                 continue
-            label = container_label(path, container)
             if is_digest(image):
                 continue
             tag = image_tag(image)
@@ -47,7 +55,7 @@ POLICY = Policy(
             "description": "Tags treated as mutable and rejected, compared case-insensitively (default [\"latest\"]).",
         },
     },
-    resource_types=WORKLOAD_TYPES,
+    resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "An untagged image pulls :latest, and latest moves: replicas of one Deployment can run different engine "

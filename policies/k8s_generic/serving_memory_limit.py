@@ -10,13 +10,20 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, resource_value
+from policies.operators import OPERATOR_TYPES, operator_server
 from policies.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [f"{s.label}: no resources.limits.memory on this {s.engine} server; host memory for weight loading, "
-            f"/dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
-            for s in model_servers(resource) if resource_value(s.container, "limits", "memory") is None]
+    found = [f"{s.label}: no resources.limits.memory on this {s.engine} server; host memory for weight loading, "
+             f"/dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
+             for s in model_servers(resource) if resource_value(s.container, "limits", "memory") is None]
+    server = operator_server(resource)
+    if server is not None and server.memory_limit is None:
+        found.append(f"{server.memory_field} is not set, so the {server.kind} operator renders the model server with no "
+                     f"memory limit; host memory for weight loading and /dev/shm is then unbounded and the node's other "
+                     f"pods pay for it; set it")
+    return found
 
 
 POLICY = Policy(
@@ -29,7 +36,7 @@ POLICY = Policy(
         "Set resources.limits.memory on the model-server container, equal to its memory request (a GPU pod should "
         "be Guaranteed), sized for the weights' host-side staging plus /dev/shm plus --swap-space; "
         "`python -m stacks plan` prints the figure this project uses."),
-    resource_types=WORKLOAD_TYPES,
+    resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "A container without a memory limit may use all of the node's memory; under pressure the kubelet evicts "

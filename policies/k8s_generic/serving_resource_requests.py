@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, resource_value
+from policies.operators import OPERATOR_TYPES, operator_server
 from policies.serving import model_servers
 
 
@@ -22,6 +23,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(f"{server.label}: no {' or '.join(missing)} request on this {server.engine} server, so "
                             f"Karpenter sizes the node and the scheduler packs it as if it needed none; request "
                             f"what the engine uses besides the GPU")
+    operator = operator_server(resource)
+    if operator is not None and operator.unrequested:
+        fields = " and ".join(f for _, f in operator.unrequested)
+        messages.append(f"{fields} not set, so the {operator.kind} operator renders a model server with no "
+                        f"{' or '.join(r for r, _ in operator.unrequested)} request; Karpenter sizes the node and the "
+                        f"scheduler packs it as if it needed none; request what the engine uses besides the GPU")
     return messages
 
 
@@ -35,7 +42,7 @@ POLICY = Policy(
         "Set resources.requests.cpu and resources.requests.memory on the model-server container (vLLM: a few cores per "
         "GPU for tokenisation and scheduling, memory for weight staging and swap space); `python -m stacks plan` "
         "prints the figures this project uses."),
-    resource_types=WORKLOAD_TYPES,
+    resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "The scheduler and Karpenter place pods by their requests "

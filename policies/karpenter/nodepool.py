@@ -2,7 +2,7 @@
 
 A NodePool is a GPU pool when its requirements or limits can only mean GPUs: a GPU count above
 zero, a GPU name or maker, the g/p instance categories or families, GPU instance types, or a
-``nvidia.com/gpu`` limit (policy_catalog.md S11).
+``nvidia.com/gpu`` limit (catalogue row S11, docs/policies.md).
 """
 
 from __future__ import annotations

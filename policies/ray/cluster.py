@@ -2,7 +2,8 @@
 
 A RayCluster spec sits at `spec` (RayCluster), `spec.rayClusterConfig` (RayService) or
 `spec.rayClusterSpec` (RayJob); its head group and worker groups carry `rayStartParams` (all
-strings) and a pod template (KubeRay v1 CRD, ../shared/crds/ray.io). The Ray container is the
+strings) and a pod template (KubeRay v1 CRD, ray-project/kuberay v1.7.0
+ray-operator/config/crd/bases). The Ray container is the
 first container of each pod (KubeRay utils.RayContainerIndex = 0). Nothing here raises on odd
 input: unreadable values come back as None.
 """

@@ -13,11 +13,12 @@
   multi-node engine's workers are fixed by tensor x pipeline parallelism (adding or removing one
   breaks the engine rather than adding a replica), autoscaling such replicas is out of scope here
   as in KServe and NIM, and KubeRay's CRDs have no scale subresource
-  (../shared/crds/ray.io: `subresources: {status: {}}` only), so such an autoscaler never acts.
+  (ray-project/kuberay v1.7.0 ray-operator/config/crd/bases: `subresources: {status: {}}` only), so such an autoscaler never acts.
 """
 
 from __future__ import annotations
 
+from policies.gpu.tolerates_and_targets import platform_adds_toleration
 from policies.framework import Policy, Resource
 from policies.kube import GPU_RESOURCE, HPA_TYPES, SCALED_OBJECT_TYPE, as_dict, as_int, as_list, get, requests_gpu
 from policies.ray.cluster import RAY_TYPES, cluster_spec, groups
@@ -79,9 +80,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
                             f"group that large is almost certainly a mistake")
         elif min_replicas is not None and max_replicas < min_replicas:
             messages.append(f"{g.path} ({g.name}): maxReplicas {max_replicas} is below minReplicas {min_replicas}")
-        if requests_gpu(g.podspec) and not _tolerates_gpu(g.podspec):
+        if (config["gpuNodesTainted"] and requests_gpu(g.podspec) and not _tolerates_gpu(g.podspec)
+                and not platform_adds_toleration(g.podspec)):
             messages.append(f"{g.path} ({g.name}): requests {GPU_RESOURCE} but does not tolerate the {GPU_RESOURCE} "
-                            f"taint, so it never schedules on the GPU nodes")
+                            f"taint, so it never schedules on the GPU nodes (setting gpuNodesTainted: true)")
     if spec.get("enableInTreeAutoscaling") is True and get(spec, "autoscalerOptions", "idleTimeoutSeconds") is None:
         messages.append(f"{prefix}.autoscalerOptions.idleTimeoutSeconds is not set while enableInTreeAutoscaling is "
                         f"true; set it so idle GPU workers are released on purpose, not on the autoscaler's default")
@@ -109,6 +111,13 @@ POLICY = Policy(
             "minimum": 1,
             "default": 64,
             "description": "Largest maxReplicas a worker group may have. Default 64.",
+        },
+        "gpuNodesTainted": {
+            "type": "boolean", "default": True,
+            "description": ("Whether GPU nodes carry the nvidia.com/gpu:NoSchedule taint (default true, as this project's "
+                            "Karpenter pools do); set false where the cluster adds the toleration itself (GKE's "
+                            "ExtendedResourceToleration admission) or GPU nodes are untainted. The same setting as "
+                            "gpu-pod-tolerates-and-targets'."),
         },
     },
     resource_types=(*RAY_TYPES, *_AUTOSCALER_TYPES),

@@ -74,5 +74,5 @@ POLICY = Policy(
     check_stack=_check,
     rationale=(
         "AWS ALB docs: the application's keep-alive must exceed the load balancer's idle timeout, else HTTP 502; vLLM "
-        "keeps idle connections 5 s by default (shared/reference/vllm.md section 4, timeouts.md)."),
+        "keeps idle connections 5 s by default (vllm-project/vllm v0.33.0 vllm/envs.py VLLM_HTTP_TIMEOUT_KEEP_ALIVE)."),
 )

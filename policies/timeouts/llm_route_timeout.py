@@ -1,7 +1,7 @@
 """S9 (defaults): a route to an LLM left at Envoy's 15 s or a gateway's 60 s cuts generations.
 
 Envoy's route timeout defaults to 15 s, which Envoy Gateway keeps; KServe's HTTPRoute defaults
-to 60 s; an ALB's idle timeout defaults to 60 s (shared/reference/timeouts.md, kserve.md). A
+to 60 s; an ALB's idle timeout defaults to 60 s (Envoy RouteAction docs; kserve/kserve v0.20.0; ELBv2 API). A
 streamed generation runs minutes. Istio is the exception: an unset VirtualService timeout
 disables Envoy's (no timeout), which timeout-chain-ordered then relates to the ALB.
 """
@@ -38,10 +38,12 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                                              f"above the longest request"))
         elif r.type in path.HTTPROUTE_TYPES:
             for route in path.httproute_routes(r):
-                if not set(route.services) & llm:
+                if not set(route.services) & llm and not route.inference_pools:
                     continue
                 if route.timeout is None:
-                    findings.append((r.name, f"{route.label}: no timeouts.request on a route to an LLM: the gateway's default "
+                    findings.append((r.name, f"{route.label}: no timeouts.request on a route to an LLM"
+                                             f"{' (InferencePool ' + ', '.join(route.inference_pools) + ')' if route.inference_pools else ''}: "
+                                             f"the gateway's default "
                                              f"applies (Envoy Gateway {path.ENVOY_ROUTE_DEFAULT}s, KServe {path.KSERVE_HTTPROUTE_DEFAULT}s); "
                                              f"set it above the longest request"))
                 elif route.timeout <= minimum:
@@ -74,5 +76,5 @@ POLICY = Policy(
         },
     },
     check_stack=_check,
-    rationale="Envoy route timeout default 15 s; KServe HTTPRoute and ALB idle default 60 s (shared/reference/timeouts.md, kserve.md).",
+    rationale="Envoy route timeout default 15 s; KServe HTTPRoute and ALB idle default 60 s (Envoy RouteAction docs; kserve/kserve v0.20.0; ELBv2 API).",
 )

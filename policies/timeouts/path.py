@@ -3,7 +3,7 @@
 The ALB's idle timeout and target-group drain (AWS Load Balancer Controller annotations), Istio
 VirtualService routes and DestinationRule pools, Gateway API HTTPRoutes, KServe's
 ``spec.predictor.timeout``, and a vLLM container's keep-alive and drain. Defaults that apply
-when a field is unset are the documented ones (shared/reference/timeouts.md, vllm.md).
+when a field is unset are the documented ones (ELBv2 API, Envoy RouteAction, kserve/kserve v0.20.0, vllm-project/vllm v0.33.0).
 Every reader tolerates odd input and returns None where a value cannot be read.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from policies.kube import annotations, as_float, as_int, as_list, get, memoized, split_type
+from policies.kube import annotations, as_dict, as_float, as_int, as_list, get, memoized, split_type
 
 ALB = "alb.ingress.kubernetes.io"
 ALB_IDLE_DEFAULT = 60  # ELBv2 idle_timeout.timeout_seconds default
@@ -110,6 +110,8 @@ class Route:
     per_try: Optional[float]
     retry_on: Optional[str]
     attempts: Optional[int]
+    # Gateway API Inference Extension InferencePools the route sends to: model servers by definition.
+    inference_pools: tuple[str, ...] = ()
 
 
 def vs_routes(resource: Any) -> list[Route]:
@@ -138,12 +140,14 @@ def httproute_routes(resource: Any) -> list[Route]:
     for i, rule in enumerate(as_list(get(resource.props, "spec", "rules"))):
         if not isinstance(rule, Mapping):
             continue
-        services = tuple(n for n in (get(b, "name") for b in as_list(rule.get("backendRefs"))) if isinstance(n, str))
+        refs = [as_dict(b) for b in as_list(rule.get("backendRefs"))]
+        pools = tuple(b["name"] for b in refs if b.get("kind") == "InferencePool" and isinstance(b.get("name"), str))
+        services = tuple(b["name"] for b in refs if b.get("kind", "Service") == "Service" and isinstance(b.get("name"), str))
         found.append(Route(
             label=f"spec.rules[{i}]", services=services,
             timeout=duration_seconds(get(rule, "timeouts", "request")),
             per_try=duration_seconds(get(rule, "timeouts", "backendRequest")),
-            retry_on=None, attempts=None,
+            retry_on=None, attempts=None, inference_pools=pools,
         ))
     return found
 

@@ -7,10 +7,22 @@ longest request. vLLM releases with --shutdown-timeout abort in-flight requests 
 unless it is above 0 (vllm 0.33.0 config/vllm.py; components/vllm_flags.py lists the release
 that added it); earlier releases cancel the server on SIGTERM, so there the preStop sleep itself
 must last through the longest request. Many public vLLM Deployments set none of this.
+
+A preStop hook that *drains* is the careful alternative: it polls vLLM's /metrics until the
+``vllm:num_requests_running`` and ``vllm:num_requests_waiting`` gauges read 0, so SIGTERM comes
+only once nothing is in flight; it then needs only a grace period longer than the longest request
+(the kubelet kills the pod when the grace period ends, hook or not).
+
+The same grace-period rule applies to SGLang servers (whatever a server does on SIGTERM, the kubelet
+kills it when the grace period ends), and Ray Serve stops a replica ``graceful_shutdown_timeout_s``
+(default 20 s) after it starts draining it, on every downscale and upgrade.
 """
 
 from __future__ import annotations
 
+import re
+
+from policies.engines import ray_serve_apps, sglang_servers
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_float, get
 from policies.timeouts import path
@@ -19,15 +31,41 @@ from policies.vllm.args import vllm_servers
 GRACE_DEFAULT = 30  # core/v1 PodSpec terminationGracePeriodSeconds
 
 
-def _server_drains(image: str) -> bool | None:
-    """Whether the image's vLLM release has --shutdown-timeout (None: the release is unknown)."""
-    from components.vllm_flags import UnsupportedRelease, release_of
+def _server_drains(image: str, default_release: str = "") -> tuple[bool | None, str]:
+    """Whether the image's vLLM release has --shutdown-timeout, and what a message says of the release
+    when the tag names none (the setting defaultVllmRelease, else the newest release read)."""
+    from components.images import vllm_release
+    from components.vllm_flags import NEWEST_READ, UnsupportedRelease, release_of
 
+    assumed = ""
+    if vllm_release(image) is None:
+        release_text = default_release or NEWEST_READ
+        assumed = f" (the image tag names no release: vLLM {release_text} assumed, setting defaultVllmRelease)"
+        image = f"vllm/vllm-openai:v{release_text}"
     try:
         release = release_of(image)
     except UnsupportedRelease:
+        return False, assumed
+    return release.has("--shutdown-timeout"), assumed
+
+
+_GAUGES = ("num_requests_running", "num_requests_waiting")
+_LOOPS = re.compile(r"\b(while|until|for)\b")
+
+
+def drains_in_pre_stop(pre_stop: object) -> bool:
+    """True for a preStop exec hook that waits until vLLM's running and waiting gauges read 0: a
+    loop over /metrics naming both gauges (vllm:num_requests_running, vllm:num_requests_waiting)."""
+    command = get(pre_stop, "exec", "command")
+    if not isinstance(command, list):
         return False
-    return release.has("--shutdown-timeout")
+    script = " ".join(t for t in command if isinstance(t, str))
+    return all(g in script for g in _GAUGES) and bool(_LOOPS.search(script))
+
+
+def _grace(podspec: dict) -> float:
+    grace = as_float(podspec.get("terminationGracePeriodSeconds"))
+    return float(GRACE_DEFAULT) if grace is None else grace
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -39,14 +77,20 @@ def _check(resource: Resource, config: dict) -> list[str]:
         label, container = server.label, server.container
         pre_stop = get(container, "lifecycle", "preStop")
         sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
-        grace = as_float(server.podspec.get("terminationGracePeriodSeconds"))
-        grace = float(GRACE_DEFAULT) if grace is None else grace
+        grace = _grace(server.podspec)
         drain = as_float(server.args.get("shutdown-timeout")) or 0.0
         longest = as_float(get(resource.props, "spec", "predictor", "timeout")) or (drain or default_longest)
+        if drains_in_pre_stop(pre_stop):
+            # SIGTERM comes once the gauges read 0: only the grace period bounds the drain.
+            if grace <= longest:
+                messages.append(f"{label}: the preStop hook waits for vLLM's running and waiting requests to reach 0, but "
+                                f"terminationGracePeriodSeconds {path.fmt(grace)[:-1]} is not above the longest request "
+                                f"({path.fmt(longest)}): the kubelet kills the pod mid-drain")
+            continue
         if not isinstance(pre_stop, dict) or not pre_stop:
             messages.append(f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
                             f"send it requests; sleep in preStop until they have deregistered it")
-        drains = _server_drains(str(container.get("image") or ""))
+        drains, assumed = _server_drains(str(container.get("image") or ""), config.get("defaultVllmRelease", ""))
         # A release without --shutdown-timeout stops serving at SIGTERM: its requests must end within
         # the preStop sleep (checked below), so the grace period need only outlast that sleep.
         after_sigterm = 0.0 if drains is False else longest
@@ -54,12 +98,30 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + longest "
                             f"request {path.fmt(longest)}: streams in flight are killed on scale-down")
         if drains and drain <= 0 and sleep < longest:
-            messages.append(f"{label}: --shutdown-timeout is unset (0 = abort): vLLM aborts in-flight requests on SIGTERM; "
-                            f"set --shutdown-timeout to the longest request ({path.fmt(longest)})")
+            messages.append(f"{label}: --shutdown-timeout is unset (0 = abort): vLLM aborts in-flight requests on SIGTERM"
+                            f"{assumed}; set --shutdown-timeout to the longest request ({path.fmt(longest)})")
         elif drains is False and sleep < longest and isinstance(pre_stop, dict) and pre_stop:
             hook = f"preStop sleep {path.fmt(sleep)}" if sleep else "preStop hook (no sleep action)"
-            messages.append(f"{label}: this vLLM release cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
+            messages.append(f"{label}: this vLLM release{assumed} cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
                             f"must last through the longest request ({path.fmt(longest)})")
+    for server in sglang_servers(resource):
+        if ".workerTemplate." in server.path:
+            continue  # a LeaderWorkerSet's workers hold ranks; the leader takes the requests
+        pre_stop = get(server.container, "lifecycle", "preStop")
+        grace = _grace(server.podspec)
+        sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
+        if not isinstance(pre_stop, dict) or not pre_stop:
+            messages.append(f"{server.label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
+                            f"send it requests; sleep in preStop until they have deregistered it")
+        if grace < sleep + default_longest:
+            messages.append(f"{server.label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + "
+                            f"longest request {path.fmt(default_longest)} (setting maxRequestSeconds): the kubelet kills "
+                            f"SGLang's streams in flight on scale-down")
+    for app in ray_serve_apps(resource):
+        if app.graceful_shutdown < default_longest:
+            messages.append(f"{app.label}: {app.graceful_shown} < longest request {path.fmt(default_longest)} (setting "
+                            f"maxRequestSeconds): Ray Serve kills a draining replica's streams after it on every downscale "
+                            f"and upgrade; set graceful_shutdown_timeout_s above the longest request")
     return messages
 
 
@@ -74,6 +136,11 @@ POLICY = Policy(
         "request> (vLLM >= 0.18; before it, sleep in preStop through the request), and set terminationGracePeriodSeconds "
         ">= preStop + the longest request + a margin; components/timeouts.py derives all three."),
     config_schema={
+        "defaultVllmRelease": {
+            "type": "string", "pattern": "^$|^[0-9]+[.][0-9]+([.][0-9]+)?$", "default": "",
+            "description": ("The vLLM release assumed when an image tag names none (latest, a digest, a private build), "
+                            "e.g. \"0.33.0\". Default \"\": the newest release whose flags were read (components/vllm_flags.py NEWEST_READ). The message says which release it used."),
+        },
         "maxRequestSeconds": {
             "type": "number", "minimum": 1, "default": 300,
             "description": ("Longest request assumed when the manifest states none (no KServe timeout, no "

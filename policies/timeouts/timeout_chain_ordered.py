@@ -6,7 +6,8 @@ the ALB or Envoy. The stack check relates, per vLLM workload, the ALB Ingress in
 (directly, or in front of the Istio gateway its routes hang off), its VirtualService / HTTPRoute
 routes, KServe's spec.predictor.timeout and the longest request vLLM drains (--shutdown-timeout),
 and the ALB target group's deregistration delay that must let that request finish.
-Sources: shared/reference/timeouts.md (ALB annotations and ranges, Envoy/Istio defaults), vllm.md.
+Sources: kubernetes-sigs/aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2
+API (ALB annotations and ranges); Envoy's RouteAction docs and istio/istio 1.30.3 (defaults); vllm-project/vllm v0.33.0.
 """
 
 from __future__ import annotations
@@ -89,6 +90,6 @@ POLICY = Policy(
     check_stack=_check,
     rationale=(
         "The ALB's idle timeout defaults to 60 s (range 1-4000 s) and Envoy's route timeout to 15 s "
-        "(shared/reference/timeouts.md); when an outer layer's timeout is shorter than an inner one the outer cuts the "
+        "(ELBv2 API LoadBalancerAttribute; Envoy RouteAction.timeout); when an outer layer's timeout is shorter than an inner one the outer cuts the "
         "stream and the client gets a 504 for a healthy request."),
 )

@@ -1,10 +1,12 @@
 """The capacity plan of a vLLM container, recomputed from what the policy sees.
 
 The model comes from the command line (first positional token, or --model), the GPU type from
-the pod's node selection (Karpenter's karpenter.k8s.aws/instance-gpu-name label, or the
-llm-serving.io/gpu annotation the components write), and the engine flags from the parsed
-arguments; components.capacity then runs vLLM's memory accounting. Containers whose model or
-GPU the catalogue does not know are not applicable (the policy says nothing).
+the llm-serving.io/gpu annotation the components write, else from whatever in the pod's node
+selection pins one (instance type, instance family, Karpenter's GPU name, GPU feature
+discovery's product label, GKE's accelerator label: policies.gpu.selection), and the engine
+flags from the parsed arguments; components.capacity then runs vLLM's memory accounting.
+Containers whose model or GPU the catalogue does not know are not judged by the capacity
+policies; `unsized` lists them, so that a run can say so instead of reading as a pass.
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from components.builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION, GPU_NAME_LABEL
+from components.builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.images import vllm_release
 from components.loading import JSON_FILE, LoadError, load_json
+from policies.gpu.selection import pinned_gpu
 from policies.kube import annotations, as_float, as_int, get, memoized
 from policies.vllm.args import VllmServer, vllm_command_line
 
@@ -48,18 +51,20 @@ def served_model(server: VllmServer) -> Optional[str]:
 
 
 def gpu_type(resource: Any, server: VllmServer) -> Optional[Gpu]:
-    """The GPU the pod runs on: our exact annotation first, else Karpenter's GPU-name label.
+    """The GPU the pod runs on: our exact annotation first, else the GPU its node selection pins.
 
-    The label names a family (``a100`` covers the 40 and 80 GB parts); the catalogue then picks
-    the first match, and the annotation the components write removes the doubt.
+    Karpenter's GPU-name label names a family (``a100`` covers the 40 and 80 GB parts), and an
+    affinity term may allow several types: the smallest of them is sized (policies.gpu.selection).
+    The annotation the components write removes the doubt.
     """
-    for name in (annotations(resource.props).get(GPU_ANNOTATION), get(server.podspec, "nodeSelector", GPU_NAME_LABEL)):
-        if isinstance(name, str) and name:
-            try:
-                return find_gpu(name)
-            except UnknownGpu:
-                continue
-    return None
+    name = annotations(resource.props).get(GPU_ANNOTATION)
+    if isinstance(name, str) and name:
+        try:
+            return find_gpu(name)
+        except UnknownGpu:
+            pass
+    pin = pinned_gpu(server.podspec)
+    return pin.gpu if pin else None
 
 
 def stamped_plan(resource: Any) -> Optional[dict]:
@@ -80,14 +85,27 @@ def _int_flag(args: dict, flag: str) -> Optional[int]:
     return value if value and value > 0 else None
 
 
-def server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
-    """The memory plan of one vLLM container, or None when the model or GPU is unknown."""
+def server_plan(resource: Any, server: VllmServer, default_release: str = "") -> Optional[ServerPlan]:
+    """The memory plan of one vLLM container, or None when the model or GPU is unknown.
+
+    ``default_release`` is the vLLM release whose accounting applies when the image tag names none
+    (the setting defaultVllmRelease); "" keeps the most conservative of the releases read.
+    """
     # Two policies read each server's plan; within one evaluation it is made once (a server
-    # belongs to exactly one resource, so the server alone is the key).
-    return memoized(server, "server_plan", lambda s: _server_plan(resource, s))
+    # belongs to exactly one resource, so the server and the release are the key).
+    return memoized(server, f"server_plan:{default_release}", lambda s: _server_plan(resource, s, default_release))
 
 
-def _server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
+def release_note(server: VllmServer, default_release: str = "") -> str:
+    """How a message names the release whose accounting it used, when the image tag names none ("" otherwise)."""
+    if vllm_release(str(server.container.get("image") or "")) is not None:
+        return ""
+    if default_release:
+        return f" (the image tag names no vLLM release: {default_release}'s accounting, setting defaultVllmRelease)"
+    return " (the image tag names no vLLM release: the most conservative accounting, setting defaultVllmRelease unset)"
+
+
+def _server_plan(resource: Any, server: VllmServer, default_release: str = "") -> Optional[ServerPlan]:
     gpu = gpu_type(resource, server)
     model = model_id = None
     # The positional model, else (weights streamed from S3 or read from a node cache, where the
@@ -117,10 +135,96 @@ def _server_plan(resource: Any, server: VllmServer) -> Optional[ServerPlan]:
         quantization=a.get("quantization"),
         enforce_eager="enforce-eager" in a,
         # The image tag names the release whose accounting applies (unknown: the most conservative).
-        vllm_version=vllm_release(str(server.container.get("image") or "")),
+        vllm_version=vllm_release(str(server.container.get("image") or "")) or default_release or None,
     )
     try:
         plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine)
     except (KeyError, ValueError):
         return None
     return ServerPlan(model=model, model_id=model_id, gpu=gpu, plan=plan)
+
+
+@dataclass(frozen=True)
+class SizingGap:
+    """A model server the capacity policies could not size, and why (unknown model or GPU)."""
+
+    resource: str
+    server: str
+    model: Optional[str]
+    gpu: Optional[str]
+    reason: str
+
+    def row(self) -> dict:
+        """The JSON report's entry."""
+        return {"resource": self.resource, "server": self.server, "model": self.model, "gpu": self.gpu, "reason": self.reason}
+
+
+def _model_gap(resource: Any, server: VllmServer) -> tuple[Optional[str], Optional[str]]:
+    """(model id shown, why it cannot be sized) -- the reason is None when the catalogue knows it."""
+    candidates = [c for c in (served_model(server), annotations(resource.props).get("llm-serving.io/model")) if isinstance(c, str) and c]
+    for candidate in candidates:
+        try:
+            find_model(candidate)
+            return candidate, None
+        except (UnknownModel, ArchitectureError):
+            continue
+    if not candidates:
+        return None, "no model named on the command line"
+    return candidates[0], (f"model {candidates[0]} is not in the catalogue or the lock file "
+                           f"(python -m stacks models lock, or size it with --model-config)")
+
+
+def _gpu_gap(resource: Any, server: VllmServer) -> tuple[Optional[str], Optional[str]]:
+    """(GPU shown, why it cannot be sized)."""
+    gpu = gpu_type(resource, server)
+    if gpu is not None:
+        return gpu.name, None
+    pin = pinned_gpu(server.podspec)
+    if pin is not None and pin.unknown:
+        return None, f"the GPU its node selection pins is not in the catalogue ({', '.join(pin.unknown)})"
+    return None, ("no GPU type pinned (node.kubernetes.io/instance-type, karpenter.k8s.aws/instance-gpu-name, "
+                  "nvidia.com/gpu.product, cloud.google.com/gke-accelerator or the llm-serving.io/gpu annotation)")
+
+
+def sizing_gaps(resources: list) -> list[SizingGap]:
+    """Every vLLM server whose memory plan cannot be made, with the reason: the capacity policies
+    (S1 budget, S2) say nothing about them, and a report must say so rather than read as a pass."""
+    from policies.vllm.args import vllm_servers
+
+    gaps = []
+    for resource in resources:
+        for server in vllm_servers(resource):
+            if server.runtime_merged and not served_model(server):
+                model, model_reason = None, "a KServe predictor whose model the ServingRuntime names"
+            else:
+                model, model_reason = _model_gap(resource, server)
+            gpu, gpu_reason = _gpu_gap(resource, server)
+            if model_reason is None and gpu_reason is None:
+                if server_plan(resource, server) is not None:
+                    continue
+                gpu_reason = "the memory accounting could not read the engine flags"
+            reason = "; ".join(r for r in (model_reason, gpu_reason) if r)
+            gaps.append(SizingGap(resource.name, server.label, model, gpu, reason))
+        gaps.extend(_other_engine_gaps(resource))
+    return gaps
+
+
+def _other_engine_gaps(resource: Any) -> list[SizingGap]:
+    """Model servers the capacity plan does not model at all: SGLang, Ray Serve LLM applications and the
+    servers NIMService and VLLMRuntime operators render (their memory is not vLLM's accounting of a
+    container the pack can see)."""
+    from policies.engines import sglang_servers
+    from policies.operators import operator_server
+    from policies.serving import engine_configs
+
+    gaps = [SizingGap(resource.name, s.label, s.model, None, "an SGLang server: the capacity plan models vLLM's memory "
+                                                               "accounting only")
+            for s in sglang_servers(resource)]
+    gaps += [SizingGap(resource.name, e.label, e.model, None, "a Ray Serve LLM application: the capacity plan does not "
+                                                              "size engine_kwargs on Ray workers")
+             for e in engine_configs(resource) if e.server is None]
+    operator = operator_server(resource)
+    if operator is not None:
+        gaps.append(SizingGap(resource.name, "spec", operator.model, None, f"a {operator.kind}: its operator renders the "
+                                                                          f"server, which the capacity plan does not size"))
+    return gaps

@@ -12,13 +12,14 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES
 from policies.vllm.args import vllm_servers
-from policies.vllm.capacity import served_model, server_plan, stamped_plan
+from policies.vllm.capacity import release_note, served_model, server_plan, stamped_plan
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for server in vllm_servers(resource):
-        found = server_plan(resource, server)
+        release = config.get("defaultVllmRelease", "")
+        found = server_plan(resource, server, release)
         if found is None:
             # Not in the catalogue (a model given by its config.json): the plan stamped by the
             # components is the only one there is.
@@ -31,7 +32,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue
         p = found.plan
         messages.append(
-            f"{server.label}: {found.model_id} on {p.gpus_per_replica}x {p.gpu} ({p.gpu_memory_gib:.2f} GiB) does not start: "
+            f"{server.label}: {found.model_id} on {p.gpus_per_replica}x {p.gpu} ({p.gpu_memory_gib:.2f} GiB){release_note(server, release)} "
+            f"does not start: "
             f"{p.reason} [budget {p.budget_gib:.2f} GiB = weights {p.weights_gib:.2f} + activation {p.activation_gib:.2f} "
             f"+ non-torch {p.non_torch_gib:.2f} + CUDA graphs {p.cuda_graph_gib:.2f} + KV {p.kv_cache_gib:.2f}]"
         )
@@ -48,7 +50,13 @@ POLICY = Policy(
         "Run `python -m stacks size --model <id> --gpu <type> ...` with the same flags and follow its reason: lower "
         "--max-model-len, raise --tensor-parallel-size (more GPUs per replica), use --kv-cache-dtype fp8, a quantized "
         "checkpoint, or a GPU with more memory."),
-    config_schema={},
+    config_schema={
+        "defaultVllmRelease": {
+            "type": "string", "pattern": "^$|^[0-9]+[.][0-9]+([.][0-9]+)?$", "default": "",
+            "description": ("The vLLM release assumed when an image tag names none (latest, a digest, a private build), "
+                            "e.g. \"0.33.0\". Default \"\": the most conservative accounting of the releases read. The message says which release it used."),
+        },
+    },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(

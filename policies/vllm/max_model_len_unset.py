@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES
+from policies.engines import sglang_servers
+from policies.operators import OPERATOR_TYPES, operator_server
 from policies.serving import engine_configs
 from policies.vllm.engine_defaults import model_context
 
@@ -28,6 +30,19 @@ def _check(resource: Resource, config: dict) -> list[str]:
         messages.append(f"{engine.label}: {shown} is not set, so vLLM serves the model's full context ({size}); "
                         f"one such request must fit the KV cache or the engine refuses to start; set the length "
                         f"you serve")
+    for server in sglang_servers(resource):
+        if "max-model-len" in server.args:
+            continue
+        context = model_context(server.model)
+        size = f"{context:,} tokens for {server.model}" if context else f"from {server.model or 'the model'}'s config.json"
+        messages.append(f"{server.label}: --context-length is not set, so SGLang serves the model's full context ({size}); "
+                        f"its KV pool must hold one such request or long prompts are refused; set the length you serve")
+    operator = operator_server(resource)
+    if operator is not None and operator.max_model_len_set is False:
+        context = model_context(operator.model)
+        size = f"{context:,} tokens for {operator.model}" if context else f"from {operator.model or 'the model'}'s config.json"
+        messages.append(f"spec.model.maxModelLen is not set, so the {operator.kind} operator passes no --max-model-len and "
+                        f"vLLM serves the model's full context ({size}); set the length you serve")
     return messages
 
 
@@ -40,7 +55,7 @@ POLICY = Policy(
     remediation_steps=(
         "Set --max-model-len (Ray Serve LLM: engine_kwargs.max_model_len) to the longest prompt + completion you "
         "serve; check it with `python -m stacks size --model <id> --gpu <type> --max-model-len N`."),
-    resource_types=WORKLOAD_TYPES,
+    resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "max_model_len defaults to the model's context from its config (https://docs.vllm.ai/en/latest/cli/serve.html), "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_int
+from policies.engines import sglang_servers
 from policies.vllm.args import vllm_servers
 
 # Kubernetes probe defaults (core/v1 Probe).
@@ -24,19 +25,21 @@ def _probe_field(probe: dict, name: str) -> int:
 def _check(resource: Resource, config: dict) -> list[str]:
     minimum = int(config["minBudgetSeconds"])
     messages = []
-    for server in vllm_servers(resource):
-        # A ServingRuntime supplies the probes of a predictor `model`; its own resource shows them.
-        if server.runtime_merged:
-            continue
-        container, label = server.container, server.label
+    servers = [(s.container, s.label, "vLLM") for s in vllm_servers(resource)
+               # A ServingRuntime supplies the probes of a predictor `model`; its own resource shows them.
+               if not s.runtime_merged]
+    # SGLang opens its HTTP port only once the weights are loaded, like vLLM; a LeaderWorkerSet's
+    # workers serve no HTTP (the leader does).
+    servers += [(s.container, s.label, "SGLang") for s in sglang_servers(resource) if ".workerTemplate." not in s.path]
+    for container, label, engine in servers:
         startup = container.get("startupProbe")
         if not isinstance(startup, dict):
             if isinstance(container.get("livenessProbe"), dict):
                 messages.append(f"{label}: livenessProbe without a startupProbe restarts the pod while "
-                                f"vLLM is still loading the model; add a startupProbe "
+                                f"{engine} is still loading the model; add a startupProbe "
                                 f"with a budget of at least {minimum}s")
             else:
-                messages.append(f"{label}: no startupProbe; vLLM serves nothing until the model is "
+                messages.append(f"{label}: no startupProbe; {engine} serves nothing until the model is "
                                 f"downloaded, loaded and compiled, so add a startupProbe "
                                 f"with a budget of at least {minimum}s")
         else:

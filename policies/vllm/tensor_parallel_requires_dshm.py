@@ -30,6 +30,7 @@ from policies.kube import (
     pod_specs,
     resource_value,
 )
+from policies.engines import sglang_servers
 from policies.vllm.args import is_vllm_container, parallel_size, vllm_args
 
 _FIX = "mount an emptyDir {medium: Memory, sizeLimit: ...} at /dev/shm"
@@ -110,6 +111,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     needy.append((container, why))
         for container, why in needy:
             messages.extend(_check_container(podspec, container_label(path, container), container, why))
+    # SGLang's tensor-parallel ranks talk over NCCL through /dev/shm the same way.
+    for server in sglang_servers(resource):
+        tp = parallel_size(server.args, "tensor-parallel-size") or 1
+        if tp > 1:
+            messages.extend(_check_container(server.podspec, server.label, server.container,
+                                             f"runs SGLang with tensor parallel {tp} (--tp-size)"))
     return messages
 
 

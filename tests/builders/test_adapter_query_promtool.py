@@ -2,7 +2,7 @@
 
 The adapter answers the HPA's `pods/*/<metric>` request by filling the rule's metricsQuery
 (`<<.Series>>` = the discovered series, `<<.LabelMatchers>>` = the namespace and the requested
-pods, `<<.GroupBy>>` = the pod label; ../shared/reference/prometheus_adapter.md, "Querying") and
+pods, `<<.GroupBy>>` = the pod label; kubernetes-sigs/prometheus-adapter v0.12.0 docs/config.md, "Querying") and
 needs one sample per pod. Here promtool's expression tests evaluate the filled query over
 synthetic vLLM series and check the per-pod value the HPA averages against its target, and that
 KEDA's query sees the same per-pod average.

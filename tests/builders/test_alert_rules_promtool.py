@@ -1,7 +1,7 @@
 """The generated PrometheusRules under the real promtool: syntax of every group, and unit tests on synthetic vLLM series.
 
 Each alert has a case where it fires and cases where it stays quiet (below threshold, too
-brief, another model's series). Metric names are vLLM 0.33's (../shared/reference/vllm.md
+brief, another model's series). Metric names are vLLM 0.33's (vllm-project/vllm v0.33.0 vllm/v1/metrics/loggers.py
 section 1) and kube-state-metrics'.
 """
 

@@ -21,7 +21,10 @@ POLICY = karpenter_aws.controller_policy(
     "llm-prod", "us-east-1", "123456789012", "aws", "arn:aws:sqs:us-east-1:123456789012:llm-prod", "arn:aws:iam::123456789012:role/KarpenterNodeRole-llm-prod"
 )
 # Read-only actions IAM cannot scope by resource (or that read public data).
-_READS = ("ec2:Describe", "iam:GetInstanceProfile", "iam:ListInstanceProfiles", "pricing:GetProducts", "ssm:GetParameter", "eks:DescribeCluster")
+_READS = (
+    "ec2:Describe", "iam:GetInstanceProfile", "iam:ListInstanceProfiles", "pricing:GetProducts", "ssm:GetParameter", "eks:DescribeCluster",
+    "arc-zonal-shift:GetManagedResource",
+)
 
 
 def _actions(statement):
@@ -51,22 +54,25 @@ def test_writes_on_what_karpenter_creates_are_conditioned_on_this_clusters_tags(
 
 
 def test_controller_is_assumed_through_eks_pod_identity_and_nodes_through_ec2():
-    (trust,) = karpenter_aws.controller_role_trust()["Statement"]
+    (trust,) = karpenter_aws.controller_role_trust("arn:aws:eks:us-east-1:123456789012:cluster/llm-prod", "kube-system")["Statement"]
     assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"} and trust["Action"] == ["sts:AssumeRole", "sts:TagSession"]
+    assert trust["Condition"]["StringEquals"]["aws:RequestTag/kubernetes-service-account"] == "karpenter"
     (node,) = karpenter_aws.node_role_trust()["Statement"]
     assert node["Principal"] == {"Service": "ec2.amazonaws.com"}
-    assert karpenter_aws.node_policy_arns("aws") == [
-        "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
-        "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
-        "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
-        "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore",
+    assert karpenter_aws.node_role_trust("amazonaws.com.cn")["Statement"][0]["Principal"] == {"Service": "ec2.amazonaws.com.cn"}
+    assert karpenter_aws.node_policy_arns("aws-cn") == [
+        "arn:aws-cn:iam::aws:policy/AmazonEKS_CNI_Policy",
+        "arn:aws-cn:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+        "arn:aws-cn:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
+        "arn:aws-cn:iam::aws:policy/AmazonSSMManagedInstanceCore",
     ]
 
 
-def test_four_interruption_rules_and_a_tls_only_queue():
+def test_five_interruption_rules_and_a_tls_only_queue():
     kinds = sorted(karpenter_aws.event_pattern(r)["detail-type"][0] for r in karpenter_aws.INTERRUPTION_RULES)
     assert kinds == [
         "AWS Health Event",
+        "EC2 Capacity Reservation Instance Interruption Warning",
         "EC2 Instance Rebalance Recommendation",
         "EC2 Instance State-change Notification",
         "EC2 Spot Instance Interruption Warning",

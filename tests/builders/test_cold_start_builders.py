@@ -82,7 +82,8 @@ def test_local_cache_source_reads_the_node_cache(prod):
     group = src.local_model_node_group(pools["l40s"])
     assert validate_object(cache) == [] and validate_object(group) == []
     assert cache["spec"]["nodeGroups"] == ["l40s"] and cache["spec"]["sourceModelUri"] == f"hf://{m.model}:{m.revision}"
-    assert group["spec"]["persistentVolumeSpec"]["local"]["path"] == src.NODE_CACHE_PATH
+    # The node agent's fixed hostPath (kserve v0.20.0 charts/kserve-localmodel-resources/files/resources.yaml:384-386).
+    assert group["spec"]["persistentVolumeSpec"]["local"]["path"] == src.AGENT_HOST_PATH == "/models"
     assert pools["l40s"].cached_models == ("chat-8b",)
 
 

@@ -196,8 +196,9 @@ def test_gateway_drains_like_the_longest_model_and_outlives_the_alb():
 
 
 def test_controller_policy_and_trust_are_pod_identity():
-    trust = build.pod_identity_trust_policy()
+    trust = build.pod_identity_trust_policy("arn:aws:eks:us-east-1:123456789012:cluster/llm-prod")
     assert trust["Statement"][0]["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    assert trust["Statement"][0]["Condition"]["StringEquals"]["aws:RequestTag/kubernetes-service-account"] == "aws-load-balancer-controller"
     actions = {a for s in build.lb_controller_policy()["Statement"] for a in s["Action"]}
     assert {"elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:ModifyTargetGroupAttributes",
             "elasticloadbalancing:RegisterTargets", "elasticloadbalancing:DeregisterTargets"} <= actions

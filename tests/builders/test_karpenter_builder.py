@@ -44,7 +44,9 @@ def test_node_pool_requirements_taint_and_gpu_limit(prod):
     assert reqs["node.kubernetes.io/instance-type"]["values"] == ["g6e.12xlarge", "g6e.2xlarge", "g6e.4xlarge"]
     assert reqs["karpenter.sh/capacity-type"]["values"] == ["on-demand"]
     assert reqs["karpenter.k8s.aws/instance-gpu-name"]["values"] == ["l40s"]
-    assert spec["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+    # l40s holds chat-8b's LocalModelCache: KServe's download jobs tolerate nothing (test_controller_contracts.py).
+    assert spec["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "PreferNoSchedule"}]
+    assert rendered(prod, "h100")[3]["spec"]["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
     assert node_pool["spec"]["limits"] == {"nvidia.com/gpu": 24} and pool.gpu_limit == 24
     assert node_pool["spec"]["template"]["metadata"]["labels"]["llm-serving.io/pool"] == "l40s"
     assert spec["nodeClassRef"] == {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "l40s"}
@@ -136,4 +138,5 @@ def test_termination_grace_period_covers_the_longest_drain_and_replacement(prod)
     need = max(p.termination_grace_seconds + p.startup_failure_threshold * p.startup_period_seconds for p in on_pool)
     assert tgp == f"{need}s"
     assert all(int(tgp[:-1]) >= p.termination_grace_seconds for p in on_pool)
-    assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "720h"
+    # h100 hosts the two-node 405B engine: expiry would replace both nodes together (config.py).
+    assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "Never"

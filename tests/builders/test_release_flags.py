@@ -77,7 +77,9 @@ def test_each_consumer_of_the_chain_agrees_with_it():
     env = {e["name"]: e.get("value") for e in c["env"]}
     assert pred["terminationGracePeriodSeconds"] == chain.termination_grace_seconds == plan.termination_grace_seconds
     assert c["lifecycle"]["preStop"]["sleep"]["seconds"] == chain.pre_stop_seconds == plan.pre_stop_seconds
-    assert pred["timeout"] == chain.kserve_timeout_seconds
+    # No KServe layer: Standard mode reads spec.predictor.timeout only for a Gateway API HTTPRoute
+    # (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/reconcilers/ingress/httproute_reconciler.go:277).
+    assert "timeout" not in pred
     assert env["VLLM_HTTP_TIMEOUT_KEEP_ALIVE"] == str(chain.vllm_keep_alive_seconds)
     assert env["VLLM_ENGINE_READY_TIMEOUT_S"] == str(chain.engine_ready_timeout_seconds)
     assert f"--shutdown-timeout={chain.shutdown_timeout_seconds}" in c["args"]

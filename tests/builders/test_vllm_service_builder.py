@@ -37,7 +37,8 @@ def flag(c, name):
 def test_standard_mode_and_external_autoscaler(prod):
     _, _, isvc = render(prod, "chat-8b")
     ann = isvc["metadata"]["annotations"]
-    assert ann["serving.kserve.io/deploymentMode"] == "RawDeployment"
+    # kserve v0.20.0 pkg/apis/serving/v1beta1/inference_service_defaults.go:168-170 rewrites RawDeployment to Standard.
+    assert ann["serving.kserve.io/deploymentMode"] == "Standard"
     assert ann["serving.kserve.io/autoscalerClass"] == "external"
     assert isvc["apiVersion"] == "serving.kserve.io/v1beta1"
 
@@ -78,7 +79,7 @@ def test_dev_shm_is_a_memory_emptydir_within_the_memory_limit(prod):
 def test_token_comes_from_a_secret_never_a_literal(prod):
     _, _, isvc = render(prod, "chat-8b")
     (tok,) = [e for e in container(isvc)["env"] if e["name"] == "HF_TOKEN"]
-    assert tok == {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}}
+    assert tok == {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "HF_TOKEN"}}}
 
 
 def test_probes_startup_budget_covers_the_derived_load(prod):

@@ -1,6 +1,6 @@
 """The memory model against real vLLM startup logs.
 
-Two sets: the four logs of ../shared/reference/vllm_kv_calibration.csv, and the V1 logs gathered
+Two sets: the four logs of tests/capacity/data/vllm_kv_reference_logs.csv, and the V1 logs gathered
 from public issues, benchmarks and sweeps in tests/capacity/data/vllm_startup_logs.csv (one row
 per log, each with its URL and the log lines quoted). Each log is sized the way `python -m stacks
 size` sizes it: the catalogue's architecture and checkpoint size (for a re-quantized upload of a
@@ -41,7 +41,7 @@ from components.capacity.architecture import GIB
 from components.capacity.gpus import find_gpu
 from components.capacity.memory import EngineArgs, MemoryPlan, accounting_for, kv_layout, plan_memory
 from components.capacity.models import UnknownModel, find_model, model_from_config
-from tests.conftest import ROOT, shared_path
+from tests.conftest import ROOT
 
 DATA = Path(__file__).parent / "data" / "vllm_startup_logs.csv"
 # Checkpoints of the same architecture as a catalogue model or a stored config (quantized
@@ -277,7 +277,7 @@ def _load(path: Path = DATA) -> list[Union[Case, Skip]]:
 
 @pytest.fixture(scope="module")
 def reference_cases() -> list[Case]:
-    path = shared_path("reference", "vllm_kv_calibration.csv")
+    path = DATA.parent / "vllm_kv_reference_logs.csv"
     with path.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
     cases = []

@@ -22,11 +22,11 @@ from components.capacity.layout import (
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
 from components.errors import ConfigError
-from tests.conftest import shared_path, stack_config
+from tests.conftest import ROOT, stack_config
 
 
 def test_efa_table_matches_the_instance_reference():
-    with shared_path("reference", "aws_gpu_instances.csv").open() as f:
+    with (ROOT / "tests" / "capacity" / "data" / "aws_gpu_instances.csv").open() as f:
         rows = {r["instance_type"]: r for r in csv.DictReader(f)}
     expected = {t: int(r["efa_interfaces"]) for t, r in rows.items() if r["efa"] == "yes"}
     assert EFA_INTERFACES == expected

@@ -33,7 +33,7 @@ def plan(model: str, gpu: str, **engine):
     return plan_memory(m.arch, m.checkpoint_bytes, find_gpu(gpu), EngineArgs(**engine))
 
 
-# --- worked examples (shared/reference/vllm_memory_model.md sections 3-5) ---
+# --- worked examples (worked by hand from vllm/v1/worker/gpu_worker.py determine_available_memory) ---
 
 
 def test_llama_8b_bf16_is_128_kib_per_token():

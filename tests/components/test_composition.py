@@ -112,7 +112,7 @@ def test_the_callers_provider_reaches_every_child(tmp_path, dev):
 
     rec = run_program(empty_stack(tmp_path), program)
     children = [r for r in rec.resources if r.custom and r.type.startswith("kubernetes:") and r.parent == "chat"]
-    assert {r.type.rsplit(":", 1)[-1] for r in children} == {"InferenceService", "PodDisruptionBudget"}
+    assert {r.type.rsplit(":", 1)[-1] for r in children} == {"InferenceService", "PodDisruptionBudget", "ServiceAccount"}
     assert {r.provider for r in children} == {"team-cluster"}
 
 

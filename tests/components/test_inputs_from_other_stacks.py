@@ -84,17 +84,30 @@ def test_karpenter_takes_cluster_region_and_aws_provider(tmp_path):
     assert res["k-controller-role"]["inputs"]["name"] == "KarpenterControllerRole-shared-eks"
     rules = _of_type(res, ":EventRule")
     assert {r["inputs"]["name"] for r in rules.values()} == {
-        f"karpenter-shared-eks-{rule}" for rule in ("spot-interruption", "rebalance", "instance-state-change", "scheduled-change")
+        f"karpenter-shared-eks-{rule}"
+        for rule in ("spot-interruption", "rebalance", "instance-state-change", "scheduled-change", "capacity-reservation-interruption")
     }
     policy = json.loads(res["k-controller-policy"]["inputs"]["policy"])
     text = json.dumps(policy)
     assert "arn:aws:ec2:eu-west-1:" in text and "kubernetes.io/cluster/shared-eks" in text
+    # The component registers the builder's document (diffed against upstream in tests/builders/test_upstream_iam.py).
+    from components.builders import karpenter_aws
+    from stacks.mock_cloud import ACCOUNT_ID
+
+    (queue,) = [st["Resource"] for st in policy["Statement"] if st["Sid"] == "AllowInterruptionQueueActions"]
+    assert queue.startswith("arn:aws:sqs:") and queue.endswith(f":{ACCOUNT_ID}:shared-eks")
+    node_role = f"arn:aws:iam::{ACCOUNT_ID}:role/KarpenterNodeRole-shared-eks"
+    assert policy == karpenter_aws.controller_policy("shared-eks", "eu-west-1", ACCOUNT_ID, "aws", queue, node_role)
+    trust = json.loads(res["k-controller-role"]["inputs"]["assumeRolePolicy"])
+    assert trust["Statement"][0]["Condition"]["StringEquals"]["aws:RequestTag/eks-cluster-arn"] == (
+        f"arn:aws:eks:eu-west-1:{ACCOUNT_ID}:cluster/shared-eks"
+    )
     settings = res["k-release"]["inputs"]["values"]["settings"]
     assert settings["clusterName"] == settings["interruptionQueue"] == "shared-eks"
     assert res["k-pod-identity"]["inputs"]["clusterName"] == "shared-eks"
     # Every AWS child goes through the caller's AWS provider.
     aws_children = [r for r in res.values() if r["type"].startswith("aws:")]
-    assert len(aws_children) == 19 and {r["provider"] for r in aws_children} == {"shared-aws"}
+    assert len(aws_children) == 21 and {r["provider"] for r in aws_children} == {"shared-aws"}
 
 
 def test_s3_model_reader_takes_namespace_and_cluster(tmp_path, prod):
@@ -235,7 +248,7 @@ def test_platform_takes_token_providers_and_security_group_from_another_stack(tm
     assert res["p-kuberay-efa-ingress"]["inputs"]["securityGroupId"] == "sg-0shared"
     # The token reaches the Secret as a secret: redacted in what the engine recorded, never in clear.
     secret = res["p-hf-token"]["inputs"]
-    assert set(secret["stringData"]) == {"token"} and secret["stringData"]["token"] != OWNED["hfToken"]
+    assert set(secret["stringData"]) == {"HF_TOKEN"} and secret["stringData"]["HF_TOKEN"] != OWNED["hfToken"]
     assert OWNED["hfToken"] not in json.dumps(res)
 
 

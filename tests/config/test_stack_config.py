@@ -221,3 +221,15 @@ def test_a_token_in_extra_args_is_refused_without_echoing_it(dev_config):
         load_stack_config(dev_config)
     assert "hf_SEPARATE_TOKEN" not in str(err.value)
     assert "models[0].engine.extraArgs: --hf-token would put a secret on the command line" in str(err.value)
+
+
+def test_errors_after_a_long_context_sibling_name_the_stack_files_own_index(prod_config):
+    # The loader inserts each longContext sibling after its model; a later model's error must still
+    # name its index in the stack file, not in that expanded list (models[1], not models[2]).
+    models = prod_config["llm-serving:models"]
+    models[0]["longContext"] = {"maxModelLen": 32768, "replicas": {"min": 2, "max": 2}}
+    models[1]["replicas"] = {"min": 1, "max": 3}
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(prod_config)
+    paths = [p.path for p in err.value.problems]
+    assert "models[1].replicas.min" in paths and "models[2].replicas.min" not in paths

@@ -1,7 +1,11 @@
 """`pip install .` gives another stack the components as `llm_serving`, typed, and nothing repository-only.
 
-One fresh virtual environment per session (``--system-site-packages`` lends it the SDKs already
-installed, ``--no-deps --no-build-isolation`` keeps the install offline and quick). Every check
+One fresh virtual environment per session. It sees the packages of the environment running the tests
+(a ``.pth`` file naming that environment's site-packages folders: the SDKs, setuptools and wheel), not
+the base interpreter's, so it works the same whether pytest runs in a virtualenv or not (a venv made
+with ``--system-site-packages`` from inside another venv sees only the base interpreter's packages,
+and pip then cannot build the wheel). ``--no-deps --no-build-isolation --no-index`` keeps the install
+offline and quick. Every check
 runs the venv's interpreter from a folder outside the repository, so only the installed copy can
 be imported.
 """
@@ -23,14 +27,29 @@ from tests.conftest import ROOT
 IGNORE = shutil.ignore_patterns(".git", "build", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info", ".venv*")
 
 
+def outer_site_packages() -> list[str]:
+    """The site-packages folders of the interpreter running the tests, in its sys.path order."""
+    return [p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages")) and Path(p).is_dir()]
+
+
+def make_venv(folder: Path) -> Path:
+    """A new venv at ``folder`` that also sees this environment's packages; returns its python."""
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=180)
+    python = folder / "bin" / "python"
+    inner = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                           check=True, capture_output=True, text=True, timeout=60).stdout.strip()
+    # Appended after the venv's own site-packages, so the copy installed there is the one imported.
+    (Path(inner) / "_outer_environment.pth").write_text("".join(p + "\n" for p in outer_site_packages()))
+    return python
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> Path:
     """A fresh venv with this repository pip-installed into it; returns its python."""
     base = tmp_path_factory.mktemp("install")
     source = base / "src"
     shutil.copytree(ROOT, source, ignore=IGNORE)
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(base / "venv")], check=True, timeout=120)
-    python = base / "venv" / "bin" / "python"
+    python = make_venv(base / "venv")
     proc = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", str(source)],
         capture_output=True, text=True, timeout=300,
@@ -139,8 +158,7 @@ def test_editable_install_points_at_the_source(tmp_path_factory):
     base = tmp_path_factory.mktemp("editable")
     source = base / "src"
     shutil.copytree(ROOT, source, ignore=IGNORE)
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(base / "venv")], check=True, timeout=120)
-    python = base / "venv" / "bin" / "python"
+    python = make_venv(base / "venv")
     proc = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "-e", str(source)],
         capture_output=True, text=True, timeout=300,

@@ -91,7 +91,7 @@ def test_secret_value_never_appears_in_any_output(planned):
     for name, data in files_of(out).items():
         assert secret.encode() not in data, name
     secret_file = yaml.safe_load((out / "kubernetes" / "llm" / "secret-hf-token.yaml").read_text())
-    assert secret_file["stringData"] == {"token": "[secret]"}
+    assert secret_file["stringData"] == {"HF_TOKEN": "[secret]"}
 
 
 def test_text_report_is_readable(tmp_path):
@@ -99,8 +99,11 @@ def test_text_report_is_readable(tmp_path):
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout
     # 84 + the ingress (21): LlmIngress, the controller (component, role, policy, attachment, pod identity, release),
-    # IstioIngress (component, 3 releases, Gateway), the ALB Ingress, a VirtualService and DestinationRule per model.
-    assert text.startswith("Stack prod: 106 resources, 0 violations")
+    # IstioIngress (component, 3 releases, Gateway), the ALB Ingress, a VirtualService and DestinationRule per model;
+    # + Karpenter's fifth interruption rule and its target (capacity-reservation interruption, issue 19);
+    # + three ServiceAccounts (chat-8b, qwen3-32b; chat-8b's cache account) and KServe's job namespace and its Secret (issue 18).
+    # + the karpenter-crd release (issue 18).
+    assert text.startswith("Stack prod: 113 resources, 0 violations")
     assert "Violations: none" in text
     assert "Model llama-70b: meta-llama/Llama-3.3-70B-Instruct on 4x H100 (p5.48xlarge), fits:" in text
     assert "= KV cache" in text and "derived maxNumSeqs = " in text

@@ -49,13 +49,14 @@ def test_prod_renders_the_whole_chain_ordered_and_schema_valid(prod):
         isvc = load(out, f"llm/inferenceservice-{m['name']}.yaml")
         assert validate_object(isvc) == []
         pred = isvc["spec"]["predictor"]
-        assert pred["timeout"] < seconds(route["retries"]["perTryTimeout"])
+        assert "timeout" not in pred  # read only by KServe's Gateway API route reconciler (timeouts.py)
+        assert m["timeouts"]["longest_request_seconds"] < seconds(route["retries"]["perTryTimeout"])
         container = pred["containers"][0]
         env = {e["name"]: e.get("value") for e in container["env"]}
         upstream_idle = seconds(dr["spec"]["trafficPolicy"]["connectionPool"]["http"]["idleTimeout"])
         assert int(env["VLLM_HTTP_TIMEOUT_KEEP_ALIVE"]) > max(idle, upstream_idle)
         assert f"--max-num-queued-reqs={m['max_num_queued_reqs']}" in container["args"]
-        assert pred["terminationGracePeriodSeconds"] >= container["lifecycle"]["preStop"]["sleep"]["seconds"] + pred["timeout"]
+        assert pred["terminationGracePeriodSeconds"] >= container["lifecycle"]["preStop"]["sleep"]["seconds"] + m["timeouts"]["longest_request_seconds"]
     assert validate_object(ing) == []
     assert validate_object(load(out, "istio-ingress/gateway-llm-gateway.yaml")) == []
 

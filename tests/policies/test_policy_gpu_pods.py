@@ -56,9 +56,46 @@ def test_s15_no_gpu_type_selector():
 def test_s19_hub_download_without_ephemeral_storage():
     def edit(p):
         del vllm_container(p)["resources"]["requests"]["ephemeral-storage"]
-    assert messages(ephemeral_storage.POLICY, *stack(isvc_edit=edit)) == [
-        "container kserve-container: downloads its model from the Hub but requests no ephemeral-storage; Karpenter then "
-        "gives the node its default root volume and the download fails (request the checkpoint size plus caches)"]
+    assert messages(ephemeral_storage.POLICY, *stack(isvc_edit=edit)) == [S19_MESSAGE.format(into="~/.cache/huggingface")]
+
+
+S19_MESSAGE = (
+    "container kserve-container: downloads meta-llama/Llama-3.1-8B-Instruct from the Hugging Face Hub into {into} on the "
+    "node's ephemeral storage but requests no ephemeral-storage, so the scheduler may place it on a node whose disk cannot "
+    "hold the checkpoint, and under disk pressure the kubelet evicts it first; request the checkpoint size plus ~10 GiB "
+    "(the node's disk itself comes from the EC2NodeClass blockDeviceMappings or instance store, not from this request), "
+    "or mount a PersistentVolumeClaim at the cache")
+
+
+def _cache_on(volume: dict, mount_path: str, env: dict | None = None):
+    """The compliant server without its ephemeral-storage request, its HF cache on ``volume`` mounted at ``mount_path``."""
+    def edit(p):
+        c = vllm_container(p)
+        del c["resources"]["requests"]["ephemeral-storage"]
+        c["volumeMounts"].append({"name": "hf-cache", "mountPath": mount_path})
+        c["env"].extend({"name": k, "value": v} for k, v in (env or {}).items())
+        p["spec"]["predictor"]["volumes"].append({"name": "hf-cache", **volume})
+    return stack(isvc_edit=edit)
+
+
+PVC = {"persistentVolumeClaim": {"claimName": "hf-cache"}}
+
+
+def test_s19_a_cache_on_a_pvc_at_the_default_path_needs_no_request():
+    assert messages(ephemeral_storage.POLICY, *_cache_on(PVC, "/root/.cache/huggingface")) == []
+    assert messages(ephemeral_storage.POLICY, *_cache_on(PVC, "/root/.cache")) == []  # a folder above it counts
+
+
+def test_s19_a_cache_on_a_pvc_named_by_hf_home_needs_no_request():
+    assert messages(ephemeral_storage.POLICY, *_cache_on(PVC, "/models", {"HF_HOME": "/models/hf"})) == []
+
+
+def test_s19_the_same_cache_on_an_emptydir_still_needs_the_request():
+    # The mutation of the careful forms above: an emptyDir lives on the node's ephemeral storage.
+    assert messages(ephemeral_storage.POLICY, *_cache_on({"emptyDir": {}}, "/models", {"HF_HOME": "/models/hf"})) == [
+        S19_MESSAGE.format(into="/models/hf")]
+    # A PVC mounted somewhere else leaves the download where it was.
+    assert messages(ephemeral_storage.POLICY, *_cache_on(PVC, "/data")) == [S19_MESSAGE.format(into="~/.cache/huggingface")]
 
 
 def test_s19_a_streamed_model_needs_no_disk():
@@ -108,3 +145,28 @@ def test_pool_fit_counts_the_buffer_and_names_the_pool():
     assert messages(pool_fits_models.POLICY, *stack(priority, buffer)) == [
         "pool l40s: chat-8b needs 8 replicas x 1 GPUs + 8 buffer GPUs = 16 GPUs, above the NodePool's "
         'limits["nvidia.com/gpu"] = 12; raise the limit or lower the replicas']
+
+
+def _untolerated_deployment(selector: dict) -> list:
+    """A GPU Deployment with no NodePool in the set, no toleration and ``selector`` as its nodeSelector."""
+    props = deployment_props()
+    pod = props["spec"]["template"]["spec"]
+    pod.pop("tolerations")
+    pod["nodeSelector"] = selector
+    return [resource(DEPLOYMENT_TYPE, props)]
+
+
+def test_s15_assumes_tainted_gpu_nodes_and_says_so():
+    assert messages(tolerates_and_targets.POLICY, *_untolerated_deployment({"node.kubernetes.io/instance-type": "g6e.xlarge"})) == [
+        "spec.template.spec: requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule taint of GPU nodes (setting "
+        "gpuNodesTainted: true, no NodePool in this set says otherwise); it stays Pending"]
+
+
+def test_s15_untainted_gpu_nodes_setting_keeps_it_quiet():
+    careful = _untolerated_deployment({"node.kubernetes.io/instance-type": "g6e.xlarge"})
+    assert messages(tolerates_and_targets.POLICY, *careful, config={"gpuNodesTainted": False}) == []
+
+
+def test_s15_gke_adds_the_toleration_itself():
+    # GKE's ExtendedResourceToleration admission adds the nvidia.com/gpu toleration to GPU pods.
+    assert messages(tolerates_and_targets.POLICY, *_untolerated_deployment({"cloud.google.com/gke-accelerator": "nvidia-l4"})) == []

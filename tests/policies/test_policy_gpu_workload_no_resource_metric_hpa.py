@@ -27,14 +27,52 @@ def test_compliant_stack_passes():
 
 def test_default_autoscaler_class_builds_a_cpu_hpa():
     assert messages(POLICY, isvc(with_class(None))) == [
-        f"metadata.annotations {CLASS} is not set and no custom metric is set, so KServe builds an HPA on "
-        f"80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"]
+        f"deploymentMode RawDeployment (annotation serving.kserve.io/deploymentMode), metadata.annotations {CLASS} is not "
+        f"set and no custom metric is set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"]
 
 
 def test_explicit_hpa_class():
     assert messages(POLICY, isvc(with_class("hpa"))) == [
-        f"metadata.annotations {CLASS} is hpa and no custom metric is set, so KServe builds an HPA on 80% "
-        f"CPU (KServe DefaultCPUUtilization = 80); {WHY}"]
+        f"deploymentMode RawDeployment (annotation serving.kserve.io/deploymentMode), metadata.annotations {CLASS} is hpa "
+        f"and no custom metric is set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"]
+
+
+# Serverless (Knative) mode: KServe sets Knative's KPA class unless autoscaling.knative.dev/class is given
+# (kserve v0.20.0 pkg/controller/v1alpha1/utils/utils.go L56-59) and passes scaleMetric as the Knative metric
+# (L65-67); the KPA scales on concurrency, requests in flight. KServe's shipped cluster default mode is
+# Serverless (config/configmap/inferenceservice.yaml L745), the setting's default.
+def serverless(mode="Serverless", **annotations):
+    props = with_class(None)
+    if mode is None:
+        del props["metadata"]["annotations"]["serving.kserve.io/deploymentMode"]
+    else:
+        props["metadata"]["annotations"]["serving.kserve.io/deploymentMode"] = mode
+    props["metadata"]["annotations"].update(annotations)
+    return props
+
+
+def test_serverless_kpa_on_concurrency_is_careful_and_stays_quiet():
+    assert messages(POLICY, isvc(serverless())) == []
+    assert messages(POLICY, isvc(serverless("Knative", **{"autoscaling.knative.dev/metric": "concurrency"}))) == []
+    props = serverless(**{"autoscaling.knative.dev/metric": "rps"})
+    assert messages(POLICY, isvc(props)) == []
+
+
+def test_no_annotation_reads_the_cluster_default_mode_setting():
+    assert messages(POLICY, isvc(serverless(None))) == []  # KServe's shipped default: Serverless
+    assert messages(POLICY, isvc(serverless(None)), config={"kserveDefaultDeploymentMode": "RawDeployment"}) == [
+        f"deploymentMode RawDeployment (no serving.kserve.io/deploymentMode annotation: setting kserveDefaultDeploymentMode), "
+        f"metadata.annotations {CLASS} is not set and no custom metric is set, so KServe builds an HPA on 80% CPU "
+        f"(KServe DefaultCPUUtilization = 80); {WHY}"]
+
+
+def test_serverless_with_knatives_hpa_class_on_cpu_fires():
+    props = serverless(**{"autoscaling.knative.dev/class": "hpa.autoscaling.knative.dev"})
+    assert messages(POLICY, isvc(props)) == [
+        f"deploymentMode Serverless (annotation serving.kserve.io/deploymentMode) with autoscaling.knative.dev/class "
+        f"hpa.autoscaling.knative.dev scales on cpu (Knative's HPA class; its KPA would scale on concurrency); {WHY}"]
+    props["spec"]["predictor"]["scaleMetric"] = "concurrency"
+    assert messages(POLICY, isvc(props)) == []
 
 
 def test_scale_metric_memory():

@@ -36,10 +36,22 @@ def test_the_rendered_gpu_nodepool_passes(compliant, policy):
 
 def test_s11_untainted_gpu_pool(compliant):
     props = copy.deepcopy(compliant)
+    # prod's l40s holds a model cache: PreferNoSchedule with a reasoned exemption (test_s11_cache_pool_is_exempt).
+    props["metadata"].pop("annotations", None)
     props["spec"]["template"]["spec"]["taints"] = []
     assert messages(gpu_nodepool_tainted.POLICY, pool(props)) == [
         "spec.template.spec.taints: GPU NodePool without a nvidia.com/gpu:NoSchedule taint; pods that do not ask for a GPU "
         "can land on its nodes and keep them (and their GPUs) alive"]
+
+
+def test_s11_cache_pool_is_exempt_with_its_reason(compliant):
+    # KServe v0.20.0's LocalModel download jobs carry no tolerations (pkg/controller/v1alpha1/localmodelnode/
+    # controller.go:191-210), so a cache pool taints PreferNoSchedule and says why in the exemption.
+    assert compliant["spec"]["template"]["spec"]["taints"][0]["effect"] == "PreferNoSchedule"
+    assert messages(gpu_nodepool_tainted.POLICY, pool(compliant)) == []
+    props = copy.deepcopy(compliant)
+    props["metadata"].pop("annotations")
+    assert messages(gpu_nodepool_tainted.POLICY, pool(props))
 
 
 def test_s11_a_cpu_pool_needs_no_gpu_taint():

@@ -95,7 +95,12 @@ def test_max_below_min_replicas():
 def test_gpu_worker_without_the_gpu_toleration():
     assert messages(POLICY, cluster(lambda s: worker(s)["template"]["spec"].pop("tolerations"))) == [
         f"{WORKERS}: requests nvidia.com/gpu but does not tolerate the nvidia.com/gpu taint, so it never "
-        f"schedules on the GPU nodes"]
+        f"schedules on the GPU nodes (setting gpuNodesTainted: true)"]
+
+
+def test_untainted_gpu_nodes_setting_keeps_the_toleration_check_quiet():
+    untolerated = cluster(lambda s: worker(s)["template"]["spec"].pop("tolerations"))
+    assert messages(POLICY, untolerated, config={"gpuNodesTainted": False}) == []
 
 
 def test_tolerate_everything_counts():

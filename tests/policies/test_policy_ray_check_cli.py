@@ -19,7 +19,7 @@ def check(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def kuberay_sample(tmp_path):
-    """KubeRay's own LLM RayService sample (../shared/corpus), copied so a test can change it."""
+    """KubeRay's own LLM RayService sample (the reference folder's corpus/), copied so a test can change it."""
     text = shared_path("corpus", "manifests", SAMPLE).read_text()
     path = tmp_path / "ray-service.yaml"
     path.write_text(text)
@@ -37,8 +37,13 @@ def test_the_sample_as_published(kuberay_sample):
     proc = check(str(path), "--format", "json")
     assert proc.returncode == 1, proc.stderr
     # Reviewed: its GPU workers lack the nvidia.com/gpu toleration (GKE's admission adds it; EKS does not);
-    # its Ray Serve LLM config leaves the Hub model unpinned and sets gpu_memory_utilization 0.75, below S1's band.
-    assert findings(proc) == {("kuberay-gpu-hygiene", "spec.rayClusterConfig.workerGroupSpecs[0] (gpu-group)"),
+    # its Ray Serve LLM config leaves the Hub model unpinned and sets gpu_memory_utilization 0.75, below S1's band;
+    # its GPU workers download Qwen2.5-7B (15 GB) from the Hub with no ephemeral-storage request, and Serve kills a
+    # downscaled replica's streams after its default 20 s graceful_shutdown_timeout_s (issue 21).
+    # KubeRay creates no PodDisruptionBudget for the GPU workers either.
+    assert findings(proc) == {("serving-app-pdb", "RayService ray-serve-llm"),
+                              ("termination-drains-streams", "serveConfigV2 application llms llm_configs[0]"),("kuberay-gpu-hygiene", "spec.rayClusterConfig.workerGroupSpecs[0] (gpu-group)"),
+                              ("gpu-pod-ephemeral-storage", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"),
                               ("model-source-pinned", "serveConfigV2 application llms llm_configs[0]"),
                               ("vllm-gpu-memory-utilization-bounds", "serveConfigV2 application llms llm_configs[0]")}
 

@@ -90,6 +90,9 @@ def test_route_below_the_kserve_timeout(prod):
 
 
 def test_alb_idle_below_the_longest_request(dev):
+    # Our InferenceServices set no spec.predictor.timeout (KServe reads it only for a Gateway API route); a
+    # third party's may, and the policy still orders it.
+    dev["isvc"]["spec"]["predictor"]["timeout"] = 300
     dev["alb"]["metadata"]["annotations"]["alb.ingress.kubernetes.io/load-balancer-attributes"] = "idle_timeout.timeout_seconds=120"
     found = messages(timeout_chain_ordered.POLICY, *as_resources(dev))
     assert "serves requests up to 300s but ALB Ingress alb-llm (idle_timeout.timeout_seconds=120) cuts them at 120s" in found

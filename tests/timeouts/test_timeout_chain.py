@@ -36,7 +36,7 @@ def test_every_valid_slo_gives_a_chain_that_holds_every_invariant(slo):
     r = math.ceil(slo["max_request_seconds"])
     # Request timeouts shrink going inward, down to the longest request.
     assert chain.alb_idle_timeout_seconds > chain.route_timeout_seconds > chain.per_try_timeout_seconds
-    assert chain.per_try_timeout_seconds > chain.kserve_timeout_seconds >= r
+    assert chain.per_try_timeout_seconds > r
     # Keep-alives grow going inward.
     assert chain.vllm_keep_alive_seconds > chain.upstream_idle_timeout_seconds > chain.alb_idle_timeout_seconds
     assert chain.gateway_idle_timeout_seconds > chain.alb_idle_timeout_seconds
@@ -66,7 +66,7 @@ def test_the_longest_servable_request_is_3585_seconds():
 def test_the_default_slo_chain():
     chain = timeout_chain(300, 5)
     assert (chain.alb_idle_timeout_seconds, chain.route_timeout_seconds, chain.per_try_timeout_seconds,
-            chain.kserve_timeout_seconds) == (315, 310, 305, 300)
+            chain.longest_request_seconds) == (315, 310, 305, 300)
     assert (chain.upstream_idle_timeout_seconds, chain.vllm_keep_alive_seconds) == (320, 325)
     assert (chain.pre_stop_seconds, chain.shutdown_timeout_seconds, chain.termination_grace_seconds) == (15, 300, 330)
     assert chain.deregistration_delay_seconds == 315
@@ -103,3 +103,14 @@ def test_every_layer_has_a_reason():
     assert [r.setting for r in rows][:3] == ["idle_timeout.timeout_seconds", "deregistration_delay.timeout_seconds", "timeout"]
     assert all(r.why for r in rows)
     assert any("TCP keep-alive" in r.why for r in rows)
+
+
+def test_no_kserve_layer_in_the_chain():
+    """KServe v0.20.0 reads spec.predictor.timeout (json "timeout", TimeoutSeconds) only in
+    pkg/controller/v1beta1/inferenceservice/reconcilers/ingress/httproute_reconciler.go:277 (Gateway API
+    HTTPRoute) and reconcilers/knative/ksvc_reconciler.go:209 (Knative); this stack uses neither, so
+    the chain has no KServe row and Envoy's per-try timeout sits directly above the longest request."""
+    chain = timeout_chain(300, 5)
+    assert not any(r.layer == "KServe" for r in chain.layers())
+    assert "kserve_timeout_seconds" not in chain.as_dict()
+    assert chain.per_try_timeout_seconds == chain.longest_request_seconds + t.HOP_MARGIN_SECONDS

@@ -1,0 +1,585 @@
+"""The stack around the replicas, as SimPy processes: routing, metrics, the HPA, Karpenter, timeouts, drains.
+
+* Routing: the ALB (least outstanding requests) and, with Istio, Envoy's LEAST_REQUEST (power of
+  two choices) over the model's ready pods; one retry on another pod when vLLM answers 503 (the
+  VirtualService's ``retryOn`` as rendered); the header route sends a long-context request to the
+  ``<name>-long`` sibling.
+* Signal: Prometheus scrapes each pod's running + waiting every scrape interval; the Prometheus
+  Adapter only serves a pod's series after its next relist; the HPA syncs every 15 s and computes
+  ceil(sum / target) (10% tolerance), then applies the rendered behavior: stabilization windows and
+  the Pods/Percent policies over their periods. KEDA's HPA reads Prometheus directly (no relist).
+  The seed defaults' CPU HPA sees the batch's fill (running / max_num_seqs, averaged over the
+  interval), a utilisation that saturates at 100% whatever queues behind it (modelling choice,
+  docs/simulate.md).
+* Karpenter: a pending pod preempts a buffer pod on a ready node at once (the buffer pod goes
+  pending and Karpenter provisions a node for it), or binds to a free slot, or waits for a new node
+  (launch and join, then the image pull); ``limits.nvidia.com/gpu`` caps the pool; an empty node
+  goes after ``consolidateAfter``. The container then starts in the plan's startup time.
+* Timeouts: a request with no byte by the ALB idle timeout (streamed: before its first token;
+  not streamed: before it ends) or not done by the route timeout is a 504 and is aborted; a pod that
+  scale-down removes stops taking requests, drains for preStop + --shutdown-timeout (bounded by the
+  grace period) and cuts whatever it still holds.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import simpy
+
+from .engine import Replica, Request
+from .settings import ModelSettings, PoolSettings, Rules, StackSettings
+from .workload import Workload
+
+TICK_SECONDS = 1.0  # resolution of the timeout checks and drain polls
+
+
+class Node:
+    """One GPU node of a pool."""
+
+    __slots__ = ("id", "gpus", "free", "ready_at", "ready", "pods", "empty_since", "gone", "image")
+
+    def __init__(self, nid: int, gpus: int, ready_at: float, ready: bool, image: bool):
+        self.id = nid
+        self.gpus = gpus
+        self.free = gpus
+        self.ready_at = ready_at
+        self.ready = ready
+        self.pods: list = []
+        self.empty_since: Optional[float] = None
+        self.gone = False
+        self.image = image  # the vLLM image is on the node (pre-pulled or pulled once)
+
+
+class Pod:
+    """A serving pod or a buffer placeholder."""
+
+    __slots__ = ("id", "model", "gpus", "state", "node", "replica", "created", "ready_at", "seen_at", "buffer", "busy_prev")
+
+    def __init__(self, pid: int, model: Optional["ModelRun"], gpus: int, created: float, buffer: bool = False):
+        self.id = pid
+        self.model = model
+        self.gpus = gpus
+        self.state = "pending"  # pending, starting, ready, draining, gone
+        self.node: Optional[Node] = None
+        self.replica: Optional[Replica] = None
+        self.created = created
+        self.ready_at: Optional[float] = None
+        self.seen_at: Optional[float] = None  # when the metrics pipeline first serves its series
+        self.buffer = buffer
+        self.busy_prev = 0.0
+
+
+@dataclass
+class Stats:
+    """What one model's requests and pods did."""
+
+    ttft: list = field(default_factory=list)
+    tpot: list = field(default_factory=list)
+    e2e: list = field(default_factory=list)
+    output_tokens: int = 0
+    ok: int = 0
+    rejected_503: int = 0
+    timeouts_504: int = 0
+    cut: int = 0
+    retries: int = 0
+    in_flight_at_scale_in: int = 0
+    requests: int = 0
+    scale_events: list = field(default_factory=list)  # (time, from, to)
+    ready_events: list = field(default_factory=list)  # times a new pod became ready
+
+
+class PoolRun:
+    """A pool's nodes, pending pods and buffer."""
+
+    def __init__(self, sim: "Simulation", ps: PoolSettings):
+        self.sim = sim
+        self.s = ps
+        self.nodes: list[Node] = []
+        self.pending: deque[Pod] = deque()
+        self.buffer_pods: list[Pod] = []
+
+    def gpus(self) -> int:
+        return sum(n.gpus for n in self.nodes if not n.gone)
+
+    def node_count(self) -> int:
+        return sum(1 for n in self.nodes if not n.gone and n.ready)
+
+    def add_node(self, gpus: int, ready: bool) -> Node:
+        env = self.sim.env
+        node = Node(self.sim.next_id(), gpus, env.now if ready else env.now + self.sim.node_ready_seconds, ready, ready)
+        self.nodes.append(node)
+        if not ready:
+            env.process(self._join(node))
+        return node
+
+    def _join(self, node: Node):
+        yield self.sim.env.timeout(node.ready_at - self.sim.env.now)
+        node.ready = True
+        self.schedule()
+
+    def bind(self, pod: Pod, node: Node) -> None:
+        node.free -= pod.gpus
+        node.pods.append(pod)
+        node.empty_since = None
+        pod.node = node
+        if pod.buffer:
+            pod.state = "placed"
+        else:
+            pod.state = "starting"
+            self.sim.env.process(pod.model.start(pod))
+
+    def release(self, pod: Pod) -> None:
+        node = pod.node
+        if node is None:
+            return
+        node.free += pod.gpus
+        node.pods.remove(pod)
+        pod.node = None
+        if not node.pods:
+            node.empty_since = self.sim.env.now
+            self.sim.env.process(self._consolidate(node, node.empty_since))
+        self.schedule()
+
+    def _consolidate(self, node: Node, since: float):
+        yield self.sim.env.timeout(self.s.consolidate_after_seconds)
+        if not node.gone and not node.pods and node.empty_since == since and not self.pending:
+            node.gone = True
+
+    def submit(self, pod: Pod) -> None:
+        if pod.buffer:
+            self.pending.append(pod)
+        else:
+            # Serving pods outrank the buffer's negative priority.
+            index = sum(1 for p in self.pending if not p.buffer)
+            self.pending.insert(index, pod)
+        self.schedule()
+
+    def schedule(self) -> None:
+        """Bind what can be bound; preempt buffers for serving pods; launch nodes for the rest (under the GPU limit)."""
+        still: deque[Pod] = deque()
+        reserved: dict[int, int] = {}  # node id -> GPUs promised to pods still waiting for it
+        while self.pending:
+            pod = self.pending.popleft()
+            if pod.state == "gone":
+                continue
+            live = [n for n in self.nodes if not n.gone]
+            ready = [n for n in live if n.ready and n.free >= pod.gpus]
+            if ready:
+                self.bind(pod, min(ready, key=lambda n: (n.free, n.id)))
+                continue
+            if not pod.buffer:
+                victim = next((b for b in self.buffer_pods if b.state == "placed" and b.node is not None and b.node.ready
+                               and b.node.free + b.gpus >= pod.gpus), None)
+                if victim is not None:
+                    node = victim.node
+                    self.release_buffer(victim)
+                    self.bind(pod, node)
+                    continue
+            # A node on its way with room not yet promised.
+            coming = [n for n in live if not n.ready and n.free - reserved.get(n.id, 0) >= pod.gpus]
+            if coming:
+                reserved[coming[0].id] = reserved.get(coming[0].id, 0) + pod.gpus
+                still.append(pod)
+                continue
+            size = pod.model.s.node_gpus if pod.model is not None else self.s.buffer_node_gpus
+            if self.gpus() + size <= self.s.gpu_limit:
+                node = self.add_node(size, ready=False)
+                reserved[node.id] = pod.gpus
+            still.append(pod)
+        self.pending = still
+
+    def release_buffer(self, victim: Pod) -> None:
+        """Preempt a placed buffer pod (terminationGracePeriodSeconds 0): it goes pending again."""
+        node = victim.node
+        node.free += victim.gpus
+        node.pods.remove(victim)
+        victim.node = None
+        victim.state = "pending"
+        self.pending.append(victim)
+
+
+class ModelRun:
+    """One served model: its pods, router, autoscaler and stats."""
+
+    def __init__(self, sim: "Simulation", ms: ModelSettings, pool: PoolRun, rng: np.random.Generator):
+        self.sim = sim
+        self.s = ms
+        self.pool = pool
+        # Envoy's two random choices: Python's Mersenne Twister seeded from the run's seed (fast for one draw at a time).
+        self.rnd = random.Random(int(rng.integers(0, 2**63)))
+        self.pods: list[Pod] = []
+        self.ready: list[Pod] = []
+        self.stats = Stats()
+        self.fb: deque[Request] = deque()  # first-byte deadlines, in arrival order
+        self.rt: deque[Request] = deque()  # route deadlines
+        self.fb_limit = ms.route.alb_idle_seconds
+        if ms.route.route_timeout_seconds is not None:
+            self.fb_limit = min(self.fb_limit, ms.route.route_timeout_seconds)
+        self.rt_limit = ms.route.route_timeout_seconds
+        self.desired = ms.scaling.min_replicas
+        self.recommendations: deque[tuple[float, int]] = deque()
+        self.changes: list[tuple[float, int]] = []  # (time, replicas added (+) or removed (-)) for the policies
+        self.metric: dict[int, float] = {}
+        self.first_over: Optional[float] = None
+        self.first_new_ready: Optional[float] = None
+        self.peak_kv = 0.0
+        self.replicas: list[Replica] = []  # every engine the model ever ran (preemptions, peak KV)
+
+    # ---- pods ---------------------------------------------------------------------------------
+    def new_pod(self, at_start: bool = False) -> Pod:
+        pod = Pod(self.sim.next_id(), self, self.s.gpus_per_pod, self.sim.env.now)
+        self.pods.append(pod)
+        if at_start:
+            node = next((n for n in self.pool.nodes if not n.gone and n.free >= pod.gpus), None)
+            if node is None:
+                node = self.pool.add_node(self.s.node_gpus, ready=True)
+            node.free -= pod.gpus
+            node.pods.append(pod)
+            pod.node = node
+            self._make_ready(pod)
+        else:
+            self.pool.submit(pod)
+        return pod
+
+    def start(self, pod: Pod):
+        env = self.sim.env
+        node = pod.node
+        wait = max(0.0, node.ready_at - env.now)
+        if not node.image:
+            wait += self.s.image_pull_seconds
+        yield env.timeout(wait + self.s.container_start_seconds)
+        node.image = True
+        if pod.state != "starting":
+            return
+        self._make_ready(pod)
+        if self.first_new_ready is None and env.now > 0:
+            self.first_new_ready = env.now
+        self.stats.ready_events.append(env.now)
+
+    def _make_ready(self, pod: Pod) -> None:
+        e = self.s.engine
+        pod.replica = Replica(self.sim.env, pod.id, self.s.roofline, e.max_num_seqs, e.max_num_batched_tokens, e.num_blocks,
+                              e.block_size, e.max_num_queued_reqs, self._first_token, self._done)
+        pod.state = "ready"
+        pod.ready_at = self.sim.env.now
+        self.ready.append(pod)
+        self.replicas.append(pod.replica)
+
+    def remove_pod(self, pod: Pod) -> None:
+        """Scale-down takes ``pod`` away: pending/starting ones at once, ready ones after their drain."""
+        if pod.state in ("pending", "starting"):
+            pod.state = "gone"
+            self.pods.remove(pod)
+            if pod.node is not None:
+                self.pool.release(pod)
+            return
+        pod.state = "draining"
+        self.ready.remove(pod)
+        # What a drain of 0 s (the seeds' default) would cut here.
+        self.stats.in_flight_at_scale_in += pod.replica.in_flight
+        self.sim.env.process(self._drain(pod))
+
+    def _drain(self, pod: Pod):
+        env = self.sim.env
+        end = env.now + self.s.drain_seconds
+        while env.now < end and pod.replica.in_flight:
+            yield env.timeout(min(TICK_SECONDS * 5, end - env.now))
+        for r in pod.replica.stop():
+            if r.outcome is None:
+                r.outcome = "cut"
+                r.done = env.now
+                self.stats.cut += 1
+        self.metric.pop(pod.id, None)
+        pod.state = "gone"
+        self.pods.remove(pod)
+        self.pool.release(pod)
+
+    # ---- requests -----------------------------------------------------------------------------
+    def _first_token(self, r: Request) -> None:
+        pass
+
+    def _done(self, r: Request) -> None:
+        if r.outcome is not None:
+            return
+        now = self.sim.env.now
+        r.done = now
+        r.outcome = "ok"
+        st = self.stats
+        st.ok += 1
+        st.ttft.append(r.first_token - r.arrival)
+        st.e2e.append(now - r.arrival)
+        if r.output > 1:
+            st.tpot.append((now - r.first_token) / (r.output - 1))
+        st.output_tokens += r.output
+
+    def pick(self, exclude: Optional[Pod] = None) -> Optional[Pod]:
+        pods = self.ready if exclude is None else [p for p in self.ready if p is not exclude]
+        n = len(pods)
+        if n == 0:
+            return None
+        if n == 1:
+            return pods[0]
+        if self.s.route.balancer == "lor":
+            return min(pods, key=lambda p: (p.replica.in_flight, p.id))
+        rnd = self.rnd
+        i = rnd.randrange(n)
+        j = rnd.randrange(n - 1)
+        if j >= i:
+            j += 1
+        a, b = pods[i], pods[j]
+        return a if a.replica.in_flight <= b.replica.in_flight else b
+
+    def dispatch(self, r: Request) -> None:
+        """Route ``r`` to a ready pod; one retry elsewhere on a 503 where the route retries it."""
+        st = self.stats
+        pod = self.pick()
+        if pod is not None and pod.replica.submit(r):
+            return
+        if pod is not None and self.s.route.retry_on_503 and len(self.ready) > 1:
+            st.retries += 1
+            other = self.pick(exclude=pod)
+            if other is not None and other.replica.submit(r):
+                return
+        r.outcome = "503"
+        r.done = self.sim.env.now
+        st.rejected_503 += 1
+
+    def expire(self) -> None:
+        """504 and abort the requests past their deadlines (checked every TICK_SECONDS)."""
+        now = self.sim.env.now
+        fb, rt = self.fb, self.rt
+        while fb and fb[0].arrival + self.fb_limit <= now:
+            r = fb.popleft()
+            if r.outcome is None and (r.first_token is None if r.streamed else True):
+                self._timeout(r)
+        if self.rt_limit is not None:
+            while rt and rt[0].arrival + self.rt_limit <= now:
+                r = rt.popleft()
+                if r.outcome is None:
+                    self._timeout(r)
+
+    def _timeout(self, r: Request) -> None:
+        r.outcome = "504"
+        r.done = self.sim.env.now
+        self.stats.timeouts_504 += 1
+        if r.replica is not None:
+            r.replica.abort(r)
+
+    # ---- autoscaling --------------------------------------------------------------------------
+    def scrape(self) -> None:
+        """One Prometheus scrape of every ready pod (or metrics-server's CPU sample)."""
+        now = self.sim.env.now
+        cpu = self.s.scaling.signal == "cpu"
+        relist = self.s.scaling.relist_seconds
+        for pod in self.ready:
+            if cpu:
+                # CPU work grows with the requests in the batch (scheduling, sampling, detokenizing each one) and
+                # saturates with it: a full batch reads 100% however long the queue behind it is.
+                fill = pod.replica.fill_seconds
+                value = min(1.0, (fill - pod.busy_prev) / (self.s.scaling.scrape_seconds * self.s.engine.max_num_seqs))
+                pod.busy_prev = fill
+            else:
+                value = float(pod.replica.in_flight)
+            if pod.seen_at is None:
+                # The adapter serves a new series after its next relist; KEDA and metrics-server at once.
+                pod.seen_at = now if relist is None else math.ceil(now / relist) * relist
+            self.metric[pod.id] = value
+        # The yardstick of "time to scale out": true in-flight per ready pod above the plan's target.
+        if self.first_over is None and self.ready and self.sim.env.now > 0:
+            load = sum(p.replica.in_flight for p in self.ready) / len(self.ready)
+            if load > self.s.in_flight_target:
+                self.first_over = now
+
+    def hpa_sync(self) -> None:
+        """One HPA sync: desired replicas from the metric, then the behavior's window and policies."""
+        sc = self.s.scaling
+        if sc.signal == "fixed":
+            return
+        now = self.sim.env.now
+        current = sum(1 for p in self.pods if p.state in ("pending", "starting", "ready"))
+        values = [self.metric[p.id] for p in self.ready if p.id in self.metric and p.seen_at is not None and p.seen_at <= now]
+        if not values:
+            return
+        total = sum(values)
+        # Pods without a metric yet count as 0 when the ratio says scale up (the HPA's missing-pods rule).
+        counted = max(len(values), current)
+        ratio = total / (sc.target * counted)
+        if abs(ratio - 1) <= sc.tolerance:
+            desired = current
+        else:
+            desired = math.ceil(total / sc.target - 1e-9) if ratio > 1 else math.ceil(total / sc.target - 1e-9)
+        desired = max(sc.min_replicas, min(sc.max_replicas, desired))
+        self.recommendations.append((now, desired))
+        if desired > current:
+            desired = self._limit_up(current, desired, sc.up, now)
+        elif desired < current:
+            window = sc.down.stabilization_seconds
+            while self.recommendations and self.recommendations[0][0] < now - max(window, sc.up.stabilization_seconds):
+                self.recommendations.popleft()
+            stable = max(v for t, v in self.recommendations if t >= now - window)
+            desired = min(current, stable)
+            if desired < current:
+                desired = self._limit_down(current, desired, sc.down, now)
+        if desired != current:
+            self.stats.scale_events.append((now, current, desired))
+            self.changes.append((now, desired - current))
+            self._apply(current, desired)
+
+    def _period_change(self, period: int, now: float, sign: int) -> int:
+        return sum(d for t, d in self.changes if t > now - period and (d > 0) == (sign > 0))
+
+    def _limit_up(self, current: int, desired: int, rules: Rules, now: float) -> int:
+        if rules.select == "Disabled" or not rules.policies:
+            return current if rules.select == "Disabled" else desired
+        limits = []
+        for p in rules.policies:
+            start = current - self._period_change(p.period_seconds, now, +1)
+            limits.append(start + p.value if p.type == "Pods" else math.ceil(start * (1 + p.value / 100)))
+        limit = max(limits) if rules.select == "Max" else min(limits)
+        return min(desired, limit)
+
+    def _limit_down(self, current: int, desired: int, rules: Rules, now: float) -> int:
+        if rules.select == "Disabled":
+            return current
+        limits = []
+        for p in rules.policies:
+            start = current - self._period_change(p.period_seconds, now, -1)
+            limits.append(start - p.value if p.type == "Pods" else int(start * (1 - p.value / 100)))
+        limit = min(limits) if rules.select == "Max" else max(limits)
+        return max(desired, limit)
+
+    def _apply(self, current: int, desired: int) -> None:
+        if desired > current:
+            for _ in range(desired - current):
+                self.new_pod()
+            return
+        # The ReplicaSet removes pods not yet ready first, then the newest ready ones.
+        order = sorted((p for p in self.pods if p.state in ("pending", "starting", "ready")),
+                       key=lambda p: ({"pending": 0, "starting": 1, "ready": 2}[p.state], -(p.ready_at or p.created), -p.id))
+        for pod in order[: current - desired]:
+            self.remove_pod(pod)
+
+
+class Simulation:
+    """A whole stack under its traffic, for ``duration`` simulated seconds."""
+
+    def __init__(self, stack: StackSettings, workloads: dict[str, Workload], duration: float, seed: int, sample_seconds: float):
+        self.env = simpy.Environment()
+        self.stack = stack
+        self.duration = duration
+        self.sample_seconds = sample_seconds
+        self._ids = 0
+        self.node_ready_seconds = max((m.node_ready_seconds for m in stack.models), default=300.0)
+        self.pools = {p.name: PoolRun(self, p) for p in stack.pools}
+        self.models: dict[str, ModelRun] = {}
+        for index, ms in enumerate(stack.models):
+            self.models[ms.name] = ModelRun(self, ms, self.pools[ms.pool], np.random.default_rng([seed, 1000 + index]))
+        self.workloads = workloads
+        self.series: dict[str, dict[str, list]] = {name: {k: [] for k in SERIES} for name in self.models}
+
+    def next_id(self) -> int:
+        self._ids += 1
+        return self._ids
+
+    def run(self) -> None:
+        env = self.env
+        # Steady state at t=0: min replicas (or the fixed multi-node replica) ready, buffers placed.
+        for run in self.models.values():
+            for _ in range(run.s.scaling.min_replicas):
+                pod = run.new_pod(at_start=True)
+                if run.s.nodes_per_replica > 1:
+                    # The other nodes of a multi-node replica are held whole.
+                    for _ in range(run.s.nodes_per_replica - 1):
+                        extra = run.pool.add_node(run.s.node_gpus, ready=True)
+                        extra.free = 0
+                        extra.pods.append(pod)
+            run.desired = run.s.scaling.min_replicas
+        for pool in self.pools.values():
+            for _ in range(pool.s.buffer_pods):
+                pod = Pod(self.next_id(), None, pool.s.buffer_gpus, 0.0, buffer=True)
+                pool.buffer_pods.append(pod)
+                node = pool.add_node(pool.s.buffer_node_gpus, ready=True)
+                pool.bind(pod, node)
+        for name, wl in self.workloads.items():
+            env.process(self._arrivals(name, wl))
+        env.process(self._ticks())
+        for run in self.models.values():
+            env.process(self._scraper(run))
+            if run.s.scaling.signal != "fixed":
+                env.process(self._hpa(run))
+        env.process(self._sampler())
+        env.run(until=self.duration)
+
+    def _arrivals(self, name: str, wl: Workload):
+        env = self.env
+        run = self.models[name]
+        long_run = self.models.get(run.s.long_sibling) if run.s.long_sibling else None
+        rows = zip(wl.times.tolist(), wl.prompt.tolist(), wl.output.tolist(), wl.streamed.tolist(), wl.long.tolist())
+        for at, prompt, output, streamed, long in rows:
+            if at >= self.duration:
+                break
+            if at > env.now:
+                yield env.timeout(at - env.now)
+            r = Request(self.next_id(), env.now, prompt, output, streamed, long)
+            # The header route: a long-context request is the sibling's (its own InferenceService, its own row).
+            target = long_run if (r.long and long_run is not None) else run
+            target.stats.requests += 1
+            target.fb.append(r)
+            if target.rt_limit is not None:
+                target.rt.append(r)
+            target.dispatch(r)
+
+    def _ticks(self):
+        while True:
+            yield self.env.timeout(TICK_SECONDS)
+            for run in self.models.values():
+                run.expire()
+
+    def _scraper(self, run: ModelRun):
+        period = run.s.scaling.scrape_seconds
+        while True:
+            run.scrape()
+            yield self.env.timeout(period)
+
+    def _hpa(self, run: ModelRun):
+        period = run.s.scaling.sync_seconds
+        while True:
+            yield self.env.timeout(period)
+            run.hpa_sync()
+
+    def _sampler(self):
+        env = self.env
+        last = {name: (0, 0, 0, 0, 0) for name in self.models}
+        while True:
+            yield env.timeout(self.sample_seconds)
+            for name, run in self.models.items():
+                st = run.stats
+                s = self.series[name]
+                prev = last[name]
+                now_counts = (st.requests, st.rejected_503, st.timeouts_504, st.cut, len(st.ttft))
+                last[name] = now_counts
+                kv = max((p.replica.kv_usage() for p in run.ready), default=0.0)
+                run.peak_kv = max(run.peak_kv, max((p.replica.peak_kv for p in run.pods if p.replica), default=0.0))
+                recent = st.ttft[prev[4]:]
+                s["t"].append(env.now)
+                s["arrivals_per_s"].append((now_counts[0] - prev[0]) / self.sample_seconds)
+                s["replicas_ready"].append(len(run.ready))
+                s["replicas"].append(sum(1 for p in run.pods if p.state in ("pending", "starting", "ready")))
+                s["nodes"].append(run.pool.node_count())
+                s["queue"].append(sum(len(p.replica.waiting) for p in run.ready))
+                s["running"].append(sum(len(p.replica.running) for p in run.ready))
+                s["kv_usage"].append(kv)
+                s["ttft_p95_s"].append(float(np.percentile(recent, 95)) if recent else None)
+                s["errors_503"].append(now_counts[1] - prev[1])
+                s["errors_504"].append(now_counts[2] - prev[2])
+                s["cut"].append(now_counts[3] - prev[3])
+
+
+SERIES = ("t", "arrivals_per_s", "replicas_ready", "replicas", "nodes", "queue", "running", "kv_usage", "ttft_p95_s",
+          "errors_503", "errors_504", "cut")

@@ -1,0 +1,319 @@
+"""One vLLM replica's scheduler as a SimPy process: continuous batching with chunked prefill.
+
+What it follows of vLLM's V1 scheduler (vllm/v1/core/sched/scheduler.py):
+
+* every step has a token budget, ``max_num_batched_tokens``: running requests first (one token
+  per decoding request, a chunk per request still prefilling), then waiting requests in arrival
+  order while the batch holds fewer than ``max_num_seqs`` and the KV cache has blocks for the chunk;
+* the KV cache is ``num_blocks`` blocks of ``block_size`` tokens (the capacity plan's figures); when
+  a decoding step would not fit, the most recently admitted running request is preempted: its
+  blocks are freed and it goes back to the head of the queue, to be recomputed (prompt plus the
+  tokens it had produced) when it is admitted again;
+* ``max_num_queued_reqs`` bounds the waiting queue: a request beyond it is refused (HTTP 503).
+
+Speed: steps that only decode (nothing can be admitted) are taken together, up to the next
+request to finish or the next step that would need a block the cache lacks, in one SimPy
+timeout; an arrival that could be admitted, or an abort, interrupts it at the next step boundary.
+KV blocks are counted as cached tokens / block size plus half a block per request (the expected
+partly-filled last block), not block by block.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from typing import Callable, Optional
+
+import simpy
+
+from .roofline import Roofline
+
+
+class Request:
+    """One request and what happened to it (times in simulated seconds)."""
+
+    __slots__ = ("id", "arrival", "prompt", "output", "streamed", "long", "first_token", "done", "outcome",
+                 "prefill_left", "cached", "gen", "dec0", "gen0", "base_ctx", "replica", "finish_step", "retried",
+                 "preemptions", "abort_pending")
+
+    def __init__(self, rid: int, arrival: float, prompt: int, output: int, streamed: bool, long: bool = False):
+        self.id = rid
+        self.arrival = arrival
+        self.prompt = prompt
+        self.output = output
+        self.streamed = streamed
+        self.long = long
+        self.first_token: Optional[float] = None
+        self.done: Optional[float] = None
+        # None while in flight; then "ok", "503", "504", "cut".
+        self.outcome: Optional[str] = None
+        self.prefill_left = prompt
+        self.cached = 0
+        self.gen = 0
+        self.dec0 = 0
+        self.gen0 = 0
+        self.base_ctx = 0
+        self.replica: Optional["Replica"] = None
+        self.finish_step: Optional[int] = None
+        self.retried = False
+        self.preemptions = 0
+        self.abort_pending = False
+
+
+class Replica:
+    """One engine (a TP x PP group) with its waiting queue, running batch and KV cache."""
+
+    def __init__(self, env: simpy.Environment, rid: int, roofline: Roofline, max_num_seqs: int, max_num_batched_tokens: int,
+                 num_blocks: int, block_size: int, max_num_queued_reqs: Optional[int],
+                 on_first_token: Callable[[Request], None], on_done: Callable[[Request], None]):
+        self.env = env
+        self.id = rid
+        self.roof = roofline
+        self.max_seqs = max_num_seqs
+        self.max_tokens = max_num_batched_tokens
+        self.num_blocks = num_blocks
+        self.bs = block_size
+        self.queue_cap = max_num_queued_reqs
+        self.on_first_token = on_first_token
+        self.on_done = on_done
+        self.waiting: deque[Request] = deque()
+        self.running: list[Request] = []
+        self.prefilling: list[Request] = []
+        self.n_decoding = 0
+        self.heap: list[tuple[int, int, Request]] = []
+        self.step_no = 0
+        self.kv_tokens = 0
+        self.preemptions = 0
+        self.peak_kv = 0.0
+        self.busy_seconds = 0.0
+        self.fill_seconds = 0.0  # integral of the running batch's size over time
+        self.aborts: list[Request] = []
+        self.stopped = False
+        self._kick: Optional[simpy.Event] = None
+        self._kick_on_arrival = False
+        self.process = env.process(self._run())
+
+    # ---- what the router and the metrics see -------------------------------------------------
+    @property
+    def in_flight(self) -> int:
+        """vllm:num_requests_running + vllm:num_requests_waiting."""
+        return len(self.running) + len(self.waiting)
+
+    def kv_usage(self) -> float:
+        """vllm:kv_cache_usage_perc (0-1)."""
+        return min(1.0, self._blocks_used() / self.num_blocks)
+
+    def submit(self, req: Request) -> bool:
+        """Queue ``req``; False when the queue is at max_num_queued_reqs (vLLM answers 503)."""
+        if self.stopped:
+            return False
+        if self.queue_cap is not None and len(self.waiting) >= self.queue_cap:
+            return False
+        req.replica = self
+        self.waiting.append(req)
+        if self._kick is not None and self._kick_on_arrival and not self._kick.triggered:
+            self._kick.succeed()
+        return True
+
+    def abort(self, req: Request) -> None:
+        """Drop ``req`` at the next step boundary (the client went away: 504 or cut)."""
+        if req.replica is not self or req.abort_pending:
+            return
+        req.abort_pending = True
+        self.aborts.append(req)
+        if self._kick is not None and not self._kick.triggered:
+            self._kick.succeed()
+
+    def stop(self) -> list[Request]:
+        """The replica goes away: returns the requests it still held (they are cut)."""
+        self.stopped = True
+        left = [r for r in self.running + list(self.waiting) if r.outcome is None]
+        self.running, self.prefilling, self.heap = [], [], []
+        self.waiting.clear()
+        self.n_decoding = 0
+        self.kv_tokens = 0
+        if self._kick is not None and not self._kick.triggered:
+            self._kick.succeed()
+        return left
+
+    # ---- internals ---------------------------------------------------------------------------
+    def _blocks_used(self) -> float:
+        return self.kv_tokens / self.bs + 0.5 * len(self.running)
+
+    def _ctx(self, r: Request) -> int:
+        """Tokens ``r`` holds in the cache now."""
+        if r.prefill_left > 0:
+            return r.cached
+        return r.base_ctx + (self.step_no - r.dec0)
+
+    def _remove(self, r: Request) -> None:
+        """Take ``r`` out of the batch or the queue and free its blocks."""
+        if r in self.running:
+            self.kv_tokens -= self._ctx(r)
+            self.running.remove(r)
+            if r.prefill_left > 0:
+                self.prefilling.remove(r)
+            else:
+                self.n_decoding -= 1
+                r.gen = r.gen0 + (self.step_no - r.dec0)
+                r.finish_step = None
+        else:
+            try:
+                self.waiting.remove(r)
+            except ValueError:
+                pass
+
+    def _process_aborts(self) -> None:
+        for r in self.aborts:
+            if r.replica is self:
+                self._remove(r)
+                r.replica = None
+        self.aborts.clear()
+
+    def _preempt(self) -> None:
+        victim = self.running[-1]
+        self._remove(victim)
+        victim.prefill_left = victim.prompt + victim.gen
+        victim.cached = 0
+        victim.preemptions += 1
+        self.preemptions += 1
+        self.waiting.appendleft(victim)
+
+    def _finish(self, r: Request) -> None:
+        self._remove(r)
+        r.replica = None
+        self.on_done(r)
+
+    def _run(self):
+        env = self.env
+        roof = self.roof
+        bs = self.bs
+        while not self.stopped:
+            if self.aborts:
+                self._process_aborts()
+            if not self.running and not self.waiting:
+                self._kick = env.event()
+                self._kick_on_arrival = True
+                yield self._kick
+                self._kick = None
+                continue
+            # Decodes need a slot each: preempt the newest requests until they fit.
+            while self.n_decoding and (self.num_blocks - self._blocks_used()) * bs < self.n_decoding:
+                self._preempt()
+            n_dec = self.n_decoding
+            budget = self.max_tokens - n_dec
+            chunks: list[tuple[Request, int]] = []
+            for r in self.prefilling:
+                if budget <= 0:
+                    break
+                c = min(r.prefill_left, budget)
+                chunks.append((r, c))
+                budget -= c
+            free_blocks = self.num_blocks - self._blocks_used() - n_dec / bs
+            while self.waiting and budget > 0 and len(self.running) < self.max_seqs:
+                r = self.waiting[0]
+                c = min(r.prefill_left, budget)
+                need = c / bs + 0.5
+                if need > free_blocks:
+                    break
+                self.waiting.popleft()
+                self.running.append(r)
+                self.prefilling.append(r)
+                chunks.append((r, c))
+                budget -= c
+                free_blocks -= need
+            if chunks:
+                tokens = sum(c for _, c in chunks)
+                attn = sum(c * (r.cached + c / 2) for r, c in chunks)
+                dt = roof.step_seconds(n_dec, tokens, self.kv_tokens + tokens, attn)
+                yield env.timeout(dt)
+                self.busy_seconds += dt
+                self.fill_seconds += dt * len(self.running)
+                if self.stopped:
+                    return
+                self.step_no += 1
+                self.kv_tokens += n_dec
+                for r, c in chunks:
+                    if r.replica is not self or r.abort_pending or r.prefill_left <= 0:
+                        continue
+                    r.prefill_left -= c
+                    r.cached += c
+                    self.kv_tokens += c
+                    if r.prefill_left == 0:
+                        self.prefilling.remove(r)
+                        r.gen += 1
+                        if r.first_token is None:
+                            r.first_token = env.now
+                            self.on_first_token(r)
+                        if r.gen >= r.output:
+                            self.kv_tokens -= r.cached
+                            self.running.remove(r)
+                            r.replica = None
+                            self.on_done(r)
+                            continue
+                        self.n_decoding += 1
+                        r.base_ctx = r.cached
+                        r.dec0 = self.step_no
+                        r.gen0 = r.gen
+                        r.finish_step = self.step_no + r.output - r.gen
+                        heapq.heappush(self.heap, (r.finish_step, r.id, r))
+                self._pop_finished()
+            else:
+                if n_dec == 0:
+                    # Only waiting requests that cannot be admitted and nothing running: cannot happen with a
+                    # cache that holds max_model_len; refuse the head rather than spin.
+                    r = self.waiting.popleft()
+                    r.replica = None
+                    r.outcome = "503"
+                    self.on_done(r)
+                    continue
+                heap = self.heap
+                while heap and heap[0][2].finish_step != heap[0][0]:
+                    heapq.heappop(heap)
+                k_finish = heap[0][0] - self.step_no
+                k_kv = int((self.num_blocks - self._blocks_used()) * bs // n_dec)
+                k = max(1, min(k_finish, k_kv))
+                dt = roof.step_seconds(n_dec, 0, self.kv_tokens + n_dec * k / 2)
+                t0 = env.now
+                admit = not self.waiting and len(self.running) < self.max_seqs
+                if k > 1:
+                    self._kick = env.event()
+                    self._kick_on_arrival = admit
+                    yield env.timeout(k * dt) | self._kick
+                    kicked = self._kick.triggered
+                    self._kick = None
+                    if kicked:
+                        j = min(k, int((env.now - t0) / dt) + 1)
+                        rest = t0 + j * dt - env.now
+                        if rest > 0:
+                            yield env.timeout(rest)
+                    else:
+                        j = k
+                else:
+                    yield env.timeout(dt)
+                    j = 1
+                self.busy_seconds += j * dt
+                self.fill_seconds += j * dt * len(self.running)
+                if self.stopped:
+                    return
+                self.step_no += j
+                self.kv_tokens += n_dec * j
+                self._pop_finished()
+            used = self._blocks_used() / self.num_blocks
+            if used > self.peak_kv:
+                self.peak_kv = min(1.0, used)
+
+    def _pop_finished(self) -> None:
+        heap = self.heap
+        while heap and heap[0][0] <= self.step_no:
+            step, _, r = heapq.heappop(heap)
+            if r.finish_step != step or r.replica is not self:
+                continue
+            # Tokens it held: its prompt (and recomputed output) plus the decode steps since.
+            self._finish(r)
+
+
+def blocks_for(tokens: int, block_size: int) -> int:
+    """Blocks a request of ``tokens`` needs."""
+    return math.ceil(tokens / block_size)

@@ -1,0 +1,127 @@
+"""Step time of one vLLM engine step from a roofline of the GPU.
+
+One step of vLLM's scheduler runs every scheduled token through the model once: the decode
+tokens of running requests and the prefill chunks of new ones (chunked prefill). Its time is
+the larger of
+
+* memory: this rank's weights plus the KV cache the step reads, over the HBM bandwidth;
+* compute: 2 x active parameters x tokens plus attention FLOPs, over the dense tensor peak;
+
+plus two all-reduces per layer over the tensor-parallel group (NVLink or PCIe: a latency and
+bytes over bandwidth), plus a fixed per-step host overhead (scheduling, sampling, detokenizing).
+Pipeline parallelism runs PP micro-batches through PP stages: a token of every request is ready
+after PP stage times of a micro-batch of n / PP requests, plus the hops between the stages.
+
+The GPU facts come from components/capacity/gpu_catalog.py PERFORMANCE (datasheet peaks); the
+efficiencies below turn peaks into achieved rates. They are calibrated on the calibration half of
+the published points in benchmarks/fidelity.py (the other half is held out; its errors are
+reported separately there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ..capacity.architecture import Architecture
+from ..capacity.gpu_catalog import PERFORMANCE
+
+# Calibrated constants: the best of `python benchmarks/fidelity.py --calibrate` (a grid over the calibration half of
+# benchmarks/data/fidelity_points.json; docs/simulate.md "Fidelity").
+HBM_EFFICIENCY = 0.80  # achieved share of the datasheet bandwidth in decode (weights and KV reads)
+FLOP_EFFICIENCY = 0.55  # achieved share of the dense tensor peak in prefill GEMMs and attention
+STEP_OVERHEAD_S = 0.001  # host work per engine step (scheduler, sampler, output processing)
+PER_SEQ_OVERHEAD_S = 0.00002  # host work per request in the step (input prep, detokenizing)
+# One all-reduce's fixed cost: NCCL/custom all-reduce launch and synchronisation.
+ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 30e-6}
+# Pipeline stages hand activations over the node's network (EFA or TCP) once per micro-batch.
+PP_HOP_S = 0.0003
+
+
+class NoPerformanceFigures(ValueError):
+    """The GPU has no throughput figures in the catalogue."""
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """Everything the step time of one replica depends on (per rank where it says so)."""
+
+    weight_bytes: float  # this rank's weights
+    kv_bytes_per_token: float  # this rank's KV bytes per cached token
+    flops_per_token: float  # 2 x active parameters (whole model)
+    attn_flops_per_token_ctx: float  # attention FLOPs per (new token x context token), whole model
+    hidden_size: int
+    layers: int
+    tp: int
+    pp: int
+    hbm_bytes_s: float
+    flops_s: float
+    link: str
+    link_bytes_s: float
+    act_bytes: int
+
+    def step_seconds(self, decodes: int, prefill_tokens: int, context_tokens: float, prefill_context: float = 0.0) -> float:
+        """Seconds of one engine step.
+
+        ``decodes`` requests each add one token; ``prefill_tokens`` prompt tokens are computed in
+        chunks; ``context_tokens`` is the KV the step reads (every scheduled request's cached
+        tokens); ``prefill_context`` the sum over prefill chunks of chunk x its prefix (attention work).
+        """
+        tokens = decodes + prefill_tokens
+        if tokens <= 0:
+            return 0.0
+        pp = self.pp
+        # PP micro-batches: a stage's rank runs each of the PP micro-batches (1/PP of the batch) once per step.
+        mb_tokens = tokens / pp
+        kv = self.kv_bytes_per_token * context_tokens / pp  # per-GPU KV bytes already count only this stage's layers
+        mem = (self.weight_bytes + kv) / (self.hbm_bytes_s * HBM_EFFICIENCY)
+        flops = (self.flops_per_token * mb_tokens + self.attn_flops_per_token_ctx * prefill_context / pp) / (self.tp * pp)
+        comp = flops / (self.flops_s * FLOP_EFFICIENCY)
+        comm = 0.0
+        if self.tp > 1:
+            size = mb_tokens * self.hidden_size * self.act_bytes
+            ring = 2 * (self.tp - 1) / self.tp * size / self.link_bytes_s
+            comm = 2 * (self.layers / pp) * (ALLREDUCE_LATENCY_S[self.link] + ring)
+        hops = (pp - 1) * PP_HOP_S
+        return pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * tokens if prefill_tokens == 0 \
+            else pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * (decodes + 1)
+
+
+def active_params(arch: Architecture) -> float:
+    """Parameters each token passes through (experts: only those it is routed to), embeddings excluded, LM head included."""
+    q = arch.num_attention_heads * arch.head_dim
+    kv = arch.num_kv_heads * arch.head_dim
+    attn = arch.hidden_size * (q + 2 * kv) + q * arch.hidden_size
+    if arch.num_experts and arch.experts_per_token:
+        mlp = 3 * arch.hidden_size * (arch.moe_intermediate_size or arch.intermediate_size) * arch.experts_per_token
+    else:
+        mlp = 3 * arch.hidden_size * arch.intermediate_size
+    return arch.num_layers * (attn + mlp) + arch.hidden_size * arch.vocab_size
+
+
+def roofline_for(arch: Architecture, gpu_name: str, weight_bytes_per_gpu: float, kv_bytes_per_token_per_gpu: float,
+                 tp: int, pp: int, fp8: bool = False, cross_node_tp: bool = False) -> Roofline:
+    """The roofline of one replica: ``tp`` x ``pp`` GPUs of ``gpu_name``."""
+    perf: Optional[dict] = PERFORMANCE.get(gpu_name)
+    if perf is None:
+        raise NoPerformanceFigures(
+            f"the GPU catalogue has no throughput figures for {gpu_name} (components/capacity/gpu_catalog.py PERFORMANCE); "
+            f"known: {', '.join(sorted(PERFORMANCE))}")
+    peak = perf["fp8_tflops"] if fp8 and perf["fp8_tflops"] else perf["bf16_tflops"]
+    q = arch.num_attention_heads * arch.head_dim
+    return Roofline(
+        weight_bytes=weight_bytes_per_gpu,
+        kv_bytes_per_token=kv_bytes_per_token_per_gpu,
+        flops_per_token=2 * active_params(arch),
+        # QK^T and PV: 2 x 2 x q_dim FLOPs per (token, context token) per layer.
+        attn_flops_per_token_ctx=4 * q * arch.num_layers,
+        hidden_size=arch.hidden_size,
+        layers=arch.num_layers,
+        tp=tp,
+        pp=pp,
+        hbm_bytes_s=perf["hbm_gb_s"] * 1e9,
+        flops_s=peak * 1e12,
+        link=perf["link"],
+        link_bytes_s=perf["link_gb_s"] * 1e9,
+        act_bytes=2,
+    )

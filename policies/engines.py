@@ -1,0 +1,317 @@
+"""Model servers other than a vLLM container, read in vLLM's vocabulary: SGLang, KServe's Hugging
+Face server, Ray Serve on KubeRay; and where each one's model download lands.
+
+Policies written for vLLM's flags (context length, tensor parallelism, drain, download disk) apply
+to these servers once their settings are named as vLLM names them:
+
+- **SGLang** (``python -m sglang.launch_server``; sgl-project/sglang python/sglang/srt/server_args.py
+  at commit 001067fffe33427bee0ed2f007fb7551a1d76b44): ``--model-path`` (alias ``--model``),
+  ``--context-length`` (default None: the model's config), ``--tp-size`` (alias
+  ``--tensor-parallel-size``; ``--tp`` reaches it through argparse's prefix matching),
+  ``--mem-fraction-static`` (default None: chosen from the GPU's memory), ``--download-dir``,
+  ``--load-format``;
+- **KServe's Hugging Face server** (``modelFormat: huggingface``; kserve v0.20.0
+  python/huggingfaceserver): ``--model_id`` or ``storageUri: hf://``
+  (downloaded by the storage initializer into the pod's ``/mnt/models`` emptyDir),
+  ``--max_model_len`` / ``--max-model-len``, ``--backend``;
+- **Ray Serve on KubeRay**: the GPU worker groups hold the engine replicas; the model comes from
+  ``llm_configs[].model_loading_config.model_source`` (Ray Serve LLM) or a ``runtime_env``
+  ``MODEL_ID`` (custom apps), and Serve drains a replica for ``graceful_shutdown_timeout_s``
+  (default 20 s, https://docs.ray.io/en/latest/serve/api/doc/ray.serve.config.DeploymentConfig.html).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from policies.kube import as_dict, as_float, as_list, container_label, containers, get, memoized, requests_gpu, split_type
+from policies.serving import model_servers, serve_config
+from policies.vllm.args import expand_env, parse_vllm_args, vllm_servers
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+# SGLang's spellings of the settings policies read, in vLLM's names.
+_SGLANG_NAMES = {"context-length": "max-model-len", "tp-size": "tensor-parallel-size", "tp": "tensor-parallel-size",
+                 "tensor-parallel-size": "tensor-parallel-size", "mem-fraction-static": "gpu-memory-utilization",
+                 "model-path": "model", "model": "model", "pp-size": "pipeline-parallel-size",
+                 "download-dir": "download-dir", "load-format": "load-format"}
+SGLANG_FLAGS = {"max-model-len": "--context-length", "tensor-parallel-size": "--tp-size",
+                "gpu-memory-utilization": "--mem-fraction-static"}
+# Ray Serve's DeploymentConfig.graceful_shutdown_timeout_s default.
+RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT = 20.0
+# The Hugging Face cache when nothing moves it: ~/.cache/huggingface of the images' users (root for
+# the vLLM and SGLang images, ray for rayproject images).
+DEFAULT_HF_CACHES = ("/root/.cache/huggingface", "/home/ray/.cache/huggingface")
+_CACHE_ENV = ("HF_HUB_CACHE", "HF_HOME", "TRANSFORMERS_CACHE", "HUGGINGFACE_HUB_CACHE")
+# Volumes whose data does not live on the node's ephemeral storage.
+_NOT_EPHEMERAL = ("persistentVolumeClaim", "ephemeral", "csi", "nfs", "awsElasticBlockStore", "hostPath", "fc", "iscsi")
+KSERVE_MODEL_DIR = "/mnt/models"
+
+
+def hub_model(model: Any) -> Optional[str]:
+    """The Hugging Face repository a model reference names (``org/name``, ``hf://org/name``), or None
+    for local paths, object-store URIs and unexpanded placeholders."""
+    if not isinstance(model, str):
+        return None
+    model = model.strip()
+    if model.startswith("hf://"):
+        model = model[len("hf://"):].split(":", 1)[0]
+    return model if _HUB_ID.match(model) else None
+
+
+def env_values(container: Mapping) -> dict[str, str]:
+    """A container's literal env values by name."""
+    return {e["name"]: e["value"] for e in as_list(container.get("env"))
+            if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)}
+
+
+def _argv(container: Mapping) -> list[str]:
+    tokens = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
+    return expand_env(tokens, container)
+
+
+@dataclass(frozen=True)
+class EngineServer:
+    """One non-vLLM model server container with its settings in vLLM's names.
+
+    ``flags`` maps a vLLM name to how this engine spells it (for messages); ``args`` holds the values.
+    """
+
+    engine: str
+    path: str
+    podspec: dict
+    container: dict
+    args: dict
+    model: Optional[str]
+    flags: dict = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """How messages name this container."""
+        return container_label(self.path, self.container)
+
+    def flag(self, name: str) -> str:
+        """The engine's own spelling of a vLLM setting."""
+        return self.flags.get(name, f"--{name}")
+
+
+def sglang_args(container: Mapping) -> dict[str, Optional[str]]:
+    """An SGLang container's options in vLLM's names (``context-length`` -> ``max-model-len``, ...)."""
+    argv = _argv(container)
+    start = next((i + 1 for i, t in enumerate(argv) if t.startswith("sglang.launch_server")), 0)
+    parsed = parse_vllm_args(argv[start:])
+    # parse_vllm_args expands vLLM's short aliases (-tp); SGLang's long names are mapped here.
+    return {_SGLANG_NAMES.get(k, k): v for k, v in parsed.items()}
+
+
+def sglang_servers(resource: Any) -> list[EngineServer]:
+    """Every SGLang server container of a workload."""
+    return list(memoized(resource, "sglang_servers", _sglang_servers))
+
+
+def _sglang_servers(resource: Any) -> list[EngineServer]:
+    found = []
+    for server in model_servers(resource):
+        if server.engine == "sglang":
+            args = sglang_args(server.container)
+            found.append(EngineServer("sglang", server.path, server.podspec, server.container, args,
+                                      args.get("model"), SGLANG_FLAGS))
+    return found
+
+
+def kserve_hf_servers(resource: Any) -> list[EngineServer]:
+    """KServe predictor ``model`` specs served by KServe's Hugging Face server (not its vLLM backend,
+    which policies.vllm.args reads as a vLLM server)."""
+    found = []
+    vllm_paths = {s.path for s in vllm_servers(resource)}
+    for server in model_servers(resource):
+        if server.engine != "kserve" or server.path in vllm_paths:
+            continue
+        fmt = get(server.container, "modelFormat", "name")
+        if not (isinstance(fmt, str) and fmt.lower() == "huggingface"):
+            continue
+        args = parse_vllm_args(_argv(server.container))
+        model = args.get("model-id") or server.container.get("storageUri")
+        found.append(EngineServer("kserve-huggingface", server.path, server.podspec, server.container, args,
+                                  model if isinstance(model, str) else None,
+                                  {"max-model-len": "--max_model_len", "model": "--model_id"}))
+    return found
+
+
+@dataclass(frozen=True)
+class RayServeApp:
+    """A Ray Serve application of a RayService: its model, drain and the GPU worker groups that run it."""
+
+    label: str
+    model: Optional[str]
+    load_format: Optional[str]
+    graceful_shutdown: float
+    graceful_shown: str
+
+
+def ray_serve_apps(resource: Any) -> list[RayServeApp]:
+    """The model-serving applications of a RayService's serveConfigV2 (Ray Serve LLM llm_configs, and
+    custom apps that name their model in runtime_env MODEL_ID)."""
+    if split_type(resource.type) != ("ray.io", "RayService"):
+        return []
+    config = serve_config(resource)
+    found = []
+    for app in as_list(as_dict(config).get("applications")):
+        app = as_dict(app)
+        name = app.get("name", "?")
+        deployments = [as_dict(d) for d in as_list(app.get("deployments"))]
+        llm_configs = [as_dict(c) for c in as_list(get(app, "args", "llm_configs"))]
+        for i, llm in enumerate(llm_configs):
+            source = get(llm, "model_loading_config", "model_source") or get(llm, "model_loading_config", "model_id")
+            shutdown = get(llm, "deployment_config", "graceful_shutdown_timeout_s")
+            found.append(_app(f"serveConfigV2 application {name} llm_configs[{i}]", source,
+                              get(llm, "engine_kwargs", "load_format"), shutdown,
+                              f"llm_configs[{i}].deployment_config.graceful_shutdown_timeout_s"))
+        model = get(app, "runtime_env", "env_vars", "MODEL_ID")
+        if not llm_configs and isinstance(model, str):
+            shutdowns = [as_float(d.get("graceful_shutdown_timeout_s")) for d in deployments if "graceful_shutdown_timeout_s" in d]
+            shutdown = min((s for s in shutdowns if s is not None), default=None)
+            found.append(_app(f"serveConfigV2 application {name}", model, None, shutdown,
+                              "deployments[].graceful_shutdown_timeout_s"))
+    return found
+
+
+def _app(label: str, model: Any, load_format: Any, shutdown: Any, shown: str) -> RayServeApp:
+    seconds = as_float(shutdown)
+    return RayServeApp(label, model if isinstance(model, str) else None,
+                       load_format if isinstance(load_format, str) else None,
+                       RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT if seconds is None else seconds,
+                       f"{shown} = {seconds:g}s" if seconds is not None else
+                       f"{shown} unset (Ray Serve's {RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT:g}s)")
+
+
+def ray_gpu_workers(resource: Any) -> list[tuple[str, dict, dict]]:
+    """(path, podspec, container) of every GPU container of a Ray cluster's worker groups."""
+    from policies.kube import pod_specs
+
+    found = []
+    for path, podspec in pod_specs(resource):
+        if ".workerGroupSpecs[" not in path:
+            continue
+        for container in containers(podspec):
+            if requests_gpu({"containers": [container]}):
+                found.append((path, podspec, container))
+    return found
+
+
+# --------------------------------------------------------------------------------------------------
+# Where a download lands
+
+
+@dataclass(frozen=True)
+class Download:
+    """A model a server fetches from the Hugging Face Hub at start, and the container that holds it."""
+
+    label: str
+    model: str
+    podspec: dict
+    container: dict
+    into: str  # the directory the files land in
+
+
+def cache_dirs(container: Mapping, args: Mapping[str, Any]) -> tuple[str, ...]:
+    """Where a server's Hub download lands: --download-dir, else the cache the env names, else the
+    images' default ~/.cache/huggingface."""
+    if isinstance(args.get("download-dir"), str) and args["download-dir"]:
+        return (args["download-dir"],)
+    env = env_values(container)
+    for name in _CACHE_ENV:
+        if env.get(name):
+            return (env[name],)
+    return DEFAULT_HF_CACHES
+
+
+def volume_at(podspec: Mapping, container: Mapping, directory: str) -> Optional[dict]:
+    """The volume mounted at ``directory`` or at the nearest folder above it, or None (the container's
+    own writable layer)."""
+    directory = posixpath.normpath(directory)
+    best, best_len = None, -1
+    for mount in as_list(container.get("volumeMounts")):
+        path = as_dict(mount).get("mountPath")
+        if not isinstance(path, str) or not path:
+            continue
+        path = posixpath.normpath(path)
+        if (directory == path or directory.startswith(path.rstrip("/") + "/")) and len(path) > best_len:
+            best, best_len = mount.get("name"), len(path)
+    if best is None:
+        return None
+    return next((as_dict(v) for v in as_list(podspec.get("volumes")) if as_dict(v).get("name") == best), {"name": best})
+
+
+def lands_on_ephemeral_storage(podspec: Mapping, container: Mapping, directory: str) -> bool:
+    """True unless a PersistentVolumeClaim (or another volume off the node's ephemeral storage, or a
+    memory-backed emptyDir) is mounted at the directory or above it."""
+    volume = volume_at(podspec, container, directory)
+    if volume is None:
+        return True
+    if any(kind in volume for kind in _NOT_EPHEMERAL):
+        return False
+    return not (isinstance(volume.get("emptyDir"), dict) and volume["emptyDir"].get("medium") == "Memory")
+
+
+def downloads(resource: Any) -> list[Download]:
+    """Every Hub download of a workload's GPU model servers that lands on the node's ephemeral storage."""
+    return list(memoized(resource, "downloads", _downloads))
+
+
+def _streams(args: Mapping[str, Any]) -> bool:
+    return str(args.get("load-format") or "").startswith("runai_streamer")
+
+
+def _downloads(resource: Any) -> list[Download]:
+    from policies.vllm.capacity import served_model
+
+    found = []
+    for server in vllm_servers(resource):
+        if server.runtime_merged or not requests_gpu(server.podspec) or _streams(server.args):
+            continue
+        model = hub_model(served_model(server))
+        if model is None:
+            continue
+        if download := _on_ephemeral(server.label, model, server.podspec, server.container, server.args):
+            found.append(download)
+    for server in sglang_servers(resource):
+        model = hub_model(server.model)
+        if model is None or not requests_gpu(server.podspec) or _streams(server.args):
+            continue
+        if download := _on_ephemeral(server.label, model, server.podspec, server.container, server.args):
+            found.append(download)
+    for server in kserve_hf_servers(resource):
+        model = hub_model(server.model)
+        if model is None or not requests_gpu(server.podspec):
+            continue
+        uri = server.container.get("storageUri")
+        # storageUri: the storage initializer downloads into an emptyDir at /mnt/models; --model_id: the
+        # server itself downloads into its HF cache.
+        into = KSERVE_MODEL_DIR if isinstance(uri, str) and uri.startswith("hf://") else cache_dirs(server.container, {})[0]
+        found.append(Download(server.label, model, server.podspec, server.container, into))
+    workers = ray_gpu_workers(resource)
+    seen: set[int] = set()
+    for app in ray_serve_apps(resource):
+        model = hub_model(app.model)
+        if model is None or (app.load_format or "").startswith("runai_streamer"):
+            continue
+        for path, podspec, container in workers:
+            if id(container) in seen:
+                continue
+            if download := _on_ephemeral(container_label(path, container), model, podspec, container, {}):
+                seen.add(id(container))
+                found.append(download)
+    return found
+
+
+def _on_ephemeral(label: str, model: str, podspec: dict, container: dict, args: Mapping) -> Optional[Download]:
+    """The download, when every place the cache may be (the image's user decides the default) is on the
+    node's ephemeral storage; None when a PersistentVolumeClaim or the like holds it."""
+    dirs = cache_dirs(container, args)
+    if all(lands_on_ephemeral_storage(podspec, container, d) for d in dirs):
+        return Download(label, model, podspec, container, dirs[0] if len(dirs) == 1 else "~/.cache/huggingface")
+    return None

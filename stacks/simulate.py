@@ -1,0 +1,257 @@
+"""`python -m stacks simulate STACK --traffic PROFILE.yaml`: what users would see under a traffic profile.
+
+Plans the stack offline (the same run as `python -m stacks plan`, nothing written), reads each
+model's settings from its capacity plan and from the rendered manifests
+(components/simulate/settings.py), and runs the discrete-event simulation twice on the same
+requests: with the derived settings and with the seeds' defaults. Prints a table (text, JSON or
+Markdown); with --out writes report.json, report.md and one PNG per model there. Bad input exits 2
+with the field and the rule. docs/simulate.md documents the profile and the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from components.errors import ConfigError, Problem
+
+DEFAULT_DURATION = "1h"
+MAX_SEED = 2**32 - 1
+
+
+def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of `simulate` (contract in DESIGN.md)."""
+    p.add_argument("stack", help="stack name (stacks/Pulumi.STACK.yaml) or path of a stack file")
+    p.add_argument("--traffic", required=True, help="traffic profile (YAML or JSON; schema: components/simulate/traffic_profile.schema.json)")
+    p.add_argument("--duration", help="simulated span: seconds or 90s / 15m / 1h (default: the profile's, else 1h)")
+    p.add_argument("--seed", default="0", help="random seed (default 0): the same seed gives the same bytes")
+    p.add_argument("--out", help="folder for report.json, report.md and the PNGs (default: none written)")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="report on stdout (default text)")
+    p.add_argument("--no-defaults", action="store_true", help="skip the side-by-side run under the seeds' defaults")
+
+
+def stack_settings(stack_ref: str):
+    """(stack config, plans, derived StackSettings, seed-default StackSettings, stack name) of a stack file."""
+    import yaml
+
+    from components.capacity.plan import plan_stack
+    from components.config import load_stack_config
+    from components.simulate.settings import Manifests, StackSettings, model_settings, pool_settings, seed_defaults
+    from stacks.offline import load_stack_file
+    from stacks.plan import run_plan
+
+    stack = load_stack_file(stack_ref)
+    cfg = load_stack_config(stack.config)
+    plans = plan_stack(cfg, stack.path.parent)
+    result = run_plan(stack_ref)
+    objects, helm = [], []
+    for rel, text in sorted(result.files.items()):
+        if rel.startswith("kubernetes/"):
+            objects.append(yaml.safe_load(text))
+        elif rel.startswith("helm/"):
+            helm.append(yaml.safe_load(text))
+    man = Manifests(objects, helm)
+    models = []
+    for m in cfg.models:
+        sibling = m.name + "-long" if m.long_context is not None else None
+        models.append(model_settings(plans[m.name], man, m.pool, m.engine.tensor_parallel_size, m.engine.pipeline_parallel_size,
+                                     sibling, float(m.slo.time_to_first_token_seconds)))
+    pools = tuple(pool_settings(p.name, man) for p in cfg.gpu_pools)
+    derived = StackSettings(tuple(models), pools, "derived")
+    defaults = seed_defaults(derived, default_plans(cfg, stack.path.parent))
+    return cfg, plans, derived, defaults, stack.name
+
+
+def default_plans(cfg, base_dir: Path) -> dict:
+    """Each single-node model re-planned as a seed stack would run it: utilization 0.9, the model's full context
+    (no cap; the configured one where the full context does not fit), vLLM's batch defaults, no admission queue."""
+    from components.capacity.plan import plan_model, resolve_model
+    from components.images import vllm_release
+    from components.vllm_flags import batch_defaults
+    from components.capacity.gpus import instance_gpu
+    from components.capacity.plan import node_for
+
+    pools = {p.name: p for p in cfg.gpu_pools}
+    out = {}
+    for m in cfg.models:
+        if m.distributed is not None:
+            continue
+        model = resolve_model(m, m.name, base_dir)
+        pool = pools[m.pool]
+        gpu, _ = instance_gpu(node_for(pool, m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size))
+        tokens, seqs, _tier = batch_defaults(gpu.memory_gib, gpu.name, vllm_release(m.image))
+        full = model.arch.max_model_len_limit or model.arch.max_position_embeddings
+        for length in (full, m.engine.max_model_len):
+            engine = m.engine.model_copy(update={"gpu_memory_utilization": 0.9, "max_model_len": length, "max_num_seqs": min(seqs, tokens),
+                                                 "max_num_batched_tokens": max(tokens, min(seqs, tokens)), "max_num_queued_reqs": None})
+            try:
+                plan = plan_model(m.model_copy(update={"engine": engine}), pool, m.name, base_dir)
+            except ConfigError:
+                continue
+            if plan.memory.fits:
+                out[m.name] = plan
+                break
+    return out
+
+
+def run_simulation(args: argparse.Namespace) -> dict[str, Any]:
+    """Validate the input, run both settings, return the report (JSON-ready)."""
+    from components.simulate.profile import load_profile, parse_duration
+    from components.simulate.run import check_profile, simulate, workloads
+
+    try:
+        seed = int(args.seed)
+        if not 0 <= seed <= MAX_SEED:
+            raise ValueError
+    except ValueError:
+        raise ConfigError([Problem("--seed", f"must be an integer from 0 to {MAX_SEED}", args.seed)]) from None
+    profile_path = Path(args.traffic)
+    if not profile_path.is_file():
+        raise ConfigError([Problem("--traffic", "no such file", args.traffic)])
+    profile, traces = load_profile(profile_path)
+    raw_duration = args.duration if args.duration is not None else (profile.duration or DEFAULT_DURATION)
+    try:
+        duration = parse_duration(raw_duration)
+    except ValueError as exc:
+        field = "--duration" if args.duration is not None else "duration"
+        raise ConfigError([Problem(field, str(exc), raw_duration)]) from None
+    cfg, plans, derived, defaults, name = stack_settings(args.stack)
+    check_profile(profile, derived)
+    loads = workloads(profile, derived, duration, seed, traces)
+    runs = {"derived": simulate(derived, loads, duration, seed)}
+    if not args.no_defaults:
+        runs["seed_defaults"] = simulate(defaults, loads, duration, seed)
+    settings = {s.label: {m.name: describe(m) for m in s.models if m.name in runs["derived"]} for s in (derived, defaults)}
+    return {
+        "stack": name,
+        "profile": str(profile_path),
+        "duration_s": duration,
+        "seed": seed,
+        "models": sorted(profile.models),
+        "settings": settings,
+        "runs": runs,
+    }
+
+
+def describe(m) -> dict[str, Any]:
+    """The settings a run used for one model (what the report compares)."""
+    return {
+        "scaling": m.scaling.signal,
+        "target": m.scaling.target,
+        "min_replicas": m.scaling.min_replicas,
+        "max_replicas": m.scaling.max_replicas,
+        "scale_down_window_s": m.scaling.down.stabilization_seconds,
+        "max_num_seqs": m.engine.max_num_seqs,
+        "max_num_batched_tokens": m.engine.max_num_batched_tokens,
+        "max_num_queued_reqs": m.engine.max_num_queued_reqs,
+        "kv_blocks": m.engine.num_blocks,
+        "max_model_len": m.engine.max_model_len,
+        "alb_idle_s": m.route.alb_idle_seconds,
+        "route_timeout_s": m.route.route_timeout_seconds,
+        "drain_s": m.drain_seconds,
+        "replica_start_s": m.container_start_seconds,
+    }
+
+
+# ---- rendering --------------------------------------------------------------------------------
+
+def _fmt(x: Any, unit: str = "") -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.2f}{unit}" if abs(x) < 100 else f"{x:.0f}{unit}"
+    return f"{x}{unit}"
+
+
+ROWS = (
+    ("requests", lambda r: r["requests"]),
+    ("TTFT p50/p95/p99 s", lambda r: "/".join(_fmt(r["ttft_s"][k]) for k in ("p50", "p95", "p99"))),
+    ("TPOT p50/p95/p99 ms", lambda r: "/".join(_fmt(None if r["tpot_s"][k] is None else r["tpot_s"][k] * 1000) for k in ("p50", "p95", "p99"))),
+    ("e2e p50/p95/p99 s", lambda r: "/".join(_fmt(r["e2e_s"][k]) for k in ("p50", "p95", "p99"))),
+    ("output tokens/s", lambda r: _fmt(r["output_tokens_per_s"])),
+    ("503s", lambda r: r["errors_503"]),
+    ("504s", lambda r: r["errors_504"]),
+    ("cut streams", lambda r: r["cut_streams"]),
+    ("in flight at scale-in", lambda r: r["in_flight_at_scale_in"]),
+    ("preemptions", lambda r: r["preemptions"]),
+    ("peak KV usage", lambda r: _fmt(None if r["peak_kv_usage"] is None else r["peak_kv_usage"] * 100, "%")),
+    ("replicas start/peak/end", lambda r: f"{r['replicas']['start']}/{r['replicas']['peak']}/{r['replicas']['end']}"),
+    ("time to scale out s", lambda r: _fmt(r["time_to_scale_out_s"]) if r["time_to_scale_out_s"] is not None
+     else ("not in the run" if r["overload_at_s"] is not None else "-")),
+)
+
+
+def _table(report: Mapping[str, Any], model: str) -> list[list[str]]:
+    runs = report["runs"]
+    labels = [k for k in ("derived", "seed_defaults") if k in runs]
+    return [[label, *(str(fn(runs[k][model])) for k in labels)] for label, fn in ROWS]
+
+
+def render_text(report: Mapping[str, Any]) -> str:
+    """A table per model: derived settings beside the seeds' defaults."""
+    lines = [f"simulate {report['stack']}: {report['profile']}, {report['duration_s']:g} s simulated, seed {report['seed']}", ""]
+    labels = [k.replace("_", " ") for k in ("derived", "seed_defaults") if k in report["runs"]]
+    for model in report["models"]:
+        rows = [["", *labels], *_table(report, model)]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines.append(f"{model}")
+        for r in rows:
+            lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_markdown(report: Mapping[str, Any], plots: Optional[Mapping[str, str]] = None) -> str:
+    """The same tables in Markdown, each model with its plot when written."""
+    labels = [k.replace("_", " ") for k in ("derived", "seed_defaults") if k in report["runs"]]
+    lines = [f"# Simulation of `{report['stack']}`", "",
+             f"Profile `{report['profile']}`, {report['duration_s']:g} s simulated, seed {report['seed']}.", ""]
+    for model in report["models"]:
+        lines += [f"## {model}", "", "| | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+        for row in _table(report, model):
+            lines.append("| " + " | ".join(row) + " |")
+        if plots and model in plots:
+            lines += ["", f"![{model}]({plots[model]})"]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_json(report: Mapping[str, Any]) -> str:
+    """Sorted keys, two-space indent, the same bytes for the same seed."""
+    return json.dumps(report, indent=2, sort_keys=True) + "\n"
+
+
+def write_outputs(report: Mapping[str, Any], out: Path) -> dict[str, str]:
+    """report.json, report.md and <model>.png under ``out``; returns model -> PNG file name."""
+    from components.simulate.plot import write_png
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError([Problem("--out", f"cannot be written: {exc.strerror}", str(out))]) from None
+    plots = {}
+    for model in report["models"]:
+        name = f"{model}.png"
+        write_png(out / name, model, report["runs"])
+        plots[model] = name
+    (out / "report.json").write_text(render_json(report))
+    (out / "report.md").write_text(render_markdown(report, plots))
+    return plots
+
+
+def main_simulate(args: argparse.Namespace) -> int:
+    """Run, print, write; 0 on success (bad input raises ConfigError: exit 2 in stacks/__main__)."""
+    report = run_simulation(args)
+    plots = write_outputs(report, Path(args.out)) if args.out else None
+    if args.format == "json":
+        sys.stdout.write(render_json(report))
+    elif args.format == "markdown":
+        sys.stdout.write(render_markdown(report, plots))
+    else:
+        sys.stdout.write(render_text(report))
+        if args.out:
+            sys.stdout.write(f"wrote {args.out}/report.json, report.md and {len(plots)} plot(s)\n")
+    return 0

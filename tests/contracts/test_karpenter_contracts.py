@@ -1,0 +1,85 @@
+"""What Karpenter v1.14.1 does with the pools we render, pinned by its source at that tag
+(aws/karpenter-provider-aws v1.14.1, commit bde00654cd316fddb3dccfba3f5ac07039865429)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from components.builders import karpenter
+from components.capacity.plan import plan_stack
+from components.capacity.pools import plan_pools
+from components.config import load_stack_config
+from components.errors import ConfigError
+from tests.conftest import stack_config
+from tests.kube_schemas import validate_object
+
+
+def _rendered(raw, pool_name):
+    cfg = load_stack_config(raw)
+    plans = plan_stack(cfg)
+    pools = plan_pools(cfg.gpu_pools, cfg.models, plans)
+    pool = next(p for p in cfg.gpu_pools if p.name == pool_name)
+    return karpenter.ec2_node_class(pool, pools[pool_name], cfg.cluster.name, "role"), karpenter.node_pool(pool, pools[pool_name])
+
+
+def test_reserved_capacity_comes_with_its_selector_terms(prod_config):
+    # pkg/controllers/nodeclass/capacityreservation.go:54-58: the reservations Karpenter offers are those the
+    # EC2NodeClass's capacityReservationSelectorTerms select; with none, status.capacityReservations is nil.
+    node_class, node_pool = _rendered(prod_config, "h100")
+    assert node_class["spec"]["capacityReservationSelectorTerms"] == [{"tags": {"llm-serving.io/cluster": "llm-prod"}}]
+    reqs = {r["key"]: r["values"] for r in node_pool["spec"]["template"]["spec"]["requirements"]}
+    assert "reserved" in reqs["karpenter.sh/capacity-type"]
+    assert validate_object(node_class) == []
+
+
+def test_reservation_by_id(prod_config):
+    raw = copy.deepcopy(prod_config)
+    raw["llm-serving:gpuPools"][1]["capacityReservations"] = [{"id": "cr-0123456789abcdef0"}]
+    node_class, _ = _rendered(raw, "h100")
+    assert node_class["spec"]["capacityReservationSelectorTerms"] == [{"id": "cr-0123456789abcdef0"}]
+    assert validate_object(node_class) == []
+
+
+def test_reserved_without_reservations_is_refused(prod_config):
+    raw = copy.deepcopy(prod_config)
+    del raw["llm-serving:gpuPools"][1]["capacityReservations"]
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(raw)
+    assert ("gpuPools[1].capacityReservations = []: required when capacityTypes includes reserved: Karpenter launches "
+            "reserved capacity only from the reservations") in str(err.value)
+
+
+@pytest.mark.parametrize("term, rule", [
+    ({"id": "i-123"}, "gpuPools[1].capacityReservations[0].id = 'i-123': must be a capacity reservation id"),
+    ({"id": "cr-1", "tags": {"a": "b"}}, "gpuPools[1].capacityReservations[0]"),
+    ({}, "needs id or tags"),
+    ({"tags": {"a": ""}}, "must hold 1-20 tags with non-empty keys and values"),
+    ({"tags": {"a": "b"}, "ownerId": "12"}, "gpuPools[1].capacityReservations[0].ownerId = '12': must be a 12-digit AWS account id"),
+])
+def test_bad_reservation_terms_name_the_field(prod_config, term, rule):
+    raw = copy.deepcopy(prod_config)
+    raw["llm-serving:gpuPools"][1]["capacityReservations"] = [term]
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(raw)
+    assert rule in str(err.value)
+
+
+def test_a_pool_with_a_multi_node_engine_never_expires(prod_config):
+    # Karpenter v1 expiration is forceful, not governed by disruption budgets
+    # (website/content/en/docs/concepts/disruption.md:168-191, "Automated Forceful Methods": expiration drains at once; terminationGracePeriod bounds do-not-disrupt), so both nodes of the 405B engine would be
+    # replaced together. Drift inside the window rolls AMIs instead.
+    _, node_pool = _rendered(prod_config, "h100")
+    assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "Never"
+    assert any(b.get("reasons") == ["Drifted", "Underutilized"] and b.get("schedule") for b in node_pool["spec"]["disruption"]["budgets"])
+    _, l40s = _rendered(prod_config, "l40s")
+    assert l40s["spec"]["template"]["spec"]["expireAfter"] == "720h"
+
+
+def test_expire_after_on_a_multi_node_pool_is_refused(prod_config):
+    raw = copy.deepcopy(prod_config)
+    raw["llm-serving:gpuPools"][1]["disruption"] = {"expireAfter": "720h"}
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(raw)
+    assert "gpuPools[1].disruption.expireAfter = '720h': must be Never on a pool that hosts a multi-node engine" in str(err.value)

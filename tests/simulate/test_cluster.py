@@ -1,0 +1,147 @@
+"""The loop around the replicas: the HPA's signal, windows and policies; Karpenter's nodes and buffers; timeouts; drains."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from components.simulate.cluster import Simulation
+from components.simulate.engine import Request
+from components.simulate.workload import Workload
+from tests.simulate.helpers import model, replace, stack
+
+
+def _load(rate_until: list[tuple[float, float, float]], prompt=200, output=400, seed=0) -> Workload:
+    """Poisson arrivals: (start, end, rate) pieces."""
+    rng = np.random.default_rng(seed)
+    times = []
+    for start, end, rate in rate_until:
+        n = rng.poisson(rate * (end - start))
+        times.extend(rng.uniform(start, end, n))
+    t = np.sort(np.asarray(times))
+    n = len(t)
+    return Workload(t, np.full(n, prompt), np.full(n, output), np.ones(n, dtype=bool), np.zeros(n, dtype=bool))
+
+
+def _run(st, loads, duration, seed=0):
+    sim = Simulation(st, loads, duration, seed, 15.0)
+    sim.run()
+    return sim
+
+
+def test_scale_up_follows_the_pods_and_percent_policies_per_period():
+    # 8 s per request at 0.02 s/step and 400 tokens; 20 req/s needs ~160 in flight = 20 pods at target 8.
+    st = stack(model(max_replicas=30, start=5, node_ready=0, pull=0))
+    sim = _run(st, {"m": _load([(0, 400, 20)])}, 400)
+    ups = [(t, a, b) for t, a, b in sim.models["m"].stats.scale_events if b > a]
+    assert ups, "no scale-up"
+    for t, a, b in ups:
+        # Max(100% of the pods at the period start, 4 pods) within any 15 s period.
+        assert b <= max(2 * a, a + 4)
+    # Syncs happen on the 15 s period only.
+    assert all(t % 15 == 0 for t, _, _ in sim.models["m"].stats.scale_events)
+
+
+def test_scale_down_waits_for_the_stabilization_window_then_one_pod_per_minute():
+    st = stack(model(min_replicas=1, max_replicas=10, start=5, node_ready=0, pull=0))
+    sim = _run(st, {"m": _load([(0, 300, 10)])}, 1500)
+    events = sim.models["m"].stats.scale_events
+    downs = [(t, a, b) for t, a, b in events if b < a]
+    assert downs
+    last_up = max(t for t, a, b in events if b > a)
+    # Load stops at 300 s; in-flight requests end some seconds later: the first scale-down comes a window after.
+    assert downs[0][0] >= 300 + 300 - 15
+    assert all(a - b == 1 for _, a, b in downs)  # Min(10%, 1 pod) per 60 s = 1 pod
+    gaps = [t2 - t1 for (t1, _, _), (t2, _, _) in zip(downs, downs[1:])]
+    assert all(g >= 60 for g in gaps)
+    assert last_up < downs[0][0]
+
+
+def test_the_adapter_relist_delays_a_new_pods_signal():
+    st = stack(model(start=5, node_ready=0, pull=0, relist=300.0, max_replicas=30))
+    fast = stack(model(start=5, node_ready=0, pull=0, relist=None, max_replicas=30))
+    load = {"m": _load([(0, 600, 20)])}
+    slow_run, fast_run = _run(st, load, 600), _run(fast, load, 600)
+    # Pods born after t=0 only count after the relist at 300 s: fewer scale-ups before it.
+    slow_before = sum(1 for t, a, b in slow_run.models["m"].stats.scale_events if b > a and t < 300)
+    fast_before = sum(1 for t, a, b in fast_run.models["m"].stats.scale_events if b > a and t < 300)
+    assert slow_before < fast_before
+
+
+def test_a_pending_pod_lands_on_the_buffer_node_at_once_and_the_buffer_reprovisions():
+    m = model(min_replicas=1, max_replicas=2, start=100, node_ready=300, pull=300)
+    with_buffer = _run(stack(m, buffer_pods=1), {"m": _load([(0, 1500, 5)])}, 1500)
+    without = _run(stack(m), {"m": _load([(0, 1500, 5)])}, 1500)
+    b_ready = with_buffer.models["m"].stats.ready_events[0]
+    n_ready = without.models["m"].stats.ready_events[0]
+    first_up = with_buffer.models["m"].stats.scale_events[0][0]
+    assert b_ready - first_up == 100  # container start only: the node is up and holds the image
+    assert n_ready - without.models["m"].stats.scale_events[0][0] == 300 + 300 + 100  # node, image, container
+    pool = with_buffer.pools["p"]
+    assert len([n for n in pool.nodes if not n.gone]) == 3  # the serving node, the taken buffer node, a new buffer node
+    assert pool.buffer_pods[0].state == "placed"
+
+
+def test_gpu_limit_caps_the_pool():
+    m = model(min_replicas=1, max_replicas=10, start=10, node_ready=10, pull=10)
+    sim = _run(stack(m, gpu_limit=3), {"m": _load([(0, 900, 30)])}, 900)
+    assert max(sim.series["m"]["replicas_ready"]) == 3
+    assert sum(n.gpus for n in sim.pools["p"].nodes if not n.gone) <= 3
+
+
+def test_requests_past_the_alb_idle_timeout_are_504_and_leave_the_engine():
+    m = model(min_replicas=1, max_replicas=1, seqs=1, queue=None)
+    m = replace(m, route=replace(m.route, alb_idle_seconds=30.0, route_timeout_seconds=None))
+    load = _load([(0, 60, 2)], prompt=100, output=400)
+    sim = _run(stack(m), {"m": load}, 200)
+    st = sim.models["m"].stats
+    assert st.timeouts_504 > 0
+    # Every request is accounted for exactly once.
+    assert st.ok + st.timeouts_504 + st.rejected_503 + st.cut == st.requests
+
+
+def test_a_drain_shorter_than_the_streams_cuts_them_and_a_long_one_does_not():
+    def run(drain):
+        m = model(min_replicas=1, max_replicas=4, start=5, node_ready=0, pull=0, drain=drain, step=0.05)
+        # A burst scales out, then the load drops: scale-in removes pods with long streams in flight.
+        return _run(stack(m), {"m": _load([(0, 200, 6), (200, 1500, 0.12)], output=1000)}, 1500).models["m"].stats
+
+    short, long = run(0.0), run(600.0)
+    assert short.in_flight_at_scale_in > 0
+    assert short.cut == short.in_flight_at_scale_in
+    assert long.cut == 0
+
+
+def _two_pods(retry: bool):
+    m = model(min_replicas=2, max_replicas=2, seqs=1, queue=1)
+    m = replace(m, route=replace(m.route, retry_on_503=retry))
+    sim = Simulation(stack(m), {}, 0.001, 0, 15.0)
+    sim.run()
+    run = sim.models["m"]
+    full, free = run.ready
+    full.replica.queue_cap = 0  # this pod answers 503 to everything
+    # The balancer picks the full pod first (Envoy's two random choices can); a retry must go elsewhere.
+    run.pick = lambda exclude=None: full if exclude is None else free
+    return run, free
+
+
+def test_a_503_is_retried_once_on_another_pod():
+    run, free = _two_pods(retry=True)
+    r = Request(1, 0.0, 10, 10, True)
+    run.dispatch(r)
+    assert r.replica is free.replica and r.outcome is None
+    assert run.stats.retries == 1 and run.stats.rejected_503 == 0
+
+
+def test_without_the_retry_the_503_reaches_the_client():
+    run, _ = _two_pods(retry=False)
+    r = Request(1, 0.0, 10, 10, True)
+    run.dispatch(r)
+    assert r.outcome == "503" and run.stats.retries == 0 and run.stats.rejected_503 == 1
+
+
+def test_the_cpu_signal_saturates_and_misses_the_queue():
+    # A CPU HPA sees at most a full batch (ratio 1/0.8): it scales out by at most 25% a sync however deep the queue.
+    m = model(signal="cpu", target=0.8, min_replicas=4, max_replicas=30, start=5, node_ready=0, pull=0, queue=None)
+    sim = _run(stack(m), {"m": _load([(0, 300, 40)])}, 300)
+    for _, a, b in sim.models["m"].stats.scale_events:
+        assert b <= -(-a * 5 // 4)

@@ -1,0 +1,100 @@
+"""The replica scheduler: continuous batching limits, chunked prefill, preemption and recompute, 503 at the queue cap."""
+
+from __future__ import annotations
+
+import simpy
+
+from components.simulate.engine import Request
+from tests.simulate.helpers import replica
+
+
+def _req(i, prompt=100, output=10, t=0.0):
+    return Request(i, t, prompt, output, True)
+
+
+def test_batch_never_exceeds_max_num_seqs_and_every_request_finishes():
+    env = simpy.Environment()
+    rep = replica(env, seqs=4, tokens=4096)
+    peak = []
+
+    def watch():
+        while True:
+            peak.append(len(rep.running))
+            yield env.timeout(0.005)
+
+    env.process(watch())
+    for i in range(10):
+        assert rep.submit(_req(i, prompt=50, output=20))
+    env.run(until=10)
+    assert max(peak) == 4
+    assert sorted(r.id for r in rep.finished) == list(range(10))
+    assert all(r.gen == r.output for r in rep.finished)
+
+
+def test_chunked_prefill_spends_the_token_budget_per_step():
+    env = simpy.Environment()
+    rep = replica(env, seqs=8, tokens=512, step=0.01)
+    r = _req(1, prompt=1200, output=3)
+    rep.submit(r)
+    env.run(until=5)
+    # 1200 prompt tokens in chunks of at most 512: three prefill steps, the third gives the first token.
+    assert rep.roof.calls[:3] == [(0, 512), (0, 512), (0, 176)]
+    assert abs(r.first_token - 0.03) < 1e-9
+    # Then two decode steps for the other two tokens.
+    assert abs(r.done - 0.05) < 1e-9
+
+
+def test_decodes_take_budget_before_new_prefills():
+    env = simpy.Environment()
+    rep = replica(env, seqs=8, tokens=100, step=0.01)
+    rep.submit(_req(1, prompt=10, output=50))
+    env.run(until=0.015)  # the first request is decoding now
+    rep.submit(_req(2, prompt=500, output=5))
+    env.run(until=0.03)
+    decodes, prefill = rep.roof.calls[-1]
+    assert decodes == 1 and prefill == 99  # budget 100 = 1 decode + a 99-token chunk
+
+
+def test_full_kv_cache_preempts_the_newest_request_which_is_recomputed():
+    env = simpy.Environment()
+    # 40 blocks of 16 tokens = 640 tokens for two requests that grow to 100 + 300 tokens each.
+    rep = replica(env, seqs=4, tokens=2048, blocks=40, block=16)
+    a, b = _req(1, prompt=100, output=300), _req(2, prompt=100, output=300)
+    rep.submit(a)
+    rep.submit(b)
+    env.run(until=60)
+    assert rep.preemptions >= 1
+    assert b.preemptions >= 1 and a.preemptions == 0  # the newest one goes back to the queue
+    assert {r.id for r in rep.finished} == {1, 2}
+    assert a.gen == 300 and b.gen == 300
+    assert rep.kv_tokens == 0
+
+
+def test_queue_beyond_max_num_queued_reqs_is_refused():
+    env = simpy.Environment()
+    rep = replica(env, seqs=1, queue=2)
+    accepted = [rep.submit(_req(i)) for i in range(5)]
+    assert accepted == [True, True, False, False, False]
+    env.run(until=0.015)  # one request admitted: a queue slot is free again
+    assert rep.submit(_req(9))
+    assert not rep.submit(_req(10))
+
+
+def test_no_queue_cap_accepts_everything():
+    env = simpy.Environment()
+    rep = replica(env, seqs=1, queue=None)
+    assert all(rep.submit(_req(i)) for i in range(50))
+
+
+def test_an_aborted_request_frees_its_slot_and_blocks():
+    env = simpy.Environment()
+    rep = replica(env, seqs=1)
+    long, short = _req(1, prompt=100, output=10_000), _req(2, prompt=10, output=2)
+    rep.submit(long)
+    rep.submit(short)
+    env.run(until=1)
+    assert short.done is None  # stuck behind the long one (one slot)
+    rep.abort(long)
+    env.run(until=2)
+    assert short.outcome == "ok"
+    assert long.outcome is None and long.replica is None
