@@ -203,6 +203,16 @@ CHARTS: dict[str, ChartFacts] = {
 }
 
 
+# Where the pods of a cluster-scoped object run, and so where the ServiceAccounts and Secrets it
+# names are looked up: KServe runs a LocalModelCache's download jobs in its job namespace
+# (kserve-resources v0.20.0 values.yaml kserve.localmodel.jobNamespace, read by
+# files/common/configmap-patch.yaml into inferenceservice-config). A cluster-scoped kind not
+# listed names nothing this table can place, and waits for nothing it names.
+POD_NAMESPACES: dict[str, tuple[str, str, str]] = {
+    "serving.kserve.io/LocalModelCache": ("kserve-resources", "kserve.localmodel.jobNamespace", "kserve-localmodel-jobs"),
+}
+
+
 @dataclass(frozen=True)
 class Node:
     """One resource as the rules see it: a key, its Pulumi type and name, its inputs (engine form:
@@ -361,12 +371,13 @@ def required_waits(node: Node, nodes: Sequence[Node]) -> list[Wait]:
         account = release_service_account(node)
         if account is not None:
             waits.extend(_identity_waits(account, others, f"{chart} runs as {account[0]}/{account[1]}", 3))
-    # 4. A workload after what it names.
+    # 4. A workload after what it names (in the namespace its pods run in).
     if kind is not None:
         refs = references(node)
+        pod_ns = ns if ns is not None else _pod_namespace(kind, releases)
         for other in others:
             okind, oname, ons = kind_of(other), object_name(other), namespace_of(other)
-            same_ns = ns is None or ons is None or ons == ns
+            same_ns = pod_ns is not None and ons == pod_ns
             if okind == "/ServiceAccount" and oname in refs.service_accounts and same_ns:
                 waits.append(Wait(other.key, 4, f"names ServiceAccount {oname}"))
             elif okind == "/Secret" and oname in refs.secrets and same_ns:
@@ -378,8 +389,8 @@ def required_waits(node: Node, nodes: Sequence[Node]) -> list[Wait]:
                 if isinstance(source, str) and any(_uri_matches(u, source) for u in refs.storage_uris):
                     waits.append(Wait(other.key, 4, f"reads {source} from LocalModelCache {oname}"))
         for sa in sorted(refs.service_accounts):
-            if ns is not None:
-                waits.extend(_identity_waits((ns, sa), others, f"runs as {ns}/{sa}", 4, policies=False))
+            if pod_ns is not None:
+                waits.extend(_identity_waits((pod_ns, sa), others, f"runs as {pod_ns}/{sa}", 4, policies=False))
     # 5. A namespaced object after its Namespace.
     if ns is not None and kind != "/Namespace":
         for other in others:
@@ -392,6 +403,20 @@ def required_waits(node: Node, nodes: Sequence[Node]) -> list[Wait]:
             seen.add(id(w.key))
             unique.append(w)
     return unique
+
+
+def _pod_namespace(kind: str, releases: Sequence[tuple[Node, Optional[str]]]) -> Optional[str]:
+    """The namespace the pods of a cluster-scoped ``kind`` run in (:data:`POD_NAMESPACES`), the chart's value when set."""
+    place = POD_NAMESPACES.get(kind)
+    if place is None:
+        return None
+    chart, path, default = place
+    for rel, name in releases:
+        if name == chart:
+            value = _get(rel.body.get("values"), path)
+            if isinstance(value, str) and value:
+                return value
+    return default
 
 
 def _identity_waits(account: tuple[str, str], nodes: Sequence[Node], why: str, rule: int, policies: bool = True) -> list[Wait]:

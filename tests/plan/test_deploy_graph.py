@@ -34,6 +34,8 @@ from tests.recording import record
 
 STACKS = ("dev", "staging", "prod")
 RELEASE = "kubernetes:helm.sh/v3:Release"
+# kserve-resources v0.20.0 values.yaml: kserve.localmodel.jobNamespace (the stacks leave it at its default).
+JOB_NAMESPACE = "kserve-localmodel-jobs"
 
 
 @pytest.fixture(scope="module", params=STACKS)
@@ -142,11 +144,13 @@ def graph_problems(resources: list[dict]) -> tuple[list[str], dict[int, int]]:
                             need(2, r, policy["name"], f"a policy of {roles}")
         if kind is not None:
             named, ns = _named(r), _ns(r)
+            if ns is None and kind == "serving.kserve.io/LocalModelCache":
+                ns = JOB_NAMESPACE  # KServe runs the cache's download jobs there
             for other in resources:
                 okind, oname, ons = _kind(other), _meta_name(other), _ns(other)
-                if okind == "/ServiceAccount" and oname in named["sa"] and (ns is None or ons == ns):
+                if okind == "/ServiceAccount" and oname in named["sa"] and ons == ns:
                     need(3, r, other["name"], f"names ServiceAccount {oname}")
-                elif okind == "/Secret" and oname in named["secret"] and (ns is None or ons == ns):
+                elif okind == "/Secret" and oname in named["secret"] and ons == ns:
                     need(3, r, other["name"], f"names Secret {oname}")
                 elif okind == "scheduling.k8s.io/PriorityClass" and oname in named["priority"]:
                     need(3, r, other["name"], f"names PriorityClass {oname}")
