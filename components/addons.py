@@ -28,6 +28,7 @@ class ClusterAddonsArgs(BaseModel):
 
     addons: AddonsConfig = Field(default_factory=AddonsConfig, description="Which add-ons to install. Default: all.")
     local_model_cache: bool = Field(False, description="Install KServe's local model cache (a model uses source localCache). Default false.")
+    efa: bool = Field(False, description="Install the EFA device plugin (a multi-node model requests EFA interfaces). Default false.")
     routes_itself: bool = Field(
         False, description="The stack routes to the predictors itself (an ingress is configured): KServe creates no Ingress. Default false."
     )
@@ -51,7 +52,7 @@ class ClusterAddons(KubernetesComponent):
             for pc in priority_classes()
         ]
         self.releases: dict[str, k8s.helm.v3.Release] = {}
-        for rel in build.addon_releases(args.addons, args.local_model_cache, args.routes_itself):
+        for rel in build.addon_releases(args.addons, args.local_model_cache, args.routes_itself, args.efa):
             # The order (cert-manager, the CRDs, then the controllers) comes from components/deploy_order.py.
             self.releases[rel["name"]] = helm_release(f"{name}-{rel['name']}", rel, self.child_opts())
         self.register_outputs({"releases": sorted(self.releases)})

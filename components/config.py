@@ -14,7 +14,7 @@ import math
 import re
 from typing import Annotated, Any, Literal, Mapping, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from .errors import ConfigError, Problem, format_path
@@ -54,6 +54,89 @@ def _dns_name(value: str) -> str:
     return value
 
 
+# Karpenter's discovery tag (its getting-started guide tags the cluster's subnets and node security group with it).
+DISCOVERY_TAG = "karpenter.sh/discovery"
+# The tag EKS puts on the cluster security group it creates (value: the cluster name).
+EKS_CLUSTER_NAME_TAG = "aws:eks:cluster-name"
+_SUBNET_ID = re.compile(r"subnet-([0-9a-f]{8}|[0-9a-f]{17})")
+_SG_ID = re.compile(r"sg-([0-9a-f]{8}|[0-9a-f]{17})")
+# EC2NodeClass limits (karpenter.k8s.aws_ec2nodeclasses.yaml v1.14.1): at most 30 selector terms, 20 tags per term.
+_MAX_TERMS, _MAX_TAGS = 30, 20
+
+
+def _check_id(pattern: re.Pattern, kind: str):
+    def check(v: str) -> str:
+        if not pattern.fullmatch(v):
+            prefix = pattern.pattern.split("-")[0]
+            raise ValueError(f"must be a {kind} id ({prefix}- and 8 or 17 lowercase hex digits)")
+        return v
+
+    return check
+
+
+def _check_tags(v: dict[str, str]) -> dict[str, str]:
+    if len(v) > _MAX_TAGS:
+        raise ValueError(f"holds {len(v)} tags; an EC2NodeClass selector term takes at most {_MAX_TAGS}")
+    for key, value in v.items():
+        if not key or not value or len(key) > 128 or len(value) > 256:
+            raise ValueError(f"tag {key!r}: keys and values must be non-empty (at most 128 and 256 characters; '*' matches any value)")
+    return v
+
+
+SubnetId = Annotated[Str, AfterValidator(_check_id(_SUBNET_ID, "subnet"))]
+SecurityGroupId = Annotated[Str, AfterValidator(_check_id(_SG_ID, "security group"))]
+
+
+class SubnetSelectorConfig(_Model):
+    """Which subnets the GPU nodes launch in: by ID, by tags, or (default) by Karpenter's discovery tag."""
+
+    ids: tuple[SubnetId, ...] = Field((), description="Subnet IDs (subnet-...). Default (): select by tags.", max_length=_MAX_TERMS)
+    tags: dict[Str, Str] = Field(
+        default_factory=dict,
+        description="Tags every selected subnet carries ('*' matches any value). Default {}: karpenter.sh/discovery=<cluster.name>.",
+    )
+
+    _check_tags = field_validator("tags")(classmethod(lambda cls, v: _check_tags(v)))
+
+    @model_validator(mode="after")
+    def _one_way(self) -> "SubnetSelectorConfig":
+        if self.ids and self.tags:
+            raise ValueError("set ids or tags, not both (Karpenter ORs its terms: both would widen the selection)")
+        return self
+
+
+class SecurityGroupSelectorConfig(_Model):
+    """Which security groups the GPU nodes get: by ID, by tags, the EKS cluster security group, or (default) the discovery tag."""
+
+    ids: tuple[SecurityGroupId, ...] = Field(
+        (), description="Security group IDs (sg-...). Default (): select by tags.", max_length=_MAX_TERMS - 1
+    )
+    tags: dict[Str, Str] = Field(
+        default_factory=dict,
+        description="Tags every selected group carries ('*' matches any value). Default {}: karpenter.sh/discovery=<cluster.name>.",
+    )
+    eks_cluster_security_group: Bool = Field(
+        False,
+        description="Select the cluster security group EKS created, by the aws:eks:cluster-name=<cluster.name> tag EKS puts on it. "
+        "Default false.",
+    )
+
+    _check_tags = field_validator("tags")(classmethod(lambda cls, v: _check_tags(v)))
+
+    @model_validator(mode="after")
+    def _one_way(self) -> "SecurityGroupSelectorConfig":
+        if sum(map(bool, (self.ids, self.tags, self.eks_cluster_security_group))) > 1:
+            raise ValueError("set one of ids, tags or eksClusterSecurityGroup (Karpenter ORs its terms: more would widen the selection)")
+        return self
+
+
+class DiscoveryTaggingConfig(_Model):
+    """Existing subnets and security groups the stack tags karpenter.sh/discovery=<cluster> (aws.ec2.Tag), so the default selectors find them."""
+
+    subnet_ids: tuple[SubnetId, ...] = Field((), description="Subnets to tag. Default ().")
+    security_group_ids: tuple[SecurityGroupId, ...] = Field((), description="Security groups to tag. Default ().")
+
+
 class ClusterConfig(_Model):
     """The EKS cluster the stack deploys into."""
 
@@ -70,6 +153,20 @@ class ClusterConfig(_Model):
     )
     kube_context: Optional[Str] = Field(
         None, description='Kubeconfig context to use with connection "ambient". Default null (the current context).'
+    )
+    subnets: SubnetSelectorConfig = Field(
+        default_factory=SubnetSelectorConfig,
+        description="Subnets of the GPU nodes (every pool's EC2NodeClass). Default: tagged karpenter.sh/discovery=<name>.",
+    )
+    security_groups: SecurityGroupSelectorConfig = Field(
+        default_factory=SecurityGroupSelectorConfig,
+        description="Security groups of the GPU nodes (an EFA pool also gets its own EFA group). Default: tagged "
+        "karpenter.sh/discovery=<name>.",
+    )
+    tag_for_discovery: DiscoveryTaggingConfig = Field(
+        default_factory=DiscoveryTaggingConfig,
+        description="Subnets and security groups this stack tags karpenter.sh/discovery=<name> (only with the default "
+        "selectors, which read that tag). Default: none.",
     )
 
     @field_validator("name")
@@ -401,6 +498,15 @@ class SloConfig(_Model):
         description="Clients stream responses (SSE). Default true. A non-streamed response sends no byte until it "
         "ends, so the Envoy -> vLLM connection gets TCP keep-alive probes for the silence.",
     )
+    traffic: Optional[Str] = Field(
+        None,
+        description="A traffic profile (docs/simulate.md; path relative to the stack file) under which `python -m stacks "
+        "plan` simulates the stack; the advisory plan policy llm-simulated-slo then reports this model when its simulated "
+        "P95 TTFT exceeds timeToFirstTokenSeconds or its 504/503 rates exceed their limits. Renders nothing. Default null "
+        "(no simulation: the plan stays fast).",
+        min_length=1,
+        max_length=1000,
+    )
 
     @field_validator("max_request_seconds")
     @classmethod
@@ -674,6 +780,20 @@ class IngressConfig(_Model):
     install_istio: Bool = Field(
         True, description="With routing istio: install Istio (base, istiod, ingress gateway; Helm). Default true; false where it runs already."
     )
+    gateway_replicas: Optional[Int] = Field(
+        None,
+        ge=1,
+        le=20,
+        description="With routing istio: replicas of the Istio ingress gateway (fixed; the chart's CPU autoscaler is off so "
+        "each DestinationRule's connection limits can be divided among them). Default null: 2 in prod (at least 2 "
+        "there, with a PodDisruptionBudget), 1 elsewhere.",
+    )
+
+    def gateway_replica_count(self, environment: str) -> int:
+        """The gateway's replicas: the configured number, else 2 in prod and 1 elsewhere."""
+        if self.gateway_replicas is not None:
+            return self.gateway_replicas
+        return 2 if environment == "prod" else 1
 
     @field_validator("certificate_arn")
     @classmethod
@@ -818,12 +938,18 @@ class AddonsConfig(_Model):
     )
     kserve: AddonConfig = Field(
         default_factory=AddonConfig,
-        description="KServe v0.20.0 CRDs and controller, default deployment mode Standard (RawDeployment). Default {install: true}.",
+        description="KServe v0.20.0 CRDs and controller, default deployment mode Standard. Default {install: true}.",
     )
     nvidia_device_plugin: AddonConfig = Field(
         default_factory=AddonConfig,
         description="NVIDIA device plugin 0.20.0 on GPU nodes only (the AL2023 NVIDIA AMI needs it; Bottlerocket's NVIDIA "
         "variant ships it). Default {install: true}.",
+    )
+    efa_device_plugin: AddonConfig = Field(
+        default_factory=AddonConfig,
+        description="AWS EFA device plugin (eks-charts aws-efa-k8s-device-plugin v0.5.30), installed when a multi-node "
+        "model requests EFA interfaces (distributed.efa on EFA instance types): nothing else serves "
+        "vpc.amazonaws.com/efa, so those pods would stay Pending. Default {install: true}; false where it runs already.",
     )
 
 
@@ -1080,6 +1206,21 @@ def _model_of(annotation: Any) -> Any:
     return None
 
 
+def _network_problems(cfg: StackConfig) -> list[Problem]:
+    """Tagging only with the selectors that read the tag."""
+    problems: list[Problem] = []
+    c, t = cfg.cluster, cfg.cluster.tag_for_discovery
+    if t.subnet_ids and (c.subnets.ids or c.subnets.tags):
+        problems.append(Problem("cluster.tagForDiscovery.subnetIds", f"adds the {DISCOVERY_TAG} tag, which only the default "
+                                "subnets selector reads; remove cluster.subnets.ids/tags or this", list(t.subnet_ids)))
+    sg = c.security_groups
+    if t.security_group_ids and (sg.ids or sg.tags or sg.eks_cluster_security_group):
+        problems.append(Problem("cluster.tagForDiscovery.securityGroupIds", f"adds the {DISCOVERY_TAG} tag, which only the "
+                                "default securityGroups selector reads; remove cluster.securityGroups.ids/tags/eksClusterSecurityGroup "
+                                "or this", list(t.security_group_ids)))
+    return problems
+
+
 def _cross_checks(cfg: StackConfig) -> list[Problem]:
     """Rules that relate objects: unique names, the pool exists, the GPUs fit on one node (or, for a
     distributed model, fill whole nodes of the pool: components/capacity/layout.py)."""
@@ -1095,6 +1236,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
                 first = f"{label}[{seen[item.name]}]" if label == "gpuPools" else model_paths[seen[item.name]]
                 problems.append(Problem(f"{where}.name", f"duplicates {first}.name", item.name))
             seen.setdefault(item.name, i)
+    problems += _network_problems(cfg)
     pools = {p.name: p for p in cfg.gpu_pools}
     for i, m in enumerate(cfg.models):
         at = model_paths[i]
@@ -1159,6 +1301,13 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
                 )
             )
     problems.extend(_pool_controller_problems(cfg))
+    if cfg.ingress is not None and cfg.environment == "prod" and cfg.ingress.gateway_replica_count("prod") < 2:
+        problems.append(Problem(
+            "ingress.gatewayReplicas",
+            "a prod Istio ingress gateway runs at least 2 replicas, so a rollout or a node drain never takes the only one "
+            "(the chart's PodDisruptionBudget is rendered only above 1 replica)",
+            cfg.ingress.gateway_replicas,
+        ))
     return problems
 
 

@@ -13,8 +13,8 @@ from .builders import karpenter as build
 from .builders import credentials, model_source
 from .capacity.pools import PoolPlan
 from .cluster import KubernetesComponent
-from .config import GpuPoolConfig
-from .inputs import InputName, InputStr, manifest_parts, part, resolve
+from .config import GpuPoolConfig, SecurityGroupSelectorConfig, SubnetSelectorConfig
+from .inputs import AwsProvider, InputName, InputStr, manifest_parts, part, resolve
 
 
 class GpuPoolArgs(BaseModel):
@@ -48,6 +48,23 @@ class GpuPoolArgs(BaseModel):
     depends_on: list[Any] = Field(
         default_factory=list, description="Resources the buffer objects wait for (e.g. their namespace). Default []."
     )
+    subnets: SubnetSelectorConfig = Field(
+        default_factory=SubnetSelectorConfig, description="Subnets of the nodes. Default: tagged karpenter.sh/discovery=<cluster_name>."
+    )
+    security_groups: SecurityGroupSelectorConfig = Field(
+        default_factory=SecurityGroupSelectorConfig,
+        description="Security groups of the nodes. Default: tagged karpenter.sh/discovery=<cluster_name>.",
+    )
+    efa_vpc_id: Optional[InputStr] = Field(
+        None,
+        description="pulumi.Input[str]: VPC of the cluster. When set, the pool gets its own EFA security group there (all "
+        "traffic to and from itself), which its EC2NodeClass selects besides security_groups; the cluster security group "
+        "is never edited. Default null (no EFA group).",
+    )
+    network_depends_on: list[Any] = Field(
+        default_factory=list, description="Resources the EC2NodeClass waits for (e.g. the discovery tags it selects by). Default []."
+    )
+    aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the EFA security group. Default null (the stack's).")
 
 
 class GpuPool(KubernetesComponent):
@@ -66,11 +83,26 @@ class GpuPool(KubernetesComponent):
         super().__init__("llm-serving:karpenter:GpuPool", name, None, opts)
         # The cluster name and the role may be another stack's Outputs: builders run once they are known.
         role = args.node_role if args.node_role is not None else resolve(build.node_role_name, args.cluster_name)
+        self.efa_security_group = None
+        efa_sg_id: Any = None
+        node_class_deps = list(args.network_depends_on)
+        if args.efa_vpc_id is not None:
+            self.efa_security_group = self._efa_security_group(name, args)
+            efa_sg_id = self.efa_security_group.id
+            node_class_deps.append(self.efa_security_group)
         api_version, kind, metadata, spec = manifest_parts(
-            lambda cluster, r: build.ec2_node_class(args.pool, args.plan, cluster, r), args.cluster_name, role
+            lambda cluster, r, sg: build.ec2_node_class(args.pool, args.plan, cluster, r, args.subnets, args.security_groups, sg),
+            args.cluster_name,
+            role,
+            efa_sg_id,
         )
         self.node_class = k8s.apiextensions.CustomResource(
-            f"{name}-node-class", api_version=api_version, kind=kind, metadata=metadata, spec=spec, opts=self.child_opts()
+            f"{name}-node-class",
+            api_version=api_version,
+            kind=kind,
+            metadata=metadata,
+            spec=spec,
+            opts=self.child_opts(depends_on=node_class_deps) if node_class_deps else self.child_opts(),
         )
         labels = {**args.node_labels, **(model_source.LOCALMODEL_NODE_LABEL if args.plan.cached_models else {})}
         pool = build.node_pool(args.pool, args.plan, labels)
@@ -148,3 +180,31 @@ class GpuPool(KubernetesComponent):
         self.pool_name = pulumi.Output.from_input(args.pool.name)
         self.gpu_limit = pulumi.Output.from_input(args.plan.gpu_limit)
         self.register_outputs({"nodePoolName": args.pool.name, "gpuLimit": args.plan.gpu_limit, "bufferGpus": args.plan.buffer_gpus})
+
+    def _efa_security_group(self, name: str, args: GpuPoolArgs) -> pulumi.CustomResource:
+        """The pool's own EFA security group and its two self rules (builders/karpenter.py)."""
+        import pulumi_aws as aws  # only where AWS resources are made (slow import)
+
+        aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
+        group_args = resolve(lambda cluster: build.efa_security_group(name, cluster), args.cluster_name)
+        group = aws.ec2.SecurityGroup(
+            f"{name}-efa-sg",
+            vpc_id=args.efa_vpc_id,
+            description=part(group_args, "description"),
+            tags=part(group_args, "tags"),
+            revoke_rules_on_delete=True,
+            opts=aws_opts,
+        )
+        self.efa_rules = []
+        for rule in build.efa_security_group_rules(name):
+            cls = aws.vpc.SecurityGroupIngressRule if rule["kind"] == "ingress" else aws.vpc.SecurityGroupEgressRule
+            self.efa_rules.append(cls(
+                f"{name}-efa-{rule['kind']}",
+                security_group_id=group.id,
+                referenced_security_group_id=group.id,
+                ip_protocol=rule["ip_protocol"],
+                description=rule["description"],
+                tags=rule["tags"],
+                opts=aws_opts,
+            ))
+        return group

@@ -113,6 +113,7 @@ class IstioIngressArgs(BaseModel):
 
     ingress: IngressConfig = Field(description="The ingress config (required).")
     plans: dict[str, ServingPlan] = Field(description="Capacity plans of the models behind the gateway (required): the gateway drains like the longest.")
+    gateway_replicas: int = Field(1, ge=1, description="Replicas of the ingress gateway. Default 1.")
 
 
 class IstioIngress(KubernetesComponent):
@@ -121,10 +122,21 @@ class IstioIngress(KubernetesComponent):
     def __init__(self, name: str, args: IstioIngressArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:ingress:IstioIngress", name, None, opts)
         self.releases: dict[str, k8s.helm.v3.Release] = {}
+<<<<<<< HEAD
         for rel in build.istio_releases(args.plans):
             # base (CRDs) before istiod before the gateway, as Istio's Helm guide orders them: the
             # order, and the Gateway's wait on base and istiod, come from components/deploy_order.py.
             self.releases[rel["name"]] = _helm(f"{name}-{rel['name']}", rel, self.child_opts())
+=======
+        # The gateway's namespace is ours (not Helm's), so it carries the readiness-gate label.
+        ns = build.gateway_namespace()
+        self.namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata=ns["metadata"], opts=self.child_opts())
+        for rel in build.istio_releases(args.plans, args.gateway_replicas):
+            # base (CRDs) before istiod before the gateway, as Istio's Helm guide orders them.
+            after = [*previous, self.namespace] if rel["namespace"] == build.GATEWAY_NAMESPACE else list(previous)
+            self.releases[rel["name"]] = _helm(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=after))
+            previous = [self.releases[rel["name"]]]
+>>>>>>> main
         gw = build.istio_gateway(args.ingress)
         self.gateway = _custom(f"{name}-gateway", gw, self.child_opts())
         self.register_outputs({"gateway": f"{build.GATEWAY_NAMESPACE}/{build.GATEWAY_NAME}"})
@@ -140,6 +152,7 @@ class LlmIngressArgs(BaseModel):
     plans: dict[str, ServingPlan] = Field(description="Their capacity plans (required): every timeout comes from their chains.")
     namespace: InputName = Field(description="Namespace of the models' InferenceServices (required; pulumi.Input[str]).")
     siblings: dict[str, str] = Field(default_factory=dict, description="Long-context sibling name -> its model's name. Default {}.")
+    gateway_replicas: int = Field(1, ge=1, description="With routing istio: replicas of the ingress gateway (the connection limits are divided among them). Default 1.")
     cluster_name: InputStr = Field(description="EKS cluster name for the controller (required; pulumi.Input[str]).")
     region: InputStr = Field(description="AWS region (required; pulumi.Input[str]).")
     aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's).")
@@ -161,7 +174,7 @@ class LlmIngress(KubernetesComponent):
             before.append(self.controller)
         if cfg.routing == "istio":
             if cfg.install_istio:
-                self.istio = IstioIngress(f"{name}-istio", IstioIngressArgs(ingress=cfg, plans=args.plans), opts=self.child_opts())
+                self.istio = IstioIngress(f"{name}-istio", IstioIngressArgs(ingress=cfg, plans=args.plans, gateway_replicas=args.gateway_replicas), opts=self.child_opts())
                 before.append(self.istio)
             else:
                 _custom(f"{name}-gateway", build.istio_gateway(cfg), self.child_opts())
@@ -174,7 +187,7 @@ class LlmIngress(KubernetesComponent):
                 _namespaced(f"{name}-{m.name}-vs", lambda n, m=m: build.virtual_service(m, args.plans, cfg, n, long_of.get(m.name)), ns,
                             self.child_opts(depends_on=list(before)))
             for m in args.models:
-                _namespaced(f"{name}-{m.name}-dr", lambda n, m=m: build.destination_rule(m, args.plans[m.name], n), ns,
+                _namespaced(f"{name}-{m.name}-dr", lambda n, m=m: build.destination_rule(m, args.plans[m.name], n, args.gateway_replicas), ns,
                             self.child_opts(depends_on=list(before)))
         ing = resolve(lambda n: build.alb_ingress(cfg, args.models, args.plans, n, args.siblings), ns)
         self.ingress = k8s.networking.v1.Ingress(

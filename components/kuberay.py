@@ -1,4 +1,4 @@
-"""KubeRay components: the operator (and the EFA network rules), and one multi-node vLLM engine.
+"""KubeRay components: the operator, and one multi-node vLLM engine.
 
 Thin shells over components/builders/kuberay_operator.py and components/builders/ray_cluster.py.
 Autoscaling a multi-node replica is out of scope (as in KServe and NIM): a RayVllmService is one
@@ -19,7 +19,7 @@ from .capacity.plan import ServingPlan
 from .cluster import KubernetesComponent
 from .config import KubeRayConfig, ModelConfig
 from .helm import helm_release
-from .inputs import AwsProvider, InputName, InputStr, part, resolve
+from .inputs import InputName, InputStr, part, resolve
 
 
 class KubeRayArgs(BaseModel):
@@ -28,23 +28,10 @@ class KubeRayArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     config: KubeRayConfig = Field(default_factory=KubeRayConfig, description="Operator settings. Default: install in kuberay-system.")
-    efa: bool = Field(False, description="Add the EFA security-group rules (some multi-node model uses EFA). Default false.")
-    node_security_group_id: Optional[InputStr] = Field(
-        None,
-        description="pulumi.Input[str]: the security group of the GPU nodes, which EFA traffic must be allowed "
-        "within. Required when efa is true. Default null.",
-    )
-    aws_provider: Optional[AwsProvider] = Field(None, description="A pulumi_aws.Provider for the security-group rules. Default null (the stack's).")
-
-    @model_validator(mode="after")
-    def _group_for_efa(self) -> "KubeRayArgs":
-        if self.efa and self.node_security_group_id is None:
-            raise ValueError("node_security_group_id is required when efa is true (EFA traffic is allowed within that group)")
-        return self
 
 
 class KubeRay(KubernetesComponent):
-    """The KubeRay operator Helm release (unless already installed) and the EFA security-group rules.
+    """The KubeRay operator Helm release (unless already installed). EFA's security group belongs to the pool (GpuPool).
 
     Pass the cluster's Kubernetes provider as ``opts.provider`` (``LlmPlatform.k8s_opts()`` does).
     """
@@ -56,22 +43,6 @@ class KubeRay(KubernetesComponent):
         if args.config.install:
             rel = operator.operator_release(args.config)
             self.release = helm_release(f"{name}-operator", rel, child)
-        self.efa_rules: list[pulumi.CustomResource] = []
-        if args.efa:
-            import pulumi_aws as aws
-
-            for rule in build.efa_security_group_rules(name):
-                kind = rule["kind"]
-                cls = aws.vpc.SecurityGroupIngressRule if kind == "ingress" else aws.vpc.SecurityGroupEgressRule
-                self.efa_rules.append(cls(
-                    f"{name}-efa-{kind}",
-                    security_group_id=args.node_security_group_id,
-                    referenced_security_group_id=args.node_security_group_id,
-                    ip_protocol=rule["ip_protocol"],
-                    description=rule["description"],
-                    tags=rule["tags"],
-                    opts=pulumi.ResourceOptions(parent=self, provider=args.aws_provider),
-                ))
         self.register_outputs({"operatorNamespace": args.config.namespace, "installed": args.config.install})
 
 
@@ -132,6 +103,10 @@ class RayVllmService(KubernetesComponent):
             metadata=part(cluster, "metadata"),
             spec=part(cluster, "spec"),
             opts=child,
+        )
+        pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
+        self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(
+            f"{name}-pdb", metadata=part(pdb, "metadata"), spec=part(pdb, "spec"), opts=child
         )
         svc = resolve(lambda ns: build.api_service(m, ns), args.namespace)
         self.service = k8s.core.v1.Service(f"{name}-service", metadata=part(svc, "metadata"), spec=part(svc, "spec"), opts=child)

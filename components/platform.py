@@ -12,13 +12,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from .autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
 from .builders import credentials
 from .builders import vllm_service as build
+from .builders.ingress import READINESS_GATE_LABEL
 from .builders.labels import recommended_labels
 from .capacity.plan import ServingPlan, plan_stack
 from .capacity.pools import PoolPlan, plan_pools
 from .addons import ClusterAddons, ClusterAddonsArgs
 from .cluster import k8s_child_opts, kubernetes_provider
+<<<<<<< HEAD
 from .config import StackConfig
 from .deploy_order import DeployOrder
+=======
+from .config import DISCOVERY_TAG, StackConfig
+>>>>>>> main
 from .gpu_pool import GpuPool, GpuPoolArgs
 from .ingress import LlmIngress, LlmIngressArgs
 from .inputs import AwsProvider, InputStr, K8sProvider
@@ -50,10 +55,10 @@ class LlmPlatformArgs(BaseModel):
     aws_provider: Optional[AwsProvider] = Field(
         None, description="A pulumi_aws.Provider for the EKS lookup and the AWS resources. Default null (the stack's aws:region)."
     )
-    node_security_group_id: Optional[InputStr] = Field(
+    vpc_id: Optional[InputStr] = Field(
         None,
-        description="pulumi.Input[str]: security group of the GPU nodes, opened to itself for EFA when a multi-node "
-        "model uses EFA. Default: the EKS cluster security group of cluster.name (looked up).",
+        description="pulumi.Input[str]: VPC of the cluster, where a pool that carries an EFA model gets its own EFA "
+        "security group. Default: looked up from cluster.name when some pool needs one.",
     )
 
 
@@ -99,7 +104,11 @@ class LlmPlatform(pulumi.ComponentResource):
         )
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
-            metadata={"name": cfg.namespace, "labels": recommended_labels(cfg.namespace, component="namespace")},
+            metadata={
+                "name": cfg.namespace,
+                # The ALB controller injects readiness gates only in labelled namespaces (builders/ingress.py).
+                "labels": {**recommended_labels(cfg.namespace, component="namespace"), **(READINESS_GATE_LABEL if cfg.ingress else {})},
+            },
             opts=self.k8s_opts(),
         )
         # GPU capacity: PriorityClasses and add-ons, Karpenter (unless it already runs), then the pools.
@@ -109,6 +118,7 @@ class LlmPlatform(pulumi.ComponentResource):
                 addons=cfg.addons,
                 local_model_cache=any(m.source.type == "localCache" for m in cfg.models),
                 routes_itself=cfg.ingress is not None,
+                efa=uses_efa(cfg, self.plans),
             ),
             opts=self.k8s_opts(),
         )
@@ -128,6 +138,10 @@ class LlmPlatform(pulumi.ComponentResource):
                 opts=self.k8s_opts(),
             )
             node_role = self.karpenter.node_role_name
+        # Networking: the discovery tags the stack is asked to add, and an EFA security group per pool that needs one.
+        discovery_tags = self._discovery_tags(name, args)
+        efa_pools = self._efa_pools(cfg)
+        vpc_id = args.vpc_id if args.vpc_id is not None or not efa_pools else self._cluster_vpc(args)
         cache_credentials = self._cache_credentials(name, args)
         self.pools = {
             p.name: GpuPool(
@@ -141,7 +155,16 @@ class LlmPlatform(pulumi.ComponentResource):
                     cache_models=tuple(
                         (m, self.plans[m.name].model.checkpoint_gib) for m in cfg.models if m.pool == p.name and m.source.type == "localCache"
                     ),
+<<<<<<< HEAD
                     depends_on=[namespace],
+=======
+                    depends_on=[namespace, self.addons, *([self.karpenter] if self.karpenter else [])],
+                    subnets=cfg.cluster.subnets,
+                    security_groups=cfg.cluster.security_groups,
+                    efa_vpc_id=vpc_id if p.name in efa_pools else None,
+                    network_depends_on=discovery_tags,
+                    aws_provider=args.aws_provider,
+>>>>>>> main
                     cache_credentials=bool(cache_credentials),
                     cache_depends_on=cache_credentials,
                 ),
@@ -208,6 +231,7 @@ class LlmPlatform(pulumi.ComponentResource):
                 LlmIngressArgs(
                     ingress=cfg.ingress, models=cfg.models, plans=self.plans, namespace=cfg.namespace, siblings=siblings,
                     cluster_name=cfg.cluster.name, region=cfg.region, aws_provider=args.aws_provider,
+                    gateway_replicas=cfg.ingress.gateway_replica_count(cfg.environment),
                 ),
                 opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
             )
@@ -285,23 +309,38 @@ class LlmPlatform(pulumi.ComponentResource):
         return out
 
     def _kuberay(self, name: str, args: LlmPlatformArgs) -> Optional[KubeRay]:
-        """The KubeRay operator and the EFA rules, when some model spreads over several nodes."""
+        """The KubeRay operator, when some model spreads over several nodes."""
         cfg = args.config
-        distributed = [m for m in cfg.models if m.distributed is not None]
-        if not distributed:
+        if not any(m.distributed is not None for m in cfg.models):
             return None
-        efa = any(m.distributed.efa and self.plans[m.name].layout.efa_interfaces_per_node for m in distributed)
-        sg = args.node_security_group_id
-        if efa and sg is None:
-            from pulumi_aws import eks
+        return KubeRay(f"{name}-kuberay", KubeRayArgs(config=cfg.kuberay), opts=self.k8s_opts())
 
-            cluster = eks.get_cluster_output(name=cfg.cluster.name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
-            sg = cluster.vpc_config.apply(_cluster_security_group)
-        return KubeRay(
-            f"{name}-kuberay",
-            KubeRayArgs(config=cfg.kuberay, efa=efa, node_security_group_id=sg, aws_provider=args.aws_provider),
-            opts=self.k8s_opts(),
-        )
+    def _efa_pools(self, cfg: StackConfig) -> set[str]:
+        """Pools that carry a multi-node model using EFA (their nodes get an EFA security group)."""
+        return {
+            m.pool for m in cfg.models
+            if m.distributed is not None and m.distributed.efa and self.plans[m.name].layout.efa_interfaces_per_node
+        }
+
+    def _cluster_vpc(self, args: LlmPlatformArgs) -> pulumi.Output[str]:
+        from pulumi_aws import eks
+
+        cluster = eks.get_cluster_output(name=args.config.cluster.name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+        return cluster.vpc_config.apply(_vpc_id)
+
+    def _discovery_tags(self, name: str, args: LlmPlatformArgs) -> list[pulumi.Resource]:
+        """karpenter.sh/discovery=<cluster> on the subnets and security groups cluster.tagForDiscovery lists (aws.ec2.Tag)."""
+        tagging = args.config.cluster.tag_for_discovery
+        ids = [*tagging.subnet_ids, *tagging.security_group_ids]
+        if not ids:
+            return []
+        import pulumi_aws as aws
+
+        opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
+        return [
+            aws.ec2.Tag(f"{name}-discovery-{i}", resource_id=i, key=DISCOVERY_TAG, value=args.config.cluster.name, opts=opts)
+            for i in ids
+        ]
 
     def stack_outputs(self) -> dict[str, Any]:
         """The outputs a program exports for other stacks (camelCase keys, as ``pulumi stack output`` shows them)."""
@@ -325,9 +364,17 @@ class LlmPlatform(pulumi.ComponentResource):
         return k8s_child_opts(parent or self, self.k8s_provider, **kwargs)
 
 
-def _cluster_security_group(vpc_config: Any) -> str:
-    """The EKS cluster security group (which EKS and Karpenter's discovery tag put on the nodes)."""
+def uses_efa(cfg: StackConfig, plans: dict[str, ServingPlan]) -> bool:
+    """True when some multi-node model requests EFA interfaces (distributed.efa on a pool with EFA)."""
+    return any(
+        m.distributed is not None and m.distributed.efa and plans[m.name].layout is not None and plans[m.name].layout.efa_interfaces_per_node
+        for m in cfg.models
+    )
+
+
+def _vpc_id(vpc_config: Any) -> str:
+    """The cluster's VPC from an ``aws.eks.get_cluster`` vpc_config."""
     # A typed GetClusterVpcConfig from the engine; a plain mapping when mocked.
     if isinstance(vpc_config, dict):
-        return vpc_config.get("clusterSecurityGroupId") or vpc_config["cluster_security_group_id"]
-    return vpc_config.cluster_security_group_id
+        return vpc_config.get("vpcId") or vpc_config["vpc_id"]
+    return vpc_config.vpc_id

@@ -123,12 +123,11 @@ def _sglang_servers(resource: Any) -> list[EngineServer]:
 
 
 def kserve_hf_servers(resource: Any) -> list[EngineServer]:
-    """KServe predictor ``model`` specs served by KServe's Hugging Face server (not its vLLM backend,
-    which policies.vllm.args reads as a vLLM server)."""
+    """KServe predictor ``model`` specs served by KServe's Hugging Face server, whichever backend (its
+    vLLM backend is also read as a vLLM server by policies.vllm.args, for the engine flags)."""
     found = []
-    vllm_paths = {s.path for s in vllm_servers(resource)}
     for server in model_servers(resource):
-        if server.engine != "kserve" or server.path in vllm_paths:
+        if server.engine != "kserve":
             continue
         fmt = get(server.container, "modelFormat", "name")
         if not (isinstance(fmt, str) and fmt.lower() == "huggingface"):
@@ -189,16 +188,17 @@ def _app(label: str, model: Any, load_format: Any, shutdown: Any, shown: str) ->
 
 
 def ray_gpu_workers(resource: Any) -> list[tuple[str, dict, dict]]:
-    """(path, podspec, container) of every GPU container of a Ray cluster's worker groups."""
-    from policies.kube import pod_specs
+    """(pod spec path, podspec, container) of every GPU container of a Ray cluster's worker groups
+    (the groups as policies.ray.cluster reads them)."""
+    from policies.ray.cluster import groups
 
     found = []
-    for path, podspec in pod_specs(resource):
-        if ".workerGroupSpecs[" not in path:
+    for group in groups(resource):
+        if group.is_head:
             continue
-        for container in containers(podspec):
+        for container in containers(group.podspec):
             if requests_gpu({"containers": [container]}):
-                found.append((path, podspec, container))
+                found.append((f"{group.path}.template.spec", group.podspec, container))
     return found
 
 
@@ -291,7 +291,7 @@ def _downloads(resource: Any) -> list[Download]:
         uri = server.container.get("storageUri")
         # storageUri: the storage initializer downloads into an emptyDir at /mnt/models; --model_id: the
         # server itself downloads into its HF cache.
-        into = KSERVE_MODEL_DIR if isinstance(uri, str) and uri.startswith("hf://") else cache_dirs(server.container, {})[0]
+        into = KSERVE_MODEL_DIR if isinstance(uri, str) and uri.startswith("hf://") else "the server's Hugging Face cache"
         found.append(Download(server.label, model, server.podspec, server.container, into))
     workers = ray_gpu_workers(resource)
     seen: set[int] = set()

@@ -1,7 +1,9 @@
-"""Command line: `python -m stacks plan STACK ...`, `python -m stacks size ...` and `python -m stacks simulate ...` (contracts in docs/cli.md).
+"""Command line: `python -m stacks plan STACK ...`, `python -m stacks size ...`, `python -m stacks simulate ...` and
+`python -m stacks preflight STACK` (contracts in docs/cli.md; preflight in docs/preflight.md).
 
-Exit codes: 0 no mandatory violation (or the model fits, for size); 1 mandatory violations;
-2 invalid input, with a message naming the field and the rule and no traceback.
+Exit codes: 0 no mandatory violation (or the model fits, for size; or every prerequisite present, for
+preflight); 1 mandatory violations (or something missing); 2 invalid input (or, for preflight, no usable
+credentials), with a message naming the field and the rule and no traceback.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ def _simulate(args: argparse.Namespace) -> int:
     return main_simulate(args)
 
 
+def _preflight(args: argparse.Namespace) -> int:
+    from stacks.preflight import run_preflight
+
+    return run_preflight(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of both subcommands."""
     parser = argparse.ArgumentParser(prog="python -m stacks", description="llm-serving stack tools")
@@ -62,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     simulate = sub.add_parser("simulate", help="discrete-event simulation of the stack under a traffic profile")
     add_simulate_arguments(simulate)
     simulate.set_defaults(func=_simulate)
+
+    from stacks.preflight import add_preflight_arguments
+
+    preflight = sub.add_parser("preflight", help="read-only AWS checks of what the stack needs before pulumi up")
+    add_preflight_arguments(preflight)
+    preflight.set_defaults(func=_preflight)
     return parser
 
 

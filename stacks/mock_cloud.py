@@ -60,6 +60,13 @@ def invoke(token: str, args: Mapping[str, Any], region: str) -> dict[str, Any]:
     return {}
 
 
+def physical_id(type_: str, name: str) -> str:
+    """A resource's id: AWS's own shape where something validates it (a security group id in an EC2NodeClass)."""
+    if type_ == "aws:ec2/securityGroup:SecurityGroup":
+        return f"sg-{_hex(name, 'sg', n=17).lower()}"
+    return f"{name}-id"
+
+
 def computed_outputs(type_: str, name: str, inputs: Mapping[str, Any], region: str) -> dict[str, Any]:
     """Outputs AWS computes for a resource, added to its inputs by the mock engine."""
     physical = str(inputs.get("name") or name)

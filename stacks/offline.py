@@ -373,7 +373,7 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
             # Return the inputs as outputs so that whatever the program reads back is known, plus
             # what AWS would compute (ARNs, URLs) in plausible, deterministic form.
             outputs = {**mock_cloud.computed_outputs(args.typ, args.name, args.inputs, region), **args.inputs}
-            return f"{args.name}-id", outputs
+            return mock_cloud.physical_id(args.typ, args.name), outputs
 
         def call(self, args: mocks.MockCallArgs):
             # Provider functions: the EKS cluster lookup and the few others the program makes.

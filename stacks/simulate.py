@@ -4,8 +4,8 @@ Plans the stack offline (the same run as `python -m stacks plan`, nothing writte
 model's settings from its capacity plan and from the rendered manifests
 (components/simulate/settings.py), and runs the discrete-event simulation twice on the same
 requests: with the derived settings and with the seeds' defaults. Prints a table (text, JSON or
-Markdown); with --out writes report.json, report.md and one PNG per model there. Bad input exits 2
-with the field and the rule. docs/simulate.md documents the profile and the JSON.
+Markdown) and writes report.json, report.md and one PNG per model under --out (default
+build/STACK/simulate), all or nothing. Bad input exits 2 with the field and the rule. docs/simulate.md documents the profile and the JSON.
 """
 
 from __future__ import annotations
@@ -23,23 +23,20 @@ MAX_SEED = 2**32 - 1
 
 
 def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
-    """The flags of `simulate` (contract in DESIGN.md)."""
+    """The flags of `simulate` (the command-line contract in docs/simulate.md)."""
     p.add_argument("stack", help="stack name (stacks/Pulumi.STACK.yaml) or path of a stack file")
     p.add_argument("--traffic", required=True, help="traffic profile (YAML or JSON; schema: components/simulate/traffic_profile.schema.json)")
     p.add_argument("--duration", help="simulated span: seconds or 90s / 15m / 1h (default: the profile's, else 1h)")
     p.add_argument("--seed", default="0", help="random seed (default 0): the same seed gives the same bytes")
-    p.add_argument("--out", help="folder for report.json, report.md and the PNGs (default: none written)")
+    p.add_argument("--out", help="folder for report.json, report.md and the PNGs (default build/STACK/simulate)")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="report on stdout (default text)")
     p.add_argument("--no-defaults", action="store_true", help="skip the side-by-side run under the seeds' defaults")
 
 
 def stack_settings(stack_ref: str):
     """(stack config, plans, derived StackSettings, seed-default StackSettings, stack name) of a stack file."""
-    import yaml
-
     from components.capacity.plan import plan_stack
     from components.config import load_stack_config
-    from components.simulate.settings import Manifests, StackSettings, model_settings, pool_settings, seed_defaults
     from stacks.offline import load_stack_file
     from stacks.plan import run_plan
 
@@ -47,8 +44,19 @@ def stack_settings(stack_ref: str):
     cfg = load_stack_config(stack.config)
     plans = plan_stack(cfg, stack.path.parent)
     result = run_plan(stack_ref)
+    derived = settings_from(cfg, plans, result.files)
+    defaults = seed_defaults_of(derived, cfg, stack.path.parent)
+    return cfg, plans, derived, defaults, stack.name
+
+
+def settings_from(cfg, plans, files):
+    """The derived StackSettings from the plans and the files `plan` renders (kubernetes/ and helm/)."""
+    import yaml
+
+    from components.simulate.settings import Manifests, StackSettings, model_settings, pool_settings
+
     objects, helm = [], []
-    for rel, text in sorted(result.files.items()):
+    for rel, text in sorted(files.items()):
         if rel.startswith("kubernetes/"):
             objects.append(yaml.safe_load(text))
         elif rel.startswith("helm/"):
@@ -60,9 +68,54 @@ def stack_settings(stack_ref: str):
         models.append(model_settings(plans[m.name], man, m.pool, m.engine.tensor_parallel_size, m.engine.pipeline_parallel_size,
                                      sibling, float(m.slo.time_to_first_token_seconds)))
     pools = tuple(pool_settings(p.name, man) for p in cfg.gpu_pools)
-    derived = StackSettings(tuple(models), pools, "derived")
-    defaults = seed_defaults(derived, default_plans(cfg, stack.path.parent))
-    return cfg, plans, derived, defaults, stack.name
+    return StackSettings(tuple(models), pools, "derived")
+
+
+def seed_defaults_of(derived, cfg, base_dir: Path):
+    """The seed-defaults StackSettings beside ``derived``."""
+    from components.simulate.settings import seed_defaults
+
+    return seed_defaults(derived, default_plans(cfg, base_dir))
+
+
+def slo_results(cfg, plans, files, base_dir: Path) -> list:
+    """Simulation results, as policy resources, for every model whose slo.traffic declares a profile (none: nothing runs).
+
+    Each distinct profile is simulated once (derived settings, seed 0, the profile's duration or 1 h).
+    """
+    from components.simulate.profile import load_profile, parse_duration
+    from components.simulate.run import check_profile, simulate, workloads
+    from policies.framework import Resource
+    from policies.simulation.simulated_slo import RESULT_TYPE
+
+    declared = [(path, m) for path, m in zip(cfg.model_paths(), cfg.models, strict=True) if m.slo.traffic is not None]
+    if not declared:
+        return []
+    derived = settings_from(cfg, plans, files)
+    out = []
+    by_profile: dict[str, list] = {}
+    for path, m in declared:
+        by_profile.setdefault(m.slo.traffic, []).append((path, m))
+    for ref, entries in sorted(by_profile.items()):
+        profile_path = Path(ref) if Path(ref).is_absolute() else base_dir / ref
+        field = f"{entries[0][0]}.slo.traffic"
+        if not profile_path.is_file():
+            raise ConfigError([Problem(field, "no such traffic profile (the path is relative to the stack file)", ref)])
+        try:
+            profile, traces = load_profile(profile_path)
+            check_profile(profile, derived)
+        except ConfigError as exc:
+            raise ConfigError([Problem(f"{field} ({ref})", str(p), has_value=False) for p in exc.problems]) from None
+        duration = parse_duration(profile.duration or DEFAULT_DURATION)
+        runs = simulate(derived, workloads(profile, derived, duration, 0, traces), duration, 0)
+        for _path, m in entries:
+            r = runs.get(m.name)
+            if r is None or m.name not in profile.models:
+                raise ConfigError([Problem(f"{_path}.slo.traffic", f"the profile gives no traffic for model {m.name}", ref)])
+            out.append(Resource(type=RESULT_TYPE, name=m.name, props={
+                "profile": ref, "requests": r["requests"], "ttftP95Seconds": r["ttft_s"]["p95"],
+                "ttftSloSeconds": float(m.slo.time_to_first_token_seconds), "errors504": r["errors_504"], "errors503": r["errors_503"]}))
+    return out
 
 
 def default_plans(cfg, base_dir: Path) -> dict:
@@ -175,7 +228,7 @@ ROWS = (
     ("503s", lambda r: r["errors_503"]),
     ("504s", lambda r: r["errors_504"]),
     ("cut streams", lambda r: r["cut_streams"]),
-    ("in flight at scale-in", lambda r: r["in_flight_at_scale_in"]),
+    ("in flight at scale-in (a 0 s drain cuts them)", lambda r: r["in_flight_at_scale_in"]),
     ("preemptions", lambda r: r["preemptions"]),
     ("peak KV usage", lambda r: _fmt(None if r["peak_kv_usage"] is None else r["peak_kv_usage"] * 100, "%")),
     ("replicas start/peak/end", lambda r: f"{r['replicas']['start']}/{r['replicas']['peak']}/{r['replicas']['end']}"),
@@ -225,33 +278,47 @@ def render_json(report: Mapping[str, Any]) -> str:
 
 
 def write_outputs(report: Mapping[str, Any], out: Path) -> dict[str, str]:
-    """report.json, report.md and <model>.png under ``out``; returns model -> PNG file name."""
+    """report.json, report.md and <model>.png under ``out``, all or nothing; returns model -> PNG file name."""
+    import os
+    import shutil
+    import tempfile
+
     from components.simulate.plot import write_png
 
+    if out.exists() and not out.is_dir():
+        raise ConfigError([Problem("--out", "is a file, not a folder", str(out))])
     try:
         out.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".simulate-", dir=out))
     except OSError as exc:
         raise ConfigError([Problem("--out", f"cannot be written: {exc.strerror}", str(out))]) from None
-    plots = {}
-    for model in report["models"]:
-        name = f"{model}.png"
-        write_png(out / name, model, report["runs"])
-        plots[model] = name
-    (out / "report.json").write_text(render_json(report))
-    (out / "report.md").write_text(render_markdown(report, plots))
+    try:
+        plots = {}
+        for model in report["models"]:
+            name = f"{model}.png"
+            write_png(staging / name, model, report["runs"])
+            plots[model] = name
+        (staging / "report.json").write_text(render_json(report))
+        (staging / "report.md").write_text(render_markdown(report, plots))
+        for item in sorted(staging.iterdir()):
+            os.replace(item, out / item.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return plots
 
 
 def main_simulate(args: argparse.Namespace) -> int:
-    """Run, print, write; 0 on success (bad input raises ConfigError: exit 2 in stacks/__main__)."""
+    """Run, write, print; 0 on success (bad input raises ConfigError: exit 2 in stacks/__main__)."""
+    from stacks.plan import default_out_dir
+
     report = run_simulation(args)
-    plots = write_outputs(report, Path(args.out)) if args.out else None
+    out = Path(args.out) if args.out else default_out_dir(report["stack"]) / "simulate"
+    plots = write_outputs(report, out)
     if args.format == "json":
         sys.stdout.write(render_json(report))
     elif args.format == "markdown":
         sys.stdout.write(render_markdown(report, plots))
     else:
         sys.stdout.write(render_text(report))
-        if args.out:
-            sys.stdout.write(f"wrote {args.out}/report.json, report.md and {len(plots)} plot(s)\n")
+        sys.stdout.write(f"wrote {out}/report.json, report.md and {len(plots)} plot(s)\n")
     return 0

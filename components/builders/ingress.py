@@ -44,6 +44,9 @@ GATEWAY_HTTP_PORT = 80
 ISTIO_SYSTEM = "istio-system"
 LB_CONTROLLER_NAMESPACE = "kube-system"
 LB_CONTROLLER_SERVICE_ACCOUNT = "aws-load-balancer-controller"
+# The AWS Load Balancer Controller's pod webhook injects target-group readiness gates only in namespaces
+# with this label (eks-charts stable/aws-load-balancer-controller/templates/webhook.yaml:31-34, chart 3.5.0).
+READINESS_GATE_LABEL = {"elbv2.k8s.aws/pod-readiness-gate-inject": "enabled"}
 # Share of the gateway's or an ejected pool's hosts outlier detection may eject at once.
 MAX_EJECTION_PERCENT = 50
 CONSECUTIVE_LOCAL_ORIGIN_FAILURES = 3
@@ -230,23 +233,27 @@ def virtual_service(m: ModelConfig, plans: Mapping[str, ServingPlan], cfg: Ingre
     }
 
 
-def connection_limits(m: ModelConfig, plan: ServingPlan) -> tuple[int, int]:
-    """(active requests, pending requests) Envoy lets through to the model's pods at most.
+def connection_limits(m: ModelConfig, plan: ServingPlan, gateway_replicas: int = 1) -> tuple[int, int]:
+    """(active requests, pending requests) each Envoy of the gateway lets through to the model's pods at most.
 
     A pod holds maxNumSeqs running + its admission queue (--max-num-queued-reqs); beyond that it
-    answers 503 anyway, so Envoy stops at the same total over maxReplicas pods. Without admission
-    control (older releases) the batch alone bounds a pod.
+    answers 503 anyway, so the gateway stops at the same total over maxReplicas pods. Without admission
+    control (older releases) the batch alone bounds a pod. Envoy's circuit breakers count per Envoy
+    (per cluster, per proxy: Istio 1.30.3 pilot/pkg/networking/core/cluster_traffic_policy.go builds
+    them into each proxy's cluster), so the total is divided among the gateway's replicas, rounded down
+    (never above the pods' capacity; at least 1).
     """
     queue = plan.max_num_queued_reqs or 0
     per_pod = plan.max_num_seqs + queue
-    return per_pod * m.replicas.max, max(1, queue) * m.replicas.max
+    n = max(1, gateway_replicas)
+    return max(1, per_pod * m.replicas.max // n), max(1, max(1, queue) * m.replicas.max // n)
 
 
-def destination_rule(m: ModelConfig, plan: ServingPlan, namespace: str) -> dict[str, Any]:
-    """A model's DestinationRule: connection pool from the batch + queue, idle timeout from the chain,
-    outlier detection that ejects a dead pod (connect failures) but never a busy one (503 rejects)."""
+def destination_rule(m: ModelConfig, plan: ServingPlan, namespace: str, gateway_replicas: int = 1) -> dict[str, Any]:
+    """A model's DestinationRule: connection pool from the batch + queue (per gateway replica), idle timeout
+    from the chain, outlier detection that ejects a dead pod (connect failures) but never a busy one (503 rejects)."""
     chain = plan.timeouts
-    active, pending = connection_limits(m, plan)
+    active, pending = connection_limits(m, plan, gateway_replicas)
     tcp: dict[str, Any] = {"maxConnections": active, "connectTimeout": _secs(chain.connect_timeout_seconds)}
     if not chain.streaming:
         # A non-streamed response sends nothing until it ends: probe the silent connection.
@@ -307,20 +314,44 @@ def lb_controller_release(cluster_name: str, region: str, vpc_id: Optional[str] 
     return {"name": LB_CONTROLLER.name, "chart": LB_CONTROLLER, "namespace": LB_CONTROLLER_NAMESPACE, "values": values}
 
 
-def istio_releases(plans: Mapping[str, ServingPlan]) -> list[dict[str, Any]]:
-    """Istio's base, istiod and ingress gateway releases; the gateway drains like the longest model."""
+def gateway_namespace() -> dict[str, Any]:
+    """The gateway's namespace as an explicit object, labelled for the ALB controller's readiness gates."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": GATEWAY_NAMESPACE,
+            "labels": {**recommended_labels(GATEWAY_NAMESPACE, component="namespace"), **READINESS_GATE_LABEL},
+        },
+    }
+
+
+def istio_releases(plans: Mapping[str, ServingPlan], gateway_replicas: int = 1) -> list[dict[str, Any]]:
+    """Istio's base, istiod and ingress gateway releases; the gateway drains like the longest model.
+
+    The gateway runs a fixed number of replicas (the chart's CPU autoscaler off: each DestinationRule's
+    limits are divided by this number), with a PodDisruptionBudget, which the chart renders only above
+    one replica (Istio 1.30.3 manifests/charts/gateway/templates/poddisruptionbudget.yaml:1-3).
+    """
     chains = [p.timeouts for p in plans.values()]
     drain = max(c.deregistration_delay_seconds for c in chains)
     idle = max(c.gateway_idle_timeout_seconds for c in chains)
     proxy_config = {
         # Envoy keeps the ALB's pooled connections longer than the ALB does (keep-alives grow inward).
-        "proxyMetadata": {"IDLE_TIMEOUT": _secs(idle), "EXIT_ON_ZERO_ACTIVE_CONNECTIONS": "true"},
+        # Proxy metadata reaches Envoy's node metadata only under the ISTIO_META_ prefix (Istio 1.30.3
+        # pkg/bootstrap/config.go:53,674-675), whose IDLE_TIMEOUT (pkg/model/proxy.go:277) sets the HTTP
+        # connection manager's idle timeout (pilot/pkg/networking/core/listener_builder.go:365-368).
+        "proxyMetadata": {"ISTIO_META_IDLE_TIMEOUT": _secs(idle), "EXIT_ON_ZERO_ACTIVE_CONNECTIONS": "true"},
         # A gateway rollout drains streams as long as the longest request, then exits when idle.
         "terminationDrainDuration": _secs(drain),
     }
     gateway_values = {
         # The ALB targets the gateway pods by IP; no cloud load balancer of its own (catalogue row 32).
         "service": {"type": "ClusterIP"},
+        "autoscaling": {"enabled": False},
+        "replicaCount": gateway_replicas,
+        # The chart puts this under the PDB's spec (templates/poddisruptionbudget.yaml); rendered above 1 replica.
+        "podDisruptionBudget": {"maxUnavailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"},
         "terminationGracePeriodSeconds": drain + 15,
         "podAnnotations": {"proxy.istio.io/config": json.dumps(proxy_config, sort_keys=True, separators=(",", ":"))},
     }

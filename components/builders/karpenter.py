@@ -13,7 +13,7 @@ from typing import Any
 
 from ..builders.labels import recommended_labels
 from ..capacity.pools import PoolPlan
-from ..config import GpuPoolConfig
+from ..config import EKS_CLUSTER_NAME_TAG, GpuPoolConfig, SecurityGroupSelectorConfig, SubnetSelectorConfig
 
 GPU_TAINT_KEY = "nvidia.com/gpu"
 # The GPU taint of the docs' GPU NodePool example (karpenter.md, NodePool taints): pods that do not
@@ -23,8 +23,8 @@ GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSched
 POOL_LABEL = "llm-serving.io/pool"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 from ..builders.labels import GPU_NAME_LABEL  # noqa: E402 (defined beside the labels: the policy pack reads it)
-# Subnets and security groups are found by this tag (Karpenter's getting-started convention).
-DISCOVERY_TAG = "karpenter.sh/discovery"
+# Subnets and security groups are found by this tag by default (Karpenter's getting-started convention).
+from ..config import DISCOVERY_TAG  # noqa: E402
 # The exemption annotation of policy karpenter-gpu-nodepool-tainted (policies/framework.py EXEMPTION_PREFIX).
 CACHE_TAINT_EXEMPTION = "llm-serving.io/exempt-karpenter-gpu-nodepool-tainted"
 # Reasons Karpenter can budget (karpenter.md: Underutilized, Empty, Drifted; expiration is not budgetable).
@@ -54,6 +54,55 @@ def _block_devices(pool: GpuPoolConfig, plan: PoolPlan) -> list[dict[str, Any]]:
             {"deviceName": "/dev/xvdb", "rootVolume": True, "ebs": ebs},
         ]
     return [{"deviceName": "/dev/xvda", "rootVolume": True, "ebs": ebs}]
+
+
+def subnet_selector_terms(selector: SubnetSelectorConfig, cluster_name: str) -> list[dict[str, Any]]:
+    """subnetSelectorTerms: one term per ID (terms are ORed), or one term of tags (default: the discovery tag)."""
+    if selector.ids:
+        return [{"id": i} for i in selector.ids]
+    return [{"tags": dict(selector.tags) if selector.tags else {DISCOVERY_TAG: cluster_name}}]
+
+
+def security_group_selector_terms(
+    selector: SecurityGroupSelectorConfig, cluster_name: str, extra_ids: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """securityGroupSelectorTerms: the configured groups, plus ``extra_ids`` (a pool's own EFA group)."""
+    if selector.ids:
+        terms: list[dict[str, Any]] = [{"id": i} for i in selector.ids]
+    elif selector.eks_cluster_security_group:
+        # EKS tags the cluster security group it creates aws:eks:cluster-name=<cluster>.
+        terms = [{"tags": {EKS_CLUSTER_NAME_TAG: cluster_name}}]
+    else:
+        terms = [{"tags": dict(selector.tags) if selector.tags else {DISCOVERY_TAG: cluster_name}}]
+    return terms + [{"id": i} for i in extra_ids]
+
+
+def efa_security_group(name: str, cluster_name: str) -> dict[str, Any]:
+    """Arguments of the EFA pool's own security group (pulumi-aws ``aws.ec2.SecurityGroup``, rules separate).
+
+    EFA needs all traffic allowed to and from the group itself (AWS EFA user guide, "Prepare an
+    EFA-enabled security group"). The EKS cluster security group is never edited for it: EKS owns
+    that group's rules (it already holds self rules, and re-creating them fails with
+    InvalidPermission.Duplicate). The pool's nodes get this group in addition to the selected ones:
+    Karpenter puts every security group its EC2NodeClass resolves on each EFA interface it launches
+    (v1.14.1 pkg/providers/launchtemplate/launchtemplate.go:334-344, ``Groups`` of each EFA interface).
+    """
+    return {
+        "description": f"EFA traffic between the nodes of {name} (self rules only)",
+        "tags": {"Name": f"{name}-efa", "llm-serving.io/purpose": "efa", "llm-serving.io/cluster": cluster_name},
+        # No inline rules: the self rules are separate resources (efa_security_group_rules), and pulumi-aws
+        # would otherwise fight them over the group's rule set.
+        "revoke_rules_on_delete": True,
+    }
+
+
+def efa_security_group_rules(name: str) -> list[dict[str, Any]]:
+    """The self-referencing all-traffic rules on the EFA group (``aws.vpc.SecurityGroupIngressRule`` / ``EgressRule`` args)."""
+    common = {"ip_protocol": "-1", "tags": {"Name": f"{name}-efa", "llm-serving.io/purpose": "efa"}}
+    return [
+        {"kind": "ingress", "description": "EFA: all traffic from nodes in this security group", **common},
+        {"kind": "egress", "description": "EFA: all traffic to nodes in this security group", **common},
+    ]
 
 
 def cache_user_data() -> str:
@@ -125,14 +174,26 @@ def expire_after(pool: GpuPoolConfig, plan: PoolPlan) -> str:
     return "Never" if plan.multi_node_models else "720h"
 
 
-def ec2_node_class(pool: GpuPoolConfig, plan: PoolPlan, cluster_name: str, node_role: str) -> dict[str, Any]:
-    """The EC2NodeClass of a GPU pool: pinned NVIDIA-capable AMI, encrypted gp3 root, IMDSv2, NVMe RAID0."""
+def ec2_node_class(
+    pool: GpuPoolConfig,
+    plan: PoolPlan,
+    cluster_name: str,
+    node_role: str,
+    subnets: SubnetSelectorConfig | None = None,
+    security_groups: SecurityGroupSelectorConfig | None = None,
+    efa_security_group_id: str | None = None,
+) -> dict[str, Any]:
+    """The EC2NodeClass of a GPU pool: pinned NVIDIA-capable AMI, encrypted gp3 root, IMDSv2, NVMe RAID0.
+
+    Subnets and security groups as configured (default: the discovery tag); an EFA pool also gets its own EFA group.
+    """
+    extra = (efa_security_group_id,) if efa_security_group_id else ()
     spec: dict[str, Any] = {
         # With an alias Karpenter picks the EKS-optimized accelerated (NVIDIA) AMI for GPU types (karpenter.md).
         "amiSelectorTerms": [{"alias": pool.ami_alias}],
         "role": node_role,
-        "subnetSelectorTerms": [{"tags": {DISCOVERY_TAG: cluster_name}}],
-        "securityGroupSelectorTerms": [{"tags": {DISCOVERY_TAG: cluster_name}}],
+        "subnetSelectorTerms": subnet_selector_terms(subnets or SubnetSelectorConfig(), cluster_name),
+        "securityGroupSelectorTerms": security_group_selector_terms(security_groups or SecurityGroupSelectorConfig(), cluster_name, extra),
         "blockDeviceMappings": _block_devices(pool, plan),
         # IMDSv2 only, and a hop limit of 1 so pods cannot reach the node role's credentials.
         "metadataOptions": {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled", "httpPutResponseHopLimit": 1, "httpTokens": "required"},

@@ -190,7 +190,8 @@ def controller_policies(cluster: str, region: str, account: str, partition: str,
         ),
         "ZonalShiftPolicy": doc(
             {
-                # Karpenter avoids zones an ARC zonal shift moved the cluster away from (1.14's arczonalshift controller).
+                # Karpenter avoids zones an ARC zonal shift moved the cluster away from (v1.14.1
+                # pkg/providers/arczonalshift/arczonalshift.go:66; probed at start, pkg/operator/operator.go:377).
                 "Sid": "AllowZonalShiftStatusReadOnly",
                 "Effect": "Allow",
                 "Resource": "*",
@@ -207,11 +208,13 @@ def controller_policies(cluster: str, region: str, account: str, partition: str,
                     "ec2:DescribeCapacityReservations",
                     "ec2:DescribeImages",
                     "ec2:DescribeInstances",
-                    # Required since 1.12: without it the instance-status health checks turn off.
+                    # Required since 1.12: without it the instance-status health checks turn off
+                    # (v1.14.1 pkg/controllers/interruption/instancestatus_controller.go:98 logs that and stops).
                     "ec2:DescribeInstanceStatus",
                     "ec2:DescribeInstanceTypeOfferings",
                     "ec2:DescribeInstanceTypes",
                     "ec2:DescribeLaunchTemplates",
+                    # Placement groups an EC2NodeClass names (v1.14.1 pkg/providers/placementgroup/provider.go:80).
                     "ec2:DescribePlacementGroups",
                     "ec2:DescribeSecurityGroups",
                     "ec2:DescribeSpotPriceHistory",

@@ -29,6 +29,10 @@ import simpy
 
 from .roofline import Roofline
 
+# The API server's work per request before the engine sees it (HTTP, validation, tokenizing), one
+# request at a time: calibrated with the roofline's constants (benchmarks/fidelity.py --calibrate).
+FRONTEND_SECONDS = 0.012
+
 
 class Request:
     """One request and what happened to it (times in simulated seconds)."""
@@ -89,6 +93,8 @@ class Replica:
         self.busy_seconds = 0.0
         self.fill_seconds = 0.0  # integral of the running batch's size over time
         self.aborts: list[Request] = []
+        self._pending: dict[int, Request] = {}  # requests the API server is still handling
+        self._frontend_free = 0.0
         self.stopped = False
         self._kick: Optional[simpy.Event] = None
         self._kick_on_arrival = False
@@ -97,24 +103,45 @@ class Replica:
     # ---- what the router and the metrics see -------------------------------------------------
     @property
     def in_flight(self) -> int:
-        """vllm:num_requests_running + vllm:num_requests_waiting."""
-        return len(self.running) + len(self.waiting)
+        """vllm:num_requests_running + vllm:num_requests_waiting (and what the API server still handles)."""
+        return len(self.running) + len(self.waiting) + len(self._pending)
 
     def kv_usage(self) -> float:
         """vllm:kv_cache_usage_perc (0-1)."""
         return min(1.0, self._blocks_used() / self.num_blocks)
 
     def submit(self, req: Request) -> bool:
-        """Queue ``req``; False when the queue is at max_num_queued_reqs (vLLM answers 503)."""
+        """Queue ``req``; False when the queue is at max_num_queued_reqs (vLLM answers 503).
+
+        The API server handles requests one at a time (parsing, tokenizing) before the engine
+        sees them: ``FRONTEND_SECONDS`` each, so a burst reaches the scheduler spread out.
+        """
         if self.stopped:
             return False
-        if self.queue_cap is not None and len(self.waiting) >= self.queue_cap:
+        if self.queue_cap is not None and len(self.waiting) + len(self._pending) >= self.queue_cap:
             return False
         req.replica = self
+        if FRONTEND_SECONDS <= 0:
+            self._enqueue(req)
+            return True
+        now = self.env.now
+        self._frontend_free = max(now, self._frontend_free) + FRONTEND_SECONDS
+        self._pending[req.id] = req
+        self.env.timeout(self._frontend_free - now).callbacks.append(lambda _ev, r=req: self._from_frontend(r))
+        return True
+
+    def _from_frontend(self, req: Request) -> None:
+        self._pending.pop(req.id, None)
+        if self.stopped or req.replica is not self or req.abort_pending:
+            if req.abort_pending and req.replica is self:
+                req.replica = None
+            return
+        self._enqueue(req)
+
+    def _enqueue(self, req: Request) -> None:
         self.waiting.append(req)
         if self._kick is not None and self._kick_on_arrival and not self._kick.triggered:
             self._kick.succeed()
-        return True
 
     def abort(self, req: Request) -> None:
         """Drop ``req`` at the next step boundary (the client went away: 504 or cut)."""
@@ -128,7 +155,8 @@ class Replica:
     def stop(self) -> list[Request]:
         """The replica goes away: returns the requests it still held (they are cut)."""
         self.stopped = True
-        left = [r for r in self.running + list(self.waiting) if r.outcome is None]
+        left = [r for r in self.running + list(self.waiting) + list(self._pending.values()) if r.outcome is None]
+        self._pending.clear()
         self.running, self.prefilling, self.heap = [], [], []
         self.waiting.clear()
         self.n_decoding = 0

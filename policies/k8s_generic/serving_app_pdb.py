@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.engines import ray_gpu_workers
-from policies.kube import as_dict, as_list, get, split_type
+from policies.kube import as_dict, get, split_type
+from policies.ray.cluster import groups
 from policies.serving import namespace_of, selector_matches, unselected_serving_apps
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")
@@ -20,9 +21,11 @@ def ray_worker_labels(resource: Resource) -> list[dict]:
     (ray-operator/controllers/ray/common/pod.go labelPod at v1.7.0: ray.io/is-ray-node "yes",
     ray.io/node-type "worker", ray.io/group <groupName>; ray.io/cluster is the generated cluster's name)."""
     found = []
-    for group in as_list(get(resource.props, "spec", "rayClusterConfig", "workerGroupSpecs")):
-        labels = dict(as_dict(get(group, "template", "metadata", "labels")))
-        labels.update({"ray.io/is-ray-node": "yes", "ray.io/node-type": "worker", "ray.io/group": get(group, "groupName")})
+    for group in groups(resource):
+        if group.is_head:
+            continue
+        labels = dict(as_dict(get(group.spec, "template", "metadata", "labels")))
+        labels.update({"ray.io/is-ray-node": "yes", "ray.io/node-type": "worker", "ray.io/group": group.name})
         found.append(labels)
     return found
 

@@ -56,6 +56,9 @@ def _sources(resource: Resource) -> list[dict]:
     """Each served model as {label, model, revision, revision_flag, trust, trust_flag}."""
     found = []
     for config in engine_configs(resource):
+        if config.server is not None and config.server.runtime_merged and \
+                str(get(config.server.container, "modelFormat", "name")).lower() == "huggingface":
+            continue  # KServe's Hugging Face server (any backend) is read below, with its own flags
         found.append(dict(label=config.label, model=config.model, revision=config.args.get("revision"),
                           has_revision="revision" in config.args,
                           revision_flag="engine_kwargs.revision" if config.extra else "--revision",

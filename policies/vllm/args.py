@@ -193,15 +193,21 @@ def vllm_args(container: Mapping, *, image_entrypoint: bool = True) -> dict[str,
 
 
 def _model_runs_vllm(model: Mapping) -> bool:
-    """A KServe predictor `model` spec served by vLLM: model format or runtime says so, or it
-    asks the Hugging Face server for its vLLM backend."""
+    """A KServe predictor `model` spec served by vLLM: model format or runtime says so, or KServe's
+    Hugging Face server runs its vLLM backend, as it does unless told ``--backend=huggingface``: the
+    default backend is auto, which picks vLLM where vLLM is installed and supports the architecture
+    (kserve v0.20.0 python/huggingfaceserver/huggingfaceserver/__main__.py is_vllm_backend_enabled
+    L60-70, --backend default "auto" L134-139)."""
     fmt = get(model, "modelFormat", "name")
     runtime = model.get("runtime")
     if isinstance(fmt, str) and fmt.lower() == "vllm":
         return True
     if isinstance(runtime, str) and "vllm" in runtime.lower():
         return True
-    return parse_vllm_args(_tokens(model.get("args"))).get("backend") == "vllm"
+    backend = parse_vllm_args(_tokens(model.get("args"))).get("backend")
+    if isinstance(fmt, str) and fmt.lower() == "huggingface":
+        return backend in (None, "auto", "vllm")
+    return backend == "vllm"
 
 
 @dataclass(frozen=True)

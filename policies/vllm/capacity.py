@@ -41,6 +41,14 @@ def served_model(server: VllmServer) -> Optional[str]:
     """The model a vLLM container serves: `--model`, or the first positional token of `vllm serve`."""
     if server.args.get("model"):
         return server.args["model"]
+    if server.runtime_merged:
+        # KServe's Hugging Face server: --model_id, else the Hub repository of storageUri hf://org/name.
+        uri = server.container.get("storageUri")
+        if server.args.get("model-id"):
+            return server.args["model-id"]
+        if isinstance(uri, str) and uri.startswith("hf://"):
+            return uri[len("hf://"):].split(":", 1)[0]
+        return None
     line = vllm_command_line(server.container) or []
     positional = [t for i, t in enumerate(line) if not t.startswith("-") and (i == 0 or not line[i - 1].startswith("-")
                                                                             or "=" in line[i - 1])]

@@ -140,3 +140,57 @@ def test_termination_grace_period_covers_the_longest_drain_and_replacement(prod)
     assert all(int(tgp[:-1]) >= p.termination_grace_seconds for p in on_pool)
     # h100 hosts the two-node 405B engine: expiry would replace both nodes together (config.py).
     assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "Never"
+
+
+# --- Subnets and security groups (issue 19) --------------------------------------------
+
+
+def _node_class_with(cluster: dict, efa_sg=None):
+    raw = stack_config("prod")
+    raw["llm-serving:cluster"].update(cluster)
+    cfg, _, pool_plans = pools_of(raw)
+    pool = cfg.gpu_pools[1]
+    node_class = build.ec2_node_class(
+        pool, pool_plans[pool.name], cfg.cluster.name, "r", cfg.cluster.subnets, cfg.cluster.security_groups, efa_sg
+    )
+    assert validate_object(node_class) == []
+    return node_class["spec"]
+
+
+@pytest.mark.parametrize(
+    ("cluster", "subnets", "groups"),
+    [
+        ({}, [{"tags": {"karpenter.sh/discovery": "llm-prod"}}], [{"tags": {"karpenter.sh/discovery": "llm-prod"}}]),
+        (
+            {"subnets": {"ids": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"]}, "securityGroups": {"ids": ["sg-0123456789abcdef0"]}},
+            [{"id": "subnet-0123456789abcdef0"}, {"id": "subnet-0123456789abcdef1"}],
+            [{"id": "sg-0123456789abcdef0"}],
+        ),
+        (
+            {"subnets": {"tags": {"tier": "private"}}, "securityGroups": {"eksClusterSecurityGroup": True}},
+            [{"tags": {"tier": "private"}}],
+            [{"tags": {"aws:eks:cluster-name": "llm-prod"}}],
+        ),
+        ({"securityGroups": {"tags": {"team": "*"}}}, [{"tags": {"karpenter.sh/discovery": "llm-prod"}}], [{"tags": {"team": "*"}}]),
+    ],
+    ids=["default-discovery-tag", "ids", "tags-and-eks-cluster-name", "tag-wildcard"],
+)
+def test_subnets_and_security_groups_are_selected_as_configured(cluster, subnets, groups):
+    spec = _node_class_with(cluster)
+    assert spec["subnetSelectorTerms"] == subnets
+    assert spec["securityGroupSelectorTerms"] == groups
+
+
+def test_the_efa_group_is_added_to_the_selected_ones():
+    """Karpenter v1.14.1 puts all resolved groups on each EFA interface (pkg/providers/launchtemplate/launchtemplate.go:334-344)."""
+    spec = _node_class_with({"securityGroups": {"eksClusterSecurityGroup": True}}, efa_sg="sg-0efa0000000000000")
+    # Karpenter ORs the terms: the nodes get the cluster's group and the pool's own EFA group.
+    assert spec["securityGroupSelectorTerms"] == [{"tags": {"aws:eks:cluster-name": "llm-prod"}}, {"id": "sg-0efa0000000000000"}]
+
+
+def test_efa_group_and_rules_are_self_only_and_name_no_other_group():
+    group = build.efa_security_group("prod-pool-h100", "llm-prod")
+    assert group["tags"]["llm-serving.io/purpose"] == "efa" and "ingress" not in group and "egress" not in group
+    rules = build.efa_security_group_rules("prod-pool-h100")
+    assert sorted(r["kind"] for r in rules) == ["egress", "ingress"]
+    assert all(r["ip_protocol"] == "-1" and "security_group_id" not in r for r in rules)

@@ -95,10 +95,10 @@ def test_head_waits_for_every_worker_gpu_before_vllm_starts(prod):
     assert "--block" in lines[start]  # removed from KubeRay's line so the script goes on
     assert f'>= {plan.layout.gpus} else 1' in shlex.split(lines[wait])[3]
     assert pod_container(head_of(cluster))["command"] == ["/bin/bash", "-c"]
-    assert head_of(cluster)["template"]["metadata"]["annotations"] == {build.OVERWRITE_CMD_ANNOTATION: "true"}
+    assert head_of(cluster)["template"]["metadata"]["annotations"] == {build.OVERWRITE_CMD_ANNOTATION: "true", **build.DO_NOT_DISRUPT}
     # Workers keep KubeRay's generated `ray start`: no command of their own, no overwrite annotation.
     assert "command" not in pod_container(workers_of(cluster))
-    assert "annotations" not in workers_of(cluster)["template"]["metadata"]
+    assert workers_of(cluster)["template"]["metadata"]["annotations"] == build.DO_NOT_DISRUPT
 
 
 def test_bash_accepts_the_head_script(prod):
@@ -224,12 +224,6 @@ def test_image_names_the_release_the_flags_were_checked_against(prod):
     # entrypoints/common/cli_args.py; a different image tag must be checked again.
     m, _, _ = prod
     assert vllm_release(m.image) == "0.33.0"
-
-
-def test_efa_rules_open_the_group_to_itself_for_all_traffic():
-    rules = build.efa_security_group_rules("prod-kuberay")
-    assert sorted(r["kind"] for r in rules) == ["egress", "ingress"]
-    assert all(r["ip_protocol"] == "-1" for r in rules)
 
 
 def test_operator_release_is_pinned_to_the_shared_chart_and_its_values_exist():

@@ -28,7 +28,6 @@ OWNED = {
     "region": "eu-west-1",
     "namespace": "shared-llm",
     "vpcId": "vpc-0abc",
-    "nodeSecurityGroupId": "sg-0shared",
     "hfToken": "hf_not_a_real_token_0123456789",
 }
 
@@ -203,20 +202,31 @@ def _hosts(spec: dict) -> list[str]:
     return [d["destination"]["host"] for route in spec["http"] for d in route["route"]]
 
 
-def test_kuberay_takes_the_node_security_group(tmp_path):
+def test_gpu_pool_takes_the_vpc_of_its_efa_group(tmp_path, prod):
+    """A pool's EFA security group goes into the VPC another stack exports, through the caller's AWS provider."""
     import pulumi_aws as aws
 
-    from components import KubeRay, KubeRayArgs
+    from components import GpuPool, GpuPoolArgs
+    from components.capacity.pools import plan_pools
+    from stacks.mock_cloud import physical_id
+
+    cfg, plans = prod
+    pool = next(p for p in cfg.gpu_pools if p.name == "h100")
+    plan = plan_pools(cfg.gpu_pools, cfg.models, plans)[pool.name]
 
     def build(value):
         provider = aws.Provider("shared-aws", region=value("region"))
-        KubeRay("ray", KubeRayArgs(efa=True, node_security_group_id=value("nodeSecurityGroupId"), aws_provider=provider))
+        GpuPool("h100", GpuPoolArgs(pool=pool, plan=plan, cluster_name=value("clusterName"), efa_vpc_id=value("vpcId"), aws_provider=provider))
 
     res = _plain_and_from_stack(tmp_path, build)
-    rules = [res["ray-efa-ingress"], res["ray-efa-egress"]]
-    for rule in rules:
-        assert rule["inputs"]["securityGroupId"] == rule["inputs"]["referencedSecurityGroupId"] == "sg-0shared"
+    group = res["h100-efa-sg"]
+    group_id = physical_id(group["type"], "h100-efa-sg")
+    assert group["inputs"]["vpcId"] == "vpc-0abc" and group["provider"] == "shared-aws" and group_id.startswith("sg-")
+    for rule in (res["h100-efa-ingress"], res["h100-efa-egress"]):
+        assert rule["inputs"]["securityGroupId"] == rule["inputs"]["referencedSecurityGroupId"] == group_id
         assert rule["provider"] == "shared-aws"
+    terms = res["h100-node-class"]["inputs"]["spec"]["securityGroupSelectorTerms"]
+    assert terms == [{"tags": {"karpenter.sh/discovery": "shared-eks"}}, {"id": group_id}]
 
 
 def test_platform_takes_token_providers_and_security_group_from_another_stack(tmp_path, prod):
@@ -237,7 +247,7 @@ def test_platform_takes_token_providers_and_security_group_from_another_stack(tm
                 hf_token=value("hfToken"),
                 k8s_provider=k8s.Provider("shared-k8s", kubeconfig="{}"),
                 aws_provider=aws.Provider("shared-aws", region=value("region")),
-                node_security_group_id=value("nodeSecurityGroupId"),
+                vpc_id=value("vpcId"),
             ),
         )
 
@@ -245,7 +255,7 @@ def test_platform_takes_token_providers_and_security_group_from_another_stack(tm
     custom = [r for r in res.values() if not r["type"].startswith(("llm-serving:", "pulumi:providers:"))]
     assert {r["provider"] for r in custom if r["type"].startswith("kubernetes:")} == {"shared-k8s"}
     assert {r["provider"] for r in custom if r["type"].startswith("aws:")} == {"shared-aws"}
-    assert res["p-kuberay-efa-ingress"]["inputs"]["securityGroupId"] == "sg-0shared"
+    assert res["p-pool-h100-efa-sg"]["inputs"]["vpcId"] == "vpc-0abc"
     # The token reaches the Secret as a secret: redacted in what the engine recorded, never in clear.
     secret = res["p-hf-token"]["inputs"]
     assert set(secret["stringData"]) == {"HF_TOKEN"} and secret["stringData"]["HF_TOKEN"] != OWNED["hfToken"]
@@ -260,7 +270,7 @@ def _args_errors(make: Callable[[], Any]) -> str:
 
 def _wrong_types(prod_cfg, plans) -> list[tuple[str, Callable[[], Any], str]]:
     """(field, a constructor given a wrong type for it, the rule the message states)."""
-    from components import KarpenterArgs, KubeRayArgs, LlmIngressArgs, LlmPlatformArgs, MetricsStackArgs, S3ModelReaderArgs
+    from components import KarpenterArgs, LlmIngressArgs, LlmPlatformArgs, MetricsStackArgs, S3ModelReaderArgs
     from components.ingress import AwsLoadBalancerControllerArgs
 
     s3 = next(m for m in prod_cfg.models if m.source.type == "s3")
@@ -278,12 +288,10 @@ def _wrong_types(prod_cfg, plans) -> list[tuple[str, Callable[[], Any], str]]:
         ("aws_provider", lambda: AwsLoadBalancerControllerArgs(cluster_name="c", region="r", aws_provider="x"), aws),
         ("namespace", lambda: LlmIngressArgs(
             ingress=prod_cfg.ingress, models=prod_cfg.models, plans=plans, namespace=7, cluster_name="c", region="r"), text),
-        ("node_security_group_id", lambda: KubeRayArgs(efa=True, node_security_group_id=7), text),
-        ("aws_provider", lambda: KubeRayArgs(aws_provider="x"), aws),
         ("hf_token", lambda: LlmPlatformArgs(config=prod_cfg, hf_token=7), text),
         ("k8s_provider", lambda: LlmPlatformArgs(config=prod_cfg, k8s_provider="~/.kube/config"),
          "must be a pulumi_kubernetes.Provider or null, not str"),
-        ("node_security_group_id", lambda: LlmPlatformArgs(config=prod_cfg, node_security_group_id=7), text),
+        ("vpc_id", lambda: LlmPlatformArgs(config=prod_cfg, vpc_id=7), text),
     ]
 
 
@@ -332,5 +340,5 @@ def test_the_reference_names_inputs_and_providers():
     assert rows["cluster_name"] == rows["region"] == "Input[str]"
     assert rows["aws_provider"] == "pulumi_aws.Provider (optional)"
     rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip() for line in reference.model_table(LlmPlatformArgs, "name")[2:]}
-    assert rows["hf_token"] == rows["node_security_group_id"] == "Input[str] (optional)"
+    assert rows["hf_token"] == rows["vpc_id"] == "Input[str] (optional)"
     assert rows["k8s_provider"] == "pulumi_kubernetes.Provider (optional)"

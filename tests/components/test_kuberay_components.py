@@ -8,7 +8,7 @@ import pulumi
 import pytest
 from pydantic import ValidationError
 
-from components import KubeRayArgs, RayVllmService, RayVllmServiceArgs, load_stack_config, plan_stack
+from components import RayVllmService, RayVllmServiceArgs, load_stack_config, plan_stack
 from components.builders import ray_cluster as build
 from stacks.offline import FakeStack, StackFile, run_program
 from tests.conftest import stack_config
@@ -68,12 +68,7 @@ def test_a_plan_of_another_model_is_refused(prod_405b):
         RayVllmServiceArgs(model=m.model_copy(update={"name": "other"}), plan=plan, namespace="llm")
 
 
-def test_efa_rules_need_the_security_group():
-    with pytest.raises(ValidationError, match="node_security_group_id is required when efa is true"):
-        KubeRayArgs(efa=True)
-
-
-def test_every_ray_child_uses_the_clusters_provider_and_the_rules_open_the_cluster_group():
+def test_every_ray_child_uses_the_clusters_provider_and_efa_has_its_own_group():
     rec = record("prod")
     by_name = {r["name"]: r for r in rec["resources"]}
     for child in ("prod-kuberay-operator", "prod-llama-405b-raycluster", "prod-llama-405b-service"):
@@ -82,8 +77,18 @@ def test_every_ray_child_uses_the_clusters_provider_and_the_rules_open_the_clust
     assert by_name["prod-llama-405b"]["type"] == "llm-serving:ray:RayVllmService"
     # The cluster waits for the operator (its CRDs and webhook) and the namespace.
     assert {"prod-kuberay-operator", "prod-namespace"} <= set(by_name["prod-llama-405b"]["dependencies"])
-    ingress, egress = by_name["prod-kuberay-efa-ingress"], by_name["prod-kuberay-efa-egress"]
-    for rule in (ingress, egress):
-        assert rule["parent"] == "prod-kuberay"
-        assert rule["inputs"]["securityGroupId"] == rule["inputs"]["referencedSecurityGroupId"]
-        assert rule["inputs"]["securityGroupId"].startswith("sg-") and rule["inputs"]["ipProtocol"] == "-1"
+    # EFA's self rules sit on the EFA pool's own group, never on the EKS cluster security group (issue 19).
+    from stacks.mock_cloud import eks_cluster, physical_id
+
+    cluster_sg = eks_cluster("llm-prod", "us-east-1")["vpcConfig"]["clusterSecurityGroupId"]
+    efa_sg = physical_id("aws:ec2/securityGroup:SecurityGroup", "prod-pool-h100-efa-sg")
+    rules = [r for r in rec["resources"] if r["type"].startswith("aws:vpc/securityGroup")]
+    assert sorted(r["name"] for r in rules) == ["prod-pool-h100-efa-egress", "prod-pool-h100-efa-ingress"]
+    for rule in rules:
+        assert rule["parent"] == "prod-pool-h100"
+        assert rule["inputs"]["securityGroupId"] == rule["inputs"]["referencedSecurityGroupId"] == efa_sg != cluster_sg
+        assert rule["inputs"]["ipProtocol"] == "-1"
+    assert by_name["prod-pool-h100-efa-sg"]["inputs"]["vpcId"] == eks_cluster("llm-prod", "us-east-1")["vpcConfig"]["vpcId"]
+    terms = by_name["prod-pool-h100-node-class"]["inputs"]["spec"]["securityGroupSelectorTerms"]
+    assert {"id": efa_sg} in terms and {"id": cluster_sg} not in terms
+    assert "prod-pool-h100-efa-sg" in by_name["prod-pool-h100-node-class"]["dependencies"]

@@ -51,10 +51,14 @@ def test_platform_exports_what_the_consumer_reads(platform_outputs):
 
 def test_adds_one_model_on_the_platforms_names(consumer, platform_outputs):
     objs = objects(consumer)
-    assert sorted(objs) == ["InferenceService", "PodDisruptionBudget", "PodMonitor", "PrometheusRule", "ScaledObject"]
+    assert sorted(objs) == ["InferenceService", "PodDisruptionBudget", "PodMonitor", "PrometheusRule", "ScaledObject", "ServiceAccount"]
     assert {o["metadata"]["namespace"] for o in objs.values()} == {platform_outputs["namespace"]}
     predictor = objs["InferenceService"]["spec"]["predictor"]
     assert predictor["nodeSelector"]["karpenter.sh/nodepool"] == platform_outputs["poolNames"]["l40s"]
+    # KServe's storage initializer reads HF_TOKEN only from a Secret listed on the predictor's
+    # ServiceAccount: the consumer's model gets its own, listing the platform's token Secret.
+    assert predictor["serviceAccountName"] == objs["ServiceAccount"]["metadata"]["name"]
+    assert objs["ServiceAccount"]["secrets"] == [{"name": platform_outputs["hfTokenSecret"]}]
     env = {e["name"]: e for e in predictor["containers"][0]["env"]}
     assert env["HF_TOKEN"]["valueFrom"]["secretKeyRef"]["name"] == platform_outputs["hfTokenSecret"]
 

@@ -53,10 +53,11 @@ def test_karpenter_prerequisites_are_written_under_aws(prod):
         "aws:sqs/queue:Queue",
         "aws:sqs/queuePolicy:QueuePolicy",
     ]
-    # Beside them only the EFA self-referencing rules of the two-node model (tests/plan/test_plan_multi_node.py)
+    # Beside them only the EFA pool's security group and its self rules (tests/plan/test_plan_multi_node.py)
     # and the load balancer controller's IAM policy (tests/plan/test_plan_ingress.py).
     others = sorted({f["type"] for f in aws_files(out).values()} - set(types))
     assert others == [
+        "aws:ec2/securityGroup:SecurityGroup",
         "aws:iam/policy:Policy",
         "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
         "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",

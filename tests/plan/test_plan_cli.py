@@ -100,10 +100,11 @@ def test_text_report_is_readable(tmp_path):
     text = proc.stdout
     # 84 + the ingress (21): LlmIngress, the controller (component, role, policy, attachment, pod identity, release),
     # IstioIngress (component, 3 releases, Gateway), the ALB Ingress, a VirtualService and DestinationRule per model;
-    # + Karpenter's fifth interruption rule and its target (capacity-reservation interruption, issue 19);
-    # + three ServiceAccounts (chat-8b, qwen3-32b; chat-8b's cache account) and KServe's job namespace and its Secret (issue 18).
-    # + the karpenter-crd release (issue 18).
-    assert text.startswith("Stack prod: 113 resources, 0 violations")
+    # + Karpenter's fifth interruption rule and its target (capacity-reservation interruption) and the h100 pool's
+    # EFA security group (issue 19); + three ServiceAccounts (chat-8b, qwen3-32b; chat-8b's cache account) and
+    # KServe's job namespace and its Secret, the gateway namespace, the EFA device plugin release and the
+    # RayCluster's PDB, and the karpenter-crd release (issue 18).
+    assert text.startswith("Stack prod: 117 resources, 0 violations")
     assert "Violations: none" in text
     assert "Model llama-70b: meta-llama/Llama-3.3-70B-Instruct on 4x H100 (p5.48xlarge), fits:" in text
     assert "= KV cache" in text and "derived maxNumSeqs = " in text

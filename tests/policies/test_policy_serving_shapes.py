@@ -115,3 +115,43 @@ def test_an_aggregated_keda_query_is_quiet_and_a_per_pod_one_fires():
             f"spec.triggers[0].metadata.query {query} returns one series per vLLM pod, and KEDA's prometheus scaler fails "
             f"on a result of more than one element, so the trigger errors as soon as two replicas run; aggregate it "
             f"(sum(...) or avg(...))"]
+
+
+# KServe's Hugging Face server as its docs deploy Llama 3.1 8B (modelFormat huggingface, --model_id, default backend auto,
+# which runs vLLM where it supports the architecture: kserve v0.20.0 huggingfaceserver/__main__.py L60-70, L134-139), in
+# RawDeployment mode, made careful.
+KSERVE_HF = {
+    "apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+    "metadata": {"name": "llama3-8b", "namespace": "llm", "annotations": {"serving.kserve.io/deploymentMode": "RawDeployment",
+                                                                        "serving.kserve.io/autoscalerClass": "external"}},
+    "spec": {"predictor": {
+        "nodeSelector": {"karpenter.k8s.aws/instance-gpu-name": "l40s"},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        "model": {"modelFormat": {"name": "huggingface"},
+                  "args": ["--model_name=llama3", "--model_id=meta-llama/Llama-3.1-8B-Instruct", "--max_model_len=8192"],
+                  "resources": {"limits": {"nvidia.com/gpu": "1", "memory": "48Gi"},
+                                "requests": {"nvidia.com/gpu": "1", "memory": "48Gi", "cpu": "6", "ephemeral-storage": "40Gi"}}}}},
+}
+
+
+def test_kserve_hf_server_on_its_vllm_backend_is_read_for_context_length_and_disk():
+    from policies.gpu.ephemeral_storage import POLICY as S19
+    from policies.vllm.max_model_len_unset import POLICY as S2_UNSET
+
+    isvc = lambda props: resource("kubernetes:serving.kserve.io/v1beta1:InferenceService", props)  # noqa: E731
+    careful = copy.deepcopy(KSERVE_HF)
+    assert messages(S2_UNSET, isvc(careful)) == [] and messages(S19, isvc(careful)) == []
+    unset = copy.deepcopy(KSERVE_HF)
+    unset["spec"]["predictor"]["model"]["args"].remove("--max_model_len=8192")
+    assert messages(S2_UNSET, isvc(unset)) == [
+        "spec.predictor.model: --max-model-len is not set, so vLLM serves the model's full context (131,072 tokens for "
+        "meta-llama/Llama-3.1-8B-Instruct); one such request must fit the KV cache or the engine refuses to start; set "
+        "the length you serve"]
+    # The transformers backend has no KV pool to size: the context-length check does not apply.
+    unset["spec"]["predictor"]["model"]["args"].append("--backend=huggingface")
+    assert messages(S2_UNSET, isvc(unset)) == []
+    no_disk = copy.deepcopy(KSERVE_HF)
+    del no_disk["spec"]["predictor"]["model"]["resources"]["requests"]["ephemeral-storage"]
+    (msg,) = messages(S19, isvc(no_disk))
+    assert msg.startswith("spec.predictor.model: downloads meta-llama/Llama-3.1-8B-Instruct from the Hugging Face Hub into the "
+                          "server's Hugging Face cache on the node's ephemeral storage")

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
 import simpy
 
+from components.simulate import engine
 from components.simulate.engine import Request
 from tests.simulate.helpers import replica
+
+
+@pytest.fixture(autouse=True)
+def no_frontend(monkeypatch, request):
+    """Step-exact tests see the engine alone (the API server's time is tested on its own)."""
+    if "frontend" not in request.node.name:
+        monkeypatch.setattr(engine, "FRONTEND_SECONDS", 0.0)
 
 
 def _req(i, prompt=100, output=10, t=0.0):
@@ -98,3 +107,25 @@ def test_an_aborted_request_frees_its_slot_and_blocks():
     env.run(until=2)
     assert short.outcome == "ok"
     assert long.outcome is None and long.replica is None
+
+
+def test_the_frontend_spreads_a_burst_one_request_at_a_time(monkeypatch):
+    monkeypatch.setattr(engine, "FRONTEND_SECONDS", 0.005)
+    env = simpy.Environment()
+    rep = replica(env, seqs=64, tokens=8192, step=0.01)
+    burst = [_req(i, prompt=10, output=2) for i in range(4)]
+    for r in burst:
+        assert rep.submit(r)
+    assert rep.in_flight == 4 and not rep.waiting  # all still in the API server
+    env.run(until=1)
+    # The first reaches the engine after 5 ms and is prefilled in one 10 ms step; the last waits 20 ms for the API server.
+    assert abs(burst[0].first_token - 0.015) < 1e-9
+    assert burst[-1].first_token > burst[0].first_token
+    assert all(r.outcome == "ok" for r in burst)
+
+
+def test_the_frontend_counts_toward_the_queue_cap(monkeypatch):
+    monkeypatch.setattr(engine, "FRONTEND_SECONDS", 0.005)
+    env = simpy.Environment()
+    rep = replica(env, seqs=1, queue=2)
+    assert [rep.submit(_req(i)) for i in range(3)] == [True, True, False]

@@ -1,0 +1,365 @@
+"""`python -m stacks preflight`: each prerequisite, present and missing, on botocore-stubbed AWS (issue 19).
+
+Every AWS answer goes through botocore's Stubber, which validates both the request the check makes
+and the response shape against botocore's service models: a check that calls an API wrongly, or
+reads a field AWS does not return, fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from argparse import Namespace
+from typing import Any, Callable
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from components.config import load_stack_config
+from stacks import preflight as pf
+from tests.conftest import ROOT, stack_config
+
+REGION, ACCOUNT, CLUSTER = "us-east-1", "123456789012", "llm-prod"
+VPC = "vpc-0123456789abcdef0"
+SUBNETS = {"subnet-0aaaaaaaaaaaaaaa1": "us-east-1a", "subnet-0bbbbbbbbbbbbbbb2": "us-east-1b"}
+CLUSTER_SG = "sg-0ccccccccccccccc3"
+
+
+class Account:
+    """A prod-like account: what each AWS read returns, editable per test, queued on stubbed clients in call order."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.auth_mode = "API_AND_CONFIG_MAP"
+        self.cluster_found = True
+        self.addon: dict[str, Any] | None = {"addonName": pf.POD_IDENTITY_AGENT, "status": "ACTIVE", "addonVersion": "v1.3.8-eksbuild.2"}
+        self.subnets = [{"SubnetId": s, "AvailabilityZone": z, "VpcId": VPC} for s, z in SUBNETS.items()]
+        self.groups = [{"GroupId": CLUSTER_SG, "GroupName": "eks-cluster-sg", "VpcId": VPC}]
+        types = sorted({t for p in cfg.gpu_pools for t in p.instance_types})
+        self.offerings = [{"InstanceType": t, "LocationType": "availability-zone", "Location": z} for t in types for z in SUBNETS.values()]
+        self.quotas = {code: 10_000.0 for code, _ in pf.QUOTAS.values()}
+        self.reservations = [{
+            "CapacityReservationId": "cr-0ddddddddddddddd4", "InstanceType": "p5.48xlarge", "AvailabilityZone": "us-east-1a",
+            "State": "active", "TotalInstanceCount": 2,
+        }]
+        self.certificate: dict[str, Any] | None = {"CertificateArn": cfg.ingress.certificate_arn, "DomainName": "*.llm.example.com", "Status": "ISSUED"}
+        self.mirror_keys = 1
+        self.errors: dict[str, dict[str, Any]] = {}  # operation -> the error it raises instead
+
+    def _respond(self, stubber: Stubber, op: str, response: dict[str, Any], params: Any = None) -> None:
+        if op in self.errors:
+            stubber.add_client_error(op, **self.errors[op])
+        else:
+            stubber.add_response(op, response, params)
+
+    def clients(self) -> tuple[pf.Clients, list[Stubber]]:
+        """Stubbed clients for one run of Preflight on prod, with every expected request queued."""
+        session = boto3.Session(aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="secret", region_name=REGION)
+        clients = pf.Clients(session, REGION)
+        stubs = []
+
+        def stub(service: str, region: str = REGION) -> Stubber:
+            client = session.client(service, region_name=region)
+            clients.put(service, client, region)
+            s = Stubber(client)
+            stubs.append(s)
+            return s
+
+        eks, ec2, sq, acm = stub("eks"), stub("ec2"), stub("service-quotas"), stub("acm")
+        s3 = stub("s3", "us-east-1")
+        if not self.cluster_found:
+            eks.add_client_error("describe_cluster", "ResourceNotFoundException", "No cluster found for name: llm-prod.", 404)
+        else:
+            self._respond(eks, "describe_cluster", {"cluster": {
+                "name": CLUSTER, "status": "ACTIVE", "version": "1.33",
+                "accessConfig": {"authenticationMode": self.auth_mode},
+                "resourcesVpcConfig": {"vpcId": VPC, "clusterSecurityGroupId": CLUSTER_SG, "subnetIds": list(SUBNETS)},
+            }}, {"name": CLUSTER})
+            if self.addon is None:
+                eks.add_client_error("describe_addon", "ResourceNotFoundException", "No addon: eks-pod-identity-agent found", 404)
+            else:
+                self._respond(eks, "describe_addon", {"addon": self.addon}, {"clusterName": CLUSTER, "addonName": pf.POD_IDENTITY_AGENT})
+        tags = [{"Name": "tag:karpenter.sh/discovery", "Values": [CLUSTER]}]
+        self._respond(ec2, "describe_subnets", {"Subnets": self.subnets}, {"Filters": tags})
+        self._respond(ec2, "describe_security_groups", {"SecurityGroups": self.groups}, {"Filters": tags})
+        types = sorted({t for p in self.cfg.gpu_pools for t in p.instance_types})
+        self._respond(ec2, "describe_instance_type_offerings", {"InstanceTypeOfferings": self.offerings},
+                      {"LocationType": "availability-zone", "Filters": [{"Name": "instance-type", "Values": types}]})
+        for pool in self.cfg.gpu_pools:
+            if "reserved" in pool.capacity_types:
+                for term in pool.capacity_reservations:
+                    self._respond(ec2, "describe_capacity_reservations", {"CapacityReservations": self.reservations},
+                                  {"Filters": pf._tag_filters(term.tags)})
+        for code in (pf.QUOTAS[("G", "on-demand")][0], pf.QUOTAS[("P", "on-demand")][0]):
+            self._respond(sq, "get_service_quota", {"Quota": {"QuotaCode": code, "ServiceCode": "ec2", "Value": self.quotas[code]}},
+                          {"ServiceCode": "ec2", "QuotaCode": code})
+        if self.certificate is None:
+            acm.add_client_error("describe_certificate", "ResourceNotFoundException", "Could not find certificate", 400)
+        elif self.cfg.ingress.certificate_arn.split(":")[3] == REGION:
+            self._respond(acm, "describe_certificate", {"Certificate": self.certificate}, {"CertificateArn": self.cfg.ingress.certificate_arn})
+        for m in self.cfg.models:
+            if m.source.type == "s3":
+                bucket, _, prefix = str(m.source.uri).removeprefix("s3://").partition("/")
+                contents = [{"Key": f"{prefix}/config.json", "Size": 855}] * self.mirror_keys
+                self._respond(s3, "list_objects_v2", {"KeyCount": self.mirror_keys, "Contents": contents},
+                              {"Bucket": bucket, "Prefix": f"{prefix}/", "MaxKeys": 1})
+        for s in stubs:
+            s.activate()
+        return clients, stubs
+
+
+@pytest.fixture
+def prod():
+    return load_stack_config(stack_config("prod"))
+
+
+def run(cfg, account: Account) -> list[pf.Check]:
+    clients, stubs = account.clients()
+    checks = pf.Preflight(cfg, clients).run()
+    for s in stubs:
+        s.assert_no_pending_responses()  # every read the check was expected to make, it made
+    return checks
+
+
+def by_check(checks: list[pf.Check]) -> dict[str, pf.Check]:
+    return {c.check: c for c in checks}
+
+
+def test_a_ready_account_passes_every_check(prod):
+    checks = run(prod, Account(prod))
+    assert pf.missing(checks) == []
+    rows = by_check(checks)
+    assert rows["EKS cluster llm-prod"].detail == "ACTIVE, Kubernetes 1.33"
+    assert rows["authentication mode"].detail == "API_AND_CONFIG_MAP accepts the access entry of Karpenter's node role"
+    assert rows["subnets"].detail == "2 subnets tagged karpenter.sh/discovery=llm-prod in us-east-1a, us-east-1b"
+    assert rows["pool h100: instance offerings"].detail == "launchable in us-east-1a, us-east-1b"
+    assert rows["pool h100: capacity reservations"].detail == "1 active (2 instances)"
+    assert rows["model llama-70b: S3 mirror"].result == pf.OK
+    assert {c.check for c in checks} >= {"quota Running On-Demand P instances", "quota Running On-Demand G and VT instances",
+                                         "EKS Pod Identity Agent", "security groups", "ingress certificate"}
+
+
+def test_a_missing_discovery_tag_is_reported_with_the_command_that_adds_it(prod):
+    account = Account(prod)
+    account.subnets = []
+    rows = by_check(run(prod, account))
+    subnets = rows["subnets"]
+    assert subnets.result == pf.MISSING
+    assert subnets.detail.startswith("no subnets tagged karpenter.sh/discovery=llm-prod: Karpenter's EC2NodeClass would never be Ready")
+    assert "aws ec2 create-tags --resources subnet-... --tags Key=karpenter.sh/discovery,Value=llm-prod" in subnets.fix
+    assert "cluster.tagForDiscovery.subnetIds" in subnets.fix
+    assert rows["pool h100: instance offerings"].result == pf.SKIPPED
+
+
+def test_an_untagged_security_group_names_the_cluster_security_group_to_tag(prod):
+    account = Account(prod)
+    account.groups = []
+    check = by_check(run(prod, account))["security groups"]
+    assert check.result == pf.MISSING
+    assert f"aws ec2 create-tags --resources {CLUSTER_SG} --tags Key=karpenter.sh/discovery,Value=llm-prod" in check.fix
+
+
+def test_a_zero_quota_asks_for_the_increase_the_gpu_limit_needs(prod):
+    account = Account(prod)
+    account.quotas["L-417A185B"] = 0.0
+    check = by_check(run(prod, account))["quota Running On-Demand P instances"]
+    # h100: gpuLimit 48 on p5.48xlarge (8 GPUs, 192 vCPUs) = 6 nodes = 1152 vCPUs.
+    assert check.result == pf.MISSING
+    assert check.detail == "0 vCPUs; the pools' gpuLimit needs 1152 (h100 1152)"
+    assert check.fix == ("aws service-quotas request-service-quota-increase --service-code ec2 --quota-code L-417A185B "
+                         "--desired-value 1152 --region us-east-1 (or lower gpuLimit)")
+
+
+def test_the_vcpus_of_a_pool_come_from_the_instance_table(prod):
+    l40s = next(p for p in prod.gpu_pools if p.name == "l40s")
+    # gpuLimit 24: g6e.2xlarge 24 x 8 vCPUs = 192, g6e.4xlarge 24 x 16 = 384, g6e.12xlarge 6 x 48 = 288: the largest.
+    assert pf.pool_vcpus(l40s) == 384
+    assert [pf.quota_family(t) for t in ("p5.48xlarge", "g6e.2xlarge", "gr6.4xlarge", "inf2.48xlarge", "trn1.32xlarge")] == ["P", "G", "G", "Inf", "Trn"]
+
+
+def test_a_cluster_that_refuses_access_entries(prod):
+    account = Account(prod)
+    account.auth_mode = "CONFIG_MAP"
+    check = by_check(run(prod, account))["authentication mode"]
+    assert check.result == pf.MISSING
+    assert check.fix == "aws eks update-cluster-config --name llm-prod --region us-east-1 --access-config authenticationMode=API_AND_CONFIG_MAP"
+
+
+def test_no_pod_identity_agent(prod):
+    account = Account(prod)
+    account.addon = None
+    check = by_check(run(prod, account))["EKS Pod Identity Agent"]
+    assert check.result == pf.MISSING
+    assert "Karpenter, the AWS Load Balancer Controller, model llama-70b's S3 reader need it" in check.detail
+    assert check.fix == "aws eks create-addon --cluster-name llm-prod --addon-name eks-pod-identity-agent --region us-east-1"
+
+
+def test_a_missing_cluster_is_named(prod):
+    account = Account(prod)
+    account.cluster_found = False
+    checks = run(prod, account)
+    rows = by_check(checks)
+    assert rows["EKS cluster llm-prod"].detail == "no EKS cluster named llm-prod in us-east-1"
+    assert rows["EKS Pod Identity Agent"].result == pf.SKIPPED
+
+
+def test_instance_types_offered_only_where_no_subnet_is(prod):
+    account = Account(prod)
+    account.offerings = [o for o in account.offerings if o["InstanceType"] != "p5.48xlarge"] + [
+        {"InstanceType": "p5.48xlarge", "LocationType": "availability-zone", "Location": "us-east-1f"}
+    ]
+    check = by_check(run(prod, account))["pool h100: instance offerings"]
+    assert check.result == pf.MISSING
+    assert check.detail == "offered in us-east-1f; the selected subnets are in us-east-1a, us-east-1b"
+
+
+def test_reservations_that_do_not_exist_or_sit_where_no_subnet_is(prod):
+    account = Account(prod)
+    account.reservations = []
+    check = by_check(run(prod, account))["pool h100: capacity reservations"]
+    assert check.result == pf.MISSING and check.detail == "no active reservation of p5.48xlarge selected (found: none)"
+    account = Account(prod)
+    account.reservations[0]["AvailabilityZone"] = "us-east-1f"
+    check = by_check(run(prod, account))["pool h100: capacity reservations"]
+    assert check.detail == "cr-0ddddddddddddddd4 in us-east-1f: no selected subnet in that zone"
+
+
+def test_a_certificate_not_issued_or_absent(prod):
+    account = Account(prod)
+    account.certificate["Status"] = "PENDING_VALIDATION"
+    check = by_check(run(prod, account))["ingress certificate"]
+    assert check.result == pf.MISSING and check.detail == "*.llm.example.com is PENDING_VALIDATION"
+    account = Account(prod)
+    account.certificate = None
+    assert by_check(run(prod, account))["ingress certificate"].detail.endswith("not found")
+
+
+def test_a_certificate_of_another_region_is_refused_without_asking_acm(prod):
+    raw = stack_config("prod")
+    arn = raw["llm-serving:ingress"]["certificateArn"].split(":")
+    arn[3] = "eu-west-1"
+    raw["llm-serving:ingress"]["certificateArn"] = ":".join(arn)
+    cfg = load_stack_config(raw)
+    check = by_check(run(cfg, Account(cfg)))["ingress certificate"]
+    assert check.result == pf.MISSING and "is in eu-west-1; an ALB in us-east-1 uses certificates of us-east-1" in check.detail
+
+
+def test_an_empty_mirror_and_a_denied_read(prod):
+    account = Account(prod)
+    account.mirror_keys = 0
+    check = by_check(run(prod, account))["model llama-70b: S3 mirror"]
+    assert check.result == pf.MISSING and check.detail.endswith("is empty")
+    account = Account(prod)
+    account.errors["list_objects_v2"] = {"service_error_code": "AccessDenied", "service_message": "Access Denied", "http_status_code": 403}
+    check = by_check(run(prod, account))["model llama-70b: S3 mirror"]
+    assert check.detail == "could not check: AccessDenied on s3:ListBucket on llm-prod-models"
+    assert check.fix == "run preflight with credentials allowed s3:ListBucket on llm-prod-models"
+
+
+def test_subnets_outside_the_clusters_vpc(prod):
+    account = Account(prod)
+    account.subnets[1]["VpcId"] = "vpc-0999999999999999f"
+    check = by_check(run(prod, account))["subnets"]
+    assert check.result == pf.MISSING and check.detail == f"subnet-0bbbbbbbbbbbbbbb2 are not in the cluster's VPC {VPC}"
+
+
+def _cli(prod, account: Account, fmt: str, capsys) -> tuple[int, str]:
+    def open_clients(profile, region):
+        assert (profile, region) == (None, REGION)
+        return account.clients()[0], ACCOUNT
+
+    code = pf.run_preflight(Namespace(stack="prod", format=fmt), open_clients=open_clients)
+    return code, capsys.readouterr().out
+
+
+def test_exit_codes_and_the_table(prod, capsys):
+    code, out = _cli(prod, Account(prod), "text", capsys)
+    assert code == 0
+    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 12 checks, 0 missing\n\ncheck")
+    account = Account(prod)
+    account.quotas["L-417A185B"] = 0.0
+    code, out = _cli(prod, account, "text", capsys)
+    assert code == 1
+    assert "quota Running On-Demand P instances" in out and "--quota-code L-417A185B --desired-value 1152" in out
+
+
+def test_json_report(prod, capsys):
+    account = Account(prod)
+    account.subnets = []
+    code, out = _cli(prod, account, "json", capsys)
+    doc = json.loads(out)
+    assert code == 1 and doc["ok"] is False and (doc["stack"], doc["region"], doc["account"]) == ("prod", REGION, ACCOUNT)
+    assert {"check": "subnets", "result": "missing"}.items() <= next(c for c in doc["checks"] if c["check"] == "subnets").items()
+    assert all(set(c) == {"check", "result", "detail", "fix"} for c in doc["checks"])
+
+
+def _no_credentials_env(tmp_path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    # No shared files: HOME and the config/credentials paths point into an empty folder.
+    env.update(HOME=str(tmp_path), AWS_CONFIG_FILE=str(tmp_path / "config"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "credentials"))
+    return env
+
+
+def test_without_credentials_it_exits_2_within_15_seconds_naming_how_to_provide_them(tmp_path):
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "stacks", "preflight", "prod"], cwd=ROOT, env=_no_credentials_env(tmp_path),
+                          capture_output=True, text=True, timeout=60)
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 2, proc.stderr
+    assert elapsed < 15, elapsed
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert proc.stderr.startswith("error: no AWS credentials found.")
+    for way in ("aws:profile", "AWS_PROFILE", "aws sso login", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        assert way in proc.stderr
+
+
+def test_an_unknown_profile_exits_2_naming_it(tmp_path):
+    env = _no_credentials_env(tmp_path) | {"AWS_PROFILE": "no-such-profile"}
+    proc = subprocess.run([sys.executable, "-m", "stacks", "preflight", "prod"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "AWS profile 'no-such-profile' (aws:profile or AWS_PROFILE) is not in ~/.aws/config" in proc.stderr
+
+
+def test_credentials_aws_rejects_exit_2(monkeypatch):
+    """STS refuses the keys: no usable credentials (exit 2), said plainly."""
+    session = boto3.Session(aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="wrong", region_name=REGION)
+    sts = session.client("sts", region_name=REGION)
+    stub = Stubber(sts)
+    stub.add_client_error("get_caller_identity", "InvalidClientTokenId", "The security token included in the request is invalid.", 403)
+    stub.activate()
+    monkeypatch.setattr(boto3, "Session", lambda **kw: _SessionWith(session, sts))
+    with pytest.raises(pf.NoCredentials, match=r"^AWS rejected the credentials \(InvalidClientTokenId: The security token"):
+        pf.open_session(None, REGION)
+
+
+class _SessionWith:
+    def __init__(self, session, sts):
+        self.session, self.sts = session, sts
+
+    def get_credentials(self):
+        return self.session.get_credentials()
+
+    def client(self, service, **kw):
+        assert service == "sts"
+        return self.sts
+
+
+def test_bad_stack_input_exits_2_without_aws(tmp_path):
+    env = _no_credentials_env(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "stacks", "preflight", "no-such-stack"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "no stack file" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_every_client_has_short_timeouts_and_the_metadata_wait_is_bounded():
+    config = pf.client_config()
+    assert (config.connect_timeout, config.read_timeout) == (3, 10) and config.retries["max_attempts"] == 2
+    env: dict[str, str] = {}
+    pf.bound_metadata_waits(env)
+    assert env == {"AWS_METADATA_SERVICE_TIMEOUT": "1", "AWS_METADATA_SERVICE_NUM_ATTEMPTS": "1"}
+    env = {"AWS_METADATA_SERVICE_TIMEOUT": "5"}
+    pf.bound_metadata_waits(env)
+    assert env["AWS_METADATA_SERVICE_TIMEOUT"] == "5"  # the caller's choice stands
