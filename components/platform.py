@@ -18,12 +18,8 @@ from .capacity.plan import ServingPlan, plan_stack
 from .capacity.pools import PoolPlan, plan_pools
 from .addons import ClusterAddons, ClusterAddonsArgs
 from .cluster import k8s_child_opts, kubernetes_provider
-<<<<<<< HEAD
-from .config import StackConfig
-from .deploy_order import DeployOrder
-=======
 from .config import DISCOVERY_TAG, StackConfig
->>>>>>> main
+from .deploy_order import DeployOrder
 from .gpu_pool import GpuPool, GpuPoolArgs
 from .ingress import LlmIngress, LlmIngressArgs
 from .inputs import AwsProvider, InputStr, K8sProvider
@@ -155,16 +151,12 @@ class LlmPlatform(pulumi.ComponentResource):
                     cache_models=tuple(
                         (m, self.plans[m.name].model.checkpoint_gib) for m in cfg.models if m.pool == p.name and m.source.type == "localCache"
                     ),
-<<<<<<< HEAD
                     depends_on=[namespace],
-=======
-                    depends_on=[namespace, self.addons, *([self.karpenter] if self.karpenter else [])],
                     subnets=cfg.cluster.subnets,
                     security_groups=cfg.cluster.security_groups,
                     efa_vpc_id=vpc_id if p.name in efa_pools else None,
                     network_depends_on=discovery_tags,
                     aws_provider=args.aws_provider,
->>>>>>> main
                     cache_credentials=bool(cache_credentials),
                     cache_depends_on=cache_credentials,
                 ),

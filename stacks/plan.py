@@ -228,10 +228,6 @@ def run_plan(stack_ref: str) -> PlanResult:
     pool_plans = plan_pools(cfg.gpu_pools, cfg.models, plans)
     recording = run_program(stack)
     violations = evaluate(policy_resources(recording))
-<<<<<<< HEAD
-    resources = [{"type": r.type, "name": r.name, "parent": r.parent, "dependsOn": list(r.dependencies)} for r in tree_order(recording.resources)]
-    report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name]) for m in cfg.models])
-=======
     # Advisory, and only for models that declare slo.traffic: simulate the stack under that profile (docs/simulate.md).
     if any(m.slo.traffic is not None for m in cfg.models):
         from policies.simulation.simulated_slo import POLICY as SIMULATED_SLO
@@ -239,9 +235,8 @@ def run_plan(stack_ref: str) -> PlanResult:
 
         sim = slo_results(cfg, plans, render_files(recording), stack.path.parent)
         violations = sorted([*violations, *evaluate(sim, policies=[SIMULATED_SLO])], key=lambda v: (v.policy, v.resource, v.message))
-    resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in tree_order(recording.resources)]
+    resources = [{"type": r.type, "name": r.name, "parent": r.parent, "dependsOn": list(r.dependencies)} for r in tree_order(recording.resources)]
     report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name], cfg) for m in cfg.models])
->>>>>>> main
     report["stack_file"] = _display_path(stack.path)
     report["pools"] = [_pool_figures(p, plans) for p in pool_plans.values()]
     lines = model_lines(stack.path, [m.name for m in cfg.models])
