@@ -360,6 +360,8 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
     loops = ThreadLoops()
     missing: list[str] = []
     region = str(stack.config.get("aws:region") or "us-west-2")
+    # Explicit AWS providers by id, with the region each was given: a lookup through one answers for its region.
+    provider_regions: dict[str, str] = {}
 
     class _Mocks(mocks.Mocks):
         def new_resource(self, args: mocks.MockResourceArgs):
@@ -373,11 +375,15 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
             # Return the inputs as outputs so that whatever the program reads back is known, plus
             # what AWS would compute (ARNs, URLs) in plausible, deterministic form.
             outputs = {**mock_cloud.computed_outputs(args.typ, args.name, args.inputs, region), **args.inputs}
-            return mock_cloud.physical_id(args.typ, args.name), outputs
+            physical = mock_cloud.physical_id(args.typ, args.name)
+            if args.typ == "pulumi:providers:aws" and isinstance(args.inputs.get("region"), str):
+                provider_regions[physical] = args.inputs["region"]
+            return physical, outputs
 
         def call(self, args: mocks.MockCallArgs):
             # Provider functions: the EKS cluster lookup and the few others the program makes.
-            return mock_cloud.invoke(args.token, args.args, region)
+            provider_id = (args.provider or "").rsplit("::", 1)[-1]
+            return mock_cloud.invoke(args.token, args.args, provider_regions.get(provider_id, region))
 
     class _Monitor(loop_owning_monitor(loops)):
         def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
