@@ -279,7 +279,7 @@ class DisruptionConfig(_Model):
 
 
 # An EKS-optimized AMI release, pinned: "latest" drifts (replaces) every node when AWS ships an AMI
-# (karpenter.md, EC2NodeClass amiSelectorTerms). AL2023 releases are dated (amazon-eks-ami vYYYYMMDD).
+# (Karpenter v1.14.1 docs, EC2NodeClass amiSelectorTerms). AL2023 releases are dated (amazon-eks-ami vYYYYMMDD).
 _AMI_ALIAS = re.compile(r"(al2023@v[0-9]{8}|bottlerocket@v?[0-9]+\.[0-9]+\.[0-9]+)")
 # A dated AL2023 release seen pinned in public EKS code (e.g. "al2023@v20260903" as an EC2NodeClass alias default).
 DEFAULT_AMI_ALIAS = "al2023@v20260903"

@@ -7,7 +7,7 @@ first ``up`` and a ``destroy`` work on a fresh cluster is not placed by hand her
 * :data:`CHARTS`, one row per Helm chart the stack installs: which kinds' CRDs it installs, which
   kinds its controller reconciles (finalizers) or its webhooks admit, which other charts it needs
   first, and the service account it runs as when it needs AWS IAM (EKS Pod Identity); each row
-  cites the chart or controller source at the pinned tag (../shared/charts/PROVENANCE.md);
+  cites the chart or controller source at the pinned tag (repository, tag and path);
 * what each rendered object names: the ServiceAccounts, Secrets, PriorityClasses and model caches
   in its spec, and the namespace it lives in.
 
@@ -131,7 +131,7 @@ CHARTS: dict[str, ChartFacts] = {
             service_account=("serviceAccount.name", "karpenter"),
             sources=(
                 "karpenter-provider-aws v1.14.1 charts/karpenter/templates/deployment.yaml (serviceAccountName from serviceAccount.name)",
-                "shared/reference/karpenter.md (finalizers, Pod Identity)",
+                "kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go (TerminationFinalizer karpenter.sh/termination); karpenter-provider-aws v1.14.1 website/content/en/docs/getting-started (EKS Pod Identity)",
             ),
         ),
         ChartFacts(

@@ -22,7 +22,7 @@ from . import pod_identity
 # aws/karpenter-provider-aws v1.14.1, charts/karpenter (published to public ECR as an OCI chart).
 KARPENTER = Chart("karpenter", "1.14.1", "oci://public.ecr.aws/karpenter")
 # The CRDs as templates of their own chart: Helm never upgrades a chart's crds/ folder, so the
-# karpenter chart's copies would stay at the first version installed (shared/charts/PROVENANCE.md).
+# karpenter chart's copies would stay at the first version installed (Helm docs, "Method 1: Let Helm Do It For You": crds/ is installed once, never upgraded).
 KARPENTER_CRD = Chart("karpenter-crd", "1.14.1", "oci://public.ecr.aws/karpenter")
 SERVICE_ACCOUNT = "karpenter"
 
@@ -280,7 +280,7 @@ def karpenter_values(cluster: str, queue_name: str, capacity_buffer: bool) -> di
         "settings": {
             "clusterName": cluster,
             "interruptionQueue": queue_name,
-            # Off by default in 1.14.1 (karpenter.md, "CapacityBuffer API"); on when a pool keeps its
+            # Off by default in 1.14.1 (Karpenter v1.14.1 docs, "CapacityBuffer API"); on when a pool keeps its
             # warm headroom with a CapacityBuffer instead of placeholder pods.
             "featureGates": {"capacityBuffer": capacity_buffer},
         },
