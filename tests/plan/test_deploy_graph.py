@@ -227,3 +227,16 @@ def test_json_report_lists_the_recorded_dependencies_of_every_resource(prod, tmp
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)["resources"]
     assert {r["name"]: r["dependsOn"] for r in rows} == {r["name"]: sorted(r["dependencies"]) for r in prod}
+
+
+def test_skip_await_only_on_the_buffer_and_the_pre_pull(prod):
+    """pulumi-kubernetes v4.32.0 awaits a Deployment or DaemonSet until ready (provider/pkg/await/awaiters.go:184)
+    unless it carries pulumi.com/skipAwait: "true" (provider/pkg/metadata/annotations.go:33, overrides.go:40;
+    await.go:1100 newLegacyReadyCondition): the placeholders and the pre-pull pods wait for GPU nodes."""
+    skipped = sorted(
+        r["name"] for r in prod
+        if ((r["inputs"].get("metadata") or {}).get("annotations") or {}).get("pulumi.com/skipAwait") == "true"
+    )
+    workloads = sorted(r["name"] for r in prod if _kind(r) in ("apps/Deployment", "apps/DaemonSet"))
+    assert skipped == workloads
+    assert any(n.endswith("-buffer") for n in skipped) and any(n.endswith("-image-prepull") for n in skipped)
