@@ -73,7 +73,6 @@ class ClusterAddons(KubernetesComponent):
         ]
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         for rel in build.addon_releases(args.addons, args.local_model_cache, args.routes_itself, args.efa):
-            # KServe's controller needs its CRDs and cert-manager's issuer first: install in order.
-            previous = list(self.releases.values())[-1:]
-            self.releases[rel["name"]] = helm_release(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=previous))
+            # The order (cert-manager, the CRDs, then the controllers) comes from components/deploy_order.py.
+            self.releases[rel["name"]] = helm_release(f"{name}-{rel['name']}", rel, self.child_opts())
         self.register_outputs({"releases": sorted(self.releases), "podIdentityAgent": self.pod_identity_agent is not None})

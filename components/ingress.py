@@ -127,18 +127,16 @@ class IstioIngress(KubernetesComponent):
 
     def __init__(self, name: str, args: IstioIngressArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:ingress:IstioIngress", name, None, opts)
-        previous: list[pulumi.Resource] = []
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         # The gateway's namespace is ours (not Helm's), so it carries the readiness-gate label.
         ns = build.gateway_namespace()
         self.namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata=ns["metadata"], opts=self.child_opts())
         for rel in build.istio_releases(args.plans, args.gateway_replicas):
-            # base (CRDs) before istiod before the gateway, as Istio's Helm guide orders them.
-            after = [*previous, self.namespace] if rel["namespace"] == build.GATEWAY_NAMESPACE else list(previous)
-            self.releases[rel["name"]] = _helm(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=after))
-            previous = [self.releases[rel["name"]]]
+            # base (CRDs) before istiod before the gateway, as Istio's Helm guide orders them, and a release
+            # after its Namespace: the order comes from components/deploy_order.py.
+            self.releases[rel["name"]] = _helm(f"{name}-{rel['name']}", rel, self.child_opts())
         gw = build.istio_gateway(args.ingress)
-        self.gateway = _custom(f"{name}-gateway", gw, self.child_opts(depends_on=list(previous)))
+        self.gateway = _custom(f"{name}-gateway", gw, self.child_opts())
         self.register_outputs({"gateway": f"{build.GATEWAY_NAMESPACE}/{build.GATEWAY_NAME}"})
 
 

@@ -8,7 +8,8 @@ Created unless ``karpenter.install`` is false (a cluster where Karpenter already
   in ``namespace`` on this cluster, with the six reference policies of v1.14.1 scoped to this cluster;
 * the SQS interruption queue (SSE on) and the five EventBridge rules for spot interruption, rebalance
   recommendation, instance state change, scheduled change and capacity-reservation interruption;
-* the Karpenter Helm release (settings.clusterName, settings.interruptionQueue, and the
+* the karpenter-crd Helm release (the CRDs, which Helm upgrades as templates) and the Karpenter
+  Helm release (crds/ skipped; settings.clusterName, settings.interruptionQueue, and the
   CapacityBuffer feature gate when a pool uses a CapacityBuffer).
 """
 
@@ -138,6 +139,8 @@ class Karpenter(KubernetesComponent):
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self, provider=args.aws_provider, depends_on=_agent(args.pod_identity_agent)),
         )
+        # The CRDs first, from their own chart (the order comes from components/deploy_order.py).
+        self.crd_release = helm_release(f"{name}-crd-release", build.karpenter_crd_release(args.namespace), self.child_opts())
         (rel,) = releases_of(lambda c: [build.karpenter_release(args.namespace, c, c, args.capacity_buffer)], cluster)
         self.release = helm_release(f"{name}-release", rel, self.child_opts(depends_on=[pod_identity, self.node_access]))
         self.node_role_name = self.node_role.name

@@ -19,6 +19,7 @@ from .capacity.pools import PoolPlan, plan_pools
 from .addons import ClusterAddons, ClusterAddonsArgs
 from .cluster import certificate_authority, eks_kubeconfig_output, k8s_child_opts, kubernetes_provider, provider_region
 from .config import DISCOVERY_TAG, StackConfig
+from .deploy_order import DeployOrder
 from .gpu_pool import GpuPool, GpuPoolArgs
 from .ingress import LlmIngress, LlmIngressArgs
 from .inputs import AwsProvider, InputStr, K8sProvider
@@ -85,6 +86,15 @@ class LlmPlatform(pulumi.ComponentResource):
     api_key_secret: pulumi.Output[Optional[str]]
 
     def __init__(self, name: str, args: LlmPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        # What waits for what is derived from the rendered children (components/deploy_order.py),
+        # once all of them are registered: sealed also when construction fails part way.
+        self.deploy_order = DeployOrder()
+        try:
+            self._construct(name, args, pulumi.ResourceOptions.merge(opts, self.deploy_order.options()))
+        finally:
+            self.deploy_order.seal()
+
+    def _construct(self, name: str, args: LlmPlatformArgs, opts: pulumi.ResourceOptions) -> None:
         super().__init__("llm-serving:platform:LlmPlatform", name, None, opts)
         cfg = args.config
         self.plans = args.plans if args.plans is not None else plan_stack(cfg, args.base_dir)
@@ -162,7 +172,7 @@ class LlmPlatform(pulumi.ComponentResource):
                     cache_models=tuple(
                         (m, self.plans[m.name].model.checkpoint_gib) for m in cfg.models if m.pool == p.name and m.source.type == "localCache"
                     ),
-                    depends_on=[namespace, self.addons, *([self.karpenter] if self.karpenter else [])],
+                    depends_on=[namespace],
                     subnets=cfg.cluster.subnets,
                     security_groups=cfg.cluster.security_groups,
                     efa_vpc_id=vpc_id if p.name in efa_pools else None,

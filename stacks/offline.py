@@ -202,6 +202,20 @@ def _struct_value(value: Any) -> Any:
     return None
 
 
+def engine_dependencies(request: Any, names: Mapping[str, str]) -> tuple[str, ...]:
+    """The names of the resources a RegisterResource request waits for, sorted and without repeats.
+
+    The union of the request's ``dependencies`` (explicit ``depends_on``, with a component expanded
+    to its custom children, and the resources behind every Output input) and its
+    ``propertyDependencies`` (per input property): what the engine orders creation, and in reverse
+    deletion, by. A URN the run has not registered (never expected) stays as it came.
+    """
+    urns = set(request.dependencies)
+    for deps in request.propertyDependencies.values():
+        urns.update(deps.urns)
+    return tuple(sorted({names.get(urn, urn) for urn in urns}))
+
+
 def _redact(value: Any) -> Any:
     """A secret keeps its shape (keys of a Secret's data stay readable); every leaf is redacted."""
     if isinstance(value, Mapping):
@@ -384,7 +398,7 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
                         parent=names.get(request.parent) or None,
                         custom=bool(request.custom),
                         inputs=recorded_inputs(request.object),
-                        dependencies=tuple(sorted(names.get(d, d) for d in request.dependencies)),
+                        dependencies=engine_dependencies(request, names),
                         urn=response.urn,
                         parent_urn=request.parent if names.get(request.parent) else "",
                         # A provider reference is "<urn>::<id>"; the default provider has none.

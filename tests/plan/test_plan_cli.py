@@ -45,7 +45,7 @@ def test_plan_exits_zero_with_the_json_contract(planned):
     assert set(report) >= {"stack", "resources", "violations", "models"}
     assert report["stack"] == stack
     assert report["violations"] == []
-    assert all(set(r) == {"type", "name", "parent"} for r in report["resources"])
+    assert all(set(r) == {"type", "name", "parent", "dependsOn"} for r in report["resources"])
     for m in report["models"]:
         assert {"name", "kv_cache_gib", "kv_cache_tokens", "max_concurrency", "fits", "derived"} <= set(m)
         assert m["fits"] is True
@@ -111,8 +111,9 @@ def test_text_report_is_readable(tmp_path):
     # + Karpenter's fifth interruption rule and its target (capacity-reservation interruption) and the h100 pool's
     # EFA security group (issue 19); + three ServiceAccounts (chat-8b, qwen3-32b; chat-8b's cache account) and
     # KServe's job namespace and its Secret, the gateway namespace, the EFA device plugin release and the
-    # RayCluster's PDB (issue 18); + the API key's Secret and the Pod Identity Agent add-on (issue 19).
-    assert text.startswith("Stack prod: 118 resources, 0 violations")
+    # RayCluster's PDB, and the karpenter-crd release (issue 18); + the API key's Secret and the Pod Identity
+    # Agent add-on (issue 19).
+    assert text.startswith("Stack prod: 119 resources, 0 violations")
     assert "Violations: none" in text
     assert "Model llama-70b: meta-llama/Llama-3.3-70B-Instruct on 4x H100 (p5.48xlarge), fits:" in text
     assert "= KV cache" in text and "derived maxNumSeqs = " in text
