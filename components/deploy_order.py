@@ -7,7 +7,7 @@ first ``up`` and a ``destroy`` work on a fresh cluster is not placed by hand her
 * :data:`CHARTS`, one row per Helm chart the stack installs: which kinds' CRDs it installs, which
   kinds its controller reconciles (finalizers) or its webhooks admit, which other charts it needs
   first, and the service account it runs as when it needs AWS IAM (EKS Pod Identity); each row
-  cites the chart or controller source at the pinned tag (../shared/charts/PROVENANCE.md);
+  cites the chart or controller source at the pinned tag (the tags and commits are listed with each chart pin);
 * what each rendered object names: the ServiceAccounts, Secrets, PriorityClasses and model caches
   in its spec, and the namespace it lives in.
 
@@ -136,7 +136,7 @@ CHARTS: dict[str, ChartFacts] = {
             service_account=("serviceAccount.name", "karpenter"),
             sources=(
                 "karpenter-provider-aws v1.14.1 charts/karpenter/templates/deployment.yaml (serviceAccountName from serviceAccount.name)",
-                "shared/reference/karpenter.md (finalizers, Pod Identity)",
+                "karpenter-provider-aws v1.14.1 website/content/en/docs/concepts/nodeclasses.md (the EC2NodeClass finalizer waits for its NodeClaims)",
             ),
         ),
         ChartFacts(

@@ -248,6 +248,13 @@ def check_markdown(report: Mapping[str, Any]) -> str:
     out = ["### llm-serving policies check", "",
            f"Read {report['files']} files, {report['documents']} documents, {report['objects']} Kubernetes objects"
            + (f"; skipped {', '.join(f'{k} ({n})' for k, n in skipped.items())}." if skipped else "."), ""]
+    unsized = report.get("unsized") or []
+    if unsized:
+        # Not a pass: S2 did not judge these servers (policies/vllm/capacity.py sizing_gaps).
+        out += [f"**{len(unsized)} model server{'s' if len(unsized) != 1 else ''} could not be sized**, so whether "
+                f"{'they start' if len(unsized) != 1 else 'it starts'} was not checked:", ""]
+        out += [f"- `{_cell(g['resource'])}` {_cell(g['server'])}: {_cell(g['reason'])}" for g in unsized]
+        out.append("")
     out += violations_markdown(report["violations"])
     return "\n".join(out) + "\n"
 
