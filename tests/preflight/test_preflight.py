@@ -79,7 +79,9 @@ class Account:
                 "accessConfig": {"authenticationMode": self.auth_mode},
                 "resourcesVpcConfig": {"vpcId": VPC, "clusterSecurityGroupId": CLUSTER_SG, "subnetIds": list(SUBNETS)},
             }}, {"name": CLUSTER})
-            if self.addon is None:
+            if pf._stack_installs_pod_identity_agent(self.cfg):
+                pass  # the stack installs the add-on (addons.podIdentityAgent): preflight does not ask the cluster
+            elif self.addon is None:
                 eks.add_client_error("describe_addon", "ResourceNotFoundException", "No addon: eks-pod-identity-agent found", 404)
             else:
                 self._respond(eks, "describe_addon", {"addon": self.addon}, {"clusterName": CLUSTER, "addonName": pf.POD_IDENTITY_AGENT})
@@ -189,7 +191,15 @@ def test_a_cluster_that_refuses_access_entries(prod):
     assert check.fix == "aws eks update-cluster-config --name llm-prod --region us-east-1 --access-config authenticationMode=API_AND_CONFIG_MAP"
 
 
+def test_the_stack_installs_the_pod_identity_agent_by_default(prod):
+    check = by_check(run(prod, Account(prod)))["EKS Pod Identity Agent"]
+    assert (check.result, check.detail) == (pf.OK, "installed by this stack (addons.podIdentityAgent)")
+
+
 def test_no_pod_identity_agent(prod):
+    config = stack_config("prod")
+    config["llm-serving:addons"] = {"podIdentityAgent": {"install": False}}
+    prod = load_stack_config(config)
     account = Account(prod)
     account.addon = None
     check = by_check(run(prod, account))["EKS Pod Identity Agent"]
@@ -204,7 +214,8 @@ def test_a_missing_cluster_is_named(prod):
     checks = run(prod, account)
     rows = by_check(checks)
     assert rows["EKS cluster llm-prod"].detail == "no EKS cluster named llm-prod in us-east-1"
-    assert rows["EKS Pod Identity Agent"].result == pf.SKIPPED
+    # prod installs the add-on itself (addons.podIdentityAgent, default true), so nothing is asked of the cluster.
+    assert rows["EKS Pod Identity Agent"].result == pf.OK
 
 
 def test_instance_types_offered_only_where_no_subnet_is(prod):
