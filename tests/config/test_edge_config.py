@@ -161,3 +161,14 @@ def test_a_placeholder_reservation_owner_is_refused():
     (message,) = refused(cfg)
     assert message == (f"gpuPools[{pool}].capacityReservations[0].ownerId = '123456789012': is the placeholder account id "
                        "123456789012 (documentation example); use the account that owns the reservations")
+
+
+def test_a_scheme_the_controller_does_not_know_is_refused():
+    # v3.5.0 pkg/config/controller_config.go:302-307 knows internal and internet-facing only.
+    assert refused(with_ingress(scheme="public")) == ["ingress.scheme = 'public': input should be 'internal' or 'internet-facing'"]
+
+
+def test_a_bad_pod_identity_agent_setting_is_refused_naming_the_field():
+    cfg = stack_config("dev")
+    cfg["llm-serving:addons"] = {"podIdentityAgent": {"install": "yes"}}
+    assert refused(cfg) == ["addons.podIdentityAgent.install = 'yes': input should be a valid boolean"]
