@@ -135,11 +135,16 @@ def _display_path(path: Path) -> str:
         return str(path)
 
 
-def _model_figures(model, plan) -> dict:
-    """A model's capacity plan figures, with its scaling figures under "autoscaling"."""
+def _model_figures(model, plan, cfg=None) -> dict:
+    """A model's capacity plan figures, with its scaling figures under "autoscaling" and, in "derived",
+    what the controllers do with it (components/builders/notes.py)."""
     from components.builders.autoscaling import scaling_summary
+    from components.builders.notes import controller_notes
 
-    return {**plan.report(), "autoscaling": scaling_summary(model, plan)}
+    figures = {**plan.report(), "autoscaling": scaling_summary(model, plan)}
+    if cfg is not None:
+        figures["derived"] = [*figures["derived"], *controller_notes(model, plan, cfg)]
+    return figures
 
 
 # The stack-file key each policy's finding comes from, searched inside the model's entry; a
@@ -230,8 +235,8 @@ def run_plan(stack_ref: str) -> PlanResult:
 
         sim = slo_results(cfg, plans, render_files(recording), stack.path.parent)
         violations = sorted([*violations, *evaluate(sim, policies=[SIMULATED_SLO])], key=lambda v: (v.policy, v.resource, v.message))
-    resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in tree_order(recording.resources)]
-    report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name]) for m in cfg.models])
+    resources = [{"type": r.type, "name": r.name, "parent": r.parent, "dependsOn": list(r.dependencies)} for r in tree_order(recording.resources)]
+    report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name], cfg) for m in cfg.models])
     report["stack_file"] = _display_path(stack.path)
     report["pools"] = [_pool_figures(p, plans) for p in pool_plans.values()]
     lines = model_lines(stack.path, [m.name for m in cfg.models])

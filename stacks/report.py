@@ -14,10 +14,16 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 
 def plan_report(stack: str, resources: Sequence[Mapping[str, Any]], violations: Sequence[Any], models: Sequence[Mapping[str, Any]]) -> dict:
-    """The JSON report: stack, resources [{type, name, parent}], violations, models."""
+    """The JSON report: stack, resources [{type, name, parent, dependsOn}], violations, models.
+
+    ``dependsOn`` names the resources Pulumi waits for before creating the resource (and deletes
+    only after it), as the engine received them; a row given none has none.
+    """
     return {
         "stack": stack,
-        "resources": [{"type": r["type"], "name": r["name"], "parent": r["parent"]} for r in resources],
+        "resources": [
+            {"type": r["type"], "name": r["name"], "parent": r["parent"], "dependsOn": list(r.get("dependsOn") or ())} for r in resources
+        ],
         "violations": [violation_row(v) for v in violations],
         "models": list(models),
     }

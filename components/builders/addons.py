@@ -20,6 +20,8 @@ KSERVE = Chart("kserve-resources", "v0.20.0", "oci://ghcr.io/kserve/charts")
 KSERVE_LOCALMODEL_CRD = Chart("kserve-localmodel-crd", "v0.20.0", "oci://ghcr.io/kserve/charts")
 KSERVE_LOCALMODEL = Chart("kserve-localmodel-resources", "v0.20.0", "oci://ghcr.io/kserve/charts")
 NVIDIA_DEVICE_PLUGIN = Chart("nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin")
+# eks-charts stable/aws-efa-k8s-device-plugin (chart v0.5.30, plugin image v0.5.20; ../shared/charts PROVENANCE.md).
+EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts")
 
 CERT_MANAGER_NAMESPACE = "cert-manager"
 KSERVE_NAMESPACE = "kserve"
@@ -74,7 +76,19 @@ def device_plugin_values() -> dict[str, Any]:
     }
 
 
-def addon_releases(cfg: AddonsConfig, local_model_cache: bool = False, routes_itself: bool = False) -> list[dict[str, Any]]:
+def efa_device_plugin_values() -> dict[str, Any]:
+    """The EFA device plugin on the GPU nodes too: it tolerates the GPU taint (the chart adds only CriticalAddonsOnly).
+
+    The DaemonSet advertises ``vpc.amazonaws.com/efa`` on the instance types of the chart's
+    ``supportedInstanceLabels`` (p4d, p5, p5e, p5en, p6 ... in v0.5.30's values.yaml) and runs with
+    ``priorityClassName: system-node-critical`` (templates/daemonset.yaml:34-44).
+    """
+    return {"tolerations": [dict(GPU_TOLERATION)]}
+
+
+def addon_releases(
+    cfg: AddonsConfig, local_model_cache: bool = False, routes_itself: bool = False, efa: bool = False
+) -> list[dict[str, Any]]:
     """The add-on releases to install, in install order (cert-manager before KServe, CRDs before the controller).
 
     With ``local_model_cache`` (a model reads its weights from a LocalModelCache) KServe's local-model
@@ -93,4 +107,21 @@ def addon_releases(cfg: AddonsConfig, local_model_cache: bool = False, routes_it
             out.append(release(KSERVE_LOCALMODEL, "kserve-localmodel", KSERVE_NAMESPACE, localmodel_values()))
     if cfg.nvidia_device_plugin.install:
         out.append(release(NVIDIA_DEVICE_PLUGIN, "nvidia-device-plugin", DEVICE_PLUGIN_NAMESPACE, device_plugin_values()))
+    if efa and cfg.efa_device_plugin.install:
+        out.append(release(EFA_DEVICE_PLUGIN, "aws-efa-k8s-device-plugin", DEVICE_PLUGIN_NAMESPACE, efa_device_plugin_values()))
     return out
+
+
+# The EKS add-on that runs the Pod Identity Agent DaemonSet (EKS user guide, "Set up the Amazon EKS
+# Pod Identity Agent"): the name EKS's add-on API knows it by.
+POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
+
+
+def pod_identity_agent_addon() -> dict[str, Any]:
+    """Arguments of the ``aws.eks.Addon`` that installs the EKS Pod Identity Agent.
+
+    No addon_version: EKS picks the default version for the cluster's Kubernetes version (a pinned
+    one would need a table per Kubernetes minor). On create, the add-on takes over an agent installed
+    by hand (OVERWRITE); on update, changes made outside Pulumi are kept (PRESERVE).
+    """
+    return {"addon_name": POD_IDENTITY_AGENT_ADDON, "resolve_conflicts_on_create": "OVERWRITE", "resolve_conflicts_on_update": "PRESERVE"}

@@ -44,6 +44,9 @@ GATEWAY_HTTP_PORT = 80
 ISTIO_SYSTEM = "istio-system"
 LB_CONTROLLER_NAMESPACE = "kube-system"
 LB_CONTROLLER_SERVICE_ACCOUNT = "aws-load-balancer-controller"
+# The AWS Load Balancer Controller's pod webhook injects target-group readiness gates only in namespaces
+# with this label (eks-charts stable/aws-load-balancer-controller/templates/webhook.yaml:31-34, chart 3.5.0).
+READINESS_GATE_LABEL = {"elbv2.k8s.aws/pod-readiness-gate-inject": "enabled"}
 # Share of the gateway's or an ejected pool's hosts outlier detection may eject at once.
 MAX_EJECTION_PERCENT = 50
 CONSECUTIVE_LOCAL_ORIGIN_FAILURES = 3
@@ -119,8 +122,22 @@ def alb_annotations(cfg: IngressConfig, plans: Mapping[str, ServingPlan]) -> dic
         ann[f"{ALB}/certificate-arn"] = cfg.certificate_arn
         ann[f"{ALB}/listen-ports"] = json.dumps([{"HTTP": 80}, {"HTTPS": 443}], separators=(",", ":"))
         ann[f"{ALB}/ssl-redirect"] = "443"
+        # The controller's default (ELBSecurityPolicy-2016-08) still accepts TLS 1.0 (docs/edge.md).
+        ann[f"{ALB}/ssl-policy"] = cfg.ssl_policy
     else:
         ann[f"{ALB}/listen-ports"] = json.dumps([{"HTTP": 80}], separators=(",", ":"))
+    ann.update(edge_guards(cfg))
+    return ann
+
+
+def edge_guards(cfg: IngressConfig) -> dict[str, str]:
+    """Who may reach the ALB: its security group's CIDRs and a WAFv2 web ACL (annotation names of controller v3.5.0)."""
+    ann = {}
+    if cfg.inbound_cidrs:
+        # A stringList annotation: comma-separated (pkg/ingress/model_build_listener.go computeIngressExplicitInboundCIDRs).
+        ann[f"{ALB}/inbound-cidrs"] = ",".join(cfg.inbound_cidrs)
+    if cfg.waf_acl_arn:
+        ann[f"{ALB}/wafv2-acl-arn"] = cfg.waf_acl_arn
     return ann
 
 
@@ -130,6 +147,17 @@ def _long_condition() -> str:
         [{"field": "http-header", "httpHeaderConfig": {"httpHeaderName": LONG_CONTEXT_HEADER, "values": [LONG_CONTEXT_VALUE]}}],
         separators=(",", ":"),
     )
+
+
+# What the ALB forwards when the models require an API key: vLLM's key guards /v1 (and, in 0.33.0,
+# /v2, /inference and /cohere) but not /invocations, /tokenize, /pooling or /metrics (docs/edge.md),
+# so an edge that relies on the key forwards the OpenAI API's prefix and nothing else.
+API_PATH = "/v1"
+
+
+def route_path(api_key: bool) -> str:
+    """The Ingress path of every rule: the OpenAI API's prefix behind an API key, else everything."""
+    return API_PATH if api_key else "/"
 
 
 def _backend(service: str, port: int) -> dict[str, Any]:
@@ -142,18 +170,21 @@ def alb_ingress(
     plans: Mapping[str, ServingPlan],
     namespace: str,
     siblings: Mapping[str, str],
+    api_key: bool = False,
 ) -> dict[str, Any]:
     """The ALB Ingress: per model a host rule to its predictor (direct) or one wildcard rule to the gateway (istio).
 
     ``siblings`` maps a long-context sibling's name to its model's; in direct mode the sibling's
-    rule comes first under its model's host, matched by the ALB condition on the header.
+    rule comes first under its model's host, matched by the ALB condition on the header. With
+    ``api_key`` (the models require the stack's API key) the rules forward /v1 only.
     """
     ann = alb_annotations(cfg, plans)
+    path = route_path(api_key)
     labels = recommended_labels("llm-ingress", component="ingress")
     if cfg.routing == "istio":
         rules = [{
             "host": f"*.{cfg.host}",
-            "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": _backend(GATEWAY_RELEASE, GATEWAY_HTTP_PORT)}]},
+            "http": {"paths": [{"path": path, "pathType": "Prefix", "backend": _backend(GATEWAY_RELEASE, GATEWAY_HTTP_PORT)}]},
         }]
         ns = GATEWAY_NAMESPACE
     else:
@@ -167,8 +198,8 @@ def alb_ingress(
             if long is not None:
                 service, port = backend_of(by_name[long])
                 ann[f"{ALB}/conditions.{service}"] = _long_condition()
-                paths.append({"path": "/", "pathType": "Prefix", "backend": _backend(service, port)})
-            paths.append({"path": "/", "pathType": "Prefix", "backend": _backend(*backend_of(m))})
+                paths.append({"path": path, "pathType": "Prefix", "backend": _backend(service, port)})
+            paths.append({"path": path, "pathType": "Prefix", "backend": _backend(*backend_of(m))})
             rules.append({"host": model_host(m.name, cfg.host), "http": {"paths": paths}})
         ns = namespace
     return {
@@ -230,23 +261,27 @@ def virtual_service(m: ModelConfig, plans: Mapping[str, ServingPlan], cfg: Ingre
     }
 
 
-def connection_limits(m: ModelConfig, plan: ServingPlan) -> tuple[int, int]:
-    """(active requests, pending requests) Envoy lets through to the model's pods at most.
+def connection_limits(m: ModelConfig, plan: ServingPlan, gateway_replicas: int = 1) -> tuple[int, int]:
+    """(active requests, pending requests) each Envoy of the gateway lets through to the model's pods at most.
 
     A pod holds maxNumSeqs running + its admission queue (--max-num-queued-reqs); beyond that it
-    answers 503 anyway, so Envoy stops at the same total over maxReplicas pods. Without admission
-    control (older releases) the batch alone bounds a pod.
+    answers 503 anyway, so the gateway stops at the same total over maxReplicas pods. Without admission
+    control (older releases) the batch alone bounds a pod. Envoy's circuit breakers count per Envoy
+    (per cluster, per proxy: Istio 1.30.3 pilot/pkg/networking/core/cluster_traffic_policy.go builds
+    them into each proxy's cluster), so the total is divided among the gateway's replicas, rounded down
+    (never above the pods' capacity; at least 1).
     """
     queue = plan.max_num_queued_reqs or 0
     per_pod = plan.max_num_seqs + queue
-    return per_pod * m.replicas.max, max(1, queue) * m.replicas.max
+    n = max(1, gateway_replicas)
+    return max(1, per_pod * m.replicas.max // n), max(1, max(1, queue) * m.replicas.max // n)
 
 
-def destination_rule(m: ModelConfig, plan: ServingPlan, namespace: str) -> dict[str, Any]:
-    """A model's DestinationRule: connection pool from the batch + queue, idle timeout from the chain,
-    outlier detection that ejects a dead pod (connect failures) but never a busy one (503 rejects)."""
+def destination_rule(m: ModelConfig, plan: ServingPlan, namespace: str, gateway_replicas: int = 1) -> dict[str, Any]:
+    """A model's DestinationRule: connection pool from the batch + queue (per gateway replica), idle timeout
+    from the chain, outlier detection that ejects a dead pod (connect failures) but never a busy one (503 rejects)."""
     chain = plan.timeouts
-    active, pending = connection_limits(m, plan)
+    active, pending = connection_limits(m, plan, gateway_replicas)
     tcp: dict[str, Any] = {"maxConnections": active, "connectTimeout": _secs(chain.connect_timeout_seconds)}
     if not chain.streaming:
         # A non-streamed response sends nothing until it ends: probe the silent connection.
@@ -307,20 +342,44 @@ def lb_controller_release(cluster_name: str, region: str, vpc_id: Optional[str] 
     return {"name": LB_CONTROLLER.name, "chart": LB_CONTROLLER, "namespace": LB_CONTROLLER_NAMESPACE, "values": values}
 
 
-def istio_releases(plans: Mapping[str, ServingPlan]) -> list[dict[str, Any]]:
-    """Istio's base, istiod and ingress gateway releases; the gateway drains like the longest model."""
+def gateway_namespace() -> dict[str, Any]:
+    """The gateway's namespace as an explicit object, labelled for the ALB controller's readiness gates."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": GATEWAY_NAMESPACE,
+            "labels": {**recommended_labels(GATEWAY_NAMESPACE, component="namespace"), **READINESS_GATE_LABEL},
+        },
+    }
+
+
+def istio_releases(plans: Mapping[str, ServingPlan], gateway_replicas: int = 1) -> list[dict[str, Any]]:
+    """Istio's base, istiod and ingress gateway releases; the gateway drains like the longest model.
+
+    The gateway runs a fixed number of replicas (the chart's CPU autoscaler off: each DestinationRule's
+    limits are divided by this number), with a PodDisruptionBudget, which the chart renders only above
+    one replica (Istio 1.30.3 manifests/charts/gateway/templates/poddisruptionbudget.yaml:1-3).
+    """
     chains = [p.timeouts for p in plans.values()]
     drain = max(c.deregistration_delay_seconds for c in chains)
     idle = max(c.gateway_idle_timeout_seconds for c in chains)
     proxy_config = {
         # Envoy keeps the ALB's pooled connections longer than the ALB does (keep-alives grow inward).
-        "proxyMetadata": {"IDLE_TIMEOUT": _secs(idle), "EXIT_ON_ZERO_ACTIVE_CONNECTIONS": "true"},
+        # Proxy metadata reaches Envoy's node metadata only under the ISTIO_META_ prefix (Istio 1.30.3
+        # pkg/bootstrap/config.go:53,674-675), whose IDLE_TIMEOUT (pkg/model/proxy.go:277) sets the HTTP
+        # connection manager's idle timeout (pilot/pkg/networking/core/listener_builder.go:365-368).
+        "proxyMetadata": {"ISTIO_META_IDLE_TIMEOUT": _secs(idle), "EXIT_ON_ZERO_ACTIVE_CONNECTIONS": "true"},
         # A gateway rollout drains streams as long as the longest request, then exits when idle.
         "terminationDrainDuration": _secs(drain),
     }
     gateway_values = {
         # The ALB targets the gateway pods by IP; no cloud load balancer of its own (catalogue row 32).
         "service": {"type": "ClusterIP"},
+        "autoscaling": {"enabled": False},
+        "replicaCount": gateway_replicas,
+        # The chart puts this under the PDB's spec (templates/poddisruptionbudget.yaml); rendered above 1 replica.
+        "podDisruptionBudget": {"maxUnavailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"},
         "terminationGracePeriodSeconds": drain + 15,
         "podAnnotations": {"proxy.istio.io/config": json.dumps(proxy_config, sort_keys=True, separators=(",", ":"))},
     }

@@ -29,6 +29,7 @@ from __future__ import annotations
 import shlex
 from typing import Any, Mapping, Optional
 
+from ..builders.buffer import SERVING_PRIORITY_CLASS
 from ..builders.labels import recommended_labels
 from ..builders.vllm_service import (
     CACHE_PATH,
@@ -38,6 +39,7 @@ from ..builders.vllm_service import (
     NODEPOOL_LABEL,
     SHM_VOLUME,
     GPU_NAME_LABEL,
+    api_key_env,
     capacity_summary,
     vllm_args,
     vllm_env,
@@ -72,6 +74,9 @@ HOST_NETWORK_POLICY = "no-host-namespaces"
 EXEMPTION_PREFIX = "llm-serving.io/exempt-"
 # Seconds between two checks of the Ray cluster's GPUs while the head waits for its workers.
 JOIN_POLL_SECONDS = 10
+# Karpenter never voluntarily disrupts a node running a pod with this annotation (consolidation, drift);
+# losing any one pod of the engine stops the whole model for a multi-node cold start.
+DO_NOT_DISRUPT = {"karpenter.sh/do-not-disrupt": "true"}
 
 
 def service_name(m: ModelConfig) -> str:
@@ -187,6 +192,9 @@ def _pod_spec(m: ModelConfig, plan: ServingPlan, pool: str, container: dict[str,
     assert d is not None
     spec: dict[str, Any] = {
         "terminationGracePeriodSeconds": grace,
+        # The serving pods' priority (1000, PreemptLowerPriority): at KubeRay's default 0, a scale-out of
+        # any other model could preempt an 8-GPU worker and take the engine down for its cold start.
+        "priorityClassName": SERVING_PRIORITY_CLASS,
         "nodeSelector": {NODEPOOL_LABEL: pool, GPU_NAME_LABEL: _karpenter_gpu_name(plan)},
         "tolerations": [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}],
         "volumes": _volumes(shm_gib, cache_gib),
@@ -202,13 +210,21 @@ def _pod_spec(m: ModelConfig, plan: ServingPlan, pool: str, container: dict[str,
 def _template_metadata(m: ModelConfig, role: str, annotations: Optional[Mapping[str, str]] = None) -> dict[str, Any]:
     labels = recommended_labels(m.name, component=role, version=image_tag(m.image))
     labels[MODEL_LABEL] = m.name
-    meta: dict[str, Any] = {"labels": labels}
-    if annotations:
-        meta["annotations"] = dict(annotations)
-    return meta
+    return {"labels": labels, "annotations": {**DO_NOT_DISRUPT, **(annotations or {})}}
 
 
-def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional[str]) -> dict[str, Any]:
+# The head asks for no GPU but runs on a GPU node, where the vLLM image's NVIDIA_VISIBLE_DEVICES=all would
+# show it the GPUs a worker holds. NVIDIA_VISIBLE_DEVICES=void would hide the NVML library too, and vLLM
+# 0.33.0 then finds no platform (platforms/__init__.py cuda_platform_plugin: an NVML error leaves is_cuda
+# False, so resolve_current_platform_cls_qualname falls back to UnspecifiedPlatform) and `vllm serve` cannot
+# start. An empty CUDA_VISIBLE_DEVICES hides every device from CUDA, so no context lands on a worker's GPU,
+# while NVML still names the platform; vLLM treats the empty value as unset when it maps devices for NVML
+# (platforms/interface.py device_id_to_physical_device_id) and never copies it to its Ray workers
+# (v1/executor/ray_utils.py WORKER_SPECIFIC_ENV_VARS).
+HEAD_NO_GPU_ENV = {"name": "CUDA_VISIBLE_DEVICES", "value": ""}
+
+
+def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional[str], api_key_secret: Optional[str] = None) -> dict[str, Any]:
     """The head group: no GPU (num-gpus "0"), runs the vLLM API server and engine core."""
     head = plan.head_resources
     assert head is not None and plan.layout is not None
@@ -216,7 +232,10 @@ def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional
     # The chain's keep-alive and engine-ready timeout: vLLM gives up on its engine after 600 s by
     # default (envs.py, v1/engine/core_client.py "Timed out waiting for engine core processes to
     # start"); the chain raises it to the startup budget, which the plan sized for a multi-node load.
-    env = [*_env(m, hf_secret), *vllm_env(plan)]
+    env = [*_env(m, hf_secret), *vllm_env(plan), HEAD_NO_GPU_ENV]
+    if api_key_secret:
+        # The head runs the API server; the workers answer no HTTP.
+        env.insert(0, api_key_env(api_key_secret))
     container = {
         "name": HEAD_CONTAINER,
         "image": m.image,
@@ -301,7 +320,10 @@ def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Option
     }
 
 
-def ray_cluster(m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Optional[str], pool: Optional[str] = None) -> dict[str, Any]:
+def ray_cluster(
+    m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Optional[str], pool: Optional[str] = None,
+    api_key_secret: Optional[str] = None,
+) -> dict[str, Any]:
     """The RayCluster running one multi-node vLLM engine for ``m`` on Karpenter NodePool ``pool`` (default m.pool)."""
     pool = pool or m.pool
     d = m.distributed
@@ -325,7 +347,7 @@ def ray_cluster(m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Op
         "spec": {
             # Fixed size: Ray's autoscaler has nothing to add (autoscaling multi-node replicas is out of scope).
             "enableInTreeAutoscaling": False,
-            "headGroupSpec": head_group(m, plan, pool, hf_secret),
+            "headGroupSpec": head_group(m, plan, pool, hf_secret, api_key_secret),
             "workerGroupSpecs": [worker_group(m, plan, pool, hf_secret)],
         },
     }
@@ -345,5 +367,24 @@ def api_service(m: ModelConfig, namespace: str) -> dict[str, Any]:
             "type": "ClusterIP",
             "selector": head_selector(m),
             "ports": [{"name": "http", "port": API_PORT, "targetPort": "http", "protocol": "TCP"}],
+        },
+    }
+
+
+def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
+    """A PDB over every pod of the RayCluster: a drain takes at most one at a time (KubeRay v1.7.0 creates none
+    for a RayCluster), and crash-looping pods never block it."""
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {
+            "name": f"{m.name}-ray-pdb",
+            "namespace": namespace,
+            "labels": recommended_labels(m.name, component="inference", version=image_tag(m.image)),
+        },
+        "spec": {
+            "maxUnavailable": 1,
+            "selector": {"matchLabels": {RAY_CLUSTER_LABEL: m.name}},
+            "unhealthyPodEvictionPolicy": "AlwaysAllow",
         },
     }

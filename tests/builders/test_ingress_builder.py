@@ -190,7 +190,7 @@ def test_gateway_drains_like_the_longest_model_and_outlives_the_alb():
     config = json.loads(gateway["podAnnotations"]["proxy.istio.io/config"])
     idle, deregistration = build.front_numbers(plans)
     assert config["terminationDrainDuration"] == f"{deregistration}s"
-    assert int(config["proxyMetadata"]["IDLE_TIMEOUT"][:-1]) > idle
+    assert int(config["proxyMetadata"]["ISTIO_META_IDLE_TIMEOUT"][:-1]) > idle
     assert gateway["terminationGracePeriodSeconds"] > deregistration
     assert gateway["service"]["type"] == "ClusterIP"
 

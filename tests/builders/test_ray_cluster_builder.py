@@ -95,10 +95,10 @@ def test_head_waits_for_every_worker_gpu_before_vllm_starts(prod):
     assert "--block" in lines[start]  # removed from KubeRay's line so the script goes on
     assert f'>= {plan.layout.gpus} else 1' in shlex.split(lines[wait])[3]
     assert pod_container(head_of(cluster))["command"] == ["/bin/bash", "-c"]
-    assert head_of(cluster)["template"]["metadata"]["annotations"] == {build.OVERWRITE_CMD_ANNOTATION: "true"}
+    assert head_of(cluster)["template"]["metadata"]["annotations"] == {build.OVERWRITE_CMD_ANNOTATION: "true", **build.DO_NOT_DISRUPT}
     # Workers keep KubeRay's generated `ray start`: no command of their own, no overwrite annotation.
     assert "command" not in pod_container(workers_of(cluster))
-    assert "annotations" not in workers_of(cluster)["template"]["metadata"]
+    assert workers_of(cluster)["template"]["metadata"]["annotations"] == build.DO_NOT_DISRUPT
 
 
 def test_bash_accepts_the_head_script(prod):
