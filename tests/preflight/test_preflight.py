@@ -37,7 +37,8 @@ class Account:
         self.region, self.name = cfg.region, cfg.cluster.name
         self.auth_mode = "API_AND_CONFIG_MAP"
         self.cluster_found = True
-        self.addon: dict[str, Any] | None = {"addonName": pf.POD_IDENTITY_AGENT, "status": "ACTIVE", "addonVersion": "v1.3.8-eksbuild.2"}
+        # The shipped stacks install the add-on (addons.podIdentityAgent.install defaults to true): ready means not there yet.
+        self.addon: dict[str, Any] | None = None
         self.zones = [z.replace("us-east-1", cfg.region) for z in SUBNETS.values()]
         self.subnets = [{"SubnetId": s, "AvailabilityZone": z, "VpcId": VPC} for s, z in zip(SUBNETS, self.zones)]
         self.groups = [{"GroupId": CLUSTER_SG, "GroupName": "eks-cluster-sg", "VpcId": VPC}]
@@ -206,13 +207,39 @@ def test_a_cluster_that_refuses_access_entries(prod):
     assert check.fix == "aws eks update-cluster-config --name llm-prod --region us-east-1 --access-config authenticationMode=API_AND_CONFIG_MAP"
 
 
-def test_no_pod_identity_agent(prod):
+ACTIVE_AGENT = {"addonName": pf.POD_IDENTITY_AGENT, "status": "ACTIVE", "addonVersion": "v1.3.8-eksbuild.2"}
+
+
+def _without_agent_install():
+    raw = stack_config("prod")
+    raw.setdefault("llm-serving:addons", {})["podIdentityAgent"] = {"install": False}
+    return load_stack_config(raw)
+
+
+def test_the_stack_installs_the_agent_where_the_cluster_has_none(prod):
+    check = by_check(run(prod, Account(prod)))["EKS Pod Identity Agent"]
+    assert check.result == pf.OK and check.detail == "not installed yet; this stack installs the add-on (addons.podIdentityAgent)"
+
+
+def test_an_agent_already_installed_would_make_the_stacks_add_on_fail(prod):
     account = Account(prod)
-    account.addon = None
+    account.addon = dict(ACTIVE_AGENT)
     check = by_check(run(prod, account))["EKS Pod Identity Agent"]
     assert check.result == pf.MISSING
+    assert "is installed already (ACTIVE); this stack would create it again and EKS refuses that" in check.detail
+    assert check.fix == "set llm-serving:addons.podIdentityAgent.install: false"
+
+
+def test_no_pod_identity_agent_where_the_stack_does_not_install_it():
+    cfg = _without_agent_install()
+    check = by_check(run(cfg, Account(cfg)))["EKS Pod Identity Agent"]
+    assert check.result == pf.MISSING
     assert "Karpenter, the AWS Load Balancer Controller, model llama-70b's S3 reader need it" in check.detail
-    assert check.fix == "aws eks create-addon --cluster-name llm-prod --addon-name eks-pod-identity-agent --region us-east-1"
+    assert check.fix.startswith("aws eks create-addon --cluster-name llm-prod --addon-name eks-pod-identity-agent --region us-east-1")
+    account = Account(cfg)
+    account.addon = dict(ACTIVE_AGENT)
+    check = by_check(run(cfg, account))["EKS Pod Identity Agent"]
+    assert check.result == pf.OK and check.detail == "add-on v1.3.8-eksbuild.2 ACTIVE"
 
 
 def test_a_missing_cluster_is_named(prod):
@@ -221,7 +248,7 @@ def test_a_missing_cluster_is_named(prod):
     checks = run(prod, account)
     rows = by_check(checks)
     assert rows["EKS cluster llm-prod"].detail == "no EKS cluster named llm-prod in us-east-1"
-    assert rows["EKS Pod Identity Agent"].result == pf.SKIPPED
+    assert rows["EKS Pod Identity Agent"].result == pf.SKIPPED and rows["EKS Pod Identity Agent"].detail == "the cluster was not found"
 
 
 def test_instance_types_offered_only_where_no_subnet_is(prod):
@@ -256,11 +283,10 @@ def test_a_certificate_not_issued_or_absent(prod):
 
 
 def test_a_certificate_of_another_region_is_refused_without_asking_acm(prod):
-    raw = stack_config("prod")
-    arn = raw["llm-serving:ingress"]["certificateArn"].split(":")
+    """The stack file refuses this already (config.py); a StackConfig built in code can still carry it."""
+    arn = prod.ingress.certificate_arn.split(":")
     arn[3] = "eu-west-1"
-    raw["llm-serving:ingress"]["certificateArn"] = ":".join(arn)
-    cfg = load_stack_config(raw)
+    cfg = prod.model_copy(update={"ingress": prod.ingress.model_copy(update={"certificate_arn": ":".join(arn)})})
     check = by_check(run(cfg, Account(cfg)))["ingress certificate"]
     assert check.result == pf.MISSING and "is in eu-west-1; an ALB in us-east-1 uses certificates of us-east-1" in check.detail
 
