@@ -26,6 +26,7 @@ from .aws_ids import (
     arn_region,
     cidr_problem,
     open_to_all,
+    placeholder_account,
     placeholder_problem,
     ssl_policy_problem,
 )
@@ -303,6 +304,8 @@ class CapacityReservationConfig(_Model):
     def _owner(cls, v: Optional[str]) -> Optional[str]:
         if v is not None and not re.fullmatch(r"[0-9]{12}", v):
             raise ValueError("must be a 12-digit AWS account id")
+        if v is not None and placeholder_account(v):
+            raise ValueError(f"is the placeholder account id {v} (documentation example); use the account that owns the reservations")
         return v
 
     @field_validator("tags")
@@ -1389,8 +1392,8 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
                 problems.append(Problem(f"{where}.name", f"duplicates {first}.name", item.name))
             seen.setdefault(item.name, i)
     if cfg.ingress is not None and cfg.region:
-        # An ALB takes a certificate and a regional web ACL of its own region only.
-        for field, arn in (("certificateArn", cfg.ingress.certificate_arn), ("wafAclArn", cfg.ingress.waf_acl_arn)):
+        # An ALB takes a regional web ACL of its own region only (a certificate's region is preflight's check).
+        for field, arn in (("wafAclArn", cfg.ingress.waf_acl_arn),):
             if arn and arn_region(arn) != cfg.region:
                 problems.append(Problem(f"ingress.{field}", f"is in {arn_region(arn)} and the stack (aws:region) in {cfg.region}: "
                                         "the ALB can only use one of its own region", arn))

@@ -586,6 +586,11 @@ def run_preflight(args: Any, open_clients: Optional[Callable[[Optional[str], str
     try:
         if open_clients is None:
             session, account = open_session(profile, region)
+            # aws:region unset: the region the profile or AWS_REGION gives, as the AWS provider takes it (issue 19).
+            region = region or session.region_name
+            if not region:
+                sys.stderr.write("error: aws:region is unset and neither the AWS profile nor AWS_REGION names a region; set aws:region\n")
+                return EXIT_INVALID
             clients = Clients(session, region)
         else:
             clients, account = open_clients(profile, region)

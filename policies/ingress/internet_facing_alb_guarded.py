@@ -15,7 +15,8 @@ Controller makes internet-facing answers anyone on the internet, so it must:
     0.33.0's AuthenticationMiddleware checks the key only under ``/v1``, ``/v2``, ``/inference`` and
     ``/cohere`` (``entrypoints/serve/middleware/authenticate.py:11`` GUARDED_PREFIX, ``:59``), while
     ``/invocations``, ``/tokenize``, ``/pooling``, ``/metrics`` and ``/health`` stay open
-    (``entrypoints/common/cli_args.py:339-345``); ``/v1`` is the one prefix every release guards;
+    (``entrypoints/common/cli_args.py:339-345``); 0.8.5 checks ``/v1`` alone
+    (``entrypoints/openai/api_server.py:852``), so ``/v1`` is the prefix every release guards;
   - ``inbound-cidrs`` of which none admits every address (ignored by the controller when
     ``security-groups`` is set), or ``security-group-prefix-lists`` without ``inbound-cidrs``;
   - a WAF web ACL: ``wafv2-acl-arn``, ``wafv2-acl-name`` or WAF Classic ``waf-acl-id`` (not "none");

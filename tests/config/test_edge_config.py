@@ -136,3 +136,25 @@ def test_the_api_key_reaches_every_model_from_its_secret():
     # The workers answer no HTTP: they do not get the key.
     worker_env = cluster["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["env"]
     assert "VLLM_API_KEY" not in {e["name"] for e in worker_env}
+
+
+@pytest.mark.parametrize("tag", ["v0.9.1", "v0.12.0", "v0.18.0", "v0.29.0", "v0.33.0"])
+def test_the_api_key_variable_exists_in_the_release_the_image_names(tag):
+    from components.vllm_flags import has
+
+    cfg = stack_config("dev")
+    cfg["llm-serving:models"][0]["image"] = f"vllm/vllm-openai:{tag}"
+    stack = load_stack_config(cfg)
+    m = stack.models[0]
+    plan = plan_stack(stack)[m.name]
+    env = vllm.inference_service(m, plan, "llm", m.pool, None, "vllm-api-key")["spec"]["predictor"]["containers"][0]["env"]
+    assert env[0]["name"] == "VLLM_API_KEY" and has("VLLM_API_KEY", plan.release.version)
+
+
+def test_a_placeholder_reservation_owner_is_refused():
+    cfg = stack_config("prod")
+    pool = next(i for i, p in enumerate(cfg["llm-serving:gpuPools"]) if "reserved" in p.get("capacityTypes", []))
+    cfg["llm-serving:gpuPools"][pool]["capacityReservations"] = [{"tags": {"team": "llm"}, "ownerId": "123456789012"}]
+    (message,) = refused(cfg)
+    assert message == (f"gpuPools[{pool}].capacityReservations[0].ownerId = '123456789012': is the placeholder account id "
+                       "123456789012 (documentation example); use the account that owns the reservations")
