@@ -20,7 +20,7 @@ KSERVE = Chart("kserve-resources", "v0.20.0", "oci://ghcr.io/kserve/charts")
 KSERVE_LOCALMODEL_CRD = Chart("kserve-localmodel-crd", "v0.20.0", "oci://ghcr.io/kserve/charts")
 KSERVE_LOCALMODEL = Chart("kserve-localmodel-resources", "v0.20.0", "oci://ghcr.io/kserve/charts")
 NVIDIA_DEVICE_PLUGIN = Chart("nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin")
-# eks-charts stable/aws-efa-k8s-device-plugin (chart v0.5.30, plugin image v0.5.20; ../shared/charts PROVENANCE.md).
+# eks-charts stable/aws-efa-k8s-device-plugin (chart v0.5.30, plugin image v0.5.20, eks-charts tag v0.0.242, commit 5239609242f3430be50fb0b714a24d3ef2b47983).
 EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts")
 
 CERT_MANAGER_NAMESPACE = "cert-manager"
