@@ -7,7 +7,7 @@ first ``up`` and a ``destroy`` work on a fresh cluster is not placed by hand her
 * :data:`CHARTS`, one row per Helm chart the stack installs: which kinds' CRDs it installs, which
   kinds its controller reconciles (finalizers) or its webhooks admit, which other charts it needs
   first, and the service account it runs as when it needs AWS IAM (EKS Pod Identity); each row
-  cites the chart or controller source at the pinned tag (../shared/charts/PROVENANCE.md);
+  cites the chart or controller source at the pinned tag (the tags and commits are listed with each chart pin);
 * what each rendered object names: the ServiceAccounts, Secrets, PriorityClasses and model caches
   in its spec, and the namespace it lives in.
 
@@ -18,8 +18,9 @@ The rules (:func:`required_waits`, pure; docs/deploy.md explains them):
    its controller can still run its finalizers: Karpenter's NodeClaims, KServe's InferenceService);
 2. a release waits for the releases its chart needs first (cert-manager before KServe, the CRD
    charts before their controllers, istiod before the gateway);
-3. a controller release waits for the Pod Identity association of its service account and for
-   every IAM policy on that association's role (and is deleted before them);
+3. a controller release waits for the Pod Identity association of its service account, for
+   every IAM policy on that association's role and for the Pod Identity Agent add-on (and is
+   deleted before them);
 4. a workload waits for the ServiceAccounts, Secrets, PriorityClasses, LocalModelCaches and Pod
    Identity associations it names, when the stack creates them;
 5. a namespaced object (a Helm release too) waits for its Namespace, when the stack creates it.
@@ -47,6 +48,10 @@ import pulumi
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 POD_IDENTITY = "aws:eks/podIdentityAssociation:PodIdentityAssociation"
+EKS_ADDON = "aws:eks/addon:Addon"
+# The node agent that hands Pod Identity credentials to pods: without it an association gives a
+# pod nothing (EKS user guide, "Set up the Amazon EKS Pod Identity Agent").
+POD_IDENTITY_AGENT = "eks-pod-identity-agent"
 ROLE = "aws:iam/role:Role"
 # Resources that put a policy on a role: the controller may start only once they are in place.
 ROLE_POLICIES = ("aws:iam/rolePolicy:RolePolicy", "aws:iam/rolePolicyAttachment:RolePolicyAttachment")
@@ -131,7 +136,7 @@ CHARTS: dict[str, ChartFacts] = {
             service_account=("serviceAccount.name", "karpenter"),
             sources=(
                 "karpenter-provider-aws v1.14.1 charts/karpenter/templates/deployment.yaml (serviceAccountName from serviceAccount.name)",
-                "shared/reference/karpenter.md (finalizers, Pod Identity)",
+                "karpenter-provider-aws v1.14.1 website/content/en/docs/concepts/nodeclasses.md (the EC2NodeClass finalizer waits for its NodeClaims)",
             ),
         ),
         ChartFacts(
@@ -428,6 +433,10 @@ def _identity_waits(account: tuple[str, str], nodes: Sequence[Node], why: str, r
             waits.append(Wait(n.key, rule, f"{why}: its Pod Identity association"))
             if n.role is not None:
                 roles.append(n.role)
+    if waits:
+        for n in nodes:
+            if n.type == EKS_ADDON and n.body.get("addonName") == POD_IDENTITY_AGENT:
+                waits.append(Wait(n.key, rule, f"{why}: the Pod Identity Agent add-on"))
     for n in nodes if policies else ():
         if n.type in ROLE_POLICIES and n.role is not None and any(n.role is r or n.role == r for r in roles):
             waits.append(Wait(n.key, rule, f"{why}: a policy of its role"))

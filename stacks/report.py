@@ -12,6 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
+from stacks.deploy_graph import waves_markdown
+
 
 def plan_report(stack: str, resources: Sequence[Mapping[str, Any]], violations: Sequence[Any], models: Sequence[Mapping[str, Any]]) -> dict:
     """The JSON report: stack, resources [{type, name, parent, dependsOn}], violations, models.
@@ -204,6 +206,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     out += _layout_markdown(report["models"])
     out += _timeouts_markdown(report["models"])
     out += _pools_markdown(report)
+    out += waves_markdown(report)
     return "\n".join(out) + "\n"
 
 

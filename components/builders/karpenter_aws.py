@@ -22,7 +22,7 @@ from . import pod_identity
 # aws/karpenter-provider-aws v1.14.1, charts/karpenter (published to public ECR as an OCI chart).
 KARPENTER = Chart("karpenter", "1.14.1", "oci://public.ecr.aws/karpenter")
 # The CRDs as templates of their own chart: Helm never upgrades a chart's crds/ folder, so the
-# karpenter chart's copies would stay at the first version installed (shared/charts/PROVENANCE.md).
+# karpenter chart's copies would stay at the first version installed (Helm docs, "Custom Resource Definitions": "no support at this time for upgrading or deleting CRDs using Helm").
 KARPENTER_CRD = Chart("karpenter-crd", "1.14.1", "oci://public.ecr.aws/karpenter")
 SERVICE_ACCOUNT = "karpenter"
 

@@ -21,7 +21,7 @@ import json
 from typing import Any, Optional, Sequence
 
 from ..builders.karpenter import GPU_TOLERATION, POOL_LABEL
-from ..builders.labels import recommended_labels
+from ..builders.labels import SKIP_AWAIT, recommended_labels
 from ..capacity.cold_start import RUNAI_CONCURRENCY
 from ..capacity.pools import PoolPlan
 from ..config import ModelConfig
@@ -174,7 +174,8 @@ def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> 
     return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
-        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        # Not awaited by `pulumi up`: its pods come only with GPU nodes, which may not exist yet.
+        "metadata": {"name": name, "namespace": namespace, "labels": labels, "annotations": dict(SKIP_AWAIT)},
         "spec": {
             "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
             "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "100%"}},

@@ -137,6 +137,9 @@ def graph_problems(resources: list[dict]) -> tuple[list[str], dict[int, int]]:
                 account = (r["inputs"]["namespace"], values or default)
                 for assoc in _associations(resources, account):
                     need(2, r, assoc["name"], f"Pod Identity of {account}")
+                    for agent in resources:
+                        if agent["type"] == "aws:eks/addon:Addon" and agent["inputs"].get("addonName") == "eks-pod-identity-agent":
+                            need(2, r, agent["name"], "the Pod Identity Agent add-on")
                     roles = [d for d in assoc["dependencies"] if _type_of(resources, d) == "aws:iam/role:Role"]
                     for policy in resources:
                         if policy["type"] in ("aws:iam/rolePolicy:RolePolicy", "aws:iam/rolePolicyAttachment:RolePolicyAttachment") and \
@@ -205,6 +208,7 @@ def test_an_inference_service_waits_for_kserve_and_its_credentials(prod):
         ("prod-pool-h100-node-class", "prod-karpenter-release"),
         ("prod-karpenter-release", "prod-karpenter-crd-release"),
         ("prod-karpenter-release", "prod-karpenter-controller-policy"),
+        ("prod-karpenter-release", "prod-addons-pod-identity-agent"),
         ("prod-ingress-lb-controller-release", "prod-ingress-lb-controller-pod-identity"),
         ("prod-llama-70b-isvc", "prod-llama-70b-s3-reader-sa"),
         ("prod-llama-70b-isvc", "prod-llama-70b-s3-reader-pod-identity"),
@@ -227,3 +231,41 @@ def test_json_report_lists_the_recorded_dependencies_of_every_resource(prod, tmp
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)["resources"]
     assert {r["name"]: r["dependsOn"] for r in rows} == {r["name"]: sorted(r["dependencies"]) for r in prod}
+
+
+def test_skip_await_only_on_the_buffer_and_the_pre_pull(prod):
+    """pulumi-kubernetes v4.32.0 awaits a Deployment or DaemonSet until ready (provider/pkg/await/awaiters.go:184)
+    unless it carries pulumi.com/skipAwait: "true" (provider/pkg/metadata/annotations.go:33, overrides.go:40;
+    await.go:1100 newLegacyReadyCondition): the placeholders and the pre-pull pods wait for GPU nodes."""
+    skipped = sorted(
+        r["name"] for r in prod
+        if ((r["inputs"].get("metadata") or {}).get("annotations") or {}).get("pulumi.com/skipAwait") == "true"
+    )
+    workloads = sorted(r["name"] for r in prod if _kind(r) in ("apps/Deployment", "apps/DaemonSet"))
+    assert skipped == workloads
+    assert any(n.endswith("-buffer") for n in skipped) and any(n.endswith("-image-prepull") for n in skipped)
+
+
+def test_creation_waves_put_every_resource_after_what_it_waits_for(prod, tmp_path):
+    from stacks.deploy_graph import creation_waves, waves_mermaid
+
+    rows = [{"type": r["type"], "name": r["name"], "dependsOn": r["dependencies"]} for r in prod]
+    waves = creation_waves(rows)
+    wave_of = {n: i for i, wave in enumerate(waves) for n in wave}
+    shown = [r for r in rows if r["name"] in wave_of]
+    assert all(wave_of[d] < wave_of[r["name"]] for r in shown for d in r["dependsOn"] if d in wave_of)
+    assert wave_of["prod-addons-kserve"] < wave_of["prod-chat-8b-isvc"]
+    assert wave_of["prod-karpenter-crd-release"] < wave_of["prod-karpenter-release"] < wave_of["prod-pool-h100-node-pool"]
+    chart = waves_mermaid(rows)
+    assert chart[:2] == ["```mermaid", "flowchart TB"] and chart[-1] == "```"
+    assert f'  w{len(waves) - 1} --> w{len(waves)}' in chart
+    assert chart == waves_mermaid(list(reversed(rows)))  # the same picture whatever the order of the rows
+
+
+def test_a_cycle_is_reported_not_drawn():
+    from stacks.deploy_graph import creation_waves
+
+    rows = [{"type": "kubernetes:core/v1:Secret", "name": "a", "dependsOn": ["b"]},
+            {"type": "kubernetes:core/v1:Secret", "name": "b", "dependsOn": ["a"]}]
+    with pytest.raises(ValueError, match="cycle among: a, b"):
+        creation_waves(rows)
