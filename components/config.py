@@ -1220,7 +1220,13 @@ def _aws_identity(key: str, value: Any, data: dict[str, Any]) -> list[Problem]:
                         "identity; put the role in a profile of ~/.aws/config and set aws:profile instead", has_value=False)]
     if "roleArn" not in role:
         return [Problem(f"{where}.roleArn", "is required", has_value=False)]
-    data["awsRoleArn"] = role["roleArn"]
+    arn = role["roleArn"]
+    if not isinstance(arn, str) or not re.fullmatch(r"arn:aws(-[a-z]+(-[a-z]+)?)?:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}", arn):
+        return [Problem(f"{where}.roleArn", "must be an IAM role ARN such as arn:aws:iam::<account>:role/<name>", arn)]
+    rule = placeholder_problem(arn)
+    if rule:
+        return [Problem(f"{where}.roleArn", rule, arn)]
+    data["awsRoleArn"] = arn
     return []
 
 
