@@ -1,6 +1,6 @@
 """S8: LLM autoscalers scale in slowly, scale out within bounds, and never beyond their GPU pool.
 
-A removed GPU replica takes minutes to come back (node, image pull, weight load: cold_start.md
+A removed GPU replica takes minutes to come back (node, image pull, weight load: the public reports cited in components/capacity/cold_start.py
 section 7), so scaling in on a short dip flaps expensive pods: the scale-down stabilization window
 has a floor (the Kubernetes default, 300 s, when `behavior` is absent). Scale-out must be bounded
 per period (each pod is a GPU node to buy). And `maxReplicas` x GPUs per pod above the Karpenter
