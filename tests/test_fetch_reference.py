@@ -15,7 +15,8 @@ spec.loader.exec_module(fetch)
 SOURCES = json.loads((ROOT / "tools" / "reference_sources.json").read_text())
 
 
-@pytest.mark.parametrize("part,pattern", [("crds", "**/*.yaml"), ("corpus", "manifests/**/*.y*ml")])
+@pytest.mark.parametrize("part,pattern", [("crds", "**/*.yaml"), ("corpus", "manifests/**/*.y*ml"),
+                                          ("reference", "upstream-iam/*.[jy]*")])
 def test_the_list_names_every_file_of_the_reference_folder(part, pattern):
     present = sorted(p.relative_to(shared_path(part)).as_posix() for p in shared_path(part).glob(pattern))
     assert sorted(item["file"] for item in SOURCES[part]) == present
@@ -27,7 +28,7 @@ def test_the_list_names_every_pinned_chart():
 
 
 def test_every_item_is_pinned_to_a_commit():
-    for item in SOURCES["crds"] + SOURCES["corpus"]:
+    for item in SOURCES["crds"] + SOURCES["corpus"] + SOURCES["reference"]:
         assert len(item["commit"]) == 40 and item["repo"].count("/") == 1, item
 
 

@@ -1,6 +1,6 @@
 """Fill the reference folder the tests read third-party material from, at the pinned versions.
 
-    python tools/fetch_reference.py [--dest DIR] [--only crds|charts|corpus] [--force]
+    python tools/fetch_reference.py [--dest DIR] [--only crds|charts|corpus|reference] [--force]
 
 DIR defaults to ``$LLM_SERVING_REFERENCE``, else ``../shared`` beside the checkout (where the tests
 look: tests/conftest.py). What is fetched, each at the version the product pins, is listed in
@@ -12,7 +12,9 @@ tools/reference_sources.json:
   CLI), plus ``values-used.tsv``: every ``.Values`` path the chart's templates read, with up to
   three template files that read it (the tests check every value we pass is one of them);
 * ``corpus/manifests/<owner>__<repo>/<path>``: public third-party manifests the policy pack is
-  run over, byte for byte at the commit named.
+  run over, byte for byte at the commit named;
+* ``reference/upstream-iam/``: the upstream IAM documents our generated policies are compared with
+  (Karpenter's getting-started CloudFormation template, the AWS Load Balancer Controller's policy).
 
 It needs the internet (GitHub and the chart repositories); nothing in the product reads the folder.
 Existing files are kept unless ``--force``. Exit codes: 0 everything fetched; 1 some item failed
@@ -37,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = Path(__file__).with_name("reference_sources.json")
 RAW = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 # `.Values.a.b` and `index .Values "a" "b"` in Go templates.
+PARTS = ("crds", "charts", "corpus", "reference")
 VALUES_DOT = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)")
 VALUES_INDEX = re.compile(r'index\s+\.Values((?:\s+"[^"]+")+)')
 
@@ -99,20 +102,20 @@ def fetch_crds(dest: Path, items: list[dict], force: bool) -> list[str]:
     return failed
 
 
-def fetch_corpus(dest: Path, items: list[dict], force: bool) -> list[str]:
-    """Each corpus manifest; returns the failures."""
+def fetch_files(part: str, dest: Path, items: list[dict], force: bool) -> list[str]:
+    """Each file of ``part`` (corpus manifests, upstream reference files), byte for byte; returns the failures."""
     failed = []
     for item in items:
-        target = dest / "corpus" / item["file"]
+        target = dest / part / item["file"]
         if target.exists() and not force:
             continue
         try:
             body = download(RAW.format(**item))
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(body)
-            print(f"corpus/{item['file']}")
+            print(f"{part}/{item['file']}")
         except Exception as exc:  # noqa: BLE001
-            failed.append(f"corpus/{item['file']}: {exc}")
+            failed.append(f"{part}/{item['file']}: {exc}")
     return failed
 
 
@@ -149,13 +152,14 @@ def main(argv: list[str] | None = None) -> int:
     """Fetch what tools/reference_sources.json lists into the reference folder."""
     p = argparse.ArgumentParser(prog="python tools/fetch_reference.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--dest", type=Path, default=None, help="the reference folder (default: $LLM_SERVING_REFERENCE or ../shared)")
-    p.add_argument("--only", choices=("crds", "charts", "corpus"), action="append", help="fetch only these parts (repeatable)")
+    p.add_argument("--only", choices=PARTS, action="append", help="fetch only these parts (repeatable)")
     p.add_argument("--force", action="store_true", help="fetch files that are already present again")
     args = p.parse_args(argv)
     dest = (args.dest or default_dest()).resolve()
     sources = json.loads(SOURCES.read_text())
-    parts = args.only or ["crds", "charts", "corpus"]
-    fetchers = {"crds": fetch_crds, "charts": fetch_charts, "corpus": fetch_corpus}
+    parts = args.only or list(PARTS)
+    fetchers = {"crds": fetch_crds, "charts": fetch_charts,
+                "corpus": lambda *a: fetch_files("corpus", *a), "reference": lambda *a: fetch_files("reference", *a)}
     failed = [f for part in parts for f in fetchers[part](dest, sources[part], args.force)]
     for line in failed:
         print(f"failed: {line}", file=sys.stderr)
