@@ -294,8 +294,9 @@ class Preflight:
         """The IAM roles and the queue Karpenter's component creates are not taken already.
 
         Karpenter's getting-started CloudFormation makes the same names (KarpenterNodeRole-<cluster>,
-        the queue <cluster>); creating them again fails at ``pulumi up`` (EntityAlreadyExists,
-        QueueAlreadyExists for a queue with other attributes).
+        the queue <cluster>): IAM refuses a role name twice (EntityAlreadyExists at ``pulumi up``), and
+        SQS's CreateQueue returns an existing queue of the same name and attributes, which this stack
+        would then own and delete.
         """
         from botocore.exceptions import ClientError
 
@@ -321,8 +322,8 @@ class Preflight:
                 return [_could_not("Karpenter's names", "sqs:GetQueueUrl", exc)]
         if taken:
             out.append(Check(
-                "Karpenter's names", MISSING, f"{', '.join(taken)} exist already (Karpenter installed another way?); "
-                "this stack would create them and AWS refuses the same names",
+                "Karpenter's names", MISSING, f"{', '.join(taken)} exist already (Karpenter installed another way?): IAM "
+                "refuses a role name twice, and a queue of the same name and attributes would be taken over (and deleted with this stack)",
                 "set llm-serving:karpenter.install: false (with nodeRoleName) where Karpenter runs already, or remove them",
             ))
         else:
