@@ -280,7 +280,7 @@ def karpenter_values(cluster: str, queue_name: str, capacity_buffer: bool) -> di
         "settings": {
             "clusterName": cluster,
             "interruptionQueue": queue_name,
-            # Off by default in 1.14.1 (karpenter.md, "CapacityBuffer API"); on when a pool keeps its
+            # Off by default in 1.14.1 (Karpenter v1.14.1 docs, "CapacityBuffer API"); on when a pool keeps its
             # warm headroom with a CapacityBuffer instead of placeholder pods.
             "featureGates": {"capacityBuffer": capacity_buffer},
         },

@@ -29,7 +29,7 @@ KEDA = Chart("keda", "2.20.2", KEDA_REPO)
 KPS_FULLNAME = "kube-prometheus"
 PROMETHEUS_PORT = 9090
 # How often the adapter rediscovers series: a new pod's metric exists for the HPA only after a
-# relist (prometheus_adapter.md, "Others"), so a shorter interval than the chart's 1m shortens scale-out.
+# relist (kubernetes-sigs/prometheus-adapter v0.12.0 docs/config.md, "Others"), so a shorter interval than the chart's 1m shortens scale-out.
 RELIST_INTERVAL = "30s"
 
 
