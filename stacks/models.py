@@ -63,6 +63,7 @@ def checkpoint_bytes(parameters: dict[str, int], model: str) -> int:
 
 def resolve(model: str, revision: str) -> dict[str, Any]:
     """One lock entry from the Hub: config.json at ``revision`` and the checkpoint size. Raises Unresolved."""
+    import httpx2
     from huggingface_hub import HfApi, hf_hub_download
     from huggingface_hub.errors import (
         EntryNotFoundError,
@@ -92,8 +93,9 @@ def resolve(model: str, revision: str) -> dict[str, Any]:
         raise Unresolved(f"{where}: the Hub could not be reached (no network, or HF_HUB_OFFLINE=1)") from None
     except HfHubHTTPError as exc:
         raise Unresolved(f"{where}: the Hub answered {exc.response.status_code if exc.response is not None else 'an error'}") from None
-    except OSError as exc:
-        raise Unresolved(f"{where}: the Hub could not be reached ({type(exc).__name__})") from None
+    except (OSError, httpx2.TransportError) as exc:
+        # No network, a proxy or DNS failure, a timeout: said in one line, never as a traceback.
+        raise Unresolved(f"{where}: the Hub could not be reached ({type(exc).__name__}: {str(exc)[:120]})") from None
     if info.sha and info.sha != revision:
         raise Unresolved(f"{where}: the Hub resolved the revision to {info.sha}; pin the full commit")
     if not info.safetensors or not info.safetensors.parameters:

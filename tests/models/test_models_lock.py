@@ -21,6 +21,16 @@ from tests.conftest import ROOT, STACKS
 hub = pytest.importorskip("huggingface_hub")
 httpx2 = pytest.importorskip("httpx2")
 
+# huggingface_hub's own client factory, put back after each test (private name: restored only if present).
+_DEFAULT_FACTORY = getattr(__import__("huggingface_hub.utils._http", fromlist=["_"]), "_GLOBAL_CLIENT_FACTORY", None)
+
+
+def restore_client() -> None:
+    hub.close_session()
+    if _DEFAULT_FACTORY is not None:
+        hub.set_client_factory(_DEFAULT_FACTORY)
+
+
 RECORDINGS = json.loads((Path(__file__).parent / "data" / "hub_recordings.json").read_text())
 PHI4 = ("microsoft/phi-4", "187ef0342fff0eb3333be9f00389385e95ef0b61")
 GEMMA = ("google/gemma-2-9b-it", "11c9b309abf73637e4b6f9a3fa1e92e615547819")
@@ -60,8 +70,7 @@ def replay(monkeypatch, tmp_path):
     transport = ReplayHub()
     hub.set_client_factory(lambda: httpx2.Client(transport=httpx2.MockTransport(transport), follow_redirects=True))
     yield transport
-    hub.close_session()
-    hub.set_client_factory(lambda: httpx2.Client(follow_redirects=True))
+    restore_client()
 
 
 def stack_with(tmp_path: Path, *models: tuple[str, str], pool_types=("p5.48xlarge",)) -> Path:
@@ -193,3 +202,22 @@ def test_models_lock_help_states_exit_codes():
     proc = subprocess.run([sys.executable, "-m", "stacks", "models", "lock", "--help"], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
     assert "exit codes:\n  0  every model locked\n  1  some model could not be resolved" in proc.stdout
+
+
+def test_no_network_is_said_in_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    """The Hub unreachable (DNS, proxy, offline machine): exit 1 naming each model, no traceback, no lock file."""
+    from stacks.models import lock
+
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+
+    def unreachable(request):
+        raise httpx2.ConnectError("[Errno -2] Name or service not known", request=request)
+
+    hub.set_client_factory(lambda: httpx2.Client(transport=httpx2.MockTransport(unreachable)))
+    try:
+        assert lock([str(stack_with(tmp_path, PHI4))], tmp_path / "l.json") == 1
+    finally:
+        restore_client()
+    err = capsys.readouterr().err
+    assert f"could not lock {PHI4[0]}@{PHI4[1]}: the Hub could not be reached (ConnectError: " in err
+    assert not (tmp_path / "l.json").exists()
