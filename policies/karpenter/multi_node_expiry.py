@@ -1,4 +1,4 @@
-"""S14: a NodePool that hosts a multi-node engine must not expire its nodes (expireAfter: Never).
+"""G44 (Karpenter helpers; S14 is karpenter-gpu-expiry): a NodePool that hosts a multi-node engine must not expire its nodes (expireAfter: Never).
 
 Expiration is forceful in Karpenter v1: a node past ``expireAfter`` is drained at once, whatever the
 disruption budgets say (karpenter-provider-aws v1.14.1 website/content/en/docs/concepts/disruption.md,
@@ -77,7 +77,7 @@ POLICY = Policy(
     name="karpenter-multi-node-pool-never-expires",
     description="A NodePool that hosts a multi-node engine (Ray, LeaderWorkerSet, KServe workerSpec) must set expireAfter: Never.",
     rationale="Karpenter's expiration is forceful and ignores disruption budgets (https://karpenter.sh/docs/concepts/disruption/#automated-forceful-methods; default expireAfter 720h); the nodes of one multi-node engine start together and so expire together, stopping the engine for a multi-node cold start.",
-    catalog="S14",
+    catalog="G44",
     severity="high",
     enforcement="mandatory",
     remediation_steps="Set spec.template.spec.expireAfter: Never on the NodePool and allow Drifted in a scheduled "

@@ -1,4 +1,4 @@
-"""S17: a gated Hugging Face model downloaded by KServe must find HF_TOKEN where KServe looks for it.
+"""G35 (credentials reaching the container; S17 pins the revision): a gated Hugging Face model downloaded by KServe must find HF_TOKEN where KServe looks for it.
 
 KServe v0.20.0 gives its storage initializer (and a LocalModelCache's download job) ``HF_TOKEN``
 only from a Secret that holds the key ``HF_TOKEN`` and is either named by the InferenceService's
@@ -14,7 +14,9 @@ A gated model then fails its download with 401 and the pod never starts.
 Read from: an InferenceService's ``storageUri`` (``spec.predictor.model.storageUri``,
 ``spec.predictor.storageUri``) or its container's ``STORAGE_URI`` env (KServe's custom-container
 form, constants.go CustomSpecStorageUriEnvVarKey); a LocalModelCache's ``sourceModelUri``. The
-ServiceAccounts and Secrets are those of the same stack (or manifest set).
+ServiceAccounts and Secrets are those of the same stack (or manifest set); an account or Secret
+named but defined outside the set is not judged (KServe's own Hugging Face sample names an account
+its docs create elsewhere), while ``default`` lists no Secret unless patched.
 """
 
 from __future__ import annotations
@@ -62,16 +64,22 @@ def _index(resources: list[Resource]) -> tuple[dict, dict]:
     return accounts, secrets
 
 
-def _has_token(secrets: dict, namespace: Any, name: Any) -> bool:
+def _has_token(secrets: dict, namespace: Any, name: Any) -> bool | None:
+    """True/False for a Secret of the set; None for one defined elsewhere (not judged)."""
     secret = secrets.get((namespace, name))
-    return secret is not None and HF_TOKEN_KEY in _secret_keys(secret)
+    if secret is None:
+        return None
+    return HF_TOKEN_KEY in _secret_keys(secret)
 
 
 def _account_has_token(accounts: dict, secrets: dict, namespace: Any, account: str) -> bool:
+    """False only when the set shows the account without such a Secret (or the account is "default",
+    which lists none unless patched); an account or Secret defined outside the set is not judged."""
     sa = accounts.get((namespace, account))
     if sa is None:
-        return False
-    return any(_has_token(secrets, namespace, as_dict(ref).get("name")) for ref in as_list(get(sa.props, "secrets")))
+        return account != "default"
+    found = [_has_token(secrets, namespace, as_dict(ref).get("name")) for ref in as_list(get(sa.props, "secrets"))]
+    return any(f is not False for f in found)
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
@@ -88,7 +96,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             ns = namespace_of(r)
             named = annotations(r.props).get(SECRET_NAME_ANNOTATION)
             if named is not None:
-                if _has_token(secrets, ns, named):
+                if _has_token(secrets, ns, named) is not False:
                     continue
                 findings.append((r.name, f"InferenceService {name}: {uri} is gated and the Secret {named} that "
                                          f"{SECRET_NAME_ANNOTATION} names holds no {HF_TOKEN_KEY} key; KServe's storage "
@@ -108,9 +116,15 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if get(r.props, "spec", "storage") is not None:
                 continue  # credentials from a storage key: another route KServe reads
             job_ns = config["jobNamespace"]
-            if not isinstance(account, str) or not _account_has_token(accounts, secrets, job_ns, account):
-                who = (f"its ServiceAccount {account} in {job_ns} lists no Secret with the key {HF_TOKEN_KEY}"
-                       if isinstance(account, str) else "it names no ServiceAccount")
+            elsewhere = isinstance(account, str) and (job_ns, account) not in accounts and any(
+                n == account for (_, n) in accounts)
+            if not isinstance(account, str) or elsewhere or not _account_has_token(accounts, secrets, job_ns, account):
+                if not isinstance(account, str):
+                    who = "it names no ServiceAccount"
+                elif elsewhere:
+                    who = f"its ServiceAccount {account} exists only outside {job_ns}, where KServe looks it up"
+                else:
+                    who = f"its ServiceAccount {account} in {job_ns} lists no Secret with the key {HF_TOKEN_KEY}"
                 findings.append((r.name, f"LocalModelCache {name}: {uri} is gated and {who}; KServe injects download "
                                          f"credentials only from the ServiceAccount a cache names, looked up in its job "
                                          f"namespace, so every node's download gets 401"))
@@ -121,7 +135,7 @@ POLICY = Policy(
     name="kserve-hf-token-on-service-account",
     description="A gated hf:// model KServe downloads must have a Secret keyed HF_TOKEN on its ServiceAccount (or named by serving.kserve.io/secretName); a gated LocalModelCache must name such a ServiceAccount.",
     rationale="KServe reads Hugging Face credentials only from Secrets listed on the pod's ServiceAccount and keyed HF_TOKEN (kserve v0.20.0 pkg/credentials/service_account_credentials.go, pkg/credentials/hf/hf_secret.go), and a LocalModelCache's download job gets them only when the cache names a ServiceAccount (pkg/controller/v1alpha1/localmodelnode/controller.go). Gated repositories (Llama, Mistral, Gemma) answer 401 to an anonymous download, and the InferenceService never becomes ready.",
-    catalog="S17",
+    catalog="G35",
     severity="high",
     enforcement="mandatory",
     remediation_steps="Create a Secret with the key HF_TOKEN, list it under `secrets:` of a ServiceAccount, and set "

@@ -267,3 +267,8 @@ def test_prod_passes_and_each_mutation_fires(prod_resources):
             return Resource(type=r.type, name=r.name, props=props, urn=r.urn)
         return r
     assert messages(serving_priority.POLICY, *[low_priority(r) for r in res])
+
+
+def test_hf_account_defined_outside_the_set_is_not_judged():
+    # KServe's docs sample (docs/samples/storage/hf/hf_isvc.yaml) names hfserviceacc, created by another file.
+    assert messages(hf.POLICY, resource(ISVC, kserve_hf_isvc(serviceAccountName="hfserviceacc"))) == []
