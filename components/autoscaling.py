@@ -45,12 +45,10 @@ class MetricsStack(KubernetesComponent):
     def __init__(self, name: str, args: MetricsStackArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:autoscaling:MetricsStack", name, None, opts)
         self.releases = {}
-        previous: list[pulumi.Resource] = []
         # The namespace may be another stack's Output: the adapter's values are built once it is known.
         for rel in releases_of(lambda ns: metrics.metrics_releases(args.models, ns, args.monitoring), args.namespace):
-            # Each release waits for the one before it: the adapter and KEDA need Prometheus (and its CRDs).
-            self.releases[rel["name"]] = helm_release(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=list(previous)))
-            previous = [self.releases[rel["name"]]]
+            # The adapter after Prometheus: the order comes from components/deploy_order.py.
+            self.releases[rel["name"]] = helm_release(f"{name}-{rel['name']}", rel, self.child_opts())
         self.prometheus_url = metrics.prometheus_url(args.monitoring)
         self.register_outputs({"prometheusUrl": self.prometheus_url, "releases": sorted(self.releases)})
 

@@ -18,6 +18,18 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, Valid
 from pydantic.alias_generators import to_camel
 
 from .errors import ConfigError, Problem, format_path
+from .aws_ids import (
+    CONTROLLER_DEFAULT_SSL_POLICY,
+    DEFAULT_SSL_POLICY,
+    arn_partition,
+    arn_problem,
+    arn_region,
+    cidr_problem,
+    open_to_all,
+    placeholder_account,
+    placeholder_problem,
+    ssl_policy_problem,
+)
 from .secrets import is_secret, scan
 
 PROJECT = "llm-serving"
@@ -292,6 +304,8 @@ class CapacityReservationConfig(_Model):
     def _owner(cls, v: Optional[str]) -> Optional[str]:
         if v is not None and not re.fullmatch(r"[0-9]{12}", v):
             raise ValueError("must be a 12-digit AWS account id")
+        if v is not None and placeholder_account(v):
+            raise ValueError(f"is the placeholder account id {v} (documentation example); use the account that owns the reservations")
         return v
 
     @field_validator("tags")
@@ -571,6 +585,11 @@ class ModelSourceConfig(_Model):
         description="s3: a ServiceAccount in the namespace with read access to the bucket (EKS Pod Identity or IRSA; "
         "required for s3). Default null.",
     )
+    kms_key_arn: Optional[Str] = Field(
+        None,
+        description="s3: the KMS key the mirror's objects are encrypted with (SSE-KMS), in the bucket's region; the "
+        "reader's role may kms:Decrypt with it through S3 only (kms:ViaService). Default null (SSE-S3 or no encryption).",
+    )
 
     @model_validator(mode="after")
     def _complete(self) -> "ModelSourceConfig":
@@ -584,13 +603,20 @@ class ModelSourceConfig(_Model):
                 raise ValueError("region must be an AWS region such as us-west-2")
             if not _DNS_LABEL.match(self.service_account or ""):
                 raise ValueError("serviceAccount must be a DNS-1035 label")
+            if self.kms_key_arn is not None:
+                rule = arn_problem(self.kms_key_arn, "kms", r"key/([0-9a-f-]{36}|mrk-[0-9a-f]{32})",
+                                   "arn:aws:kms:<region>:<account>:key/<key id>")
+                if rule:
+                    raise ValueError(f"kmsKeyArn {rule}")
+                if arn_region(self.kms_key_arn) != self.region:
+                    raise ValueError(f"kmsKeyArn is in {arn_region(self.kms_key_arn)}, the bucket in {self.region}: S3 uses a key of the bucket's region")
         elif self.type == "localCache":
             if self.uri is not None and not re.match(r"^(hf://[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._:-]*|s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9._/-]*)?)$", self.uri):
                 raise ValueError("uri must be hf://<org>/<name> or s3://<bucket>/<prefix> for type localCache")
-            if self.region is not None or self.service_account is not None:
-                raise ValueError("region and serviceAccount are only read with type s3")
-        elif any(v is not None for v in (self.uri, self.region, self.service_account)):
-            raise ValueError("uri, region and serviceAccount are not read with type huggingface (it downloads model at revision)")
+            if self.region is not None or self.service_account is not None or self.kms_key_arn is not None:
+                raise ValueError("region, serviceAccount and kmsKeyArn are only read with type s3")
+        elif any(v is not None for v in (self.uri, self.region, self.service_account, self.kms_key_arn)):
+            raise ValueError("uri, region, serviceAccount and kmsKeyArn are not read with type huggingface (it downloads model at revision)")
         return self
 
 
@@ -774,6 +800,22 @@ class IngressConfig(_Model):
     certificate_arn: Optional[Str] = Field(
         None, description="ACM certificate ARN for <model>.<host> (a wildcard): HTTPS on 443 and HTTP redirected. Default null (HTTP on 80)."
     )
+    ssl_policy: Str = Field(
+        DEFAULT_SSL_POLICY,
+        description="ALB security policy of the HTTPS listener (annotation alb.ingress.kubernetes.io/ssl-policy), TLS 1.2 or "
+        f"newer only; rendered with certificateArn (no HTTPS listener without it). Default {DEFAULT_SSL_POLICY} (the "
+        f"controller's own default, {CONTROLLER_DEFAULT_SSL_POLICY}, still accepts TLS 1.0).",
+    )
+    inbound_cidrs: tuple[Str, ...] = Field(
+        (),
+        description="CIDRs the ALB's security group admits (annotation alb.ingress.kubernetes.io/inbound-cidrs), e.g. "
+        "[203.0.113.0/24]. Default [] (the controller admits 0.0.0.0/0). 0.0.0.0/0 and ::/0 are refused: leave it empty.",
+    )
+    waf_acl_arn: Optional[Str] = Field(
+        None,
+        description="Regional AWS WAFv2 web ACL in front of the ALB (annotation alb.ingress.kubernetes.io/wafv2-acl-arn), in "
+        "the stack's region. Default null (no WAF).",
+    )
     install_controller: Bool = Field(
         True, description="Install the AWS Load Balancer Controller (Helm, IAM through EKS Pod Identity). Default true; false where it runs already."
     )
@@ -798,8 +840,39 @@ class IngressConfig(_Model):
     @field_validator("certificate_arn")
     @classmethod
     def _arn(cls, v: Optional[str]) -> Optional[str]:
-        if v is not None and not re.match(r"^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate/[0-9a-f-]{36}$", v):
-            raise ValueError("must be an ACM certificate ARN: arn:aws:acm:<region>:<account>:certificate/<uuid>")
+        rule = v and arn_problem(v, "acm", r"certificate/[0-9a-f-]{36}", "arn:aws:acm:<region>:<account>:certificate/<uuid>")
+        if rule:
+            raise ValueError(rule)
+        return v
+
+    @field_validator("waf_acl_arn")
+    @classmethod
+    def _waf(cls, v: Optional[str]) -> Optional[str]:
+        rule = v and arn_problem(v, "wafv2", r"regional/webacl/[A-Za-z0-9_-]{1,128}/[0-9a-f-]{36}",
+                                 "arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id> (a regional web ACL)")
+        if rule:
+            raise ValueError(rule)
+        return v
+
+    @field_validator("ssl_policy")
+    @classmethod
+    def _ssl_policy(cls, v: str) -> str:
+        rule = ssl_policy_problem(v)
+        if rule:
+            raise ValueError(rule)
+        return v
+
+    @field_validator("inbound_cidrs")
+    @classmethod
+    def _cidrs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for i, cidr in enumerate(v):
+            rule = cidr_problem(cidr)
+            if rule:
+                raise ValueError(f"[{i}] {cidr!r} {rule}")
+            if open_to_all(cidr):
+                raise ValueError(f"[{i}] {cidr!r} admits every address, which is the controller's default; leave inboundCidrs empty or narrow it")
+        if len(set(v)) != len(v):
+            raise ValueError("lists a CIDR twice")
         return v
 
     @field_validator("host")
@@ -945,6 +1018,13 @@ class AddonsConfig(_Model):
         description="NVIDIA device plugin 0.20.0 on GPU nodes only (the AL2023 NVIDIA AMI needs it; Bottlerocket's NVIDIA "
         "variant ships it). Default {install: true}.",
     )
+    pod_identity_agent: AddonConfig = Field(
+        default_factory=AddonConfig,
+        description="The EKS Pod Identity Agent, as the EKS add-on eks-pod-identity-agent (aws.eks.Addon, the version EKS "
+        "picks for the cluster's Kubernetes version), not a Helm release: Karpenter, the AWS Load Balancer Controller and "
+        "the S3 model readers get their AWS credentials through it, and their Pod Identity associations wait for it. "
+        "Default {install: true}; false where the cluster runs it already.",
+    )
     efa_device_plugin: AddonConfig = Field(
         default_factory=AddonConfig,
         description="AWS EFA device plugin (eks-charts aws-efa-k8s-device-plugin v0.5.30), installed when a multi-node "
@@ -956,7 +1036,11 @@ class AddonsConfig(_Model):
 class StackConfig(_Model):
     """Everything one stack file configures (the keys under ``llm-serving:``, plus ``aws:region``)."""
 
-    region: Str = Field("us-west-2", description="AWS region (key aws:region). Default us-west-2.")
+    region: Optional[Str] = Field(
+        None,
+        description="AWS region (key aws:region). Default null: the AWS provider's region (read with aws.get_region); "
+        "when set, a provider in another region is refused.",
+    )
     cluster: ClusterConfig = Field(description="The EKS cluster (required).")
     namespace: Str = Field("llm", description="Namespace of the serving workloads. Default llm.")
     gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).")
@@ -978,6 +1062,19 @@ class StackConfig(_Model):
     )
     has_hf_token: Bool = Field(
         False, description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model. Default false."
+    )
+    has_api_key: Bool = Field(
+        False,
+        description="Set when the stack holds llm-serving:apiKey (a Pulumi secret): every model's vLLM reads it as "
+        "VLLM_API_KEY from a Kubernetes Secret and answers /v1 only with it. The value itself never enters this model. Default false.",
+    )
+    aws_profile: Optional[Str] = Field(
+        None, description="The AWS provider's profile (key aws:profile): kubectl's exec plugin runs with it. Default null (ambient credentials)."
+    )
+    aws_role_arn: Optional[Str] = Field(
+        None,
+        description="The role the AWS provider assumes (key aws:assumeRoles, or aws:assumeRole): kubectl's exec plugin "
+        "assumes it too (aws eks get-token --role-arn). Default null.",
     )
 
     _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
@@ -1011,15 +1108,40 @@ class StackConfig(_Model):
 
     @field_validator("region")
     @classmethod
-    def _region(cls, v: str) -> str:
-        if not re.fullmatch(r"[a-z]{2}(-gov)?-[a-z]+-\d", v):
+    def _region(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not re.fullmatch(r"[a-z]{2}(-gov)?-[a-z]+-\d", v):
             raise ValueError("must be an AWS region such as us-west-2")
         return v
+
+    @field_validator("aws_profile")
+    @classmethod
+    def _profile(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not re.fullmatch(r"[A-Za-z0-9_.@+=-]{1,128}", v):
+            raise ValueError("must be a profile name of ~/.aws/config (letters, digits and _ . @ + = -)")
+        return v
+
+    @field_validator("aws_role_arn")
+    @classmethod
+    def _role(cls, v: Optional[str]) -> Optional[str]:
+        if v is None:
+            return v
+        match = re.fullmatch(r"arn:aws(-[a-z]+(-[a-z]+)?)?:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}", v)
+        if match is None:
+            raise ValueError("must be an IAM role ARN such as arn:aws:iam::<account>:role/<name>")
+        rule = placeholder_problem(v)
+        if rule:
+            raise ValueError(rule)
+        return v
+
 
 
 # Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
 _KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "karpenter", "addons", "kuberay", "environment"})
-_SECRET_KEYS = {"hfToken"}
+_SECRET_KEYS = {"hfToken", "apiKey"}
+# Which StackConfig flag says a secret key is set.
+_SECRET_FLAGS = {"hfToken": "hasHfToken", "apiKey": "hasApiKey"}
+# Provider keys the program reads besides aws:region: the identity kubectl's exec plugin must share.
+_AWS_IDENTITY_KEYS = ("aws:profile", "aws:assumeRoles", "aws:assumeRole")
 # Namespaces whose keys belong to providers and are passed through untouched.
 _PROVIDER_NAMESPACES = {"aws", "kubernetes", "pulumi"}
 
@@ -1045,12 +1167,14 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
                     problems.append(
                         Problem(key, "must be a Pulumi secret (pulumi config set --secret); a clear-text token is refused", has_value=False)
                     )
-                data["hasHfToken"] = True
+                data[_SECRET_FLAGS[name]] = True
             else:
                 allowed = ", ".join(f"{PROJECT}:{k}" for k in sorted([*_KEYS, *_SECRET_KEYS]))
                 problems.append(Problem(str(key), f"unknown key; allowed keys: {allowed}", has_value=False))
         elif key == "aws:region":
             data["region"] = raw[key]
+        elif key in _AWS_IDENTITY_KEYS:
+            problems.extend(_aws_identity(str(key), raw[key], data))
         elif namespace not in _PROVIDER_NAMESPACES:
             problems.append(Problem(str(key), f"unknown config namespace {namespace!r}", has_value=False))
     text_problems, refused = _text_problems(raw)
@@ -1068,6 +1192,36 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
     if cross:
         raise ConfigError(cross)
     return cfg
+
+
+def _aws_identity(key: str, value: Any, data: dict[str, Any]) -> list[Problem]:
+    """Read the AWS provider's profile or assumed role into ``data`` (awsProfile / awsRoleArn).
+
+    ``aws eks get-token`` takes one ``--role-arn`` and nothing else of an assume-role setting, so a
+    chain of roles, an external id, a session policy or tags cannot be carried to kubectl: refused,
+    naming the field, rather than letting kubectl reach the cluster as another identity.
+    """
+    if key == "aws:profile":
+        data["awsProfile"] = value
+        return []
+    roles = value if key == "aws:assumeRoles" else [value]
+    if isinstance(roles, str):
+        return [Problem(key, "must be a list of {roleArn: ...} objects (as pulumi-aws reads it)", roles)]
+    if not isinstance(roles, list) or not roles or not all(isinstance(r, Mapping) for r in roles):
+        return [Problem(key, "must be a list of {roleArn: ...} objects (as pulumi-aws reads it)", has_value=False)]
+    if len(roles) > 1:
+        return [Problem(key, "chains several roles; kubectl's exec plugin (aws eks get-token --role-arn) assumes one. Assume the "
+                        "chain in a profile of ~/.aws/config and set aws:profile instead", has_value=False)]
+    role = roles[0]
+    where = f"{key}[0]" if key == "aws:assumeRoles" else key
+    extra = sorted(k for k in role if k not in ("roleArn", "sessionName", "duration"))
+    if extra:
+        return [Problem(f"{where}.{extra[0]}", "cannot be passed to aws eks get-token, so kubectl would reach the cluster as another "
+                        "identity; put the role in a profile of ~/.aws/config and set aws:profile instead", has_value=False)]
+    if "roleArn" not in role:
+        return [Problem(f"{where}.roleArn", "is required", has_value=False)]
+    data["awsRoleArn"] = role["roleArn"]
+    return []
 
 
 def _with_siblings(cfg: "StackConfig") -> "StackConfig":
@@ -1153,7 +1307,8 @@ def _text_problems(raw: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
     return problems, refused
 
 
-_TOP_PATH = {"gpuPools": "gpuPools", "hasHfToken": "hfToken", "region": "aws:region"}
+_TOP_PATH = {"gpuPools": "gpuPools", "hasHfToken": "hfToken", "hasApiKey": "apiKey", "region": "aws:region", "awsProfile": "aws:profile",
+             "awsRoleArn": "aws:assumeRoles"}
 
 
 def _problems_from(exc: ValidationError, data: Mapping[str, Any]) -> list[Problem]:
@@ -1191,7 +1346,7 @@ def _allowed_here(loc: list[Any]) -> str:
         model = _model_of(ann)
         if model is None:
             return "?"
-    return ", ".join(f.alias for f in model.model_fields.values() if f.alias not in ("hasHfToken",))
+    return ", ".join(f.alias for f in model.model_fields.values() if f.alias not in ("hasHfToken", "hasApiKey", "awsProfile", "awsRoleArn"))
 
 
 def _model_of(annotation: Any) -> Any:
@@ -1236,6 +1391,12 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
                 first = f"{label}[{seen[item.name]}]" if label == "gpuPools" else model_paths[seen[item.name]]
                 problems.append(Problem(f"{where}.name", f"duplicates {first}.name", item.name))
             seen.setdefault(item.name, i)
+    if cfg.ingress is not None and cfg.region:
+        # An ALB takes a regional web ACL of its own region only (a certificate's region is preflight's check).
+        for field, arn in (("wafAclArn", cfg.ingress.waf_acl_arn),):
+            if arn and arn_region(arn) != cfg.region:
+                problems.append(Problem(f"ingress.{field}", f"is in {arn_region(arn)} and the stack (aws:region) in {cfg.region}: "
+                                        "the ALB can only use one of its own region", arn))
     problems += _network_problems(cfg)
     pools = {p.name: p for p in cfg.gpu_pools}
     for i, m in enumerate(cfg.models):

@@ -14,7 +14,7 @@ _FIXED = ("name", "chart", "version", "repository")
 
 
 def helm_release(resource_name: str, rel: Mapping[str, Any], opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
-    """A helm.v3.Release for ``rel`` (name, chart, version, repository, namespace, values).
+    """A helm.v3.Release for ``rel`` (name, chart, version, repository, namespace, values; skipCrds when true).
 
     An OCI chart is passed as ``oci://<registry>/<chart>`` with no repository, as helm takes it.
     ``namespace`` and ``values`` may be Outputs (:func:`releases_of`); the rest is plain.
@@ -30,6 +30,8 @@ def helm_release(resource_name: str, rel: Mapping[str, Any], opts: pulumi.Resour
             repository_opts=None if oci else k8s.helm.v3.RepositoryOptsArgs(repo=rel["repository"]),
             namespace=rel["namespace"],
             create_namespace=True,
+            # A chart whose CRDs another release installs (karpenter after karpenter-crd).
+            skip_crds=True if rel.get("skipCrds") else None,
             values=values if isinstance(values, pulumi.Output) else dict(values),
         ),
         opts=opts,

@@ -64,6 +64,11 @@ class AwsLoadBalancerControllerArgs(BaseModel):
         None, description="VPC of the cluster (pulumi.Input[str]). Default null: looked up from the cluster (aws.eks.get_cluster)."
     )
     aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's).")
+    pod_identity_agent: Optional[Any] = Field(
+        None,
+        description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
+        "(the agent runs already).",
+    )
 
 
 class AwsLoadBalancerController(KubernetesComponent):
@@ -93,7 +98,8 @@ class AwsLoadBalancerController(KubernetesComponent):
             namespace=build.LB_CONTROLLER_NAMESPACE,
             service_account=build.LB_CONTROLLER_SERVICE_ACCOUNT,
             role_arn=role.arn,
-            opts=aws_opts,
+            opts=pulumi.ResourceOptions(parent=self, provider=args.aws_provider,
+                                        depends_on=[args.pod_identity_agent] if args.pod_identity_agent is not None else []),
         )
         vpc_id = args.vpc_id
         if vpc_id is None:
@@ -121,18 +127,16 @@ class IstioIngress(KubernetesComponent):
 
     def __init__(self, name: str, args: IstioIngressArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:ingress:IstioIngress", name, None, opts)
-        previous: list[pulumi.Resource] = []
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         # The gateway's namespace is ours (not Helm's), so it carries the readiness-gate label.
         ns = build.gateway_namespace()
         self.namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata=ns["metadata"], opts=self.child_opts())
         for rel in build.istio_releases(args.plans, args.gateway_replicas):
-            # base (CRDs) before istiod before the gateway, as Istio's Helm guide orders them.
-            after = [*previous, self.namespace] if rel["namespace"] == build.GATEWAY_NAMESPACE else list(previous)
-            self.releases[rel["name"]] = _helm(f"{name}-{rel['name']}", rel, self.child_opts(depends_on=after))
-            previous = [self.releases[rel["name"]]]
+            # base (CRDs) before istiod before the gateway, as Istio's Helm guide orders them, and a release
+            # after its Namespace: the order comes from components/deploy_order.py.
+            self.releases[rel["name"]] = _helm(f"{name}-{rel['name']}", rel, self.child_opts())
         gw = build.istio_gateway(args.ingress)
-        self.gateway = _custom(f"{name}-gateway", gw, self.child_opts(depends_on=list(previous)))
+        self.gateway = _custom(f"{name}-gateway", gw, self.child_opts())
         self.register_outputs({"gateway": f"{build.GATEWAY_NAMESPACE}/{build.GATEWAY_NAME}"})
 
 
@@ -150,6 +154,16 @@ class LlmIngressArgs(BaseModel):
     cluster_name: InputStr = Field(description="EKS cluster name for the controller (required; pulumi.Input[str]).")
     region: InputStr = Field(description="AWS region (required; pulumi.Input[str]).")
     aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's).")
+    api_key: bool = Field(
+        False,
+        description="The models require the stack's API key (VLLM_API_KEY): the ALB then forwards /v1 only, the prefix "
+        "vLLM's key guards (docs/edge.md). Default false (every path).",
+    )
+    pod_identity_agent: Optional[Any] = Field(
+        None,
+        description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
+        "(the agent runs already).",
+    )
 
 
 class LlmIngress(KubernetesComponent):
@@ -162,7 +176,8 @@ class LlmIngress(KubernetesComponent):
         if cfg.install_controller:
             self.controller = AwsLoadBalancerController(
                 f"{name}-lb-controller",
-                AwsLoadBalancerControllerArgs(cluster_name=args.cluster_name, region=args.region, aws_provider=args.aws_provider),
+                AwsLoadBalancerControllerArgs(cluster_name=args.cluster_name, region=args.region, aws_provider=args.aws_provider,
+                                              pod_identity_agent=args.pod_identity_agent),
                 opts=self.child_opts(),
             )
             before.append(self.controller)
@@ -183,7 +198,7 @@ class LlmIngress(KubernetesComponent):
             for m in args.models:
                 _namespaced(f"{name}-{m.name}-dr", lambda n, m=m: build.destination_rule(m, args.plans[m.name], n, args.gateway_replicas), ns,
                             self.child_opts(depends_on=list(before)))
-        ing = resolve(lambda n: build.alb_ingress(cfg, args.models, args.plans, n, args.siblings), ns)
+        ing = resolve(lambda n: build.alb_ingress(cfg, args.models, args.plans, n, args.siblings, args.api_key), ns)
         self.ingress = k8s.networking.v1.Ingress(
             f"{name}-alb", metadata=part(ing, "metadata"), spec=part(ing, "spec"), opts=self.child_opts(depends_on=list(before))
         )

@@ -8,14 +8,15 @@ Created unless ``karpenter.install`` is false (a cluster where Karpenter already
   in ``namespace`` on this cluster, with the six reference policies of v1.14.1 scoped to this cluster;
 * the SQS interruption queue (SSE on) and the five EventBridge rules for spot interruption, rebalance
   recommendation, instance state change, scheduled change and capacity-reservation interruption;
-* the Karpenter Helm release (settings.clusterName, settings.interruptionQueue, and the
+* the karpenter-crd Helm release (the CRDs, which Helm upgrades as templates) and the Karpenter
+  Helm release (crds/ skipped; settings.clusterName, settings.interruptionQueue, and the
   CapacityBuffer feature gate when a pool uses a CapacityBuffer).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Any, Optional
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field
@@ -40,6 +41,11 @@ class KarpenterArgs(BaseModel):
     namespace: str = Field("kube-system", description="Namespace of the controller. Default kube-system.")
     capacity_buffer: bool = Field(False, description="Turn on the CapacityBuffer feature gate. Default false.")
     aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the AWS resources. Default null (the stack's).")
+    pod_identity_agent: Optional[Any] = Field(
+        None,
+        description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
+        "(the agent runs already).",
+    )
 
 
 class Karpenter(KubernetesComponent):
@@ -131,11 +137,18 @@ class Karpenter(KubernetesComponent):
             service_account=build.SERVICE_ACCOUNT,
             role_arn=self.controller_role.arn,
             tags=tags,
-            opts=aws_opts,
+            opts=pulumi.ResourceOptions(parent=self, provider=args.aws_provider, depends_on=_agent(args.pod_identity_agent)),
         )
+        # The CRDs first, from their own chart (the order comes from components/deploy_order.py).
+        self.crd_release = helm_release(f"{name}-crd-release", build.karpenter_crd_release(args.namespace), self.child_opts())
         (rel,) = releases_of(lambda c: [build.karpenter_release(args.namespace, c, c, args.capacity_buffer)], cluster)
         self.release = helm_release(f"{name}-release", rel, self.child_opts(depends_on=[pod_identity, self.node_access]))
         self.node_role_name = self.node_role.name
         self.register_outputs(
             {"nodeRoleName": self.node_role.name, "interruptionQueue": self.queue.name, "controllerRoleArn": self.controller_role.arn}
         )
+
+
+def _agent(agent: Any) -> list[Any]:
+    """depends_on for a Pod Identity association: the agent add-on, when the stack installs it."""
+    return [agent] if agent is not None else []

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .builders import kuberay_operator as operator
 from .builders import ray_cluster as build
 from .capacity.plan import ServingPlan
-from .cluster import KubernetesComponent
+from .cluster import KubernetesComponent, own_depends_on
 from .config import KubeRayConfig, ModelConfig
 from .helm import helm_release
 from .inputs import InputName, InputStr, part, resolve
@@ -63,6 +63,11 @@ class RayVllmServiceArgs(BaseModel):
     hf_token_secret: Optional[InputStr] = Field(
         None, description="Name of the Secret with key 'HF_TOKEN' (pulumi.Input[str]). Default null (public model)."
     )
+    api_key_secret: Optional[InputStr] = Field(
+        None,
+        description="Name of the Secret with key 'key' holding the API key the head's vLLM requires on /v1 (VLLM_API_KEY; "
+        "pulumi.Input[str]). Default null (no key).",
+    )
 
     @model_validator(mode="after")
     def _multi_node(self) -> "RayVllmServiceArgs":
@@ -95,14 +100,18 @@ class RayVllmService(KubernetesComponent):
         assert plan.layout is not None  # RayVllmServiceArgs checked it
         child = self.child_opts()
         pool_name = args.pool_name if args.pool_name is not None else m.pool
-        cluster = resolve(lambda ns, pool, secret: build.ray_cluster(m, plan, ns, secret, pool), args.namespace, pool_name, args.hf_token_secret)
+        cluster = resolve(
+            lambda ns, pool, secret, key: build.ray_cluster(m, plan, ns, secret, pool, key),
+            args.namespace, pool_name, args.hf_token_secret, args.api_key_secret,
+        )
         self.ray_cluster = k8s.apiextensions.CustomResource(
             f"{name}-raycluster",
             api_version=build.RAY_API_VERSION,
             kind="RayCluster",
             metadata=part(cluster, "metadata"),
             spec=part(cluster, "spec"),
-            opts=child,
+            # The pods start after what the service was told to wait for (the operator, an S3 model's reader).
+            opts=self.child_opts(depends_on=own_depends_on(opts)),
         )
         pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(

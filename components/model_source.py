@@ -7,7 +7,7 @@ access to the mirror's prefix only, and the Pod Identity association binding the
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Any, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -29,10 +29,19 @@ class S3ModelReaderArgs(BaseModel):
     namespace: InputName = Field(description="Namespace of the model's pods (required; pulumi.Input[str]).")
     cluster_name: InputStr = Field(description="EKS cluster name (required, for the Pod Identity association; pulumi.Input[str]).")
     aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider. Default null (the stack's).")
+    pod_identity_agent: Optional[Any] = Field(
+        None,
+        description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
+        "(the agent runs already).",
+    )
 
 
 class S3ModelReader(KubernetesComponent):
-    """ServiceAccount + IAM role (S3 read on the mirror's prefix) + EKS Pod Identity association."""
+    """ServiceAccount + IAM role (S3 read on the mirror's prefix, KMS decrypt when the mirror is SSE-KMS) + EKS Pod Identity association.
+
+    The model's pods must be created after it (``depends_on=[reader]``): a pod started before its
+    ServiceAccount exists is refused, and one started before the association gets no credentials.
+    """
 
     def __init__(self, name: str, args: S3ModelReaderArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:kserve:S3ModelReader", name, None, opts)
@@ -62,13 +71,19 @@ class S3ModelReader(KubernetesComponent):
             assume_role_policy=trust,
             opts=aws_opts,
         )
-        aws.iam.RolePolicy(f"{name}-read", role=role.name, policy=json.dumps(build.s3_read_policy(str(m.source.uri)), sort_keys=True), opts=aws_opts)
-        aws.eks.PodIdentityAssociation(
+        partition = aws.get_partition_output(opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+        src = m.source
+        policy = pulumi.Output.all(partition.partition, partition.dns_suffix).apply(
+            lambda p: json.dumps(build.s3_read_policy(str(src.uri), p[0], src.kms_key_arn, src.region, p[1]), sort_keys=True)
+        )
+        aws.iam.RolePolicy(f"{name}-read", role=role.name, policy=policy, opts=aws_opts)
+        self.pod_identity = aws.eks.PodIdentityAssociation(
             f"{name}-pod-identity",
             cluster_name=args.cluster_name,
             namespace=args.namespace,
             service_account=str(m.source.service_account),
             role_arn=role.arn,
-            opts=aws_opts,
+            opts=pulumi.ResourceOptions(parent=self, provider=args.aws_provider,
+                                        depends_on=[args.pod_identity_agent] if args.pod_identity_agent is not None else []),
         )
         self.register_outputs({"serviceAccount": m.source.service_account, "roleArn": role.arn})

@@ -17,8 +17,9 @@ from .builders.labels import recommended_labels
 from .capacity.plan import ServingPlan, plan_stack
 from .capacity.pools import PoolPlan, plan_pools
 from .addons import ClusterAddons, ClusterAddonsArgs
-from .cluster import k8s_child_opts, kubernetes_provider
+from .cluster import certificate_authority, eks_kubeconfig_output, k8s_child_opts, kubernetes_provider, provider_region
 from .config import DISCOVERY_TAG, StackConfig
+from .deploy_order import DeployOrder
 from .gpu_pool import GpuPool, GpuPoolArgs
 from .ingress import LlmIngress, LlmIngressArgs
 from .inputs import AwsProvider, InputStr, K8sProvider
@@ -29,6 +30,7 @@ from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
 from .vllm_service import VllmService, VllmServiceArgs
 
 HF_SECRET_NAME = "hf-token"
+API_KEY_SECRET_NAME = "vllm-api-key"
 
 
 class LlmPlatformArgs(BaseModel):
@@ -39,6 +41,11 @@ class LlmPlatformArgs(BaseModel):
     config: StackConfig = Field(description="The validated stack configuration (required).")
     hf_token: Optional[InputStr] = Field(
         None, description="Hugging Face token (pulumi.Input[str], kept secret). Default null (public models only)."
+    )
+    api_key: Optional[InputStr] = Field(
+        None,
+        description="The API key every model requires on /v1 (pulumi.Input[str], kept secret): stored in the Secret "
+        f"{API_KEY_SECRET_NAME!r} and read by vLLM as VLLM_API_KEY. Default null (no key).",
     )
     base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default: cwd.")
     plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default: computed here.")
@@ -66,7 +73,7 @@ class LlmPlatform(pulumi.ComponentResource):
 
     Outputs other stacks need (the program exports them as stack outputs, see
     :meth:`stack_outputs`): ``namespace``, ``service_urls``, ``model_names``, ``pool_names``,
-    ``queue_budgets``, ``hpa_targets`` and ``hf_token_secret``.
+    ``queue_budgets``, ``hpa_targets``, ``hf_token_secret`` and ``api_key_secret``.
     """
 
     namespace: pulumi.Output[str]
@@ -76,17 +83,39 @@ class LlmPlatform(pulumi.ComponentResource):
     queue_budgets: pulumi.Output[dict[str, int]]
     hpa_targets: pulumi.Output[dict[str, int]]
     hf_token_secret: pulumi.Output[Optional[str]]
+    api_key_secret: pulumi.Output[Optional[str]]
 
     def __init__(self, name: str, args: LlmPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        # What waits for what is derived from the rendered children (components/deploy_order.py),
+        # once all of them are registered: sealed also when construction fails part way.
+        self.deploy_order = DeployOrder()
+        try:
+            self._construct(name, args, pulumi.ResourceOptions.merge(opts, self.deploy_order.options()))
+        finally:
+            self.deploy_order.seal()
+
+    def _construct(self, name: str, args: LlmPlatformArgs, opts: pulumi.ResourceOptions) -> None:
         super().__init__("llm-serving:platform:LlmPlatform", name, None, opts)
         cfg = args.config
         self.plans = args.plans if args.plans is not None else plan_stack(cfg, args.base_dir)
         self.pool_plans: dict[str, PoolPlan] = plan_pools(cfg.gpu_pools, cfg.models, self.plans)
         self.cluster_name = cfg.cluster.name
+        # One region, the AWS provider's (refused when aws:region names another), for every ARN, chart
+        # value and --region; one lookup of the cluster for the kubeconfig and the exports.
+        from pulumi_aws import eks
+
+        self.region = provider_region(cfg.region, self, args.aws_provider)
+        eks_cluster = eks.get_cluster_output(name=cfg.cluster.name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+        self.cluster_endpoint = eks_cluster.endpoint
+        self.cluster_certificate_authority = eks_cluster.certificate_authorities.apply(certificate_authority)
+        # kubectl's exec plugin runs as the provider's profile / assumed role (components/builders/kubeconfig.py).
+        self.kubeconfig = eks_kubeconfig_output(
+            cfg.cluster.name, self.region, self, args.aws_provider, cfg.aws_profile, cfg.aws_role_arn, cluster=eks_cluster
+        )
         self.k8s_provider = (
             args.k8s_provider
             if args.k8s_provider is not None
-            else kubernetes_provider(f"{name}-k8s", cfg.cluster, cfg.region, self, args.aws_provider)
+            else kubernetes_provider(f"{name}-k8s", cfg.cluster, self.region, self, args.aws_provider, kubeconfig=self.kubeconfig)
         )
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
@@ -104,6 +133,7 @@ class LlmPlatform(pulumi.ComponentResource):
                 addons=cfg.addons,
                 local_model_cache=any(m.source.type == "localCache" for m in cfg.models),
                 routes_itself=cfg.ingress is not None,
+                cluster_name=cfg.cluster.name, aws_provider=args.aws_provider,
                 efa=uses_efa(cfg, self.plans),
             ),
             opts=self.k8s_opts(),
@@ -116,10 +146,11 @@ class LlmPlatform(pulumi.ComponentResource):
                 f"{name}-karpenter",
                 KarpenterArgs(
                     cluster_name=cfg.cluster.name,
-                    region=cfg.region,
+                    region=self.region,
                     namespace=cfg.karpenter.namespace,
                     capacity_buffer=capacity_buffer,
                     aws_provider=args.aws_provider,
+                    pod_identity_agent=self.addons.pod_identity_agent,
                 ),
                 opts=self.k8s_opts(),
             )
@@ -141,7 +172,7 @@ class LlmPlatform(pulumi.ComponentResource):
                     cache_models=tuple(
                         (m, self.plans[m.name].model.checkpoint_gib) for m in cfg.models if m.pool == p.name and m.source.type == "localCache"
                     ),
-                    depends_on=[namespace, self.addons, *([self.karpenter] if self.karpenter else [])],
+                    depends_on=[namespace],
                     subnets=cfg.cluster.subnets,
                     security_groups=cfg.cluster.security_groups,
                     efa_vpc_id=vpc_id if p.name in efa_pools else None,
@@ -167,13 +198,27 @@ class LlmPlatform(pulumi.ComponentResource):
                 string_data={credentials.HF_TOKEN_KEY: pulumi.Output.secret(args.hf_token)},
                 opts=in_ns,
             )
+        api_key_secret = None
+        if args.api_key is not None:
+            api_key_secret = API_KEY_SECRET_NAME
+            meta = build.api_key_secret(cfg.namespace, API_KEY_SECRET_NAME)
+            k8s.core.v1.Secret(
+                f"{name}-api-key",
+                metadata=meta["metadata"],
+                type=meta["type"],
+                string_data={build.API_KEY_KEY: pulumi.Output.secret(args.api_key)},
+                opts=in_ns,
+            )
         self.kuberay = self._kuberay(name, args)
         operator = [self.kuberay.release] if self.kuberay is not None and self.kuberay.release is not None else []
         # Models streamed from S3 read their mirror as their own ServiceAccount (EKS Pod Identity).
         self.model_readers = {
             m.name: S3ModelReader(
                 f"{name}-{m.name}-s3-reader",
-                S3ModelReaderArgs(model=m, namespace=cfg.namespace, cluster_name=cfg.cluster.name, aws_provider=args.aws_provider),
+                S3ModelReaderArgs(
+                    model=m, namespace=cfg.namespace, cluster_name=cfg.cluster.name, aws_provider=args.aws_provider,
+                    pod_identity_agent=self.addons.pod_identity_agent,
+                ),
                 opts=in_ns,
             )
             for m in cfg.models
@@ -187,9 +232,9 @@ class LlmPlatform(pulumi.ComponentResource):
                     f"{name}-{m.name}",
                     RayVllmServiceArgs(
                         model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
-                        hf_token_secret=secret_name,
+                        hf_token_secret=secret_name, api_key_secret=api_key_secret,
                     ),
-                    opts=self.k8s_opts(depends_on=[namespace, *operator]),
+                    opts=self.k8s_opts(depends_on=[namespace, *operator, *self._reader_of(m.name)]),
                 )
             else:
                 # KServe matches an InferenceService to a LocalModelCache once, at admission
@@ -200,9 +245,11 @@ class LlmPlatform(pulumi.ComponentResource):
                     f"{name}-{m.name}",
                     VllmServiceArgs(
                         model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
-                        hf_token_secret=secret_name,
+                        hf_token_secret=secret_name, api_key_secret=api_key_secret,
                     ),
-                    opts=in_ns if cache is None else self.k8s_opts(depends_on=[namespace, cache]),
+                    # An S3 model's pods start after their ServiceAccount and Pod Identity association; a cached
+                    # model's after its LocalModelCache.
+                    opts=self.k8s_opts(depends_on=[namespace, *self._reader_of(m.name), *([cache] if cache is not None else [])]),
                 )
         # The entry point: ALB (and Istio) with every timeout from the models' timeout chains.
         self.ingress = None
@@ -212,8 +259,9 @@ class LlmPlatform(pulumi.ComponentResource):
                 f"{name}-ingress",
                 LlmIngressArgs(
                     ingress=cfg.ingress, models=cfg.models, plans=self.plans, namespace=cfg.namespace, siblings=siblings,
-                    cluster_name=cfg.cluster.name, region=cfg.region, aws_provider=args.aws_provider,
+                    cluster_name=cfg.cluster.name, region=self.region, aws_provider=args.aws_provider,
                     gateway_replicas=cfg.ingress.gateway_replica_count(cfg.environment),
+                    api_key=api_key_secret is not None, pod_identity_agent=self.addons.pod_identity_agent,
                 ),
                 opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
             )
@@ -245,6 +293,7 @@ class LlmPlatform(pulumi.ComponentResource):
             {m.name: self.plans[m.name].target_in_flight_per_pod for m in cfg.models if m.distributed is None}
         )
         self.hf_token_secret = pulumi.Output.from_input(secret_name)
+        self.api_key_secret = pulumi.Output.from_input(api_key_secret)
         self.register_outputs(
             {
                 **self.stack_outputs(),
@@ -255,6 +304,11 @@ class LlmPlatform(pulumi.ComponentResource):
                 },
             }
         )
+
+    def _reader_of(self, model: str) -> list[Any]:
+        """The S3 reader a model's pods wait for (none unless the model streams from S3)."""
+        reader = self.model_readers.get(model)
+        return [reader] if reader is not None else []
 
     def _cache_credentials(self, name: str, args: LlmPlatformArgs) -> list[pulumi.Resource]:
         """KServe's LocalModel job namespace, the token Secret and one ServiceAccount per cached model in it.
@@ -334,6 +388,12 @@ class LlmPlatform(pulumi.ComponentResource):
             "queueBudgets": self.queue_budgets,
             "hpaTargets": self.hpa_targets,
             "hfTokenSecret": self.hf_token_secret,
+            "apiKeySecret": self.api_key_secret,
+            # Where the cluster is, for stacks that build their own Kubernetes provider (examples/consumer).
+            "region": self.region,
+            "clusterEndpoint": self.cluster_endpoint,
+            "clusterCertificateAuthority": self.cluster_certificate_authority,
+            "kubeconfig": self.kubeconfig,
         }
 
     def k8s_opts(self, *, parent: Optional[pulumi.Resource] = None, **kwargs: Any) -> pulumi.ResourceOptions:

@@ -52,6 +52,9 @@ IN_EVERY_RELEASE: frozenset[str] = frozenset({
     # Read in the 0.8.5 wheel (engine/arg_utils.py add_cli_args) and the 0.33.0 one (config/parallel.py
     # DistributedExecutorBackend = ray|mp|uni|external_launcher) for the KubeRay head (issue 10).
     "--distributed-executor-backend",
+    # The API key's variable (issue 19): read in the 0.8.5 wheel (envs.py:278; entrypoints/openai/api_server.py:843
+    # adds the check when it is set, for paths under /v1) and the 0.33.0 one (envs.py:829; serve/middleware/register.py:33).
+    "VLLM_API_KEY",
 })
 
 

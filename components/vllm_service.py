@@ -10,10 +10,9 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .builders import credentials
-from .builders import credentials
 from .builders import vllm_service as build
 from .capacity.plan import ServingPlan, plan_model
-from .cluster import KubernetesComponent
+from .cluster import KubernetesComponent, own_depends_on
 from .config import GpuPoolConfig, ModelConfig
 from .inputs import InputName, InputStr, part, resolve
 
@@ -44,6 +43,11 @@ class VllmServiceArgs(BaseModel):
         None,
         description="Name of the Secret with key 'HF_TOKEN' (pulumi.Input[str]); the model's ServiceAccount lists it for "
         "KServe's storage initializer and the pod reads it as HF_TOKEN. Default null (public model).",
+    )
+    api_key_secret: Optional[InputStr] = Field(
+        None,
+        description="Name of the Secret with key 'key' holding the API key vLLM requires on /v1 (VLLM_API_KEY; "
+        "pulumi.Input[str], e.g. the platform's apiKeySecret output). Default null (no key).",
     )
     base_dir: Optional[Path] = Field(
         None, description="Directory that `model.architecture.configPath` is relative to. Default null: the working directory."
@@ -99,9 +103,14 @@ class VllmService(KubernetesComponent):
                 secrets=resolve(lambda s: s.get("secrets"), sa),
                 opts=child,
             )
-        # KServe reads the ServiceAccount when it injects the storage initializer: it must exist first.
-        isvc_opts = self.child_opts(depends_on=[self.service_account]) if self.service_account is not None else child
-        isvc = resolve(lambda ns, pool, secret: build.inference_service(m, plan, ns, pool, secret), args.namespace, pool_name, args.hf_token_secret)
+        # KServe reads the ServiceAccount when it injects the storage initializer: it must exist first. The pods also
+        # start after what the service was told to wait for (an S3 model's ServiceAccount and Pod Identity association).
+        waits = [*own_depends_on(opts), *([self.service_account] if self.service_account is not None else [])]
+        isvc_opts = self.child_opts(depends_on=waits) if waits else child
+        isvc = resolve(
+            lambda ns, pool, secret, key: build.inference_service(m, plan, ns, pool, secret, key),
+            args.namespace, pool_name, args.hf_token_secret, args.api_key_secret,
+        )
         self.inference_service = k8s.apiextensions.CustomResource(
             f"{name}-isvc",
             api_version="serving.kserve.io/v1beta1",

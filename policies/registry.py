@@ -35,6 +35,7 @@ from policies.k8s_generic import (
     serving_topology_spread,
 )
 from policies.gpu import ephemeral_storage, rollout_surge, tolerates_and_targets
+from policies.ingress import internet_facing_alb_guarded
 from policies.karpenter import gpu_expiry, gpu_nodepool_disruption_budget, gpu_nodepool_limits, gpu_nodepool_tainted, pool_fits_models
 from policies.models import model_source_pinned
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
@@ -119,6 +120,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     capabilities_allow_list.POLICY,
     host_path_read_only.POLICY,
     no_load_balancer_service.POLICY,
+    internet_facing_alb_guarded.POLICY,
     memory_emptydir_size_limit.POLICY,
     no_literal_secret_env.POLICY,
     no_default_namespace.POLICY,

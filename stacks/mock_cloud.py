@@ -57,6 +57,9 @@ def invoke(token: str, args: Mapping[str, Any], region: str) -> dict[str, Any]:
         return {"accountId": ACCOUNT_ID, "arn": f"arn:{PARTITION}:iam::{ACCOUNT_ID}:user/offline", "id": ACCOUNT_ID, "userId": "AIDAOFFLINE"}
     if token == "aws:index/getPartition:getPartition":
         return {"partition": PARTITION, "dnsSuffix": "amazonaws.com", "id": PARTITION}
+    if token == "aws:index/getRegion:getRegion":
+        # The region of the provider the call went to (offline: the stack's aws:region, or an explicit provider's).
+        return {"region": region, "name": region, "id": region, "endpoint": f"ec2.{region}.amazonaws.com", "description": region}
     return {}
 
 

@@ -202,6 +202,20 @@ def _struct_value(value: Any) -> Any:
     return None
 
 
+def engine_dependencies(request: Any, names: Mapping[str, str]) -> tuple[str, ...]:
+    """The names of the resources a RegisterResource request waits for, sorted and without repeats.
+
+    The union of the request's ``dependencies`` (explicit ``depends_on``, with a component expanded
+    to its custom children, and the resources behind every Output input) and its
+    ``propertyDependencies`` (per input property): what the engine orders creation, and in reverse
+    deletion, by. A URN the run has not registered (never expected) stays as it came.
+    """
+    urns = set(request.dependencies)
+    for deps in request.propertyDependencies.values():
+        urns.update(deps.urns)
+    return tuple(sorted({names.get(urn, urn) for urn in urns}))
+
+
 def _redact(value: Any) -> Any:
     """A secret keeps its shape (keys of a Secret's data stay readable); every leaf is redacted."""
     if isinstance(value, Mapping):
@@ -346,6 +360,8 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
     loops = ThreadLoops()
     missing: list[str] = []
     region = str(stack.config.get("aws:region") or "us-west-2")
+    # Explicit AWS providers by id, with the region each was given: a lookup through one answers for its region.
+    provider_regions: dict[str, str] = {}
 
     class _Mocks(mocks.Mocks):
         def new_resource(self, args: mocks.MockResourceArgs):
@@ -359,11 +375,15 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
             # Return the inputs as outputs so that whatever the program reads back is known, plus
             # what AWS would compute (ARNs, URLs) in plausible, deterministic form.
             outputs = {**mock_cloud.computed_outputs(args.typ, args.name, args.inputs, region), **args.inputs}
-            return mock_cloud.physical_id(args.typ, args.name), outputs
+            physical = mock_cloud.physical_id(args.typ, args.name)
+            if args.typ == "pulumi:providers:aws" and isinstance(args.inputs.get("region"), str):
+                provider_regions[physical] = args.inputs["region"]
+            return physical, outputs
 
         def call(self, args: mocks.MockCallArgs):
             # Provider functions: the EKS cluster lookup and the few others the program makes.
-            return mock_cloud.invoke(args.token, args.args, region)
+            provider_id = (args.provider or "").rsplit("::", 1)[-1]
+            return mock_cloud.invoke(args.token, args.args, provider_regions.get(provider_id, region))
 
     class _Monitor(loop_owning_monitor(loops)):
         def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
@@ -378,7 +398,7 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
                         parent=names.get(request.parent) or None,
                         custom=bool(request.custom),
                         inputs=recorded_inputs(request.object),
-                        dependencies=tuple(sorted(names.get(d, d) for d in request.dependencies)),
+                        dependencies=engine_dependencies(request, names),
                         urn=response.urn,
                         parent_urn=request.parent if names.get(request.parent) else "",
                         # A provider reference is "<urn>::<id>"; the default provider has none.

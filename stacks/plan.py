@@ -235,7 +235,7 @@ def run_plan(stack_ref: str) -> PlanResult:
 
         sim = slo_results(cfg, plans, render_files(recording), stack.path.parent)
         violations = sorted([*violations, *evaluate(sim, policies=[SIMULATED_SLO])], key=lambda v: (v.policy, v.resource, v.message))
-    resources = [{"type": r.type, "name": r.name, "parent": r.parent} for r in tree_order(recording.resources)]
+    resources = [{"type": r.type, "name": r.name, "parent": r.parent, "dependsOn": list(r.dependencies)} for r in tree_order(recording.resources)]
     report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name], cfg) for m in cfg.models])
     report["stack_file"] = _display_path(stack.path)
     report["pools"] = [_pool_figures(p, plans) for p in pool_plans.values()]

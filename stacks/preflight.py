@@ -6,7 +6,8 @@ Run before ``pulumi up``, with the user's own credentials (boto3's usual chain, 
 * the EKS cluster exists, and its authentication mode allows access entries (API or
   API_AND_CONFIG_MAP), which Karpenter's node role joins through;
 * the EKS Pod Identity Agent add-on is installed (Karpenter, the load balancer controller and the
-  S3 readers take their credentials from it), unless the stack installs it;
+  S3 readers take their credentials from it), or, when the stack installs it, not installed already
+  (EKS refuses to create it twice);
 * the subnets and security groups the EC2NodeClass selectors find (cluster.subnets,
   cluster.securityGroups; the discovery tag by default), in the cluster's VPC;
 * each pool's instance types are offered in the region, and in a zone where a selected subnet is;
@@ -185,13 +186,8 @@ def pool_vcpus(pool: Any) -> int:
 
 
 def _stack_installs_pod_identity_agent(cfg: StackConfig) -> bool:
-    """Whether the stack installs the EKS Pod Identity Agent add-on itself.
-
-    The add-on is issue 19's Deliver 3 (``addons.podIdentityAgent``); until the config has that key,
-    the stack does not install it and preflight checks the cluster for it.
-    """
-    addon = getattr(cfg.addons, "pod_identity_agent", None)
-    return bool(addon is not None and getattr(addon, "install", False))
+    """Whether the stack installs the EKS Pod Identity Agent add-on itself (``addons.podIdentityAgent.install``)."""
+    return cfg.addons.pod_identity_agent.install
 
 
 class Preflight:
@@ -258,25 +254,35 @@ class Preflight:
         return users
 
     def check_pod_identity_agent(self) -> list[Check]:
+        """The add-on is there when something needs it, and not there already when the stack creates it.
+
+        EKS refuses to create an add-on the cluster already has (CreateAddon: ResourceInUseException),
+        so a stack that installs it on a cluster that runs it fails at ``pulumi up``.
+        """
         from botocore.exceptions import ClientError
 
         check = "EKS Pod Identity Agent"
         users = self._needs_pod_identity()
-        if not users:
+        installs = _stack_installs_pod_identity_agent(self.cfg)
+        if not users and not installs:
             return [Check(check, SKIPPED, "no component of this stack uses EKS Pod Identity")]
-        if _stack_installs_pod_identity_agent(self.cfg):
-            return [Check(check, OK, "installed by this stack (addons.podIdentityAgent)")]
         if self.cluster is None:
             return [Check(check, SKIPPED, "the cluster was not found")]
         name = self.cluster.get("name", self.cfg.cluster.name)
-        fix = f"aws eks create-addon --cluster-name {name} --addon-name {POD_IDENTITY_AGENT} --region {self.region}"
         try:
             addon = self.clients("eks").describe_addon(clusterName=name, addonName=POD_IDENTITY_AGENT)["addon"]
         except ClientError as exc:
-            if _code(exc) == "ResourceNotFoundException":
-                return [Check(check, MISSING, f"add-on {POD_IDENTITY_AGENT} not installed; {', '.join(users)} need it", fix)]
-            return [_could_not(check, "eks:DescribeAddon", exc)]
+            if _code(exc) != "ResourceNotFoundException":
+                return [_could_not(check, "eks:DescribeAddon", exc)]
+            if installs:
+                return [Check(check, OK, "not installed yet; this stack installs the add-on (addons.podIdentityAgent)")]
+            return [Check(check, MISSING, f"add-on {POD_IDENTITY_AGENT} not installed; {', '.join(users)} need it",
+                          f"aws eks create-addon --cluster-name {name} --addon-name {POD_IDENTITY_AGENT} --region {self.region}, "
+                          "or set llm-serving:addons.podIdentityAgent.install: true")]
         status = addon.get("status", "?")
+        if installs:
+            return [Check(check, MISSING, f"add-on {POD_IDENTITY_AGENT} is installed already ({status}); this stack would create it again "
+                          "and EKS refuses that (ResourceInUseException)", "set llm-serving:addons.podIdentityAgent.install: false")]
         if status not in ("ACTIVE", "UPDATING"):
             return [Check(check, MISSING, f"add-on {POD_IDENTITY_AGENT} is {status}", f"see `aws eks describe-addon --cluster-name {name} "
                           f"--addon-name {POD_IDENTITY_AGENT}` for its health issues")]
@@ -580,6 +586,11 @@ def run_preflight(args: Any, open_clients: Optional[Callable[[Optional[str], str
     try:
         if open_clients is None:
             session, account = open_session(profile, region)
+            # aws:region unset: the region the profile or AWS_REGION gives, as the AWS provider takes it (issue 19).
+            region = region or session.region_name
+            if not region:
+                sys.stderr.write("error: aws:region is unset and neither the AWS profile nor AWS_REGION names a region; set aws:region\n")
+                return EXIT_INVALID
             clients = Clients(session, region)
         else:
             clients, account = open_clients(profile, region)

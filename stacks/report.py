@@ -12,12 +12,20 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
+from stacks.deploy_graph import waves_markdown
+
 
 def plan_report(stack: str, resources: Sequence[Mapping[str, Any]], violations: Sequence[Any], models: Sequence[Mapping[str, Any]]) -> dict:
-    """The JSON report: stack, resources [{type, name, parent}], violations, models."""
+    """The JSON report: stack, resources [{type, name, parent, dependsOn}], violations, models.
+
+    ``dependsOn`` names the resources Pulumi waits for before creating the resource (and deletes
+    only after it), as the engine received them; a row given none has none.
+    """
     return {
         "stack": stack,
-        "resources": [{"type": r["type"], "name": r["name"], "parent": r["parent"]} for r in resources],
+        "resources": [
+            {"type": r["type"], "name": r["name"], "parent": r["parent"], "dependsOn": list(r.get("dependsOn") or ())} for r in resources
+        ],
         "violations": [violation_row(v) for v in violations],
         "models": list(models),
     }
@@ -198,6 +206,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     out += _layout_markdown(report["models"])
     out += _timeouts_markdown(report["models"])
     out += _pools_markdown(report)
+    out += waves_markdown(report)
     return "\n".join(out) + "\n"
 
 
@@ -239,6 +248,13 @@ def check_markdown(report: Mapping[str, Any]) -> str:
     out = ["### llm-serving policies check", "",
            f"Read {report['files']} files, {report['documents']} documents, {report['objects']} Kubernetes objects"
            + (f"; skipped {', '.join(f'{k} ({n})' for k, n in skipped.items())}." if skipped else "."), ""]
+    unsized = report.get("unsized") or []
+    if unsized:
+        # Not a pass: S2 did not judge these servers (policies/vllm/capacity.py sizing_gaps).
+        out += [f"**{len(unsized)} model server{'s' if len(unsized) != 1 else ''} could not be sized**, so whether "
+                f"{'they start' if len(unsized) != 1 else 'it starts'} was not checked:", ""]
+        out += [f"- `{_cell(g['resource'])}` {_cell(g['server'])}: {_cell(g['reason'])}" for g in unsized]
+        out.append("")
     out += violations_markdown(report["violations"])
     return "\n".join(out) + "\n"
 

@@ -20,7 +20,7 @@ KSERVE = Chart("kserve-resources", "v0.20.0", "oci://ghcr.io/kserve/charts")
 KSERVE_LOCALMODEL_CRD = Chart("kserve-localmodel-crd", "v0.20.0", "oci://ghcr.io/kserve/charts")
 KSERVE_LOCALMODEL = Chart("kserve-localmodel-resources", "v0.20.0", "oci://ghcr.io/kserve/charts")
 NVIDIA_DEVICE_PLUGIN = Chart("nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin")
-# eks-charts stable/aws-efa-k8s-device-plugin (chart v0.5.30, plugin image v0.5.20; ../shared/charts PROVENANCE.md).
+# eks-charts stable/aws-efa-k8s-device-plugin (chart v0.5.30, plugin image v0.5.20, eks-charts tag v0.0.242, commit 5239609242f3430be50fb0b714a24d3ef2b47983).
 EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts")
 
 CERT_MANAGER_NAMESPACE = "cert-manager"
@@ -110,3 +110,18 @@ def addon_releases(
     if efa and cfg.efa_device_plugin.install:
         out.append(release(EFA_DEVICE_PLUGIN, "aws-efa-k8s-device-plugin", DEVICE_PLUGIN_NAMESPACE, efa_device_plugin_values()))
     return out
+
+
+# The EKS add-on that runs the Pod Identity Agent DaemonSet (EKS user guide, "Set up the Amazon EKS
+# Pod Identity Agent"): the name EKS's add-on API knows it by.
+POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
+
+
+def pod_identity_agent_addon() -> dict[str, Any]:
+    """Arguments of the ``aws.eks.Addon`` that installs the EKS Pod Identity Agent.
+
+    No addon_version: EKS picks the default version for the cluster's Kubernetes version (a pinned
+    one would need a table per Kubernetes minor). On create, the add-on takes over an agent installed
+    by hand (OVERWRITE); on update, changes made outside Pulumi are kept (PRESERVE).
+    """
+    return {"addon_name": POD_IDENTITY_AGENT_ADDON, "resolve_conflicts_on_create": "OVERWRITE", "resolve_conflicts_on_update": "PRESERVE"}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..builders.karpenter import GPU_NAME_LABEL, GPU_TOLERATION, NODEPOOL_LABEL
-from ..builders.labels import recommended_labels
+from ..builders.labels import SKIP_AWAIT, recommended_labels
 from ..capacity.pools import PoolPlan
 
 # Pinned pause image (registry.k8s.io/pause, the image Kubernetes' own overprovisioning guide uses).
@@ -96,7 +96,8 @@ def placeholder_deployment(plan: PoolPlan, namespace: str) -> dict[str, Any]:
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": buffer_name(plan.name), "namespace": namespace, "labels": labels},
+        # Not awaited by `pulumi up`: the placeholders wait for new GPU nodes, or never fit at peak.
+        "metadata": {"name": buffer_name(plan.name), "namespace": namespace, "labels": labels, "annotations": dict(SKIP_AWAIT)},
         "spec": {
             "replicas": plan.buffer_replicas,
             # Placeholders hold the pool's last GPUs: a surge pod would find none (policy S20).

@@ -122,8 +122,22 @@ def alb_annotations(cfg: IngressConfig, plans: Mapping[str, ServingPlan]) -> dic
         ann[f"{ALB}/certificate-arn"] = cfg.certificate_arn
         ann[f"{ALB}/listen-ports"] = json.dumps([{"HTTP": 80}, {"HTTPS": 443}], separators=(",", ":"))
         ann[f"{ALB}/ssl-redirect"] = "443"
+        # The controller's default (ELBSecurityPolicy-2016-08) still accepts TLS 1.0 (docs/edge.md).
+        ann[f"{ALB}/ssl-policy"] = cfg.ssl_policy
     else:
         ann[f"{ALB}/listen-ports"] = json.dumps([{"HTTP": 80}], separators=(",", ":"))
+    ann.update(edge_guards(cfg))
+    return ann
+
+
+def edge_guards(cfg: IngressConfig) -> dict[str, str]:
+    """Who may reach the ALB: its security group's CIDRs and a WAFv2 web ACL (annotation names of controller v3.5.0)."""
+    ann = {}
+    if cfg.inbound_cidrs:
+        # A stringList annotation: comma-separated (pkg/ingress/model_build_listener.go computeIngressExplicitInboundCIDRs).
+        ann[f"{ALB}/inbound-cidrs"] = ",".join(cfg.inbound_cidrs)
+    if cfg.waf_acl_arn:
+        ann[f"{ALB}/wafv2-acl-arn"] = cfg.waf_acl_arn
     return ann
 
 
@@ -133,6 +147,17 @@ def _long_condition() -> str:
         [{"field": "http-header", "httpHeaderConfig": {"httpHeaderName": LONG_CONTEXT_HEADER, "values": [LONG_CONTEXT_VALUE]}}],
         separators=(",", ":"),
     )
+
+
+# What the ALB forwards when the models require an API key: vLLM's key guards /v1 (and, in 0.33.0,
+# /v2, /inference and /cohere) but not /invocations, /tokenize, /pooling or /metrics (docs/edge.md),
+# so an edge that relies on the key forwards the OpenAI API's prefix and nothing else.
+API_PATH = "/v1"
+
+
+def route_path(api_key: bool) -> str:
+    """The Ingress path of every rule: the OpenAI API's prefix behind an API key, else everything."""
+    return API_PATH if api_key else "/"
 
 
 def _backend(service: str, port: int) -> dict[str, Any]:
@@ -145,18 +170,21 @@ def alb_ingress(
     plans: Mapping[str, ServingPlan],
     namespace: str,
     siblings: Mapping[str, str],
+    api_key: bool = False,
 ) -> dict[str, Any]:
     """The ALB Ingress: per model a host rule to its predictor (direct) or one wildcard rule to the gateway (istio).
 
     ``siblings`` maps a long-context sibling's name to its model's; in direct mode the sibling's
-    rule comes first under its model's host, matched by the ALB condition on the header.
+    rule comes first under its model's host, matched by the ALB condition on the header. With
+    ``api_key`` (the models require the stack's API key) the rules forward /v1 only.
     """
     ann = alb_annotations(cfg, plans)
+    path = route_path(api_key)
     labels = recommended_labels("llm-ingress", component="ingress")
     if cfg.routing == "istio":
         rules = [{
             "host": f"*.{cfg.host}",
-            "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": _backend(GATEWAY_RELEASE, GATEWAY_HTTP_PORT)}]},
+            "http": {"paths": [{"path": path, "pathType": "Prefix", "backend": _backend(GATEWAY_RELEASE, GATEWAY_HTTP_PORT)}]},
         }]
         ns = GATEWAY_NAMESPACE
     else:
@@ -170,8 +198,8 @@ def alb_ingress(
             if long is not None:
                 service, port = backend_of(by_name[long])
                 ann[f"{ALB}/conditions.{service}"] = _long_condition()
-                paths.append({"path": "/", "pathType": "Prefix", "backend": _backend(service, port)})
-            paths.append({"path": "/", "pathType": "Prefix", "backend": _backend(*backend_of(m))})
+                paths.append({"path": path, "pathType": "Prefix", "backend": _backend(service, port)})
+            paths.append({"path": path, "pathType": "Prefix", "backend": _backend(*backend_of(m))})
             rules.append({"host": model_host(m.name, cfg.host), "http": {"paths": paths}})
         ns = namespace
     return {

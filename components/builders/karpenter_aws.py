@@ -21,6 +21,9 @@ from . import pod_identity
 
 # aws/karpenter-provider-aws v1.14.1, charts/karpenter (published to public ECR as an OCI chart).
 KARPENTER = Chart("karpenter", "1.14.1", "oci://public.ecr.aws/karpenter")
+# The CRDs as templates of their own chart: Helm never upgrades a chart's crds/ folder, so the
+# karpenter chart's copies would stay at the first version installed (Helm docs, "Custom Resource Definitions": "no support at this time for upgrading or deleting CRDs using Helm").
+KARPENTER_CRD = Chart("karpenter-crd", "1.14.1", "oci://public.ecr.aws/karpenter")
 SERVICE_ACCOUNT = "karpenter"
 
 # The node role's managed policies, in the reference KarpenterNodeRole's order (EKS CNI, EKS worker,
@@ -286,5 +289,10 @@ def karpenter_values(cluster: str, queue_name: str, capacity_buffer: bool) -> di
 
 
 def karpenter_release(namespace: str, cluster: str, queue_name: str, capacity_buffer: bool) -> dict[str, Any]:
-    """The Karpenter Helm release as plain data."""
-    return release(KARPENTER, "karpenter", namespace, karpenter_values(cluster, queue_name, capacity_buffer))
+    """The Karpenter Helm release as plain data; its crds/ are skipped (the karpenter-crd release owns them)."""
+    return {**release(KARPENTER, "karpenter", namespace, karpenter_values(cluster, queue_name, capacity_buffer)), "skipCrds": True}
+
+
+def karpenter_crd_release(namespace: str) -> dict[str, Any]:
+    """The karpenter-crd Helm release (no values: its values.yaml has only additionalAnnotations)."""
+    return release(KARPENTER_CRD, "karpenter-crd", namespace, {})

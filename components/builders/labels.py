@@ -15,6 +15,14 @@ CAPACITY_ANNOTATION = "llm-serving.io/capacity-plan"
 GPU_ANNOTATION = "llm-serving.io/gpu"
 # Karpenter's well-known node label of the GPU model (builders/karpenter.py selects on it).
 GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
+# pulumi-kubernetes skips its readiness await for an object that carries this annotation with the
+# value "true" (provider/pkg/metadata/annotations.go:33 AnnotationSkipAwait; overrides.go:39-41
+# SkipAwaitLogic; await.go:1100 newLegacyReadyCondition returns at once; v4.32.0, commit a03ff6b).
+# The kinds it would otherwise wait on are those with an awaiter (provider/pkg/await/awaiters.go:184, `awaiters`):
+# Deployment, StatefulSet, DaemonSet, Job, Pod, Service, Ingress, PersistentVolume(Claim) (up to
+# 10 minutes for a Deployment or DaemonSet to be ready). Put on workloads whose pods wait for
+# capacity that may never come (the GPU buffer's placeholders, the image pre-pull DaemonSet).
+SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
 # Kubernetes label values: at most 63 characters, alphanumerics with '-', '_' or '.' inside.
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 

@@ -21,7 +21,7 @@ import json
 from typing import Any, Optional, Sequence
 
 from ..builders.karpenter import GPU_TOLERATION, POOL_LABEL
-from ..builders.labels import recommended_labels
+from ..builders.labels import SKIP_AWAIT, recommended_labels
 from ..capacity.cold_start import RUNAI_CONCURRENCY
 from ..capacity.pools import PoolPlan
 from ..config import ModelConfig
@@ -65,18 +65,32 @@ def model_env(m: ModelConfig) -> list[dict[str, Any]]:
     return []
 
 
-def s3_read_policy(uri: str) -> dict[str, Any]:
-    """Read-only access to the mirror's prefix: objects under it, and listing only that prefix."""
+def s3_read_policy(
+    uri: str, partition: str = "aws", kms_key_arn: str | None = None, region: str | None = None, dns_suffix: str = "amazonaws.com"
+) -> dict[str, Any]:
+    """Read-only access to the mirror's prefix: objects under it, and listing only that prefix.
+
+    ARNs are in the account's ``partition`` (aws, aws-cn, aws-us-gov...). With ``kms_key_arn`` (an
+    SSE-KMS mirror) the role may also decrypt with that key, and only through S3 in the bucket's
+    ``region`` (condition kms:ViaService ``s3.<region>.<dns suffix>``, the KMS developer guide's
+    form for "use the key only from this service"); S3 calls kms:Decrypt on GetObject of such objects.
+    """
     bucket, _, prefix = uri.removeprefix("s3://").partition("/")
     prefix = prefix.strip("/")
-    objects = f"arn:aws:s3:::{bucket}/{prefix}/*" if prefix else f"arn:aws:s3:::{bucket}/*"
-    listing: dict[str, Any] = {"Sid": "ListMirrorPrefix", "Effect": "Allow", "Action": "s3:ListBucket", "Resource": f"arn:aws:s3:::{bucket}"}
+    arn = f"arn:{partition}:s3:::{bucket}"
+    objects = f"{arn}/{prefix}/*" if prefix else f"{arn}/*"
+    listing: dict[str, Any] = {"Sid": "ListMirrorPrefix", "Effect": "Allow", "Action": "s3:ListBucket", "Resource": arn}
     if prefix:
         listing["Condition"] = {"StringLike": {"s3:prefix": [prefix, f"{prefix}/*"]}}
-    return {
-        "Version": "2012-10-17",
-        "Statement": [{"Sid": "ReadMirror", "Effect": "Allow", "Action": "s3:GetObject", "Resource": objects}, listing],
-    }
+    statements = [{"Sid": "ReadMirror", "Effect": "Allow", "Action": "s3:GetObject", "Resource": objects}, listing]
+    if kms_key_arn:
+        if not region:
+            raise ValueError("a KMS key needs the bucket's region (kms:ViaService)")
+        statements.append({
+            "Sid": "DecryptMirror", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": kms_key_arn,
+            "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.{dns_suffix}"}},
+        })
+    return {"Version": "2012-10-17", "Statement": statements}
 
 
 def reader_service_account(m: ModelConfig, namespace: str) -> dict[str, Any]:
@@ -160,7 +174,8 @@ def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> 
     return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
-        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        # Not awaited by `pulumi up`: its pods come only with GPU nodes, which may not exist yet.
+        "metadata": {"name": name, "namespace": namespace, "labels": labels, "annotations": dict(SKIP_AWAIT)},
         "spec": {
             "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
             "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "100%"}},

@@ -39,6 +39,7 @@ from ..builders.vllm_service import (
     NODEPOOL_LABEL,
     SHM_VOLUME,
     GPU_NAME_LABEL,
+    api_key_env,
     capacity_summary,
     vllm_args,
     vllm_env,
@@ -226,7 +227,7 @@ def _template_metadata(m: ModelConfig, role: str, annotations: Optional[Mapping[
 HEAD_NO_GPU_ENV = {"name": "CUDA_VISIBLE_DEVICES", "value": ""}
 
 
-def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional[str]) -> dict[str, Any]:
+def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional[str], api_key_secret: Optional[str] = None) -> dict[str, Any]:
     """The head group: no GPU (num-gpus "0"), runs the vLLM API server and engine core."""
     head = plan.head_resources
     assert head is not None and plan.layout is not None
@@ -235,6 +236,9 @@ def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional
     # default (envs.py, v1/engine/core_client.py "Timed out waiting for engine core processes to
     # start"); the chain raises it to the startup budget, which the plan sized for a multi-node load.
     env = [*_env(m, hf_secret), *vllm_env(plan), HEAD_NO_GPU_ENV]
+    if api_key_secret:
+        # The head runs the API server; the workers answer no HTTP.
+        env.insert(0, api_key_env(api_key_secret))
     container = {
         "name": HEAD_CONTAINER,
         "image": m.image,
@@ -319,7 +323,10 @@ def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Option
     }
 
 
-def ray_cluster(m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Optional[str], pool: Optional[str] = None) -> dict[str, Any]:
+def ray_cluster(
+    m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Optional[str], pool: Optional[str] = None,
+    api_key_secret: Optional[str] = None,
+) -> dict[str, Any]:
     """The RayCluster running one multi-node vLLM engine for ``m`` on Karpenter NodePool ``pool`` (default m.pool)."""
     pool = pool or m.pool
     d = m.distributed
@@ -347,7 +354,7 @@ def ray_cluster(m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Op
         "spec": {
             # Fixed size: Ray's autoscaler has nothing to add (autoscaling multi-node replicas is out of scope).
             "enableInTreeAutoscaling": False,
-            "headGroupSpec": head_group(m, plan, pool, hf_secret),
+            "headGroupSpec": head_group(m, plan, pool, hf_secret, api_key_secret),
             "workerGroupSpecs": [worker_group(m, plan, pool, hf_secret)],
         },
     }

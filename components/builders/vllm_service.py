@@ -24,6 +24,10 @@ from ..config import ModelConfig
 DEPLOYMENT_MODE = "Standard"  # pkg/constants/constants.go: Standard; RawDeployment is the deprecated alias
 CONTAINER_NAME = "kserve-container"  # KServe's name for the predictor's serving container
 HTTP_PORT = 8080  # the port KServe's runtimes and probes use for vLLM (kserve.md)
+# The stack's API key: Secret key, and the variable vLLM reads it from (0.33.0 envs.py VLLM_API_KEY;
+# serve/middleware/register.py adds the AuthenticationMiddleware when it is set).
+API_KEY_KEY = "key"
+API_KEY_ENV = "VLLM_API_KEY"
 SHM_VOLUME = "dshm"
 CACHE_VOLUME = "model-cache"
 CACHE_PATH = "/models-cache"
@@ -118,8 +122,13 @@ def _probe(path: str, period: int, failures: int, timeout: int = 5) -> dict[str,
     }
 
 
-def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None) -> dict[str, Any]:
-    """The vLLM serving container: image, flags, secret-sourced token, resources, probes and drain."""
+def api_key_env(api_key_secret: str) -> dict[str, Any]:
+    """VLLM_API_KEY from the stack's API key Secret (never a literal, never a flag on the command line)."""
+    return {"name": API_KEY_ENV, "valueFrom": {"secretKeyRef": {"name": api_key_secret, "key": API_KEY_KEY}}}
+
+
+def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None, api_key_secret: str | None = None) -> dict[str, Any]:
+    """The vLLM serving container: image, flags, secret-sourced token and API key, resources, probes and drain."""
     r = plan.resources
     env: list[dict[str, Any]] = [
         {"name": "HF_HOME", "value": f"{CACHE_PATH}/huggingface"},
@@ -128,6 +137,8 @@ def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None) -> 
     ]
     if hf_secret:
         env.insert(0, {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": hf_secret, "key": HF_TOKEN_KEY}}})
+    if api_key_secret:
+        env.insert(0, api_key_env(api_key_secret))
     return {
         "name": CONTAINER_NAME,
         "image": m.image,
@@ -160,7 +171,9 @@ def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None) -> 
     }
 
 
-def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: str, hf_secret: str | None) -> dict[str, Any]:
+def inference_service(
+    m: ModelConfig, plan: ServingPlan, namespace: str, pool: str, hf_secret: str | None, api_key_secret: str | None = None
+) -> dict[str, Any]:
     """The KServe InferenceService running ``vllm serve`` for one model."""
     r = plan.resources
     labels = recommended_labels(m.name, component="inference", version=image_tag(m.image))
@@ -203,7 +216,7 @@ def inference_service(m: ModelConfig, plan: ServingPlan, namespace: str, pool: s
                     {"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": f"{r.shm_gib}Gi"}},
                     {"name": CACHE_VOLUME, "emptyDir": {"sizeLimit": f"{r.ephemeral_storage_gib}Gi"}},
                 ],
-                "containers": [vllm_container(m, plan, hf_secret)],
+                "containers": [vllm_container(m, plan, hf_secret, api_key_secret)],
             }
         },
     }
@@ -235,4 +248,14 @@ def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
             "selector": {"matchLabels": {"serving.kserve.io/inferenceservice": m.name}},
             "unhealthyPodEvictionPolicy": "AlwaysAllow",
         },
+    }
+
+
+def api_key_secret(namespace: str, name: str) -> dict[str, Any]:
+    """Metadata of the Secret that holds the stack's API key (the value is added as a Pulumi secret, key ``key``)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name, "namespace": namespace, "labels": recommended_labels(name, component="credentials")},
+        "type": "Opaque",
     }

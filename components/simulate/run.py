@@ -44,9 +44,17 @@ def check_profile(profile: TrafficProfile, stack: StackSettings) -> None:
         raise ConfigError(problems)
 
 
+# Most requests one run may draw (bounded input: memory grows with the requests in a run).
+MAX_REQUESTS = 5_000_000
+
+
 def workloads(profile: TrafficProfile, stack: StackSettings, duration: float, seed: int,
               traces: Mapping[str, tuple[TraceRow, ...]]) -> dict[str, Workload]:
     """Each profiled model's requests (the same for every run of one seed)."""
+    expected = sum(t.arrivals.peak_rate() * duration for t in profile.models.values() if t.arrivals.trace is None)
+    if expected > MAX_REQUESTS:
+        raise ConfigError([Problem("models", f"the rates over {duration:g} s draw up to {expected:,.0f} requests, above the "
+                                   f"{MAX_REQUESTS:,} one run simulates; shorten --duration or lower the rates", has_value=False)])
     by_name = {m.name: m for m in stack.models}
     out = {}
     for index, name in enumerate(sorted(profile.models)):

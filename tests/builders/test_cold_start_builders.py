@@ -125,8 +125,8 @@ def test_prod_needs_two_replicas_unless_the_stack_says_why():
     [
         ({"type": "s3", "uri": "s3://b/p"}, "type s3 needs region, serviceAccount"),
         ({"type": "s3", "uri": "http://b/p", "region": "us-east-1", "serviceAccount": "r"}, "uri must be s3://<bucket>/<prefix>"),
-        ({"type": "huggingface", "uri": "s3://bucket/p"}, "uri, region and serviceAccount are not read with type huggingface"),
-        ({"type": "localCache", "region": "us-east-1"}, "region and serviceAccount are only read with type s3"),
+        ({"type": "huggingface", "uri": "s3://bucket/p"}, "uri, region, serviceAccount and kmsKeyArn are not read with type huggingface"),
+        ({"type": "localCache", "region": "us-east-1"}, "region, serviceAccount and kmsKeyArn are only read with type s3"),
         ({"type": "gcs"}, "input should be 'huggingface', 's3' or 'localCache'"),
     ],
 )

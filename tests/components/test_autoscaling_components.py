@@ -27,8 +27,9 @@ def test_metrics_stack_releases_are_children_with_the_cluster_provider(prod):
     for rel in (adapter, keda):
         assert (rel["type"], rel["parent"], rel["provider"]) == ("kubernetes:helm.sh/v3:Release", "prod-metrics", "prod-k8s")
     assert (adapter["inputs"]["chart"], adapter["inputs"]["version"]) == ("prometheus-adapter", "5.3.0")
-    # KEDA installs after the adapter (each release waits for the one before it).
-    assert "prod-metrics-prometheus-adapter" in keda["dependencies"]
+    # Neither chart needs the other (components/deploy_order.py): they install side by side.
+    assert "prod-metrics-prometheus-adapter" not in keda["dependencies"]
+    assert "prod-metrics-keda" not in adapter["dependencies"]
     # prod points at an existing Prometheus: no kube-prometheus-stack release.
     assert "prod-metrics-kube-prometheus-stack" not in res
 

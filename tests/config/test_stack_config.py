@@ -118,7 +118,7 @@ def test_typo_top_level_key(dev_config):
         load_stack_config(dev_config)
     paths = [p.path for p in err.value.problems]
     assert paths == ["llm-serving:modles", "models"]
-    assert str(err.value.problems[0]).startswith("llm-serving:modles: unknown key; allowed keys: llm-serving:addons, llm-serving:cluster,")
+    assert str(err.value.problems[0]).startswith("llm-serving:modles: unknown key; allowed keys: llm-serving:addons, llm-serving:apiKey, llm-serving:cluster,")
     assert str(err.value.problems[1]) == "models: is required"
 
 

@@ -46,11 +46,48 @@ def objects(recording) -> dict[str, dict]:
 
 
 def test_platform_exports_what_the_consumer_reads(platform_outputs):
-    assert {"clusterName", "namespace", "poolNames", "hfTokenSecret"} <= set(platform_outputs)
+    assert {"clusterName", "namespace", "poolNames", "hfTokenSecret", "apiKeySecret", "region", "clusterEndpoint",
+            "clusterCertificateAuthority"} <= set(platform_outputs)
+    # The kubeconfig is exported as a secret (redacted in every output of the offline engine).
+    assert platform_outputs["kubeconfig"] == "[secret]"
+
+
+def test_the_consumer_reads_the_region_and_endpoint_prod_exports(consumer, platform_outputs):
+    prod = load_stack_file("prod").config
+    assert platform_outputs["region"] == prod["aws:region"] == "us-east-1"
+    assert platform_outputs["clusterEndpoint"].startswith("https://") and ".us-east-1.eks.amazonaws.com" in platform_outputs["clusterEndpoint"]
+    assert consumer.outputs["clusterRegion"] == platform_outputs["region"]
+    assert consumer.outputs["clusterEndpoint"] == platform_outputs["clusterEndpoint"]
+    # Its own aws:region is the platform's (it was us-west-2 against a us-east-1 platform before issue 19).
+    assert load_stack_file(str(EXAMPLE / "Pulumi.dev.yaml")).config["aws:region"] == platform_outputs["region"]
+
+
+def test_another_platform_endpoint_and_region_flow_through(platform_outputs, tmp_path):
+    import yaml
+
+    stack = yaml.safe_load((EXAMPLE / "Pulumi.dev.yaml").read_text())
+    stack["config"].pop("aws:region")
+    path = tmp_path / "Pulumi.dev.yaml"
+    path.write_text(yaml.safe_dump(stack))
+    rec = run_consumer({**platform_outputs, "region": "eu-west-1", "clusterEndpoint": "https://EXAMPLE.gr7.eu-west-1.eks.amazonaws.com"}, path)
+    assert rec.outputs["clusterRegion"] == "eu-west-1"
+    assert rec.outputs["clusterEndpoint"] == "https://EXAMPLE.gr7.eu-west-1.eks.amazonaws.com"
+
+
+def test_a_consumer_in_another_region_than_the_platform_is_refused(platform_outputs):
+    with pytest.raises(Exception) as err:
+        run_consumer({**platform_outputs, "region": "eu-west-1"})
+    assert "aws:region = 'us-east-1', but the platform stack's region output is 'eu-west-1'" in str(err.value)
+
+
+def test_the_added_model_is_behind_the_platforms_api_key(consumer, platform_outputs):
+    env = {e["name"]: e for e in objects(consumer)["InferenceService"]["spec"]["predictor"]["containers"][0]["env"]}
+    assert env["VLLM_API_KEY"]["valueFrom"]["secretKeyRef"] == {"name": platform_outputs["apiKeySecret"], "key": "key"}
 
 
 def test_adds_one_model_on_the_platforms_names(consumer, platform_outputs):
     objs = objects(consumer)
+    # The model's own ServiceAccount lists the platform's token Secret for KServe (issue 18, builders/credentials.py).
     assert sorted(objs) == ["InferenceService", "PodDisruptionBudget", "PodMonitor", "PrometheusRule", "ScaledObject", "ServiceAccount"]
     assert {o["metadata"]["namespace"] for o in objs.values()} == {platform_outputs["namespace"]}
     predictor = objs["InferenceService"]["spec"]["predictor"]
@@ -83,6 +120,8 @@ def test_the_plan_is_computed_and_exported(consumer):
         "modelName": "summarize-8b",
         "queueBudget": plan.max_num_queued_reqs,
         "hpaTarget": plan.target_in_flight_per_pod,
+        "clusterRegion": "us-east-1",
+        "clusterEndpoint": consumer.outputs["clusterEndpoint"],
     }
     args = objects(consumer)["InferenceService"]["spec"]["predictor"]["containers"][0]["args"]
     assert f"--max-num-seqs={plan.max_num_seqs}" in args

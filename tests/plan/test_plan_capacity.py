@@ -53,11 +53,13 @@ def test_karpenter_prerequisites_are_written_under_aws(prod):
         "aws:sqs/queue:Queue",
         "aws:sqs/queuePolicy:QueuePolicy",
     ]
-    # Beside them only the EFA pool's security group and its self rules (tests/plan/test_plan_multi_node.py)
-    # and the load balancer controller's IAM policy (tests/plan/test_plan_ingress.py).
+    # Beside them only the EFA pool's security group and its self rules (tests/plan/test_plan_multi_node.py),
+    # the load balancer controller's IAM policy (tests/plan/test_plan_ingress.py) and the Pod Identity Agent
+    # add-on (tests/components/test_prerequisites.py).
     others = sorted({f["type"] for f in aws_files(out).values()} - set(types))
     assert others == [
         "aws:ec2/securityGroup:SecurityGroup",
+        "aws:eks/addon:Addon",
         "aws:iam/policy:Policy",
         "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
         "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
@@ -102,7 +104,8 @@ def test_pools_buffer_and_priority_classes_are_rendered_and_schema_valid(prod):
 def test_without_karpenter_install_no_aws_resource_and_pools_use_the_named_role(tmp_path):
     def edit(c):
         c["llm-serving:karpenter"] = {"install": False, "nodeRoleName": "eks-gpu-nodes"}
-        c["llm-serving:addons"] = {"certManager": {"install": False}, "kserve": {"install": False}, "nvidiaDevicePlugin": {"install": False}}
+        c["llm-serving:addons"] = {"certManager": {"install": False}, "kserve": {"install": False}, "nvidiaDevicePlugin": {"install": False},
+                                   "podIdentityAgent": {"install": False}}
         c["llm-serving:ingress"]["installController"] = False  # the load balancer controller's IAM is AWS too
 
     out = tmp_path / "out"

@@ -45,7 +45,7 @@ def test_plan_exits_zero_with_the_json_contract(planned):
     assert set(report) >= {"stack", "resources", "violations", "models"}
     assert report["stack"] == stack
     assert report["violations"] == []
-    assert all(set(r) == {"type", "name", "parent"} for r in report["resources"])
+    assert all(set(r) == {"type", "name", "parent", "dependsOn"} for r in report["resources"])
     for m in report["models"]:
         assert {"name", "kv_cache_gib", "kv_cache_tokens", "max_concurrency", "fits", "derived"} <= set(m)
         assert m["fits"] is True
@@ -86,12 +86,20 @@ def test_plan_is_byte_identical_on_a_rerun(planned, tmp_path):
 
 def test_secret_value_never_appears_in_any_output(planned):
     stack, out, proc = planned
-    secret = yaml.safe_load((STACKS / f"Pulumi.{stack}.yaml").read_text())["config"]["llm-serving:hfToken"]["secure"]
-    assert secret not in proc.stdout and secret not in proc.stderr
-    for name, data in files_of(out).items():
-        assert secret.encode() not in data, name
+    config = yaml.safe_load((STACKS / f"Pulumi.{stack}.yaml").read_text())["config"]
+    # Every secret of the stack file: the Hugging Face token and, where set, the API key (issue 19).
+    secrets = [v["secure"] for v in config.values() if isinstance(v, dict) and set(v) == {"secure"}]
+    assert secrets
+    files = files_of(out)
+    for secret in secrets:
+        assert secret not in proc.stdout and secret not in proc.stderr
+        for name, data in files.items():
+            assert secret.encode() not in data, name
     secret_file = yaml.safe_load((out / "kubernetes" / "llm" / "secret-hf-token.yaml").read_text())
     assert secret_file["stringData"] == {"HF_TOKEN": "[secret]"}
+    if "llm-serving:apiKey" in config:
+        key_file = yaml.safe_load((out / "kubernetes" / "llm" / "secret-vllm-api-key.yaml").read_text())
+        assert key_file["stringData"] == {"key": "[secret]"}
 
 
 def test_text_report_is_readable(tmp_path):
@@ -103,8 +111,9 @@ def test_text_report_is_readable(tmp_path):
     # + Karpenter's fifth interruption rule and its target (capacity-reservation interruption) and the h100 pool's
     # EFA security group (issue 19); + three ServiceAccounts (chat-8b, qwen3-32b; chat-8b's cache account) and
     # KServe's job namespace and its Secret, the gateway namespace, the EFA device plugin release and the
-    # RayCluster's PDB (issue 18).
-    assert text.startswith("Stack prod: 116 resources, 0 violations")
+    # RayCluster's PDB, and the karpenter-crd release (issue 18); + the API key's Secret and the Pod Identity
+    # Agent add-on (issue 19).
+    assert text.startswith("Stack prod: 119 resources, 0 violations")
     assert "Violations: none" in text
     assert "Model llama-70b: meta-llama/Llama-3.3-70B-Instruct on 4x H100 (p5.48xlarge), fits:" in text
     assert "= KV cache" in text and "derived maxNumSeqs = " in text

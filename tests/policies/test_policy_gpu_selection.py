@@ -99,6 +99,9 @@ def test_check_says_what_it_could_not_size_in_the_summary_and_the_json(tmp_path)
     text = run()
     assert "1 model server could not be sized (unknown model or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked" in text.stdout
     assert "[not sized]" in text.stdout and "no violations\n" not in text.stdout
+    markdown = run("--format", "markdown").stdout
+    assert "**1 model server could not be sized**, so whether it starts was not checked:" in markdown
+    assert ": model acme/private-70b is not in the catalogue or the lock file" in markdown
     report = json.loads(run("--format", "json").stdout)
     (row,) = report["unsized"]
     assert row["model"] == "acme/private-70b" and row["gpu"] is None

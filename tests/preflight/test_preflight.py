@@ -34,19 +34,23 @@ class Account:
 
     def __init__(self, cfg):
         self.cfg = cfg
+        self.region, self.name = cfg.region, cfg.cluster.name
         self.auth_mode = "API_AND_CONFIG_MAP"
         self.cluster_found = True
-        self.addon: dict[str, Any] | None = {"addonName": pf.POD_IDENTITY_AGENT, "status": "ACTIVE", "addonVersion": "v1.3.8-eksbuild.2"}
-        self.subnets = [{"SubnetId": s, "AvailabilityZone": z, "VpcId": VPC} for s, z in SUBNETS.items()]
+        # The shipped stacks install the add-on (addons.podIdentityAgent.install defaults to true): ready means not there yet.
+        self.addon: dict[str, Any] | None = None
+        self.zones = [z.replace("us-east-1", cfg.region) for z in SUBNETS.values()]
+        self.subnets = [{"SubnetId": s, "AvailabilityZone": z, "VpcId": VPC} for s, z in zip(SUBNETS, self.zones)]
         self.groups = [{"GroupId": CLUSTER_SG, "GroupName": "eks-cluster-sg", "VpcId": VPC}]
         types = sorted({t for p in cfg.gpu_pools for t in p.instance_types})
-        self.offerings = [{"InstanceType": t, "LocationType": "availability-zone", "Location": z} for t in types for z in SUBNETS.values()]
+        self.offerings = [{"InstanceType": t, "LocationType": "availability-zone", "Location": z} for t in types for z in self.zones]
         self.quotas = {code: 10_000.0 for code, _ in pf.QUOTAS.values()}
         self.reservations = [{
-            "CapacityReservationId": "cr-0ddddddddddddddd4", "InstanceType": "p5.48xlarge", "AvailabilityZone": "us-east-1a",
+            "CapacityReservationId": "cr-0ddddddddddddddd4", "InstanceType": "p5.48xlarge", "AvailabilityZone": self.zones[0],
             "State": "active", "TotalInstanceCount": 2,
         }]
-        self.certificate: dict[str, Any] | None = {"CertificateArn": cfg.ingress.certificate_arn, "DomainName": "*.llm.example.com", "Status": "ISSUED"}
+        arn = cfg.ingress.certificate_arn if cfg.ingress is not None else None
+        self.certificate: dict[str, Any] | None = {"CertificateArn": arn, "DomainName": "*.llm.example.com", "Status": "ISSUED"} if arn else None
         self.mirror_keys = 1
         self.errors: dict[str, dict[str, Any]] = {}  # operation -> the error it raises instead
 
@@ -58,32 +62,33 @@ class Account:
 
     def clients(self) -> tuple[pf.Clients, list[Stubber]]:
         """Stubbed clients for one run of Preflight on prod, with every expected request queued."""
-        session = boto3.Session(aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="secret", region_name=REGION)
-        clients = pf.Clients(session, REGION)
+        region, name = self.region, self.name
+        session = boto3.Session(aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="secret", region_name=region)
+        clients = pf.Clients(session, region)
         stubs = []
 
-        def stub(service: str, region: str = REGION) -> Stubber:
-            client = session.client(service, region_name=region)
-            clients.put(service, client, region)
+        def stub(service: str, at: str = region) -> Stubber:
+            client = session.client(service, region_name=at)
+            clients.put(service, client, at)
             s = Stubber(client)
             stubs.append(s)
             return s
 
         eks, ec2, sq, acm = stub("eks"), stub("ec2"), stub("service-quotas"), stub("acm")
-        s3 = stub("s3", "us-east-1")
+        mirrors = {str(m.source.region): stub("s3", str(m.source.region)) for m in self.cfg.models if m.source.type == "s3"}
         if not self.cluster_found:
-            eks.add_client_error("describe_cluster", "ResourceNotFoundException", "No cluster found for name: llm-prod.", 404)
+            eks.add_client_error("describe_cluster", "ResourceNotFoundException", f"No cluster found for name: {name}.", 404)
         else:
             self._respond(eks, "describe_cluster", {"cluster": {
-                "name": CLUSTER, "status": "ACTIVE", "version": "1.33",
+                "name": name, "status": "ACTIVE", "version": "1.33",
                 "accessConfig": {"authenticationMode": self.auth_mode},
                 "resourcesVpcConfig": {"vpcId": VPC, "clusterSecurityGroupId": CLUSTER_SG, "subnetIds": list(SUBNETS)},
-            }}, {"name": CLUSTER})
+            }}, {"name": name})
             if self.addon is None:
                 eks.add_client_error("describe_addon", "ResourceNotFoundException", "No addon: eks-pod-identity-agent found", 404)
             else:
-                self._respond(eks, "describe_addon", {"addon": self.addon}, {"clusterName": CLUSTER, "addonName": pf.POD_IDENTITY_AGENT})
-        tags = [{"Name": "tag:karpenter.sh/discovery", "Values": [CLUSTER]}]
+                self._respond(eks, "describe_addon", {"addon": self.addon}, {"clusterName": name, "addonName": pf.POD_IDENTITY_AGENT})
+        tags = [{"Name": "tag:karpenter.sh/discovery", "Values": [name]}]
         self._respond(ec2, "describe_subnets", {"Subnets": self.subnets}, {"Filters": tags})
         self._respond(ec2, "describe_security_groups", {"SecurityGroups": self.groups}, {"Filters": tags})
         types = sorted({t for p in self.cfg.gpu_pools for t in p.instance_types})
@@ -94,18 +99,23 @@ class Account:
                 for term in pool.capacity_reservations:
                     self._respond(ec2, "describe_capacity_reservations", {"CapacityReservations": self.reservations},
                                   {"Filters": pf._tag_filters(term.tags)})
-        for code in (pf.QUOTAS[("G", "on-demand")][0], pf.QUOTAS[("P", "on-demand")][0]):
+        keys = sorted({(pf.quota_family(t), "spot" if c == "spot" else "on-demand")
+                       for p in self.cfg.gpu_pools for t in p.instance_types for c in p.capacity_types})
+        for code in (pf.QUOTAS[k][0] for k in keys):
             self._respond(sq, "get_service_quota", {"Quota": {"QuotaCode": code, "ServiceCode": "ec2", "Value": self.quotas[code]}},
                           {"ServiceCode": "ec2", "QuotaCode": code})
-        if self.certificate is None:
+        arn = self.cfg.ingress.certificate_arn if self.cfg.ingress is not None else None
+        if not arn:
+            pass
+        elif self.certificate is None:
             acm.add_client_error("describe_certificate", "ResourceNotFoundException", "Could not find certificate", 400)
-        elif self.cfg.ingress.certificate_arn.split(":")[3] == REGION:
+        elif arn.split(":")[3] == region:
             self._respond(acm, "describe_certificate", {"Certificate": self.certificate}, {"CertificateArn": self.cfg.ingress.certificate_arn})
         for m in self.cfg.models:
             if m.source.type == "s3":
                 bucket, _, prefix = str(m.source.uri).removeprefix("s3://").partition("/")
                 contents = [{"Key": f"{prefix}/config.json", "Size": 855}] * self.mirror_keys
-                self._respond(s3, "list_objects_v2", {"KeyCount": self.mirror_keys, "Contents": contents},
+                self._respond(mirrors[str(m.source.region)], "list_objects_v2", {"KeyCount": self.mirror_keys, "Contents": contents},
                               {"Bucket": bucket, "Prefix": f"{prefix}/", "MaxKeys": 1})
         for s in stubs:
             s.activate()
@@ -127,6 +137,14 @@ def run(cfg, account: Account) -> list[pf.Check]:
 
 def by_check(checks: list[pf.Check]) -> dict[str, pf.Check]:
     return {c.check: c for c in checks}
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_every_shipped_stack_passes_on_a_ready_account(stack):
+    cfg = load_stack_config(stack_config(stack))
+    checks = run(cfg, Account(cfg))
+    assert pf.missing(checks) == [] and checks
+    assert {c.check for c in checks} >= {f"EKS cluster {cfg.cluster.name}", "subnets", "security groups"}
 
 
 def test_a_ready_account_passes_every_check(prod):
@@ -189,13 +207,39 @@ def test_a_cluster_that_refuses_access_entries(prod):
     assert check.fix == "aws eks update-cluster-config --name llm-prod --region us-east-1 --access-config authenticationMode=API_AND_CONFIG_MAP"
 
 
-def test_no_pod_identity_agent(prod):
+ACTIVE_AGENT = {"addonName": pf.POD_IDENTITY_AGENT, "status": "ACTIVE", "addonVersion": "v1.3.8-eksbuild.2"}
+
+
+def _without_agent_install():
+    raw = stack_config("prod")
+    raw.setdefault("llm-serving:addons", {})["podIdentityAgent"] = {"install": False}
+    return load_stack_config(raw)
+
+
+def test_the_stack_installs_the_agent_where_the_cluster_has_none(prod):
+    check = by_check(run(prod, Account(prod)))["EKS Pod Identity Agent"]
+    assert check.result == pf.OK and check.detail == "not installed yet; this stack installs the add-on (addons.podIdentityAgent)"
+
+
+def test_an_agent_already_installed_would_make_the_stacks_add_on_fail(prod):
     account = Account(prod)
-    account.addon = None
+    account.addon = dict(ACTIVE_AGENT)
     check = by_check(run(prod, account))["EKS Pod Identity Agent"]
     assert check.result == pf.MISSING
+    assert "is installed already (ACTIVE); this stack would create it again and EKS refuses that" in check.detail
+    assert check.fix == "set llm-serving:addons.podIdentityAgent.install: false"
+
+
+def test_no_pod_identity_agent_where_the_stack_does_not_install_it():
+    cfg = _without_agent_install()
+    check = by_check(run(cfg, Account(cfg)))["EKS Pod Identity Agent"]
+    assert check.result == pf.MISSING
     assert "Karpenter, the AWS Load Balancer Controller, model llama-70b's S3 reader need it" in check.detail
-    assert check.fix == "aws eks create-addon --cluster-name llm-prod --addon-name eks-pod-identity-agent --region us-east-1"
+    assert check.fix.startswith("aws eks create-addon --cluster-name llm-prod --addon-name eks-pod-identity-agent --region us-east-1")
+    account = Account(cfg)
+    account.addon = dict(ACTIVE_AGENT)
+    check = by_check(run(cfg, account))["EKS Pod Identity Agent"]
+    assert check.result == pf.OK and check.detail == "add-on v1.3.8-eksbuild.2 ACTIVE"
 
 
 def test_a_missing_cluster_is_named(prod):
@@ -204,7 +248,7 @@ def test_a_missing_cluster_is_named(prod):
     checks = run(prod, account)
     rows = by_check(checks)
     assert rows["EKS cluster llm-prod"].detail == "no EKS cluster named llm-prod in us-east-1"
-    assert rows["EKS Pod Identity Agent"].result == pf.SKIPPED
+    assert rows["EKS Pod Identity Agent"].result == pf.SKIPPED and rows["EKS Pod Identity Agent"].detail == "the cluster was not found"
 
 
 def test_instance_types_offered_only_where_no_subnet_is(prod):
@@ -239,11 +283,10 @@ def test_a_certificate_not_issued_or_absent(prod):
 
 
 def test_a_certificate_of_another_region_is_refused_without_asking_acm(prod):
-    raw = stack_config("prod")
-    arn = raw["llm-serving:ingress"]["certificateArn"].split(":")
+    """The stack file refuses this already (config.py); a StackConfig built in code can still carry it."""
+    arn = prod.ingress.certificate_arn.split(":")
     arn[3] = "eu-west-1"
-    raw["llm-serving:ingress"]["certificateArn"] = ":".join(arn)
-    cfg = load_stack_config(raw)
+    cfg = prod.model_copy(update={"ingress": prod.ingress.model_copy(update={"certificate_arn": ":".join(arn)})})
     check = by_check(run(cfg, Account(cfg)))["ingress certificate"]
     assert check.result == pf.MISSING and "is in eu-west-1; an ALB in us-east-1 uses certificates of us-east-1" in check.detail
 

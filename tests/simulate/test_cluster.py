@@ -145,3 +145,15 @@ def test_the_cpu_signal_saturates_and_misses_the_queue():
     sim = _run(stack(m), {"m": _load([(0, 300, 40)])}, 300)
     for _, a, b in sim.models["m"].stats.scale_events:
         assert b <= -(-a * 5 // 4)
+
+
+def test_long_context_requests_go_to_the_sibling():
+    short = replace(model("m", min_replicas=1, max_replicas=1), long_sibling="m-long")
+    long = model("m-long", min_replicas=1, max_replicas=1)
+    load = _load([(0, 60, 5)])
+    flags = np.zeros(len(load), dtype=bool)
+    flags[::4] = True
+    load = Workload(load.times, load.prompt, load.output, load.streamed, flags)
+    sim = _run(stack(short, long), {"m": load}, 120)
+    assert sim.models["m-long"].stats.requests == int(flags.sum())
+    assert sim.models["m"].stats.requests == len(load) - int(flags.sum())

@@ -110,3 +110,30 @@ def test_tokens_are_clipped_to_max_model_len():
     profile = parse_profile({"models": {"m": {**BASE, "promptTokens": {"kind": "constant", "value": 5000}}}})
     w = build_workload(profile.models["m"], 10, 4096, 0, 0)
     assert (w.prompt + w.output <= 4096).all()
+
+
+def _stack_of(*names, sibling=None):
+    from components.simulate.settings import StackSettings
+    from tests.simulate.helpers import model, replace
+
+    models = [replace(model(n), long_sibling=sibling if n == names[0] else None) for n in names]
+    return StackSettings(tuple(models), (), "test")
+
+
+def test_a_long_context_share_needs_the_sibling():
+    from components.simulate.run import check_profile
+
+    doc = {"models": {"chat": {**BASE, "longContext": {"share": 0.1}}}}
+    with pytest.raises(ConfigError) as exc:
+        check_profile(parse_profile(doc), _stack_of("chat"))
+    assert str(exc.value.problems[0]) == ("models.chat.longContext.share = 0.1: the model has no long-context sibling "
+                                          "(longContext in the stack file); set 0 or add one")
+    check_profile(parse_profile(doc), _stack_of("chat", "chat-long", sibling="chat-long"))
+
+
+def test_a_run_too_large_to_hold_is_refused_before_drawing():
+    from components.simulate.run import workloads
+
+    doc = {"models": {"chat": {**BASE, "arrivals": {"rate": 100000}}}}
+    with pytest.raises(ConfigError, match="above the 5,000,000 one run simulates"):
+        workloads(parse_profile(doc), _stack_of("chat"), 7 * 24 * 3600, 0, {})

@@ -1,0 +1,598 @@
+"""The deploy graph: what each resource waits for, derived from facts about the controllers we install.
+
+``pulumi up`` creates a resource only after everything in its ``depends_on`` (and every resource
+behind an Output it reads); ``pulumi destroy`` deletes in the reverse order. The order that makes a
+first ``up`` and a ``destroy`` work on a fresh cluster is not placed by hand here: it follows from
+
+* :data:`CHARTS`, one row per Helm chart the stack installs: which kinds' CRDs it installs, which
+  kinds its controller reconciles (finalizers) or its webhooks admit, which other charts it needs
+  first, and the service account it runs as when it needs AWS IAM (EKS Pod Identity); each row
+  cites the chart or controller source at the pinned tag (the tags and commits are listed with each chart pin);
+* what each rendered object names: the ServiceAccounts, Secrets, PriorityClasses and model caches
+  in its spec, and the namespace it lives in.
+
+The rules (:func:`required_waits`, pure; docs/deploy.md explains them):
+
+1. a custom resource waits for the release that installs its CRD and the release whose controller
+   or webhook serves its kind, when the stack installs that chart (on destroy it goes first, while
+   its controller can still run its finalizers: Karpenter's NodeClaims, KServe's InferenceService);
+2. a release waits for the releases its chart needs first (cert-manager before KServe, the CRD
+   charts before their controllers, istiod before the gateway);
+3. a controller release waits for the Pod Identity association of its service account, for
+   every IAM policy on that association's role and for the Pod Identity Agent add-on (and is
+   deleted before them);
+4. a workload waits for the ServiceAccounts, Secrets, PriorityClasses, LocalModelCaches and Pod
+   Identity associations it names, when the stack creates them;
+5. a namespaced object (a Helm release too) waits for its Namespace, when the stack creates it.
+
+:class:`DeployOrder` applies them to a whole component tree as a Pulumi transformation: every
+Kubernetes object and Helm release created under the component gets, in ``depends_on``, the
+resources the rules name among everything the tree registered, whatever was created first. So a
+ServiceAccount, Secret or controller added later is ordered without touching this module, as long
+as its kind or chart is in the table.
+
+pulumi-kubernetes retries a custom resource whose kind is not yet known only a few times (about
+30 s: ``provider/pkg/await/await.go`` ``Creation``, ``WithMaxRetries(5).WithBackoffFactor(2)``,
+v4.32.0), and never a webhook that refuses the connection, hence rule 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Optional
+
+import pulumi
+
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+POD_IDENTITY = "aws:eks/podIdentityAssociation:PodIdentityAssociation"
+EKS_ADDON = "aws:eks/addon:Addon"
+# The node agent that hands Pod Identity credentials to pods: without it an association gives a
+# pod nothing (EKS user guide, "Set up the Amazon EKS Pod Identity Agent").
+POD_IDENTITY_AGENT = "eks-pod-identity-agent"
+ROLE = "aws:iam/role:Role"
+# Resources that put a policy on a role: the controller may start only once they are in place.
+ROLE_POLICIES = ("aws:iam/rolePolicy:RolePolicy", "aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+
+
+@dataclass(frozen=True)
+class ChartFacts:
+    """What one Helm chart installs and runs, as far as the order of a deploy is concerned.
+
+    Kinds are ``"<group>/<Kind>"`` (``""`` group for the core API). ``service_account`` is the
+    values path of the name of the service account the controller runs as and the chart's default
+    name, for a controller that calls AWS through EKS Pod Identity.
+    """
+
+    chart: str
+    crds: tuple[str, ...] = ()
+    serves: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    service_account: Optional[tuple[str, str]] = None
+    sources: tuple[str, ...] = ()
+
+
+CHARTS: dict[str, ChartFacts] = {
+    f.chart: f
+    for f in (
+        ChartFacts(
+            "cert-manager",
+            crds=("cert-manager.io/Certificate", "cert-manager.io/Issuer", "cert-manager.io/ClusterIssuer"),
+            sources=("cert-manager v1.21.1 deploy/charts/cert-manager/templates/crd-*.yaml (with crds.enabled)",),
+        ),
+        ChartFacts(
+            "kserve-crd",
+            crds=("serving.kserve.io/InferenceService", "serving.kserve.io/ServingRuntime", "serving.kserve.io/ClusterServingRuntime",
+                  "serving.kserve.io/TrainedModel", "serving.kserve.io/InferenceGraph", "serving.kserve.io/ClusterStorageContainer"),
+            sources=("kserve v0.20.0 charts/kserve-crd/templates/serving.kserve.io_*.yaml",),
+        ),
+        ChartFacts(
+            "kserve-resources",
+            # The InferenceService defaulter and validator (failurePolicy Fail) and the controller
+            # that removes the InferenceService's finalizer.
+            serves=("serving.kserve.io/InferenceService", "serving.kserve.io/ServingRuntime", "serving.kserve.io/ClusterServingRuntime",
+                    "serving.kserve.io/TrainedModel", "serving.kserve.io/InferenceGraph"),
+            # Its webhook certificate is a cert-manager Certificate from a cert-manager Issuer.
+            after=("kserve-crd", "cert-manager"),
+            sources=(
+                "kserve v0.20.0 charts/kserve-resources/files/kserve/resources.yaml:553-611 (MutatingWebhookConfiguration "
+                "inferenceservice.serving.kserve.io, failurePolicy: Fail) and the ValidatingWebhookConfigurations that follow",
+                "kserve v0.20.0 charts/kserve-resources/files/kserve/resources.yaml:536 (kind: Certificate) and "
+                "files/common/certmanager.yaml:2 (kind: Issuer)",
+            ),
+        ),
+        ChartFacts(
+            "kserve-localmodel-crd",
+            crds=("serving.kserve.io/LocalModelCache", "serving.kserve.io/LocalModelNode", "serving.kserve.io/LocalModelNodeGroup"),
+            sources=("kserve v0.20.0 charts/kserve-localmodel-crd/templates/",),
+        ),
+        ChartFacts(
+            "kserve-localmodel-resources",
+            # The LocalModelCache validator admits CREATE, UPDATE and DELETE with failurePolicy Fail:
+            # a cache cannot even be deleted once this controller is gone.
+            serves=("serving.kserve.io/LocalModelCache", "serving.kserve.io/LocalModelNodeGroup", "serving.kserve.io/LocalModelNode"),
+            after=("kserve-localmodel-crd", "kserve-resources", "cert-manager"),
+            sources=(
+                "kserve v0.20.0 charts/kserve-localmodel-resources/files/resources.yaml:407-435 (ValidatingWebhookConfiguration "
+                "localmodelcache.serving.kserve.io: CREATE, UPDATE, DELETE; failurePolicy: Fail)",
+                "kserve v0.20.0 charts/kserve-localmodel-resources/files/resources.yaml:390-403 (Certificate from Issuer selfsigned-issuer)",
+            ),
+        ),
+        ChartFacts(
+            "karpenter-crd",
+            crds=("karpenter.sh/NodePool", "karpenter.sh/NodeClaim", "karpenter.k8s.aws/EC2NodeClass", "karpenter.sh/NodeOverlay",
+                  "autoscaling.x-k8s.io/CapacityBuffer"),
+            sources=("karpenter-provider-aws v1.14.1 charts/karpenter-crd/templates/ (the five CRDs of charts/karpenter/crds/)",),
+        ),
+        ChartFacts(
+            "karpenter",
+            # The controller owns the finalizers of NodePools, NodeClaims and EC2NodeClasses: deleting
+            # them without it leaves instances running and the node role in use.
+            serves=("karpenter.sh/NodePool", "karpenter.sh/NodeClaim", "karpenter.k8s.aws/EC2NodeClass", "karpenter.sh/NodeOverlay",
+                    "autoscaling.x-k8s.io/CapacityBuffer"),
+            after=("karpenter-crd",),
+            service_account=("serviceAccount.name", "karpenter"),
+            sources=(
+                "karpenter-provider-aws v1.14.1 charts/karpenter/templates/deployment.yaml (serviceAccountName from serviceAccount.name)",
+                "karpenter-provider-aws v1.14.1 website/content/en/docs/concepts/nodeclasses.md (the EC2NodeClass finalizer waits for its NodeClaims)",
+            ),
+        ),
+        ChartFacts(
+            "base",
+            crds=("networking.istio.io/VirtualService", "networking.istio.io/DestinationRule", "networking.istio.io/Gateway",
+                  "networking.istio.io/ServiceEntry", "networking.istio.io/Sidecar", "security.istio.io/PeerAuthentication",
+                  "security.istio.io/AuthorizationPolicy", "telemetry.istio.io/Telemetry"),
+            sources=("istio 1.30.3 manifests/charts/base/templates/crds.yaml (files/crd-all.gen.yaml)",),
+        ),
+        ChartFacts(
+            "istiod",
+            serves=("networking.istio.io/VirtualService", "networking.istio.io/DestinationRule", "networking.istio.io/Gateway",
+                    "networking.istio.io/ServiceEntry", "networking.istio.io/Sidecar", "security.istio.io/PeerAuthentication",
+                    "security.istio.io/AuthorizationPolicy", "telemetry.istio.io/Telemetry"),
+            after=("base",),
+            sources=("istio 1.30.3 manifests/charts/istio-control/istio-discovery/templates/validatingwebhookconfiguration.yaml:19-48 "
+                     "(rev.validation.istio.io on networking.istio.io, failurePolicy Fail)",),
+        ),
+        ChartFacts(
+            "gateway",
+            # The gateway pods are injected by istiod's webhook (inject.istio.io/templates: gateway).
+            after=("istiod",),
+            sources=("istio 1.30.3 manifests/charts/gateway/templates/deployment.yaml (inject.istio.io/templates: gateway)",),
+        ),
+        ChartFacts(
+            "aws-load-balancer-controller",
+            crds=("elbv2.k8s.aws/TargetGroupBinding", "elbv2.k8s.aws/IngressClassParams"),
+            # vingress.elbv2.k8s.aws validates every Ingress (failurePolicy Fail by default), and the
+            # controller removes the ALB Ingress finalizer once it deleted the load balancer.
+            serves=("networking.k8s.io/Ingress", "elbv2.k8s.aws/TargetGroupBinding", "elbv2.k8s.aws/IngressClassParams"),
+            service_account=("serviceAccount.name", "aws-load-balancer-controller"),
+            sources=(
+                "eks-charts v0.0.242 stable/aws-load-balancer-controller/templates/webhook.yaml:317-353 (vingress.elbv2.k8s.aws on "
+                "ingresses, failurePolicy webhookConfig.ingressValdationFailurePolicy) and values.yaml:234 (Fail)",
+                "eks-charts v0.0.242 stable/aws-load-balancer-controller/crds/crds.yaml",
+            ),
+        ),
+        ChartFacts(
+            "keda",
+            crds=("keda.sh/ScaledObject", "keda.sh/ScaledJob", "keda.sh/TriggerAuthentication", "keda.sh/ClusterTriggerAuthentication"),
+            serves=("keda.sh/ScaledObject", "keda.sh/ScaledJob", "keda.sh/TriggerAuthentication", "keda.sh/ClusterTriggerAuthentication"),
+            sources=("kedacore/charts v2.20.2 keda/templates/crds/ and keda/templates/webhooks/ (webhooks.enabled: true)",),
+        ),
+        ChartFacts(
+            "kuberay-operator",
+            crds=("ray.io/RayCluster", "ray.io/RayJob", "ray.io/RayService", "ray.io/RayCronJob"),
+            serves=("ray.io/RayCluster", "ray.io/RayJob", "ray.io/RayService", "ray.io/RayCronJob"),
+            sources=("kuberay v1.7.0 helm-chart/kuberay-operator/crds/",),
+        ),
+        ChartFacts(
+            "kube-prometheus-stack",
+            crds=("monitoring.coreos.com/PodMonitor", "monitoring.coreos.com/ServiceMonitor", "monitoring.coreos.com/PrometheusRule",
+                  "monitoring.coreos.com/Probe", "monitoring.coreos.com/ScrapeConfig", "monitoring.coreos.com/AlertmanagerConfig"),
+            # The operator's admission webhook validates PrometheusRules.
+            serves=("monitoring.coreos.com/PodMonitor", "monitoring.coreos.com/ServiceMonitor", "monitoring.coreos.com/PrometheusRule",
+                    "monitoring.coreos.com/Probe", "monitoring.coreos.com/ScrapeConfig", "monitoring.coreos.com/AlertmanagerConfig"),
+            sources=("prometheus-community/helm-charts kube-prometheus-stack-88.5.3 charts/kube-prometheus-stack/charts/crds/ and "
+                     "templates/prometheus-operator/admission-webhooks/",),
+        ),
+        ChartFacts(
+            "prometheus-adapter",
+            # The adapter answers custom.metrics.k8s.io from Prometheus.
+            after=("kube-prometheus-stack",),
+            sources=("prometheus-community/helm-charts prometheus-adapter-5.3.0 charts/prometheus-adapter/templates/custom-metrics-apiservice.yaml",),
+        ),
+        ChartFacts("nvidia-device-plugin", sources=("NVIDIA/k8s-device-plugin v0.20.0: no CRDs, no webhooks",)),
+        ChartFacts("aws-efa-k8s-device-plugin", sources=("eks-charts v0.0.242 stable/aws-efa-k8s-device-plugin: one DaemonSet",)),
+    )
+}
+
+
+# Where the pods of a cluster-scoped object run, and so where the ServiceAccounts and Secrets it
+# names are looked up: KServe runs a LocalModelCache's download jobs in its job namespace
+# (kserve-resources v0.20.0 values.yaml kserve.localmodel.jobNamespace, read by
+# files/common/configmap-patch.yaml into inferenceservice-config). A cluster-scoped kind not
+# listed names nothing this table can place, and waits for nothing it names.
+POD_NAMESPACES: dict[str, tuple[str, str, str]] = {
+    "serving.kserve.io/LocalModelCache": ("kserve-resources", "kserve.localmodel.jobNamespace", "kserve-localmodel-jobs"),
+}
+
+
+@dataclass(frozen=True)
+class Node:
+    """One resource as the rules see it: a key, its Pulumi type and name, its inputs (engine form:
+    camelCase keys, plain values) and, for an IAM association or policy, the key of its role."""
+
+    key: Any
+    type: str
+    name: str
+    body: Mapping[str, Any] = field(default_factory=dict)
+    role: Any = None
+
+
+@dataclass(frozen=True)
+class Wait:
+    """``node`` must wait for the resource ``key`` (by rule ``rule``, because ``why``)."""
+
+    key: Any
+    rule: int
+    why: str
+
+
+def chart_of(node: Node) -> Optional[str]:
+    """The chart name of a Helm release (an ``oci://.../name`` chart reads as ``name``); None otherwise."""
+    if node.type != HELM_RELEASE:
+        return None
+    chart = node.body.get("chart")
+    return str(chart).rstrip("/").rsplit("/", 1)[-1] if chart else None
+
+
+def kind_of(node: Node) -> Optional[str]:
+    """``"<group>/<Kind>"`` of a Kubernetes object; None for anything else."""
+    if not node.type.startswith("kubernetes:") or node.type == HELM_RELEASE:
+        return None
+    api_version, kind = node.body.get("apiVersion"), node.body.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+    return f"{group}/{kind}"
+
+
+def namespace_of(node: Node) -> Optional[str]:
+    """The namespace a Kubernetes object or Helm release goes to (None: cluster-scoped or not known)."""
+    if node.type == HELM_RELEASE:
+        ns = node.body.get("namespace")
+    else:
+        ns = (node.body.get("metadata") or {}).get("namespace") if isinstance(node.body.get("metadata"), Mapping) else None
+    return ns if isinstance(ns, str) and ns else None
+
+
+def object_name(node: Node) -> Optional[str]:
+    """metadata.name of a Kubernetes object."""
+    meta = node.body.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    return name if isinstance(name, str) else None
+
+
+def _walk(value: Any) -> Iterator[tuple[str, Any]]:
+    """Every (key, value) pair of a nested mapping, depth first."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            yield str(k), v
+            yield from _walk(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _walk(v)
+
+
+@dataclass(frozen=True)
+class References:
+    """What a rendered object names: ServiceAccounts, Secrets, PriorityClasses and model URIs."""
+
+    service_accounts: frozenset[str] = frozenset()
+    secrets: frozenset[str] = frozenset()
+    priority_classes: frozenset[str] = frozenset()
+    storage_uris: frozenset[str] = frozenset()
+
+
+def references(node: Node) -> References:
+    """The names ``node``'s spec refers to (pod specs at any depth, a ServiceAccount's ``secrets``)."""
+    sas: set[str] = set()
+    secrets: set[str] = set()
+    classes: set[str] = set()
+    uris: set[str] = set()
+    kind = kind_of(node)
+    body = {k: v for k, v in node.body.items() if k not in ("metadata", "apiVersion", "kind")}
+    for key, value in _walk(body):
+        if key == "serviceAccountName" and isinstance(value, str):
+            sas.add(value)
+        elif key == "secretName" and isinstance(value, str):
+            secrets.add(value)
+        elif key in ("secretKeyRef", "secretRef") and isinstance(value, Mapping) and isinstance(value.get("name"), str):
+            secrets.add(value["name"])
+        elif key == "imagePullSecrets" and isinstance(value, list):
+            secrets.update(v["name"] for v in value if isinstance(v, Mapping) and isinstance(v.get("name"), str))
+        elif key == "priorityClassName" and isinstance(value, str):
+            classes.add(value)
+        elif key == "storageUri" and isinstance(value, str):
+            uris.add(value)
+        elif key == "env" and isinstance(value, list):
+            uris.update(v["value"] for v in value
+                        if isinstance(v, Mapping) and v.get("name") == "STORAGE_URI" and isinstance(v.get("value"), str))
+    if kind == "/ServiceAccount":
+        for ref in node.body.get("secrets") or []:
+            if isinstance(ref, Mapping) and isinstance(ref.get("name"), str):
+                secrets.add(ref["name"])
+    return References(frozenset(sas), frozenset(secrets), frozenset(classes), frozenset(uris))
+
+
+def _get(values: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(values, Mapping):
+            return None
+        values = values.get(part)
+    return values
+
+
+def release_service_account(node: Node) -> Optional[tuple[str, str]]:
+    """(namespace, service account) a controller release runs as, when its chart calls AWS through Pod Identity."""
+    facts = CHARTS.get(chart_of(node) or "")
+    ns = namespace_of(node)
+    if facts is None or facts.service_account is None or ns is None:
+        return None
+    path, default = facts.service_account
+    name = _get(node.body.get("values"), path)
+    return ns, name if isinstance(name, str) and name else default
+
+
+def _uri_matches(uri: str, source: str) -> bool:
+    # KServe matches a cache whose sourceModelUri is the model's URI or a folder above it.
+    return uri == source or uri.startswith(source.rstrip("/") + "/")
+
+
+def required_waits(node: Node, nodes: Sequence[Node]) -> list[Wait]:
+    """What ``node`` must wait for among ``nodes`` (the other resources of the stack), by rules 1-5."""
+    waits: list[Wait] = []
+    others = [n for n in nodes if n.key is not node.key and n.key != node.key]
+    releases = [(n, chart_of(n)) for n in others if n.type == HELM_RELEASE]
+    kind = kind_of(node)
+    ns = namespace_of(node)
+    # 1. A custom resource (or a kind a controller serves) after the releases of its CRD and its controller.
+    if kind is not None:
+        for rel, chart in releases:
+            facts = CHARTS.get(chart or "")
+            if facts is not None and kind in facts.crds:
+                waits.append(Wait(rel.key, 1, f"{chart} installs the CRD of {kind}"))
+            elif facts is not None and kind in facts.serves:
+                waits.append(Wait(rel.key, 1, f"{chart} runs the controller or webhook of {kind}"))
+    chart = chart_of(node)
+    if chart is not None:
+        facts = CHARTS.get(chart)
+        # 2. A release after the charts it needs first.
+        for rel, other in releases:
+            if facts is not None and other in facts.after:
+                waits.append(Wait(rel.key, 2, f"{chart} needs {other} first"))
+        # 3. A controller release after its Pod Identity association and the policies on its role.
+        account = release_service_account(node)
+        if account is not None:
+            waits.extend(_identity_waits(account, others, f"{chart} runs as {account[0]}/{account[1]}", 3))
+    # 4. A workload after what it names (in the namespace its pods run in).
+    if kind is not None:
+        refs = references(node)
+        pod_ns = ns if ns is not None else _pod_namespace(kind, releases)
+        for other in others:
+            okind, oname, ons = kind_of(other), object_name(other), namespace_of(other)
+            same_ns = pod_ns is not None and ons == pod_ns
+            if okind == "/ServiceAccount" and oname in refs.service_accounts and same_ns:
+                waits.append(Wait(other.key, 4, f"names ServiceAccount {oname}"))
+            elif okind == "/Secret" and oname in refs.secrets and same_ns:
+                waits.append(Wait(other.key, 4, f"names Secret {oname}"))
+            elif okind == "scheduling.k8s.io/PriorityClass" and oname in refs.priority_classes:
+                waits.append(Wait(other.key, 4, f"names PriorityClass {oname}"))
+            elif okind == "serving.kserve.io/LocalModelCache":
+                source = (other.body.get("spec") or {}).get("sourceModelUri")
+                if isinstance(source, str) and any(_uri_matches(u, source) for u in refs.storage_uris):
+                    waits.append(Wait(other.key, 4, f"reads {source} from LocalModelCache {oname}"))
+        for sa in sorted(refs.service_accounts):
+            if pod_ns is not None:
+                waits.extend(_identity_waits((pod_ns, sa), others, f"runs as {pod_ns}/{sa}", 4, policies=False))
+    # 5. A namespaced object after its Namespace.
+    if ns is not None and kind != "/Namespace":
+        for other in others:
+            if kind_of(other) == "/Namespace" and object_name(other) == ns:
+                waits.append(Wait(other.key, 5, f"lives in Namespace {ns}"))
+    seen: set[int] = set()
+    unique: list[Wait] = []
+    for w in waits:
+        if id(w.key) not in seen:
+            seen.add(id(w.key))
+            unique.append(w)
+    return unique
+
+
+def _pod_namespace(kind: str, releases: Sequence[tuple[Node, Optional[str]]]) -> Optional[str]:
+    """The namespace the pods of a cluster-scoped ``kind`` run in (:data:`POD_NAMESPACES`), the chart's value when set."""
+    place = POD_NAMESPACES.get(kind)
+    if place is None:
+        return None
+    chart, path, default = place
+    for rel, name in releases:
+        if name == chart:
+            value = _get(rel.body.get("values"), path)
+            if isinstance(value, str) and value:
+                return value
+    return default
+
+
+def _identity_waits(account: tuple[str, str], nodes: Sequence[Node], why: str, rule: int, policies: bool = True) -> list[Wait]:
+    """The Pod Identity associations of ``account`` (namespace, service account) and the policies on their roles."""
+    waits: list[Wait] = []
+    roles = []
+    for n in nodes:
+        if n.type == POD_IDENTITY and n.body.get("namespace") == account[0] and n.body.get("serviceAccount") == account[1]:
+            waits.append(Wait(n.key, rule, f"{why}: its Pod Identity association"))
+            if n.role is not None:
+                roles.append(n.role)
+    if waits:
+        for n in nodes:
+            if n.type == EKS_ADDON and n.body.get("addonName") == POD_IDENTITY_AGENT:
+                waits.append(Wait(n.key, rule, f"{why}: the Pod Identity Agent add-on"))
+    for n in nodes if policies else ():
+        if n.type in ROLE_POLICIES and n.role is not None and any(n.role is r or n.role == r for r in roles):
+            waits.append(Wait(n.key, rule, f"{why}: a policy of its role"))
+    return waits
+
+
+# --------------------------------------------------------------------------------------------------
+# The Pulumi side: a transformation that applies the rules to a component tree.
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+async def _plain(value: Any) -> Any:
+    """``value`` with every Output and awaitable resolved (an unknown value reads as None)."""
+    if isinstance(value, pulumi.Output):
+        return await _plain(await value.future())
+    if inspect.isawaitable(value):
+        return await _plain(await value)
+    if isinstance(value, Mapping):
+        return {str(k): await _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [await _plain(v) for v in value]
+    return value
+
+
+def _known(value: Any) -> Any:
+    """``value`` as far as it is known at construction: an Output or awaitable reads as None."""
+    if isinstance(value, pulumi.Output) or inspect.isawaitable(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(k): _known(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_known(v) for v in value]
+    return value
+
+
+def _waits_at_all(type_: str) -> bool:
+    """Kubernetes objects and Helm releases wait by the rules; cloud resources only by their own inputs."""
+    return type_.startswith("kubernetes:")
+
+
+_ROLE_INPUT = {POD_IDENTITY: "role_arn", ROLE_POLICIES[0]: "role", ROLE_POLICIES[1]: "role"}
+
+
+class _Entry:
+    """A resource the tree registered, as it was given to its constructor."""
+
+    def __init__(self, resource: pulumi.Resource, type_: str, name: str, props: Mapping[str, Any]):
+        self.resource = resource
+        self.type = type_
+        self.name = name
+        self.props = props
+
+    def known_node(self, outputs: Mapping[int, pulumi.Resource]) -> Node:
+        """The Node from the inputs known at construction; a role given as another resource's Output
+        (``role=role.name``) is found by that Output's identity in ``outputs``."""
+        body = {_camel(k): _known(v) for k, v in self.props.items() if v is not None}
+        role = None
+        role_input = _ROLE_INPUT.get(self.type)
+        if role_input is not None:
+            given = self.props.get(role_input)
+            role = outputs.get(id(given)) if isinstance(given, pulumi.Output) else given
+        return Node(key=self.resource, type=self.type, name=self.name, body=body, role=role)
+
+    async def own_node(self, outputs: Mapping[int, pulumi.Resource]) -> Node:
+        """The Node with the resource's own Output inputs resolved (what it names may be known only then)."""
+        node = self.known_node(outputs)
+        body = {_camel(k): await _plain(v) for k, v in self.props.items() if v is not None}
+        return Node(key=node.key, type=node.type, name=node.name, body=body, role=node.role)
+
+
+class DeployOrder:
+    """Orders a component tree by the rules above (pass :meth:`options` to the root component).
+
+    Every Kubernetes object and Helm release registered under the root gets ``depends_on`` what
+    :func:`required_waits` names among all the resources the tree registered by the time
+    :meth:`seal` is called (the root calls it when it has created its children, also when it
+    fails part way). The resource's own inputs are read once resolved; the other resources'
+    inputs as they were given (an Output there is not waited for: it could wait on this very
+    resource through a parent's ``depends_on``), so a name another resource takes from an Output
+    is not matched. ``waits`` keeps, per resource name, what was added and why.
+    """
+
+    def __init__(self) -> None:
+        self._entries: list[_Entry] = []
+        self._sealed: Optional[asyncio.Future] = None
+        self._output_index: Optional[dict[int, pulumi.Resource]] = None
+        self.waits: dict[str, list[tuple[str, int, str]]] = {}
+
+    def options(self) -> pulumi.ResourceOptions:
+        """ResourceOptions that install the transformation on the component they are given to."""
+        return pulumi.ResourceOptions(transformations=[self.transformation])
+
+    def _seal_future(self) -> asyncio.Future:
+        if self._sealed is None:
+            self._sealed = asyncio.get_event_loop().create_future()
+        return self._sealed
+
+    def seal(self) -> None:
+        """Every child is registered: the waits can be computed (idempotent)."""
+        sealed = self._seal_future()
+        if not sealed.done():
+            sealed.set_result(True)
+
+    def transformation(self, args: pulumi.ResourceTransformationArgs) -> Optional[pulumi.ResourceTransformationResult]:
+        """Record the resource; for a Kubernetes object or release, defer its ``depends_on`` until sealed."""
+        res = args.resource
+        if not isinstance(res, pulumi.CustomResource) or isinstance(res, pulumi.ProviderResource):
+            return None
+        entry = _Entry(res, args.type_, args.name, dict(args.props))
+        self._entries.append(entry)
+        if not _waits_at_all(args.type_):
+            return None
+        opts = args.opts._copy() if args.opts is not None else pulumi.ResourceOptions()
+        sealed = self._seal_future()
+        existing = opts.depends_on
+        opts.depends_on = pulumi.Output.from_input(asyncio.ensure_future(self._depends_on(entry, existing, sealed)))
+        return pulumi.ResourceTransformationResult(args.props, opts)
+
+    async def _depends_on(self, entry: _Entry, existing: Any, sealed: asyncio.Future) -> list[pulumi.Resource]:
+        await sealed
+        given = await _given(existing)
+        outputs = self._outputs()
+        me = await entry.own_node(outputs)
+        others = [o.known_node(outputs) for o in self._entries if o is not entry]
+        waits = required_waits(me, others)
+        self.waits[entry.name] = sorted((w.key._name, w.rule, w.why) for w in waits)
+        extra = [w.key for w in waits if all(w.key is not g for g in given)]
+        return [*given, *extra]
+
+    def _outputs(self) -> dict[int, pulumi.Resource]:
+        """Each registered resource's output attributes (``role.name``, ``role.arn``) by identity."""
+        if self._output_index is None:
+            self._output_index = {
+                id(value): e.resource for e in self._entries for value in vars(e.resource).values() if isinstance(value, pulumi.Output)
+            }
+        return self._output_index
+
+
+async def _given(existing: Any) -> list[pulumi.Resource]:
+    """The ``depends_on`` the resource was created with, as a list of resources."""
+    if existing is None:
+        return []
+    if isinstance(existing, pulumi.Resource):
+        return [existing]
+    if isinstance(existing, pulumi.Output):
+        return await _given(await existing.future())
+    if inspect.isawaitable(existing):
+        return await _given(await existing)
+    out: list[pulumi.Resource] = []
+    for item in existing:
+        out.extend(await _given(item))
+    return out
+
+
+__all__ = ["CHARTS", "ChartFacts", "DeployOrder", "Node", "Wait", "chart_of", "kind_of", "references", "required_waits"]

@@ -1,0 +1,283 @@
+"""G32 (companion): an internet-facing ALB Ingress must speak TLS 1.2+ only and keep strangers out.
+
+Catalogue row 32 keeps models off public load balancers except through the ALB gateway path;
+this policy is about that path itself. An Application Load Balancer that the AWS Load Balancer
+Controller makes internet-facing answers anyone on the internet, so it must:
+
+* use a TLS 1.2+ security policy (``alb.ingress.kubernetes.io/ssl-policy``): without the
+  annotation the controller applies its default ``ELBSecurityPolicy-2016-08``, which accepts TLS
+  1.0 and 1.1 (controller v3.5.0 ``pkg/config/controller_config.go:49``), and an Ingress without
+  an HTTPS listener sends prompts and answers in clear text;
+* and carry at least one guard:
+  - an API key on every backend: each backend resolves, through Services, KServe predictors and
+    Istio VirtualServices in the same stack, to vLLM containers that read ``VLLM_API_KEY`` from a
+    Secret (or pass ``--api-key``), and every path the Ingress forwards lies under ``/v1``: vLLM
+    0.33.0's AuthenticationMiddleware checks the key only under ``/v1``, ``/v2``, ``/inference`` and
+    ``/cohere`` (``entrypoints/serve/middleware/authenticate.py:11`` GUARDED_PREFIX, ``:59``), while
+    ``/invocations``, ``/tokenize``, ``/pooling``, ``/metrics`` and ``/health`` stay open
+    (``entrypoints/common/cli_args.py:339-345``); 0.8.5 checks ``/v1`` alone
+    (``entrypoints/openai/api_server.py:852``), so ``/v1`` is the prefix every release guards;
+  - ``inbound-cidrs`` of which none admits every address (ignored by the controller when
+    ``security-groups`` is set), or ``security-group-prefix-lists`` without ``inbound-cidrs``;
+  - a WAF web ACL: ``wafv2-acl-arn``, ``wafv2-acl-name`` or WAF Classic ``waf-acl-id`` (not "none");
+  - ALB authentication: ``auth-type`` cognito or oidc.
+
+Annotation names and defaults are those of controller v3.5.0 (``pkg/annotations/constants.go``,
+``docs/guide/ingress/annotations.md``); an IngressClass whose ``spec.parameters`` name an
+``IngressClassParams`` in the same stack contributes its scheme, sslPolicy, inboundCIDRs and
+wafv2AclArn, which the controller prefers to the annotations.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+from typing import Any
+
+from components.aws_ids import CONTROLLER_DEFAULT_SSL_POLICY, DEFAULT_SSL_POLICY, open_to_all, tls12_or_newer
+from policies.framework import Policy, Resource
+from policies.kube import annotations, as_dict, as_list, containers, get, pod_specs, split_type
+from policies.serving import model_servers, namespace_of, pod_labels, selector_matches
+
+ALB = "alb.ingress.kubernetes.io/"
+ALB_CONTROLLER = "ingress.k8s.aws/alb"
+INGRESS_TYPES = (
+    "kubernetes:networking.k8s.io/v1:Ingress",
+    "kubernetes:networking.k8s.io/v1beta1:Ingress",
+    "kubernetes:extensions/v1beta1:Ingress",
+)
+# The prefix vLLM's API key guards in every release (0.33.0 adds /v2, /inference and /cohere).
+GUARDED_PREFIX = "/v1"
+API_KEY_ENV = "VLLM_API_KEY"
+
+
+def _by_kind(resources: list[Resource]) -> dict[str, list[Resource]]:
+    out: dict[str, list[Resource]] = {}
+    for r in resources:
+        out.setdefault(split_type(r.type)[1], []).append(r)
+    return out
+
+
+def _name(r: Resource) -> Any:
+    return get(r.props, "metadata", "name")
+
+
+def _class_settings(ing: Resource, kinds: dict[str, list[Resource]], classes: list[str]) -> tuple[bool, dict]:
+    """(is an ALB Ingress, the IngressClassParams spec its class names or {})."""
+    class_name = get(ing.props, "spec", "ingressClassName") or annotations(ing.props).get("kubernetes.io/ingress.class")
+    ingress_class = next((c for c in kinds.get("IngressClass", []) if _name(c) == class_name), None)
+    is_alb = class_name in classes or (ingress_class is not None and get(ingress_class.props, "spec", "controller") == ALB_CONTROLLER)
+    params: dict = {}
+    ref = as_dict(get(ingress_class.props, "spec", "parameters")) if ingress_class is not None else {}
+    if ref.get("kind") == "IngressClassParams":
+        found = next((p for p in kinds.get("IngressClassParams", []) if _name(p) == ref.get("name")), None)
+        params = as_dict(get(found.props, "spec")) if found is not None else {}
+    return is_alb, params
+
+
+def _paths(ing: Resource) -> list[tuple[str, str, Any, Any]]:
+    """(host, path, service name, service port) of every rule path and the default backend."""
+    spec = as_dict(get(ing.props, "spec"))
+    out = []
+    default = spec.get("defaultBackend") or spec.get("backend")
+    if isinstance(default, dict):
+        out.append(("*", "/", *_service_of(default)))
+    for rule in as_list(spec.get("rules")):
+        host = get(rule, "host") or "*"
+        for p in as_list(get(rule, "http", "paths")):
+            out.append((host, get(p, "path") or "/", *_service_of(as_dict(get(p, "backend")))))
+    return out
+
+
+def _service_of(backend: Mapping) -> tuple[Any, Any]:
+    if isinstance(backend.get("service"), dict):  # networking.k8s.io/v1
+        return get(backend, "service", "name"), get(backend, "service", "port", "number") or get(backend, "service", "port", "name")
+    return backend.get("serviceName"), backend.get("servicePort")  # v1beta1
+
+
+def _under_guarded_prefix(path: str) -> bool:
+    clean = path.rstrip("*").rstrip("/") if path not in ("/", "") else path
+    return clean == GUARDED_PREFIX or clean.startswith(GUARDED_PREFIX + "/")
+
+
+def _has_key(container: Mapping) -> bool:
+    for item in as_list(container.get("env")):
+        if isinstance(item, Mapping) and item.get("name") == API_KEY_ENV and (
+            get(item, "valueFrom", "secretKeyRef", "name") or isinstance(item.get("value"), str) and item["value"]
+        ):
+            return True
+    argv = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
+    return any(t == "--api-key" or t.startswith("--api-key=") or " --api-key" in t for t in argv)
+
+
+def _workload_label_sets(r: Resource) -> list[dict]:
+    group, kind = split_type(r.type)
+    if group == "ray.io":
+        name = _name(r)
+        spec = as_dict(get(r.props, "spec"))
+        cluster = as_dict(spec.get("rayClusterSpec") or spec.get("rayClusterConfig") or spec)
+        labels = dict(as_dict(get(cluster, "headGroupSpec", "template", "metadata", "labels")))
+        labels.update({"ray.io/cluster": name, "ray.io/node-type": "head"})
+        return [labels]
+    return pod_labels(r)
+
+
+def _serving_containers(r: Resource) -> list[dict]:
+    """The containers that answer HTTP for a workload: its model servers, or a Ray head's containers."""
+    if split_type(r.type)[0] == "ray.io":
+        return [c for path, spec in pod_specs(r) if "head" in path.lower() for c in containers(spec)]
+    return [s.container for s in model_servers(r)]
+
+
+class _Resolver:
+    """Backends -> the serving containers behind them, through Services, KServe predictors and VirtualServices."""
+
+    def __init__(self, kinds: dict[str, list[Resource]]) -> None:
+        self.kinds = kinds
+        self.workloads = [r for k in ("Deployment", "StatefulSet", "LeaderWorkerSet", "RayCluster", "RayService") for r in kinds.get(k, [])]
+
+    def _service(self, name: str, namespace: Any) -> list[dict] | None:
+        for isvc in self.kinds.get("InferenceService", []):
+            if f"{_name(isvc)}-predictor" == name and namespace_of(isvc) == namespace:
+                return _serving_containers(isvc)
+        svc = next((s for s in self.kinds.get("Service", []) if _name(s) == name and namespace_of(s) == namespace), None)
+        if svc is None:
+            return None
+        selector = get(svc.props, "spec", "selector")
+        found = [c for w in self.workloads if namespace_of(w) == namespace
+                 and any(selector_matches(selector, labels, plain=True) for labels in _workload_label_sets(w))
+                 for c in _serving_containers(w)]
+        return found or None
+
+    def _virtual_service_targets(self, host: str) -> list[tuple[str, Any]] | None:
+        """(Service name, namespace) of every route of the VirtualServices bound to a gateway for ``host``."""
+        targets = []
+        for vs in self.kinds.get("VirtualService", []):
+            gateways = [g for g in as_list(get(vs.props, "spec", "gateways")) if g != "mesh"]
+            hosts = [h for h in as_list(get(vs.props, "spec", "hosts")) if isinstance(h, str)]
+            if not gateways or not any(fnmatch.fnmatchcase(h, host) or fnmatch.fnmatchcase(host, h) for h in hosts):
+                continue
+            for route in as_list(get(vs.props, "spec", "http")):
+                for dest in as_list(get(route, "route")):
+                    target = get(dest, "destination", "host")
+                    if isinstance(target, str):
+                        parts = target.split(".")
+                        targets.append((parts[0], parts[1] if len(parts) > 1 else namespace_of(vs)))
+        return targets or None
+
+    def unguarded(self, ing: Resource) -> list[str]:
+        """Why the API key does not guard this Ingress's backends ([] when it does)."""
+        reasons: list[str] = []
+        namespace = namespace_of(ing)
+        for host, path, service, _port in _paths(ing):
+            if not _under_guarded_prefix(str(path)):
+                reasons.append(f"it forwards {path!r}, outside {GUARDED_PREFIX}, which vLLM's key does not guard")
+                continue
+            found = self._service(str(service), namespace)
+            if found is not None:
+                if any(not _has_key(c) for c in found):
+                    reasons.append(f"backend {service} runs a vLLM server without {API_KEY_ENV}")
+                continue
+            # A gateway (Istio's ingress gateway): follow the VirtualServices that serve this host.
+            targets = self._virtual_service_targets(str(host))
+            if targets is None:
+                reasons.append(f"backend {service} leads to no vLLM server in the stack")
+                continue
+            for name, ns in targets:
+                behind = self._service(name, ns)
+                if behind is None:
+                    reasons.append(f"route {service} -> {name}.{ns} leads to no vLLM server in the stack")
+                elif any(not _has_key(c) for c in behind):
+                    reasons.append(f"route {service} -> {name}.{ns} runs a vLLM server without {API_KEY_ENV}")
+        return sorted(set(reasons))
+
+
+def _network_guard(ann: Mapping, params: Mapping) -> bool:
+    cidrs = as_list(params.get("inboundCIDRs")) or [c for c in str(ann.get(ALB + "inbound-cidrs", "")).split(",") if c.strip()]
+    if cidrs and ALB + "security-groups" not in ann:
+        return not any(open_to_all(str(c)) for c in cidrs)
+    # Prefix lists alone replace the controller's 0.0.0.0/0 default (annotations.md, security-group-prefix-lists).
+    return bool(str(ann.get(ALB + "security-group-prefix-lists", "")).strip()) and ALB + "security-groups" not in ann
+
+
+def _waf_guard(ann: Mapping, params: Mapping) -> bool:
+    values = [params.get("wafv2AclArn"), params.get("wafv2AclName"), ann.get(ALB + "wafv2-acl-arn"),
+              ann.get(ALB + "wafv2-acl-name"), ann.get(ALB + "waf-acl-id")]
+    return any(isinstance(v, str) and v.strip() and v.strip() != "none" for v in values)
+
+
+def _tls_problem(ing: Resource, ann: Mapping, params: Mapping) -> str | None:
+    https = ALB + "certificate-arn" in ann or bool(as_list(get(ing.props, "spec", "tls"))) or "HTTPS" in str(ann.get(ALB + "listen-ports", ""))
+    if not https:
+        return "it has no HTTPS listener (no certificate-arn, spec.tls or HTTPS listen-port), so prompts cross the internet in clear text"
+    policy = params.get("sslPolicy") or ann.get(ALB + "ssl-policy")
+    if not policy:
+        return (f"{ALB}ssl-policy is unset, so the controller applies {CONTROLLER_DEFAULT_SSL_POLICY}, which accepts TLS 1.0 "
+                f"and 1.1; set {DEFAULT_SSL_POLICY}")
+    if not tls12_or_newer(str(policy)):
+        return f"ssl-policy {policy} accepts TLS below 1.2; use {DEFAULT_SSL_POLICY}"
+    return None
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    kinds = _by_kind(resources)
+    ingresses = [r for r in resources if r.type in INGRESS_TYPES]
+    if not ingresses:
+        return []
+    resolver = _Resolver(kinds)
+    classes = [c for c in config.get("albIngressClasses", []) if isinstance(c, str)]
+    findings = []
+    for ing in ingresses:
+        is_alb, params = _class_settings(ing, kinds, classes)
+        ann = annotations(ing.props)
+        scheme = params.get("scheme") or ann.get(ALB + "scheme") or "internal"
+        if not is_alb or scheme != "internet-facing":
+            continue
+        where = f"Ingress {namespace_of(ing) or '<default>'}/{_name(ing)} (internet-facing ALB)"
+        tls = _tls_problem(ing, ann, params)
+        if tls:
+            findings.append((ing.name, f"{where}: {tls}"))
+        if _network_guard(ann, params) or _waf_guard(ann, params) or str(ann.get(ALB + "auth-type", "none")) in ("cognito", "oidc"):
+            continue
+        key = resolver.unguarded(ing)
+        if key:
+            findings.append((ing.name, f"{where}: nothing keeps strangers out: no API key on its backends ({'; '.join(key)}), "
+                                       f"no inbound-cidrs narrower than 0.0.0.0/0, no WAF web ACL (wafv2-acl-arn) and no ALB "
+                                       f"authentication (auth-type cognito|oidc)"))
+    return findings
+
+
+POLICY = Policy(
+    name="internet-facing-alb-guarded",
+    description="An internet-facing ALB Ingress must use a TLS 1.2+ ssl-policy and carry a guard: an API key on its "
+    "backends, inbound CIDRs, a WAF web ACL or ALB authentication.",
+    catalog="G32",
+    severity="critical",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Set alb.ingress.kubernetes.io/ssl-policy: ELBSecurityPolicy-TLS13-1-2-2021-06 with an HTTPS listener "
+        "(certificate-arn), and at least one of: an API key every backend's vLLM reads as VLLM_API_KEY from a Secret "
+        "with the Ingress forwarding /v1 only (llm-serving:apiKey does both), alb.ingress.kubernetes.io/inbound-cidrs, "
+        "wafv2-acl-arn, or auth-type cognito/oidc. Or make the ALB internal (scheme: internal). Annotate "
+        "llm-serving.io/exempt-internet-facing-alb-guarded: \"<reason>\" where a guard lives outside the stack."),
+    config_schema={
+        "albIngressClasses": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": ["alb"],
+            "description": "Ingress class names the AWS Load Balancer Controller serves (default [\"alb\"]); an IngressClass "
+            "in the stack whose controller is ingress.k8s.aws/alb counts as well.",
+        },
+    },
+    check_stack=_check,
+    rationale=(
+        "An internet-facing ALB (annotation scheme; the controller's default is internal) answers anyone; sixteen GPUs "
+        "behind it serve strangers unless something refuses them. The controller's default security policy "
+        "ELBSecurityPolicy-2016-08 (aws-load-balancer-controller v3.5.0 pkg/config/controller_config.go:49) accepts TLS 1.0; "
+        "AWS recommends ELBSecurityPolicy-TLS13-1-2-2021-06 "
+        "(https://docs.aws.amazon.com/elasticloadbalancing/latest/application/describe-ssl-policies.html). vLLM's API key "
+        "guards only /v1, /v2, /inference and /cohere in 0.33.0 (entrypoints/serve/middleware/authenticate.py GUARDED_PREFIX); "
+        "/invocations serves the same inference without it (entrypoints/common/cli_args.py, --api-key help), so a key counts "
+        "only when the Ingress forwards /v1 alone. Guards at the ALB: inbound-cidrs, wafv2-acl-arn and auth-type "
+        "(docs/guide/ingress/annotations.md at v3.5.0)."),
+)

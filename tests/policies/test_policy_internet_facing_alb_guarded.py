@@ -1,0 +1,307 @@
+"""internet-facing-alb-guarded (G32 companion): an internet-facing ALB speaks TLS 1.2+ only and keeps strangers out.
+
+What the controller does with each annotation is read from aws-load-balancer-controller v3.5.0
+(fetched; ``git show v3.5.0:<path>``):
+- ``pkg/annotations/constants.go:21`` scheme, ``:25`` wafv2-acl-arn, ``:33`` inbound-cidrs, ``:35`` ssl-policy,
+  ``:48`` auth-type; ``pkg/ingress/model_build_listener.go:281`` reads inbound-cidrs as a comma-separated
+  list, ``:307`` ssl-policy; ``pkg/ingress/auth_config_builder.go:83`` auth-type none|oidc|cognito;
+  ``pkg/ingress/model_build_load_balancer_addons.go:63`` wafv2-acl-arn;
+- ``pkg/config/controller_config.go:49``: the default ssl policy ELBSecurityPolicy-2016-08 (TLS 1.0 and up),
+  ``:179``: the default scheme internal; ``docs/guide/ingress/annotations.md:720`` inbound-cidrs is ignored when
+  security-groups is set.
+What vLLM's key guards is read from the vLLM 0.33.0 wheel (``pip download vllm==0.33.0 --no-deps``):
+``vllm/entrypoints/serve/middleware/authenticate.py:11`` GUARDED_PREFIX = ("/v1", "/v2", "/inference", "/cohere"),
+``:59`` a request outside them passes without a key; ``entrypoints/common/cli_args.py:339-345``: /invocations
+stays unauthenticated.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+
+import pytest
+
+from policies.framework import Resource, evaluate
+from policies.ingress.internet_facing_alb_guarded import POLICY
+from tests.conftest import ROOT
+
+ING = "kubernetes:networking.k8s.io/v1:Ingress"
+ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
+POLICY_NAME = POLICY.name
+GUARD_MESSAGE = ("no inbound-cidrs narrower than 0.0.0.0/0, no WAF web ACL (wafv2-acl-arn) and no ALB authentication "
+                 "(auth-type cognito|oidc)")
+
+
+def findings(resources, config=None):
+    return [v.message for v in evaluate(resources, config) if v.policy == POLICY_NAME]
+
+
+def isvc(name="chat-8b", key=True):
+    env = [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": "vllm-api-key", "key": "key"}}}] if key else []
+    container = {"name": "kserve-container", "image": "vllm/vllm-openai:v0.33.0", "command": ["vllm", "serve"],
+                 "args": ["m", "--port=8080"], "env": env}
+    return Resource(ISVC, f"{name}-isvc", {"metadata": {"name": name, "namespace": "llm"},
+                                           "spec": {"predictor": {"containers": [container]}}})
+
+
+def ingress(annotations=None, path="/v1", service="chat-8b-predictor", tls=True):
+    ann = {"alb.ingress.kubernetes.io/scheme": "internet-facing"}
+    if tls:
+        ann.update({"alb.ingress.kubernetes.io/certificate-arn": "arn:aws:acm:us-east-1:381492650173:certificate/6f1d2c9e-4b7a-4e35-9a08-2d5c71e4b3f6",
+                    "alb.ingress.kubernetes.io/ssl-policy": "ELBSecurityPolicy-TLS13-1-2-2021-06"})
+    ann.update(annotations or {})
+    return Resource(ING, "llm-alb", {
+        "metadata": {"name": "llm", "namespace": "llm", "annotations": ann},
+        "spec": {"ingressClassName": "alb", "rules": [{"host": "chat-8b.llm.example.com", "http": {"paths": [
+            {"path": path, "pathType": "Prefix", "backend": {"service": {"name": service, "port": {"number": 80.0}}}}]}}]},
+    })
+
+
+def test_a_keyed_predictor_behind_v1_only_is_guarded():
+    assert findings([ingress(), isvc()]) == []
+
+
+def test_without_any_guard_it_is_refused_naming_what_is_missing():
+    assert findings([ingress(), isvc(key=False)]) == [
+        "Ingress llm/llm (internet-facing ALB): nothing keeps strangers out: no API key on its backends (backend "
+        f"chat-8b-predictor runs a vLLM server without VLLM_API_KEY), {GUARD_MESSAGE}"
+    ]
+
+
+def test_a_key_does_not_guard_an_ingress_that_forwards_every_path():
+    # vLLM 0.33.0 serves /invocations (the same inference) and /tokenize without checking the key.
+    assert findings([ingress(path="/"), isvc()]) == [
+        "Ingress llm/llm (internet-facing ALB): nothing keeps strangers out: no API key on its backends (it forwards "
+        f"'/', outside /v1, which vLLM's key does not guard), {GUARD_MESSAGE}"
+    ]
+
+
+def test_a_backend_the_stack_does_not_hold_proves_no_key():
+    assert "backend elsewhere leads to no vLLM server in the stack" in findings([ingress(service="elsewhere"), isvc()])[0]
+
+
+@pytest.mark.parametrize("annotations", [
+    {"alb.ingress.kubernetes.io/inbound-cidrs": "203.0.113.0/24, 2001:db8::/32"},
+    {"alb.ingress.kubernetes.io/wafv2-acl-arn": "arn:aws:wafv2:us-east-1:381492650173:regional/webacl/llm/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3"},
+    {"alb.ingress.kubernetes.io/wafv2-acl-name": "llm"},
+    {"alb.ingress.kubernetes.io/waf-acl-id": "499e8b99-6671-4614-a86d-adb1810b7fbe"},
+    {"alb.ingress.kubernetes.io/auth-type": "oidc"},
+    {"alb.ingress.kubernetes.io/auth-type": "cognito"},
+    {"alb.ingress.kubernetes.io/security-group-prefix-lists": "pl-000111"},
+], ids=["cidrs", "wafv2-arn", "wafv2-name", "waf-classic", "oidc", "cognito", "prefix-lists"])
+def test_each_guard_at_the_alb_is_enough(annotations):
+    assert findings([ingress(annotations), isvc(key=False)]) == []
+
+
+@pytest.mark.parametrize("annotations", [
+    {"alb.ingress.kubernetes.io/inbound-cidrs": "10.0.0.0/8,0.0.0.0/0"},
+    {"alb.ingress.kubernetes.io/inbound-cidrs": "::/0"},
+    # The controller ignores inbound-cidrs when security-groups is set (annotations.md:720).
+    {"alb.ingress.kubernetes.io/inbound-cidrs": "10.0.0.0/8", "alb.ingress.kubernetes.io/security-groups": "sg-0123"},
+    {"alb.ingress.kubernetes.io/wafv2-acl-arn": "none"},
+    {"alb.ingress.kubernetes.io/auth-type": "none"},
+], ids=["cidr-all-v4", "cidr-all-v6", "cidrs-ignored", "waf-none", "auth-none"])
+def test_what_looks_like_a_guard_but_is_not(annotations):
+    assert len(findings([ingress(annotations), isvc(key=False)])) == 1
+
+
+def test_the_controllers_default_ssl_policy_accepts_tls_1_0():
+    ing = ingress()
+    del ing.props["metadata"]["annotations"]["alb.ingress.kubernetes.io/ssl-policy"]
+    assert findings([ing, isvc()]) == [
+        "Ingress llm/llm (internet-facing ALB): alb.ingress.kubernetes.io/ssl-policy is unset, so the controller applies "
+        "ELBSecurityPolicy-2016-08, which accepts TLS 1.0 and 1.1; set ELBSecurityPolicy-TLS13-1-2-2021-06"
+    ]
+
+
+@pytest.mark.parametrize("policy", ["ELBSecurityPolicy-2016-08", "ELBSecurityPolicy-TLS-1-1-2017-01", "ELBSecurityPolicy-TLS13-1-0-2021-06",
+                                    "ELBSecurityPolicy-FS-1-1-2019-08"])
+def test_a_policy_below_tls_1_2_is_refused(policy):
+    ing = ingress({"alb.ingress.kubernetes.io/ssl-policy": policy})
+    assert findings([ing, isvc()]) == [
+        f"Ingress llm/llm (internet-facing ALB): ssl-policy {policy} accepts TLS below 1.2; use ELBSecurityPolicy-TLS13-1-2-2021-06"
+    ]
+
+
+def test_plain_http_on_the_internet_is_refused():
+    assert findings([ingress(tls=False), isvc()]) == [
+        "Ingress llm/llm (internet-facing ALB): it has no HTTPS listener (no certificate-arn, spec.tls or HTTPS listen-port), "
+        "so prompts cross the internet in clear text"
+    ]
+
+
+@pytest.mark.parametrize("change", [
+    lambda i: i.props["metadata"]["annotations"].pop("alb.ingress.kubernetes.io/scheme"),  # controller default: internal
+    lambda i: i.props["metadata"]["annotations"].update({"alb.ingress.kubernetes.io/scheme": "internal"}),
+    lambda i: i.props["spec"].update({"ingressClassName": "nginx"}),
+], ids=["default-scheme", "internal", "not-alb"])
+def test_internal_and_other_ingresses_are_not_read(change):
+    ing = ingress(tls=False)
+    change(ing)
+    assert findings([ing, isvc(key=False)]) == []
+
+
+def test_the_exemption_annotation_with_a_reason_silences_it():
+    ing = ingress()
+    ing.props["metadata"]["annotations"][POLICY.exemption_annotation] = "CloudFront with its own WAF fronts this ALB"
+    assert findings([ing, isvc(key=False)]) == []
+
+
+# A third-party shape: Deployment + Service + Ingress (networking.k8s.io/v1beta1) and an IngressClass whose
+# IngressClassParams set the scheme and a web ACL (the controller prefers them to annotations).
+THIRD_PARTY = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: serving}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.33.0
+        args: [--model, m, --api-key, $(KEY)]
+        env:
+        - name: KEY
+          valueFrom: {secretKeyRef: {name: vllm, key: key}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vllm, namespace: serving}
+spec:
+  selector: {app: vllm}
+  ports: [{port: 80, targetPort: 8000}]
+---
+apiVersion: networking.k8s.io/v1beta1
+kind: Ingress
+metadata:
+  name: public
+  namespace: serving
+  annotations:
+    kubernetes.io/ingress.class: alb
+    alb.ingress.kubernetes.io/scheme: internet-facing
+    alb.ingress.kubernetes.io/certificate-arn: arn:aws:acm:us-west-2:381492650173:certificate/6f1d2c9e-4b7a-4e35-9a08-2d5c71e4b3f6
+    alb.ingress.kubernetes.io/ssl-policy: ELBSecurityPolicy-TLS13-1-2-2021-06
+spec:
+  rules:
+  - http:
+      paths:
+      - {path: PATH, backend: {serviceName: vllm, servicePort: 80}}
+"""
+
+CLASS_PARAMS = """
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: public-alb}
+spec:
+  controller: ingress.k8s.aws/alb
+  parameters: {apiGroup: elbv2.k8s.aws, kind: IngressClassParams, name: public}
+---
+apiVersion: elbv2.k8s.aws/v1beta1
+kind: IngressClassParams
+metadata: {name: public}
+spec:
+  scheme: internet-facing
+  sslPolicy: ELBSecurityPolicy-TLS13-1-2-2021-06
+  wafv2AclArn: arn:aws:wafv2:us-west-2:381492650173:regional/webacl/public/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: by-class, namespace: serving}
+spec:
+  ingressClassName: public-alb
+  tls: [{hosts: [llm.example.com]}]
+  defaultBackend: {service: {name: vllm, port: {number: 80}}}
+"""
+
+
+def check(tmp_path, text):
+    (tmp_path / "app.yaml").write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "policies", "check", str(tmp_path), "--format", "json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    return proc, [v for v in json.loads(proc.stdout)["violations"] if v["policy"] == POLICY_NAME]
+
+
+def test_third_party_deployment_with_a_key_behind_v1_passes(tmp_path):
+    proc, found = check(tmp_path, THIRD_PARTY.replace("PATH", "/v1"))
+    assert found == [], proc.stdout
+
+
+def test_third_party_ingress_forwarding_everything_is_refused(tmp_path):
+    proc, found = check(tmp_path, THIRD_PARTY.replace("PATH", "/"))
+    assert [v["resource"] for v in found] == ["Ingress/public"]
+    assert "it forwards '/', outside /v1" in found[0]["message"]
+    assert proc.returncode == 1
+
+
+def test_third_party_ingress_class_params_supply_scheme_policy_and_waf(tmp_path):
+    proc, found = check(tmp_path, THIRD_PARTY.replace("PATH", "/") + CLASS_PARAMS)
+    # "public" still forwards everything; "by-class" is guarded by its class's web ACL and TLS policy.
+    assert [v["resource"] for v in found] == ["Ingress/public"]
+    params_without_waf = CLASS_PARAMS.replace("  wafv2AclArn:", "  # wafv2AclArn:")
+    _, found = check(tmp_path, THIRD_PARTY.replace("PATH", "/v1") + params_without_waf.replace("tls: [{hosts: [llm.example.com]}]", "tls: []"))
+    assert [v["resource"] for v in found] == ["Ingress/by-class", "Ingress/by-class"]
+    assert "no HTTPS listener" in found[0]["message"]
+
+
+# The prod stack as planned, and mutations of its stack file.
+
+@pytest.fixture(scope="module")
+def prod_file():
+    from stacks.offline import load_stack_file
+
+    return load_stack_file("prod")
+
+
+def _plan_violations(stack):
+    from stacks.offline import run_program
+    from stacks.plan import policy_resources
+
+    return findings(policy_resources(run_program(stack)))
+
+
+def test_prod_as_planned_is_guarded(prod_file):
+    assert _plan_violations(prod_file) == []
+
+
+def test_a_prod_stack_without_its_guards_is_refused(prod_file, tmp_path):
+    from stacks.offline import StackFile
+    from stacks.plan import run_plan
+
+    config = copy.deepcopy(dict(prod_file.config))
+    del config["llm-serving:apiKey"]
+    del config["llm-serving:ingress"]["wafAclArn"]
+    mutated = StackFile(name="prod", path=prod_file.path, config=config)
+    assert _plan_violations(mutated) == [
+        "Ingress istio-ingress/llm (internet-facing ALB): nothing keeps strangers out: no API key on its backends (it forwards "
+        f"'/', outside /v1, which vLLM's key does not guard), {GUARD_MESSAGE}"
+    ]
+    # Through the CLI's path too: a mandatory violation (exit 1).
+    import yaml
+
+    path = tmp_path / "Pulumi.prod.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    result = run_plan(str(path))
+    assert result.mandatory_violations == 1
+    assert [v["policy"] for v in result.report["violations"] if v["enforcement"] == "mandatory"] == [POLICY_NAME]
+
+
+def test_a_prod_stack_whose_key_misses_one_model_is_refused(prod_file):
+    from stacks.offline import run_program
+    from stacks.plan import policy_resources
+
+    config = copy.deepcopy(dict(prod_file.config))
+    del config["llm-serving:ingress"]["wafAclArn"]
+    resources = policy_resources(run_program(type(prod_file)(name="prod", path=prod_file.path, config=config)))
+    (ray,) = [r for r in resources if r.type.endswith(":RayCluster")]
+    head = ray.props["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["env"] = [e for e in head["env"] if e["name"] != "VLLM_API_KEY"]
+    assert findings(resources) == [
+        "Ingress istio-ingress/llm (internet-facing ALB): nothing keeps strangers out: no API key on its backends (route "
+        f"istio-ingressgateway -> llama-405b.llm runs a vLLM server without VLLM_API_KEY), {GUARD_MESSAGE}"
+    ]

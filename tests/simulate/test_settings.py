@@ -1,0 +1,44 @@
+"""The simulator reads what the plan rendered: a change in the stack reaches it through the manifests, not a copy."""
+
+from __future__ import annotations
+
+import yaml
+
+from tests.conftest import stack_config
+
+
+def _settings(tmp_path, mutate):
+    from components.capacity.plan import plan_stack
+    from components.config import load_stack_config
+    from stacks.plan import run_plan
+    from stacks.simulate import settings_from
+
+    cfg = stack_config("dev")
+    mutate(cfg["llm-serving:models"][0], cfg["llm-serving:gpuPools"][0])
+    path = tmp_path / "Pulumi.simset.yaml"
+    path.write_text(yaml.safe_dump({"config": cfg}, sort_keys=False))
+    stack = load_stack_config(cfg)
+    result = run_plan(str(path))
+    return settings_from(stack, plan_stack(stack, tmp_path), result.files), result.files
+
+
+def test_settings_follow_the_rendered_hpa_queue_drain_and_buffer(tmp_path):
+    def mutate(model, pool):
+        model["autoscaling"] = {"scaleDownStabilizationSeconds": 600}
+        model["engine"]["maxNumQueuedReqs"] = 7
+        pool["buffer"] = {"replicas": 1}
+        pool["gpuLimit"] = 3
+
+    settings, files = _settings(tmp_path, mutate)
+    m = settings.models[0]
+    hpa = yaml.safe_load(files["kubernetes/llm/horizontalpodautoscaler-chat-8b.yaml"])
+    isvc = yaml.safe_load(files["kubernetes/llm/inferenceservice-chat-8b.yaml"])
+    assert m.scaling.down.stabilization_seconds == hpa["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] == 600
+    assert m.scaling.target == float(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"])
+    assert m.engine.max_num_queued_reqs == 7 and "--max-num-queued-reqs=7" in isvc["spec"]["predictor"]["containers"][0]["args"]
+    container = isvc["spec"]["predictor"]["containers"][0]
+    pre_stop = container["lifecycle"]["preStop"]["sleep"]["seconds"]
+    shutdown = next(int(a.split("=", 1)[1]) for a in container["args"] if a.startswith("--shutdown-timeout="))
+    assert m.drain_seconds == min(isvc["spec"]["predictor"]["terminationGracePeriodSeconds"], pre_stop + shutdown)
+    pool = settings.pools[0]
+    assert pool.gpu_limit == 3 and pool.buffer_pods == 1 and pool.buffer_gpus == 1
