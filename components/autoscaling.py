@@ -13,7 +13,7 @@ from typing import Callable, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .builders import autoscaling as scale
 from .builders import monitoring as mon
@@ -45,6 +45,8 @@ class MetricsStack(KubernetesComponent):
     def __init__(self, name: str, args: MetricsStackArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:autoscaling:MetricsStack", name, None, opts)
         self.releases = {}
+        # The models whose in-flight metric the adapter serves (ModelAutoscaling checks its model is one).
+        self.model_names: tuple[str, ...] = tuple(m.name for m in args.models)
         # The namespace may be another stack's Output: the adapter's values are built once it is known.
         for rel in releases_of(lambda ns: metrics.metrics_releases(args.models, ns, args.monitoring), args.namespace):
             # The adapter after Prometheus: the order comes from components/deploy_order.py.
@@ -62,6 +64,36 @@ class ModelAutoscalingArgs(BaseModel):
     plan: ServingPlan = Field(description="Its capacity plan (required): the per-pod target and queue come from here.")
     namespace: InputName = Field(description="Namespace of the model's InferenceService (required; pulumi.Input[str]).")
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Default: kube-prometheus-stack in monitoring.")
+    metrics_stack: Optional[MetricsStack] = Field(
+        None,
+        description="The MetricsStack whose Prometheus Adapter serves this model's in-flight metric (its models include "
+        "this one); LlmPlatform passes its own. Default null: see metric_served_elsewhere.",
+    )
+    metric_served_elsewhere: bool = Field(
+        False,
+        description="The HPA's Pods metric (vllm_requests_in_flight_<model>) is served by an adapter this stack does not "
+        "manage, with the rule builders.prometheus_adapter.adapter_rule renders for the model. Default false: with "
+        "backend prometheus-adapter and no metrics_stack serving the model, the component refuses to render an HPA "
+        "that would never scale.",
+    )
+
+    @model_validator(mode="after")
+    def _metric_is_served(self) -> "ModelAutoscalingArgs":
+        m = self.model
+        if m.distributed is not None or m.autoscaling.backend != "prometheus-adapter" or self.metric_served_elsewhere:
+            return self
+        if self.metrics_stack is not None and m.name in self.metrics_stack.model_names:
+            return self
+        served = (f"the metrics_stack given serves {', '.join(self.metrics_stack.model_names) or 'no model'}"
+                  if self.metrics_stack is not None else "no metrics_stack is given")
+        raise ValueError(
+            f"model {m.name!r}: autoscaling.backend prometheus-adapter renders an HPA on the Pods metric "
+            f"{scale.in_flight_metric_name(m.name)}, which nothing in this stack serves ({served}), so it would never scale. "
+            f"Either serve it here: a MetricsStack whose models include {m.name!r} (it installs the Prometheus Adapter "
+            f"with the rule), passed as metrics_stack; or add the rule builders.prometheus_adapter.adapter_rule renders "
+            f"to your own adapter and set metric_served_elsewhere=True; or set autoscaling.backend: keda (KEDA queries "
+            f"Prometheus itself; its operator must run in the cluster)"
+        )
 
 
 class ModelAutoscaling(KubernetesComponent):
@@ -113,12 +145,14 @@ def model_autoscalers(
     namespace: pulumi.Input[str],
     monitoring: MonitoringConfig,
     opts: pulumi.ResourceOptions,
+    metrics_stack: Optional[MetricsStack] = None,
 ) -> dict[str, ModelAutoscaling]:
-    """One ModelAutoscaling per model, named ``<name>-<model>-autoscaling``."""
+    """One ModelAutoscaling per model, named ``<name>-<model>-autoscaling`` (``metrics_stack`` serves their metrics)."""
     return {
         m.name: ModelAutoscaling(
             f"{name}-{m.name}-autoscaling",
-            ModelAutoscalingArgs(model=m, plan=plans[m.name], namespace=namespace, monitoring=monitoring),
+            ModelAutoscalingArgs(model=m, plan=plans[m.name], namespace=namespace, monitoring=monitoring,
+                                 metrics_stack=metrics_stack),
             opts=opts,
         )
         for m in models

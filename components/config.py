@@ -41,6 +41,9 @@ _DNS_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _NAME_MAX = 40
 _HF_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
+# An EC2 instance type of a family without accelerators (m5.xlarge, c7i.2xlarge, r6g.large): not the
+# g/p GPU families, nor inf/trn/dl/vt/f (other accelerators).
+_CPU_INSTANCE = re.compile(r"(?!g|p|inf|trn|dl|vt|f\d)[a-z]+[0-9][a-z0-9-]*\.[a-z0-9]+")
 
 
 # Strict scalars: a stack file's "8192" (a string) or true (a bool) is not a number here, as
@@ -277,7 +280,7 @@ class DisruptionConfig(_Model):
 
 
 # An EKS-optimized AMI release, pinned: "latest" drifts (replaces) every node when AWS ships an AMI
-# (karpenter.md, EC2NodeClass amiSelectorTerms). AL2023 releases are dated (amazon-eks-ami vYYYYMMDD).
+# (Karpenter v1.14.1 docs, EC2NodeClass amiSelectorTerms). AL2023 releases are dated (amazon-eks-ami vYYYYMMDD).
 _AMI_ALIAS = re.compile(r"(al2023@v[0-9]{8}|bottlerocket@v?[0-9]+\.[0-9]+\.[0-9]+)")
 # A dated AL2023 release seen pinned in public EKS code (e.g. "al2023@v20260903" as an EC2NodeClass alias default).
 DEFAULT_AMI_ALIAS = "al2023@v20260903"
@@ -378,6 +381,11 @@ class GpuPoolConfig(_Model):
         if not v:
             raise ValueError("must list at least one instance type")
         unknown = [t for t in v if t not in INSTANCES]
+        if unknown and _CPU_INSTANCE.fullmatch(unknown[0]):
+            raise ValueError(
+                f"{unknown[0]!r} has no GPU (a CPU instance family); a GPU pool lists GPU instance types "
+                f"(known: {', '.join(sorted(INSTANCES))})"
+            )
         if unknown:
             raise ValueError(
                 f"unknown GPU instance type {unknown[0]!r}; known: {', '.join(sorted(INSTANCES))}"
@@ -1220,7 +1228,13 @@ def _aws_identity(key: str, value: Any, data: dict[str, Any]) -> list[Problem]:
                         "identity; put the role in a profile of ~/.aws/config and set aws:profile instead", has_value=False)]
     if "roleArn" not in role:
         return [Problem(f"{where}.roleArn", "is required", has_value=False)]
-    data["awsRoleArn"] = role["roleArn"]
+    arn = role["roleArn"]
+    if not isinstance(arn, str) or not re.fullmatch(r"arn:aws(-[a-z]+(-[a-z]+)?)?:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}", arn):
+        return [Problem(f"{where}.roleArn", "must be an IAM role ARN such as arn:aws:iam::<account>:role/<name>", arn)]
+    rule = placeholder_problem(arn)
+    if rule:
+        return [Problem(f"{where}.roleArn", rule, arn)]
+    data["awsRoleArn"] = arn
     return []
 
 

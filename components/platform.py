@@ -278,6 +278,7 @@ class LlmPlatform(pulumi.ComponentResource):
             cfg.namespace,
             cfg.monitoring,
             self.k8s_opts(depends_on=[namespace, self.metrics]),
+            metrics_stack=self.metrics,
         )
         # Plain values (known at plan time) so other stacks and the report read them without waiting.
         self.namespace = pulumi.Output.from_input(cfg.namespace)

@@ -15,7 +15,7 @@ the property tests in tests/timeouts/ check them over every valid input):
 * keep-alives grow going inward: the server behind a proxy keeps an idle connection open longer
   than the proxy in front of it does (ALB -> gateway, ALB -> vLLM, Envoy -> vLLM). AWS: "configure
   the idle timeout of your application to be larger than the idle timeout configured for the load
-  balancer", else HTTP 502 (timeouts.md, AWS Load Balancer Controller section);
+  balancer", else HTTP 502 (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2 API, AWS Load Balancer Controller section);
 * the drain covers the longest request: the ALB keeps a draining target for the request, the pod
   stops taking traffic before vLLM is signalled, vLLM finishes in-flight requests, and
   terminationGracePeriodSeconds >= preStop + the longest request.
@@ -27,7 +27,7 @@ unless said otherwise: ALB idle_timeout.timeout_seconds
 Envoy's route timeout default 15 s, which Istio replaces by "no timeout"; Istio sets Envoy's stream
 idle timeout to 0 (off) on every connection manager it builds; Envoy's connection idle timeout
 default 1 h; vLLM's keep-alive (VLLM_HTTP_TIMEOUT_KEEP_ALIVE) 5 s and its engine-ready timeout
-(VLLM_ENGINE_READY_TIMEOUT_S) 600 s (vllm.md section 4). vLLM releases with ``--shutdown-timeout``
+(VLLM_ENGINE_READY_TIMEOUT_S) 600 s (vllm-project/vllm v0.33.0 section 4). vLLM releases with ``--shutdown-timeout``
 abort in-flight requests on SIGTERM unless it is > 0 ("0 = abort, >0 = wait", vllm 0.33.0
 engine/arg_utils.py and config/vllm.py); releases before it cancel the HTTP server on SIGTERM
 (vllm 0.12.0 entrypoints/launcher.py signal_handler), so there the preStop sleep carries the drain.
@@ -40,17 +40,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-# AWS ELBv2 limits (timeouts.md, "AWS Load Balancer Controller").
+# AWS ELBv2 limits (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2 API, "AWS Load Balancer Controller").
 ALB_IDLE_TIMEOUT_MIN = 1
 ALB_IDLE_TIMEOUT_MAX = 4000
 ALB_IDLE_TIMEOUT_DEFAULT = 60
 DEREGISTRATION_DELAY_MAX = 3600
 # Defaults a chain must beat or replace.
 ENVOY_ROUTE_TIMEOUT_DEFAULT = 15  # Envoy RouteAction.timeout; Envoy Gateway's HTTPRequestTimeout too
-GATEWAY_ROUTE_TIMEOUT_DEFAULT = 60  # KServe's HTTPRoute DefaultTimeout (kserve.md, Timeouts)
-ENVOY_IDLE_TIMEOUT_DEFAULT = 3600  # Envoy HCM idle_timeout (timeouts.md)
-VLLM_KEEP_ALIVE_DEFAULT = 5  # VLLM_HTTP_TIMEOUT_KEEP_ALIVE (vllm.md section 4)
-VLLM_ENGINE_READY_TIMEOUT_DEFAULT = 600  # VLLM_ENGINE_READY_TIMEOUT_S (vllm.md section 4)
+GATEWAY_ROUTE_TIMEOUT_DEFAULT = 60  # KServe's HTTPRoute DefaultTimeout (kserve/kserve v0.20.0, Timeouts)
+ENVOY_IDLE_TIMEOUT_DEFAULT = 3600  # Envoy HCM idle_timeout (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2 API)
+VLLM_KEEP_ALIVE_DEFAULT = 5  # VLLM_HTTP_TIMEOUT_KEEP_ALIVE (vllm-project/vllm v0.33.0 section 4)
+VLLM_ENGINE_READY_TIMEOUT_DEFAULT = 600  # VLLM_ENGINE_READY_TIMEOUT_S (vllm-project/vllm v0.33.0 section 4)
 
 # Seconds for a terminating pod's endpoint to leave every Envoy (EDS push) and kube-proxy.
 ENDPOINT_PROPAGATION_SECONDS = 5
@@ -69,7 +69,7 @@ CONNECT_TIMEOUT_SECONDS = 2
 RETRY_WINDOW_SECONDS = 5
 # Envoy retry conditions a generation may be retried on: nothing reached the model (connect
 # failure, refused stream) or the model refused it before doing any work (503 admission reject,
-# --max-num-queued-reqs full, vllm.md section 2). Never "5xx", "reset" or "gateway-error": those
+# --max-num-queued-reqs full, vllm-project/vllm v0.33.0 section 2). Never "5xx", "reset" or "gateway-error": those
 # would re-run a prefill that already spent GPU time, or resend a request the model failed.
 RETRY_ON = ("connect-failure", "refused-stream", "503")
 RETRY_ATTEMPTS = 1

@@ -20,6 +20,7 @@ import os
 import sys
 from typing import BinaryIO, Optional, Sequence
 
+from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation, evaluate, validate_config
 from policies.vllm.capacity import sizing_gaps
@@ -80,8 +81,11 @@ def check_report(manifests: ManifestSet, violations: Sequence[Violation], unsize
 
 
 def _summary(report: dict) -> str:
+    from stacks.report import plural
+
     skipped = report["skipped"]
-    text = f"read {report['files']} files, {report['documents']} documents, {report['objects']} Kubernetes objects"
+    text = (f"read {plural(report['files'], 'file')}, {plural(report['documents'], 'document')}, "
+            f"{plural(report['objects'], 'Kubernetes object')}")
     if skipped:
         text += "; skipped (not Kubernetes objects): " + ", ".join(f"{k} x{n}" for k, n in skipped.items())
     if report.get("unsized"):
@@ -135,6 +139,13 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
                 raise InputError(f"--config {args.config}: cannot be read as JSON ({exc.problem}{where})") from None
             if errors := validate_config(config):
                 raise PolicyConfigError(errors)
+        # Models resolved from the Hub (stacks/models.lock.json) size before the built-in catalogue.
+        from stacks.models import LOCK_FILE, use_repo_lock
+
+        try:
+            use_repo_lock(LOCK_FILE)
+        except ConfigError as exc:
+            raise InputError(str(exc).removeprefix("invalid configuration:").strip()) from None
         try:
             manifests = read_manifests(args.paths, stdin=stdin)
         except ManifestReadError as exc:

@@ -15,18 +15,27 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from components.errors import ConfigError
-from stacks.report import RENDERERS
+from stacks.report import RENDERERS, plural
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_INVALID = 0, 1, 2
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from stacks.plan import default_out_dir, run_plan, write_files
+    from stacks.plan import PLAN_FOLDERS, default_out_dir, run_plan, write_files
 
     result = run_plan(args.stack)
     out_dir = Path(args.out) if args.out else default_out_dir(result.report["stack"])
     write_files(out_dir, result.files)
     sys.stdout.write(RENDERERS[args.format](result.report))
+    # Where the files went, and what they are for; on stderr for the machine-read formats.
+    try:
+        shown = out_dir.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        shown = out_dir.resolve()
+    written = sum(1 for rel in result.files if rel.split("/", 1)[0] in PLAN_FOLDERS)
+    note = (f"wrote {plural(written, 'file')} to {shown}/ (kubernetes/, aws/, helm/) for review: "
+            f"Secrets hold placeholders, so apply with `pulumi up`, not `kubectl apply`\n")
+    (sys.stdout if args.format == "text" else sys.stderr).write(note)
     return EXIT_VIOLATIONS if result.mandatory_violations else EXIT_OK
 
 
@@ -42,6 +51,11 @@ def _simulate(args: argparse.Namespace) -> int:
     return main_simulate(args)
 
 
+def _models(args: argparse.Namespace) -> int:
+    from stacks.models import main_models
+
+    return main_models(args)
+
 def _preflight(args: argparse.Namespace) -> int:
     from stacks.preflight import run_preflight
 
@@ -53,7 +67,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m stacks", description="llm-serving stack tools")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    plan = sub.add_parser("plan", help="offline plan of a stack: manifests, policy violations, capacity figures")
+    plan = sub.add_parser(
+        "plan", help="offline plan of a stack: manifests, policy violations, capacity figures",
+        description="Run the stack's real Pulumi program in-process under an offline engine (no CLI, no cloud), "
+                    "evaluate every policy, write the rendered objects under --out and print the report.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="exit codes:\n"
+               "  0  no mandatory policy violation\n"
+               "  1  mandatory policy violations (listed in the report)\n"
+               "  2  invalid configuration (the message names the field path, the value and the rule; nothing is written)\n\n"
+               "The output folder is for review: Secrets hold placeholders; deploy with `pulumi up`.",
+    )
     plan.add_argument("stack", help="stack name (stacks/Pulumi.STACK.yaml) or path of a stack file")
     plan.add_argument("--out", help="output folder (default build/STACK)")
     plan.add_argument("--format", choices=sorted(RENDERERS), default="text", help="report format (default text)")
@@ -70,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     simulate = sub.add_parser("simulate", help="discrete-event simulation of the stack under a traffic profile")
     add_simulate_arguments(simulate)
     simulate.set_defaults(func=_simulate)
+
+    from stacks.models import add_models_arguments
+
+    models = sub.add_parser("models", help="models from the Hugging Face Hub: `models lock` writes stacks/models.lock.json")
+    add_models_arguments(models)
+    models.set_defaults(func=_models)
 
     from stacks.preflight import add_preflight_arguments
 

@@ -219,6 +219,9 @@ def run_plan(stack_ref: str) -> PlanResult:
     """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input."""
     from policies.framework import evaluate
 
+    from stacks.models import LOCK_FILE, use_repo_lock
+
+    use_repo_lock(LOCK_FILE)  # models resolved from the Hub, read offline before the built-in catalogue
     stack = load_stack_file(stack_ref)
     cfg = load_stack_config(stack.config)
     plans = plan_stack(cfg, stack.path.parent)

@@ -53,7 +53,7 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
 
 def render_text(report: Mapping[str, Any]) -> str:
     """Human-readable report: resources per component, violations, then each model's figures."""
-    out = [f"Stack {report['stack']}: {len(report['resources'])} resources, {len(report['violations'])} violations", ""]
+    out = [f"Stack {report['stack']}: {plural(len(report['resources']), 'resource')}, {plural(len(report['violations']), 'violation')}", ""]
     by_parent: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in report["resources"]:
         by_parent[r["parent"] or "(stack)"].append(r)
@@ -246,7 +246,8 @@ def check_markdown(report: Mapping[str, Any]) -> str:
     """`python -m policies check` as a pull-request comment: what was read, then the violations."""
     skipped = report.get("skipped") or {}
     out = ["### llm-serving policies check", "",
-           f"Read {report['files']} files, {report['documents']} documents, {report['objects']} Kubernetes objects"
+           f"Read {plural(report['files'], 'file')}, {plural(report['documents'], 'document')}, "
+           f"{plural(report['objects'], 'Kubernetes object')}"
            + (f"; skipped {', '.join(f'{k} ({n})' for k, n in skipped.items())}." if skipped else "."), ""]
     unsized = report.get("unsized") or []
     if unsized:
@@ -313,6 +314,15 @@ def docs_url(policy: str) -> str:
     return f"{base or DOCS_PAGE}#{policy}"
 
 
+# What policies/manifests.py names a document read from standard input (kept in step by a test).
+STDIN_NAME = "<stdin>"
+
+
+def plural(n: int, noun: str, nouns: str = "") -> str:
+    """'1 violation', '2 violations', '0 violations' (``nouns``: an irregular plural)."""
+    return f"{n:,} {noun if n == 1 else (nouns or noun + 's')}"
+
+
 def repo_uri(path: str) -> str:
     """A file as SARIF wants it: relative to the repository root (the working directory of the
     run), forward slashes; a file outside it as an absolute file URI."""
@@ -350,6 +360,10 @@ def sarif_log(violations: Sequence[Mapping[str, Any]], fallback_file: str = "") 
     results = []
     for v in violations:
         file = v.get("file") or fallback_file
+        if file == STDIN_NAME:
+            # Standard input is no file a code-scanning UI can open: no physical location (the message
+            # and the fingerprint name the resource); SARIF 2.1.0 3.27.12 makes locations optional.
+            file = ""
         location: dict = {"artifactLocation": {"uri": repo_uri(file), "uriBaseId": "%SRCROOT%"}} if file else {}
         if file and v.get("line"):
             location["region"] = {"startLine": int(v["line"])}

@@ -12,6 +12,7 @@ import argparse
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, get_args
 
@@ -19,11 +20,19 @@ from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import COMPILE_CACHES, EngineArgs, plan_memory
 from components.capacity.models import UnknownModel, find_model, load_model_config
-from components.config import BLOCK_SIZES, Dtype, EngineConfig, KvCacheDtype, Quantization
+from components.capacity.plan import settle_max_num_seqs
+from components.config import BLOCK_SIZES, Dtype, EngineConfig, KvCacheDtype, ModelConfig, Quantization
+from components.images import vllm_release
 from components.errors import ConfigError, Problem
 from stacks.report import memory_breakdown
 
 EXIT_FITS, EXIT_DOES_NOT_FIT, EXIT_INVALID = 0, 1, 2
+
+# What a stack deploys when it does not say: the release of ModelConfig's default image, the engine's
+# default utilization (read from the config models, so `size` and `plan` cannot drift apart).
+STACK_IMAGE: str = ModelConfig.model_fields["image"].default
+STACK_RELEASE: str = vllm_release(STACK_IMAGE) or "0.33.0"
+STACK_UTILIZATION: float = EngineConfig.model_fields["gpu_memory_utilization"].default
 
 _EPILOG = """exit codes:
   0  the model fits
@@ -59,9 +68,12 @@ def add_size_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tensor-parallel-size", type=_integer("--tensor-parallel-size", "tensor_parallel_size"), default=1, help="default 1")
     p.add_argument("--pipeline-parallel-size", type=_integer("--pipeline-parallel-size", "pipeline_parallel_size"), default=1, help="default 1")
     p.add_argument("--gpu-memory-utilization", type=_fraction("--gpu-memory-utilization"), default=None,
-                   help="fraction of total GPU memory (default: the release's, 0.92 from vLLM 0.20, 0.90 before)")
+                   help=f"fraction of total GPU memory (default: the stacks' {STACK_UTILIZATION}; with --vllm-version, "
+                        "that release's own default, 0.92 from vLLM 0.20, 0.90 before)")
     p.add_argument("--max-model-len", type=_integer("--max-model-len", "max_model_len"), help="default: the model's max_position_embeddings")
-    p.add_argument("--max-num-seqs", type=_integer("--max-num-seqs", "max_num_seqs"), help="default: vLLM's hardware default")
+    p.add_argument("--max-num-seqs", type=_integer("--max-num-seqs", "max_num_seqs"),
+                   help="default: derived from the KV cache as the stacks' capacity plan derives it; with --vllm-version, "
+                        "vLLM's hardware default")
     p.add_argument("--max-num-batched-tokens", type=_integer("--max-num-batched-tokens", "max_num_batched_tokens"),
                    help="default: vLLM's hardware default")
     p.add_argument("--block-size", type=_choice("--block-size", BLOCK_SIZES), default=16,
@@ -73,8 +85,8 @@ def add_size_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"one of {', '.join(get_args(Quantization))}; a pre-quantized checkpoint is sized by its own bytes")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs (nothing reserved for them)")
     p.add_argument("--vllm-version", type=_version, default=None,
-                   help="vLLM release whose accounting to follow, 0.8.0 to 0.33.x, e.g. 0.33.0 "
-                        "(default: unknown, the most conservative accounting)")
+                   help=f"vLLM release whose accounting and defaults to follow, 0.8.0 to 0.33.x, e.g. 0.33.0, or unknown "
+                        f"(the most conservative accounting of them all; default: {STACK_RELEASE}, the release the stacks deploy)")
     p.add_argument("--compile-cache", type=_choice("--compile-cache", COMPILE_CACHES), default="cold",
                    help="state of vLLM's torch.compile cache at start-up: cold (empty, as a new pod's; the default) or "
                         "warm (an earlier start of the same configuration left it, e.g. VLLM_CACHE_ROOT on a volume)")
@@ -134,17 +146,22 @@ def _fraction(flag: str):
 def _version(text: str) -> str:
     from components.capacity.memory import KNOWN_RELEASES, accounting_for, parse_release
 
+    if text == "unknown":
+        return text
     if parse_release(text) is None:
-        raise argparse.ArgumentTypeError(f"--vllm-version = {text[:40]!r}: must be a release number such as 0.33.0")
+        raise argparse.ArgumentTypeError(f"--vllm-version = {text[:40]!r}: must be a release number such as 0.33.0, or unknown")
     if accounting_for(text) is None:
         raise argparse.ArgumentTypeError(
             f"--vllm-version = {text[:40]!r}: outside the releases the memory model was calibrated on ({KNOWN_RELEASES}); "
-            f"omit it to size with the most conservative accounting"
+            f"give unknown to size with the most conservative accounting"
         )
     return text
 
 
 def _load_model(args: argparse.Namespace):
+    from stacks.models import LOCK_FILE, use_repo_lock
+
+    use_repo_lock(LOCK_FILE)
     if args.model_config:
         if args.weights_gib is None:
             raise ConfigError([Problem("--weights-gib", "is required with --model-config (the whole checkpoint's size in GiB)", has_value=False)])
@@ -173,10 +190,17 @@ def run_size(args: argparse.Namespace) -> int:
         gpu = find_gpu(args.gpu or "custom", args.gpu_memory_gib)
     except UnknownGpu as exc:
         raise ConfigError([Problem("--gpu", str(exc), args.gpu)]) from None
+    # Without --vllm-version, size what a stack would deploy: the stacks' release, their default
+    # utilization and the max_num_seqs their capacity plan derives (so `size` reports `plan`'s figures).
+    as_stacks = args.vllm_version is None
+    version = STACK_RELEASE if as_stacks else args.vllm_version
+    utilization = args.gpu_memory_utilization
+    if utilization is None and as_stacks:
+        utilization = STACK_UTILIZATION
     engine = EngineArgs(
         tensor_parallel_size=args.tensor_parallel_size,
         pipeline_parallel_size=args.pipeline_parallel_size,
-        gpu_memory_utilization=args.gpu_memory_utilization,
+        gpu_memory_utilization=utilization,
         max_model_len=args.max_model_len,
         max_num_seqs=args.max_num_seqs,
         max_num_batched_tokens=args.max_num_batched_tokens,
@@ -185,11 +209,27 @@ def run_size(args: argparse.Namespace) -> int:
         kv_cache_dtype=args.kv_cache_dtype,
         quantization=args.quantization,
         enforce_eager=args.enforce_eager,
-        vllm_version=args.vllm_version,
+        vllm_version=None if version == "unknown" else version,
         compile_cache=args.compile_cache,
     )
     plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine)
-    figures = {"model": model.hf_id, **plan.as_dict()}
+    derived = None
+    if as_stacks and args.max_num_seqs is None and plan.fits:
+        # (A model that does not fit keeps vLLM's default: there is no cache to derive a count from.)
+        first = plan.as_dict()
+        typical = min(2048, first["max_model_len"])
+        seqs, why = settle_max_num_seqs(first["kv_cache_tokens"], typical, first["max_num_seqs"], first["max_num_batched_tokens"],
+                                        f"vLLM {version}'s default for {gpu.name}")
+        plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, replace(engine, max_num_seqs=seqs))
+        derived = f"maxNumSeqs {seqs}, derived as the stacks' capacity plan derives it: {why}"
+    if as_stacks:
+        source = (f"the release the stacks deploy, {STACK_IMAGE}; utilization {utilization:g}"
+                  + (" as given" if args.gpu_memory_utilization is not None else ", the stacks' default"))
+    else:
+        source = "--vllm-version"
+    figures = {"model": model.hf_id, **plan.as_dict(), "vllm_version": version, "vllm_version_from": source}
+    if derived:
+        figures["max_num_seqs_derivation"] = derived
     if args.json:
         sys.stdout.write(json.dumps(figures, indent=2, sort_keys=True) + "\n")
     else:
@@ -203,6 +243,8 @@ def render_size(m: dict) -> str:
         f"{m['model']} on {m['gpus_per_replica']}x {m['gpu']} ({m['gpu_memory_gib']:.2f} GiB each), "
         f"maxNumSeqs {m['max_num_seqs']}, maxNumBatchedTokens {m['max_num_batched_tokens']}"
     )
+    release = f"vLLM {m['vllm_version']}: {m['vllm_version_from']}" if m.get("vllm_version") else None
     verdict = f"{'fits' if m['fits'] else 'DOES NOT FIT'}: {m['reason']}"
     notes = [f"note: {n}" for n in m.get("notes", [])]
-    return "\n".join([head, *memory_breakdown(m), verdict, *notes]) + "\n"
+    derived = [m["max_num_seqs_derivation"]] if m.get("max_num_seqs_derivation") else []
+    return "\n".join([head, *([release] if release else []), *derived, *memory_breakdown(m), verdict, *notes]) + "\n"

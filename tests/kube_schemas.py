@@ -36,7 +36,7 @@ CRD_FILES = {
 
 
 def _draft7(schema: Any) -> Any:
-    """CRD openAPIV3Schema -> JSON Schema draft 7 with strict objects (pulumi_offline.md, 'Schemas')."""
+    """CRD openAPIV3Schema -> JSON Schema draft 7 with strict objects (the Pulumi SDK's mock engine sends inputs as the API server would read them)."""
     if isinstance(schema, list):
         return [_draft7(s) for s in schema]
     if not isinstance(schema, dict):

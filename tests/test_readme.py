@@ -1,5 +1,5 @@
-"""README.md tells the truth: every command it shows runs here (or it says what it needs), its
-figures come from the code, and its reference section is what the models say."""
+"""README.md and docs/ tell the truth: every command they show runs here (or they say what it needs),
+their figures come from the code, the reference page is what the models say, and the site builds."""
 
 from __future__ import annotations
 
@@ -16,35 +16,62 @@ import yaml
 from tests.conftest import ROOT, STACKS
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
 SETUP = [
     "python -m pip install -r requirements.txt && python -m stacks plan dev",
     "python -m pip install -r requirements-dev.txt && python -m pytest -q",
 ]
-# Commands that need what this machine lacks; the README must say so before their block.
-NEEDS = re.compile(r"needs? (the )?pulumi cli|not on this machine", re.I)
-# Slow commands the test runs in a lighter form (the README says they take minutes).
+# Commands that need what this machine lacks; the text must say so before their block (or the
+# section's heading must say it runs under the Pulumi CLI).
+NEEDS = re.compile(r"needs? (the )?pulumi cli|not on this machine|needs aws credentials, which this machine", re.I)
+# Slow commands the test runs in a lighter form (the text says they take minutes).
 LIGHTER = {"python benchmarks/run.py": "python benchmarks/run.py --quick"}
+# "# 0: fits", "# 1: ..." after a command: the exit code it promises.
+PROMISED = re.compile(r"#\s*([0-2]):")
 
 
-def bash_blocks() -> list[tuple[int, list[str]]]:
-    """(offset, command lines without comments) of every ```bash block."""
+def pages() -> dict[str, str]:
+    """README.md and every docs/*.md page, by path relative to the repository."""
+    out = {"README.md": README}
+    out.update({f"docs/{p.name}": p.read_text(encoding="utf-8") for p in sorted(DOCS.glob("*.md"))})
+    return out
+
+
+def bash_blocks(text: str = README) -> list[tuple[int, list[str]]]:
+    """(offset, command lines without comments) of every ```bash block of ``text``."""
     blocks = []
-    for m in re.finditer(r"```bash\n(.*?)```", README, re.S):
+    for m in re.finditer(r"```bash\n(.*?)```", text, re.S):
         lines = [re.sub(r"\s+#.*$", "", line).strip() for line in m.group(1).splitlines()]
         blocks.append((m.start(), [line for line in lines if line]))
     return blocks
 
 
-def needs_missing_tools(offset: int) -> bool:
-    """True when the paragraph before the block says it needs the Pulumi CLI (or a cluster)."""
-    before = README[max(0, README.rfind("\n\n", 0, offset - 1)) : offset]
-    return bool(NEEDS.search(before))
+def promised_codes(text: str) -> dict[str, int]:
+    """Command -> the exit code its comment promises ("# 1: it does not fit")."""
+    out = {}
+    for m in re.finditer(r"```bash\n(.*?)```", text, re.S):
+        for line in m.group(1).splitlines():
+            code = PROMISED.search(line)
+            if code:
+                out[re.sub(r"\s+#.*$", "", line).strip()] = int(code.group(1))
+    return out
+
+
+def needs_missing_tools(offset: int, text: str = README) -> bool:
+    """True when the paragraph before the block, or its section's heading, says it needs the Pulumi CLI (or a cluster)."""
+    before = text[max(0, text.rfind("\n\n", 0, offset - 1)) : offset]
+    heading = text[: offset].rsplit("\n#", 1)[-1].split("\n", 1)[0]
+    return bool(NEEDS.search(before)) or "pulumi cli" in heading.lower()
 
 
 def test_the_two_set_up_commands_come_first():
     first = bash_blocks()[0]
     assert README.index("```bash") < README.index("\n## "), "the set-up commands must open the README"
     assert first[1] == SETUP
+
+
+def test_readme_stays_short():
+    assert len(README.splitlines()) <= 300, "README.md is the way in: move detail to a docs/ page and link it"
 
 
 def test_ci_runs_the_set_up_commands_in_a_new_venv():
@@ -58,43 +85,72 @@ def test_ci_runs_the_set_up_commands_in_a_new_venv():
 
 
 def test_commands_that_cannot_run_here_say_why():
-    for offset, lines in bash_blocks():
-        if any(line.startswith("pulumi ") or "pulumi up" in line for line in lines):
-            assert needs_missing_tools(offset), f"README block {lines[0]!r}... needs the Pulumi CLI: say so just before it"
+    for name, text in pages().items():
+        for offset, lines in bash_blocks(text):
+            if any(line.startswith(("pulumi ", "helm ")) or "pulumi up" in line for line in lines):
+                assert needs_missing_tools(offset, text), f"{name} block {lines[0]!r}... needs the Pulumi CLI: say so just before it"
 
 
 def runnable() -> list[str]:
     out = []
-    for offset, lines in bash_blocks()[1:]:
-        if needs_missing_tools(offset):
-            continue
-        out.extend(LIGHTER.get(line, line) for line in lines)
+    for name, text in pages().items():
+        blocks = bash_blocks(text)[1:] if name == "README.md" else bash_blocks(text)
+        for offset, lines in blocks:
+            if needs_missing_tools(offset, text):
+                continue
+            out.extend(LIGHTER.get(line, line) for line in lines)
     return out
 
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
-    """A scratch folder with the files README commands name (a model's config.json)."""
+    """A scratch folder with the files the commands name (the example configs, a docs/ folder)."""
     folder = tmp_path_factory.mktemp("readme")
-    configs = json.loads((ROOT / "tests" / "capacity" / "data" / "model_configs.json").read_text())
-    config = next(iter(configs.values()))
-    (folder / "config.json").write_text(json.dumps(config.get("config", config)))
+    (folder / "examples").symlink_to(ROOT / "examples")
     (folder / "docs").mkdir()  # as in the repository: `policies docs --out docs/policies.md` writes there
     return folder
 
 
 def test_every_other_command_runs(workdir):
-    """In README order, in one folder (later commands read what earlier ones wrote)."""
+    """README then docs/ pages, in order, in one folder (later commands read what earlier ones wrote);
+    a command whose comment promises an exit code must exit with it."""
     commands = runnable()
     assert "python -m stacks plan dev" in commands and "python benchmarks/run.py --quick" in commands
+    promised = {k: v for text in pages().values() for k, v in promised_codes(text).items()}
+    assert len(promised) >= 4, "the size examples say what their exit code means"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for command in commands:
         command = command.replace("python benchmarks/", f"python {ROOT}/benchmarks/")
         proc = subprocess.run(["bash", "-c", command.replace("python ", f"{sys.executable} ", 1)], cwd=workdir, env=env,
                               capture_output=True, text=True, timeout=900)
         # 1 is a finding (a violation, a model that does not fit), not a broken command.
-        assert proc.returncode in (0, 1), f"README command failed: {command}\n{proc.stderr[-3000:]}"
+        assert proc.returncode in (0, 1), f"command failed: {command}\n{proc.stderr[-3000:]}"
         assert "Traceback" not in proc.stderr, command
+        original = command.replace(f"python {ROOT}/benchmarks/", "python benchmarks/")
+        if original in promised:
+            assert proc.returncode == promised[original], f"{original}: exit {proc.returncode}, the page says {promised[original]}"
+
+
+def test_the_site_builds_strictly(tmp_path):
+    """mkdocs build --strict: every page and every link (anchors included) whole."""
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_every_docs_page_is_in_the_nav_and_linked_from_the_readme():
+    nav = json.dumps(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"])
+    on_disk = sorted(p.name for p in DOCS.glob("*.md"))
+    assert [p for p in on_disk if f'"{p}"' not in nav] == [], "add the page to mkdocs.yml's nav"
+    linked = set(re.findall(r"\]\(docs/([^)#]+\.md)", README)) | {"index.md"}
+    index = (DOCS / "index.md").read_text()
+    linked |= set(re.findall(r"\]\(([^)#/]+\.md)", index))
+    assert [p for p in on_disk if p not in linked] == [], "link the page from the README or docs/index.md"
+
+
+def test_readme_links_point_at_files_that_exist():
+    for target in re.findall(r"\]\(((?!https?:)[^)#]+)(?:#[^)]*)?\)", README):
+        assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
 
 
 def test_quickstart_excerpt_is_what_the_plan_prints(tmp_path):
@@ -127,15 +183,16 @@ def test_timeout_chain_figures_are_the_dev_plans():
         f"drain: preStop {c.pre_stop_seconds} s + vLLM --shutdown-timeout {c.shutdown_timeout_seconds} s + margin = "
         f"terminationGracePeriodSeconds {c.termination_grace_seconds} s",
     ]
+    concepts = (DOCS / "concepts.md").read_text()
     for line in expected:
-        assert line in README, f"README's timeout chain differs from the dev plan: {line!r}"
+        assert line in concepts, f"docs/concepts.md's timeout chain differs from the dev plan: {line!r}"
 
 
 def test_reference_is_generated_from_the_models():
     from stacks import reference
 
     assert reference.current() == reference.render(), (
-        "README.md's reference section is stale: run `python -m stacks.reference --write` and commit README.md"
+        "docs/configuration.md is stale: run `python -m stacks.reference --write` and commit it"
     )
 
 
@@ -144,7 +201,18 @@ def test_cold_start_figures_are_the_dev_plans():
     from stacks.report import RENDERERS
 
     text = RENDERERS["text"](run_plan("dev").report)
-    quoted = re.findall(r'=> "([^"]+)"', README)
+    quoted = re.findall(r'=> "([^"]+)"', (DOCS / "concepts.md").read_text())
     assert quoted, "the cold-start diagram moved"
     for phrase in quoted:
-        assert phrase in text, f"README's cold-start figure is not in the dev plan's output: {phrase!r}"
+        assert phrase in text, f"docs/concepts.md's cold-start figure is not in the dev plan's output: {phrase!r}"
+
+
+def test_the_offline_plan_of_your_own_program_runs_as_shown():
+    """docs/reuse.md's 'Planning your own program offline' snippet, run as written from the checkout."""
+    text = (DOCS / "reuse.md").read_text()
+    section = text[text.index("## Planning your own program offline"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    check = code + "\nassert recording.resources and [v for v in violations if v.enforcement == 'mandatory'] == []\n"
+    proc = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr[-3000:]

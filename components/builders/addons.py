@@ -26,7 +26,7 @@ EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.g
 CERT_MANAGER_NAMESPACE = "cert-manager"
 KSERVE_NAMESPACE = "kserve"
 DEVICE_PLUGIN_NAMESPACE = "kube-system"
-# Karpenter labels every node it launches with the GPU maker (karpenter.md, well-known labels):
+# Karpenter labels every node it launches with the GPU maker (Karpenter v1.14.1 docs, well-known labels):
 # the device plugin runs there and nowhere else.
 GPU_NODE_AFFINITY = {
     "nodeAffinity": {
@@ -47,7 +47,7 @@ def cert_manager_values() -> dict[str, Any]:
 def kserve_values(local_model_cache: bool = False, routes_itself: bool = False) -> dict[str, Any]:
     """The KServe controller with Standard as the cluster default, and what its ``inferenceservice-config`` says.
 
-    The chart's default is Knative (kserve.md, "Deployment mode"), which this project does not
+    The chart's default is Knative (kserve/kserve v0.20.0, "Deployment mode"), which this project does not
     install; the InferenceServices also carry the annotation, this covers any other.
 
     ``local_model_cache``: ``localModel.enabled`` lives in ``inferenceservice-config``, which this

@@ -83,7 +83,7 @@ def behavior(scale_down_stabilization_seconds: int) -> dict[str, Any]:
 
 
 def _scale_target(m: ModelConfig) -> dict[str, str]:
-    # KServe's predictor Deployment (kserve.md, constants.PredictorServiceName); the
+    # KServe's predictor Deployment (kserve/kserve v0.20.0, constants.PredictorServiceName); the
     # InferenceService keeps autoscalerClass external so KServe builds no HPA of its own.
     return {"apiVersion": "apps/v1", "kind": "Deployment", "name": predictor_deployment_name(m.name)}
 
@@ -166,7 +166,7 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
     """The model's scaling figures for the plan report (None for a multi-node model, which does not scale).
 
     Time to scale out on a fresh node = the signal's lag (scrape + HPA sync) + the node's lead time
-    (launch and join, image pull: before the container starts; cold_start.md section 7 via
+    (launch and join, image pull: before the container starts; estimates in components/capacity/cold_start.py and layout.py via
     capacity/layout.py) + the container's start. The container's start is expected to take the
     plan's startup parts (process, weights from the model source, compile; capacity/cold_start.py)
     and may take at most the startup budget, after which the probe restarts the pod.

@@ -25,7 +25,7 @@ BUFFER_PRIORITY_CLASS = "llm-serving-gpu-buffer"
 SERVING_PRIORITY_CLASS = "llm-serving-inference"
 # Negative so that any pod, even at the default priority 0, preempts a placeholder. Not below -10:
 # Cluster Autoscaler ignores pods under --expendable-pods-priority-cutoff (default -10) when it scales
-# up, so -10 keeps the buffer working under either autoscaler (karpenter.md, "Capacity buffers").
+# up, so -10 keeps the buffer working under either autoscaler (Karpenter v1.14.1 docs, "Capacity buffers").
 BUFFER_PRIORITY = -10
 SERVING_PRIORITY = 1000
 

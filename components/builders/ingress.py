@@ -30,7 +30,7 @@ ALB = "alb.ingress.kubernetes.io"
 INGRESS_CLASS = "alb"
 # KServe's RawDeployment Service of a predictor listens on 80 and forwards to the container port.
 PREDICTOR_SERVICE_PORT = 80
-# vLLM's health endpoint (200 when the engine is alive, 503 when it died: vllm.md section 3).
+# vLLM's health endpoint (200 when the engine is alive, 503 when it died: vllm-project/vllm v0.33.0 section 3).
 HEALTH_PATH = "/health"
 # The Istio ingress gateway (Helm chart "gateway"): release name, namespace, its pods' label, and the
 # status port on which its readiness answers (chart values service.ports: status-port 15021).
@@ -63,7 +63,7 @@ class Chart:
 
 EKS_CHARTS = "https://aws.github.io/eks-charts"
 ISTIO_CHARTS = "https://istio-release.storage.googleapis.com/charts"
-LB_CONTROLLER = Chart("aws-load-balancer-controller", "3.5.0", EKS_CHARTS)  # controller v3.5.0 (timeouts.md)
+LB_CONTROLLER = Chart("aws-load-balancer-controller", "3.5.0", EKS_CHARTS)  # controller v3.5.0 (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2 API)
 ISTIO_BASE = Chart("base", "1.30.3", ISTIO_CHARTS)
 ISTIOD = Chart("istiod", "1.30.3", ISTIO_CHARTS)
 ISTIO_GATEWAY = Chart("gateway", "1.30.3", ISTIO_CHARTS)
@@ -105,7 +105,7 @@ def alb_annotations(cfg: IngressConfig, plans: Mapping[str, ServingPlan]) -> dic
     istio = cfg.routing == "istio"
     ann = {
         f"{ALB}/scheme": cfg.scheme,
-        # Pod IPs as targets: the ALB follows readiness directly, no NodePort hop (timeouts.md).
+        # Pod IPs as targets: the ALB follows readiness directly, no NodePort hop (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2 API).
         f"{ALB}/target-type": "ip",
         f"{ALB}/load-balancer-attributes": f"idle_timeout.timeout_seconds={idle}",
         # A draining target keeps its in-flight streams; new requests go to the least busy target.

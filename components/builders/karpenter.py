@@ -16,7 +16,7 @@ from ..capacity.pools import PoolPlan
 from ..config import EKS_CLUSTER_NAME_TAG, GpuPoolConfig, SecurityGroupSelectorConfig, SubnetSelectorConfig
 
 GPU_TAINT_KEY = "nvidia.com/gpu"
-# The GPU taint of the docs' GPU NodePool example (karpenter.md, NodePool taints): pods that do not
+# The GPU taint of the docs' GPU NodePool example (Karpenter v1.14.1 docs, NodePool taints): pods that do not
 # tolerate it never land on a GPU node.
 GPU_TAINT = {"key": GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
@@ -27,14 +27,16 @@ from ..builders.labels import GPU_NAME_LABEL  # noqa: E402 (defined beside the l
 from ..config import DISCOVERY_TAG  # noqa: E402
 # The exemption annotation of policy karpenter-gpu-nodepool-tainted (policies/framework.py EXEMPTION_PREFIX).
 CACHE_TAINT_EXEMPTION = "llm-serving.io/exempt-karpenter-gpu-nodepool-tainted"
-# Reasons Karpenter can budget (karpenter.md: Underutilized, Empty, Drifted; expiration is not budgetable).
+# Reasons Karpenter can budget (Karpenter v1.14.1 docs: Underutilized, Empty, Drifted; expiration is not budgetable).
 WINDOWED_REASONS = ["Drifted", "Underutilized"]
 HOURS_PER_WEEK = 168
 
 
 def node_role_name(cluster_name: str) -> str:
-    """The node IAM role's name (Karpenter's getting-started name: KarpenterNodeRole-<cluster>)."""
-    return f"KarpenterNodeRole-{cluster_name}"
+    """The node IAM role's name (Karpenter's getting-started name: KarpenterNodeRole-<cluster>), fitted to IAM's 64 characters."""
+    from .names import IAM_ROLE_NAME, fit
+
+    return fit(f"KarpenterNodeRole-{cluster_name}", IAM_ROLE_NAME)
 
 
 def _block_devices(pool: GpuPoolConfig, plan: PoolPlan) -> list[dict[str, Any]]:
@@ -166,7 +168,7 @@ def expire_after(pool: GpuPoolConfig, plan: PoolPlan) -> str:
     """The NodePool's expireAfter: the configured value, else Never where a multi-node engine runs, else 720h.
 
     Expiry is forceful in Karpenter v1 (not subject to budgets or karpenter.sh/do-not-disrupt:
-    karpenter.md), so the nodes of one engine would be replaced together; there, drift inside the
+    Karpenter v1.14.1 docs), so the nodes of one engine would be replaced together; there, drift inside the
     maintenance window is how nodes get new AMIs (config.py refuses any other value).
     """
     if pool.disruption.expire_after is not None:
@@ -189,7 +191,7 @@ def ec2_node_class(
     """
     extra = (efa_security_group_id,) if efa_security_group_id else ()
     spec: dict[str, Any] = {
-        # With an alias Karpenter picks the EKS-optimized accelerated (NVIDIA) AMI for GPU types (karpenter.md).
+        # With an alias Karpenter picks the EKS-optimized accelerated (NVIDIA) AMI for GPU types (Karpenter v1.14.1 docs).
         "amiSelectorTerms": [{"alias": pool.ami_alias}],
         "role": node_role,
         "subnetSelectorTerms": subnet_selector_terms(subnets or SubnetSelectorConfig(), cluster_name),
@@ -201,7 +203,7 @@ def ec2_node_class(
     }
     if plan.local_nvme_gb:
         # RAID0 over the instance-store NVMe: ephemeral storage and the model cache live there
-        # (/mnt/k8s-disks/0 on AL2023; karpenter.md, instanceStorePolicy).
+        # (/mnt/k8s-disks/0 on AL2023; Karpenter v1.14.1 docs, instanceStorePolicy).
         spec["instanceStorePolicy"] = "RAID0"
     if plan.cached_models:
         # KServe's node agent reads /models; put it on the NVMe array (config.py refuses Bottlerocket here).

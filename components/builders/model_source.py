@@ -3,7 +3,7 @@
 * huggingface (the explicit fallback): ``vllm serve <org>/<name> --revision <commit>``; every pod
   downloads into its ephemeral storage.
 * s3: ``vllm serve s3://bucket/prefix --load-format runai_streamer``: the Run:ai Model Streamer
-  reads the safetensors straight from S3 into GPU memory (cold_start.md row 4.1: 15 GB in 8.45 s at
+  reads the safetensors straight from S3 into GPU memory (run-ai/runai-model-streamer docs/src/benchmarks.md @1e56c33: 15 GB in 8.45 s at
   concurrency 16). ``--load-format`` is in every release the flag table read
   (components/vllm_flags.py); its ``runai_streamer`` value is in vLLM's LoadFormat since before
   0.8.5, and the vllm-openai image installs runai-model-streamer[s3].
@@ -29,7 +29,7 @@ from ..config import ModelConfig
 LOCAL_MODEL_PATH = "/mnt/models"  # where KServe mounts a model's files in the serving container
 # The node agent's fixed hostPath (kserve v0.20.0 charts/kserve-localmodel-resources/files/resources.yaml:384-386).
 AGENT_HOST_PATH = "/models"
-# AL2023 mounts the instance-store RAID0 array at /mnt/k8s-disks/0 (karpenter.md, instanceStorePolicy);
+# AL2023 mounts the instance-store RAID0 array at /mnt/k8s-disks/0 (Karpenter v1.14.1 docs, instanceStorePolicy);
 # AGENT_HOST_PATH is bind-mounted onto this folder of it.
 NVME_CACHE_DIR = "/mnt/k8s-disks/0/kserve-models"
 # The label KServe's local-model node agent selects (kserve-localmodel-resources values, localmodelnode.controller.nodeSelector).
@@ -165,7 +165,7 @@ def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> 
     """A DaemonSet that pulls the pool's vLLM images onto every node of the pool as it joins.
 
     One init container per image (exiting at once) makes the kubelet pull it; a pause container keeps
-    the pod, so a serving pod that lands later finds the image on the node (cold_start.md rows 3.6-3.9).
+    the pod, so a serving pod that lands later finds the image on the node (image pull times: the public reports cited in components/capacity/cold_start.py).
     """
     name = f"image-prepull-{plan.name}"
     labels = {**recommended_labels(name, component="image-prepull"), POOL_LABEL: plan.name}

@@ -8,7 +8,7 @@ The adapter's rule format: kubernetes-sigs/prometheus-adapter v0.12.0, docs/conf
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Optional, Sequence
 from urllib.parse import urlsplit
 
 from ..builders.autoscaling import RUNNING, WAITING, in_flight_metric_name, model_selector
@@ -29,7 +29,7 @@ KEDA = Chart("keda", "2.20.2", KEDA_REPO)
 KPS_FULLNAME = "kube-prometheus"
 PROMETHEUS_PORT = 9090
 # How often the adapter rediscovers series: a new pod's metric exists for the HPA only after a
-# relist (prometheus_adapter.md, "Others"), so a shorter interval than the chart's 1m shortens scale-out.
+# relist (kubernetes-sigs/prometheus-adapter v0.12.0 docs/config.md, "Others"), so a shorter interval than the chart's 1m shortens scale-out.
 RELIST_INTERVAL = "30s"
 
 
@@ -87,6 +87,31 @@ def adapter_values(models: Sequence[ModelConfig], namespace: str, cfg: Monitorin
             "external": [],
         },
     }
+
+
+def adapter_config(values: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+    """The adapter's config.yaml as prometheus-adapter 5.3.0 renders it from ``values`` (None: no ConfigMap).
+
+    charts/prometheus-adapter/templates/configmap.yaml at prometheus-adapter-5.3.0 (commit e6e041b):
+    line 1 renders the ConfigMap only without ``rules.existing``; lines 15-17 write ``rules:`` and the
+    chart's six namespace-wide default rules only when ``rules.default`` is true; lines 85-86 append
+    ``rules.custom`` as given; lines 89-91 ``externalRules`` from ``rules.external`` when not empty;
+    lines 93-95 ``resourceRules`` from ``rules.resource``. The defaults are not reproduced here: a
+    config that would hold them says so under ``"defaultRules": True``.
+    """
+    rules = values.get("rules") or {}
+    if rules.get("existing"):
+        return None
+    config: dict[str, Any] = {}
+    if rules.get("default") or rules.get("custom"):
+        config["rules"] = list(rules.get("custom") or [])
+        if rules.get("default"):
+            config["defaultRules"] = True
+    if rules.get("external"):
+        config["externalRules"] = list(rules["external"])
+    if rules.get("resource"):
+        config["resourceRules"] = rules["resource"]
+    return config
 
 
 def kube_prometheus_stack_values() -> dict[str, Any]:

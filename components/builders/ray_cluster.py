@@ -50,7 +50,7 @@ from ..config import ModelConfig
 from ..images import image_tag
 
 RAY_API_VERSION = "ray.io/v1"
-# vLLM's own default port (entrypoints/common/cli_args.py, vllm.md section 4). KServe's 8080 is taken
+# vLLM's own default port (entrypoints/common/cli_args.py, vllm-project/vllm v0.33.0 section 4). KServe's 8080 is taken
 # on a Ray pod: KubeRay exports Ray's metrics there (utils.DefaultMetricsPort = 8080).
 API_PORT = 8000
 GCS_PORT = 6379
@@ -256,7 +256,7 @@ def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional
             "requests": {"cpu": str(head.cpu), "memory": f"{head.memory_gib}Gi", "ephemeral-storage": f"{head.ephemeral_storage_gib}Gi"},
             "limits": {"memory": f"{head.memory_gib}Gi"},
         },
-        # vLLM answers no HTTP until the engine is built on every worker (vllm.md section 3): the
+        # vLLM answers no HTTP until the engine is built on every worker (vllm-project/vllm v0.33.0 section 3): the
         # startup probe carries the multi-node cold start, readiness gates the Service.
         "startupProbe": _http_probe("/health", plan.startup_period_seconds, plan.startup_failure_threshold),
         "readinessProbe": _http_probe("/health", 5, 3),

@@ -23,7 +23,7 @@ from ..config import ModelConfig
 
 DEPLOYMENT_MODE = "Standard"  # pkg/constants/constants.go: Standard; RawDeployment is the deprecated alias
 CONTAINER_NAME = "kserve-container"  # KServe's name for the predictor's serving container
-HTTP_PORT = 8080  # the port KServe's runtimes and probes use for vLLM (kserve.md)
+HTTP_PORT = 8080  # the port KServe's runtimes and probes use for vLLM (kserve/kserve v0.20.0)
 # The stack's API key: Secret key, and the variable vLLM reads it from (0.33.0 envs.py VLLM_API_KEY;
 # serve/middleware/register.py adds the AuthenticationMiddleware when it is set).
 API_KEY_KEY = "key"
@@ -63,7 +63,7 @@ def predictor_deployment_name(name: str) -> str:
 def service_url(name: str, namespace: str) -> str:
     """In-cluster URL of the OpenAI-compatible API: KServe's predictor Service ``<name>-predictor`` on port 80.
 
-    RawDeployment mode creates that Service in front of the predictor Deployment (kserve.md,
+    RawDeployment mode creates that Service in front of the predictor Deployment (kserve/kserve v0.20.0,
     constants.PredictorServiceName); clients send ``model: <name>`` (--served-model-name).
     """
     return f"http://{predictor_deployment_name(name)}.{namespace}.svc.cluster.local"
@@ -158,7 +158,7 @@ def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None, api
             # bounded by the cache emptyDir's sizeLimit rather than a container limit.
             "limits": {"memory": f"{r.memory_gib}Gi", "nvidia.com/gpu": str(r.gpus)},
         },
-        # vLLM answers no HTTP until the engine is built (vllm.md section 3), so the startup
+        # vLLM answers no HTTP until the engine is built (vllm-project/vllm v0.33.0 section 3), so the startup
         # probe carries the whole download + load budget and the others start after it.
         "startupProbe": _probe("/health", plan.startup_period_seconds, plan.startup_failure_threshold),
         "readinessProbe": _probe("/health", 5, 3),
@@ -185,7 +185,7 @@ def inference_service(
             "namespace": namespace,
             "labels": labels,
             "annotations": {
-                # Standard: a plain Deployment, no Knative (kserve.md). KServe 0.20's defaulter rewrites the
+                # Standard: a plain Deployment, no Knative (kserve/kserve v0.20.0). KServe 0.20's defaulter rewrites the
                 # deprecated "RawDeployment" to "Standard" (pkg/apis/serving/v1beta1/inference_service_defaults.go
                 # DefaultInferenceService), so writing it would drift after every refresh.
                 "serving.kserve.io/deploymentMode": DEPLOYMENT_MODE,

@@ -17,24 +17,26 @@ import math
 from dataclasses import dataclass
 
 GIB = 2**30
-# cold_start.md §7: "HF Hub download (unmeasured here, likely 1-3 min for 16 GB)": the slow end, 16 GB in 180 s.
+# No measured Hub download was found: an estimate of 1-3 min for 16 GB, taken at its slow end, 16 GB in 180 s.
 HF_DOWNLOAD_GIB_S = 16e9 / GIB / 180
-# Row 4.1: Llama-3-8B (15 GB) read by vLLM's default safetensors loader from gp3 EBS in 47.99 s.
+# run-ai/runai-model-streamer docs/src/benchmarks.md @1e56c33: Llama-3-8B (15 GB) read by vLLM's default safetensors loader from gp3 EBS in 47.99 s.
 GP3_LOAD_GIB_S = 15e9 / GIB / 47.99
-# Row 4.1: the same 15 GB streamed from S3 by the Run:ai streamer at concurrency 16 in 8.45 s (4.88 s at 32).
+# Same benchmark: the same 15 GB streamed from S3 by the Run:ai streamer at concurrency 16 in 8.45 s (4.88 s at 32).
 S3_STREAM_GIB_S = 15e9 / GIB / 8.45
-# Row 4.8: vLLM's safetensors loader reads about 1.5 GB/s from local NVMe.
+# anyscale/ai-infra-cookbook PR #57: vLLM's safetensors loader reads about 1.5 GB/s from local NVMe.
 NVME_LOAD_GIB_S = 1.5e9 / GIB
-# Row 5.2: about 30 s of a pod's start "isn't logged" (imports, CUDA init); row 5.6: container init 16 s.
+# vllm-project/vllm issue #20264: about 30 s of a pod's start "isn't logged" (imports, CUDA init); issue #44881:
+# container init 16 s.
 PROCESS_START_S = 30
-# Rows 5.1-5.4 and §7: torch.compile + CUDA graphs + profiling take 30-90 s cold on one GPU, 1-3 min for
+# vllm-project/vllm PR #11005 and issue #20264, run-ai/runai-model-streamer issue #67,
+# gateway-api-inference-extension PR #550, and an estimate from them: torch.compile + CUDA graphs + profiling take 30-90 s cold on one GPU, 1-3 min for
 # 70B-class TP groups; about 10-15 s with --enforce-eager.
 ENGINE_INIT_S = {"single": 90, "parallel": 180, "eager": 15}
 # Margin on top of the sum: the figures are medians of single reports, not bounds (my choice).
 SAFETY = 1.5
 # Never below S16's default minimum (policies/vllm/startup_probe_budget.py), so the pack accepts it.
 FLOOR_S = 600
-RUNAI_CONCURRENCY = 16  # the concurrency row 4.1's S3 figure was measured at
+RUNAI_CONCURRENCY = 16  # the concurrency the Run:ai benchmark's S3 figure was measured at
 
 
 @dataclass(frozen=True)
@@ -75,16 +77,16 @@ class StartupBudget:
 
 def startup_parts(source: str, checkpoint_gib: float, gpus: int, enforce_eager: bool) -> tuple[Part, ...]:
     """The phases between container start and a ready engine for weights from ``source``."""
-    parts = [Part("process start", PROCESS_START_S, "cold_start.md rows 5.2, 5.6")]
+    parts = [Part("process start", PROCESS_START_S, "vllm-project/vllm issues #20264, #44881")]
     if source == "huggingface":
-        parts.append(Part("download from Hugging Face", math.ceil(checkpoint_gib / HF_DOWNLOAD_GIB_S), "cold_start.md §7 (estimate: 16 GB in 1-3 min)"))
-        parts.append(Part("load from disk", math.ceil(checkpoint_gib / GP3_LOAD_GIB_S), "cold_start.md row 4.1 (gp3, safetensors loader)"))
+        parts.append(Part("download from Hugging Face", math.ceil(checkpoint_gib / HF_DOWNLOAD_GIB_S), "an estimate, no measured source: 16 GB in 1-3 min"))
+        parts.append(Part("load from disk", math.ceil(checkpoint_gib / GP3_LOAD_GIB_S), "run-ai/runai-model-streamer docs/src/benchmarks.md @1e56c33 (gp3, safetensors loader)"))
     elif source == "s3":
-        parts.append(Part("stream from S3 (Run:ai streamer)", math.ceil(checkpoint_gib / S3_STREAM_GIB_S), "cold_start.md row 4.1 (S3, concurrency 16)"))
+        parts.append(Part("stream from S3 (Run:ai streamer)", math.ceil(checkpoint_gib / S3_STREAM_GIB_S), "run-ai/runai-model-streamer docs/src/benchmarks.md @1e56c33 (S3, concurrency 16)"))
     else:
-        parts.append(Part("load from node NVMe cache", math.ceil(checkpoint_gib / NVME_LOAD_GIB_S), "cold_start.md row 4.8 (NVMe, safetensors loader)"))
+        parts.append(Part("load from node NVMe cache", math.ceil(checkpoint_gib / NVME_LOAD_GIB_S), "anyscale/ai-infra-cookbook PR #57 (NVMe, safetensors loader)"))
     kind = "eager" if enforce_eager else ("parallel" if gpus > 1 else "single")
-    parts.append(Part("compile, CUDA graphs, profiling", ENGINE_INIT_S[kind], "cold_start.md rows 5.1-5.4, §7"))
+    parts.append(Part("compile, CUDA graphs, profiling", ENGINE_INIT_S[kind], "vllm-project/vllm PR #11005 and issue #20264, run-ai/runai-model-streamer issue #67, gateway-api-inference-extension PR #550 (an estimate from them)"))
     return tuple(parts)
 
 

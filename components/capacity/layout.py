@@ -197,7 +197,7 @@ def _accounting(memory: MemoryPlan):
 def stage_figures(model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: MemoryPlan) -> tuple[Stage, ...]:
     """Weights and KV budget of each stage's GPUs, with the accounting the capacity plan chose.
 
-    Every rank profiles its own GPU (vllm_memory_model.md section 4): a stage's GPUs hold their
+    Every rank profiles its own GPU (vllm-project/vllm vllm/v1/worker/gpu_worker.py section 4): a stage's GPUs hold their
     layers' share of the linear weights over TP, the first stage the input embedding, the last the
     LM head; the activation peak and non-torch memory are the plan's; CUDA graphs grow with the
     stage's layers. The engine keeps the smallest block count of all ranks.
@@ -232,16 +232,16 @@ def stage_figures(model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: Memor
     return tuple(stages)
 
 
-# Cold start of a multi-node replica (the project's cold-start survey, section 7: estimates for the
+# Cold start of a multi-node replica (estimates for the
 # 70B-class TP4-8 column, which has no measurement for p5 nodes): every node is launched and joins
-# (2-5 min; EFA/p5 join failures seen, row 1.8), pulls the vLLM image (2-5 min cold), then each node
+# (2-5 min; EFA/p5 join failures seen, awslabs/amazon-eks-ami issue #2423), pulls the vLLM image (2-5 min cold), then each node
 # downloads the whole checkpoint from the Hugging Face Hub (vLLM's loader fetches every shard, then
 # each rank keeps its own) and loads its stage; then torch.compile, profiling and CUDA graphs (1-3 min).
 NODE_READY_SECONDS = 300
 IMAGE_PULL_SECONDS = 300
 COMPILE_AND_GRAPHS_SECONDS = 180
-# No Hub download time was measured for a large checkpoint (cold_start.md section 4): 0.5 GiB/s per
-# node is an assumption, a third of the HF safetensors loader's ~1.5 GB/s from local NVMe (row 4.8).
+# No Hub download time was measured for a large checkpoint (no public measurement found): 0.5 GiB/s per
+# node is an assumption, a third of the HF safetensors loader's ~1.5 GB/s from local NVMe (anyscale/ai-infra-cookbook PR #57).
 HUB_DOWNLOAD_GIB_PER_SECOND = 0.5
 
 

@@ -334,7 +334,7 @@ def kv_bytes_per_token_per_layer(arch: Architecture, args: EngineArgs) -> int:
     kv_bytes = _kv_dtype_bytes(arch, args)
     if arch.is_mla and args.kv_cache_dtype == "fp8_ds_mla":
         # DeepSeek V3.2's sparse-attention cache: a fixed 656 bytes per token and layer
-        # (vllm_memory_model.md section 5).
+        # (vllm-project/vllm vllm/v1/worker/gpu_worker.py section 5).
         return FP8_DS_MLA_BYTES_PER_TOKEN
     if arch.is_mla:
         # One latent (kv_lora_rank + rope dims) shared by K and V, replicated on every TP rank.

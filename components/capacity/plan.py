@@ -137,7 +137,7 @@ def resolve_model(m: ModelConfig, path: str, base_dir: Optional[Path]) -> Catalo
         except ArchitectureError as exc:
             raise ConfigError([Problem(f"{path}.architecture.configPath", str(exc), m.architecture.config_path)]) from None
     try:
-        return find_model(m.model)
+        return find_model(m.model, m.revision)
     except UnknownModel as exc:
         raise ConfigError([Problem(f"{path}.model", f"{exc}; or set {path}.architecture", m.model)]) from None
 
@@ -165,6 +165,21 @@ def engine_args(m: ModelConfig, max_num_seqs: Optional[int], max_num_batched_tok
         enforce_eager=e.enforce_eager,
         vllm_version=vllm_release(m.image),
     )
+
+
+def settle_max_num_seqs(kv_cache_tokens: int, typical: int, hw_seqs: int, tokens: int, default_note: str) -> tuple[int, str]:
+    """The derived max_num_seqs and why: as many typical requests as the KV cache holds at the hardware
+    default batch, never above that default nor above max_num_batched_tokens (vLLM refuses that), and a
+    multiple of 8 from 16 up. One rule for `plan` and `size`, so both report the same figures.
+    """
+    by_cache = kv_cache_tokens // typical
+    seqs = max(1, min(hw_seqs, by_cache, tokens))
+    if seqs >= 16:
+        seqs -= seqs % 8
+    if by_cache < hw_seqs:
+        return seqs, (f"at the default batch the KV cache holds {kv_cache_tokens:,} tokens = {by_cache} requests of "
+                      f"{typical:,} typical tokens")
+    return seqs, f"{default_note}; the KV cache would hold {by_cache} typical requests"
 
 
 def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", base_dir: Optional[Path] = None) -> ServingPlan:
@@ -214,16 +229,7 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         # The sampler's warm-up grows with max_num_seqs, so size the cache at the hardware
         # default first, then settle on the smaller count (which only frees memory).
         first = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, hw_seqs, tokens))
-        by_cache = first.kv_cache_tokens // typical
-        # Never more sequences than tokens in a batch: vLLM refuses that.
-        seqs = max(1, min(hw_seqs, by_cache, tokens))
-        if seqs >= 16:
-            seqs -= seqs % 8
-        if by_cache < hw_seqs:
-            reason = (f"at the default batch the KV cache holds {first.kv_cache_tokens:,} tokens = {by_cache} requests of "
-                      f"{typical:,} typical tokens")
-        else:
-            reason = f"{vllm}'s default for {gpu.name} ({tier}); the KV cache would hold {by_cache} typical requests"
+        seqs, reason = settle_max_num_seqs(first.kv_cache_tokens, typical, hw_seqs, tokens, f"{vllm}'s default for {gpu.name} ({tier})")
         derivations.append(Derivation("maxNumSeqs", seqs, reason))
     memory = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, seqs, tokens))
 

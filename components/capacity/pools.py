@@ -17,8 +17,8 @@ from ..capacity.gpus import GPUS, INSTANCES
 from ..capacity.plan import Resources, ServingPlan
 from ..config import GpuPoolConfig, ModelConfig
 
-# Root volume: the vLLM image unpacked (28.6 GB for vllm-openai:latest in Dec 2025, cold_start.md
-# row 3.4; ~25 GB in row 3.2) plus the OS, kubelet and logs. Weights are added on top where a model
+# Root volume: the vLLM image unpacked (28.6 GB for vllm-openai:latest in Dec 2025, vllm-project/vllm
+# PR #22377; ~25 GB in vllm-project/vllm issue #17163) plus the OS, kubelet and logs. Weights are added on top where a model
 # downloads them to the node's disk and the node has no instance-store NVMe to put them on.
 IMAGE_AND_SYSTEM_GIB = 60
 # EBS gp3 volume size bounds the EC2NodeClass CRD accepts (volumeSize pattern, up to 59000Gi).
@@ -141,7 +141,7 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
     )
     largest = _largest(pool_plans)
     # Weights land on the root volume only where there is no instance-store NVMe to hold them
-    # (with RAID0, Karpenter puts ephemeral storage on the NVMe array: karpenter.md, instanceStorePolicy).
+    # (with RAID0, Karpenter puts ephemeral storage on the NVMe array: Karpenter v1.14.1 docs, instanceStorePolicy).
     weights = 0 if local_nvme_gb else max((p.resources.ephemeral_storage_gib for p in pool_plans), default=0)
     root = min(MAX_VOLUME_GIB, IMAGE_AND_SYSTEM_GIB + weights)
     # A draining node keeps its serving pods until they finish their requests, and the PDB lets the

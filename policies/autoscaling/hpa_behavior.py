@@ -1,6 +1,6 @@
 """S8: LLM autoscalers scale in slowly, scale out within bounds, and never beyond their GPU pool.
 
-A removed GPU replica takes minutes to come back (node, image pull, weight load: cold_start.md
+A removed GPU replica takes minutes to come back (node, image pull, weight load: the public reports cited in components/capacity/cold_start.py
 section 7), so scaling in on a short dip flaps expensive pods: the scale-down stabilization window
 has a floor (the Kubernetes default, 300 s, when `behavior` is absent). Scale-out must be bounded
 per period (each pod is a GPU node to buy). And `maxReplicas` x GPUs per pod above the Karpenter
@@ -71,6 +71,47 @@ def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
     return found
 
 
+# Knative's KPA (config-autoscaler defaults, https://knative.dev/docs/serving/autoscaling/scale-bounds/
+# #scale-down-delay and .../kpa-specific/#stable-window): a scale-down decision is held for scale-down-delay
+# (default 0 s) after a stable window of 60 s.
+KNATIVE_SCALE_DOWN_DELAY = "autoscaling.knative.dev/scale-down-delay"
+KNATIVE_WINDOW = "autoscaling.knative.dev/window"
+_KNATIVE_MODES = ("Serverless", "Knative")
+
+
+def _kpa_findings(resource: Resource, config: dict) -> list[str]:
+    """A GPU InferenceService in Knative (Serverless) mode whose KPA scales in before the floor: KServe puts
+    the InferenceService's annotations on the Knative revision template (kserve v0.20.0
+    pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go L192-204), so
+    autoscaling.knative.dev/scale-down-delay there governs it."""
+    from policies.kube import ISVC_TYPE, annotations, requests_gpu
+    from policies.timeouts.path import duration_seconds
+
+    if resource.type != ISVC_TYPE:
+        return []
+    predictor = as_dict(get(resource.props, "spec", "predictor"))
+    own = annotations(resource.props)
+    mode = own.get("serving.kserve.io/deploymentMode")
+    mode = mode if isinstance(mode, str) else config["kserveDefaultDeploymentMode"]
+    merged = {**own, **as_dict(predictor.get("annotations"))}
+    if mode not in _KNATIVE_MODES or not requests_gpu(predictor):
+        return []
+    if merged.get("autoscaling.knative.dev/class", "kpa.autoscaling.knative.dev") != "kpa.autoscaling.knative.dev":
+        return []
+    floor = config["minScaleDownStabilizationSeconds"]
+    raw = merged.get(KNATIVE_SCALE_DOWN_DELAY)
+    delay = duration_seconds(raw) if isinstance(raw, str) else None
+    if delay is not None and delay >= floor:
+        return []
+    window = merged.get(KNATIVE_WINDOW)
+    shown = f"{KNATIVE_SCALE_DOWN_DELAY} {raw}" if delay is not None else f"{KNATIVE_SCALE_DOWN_DELAY} unset (Knative's 0s)"
+    how = "no annotation: setting kserveDefaultDeploymentMode" if "serving.kserve.io/deploymentMode" not in own else "annotation"
+    return [f"deploymentMode {mode} ({how}): Knative's KPA scales this GPU InferenceService in with {shown} after a "
+            f"stable window of {window if isinstance(window, str) else '60s (Knative default)'}, below {floor} s: a GPU "
+            f"replica removed on a short dip takes minutes to come back; set {KNATIVE_SCALE_DOWN_DELAY} to at least "
+            f"{floor}s"]
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     candidates = workloads(resources)
     pools = _node_pools(resources)
@@ -92,6 +133,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings.append((scaler.name, f"{field} = {ceiling} x {target.gpus_per_pod} GPUs per pod of {target.kind}/{target.name} = "
                                           f"{need} GPUs exceeds NodePool {target.pool} limits[\"{GPU_RESOURCE}\"] = {fmt_number(limit)}: "
                                           f"replicas beyond it stay Pending"))
+    for r in resources:
+        findings.extend((r.name, m) for m in _kpa_findings(r, config))
     for pool, entries in sorted(per_pool.items()):
         pool_resource, limit = pools[pool]
         total = sum(c * g for _, c, g in entries)
@@ -124,6 +167,14 @@ POLICY = Policy(
         "maxScaleUpPodsPerPeriod": {
             "type": "integer", "minimum": 1, "default": 10,
             "description": "Most pods one scaleUp policy may add per period (default 10).",
+        },
+        "kserveDefaultDeploymentMode": {
+            "type": "string", "enum": ["Serverless", "Knative", "RawDeployment", "Standard"], "default": "Serverless",
+            "description": ("The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode "
+                            "annotation (the cluster's inferenceservice-config deploy.defaultDeploymentMode); default "
+                            "Serverless, as KServe v0.20.0 ships it. The same setting as "
+                            "gpu-workload-no-resource-metric-hpa's. In Serverless mode the KPA's "
+                            "autoscaling.knative.dev/scale-down-delay is held to minScaleDownStabilizationSeconds."),
         },
         "maxScaleUpPercentPerPeriod": {
             "type": "integer", "minimum": 1, "default": 100,

@@ -2,7 +2,7 @@
 
 A replica comes back only after node provisioning, a multi-GB image pull and the weight load:
 minutes, not seconds, so the first request after an idle spell times out.
-KServe's own default is DefaultMinReplicas = 1 (kserve.md), so an InferenceService without
+KServe's own default is DefaultMinReplicas = 1 (kserve/kserve v0.20.0), so an InferenceService without
 minReplicas is fine; KEDA's default minReplicaCount is 0, so a ScaledObject must set it, and
 must not set idleReplicaCount: 0 (scale to zero while idle).
 """

@@ -40,7 +40,7 @@ ISVC_POD_LABEL = "serving.kserve.io/inferenceservice"
 # An adapter config inside a ConfigMap is YAML in a string: parsed with the project's bounded loader,
 # since the string itself may hold an alias bomb the manifest reader never expanded.
 ADAPTER_CONFIG = Limits("a Prometheus Adapter config in a ConfigMap", max_bytes=1 << 20, max_depth=32, max_nodes=100_000, max_documents=1)
-# vLLM gauges that are fractions in 0..1 (vllm.md section 1): kv_cache_usage_perc and its removed old name.
+# vLLM gauges that are fractions in 0..1 (vllm-project/vllm v0.33.0 section 1): kv_cache_usage_perc and its removed old name.
 FRACTION_METRIC = re.compile(r"(kv_cache_usage_perc|gpu_cache_usage_perc|cache_usage)", re.IGNORECASE)
 # Kubernetes HPA defaults when spec.behavior is absent (autoscaling/v2 API reference).
 DEFAULT_SCALE_DOWN_STABILIZATION = 300
@@ -336,7 +336,7 @@ def adapter_rules(resources: Iterable[Resource]) -> AdapterRules:
 
     Read from a prometheus-adapter Helm release (`values.rules.custom` / `rules.external`, the
     chart's values) or from the adapter's own config file in a ConfigMap (`rules` /
-    `externalRules`, the format the chart renders; prometheus_adapter.md, "Rule format").
+    `externalRules`, the format the chart renders; kubernetes-sigs/prometheus-adapter v0.12.0 docs/config.md, "Rule format").
     """
     result = AdapterRules()
     for r in resources:

@@ -1,6 +1,6 @@
 """S14: serving nodes live long enough (expireAfter above a floor), and Never comes with a drift window.
 
-Expiration is not budgetable (karpenter.md): every expiry reloads the models on the node. With
+Expiration is not budgetable (Karpenter v1.14.1 docs): every expiry reloads the models on the node. With
 ``Never`` nodes are only replaced by drift, so some budget must let Drifted through.
 """
 

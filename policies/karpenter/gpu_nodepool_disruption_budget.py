@@ -1,6 +1,6 @@
 """S12: a GPU NodePool sets explicit disruption budgets, and never consolidates serving nodes outside a window.
 
-Karpenter's default budget is ``nodes: 10%`` for every reason (karpenter.md, NodePool disruption):
+Karpenter's default budget is ``nodes: 10%`` for every reason (Karpenter v1.14.1 docs, NodePool disruption):
 consolidation and drift then evict serving pods at any hour, and each reload takes minutes.
 """
 

@@ -2,10 +2,10 @@
 
 A proxy reuses its pooled connections until its own idle timeout; when the server closes one
 first, the proxy's next request on it is reset and the client sees a 502. vLLM's keep-alive is
-5 s (VLLM_HTTP_TIMEOUT_KEEP_ALIVE, vllm.md section 4); the ALB keeps idle connections 60 s by
+5 s (VLLM_HTTP_TIMEOUT_KEEP_ALIVE, vllm-project/vllm v0.33.0 section 4); the ALB keeps idle connections 60 s by
 default, Envoy 1 h (DestinationRule connectionPool.http.idleTimeout unset). AWS: "configure the
 idle timeout of your application to be larger than the idle timeout configured for the load
-balancer" (timeouts.md).
+balancer" (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2 API).
 """
 
 from __future__ import annotations

@@ -121,11 +121,11 @@ def test_a_warm_compile_cache_is_sized_on_request_and_said():
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-utilization", "nan"], "--gpu-memory-utilization = 'nan': must be a fraction in (0, 1]"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--kv-cache-dtype", "int3"], "--kv-cache-dtype = 'int3': must be one of auto, fp8, fp8_e4m3, fp8_e5m2"),
         (["--model", "llama-3.1-8b", "--gpu", "TPU"], "--gpu = 'TPU': unknown GPU 'TPU'; known: A100-40GB, A100-80GB,"),
-        (["--model", "acme/unknown", "--gpu", "H100"], "--model = 'acme/unknown': model 'acme/unknown' is not in the catalogue"),
+        (["--model", "acme/unknown", "--gpu", "H100"], "--model = 'acme/unknown': model 'acme/unknown' is not in the lock file or the built-in catalogue; run `python -m stacks models lock`"),
         (["--model", "llama-3.1-8b"], "--gpu: is required (or --gpu-memory-gib)"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "latest"], "--vllm-version = 'latest': must be a release number such as 0.33.0"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "0.5.0"],
-         "--vllm-version = '0.5.0': outside the releases the memory model was calibrated on (0.8 to 0.33.x); omit it to size with the most conservative accounting"),
+         "--vllm-version = '0.5.0': outside the releases the memory model was calibrated on (0.8 to 0.33.x); give unknown to size with the most conservative accounting"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "9.0.0"], "--vllm-version = '9.0.0': outside the releases the memory model was calibrated on"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "0.34.0"], "--vllm-version = '0.34.0': outside the releases the memory model was calibrated on"),
         (["--model", "llama-3.1-8b", "--gpu", "H100", "--quantization", "FP 8"], "--quantization = 'FP 8': must be one of fp8, awq, awq_marlin, gptq, gptq_marlin, compressed-tensors,"),
@@ -153,3 +153,36 @@ def test_config_json_that_is_not_a_model_config(tmp_path):
     proc = size("--model-config", str(path), "--weights-gib", "1", "--gpu", "H100")
     assert proc.returncode == 2
     assert "config.json lacks num_hidden_layers" in proc.stderr
+
+
+def test_without_a_release_size_reports_what_plan_reports_for_the_dev_model():
+    """No --vllm-version: the stacks' release (0.33 from ModelConfig's default image), their default
+    utilization and the max_num_seqs their plan derives, so the KV cache is the plan's, to the hundredth."""
+    from components.capacity.plan import plan_stack
+    from components.config import load_stack_config
+    from tests.conftest import stack_config
+
+    plan = plan_stack(load_stack_config(stack_config("dev")))["chat-8b"]
+    proc = size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S", "--max-model-len", "8192", "--json")
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0, proc.stderr
+    assert out["vllm_version"] == "0.33.0" and out["accounting"].startswith("0.20-0.33")
+    assert out["gpu_memory_utilization"] == 0.9
+    assert out["max_num_seqs"] == plan.max_num_seqs == 88
+    assert out["kv_cache_gib"] == plan.memory.as_dict()["kv_cache_gib"] == 23.91
+
+
+def test_without_a_release_size_says_which_it_used():
+    proc = size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[1] == "vLLM 0.33.0: the release the stacks deploy, vllm/vllm-openai:v0.33.0; utilization 0.9, the stacks' default"
+    assert lines[2].startswith("maxNumSeqs 88, derived as the stacks' capacity plan derives it: ")
+    assert "= KV cache         23.91" in lines
+
+
+def test_unknown_release_is_the_conservative_accounting():
+    out = json.loads(size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S", "--vllm-version", "unknown", "--json").stdout)
+    known = json.loads(size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S", "--vllm-version", "0.33.0", "--json").stdout)
+    assert out["vllm_version"] == "unknown" and out["max_num_seqs"] == known["max_num_seqs"] == 256
+    assert out["kv_cache_gib"] <= known["kv_cache_gib"]

@@ -139,8 +139,10 @@ def test_the_providers_identity_is_read_from_the_stack(key, value, field):
      "aws:assumeRoles[0].externalId: cannot be passed to aws eks get-token, so kubectl would reach the cluster as another identity; "
      "put the role in a profile of ~/.aws/config and set aws:profile instead"),
     ("aws:assumeRoles", [{"roleArn": "arn:aws:iam::123456789012:role/deployer"}],
-     "aws:assumeRoles = 'arn:aws:iam::123456789012:role/deployer': holds the placeholder account id 123456789012 (documentation "
-     "example); use the ARN from your account"),
+     "aws:assumeRoles[0].roleArn = 'arn:aws:iam::123456789012:role/deployer': holds the placeholder account id 123456789012 "
+     "(documentation example); use the ARN from your account"),
+    ("aws:assumeRole", {"roleArn": "deployer"},
+     "aws:assumeRole.roleArn = 'deployer': must be an IAM role ARN such as arn:aws:iam::<account>:role/<name>"),
     ("aws:profile", "my profile", "aws:profile = 'my profile': must be a profile name of ~/.aws/config (letters, digits and _ . @ + = -)"),
 ])
 def test_an_identity_kubectl_cannot_share_is_refused(key, value, message):

@@ -66,6 +66,9 @@ def test_the_ssl_policy_defaults_to_tls_1_2_and_goes_with_the_https_listener():
 
 
 def test_with_an_api_key_the_alb_forwards_the_openai_prefix_only():
+    # The controller turns a Prefix path "/v1" into the ALB path patterns "/v1" and "/v1/*" and "/" into "/*"
+    # (v3.5.0 pkg/ingress/model_build_listener_rules.go:278-287 buildPathPatternsForPrefixPathType), so behind the
+    # key no rule forwards /invocations, /tokenize or /metrics, which vLLM 0.33.0 serves without it.
     paths = {p["path"] for rule in ingress_of(with_ingress(), api_key=True)["spec"]["rules"] for p in rule["http"]["paths"]}
     assert paths == {"/v1"}
     paths = {p["path"] for rule in ingress_of(with_ingress())["spec"]["rules"] for p in rule["http"]["paths"]}
@@ -158,3 +161,14 @@ def test_a_placeholder_reservation_owner_is_refused():
     (message,) = refused(cfg)
     assert message == (f"gpuPools[{pool}].capacityReservations[0].ownerId = '123456789012': is the placeholder account id "
                        "123456789012 (documentation example); use the account that owns the reservations")
+
+
+def test_a_scheme_the_controller_does_not_know_is_refused():
+    # v3.5.0 pkg/config/controller_config.go:302-307 knows internal and internet-facing only.
+    assert refused(with_ingress(scheme="public")) == ["ingress.scheme = 'public': input should be 'internal' or 'internet-facing'"]
+
+
+def test_a_bad_pod_identity_agent_setting_is_refused_naming_the_field():
+    cfg = stack_config("dev")
+    cfg["llm-serving:addons"] = {"podIdentityAgent": {"install": "yes"}}
+    assert refused(cfg) == ["addons.podIdentityAgent.install = 'yes': input should be a valid boolean"]

@@ -260,7 +260,7 @@ def test_limits_are_documented_in_the_module_docstring():
 
 
 def test_readme_documents_the_limits():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text()
     assert "components/loading.py" in readme
     for limits in (STACK_FILE, MANIFESTS, JSON_FILE):
         assert f"{limits.max_nodes:,}" in readme

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -175,7 +176,7 @@ def test_model_outside_the_catalogue_exits_2_with_the_way_out(tmp_path):
     path = variant(tmp_path, "unknown", lambda c: c["llm-serving:models"][0].update(model="acme/secret-model-7b"))
     proc = run("plan", str(path), "--out", str(tmp_path / "out"))
     assert proc.returncode == 2
-    assert "models[0].model = 'acme/secret-model-7b': model 'acme/secret-model-7b' is not in the catalogue" in proc.stderr
+    assert "models[0].model = 'acme/secret-model-7b': model 'acme/secret-model-7b' is not in the lock file or the built-in catalogue; run `python -m stacks models lock`" in proc.stderr
     assert "or set models[0].architecture" in proc.stderr
 
 
@@ -248,3 +249,33 @@ def test_under_the_cli_a_bad_config_is_a_run_error_without_traceback():
     finally:
         runtime_config.set_all_config(saved, [])
     assert str(err.value).startswith("invalid configuration:\n  models[0].engine.maxModelLen = -1: input should be greater than 0")
+
+
+def test_plan_says_where_it_wrote_and_what_the_folder_is_for(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "stacks", "plan", "dev"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    files = sorted(p for p in (tmp_path / "build" / "dev").rglob("*") if p.is_file() and not p.name.startswith("."))
+    assert proc.stdout.splitlines()[-1] == (
+        f"wrote {len(files)} files to build/dev/ (kubernetes/, aws/, helm/) for review: Secrets hold placeholders, "
+        "so apply with `pulumi up`, not `kubectl apply`")
+
+
+def test_json_plan_keeps_stdout_json_and_says_where_on_stderr(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "stacks", "plan", "dev", "--format", "json", "--out", str(tmp_path / "o")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    json.loads(proc.stdout)
+    assert proc.stderr.startswith("wrote ") and "for review" in proc.stderr
+
+
+def test_plan_help_states_the_exit_codes():
+    proc = subprocess.run([sys.executable, "-m", "stacks", "plan", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert "exit codes:\n  0  no mandatory policy violation\n  1  mandatory policy violations" in proc.stdout
+    assert "  2  invalid configuration" in proc.stdout
+
+
+def test_one_of_a_kind_is_singular():
+    from stacks.report import plural
+
+    assert [plural(0, "violation"), plural(1, "violation"), plural(2, "file"), plural(1_500, "file")] == [
+        "0 violations", "1 violation", "2 files", "1,500 files"]

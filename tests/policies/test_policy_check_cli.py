@@ -61,7 +61,7 @@ def test_stdin_and_lists(tmp_path):
     lb = next(v for v in report["violations"] if v["policy"] == "no-load-balancer-service")
     assert (lb["file"], lb["document"], lb["line"], lb["resource"]) == ("<stdin>", 0, 4, "Service/a")
     # BAD's vLLM server pins no GPU: the run says it could not size it rather than read as a pass.
-    assert proc.stderr == ("read 1 files, 2 documents, 2 Kubernetes objects; 1 model server could not be sized (unknown "
+    assert proc.stderr == ("read 1 file, 2 documents, 2 Kubernetes objects; 1 model server could not be sized (unknown "
                            "model or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked\n")
 
 
@@ -70,7 +70,7 @@ def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
     proc = run_check(str(tmp_path))
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
-    assert lines[0] == ("read 1 files, 1 documents, 1 Kubernetes objects; 1 model server could not be sized (unknown model "
+    assert lines[0] == ("read 1 file, 1 document, 1 Kubernetes object; 1 model server could not be sized (unknown model "
                         "or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked")
     assert f"[mandatory] image-tag-pinned (G1) {tmp_path / 'bad.yaml'}#0 Deployment/vllm (line 1): " in proc.stdout
     assert lines[-1].startswith("why and how to fix: docs/policies.md#")
@@ -102,5 +102,20 @@ def test_sarif_of_the_corpus_validates_with_document_regions():
 def test_markdown_fits_a_pr_comment(tmp_path):
     (tmp_path / "bad.yaml").write_text(BAD)
     proc = run_check(str(tmp_path), "--format", "markdown")
-    assert proc.stdout.startswith("### llm-serving policies check\n\nRead 1 files, 1 documents, 1 Kubernetes objects.")
+    assert proc.stdout.startswith("### llm-serving policies check\n\nRead 1 file, 1 document, 1 Kubernetes object.")
     assert "[image-tag-pinned](docs/policies.md#image-tag-pinned) (G1)" in proc.stdout
+
+
+def test_sarif_of_standard_input_names_no_file():
+    """A document read from stdin is no file a code-scanning UI can open: the result has no physical location."""
+    proc = run_check("-", "--format", "sarif", stdin=BAD)
+    results = json.loads(proc.stdout)["runs"][0]["results"]
+    assert results and all("locations" not in r for r in results)
+    assert "<stdin>" not in proc.stdout
+
+
+def test_stdin_name_is_the_one_sarif_leaves_out():
+    from policies.manifests import STDIN_NAME
+    from stacks.report import STDIN_NAME as SARIF_STDIN
+
+    assert STDIN_NAME == SARIF_STDIN

@@ -155,3 +155,26 @@ def test_kserve_hf_server_on_its_vllm_backend_is_read_for_context_length_and_dis
     (msg,) = messages(S19, isvc(no_disk))
     assert msg.startswith("spec.predictor.model: downloads meta-llama/Llama-3.1-8B-Instruct from the Hugging Face Hub into the "
                           "server's Hugging Face cache on the node's ephemeral storage")
+
+
+def test_serverless_kpa_scale_down_delay():
+    """Knative's KPA on a Serverless GPU InferenceService: KServe copies the annotations to the revision template (kserve
+    v0.20.0 ksvc_reconciler.go L192-204); Knative's scale-down-delay default is 0s after a 60 s stable window."""
+    from policies.autoscaling.hpa_behavior import POLICY as S8
+    from policy_fixtures import isvc, isvc_props
+
+    props = isvc_props()
+    props["metadata"]["annotations"] = {"serving.kserve.io/deploymentMode": "Serverless",
+                                        "autoscaling.knative.dev/scale-down-delay": "10m"}
+    assert messages(S8, isvc(props)) == []
+    props["metadata"]["annotations"]["autoscaling.knative.dev/scale-down-delay"] = "2m"
+    assert messages(S8, isvc(props)) == [
+        "deploymentMode Serverless (annotation): Knative's KPA scales this GPU InferenceService in with "
+        "autoscaling.knative.dev/scale-down-delay 2m after a stable window of 60s (Knative default), below 300 s: a GPU "
+        "replica removed on a short dip takes minutes to come back; set autoscaling.knative.dev/scale-down-delay to at "
+        "least 300s"]
+    del props["metadata"]["annotations"]["autoscaling.knative.dev/scale-down-delay"]
+    assert "scale-down-delay unset (Knative's 0s)" in messages(S8, isvc(props))[0]
+    # RawDeployment: no KPA (the HPA's behavior is judged instead).
+    props["metadata"]["annotations"]["serving.kserve.io/deploymentMode"] = "RawDeployment"
+    assert messages(S8, isvc(props)) == []
