@@ -34,7 +34,8 @@ def helm_release(resource_name: str, rel: Mapping[str, Any], opts: pulumi.Resour
             skip_crds=True if rel.get("skipCrds") else None,
             values=values if isinstance(values, pulumi.Output) else dict(values),
         ),
-        opts=opts,
+        # A release name is unique in its namespace: on replacement the old release goes first.
+        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(delete_before_replace=True)),
     )
 
 

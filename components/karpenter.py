@@ -62,6 +62,8 @@ class Karpenter(KubernetesComponent):
         # The cluster name (and region) may be another stack's Outputs: names and policies are built once known.
         cluster = args.cluster_name
         aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
+        # A resource with a fixed physical name cannot be created beside its old self on replacement.
+        named_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider, delete_before_replace=True)
         invoke = pulumi.InvokeOptions(parent=self, provider=args.aws_provider)
         account = aws.get_caller_identity_output(opts=invoke).account_id
         partition_info = aws.get_partition_output(opts=invoke)
@@ -73,7 +75,7 @@ class Karpenter(KubernetesComponent):
             name=resolve(node_role_name, cluster),
             assume_role_policy=partition_info.dns_suffix.apply(lambda suffix: json.dumps(build.node_role_trust(suffix), sort_keys=True)),
             tags=tags,
-            opts=aws_opts,
+            opts=named_opts,
         )
         for policy in build.NODE_POLICIES:
             aws.iam.RolePolicyAttachment(
@@ -89,11 +91,11 @@ class Karpenter(KubernetesComponent):
 
         self.queue = aws.sqs.Queue(
             f"{name}-interruption-queue",
-            name=cluster,
+            name=resolve(build.queue_name, cluster),
             message_retention_seconds=build.QUEUE_RETENTION_SECONDS,
             sqs_managed_sse_enabled=True,
             tags=tags,
-            opts=aws_opts,
+            opts=named_opts,
         )
         aws.sqs.QueuePolicy(
             f"{name}-interruption-queue-policy",
@@ -104,10 +106,10 @@ class Karpenter(KubernetesComponent):
         for rule_name in build.INTERRUPTION_RULES:
             rule = aws.cloudwatch.EventRule(
                 f"{name}-{rule_name}",
-                name=resolve(lambda c, rule_name=rule_name: f"karpenter-{c}-{rule_name}"[:64], cluster),
+                name=resolve(lambda c, rule_name=rule_name: build.event_rule_name(c, rule_name), cluster),
                 event_pattern=json.dumps(build.event_pattern(rule_name), sort_keys=True),
                 tags=tags,
-                opts=aws_opts,
+                opts=named_opts,
             )
             aws.cloudwatch.EventTarget(
                 f"{name}-{rule_name}-target", rule=rule.name, arn=self.queue.arn, target_id="KarpenterInterruptionQueueTarget", opts=aws_opts
@@ -115,12 +117,12 @@ class Karpenter(KubernetesComponent):
 
         self.controller_role = aws.iam.Role(
             f"{name}-controller-role",
-            name=resolve(lambda c: f"KarpenterControllerRole-{c}"[:64], cluster),
+            name=resolve(build.controller_role_name, cluster),
             assume_role_policy=pulumi.Output.all(partition, args.region, account, cluster).apply(
                 lambda a: json.dumps(build.controller_role_trust(cluster_arn(*a), args.namespace), sort_keys=True)
             ),
             tags=tags,
-            opts=aws_opts,
+            opts=named_opts,
         )
         aws.iam.RolePolicy(
             f"{name}-controller-policy",
@@ -141,7 +143,7 @@ class Karpenter(KubernetesComponent):
         )
         # The CRDs first, from their own chart (the order comes from components/deploy_order.py).
         self.crd_release = helm_release(f"{name}-crd-release", build.karpenter_crd_release(args.namespace), self.child_opts())
-        (rel,) = releases_of(lambda c: [build.karpenter_release(args.namespace, c, c, args.capacity_buffer)], cluster)
+        (rel,) = releases_of(lambda c: [build.karpenter_release(args.namespace, c, build.queue_name(c), args.capacity_buffer)], cluster)
         self.release = helm_release(f"{name}-release", rel, self.child_opts(depends_on=[pod_identity, self.node_access]))
         self.node_role_name = self.node_role.name
         self.register_outputs(

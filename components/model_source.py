@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
 from .builders import model_source as build
+from .builders.names import IAM_ROLE_NAME, fit
 from .builders import pod_identity
 from .cluster import KubernetesComponent
 from .config import ModelConfig
@@ -67,9 +68,10 @@ class S3ModelReader(KubernetesComponent):
         )
         role = aws.iam.Role(
             f"{name}-role",
-            name=resolve(lambda cluster: f"llm-serving-{cluster}-{m.name}-s3"[:64], args.cluster_name),
+            name=resolve(lambda cluster: fit(f"llm-serving-{cluster}-{m.name}-s3", IAM_ROLE_NAME), args.cluster_name),
             assume_role_policy=trust,
-            opts=aws_opts,
+            # A fixed name cannot be created beside its old self on replacement.
+            opts=pulumi.ResourceOptions.merge(aws_opts, pulumi.ResourceOptions(delete_before_replace=True)),
         )
         partition = aws.get_partition_output(opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
         src = m.source

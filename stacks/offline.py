@@ -69,6 +69,8 @@ class Recorded:
     parent_urn: str = ""
     # Name of the explicit provider the resource was registered with ("" for the default provider).
     provider: str = ""
+    # ResourceOptions.delete_before_replace (a fixed physical name cannot coexist with its replacement).
+    delete_before_replace: bool = False
 
 
 @dataclass
@@ -403,6 +405,7 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
                         parent_urn=request.parent if names.get(request.parent) else "",
                         # A provider reference is "<urn>::<id>"; the default provider has none.
                         provider=names.get(request.provider.rsplit("::", 1)[0], "") if request.provider else "",
+                        delete_before_replace=bool(request.deleteBeforeReplace),
                     )
                 )
             return response

@@ -5,6 +5,7 @@ Run before ``pulumi up``, with the user's own credentials (boto3's usual chain, 
 
 * the EKS cluster exists, and its authentication mode allows access entries (API or
   API_AND_CONFIG_MAP), which Karpenter's node role joins through;
+* the IAM roles and the interruption queue the stack's Karpenter creates are not taken already;
 * the EKS Pod Identity Agent add-on is installed (Karpenter, the load balancer controller and the
   S3 readers take their credentials from it), or, when the stack installs it, not installed already
   (EKS refuses to create it twice);
@@ -203,6 +204,7 @@ class Preflight:
         """Every check, in a fixed order."""
         checks = [*self.check_cluster()]
         checks += self.check_pod_identity_agent()
+        checks += self.check_karpenter_names()
         checks += self.check_subnets()
         checks += self.check_security_groups()
         checks += self.check_offerings()
@@ -287,6 +289,49 @@ class Preflight:
             return [Check(check, MISSING, f"add-on {POD_IDENTITY_AGENT} is {status}", f"see `aws eks describe-addon --cluster-name {name} "
                           f"--addon-name {POD_IDENTITY_AGENT}` for its health issues")]
         return [Check(check, OK, f"add-on {addon.get('addonVersion', '?')} {status}")]
+
+    def check_karpenter_names(self) -> list[Check]:
+        """The IAM roles and the queue Karpenter's component creates are not taken already.
+
+        Karpenter's getting-started CloudFormation makes the same names (KarpenterNodeRole-<cluster>,
+        the queue <cluster>): IAM refuses a role name twice (EntityAlreadyExists at ``pulumi up``), and
+        SQS's CreateQueue returns an existing queue of the same name and attributes, which this stack
+        would then own and delete.
+        """
+        from botocore.exceptions import ClientError
+
+        from components.builders.karpenter import node_role_name
+        from components.builders.karpenter_aws import controller_role_name, queue_name
+
+        if not self.cfg.karpenter.install:
+            return []
+        cluster = self.cfg.cluster.name
+        taken, out = [], []
+        iam = self.clients("iam")
+        # The names the Karpenter component gives them (fitted to each service's limit).
+        roles, queue = (node_role_name(cluster), controller_role_name(cluster)), queue_name(cluster)
+        for role in roles:
+            try:
+                iam.get_role(RoleName=role)
+                taken.append(f"IAM role {role}")
+            except ClientError as exc:
+                if _code(exc) != "NoSuchEntity":
+                    return [_could_not("Karpenter's names", "iam:GetRole", exc)]
+        try:
+            self.clients("sqs").get_queue_url(QueueName=queue)
+            taken.append(f"SQS queue {queue}")
+        except ClientError as exc:
+            if _code(exc) not in ("AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"):
+                return [_could_not("Karpenter's names", "sqs:GetQueueUrl", exc)]
+        if taken:
+            out.append(Check(
+                "Karpenter's names", MISSING, f"{', '.join(taken)} exist already (Karpenter installed another way?): IAM "
+                "refuses a role name twice, and a queue of the same name and attributes would be taken over (and deleted with this stack)",
+                "set llm-serving:karpenter.install: false (with nodeRoleName) where Karpenter runs already, or remove them",
+            ))
+        else:
+            out.append(Check("Karpenter's names", OK, f"{roles[0]}, {roles[1]}, queue {queue} are free"))
+        return out
 
     # --- networking ------------------------------------------------------------------------------
 

@@ -19,7 +19,8 @@ from stacks.plan import render_files
 rec = run_program(load_stack_file(sys.argv[1]))
 print(json.dumps({
     "resources": [{"type": r.type, "name": r.name, "parent": r.parent, "custom": r.custom, "provider": r.provider,
-                   "inputs": r.inputs, "dependencies": list(r.dependencies)} for r in rec.resources],
+                   "inputs": r.inputs, "dependencies": list(r.dependencies),
+                   "deleteBeforeReplace": r.delete_before_replace} for r in rec.resources],
     "files": render_files(rec),
 }, sort_keys=True, default=str))
 """

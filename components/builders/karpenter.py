@@ -33,8 +33,10 @@ HOURS_PER_WEEK = 168
 
 
 def node_role_name(cluster_name: str) -> str:
-    """The node IAM role's name (Karpenter's getting-started name: KarpenterNodeRole-<cluster>)."""
-    return f"KarpenterNodeRole-{cluster_name}"
+    """The node IAM role's name (Karpenter's getting-started name: KarpenterNodeRole-<cluster>), fitted to IAM's 64 characters."""
+    from .names import IAM_ROLE_NAME, fit
+
+    return fit(f"KarpenterNodeRole-{cluster_name}", IAM_ROLE_NAME)
 
 
 def _block_devices(pool: GpuPoolConfig, plan: PoolPlan) -> list[dict[str, Any]]:

@@ -242,6 +242,27 @@ def controller_policy(cluster: str, region: str, account: str, partition: str, q
     return {"Version": "2012-10-17", "Statement": [st for d in docs.values() for st in d["Statement"]]}
 
 
+def queue_name(cluster: str) -> str:
+    """The interruption queue's name: the cluster's (Karpenter's reference template), fitted to SQS's 80 characters."""
+    from .names import SQS_QUEUE_NAME, fit
+
+    return fit(cluster, SQS_QUEUE_NAME)
+
+
+def controller_role_name(cluster: str) -> str:
+    """The controller role's name (KarpenterControllerRole-<cluster>), fitted to IAM's 64 characters."""
+    from .names import IAM_ROLE_NAME, fit
+
+    return fit(f"KarpenterControllerRole-{cluster}", IAM_ROLE_NAME)
+
+
+def event_rule_name(cluster: str, rule: str) -> str:
+    """An interruption rule's name (karpenter-<cluster>-<rule>), fitted to EventBridge's 64 characters."""
+    from .names import EVENT_RULE_NAME, fit
+
+    return fit(f"karpenter-{cluster}-{rule}", EVENT_RULE_NAME)
+
+
 def queue_policy(queue_arn: str) -> dict[str, Any]:
     """Only EventBridge (and SQS itself) may send to the interruption queue, and only over TLS."""
     return {

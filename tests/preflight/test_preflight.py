@@ -53,6 +53,7 @@ class Account:
         self.certificate: dict[str, Any] | None = {"CertificateArn": arn, "DomainName": "*.llm.example.com", "Status": "ISSUED"} if arn else None
         self.mirror_keys = 1
         self.errors: dict[str, dict[str, Any]] = {}  # operation -> the error it raises instead
+        self.taken: set[str] = set()  # IAM role and queue names that exist already
 
     def _respond(self, stubber: Stubber, op: str, response: dict[str, Any], params: Any = None) -> None:
         if op in self.errors:
@@ -74,7 +75,7 @@ class Account:
             stubs.append(s)
             return s
 
-        eks, ec2, sq, acm = stub("eks"), stub("ec2"), stub("service-quotas"), stub("acm")
+        eks, ec2, sq, acm, iam, sqs = stub("eks"), stub("ec2"), stub("service-quotas"), stub("acm"), stub("iam"), stub("sqs")
         mirrors = {str(m.source.region): stub("s3", str(m.source.region)) for m in self.cfg.models if m.source.type == "s3"}
         if not self.cluster_found:
             eks.add_client_error("describe_cluster", "ResourceNotFoundException", f"No cluster found for name: {name}.", 404)
@@ -88,6 +89,19 @@ class Account:
                 eks.add_client_error("describe_addon", "ResourceNotFoundException", "No addon: eks-pod-identity-agent found", 404)
             else:
                 self._respond(eks, "describe_addon", {"addon": self.addon}, {"clusterName": name, "addonName": pf.POD_IDENTITY_AGENT})
+        if self.cfg.karpenter.install:
+            for role in (f"KarpenterNodeRole-{name}", f"KarpenterControllerRole-{name}"):
+                if role in self.taken:
+                    iam.add_response("get_role", {"Role": {"Path": "/", "RoleName": role, "RoleId": "AROAEXAMPLEEXAMPLE01",
+                                                           "Arn": f"arn:aws:iam::{ACCOUNT}:role/{role}", "CreateDate": "2026-01-01T00:00:00Z"}},
+                                     {"RoleName": role})
+                else:
+                    iam.add_client_error("get_role", "NoSuchEntity", f"The role with name {role} cannot be found.", 404, expected_params={"RoleName": role})
+            if name in self.taken:
+                sqs.add_response("get_queue_url", {"QueueUrl": f"https://sqs.{region}.amazonaws.com/{ACCOUNT}/{name}"}, {"QueueName": name})
+            else:
+                sqs.add_client_error("get_queue_url", "AWS.SimpleQueueService.NonExistentQueue", "The specified queue does not exist.", 400,
+                                     expected_params={"QueueName": name})
         tags = [{"Name": "tag:karpenter.sh/discovery", "Values": [name]}]
         self._respond(ec2, "describe_subnets", {"Subnets": self.subnets}, {"Filters": tags})
         self._respond(ec2, "describe_security_groups", {"SecurityGroups": self.groups}, {"Filters": tags})
@@ -242,6 +256,15 @@ def test_no_pod_identity_agent_where_the_stack_does_not_install_it():
     assert check.result == pf.OK and check.detail == "add-on v1.3.8-eksbuild.2 ACTIVE"
 
 
+def test_karpenters_role_and_queue_names_taken_already(prod):
+    account = Account(prod)
+    account.taken = {"KarpenterNodeRole-llm-prod", "llm-prod"}
+    check = by_check(run(prod, account))["Karpenter's names"]
+    assert check.result == pf.MISSING
+    assert check.detail.startswith("IAM role KarpenterNodeRole-llm-prod, SQS queue llm-prod exist already")
+    assert check.fix.startswith("set llm-serving:karpenter.install: false (with nodeRoleName)")
+
+
 def test_a_missing_cluster_is_named(prod):
     account = Account(prod)
     account.cluster_found = False
@@ -322,7 +345,7 @@ def _cli(prod, account: Account, fmt: str, capsys) -> tuple[int, str]:
 def test_exit_codes_and_the_table(prod, capsys):
     code, out = _cli(prod, Account(prod), "text", capsys)
     assert code == 0
-    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 12 checks, 0 missing\n\ncheck")
+    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 13 checks, 0 missing\n\ncheck")
     account = Account(prod)
     account.quotas["L-417A185B"] = 0.0
     code, out = _cli(prod, account, "text", capsys)
