@@ -92,6 +92,7 @@ class Replica:
         self.peak_kv = 0.0
         self.busy_seconds = 0.0
         self.fill_seconds = 0.0  # integral of the running batch's size over time
+        self.api_tokens = 0  # tokens the API server handled: prompts tokenized, output tokens detokenized and sent
         self.aborts: list[Request] = []
         self._pending: dict[int, Request] = {}  # requests the API server is still handling
         self._frontend_free = 0.0
@@ -121,6 +122,7 @@ class Replica:
         if self.queue_cap is not None and len(self.waiting) + len(self._pending) >= self.queue_cap:
             return False
         req.replica = self
+        self.api_tokens += req.prompt
         if FRONTEND_SECONDS <= 0:
             self._enqueue(req)
             return True
@@ -262,6 +264,7 @@ class Replica:
                     return
                 self.step_no += 1
                 self.kv_tokens += n_dec
+                self.api_tokens += n_dec
                 for r, c in chunks:
                     if r.replica is not self or r.abort_pending or r.prefill_left <= 0:
                         continue
@@ -271,6 +274,7 @@ class Replica:
                     if r.prefill_left == 0:
                         self.prefilling.remove(r)
                         r.gen += 1
+                        self.api_tokens += 1
                         if r.first_token is None:
                             r.first_token = env.now
                             self.on_first_token(r)
@@ -327,6 +331,7 @@ class Replica:
                     return
                 self.step_no += j
                 self.kv_tokens += n_dec * j
+                self.api_tokens += n_dec * j
                 self._pop_finished()
             used = self._blocks_used() / self.num_blocks
             if used > self.peak_kv:
