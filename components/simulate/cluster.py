@@ -16,7 +16,9 @@
   (launch and join, then the image pull); ``limits.nvidia.com/gpu`` caps the pool; an empty node
   goes after ``consolidateAfter``. The container then starts in the plan's startup time.
 * Timeouts: a request with no byte by the ALB idle timeout (streamed: before its first token;
-  not streamed: before it ends) or not done by the route timeout is a 504 and is aborted; a pod that
+  not streamed: before it ends) or not done by the route timeout is a 504 and is aborted; a stream
+  that had sent tokens and then sends none for the ALB idle timeout (it was preempted and waits for
+  its recompute) is cut: the ALB closes the connection mid-stream; a pod that
   scale-down removes stops taking requests, drains for preStop + --shutdown-timeout (bounded by the
   grace period) and cuts whatever it still holds.
 """
@@ -88,6 +90,7 @@ class Stats:
     rejected_503: int = 0
     timeouts_504: int = 0
     cut: int = 0
+    cut_idle: int = 0  # of ``cut``: streams the ALB closed mid-way, idle while preempted
     retries: int = 0
     in_flight_at_scale_in: int = 0
     requests: int = 0
@@ -219,6 +222,7 @@ class ModelRun:
         self.stats = Stats()
         self.fb: deque[Request] = deque()  # first-byte deadlines, in arrival order
         self.rt: deque[Request] = deque()  # route deadlines
+        self.stalls: deque[tuple[float, Request]] = deque()  # (when, stream) preempted after sending tokens
         self.fb_limit = ms.route.alb_idle_seconds
         if ms.route.route_timeout_seconds is not None:
             self.fb_limit = min(self.fb_limit, ms.route.route_timeout_seconds)
@@ -268,6 +272,7 @@ class ModelRun:
         e = self.s.engine
         pod.replica = Replica(self.sim.env, pod.id, self.s.roofline, e.max_num_seqs, e.max_num_batched_tokens, e.num_blocks,
                               e.block_size, e.max_num_queued_reqs, self._first_token, self._done)
+        pod.replica.on_stall = self._stalled
         pod.state = "ready"
         pod.ready_at = self.sim.env.now
         self.ready.append(pod)
@@ -305,6 +310,9 @@ class ModelRun:
     # ---- requests -----------------------------------------------------------------------------
     def _first_token(self, r: Request) -> None:
         pass
+
+    def _stalled(self, r: Request) -> None:
+        self.stalls.append((r.stalled_at, r))
 
     def _done(self, r: Request) -> None:
         if r.outcome is not None:
@@ -365,6 +373,18 @@ class ModelRun:
                 r = rt.popleft()
                 if r.outcome is None:
                     self._timeout(r)
+        # The ALB closes a connection idle for its idle timeout, mid-stream too (Envoy's stream idle timeout is off
+        # under Istio): a preempted stream still waiting for its recompute is cut.
+        stalls, idle = self.stalls, self.s.route.alb_idle_seconds
+        while stalls and stalls[0][0] + idle <= now:
+            at, r = stalls.popleft()
+            if r.outcome is None and r.stalled_at == at:
+                r.outcome = "cut"
+                r.done = now
+                self.stats.cut += 1
+                self.stats.cut_idle += 1
+                if r.replica is not None:
+                    r.replica.abort(r)
 
     def _timeout(self, r: Request) -> None:
         r.outcome = "504"

@@ -39,7 +39,7 @@ class Request:
 
     __slots__ = ("id", "arrival", "prompt", "output", "streamed", "long", "first_token", "done", "outcome",
                  "prefill_left", "cached", "gen", "dec0", "gen0", "base_ctx", "replica", "finish_step", "retried",
-                 "preemptions", "abort_pending")
+                 "preemptions", "abort_pending", "stalled_at")
 
     def __init__(self, rid: int, arrival: float, prompt: int, output: int, streamed: bool, long: bool = False):
         self.id = rid
@@ -63,6 +63,8 @@ class Request:
         self.retried = False
         self.preemptions = 0
         self.abort_pending = False
+        # When a stream that had sent tokens was preempted: it sends nothing until its recompute ends.
+        self.stalled_at: Optional[float] = None
 
 
 class Replica:
@@ -99,6 +101,7 @@ class Replica:
         self.stopped = False
         self._kick: Optional[simpy.Event] = None
         self._kick_on_arrival = False
+        self.on_stall: Optional[Callable[[Request], None]] = None  # told when a stream that sent tokens is preempted
         self.process = env.process(self._run())
 
     # ---- what the router and the metrics see -------------------------------------------------
@@ -209,6 +212,10 @@ class Replica:
         victim.preemptions += 1
         self.preemptions += 1
         self.waiting.appendleft(victim)
+        if victim.first_token is not None:
+            victim.stalled_at = self.env.now
+            if self.on_stall is not None:
+                self.on_stall(victim)
 
     def _finish(self, r: Request) -> None:
         self._remove(r)
@@ -275,6 +282,7 @@ class Replica:
                         self.prefilling.remove(r)
                         r.gen += 1
                         self.api_tokens += 1
+                        r.stalled_at = None
                         if r.first_token is None:
                             r.first_token = env.now
                             self.on_first_token(r)

@@ -154,6 +154,30 @@ def test_the_seed_defaults_drain_cuts_a_stream_on_scale_in_and_the_derived_drain
     assert d.in_flight_at_scale_in > 0 and d.cut == 0
 
 
+def test_a_stream_idle_past_the_alb_idle_timeout_is_cut_mid_way():
+    m = model(min_replicas=1, max_replicas=1)
+    m = replace(m, route=replace(m.route, alb_idle_seconds=60.0))
+    sim = Simulation(stack(m), {}, 0.001, 0, 15.0)
+    sim.run()
+    run = sim.models["m"]
+    streams = []
+    for rid in (1, 2, 3):
+        r = Request(rid, 0.0, 10, 100, True)
+        r.first_token, r.stalled_at = 0.5, 1.0  # sent its first token, then preempted at t=1
+        run._stalled(r)
+        streams.append(r)
+    idle, resumed, again = streams
+    resumed.stalled_at = None  # its recompute sent a token at once
+    sim.env.run(until=30.0)
+    again.stalled_at = 30.0  # resumed, then preempted again at t=30: idle only since then
+    run._stalled(again)
+    sim.env.run(until=62.0)
+    assert idle.outcome == "cut" and resumed.outcome is None and again.outcome is None
+    assert run.stats.cut == run.stats.cut_idle == 1
+    sim.env.run(until=92.0)
+    assert again.outcome == "cut" and run.stats.cut_idle == 2
+
+
 def _cpu_pod(busy: float, tokens: int, *, gpus=1, cpu_request=2.0):
     from components.simulate.cluster import Pod
 
