@@ -521,6 +521,15 @@ class DeployOrder:
     inputs as they were given (an Output there is not waited for: it could wait on this very
     resource through a parent's ``depends_on``), so a name another resource takes from an Output
     is not matched. ``waits`` keeps, per resource name, what was added and why.
+
+    In a component of one's own (``LlmPlatform`` does exactly this)::
+
+        order = DeployOrder()
+        try:
+            super().__init__("my:index:Serving", name, None, pulumi.ResourceOptions.merge(opts, order.options()))
+            ...  # children, in any order
+        finally:
+            order.seal()
     """
 
     def __init__(self) -> None:

@@ -38,6 +38,11 @@ from policies.gpu import ephemeral_storage, rollout_surge, tolerates_and_targets
 from policies.ingress import internet_facing_alb_guarded
 from policies.karpenter import gpu_expiry, gpu_nodepool_disruption_budget, gpu_nodepool_limits, gpu_nodepool_tainted, pool_fits_models
 from policies.models import model_source_pinned
+# Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
+from policies.models import hf_token_on_service_account
+from policies.gpu import efa_device_plugin
+from policies.karpenter import multi_node_expiry
+from policies.ray import cluster_pdb, serving_priority
 from policies.ray import kuberay_gpu_hygiene
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
@@ -66,6 +71,11 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 
 POLICIES: tuple[Policy, ...] = _collect(
+    hf_token_on_service_account.POLICY,
+    efa_device_plugin.POLICY,
+    multi_node_expiry.POLICY,
+    cluster_pdb.POLICY,
+    serving_priority.POLICY,
     gpu_nodepool_tainted.POLICY,
     gpu_nodepool_disruption_budget.POLICY,
     gpu_nodepool_limits.POLICY,

@@ -1,7 +1,8 @@
 """What Prometheus scrapes and alerts on for one model: a PodMonitor and a PrometheusRule.
 
-Pure functions. Metric names are vLLM 0.33's (vllm-project/vllm v0.33.0,
-vllm/v1/metrics/loggers.py PrometheusStatLogger); the pod
+Pure functions. Every vLLM series a rule names is looked up in components/vllm_metrics.py (read
+from each release's wheel, vllm/v1/metrics/loggers.py PrometheusStatLogger), and a rule whose series
+the image's release does not export is left out (an alert on a missing series never fires); the pod
 restart and HPA series come from kube-state-metrics, which kube-prometheus-stack installs.
 Thresholds come from the stack's ``monitoring.alerts`` (documented defaults) and, for time to
 first token and the queue, from the model's SLO and capacity plan.
@@ -17,6 +18,7 @@ from ..builders import ray_cluster as ray
 from ..builders.vllm_service import CONTAINER_NAME, predictor_deployment_name
 from ..capacity.plan import ServingPlan
 from ..config import AlertsConfig, ModelConfig
+from ..vllm_metrics import missing_series
 
 # KServe labels every predictor pod with its InferenceService (the PDB selects on it too).
 ISVC_POD_LABEL = "serving.kserve.io/inferenceservice"
@@ -160,7 +162,9 @@ def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: Alert
         ),
     ]
     # A multi-node model has no autoscaler (one fixed-size Ray cluster), so nothing can be pinned at max.
-    return [r for r in rules if not (m.distributed is not None and r["alert"] == "LlmAutoscalerAtMaxReplicas")]
+    rules = [r for r in rules if not (m.distributed is not None and r["alert"] == "LlmAutoscalerAtMaxReplicas")]
+    # e.g. vllm:admission_rejections_total first in 0.32.0, vllm:kv_cache_usage_perc first in 0.9.2.
+    return [r for r in rules if not missing_series(r["expr"], plan.release.version)]
 
 
 def rule_group_name(m: ModelConfig) -> str:

@@ -72,6 +72,9 @@ GPU_RESOURCE = "nvidia.com/gpu"
 # policies/k8s_generic/no_host_namespaces.py refuses hostNetwork unless exempted with a reason).
 HOST_NETWORK_POLICY = "no-host-namespaces"
 EXEMPTION_PREFIX = "llm-serving.io/exempt-"
+# policies/gpu/efa_device_plugin.py DECLARED; the release builders/addons.py installs.
+EFA_PLUGIN_ANNOTATION = "llm-serving.io/efa-device-plugin"
+EFA_PLUGIN_SOURCE = "Helm release kube-system/aws-efa-k8s-device-plugin (eks-charts aws-efa-k8s-device-plugin v0.5.30)"
 # Seconds between two checks of the Ray cluster's GPUs while the head waits for its workers.
 JOIN_POLL_SECONDS = 10
 # Karpenter never voluntarily disrupts a node running a pod with this annotation (consolidation, drift);
@@ -335,6 +338,10 @@ def ray_cluster(
     }
     if d.host_network_reason:
         annotations[EXEMPTION_PREFIX + HOST_NETWORK_POLICY] = d.host_network_reason
+    if d.efa and plan.layout.efa_interfaces_per_node:
+        # Where the EFA device plugin comes from: a Helm release, which a check of plain manifests cannot see
+        # (policies/gpu/efa_device_plugin.py reads this only when the set holds no Helm release).
+        annotations[EFA_PLUGIN_ANNOTATION] = EFA_PLUGIN_SOURCE
     return {
         "apiVersion": RAY_API_VERSION,
         "kind": "RayCluster",

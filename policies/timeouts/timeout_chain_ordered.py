@@ -78,13 +78,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 
 POLICY = Policy(
     name="timeout-chain-ordered",
-    description="Request timeouts shrink going inward: ALB idle > route timeout > per-try timeout > KServe timeout >= the longest request.",
+    description="Request timeouts shrink going inward: ALB idle > route timeout > per-try timeout > the longest request (and a KServe spec.predictor.timeout, where one is set, in between).",
     catalog="S9",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
-        "Derive every layer from the model's longest request: KServe spec.predictor.timeout = the request, Istio "
-        "retries.perTryTimeout and http[].timeout a few seconds above it, the ALB's "
+        "Derive every layer from the model's longest request: Istio retries.perTryTimeout and http[].timeout a few "
+        "seconds above it (KServe's spec.predictor.timeout, if set, no higher than the per-try timeout: KServe v0.20.0 "
+        "enforces it only on a Gateway API HTTPRoute), the ALB's "
         "alb.ingress.kubernetes.io/load-balancer-attributes idle_timeout.timeout_seconds above the route timeout (1-4000 s), "
         "and target-group deregistration_delay.timeout_seconds at least the request. components/timeouts.py does this."),
     check_stack=_check,
