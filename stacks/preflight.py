@@ -301,13 +301,16 @@ class Preflight:
         from botocore.exceptions import ClientError
 
         from components.builders.karpenter import node_role_name
+        from components.builders.karpenter_aws import controller_role_name, queue_name
 
         if not self.cfg.karpenter.install:
             return []
         cluster = self.cfg.cluster.name
         taken, out = [], []
         iam = self.clients("iam")
-        for role in (node_role_name(cluster), f"KarpenterControllerRole-{cluster}"[:64]):
+        # The names the Karpenter component gives them (fitted to each service's limit).
+        roles, queue = (node_role_name(cluster), controller_role_name(cluster)), queue_name(cluster)
+        for role in roles:
             try:
                 iam.get_role(RoleName=role)
                 taken.append(f"IAM role {role}")
@@ -315,8 +318,8 @@ class Preflight:
                 if _code(exc) != "NoSuchEntity":
                     return [_could_not("Karpenter's names", "iam:GetRole", exc)]
         try:
-            self.clients("sqs").get_queue_url(QueueName=cluster)
-            taken.append(f"SQS queue {cluster}")
+            self.clients("sqs").get_queue_url(QueueName=queue)
+            taken.append(f"SQS queue {queue}")
         except ClientError as exc:
             if _code(exc) not in ("AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"):
                 return [_could_not("Karpenter's names", "sqs:GetQueueUrl", exc)]
@@ -327,7 +330,7 @@ class Preflight:
                 "set llm-serving:karpenter.install: false (with nodeRoleName) where Karpenter runs already, or remove them",
             ))
         else:
-            out.append(Check("Karpenter's names", OK, f"{node_role_name(cluster)}, KarpenterControllerRole-{cluster}, queue {cluster} are free"))
+            out.append(Check("Karpenter's names", OK, f"{roles[0]}, {roles[1]}, queue {queue} are free"))
         return out
 
     # --- networking ------------------------------------------------------------------------------
