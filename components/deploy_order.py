@@ -537,6 +537,7 @@ class DeployOrder:
         self._sealed: Optional[asyncio.Future] = None
         self._output_index: Optional[dict[int, pulumi.Resource]] = None
         self._parents: dict[int, Any] = {}
+        self._known: Optional[list[tuple[_Entry, Node]]] = None
         self._given: dict[int, list[pulumi.Resource]] = {}
         self.waits: dict[str, list[tuple[str, int, str]]] = {}
         # Per resource name, the waits the rules asked for that would have closed a cycle (left out).
@@ -583,7 +584,10 @@ class DeployOrder:
         given = await _given(existing)
         outputs = self._outputs()
         me = await entry.own_node(outputs)
-        others = [o.known_node(outputs) for o in self._entries if o is not entry]
+        if self._known is None or len(self._known) != len(self._entries):
+            # Read once for all the waiting resources (a 100-model stack has about a thousand).
+            self._known = [(o, o.known_node(outputs)) for o in self._entries]
+        others = [n for o, n in self._known if o is not entry]
         waits = required_waits(me, others)
         kept = [w for w in waits if not self._closes_cycle(entry.resource, w.key)]
         self.cycles[entry.name] = sorted(w.key._name for w in waits if w not in kept)
