@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .cluster import KubernetesComponent
     from .capacity.plan import ServingPlan, plan_model, plan_stack
     from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
+    from .deploy_order import DeployOrder
     from .errors import ConfigError, Problem
     from .gpu_pool import GpuPool, GpuPoolArgs
     from .ingress import (
@@ -67,6 +68,7 @@ _EXPORTS = {
     "GpuPool": "gpu_pool",
     "GpuPoolArgs": "gpu_pool",
     "KubernetesComponent": "cluster",
+    "DeployOrder": "deploy_order",
     "LlmIngress": "ingress",
     "LlmIngressArgs": "ingress",
     "AwsLoadBalancerController": "ingress",

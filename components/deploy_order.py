@@ -521,13 +521,27 @@ class DeployOrder:
     inputs as they were given (an Output there is not waited for: it could wait on this very
     resource through a parent's ``depends_on``), so a name another resource takes from an Output
     is not matched. ``waits`` keeps, per resource name, what was added and why.
+
+    In a component of one's own (``LlmPlatform`` does exactly this)::
+
+        order = DeployOrder()
+        try:
+            super().__init__("my:index:Serving", name, None, pulumi.ResourceOptions.merge(opts, order.options()))
+            ...  # children, in any order
+        finally:
+            order.seal()
     """
 
     def __init__(self) -> None:
         self._entries: list[_Entry] = []
         self._sealed: Optional[asyncio.Future] = None
         self._output_index: Optional[dict[int, pulumi.Resource]] = None
+        self._parents: dict[int, Any] = {}
+        self._known: Optional[list[tuple[_Entry, Node]]] = None
+        self._given: dict[int, list[pulumi.Resource]] = {}
         self.waits: dict[str, list[tuple[str, int, str]]] = {}
+        # Per resource name, the waits the rules asked for that would have closed a cycle (left out).
+        self.cycles: dict[str, list[str]] = {}
 
     def options(self) -> pulumi.ResourceOptions:
         """ResourceOptions that install the transformation on the component they are given to."""
@@ -547,6 +561,12 @@ class DeployOrder:
     def transformation(self, args: pulumi.ResourceTransformationArgs) -> Optional[pulumi.ResourceTransformationResult]:
         """Record the resource; for a Kubernetes object or release, defer its ``depends_on`` until sealed."""
         res = args.resource
+        # Every resource's parent and plain depends_on, components included: a wait that would close
+        # a cycle through them is left out (the engine would wait forever), see _closes_cycle.
+        self._parents[id(res)] = args.opts.parent if args.opts is not None else None
+        given = args.opts.depends_on if args.opts is not None else None
+        plain = [given] if isinstance(given, pulumi.Resource) else given if isinstance(given, (list, tuple)) else []
+        self._given[id(res)] = [g for g in plain if isinstance(g, pulumi.Resource)]
         if not isinstance(res, pulumi.CustomResource) or isinstance(res, pulumi.ProviderResource):
             return None
         entry = _Entry(res, args.type_, args.name, dict(args.props))
@@ -564,11 +584,32 @@ class DeployOrder:
         given = await _given(existing)
         outputs = self._outputs()
         me = await entry.own_node(outputs)
-        others = [o.known_node(outputs) for o in self._entries if o is not entry]
+        if self._known is None or len(self._known) != len(self._entries):
+            # Read once for all the waiting resources (a 100-model stack has about a thousand).
+            self._known = [(o, o.known_node(outputs)) for o in self._entries]
+        others = [n for o, n in self._known if o is not entry]
         waits = required_waits(me, others)
-        self.waits[entry.name] = sorted((w.key._name, w.rule, w.why) for w in waits)
-        extra = [w.key for w in waits if all(w.key is not g for g in given)]
+        kept = [w for w in waits if not self._closes_cycle(entry.resource, w.key)]
+        self.cycles[entry.name] = sorted(w.key._name for w in waits if w not in kept)
+        self.waits[entry.name] = sorted((w.key._name, w.rule, w.why) for w in kept)
+        extra = [w.key for w in kept if all(w.key is not g for g in given)]
         return [*given, *extra]
+
+    def _lineage(self, res: Any) -> list[Any]:
+        """``res`` and its ancestors (as registered under this tree)."""
+        out = []
+        while res is not None and all(res is not r for r in out):
+            out.append(res)
+            res = self._parents.get(id(res))
+        return out
+
+    def _closes_cycle(self, waiter: Any, target: Any) -> bool:
+        """Whether ``waiter`` waiting for ``target`` closes a cycle the engine would wait on forever:
+        ``target`` or one of its ancestors (whose registration ``target`` needs first) was given
+        ``depends_on`` ``waiter``, one of its ancestors, or a component above it. Implicit waits
+        through Outputs are not seen here."""
+        mine = {id(r) for r in self._lineage(waiter)}
+        return any(id(g) in mine for a in self._lineage(target) for g in self._given.get(id(a), ()))
 
     def _outputs(self) -> dict[int, pulumi.Resource]:
         """Each registered resource's output attributes (``role.name``, ``role.arn``) by identity."""
