@@ -350,11 +350,31 @@ def _uri_matches(uri: str, source: str) -> bool:
     return uri == source or uri.startswith(source.rstrip("/") + "/")
 
 
-def required_waits(node: Node, nodes: Sequence[Node]) -> list[Wait]:
+class NodeIndex:
+    """``nodes`` sorted by what the rules look them up by (built once for many :func:`required_waits`)."""
+
+    def __init__(self, nodes: Sequence[Node]):
+        self.releases = [(n, chart_of(n)) for n in nodes if n.type == HELM_RELEASE]
+        self.by_kind: dict[str, list[tuple[Node, Optional[str], Optional[str]]]] = {}
+        for n in nodes:
+            kind = kind_of(n)
+            if kind in _LOOKED_UP_KINDS:
+                self.by_kind.setdefault(kind, []).append((n, object_name(n), namespace_of(n)))
+        self.identity = [n for n in nodes if n.type in (POD_IDENTITY, EKS_ADDON, *ROLE_POLICIES)]
+
+
+_LOOKED_UP_KINDS = ("/ServiceAccount", "/Secret", "scheduling.k8s.io/PriorityClass", "serving.kserve.io/LocalModelCache", "/Namespace")
+
+
+def required_waits(node: Node, nodes: "Sequence[Node] | NodeIndex") -> list[Wait]:
     """What ``node`` must wait for among ``nodes`` (the other resources of the stack), by rules 1-5."""
+    index = nodes if isinstance(nodes, NodeIndex) else NodeIndex(nodes)
+
+    def other(n: Node) -> bool:
+        return n.key is not node.key and n.key != node.key
+
     waits: list[Wait] = []
-    others = [n for n in nodes if n.key is not node.key and n.key != node.key]
-    releases = [(n, chart_of(n)) for n in others if n.type == HELM_RELEASE]
+    releases = [(n, c) for n, c in index.releases if other(n)]
     kind = kind_of(node)
     ns = namespace_of(node)
     # 1. A custom resource (or a kind a controller serves) after the releases of its CRD and its controller.
@@ -366,41 +386,42 @@ def required_waits(node: Node, nodes: Sequence[Node]) -> list[Wait]:
             elif facts is not None and kind in facts.serves:
                 waits.append(Wait(rel.key, 1, f"{chart} runs the controller or webhook of {kind}"))
     chart = chart_of(node)
+    identity = [n for n in index.identity if other(n)]
     if chart is not None:
         facts = CHARTS.get(chart)
         # 2. A release after the charts it needs first.
-        for rel, other in releases:
-            if facts is not None and other in facts.after:
-                waits.append(Wait(rel.key, 2, f"{chart} needs {other} first"))
+        for rel, after in releases:
+            if facts is not None and after in facts.after:
+                waits.append(Wait(rel.key, 2, f"{chart} needs {after} first"))
         # 3. A controller release after its Pod Identity association and the policies on its role.
         account = release_service_account(node)
         if account is not None:
-            waits.extend(_identity_waits(account, others, f"{chart} runs as {account[0]}/{account[1]}", 3))
+            waits.extend(_identity_waits(account, identity, f"{chart} runs as {account[0]}/{account[1]}", 3))
     # 4. A workload after what it names (in the namespace its pods run in).
     if kind is not None:
         refs = references(node)
         pod_ns = ns if ns is not None else _pod_namespace(kind, releases)
-        for other in others:
-            okind, oname, ons = kind_of(other), object_name(other), namespace_of(other)
-            same_ns = pod_ns is not None and ons == pod_ns
-            if okind == "/ServiceAccount" and oname in refs.service_accounts and same_ns:
-                waits.append(Wait(other.key, 4, f"names ServiceAccount {oname}"))
-            elif okind == "/Secret" and oname in refs.secrets and same_ns:
-                waits.append(Wait(other.key, 4, f"names Secret {oname}"))
-            elif okind == "scheduling.k8s.io/PriorityClass" and oname in refs.priority_classes:
-                waits.append(Wait(other.key, 4, f"names PriorityClass {oname}"))
-            elif okind == "serving.kserve.io/LocalModelCache":
-                source = (other.body.get("spec") or {}).get("sourceModelUri")
-                if isinstance(source, str) and any(_uri_matches(u, source) for u in refs.storage_uris):
-                    waits.append(Wait(other.key, 4, f"reads {source} from LocalModelCache {oname}"))
+        for n, name, n_ns in index.by_kind.get("/ServiceAccount", ()):
+            if name in refs.service_accounts and pod_ns is not None and n_ns == pod_ns and other(n):
+                waits.append(Wait(n.key, 4, f"names ServiceAccount {name}"))
+        for n, name, n_ns in index.by_kind.get("/Secret", ()):
+            if name in refs.secrets and pod_ns is not None and n_ns == pod_ns and other(n):
+                waits.append(Wait(n.key, 4, f"names Secret {name}"))
+        for n, name, _ in index.by_kind.get("scheduling.k8s.io/PriorityClass", ()):
+            if name in refs.priority_classes and other(n):
+                waits.append(Wait(n.key, 4, f"names PriorityClass {name}"))
+        for n, name, _ in index.by_kind.get("serving.kserve.io/LocalModelCache", ()):
+            source = (n.body.get("spec") or {}).get("sourceModelUri")
+            if isinstance(source, str) and any(_uri_matches(u, source) for u in refs.storage_uris) and other(n):
+                waits.append(Wait(n.key, 4, f"reads {source} from LocalModelCache {name}"))
         for sa in sorted(refs.service_accounts):
             if pod_ns is not None:
-                waits.extend(_identity_waits((pod_ns, sa), others, f"runs as {pod_ns}/{sa}", 4, policies=False))
+                waits.extend(_identity_waits((pod_ns, sa), identity, f"runs as {pod_ns}/{sa}", 4, policies=False))
     # 5. A namespaced object after its Namespace.
     if ns is not None and kind != "/Namespace":
-        for other in others:
-            if kind_of(other) == "/Namespace" and object_name(other) == ns:
-                waits.append(Wait(other.key, 5, f"lives in Namespace {ns}"))
+        for n, name, _ in index.by_kind.get("/Namespace", ()):
+            if name == ns and other(n):
+                waits.append(Wait(n.key, 5, f"lives in Namespace {ns}"))
     seen: set[int] = set()
     unique: list[Wait] = []
     for w in waits:
@@ -537,6 +558,7 @@ class DeployOrder:
         self._sealed: Optional[asyncio.Future] = None
         self._output_index: Optional[dict[int, pulumi.Resource]] = None
         self._parents: dict[int, Any] = {}
+        self._known: Optional[tuple[int, NodeIndex]] = None
         self._given: dict[int, list[pulumi.Resource]] = {}
         self.waits: dict[str, list[tuple[str, int, str]]] = {}
         # Per resource name, the waits the rules asked for that would have closed a cycle (left out).
@@ -583,8 +605,10 @@ class DeployOrder:
         given = await _given(existing)
         outputs = self._outputs()
         me = await entry.own_node(outputs)
-        others = [o.known_node(outputs) for o in self._entries if o is not entry]
-        waits = required_waits(me, others)
+        if self._known is None or self._known[0] != len(self._entries):
+            # Read and indexed once for all the waiting resources (a 100-model stack has about a thousand).
+            self._known = (len(self._entries), NodeIndex([o.known_node(outputs) for o in self._entries]))
+        waits = required_waits(me, self._known[1])
         kept = [w for w in waits if not self._closes_cycle(entry.resource, w.key)]
         self.cycles[entry.name] = sorted(w.key._name for w in waits if w not in kept)
         self.waits[entry.name] = sorted((w.key._name, w.rule, w.why) for w in kept)
@@ -632,4 +656,4 @@ async def _given(existing: Any) -> list[pulumi.Resource]:
     return out
 
 
-__all__ = ["CHARTS", "ChartFacts", "DeployOrder", "Node", "Wait", "chart_of", "kind_of", "references", "required_waits"]
+__all__ = ["CHARTS", "ChartFacts", "DeployOrder", "Node", "NodeIndex", "Wait", "chart_of", "kind_of", "references", "required_waits"]

@@ -205,6 +205,7 @@ def describe(m) -> dict[str, Any]:
         "alb_idle_s": m.route.alb_idle_seconds,
         "route_timeout_s": m.route.route_timeout_seconds,
         "drain_s": m.drain_seconds,
+        "cpu_request": m.cpu_request,
         "replica_start_s": m.container_start_seconds,
     }
 

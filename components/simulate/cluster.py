@@ -8,15 +8,17 @@
   Adapter only serves a pod's series after its next relist; the HPA syncs every 15 s and computes
   ceil(sum / target) (10% tolerance), then applies the rendered behavior: stabilization windows and
   the Pods/Percent policies over their periods. KEDA's HPA reads Prometheus directly (no relist).
-  The seed defaults' CPU HPA sees the batch's fill (running / max_num_seqs, averaged over the
-  interval), a utilisation that saturates at 100% whatever queues behind it (modelling choice,
-  docs/simulate.md).
+  The seed defaults' CPU HPA sees the pod's CPU over metrics-server's interval relative to its CPU
+  request: one core per GPU process while the engine steps, plus the API server's CPU per token
+  handled (settings.py ``CPU_SECONDS_PER_TOKEN``; modelling choice, docs/simulate.md).
 * Karpenter: a pending pod preempts a buffer pod on a ready node at once (the buffer pod goes
   pending and Karpenter provisions a node for it), or binds to a free slot, or waits for a new node
   (launch and join, then the image pull); ``limits.nvidia.com/gpu`` caps the pool; an empty node
   goes after ``consolidateAfter``. The container then starts in the plan's startup time.
 * Timeouts: a request with no byte by the ALB idle timeout (streamed: before its first token;
-  not streamed: before it ends) or not done by the route timeout is a 504 and is aborted; a pod that
+  not streamed: before it ends) or not done by the route timeout is a 504 and is aborted; a stream
+  that had sent tokens and then sends none for the ALB idle timeout (it was preempted and waits for
+  its recompute) is cut: the ALB closes the connection mid-stream; a pod that
   scale-down removes stops taking requests, drains for preStop + --shutdown-timeout (bounded by the
   grace period) and cuts whatever it still holds.
 """
@@ -33,7 +35,7 @@ import numpy as np
 import simpy
 
 from .engine import Replica, Request
-from .settings import ModelSettings, PoolSettings, Rules, StackSettings
+from .settings import CPU_SECONDS_PER_TOKEN, ModelSettings, PoolSettings, Rules, StackSettings
 from .workload import Workload
 
 TICK_SECONDS = 1.0  # resolution of the timeout checks and drain polls
@@ -59,7 +61,7 @@ class Node:
 class Pod:
     """A serving pod or a buffer placeholder."""
 
-    __slots__ = ("id", "model", "gpus", "state", "node", "replica", "created", "ready_at", "seen_at", "buffer", "busy_prev")
+    __slots__ = ("id", "model", "gpus", "state", "node", "replica", "created", "ready_at", "seen_at", "buffer", "busy_prev", "tokens_prev")
 
     def __init__(self, pid: int, model: Optional["ModelRun"], gpus: int, created: float, buffer: bool = False):
         self.id = pid
@@ -73,6 +75,7 @@ class Pod:
         self.seen_at: Optional[float] = None  # when the metrics pipeline first serves its series
         self.buffer = buffer
         self.busy_prev = 0.0
+        self.tokens_prev = 0
 
 
 @dataclass
@@ -87,6 +90,7 @@ class Stats:
     rejected_503: int = 0
     timeouts_504: int = 0
     cut: int = 0
+    cut_idle: int = 0  # of ``cut``: streams the ALB closed mid-way, idle while preempted
     retries: int = 0
     in_flight_at_scale_in: int = 0
     requests: int = 0
@@ -218,6 +222,7 @@ class ModelRun:
         self.stats = Stats()
         self.fb: deque[Request] = deque()  # first-byte deadlines, in arrival order
         self.rt: deque[Request] = deque()  # route deadlines
+        self.stalls: deque[tuple[float, Request]] = deque()  # (when, stream) preempted after sending tokens
         self.fb_limit = ms.route.alb_idle_seconds
         if ms.route.route_timeout_seconds is not None:
             self.fb_limit = min(self.fb_limit, ms.route.route_timeout_seconds)
@@ -229,6 +234,7 @@ class ModelRun:
         self.first_over: Optional[float] = None
         self.first_new_ready: Optional[float] = None
         self.peak_kv = 0.0
+        self.peak_cpu: Optional[float] = None  # the highest CPU utilisation a CPU HPA saw (None: not a CPU HPA)
         self.replicas: list[Replica] = []  # every engine the model ever ran (preemptions, peak KV)
 
     # ---- pods ---------------------------------------------------------------------------------
@@ -266,6 +272,7 @@ class ModelRun:
         e = self.s.engine
         pod.replica = Replica(self.sim.env, pod.id, self.s.roofline, e.max_num_seqs, e.max_num_batched_tokens, e.num_blocks,
                               e.block_size, e.max_num_queued_reqs, self._first_token, self._done)
+        pod.replica.on_stall = self._stalled
         pod.state = "ready"
         pod.ready_at = self.sim.env.now
         self.ready.append(pod)
@@ -303,6 +310,9 @@ class ModelRun:
     # ---- requests -----------------------------------------------------------------------------
     def _first_token(self, r: Request) -> None:
         pass
+
+    def _stalled(self, r: Request) -> None:
+        self.stalls.append((r.stalled_at, r))
 
     def _done(self, r: Request) -> None:
         if r.outcome is not None:
@@ -363,6 +373,18 @@ class ModelRun:
                 r = rt.popleft()
                 if r.outcome is None:
                     self._timeout(r)
+        # The ALB closes a connection idle for its idle timeout, mid-stream too (Envoy's stream idle timeout is off
+        # under Istio): a preempted stream still waiting for its recompute is cut.
+        stalls, idle = self.stalls, self.s.route.alb_idle_seconds
+        while stalls and stalls[0][0] + idle <= now:
+            at, r = stalls.popleft()
+            if r.outcome is None and r.stalled_at == at:
+                r.outcome = "cut"
+                r.done = now
+                self.stats.cut += 1
+                self.stats.cut_idle += 1
+                if r.replica is not None:
+                    r.replica.abort(r)
 
     def _timeout(self, r: Request) -> None:
         r.outcome = "504"
@@ -379,11 +401,8 @@ class ModelRun:
         relist = self.s.scaling.relist_seconds
         for pod in self.ready:
             if cpu:
-                # CPU work grows with the requests in the batch (scheduling, sampling, detokenizing each one) and
-                # saturates with it: a full batch reads 100% however long the queue behind it is.
-                fill = pod.replica.fill_seconds
-                value = min(1.0, (fill - pod.busy_prev) / (self.s.scaling.scrape_seconds * self.s.engine.max_num_seqs))
-                pod.busy_prev = fill
+                value = self.cpu_utilisation(pod)
+                self.peak_cpu = value if self.peak_cpu is None else max(self.peak_cpu, value)
             else:
                 value = float(pod.replica.in_flight)
             if pod.seen_at is None:
@@ -395,6 +414,20 @@ class ModelRun:
             load = sum(p.replica.in_flight for p in self.ready) / len(self.ready)
             if load > self.s.in_flight_target:
                 self.first_over = now
+
+    def cpu_utilisation(self, pod: Pod) -> float:
+        """The pod's CPU since the last sample over its CPU request (what metrics-server reports to a CPU HPA).
+
+        One core per GPU process for the share of the interval the engine stepped, plus the API server's
+        ``CPU_SECONDS_PER_TOKEN`` per prompt token tokenized and output token sent."""
+        rep = pod.replica
+        interval = self.s.scaling.scrape_seconds
+        busy, tokens = rep.busy_seconds, rep.api_tokens
+        # A step's time lands when the step (or a run of decode steps) ends: at most the whole interval.
+        stepping = min(1.0, (busy - pod.busy_prev) / interval)
+        cores = stepping * self.s.gpus_per_pod + (tokens - pod.tokens_prev) / interval * CPU_SECONDS_PER_TOKEN
+        pod.busy_prev, pod.tokens_prev = busy, tokens
+        return cores / self.s.cpu_request
 
     def hpa_sync(self) -> None:
         """One HPA sync: desired replicas from the metric, then the behavior's window and policies."""

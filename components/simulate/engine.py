@@ -39,7 +39,7 @@ class Request:
 
     __slots__ = ("id", "arrival", "prompt", "output", "streamed", "long", "first_token", "done", "outcome",
                  "prefill_left", "cached", "gen", "dec0", "gen0", "base_ctx", "replica", "finish_step", "retried",
-                 "preemptions", "abort_pending")
+                 "preemptions", "abort_pending", "stalled_at")
 
     def __init__(self, rid: int, arrival: float, prompt: int, output: int, streamed: bool, long: bool = False):
         self.id = rid
@@ -63,6 +63,8 @@ class Request:
         self.retried = False
         self.preemptions = 0
         self.abort_pending = False
+        # When a stream that had sent tokens was preempted: it sends nothing until its recompute ends.
+        self.stalled_at: Optional[float] = None
 
 
 class Replica:
@@ -92,12 +94,14 @@ class Replica:
         self.peak_kv = 0.0
         self.busy_seconds = 0.0
         self.fill_seconds = 0.0  # integral of the running batch's size over time
+        self.api_tokens = 0  # tokens the API server handled: prompts tokenized, output tokens detokenized and sent
         self.aborts: list[Request] = []
         self._pending: dict[int, Request] = {}  # requests the API server is still handling
         self._frontend_free = 0.0
         self.stopped = False
         self._kick: Optional[simpy.Event] = None
         self._kick_on_arrival = False
+        self.on_stall: Optional[Callable[[Request], None]] = None  # told when a stream that sent tokens is preempted
         self.process = env.process(self._run())
 
     # ---- what the router and the metrics see -------------------------------------------------
@@ -121,6 +125,7 @@ class Replica:
         if self.queue_cap is not None and len(self.waiting) + len(self._pending) >= self.queue_cap:
             return False
         req.replica = self
+        self.api_tokens += req.prompt
         if FRONTEND_SECONDS <= 0:
             self._enqueue(req)
             return True
@@ -207,6 +212,10 @@ class Replica:
         victim.preemptions += 1
         self.preemptions += 1
         self.waiting.appendleft(victim)
+        if victim.first_token is not None:
+            victim.stalled_at = self.env.now
+            if self.on_stall is not None:
+                self.on_stall(victim)
 
     def _finish(self, r: Request) -> None:
         self._remove(r)
@@ -262,6 +271,7 @@ class Replica:
                     return
                 self.step_no += 1
                 self.kv_tokens += n_dec
+                self.api_tokens += n_dec
                 for r, c in chunks:
                     if r.replica is not self or r.abort_pending or r.prefill_left <= 0:
                         continue
@@ -271,6 +281,8 @@ class Replica:
                     if r.prefill_left == 0:
                         self.prefilling.remove(r)
                         r.gen += 1
+                        self.api_tokens += 1
+                        r.stalled_at = None
                         if r.first_token is None:
                             r.first_token = env.now
                             self.on_first_token(r)
@@ -327,6 +339,7 @@ class Replica:
                     return
                 self.step_no += j
                 self.kv_tokens += n_dec * j
+                self.api_tokens += n_dec * j
                 self._pop_finished()
             used = self._blocks_used() / self.num_blocks
             if used > self.peak_kv:

@@ -17,8 +17,9 @@ manifests the builders rendered for the stack (the same dicts `python -m stacks 
 
 ``seed_defaults`` gives the same models under the defaults a stack starts from without this
 project: a CPU HPA at 80% with Kubernetes' default behavior, ALB idle 60 s, no route timeout,
-no preStop or server drain, no buffer, vLLM's own batch defaults with no admission queue and the
-model's full context at utilization 0.9.
+no preStop, Kubernetes' default grace period (30 s) and vLLM's default ``--shutdown-timeout`` (0:
+abort), so the drain window is 0 s, no buffer, vLLM's own batch defaults with no admission queue
+and the model's full context at utilization 0.9.
 """
 
 from __future__ import annotations
@@ -39,9 +40,22 @@ HPA_SYNC_SECONDS = 15
 HPA_TOLERANCE = 0.1
 # metrics-server's default resolution (--metric-resolution 15s): how fresh a CPU HPA's signal is.
 METRICS_SERVER_SECONDS = 15
-# A CPU HPA's signal on a GPU server (modelling choice, docs/simulate.md): the engine's share of
-# time spent stepping, which saturates at 100% of the request however long the queue grows.
+# The seeds' CPU HPA target (averageUtilization 80).
 CPU_TARGET = 0.8
+# A vLLM pod's CPU as a CPU HPA sees it (modelling choice, docs/simulate.md "The seed defaults' CPU HPA"):
+#   cores = busy share x one core per GPU process (each rank's process runs the step loop while the GPU works)
+#         + tokens/s x CPU_SECONDS_PER_TOKEN (the API server: tokenizing prompts, detokenizing and streaming output)
+#   utilisation = cores / the container's CPU request.
+# CPU_SECONDS_PER_TOKEN is an upper bound: one V1 API server process (Python, one core at most) kept up with
+# 55.99 requests/s of 250 prompt + 200 output tokens, within 3% of the offline engine (vllm-project/vllm PR
+# 11636, "Current main API server is within 3% of the LLM performance"): at most 1 core / (56 x 450 tokens/s),
+# about 40 us a token. Taking the bound (and a whole core per stepping process) errs towards a CPU that scales.
+CPU_SECONDS_PER_TOKEN = 40e-6
+# Kubernetes' default terminationGracePeriodSeconds (k8s.io/api core/v1 PodSpec: "Defaults to 30 seconds").
+K8S_DEFAULT_GRACE_SECONDS = 30.0
+# vLLM's default --shutdown-timeout: 0, abort in-flight requests on SIGTERM ("0 = abort, >0 = wait", read in the
+# 0.33.0 wheel, components/vllm_flags.py); releases before the flag cancel the server on SIGTERM (same effect).
+VLLM_DEFAULT_SHUTDOWN_SECONDS = 0.0
 
 
 @dataclass(frozen=True)
@@ -120,6 +134,7 @@ class ModelSettings:
     in_flight_target: int  # the plan's per-pod target: the yardstick of "time to scale out" in both runs
     ttft_slo_seconds: float
     long_sibling: Optional[str]
+    cpu_request: float = 1.0  # the serving container's CPU request (cores): what a CPU HPA's utilisation is relative to
 
 
 @dataclass(frozen=True)
@@ -265,16 +280,30 @@ def _pod_spec(man: Manifests, name: str) -> tuple[Mapping[str, Any], Mapping[str
     raise SettingsError(f"{name}: no InferenceService or RayCluster was rendered")
 
 
+def drain_window(pre_stop: float, shutdown_timeout: float, grace: float) -> float:
+    """How long a pod being removed keeps its in-flight requests before they are cut.
+
+    vLLM drains for ``--shutdown-timeout`` after SIGTERM (0 aborts at once); SIGTERM comes after the preStop hook;
+    the kubelet kills the container at the grace period whatever is left."""
+    return min(grace, pre_stop + shutdown_timeout) if shutdown_timeout > 0 else min(grace, pre_stop)
+
+
+def _cpu_cores(text: Any) -> float:
+    """A Kubernetes CPU quantity ("6", "500m", 2) in cores."""
+    t = str(text)
+    return float(t[:-1]) / 1000 if t.endswith("m") else float(t)
+
+
 def model_settings(plan: ServingPlan, man: Manifests, pool: str, tp: int, pp: int, long_sibling: Optional[str], ttft_slo: float) -> ModelSettings:
     """One model's settings from its plan and the rendered manifests."""
     pod, container = _pod_spec(man, plan.name)
     args = _args(container)
     lifecycle = ((container.get("lifecycle") or {}).get("preStop") or {})
     pre_stop = float(((lifecycle.get("sleep") or {}).get("seconds")) or 0)
-    grace = float(pod.get("terminationGracePeriodSeconds", 30))
-    shutdown = float(args.get("shutdown-timeout", 0))
-    # vLLM drains for --shutdown-timeout after SIGTERM (0 aborts at once); the kubelet kills at the grace period.
-    drain = min(grace, pre_stop + shutdown) if shutdown > 0 else min(grace, pre_stop)
+    grace = float(pod.get("terminationGracePeriodSeconds", K8S_DEFAULT_GRACE_SECONDS))
+    shutdown = float(args.get("shutdown-timeout", VLLM_DEFAULT_SHUTDOWN_SECONDS))
+    drain = drain_window(pre_stop, shutdown, grace)
+    cpu_request = _cpu_cores(((container.get("resources") or {}).get("requests") or {}).get("cpu", plan.resources.cpu))
     multi = plan.layout is not None
     fixed = plan.layout and 1
     engine = EngineLimits(
@@ -303,6 +332,7 @@ def model_settings(plan: ServingPlan, man: Manifests, pool: str, tp: int, pp: in
         in_flight_target=plan.target_in_flight_per_pod,
         ttft_slo_seconds=ttft_slo,
         long_sibling=long_sibling,
+        cpu_request=cpu_request,
     )
 
 
@@ -361,7 +391,8 @@ def seed_defaults(stack: StackSettings, default_plans: Mapping[str, ServingPlan]
         models.append(replace(
             m, engine=engine, roofline=roof, scaling=scaling,
             route=Route(60.0, None, False, m.route.balancer),
-            drain_seconds=0.0,
+            # No preStop, the default grace period, vLLM's default shutdown: in-flight requests are aborted at SIGTERM.
+            drain_seconds=drain_window(0.0, VLLM_DEFAULT_SHUTDOWN_SECONDS, K8S_DEFAULT_GRACE_SECONDS),
         ))
     pools = tuple(replace(p, buffer_pods=0) for p in stack.pools)
     return StackSettings(tuple(models), pools, "seed defaults")

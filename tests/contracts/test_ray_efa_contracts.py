@@ -96,3 +96,14 @@ def test_report_states_the_nccl_transport(prod):
     no_efa = m.model_copy(update={"distributed": m.distributed.model_copy(update={"efa": False})})
     (row,) = [r for r in controller_notes(no_efa, plans[m.name], cfg) if r["setting"] == "NCCL transport"]
     assert row["value"] == "TCP sockets on eth0"
+
+
+@pytest.mark.parametrize("value, rule", [({"install": "sometimes"}, "addons.efaDevicePlugin.install"), ({"instal": True}, "addons.efaDevicePlugin.instal")])
+def test_bad_efa_plugin_config_names_the_field(prod_config, value, rule):
+    from components.errors import ConfigError
+
+    raw = copy.deepcopy(prod_config)
+    raw["llm-serving:addons"] = {"efaDevicePlugin": value}
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(raw)
+    assert rule in str(err.value)

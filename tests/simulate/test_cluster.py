@@ -7,7 +7,7 @@ import numpy as np
 from components.simulate.cluster import Simulation
 from components.simulate.engine import Request
 from components.simulate.workload import Workload
-from tests.simulate.helpers import model, replace, stack
+from tests.simulate.helpers import DOWN, model, replace, stack
 
 
 def _load(rate_until: list[tuple[float, float, float]], prompt=200, output=400, seed=0) -> Workload:
@@ -139,12 +139,85 @@ def test_without_the_retry_the_503_reaches_the_client():
     assert r.outcome == "503" and run.stats.retries == 0 and run.stats.rejected_503 == 1
 
 
-def test_the_cpu_signal_saturates_and_misses_the_queue():
-    # A CPU HPA sees at most a full batch (ratio 1/0.8): it scales out by at most 25% a sync however deep the queue.
-    m = model(signal="cpu", target=0.8, min_replicas=4, max_replicas=30, start=5, node_ready=0, pull=0, queue=None)
-    sim = _run(stack(m), {"m": _load([(0, 300, 40)])}, 300)
-    for _, a, b in sim.models["m"].stats.scale_events:
-        assert b <= -(-a * 5 // 4)
+def test_the_seed_defaults_drain_cuts_a_stream_on_scale_in_and_the_derived_drain_does_not():
+    from components.simulate.settings import seed_defaults
+
+    derived = model(min_replicas=1, max_replicas=4, start=5, node_ready=0, pull=0, drain=615.0, step=0.05)
+    # The defaults' drain window, on the same scaling so both runs scale in at the same moments.
+    defaults = replace(derived, drain_seconds=seed_defaults(stack(derived), {}).models[0].drain_seconds)
+    load = {"m": _load([(0, 200, 6), (200, 1500, 0.12)], output=1000)}
+    d = _run(stack(derived), load, 1500).models["m"].stats
+    s = _run(stack(defaults), load, 1500).models["m"].stats
+    assert d.scale_events == s.scale_events and any(b < a for _, a, b in s.scale_events)
+    # Streams of 1000 tokens at 50 ms a step run 50 s: longer than the defaults' 0 s window, shorter than 615 s.
+    assert s.cut > 0 and s.cut == s.in_flight_at_scale_in
+    assert d.in_flight_at_scale_in > 0 and d.cut == 0
+
+
+def test_a_stream_idle_past_the_alb_idle_timeout_is_cut_mid_way():
+    m = model(min_replicas=1, max_replicas=1)
+    m = replace(m, route=replace(m.route, alb_idle_seconds=60.0))
+    sim = Simulation(stack(m), {}, 0.001, 0, 15.0)
+    sim.run()
+    run = sim.models["m"]
+    streams = []
+    for rid in (1, 2, 3):
+        r = Request(rid, 0.0, 10, 100, True)
+        r.first_token, r.stalled_at = 0.5, 1.0  # sent its first token, then preempted at t=1
+        run._stalled(r)
+        streams.append(r)
+    idle, resumed, again = streams
+    resumed.stalled_at = None  # its recompute sent a token at once
+    sim.env.run(until=30.0)
+    again.stalled_at = 30.0  # resumed, then preempted again at t=30: idle only since then
+    run._stalled(again)
+    sim.env.run(until=62.0)
+    assert idle.outcome == "cut" and resumed.outcome is None and again.outcome is None
+    assert run.stats.cut == run.stats.cut_idle == 1
+    sim.env.run(until=92.0)
+    assert again.outcome == "cut" and run.stats.cut_idle == 2
+
+
+def _cpu_pod(busy: float, tokens: int, *, gpus=1, cpu_request=2.0):
+    from components.simulate.cluster import Pod
+
+    m = replace(model(signal="cpu", target=0.8, gpus=gpus), cpu_request=cpu_request)
+    sim = Simulation(stack(m), {}, 0.001, 0, 15.0)
+    run = sim.models["m"]
+    rep = type("Rep", (), {"busy_seconds": busy, "api_tokens": tokens})()
+    pod = Pod(99, run, gpus, 0.0)
+    pod.replica = rep
+    return run, pod
+
+
+def test_the_cpu_model_grows_with_token_throughput_over_the_cpu_request():
+    from components.simulate.settings import CPU_SECONDS_PER_TOKEN
+
+    # 15 s of metrics-server interval: half of it stepping (one GPU process, one core), 1000 tokens/s.
+    run, pod = _cpu_pod(7.5, 15_000, cpu_request=2.0)
+    assert abs(run.cpu_utilisation(pod) - (0.5 + 1000 * CPU_SECONDS_PER_TOKEN) / 2.0) < 1e-9
+    values = []
+    for tokens_per_s in (0, 1000, 10_000, 50_000):
+        run, pod = _cpu_pod(15.0, 15 * tokens_per_s, gpus=4, cpu_request=8.0)
+        values.append(run.cpu_utilisation(pod))
+    assert values == sorted(values) and values[-1] > values[0]
+    # The next sample counts only what happened since this one.
+    run, pod = _cpu_pod(15.0, 15_000)
+    run.cpu_utilisation(pod)
+    assert run.cpu_utilisation(pod) == 0.0
+
+
+def test_the_cpu_hpa_scales_out_and_in_when_the_pod_requests_little_cpu_and_never_when_it_requests_much():
+    def run(cpu_request):
+        m = replace(model(signal="cpu", target=0.8, min_replicas=1, max_replicas=6, start=5, node_ready=0, pull=0, queue=None,
+                          down=replace(DOWN, stabilization_seconds=60)), cpu_request=cpu_request)
+        return _run(stack(m), {"m": _load([(0, 300, 8), (300, 900, 0.05)])}, 900).models["m"]
+
+    small, large = run(1.0), run(16.0)
+    # One stepping core is 100% of a 1-core request: over 80%, so it scales out under load and back in when idle.
+    assert any(b > a for _, a, b in small.stats.scale_events) and any(b < a for _, a, b in small.stats.scale_events)
+    assert small.peak_cpu > 0.8
+    assert large.stats.scale_events == [] and large.peak_cpu < 0.8
 
 
 def test_long_context_requests_go_to_the_sibling():

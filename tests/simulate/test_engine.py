@@ -129,3 +129,18 @@ def test_the_frontend_counts_toward_the_queue_cap(monkeypatch):
     env = simpy.Environment()
     rep = replica(env, seqs=1, queue=2)
     assert [rep.submit(_req(i)) for i in range(3)] == [True, True, False]
+
+
+def test_a_preempted_stream_is_stalled_until_its_recompute_sends_a_token():
+    env = simpy.Environment()
+    rep = replica(env, seqs=4, tokens=2048, blocks=40, block=16)
+    stalled = []
+    rep.on_stall = lambda r: stalled.append((env.now, r.id, r.stalled_at))
+    a, b = _req(1, prompt=100, output=300), _req(2, prompt=100, output=300)
+    rep.submit(a)
+    rep.submit(b)
+    env.run(until=60)
+    # b had sent tokens when it was preempted: the cluster is told, with the time it stopped sending.
+    assert stalled and all(rid == 2 and at == when for when, rid, at in stalled)
+    # Its recompute ended with a token: no longer stalled.
+    assert b.stalled_at is None and b.gen == 300

@@ -40,5 +40,29 @@ def test_settings_follow_the_rendered_hpa_queue_drain_and_buffer(tmp_path):
     pre_stop = container["lifecycle"]["preStop"]["sleep"]["seconds"]
     shutdown = next(int(a.split("=", 1)[1]) for a in container["args"] if a.startswith("--shutdown-timeout="))
     assert m.drain_seconds == min(isvc["spec"]["predictor"]["terminationGracePeriodSeconds"], pre_stop + shutdown)
+    # A CPU HPA's utilisation is relative to the container's CPU request as rendered.
+    assert m.cpu_request == float(container["resources"]["requests"]["cpu"])
     pool = settings.pools[0]
     assert pool.gpu_limit == 3 and pool.buffer_pods == 1 and pool.buffer_gpus == 1
+
+
+def test_the_seed_defaults_drain_is_kubernetes_default_grace_and_vllms_default_shutdown():
+    """No preStop, the default grace period and vLLM's default --shutdown-timeout (0: abort) leave a 0 s drain."""
+    from components.simulate.settings import (K8S_DEFAULT_GRACE_SECONDS, VLLM_DEFAULT_SHUTDOWN_SECONDS, drain_window,
+                                              seed_defaults)
+    from tests.conftest import shared_path
+    from tests.simulate.helpers import model, stack
+
+    # Kubernetes' PodSpec text (k8s.io/api core/v1, as embedded in the LeaderWorkerSet CRD the project pins).
+    crd = shared_path("crds", "leaderworkerset.x-k8s.io", "LeaderWorkerSet.yaml").read_text()
+    at = crd.index("terminationGracePeriodSeconds:\n                            description: |-\n"
+                   "                              Optional duration in seconds the pod needs to terminate gracefully.")
+    assert "Defaults to 30 seconds." in crd[at:at + 1200]
+    assert K8S_DEFAULT_GRACE_SECONDS == 30
+    assert VLLM_DEFAULT_SHUTDOWN_SECONDS == 0
+    derived = stack(model(drain=615.0))
+    defaults = seed_defaults(derived, {})
+    assert defaults.models[0].drain_seconds == drain_window(0, VLLM_DEFAULT_SHUTDOWN_SECONDS, K8S_DEFAULT_GRACE_SECONDS) == 0
+    # A server drain runs after the preStop and is bounded by the grace period; without one only the preStop holds.
+    assert drain_window(15, 600, 630) == 615 and drain_window(15, 600, 300) == 300 and drain_window(15, 0, 30) == 15
+    assert defaults.models[0].scaling.signal == "cpu" and defaults.models[0].scaling.target == 0.8
