@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from policies.kube import as_dict, as_float, as_list, container_label, containers, get, memoized, requests_gpu, split_type
-from policies.serving import model_servers, serve_config
-from policies.vllm.args import expand_env, parse_vllm_args, vllm_servers
+from policies.serving import container_argv, model_servers, serve_config
+from policies.vllm.args import parse_vllm_args, vllm_servers
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 # SGLang's spellings of the settings policies read, in vLLM's names.
@@ -68,11 +68,6 @@ def env_values(container: Mapping) -> dict[str, str]:
             if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)}
 
 
-def _argv(container: Mapping) -> list[str]:
-    tokens = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
-    return expand_env(tokens, container)
-
-
 @dataclass(frozen=True)
 class EngineServer:
     """One non-vLLM model server container with its settings in vLLM's names.
@@ -100,7 +95,7 @@ class EngineServer:
 
 def sglang_args(container: Mapping) -> dict[str, Optional[str]]:
     """An SGLang container's options in vLLM's names (``context-length`` -> ``max-model-len``, ...)."""
-    argv = _argv(container)
+    argv = container_argv(container)
     start = next((i + 1 for i, t in enumerate(argv) if t.startswith("sglang.launch_server")), 0)
     parsed = parse_vllm_args(argv[start:])
     # parse_vllm_args expands vLLM's short aliases (-tp); SGLang's long names are mapped here.
@@ -132,7 +127,7 @@ def kserve_hf_servers(resource: Any) -> list[EngineServer]:
         fmt = get(server.container, "modelFormat", "name")
         if not (isinstance(fmt, str) and fmt.lower() == "huggingface"):
             continue
-        args = parse_vllm_args(_argv(server.container))
+        args = parse_vllm_args(container_argv(server.container))
         model = args.get("model-id") or server.container.get("storageUri")
         found.append(EngineServer("kserve-huggingface", server.path, server.podspec, server.container, args,
                                   model if isinstance(model, str) else None,

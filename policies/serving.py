@@ -57,12 +57,9 @@ _ENGINES = (
 )
 
 
-def _argv(container: Mapping) -> list[str]:
-    tokens = []
-    for key in ("command", "args"):
-        values = container.get(key)
-        if isinstance(values, list):
-            tokens.extend(v for v in values if isinstance(v, str))
+def container_argv(container: Mapping) -> list[str]:
+    """A container's command then args (string items only), with $(VAR) expanded from its literal env."""
+    tokens = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
     return expand_env(tokens, container)
 
 
@@ -78,7 +75,7 @@ def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
         return "vllm"
     if not ray and is_vllm_container(container):
         return "vllm"
-    command_line = " ".join(_argv(container))
+    command_line = " ".join(container_argv(container))
     image = container.get("image") if isinstance(container.get("image"), str) else ""
     for engine, command_marker, image_marker in _ENGINES:
         if command_marker and command_marker in command_line:

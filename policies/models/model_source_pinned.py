@@ -18,38 +18,16 @@ the remote-code rule applies to them.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray
-from policies.serving import engine_configs, model_servers, serve_config
-from policies.vllm.args import expand_env, parse_vllm_args
+from policies.engines import env_values, hub_model
+from policies.serving import container_argv, engine_configs, model_servers, serve_config
+from policies.vllm.args import parse_vllm_args
 
-_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _TRUE = {"1", "true", "yes", "on"}
-
-
-def hub_model(model: Any) -> str | None:
-    """The Hugging Face repository a model reference names (`org/name`, `hf://org/name`), or None
-    for local paths, object-store URIs and unexpanded placeholders."""
-    if not isinstance(model, str):
-        return None
-    model = model.strip()
-    if model.startswith("hf://"):
-        model = model[len("hf://"):].split(":", 1)[0]
-    return model if _HUB_ID.match(model) else None
-
-
-def _env(container: dict) -> dict[str, str]:
-    return {e["name"]: e["value"] for e in as_list(container.get("env"))
-            if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)}
-
-
-def _tokens(container: dict) -> list[str]:
-    tokens = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
-    return expand_env(tokens, container)
 
 
 def _sources(resource: Resource) -> list[dict]:
@@ -67,8 +45,8 @@ def _sources(resource: Resource) -> list[dict]:
     ray = is_ray(resource.type)
     for server in model_servers(resource):
         container, engine = server.container, server.engine
-        args = parse_vllm_args(_tokens(container))
-        env = _env(container)
+        args = parse_vllm_args(container_argv(container))
+        env = env_values(container)
         if engine == "sglang":
             model = args.get("model-path") or args.get("model")
             found.append(dict(label=server.label, model=model, revision=args.get("revision"),

@@ -12,7 +12,6 @@ the stack's PriorityClasses (a class the stack does not define counts as above 0
 
 from __future__ import annotations
 
-from typing import Any
 
 from policies.framework import Policy, Resource
 from policies.kube import get, is_ray, pod_specs, requests_gpu, split_type

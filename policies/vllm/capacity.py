@@ -22,7 +22,7 @@ from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.images import vllm_release
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.gpu.selection import pinned_gpu
-from policies.kube import annotations, as_float, as_int, get, memoized
+from policies.kube import annotations, as_float, as_int, memoized
 from policies.vllm.args import VllmServer, vllm_command_line
 
 
