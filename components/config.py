@@ -21,7 +21,6 @@ from .errors import ConfigError, Problem, format_path
 from .aws_ids import (
     CONTROLLER_DEFAULT_SSL_POLICY,
     DEFAULT_SSL_POLICY,
-    arn_partition,
     arn_problem,
     arn_region,
     cidr_problem,

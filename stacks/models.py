@@ -24,7 +24,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 from components.capacity.architecture import GIB, ArchitectureError, parse_config
 from components.capacity.models import LockError, use_lock

@@ -226,7 +226,7 @@ class Preflight:
         except ClientError as exc:
             if _code(exc) == "ResourceNotFoundException":
                 return [Check(check, MISSING, f"no EKS cluster named {name} in {self.region}",
-                              f"create it, or set llm-serving:cluster.name and aws:region to the cluster's")]
+                              "create it, or set llm-serving:cluster.name and aws:region to the cluster's")]
             return [_could_not(check, "eks:DescribeCluster", exc)]
         out = []
         status = self.cluster.get("status", "?")

@@ -81,6 +81,7 @@ def test_ci_runs_the_set_up_commands_in_a_new_venv():
     assert ci.index("activate") < ci.index('re.search(r"```bash\\n(.*?)```", open("README.md"')
     assert "pip install" not in ci, "CI installs only what the README's lines install"
     assert "python -m mkdocs build --strict" in ci
+    assert "python -m ruff check ." in ci, "CI lints with the pyproject.toml rules"
     assert "-r requirements.txt" in (ROOT / "requirements-dev.txt").read_text()
 
 

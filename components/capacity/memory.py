@@ -723,8 +723,8 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     graphs = cuda_graph_bytes(arch, args, acc, gpu, seqs, tokens)
     compile_peak = 0.0 if warm else cold_charge
     if warm:
-        notes.append(f"sized for a warm torch.compile cache (an earlier start of this configuration left its compiled "
-                     f"artifacts in VLLM_CACHE_ROOT): " + (
+        notes.append("sized for a warm torch.compile cache (an earlier start of this configuration left its compiled "
+                     "artifacts in VLLM_CACHE_ROOT): " + (
                          f"the {cold_charge / GIB:.2f} GiB a cold start peaks higher while compiling is not charged; a new "
                          f"pod's cache is empty, so size cold unless the cache persists across restarts" if cold_charge else
                          f"no compile charge applies to vLLM {args.vllm_version or acc.releases}'s "

@@ -14,7 +14,7 @@ import pulumi
 import pytest
 from pydantic import ValidationError
 
-from components import GpuPoolConfig, ModelConfig, VllmService, VllmServiceArgs, load_stack_config, plan_model
+from components import VllmService, VllmServiceArgs, load_stack_config, plan_model
 from stacks.offline import FakeStack, StackFile, run_program
 from tests.conftest import stack_config
 

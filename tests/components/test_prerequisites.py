@@ -154,7 +154,6 @@ def test_an_identity_kubectl_cannot_share_is_refused(key, value, message):
 
 
 def test_the_kubeconfig_carries_the_stacks_profile():
-    import pulumi
 
     from components.platform import LlmPlatform, LlmPlatformArgs
 

@@ -12,7 +12,6 @@ from components.capacity.plan import plan_stack
 from components.capacity.pools import plan_pools
 from components.config import load_stack_config
 from components.errors import ConfigError
-from tests.conftest import stack_config
 from tests.kube_schemas import validate_object
 
 

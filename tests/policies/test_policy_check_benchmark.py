@@ -4,7 +4,6 @@ one round, Checkov only where installed; the figures themselves are the benchmar
 import subprocess
 import sys
 
-import pytest
 
 from tests.conftest import ROOT, shared_path
 

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import jsonschema
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 from tests.conftest import shared_path  # noqa: E402

@@ -29,7 +29,6 @@ from policy_fixtures import (
     deployment_props,
     isvc,
     isvc_props,
-    messages,
     pdb_props,
     resource,
     vllm_container,

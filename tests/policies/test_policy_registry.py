@@ -1,7 +1,6 @@
 """Meta-tests: every registered policy carries complete, consistent metadata."""
 
 import re
-from pathlib import Path
 
 import jsonschema
 import pytest

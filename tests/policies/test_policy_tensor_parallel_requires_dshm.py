@@ -147,5 +147,5 @@ def test_ray_service_pods_are_read_too():
     props = ray_props({"emptyDir": {"medium": "Memory"}})
     service = {"metadata": {"name": "svc"}, "spec": {"rayClusterConfig": props["spec"]}}
     assert messages(POLICY, resource("kubernetes:ray.io/v1:RayService", service)) == [
-        f"spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker: the /dev/shm emptyDir dshm "
-        f"has no sizeLimit; its pages count against the container's memory limit, so bound it explicitly"]
+        "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker: the /dev/shm emptyDir dshm "
+        "has no sizeLimit; its pages count against the container's memory limit, so bound it explicitly"]

@@ -11,7 +11,6 @@ from components.builders import ingress as ing
 from components.builders import vllm_service as vllm
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
-from policies.framework import Resource
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policy_fixtures import deployment_props, messages, resource
 from tests.conftest import stack_config

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from argparse import Namespace
-from typing import Any, Callable
+from typing import Any
 
 import boto3
 import pytest
