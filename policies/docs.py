@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+from policies import catalog
 from policies.framework import DOCS_PAGE, EXEMPTION_PREFIX, Policy
 from policies.kube import WORKLOAD_TYPES
 
@@ -37,27 +38,28 @@ POD_TEMPLATE_PATHS = {
     "RayClusterFleet": "spec.template.spec (a RayCluster spec; AIBrix)",
 }
 
-# Rows of the catalogue's general table that have no policy here, and why (catalogue section 2).
+# Rows of the catalogue's general table that have no policy here, and why (catalogue section 2);
+# each row's title comes from policies/catalog.py.
 LEFT_OUT = (
-    ("G2", "image digest required", "Advice, not a gate: image-tag-pinned already refuses moving tags and its remediation asks for a digest; a digest rule would flag every tagged image."),
-    ("G5", "liveness probe", "Adapted into llm-startup-probe-budget (S16): a liveness probe without a startupProbe is the failure; requiring liveness itself adds nothing for vLLM."),
-    ("G6", "probes differ", "Not implemented: vLLM has one health endpoint, so identical liveness and readiness handlers are expected; only thresholds should differ."),
-    ("G7", "probe port exposed", "Not implemented yet."),
-    ("G9", "CPU limits", "NO for vLLM (catalogue): a CPU limit throttles tokenisation and the scheduler loop and raises time to first token, so no policy requires one; serving-resource-requests asks for the CPU request instead."),
-    ("G12", "limit/request ratio", "ADAPT with no sound default for GPU pods; gpu-memory-request-equals-limit covers memory, CPU is left unbounded on purpose (G9)."),
-    ("G14", "Deployment min replicas", "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest."),
-    ("G15-G17", "HPA floor, spread, duplicates", "Autoscaling rows, owned with S5-S8 by the autoscaling policies."),
-    ("G20", "PDB minAvailable vs replicas", "Part of pdb-allows-disruption (G19), which compares minAvailable with the replicas of the workload it selects."),
-    ("G27", "allowPrivilegeEscalation", "Not implemented: stock vLLM images run as root, where the flag changes nothing; no-privileged and capabilities-allow-list carry the intent."),
-    ("G28", "runAsNonRoot", "ADAPT (catalogue): stock vLLM images run as root and write caches under $HOME; to be advisory once images and cache dirs allow it."),
-    ("G29", "readOnlyRootFilesystem", "ADAPT (catalogue): vLLM, torch, triton and Hugging Face write caches under $HOME/.cache; the adapted form (read-only root plus emptyDir caches) is left to the components, not enforced on third-party manifests."),
-    ("G33", "NetworkPolicy", "Not implemented: namespace-level isolation is the platform's, not a serving manifest's."),
-    ("G34", "automount SA token", "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
-    ("G37", "recommended labels", "Not implemented as a gate: labels are cost attribution, not serving safety."),
-    ("G40", "alpha/beta APIs", "ADAPT (catalogue): the serving CRDs (KServe v1beta1, LWS, KEDA v1alpha1) are the current APIs, so only core deprecated APIs would count; not implemented."),
-    ("G42", "dangling ServiceMonitor", "Covered by the autoscaling policies' metric checks (S7)."),
-    ("G43", "rolling update strategy", "ADAPT: covered by gpu-rollout-surge (S20) with the pool's GPU headroom."),
-    ("G44", "Karpenter helpers", "Mutations only in public sets; the NodePool checks are S11-S14."),
+    (("G2",), "Advice, not a gate: image-tag-pinned already refuses moving tags and its remediation asks for a digest; a digest rule would flag every tagged image."),
+    (("G5",), "Adapted into llm-startup-probe-budget (S16): a liveness probe without a startupProbe is the failure; requiring liveness itself adds nothing for vLLM."),
+    (("G6",), "Not implemented: vLLM has one health endpoint, so identical liveness and readiness handlers are expected; only thresholds should differ."),
+    (("G7",), "Not implemented yet."),
+    (("G9",), "NO for vLLM (catalogue): a CPU limit throttles tokenisation and the scheduler loop and raises time to first token, so no policy requires one; serving-resource-requests asks for the CPU request instead."),
+    (("G12",), "ADAPT with no sound default for GPU pods; gpu-memory-request-equals-limit covers memory, CPU is left unbounded on purpose (G9)."),
+    (("G14",), "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest."),
+    (("G15", "G16", "G17"), "Autoscaling rows, owned with S5-S8 by the autoscaling policies."),
+    (("G20",), "Part of pdb-allows-disruption (G19), which compares minAvailable with the replicas of the workload it selects."),
+    (("G27",), "Not implemented: stock vLLM images run as root, where the flag changes nothing; no-privileged and capabilities-allow-list carry the intent."),
+    (("G28",), "ADAPT (catalogue): stock vLLM images run as root and write caches under $HOME; to be advisory once images and cache dirs allow it."),
+    (("G29",), "ADAPT (catalogue): vLLM, torch, triton and Hugging Face write caches under $HOME/.cache; the adapted form (read-only root plus emptyDir caches) is left to the components, not enforced on third-party manifests."),
+    (("G33",), "Not implemented: namespace-level isolation is the platform's, not a serving manifest's."),
+    (("G34",), "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
+    (("G37",), "Not implemented as a gate: labels are cost attribution, not serving safety."),
+    (("G40",), "ADAPT (catalogue): the serving CRDs (KServe v1beta1, LWS, KEDA v1alpha1) are the current APIs, so only core deprecated APIs would count; not implemented."),
+    (("G42",), "Covered by the autoscaling policies' metric checks (S7)."),
+    (("G43",), "ADAPT: covered by gpu-rollout-surge (S20) with the pool's GPU headroom."),
+    (("G44",), "Mutations only in public sets; the NodePool checks are S11-S14."),
 )
 
 
@@ -113,6 +115,23 @@ def _section(policy: Policy) -> list[str]:
     ]
 
 
+def _rows(ids: Sequence[str]) -> str:
+    return ids[0] if len(ids) == 1 else f"{ids[0]}-{ids[-1]}"
+
+
+def _catalogue(policies: Sequence[Policy]) -> list[str]:
+    """The catalogue's ids (policies/catalog.py), each with its title and the policies filed under it."""
+    out = ["## Catalogue ids", "",
+           "Each policy names one id of the catalogue (`policies/catalog.py`, the only list of ids; "
+           "[policy-catalogue.md](policy-catalogue.md) has the research behind each row). Series:", ""]
+    out += [f"- **{series}**: {about}." for series, about in catalog.SERIES.items()]
+    out += ["", "| id | title | policies |", "|---|---|---|"]
+    for row in catalog.entries():
+        names = ", ".join(f"[{p.name}](#{p.name})" for p in policies if p.catalog == row.id)
+        out.append(f"| {row.id} | {_cell(row.title)} | {names or '-'} |")
+    return out + [""]
+
+
 def render(policies: Sequence[Policy] | None = None) -> str:
     """The whole page as Markdown."""
     if policies is None:
@@ -153,10 +172,11 @@ def render(policies: Sequence[Policy] | None = None) -> str:
             "LeaderWorkerSet running a model server, or an InferenceService.", ""]
     for policy in policies:
         out += _section(policy)
+    out += _catalogue(policies)
     out += ["## Generic checks left out, and why", "",
             "Rows of the catalogue's general table with no policy of their own:", "",
             "| row | check | decision |", "|---|---|---|"]
-    out += [f"| {row} | {check} | {_cell(why)} |" for row, check, why in LEFT_OUT]
+    out += [f"| {_rows(ids)} | {_cell('; '.join(catalog.entry(i).title for i in ids))} | {_cell(why)} |" for ids, why in LEFT_OUT]
     out += ["", "## Running the pack under the Pulumi CLI", "",
             "`pulumi policy publish` uploads only the pack folder, and the CLI runs the pack from that folder, so "
             "the pack is built into a self-contained folder first:", "",

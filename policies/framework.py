@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from policies import catalog as _catalog
 from policies.kube import evaluation_memo
 
 
@@ -28,7 +29,6 @@ ALL_POLICIES = "all"
 DOCS_PAGE = "docs/policies.md"
 
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-CATALOG_RE = re.compile(r"^(S([1-9]|1[0-9]|20)|G[0-9]+)$")
 
 
 class Unknown:
@@ -91,8 +91,8 @@ class Policy:
     `check_resource(resource, config)` returns messages for one resource of one of
     `resource_types`; `check_stack(resources, config)` returns (resource name, message) pairs
     over the whole stack ("" as the name for a stack-wide finding). `config` is the policy's
-    schema defaults merged with the user's values. `catalog` is "S1".."S20" or "G<n>" (row n
-    of the general table); docs/policies.md explains both series.
+    schema defaults merged with the user's values. `catalog` is an id of the policy catalogue
+    (policies/catalog.py, the one list of ids: "S<n>" serving safety, "G<n>" general table).
     """
 
     name: str
@@ -115,8 +115,8 @@ class Policy:
         problems = []
         if not _NAME_RE.match(self.name):
             problems.append(f"name {self.name!r} is not kebab-case")
-        if not CATALOG_RE.match(self.catalog):
-            problems.append(f"catalog {self.catalog!r} is not S1..S20 or G<n>")
+        if not _catalog.is_id(self.catalog):
+            problems.append(f"catalog {self.catalog!r} is not an id of the policy catalogue (policies/catalog.py)")
         if self.severity not in SEVERITIES:
             problems.append(f"severity {self.severity!r} is not one of {SEVERITIES}")
         if self.enforcement not in ENFORCEMENT_LEVELS[:2]:

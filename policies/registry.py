@@ -1,13 +1,14 @@
 """Every policy of the llm-serving pack, in catalogue order.
 
-Add a policy by importing its module's POLICY here; the order (S-series by number, then the
-general-table rows G<n>) is the order of reports, of docs/policies.md and of the pack the CLI
-loads.
+Add a policy by importing its module here and passing its POLICY to `_collect` below; its
+`catalog` id must be listed in policies/catalog.py, whose order (S-series by number, then the general-table
+rows G<n>) is the order of reports, of docs/policies.md and of the pack the CLI loads.
 """
 
 from __future__ import annotations
 
 from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
+from policies import catalog
 from policies.framework import Policy
 from policies.k8s_generic import (
     capabilities_allow_list,
@@ -58,8 +59,8 @@ from policies.vllm import (
 
 
 def catalog_order(policy: Policy) -> tuple[int, int, str]:
-    """Sort key: S1..S20 first, then G<n>, each by number, then by name within a row."""
-    return (0 if policy.catalog.startswith("S") else 1, int(policy.catalog[1:]), policy.name)
+    """Sort key: the catalogue's order of ids (policies/catalog.py: S-series, then G), then the name within a row."""
+    return (*catalog.sort_key(policy.catalog), policy.name)
 
 
 def _collect(*policies: Policy) -> tuple[Policy, ...]:

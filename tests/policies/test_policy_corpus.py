@@ -338,7 +338,7 @@ NOT_FINDINGS_ON_REVIEW = {
 
 
 def serving(findings) -> set:
-    """The findings of the serving-safety series (catalogue S1-S20)."""
+    """The findings of the serving-safety series (the catalogue's S ids, policies/catalog.py)."""
     from policies.registry import POLICIES
 
     catalog = {p.name: p.catalog for p in POLICIES}

@@ -152,7 +152,8 @@ def test_validate_config(config, errors):
 
 @pytest.mark.parametrize("overrides, problem", [
     ({"name": "Not_Kebab"}, "name 'Not_Kebab' is not kebab-case"),
-    ({"catalog": "S21"}, "catalog 'S21' is not S1..S20 or G<n>"),
+    ({"catalog": "S21"}, "catalog 'S21' is not an id of the policy catalogue (policies/catalog.py)"),
+    ({"catalog": "G45"}, "catalog 'G45' is not an id of the policy catalogue (policies/catalog.py)"),
     ({"severity": "severe"}, "severity 'severe' is not one of"),
     ({"enforcement": "disabled"}, "enforcement 'disabled' is not mandatory or advisory"),
     ({"check_stack": lambda rs, c: []}, "exactly one of check_resource and check_stack must be set"),

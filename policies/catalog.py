@@ -1,0 +1,140 @@
+"""The policy catalogue: every id a policy's `catalog` may name, defined here and nowhere else.
+
+Two series, in report order:
+- "S": the serving-safety series, this project's own checks (docs/policy-catalogue.md section 3);
+- "G": rows of the general table gathered from public policy sets (section 2; the title is the
+  table's "check" column).
+
+The framework refuses a policy whose `catalog` is not listed here, the registry sorts by it, and
+docs/policies.md renders its "Catalogue" table from it. A new id is one line below: append an
+`Entry` to its series; nothing else in policies/, tests/ or the docs generator lists ids.
+Existing ids are never renumbered (reports and SARIF carry them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One catalogue row: its series ("S" or "G"), its number in that series and a short title."""
+
+    series: str
+    number: int
+    title: str
+
+    @property
+    def id(self) -> str:
+        """The id policies name, e.g. "S2" or "G13"."""
+        return f"{self.series}{self.number}"
+
+
+# Series in report order, with what each one is.
+SERIES = {
+    "S": "serving safety: checks specific to vLLM, KServe, KubeRay, Karpenter and the ALB/Envoy path",
+    "G": "general: rows of the table of public policy sets, adapted to GPU serving",
+}
+
+_ENTRIES = (
+    Entry("S", 1, "GPU memory utilization within a band"),
+    Entry("S", 2, "max-model-len fits the KV cache"),
+    Entry("S", 3, "tensor parallel size matches the GPU limit"),
+    Entry("S", 4, "tensor parallel has a memory /dev/shm"),
+    Entry("S", 5, "no scale to zero for LLM servers"),
+    Entry("S", 6, "no CPU/memory-only autoscaling of GPU workloads"),
+    Entry("S", 7, "custom autoscaling metric is served"),
+    Entry("S", 8, "HPA behaviour and bounds"),
+    Entry("S", 9, "request timeouts ordered outer >= inner"),
+    Entry("S", 10, "termination drains in-flight streams"),
+    Entry("S", 11, "GPU NodePool tainted"),
+    Entry("S", 12, "GPU NodePool disruption budget"),
+    Entry("S", 13, "GPU NodePool limits"),
+    Entry("S", 14, "GPU node expiry"),
+    Entry("S", 15, "GPU pods tolerate and target their pool"),
+    Entry("S", 16, "startup probe budget"),
+    Entry("S", 17, "model source pinned"),
+    Entry("S", 18, "KubeRay GPU hygiene"),
+    Entry("S", 19, "GPU pod ephemeral storage"),
+    Entry("S", 20, "GPU rollout surge"),
+    Entry("G", 1, "image tag latest / missing"),
+    Entry("G", 2, "image digest required"),
+    Entry("G", 3, "imagePullPolicy Always"),
+    Entry("G", 4, "readiness probe"),
+    Entry("G", 5, "liveness probe"),
+    Entry("G", 6, "probes differ"),
+    Entry("G", 7, "probe port exposed"),
+    Entry("G", 8, "CPU / memory requests"),
+    Entry("G", 9, "CPU limits"),
+    Entry("G", 10, "memory limits"),
+    Entry("G", 11, "memory request == limit / Guaranteed QoS"),
+    Entry("G", 12, "limit / request ratio"),
+    Entry("G", 13, "GPU limit present / GPU requests == limits"),
+    Entry("G", 14, "Deployment min replicas"),
+    Entry("G", 15, "HPA minReplicas floor"),
+    Entry("G", 16, "HPA max > min / spread"),
+    Entry("G", 17, "duplicate / dangling HPA"),
+    Entry("G", 18, "PDB exists"),
+    Entry("G", 19, "PDB blocks all voluntary disruption"),
+    Entry("G", 20, "PDB minAvailable vs replicas / HPA min"),
+    Entry("G", 21, "PDB unhealthyPodEvictionPolicy"),
+    Entry("G", 22, "priorityClassName"),
+    Entry("G", 23, "topology spread / anti-affinity"),
+    Entry("G", 24, "hostNetwork"),
+    Entry("G", 25, "hostPID / hostIPC"),
+    Entry("G", 26, "privileged"),
+    Entry("G", 27, "allowPrivilegeEscalation"),
+    Entry("G", 28, "runAsNonRoot"),
+    Entry("G", 29, "readOnlyRootFilesystem"),
+    Entry("G", 30, "capabilities"),
+    Entry("G", 31, "hostPath"),
+    Entry("G", 32, "Service type LoadBalancer"),
+    Entry("G", 33, "NetworkPolicy"),
+    Entry("G", 34, "automount SA token"),
+    Entry("G", 35, "secrets in env"),
+    Entry("G", 36, "emptyDir size / ephemeral storage"),
+    Entry("G", 37, "recommended labels"),
+    Entry("G", 38, "default namespace"),
+    Entry("G", 39, "bare Pods"),
+    Entry("G", 40, "alpha / beta / deprecated APIs"),
+    Entry("G", 41, "Job TTL"),
+    Entry("G", 42, "dangling ServiceMonitor"),
+    Entry("G", 43, "rolling update strategy"),
+    Entry("G", 44, "Karpenter helpers"),
+)
+
+
+def _index(entries: tuple[Entry, ...]) -> dict[str, Entry]:
+    problems = [f"{e.id}: unknown series {e.series!r}" for e in entries if e.series not in SERIES]
+    ids = [e.id for e in entries]
+    problems += [f"{i}: listed twice" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    problems += [f"{e.id}: number must be >= 1" for e in entries if e.number < 1]
+    if problems:
+        raise ValueError("policy catalogue: " + "; ".join(problems))
+    return {e.id: e for e in sorted(entries, key=lambda e: (list(SERIES).index(e.series), e.number))}
+
+
+# id -> Entry, in catalogue order (series S then G, each by number). Read it through the functions
+# below, which look it up at call time.
+CATALOGUE: dict[str, Entry] = _index(_ENTRIES)
+
+
+def is_id(catalog_id: str) -> bool:
+    """True when `catalog_id` is listed in the catalogue."""
+    return catalog_id in CATALOGUE
+
+
+def entry(catalog_id: str) -> Entry:
+    """The catalogue row of an id; KeyError for an unknown id."""
+    return CATALOGUE[catalog_id]
+
+
+def entries() -> tuple[Entry, ...]:
+    """Every row, in catalogue order."""
+    return tuple(CATALOGUE.values())
+
+
+def sort_key(catalog_id: str) -> tuple[int, int]:
+    """Where an id sorts: by series (S before G), then by number. KeyError for an unknown id."""
+    row = CATALOGUE[catalog_id]
+    return (list(SERIES).index(row.series), row.number)
