@@ -208,12 +208,5 @@ def test_cold_start_figures_are_the_dev_plans():
         assert phrase in text, f"docs/concepts.md's cold-start figure is not in the dev plan's output: {phrase!r}"
 
 
-def test_the_offline_plan_of_your_own_program_runs_as_shown():
-    """docs/reuse.md's 'Planning your own program offline' snippet, run as written from the checkout."""
-    text = (DOCS / "reuse.md").read_text()
-    section = text[text.index("## Planning your own program offline"):]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    check = code + "\nassert recording.resources and [v for v in violations if v.enforcement == 'mandatory'] == []\n"
-    proc = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert proc.returncode == 0, proc.stderr[-3000:]
+# docs/reuse.md's 'Planning your own program offline' snippet imports the installed names
+# (llm_serving_plan): tests/packaging/test_install.py runs it as written with only the wheel installed.

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from stacks.offline import FakeStack, load_stack_file, run_program
+from policies.framework import evaluate
 from stacks.plan import normalise, policy_resources
 from tests.conftest import ROOT
 from tests.kube_schemas import validate_object
@@ -132,10 +133,18 @@ def test_another_platform_namespace_flows_through(platform_outputs):
     assert {o["metadata"]["namespace"] for o in objects(rec).values()} == {"team-b"}
 
 
-def test_rendered_objects_are_valid_and_pass_the_pack(consumer):
-    from policies.framework import evaluate
+def test_rendered_objects_are_valid_and_pass_the_pack(consumer, platform_outputs):
+    """Through the public entry (docs/reuse.md; installed it is llm_serving_plan.plan_program, tests/packaging runs it so)."""
+    from stacks import plan_program
 
-    for obj in objects(consumer).values():
+    result = plan_program(EXAMPLE, EXAMPLE / "Pulumi.dev.yaml", stack_references={PLATFORM: platform_outputs})
+    def key(r):
+        return (r.type, r.name)
+
+    # The same resources with the same inputs (the engine registers asynchronously: order may differ).
+    assert [(key(r), r.inputs) for r in sorted(result.resources, key=key)] == [(key(r), r.inputs) for r in sorted(consumer.resources, key=key)]
+    assert result.outputs == consumer.outputs
+    for obj in objects(result.recording).values():
         assert validate_object(obj) == [], obj["kind"]
-    mandatory = [v for v in evaluate(policy_resources(consumer)) if v.enforcement == "mandatory"]
-    assert mandatory == []
+    assert result.mandatory == []
+    assert result.mandatory == [v for v in evaluate(policy_resources(consumer)) if v.enforcement == "mandatory"]

@@ -13,6 +13,7 @@ be imported.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -103,9 +104,105 @@ def test_a_consumers_own_components_package_is_left_alone(venv, tmp_path):
     assert out.strip() == "the consumer"
 
 
-def test_policy_pack_and_stack_tools_are_repository_only(venv, tmp_path):
+def test_the_repository_names_stay_unclaimed(venv, tmp_path):
+    """The pack and the engine ship as llm_serving_policies / llm_serving_plan: `stacks` and `policies` stay the consumer's."""
     out = run_in(venv, "import importlib.util as u; print(u.find_spec('stacks'), u.find_spec('policies'))", tmp_path)
     assert out.split() == ["None", "None"]
+
+
+@pytest.mark.parametrize("folder,name", [("stacks", "llm_serving_plan"), ("policies", "llm_serving_policies")])
+def test_the_offline_engine_and_the_pack_ship_whole_under_public_names(venv, tmp_path, folder, name):
+    """Every module of stacks/ and policies/ imports from the wheel, and none imports a repository name."""
+    out = json.loads(run_in(venv, f"""
+        import importlib, json, pkgutil, sys
+        import {name} as package
+        names = sorted(m.name for m in pkgutil.walk_packages(package.__path__, "{name}."))
+        for n in names:
+            importlib.import_module(n)
+        print(json.dumps({{"file": package.__file__, "modules": names,
+                          "repository": sorted(m for m in sys.modules if m.split(".")[0] in ("components", "policies", "stacks"))}}))
+    """, tmp_path))
+    assert "/venv/lib/" in out["file"], out["file"]
+    expected = sorted(
+        ".".join((name, *p.relative_to(ROOT / folder).with_suffix("").parts)).removesuffix(".__init__")
+        for p in (ROOT / folder).rglob("*.py")
+        if p.name != "__init__.py" or p.parent != ROOT / folder
+    )
+    assert out["modules"] == expected
+    assert out["repository"] == []
+
+
+PLATFORM = "organization/llm-serving/prod"
+
+
+@pytest.fixture(scope="module")
+def platform_outputs() -> dict:
+    """The prod stack's real exports (run from the checkout: the platform program is not part of the wheel)."""
+    from stacks.offline import load_stack_file, run_program
+
+    outputs = dict(run_program(load_stack_file("prod")).outputs)
+    outputs.pop("models")
+    return outputs
+
+
+def test_a_consumer_plans_and_checks_its_own_program_with_only_the_wheel(venv, tmp_path, platform_outputs):
+    """docs/reuse.md's 'Planning your own program offline' snippet, run as written with only the wheel.
+
+    From a folder outside the repository holding a copy of examples/consumer and the platform's outputs.
+    """
+    text = (ROOT / "docs" / "reuse.md").read_text()
+    snippet = re.search(r"```python\n(.*?)```", text[text.index("## Planning your own program offline"):], re.S).group(1)
+    shutil.copytree(ROOT / "examples" / "consumer", tmp_path / "examples" / "consumer", ignore=IGNORE)
+    (tmp_path / "platform-outputs.json").write_text(json.dumps(platform_outputs))
+    out = run_in(venv, snippet + textwrap.dedent("""
+        import sys
+        print(json.dumps({
+            "engine": sys.modules["llm_serving_plan.offline"].__file__,
+            "kinds": sorted(r.type for r in result.resources if r.custom),
+            "namespaces": sorted({r.inputs["metadata"]["namespace"] for r in result.resources
+                                  if r.type.startswith("kubernetes:") and "metadata" in r.inputs}),
+            "pool": [r.inputs["spec"]["predictor"]["nodeSelector"]["karpenter.sh/nodepool"] for r in result.resources
+                     if r.type.endswith(":InferenceService")],
+            "outputs": result.outputs,
+            "mandatory": [v.policy for v in result.mandatory],
+            "repository": sorted(m for m in sys.modules if m.split(".")[0] in ("components", "policies", "stacks")),
+        }))
+    """), tmp_path)
+    *printed, last = out.strip().splitlines()
+    assert "0 mandatory violations" in printed
+    out = json.loads(last)
+    assert "/venv/lib/" in out["engine"], out["engine"]
+    assert out["kinds"] == [
+        "kubernetes:core/v1:ServiceAccount", "kubernetes:keda.sh/v1alpha1:ScaledObject", "kubernetes:monitoring.coreos.com/v1:PodMonitor",
+        "kubernetes:monitoring.coreos.com/v1:PrometheusRule", "kubernetes:policy/v1:PodDisruptionBudget",
+        "kubernetes:serving.kserve.io/v1beta1:InferenceService", "pulumi:providers:kubernetes",
+    ]
+    assert out["namespaces"] == [platform_outputs["namespace"]]
+    assert out["pool"] == [platform_outputs["poolNames"]["l40s"]]
+    assert out["outputs"]["url"] == f"http://summarize-8b-predictor.{platform_outputs['namespace']}.svc.cluster.local"
+    assert out["outputs"]["clusterRegion"] == platform_outputs["region"]
+    assert out["mandatory"] == []
+    assert out["repository"] == []
+
+
+def test_the_installed_pack_finds_what_it_should(venv, tmp_path):
+    """The same entry with a function for a program and a config mapping: a `:latest` image is a mandatory violation."""
+    out = json.loads(run_in(venv, """
+        import json
+        import pulumi_kubernetes as k8s
+        from llm_serving_plan import plan_program
+
+        def program():
+            k8s.apps.v1.Deployment("web", spec={
+                "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}},
+                             "spec": {"containers": [{"name": "web", "image": "nginx:latest"}]}},
+            })
+
+        result = plan_program(program, {}, project="other")
+        print(json.dumps([[v.policy, v.enforcement, v.resource] for v in result.violations]))
+    """, tmp_path))
+    assert ["image-tag-pinned", "mandatory", "web"] in out
 
 
 def test_a_consumer_program_runs_on_the_installed_package(venv, tmp_path):
