@@ -33,6 +33,14 @@ HF_SECRET_NAME = "hf-token"
 API_KEY_SECRET_NAME = "vllm-api-key"
 
 
+def _credentials_secret(resource_name: str, namespace: str, name: str, key: str, value: InputStr,
+                        opts: pulumi.ResourceOptions) -> k8s.core.v1.Secret:
+    """Register a Secret holding one credential under ``key``, its value kept a Pulumi secret."""
+    meta = credentials.credentials_secret(namespace, name)
+    return k8s.core.v1.Secret(resource_name, metadata=meta["metadata"], type=meta["type"],
+                              string_data={key: pulumi.Output.secret(value)}, opts=opts)
+
+
 class LlmPlatformArgs(BaseModel):
     """Inputs of an LlmPlatform."""
 
@@ -189,26 +197,12 @@ class LlmPlatform(pulumi.ComponentResource):
         secret_name = None
         if args.hf_token is not None:
             secret_name = HF_SECRET_NAME
-            meta = credentials.hf_token_secret(cfg.namespace, HF_SECRET_NAME)
-            k8s.core.v1.Secret(
-                f"{name}-hf-token",
-                metadata=meta["metadata"],
-                type=meta["type"],
-                # KServe's key (pkg/credentials/hf/hf_secret.go HFTokenKey): builders/credentials.py.
-                string_data={credentials.HF_TOKEN_KEY: pulumi.Output.secret(args.hf_token)},
-                opts=in_ns,
-            )
+            # KServe's key (pkg/credentials/hf/hf_secret.go HFTokenKey): builders/credentials.py.
+            _credentials_secret(f"{name}-hf-token", cfg.namespace, HF_SECRET_NAME, credentials.HF_TOKEN_KEY, args.hf_token, in_ns)
         api_key_secret = None
         if args.api_key is not None:
             api_key_secret = API_KEY_SECRET_NAME
-            meta = build.api_key_secret(cfg.namespace, API_KEY_SECRET_NAME)
-            k8s.core.v1.Secret(
-                f"{name}-api-key",
-                metadata=meta["metadata"],
-                type=meta["type"],
-                string_data={build.API_KEY_KEY: pulumi.Output.secret(args.api_key)},
-                opts=in_ns,
-            )
+            _credentials_secret(f"{name}-api-key", cfg.namespace, API_KEY_SECRET_NAME, build.API_KEY_KEY, args.api_key, in_ns)
         self.kuberay = self._kuberay(name, args)
         operator = [self.kuberay.release] if self.kuberay is not None and self.kuberay.release is not None else []
         # Models streamed from S3 read their mirror as their own ServiceAccount (EKS Pod Identity).
@@ -325,14 +319,8 @@ class LlmPlatform(pulumi.ComponentResource):
         ns_obj = credentials.localmodel_job_namespace()
         job_ns = k8s.core.v1.Namespace(f"{name}-localmodel-jobs-namespace", metadata=ns_obj["metadata"], opts=self.k8s_opts())
         in_jobs = self.k8s_opts(depends_on=[job_ns])
-        meta = credentials.hf_token_secret(credentials.LOCALMODEL_JOB_NAMESPACE, HF_SECRET_NAME)
-        secret = k8s.core.v1.Secret(
-            f"{name}-localmodel-jobs-hf-token",
-            metadata=meta["metadata"],
-            type=meta["type"],
-            string_data={credentials.HF_TOKEN_KEY: pulumi.Output.secret(args.hf_token)},
-            opts=in_jobs,
-        )
+        secret = _credentials_secret(f"{name}-localmodel-jobs-hf-token", credentials.LOCALMODEL_JOB_NAMESPACE, HF_SECRET_NAME,
+                                     credentials.HF_TOKEN_KEY, args.hf_token, in_jobs)
         out: list[pulumi.Resource] = [job_ns, secret]
         for m in cached:
             sa = credentials.model_service_account(m, credentials.LOCALMODEL_JOB_NAMESPACE, HF_SECRET_NAME)

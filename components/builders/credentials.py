@@ -64,8 +64,9 @@ def needs_model_service_account(m: ModelConfig) -> bool:
     return m.distributed is None and m.source.type != "s3"
 
 
-def hf_token_secret(namespace: str, name: str) -> dict[str, Any]:
-    """Metadata of the Secret that holds the Hugging Face token under ``HF_TOKEN`` (the value is a Pulumi secret)."""
+def credentials_secret(namespace: str, name: str) -> dict[str, Any]:
+    """Metadata of a Secret holding one credential (the Hugging Face token under ``HF_TOKEN``, the API key
+    under ``key``); the value is added by the component as a Pulumi secret, never rendered here."""
     return {
         "apiVersion": "v1",
         "kind": "Secret",

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
-from ..builders.credentials import HF_TOKEN_KEY, hf_token_secret, model_service_account_name  # noqa: F401 (re-exported)
+from ..builders.credentials import HF_TOKEN_KEY, model_service_account_name
 from ..builders.labels import recommended_labels
 from ..builders.model_source import model_args, model_env
 from ..builders.scheduling import serving_pod_scheduling
@@ -250,12 +250,3 @@ def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
         },
     }
 
-
-def api_key_secret(namespace: str, name: str) -> dict[str, Any]:
-    """Metadata of the Secret that holds the stack's API key (the value is added as a Pulumi secret, key ``key``)."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": {"name": name, "namespace": namespace, "labels": recommended_labels(name, component="credentials")},
-        "type": "Opaque",
-    }

@@ -35,7 +35,7 @@ def model(cfg, name):
 def test_hf_token_secret_key_is_kserves():
     # pkg/credentials/hf/hf_secret.go:24  HFTokenKey = "HF_TOKEN"; service_account_credentials.go:331 matches it.
     assert credentials.HF_TOKEN_KEY == "HF_TOKEN"
-    secret = credentials.hf_token_secret("llm", "hf-token")
+    secret = credentials.credentials_secret("llm", "hf-token")
     assert validate_object(secret) == []
 
 
