@@ -121,7 +121,7 @@ def slo_results(cfg, plans, files, base_dir: Path) -> list:
 def default_plans(cfg, base_dir: Path) -> dict:
     """Each single-node model re-planned as a seed stack would run it: utilization 0.9, the model's full context
     (no cap; the configured one where the full context does not fit), vLLM's batch defaults, no admission queue."""
-    from components.capacity.plan import plan_model, resolve_model
+    from components.capacity.plan import plan_model, resolve_model, spans_nodes
     from components.images import vllm_release
     from components.vllm_flags import batch_defaults
     from components.capacity.gpus import instance_gpu
@@ -130,7 +130,7 @@ def default_plans(cfg, base_dir: Path) -> dict:
     pools = {p.name: p for p in cfg.gpu_pools}
     out = {}
     for m in cfg.models:
-        if m.distributed is not None:
+        if spans_nodes(m):  # the seeds' defaults are single-node ones
             continue
         model = resolve_model(m, m.name, base_dir)
         pool = pools[m.pool]
