@@ -23,11 +23,11 @@ from ..capacity.memory import (
     EngineArgs,
     Gpu,
     MemoryPlan,
-    cuda_graph_bytes,
     kv_bytes_per_token_per_layer,
     non_torch_bytes,
     weights_per_gpu_bytes,
 )
+from ..capacity.cuda_graphs import cuda_graph_bytes
 from ..capacity.models import CatalogModel
 from ..config import GpuPoolConfig, ModelConfig
 from ..errors import Problem
