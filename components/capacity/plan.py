@@ -18,7 +18,7 @@ from typing import Any, Optional
 from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
 from ..capacity.architecture import ArchitectureError
 from ..capacity.gpus import INSTANCES, instance_gpu
-from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
+from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout, spans_nodes
 from ..capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from ..capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
 from ..config import GpuPoolConfig, ModelConfig, StackConfig
@@ -180,12 +180,6 @@ def settle_max_num_seqs(kv_cache_tokens: int, typical: int, hw_seqs: int, tokens
         return seqs, (f"at the default batch the KV cache holds {kv_cache_tokens:,} tokens = {by_cache} requests of "
                       f"{typical:,} typical tokens")
     return seqs, f"{default_note}; the KV cache would hold {by_cache} typical requests"
-
-
-def spans_nodes(m: ModelConfig) -> bool:
-    """Whether one replica of ``m`` spreads over several nodes (``distributed`` set): the capacity plan's one question
-    about how a model is served. Which back-end serves it is components/backends' choice, not the plan's."""
-    return m.distributed is not None
 
 
 def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", base_dir: Optional[Path] = None) -> ServingPlan:
