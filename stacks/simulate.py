@@ -128,7 +128,7 @@ def slo_results(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mappi
 def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
     """Each single-node model re-planned as a seed stack would run it: utilization 0.9, the model's full context
     (no cap; the configured one where the full context does not fit), vLLM's batch defaults, no admission queue."""
-    from components.capacity.plan import plan_model, resolve_model
+    from components.capacity.plan import plan_model, resolve_model, spans_nodes
     from components.images import vllm_release
     from components.capacity.gpus import instance_gpu
     from components.capacity.memory import batch_defaults_for
@@ -137,7 +137,7 @@ def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
     pools = {p.name: p for p in cfg.gpu_pools}
     out: dict[str, ServingPlan] = {}
     for m in cfg.models:
-        if m.distributed is not None:
+        if spans_nodes(m):  # the seeds' defaults are single-node ones
             continue
         model = resolve_model(m, m.name, base_dir)
         pool = pools[m.pool]
