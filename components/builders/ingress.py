@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
 from . import pod_identity
+from ..backends import serving_backend
 from .labels import recommended_labels
 # The controller's IAM policy has a module of its own; callers read it from here as before.
 from .lb_controller_iam import lb_controller_policy as lb_controller_policy
-from .vllm_service import predictor_deployment_name
 from ..capacity.plan import ServingPlan
 from ..config import LONG_CONTEXT_HEADER, LONG_CONTEXT_VALUE, IngressConfig, ModelConfig
 from ..timeouts import (
@@ -30,8 +30,6 @@ from ..timeouts import (
 
 ALB = "alb.ingress.kubernetes.io"
 INGRESS_CLASS = "alb"
-# KServe's RawDeployment Service of a predictor listens on 80 and forwards to the container port.
-PREDICTOR_SERVICE_PORT = 80
 # vLLM's health endpoint (200 when the engine is alive, 503 when it died: vllm-project/vllm v0.33.0 section 3).
 HEALTH_PATH = "/health"
 # The Istio ingress gateway (Helm chart "gateway"): release name, namespace, its pods' label, and the
@@ -72,12 +70,8 @@ ISTIO_GATEWAY = Chart("gateway", "1.30.3", ISTIO_CHARTS)
 
 
 def backend_of(m: ModelConfig) -> tuple[str, int]:
-    """(Service name, port) that serves a model: KServe's predictor Service, or a multi-node model's Ray head Service."""
-    if m.distributed is not None:
-        from . import ray_cluster
-
-        return ray_cluster.service_name(m), ray_cluster.API_PORT
-    return predictor_deployment_name(m.name), PREDICTOR_SERVICE_PORT
+    """(Service name, port) that serves a model, as its serving back-end names it (components/backends/)."""
+    return serving_backend(m).route_target(m)
 
 
 def model_host(model: str, host: str) -> str:
