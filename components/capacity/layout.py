@@ -32,7 +32,7 @@ from ..capacity.models import CatalogModel
 from ..errors import Problem
 
 if TYPE_CHECKING:  # annotations only: the config's cross checks import this module
-    from ..config import GpuPoolConfig, ModelConfig
+    from ..config import DistributedConfig, GpuPoolConfig, ModelConfig
 
 # EFA interfaces per instance type (the `vpc.amazonaws.com/efa` count a node advertises), from
 # Karpenter's instance-type reference (aws/karpenter-provider-aws @1d927085,
@@ -139,6 +139,12 @@ def efa_interfaces(pool: GpuPoolConfig) -> int:
     return min(EFA_INTERFACES.get(t, 0) for t in pool.instance_types if INSTANCES[t]["gpu_count"] == per_node)
 
 
+def _distributed(m: ModelConfig) -> DistributedConfig:
+    """The ``distributed`` settings of a model whose replica spans nodes (the only models laid out here)."""
+    assert m.distributed is not None, f"model {m.name!r} does not span nodes"
+    return m.distributed
+
+
 def layout_problems(m: ModelConfig, pool: GpuPoolConfig, path: str) -> list[Problem]:
     """The node rules of a distributed model that need only the config (no architecture)."""
     tp, pp = m.engine.tensor_parallel_size, m.engine.pipeline_parallel_size
@@ -166,7 +172,7 @@ def layout_problems(m: ModelConfig, pool: GpuPoolConfig, path: str) -> list[Prob
             f"{path}.distributed",
             f"{RULE_MORE_THAN_ONE_NODE}: {tp} x {pp} = {tp * pp} GPUs fit on one node ({where}); remove "
             f"distributed to serve it from one pod",
-            {"backend": m.distributed.backend} if m.distributed else None,
+            {"backend": _distributed(m).backend},
         ))
     if m.replicas.min != 1 or m.replicas.max != 1:
         problems.append(Problem(
@@ -275,7 +281,7 @@ def plan_layout(m: ModelConfig, pool: GpuPoolConfig, model: CatalogModel, gpu: G
         return None, problems
     per_node = gpus_per_node(pool)
     return Layout(
-        backend=m.distributed.backend if m.distributed else "ray",
+        backend=_distributed(m).backend,
         nodes=tp * m.engine.pipeline_parallel_size // per_node,
         gpus_per_node=per_node,
         tensor_parallel_size=tp,
