@@ -375,7 +375,7 @@ class GpuPoolConfig(_Model):
     @field_validator("instance_types")
     @classmethod
     def _instances(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        from .capacity.gpus import INSTANCES
+        from .capacity.hardware import INSTANCES, pool_architecture
 
         if not v:
             raise ValueError("must list at least one instance type")
@@ -389,9 +389,10 @@ class GpuPoolConfig(_Model):
             raise ValueError(
                 f"unknown GPU instance type {unknown[0]!r}; known: {', '.join(sorted(INSTANCES))}"
             )
-        gpus = sorted({INSTANCES[t]["gpu"] for t in v})
+        gpus = sorted({INSTANCES[t].gpu for t in v})
         if len(gpus) > 1:
             raise ValueError(f"mixes GPU models {gpus}; use one pool per GPU model so the capacity plan holds")
+        pool_architecture(v, INSTANCES)  # one kubernetes.io/arch per NodePool
         if len(set(v)) != len(v):
             raise ValueError("lists an instance type twice")
         return v
@@ -1439,7 +1440,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
                     m.source.type,
                 )
             )
-        if m.source.type == "localCache" and not all(INSTANCES[t]["local_nvme_gb"] for t in pool.instance_types):
+        if m.source.type == "localCache" and not all(INSTANCES[t].local_nvme_gb for t in pool.instance_types):
             problems.append(
                 Problem(
                     f"{at}.source.type",
@@ -1455,7 +1456,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
 
             problems.extend(layout_problems(m, pool, at))
         else:
-            per_node = max(INSTANCES[t]["gpu_count"] for t in pool.instance_types)
+            per_node = max(INSTANCES[t].gpu_count for t in pool.instance_types)
             if gpus > per_node:
                 problems.append(
                     Problem(

@@ -225,7 +225,7 @@ def inference_service(
 def _karpenter_gpu_name(plan: ServingPlan) -> str:
     from ..capacity.gpus import GPUS
 
-    return GPUS[plan.gpu.name].get("karpenter_gpu_name") or plan.gpu.name.lower()
+    return GPUS[plan.gpu.name].karpenter_gpu_name or plan.gpu.name.lower()
 
 
 def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
