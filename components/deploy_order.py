@@ -617,7 +617,7 @@ class DeployOrder:
 
     def _lineage(self, res: Any) -> list[Any]:
         """``res`` and its ancestors (as registered under this tree)."""
-        out = []
+        out: list[Any] = []
         while res is not None and all(res is not r for r in out):
             out.append(res)
             res = self._parents.get(id(res))

@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .inputs import is_plain, resolve, shape_of
+from .inputs import is_plain, shape_of
 
 # What names a release's resource and its chart: known before any Input resolves.
 _FIXED = ("name", "chart", "version", "repository")
@@ -51,7 +51,8 @@ def releases_of(build: Callable[..., Sequence[Mapping[str, Any]]], *inputs: Any)
     if all(is_plain(i) for i in inputs):
         return list(build(*inputs))
     shapes = list(shape_of(build, *inputs))
-    built = resolve(lambda *values: _same_releases(shapes, list(build(*values))), *inputs)
+    # Some input is an Output (the plain case returned above), so this is `resolve`'s Output branch.
+    built = pulumi.Output.all(*inputs).apply(lambda values: _same_releases(shapes, list(build(*values))))
 
     def field(i: int, key: str) -> pulumi.Output[Any]:
         return built.apply(lambda rels: rels[i][key])

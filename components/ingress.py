@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, Callable, Mapping, Optional
 
@@ -28,7 +29,7 @@ from .helm import helm_release, releases_of
 from .inputs import AwsProvider, InputName, InputStr, manifest_parts, part, resolve
 
 
-def _helm(name: str, rel: dict, opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+def _helm(name: str, rel: Mapping[str, Any], opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
     """The shared helm_release, fed the ingress builders' Chart (name, version, repository)."""
     chart: build.Chart = rel["chart"]
     return helm_release(name, {**rel, "chart": chart.name, "version": chart.version, "repository": chart.repository}, opts)
@@ -193,11 +194,11 @@ class LlmIngress(KubernetesComponent):
             for m in args.models:
                 if m.name in args.siblings:
                     continue
-                _namespaced(f"{name}-{m.name}-vs", lambda n, m=m: build.virtual_service(m, args.plans, cfg, n, long_of.get(m.name)), ns,
-                            self.child_opts(depends_on=list(before)))
+                vs = functools.partial(build.virtual_service, m, args.plans, cfg, sibling=long_of.get(m.name))
+                _namespaced(f"{name}-{m.name}-vs", vs, ns, self.child_opts(depends_on=list(before)))
             for m in args.models:
-                _namespaced(f"{name}-{m.name}-dr", lambda n, m=m: build.destination_rule(m, args.plans[m.name], n, args.gateway_replicas), ns,
-                            self.child_opts(depends_on=list(before)))
+                dr = functools.partial(build.destination_rule, m, args.plans[m.name], gateway_replicas=args.gateway_replicas)
+                _namespaced(f"{name}-{m.name}-dr", dr, ns, self.child_opts(depends_on=list(before)))
         ing = resolve(lambda n: build.alb_ingress(cfg, args.models, args.plans, n, args.siblings, args.api_key), ns)
         self.ingress = k8s.networking.v1.Ingress(
             f"{name}-alb", metadata=part(ing, "metadata"), spec=part(ing, "spec"), opts=self.child_opts(depends_on=list(before))

@@ -81,7 +81,7 @@ class Karpenter(KubernetesComponent):
             aws.iam.RolePolicyAttachment(
                 f"{name}-node-{policy.lower().replace('_', '-')}",
                 role=self.node_role.name,
-                policy_arn=partition.apply(lambda p, policy=policy: f"arn:{p}:iam::aws:policy/{policy}"),
+                policy_arn=pulumi.Output.concat("arn:", partition, f":iam::aws:policy/{policy}"),
                 opts=aws_opts,
             )
         # Nodes launched with the role join the cluster through an EKS access entry (no aws-auth edits).

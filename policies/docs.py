@@ -135,7 +135,9 @@ def _catalogue(policies: Sequence[Policy]) -> list[str]:
 def render(policies: Sequence[Policy] | None = None) -> str:
     """The whole page as Markdown."""
     if policies is None:
-        from policies.registry import POLICIES as policies
+        from policies.registry import POLICIES
+
+        policies = POLICIES
     out = [
         "# llm-serving policies",
         "",

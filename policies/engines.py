@@ -273,21 +273,21 @@ def _downloads(resource: Any) -> list[Download]:
             continue
         if download := _on_ephemeral(server.label, model, server.podspec, server.container, server.args):
             found.append(download)
-    for server in sglang_servers(resource):
-        model = hub_model(server.model)
-        if model is None or not requests_gpu(server.podspec) or _streams(server.args):
+    for engine in sglang_servers(resource):
+        model = hub_model(engine.model)
+        if model is None or not requests_gpu(engine.podspec) or _streams(engine.args):
             continue
-        if download := _on_ephemeral(server.label, model, server.podspec, server.container, server.args):
+        if download := _on_ephemeral(engine.label, model, engine.podspec, engine.container, engine.args):
             found.append(download)
-    for server in kserve_hf_servers(resource):
-        model = hub_model(server.model)
-        if model is None or not requests_gpu(server.podspec):
+    for engine in kserve_hf_servers(resource):
+        model = hub_model(engine.model)
+        if model is None or not requests_gpu(engine.podspec):
             continue
-        uri = server.container.get("storageUri")
+        uri = engine.container.get("storageUri")
         # storageUri: the storage initializer downloads into an emptyDir at /mnt/models; --model_id: the
         # server itself downloads into its HF cache.
         into = KSERVE_MODEL_DIR if isinstance(uri, str) and uri.startswith("hf://") else "the server's Hugging Face cache"
-        found.append(Download(server.label, model, server.podspec, server.container, into))
+        found.append(Download(engine.label, model, engine.podspec, engine.container, into))
     workers = ray_gpu_workers(resource)
     seen: set[int] = set()
     for app in ray_serve_apps(resource):

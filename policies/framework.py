@@ -221,12 +221,13 @@ def run_resource_policy(policy: Policy, resource: Resource, values: Mapping[str,
 
     A reasoned exemption skips the resource; a blank one is reported and does not exempt.
     """
-    if resource.type not in policy.resource_types:
+    check = policy.check_resource
+    if check is None or resource.type not in policy.resource_types:
         return []
     reason = exemption_reason(resource, policy)
     if reason:
         return []
-    messages = list(policy.check_resource(resource, dict(values)))
+    messages = list(check(resource, dict(values)))
     if reason == "":
         messages.append(blank_exemption_message(policy))
     return messages
@@ -240,9 +241,12 @@ def run_stack_policy(policy: Policy, resources: Sequence[Resource],
     that name carries the policy's exemption annotation with a reason. Every resource whose
     annotation is blank is reported.
     """
+    check = policy.check_stack
+    if check is None:
+        return []
     resources = list(resources)
     exempt = {r.name for r in resources if exemption_reason(r, policy)}
-    findings = [(name, message) for name, message in policy.check_stack(resources, dict(values))
+    findings = [(name, message) for name, message in check(resources, dict(values))
                 if not (name and name in exempt)]
     findings.extend((r.name, blank_exemption_message(policy))
                     for r in resources if exemption_reason(r, policy) == "")

@@ -114,8 +114,9 @@ def metadata_name(resource_props: Mapping) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def annotations(obj: Mapping) -> dict:
-    """`metadata.annotations` of an object, or an empty dict."""
+def annotations_of(obj: Mapping) -> dict:
+    """`metadata.annotations` of an object, or an empty dict (not called `annotations`, which names a
+    `__future__` feature in every module that imports it)."""
     return as_dict(get(obj, "metadata", "annotations"))
 
 

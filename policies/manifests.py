@@ -136,7 +136,7 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
             continue
         path = Path(raw)
         if path.is_dir():
-            found = []
+            found: list[str] = []
             for folder, dirs, files in os.walk(path, followlinks=False):
                 dirs.sort()
                 found.extend(os.path.join(folder, f) for f in files if f.endswith(SUFFIXES))

@@ -9,7 +9,7 @@ level is left to the engine, which applies the user's `enforcementLevel` config 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from pulumi_policy import (
     EnforcementLevel,
@@ -86,7 +86,7 @@ def _stack_validator(policy: Policy):
         resources = [Resource(type=r.resource_type, name=r.name, props=plain(r.props), urn=r.urn,
                               parent=r.parent.urn if r.parent is not None else None)
                      for r in args.resources]
-        urns = {}
+        urns: dict[str, str] = {}
         for resource in resources:
             urns.setdefault(resource.name, resource.urn)
         for name, message in run_stack_policy(policy, resources, _settings(policy, args.get_config())):
@@ -94,9 +94,20 @@ def _stack_validator(policy: Policy):
     return validate
 
 
+class _Metadata(TypedDict):
+    """The keyword arguments both pulumi_policy policy classes take from a pack `Policy`."""
+
+    name: str
+    description: str
+    enforcement_level: EnforcementLevel
+    severity: Severity
+    remediation_steps: str
+    config_schema: PolicyConfigSchema
+
+
 def to_pulumi(policy: Policy) -> ResourceValidationPolicy | StackValidationPolicy:
     """The pulumi_policy object for one pack policy (resource or stack validation)."""
-    common = dict(
+    common = _Metadata(
         name=policy.name,
         description=policy.description,
         enforcement_level=EnforcementLevel(policy.enforcement),

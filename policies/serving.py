@@ -76,7 +76,8 @@ def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
     if not ray and is_vllm_container(container):
         return "vllm"
     command_line = " ".join(container_argv(container))
-    image = container.get("image") if isinstance(container.get("image"), str) else ""
+    raw_image = container.get("image")
+    image = raw_image if isinstance(raw_image, str) else ""
     for engine, command_marker, image_marker in _ENGINES:
         if command_marker and command_marker in command_line:
             return engine
@@ -207,10 +208,11 @@ def selector_matches(selector: Any, labels: Mapping[str, Any], *, plain: bool = 
     for expr in expressions:
         key, op = as_dict(expr).get("key"), as_dict(expr).get("operator")
         values = [str(v) for v in as_list(as_dict(expr).get("values"))]
-        present = key in labels
-        if op == "In" and not (present and str(labels[key]) in values):
+        present = isinstance(key, str) and key in labels
+        value = str(labels[key]) if isinstance(key, str) and present else None
+        if op == "In" and not (present and value in values):
             return False
-        if op == "NotIn" and present and str(labels[key]) in values:
+        if op == "NotIn" and present and value in values:
             return False
         if op == "Exists" and not present:
             return False
@@ -245,7 +247,7 @@ SERVE_CONFIG = Limits("an embedded serveConfigV2", max_bytes=1 << 20, max_depth=
 @lru_cache(maxsize=64)
 def _parse_serve_config(text: str) -> Any:
     try:
-        return load_yaml(None, SERVE_CONFIG, name="serveConfigV2", text=text)
+        return load_yaml("serveConfigV2", SERVE_CONFIG, text=text)
     except LoadError:
         return None
 

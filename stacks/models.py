@@ -128,7 +128,7 @@ def stack_models(stacks: Sequence[str]) -> list[tuple[str, str]]:
 
     names = list(stacks) or sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml")
                                    for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
-    found = set()
+    found: set[tuple[str, str]] = set()
     for name in names:
         cfg = load_stack_config(load_stack_file(name).config)
         found.update((m.model, m.revision) for m in cfg.models)

@@ -298,7 +298,6 @@ def loop_owning_monitor(loops: ThreadLoops) -> type:
 
 # Frames kept of each registration's stack trace during an offline run (see run_program).
 TRACE_FRAMES = 12
-_UNSET = object()
 
 
 def run_program(
@@ -332,15 +331,15 @@ def run_program(
     # sys.tracebacklimit) and sends the engine its innermost user frame as the source position.
     # Nothing offline reads more than that frame; the innermost TRACE_FRAMES frames hold it and four
     # to six above it, and walking the whole stack cost a tenth of a 100-model plan.
-    limit = getattr(sys, "tracebacklimit", _UNSET)
+    limit = getattr(sys, "tracebacklimit", None)
     sys.tracebacklimit = TRACE_FRAMES
     try:
         return contextvars.Context().run(_run_in_context, stack, program, project, dict(stack_references or {}))
     finally:
-        if limit is _UNSET:
-            del sys.tracebacklimit
-        else:
+        if isinstance(limit, int):
             sys.tracebacklimit = limit
+        else:
+            del sys.tracebacklimit
         if collecting:
             gc.collect()
         gc.unfreeze()

@@ -111,7 +111,7 @@ class Clients:
         self._clients[(service, region or self.region)] = client
 
 
-def open_session(profile: Optional[str], region: str) -> tuple[Any, str]:
+def open_session(profile: Optional[str], region: Optional[str]) -> tuple[Any, str]:
     """A boto3 session with usable credentials and the account id they belong to, or NoCredentials."""
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError, ProfileNotFound
@@ -619,7 +619,7 @@ def add_preflight_arguments(parser: Any) -> None:
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
 
 
-def run_preflight(args: Any, open_clients: Optional[Callable[[Optional[str], str], tuple[Clients, str]]] = None) -> int:
+def run_preflight(args: Any, open_clients: Optional[Callable[[Optional[str], Optional[str]], tuple[Clients, str]]] = None) -> int:
     """The command: load the stack (exit 2 on bad input), open a session (exit 2 without credentials), check, report."""
     from stacks.offline import load_stack_file
 
@@ -639,6 +639,7 @@ def run_preflight(args: Any, open_clients: Optional[Callable[[Optional[str], str
             clients = Clients(session, region)
         else:
             clients, account = open_clients(profile, region)
+            region = clients.region
     except NoCredentials as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_INVALID

@@ -13,7 +13,8 @@ from typing import Any
 
 from ..builders.labels import recommended_labels
 from ..capacity.pools import PoolPlan
-from ..config import EKS_CLUSTER_NAME_TAG, GpuPoolConfig, SecurityGroupSelectorConfig, SubnetSelectorConfig
+from ..config import GpuPoolConfig, SecurityGroupSelectorConfig, SubnetSelectorConfig
+from ..facts import EKS_CLUSTER_NAME_TAG
 
 GPU_TAINT_KEY = "nvidia.com/gpu"
 # The GPU taint of the docs' GPU NodePool example (Karpenter v1.14.1 docs, NodePool taints): pods that do not
@@ -24,7 +25,7 @@ POOL_LABEL = "llm-serving.io/pool"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 from ..builders.labels import GPU_NAME_LABEL  # noqa: E402 (defined beside the labels: the policy pack reads it)
 # Subnets and security groups are found by this tag by default (Karpenter's getting-started convention).
-from ..config import DISCOVERY_TAG  # noqa: E402
+from ..facts import DISCOVERY_TAG  # noqa: E402
 # The exemption annotation of policy karpenter-gpu-nodepool-tainted (policies/framework.py EXEMPTION_PREFIX).
 CACHE_TAINT_EXEMPTION = "llm-serving.io/exempt-karpenter-gpu-nodepool-tainted"
 # Reasons Karpenter can budget (Karpenter v1.14.1 docs: Underutilized, Empty, Drifted; expiration is not budgetable).

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import KUBERAY_CHART_VERSION, KubeRayConfig
+from ..config import KubeRayConfig
+from ..facts import KUBERAY_CHART_VERSION
 
 # ray-project/kuberay v1.7.0, helm-chart/kuberay-operator: chart 1.7.0 (image quay.io/kuberay/operator:v1.7.0),
 # installed from the project's Helm repository; the same tag as the ray.io CRDs we render against.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..capacity.architecture import GIB
 from ..capacity.gpus import INSTANCES
@@ -23,14 +23,16 @@ from ..capacity.memory import (
     EngineArgs,
     Gpu,
     MemoryPlan,
-    cuda_graph_bytes,
     kv_bytes_per_token_per_layer,
     non_torch_bytes,
     weights_per_gpu_bytes,
 )
+from ..capacity.cuda_graphs import cuda_graph_bytes
 from ..capacity.models import CatalogModel
-from ..config import GpuPoolConfig, ModelConfig
 from ..errors import Problem
+
+if TYPE_CHECKING:  # annotations only: the config's cross checks import this module
+    from ..config import GpuPoolConfig, ModelConfig
 
 RULE_TP_DIVIDES_HEADS = "tensor parallel size must divide the model's attention heads"
 RULE_TP_WITHIN_NODE = "tensor parallel size must not exceed the GPUs per node"

@@ -23,7 +23,7 @@ from policies.kube import (
     HPA_TYPES,
     ISVC_TYPE,
     SCALED_OBJECT_TYPE,
-    annotations,
+    annotations_of,
     as_quantity,
     as_dict,
     as_list,
@@ -76,8 +76,8 @@ def _isvc_reason(resource: Resource, default_mode: str) -> str | None:
     if not requests_gpu(predictor):
         return None
     # KServe merges the predictor's annotations over the InferenceService's.
-    merged = {**annotations(resource.props), **as_dict(predictor.get("annotations"))}
-    mode = annotations(resource.props).get(DEPLOYMENT_MODE)
+    merged = {**annotations_of(resource.props), **as_dict(predictor.get("annotations"))}
+    mode = annotations_of(resource.props).get(DEPLOYMENT_MODE)
     shown_mode = f"{mode} (annotation {DEPLOYMENT_MODE})" if isinstance(mode, str) else \
         f"{default_mode} (no {DEPLOYMENT_MODE} annotation: setting kserveDefaultDeploymentMode)"
     if (mode if isinstance(mode, str) else default_mode) in _KNATIVE_MODES:

@@ -84,13 +84,13 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
     the InferenceService's annotations on the Knative revision template (kserve v0.20.0
     pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go L192-204), so
     autoscaling.knative.dev/scale-down-delay there governs it."""
-    from policies.kube import ISVC_TYPE, annotations, requests_gpu
+    from policies.kube import ISVC_TYPE, annotations_of, requests_gpu
     from policies.timeouts.path import duration_seconds
 
     if resource.type != ISVC_TYPE:
         return []
     predictor = as_dict(get(resource.props, "spec", "predictor"))
-    own = annotations(resource.props)
+    own = annotations_of(resource.props)
     mode = own.get("serving.kserve.io/deploymentMode")
     mode = mode if isinstance(mode, str) else config["kserveDefaultDeploymentMode"]
     merged = {**own, **as_dict(predictor.get("annotations"))}
@@ -124,7 +124,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         findings.extend((scaler.name, m) for m in _behavior_findings(scaler, config))
         field, ceiling = max_replicas(scaler)
-        if not on_gpu or ceiling is None or target.pool not in pools:
+        if target is None or not on_gpu or ceiling is None or target.pool is None or target.pool not in pools:
             continue
         _, limit = pools[target.pool]
         need = ceiling * target.gpus_per_pod

@@ -18,7 +18,7 @@ from policies.kube import (
     HPA_TYPES,
     ISVC_TYPE,
     SCALED_OBJECT_TYPE,
-    annotations,
+    annotations_of,
     as_dict,
     as_float,
     as_int,
@@ -290,7 +290,8 @@ def exposed_names(rule: Any) -> Optional[list[str]]:
     series_query = rule.get("seriesQuery")
     series = series_names(series_query) if isinstance(series_query, str) else None
     naming = as_dict(rule.get("name"))
-    pattern = naming.get("matches") if isinstance(naming.get("matches"), str) else ".*"
+    matches = naming.get("matches")
+    pattern = matches if isinstance(matches, str) else ".*"
     as_ = naming.get("as")
     if isinstance(as_, str) and as_ and "$" not in as_:
         return [as_]
@@ -302,7 +303,7 @@ def exposed_names(rule: Any) -> Optional[list[str]]:
         return []
     if not isinstance(as_, str) or not as_:
         as_ = "$1" if regex.groups == 1 else "$0"
-    out = []
+    out: list[str] = []
     for name in series:
         if regex.search(name):
             try:
@@ -381,4 +382,4 @@ def mentions_vllm(scaler: Resource) -> bool:
 
 def scaler_annotations(scaler: Resource) -> dict:
     """The scaler's metadata.annotations."""
-    return annotations(scaler.props)
+    return annotations_of(scaler.props)

@@ -18,7 +18,7 @@ NODEPOOL_LABEL = "karpenter.sh/nodepool"
 
 def nodepools(resources: list[Resource]) -> dict[str, Resource]:
     """GPU NodePools of the stack by name."""
-    return {metadata_name(r.props): r for r in resources if r.type in NODEPOOL_TYPES and is_gpu_nodepool(r.props) and metadata_name(r.props)}
+    return {name: r for r in resources if r.type in NODEPOOL_TYPES and is_gpu_nodepool(r.props) and (name := metadata_name(r.props))}
 
 
 def pod_gpus(podspec: dict) -> int:
@@ -63,7 +63,9 @@ def _max_pods(resource: Resource) -> int:
     if group == "serving.kserve.io" and kind == "InferenceService":
         return as_int(get(spec, "predictor", "maxReplicas")) or as_int(get(spec, "predictor", "minReplicas")) or 1
     if kind in ("Deployment", "StatefulSet", "ReplicaSet"):
-        return as_int(spec.get("replicas")) if spec.get("replicas") is not None else 1
+        # Unset (or unreadable) replicas: the controllers' default of one.
+        replicas = as_int(spec.get("replicas"))
+        return replicas if replicas is not None else 1
     return 1
 
 

@@ -36,7 +36,7 @@ from typing import Any
 
 from components.aws_ids import CONTROLLER_DEFAULT_SSL_POLICY, DEFAULT_SSL_POLICY, open_to_all, tls12_or_newer
 from policies.framework import Policy, Resource
-from policies.kube import annotations, as_dict, as_list, containers, get, pod_specs, split_type
+from policies.kube import annotations_of, as_dict, as_list, containers, get, pod_specs, split_type
 from policies.serving import model_servers, namespace_of, pod_labels, selector_matches
 
 ALB = "alb.ingress.kubernetes.io/"
@@ -64,7 +64,7 @@ def _name(r: Resource) -> Any:
 
 def _class_settings(ing: Resource, kinds: dict[str, list[Resource]], classes: list[str]) -> tuple[bool, dict]:
     """(is an ALB Ingress, the IngressClassParams spec its class names or {})."""
-    class_name = get(ing.props, "spec", "ingressClassName") or annotations(ing.props).get("kubernetes.io/ingress.class")
+    class_name = get(ing.props, "spec", "ingressClassName") or annotations_of(ing.props).get("kubernetes.io/ingress.class")
     ingress_class = next((c for c in kinds.get("IngressClass", []) if _name(c) == class_name), None)
     is_alb = class_name in classes or (ingress_class is not None and get(ingress_class.props, "spec", "controller") == ALB_CONTROLLER)
     params: dict = {}
@@ -229,7 +229,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for ing in ingresses:
         is_alb, params = _class_settings(ing, kinds, classes)
-        ann = annotations(ing.props)
+        ann = annotations_of(ing.props)
         scheme = params.get("scheme") or ann.get(ALB + "scheme") or "internal"
         if not is_alb or scheme != "internet-facing":
             continue

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from policies.framework import Policy, Resource
-from policies.kube import annotations, as_dict, as_list, get, split_type
+from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.serving import namespace_of
 
 HF_TOKEN_KEY = "HF_TOKEN"
@@ -94,7 +94,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if not _gated(uri, prefixes):
                 continue
             ns = namespace_of(r)
-            named = annotations(r.props).get(SECRET_NAME_ANNOTATION)
+            named = annotations_of(r.props).get(SECRET_NAME_ANNOTATION)
             if named is not None:
                 if _has_token(secrets, ns, named) is not False:
                     continue

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from policies.kube import annotations, as_dict, as_float, as_int, as_list, get, memoized, split_type
+from policies.kube import annotations_of, as_dict, as_float, as_int, as_list, get, memoized, split_type
 
 ALB = "alb.ingress.kubernetes.io"
 ALB_IDLE_DEFAULT = 60  # ELBv2 idle_timeout.timeout_seconds default
@@ -55,11 +55,11 @@ def is_alb_ingress(resource: Any) -> bool:
     """An Ingress the AWS Load Balancer Controller serves (class alb, by field or legacy annotation)."""
     if resource.type not in INGRESS_TYPES:
         return False
-    return get(resource.props, "spec", "ingressClassName") == "alb" or annotations(resource.props).get("kubernetes.io/ingress.class") == "alb"
+    return get(resource.props, "spec", "ingressClassName") == "alb" or annotations_of(resource.props).get("kubernetes.io/ingress.class") == "alb"
 
 
 def _attributes(resource: Any, key: str) -> dict[str, str]:
-    text = annotations(resource.props).get(f"{ALB}/{key}")
+    text = annotations_of(resource.props).get(f"{ALB}/{key}")
     if not isinstance(text, str):
         return {}
     pairs = (kv.split("=", 1) for kv in text.split(",") if "=" in kv)
@@ -121,14 +121,15 @@ def vs_routes(resource: Any) -> list[Route]:
         if not isinstance(http, Mapping):
             continue
         services = tuple(s for s in (service_of_host(get(d, "destination", "host")) for d in as_list(http.get("route"))) if s)
-        retries = http.get("retries") if isinstance(http.get("retries"), Mapping) else {}
+        raw_retries = http.get("retries")
+        retries: Mapping = raw_retries if isinstance(raw_retries, Mapping) else {}
         name = http.get("name")
         found.append(Route(
             label=f"spec.http[{i}]" + (f" ({name})" if isinstance(name, str) else ""),
             services=services,
             timeout=duration_seconds(http.get("timeout")),
             per_try=duration_seconds(retries.get("perTryTimeout")),
-            retry_on=retries.get("retryOn") if isinstance(retries.get("retryOn"), str) else None,
+            retry_on=retry_on if isinstance(retry_on := retries.get("retryOn"), str) else None,
             attempts=as_int(retries.get("attempts")),
         ))
     return found

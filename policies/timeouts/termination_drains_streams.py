@@ -104,17 +104,17 @@ def _check(resource: Resource, config: dict) -> list[str]:
             hook = f"preStop sleep {path.fmt(sleep)}" if sleep else "preStop hook (no sleep action)"
             messages.append(f"{label}: this vLLM release{assumed} cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
                             f"must last through the longest request ({path.fmt(longest)})")
-    for server in sglang_servers(resource):
-        if ".workerTemplate." in server.path:
+    for sg in sglang_servers(resource):
+        if ".workerTemplate." in sg.path:
             continue  # a LeaderWorkerSet's workers hold ranks; the leader takes the requests
-        pre_stop = get(server.container, "lifecycle", "preStop")
-        grace = _grace(server.podspec)
+        pre_stop = get(sg.container, "lifecycle", "preStop")
+        grace = _grace(sg.podspec)
         sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
         if not isinstance(pre_stop, dict) or not pre_stop:
-            messages.append(f"{server.label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
+            messages.append(f"{sg.label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
                             f"send it requests; sleep in preStop until they have deregistered it")
         if grace < sleep + default_longest:
-            messages.append(f"{server.label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + "
+            messages.append(f"{sg.label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + "
                             f"longest request {path.fmt(default_longest)} (setting maxRequestSeconds): the kubelet kills "
                             f"SGLang's streams in flight on scale-down")
     for app in ray_serve_apps(resource):

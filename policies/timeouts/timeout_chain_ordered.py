@@ -23,8 +23,7 @@ def _longest_request(resource: Resource) -> float | None:
     timeout = as_float(get(resource.props, "spec", "predictor", "timeout"))
     if timeout:
         return timeout
-    drains = [as_float(s.args.get("shutdown-timeout")) for s in vllm_servers(resource)]
-    drains = [d for d in drains if d]
+    drains = [d for s in vllm_servers(resource) if (d := as_float(s.args.get("shutdown-timeout")))]
     return max(drains) if drains else None
 
 

@@ -54,8 +54,9 @@ def expand_env(tokens: list[str], container: Mapping) -> list[str]:
     """Expand `$(VAR)` in command/args from the container's literal env values, as the kubelet
     does (core/v1 Container.args: "Variable references $(VAR_NAME) are expanded using the
     container's environment"); references to unknown or secret-backed variables stay as written."""
-    env = {}
-    for item in container.get("env") if isinstance(container.get("env"), list) else []:
+    env: dict[str, str] = {}
+    items = container.get("env")
+    for item in items if isinstance(items, list) else []:
         if isinstance(item, Mapping) and isinstance(item.get("name"), str) and isinstance(item.get("value"), str):
             env[item["name"]] = item["value"]
     if not env:

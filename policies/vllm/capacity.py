@@ -22,7 +22,7 @@ from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.images import vllm_release
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.gpu.selection import pinned_gpu
-from policies.kube import annotations, as_float, as_int, memoized
+from policies.kube import annotations_of, as_float, as_int, memoized
 from policies.vllm.args import VllmServer, vllm_command_line
 
 
@@ -65,7 +65,7 @@ def gpu_type(resource: Any, server: VllmServer) -> Optional[Gpu]:
     affinity term may allow several types: the smallest of them is sized (policies.gpu.selection).
     The annotation the components write removes the doubt.
     """
-    name = annotations(resource.props).get(GPU_ANNOTATION)
+    name = annotations_of(resource.props).get(GPU_ANNOTATION)
     if isinstance(name, str) and name:
         try:
             return find_gpu(name)
@@ -77,7 +77,7 @@ def gpu_type(resource: Any, server: VllmServer) -> Optional[Gpu]:
 
 def stamped_plan(resource: Any) -> Optional[dict]:
     """The capacity plan the components stamped on the resource (llm-serving.io/capacity-plan), if any."""
-    text = annotations(resource.props).get(CAPACITY_ANNOTATION)
+    text = annotations_of(resource.props).get(CAPACITY_ANNOTATION)
     if not isinstance(text, str):
         return None
     try:
@@ -118,7 +118,7 @@ def _server_plan(resource: Any, server: VllmServer, default_release: str = "") -
     model = model_id = None
     # The positional model, else (weights streamed from S3 or read from a node cache, where the
     # argument is a URI or a path) the Hugging Face id the components annotate.
-    for candidate in (served_model(server), annotations(resource.props).get("llm-serving.io/model")):
+    for candidate in (served_model(server), annotations_of(resource.props).get("llm-serving.io/model")):
         if isinstance(candidate, str) and candidate:
             try:
                 model, model_id = find_model(candidate), candidate
@@ -169,7 +169,7 @@ class SizingGap:
 
 def _model_gap(resource: Any, server: VllmServer) -> tuple[Optional[str], Optional[str]]:
     """(model id shown, why it cannot be sized) -- the reason is None when the catalogue knows it."""
-    candidates = [c for c in (served_model(server), annotations(resource.props).get("llm-serving.io/model")) if isinstance(c, str) and c]
+    candidates = [c for c in (served_model(server), annotations_of(resource.props).get("llm-serving.io/model")) if isinstance(c, str) and c]
     for candidate in candidates:
         try:
             find_model(candidate)
@@ -200,6 +200,8 @@ def sizing_gaps(resources: list) -> list[SizingGap]:
     from policies.vllm.args import vllm_servers
 
     gaps = []
+    model: Optional[str]
+    model_reason: Optional[str]
     for resource in resources:
         for server in vllm_servers(resource):
             if server.runtime_merged and not served_model(server):

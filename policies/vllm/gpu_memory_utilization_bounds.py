@@ -36,7 +36,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         else:
             # Unset: the release's default applies (vllm-gpu-memory-utilization-explicit says so too).
             default, release = default_utilization(engine.image)
-            value = as_float(default.split(" ")[-1])
+            value = float(default.split(" ")[-1])  # "0.92", or "0.9 or 0.92" when the image names no release
             shown = f"{name} is not set, so vLLM uses its default {default} ({release}), which"
         if value > high:
             messages.append(f"{engine.label}: {shown} is above the maximum {fmt_number(high)}; {_TOO_HIGH}")

@@ -57,9 +57,9 @@ def _ranks(resource: Resource, server: VllmServer, tp: int, pp: int) -> tuple[in
 def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     label = server.label
     tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
-    for flag, size in ((_TP, tp), (_PP, pp)):
-        if size is None:
-            return [f"{label}: --{flag}={server.args[flag]} is not a positive integer"]
+    if tp is None or pp is None:
+        flag = _TP if tp is None else _PP
+        return [f"{label}: --{flag}={server.args[flag]} is not a positive integer"]
     if is_ray(resource.type) and server.args.get("distributed-executor-backend") == "ray":
         return _ray_cluster(resource, server, tp, pp)
     ranks, pods, explained = _ranks(resource, server, tp, pp)

@@ -16,10 +16,11 @@ from components.builders import karpenter as build
 from components.capacity import hardware
 from components.capacity.gpus import find_gpu, gpu_spec
 from components.capacity.hardware import GPUS, HARDWARE, INSTANCES, HardwareDataError, load_hardware, pool_architecture
-from components.capacity.memory import cudagraph_capture_sizes
+from components.capacity.cuda_graphs import cudagraph_capture_sizes
 from components.capacity.plan import plan_stack
 from components.capacity.pools import plan_pools
 from components.config import load_stack_config
+from components.config import pools as config_pools
 from components.errors import ConfigError
 from tests.conftest import ROOT, stack_config
 
@@ -189,7 +190,7 @@ def test_a_pool_mixing_architectures_is_refused_naming_each_arch():
 
 
 def test_the_stack_config_refuses_a_pool_mixing_architectures(monkeypatch):
-    monkeypatch.setattr(hardware, "INSTANCES", _mixed_arch().instances)
+    monkeypatch.setattr(config_pools, "INSTANCES", _mixed_arch().instances)
     with pytest.raises(ConfigError) as err:
         load_stack_config(_with_pool(["g4dn.xlarge", "g5g.xlarge"]))
     assert "gpuPools[1].instanceTypes" in str(err.value)

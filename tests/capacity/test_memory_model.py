@@ -15,16 +15,13 @@ from components.capacity.memory import (
     EngineArgs,
     accounting_for,
     activation_bytes,
-    cold_compile_bytes,
     Gpu,
     batch_defaults_for,
-    cudagraph_capture_sizes,
     hardware_batch_defaults,
     kv_bytes_per_token_per_layer,
-    model_runner,
     plan_memory,
-    v2_profiled_sampler_bytes_per_logit,
 )
+from components.capacity.cuda_graphs import cold_compile_bytes, cudagraph_capture_sizes, model_runner, v2_profiled_sampler_bytes_per_logit
 from components.capacity.models import find_model
 
 

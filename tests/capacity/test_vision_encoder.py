@@ -20,10 +20,12 @@ from components.capacity.gpus import find_gpu
 from components.capacity.memory import (
     RESERVED_GRAPHS,
     SORT_SAMPLER,
-    VISION_ENCODER_PROFILE_GIB,
     EngineArgs,
     activation_bytes,
     plan_memory,
+)
+from components.capacity.vision import (
+    VISION_ENCODER_PROFILE_GIB,
     qwen_vl_attention_peak_hidden,
     qwen_vl_dummy_patches,
     vision_encoder_profile_bytes,

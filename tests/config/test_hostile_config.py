@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-import components.config as config_module
+import components.config.load as config_module
 from components.config import load_stack_config
 from components.errors import ConfigError, format_path, format_value
 from tests.conftest import stack_config

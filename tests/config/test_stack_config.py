@@ -233,5 +233,17 @@ def test_errors_after_a_long_context_sibling_name_the_stack_files_own_index(prod
     models[1]["replicas"] = {"min": 1, "max": 3}
     with pytest.raises(ConfigError) as err:
         load_stack_config(prod_config)
-    paths = [p.path for p in err.value.problems]
-    assert "models[1].replicas.min" in paths and "models[2].replicas.min" not in paths
+    assert [p.path for p in err.value.problems] == ["models[1].replicas.min"]
+
+
+def test_source_rules_after_a_long_context_sibling_name_the_stack_files_own_index(prod_config):
+    # localCache on Bottlerocket: each model is reported once, at its own index; the sibling (which
+    # inherits its model's source) is not reported again, nor does it shift the next model's index.
+    prod_config["llm-serving:gpuPools"][0]["amiAlias"] = "bottlerocket@1.55.0"
+    models = prod_config["llm-serving:models"]
+    models[0]["longContext"] = {"maxModelLen": 4 * models[0]["engine"]["maxModelLen"], "replicas": {"min": 2, "max": 2}}
+    models[1]["source"] = {"type": "localCache"}
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(prod_config)
+    assert [p.path for p in err.value.problems] == ["models[0].source.type", "models[1].source.type"]
+    assert all("runs Bottlerocket" in p.rule for p in err.value.problems)

@@ -1,0 +1,134 @@
+"""The inputs of vLLM's memory accounting: the GPU, the engine flags, and what each range of releases charges.
+
+components.capacity.memory sizes the KV cache from these; components.capacity.cuda_graphs and
+components.capacity.vision read the release and the flags for the terms they derive.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Accounting:
+    """How one range of vLLM releases charges the memory that is not weights or KV cache."""
+
+    releases: str
+    sampler_bytes_per_logit: float
+    reserves_cuda_graphs: bool
+    non_torch_single_gpu_gib: float
+    non_torch_tensor_parallel_gib: float  # per rank with TP > 1 on NVLink parts
+    default_utilization: float
+    # Allocator slack above the modelled tensors of the profile run.
+    activation_slack_gib: float = 0.05
+
+
+# 0.8-0.16: PyTorch top-k/top-p sort in the sampler warm-up (fits o26/o27 and the llm-d-benchmark
+# H100 logs to 0.03 GiB); NCCL setup still inside the budget; graphs captured after the KV cache.
+SORT_SAMPLER = Accounting("0.8-0.16", 38.3, False, 0.15, 0.60, 0.90)
+# 0.17-0.19: FlashInfer/Triton sampler; graphs still not reserved (0.19 H100 sweep: TP1 rows
+# within 0.1 GiB; TP > 1 adds about 2 GiB of non-torch memory per rank).
+FAST_SAMPLER = Accounting("0.17-0.19", 14.9, False, 0.25, 2.0, 0.90)
+# 0.20-0.33: the CUDA graph pool is estimated before the KV cache is sized and subtracted from it
+# (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1: envs.py of 0.20.0 and 0.33.0) wherever the
+# release's model runner makes an estimate (model_runner() below); gpu_memory_utilization defaults to
+# 0.92 (config/cache.py).
+RESERVED_GRAPHS = replace(FAST_SAMPLER, releases="0.20-0.33", reserves_cuda_graphs=True, default_utilization=0.92)
+ACCOUNTINGS = (SORT_SAMPLER, FAST_SAMPLER, RESERVED_GRAPHS)
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """A GPU type as vLLM sees it: its name and the total memory CUDA reports."""
+
+    name: str
+    memory_gib: float
+    # NVLink-connected (SXM) parts: TP > 1 uses vLLM's custom all-reduce, whose buffers count
+    # as non-torch memory; PCIe cards (L40S, L4, A10G, RTX) fall back to plain NCCL.
+    nvlink: bool = False
+    # (major, minor) from the GPU catalogue; None for a device given only by its memory.
+    compute_capability: Optional[tuple[int, int]] = None
+
+
+@dataclass(frozen=True)
+class EngineArgs:
+    """The vLLM flags that change memory. None means "vLLM's default for this GPU / model"."""
+
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    # None: the release's default (0.92 from 0.20, config/cache.py; 0.90 before).
+    gpu_memory_utilization: Optional[float] = None
+    max_model_len: Optional[int] = None
+    max_num_seqs: Optional[int] = None
+    max_num_batched_tokens: Optional[int] = None
+    block_size: int = 16
+    dtype: str = "auto"
+    kv_cache_dtype: str = "auto"
+    quantization: Optional[str] = None
+    enforce_eager: bool = False
+    # The vLLM release ("0.33.0"); None: unknown, size with the most conservative accounting.
+    vllm_version: Optional[str] = None
+    # "cold": the start compiles the model (torch.compile's cache, VLLM_CACHE_ROOT, is empty, as a new
+    # pod's is); "warm": it finds the compiled artifacts of an earlier start of the same configuration
+    # (cold_compile_bytes is then not charged).
+    compile_cache: str = "cold"
+
+    def __post_init__(self) -> None:
+        if self.compile_cache not in COMPILE_CACHES:
+            raise ValueError(f"compile_cache = {self.compile_cache!r}: must be one of {', '.join(COMPILE_CACHES)}")
+
+
+COMPILE_CACHES = ("cold", "warm")
+
+
+# The releases the accountings were read from and calibrated on: V1 (the default engine from 0.8)
+# up to the newest release the stacks deploy. Outside them the plan does not guess an accounting.
+OLDEST_RELEASE, NEWEST_RELEASE = (0, 8), (0, 33)
+NEWEST_READ = f"{NEWEST_RELEASE[0]}.{NEWEST_RELEASE[1]}.0"
+KNOWN_RELEASES = f"{OLDEST_RELEASE[0]}.{OLDEST_RELEASE[1]} to {NEWEST_RELEASE[0]}.{NEWEST_RELEASE[1]}.x"
+
+
+def parse_release(version: Optional[str]) -> Optional[tuple[int, int]]:
+    """(major, minor) of a vLLM release string ("0.33.0", "v0.10.1.1", "0.29.1rc1.dev17+g..."); None when unreadable."""
+    match = re.fullmatch(r"v?(\d{1,4})\.(\d{1,4})(\.\d{1,6}){0,2}([.+-]?[0-9A-Za-z][0-9A-Za-z.+-]{0,60})?", version or "")
+    if not match:
+        return None
+    return int(match.group(1)), int(match.group(2))
+
+
+def accounting_for(version: Optional[str]) -> Optional[Accounting]:
+    """The accounting of a vLLM release ("0.33.0", "v0.10.1.1"); None when unreadable or outside 0.8-0.33."""
+    release = parse_release(version)
+    if release is None or not OLDEST_RELEASE <= release <= NEWEST_RELEASE:
+        return None
+    minor = release[1]
+    if minor >= 20:
+        return RESERVED_GRAPHS
+    return FAST_SAMPLER if minor >= 17 else SORT_SAMPLER
+
+
+
+def hardware_batch_defaults(gpu: Gpu) -> tuple[int, int]:
+    """vLLM 0.33's OpenAI-server defaults (max_num_batched_tokens, max_num_seqs) for a GPU.
+
+    vllm-project/vllm v0.33.0 vllm/engine/arg_utils.py get_batch_defaults: >= 160 GiB
+    16384/1024; >= 70 GiB and not A100 8192/1024; otherwise 2048/256.
+    """
+    return batch_defaults_for(gpu, NEWEST_READ)
+
+
+def batch_defaults_for(gpu: Gpu, version: Optional[str]) -> tuple[int, int]:
+    """The OpenAI-server defaults (max_num_batched_tokens, max_num_seqs) of ``version`` on ``gpu``.
+
+    Release by release as components/vllm_flags.batch_defaults read them; an unknown or unreadable
+    release takes the newest release read's (0.33's).
+    """
+    from ..vllm_flags import batch_defaults
+
+    release = parse_release(version)
+    text = f"{release[0]}.{release[1]}.0" if release is not None else NEWEST_READ
+    tokens, seqs, _tier = batch_defaults(gpu.memory_gib, gpu.name, text)
+    return tokens, seqs
+

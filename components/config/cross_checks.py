@@ -1,0 +1,196 @@
+"""Rules that relate objects of a validated stack: unique names, a model's pool exists and holds its GPUs,
+a prod stack keeps two replicas, selectors and tagging agree, Karpenter can find what a pool asks for.
+
+They run after every per-field rule passed (components/config/load.py), on the stack with its
+long-context siblings inserted; every problem names the stack file's own path
+(``StackConfig.model_paths``: a sibling is its model's ``longContext``), never an index of that
+expanded list. Rules of a model's source, pool and placement are reported at the model, not again
+at its sibling.
+
+Pure: the instance catalogue and the multi-node layout rules of components/capacity, which do not
+import the config back.
+"""
+
+from __future__ import annotations
+
+from ..aws_ids import arn_region
+from ..capacity.gpus import INSTANCES
+from ..capacity.layout import layout_problems
+from ..errors import Problem
+from ..facts import DISCOVERY_TAG
+from .models import ModelConfig
+from .pools import GpuPoolConfig
+from .stack import StackConfig
+
+
+def cross_checks(cfg: StackConfig) -> list[Problem]:
+    """Every cross-object problem of ``cfg`` (siblings inserted), in the order a reader meets the fields."""
+    paths = cfg.model_paths()
+    pools = {p.name: p for p in cfg.gpu_pools}
+    problems = _duplicate_names(cfg, paths) + _ingress_region_problems(cfg) + _network_problems(cfg)
+    for m, at in zip(cfg.models, paths):
+        problems += _model_problems(cfg, m, at, pools)
+    return problems + _pool_problems(cfg) + _gateway_problems(cfg)
+
+
+def _duplicate_names(cfg: StackConfig, model_paths: list[str]) -> list[Problem]:
+    """Pool names and model names are unique (they name NodePools and InferenceServices)."""
+    problems: list[Problem] = []
+    for label, items in (("gpuPools", cfg.gpu_pools), ("models", cfg.models)):
+        paths = [f"gpuPools[{i}]" for i in range(len(items))] if label == "gpuPools" else model_paths
+        seen: dict[str, int] = {}
+        for i, item in enumerate(items):
+            if item.name in seen:
+                problems.append(Problem(f"{paths[i]}.name", f"duplicates {paths[seen[item.name]]}.name", item.name))
+            seen.setdefault(item.name, i)
+    return problems
+
+
+def _ingress_region_problems(cfg: StackConfig) -> list[Problem]:
+    """An ALB takes a regional web ACL of its own region only (a certificate's region is preflight's check)."""
+    problems: list[Problem] = []
+    if cfg.ingress is not None and cfg.region:
+        for field, arn in (("wafAclArn", cfg.ingress.waf_acl_arn),):
+            if arn and arn_region(arn) != cfg.region:
+                problems.append(Problem(f"ingress.{field}", f"is in {arn_region(arn)} and the stack (aws:region) in {cfg.region}: "
+                                        "the ALB can only use one of its own region", arn))
+    return problems
+
+
+def _network_problems(cfg: StackConfig) -> list[Problem]:
+    """Tagging only with the selectors that read the tag."""
+    problems: list[Problem] = []
+    c, t = cfg.cluster, cfg.cluster.tag_for_discovery
+    if t.subnet_ids and (c.subnets.ids or c.subnets.tags):
+        problems.append(Problem("cluster.tagForDiscovery.subnetIds", f"adds the {DISCOVERY_TAG} tag, which only the default "
+                                "subnets selector reads; remove cluster.subnets.ids/tags or this", list(t.subnet_ids)))
+    sg = c.security_groups
+    if t.security_group_ids and (sg.ids or sg.tags or sg.eks_cluster_security_group):
+        problems.append(Problem("cluster.tagForDiscovery.securityGroupIds", f"adds the {DISCOVERY_TAG} tag, which only the "
+                                "default securityGroups selector reads; remove cluster.securityGroups.ids/tags/eksClusterSecurityGroup "
+                                "or this", list(t.security_group_ids)))
+    return problems
+
+
+def _model_problems(cfg: StackConfig, m: ModelConfig, at: str, pools: dict[str, GpuPoolConfig]) -> list[Problem]:
+    """One model's (or sibling's, at ``<model>.longContext``) rules against its pool and the environment."""
+    sibling = at.endswith(".longContext")
+    pool = pools.get(m.pool)
+    if pool is None:
+        if sibling:  # its model's pool, reported there
+            return []
+        return [Problem(f"{at}.pool", f"no gpuPools entry has this name (pools: {', '.join(sorted(pools))})", m.pool)]
+    problems: list[Problem] = []
+    if cfg.environment == "prod" and m.replicas.min < 2 and not m.replicas.single_replica_reason:
+        problems.append(
+            Problem(
+                f"{at}.replicas.min",
+                "a prod model runs at least 2 replicas, so a node drain or a crash never takes its last ready one; "
+                "raise it or set replicas.singleReplicaReason",
+                m.replicas.min,
+            )
+        )
+    if not sibling:  # its model's source, layout and TP are checked at the model
+        problems += _source_problems(m, pool, at) + _engine_placement_problems(m, pool, at)
+    gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
+    if gpus * m.replicas.min > pool.gpu_limit:
+        problems.append(
+            Problem(
+                f"{at}.replicas.min",
+                f"{m.replicas.min} replicas x {gpus} GPUs exceed gpuPools[{list(pools).index(pool.name)}].gpuLimit = {pool.gpu_limit}",
+                m.replicas.min,
+            )
+        )
+    return problems
+
+
+def _source_problems(m: ModelConfig, pool: GpuPoolConfig, at: str) -> list[Problem]:
+    """A localCache source needs a writable host path and instance-store NVMe on every node of the pool."""
+    problems: list[Problem] = []
+    if m.source.type == "localCache" and pool.ami_alias.startswith("bottlerocket@"):
+        problems.append(
+            Problem(
+                f"{at}.source.type",
+                f"localCache needs the host path /models that KServe v0.20.0's node agent mounts, and pool {pool.name!r} "
+                "runs Bottlerocket, whose root filesystem is read-only; use an al2023 amiAlias for this pool",
+                m.source.type,
+            )
+        )
+    if m.source.type == "localCache" and not all(INSTANCES[t].local_nvme_gb for t in pool.instance_types):
+        problems.append(
+            Problem(
+                f"{at}.source.type",
+                f"localCache keeps the weights on instance-store NVMe, and not every instance type of pool {pool.name!r} has one",
+                m.source.type,
+            )
+        )
+    return problems
+
+
+def _pool_problems(cfg: StackConfig) -> list[Problem]:
+    """What Karpenter would do wrong with a pool: reserved capacity it cannot find, a multi-node engine it would expire."""
+    problems: list[Problem] = []
+    for i, pool in enumerate(cfg.gpu_pools):
+        if "reserved" in pool.capacity_types and not pool.capacity_reservations:
+            # Karpenter v1.14.1 lists reservations only through the EC2NodeClass's selector terms
+            # (pkg/controllers/nodeclass/capacityreservation.go:54); none selected, no reserved offering.
+            problems.append(Problem(
+                f"gpuPools[{i}].capacityReservations",
+                "required when capacityTypes includes reserved: Karpenter launches reserved capacity only from the "
+                "reservations the EC2NodeClass's capacityReservationSelectorTerms select; add {id: cr-...} or {tags: {...}}",
+                [],
+            ))
+        problems += _multi_node_pool_problems(cfg, pool, i)
+    return problems
+
+
+def _gateway_problems(cfg: StackConfig) -> list[Problem]:
+    """A prod Istio ingress gateway keeps two replicas."""
+    if cfg.ingress is not None and cfg.environment == "prod" and cfg.ingress.gateway_replica_count("prod") < 2:
+        return [Problem(
+            "ingress.gatewayReplicas",
+            "a prod Istio ingress gateway runs at least 2 replicas, so a rollout or a node drain never takes the only one "
+            "(the chart's PodDisruptionBudget is rendered only above 1 replica)",
+            cfg.ingress.gateway_replicas,
+        )]
+    return []
+
+
+# --- The serving back-end's rules: every `.distributed` branch of the cross checks is below. ----------
+# One vLLM engine per node (KServe), or one engine over several nodes (KubeRay, `distributed`). A
+# back-end interface takes these over; nothing above this line reads `m.distributed`.
+
+
+def _engine_placement_problems(m: ModelConfig, pool: GpuPoolConfig, at: str) -> list[Problem]:
+    """Where one engine's GPUs go: a distributed engine fills whole nodes of the pool
+    (components/capacity/layout.py); any other engine's TP x PP GPUs fit on one node."""
+    if m.distributed is not None:
+        return layout_problems(m, pool, at)
+    gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
+    per_node = max(INSTANCES[t].gpu_count for t in pool.instance_types)
+    if gpus <= per_node:
+        return []
+    return [
+        Problem(
+            f"{at}.engine.tensorParallelSize",
+            f"tensorParallelSize x pipelineParallelSize = {gpus} GPUs exceeds the {per_node} GPUs per node of pool "
+            f"{pool.name!r} ({', '.join(pool.instance_types)}); use a pool with larger nodes, or set "
+            f"{at}.distributed: {{backend: ray}} to spread the engine over several nodes (KubeRay)",
+            m.engine.tensor_parallel_size,
+        )
+    ]
+
+
+def _multi_node_pool_problems(cfg: StackConfig, pool: GpuPoolConfig, i: int) -> list[Problem]:
+    """A pool that hosts a multi-node engine never expires its nodes (``gpuPools[i]``)."""
+    multi_node = {m.pool for m in cfg.models if m.distributed is not None}
+    expire = pool.disruption.expire_after
+    if pool.name in multi_node and expire is not None and expire != "Never":
+        return [Problem(
+            f"gpuPools[{i}].disruption.expireAfter",
+            "must be Never on a pool that hosts a multi-node engine: expiry is forceful (it ignores disruption budgets "
+            "and karpenter.sh/do-not-disrupt), so the engine's nodes would be replaced together and the model would "
+            "cold-start; nodes then get new AMIs by drift inside the maintenance window",
+            expire,
+        )]
+    return []
