@@ -15,6 +15,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .backends import serving_backend
 from .builders import autoscaling as scale
 from .builders import monitoring as mon
 from .builders import prometheus_adapter as metrics
@@ -80,7 +81,7 @@ class ModelAutoscalingArgs(BaseModel):
     @model_validator(mode="after")
     def _metric_is_served(self) -> "ModelAutoscalingArgs":
         m = self.model
-        if m.distributed is not None or m.autoscaling.backend != "prometheus-adapter" or self.metric_served_elsewhere:
+        if serving_backend(m).scale_target(m) is None or m.autoscaling.backend != "prometheus-adapter" or self.metric_served_elsewhere:
             return self
         if self.metrics_stack is not None and m.name in self.metrics_stack.model_names:
             return self
@@ -111,8 +112,8 @@ class ModelAutoscaling(KubernetesComponent):
         m, plan, ns, cfg = args.model, args.plan, args.namespace, args.monitoring
         # The namespace may be another stack's Output: builders run once it is known (inputs.py).
         self.scaler = None
-        if m.distributed is not None:
-            pass  # one fixed-size Ray cluster: autoscaling multi-node replicas is out of scope (components/kuberay.py)
+        if serving_backend(m).scale_target(m) is None:
+            pass  # e.g. one fixed-size Ray cluster: autoscaling multi-node replicas is out of scope (components/kuberay.py)
         elif m.autoscaling.backend == "keda":
             url = metrics.prometheus_url(cfg)
             self.scaler = _custom(f"{name}-scaledobject", lambda n: scale.scaled_object(m, plan, n, url), ns, child)

@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
+from .backends import Controller, KubeRayBackend, ServeRequest, serving_backend
 from .autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
 from .builders import credentials
 from .builders import vllm_service as build
@@ -18,16 +19,13 @@ from .capacity.plan import ServingPlan, plan_stack
 from .capacity.pools import PoolPlan, plan_pools
 from .addons import ClusterAddons, ClusterAddonsArgs
 from .cluster import certificate_authority, eks_kubeconfig_output, k8s_child_opts, kubernetes_provider, provider_region
-from .config import DISCOVERY_TAG, StackConfig
+from .config import DISCOVERY_TAG, ModelConfig, StackConfig
 from .deploy_order import DeployOrder
 from .gpu_pool import GpuPool, GpuPoolArgs
 from .ingress import LlmIngress, LlmIngressArgs
 from .inputs import AwsProvider, InputStr, K8sProvider
 from .model_source import S3ModelReader, S3ModelReaderArgs
 from .karpenter import Karpenter, KarpenterArgs
-from .builders import ray_cluster as ray
-from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
-from .vllm_service import VllmService, VllmServiceArgs
 
 HF_SECRET_NAME = "hf-token"
 API_KEY_SECRET_NAME = "vllm-api-key"
@@ -73,8 +71,9 @@ class LlmPlatformArgs(BaseModel):
 
 
 class LlmPlatform(pulumi.ComponentResource):
-    """The cluster connection, GPU pools, namespace, credentials, one VllmService and one ModelAutoscaling
-    per configured model, and the metrics stack.
+    """The cluster connection, GPU pools, namespace, credentials, one serving component per configured model
+    (from its back-end, components/backends/: a VllmService or a RayVllmService), one ModelAutoscaling per
+    model, and the metrics stack.
 
     Every Kubernetes child goes through one explicit provider (``self.k8s_provider``); child
     components receive it with ``opts=self.k8s_opts(...)``.
@@ -108,8 +107,56 @@ class LlmPlatform(pulumi.ComponentResource):
         self.plans = args.plans if args.plans is not None else plan_stack(cfg, args.base_dir)
         self.pool_plans: dict[str, PoolPlan] = plan_pools(cfg.gpu_pools, cfg.models, self.plans)
         self.cluster_name = cfg.cluster.name
+        self._connect(name, args)
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={
+                "name": cfg.namespace,
+                # The ALB controller injects readiness gates only in labelled namespaces (builders/ingress.py).
+                "labels": {**recommended_labels(cfg.namespace, component="namespace"), **(READINESS_GATE_LABEL if cfg.ingress else {})},
+            },
+            opts=self.k8s_opts(),
+        )
+        self._gpu_capacity(name, args, namespace)
+        in_ns = self.k8s_opts(depends_on=[namespace])
+        secret_name = None
+        if args.hf_token is not None:
+            secret_name = HF_SECRET_NAME
+            # KServe's key (pkg/credentials/hf/hf_secret.go HFTokenKey): builders/credentials.py.
+            _credentials_secret(f"{name}-hf-token", cfg.namespace, HF_SECRET_NAME, credentials.HF_TOKEN_KEY, args.hf_token, in_ns)
+        api_key_secret = None
+        if args.api_key is not None:
+            api_key_secret = API_KEY_SECRET_NAME
+            _credentials_secret(f"{name}-api-key", cfg.namespace, API_KEY_SECRET_NAME, build.API_KEY_KEY, args.api_key, in_ns)
+        # Each back-end's cluster-wide controller (the KubeRay operator), once, when some model uses that back-end.
+        self.controllers: dict[str, Controller] = {}
+        for backend in {serving_backend(m).key: serving_backend(m) for m in cfg.models}.values():
+            if (controller := backend.controller(name, cfg, self.k8s_opts())) is not None:
+                self.controllers[backend.key] = controller
+        ray = self.controllers.get(KubeRayBackend.key)
+        self.kuberay: Optional[pulumi.Resource] = ray.component if ray is not None else None  # the earlier attribute
+        # Models streamed from S3 read their mirror as their own ServiceAccount (EKS Pod Identity).
+        self.model_readers = {
+            m.name: S3ModelReader(
+                f"{name}-{m.name}-s3-reader",
+                S3ModelReaderArgs(
+                    model=m, namespace=cfg.namespace, cluster_name=cfg.cluster.name, aws_provider=args.aws_provider,
+                    pod_identity_agent=self.addons.pod_identity_agent,
+                ),
+                opts=in_ns,
+            )
+            for m in cfg.models
+            if m.source.type == "s3"
+        }
+        self.services = {m.name: self._serve(name, m, cfg, namespace, secret_name, api_key_secret) for m in cfg.models}
+        self._serving_load(name, cfg, args, namespace, api_key_secret)
+        self._outputs(cfg, secret_name, api_key_secret)
+
+    def _connect(self, name: str, args: LlmPlatformArgs) -> None:
+        """The region, one lookup of the cluster for the kubeconfig and the exports, and the Kubernetes provider."""
+        cfg = args.config
         # One region, the AWS provider's (refused when aws:region names another), for every ARN, chart
-        # value and --region; one lookup of the cluster for the kubeconfig and the exports.
+        # value and --region.
         from pulumi_aws import eks
 
         self.region = provider_region(cfg.region, self, args.aws_provider)
@@ -125,16 +172,10 @@ class LlmPlatform(pulumi.ComponentResource):
             if args.k8s_provider is not None
             else kubernetes_provider(f"{name}-k8s", cfg.cluster, self.region, self, args.aws_provider, kubeconfig=self.kubeconfig)
         )
-        namespace = k8s.core.v1.Namespace(
-            f"{name}-namespace",
-            metadata={
-                "name": cfg.namespace,
-                # The ALB controller injects readiness gates only in labelled namespaces (builders/ingress.py).
-                "labels": {**recommended_labels(cfg.namespace, component="namespace"), **(READINESS_GATE_LABEL if cfg.ingress else {})},
-            },
-            opts=self.k8s_opts(),
-        )
-        # GPU capacity: PriorityClasses and add-ons, Karpenter (unless it already runs), then the pools.
+
+    def _gpu_capacity(self, name: str, args: LlmPlatformArgs, namespace: pulumi.Resource) -> None:
+        """PriorityClasses and add-ons, Karpenter (unless it already runs), then the GPU pools."""
+        cfg = args.config
         self.addons = ClusterAddons(
             f"{name}-addons",
             ClusterAddonsArgs(
@@ -193,59 +234,28 @@ class LlmPlatform(pulumi.ComponentResource):
             )
             for p in cfg.gpu_pools
         }
-        in_ns = self.k8s_opts(depends_on=[namespace])
-        secret_name = None
-        if args.hf_token is not None:
-            secret_name = HF_SECRET_NAME
-            # KServe's key (pkg/credentials/hf/hf_secret.go HFTokenKey): builders/credentials.py.
-            _credentials_secret(f"{name}-hf-token", cfg.namespace, HF_SECRET_NAME, credentials.HF_TOKEN_KEY, args.hf_token, in_ns)
-        api_key_secret = None
-        if args.api_key is not None:
-            api_key_secret = API_KEY_SECRET_NAME
-            _credentials_secret(f"{name}-api-key", cfg.namespace, API_KEY_SECRET_NAME, build.API_KEY_KEY, args.api_key, in_ns)
-        self.kuberay = self._kuberay(name, args)
-        operator = [self.kuberay.release] if self.kuberay is not None and self.kuberay.release is not None else []
-        # Models streamed from S3 read their mirror as their own ServiceAccount (EKS Pod Identity).
-        self.model_readers = {
-            m.name: S3ModelReader(
-                f"{name}-{m.name}-s3-reader",
-                S3ModelReaderArgs(
-                    model=m, namespace=cfg.namespace, cluster_name=cfg.cluster.name, aws_provider=args.aws_provider,
-                    pod_identity_agent=self.addons.pod_identity_agent,
-                ),
-                opts=in_ns,
-            )
-            for m in cfg.models
-            if m.source.type == "s3"
-        }
-        self.services: dict[str, Any] = {}
-        for m in cfg.models:
-            if m.distributed is not None:
-                # A model larger than one node: one KubeRay RayCluster (after the operator and its CRDs).
-                self.services[m.name] = RayVllmService(
-                    f"{name}-{m.name}",
-                    RayVllmServiceArgs(
-                        model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
-                        hf_token_secret=secret_name, api_key_secret=api_key_secret,
-                    ),
-                    opts=self.k8s_opts(depends_on=[namespace, *operator, *self._reader_of(m.name)]),
-                )
-            else:
-                # KServe matches an InferenceService to a LocalModelCache once, at admission
-                # (pkg/apis/serving/v1beta1/inference_service_defaults.go DefaultInferenceService gets the
-                # cache list): the cache must exist first.
-                cache = self.pools[m.pool].caches_by_model.get(m.name)
-                self.services[m.name] = VllmService(
-                    f"{name}-{m.name}",
-                    VllmServiceArgs(
-                        model=m, plan=self.plans[m.name], namespace=cfg.namespace, pool_name=self.pools[m.pool].node_pool_name,
-                        hf_token_secret=secret_name, api_key_secret=api_key_secret,
-                    ),
-                    # An S3 model's pods start after their ServiceAccount and Pod Identity association; a cached
-                    # model's after its LocalModelCache.
-                    opts=self.k8s_opts(depends_on=[namespace, *self._reader_of(m.name), *([cache] if cache is not None else [])]),
-                )
-        # The entry point: ALB (and Istio) with every timeout from the models' timeout chains.
+
+    def _serve(self, name: str, m: ModelConfig, cfg: StackConfig, namespace: pulumi.Resource, hf_token_secret: Optional[str],
+               api_key_secret: Optional[str]) -> pulumi.ComponentResource:
+        """One model's serving component, from the back-end that serves it (components/backends/)."""
+        backend = serving_backend(m)
+        controller = self.controllers.get(backend.key)
+        # The pods start after their back-end's controller and its CRDs (the KubeRay operator); an S3 model's
+        # after its ServiceAccount and Pod Identity association; a cached model's after its LocalModelCache:
+        # KServe matches an InferenceService to a LocalModelCache once, at admission
+        # (pkg/apis/serving/v1beta1/inference_service_defaults.go DefaultInferenceService gets the cache list).
+        cache = self.pools[m.pool].caches_by_model.get(m.name)
+        waits = [namespace, *(controller.waits if controller is not None else ()), *self._reader_of(m.name), *([cache] if cache is not None else [])]
+        return backend.serve(ServeRequest(
+            name=f"{name}-{m.name}", model=m, plan=self.plans[m.name], namespace=cfg.namespace,
+            pool_name=self.pools[m.pool].node_pool_name, hf_token_secret=hf_token_secret, api_key_secret=api_key_secret,
+            opts=self.k8s_opts(depends_on=waits),
+        ))
+
+    def _serving_load(self, name: str, cfg: StackConfig, args: LlmPlatformArgs, namespace: pulumi.Resource,
+                      api_key_secret: Optional[str]) -> None:
+        """The entry point (ALB and Istio, every timeout from the models' chains), then the metrics plumbing once and
+        each model's autoscaler, monitor and alerts."""
         self.ingress = None
         if cfg.ingress is not None:
             siblings = {m.name: parent for m in cfg.models if (parent := cfg.sibling_of(m.name))}
@@ -259,7 +269,6 @@ class LlmPlatform(pulumi.ComponentResource):
                 ),
                 opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
             )
-        # Scaling on serving load: the metrics plumbing once, then each model's autoscaler, monitor and alerts.
         self.metrics = MetricsStack(
             f"{name}-metrics",
             MetricsStackArgs(models=cfg.models, namespace=cfg.namespace, monitoring=cfg.monitoring),
@@ -274,18 +283,17 @@ class LlmPlatform(pulumi.ComponentResource):
             self.k8s_opts(depends_on=[namespace, self.metrics]),
             metrics_stack=self.metrics,
         )
-        # Plain values (known at plan time) so other stacks and the report read them without waiting.
+
+    def _outputs(self, cfg: StackConfig, secret_name: Optional[str], api_key_secret: Optional[str]) -> None:
+        """Plain values (known at plan time) so other stacks and the report read them without waiting."""
         self.namespace = pulumi.Output.from_input(cfg.namespace)
-        self.service_urls = pulumi.Output.from_input({
-            m.name: ray.service_url(m, cfg.namespace) if m.distributed is not None else build.service_url(m.name, cfg.namespace)
-            for m in cfg.models
-        })
+        self.service_urls = pulumi.Output.from_input({m.name: serving_backend(m).service_url(m, cfg.namespace) for m in cfg.models})
         self.model_names = pulumi.Output.from_input(list(self.services))
         self.pool_names = pulumi.Output.from_input({n: p.node_pool_name for n, p in self.pools.items()})
         self.queue_budgets = pulumi.Output.from_input({n: p.max_num_queued_reqs for n, p in self.plans.items()})
-        # Multi-node models have no autoscaler (out of scope), so no HPA target.
+        # A model its back-end does not autoscale (multi-node: out of scope) has no HPA target.
         self.hpa_targets = pulumi.Output.from_input(
-            {m.name: self.plans[m.name].target_in_flight_per_pod for m in cfg.models if m.distributed is None}
+            {m.name: self.plans[m.name].target_in_flight_per_pod for m in cfg.models if serving_backend(m).scale_target(m) is not None}
         )
         self.hf_token_secret = pulumi.Output.from_input(secret_name)
         self.api_key_secret = pulumi.Output.from_input(api_key_secret)
@@ -294,9 +302,7 @@ class LlmPlatform(pulumi.ComponentResource):
                 **self.stack_outputs(),
                 "clusterName": cfg.cluster.name,
                 "gpuPools": sorted(self.pools),
-                "services": {
-                    n: s.deployment_name if isinstance(s, VllmService) else s.service_name for n, s in self.services.items()
-                },
+                "services": {m.name: serving_backend(m).workload_name(m) for m in cfg.models},
             }
         )
 
@@ -333,19 +339,9 @@ class LlmPlatform(pulumi.ComponentResource):
             ))
         return out
 
-    def _kuberay(self, name: str, args: LlmPlatformArgs) -> Optional[KubeRay]:
-        """The KubeRay operator, when some model spreads over several nodes."""
-        cfg = args.config
-        if not any(m.distributed is not None for m in cfg.models):
-            return None
-        return KubeRay(f"{name}-kuberay", KubeRayArgs(config=cfg.kuberay), opts=self.k8s_opts())
-
     def _efa_pools(self, cfg: StackConfig) -> set[str]:
         """Pools that carry a multi-node model using EFA (their nodes get an EFA security group)."""
-        return {
-            m.pool for m in cfg.models
-            if m.distributed is not None and m.distributed.efa and self.plans[m.name].layout.efa_interfaces_per_node
-        }
+        return {m.pool for m in cfg.models if serving_backend(m).efa_interfaces(m, self.plans[m.name])}
 
     def _cluster_vpc(self, args: LlmPlatformArgs) -> pulumi.Output[str]:
         from pulumi_aws import eks
@@ -396,11 +392,8 @@ class LlmPlatform(pulumi.ComponentResource):
 
 
 def uses_efa(cfg: StackConfig, plans: dict[str, ServingPlan]) -> bool:
-    """True when some multi-node model requests EFA interfaces (distributed.efa on a pool with EFA)."""
-    return any(
-        m.distributed is not None and m.distributed.efa and plans[m.name].layout is not None and plans[m.name].layout.efa_interfaces_per_node
-        for m in cfg.models
-    )
+    """True when some model's pods request EFA interfaces (a multi-node model with distributed.efa on a pool with EFA)."""
+    return any(serving_backend(m).efa_interfaces(m, plans[m.name]) for m in cfg.models)
 
 
 def _vpc_id(vpc_config: Any) -> str:

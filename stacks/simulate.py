@@ -14,9 +14,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from components.errors import ConfigError, Problem
+
+if TYPE_CHECKING:
+    from components.capacity.plan import ServingPlan
+    from components.config import StackConfig
+    from components.simulate.settings import ModelSettings, StackSettings
+    from policies.framework import Resource
 
 DEFAULT_DURATION = "1h"
 MAX_SEED = 2**32 - 1
@@ -33,7 +39,7 @@ def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-defaults", action="store_true", help="skip the side-by-side run under the seeds' defaults")
 
 
-def stack_settings(stack_ref: str):
+def stack_settings(stack_ref: str) -> tuple[StackConfig, dict[str, ServingPlan], StackSettings, StackSettings, str]:
     """(stack config, plans, derived StackSettings, seed-default StackSettings, stack name) of a stack file."""
     from components.capacity.plan import plan_stack
     from components.config import load_stack_config
@@ -49,13 +55,14 @@ def stack_settings(stack_ref: str):
     return cfg, plans, derived, defaults, stack.name
 
 
-def settings_from(cfg, plans, files):
+def settings_from(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mapping[str, str]) -> StackSettings:
     """The derived StackSettings from the plans and the files `plan` renders (kubernetes/ and helm/)."""
     import yaml
 
     from components.simulate.settings import Manifests, StackSettings, model_settings, pool_settings
 
-    objects, helm = [], []
+    objects: list[Any] = []
+    helm: list[Any] = []
     for rel, text in sorted(files.items()):
         if rel.startswith("kubernetes/"):
             objects.append(yaml.safe_load(text))
@@ -71,14 +78,14 @@ def settings_from(cfg, plans, files):
     return StackSettings(tuple(models), pools, "derived")
 
 
-def seed_defaults_of(derived, cfg, base_dir: Path):
+def seed_defaults_of(derived: StackSettings, cfg: StackConfig, base_dir: Path) -> StackSettings:
     """The seed-defaults StackSettings beside ``derived``."""
     from components.simulate.settings import seed_defaults
 
     return seed_defaults(derived, default_plans(cfg, base_dir))
 
 
-def slo_results(cfg, plans, files, base_dir: Path) -> list:
+def slo_results(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mapping[str, str], base_dir: Path) -> list[Resource]:
     """Simulation results, as policy resources, for every model whose slo.traffic declares a profile (none: nothing runs).
 
     Each distinct profile is simulated once (derived settings, seed 0, the profile's duration or 1 h).
@@ -88,14 +95,14 @@ def slo_results(cfg, plans, files, base_dir: Path) -> list:
     from policies.framework import Resource
     from policies.simulation.simulated_slo import RESULT_TYPE
 
-    declared = [(path, m) for path, m in zip(cfg.model_paths(), cfg.models, strict=True) if m.slo.traffic is not None]
-    if not declared:
+    by_profile: dict[str, list[tuple[str, Any]]] = {}
+    for path, m in zip(cfg.model_paths(), cfg.models, strict=True):
+        if m.slo.traffic is not None:
+            by_profile.setdefault(m.slo.traffic, []).append((path, m))
+    if not by_profile:
         return []
     derived = settings_from(cfg, plans, files)
-    out = []
-    by_profile: dict[str, list] = {}
-    for path, m in declared:
-        by_profile.setdefault(m.slo.traffic, []).append((path, m))
+    out: list[Resource] = []
     for ref, entries in sorted(by_profile.items()):
         profile_path = Path(ref) if Path(ref).is_absolute() else base_dir / ref
         field = f"{entries[0][0]}.slo.traffic"
@@ -118,24 +125,24 @@ def slo_results(cfg, plans, files, base_dir: Path) -> list:
     return out
 
 
-def default_plans(cfg, base_dir: Path) -> dict:
+def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
     """Each single-node model re-planned as a seed stack would run it: utilization 0.9, the model's full context
     (no cap; the configured one where the full context does not fit), vLLM's batch defaults, no admission queue."""
-    from components.capacity.plan import plan_model, resolve_model
+    from components.capacity.plan import plan_model, resolve_model, spans_nodes
     from components.images import vllm_release
-    from components.vllm_flags import batch_defaults
     from components.capacity.gpus import instance_gpu
+    from components.capacity.memory import batch_defaults_for
     from components.capacity.plan import node_for
 
     pools = {p.name: p for p in cfg.gpu_pools}
-    out = {}
+    out: dict[str, ServingPlan] = {}
     for m in cfg.models:
-        if m.distributed is not None:
+        if spans_nodes(m):  # the seeds' defaults are single-node ones
             continue
         model = resolve_model(m, m.name, base_dir)
         pool = pools[m.pool]
         gpu, _ = instance_gpu(node_for(pool, m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size))
-        tokens, seqs, _tier = batch_defaults(gpu.memory_gib, gpu.name, vllm_release(m.image))
+        tokens, seqs = batch_defaults_for(gpu, vllm_release(m.image))
         full = model.arch.max_model_len_limit or model.arch.max_position_embeddings
         for length in (full, m.engine.max_model_len):
             engine = m.engine.model_copy(update={"gpu_memory_utilization": 0.9, "max_model_len": length, "max_num_seqs": min(seqs, tokens),
@@ -189,7 +196,7 @@ def run_simulation(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def describe(m) -> dict[str, Any]:
+def describe(m: ModelSettings) -> dict[str, Any]:
     """The settings a run used for one model (what the report compares)."""
     return {
         "scaling": m.scaling.signal,

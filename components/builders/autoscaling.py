@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ..backends import serving_backend
 from ..builders.labels import recommended_labels
-from ..builders.vllm_service import predictor_deployment_name
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig
 
@@ -83,9 +83,11 @@ def behavior(scale_down_stabilization_seconds: int) -> dict[str, Any]:
 
 
 def _scale_target(m: ModelConfig) -> dict[str, str]:
-    # KServe's predictor Deployment (kserve/kserve v0.20.0, constants.PredictorServiceName); the
-    # InferenceService keeps autoscalerClass external so KServe builds no HPA of its own.
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "name": predictor_deployment_name(m.name)}
+    # What the model's back-end runs its replicas as (components/backends/): KServe's predictor Deployment.
+    target = serving_backend(m).scale_target(m)
+    if target is None:
+        raise ValueError(f"model {m.name!r}: its serving back-end ({serving_backend(m).key}) is not autoscaled")
+    return target
 
 
 def _metadata(m: ModelConfig, namespace: str, name: str) -> dict[str, Any]:
@@ -163,7 +165,7 @@ def autoscaler_name(m: ModelConfig) -> str:
 
 
 def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any]]:
-    """The model's scaling figures for the plan report (None for a multi-node model, which does not scale).
+    """The model's scaling figures for the plan report (None for a model its back-end does not autoscale).
 
     Time to scale out on a fresh node = the signal's lag (scrape + HPA sync) + the node's lead time
     (launch and join, image pull: before the container starts; estimates in components/capacity/cold_start.py and layout.py via
@@ -171,8 +173,8 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
     plan's startup parts (process, weights from the model source, compile; capacity/cold_start.py)
     and may take at most the startup budget, after which the probe restarts the pod.
     """
-    if m.distributed is not None:
-        return None  # a multi-node model runs one fixed-size Ray cluster: nothing scales it
+    if serving_backend(m).scale_target(m) is None:
+        return None  # e.g. a multi-node model runs one fixed-size Ray cluster: nothing scales it
     from ..capacity.layout import IMAGE_PULL_SECONDS, NODE_READY_SECONDS
 
     lag = SCRAPE_INTERVAL_SECONDS + HPA_SYNC_SECONDS

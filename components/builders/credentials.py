@@ -60,8 +60,11 @@ def model_service_account(m: ModelConfig, namespace: str, hf_secret: Optional[st
 
 
 def needs_model_service_account(m: ModelConfig) -> bool:
-    """True for a single-node model whose ServiceAccount the stack creates (S3 readers have theirs already)."""
-    return m.distributed is None and m.source.type != "s3"
+    """True for a model whose ServiceAccount the stack creates: every model but an S3 reader, which has its own.
+
+    Only a back-end whose pods read credentials through their ServiceAccount asks (components/backends/kserve.py).
+    """
+    return m.source.type != "s3"
 
 
 def credentials_secret(namespace: str, name: str) -> dict[str, Any]:

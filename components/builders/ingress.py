@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
 from . import pod_identity
+from ..backends import serving_backend
 from .labels import recommended_labels
-from .vllm_service import predictor_deployment_name
+# The controller's IAM policy has a module of its own; callers read it from here as before.
+from .lb_controller_iam import lb_controller_policy as lb_controller_policy
 from ..capacity.plan import ServingPlan
 from ..config import LONG_CONTEXT_HEADER, LONG_CONTEXT_VALUE, IngressConfig, ModelConfig
 from ..timeouts import (
@@ -28,8 +30,6 @@ from ..timeouts import (
 
 ALB = "alb.ingress.kubernetes.io"
 INGRESS_CLASS = "alb"
-# KServe's RawDeployment Service of a predictor listens on 80 and forwards to the container port.
-PREDICTOR_SERVICE_PORT = 80
 # vLLM's health endpoint (200 when the engine is alive, 503 when it died: vllm-project/vllm v0.33.0 section 3).
 HEALTH_PATH = "/health"
 # The Istio ingress gateway (Helm chart "gateway"): release name, namespace, its pods' label, and the
@@ -70,12 +70,8 @@ ISTIO_GATEWAY = Chart("gateway", "1.30.3", ISTIO_CHARTS)
 
 
 def backend_of(m: ModelConfig) -> tuple[str, int]:
-    """(Service name, port) that serves a model: KServe's predictor Service, or a multi-node model's Ray head Service."""
-    if m.distributed is not None:
-        from . import ray_cluster
-
-        return ray_cluster.service_name(m), ray_cluster.API_PORT
-    return predictor_deployment_name(m.name), PREDICTOR_SERVICE_PORT
+    """(Service name, port) that serves a model, as its serving back-end names it (components/backends/)."""
+    return serving_backend(m).route_target(m)
 
 
 def model_host(model: str, host: str) -> str:
@@ -388,94 +384,6 @@ def istio_releases(plans: Mapping[str, ServingPlan], gateway_replicas: int = 1) 
         {"name": "istiod", "chart": ISTIOD, "namespace": ISTIO_SYSTEM, "values": {}},
         {"name": GATEWAY_RELEASE, "chart": ISTIO_GATEWAY, "namespace": GATEWAY_NAMESPACE, "values": gateway_values},
     ]
-
-
-def lb_controller_policy(partition: str = "aws") -> dict[str, Any]:
-    """The IAM policy of the pinned AWS Load Balancer Controller, statement for statement.
-
-    kubernetes-sigs/aws-load-balancer-controller v3.5.0, docs/install/iam_policy.json (the
-    ``arn:aws`` of its resources becomes ``arn:<partition>``; upstream ships iam_policy_cn.json and
-    iam_policy_us-gov.json that differ only there). Creating a load balancer, target group or
-    security group requires the ``elbv2.k8s.aws/cluster`` request tag; changing or deleting one
-    requires that tag on the resource; tags may only be added at creation (``ec2:CreateAction``,
-    ``elasticloadbalancing:CreateAction``) or to resources that already carry it.
-    tests/builders/test_upstream_iam.py diffs this against the upstream file.
-    """
-    arn = f"arn:{partition}"
-    security_groups = f"{arn}:ec2:*:*:security-group/*"
-    tag = "aws:RequestTag/elbv2.k8s.aws/cluster"
-    on_tagged = {"Null": {"aws:ResourceTag/elbv2.k8s.aws/cluster": "false"}}
-    retag = {"Null": {tag: "true", "aws:ResourceTag/elbv2.k8s.aws/cluster": "false"}}
-    balancers = [f"{arn}:elasticloadbalancing:*:*:targetgroup/*/*", f"{arn}:elasticloadbalancing:*:*:loadbalancer/net/*/*",
-                 f"{arn}:elasticloadbalancing:*:*:loadbalancer/app/*/*"]
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Effect": "Allow", "Action": ["iam:CreateServiceLinkedRole"], "Resource": "*",
-             "Condition": {"StringEquals": {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"}}},
-            {"Effect": "Allow", "Resource": "*", "Action": [
-                "ec2:DescribeAccountAttributes", "ec2:DescribeAddresses", "ec2:DescribeAvailabilityZones",
-                "ec2:DescribeInternetGateways", "ec2:DescribeVpcs", "ec2:DescribeVpcPeeringConnections",
-                "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups", "ec2:DescribeInstances",
-                "ec2:DescribeNetworkInterfaces", "ec2:DescribeTags", "ec2:GetCoipPoolUsage", "ec2:DescribeCoipPools",
-                "ec2:GetSecurityGroupsForVpc", "ec2:DescribeIpamPools", "ec2:DescribeRouteTables",
-                "elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:DescribeLoadBalancerAttributes",
-                "elasticloadbalancing:DescribeListeners", "elasticloadbalancing:DescribeListenerCertificates",
-                "elasticloadbalancing:DescribeSSLPolicies", "elasticloadbalancing:DescribeRules",
-                "elasticloadbalancing:DescribeTargetGroups", "elasticloadbalancing:DescribeTargetGroupAttributes",
-                "elasticloadbalancing:DescribeTargetHealth", "elasticloadbalancing:DescribeTags",
-                "elasticloadbalancing:DescribeTrustStores", "elasticloadbalancing:DescribeListenerAttributes",
-                "elasticloadbalancing:DescribeCapacityReservation",
-            ]},
-            {"Effect": "Allow", "Resource": "*", "Action": [
-                "cognito-idp:DescribeUserPoolClient", "acm:ListCertificates", "acm:DescribeCertificate",
-                "iam:ListServerCertificates", "iam:GetServerCertificate",
-                "waf-regional:GetWebACL", "waf-regional:GetWebACLForResource", "waf-regional:AssociateWebACL",
-                "waf-regional:DisassociateWebACL", "wafv2:GetWebACL", "wafv2:GetWebACLForResource",
-                "wafv2:AssociateWebACL", "wafv2:DisassociateWebACL", "shield:GetSubscriptionState",
-                "shield:DescribeProtection", "shield:CreateProtection", "shield:DeleteProtection",
-            ]},
-            {"Effect": "Allow", "Action": ["ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress"], "Resource": "*"},
-            {"Effect": "Allow", "Action": ["ec2:CreateSecurityGroup"], "Resource": "*"},
-            {"Effect": "Allow", "Action": ["ec2:CreateTags"], "Resource": security_groups,
-             "Condition": {"StringEquals": {"ec2:CreateAction": "CreateSecurityGroup"}, "Null": {tag: "false"}}},
-            {"Effect": "Allow", "Action": ["ec2:CreateTags", "ec2:DeleteTags"], "Resource": security_groups, "Condition": retag},
-            {"Effect": "Allow", "Resource": "*", "Condition": on_tagged, "Action": [
-                "ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress", "ec2:DeleteSecurityGroup",
-            ]},
-            {"Effect": "Allow", "Action": ["elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:CreateTargetGroup"],
-             "Resource": "*", "Condition": {"Null": {tag: "false"}}},
-            {"Effect": "Allow", "Resource": "*", "Action": [
-                "elasticloadbalancing:CreateListener", "elasticloadbalancing:DeleteListener",
-                "elasticloadbalancing:CreateRule", "elasticloadbalancing:DeleteRule",
-            ]},
-            {"Effect": "Allow", "Action": ["elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags"],
-             "Resource": balancers, "Condition": retag},
-            {"Effect": "Allow", "Action": ["elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags"], "Resource": [
-                f"{arn}:elasticloadbalancing:*:*:listener/net/*/*/*", f"{arn}:elasticloadbalancing:*:*:listener/app/*/*/*",
-                f"{arn}:elasticloadbalancing:*:*:listener-rule/net/*/*/*", f"{arn}:elasticloadbalancing:*:*:listener-rule/app/*/*/*",
-            ]},
-            {"Effect": "Allow", "Resource": "*", "Condition": on_tagged, "Action": [
-                "elasticloadbalancing:ModifyLoadBalancerAttributes", "elasticloadbalancing:SetIpAddressType",
-                "elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:SetSubnets",
-                "elasticloadbalancing:DeleteLoadBalancer", "elasticloadbalancing:ModifyTargetGroup",
-                "elasticloadbalancing:ModifyTargetGroupAttributes", "elasticloadbalancing:DeleteTargetGroup",
-                "elasticloadbalancing:ModifyListenerAttributes", "elasticloadbalancing:ModifyCapacityReservation",
-                "elasticloadbalancing:ModifyIpPools",
-            ]},
-            {"Effect": "Allow", "Action": ["elasticloadbalancing:AddTags"], "Resource": balancers, "Condition": {
-                "StringEquals": {"elasticloadbalancing:CreateAction": ["CreateTargetGroup", "CreateLoadBalancer"]},
-                "Null": {tag: "false"},
-            }},
-            {"Effect": "Allow", "Action": ["elasticloadbalancing:RegisterTargets", "elasticloadbalancing:DeregisterTargets"],
-             "Resource": f"{arn}:elasticloadbalancing:*:*:targetgroup/*/*"},
-            {"Effect": "Allow", "Resource": "*", "Action": [
-                "elasticloadbalancing:SetWebAcl", "elasticloadbalancing:ModifyListener",
-                "elasticloadbalancing:AddListenerCertificates", "elasticloadbalancing:RemoveListenerCertificates",
-                "elasticloadbalancing:ModifyRule", "elasticloadbalancing:SetRulePriorities",
-            ]},
-        ],
-    }
 
 
 def pod_identity_trust_policy(cluster_arn: str) -> dict[str, Any]:

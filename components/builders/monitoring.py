@@ -10,19 +10,17 @@ first token and the queue, from the model's SLO and capacity plan.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Mapping
 
+from ..backends import serving_backend
 from ..builders.autoscaling import KV_CACHE_USAGE, SCRAPE_INTERVAL_SECONDS, WAITING, autoscaler_name, model_selector
 from ..builders.labels import recommended_labels
-from ..builders import ray_cluster as ray
-from ..builders.vllm_service import CONTAINER_NAME, predictor_deployment_name
 from ..capacity.plan import ServingPlan
 from ..config import AlertsConfig, ModelConfig
 from ..vllm_metrics import missing_series
 
-# KServe labels every predictor pod with its InferenceService (the PDB selects on it too).
-ISVC_POD_LABEL = "serving.kserve.io/inferenceservice"
-METRICS_PORT = "http"  # the vLLM container's named port (builders/vllm_service.py)
+METRICS_PORT = "http"  # the vLLM container's named port on every back-end's API pod
 SCRAPE_INTERVAL = f"{SCRAPE_INTERVAL_SECONDS}s"
 RATE_WINDOW = "5m"
 RESTART_WINDOW = "15m"
@@ -44,21 +42,6 @@ def _labels(m: ModelConfig, extra: Mapping[str, str]) -> dict[str, str]:
     return {**recommended_labels(m.name, component="monitoring"), **dict(extra)}
 
 
-def _serving_pods(m: ModelConfig) -> dict[str, str]:
-    """Labels of the pods that serve the model's API and /metrics: the KServe predictor, or the Ray head."""
-    # A multi-node engine has one API server, on the Ray head; its /metrics covers every rank.
-    return ray.head_selector(m) if m.distributed is not None else {ISVC_POD_LABEL: m.name}
-
-
-def _pods_and_containers(m: ModelConfig) -> str:
-    """kube-state-metrics selector of the model's pods and vLLM containers (every Ray pod for a multi-node engine)."""
-    if m.distributed is not None:
-        # KubeRay names pods <cluster>-head-<id> and <cluster>-<group>-worker-<id> (utils.PodName, v1.7.0).
-        return (f'pod=~"{m.name}-(head|{ray.WORKER_GROUP}-worker)-.+",'
-                f'container=~"{ray.HEAD_CONTAINER}|{ray.WORKER_CONTAINER}"')
-    return f'pod=~"{predictor_deployment_name(m.name)}-.+",container="{CONTAINER_NAME}"'
-
-
 def pod_monitor(m: ModelConfig, namespace: str, monitor_labels: Mapping[str, str]) -> dict[str, Any]:
     """A PodMonitor scraping /metrics of the model's serving pods (Prometheus Operator adds namespace and pod labels)."""
     return {
@@ -66,7 +49,8 @@ def pod_monitor(m: ModelConfig, namespace: str, monitor_labels: Mapping[str, str
         "kind": "PodMonitor",
         "metadata": {"name": f"{m.name}-vllm", "namespace": namespace, "labels": _labels(m, monitor_labels)},
         "spec": {
-            "selector": {"matchLabels": _serving_pods(m)},
+            # The pods that serve the model's API and /metrics, as its back-end names them (components/backends/).
+            "selector": {"matchLabels": serving_backend(m).metrics_pods(m)},
             "namespaceSelector": {"matchNames": [namespace]},
             "podMetricsEndpoints": [{"port": METRICS_PORT, "path": "/metrics", "interval": SCRAPE_INTERVAL}],
         },
@@ -81,25 +65,28 @@ def _seconds(value: int) -> str:
     return f"{value}s"
 
 
+def _alert_rule(labels: Mapping[str, str], alert: str, expr: str, for_: str, severity: str, summary: str) -> dict[str, Any]:
+    """One alerting rule (no ``for`` when it fires at once)."""
+    body: dict[str, Any] = {"alert": alert, "expr": expr}
+    if for_ != "0s":
+        body["for"] = for_
+    body["labels"] = {**labels, "severity": severity}
+    body["annotations"] = {"summary": summary}
+    return body
+
+
 def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: AlertsConfig) -> list[dict[str, Any]]:
-    """The model's alerting rules, in the order of ALERTS (a multi-node model has no autoscaler alert)."""
+    """The model's alerting rules, in the order of ALERTS (a model nothing autoscales has no autoscaler alert)."""
+    backend = serving_backend(m)
     sel = model_selector(m.name, namespace)
-    pods = f'namespace="{namespace}",{_pods_and_containers(m)}'
+    # kube-state-metrics' view of every pod and vLLM container of the model (all Ray pods of a multi-node engine).
+    pods = f'namespace="{namespace}",{backend.pod_matcher(m)}'
     hpa = f'namespace="{namespace}",horizontalpodautoscaler="{autoscaler_name(m)}"'
     hold = _seconds(alerts.for_seconds)
     # A release without --max-num-queued-reqs has no admission limit: alert at a batch's worth waiting.
     queue = plan.max_num_queued_reqs if plan.max_num_queued_reqs is not None else plan.max_num_seqs
     queue_limit = queue * alerts.queue_fraction
-    labels = {"model": m.name, "namespace": namespace}
-
-    def rule(alert: str, expr: str, for_: str, severity: str, summary: str) -> dict[str, Any]:
-        body: dict[str, Any] = {"alert": alert, "expr": expr}
-        if for_ != "0s":
-            body["for"] = for_
-        body["labels"] = {**labels, "severity": severity}
-        body["annotations"] = {"summary": summary}
-        return body
-
+    rule = functools.partial(_alert_rule, {"model": m.name, "namespace": namespace})
     rules = [
         rule(
             "LlmQueueBuildingUp",
@@ -161,8 +148,9 @@ def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: Alert
             f"{m.name}: pinned at maxReplicas {m.replicas.max}; raise replicas.max or the pool's gpuLimit",
         ),
     ]
-    # A multi-node model has no autoscaler (one fixed-size Ray cluster), so nothing can be pinned at max.
-    rules = [r for r in rules if not (m.distributed is not None and r["alert"] == "LlmAutoscalerAtMaxReplicas")]
+    # A model its back-end does not autoscale (one fixed-size Ray cluster) cannot be pinned at max.
+    if backend.scale_target(m) is None:
+        rules = [r for r in rules if r["alert"] != "LlmAutoscalerAtMaxReplicas"]
     # e.g. vllm:admission_rejections_total first in 0.32.0, vllm:kv_cache_usage_perc first in 0.9.2.
     return [r for r in rules if not missing_series(r["expr"], plan.release.version)]
 

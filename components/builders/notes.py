@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backends import serving_backend
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig, StackConfig
 
@@ -29,16 +30,6 @@ def controller_notes(m: ModelConfig, plan: ServingPlan, cfg: StackConfig) -> lis
             "reason": f"the model's {total} active / {total_pending} pending (batch + queue x maxReplicas) divided among "
                       f"{n} ingress-gateway replica(s), rounded down: Envoy counts these limits per proxy, not for the gateway as a whole",
         })
-    if m.distributed is not None and plan.layout is not None:
-        efa = plan.layout.efa_interfaces_per_node if m.distributed.efa else 0
-        if efa:
-            value = f"EFA ({efa} interfaces per node)"
-            reason = ("workers request vpc.amazonaws.com/efa, served by the aws-efa-k8s-device-plugin release; NCCL uses EFA "
-                      "through libfabric and the aws-ofi-nccl plugin in the image, and falls back to TCP sockets on "
-                      f"{m.distributed.nccl_socket_ifname} where the image has no such plugin")
-        else:
-            value = f"TCP sockets on {m.distributed.nccl_socket_ifname}"
-            reason = ("no EFA requested (distributed.efa false, or the pool's instance types have none): "
-                      "NCCL_SOCKET_IFNAME carries the pipeline-parallel traffic")
-        rows.append({"setting": "NCCL transport", "value": value, "reason": reason})
+    # What the model's back-end adds (a multi-node engine's NCCL transport): components/backends/.
+    rows.extend(serving_backend(m).notes(m, plan))
     return rows

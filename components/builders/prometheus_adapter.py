@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 from urllib.parse import urlsplit
 
+from ..backends import serving_backend
 from ..builders.autoscaling import RUNNING, WAITING, in_flight_metric_name, model_selector
 from ..builders.helm import Chart, release
 from ..config import ModelConfig, MonitoringConfig
@@ -81,9 +82,9 @@ def adapter_values(models: Sequence[ModelConfig], namespace: str, cfg: Monitorin
         "metricsRelistInterval": RELIST_INTERVAL,
         "rules": {
             "default": False,
-            # A multi-node model has no HPA (one fixed-size Ray cluster), so no metric to serve for it.
+            # A model its back-end does not autoscale (a multi-node Ray cluster) has no HPA, so no metric to serve.
             "custom": [adapter_rule(m, namespace) for m in models
-                       if m.autoscaling.backend == "prometheus-adapter" and m.distributed is None],
+                       if m.autoscaling.backend == "prometheus-adapter" and serving_backend(m).scale_target(m) is not None],
             "external": [],
         },
     }

@@ -29,24 +29,21 @@ from __future__ import annotations
 import shlex
 from typing import Any, Mapping, Optional
 
-from ..builders.buffer import SERVING_PRIORITY_CLASS
 from ..builders.labels import recommended_labels
+from ..builders.scheduling import karpenter_gpu_name, pod_drain, serving_pod_scheduling
 from ..builders.vllm_service import (
     CACHE_PATH,
     CACHE_VOLUME,
     GPU_ANNOTATION,
     HF_TOKEN_KEY,
-    NODEPOOL_LABEL,
     SHM_VOLUME,
-    GPU_NAME_LABEL,
     api_key_env,
     capacity_summary,
     vllm_args,
     vllm_env,
-    _karpenter_gpu_name,
 )
 from ..capacity.plan import ServingPlan
-from ..config import ModelConfig
+from ..config import DistributedConfig, ModelConfig
 from ..images import image_tag
 
 RAY_API_VERSION = "ray.io/v1"
@@ -132,25 +129,19 @@ def head_script(m: ModelConfig, plan: ServingPlan) -> str:
     ]) + "\n"
 
 
-def drain_settings(plan: ServingPlan) -> dict[str, int]:
-    """The pods' drain numbers, from the timeout chain (components/timeouts.py).
+def distributed(m: ModelConfig) -> DistributedConfig:
+    """The model's ``distributed`` settings (every model this module renders has them: config.py checks it)."""
+    assert m.distributed is not None, f"model {m.name!r} is not distributed"
+    return m.distributed
 
-    The head is the single-node pod of the chain: it stops taking requests during its preStop
-    sleep, then vLLM (--shutdown-timeout) finishes what is in flight. The workers hold the
-    model's stages, so they must outlive that drain: their preStop sleeps through the head's
-    preStop and drain, and both share the chain's grace period (which covers that plus a margin).
-    """
-    chain = plan.timeouts
-    return {
-        "grace_seconds": chain.termination_grace_seconds,
-        "head_pre_stop_seconds": chain.pre_stop_seconds,
-        "worker_pre_stop_seconds": chain.pre_stop_seconds + chain.shutdown_timeout_seconds,
-    }
+
+def efa_interfaces(m: ModelConfig, plan: ServingPlan) -> int:
+    """EFA interfaces each worker requests: all of its node's, unless distributed.efa is false (0 without EFA)."""
+    return plan.layout.efa_interfaces_per_node if distributed(m).efa and plan.layout is not None else 0
 
 
 def _env(m: ModelConfig, hf_secret: Optional[str]) -> list[dict[str, Any]]:
-    d = m.distributed
-    assert d is not None
+    d = distributed(m)
     env: list[dict[str, Any]] = [
         {"name": "HF_HOME", "value": f"{CACHE_PATH}/huggingface"},
         # NCCL's and Gloo's bootstrap sockets bind to this interface (the vLLM multi-node docs set
@@ -189,21 +180,17 @@ def _object_store_bytes(shm_gib: int) -> str:
     return str(shm_gib * 1024**3 // 2)
 
 
-def _pod_spec(m: ModelConfig, plan: ServingPlan, pool: str, container: dict[str, Any], shm_gib: int, cache_gib: int,
-              grace: int) -> dict[str, Any]:
-    d = m.distributed
-    assert d is not None
+def _pod_spec(m: ModelConfig, plan: ServingPlan, pool: str, container: dict[str, Any], shm_gib: int, cache_gib: int) -> dict[str, Any]:
     spec: dict[str, Any] = {
-        "terminationGracePeriodSeconds": grace,
-        # The serving pods' priority (1000, PreemptLowerPriority): at KubeRay's default 0, a scale-out of
-        # any other model could preempt an 8-GPU worker and take the engine down for its cold start.
-        "priorityClassName": SERVING_PRIORITY_CLASS,
-        "nodeSelector": {NODEPOOL_LABEL: pool, GPU_NAME_LABEL: _karpenter_gpu_name(plan)},
-        "tolerations": [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}],
+        "terminationGracePeriodSeconds": pod_drain(plan).grace_seconds,
+        # Pool, GPU type and the serving priority, as every serving pod (builders/scheduling.py). No spread: each
+        # worker takes a whole node anyway, and spreading the engine over zones would carry its NCCL traffic
+        # between them (EFA does not cross an Availability Zone).
+        **serving_pod_scheduling(pool, karpenter_gpu_name(plan)),
         "volumes": _volumes(shm_gib, cache_gib),
         "containers": [container],
     }
-    if d.host_network_reason:
+    if distributed(m).host_network_reason:
         spec["hostNetwork"] = True
         # Cluster DNS (the head's Service name) must still resolve from the node's network.
         spec["dnsPolicy"] = "ClusterFirstWithHostNet"
@@ -231,7 +218,6 @@ def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional
     """The head group: no GPU (num-gpus "0"), runs the vLLM API server and engine core."""
     head = plan.head_resources
     assert head is not None and plan.layout is not None
-    drain = drain_settings(plan)
     # The chain's keep-alive and engine-ready timeout: vLLM gives up on its engine after 600 s by
     # default (envs.py, v1/engine/core_client.py "Timed out waiting for engine core processes to
     # start"); the chain raises it to the startup budget, which the plan sized for a multi-node load.
@@ -261,7 +247,7 @@ def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional
         "startupProbe": _http_probe("/health", plan.startup_period_seconds, plan.startup_failure_threshold),
         "readinessProbe": _http_probe("/health", 5, 3),
         "livenessProbe": _http_probe("/health", 10, 6),
-        "lifecycle": {"preStop": {"sleep": {"seconds": drain["head_pre_stop_seconds"]}}},
+        "lifecycle": {"preStop": {"sleep": {"seconds": pod_drain(plan).pre_stop_seconds}}},
         "volumeMounts": [dict(v) for v in _MOUNTS],
     }
     return {
@@ -274,7 +260,7 @@ def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional
         },
         "template": {
             "metadata": _template_metadata(m, "ray-head", {OVERWRITE_CMD_ANNOTATION: "true"}),
-            "spec": _pod_spec(m, plan, pool, container, head.shm_gib, head.ephemeral_storage_gib, drain["grace_seconds"]),
+            "spec": _pod_spec(m, plan, pool, container, head.shm_gib, head.ephemeral_storage_gib),
         },
     }
 
@@ -284,7 +270,6 @@ def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Option
     layout = plan.layout
     assert layout is not None
     r = plan.resources
-    drain = drain_settings(plan)
     limits: dict[str, str] = {"memory": f"{r.memory_gib}Gi", GPU_RESOURCE: str(layout.gpus_per_node)}
     requests: dict[str, str] = {
         "cpu": str(r.cpu),
@@ -292,9 +277,10 @@ def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Option
         GPU_RESOURCE: str(layout.gpus_per_node),
         "ephemeral-storage": f"{r.ephemeral_storage_gib}Gi",
     }
-    if m.distributed is not None and m.distributed.efa and layout.efa_interfaces_per_node:
+    efa = efa_interfaces(m, plan)
+    if efa:
         # Extended resources: request = limit (served by the aws-efa-k8s-device-plugin DaemonSet).
-        limits[EFA_RESOURCE] = requests[EFA_RESOURCE] = str(layout.efa_interfaces_per_node)
+        limits[EFA_RESOURCE] = requests[EFA_RESOURCE] = str(efa)
     container = {
         "name": WORKER_CONTAINER,
         "image": m.image,
@@ -302,7 +288,8 @@ def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Option
         "resources": {"requests": requests, "limits": limits},
         "readinessProbe": _raylet_probe(5, 10),
         "livenessProbe": _raylet_probe(10, 30),
-        "lifecycle": {"preStop": {"sleep": {"seconds": drain["worker_pre_stop_seconds"]}}},
+        # The workers hold the engine's stages: they outlive the head's drain (builders/scheduling.py Drain).
+        "lifecycle": {"preStop": {"sleep": {"seconds": pod_drain(plan).rank_pre_stop_seconds}}},
         "volumeMounts": [dict(v) for v in _MOUNTS],
     }
     return {
@@ -318,7 +305,7 @@ def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Option
         },
         "template": {
             "metadata": _template_metadata(m, "ray-worker"),
-            "spec": _pod_spec(m, plan, pool, container, r.shm_gib, r.ephemeral_storage_gib, drain["grace_seconds"]),
+            "spec": _pod_spec(m, plan, pool, container, r.shm_gib, r.ephemeral_storage_gib),
         },
     }
 
@@ -329,8 +316,7 @@ def ray_cluster(
 ) -> dict[str, Any]:
     """The RayCluster running one multi-node vLLM engine for ``m`` on Karpenter NodePool ``pool`` (default m.pool)."""
     pool = pool or m.pool
-    d = m.distributed
-    assert d is not None and plan.layout is not None
+    d = distributed(m)
     annotations = {
         "llm-serving.io/model": m.model,
         GPU_ANNOTATION: plan.gpu.name,
@@ -338,7 +324,7 @@ def ray_cluster(
     }
     if d.host_network_reason:
         annotations[EXEMPTION_PREFIX + HOST_NETWORK_POLICY] = d.host_network_reason
-    if d.efa and plan.layout.efa_interfaces_per_node:
+    if efa_interfaces(m, plan):
         # Where the EFA device plugin comes from: a Helm release, which a check of plain manifests cannot see
         # (policies/gpu/efa_device_plugin.py reads this only when the set holds no Helm release).
         annotations[EFA_PLUGIN_ANNOTATION] = EFA_PLUGIN_SOURCE

@@ -16,7 +16,7 @@ from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (p
 from ..builders.credentials import HF_TOKEN_KEY, model_service_account_name
 from ..builders.labels import recommended_labels
 from ..builders.model_source import model_args, model_env
-from ..builders.scheduling import serving_pod_scheduling
+from ..builders.scheduling import ISVC_LABEL, karpenter_gpu_name, pod_drain, serving_pod_scheduling
 from ..images import image_tag
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig
@@ -41,18 +41,18 @@ from ..builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION  # noqa: E402,
 def capacity_summary(plan: ServingPlan) -> str:
     """The plan's verdict and key figures as compact, stable JSON."""
     mem = plan.memory
-    return json.dumps(
-        {
-            "accounting": mem.accounting,
-            "fits": mem.fits,
-            "gpusPerReplica": mem.gpus_per_replica,
-            "kvCacheGib": round(mem.kv_cache_gib, 2),
-            "kvCacheTokens": mem.kv_cache_tokens,
-            "reason": mem.reason,
-        },
-        sort_keys=True,
-        separators=(",", ":"),
-    )
+    summary = {
+        "accounting": mem.accounting,
+        "fits": mem.fits,
+        "gpusPerReplica": mem.gpus_per_replica,
+        "kvCacheGib": round(mem.kv_cache_gib, 2),
+        "kvCacheTokens": mem.kv_cache_tokens,
+        "reason": mem.reason,
+    }
+    if mem.startup_rule:
+        # The policy row that reports this refusal (components.capacity.startup), for models policies cannot size.
+        summary["startupRule"] = mem.startup_rule
+    return json.dumps(summary, sort_keys=True, separators=(",", ":"))
 
 
 def predictor_deployment_name(name: str) -> str:
@@ -163,7 +163,7 @@ def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None, api
         "startupProbe": _probe("/health", plan.startup_period_seconds, plan.startup_failure_threshold),
         "readinessProbe": _probe("/health", 5, 3),
         "livenessProbe": _probe("/health", 10, 6),
-        "lifecycle": {"preStop": {"sleep": {"seconds": plan.pre_stop_seconds}}},
+        "lifecycle": {"preStop": {"sleep": {"seconds": pod_drain(plan).pre_stop_seconds}}},
         "volumeMounts": [
             {"name": SHM_VOLUME, "mountPath": "/dev/shm"},
             {"name": CACHE_VOLUME, "mountPath": CACHE_PATH},
@@ -203,12 +203,12 @@ def inference_service(
                 "minReplicas": m.replicas.min,
                 "maxReplicas": m.replicas.max,
                 "labels": dict(labels),
-                "terminationGracePeriodSeconds": plan.termination_grace_seconds,
+                "terminationGracePeriodSeconds": pod_drain(plan).grace_seconds,
                 # No spec.predictor.timeout: in Standard mode KServe reads it only when it builds a Gateway API
                 # HTTPRoute (pkg/controller/v1beta1/inferenceservice/reconcilers/ingress/httproute_reconciler.go),
                 # which this stack does not use; Envoy's per-try timeout is the innermost request timeout.
                 # Pool, GPU type, priority above the GPU buffer's placeholders, spread over zones and nodes.
-                **serving_pod_scheduling(m.name, pool, _karpenter_gpu_name(plan)),
+                **serving_pod_scheduling(pool, karpenter_gpu_name(plan), spread_labels={ISVC_LABEL: m.name}),
                 # The model's own account: an S3 reader's role (EKS Pod Identity), or the one that lists the
                 # HF_TOKEN Secret for KServe's storage initializer (builders/credentials.py).
                 "serviceAccountName": model_service_account_name(m),
@@ -220,12 +220,6 @@ def inference_service(
             }
         },
     }
-
-
-def _karpenter_gpu_name(plan: ServingPlan) -> str:
-    from ..capacity.gpus import GPUS
-
-    return GPUS[plan.gpu.name].karpenter_gpu_name or plan.gpu.name.lower()
 
 
 def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
@@ -245,7 +239,7 @@ def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
             # that blocks every eviction), which is why prod models run at least two (config.py).
             # AlwaysAllow lets crash-looping pods be evicted regardless.
             "maxUnavailable": 1,
-            "selector": {"matchLabels": {"serving.kserve.io/inferenceservice": m.name}},
+            "selector": {"matchLabels": {ISVC_LABEL: m.name}},
             "unhealthyPodEvictionPolicy": "AlwaysAllow",
         },
     }

@@ -32,7 +32,7 @@ from ..capacity.models import CatalogModel
 from ..errors import Problem
 
 if TYPE_CHECKING:  # annotations only: the config's cross checks import this module
-    from ..config import GpuPoolConfig, ModelConfig
+    from ..config import DistributedConfig, GpuPoolConfig, ModelConfig
 
 RULE_TP_DIVIDES_HEADS = "tensor parallel size must divide the model's attention heads"
 RULE_TP_WITHIN_NODE = "tensor parallel size must not exceed the GPUs per node"
@@ -124,6 +124,12 @@ def efa_interfaces(pool: GpuPoolConfig) -> int:
     return min(INSTANCES[t].efa_interfaces for t in pool.instance_types if INSTANCES[t].gpu_count == per_node)
 
 
+def _distributed(m: ModelConfig) -> DistributedConfig:
+    """The ``distributed`` settings of a model whose replica spans nodes (the only models laid out here)."""
+    assert m.distributed is not None, f"model {m.name!r} does not span nodes"
+    return m.distributed
+
+
 def layout_problems(m: ModelConfig, pool: GpuPoolConfig, path: str) -> list[Problem]:
     """The node rules of a distributed model that need only the config (no architecture)."""
     tp, pp = m.engine.tensor_parallel_size, m.engine.pipeline_parallel_size
@@ -151,7 +157,7 @@ def layout_problems(m: ModelConfig, pool: GpuPoolConfig, path: str) -> list[Prob
             f"{path}.distributed",
             f"{RULE_MORE_THAN_ONE_NODE}: {tp} x {pp} = {tp * pp} GPUs fit on one node ({where}); remove "
             f"distributed to serve it from one pod",
-            {"backend": m.distributed.backend} if m.distributed else None,
+            {"backend": _distributed(m).backend},
         ))
     if m.replicas.min != 1 or m.replicas.max != 1:
         problems.append(Problem(
@@ -260,7 +266,7 @@ def plan_layout(m: ModelConfig, pool: GpuPoolConfig, model: CatalogModel, gpu: G
         return None, problems
     per_node = gpus_per_node(pool)
     return Layout(
-        backend=m.distributed.backend if m.distributed else "ray",
+        backend=_distributed(m).backend,
         nodes=tp * m.engine.pipeline_parallel_size // per_node,
         gpus_per_node=per_node,
         tensor_parallel_size=tp,

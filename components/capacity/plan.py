@@ -182,124 +182,35 @@ def settle_max_num_seqs(kv_cache_tokens: int, typical: int, hw_seqs: int, tokens
     return seqs, f"{default_note}; the KV cache would hold {by_cache} typical requests"
 
 
+def spans_nodes(m: ModelConfig) -> bool:
+    """Whether one replica of ``m`` spreads over several nodes (``distributed`` set): the capacity plan's one question
+    about how a model is served. Which back-end serves it is components/backends' choice, not the plan's."""
+    return m.distributed is not None
+
+
 def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", base_dir: Optional[Path] = None) -> ServingPlan:
     """Derive the serving plan of one model on its pool."""
     model = resolve_model(m, path, base_dir)
     gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
+    multi_node = spans_nodes(m)
     # A multi-node engine's pods each take one full node; a single-node replica takes TP x PP GPUs.
-    pod_gpus = gpus_per_node(pool) if m.distributed is not None else gpus
+    pod_gpus = gpus_per_node(pool) if multi_node else gpus
     node = node_for(pool, pod_gpus)
     gpu, node_gpus = instance_gpu(node)
-    try:
-        release = release_of(m.image)
-    except UnsupportedRelease as exc:
-        raise ConfigError([Problem(f"{path}.image", str(exc), m.image)]) from None
+    release = _release(m, path)
     vllm = f"vLLM {release.version}" if release.exact else f"vLLM {release.version} ({release.note})"
-    hw_tokens, hw_seqs, tier = batch_defaults(gpu.memory_gib, gpu.name, release.version)
     derivations: list[Derivation] = []
-    problems: list[Problem] = []
-    # A setting the stack asks for explicitly must exist in the release; a derived one is dropped.
-    if m.engine.max_num_queued_reqs is not None and not release.has("--max-num-queued-reqs"):
-        problems.append(Problem(f"{path}.engine.maxNumQueuedReqs", missing_rule("--max-num-queued-reqs", release), m.engine.max_num_queued_reqs))
-    if not release.has("VLLM_HTTP_TIMEOUT_KEEP_ALIVE"):
-        # No alternative: the keep-alive is a constant 5 s, below any proxy's idle timeout (502s).
-        problems.append(Problem(
-            f"{path}.image",
-            missing_rule("VLLM_HTTP_TIMEOUT_KEEP_ALIVE", release)
-            + "; its keep-alive is fixed at 5 s, below the ALB idle timeout, which gives 502s",
-            m.image,
-        ))
-    if problems:
-        raise ConfigError(problems)
-
-    tokens = m.engine.max_num_batched_tokens
-    if tokens is None:
-        tokens = hw_tokens
-        derivations.append(Derivation("maxNumBatchedTokens", tokens, f"{vllm}'s default for {gpu.name} ({gpu.memory_gib:.0f} GiB, {tier})"))
-
-    if m.engine.max_num_seqs is not None and m.engine.max_num_seqs > tokens:
-        raise ConfigError([Problem(
-            f"{path}.engine.maxNumSeqs",
-            f"exceeds maxNumBatchedTokens ({tokens:,}); vLLM requires max_num_batched_tokens >= max_num_seqs",
-            m.engine.max_num_seqs,
-        )])
-    typical = m.traffic.typical_request_tokens or min(2048, m.engine.max_model_len)
-    seqs = m.engine.max_num_seqs
-    if seqs is None:
-        # The sampler's warm-up grows with max_num_seqs, so size the cache at the hardware
-        # default first, then settle on the smaller count (which only frees memory).
-        first = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, hw_seqs, tokens))
-        seqs, reason = settle_max_num_seqs(first.kv_cache_tokens, typical, hw_seqs, tokens, f"{vllm}'s default for {gpu.name} ({tier})")
-        derivations.append(Derivation("maxNumSeqs", seqs, reason))
-    memory = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, seqs, tokens))
-
-    queued = m.engine.max_num_queued_reqs
-    no_admission = optional_flag("--max-num-queued-reqs", release)
-    if queued is None and no_admission:
-        derivations.append(Derivation(
-            "maxNumQueuedReqs", None,
-            f"{no_admission}: requests wait in the engine's unbounded queue and the TTFT SLO relies on scaling alone",
-        ))
-    elif queued is None:
-        slo = m.slo.time_to_first_token_seconds
-        queued = max(1, math.floor(seqs * slo / m.traffic.typical_request_seconds))
-        derivations.append(
-            Derivation(
-                "maxNumQueuedReqs",
-                queued,
-                f"{seqs} slots free at {seqs}/{m.traffic.typical_request_seconds:g}s; a queued request must start within the "
-                f"{slo:g}s TTFT SLO, so at most {queued} wait (more get 503 and retry elsewhere)",
-            )
-        )
-
-    # What one replica can hold: its batch plus its admission queue (beyond that vLLM answers 503).
-    # A per-pod target above it is an average the pods can never reach, so the HPA would never scale out.
-    # Without admission control (a release before --max-num-queued-reqs) the queue is unbounded.
-    holds = seqs + queued if queued is not None else None
-    target = m.autoscaling.target_in_flight_per_pod
-    if target is not None and holds is not None and target > holds:
-        raise ConfigError([Problem(
-            f"{path}.autoscaling.targetInFlightPerPod",
-            f"exceeds what one replica can hold: maxNumSeqs {seqs} + maxNumQueuedReqs {queued} = {holds} requests in flight; "
-            f"the per-pod average can never reach it, so the model would never scale out (use at most {holds})",
-            target,
-        )])
-    if target is None:
-        target = max(1, math.floor(seqs * HPA_TARGET_SHARE))
-        derivations.append(Derivation("autoscaling.targetInFlightPerPod", target, f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue"))
-
+    tokens, seqs, memory = _batch(m, model, gpu, release, vllm, path, derivations)
+    queued, target = _queue_and_target(m, seqs, release, path, derivations)
     resources = _resources(model, memory, node, pod_gpus, node_gpus, m.source.type)
     layout, head = None, None
-    if m.distributed is None:
-        startup = startup_budget(m.source.type, model.checkpoint_gib, gpus, m.engine.enforce_eager, m.startup.budget_seconds)
-    else:
-        # A multi-node replica's budget is its cold start (layout.cold_start_seconds, below); each node
-        # loads only its stage, which the per-replica parts of cold_start.py do not model.
-        startup = StartupBudget(m.source.type, (), m.startup.budget_seconds or FLOOR_S, derived=False)
-    budget = startup.seconds
-    if startup.derived:
-        derivations.append(Derivation(
-            "startup.budgetSeconds", budget,
-            f"weights from {m.source.type}: " + " + ".join(f"{p.name} {p.seconds}s" for p in startup.parts)
-            + f" = {startup.sum_seconds}s, x {SAFETY:g} margin, at least {FLOOR_S}s",
-        ))
-    if m.distributed is not None:
-        layout, problems = plan_layout(m, pool, model, gpu, engine_args(m, seqs, tokens), memory, path)
-        if problems:
-            raise ConfigError(problems)
+    if multi_node:
+        layout = _layout(m, pool, model, gpu, engine_args(m, seqs, tokens), memory, path)
         head = _head_resources(node)
-        cold = cold_start_seconds(model)
-        if cold > budget:
-            budget = cold
-            derivations.append(Derivation(
-                "startup.budgetSeconds", budget,
-                f"a {layout.nodes}-node cold start: nodes join, pull the image, each downloads the "
-                f"{model.checkpoint_gib:,.0f} GiB checkpoint and loads its stage, then compiles "
-                f"(above the {startup.seconds}s of one replica)",
-            ))
-    if m.distributed is not None:
-        startup = StartupBudget(m.source.type, (Part("multi-node cold start", budget, "components/capacity/layout.py cold_start_seconds"),), budget, derived=False)
-    threshold = math.ceil(budget / STARTUP_PROBE_PERIOD_SECONDS)
+        startup = _multi_node_startup(m, model, layout, derivations)
+    else:
+        startup = _single_node_startup(m, model, gpus, derivations)
+    budget = startup.seconds
     chain = model_chain(m, release, startup_budget_seconds=budget)
     if not chain.server_drain:
         derivations.append(Derivation("shutdownTimeout", None, f"{optional_flag('--shutdown-timeout', release)}; "
@@ -321,7 +232,7 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         max_num_queued_reqs=queued,
         target_in_flight_per_pod=target,
         resources=resources,
-        startup_failure_threshold=threshold,
+        startup_failure_threshold=math.ceil(budget / STARTUP_PROBE_PERIOD_SECONDS),
         startup_period_seconds=STARTUP_PROBE_PERIOD_SECONDS,
         release=release,
         timeouts=chain,
@@ -330,6 +241,133 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
         head_resources=head,
         startup=startup,
     )
+
+
+def _release(m: ModelConfig, path: str) -> Release:
+    """The vLLM release of the model's image, refused where it lacks a setting the stack needs."""
+    try:
+        release = release_of(m.image)
+    except UnsupportedRelease as exc:
+        raise ConfigError([Problem(f"{path}.image", str(exc), m.image)]) from None
+    problems: list[Problem] = []
+    # A setting the stack asks for explicitly must exist in the release; a derived one is dropped.
+    if m.engine.max_num_queued_reqs is not None and not release.has("--max-num-queued-reqs"):
+        problems.append(Problem(f"{path}.engine.maxNumQueuedReqs", missing_rule("--max-num-queued-reqs", release), m.engine.max_num_queued_reqs))
+    if not release.has("VLLM_HTTP_TIMEOUT_KEEP_ALIVE"):
+        # No alternative: the keep-alive is a constant 5 s, below any proxy's idle timeout (502s).
+        problems.append(Problem(
+            f"{path}.image",
+            missing_rule("VLLM_HTTP_TIMEOUT_KEEP_ALIVE", release)
+            + "; its keep-alive is fixed at 5 s, below the ALB idle timeout, which gives 502s",
+            m.image,
+        ))
+    if problems:
+        raise ConfigError(problems)
+    return release
+
+
+def _batch(m: ModelConfig, model: CatalogModel, gpu: Gpu, release: Release, vllm: str, path: str,
+           derivations: list[Derivation]) -> tuple[int, int, MemoryPlan]:
+    """max_num_batched_tokens, max_num_seqs (the stack's, or derived from the KV cache) and the memory plan at them."""
+    hw_tokens, hw_seqs, tier = batch_defaults(gpu.memory_gib, gpu.name, release.version)
+    tokens = m.engine.max_num_batched_tokens
+    if tokens is None:
+        tokens = hw_tokens
+        derivations.append(Derivation("maxNumBatchedTokens", tokens, f"{vllm}'s default for {gpu.name} ({gpu.memory_gib:.0f} GiB, {tier})"))
+    if m.engine.max_num_seqs is not None and m.engine.max_num_seqs > tokens:
+        raise ConfigError([Problem(
+            f"{path}.engine.maxNumSeqs",
+            f"exceeds maxNumBatchedTokens ({tokens:,}); vLLM requires max_num_batched_tokens >= max_num_seqs",
+            m.engine.max_num_seqs,
+        )])
+    typical = m.traffic.typical_request_tokens or min(2048, m.engine.max_model_len)
+    seqs = m.engine.max_num_seqs
+    if seqs is None:
+        # The sampler's warm-up grows with max_num_seqs, so size the cache at the hardware
+        # default first, then settle on the smaller count (which only frees memory).
+        first = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, hw_seqs, tokens))
+        seqs, reason = settle_max_num_seqs(first.kv_cache_tokens, typical, hw_seqs, tokens, f"{vllm}'s default for {gpu.name} ({tier})")
+        derivations.append(Derivation("maxNumSeqs", seqs, reason))
+    return tokens, seqs, plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, seqs, tokens))
+
+
+def _queue_and_target(m: ModelConfig, seqs: int, release: Release, path: str,
+                      derivations: list[Derivation]) -> tuple[Optional[int], int]:
+    """The admission queue (--max-num-queued-reqs; None without admission control) and the HPA's per-pod target."""
+    queued = m.engine.max_num_queued_reqs
+    no_admission = optional_flag("--max-num-queued-reqs", release)
+    if queued is None and no_admission:
+        derivations.append(Derivation(
+            "maxNumQueuedReqs", None,
+            f"{no_admission}: requests wait in the engine's unbounded queue and the TTFT SLO relies on scaling alone",
+        ))
+    elif queued is None:
+        slo = m.slo.time_to_first_token_seconds
+        queued = max(1, math.floor(seqs * slo / m.traffic.typical_request_seconds))
+        derivations.append(
+            Derivation(
+                "maxNumQueuedReqs",
+                queued,
+                f"{seqs} slots free at {seqs}/{m.traffic.typical_request_seconds:g}s; a queued request must start within the "
+                f"{slo:g}s TTFT SLO, so at most {queued} wait (more get 503 and retry elsewhere)",
+            )
+        )
+    # What one replica can hold: its batch plus its admission queue (beyond that vLLM answers 503).
+    # A per-pod target above it is an average the pods can never reach, so the HPA would never scale out.
+    # Without admission control (a release before --max-num-queued-reqs) the queue is unbounded.
+    holds = seqs + queued if queued is not None else None
+    target = m.autoscaling.target_in_flight_per_pod
+    if target is not None and holds is not None and target > holds:
+        raise ConfigError([Problem(
+            f"{path}.autoscaling.targetInFlightPerPod",
+            f"exceeds what one replica can hold: maxNumSeqs {seqs} + maxNumQueuedReqs {queued} = {holds} requests in flight; "
+            f"the per-pod average can never reach it, so the model would never scale out (use at most {holds})",
+            target,
+        )])
+    if target is None:
+        target = max(1, math.floor(seqs * HPA_TARGET_SHARE))
+        derivations.append(Derivation("autoscaling.targetInFlightPerPod", target, f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue"))
+    return queued, target
+
+
+def _single_node_startup(m: ModelConfig, model: CatalogModel, gpus: int, derivations: list[Derivation]) -> StartupBudget:
+    """A replica's startup budget: its parts for the model's source (capacity/cold_start.py), or the stack's."""
+    startup = startup_budget(m.source.type, model.checkpoint_gib, gpus, m.engine.enforce_eager, m.startup.budget_seconds)
+    if startup.derived:
+        derivations.append(Derivation(
+            "startup.budgetSeconds", startup.seconds,
+            f"weights from {m.source.type}: " + " + ".join(f"{p.name} {p.seconds}s" for p in startup.parts)
+            + f" = {startup.sum_seconds}s, x {SAFETY:g} margin, at least {FLOOR_S}s",
+        ))
+    return startup
+
+
+def _layout(m: ModelConfig, pool: GpuPoolConfig, model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: MemoryPlan,
+            path: str) -> Layout:
+    """A multi-node engine's nodes and stages (capacity/layout.py), refused with the layout's problems."""
+    layout, problems = plan_layout(m, pool, model, gpu, args, memory, path)
+    if problems or layout is None:
+        raise ConfigError(problems)
+    return layout
+
+
+def _multi_node_startup(m: ModelConfig, model: CatalogModel, layout: Layout, derivations: list[Derivation]) -> StartupBudget:
+    """A multi-node replica's budget: its cold start (layout.cold_start_seconds), at least the stack's budget.
+
+    Each node loads only its stage, which the per-replica parts of cold_start.py do not model.
+    """
+    configured = m.startup.budget_seconds or FLOOR_S
+    budget = configured
+    cold = cold_start_seconds(model)
+    if cold > budget:
+        budget = cold
+        derivations.append(Derivation(
+            "startup.budgetSeconds", budget,
+            f"a {layout.nodes}-node cold start: nodes join, pull the image, each downloads the "
+            f"{model.checkpoint_gib:,.0f} GiB checkpoint and loads its stage, then compiles "
+            f"(above the {configured}s of one replica)",
+        ))
+    return StartupBudget(m.source.type, (Part("multi-node cold start", budget, "components/capacity/layout.py cold_start_seconds"),), budget, derived=False)
 
 
 def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optional[int] = None,

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 from ..capacity.gpus import GPUS, INSTANCES
 from ..capacity.hardware import pool_architecture
-from ..capacity.plan import Resources, ServingPlan
+from ..capacity.plan import Resources, ServingPlan, spans_nodes
 from ..config import GpuPoolConfig, ModelConfig
 
 # Root volume: the vLLM image unpacked (28.6 GB for vllm-openai:latest in Dec 2025, vllm-project/vllm
@@ -167,7 +167,7 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
         drain_seconds=drain,
         images=tuple(sorted({m.image for m in on_pool})),
         cached_models=tuple(m.name for m in on_pool if m.source.type == "localCache"),
-        multi_node_models=tuple(m.name for m in on_pool if m.distributed is not None),
+        multi_node_models=tuple(m.name for m in on_pool if spans_nodes(m)),
     )
 
 

@@ -29,62 +29,29 @@ import math
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Generator, Optional
 
 import numpy as np
 import simpy
 
 from .engine import Replica, Request
-from .settings import CPU_SECONDS_PER_TOKEN, ModelSettings, PoolSettings, Rules, StackSettings
+from .hpa import limit_down, limit_up, recommend, stabilized_down
+from .pool import Node, Pod, PoolRun
+from .settings import CPU_SECONDS_PER_TOKEN, ModelSettings, StackSettings
 from .workload import Workload
 
+Process = Generator[simpy.Event, Any, None]
+
 TICK_SECONDS = 1.0  # resolution of the timeout checks and drain polls
-
-
-class Node:
-    """One GPU node of a pool."""
-
-    __slots__ = ("id", "gpus", "free", "ready_at", "ready", "pods", "empty_since", "gone", "image")
-
-    def __init__(self, nid: int, gpus: int, ready_at: float, ready: bool, image: bool):
-        self.id = nid
-        self.gpus = gpus
-        self.free = gpus
-        self.ready_at = ready_at
-        self.ready = ready
-        self.pods: list = []
-        self.empty_since: Optional[float] = None
-        self.gone = False
-        self.image = image  # the vLLM image is on the node (pre-pulled or pulled once)
-
-
-class Pod:
-    """A serving pod or a buffer placeholder."""
-
-    __slots__ = ("id", "model", "gpus", "state", "node", "replica", "created", "ready_at", "seen_at", "buffer", "busy_prev", "tokens_prev")
-
-    def __init__(self, pid: int, model: Optional["ModelRun"], gpus: int, created: float, buffer: bool = False):
-        self.id = pid
-        self.model = model
-        self.gpus = gpus
-        self.state = "pending"  # pending, starting, ready, draining, gone
-        self.node: Optional[Node] = None
-        self.replica: Optional[Replica] = None
-        self.created = created
-        self.ready_at: Optional[float] = None
-        self.seen_at: Optional[float] = None  # when the metrics pipeline first serves its series
-        self.buffer = buffer
-        self.busy_prev = 0.0
-        self.tokens_prev = 0
 
 
 @dataclass
 class Stats:
     """What one model's requests and pods did."""
 
-    ttft: list = field(default_factory=list)
-    tpot: list = field(default_factory=list)
-    e2e: list = field(default_factory=list)
+    ttft: list[float] = field(default_factory=list)
+    tpot: list[float] = field(default_factory=list)
+    e2e: list[float] = field(default_factory=list)
     output_tokens: int = 0
     ok: int = 0
     rejected_503: int = 0
@@ -94,124 +61,14 @@ class Stats:
     retries: int = 0
     in_flight_at_scale_in: int = 0
     requests: int = 0
-    scale_events: list = field(default_factory=list)  # (time, from, to)
-    ready_events: list = field(default_factory=list)  # times a new pod became ready
-
-
-class PoolRun:
-    """A pool's nodes, pending pods and buffer."""
-
-    def __init__(self, sim: "Simulation", ps: PoolSettings):
-        self.sim = sim
-        self.s = ps
-        self.nodes: list[Node] = []
-        self.pending: deque[Pod] = deque()
-        self.buffer_pods: list[Pod] = []
-
-    def gpus(self) -> int:
-        return sum(n.gpus for n in self.nodes if not n.gone)
-
-    def node_count(self) -> int:
-        return sum(1 for n in self.nodes if not n.gone and n.ready)
-
-    def add_node(self, gpus: int, ready: bool) -> Node:
-        env = self.sim.env
-        node = Node(self.sim.next_id(), gpus, env.now if ready else env.now + self.sim.node_ready_seconds, ready, ready)
-        self.nodes.append(node)
-        if not ready:
-            env.process(self._join(node))
-        return node
-
-    def _join(self, node: Node):
-        yield self.sim.env.timeout(node.ready_at - self.sim.env.now)
-        node.ready = True
-        self.schedule()
-
-    def bind(self, pod: Pod, node: Node) -> None:
-        node.free -= pod.gpus
-        node.pods.append(pod)
-        node.empty_since = None
-        pod.node = node
-        if pod.buffer:
-            pod.state = "placed"
-        else:
-            pod.state = "starting"
-            self.sim.env.process(pod.model.start(pod))
-
-    def release(self, pod: Pod) -> None:
-        node = pod.node
-        if node is None:
-            return
-        node.free += pod.gpus
-        node.pods.remove(pod)
-        pod.node = None
-        if not node.pods:
-            node.empty_since = self.sim.env.now
-            self.sim.env.process(self._consolidate(node, node.empty_since))
-        self.schedule()
-
-    def _consolidate(self, node: Node, since: float):
-        yield self.sim.env.timeout(self.s.consolidate_after_seconds)
-        if not node.gone and not node.pods and node.empty_since == since and not self.pending:
-            node.gone = True
-
-    def submit(self, pod: Pod) -> None:
-        if pod.buffer:
-            self.pending.append(pod)
-        else:
-            # Serving pods outrank the buffer's negative priority.
-            index = sum(1 for p in self.pending if not p.buffer)
-            self.pending.insert(index, pod)
-        self.schedule()
-
-    def schedule(self) -> None:
-        """Bind what can be bound; preempt buffers for serving pods; launch nodes for the rest (under the GPU limit)."""
-        still: deque[Pod] = deque()
-        reserved: dict[int, int] = {}  # node id -> GPUs promised to pods still waiting for it
-        while self.pending:
-            pod = self.pending.popleft()
-            if pod.state == "gone":
-                continue
-            live = [n for n in self.nodes if not n.gone]
-            ready = [n for n in live if n.ready and n.free >= pod.gpus]
-            if ready:
-                self.bind(pod, min(ready, key=lambda n: (n.free, n.id)))
-                continue
-            if not pod.buffer:
-                victim = next((b for b in self.buffer_pods if b.state == "placed" and b.node is not None and b.node.ready
-                               and b.node.free + b.gpus >= pod.gpus), None)
-                if victim is not None:
-                    node = victim.node
-                    self.release_buffer(victim)
-                    self.bind(pod, node)
-                    continue
-            # A node on its way with room not yet promised.
-            coming = [n for n in live if not n.ready and n.free - reserved.get(n.id, 0) >= pod.gpus]
-            if coming:
-                reserved[coming[0].id] = reserved.get(coming[0].id, 0) + pod.gpus
-                still.append(pod)
-                continue
-            size = pod.model.s.node_gpus if pod.model is not None else self.s.buffer_node_gpus
-            if self.gpus() + size <= self.s.gpu_limit:
-                node = self.add_node(size, ready=False)
-                reserved[node.id] = pod.gpus
-            still.append(pod)
-        self.pending = still
-
-    def release_buffer(self, victim: Pod) -> None:
-        """Preempt a placed buffer pod (terminationGracePeriodSeconds 0): it goes pending again."""
-        node = victim.node
-        node.free += victim.gpus
-        node.pods.remove(victim)
-        victim.node = None
-        victim.state = "pending"
-        self.pending.append(victim)
+    scale_events: list[tuple[float, int, int]] = field(default_factory=list)  # (time, from, to)
+    ready_events: list[float] = field(default_factory=list)  # times a new pod became ready
 
 
 class ModelRun:
     """One served model: its pods, router, autoscaler and stats."""
 
-    def __init__(self, sim: "Simulation", ms: ModelSettings, pool: PoolRun, rng: np.random.Generator):
+    def __init__(self, sim: Simulation, ms: ModelSettings, pool: PoolRun, rng: np.random.Generator):
         self.sim = sim
         self.s = ms
         self.pool = pool
@@ -253,9 +110,9 @@ class ModelRun:
             self.pool.submit(pod)
         return pod
 
-    def start(self, pod: Pod):
+    def start(self, pod: Pod, node: Node) -> Process:
+        """The container's start on ``node``: the node's join, the image pull (once per node), then the plan's startup."""
         env = self.sim.env
-        node = pod.node
         wait = max(0.0, node.ready_at - env.now)
         if not node.image:
             wait += self.s.image_pull_seconds
@@ -289,15 +146,16 @@ class ModelRun:
         pod.state = "draining"
         self.ready.remove(pod)
         # What a drain of 0 s (the seeds' default) would cut here.
-        self.stats.in_flight_at_scale_in += pod.replica.in_flight
+        self.stats.in_flight_at_scale_in += pod.engine.in_flight
         self.sim.env.process(self._drain(pod))
 
-    def _drain(self, pod: Pod):
+    def _drain(self, pod: Pod) -> Process:
         env = self.sim.env
+        engine = pod.engine
         end = env.now + self.s.drain_seconds
-        while env.now < end and pod.replica.in_flight:
+        while env.now < end and engine.in_flight:
             yield env.timeout(min(TICK_SECONDS * 5, end - env.now))
-        for r in pod.replica.stop():
+        for r in engine.stop():
             if r.outcome is None:
                 r.outcome = "cut"
                 r.done = env.now
@@ -312,7 +170,8 @@ class ModelRun:
         pass
 
     def _stalled(self, r: Request) -> None:
-        self.stalls.append((r.stalled_at, r))
+        if r.stalled_at is not None:
+            self.stalls.append((r.stalled_at, r))
 
     def _done(self, r: Request) -> None:
         if r.outcome is not None:
@@ -322,13 +181,15 @@ class ModelRun:
         r.outcome = "ok"
         st = self.stats
         st.ok += 1
-        st.ttft.append(r.first_token - r.arrival)
+        first = r.first_token if r.first_token is not None else now
+        st.ttft.append(first - r.arrival)
         st.e2e.append(now - r.arrival)
         if r.output > 1:
-            st.tpot.append((now - r.first_token) / (r.output - 1))
+            st.tpot.append((now - first) / (r.output - 1))
         st.output_tokens += r.output
 
     def pick(self, exclude: Optional[Pod] = None) -> Optional[Pod]:
+        """The ready pod the balancer sends the next request to (not ``exclude``); None when no pod is ready."""
         pods = self.ready if exclude is None else [p for p in self.ready if p is not exclude]
         n = len(pods)
         if n == 0:
@@ -336,25 +197,25 @@ class ModelRun:
         if n == 1:
             return pods[0]
         if self.s.route.balancer == "lor":
-            return min(pods, key=lambda p: (p.replica.in_flight, p.id))
+            return min(pods, key=lambda p: (p.engine.in_flight, p.id))
         rnd = self.rnd
         i = rnd.randrange(n)
         j = rnd.randrange(n - 1)
         if j >= i:
             j += 1
         a, b = pods[i], pods[j]
-        return a if a.replica.in_flight <= b.replica.in_flight else b
+        return a if a.engine.in_flight <= b.engine.in_flight else b
 
     def dispatch(self, r: Request) -> None:
         """Route ``r`` to a ready pod; one retry elsewhere on a 503 where the route retries it."""
         st = self.stats
         pod = self.pick()
-        if pod is not None and pod.replica.submit(r):
+        if pod is not None and pod.engine.submit(r):
             return
         if pod is not None and self.s.route.retry_on_503 and len(self.ready) > 1:
             st.retries += 1
             other = self.pick(exclude=pod)
-            if other is not None and other.replica.submit(r):
+            if other is not None and other.engine.submit(r):
                 return
         r.outcome = "503"
         r.done = self.sim.env.now
@@ -404,14 +265,14 @@ class ModelRun:
                 value = self.cpu_utilisation(pod)
                 self.peak_cpu = value if self.peak_cpu is None else max(self.peak_cpu, value)
             else:
-                value = float(pod.replica.in_flight)
+                value = float(pod.engine.in_flight)
             if pod.seen_at is None:
                 # The adapter serves a new series after its next relist; KEDA and metrics-server at once.
                 pod.seen_at = now if relist is None else math.ceil(now / relist) * relist
             self.metric[pod.id] = value
         # The yardstick of "time to scale out": true in-flight per ready pod above the plan's target.
         if self.first_over is None and self.ready and self.sim.env.now > 0:
-            load = sum(p.replica.in_flight for p in self.ready) / len(self.ready)
+            load = sum(p.engine.in_flight for p in self.ready) / len(self.ready)
             if load > self.s.in_flight_target:
                 self.first_over = now
 
@@ -420,7 +281,7 @@ class ModelRun:
 
         One core per GPU process for the share of the interval the engine stepped, plus the API server's
         ``CPU_SECONDS_PER_TOKEN`` per prompt token tokenized and output token sent."""
-        rep = pod.replica
+        rep = pod.engine
         interval = self.s.scaling.scrape_seconds
         busy, tokens = rep.busy_seconds, rep.api_tokens
         # A step's time lands when the step (or a run of decode steps) ends: at most the whole interval.
@@ -439,53 +300,18 @@ class ModelRun:
         values = [self.metric[p.id] for p in self.ready if p.id in self.metric and p.seen_at is not None and p.seen_at <= now]
         if not values:
             return
-        total = sum(values)
-        # Pods without a metric yet count as 0 when the ratio says scale up (the HPA's missing-pods rule).
-        counted = max(len(values), current)
-        ratio = total / (sc.target * counted)
-        if abs(ratio - 1) <= sc.tolerance:
-            desired = current
-        else:
-            desired = math.ceil(total / sc.target - 1e-9) if ratio > 1 else math.ceil(total / sc.target - 1e-9)
-        desired = max(sc.min_replicas, min(sc.max_replicas, desired))
+        desired = recommend(values, current, sc)
         self.recommendations.append((now, desired))
         if desired > current:
-            desired = self._limit_up(current, desired, sc.up, now)
+            desired = limit_up(current, desired, sc.up, self.changes, now)
         elif desired < current:
-            window = sc.down.stabilization_seconds
-            while self.recommendations and self.recommendations[0][0] < now - max(window, sc.up.stabilization_seconds):
-                self.recommendations.popleft()
-            stable = max(v for t, v in self.recommendations if t >= now - window)
-            desired = min(current, stable)
+            desired = stabilized_down(self.recommendations, now, sc, current)
             if desired < current:
-                desired = self._limit_down(current, desired, sc.down, now)
+                desired = limit_down(current, desired, sc.down, self.changes, now)
         if desired != current:
             self.stats.scale_events.append((now, current, desired))
             self.changes.append((now, desired - current))
             self._apply(current, desired)
-
-    def _period_change(self, period: int, now: float, sign: int) -> int:
-        return sum(d for t, d in self.changes if t > now - period and (d > 0) == (sign > 0))
-
-    def _limit_up(self, current: int, desired: int, rules: Rules, now: float) -> int:
-        if rules.select == "Disabled" or not rules.policies:
-            return current if rules.select == "Disabled" else desired
-        limits = []
-        for p in rules.policies:
-            start = current - self._period_change(p.period_seconds, now, +1)
-            limits.append(start + p.value if p.type == "Pods" else math.ceil(start * (1 + p.value / 100)))
-        limit = max(limits) if rules.select == "Max" else min(limits)
-        return min(desired, limit)
-
-    def _limit_down(self, current: int, desired: int, rules: Rules, now: float) -> int:
-        if rules.select == "Disabled":
-            return current
-        limits = []
-        for p in rules.policies:
-            start = current - self._period_change(p.period_seconds, now, -1)
-            limits.append(start - p.value if p.type == "Pods" else int(start * (1 - p.value / 100)))
-        limit = min(limits) if rules.select == "Max" else max(limits)
-        return max(desired, limit)
 
     def _apply(self, current: int, desired: int) -> None:
         if desired > current:
@@ -514,13 +340,15 @@ class Simulation:
         for index, ms in enumerate(stack.models):
             self.models[ms.name] = ModelRun(self, ms, self.pools[ms.pool], np.random.default_rng([seed, 1000 + index]))
         self.workloads = workloads
-        self.series: dict[str, dict[str, list]] = {name: {k: [] for k in SERIES} for name in self.models}
+        self.series: dict[str, dict[str, list[Any]]] = {name: {k: [] for k in SERIES} for name in self.models}
 
     def next_id(self) -> int:
+        """A new id for a node, pod or request (deterministic: in creation order)."""
         self._ids += 1
         return self._ids
 
     def run(self) -> None:
+        """Place the steady state, start every process and run to ``duration``."""
         env = self.env
         # Steady state at t=0: min replicas (or the fixed multi-node replica) ready, buffers placed.
         for run in self.models.values():
@@ -549,7 +377,7 @@ class Simulation:
         env.process(self._sampler())
         env.run(until=self.duration)
 
-    def _arrivals(self, name: str, wl: Workload):
+    def _arrivals(self, name: str, wl: Workload) -> Process:
         env = self.env
         run = self.models[name]
         long_run = self.models.get(run.s.long_sibling) if run.s.long_sibling else None
@@ -568,25 +396,25 @@ class Simulation:
                 target.rt.append(r)
             target.dispatch(r)
 
-    def _ticks(self):
+    def _ticks(self) -> Process:
         while True:
             yield self.env.timeout(TICK_SECONDS)
             for run in self.models.values():
                 run.expire()
 
-    def _scraper(self, run: ModelRun):
+    def _scraper(self, run: ModelRun) -> Process:
         period = run.s.scaling.scrape_seconds
         while True:
             run.scrape()
             yield self.env.timeout(period)
 
-    def _hpa(self, run: ModelRun):
+    def _hpa(self, run: ModelRun) -> Process:
         period = run.s.scaling.sync_seconds
         while True:
             yield self.env.timeout(period)
             run.hpa_sync()
 
-    def _sampler(self):
+    def _sampler(self) -> Process:
         env = self.env
         last = {name: (0, 0, 0, 0, 0) for name in self.models}
         while True:
@@ -597,7 +425,7 @@ class Simulation:
                 prev = last[name]
                 now_counts = (st.requests, st.rejected_503, st.timeouts_504, st.cut, len(st.ttft))
                 last[name] = now_counts
-                kv = max((p.replica.kv_usage() for p in run.ready), default=0.0)
+                kv = max((p.engine.kv_usage() for p in run.ready), default=0.0)
                 run.peak_kv = max(run.peak_kv, max((p.replica.peak_kv for p in run.pods if p.replica), default=0.0))
                 recent = st.ttft[prev[4]:]
                 s["t"].append(env.now)
@@ -605,8 +433,8 @@ class Simulation:
                 s["replicas_ready"].append(len(run.ready))
                 s["replicas"].append(sum(1 for p in run.pods if p.state in ("pending", "starting", "ready")))
                 s["nodes"].append(run.pool.node_count())
-                s["queue"].append(sum(len(p.replica.waiting) for p in run.ready))
-                s["running"].append(sum(len(p.replica.running) for p in run.ready))
+                s["queue"].append(sum(len(p.engine.waiting) for p in run.ready))
+                s["running"].append(sum(len(p.engine.running) for p in run.ready))
                 s["kv_usage"].append(kv)
                 s["ttft_p95_s"].append(float(np.percentile(recent, 95)) if recent else None)
                 s["errors_503"].append(now_counts[1] - prev[1])

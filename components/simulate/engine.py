@@ -20,10 +20,11 @@ partly-filled last block), not block by block.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections import deque
-from typing import Callable, Optional
+from typing import Any, Callable, Generator, Optional
 
 import simpy
 
@@ -132,10 +133,10 @@ class Replica:
         now = self.env.now
         self._frontend_free = max(now, self._frontend_free) + FRONTEND_SECONDS
         self._pending[req.id] = req
-        self.env.timeout(self._frontend_free - now).callbacks.append(lambda _ev, r=req: self._from_frontend(r))
+        self.env.timeout(self._frontend_free - now).callbacks.append(functools.partial(self._from_frontend, req))
         return True
 
-    def _from_frontend(self, req: Request) -> None:
+    def _from_frontend(self, req: Request, _event: Optional[simpy.Event] = None) -> None:
         self._pending.pop(req.id, None)
         if self.stopped or req.replica is not self or req.abort_pending:
             if req.abort_pending and req.replica is self:
@@ -222,10 +223,9 @@ class Replica:
         r.replica = None
         self.on_done(r)
 
-    def _run(self):
+    def _run(self) -> Generator[simpy.Event, Any, None]:
+        """The engine's step loop: idle until a request comes; each step admits, prefills and decodes."""
         env = self.env
-        roof = self.roof
-        bs = self.bs
         while not self.stopped:
             if self.aborts:
                 self._process_aborts()
@@ -236,114 +236,142 @@ class Replica:
                 self._kick = None
                 continue
             # Decodes need a slot each: preempt the newest requests until they fit.
-            while self.n_decoding and (self.num_blocks - self._blocks_used()) * bs < self.n_decoding:
+            while self.n_decoding and (self.num_blocks - self._blocks_used()) * self.bs < self.n_decoding:
                 self._preempt()
             n_dec = self.n_decoding
-            budget = self.max_tokens - n_dec
-            chunks: list[tuple[Request, int]] = []
-            for r in self.prefilling:
-                if budget <= 0:
-                    break
-                c = min(r.prefill_left, budget)
-                chunks.append((r, c))
-                budget -= c
-            free_blocks = self.num_blocks - self._blocks_used() - n_dec / bs
-            while self.waiting and budget > 0 and len(self.running) < self.max_seqs:
-                r = self.waiting[0]
-                c = min(r.prefill_left, budget)
-                need = c / bs + 0.5
-                if need > free_blocks:
-                    break
-                self.waiting.popleft()
-                self.running.append(r)
-                self.prefilling.append(r)
-                chunks.append((r, c))
-                budget -= c
-                free_blocks -= need
+            chunks = self._schedule(n_dec)
             if chunks:
-                tokens = sum(c for _, c in chunks)
-                attn = sum(c * (r.cached + c / 2) for r, c in chunks)
-                dt = roof.step_seconds(n_dec, tokens, self.kv_tokens + tokens, attn)
-                yield env.timeout(dt)
-                self.busy_seconds += dt
-                self.fill_seconds += dt * len(self.running)
-                if self.stopped:
-                    return
-                self.step_no += 1
-                self.kv_tokens += n_dec
-                self.api_tokens += n_dec
-                for r, c in chunks:
-                    if r.replica is not self or r.abort_pending or r.prefill_left <= 0:
-                        continue
-                    r.prefill_left -= c
-                    r.cached += c
-                    self.kv_tokens += c
-                    if r.prefill_left == 0:
-                        self.prefilling.remove(r)
-                        r.gen += 1
-                        self.api_tokens += 1
-                        r.stalled_at = None
-                        if r.first_token is None:
-                            r.first_token = env.now
-                            self.on_first_token(r)
-                        if r.gen >= r.output:
-                            self.kv_tokens -= r.cached
-                            self.running.remove(r)
-                            r.replica = None
-                            self.on_done(r)
-                            continue
-                        self.n_decoding += 1
-                        r.base_ctx = r.cached
-                        r.dec0 = self.step_no
-                        r.gen0 = r.gen
-                        r.finish_step = self.step_no + r.output - r.gen
-                        heapq.heappush(self.heap, (r.finish_step, r.id, r))
-                self._pop_finished()
+                stopped = yield from self._prefill_step(n_dec, chunks)
+            elif n_dec == 0:
+                self._refuse_head()
+                continue
             else:
-                if n_dec == 0:
-                    # Only waiting requests that cannot be admitted and nothing running: cannot happen with a
-                    # cache that holds max_model_len; refuse the head rather than spin.
-                    r = self.waiting.popleft()
-                    r.replica = None
-                    r.outcome = "503"
-                    self.on_done(r)
-                    continue
-                heap = self.heap
-                while heap and heap[0][2].finish_step != heap[0][0]:
-                    heapq.heappop(heap)
-                k_finish = heap[0][0] - self.step_no
-                k_kv = int((self.num_blocks - self._blocks_used()) * bs // n_dec)
-                k = max(1, min(k_finish, k_kv))
-                dt = roof.step_seconds(n_dec, 0, self.kv_tokens + n_dec * k / 2)
-                t0 = env.now
-                admit = not self.waiting and len(self.running) < self.max_seqs
-                if k > 1:
-                    self._kick = env.event()
-                    self._kick_on_arrival = admit
-                    yield env.timeout(k * dt) | self._kick
-                    kicked = self._kick.triggered
-                    self._kick = None
-                    if kicked:
-                        j = min(k, int((env.now - t0) / dt) + 1)
-                        rest = t0 + j * dt - env.now
-                        if rest > 0:
-                            yield env.timeout(rest)
-                    else:
-                        j = k
-                else:
-                    yield env.timeout(dt)
-                    j = 1
-                self.busy_seconds += j * dt
-                self.fill_seconds += j * dt * len(self.running)
-                if self.stopped:
-                    return
-                self.step_no += j
-                self.kv_tokens += n_dec * j
-                self.api_tokens += n_dec * j
-                self._pop_finished()
+                stopped = yield from self._decode_steps(n_dec)
+            if stopped:
+                return
             used = self._blocks_used() / self.num_blocks
             if used > self.peak_kv:
                 self.peak_kv = min(1.0, used)
+
+    def _schedule(self, n_dec: int) -> list[tuple[Request, int]]:
+        """One step's prefill chunks under the token budget left after ``n_dec`` decodes: the running prefills, then
+        waiting requests in order while the batch has room (``max_num_seqs``) and the cache has blocks."""
+        bs = self.bs
+        budget = self.max_tokens - n_dec
+        chunks: list[tuple[Request, int]] = []
+        for r in self.prefilling:
+            if budget <= 0:
+                break
+            c = min(r.prefill_left, budget)
+            chunks.append((r, c))
+            budget -= c
+        free_blocks = self.num_blocks - self._blocks_used() - n_dec / bs
+        while self.waiting and budget > 0 and len(self.running) < self.max_seqs:
+            r = self.waiting[0]
+            c = min(r.prefill_left, budget)
+            need = c / bs + 0.5
+            if need > free_blocks:
+                break
+            self.waiting.popleft()
+            self.running.append(r)
+            self.prefilling.append(r)
+            chunks.append((r, c))
+            budget -= c
+            free_blocks -= need
+        return chunks
+
+    def _prefill_step(self, n_dec: int, chunks: list[tuple[Request, int]]) -> Generator[simpy.Event, Any, bool]:
+        """One step of ``n_dec`` decodes and the prefill ``chunks``; True when the replica stopped meanwhile."""
+        tokens = sum(c for _, c in chunks)
+        attn = sum(c * (r.cached + c / 2) for r, c in chunks)
+        dt = self.roof.step_seconds(n_dec, tokens, self.kv_tokens + tokens, attn)
+        yield self.env.timeout(dt)
+        self.busy_seconds += dt
+        self.fill_seconds += dt * len(self.running)
+        if self.stopped:
+            return True
+        self.step_no += 1
+        self.kv_tokens += n_dec
+        self.api_tokens += n_dec
+        for r, c in chunks:
+            if r.replica is not self or r.abort_pending or r.prefill_left <= 0:
+                continue
+            r.prefill_left -= c
+            r.cached += c
+            self.kv_tokens += c
+            if r.prefill_left == 0:
+                self._prefilled(r)
+        self._pop_finished()
+        return False
+
+    def _prefilled(self, r: Request) -> None:
+        """``r``'s prompt is in the cache: its first (or next) token is out; it decodes, or ends at one token."""
+        env = self.env
+        self.prefilling.remove(r)
+        r.gen += 1
+        self.api_tokens += 1
+        r.stalled_at = None
+        if r.first_token is None:
+            r.first_token = env.now
+            self.on_first_token(r)
+        if r.gen >= r.output:
+            self.kv_tokens -= r.cached
+            self.running.remove(r)
+            r.replica = None
+            self.on_done(r)
+            return
+        self.n_decoding += 1
+        r.base_ctx = r.cached
+        r.dec0 = self.step_no
+        r.gen0 = r.gen
+        r.finish_step = self.step_no + r.output - r.gen
+        heapq.heappush(self.heap, (r.finish_step, r.id, r))
+
+    def _refuse_head(self) -> None:
+        """Only waiting requests that cannot be admitted and nothing running: cannot happen with a cache that holds
+        max_model_len; refuse the head rather than spin."""
+        r = self.waiting.popleft()
+        r.replica = None
+        r.outcome = "503"
+        self.on_done(r)
+
+    def _decode_steps(self, n_dec: int) -> Generator[simpy.Event, Any, bool]:
+        """Pure decode steps taken together, up to the next finish or the step that would lack a block; an arrival
+        that could be admitted, or an abort, interrupts them at the next step boundary. True when the replica stopped."""
+        env = self.env
+        heap = self.heap
+        while heap and heap[0][2].finish_step != heap[0][0]:
+            heapq.heappop(heap)
+        k_finish = heap[0][0] - self.step_no
+        k_kv = int((self.num_blocks - self._blocks_used()) * self.bs // n_dec)
+        k = max(1, min(k_finish, k_kv))
+        dt = self.roof.step_seconds(n_dec, 0, self.kv_tokens + n_dec * k / 2)
+        t0 = env.now
+        admit = not self.waiting and len(self.running) < self.max_seqs
+        if k > 1:
+            kick = self._kick = env.event()
+            self._kick_on_arrival = admit
+            yield env.timeout(k * dt) | kick
+            self._kick = None
+            if kick.triggered:
+                j = min(k, int((env.now - t0) / dt) + 1)
+                rest = t0 + j * dt - env.now
+                if rest > 0:
+                    yield env.timeout(rest)
+            else:
+                j = k
+        else:
+            yield env.timeout(dt)
+            j = 1
+        self.busy_seconds += j * dt
+        self.fill_seconds += j * dt * len(self.running)
+        if self.stopped:
+            return True
+        self.step_no += j
+        self.kv_tokens += n_dec * j
+        self.api_tokens += n_dec * j
+        self._pop_finished()
+        return False
 
     def _pop_finished(self) -> None:
         heap = self.heap

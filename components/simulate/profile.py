@@ -40,8 +40,8 @@ def parse_duration(value: Any) -> float:
         raise ValueError("must be seconds (a number) or a duration such as 90s, 15m, 1h")
     if isinstance(value, (int, float)):
         seconds = float(value)
-    elif isinstance(value, str) and _DURATION.match(value.strip()):
-        number, unit = _DURATION.match(value.strip()).groups()
+    elif isinstance(value, str) and (match := _DURATION.match(value.strip())):
+        number, unit = match.groups()
         seconds = float(number) * _UNIT[unit]
     else:
         raise ValueError("must be seconds (a number) or a duration such as 90s, 15m, 1h")

@@ -304,8 +304,9 @@ def model_settings(plan: ServingPlan, man: Manifests, pool: str, tp: int, pp: in
     shutdown = float(args.get("shutdown-timeout", VLLM_DEFAULT_SHUTDOWN_SECONDS))
     drain = drain_window(pre_stop, shutdown, grace)
     cpu_request = _cpu_cores(((container.get("resources") or {}).get("requests") or {}).get("cpu", plan.resources.cpu))
-    multi = plan.layout is not None
-    fixed = plan.layout and 1
+    layout = plan.layout
+    # A multi-node (Ray) replica never scales: one replica, fixed.
+    fixed = 1 if layout is not None else None
     engine = EngineLimits(
         max_num_seqs=int(args.get("max-num-seqs", plan.max_num_seqs)),
         max_num_batched_tokens=int(args.get("max-num-batched-tokens", plan.max_num_batched_tokens)),
@@ -319,7 +320,7 @@ def model_settings(plan: ServingPlan, man: Manifests, pool: str, tp: int, pp: in
         pool=pool,
         gpus_per_pod=plan.resources.gpus,
         node_gpus=INSTANCES[plan.node_instance_type].gpu_count,
-        nodes_per_replica=plan.layout.nodes if multi else 1,
+        nodes_per_replica=layout.nodes if layout is not None else 1,
         roofline=_roofline(plan, tp, pp),
         engine=engine,
         scaling=_scaling(man, plan.name, plan, fixed),

@@ -58,6 +58,8 @@ def arrival_times(arrivals: Arrivals, duration: float, rng: np.random.Generator)
     times = np.sort(rng.uniform(0.0, duration, size=n))
     if not arrivals.spikes:
         return times
+    if arrivals.rate is None:
+        raise ValueError("a trace's arrivals are replayed, not drawn")
     base = float(arrivals.rate)
     up, down = np.ones(n), np.ones(n)
     for spike in arrivals.spikes:
