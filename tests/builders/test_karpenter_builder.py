@@ -138,7 +138,7 @@ def test_termination_grace_period_covers_the_longest_drain_and_replacement(prod)
     need = max(p.termination_grace_seconds + p.startup_failure_threshold * p.startup_period_seconds for p in on_pool)
     assert tgp == f"{need}s"
     assert all(int(tgp[:-1]) >= p.termination_grace_seconds for p in on_pool)
-    # h100 hosts the two-node 405B engine: expiry would replace both nodes together (config.py).
+    # h100 hosts the two-node 405B engine: expiry would replace both nodes together (config/cross_checks.py).
     assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "Never"
 
 

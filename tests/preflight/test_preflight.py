@@ -307,7 +307,7 @@ def test_a_certificate_not_issued_or_absent(prod):
 
 
 def test_a_certificate_of_another_region_is_refused_without_asking_acm(prod):
-    """The stack file refuses this already (config.py); a StackConfig built in code can still carry it."""
+    """The stack file refuses this already (components/config/); a StackConfig built in code can still carry it."""
     arn = prod.ingress.certificate_arn.split(":")
     arn[3] = "eu-west-1"
     cfg = prod.model_copy(update={"ingress": prod.ingress.model_copy(update={"certificate_arn": ":".join(arn)})})
