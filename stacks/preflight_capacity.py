@@ -45,7 +45,7 @@ def quota_family(instance_type: str) -> str:
 
 def pool_vcpus(pool: Any) -> int:
     """vCPUs the pool holds at its gpuLimit, on its most vCPU-hungry instance type (Karpenter may pick any)."""
-    return max(math.ceil(pool.gpu_limit / INSTANCES[t]["gpu_count"]) * INSTANCES[t]["vcpu"] for t in pool.instance_types)
+    return max(math.ceil(pool.gpu_limit / INSTANCES[t].gpu_count) * INSTANCES[t].vcpu for t in pool.instance_types)
 
 
 
