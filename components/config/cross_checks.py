@@ -120,7 +120,7 @@ def _source_problems(m: ModelConfig, pool: GpuPoolConfig, at: str) -> list[Probl
                 m.source.type,
             )
         )
-    if m.source.type == "localCache" and not all(INSTANCES[t]["local_nvme_gb"] for t in pool.instance_types):
+    if m.source.type == "localCache" and not all(INSTANCES[t].local_nvme_gb for t in pool.instance_types):
         problems.append(
             Problem(
                 f"{at}.source.type",
@@ -171,7 +171,7 @@ def _engine_placement_problems(m: ModelConfig, pool: GpuPoolConfig, at: str) -> 
     if m.distributed is not None:
         return layout_problems(m, pool, at)
     gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
-    per_node = max(INSTANCES[t]["gpu_count"] for t in pool.instance_types)
+    per_node = max(INSTANCES[t].gpu_count for t in pool.instance_types)
     if gpus <= per_node:
         return []
     return [
