@@ -81,29 +81,8 @@ class GpuPool(KubernetesComponent):
 
     def __init__(self, name: str, args: GpuPoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:karpenter:GpuPool", name, None, opts)
-        # The cluster name and the role may be another stack's Outputs: builders run once they are known.
-        role = args.node_role if args.node_role is not None else resolve(build.node_role_name, args.cluster_name)
-        self.efa_security_group = None
-        efa_sg_id: Any = None
-        node_class_deps = list(args.network_depends_on)
-        if args.efa_vpc_id is not None:
-            self.efa_security_group = self._efa_security_group(name, args)
-            efa_sg_id = self.efa_security_group.id
-            node_class_deps.append(self.efa_security_group)
-        api_version, kind, metadata, spec = manifest_parts(
-            lambda cluster, r, sg: build.ec2_node_class(args.pool, args.plan, cluster, r, args.subnets, args.security_groups, sg),
-            args.cluster_name,
-            role,
-            efa_sg_id,
-        )
-        self.node_class = k8s.apiextensions.CustomResource(
-            f"{name}-node-class",
-            api_version=api_version,
-            kind=kind,
-            metadata=metadata,
-            spec=spec,
-            opts=self.child_opts(depends_on=node_class_deps) if node_class_deps else self.child_opts(),
-        )
+        self.efa_security_group: Optional[pulumi.CustomResource] = None
+        self.node_class = self._node_class(name, args)
         labels = {**args.node_labels, **(model_source.LOCALMODEL_NODE_LABEL if args.plan.cached_models else {})}
         pool = build.node_pool(args.pool, args.plan, labels)
         self.node_pool = k8s.apiextensions.CustomResource(
@@ -114,32 +93,7 @@ class GpuPool(KubernetesComponent):
             spec=pool["spec"],
             opts=self.child_opts(depends_on=[self.node_class]),
         )
-        self.buffer: list[pulumi.Resource] = []
-        if args.plan.buffer_gpus:
-            after = self.child_opts(depends_on=[self.node_pool, *args.depends_on])
-            ns = args.namespace
-            if args.pool.buffer.mode == "capacityBuffer":
-                template = resolve(lambda n: buffers.buffer_pod_template(args.plan, n), ns)
-                pod_template = k8s.core.v1.PodTemplate(
-                    f"{name}-buffer-template", metadata=part(template, "metadata"), template=part(template, "template"), opts=after
-                )
-                cb_version, cb_kind, cb_meta, cb_spec = manifest_parts(lambda n: buffers.capacity_buffer(args.plan, n), ns)
-                self.buffer = [
-                    pod_template,
-                    k8s.apiextensions.CustomResource(
-                        f"{name}-capacity-buffer",
-                        api_version=cb_version,
-                        kind=cb_kind,
-                        metadata=cb_meta,
-                        spec=cb_spec,
-                        opts=self.child_opts(depends_on=[pod_template]),
-                    ),
-                ]
-            else:
-                dep = resolve(lambda n: buffers.placeholder_deployment(args.plan, n), ns)
-                self.buffer = [
-                    k8s.apps.v1.Deployment(f"{name}-buffer", metadata=part(dep, "metadata"), spec=part(dep, "spec"), opts=after)
-                ]
+        self.buffer: list[pulumi.Resource] = self._buffer(name, args) if args.plan.buffer_gpus else []
         in_namespace = self.child_opts(depends_on=[self.node_pool, *args.depends_on])
         # Every node of the pool pulls its models' vLLM images as it joins (cold start: no pull on scale-out).
         self.prepull = None
@@ -152,34 +106,87 @@ class GpuPool(KubernetesComponent):
         self.model_caches: list[pulumi.Resource] = []
         self.caches_by_model: dict[str, pulumi.Resource] = {}
         if args.cache_models:
-            group = model_source.local_model_node_group(args.plan)
-            node_group = k8s.apiextensions.CustomResource(
-                f"{name}-model-node-group",
-                api_version=group["apiVersion"],
-                kind=group["kind"],
-                metadata=group["metadata"],
-                spec=group["spec"],
-                opts=self.child_opts(depends_on=[self.node_pool, *args.depends_on]),
-            )
-            self.model_caches.append(node_group)
-            for model, checkpoint_gib in args.cache_models:
-                account = credentials.model_service_account_name(model) if args.cache_credentials else None
-                cache = model_source.local_model_cache(model, checkpoint_gib, account)
-                self.caches_by_model[model.name] = k8s.apiextensions.CustomResource(
-                    f"{name}-model-cache-{model.name}",
-                    api_version=cache["apiVersion"],
-                    kind=cache["kind"],
-                    metadata=cache["metadata"],
-                    spec=cache["spec"],
-                    # The download job reads the account's Secrets when it starts: they exist first.
-                    opts=self.child_opts(depends_on=[node_group, *args.cache_depends_on]),
-                )
-                self.model_caches.append(self.caches_by_model[model.name])
+            self._model_caches(name, args)
         # A plain str (known at plan time) for callers in this program; the typed Outputs for other stacks.
         self.node_pool_name = args.pool.name
         self.pool_name = pulumi.Output.from_input(args.pool.name)
         self.gpu_limit = pulumi.Output.from_input(args.plan.gpu_limit)
         self.register_outputs({"nodePoolName": args.pool.name, "gpuLimit": args.plan.gpu_limit, "bufferGpus": args.plan.buffer_gpus})
+
+    def _node_class(self, name: str, args: GpuPoolArgs) -> k8s.apiextensions.CustomResource:
+        """The pool's EC2NodeClass (after its EFA security group, when the pool has one)."""
+        # The cluster name and the role may be another stack's Outputs: builders run once they are known.
+        role = args.node_role if args.node_role is not None else resolve(build.node_role_name, args.cluster_name)
+        efa_sg_id: Any = None
+        node_class_deps = list(args.network_depends_on)
+        if args.efa_vpc_id is not None:
+            self.efa_security_group = self._efa_security_group(name, args)
+            efa_sg_id = self.efa_security_group.id
+            node_class_deps.append(self.efa_security_group)
+        api_version, kind, metadata, spec = manifest_parts(
+            lambda cluster, r, sg: build.ec2_node_class(args.pool, args.plan, cluster, r, args.subnets, args.security_groups, sg),
+            args.cluster_name,
+            role,
+            efa_sg_id,
+        )
+        return k8s.apiextensions.CustomResource(
+            f"{name}-node-class",
+            api_version=api_version,
+            kind=kind,
+            metadata=metadata,
+            spec=spec,
+            opts=self.child_opts(depends_on=node_class_deps) if node_class_deps else self.child_opts(),
+        )
+
+    def _buffer(self, name: str, args: GpuPoolArgs) -> list[pulumi.Resource]:
+        """The pool's spare capacity: a CapacityBuffer over a pod template, or a placeholder Deployment."""
+        after = self.child_opts(depends_on=[self.node_pool, *args.depends_on])
+        ns = args.namespace
+        if args.pool.buffer.mode == "capacityBuffer":
+            template = resolve(lambda n: buffers.buffer_pod_template(args.plan, n), ns)
+            pod_template = k8s.core.v1.PodTemplate(
+                f"{name}-buffer-template", metadata=part(template, "metadata"), template=part(template, "template"), opts=after
+            )
+            cb_version, cb_kind, cb_meta, cb_spec = manifest_parts(lambda n: buffers.capacity_buffer(args.plan, n), ns)
+            return [
+                pod_template,
+                k8s.apiextensions.CustomResource(
+                    f"{name}-capacity-buffer",
+                    api_version=cb_version,
+                    kind=cb_kind,
+                    metadata=cb_meta,
+                    spec=cb_spec,
+                    opts=self.child_opts(depends_on=[pod_template]),
+                ),
+            ]
+        dep = resolve(lambda n: buffers.placeholder_deployment(args.plan, n), ns)
+        return [k8s.apps.v1.Deployment(f"{name}-buffer", metadata=part(dep, "metadata"), spec=part(dep, "spec"), opts=after)]
+
+    def _model_caches(self, name: str, args: GpuPoolArgs) -> None:
+        """The LocalModelNodeGroup over the pool's NVMe and one LocalModelCache per cached model."""
+        group = model_source.local_model_node_group(args.plan)
+        node_group = k8s.apiextensions.CustomResource(
+            f"{name}-model-node-group",
+            api_version=group["apiVersion"],
+            kind=group["kind"],
+            metadata=group["metadata"],
+            spec=group["spec"],
+            opts=self.child_opts(depends_on=[self.node_pool, *args.depends_on]),
+        )
+        self.model_caches.append(node_group)
+        for model, checkpoint_gib in args.cache_models:
+            account = credentials.model_service_account_name(model) if args.cache_credentials else None
+            cache = model_source.local_model_cache(model, checkpoint_gib, account)
+            self.caches_by_model[model.name] = k8s.apiextensions.CustomResource(
+                f"{name}-model-cache-{model.name}",
+                api_version=cache["apiVersion"],
+                kind=cache["kind"],
+                metadata=cache["metadata"],
+                spec=cache["spec"],
+                # The download job reads the account's Secrets when it starts: they exist first.
+                opts=self.child_opts(depends_on=[node_group, *args.cache_depends_on]),
+            )
+            self.model_caches.append(self.caches_by_model[model.name])
 
     def _efa_security_group(self, name: str, args: GpuPoolArgs) -> pulumi.CustomResource:
         """The pool's own EFA security group and its two self rules (builders/karpenter.py)."""

@@ -90,7 +90,7 @@ C_LOADER = bool(getattr(yaml, "__with_libyaml__", False))
 
 def yaml_loader(pure: bool = False) -> type:
     """The YAML loader class whose parser produces the events: libyaml's unless ``pure`` or absent."""
-    return yaml.SafeLoader if pure or not C_LOADER else yaml.CSafeLoader  # type: ignore[attr-defined]
+    return yaml.SafeLoader if pure or not C_LOADER else yaml.CSafeLoader
 
 
 class LoadError(ValueError):
@@ -246,132 +246,174 @@ def load_yaml(
 
 def _compose(loader: Any, label: str, limits: Limits, track_lines: int) -> Iterator[Document]:
     """Events -> Python objects, iteratively, checking every limit as the events arrive."""
-    get_event = loader.get_event
-    check_surrogates = not isinstance(loader, yaml.CSafeLoader) if C_LOADER else True
-    resolve = loader.resolve
-    constructors = loader.yaml_constructors
-    max_depth, max_nodes = limits.max_depth, limits.max_nodes
-    stack: list[_Frame] = []
-    # anchor -> (value, expanded node count, height); open anchors belong to unfinished nodes.
-    anchors: dict[str, tuple[Any, int, int]] = {}
-    open_anchors: set[str] = set()
-    nodes = 0
-    documents = 0
-    root: Any = None
-    root_line = 0
-    doc_line = 1
-    lines: dict[int, int] = {}
+    return _Composer(loader, label, limits, track_lines).documents()
 
-    def fail(problem: str, event: Any) -> LoadError:
-        return LoadError(label, problem, event.start_mark.line + 1)
 
-    while True:
-        event = get_event()
-        cls = type(event)
-        height = 0
-        if cls is ScalarEvent:
-            nodes += 1
-            tag = event.tag
-            if tag is None or tag == "!":
-                tag = resolve(ScalarNode, event.value, event.implicit)
-            if check_surrogates and _SURROGATE.search(event.value):
-                # libyaml refuses "\ud800" escapes; the pure parser would make lone surrogates no encoder writes.
-                raise fail("found invalid Unicode character escape code (a surrogate)", event)
-            if tag == _STR:
-                value: Any = event.value
-            else:
-                if tag == _MERGE:
-                    # "<<" is a merge key in key position and plain text anywhere else.
-                    value = _MERGE_KEY if stack and stack[-1].is_map and not stack[-1].has_key else event.value
-                elif tag not in _SCALAR_TAGS:
-                    raise fail(f"the tag {_show(tag)} is not supported (plain YAML only)", event)
-                else:
-                    try:
-                        value = constructors[tag](loader, ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style))
-                    except (ValueError, OverflowError, yaml.YAMLError):
-                        raise fail(f"{_show(event.value)} cannot be read as {_SCALAR_TAGS[tag]}", event) from None
-            if event.anchor:
-                anchors[event.anchor] = (value, 1, 0)
-            is_key_ok = isinstance(value, str) or value is _MERGE_KEY
-        elif cls is SequenceStartEvent or cls is MappingStartEvent:
-            if stack and stack[-1].is_map and not stack[-1].has_key:
-                raise fail("a mapping key is a list or a mapping; keys must be strings", event)
-            if len(stack) + 1 > max_depth:
-                raise fail(f"nested deeper than {max_depth} levels (the limit for {limits.what})", event)
-            is_map = cls is MappingStartEvent
-            tag = event.tag
-            if tag not in (None, "!", _MAP if is_map else _SEQ):
-                raise fail(f"the tag {_show(tag)} is not supported (plain YAML only)", event)
-            nodes += 1
-            if nodes > max_nodes:
-                raise fail(f"expands to more than {max_nodes:,} YAML nodes (the limit for {limits.what}; aliases count)", event)
-            line = event.start_mark.line + 1
-            if not stack:
-                root_line = line
-            frame = _Frame(is_map, event.anchor, nodes, line)
-            if is_map and len(stack) < track_lines:
-                lines[id(frame.value)] = line
-            if event.anchor:
-                open_anchors.add(event.anchor)
-            stack.append(frame)
-            continue
-        elif cls is SequenceEndEvent or cls is MappingEndEvent:
-            frame = stack.pop()
-            value = frame.value
-            if frame.merges:
-                value = _merged(frame, label)
-                if id(frame.value) in lines:
-                    lines[id(value)] = lines.pop(id(frame.value))
-            height = frame.height + 1
-            if frame.anchor:
-                open_anchors.discard(frame.anchor)
-                anchors[frame.anchor] = (value, nodes - frame.start_nodes + 1, height)
-            is_key_ok = False
-        elif cls is AliasEvent:
-            if event.anchor in open_anchors:
-                raise fail(f"the alias *{_show(event.anchor)[1:-1]} refers to a node that contains it (a recursive structure)", event)
-            if event.anchor not in anchors:
-                raise fail(f"the alias *{_show(event.anchor)[1:-1]} has no anchor before it", event)
-            value, size, height = anchors[event.anchor]
-            nodes += size
-            if nodes > max_nodes:
-                raise fail(f"expands to more than {max_nodes:,} YAML nodes (the limit for {limits.what}; aliases count)", event)
-            if len(stack) + height > max_depth:
-                raise fail(f"nested deeper than {max_depth} levels through an alias (the limit for {limits.what})", event)
-            is_key_ok = False
-        elif cls is DocumentStartEvent:
-            documents += 1
-            if documents > limits.max_documents:
-                many = "document" if limits.max_documents == 1 else "documents"
-                raise fail(f"holds more than {limits.max_documents:,} YAML {many} (the limit for {limits.what})", event)
-            anchors.clear()
-            root, root_line, lines = None, 0, {}
-            doc_line = event.start_mark.line + 1
-            continue
-        elif cls is DocumentEndEvent:
-            yield Document(root, documents - 1, root_line or doc_line, lines)
-            continue
-        elif cls is StreamEndEvent:
-            return
-        else:  # StreamStartEvent
-            continue
+class _Composer:
+    """One file's composition: the open collections, the anchors and the counts the limits bound.
 
-        # A finished node (scalar, alias or closed collection): place it in its parent.
+    One method per kind of event; each finished node (a scalar, an alias or a closed collection)
+    is then placed in its parent by :meth:`_place`.
+    """
+
+    __slots__ = (
+        "loader", "label", "limits", "track_lines", "check_surrogates", "stack", "anchors", "open_anchors",
+        "nodes", "documents_seen", "root", "root_line", "doc_line", "lines",
+    )
+
+    def __init__(self, loader: Any, label: str, limits: Limits, track_lines: int):
+        self.loader = loader
+        self.label = label
+        self.limits = limits
+        self.track_lines = track_lines
+        self.check_surrogates = not isinstance(loader, yaml.CSafeLoader) if C_LOADER else True
+        self.stack: list[_Frame] = []
+        # anchor -> (value, expanded node count, height); open anchors belong to unfinished nodes.
+        self.anchors: dict[str, tuple[Any, int, int]] = {}
+        self.open_anchors: set[str] = set()
+        self.nodes = 0
+        self.documents_seen = 0
+        self.root: Any = None
+        self.root_line = 0
+        self.doc_line = 1
+        self.lines: dict[int, int] = {}
+
+    def fail(self, problem: str, event: Any) -> LoadError:
+        """The error for ``event``, at its line."""
+        return LoadError(self.label, problem, event.start_mark.line + 1)
+
+    def documents(self) -> Iterator[Document]:
+        """Every document of the stream, each yielded as its end event arrives."""
+        get_event = self.loader.get_event
+        while True:
+            event = get_event()
+            cls = type(event)
+            if cls is ScalarEvent:
+                value, tag = self._scalar(event)
+                self._place(value, 0, event, isinstance(value, str) or value is _MERGE_KEY, tag)
+            elif cls is SequenceStartEvent or cls is MappingStartEvent:
+                self._open(event, cls is MappingStartEvent)
+            elif cls is SequenceEndEvent or cls is MappingEndEvent:
+                value, height = self._close()
+                self._place(value, height, event, False, None)
+            elif cls is AliasEvent:
+                value, height = self._alias(event)
+                self._place(value, height, event, False, None)
+            elif cls is DocumentStartEvent:
+                self._start_document(event)
+            elif cls is DocumentEndEvent:
+                yield Document(self.root, self.documents_seen - 1, self.root_line or self.doc_line, self.lines)
+            elif cls is StreamEndEvent:
+                return
+
+    def _scalar(self, event: Any) -> tuple[Any, str]:
+        """A scalar's value (core tags only; ``<<`` in key position is the merge key) and its resolved tag."""
+        self.nodes += 1
+        tag = event.tag
+        if tag is None or tag == "!":
+            tag = self.loader.resolve(ScalarNode, event.value, event.implicit)
+        if self.check_surrogates and _SURROGATE.search(event.value):
+            # libyaml refuses "\ud800" escapes; the pure parser would make lone surrogates no encoder writes.
+            raise self.fail("found invalid Unicode character escape code (a surrogate)", event)
+        value: Any
+        if tag == _STR:
+            value = event.value
+        elif tag == _MERGE:
+            # "<<" is a merge key in key position and plain text anywhere else.
+            stack = self.stack
+            value = _MERGE_KEY if stack and stack[-1].is_map and not stack[-1].has_key else event.value
+        elif tag not in _SCALAR_TAGS:
+            raise self.fail(f"the tag {_show(tag)} is not supported (plain YAML only)", event)
+        else:
+            try:
+                node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+                value = self.loader.yaml_constructors[tag](self.loader, node)
+            except (ValueError, OverflowError, yaml.YAMLError):
+                raise self.fail(f"{_show(event.value)} cannot be read as {_SCALAR_TAGS[tag]}", event) from None
+        if event.anchor:
+            self.anchors[event.anchor] = (value, 1, 0)
+        return value, tag
+
+    def _open(self, event: Any, is_map: bool) -> None:
+        """A sequence or mapping starts: never as a key, within the depth and node limits, plain tags only."""
+        stack, limits = self.stack, self.limits
+        if stack and stack[-1].is_map and not stack[-1].has_key:
+            raise self.fail("a mapping key is a list or a mapping; keys must be strings", event)
+        if len(stack) + 1 > limits.max_depth:
+            raise self.fail(f"nested deeper than {limits.max_depth} levels (the limit for {limits.what})", event)
+        if event.tag not in (None, "!", _MAP if is_map else _SEQ):
+            raise self.fail(f"the tag {_show(event.tag)} is not supported (plain YAML only)", event)
+        self.nodes += 1
+        if self.nodes > limits.max_nodes:
+            raise self.fail(f"expands to more than {limits.max_nodes:,} YAML nodes (the limit for {limits.what}; aliases count)", event)
+        line = event.start_mark.line + 1
         if not stack:
-            root = value
+            self.root_line = line
+        frame = _Frame(is_map, event.anchor, self.nodes, line)
+        if is_map and len(stack) < self.track_lines:
+            self.lines[id(frame.value)] = line
+        if event.anchor:
+            self.open_anchors.add(event.anchor)
+        stack.append(frame)
+
+    def _close(self) -> tuple[Any, int]:
+        """The collection that ends (its merge keys applied) and its height; its anchor now usable."""
+        frame = self.stack.pop()
+        value = frame.value
+        if frame.merges:
+            value = _merged(frame, self.label)
+            if id(frame.value) in self.lines:
+                self.lines[id(value)] = self.lines.pop(id(frame.value))
+        height = frame.height + 1
+        if frame.anchor:
+            self.open_anchors.discard(frame.anchor)
+            self.anchors[frame.anchor] = (value, self.nodes - frame.start_nodes + 1, height)
+        return value, height
+
+    def _alias(self, event: Any) -> tuple[Any, int]:
+        """The anchored value an alias repeats, counted with the size and depth it expands to."""
+        limits = self.limits
+        if event.anchor in self.open_anchors:
+            raise self.fail(f"the alias *{_show(event.anchor)[1:-1]} refers to a node that contains it (a recursive structure)", event)
+        if event.anchor not in self.anchors:
+            raise self.fail(f"the alias *{_show(event.anchor)[1:-1]} has no anchor before it", event)
+        value, size, height = self.anchors[event.anchor]
+        self.nodes += size
+        if self.nodes > limits.max_nodes:
+            raise self.fail(f"expands to more than {limits.max_nodes:,} YAML nodes (the limit for {limits.what}; aliases count)", event)
+        if len(self.stack) + height > limits.max_depth:
+            raise self.fail(f"nested deeper than {limits.max_depth} levels through an alias (the limit for {limits.what})", event)
+        return value, height
+
+    def _start_document(self, event: Any) -> None:
+        """A new document: within the document limit; anchors do not carry over."""
+        self.documents_seen += 1
+        limit = self.limits.max_documents
+        if self.documents_seen > limit:
+            many = "document" if limit == 1 else "documents"
+            raise self.fail(f"holds more than {limit:,} YAML {many} (the limit for {self.limits.what})", event)
+        self.anchors.clear()
+        self.root, self.root_line, self.lines = None, 0, {}
+        self.doc_line = event.start_mark.line + 1
+
+    def _place(self, value: Any, height: int, event: Any, is_key_ok: bool, tag: Optional[str]) -> None:
+        """A finished node goes to its parent: the document root, a list item, a mapping key or its value."""
+        if not self.stack:
+            self.root = value
             # An empty document's (implicit null) event sits where the next one starts.
-            if not root_line and not (cls is ScalarEvent and event.value == ""):
-                root_line = event.start_mark.line + 1
-            continue
-        parent = stack[-1]
+            if not self.root_line and not (type(event) is ScalarEvent and event.value == ""):
+                self.root_line = event.start_mark.line + 1
+            return
+        parent = self.stack[-1]
         if height > parent.height:
             parent.height = height
         if not parent.is_map:
             parent.value.append(value)
         elif not parent.has_key:
             if not is_key_ok:
-                kind = "an alias" if cls is AliasEvent else _SCALAR_TAGS.get(tag, "not a string")
-                raise fail(f"the mapping key {_show(event.value if cls is ScalarEvent else '*')} is {kind}, not a string; quote it", event)
+                kind = "an alias" if type(event) is AliasEvent else _SCALAR_TAGS.get(tag or "", "not a string")
+                shown = _show(event.value if type(event) is ScalarEvent else "*")
+                raise self.fail(f"the mapping key {shown} is {kind}, not a string; quote it", event)
             parent.key, parent.has_key = value, True
         else:
             key = parent.key
@@ -379,7 +421,7 @@ def _compose(loader: Any, label: str, limits: Limits, track_lines: int) -> Itera
             if key is _MERGE_KEY:
                 parent.merges.append((value, event.start_mark.line + 1))
             elif key in parent.value:
-                raise fail(f"repeats the key {_show(key)}", event)
+                raise self.fail(f"repeats the key {_show(key)}", event)
             else:
                 parent.value[key] = value
 

@@ -56,6 +56,11 @@ from policies.vllm import (
     tensor_parallel_requires_dshm,
     tp_matches_gpu_limit,
 )
+from policies.vllm import startup_batched_tokens_cover_seqs
+from policies.vllm import startup_tp_divides_attention_heads
+from policies.vllm import startup_context_within_model_limit
+from policies.vllm import startup_quantization_supported
+from policies.vllm import startup_dtype_supported_by_gpu
 
 
 def catalog_order(policy: Policy) -> tuple[int, int, str]:
@@ -127,4 +132,9 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_default_namespace.POLICY,
     no_bare_pods.POLICY,
     job_ttl.POLICY,
+    startup_batched_tokens_cover_seqs.POLICY,
+    startup_tp_divides_attention_heads.POLICY,
+    startup_context_within_model_limit.POLICY,
+    startup_quantization_supported.POLICY,
+    startup_dtype_supported_by_gpu.POLICY,
 )

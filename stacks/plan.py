@@ -156,6 +156,12 @@ POLICY_KEYS = {
     "vllm-max-model-len-fits-kv-cache": "maxModelLen",
     "vllm-max-model-len-explicit": "maxModelLen",
     "vllm-tp-matches-gpu-limit": "tensorParallelSize",
+    # vLLM's start-up rules (components.capacity.startup): the setting each one names.
+    "vllm-batched-tokens-cover-seqs": "maxNumBatchedTokens",
+    "vllm-tp-divides-attention-heads": "tensorParallelSize",
+    "vllm-context-within-model-limit": "maxModelLen",
+    "vllm-quantization-supported": "quantization",
+    "vllm-dtype-supported-by-gpu": "dtype",
     "llm-no-scale-to-zero": "replicas",
     "model-source-pinned": "revision",
     "image-tag-pinned": "image",

@@ -3,7 +3,7 @@
 Exit codes (the command-line contract, docs/cli.md), so that scripts gate on it as they gate on `plan`:
 0 the model fits; 1 it does not (the output still says why); 2 invalid flags, naming the flag,
 the value and the rule. Every flag is bounded as the stack configuration bounds the same engine
-field (components/config.py EngineConfig), so `size` never accepts what a stack would refuse.
+field (components/config/models.py EngineConfig), so `size` never accepts what a stack would refuse.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ from typing import Any, Mapping, Optional, Sequence
 from . import pod_identity
 from ..backends import serving_backend
 from .labels import recommended_labels
+# The controller's IAM policy has a module of its own; callers read it from here as before.
+from .lb_controller_iam import lb_controller_policy as lb_controller_policy
 from ..capacity.plan import ServingPlan
 from ..config import LONG_CONTEXT_HEADER, LONG_CONTEXT_VALUE, IngressConfig, ModelConfig
 from ..timeouts import (
@@ -382,94 +384,6 @@ def istio_releases(plans: Mapping[str, ServingPlan], gateway_replicas: int = 1) 
         {"name": "istiod", "chart": ISTIOD, "namespace": ISTIO_SYSTEM, "values": {}},
         {"name": GATEWAY_RELEASE, "chart": ISTIO_GATEWAY, "namespace": GATEWAY_NAMESPACE, "values": gateway_values},
     ]
-
-
-def lb_controller_policy(partition: str = "aws") -> dict[str, Any]:
-    """The IAM policy of the pinned AWS Load Balancer Controller, statement for statement.
-
-    kubernetes-sigs/aws-load-balancer-controller v3.5.0, docs/install/iam_policy.json (the
-    ``arn:aws`` of its resources becomes ``arn:<partition>``; upstream ships iam_policy_cn.json and
-    iam_policy_us-gov.json that differ only there). Creating a load balancer, target group or
-    security group requires the ``elbv2.k8s.aws/cluster`` request tag; changing or deleting one
-    requires that tag on the resource; tags may only be added at creation (``ec2:CreateAction``,
-    ``elasticloadbalancing:CreateAction``) or to resources that already carry it.
-    tests/builders/test_upstream_iam.py diffs this against the upstream file.
-    """
-    arn = f"arn:{partition}"
-    security_groups = f"{arn}:ec2:*:*:security-group/*"
-    tag = "aws:RequestTag/elbv2.k8s.aws/cluster"
-    on_tagged = {"Null": {"aws:ResourceTag/elbv2.k8s.aws/cluster": "false"}}
-    retag = {"Null": {tag: "true", "aws:ResourceTag/elbv2.k8s.aws/cluster": "false"}}
-    balancers = [f"{arn}:elasticloadbalancing:*:*:targetgroup/*/*", f"{arn}:elasticloadbalancing:*:*:loadbalancer/net/*/*",
-                 f"{arn}:elasticloadbalancing:*:*:loadbalancer/app/*/*"]
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Effect": "Allow", "Action": ["iam:CreateServiceLinkedRole"], "Resource": "*",
-             "Condition": {"StringEquals": {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"}}},
-            {"Effect": "Allow", "Resource": "*", "Action": [
-                "ec2:DescribeAccountAttributes", "ec2:DescribeAddresses", "ec2:DescribeAvailabilityZones",
-                "ec2:DescribeInternetGateways", "ec2:DescribeVpcs", "ec2:DescribeVpcPeeringConnections",
-                "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups", "ec2:DescribeInstances",
-                "ec2:DescribeNetworkInterfaces", "ec2:DescribeTags", "ec2:GetCoipPoolUsage", "ec2:DescribeCoipPools",
-                "ec2:GetSecurityGroupsForVpc", "ec2:DescribeIpamPools", "ec2:DescribeRouteTables",
-                "elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:DescribeLoadBalancerAttributes",
-                "elasticloadbalancing:DescribeListeners", "elasticloadbalancing:DescribeListenerCertificates",
-                "elasticloadbalancing:DescribeSSLPolicies", "elasticloadbalancing:DescribeRules",
-                "elasticloadbalancing:DescribeTargetGroups", "elasticloadbalancing:DescribeTargetGroupAttributes",
-                "elasticloadbalancing:DescribeTargetHealth", "elasticloadbalancing:DescribeTags",
-                "elasticloadbalancing:DescribeTrustStores", "elasticloadbalancing:DescribeListenerAttributes",
-                "elasticloadbalancing:DescribeCapacityReservation",
-            ]},
-            {"Effect": "Allow", "Resource": "*", "Action": [
-                "cognito-idp:DescribeUserPoolClient", "acm:ListCertificates", "acm:DescribeCertificate",
-                "iam:ListServerCertificates", "iam:GetServerCertificate",
-                "waf-regional:GetWebACL", "waf-regional:GetWebACLForResource", "waf-regional:AssociateWebACL",
-                "waf-regional:DisassociateWebACL", "wafv2:GetWebACL", "wafv2:GetWebACLForResource",
-                "wafv2:AssociateWebACL", "wafv2:DisassociateWebACL", "shield:GetSubscriptionState",
-                "shield:DescribeProtection", "shield:CreateProtection", "shield:DeleteProtection",
-            ]},
-            {"Effect": "Allow", "Action": ["ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress"], "Resource": "*"},
-            {"Effect": "Allow", "Action": ["ec2:CreateSecurityGroup"], "Resource": "*"},
-            {"Effect": "Allow", "Action": ["ec2:CreateTags"], "Resource": security_groups,
-             "Condition": {"StringEquals": {"ec2:CreateAction": "CreateSecurityGroup"}, "Null": {tag: "false"}}},
-            {"Effect": "Allow", "Action": ["ec2:CreateTags", "ec2:DeleteTags"], "Resource": security_groups, "Condition": retag},
-            {"Effect": "Allow", "Resource": "*", "Condition": on_tagged, "Action": [
-                "ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress", "ec2:DeleteSecurityGroup",
-            ]},
-            {"Effect": "Allow", "Action": ["elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:CreateTargetGroup"],
-             "Resource": "*", "Condition": {"Null": {tag: "false"}}},
-            {"Effect": "Allow", "Resource": "*", "Action": [
-                "elasticloadbalancing:CreateListener", "elasticloadbalancing:DeleteListener",
-                "elasticloadbalancing:CreateRule", "elasticloadbalancing:DeleteRule",
-            ]},
-            {"Effect": "Allow", "Action": ["elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags"],
-             "Resource": balancers, "Condition": retag},
-            {"Effect": "Allow", "Action": ["elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags"], "Resource": [
-                f"{arn}:elasticloadbalancing:*:*:listener/net/*/*/*", f"{arn}:elasticloadbalancing:*:*:listener/app/*/*/*",
-                f"{arn}:elasticloadbalancing:*:*:listener-rule/net/*/*/*", f"{arn}:elasticloadbalancing:*:*:listener-rule/app/*/*/*",
-            ]},
-            {"Effect": "Allow", "Resource": "*", "Condition": on_tagged, "Action": [
-                "elasticloadbalancing:ModifyLoadBalancerAttributes", "elasticloadbalancing:SetIpAddressType",
-                "elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:SetSubnets",
-                "elasticloadbalancing:DeleteLoadBalancer", "elasticloadbalancing:ModifyTargetGroup",
-                "elasticloadbalancing:ModifyTargetGroupAttributes", "elasticloadbalancing:DeleteTargetGroup",
-                "elasticloadbalancing:ModifyListenerAttributes", "elasticloadbalancing:ModifyCapacityReservation",
-                "elasticloadbalancing:ModifyIpPools",
-            ]},
-            {"Effect": "Allow", "Action": ["elasticloadbalancing:AddTags"], "Resource": balancers, "Condition": {
-                "StringEquals": {"elasticloadbalancing:CreateAction": ["CreateTargetGroup", "CreateLoadBalancer"]},
-                "Null": {tag: "false"},
-            }},
-            {"Effect": "Allow", "Action": ["elasticloadbalancing:RegisterTargets", "elasticloadbalancing:DeregisterTargets"],
-             "Resource": f"{arn}:elasticloadbalancing:*:*:targetgroup/*/*"},
-            {"Effect": "Allow", "Resource": "*", "Action": [
-                "elasticloadbalancing:SetWebAcl", "elasticloadbalancing:ModifyListener",
-                "elasticloadbalancing:AddListenerCertificates", "elasticloadbalancing:RemoveListenerCertificates",
-                "elasticloadbalancing:ModifyRule", "elasticloadbalancing:SetRulePriorities",
-            ]},
-        ],
-    }
 
 
 def pod_identity_trust_policy(cluster_arn: str) -> dict[str, Any]:

@@ -170,7 +170,7 @@ def expire_after(pool: GpuPoolConfig, plan: PoolPlan) -> str:
 
     Expiry is forceful in Karpenter v1 (not subject to budgets or karpenter.sh/do-not-disrupt:
     Karpenter v1.14.1 docs), so the nodes of one engine would be replaced together; there, drift inside the
-    maintenance window is how nodes get new AMIs (config.py refuses any other value).
+    maintenance window is how nodes get new AMIs (config/cross_checks.py refuses any other value).
     """
     if pool.disruption.expire_after is not None:
         return pool.disruption.expire_after
@@ -207,10 +207,10 @@ def ec2_node_class(
         # (/mnt/k8s-disks/0 on AL2023; Karpenter v1.14.1 docs, instanceStorePolicy).
         spec["instanceStorePolicy"] = "RAID0"
     if plan.cached_models:
-        # KServe's node agent reads /models; put it on the NVMe array (config.py refuses Bottlerocket here).
+        # KServe's node agent reads /models; put it on the NVMe array (config/cross_checks.py refuses Bottlerocket here).
         spec["userData"] = cache_user_data()
     if pool.capacity_reservations:
-        # Reserved capacity comes only from the reservations these terms select (config.py requires them with "reserved").
+        # Reserved capacity comes only from the reservations these terms select (config/cross_checks.py requires them with "reserved").
         spec["capacityReservationSelectorTerms"] = [r.term() for r in pool.capacity_reservations]
     return {
         "apiVersion": "karpenter.k8s.aws/v1",
@@ -253,7 +253,8 @@ def node_pool(pool: GpuPoolConfig, plan: PoolPlan, labels: dict[str, str] | None
             {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": sorted(pool.instance_types)},
             {"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(pool.capacity_types)},
             {"key": GPU_NAME_LABEL, "operator": "In", "values": [plan.karpenter_gpu_name]},
-            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
+            # The instance records' arch (hardware.toml): arm64 for Graviton/Grace types such as g5g.
+            {"key": "kubernetes.io/arch", "operator": "In", "values": [plan.arch]},
         ],
         "taints": [cache_taint() if plan.cached_models else dict(GPU_TAINT)],
         "expireAfter": expire_after(pool, plan),

@@ -14,6 +14,7 @@ against that template, so a version bump that changes upstream fails loudly.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..builders.helm import Chart, release
@@ -61,178 +62,245 @@ def controller_role_trust(cluster_arn: str, namespace: str) -> dict[str, Any]:
     return pod_identity.trust_policy(cluster_arn, namespace, SERVICE_ACCOUNT)
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """What the reference template's parameters and substitutions resolve to for one cluster."""
+
+    cluster: str
+    region: str
+    account: str
+    partition: str
+    queue_arn: str
+    node_role_arn: str
+
+    @property
+    def ec2(self) -> str:
+        return f"arn:{self.partition}:ec2:{self.region}"
+
+    @property
+    def created(self) -> list[str]:
+        """What RunInstances / CreateFleet create, which Karpenter tags on creation."""
+        kinds = ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")
+        return [f"{self.ec2}:*:{kind}/*" for kind in kinds]
+
+    @property
+    def profile(self) -> str:
+        return f"arn:{self.partition}:iam::{self.account}:instance-profile/*"
+
+    @property
+    def cluster_arn(self) -> str:
+        return pod_identity.cluster_arn(self.partition, self.region, self.account, self.cluster)
+
+    @property
+    def owned_resource(self) -> dict[str, str]:
+        return {f"aws:ResourceTag/kubernetes.io/cluster/{self.cluster}": "owned"}
+
+    @property
+    def owned_request(self) -> dict[str, str]:
+        return {f"aws:RequestTag/kubernetes.io/cluster/{self.cluster}": "owned", "aws:RequestTag/eks:eks-cluster-name": self.cluster}
+
+    @property
+    def of_a_nodepool(self) -> dict[str, str]:
+        """Resources a NodePool launched (Karpenter tags them with their NodePool)."""
+        return {"aws:ResourceTag/karpenter.sh/nodepool": "*"}
+
+
+def _doc(*statements: dict[str, Any]) -> dict[str, Any]:
+    return {"Version": "2012-10-17", "Statement": list(statements)}
+
+
+def _node_lifecycle(s: _Scope) -> dict[str, Any]:
+    """NodeLifecyclePolicy: launching, tagging and terminating the instances and launch templates of this cluster's NodePools."""
+    return _doc(
+        {
+            "Sid": "AllowScopedEC2InstanceAccessActions",
+            "Effect": "Allow",
+            "Resource": [
+                f"{s.ec2}::image/*",
+                f"{s.ec2}::snapshot/*",
+                f"{s.ec2}:*:security-group/*",
+                f"{s.ec2}:*:subnet/*",
+                f"{s.ec2}:*:capacity-reservation/*",
+                f"{s.ec2}:*:placement-group/*",
+            ],
+            "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
+        },
+        {
+            "Sid": "AllowScopedEC2LaunchTemplateAccessActions",
+            "Effect": "Allow",
+            "Resource": f"{s.ec2}:*:launch-template/*",
+            "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
+            "Condition": {"StringEquals": s.owned_resource, "StringLike": s.of_a_nodepool},
+        },
+        {
+            "Sid": "AllowScopedEC2InstanceActionsWithTags",
+            "Effect": "Allow",
+            "Resource": s.created,
+            "Action": ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
+            "Condition": {"StringEquals": s.owned_request, "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}},
+        },
+        {
+            "Sid": "AllowScopedResourceCreationTagging",
+            "Effect": "Allow",
+            "Resource": s.created,
+            "Action": "ec2:CreateTags",
+            "Condition": {
+                "StringEquals": {**s.owned_request, "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"]},
+                "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"},
+            },
+        },
+        {
+            "Sid": "AllowScopedResourceTagging",
+            "Effect": "Allow",
+            "Resource": f"{s.ec2}:*:instance/*",
+            "Action": "ec2:CreateTags",
+            "Condition": {
+                "StringEquals": s.owned_resource,
+                "StringLike": s.of_a_nodepool,
+                "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": s.cluster},
+                "ForAllValues:StringEquals": {"aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]},
+            },
+        },
+        {
+            "Sid": "AllowScopedDeletion",
+            "Effect": "Allow",
+            "Resource": [f"{s.ec2}:*:instance/*", f"{s.ec2}:*:launch-template/*"],
+            "Action": ["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
+            "Condition": {"StringEquals": s.owned_resource, "StringLike": s.of_a_nodepool},
+        },
+    )
+
+
+def _iam_integration(s: _Scope) -> dict[str, Any]:
+    """IAMIntegrationPolicy: passing the node role, and managing the instance profiles of this cluster's EC2NodeClasses."""
+    return _doc(
+        {
+            "Sid": "AllowPassingInstanceRole",
+            "Effect": "Allow",
+            "Resource": s.node_role_arn,
+            "Action": "iam:PassRole",
+            "Condition": {"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}},
+        },
+        {
+            "Sid": "AllowScopedInstanceProfileCreationActions",
+            "Effect": "Allow",
+            "Resource": s.profile,
+            "Action": ["iam:CreateInstanceProfile"],
+            "Condition": {
+                "StringEquals": {**s.owned_request, "aws:RequestTag/topology.kubernetes.io/region": s.region},
+                "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+            },
+        },
+        {
+            "Sid": "AllowScopedInstanceProfileTagActions",
+            "Effect": "Allow",
+            "Resource": s.profile,
+            "Action": ["iam:TagInstanceProfile"],
+            "Condition": {
+                "StringEquals": {
+                    **s.owned_resource,
+                    "aws:ResourceTag/topology.kubernetes.io/region": s.region,
+                    **s.owned_request,
+                    "aws:RequestTag/topology.kubernetes.io/region": s.region,
+                },
+                "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*", "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+            },
+        },
+        {
+            "Sid": "AllowScopedInstanceProfileActions",
+            "Effect": "Allow",
+            "Resource": s.profile,
+            "Action": ["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"],
+            "Condition": {
+                "StringEquals": {**s.owned_resource, "aws:ResourceTag/topology.kubernetes.io/region": s.region},
+                "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+            },
+        },
+    )
+
+
+def _eks_integration(s: _Scope) -> dict[str, Any]:
+    """EKSIntegrationPolicy: reading the cluster's API server endpoint."""
+    return _doc(
+        {"Sid": "AllowAPIServerEndpointDiscovery", "Effect": "Allow", "Resource": s.cluster_arn, "Action": "eks:DescribeCluster"},
+    )
+
+
+def _interruption(s: _Scope) -> dict[str, Any]:
+    """InterruptionPolicy: reading and deleting the interruption queue's messages."""
+    return _doc(
+        {
+            "Sid": "AllowInterruptionQueueActions",
+            "Effect": "Allow",
+            "Resource": s.queue_arn,
+            "Action": ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
+        },
+    )
+
+
+def _zonal_shift(s: _Scope) -> dict[str, Any]:
+    """ZonalShiftPolicy: reading the cluster's ARC zonal shift status."""
+    return _doc(
+        {
+            # Karpenter avoids zones an ARC zonal shift moved the cluster away from (v1.14.1
+            # pkg/providers/arczonalshift/arczonalshift.go:66; probed at start, pkg/operator/operator.go:377).
+            "Sid": "AllowZonalShiftStatusReadOnly",
+            "Effect": "Allow",
+            "Resource": "*",
+            "Action": ["arc-zonal-shift:GetManagedResource"],
+            "Condition": {"StringEquals": {"arc-zonal-shift:ResourceIdentifier": s.cluster_arn}},
+        },
+    )
+
+
+def _resource_discovery(s: _Scope) -> dict[str, Any]:
+    """ResourceDiscoveryPolicy: reading instance types, offerings, prices, images, subnets and security groups in the region."""
+    return _doc(
+        {
+            "Sid": "AllowRegionalReadActions",
+            "Effect": "Allow",
+            "Resource": "*",
+            "Action": [
+                "ec2:DescribeCapacityReservations",
+                "ec2:DescribeImages",
+                "ec2:DescribeInstances",
+                # Required since 1.12: without it the instance-status health checks turn off
+                # (v1.14.1 pkg/controllers/interruption/instancestatus_controller.go:98 logs that and stops).
+                "ec2:DescribeInstanceStatus",
+                "ec2:DescribeInstanceTypeOfferings",
+                "ec2:DescribeInstanceTypes",
+                "ec2:DescribeLaunchTemplates",
+                # Placement groups an EC2NodeClass names (v1.14.1 pkg/providers/placementgroup/provider.go:80).
+                "ec2:DescribePlacementGroups",
+                "ec2:DescribeSecurityGroups",
+                "ec2:DescribeSpotPriceHistory",
+                "ec2:DescribeSubnets",
+            ],
+            "Condition": {"StringEquals": {"aws:RequestedRegion": s.region}},
+        },
+        {
+            "Sid": "AllowSSMReadActions",
+            "Effect": "Allow",
+            "Resource": f"arn:{s.partition}:ssm:{s.region}::parameter/aws/service/*",
+            "Action": "ssm:GetParameter",
+        },
+        {"Sid": "AllowPricingReadActions", "Effect": "Allow", "Resource": "*", "Action": "pricing:GetProducts"},
+        # IAM's List APIs take no resource scope; the instance-profile garbage collector lists them.
+        {"Sid": "AllowUnscopedInstanceProfileListAction", "Effect": "Allow", "Resource": "*", "Action": "iam:ListInstanceProfiles"},
+        {"Sid": "AllowInstanceProfileReadActions", "Effect": "Allow", "Resource": s.profile, "Action": "iam:GetInstanceProfile"},
+    )
+
+
 def controller_policies(cluster: str, region: str, account: str, partition: str, queue_arn: str, node_role_arn: str) -> dict[str, dict[str, Any]]:
     """The controller's six policy documents, keyed by the reference template's resource names, in its order."""
-    ec2 = f"arn:{partition}:ec2:{region}"
-    created = [f"{ec2}:*:{kind}/*" for kind in ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")]
-    profile = f"arn:{partition}:iam::{account}:instance-profile/*"
-    cluster_arn = pod_identity.cluster_arn(partition, region, account, cluster)
-    owned_resource = {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"}
-    owned_request = {f"aws:RequestTag/kubernetes.io/cluster/{cluster}": "owned", "aws:RequestTag/eks:eks-cluster-name": cluster}
-    of_a_nodepool = {"aws:ResourceTag/karpenter.sh/nodepool": "*"}
-
-    def doc(*statements: dict[str, Any]) -> dict[str, Any]:
-        return {"Version": "2012-10-17", "Statement": list(statements)}
-
+    scope = _Scope(cluster, region, account, partition, queue_arn, node_role_arn)
     return {
-        "NodeLifecyclePolicy": doc(
-            {
-                "Sid": "AllowScopedEC2InstanceAccessActions",
-                "Effect": "Allow",
-                "Resource": [
-                    f"{ec2}::image/*",
-                    f"{ec2}::snapshot/*",
-                    f"{ec2}:*:security-group/*",
-                    f"{ec2}:*:subnet/*",
-                    f"{ec2}:*:capacity-reservation/*",
-                    f"{ec2}:*:placement-group/*",
-                ],
-                "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
-            },
-            {
-                "Sid": "AllowScopedEC2LaunchTemplateAccessActions",
-                "Effect": "Allow",
-                "Resource": f"{ec2}:*:launch-template/*",
-                "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
-                "Condition": {"StringEquals": owned_resource, "StringLike": of_a_nodepool},
-            },
-            {
-                "Sid": "AllowScopedEC2InstanceActionsWithTags",
-                "Effect": "Allow",
-                "Resource": created,
-                "Action": ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
-                "Condition": {"StringEquals": owned_request, "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}},
-            },
-            {
-                "Sid": "AllowScopedResourceCreationTagging",
-                "Effect": "Allow",
-                "Resource": created,
-                "Action": "ec2:CreateTags",
-                "Condition": {
-                    "StringEquals": {**owned_request, "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"]},
-                    "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"},
-                },
-            },
-            {
-                "Sid": "AllowScopedResourceTagging",
-                "Effect": "Allow",
-                "Resource": f"{ec2}:*:instance/*",
-                "Action": "ec2:CreateTags",
-                "Condition": {
-                    "StringEquals": owned_resource,
-                    "StringLike": of_a_nodepool,
-                    "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": cluster},
-                    "ForAllValues:StringEquals": {"aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]},
-                },
-            },
-            {
-                "Sid": "AllowScopedDeletion",
-                "Effect": "Allow",
-                "Resource": [f"{ec2}:*:instance/*", f"{ec2}:*:launch-template/*"],
-                "Action": ["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
-                "Condition": {"StringEquals": owned_resource, "StringLike": of_a_nodepool},
-            },
-        ),
-        "IAMIntegrationPolicy": doc(
-            {
-                "Sid": "AllowPassingInstanceRole",
-                "Effect": "Allow",
-                "Resource": node_role_arn,
-                "Action": "iam:PassRole",
-                "Condition": {"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}},
-            },
-            {
-                "Sid": "AllowScopedInstanceProfileCreationActions",
-                "Effect": "Allow",
-                "Resource": profile,
-                "Action": ["iam:CreateInstanceProfile"],
-                "Condition": {
-                    "StringEquals": {**owned_request, "aws:RequestTag/topology.kubernetes.io/region": region},
-                    "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-                },
-            },
-            {
-                "Sid": "AllowScopedInstanceProfileTagActions",
-                "Effect": "Allow",
-                "Resource": profile,
-                "Action": ["iam:TagInstanceProfile"],
-                "Condition": {
-                    "StringEquals": {
-                        **owned_resource,
-                        "aws:ResourceTag/topology.kubernetes.io/region": region,
-                        **owned_request,
-                        "aws:RequestTag/topology.kubernetes.io/region": region,
-                    },
-                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*", "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-                },
-            },
-            {
-                "Sid": "AllowScopedInstanceProfileActions",
-                "Effect": "Allow",
-                "Resource": profile,
-                "Action": ["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"],
-                "Condition": {
-                    "StringEquals": {**owned_resource, "aws:ResourceTag/topology.kubernetes.io/region": region},
-                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-                },
-            },
-        ),
-        "EKSIntegrationPolicy": doc(
-            {"Sid": "AllowAPIServerEndpointDiscovery", "Effect": "Allow", "Resource": cluster_arn, "Action": "eks:DescribeCluster"},
-        ),
-        "InterruptionPolicy": doc(
-            {
-                "Sid": "AllowInterruptionQueueActions",
-                "Effect": "Allow",
-                "Resource": queue_arn,
-                "Action": ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
-            },
-        ),
-        "ZonalShiftPolicy": doc(
-            {
-                # Karpenter avoids zones an ARC zonal shift moved the cluster away from (v1.14.1
-                # pkg/providers/arczonalshift/arczonalshift.go:66; probed at start, pkg/operator/operator.go:377).
-                "Sid": "AllowZonalShiftStatusReadOnly",
-                "Effect": "Allow",
-                "Resource": "*",
-                "Action": ["arc-zonal-shift:GetManagedResource"],
-                "Condition": {"StringEquals": {"arc-zonal-shift:ResourceIdentifier": cluster_arn}},
-            },
-        ),
-        "ResourceDiscoveryPolicy": doc(
-            {
-                "Sid": "AllowRegionalReadActions",
-                "Effect": "Allow",
-                "Resource": "*",
-                "Action": [
-                    "ec2:DescribeCapacityReservations",
-                    "ec2:DescribeImages",
-                    "ec2:DescribeInstances",
-                    # Required since 1.12: without it the instance-status health checks turn off
-                    # (v1.14.1 pkg/controllers/interruption/instancestatus_controller.go:98 logs that and stops).
-                    "ec2:DescribeInstanceStatus",
-                    "ec2:DescribeInstanceTypeOfferings",
-                    "ec2:DescribeInstanceTypes",
-                    "ec2:DescribeLaunchTemplates",
-                    # Placement groups an EC2NodeClass names (v1.14.1 pkg/providers/placementgroup/provider.go:80).
-                    "ec2:DescribePlacementGroups",
-                    "ec2:DescribeSecurityGroups",
-                    "ec2:DescribeSpotPriceHistory",
-                    "ec2:DescribeSubnets",
-                ],
-                "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
-            },
-            {
-                "Sid": "AllowSSMReadActions",
-                "Effect": "Allow",
-                "Resource": f"arn:{partition}:ssm:{region}::parameter/aws/service/*",
-                "Action": "ssm:GetParameter",
-            },
-            {"Sid": "AllowPricingReadActions", "Effect": "Allow", "Resource": "*", "Action": "pricing:GetProducts"},
-            # IAM's List APIs take no resource scope; the instance-profile garbage collector lists them.
-            {"Sid": "AllowUnscopedInstanceProfileListAction", "Effect": "Allow", "Resource": "*", "Action": "iam:ListInstanceProfiles"},
-            {"Sid": "AllowInstanceProfileReadActions", "Effect": "Allow", "Resource": profile, "Action": "iam:GetInstanceProfile"},
-        ),
+        "NodeLifecyclePolicy": _node_lifecycle(scope),
+        "IAMIntegrationPolicy": _iam_integration(scope),
+        "EKSIntegrationPolicy": _eks_integration(scope),
+        "InterruptionPolicy": _interruption(scope),
+        "ZonalShiftPolicy": _zonal_shift(scope),
+        "ResourceDiscoveryPolicy": _resource_discovery(scope),
     }
 
 

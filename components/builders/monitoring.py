@@ -10,6 +10,7 @@ first token and the queue, from the model's SLO and capacity plan.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Mapping
 
 from ..backends import serving_backend
@@ -64,6 +65,16 @@ def _seconds(value: int) -> str:
     return f"{value}s"
 
 
+def _alert_rule(labels: Mapping[str, str], alert: str, expr: str, for_: str, severity: str, summary: str) -> dict[str, Any]:
+    """One alerting rule (no ``for`` when it fires at once)."""
+    body: dict[str, Any] = {"alert": alert, "expr": expr}
+    if for_ != "0s":
+        body["for"] = for_
+    body["labels"] = {**labels, "severity": severity}
+    body["annotations"] = {"summary": summary}
+    return body
+
+
 def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: AlertsConfig) -> list[dict[str, Any]]:
     """The model's alerting rules, in the order of ALERTS (a model nothing autoscales has no autoscaler alert)."""
     backend = serving_backend(m)
@@ -75,16 +86,7 @@ def alert_rules(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: Alert
     # A release without --max-num-queued-reqs has no admission limit: alert at a batch's worth waiting.
     queue = plan.max_num_queued_reqs if plan.max_num_queued_reqs is not None else plan.max_num_seqs
     queue_limit = queue * alerts.queue_fraction
-    labels = {"model": m.name, "namespace": namespace}
-
-    def rule(alert: str, expr: str, for_: str, severity: str, summary: str) -> dict[str, Any]:
-        body: dict[str, Any] = {"alert": alert, "expr": expr}
-        if for_ != "0s":
-            body["for"] = for_
-        body["labels"] = {**labels, "severity": severity}
-        body["annotations"] = {"summary": summary}
-        return body
-
+    rule = functools.partial(_alert_rule, {"model": m.name, "namespace": namespace})
     rules = [
         rule(
             "LlmQueueBuildingUp",

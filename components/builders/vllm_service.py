@@ -41,18 +41,18 @@ from ..builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION  # noqa: E402,
 def capacity_summary(plan: ServingPlan) -> str:
     """The plan's verdict and key figures as compact, stable JSON."""
     mem = plan.memory
-    return json.dumps(
-        {
-            "accounting": mem.accounting,
-            "fits": mem.fits,
-            "gpusPerReplica": mem.gpus_per_replica,
-            "kvCacheGib": round(mem.kv_cache_gib, 2),
-            "kvCacheTokens": mem.kv_cache_tokens,
-            "reason": mem.reason,
-        },
-        sort_keys=True,
-        separators=(",", ":"),
-    )
+    summary = {
+        "accounting": mem.accounting,
+        "fits": mem.fits,
+        "gpusPerReplica": mem.gpus_per_replica,
+        "kvCacheGib": round(mem.kv_cache_gib, 2),
+        "kvCacheTokens": mem.kv_cache_tokens,
+        "reason": mem.reason,
+    }
+    if mem.startup_rule:
+        # The policy row that reports this refusal (components.capacity.startup), for models policies cannot size.
+        summary["startupRule"] = mem.startup_rule
+    return json.dumps(summary, sort_keys=True, separators=(",", ":"))
 
 
 def predictor_deployment_name(name: str) -> str:

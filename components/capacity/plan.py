@@ -144,8 +144,8 @@ def resolve_model(m: ModelConfig, path: str, base_dir: Optional[Path]) -> Catalo
 
 def node_for(pool: GpuPoolConfig, gpus: int) -> str:
     """The smallest instance type of the pool with at least ``gpus`` GPUs (fewest GPUs, then vCPUs)."""
-    fitting = [t for t in pool.instance_types if INSTANCES[t]["gpu_count"] >= gpus]
-    return min(fitting, key=lambda t: (INSTANCES[t]["gpu_count"], INSTANCES[t]["vcpu"], t))
+    fitting = [t for t in pool.instance_types if INSTANCES[t].gpu_count >= gpus]
+    return min(fitting, key=lambda t: (INSTANCES[t].gpu_count, INSTANCES[t].vcpu, t))
 
 
 def engine_args(m: ModelConfig, max_num_seqs: Optional[int], max_num_batched_tokens: Optional[int]) -> EngineArgs:
@@ -387,8 +387,8 @@ def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optio
 def _resources(model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, node_gpus: int, source: str = "huggingface") -> Resources:
     inst = INSTANCES[node]
     share = gpus / node_gpus
-    cpu = max(2, math.floor(inst["vcpu"] * share * NODE_SHARE))
-    mem = max(8, math.floor(inst["memory_gib"] * share * NODE_SHARE))
+    cpu = max(2, math.floor(inst.vcpu * share * NODE_SHARE))
+    mem = max(8, math.floor(inst.memory_gib * share * NODE_SHARE))
     # NCCL puts its inter-GPU buffers in /dev/shm; one GPU still uses it for the engine's IPC.
     # The memory emptyDir counts against the memory limit, so it stays a quarter of it at most.
     shm = min(max(1, mem // 4), 2 + 4 * (gpus - 1))
@@ -408,8 +408,8 @@ HEAD_MEMORY_GIB_MAX = 64
 def _head_resources(node: str) -> Resources:
     inst = INSTANCES[node]
     spare = 1 - NODE_SHARE
-    cpu = max(2, min(HEAD_CPU_MAX, math.floor(inst["vcpu"] * spare / 2)))
-    mem = max(8, min(HEAD_MEMORY_GIB_MAX, math.floor(inst["memory_gib"] * spare / 2)))
+    cpu = max(2, min(HEAD_CPU_MAX, math.floor(inst.vcpu * spare / 2)))
+    mem = max(8, min(HEAD_MEMORY_GIB_MAX, math.floor(inst.memory_gib * spare / 2)))
     # Ray's object store lives in /dev/shm; a memory emptyDir counts against the memory limit.
     return Resources(gpus=0, cpu=cpu, memory_gib=mem, shm_gib=max(1, mem // 4), ephemeral_storage_gib=10)
 

@@ -35,14 +35,18 @@ def cross_checks(cfg: StackConfig) -> list[Problem]:
 
 def _duplicate_names(cfg: StackConfig, model_paths: list[str]) -> list[Problem]:
     """Pool names and model names are unique (they name NodePools and InferenceServices)."""
+    pool_paths = [f"gpuPools[{i}]" for i in range(len(cfg.gpu_pools))]
+    return _duplicates([p.name for p in cfg.gpu_pools], pool_paths) + _duplicates([m.name for m in cfg.models], model_paths)
+
+
+def _duplicates(names: list[str], paths: list[str]) -> list[Problem]:
+    """Each name that an earlier entry holds already, at its path (``paths[i]`` is where ``names[i]`` is)."""
     problems: list[Problem] = []
-    for label, items in (("gpuPools", cfg.gpu_pools), ("models", cfg.models)):
-        paths = [f"gpuPools[{i}]" for i in range(len(items))] if label == "gpuPools" else model_paths
-        seen: dict[str, int] = {}
-        for i, item in enumerate(items):
-            if item.name in seen:
-                problems.append(Problem(f"{paths[i]}.name", f"duplicates {paths[seen[item.name]]}.name", item.name))
-            seen.setdefault(item.name, i)
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name in seen:
+            problems.append(Problem(f"{paths[i]}.name", f"duplicates {paths[seen[name]]}.name", name))
+        seen.setdefault(name, i)
     return problems
 
 
@@ -116,7 +120,7 @@ def _source_problems(m: ModelConfig, pool: GpuPoolConfig, at: str) -> list[Probl
                 m.source.type,
             )
         )
-    if m.source.type == "localCache" and not all(INSTANCES[t]["local_nvme_gb"] for t in pool.instance_types):
+    if m.source.type == "localCache" and not all(INSTANCES[t].local_nvme_gb for t in pool.instance_types):
         problems.append(
             Problem(
                 f"{at}.source.type",
@@ -167,7 +171,7 @@ def _engine_placement_problems(m: ModelConfig, pool: GpuPoolConfig, at: str) -> 
     if m.distributed is not None:
         return layout_problems(m, pool, at)
     gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
-    per_node = max(INSTANCES[t]["gpu_count"] for t in pool.instance_types)
+    per_node = max(INSTANCES[t].gpu_count for t in pool.instance_types)
     if gpus <= per_node:
         return []
     return [

@@ -1,5 +1,9 @@
 """S2: the model must fit, and a request of max_model_len must fit in the KV cache.
 
+Only the memory: a setting vLLM refuses before it sizes any memory (tensor parallel size against the
+heads, context against the model's limit, batch sizes, quantization, dtype on the GPU) is reported by
+that rule's own row (components.capacity.startup, policies/vllm/startup_*.py), not here.
+
 vLLM refuses to start otherwise: "The model's max seq len (N) is larger than the maximum number
 of tokens that can be stored in KV cache (M)" (vllm-project/vllm#2418, #10517), or it finds no
 memory for cache blocks at all; and it finds out minutes after a GPU node was bought. The plan
@@ -12,19 +16,25 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES
 from policies.vllm.args import vllm_servers
+from policies.serving import engine_configs
 from policies.vllm.capacity import release_note, served_model, server_plan, stamped_plan
+from policies.vllm.startup_rules import refused
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
+    engines = {id(e.server): e for e in engine_configs(resource) if e.server is not None}
     for server in vllm_servers(resource):
+        engine = engines.get(id(server))
+        if engine is not None and refused(resource, engine):
+            continue  # a start-up rule's own row reports it
         release = config.get("defaultVllmRelease", "")
         found = server_plan(resource, server, release)
         if found is None:
             # Not in the catalogue (a model given by its config.json): the plan stamped by the
             # components is the only one there is.
             stamped = stamped_plan(resource)
-            if stamped and stamped.get("fits") is False:
+            if stamped and stamped.get("fits") is False and not stamped.get("startupRule"):
                 messages.append(f"{server.label}: {served_model(server) or 'the model'} does not start: {stamped.get('reason')} "
                                 f"[capacity plan stamped by llm-serving, {stamped.get('kvCacheGib')} GiB KV per GPU]")
             continue

@@ -55,7 +55,7 @@ def test_node_pool_requirements_taint_and_gpu_limit(prod):
 def test_gpus_per_node_come_from_the_instance_catalogue(prod):
     _, _, pool_plans = prod
     assert pool_plans["l40s"].gpus_per_node == {"g6e.2xlarge": 1, "g6e.4xlarge": 1, "g6e.12xlarge": 4}
-    assert pool_plans["h100"].gpus_per_node == {"p5.48xlarge": INSTANCES["p5.48xlarge"]["gpu_count"]} == {"p5.48xlarge": 8}
+    assert pool_plans["h100"].gpus_per_node == {"p5.48xlarge": INSTANCES["p5.48xlarge"].gpu_count} == {"p5.48xlarge": 8}
     assert pool_plans["h100"].efa == {"p5.48xlarge": True}
 
 
@@ -138,7 +138,7 @@ def test_termination_grace_period_covers_the_longest_drain_and_replacement(prod)
     need = max(p.termination_grace_seconds + p.startup_failure_threshold * p.startup_period_seconds for p in on_pool)
     assert tgp == f"{need}s"
     assert all(int(tgp[:-1]) >= p.termination_grace_seconds for p in on_pool)
-    # h100 hosts the two-node 405B engine: expiry would replace both nodes together (config.py).
+    # h100 hosts the two-node 405B engine: expiry would replace both nodes together (config/cross_checks.py).
     assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "Never"
 
 

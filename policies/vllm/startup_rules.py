@@ -1,0 +1,150 @@
+"""vLLM's start-up rules (components.capacity.startup) over the engines other people write.
+
+Each rule is its own policy row (policies/vllm/startup_*.py); this module reads what the rules need from
+every vLLM engine of a resource (policies.serving.engine_configs: a vLLM container of a Deployment,
+StatefulSet, LeaderWorkerSet, Pod, Job, RayCluster/RayService pod or KServe predictor, and each Ray Serve
+LLM model's ``engine_kwargs``):
+
+- the model, from the command line or ``model_loading_config`` (else the llm-serving.io/model annotation),
+  in the catalogue or the lock file: its heads, context limit and checkpoint quantization;
+- the settings, in the flags' own names; an unset one takes vLLM's default: ``--max-model-len`` the
+  model's limit, ``--max-num-seqs``/``--max-num-batched-tokens`` the OpenAI server's defaults of the
+  release the image tag names, for the GPU the pod pins (not judged where no GPU is pinned);
+- the GPU (components' annotation, else the node selection) for the device rule, and the container's
+  ``VLLM_ALLOW_LONG_MAX_MODEL_LEN``.
+
+A model outside the catalogue is judged by the capacity plan the components stamp on the resource
+(its ``startupRule``). SGLang servers are not read: these are vLLM's checks, and SGLang makes its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+from components.capacity.accounting import batch_defaults_for
+from components.capacity.architecture import Architecture, ArchitectureError
+from components.capacity.models import UnknownModel, find_model
+from components.capacity.startup import RULES, Settings, StartupRule, flag_names
+from components.images import vllm_release
+from policies.engines import env_values
+from policies.kube import as_dict, as_int, get, memoized
+from policies.serving import EngineConfig, engine_configs
+from policies.vllm.args import parallel_size
+from policies.vllm.capacity import gpu_type, stamped_plan
+
+_TRUE = ("1", "true")
+# Rules whose settings default to the OpenAI server's batch defaults, which depend on the GPU.
+_BATCH_SETTINGS = ("max-num-batched-tokens", "max-num-seqs")
+
+
+@dataclass(frozen=True)
+class _Engine:
+    """What the rules read of one engine: its model, its settings, and whether the batch sizes are known."""
+
+    model_id: str
+    arch: Architecture
+    settings: Settings
+    batch_known: bool
+
+    def refusal(self, rule: StartupRule, names: Mapping[str, str]) -> Optional[str]:
+        if rule.setting in _BATCH_SETTINGS and not self.batch_known:
+            return None  # a batch default that depends on a GPU nobody pinned
+        return rule.refusal(self.arch, self.settings, names)
+
+
+def startup_findings(resource: Any, rule: StartupRule) -> list[str]:
+    """The messages of one rule over every vLLM engine of the resource."""
+    messages = []
+    for engine in engine_configs(resource):
+        read = _read(resource, engine)
+        if read is None:
+            message = _stamped(resource, engine, rule)
+            if message:
+                messages.append(message)
+            continue
+        refusal = read.refusal(rule, flag_names(bool(engine.extra)))
+        if refusal:
+            messages.append(f"{engine.label}: {read.model_id} does not start: {refusal}")
+    return messages
+
+
+def refused(resource: Any, engine: EngineConfig) -> bool:
+    """True when a start-up rule's own row reports this engine (so S2 does not)."""
+    read = _read(resource, engine)
+    return read is not None and any(read.refusal(rule, flag_names(bool(engine.extra))) for rule in RULES)
+
+
+def _read(resource: Any, engine: EngineConfig) -> Optional[_Engine]:
+    """What the rules read of an engine; None where the model is not in the catalogue or the lock file, or a
+    parallel size is not a positive integer (vllm-tp-matches-gpu-limit reports that)."""
+    return memoized(engine, "startup_read", lambda e: _read_engine(resource, e))
+
+
+def _read_engine(resource: Any, engine: EngineConfig) -> Optional[_Engine]:
+    found = _model(resource, engine)
+    if found is None or parallel_size(engine.args, "tensor-parallel-size") is None:
+        return None
+    model_id, arch = found
+    a = engine.args
+    gpu = gpu_type(resource, engine.server) if engine.server is not None else None
+    max_model_len = _positive(a, "max-model-len") or arch.max_position_embeddings
+    seqs, tokens = _positive(a, "max-num-seqs"), _positive(a, "max-num-batched-tokens")
+    if gpu is not None:
+        default_tokens, default_seqs = batch_defaults_for(gpu, vllm_release(engine.image))
+        seqs = seqs or default_seqs
+        # Without chunked prefill vLLM raises an unset max_num_batched_tokens to max_model_len (engine/arg_utils.py
+        # _set_default_max_num_seqs_and_batched_tokens_args, 0.33.0 lines 3190-3198).
+        tokens = tokens or (default_tokens if _chunked_prefill(a) else max(default_tokens, max_model_len))
+    env = env_values(engine.server.container) if engine.server is not None else {}
+    settings = Settings(
+        tensor_parallel_size=parallel_size(a, "tensor-parallel-size") or 1,
+        max_model_len=max_model_len,
+        max_num_seqs=seqs or 0,
+        max_num_batched_tokens=tokens or 0,
+        quantization=a.get("quantization") or None,
+        dtype=a.get("dtype") or "auto",
+        gpu=gpu.name if gpu is not None else "",
+        compute_capability=gpu.compute_capability if gpu is not None else None,
+        chunked_prefill=_chunked_prefill(a),
+        allow_long_max_model_len=env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "0").strip().lower() in _TRUE,
+    )
+    return _Engine(model_id, arch, settings, batch_known=seqs is not None and tokens is not None)
+
+
+def _chunked_prefill(args: dict) -> bool:
+    """vLLM's V1 scheduler chunks prefills unless told not to (config/scheduler.py enable_chunked_prefill, line 134)."""
+    if "no-enable-chunked-prefill" in args:
+        return False
+    value = args.get("enable-chunked-prefill")
+    return not (isinstance(value, str) and value.strip().lower() in ("false", "0"))
+
+
+def _positive(args: dict, flag: str) -> Optional[int]:
+    value = as_int(args.get(flag)) if flag in args else None
+    return value if value and value > 0 else None
+
+
+def _model(resource: Any, engine: EngineConfig) -> Optional[tuple[str, Architecture]]:
+    """The engine's model in the catalogue or the lock file (its id as written), or None."""
+    candidates = [engine.model]
+    if engine.server is not None:
+        candidates.append(as_dict(get(resource.props, "metadata", "annotations")).get("llm-serving.io/model"))
+    for candidate in candidates:
+        if isinstance(candidate, str) and candidate:
+            try:
+                return candidate, find_model(candidate).arch
+            except (UnknownModel, ArchitectureError):
+                continue
+    return None
+
+
+def _stamped(resource: Any, engine: EngineConfig, rule: StartupRule) -> Optional[str]:
+    """The refusal the components stamped on the resource under this rule, for a model outside the catalogue."""
+    if engine.server is None:
+        return None
+    stamped = stamped_plan(resource)
+    if not stamped or stamped.get("startupRule") != rule.name:
+        return None
+    return (f"{engine.label}: {engine.model or 'the model'} does not start: {stamped.get('reason')} "
+            f"[capacity plan stamped by llm-serving]")

@@ -1,0 +1,61 @@
+"""The plan reports a setting vLLM refuses before it sizes memory under the rule's own row (S21-S25,
+components/capacity/startup.py), at the stack file's line of that setting, with exit 1 as before; S2 only
+judges the KV cache. A maxNumSeqs above an explicit maxNumBatchedTokens stays a configuration error (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import ROOT, STACKS
+
+
+def plan(stack: str, out: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stacks", "plan", stack, "--format", "json", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def dev_with(tmp_path: Path, **engine) -> str:
+    doc = yaml.safe_load((STACKS / "Pulumi.dev.yaml").read_text())
+    doc["config"]["llm-serving:models"][0]["engine"].update(engine)
+    path = tmp_path / "Pulumi.dev-startup.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return str(path)
+
+
+def line_of(stack: str, key: str) -> int:
+    return next(i for i, text in enumerate(Path(stack).read_text().splitlines(), start=1) if text.strip().startswith(f"{key}:"))
+
+
+def test_a_context_beyond_the_model_is_its_own_row_at_the_maxmodellen_line(tmp_path):
+    stack = dev_with(tmp_path, maxModelLen=262144)
+    proc = plan(stack, tmp_path / "out")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    mandatory = [v for v in report["violations"] if v["enforcement"] == "mandatory"]
+    assert [(v["policy"], v["catalog"], v["line"]) for v in mandatory] == [
+        ("vllm-context-within-model-limit", "S23", line_of(stack, "maxModelLen"))]
+    assert mandatory[0]["message"] == (
+        "container kserve-container: meta-llama/Llama-3.1-8B-Instruct does not start: --max-model-len 262,144 exceeds "
+        "the model's maximum of 131,072 tokens; vLLM refuses it (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower "
+        "--max-model-len")
+    (model,) = report["models"]
+    assert model["fits"] is False and model["reason"].startswith("maxModelLen 262,144 exceeds the model's maximum")
+
+
+def test_an_offline_quantization_method_is_its_own_row_at_the_quantization_line(tmp_path):
+    stack = dev_with(tmp_path, quantization="awq")
+    proc = plan(stack, tmp_path / "out")
+    assert proc.returncode == 1, proc.stderr
+    mandatory = [v for v in json.loads(proc.stdout)["violations"] if v["enforcement"] == "mandatory"]
+    assert [(v["policy"], v["line"]) for v in mandatory] == [("vllm-quantization-supported", line_of(stack, "quantization"))]
+
+
+def test_seqs_above_explicit_batched_tokens_stays_a_configuration_error(tmp_path):
+    proc = plan(dev_with(tmp_path, maxNumSeqs=512, maxNumBatchedTokens=256), tmp_path / "out")
+    assert proc.returncode == 2
+    assert "models[0].engine.maxNumSeqs" in proc.stderr and "Traceback" not in proc.stderr
