@@ -73,8 +73,8 @@ class VllmService(KubernetesComponent):
     ``providers=[...]`` from a program of your own); every child uses it.
 
     Outputs other stacks need: ``url`` (in-cluster URL of the OpenAI-compatible API),
-    ``model_name``, ``namespace``, ``pool_name``, ``queue_budget`` (vLLM's admission queue,
-    --max-num-queued-reqs) and ``hpa_target`` (in-flight requests per pod the autoscaler holds).
+    ``model_name``, ``namespace``, ``pool_name``, ``queue_budget`` (vLLM's admission queue
+    beyond maxNumSeqs; --max-num-queued-reqs is maxNumSeqs + it) and ``hpa_target`` (in-flight requests per pod the autoscaler holds).
     """
 
     url: pulumi.Output[str]

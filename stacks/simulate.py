@@ -237,6 +237,7 @@ ROWS = (
     ("503s", lambda r: r["errors_503"]),
     ("504s", lambda r: r["errors_504"]),
     ("cut streams", lambda r: r["cut_streams"]),
+    ("  by ALB idle / route timeout / drain", lambda r: f"{r['cut_by_alb_idle']}/{r['cut_by_route_timeout']}/{r['cut_by_drain']}"),
     ("in flight at scale-in (a 0 s drain cuts them)", lambda r: r["in_flight_at_scale_in"]),
     ("preemptions", lambda r: r["preemptions"]),
     ("peak KV usage", lambda r: _fmt(None if r["peak_kv_usage"] is None else r["peak_kv_usage"] * 100, "%")),
