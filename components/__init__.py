@@ -24,6 +24,7 @@ _alias.install(__name__)
 if TYPE_CHECKING:
     from .addons import ClusterAddons, ClusterAddonsArgs
     from .autoscaling import MetricsStack, MetricsStackArgs, ModelAutoscaling, ModelAutoscalingArgs
+    from .backends import RouteTarget, ServeRequest, ServingBackend, serving_backend
     from .cluster import KubernetesComponent
     from .capacity.plan import ServingPlan, plan_model, plan_stack
     from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
@@ -87,6 +88,11 @@ _EXPORTS = {
     "KubeRayArgs": "kuberay",
     "RayVllmService": "kuberay",
     "RayVllmServiceArgs": "kuberay",
+    # The serving back-end interface (docs/design.md); ``backends.register`` adds one.
+    "ServingBackend": "backends",
+    "ServeRequest": "backends",
+    "RouteTarget": "backends",
+    "serving_backend": "backends",
 }
 
 __all__ = sorted(_EXPORTS)
