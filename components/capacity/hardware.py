@@ -16,7 +16,7 @@ copy (setup.py ships ``*.toml`` as package data).
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence
@@ -84,7 +84,11 @@ class GpuSpec:
     interconnect_gb_s: float  # per GPU and direction, GB/s
     source: str
     performance: Optional[Performance]  # None: the simulator cannot model this GPU
-    dtypes: frozenset[str]  # derived: supported_dtypes(compute_capability)
+    # Derived, never given: supported_dtypes(compute_capability), so a record cannot contradict vLLM's rule.
+    dtypes: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtypes", supported_dtypes(self.compute_capability))
 
     @property
     def nvlink(self) -> bool:
@@ -239,7 +243,6 @@ def _gpu(name: str, row: Any, sources: Mapping[str, str]) -> GpuSpec:
         interconnect_gb_s=float(r["interconnect_gb_s"]),
         source=_source(r["source"], sources, f"{where}.source"),
         performance=perf,
-        dtypes=supported_dtypes(cc),
     )
 
 

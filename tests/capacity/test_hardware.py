@@ -140,6 +140,8 @@ def test_dtypes_follow_vllms_compute_capability_rule():
     assert [g.name for g in GPUS.values() if "bfloat16" not in g.dtypes] == ["T4", "T4G"]
     assert sorted(g.name for g in GPUS.values() if g.fp8) == sorted(g.name for g in GPUS.values() if g.compute_capability >= (8, 9))
     assert GPUS["L4"].fp8 and GPUS["L4"].compute_capability_str == "8.9"
+    # Derived, never given: a record built with another compute capability carries that one's dtypes.
+    assert dataclasses.replace(GPUS["A10G"], compute_capability=(7, 0)).dtypes == frozenset({"float16", "float32"})
 
 
 def test_the_memory_model_reads_compute_capability_and_nvlink_from_the_records():
