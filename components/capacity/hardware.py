@@ -204,7 +204,7 @@ def _one_of(value: str, allowed: Sequence[str], where: str) -> str:
 def _compute_capability(text: str, where: str) -> tuple[int, int]:
     major, dot, minor = text.partition(".")
     if not (dot and major.isdigit() and minor.isdigit()):
-        raise HardwareDataError(f"{where} = {text!r}: must be \"major.minor\", such as \"8.9\"")
+        raise HardwareDataError(f'{where} = {text!r}: must be "major.minor", such as "8.9"')
     return int(major), int(minor)
 
 
@@ -295,8 +295,9 @@ def pool_architecture(instance_types: Sequence[str], instances: Mapping[str, Ins
     arches = {instances[t].arch for t in instance_types}
     if len(arches) > 1:
         shown = ", ".join(f"{t} arch={instances[t].arch}" for t in sorted(instance_types))
-        raise ValueError(f"mixes CPU architectures ({shown}); a pool's nodes share one kubernetes.io/arch: "
-                         f"use one pool per architecture")
+        raise ValueError(
+            f"mixes CPU architectures ({shown}); a pool's nodes share one kubernetes.io/arch: use one pool per architecture"
+        )
     return arches.pop()
 
 
