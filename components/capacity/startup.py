@@ -137,8 +137,9 @@ def _bfloat16_on_gpu(arch: Architecture, s: Settings, names: Mapping[str, str]) 
             f"capability of at least 8.0\"); use {name} float16")
 
 
-# In the order vLLM meets them is not defined across processes (the scheduler config, the model config and the
-# worker), so the plan reports the first of this tuple; each policy row reports its own.
+# vLLM meets these in different places (the scheduler config, the model config, the model's layers, the worker's
+# device), so no single order is vLLM's: the plan reports the first of this tuple (the order it always checked
+# them in), and each policy row reports its own rule.
 RULES: tuple[StartupRule, ...] = (
     StartupRule(
         "vllm-batched-tokens-cover-seqs", "S21", "max-num-batched-tokens",
