@@ -195,3 +195,14 @@ def test_the_stack_config_refuses_a_pool_mixing_architectures(monkeypatch):
         load_stack_config(_with_pool(["g4dn.xlarge", "g5g.xlarge"]))
     assert "gpuPools[1].instanceTypes" in str(err.value)
     assert "mixes CPU architectures (g4dn.xlarge arch=amd64, g5g.xlarge arch=arm64)" in str(err.value)
+
+
+def test_a_t4_pool_reaches_the_startup_rule_with_the_records_compute_capability():
+    """g4dn.12xlarge -> T4 -> compute capability 7.5 from hardware.toml: an explicit bfloat16 does not fit, float16 does."""
+    raw = stack_config("dev")
+    raw["llm-serving:gpuPools"][0].update({"instanceTypes": ["g4dn.12xlarge"], "gpuLimit": 4})
+    raw["llm-serving:models"][0]["engine"].update({"dtype": "bfloat16", "tensorParallelSize": 4, "maxModelLen": 4096})
+    plan = plan_stack(load_stack_config(raw))["chat-8b"].memory
+    assert not plan.fits and plan.reason.startswith("dtype bfloat16 needs a GPU of compute capability 8.0 or above, and the T4 has 7.5")
+    raw["llm-serving:models"][0]["engine"]["dtype"] = "float16"
+    assert plan_stack(load_stack_config(raw))["chat-8b"].memory.fits
