@@ -81,7 +81,7 @@ class VllmService(KubernetesComponent):
     model_name: pulumi.Output[str]
     namespace: pulumi.Output[str]
     pool_name: pulumi.Output[str]
-    queue_budget: pulumi.Output[int]
+    queue_budget: pulumi.Output[Optional[int]]
     hpa_target: pulumi.Output[int]
     inference_service: k8s.apiextensions.CustomResource
     pod_disruption_budget: k8s.policy.v1.PodDisruptionBudget
@@ -89,7 +89,11 @@ class VllmService(KubernetesComponent):
     def __init__(self, name: str, args: VllmServiceArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:kserve:VllmService", name, None, opts)
         m = args.model
-        plan = args.plan if args.plan is not None else plan_model(m, args.gpu_pool, "model", args.base_dir)
+        if args.plan is not None:
+            plan = args.plan
+        else:
+            assert args.gpu_pool is not None  # VllmServiceArgs requires one of them
+            plan = plan_model(m, args.gpu_pool, "model", args.base_dir)
         self.plan: ServingPlan = plan
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         child = self.child_opts()

@@ -128,7 +128,8 @@ def slo_results(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mappi
 def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
     """Each single-node model re-planned as a seed stack would run it: utilization 0.9, the model's full context
     (no cap; the configured one where the full context does not fit), vLLM's batch defaults, no admission queue."""
-    from components.capacity.plan import plan_model, resolve_model, spans_nodes
+    from components.capacity.layout import spans_nodes
+    from components.capacity.plan import plan_model, resolve_model
     from components.images import vllm_release
     from components.capacity.gpus import instance_gpu
     from components.capacity.memory import batch_defaults_for
