@@ -56,7 +56,7 @@ setup(
     package_dir={name: folder for folder, name in PUBLIC_NAMES.items()},
     packages=[p for folder in PUBLIC_NAMES for p in packages(folder)],
     package_data={
-        "llm_serving": ["py.typed", "**/*.json", "**/*.yaml", "**/*.csv"],
+        "llm_serving": ["py.typed", "**/*.json", "**/*.yaml", "**/*.csv", "**/*.toml"],
     },
     cmdclass={"build_py": BuildPy},
 )

@@ -167,12 +167,11 @@ class TimeoutChain:
 
     def layers(self) -> tuple[Layer, ...]:
         """The chain as a table, outer layer first (the plan report's rows)."""
+        return (*self._proxy_layers(), *self._server_layers())
+
+    def _proxy_layers(self) -> tuple[Layer, ...]:
+        """The load balancer, the mesh and the gateway, outer first."""
         r = self.longest_request_seconds
-        drain = (
-            f"vLLM --shutdown-timeout {self.shutdown_timeout_seconds}s finishes in-flight requests after SIGTERM"
-            if self.server_drain
-            else "this vLLM release cancels requests on SIGTERM, so the preStop sleep carries the whole drain"
-        )
         return (
             Layer("ALB", "idle_timeout.timeout_seconds", self.alb_idle_timeout_seconds,
                   (f"route timeout {self.route_timeout_seconds}s + {HOP_MARGIN_SECONDS}s"
@@ -198,6 +197,17 @@ class TimeoutChain:
                   f"ALB idle {self.alb_idle_timeout_seconds}s + {HOP_MARGIN_SECONDS}s: the gateway outlives the ALB's pooled connections"),
             Layer("Envoy -> vLLM", "connectionPool.http.idleTimeout", self.upstream_idle_timeout_seconds,
                   f"ALB idle {self.alb_idle_timeout_seconds}s + {HOP_MARGIN_SECONDS}s: keep-alives grow going inward"),
+        )
+
+    def _server_layers(self) -> tuple[Layer, ...]:
+        """vLLM and its pod: keep-alive, drain on scale-down, startup."""
+        r = self.longest_request_seconds
+        drain = (
+            f"vLLM --shutdown-timeout {self.shutdown_timeout_seconds}s finishes in-flight requests after SIGTERM"
+            if self.server_drain
+            else "this vLLM release cancels requests on SIGTERM, so the preStop sleep carries the whole drain"
+        )
+        return (
             Layer("vLLM", "VLLM_HTTP_TIMEOUT_KEEP_ALIVE", self.vllm_keep_alive_seconds,
                   f"above every proxy in front (ALB {self.alb_idle_timeout_seconds}s, Envoy {self.upstream_idle_timeout_seconds}s); "
                   f"vLLM's {VLLM_KEEP_ALIVE_DEFAULT}s default gives 502s behind an ALB"),

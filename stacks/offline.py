@@ -273,8 +273,9 @@ class ThreadLoops:
             self._loops.clear()
 
 
-def loop_owning_monitor(loops: ThreadLoops) -> type:
-    """The public ``MockMonitor`` with each engine call first giving its thread a loop from ``loops``.
+def loop_owning_monitor(loops: ThreadLoops, on_register: Optional[Callable[[Any, Any], None]] = None) -> type:
+    """The public ``MockMonitor`` with each engine call first giving its thread a loop from ``loops``;
+    ``on_register(request, response)`` sees every registration once the mock has answered it.
 
     Used by this engine and by benchmarks/run.py's bare floor, so that neither leaves loops open.
     """
@@ -283,7 +284,10 @@ def loop_owning_monitor(loops: ThreadLoops) -> type:
     class _LoopOwningMonitor(mocks.MockMonitor):
         def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
             loops.ensure()
-            return super().RegisterResource(request)
+            response = super().RegisterResource(request)
+            if on_register is not None:
+                on_register(request, response)
+            return response
 
         def ReadResource(self, request):  # noqa: N802
             loops.ensure()
@@ -347,20 +351,15 @@ def run_program(
             gc.enable()
 
 
-def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], project: str, references: dict[str, FakeStack]) -> Recording:
-    # Public SDK surface only: Mocks, MockMonitor, set_mocks, set_all_config and the runtime.test
-    # runner (tests/plan/test_sdk_hooks.py pins every assumption this makes about the SDK).
-    import pulumi
+def _mocks_type(references: dict[str, FakeStack], missing: list[str], region: str) -> type:
+    """The ``Mocks`` that answer registrations and provider functions as the cloud would, offline.
+
+    A StackReference to a stack not in ``references`` is answered empty and its name added to ``missing``.
+    """
     from pulumi.runtime import mocks
-    from pulumi.runtime.config import set_all_config
 
     from stacks import mock_cloud
 
-    recording = Recording()
-    names: dict[str, str] = {}
-    loops = ThreadLoops()
-    missing: list[str] = []
-    region = str(stack.config.get("aws:region") or "us-west-2")
     # Explicit AWS providers by id, with the region each was given: a lookup through one answers for its region.
     provider_regions: dict[str, str] = {}
 
@@ -386,39 +385,59 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
             provider_id = (args.provider or "").rsplit("::", 1)[-1]
             return mock_cloud.invoke(args.token, args.args, provider_regions.get(provider_id, region))
 
-    class _Monitor(loop_owning_monitor(loops)):
-        def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
-            response = super().RegisterResource(request)
-            # The root Stack is nobody's parent in the report: top-level components show none.
-            names[response.urn] = "" if request.type == "pulumi:pulumi:Stack" else request.name
-            if request.type != "pulumi:pulumi:Stack":
-                recording.resources.append(
-                    Recorded(
-                        type=request.type,
-                        name=request.name,
-                        parent=names.get(request.parent) or None,
-                        custom=bool(request.custom),
-                        inputs=recorded_inputs(request.object),
-                        dependencies=engine_dependencies(request, names),
-                        urn=response.urn,
-                        parent_urn=request.parent if names.get(request.parent) else "",
-                        # A provider reference is "<urn>::<id>"; the default provider has none.
-                        provider=names.get(request.provider.rsplit("::", 1)[0], "") if request.provider else "",
-                        delete_before_replace=bool(request.deleteBeforeReplace),
-                    )
-                )
-            return response
+    return _Mocks
+
+
+def _recorder(recording: Recording) -> Callable[[Any, Any], None]:
+    """What the monitor calls with each registration: it appends the resource to ``recording``."""
+    names: dict[str, str] = {}
+
+    def record(request: Any, response: Any) -> None:
+        # The root Stack is nobody's parent in the report: top-level components show none.
+        names[response.urn] = "" if request.type == "pulumi:pulumi:Stack" else request.name
+        if request.type == "pulumi:pulumi:Stack":
+            return
+        recording.resources.append(
+            Recorded(
+                type=request.type,
+                name=request.name,
+                parent=names.get(request.parent) or None,
+                custom=bool(request.custom),
+                inputs=recorded_inputs(request.object),
+                dependencies=engine_dependencies(request, names),
+                urn=response.urn,
+                parent_urn=request.parent if names.get(request.parent) else "",
+                # A provider reference is "<urn>::<id>"; the default provider has none.
+                provider=names.get(request.provider.rsplit("::", 1)[0], "") if request.provider else "",
+                delete_before_replace=bool(request.deleteBeforeReplace),
+            )
+        )
+
+    return record
+
+
+def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], project: str, references: dict[str, FakeStack]) -> Recording:
+    # Public SDK surface only: Mocks, MockMonitor, set_mocks, set_all_config and the runtime.test
+    # runner (tests/plan/test_sdk_hooks.py pins every assumption this makes about the SDK).
+    import pulumi
+    from pulumi.runtime import mocks
+    from pulumi.runtime.config import set_all_config
 
     from components.program import STACK_DIR_ENV
 
+    recording = Recording()
+    loops = ThreadLoops()
+    missing: list[str] = []
+    mocks_type = _mocks_type(references, missing, str(stack.config.get("aws:region") or "us-west-2"))
+    monitor_type = loop_owning_monitor(loops, _recorder(recording))
     # The main thread's loop is ours too: opened here, closed (with its executor) below.
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     previous = os.environ.get(STACK_DIR_ENV)
     os.environ[STACK_DIR_ENV] = str(stack.path.resolve().parent)
     try:
-        monitor = _Monitor(_Mocks())
-        mocks.set_mocks(_Mocks(), project=project, stack=stack.name, preview=False, monitor=monitor)
+        monitor = monitor_type(mocks_type())
+        mocks.set_mocks(mocks_type(), project=project, stack=stack.name, preview=False, monitor=monitor)
         values, secret_keys = engine_config(stack)
         set_all_config(values, secret_keys)
         # pulumi.runtime.test runs a function as a program and waits for every registration.

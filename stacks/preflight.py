@@ -22,168 +22,41 @@ It prints a table (check, result, fix) or JSON and exits 0 when all pass, 1 when
 missing, 2 on bad input or no usable credentials. It never hangs: every client has short connect
 and read timeouts and few retries, and the instance-metadata lookup of the credential chain is
 bounded to one attempt of one second (unless the caller set its own AWS_METADATA_SERVICE_* values).
+
+This module holds the cluster, network, certificate and mirror checks and the command line; the
+session and clients are in stacks/preflight_aws.py, the GPU capacity checks (offerings, quotas,
+reservations) in stacks/preflight_capacity.py.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import os
 import sys
-from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterable, Mapping, Optional
+from dataclasses import asdict
+from typing import Any, Callable, Iterable, Optional
 
-from components.capacity.gpus import INSTANCES
 from components.config import DISCOVERY_TAG, EKS_CLUSTER_NAME_TAG, StackConfig, load_stack_config
+from stacks.preflight_aws import (
+    MISSING,
+    OK,
+    SKIPPED,
+    Check,
+    Clients,
+    NoCredentials,
+    could_not,
+    describe_all,
+    error_code,
+    error_message,
+    open_session,
+    tag_filters,
+)
+from stacks.preflight_capacity import check_offerings, check_quotas, check_reservations
 
-OK, MISSING, SKIPPED = "ok", "missing", "skipped"
 EXIT_OK, EXIT_MISSING, EXIT_INVALID = 0, 1, 2
 FORMATS = ("text", "json")
 POD_IDENTITY_AGENT = "eks-pod-identity-agent"
 # Authentication modes that accept EKS access entries (EKS user guide, "Change authentication mode to use access entries").
 ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
-
-# EC2 vCPU quotas by instance family letter and purchase option: (Service Quotas code, quota name), service code "ec2"
-# (Service Quotas console, https://console.aws.amazon.com/servicequotas/home/services/ec2/quotas/<code>; the
-# On-Demand quotas are listed in the EC2 user guide, "Amazon EC2 instance type quotas").
-QUOTAS = {
-    ("P", "on-demand"): ("L-417A185B", "Running On-Demand P instances"),
-    ("P", "spot"): ("L-7212CCBC", "All P Spot Instance Requests"),
-    ("G", "on-demand"): ("L-DB2E81BA", "Running On-Demand G and VT instances"),
-    ("G", "spot"): ("L-3819A6DF", "All G and VT Spot Instance Requests"),
-    ("Inf", "on-demand"): ("L-1945791B", "Running On-Demand Inf instances"),
-    ("Inf", "spot"): ("L-B5D1601B", "All Inf Spot Instance Requests"),
-    ("Trn", "on-demand"): ("L-2C3B7624", "Running On-Demand Trn instances"),
-    ("Trn", "spot"): ("L-6B0D517C", "All Trn Spot Instance Requests"),
-}
-
-NO_CREDENTIALS = (
-    "no AWS credentials found. preflight reads the account with your own credentials: set aws:profile in the "
-    "stack file or AWS_PROFILE (then `aws sso login --profile NAME` if it is an SSO profile), or export "
-    "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN); read-only access is enough "
-    "(docs/preflight.md lists the actions)"
-)
-
-
-class NoCredentials(Exception):
-    """No usable credentials: none found, rejected by STS, or STS unreachable (exit 2)."""
-
-
-@dataclass(frozen=True)
-class Check:
-    """One row of the report: what was checked, the result, what was found, and how to fix it."""
-
-    check: str
-    result: str
-    detail: str
-    fix: str = ""
-
-
-def bound_metadata_waits(environ: Optional[dict] = None) -> None:
-    """One attempt of one second for the credential chain's instance-metadata lookup (caller's values win)."""
-    env = os.environ if environ is None else environ
-    env.setdefault("AWS_METADATA_SERVICE_TIMEOUT", "1")
-    env.setdefault("AWS_METADATA_SERVICE_NUM_ATTEMPTS", "1")
-
-
-def client_config():
-    """Short timeouts and few retries for every client: preflight answers in seconds or says why not."""
-    from botocore.config import Config
-
-    return Config(connect_timeout=3, read_timeout=10, retries={"max_attempts": 2, "mode": "standard"})
-
-
-class Clients:
-    """boto3 clients of one session, one per (service, region), all with :func:`client_config`."""
-
-    def __init__(self, session: Any, region: str):
-        self.session, self.region = session, region
-        self._clients: dict[tuple[str, str], Any] = {}
-
-    def __call__(self, service: str, region: Optional[str] = None) -> Any:
-        key = (service, region or self.region)
-        if key not in self._clients:
-            self._clients[key] = self.session.client(service, region_name=key[1], config=client_config())
-        return self._clients[key]
-
-    def put(self, service: str, client: Any, region: Optional[str] = None) -> None:
-        """Use ``client`` for ``service`` (tests put botocore-stubbed clients here)."""
-        self._clients[(service, region or self.region)] = client
-
-
-def open_session(profile: Optional[str], region: Optional[str]) -> tuple[Any, str]:
-    """A boto3 session with usable credentials and the account id they belong to, or NoCredentials."""
-    import boto3
-    from botocore.exceptions import BotoCoreError, ClientError, ProfileNotFound
-
-    bound_metadata_waits()
-    try:
-        session = boto3.Session(profile_name=profile, region_name=region)
-        credentials = session.get_credentials()
-    except ProfileNotFound:
-        named = profile or os.environ.get("AWS_PROFILE") or os.environ.get("AWS_DEFAULT_PROFILE")
-        raise NoCredentials(f"AWS profile {named!r} (aws:profile or AWS_PROFILE) is not in ~/.aws/config or ~/.aws/credentials; " + NO_CREDENTIALS) from None
-    except BotoCoreError as exc:  # an SSO token that expired, a credential_process that failed, ...
-        raise NoCredentials(f"the AWS credentials could not be loaded ({exc}); " + NO_CREDENTIALS) from None
-    if credentials is None:
-        raise NoCredentials(NO_CREDENTIALS)
-    try:
-        identity = session.client("sts", region_name=region, config=client_config()).get_caller_identity()
-    except ClientError as exc:
-        raise NoCredentials(f"AWS rejected the credentials ({_code(exc)}: {_message(exc)}); " + NO_CREDENTIALS) from None
-    except BotoCoreError as exc:
-        raise NoCredentials(f"could not reach AWS STS in {region} to check the credentials ({exc})") from None
-    return session, identity["Account"]
-
-
-def _code(exc: Exception) -> str:
-    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", type(exc).__name__))
-
-
-def _message(exc: Exception) -> str:
-    return str(getattr(exc, "response", {}).get("Error", {}).get("Message", exc))
-
-
-def _could_not(check: str, action: str, exc: Exception) -> Check:
-    """A check whose read failed: missing, naming the error and the permission it needs."""
-    code = _code(exc)
-    if code in ("AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "UnauthorizedException"):
-        return Check(check, MISSING, f"could not check: {code} on {action}", f"run preflight with credentials allowed {action}")
-    return Check(check, MISSING, f"could not check: {code}: {_message(exc)[:200]}", f"retry; {action} must succeed")
-
-
-def _tag_filters(tags: Mapping[str, str]) -> list[dict[str, Any]]:
-    """EC2 Describe* filters for a selector's tags ('*' matches any value, as in Karpenter)."""
-    return [
-        {"Name": "tag-key", "Values": [k]} if v == "*" else {"Name": f"tag:{k}", "Values": [v]}
-        for k, v in sorted(tags.items())
-    ]
-
-
-def _describe_all(client: Any, operation: str, key: str, **kwargs: Any) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for page in client.get_paginator(operation).paginate(**kwargs):
-        out.extend(page.get(key, []))
-    return out
-
-
-def quota_family(instance_type: str) -> str:
-    """The vCPU quota family of an instance type: P, G (G and VT), Inf or Trn."""
-    family = instance_type.split(".")[0]
-    if family.startswith("inf"):
-        return "Inf"
-    if family.startswith("trn"):
-        return "Trn"
-    if family.startswith(("g", "vt")):
-        return "G"
-    if family.startswith("p"):
-        return "P"
-    raise ValueError(f"{instance_type}: no GPU vCPU quota family")
-
-
-def pool_vcpus(pool: Any) -> int:
-    """vCPUs the pool holds at its gpuLimit, on its most vCPU-hungry instance type (Karpenter may pick any)."""
-    return max(math.ceil(pool.gpu_limit / INSTANCES[t]["gpu_count"]) * INSTANCES[t]["vcpu"] for t in pool.instance_types)
 
 
 def _stack_installs_pod_identity_agent(cfg: StackConfig) -> bool:
@@ -224,10 +97,10 @@ class Preflight:
         try:
             self.cluster = self.clients("eks").describe_cluster(name=name)["cluster"]
         except ClientError as exc:
-            if _code(exc) == "ResourceNotFoundException":
+            if error_code(exc) == "ResourceNotFoundException":
                 return [Check(check, MISSING, f"no EKS cluster named {name} in {self.region}",
                               "create it, or set llm-serving:cluster.name and aws:region to the cluster's")]
-            return [_could_not(check, "eks:DescribeCluster", exc)]
+            return [could_not(check, "eks:DescribeCluster", exc)]
         out = []
         status = self.cluster.get("status", "?")
         if status != "ACTIVE":
@@ -274,8 +147,8 @@ class Preflight:
         try:
             addon = self.clients("eks").describe_addon(clusterName=name, addonName=POD_IDENTITY_AGENT)["addon"]
         except ClientError as exc:
-            if _code(exc) != "ResourceNotFoundException":
-                return [_could_not(check, "eks:DescribeAddon", exc)]
+            if error_code(exc) != "ResourceNotFoundException":
+                return [could_not(check, "eks:DescribeAddon", exc)]
             if installs:
                 return [Check(check, OK, "not installed yet; this stack installs the add-on (addons.podIdentityAgent)")]
             return [Check(check, MISSING, f"add-on {POD_IDENTITY_AGENT} not installed; {', '.join(users)} need it",
@@ -315,14 +188,14 @@ class Preflight:
                 iam.get_role(RoleName=role)
                 taken.append(f"IAM role {role}")
             except ClientError as exc:
-                if _code(exc) != "NoSuchEntity":
-                    return [_could_not("Karpenter's names", "iam:GetRole", exc)]
+                if error_code(exc) != "NoSuchEntity":
+                    return [could_not("Karpenter's names", "iam:GetRole", exc)]
         try:
             self.clients("sqs").get_queue_url(QueueName=queue)
             taken.append(f"SQS queue {queue}")
         except ClientError as exc:
-            if _code(exc) not in ("AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"):
-                return [_could_not("Karpenter's names", "sqs:GetQueueUrl", exc)]
+            if error_code(exc) not in ("AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"):
+                return [could_not("Karpenter's names", "sqs:GetQueueUrl", exc)]
         if taken:
             out.append(Check(
                 "Karpenter's names", MISSING, f"{', '.join(taken)} exist already (Karpenter installed another way?): IAM "
@@ -350,13 +223,13 @@ class Preflight:
             else:
                 tags = dict(sel.tags) or {DISCOVERY_TAG: self.cfg.cluster.name}
                 how = "subnets tagged " + ", ".join(f"{k}={v}" for k, v in sorted(tags.items()))
-                found = _describe_all(ec2, "describe_subnets", "Subnets", Filters=_tag_filters(tags))
+                found = describe_all(ec2, "describe_subnets", "Subnets", Filters=tag_filters(tags))
                 if tagging.subnet_ids:  # this stack adds the tag: they count as found
                     found += ec2.describe_subnets(SubnetIds=list(tagging.subnet_ids))["Subnets"]
         except ClientError as exc:
-            if _code(exc).startswith("InvalidSubnetID"):
-                return [Check("subnets", MISSING, _message(exc), "fix the subnet IDs in cluster.subnets.ids or cluster.tagForDiscovery.subnetIds")]
-            return [_could_not("subnets", "ec2:DescribeSubnets", exc)]
+            if error_code(exc).startswith("InvalidSubnetID"):
+                return [Check("subnets", MISSING, error_message(exc), "fix the subnet IDs in cluster.subnets.ids or cluster.tagForDiscovery.subnetIds")]
+            return [could_not("subnets", "ec2:DescribeSubnets", exc)]
         found = list({s["SubnetId"]: s for s in found}.values())
         if not found:
             tags = dict(sel.tags) or {DISCOVERY_TAG: self.cfg.cluster.name}
@@ -390,14 +263,14 @@ class Preflight:
                 else:
                     tags = dict(sel.tags) or {DISCOVERY_TAG: self.cfg.cluster.name}
                 how = "security groups tagged " + ", ".join(f"{k}={v}" for k, v in sorted(tags.items()))
-                found = _describe_all(ec2, "describe_security_groups", "SecurityGroups", Filters=_tag_filters(tags))
+                found = describe_all(ec2, "describe_security_groups", "SecurityGroups", Filters=tag_filters(tags))
                 if tagging.security_group_ids:
                     found += ec2.describe_security_groups(GroupIds=list(tagging.security_group_ids))["SecurityGroups"]
         except ClientError as exc:
-            if _code(exc).startswith("InvalidGroup"):
-                return [Check("security groups", MISSING, _message(exc),
+            if error_code(exc).startswith("InvalidGroup"):
+                return [Check("security groups", MISSING, error_message(exc),
                               "fix the IDs in cluster.securityGroups.ids or cluster.tagForDiscovery.securityGroupIds")]
-            return [_could_not("security groups", "ec2:DescribeSecurityGroups", exc)]
+            return [could_not("security groups", "ec2:DescribeSecurityGroups", exc)]
         found = list({g["GroupId"]: g for g in found}.values())
         if not found:
             cluster_sg = (self.cluster or {}).get("resourcesVpcConfig", {}).get("clusterSecurityGroupId", "sg-...")
@@ -417,124 +290,13 @@ class Preflight:
     # --- capacity -------------------------------------------------------------------------------
 
     def check_offerings(self) -> list[Check]:
-        from botocore.exceptions import ClientError
-
-        types = sorted({t for p in self.cfg.gpu_pools for t in p.instance_types})
-        try:
-            offers = _describe_all(
-                self.clients("ec2"), "describe_instance_type_offerings", "InstanceTypeOfferings",
-                LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": types}],
-            )
-        except ClientError as exc:
-            return [_could_not("instance offerings", "ec2:DescribeInstanceTypeOfferings", exc)]
-        zones_of: dict[str, set[str]] = {t: set() for t in types}
-        for o in offers:
-            zones_of.setdefault(o["InstanceType"], set()).add(o["Location"])
-        subnet_zones = set(self.subnet_zones.values())
-        out = []
-        for i, pool in enumerate(self.cfg.gpu_pools):
-            check = f"pool {pool.name}: instance offerings"
-            absent = [t for t in pool.instance_types if not zones_of.get(t)]
-            offered = set().union(*(zones_of.get(t, set()) for t in pool.instance_types))
-            if len(absent) == len(pool.instance_types):
-                out.append(Check(check, MISSING, f"{', '.join(absent)} not offered in {self.region}",
-                                 f"use instance types offered in {self.region} (gpuPools[{i}].instanceTypes) or another region"))
-                continue
-            if not subnet_zones:
-                out.append(Check(check, SKIPPED, f"offered in {', '.join(sorted(offered))}; no subnets found to compare"))
-                continue
-            usable = sorted(offered & subnet_zones)
-            if not usable:
-                out.append(Check(
-                    check, MISSING,
-                    f"offered in {', '.join(sorted(offered))}; the selected subnets are in {', '.join(sorted(subnet_zones))}",
-                    f"select a subnet of the cluster's VPC in one of {', '.join(sorted(offered))} (cluster.subnets)",
-                ))
-                continue
-            note = f"; not offered: {', '.join(absent)}" if absent else ""
-            out.append(Check(check, OK, f"launchable in {', '.join(usable)}{note}"))
-        return out
+        return check_offerings(self.cfg, self.clients, self.subnet_zones)
 
     def check_quotas(self) -> list[Check]:
-        from botocore.exceptions import ClientError
-
-        need: dict[tuple[str, str], list[tuple[str, int]]] = {}
-        for pool in self.cfg.gpu_pools:
-            families = {quota_family(t) for t in pool.instance_types}
-            options = {"spot" if c == "spot" else "on-demand" for c in pool.capacity_types}
-            for family in families:
-                for option in options:
-                    need.setdefault((family, option), []).append((pool.name, pool_vcpus(pool)))
-        out = []
-        sq = self.clients("service-quotas")
-        for (family, option), pools in sorted(need.items()):
-            code, quota_name = QUOTAS[(family, option)]
-            wanted = sum(v for _, v in pools)
-            check = f"quota {quota_name}"
-            try:
-                try:
-                    value = sq.get_service_quota(ServiceCode="ec2", QuotaCode=code)["Quota"]["Value"]
-                except ClientError as exc:
-                    if _code(exc) != "NoSuchResourceException":
-                        raise
-                    value = sq.get_aws_default_service_quota(ServiceCode="ec2", QuotaCode=code)["Quota"]["Value"]
-            except ClientError as exc:
-                out.append(_could_not(check, "servicequotas:GetServiceQuota", exc))
-                continue
-            per_pool = ", ".join(f"{n} {v}" for n, v in pools)
-            if value < wanted:
-                out.append(Check(
-                    check, MISSING, f"{value:g} vCPUs; the pools' gpuLimit needs {wanted} ({per_pool})",
-                    f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {code} "
-                    f"--desired-value {wanted} --region {self.region} (or lower gpuLimit)",
-                ))
-            else:
-                out.append(Check(check, OK, f"{value:g} vCPUs >= {wanted} ({per_pool}; instances already running count too)"))
-        return out
+        return check_quotas(self.cfg, self.clients)
 
     def check_reservations(self) -> list[Check]:
-        from botocore.exceptions import ClientError
-
-        out = []
-        ec2 = self.clients("ec2")
-        for i, pool in enumerate(self.cfg.gpu_pools):
-            if "reserved" not in pool.capacity_types:
-                continue
-            check = f"pool {pool.name}: capacity reservations"
-            found: dict[str, dict[str, Any]] = {}
-            try:
-                for term in pool.capacity_reservations:
-                    if term.id is not None:
-                        result = ec2.describe_capacity_reservations(CapacityReservationIds=[term.id])
-                    else:
-                        filters = _tag_filters(term.tags or {})
-                        if term.owner_id is not None:
-                            filters.append({"Name": "owner-id", "Values": [term.owner_id]})
-                        result = ec2.describe_capacity_reservations(Filters=filters)
-                    found.update({r["CapacityReservationId"]: r for r in result.get("CapacityReservations", [])})
-            except ClientError as exc:
-                if _code(exc).startswith("InvalidCapacityReservationId"):
-                    out.append(Check(check, MISSING, _message(exc), f"fix gpuPools[{i}].capacityReservations"))
-                    continue
-                out.append(_could_not(check, "ec2:DescribeCapacityReservations", exc))
-                continue
-            usable = [r for r in found.values() if r.get("State") == "active" and r.get("InstanceType") in pool.instance_types]
-            if not usable:
-                seen = ", ".join(f"{r['CapacityReservationId']} ({r.get('InstanceType')}, {r.get('State')})" for r in found.values()) or "none"
-                out.append(Check(
-                    check, MISSING, f"no active reservation of {', '.join(pool.instance_types)} selected (found: {seen})",
-                    f"create or tag the reservation, or fix gpuPools[{i}].capacityReservations",
-                ))
-                continue
-            zones = set(self.subnet_zones.values())
-            stranded = sorted(f"{r['CapacityReservationId']} in {r.get('AvailabilityZone')}" for r in usable if zones and r.get("AvailabilityZone") not in zones)
-            if stranded:
-                out.append(Check(check, MISSING, f"{', '.join(stranded)}: no selected subnet in that zone",
-                                 "select a subnet of the cluster's VPC in the reservation's zone (cluster.subnets)"))
-                continue
-            total = sum(int(r.get("TotalInstanceCount", 0)) for r in usable)
-            out.append(Check(check, OK, f"{len(usable)} active ({total} instances)"))
-        return out
+        return check_reservations(self.cfg, self.clients, self.subnet_zones)
 
     # --- edge and models ------------------------------------------------------------------------
 
@@ -554,9 +316,9 @@ class Preflight:
         try:
             cert = self.clients("acm").describe_certificate(CertificateArn=arn)["Certificate"]
         except ClientError as exc:
-            if _code(exc) == "ResourceNotFoundException":
+            if error_code(exc) == "ResourceNotFoundException":
                 return [Check(check, MISSING, f"{arn} not found", "request or import it in ACM, then set ingress.certificateArn")]
-            return [_could_not(check, "acm:DescribeCertificate", exc)]
+            return [could_not(check, "acm:DescribeCertificate", exc)]
         status = cert.get("Status", "?")
         if status != "ISSUED":
             return [Check(check, MISSING, f"{cert.get('DomainName', arn)} is {status}", "complete the certificate's validation (ACM)")]
@@ -577,10 +339,10 @@ class Preflight:
             try:
                 listed = self.clients("s3", region).list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/" if prefix else "", MaxKeys=1)
             except ClientError as exc:
-                if _code(exc) == "NoSuchBucket":
+                if error_code(exc) == "NoSuchBucket":
                     out.append(Check(check, MISSING, f"bucket {bucket} does not exist", f"create it and mirror the model to {uri}"))
                 else:
-                    out.append(_could_not(check, f"s3:ListBucket on {bucket}", exc))
+                    out.append(could_not(check, f"s3:ListBucket on {bucket}", exc))
                 continue
             if not listed.get("KeyCount"):
                 out.append(Check(check, MISSING, f"{uri} is empty", f"mirror the model's files to {uri} (e.g. aws s3 sync ./{m.name} {uri})"))

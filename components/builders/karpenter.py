@@ -253,7 +253,8 @@ def node_pool(pool: GpuPoolConfig, plan: PoolPlan, labels: dict[str, str] | None
             {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": sorted(pool.instance_types)},
             {"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(pool.capacity_types)},
             {"key": GPU_NAME_LABEL, "operator": "In", "values": [plan.karpenter_gpu_name]},
-            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
+            # The instance records' arch (hardware.toml): arm64 for Graviton/Grace types such as g5g.
+            {"key": "kubernetes.io/arch", "operator": "In", "values": [plan.arch]},
         ],
         "taints": [cache_taint() if plan.cached_models else dict(GPU_TAINT)],
         "expireAfter": expire_after(pool, plan),

@@ -21,7 +21,7 @@ ISVC_LABEL = "serving.kserve.io/inferenceservice"  # the label KServe puts on an
 
 def karpenter_gpu_name(plan: ServingPlan) -> str:
     """The value of Karpenter's GPU-name node label for the plan's GPU (the catalogue's, else its lower-case name)."""
-    return GPUS[plan.gpu.name].get("karpenter_gpu_name") or plan.gpu.name.lower()
+    return GPUS[plan.gpu.name].karpenter_gpu_name or plan.gpu.name.lower()
 
 
 def serving_pod_scheduling(pool: str, gpu_name: str, spread_labels: Optional[Mapping[str, str]] = None) -> dict[str, Any]:

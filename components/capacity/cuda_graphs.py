@@ -93,12 +93,13 @@ def model_runner(arch: Architecture, version: Optional[str], acc: Accounting) ->
 def cudagraph_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int, gpu: Optional[Gpu] = None) -> list[int]:
     """The batch sizes vLLM captures CUDA graphs for, by default (0.33.0 config/vllm.py _set_cudagraph_sizes).
 
-    The largest is min(2 x max_num_seqs, 512 (1024 on data-center Blackwell), max_num_batched_tokens);
+    The largest is min(2 x max_num_seqs, 512 (1024 on data-center Blackwell: compute capability 10.x,
+    config/vllm.py:2463-2465 is_device_capability_family(100)), max_num_batched_tokens);
     the sizes are 1, 2, 4, then steps of 8 below 256 and of 16 from 256, plus max_num_seqs (the widest
     uniform decode batch) and max_num_batched_tokens when they fit. The 0.19 sweep's logs ("(51-1)"
     graphs at max_num_seqs 1024) follow the same rule.
     """
-    ceiling = 1024 if gpu is not None and gpu.name in ("B200", "B300") else 512
+    ceiling = 1024 if gpu is not None and gpu.compute_capability is not None and gpu.compute_capability[0] == 10 else 512
     largest = min(2 * max_num_seqs, ceiling, max_num_batched_tokens)
     sizes = {s for s in (1, 2, 4) if s <= largest}
     sizes.update(range(8, min(largest + 1, 256), 8))

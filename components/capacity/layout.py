@@ -34,21 +34,6 @@ from ..errors import Problem
 if TYPE_CHECKING:  # annotations only: the config's cross checks import this module
     from ..config import DistributedConfig, GpuPoolConfig, ModelConfig
 
-# EFA interfaces per instance type (the `vpc.amazonaws.com/efa` count a node advertises), from
-# Karpenter's instance-type reference (aws/karpenter-provider-aws @1d927085,
-# website/content/en/preview/reference/instance-types.md, resource vpc.amazonaws.com/efa); types without EFA
-# are absent. tests/capacity/test_layout.py checks this table against the reference folder's CSV of that page.
-EFA_INTERFACES: dict[str, int] = {
-    "g5.8xlarge": 1, "g5.12xlarge": 1, "g5.16xlarge": 1, "g5.24xlarge": 1, "g5.48xlarge": 1,
-    "g6.8xlarge": 1, "g6.12xlarge": 1, "g6.16xlarge": 1, "g6.24xlarge": 1, "g6.48xlarge": 1,
-    "g6e.8xlarge": 1, "g6e.12xlarge": 1, "g6e.16xlarge": 1, "g6e.24xlarge": 2, "g6e.48xlarge": 4,
-    "g7e.8xlarge": 1, "g7e.12xlarge": 1, "g7e.24xlarge": 2, "g7e.48xlarge": 4,
-    "p4d.24xlarge": 4, "p4de.24xlarge": 4,
-    "p5.4xlarge": 1, "p5.48xlarge": 32, "p5e.48xlarge": 32, "p5en.48xlarge": 16,
-    "p6-b200.48xlarge": 8, "p6-b300.48xlarge": 16,
-    "gr6.8xlarge": 1,
-}
-
 RULE_TP_DIVIDES_HEADS = "tensor parallel size must divide the model's attention heads"
 RULE_TP_WITHIN_NODE = "tensor parallel size must not exceed the GPUs per node"
 RULE_TP_PP_FILLS_NODES = "tensor parallel size x pipeline parallel size must equal GPUs per node x nodes"
@@ -119,14 +104,14 @@ class Layout:
 
 def gpus_per_node(pool: GpuPoolConfig) -> int:
     """GPUs of the pool's largest node: the unit a multi-node engine is cut into."""
-    return max(int(INSTANCES[t]["gpu_count"]) for t in pool.instance_types)
+    return max(INSTANCES[t].gpu_count for t in pool.instance_types)
 
 
 def node_instance_type(pool: GpuPoolConfig) -> str:
     """The pool's instance type a multi-node worker runs on: a full node, fewest vCPUs first."""
     per_node = gpus_per_node(pool)
-    full = [t for t in pool.instance_types if INSTANCES[t]["gpu_count"] == per_node]
-    return min(full, key=lambda t: (INSTANCES[t]["vcpu"], t))
+    full = [t for t in pool.instance_types if INSTANCES[t].gpu_count == per_node]
+    return min(full, key=lambda t: (INSTANCES[t].vcpu, t))
 
 
 def efa_interfaces(pool: GpuPoolConfig) -> int:
@@ -136,7 +121,14 @@ def efa_interfaces(pool: GpuPoolConfig) -> int:
     pool's full-node types Karpenter launches.
     """
     per_node = gpus_per_node(pool)
-    return min(EFA_INTERFACES.get(t, 0) for t in pool.instance_types if INSTANCES[t]["gpu_count"] == per_node)
+    return min(INSTANCES[t].efa_interfaces for t in pool.instance_types if INSTANCES[t].gpu_count == per_node)
+
+
+def spans_nodes(m: ModelConfig) -> bool:
+    """Whether one replica of ``m`` spreads over several nodes (``distributed`` set): the one placement question the
+    capacity plan, the pools and the config's checks ask. Which back-end serves the model is components/backends'
+    choice (``serving_backend``), not theirs: a second multi-node back-end changes nothing here."""
+    return m.distributed is not None
 
 
 def _distributed(m: ModelConfig) -> DistributedConfig:

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
 from ..capacity.architecture import ArchitectureError
 from ..capacity.gpus import INSTANCES, instance_gpu
-from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
+from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout, spans_nodes
 from ..capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from ..capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
 from ..config import GpuPoolConfig, ModelConfig, StackConfig
@@ -144,8 +144,8 @@ def resolve_model(m: ModelConfig, path: str, base_dir: Optional[Path]) -> Catalo
 
 def node_for(pool: GpuPoolConfig, gpus: int) -> str:
     """The smallest instance type of the pool with at least ``gpus`` GPUs (fewest GPUs, then vCPUs)."""
-    fitting = [t for t in pool.instance_types if INSTANCES[t]["gpu_count"] >= gpus]
-    return min(fitting, key=lambda t: (INSTANCES[t]["gpu_count"], INSTANCES[t]["vcpu"], t))
+    fitting = [t for t in pool.instance_types if INSTANCES[t].gpu_count >= gpus]
+    return min(fitting, key=lambda t: (INSTANCES[t].gpu_count, INSTANCES[t].vcpu, t))
 
 
 def engine_args(m: ModelConfig, max_num_seqs: Optional[int], max_num_batched_tokens: Optional[int]) -> EngineArgs:
@@ -180,12 +180,6 @@ def settle_max_num_seqs(kv_cache_tokens: int, typical: int, hw_seqs: int, tokens
         return seqs, (f"at the default batch the KV cache holds {kv_cache_tokens:,} tokens = {by_cache} requests of "
                       f"{typical:,} typical tokens")
     return seqs, f"{default_note}; the KV cache would hold {by_cache} typical requests"
-
-
-def spans_nodes(m: ModelConfig) -> bool:
-    """Whether one replica of ``m`` spreads over several nodes (``distributed`` set): the capacity plan's one question
-    about how a model is served. Which back-end serves it is components/backends' choice, not the plan's."""
-    return m.distributed is not None
 
 
 def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", base_dir: Optional[Path] = None) -> ServingPlan:
@@ -370,15 +364,15 @@ def _multi_node_startup(m: ModelConfig, model: CatalogModel, layout: Layout, der
     return StartupBudget(m.source.type, (Part("multi-node cold start", budget, "components/capacity/layout.py cold_start_seconds"),), budget, derived=False)
 
 
-def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optional[int] = None,
-                startup_budget_seconds: Optional[int] = None) -> TimeoutChain:
-    """The timeout chain of one model on its vLLM release (behind an ALB shared at that idle timeout);
-    ``startup_budget_seconds`` overrides the configured budget where the plan raised it (multi-node)."""
+def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optional[int] = None, *,
+                startup_budget_seconds: int) -> TimeoutChain:
+    """The timeout chain of one model on its vLLM release (behind an ALB shared at that idle timeout), for the
+    startup budget the plan settled on (the stack's, derived from the model source, or a multi-node cold start)."""
     return timeout_chain(
         m.slo.max_request_seconds,
         m.slo.time_to_first_token_seconds,
         streaming=m.slo.streaming,
-        startup_budget_seconds=startup_budget_seconds or m.startup.budget_seconds,
+        startup_budget_seconds=startup_budget_seconds,
         server_drain=release.has("--shutdown-timeout"),
         shared_alb_idle_seconds=shared_alb_idle_seconds,
     )
@@ -387,8 +381,8 @@ def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optio
 def _resources(model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, node_gpus: int, source: str = "huggingface") -> Resources:
     inst = INSTANCES[node]
     share = gpus / node_gpus
-    cpu = max(2, math.floor(inst["vcpu"] * share * NODE_SHARE))
-    mem = max(8, math.floor(inst["memory_gib"] * share * NODE_SHARE))
+    cpu = max(2, math.floor(inst.vcpu * share * NODE_SHARE))
+    mem = max(8, math.floor(inst.memory_gib * share * NODE_SHARE))
     # NCCL puts its inter-GPU buffers in /dev/shm; one GPU still uses it for the engine's IPC.
     # The memory emptyDir counts against the memory limit, so it stays a quarter of it at most.
     shm = min(max(1, mem // 4), 2 + 4 * (gpus - 1))
@@ -408,8 +402,8 @@ HEAD_MEMORY_GIB_MAX = 64
 def _head_resources(node: str) -> Resources:
     inst = INSTANCES[node]
     spare = 1 - NODE_SHARE
-    cpu = max(2, min(HEAD_CPU_MAX, math.floor(inst["vcpu"] * spare / 2)))
-    mem = max(8, min(HEAD_MEMORY_GIB_MAX, math.floor(inst["memory_gib"] * spare / 2)))
+    cpu = max(2, min(HEAD_CPU_MAX, math.floor(inst.vcpu * spare / 2)))
+    mem = max(8, min(HEAD_MEMORY_GIB_MAX, math.floor(inst.memory_gib * spare / 2)))
     # Ray's object store lives in /dev/shm; a memory emptyDir counts against the memory limit.
     return Resources(gpus=0, cpu=cpu, memory_gib=mem, shm_gib=max(1, mem // 4), ephemeral_storage_gib=10)
 
@@ -432,6 +426,6 @@ def plan_stack(cfg: StackConfig, base_dir: Optional[Path] = None) -> dict[str, S
     shared = shared_alb_idle([p.timeouts for p in plans.values()])
     by_name = {m.name: m for m in cfg.models}
     return {
-        name: replace(p, timeouts=model_chain(by_name[name], p.release, shared, p.timeouts.startup_budget_seconds))
+        name: replace(p, timeouts=model_chain(by_name[name], p.release, shared, startup_budget_seconds=p.timeouts.startup_budget_seconds))
         for name, p in plans.items()
     }

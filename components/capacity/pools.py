@@ -3,8 +3,8 @@
 Pure: from a ``gpuPools`` entry, the models placed on it and their serving plans, derive the
 numbers the NodePool, the EC2NodeClass, the buffer and the pool-fit check must agree on (GPUs
 per node, the GPUs one replica of the largest model needs, the buffer's GPUs, the root volume,
-the drain the node must wait for). Instance facts come from the catalogue in gpu_catalog.py (from
-Karpenter's instance-type reference, aws/karpenter-provider-aws @1d927085).
+the drain the node must wait for). Instance facts come from the typed hardware records (hardware.py,
+facts and sources in hardware.toml).
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from ..capacity.gpus import GPUS, INSTANCES
-from ..capacity.plan import Resources, ServingPlan, spans_nodes
+from ..capacity.hardware import pool_architecture
+from ..capacity.layout import spans_nodes
+from ..capacity.plan import Resources, ServingPlan
 from ..config import GpuPoolConfig, ModelConfig
 
 # Root volume: the vLLM image unpacked (28.6 GB for vllm-openai:latest in Dec 2025, vllm-project/vllm
@@ -55,6 +57,7 @@ class PoolPlan:
     gpu_limit: int
     local_nvme_gb: int  # smallest instance-store NVMe of the pool's types; 0 when one type has none
     efa: Mapping[str, bool]
+    arch: str  # kubernetes.io/arch of every node (the instance records' arch; config refuses a pool mixing them)
     models: tuple[PoolModel, ...]
     buffer_replicas: int
     buffer_pod: Resources | None  # one placeholder replica: the largest model's pod
@@ -124,8 +127,8 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
     """Derive the plan of one pool from its config, the models placed on it and their serving plans."""
     on_pool = [m for m in models if m.pool == pool.name]
     pool_plans = [plans[m.name] for m in on_pool]
-    gpu = INSTANCES[pool.instance_types[0]]["gpu"]
-    nvme = [int(INSTANCES[t]["local_nvme_gb"] or 0) for t in pool.instance_types]
+    gpu = INSTANCES[pool.instance_types[0]].gpu
+    nvme = [INSTANCES[t].local_nvme_gb for t in pool.instance_types]
     local_nvme_gb = min(nvme) if all(nvme) else 0
     pool_models = tuple(
         PoolModel(
@@ -152,11 +155,12 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
         instance_types=tuple(pool.instance_types),
         capacity_types=tuple(pool.capacity_types),
         gpu=gpu,
-        karpenter_gpu_name=GPUS[gpu].get("karpenter_gpu_name") or gpu.lower(),
-        gpus_per_node={t: int(INSTANCES[t]["gpu_count"]) for t in pool.instance_types},
+        karpenter_gpu_name=GPUS[gpu].karpenter_gpu_name or gpu.lower(),
+        gpus_per_node={t: INSTANCES[t].gpu_count for t in pool.instance_types},
         gpu_limit=pool.gpu_limit,
         local_nvme_gb=local_nvme_gb,
-        efa={t: bool(INSTANCES[t]["efa"]) for t in pool.instance_types},
+        efa={t: INSTANCES[t].efa for t in pool.instance_types},
+        arch=pool_architecture(pool.instance_types, INSTANCES),
         models=pool_models,
         buffer_replicas=pool.buffer.replicas if largest is not None else 0,
         buffer_pod=largest.resources if largest is not None else None,

@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
 from ..capacity.architecture import Architecture
+from ..capacity.hardware import supported_dtypes
 
 # Methods vLLM applies to a 16-bit checkpoint while loading it, with the bytes per linear-layer
 # parameter they leave (embeddings stay 16-bit); the other methods need a checkpoint already
 # quantized with them.
 ONLINE_QUANTIZATION = {"fp8": 1.0, "bitsandbytes": 0.5}
-# bfloat16 needs Ampere (compute capability 8.0) or later.
-BFLOAT16_FROM = (8, 0)
 
 # The settings a rule names, by vLLM's flag name: how the stack file spells each.
 STACK_NAMES: Mapping[str, str] = {
@@ -129,7 +128,8 @@ def _bfloat16_on_gpu(arch: Architecture, s: Settings, names: Mapping[str, str]) 
     # Only an explicit bfloat16: with dtype auto vLLM falls back to float16 on such a GPU, with a warning
     # (config/model.py _resolve_auto_dtype, 0.33.0 lines 2423-2462).
     cc = s.compute_capability
-    if s.dtype.lower() != "bfloat16" or cc is None or cc >= BFLOAT16_FROM:
+    # Which dtypes a compute capability runs is vLLM's rule, kept once in hardware.supported_dtypes.
+    if s.dtype.lower() != "bfloat16" or cc is None or "bfloat16" in supported_dtypes(cc):
         return None
     name = names["dtype"]
     return (f"{name} bfloat16 needs a GPU of compute capability 8.0 or above, and the {s.gpu or 'GPU'} has "
@@ -137,8 +137,9 @@ def _bfloat16_on_gpu(arch: Architecture, s: Settings, names: Mapping[str, str]) 
             f"capability of at least 8.0\"); use {name} float16")
 
 
-# In the order vLLM meets them is not defined across processes (the scheduler config, the model config and the
-# worker), so the plan reports the first of this tuple; each policy row reports its own.
+# vLLM meets these in different places (the scheduler config, the model config, the model's layers, the worker's
+# device), so no single order is vLLM's: the plan reports the first of this tuple (the order it always checked
+# them in), and each policy row reports its own rule.
 RULES: tuple[StartupRule, ...] = (
     StartupRule(
         "vllm-batched-tokens-cover-seqs", "S21", "max-num-batched-tokens",

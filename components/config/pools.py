@@ -12,6 +12,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ..aws_ids import placeholder_account
 from ..capacity.gpus import INSTANCES
+from ..capacity.hardware import pool_architecture
 from .base import Int, Str, _dns_name, _Model
 
 # An EC2 instance type of a family without accelerators (m5.xlarge, c7i.2xlarge, r6g.large): not the
@@ -200,9 +201,10 @@ class GpuPoolConfig(_Model):
             raise ValueError(
                 f"unknown GPU instance type {unknown[0]!r}; known: {', '.join(sorted(INSTANCES))}"
             )
-        gpus = sorted({INSTANCES[t]["gpu"] for t in v})
+        gpus = sorted({INSTANCES[t].gpu for t in v})
         if len(gpus) > 1:
             raise ValueError(f"mixes GPU models {gpus}; use one pool per GPU model so the capacity plan holds")
+        pool_architecture(v, INSTANCES)  # one kubernetes.io/arch per NodePool
         if len(set(v)) != len(v):
             raise ValueError("lists an instance type twice")
         return v

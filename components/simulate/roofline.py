@@ -12,7 +12,8 @@ bytes over bandwidth), plus a fixed per-step host overhead (scheduling, sampling
 Pipeline parallelism runs PP micro-batches through PP stages: a token of every request is ready
 after PP stage times of a micro-batch of n / PP requests, plus the hops between the stages.
 
-The GPU facts come from components/capacity/gpu_catalog.py PERFORMANCE (datasheet peaks); the
+The GPU facts come from the hardware records (components/capacity/hardware.toml: each GPU's
+``performance`` datasheet peaks and its ``interconnect``); the
 efficiencies below turn peaks into achieved rates. They are calibrated on the calibration half of
 the published points in benchmarks/fidelity.py (the other half is held out; its errors are
 reported separately there).
@@ -21,10 +22,8 @@ reported separately there).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
-
 from ..capacity.architecture import Architecture
-from ..capacity.gpu_catalog import PERFORMANCE
+from ..capacity.hardware import GPUS
 
 # Calibrated constants: the best of `python benchmarks/fidelity.py --calibrate` (a grid over the calibration half of
 # benchmarks/data/fidelity_points.json; docs/simulate.md "Fidelity").
@@ -102,12 +101,13 @@ def active_params(arch: Architecture) -> float:
 def roofline_for(arch: Architecture, gpu_name: str, weight_bytes_per_gpu: float, kv_bytes_per_token_per_gpu: float,
                  tp: int, pp: int, fp8: bool = False, cross_node_tp: bool = False) -> Roofline:
     """The roofline of one replica: ``tp`` x ``pp`` GPUs of ``gpu_name``."""
-    perf: Optional[dict] = PERFORMANCE.get(gpu_name)
-    if perf is None:
+    spec = GPUS.get(gpu_name)
+    perf = spec.performance if spec is not None else None
+    if spec is None or perf is None:
         raise NoPerformanceFigures(
-            f"the GPU catalogue has no throughput figures for {gpu_name} (components/capacity/gpu_catalog.py PERFORMANCE); "
-            f"known: {', '.join(sorted(PERFORMANCE))}")
-    peak = perf["fp8_tflops"] if fp8 and perf["fp8_tflops"] else perf["bf16_tflops"]
+            f"the GPU catalogue has no throughput figures for {gpu_name} (components/capacity/hardware.toml "
+            f"[gpus.{gpu_name}.performance]); known: {', '.join(sorted(g.name for g in GPUS.values() if g.performance))}")
+    peak = perf.fp8_tflops if fp8 and perf.fp8_tflops else perf.bf16_tflops
     q = arch.num_attention_heads * arch.head_dim
     return Roofline(
         weight_bytes=weight_bytes_per_gpu,
@@ -119,9 +119,9 @@ def roofline_for(arch: Architecture, gpu_name: str, weight_bytes_per_gpu: float,
         layers=arch.num_layers,
         tp=tp,
         pp=pp,
-        hbm_bytes_s=perf["hbm_gb_s"] * 1e9,
+        hbm_bytes_s=perf.hbm_gb_s * 1e9,
         flops_s=peak * 1e12,
-        link=perf["link"],
-        link_bytes_s=perf["link_gb_s"] * 1e9,
+        link=spec.interconnect,
+        link_bytes_s=spec.interconnect_gb_s * 1e9,
         act_bytes=2,
     )

@@ -319,7 +319,7 @@ def model_settings(plan: ServingPlan, man: Manifests, pool: str, tp: int, pp: in
         name=plan.name,
         pool=pool,
         gpus_per_pod=plan.resources.gpus,
-        node_gpus=int(INSTANCES[plan.node_instance_type]["gpu_count"]),
+        node_gpus=INSTANCES[plan.node_instance_type].gpu_count,
         nodes_per_replica=layout.nodes if layout is not None else 1,
         roofline=_roofline(plan, tp, pp),
         engine=engine,
@@ -366,7 +366,7 @@ def pool_settings(name: str, man: Manifests) -> PoolSettings:
     for req in ((spec.get("template") or {}).get("spec") or {}).get("requirements", []):
         if req.get("key") == "node.kubernetes.io/instance-type":
             types = list(req.get("values") or [])
-    fitting = sorted((INSTANCES[t]["gpu_count"], t) for t in types if t in INSTANCES and INSTANCES[t]["gpu_count"] >= max(1, gpus))
+    fitting = sorted((INSTANCES[t].gpu_count, t) for t in types if t in INSTANCES and INSTANCES[t].gpu_count >= max(1, gpus))
     node_gpus = fitting[0][0] if fitting else max(1, gpus)
     return PoolSettings(name, limit, consolidate, pods if gpus else 0, gpus, node_gpus)
 

@@ -35,7 +35,7 @@ GPU_LABELS = (*INSTANCE_TYPE_LABELS, FAMILY_LABEL, GPU_NAME_LABEL, PRODUCT_LABEL
 _FAMILY_GPU: dict[str, Optional[str]] = {}
 for _type, _entry in INSTANCES.items():
     _family = _type.split(".", 1)[0]
-    _FAMILY_GPU[_family] = _entry["gpu"] if _FAMILY_GPU.get(_family, _entry["gpu"]) == _entry["gpu"] else None
+    _FAMILY_GPU[_family] = _entry.gpu if _FAMILY_GPU.get(_family, _entry.gpu) == _entry.gpu else None
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def gpu_of_label(label: str, value: str) -> Optional[Gpu]:
     names: list[str] = []
     if label in INSTANCE_TYPE_LABELS:
         entry = INSTANCES.get(value)
-        names = [entry["gpu"]] if entry else []
+        names = [entry.gpu] if entry else []
     elif label == FAMILY_LABEL:
         gpu = _FAMILY_GPU.get(value)
         names = [gpu] if gpu else []

@@ -55,7 +55,7 @@ def test_node_pool_requirements_taint_and_gpu_limit(prod):
 def test_gpus_per_node_come_from_the_instance_catalogue(prod):
     _, _, pool_plans = prod
     assert pool_plans["l40s"].gpus_per_node == {"g6e.2xlarge": 1, "g6e.4xlarge": 1, "g6e.12xlarge": 4}
-    assert pool_plans["h100"].gpus_per_node == {"p5.48xlarge": INSTANCES["p5.48xlarge"]["gpu_count"]} == {"p5.48xlarge": 8}
+    assert pool_plans["h100"].gpus_per_node == {"p5.48xlarge": INSTANCES["p5.48xlarge"].gpu_count} == {"p5.48xlarge": 8}
     assert pool_plans["h100"].efa == {"p5.48xlarge": True}
 
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 
 import pytest
 
 from components.capacity.cold_start import FLOOR_S
 
-from components.capacity.gpus import INSTANCES
 from components.capacity.layout import (
-    EFA_INTERFACES,
     RULE_MORE_THAN_ONE_NODE,
     RULE_ONE_REPLICA,
     RULE_TP_DIVIDES_HEADS,
@@ -22,15 +19,7 @@ from components.capacity.layout import (
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
 from components.errors import ConfigError
-from tests.conftest import ROOT, stack_config
-
-
-def test_efa_table_matches_the_instance_reference():
-    with (ROOT / "tests" / "capacity" / "data" / "aws_gpu_instances.csv").open() as f:
-        rows = {r["instance_type"]: r for r in csv.DictReader(f)}
-    expected = {t: int(r["efa_interfaces"]) for t, r in rows.items() if r["efa"] == "yes"}
-    assert EFA_INTERFACES == expected
-    assert all(INSTANCES[t]["efa"] for t in EFA_INTERFACES)
+from tests.conftest import stack_config
 
 
 @pytest.mark.parametrize("layers,pp,expected", [

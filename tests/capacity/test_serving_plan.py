@@ -77,9 +77,9 @@ def test_pod_fits_its_node_and_shm_fits_the_memory_limit(prod_config):
 
     for plan in plans_of(prod_config).values():
         node = INSTANCES[plan.node_instance_type]
-        share = plan.resources.gpus / node["gpu_count"]
-        assert plan.resources.cpu <= node["vcpu"] * share
-        assert plan.resources.memory_gib <= node["memory_gib"] * share
+        share = plan.resources.gpus / node.gpu_count
+        assert plan.resources.cpu <= node.vcpu * share
+        assert plan.resources.memory_gib <= node.memory_gib * share
         assert plan.resources.shm_gib * 4 <= plan.resources.memory_gib
         # Only a Hugging Face download lands in ephemeral storage; S3 and node-cached weights do not.
         if config_of_source(prod_config, plan.name) == "huggingface":

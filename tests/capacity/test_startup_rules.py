@@ -134,11 +134,14 @@ def test_bfloat16_needs_compute_capability_8():
     assert rule_of("vllm-dtype-supported-by-gpu", compute_capability=None) is None
 
 
-def test_every_catalogue_gpu_takes_bfloat16():
-    # The catalogue's GPUs are all Ampere or later today; the rule bites on older ones given to the plan.
+def test_the_catalogue_gpus_below_bfloat16_are_the_turing_t4s():
+    # The T4 (g4dn) and T4G (g5g) are compute capability 7.5 (hardware.toml); every other catalogue GPU is Ampere or later.
     from components.capacity.gpus import gpu_names
 
-    assert [n for n in gpu_names() if (find_gpu(n).compute_capability or (0, 0)) < (8, 0)] == []
+    below = [n for n in gpu_names() if (find_gpu(n).compute_capability or (0, 0)) < (8, 0)]
+    assert below == ["T4", "T4G"]
+    for name in below:  # and the rule refuses bfloat16 on each, reading the record's compute capability
+        assert rule_of("vllm-dtype-supported-by-gpu", gpu=name, compute_capability=find_gpu(name).compute_capability)
 
 
 # --- names --------------------------------------------------------------------------------------------

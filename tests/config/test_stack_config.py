@@ -83,7 +83,7 @@ BAD = [
     (["llm-serving:models", 0, "architecture"], {"weightsGib": 3}, "models[0].architecture.configPath: is required"),
     (["llm-serving:models", 0, "image"], "Vllm Image", "models[0].image = 'Vllm Image': must be an image reference like vllm/vllm-openai:v0.33.0"),
     (["llm-serving:models", 0, "slo"], {"maxRequestSeconds": 5, "timeToFirstTokenSeconds": 5}, "models[0].slo = {\"maxRequestSeconds\": 5, \"timeToFirstTokenSeconds\": 5}: timeToFirstTokenSeconds must be below maxRequestSeconds"),
-    (["llm-serving:gpuPools", 0, "instanceTypes"], ["m5.large"], "gpuPools[0].instanceTypes = [\"m5.large\"]: 'm5.large' has no GPU (a CPU instance family); a GPU pool lists GPU instance types (known: g5.12xlarge"),
+    (["llm-serving:gpuPools", 0, "instanceTypes"], ["m5.large"], "gpuPools[0].instanceTypes = [\"m5.large\"]: 'm5.large' has no GPU (a CPU instance family); a GPU pool lists GPU instance types (known: g4dn.12xlarge"),
     (["llm-serving:gpuPools", 0, "instanceTypes"], ["g6e.2xlarg"], "gpuPools[0].instanceTypes = [\"g6e.2xlarg\"]: unknown GPU instance type 'g6e.2xlarg'"),
     (["llm-serving:gpuPools", 0, "instanceTypes"], ["inf2.xlarge"], "gpuPools[0].instanceTypes = [\"inf2.xlarge\"]: unknown GPU instance type 'inf2.xlarge'"),
     (["llm-serving:gpuPools", 0, "instanceTypes"], ["g6e.2xlarge", "p5.48xlarge"], "gpuPools[0].instanceTypes = [\"g6e.2xlarge\", \"p5.48xlarge\"]: mixes GPU models ['H100', 'L40S']"),

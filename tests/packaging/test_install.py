@@ -90,6 +90,19 @@ def test_installed_package_has_every_module_typed(venv, tmp_path):
     assert set(out["exports"]) == set(__import__("components").__all__)
 
 
+def test_the_installed_package_reads_its_own_hardware_data(venv, tmp_path):
+    """hardware.toml ships as package data and the records load from the installed copy (setup.py package_data)."""
+    out = json.loads(run_in(venv, """
+        import json
+        from importlib import resources
+        from llm_serving.capacity.hardware import DATA_FILE, GPUS, INSTANCES
+        print(json.dumps({"data": str(resources.files("llm_serving.capacity").joinpath(DATA_FILE)),
+                          "t4": list(GPUS["T4"].compute_capability), "arch": INSTANCES["g5g.xlarge"].arch}))
+    """, tmp_path))
+    assert "/venv/lib/" in out["data"] and out["data"].endswith("/llm_serving/capacity/hardware.toml"), out["data"]
+    assert (out["t4"], out["arch"]) == ([7, 5], "arm64")
+
+
 def test_a_consumers_own_components_package_is_left_alone(venv, tmp_path):
     """Installed, the library imports itself relatively: a project's own `components/` keeps its name."""
     (tmp_path / "components").mkdir()

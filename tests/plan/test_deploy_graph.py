@@ -2,7 +2,7 @@
 
 Pulumi creates a resource after everything it depends on and deletes it before them, so the
 record's dependencies decide whether a first ``pulumi up`` and a ``pulumi destroy`` work. Three
-rules are checked here, each against the facts table of components/deploy_order.py (which chart
+rules are checked here, each against the facts table of components/deploy_facts.py (which chart
 installs which CRDs, serves which kinds, runs as which service account) but with the matching
 written out again on the recorded inputs, so that a slip in the product's matching fails here:
 

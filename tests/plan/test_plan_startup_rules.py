@@ -59,3 +59,26 @@ def test_seqs_above_explicit_batched_tokens_stays_a_configuration_error(tmp_path
     proc = plan(dev_with(tmp_path, maxNumSeqs=512, maxNumBatchedTokens=256), tmp_path / "out")
     assert proc.returncode == 2
     assert "models[0].engine.maxNumSeqs" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_bfloat16_on_a_t4_pool_is_its_own_row_at_the_dtype_line(tmp_path):
+    # The issue's case: the plan accepted dtype bfloat16 on a compute-capability-7.5 GPU, which vLLM refuses.
+    doc = yaml.safe_load((STACKS / "Pulumi.dev.yaml").read_text())
+    doc["config"]["llm-serving:gpuPools"][0]["instanceTypes"] = ["g4dn.xlarge"]
+    (model,) = doc["config"]["llm-serving:models"]
+    model["engine"].update(dtype="bfloat16", maxModelLen=4096)
+    stack = tmp_path / "Pulumi.dev-t4.yaml"
+    stack.write_text(yaml.safe_dump(doc, sort_keys=False))
+    proc = plan(str(stack), tmp_path / "out")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    rows = [v for v in report["violations"] if v["policy"] == "vllm-dtype-supported-by-gpu"]
+    assert [(v["catalog"], v["enforcement"], v["line"]) for v in rows] == [("S25", "mandatory", line_of(str(stack), "dtype"))]
+    assert "--dtype bfloat16 needs a GPU of compute capability 8.0 or above, and the T4 has 7.5" in rows[0]["message"]
+    (figures,) = report["models"]
+    assert figures["fits"] is False and figures["reason"].startswith("dtype bfloat16 needs a GPU of compute capability 8.0")
+    # float16 on the same pool: the row is quiet (the 8B model's 15 GiB of weights on a 14.75 GiB T4 are S2's).
+    model["engine"]["dtype"] = "float16"
+    stack.write_text(yaml.safe_dump(doc, sort_keys=False))
+    proc = plan(str(stack), tmp_path / "out2")
+    assert "vllm-dtype-supported-by-gpu" not in {v["policy"] for v in json.loads(proc.stdout)["violations"]}

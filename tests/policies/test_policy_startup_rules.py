@@ -190,12 +190,24 @@ def test_an_offline_method_on_a_16_bit_checkpoint_fires():
 # --- S25 dtype supported by the GPU --------------------------------------------------------------------
 
 
-def test_bfloat16_on_catalogue_gpus_starts():
-    # Every GPU of the catalogue is Ampere or later (compute capability >= 8.0).
+def test_bfloat16_on_a_t4_fires_on_a_plain_deployment():
+    # A g4dn node (T4, compute capability 7.5) pinned by instance type, as a tutorial's Deployment does.
+    t4 = {"node.kubernetes.io/instance-type": "g4dn.xlarge"}
+    res = third_party_deployment("Qwen/Qwen2.5-7B-Instruct", "--dtype", "bfloat16", "--max-model-len", "4096", node_selector=t4)
+    assert messages(DTYPE, res) == [
+        "container vllm: Qwen/Qwen2.5-7B-Instruct does not start: --dtype bfloat16 needs a GPU of compute capability "
+        "8.0 or above, and the T4 has 7.5; vLLM refuses it at start-up (\"Bfloat16 is only supported on GPUs with "
+        "compute capability of at least 8.0\"); use --dtype float16"]
+    # The careful forms: float16 (or auto, which falls back to float16) on the T4, bfloat16 on an Ampere part.
+    for dtype in ("float16", "auto"):
+        careful = third_party_deployment("Qwen/Qwen2.5-7B-Instruct", "--dtype", dtype, "--max-model-len", "4096", node_selector=t4)
+        assert messages(DTYPE, careful) == [], dtype
     for label in ("a10g", "l4", "a100", "h100"):
-        res = third_party_deployment("meta-llama/Llama-3.1-8B-Instruct", "--dtype", "bfloat16", "--max-model-len", "4096",
+        res = third_party_deployment("Qwen/Qwen2.5-7B-Instruct", "--dtype", "bfloat16", "--max-model-len", "4096",
                                      node_selector={"karpenter.k8s.aws/instance-gpu-name": label})
         assert messages(DTYPE, res) == [], label
+    # Without a pinned GPU the device is unknown: not judged.
+    assert messages(DTYPE, third_party_deployment("Qwen/Qwen2.5-7B-Instruct", "--dtype", "bfloat16")) == []
 
 
 # --- a model the catalogue does not know --------------------------------------------------------------

@@ -21,6 +21,7 @@ from botocore.stub import Stubber
 
 from components.config import load_stack_config
 from stacks import preflight as pf
+from stacks import preflight_aws, preflight_capacity
 from tests.conftest import ROOT, stack_config
 
 REGION, ACCOUNT, CLUSTER = "us-east-1", "123456789012", "llm-prod"
@@ -44,7 +45,7 @@ class Account:
         self.groups = [{"GroupId": CLUSTER_SG, "GroupName": "eks-cluster-sg", "VpcId": VPC}]
         types = sorted({t for p in cfg.gpu_pools for t in p.instance_types})
         self.offerings = [{"InstanceType": t, "LocationType": "availability-zone", "Location": z} for t in types for z in self.zones]
-        self.quotas = {code: 10_000.0 for code, _ in pf.QUOTAS.values()}
+        self.quotas = {code: 10_000.0 for code, _ in preflight_capacity.QUOTAS.values()}
         self.reservations = [{
             "CapacityReservationId": "cr-0ddddddddddddddd4", "InstanceType": "p5.48xlarge", "AvailabilityZone": self.zones[0],
             "State": "active", "TotalInstanceCount": 2,
@@ -112,10 +113,10 @@ class Account:
             if "reserved" in pool.capacity_types:
                 for term in pool.capacity_reservations:
                     self._respond(ec2, "describe_capacity_reservations", {"CapacityReservations": self.reservations},
-                                  {"Filters": pf._tag_filters(term.tags)})
-        keys = sorted({(pf.quota_family(t), "spot" if c == "spot" else "on-demand")
+                                  {"Filters": preflight_aws.tag_filters(term.tags)})
+        keys = sorted({(preflight_capacity.quota_family(t), "spot" if c == "spot" else "on-demand")
                        for p in self.cfg.gpu_pools for t in p.instance_types for c in p.capacity_types})
-        for code in (pf.QUOTAS[k][0] for k in keys):
+        for code in (preflight_capacity.QUOTAS[k][0] for k in keys):
             self._respond(sq, "get_service_quota", {"Quota": {"QuotaCode": code, "ServiceCode": "ec2", "Value": self.quotas[code]}},
                           {"ServiceCode": "ec2", "QuotaCode": code})
         arn = self.cfg.ingress.certificate_arn if self.cfg.ingress is not None else None
@@ -209,8 +210,8 @@ def test_a_zero_quota_asks_for_the_increase_the_gpu_limit_needs(prod):
 def test_the_vcpus_of_a_pool_come_from_the_instance_table(prod):
     l40s = next(p for p in prod.gpu_pools if p.name == "l40s")
     # gpuLimit 24: g6e.2xlarge 24 x 8 vCPUs = 192, g6e.4xlarge 24 x 16 = 384, g6e.12xlarge 6 x 48 = 288: the largest.
-    assert pf.pool_vcpus(l40s) == 384
-    assert [pf.quota_family(t) for t in ("p5.48xlarge", "g6e.2xlarge", "gr6.4xlarge", "inf2.48xlarge", "trn1.32xlarge")] == ["P", "G", "G", "Inf", "Trn"]
+    assert preflight_capacity.pool_vcpus(l40s) == 384
+    assert [preflight_capacity.quota_family(t) for t in ("p5.48xlarge", "g6e.2xlarge", "gr6.4xlarge", "inf2.48xlarge", "trn1.32xlarge")] == ["P", "G", "G", "Inf", "Trn"]
 
 
 def test_a_cluster_that_refuses_access_entries(prod):
@@ -421,11 +422,11 @@ def test_bad_stack_input_exits_2_without_aws(tmp_path):
 
 
 def test_every_client_has_short_timeouts_and_the_metadata_wait_is_bounded():
-    config = pf.client_config()
+    config = preflight_aws.client_config()
     assert (config.connect_timeout, config.read_timeout) == (3, 10) and config.retries["max_attempts"] == 2
     env: dict[str, str] = {}
-    pf.bound_metadata_waits(env)
+    preflight_aws.bound_metadata_waits(env)
     assert env == {"AWS_METADATA_SERVICE_TIMEOUT": "1", "AWS_METADATA_SERVICE_NUM_ATTEMPTS": "1"}
     env = {"AWS_METADATA_SERVICE_TIMEOUT": "5"}
-    pf.bound_metadata_waits(env)
+    preflight_aws.bound_metadata_waits(env)
     assert env["AWS_METADATA_SERVICE_TIMEOUT"] == "5"  # the caller's choice stands

@@ -35,7 +35,9 @@ def test_settings_follow_the_rendered_hpa_queue_drain_and_buffer(tmp_path):
     isvc = yaml.safe_load(files["kubernetes/llm/inferenceservice-chat-8b.yaml"])
     assert m.scaling.down.stabilization_seconds == hpa["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] == 600
     assert m.scaling.target == float(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"])
-    assert m.engine.max_num_queued_reqs == 7 and "--max-num-queued-reqs=7" in isvc["spec"]["predictor"]["containers"][0]["args"]
+    # The simulator runs the flag as rendered: maxNumSeqs + the queue of 7 (vLLM counts running requests against it).
+    assert m.engine.max_num_queued_reqs == m.engine.max_num_seqs + 7
+    assert f"--max-num-queued-reqs={m.engine.max_num_seqs + 7}" in isvc["spec"]["predictor"]["containers"][0]["args"]
     container = isvc["spec"]["predictor"]["containers"][0]
     pre_stop = container["lifecycle"]["preStop"]["sleep"]["seconds"]
     shutdown = next(int(a.split("=", 1)[1]) for a in container["args"] if a.startswith("--shutdown-timeout="))

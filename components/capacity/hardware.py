@@ -1,0 +1,307 @@
+"""Hardware facts as typed records: every GPU type and AWS GPU instance type, loaded from hardware.toml.
+
+``hardware.toml`` beside this module is the one place the product keeps these facts, each row with its
+source (the file's header says what every field means). ``load_hardware`` turns its text into frozen
+records and refuses, naming the row and the field, a field it does not know (a misspelling), a field
+that is missing, a value of the wrong type or outside its set, an instance whose GPU is unknown and a
+source key that ``[sources]`` does not define: a typo fails the import instead of silently falling back.
+
+What follows from a fact by vLLM's own rule is derived here, not written in the data, so the two cannot
+disagree: the dtypes a GPU can run (``supported_dtypes``) and whether it has native FP8 (``fp8``).
+
+Pure: the file is read once at import, through importlib.resources, so an installed wheel reads its own
+copy (setup.py ships ``*.toml`` as package data).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from types import MappingProxyType
+from typing import Any, Mapping, Optional, Sequence
+
+__all__ = [
+    "ARCHITECTURES",
+    "GPUS",
+    "HARDWARE",
+    "INSTANCES",
+    "GpuSpec",
+    "Hardware",
+    "HardwareDataError",
+    "InstanceSpec",
+    "Performance",
+    "load_hardware",
+    "pool_architecture",
+    "supported_dtypes",
+]
+
+DATA_FILE = "hardware.toml"
+# kubernetes.io/arch values of the nodes Karpenter launches (the well-known label's Go GOARCH names).
+ARCHITECTURES = ("amd64", "arm64")
+INTERCONNECTS = ("nvlink", "pcie")
+
+# vLLM v0.33.0 vllm/platforms/cuda.py:256-265 (CudaPlatformBase.supported_dtypes): compute capability
+# >= 8.0 runs bfloat16, float16 and float32; >= 6.0 float16 and float32 ("BF16 is not supported"). The
+# worker refuses a bfloat16 model below 8.0 at start (cuda.py:637-656 check_if_supports_dtype, called
+# from vllm/v1/worker/gpu_worker.py:498): "Bfloat16 is only supported on GPUs with compute capability
+# of at least 8.0".
+_DTYPE_FROM: tuple[tuple[str, tuple[int, int]], ...] = (("float32", (6, 0)), ("float16", (6, 0)), ("bfloat16", (8, 0)))
+# vLLM v0.33.0 vllm/platforms/cuda.py:587-588 (supports_fp8): native FP8 from compute capability 8.9.
+FP8_FROM = (8, 9)
+
+
+class HardwareDataError(ValueError):
+    """The hardware data file breaks its schema; the message names the row and the field."""
+
+
+def supported_dtypes(compute_capability: tuple[int, int]) -> frozenset[str]:
+    """The model dtypes vLLM runs on a GPU of this compute capability (vLLM's names: float32, float16, bfloat16)."""
+    return frozenset(name for name, least in _DTYPE_FROM if compute_capability >= least)
+
+
+@dataclass(frozen=True, slots=True)
+class Performance:
+    """Datasheet throughput peaks of one GPU, for the simulator's roofline (dense, not "with sparsity")."""
+
+    hbm_gb_s: float  # memory bandwidth, GB/s (10^9)
+    bf16_tflops: float  # dense BF16 tensor-core peak
+    fp8_tflops: Optional[float]  # dense FP8 tensor-core peak; None without FP8 tensor cores
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    """One GPU type: the facts the capacity plan, the Karpenter pools and the simulator read."""
+
+    name: str  # canonical, upper case: what stack files, --gpu and messages say
+    aliases: tuple[str, ...]
+    karpenter_gpu_name: Optional[str]  # label karpenter.k8s.aws/instance-gpu-name; None when not sold on AWS
+    memory_gib: float  # total device memory as CUDA reports it (what vLLM budgets from)
+    memory_gib_ec2: Optional[float]  # EC2's instance-gpu-memory / 1024; None when not sold on AWS
+    compute_capability: tuple[int, int]  # (major, minor)
+    interconnect: str  # "nvlink" or "pcie": how tensor-parallel ranks on one node talk
+    interconnect_gb_s: float  # per GPU and direction, GB/s
+    source: str
+    performance: Optional[Performance]  # None: the simulator cannot model this GPU
+    dtypes: frozenset[str]  # derived: supported_dtypes(compute_capability)
+
+    @property
+    def nvlink(self) -> bool:
+        """Ranks talk over NVLink (vLLM's custom all-reduce and its buffers), not PCIe."""
+        return self.interconnect == "nvlink"
+
+    @property
+    def fp8(self) -> bool:
+        """Native FP8 compute (vLLM's supports_fp8); below it vLLM runs fp8 weights through Marlin weight-only kernels."""
+        return self.compute_capability >= FP8_FROM
+
+    @property
+    def compute_capability_str(self) -> str:
+        """``"8.9"``: the form NVIDIA's table and vLLM's messages print."""
+        return f"{self.compute_capability[0]}.{self.compute_capability[1]}"
+
+    def supports_dtype(self, dtype: str) -> bool:
+        """Whether vLLM runs ``--dtype dtype`` here (``auto``, ``half`` and ``float`` as vLLM resolves them)."""
+        resolved = {"half": "float16", "float": "float32"}.get(dtype, dtype)
+        return resolved == "auto" or resolved in self.dtypes
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceSpec:
+    """One EC2 GPU instance type."""
+
+    name: str
+    gpu: str  # a key of GPUS
+    gpu_count: int  # 0 for fractional slices (g6f)
+    vcpu: int
+    memory_gib: float  # host memory
+    efa_interfaces: int  # vpc.amazonaws.com/efa devices a node advertises; 0 without EFA
+    local_nvme_gb: int  # instance-local NVMe as EC2 reports it; 0 without
+    arch: str  # kubernetes.io/arch: "amd64" or "arm64"
+    source: str
+    fractional: bool = False  # a GPU slice (g6f): EC2 and Karpenter report 0 GPUs
+    gpu_memory_gib_ec2: Optional[float] = None  # the slice's memory, fractional types only
+
+    @property
+    def efa(self) -> bool:
+        """The node advertises EFA devices."""
+        return self.efa_interfaces > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Hardware:
+    """Everything one data file holds."""
+
+    gpus: Mapping[str, GpuSpec]
+    instances: Mapping[str, InstanceSpec]
+    sources: Mapping[str, str]
+
+
+# Field -> (accepted Python types, required). TOML integers are accepted where floats are.
+_NUM = (int, float)
+_GPU_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
+    "aliases": ((list,), True),
+    "karpenter_gpu_name": ((str,), False),
+    "memory_gib": (_NUM, True),
+    "memory_gib_ec2": (_NUM, False),
+    "compute_capability": ((str,), True),
+    "interconnect": ((str,), True),
+    "interconnect_gb_s": (_NUM, True),
+    "source": ((str,), True),
+    "performance": ((dict,), False),
+}
+_PERFORMANCE_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
+    "hbm_gb_s": (_NUM, True),
+    "bf16_tflops": (_NUM, True),
+    "fp8_tflops": (_NUM, False),
+    "source": ((str,), True),
+}
+_INSTANCE_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
+    "gpu": ((str,), True),
+    "gpu_count": ((int,), True),
+    "vcpu": ((int,), True),
+    "memory_gib": (_NUM, True),
+    "efa_interfaces": ((int,), True),
+    "local_nvme_gb": ((int,), True),
+    "arch": ((str,), True),
+    "source": ((str,), True),
+    "fractional": ((bool,), False),
+    "gpu_memory_gib_ec2": (_NUM, False),
+}
+
+
+def _checked(row: Any, schema: Mapping[str, tuple[tuple[type, ...], bool]], where: str) -> dict[str, Any]:
+    """``row`` as a dict after checking its keys and value types against ``schema``; errors name ``where``."""
+    if not isinstance(row, dict):
+        raise HardwareDataError(f"{where}: must be a table, not {type(row).__name__}")
+    unknown = sorted(set(row) - set(schema))
+    if unknown:
+        raise HardwareDataError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(schema))})")
+    for key, (types, required) in schema.items():
+        if key not in row:
+            if required:
+                raise HardwareDataError(f"{where}.{key}: missing (a required field)")
+            continue
+        value = row[key]
+        # bool is an int in Python: only a bool field takes true/false.
+        if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+            expected = " or ".join(t.__name__ for t in types)
+            raise HardwareDataError(f"{where}.{key} = {value!r}: must be {expected}")
+    return dict(row)
+
+
+def _one_of(value: str, allowed: Sequence[str], where: str) -> str:
+    if value not in allowed:
+        raise HardwareDataError(f"{where} = {value!r}: must be one of {', '.join(allowed)}")
+    return value
+
+
+def _compute_capability(text: str, where: str) -> tuple[int, int]:
+    major, dot, minor = text.partition(".")
+    if not (dot and major.isdigit() and minor.isdigit()):
+        raise HardwareDataError(f"{where} = {text!r}: must be \"major.minor\", such as \"8.9\"")
+    return int(major), int(minor)
+
+
+def _source(text: str, sources: Mapping[str, str], where: str) -> str:
+    """A row's source: a key of [sources] stands for its text; anything else must read as a citation."""
+    if text in sources:
+        return sources[text]
+    if " " not in text.strip():
+        raise HardwareDataError(f"{where} = {text!r}: not a key of [sources] ({', '.join(sorted(sources))}) nor a citation")
+    return text
+
+
+def _gpu(name: str, row: Any, sources: Mapping[str, str]) -> GpuSpec:
+    where = f"gpus.{name}"
+    r = _checked(row, _GPU_FIELDS, where)
+    perf = None
+    if "performance" in r:
+        p = _checked(r["performance"], _PERFORMANCE_FIELDS, f"{where}.performance")
+        perf = Performance(
+            hbm_gb_s=float(p["hbm_gb_s"]),
+            bf16_tflops=float(p["bf16_tflops"]),
+            fp8_tflops=float(p["fp8_tflops"]) if "fp8_tflops" in p else None,
+            source=_source(p["source"], sources, f"{where}.performance.source"),
+        )
+    if not all(isinstance(a, str) for a in r["aliases"]):
+        raise HardwareDataError(f"{where}.aliases: must be a list of strings")
+    cc = _compute_capability(r["compute_capability"], f"{where}.compute_capability")
+    return GpuSpec(
+        name=name,
+        aliases=tuple(r["aliases"]),
+        karpenter_gpu_name=r.get("karpenter_gpu_name"),
+        memory_gib=float(r["memory_gib"]),
+        memory_gib_ec2=float(r["memory_gib_ec2"]) if "memory_gib_ec2" in r else None,
+        compute_capability=cc,
+        interconnect=_one_of(r["interconnect"], INTERCONNECTS, f"{where}.interconnect"),
+        interconnect_gb_s=float(r["interconnect_gb_s"]),
+        source=_source(r["source"], sources, f"{where}.source"),
+        performance=perf,
+        dtypes=supported_dtypes(cc),
+    )
+
+
+def _instance(name: str, row: Any, gpus: Mapping[str, GpuSpec], sources: Mapping[str, str]) -> InstanceSpec:
+    where = f"instances.{name!r}"
+    r = _checked(row, _INSTANCE_FIELDS, where)
+    if r["gpu"] not in gpus:
+        raise HardwareDataError(f"{where}.gpu = {r['gpu']!r}: not a GPU of [gpus] ({', '.join(sorted(gpus))})")
+    fractional = bool(r.get("fractional", False))
+    if fractional != ("gpu_memory_gib_ec2" in r):
+        raise HardwareDataError(f"{where}: fractional = true and gpu_memory_gib_ec2 go together (a GPU slice's memory)")
+    return InstanceSpec(
+        name=name,
+        gpu=r["gpu"],
+        gpu_count=r["gpu_count"],
+        vcpu=r["vcpu"],
+        memory_gib=float(r["memory_gib"]),
+        efa_interfaces=r["efa_interfaces"],
+        local_nvme_gb=r["local_nvme_gb"],
+        arch=_one_of(r["arch"], ARCHITECTURES, f"{where}.arch"),
+        source=_source(r["source"], sources, f"{where}.source"),
+        fractional=fractional,
+        gpu_memory_gib_ec2=float(r["gpu_memory_gib_ec2"]) if fractional else None,
+    )
+
+
+def load_hardware(text: str, origin: str = DATA_FILE) -> Hardware:
+    """Parse and check hardware data (the text of a file shaped like hardware.toml); errors start with ``origin``."""
+    try:
+        data = tomllib.loads(text)
+        unknown = sorted(set(data) - {"sources", "gpus", "instances"})
+        if unknown:
+            raise HardwareDataError(f"unknown table {unknown[0]!r} (known: gpus, instances, sources)")
+        sources = data.get("sources", {})
+        if not all(isinstance(v, str) for v in sources.values()):
+            raise HardwareDataError("sources: every value must be a string")
+        gpus = {name: _gpu(name, row, sources) for name, row in data.get("gpus", {}).items()}
+        instances = {name: _instance(name, row, gpus, sources) for name, row in data.get("instances", {}).items()}
+    except (tomllib.TOMLDecodeError, HardwareDataError) as exc:
+        raise HardwareDataError(f"{origin}: {exc}") from None
+    return Hardware(gpus=MappingProxyType(gpus), instances=MappingProxyType(instances), sources=MappingProxyType(dict(sources)))
+
+
+def pool_architecture(instance_types: Sequence[str], instances: Mapping[str, InstanceSpec]) -> str:
+    """The one CPU architecture (``kubernetes.io/arch``) of a pool's instance types.
+
+    A Karpenter NodePool requires one architecture (the nodes' image and the serving image must match it),
+    so a pool that mixes them is refused, naming each type's ``arch``.
+    """
+    arches = {instances[t].arch for t in instance_types}
+    if len(arches) > 1:
+        shown = ", ".join(f"{t} arch={instances[t].arch}" for t in sorted(instance_types))
+        raise ValueError(f"mixes CPU architectures ({shown}); a pool's nodes share one kubernetes.io/arch: "
+                         f"use one pool per architecture")
+    return arches.pop()
+
+
+def _load_packaged() -> Hardware:
+    data = resources.files(__name__.rpartition(".")[0]).joinpath(DATA_FILE)
+    return load_hardware(data.read_text(encoding="utf-8"), origin=str(data))
+
+
+HARDWARE = _load_packaged()
+GPUS: Mapping[str, GpuSpec] = HARDWARE.gpus
+INSTANCES: Mapping[str, InstanceSpec] = HARDWARE.instances
