@@ -104,14 +104,14 @@ class ModelAutoscaling(KubernetesComponent):
     """
 
     hpa_target: pulumi.Output[int]
-    autoscaler_name: pulumi.Output[str]
+    autoscaler_name: pulumi.Output[Optional[str]]
 
     def __init__(self, name: str, args: ModelAutoscalingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:autoscaling:ModelAutoscaling", name, None, opts)
         child = self.child_opts()
         m, plan, ns, cfg = args.model, args.plan, args.namespace, args.monitoring
         # The namespace may be another stack's Output: builders run once it is known (inputs.py).
-        self.scaler = None
+        self.scaler: Optional[pulumi.Resource] = None
         if serving_backend(m).scale_target(m) is None:
             pass  # e.g. one fixed-size Ray cluster: autoscaling multi-node replicas is out of scope (components/kuberay.py)
         elif m.autoscaling.backend == "keda":

@@ -83,7 +83,8 @@ class RayVllmService(KubernetesComponent):
 
     Pass the cluster's Kubernetes provider as ``opts.provider`` (``LlmPlatform.k8s_opts()`` does).
     Outputs other stacks need: ``url`` (in-cluster URL of the head's OpenAI API), ``model_name``,
-    ``namespace``, ``pool_name`` and ``queue_budget`` (--max-num-queued-reqs). It has no autoscaler.
+    ``namespace``, ``pool_name`` and ``queue_budget`` (the admission queue beyond maxNumSeqs;
+    --max-num-queued-reqs is maxNumSeqs + it). It has no autoscaler.
     """
 
     url: pulumi.Output[str]

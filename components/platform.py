@@ -87,7 +87,7 @@ class LlmPlatform(pulumi.ComponentResource):
     service_urls: pulumi.Output[dict[str, str]]
     model_names: pulumi.Output[list[str]]
     pool_names: pulumi.Output[dict[str, str]]
-    queue_budgets: pulumi.Output[dict[str, int]]
+    queue_budgets: pulumi.Output[dict[str, Optional[int]]]
     hpa_targets: pulumi.Output[dict[str, int]]
     hf_token_secret: pulumi.Output[Optional[str]]
     api_key_secret: pulumi.Output[Optional[str]]

@@ -73,15 +73,15 @@ class VllmService(KubernetesComponent):
     ``providers=[...]`` from a program of your own); every child uses it.
 
     Outputs other stacks need: ``url`` (in-cluster URL of the OpenAI-compatible API),
-    ``model_name``, ``namespace``, ``pool_name``, ``queue_budget`` (vLLM's admission queue,
-    --max-num-queued-reqs) and ``hpa_target`` (in-flight requests per pod the autoscaler holds).
+    ``model_name``, ``namespace``, ``pool_name``, ``queue_budget`` (vLLM's admission queue
+    beyond maxNumSeqs; --max-num-queued-reqs is maxNumSeqs + it) and ``hpa_target`` (in-flight requests per pod the autoscaler holds).
     """
 
     url: pulumi.Output[str]
     model_name: pulumi.Output[str]
     namespace: pulumi.Output[str]
     pool_name: pulumi.Output[str]
-    queue_budget: pulumi.Output[int]
+    queue_budget: pulumi.Output[Optional[int]]
     hpa_target: pulumi.Output[int]
     inference_service: k8s.apiextensions.CustomResource
     pod_disruption_budget: k8s.policy.v1.PodDisruptionBudget
@@ -89,7 +89,11 @@ class VllmService(KubernetesComponent):
     def __init__(self, name: str, args: VllmServiceArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:kserve:VllmService", name, None, opts)
         m = args.model
-        plan = args.plan if args.plan is not None else plan_model(m, args.gpu_pool, "model", args.base_dir)
+        if args.plan is not None:
+            plan = args.plan
+        else:
+            assert args.gpu_pool is not None  # VllmServiceArgs requires one of them
+            plan = plan_model(m, args.gpu_pool, "model", args.base_dir)
         self.plan: ServingPlan = plan
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         child = self.child_opts()

@@ -128,7 +128,8 @@ def slo_results(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mappi
 def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
     """Each single-node model re-planned as a seed stack would run it: utilization 0.9, the model's full context
     (no cap; the configured one where the full context does not fit), vLLM's batch defaults, no admission queue."""
-    from components.capacity.plan import plan_model, resolve_model, spans_nodes
+    from components.capacity.layout import spans_nodes
+    from components.capacity.plan import plan_model, resolve_model
     from components.images import vllm_release
     from components.capacity.gpus import instance_gpu
     from components.capacity.memory import batch_defaults_for
@@ -236,6 +237,7 @@ ROWS = (
     ("503s", lambda r: r["errors_503"]),
     ("504s", lambda r: r["errors_504"]),
     ("cut streams", lambda r: r["cut_streams"]),
+    ("  by ALB idle / route timeout / drain", lambda r: f"{r['cut_by_alb_idle']}/{r['cut_by_route_timeout']}/{r['cut_by_drain']}"),
     ("in flight at scale-in (a 0 s drain cuts them)", lambda r: r["in_flight_at_scale_in"]),
     ("preemptions", lambda r: r["preemptions"]),
     ("peak KV usage", lambda r: _fmt(None if r["peak_kv_usage"] is None else r["peak_kv_usage"] * 100, "%")),

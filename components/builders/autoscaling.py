@@ -180,9 +180,11 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
     lag = SCRAPE_INTERVAL_SECONDS + HPA_SYNC_SECONDS
     node_lead = NODE_READY_SECONDS + IMAGE_PULL_SECONDS
     budget = plan.startup_failure_threshold * plan.startup_period_seconds
-    parts = plan.startup.parts if plan.startup is not None else ()
-    expected = sum(p.seconds for p in parts) if parts else budget
-    source = (f"startup parts ({plan.startup.source}): " + " + ".join(f"{p.name} {p.seconds}s" for p in parts)) if parts else "startup budget"
+    expected, source = budget, "startup budget"
+    if plan.startup is not None and plan.startup.parts:
+        parts = plan.startup.parts
+        expected = sum(p.seconds for p in parts)
+        source = f"startup parts ({plan.startup.source}): " + " + ".join(f"{p.name} {p.seconds}s" for p in parts)
     adapter = m.autoscaling.backend == "prometheus-adapter"
     return {
         "backend": m.autoscaling.backend,

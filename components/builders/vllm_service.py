@@ -88,9 +88,13 @@ def vllm_args(m: ModelConfig, plan: ServingPlan, port: int = HTTP_PORT) -> list[
         f"--dtype={e.dtype}",
         f"--kv-cache-dtype={e.kv_cache_dtype}",
     ]
-    # The plan leaves the queue unset where the release has no admission control.
+    # The plan leaves the queue unset where the release has no admission control. vLLM counts running requests
+    # against the flag too ("Maximum number of requests that can be in-flight (waiting or running) ... Size it as
+    # roughly data_parallel_size * max_num_seqs plus the desired queue depth", config/scheduler.py in the 0.33.0
+    # wheel; v1/engine/async_llm.py check_admission), so it carries the batch plus the plan's queue.
     if plan.max_num_queued_reqs is not None:
-        args.insert(args.index(f"--block-size={e.block_size}"), f"--max-num-queued-reqs={plan.max_num_queued_reqs}")
+        in_flight = plan.max_num_seqs + plan.max_num_queued_reqs
+        args.insert(args.index(f"--block-size={e.block_size}"), f"--max-num-queued-reqs={in_flight}")
     if e.quantization:
         args.append(f"--quantization={e.quantization}")
     if e.enforce_eager:

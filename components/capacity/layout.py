@@ -124,6 +124,13 @@ def efa_interfaces(pool: GpuPoolConfig) -> int:
     return min(INSTANCES[t].efa_interfaces for t in pool.instance_types if INSTANCES[t].gpu_count == per_node)
 
 
+def spans_nodes(m: ModelConfig) -> bool:
+    """Whether one replica of ``m`` spreads over several nodes (``distributed`` set): the one placement question the
+    capacity plan, the pools and the config's checks ask. Which back-end serves the model is components/backends'
+    choice (``serving_backend``), not theirs: a second multi-node back-end changes nothing here."""
+    return m.distributed is not None
+
+
 def _distributed(m: ModelConfig) -> DistributedConfig:
     """The ``distributed`` settings of a model whose replica spans nodes (the only models laid out here)."""
     assert m.distributed is not None, f"model {m.name!r} does not span nodes"

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
 from ..capacity.architecture import ArchitectureError
 from ..capacity.gpus import INSTANCES, instance_gpu
-from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout
+from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout, spans_nodes
 from ..capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from ..capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
 from ..config import GpuPoolConfig, ModelConfig, StackConfig
@@ -180,12 +180,6 @@ def settle_max_num_seqs(kv_cache_tokens: int, typical: int, hw_seqs: int, tokens
         return seqs, (f"at the default batch the KV cache holds {kv_cache_tokens:,} tokens = {by_cache} requests of "
                       f"{typical:,} typical tokens")
     return seqs, f"{default_note}; the KV cache would hold {by_cache} typical requests"
-
-
-def spans_nodes(m: ModelConfig) -> bool:
-    """Whether one replica of ``m`` spreads over several nodes (``distributed`` set): the capacity plan's one question
-    about how a model is served. Which back-end serves it is components/backends' choice, not the plan's."""
-    return m.distributed is not None
 
 
 def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", base_dir: Optional[Path] = None) -> ServingPlan:
@@ -370,15 +364,15 @@ def _multi_node_startup(m: ModelConfig, model: CatalogModel, layout: Layout, der
     return StartupBudget(m.source.type, (Part("multi-node cold start", budget, "components/capacity/layout.py cold_start_seconds"),), budget, derived=False)
 
 
-def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optional[int] = None,
-                startup_budget_seconds: Optional[int] = None) -> TimeoutChain:
-    """The timeout chain of one model on its vLLM release (behind an ALB shared at that idle timeout);
-    ``startup_budget_seconds`` overrides the configured budget where the plan raised it (multi-node)."""
+def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optional[int] = None, *,
+                startup_budget_seconds: int) -> TimeoutChain:
+    """The timeout chain of one model on its vLLM release (behind an ALB shared at that idle timeout), for the
+    startup budget the plan settled on (the stack's, derived from the model source, or a multi-node cold start)."""
     return timeout_chain(
         m.slo.max_request_seconds,
         m.slo.time_to_first_token_seconds,
         streaming=m.slo.streaming,
-        startup_budget_seconds=startup_budget_seconds or m.startup.budget_seconds,
+        startup_budget_seconds=startup_budget_seconds,
         server_drain=release.has("--shutdown-timeout"),
         shared_alb_idle_seconds=shared_alb_idle_seconds,
     )
@@ -432,6 +426,6 @@ def plan_stack(cfg: StackConfig, base_dir: Optional[Path] = None) -> dict[str, S
     shared = shared_alb_idle([p.timeouts for p in plans.values()])
     by_name = {m.name: m for m in cfg.models}
     return {
-        name: replace(p, timeouts=model_chain(by_name[name], p.release, shared, p.timeouts.startup_budget_seconds))
+        name: replace(p, timeouts=model_chain(by_name[name], p.release, shared, startup_budget_seconds=p.timeouts.startup_budget_seconds))
         for name, p in plans.items()
     }

@@ -15,7 +15,8 @@ from typing import Mapping, Sequence
 
 from ..capacity.gpus import GPUS, INSTANCES
 from ..capacity.hardware import pool_architecture
-from ..capacity.plan import Resources, ServingPlan, spans_nodes
+from ..capacity.layout import spans_nodes
+from ..capacity.plan import Resources, ServingPlan
 from ..config import GpuPoolConfig, ModelConfig
 
 # Root volume: the vLLM image unpacked (28.6 GB for vllm-openai:latest in Dec 2025, vllm-project/vllm

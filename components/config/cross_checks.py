@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..aws_ids import arn_region
 from ..capacity.gpus import INSTANCES
-from ..capacity.layout import layout_problems
+from ..capacity.layout import layout_problems, spans_nodes
 from ..errors import Problem
 from ..facts import DISCOVERY_TAG
 from .models import ModelConfig
@@ -160,15 +160,15 @@ def _gateway_problems(cfg: StackConfig) -> list[Problem]:
     return []
 
 
-# --- The serving back-end's rules: every `.distributed` branch of the cross checks is below. ----------
-# One vLLM engine per node (KServe), or one engine over several nodes (KubeRay, `distributed`). A
-# back-end interface takes these over; nothing above this line reads `m.distributed`.
+# --- Placement rules: one engine on one node, or one engine over several nodes (`distributed`). -------
+# They ask capacity.layout.spans_nodes, not which back-end serves the model (components/backends/):
+# any multi-node back-end (KubeRay today) fills whole nodes and must not have its nodes expire.
 
 
 def _engine_placement_problems(m: ModelConfig, pool: GpuPoolConfig, at: str) -> list[Problem]:
     """Where one engine's GPUs go: a distributed engine fills whole nodes of the pool
     (components/capacity/layout.py); any other engine's TP x PP GPUs fit on one node."""
-    if m.distributed is not None:
+    if spans_nodes(m):
         return layout_problems(m, pool, at)
     gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
     per_node = max(INSTANCES[t].gpu_count for t in pool.instance_types)
@@ -187,7 +187,7 @@ def _engine_placement_problems(m: ModelConfig, pool: GpuPoolConfig, at: str) -> 
 
 def _multi_node_pool_problems(cfg: StackConfig, pool: GpuPoolConfig, i: int) -> list[Problem]:
     """A pool that hosts a multi-node engine never expires its nodes (``gpuPools[i]``)."""
-    multi_node = {m.pool for m in cfg.models if m.distributed is not None}
+    multi_node = {m.pool for m in cfg.models if spans_nodes(m)}
     expire = pool.disruption.expire_after
     if pool.name in multi_node and expire is not None and expire != "Never":
         return [Problem(

@@ -46,7 +46,9 @@ class EngineConfig(_Model):
         None, gt=0, le=1_048_576, description="--max-num-batched-tokens. Default: vLLM's hardware default for the GPU."
     )
     max_num_queued_reqs: Optional[Int] = Field(
-        None, ge=0, description="--max-num-queued-reqs (503 when full). Default: derived from the TTFT SLO."
+        None, ge=0, description="Requests a replica queues beyond maxNumSeqs; more get 503. Rendered as "
+        "--max-num-queued-reqs = maxNumSeqs + this (vLLM counts running requests against the flag). "
+        "Default: derived from the TTFT SLO."
     )
     block_size: Int = Field(16, description="--block-size, tokens per KV block. Default 16 (vLLM's CUDA default).")
     dtype: Dtype = Field("auto", description='--dtype. Default "auto" (the checkpoint dtype).')

@@ -57,7 +57,9 @@ class Stats:
     rejected_503: int = 0
     timeouts_504: int = 0
     cut: int = 0
-    cut_idle: int = 0  # of ``cut``: streams the ALB closed mid-way, idle while preempted
+    cut_idle: int = 0  # of ``cut``: streams the ALB closed idle (no first token yet, or preempted mid-way)
+    cut_route: int = 0  # of ``cut``: streams the route timeout reset after their headers
+    cut_drain: int = 0  # of ``cut``: requests a removed pod still held when its drain ended
     retries: int = 0
     in_flight_at_scale_in: int = 0
     requests: int = 0
@@ -160,6 +162,7 @@ class ModelRun:
                 r.outcome = "cut"
                 r.done = env.now
                 self.stats.cut += 1
+                self.stats.cut_drain += 1
         self.metric.pop(pod.id, None)
         pod.state = "gone"
         self.pods.remove(pod)
@@ -222,35 +225,62 @@ class ModelRun:
         st.rejected_503 += 1
 
     def expire(self) -> None:
-        """504 and abort the requests past their deadlines (checked every TICK_SECONDS)."""
+        """End and abort the requests past their deadlines (checked every TICK_SECONDS).
+
+        A request that has sent nothing yet gets a 504. A streamed request has: vLLM answers 200 and its headers
+        when it admits the stream, before any token (``_preflight``, vllm/entrypoints/generate/base/serving.py in
+        0.33.0: "we return a success status before we actually start generating text"), so a timeout after that can
+        only close the connection: the ALB idle timeout ("no data has been sent", the ELB ConnectionSettings) while it
+        waits for its first token or sits preempted mid-way, or the Envoy route timeout, which resets a response
+        already started (envoyproxy/envoy source/common/router/router.cc ``Filter::onUpstreamAbort``: "If we have not
+        yet sent anything downstream, send a response with an appropriate status code. Otherwise just reset the
+        ongoing response"). Those are cut streams."""
         now = self.sim.env.now
         fb, rt = self.fb, self.rt
+        idle = self.s.route.alb_idle_seconds
         while fb and fb[0].arrival + self.fb_limit <= now:
             r = fb.popleft()
-            if r.outcome is None and (r.first_token is None if r.streamed else True):
+            if r.outcome is not None:
+                continue
+            if not r.streamed:
                 self._timeout(r)
+            elif r.first_token is None:
+                self._cut(r, "alb_idle" if self.fb_limit >= idle else "route")
         if self.rt_limit is not None:
             while rt and rt[0].arrival + self.rt_limit <= now:
                 r = rt.popleft()
                 if r.outcome is None:
-                    self._timeout(r)
+                    if r.streamed:
+                        self._cut(r, "route")
+                    else:
+                        self._timeout(r)
         # The ALB closes a connection idle for its idle timeout, mid-stream too (Envoy's stream idle timeout is off
         # under Istio): a preempted stream still waiting for its recompute is cut.
-        stalls, idle = self.stalls, self.s.route.alb_idle_seconds
+        stalls = self.stalls
         while stalls and stalls[0][0] + idle <= now:
             at, r = stalls.popleft()
             if r.outcome is None and r.stalled_at == at:
-                r.outcome = "cut"
-                r.done = now
-                self.stats.cut += 1
-                self.stats.cut_idle += 1
-                if r.replica is not None:
-                    r.replica.abort(r)
+                self._cut(r, "alb_idle")
 
     def _timeout(self, r: Request) -> None:
         r.outcome = "504"
         r.done = self.sim.env.now
         self.stats.timeouts_504 += 1
+        if r.replica is not None:
+            r.replica.abort(r)
+
+    def _cut(self, r: Request, reason: str) -> None:
+        """A stream the client saw start is closed before its end (``reason``: alb_idle, route or drain)."""
+        r.outcome = "cut"
+        r.done = self.sim.env.now
+        st = self.stats
+        st.cut += 1
+        if reason == "alb_idle":
+            st.cut_idle += 1
+        elif reason == "route":
+            st.cut_route += 1
+        else:
+            st.cut_drain += 1
         if r.replica is not None:
             r.replica.abort(r)
 

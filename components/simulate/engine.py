@@ -9,7 +9,13 @@ What it follows of vLLM's V1 scheduler (vllm/v1/core/sched/scheduler.py):
   a decoding step would not fit, the most recently admitted running request is preempted: its
   blocks are freed and it goes back to the head of the queue, to be recomputed (prompt plus the
   tokens it had produced) when it is admitted again;
-* ``max_num_queued_reqs`` bounds the waiting queue: a request beyond it is refused (HTTP 503).
+* ``--max-num-queued-reqs`` bounds the requests in flight, running or waiting: a request beyond it is
+  refused (HTTP 503). vLLM 0.33.0 (the release the stacks pin) counts every unfinished request against it:
+  ``config/scheduler.py`` "Maximum number of requests that can be in-flight (waiting or running) at the
+  same time ... Size it as roughly ``data_parallel_size * max_num_seqs`` plus the desired queue depth if it
+  should not bind before per-rank admission does", enforced by ``v1/engine/async_llm.py`` ``check_admission``
+  (``get_num_unfinished_requests() + n > max_num_queued_reqs``: QueueOverflowError, HTTP 503), which the
+  OpenAI server calls in ``_preflight`` before a streamed response starts.
 
 Speed: steps that only decode (nothing can be admitted) are taken together, up to the next
 request to finish or the next step that would need a block the cache lacks, in one SimPy
@@ -116,14 +122,15 @@ class Replica:
         return min(1.0, self._blocks_used() / self.num_blocks)
 
     def submit(self, req: Request) -> bool:
-        """Queue ``req``; False when the queue is at max_num_queued_reqs (vLLM answers 503).
+        """Queue ``req``; False when the requests in flight (running, waiting, in the API server) are at
+        ``--max-num-queued-reqs`` (vLLM answers 503; see the module docstring for vLLM's count).
 
         The API server handles requests one at a time (parsing, tokenizing) before the engine
         sees them: ``FRONTEND_SECONDS`` each, so a burst reaches the scheduler spread out.
         """
         if self.stopped:
             return False
-        if self.queue_cap is not None and len(self.waiting) + len(self._pending) >= self.queue_cap:
+        if self.queue_cap is not None and self.in_flight >= self.queue_cap:
             return False
         req.replica = self
         self.api_tokens += req.prompt

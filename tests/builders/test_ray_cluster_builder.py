@@ -79,7 +79,8 @@ def test_head_runs_vllm_with_the_layout_of_the_plan(prod):
     assert flags["pipeline-parallel-size"] == str(plan.layout.nodes) == "2"
     assert flags["distributed-executor-backend"] == "ray"
     assert flags["max-num-seqs"] == str(plan.max_num_seqs)
-    assert flags["max-num-queued-reqs"] == str(plan.max_num_queued_reqs)
+    # vLLM counts running requests against the flag (config/scheduler.py, 0.33.0): the batch plus the queue.
+    assert flags["max-num-queued-reqs"] == str(plan.max_num_seqs + plan.max_num_queued_reqs)
     assert flags["port"] == str(build.API_PORT)
     assert flags["revision"] == m.revision
 

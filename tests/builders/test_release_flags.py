@@ -62,7 +62,8 @@ def test_v0_12_gets_only_what_its_parser_accepts():
 def test_v0_33_gets_admission_control_and_a_server_drain():
     _, plan, isvc = plan_with()
     c, flags, envs = rendered_names(isvc)
-    assert f"--max-num-queued-reqs={plan.max_num_queued_reqs}" in c["args"]
+    # vLLM counts running requests against the flag (config/scheduler.py, 0.33.0): the batch plus the queue.
+    assert f"--max-num-queued-reqs={plan.max_num_seqs + plan.max_num_queued_reqs}" in c["args"]
     assert "--shutdown-timeout=300" in c["args"]
     assert "--disable-access-log-for-endpoints=/health,/metrics" in c["args"]
     assert envs == ["VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "VLLM_ENGINE_READY_TIMEOUT_S"]

@@ -55,7 +55,8 @@ def test_vllm_serve_with_typed_engine_args_from_the_plan(prod):
     assert flag(c, "--max-model-len") == "65536"
     assert flag(c, "--max-num-seqs") == str(plan.max_num_seqs)
     assert flag(c, "--max-num-batched-tokens") == str(plan.max_num_batched_tokens) == "8192"
-    assert flag(c, "--max-num-queued-reqs") == str(plan.max_num_queued_reqs)
+    # vLLM counts running requests against the flag (config/scheduler.py, 0.33.0): the batch plus the queue.
+    assert flag(c, "--max-num-queued-reqs") == str(plan.max_num_seqs + plan.max_num_queued_reqs)
 
 
 def test_gpu_request_equals_limit_equals_tp_times_pp(prod):

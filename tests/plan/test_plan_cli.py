@@ -64,7 +64,8 @@ def test_every_model_has_an_inference_service_and_pdb_on_disk(planned):
         args = isvc["spec"]["predictor"]["containers"][0]["args"]
         # The report and the manifest agree on the derived numbers (one source of truth).
         assert f"--max-num-seqs={m['max_num_seqs']}" in args
-        assert f"--max-num-queued-reqs={m['max_num_queued_reqs']}" in args
+        # vLLM counts running requests against --max-num-queued-reqs: the flag is the batch plus the queue.
+        assert f"--max-num-queued-reqs={m['max_num_seqs'] + m['max_num_queued_reqs']}" in args
 
 
 def test_written_manifests_are_schema_valid_and_integers_stay_integers(planned):

@@ -55,7 +55,7 @@ def test_prod_renders_the_whole_chain_ordered_and_schema_valid(prod):
         env = {e["name"]: e.get("value") for e in container["env"]}
         upstream_idle = seconds(dr["spec"]["trafficPolicy"]["connectionPool"]["http"]["idleTimeout"])
         assert int(env["VLLM_HTTP_TIMEOUT_KEEP_ALIVE"]) > max(idle, upstream_idle)
-        assert f"--max-num-queued-reqs={m['max_num_queued_reqs']}" in container["args"]
+        assert f"--max-num-queued-reqs={m['max_num_seqs'] + m['max_num_queued_reqs']}" in container["args"]
         assert pred["terminationGracePeriodSeconds"] >= container["lifecycle"]["preStop"]["sleep"]["seconds"] + m["timeouts"]["longest_request_seconds"]
     assert validate_object(ing) == []
     assert validate_object(load(out, "istio-ingress/gateway-llm-gateway.yaml")) == []

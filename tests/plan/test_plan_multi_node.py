@@ -45,7 +45,7 @@ def test_rendered_ray_cluster_agrees_with_the_capacity_plan(prod_plan):
     script = head["template"]["spec"]["containers"][0]["args"][0]
     for flag in (f"--tensor-parallel-size={m['layout']['gpus_per_node']}", f"--pipeline-parallel-size={m['layout']['nodes']}",
                  "--distributed-executor-backend=ray", f"--max-num-seqs={m['max_num_seqs']}",
-                 f"--max-num-batched-tokens={m['max_num_batched_tokens']}", f"--max-num-queued-reqs={m['max_num_queued_reqs']}"):
+                 f"--max-num-batched-tokens={m['max_num_batched_tokens']}", f"--max-num-queued-reqs={m['max_num_seqs'] + m['max_num_queued_reqs']}"):
         assert flag in script
     budget = head["template"]["spec"]["containers"][0]["startupProbe"]
     assert budget["failureThreshold"] * budget["periodSeconds"] == m["startup_budget_seconds"]

@@ -10,8 +10,8 @@ from components.simulate.workload import Workload
 from tests.simulate.helpers import DOWN, model, replace, stack
 
 
-def _load(rate_until: list[tuple[float, float, float]], prompt=200, output=400, seed=0) -> Workload:
-    """Poisson arrivals: (start, end, rate) pieces."""
+def _load(rate_until: list[tuple[float, float, float]], prompt=200, output=400, seed=0, streamed=True) -> Workload:
+    """Poisson arrivals: (start, end, rate) pieces; every request streamed, none, or (``"alternate"``) every other one."""
     rng = np.random.default_rng(seed)
     times = []
     for start, end, rate in rate_until:
@@ -19,7 +19,8 @@ def _load(rate_until: list[tuple[float, float, float]], prompt=200, output=400, 
         times.extend(rng.uniform(start, end, n))
     t = np.sort(np.asarray(times))
     n = len(t)
-    return Workload(t, np.full(n, prompt), np.full(n, output), np.ones(n, dtype=bool), np.zeros(n, dtype=bool))
+    flags = np.arange(n) % 2 == 0 if streamed == "alternate" else np.full(n, bool(streamed))
+    return Workload(t, np.full(n, prompt), np.full(n, output), flags, np.zeros(n, dtype=bool))
 
 
 def _run(st, loads, duration, seed=0):
@@ -34,7 +35,7 @@ def test_scale_up_follows_the_pods_and_percent_policies_per_period():
     sim = _run(st, {"m": _load([(0, 400, 20)])}, 400)
     ups = [(t, a, b) for t, a, b in sim.models["m"].stats.scale_events if b > a]
     assert ups, "no scale-up"
-    for t, a, b in ups:
+    for _, a, b in ups:
         # Max(100% of the pods at the period start, 4 pods) within any 15 s period.
         assert b <= max(2 * a, a + 4)
     # Syncs happen on the 15 s period only.
@@ -88,14 +89,31 @@ def test_gpu_limit_caps_the_pool():
     assert sum(n.gpus for n in sim.pools["p"].nodes if not n.gone) <= 3
 
 
-def test_requests_past_the_alb_idle_timeout_are_504_and_leave_the_engine():
+def test_past_the_alb_idle_timeout_a_plain_request_is_a_504_and_a_stream_is_cut():
+    # One slot, 8 s a request, 2 req/s: the queue grows past the ALB's 30 s. A plain request has sent nothing: the
+    # ALB answers 504. A stream had its 200 and headers when vLLM admitted it (_preflight, before any token), so the
+    # ALB can only close the connection: a cut stream. Both leave the engine.
     m = model(min_replicas=1, max_replicas=1, seqs=1, queue=None)
     m = replace(m, route=replace(m.route, alb_idle_seconds=30.0, route_timeout_seconds=None))
-    load = _load([(0, 60, 2)], prompt=100, output=400)
+    load = _load([(0, 60, 2)], prompt=100, output=400, streamed="alternate")
     sim = _run(stack(m), {"m": load}, 200)
-    st = sim.models["m"].stats
-    assert st.timeouts_504 > 0
+    run = sim.models["m"]
+    st = run.stats
+    assert st.timeouts_504 > 0 and st.cut > 0
+    assert st.cut == st.cut_idle and st.cut_route == st.cut_drain == 0
     # Every request is accounted for exactly once.
+    assert st.ok + st.timeouts_504 + st.rejected_503 + st.cut == st.requests
+    assert all(p.engine.in_flight <= 1 for p in run.ready)  # the timed-out ones were aborted, not left queued
+
+
+def test_past_the_route_timeout_a_plain_request_is_a_504_and_a_stream_is_reset():
+    # Envoy's route timeout: a 504 before any byte, a reset once the response started (router.cc onUpstreamAbort).
+    m = model(min_replicas=1, max_replicas=1, seqs=1, queue=None)
+    m = replace(m, route=replace(m.route, alb_idle_seconds=600.0, route_timeout_seconds=20.0))
+    load = _load([(0, 60, 2)], prompt=100, output=400, streamed="alternate")
+    st = _run(stack(m), {"m": load}, 200).models["m"].stats
+    assert st.timeouts_504 > 0 and st.cut > 0
+    assert st.cut == st.cut_route and st.cut_idle == st.cut_drain == 0
     assert st.ok + st.timeouts_504 + st.rejected_503 + st.cut == st.requests
 
 
@@ -150,7 +168,7 @@ def test_the_seed_defaults_drain_cuts_a_stream_on_scale_in_and_the_derived_drain
     s = _run(stack(defaults), load, 1500).models["m"].stats
     assert d.scale_events == s.scale_events and any(b < a for _, a, b in s.scale_events)
     # Streams of 1000 tokens at 50 ms a step run 50 s: longer than the defaults' 0 s window, shorter than 615 s.
-    assert s.cut > 0 and s.cut == s.in_flight_at_scale_in
+    assert s.cut > 0 and s.cut == s.cut_drain == s.in_flight_at_scale_in
     assert d.in_flight_at_scale_in > 0 and d.cut == 0
 
 

@@ -1,4 +1,4 @@
-"""The replica scheduler: continuous batching limits, chunked prefill, preemption and recompute, 503 at the queue cap."""
+"""The replica scheduler: continuous batching limits, chunked prefill, preemption and recompute, 503 at the in-flight cap."""
 
 from __future__ import annotations
 
@@ -79,14 +79,22 @@ def test_full_kv_cache_preempts_the_newest_request_which_is_recomputed():
     assert rep.kv_tokens == 0
 
 
-def test_queue_beyond_max_num_queued_reqs_is_refused():
+def test_max_num_queued_reqs_counts_running_and_waiting_requests():
+    # vLLM counts every unfinished request, running or waiting, against --max-num-queued-reqs: config/scheduler.py
+    # "Maximum number of requests that can be in-flight (waiting or running)" and v1/engine/async_llm.py
+    # check_admission (get_num_unfinished_requests() + n > max_num_queued_reqs: 503), read in the 0.29.0 and
+    # 0.33.0 wheels.
     env = simpy.Environment()
     rep = replica(env, seqs=1, queue=2)
     accepted = [rep.submit(_req(i)) for i in range(5)]
     assert accepted == [True, True, False, False, False]
-    env.run(until=0.015)  # one request admitted: a queue slot is free again
-    assert rep.submit(_req(9))
-    assert not rep.submit(_req(10))
+    env.run(until=0.015)  # one request admitted to the batch: two still in flight, so still full
+    assert len(rep.running) == 1 and len(rep.waiting) == 1
+    assert not rep.submit(_req(9))
+    env.run(until=0.105)  # the first one finished (1 prefill + 9 decode steps of 10 ms): a slot is free
+    assert [r.id for r in rep.finished] == [0] and rep.in_flight == 1
+    assert rep.submit(_req(10))
+    assert not rep.submit(_req(11))
 
 
 def test_no_queue_cap_accepts_everything():

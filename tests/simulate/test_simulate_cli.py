@@ -49,12 +49,15 @@ def test_report_has_both_runs_and_every_figure(two_runs):
     report = json.loads(two_runs[0][0])
     assert set(report["runs"]) == {"derived", "seed_defaults"}
     m = report["runs"]["derived"]["chat-8b"]
-    for key in ("ttft_s", "tpot_s", "e2e_s", "output_tokens_per_s", "errors_503", "errors_504", "cut_streams", "preemptions",
+    for key in ("ttft_s", "tpot_s", "e2e_s", "output_tokens_per_s", "errors_503", "errors_504", "cut_streams", "cut_by_alb_idle", "cut_by_route_timeout",
+                "cut_by_drain", "preemptions",
                 "peak_kv_usage", "replicas", "time_to_scale_out_s", "series"):
         assert key in m
     assert len(m["series"]["t"]) == len(m["series"]["replicas_ready"]) > 0
     # The derived run reads the rendered settings; the defaults run the seeds'.
-    assert report["settings"]["derived"]["chat-8b"]["max_num_queued_reqs"] == 22
+    # The rendered --max-num-queued-reqs: chat-8b's 88 running + its queue of 22 (vLLM counts both against it).
+    assert report["settings"]["derived"]["chat-8b"]["max_num_seqs"] == 88
+    assert report["settings"]["derived"]["chat-8b"]["max_num_queued_reqs"] == 88 + 22
     assert report["settings"]["derived"]["chat-8b"]["alb_idle_s"] == 615
     assert report["settings"]["seed defaults"]["chat-8b"]["alb_idle_s"] == 60
     assert report["settings"]["seed defaults"]["chat-8b"]["scaling"] == "cpu"
