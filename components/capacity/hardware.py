@@ -37,7 +37,9 @@ __all__ = [
 ]
 
 DATA_FILE = "hardware.toml"
-# kubernetes.io/arch values of the nodes Karpenter launches (the well-known label's Go GOARCH names).
+# kubernetes.io/arch values of the nodes Karpenter launches: Karpenter v1.14.1 pkg/apis/v1/labels.go:78-81
+# (AWSToKubeArchitectures: EC2's x86_64 -> amd64, arm64 -> arm64), set on each instance type's requirements in
+# pkg/providers/instancetype/types.go:189 (getArchitecture, :323-330).
 ARCHITECTURES = ("amd64", "arm64")
 INTERCONNECTS = ("nvlink", "pcie")
 

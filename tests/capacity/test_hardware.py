@@ -206,6 +206,10 @@ def _with_pool(instance_types: list[str]) -> dict:
 
 
 def test_the_node_pool_takes_its_arch_from_the_instance_records():
+    """Karpenter v1.14.1 gives each instance type the requirement kubernetes.io/arch In [its arch]
+    (pkg/providers/instancetype/types.go:189, getArchitecture :323-330 via pkg/apis/v1/labels.go:78-81), and a
+    NodePool launches only types whose requirements intersect its own: a g5g pool requiring amd64 (the old
+    literal) would launch nothing. The records' arch is the column Karpenter's page prints (test above)."""
     cfg = load_stack_config(_with_pool(["g5g.2xlarge", "g5g.4xlarge"]))
     pools = plan_pools(cfg.gpu_pools, cfg.models, plan_stack(cfg))
     reqs = {
