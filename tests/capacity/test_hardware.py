@@ -252,7 +252,7 @@ def test_a_t4_pool_reaches_the_startup_rule_with_the_records_compute_capability(
     raw["llm-serving:models"][0]["engine"].update({"dtype": "bfloat16", "tensorParallelSize": 4, "maxModelLen": 4096})
     plan = plan_stack(load_stack_config(raw))["chat-8b"].memory
     assert not plan.fits and plan.reason.startswith(
-        "dtype bfloat16 needs a GPU of compute capability 8.0 or above, and the T4 has 7.5"
+        "models[0].engine.dtype: dtype bfloat16 needs a GPU of compute capability 8.0 or above, and the T4 has 7.5"
     )
     raw["llm-serving:models"][0]["engine"]["dtype"] = "float16"
     assert plan_stack(load_stack_config(raw))["chat-8b"].memory.fits
