@@ -250,7 +250,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         base = None
         for name, load in variants:
             read = _median_seconds(load, args.runs)
-            total = _median_seconds(lambda: evaluate(load()), args.runs)
+            total = _median_seconds(lambda load=load: evaluate(load()), args.runs)
             base = base or total
             print(f"| {name} | {read:.2f} | {total:.2f} | {objects / total:,.0f} | {base / total:.1f}x |")
     return 0

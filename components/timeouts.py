@@ -242,7 +242,7 @@ class TimeoutChain:
             "engine_ready_timeout_seconds": self.engine_ready_timeout_seconds,
             "longest_request_seconds": self.longest_request_seconds,
             "streaming": self.streaming,
-            "layers": [{"layer": l.layer, "setting": l.setting, "seconds": l.seconds, "why": l.why} for l in self.layers()],
+            "layers": [{"layer": x.layer, "setting": x.setting, "seconds": x.seconds, "why": x.why} for x in self.layers()],
         }
 
 

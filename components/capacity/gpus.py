@@ -51,8 +51,12 @@ def find_gpu(name: str, memory_gib: Optional[float] = None) -> Gpu:
             return Gpu(name=name, memory_gib=float(memory_gib), nvlink=float(memory_gib) >= 70)
         raise UnknownGpu(f"unknown GPU {name!r}; known: {', '.join(gpu_names())} (or give --gpu-memory-gib)")
     spec = GPUS[key]
-    return Gpu(name=key, memory_gib=float(memory_gib if memory_gib is not None else spec.memory_gib), nvlink=spec.nvlink,
-               compute_capability=spec.compute_capability)
+    return Gpu(
+        name=key,
+        memory_gib=float(memory_gib if memory_gib is not None else spec.memory_gib),
+        nvlink=spec.nvlink,
+        compute_capability=spec.compute_capability,
+    )
 
 
 def instance_gpu(instance_type: str) -> tuple[Gpu, int]:

@@ -16,7 +16,7 @@ copy (setup.py ships ``*.toml`` as package data).
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence
@@ -37,7 +37,9 @@ __all__ = [
 ]
 
 DATA_FILE = "hardware.toml"
-# kubernetes.io/arch values of the nodes Karpenter launches (the well-known label's Go GOARCH names).
+# kubernetes.io/arch values of the nodes Karpenter launches: Karpenter v1.14.1 pkg/apis/v1/labels.go:78-81
+# (AWSToKubeArchitectures: EC2's x86_64 -> amd64, arm64 -> arm64), set on each instance type's requirements in
+# pkg/providers/instancetype/types.go:189 (getArchitecture, :323-330).
 ARCHITECTURES = ("amd64", "arm64")
 INTERCONNECTS = ("nvlink", "pcie")
 
@@ -84,7 +86,11 @@ class GpuSpec:
     interconnect_gb_s: float  # per GPU and direction, GB/s
     source: str
     performance: Optional[Performance]  # None: the simulator cannot model this GPU
-    dtypes: frozenset[str]  # derived: supported_dtypes(compute_capability)
+    # Derived, never given: supported_dtypes(compute_capability), so a record cannot contradict vLLM's rule.
+    dtypes: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtypes", supported_dtypes(self.compute_capability))
 
     @property
     def nvlink(self) -> bool:
@@ -200,7 +206,7 @@ def _one_of(value: str, allowed: Sequence[str], where: str) -> str:
 def _compute_capability(text: str, where: str) -> tuple[int, int]:
     major, dot, minor = text.partition(".")
     if not (dot and major.isdigit() and minor.isdigit()):
-        raise HardwareDataError(f"{where} = {text!r}: must be \"major.minor\", such as \"8.9\"")
+        raise HardwareDataError(f'{where} = {text!r}: must be "major.minor", such as "8.9"')
     return int(major), int(minor)
 
 
@@ -239,7 +245,6 @@ def _gpu(name: str, row: Any, sources: Mapping[str, str]) -> GpuSpec:
         interconnect_gb_s=float(r["interconnect_gb_s"]),
         source=_source(r["source"], sources, f"{where}.source"),
         performance=perf,
-        dtypes=supported_dtypes(cc),
     )
 
 
@@ -292,8 +297,9 @@ def pool_architecture(instance_types: Sequence[str], instances: Mapping[str, Ins
     arches = {instances[t].arch for t in instance_types}
     if len(arches) > 1:
         shown = ", ".join(f"{t} arch={instances[t].arch}" for t in sorted(instance_types))
-        raise ValueError(f"mixes CPU architectures ({shown}); a pool's nodes share one kubernetes.io/arch: "
-                         f"use one pool per architecture")
+        raise ValueError(
+            f"mixes CPU architectures ({shown}); a pool's nodes share one kubernetes.io/arch: use one pool per architecture"
+        )
     return arches.pop()
 
 

@@ -21,6 +21,7 @@ from ..capacity.gpus import INSTANCES, instance_gpu
 from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout, spans_nodes
 from ..capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from ..capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
+from ..capacity.startup import field_path
 from ..config import GpuPoolConfig, ModelConfig, StackConfig
 from ..images import vllm_release
 from ..errors import ConfigError, Problem
@@ -282,7 +283,10 @@ def _batch(m: ModelConfig, model: CatalogModel, gpu: Gpu, release: Release, vllm
         first = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, hw_seqs, tokens))
         seqs, reason = settle_max_num_seqs(first.kv_cache_tokens, typical, hw_seqs, tokens, f"{vllm}'s default for {gpu.name} ({tier})")
         derivations.append(Derivation("maxNumSeqs", seqs, reason))
-    return tokens, seqs, plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, seqs, tokens))
+    memory = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, seqs, tokens))
+    if memory.startup_rule:  # a setting vLLM refuses before sizing memory: name the stack file's field
+        memory = replace(memory, reason=f"{field_path(memory.startup_rule, path)}: {memory.reason}")
+    return tokens, seqs, memory
 
 
 def _queue_and_target(m: ModelConfig, seqs: int, release: Release, path: str,

@@ -39,6 +39,22 @@ STACK_NAMES: Mapping[str, str] = {
 }
 
 
+# The stack file's key of each setting, under a model's ``engine``.
+STACK_KEYS: Mapping[str, str] = {
+    "max-num-batched-tokens": "maxNumBatchedTokens",
+    "max-num-seqs": "maxNumSeqs",
+    "tensor-parallel-size": "tensorParallelSize",
+    "max-model-len": "maxModelLen",
+    "quantization": "quantization",
+    "dtype": "dtype",
+}
+
+
+def field_path(rule_name: str, model_path: str) -> str:
+    """The stack file's field a rule's refusal is about: ``models[0].engine.dtype`` for the dtype rule of models[0]."""
+    return f"{model_path}.engine.{STACK_KEYS[BY_NAME[rule_name].setting]}"
+
+
 def flag_names(engine_kwargs: bool = False) -> Mapping[str, str]:
     """How a container's command line (``--max-model-len``) or Ray Serve LLM's engine_kwargs (``max_model_len``)
     spell the settings the rules name."""

@@ -18,9 +18,10 @@ One module per concern (this package re-exports the names other modules import):
 - ``cross_checks``: the rules that relate objects;
 - ``load``: :func:`load_stack_config`, the stages in order.
 
-Imports flow one way, down this list's reverse: nothing here imports ``builders``, and the
-capacity modules the cross checks read (the instance catalogue, the multi-node layout) do not
-import the config back (tests/config/test_config_imports.py).
+Each module imports only modules named before it in this list. Nothing here imports
+``builders`` (the constants both read live in components/facts.py), and the capacity modules the
+config reads (the instance catalogue, the multi-node layout) do not import the config back
+(tests/config/test_config_imports.py).
 """
 
 from ..facts import DISCOVERY_TAG, EKS_CLUSTER_NAME_TAG, KUBERAY_CHART_VERSION

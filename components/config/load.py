@@ -17,9 +17,9 @@ from pydantic import ValidationError
 from ..errors import ConfigError, Problem
 from .cross_checks import cross_checks
 from .models import ModelConfig
-from .pydantic_errors import _problems_from
+from .pydantic_errors import problems_from
 from .routing import route_keys
-from .scan import _text_problems, _under
+from .scan import is_under, text_problems
 from .stack import StackConfig
 
 
@@ -31,13 +31,13 @@ def load_stack_config(raw: Mapping[str, Any]) -> StackConfig:
     if not isinstance(raw, Mapping):
         raise ConfigError([Problem("config", "must be a mapping of namespaced keys", raw)])
     data, problems = route_keys(raw)
-    text_problems, refused = _text_problems(raw)
-    problems.extend(text_problems)
+    scanned, refused = text_problems(raw)
+    problems.extend(scanned)
     try:
         cfg = StackConfig.model_validate(data)
     except ValidationError as exc:
         # A field already refused for a token or a control character is not reported twice.
-        problems.extend(p for p in _problems_from(exc, data) if not any(_under(p.path, r) for r in refused))
+        problems.extend(p for p in problems_from(exc, data) if not any(is_under(p.path, r) for r in refused))
         raise ConfigError(problems) from None
     if problems:
         raise ConfigError(problems)

@@ -155,7 +155,10 @@ class GpuPoolConfig(_Model):
 
     name: Str = Field(description="Pool name (required); becomes the Karpenter NodePool name and the models' `pool`.")
     instance_types: tuple[Str, ...] = Field(
-        description="EC2 GPU instance types the pool may launch (required, non-empty, one GPU model per pool)."
+        description=(
+            "EC2 GPU instance types the pool may launch (required, non-empty; one GPU model and one CPU architecture "
+            "per pool: the NodePool requires the kubernetes.io/arch of their instance records)."
+        ),
     )
     capacity_types: tuple[Literal["on-demand", "spot", "reserved"], ...] = Field(
         ("on-demand",), description='Purchase options. Default ["on-demand"] (spot reclaims cut long requests).'

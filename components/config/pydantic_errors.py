@@ -20,7 +20,7 @@ _TOP_PATH = {"gpuPools": "gpuPools", "hasHfToken": "hfToken", "hasApiKey": "apiK
              "awsRoleArn": "aws:assumeRoles"}
 
 
-def _problems_from(exc: ValidationError, data: Mapping[str, Any]) -> list[Problem]:
+def problems_from(exc: ValidationError, data: Mapping[str, Any]) -> list[Problem]:
     out = []
     for err in exc.errors(include_url=False):
         loc = list(err["loc"])

@@ -20,7 +20,7 @@ from .base import PROJECT
 
 # Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
 _KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "karpenter", "addons", "kuberay", "environment"})
-_SECRET_KEYS = {"hfToken", "apiKey"}
+SECRET_KEYS = {"hfToken", "apiKey"}
 # Which StackConfig flag says a secret key is set.
 _SECRET_FLAGS = {"hfToken": "hasHfToken", "apiKey": "hasApiKey"}
 # Provider keys the program reads besides aws:region: the identity kubectl's exec plugin must share.
@@ -40,14 +40,14 @@ def route_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
         elif namespace == PROJECT:
             if name in _KEYS:
                 data[name] = raw[key]
-            elif name in _SECRET_KEYS:
+            elif name in SECRET_KEYS:
                 if not is_secret(raw[key]):
                     problems.append(
                         Problem(key, "must be a Pulumi secret (pulumi config set --secret); a clear-text token is refused", has_value=False)
                     )
                 data[_SECRET_FLAGS[name]] = True
             else:
-                allowed = ", ".join(f"{PROJECT}:{k}" for k in sorted([*_KEYS, *_SECRET_KEYS]))
+                allowed = ", ".join(f"{PROJECT}:{k}" for k in sorted([*_KEYS, *SECRET_KEYS]))
                 problems.append(Problem(str(key), f"unknown key; allowed keys: {allowed}", has_value=False))
         elif key == "aws:region":
             data["region"] = raw[key]

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from ..errors import Problem, format_path
 from ..secrets import is_secret, scan
 from .base import PROJECT
-from .routing import _SECRET_KEYS
+from .routing import SECRET_KEYS
 
 # C0 and C1 control characters (newline, tab, NUL, ...) and the Unicode line and paragraph
 # separators (and lone surrogates, which no encoder writes): no name, id, image, host or flag of a
@@ -30,6 +30,7 @@ _MAX_EXACT = 2**53
 
 
 def _number_in_range(value: float) -> bool:
+    """Finite and within +-2^53, where a double still holds every integer exactly."""
     if isinstance(value, int):
         return -_MAX_EXACT <= value <= _MAX_EXACT
     return math.isfinite(value) and -_MAX_EXACT <= value <= _MAX_EXACT
@@ -43,11 +44,12 @@ def _display_key(key: str) -> str:
     return key
 
 
-def _under(path: str, prefix: str) -> bool:
+def is_under(path: str, prefix: str) -> bool:
+    """``path`` is ``prefix`` or a field inside it (``models[0].engine`` is under ``models[0]``)."""
     return path == prefix or path.startswith((prefix + ".", prefix + "["))
 
 
-def _text_problems(raw: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
+def text_problems(raw: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
     """Clear-text credentials, control characters and out-of-range numbers anywhere in the config's non-secret values.
 
     A token (components.secrets shapes: hf_..., AKIA..., ghp_..., sk-...) is named by its field
@@ -56,7 +58,7 @@ def _text_problems(raw: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
     problems: list[Problem] = []
     refused: list[str] = []
     for key in sorted(raw, key=str):
-        if not isinstance(key, str) or _display_key(key) in _SECRET_KEYS:
+        if not isinstance(key, str) or _display_key(key) in SECRET_KEYS:
             continue
         for loc, token in scan(raw[key], (_display_key(key),)):
             path = format_path(loc)
@@ -68,7 +70,7 @@ def _text_problems(raw: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
         while stack:
             loc, value = stack.pop()
             if isinstance(value, str):
-                if _CONTROL.search(value) and not any(_under(format_path(loc), r) for r in refused):
+                if _CONTROL.search(value) and not any(is_under(format_path(loc), r) for r in refused):
                     problems.append(Problem(format_path(loc), "holds a control character (a newline, tab or similar); "
                                             "names, ids and flags are single-line text", value))
                     refused.append(format_path(loc))

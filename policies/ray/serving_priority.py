@@ -53,7 +53,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for r in resources:
         if is_ray(r.type) or not is_serving_app(r):
             continue
-        for path, podspec in pod_specs(r):
+        for _, podspec in pod_specs(r):
             if requests_gpu(podspec):
                 neighbours.append((_priority(podspec, values, default), f"{split_type(r.type)[1]} {get(r.props, 'metadata', 'name')}", podspec))
     if not neighbours:

@@ -109,9 +109,9 @@ def policy_diff(ours: dict[str, Any], upstream: dict[str, Any]) -> list[str]:
     for action in sorted(set(mine) & set(theirs)):
         if mine[action] == theirs[action]:
             continue
-        for (effect, resources, cond), _ in (theirs[action] - mine[action]).items():
+        for (_, resources, cond), _ in (theirs[action] - mine[action]).items():
             problems.append(f"{action}: upstream's grant on {list(resources)} with condition {cond} is not ours")
-        for (effect, resources, cond), _ in (mine[action] - theirs[action]).items():
+        for (_, resources, cond), _ in (mine[action] - theirs[action]).items():
             problems.append(f"{action}: our grant on {list(resources)} with condition {cond} is not upstream's")
     # Statement for statement: the same statements, not only the same grants per action.
     if not problems and Counter(map(_statement, ours["Statement"])) != Counter(map(_statement, upstream["Statement"])):

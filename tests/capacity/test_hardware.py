@@ -63,7 +63,10 @@ def test_misspelt_field_fails_naming_the_row_and_the_field():
 
 
 def test_misspelt_gpu_field_fails_naming_the_gpu():
-    text = doctored('[gpus.L4]\naliases = ["l4", "nvidia-l4", "NVIDIA L4"]\nkarpenter_gpu_name', '[gpus.L4]\naliases = ["l4", "nvidia-l4", "NVIDIA L4"]\nkarpenter_gpu_nmae')
+    text = doctored(
+        '[gpus.L4]\naliases = ["l4", "nvidia-l4", "NVIDIA L4"]\nkarpenter_gpu_name',
+        '[gpus.L4]\naliases = ["l4", "nvidia-l4", "NVIDIA L4"]\nkarpenter_gpu_nmae',
+    )
     with pytest.raises(HardwareDataError, match=r"^hardware.toml: gpus.L4: unknown field 'karpenter_gpu_nmae' \(known: "):
         load_hardware(text)
 
@@ -74,25 +77,41 @@ def test_misspelt_performance_field_fails_naming_its_table():
         load_hardware(text)
 
 
-@pytest.mark.parametrize("old,new,message", [
-    ('gpu = "H100", gpu_count = 8, vcpu = 192, memory_gib = 2048, efa_interfaces = 32,',
-     'gpu = "H10O", gpu_count = 8, vcpu = 192, memory_gib = 2048, efa_interfaces = 32,',
-     "instances.'p5.48xlarge'.gpu = 'H10O': not a GPU of [gpus]"),
-    ('"p5.4xlarge" = { gpu = "H100", gpu_count = 1, vcpu = 16, memory_gib = 256, efa_interfaces = 1, local_nvme_gb = 3800, arch = "amd64"',
-     '"p5.4xlarge" = { gpu = "H100", gpu_count = 1, vcpu = 16, memory_gib = 256, efa_interfaces = 1, local_nvme_gb = 3800, arch = "x86_64"',
-     "instances.'p5.4xlarge'.arch = 'x86_64': must be one of amd64, arm64"),
-    ('"g6.xlarge" = { gpu = "L4", gpu_count = 1,', '"g6.xlarge" = { gpu = "L4", gpu_count = "1",',
-     "instances.'g6.xlarge'.gpu_count = '1': must be int"),
-    ('"g6.2xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 8, memory_gib = 32, efa_interfaces = 0, local_nvme_gb = 450, arch = "amd64", source = "karpenter" }',
-     '"g6.2xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 8, memory_gib = 32, efa_interfaces = 0, local_nvme_gb = 450, arch = "amd64", source = "karpentr" }',
-     "instances.'g6.2xlarge'.source = 'karpentr': not a key of [sources] (karpenter) nor a citation"),
-    ('"g6.4xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 16, memory_gib = 64, efa_interfaces = 0, local_nvme_gb = 600, arch = "amd64", source = "karpenter" }',
-     '"g6.4xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 16, memory_gib = 64, local_nvme_gb = 600, arch = "amd64", source = "karpenter" }',
-     "instances.'g6.4xlarge'.efa_interfaces: missing (a required field)"),
-    ('[gpus.B200]\naliases = ["b200", "nvidia-b200", "NVIDIA B200"]\nkarpenter_gpu_name = "b200"\nmemory_gib = 178.35\nmemory_gib_ec2 = 179.062\ncompute_capability = "10.0"',
-     '[gpus.B200]\naliases = ["b200", "nvidia-b200", "NVIDIA B200"]\nkarpenter_gpu_name = "b200"\nmemory_gib = 178.35\nmemory_gib_ec2 = 179.062\ncompute_capability = 10.0',
-     "gpus.B200.compute_capability = 10.0: must be str"),
-])
+@pytest.mark.parametrize(
+    "old,new,message",
+    [
+        (
+            'gpu = "H100", gpu_count = 8, vcpu = 192, memory_gib = 2048, efa_interfaces = 32,',
+            'gpu = "H10O", gpu_count = 8, vcpu = 192, memory_gib = 2048, efa_interfaces = 32,',
+            "instances.'p5.48xlarge'.gpu = 'H10O': not a GPU of [gpus]",
+        ),
+        (
+            '"p5.4xlarge" = { gpu = "H100", gpu_count = 1, vcpu = 16, memory_gib = 256, efa_interfaces = 1, local_nvme_gb = 3800, arch = "amd64"',
+            '"p5.4xlarge" = { gpu = "H100", gpu_count = 1, vcpu = 16, memory_gib = 256, efa_interfaces = 1, local_nvme_gb = 3800, arch = "x86_64"',
+            "instances.'p5.4xlarge'.arch = 'x86_64': must be one of amd64, arm64",
+        ),
+        (
+            '"g6.xlarge" = { gpu = "L4", gpu_count = 1,',
+            '"g6.xlarge" = { gpu = "L4", gpu_count = "1",',
+            "instances.'g6.xlarge'.gpu_count = '1': must be int",
+        ),
+        (
+            '"g6.2xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 8, memory_gib = 32, efa_interfaces = 0, local_nvme_gb = 450, arch = "amd64", source = "karpenter" }',
+            '"g6.2xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 8, memory_gib = 32, efa_interfaces = 0, local_nvme_gb = 450, arch = "amd64", source = "karpentr" }',
+            "instances.'g6.2xlarge'.source = 'karpentr': not a key of [sources] (karpenter) nor a citation",
+        ),
+        (
+            '"g6.4xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 16, memory_gib = 64, efa_interfaces = 0, local_nvme_gb = 600, arch = "amd64", source = "karpenter" }',
+            '"g6.4xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 16, memory_gib = 64, local_nvme_gb = 600, arch = "amd64", source = "karpenter" }',
+            "instances.'g6.4xlarge'.efa_interfaces: missing (a required field)",
+        ),
+        (
+            '[gpus.B200]\naliases = ["b200", "nvidia-b200", "NVIDIA B200"]\nkarpenter_gpu_name = "b200"\nmemory_gib = 178.35\nmemory_gib_ec2 = 179.062\ncompute_capability = "10.0"',
+            '[gpus.B200]\naliases = ["b200", "nvidia-b200", "NVIDIA B200"]\nkarpenter_gpu_name = "b200"\nmemory_gib = 178.35\nmemory_gib_ec2 = 179.062\ncompute_capability = 10.0',
+            "gpus.B200.compute_capability = 10.0: must be str",
+        ),
+    ],
+)
 def test_bad_values_fail_naming_the_row_and_the_field(old, new, message):
     with pytest.raises(HardwareDataError) as err:
         load_hardware(doctored(old, new))
@@ -121,7 +140,12 @@ def test_instances_match_the_karpenter_reference_rows():
     assert set(rows) == set(INSTANCES)
     for name, i in INSTANCES.items():
         r = rows[name]
-        assert (i.gpu_count, i.vcpu, i.memory_gib, i.arch) == (int(r["gpu_count"]), int(r["vcpu"]), float(r["memory_gib"]), r["arch"]), name
+        assert (i.gpu_count, i.vcpu, i.memory_gib, i.arch) == (
+            int(r["gpu_count"]),
+            int(r["vcpu"]),
+            float(r["memory_gib"]),
+            r["arch"],
+        ), name
         assert i.efa_interfaces == (int(r["efa_interfaces"]) if r["efa"] == "yes" else 0), name
         assert i.local_nvme_gb == int(r["local_nvme_gb"] or 0), name
         gpu = GPUS[i.gpu]
@@ -138,8 +162,12 @@ def test_dtypes_follow_vllms_compute_capability_rule():
     assert not GPUS["T4"].supports_dtype("bfloat16") and GPUS["T4"].supports_dtype("half") and GPUS["T4"].supports_dtype("auto")
     assert GPUS["A10G"].dtypes == frozenset({"bfloat16", "float16", "float32"}) and not GPUS["A10G"].fp8
     assert [g.name for g in GPUS.values() if "bfloat16" not in g.dtypes] == ["T4", "T4G"]
-    assert sorted(g.name for g in GPUS.values() if g.fp8) == sorted(g.name for g in GPUS.values() if g.compute_capability >= (8, 9))
+    assert sorted(g.name for g in GPUS.values() if g.fp8) == sorted(
+        g.name for g in GPUS.values() if g.compute_capability >= (8, 9)
+    )
     assert GPUS["L4"].fp8 and GPUS["L4"].compute_capability_str == "8.9"
+    # Derived, never given: a record built with another compute capability carries that one's dtypes.
+    assert dataclasses.replace(GPUS["A10G"], compute_capability=(7, 0)).dtypes == frozenset({"float16", "float32"})
 
 
 def test_the_memory_model_reads_compute_capability_and_nvlink_from_the_records():
@@ -157,21 +185,37 @@ def test_the_memory_model_reads_compute_capability_and_nvlink_from_the_records()
 def test_an_unknown_gpu_name_keeps_its_clear_error():
     with pytest.raises(KeyError) as err:
         find_gpu("H1000")
-    assert str(err.value) == ("unknown GPU 'H1000'; known: A100-40GB, A100-80GB, A10G, B200, B300, H100, H200, L4, L40S, "
-                              "RTX-3090, RTX-4090, RTX-PRO-6000, T4, T4G (or give --gpu-memory-gib)")
+    assert str(err.value) == (
+        "unknown GPU 'H1000'; known: A100-40GB, A100-80GB, A10G, B200, B300, H100, H200, L4, L40S, "
+        "RTX-3090, RTX-4090, RTX-PRO-6000, T4, T4G (or give --gpu-memory-gib)"
+    )
 
 
 def _with_pool(instance_types: list[str]) -> dict:
     raw = stack_config("dev")
-    raw["llm-serving:gpuPools"].append({"name": "graviton", "instanceTypes": instance_types, "capacityTypes": ["on-demand"],
-                                        "gpuLimit": 2, "buffer": {"replicas": 0}})
+    raw["llm-serving:gpuPools"].append(
+        {
+            "name": "graviton",
+            "instanceTypes": instance_types,
+            "capacityTypes": ["on-demand"],
+            "gpuLimit": 2,
+            "buffer": {"replicas": 0},
+        }
+    )
     return raw
 
 
 def test_the_node_pool_takes_its_arch_from_the_instance_records():
+    """Karpenter v1.14.1 gives each instance type the requirement kubernetes.io/arch In [its arch]
+    (pkg/providers/instancetype/types.go:189, getArchitecture :323-330 via pkg/apis/v1/labels.go:78-81), and a
+    NodePool launches only types whose requirements intersect its own: a g5g pool requiring amd64 (the old
+    literal) would launch nothing. The records' arch is the column Karpenter's page prints (test above)."""
     cfg = load_stack_config(_with_pool(["g5g.2xlarge", "g5g.4xlarge"]))
     pools = plan_pools(cfg.gpu_pools, cfg.models, plan_stack(cfg))
-    reqs = {r["key"]: r["values"] for r in build.node_pool(cfg.gpu_pools[1], pools["graviton"])["spec"]["template"]["spec"]["requirements"]}
+    reqs = {
+        r["key"]: r["values"]
+        for r in build.node_pool(cfg.gpu_pools[1], pools["graviton"])["spec"]["template"]["spec"]["requirements"]
+    }
     assert reqs["kubernetes.io/arch"] == ["arm64"] and reqs["karpenter.k8s.aws/instance-gpu-name"] == ["t4g"]
     l40s = build.node_pool(cfg.gpu_pools[0], pools["l40s"])["spec"]["template"]["spec"]["requirements"]
     assert {r["key"]: r["values"] for r in l40s}["kubernetes.io/arch"] == ["amd64"]
@@ -179,8 +223,12 @@ def test_the_node_pool_takes_its_arch_from_the_instance_records():
 
 def _mixed_arch() -> hardware.Hardware:
     # No GPU of the real catalogue is sold on both architectures; a doctored copy makes one that is.
-    return load_hardware(doctored('"g5g.xlarge" = { gpu = "T4G", gpu_count = 1, vcpu = 4, memory_gib = 8, efa_interfaces = 0, local_nvme_gb = 0, arch = "arm64"',
-                                  '"g5g.xlarge" = { gpu = "T4", gpu_count = 1, vcpu = 4, memory_gib = 8, efa_interfaces = 0, local_nvme_gb = 0, arch = "arm64"'))
+    return load_hardware(
+        doctored(
+            '"g5g.xlarge" = { gpu = "T4G", gpu_count = 1, vcpu = 4, memory_gib = 8, efa_interfaces = 0, local_nvme_gb = 0, arch = "arm64"',
+            '"g5g.xlarge" = { gpu = "T4", gpu_count = 1, vcpu = 4, memory_gib = 8, efa_interfaces = 0, local_nvme_gb = 0, arch = "arm64"',
+        )
+    )
 
 
 def test_a_pool_mixing_architectures_is_refused_naming_each_arch():
@@ -203,6 +251,8 @@ def test_a_t4_pool_reaches_the_startup_rule_with_the_records_compute_capability(
     raw["llm-serving:gpuPools"][0].update({"instanceTypes": ["g4dn.12xlarge"], "gpuLimit": 4})
     raw["llm-serving:models"][0]["engine"].update({"dtype": "bfloat16", "tensorParallelSize": 4, "maxModelLen": 4096})
     plan = plan_stack(load_stack_config(raw))["chat-8b"].memory
-    assert not plan.fits and plan.reason.startswith("dtype bfloat16 needs a GPU of compute capability 8.0 or above, and the T4 has 7.5")
+    assert not plan.fits and plan.reason.startswith(
+        "models[0].engine.dtype: dtype bfloat16 needs a GPU of compute capability 8.0 or above, and the T4 has 7.5"
+    )
     raw["llm-serving:models"][0]["engine"]["dtype"] = "float16"
     assert plan_stack(load_stack_config(raw))["chat-8b"].memory.fits

@@ -22,7 +22,7 @@ import pytest
 from components.capacity.gpus import find_gpu
 from components.capacity.memory import EngineArgs, Gpu, plan_memory
 from components.capacity.models import find_model
-from components.capacity.startup import BY_NAME, RULES, STACK_NAMES, Settings, first_refusal, flag_names, refusals
+from components.capacity.startup import BY_NAME, RULES, STACK_NAMES, Settings, field_path, first_refusal, flag_names, refusals
 from policies.registry import POLICIES
 
 LLAMA = find_model("meta-llama/Llama-3.1-8B-Instruct").arch  # 32 heads, 8 KV heads, limit 131,072, bfloat16
@@ -154,6 +154,21 @@ def test_a_rule_names_each_setting_as_its_reader_spells_it():
     assert rule.refusal(LLAMA, bad, flag_names()).startswith("--tensor-parallel-size 3 ")
     assert rule.refusal(LLAMA, bad, flag_names(engine_kwargs=True)).startswith("tensor_parallel_size 3 ")
     assert set(flag_names()) == set(STACK_NAMES)
+
+
+def test_each_rule_names_its_field_of_the_stack_file():
+    assert {r.name: field_path(r.name, "models[2]") for r in RULES} == {
+        "vllm-batched-tokens-cover-seqs": "models[2].engine.maxNumBatchedTokens",
+        "vllm-tp-divides-attention-heads": "models[2].engine.tensorParallelSize",
+        "vllm-context-within-model-limit": "models[2].engine.maxModelLen",
+        "vllm-quantization-supported": "models[2].engine.quantization",
+        "vllm-dtype-supported-by-gpu": "models[2].engine.dtype",
+    }
+    # Each is a key of the model's engine in the stack schema.
+    from components.config import EngineConfig
+
+    aliases = {f.alias or n for n, f in EngineConfig.model_fields.items()}
+    assert {field_path(r.name, "m").rsplit(".", 1)[1] for r in RULES} <= aliases
 
 
 # --- the memory plan --------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def test_a_trailing_newline_fails_the_nccl_interface_pattern(monkeypatch):
     model["distributed"] = {"backend": "ray", "ncclSocketIfname": "^lo,docker"}
     load_stack_config(copy.deepcopy(cfg))
     model["distributed"]["ncclSocketIfname"] = "^lo,docker\n"
-    monkeypatch.setattr(config_module, "_text_problems", lambda raw: ([], []))
+    monkeypatch.setattr(config_module, "text_problems", lambda raw: ([], []))
     assert any(p.startswith("models[2].distributed.ncclSocketIfname") for p in _problems(cfg))
 
 
@@ -81,7 +81,7 @@ def test_a_trailing_newline_fails_the_fields_pattern(monkeypatch, stack, path, s
     node, key = _leaf(cfg, path)
     assert isinstance(node[key], str)
     node[key] += "\n"
-    monkeypatch.setattr(config_module, "_text_problems", lambda raw: ([], []))
+    monkeypatch.setattr(config_module, "text_problems", lambda raw: ([], []))
     problems = _problems(cfg)
     assert any(p.startswith(shown) for p in problems), problems
 
@@ -93,7 +93,7 @@ def test_a_trailing_newline_fails_the_pattern_of_a_default_field(monkeypatch, pa
     node[key] = valid
     load_stack_config(copy.deepcopy(cfg))  # the valid value loads
     node[key] = _with_newline(valid)
-    monkeypatch.setattr(config_module, "_text_problems", lambda raw: ([], []))
+    monkeypatch.setattr(config_module, "text_problems", lambda raw: ([], []))
     assert any(p.startswith(shown) for p in _problems(cfg))
 
 

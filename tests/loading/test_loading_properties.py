@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 import dataclasses
 
 from components.loading import MANIFESTS, LoadError, load_yaml_documents
+from tests.hostile.strategies import manifest_files
 
 # A smaller node budget: the comparison below expands aliases, which must stay cheap.
 LIMITS = dataclasses.replace(MANIFESTS, max_nodes=20_000)
-from tests.hostile.strategies import manifest_files
 
 
 def _canon(value):

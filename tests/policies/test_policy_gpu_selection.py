@@ -94,8 +94,11 @@ def test_check_says_what_it_could_not_size_in_the_summary_and_the_json(tmp_path)
 
     props = third_party({}, model="acme/private-70b").props
     (tmp_path / "d.yaml").write_text(yaml.safe_dump(props))
-    run = lambda *a: subprocess.run([sys.executable, "-m", "policies", "check", str(tmp_path), *a], cwd=ROOT,
-                                    capture_output=True, text=True, timeout=120)
+
+    def run(*a: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "policies", "check", str(tmp_path), *a], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+
     text = run()
     assert "1 model server could not be sized (unknown model or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked" in text.stdout
     assert "[not sized]" in text.stdout and "no violations\n" not in text.stdout

@@ -16,6 +16,7 @@ from policy_fixtures import (
     DEPLOYMENT_TYPE,
     ISVC_TYPE,
     LWS_TYPE,
+    RAY_CLUSTER_TYPE,
     deployment_props,
     isvc,
     isvc_props,
@@ -111,6 +112,26 @@ def test_tp_that_splits_no_heads_evenly_fires_on_a_leader_worker_set():
         "spec.leaderWorkerTemplate.leaderTemplate.spec container vllm-leader: Qwen/Qwen2.5-7B-Instruct does not start: "
         "--tensor-parallel-size 7 and the model's 4 KV heads do not divide one another; vLLM refuses to start"]
     assert fired(lws("4")) == {}
+
+
+def ray_cluster(tp: int):
+    """A RayCluster whose GPU-less head runs `vllm serve` over Ray's placement (a bash script, as KubeRay examples do)."""
+    head = {"name": "ray-head", "image": "vllm/vllm-openai:v0.33.0", "command": ["/bin/bash", "-c"],
+            "args": [f"ray start --head && vllm serve meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size {tp} "
+                     f"--distributed-executor-backend ray"]}
+    worker = {"name": "ray-worker", "image": "vllm/vllm-openai:v0.33.0", "resources": {"limits": {"nvidia.com/gpu": 8.0}}}
+    props = {"metadata": {"name": "big"}, "spec": {
+        "headGroupSpec": {"template": {"spec": {"containers": [head]}}},
+        "workerGroupSpecs": [{"replicas": 1.0, "template": {"spec": {"containers": [worker]}}}]}}
+    return resource(RAY_CLUSTER_TYPE, props)
+
+
+def test_tp_over_a_ray_cluster():
+    # Llama-3.3-70B: 64 attention heads, 8 KV heads. 6 divides neither.
+    assert messages(HEADS, ray_cluster(6)) == [
+        "spec.headGroupSpec.template.spec container ray-head: meta-llama/Llama-3.3-70B-Instruct does not start: "
+        "--tensor-parallel-size 6 does not divide the model's 64 attention heads; vLLM refuses to start (use a divisor)"]
+    assert messages(HEADS, ray_cluster(8)) == []
 
 
 def test_s2_leaves_a_refused_start_to_the_rules_row():

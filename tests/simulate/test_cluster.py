@@ -35,7 +35,7 @@ def test_scale_up_follows_the_pods_and_percent_policies_per_period():
     sim = _run(st, {"m": _load([(0, 400, 20)])}, 400)
     ups = [(t, a, b) for t, a, b in sim.models["m"].stats.scale_events if b > a]
     assert ups, "no scale-up"
-    for t, a, b in ups:
+    for _, a, b in ups:
         # Max(100% of the pods at the period start, 4 pods) within any 15 s period.
         assert b <= max(2 * a, a + 4)
     # Syncs happen on the 15 s period only.

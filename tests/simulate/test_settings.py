@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from tests.conftest import stack_config
@@ -68,3 +69,32 @@ def test_the_seed_defaults_drain_is_kubernetes_default_grace_and_vllms_default_s
     # A server drain runs after the preStop and is bounded by the grace period; without one only the preStop holds.
     assert drain_window(15, 600, 630) == 615 and drain_window(15, 600, 300) == 300 and drain_window(15, 0, 30) == 15
     assert defaults.models[0].scaling.signal == "cpu" and defaults.models[0].scaling.target == 0.8
+
+
+@pytest.mark.parametrize("stack_name", ["dev", "staging", "prod"])
+def test_every_autoscaled_pod_can_hold_its_scaling_target(stack_name):
+    # vLLM refuses a request once the requests in flight, running or waiting, reach --max-num-queued-reqs
+    # (config/scheduler.py and v1/engine/async_llm.py check_admission, 0.29.0 to 0.33.0), so the in-flight metric
+    # the HPA or KEDA scales on never passes the flag. A target at or above it could never be exceeded: the
+    # deployment would answer 503 and never scale (what the plan rendered before the flag carried the batch).
+    from stacks.plan import run_plan
+
+    files = run_plan(stack_name).files
+    objects = [yaml.safe_load(text) for rel, text in sorted(files.items()) if rel.startswith("kubernetes/")]
+    by_kind = {(o["kind"], o["metadata"]["name"]): o for o in objects}
+    checked = 0
+    for (kind, name), isvc in sorted(by_kind.items()):
+        if kind != "InferenceService":
+            continue
+        args = isvc["spec"]["predictor"]["containers"][0]["args"]
+        cap = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--max-num-queued-reqs=")), None)
+        hpa, so = by_kind.get(("HorizontalPodAutoscaler", name)), by_kind.get(("ScaledObject", name))
+        if cap is None or (hpa is None and so is None):
+            continue
+        target = (float(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"]) if hpa is not None
+                  else float(so["spec"]["triggers"][0]["metadata"]["threshold"]))
+        seqs = next(int(a.split("=", 1)[1]) for a in args if a.startswith("--max-num-seqs="))
+        assert target < cap, f"{stack_name}/{name}: target {target:g} in flight per pod, but vLLM admits {cap}"
+        assert cap > seqs, f"{stack_name}/{name}: --max-num-queued-reqs={cap} leaves no queue beyond --max-num-seqs={seqs}"
+        checked += 1
+    assert checked > 0
