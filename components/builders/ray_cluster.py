@@ -130,7 +130,7 @@ def head_script(m: ModelConfig, plan: ServingPlan) -> str:
 
 
 def distributed(m: ModelConfig) -> DistributedConfig:
-    """The model's ``distributed`` settings (every model this module renders has them: config.py checks it)."""
+    """The model's ``distributed`` settings (every model this module renders has them: config/cross_checks.py checks it)."""
     assert m.distributed is not None, f"model {m.name!r} is not distributed"
     return m.distributed
 

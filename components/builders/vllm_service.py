@@ -240,7 +240,7 @@ def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
             # maxUnavailable 1 counts unready pods as unavailable: with two replicas and one not ready,
             # no eviction is allowed, so a drain never takes the last ready replica. With one replica
             # nothing can both protect it and let the node drain (policy catalogue row 19 forbids a PDB
-            # that blocks every eviction), which is why prod models run at least two (config.py).
+            # that blocks every eviction), which is why prod models run at least two (config/cross_checks.py).
             # AlwaysAllow lets crash-looping pods be evicted regardless.
             "maxUnavailable": 1,
             "selector": {"matchLabels": {ISVC_LABEL: m.name}},
