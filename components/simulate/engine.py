@@ -39,6 +39,8 @@ from .roofline import Roofline
 # The API server's work per request before the engine sees it (HTTP, validation, tokenizing), one
 # request at a time: calibrated with the roofline's constants (benchmarks/fidelity.py --calibrate).
 FRONTEND_SECONDS = 0.012
+# V0's block watermark: the share of blocks admission leaves free (vllm/config.py CacheConfig ``watermark``, 0.01).
+V0_WATERMARK = 0.01
 
 
 class Request:
@@ -109,6 +111,9 @@ class Replica:
         self._kick: Optional[simpy.Event] = None
         self._kick_on_arrival = False
         self.on_stall: Optional[Callable[[Request], None]] = None  # told when a stream that sent tokens is preempted
+        # vLLM's V0 scheduler without chunked prefill (releases before V1; benchmarks/fidelity.py replays such runs):
+        # whole prompts, and a step that prefills decodes nothing. The stacks pin V1 releases: False.
+        self.prefill_first = False
         self.process = env.process(self._run())
 
     # ---- what the router and the metrics see -------------------------------------------------
@@ -246,9 +251,9 @@ class Replica:
             while self.n_decoding and (self.num_blocks - self._blocks_used()) * self.bs < self.n_decoding:
                 self._preempt()
             n_dec = self.n_decoding
-            chunks = self._schedule(n_dec)
+            chunks = self._schedule_prompts() if self.prefill_first else self._schedule(n_dec)
             if chunks:
-                stopped = yield from self._prefill_step(n_dec, chunks)
+                stopped = yield from self._prefill_step(0 if self.prefill_first else n_dec, chunks)
             elif n_dec == 0:
                 self._refuse_head()
                 continue
@@ -287,17 +292,42 @@ class Replica:
             free_blocks -= need
         return chunks
 
+    def _schedule_prompts(self) -> list[tuple[Request, int]]:
+        """V0 without chunked prefill (``Scheduler._schedule_default``: "First, it batches as many prefill requests as
+        possible. And it schedules decodes"): whole waiting prompts in order while they fit the token budget, the batch
+        (``max_num_seqs``) and the free blocks less V0's watermark (``CacheConfig`` ``gpu_memory_utilization``'s sibling
+        ``watermark``, 1% of the blocks, which ``BlockSpaceManager.can_allocate`` keeps free for running decodes);
+        the step holds no decode."""
+        budget = self.max_tokens
+        free_blocks = self.num_blocks * (1 - V0_WATERMARK) - self._blocks_used()
+        chunks: list[tuple[Request, int]] = []
+        while self.waiting and len(self.running) < self.max_seqs:
+            r = self.waiting[0]
+            c = r.prefill_left
+            need = c / self.bs + 0.5
+            if c > budget or need > free_blocks:
+                break
+            self.waiting.popleft()
+            self.running.append(r)
+            self.prefilling.append(r)
+            chunks.append((r, c))
+            budget -= c
+            free_blocks -= need
+        return chunks
+
     def _prefill_step(self, n_dec: int, chunks: list[tuple[Request, int]]) -> Generator[simpy.Event, Any, bool]:
         """One step of ``n_dec`` decodes and the prefill ``chunks``; True when the replica stopped meanwhile."""
         tokens = sum(c for _, c in chunks)
         attn = sum(c * (r.cached + c / 2) for r, c in chunks)
-        dt = self.roof.step_seconds(n_dec, tokens, self.kv_tokens + tokens, attn)
+        # A V0 prefill-only step reads no decoder's KV; a V1 step reads every scheduled request's.
+        dt = self.roof.step_seconds(n_dec, tokens, tokens if self.prefill_first else self.kv_tokens + tokens, attn)
         yield self.env.timeout(dt)
         self.busy_seconds += dt
         self.fill_seconds += dt * len(self.running)
         if self.stopped:
             return True
-        self.step_no += 1
+        if not self.prefill_first:  # decodes advance one token (V0's prefill-only step pauses them)
+            self.step_no += 1
         self.kv_tokens += n_dec
         self.api_tokens += n_dec
         for r, c in chunks:

@@ -64,6 +64,25 @@ def test_decodes_take_budget_before_new_prefills():
     assert decodes == 1 and prefill == 99  # budget 100 = 1 decode + a 99-token chunk
 
 
+def test_prefill_first_runs_whole_prompts_in_steps_without_decodes():
+    """The V0 mode benchmarks/fidelity.py --scheduler-v0 replays old releases with: a step that prefills decodes
+    nothing (the decoders' tokens do not advance), and prompts are not chunked."""
+    env = simpy.Environment()
+    rep = replica(env, seqs=8, tokens=600, step=0.01)
+    rep.prefill_first = True
+    first = _req(1, prompt=10, output=5)
+    rep.submit(first)
+    env.run(until=0.015)  # after its prefill step the first request is in its first decode step
+    rep.submit(_req(2, prompt=500, output=2))
+    rep.submit(_req(3, prompt=200, output=2))  # 500 + 200 > 600: waits for the next prefill step
+    env.run(until=1)
+    # Prefill 10; decode; the two whole prompts in prefill-only steps; then all three decode, then the first alone.
+    assert rep.roof.calls == [(0, 10), (1, 0), (0, 500), (0, 200), (3, 0), (1, 0)]
+    # Its 5 tokens: 1 from its prefill, 1 decode, 2 prefill-only steps that did not advance it, 3 more decodes.
+    assert abs(first.done - 0.07) < 1e-9
+    assert sorted(r.id for r in rep.finished) == [1, 2, 3]
+
+
 def test_full_kv_cache_preempts_the_newest_request_which_is_recomputed():
     env = simpy.Environment()
     # 40 blocks of 16 tokens = 640 tokens for two requests that grow to 100 + 300 tokens each.
