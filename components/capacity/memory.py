@@ -71,7 +71,6 @@ Not modelled (each a known residual, not a fitted term):
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Optional
 
@@ -91,7 +90,8 @@ from ..capacity.accounting import (
     hardware_batch_defaults,
     parse_release,
 )
-from ..capacity.architecture import GIB, Architecture, LayerGroup
+from ..capacity.architecture import GIB, Architecture
+from ..capacity.kv_cache import KvLayout, kv_bytes_per_token_per_layer, kv_layout
 from ..capacity.cuda_graphs import cold_compile_bytes, cuda_graph_bytes, cuda_graph_pool_bytes, model_runner, v2_profiled_sampler_bytes_per_logit
 from ..capacity.startup import ONLINE_QUANTIZATION, Settings, first_refusal
 from ..capacity.vision import VISION_ENCODER_PROFILE_GIB, vision_encoder_profile_bytes
@@ -123,13 +123,10 @@ STARTUP_CONTEXT_NVLINK_TP_GIB = 1.5
 MXFP4_LOAD_GROWTH = 1.06
 MXFP4_MARLIN_LOAD_GROWTH = 1.088
 MXFP4_TRITON_FROM = (0, 12)
-FP8_DS_MLA_BYTES_PER_TOKEN = 656
 # Native FP8 GEMMs need compute capability 8.9 (Ada, Hopper and on); below it vLLM runs fp8 weights through
 # Marlin, weight-only (model_executor/layers/quantization/utils/marlin_utils_fp8.py
 # prepare_fp8_layer_for_marlin, 0.28.0 lines 107-117).
 FP8_NATIVE_FROM = (8, 9)
-
-_KV_DTYPE_BYTES = {"fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "fp8_ds_mla": 1, "float": 4, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4}
 
 
 @dataclass(frozen=True)
@@ -173,7 +170,6 @@ class MemoryPlan:
         return out
 
 
-
 def weights_per_gpu_bytes(arch: Architecture, checkpoint_bytes: float, args: EngineArgs) -> float:
     """This rank's share of the weights in GPU memory.
 
@@ -198,28 +194,6 @@ def weights_per_gpu_bytes(arch: Architecture, checkpoint_bytes: float, args: Eng
     embed_stage = embed if pp == 1 else embed / (1 if arch.tie_word_embeddings else 2)
     rotary = arch.max_position_embeddings * arch.head_dim * arch.dtype_bytes
     return (linear / pp + embed_stage) / tp + rotary
-
-
-def kv_bytes_per_token_per_layer(arch: Architecture, args: EngineArgs) -> int:
-    """Bytes one token occupies in one attention layer's KV cache on one rank."""
-    kv_bytes = _kv_dtype_bytes(arch, args)
-    if arch.is_mla and args.kv_cache_dtype == "fp8_ds_mla":
-        # DeepSeek V3.2's sparse-attention cache: a fixed 656 bytes per token and layer
-        # (vllm-project/vllm vllm/v1/worker/gpu_worker.py section 5).
-        return FP8_DS_MLA_BYTES_PER_TOKEN
-    if arch.kv_lora_rank is not None:  # MLA (arch.is_mla)
-        # One latent (kv_lora_rank + rope dims) shared by K and V, replicated on every TP rank.
-        return (arch.kv_lora_rank + (arch.qk_rope_head_dim or 0)) * kv_bytes
-    heads = max(1, arch.num_kv_heads // args.tensor_parallel_size)
-    return 2 * heads * arch.head_dim * kv_bytes
-
-
-def _kv_dtype_bytes(arch: Architecture, args: EngineArgs) -> int:
-    if args.kv_cache_dtype != "auto":
-        return _KV_DTYPE_BYTES[args.kv_cache_dtype]
-    if args.dtype not in ("auto",):
-        return _KV_DTYPE_BYTES.get(args.dtype, 2)
-    return arch.dtype_bytes
 
 
 def activation_bytes(arch: Architecture, tokens: int, seqs: int, tp: int, acc: Accounting,
@@ -253,7 +227,6 @@ def activation_bytes(arch: Architecture, tokens: int, seqs: int, tp: int, acc: A
     return text + vision + acc.activation_slack_gib * GIB
 
 
-
 def non_torch_bytes(tp: int, gpu: Gpu, acc: Accounting) -> float:
     """CUDA context growth and library workspaces; all-reduce buffers with TP > 1."""
     if tp <= 1:
@@ -262,7 +235,6 @@ def non_torch_bytes(tp: int, gpu: Gpu, acc: Accounting) -> float:
         return acc.non_torch_tensor_parallel_gib * GIB
     # PCIe TP (o16: L40S TP2 logged 0.30 GiB; fb01: L40S TP4 about as much).
     return NON_TORCH_PCIE_TP_GIB * GIB
-
 
 
 def startup_context_bytes(tp: int, gpu: Gpu) -> float:
@@ -468,58 +440,3 @@ def _after_kv_shortfall(arch: Architecture, args: EngineArgs, gpu: Gpu, acc: Acc
         f"(1 - gpuMemoryUtilization {utilization:g} of {gpu.memory_gib:.2f} GiB, less the CUDA context, plus the freed "
         f"activation peak); lower gpuMemoryUtilization or maxNumSeqs, or set enforceEager"
     )
-
-
-@dataclass(frozen=True)
-class KvLayout:
-    """How a per-GPU KV budget is cut into blocks, and what that holds."""
-
-    bytes_per_token: int
-    block_bytes: int
-    num_blocks: int
-    tokens: int
-    max_concurrency: float
-    # Block ids per token position: one per attention-type group of the hybrid allocator.
-    groups: int = 1
-
-
-def kv_layout(arch: Architecture, args: EngineArgs, kv_bytes: float, max_model_len: int, batched_tokens: int) -> KvLayout:
-    """Blocks, tokens and concurrency at ``max_model_len`` that ``kv_bytes`` per GPU hold.
-
-    vLLM's hybrid allocator (kv_cache_utils._get_kv_cache_config_uniform_page_size) cuts every
-    attention type into groups of the smallest type's layer count; one block id then holds a
-    page in each of group_size tensors, and a request takes blocks in every group it touches.
-    """
-    per_layer = kv_bytes_per_token_per_layer(arch, args)
-    groups = _rank_groups(arch, args.pipeline_parallel_size)
-    group_size = min(g.layers for g in groups)
-    tensors_per_group = [math.ceil(g.layers / group_size) for g in groups]
-    num_groups = sum(tensors_per_group)
-    block_bytes = args.block_size * per_layer * group_size
-    num_blocks = int(kv_bytes // block_bytes) if kv_bytes > 0 else 0
-    tokens = (num_blocks // num_groups) * args.block_size
-    per_request = sum(n * _blocks_needed(g, max_model_len, batched_tokens, args.block_size) for g, n in zip(groups, tensors_per_group, strict=True))
-    return KvLayout(
-        bytes_per_token=int(sum(g.layers for g in groups) * per_layer),
-        block_bytes=int(block_bytes),
-        num_blocks=num_blocks,
-        tokens=tokens,
-        max_concurrency=num_blocks / per_request if per_request else 0.0,
-        groups=num_groups,
-    )
-
-
-def _rank_groups(arch: Architecture, pp: int) -> list[LayerGroup]:
-    """Layer groups on the busiest pipeline stage (layers split as evenly as vLLM splits them)."""
-    return [LayerGroup(math.ceil(g.layers / pp), g.window) for g in arch.layer_groups]
-
-
-def _blocks_needed(group: LayerGroup, max_model_len: int, batched_tokens: int, block_size: int) -> int:
-    """Blocks a request at max_model_len keeps in one group.
-
-    A sliding-window group keeps only the window plus the tokens of one step, and one block
-    more for the window's unaligned edge (SlidingWindowSpec.max_memory_usage_bytes).
-    """
-    if group.window is None:
-        return math.ceil(max_model_len / block_size)
-    return math.ceil(min(group.window - 1 + batched_tokens, max_model_len) / block_size) + 1
