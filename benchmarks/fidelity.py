@@ -1,6 +1,6 @@
 """Fidelity of the simulator's replica model against published vLLM load points.
 
-    python benchmarks/fidelity.py [--calibrate] [--json]
+    python benchmarks/fidelity.py [--calibrate] [--json] [--explain] [--closed-outputs fixed] [--scheduler-v0]
 
 Each point of benchmarks/data/fidelity_points.json is a published vLLM serving benchmark
 (`benchmark_serving.py` / `vllm bench serve`): a GPU, a model, an engine configuration and a
@@ -18,6 +18,12 @@ Targets (issue 23): median error <= 15% and every point <= 30% on throughput and
 time per request (components/simulate/engine.py FRONTEND_SECONDS) on the calibration half only
 (the worse of the throughput and TTFT median errors, then their mean) and prints the best setting;
 the constants committed in roofline.py and engine.py are what the plain run uses.
+
+Diagnostics (docs/simulate.md "Where TTFT misses"): ``--explain`` splits each point's simulated median
+TTFT into API server, queue and prefill beside the published figure and the point's ``diagnosis``;
+``--closed-outputs fixed`` gives every closed-loop answer the published mean length (the sources give
+no distribution); ``--scheduler-v0`` replays the points whose release ran V0 without chunked prefill
+(their ``engine.scheduler`` is ``prefill-first``) with that scheduler instead of V1's.
 """
 
 from __future__ import annotations
