@@ -82,6 +82,7 @@ def test_ci_runs_the_set_up_commands_in_a_new_venv():
     assert "pip install" not in ci, "CI installs only what the README's lines install"
     assert "python -m mkdocs build --strict" in ci
     assert "python -m ruff check ." in ci, "CI lints with the pyproject.toml rules"
+    assert "python -m ruff format --check ." in ci, "CI keeps the tree as `ruff format` writes it"
     assert "\npython -m mypy\n" in ci, "CI type-checks what pyproject.toml [tool.mypy] names"
     assert "mypy" in (ROOT / "requirements-dev.txt").read_text(), "the README's second line installs the type checker"
     assert "-r requirements.txt" in (ROOT / "requirements-dev.txt").read_text()
