@@ -55,8 +55,13 @@ def _replica_roofline(p: dict):
     model = find_model(p["model"])
     gpu = find_gpu(p["gpu"])
     e = p["engine"]
-    args = EngineArgs(tensor_parallel_size=p["tp"], gpu_memory_utilization=0.9, max_model_len=e["max_model_len"],
-                      max_num_seqs=e["max_num_seqs"], max_num_batched_tokens=e["max_num_batched_tokens"])
+    args = EngineArgs(
+        tensor_parallel_size=p["tp"],
+        gpu_memory_utilization=0.9,
+        max_model_len=e["max_model_len"],
+        max_num_seqs=e["max_num_seqs"],
+        max_num_batched_tokens=e["max_num_batched_tokens"],
+    )
     mem = plan_memory(model.arch, model.checkpoint_bytes, gpu, args)
     kv_tokens = e["kv_tokens"] or mem.kv_cache_tokens
     roof = roofline_for(model.arch, gpu.name, mem.weights_gib * 2**30, mem.kv_bytes_per_token, p["tp"], 1)
@@ -102,8 +107,9 @@ def _traced_replica(env, roof, e: dict, kv_tokens: int, on_done):
                 self.admitted.setdefault(r.id, self.env.now)
             return chunks
 
-    return Traced(env, 1, roof, e["max_num_seqs"], e["max_num_batched_tokens"], kv_tokens // 16, 16, None,
-                  lambda r: None, on_done)
+    return Traced(
+        env, 1, roof, e["max_num_seqs"], e["max_num_batched_tokens"], kv_tokens // 16, 16, None, lambda r: None, on_done
+    )
 
 
 def _closed_outputs(w: dict, rng: np.random.Generator, mode: str) -> np.ndarray:
@@ -190,12 +196,20 @@ def simulate_point(p: dict, seed: int = 0, closed_outputs: str = "exponential", 
     last = max(r.done for r in done)
     ttft = [r.first_token - r.arrival for r in done]
     tpot = [(r.done - r.first_token) / (r.output - 1) for r in done if r.output > 1]
-    split = {"api_server_ms": _median_ms([rep.enqueued[r.id] - r.arrival for r in done]),
-             "queue_ms": _median_ms([rep.admitted[r.id] - rep.enqueued[r.id] for r in done]),
-             "prefill_ms": _median_ms([r.first_token - rep.admitted[r.id] for r in done])}
-    return {"req_per_s": len(done) / (last - first) if last > first else math.nan,
-            "median_ttft_ms": statistics.median(ttft) * 1000, "median_tpot_ms": statistics.median(tpot) * 1000 if tpot else None,
-            "completed": len(done), "sent": n, "ttft_split": split, "busy_share": rep.busy_seconds / (last - first)}
+    split = {
+        "api_server_ms": _median_ms([rep.enqueued[r.id] - r.arrival for r in done]),
+        "queue_ms": _median_ms([rep.admitted[r.id] - rep.enqueued[r.id] for r in done]),
+        "prefill_ms": _median_ms([r.first_token - rep.admitted[r.id] for r in done]),
+    }
+    return {
+        "req_per_s": len(done) / (last - first) if last > first else math.nan,
+        "median_ttft_ms": statistics.median(ttft) * 1000,
+        "median_tpot_ms": statistics.median(tpot) * 1000 if tpot else None,
+        "completed": len(done),
+        "sent": n,
+        "ttft_split": split,
+        "busy_share": rep.busy_seconds / (last - first),
+    }
 
 
 def errors(points: list, seed: int = 0, closed_outputs: str = "exponential", v0: bool = False) -> list:
@@ -204,11 +218,26 @@ def errors(points: list, seed: int = 0, closed_outputs: str = "exponential", v0:
     for p in points:
         sim = simulate_point(p, seed, closed_outputs, v0)
         pub = p["published"]
-        err = {k: (sim[k] - pub[k]) / pub[k] for k in ("req_per_s", "median_ttft_ms", "median_tpot_ms")
-               if pub.get(k) and sim.get(k) is not None}
-        rows.append({"id": p["id"], "split": p["split"], "gpu": p["gpu"], "model": p["model"], "tp": p["tp"], "sim": sim,
-                     "published": pub, "error": err, "source": p["source"], "load": _load(p["workload"]),
-                     "diagnosis": p.get("diagnosis")})
+        err = {
+            k: (sim[k] - pub[k]) / pub[k]
+            for k in ("req_per_s", "median_ttft_ms", "median_tpot_ms")
+            if pub.get(k) and sim.get(k) is not None
+        }
+        rows.append(
+            {
+                "id": p["id"],
+                "split": p["split"],
+                "gpu": p["gpu"],
+                "model": p["model"],
+                "tp": p["tp"],
+                "sim": sim,
+                "published": pub,
+                "error": err,
+                "source": p["source"],
+                "load": _load(p["workload"]),
+                "diagnosis": p.get("diagnosis"),
+            }
+        )
     return rows
 
 
@@ -226,14 +255,17 @@ def explain(rows: list) -> None:
     print(f"{'point':34} {'load':22} {'busy':>5} {'TTFT pub':>9} {'sim':>7} = {'API':>6} + {'queue':>7} + {'prefill':>7}")
     for r in rows:
         sim, split = r["sim"], r["sim"]["ttft_split"]
-        print(f"{r['id']:34} {r['load']:22} {sim['busy_share']:>5.0%} {r['published']['median_ttft_ms']:>9.0f} "
-              f"{sim['median_ttft_ms']:>7.0f} = {split['api_server_ms']:>6.0f} + {split['queue_ms']:>7.0f} + "
-              f"{split['prefill_ms']:>7.0f}")
+        print(
+            f"{r['id']:34} {r['load']:22} {sim['busy_share']:>5.0%} {r['published']['median_ttft_ms']:>9.0f} "
+            f"{sim['median_ttft_ms']:>7.0f} = {split['api_server_ms']:>6.0f} + {split['queue_ms']:>7.0f} + "
+            f"{split['prefill_ms']:>7.0f}"
+        )
         if r["diagnosis"]:
             for line in textwrap.wrap(r["diagnosis"], 110):
                 print(f"    {line}")
-    print("(medians of each part, so they need not add up to the median TTFT; busy: the engine's share of the run "
-          "spent stepping)")
+    print(
+        "(medians of each part, so they need not add up to the median TTFT; busy: the engine's share of the run spent stepping)"
+    )
 
 
 def summary(rows: list, split: str) -> dict:
@@ -242,8 +274,12 @@ def summary(rows: list, split: str) -> dict:
     for k in ("req_per_s", "median_ttft_ms", "median_tpot_ms"):
         vals = [abs(r["error"][k]) for r in rows if r["split"] == split and k in r["error"]]
         if vals:
-            out[k] = {"median": statistics.median(vals), "max": max(vals), "n": len(vals),
-                      "within_30": sum(v <= TARGET_MAX for v in vals)}
+            out[k] = {
+                "median": statistics.median(vals),
+                "max": max(vals),
+                "n": len(vals),
+                "within_30": sum(v <= TARGET_MAX for v in vals),
+            }
     return out
 
 
@@ -252,7 +288,9 @@ def calibrate(points: list, v0: bool = False) -> tuple:
     from components.simulate import engine, roofline
 
     cal = [p for p in points if p["split"] == "calibration"]
-    grid = itertools.product((0.6, 0.7, 0.8, 0.9), (0.45, 0.55, 0.7, 0.85), (0.001, 0.002, 0.004, 0.006), (0.0, 0.004, 0.008, 0.012, 0.016))
+    grid = itertools.product(
+        (0.6, 0.7, 0.8, 0.9), (0.45, 0.55, 0.7, 0.85), (0.001, 0.002, 0.004, 0.006), (0.0, 0.004, 0.008, 0.012, 0.016)
+    )
     best = None
     saved = (roofline.HBM_EFFICIENCY, roofline.FLOP_EFFICIENCY, roofline.STEP_OVERHEAD_S, engine.FRONTEND_SECONDS)
     try:
@@ -265,7 +303,10 @@ def calibrate(points: list, v0: bool = False) -> tuple:
             # The worse of the two medians first (both carry a target), then the mean error over both.
             score = (max(statistics.median(tput), statistics.median(ttft)), statistics.fmean(tput + ttft))
             if best is None or score < best[0]:
-                best = (score, {"HBM_EFFICIENCY": hbm, "FLOP_EFFICIENCY": flop, "STEP_OVERHEAD_S": step, "FRONTEND_SECONDS": front})
+                best = (
+                    score,
+                    {"HBM_EFFICIENCY": hbm, "FLOP_EFFICIENCY": flop, "STEP_OVERHEAD_S": step, "FRONTEND_SECONDS": front},
+                )
     finally:
         roofline.HBM_EFFICIENCY, roofline.FLOP_EFFICIENCY, roofline.STEP_OVERHEAD_S, engine.FRONTEND_SECONDS = saved
     return best
@@ -279,19 +320,31 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calibrate", action="store_true", help="grid-search the roofline constants on the calibration half")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--explain", action="store_true",
-                        help="per point: the offered load, the simulated TTFT split into API server, queue and prefill, "
-                             "and what the source shows")
-    parser.add_argument("--closed-outputs", choices=("exponential", "fixed"), default="exponential",
-                        help="output lengths of the closed-loop points, whose source gives only the mean (sensitivity)")
-    parser.add_argument("--scheduler-v0", action="store_true",
-                        help="replay the points whose vLLM release ran the V0 scheduler without chunked prefill with it "
-                             "(whole prompts, prefill steps hold no decode) instead of V1's")
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="per point: the offered load, the simulated TTFT split into API server, queue and prefill, "
+        "and what the source shows",
+    )
+    parser.add_argument(
+        "--closed-outputs",
+        choices=("exponential", "fixed"),
+        default="exponential",
+        help="output lengths of the closed-loop points, whose source gives only the mean (sensitivity)",
+    )
+    parser.add_argument(
+        "--scheduler-v0",
+        action="store_true",
+        help="replay the points whose vLLM release ran the V0 scheduler without chunked prefill with it "
+        "(whole prompts, prefill steps hold no decode) instead of V1's",
+    )
     args = parser.parse_args()
     points = json.loads(POINTS.read_text())["points"]
     if args.calibrate:
         (median, mean), consts = calibrate(points, args.scheduler_v0)
-        print(f"best on the calibration half: {consts} (worse median |error| of throughput and TTFT {median:.1%}, mean {mean:.1%})")
+        print(
+            f"best on the calibration half: {consts} (worse median |error| of throughput and TTFT {median:.1%}, mean {mean:.1%})"
+        )
         return 0
     rows = errors(points, closed_outputs=args.closed_outputs, v0=args.scheduler_v0)
     if args.explain:
@@ -302,15 +355,19 @@ def main() -> int:
         print(json.dumps(result, indent=2, sort_keys=True, default=str))
         return 0
     print(f"{len(rows)} published points, {len({r['gpu'] for r in rows})} GPU types, {len({r['model'] for r in rows})} models")
-    print(f"{'point':34} {'split':11} {'req/s pub':>9} {'sim':>7} {'err':>6} {'TTFT p50 ms pub':>15} {'sim':>9} {'err':>6} "
-          f"{'TPOT p50 pub':>12} {'sim':>7} {'err':>6}")
+    print(
+        f"{'point':34} {'split':11} {'req/s pub':>9} {'sim':>7} {'err':>6} {'TTFT p50 ms pub':>15} {'sim':>9} {'err':>6} "
+        f"{'TPOT p50 pub':>12} {'sim':>7} {'err':>6}"
+    )
     for r in rows:
         pub, sim, err = r["published"], r["sim"], r["error"]
         tp = "-" if pub.get("median_tpot_ms") is None else f"{pub['median_tpot_ms']:.1f}"
         ts = "-" if sim.get("median_tpot_ms") is None else f"{sim['median_tpot_ms']:.1f}"
-        print(f"{r['id']:34} {r['split']:11} {pub['req_per_s']:>9.2f} {sim['req_per_s']:>7.2f} {_pct(err.get('req_per_s')):>6} "
-              f"{pub['median_ttft_ms']:>15.0f} {sim['median_ttft_ms']:>9.0f} {_pct(err.get('median_ttft_ms')):>6} "
-              f"{tp:>12} {ts:>7} {_pct(err.get('median_tpot_ms')):>6}")
+        print(
+            f"{r['id']:34} {r['split']:11} {pub['req_per_s']:>9.2f} {sim['req_per_s']:>7.2f} {_pct(err.get('req_per_s')):>6} "
+            f"{pub['median_ttft_ms']:>15.0f} {sim['median_ttft_ms']:>9.0f} {_pct(err.get('median_ttft_ms')):>6} "
+            f"{tp:>12} {ts:>7} {_pct(err.get('median_tpot_ms')):>6}"
+        )
     for split, key in (("calibration", "calibration"), ("held-out", "held_out")):
         s = result[key]
         parts = [f"{k}: median {v['median']:.0%}, max {v['max']:.0%}, {v['within_30']}/{v['n']} within 30%" for k, v in s.items()]

@@ -149,8 +149,9 @@ def generate(folder: Path, count: int) -> int:
 def _old_check_module() -> Optional[object]:
     """policies/check.py as of commit 0fce383 (the loader before this change), or None without git history."""
     try:
-        source = subprocess.run(["git", "show", f"{BEFORE_COMMIT}:policies/check.py"], cwd=ROOT, capture_output=True,
-                                text=True, check=True).stdout
+        source = subprocess.run(
+            ["git", "show", f"{BEFORE_COMMIT}:policies/check.py"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     path = Path(tempfile.mkdtemp()) / "check_before.py"
@@ -182,24 +183,36 @@ def corpus_side_by_side(runs: int, checkov: Optional[str]) -> dict:
         env = process_env(Path(tmp) / "pycache")
         cases = {"policies check": process(sys.executable, "-m", "policies", "check", str(CORPUS), env=env)}
         if checkov:
-            cases["checkov"] = process(checkov, "-d", str(CORPUS), "--framework", "kubernetes", "--quiet", "--compact",
-                                       "--skip-download", env=env)
+            cases["checkov"] = process(
+                checkov, "-d", str(CORPUS), "--framework", "kubernetes", "--quiet", "--compact", "--skip-download", env=env
+            )
         for warm in cases.values():  # fills the bytecode cache for both sides
             warm()
         wall, cpu = interleave(cases, runs)
-    figures = {name: {"median_s": statistics.median(wall[name]), "min_s": min(wall[name]),
-                      "cpu_median_s": statistics.median(cpu[name])} for name in cases}
+    figures = {
+        name: {"median_s": statistics.median(wall[name]), "min_s": min(wall[name]), "cpu_median_s": statistics.median(cpu[name])}
+        for name in cases
+    }
     ratio = figures["checkov"]["median_s"] / figures["policies check"]["median_s"] if checkov else None
-    return {"runs": runs, "checkov": checkov, "figures": figures, "ratio": ratio,
-            "targets": {"policies check < 1 s": figures["policies check"]["median_s"] < 1.0,
-                        "policies check >= 10x faster than Checkov": (ratio >= 10.0) if ratio is not None else None}}
+    return {
+        "runs": runs,
+        "checkov": checkov,
+        "figures": figures,
+        "ratio": ratio,
+        "targets": {
+            "policies check < 1 s": figures["policies check"]["median_s"] < 1.0,
+            "policies check >= 10x faster than Checkov": (ratio >= 10.0) if ratio is not None else None,
+        },
+    }
 
 
 def print_corpus(result: dict) -> None:
     """The side-by-side table."""
     files = len(manifest_paths([str(CORPUS)]))
-    print(f"corpus: {files} files under {CORPUS}, {result['runs']} interleaved runs, {os.cpu_count()} cores, "
-          f"Python {sys.version.split()[0]}\n")
+    print(
+        f"corpus: {files} files under {CORPUS}, {result['runs']} interleaved runs, {os.cpu_count()} cores, "
+        f"Python {sys.version.split()[0]}\n"
+    )
     print("| command | median wall | min wall | median CPU |")
     print("|---|---|---|---|")
     for name, f in result["figures"].items():
@@ -236,15 +249,18 @@ def main(argv: Optional[list[str]] = None) -> int:
         variants: list[tuple[str, Callable[[], list]]] = []
         old = _old_check_module()
         if old is not None:
-            variants.append((f"before ({BEFORE_COMMIT}: yaml.safe_load_all)",
-                             lambda: old.load_resources(old.manifest_files(paths))))  # type: ignore[attr-defined]
+            variants.append(
+                (f"before ({BEFORE_COMMIT}: yaml.safe_load_all)", lambda: old.load_resources(old.manifest_files(paths)))
+            )  # type: ignore[attr-defined]
         variants.append(("after, pure-Python parser", lambda: resources_of(read_manifests(paths, pure_yaml=True))))
         variants.append(("after, libyaml C parser", lambda: resources_of(read_manifests(paths))))
 
         counts = {name: len(load()) for name, load in variants}
         assert len(set(counts.values())) == 1, f"the variants read different objects: {counts}"
         files = len(manifest_paths(paths))
-        print(f"{objects} manifests ({files} files, {size_mb:.1f} MB), median of {args.runs} runs, Python {sys.version.split()[0]}\n")
+        print(
+            f"{objects} manifests ({files} files, {size_mb:.1f} MB), median of {args.runs} runs, Python {sys.version.split()[0]}\n"
+        )
         print("| variant | read s | read+check s | manifests/s (read+check) | speed-up |")
         print("|---|---|---|---|---|")
         base = None

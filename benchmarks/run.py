@@ -250,14 +250,18 @@ def run_all(work: Path, repeat: int, checkov: Optional[str], sizes: Sequence[int
     prod_out = work / "prod"
     process(sys.executable, "-m", "stacks", "plan", "prod", "--out", str(prod_out), env=env)()
     rendered = str(prod_out / "kubernetes")
-    whole: dict[str, Callable[[], None]] = {"plan prod (process)": process(sys.executable, "-m", "stacks", "plan", "prod", "--out", str(prod_out), env=env)}
+    whole: dict[str, Callable[[], None]] = {
+        "plan prod (process)": process(sys.executable, "-m", "stacks", "plan", "prod", "--out", str(prod_out), env=env)
+    }
     targets = {"rendered prod": rendered}
     if CORPUS.is_dir():
         targets["corpus"] = str(CORPUS)
     for label, path in targets.items():
         whole[f"policies {label}"] = process(sys.executable, "-m", "policies", "check", path, env=env)
         if checkov:
-            whole[f"checkov {label}"] = process(checkov, "-d", path, "--framework", "kubernetes", "--quiet", "--compact", "--skip-download", env=env)
+            whole[f"checkov {label}"] = process(
+                checkov, "-d", path, "--framework", "kubernetes", "--quiet", "--compact", "--skip-download", env=env
+            )
     # The floor every whole command shares: starting this Python (and its site-packages' .pth files).
     whole["python -c pass (start-up)"] = process(sys.executable, "-c", "pass", env=env)
     for run in whole.values():
@@ -279,11 +283,14 @@ def run_all(work: Path, repeat: int, checkov: Optional[str], sizes: Sequence[int
     for label in targets:
         if f"checkov {label}" in med:
             ratios[f"checkov / policies ({label})"] = med[f"checkov {label}"] / med[f"policies {label}"]
-    cpu_ratios = {key: med_cpu[a] / med_cpu[b] for key, (a, b) in {
-        scale: (f"plan {big}", f"plan {small}"),
-        f"plan {big} / bare {big}": (f"plan {big}", f"bare {big}"),
-        f"plan {big} / bare+inputs {big}": (f"plan {big}", f"bare+inputs {big}"),
-    }.items()}
+    cpu_ratios = {
+        key: med_cpu[a] / med_cpu[b]
+        for key, (a, b) in {
+            scale: (f"plan {big}", f"plan {small}"),
+            f"plan {big} / bare {big}": (f"plan {big}", f"bare {big}"),
+            f"plan {big} / bare+inputs {big}": (f"plan {big}", f"bare+inputs {big}"),
+        }.items()
+    }
     return {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load_average": os.getloadavg()[0]},
         "repeat": repeat,

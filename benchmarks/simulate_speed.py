@@ -43,10 +43,12 @@ def profile(total_rate: float):
 
     models = {}
     for name, (share, pm, ps, om, os_) in SHAPES.items():
-        models[name] = {"arrivals": {"rate": total_rate * share},
-                        "promptTokens": {"kind": "lognormal", "median": pm, "sigma": ps, "max": 12000},
-                        "outputTokens": {"kind": "lognormal", "median": om, "sigma": os_, "max": 2000},
-                        "streamedShare": 0.8}
+        models[name] = {
+            "arrivals": {"rate": total_rate * share},
+            "promptTokens": {"kind": "lognormal", "median": pm, "sigma": ps, "max": 12000},
+            "outputTokens": {"kind": "lognormal", "median": om, "sigma": os_, "max": 2000},
+            "streamedShare": 0.8,
+        }
     return parse_profile({"models": models})
 
 
@@ -76,8 +78,16 @@ def main() -> int:
     rows = []
     for rate in sizes:
         med = statistics.median(times[rate])
-        rows.append({"rate_per_s": rate, "requests": counts[rate], "median_s": round(med, 3), "min_s": round(min(times[rate]), 3),
-                     "wall_median_s": round(statistics.median(walls[rate]), 3), "us_per_request": round(med / counts[rate] * 1e6, 1)})
+        rows.append(
+            {
+                "rate_per_s": rate,
+                "requests": counts[rate],
+                "median_s": round(med, 3),
+                "min_s": round(min(times[rate]), 3),
+                "wall_median_s": round(statistics.median(walls[rate]), 3),
+                "us_per_request": round(med / counts[rate] * 1e6, 1),
+            }
+        )
     per_small, per_big = rows[0]["us_per_request"], rows[-1]["us_per_request"]
     verdict = {
         "hour_at_50_per_s_seconds": rows[-1]["median_s"],
@@ -91,12 +101,18 @@ def main() -> int:
     print(f"one simulated hour, models {', '.join(SHAPES)}; median of {args.repeat} (min)")
     print(f"{'req/s':>6} {'requests':>9} {'CPU seconds':>16} {'wall s':>8} {'us/request':>11}")
     for r in rows:
-        print(f"{r['rate_per_s']:>6g} {r['requests']:>9} {r['median_s']:>8.2f} ({r['min_s']:.2f}) {r['wall_median_s']:>8.2f} "
-              f"{r['us_per_request']:>11.1f}")
-    print(f"hour at 50 req/s: {verdict['hour_at_50_per_s_seconds']:.2f} CPU s (target < {TARGET_SECONDS:g} s): "
-          f"{'met' if verdict['meets_10s'] else 'NOT met'}")
-    print(f"cost per request at 50 vs 12.5 req/s: {verdict['per_request_ratio_50_vs_12_5']:.2f}x "
-          f"(linear within {LINEAR_SLACK}x: {'yes' if verdict['linear'] else 'no'})")
+        print(
+            f"{r['rate_per_s']:>6g} {r['requests']:>9} {r['median_s']:>8.2f} ({r['min_s']:.2f}) {r['wall_median_s']:>8.2f} "
+            f"{r['us_per_request']:>11.1f}"
+        )
+    print(
+        f"hour at 50 req/s: {verdict['hour_at_50_per_s_seconds']:.2f} CPU s (target < {TARGET_SECONDS:g} s): "
+        f"{'met' if verdict['meets_10s'] else 'NOT met'}"
+    )
+    print(
+        f"cost per request at 50 vs 12.5 req/s: {verdict['per_request_ratio_50_vs_12_5']:.2f}x "
+        f"(linear within {LINEAR_SLACK}x: {'yes' if verdict['linear'] else 'no'})"
+    )
     return 0
 
 

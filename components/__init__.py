@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from .addons import ClusterAddons, ClusterAddonsArgs
     from .autoscaling import MetricsStack, MetricsStackArgs, ModelAutoscaling, ModelAutoscalingArgs
     from .backends import RouteTarget, ServeRequest, ServingBackend, serving_backend
-    from .cluster import KubernetesComponent
     from .capacity.plan import ServingPlan, plan_model, plan_stack
+    from .cluster import KubernetesComponent
     from .config import EngineConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
     from .deploy_order import DeployOrder
     from .errors import ConfigError, Problem
@@ -39,11 +39,11 @@ if TYPE_CHECKING:
         LlmIngress,
         LlmIngressArgs,
     )
-    from .timeouts import TimeoutChain, timeout_chain
     from .karpenter import Karpenter, KarpenterArgs
-    from .model_source import S3ModelReader, S3ModelReaderArgs
     from .kuberay import KubeRay, KubeRayArgs, RayVllmService, RayVllmServiceArgs
+    from .model_source import S3ModelReader, S3ModelReaderArgs
     from .platform import LlmPlatform, LlmPlatformArgs
+    from .timeouts import TimeoutChain, timeout_chain
     from .vllm_service import VllmService, VllmServiceArgs
 
 # Public name -> the submodule defining it (relative to this package).

@@ -35,7 +35,9 @@ class MetricsStackArgs(BaseModel):
     namespace: InputName = Field(
         description="Namespace of the models' pods (required; pulumi.Input[str]): the adapter rules are scoped to it."
     )
-    monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Default: install kube-prometheus-stack in monitoring.")
+    monitoring: MonitoringConfig = Field(
+        default_factory=MonitoringConfig, description="Default: install kube-prometheus-stack in monitoring."
+    )
 
 
 class MetricsStack(KubernetesComponent):
@@ -64,7 +66,9 @@ class ModelAutoscalingArgs(BaseModel):
     model: ModelConfig = Field(description="The model's stack configuration (required).")
     plan: ServingPlan = Field(description="Its capacity plan (required): the per-pod target and queue come from here.")
     namespace: InputName = Field(description="Namespace of the model's InferenceService (required; pulumi.Input[str]).")
-    monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Default: kube-prometheus-stack in monitoring.")
+    monitoring: MonitoringConfig = Field(
+        default_factory=MonitoringConfig, description="Default: kube-prometheus-stack in monitoring."
+    )
     metrics_stack: Optional[MetricsStack] = Field(
         None,
         description="The MetricsStack whose Prometheus Adapter serves this model's in-flight metric (its models include "
@@ -81,12 +85,19 @@ class ModelAutoscalingArgs(BaseModel):
     @model_validator(mode="after")
     def _metric_is_served(self) -> "ModelAutoscalingArgs":
         m = self.model
-        if serving_backend(m).scale_target(m) is None or m.autoscaling.backend != "prometheus-adapter" or self.metric_served_elsewhere:
+        if (
+            serving_backend(m).scale_target(m) is None
+            or m.autoscaling.backend != "prometheus-adapter"
+            or self.metric_served_elsewhere
+        ):
             return self
         if self.metrics_stack is not None and m.name in self.metrics_stack.model_names:
             return self
-        served = (f"the metrics_stack given serves {', '.join(self.metrics_stack.model_names) or 'no model'}"
-                  if self.metrics_stack is not None else "no metrics_stack is given")
+        served = (
+            f"the metrics_stack given serves {', '.join(self.metrics_stack.model_names) or 'no model'}"
+            if self.metrics_stack is not None
+            else "no metrics_stack is given"
+        )
         raise ValueError(
             f"model {m.name!r}: autoscaling.backend prometheus-adapter renders an HPA on the Pods metric "
             f"{scale.in_flight_metric_name(m.name)}, which nothing in this stack serves ({served}), so it would never scale. "
@@ -134,7 +145,9 @@ class ModelAutoscaling(KubernetesComponent):
         )
 
 
-def _custom(name: str, build: Callable[[str], dict], namespace: pulumi.Input[str], opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:
+def _custom(
+    name: str, build: Callable[[str], dict], namespace: pulumi.Input[str], opts: pulumi.ResourceOptions
+) -> k8s.apiextensions.CustomResource:
     api_version, kind, metadata, spec = namespaced_manifest(build, namespace)
     return k8s.apiextensions.CustomResource(name, api_version=api_version, kind=kind, metadata=metadata, spec=spec, opts=opts)
 
@@ -152,8 +165,9 @@ def model_autoscalers(
     return {
         m.name: ModelAutoscaling(
             f"{name}-{m.name}-autoscaling",
-            ModelAutoscalingArgs(model=m, plan=plans[m.name], namespace=namespace, monitoring=monitoring,
-                                 metrics_stack=metrics_stack),
+            ModelAutoscalingArgs(
+                model=m, plan=plans[m.name], namespace=namespace, monitoring=monitoring, metrics_stack=metrics_stack
+            ),
             opts=opts,
         )
         for m in models

@@ -27,7 +27,9 @@ import ipaddress
 import re
 from typing import Optional
 
-ARN = re.compile(r"arn:(?P<partition>aws(-[a-z]+(-[a-z]+)?)?):(?P<service>[a-z0-9-]+):(?P<region>[a-z0-9-]*):(?P<account>[0-9]{12}|):(?P<resource>.+)")
+ARN = re.compile(
+    r"arn:(?P<partition>aws(-[a-z]+(-[a-z]+)?)?):(?P<service>[a-z0-9-]+):(?P<region>[a-z0-9-]*):(?P<account>[0-9]{12}|):(?P<resource>.+)"
+)
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 REGION = re.compile(r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d")
 
@@ -126,6 +128,16 @@ def open_to_all(text: str) -> bool:
 
 
 __all__ = [
-    "CONTROLLER_DEFAULT_SSL_POLICY", "DEFAULT_SSL_POLICY", "arn_partition", "arn_problem", "arn_region", "cidr_problem",
-    "open_to_all", "placeholder_account", "placeholder_problem", "placeholder_uuid", "ssl_policy_problem", "tls12_or_newer",
+    "CONTROLLER_DEFAULT_SSL_POLICY",
+    "DEFAULT_SSL_POLICY",
+    "arn_partition",
+    "arn_problem",
+    "arn_region",
+    "cidr_problem",
+    "open_to_all",
+    "placeholder_account",
+    "placeholder_problem",
+    "placeholder_uuid",
+    "ssl_policy_problem",
+    "tls12_or_newer",
 ]

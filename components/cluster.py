@@ -103,19 +103,32 @@ def provider_region(
 
     def check(region: Optional[str]) -> str:
         if not region:
-            raise RegionMismatch([Problem("aws:region", "is unset and the AWS provider names no region; set aws:region", has_value=False)])
+            raise RegionMismatch(
+                [Problem("aws:region", "is unset and the AWS provider names no region; set aws:region", has_value=False)]
+            )
         if configured and region != configured:
-            raise RegionMismatch([Problem(
-                "aws:region", f"is {configured!r} but the AWS provider's region is {region!r}; ARNs, the kubeconfig's --region "
-                "and the controllers' settings must name the region the resources are made in: make them the same", configured)])
+            raise RegionMismatch(
+                [
+                    Problem(
+                        "aws:region",
+                        f"is {configured!r} but the AWS provider's region is {region!r}; ARNs, the kubeconfig's --region "
+                        "and the controllers' settings must name the region the resources are made in: make them the same",
+                        configured,
+                    )
+                ]
+            )
         return region
 
     return found.region.apply(check)
 
 
 def eks_kubeconfig_output(
-    cluster_name: pulumi.Input[str], region: pulumi.Input[str], parent: Optional[pulumi.Resource] = None,
-    aws_provider: Optional[pulumi.ProviderResource] = None, profile: Optional[str] = None, role_arn: Optional[str] = None,
+    cluster_name: pulumi.Input[str],
+    region: pulumi.Input[str],
+    parent: Optional[pulumi.Resource] = None,
+    aws_provider: Optional[pulumi.ProviderResource] = None,
+    profile: Optional[str] = None,
+    role_arn: Optional[str] = None,
     cluster: Any = None,
 ) -> pulumi.Output[str]:
     """The exec-plugin kubeconfig of the EKS cluster ``cluster_name`` (looked up with pulumi-aws), as a secret Output.
@@ -135,7 +148,9 @@ def eks_kubeconfig_output(
         name, endpoint, authorities, region_ = args
         return eks_kubeconfig(name, endpoint, certificate_authority(authorities), region_, profile, role_arn)
 
-    return pulumi.Output.secret(pulumi.Output.all(cluster.name, cluster.endpoint, cluster.certificate_authorities, region).apply(build))
+    return pulumi.Output.secret(
+        pulumi.Output.all(cluster.name, cluster.endpoint, cluster.certificate_authorities, region).apply(build)
+    )
 
 
 def certificate_authority(authorities: Any) -> str:
@@ -146,8 +161,13 @@ def certificate_authority(authorities: Any) -> str:
 
 
 def kubernetes_provider(
-    name: str, cluster: ClusterConfig, region: pulumi.Input[str], parent: pulumi.Resource,
-    aws_provider: Optional[pulumi.ProviderResource] = None, profile: Optional[str] = None, role_arn: Optional[str] = None,
+    name: str,
+    cluster: ClusterConfig,
+    region: pulumi.Input[str],
+    parent: pulumi.Resource,
+    aws_provider: Optional[pulumi.ProviderResource] = None,
+    profile: Optional[str] = None,
+    role_arn: Optional[str] = None,
     kubeconfig: Optional[pulumi.Output[str]] = None,
 ) -> pulumi.ProviderResource:
     """The explicit Kubernetes provider of the cluster (``<name>`` is its resource name).

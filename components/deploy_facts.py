@@ -41,16 +41,27 @@ CHARTS: dict[str, ChartFacts] = {
         ),
         ChartFacts(
             "kserve-crd",
-            crds=("serving.kserve.io/InferenceService", "serving.kserve.io/ServingRuntime", "serving.kserve.io/ClusterServingRuntime",
-                  "serving.kserve.io/TrainedModel", "serving.kserve.io/InferenceGraph", "serving.kserve.io/ClusterStorageContainer"),
+            crds=(
+                "serving.kserve.io/InferenceService",
+                "serving.kserve.io/ServingRuntime",
+                "serving.kserve.io/ClusterServingRuntime",
+                "serving.kserve.io/TrainedModel",
+                "serving.kserve.io/InferenceGraph",
+                "serving.kserve.io/ClusterStorageContainer",
+            ),
             sources=("kserve v0.20.0 charts/kserve-crd/templates/serving.kserve.io_*.yaml",),
         ),
         ChartFacts(
             "kserve-resources",
             # The InferenceService defaulter and validator (failurePolicy Fail) and the controller
             # that removes the InferenceService's finalizer.
-            serves=("serving.kserve.io/InferenceService", "serving.kserve.io/ServingRuntime", "serving.kserve.io/ClusterServingRuntime",
-                    "serving.kserve.io/TrainedModel", "serving.kserve.io/InferenceGraph"),
+            serves=(
+                "serving.kserve.io/InferenceService",
+                "serving.kserve.io/ServingRuntime",
+                "serving.kserve.io/ClusterServingRuntime",
+                "serving.kserve.io/TrainedModel",
+                "serving.kserve.io/InferenceGraph",
+            ),
             # Its webhook certificate is a cert-manager Certificate from a cert-manager Issuer.
             after=("kserve-crd", "cert-manager"),
             sources=(
@@ -62,14 +73,22 @@ CHARTS: dict[str, ChartFacts] = {
         ),
         ChartFacts(
             "kserve-localmodel-crd",
-            crds=("serving.kserve.io/LocalModelCache", "serving.kserve.io/LocalModelNode", "serving.kserve.io/LocalModelNodeGroup"),
+            crds=(
+                "serving.kserve.io/LocalModelCache",
+                "serving.kserve.io/LocalModelNode",
+                "serving.kserve.io/LocalModelNodeGroup",
+            ),
             sources=("kserve v0.20.0 charts/kserve-localmodel-crd/templates/",),
         ),
         ChartFacts(
             "kserve-localmodel-resources",
             # The LocalModelCache validator admits CREATE, UPDATE and DELETE with failurePolicy Fail:
             # a cache cannot even be deleted once this controller is gone.
-            serves=("serving.kserve.io/LocalModelCache", "serving.kserve.io/LocalModelNodeGroup", "serving.kserve.io/LocalModelNode"),
+            serves=(
+                "serving.kserve.io/LocalModelCache",
+                "serving.kserve.io/LocalModelNodeGroup",
+                "serving.kserve.io/LocalModelNode",
+            ),
             after=("kserve-localmodel-crd", "kserve-resources", "cert-manager"),
             sources=(
                 "kserve v0.20.0 charts/kserve-localmodel-resources/files/resources.yaml:407-435 (ValidatingWebhookConfiguration "
@@ -79,16 +98,26 @@ CHARTS: dict[str, ChartFacts] = {
         ),
         ChartFacts(
             "karpenter-crd",
-            crds=("karpenter.sh/NodePool", "karpenter.sh/NodeClaim", "karpenter.k8s.aws/EC2NodeClass", "karpenter.sh/NodeOverlay",
-                  "autoscaling.x-k8s.io/CapacityBuffer"),
+            crds=(
+                "karpenter.sh/NodePool",
+                "karpenter.sh/NodeClaim",
+                "karpenter.k8s.aws/EC2NodeClass",
+                "karpenter.sh/NodeOverlay",
+                "autoscaling.x-k8s.io/CapacityBuffer",
+            ),
             sources=("karpenter-provider-aws v1.14.1 charts/karpenter-crd/templates/ (the five CRDs of charts/karpenter/crds/)",),
         ),
         ChartFacts(
             "karpenter",
             # The controller owns the finalizers of NodePools, NodeClaims and EC2NodeClasses: deleting
             # them without it leaves instances running and the node role in use.
-            serves=("karpenter.sh/NodePool", "karpenter.sh/NodeClaim", "karpenter.k8s.aws/EC2NodeClass", "karpenter.sh/NodeOverlay",
-                    "autoscaling.x-k8s.io/CapacityBuffer"),
+            serves=(
+                "karpenter.sh/NodePool",
+                "karpenter.sh/NodeClaim",
+                "karpenter.k8s.aws/EC2NodeClass",
+                "karpenter.sh/NodeOverlay",
+                "autoscaling.x-k8s.io/CapacityBuffer",
+            ),
             after=("karpenter-crd",),
             service_account=("serviceAccount.name", "karpenter"),
             sources=(
@@ -98,19 +127,35 @@ CHARTS: dict[str, ChartFacts] = {
         ),
         ChartFacts(
             "base",
-            crds=("networking.istio.io/VirtualService", "networking.istio.io/DestinationRule", "networking.istio.io/Gateway",
-                  "networking.istio.io/ServiceEntry", "networking.istio.io/Sidecar", "security.istio.io/PeerAuthentication",
-                  "security.istio.io/AuthorizationPolicy", "telemetry.istio.io/Telemetry"),
+            crds=(
+                "networking.istio.io/VirtualService",
+                "networking.istio.io/DestinationRule",
+                "networking.istio.io/Gateway",
+                "networking.istio.io/ServiceEntry",
+                "networking.istio.io/Sidecar",
+                "security.istio.io/PeerAuthentication",
+                "security.istio.io/AuthorizationPolicy",
+                "telemetry.istio.io/Telemetry",
+            ),
             sources=("istio 1.30.3 manifests/charts/base/templates/crds.yaml (files/crd-all.gen.yaml)",),
         ),
         ChartFacts(
             "istiod",
-            serves=("networking.istio.io/VirtualService", "networking.istio.io/DestinationRule", "networking.istio.io/Gateway",
-                    "networking.istio.io/ServiceEntry", "networking.istio.io/Sidecar", "security.istio.io/PeerAuthentication",
-                    "security.istio.io/AuthorizationPolicy", "telemetry.istio.io/Telemetry"),
+            serves=(
+                "networking.istio.io/VirtualService",
+                "networking.istio.io/DestinationRule",
+                "networking.istio.io/Gateway",
+                "networking.istio.io/ServiceEntry",
+                "networking.istio.io/Sidecar",
+                "security.istio.io/PeerAuthentication",
+                "security.istio.io/AuthorizationPolicy",
+                "telemetry.istio.io/Telemetry",
+            ),
             after=("base",),
-            sources=("istio 1.30.3 manifests/charts/istio-control/istio-discovery/templates/validatingwebhookconfiguration.yaml:19-48 "
-                     "(rev.validation.istio.io on networking.istio.io, failurePolicy Fail)",),
+            sources=(
+                "istio 1.30.3 manifests/charts/istio-control/istio-discovery/templates/validatingwebhookconfiguration.yaml:19-48 "
+                "(rev.validation.istio.io on networking.istio.io, failurePolicy Fail)",
+            ),
         ),
         ChartFacts(
             "gateway",
@@ -133,8 +178,18 @@ CHARTS: dict[str, ChartFacts] = {
         ),
         ChartFacts(
             "keda",
-            crds=("keda.sh/ScaledObject", "keda.sh/ScaledJob", "keda.sh/TriggerAuthentication", "keda.sh/ClusterTriggerAuthentication"),
-            serves=("keda.sh/ScaledObject", "keda.sh/ScaledJob", "keda.sh/TriggerAuthentication", "keda.sh/ClusterTriggerAuthentication"),
+            crds=(
+                "keda.sh/ScaledObject",
+                "keda.sh/ScaledJob",
+                "keda.sh/TriggerAuthentication",
+                "keda.sh/ClusterTriggerAuthentication",
+            ),
+            serves=(
+                "keda.sh/ScaledObject",
+                "keda.sh/ScaledJob",
+                "keda.sh/TriggerAuthentication",
+                "keda.sh/ClusterTriggerAuthentication",
+            ),
             sources=("kedacore/charts v2.20.2 keda/templates/crds/ and keda/templates/webhooks/ (webhooks.enabled: true)",),
         ),
         ChartFacts(
@@ -145,19 +200,35 @@ CHARTS: dict[str, ChartFacts] = {
         ),
         ChartFacts(
             "kube-prometheus-stack",
-            crds=("monitoring.coreos.com/PodMonitor", "monitoring.coreos.com/ServiceMonitor", "monitoring.coreos.com/PrometheusRule",
-                  "monitoring.coreos.com/Probe", "monitoring.coreos.com/ScrapeConfig", "monitoring.coreos.com/AlertmanagerConfig"),
+            crds=(
+                "monitoring.coreos.com/PodMonitor",
+                "monitoring.coreos.com/ServiceMonitor",
+                "monitoring.coreos.com/PrometheusRule",
+                "monitoring.coreos.com/Probe",
+                "monitoring.coreos.com/ScrapeConfig",
+                "monitoring.coreos.com/AlertmanagerConfig",
+            ),
             # The operator's admission webhook validates PrometheusRules.
-            serves=("monitoring.coreos.com/PodMonitor", "monitoring.coreos.com/ServiceMonitor", "monitoring.coreos.com/PrometheusRule",
-                    "monitoring.coreos.com/Probe", "monitoring.coreos.com/ScrapeConfig", "monitoring.coreos.com/AlertmanagerConfig"),
-            sources=("prometheus-community/helm-charts kube-prometheus-stack-88.5.3 charts/kube-prometheus-stack/charts/crds/ and "
-                     "templates/prometheus-operator/admission-webhooks/",),
+            serves=(
+                "monitoring.coreos.com/PodMonitor",
+                "monitoring.coreos.com/ServiceMonitor",
+                "monitoring.coreos.com/PrometheusRule",
+                "monitoring.coreos.com/Probe",
+                "monitoring.coreos.com/ScrapeConfig",
+                "monitoring.coreos.com/AlertmanagerConfig",
+            ),
+            sources=(
+                "prometheus-community/helm-charts kube-prometheus-stack-88.5.3 charts/kube-prometheus-stack/charts/crds/ and "
+                "templates/prometheus-operator/admission-webhooks/",
+            ),
         ),
         ChartFacts(
             "prometheus-adapter",
             # The adapter answers custom.metrics.k8s.io from Prometheus.
             after=("kube-prometheus-stack",),
-            sources=("prometheus-community/helm-charts prometheus-adapter-5.3.0 charts/prometheus-adapter/templates/custom-metrics-apiservice.yaml",),
+            sources=(
+                "prometheus-community/helm-charts prometheus-adapter-5.3.0 charts/prometheus-adapter/templates/custom-metrics-apiservice.yaml",
+            ),
         ),
         ChartFacts("nvidia-device-plugin", sources=("NVIDIA/k8s-device-plugin v0.20.0: no CRDs, no webhooks",)),
         ChartFacts("aws-efa-k8s-device-plugin", sources=("eks-charts v0.0.242 stable/aws-efa-k8s-device-plugin: one DaemonSet",)),

@@ -159,8 +159,11 @@ def references(node: Node) -> References:
         elif key == "storageUri" and isinstance(value, str):
             uris.add(value)
         elif key == "env" and isinstance(value, list):
-            uris.update(v["value"] for v in value
-                        if isinstance(v, Mapping) and v.get("name") == "STORAGE_URI" and isinstance(v.get("value"), str))
+            uris.update(
+                v["value"]
+                for v in value
+                if isinstance(v, Mapping) and v.get("name") == "STORAGE_URI" and isinstance(v.get("value"), str)
+            )
     if kind == "/ServiceAccount":
         for ref in node.body.get("secrets") or []:
             if isinstance(ref, Mapping) and isinstance(ref.get("name"), str):
@@ -205,7 +208,13 @@ class NodeIndex:
         self.identity = [n for n in nodes if n.type in (POD_IDENTITY, EKS_ADDON, *ROLE_POLICIES)]
 
 
-_LOOKED_UP_KINDS = ("/ServiceAccount", "/Secret", "scheduling.k8s.io/PriorityClass", "serving.kserve.io/LocalModelCache", "/Namespace")
+_LOOKED_UP_KINDS = (
+    "/ServiceAccount",
+    "/Secret",
+    "scheduling.k8s.io/PriorityClass",
+    "serving.kserve.io/LocalModelCache",
+    "/Namespace",
+)
 
 
 def required_waits(node: Node, nodes: "Sequence[Node] | NodeIndex") -> list[Wait]:
@@ -477,7 +486,10 @@ class DeployOrder:
         """Each registered resource's output attributes (``role.name``, ``role.arn``) by identity."""
         if self._output_index is None:
             self._output_index = {
-                id(value): e.resource for e in self._entries for value in vars(e.resource).values() if isinstance(value, pulumi.Output)
+                id(value): e.resource
+                for e in self._entries
+                for value in vars(e.resource).values()
+                if isinstance(value, pulumi.Output)
             }
         return self._output_index
 
@@ -498,4 +510,15 @@ async def _given(existing: Any) -> list[pulumi.Resource]:
     return out
 
 
-__all__ = ["CHARTS", "ChartFacts", "DeployOrder", "Node", "NodeIndex", "Wait", "chart_of", "kind_of", "references", "required_waits"]
+__all__ = [
+    "CHARTS",
+    "ChartFacts",
+    "DeployOrder",
+    "Node",
+    "NodeIndex",
+    "Wait",
+    "chart_of",
+    "kind_of",
+    "references",
+    "required_waits",
+]

@@ -9,8 +9,8 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
 from .builders import buffer as buffers
-from .builders import karpenter as build
 from .builders import credentials, model_source
+from .builders import karpenter as build
 from .capacity.pools import PoolPlan
 from .cluster import KubernetesComponent
 from .config import GpuPoolConfig, SecurityGroupSelectorConfig, SubnetSelectorConfig
@@ -43,13 +43,15 @@ class GpuPoolArgs(BaseModel):
         "with the Hugging Face Secret), so the download jobs get HF_TOKEN. Default false (public models).",
     )
     cache_depends_on: list[Any] = Field(
-        default_factory=list, description="Resources the caches wait for (the job namespace's ServiceAccounts and Secret). Default [].",
+        default_factory=list,
+        description="Resources the caches wait for (the job namespace's ServiceAccounts and Secret). Default [].",
     )
     depends_on: list[Any] = Field(
         default_factory=list, description="Resources the buffer objects wait for (e.g. their namespace). Default []."
     )
     subnets: SubnetSelectorConfig = Field(
-        default_factory=SubnetSelectorConfig, description="Subnets of the nodes. Default: tagged karpenter.sh/discovery=<cluster_name>."
+        default_factory=SubnetSelectorConfig,
+        description="Subnets of the nodes. Default: tagged karpenter.sh/discovery=<cluster_name>.",
     )
     security_groups: SecurityGroupSelectorConfig = Field(
         default_factory=SecurityGroupSelectorConfig,
@@ -62,9 +64,12 @@ class GpuPoolArgs(BaseModel):
         "is never edited. Default null (no EFA group).",
     )
     network_depends_on: list[Any] = Field(
-        default_factory=list, description="Resources the EC2NodeClass waits for (e.g. the discovery tags it selects by). Default []."
+        default_factory=list,
+        description="Resources the EC2NodeClass waits for (e.g. the discovery tags it selects by). Default [].",
     )
-    aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the EFA security group. Default null (the stack's).")
+    aws_provider: Optional[AwsProvider] = Field(
+        None, description="pulumi_aws.Provider for the EFA security group. Default null (the stack's)."
+    )
 
 
 class GpuPool(KubernetesComponent):
@@ -111,7 +116,9 @@ class GpuPool(KubernetesComponent):
         self.node_pool_name = args.pool.name
         self.pool_name = pulumi.Output.from_input(args.pool.name)
         self.gpu_limit = pulumi.Output.from_input(args.plan.gpu_limit)
-        self.register_outputs({"nodePoolName": args.pool.name, "gpuLimit": args.plan.gpu_limit, "bufferGpus": args.plan.buffer_gpus})
+        self.register_outputs(
+            {"nodePoolName": args.pool.name, "gpuLimit": args.plan.gpu_limit, "bufferGpus": args.plan.buffer_gpus}
+        )
 
     def _node_class(self, name: str, args: GpuPoolArgs) -> k8s.apiextensions.CustomResource:
         """The pool's EC2NodeClass (after its EFA security group, when the pool has one)."""
@@ -205,13 +212,15 @@ class GpuPool(KubernetesComponent):
         self.efa_rules = []
         for rule in build.efa_security_group_rules(name):
             cls = aws.vpc.SecurityGroupIngressRule if rule["kind"] == "ingress" else aws.vpc.SecurityGroupEgressRule
-            self.efa_rules.append(cls(
-                f"{name}-efa-{rule['kind']}",
-                security_group_id=group.id,
-                referenced_security_group_id=group.id,
-                ip_protocol=rule["ip_protocol"],
-                description=rule["description"],
-                tags=rule["tags"],
-                opts=aws_opts,
-            ))
+            self.efa_rules.append(
+                cls(
+                    f"{name}-efa-{rule['kind']}",
+                    security_group_id=group.id,
+                    referenced_security_group_id=group.id,
+                    ip_protocol=rule["ip_protocol"],
+                    description=rule["description"],
+                    tags=rule["tags"],
+                    opts=aws_opts,
+                )
+            )
         return group

@@ -41,7 +41,9 @@ def _custom(name: str, obj: dict, opts: pulumi.ResourceOptions) -> k8s.apiextens
     )
 
 
-def _namespaced(name: str, build: Callable[[str], dict], namespace: Any, opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:
+def _namespaced(
+    name: str, build: Callable[[str], dict], namespace: Any, opts: pulumi.ResourceOptions
+) -> k8s.apiextensions.CustomResource:
     """A custom resource ``build(namespace)`` where ``namespace`` is an Input (inputs.manifest_parts)."""
     api_version, kind, metadata, spec = manifest_parts(build, namespace)
     return k8s.apiextensions.CustomResource(name, api_version=api_version, kind=kind, metadata=metadata, spec=spec, opts=opts)
@@ -60,11 +62,16 @@ class AwsLoadBalancerControllerArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     cluster_name: InputStr = Field(description="EKS cluster name (required; pulumi.Input[str]).")
-    region: InputStr = Field(description="AWS region of the cluster (required; pulumi.Input[str]): a value of the controller's chart.")
-    vpc_id: Optional[InputStr] = Field(
-        None, description="VPC of the cluster (pulumi.Input[str]). Default null: looked up from the cluster (aws.eks.get_cluster)."
+    region: InputStr = Field(
+        description="AWS region of the cluster (required; pulumi.Input[str]): a value of the controller's chart."
     )
-    aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's).")
+    vpc_id: Optional[InputStr] = Field(
+        None,
+        description="VPC of the cluster (pulumi.Input[str]). Default null: looked up from the cluster (aws.eks.get_cluster).",
+    )
+    aws_provider: Optional[AwsProvider] = Field(
+        None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's)."
+    )
     pod_identity_agent: Optional[Any] = Field(
         None,
         description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
@@ -90,7 +97,9 @@ class AwsLoadBalancerController(KubernetesComponent):
         )
         role = aws.iam.Role(f"{name}-role", assume_role_policy=trust, opts=aws_opts)
         policy = aws.iam.Policy(
-            f"{name}-policy", policy=partition.apply(lambda p: json.dumps(build.lb_controller_policy(p), sort_keys=True)), opts=aws_opts
+            f"{name}-policy",
+            policy=partition.apply(lambda p: json.dumps(build.lb_controller_policy(p), sort_keys=True)),
+            opts=aws_opts,
         )
         aws.iam.RolePolicyAttachment(f"{name}-policy-attachment", role=role.name, policy_arn=policy.arn, opts=aws_opts)
         association = aws.eks.PodIdentityAssociation(
@@ -99,12 +108,17 @@ class AwsLoadBalancerController(KubernetesComponent):
             namespace=build.LB_CONTROLLER_NAMESPACE,
             service_account=build.LB_CONTROLLER_SERVICE_ACCOUNT,
             role_arn=role.arn,
-            opts=pulumi.ResourceOptions(parent=self, provider=args.aws_provider,
-                                        depends_on=[args.pod_identity_agent] if args.pod_identity_agent is not None else []),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                provider=args.aws_provider,
+                depends_on=[args.pod_identity_agent] if args.pod_identity_agent is not None else [],
+            ),
         )
         vpc_id = args.vpc_id
         if vpc_id is None:
-            cluster = aws.eks.get_cluster_output(name=args.cluster_name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+            cluster = aws.eks.get_cluster_output(
+                name=args.cluster_name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider)
+            )
             vpc_id = cluster.vpc_config.apply(_vpc_id)
         # The cluster, region and VPC may be Outputs (another stack's, or the lookup above): values built once known.
         (rel,) = releases_of(lambda c, r, v: [build.lb_controller_release(c, r, v)], args.cluster_name, args.region, vpc_id)
@@ -119,7 +133,9 @@ class IstioIngressArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     ingress: IngressConfig = Field(description="The ingress config (required).")
-    plans: dict[str, ServingPlan] = Field(description="Capacity plans of the models behind the gateway (required): the gateway drains like the longest.")
+    plans: dict[str, ServingPlan] = Field(
+        description="Capacity plans of the models behind the gateway (required): the gateway drains like the longest."
+    )
     gateway_replicas: int = Field(1, ge=1, description="Replicas of the ingress gateway. Default 1.")
 
 
@@ -150,11 +166,19 @@ class LlmIngressArgs(BaseModel):
     models: tuple[ModelConfig, ...] = Field(description="The served models, long-context siblings included (required).")
     plans: dict[str, ServingPlan] = Field(description="Their capacity plans (required): every timeout comes from their chains.")
     namespace: InputName = Field(description="Namespace of the models' InferenceServices (required; pulumi.Input[str]).")
-    siblings: dict[str, str] = Field(default_factory=dict, description="Long-context sibling name -> its model's name. Default {}.")
-    gateway_replicas: int = Field(1, ge=1, description="With routing istio: replicas of the ingress gateway (the connection limits are divided among them). Default 1.")
+    siblings: dict[str, str] = Field(
+        default_factory=dict, description="Long-context sibling name -> its model's name. Default {}."
+    )
+    gateway_replicas: int = Field(
+        1,
+        ge=1,
+        description="With routing istio: replicas of the ingress gateway (the connection limits are divided among them). Default 1.",
+    )
     cluster_name: InputStr = Field(description="EKS cluster name for the controller (required; pulumi.Input[str]).")
     region: InputStr = Field(description="AWS region (required; pulumi.Input[str]).")
-    aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's).")
+    aws_provider: Optional[AwsProvider] = Field(
+        None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's)."
+    )
     api_key: bool = Field(
         False,
         description="The models require the stack's API key (VLLM_API_KEY): the ALB then forwards /v1 only, the prefix "
@@ -177,14 +201,22 @@ class LlmIngress(KubernetesComponent):
         if cfg.install_controller:
             self.controller = AwsLoadBalancerController(
                 f"{name}-lb-controller",
-                AwsLoadBalancerControllerArgs(cluster_name=args.cluster_name, region=args.region, aws_provider=args.aws_provider,
-                                              pod_identity_agent=args.pod_identity_agent),
+                AwsLoadBalancerControllerArgs(
+                    cluster_name=args.cluster_name,
+                    region=args.region,
+                    aws_provider=args.aws_provider,
+                    pod_identity_agent=args.pod_identity_agent,
+                ),
                 opts=self.child_opts(),
             )
             before.append(self.controller)
         if cfg.routing == "istio":
             if cfg.install_istio:
-                self.istio = IstioIngress(f"{name}-istio", IstioIngressArgs(ingress=cfg, plans=args.plans, gateway_replicas=args.gateway_replicas), opts=self.child_opts())
+                self.istio = IstioIngress(
+                    f"{name}-istio",
+                    IstioIngressArgs(ingress=cfg, plans=args.plans, gateway_replicas=args.gateway_replicas),
+                    opts=self.child_opts(),
+                )
                 before.append(self.istio)
             else:
                 _custom(f"{name}-gateway", build.istio_gateway(cfg), self.child_opts())
@@ -204,8 +236,10 @@ class LlmIngress(KubernetesComponent):
             f"{name}-alb", metadata=part(ing, "metadata"), spec=part(ing, "spec"), opts=self.child_opts(depends_on=list(before))
         )
         idle, deregistration = build.front_numbers(args.plans)
-        self.register_outputs({
-            "hosts": [build.model_host(m.name, cfg.host) for m in args.models if m.name not in args.siblings],
-            "albIdleTimeoutSeconds": idle,
-            "deregistrationDelaySeconds": deregistration,
-        })
+        self.register_outputs(
+            {
+                "hosts": [build.model_host(m.name, cfg.host) for m in args.models if m.name not in args.siblings],
+                "albIdleTimeoutSeconds": idle,
+                "deregistrationDelaySeconds": deregistration,
+            }
+        )

@@ -66,7 +66,11 @@ if TYPE_CHECKING:
     K8sProvider = pulumi_kubernetes.Provider
 else:
     # "title" is the type's name in the README's generated reference (stacks/reference.py).
-    _SCHEMA = {"type": "string", "title": "Input[str]", "description": "a string or a pulumi Output of one (another stack's output)"}
+    _SCHEMA = {
+        "type": "string",
+        "title": "Input[str]",
+        "description": "a string or a pulumi Output of one (another stack's output)",
+    }
     # Any Input of a string: not checked further when plain.
     InputStr = Annotated[Any, AfterValidator(_string_input(None)), WithJsonSchema(_SCHEMA)]
 
@@ -128,4 +132,15 @@ def namespaced_manifest(build: Callable[[str], dict], namespace: Any) -> tuple[s
     return manifest_parts(build, namespace)
 
 
-__all__ = ["AwsProvider", "InputName", "InputStr", "K8sProvider", "is_plain", "manifest_parts", "namespaced_manifest", "part", "resolve", "shape_of"]
+__all__ = [
+    "AwsProvider",
+    "InputName",
+    "InputStr",
+    "K8sProvider",
+    "is_plain",
+    "manifest_parts",
+    "namespaced_manifest",
+    "part",
+    "resolve",
+    "shape_of",
+]

@@ -42,7 +42,9 @@ class KarpenterArgs(BaseModel):
     )
     namespace: str = Field("kube-system", description="Namespace of the controller. Default kube-system.")
     capacity_buffer: bool = Field(False, description="Turn on the CapacityBuffer feature gate. Default false.")
-    aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider for the AWS resources. Default null (the stack's).")
+    aws_provider: Optional[AwsProvider] = Field(
+        None, description="pulumi_aws.Provider for the AWS resources. Default null (the stack's)."
+    )
     pod_identity_agent: Optional[Any] = Field(
         None,
         description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
@@ -81,11 +83,17 @@ class Karpenter(KubernetesComponent):
         pod_identity = self._controller(name, args, scope)
         # The CRDs first, from their own chart (the order comes from components/deploy_order.py).
         self.crd_release = helm_release(f"{name}-crd-release", build.karpenter_crd_release(args.namespace), self.child_opts())
-        (rel,) = releases_of(lambda c: [build.karpenter_release(args.namespace, c, build.queue_name(c), args.capacity_buffer)], cluster)
+        (rel,) = releases_of(
+            lambda c: [build.karpenter_release(args.namespace, c, build.queue_name(c), args.capacity_buffer)], cluster
+        )
         self.release = helm_release(f"{name}-release", rel, self.child_opts(depends_on=[pod_identity, self.node_access]))
         self.node_role_name = self.node_role.name
         self.register_outputs(
-            {"nodeRoleName": self.node_role.name, "interruptionQueue": self.queue.name, "controllerRoleArn": self.controller_role.arn}
+            {
+                "nodeRoleName": self.node_role.name,
+                "interruptionQueue": self.queue.name,
+                "controllerRoleArn": self.controller_role.arn,
+            }
         )
 
     def _node_role(self, name: str, scope: _AwsScope) -> None:

@@ -28,7 +28,9 @@ class KubeRayArgs(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    config: KubeRayConfig = Field(default_factory=KubeRayConfig, description="Operator settings. Default: install in kuberay-system.")
+    config: KubeRayConfig = Field(
+        default_factory=KubeRayConfig, description="Operator settings. Default: install in kuberay-system."
+    )
 
 
 class KubeRay(KubernetesComponent):
@@ -104,7 +106,10 @@ class RayVllmService(KubernetesComponent):
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         cluster = resolve(
             lambda ns, pool, secret, key: build.ray_cluster(m, plan, ns, secret, pool, key),
-            args.namespace, pool_name, args.hf_token_secret, args.api_key_secret,
+            args.namespace,
+            pool_name,
+            args.hf_token_secret,
+            args.api_key_secret,
         )
         self.ray_cluster = k8s.apiextensions.CustomResource(
             f"{name}-raycluster",
@@ -128,15 +133,17 @@ class RayVllmService(KubernetesComponent):
         self.model_name = pulumi.Output.from_input(m.name)
         self.pool_name = pulumi.Output.from_input(pool_name)
         self.queue_budget = pulumi.Output.from_input(plan.max_num_queued_reqs)
-        self.register_outputs({
-            "url": self.url,
-            "modelName": self.model_name,
-            "namespace": self.namespace,
-            "poolName": self.pool_name,
-            "queueBudget": self.queue_budget,
-            "rayClusterName": m.name,
-            "serviceName": self.service_name,
-            "port": self.port,
-            "nodes": plan.layout.nodes,
-            "kvCacheTokens": plan.memory.kv_cache_tokens,
-        })
+        self.register_outputs(
+            {
+                "url": self.url,
+                "modelName": self.model_name,
+                "namespace": self.namespace,
+                "poolName": self.pool_name,
+                "queueBudget": self.queue_budget,
+                "rayClusterName": m.name,
+                "serviceName": self.service_name,
+                "port": self.port,
+                "nodes": plan.layout.nodes,
+                "kvCacheTokens": plan.memory.kv_cache_tokens,
+            }
+        )

@@ -169,9 +169,7 @@ _STR = "tag:yaml.org,2002:str"
 _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
 _MERGE = "tag:yaml.org,2002:merge"
-_SCALAR_TAGS = {
-    f"tag:yaml.org,2002:{t}": f"a {t}" for t in ("null", "bool", "int", "float", "timestamp")
-}
+_SCALAR_TAGS = {f"tag:yaml.org,2002:{t}": f"a {t}" for t in ("null", "bool", "int", "float", "timestamp")}
 _SCALAR_TAGS["tag:yaml.org,2002:int"] = "an int"
 
 
@@ -257,8 +255,20 @@ class _Composer:
     """
 
     __slots__ = (
-        "loader", "label", "limits", "track_lines", "check_surrogates", "stack", "anchors", "open_anchors",
-        "nodes", "documents_seen", "root", "root_line", "doc_line", "lines",
+        "loader",
+        "label",
+        "limits",
+        "track_lines",
+        "check_surrogates",
+        "stack",
+        "anchors",
+        "open_anchors",
+        "nodes",
+        "documents_seen",
+        "root",
+        "root_line",
+        "doc_line",
+        "lines",
     )
 
     def __init__(self, loader: Any, label: str, limits: Limits, track_lines: int):
@@ -345,7 +355,9 @@ class _Composer:
             raise self.fail(f"the tag {_show(event.tag)} is not supported (plain YAML only)", event)
         self.nodes += 1
         if self.nodes > limits.max_nodes:
-            raise self.fail(f"expands to more than {limits.max_nodes:,} YAML nodes (the limit for {limits.what}; aliases count)", event)
+            raise self.fail(
+                f"expands to more than {limits.max_nodes:,} YAML nodes (the limit for {limits.what}; aliases count)", event
+            )
         line = event.start_mark.line + 1
         if not stack:
             self.root_line = line
@@ -374,13 +386,17 @@ class _Composer:
         """The anchored value an alias repeats, counted with the size and depth it expands to."""
         limits = self.limits
         if event.anchor in self.open_anchors:
-            raise self.fail(f"the alias *{_show(event.anchor)[1:-1]} refers to a node that contains it (a recursive structure)", event)
+            raise self.fail(
+                f"the alias *{_show(event.anchor)[1:-1]} refers to a node that contains it (a recursive structure)", event
+            )
         if event.anchor not in self.anchors:
             raise self.fail(f"the alias *{_show(event.anchor)[1:-1]} has no anchor before it", event)
         value, size, height = self.anchors[event.anchor]
         self.nodes += size
         if self.nodes > limits.max_nodes:
-            raise self.fail(f"expands to more than {limits.max_nodes:,} YAML nodes (the limit for {limits.what}; aliases count)", event)
+            raise self.fail(
+                f"expands to more than {limits.max_nodes:,} YAML nodes (the limit for {limits.what}; aliases count)", event
+            )
         if len(self.stack) + height > limits.max_depth:
             raise self.fail(f"nested deeper than {limits.max_depth} levels through an alias (the limit for {limits.what})", event)
         return value, height
@@ -499,7 +515,9 @@ def _check_json_values(data: Any, label: str, limits: Limits) -> None:
         if nodes > limits.max_nodes:
             raise LoadError(label, f"holds more than {limits.max_nodes:,} values (the limit for {limits.what})")
         if isinstance(value, float) and not math.isfinite(value):
-            raise LoadError(label, f"{json_path(path)} = {value}: not a finite number (NaN, Infinity and overflowing numbers are not JSON)")
+            raise LoadError(
+                label, f"{json_path(path)} = {value}: not a finite number (NaN, Infinity and overflowing numbers are not JSON)"
+            )
         elif isinstance(value, dict):
             stack.extend(((*path, k), v) for k, v in value.items())
         elif isinstance(value, list):
@@ -515,7 +533,17 @@ def json_path(path: tuple[Any, ...]) -> str:
 
 
 __all__ = [
-    "C_LOADER", "Document", "JSON_FILE", "Limits", "LoadError", "MANIFESTS", "STACK_FILE",
-    "json_path", "load_json", "load_yaml", "load_yaml_documents", "read_bounded", "yaml_loader",
+    "C_LOADER",
+    "Document",
+    "JSON_FILE",
+    "Limits",
+    "LoadError",
+    "MANIFESTS",
+    "STACK_FILE",
+    "json_path",
+    "load_json",
+    "load_yaml",
+    "load_yaml_documents",
+    "read_bounded",
+    "yaml_loader",
 ]
-

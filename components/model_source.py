@@ -14,8 +14,8 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
 from .builders import model_source as build
-from .builders.names import IAM_ROLE_NAME, fit
 from .builders import pod_identity
+from .builders.names import IAM_ROLE_NAME, fit
 from .cluster import KubernetesComponent
 from .config import ModelConfig
 from .inputs import AwsProvider, InputName, InputStr, part, resolve
@@ -28,7 +28,9 @@ class S3ModelReaderArgs(BaseModel):
 
     model: ModelConfig = Field(description="A model with source type s3 (required).")
     namespace: InputName = Field(description="Namespace of the model's pods (required; pulumi.Input[str]).")
-    cluster_name: InputStr = Field(description="EKS cluster name (required, for the Pod Identity association; pulumi.Input[str]).")
+    cluster_name: InputStr = Field(
+        description="EKS cluster name (required, for the Pod Identity association; pulumi.Input[str])."
+    )
     aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider. Default null (the stack's).")
     pod_identity_agent: Optional[Any] = Field(
         None,
@@ -62,7 +64,9 @@ class S3ModelReader(KubernetesComponent):
         aws_opts = pulumi.ResourceOptions(parent=self, provider=args.aws_provider)
         # Trusted only for this model's ServiceAccount in its namespace on this cluster (builders/pod_identity.py);
         # the cluster's ARN is looked up, so partition, region and account are the cluster's own.
-        cluster = aws.eks.get_cluster_output(name=args.cluster_name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+        cluster = aws.eks.get_cluster_output(
+            name=args.cluster_name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider)
+        )
         trust = pulumi.Output.all(cluster.arn, args.namespace).apply(
             lambda a: json.dumps(pod_identity.trust_policy(a[0], a[1], str(m.source.service_account)), sort_keys=True)
         )
@@ -85,7 +89,10 @@ class S3ModelReader(KubernetesComponent):
             namespace=args.namespace,
             service_account=str(m.source.service_account),
             role_arn=role.arn,
-            opts=pulumi.ResourceOptions(parent=self, provider=args.aws_provider,
-                                        depends_on=[args.pod_identity_agent] if args.pod_identity_agent is not None else []),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                provider=args.aws_provider,
+                depends_on=[args.pod_identity_agent] if args.pod_identity_agent is not None else [],
+            ),
         )
         self.register_outputs({"serviceAccount": m.source.service_account, "roleArn": role.arn})

@@ -9,34 +9,36 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
-from .backends import Controller, KubeRayBackend, ServeRequest, serving_backend
+from .addons import ClusterAddons, ClusterAddonsArgs
 from .autoscaling import MetricsStack, MetricsStackArgs, model_autoscalers
+from .backends import Controller, KubeRayBackend, ServeRequest, serving_backend
 from .builders import credentials
 from .builders import vllm_service as build
 from .builders.ingress import READINESS_GATE_LABEL
 from .builders.labels import recommended_labels
 from .capacity.plan import ServingPlan, plan_stack
 from .capacity.pools import PoolPlan, plan_pools
-from .addons import ClusterAddons, ClusterAddonsArgs
 from .cluster import certificate_authority, eks_kubeconfig_output, k8s_child_opts, kubernetes_provider, provider_region
 from .config import DISCOVERY_TAG, ModelConfig, StackConfig
 from .deploy_order import DeployOrder
 from .gpu_pool import GpuPool, GpuPoolArgs
 from .ingress import LlmIngress, LlmIngressArgs
 from .inputs import AwsProvider, InputStr, K8sProvider
-from .model_source import S3ModelReader, S3ModelReaderArgs
 from .karpenter import Karpenter, KarpenterArgs
+from .model_source import S3ModelReader, S3ModelReaderArgs
 
 HF_SECRET_NAME = "hf-token"
 API_KEY_SECRET_NAME = "vllm-api-key"
 
 
-def _credentials_secret(resource_name: str, namespace: str, name: str, key: str, value: InputStr,
-                        opts: pulumi.ResourceOptions) -> k8s.core.v1.Secret:
+def _credentials_secret(
+    resource_name: str, namespace: str, name: str, key: str, value: InputStr, opts: pulumi.ResourceOptions
+) -> k8s.core.v1.Secret:
     """Register a Secret holding one credential under ``key``, its value kept a Pulumi secret."""
     meta = credentials.credentials_secret(namespace, name)
-    return k8s.core.v1.Secret(resource_name, metadata=meta["metadata"], type=meta["type"],
-                              string_data={key: pulumi.Output.secret(value)}, opts=opts)
+    return k8s.core.v1.Secret(
+        resource_name, metadata=meta["metadata"], type=meta["type"], string_data={key: pulumi.Output.secret(value)}, opts=opts
+    )
 
 
 class LlmPlatformArgs(BaseModel):
@@ -113,7 +115,10 @@ class LlmPlatform(pulumi.ComponentResource):
             metadata={
                 "name": cfg.namespace,
                 # The ALB controller injects readiness gates only in labelled namespaces (builders/ingress.py).
-                "labels": {**recommended_labels(cfg.namespace, component="namespace"), **(READINESS_GATE_LABEL if cfg.ingress else {})},
+                "labels": {
+                    **recommended_labels(cfg.namespace, component="namespace"),
+                    **(READINESS_GATE_LABEL if cfg.ingress else {}),
+                },
             },
             opts=self.k8s_opts(),
         )
@@ -140,7 +145,10 @@ class LlmPlatform(pulumi.ComponentResource):
             m.name: S3ModelReader(
                 f"{name}-{m.name}-s3-reader",
                 S3ModelReaderArgs(
-                    model=m, namespace=cfg.namespace, cluster_name=cfg.cluster.name, aws_provider=args.aws_provider,
+                    model=m,
+                    namespace=cfg.namespace,
+                    cluster_name=cfg.cluster.name,
+                    aws_provider=args.aws_provider,
                     pod_identity_agent=self.addons.pod_identity_agent,
                 ),
                 opts=in_ns,
@@ -160,7 +168,9 @@ class LlmPlatform(pulumi.ComponentResource):
         from pulumi_aws import eks
 
         self.region = provider_region(cfg.region, self, args.aws_provider)
-        eks_cluster = eks.get_cluster_output(name=cfg.cluster.name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+        eks_cluster = eks.get_cluster_output(
+            name=cfg.cluster.name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider)
+        )
         self.cluster_endpoint = eks_cluster.endpoint
         self.cluster_certificate_authority = eks_cluster.certificate_authorities.apply(certificate_authority)
         # kubectl's exec plugin runs as the provider's profile / assumed role (components/builders/kubeconfig.py).
@@ -182,7 +192,8 @@ class LlmPlatform(pulumi.ComponentResource):
                 addons=cfg.addons,
                 local_model_cache=any(m.source.type == "localCache" for m in cfg.models),
                 routes_itself=cfg.ingress is not None,
-                cluster_name=cfg.cluster.name, aws_provider=args.aws_provider,
+                cluster_name=cfg.cluster.name,
+                aws_provider=args.aws_provider,
                 efa=uses_efa(cfg, self.plans),
             ),
             opts=self.k8s_opts(),
@@ -219,7 +230,9 @@ class LlmPlatform(pulumi.ComponentResource):
                     node_role=node_role,
                     namespace=cfg.namespace,
                     cache_models=tuple(
-                        (m, self.plans[m.name].model.checkpoint_gib) for m in cfg.models if m.pool == p.name and m.source.type == "localCache"
+                        (m, self.plans[m.name].model.checkpoint_gib)
+                        for m in cfg.models
+                        if m.pool == p.name and m.source.type == "localCache"
                     ),
                     depends_on=[namespace],
                     subnets=cfg.cluster.subnets,
@@ -235,8 +248,15 @@ class LlmPlatform(pulumi.ComponentResource):
             for p in cfg.gpu_pools
         }
 
-    def _serve(self, name: str, m: ModelConfig, cfg: StackConfig, namespace: pulumi.Resource, hf_token_secret: Optional[str],
-               api_key_secret: Optional[str]) -> pulumi.ComponentResource:
+    def _serve(
+        self,
+        name: str,
+        m: ModelConfig,
+        cfg: StackConfig,
+        namespace: pulumi.Resource,
+        hf_token_secret: Optional[str],
+        api_key_secret: Optional[str],
+    ) -> pulumi.ComponentResource:
         """One model's serving component, from the back-end that serves it (components/backends/)."""
         backend = serving_backend(m)
         controller = self.controllers.get(backend.key)
@@ -245,15 +265,28 @@ class LlmPlatform(pulumi.ComponentResource):
         # KServe matches an InferenceService to a LocalModelCache once, at admission
         # (pkg/apis/serving/v1beta1/inference_service_defaults.go DefaultInferenceService gets the cache list).
         cache = self.pools[m.pool].caches_by_model.get(m.name)
-        waits = [namespace, *(controller.waits if controller is not None else ()), *self._reader_of(m.name), *([cache] if cache is not None else [])]
-        return backend.serve(ServeRequest(
-            name=f"{name}-{m.name}", model=m, plan=self.plans[m.name], namespace=cfg.namespace,
-            pool_name=self.pools[m.pool].node_pool_name, hf_token_secret=hf_token_secret, api_key_secret=api_key_secret,
-            opts=self.k8s_opts(depends_on=waits),
-        ))
+        waits = [
+            namespace,
+            *(controller.waits if controller is not None else ()),
+            *self._reader_of(m.name),
+            *([cache] if cache is not None else []),
+        ]
+        return backend.serve(
+            ServeRequest(
+                name=f"{name}-{m.name}",
+                model=m,
+                plan=self.plans[m.name],
+                namespace=cfg.namespace,
+                pool_name=self.pools[m.pool].node_pool_name,
+                hf_token_secret=hf_token_secret,
+                api_key_secret=api_key_secret,
+                opts=self.k8s_opts(depends_on=waits),
+            )
+        )
 
-    def _serving_load(self, name: str, cfg: StackConfig, args: LlmPlatformArgs, namespace: pulumi.Resource,
-                      api_key_secret: Optional[str]) -> None:
+    def _serving_load(
+        self, name: str, cfg: StackConfig, args: LlmPlatformArgs, namespace: pulumi.Resource, api_key_secret: Optional[str]
+    ) -> None:
         """The entry point (ALB and Istio, every timeout from the models' chains), then the metrics plumbing once and
         each model's autoscaler, monitor and alerts."""
         self.ingress = None
@@ -262,10 +295,17 @@ class LlmPlatform(pulumi.ComponentResource):
             self.ingress = LlmIngress(
                 f"{name}-ingress",
                 LlmIngressArgs(
-                    ingress=cfg.ingress, models=cfg.models, plans=self.plans, namespace=cfg.namespace, siblings=siblings,
-                    cluster_name=cfg.cluster.name, region=self.region, aws_provider=args.aws_provider,
+                    ingress=cfg.ingress,
+                    models=cfg.models,
+                    plans=self.plans,
+                    namespace=cfg.namespace,
+                    siblings=siblings,
+                    cluster_name=cfg.cluster.name,
+                    region=self.region,
+                    aws_provider=args.aws_provider,
                     gateway_replicas=cfg.ingress.gateway_replica_count(cfg.environment),
-                    api_key=api_key_secret is not None, pod_identity_agent=self.addons.pod_identity_agent,
+                    api_key=api_key_secret is not None,
+                    pod_identity_agent=self.addons.pod_identity_agent,
                 ),
                 opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
             )
@@ -287,13 +327,19 @@ class LlmPlatform(pulumi.ComponentResource):
     def _outputs(self, cfg: StackConfig, secret_name: Optional[str], api_key_secret: Optional[str]) -> None:
         """Plain values (known at plan time) so other stacks and the report read them without waiting."""
         self.namespace = pulumi.Output.from_input(cfg.namespace)
-        self.service_urls = pulumi.Output.from_input({m.name: serving_backend(m).service_url(m, cfg.namespace) for m in cfg.models})
+        self.service_urls = pulumi.Output.from_input(
+            {m.name: serving_backend(m).service_url(m, cfg.namespace) for m in cfg.models}
+        )
         self.model_names = pulumi.Output.from_input(list(self.services))
         self.pool_names = pulumi.Output.from_input({n: p.node_pool_name for n, p in self.pools.items()})
         self.queue_budgets = pulumi.Output.from_input({n: p.max_num_queued_reqs for n, p in self.plans.items()})
         # A model its back-end does not autoscale (multi-node: out of scope) has no HPA target.
         self.hpa_targets = pulumi.Output.from_input(
-            {m.name: self.plans[m.name].target_in_flight_per_pod for m in cfg.models if serving_backend(m).scale_target(m) is not None}
+            {
+                m.name: self.plans[m.name].target_in_flight_per_pod
+                for m in cfg.models
+                if serving_backend(m).scale_target(m) is not None
+            }
         )
         self.hf_token_secret = pulumi.Output.from_input(secret_name)
         self.api_key_secret = pulumi.Output.from_input(api_key_secret)
@@ -325,18 +371,26 @@ class LlmPlatform(pulumi.ComponentResource):
         ns_obj = credentials.localmodel_job_namespace()
         job_ns = k8s.core.v1.Namespace(f"{name}-localmodel-jobs-namespace", metadata=ns_obj["metadata"], opts=self.k8s_opts())
         in_jobs = self.k8s_opts(depends_on=[job_ns])
-        secret = _credentials_secret(f"{name}-localmodel-jobs-hf-token", credentials.LOCALMODEL_JOB_NAMESPACE, HF_SECRET_NAME,
-                                     credentials.HF_TOKEN_KEY, args.hf_token, in_jobs)
+        secret = _credentials_secret(
+            f"{name}-localmodel-jobs-hf-token",
+            credentials.LOCALMODEL_JOB_NAMESPACE,
+            HF_SECRET_NAME,
+            credentials.HF_TOKEN_KEY,
+            args.hf_token,
+            in_jobs,
+        )
         out: list[pulumi.Resource] = [job_ns, secret]
         for m in cached:
             sa = credentials.model_service_account(m, credentials.LOCALMODEL_JOB_NAMESPACE, HF_SECRET_NAME)
-            out.append(k8s.core.v1.ServiceAccount(
-                f"{name}-{m.name}-cache-sa",
-                metadata=sa["metadata"],
-                automount_service_account_token=False,
-                secrets=sa["secrets"],
-                opts=self.k8s_opts(depends_on=[job_ns, secret]),
-            ))
+            out.append(
+                k8s.core.v1.ServiceAccount(
+                    f"{name}-{m.name}-cache-sa",
+                    metadata=sa["metadata"],
+                    automount_service_account_token=False,
+                    secrets=sa["secrets"],
+                    opts=self.k8s_opts(depends_on=[job_ns, secret]),
+                )
+            )
         return out
 
     def _efa_pools(self, cfg: StackConfig) -> set[str]:
@@ -346,7 +400,9 @@ class LlmPlatform(pulumi.ComponentResource):
     def _cluster_vpc(self, args: LlmPlatformArgs) -> pulumi.Output[str]:
         from pulumi_aws import eks
 
-        cluster = eks.get_cluster_output(name=args.config.cluster.name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider))
+        cluster = eks.get_cluster_output(
+            name=args.config.cluster.name, opts=pulumi.InvokeOptions(parent=self, provider=args.aws_provider)
+        )
         return cluster.vpc_config.apply(_vpc_id)
 
     def _discovery_tags(self, name: str, args: LlmPlatformArgs) -> list[pulumi.Resource]:

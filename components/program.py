@@ -59,7 +59,9 @@ def main() -> LlmPlatform:
         api_key = pulumi.Config(PROJECT).get_secret("apiKey") if cfg.has_api_key else None
         platform = LlmPlatform(
             pulumi.get_stack(),
-            LlmPlatformArgs(config=cfg, hf_token=token, api_key=api_key, base_dir=Path(os.environ.get(STACK_DIR_ENV) or STACKS_DIR)),
+            LlmPlatformArgs(
+                config=cfg, hf_token=token, api_key=api_key, base_dir=Path(os.environ.get(STACK_DIR_ENV) or STACKS_DIR)
+            ),
         )
     except ConfigError as exc:
         # RunError: the CLI prints the message alone, without a Python traceback.

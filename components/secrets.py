@@ -101,7 +101,7 @@ def find_tokens(text: str) -> list[Token]:
         for match in pattern.finditer(text):
             body = match.group(0)
             # Real tokens mix letters and digits; "sk-" + a long English word list does not.
-            if kind != "private key" and not (re.search(r"\d", body) and re.search(r"[A-Za-z]", body[len(match["p"]):])):
+            if kind != "private key" and not (re.search(r"\d", body) and re.search(r"[A-Za-z]", body[len(match["p"]) :])):
                 continue
             found.append(Token(kind, match.start(), match.end(), match["p"]))
     found.sort(key=lambda t: (t.start, -t.end))
@@ -126,7 +126,7 @@ def redact_tokens(text: str) -> str:
         return text
     out, last = [], 0
     for token in tokens:
-        out.append(text[last:token.start])
+        out.append(text[last : token.start])
         out.append(token.redacted)
         last = token.end
     out.append(text[last:])
@@ -178,6 +178,15 @@ def scan(value: Any, path: tuple[Any, ...] = (), *, max_nodes: int = 1_000_000) 
 
 
 __all__ = [
-    "MARKER", "SECURE_KEY", "SHOWN_AS", "Token", "find_tokens", "first_token", "is_secret", "printable", "redact_tokens",
-    "redacted", "scan",
+    "MARKER",
+    "SECURE_KEY",
+    "SHOWN_AS",
+    "Token",
+    "find_tokens",
+    "first_token",
+    "is_secret",
+    "printable",
+    "redact_tokens",
+    "redacted",
+    "scan",
 ]

@@ -48,7 +48,9 @@ DEREGISTRATION_DELAY_MAX = 3600
 # Defaults a chain must beat or replace.
 ENVOY_ROUTE_TIMEOUT_DEFAULT = 15  # Envoy RouteAction.timeout; Envoy Gateway's HTTPRequestTimeout too
 GATEWAY_ROUTE_TIMEOUT_DEFAULT = 60  # KServe's HTTPRoute DefaultTimeout (kserve/kserve v0.20.0, Timeouts)
-ENVOY_IDLE_TIMEOUT_DEFAULT = 3600  # Envoy HCM idle_timeout (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2 API)
+ENVOY_IDLE_TIMEOUT_DEFAULT = (
+    3600  # Envoy HCM idle_timeout (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2 API)
+)
 VLLM_KEEP_ALIVE_DEFAULT = 5  # VLLM_HTTP_TIMEOUT_KEEP_ALIVE (vllm-project/vllm v0.33.0 section 4)
 VLLM_ENGINE_READY_TIMEOUT_DEFAULT = 600  # VLLM_ENGINE_READY_TIMEOUT_S (vllm-project/vllm v0.33.0 section 4)
 
@@ -173,30 +175,64 @@ class TimeoutChain:
         """The load balancer, the mesh and the gateway, outer first."""
         r = self.longest_request_seconds
         return (
-            Layer("ALB", "idle_timeout.timeout_seconds", self.alb_idle_timeout_seconds,
-                  (f"route timeout {self.route_timeout_seconds}s + {HOP_MARGIN_SECONDS}s"
-                   if self.alb_idle_timeout_seconds == self.route_timeout_seconds + HOP_MARGIN_SECONDS
-                   else f"shared with longer models behind the same ALB (this model needs {self.route_timeout_seconds + HOP_MARGIN_SECONDS}s)")
-                  + f": the ALB (default {ALB_IDLE_TIMEOUT_DEFAULT}s, max {ALB_IDLE_TIMEOUT_MAX}s) never cuts a request Envoy still serves"),
-            Layer("ALB", "deregistration_delay.timeout_seconds", self.deregistration_delay_seconds,
-                  f"preStop window {PRE_STOP_BASE_SECONDS}s + longest request {r}s: a draining target keeps its streams"),
-            Layer("Envoy route", "timeout", self.route_timeout_seconds,
-                  f"per-try {self.per_try_timeout_seconds}s + {RETRY_WINDOW_SECONDS}s for one fast-failing try "
-                  f"(replaces Envoy's {ENVOY_ROUTE_TIMEOUT_DEFAULT}s / a gateway's {GATEWAY_ROUTE_TIMEOUT_DEFAULT}s)"),
-            Layer("Envoy route", "retries.perTryTimeout", self.per_try_timeout_seconds,
-                  f"longest request {r}s (the SLO's maxRequestSeconds, rounded up; {'streamed' if self.streaming else 'not streamed'}, "
-                  f"TTFT target {self.first_token_seconds:g}s) + {HOP_MARGIN_SECONDS}s: the innermost request timeout; {self.retry.attempts} retry, "
-                  f"only on {self.retry.retry_on_header} (the model did no work)"),
-            Layer("Envoy route", "stream idle", 0,
-                  "off: Istio sets Envoy's stream idle timeout to 0 on every connection manager, so a slow "
-                  "first token is not cut"
-                  + ("" if self.streaming else "; responses are not streamed, so TCP keep-alive probes guard the silent upstream")),
-            Layer("Envoy", "connectionPool.tcp.connectTimeout", self.connect_timeout_seconds,
-                  "a dead pod fails fast and the retry goes to another pod"),
-            Layer("Istio gateway", "downstream idle timeout", self.gateway_idle_timeout_seconds,
-                  f"ALB idle {self.alb_idle_timeout_seconds}s + {HOP_MARGIN_SECONDS}s: the gateway outlives the ALB's pooled connections"),
-            Layer("Envoy -> vLLM", "connectionPool.http.idleTimeout", self.upstream_idle_timeout_seconds,
-                  f"ALB idle {self.alb_idle_timeout_seconds}s + {HOP_MARGIN_SECONDS}s: keep-alives grow going inward"),
+            Layer(
+                "ALB",
+                "idle_timeout.timeout_seconds",
+                self.alb_idle_timeout_seconds,
+                (
+                    f"route timeout {self.route_timeout_seconds}s + {HOP_MARGIN_SECONDS}s"
+                    if self.alb_idle_timeout_seconds == self.route_timeout_seconds + HOP_MARGIN_SECONDS
+                    else f"shared with longer models behind the same ALB (this model needs {self.route_timeout_seconds + HOP_MARGIN_SECONDS}s)"
+                )
+                + f": the ALB (default {ALB_IDLE_TIMEOUT_DEFAULT}s, max {ALB_IDLE_TIMEOUT_MAX}s) never cuts a request Envoy still serves",
+            ),
+            Layer(
+                "ALB",
+                "deregistration_delay.timeout_seconds",
+                self.deregistration_delay_seconds,
+                f"preStop window {PRE_STOP_BASE_SECONDS}s + longest request {r}s: a draining target keeps its streams",
+            ),
+            Layer(
+                "Envoy route",
+                "timeout",
+                self.route_timeout_seconds,
+                f"per-try {self.per_try_timeout_seconds}s + {RETRY_WINDOW_SECONDS}s for one fast-failing try "
+                f"(replaces Envoy's {ENVOY_ROUTE_TIMEOUT_DEFAULT}s / a gateway's {GATEWAY_ROUTE_TIMEOUT_DEFAULT}s)",
+            ),
+            Layer(
+                "Envoy route",
+                "retries.perTryTimeout",
+                self.per_try_timeout_seconds,
+                f"longest request {r}s (the SLO's maxRequestSeconds, rounded up; {'streamed' if self.streaming else 'not streamed'}, "
+                f"TTFT target {self.first_token_seconds:g}s) + {HOP_MARGIN_SECONDS}s: the innermost request timeout; {self.retry.attempts} retry, "
+                f"only on {self.retry.retry_on_header} (the model did no work)",
+            ),
+            Layer(
+                "Envoy route",
+                "stream idle",
+                0,
+                "off: Istio sets Envoy's stream idle timeout to 0 on every connection manager, so a slow "
+                "first token is not cut"
+                + ("" if self.streaming else "; responses are not streamed, so TCP keep-alive probes guard the silent upstream"),
+            ),
+            Layer(
+                "Envoy",
+                "connectionPool.tcp.connectTimeout",
+                self.connect_timeout_seconds,
+                "a dead pod fails fast and the retry goes to another pod",
+            ),
+            Layer(
+                "Istio gateway",
+                "downstream idle timeout",
+                self.gateway_idle_timeout_seconds,
+                f"ALB idle {self.alb_idle_timeout_seconds}s + {HOP_MARGIN_SECONDS}s: the gateway outlives the ALB's pooled connections",
+            ),
+            Layer(
+                "Envoy -> vLLM",
+                "connectionPool.http.idleTimeout",
+                self.upstream_idle_timeout_seconds,
+                f"ALB idle {self.alb_idle_timeout_seconds}s + {HOP_MARGIN_SECONDS}s: keep-alives grow going inward",
+            ),
         )
 
     def _server_layers(self) -> tuple[Layer, ...]:
@@ -208,19 +244,35 @@ class TimeoutChain:
             else "this vLLM release cancels requests on SIGTERM, so the preStop sleep carries the whole drain"
         )
         return (
-            Layer("vLLM", "VLLM_HTTP_TIMEOUT_KEEP_ALIVE", self.vllm_keep_alive_seconds,
-                  f"above every proxy in front (ALB {self.alb_idle_timeout_seconds}s, Envoy {self.upstream_idle_timeout_seconds}s); "
-                  f"vLLM's {VLLM_KEEP_ALIVE_DEFAULT}s default gives 502s behind an ALB"),
-            Layer("pod", "preStop sleep", self.pre_stop_seconds,
-                  f"endpoint removal {ENDPOINT_PROPAGATION_SECONDS}s + ALB target deregistration {TARGET_DEREGISTRATION_SECONDS}s"
-                  + ("" if self.server_drain else f" + longest request {r}s")),
+            Layer(
+                "vLLM",
+                "VLLM_HTTP_TIMEOUT_KEEP_ALIVE",
+                self.vllm_keep_alive_seconds,
+                f"above every proxy in front (ALB {self.alb_idle_timeout_seconds}s, Envoy {self.upstream_idle_timeout_seconds}s); "
+                f"vLLM's {VLLM_KEEP_ALIVE_DEFAULT}s default gives 502s behind an ALB",
+            ),
+            Layer(
+                "pod",
+                "preStop sleep",
+                self.pre_stop_seconds,
+                f"endpoint removal {ENDPOINT_PROPAGATION_SECONDS}s + ALB target deregistration {TARGET_DEREGISTRATION_SECONDS}s"
+                + ("" if self.server_drain else f" + longest request {r}s"),
+            ),
             Layer("vLLM", "--shutdown-timeout", self.shutdown_timeout_seconds, drain),
-            Layer("pod", "terminationGracePeriodSeconds", self.termination_grace_seconds,
-                  f"preStop {self.pre_stop_seconds}s + drain {self.shutdown_timeout_seconds}s + {SHUTDOWN_MARGIN_SECONDS}s "
-                  f"to free the GPUs: >= preStop + longest request {r}s"),
-            Layer("vLLM", "VLLM_ENGINE_READY_TIMEOUT_S", self.engine_ready_timeout_seconds,
-                  f"the startup budget {self.startup_budget_seconds}s (vLLM's {VLLM_ENGINE_READY_TIMEOUT_DEFAULT}s "
-                  "default would stop a slow load the startup probe still allows)"),
+            Layer(
+                "pod",
+                "terminationGracePeriodSeconds",
+                self.termination_grace_seconds,
+                f"preStop {self.pre_stop_seconds}s + drain {self.shutdown_timeout_seconds}s + {SHUTDOWN_MARGIN_SECONDS}s "
+                f"to free the GPUs: >= preStop + longest request {r}s",
+            ),
+            Layer(
+                "vLLM",
+                "VLLM_ENGINE_READY_TIMEOUT_S",
+                self.engine_ready_timeout_seconds,
+                f"the startup budget {self.startup_budget_seconds}s (vLLM's {VLLM_ENGINE_READY_TIMEOUT_DEFAULT}s "
+                "default would stop a slow load the startup probe still allows)",
+            ),
         )
 
     def as_dict(self) -> dict:
@@ -337,11 +389,15 @@ def chain_problems(c: TimeoutChain) -> list[str]:
     # The pod stops taking traffic after the endpoint/target window; from then on the longest
     # request must still finish before SIGKILL.
     if c.termination_grace_seconds < PRE_STOP_BASE_SECONDS + r:
-        out.append(f"terminationGracePeriodSeconds {c.termination_grace_seconds}s < preStop window {PRE_STOP_BASE_SECONDS}s + longest request {r}s")
+        out.append(
+            f"terminationGracePeriodSeconds {c.termination_grace_seconds}s < preStop window {PRE_STOP_BASE_SECONDS}s + longest request {r}s"
+        )
     if c.termination_grace_seconds < c.pre_stop_seconds + c.shutdown_timeout_seconds:
         out.append("terminationGracePeriodSeconds kills vLLM before its drain ends")
     if not r <= c.deregistration_delay_seconds <= DEREGISTRATION_DELAY_MAX:
-        out.append(f"deregistration delay {c.deregistration_delay_seconds}s must cover the longest request {r}s and be <= {DEREGISTRATION_DELAY_MAX}s")
+        out.append(
+            f"deregistration delay {c.deregistration_delay_seconds}s must cover the longest request {r}s and be <= {DEREGISTRATION_DELAY_MAX}s"
+        )
     if c.deregistration_delay_seconds > c.termination_grace_seconds:
         out.append("deregistration delay outlasts the pod")
     if c.engine_ready_timeout_seconds < c.startup_budget_seconds:

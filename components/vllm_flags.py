@@ -41,25 +41,46 @@ FIRST_RELEASE: dict[str, str] = {
     "VLLM_ENGINE_READY_TIMEOUT_S": "0.14.0",
 }
 # Names present in every release read (0.8.5 through 0.33.0).
-IN_EVERY_RELEASE: frozenset[str] = frozenset({
-    "--revision", "--served-model-name", "--port", "--host", "--model", "--tensor-parallel-size",
-    "--pipeline-parallel-size", "--max-model-len", "--gpu-memory-utilization", "--max-num-seqs",
-    "--max-num-batched-tokens", "--block-size", "--dtype", "--kv-cache-dtype", "--quantization",
-    "--enforce-eager", "--load-format", "--model-loader-extra-config", "--download-dir",
-    "--trust-remote-code", "--enable-prefix-caching", "--disable-log-stats", "--disable-uvicorn-access-log",
-    "--uvicorn-log-level", "--swap-space",
-    "VLLM_KEEP_ALIVE_ON_ENGINE_DEATH",
-    # Read in the 0.8.5 wheel (engine/arg_utils.py add_cli_args) and the 0.33.0 one (config/parallel.py
-    # DistributedExecutorBackend = ray|mp|uni|external_launcher) for the KubeRay head (issue 10).
-    "--distributed-executor-backend",
-    # The API key's variable (issue 19): read in the 0.8.5 wheel (envs.py:278; entrypoints/openai/api_server.py:843
-    # adds the check when it is set, for paths under /v1) and the 0.33.0 one (envs.py:829; serve/middleware/register.py:33).
-    "VLLM_API_KEY",
-})
+IN_EVERY_RELEASE: frozenset[str] = frozenset(
+    {
+        "--revision",
+        "--served-model-name",
+        "--port",
+        "--host",
+        "--model",
+        "--tensor-parallel-size",
+        "--pipeline-parallel-size",
+        "--max-model-len",
+        "--gpu-memory-utilization",
+        "--max-num-seqs",
+        "--max-num-batched-tokens",
+        "--block-size",
+        "--dtype",
+        "--kv-cache-dtype",
+        "--quantization",
+        "--enforce-eager",
+        "--load-format",
+        "--model-loader-extra-config",
+        "--download-dir",
+        "--trust-remote-code",
+        "--enable-prefix-caching",
+        "--disable-log-stats",
+        "--disable-uvicorn-access-log",
+        "--uvicorn-log-level",
+        "--swap-space",
+        "VLLM_KEEP_ALIVE_ON_ENGINE_DEATH",
+        # Read in the 0.8.5 wheel (engine/arg_utils.py add_cli_args) and the 0.33.0 one (config/parallel.py
+        # DistributedExecutorBackend = ray|mp|uni|external_launcher) for the KubeRay head (issue 10).
+        "--distributed-executor-backend",
+        # The API key's variable (issue 19): read in the 0.8.5 wheel (envs.py:278; entrypoints/openai/api_server.py:843
+        # adds the check when it is set, for paths under /v1) and the 0.33.0 one (envs.py:829; serve/middleware/register.py:33).
+        "VLLM_API_KEY",
+    }
+)
 
 
 def parse_version(text: str) -> tuple[int, ...]:
-    """"0.12" -> (0, 12, 0); "0.10.1.1" -> (0, 10, 1, 1)."""
+    """ "0.12" -> (0, 12, 0); "0.10.1.1" -> (0, 10, 1, 1)."""
     parts = [int(p) for p in re.findall(r"\d+", text)]
     while len(parts) < 3:
         parts.append(0)

@@ -35,7 +35,8 @@ class VllmServiceArgs(BaseModel):
         "Default null: required unless `plan` is given.",
     )
     plan: Optional[ServingPlan] = Field(
-        None, description="The model's capacity plan. Default null: computed from `model` and `gpu_pool` (capacity.plan.plan_model)."
+        None,
+        description="The model's capacity plan. Default null: computed from `model` and `gpu_pool` (capacity.plan.plan_model).",
     )
     pool_name: Optional[InputName] = Field(
         None, description="Karpenter NodePool the pods select (pulumi.Input[str]). Default null: `model.pool`."
@@ -102,7 +103,9 @@ class VllmService(KubernetesComponent):
         # What the KServe back-end says its pods need (components/backends/kserve.py), whatever the model's config.
         backend = KServeBackend()
         if backend.needs_model_service_account(m):
-            sa = resolve(lambda ns, secret: credentials.model_service_account(m, ns, secret), args.namespace, args.hf_token_secret)
+            sa = resolve(
+                lambda ns, secret: credentials.model_service_account(m, ns, secret), args.namespace, args.hf_token_secret
+            )
             self.service_account = k8s.core.v1.ServiceAccount(
                 f"{name}-sa",
                 metadata=part(sa, "metadata"),
@@ -116,7 +119,10 @@ class VllmService(KubernetesComponent):
         isvc_opts = self.child_opts(depends_on=waits) if waits else child
         isvc = resolve(
             lambda ns, pool, secret, key: build.inference_service(m, plan, ns, pool, secret, key),
-            args.namespace, pool_name, args.hf_token_secret, args.api_key_secret,
+            args.namespace,
+            pool_name,
+            args.hf_token_secret,
+            args.api_key_secret,
         )
         self.inference_service = k8s.apiextensions.CustomResource(
             f"{name}-isvc",

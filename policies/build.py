@@ -58,6 +58,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (ValueError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
-    sys.stdout.write(f"built the policy pack in {args.out} ({len(files)} files); "
-                     f"pulumi preview --policy-pack {args.out}\n")
+    sys.stdout.write(f"built the policy pack in {args.out} ({len(files)} files); pulumi preview --policy-pack {args.out}\n")
     return 0

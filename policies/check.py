@@ -23,8 +23,8 @@ from typing import BinaryIO, Optional, Sequence
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation, evaluate, validate_config
-from policies.vllm.capacity import sizing_gaps
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, manifest_paths, read_manifests
+from policies.vllm.capacity import sizing_gaps
 
 FORMATS = ("text", "json", "markdown", "sarif")
 
@@ -75,24 +75,33 @@ def check_report(manifests: ManifestSet, violations: Sequence[Violation], unsize
             row["location"] = o.location
         rows.append(row)
     counts = manifests.counts
-    return {"files": counts.files, "documents": counts.documents, "objects": counts.objects,
-            "skipped": dict(sorted(counts.skipped.items())), "violations": rows,
-            "unsized": [gap.row() for gap in unsized]}
+    return {
+        "files": counts.files,
+        "documents": counts.documents,
+        "objects": counts.objects,
+        "skipped": dict(sorted(counts.skipped.items())),
+        "violations": rows,
+        "unsized": [gap.row() for gap in unsized],
+    }
 
 
 def _summary(report: dict) -> str:
     from stacks.report import plural
 
     skipped = report["skipped"]
-    text = (f"read {plural(report['files'], 'file')}, {plural(report['documents'], 'document')}, "
-            f"{plural(report['objects'], 'Kubernetes object')}")
+    text = (
+        f"read {plural(report['files'], 'file')}, {plural(report['documents'], 'document')}, "
+        f"{plural(report['objects'], 'Kubernetes object')}"
+    )
     if skipped:
         text += "; skipped (not Kubernetes objects): " + ", ".join(f"{k} x{n}" for k, n in skipped.items())
     if report.get("unsized"):
         count = len(report["unsized"])
-        text += (f"; {count} model server{'s' if count != 1 else ''} could not be sized (unknown model or GPU, or an "
-                 f"engine the plan does not model), so whether "
-                 f"{'they start' if count != 1 else 'it starts'} (S2) was not checked")
+        text += (
+            f"; {count} model server{'s' if count != 1 else ''} could not be sized (unknown model or GPU, or an "
+            f"engine the plan does not model), so whether "
+            f"{'they start' if count != 1 else 'it starts'} (S2) was not checked"
+        )
     return text
 
 
@@ -114,7 +123,9 @@ def render(report: dict, fmt: str) -> str:
         where = f"{v['location']} {v['resource']} (line {v['line']})" if v["file"] else "(all manifests)"
         out.append(f"[{v['enforcement']}] {v['policy']} ({v['catalog']}) {where}: {v['message']}")
     if report["violations"]:
-        out.append("why and how to fix: " + ", ".join(f"{DOCS_PAGE}#{p}" for p in sorted({v["policy"] for v in report["violations"]})))
+        out.append(
+            "why and how to fix: " + ", ".join(f"{DOCS_PAGE}#{p}" for p in sorted({v["policy"] for v in report["violations"]}))
+        )
     elif report.get("unsized"):
         out.append("no violations among what could be checked; the servers above were not sized")
     else:
@@ -152,8 +163,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             raise InputError(str(exc)) from None
         if manifests.counts.objects == 0:
             report = check_report(manifests, [])
-            raise InputError(f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); "
-                             f"nothing was checked")
+            raise InputError(f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked")
         resources = resources_of(manifests)
         violations = evaluate(resources, config)
         unsized = sizing_gaps(resources)

@@ -41,22 +41,52 @@ POD_TEMPLATE_PATHS = {
 # Rows of the catalogue's general table that have no policy here, and why (catalogue section 2);
 # each row's title comes from policies/catalog.py.
 LEFT_OUT = (
-    (("G2",), "Advice, not a gate: image-tag-pinned already refuses moving tags and its remediation asks for a digest; a digest rule would flag every tagged image."),
-    (("G5",), "Adapted into llm-startup-probe-budget (S16): a liveness probe without a startupProbe is the failure; requiring liveness itself adds nothing for vLLM."),
-    (("G6",), "Not implemented: vLLM has one health endpoint, so identical liveness and readiness handlers are expected; only thresholds should differ."),
+    (
+        ("G2",),
+        "Advice, not a gate: image-tag-pinned already refuses moving tags and its remediation asks for a digest; a digest rule would flag every tagged image.",
+    ),
+    (
+        ("G5",),
+        "Adapted into llm-startup-probe-budget (S16): a liveness probe without a startupProbe is the failure; requiring liveness itself adds nothing for vLLM.",
+    ),
+    (
+        ("G6",),
+        "Not implemented: vLLM has one health endpoint, so identical liveness and readiness handlers are expected; only thresholds should differ.",
+    ),
     (("G7",), "Not implemented yet."),
-    (("G9",), "NO for vLLM (catalogue): a CPU limit throttles tokenisation and the scheduler loop and raises time to first token, so no policy requires one; serving-resource-requests asks for the CPU request instead."),
-    (("G12",), "ADAPT with no sound default for GPU pods; gpu-memory-request-equals-limit covers memory, CPU is left unbounded on purpose (G9)."),
-    (("G14",), "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest."),
+    (
+        ("G9",),
+        "NO for vLLM (catalogue): a CPU limit throttles tokenisation and the scheduler loop and raises time to first token, so no policy requires one; serving-resource-requests asks for the CPU request instead.",
+    ),
+    (
+        ("G12",),
+        "ADAPT with no sound default for GPU pods; gpu-memory-request-equals-limit covers memory, CPU is left unbounded on purpose (G9).",
+    ),
+    (
+        ("G14",),
+        "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest.",
+    ),
     (("G15", "G16", "G17"), "Autoscaling rows, owned with S5-S8 by the autoscaling policies."),
     (("G20",), "Part of pdb-allows-disruption (G19), which compares minAvailable with the replicas of the workload it selects."),
-    (("G27",), "Not implemented: stock vLLM images run as root, where the flag changes nothing; no-privileged and capabilities-allow-list carry the intent."),
-    (("G28",), "ADAPT (catalogue): stock vLLM images run as root and write caches under $HOME; to be advisory once images and cache dirs allow it."),
-    (("G29",), "ADAPT (catalogue): vLLM, torch, triton and Hugging Face write caches under $HOME/.cache; the adapted form (read-only root plus emptyDir caches) is left to the components, not enforced on third-party manifests."),
+    (
+        ("G27",),
+        "Not implemented: stock vLLM images run as root, where the flag changes nothing; no-privileged and capabilities-allow-list carry the intent.",
+    ),
+    (
+        ("G28",),
+        "ADAPT (catalogue): stock vLLM images run as root and write caches under $HOME; to be advisory once images and cache dirs allow it.",
+    ),
+    (
+        ("G29",),
+        "ADAPT (catalogue): vLLM, torch, triton and Hugging Face write caches under $HOME/.cache; the adapted form (read-only root plus emptyDir caches) is left to the components, not enforced on third-party manifests.",
+    ),
     (("G33",), "Not implemented: namespace-level isolation is the platform's, not a serving manifest's."),
     (("G34",), "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
     (("G37",), "Not implemented as a gate: labels are cost attribution, not serving safety."),
-    (("G40",), "ADAPT (catalogue): the serving CRDs (KServe v1beta1, LWS, KEDA v1alpha1) are the current APIs, so only core deprecated APIs would count; not implemented."),
+    (
+        ("G40",),
+        "ADAPT (catalogue): the serving CRDs (KServe v1beta1, LWS, KEDA v1alpha1) are the current APIs, so only core deprecated APIs would count; not implemented.",
+    ),
     (("G42",), "Covered by the autoscaling policies' metric checks (S7)."),
     (("G43",), "ADAPT: covered by gpu-rollout-surge (S20) with the pool's GPU headroom."),
     (("G44",), "Mutations only in public sets; the NodePool checks are S11-S14."),
@@ -85,8 +115,14 @@ def _config(policy: Policy) -> list[str]:
     for prop, schema in sorted(policy.config_schema.items()):
         rows.append(f"| `{prop}` | {schema['type']} | `{json.dumps(schema['default'])}` | {_cell(schema['description'])} |")
     example = {policy.name: {**policy.defaults(), "enforcementLevel": policy.enforcement}}
-    rows += ["", "In a `--policy-pack-config` (or `python -m policies check --config`) file:", "",
-             "```json", json.dumps(example, indent=2, sort_keys=True), "```"]
+    rows += [
+        "",
+        "In a `--policy-pack-config` (or `python -m policies check --config`) file:",
+        "",
+        "```json",
+        json.dumps(example, indent=2, sort_keys=True),
+        "```",
+    ]
     return rows
 
 
@@ -108,7 +144,7 @@ def _section(policy: Policy) -> list[str]:
         "",
         *_config(policy),
         "",
-        f"**How to exempt.** Annotate the resource `{policy.exemption_annotation}: \"<reason>\"`. The reason is "
+        f'**How to exempt.** Annotate the resource `{policy.exemption_annotation}: "<reason>"`. The reason is '
         f"required: an empty one is itself reported and exempts nothing. Or set the policy's `enforcementLevel` to "
         f"`advisory` or `disabled` in the pack config.",
         "",
@@ -121,9 +157,13 @@ def _rows(ids: Sequence[str]) -> str:
 
 def _catalogue(policies: Sequence[Policy]) -> list[str]:
     """The catalogue's ids (policies/catalog.py), each with its title and the policies filed under it."""
-    out = ["## Catalogue ids", "",
-           "Each policy names one id of the catalogue (`policies/catalog.py`, the only list of ids; "
-           "[policy-catalogue.md](policy-catalogue.md) has the research behind each row). Series:", ""]
+    out = [
+        "## Catalogue ids",
+        "",
+        "Each policy names one id of the catalogue (`policies/catalog.py`, the only list of ids; "
+        "[policy-catalogue.md](policy-catalogue.md) has the research behind each row). Series:",
+        "",
+    ]
     out += [f"- **{series}**: {about}." for series, about in catalog.SERIES.items()]
     out += ["", "| id | title | policies |", "|---|---|---|"]
     for row in catalog.entries():
@@ -153,39 +193,61 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         "stdin; `List` objects flattened).",
         "",
         "Mandatory violations fail the command (exit 1); advisory ones are reported only. Findings on a resource "
-        f"are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: \"<reason>\"`.",
+        f'are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: "<reason>"`.',
         "",
         "| policy | catalogue | enforcement | severity | blocks |",
         "|---|---|---|---|---|",
     ]
-    out += [f"| [{p.name}](#{p.name}) | {p.catalog} | {p.enforcement} | {p.severity} | {_cell(p.description)} |"
-            for p in policies]
-    out += ["", "## Where pod templates are read", "",
-            "Policies over pods read every pod spec of these kinds (`policies/kube.py`), so third-party forms are "
-            "checked as well as this project's:", "",
-            "| kind | type token | pod specs |", "|---|---|---|"]
+    out += [
+        f"| [{p.name}](#{p.name}) | {p.catalog} | {p.enforcement} | {p.severity} | {_cell(p.description)} |" for p in policies
+    ]
+    out += [
+        "",
+        "## Where pod templates are read",
+        "",
+        "Policies over pods read every pod spec of these kinds (`policies/kube.py`), so third-party forms are "
+        "checked as well as this project's:",
+        "",
+        "| kind | type token | pod specs |",
+        "|---|---|---|",
+    ]
     for token in WORKLOAD_TYPES:
         kind = token.rsplit(":", 1)[-1]
         out.append(f"| {kind} | `{token}` | {_cell(POD_TEMPLATE_PATHS.get(kind, 'spec'))} |")
-    out += ["", "Other kinds with an embedded pod template are not read (operator CRDs such as NIMService or "
-            "VLLMRuntime render theirs at run time). Model servers are recognised by engine: vLLM (`vllm serve`, "
-            "`vllm.entrypoints`, a vllm image), SGLang, Hugging Face TGI, Triton, NVIDIA NIM, a KServe predictor "
-            "`model`, and GPU containers of Ray clusters. A *serving app* is a Deployment, StatefulSet or "
-            "LeaderWorkerSet running a model server, or an InferenceService.", ""]
+    out += [
+        "",
+        "Other kinds with an embedded pod template are not read (operator CRDs such as NIMService or "
+        "VLLMRuntime render theirs at run time). Model servers are recognised by engine: vLLM (`vllm serve`, "
+        "`vllm.entrypoints`, a vllm image), SGLang, Hugging Face TGI, Triton, NVIDIA NIM, a KServe predictor "
+        "`model`, and GPU containers of Ray clusters. A *serving app* is a Deployment, StatefulSet or "
+        "LeaderWorkerSet running a model server, or an InferenceService.",
+        "",
+    ]
     for policy in policies:
         out += _section(policy)
     out += _catalogue(policies)
-    out += ["## Generic checks left out, and why", "",
-            "Rows of the catalogue's general table with no policy of their own:", "",
-            "| row | check | decision |", "|---|---|---|"]
+    out += [
+        "## Generic checks left out, and why",
+        "",
+        "Rows of the catalogue's general table with no policy of their own:",
+        "",
+        "| row | check | decision |",
+        "|---|---|---|",
+    ]
     out += [f"| {_rows(ids)} | {_cell('; '.join(catalog.entry(i).title for i in ids))} | {_cell(why)} |" for ids, why in LEFT_OUT]
-    out += ["", "## Running the pack under the Pulumi CLI", "",
-            "`pulumi policy publish` uploads only the pack folder, and the CLI runs the pack from that folder, so "
-            "the pack is built into a self-contained folder first:", "",
-            "```bash",
-            "python -m policies build build/policy-pack        # policies/ and components/ copied, requirements.txt, PulumiPolicy.yaml",
-            "pulumi preview --policy-pack build/policy-pack     # or: pulumi policy publish build/policy-pack",
-            "```", ""]
+    out += [
+        "",
+        "## Running the pack under the Pulumi CLI",
+        "",
+        "`pulumi policy publish` uploads only the pack folder, and the CLI runs the pack from that folder, so "
+        "the pack is built into a self-contained folder first:",
+        "",
+        "```bash",
+        "python -m policies build build/policy-pack        # policies/ and components/ copied, requirements.txt, PulumiPolicy.yaml",
+        "pulumi preview --policy-pack build/policy-pack     # or: pulumi policy publish build/policy-pack",
+        "```",
+        "",
+    ]
     return "\n".join(out)
 
 

@@ -34,12 +34,23 @@ from policies.vllm.args import parse_vllm_args, vllm_servers
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 # SGLang's spellings of the settings policies read, in vLLM's names.
-_SGLANG_NAMES = {"context-length": "max-model-len", "tp-size": "tensor-parallel-size", "tp": "tensor-parallel-size",
-                 "tensor-parallel-size": "tensor-parallel-size", "mem-fraction-static": "gpu-memory-utilization",
-                 "model-path": "model", "model": "model", "pp-size": "pipeline-parallel-size",
-                 "download-dir": "download-dir", "load-format": "load-format"}
-SGLANG_FLAGS = {"max-model-len": "--context-length", "tensor-parallel-size": "--tp-size",
-                "gpu-memory-utilization": "--mem-fraction-static"}
+_SGLANG_NAMES = {
+    "context-length": "max-model-len",
+    "tp-size": "tensor-parallel-size",
+    "tp": "tensor-parallel-size",
+    "tensor-parallel-size": "tensor-parallel-size",
+    "mem-fraction-static": "gpu-memory-utilization",
+    "model-path": "model",
+    "model": "model",
+    "pp-size": "pipeline-parallel-size",
+    "download-dir": "download-dir",
+    "load-format": "load-format",
+}
+SGLANG_FLAGS = {
+    "max-model-len": "--context-length",
+    "tensor-parallel-size": "--tp-size",
+    "gpu-memory-utilization": "--mem-fraction-static",
+}
 # Ray Serve's DeploymentConfig.graceful_shutdown_timeout_s default.
 RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT = 20.0
 # The Hugging Face cache when nothing moves it: ~/.cache/huggingface of the images' users (root for
@@ -58,14 +69,17 @@ def hub_model(model: Any) -> Optional[str]:
         return None
     model = model.strip()
     if model.startswith("hf://"):
-        model = model[len("hf://"):].split(":", 1)[0]
+        model = model[len("hf://") :].split(":", 1)[0]
     return model if _HUB_ID.match(model) else None
 
 
 def env_values(container: Mapping) -> dict[str, str]:
     """A container's literal env values by name."""
-    return {e["name"]: e["value"] for e in as_list(container.get("env"))
-            if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)}
+    return {
+        e["name"]: e["value"]
+        for e in as_list(container.get("env"))
+        if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)
+    }
 
 
 @dataclass(frozen=True)
@@ -112,8 +126,9 @@ def _sglang_servers(resource: Any) -> list[EngineServer]:
     for server in model_servers(resource):
         if server.engine == "sglang":
             args = sglang_args(server.container)
-            found.append(EngineServer("sglang", server.path, server.podspec, server.container, args,
-                                      args.get("model"), SGLANG_FLAGS))
+            found.append(
+                EngineServer("sglang", server.path, server.podspec, server.container, args, args.get("model"), SGLANG_FLAGS)
+            )
     return found
 
 
@@ -129,9 +144,17 @@ def kserve_hf_servers(resource: Any) -> list[EngineServer]:
             continue
         args = parse_vllm_args(container_argv(server.container))
         model = args.get("model-id") or server.container.get("storageUri")
-        found.append(EngineServer("kserve-huggingface", server.path, server.podspec, server.container, args,
-                                  model if isinstance(model, str) else None,
-                                  {"max-model-len": "--max_model_len", "model": "--model_id"}))
+        found.append(
+            EngineServer(
+                "kserve-huggingface",
+                server.path,
+                server.podspec,
+                server.container,
+                args,
+                model if isinstance(model, str) else None,
+                {"max-model-len": "--max_model_len", "model": "--model_id"},
+            )
+        )
     return found
 
 
@@ -161,25 +184,38 @@ def ray_serve_apps(resource: Any) -> list[RayServeApp]:
         for i, llm in enumerate(llm_configs):
             source = get(llm, "model_loading_config", "model_source") or get(llm, "model_loading_config", "model_id")
             shutdown = get(llm, "deployment_config", "graceful_shutdown_timeout_s")
-            found.append(_app(f"serveConfigV2 application {name} llm_configs[{i}]", source,
-                              get(llm, "engine_kwargs", "load_format"), shutdown,
-                              f"llm_configs[{i}].deployment_config.graceful_shutdown_timeout_s"))
+            found.append(
+                _app(
+                    f"serveConfigV2 application {name} llm_configs[{i}]",
+                    source,
+                    get(llm, "engine_kwargs", "load_format"),
+                    shutdown,
+                    f"llm_configs[{i}].deployment_config.graceful_shutdown_timeout_s",
+                )
+            )
         model = get(app, "runtime_env", "env_vars", "MODEL_ID")
         if not llm_configs and isinstance(model, str):
-            shutdowns = [as_float(d.get("graceful_shutdown_timeout_s")) for d in deployments if "graceful_shutdown_timeout_s" in d]
+            shutdowns = [
+                as_float(d.get("graceful_shutdown_timeout_s")) for d in deployments if "graceful_shutdown_timeout_s" in d
+            ]
             shutdown = min((s for s in shutdowns if s is not None), default=None)
-            found.append(_app(f"serveConfigV2 application {name}", model, None, shutdown,
-                              "deployments[].graceful_shutdown_timeout_s"))
+            found.append(
+                _app(f"serveConfigV2 application {name}", model, None, shutdown, "deployments[].graceful_shutdown_timeout_s")
+            )
     return found
 
 
 def _app(label: str, model: Any, load_format: Any, shutdown: Any, shown: str) -> RayServeApp:
     seconds = as_float(shutdown)
-    return RayServeApp(label, model if isinstance(model, str) else None,
-                       load_format if isinstance(load_format, str) else None,
-                       RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT if seconds is None else seconds,
-                       f"{shown} = {seconds:g}s" if seconds is not None else
-                       f"{shown} unset (Ray Serve's {RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT:g}s)")
+    return RayServeApp(
+        label,
+        model if isinstance(model, str) else None,
+        load_format if isinstance(load_format, str) else None,
+        RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT if seconds is None else seconds,
+        f"{shown} = {seconds:g}s"
+        if seconds is not None
+        else f"{shown} unset (Ray Serve's {RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT:g}s)",
+    )
 
 
 def ray_gpu_workers(resource: Any) -> list[tuple[str, dict, dict]]:

@@ -17,7 +17,6 @@ from typing import Any
 from policies import catalog as _catalog
 from policies.kube import evaluation_memo
 
-
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
 EXEMPTION_PREFIX = "llm-serving.io/exempt-"
@@ -212,8 +211,7 @@ def exemption_reason(resource: Resource, policy: Policy) -> str | None:
 
 def blank_exemption_message(policy: Policy) -> str:
     """The violation reported for an exemption annotation without a reason."""
-    return (f"metadata.annotations: exemption annotation {policy.exemption_annotation} "
-            f"needs a reason; the policy still applies")
+    return f"metadata.annotations: exemption annotation {policy.exemption_annotation} needs a reason; the policy still applies"
 
 
 def run_resource_policy(policy: Policy, resource: Resource, values: Mapping[str, Any]) -> list[str]:
@@ -233,8 +231,7 @@ def run_resource_policy(policy: Policy, resource: Resource, values: Mapping[str,
     return messages
 
 
-def run_stack_policy(policy: Policy, resources: Sequence[Resource],
-                     values: Mapping[str, Any]) -> list[tuple[str, str]]:
+def run_stack_policy(policy: Policy, resources: Sequence[Resource], values: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Run a stack policy, dropping findings on resources with a reasoned exemption.
 
     Findings name resources by their Pulumi name; a finding is exempt when a resource of
@@ -246,15 +243,14 @@ def run_stack_policy(policy: Policy, resources: Sequence[Resource],
         return []
     resources = list(resources)
     exempt = {r.name for r in resources if exemption_reason(r, policy)}
-    findings = [(name, message) for name, message in check(resources, dict(values))
-                if not (name and name in exempt)]
-    findings.extend((r.name, blank_exemption_message(policy))
-                    for r in resources if exemption_reason(r, policy) == "")
+    findings = [(name, message) for name, message in check(resources, dict(values)) if not (name and name in exempt)]
+    findings.extend((r.name, blank_exemption_message(policy)) for r in resources if exemption_reason(r, policy) == "")
     return findings
 
 
-def evaluate(resources: Sequence[Resource], config: Mapping[str, Mapping] | None = None,
-             policies: Sequence[Policy] | None = None) -> list[Violation]:
+def evaluate(
+    resources: Sequence[Resource], config: Mapping[str, Mapping] | None = None, policies: Sequence[Policy] | None = None
+) -> list[Violation]:
     """Run every policy over the resources and return the violations, sorted.
 
     `config` is a pack config (see `policy_settings`); it is validated first and a
@@ -276,8 +272,10 @@ def evaluate(resources: Sequence[Resource], config: Mapping[str, Mapping] | None
                 findings = run_stack_policy(policy, resources, values)
             else:
                 findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
-            violations.extend(Violation(policy.name, policy.catalog, level, _shown(name, 8000), _shown(message, 2000))
-                              for name, message in findings)
+            violations.extend(
+                Violation(policy.name, policy.catalog, level, _shown(name, 8000), _shown(message, 2000))
+                for name, message in findings
+            )
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
 
 
@@ -311,8 +309,7 @@ def policy_config_schema(policy: Policy) -> dict[str, Any]:
     }
 
 
-def validate_config(config: Mapping[str, Any] | None,
-                    policies: Sequence[Policy] | None = None) -> list[str]:
+def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:
     """Check a pack config against every policy's schema; return readable errors, sorted.
 
     The Python policy SDK never validates config (the Pulumi CLI does), so the offline plan

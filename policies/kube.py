@@ -244,11 +244,11 @@ def as_int(value: Any) -> int | None:
 # Kubernetes' own quantity grammar allows at most 64 significant characters; longer text is not a number.
 _MAX_NUMBER_TEXT = 64
 _BINARY_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL_SUFFIXES = {"n": 1e-9, "u": 1e-6, "m": 1e-3, "": 1.0, "k": 1e3, "M": 1e6, "G": 1e9,
-                     "T": 1e12, "P": 1e15, "E": 1e18}
+_DECIMAL_SUFFIXES = {"n": 1e-9, "u": 1e-6, "m": 1e-3, "": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
 _QUANTITY_RE = re.compile(
     r"(?P<number>[+-]?(\d+(\.\d*)?|\.\d+))"
-    r"(?:(?P<exponent>[eE][+-]?\d+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)\Z")
+    r"(?:(?P<exponent>[eE][+-]?\d+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)\Z"
+)
 
 
 def parse_quantity(value: Any) -> float:

@@ -113,8 +113,12 @@ class ReadCounts:
     def as_dict(self) -> dict:
         """Plain data for reports (skipped kinds sorted)."""
         return {
-            "files": self.files, "documents": self.documents, "empty_documents": self.empty_documents,
-            "objects": self.objects, "lists": self.lists, "skipped": dict(sorted(self.skipped.items())),
+            "files": self.files,
+            "documents": self.documents,
+            "empty_documents": self.empty_documents,
+            "objects": self.objects,
+            "lists": self.lists,
+            "skipped": dict(sorted(self.skipped.items())),
         }
 
 
@@ -228,8 +232,13 @@ def _objects(doc: Document, file: str, counts: ReadCounts) -> list[ManifestObjec
             for i in range(len(items) - 1, -1, -1):
                 stack.append((items[i], (*item, i), api, kind[: -len("List")] if typed else None))
             continue
-        if isinstance(value, dict) and isinstance(value.get("apiVersion"), str) and value["apiVersion"] \
-                and isinstance(value.get("kind"), str) and value["kind"]:
+        if (
+            isinstance(value, dict)
+            and isinstance(value.get("apiVersion"), str)
+            and value["apiVersion"]
+            and isinstance(value.get("kind"), str)
+            and value["kind"]
+        ):
             out.append(ManifestObject(value, printable(file, 4096), doc.index, line, item))
         else:
             label = _skip_label(value)
@@ -237,4 +246,13 @@ def _objects(doc: Document, file: str, counts: ReadCounts) -> list[ManifestObjec
     return out
 
 
-__all__ = ["ManifestObject", "ManifestReadError", "ManifestSet", "ReadCounts", "STDIN", "manifest_paths", "pulumi_type", "read_manifests"]
+__all__ = [
+    "ManifestObject",
+    "ManifestReadError",
+    "ManifestSet",
+    "ReadCounts",
+    "STDIN",
+    "manifest_paths",
+    "pulumi_type",
+    "read_manifests",
+]

@@ -76,47 +76,84 @@ def operator_server(resource: Any) -> Optional[OperatorServer]:
 
 def _nim(spec: dict) -> OperatorServer:
     repository, tag = get(spec, "image", "repository"), get(spec, "image", "tag")
-    image = f"{repository}:{tag}" if isinstance(repository, str) and isinstance(tag, (str, int, float)) and str(tag) else (
-        repository if isinstance(repository, str) else None)
+    image = (
+        f"{repository}:{tag}"
+        if isinstance(repository, str) and isinstance(tag, (str, int, float)) and str(tag)
+        else (repository if isinstance(repository, str) else None)
+    )
     resources = as_dict(spec.get("resources"))
     gpus = as_int(get(resources, "limits", "nvidia.com/gpu")) or as_int(get(resources, "requests", "nvidia.com/gpu")) or 0
-    podspec = {"nodeSelector": as_dict(spec.get("nodeSelector")), "tolerations": as_list(spec.get("tolerations")),
-               "affinity": as_dict(spec.get("affinity")), "priorityClassName": spec.get("priorityClassName"),
-               "containers": [{"name": "nim", "resources": resources}]}
+    podspec = {
+        "nodeSelector": as_dict(spec.get("nodeSelector")),
+        "tolerations": as_list(spec.get("tolerations")),
+        "affinity": as_dict(spec.get("affinity")),
+        "priorityClassName": spec.get("priorityClassName"),
+        "containers": [{"name": "nim", "resources": resources}],
+    }
     scale = as_dict(spec.get("scale"))
     minimum, field = None, None
     if scale.get("enabled") is True and "minReplicas" in as_dict(scale.get("hpa")):
         minimum, field = as_int(get(scale, "hpa", "minReplicas")), "spec.scale.hpa.minReplicas"
     elif "replicas" in spec:
         minimum, field = as_int(spec.get("replicas")), "spec.replicas"
-    unrequested = tuple((r, f"spec.resources.requests.{r}") for r in ("cpu", "memory")
-                        if get(resources, "requests", r) is None and get(resources, "limits", r) is None)
-    return OperatorServer("NIMService", image, "spec.image", get(resources, "limits", "memory"),
-                          "spec.resources.limits.memory", gpus, podspec, "spec.tolerations", minimum, field,
-                          unrequested=unrequested)
+    unrequested = tuple(
+        (r, f"spec.resources.requests.{r}")
+        for r in ("cpu", "memory")
+        if get(resources, "requests", r) is None and get(resources, "limits", r) is None
+    )
+    return OperatorServer(
+        "NIMService",
+        image,
+        "spec.image",
+        get(resources, "limits", "memory"),
+        "spec.resources.limits.memory",
+        gpus,
+        podspec,
+        "spec.tolerations",
+        minimum,
+        field,
+        unrequested=unrequested,
+    )
 
 
 def _vllm_runtime(spec: dict) -> OperatorServer:
     deployment = as_dict(spec.get("deploymentConfig"))
     registry, name = get(deployment, "image", "registry"), get(deployment, "image", "name")
-    image = f"{registry}/{name}" if isinstance(registry, str) and registry and isinstance(name, str) else (
-        name if isinstance(name, str) else None)
+    image = (
+        f"{registry}/{name}"
+        if isinstance(registry, str) and registry and isinstance(name, str)
+        else (name if isinstance(name, str) else None)
+    )
     resources = as_dict(deployment.get("resources"))
     gpus = as_int(resources.get("gpu")) or 0
     gpu_resource = resources.get("gpuType") if isinstance(resources.get("gpuType"), str) else "nvidia.com/gpu"
     terms = as_list(deployment.get("nodeSelectorTerms"))
-    podspec = {"tolerations": as_list(deployment.get("toleration")),
-               "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
-               if terms else {},
-               "containers": [{"name": "vllm", "resources": {"limits": {gpu_resource: gpus}} if gpus else {}}]}
+    podspec = {
+        "tolerations": as_list(deployment.get("toleration")),
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+        if terms
+        else {},
+        "containers": [{"name": "vllm", "resources": {"limits": {gpu_resource: gpus}} if gpus else {}}],
+    }
     autoscaling = as_dict(spec.get("autoscalingConfig"))
     minimum, field = None, None
     if autoscaling.get("enabled") is True and "minReplicas" in autoscaling:
         minimum, field = as_int(autoscaling.get("minReplicas")), "spec.autoscalingConfig.minReplicas"
     model = get(spec, "model", "modelURL")
     max_len = as_int(get(spec, "model", "maxModelLen"))
-    return OperatorServer("VLLMRuntime", image, "spec.deploymentConfig.image", resources.get("memory"),
-                          "spec.deploymentConfig.resources.memory", gpus, podspec, "spec.deploymentConfig.toleration",
-                          minimum, field, model if isinstance(model, str) else None, bool(max_len and max_len > 0),
-                          # The controller sets each request only when its field is given (L622-637).
-                          tuple((r, f"spec.deploymentConfig.resources.{r}") for r in ("cpu", "memory") if not resources.get(r)))
+    return OperatorServer(
+        "VLLMRuntime",
+        image,
+        "spec.deploymentConfig.image",
+        resources.get("memory"),
+        "spec.deploymentConfig.resources.memory",
+        gpus,
+        podspec,
+        "spec.deploymentConfig.toleration",
+        minimum,
+        field,
+        model if isinstance(model, str) else None,
+        bool(max_len and max_len > 0),
+        # The controller sets each request only when its field is given (L622-637).
+        tuple((r, f"spec.deploymentConfig.resources.{r}") for r in ("cpu", "memory") if not resources.get(r)),
+    )

@@ -32,8 +32,9 @@ from pulumi_policy.secret import Secret
 
 from policies.framework import UNKNOWN, Policy, Resource, run_resource_policy, run_stack_policy
 
-_UNKNOWN_SENTINELS = frozenset({UNKNOWN_ARRAY_VALUE, UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE,
-                                UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE})
+_UNKNOWN_SENTINELS = frozenset(
+    {UNKNOWN_ARRAY_VALUE, UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE}
+)
 
 
 def plain(value: Any) -> Any:
@@ -74,23 +75,37 @@ def _settings(policy: Policy, config: Mapping[str, Any] | None) -> dict[str, Any
 
 def _resource_validator(policy: Policy):
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-        resource = Resource(type=args.resource_type, name=args.name, props=plain(args.props), urn=args.urn,
-                            parent=getattr(args.opts, "parent", None))
+        resource = Resource(
+            type=args.resource_type,
+            name=args.name,
+            props=plain(args.props),
+            urn=args.urn,
+            parent=getattr(args.opts, "parent", None),
+        )
         for message in run_resource_policy(policy, resource, _settings(policy, args.get_config())):
             report_violation(message, None)
+
     return validate
 
 
 def _stack_validator(policy: Policy):
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-        resources = [Resource(type=r.resource_type, name=r.name, props=plain(r.props), urn=r.urn,
-                              parent=r.parent.urn if r.parent is not None else None)
-                     for r in args.resources]
+        resources = [
+            Resource(
+                type=r.resource_type,
+                name=r.name,
+                props=plain(r.props),
+                urn=r.urn,
+                parent=r.parent.urn if r.parent is not None else None,
+            )
+            for r in args.resources
+        ]
         urns: dict[str, str] = {}
         for resource in resources:
             urns.setdefault(resource.name, resource.urn)
         for name, message in run_stack_policy(policy, resources, _settings(policy, args.get_config())):
             report_violation(message, urns.get(name) or None)
+
     return validate
 
 

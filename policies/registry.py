@@ -7,9 +7,11 @@ rows G<n>) is the order of reports, of docs/policies.md and of the pack the CLI 
 
 from __future__ import annotations
 
-from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
 from policies import catalog
+from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
 from policies.framework import Policy
+from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, tolerates_and_targets
+from policies.ingress import internet_facing_alb_guarded
 from policies.k8s_generic import (
     capabilities_allow_list,
     gpu_image_pull_policy,
@@ -35,16 +37,18 @@ from policies.k8s_generic import (
     serving_resource_requests,
     serving_topology_spread,
 )
-from policies.gpu import ephemeral_storage, rollout_surge, tolerates_and_targets
-from policies.ingress import internet_facing_alb_guarded
-from policies.karpenter import gpu_expiry, gpu_nodepool_disruption_budget, gpu_nodepool_limits, gpu_nodepool_tainted, pool_fits_models
-from policies.models import model_source_pinned
+from policies.karpenter import (
+    gpu_expiry,
+    gpu_nodepool_disruption_budget,
+    gpu_nodepool_limits,
+    gpu_nodepool_tainted,
+    multi_node_expiry,
+    pool_fits_models,
+)
+
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
-from policies.models import hf_token_on_service_account
-from policies.gpu import efa_device_plugin
-from policies.karpenter import multi_node_expiry
-from policies.ray import cluster_pdb, serving_priority
-from policies.ray import kuberay_gpu_hygiene
+from policies.models import hf_token_on_service_account, model_source_pinned
+from policies.ray import cluster_pdb, kuberay_gpu_hygiene, serving_priority
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
     gpu_memory_utilization_bounds,
@@ -52,15 +56,15 @@ from policies.vllm import (
     kv_cache_headroom,
     max_model_len_fits_kv_cache,
     max_model_len_unset,
+    startup_batched_tokens_cover_seqs,
+    startup_context_within_model_limit,
+    startup_dtype_supported_by_gpu,
     startup_probe_budget,
+    startup_quantization_supported,
+    startup_tp_divides_attention_heads,
     tensor_parallel_requires_dshm,
     tp_matches_gpu_limit,
 )
-from policies.vllm import startup_batched_tokens_cover_seqs
-from policies.vllm import startup_tp_divides_attention_heads
-from policies.vllm import startup_context_within_model_limit
-from policies.vllm import startup_quantization_supported
-from policies.vllm import startup_dtype_supported_by_gpu
 
 
 def catalog_order(policy: Policy) -> tuple[int, int, str]:

@@ -25,7 +25,6 @@ from functools import lru_cache
 from typing import Any
 
 from components.loading import Limits, LoadError, load_yaml
-
 from policies.kube import (
     as_dict,
     as_list,
@@ -152,8 +151,7 @@ def pod_labels(resource: Any) -> list[dict]:
     spec = as_dict(get(resource.props, "spec"))
     if kind == "InferenceService":
         labels = dict(as_dict(get(resource.props, "metadata", "labels")))
-        labels.update({"serving.kserve.io/inferenceservice": name, "component": "predictor",
-                       "app": f"isvc.{name}-predictor"})
+        labels.update({"serving.kserve.io/inferenceservice": name, "component": "predictor", "app": f"isvc.{name}-predictor"})
         return [labels]
     if kind == "LeaderWorkerSet":
         found = []
@@ -167,8 +165,9 @@ def pod_labels(resource: Any) -> list[dict]:
     return [dict(as_dict(get(spec, "template", "metadata", "labels")))]
 
 
-def unselected_serving_apps(resources: list, cover_kinds: tuple[str, ...], selects: Callable[[Any, dict], bool],
-                            *, skip_kinds: tuple[str, ...] = ()) -> list:
+def unselected_serving_apps(
+    resources: list, cover_kinds: tuple[str, ...], selects: Callable[[Any, dict], bool], *, skip_kinds: tuple[str, ...] = ()
+) -> list:
     """The serving apps (is_serving_app) that no object of ``cover_kinds`` in their namespace selects.
 
     ``selects(cover, labels)`` says whether one such object (a PDB, a Service, ...) selects a pod
@@ -290,9 +289,10 @@ def engine_configs(resource: Any) -> list[EngineConfig]:
 def _engine_configs(resource: Any) -> list[EngineConfig]:
     from policies.vllm.capacity import served_model
 
-    found = [EngineConfig(label=s.label, args=s.args, model=served_model(s),
-                          image=str(s.container.get("image") or ""), server=s)
-             for s in vllm_servers(resource)]
+    found = [
+        EngineConfig(label=s.label, args=s.args, model=served_model(s), image=str(s.container.get("image") or ""), server=s)
+        for s in vllm_servers(resource)
+    ]
     if split_type(resource.type) == ("ray.io", "RayService"):
         images = [c.get("image") for _, pod in pod_specs(resource) for c in containers(pod)]
         image = next((i for i in images if isinstance(i, str)), "")
@@ -301,6 +301,13 @@ def _engine_configs(resource: Any) -> list[EngineConfig]:
             args = {k.replace("_", "-"): _flag_value(v) for k, v in kwargs.items() if v is not False}
             source = get(llm, "model_loading_config", "model_source")
             model = source if isinstance(source, str) else get(llm, "model_loading_config", "model_id")
-            found.append(EngineConfig(label=label, args=args, model=model if isinstance(model, str) else None,
-                                      image=image, extra={"ray_serve_llm": True}))
+            found.append(
+                EngineConfig(
+                    label=label,
+                    args=args,
+                    model=model if isinstance(model, str) else None,
+                    image=image,
+                    extra={"ray_serve_llm": True},
+                )
+            )
     return found

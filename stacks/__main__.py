@@ -33,8 +33,10 @@ def _plan(args: argparse.Namespace) -> int:
     except ValueError:
         shown = out_dir.resolve()
     written = sum(1 for rel in result.files if rel.split("/", 1)[0] in PLAN_FOLDERS)
-    note = (f"wrote {plural(written, 'file')} to {shown}/ (kubernetes/, aws/, helm/) for review: "
-            f"Secrets hold placeholders, so apply with `pulumi up`, not `kubectl apply`\n")
+    note = (
+        f"wrote {plural(written, 'file')} to {shown}/ (kubernetes/, aws/, helm/) for review: "
+        f"Secrets hold placeholders, so apply with `pulumi up`, not `kubectl apply`\n"
+    )
     (sys.stdout if args.format == "text" else sys.stderr).write(note)
     return EXIT_VIOLATIONS if result.mandatory_violations else EXIT_OK
 
@@ -56,6 +58,7 @@ def _models(args: argparse.Namespace) -> int:
 
     return main_models(args)
 
+
 def _preflight(args: argparse.Namespace) -> int:
     from stacks.preflight import run_preflight
 
@@ -68,15 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     plan = sub.add_parser(
-        "plan", help="offline plan of a stack: manifests, policy violations, capacity figures",
+        "plan",
+        help="offline plan of a stack: manifests, policy violations, capacity figures",
         description="Run the stack's real Pulumi program in-process under an offline engine (no CLI, no cloud), "
-                    "evaluate every policy, write the rendered objects under --out and print the report.",
+        "evaluate every policy, write the rendered objects under --out and print the report.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="exit codes:\n"
-               "  0  no mandatory policy violation\n"
-               "  1  mandatory policy violations (listed in the report)\n"
-               "  2  invalid configuration (the message names the field path, the value and the rule; nothing is written)\n\n"
-               "The output folder is for review: Secrets hold placeholders; deploy with `pulumi up`.",
+        "  0  no mandatory policy violation\n"
+        "  1  mandatory policy violations (listed in the report)\n"
+        "  2  invalid configuration (the message names the field path, the value and the rule; nothing is written)\n\n"
+        "The output folder is for review: Secrets hold placeholders; deploy with `pulumi up`.",
     )
     plan.add_argument("stack", help="stack name (stacks/Pulumi.STACK.yaml) or path of a stack file")
     plan.add_argument("--out", help="output folder (default build/STACK)")

@@ -66,5 +66,10 @@ def waves_markdown(report: Mapping[str, Any]) -> list[str]:
         return ["", f"**Creation order:** {exc}"]
     if not chart:
         return []
-    return ["", "**Creation waves** (`pulumi up` creates a wave once every resource it waits for exists; "
-            "`pulumi destroy` deletes the last wave first; see docs/deploy.md)", "", *chart]
+    return [
+        "",
+        "**Creation waves** (`pulumi up` creates a wave once every resource it waits for exists; "
+        "`pulumi destroy` deletes the last wave first; see docs/deploy.md)",
+        "",
+        *chart,
+    ]

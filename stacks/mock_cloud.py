@@ -54,7 +54,12 @@ def invoke(token: str, args: Mapping[str, Any], region: str) -> dict[str, Any]:
     if token == "aws:eks/getCluster:getCluster":
         return eks_cluster(str(args.get("name", "")), region)
     if token == "aws:index/getCallerIdentity:getCallerIdentity":
-        return {"accountId": ACCOUNT_ID, "arn": f"arn:{PARTITION}:iam::{ACCOUNT_ID}:user/offline", "id": ACCOUNT_ID, "userId": "AIDAOFFLINE"}
+        return {
+            "accountId": ACCOUNT_ID,
+            "arn": f"arn:{PARTITION}:iam::{ACCOUNT_ID}:user/offline",
+            "id": ACCOUNT_ID,
+            "userId": "AIDAOFFLINE",
+        }
     if token == "aws:index/getPartition:getPartition":
         return {"partition": PARTITION, "dnsSuffix": "amazonaws.com", "id": PARTITION}
     if token == "aws:index/getRegion:getRegion":
@@ -78,7 +83,10 @@ def computed_outputs(type_: str, name: str, inputs: Mapping[str, Any], region: s
     if type_ == "aws:iam/policy:Policy":
         return {"arn": f"arn:{PARTITION}:iam::{ACCOUNT_ID}:policy/{physical}"}
     if type_ == "aws:sqs/queue:Queue":
-        return {"arn": f"arn:{PARTITION}:sqs:{region}:{ACCOUNT_ID}:{physical}", "url": f"https://sqs.{region}.amazonaws.com/{ACCOUNT_ID}/{physical}"}
+        return {
+            "arn": f"arn:{PARTITION}:sqs:{region}:{ACCOUNT_ID}:{physical}",
+            "url": f"https://sqs.{region}.amazonaws.com/{ACCOUNT_ID}/{physical}",
+        }
     if type_ == "aws:cloudwatch/eventRule:EventRule":
         return {"arn": f"arn:{PARTITION}:events:{region}:{ACCOUNT_ID}:rule/{physical}"}
     return {}

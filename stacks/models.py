@@ -36,8 +36,25 @@ LOCK_FILE = Path(os.environ.get("LLM_SERVING_MODELS_LOCK") or ROOT / "stacks" / 
 
 # Bytes per element of each safetensors dtype (the safetensors format's dtype names, as the Hub reports them).
 DTYPE_BYTES: dict[str, float] = {
-    "F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2, "U16": 2,
-    "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "I8": 1, "U8": 1, "BOOL": 1, "F4": 0.5, "F6_E2M3": 0.75, "F6_E3M2": 0.75,
+    "F64": 8,
+    "I64": 8,
+    "U64": 8,
+    "F32": 4,
+    "I32": 4,
+    "U32": 4,
+    "F16": 2,
+    "BF16": 2,
+    "I16": 2,
+    "U16": 2,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+    "F8_E8M0": 1,
+    "I8": 1,
+    "U8": 1,
+    "BOOL": 1,
+    "F4": 0.5,
+    "F6_E2M3": 0.75,
+    "F6_E3M2": 0.75,
 }
 
 
@@ -92,15 +109,19 @@ def resolve(model: str, revision: str) -> dict[str, Any]:
     except LocalEntryNotFoundError:
         raise Unresolved(f"{where}: the Hub could not be reached (no network, or HF_HUB_OFFLINE=1)") from None
     except HfHubHTTPError as exc:
-        raise Unresolved(f"{where}: the Hub answered {exc.response.status_code if exc.response is not None else 'an error'}") from None
+        raise Unresolved(
+            f"{where}: the Hub answered {exc.response.status_code if exc.response is not None else 'an error'}"
+        ) from None
     except (OSError, httpx2.TransportError) as exc:
         # No network, a proxy or DNS failure, a timeout: said in one line, never as a traceback.
         raise Unresolved(f"{where}: the Hub could not be reached ({type(exc).__name__}: {str(exc)[:120]})") from None
     if info.sha and info.sha != revision:
         raise Unresolved(f"{where}: the Hub resolved the revision to {info.sha}; pin the full commit")
     if not info.safetensors or not info.safetensors.parameters:
-        raise Unresolved(f"{where}: the Hub has no safetensors metadata for it (a .bin-only checkpoint?); "
-                         f"give models[].architecture.weightsGib instead")
+        raise Unresolved(
+            f"{where}: the Hub has no safetensors metadata for it (a .bin-only checkpoint?); "
+            f"give models[].architecture.weightsGib instead"
+        )
     try:
         config = load_json(Path(config_file), JSON_FILE)
     except LoadError as exc:
@@ -116,8 +137,10 @@ def resolve(model: str, revision: str) -> dict[str, Any]:
         "config": config,
         "checkpoint_bytes": checkpoint_bytes(parameters, where),
         "safetensors_parameters": parameters,
-        "source": (f"https://huggingface.co/{model}/blob/{revision}/config.json; checkpoint size: the Hub's safetensors "
-                   f"metadata at that revision (parameters per dtype x bytes per dtype)"),
+        "source": (
+            f"https://huggingface.co/{model}/blob/{revision}/config.json; checkpoint size: the Hub's safetensors "
+            f"metadata at that revision (parameters per dtype x bytes per dtype)"
+        ),
     }
 
 
@@ -126,8 +149,9 @@ def stack_models(stacks: Sequence[str]) -> list[tuple[str, str]]:
     from components.config import load_stack_config
     from stacks.offline import load_stack_file
 
-    names = list(stacks) or sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml")
-                                   for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+    names = list(stacks) or sorted(
+        p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
+    )
     found: set[tuple[str, str]] = set()
     for name in names:
         cfg = load_stack_config(load_stack_file(name).config)
@@ -137,11 +161,22 @@ def stack_models(stacks: Sequence[str]) -> list[tuple[str, str]]:
 
 def write_lock(path: Path, entries: dict[str, dict[str, Any]]) -> None:
     """The lock file, whole or not at all (written beside it, then renamed)."""
-    text = json.dumps({"about": "Models resolved from the Hugging Face Hub by `python -m stacks models lock`; "
-                                "plan, size and policies check read it offline before the built-in catalogue.",
-                       "models": entries}, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=".models.lock.", suffix=".json", delete=False,
-                                     encoding="utf-8") as tmp:
+    text = (
+        json.dumps(
+            {
+                "about": "Models resolved from the Hugging Face Hub by `python -m stacks models lock`; "
+                "plan, size and policies check read it offline before the built-in catalogue.",
+                "models": entries,
+            },
+            indent=2,
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
+    with tempfile.NamedTemporaryFile(
+        "w", dir=path.parent, prefix=".models.lock.", suffix=".json", delete=False, encoding="utf-8"
+    ) as tmp:
         tmp.write(text)
     os.replace(tmp.name, path)
 
@@ -163,8 +198,10 @@ def lock(stacks: Sequence[str], path: Path = LOCK_FILE) -> int:
             continue
         entries[f"{model}@{revision}"] = entry
         params = ", ".join(f"{d} {n:,}" for d, n in entry["safetensors_parameters"].items())
-        print(f"locked {model}@{revision[:12]}: {entry['checkpoint_bytes'] / GIB:.2f} GiB ({params}), "
-              f"{entry['config'].get('architectures', ['?'])[0]}")
+        print(
+            f"locked {model}@{revision[:12]}: {entry['checkpoint_bytes'] / GIB:.2f} GiB ({params}), "
+            f"{entry['config'].get('architectures', ['?'])[0]}"
+        )
     for line in failed:
         print(f"could not lock {line}", file=sys.stderr)
     if failed:
@@ -180,11 +217,13 @@ def add_models_arguments(p: argparse.ArgumentParser) -> None:
     """`models lock [STACK...] [--lock PATH]`."""
     sub = p.add_subparsers(dest="models_command", required=True)
     lk = sub.add_parser(
-        "lock", help="resolve the stacks' models from the Hugging Face Hub into stacks/models.lock.json",
+        "lock",
+        help="resolve the stacks' models from the Hugging Face Hub into stacks/models.lock.json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=__doc__.split("\n\n")[1],
         epilog="exit codes:\n  0  every model locked\n  1  some model could not be resolved (each named; the lock is "
-               "left as it was)\n  2  invalid input (a stack file, the lock file)\n\nNeeds the network; HF_TOKEN for gated models.")
+        "left as it was)\n  2  invalid input (a stack file, the lock file)\n\nNeeds the network; HF_TOKEN for gated models.",
+    )
     lk.add_argument("stacks", nargs="*", metavar="STACK", help="stack names or stack files (default: every stacks/Pulumi.*.yaml)")
     lk.add_argument("--lock", default=None, help="the lock file (default stacks/models.lock.json)")
 

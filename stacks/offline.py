@@ -90,9 +90,16 @@ _STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 def check_stack_name(name: str, given: str) -> str:
     """``name`` if it is a valid Pulumi stack name; otherwise a ConfigError naming what was given."""
     if not _STACK_NAME.fullmatch(name) or not name.strip("."):
-        raise ConfigError([Problem(
-            "STACK", "the stack name must be 1-100 letters, digits, '-', '_' or '.', not only dots "
-            "(a stack file is named Pulumi.<stack>.yaml)", given[:120])])
+        raise ConfigError(
+            [
+                Problem(
+                    "STACK",
+                    "the stack name must be 1-100 letters, digits, '-', '_' or '.', not only dots "
+                    "(a stack file is named Pulumi.<stack>.yaml)",
+                    given[:120],
+                )
+            ]
+        )
     return name
 
 
@@ -116,7 +123,9 @@ def load_stack_file(stack: str, stacks_dir: Path = PROJECT_DIR / "stacks") -> St
     try:
         doc = load_yaml(path, STACK_FILE)
     except LoadError as exc:
-        raise ConfigError([Problem(exc.source, (f"line {exc.line}: " if exc.line else "") + exc.problem, has_value=False)]) from None
+        raise ConfigError(
+            [Problem(exc.source, (f"line {exc.line}: " if exc.line else "") + exc.problem, has_value=False)]
+        ) from None
     if doc is None:
         doc = {}
     if not isinstance(doc, Mapping):
@@ -416,7 +425,9 @@ def _recorder(recording: Recording) -> Callable[[Any, Any], None]:
     return record
 
 
-def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], project: str, references: dict[str, FakeStack]) -> Recording:
+def _run_in_context(
+    stack: StackFile, program: Union[Path, Callable[[], Any]], project: str, references: dict[str, FakeStack]
+) -> Recording:
     # Public SDK surface only: Mocks, MockMonitor, set_mocks, set_all_config and the runtime.test
     # runner (tests/plan/test_sdk_hooks.py pins every assumption this makes about the SDK).
     import pulumi
@@ -458,7 +469,10 @@ def _run_in_context(stack: StackFile, program: Union[Path, Callable[[], Any]], p
     if missing:
         known = ", ".join(sorted(references)) or "none"
         raise ConfigError(
-            [Problem("StackReference", f"the offline plan has no outputs for stack {name!r} (faked stacks: {known})", name) for name in sorted(set(missing))]
+            [
+                Problem("StackReference", f"the offline plan has no outputs for stack {name!r} (faked stacks: {known})", name)
+                for name in sorted(set(missing))
+            ]
         )
     return recording
 

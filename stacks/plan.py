@@ -218,13 +218,15 @@ def trace_line(resource: str, lines: Mapping[str, tuple[int, list[str]]], policy
 
 def _pool_figures(pool, plans) -> dict:
     """A pool's figures for the report, with each of its models' startup budget and its parts."""
-    return {**pool.report(), "startup": {m.name: plans[m.name].startup.report() for m in pool.models if plans[m.name].startup is not None}}
+    return {
+        **pool.report(),
+        "startup": {m.name: plans[m.name].startup.report() for m in pool.models if plans[m.name].startup is not None},
+    }
 
 
 def run_plan(stack_ref: str) -> PlanResult:
     """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input."""
     from policies.framework import evaluate
-
     from stacks.models import LOCK_FILE, use_repo_lock
 
     use_repo_lock(LOCK_FILE)  # models resolved from the Hub, read offline before the built-in catalogue
@@ -243,8 +245,13 @@ def run_plan(stack_ref: str) -> PlanResult:
         from stacks.simulate import slo_results
 
         sim = slo_results(cfg, plans, render_files(recording), stack.path.parent)
-        violations = sorted([*violations, *evaluate(sim, policies=[SIMULATED_SLO])], key=lambda v: (v.policy, v.resource, v.message))
-    resources = [{"type": r.type, "name": r.name, "parent": r.parent, "dependsOn": list(r.dependencies)} for r in tree_order(recording.resources)]
+        violations = sorted(
+            [*violations, *evaluate(sim, policies=[SIMULATED_SLO])], key=lambda v: (v.policy, v.resource, v.message)
+        )
+    resources = [
+        {"type": r.type, "name": r.name, "parent": r.parent, "dependsOn": list(r.dependencies)}
+        for r in tree_order(recording.resources)
+    ]
     report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name], cfg) for m in cfg.models])
     report["stack_file"] = _display_path(stack.path)
     report["pools"] = [_pool_figures(p, plans) for p in pool_plans.values()]
@@ -273,8 +280,16 @@ def default_out_dir(stack: str, cwd: Optional[Path] = None) -> Path:
     out = base / "build" / stack
     resolved = out.resolve()
     if resolved == base or resolved == base / "build" or not resolved.is_relative_to(base):
-        raise ConfigError([Problem("--out", "the default output folder build/<stack> would not be a folder of its own "
-                                   "inside the working directory; pass --out", str(out))])
+        raise ConfigError(
+            [
+                Problem(
+                    "--out",
+                    "the default output folder build/<stack> would not be a folder of its own "
+                    "inside the working directory; pass --out",
+                    str(out),
+                )
+            ]
+        )
     return out
 
 
@@ -293,9 +308,16 @@ def _plan_lock(out_dir: Path, wait_seconds: float):
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise ConfigError([Problem(
-                        "--out", f"another plan has been writing this folder for {wait_seconds:g} s "
-                        f"(it holds {PLAN_LOCK}); wait for it or choose another --out", str(out_dir))]) from None
+                    raise ConfigError(
+                        [
+                            Problem(
+                                "--out",
+                                f"another plan has been writing this folder for {wait_seconds:g} s "
+                                f"(it holds {PLAN_LOCK}); wait for it or choose another --out",
+                                str(out_dir),
+                            )
+                        ]
+                    ) from None
                 time.sleep(0.05)
         yield
     finally:
@@ -320,7 +342,9 @@ def write_files(out_dir: Path, files: Mapping[str, str], *, lock_wait_seconds: f
         owned = (out_dir / PLAN_MARKER).exists()
         for top in PLAN_FOLDERS:
             if (out_dir / top).exists() and not owned:
-                raise ConfigError([Problem("--out", f"already holds a {top}/ folder that no plan wrote; choose an empty folder", str(out_dir))])
+                raise ConfigError(
+                    [Problem("--out", f"already holds a {top}/ folder that no plan wrote; choose an empty folder", str(out_dir))]
+                )
         try:
             staging = Path(tempfile.mkdtemp(prefix=".plan-", dir=out_dir))
         except OSError as exc:

@@ -98,8 +98,14 @@ class Preflight:
             self.cluster = self.clients("eks").describe_cluster(name=name)["cluster"]
         except ClientError as exc:
             if error_code(exc) == "ResourceNotFoundException":
-                return [Check(check, MISSING, f"no EKS cluster named {name} in {self.region}",
-                              "create it, or set llm-serving:cluster.name and aws:region to the cluster's")]
+                return [
+                    Check(
+                        check,
+                        MISSING,
+                        f"no EKS cluster named {name} in {self.region}",
+                        "create it, or set llm-serving:cluster.name and aws:region to the cluster's",
+                    )
+                ]
             return [could_not(check, "eks:DescribeCluster", exc)]
         out = []
         status = self.cluster.get("status", "?")
@@ -114,10 +120,14 @@ class Preflight:
         elif mode in ACCESS_ENTRY_MODES:
             out.append(Check(check, OK, f"{mode} accepts the access entry of Karpenter's node role"))
         else:
-            out.append(Check(
-                check, MISSING, f"{mode} refuses access entries: Karpenter's nodes could not join",
-                f"aws eks update-cluster-config --name {name} --region {self.region} --access-config authenticationMode=API_AND_CONFIG_MAP",
-            ))
+            out.append(
+                Check(
+                    check,
+                    MISSING,
+                    f"{mode} refuses access entries: Karpenter's nodes could not join",
+                    f"aws eks update-cluster-config --name {name} --region {self.region} --access-config authenticationMode=API_AND_CONFIG_MAP",
+                )
+            )
         return out
 
     def _needs_pod_identity(self) -> list[str]:
@@ -151,16 +161,35 @@ class Preflight:
                 return [could_not(check, "eks:DescribeAddon", exc)]
             if installs:
                 return [Check(check, OK, "not installed yet; this stack installs the add-on (addons.podIdentityAgent)")]
-            return [Check(check, MISSING, f"add-on {POD_IDENTITY_AGENT} not installed; {', '.join(users)} need it",
-                          f"aws eks create-addon --cluster-name {name} --addon-name {POD_IDENTITY_AGENT} --region {self.region}, "
-                          "or set llm-serving:addons.podIdentityAgent.install: true")]
+            return [
+                Check(
+                    check,
+                    MISSING,
+                    f"add-on {POD_IDENTITY_AGENT} not installed; {', '.join(users)} need it",
+                    f"aws eks create-addon --cluster-name {name} --addon-name {POD_IDENTITY_AGENT} --region {self.region}, "
+                    "or set llm-serving:addons.podIdentityAgent.install: true",
+                )
+            ]
         status = addon.get("status", "?")
         if installs:
-            return [Check(check, MISSING, f"add-on {POD_IDENTITY_AGENT} is installed already ({status}); this stack would create it again "
-                          "and EKS refuses that (ResourceInUseException)", "set llm-serving:addons.podIdentityAgent.install: false")]
+            return [
+                Check(
+                    check,
+                    MISSING,
+                    f"add-on {POD_IDENTITY_AGENT} is installed already ({status}); this stack would create it again "
+                    "and EKS refuses that (ResourceInUseException)",
+                    "set llm-serving:addons.podIdentityAgent.install: false",
+                )
+            ]
         if status not in ("ACTIVE", "UPDATING"):
-            return [Check(check, MISSING, f"add-on {POD_IDENTITY_AGENT} is {status}", f"see `aws eks describe-addon --cluster-name {name} "
-                          f"--addon-name {POD_IDENTITY_AGENT}` for its health issues")]
+            return [
+                Check(
+                    check,
+                    MISSING,
+                    f"add-on {POD_IDENTITY_AGENT} is {status}",
+                    f"see `aws eks describe-addon --cluster-name {name} --addon-name {POD_IDENTITY_AGENT}` for its health issues",
+                )
+            ]
         return [Check(check, OK, f"add-on {addon.get('addonVersion', '?')} {status}")]
 
     def check_karpenter_names(self) -> list[Check]:
@@ -197,11 +226,15 @@ class Preflight:
             if error_code(exc) not in ("AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"):
                 return [could_not("Karpenter's names", "sqs:GetQueueUrl", exc)]
         if taken:
-            out.append(Check(
-                "Karpenter's names", MISSING, f"{', '.join(taken)} exist already (Karpenter installed another way?): IAM "
-                "refuses a role name twice, and a queue of the same name and attributes would be taken over (and deleted with this stack)",
-                "set llm-serving:karpenter.install: false (with nodeRoleName) where Karpenter runs already, or remove them",
-            ))
+            out.append(
+                Check(
+                    "Karpenter's names",
+                    MISSING,
+                    f"{', '.join(taken)} exist already (Karpenter installed another way?): IAM "
+                    "refuses a role name twice, and a queue of the same name and attributes would be taken over (and deleted with this stack)",
+                    "set llm-serving:karpenter.install: false (with nodeRoleName) where Karpenter runs already, or remove them",
+                )
+            )
         else:
             out.append(Check("Karpenter's names", OK, f"{roles[0]}, {roles[1]}, queue {queue} are free"))
         return out
@@ -228,22 +261,39 @@ class Preflight:
                     found += ec2.describe_subnets(SubnetIds=list(tagging.subnet_ids))["Subnets"]
         except ClientError as exc:
             if error_code(exc).startswith("InvalidSubnetID"):
-                return [Check("subnets", MISSING, error_message(exc), "fix the subnet IDs in cluster.subnets.ids or cluster.tagForDiscovery.subnetIds")]
+                return [
+                    Check(
+                        "subnets",
+                        MISSING,
+                        error_message(exc),
+                        "fix the subnet IDs in cluster.subnets.ids or cluster.tagForDiscovery.subnetIds",
+                    )
+                ]
             return [could_not("subnets", "ec2:DescribeSubnets", exc)]
         found = list({s["SubnetId"]: s for s in found}.values())
         if not found:
             tags = dict(sel.tags) or {DISCOVERY_TAG: self.cfg.cluster.name}
             tag_args = " ".join(f"Key={k},Value={v}" for k, v in sorted(tags.items()))
-            return [Check(
-                "subnets", MISSING, f"no {how}: Karpenter's EC2NodeClass would never be Ready and no GPU node would launch",
-                f"tag the cluster's private subnets (aws ec2 create-tags --resources subnet-... --tags {tag_args}), or list them "
-                "under cluster.tagForDiscovery.subnetIds, or select them with cluster.subnets.ids",
-            )]
+            return [
+                Check(
+                    "subnets",
+                    MISSING,
+                    f"no {how}: Karpenter's EC2NodeClass would never be Ready and no GPU node would launch",
+                    f"tag the cluster's private subnets (aws ec2 create-tags --resources subnet-... --tags {tag_args}), or list them "
+                    "under cluster.tagForDiscovery.subnetIds, or select them with cluster.subnets.ids",
+                )
+            ]
         vpc = self._vpc()
         elsewhere = sorted(s["SubnetId"] for s in found if vpc and s.get("VpcId") != vpc)
         if elsewhere:
-            return [Check("subnets", MISSING, f"{', '.join(elsewhere)} are not in the cluster's VPC {vpc}",
-                          "select only subnets of the cluster's VPC (cluster.subnets)")]
+            return [
+                Check(
+                    "subnets",
+                    MISSING,
+                    f"{', '.join(elsewhere)} are not in the cluster's VPC {vpc}",
+                    "select only subnets of the cluster's VPC (cluster.subnets)",
+                )
+            ]
         self.subnet_zones = {s["SubnetId"]: s["AvailabilityZone"] for s in found}
         zones = sorted(set(self.subnet_zones.values()))
         return [Check("subnets", OK, f"{len(found)} {how} in {', '.join(zones)}")]
@@ -268,23 +318,39 @@ class Preflight:
                     found += ec2.describe_security_groups(GroupIds=list(tagging.security_group_ids))["SecurityGroups"]
         except ClientError as exc:
             if error_code(exc).startswith("InvalidGroup"):
-                return [Check("security groups", MISSING, error_message(exc),
-                              "fix the IDs in cluster.securityGroups.ids or cluster.tagForDiscovery.securityGroupIds")]
+                return [
+                    Check(
+                        "security groups",
+                        MISSING,
+                        error_message(exc),
+                        "fix the IDs in cluster.securityGroups.ids or cluster.tagForDiscovery.securityGroupIds",
+                    )
+                ]
             return [could_not("security groups", "ec2:DescribeSecurityGroups", exc)]
         found = list({g["GroupId"]: g for g in found}.values())
         if not found:
             cluster_sg = (self.cluster or {}).get("resourcesVpcConfig", {}).get("clusterSecurityGroupId", "sg-...")
-            return [Check(
-                "security groups", MISSING, f"no {how}: Karpenter's EC2NodeClass would never be Ready",
-                f"tag the node security group (e.g. the cluster security group {cluster_sg}: aws ec2 create-tags --resources "
-                f"{cluster_sg} --tags Key={DISCOVERY_TAG},Value={self.cfg.cluster.name}), or list it under "
-                "cluster.tagForDiscovery.securityGroupIds, or set cluster.securityGroups.eksClusterSecurityGroup: true",
-            )]
+            return [
+                Check(
+                    "security groups",
+                    MISSING,
+                    f"no {how}: Karpenter's EC2NodeClass would never be Ready",
+                    f"tag the node security group (e.g. the cluster security group {cluster_sg}: aws ec2 create-tags --resources "
+                    f"{cluster_sg} --tags Key={DISCOVERY_TAG},Value={self.cfg.cluster.name}), or list it under "
+                    "cluster.tagForDiscovery.securityGroupIds, or set cluster.securityGroups.eksClusterSecurityGroup: true",
+                )
+            ]
         vpc = self._vpc()
         elsewhere = sorted(g["GroupId"] for g in found if vpc and g.get("VpcId") != vpc)
         if elsewhere:
-            return [Check("security groups", MISSING, f"{', '.join(elsewhere)} are not in the cluster's VPC {vpc}",
-                          "select only security groups of the cluster's VPC (cluster.securityGroups)")]
+            return [
+                Check(
+                    "security groups",
+                    MISSING,
+                    f"{', '.join(elsewhere)} are not in the cluster's VPC {vpc}",
+                    "select only security groups of the cluster's VPC (cluster.securityGroups)",
+                )
+            ]
         return [Check("security groups", OK, f"{len(found)} {how}")]
 
     # --- capacity -------------------------------------------------------------------------------
@@ -311,8 +377,14 @@ class Preflight:
         parts = arn.split(":")
         cert_region = parts[3] if len(parts) > 5 else ""
         if cert_region != self.region:
-            return [Check(check, MISSING, f"{arn} is in {cert_region or 'no region'}; an ALB in {self.region} uses certificates of {self.region}",
-                          f"request or import the certificate in ACM in {self.region} and set ingress.certificateArn")]
+            return [
+                Check(
+                    check,
+                    MISSING,
+                    f"{arn} is in {cert_region or 'no region'}; an ALB in {self.region} uses certificates of {self.region}",
+                    f"request or import the certificate in ACM in {self.region} and set ingress.certificateArn",
+                )
+            ]
         try:
             cert = self.clients("acm").describe_certificate(CertificateArn=arn)["Certificate"]
         except ClientError as exc:
@@ -321,7 +393,9 @@ class Preflight:
             return [could_not(check, "acm:DescribeCertificate", exc)]
         status = cert.get("Status", "?")
         if status != "ISSUED":
-            return [Check(check, MISSING, f"{cert.get('DomainName', arn)} is {status}", "complete the certificate's validation (ACM)")]
+            return [
+                Check(check, MISSING, f"{cert.get('DomainName', arn)} is {status}", "complete the certificate's validation (ACM)")
+            ]
         return [Check(check, OK, f"{cert.get('DomainName', arn)} ISSUED")]
 
     def check_mirrors(self) -> list[Check]:
@@ -337,15 +411,26 @@ class Preflight:
             check = f"model {m.name}: S3 mirror"
             region = str(m.source.region or self.region)
             try:
-                listed = self.clients("s3", region).list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/" if prefix else "", MaxKeys=1)
+                listed = self.clients("s3", region).list_objects_v2(
+                    Bucket=bucket, Prefix=f"{prefix}/" if prefix else "", MaxKeys=1
+                )
             except ClientError as exc:
                 if error_code(exc) == "NoSuchBucket":
-                    out.append(Check(check, MISSING, f"bucket {bucket} does not exist", f"create it and mirror the model to {uri}"))
+                    out.append(
+                        Check(check, MISSING, f"bucket {bucket} does not exist", f"create it and mirror the model to {uri}")
+                    )
                 else:
                     out.append(could_not(check, f"s3:ListBucket on {bucket}", exc))
                 continue
             if not listed.get("KeyCount"):
-                out.append(Check(check, MISSING, f"{uri} is empty", f"mirror the model's files to {uri} (e.g. aws s3 sync ./{m.name} {uri})"))
+                out.append(
+                    Check(
+                        check,
+                        MISSING,
+                        f"{uri} is empty",
+                        f"mirror the model's files to {uri} (e.g. aws s3 sync ./{m.name} {uri})",
+                    )
+                )
             else:
                 out.append(Check(check, OK, f"{uri} listable (with your credentials; the pods use the reader role)"))
         return out
@@ -370,8 +455,13 @@ def render_text(stack: str, region: str, account: str, checks: list[Check]) -> s
 
 def render_json(stack: str, region: str, account: str, checks: list[Check]) -> str:
     """The report as one JSON object: stack, region, account, ok, checks [{check, result, detail, fix}]."""
-    doc = {"stack": stack, "region": region, "account": account, "ok": not any(c.result == MISSING for c in checks),
-           "checks": [asdict(c) for c in checks]}
+    doc = {
+        "stack": stack,
+        "region": region,
+        "account": account,
+        "ok": not any(c.result == MISSING for c in checks),
+        "checks": [asdict(c) for c in checks],
+    }
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
 
@@ -396,7 +486,9 @@ def run_preflight(args: Any, open_clients: Optional[Callable[[Optional[str], Opt
             # aws:region unset: the region the profile or AWS_REGION gives, as the AWS provider takes it (issue 19).
             region = region or session.region_name
             if not region:
-                sys.stderr.write("error: aws:region is unset and neither the AWS profile nor AWS_REGION names a region; set aws:region\n")
+                sys.stderr.write(
+                    "error: aws:region is unset and neither the AWS profile nor AWS_REGION names a region; set aws:region\n"
+                )
                 return EXIT_INVALID
             clients = Clients(session, region)
         else:

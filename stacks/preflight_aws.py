@@ -80,7 +80,9 @@ def open_session(profile: Optional[str], region: Optional[str]) -> tuple[Any, st
         credentials = session.get_credentials()
     except ProfileNotFound:
         named = profile or os.environ.get("AWS_PROFILE") or os.environ.get("AWS_DEFAULT_PROFILE")
-        raise NoCredentials(f"AWS profile {named!r} (aws:profile or AWS_PROFILE) is not in ~/.aws/config or ~/.aws/credentials; " + NO_CREDENTIALS) from None
+        raise NoCredentials(
+            f"AWS profile {named!r} (aws:profile or AWS_PROFILE) is not in ~/.aws/config or ~/.aws/credentials; " + NO_CREDENTIALS
+        ) from None
     except BotoCoreError as exc:  # an SSO token that expired, a credential_process that failed, ...
         raise NoCredentials(f"the AWS credentials could not be loaded ({exc}); " + NO_CREDENTIALS) from None
     if credentials is None:
@@ -88,7 +90,9 @@ def open_session(profile: Optional[str], region: Optional[str]) -> tuple[Any, st
     try:
         identity = session.client("sts", region_name=region, config=client_config()).get_caller_identity()
     except ClientError as exc:
-        raise NoCredentials(f"AWS rejected the credentials ({error_code(exc)}: {error_message(exc)}); " + NO_CREDENTIALS) from None
+        raise NoCredentials(
+            f"AWS rejected the credentials ({error_code(exc)}: {error_message(exc)}); " + NO_CREDENTIALS
+        ) from None
     except BotoCoreError as exc:
         raise NoCredentials(f"could not reach AWS STS in {region} to check the credentials ({exc})") from None
     return session, identity["Account"]
@@ -115,8 +119,7 @@ def could_not(check: str, action: str, exc: Exception) -> Check:
 def tag_filters(tags: Mapping[str, str]) -> list[dict[str, Any]]:
     """EC2 Describe* filters for a selector's tags ('*' matches any value, as in Karpenter)."""
     return [
-        {"Name": "tag-key", "Values": [k]} if v == "*" else {"Name": f"tag:{k}", "Values": [v]}
-        for k, v in sorted(tags.items())
+        {"Name": "tag-key", "Values": [k]} if v == "*" else {"Name": f"tag:{k}", "Values": [v]} for k, v in sorted(tags.items())
     ]
 
 

@@ -13,7 +13,18 @@ from typing import Any, Mapping
 
 from components.capacity.gpus import INSTANCES
 from components.config import StackConfig
-from stacks.preflight_aws import MISSING, OK, SKIPPED, Check, Clients, could_not, describe_all, error_code, error_message, tag_filters
+from stacks.preflight_aws import (
+    MISSING,
+    OK,
+    SKIPPED,
+    Check,
+    Clients,
+    could_not,
+    describe_all,
+    error_code,
+    error_message,
+    tag_filters,
+)
 
 # EC2 vCPU quotas by instance family letter and purchase option: (Service Quotas code, quota name), service code "ec2"
 # (Service Quotas console, https://console.aws.amazon.com/servicequotas/home/services/ec2/quotas/<code>; the
@@ -28,6 +39,7 @@ QUOTAS = {
     ("Trn", "on-demand"): ("L-2C3B7624", "Running On-Demand Trn instances"),
     ("Trn", "spot"): ("L-6B0D517C", "All Trn Spot Instance Requests"),
 }
+
 
 def quota_family(instance_type: str) -> str:
     """The vCPU quota family of an instance type: P, G (G and VT), Inf or Trn."""
@@ -48,7 +60,6 @@ def pool_vcpus(pool: Any) -> int:
     return max(math.ceil(pool.gpu_limit / INSTANCES[t].gpu_count) * INSTANCES[t].vcpu for t in pool.instance_types)
 
 
-
 def check_offerings(cfg: StackConfig, clients: Clients, subnets: Mapping[str, str]) -> list[Check]:
     """Each pool's instance types are offered in the region, in a zone of a selected subnet (``subnets``: id -> zone)."""
     from botocore.exceptions import ClientError
@@ -56,8 +67,11 @@ def check_offerings(cfg: StackConfig, clients: Clients, subnets: Mapping[str, st
     types = sorted({t for p in cfg.gpu_pools for t in p.instance_types})
     try:
         offers = describe_all(
-            clients("ec2"), "describe_instance_type_offerings", "InstanceTypeOfferings",
-            LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": types}],
+            clients("ec2"),
+            "describe_instance_type_offerings",
+            "InstanceTypeOfferings",
+            LocationType="availability-zone",
+            Filters=[{"Name": "instance-type", "Values": types}],
         )
     except ClientError as exc:
         return [could_not("instance offerings", "ec2:DescribeInstanceTypeOfferings", exc)]
@@ -71,23 +85,33 @@ def check_offerings(cfg: StackConfig, clients: Clients, subnets: Mapping[str, st
         absent = [t for t in pool.instance_types if not zones_of.get(t)]
         offered = set().union(*(zones_of.get(t, set()) for t in pool.instance_types))
         if len(absent) == len(pool.instance_types):
-            out.append(Check(check, MISSING, f"{', '.join(absent)} not offered in {clients.region}",
-                             f"use instance types offered in {clients.region} (gpuPools[{i}].instanceTypes) or another region"))
+            out.append(
+                Check(
+                    check,
+                    MISSING,
+                    f"{', '.join(absent)} not offered in {clients.region}",
+                    f"use instance types offered in {clients.region} (gpuPools[{i}].instanceTypes) or another region",
+                )
+            )
             continue
         if not subnet_zones:
             out.append(Check(check, SKIPPED, f"offered in {', '.join(sorted(offered))}; no subnets found to compare"))
             continue
         usable = sorted(offered & subnet_zones)
         if not usable:
-            out.append(Check(
-                check, MISSING,
-                f"offered in {', '.join(sorted(offered))}; the selected subnets are in {', '.join(sorted(subnet_zones))}",
-                f"select a subnet of the cluster's VPC in one of {', '.join(sorted(offered))} (cluster.subnets)",
-            ))
+            out.append(
+                Check(
+                    check,
+                    MISSING,
+                    f"offered in {', '.join(sorted(offered))}; the selected subnets are in {', '.join(sorted(subnet_zones))}",
+                    f"select a subnet of the cluster's VPC in one of {', '.join(sorted(offered))} (cluster.subnets)",
+                )
+            )
             continue
         note = f"; not offered: {', '.join(absent)}" if absent else ""
         out.append(Check(check, OK, f"launchable in {', '.join(usable)}{note}"))
     return out
+
 
 def check_quotas(cfg: StackConfig, clients: Clients) -> list[Check]:
     """The EC2 vCPU quotas (per family and purchase option) cover the pools' gpuLimit."""
@@ -118,14 +142,19 @@ def check_quotas(cfg: StackConfig, clients: Clients) -> list[Check]:
             continue
         per_pool = ", ".join(f"{n} {v}" for n, v in pools)
         if value < wanted:
-            out.append(Check(
-                check, MISSING, f"{value:g} vCPUs; the pools' gpuLimit needs {wanted} ({per_pool})",
-                f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {code} "
-                f"--desired-value {wanted} --region {clients.region} (or lower gpuLimit)",
-            ))
+            out.append(
+                Check(
+                    check,
+                    MISSING,
+                    f"{value:g} vCPUs; the pools' gpuLimit needs {wanted} ({per_pool})",
+                    f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {code} "
+                    f"--desired-value {wanted} --region {clients.region} (or lower gpuLimit)",
+                )
+            )
         else:
             out.append(Check(check, OK, f"{value:g} vCPUs >= {wanted} ({per_pool}; instances already running count too)"))
     return out
+
 
 def check_reservations(cfg: StackConfig, clients: Clients, subnets: Mapping[str, str]) -> list[Check]:
     """The capacity reservations a reserved pool selects exist, are active, match its types and sit in a zone with a subnet."""
@@ -156,17 +185,34 @@ def check_reservations(cfg: StackConfig, clients: Clients, subnets: Mapping[str,
             continue
         usable = [r for r in found.values() if r.get("State") == "active" and r.get("InstanceType") in pool.instance_types]
         if not usable:
-            seen = ", ".join(f"{r['CapacityReservationId']} ({r.get('InstanceType')}, {r.get('State')})" for r in found.values()) or "none"
-            out.append(Check(
-                check, MISSING, f"no active reservation of {', '.join(pool.instance_types)} selected (found: {seen})",
-                f"create or tag the reservation, or fix gpuPools[{i}].capacityReservations",
-            ))
+            seen = (
+                ", ".join(f"{r['CapacityReservationId']} ({r.get('InstanceType')}, {r.get('State')})" for r in found.values())
+                or "none"
+            )
+            out.append(
+                Check(
+                    check,
+                    MISSING,
+                    f"no active reservation of {', '.join(pool.instance_types)} selected (found: {seen})",
+                    f"create or tag the reservation, or fix gpuPools[{i}].capacityReservations",
+                )
+            )
             continue
         zones = set(subnets.values())
-        stranded = sorted(f"{r['CapacityReservationId']} in {r.get('AvailabilityZone')}" for r in usable if zones and r.get("AvailabilityZone") not in zones)
+        stranded = sorted(
+            f"{r['CapacityReservationId']} in {r.get('AvailabilityZone')}"
+            for r in usable
+            if zones and r.get("AvailabilityZone") not in zones
+        )
         if stranded:
-            out.append(Check(check, MISSING, f"{', '.join(stranded)}: no selected subnet in that zone",
-                             "select a subnet of the cluster's VPC in the reservation's zone (cluster.subnets)"))
+            out.append(
+                Check(
+                    check,
+                    MISSING,
+                    f"{', '.join(stranded)}: no selected subnet in that zone",
+                    "select a subnet of the cluster's VPC in the reservation's zone (cluster.subnets)",
+                )
+            )
             continue
         total = sum(int(r.get("TotalInstanceCount", 0)) for r in usable)
         out.append(Check(check, OK, f"{len(usable)} active ({total} instances)"))

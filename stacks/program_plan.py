@@ -58,7 +58,9 @@ def _project_of(program_file: Path) -> str:
     try:
         doc = load_yaml(project_file, STACK_FILE)
     except LoadError as exc:
-        raise ConfigError([Problem(exc.source, (f"line {exc.line}: " if exc.line else "") + exc.problem, has_value=False)]) from None
+        raise ConfigError(
+            [Problem(exc.source, (f"line {exc.line}: " if exc.line else "") + exc.problem, has_value=False)]
+        ) from None
     name = doc.get("name") if isinstance(doc, Mapping) else None
     if not isinstance(name, str) or not name:
         raise ConfigError([Problem(f"{project_file}: name", "must be the project's name (a string)", has_value=False)])

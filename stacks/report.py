@@ -15,7 +15,9 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from stacks.deploy_graph import waves_markdown
 
 
-def plan_report(stack: str, resources: Sequence[Mapping[str, Any]], violations: Sequence[Any], models: Sequence[Mapping[str, Any]]) -> dict:
+def plan_report(
+    stack: str, resources: Sequence[Mapping[str, Any]], violations: Sequence[Any], models: Sequence[Mapping[str, Any]]
+) -> dict:
     """The JSON report: stack, resources [{type, name, parent, dependsOn}], violations, models.
 
     ``dependsOn`` names the resources Pulumi waits for before creating the resource (and deletes
@@ -24,7 +26,8 @@ def plan_report(stack: str, resources: Sequence[Mapping[str, Any]], violations: 
     return {
         "stack": stack,
         "resources": [
-            {"type": r["type"], "name": r["name"], "parent": r["parent"], "dependsOn": list(r.get("dependsOn") or ())} for r in resources
+            {"type": r["type"], "name": r["name"], "parent": r["parent"], "dependsOn": list(r.get("dependsOn") or ())}
+            for r in resources
         ],
         "violations": [violation_row(v) for v in violations],
         "models": list(models),
@@ -35,8 +38,16 @@ def violation_row(v: Any, file: Optional[str] = None, document: Optional[int] = 
     """One violation as the JSON reports carry it (plan and check alike): policy, catalog,
     enforcement, file, document, line, resource, message. `file` is repository-relative where it
     can be; `document` is the index of the YAML document in it (None for a stack file)."""
-    return {"policy": v.policy, "catalog": v.catalog, "enforcement": v.enforcement, "file": file, "document": document,
-            "line": line, "resource": v.resource, "message": v.message}
+    return {
+        "policy": v.policy,
+        "catalog": v.catalog,
+        "enforcement": v.enforcement,
+        "file": file,
+        "document": document,
+        "line": line,
+        "resource": v.resource,
+        "message": v.message,
+    }
 
 
 def render_json(report: Mapping[str, Any]) -> str:
@@ -53,7 +64,10 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
 
 def render_text(report: Mapping[str, Any]) -> str:
     """Human-readable report: resources per component, violations, then each model's figures."""
-    out = [f"Stack {report['stack']}: {plural(len(report['resources']), 'resource')}, {plural(len(report['violations']), 'violation')}", ""]
+    out = [
+        f"Stack {report['stack']}: {plural(len(report['resources']), 'resource')}, {plural(len(report['violations']), 'violation')}",
+        "",
+    ]
     by_parent: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in report["resources"]:
         by_parent[r["parent"] or "(stack)"].append(r)
@@ -109,12 +123,17 @@ def _pools_section(report: Mapping[str, Any]) -> list[str]:
         for p in pools
     ]
     out = ["", "GPU pools"]
-    out.extend("  " + line for line in _table(["pool", "instance types", "GPUs per node", "gpuLimit", "buffer GPUs", "peak/limit", "models"], rows))
+    out.extend(
+        "  " + line
+        for line in _table(["pool", "instance types", "GPUs per node", "gpuLimit", "buffer GPUs", "peak/limit", "models"], rows)
+    )
     for p in pools:
         for name, s in p.get("startup", {}).items():
             parts = " + ".join(f"{part['name']} {part['seconds']}s" for part in s["parts"])
             how = f"x {s['safety']:g} margin, floor {s['floor_seconds']}s" if s["derived"] else "configured"
-            out.append(f"  cold start {name} ({s['source']}): {parts} = {s['sum_seconds']}s; {how}; budget {s['budget_seconds']}s")
+            out.append(
+                f"  cold start {name} ({s['source']}): {parts} = {s['sum_seconds']}s; {how}; budget {s['budget_seconds']}s"
+            )
     return out
 
 
@@ -123,7 +142,11 @@ def _pools_markdown(report: Mapping[str, Any]) -> list[str]:
     pools = report.get("pools") or []
     if not pools:
         return []
-    out = ["", "| pool | instance types | GPUs per node | gpuLimit | buffer GPUs | models | cold-start budgets |", "|---|---|---|---|---|---|---|"]
+    out = [
+        "",
+        "| pool | instance types | GPUs per node | gpuLimit | buffer GPUs | models | cold-start budgets |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for p in pools:
         budgets = ", ".join(f"{n} {s['budget_seconds']}s ({s['source']})" for n, s in p.get("startup", {}).items()) or "-"
         out.append(
@@ -144,8 +167,17 @@ def _layout_section(m: Mapping[str, Any]) -> list[str]:
         f"tensor parallel {layout['tensor_parallel_size']} x pipeline parallel {layout['pipeline_parallel_size']}, "
         f"{layout['efa_interfaces_per_node']} EFA interfaces per node; head: {head['cpu']} CPU, {head['memory_gib']} GiB, no GPU"
     ]
-    rows = [(s["stage"], f"{s['first_layer']}-{s['first_layer'] + s['layers'] - 1}", s["layers"], f"{s['weights_gib']:.2f}",
-             f"{s['kv_cache_gib']:.2f}", "-" if s["kv_cache_tokens"] is None else f"{s['kv_cache_tokens']:,}") for s in layout["stages"]]
+    rows = [
+        (
+            s["stage"],
+            f"{s['first_layer']}-{s['first_layer'] + s['layers'] - 1}",
+            s["layers"],
+            f"{s['weights_gib']:.2f}",
+            f"{s['kv_cache_gib']:.2f}",
+            "-" if s["kv_cache_tokens"] is None else f"{s['kv_cache_tokens']:,}",
+        )
+        for s in layout["stages"]
+    ]
     lines += ["    " + r for r in _table(["stage", "layers", "count", "weights GiB/GPU", "KV GiB/GPU", "KV tokens"], rows)]
     return lines
 
@@ -217,8 +249,13 @@ def _timeouts_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
         chain = m.get("timeouts")
         if not chain:
             continue
-        out += ["", f"**Timeout chain of `{m['name']}`** (vLLM {m.get('vllm_release', '?')})", "",
-                "| layer | setting | value | why |", "|---|---|---|---|"]
+        out += [
+            "",
+            f"**Timeout chain of `{m['name']}`** (vLLM {m.get('vllm_release', '?')})",
+            "",
+            "| layer | setting | value | why |",
+            "|---|---|---|---|",
+        ]
         out += [f"| {_cell(r['layer'])} | {_cell(r['setting'])} | {r['seconds']}s | {_cell(r['why'])} |" for r in chain["layers"]]
     return out
 
@@ -231,29 +268,42 @@ def violations_markdown(violations: Sequence[Mapping[str, Any]]) -> list[str]:
         return ["No policy violations."]
     mandatory = sum(1 for v in violations if v["enforcement"] == "mandatory")
     rows = sorted(violations, key=lambda v: (v["enforcement"] != "mandatory", v["policy"], v["resource"], v["message"]))
-    out = [f"**{mandatory} mandatory, {len(violations) - mandatory} advisory.**", "",
-           "| | policy | where | message |", "|---|---|---|---|"]
+    out = [
+        f"**{mandatory} mandatory, {len(violations) - mandatory} advisory.**",
+        "",
+        "| | policy | where | message |",
+        "|---|---|---|---|",
+    ]
     for v in rows:
         mark = ":x:" if v["enforcement"] == "mandatory" else ":warning:"
         where = v["resource"] or "(stack)"
         if v.get("file"):
             where = f"{where} ({v['file']}{':' + str(v['line']) if v.get('line') else ''})"
-        out.append(f"| {mark} | [{v['policy']}]({DOCS_PAGE}#{v['policy']}) ({v['catalog']}) | {_cell(where)} | {_cell(v['message'])} |")
+        out.append(
+            f"| {mark} | [{v['policy']}]({DOCS_PAGE}#{v['policy']}) ({v['catalog']}) | {_cell(where)} | {_cell(v['message'])} |"
+        )
     return out
 
 
 def check_markdown(report: Mapping[str, Any]) -> str:
     """`python -m policies check` as a pull-request comment: what was read, then the violations."""
     skipped = report.get("skipped") or {}
-    out = ["### llm-serving policies check", "",
-           f"Read {plural(report['files'], 'file')}, {plural(report['documents'], 'document')}, "
-           f"{plural(report['objects'], 'Kubernetes object')}"
-           + (f"; skipped {', '.join(f'{k} ({n})' for k, n in skipped.items())}." if skipped else "."), ""]
+    out = [
+        "### llm-serving policies check",
+        "",
+        f"Read {plural(report['files'], 'file')}, {plural(report['documents'], 'document')}, "
+        f"{plural(report['objects'], 'Kubernetes object')}"
+        + (f"; skipped {', '.join(f'{k} ({n})' for k, n in skipped.items())}." if skipped else "."),
+        "",
+    ]
     unsized = report.get("unsized") or []
     if unsized:
         # Not a pass: S2 did not judge these servers (policies/vllm/capacity.py sizing_gaps).
-        out += [f"**{len(unsized)} model server{'s' if len(unsized) != 1 else ''} could not be sized**, so whether "
-                f"{'they start' if len(unsized) != 1 else 'it starts'} was not checked:", ""]
+        out += [
+            f"**{len(unsized)} model server{'s' if len(unsized) != 1 else ''} could not be sized**, so whether "
+            f"{'they start' if len(unsized) != 1 else 'it starts'} was not checked:",
+            "",
+        ]
         out += [f"- `{_cell(g['resource'])}` {_cell(g['server'])}: {_cell(g['reason'])}" for g in unsized]
         out.append("")
     out += violations_markdown(report["violations"])
@@ -265,7 +315,11 @@ def _layout_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
     rows = [m for m in models if m.get("layout")]
     if not rows:
         return []
-    out = ["", "| multi-node model | nodes x GPUs | TP x PP | layers per stage | KV GiB per GPU by stage |", "|---|---|---|---|---|"]
+    out = [
+        "",
+        "| multi-node model | nodes x GPUs | TP x PP | layers per stage | KV GiB per GPU by stage |",
+        "|---|---|---|---|---|",
+    ]
     for m in rows:
         lay = m["layout"]
         kv = ", ".join(f"{stage['kv_cache_gib']:.2f}" for stage in lay["stages"])
@@ -341,13 +395,18 @@ def _sarif_rule(policy: Any) -> dict:
         "name": "".join(part.capitalize() for part in policy.name.split("-")),
         "shortDescription": {"text": policy.description},
         "fullDescription": {"text": policy.rationale or policy.description},
-        "help": {"text": policy.remediation_steps,
-                 "markdown": f"{policy.remediation_steps}\n\nExempt one resource with the annotation "
-                             f"`{policy.exemption_annotation}: \"<reason>\"`. [Documentation]({docs_url(policy.name)})"},
+        "help": {
+            "text": policy.remediation_steps,
+            "markdown": f"{policy.remediation_steps}\n\nExempt one resource with the annotation "
+            f'`{policy.exemption_annotation}: "<reason>"`. [Documentation]({docs_url(policy.name)})',
+        },
         "helpUri": docs_url(policy.name),
         "defaultConfiguration": {"level": "error" if policy.enforcement == "mandatory" else "warning"},
-        "properties": {"catalog": policy.catalog, "security-severity": SECURITY_SEVERITY[policy.severity],
-                       "tags": ["llm-serving", policy.catalog]},
+        "properties": {
+            "catalog": policy.catalog,
+            "security-severity": SECURITY_SEVERITY[policy.severity],
+            "tags": ["llm-serving", policy.catalog],
+        },
     }
 
 
@@ -381,12 +440,19 @@ def sarif_log(violations: Sequence[Mapping[str, Any]], fallback_file: str = "") 
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "llm-serving", "rules": [_sarif_rule(p) for p in POLICIES],
-                                **({"informationUri": docs_url("")[:-1]} if "://" in docs_url("") else {})}},
-            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "llm-serving",
+                        "rules": [_sarif_rule(p) for p in POLICIES],
+                        **({"informationUri": docs_url("")[:-1]} if "://" in docs_url("") else {}),
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
+                "results": results,
+            }
+        ],
     }
 
 
@@ -404,4 +470,6 @@ def _timeouts_section(m: Mapping[str, Any]) -> list[str]:
     if not chain:
         return []
     rows = [(row["layer"], row["setting"], f"{row['seconds']}s", row["why"]) for row in chain["layers"]]
-    return [f"  timeout chain (vLLM {m.get('vllm_release', '?')}):"] + ["    " + r for r in _table(["layer", "setting", "value", "why"], rows)]
+    return [f"  timeout chain (vLLM {m.get('vllm_release', '?')}):"] + [
+        "    " + r for r in _table(["layer", "setting", "value", "why"], rows)
+    ]

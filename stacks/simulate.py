@@ -31,7 +31,9 @@ MAX_SEED = 2**32 - 1
 def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of `simulate` (the command-line contract in docs/simulate.md)."""
     p.add_argument("stack", help="stack name (stacks/Pulumi.STACK.yaml) or path of a stack file")
-    p.add_argument("--traffic", required=True, help="traffic profile (YAML or JSON; schema: components/simulate/traffic_profile.schema.json)")
+    p.add_argument(
+        "--traffic", required=True, help="traffic profile (YAML or JSON; schema: components/simulate/traffic_profile.schema.json)"
+    )
     p.add_argument("--duration", help="simulated span: seconds or 90s / 15m / 1h (default: the profile's, else 1h)")
     p.add_argument("--seed", default="0", help="random seed (default 0): the same seed gives the same bytes")
     p.add_argument("--out", help="folder for report.json, report.md and the PNGs (default build/STACK/simulate)")
@@ -72,8 +74,17 @@ def settings_from(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Map
     models = []
     for m in cfg.models:
         sibling = m.name + "-long" if m.long_context is not None else None
-        models.append(model_settings(plans[m.name], man, m.pool, m.engine.tensor_parallel_size, m.engine.pipeline_parallel_size,
-                                     sibling, float(m.slo.time_to_first_token_seconds)))
+        models.append(
+            model_settings(
+                plans[m.name],
+                man,
+                m.pool,
+                m.engine.tensor_parallel_size,
+                m.engine.pipeline_parallel_size,
+                sibling,
+                float(m.slo.time_to_first_token_seconds),
+            )
+        )
     pools = tuple(pool_settings(p.name, man) for p in cfg.gpu_pools)
     return StackSettings(tuple(models), pools, "derived")
 
@@ -119,21 +130,31 @@ def slo_results(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mappi
             r = runs.get(m.name)
             if r is None or m.name not in profile.models:
                 raise ConfigError([Problem(f"{_path}.slo.traffic", f"the profile gives no traffic for model {m.name}", ref)])
-            out.append(Resource(type=RESULT_TYPE, name=m.name, props={
-                "profile": ref, "requests": r["requests"], "ttftP95Seconds": r["ttft_s"]["p95"],
-                "ttftSloSeconds": float(m.slo.time_to_first_token_seconds), "errors504": r["errors_504"], "errors503": r["errors_503"]}))
+            out.append(
+                Resource(
+                    type=RESULT_TYPE,
+                    name=m.name,
+                    props={
+                        "profile": ref,
+                        "requests": r["requests"],
+                        "ttftP95Seconds": r["ttft_s"]["p95"],
+                        "ttftSloSeconds": float(m.slo.time_to_first_token_seconds),
+                        "errors504": r["errors_504"],
+                        "errors503": r["errors_503"],
+                    },
+                )
+            )
     return out
 
 
 def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
     """Each single-node model re-planned as a seed stack would run it: utilization 0.9, the model's full context
     (no cap; the configured one where the full context does not fit), vLLM's batch defaults, no admission queue."""
-    from components.capacity.layout import spans_nodes
-    from components.capacity.plan import plan_model, resolve_model
-    from components.images import vllm_release
     from components.capacity.gpus import instance_gpu
+    from components.capacity.layout import spans_nodes
     from components.capacity.memory import batch_defaults_for
-    from components.capacity.plan import node_for
+    from components.capacity.plan import node_for, plan_model, resolve_model
+    from components.images import vllm_release
 
     pools = {p.name: p for p in cfg.gpu_pools}
     out: dict[str, ServingPlan] = {}
@@ -146,8 +167,15 @@ def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
         tokens, seqs = batch_defaults_for(gpu, vllm_release(m.image))
         full = model.arch.max_model_len_limit or model.arch.max_position_embeddings
         for length in (full, m.engine.max_model_len):
-            engine = m.engine.model_copy(update={"gpu_memory_utilization": 0.9, "max_model_len": length, "max_num_seqs": min(seqs, tokens),
-                                                 "max_num_batched_tokens": max(tokens, min(seqs, tokens)), "max_num_queued_reqs": None})
+            engine = m.engine.model_copy(
+                update={
+                    "gpu_memory_utilization": 0.9,
+                    "max_model_len": length,
+                    "max_num_seqs": min(seqs, tokens),
+                    "max_num_batched_tokens": max(tokens, min(seqs, tokens)),
+                    "max_num_queued_reqs": None,
+                }
+            )
             try:
                 plan = plan_model(m.model_copy(update={"engine": engine}), pool, m.name, base_dir)
             except ConfigError:
@@ -220,6 +248,7 @@ def describe(m: ModelSettings) -> dict[str, Any]:
 
 # ---- rendering --------------------------------------------------------------------------------
 
+
 def _fmt(x: Any, unit: str = "") -> str:
     if x is None:
         return "-"
@@ -231,19 +260,31 @@ def _fmt(x: Any, unit: str = "") -> str:
 ROWS = (
     ("requests", lambda r: r["requests"]),
     ("TTFT p50/p95/p99 s", lambda r: "/".join(_fmt(r["ttft_s"][k]) for k in ("p50", "p95", "p99"))),
-    ("TPOT p50/p95/p99 ms", lambda r: "/".join(_fmt(None if r["tpot_s"][k] is None else r["tpot_s"][k] * 1000) for k in ("p50", "p95", "p99"))),
+    (
+        "TPOT p50/p95/p99 ms",
+        lambda r: "/".join(_fmt(None if r["tpot_s"][k] is None else r["tpot_s"][k] * 1000) for k in ("p50", "p95", "p99")),
+    ),
     ("e2e p50/p95/p99 s", lambda r: "/".join(_fmt(r["e2e_s"][k]) for k in ("p50", "p95", "p99"))),
     ("output tokens/s", lambda r: _fmt(r["output_tokens_per_s"])),
     ("503s", lambda r: r["errors_503"]),
     ("504s", lambda r: r["errors_504"]),
     ("cut streams", lambda r: r["cut_streams"]),
-    ("  by ALB idle / route timeout / drain", lambda r: f"{r['cut_by_alb_idle']}/{r['cut_by_route_timeout']}/{r['cut_by_drain']}"),
+    (
+        "  by ALB idle / route timeout / drain",
+        lambda r: f"{r['cut_by_alb_idle']}/{r['cut_by_route_timeout']}/{r['cut_by_drain']}",
+    ),
     ("in flight at scale-in (a 0 s drain cuts them)", lambda r: r["in_flight_at_scale_in"]),
     ("preemptions", lambda r: r["preemptions"]),
     ("peak KV usage", lambda r: _fmt(None if r["peak_kv_usage"] is None else r["peak_kv_usage"] * 100, "%")),
     ("replicas start/peak/end", lambda r: f"{r['replicas']['start']}/{r['replicas']['peak']}/{r['replicas']['end']}"),
-    ("time to scale out s", lambda r: _fmt(r["time_to_scale_out_s"]) if r["time_to_scale_out_s"] is not None
-     else ("not in the run" if r["overload_at_s"] is not None else "-")),
+    (
+        "time to scale out s",
+        lambda r: (
+            _fmt(r["time_to_scale_out_s"])
+            if r["time_to_scale_out_s"] is not None
+            else ("not in the run" if r["overload_at_s"] is not None else "-")
+        ),
+    ),
 )
 
 
@@ -270,8 +311,12 @@ def render_text(report: Mapping[str, Any]) -> str:
 def render_markdown(report: Mapping[str, Any], plots: Optional[Mapping[str, str]] = None) -> str:
     """The same tables in Markdown, each model with its plot when written."""
     labels = [k.replace("_", " ") for k in ("derived", "seed_defaults") if k in report["runs"]]
-    lines = [f"# Simulation of `{report['stack']}`", "",
-             f"Profile `{report['profile']}`, {report['duration_s']:g} s simulated, seed {report['seed']}.", ""]
+    lines = [
+        f"# Simulation of `{report['stack']}`",
+        "",
+        f"Profile `{report['profile']}`, {report['duration_s']:g} s simulated, seed {report['seed']}.",
+        "",
+    ]
     for model in report["models"]:
         lines += [f"## {model}", "", "| | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
         for row in _table(report, model):

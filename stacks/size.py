@@ -22,8 +22,8 @@ from components.capacity.memory import COMPILE_CACHES, EngineArgs, plan_memory
 from components.capacity.models import UnknownModel, find_model, load_model_config
 from components.capacity.plan import settle_max_num_seqs
 from components.config import BLOCK_SIZES, Dtype, EngineConfig, KvCacheDtype, ModelConfig, Quantization
-from components.images import vllm_release
 from components.errors import ConfigError, Problem
+from components.images import vllm_release
 from stacks.report import memory_breakdown
 
 EXIT_FITS, EXIT_DOES_NOT_FIT, EXIT_INVALID = 0, 1, 2
@@ -65,31 +65,75 @@ def add_size_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--weights-gib", type=_number("--weights-gib"), help="whole checkpoint size in GiB (with --model-config)")
     p.add_argument("--gpu", help="GPU type: H100, H200, B200, A100-40GB, A100-80GB, L40S, L4, A10G, ...")
     p.add_argument("--gpu-memory-gib", type=_number("--gpu-memory-gib"), help="total memory the device reports, GiB")
-    p.add_argument("--tensor-parallel-size", type=_integer("--tensor-parallel-size", "tensor_parallel_size"), default=1, help="default 1")
-    p.add_argument("--pipeline-parallel-size", type=_integer("--pipeline-parallel-size", "pipeline_parallel_size"), default=1, help="default 1")
-    p.add_argument("--gpu-memory-utilization", type=_fraction("--gpu-memory-utilization"), default=None,
-                   help=f"fraction of total GPU memory (default: the stacks' {STACK_UTILIZATION}; with --vllm-version, "
-                        "that release's own default, 0.92 from vLLM 0.20, 0.90 before)")
-    p.add_argument("--max-model-len", type=_integer("--max-model-len", "max_model_len"), help="default: the model's max_position_embeddings")
-    p.add_argument("--max-num-seqs", type=_integer("--max-num-seqs", "max_num_seqs"),
-                   help="default: derived from the KV cache as the stacks' capacity plan derives it; with --vllm-version, "
-                        "vLLM's hardware default")
-    p.add_argument("--max-num-batched-tokens", type=_integer("--max-num-batched-tokens", "max_num_batched_tokens"),
-                   help="default: vLLM's hardware default")
-    p.add_argument("--block-size", type=_choice("--block-size", BLOCK_SIZES), default=16,
-                   help=f"tokens per KV block, one of {', '.join(map(str, BLOCK_SIZES))} (default 16)")
-    p.add_argument("--dtype", type=_choice("--dtype", get_args(Dtype)), default="auto", help=f"one of {', '.join(get_args(Dtype))} (default auto)")
-    p.add_argument("--kv-cache-dtype", type=_choice("--kv-cache-dtype", get_args(KvCacheDtype)), default="auto",
-                   help=f"one of {', '.join(get_args(KvCacheDtype))} (default auto)")
-    p.add_argument("--quantization", type=_choice("--quantization", get_args(Quantization)), default=None,
-                   help=f"one of {', '.join(get_args(Quantization))}; a pre-quantized checkpoint is sized by its own bytes")
+    p.add_argument(
+        "--tensor-parallel-size", type=_integer("--tensor-parallel-size", "tensor_parallel_size"), default=1, help="default 1"
+    )
+    p.add_argument(
+        "--pipeline-parallel-size",
+        type=_integer("--pipeline-parallel-size", "pipeline_parallel_size"),
+        default=1,
+        help="default 1",
+    )
+    p.add_argument(
+        "--gpu-memory-utilization",
+        type=_fraction("--gpu-memory-utilization"),
+        default=None,
+        help=f"fraction of total GPU memory (default: the stacks' {STACK_UTILIZATION}; with --vllm-version, "
+        "that release's own default, 0.92 from vLLM 0.20, 0.90 before)",
+    )
+    p.add_argument(
+        "--max-model-len", type=_integer("--max-model-len", "max_model_len"), help="default: the model's max_position_embeddings"
+    )
+    p.add_argument(
+        "--max-num-seqs",
+        type=_integer("--max-num-seqs", "max_num_seqs"),
+        help="default: derived from the KV cache as the stacks' capacity plan derives it; with --vllm-version, "
+        "vLLM's hardware default",
+    )
+    p.add_argument(
+        "--max-num-batched-tokens",
+        type=_integer("--max-num-batched-tokens", "max_num_batched_tokens"),
+        help="default: vLLM's hardware default",
+    )
+    p.add_argument(
+        "--block-size",
+        type=_choice("--block-size", BLOCK_SIZES),
+        default=16,
+        help=f"tokens per KV block, one of {', '.join(map(str, BLOCK_SIZES))} (default 16)",
+    )
+    p.add_argument(
+        "--dtype",
+        type=_choice("--dtype", get_args(Dtype)),
+        default="auto",
+        help=f"one of {', '.join(get_args(Dtype))} (default auto)",
+    )
+    p.add_argument(
+        "--kv-cache-dtype",
+        type=_choice("--kv-cache-dtype", get_args(KvCacheDtype)),
+        default="auto",
+        help=f"one of {', '.join(get_args(KvCacheDtype))} (default auto)",
+    )
+    p.add_argument(
+        "--quantization",
+        type=_choice("--quantization", get_args(Quantization)),
+        default=None,
+        help=f"one of {', '.join(get_args(Quantization))}; a pre-quantized checkpoint is sized by its own bytes",
+    )
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs (nothing reserved for them)")
-    p.add_argument("--vllm-version", type=_version, default=None,
-                   help=f"vLLM release whose accounting and defaults to follow, 0.8.0 to 0.33.x, e.g. 0.33.0, or unknown "
-                        f"(the most conservative accounting of them all; default: {STACK_RELEASE}, the release the stacks deploy)")
-    p.add_argument("--compile-cache", type=_choice("--compile-cache", COMPILE_CACHES), default="cold",
-                   help="state of vLLM's torch.compile cache at start-up: cold (empty, as a new pod's; the default) or "
-                        "warm (an earlier start of the same configuration left it, e.g. VLLM_CACHE_ROOT on a volume)")
+    p.add_argument(
+        "--vllm-version",
+        type=_version,
+        default=None,
+        help=f"vLLM release whose accounting and defaults to follow, 0.8.0 to 0.33.x, e.g. 0.33.0, or unknown "
+        f"(the most conservative accounting of them all; default: {STACK_RELEASE}, the release the stacks deploy)",
+    )
+    p.add_argument(
+        "--compile-cache",
+        type=_choice("--compile-cache", COMPILE_CACHES),
+        default="cold",
+        help="state of vLLM's torch.compile cache at start-up: cold (empty, as a new pod's; the default) or "
+        "warm (an earlier start of the same configuration left it, e.g. VLLM_CACHE_ROOT on a volume)",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
 
 
@@ -164,7 +208,13 @@ def _load_model(args: argparse.Namespace):
     use_repo_lock(LOCK_FILE)
     if args.model_config:
         if args.weights_gib is None:
-            raise ConfigError([Problem("--weights-gib", "is required with --model-config (the whole checkpoint's size in GiB)", has_value=False)])
+            raise ConfigError(
+                [
+                    Problem(
+                        "--weights-gib", "is required with --model-config (the whole checkpoint's size in GiB)", has_value=False
+                    )
+                ]
+            )
         path = Path(args.model_config)
         try:
             return load_model_config(path, args.weights_gib, name=args.model or path.stem)
@@ -218,13 +268,19 @@ def run_size(args: argparse.Namespace) -> int:
         # (A model that does not fit keeps vLLM's default: there is no cache to derive a count from.)
         first = plan.as_dict()
         typical = min(2048, first["max_model_len"])
-        seqs, why = settle_max_num_seqs(first["kv_cache_tokens"], typical, first["max_num_seqs"], first["max_num_batched_tokens"],
-                                        f"vLLM {version}'s default for {gpu.name}")
+        seqs, why = settle_max_num_seqs(
+            first["kv_cache_tokens"],
+            typical,
+            first["max_num_seqs"],
+            first["max_num_batched_tokens"],
+            f"vLLM {version}'s default for {gpu.name}",
+        )
         plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, replace(engine, max_num_seqs=seqs))
         derived = f"maxNumSeqs {seqs}, derived as the stacks' capacity plan derives it: {why}"
     if as_stacks:
-        source = (f"the release the stacks deploy, {STACK_IMAGE}; utilization {utilization:g}"
-                  + (" as given" if args.gpu_memory_utilization is not None else ", the stacks' default"))
+        source = f"the release the stacks deploy, {STACK_IMAGE}; utilization {utilization:g}" + (
+            " as given" if args.gpu_memory_utilization is not None else ", the stacks' default"
+        )
     else:
         source = "--vllm-version"
     figures = {"model": model.hf_id, **plan.as_dict(), "vllm_version": version, "vllm_version_from": source}

@@ -28,6 +28,7 @@ SHARED = Path(os.environ.get(REFERENCE_ENV) or ROOT.parent / "shared").resolve()
 STACKS = ROOT / "stacks"
 FETCH = "python tools/fetch_reference.py"
 
+
 def in_ci() -> bool:
     """True where CI runs the suite (CI=true), which must have every reference file."""
     return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
@@ -37,8 +38,7 @@ def shared_path(*parts: str) -> Path:
     """A path in the reference folder; absent, the test skips (and is counted), or fails under CI."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        message = (f"{path} is absent: set {REFERENCE_ENV} to the reference folder, or run `{FETCH}` "
-                   f"to fill {SHARED}")
+        message = f"{path} is absent: set {REFERENCE_ENV} to the reference folder, or run `{FETCH}` to fill {SHARED}"
         if in_ci():
             pytest.fail(f"CI=true: {message}", pytrace=False)
         pytest.skip(message)
@@ -73,7 +73,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG0
         terminalreporter.write_line(
             f"reference folder absent: {plural(sum(counts.values()), 'test')} skipped ({parts}); set {REFERENCE_ENV}=PATH "
             f"(now {SHARED}; default ../shared beside the checkout) or run `{FETCH}` to fill it (docs/reference-data.md)",
-            yellow=True, bold=True)
+            yellow=True,
+            bold=True,
+        )
 
 
 def stack_config(name: str) -> dict:

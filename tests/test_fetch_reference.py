@@ -15,8 +15,9 @@ spec.loader.exec_module(fetch)
 SOURCES = json.loads((ROOT / "tools" / "reference_sources.json").read_text())
 
 
-@pytest.mark.parametrize("part,pattern", [("crds", "**/*.yaml"), ("corpus", "manifests/**/*.y*ml"),
-                                          ("reference", "upstream-iam/*.[jy]*")])
+@pytest.mark.parametrize(
+    "part,pattern", [("crds", "**/*.yaml"), ("corpus", "manifests/**/*.y*ml"), ("reference", "upstream-iam/*.[jy]*")]
+)
 def test_the_list_names_every_file_of_the_reference_folder(part, pattern):
     present = sorted(p.relative_to(shared_path(part)).as_posix() for p in shared_path(part).glob(pattern))
     assert sorted(item["file"] for item in SOURCES[part]) == present
@@ -35,8 +36,8 @@ def test_every_item_is_pinned_to_a_commit():
 def test_values_used_lists_each_path_with_its_templates_and_subchart_prefix(tmp_path):
     (tmp_path / "templates").mkdir()
     (tmp_path / "templates" / "deploy.yaml").write_text(
-        "replicas: {{ .Values.replicaCount }}\n{{- toYaml .Values.resources | nindent 2 }}\n"
-        "{{ index .Values \"image\" \"tag\" }}\n")
+        'replicas: {{ .Values.replicaCount }}\n{{- toYaml .Values.resources | nindent 2 }}\n{{ index .Values "image" "tag" }}\n'
+    )
     (tmp_path / "charts" / "grafana" / "templates").mkdir(parents=True)
     (tmp_path / "charts" / "grafana" / "templates" / "svc.yaml").write_text("port: {{ .Values.service.port }}\n")
     rows = [line for line in fetch.values_used(tmp_path).splitlines() if not line.startswith("#")]
@@ -49,8 +50,10 @@ def test_values_used_lists_each_path_with_its_templates_and_subchart_prefix(tmp_
 
 
 def test_istio_crds_are_split_out_by_name():
-    text = "apiVersion: v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a.networking.istio.io\n" \
-           "---\napiVersion: v1\nkind: CustomResourceDefinition\nmetadata:\n  name: b.networking.istio.io\nspec: {}\n"
+    text = (
+        "apiVersion: v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a.networking.istio.io\n"
+        "---\napiVersion: v1\nkind: CustomResourceDefinition\nmetadata:\n  name: b.networking.istio.io\nspec: {}\n"
+    )
     assert fetch.split_crd(text, "b.networking.istio.io").endswith("name: b.networking.istio.io\nspec: {}\n")
     with pytest.raises(ValueError):
         fetch.split_crd(text, "c.networking.istio.io")

@@ -60,7 +60,7 @@ def promised_codes(text: str) -> dict[str, int]:
 def needs_missing_tools(offset: int, text: str = README) -> bool:
     """True when the paragraph before the block, or its section's heading, says it needs the Pulumi CLI (or a cluster)."""
     before = text[max(0, text.rfind("\n\n", 0, offset - 1)) : offset]
-    heading = text[: offset].rsplit("\n#", 1)[-1].split("\n", 1)[0]
+    heading = text[:offset].rsplit("\n#", 1)[-1].split("\n", 1)[0]
     return bool(NEEDS.search(before)) or "pulumi cli" in heading.lower()
 
 
@@ -92,7 +92,9 @@ def test_commands_that_cannot_run_here_say_why():
     for name, text in pages().items():
         for offset, lines in bash_blocks(text):
             if any(line.startswith(("pulumi ", "helm ")) or "pulumi up" in line for line in lines):
-                assert needs_missing_tools(offset, text), f"{name} block {lines[0]!r}... needs the Pulumi CLI: say so just before it"
+                assert needs_missing_tools(offset, text), (
+                    f"{name} block {lines[0]!r}... needs the Pulumi CLI: say so just before it"
+                )
 
 
 def runnable() -> list[str]:
@@ -125,20 +127,34 @@ def test_every_other_command_runs(workdir):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for command in commands:
         command = command.replace("python benchmarks/", f"python {ROOT}/benchmarks/")
-        proc = subprocess.run(["bash", "-c", command.replace("python ", f"{sys.executable} ", 1)], cwd=workdir, env=env,
-                              capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(
+            ["bash", "-c", command.replace("python ", f"{sys.executable} ", 1)],
+            cwd=workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         # 1 is a finding (a violation, a model that does not fit), not a broken command.
         assert proc.returncode in (0, 1), f"command failed: {command}\n{proc.stderr[-3000:]}"
         assert "Traceback" not in proc.stderr, command
         original = command.replace(f"python {ROOT}/benchmarks/", "python benchmarks/")
         if original in promised:
-            assert proc.returncode == promised[original], f"{original}: exit {proc.returncode}, the page says {promised[original]}"
+            assert proc.returncode == promised[original], (
+                f"{original}: exit {proc.returncode}, the page says {promised[original]}"
+            )
 
 
 def test_the_site_builds_strictly(tmp_path):
     """mkdocs build --strict: every page and every link (anchors included) whole."""
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 

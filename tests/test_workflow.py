@@ -48,7 +48,7 @@ def steps(workflow, job):
 def test_plan_uploads_sarif_and_writes_the_markdown_summary(workflow):
     runs = " ".join(s.get("run", "") for s in steps(workflow, "plan"))
     assert "python -m stacks plan" in runs and "--format sarif" in runs
-    assert "--format markdown >> \"$GITHUB_STEP_SUMMARY\"" in runs
+    assert '--format markdown >> "$GITHUB_STEP_SUMMARY"' in runs
     assert any(s.get("uses", "").startswith("github/codeql-action/upload-sarif@") for s in steps(workflow, "plan"))
     assert workflow["jobs"]["plan"]["permissions"]["security-events"] == "write"
 
@@ -67,4 +67,4 @@ def test_preview_runs_only_with_a_backend_and_credentials(workflow):
     assert re.fullmatch(r"\$\{\{ vars\.PULUMI_BACKEND_URL != '' && vars\.AWS_ROLE_TO_ASSUME != '' \}\}", job["if"])
     runs = " ".join(s.get("run", "") for s in job["steps"])
     assert "python -m policies build build/policy-pack" in runs
-    assert "pulumi preview --stack \"${{ matrix.stack }}\" --policy-pack build/policy-pack" in runs
+    assert 'pulumi preview --stack "${{ matrix.stack }}" --policy-pack build/policy-pack' in runs

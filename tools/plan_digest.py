@@ -36,7 +36,9 @@ def plan_digest(stacks: tuple[str, ...] = STACKS) -> dict[str, str]:
                 out = Path(tmp) / f"{stack}-{fmt}"
                 proc = subprocess.run(
                     [sys.executable, "-m", "stacks", "plan", stack, "--format", fmt, "--out", str(out)],
-                    cwd=ROOT, capture_output=True, check=False,
+                    cwd=ROOT,
+                    capture_output=True,
+                    check=False,
                 )
                 if proc.returncode != 0:
                     raise RuntimeError(f"plan {stack} exited {proc.returncode}: {proc.stderr.decode()[-2000:]}")

@@ -18,7 +18,9 @@ import sys
 import zipfile
 
 LOGGERS = "vllm/v1/metrics/loggers.py"
-CONSTRUCTOR = re.compile(r"(?:prometheus_client\.|_)(gauge|counter|histogram|Gauge|Counter|Histogram)(?:_cls)?\(\s*name=\s*[\"'](vllm:[a-z0-9_]+)[\"']")
+CONSTRUCTOR = re.compile(
+    r"(?:prometheus_client\.|_)(gauge|counter|histogram|Gauge|Counter|Histogram)(?:_cls)?\(\s*name=\s*[\"'](vllm:[a-z0-9_]+)[\"']"
+)
 
 
 def families(wheel: str) -> dict[str, tuple[str, int]]:

@@ -164,5 +164,6 @@ def serving_backend(m: ModelConfig) -> ServingBackend:
     try:
         return _REGISTRY[key]
     except KeyError:
-        raise LookupError(f"model {m.name!r}: no serving back-end registered for {key!r} (registered: "
-                          f"{', '.join(sorted(_REGISTRY)) or 'none'})") from None
+        raise LookupError(
+            f"model {m.name!r}: no serving back-end registered for {key!r} (registered: {', '.join(sorted(_REGISTRY)) or 'none'})"
+        ) from None

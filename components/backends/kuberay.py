@@ -42,8 +42,7 @@ class KubeRayBackend(ServingBackend):
 
     def pod_matcher(self, m: ModelConfig) -> str:
         """Every Ray pod: KubeRay names them <cluster>-head-<id> and <cluster>-<group>-worker-<id> (utils.PodName, v1.7.0)."""
-        return (f'pod=~"{m.name}-(head|{ray.WORKER_GROUP}-worker)-.+",'
-                f'container=~"{ray.HEAD_CONTAINER}|{ray.WORKER_CONTAINER}"')
+        return f'pod=~"{m.name}-(head|{ray.WORKER_GROUP}-worker)-.+",container=~"{ray.HEAD_CONTAINER}|{ray.WORKER_CONTAINER}"'
 
     def scale_target(self, m: ModelConfig) -> Optional[dict[str, str]]:
         """None: one fixed-size RayCluster (policy ray-multi-node-not-autoscaled refuses an HPA aimed at one)."""
@@ -65,13 +64,17 @@ class KubeRayBackend(ServingBackend):
         efa = self.efa_interfaces(m, plan)
         if efa:
             value = f"EFA ({efa} interfaces per node)"
-            reason = ("workers request vpc.amazonaws.com/efa, served by the aws-efa-k8s-device-plugin release; NCCL uses EFA "
-                      "through libfabric and the aws-ofi-nccl plugin in the image, and falls back to TCP sockets on "
-                      f"{d.nccl_socket_ifname} where the image has no such plugin")
+            reason = (
+                "workers request vpc.amazonaws.com/efa, served by the aws-efa-k8s-device-plugin release; NCCL uses EFA "
+                "through libfabric and the aws-ofi-nccl plugin in the image, and falls back to TCP sockets on "
+                f"{d.nccl_socket_ifname} where the image has no such plugin"
+            )
         else:
             value = f"TCP sockets on {d.nccl_socket_ifname}"
-            reason = ("no EFA requested (distributed.efa false, or the pool's instance types have none): "
-                      "NCCL_SOCKET_IFNAME carries the pipeline-parallel traffic")
+            reason = (
+                "no EFA requested (distributed.efa false, or the pool's instance types have none): "
+                "NCCL_SOCKET_IFNAME carries the pipeline-parallel traffic"
+            )
         return [{"setting": "NCCL transport", "value": value, "reason": reason}]
 
     def controller(self, name: str, cfg: StackConfig, opts: "pulumi.ResourceOptions") -> Optional[Controller]:
@@ -88,8 +91,12 @@ class KubeRayBackend(ServingBackend):
         return RayVllmService(
             request.name,
             RayVllmServiceArgs(
-                model=request.model, plan=request.plan, namespace=request.namespace, pool_name=request.pool_name,
-                hf_token_secret=request.hf_token_secret, api_key_secret=request.api_key_secret,
+                model=request.model,
+                plan=request.plan,
+                namespace=request.namespace,
+                pool_name=request.pool_name,
+                hf_token_secret=request.hf_token_secret,
+                api_key_secret=request.api_key_secret,
             ),
             opts=request.opts,
         )

@@ -32,7 +32,11 @@ GPU_NODE_AFFINITY = {
     "nodeAffinity": {
         "requiredDuringSchedulingIgnoredDuringExecution": {
             "nodeSelectorTerms": [
-                {"matchExpressions": [{"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]}]}
+                {
+                    "matchExpressions": [
+                        {"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]}
+                    ]
+                }
             ]
         }
     }
@@ -124,4 +128,8 @@ def pod_identity_agent_addon() -> dict[str, Any]:
     one would need a table per Kubernetes minor). On create, the add-on takes over an agent installed
     by hand (OVERWRITE); on update, changes made outside Pulumi are kept (PRESERVE).
     """
-    return {"addon_name": POD_IDENTITY_AGENT_ADDON, "resolve_conflicts_on_create": "OVERWRITE", "resolve_conflicts_on_update": "PRESERVE"}
+    return {
+        "addon_name": POD_IDENTITY_AGENT_ADDON,
+        "resolve_conflicts_on_create": "OVERWRITE",
+        "resolve_conflicts_on_update": "PRESERVE",
+    }

@@ -55,9 +55,7 @@ def in_flight_per_pod_query(model_name: str, namespace: str) -> str:
     The adapter rule's metricsQuery is the same expression with the adapter's template fields in
     place of the pod matchers (builders/prometheus_adapter.py).
     """
-    return (
-        f'sum by (pod) ({{__name__=~"{RUNNING}|{WAITING}",{model_selector(model_name, namespace)}}})'
-    )
+    return f'sum by (pod) ({{__name__=~"{RUNNING}|{WAITING}",{model_selector(model_name, namespace)}}})'
 
 
 def behavior(scale_down_stabilization_seconds: int) -> dict[str, Any]:
@@ -190,7 +188,9 @@ def scaling_summary(m: ModelConfig, plan: ServingPlan) -> Optional[dict[str, Any
         "backend": m.autoscaling.backend,
         "kind": "HorizontalPodAutoscaler" if adapter else "ScaledObject",
         "signal": f"{RUNNING} + {WAITING} per pod",
-        "metric": in_flight_metric_name(m.name) if adapter else f"sum({in_flight_per_pod_query(m.name, '<namespace>')}) / replicas",
+        "metric": in_flight_metric_name(m.name)
+        if adapter
+        else f"sum({in_flight_per_pod_query(m.name, '<namespace>')}) / replicas",
         "target_in_flight_per_pod": plan.target_in_flight_per_pod,
         # None: no admission limit (a vLLM release before --max-num-queued-reqs), the queue is unbounded.
         "replica_capacity": plan.max_num_seqs + plan.max_num_queued_reqs if plan.max_num_queued_reqs is not None else None,

@@ -36,7 +36,10 @@ def priority_classes() -> list[dict[str, Any]]:
         {
             "apiVersion": "scheduling.k8s.io/v1",
             "kind": "PriorityClass",
-            "metadata": {"name": BUFFER_PRIORITY_CLASS, "labels": recommended_labels(BUFFER_PRIORITY_CLASS, component="gpu-buffer")},
+            "metadata": {
+                "name": BUFFER_PRIORITY_CLASS,
+                "labels": recommended_labels(BUFFER_PRIORITY_CLASS, component="gpu-buffer"),
+            },
             "value": BUFFER_PRIORITY,
             "globalDefault": False,
             # Placeholders only hold room: they never evict anything themselves.
@@ -46,7 +49,10 @@ def priority_classes() -> list[dict[str, Any]]:
         {
             "apiVersion": "scheduling.k8s.io/v1",
             "kind": "PriorityClass",
-            "metadata": {"name": SERVING_PRIORITY_CLASS, "labels": recommended_labels(SERVING_PRIORITY_CLASS, component="inference")},
+            "metadata": {
+                "name": SERVING_PRIORITY_CLASS,
+                "labels": recommended_labels(SERVING_PRIORITY_CLASS, component="inference"),
+            },
             "value": SERVING_PRIORITY,
             "globalDefault": False,
             "preemptionPolicy": "PreemptLowerPriority",
@@ -82,8 +88,15 @@ def buffer_pod(plan: PoolPlan) -> dict[str, Any]:
                 {
                     "name": "pause",
                     "image": PAUSE_IMAGE,
-                    "resources": {"requests": dict(size), "limits": {"memory": size["memory"], "nvidia.com/gpu": size["nvidia.com/gpu"]}},
-                    "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}},
+                    "resources": {
+                        "requests": dict(size),
+                        "limits": {"memory": size["memory"], "nvidia.com/gpu": size["nvidia.com/gpu"]},
+                    },
+                    "securityContext": {
+                        "allowPrivilegeEscalation": False,
+                        "readOnlyRootFilesystem": True,
+                        "capabilities": {"drop": ["ALL"]},
+                    },
                 }
             ],
         },

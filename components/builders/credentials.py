@@ -83,5 +83,8 @@ def localmodel_job_namespace() -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Namespace",
-        "metadata": {"name": LOCALMODEL_JOB_NAMESPACE, "labels": recommended_labels(LOCALMODEL_JOB_NAMESPACE, component="namespace")},
+        "metadata": {
+            "name": LOCALMODEL_JOB_NAMESPACE,
+            "labels": recommended_labels(LOCALMODEL_JOB_NAMESPACE, component="namespace"),
+        },
     }

@@ -14,11 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
-from . import pod_identity
 from ..backends import serving_backend
-from .labels import recommended_labels
-# The controller's IAM policy has a module of its own; callers read it from here as before.
-from .lb_controller_iam import lb_controller_policy as lb_controller_policy
 from ..capacity.plan import ServingPlan
 from ..config import LONG_CONTEXT_HEADER, LONG_CONTEXT_VALUE, IngressConfig, ModelConfig
 from ..timeouts import (
@@ -27,6 +23,11 @@ from ..timeouts import (
     TCP_KEEPALIVE_TIME_SECONDS,
     shared_alb_idle,
 )
+from . import pod_identity
+from .labels import recommended_labels
+
+# The controller's IAM policy has a module of its own; callers read it from here as before.
+from .lb_controller_iam import lb_controller_policy as lb_controller_policy
 
 ALB = "alb.ingress.kubernetes.io"
 INGRESS_CLASS = "alb"
@@ -63,7 +64,9 @@ class Chart:
 
 EKS_CHARTS = "https://aws.github.io/eks-charts"
 ISTIO_CHARTS = "https://istio-release.storage.googleapis.com/charts"
-LB_CONTROLLER = Chart("aws-load-balancer-controller", "3.5.0", EKS_CHARTS)  # controller v3.5.0 (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2 API)
+LB_CONTROLLER = Chart(
+    "aws-load-balancer-controller", "3.5.0", EKS_CHARTS
+)  # controller v3.5.0 (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2 API)
 ISTIO_BASE = Chart("base", "1.30.3", ISTIO_CHARTS)
 ISTIOD = Chart("istiod", "1.30.3", ISTIO_CHARTS)
 ISTIO_GATEWAY = Chart("gateway", "1.30.3", ISTIO_CHARTS)
@@ -178,10 +181,14 @@ def alb_ingress(
     path = route_path(api_key)
     labels = recommended_labels("llm-ingress", component="ingress")
     if cfg.routing == "istio":
-        rules = [{
-            "host": f"*.{cfg.host}",
-            "http": {"paths": [{"path": path, "pathType": "Prefix", "backend": _backend(GATEWAY_RELEASE, GATEWAY_HTTP_PORT)}]},
-        }]
+        rules = [
+            {
+                "host": f"*.{cfg.host}",
+                "http": {
+                    "paths": [{"path": path, "pathType": "Prefix", "backend": _backend(GATEWAY_RELEASE, GATEWAY_HTTP_PORT)}]
+                },
+            }
+        ]
         ns = GATEWAY_NAMESPACE
     else:
         rules = []
@@ -211,7 +218,11 @@ def istio_gateway(cfg: IngressConfig) -> dict[str, Any]:
     return {
         "apiVersion": "networking.istio.io/v1",
         "kind": "Gateway",
-        "metadata": {"name": GATEWAY_NAME, "namespace": GATEWAY_NAMESPACE, "labels": recommended_labels(GATEWAY_NAME, component="ingress")},
+        "metadata": {
+            "name": GATEWAY_NAME,
+            "namespace": GATEWAY_NAMESPACE,
+            "labels": recommended_labels(GATEWAY_NAME, component="ingress"),
+        },
         "spec": {
             "selector": dict(GATEWAY_SELECTOR),
             "servers": [{"port": {"number": GATEWAY_HTTP_PORT, "name": "http", "protocol": "HTTP"}, "hosts": [f"*.{cfg.host}"]}],
@@ -224,26 +235,31 @@ def _route(m: ModelConfig, plan: ServingPlan, namespace: str, match: Optional[li
     route: dict[str, Any] = {"name": m.name}
     if match:
         route["match"] = match
-    route.update({
-        "route": [{"destination": {"host": service_host(m, namespace), "port": {"number": backend_of(m)[1]}}}],
-        # Replaces Envoy's 15 s default (Istio: no timeout at all); covers one fast-failing try + a full retry.
-        "timeout": _secs(chain.route_timeout_seconds),
-        "retries": {
-            "attempts": chain.retry.attempts,
-            "perTryTimeout": _secs(chain.per_try_timeout_seconds),
-            "retryOn": chain.retry.retry_on_header,
-            "retryIgnorePreviousHosts": True,
-        },
-    })
+    route.update(
+        {
+            "route": [{"destination": {"host": service_host(m, namespace), "port": {"number": backend_of(m)[1]}}}],
+            # Replaces Envoy's 15 s default (Istio: no timeout at all); covers one fast-failing try + a full retry.
+            "timeout": _secs(chain.route_timeout_seconds),
+            "retries": {
+                "attempts": chain.retry.attempts,
+                "perTryTimeout": _secs(chain.per_try_timeout_seconds),
+                "retryOn": chain.retry.retry_on_header,
+                "retryIgnorePreviousHosts": True,
+            },
+        }
+    )
     return route
 
 
-def virtual_service(m: ModelConfig, plans: Mapping[str, ServingPlan], cfg: IngressConfig, namespace: str,
-                    sibling: Optional[ModelConfig] = None) -> dict[str, Any]:
+def virtual_service(
+    m: ModelConfig, plans: Mapping[str, ServingPlan], cfg: IngressConfig, namespace: str, sibling: Optional[ModelConfig] = None
+) -> dict[str, Any]:
     """A model's VirtualService: its host on the gateway, timeouts and retries from the chain, the long sibling by header."""
     http = []
     if sibling is not None:
-        http.append(_route(sibling, plans[sibling.name], namespace, [{"headers": {LONG_CONTEXT_HEADER: {"exact": LONG_CONTEXT_VALUE}}}]))
+        http.append(
+            _route(sibling, plans[sibling.name], namespace, [{"headers": {LONG_CONTEXT_HEADER: {"exact": LONG_CONTEXT_VALUE}}}])
+        )
     http.append(_route(m, plans[m.name], namespace))
     return {
         "apiVersion": "networking.istio.io/v1",
@@ -282,7 +298,9 @@ def destination_rule(m: ModelConfig, plan: ServingPlan, namespace: str, gateway_
     if not chain.streaming:
         # A non-streamed response sends nothing until it ends: probe the silent connection.
         tcp["tcpKeepalive"] = {
-            "time": _secs(TCP_KEEPALIVE_TIME_SECONDS), "interval": _secs(TCP_KEEPALIVE_INTERVAL_SECONDS), "probes": TCP_KEEPALIVE_PROBES,
+            "time": _secs(TCP_KEEPALIVE_TIME_SECONDS),
+            "interval": _secs(TCP_KEEPALIVE_INTERVAL_SECONDS),
+            "probes": TCP_KEEPALIVE_PROBES,
         }
     return {
         "apiVersion": "networking.istio.io/v1",
@@ -389,5 +407,3 @@ def istio_releases(plans: Mapping[str, ServingPlan], gateway_replicas: int = 1) 
 def pod_identity_trust_policy(cluster_arn: str) -> dict[str, Any]:
     """The controller role's trust: EKS Pod Identity, for the controller's service account on this cluster only."""
     return pod_identity.trust_policy(cluster_arn, LB_CONTROLLER_NAMESPACE, LB_CONTROLLER_SERVICE_ACCOUNT)
-
-

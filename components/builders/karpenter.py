@@ -24,8 +24,10 @@ GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSched
 POOL_LABEL = "llm-serving.io/pool"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 from ..builders.labels import GPU_NAME_LABEL  # noqa: E402 (defined beside the labels: the policy pack reads it)
+
 # Subnets and security groups are found by this tag by default (Karpenter's getting-started convention).
 from ..facts import DISCOVERY_TAG  # noqa: E402
+
 # The exemption annotation of policy karpenter-gpu-nodepool-tainted (policies/framework.py EXEMPTION_PREFIX).
 CACHE_TAINT_EXEMPTION = "llm-serving.io/exempt-karpenter-gpu-nodepool-tainted"
 # Reasons Karpenter can budget (Karpenter v1.14.1 docs: Underutilized, Empty, Drifted; expiration is not budgetable).
@@ -53,7 +55,10 @@ def _block_devices(pool: GpuPoolConfig, plan: PoolPlan) -> list[dict[str, Any]]:
     if pool.ami_alias.startswith("bottlerocket@"):
         # Bottlerocket: a small OS volume and a data volume for images and ephemeral storage.
         return [
-            {"deviceName": "/dev/xvda", "ebs": {"volumeSize": "8Gi", "volumeType": "gp3", "encrypted": True, "deleteOnTermination": True}},
+            {
+                "deviceName": "/dev/xvda",
+                "ebs": {"volumeSize": "8Gi", "volumeType": "gp3", "encrypted": True, "deleteOnTermination": True},
+            },
             {"deviceName": "/dev/xvdb", "rootVolume": True, "ebs": ebs},
         ]
     return [{"deviceName": "/dev/xvda", "rootVolume": True, "ebs": ebs}]
@@ -122,28 +127,34 @@ def cache_user_data() -> str:
     """
     from .model_source import AGENT_HOST_PATH, NVME_CACHE_DIR
 
-    mount = (f"mkdir -p {NVME_CACHE_DIR} {AGENT_HOST_PATH} && "
-             f"(mountpoint -q {AGENT_HOST_PATH} || mount --bind {NVME_CACHE_DIR} {AGENT_HOST_PATH})")
-    script = "\n".join([
-        "#!/bin/bash",
-        "set -eu",
-        "mkdir -p /etc/systemd/system/kubelet.service.d",
-        f"printf '%s\\n' '[Service]' 'ExecStartPre=/bin/sh -c \"{mount}\"' > /etc/systemd/system/kubelet.service.d/90-kserve-models.conf",
-        "systemctl daemon-reload",
-    ])
+    mount = (
+        f"mkdir -p {NVME_CACHE_DIR} {AGENT_HOST_PATH} && "
+        f"(mountpoint -q {AGENT_HOST_PATH} || mount --bind {NVME_CACHE_DIR} {AGENT_HOST_PATH})"
+    )
+    script = "\n".join(
+        [
+            "#!/bin/bash",
+            "set -eu",
+            "mkdir -p /etc/systemd/system/kubelet.service.d",
+            f"printf '%s\\n' '[Service]' 'ExecStartPre=/bin/sh -c \"{mount}\"' > /etc/systemd/system/kubelet.service.d/90-kserve-models.conf",
+            "systemctl daemon-reload",
+        ]
+    )
     boundary = "LLMSERVINGKSERVEMODELS"
-    return "\n".join([
-        "MIME-Version: 1.0",
-        f'Content-Type: multipart/mixed; boundary="{boundary}"',
-        "",
-        f"--{boundary}",
-        'Content-Type: text/x-shellscript; charset="us-ascii"',
-        "",
-        script,
-        "",
-        f"--{boundary}--",
-        "",
-    ])
+    return "\n".join(
+        [
+            "MIME-Version: 1.0",
+            f'Content-Type: multipart/mixed; boundary="{boundary}"',
+            "",
+            f"--{boundary}",
+            'Content-Type: text/x-shellscript; charset="us-ascii"',
+            "",
+            script,
+            "",
+            f"--{boundary}--",
+            "",
+        ]
+    )
 
 
 def cache_taint() -> dict[str, str]:
@@ -196,10 +207,17 @@ def ec2_node_class(
         "amiSelectorTerms": [{"alias": pool.ami_alias}],
         "role": node_role,
         "subnetSelectorTerms": subnet_selector_terms(subnets or SubnetSelectorConfig(), cluster_name),
-        "securityGroupSelectorTerms": security_group_selector_terms(security_groups or SecurityGroupSelectorConfig(), cluster_name, extra),
+        "securityGroupSelectorTerms": security_group_selector_terms(
+            security_groups or SecurityGroupSelectorConfig(), cluster_name, extra
+        ),
         "blockDeviceMappings": _block_devices(pool, plan),
         # IMDSv2 only, and a hop limit of 1 so pods cannot reach the node role's credentials.
-        "metadataOptions": {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled", "httpPutResponseHopLimit": 1, "httpTokens": "required"},
+        "metadataOptions": {
+            "httpEndpoint": "enabled",
+            "httpProtocolIPv6": "disabled",
+            "httpPutResponseHopLimit": 1,
+            "httpTokens": "required",
+        },
         "tags": {POOL_LABEL: pool.name, "llm-serving.io/cluster": cluster_name},
     }
     if plan.local_nvme_gb:
@@ -233,7 +251,12 @@ def disruption_budgets(pool: GpuPoolConfig) -> list[dict[str, Any]]:
     budgets: list[dict[str, Any]] = []
     if w.hours < HOURS_PER_WEEK:
         budgets.append(
-            {"nodes": "0", "reasons": list(WINDOWED_REASONS), "schedule": f"0 {end_hour % 24} * * {day}", "duration": f"{HOURS_PER_WEEK - w.hours}h"}
+            {
+                "nodes": "0",
+                "reasons": list(WINDOWED_REASONS),
+                "schedule": f"0 {end_hour % 24} * * {day}",
+                "duration": f"{HOURS_PER_WEEK - w.hours}h",
+            }
         )
     budgets.append({"nodes": "1"})
     return budgets
@@ -278,4 +301,3 @@ def node_pool(pool: GpuPoolConfig, plan: PoolPlan, labels: dict[str, str] | None
             "limits": {GPU_TAINT_KEY: plan.gpu_limit},
         },
     }
-

@@ -29,7 +29,12 @@ SERVICE_ACCOUNT = "karpenter"
 
 # The node role's managed policies, in the reference KarpenterNodeRole's order (EKS CNI, EKS worker,
 # ECR pull only, SSM for node access without SSH).
-NODE_POLICIES = ("AmazonEKS_CNI_Policy", "AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly", "AmazonSSMManagedInstanceCore")
+NODE_POLICIES = (
+    "AmazonEKS_CNI_Policy",
+    "AmazonEKSWorkerNodePolicy",
+    "AmazonEC2ContainerRegistryPullOnly",
+    "AmazonSSMManagedInstanceCore",
+)
 
 # EventBridge rules that feed the interruption queue (same reference template): name -> (source, detail-type).
 # The capacity-reservation warning matters to pools with capacityTypes [reserved].
@@ -97,7 +102,10 @@ class _Scope:
 
     @property
     def owned_request(self) -> dict[str, str]:
-        return {f"aws:RequestTag/kubernetes.io/cluster/{self.cluster}": "owned", "aws:RequestTag/eks:eks-cluster-name": self.cluster}
+        return {
+            f"aws:RequestTag/kubernetes.io/cluster/{self.cluster}": "owned",
+            "aws:RequestTag/eks:eks-cluster-name": self.cluster,
+        }
 
     @property
     def of_a_nodepool(self) -> dict[str, str]:
@@ -203,7 +211,10 @@ def _iam_integration(s: _Scope) -> dict[str, Any]:
                     **s.owned_request,
                     "aws:RequestTag/topology.kubernetes.io/region": s.region,
                 },
-                "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*", "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+                "StringLike": {
+                    "aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*",
+                    "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*",
+                },
             },
         },
         {
@@ -286,12 +297,19 @@ def _resource_discovery(s: _Scope) -> dict[str, Any]:
         },
         {"Sid": "AllowPricingReadActions", "Effect": "Allow", "Resource": "*", "Action": "pricing:GetProducts"},
         # IAM's List APIs take no resource scope; the instance-profile garbage collector lists them.
-        {"Sid": "AllowUnscopedInstanceProfileListAction", "Effect": "Allow", "Resource": "*", "Action": "iam:ListInstanceProfiles"},
+        {
+            "Sid": "AllowUnscopedInstanceProfileListAction",
+            "Effect": "Allow",
+            "Resource": "*",
+            "Action": "iam:ListInstanceProfiles",
+        },
         {"Sid": "AllowInstanceProfileReadActions", "Effect": "Allow", "Resource": s.profile, "Action": "iam:GetInstanceProfile"},
     )
 
 
-def controller_policies(cluster: str, region: str, account: str, partition: str, queue_arn: str, node_role_arn: str) -> dict[str, dict[str, Any]]:
+def controller_policies(
+    cluster: str, region: str, account: str, partition: str, queue_arn: str, node_role_arn: str
+) -> dict[str, dict[str, Any]]:
     """The controller's six policy documents, keyed by the reference template's resource names, in its order."""
     scope = _Scope(cluster, region, account, partition, queue_arn, node_role_arn)
     return {
@@ -304,7 +322,9 @@ def controller_policies(cluster: str, region: str, account: str, partition: str,
     }
 
 
-def controller_policy(cluster: str, region: str, account: str, partition: str, queue_arn: str, node_role_arn: str) -> dict[str, Any]:
+def controller_policy(
+    cluster: str, region: str, account: str, partition: str, queue_arn: str, node_role_arn: str
+) -> dict[str, Any]:
     """The six reference documents as one inline policy (their Sids are distinct), in the template's order."""
     docs = controller_policies(cluster, region, account, partition, queue_arn, node_role_arn)
     return {"Version": "2012-10-17", "Statement": [st for d in docs.values() for st in d["Statement"]]}
@@ -379,7 +399,10 @@ def karpenter_values(cluster: str, queue_name: str, capacity_buffer: bool) -> di
 
 def karpenter_release(namespace: str, cluster: str, queue_name: str, capacity_buffer: bool) -> dict[str, Any]:
     """The Karpenter Helm release as plain data; its crds/ are skipped (the karpenter-crd release owns them)."""
-    return {**release(KARPENTER, "karpenter", namespace, karpenter_values(cluster, queue_name, capacity_buffer)), "skipCrds": True}
+    return {
+        **release(KARPENTER, "karpenter", namespace, karpenter_values(cluster, queue_name, capacity_buffer)),
+        "skipCrds": True,
+    }
 
 
 def karpenter_crd_release(namespace: str) -> dict[str, Any]:

@@ -16,8 +16,12 @@ from typing import Optional
 
 
 def eks_kubeconfig(
-    cluster_name: str, endpoint: str, certificate_authority_data: str, region: str,
-    profile: Optional[str] = None, role_arn: Optional[str] = None,
+    cluster_name: str,
+    endpoint: str,
+    certificate_authority_data: str,
+    region: str,
+    profile: Optional[str] = None,
+    role_arn: Optional[str] = None,
 ) -> str:
     """A kubeconfig for one EKS cluster whose user runs ``aws eks get-token`` as the given profile / role; stable text."""
     args = ["--region", region, "eks", "get-token", "--cluster-name", cluster_name, "--output", "json"]
@@ -35,7 +39,9 @@ def eks_kubeconfig(
     doc = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": certificate_authority_data}}],
+        "clusters": [
+            {"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": certificate_authority_data}}
+        ],
         "users": [{"name": cluster_name, "user": user}],
         "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
         "current-context": cluster_name,

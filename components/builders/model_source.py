@@ -59,7 +59,10 @@ def model_args(m: ModelConfig) -> list[str]:
 def model_env(m: ModelConfig) -> list[dict[str, Any]]:
     """Environment the source needs (the S3 client's region; the URI KServe matches to a LocalModelCache)."""
     if m.source.type == "s3":
-        return [{"name": "AWS_REGION", "value": str(m.source.region)}, {"name": "RUNAI_STREAMER_CONCURRENCY", "value": str(RUNAI_CONCURRENCY)}]
+        return [
+            {"name": "AWS_REGION", "value": str(m.source.region)},
+            {"name": "RUNAI_STREAMER_CONCURRENCY", "value": str(RUNAI_CONCURRENCY)},
+        ]
     if m.source.type == "localCache":
         return [{"name": "STORAGE_URI", "value": cache_source_uri(m)}]
     return []
@@ -86,10 +89,15 @@ def s3_read_policy(
     if kms_key_arn:
         if not region:
             raise ValueError("a KMS key needs the bucket's region (kms:ViaService)")
-        statements.append({
-            "Sid": "DecryptMirror", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": kms_key_arn,
-            "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.{dns_suffix}"}},
-        })
+        statements.append(
+            {
+                "Sid": "DecryptMirror",
+                "Effect": "Allow",
+                "Action": "kms:Decrypt",
+                "Resource": kms_key_arn,
+                "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.{dns_suffix}"}},
+            }
+        )
     return {"Version": "2012-10-17", "Statement": statements}
 
 
@@ -98,7 +106,11 @@ def reader_service_account(m: ModelConfig, namespace: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
-        "metadata": {"name": str(m.source.service_account), "namespace": namespace, "labels": recommended_labels(m.name, component="model-reader")},
+        "metadata": {
+            "name": str(m.source.service_account),
+            "namespace": namespace,
+            "labels": recommended_labels(m.name, component="model-reader"),
+        },
         "automountServiceAccountToken": False,
     }
 
@@ -120,7 +132,11 @@ def local_model_node_group(plan: PoolPlan) -> dict[str, Any]:
                 "storageClassName": "local-storage",
                 "local": {"path": AGENT_HOST_PATH},
                 "nodeAffinity": {
-                    "required": {"nodeSelectorTerms": [{"matchExpressions": [{"key": POOL_LABEL, "operator": "In", "values": [plan.name]}]}]}
+                    "required": {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": POOL_LABEL, "operator": "In", "values": [plan.name]}]}
+                        ]
+                    }
                 },
             },
             "persistentVolumeClaimSpec": {
@@ -140,7 +156,11 @@ def local_model_cache(m: ModelConfig, checkpoint_gib: float, service_account: Op
     gets: KServe injects credentials only when the cache names one (kserve v0.20.0
     pkg/controller/v1alpha1/localmodelnode/controller.go:173-179), so a gated model needs it.
     """
-    spec: dict[str, Any] = {"sourceModelUri": cache_source_uri(m), "modelSize": f"{int(checkpoint_gib * 1.1) + 1}Gi", "nodeGroups": [m.pool]}
+    spec: dict[str, Any] = {
+        "sourceModelUri": cache_source_uri(m),
+        "modelSize": f"{int(checkpoint_gib * 1.1) + 1}Gi",
+        "nodeGroups": [m.pool],
+    }
     if service_account:
         spec["serviceAccountName"] = service_account
     return {
@@ -187,7 +207,13 @@ def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> 
                     "tolerations": [dict(GPU_TOLERATION)],
                     "terminationGracePeriodSeconds": 0,
                     "initContainers": [
-                        {"name": f"pull-{i}", "image": image, "command": ["/bin/sh", "-c", "exit 0"], "resources": small, "securityContext": secure}
+                        {
+                            "name": f"pull-{i}",
+                            "image": image,
+                            "command": ["/bin/sh", "-c", "exit 0"],
+                            "resources": small,
+                            "securityContext": secure,
+                        }
                         for i, image in enumerate(images)
                     ],
                     "containers": [
@@ -195,7 +221,12 @@ def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> 
                             "name": "pause",
                             "image": "registry.k8s.io/pause:3.10",
                             "resources": small,
-                            "securityContext": {**secure, "readOnlyRootFilesystem": True, "runAsNonRoot": True, "runAsUser": 65535},
+                            "securityContext": {
+                                **secure,
+                                "readOnlyRootFilesystem": True,
+                                "runAsNonRoot": True,
+                                "runAsUser": 65535,
+                            },
                         }
                     ],
                 },

@@ -160,7 +160,9 @@ def rule_group_name(m: ModelConfig) -> str:
     return f"llm-serving.{m.name}"
 
 
-def prometheus_rule(m: ModelConfig, plan: ServingPlan, namespace: str, alerts: AlertsConfig, monitor_labels: Mapping[str, str]) -> dict[str, Any]:
+def prometheus_rule(
+    m: ModelConfig, plan: ServingPlan, namespace: str, alerts: AlertsConfig, monitor_labels: Mapping[str, str]
+) -> dict[str, Any]:
     """A PrometheusRule holding the model's alert group."""
     return {
         "apiVersion": "monitoring.coreos.com/v1",

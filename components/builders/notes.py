@@ -24,12 +24,14 @@ def controller_notes(m: ModelConfig, plan: ServingPlan, cfg: StackConfig) -> lis
         n = cfg.ingress.gateway_replica_count(cfg.environment)
         active, pending = connection_limits(m, plan, n)
         total, total_pending = connection_limits(m, plan, 1)
-        rows.append({
-            "setting": "DestinationRule connectionPool http2MaxRequests / http1MaxPendingRequests (per gateway replica)",
-            "value": f"{active} / {pending}",
-            "reason": f"the model's {total} active / {total_pending} pending (batch + queue x maxReplicas) divided among "
-                      f"{n} ingress-gateway replica(s), rounded down: Envoy counts these limits per proxy, not for the gateway as a whole",
-        })
+        rows.append(
+            {
+                "setting": "DestinationRule connectionPool http2MaxRequests / http1MaxPendingRequests (per gateway replica)",
+                "value": f"{active} / {pending}",
+                "reason": f"the model's {total} active / {total_pending} pending (batch + queue x maxReplicas) divided among "
+                f"{n} ingress-gateway replica(s), rounded down: Envoy counts these limits per proxy, not for the gateway as a whole",
+            }
+        )
     # What the model's back-end adds (a multi-node engine's NCCL transport): components/backends/.
     rows.extend(serving_backend(m).notes(m, plan))
     return rows

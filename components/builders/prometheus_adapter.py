@@ -83,8 +83,11 @@ def adapter_values(models: Sequence[ModelConfig], namespace: str, cfg: Monitorin
         "rules": {
             "default": False,
             # A model its back-end does not autoscale (a multi-node Ray cluster) has no HPA, so no metric to serve.
-            "custom": [adapter_rule(m, namespace) for m in models
-                       if m.autoscaling.backend == "prometheus-adapter" and serving_backend(m).scale_target(m) is not None],
+            "custom": [
+                adapter_rule(m, namespace)
+                for m in models
+                if m.autoscaling.backend == "prometheus-adapter" and serving_backend(m).scale_target(m) is not None
+            ],
             "external": [],
         },
     }

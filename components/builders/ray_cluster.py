@@ -113,20 +113,27 @@ def head_script(m: ModelConfig, plan: ServingPlan) -> str:
     layout = plan.layout
     assert layout is not None, "a Ray head needs the capacity plan's layout"
     gpus = layout.gpus
-    check = (f'import ray, sys; ray.init(address="auto", logging_level="ERROR"); '
-             f'sys.exit(0 if ray.cluster_resources().get("GPU", 0) >= {gpus} else 1)')
+    check = (
+        f'import ray, sys; ray.init(address="auto", logging_level="ERROR"); '
+        f'sys.exit(0 if ray.cluster_resources().get("GPU", 0) >= {gpus} else 1)'
+    )
     command = " ".join(shlex.quote(a) for a in ["vllm", "serve", *ray_vllm_args(m, plan)])
-    return "\n".join([
-        "set -eu",
-        # As KubeRay's own command line does; not fatal where the runtime forbids raising it.
-        'ulimit -n "${RAY_START_ULIMIT_OPEN_FILES:-65536}" || echo "open-file limit left at $(ulimit -n)"',
-        # KubeRay's generated line ends in --block (pod.go generateRayStartParams); drop it to go on.
-        'eval "${KUBERAY_GEN_RAY_START_CMD/--block/}"',
-        f"until python3 -c {shlex.quote(check)}; do",
-        f'  echo "waiting for {layout.nodes} workers ({gpus} GPUs) to join the Ray cluster"; sleep {JOIN_POLL_SECONDS}',
-        "done",
-        f"exec {command}",
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                "set -eu",
+                # As KubeRay's own command line does; not fatal where the runtime forbids raising it.
+                'ulimit -n "${RAY_START_ULIMIT_OPEN_FILES:-65536}" || echo "open-file limit left at $(ulimit -n)"',
+                # KubeRay's generated line ends in --block (pod.go generateRayStartParams); drop it to go on.
+                'eval "${KUBERAY_GEN_RAY_START_CMD/--block/}"',
+                f"until python3 -c {shlex.quote(check)}; do",
+                f'  echo "waiting for {layout.nodes} workers ({gpus} GPUs) to join the Ray cluster"; sleep {JOIN_POLL_SECONDS}',
+                "done",
+                f"exec {command}",
+            ]
+        )
+        + "\n"
+    )
 
 
 def distributed(m: ModelConfig) -> DistributedConfig:
@@ -165,7 +172,12 @@ _MOUNTS = [{"name": SHM_VOLUME, "mountPath": "/dev/shm"}, {"name": CACHE_VOLUME,
 
 
 def _http_probe(path: str, period: int, failures: int) -> dict[str, Any]:
-    return {"httpGet": {"path": path, "port": API_PORT}, "periodSeconds": period, "timeoutSeconds": 5, "failureThreshold": failures}
+    return {
+        "httpGet": {"path": path, "port": API_PORT},
+        "periodSeconds": period,
+        "timeoutSeconds": 5,
+        "failureThreshold": failures,
+    }
 
 
 def _raylet_probe(period: int, failures: int) -> dict[str, Any]:
@@ -173,14 +185,21 @@ def _raylet_probe(period: int, failures: int) -> dict[str, Any]:
     # "success"), done with the image's python3 instead of wget.
     url = f"http://localhost:{DASHBOARD_AGENT_PORT}/api/local_raylet_healthz"
     code = f"import sys, urllib.request; sys.exit(0 if b'success' in urllib.request.urlopen('{url}', timeout=2).read() else 1)"
-    return {"exec": {"command": ["python3", "-c", code]}, "periodSeconds": period, "timeoutSeconds": 5, "failureThreshold": failures}
+    return {
+        "exec": {"command": ["python3", "-c", code]},
+        "periodSeconds": period,
+        "timeoutSeconds": 5,
+        "failureThreshold": failures,
+    }
 
 
 def _object_store_bytes(shm_gib: int) -> str:
     return str(shm_gib * 1024**3 // 2)
 
 
-def _pod_spec(m: ModelConfig, plan: ServingPlan, pool: str, container: dict[str, Any], shm_gib: int, cache_gib: int) -> dict[str, Any]:
+def _pod_spec(
+    m: ModelConfig, plan: ServingPlan, pool: str, container: dict[str, Any], shm_gib: int, cache_gib: int
+) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "terminationGracePeriodSeconds": pod_drain(plan).grace_seconds,
         # Pool, GPU type and the serving priority, as every serving pod (builders/scheduling.py). No spread: each
@@ -214,7 +233,9 @@ def _template_metadata(m: ModelConfig, role: str, annotations: Optional[Mapping[
 HEAD_NO_GPU_ENV = {"name": "CUDA_VISIBLE_DEVICES", "value": ""}
 
 
-def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional[str], api_key_secret: Optional[str] = None) -> dict[str, Any]:
+def head_group(
+    m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional[str], api_key_secret: Optional[str] = None
+) -> dict[str, Any]:
     """The head group: no GPU (num-gpus "0"), runs the vLLM API server and engine core."""
     head = plan.head_resources
     assert head is not None and plan.layout is not None
@@ -239,7 +260,11 @@ def head_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Optional
             {"containerPort": API_PORT, "name": "http", "protocol": "TCP"},
         ],
         "resources": {
-            "requests": {"cpu": str(head.cpu), "memory": f"{head.memory_gib}Gi", "ephemeral-storage": f"{head.ephemeral_storage_gib}Gi"},
+            "requests": {
+                "cpu": str(head.cpu),
+                "memory": f"{head.memory_gib}Gi",
+                "ephemeral-storage": f"{head.ephemeral_storage_gib}Gi",
+            },
             "limits": {"memory": f"{head.memory_gib}Gi"},
         },
         # vLLM answers no HTTP until the engine is built on every worker (vllm-project/vllm v0.33.0 section 3): the
@@ -311,7 +336,11 @@ def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Option
 
 
 def ray_cluster(
-    m: ModelConfig, plan: ServingPlan, namespace: str, hf_secret: Optional[str], pool: Optional[str] = None,
+    m: ModelConfig,
+    plan: ServingPlan,
+    namespace: str,
+    hf_secret: Optional[str],
+    pool: Optional[str] = None,
     api_key_secret: Optional[str] = None,
 ) -> dict[str, Any]:
     """The RayCluster running one multi-node vLLM engine for ``m`` on Karpenter NodePool ``pool`` (default m.pool)."""

@@ -42,8 +42,18 @@ def serving_pod_scheduling(pool: str, gpu_name: str, spread_labels: Optional[Map
     if spread_labels is not None:
         selector = {"matchLabels": dict(spread_labels)}
         scheduling["topologySpreadConstraints"] = [
-            {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": selector},
-            {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": selector},
+            {
+                "maxSkew": 1,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "ScheduleAnyway",
+                "labelSelector": selector,
+            },
+            {
+                "maxSkew": 1,
+                "topologyKey": "kubernetes.io/hostname",
+                "whenUnsatisfiable": "ScheduleAnyway",
+                "labelSelector": selector,
+            },
         ]
     return scheduling
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
 from ..builders.credentials import HF_TOKEN_KEY, model_service_account_name
+from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
 from ..builders.labels import recommended_labels
 from ..builders.model_source import model_args, model_env
 from ..builders.scheduling import ISVC_LABEL, karpenter_gpu_name, pod_drain, serving_pod_scheduling
-from ..images import image_tag
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig
+from ..images import image_tag
 
 DEPLOYMENT_MODE = "Standard"  # pkg/constants/constants.go: Standard; RawDeployment is the deprecated alias
 CONTAINER_NAME = "kserve-container"  # KServe's name for the predictor's serving container
@@ -247,4 +247,3 @@ def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
             "unhealthyPodEvictionPolicy": "AlwaysAllow",
         },
     }
-

@@ -109,7 +109,6 @@ def accounting_for(version: Optional[str]) -> Optional[Accounting]:
     return FAST_SAMPLER if minor >= 17 else SORT_SAMPLER
 
 
-
 def hardware_batch_defaults(gpu: Gpu) -> tuple[int, int]:
     """vLLM 0.33's OpenAI-server defaults (max_num_batched_tokens, max_num_seqs) for a GPU.
 
@@ -131,4 +130,3 @@ def batch_defaults_for(gpu: Gpu, version: Optional[str]) -> tuple[int, int]:
     text = f"{release[0]}.{release[1]}.0" if release is not None else NEWEST_READ
     tokens, seqs, _tier = batch_defaults(gpu.memory_gib, gpu.name, text)
     return tokens, seqs
-

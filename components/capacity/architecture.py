@@ -165,7 +165,8 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
         # hidden_size < num_attention_heads: a head would have no dimension (and the KV math divides by it).
         raise ArchitectureError(
             f"config.json hidden_size = {hidden} is smaller than num_attention_heads = {heads}; "
-            "a head needs at least one dimension (set head_dim or fix the file)")
+            "a head needs at least one dimension (set head_dim or fix the file)"
+        )
     vocab = _int(cfg, "vocab_size")
     inter = _int(cfg, "intermediate_size", "ffn_dim", default=4 * hidden, required=False)
     max_pos = _int(cfg, "max_position_embeddings", "max_seq_len", "n_positions", default=4096, required=False)
@@ -238,9 +239,17 @@ def _vision_encoder(config: Mapping[str, Any]) -> Optional[VisionEncoder]:
     width = fields.pop("embed_dim")
     inter = int(width * ratio)
     if inter <= 0:
-        raise ArchitectureError(f"config.json vision_config embed_dim x mlp_ratio = {width} x {format_value(ratio)}: must be >= 1")
-    return VisionEncoder(hidden_size=width, intermediate_size=inter, out_hidden_size=fields.pop("hidden_size"),
-                         **fields, in_channels=channels, mlp="quick_gelu")
+        raise ArchitectureError(
+            f"config.json vision_config embed_dim x mlp_ratio = {width} x {format_value(ratio)}: must be >= 1"
+        )
+    return VisionEncoder(
+        hidden_size=width,
+        intermediate_size=inter,
+        out_hidden_size=fields.pop("hidden_size"),
+        **fields,
+        in_channels=channels,
+        mlp="quick_gelu",
+    )
 
 
 def _max_len_limit(cfg: Mapping[str, Any], max_pos: int) -> int:
@@ -253,7 +262,9 @@ def _max_len_limit(cfg: Mapping[str, Any], max_pos: int) -> int:
     if kind not in ("yarn", "linear", "dynamic") or isinstance(factor, bool) or not isinstance(factor, (int, float)):
         return max_pos
     if not 0 < factor <= _MAX_ROPE_FACTOR:  # NaN fails this too
-        raise ArchitectureError(f"config.json rope_scaling.factor = {format_value(factor)}: must be a number in (0, {_MAX_ROPE_FACTOR}]")
+        raise ArchitectureError(
+            f"config.json rope_scaling.factor = {format_value(factor)}: must be a number in (0, {_MAX_ROPE_FACTOR}]"
+        )
     if factor <= 1:
         return max_pos
     base = max_pos

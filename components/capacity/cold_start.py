@@ -79,14 +79,44 @@ def startup_parts(source: str, checkpoint_gib: float, gpus: int, enforce_eager: 
     """The phases between container start and a ready engine for weights from ``source``."""
     parts = [Part("process start", PROCESS_START_S, "vllm-project/vllm issues #20264, #44881")]
     if source == "huggingface":
-        parts.append(Part("download from Hugging Face", math.ceil(checkpoint_gib / HF_DOWNLOAD_GIB_S), "an estimate, no measured source: 16 GB in 1-3 min"))
-        parts.append(Part("load from disk", math.ceil(checkpoint_gib / GP3_LOAD_GIB_S), "run-ai/runai-model-streamer docs/src/benchmarks.md @1e56c33 (gp3, safetensors loader)"))
+        parts.append(
+            Part(
+                "download from Hugging Face",
+                math.ceil(checkpoint_gib / HF_DOWNLOAD_GIB_S),
+                "an estimate, no measured source: 16 GB in 1-3 min",
+            )
+        )
+        parts.append(
+            Part(
+                "load from disk",
+                math.ceil(checkpoint_gib / GP3_LOAD_GIB_S),
+                "run-ai/runai-model-streamer docs/src/benchmarks.md @1e56c33 (gp3, safetensors loader)",
+            )
+        )
     elif source == "s3":
-        parts.append(Part("stream from S3 (Run:ai streamer)", math.ceil(checkpoint_gib / S3_STREAM_GIB_S), "run-ai/runai-model-streamer docs/src/benchmarks.md @1e56c33 (S3, concurrency 16)"))
+        parts.append(
+            Part(
+                "stream from S3 (Run:ai streamer)",
+                math.ceil(checkpoint_gib / S3_STREAM_GIB_S),
+                "run-ai/runai-model-streamer docs/src/benchmarks.md @1e56c33 (S3, concurrency 16)",
+            )
+        )
     else:
-        parts.append(Part("load from node NVMe cache", math.ceil(checkpoint_gib / NVME_LOAD_GIB_S), "anyscale/ai-infra-cookbook PR #57 (NVMe, safetensors loader)"))
+        parts.append(
+            Part(
+                "load from node NVMe cache",
+                math.ceil(checkpoint_gib / NVME_LOAD_GIB_S),
+                "anyscale/ai-infra-cookbook PR #57 (NVMe, safetensors loader)",
+            )
+        )
     kind = "eager" if enforce_eager else ("parallel" if gpus > 1 else "single")
-    parts.append(Part("compile, CUDA graphs, profiling", ENGINE_INIT_S[kind], "vllm-project/vllm PR #11005 and issue #20264, run-ai/runai-model-streamer issue #67, gateway-api-inference-extension PR #550 (an estimate from them)"))
+    parts.append(
+        Part(
+            "compile, CUDA graphs, profiling",
+            ENGINE_INIT_S[kind],
+            "vllm-project/vllm PR #11005 and issue #20264, run-ai/runai-model-streamer issue #67, gateway-api-inference-extension PR #550 (an estimate from them)",
+        )
+    )
     return tuple(parts)
 
 

@@ -126,23 +126,37 @@ def cuda_graph_pool_bytes(arch: Architecture, args: EngineArgs, seqs: int, token
     return (CUDA_GRAPH_BASE_GIB + many_experts + CUDA_GRAPH_PER_LAYER_GIB * layers * further / CUDA_GRAPH_FITTED_GRAPHS) * GIB
 
 
-def cuda_graph_bytes(arch: Architecture, args: EngineArgs, acc: Accounting, gpu: Optional[Gpu] = None,
-                     seqs: Optional[int] = None, tokens: Optional[int] = None) -> float:
+def cuda_graph_bytes(
+    arch: Architecture,
+    args: EngineArgs,
+    acc: Accounting,
+    gpu: Optional[Gpu] = None,
+    seqs: Optional[int] = None,
+    tokens: Optional[int] = None,
+) -> float:
     """The CUDA graph memory reserved before sizing the KV cache: vLLM's estimate, where the runner subtracts one."""
     if not model_runner(arch, args.vllm_version, acc).reserves_graphs:
         return 0.0
     return _graph_estimate(arch, args, gpu, seqs, tokens)
 
 
-def _graph_estimate(arch: Architecture, args: EngineArgs, gpu: Optional[Gpu], seqs: Optional[int], tokens: Optional[int]) -> float:
+def _graph_estimate(
+    arch: Architecture, args: EngineArgs, gpu: Optional[Gpu], seqs: Optional[int], tokens: Optional[int]
+) -> float:
     if seqs is None or tokens is None:
         hw_tokens, hw_seqs = batch_defaults_for(gpu, args.vllm_version) if gpu is not None else (8192, 1024)
         seqs, tokens = seqs or args.max_num_seqs or hw_seqs, tokens or args.max_num_batched_tokens or hw_tokens
     return cuda_graph_pool_bytes(arch, args, seqs, tokens, gpu)
 
 
-def cold_compile_bytes(arch: Architecture, args: EngineArgs, acc: Accounting, gpu: Optional[Gpu] = None,
-                       seqs: Optional[int] = None, tokens: Optional[int] = None) -> float:
+def cold_compile_bytes(
+    arch: Architecture,
+    args: EngineArgs,
+    acc: Accounting,
+    gpu: Optional[Gpu] = None,
+    seqs: Optional[int] = None,
+    tokens: Optional[int] = None,
+) -> float:
     """Model Runner V2's profile peak on a cold torch.compile cache, above the modelled one (0.22-0.28).
 
     V2 reserves no CUDA graph memory in 0.22-0.28 (model_runner()), yet its logs on a first start
@@ -177,4 +191,3 @@ def v2_profiled_sampler_bytes_per_logit(arch: Architecture) -> float:
     the size of its forward pass (fit row nm24).
     """
     return float(arch.dtype_bytes)
-

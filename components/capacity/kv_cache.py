@@ -14,7 +14,18 @@ from ..capacity.architecture import Architecture, LayerGroup
 
 FP8_DS_MLA_BYTES_PER_TOKEN = 656
 
-_KV_DTYPE_BYTES = {"fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "fp8_ds_mla": 1, "float": 4, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4}
+_KV_DTYPE_BYTES = {
+    "fp8": 1,
+    "fp8_e4m3": 1,
+    "fp8_e5m2": 1,
+    "fp8_inc": 1,
+    "fp8_ds_mla": 1,
+    "float": 4,
+    "bfloat16": 2,
+    "float16": 2,
+    "half": 2,
+    "float32": 4,
+}
 
 
 def kv_bytes_per_token_per_layer(arch: Architecture, args: EngineArgs) -> int:
@@ -67,7 +78,10 @@ def kv_layout(arch: Architecture, args: EngineArgs, kv_bytes: float, max_model_l
     block_bytes = args.block_size * per_layer * group_size
     num_blocks = int(kv_bytes // block_bytes) if kv_bytes > 0 else 0
     tokens = (num_blocks // num_groups) * args.block_size
-    per_request = sum(n * _blocks_needed(g, max_model_len, batched_tokens, args.block_size) for g, n in zip(groups, tensors_per_group, strict=True))
+    per_request = sum(
+        n * _blocks_needed(g, max_model_len, batched_tokens, args.block_size)
+        for g, n in zip(groups, tensors_per_group, strict=True)
+    )
     return KvLayout(
         bytes_per_token=int(sum(g.layers for g in groups) * per_layer),
         block_bytes=int(block_bytes),

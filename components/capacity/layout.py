@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 from ..capacity.architecture import GIB
+from ..capacity.cuda_graphs import cuda_graph_bytes
 from ..capacity.gpus import INSTANCES
 from ..capacity.memory import (
     ACCOUNTINGS,
@@ -27,7 +28,6 @@ from ..capacity.memory import (
     non_torch_bytes,
     weights_per_gpu_bytes,
 )
-from ..capacity.cuda_graphs import cuda_graph_bytes
 from ..capacity.models import CatalogModel
 from ..errors import Problem
 
@@ -144,35 +144,42 @@ def layout_problems(m: ModelConfig, pool: GpuPoolConfig, path: str) -> list[Prob
     where = f"pool {pool.name!r} ({', '.join(pool.instance_types)}) has {per_node} GPUs per node"
     problems = []
     if tp > per_node:
-        problems.append(Problem(
-            f"{path}.engine.tensorParallelSize",
-            f"{RULE_TP_WITHIN_NODE}: {where}; tensor parallelism needs NVLink inside one node, pipeline "
-            f"stages cross nodes (use tensorParallelSize {per_node} and raise pipelineParallelSize)",
-            tp,
-        ))
+        problems.append(
+            Problem(
+                f"{path}.engine.tensorParallelSize",
+                f"{RULE_TP_WITHIN_NODE}: {where}; tensor parallelism needs NVLink inside one node, pipeline "
+                f"stages cross nodes (use tensorParallelSize {per_node} and raise pipelineParallelSize)",
+                tp,
+            )
+        )
     elif (tp * pp) % per_node:
         nodes = math.ceil(tp * pp / per_node)
-        problems.append(Problem(
-            f"{path}.engine.pipelineParallelSize",
-            f"{RULE_TP_PP_FILLS_NODES}: {tp} x {pp} = {tp * pp} GPUs, but {where}, so {nodes} nodes hold "
-            f"{per_node * nodes}; idle GPUs would be paid for (use tensorParallelSize {per_node} and "
-            f"pipelineParallelSize = the node count)",
-            pp,
-        ))
+        problems.append(
+            Problem(
+                f"{path}.engine.pipelineParallelSize",
+                f"{RULE_TP_PP_FILLS_NODES}: {tp} x {pp} = {tp * pp} GPUs, but {where}, so {nodes} nodes hold "
+                f"{per_node * nodes}; idle GPUs would be paid for (use tensorParallelSize {per_node} and "
+                f"pipelineParallelSize = the node count)",
+                pp,
+            )
+        )
     elif tp * pp == per_node:
-        problems.append(Problem(
-            f"{path}.distributed",
-            f"{RULE_MORE_THAN_ONE_NODE}: {tp} x {pp} = {tp * pp} GPUs fit on one node ({where}); remove "
-            f"distributed to serve it from one pod",
-            {"backend": _distributed(m).backend},
-        ))
+        problems.append(
+            Problem(
+                f"{path}.distributed",
+                f"{RULE_MORE_THAN_ONE_NODE}: {tp} x {pp} = {tp * pp} GPUs fit on one node ({where}); remove "
+                f"distributed to serve it from one pod",
+                {"backend": _distributed(m).backend},
+            )
+        )
     if m.replicas.min != 1 or m.replicas.max != 1:
-        problems.append(Problem(
-            f"{path}.replicas",
-            f"{RULE_ONE_REPLICA} ({{min: 1, max: 1}}): autoscaling multi-node replicas is out of scope, as in "
-            f"KServe and NIM",
-            {"max": m.replicas.max, "min": m.replicas.min},
-        ))
+        problems.append(
+            Problem(
+                f"{path}.replicas",
+                f"{RULE_ONE_REPLICA} ({{min: 1, max: 1}}): autoscaling multi-node replicas is out of scope, as in KServe and NIM",
+                {"max": m.replicas.max, "min": m.replicas.min},
+            )
+        )
     return problems
 
 
@@ -207,7 +214,10 @@ def stage_figures(model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: Memor
     acc = _accounting(memory)
     rotary = arch.max_position_embeddings * arch.head_dim * arch.dtype_bytes
     # The whole model as one GPU would hold it (dtype conversion and online quantization applied).
-    whole = weights_per_gpu_bytes(arch, model.checkpoint_bytes, replace(args, tensor_parallel_size=1, pipeline_parallel_size=1)) - rotary
+    whole = (
+        weights_per_gpu_bytes(arch, model.checkpoint_bytes, replace(args, tensor_parallel_size=1, pipeline_parallel_size=1))
+        - rotary
+    )
     embed = min(arch.embedding_bytes(), whole)
     linear = whole - embed * (1 if arch.tie_word_embeddings else 2)
     budget = gpu.memory_gib * GIB * memory.gpu_memory_utilization
@@ -220,8 +230,14 @@ def stage_figures(model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: Memor
     for index, layers in enumerate(partition):
         held = embed * ((index == 0) + (index == pp - 1))
         weights = (linear * layers / arch.num_layers + held) / tp + rotary
-        graphs = cuda_graph_bytes(replace(arch, num_layers=layers), replace(args, pipeline_parallel_size=1), acc, gpu,
-                                  memory.max_num_seqs, memory.max_num_batched_tokens)
+        graphs = cuda_graph_bytes(
+            replace(arch, num_layers=layers),
+            replace(args, pipeline_parallel_size=1),
+            acc,
+            gpu,
+            memory.max_num_seqs,
+            memory.max_num_batched_tokens,
+        )
         kv = budget - weights - activation - non_torch - graphs
         tokens = None
         if not arch.is_hybrid:
@@ -251,8 +267,9 @@ def cold_start_seconds(model: CatalogModel) -> int:
     return NODE_READY_SECONDS + IMAGE_PULL_SECONDS + math.ceil(download) + COMPILE_AND_GRAPHS_SECONDS
 
 
-def plan_layout(m: ModelConfig, pool: GpuPoolConfig, model: CatalogModel, gpu: Gpu, args: EngineArgs,
-                memory: MemoryPlan, path: str) -> tuple[Optional[Layout], list[Problem]]:
+def plan_layout(
+    m: ModelConfig, pool: GpuPoolConfig, model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: MemoryPlan, path: str
+) -> tuple[Optional[Layout], list[Problem]]:
     """The layout of a distributed model, or the problems that refuse it.
 
     The config-only node rules (layout_problems) ran when the stack was loaded; the rule that
@@ -263,12 +280,15 @@ def plan_layout(m: ModelConfig, pool: GpuPoolConfig, model: CatalogModel, gpu: G
     tp = m.engine.tensor_parallel_size
     problems = layout_problems(m, pool, path)
     if model.arch.num_attention_heads % tp:
-        problems.insert(0, Problem(
-            f"{path}.engine.tensorParallelSize",
-            f"{RULE_TP_DIVIDES_HEADS}: {model.id} has {model.arch.num_attention_heads} attention heads, "
-            f"which {tp} does not divide (vLLM refuses to start)",
-            tp,
-        ))
+        problems.insert(
+            0,
+            Problem(
+                f"{path}.engine.tensorParallelSize",
+                f"{RULE_TP_DIVIDES_HEADS}: {model.id} has {model.arch.num_attention_heads} attention heads, "
+                f"which {tp} does not divide (vLLM refuses to start)",
+                tp,
+            ),
+        )
     if problems:
         return None, problems
     per_node = gpus_per_node(pool)

@@ -91,18 +91,43 @@ from ..capacity.accounting import (
     parse_release,
 )
 from ..capacity.architecture import GIB, Architecture
+from ..capacity.cuda_graphs import (
+    cold_compile_bytes,
+    cuda_graph_bytes,
+    cuda_graph_pool_bytes,
+    model_runner,
+    v2_profiled_sampler_bytes_per_logit,
+)
 from ..capacity.kv_cache import KvLayout, kv_bytes_per_token_per_layer, kv_layout
-from ..capacity.cuda_graphs import cold_compile_bytes, cuda_graph_bytes, cuda_graph_pool_bytes, model_runner, v2_profiled_sampler_bytes_per_logit
 from ..capacity.startup import ONLINE_QUANTIZATION, Settings, first_refusal
 from ..capacity.vision import VISION_ENCODER_PROFILE_GIB, vision_encoder_profile_bytes
 
 # The inputs (GPU, engine flags, accountings) live in components.capacity.accounting; callers have always
 # imported them from here, which stays their public home too.
 __all__ = [
-    "ACCOUNTINGS", "COMPILE_CACHES", "FAST_SAMPLER", "KNOWN_RELEASES", "NEWEST_READ", "RESERVED_GRAPHS", "SORT_SAMPLER",
-    "Accounting", "EngineArgs", "Gpu", "KvLayout", "MemoryPlan", "accounting_for", "activation_bytes", "batch_defaults_for",
-    "hardware_batch_defaults", "kv_bytes_per_token_per_layer", "kv_layout", "non_torch_bytes", "parse_release",
-    "plan_memory", "startup_context_bytes", "weights_per_gpu_bytes",
+    "ACCOUNTINGS",
+    "COMPILE_CACHES",
+    "FAST_SAMPLER",
+    "KNOWN_RELEASES",
+    "NEWEST_READ",
+    "RESERVED_GRAPHS",
+    "SORT_SAMPLER",
+    "Accounting",
+    "EngineArgs",
+    "Gpu",
+    "KvLayout",
+    "MemoryPlan",
+    "accounting_for",
+    "activation_bytes",
+    "batch_defaults_for",
+    "hardware_batch_defaults",
+    "kv_bytes_per_token_per_layer",
+    "kv_layout",
+    "non_torch_bytes",
+    "parse_release",
+    "plan_memory",
+    "startup_context_bytes",
+    "weights_per_gpu_bytes",
 ]
 
 NON_TORCH_PCIE_TP_GIB = 0.35
@@ -196,9 +221,16 @@ def weights_per_gpu_bytes(arch: Architecture, checkpoint_bytes: float, args: Eng
     return (linear / pp + embed_stage) / tp + rotary
 
 
-def activation_bytes(arch: Architecture, tokens: int, seqs: int, tp: int, acc: Accounting,
-                     max_model_len: Optional[int] = None, version: Optional[str] = None,
-                     sampler_bytes_per_logit: Optional[float] = None) -> float:
+def activation_bytes(
+    arch: Architecture,
+    tokens: int,
+    seqs: int,
+    tp: int,
+    acc: Accounting,
+    max_model_len: Optional[int] = None,
+    version: Optional[str] = None,
+    sampler_bytes_per_logit: Optional[float] = None,
+) -> float:
     """Peak torch memory of the profile run above the weights.
 
     The forward pass of ``tokens`` frees its intermediates before the sampler warm-up, so the
@@ -258,8 +290,10 @@ def plan_memory(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: Eng
         # Some release would not start (e.g. graphs captured after the KV cache): nor does "unknown".
         worst = replace(worst, fits=False, reason=refused.reason)
     if args.vllm_version and parse_release(args.vllm_version) is not None:
-        note = (f"vLLM release {args.vllm_version} is outside the calibrated releases ({KNOWN_RELEASES}): "
-                f"sized with the {worst.accounting} accounting, the most conservative")
+        note = (
+            f"vLLM release {args.vllm_version} is outside the calibrated releases ({KNOWN_RELEASES}): "
+            f"sized with the {worst.accounting} accounting, the most conservative"
+        )
     else:
         note = f"vLLM release unknown: sized with the {worst.accounting} accounting, the most conservative"
     return replace(worst, notes=(note, *worst.notes))
@@ -280,8 +314,16 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     # full-feature sampler pass, but what V2's profile runs (v2_profiled_sampler_bytes_per_logit).
     cold_charge = cold_compile_bytes(arch, replace(args, compile_cache="cold"), acc, gpu, seqs, tokens)
     warm = args.compile_cache == "warm"
-    activation = activation_bytes(arch, tokens, seqs, tp, acc, max_model_len, args.vllm_version,
-                                  sampler_bytes_per_logit=v2_profiled_sampler_bytes_per_logit(arch) if warm and cold_charge else None)
+    activation = activation_bytes(
+        arch,
+        tokens,
+        seqs,
+        tp,
+        acc,
+        max_model_len,
+        args.vllm_version,
+        sampler_bytes_per_logit=v2_profiled_sampler_bytes_per_logit(arch) if warm and cold_charge else None,
+    )
     non_torch = non_torch_bytes(tp, gpu, acc)
     graphs = cuda_graph_bytes(arch, args, acc, gpu, seqs, tokens)
     compile_peak = 0.0 if warm else cold_charge
@@ -327,8 +369,16 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     )
 
 
-def _verdict(gpu: Gpu, utilization: float, budget: float, weights: float, kv: float, layout: KvLayout,
-             max_model_len: int, shortfall: Optional[str]) -> tuple[bool, str]:
+def _verdict(
+    gpu: Gpu,
+    utilization: float,
+    budget: float,
+    weights: float,
+    kv: float,
+    layout: KvLayout,
+    max_model_len: int,
+    shortfall: Optional[str],
+) -> tuple[bool, str]:
     """Whether the model starts once vLLM's start-up rules pass, and why: weights, KV cache, then after the KV cache."""
     if weights >= budget:
         return False, (
@@ -353,16 +403,23 @@ def _verdict(gpu: Gpu, utilization: float, budget: float, weights: float, kv: fl
 def _compile_notes(arch: Architecture, args: EngineArgs, acc: Accounting, cold_charge: float, compile_peak: float) -> list[str]:
     """What the plan charged for torch.compile: nothing on a warm cache, Model Runner V2's compile peak on a cold one."""
     if args.compile_cache == "warm":
-        return ["sized for a warm torch.compile cache (an earlier start of this configuration left its compiled "
-                "artifacts in VLLM_CACHE_ROOT): " + (
-                    f"the {cold_charge / GIB:.2f} GiB a cold start peaks higher while compiling is not charged; a new "
-                    f"pod's cache is empty, so size cold unless the cache persists across restarts" if cold_charge else
-                    f"no compile charge applies to vLLM {args.vllm_version or acc.releases}'s "
-                    f"{model_runner(arch, args.vllm_version, acc).name} model runner here, so nothing changes")]
+        return [
+            "sized for a warm torch.compile cache (an earlier start of this configuration left its compiled "
+            "artifacts in VLLM_CACHE_ROOT): "
+            + (
+                f"the {cold_charge / GIB:.2f} GiB a cold start peaks higher while compiling is not charged; a new "
+                f"pod's cache is empty, so size cold unless the cache persists across restarts"
+                if cold_charge
+                else f"no compile charge applies to vLLM {args.vllm_version or acc.releases}'s "
+                f"{model_runner(arch, args.vllm_version, acc).name} model runner here, so nothing changes"
+            )
+        ]
     if compile_peak:
-        return [f"vLLM {args.vllm_version} runs Model Runner V2 for this model, which reserves no CUDA graph memory "
-                f"(its estimate is 0 before 0.29) but peaks higher while it compiles the model on a cold cache: "
-                f"{compile_peak / GIB:.2f} GiB of activation is charged for that"]
+        return [
+            f"vLLM {args.vllm_version} runs Model Runner V2 for this model, which reserves no CUDA graph memory "
+            f"(its estimate is 0 before 0.29) but peaks higher while it compiles the model on a cold cache: "
+            f"{compile_peak / GIB:.2f} GiB of activation is charged for that"
+        ]
     return []
 
 
@@ -372,24 +429,33 @@ def _residual_notes(arch: Architecture, args: EngineArgs, gpu: Gpu) -> list[str]
     fp8 = args.quantization == "fp8" or arch.quant_method == "fp8"
     if fp8 and gpu.compute_capability is not None and gpu.compute_capability < FP8_NATIVE_FROM:
         cc = ".".join(map(str, gpu.compute_capability))
-        notes.append(f"fp8 weights on {gpu.name} (compute capability {cc}, below 8.9) run as Marlin weight-only FP8 "
-                     f"(vLLM: 'Your GPU does not have native support for FP8 computation ... leveraging the Marlin "
-                     f"kernel'); public starts of this kind keep 0.5-0.7 GiB less KV cache than the plan (not "
-                     f"modelled); keep that headroom")
+        notes.append(
+            f"fp8 weights on {gpu.name} (compute capability {cc}, below 8.9) run as Marlin weight-only FP8 "
+            f"(vLLM: 'Your GPU does not have native support for FP8 computation ... leveraging the Marlin "
+            f"kernel'); public starts of this kind keep 0.5-0.7 GiB less KV cache than the plan (not "
+            f"modelled); keep that headroom"
+        )
     if args.pipeline_parallel_size > 1:
-        notes.append(f"pipelineParallelSize {args.pipeline_parallel_size}: each stage's own buffers (send/receive, "
-                     f"intermediate tensors) are not charged, and vLLM keeps the smallest stage's block count, so a "
-                     f"later stage can hold somewhat less KV cache than this (0.6 GiB less in a public 4-stage log of "
-                     f"an FP8 MoE on vLLM 0.27); keep that much headroom over maxModelLen x the concurrency you need")
+        notes.append(
+            f"pipelineParallelSize {args.pipeline_parallel_size}: each stage's own buffers (send/receive, "
+            f"intermediate tensors) are not charged, and vLLM keeps the smallest stage's block count, so a "
+            f"later stage can hold somewhat less KV cache than this (0.6 GiB less in a public 4-stage log of "
+            f"an FP8 MoE on vLLM 0.27); keep that much headroom over maxModelLen x the concurrency you need"
+        )
     if arch.quant_method == "mxfp4":
         release = parse_release(args.vllm_version)
         triton = release is not None and release >= MXFP4_TRITON_FROM
         growth = MXFP4_LOAD_GROWTH if triton else MXFP4_MARLIN_LOAD_GROWTH
-        kernel = ("for the Triton kernels of this release" if triton else
-                  "for Marlin's repack, the larger growth, taken before 0.12 and when the release is unknown")
-        notes.append(f"MXFP4 checkpoint: its experts are re-laid for the MoE kernel at load, charged as x{growth:g} on the "
-                     f"linear weights {kernel}; public logs load up to 0.7 GiB more per GPU with Marlin at "
-                     f"tensorParallelSize 4, where the repack pads further")
+        kernel = (
+            "for the Triton kernels of this release"
+            if triton
+            else "for Marlin's repack, the larger growth, taken before 0.12 and when the release is unknown"
+        )
+        notes.append(
+            f"MXFP4 checkpoint: its experts are re-laid for the MoE kernel at load, charged as x{growth:g} on the "
+            f"linear weights {kernel}; public logs load up to 0.7 GiB more per GPU with Marlin at "
+            f"tensorParallelSize 4, where the repack pads further"
+        )
     return notes
 
 
@@ -397,20 +463,37 @@ def _default_notes(args: EngineArgs, gpu: Gpu, acc: Accounting, seqs: int, token
     """Where each setting left to vLLM came from, naming the release whose default it is."""
     known = parse_release(args.vllm_version) is not None
     notes = []
-    defaulted = [f"{name} {value:,}" for name, value, given in (
-        ("maxNumBatchedTokens", tokens, args.max_num_batched_tokens), ("maxNumSeqs", seqs, args.max_num_seqs)) if given is None]
+    defaulted = [
+        f"{name} {value:,}"
+        for name, value, given in (
+            ("maxNumBatchedTokens", tokens, args.max_num_batched_tokens),
+            ("maxNumSeqs", seqs, args.max_num_seqs),
+        )
+        if given is None
+    ]
     if defaulted:
         release = f"vLLM {args.vllm_version}" if known else f"vLLM {NEWEST_READ} (the newest release read; none was given)"
-        notes.append(f"{' and '.join(defaulted)}: the OpenAI server's default{'s' if len(defaulted) > 1 else ''} of {release} "
-                     f"for a {gpu.memory_gib:.0f} GiB {gpu.name} (engine/arg_utils.py get_batch_defaults)")
+        notes.append(
+            f"{' and '.join(defaulted)}: the OpenAI server's default{'s' if len(defaulted) > 1 else ''} of {release} "
+            f"for a {gpu.memory_gib:.0f} GiB {gpu.name} (engine/arg_utils.py get_batch_defaults)"
+        )
     if args.gpu_memory_utilization is None:
         release = f"vLLM {args.vllm_version}" if known else f"the vLLM {acc.releases} accounting"
         notes.append(f"gpuMemoryUtilization {utilization:g}: the default of {release} (config/cache.py)")
     return notes
 
 
-def _after_kv_shortfall(arch: Architecture, args: EngineArgs, gpu: Gpu, acc: Accounting, utilization: float,
-                        activation: float, reserved_graphs: float, seqs: int, tokens: int) -> Optional[str]:
+def _after_kv_shortfall(
+    arch: Architecture,
+    args: EngineArgs,
+    gpu: Gpu,
+    acc: Accounting,
+    utilization: float,
+    activation: float,
+    reserved_graphs: float,
+    seqs: int,
+    tokens: int,
+) -> Optional[str]:
     """Why the start-up would run out of memory after the KV cache is allocated, if it would.
 
     Once the KV cache takes its share, what is left on the GPU is the (1 - utilization) share less
@@ -431,8 +514,11 @@ def _after_kv_shortfall(arch: Architecture, args: EngineArgs, gpu: Gpu, acc: Acc
     if need <= left:
         return None
     release = f"vLLM {args.vllm_version}" if args.vllm_version else f"vLLM {acc.releases}"
-    why = ("reserves no CUDA graph memory before the KV cache" if not runner.reserves_graphs
-           else "reserves its CUDA graph estimate, but the warm-up needs more")
+    why = (
+        "reserves no CUDA graph memory before the KV cache"
+        if not runner.reserves_graphs
+        else "reserves its CUDA graph estimate, but the warm-up needs more"
+    )
     return (
         f"start-up would run out of memory after the KV cache is allocated: {release} ({runner.name} model runner) {why}, "
         f"so CUDA graph capture ({graphs / GIB:.2f} GiB) and the sampler warm-up over {min(seqs, tokens):,} requests "

@@ -15,8 +15,17 @@ from typing import Any, Mapping
 from ..capacity.architecture import GIB, Architecture, ArchitectureError, parse_config
 from ..capacity.model_catalog import MODELS
 
-__all__ = ["MODELS", "CatalogModel", "LockError", "find_model", "load_model_config", "model_from_config", "UnknownModel",
-           "locked_models", "use_lock"]
+__all__ = [
+    "MODELS",
+    "CatalogModel",
+    "LockError",
+    "find_model",
+    "load_model_config",
+    "model_from_config",
+    "UnknownModel",
+    "locked_models",
+    "use_lock",
+]
 
 LOCK_HINT = "run `python -m stacks models lock` to resolve it from the Hugging Face Hub (HF_TOKEN for gated models)"
 
@@ -160,7 +169,9 @@ def find_model(model_id: str, revision: str | None = None) -> CatalogModel:
 
 def model_from_config(config: Mapping[str, Any], weights_gib: float, name: str = "custom") -> CatalogModel:
     """A model outside the catalogue, from its config.json mapping and whole-checkpoint size in GiB."""
-    return CatalogModel(id=name, hf_id=name, arch=parse_config(config), checkpoint_bytes=weights_gib * GIB, source="user config.json")
+    return CatalogModel(
+        id=name, hf_id=name, arch=parse_config(config), checkpoint_bytes=weights_gib * GIB, source="user config.json"
+    )
 
 
 def load_model_config(path: Path, weights_gib: float, name: str) -> CatalogModel:

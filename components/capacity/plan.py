@@ -15,16 +15,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
-from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
 from ..capacity.architecture import ArchitectureError
+from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
 from ..capacity.gpus import INSTANCES, instance_gpu
 from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout, spans_nodes
 from ..capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from ..capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
 from ..capacity.startup import field_path
 from ..config import GpuPoolConfig, ModelConfig, StackConfig
-from ..images import vllm_release
 from ..errors import ConfigError, Problem
+from ..images import vllm_release
 from ..timeouts import TimeoutChain, shared_alb_idle, timeout_chain
 from ..vllm_flags import Release, UnsupportedRelease, batch_defaults, missing_rule, optional_flag, release_of
 
@@ -119,11 +119,17 @@ class ServingPlan:
             **({"startup": self.startup.report()} if self.startup is not None else {}),
             "derived": [{"setting": d.setting, "value": d.value, "reason": d.reason} for d in self.derivations],
             **({"layout": self.layout.report()} if self.layout is not None else {}),
-            **({"head_resources": {
-                "cpu": self.head_resources.cpu,
-                "memory_gib": self.head_resources.memory_gib,
-                "shm_gib": self.head_resources.shm_gib,
-            }} if self.head_resources is not None else {}),
+            **(
+                {
+                    "head_resources": {
+                        "cpu": self.head_resources.cpu,
+                        "memory_gib": self.head_resources.memory_gib,
+                        "shm_gib": self.head_resources.shm_gib,
+                    }
+                }
+                if self.head_resources is not None
+                else {}
+            ),
         }
 
 
@@ -178,8 +184,10 @@ def settle_max_num_seqs(kv_cache_tokens: int, typical: int, hw_seqs: int, tokens
     if seqs >= 16:
         seqs -= seqs % 8
     if by_cache < hw_seqs:
-        return seqs, (f"at the default batch the KV cache holds {kv_cache_tokens:,} tokens = {by_cache} requests of "
-                      f"{typical:,} typical tokens")
+        return seqs, (
+            f"at the default batch the KV cache holds {kv_cache_tokens:,} tokens = {by_cache} requests of "
+            f"{typical:,} typical tokens"
+        )
     return seqs, f"{default_note}; the KV cache would hold {by_cache} typical requests"
 
 
@@ -208,13 +216,22 @@ def plan_model(m: ModelConfig, pool: GpuPoolConfig, path: str = "models[0]", bas
     budget = startup.seconds
     chain = model_chain(m, release, startup_budget_seconds=budget)
     if not chain.server_drain:
-        derivations.append(Derivation("shutdownTimeout", None, f"{optional_flag('--shutdown-timeout', release)}; "
-                                      f"the preStop sleep ({chain.pre_stop_seconds}s) carries the drain instead"))
-    derivations.append(Derivation(
-        "terminationGracePeriodSeconds", chain.termination_grace_seconds,
-        f"timeout chain: preStop {chain.pre_stop_seconds}s + {vllm} drain {chain.shutdown_timeout_seconds}s + "
-        f"shutdown margin, covering maxRequestSeconds {m.slo.max_request_seconds:g}s",
-    ))
+        derivations.append(
+            Derivation(
+                "shutdownTimeout",
+                None,
+                f"{optional_flag('--shutdown-timeout', release)}; "
+                f"the preStop sleep ({chain.pre_stop_seconds}s) carries the drain instead",
+            )
+        )
+    derivations.append(
+        Derivation(
+            "terminationGracePeriodSeconds",
+            chain.termination_grace_seconds,
+            f"timeout chain: preStop {chain.pre_stop_seconds}s + {vllm} drain {chain.shutdown_timeout_seconds}s + "
+            f"shutdown margin, covering maxRequestSeconds {m.slo.max_request_seconds:g}s",
+        )
+    )
     return ServingPlan(
         name=m.name,
         model_id=m.model,
@@ -247,41 +264,56 @@ def _release(m: ModelConfig, path: str) -> Release:
     problems: list[Problem] = []
     # A setting the stack asks for explicitly must exist in the release; a derived one is dropped.
     if m.engine.max_num_queued_reqs is not None and not release.has("--max-num-queued-reqs"):
-        problems.append(Problem(f"{path}.engine.maxNumQueuedReqs", missing_rule("--max-num-queued-reqs", release), m.engine.max_num_queued_reqs))
+        problems.append(
+            Problem(
+                f"{path}.engine.maxNumQueuedReqs", missing_rule("--max-num-queued-reqs", release), m.engine.max_num_queued_reqs
+            )
+        )
     if not release.has("VLLM_HTTP_TIMEOUT_KEEP_ALIVE"):
         # No alternative: the keep-alive is a constant 5 s, below any proxy's idle timeout (502s).
-        problems.append(Problem(
-            f"{path}.image",
-            missing_rule("VLLM_HTTP_TIMEOUT_KEEP_ALIVE", release)
-            + "; its keep-alive is fixed at 5 s, below the ALB idle timeout, which gives 502s",
-            m.image,
-        ))
+        problems.append(
+            Problem(
+                f"{path}.image",
+                missing_rule("VLLM_HTTP_TIMEOUT_KEEP_ALIVE", release)
+                + "; its keep-alive is fixed at 5 s, below the ALB idle timeout, which gives 502s",
+                m.image,
+            )
+        )
     if problems:
         raise ConfigError(problems)
     return release
 
 
-def _batch(m: ModelConfig, model: CatalogModel, gpu: Gpu, release: Release, vllm: str, path: str,
-           derivations: list[Derivation]) -> tuple[int, int, MemoryPlan]:
+def _batch(
+    m: ModelConfig, model: CatalogModel, gpu: Gpu, release: Release, vllm: str, path: str, derivations: list[Derivation]
+) -> tuple[int, int, MemoryPlan]:
     """max_num_batched_tokens, max_num_seqs (the stack's, or derived from the KV cache) and the memory plan at them."""
     hw_tokens, hw_seqs, tier = batch_defaults(gpu.memory_gib, gpu.name, release.version)
     tokens = m.engine.max_num_batched_tokens
     if tokens is None:
         tokens = hw_tokens
-        derivations.append(Derivation("maxNumBatchedTokens", tokens, f"{vllm}'s default for {gpu.name} ({gpu.memory_gib:.0f} GiB, {tier})"))
+        derivations.append(
+            Derivation("maxNumBatchedTokens", tokens, f"{vllm}'s default for {gpu.name} ({gpu.memory_gib:.0f} GiB, {tier})")
+        )
     if m.engine.max_num_seqs is not None and m.engine.max_num_seqs > tokens:
-        raise ConfigError([Problem(
-            f"{path}.engine.maxNumSeqs",
-            f"exceeds maxNumBatchedTokens ({tokens:,}); vLLM requires max_num_batched_tokens >= max_num_seqs",
-            m.engine.max_num_seqs,
-        )])
+        raise ConfigError(
+            [
+                Problem(
+                    f"{path}.engine.maxNumSeqs",
+                    f"exceeds maxNumBatchedTokens ({tokens:,}); vLLM requires max_num_batched_tokens >= max_num_seqs",
+                    m.engine.max_num_seqs,
+                )
+            ]
+        )
     typical = m.traffic.typical_request_tokens or min(2048, m.engine.max_model_len)
     seqs = m.engine.max_num_seqs
     if seqs is None:
         # The sampler's warm-up grows with max_num_seqs, so size the cache at the hardware
         # default first, then settle on the smaller count (which only frees memory).
         first = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, hw_seqs, tokens))
-        seqs, reason = settle_max_num_seqs(first.kv_cache_tokens, typical, hw_seqs, tokens, f"{vllm}'s default for {gpu.name} ({tier})")
+        seqs, reason = settle_max_num_seqs(
+            first.kv_cache_tokens, typical, hw_seqs, tokens, f"{vllm}'s default for {gpu.name} ({tier})"
+        )
         derivations.append(Derivation("maxNumSeqs", seqs, reason))
     memory = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine_args(m, seqs, tokens))
     if memory.startup_rule:  # a setting vLLM refuses before sizing memory: name the stack file's field
@@ -289,16 +321,20 @@ def _batch(m: ModelConfig, model: CatalogModel, gpu: Gpu, release: Release, vllm
     return tokens, seqs, memory
 
 
-def _queue_and_target(m: ModelConfig, seqs: int, release: Release, path: str,
-                      derivations: list[Derivation]) -> tuple[Optional[int], int]:
+def _queue_and_target(
+    m: ModelConfig, seqs: int, release: Release, path: str, derivations: list[Derivation]
+) -> tuple[Optional[int], int]:
     """The admission queue (--max-num-queued-reqs; None without admission control) and the HPA's per-pod target."""
     queued = m.engine.max_num_queued_reqs
     no_admission = optional_flag("--max-num-queued-reqs", release)
     if queued is None and no_admission:
-        derivations.append(Derivation(
-            "maxNumQueuedReqs", None,
-            f"{no_admission}: requests wait in the engine's unbounded queue and the TTFT SLO relies on scaling alone",
-        ))
+        derivations.append(
+            Derivation(
+                "maxNumQueuedReqs",
+                None,
+                f"{no_admission}: requests wait in the engine's unbounded queue and the TTFT SLO relies on scaling alone",
+            )
+        )
     elif queued is None:
         slo = m.slo.time_to_first_token_seconds
         queued = max(1, math.floor(seqs * slo / m.traffic.typical_request_seconds))
@@ -316,15 +352,25 @@ def _queue_and_target(m: ModelConfig, seqs: int, release: Release, path: str,
     holds = seqs + queued if queued is not None else None
     target = m.autoscaling.target_in_flight_per_pod
     if target is not None and holds is not None and target > holds:
-        raise ConfigError([Problem(
-            f"{path}.autoscaling.targetInFlightPerPod",
-            f"exceeds what one replica can hold: maxNumSeqs {seqs} + maxNumQueuedReqs {queued} = {holds} requests in flight; "
-            f"the per-pod average can never reach it, so the model would never scale out (use at most {holds})",
-            target,
-        )])
+        raise ConfigError(
+            [
+                Problem(
+                    f"{path}.autoscaling.targetInFlightPerPod",
+                    f"exceeds what one replica can hold: maxNumSeqs {seqs} + maxNumQueuedReqs {queued} = {holds} requests in flight; "
+                    f"the per-pod average can never reach it, so the model would never scale out (use at most {holds})",
+                    target,
+                )
+            ]
+        )
     if target is None:
         target = max(1, math.floor(seqs * HPA_TARGET_SHARE))
-        derivations.append(Derivation("autoscaling.targetInFlightPerPod", target, f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue"))
+        derivations.append(
+            Derivation(
+                "autoscaling.targetInFlightPerPod",
+                target,
+                f"{HPA_TARGET_SHARE:.0%} of maxNumSeqs {seqs}: scale out before requests queue",
+            )
+        )
     return queued, target
 
 
@@ -332,16 +378,21 @@ def _single_node_startup(m: ModelConfig, model: CatalogModel, gpus: int, derivat
     """A replica's startup budget: its parts for the model's source (capacity/cold_start.py), or the stack's."""
     startup = startup_budget(m.source.type, model.checkpoint_gib, gpus, m.engine.enforce_eager, m.startup.budget_seconds)
     if startup.derived:
-        derivations.append(Derivation(
-            "startup.budgetSeconds", startup.seconds,
-            f"weights from {m.source.type}: " + " + ".join(f"{p.name} {p.seconds}s" for p in startup.parts)
-            + f" = {startup.sum_seconds}s, x {SAFETY:g} margin, at least {FLOOR_S}s",
-        ))
+        derivations.append(
+            Derivation(
+                "startup.budgetSeconds",
+                startup.seconds,
+                f"weights from {m.source.type}: "
+                + " + ".join(f"{p.name} {p.seconds}s" for p in startup.parts)
+                + f" = {startup.sum_seconds}s, x {SAFETY:g} margin, at least {FLOOR_S}s",
+            )
+        )
     return startup
 
 
-def _layout(m: ModelConfig, pool: GpuPoolConfig, model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: MemoryPlan,
-            path: str) -> Layout:
+def _layout(
+    m: ModelConfig, pool: GpuPoolConfig, model: CatalogModel, gpu: Gpu, args: EngineArgs, memory: MemoryPlan, path: str
+) -> Layout:
     """A multi-node engine's nodes and stages (capacity/layout.py), refused with the layout's problems."""
     layout, problems = plan_layout(m, pool, model, gpu, args, memory, path)
     if problems or layout is None:
@@ -359,17 +410,26 @@ def _multi_node_startup(m: ModelConfig, model: CatalogModel, layout: Layout, der
     cold = cold_start_seconds(model)
     if cold > budget:
         budget = cold
-        derivations.append(Derivation(
-            "startup.budgetSeconds", budget,
-            f"a {layout.nodes}-node cold start: nodes join, pull the image, each downloads the "
-            f"{model.checkpoint_gib:,.0f} GiB checkpoint and loads its stage, then compiles "
-            f"(above the {configured}s of one replica)",
-        ))
-    return StartupBudget(m.source.type, (Part("multi-node cold start", budget, "components/capacity/layout.py cold_start_seconds"),), budget, derived=False)
+        derivations.append(
+            Derivation(
+                "startup.budgetSeconds",
+                budget,
+                f"a {layout.nodes}-node cold start: nodes join, pull the image, each downloads the "
+                f"{model.checkpoint_gib:,.0f} GiB checkpoint and loads its stage, then compiles "
+                f"(above the {configured}s of one replica)",
+            )
+        )
+    return StartupBudget(
+        m.source.type,
+        (Part("multi-node cold start", budget, "components/capacity/layout.py cold_start_seconds"),),
+        budget,
+        derived=False,
+    )
 
 
-def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optional[int] = None, *,
-                startup_budget_seconds: int) -> TimeoutChain:
+def model_chain(
+    m: ModelConfig, release: Release, shared_alb_idle_seconds: Optional[int] = None, *, startup_budget_seconds: int
+) -> TimeoutChain:
     """The timeout chain of one model on its vLLM release (behind an ALB shared at that idle timeout), for the
     startup budget the plan settled on (the stack's, derived from the model source, or a multi-node cold start)."""
     return timeout_chain(
@@ -382,7 +442,9 @@ def model_chain(m: ModelConfig, release: Release, shared_alb_idle_seconds: Optio
     )
 
 
-def _resources(model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, node_gpus: int, source: str = "huggingface") -> Resources:
+def _resources(
+    model: CatalogModel, memory: MemoryPlan, node: str, gpus: int, node_gpus: int, source: str = "huggingface"
+) -> Resources:
     inst = INSTANCES[node]
     share = gpus / node_gpus
     cpu = max(2, math.floor(inst.vcpu * share * NODE_SHARE))
@@ -430,6 +492,8 @@ def plan_stack(cfg: StackConfig, base_dir: Optional[Path] = None) -> dict[str, S
     shared = shared_alb_idle([p.timeouts for p in plans.values()])
     by_name = {m.name: m for m in cfg.models}
     return {
-        name: replace(p, timeouts=model_chain(by_name[name], p.release, shared, startup_budget_seconds=p.timeouts.startup_budget_seconds))
+        name: replace(
+            p, timeouts=model_chain(by_name[name], p.release, shared, startup_budget_seconds=p.timeouts.startup_budget_seconds)
+        )
         for name, p in plans.items()
     }

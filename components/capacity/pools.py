@@ -172,7 +172,9 @@ def plan_pool(pool: GpuPoolConfig, models: Sequence[ModelConfig], plans: Mapping
     )
 
 
-def plan_pools(pools: Sequence[GpuPoolConfig], models: Sequence[ModelConfig], plans: Mapping[str, ServingPlan]) -> dict[str, PoolPlan]:
+def plan_pools(
+    pools: Sequence[GpuPoolConfig], models: Sequence[ModelConfig], plans: Mapping[str, ServingPlan]
+) -> dict[str, PoolPlan]:
     """Plans of every pool, keyed by pool name, in stack order.
 
     A pool whose models cannot fit (``fit_problems``) is reported, not refused here: the plan's

@@ -104,22 +104,30 @@ class StartupRule:
 def _batched_tokens(arch: Architecture, s: Settings, names: Mapping[str, str]) -> Optional[str]:
     tokens, seqs = names["max-num-batched-tokens"], names["max-num-seqs"]
     if s.max_num_batched_tokens < s.max_num_seqs:
-        return (f"{tokens} {s.max_num_batched_tokens:,} is below {seqs} {s.max_num_seqs:,}; vLLM's scheduler config refuses it "
-                f"(SchedulerConfig: max_num_batched_tokens must be >= max_num_seqs)")
+        return (
+            f"{tokens} {s.max_num_batched_tokens:,} is below {seqs} {s.max_num_seqs:,}; vLLM's scheduler config refuses it "
+            f"(SchedulerConfig: max_num_batched_tokens must be >= max_num_seqs)"
+        )
     if not s.chunked_prefill and s.max_num_batched_tokens < s.max_model_len:
-        return (f"{tokens} {s.max_num_batched_tokens:,} is below {names['max-model-len']} {s.max_model_len:,} with chunked "
-                f"prefill disabled; vLLM's scheduler config refuses it (a prompt must fit one batch)")
+        return (
+            f"{tokens} {s.max_num_batched_tokens:,} is below {names['max-model-len']} {s.max_model_len:,} with chunked "
+            f"prefill disabled; vLLM's scheduler config refuses it (a prompt must fit one batch)"
+        )
     return None
 
 
 def _tp_divides_heads(arch: Architecture, s: Settings, names: Mapping[str, str]) -> Optional[str]:
     tp = s.tensor_parallel_size
     if arch.num_attention_heads % tp:
-        return (f"{names['tensor-parallel-size']} {tp} does not divide the model's {arch.num_attention_heads} attention heads; "
-                f"vLLM refuses to start (use a divisor)")
+        return (
+            f"{names['tensor-parallel-size']} {tp} does not divide the model's {arch.num_attention_heads} attention heads; "
+            f"vLLM refuses to start (use a divisor)"
+        )
     if not arch.is_mla and arch.num_kv_heads % tp and tp % arch.num_kv_heads:
-        return (f"{names['tensor-parallel-size']} {tp} and the model's {arch.num_kv_heads} KV heads do not divide one another; "
-                f"vLLM refuses to start")
+        return (
+            f"{names['tensor-parallel-size']} {tp} and the model's {arch.num_kv_heads} KV heads do not divide one another; "
+            f"vLLM refuses to start"
+        )
     return None
 
 
@@ -128,16 +136,20 @@ def _context_within_limit(arch: Architecture, s: Settings, names: Mapping[str, s
     if not limit or s.max_model_len <= limit or s.allow_long_max_model_len:
         return None
     name = names["max-model-len"]
-    return (f"{name} {s.max_model_len:,} exceeds the model's maximum of {limit:,} tokens; "
-            f"vLLM refuses it (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower {name}")
+    return (
+        f"{name} {s.max_model_len:,} exceeds the model's maximum of {limit:,} tokens; "
+        f"vLLM refuses it (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower {name}"
+    )
 
 
 def _quantization_supported(arch: Architecture, s: Settings, names: Mapping[str, str]) -> Optional[str]:
     method = s.quantization
     if not method or arch.quant_method is not None or method in ONLINE_QUANTIZATION:
         return None
-    return (f"{names['quantization']} {method} needs a checkpoint quantized with it, and this one is "
-            f"{arch.checkpoint_dtype}; use a pre-quantized checkpoint or {names['quantization']} fp8")
+    return (
+        f"{names['quantization']} {method} needs a checkpoint quantized with it, and this one is "
+        f"{arch.checkpoint_dtype}; use a pre-quantized checkpoint or {names['quantization']} fp8"
+    )
 
 
 def _bfloat16_on_gpu(arch: Architecture, s: Settings, names: Mapping[str, str]) -> Optional[str]:
@@ -148,9 +160,11 @@ def _bfloat16_on_gpu(arch: Architecture, s: Settings, names: Mapping[str, str]) 
     if s.dtype.lower() != "bfloat16" or cc is None or "bfloat16" in supported_dtypes(cc):
         return None
     name = names["dtype"]
-    return (f"{name} bfloat16 needs a GPU of compute capability 8.0 or above, and the {s.gpu or 'GPU'} has "
-            f"{cc[0]}.{cc[1]}; vLLM refuses it at start-up (\"Bfloat16 is only supported on GPUs with compute "
-            f"capability of at least 8.0\"); use {name} float16")
+    return (
+        f"{name} bfloat16 needs a GPU of compute capability 8.0 or above, and the {s.gpu or 'GPU'} has "
+        f'{cc[0]}.{cc[1]}; vLLM refuses it at start-up ("Bfloat16 is only supported on GPUs with compute '
+        f'capability of at least 8.0"); use {name} float16'
+    )
 
 
 # vLLM meets these in different places (the scheduler config, the model config, the model's layers, the worker's
@@ -158,35 +172,50 @@ def _bfloat16_on_gpu(arch: Architecture, s: Settings, names: Mapping[str, str]) 
 # them in), and each policy row reports its own rule.
 RULES: tuple[StartupRule, ...] = (
     StartupRule(
-        "vllm-batched-tokens-cover-seqs", "S21", "max-num-batched-tokens",
+        "vllm-batched-tokens-cover-seqs",
+        "S21",
+        "max-num-batched-tokens",
         "vllm/config/scheduler.py SchedulerConfig.verify_max_model_len, 0.33.0 lines 318-336: max_num_batched_tokens "
         "below max_num_seqs raises ValueError, and below max_model_len when chunked prefill is disabled",
-        _batched_tokens),
+        _batched_tokens,
+    ),
     StartupRule(
-        "vllm-tp-divides-attention-heads", "S22", "tensor-parallel-size",
-        "vllm/config/model.py ModelConfig.verify_with_parallel_config, 0.33.0 lines 1557-1564: \"Total number of "
-        "attention heads (N) must be divisible by tensor parallel size\"; KV heads: "
+        "vllm-tp-divides-attention-heads",
+        "S22",
+        "tensor-parallel-size",
+        'vllm/config/model.py ModelConfig.verify_with_parallel_config, 0.33.0 lines 1557-1564: "Total number of '
+        'attention heads (N) must be divisible by tensor parallel size"; KV heads: '
         "vllm/model_executor/layers/linear.py QKVParallelLinear.__init__, lines 1065-1071, divide() of KV heads by TP "
         "or TP by KV heads (vllm/distributed/utils.py lines 51-55 and 130-134 assert divisibility)",
-        _tp_divides_heads),
+        _tp_divides_heads,
+    ),
     StartupRule(
-        "vllm-context-within-model-limit", "S23", "max-model-len",
+        "vllm-context-within-model-limit",
+        "S23",
+        "max-model-len",
         "vllm/config/model.py _get_and_verify_max_len, 0.33.0 lines 2657-2683: a max_model_len above the length "
         "derived from config.json raises ValueError unless VLLM_ALLOW_LONG_MAX_MODEL_LEN (vllm/envs.py lines "
-        "1115-1118: \"1\" or \"true\")",
-        _context_within_limit),
+        '1115-1118: "1" or "true")',
+        _context_within_limit,
+    ),
     StartupRule(
-        "vllm-quantization-supported", "S24", "quantization",
+        "vllm-quantization-supported",
+        "S24",
+        "quantization",
         "vllm/model_executor/model_loader/weight_utils.py get_quant_config, 0.33.0 lines 374-380: a --quantization "
-        "that is not an online method, on a checkpoint without a quantization config, raises \"Cannot find the "
-        "config file for <method>\"",
-        _quantization_supported),
+        'that is not an online method, on a checkpoint without a quantization config, raises "Cannot find the '
+        'config file for <method>"',
+        _quantization_supported,
+    ),
     StartupRule(
-        "vllm-dtype-supported-by-gpu", "S25", "dtype",
+        "vllm-dtype-supported-by-gpu",
+        "S25",
+        "dtype",
         "vllm/platforms/cuda.py CudaPlatformBase.check_if_supports_dtype, 0.33.0 lines 638-656, called by "
         "vllm/v1/worker/gpu_worker.py Worker.init_device, line 498, before the memory snapshot: bfloat16 below "
         "compute capability 8.0 raises ValueError",
-        _bfloat16_on_gpu),
+        _bfloat16_on_gpu,
+    ),
 )
 BY_NAME: Mapping[str, StartupRule] = {rule.name: rule for rule in RULES}
 

@@ -82,11 +82,12 @@ def qwen_vl_dummy_patches(arch: Architecture, max_model_len: int, tokens: int, s
     budget = max(tokens, per_item)
     per_prompt = max(1, min(999, max_model_len // per_item))
     items = max(1, min(budget // per_item, seqs * per_prompt))
-    return items * per_item * vision.spatial_merge_size ** 2
+    return items * per_item * vision.spatial_merge_size**2
 
 
-def vision_encoder_profile_bytes(arch: Architecture, max_model_len: int, tokens: int, seqs: int,
-                                 version: Optional[str] = None) -> tuple[float, float]:
+def vision_encoder_profile_bytes(
+    arch: Architecture, max_model_len: int, tokens: int, seqs: int, version: Optional[str] = None
+) -> tuple[float, float]:
     """(peak, held): a Qwen2-VL/2.5-VL encoder's profile peak on vLLM's dummy batch, and what stays alive after it.
 
     Qwen2.5-VL, per patch, in the model dtype (vLLM 0.23.0; the same lines in 0.20.0-0.33.0):
@@ -132,11 +133,11 @@ def vision_encoder_profile_bytes(arch: Architecture, max_model_len: int, tokens:
     if vision is None or patches == 0:
         return 0.0, 0.0
     b = arch.dtype_bytes
-    pixels = vision.in_channels * vision.temporal_patch_size * vision.patch_size ** 2
+    pixels = vision.in_channels * vision.temporal_patch_size * vision.patch_size**2
     h, inter = vision.hidden_size, vision.intermediate_size
     mlp = 2 * h + 3 * inter if vision.mlp == "quick_gelu" else 5 * h + 3 * inter
     block = max(mlp, qwen_vl_attention_peak_hidden(version) * h)
-    outputs = patches // vision.spatial_merge_size ** 2 * vision.out_hidden_size
+    outputs = patches // vision.spatial_merge_size**2 * vision.out_hidden_size
     return float(patches * (pixels + block) * b), float((patches * pixels + outputs) * b)
 
 
@@ -164,4 +165,3 @@ def qwen_vl_attention_peak_hidden(version: Optional[str]) -> int:
     if release < (0, 10):
         return QWEN_VL_SPLIT_ROTARY_ATTENTION_PEAK_HIDDEN
     return QWEN_VL_ATTENTION_PEAK_HIDDEN
-

@@ -46,7 +46,9 @@ class PrometheusConfig(_Model):
     @classmethod
     def _url(cls, v: Optional[str]) -> Optional[str]:
         if v is not None and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?", v):
-            raise ValueError("must be an http(s) URL such as http://prometheus-operated.monitoring.svc:9090 (no credentials, no query)")
+            raise ValueError(
+                "must be an http(s) URL such as http://prometheus-operated.monitoring.svc:9090 (no credentials, no query)"
+            )
         return v
 
     @field_validator("monitor_labels")
@@ -65,36 +67,52 @@ class AlertsConfig(_Model):
     """Thresholds of the per-model PrometheusRules (the TTFT threshold is each model's slo.timeToFirstTokenSeconds)."""
 
     queue_fraction: Float = Field(
-        0.5, gt=0, le=1,
+        0.5,
+        gt=0,
+        le=1,
         description="LlmQueueBuildingUp fires when a pod's waiting requests stay above this fraction of its "
         "maxNumQueuedReqs (beyond it vLLM answers 503). Default 0.5.",
     )
     kv_cache_usage: Float = Field(
-        0.95, gt=0, le=1,
+        0.95,
+        gt=0,
+        le=1,
         description="LlmKvCacheNearlyFull fires when vllm:kv_cache_usage_perc (a 0-1 fraction) stays above this. Default 0.95.",
     )
     preemptions_per_minute: Float = Field(
         0, ge=0, description="LlmPreemptions fires when a model preempts more requests per minute than this. Default 0 (any)."
     )
     restarts: Int = Field(
-        0, ge=0, description="LlmPodRestarting fires when a vLLM container restarts more often than this within 15 minutes. Default 0 (any)."
+        0,
+        ge=0,
+        description="LlmPodRestarting fires when a vLLM container restarts more often than this within 15 minutes. Default 0 (any).",
     )
     admission_rejections_per_minute: Float = Field(
-        0, ge=0, description="LlmAdmissionRejections fires when more requests per minute than this get 503 (queue full). Default 0 (any)."
+        0,
+        ge=0,
+        description="LlmAdmissionRejections fires when more requests per minute than this get 503 (queue full). Default 0 (any).",
     )
     for_seconds: Int = Field(
         300, ge=0, le=3600, description="How long a condition must hold before its alert fires, seconds. Default 300."
     )
     at_max_replicas_seconds: Int = Field(
-        900, ge=60, le=86400, description="LlmAutoscalerAtMaxReplicas fires when a model stays at maxReplicas this long, seconds. Default 900."
+        900,
+        ge=60,
+        le=86400,
+        description="LlmAutoscalerAtMaxReplicas fires when a model stays at maxReplicas this long, seconds. Default 900.",
     )
 
 
 class MonitoringConfig(_Model):
     """Metrics, autoscaling plumbing and alerts shared by every model of the stack."""
 
-    namespace: Str = Field("monitoring", description="Namespace of the Prometheus Adapter, KEDA and (when installed) kube-prometheus-stack. Default monitoring.")
-    prometheus: PrometheusConfig = Field(default_factory=PrometheusConfig, description="Default {url: null} (install kube-prometheus-stack).")
+    namespace: Str = Field(
+        "monitoring",
+        description="Namespace of the Prometheus Adapter, KEDA and (when installed) kube-prometheus-stack. Default monitoring.",
+    )
+    prometheus: PrometheusConfig = Field(
+        default_factory=PrometheusConfig, description="Default {url: null} (install kube-prometheus-stack)."
+    )
     alerts: AlertsConfig = Field(default_factory=AlertsConfig, description="Default thresholds as documented on each field.")
 
     _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
@@ -103,7 +121,9 @@ class MonitoringConfig(_Model):
 class AddonConfig(_Model):
     """A cluster add-on this stack installs as a pinned Helm release, or finds already running."""
 
-    install: Bool = Field(True, description="Install the add-on's pinned Helm release. Default true; false where the cluster already runs it.")
+    install: Bool = Field(
+        True, description="Install the add-on's pinned Helm release. Default true; false where the cluster already runs it."
+    )
 
 
 class KarpenterConfig(_Model):
@@ -127,7 +147,9 @@ class KarpenterConfig(_Model):
     @model_validator(mode="after")
     def _role_only_without_install(self) -> "KarpenterConfig":
         if self.install and self.node_role_name is not None:
-            raise ValueError("nodeRoleName names an existing role and is only read with install: false (install creates KarpenterNodeRole-<cluster>)")
+            raise ValueError(
+                "nodeRoleName names an existing role and is only read with install: false (install creates KarpenterNodeRole-<cluster>)"
+            )
         return self
 
 

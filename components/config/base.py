@@ -32,7 +32,9 @@ Str = Annotated[str, Strict()]
 class _Model(BaseModel):
     """Base of every config model: frozen, camelCase keys only, unknown keys rejected."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel, validate_by_name=False, validate_by_alias=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, alias_generator=to_camel, validate_by_name=False, validate_by_alias=True
+    )
 
 
 def _dns_name(value: str) -> str:

@@ -35,7 +35,9 @@ def _check_tags(v: dict[str, str]) -> dict[str, str]:
         raise ValueError(f"holds {len(v)} tags; an EC2NodeClass selector term takes at most {_MAX_TAGS}")
     for key, value in v.items():
         if not key or not value or len(key) > 128 or len(value) > 256:
-            raise ValueError(f"tag {key!r}: keys and values must be non-empty (at most 128 and 256 characters; '*' matches any value)")
+            raise ValueError(
+                f"tag {key!r}: keys and values must be non-empty (at most 128 and 256 characters; '*' matches any value)"
+            )
     return v
 
 
@@ -46,7 +48,9 @@ SecurityGroupId = Annotated[Str, AfterValidator(_check_id(_SG_ID, "security grou
 class SubnetSelectorConfig(_Model):
     """Which subnets the GPU nodes launch in: by ID, by tags, or (default) by Karpenter's discovery tag."""
 
-    ids: tuple[SubnetId, ...] = Field((), description="Subnet IDs (subnet-...). Default (): select by tags.", max_length=_MAX_TERMS)
+    ids: tuple[SubnetId, ...] = Field(
+        (), description="Subnet IDs (subnet-...). Default (): select by tags.", max_length=_MAX_TERMS
+    )
     tags: dict[Str, Str] = Field(
         default_factory=dict,
         description="Tags every selected subnet carries ('*' matches any value). Default {}: karpenter.sh/discovery=<cluster.name>.",
@@ -82,7 +86,9 @@ class SecurityGroupSelectorConfig(_Model):
     @model_validator(mode="after")
     def _one_way(self) -> "SecurityGroupSelectorConfig":
         if sum(map(bool, (self.ids, self.tags, self.eks_cluster_security_group))) > 1:
-            raise ValueError("set one of ids, tags or eksClusterSecurityGroup (Karpenter ORs its terms: more would widen the selection)")
+            raise ValueError(
+                "set one of ids, tags or eksClusterSecurityGroup (Karpenter ORs its terms: more would widen the selection)"
+            )
         return self
 
 
@@ -97,9 +103,7 @@ class ClusterConfig(_Model):
     """The EKS cluster the stack deploys into."""
 
     name: Str = Field(description="EKS cluster name (required); Karpenter discovers subnets and security groups by it.")
-    kubernetes_version: Str = Field(
-        "1.33", description='Kubernetes minor version of the cluster, e.g. "1.33". Default "1.33".'
-    )
+    kubernetes_version: Str = Field("1.33", description='Kubernetes minor version of the cluster, e.g. "1.33". Default "1.33".')
     connection: Literal["eks", "ambient"] = Field(
         "eks",
         description='How the program reaches the cluster. "eks" (default): an explicit Kubernetes provider whose '

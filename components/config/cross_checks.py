@@ -56,8 +56,14 @@ def _ingress_region_problems(cfg: StackConfig) -> list[Problem]:
     if cfg.ingress is not None and cfg.region:
         for field, arn in (("wafAclArn", cfg.ingress.waf_acl_arn),):
             if arn and arn_region(arn) != cfg.region:
-                problems.append(Problem(f"ingress.{field}", f"is in {arn_region(arn)} and the stack (aws:region) in {cfg.region}: "
-                                        "the ALB can only use one of its own region", arn))
+                problems.append(
+                    Problem(
+                        f"ingress.{field}",
+                        f"is in {arn_region(arn)} and the stack (aws:region) in {cfg.region}: "
+                        "the ALB can only use one of its own region",
+                        arn,
+                    )
+                )
     return problems
 
 
@@ -66,13 +72,25 @@ def _network_problems(cfg: StackConfig) -> list[Problem]:
     problems: list[Problem] = []
     c, t = cfg.cluster, cfg.cluster.tag_for_discovery
     if t.subnet_ids and (c.subnets.ids or c.subnets.tags):
-        problems.append(Problem("cluster.tagForDiscovery.subnetIds", f"adds the {DISCOVERY_TAG} tag, which only the default "
-                                "subnets selector reads; remove cluster.subnets.ids/tags or this", list(t.subnet_ids)))
+        problems.append(
+            Problem(
+                "cluster.tagForDiscovery.subnetIds",
+                f"adds the {DISCOVERY_TAG} tag, which only the default "
+                "subnets selector reads; remove cluster.subnets.ids/tags or this",
+                list(t.subnet_ids),
+            )
+        )
     sg = c.security_groups
     if t.security_group_ids and (sg.ids or sg.tags or sg.eks_cluster_security_group):
-        problems.append(Problem("cluster.tagForDiscovery.securityGroupIds", f"adds the {DISCOVERY_TAG} tag, which only the "
-                                "default securityGroups selector reads; remove cluster.securityGroups.ids/tags/eksClusterSecurityGroup "
-                                "or this", list(t.security_group_ids)))
+        problems.append(
+            Problem(
+                "cluster.tagForDiscovery.securityGroupIds",
+                f"adds the {DISCOVERY_TAG} tag, which only the "
+                "default securityGroups selector reads; remove cluster.securityGroups.ids/tags/eksClusterSecurityGroup "
+                "or this",
+                list(t.security_group_ids),
+            )
+        )
     return problems
 
 
@@ -138,12 +156,14 @@ def _pool_problems(cfg: StackConfig) -> list[Problem]:
         if "reserved" in pool.capacity_types and not pool.capacity_reservations:
             # Karpenter v1.14.1 lists reservations only through the EC2NodeClass's selector terms
             # (pkg/controllers/nodeclass/capacityreservation.go:54); none selected, no reserved offering.
-            problems.append(Problem(
-                f"gpuPools[{i}].capacityReservations",
-                "required when capacityTypes includes reserved: Karpenter launches reserved capacity only from the "
-                "reservations the EC2NodeClass's capacityReservationSelectorTerms select; add {id: cr-...} or {tags: {...}}",
-                [],
-            ))
+            problems.append(
+                Problem(
+                    f"gpuPools[{i}].capacityReservations",
+                    "required when capacityTypes includes reserved: Karpenter launches reserved capacity only from the "
+                    "reservations the EC2NodeClass's capacityReservationSelectorTerms select; add {id: cr-...} or {tags: {...}}",
+                    [],
+                )
+            )
         problems += _multi_node_pool_problems(cfg, pool, i)
     return problems
 
@@ -151,12 +171,14 @@ def _pool_problems(cfg: StackConfig) -> list[Problem]:
 def _gateway_problems(cfg: StackConfig) -> list[Problem]:
     """A prod Istio ingress gateway keeps two replicas."""
     if cfg.ingress is not None and cfg.environment == "prod" and cfg.ingress.gateway_replica_count("prod") < 2:
-        return [Problem(
-            "ingress.gatewayReplicas",
-            "a prod Istio ingress gateway runs at least 2 replicas, so a rollout or a node drain never takes the only one "
-            "(the chart's PodDisruptionBudget is rendered only above 1 replica)",
-            cfg.ingress.gateway_replicas,
-        )]
+        return [
+            Problem(
+                "ingress.gatewayReplicas",
+                "a prod Istio ingress gateway runs at least 2 replicas, so a rollout or a node drain never takes the only one "
+                "(the chart's PodDisruptionBudget is rendered only above 1 replica)",
+                cfg.ingress.gateway_replicas,
+            )
+        ]
     return []
 
 
@@ -190,11 +212,13 @@ def _multi_node_pool_problems(cfg: StackConfig, pool: GpuPoolConfig, i: int) -> 
     multi_node = {m.pool for m in cfg.models if spans_nodes(m)}
     expire = pool.disruption.expire_after
     if pool.name in multi_node and expire is not None and expire != "Never":
-        return [Problem(
-            f"gpuPools[{i}].disruption.expireAfter",
-            "must be Never on a pool that hosts a multi-node engine: expiry is forceful (it ignores disruption budgets "
-            "and karpenter.sh/do-not-disrupt), so the engine's nodes would be replaced together and the model would "
-            "cold-start; nodes then get new AMIs by drift inside the maintenance window",
-            expire,
-        )]
+        return [
+            Problem(
+                f"gpuPools[{i}].disruption.expireAfter",
+                "must be Never on a pool that hosts a multi-node engine: expiry is forceful (it ignores disruption budgets "
+                "and karpenter.sh/do-not-disrupt), so the engine's nodes would be replaced together and the model would "
+                "cold-start; nodes then get new AMIs by drift inside the maintenance window",
+                expire,
+            )
+        ]
     return []

@@ -10,7 +10,14 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
-from ..aws_ids import CONTROLLER_DEFAULT_SSL_POLICY, DEFAULT_SSL_POLICY, arn_problem, cidr_problem, open_to_all, ssl_policy_problem
+from ..aws_ids import (
+    CONTROLLER_DEFAULT_SSL_POLICY,
+    DEFAULT_SSL_POLICY,
+    arn_problem,
+    cidr_problem,
+    open_to_all,
+    ssl_policy_problem,
+)
 from .base import Bool, Int, Str, _Model
 
 
@@ -20,15 +27,20 @@ class IngressConfig(_Model):
     Each model answers at ``<model>.<host>``; its timeouts come from the model's timeout chain.
     """
 
-    host: Str = Field(description="DNS zone clients call; each model answers at <model>.<host>, e.g. chat-8b.llm.example.com (required).")
+    host: Str = Field(
+        description="DNS zone clients call; each model answers at <model>.<host>, e.g. chat-8b.llm.example.com (required)."
+    )
     routing: Literal["direct", "istio"] = Field(
         "direct",
         description='"direct": the ALB targets the predictor pods; "istio": the ALB targets an Istio ingress gateway, '
         "whose VirtualServices and DestinationRules carry the route timeouts, retries and connection limits. Default direct.",
     )
-    scheme: Literal["internal", "internet-facing"] = Field("internal", description="ALB scheme. Default internal (not on the internet).")
+    scheme: Literal["internal", "internet-facing"] = Field(
+        "internal", description="ALB scheme. Default internal (not on the internet)."
+    )
     certificate_arn: Optional[Str] = Field(
-        None, description="ACM certificate ARN for <model>.<host> (a wildcard): HTTPS on 443 and HTTP redirected. Default null (HTTP on 80)."
+        None,
+        description="ACM certificate ARN for <model>.<host> (a wildcard): HTTPS on 443 and HTTP redirected. Default null (HTTP on 80).",
     )
     ssl_policy: Str = Field(
         DEFAULT_SSL_POLICY,
@@ -47,10 +59,12 @@ class IngressConfig(_Model):
         "the stack's region. Default null (no WAF).",
     )
     install_controller: Bool = Field(
-        True, description="Install the AWS Load Balancer Controller (Helm, IAM through EKS Pod Identity). Default true; false where it runs already."
+        True,
+        description="Install the AWS Load Balancer Controller (Helm, IAM through EKS Pod Identity). Default true; false where it runs already.",
     )
     install_istio: Bool = Field(
-        True, description="With routing istio: install Istio (base, istiod, ingress gateway; Helm). Default true; false where it runs already."
+        True,
+        description="With routing istio: install Istio (base, istiod, ingress gateway; Helm). Default true; false where it runs already.",
     )
     gateway_replicas: Optional[Int] = Field(
         None,
@@ -78,8 +92,12 @@ class IngressConfig(_Model):
     @field_validator("waf_acl_arn")
     @classmethod
     def _waf(cls, v: Optional[str]) -> Optional[str]:
-        rule = v and arn_problem(v, "wafv2", r"regional/webacl/[A-Za-z0-9_-]{1,128}/[0-9a-f-]{36}",
-                                 "arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id> (a regional web ACL)")
+        rule = v and arn_problem(
+            v,
+            "wafv2",
+            r"regional/webacl/[A-Za-z0-9_-]{1,128}/[0-9a-f-]{36}",
+            "arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id> (a regional web ACL)",
+        )
         if rule:
             raise ValueError(rule)
         return v
@@ -100,7 +118,9 @@ class IngressConfig(_Model):
             if rule:
                 raise ValueError(f"[{i}] {cidr!r} {rule}")
             if open_to_all(cidr):
-                raise ValueError(f"[{i}] {cidr!r} admits every address, which is the controller's default; leave inboundCidrs empty or narrow it")
+                raise ValueError(
+                    f"[{i}] {cidr!r} admits every address, which is the controller's default; leave inboundCidrs empty or narrow it"
+                )
         if len(set(v)) != len(v):
             raise ValueError("lists a CIDR twice")
         return v

@@ -23,7 +23,9 @@ Dtype = Literal["auto", "bfloat16", "float16", "half", "float32"]
 KvCacheDtype = Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2"]
 # vLLM's CUDA block sizes (config/cache.py BlockSize); `python -m stacks size` takes the same set.
 BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)
-Quantization = Literal["fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "compressed-tensors", "bitsandbytes", "mxfp4", "modelopt", "fbgemm_fp8"]
+Quantization = Literal[
+    "fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "compressed-tensors", "bitsandbytes", "mxfp4", "modelopt", "fbgemm_fp8"
+]
 
 
 class EngineConfig(_Model):
@@ -46,9 +48,11 @@ class EngineConfig(_Model):
         None, gt=0, le=1_048_576, description="--max-num-batched-tokens. Default: vLLM's hardware default for the GPU."
     )
     max_num_queued_reqs: Optional[Int] = Field(
-        None, ge=0, description="Requests a replica queues beyond maxNumSeqs; more get 503. Rendered as "
+        None,
+        ge=0,
+        description="Requests a replica queues beyond maxNumSeqs; more get 503. Rendered as "
         "--max-num-queued-reqs = maxNumSeqs + this (vLLM counts running requests against the flag). "
-        "Default: derived from the TTFT SLO."
+        "Default: derived from the TTFT SLO.",
     )
     block_size: Int = Field(16, description="--block-size, tokens per KV block. Default 16 (vLLM's CUDA default).")
     dtype: Dtype = Field("auto", description='--dtype. Default "auto" (the checkpoint dtype).')
@@ -70,10 +74,23 @@ class EngineConfig(_Model):
     @classmethod
     def _extra(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         typed = {
-            "--tensor-parallel-size", "--pipeline-parallel-size", "--max-model-len", "--gpu-memory-utilization",
-            "--max-num-seqs", "--max-num-batched-tokens", "--max-num-queued-reqs", "--block-size", "--dtype",
-            "--kv-cache-dtype", "--quantization", "--enforce-eager", "--port", "--served-model-name", "--revision",
-            "--model", "--host",
+            "--tensor-parallel-size",
+            "--pipeline-parallel-size",
+            "--max-model-len",
+            "--gpu-memory-utilization",
+            "--max-num-seqs",
+            "--max-num-batched-tokens",
+            "--max-num-queued-reqs",
+            "--block-size",
+            "--dtype",
+            "--kv-cache-dtype",
+            "--quantization",
+            "--enforce-eager",
+            "--port",
+            "--served-model-name",
+            "--revision",
+            "--model",
+            "--host",
         }
         for arg in v:
             flag = arg.split("=", 1)[0]
@@ -208,7 +225,9 @@ class ModelSourceConfig(_Model):
         "localCache: what the cache is filled from, hf://<org>/<name> or s3://... Default null (localCache: the "
         "Hugging Face id).",
     )
-    region: Optional[Str] = Field(None, description="s3: the bucket's AWS region (required for s3; pods cannot reach IMDS). Default null.")
+    region: Optional[Str] = Field(
+        None, description="s3: the bucket's AWS region (required for s3; pods cannot reach IMDS). Default null."
+    )
     service_account: Optional[Str] = Field(
         None,
         description="s3: a ServiceAccount in the namespace with read access to the bucket (EKS Pod Identity or IRSA; "
@@ -223,7 +242,9 @@ class ModelSourceConfig(_Model):
     @model_validator(mode="after")
     def _complete(self) -> "ModelSourceConfig":
         if self.type == "s3":
-            missing = [k for k, v in (("uri", self.uri), ("region", self.region), ("serviceAccount", self.service_account)) if v is None]
+            missing = [
+                k for k, v in (("uri", self.uri), ("region", self.region), ("serviceAccount", self.service_account)) if v is None
+            ]
             if missing:
                 raise ValueError(f"type s3 needs {', '.join(missing)}")
             if not re.match(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9._/-]*)?$", self.uri or ""):
@@ -233,19 +254,30 @@ class ModelSourceConfig(_Model):
             if not _DNS_LABEL.match(self.service_account or ""):
                 raise ValueError("serviceAccount must be a DNS-1035 label")
             if self.kms_key_arn is not None:
-                rule = arn_problem(self.kms_key_arn, "kms", r"key/([0-9a-f-]{36}|mrk-[0-9a-f]{32})",
-                                   "arn:aws:kms:<region>:<account>:key/<key id>")
+                rule = arn_problem(
+                    self.kms_key_arn,
+                    "kms",
+                    r"key/([0-9a-f-]{36}|mrk-[0-9a-f]{32})",
+                    "arn:aws:kms:<region>:<account>:key/<key id>",
+                )
                 if rule:
                     raise ValueError(f"kmsKeyArn {rule}")
                 if arn_region(self.kms_key_arn) != self.region:
-                    raise ValueError(f"kmsKeyArn is in {arn_region(self.kms_key_arn)}, the bucket in {self.region}: S3 uses a key of the bucket's region")
+                    raise ValueError(
+                        f"kmsKeyArn is in {arn_region(self.kms_key_arn)}, the bucket in {self.region}: S3 uses a key of the bucket's region"
+                    )
         elif self.type == "localCache":
-            if self.uri is not None and not re.match(r"^(hf://[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._:-]*|s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9._/-]*)?)$", self.uri):
+            if self.uri is not None and not re.match(
+                r"^(hf://[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._:-]*|s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9._/-]*)?)$",
+                self.uri,
+            ):
                 raise ValueError("uri must be hf://<org>/<name> or s3://<bucket>/<prefix> for type localCache")
             if self.region is not None or self.service_account is not None or self.kms_key_arn is not None:
                 raise ValueError("region, serviceAccount and kmsKeyArn are only read with type s3")
         elif any(v is not None for v in (self.uri, self.region, self.service_account, self.kms_key_arn)):
-            raise ValueError("uri, region, serviceAccount and kmsKeyArn are not read with type huggingface (it downloads model at revision)")
+            raise ValueError(
+                "uri, region, serviceAccount and kmsKeyArn are not read with type huggingface (it downloads model at revision)"
+            )
         return self
 
 
@@ -264,11 +296,18 @@ class LongContextConfig(_Model):
     when it carries the header ``x-llm-context: long`` (README, "Short and long pools").
     """
 
-    max_model_len: Int = Field(description="--max-model-len of the sibling (required, above the model's own).", gt=0, le=10_485_760)
-    max_num_seqs: Optional[Int] = Field(
-        None, gt=0, le=65_536, description="--max-num-seqs of the sibling. Default: derived from its KV cache by the capacity plan."
+    max_model_len: Int = Field(
+        description="--max-model-len of the sibling (required, above the model's own).", gt=0, le=10_485_760
     )
-    replicas: ReplicasConfig = Field(default_factory=ReplicasConfig, description="The sibling's replica bounds. Default {min: 1, max: 1}.")
+    max_num_seqs: Optional[Int] = Field(
+        None,
+        gt=0,
+        le=65_536,
+        description="--max-num-seqs of the sibling. Default: derived from its KV cache by the capacity plan.",
+    )
+    replicas: ReplicasConfig = Field(
+        default_factory=ReplicasConfig, description="The sibling's replica bounds. Default {min: 1, max: 1}."
+    )
     max_request_seconds: Optional[Float] = Field(
         None, gt=0, description="The sibling's slo.maxRequestSeconds. Default: the model's own (long prefills may need more)."
     )
@@ -344,9 +383,12 @@ class ModelConfig(_Model):
     autoscaling: AutoscalingConfig = Field(default_factory=AutoscalingConfig, description="Default: derived targets.")
     slo: SloConfig = Field(default_factory=SloConfig, description="Default {maxRequestSeconds: 300, timeToFirstTokenSeconds: 5}.")
     traffic: TrafficConfig = Field(default_factory=TrafficConfig, description="Default {typicalRequestSeconds: 20}.")
-    startup: StartupConfig = Field(default_factory=StartupConfig, description="Default: the budget derived from the model source.")
+    startup: StartupConfig = Field(
+        default_factory=StartupConfig, description="Default: the budget derived from the model source."
+    )
     source: ModelSourceConfig = Field(
-        default_factory=ModelSourceConfig, description="Where the weights come from. Default {type: huggingface} (download on every start)."
+        default_factory=ModelSourceConfig,
+        description="Where the weights come from. Default {type: huggingface} (download on every start).",
     )
     architecture: Optional[ArchitectureConfig] = Field(
         None, description="For a model outside the catalogue: its config.json and weights size. Default null (catalogue)."
@@ -372,7 +414,9 @@ class ModelConfig(_Model):
                     f"longContext.maxModelLen ({lc.max_model_len}) must be above engine.maxModelLen ({self.engine.max_model_len})"
                 )
             if len(self.name) + len(LONG_SUFFIX) > _NAME_MAX:
-                raise ValueError(f"name must leave room for the sibling's suffix {LONG_SUFFIX!r} (at most {_NAME_MAX - len(LONG_SUFFIX)} characters)")
+                raise ValueError(
+                    f"name must leave room for the sibling's suffix {LONG_SUFFIX!r} (at most {_NAME_MAX - len(LONG_SUFFIX)} characters)"
+                )
         return self
 
     def long_sibling(self) -> Optional["ModelConfig"]:
@@ -380,14 +424,26 @@ class ModelConfig(_Model):
         lc = self.long_context
         if lc is None:
             return None
-        engine = self.engine.model_copy(update={"max_model_len": lc.max_model_len, "max_num_seqs": lc.max_num_seqs,
-                                                "max_num_batched_tokens": None, "max_num_queued_reqs": None})
+        engine = self.engine.model_copy(
+            update={
+                "max_model_len": lc.max_model_len,
+                "max_num_seqs": lc.max_num_seqs,
+                "max_num_batched_tokens": None,
+                "max_num_queued_reqs": None,
+            }
+        )
         slo = self.slo.model_copy(update={"max_request_seconds": lc.max_request_seconds or self.slo.max_request_seconds})
-        return self.model_copy(update={
-            "name": self.name + LONG_SUFFIX, "engine": engine, "replicas": lc.replicas, "slo": slo, "long_context": None,
-            "traffic": self.traffic.model_copy(update={"typical_request_tokens": None}),
-            "autoscaling": self.autoscaling.model_copy(update={"target_in_flight_per_pod": None}),
-        })
+        return self.model_copy(
+            update={
+                "name": self.name + LONG_SUFFIX,
+                "engine": engine,
+                "replicas": lc.replicas,
+                "slo": slo,
+                "long_context": None,
+                "traffic": self.traffic.model_copy(update={"typical_request_tokens": None}),
+                "autoscaling": self.autoscaling.model_copy(update={"target_in_flight_per_pod": None}),
+            }
+        )
 
     @field_validator("model")
     @classmethod

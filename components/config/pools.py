@@ -61,16 +61,19 @@ class DisruptionConfig(_Model):
         description="Karpenter's consolidationPolicy. Default WhenEmptyOrUnderutilized (underutilized nodes are "
         "consolidated only inside the maintenance window).",
     )
-    consolidate_after: Str = Field("15m", description='How long a node stays empty/underutilized before Karpenter acts. Default "15m".')
+    consolidate_after: Str = Field(
+        "15m", description='How long a node stays empty/underutilized before Karpenter acts. Default "15m".'
+    )
     expire_after: Optional[Str] = Field(
         None,
-        description=f'Node lifetime before Karpenter replaces it (patching). Expiry is forceful: it ignores disruption '
+        description=f"Node lifetime before Karpenter replaces it (patching). Expiry is forceful: it ignores disruption "
         f'budgets and karpenter.sh/do-not-disrupt. At least {EXPIRE_AFTER_FLOOR_HOURS}h, or "Never" (then drift in the '
         f'window is the only way nodes get new AMIs). Default null: "720h" (Karpenter\'s default), or "Never" on a pool '
         f"that hosts a multi-node engine, where any other value is refused (both nodes of the engine would expire together).",
     )
     window: MaintenanceWindowConfig = Field(
-        default_factory=MaintenanceWindowConfig, description="Default {weekday: 0, startHour: 3, hours: 4} (Sunday 03:00-07:00 UTC)."
+        default_factory=MaintenanceWindowConfig,
+        description="Default {weekday: 0, startHour: 3, hours: 4} (Sunday 03:00-07:00 UTC).",
     )
 
     @field_validator("consolidate_after")
@@ -88,7 +91,9 @@ class DisruptionConfig(_Model):
         if not _DURATION.fullmatch(v):
             raise ValueError('must be a duration such as "720h", or "Never"')
         if duration_seconds(v) < EXPIRE_AFTER_FLOOR_HOURS * 3600:
-            raise ValueError(f"must be at least {EXPIRE_AFTER_FLOOR_HOURS}h: every expiry reloads the models on the node (minutes each)")
+            raise ValueError(
+                f"must be at least {EXPIRE_AFTER_FLOOR_HOURS}h: every expiry reloads the models on the node (minutes each)"
+            )
         return v
 
 
@@ -106,7 +111,9 @@ class CapacityReservationConfig(_Model):
     tags: Optional[dict[Str, Str]] = Field(
         None, description='Tags that select reservations ("*" matches any value). Default null.'
     )
-    owner_id: Optional[Str] = Field(None, description="12-digit AWS account that owns the reservations (with tags). Default null.")
+    owner_id: Optional[Str] = Field(
+        None, description="12-digit AWS account that owns the reservations (with tags). Default null."
+    )
 
     @field_validator("id")
     @classmethod
@@ -121,7 +128,9 @@ class CapacityReservationConfig(_Model):
         if v is not None and not re.fullmatch(r"[0-9]{12}", v):
             raise ValueError("must be a 12-digit AWS account id")
         if v is not None and placeholder_account(v):
-            raise ValueError(f"is the placeholder account id {v} (documentation example); use the account that owns the reservations")
+            raise ValueError(
+                f"is the placeholder account id {v} (documentation example); use the account that owns the reservations"
+            )
         return v
 
     @field_validator("tags")
@@ -168,7 +177,9 @@ class GpuPoolConfig(_Model):
         description="EC2 capacity reservations the pool may launch into (EC2NodeClass capacityReservationSelectorTerms). "
         "Required when capacityTypes includes reserved: Karpenter only knows reservations these terms select. Default [].",
     )
-    gpu_limit: Int = Field(description="Most GPUs the pool may hold at once (required, > 0): Karpenter's limits.nvidia.com/gpu.", gt=0)
+    gpu_limit: Int = Field(
+        description="Most GPUs the pool may hold at once (required, > 0): Karpenter's limits.nvidia.com/gpu.", gt=0
+    )
     buffer: BufferConfig = Field(default_factory=BufferConfig, description="Warm headroom. Default {replicas: 0}.")
     ami_alias: Str = Field(
         DEFAULT_AMI_ALIAS,
@@ -186,7 +197,9 @@ class GpuPoolConfig(_Model):
     @classmethod
     def _ami(cls, v: str) -> str:
         if not _AMI_ALIAS.fullmatch(v):
-            raise ValueError("must be a pinned AMI alias such as al2023@v20260903 or bottlerocket@1.55.0 (latest would replace every node on each AMI release)")
+            raise ValueError(
+                "must be a pinned AMI alias such as al2023@v20260903 or bottlerocket@1.55.0 (latest would replace every node on each AMI release)"
+            )
         return v
 
     @field_validator("instance_types")
@@ -201,9 +214,7 @@ class GpuPoolConfig(_Model):
                 f"(known: {', '.join(sorted(INSTANCES))})"
             )
         if unknown:
-            raise ValueError(
-                f"unknown GPU instance type {unknown[0]!r}; known: {', '.join(sorted(INSTANCES))}"
-            )
+            raise ValueError(f"unknown GPU instance type {unknown[0]!r}; known: {', '.join(sorted(INSTANCES))}")
         gpus = sorted({INSTANCES[t].gpu for t in v})
         if len(gpus) > 1:
             raise ValueError(f"mixes GPU models {gpus}; use one pool per GPU model so the capacity plan holds")

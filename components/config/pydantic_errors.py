@@ -16,8 +16,14 @@ from ..errors import Problem, format_path
 from .stack import StackConfig
 
 # StackConfig fields that a key of another name fills: errors name the key of the stack file.
-_TOP_PATH = {"gpuPools": "gpuPools", "hasHfToken": "hfToken", "hasApiKey": "apiKey", "region": "aws:region", "awsProfile": "aws:profile",
-             "awsRoleArn": "aws:assumeRoles"}
+_TOP_PATH = {
+    "gpuPools": "gpuPools",
+    "hasHfToken": "hfToken",
+    "hasApiKey": "apiKey",
+    "region": "aws:region",
+    "awsProfile": "aws:profile",
+    "awsRoleArn": "aws:assumeRoles",
+}
 
 
 def problems_from(exc: ValidationError, data: Mapping[str, Any]) -> list[Problem]:
@@ -55,7 +61,9 @@ def _allowed_here(loc: list[Any]) -> str:
         model = _model_of(ann)
         if model is None:
             return "?"
-    return ", ".join(f.alias for f in model.model_fields.values() if f.alias not in ("hasHfToken", "hasApiKey", "awsProfile", "awsRoleArn"))
+    return ", ".join(
+        f.alias for f in model.model_fields.values() if f.alias not in ("hasHfToken", "hasApiKey", "awsProfile", "awsRoleArn")
+    )
 
 
 def _model_of(annotation: Any) -> Any:

@@ -19,7 +19,9 @@ from ..secrets import is_secret
 from .base import PROJECT
 
 # Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
-_KEYS = frozenset({"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "karpenter", "addons", "kuberay", "environment"})
+_KEYS = frozenset(
+    {"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "karpenter", "addons", "kuberay", "environment"}
+)
 SECRET_KEYS = {"hfToken", "apiKey"}
 # Which StackConfig flag says a secret key is set.
 _SECRET_FLAGS = {"hfToken": "hasHfToken", "apiKey": "hasApiKey"}
@@ -43,7 +45,11 @@ def route_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
             elif name in SECRET_KEYS:
                 if not is_secret(raw[key]):
                     problems.append(
-                        Problem(key, "must be a Pulumi secret (pulumi config set --secret); a clear-text token is refused", has_value=False)
+                        Problem(
+                            key,
+                            "must be a Pulumi secret (pulumi config set --secret); a clear-text token is refused",
+                            has_value=False,
+                        )
                     )
                 data[_SECRET_FLAGS[name]] = True
             else:
@@ -74,18 +80,32 @@ def _aws_identity(key: str, value: Any, data: dict[str, Any]) -> list[Problem]:
     if not isinstance(roles, list) or not roles or not all(isinstance(r, Mapping) for r in roles):
         return [Problem(key, "must be a list of {roleArn: ...} objects (as pulumi-aws reads it)", has_value=False)]
     if len(roles) > 1:
-        return [Problem(key, "chains several roles; kubectl's exec plugin (aws eks get-token --role-arn) assumes one. Assume the "
-                        "chain in a profile of ~/.aws/config and set aws:profile instead", has_value=False)]
+        return [
+            Problem(
+                key,
+                "chains several roles; kubectl's exec plugin (aws eks get-token --role-arn) assumes one. Assume the "
+                "chain in a profile of ~/.aws/config and set aws:profile instead",
+                has_value=False,
+            )
+        ]
     role = roles[0]
     where = f"{key}[0]" if key == "aws:assumeRoles" else key
     extra = sorted(k for k in role if k not in ("roleArn", "sessionName", "duration"))
     if extra:
-        return [Problem(f"{where}.{extra[0]}", "cannot be passed to aws eks get-token, so kubectl would reach the cluster as another "
-                        "identity; put the role in a profile of ~/.aws/config and set aws:profile instead", has_value=False)]
+        return [
+            Problem(
+                f"{where}.{extra[0]}",
+                "cannot be passed to aws eks get-token, so kubectl would reach the cluster as another "
+                "identity; put the role in a profile of ~/.aws/config and set aws:profile instead",
+                has_value=False,
+            )
+        ]
     if "roleArn" not in role:
         return [Problem(f"{where}.roleArn", "is required", has_value=False)]
     arn = role["roleArn"]
-    if not isinstance(arn, str) or not re.fullmatch(r"arn:aws(-[a-z]+(-[a-z]+)?)?:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}", arn):
+    if not isinstance(arn, str) or not re.fullmatch(
+        r"arn:aws(-[a-z]+(-[a-z]+)?)?:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}", arn
+    ):
         return [Problem(f"{where}.roleArn", "must be an IAM role ARN such as arn:aws:iam::<account>:role/<name>", arn)]
     rule = placeholder_problem(arn)
     if rule:

@@ -62,21 +62,37 @@ def text_problems(raw: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
             continue
         for loc, token in scan(raw[key], (_display_key(key),)):
             path = format_path(loc)
-            problems.append(Problem(
-                path, f"holds what looks like {token.described}; a credential never goes in a "
-                "plain config value (put the Hugging Face token in llm-serving:hfToken as a Pulumi secret)", has_value=False))
+            problems.append(
+                Problem(
+                    path,
+                    f"holds what looks like {token.described}; a credential never goes in a "
+                    "plain config value (put the Hugging Face token in llm-serving:hfToken as a Pulumi secret)",
+                    has_value=False,
+                )
+            )
             refused.append(path)
         stack: list[tuple[tuple[Any, ...], Any]] = [((_display_key(key),), raw[key])]
         while stack:
             loc, value = stack.pop()
             if isinstance(value, str):
                 if _CONTROL.search(value) and not any(is_under(format_path(loc), r) for r in refused):
-                    problems.append(Problem(format_path(loc), "holds a control character (a newline, tab or similar); "
-                                            "names, ids and flags are single-line text", value))
+                    problems.append(
+                        Problem(
+                            format_path(loc),
+                            "holds a control character (a newline, tab or similar); names, ids and flags are single-line text",
+                            value,
+                        )
+                    )
                     refused.append(format_path(loc))
             elif isinstance(value, (int, float)) and not isinstance(value, bool) and not _number_in_range(value):
-                problems.append(Problem(format_path(loc), "is out of range: a stack file's numbers must be finite and within "
-                                        "+-2^53 (the Pulumi engine carries config numbers as doubles)", value))
+                problems.append(
+                    Problem(
+                        format_path(loc),
+                        "is out of range: a stack file's numbers must be finite and within "
+                        "+-2^53 (the Pulumi engine carries config numbers as doubles)",
+                        value,
+                    )
+                )
                 refused.append(format_path(loc))
             elif isinstance(value, Mapping) and not is_secret(value):
                 for k, v in value.items():

@@ -37,7 +37,9 @@ class StackConfig(_Model):
         description="What the stack is for. prod requires every model's replicas.min >= 2 unless replicas.singleReplicaReason "
         "says why not. Default dev.",
     )
-    karpenter: KarpenterConfig = Field(default_factory=KarpenterConfig, description="Default {install: true, namespace: kube-system}.")
+    karpenter: KarpenterConfig = Field(
+        default_factory=KarpenterConfig, description="Default {install: true, namespace: kube-system}."
+    )
     addons: AddonsConfig = Field(default_factory=AddonsConfig, description="Default: every add-on installed.")
     monitoring: MonitoringConfig = Field(
         default_factory=MonitoringConfig,
@@ -47,7 +49,8 @@ class StackConfig(_Model):
         default_factory=KubeRayConfig, description="The KubeRay operator. Default {install: true, namespace: kuberay-system}."
     )
     has_hf_token: Bool = Field(
-        False, description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model. Default false."
+        False,
+        description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model. Default false.",
     )
     has_api_key: Bool = Field(
         False,
@@ -55,7 +58,8 @@ class StackConfig(_Model):
         "VLLM_API_KEY from a Kubernetes Secret and answers /v1 only with it. The value itself never enters this model. Default false.",
     )
     aws_profile: Optional[Str] = Field(
-        None, description="The AWS provider's profile (key aws:profile): kubectl's exec plugin runs with it. Default null (ambient credentials)."
+        None,
+        description="The AWS provider's profile (key aws:profile): kubectl's exec plugin runs with it. Default null (ambient credentials).",
     )
     aws_role_arn: Optional[Str] = Field(
         None,
@@ -118,4 +122,3 @@ class StackConfig(_Model):
         if rule:
             raise ValueError(rule)
         return v
-

@@ -129,8 +129,18 @@ class ModelRun:
 
     def _make_ready(self, pod: Pod) -> None:
         e = self.s.engine
-        pod.replica = Replica(self.sim.env, pod.id, self.s.roofline, e.max_num_seqs, e.max_num_batched_tokens, e.num_blocks,
-                              e.block_size, e.max_num_queued_reqs, self._first_token, self._done)
+        pod.replica = Replica(
+            self.sim.env,
+            pod.id,
+            self.s.roofline,
+            e.max_num_seqs,
+            e.max_num_batched_tokens,
+            e.num_blocks,
+            e.block_size,
+            e.max_num_queued_reqs,
+            self._first_token,
+            self._done,
+        )
         pod.replica.on_stall = self._stalled
         pod.state = "ready"
         pod.ready_at = self.sim.env.now
@@ -349,8 +359,10 @@ class ModelRun:
                 self.new_pod()
             return
         # The ReplicaSet removes pods not yet ready first, then the newest ready ones.
-        order = sorted((p for p in self.pods if p.state in ("pending", "starting", "ready")),
-                       key=lambda p: ({"pending": 0, "starting": 1, "ready": 2}[p.state], -(p.ready_at or p.created), -p.id))
+        order = sorted(
+            (p for p in self.pods if p.state in ("pending", "starting", "ready")),
+            key=lambda p: ({"pending": 0, "starting": 1, "ready": 2}[p.state], -(p.ready_at or p.created), -p.id),
+        )
         for pod in order[: current - desired]:
             self.remove_pod(pod)
 
@@ -457,7 +469,7 @@ class Simulation:
                 last[name] = now_counts
                 kv = max((p.engine.kv_usage() for p in run.ready), default=0.0)
                 run.peak_kv = max(run.peak_kv, max((p.replica.peak_kv for p in run.pods if p.replica), default=0.0))
-                recent = st.ttft[prev[4]:]
+                recent = st.ttft[prev[4] :]
                 s["t"].append(env.now)
                 s["arrivals_per_s"].append((now_counts[0] - prev[0]) / self.sample_seconds)
                 s["replicas_ready"].append(len(run.ready))
@@ -472,5 +484,17 @@ class Simulation:
                 s["cut"].append(now_counts[3] - prev[3])
 
 
-SERIES = ("t", "arrivals_per_s", "replicas_ready", "replicas", "nodes", "queue", "running", "kv_usage", "ttft_p95_s",
-          "errors_503", "errors_504", "cut")
+SERIES = (
+    "t",
+    "arrivals_per_s",
+    "replicas_ready",
+    "replicas",
+    "nodes",
+    "queue",
+    "running",
+    "kv_usage",
+    "ttft_p95_s",
+    "errors_503",
+    "errors_504",
+    "cut",
+)

@@ -46,9 +46,29 @@ V0_WATERMARK = 0.01
 class Request:
     """One request and what happened to it (times in simulated seconds)."""
 
-    __slots__ = ("id", "arrival", "prompt", "output", "streamed", "long", "first_token", "done", "outcome",
-                 "prefill_left", "cached", "gen", "dec0", "gen0", "base_ctx", "replica", "finish_step", "retried",
-                 "preemptions", "abort_pending", "stalled_at")
+    __slots__ = (
+        "id",
+        "arrival",
+        "prompt",
+        "output",
+        "streamed",
+        "long",
+        "first_token",
+        "done",
+        "outcome",
+        "prefill_left",
+        "cached",
+        "gen",
+        "dec0",
+        "gen0",
+        "base_ctx",
+        "replica",
+        "finish_step",
+        "retried",
+        "preemptions",
+        "abort_pending",
+        "stalled_at",
+    )
 
     def __init__(self, rid: int, arrival: float, prompt: int, output: int, streamed: bool, long: bool = False):
         self.id = rid
@@ -79,9 +99,19 @@ class Request:
 class Replica:
     """One engine (a TP x PP group) with its waiting queue, running batch and KV cache."""
 
-    def __init__(self, env: simpy.Environment, rid: int, roofline: Roofline, max_num_seqs: int, max_num_batched_tokens: int,
-                 num_blocks: int, block_size: int, max_num_queued_reqs: Optional[int],
-                 on_first_token: Callable[[Request], None], on_done: Callable[[Request], None]):
+    def __init__(
+        self,
+        env: simpy.Environment,
+        rid: int,
+        roofline: Roofline,
+        max_num_seqs: int,
+        max_num_batched_tokens: int,
+        num_blocks: int,
+        block_size: int,
+        max_num_queued_reqs: Optional[int],
+        on_first_token: Callable[[Request], None],
+        on_done: Callable[[Request], None],
+    ):
         self.env = env
         self.id = rid
         self.roof = roofline

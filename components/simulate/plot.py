@@ -18,8 +18,12 @@ def write_png(path: Path, model: str, runs: Mapping[str, Mapping[str, Any]]) -> 
     from matplotlib import pyplot as plt
 
     matplotlib.rcParams["svg.hashsalt"] = "llm-serving"
-    panels = (("arrivals_per_s", "arrivals / s"), ("replicas_ready", "ready replicas"), ("queue", "queued requests"),
-              ("ttft_p95_s", "TTFT p95 (s)"))
+    panels = (
+        ("arrivals_per_s", "arrivals / s"),
+        ("replicas_ready", "ready replicas"),
+        ("queue", "queued requests"),
+        ("ttft_p95_s", "TTFT p95 (s)"),
+    )
     fig, axes = plt.subplots(len(panels), 1, figsize=(8, 9), sharex=True, dpi=80)
     styles = {"derived": ("tab:blue", "-"), "seed_defaults": ("tab:red", "--")}
     for ax, (key, label) in zip(axes, panels):

@@ -39,8 +39,20 @@ class Node:
 class Pod:
     """A serving pod or a buffer placeholder."""
 
-    __slots__ = ("id", "model", "gpus", "state", "node", "replica", "created", "ready_at", "seen_at", "buffer", "busy_prev",
-                 "tokens_prev")
+    __slots__ = (
+        "id",
+        "model",
+        "gpus",
+        "state",
+        "node",
+        "replica",
+        "created",
+        "ready_at",
+        "seen_at",
+        "buffer",
+        "busy_prev",
+        "tokens_prev",
+    )
 
     def __init__(self, pid: int, model: Optional[ModelRun], gpus: int, created: float, buffer: bool = False):
         self.id = pid

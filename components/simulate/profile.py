@@ -54,7 +54,9 @@ Duration = Annotated[Union[Str, Number], Field(description="Seconds, or a string
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel, validate_by_name=False, validate_by_alias=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, alias_generator=to_camel, validate_by_name=False, validate_by_alias=True
+    )
 
 
 class Constant(_Model):
@@ -147,7 +149,9 @@ class Spike(_Model):
 class Arrivals(_Model):
     """How requests arrive: Poisson at ``rate`` (with ``spikes``), or the timestamps of a CSV ``trace``."""
 
-    rate: Optional[Number] = Field(None, gt=0, le=100_000, description="Base Poisson rate, requests per second. Required without trace.")
+    rate: Optional[Number] = Field(
+        None, gt=0, le=100_000, description="Base Poisson rate, requests per second. Required without trace."
+    )
     spikes: tuple[Spike, ...] = Field((), max_length=100, description="Spikes on top of the base rate. Default none.")
     trace: Optional[Str] = Field(
         None,
@@ -216,7 +220,9 @@ class TrafficProfile(_Model):
     """A traffic profile: per model of the stack, its traffic; an optional default duration."""
 
     duration: Optional[Duration] = Field(None, description="Simulated span. Default 1h (the CLI's --duration overrides it).")
-    models: dict[Str, ModelTraffic] = Field(min_length=1, max_length=200, description="Model name (as in the stack) -> its traffic (required).")
+    models: dict[Str, ModelTraffic] = Field(
+        min_length=1, max_length=200, description="Model name (as in the stack) -> its traffic (required)."
+    )
     description: Optional[Str] = Field(None, max_length=2000, description="Free text. Default none.")
 
     @field_validator("duration")
@@ -257,9 +263,16 @@ def read_trace(path: Path, field: str) -> tuple[TraceRow, ...]:
     missing = [c for c in TRACE_COLUMNS if c not in header]
     unknown = [c for c in header if c not in TRACE_COLUMNS + TRACE_OPTIONAL]
     if missing or unknown:
-        rule = (f"missing columns {', '.join(missing)}" if missing else f"unknown columns {', '.join(unknown)}")
-        raise ConfigError([Problem(field, f"{rule}; the columns are {', '.join(TRACE_COLUMNS)} (required), "
-                                   f"{', '.join(TRACE_OPTIONAL)} (optional)", str(path))])
+        rule = f"missing columns {', '.join(missing)}" if missing else f"unknown columns {', '.join(unknown)}"
+        raise ConfigError(
+            [
+                Problem(
+                    field,
+                    f"{rule}; the columns are {', '.join(TRACE_COLUMNS)} (required), {', '.join(TRACE_OPTIONAL)} (optional)",
+                    str(path),
+                )
+            ]
+        )
     rows: list[TraceRow] = []
     for number, row in enumerate(reader, start=2):
         if len(rows) >= MAX_TRACE_ROWS:
@@ -276,8 +289,15 @@ def read_trace(path: Path, field: str) -> tuple[TraceRow, ...]:
                     raise ValueError
                 flags.append(None if cell == "" else cell == "true")
         except (TypeError, ValueError):
-            raise ConfigError([Problem(f"{field} line {number}", "timestampSeconds >= 0, promptTokens and outputTokens > 0 "
-                                       "(integers), streamed/longContext true or false", dict(row))]) from None
+            raise ConfigError(
+                [
+                    Problem(
+                        f"{field} line {number}",
+                        "timestampSeconds >= 0, promptTokens and outputTokens > 0 (integers), streamed/longContext true or false",
+                        dict(row),
+                    )
+                ]
+            ) from None
         rows.append(TraceRow(t, prompt, output, flags[0], bool(flags[1])))
     if not rows:
         raise ConfigError([Problem(field, "the trace has no rows", str(path))])
@@ -293,7 +313,11 @@ def parse_profile(data: Any, source: str = "profile") -> TrafficProfile:
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            loc = [p for p in err["loc"] if p not in ("constant", "uniform", "lognormal", "empirical", "function-after[_one(), Arrivals]")]
+            loc = [
+                p
+                for p in err["loc"]
+                if p not in ("constant", "uniform", "lognormal", "empirical", "function-after[_one(), Arrivals]")
+            ]
             rule = err["msg"].removeprefix("Value error, ")
             if err["type"] == "union_tag_invalid":
                 rule = "kind must be one of constant, uniform, lognormal, empirical"
@@ -325,7 +349,11 @@ def load_profile(path: Path) -> tuple[TrafficProfile, dict[str, tuple[TraceRow, 
 def json_schema() -> dict:
     """The profile's JSON Schema (draft 2020-12), as committed in traffic_profile.schema.json."""
     schema = TrafficProfile.model_json_schema(by_alias=True)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://llm-serving/traffic-profile.schema.json", **schema}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://llm-serving/traffic-profile.schema.json",
+        **schema,
+    }
 
 
 SCHEMA_PATH = Path(__file__).with_name("traffic_profile.schema.json")

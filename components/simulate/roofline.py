@@ -22,6 +22,7 @@ reported separately there).
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from ..capacity.architecture import Architecture
 from ..capacity.hardware import GPUS
 
@@ -82,8 +83,11 @@ class Roofline:
             ring = 2 * (self.tp - 1) / self.tp * size / self.link_bytes_s
             comm = 2 * (self.layers / pp) * (ALLREDUCE_LATENCY_S[self.link] + ring)
         hops = (pp - 1) * PP_HOP_S
-        return pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * tokens if prefill_tokens == 0 \
+        return (
+            pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * tokens
+            if prefill_tokens == 0
             else pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * (decodes + 1)
+        )
 
 
 def active_params(arch: Architecture) -> float:
@@ -98,15 +102,24 @@ def active_params(arch: Architecture) -> float:
     return arch.num_layers * (attn + mlp) + arch.hidden_size * arch.vocab_size
 
 
-def roofline_for(arch: Architecture, gpu_name: str, weight_bytes_per_gpu: float, kv_bytes_per_token_per_gpu: float,
-                 tp: int, pp: int, fp8: bool = False, cross_node_tp: bool = False) -> Roofline:
+def roofline_for(
+    arch: Architecture,
+    gpu_name: str,
+    weight_bytes_per_gpu: float,
+    kv_bytes_per_token_per_gpu: float,
+    tp: int,
+    pp: int,
+    fp8: bool = False,
+    cross_node_tp: bool = False,
+) -> Roofline:
     """The roofline of one replica: ``tp`` x ``pp`` GPUs of ``gpu_name``."""
     spec = GPUS.get(gpu_name)
     perf = spec.performance if spec is not None else None
     if spec is None or perf is None:
         raise NoPerformanceFigures(
             f"the GPU catalogue has no throughput figures for {gpu_name} (components/capacity/hardware.toml "
-            f"[gpus.{gpu_name}.performance]); known: {', '.join(sorted(g.name for g in GPUS.values() if g.performance))}")
+            f"[gpus.{gpu_name}.performance]); known: {', '.join(sorted(g.name for g in GPUS.values() if g.performance))}"
+        )
     peak = perf.fp8_tflops if fp8 and perf.fp8_tflops else perf.bf16_tflops
     q = arch.num_attention_heads * arch.head_dim
     return Roofline(

@@ -34,12 +34,21 @@ def check_profile(profile: TrafficProfile, stack: StackSettings) -> None:
     problems = []
     for name, traffic in sorted(profile.models.items()):
         if name not in names:
-            problems.append(Problem(f"models.{name}", f"the stack serves no model of that name; its models: {', '.join(sorted(names))}",
-                                    has_value=False))
+            problems.append(
+                Problem(
+                    f"models.{name}",
+                    f"the stack serves no model of that name; its models: {', '.join(sorted(names))}",
+                    has_value=False,
+                )
+            )
         elif traffic.long_context is not None and float(traffic.long_context.share) > 0 and names[name].long_sibling is None:
-            problems.append(Problem(f"models.{name}.longContext.share",
-                                    "the model has no long-context sibling (longContext in the stack file); set 0 or add one",
-                                    traffic.long_context.share))
+            problems.append(
+                Problem(
+                    f"models.{name}.longContext.share",
+                    "the model has no long-context sibling (longContext in the stack file); set 0 or add one",
+                    traffic.long_context.share,
+                )
+            )
     if problems:
         raise ConfigError(problems)
 
@@ -48,20 +57,36 @@ def check_profile(profile: TrafficProfile, stack: StackSettings) -> None:
 MAX_REQUESTS = 5_000_000
 
 
-def workloads(profile: TrafficProfile, stack: StackSettings, duration: float, seed: int,
-              traces: Mapping[str, tuple[TraceRow, ...]]) -> dict[str, Workload]:
+def workloads(
+    profile: TrafficProfile, stack: StackSettings, duration: float, seed: int, traces: Mapping[str, tuple[TraceRow, ...]]
+) -> dict[str, Workload]:
     """Each profiled model's requests (the same for every run of one seed)."""
     expected = sum(t.arrivals.peak_rate() * duration for t in profile.models.values() if t.arrivals.trace is None)
     if expected > MAX_REQUESTS:
-        raise ConfigError([Problem("models", f"the rates over {duration:g} s draw up to {expected:,.0f} requests, above the "
-                                   f"{MAX_REQUESTS:,} one run simulates; shorten --duration or lower the rates", has_value=False)])
+        raise ConfigError(
+            [
+                Problem(
+                    "models",
+                    f"the rates over {duration:g} s draw up to {expected:,.0f} requests, above the "
+                    f"{MAX_REQUESTS:,} one run simulates; shorten --duration or lower the rates",
+                    has_value=False,
+                )
+            ]
+        )
     by_name = {m.name: m for m in stack.models}
     out = {}
     for index, name in enumerate(sorted(profile.models)):
         m = by_name[name]
         sib = by_name.get(m.long_sibling) if m.long_sibling else None
-        out[name] = build_workload(profile.models[name], duration, m.engine.max_model_len, seed, index, traces.get(name),
-                                   sib.engine.max_model_len if sib else None)
+        out[name] = build_workload(
+            profile.models[name],
+            duration,
+            m.engine.max_model_len,
+            seed,
+            index,
+            traces.get(name),
+            sib.engine.max_model_len if sib else None,
+        )
     return out
 
 
@@ -103,8 +128,12 @@ def simulate(stack: StackSettings, loads: dict[str, Workload], duration: float, 
             "retries": st.retries,
             "preemptions": preempt,
             "peak_kv_usage": _round(peak_kv, 4),
-            "replicas": {"start": run.s.scaling.min_replicas, "peak": max(series["replicas"], default=run.s.scaling.min_replicas),
-                         "peak_ready": max(ready_series, default=0), "end": len(run.ready)},
+            "replicas": {
+                "start": run.s.scaling.min_replicas,
+                "peak": max(series["replicas"], default=run.s.scaling.min_replicas),
+                "peak_ready": max(ready_series, default=0),
+                "end": len(run.ready),
+            },
             "scaling": run.s.scaling.signal,
             "peak_cpu_utilization": _round(run.peak_cpu, 4),
             "overload_at_s": _round(run.first_over, 1),

@@ -245,7 +245,16 @@ def _scaling(man: Manifests, name: str, plan: ServingPlan, fixed_replicas: Optio
         eps = (podmon.get("spec") or {}).get("podMetricsEndpoints") or [{}]
         scrape = _seconds(eps[0].get("interval", "30s"))
     if fixed_replicas is not None:
-        return Scaling("fixed", fixed_replicas, fixed_replicas, float(plan.target_in_flight_per_pod), K8S_DEFAULT_UP, K8S_DEFAULT_DOWN, scrape, None)
+        return Scaling(
+            "fixed",
+            fixed_replicas,
+            fixed_replicas,
+            float(plan.target_in_flight_per_pod),
+            K8S_DEFAULT_UP,
+            K8S_DEFAULT_DOWN,
+            scrape,
+            None,
+        )
     hpa = man.get("HorizontalPodAutoscaler", name)
     so = man.get("ScaledObject", name)
     if hpa is not None:
@@ -254,16 +263,30 @@ def _scaling(man: Manifests, name: str, plan: ServingPlan, fixed_replicas: Optio
         beh = spec.get("behavior") or {}
         adapter = man.helm.get("prometheus-adapter")
         relist = _seconds(((adapter or {}).get("values") or {}).get("metricsRelistInterval", "1m")) if adapter else 60.0
-        return Scaling("in-flight", int(spec["minReplicas"]), int(spec["maxReplicas"]), target,
-                       _rules(beh.get("scaleUp") or {}, 0) if beh.get("scaleUp") else K8S_DEFAULT_UP,
-                       _rules(beh.get("scaleDown") or {}, 300) if beh.get("scaleDown") else K8S_DEFAULT_DOWN, scrape, relist)
+        return Scaling(
+            "in-flight",
+            int(spec["minReplicas"]),
+            int(spec["maxReplicas"]),
+            target,
+            _rules(beh.get("scaleUp") or {}, 0) if beh.get("scaleUp") else K8S_DEFAULT_UP,
+            _rules(beh.get("scaleDown") or {}, 300) if beh.get("scaleDown") else K8S_DEFAULT_DOWN,
+            scrape,
+            relist,
+        )
     if so is not None:
         spec = so["spec"]
         target = float(spec["triggers"][0]["metadata"]["threshold"])
         beh = (((spec.get("advanced") or {}).get("horizontalPodAutoscalerConfig") or {}).get("behavior")) or {}
-        return Scaling("keda", int(spec["minReplicaCount"]), int(spec["maxReplicaCount"]), target,
-                       _rules(beh.get("scaleUp") or {}, 0) if beh.get("scaleUp") else K8S_DEFAULT_UP,
-                       _rules(beh.get("scaleDown") or {}, 300) if beh.get("scaleDown") else K8S_DEFAULT_DOWN, scrape, None)
+        return Scaling(
+            "keda",
+            int(spec["minReplicaCount"]),
+            int(spec["maxReplicaCount"]),
+            target,
+            _rules(beh.get("scaleUp") or {}, 0) if beh.get("scaleUp") else K8S_DEFAULT_UP,
+            _rules(beh.get("scaleDown") or {}, 300) if beh.get("scaleDown") else K8S_DEFAULT_DOWN,
+            scrape,
+            None,
+        )
     raise SettingsError(f"{name}: no HorizontalPodAutoscaler or ScaledObject was rendered")
 
 
@@ -294,11 +317,13 @@ def _cpu_cores(text: Any) -> float:
     return float(t[:-1]) / 1000 if t.endswith("m") else float(t)
 
 
-def model_settings(plan: ServingPlan, man: Manifests, pool: str, tp: int, pp: int, long_sibling: Optional[str], ttft_slo: float) -> ModelSettings:
+def model_settings(
+    plan: ServingPlan, man: Manifests, pool: str, tp: int, pp: int, long_sibling: Optional[str], ttft_slo: float
+) -> ModelSettings:
     """One model's settings from its plan and the rendered manifests."""
     pod, container = _pod_spec(man, plan.name)
     args = _args(container)
-    lifecycle = ((container.get("lifecycle") or {}).get("preStop") or {})
+    lifecycle = (container.get("lifecycle") or {}).get("preStop") or {}
     pre_stop = float(((lifecycle.get("sleep") or {}).get("seconds")) or 0)
     grace = float(pod.get("terminationGracePeriodSeconds", K8S_DEFAULT_GRACE_SECONDS))
     shutdown = float(args.get("shutdown-timeout", VLLM_DEFAULT_SHUTDOWN_SECONDS))
@@ -326,8 +351,11 @@ def model_settings(plan: ServingPlan, man: Manifests, pool: str, tp: int, pp: in
         scaling=_scaling(man, plan.name, plan, fixed),
         route=_route(man, plan.name),
         drain_seconds=drain,
-        container_start_seconds=float(plan.startup.sum_seconds if plan.startup is not None and plan.startup.parts else
-                                      plan.startup_failure_threshold * plan.startup_period_seconds),
+        container_start_seconds=float(
+            plan.startup.sum_seconds
+            if plan.startup is not None and plan.startup.parts
+            else plan.startup_failure_threshold * plan.startup_period_seconds
+        ),
         node_ready_seconds=float(NODE_READY_SECONDS),
         image_pull_seconds=float(IMAGE_PULL_SECONDS),
         in_flight_target=plan.target_in_flight_per_pod,
@@ -380,21 +408,40 @@ def seed_defaults(stack: StackSettings, default_plans: Mapping[str, ServingPlan]
         engine = m.engine
         roof = m.roofline
         if p is not None:
-            engine = EngineLimits(p.max_num_seqs, p.max_num_batched_tokens, None, int(p.memory.kv_cache_tokens // engine.block_size),
-                                  engine.block_size, p.memory.max_model_len)
+            engine = EngineLimits(
+                p.max_num_seqs,
+                p.max_num_batched_tokens,
+                None,
+                int(p.memory.kv_cache_tokens // engine.block_size),
+                engine.block_size,
+                p.memory.max_model_len,
+            )
             roof = _roofline(p, m.roofline.tp, m.roofline.pp)
         else:
             engine = replace(engine, max_num_queued_reqs=None)
         scaling = m.scaling
         if scaling.signal != "fixed":
-            scaling = Scaling("cpu", scaling.min_replicas, scaling.max_replicas, CPU_TARGET, K8S_DEFAULT_UP, K8S_DEFAULT_DOWN,
-                              METRICS_SERVER_SECONDS, None)
-        models.append(replace(
-            m, engine=engine, roofline=roof, scaling=scaling,
-            route=Route(60.0, None, False, m.route.balancer),
-            # No preStop, the default grace period, vLLM's default shutdown: in-flight requests are aborted at SIGTERM.
-            drain_seconds=drain_window(0.0, VLLM_DEFAULT_SHUTDOWN_SECONDS, K8S_DEFAULT_GRACE_SECONDS),
-        ))
+            scaling = Scaling(
+                "cpu",
+                scaling.min_replicas,
+                scaling.max_replicas,
+                CPU_TARGET,
+                K8S_DEFAULT_UP,
+                K8S_DEFAULT_DOWN,
+                METRICS_SERVER_SECONDS,
+                None,
+            )
+        models.append(
+            replace(
+                m,
+                engine=engine,
+                roofline=roof,
+                scaling=scaling,
+                route=Route(60.0, None, False, m.route.balancer),
+                # No preStop, the default grace period, vLLM's default shutdown: in-flight requests are aborted at SIGTERM.
+                drain_seconds=drain_window(0.0, VLLM_DEFAULT_SHUTDOWN_SECONDS, K8S_DEFAULT_GRACE_SECONDS),
+            )
+        )
     pools = tuple(replace(p, buffer_pods=0) for p in stack.pools)
     return StackSettings(tuple(models), pools, "seed defaults")
 

@@ -83,8 +83,15 @@ def arrival_times(arrivals: Arrivals, duration: float, rng: np.random.Generator)
     return times[keep]
 
 
-def build_workload(traffic: ModelTraffic, duration: float, max_model_len: int, seed: int, index: int,
-                   trace: Optional[tuple[TraceRow, ...]] = None, long_max_model_len: Optional[int] = None) -> Workload:
+def build_workload(
+    traffic: ModelTraffic,
+    duration: float,
+    max_model_len: int,
+    seed: int,
+    index: int,
+    trace: Optional[tuple[TraceRow, ...]] = None,
+    long_max_model_len: Optional[int] = None,
+) -> Workload:
     """The requests of one model for ``duration`` seconds."""
     rng = np.random.default_rng([seed, index])
     if trace is not None:

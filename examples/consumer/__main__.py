@@ -12,10 +12,9 @@ refused otherwise. Needs the library installed: ``pip install git+<this reposito
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import ValidationError
-
 from llm_serving import GpuPoolConfig, ModelAutoscaling, ModelAutoscalingArgs, ModelConfig, VllmService, VllmServiceArgs
 from llm_serving.builders.kubeconfig import eks_kubeconfig
+from pydantic import ValidationError
 
 config = pulumi.Config()
 try:
@@ -57,7 +56,10 @@ cluster = k8s.Provider(
     "platform-cluster",
     kubeconfig=pulumi.Output.secret(
         pulumi.Output.all(
-            platform.require_output("clusterName"), cluster_endpoint, platform.require_output("clusterCertificateAuthority"), cluster_region
+            platform.require_output("clusterName"),
+            cluster_endpoint,
+            platform.require_output("clusterCertificateAuthority"),
+            cluster_region,
         ).apply(_kubeconfig)
     ),
 )

@@ -54,9 +54,11 @@ def per_pod_query_findings(scaler: Resource) -> list[str]:
     for path, trigger in triggers(scaler):
         query = get(trigger, "metadata", "query")
         if trigger.get("type") == "prometheus" and isinstance(query, str) and _PER_POD_QUERY.match(query):
-            found.append(f"{path}.metadata.query {query.strip()} returns one series per vLLM pod, and KEDA's prometheus "
-                         f"scaler fails on a result of more than one element, so the trigger errors as soon as two "
-                         f"replicas run; aggregate it (sum(...) or avg(...))")
+            found.append(
+                f"{path}.metadata.query {query.strip()} returns one series per vLLM pod, and KEDA's prometheus "
+                f"scaler fails on a result of more than one element, so the trigger errors as soon as two "
+                f"replicas run; aggregate it (sum(...) or avg(...))"
+            )
     return found
 
 
@@ -77,19 +79,34 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 if metric.name is None or metric.name in served or (rules.external_any if external else rules.custom_any):
                     continue
                 api = "external.metrics.k8s.io" if external else "custom.metrics.k8s.io"
-                where = (f"the adapter rules in this stack serve {', '.join(sorted(served)) or 'no such metric'}"
-                         if rules.present else "this stack holds no Prometheus Adapter configuration")
-                findings.append((scaler.name, f"{metric.path}.metric.name {metric.name} is not produced by any Prometheus "
-                                              f"Adapter rule on {api} ({where}); {_UNSERVED}"))
-        uses_prometheus = bool(custom) or (is_scaled_object(scaler) and any(t.get("type") == "prometheus" for _, t in triggers(scaler)))
+                where = (
+                    f"the adapter rules in this stack serve {', '.join(sorted(served)) or 'no such metric'}"
+                    if rules.present
+                    else "this stack holds no Prometheus Adapter configuration"
+                )
+                findings.append(
+                    (
+                        scaler.name,
+                        f"{metric.path}.metric.name {metric.name} is not produced by any Prometheus "
+                        f"Adapter rule on {api} ({where}); {_UNSERVED}",
+                    )
+                )
+        uses_prometheus = bool(custom) or (
+            is_scaled_object(scaler) and any(t.get("type") == "prometheus" for _, t in triggers(scaler))
+        )
         if not uses_prometheus or not (has_monitors or require):
             continue
         target = scale_target(scaler, candidates)
         if target is None:
             continue  # the workload is not in the set: nothing to match a monitor against
         if not monitored_by(target, resources):
-            findings.append((scaler.name, f"no PodMonitor or ServiceMonitor in this stack selects the pods of "
-                                          f"{target.kind}/{target.name} (labels {dict(sorted(target.pod_labels.items()))}); {_UNSCRAPED}"))
+            findings.append(
+                (
+                    scaler.name,
+                    f"no PodMonitor or ServiceMonitor in this stack selects the pods of "
+                    f"{target.kind}/{target.name} (labels {dict(sorted(target.pod_labels.items()))}); {_UNSCRAPED}",
+                )
+            )
     return findings
 
 
@@ -104,16 +121,17 @@ POLICY = Policy(
     enforcement="mandatory",
     remediation_steps=(
         "Add a Prometheus Adapter rule whose name.as is the HPA's metric name (rules.custom for Pods/Object "
-        "metrics, rules.external for External ones), e.g. seriesQuery vllm:num_requests_running{namespace!=\"\",pod!=\"\"} "
+        'metrics, rules.external for External ones), e.g. seriesQuery vllm:num_requests_running{namespace!="",pod!=""} '
         "renamed without colons, and a PodMonitor whose selector matches the predictor pods' labels "
         "(serving.kserve.io/inferenceservice: <name>) in their namespace. Set requireInSameSet to true where the "
-        "adapter and monitors must live beside the HPAs."),
+        "adapter and monitors must live beside the HPAs."
+    ),
     config_schema={
         "requireInSameSet": {
             "type": "boolean",
             "default": False,
             "description": "Judge HPAs even when the set holds no adapter configuration or no monitor at all "
-                           "(default false: such a set is assumed to rely on ones deployed elsewhere).",
+            "(default false: such a set is assumed to rely on ones deployed elsewhere).",
         },
     },
     check_stack=_check,
@@ -121,5 +139,6 @@ POLICY = Policy(
         "An HPA metric that no adapter serves shows `<unknown>` and the HPA never scales "
         "(https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#support-for-custom-metrics); Prometheus "
         "Adapter only serves series its rules name (https://github.com/kubernetes-sigs/prometheus-adapter/blob/master/docs/config.md), "
-        "and a rule returns nothing when no ServiceMonitor or PodMonitor scrapes the pods. Catalogue S7 and row 42."),
+        "and a rule returns nothing when no ServiceMonitor or PodMonitor scrapes the pods. Catalogue S7 and row 42."
+    ),
 )

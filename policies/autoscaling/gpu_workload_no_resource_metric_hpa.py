@@ -24,9 +24,9 @@ from policies.kube import (
     ISVC_TYPE,
     SCALED_OBJECT_TYPE,
     annotations_of,
-    as_quantity,
     as_dict,
     as_list,
+    as_quantity,
     get,
     metadata_name,
     pod_specs,
@@ -42,8 +42,10 @@ KNATIVE_HPA_CLASS = "hpa.autoscaling.knative.dev"
 # ParseDeploymentMode (kserve v0.20.0 pkg/constants/constants.go): the legacy names map to the new ones.
 _KNATIVE_MODES = ("Serverless", "Knative")
 _RESOURCE_METRICS = ("cpu", "memory")
-_WHY = ("vLLM is GPU-bound, so CPU never reaches the target and replicas never scale out; scale on "
-        "vLLM queue depth or KV-cache usage (vllm:num_requests_waiting, vllm:kv_cache_usage_perc)")
+_WHY = (
+    "vLLM is GPU-bound, so CPU never reaches the target and replicas never scale out; scale on "
+    "vLLM queue depth or KV-cache usage (vllm:num_requests_waiting, vllm:kv_cache_usage_perc)"
+)
 
 
 def _namespace(resource: Resource) -> str | None:
@@ -66,8 +68,10 @@ def _knative_reason(predictor: dict, merged: dict, mode: str) -> str | None:
     metric = predictor.get("scaleMetric") or merged.get(KNATIVE_METRIC) or "cpu"
     if metric not in _RESOURCE_METRICS:
         return None
-    return (f"deploymentMode {mode} with {KNATIVE_CLASS} {KNATIVE_HPA_CLASS} scales on {metric} "
-            f"(Knative's HPA class; its KPA would scale on concurrency)")
+    return (
+        f"deploymentMode {mode} with {KNATIVE_CLASS} {KNATIVE_HPA_CLASS} scales on {metric} "
+        f"(Knative's HPA class; its KPA would scale on concurrency)"
+    )
 
 
 def _isvc_reason(resource: Resource, default_mode: str) -> str | None:
@@ -78,8 +82,11 @@ def _isvc_reason(resource: Resource, default_mode: str) -> str | None:
     # KServe merges the predictor's annotations over the InferenceService's.
     merged = {**annotations_of(resource.props), **as_dict(predictor.get("annotations"))}
     mode = annotations_of(resource.props).get(DEPLOYMENT_MODE)
-    shown_mode = f"{mode} (annotation {DEPLOYMENT_MODE})" if isinstance(mode, str) else \
-        f"{default_mode} (no {DEPLOYMENT_MODE} annotation: setting kserveDefaultDeploymentMode)"
+    shown_mode = (
+        f"{mode} (annotation {DEPLOYMENT_MODE})"
+        if isinstance(mode, str)
+        else f"{default_mode} (no {DEPLOYMENT_MODE} annotation: setting kserveDefaultDeploymentMode)"
+    )
     if (mode if isinstance(mode, str) else default_mode) in _KNATIVE_MODES:
         reason = _knative_reason(predictor, merged, shown_mode)
         return reason
@@ -90,18 +97,24 @@ def _isvc_reason(resource: Resource, default_mode: str) -> str | None:
     if autoscaler in (None, "hpa"):
         shown = "is not set" if autoscaler is None else "is hpa"
         if custom:
-            return (f"metadata.annotations {AUTOSCALER_CLASS} {shown}, and KServe's HPA drops the "
-                    f"{'/'.join(custom)} entries of spec.predictor.autoScaling.metrics, "
-                    f"leaving cpu/memory")
+            return (
+                f"metadata.annotations {AUTOSCALER_CLASS} {shown}, and KServe's HPA drops the "
+                f"{'/'.join(custom)} entries of spec.predictor.autoScaling.metrics, "
+                f"leaving cpu/memory"
+            )
         if metrics:
             return "spec.predictor.autoScaling.metrics has only Resource (cpu/memory) metrics"
         if scale_metric in _RESOURCE_METRICS:
             return f"spec.predictor.scaleMetric is {scale_metric}, so KServe's HPA scales on {scale_metric}"
-        return (f"deploymentMode {shown_mode}, metadata.annotations {AUTOSCALER_CLASS} {shown} and no custom metric is "
-                f"set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80)")
+        return (
+            f"deploymentMode {shown_mode}, metadata.annotations {AUTOSCALER_CLASS} {shown} and no custom metric is "
+            f"set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80)"
+        )
     if autoscaler == "keda" and not custom:
-        return (f"metadata.annotations {AUTOSCALER_CLASS} is keda but spec.predictor.autoScaling.metrics "
-                f"has no PodMetric or External metric, so KEDA scales on cpu/memory")
+        return (
+            f"metadata.annotations {AUTOSCALER_CLASS} is keda but spec.predictor.autoScaling.metrics "
+            f"has no PodMetric or External metric, so KEDA scales on cpu/memory"
+        )
     return None
 
 
@@ -127,7 +140,8 @@ def _targets_gpu(hpa: Resource, targets: set[tuple[str, str, str | None]]) -> st
     kind, name, namespace = ref.get("kind") or default_kind, ref.get("name"), _namespace(hpa)
     for target_kind, target_name, target_namespace in targets:
         if (kind, name) == (target_kind, target_name) and (
-                namespace is None or target_namespace is None or namespace == target_namespace):
+            namespace is None or target_namespace is None or namespace == target_namespace
+        ):
             return f"{kind}/{name}"
     return None
 
@@ -155,8 +169,10 @@ def _scaled_object_reason(so: Resource) -> str | None:
     return None
 
 
-_FRACTION_WHY = ("vllm:kv_cache_usage_perc is a fraction from 0 to 1, so the target is never "
-                 "reached and the autoscaler never scales out; give the target as a fraction (e.g. 0.8 or 800m)")
+_FRACTION_WHY = (
+    "vllm:kv_cache_usage_perc is a fraction from 0 to 1, so the target is never "
+    "reached and the autoscaler never scales out; give the target as a fraction (e.g. 0.8 or 800m)"
+)
 
 
 AIBRIX_POD_AUTOSCALER = "kubernetes:autoscaling.aibrix.ai/v1alpha1:PodAutoscaler"
@@ -230,16 +246,21 @@ POLICY = Policy(
         "autoscaling/v2 HPA on <name>-predictor with a Pods metric served by Prometheus Adapter (e.g. "
         "vllm:num_requests_waiting), or use autoscalerClass keda with a PodMetric/External Prometheus "
         "query; give hand-made HPAs and ScaledObjects on GPU workloads a Pods or External metric or a Prometheus "
-        "trigger. Targets on vllm:kv_cache_usage_perc are fractions: write 0.8 (or 800m), not 80."),
+        "trigger. Targets on vllm:kv_cache_usage_perc are fractions: write 0.8 (or 800m), not 80."
+    ),
     config_schema={
         "kserveDefaultDeploymentMode": {
-            "type": "string", "enum": ["Serverless", "Knative", "RawDeployment", "Standard"], "default": "Serverless",
-            "description": ("The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode "
-                            "annotation: the cluster's inferenceservice-config deploy.defaultDeploymentMode. Default "
-                            "Serverless, KServe's shipped value (kserve v0.20.0 config/configmap/inferenceservice.yaml "
-                            "L745); in Serverless (Knative) mode the KPA scales on concurrency, so only Knative's HPA "
-                            "class on cpu/memory is reported. Set RawDeployment (Standard) where the cluster default is "
-                            "raw: KServe then builds a CPU HPA unless told otherwise."),
+            "type": "string",
+            "enum": ["Serverless", "Knative", "RawDeployment", "Standard"],
+            "default": "Serverless",
+            "description": (
+                "The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode "
+                "annotation: the cluster's inferenceservice-config deploy.defaultDeploymentMode. Default "
+                "Serverless, KServe's shipped value (kserve v0.20.0 config/configmap/inferenceservice.yaml "
+                "L745); in Serverless (Knative) mode the KPA scales on concurrency, so only Knative's HPA "
+                "class on cpu/memory is reported. Set RawDeployment (Standard) where the cluster default is "
+                "raw: KServe then builds a CPU HPA unless told otherwise."
+            ),
         },
     },
     check_stack=_check,
@@ -247,5 +268,6 @@ POLICY = Policy(
         "KServe's RawDeployment mode builds a CPU HPA when no autoscalerClass is set: DefaultAutoscalerClass = hpa and "
         "DefaultCPUUtilization = 80 (https://github.com/kserve/kserve/blob/master/pkg/constants/constants.go). vLLM "
         "is GPU-bound, so CPU stays far below 80% while the request queue grows; the HPA never scales. The metrics "
-        "that do move are vllm:num_requests_waiting and vllm:kv_cache_usage_perc (https://docs.vllm.ai/en/latest/design/metrics.html)."),
+        "that do move are vllm:num_requests_waiting and vllm:kv_cache_usage_perc (https://docs.vllm.ai/en/latest/design/metrics.html)."
+    ),
 )

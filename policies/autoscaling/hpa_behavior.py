@@ -56,8 +56,10 @@ def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
         if window is None:
             window = DEFAULT_SCALE_DOWN_STABILIZATION
         if window < floor and shown:
-            found.append(f"{shown} is below {floor} s: a GPU replica removed on a short dip takes minutes to come back, "
-                         f"so the service flaps and queues")
+            found.append(
+                f"{shown} is below {floor} s: a GPU replica removed on a short dip takes minutes to come back, "
+                f"so the service flaps and queues"
+            )
     up = as_dict(spec.get("scaleUp"))
     if up.get("selectPolicy") != "Disabled":
         limits = {"Pods": config["maxScaleUpPodsPerPeriod"], "Percent": config["maxScaleUpPercentPerPeriod"]}
@@ -65,9 +67,11 @@ def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
             kind, value = get(policy, "type"), as_float(get(policy, "value"))
             if kind in limits and value is not None and value > limits[kind]:
                 unit = " pods" if kind == "Pods" else "%"
-                found.append(f"{path}.scaleUp.policies[{i}] adds {fmt_number(value)}{unit} per "
-                             f"{fmt_number(as_float(get(policy, 'periodSeconds')) or 0)} s, above the bound of {limits[kind]}{unit}: "
-                             f"each pod is a GPU node to buy, so an unbounded burst overshoots the pool and the budget")
+                found.append(
+                    f"{path}.scaleUp.policies[{i}] adds {fmt_number(value)}{unit} per "
+                    f"{fmt_number(as_float(get(policy, 'periodSeconds')) or 0)} s, above the bound of {limits[kind]}{unit}: "
+                    f"each pod is a GPU node to buy, so an unbounded burst overshoots the pool and the budget"
+                )
     return found
 
 
@@ -106,10 +110,12 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
     window = merged.get(KNATIVE_WINDOW)
     shown = f"{KNATIVE_SCALE_DOWN_DELAY} {raw}" if delay is not None else f"{KNATIVE_SCALE_DOWN_DELAY} unset (Knative's 0s)"
     how = "no annotation: setting kserveDefaultDeploymentMode" if "serving.kserve.io/deploymentMode" not in own else "annotation"
-    return [f"deploymentMode {mode} ({how}): Knative's KPA scales this GPU InferenceService in with {shown} after a "
-            f"stable window of {window if isinstance(window, str) else '60s (Knative default)'}, below {floor} s: a GPU "
-            f"replica removed on a short dip takes minutes to come back; set {KNATIVE_SCALE_DOWN_DELAY} to at least "
-            f"{floor}s"]
+    return [
+        f"deploymentMode {mode} ({how}): Knative's KPA scales this GPU InferenceService in with {shown} after a "
+        f"stable window of {window if isinstance(window, str) else '60s (Knative default)'}, below {floor} s: a GPU "
+        f"replica removed on a short dip takes minutes to come back; set {KNATIVE_SCALE_DOWN_DELAY} to at least "
+        f"{floor}s"
+    ]
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
@@ -130,9 +136,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         need = ceiling * target.gpus_per_pod
         per_pool[target.pool].append((scaler, ceiling, target.gpus_per_pod))
         if need > limit:
-            findings.append((scaler.name, f"{field} = {ceiling} x {target.gpus_per_pod} GPUs per pod of {target.kind}/{target.name} = "
-                                          f"{need} GPUs exceeds NodePool {target.pool} limits[\"{GPU_RESOURCE}\"] = {fmt_number(limit)}: "
-                                          f"replicas beyond it stay Pending"))
+            findings.append(
+                (
+                    scaler.name,
+                    f"{field} = {ceiling} x {target.gpus_per_pod} GPUs per pod of {target.kind}/{target.name} = "
+                    f'{need} GPUs exceeds NodePool {target.pool} limits["{GPU_RESOURCE}"] = {fmt_number(limit)}: '
+                    f"replicas beyond it stay Pending",
+                )
+            )
     for r in resources:
         findings.extend((r.name, m) for m in _kpa_findings(r, config))
     for pool, entries in sorted(per_pool.items()):
@@ -140,8 +151,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         total = sum(c * g for _, c, g in entries)
         if len(entries) > 1 and total > limit and all(c * g <= limit for _, c, g in entries):
             parts = " + ".join(f"{s.name} {c} x {g}" for s, c, g in entries)
-            findings.append((pool_resource.name, f"the autoscalers on NodePool {pool} may together ask for {parts} = {total} GPUs, "
-                                                 f"above its limits[\"{GPU_RESOURCE}\"] = {fmt_number(limit)}: at peak some replicas stay Pending"))
+            findings.append(
+                (
+                    pool_resource.name,
+                    f"the autoscalers on NodePool {pool} may together ask for {parts} = {total} GPUs, "
+                    f'above its limits["{GPU_RESOURCE}"] = {fmt_number(limit)}: at peak some replicas stay Pending',
+                )
+            )
     return findings
 
 
@@ -157,27 +173,38 @@ POLICY = Policy(
     remediation_steps=(
         "Set behavior.scaleDown.stabilizationWindowSeconds to at least 300 (HPA spec.behavior, or a ScaledObject's "
         "spec.advanced.horizontalPodAutoscalerConfig.behavior), keep scaleUp policies within the configured pods "
-        f"and percent per period, and keep maxReplicas x GPUs per pod within the NodePool's limits[\"{GPU_RESOURCE}\"] "
-        f"(the pool named by the pods' {NODEPOOL_LABEL} node selector): lower maxReplicas or raise the pool limit."),
+        f'and percent per period, and keep maxReplicas x GPUs per pod within the NodePool\'s limits["{GPU_RESOURCE}"] '
+        f"(the pool named by the pods' {NODEPOOL_LABEL} node selector): lower maxReplicas or raise the pool limit."
+    ),
     config_schema={
         "minScaleDownStabilizationSeconds": {
-            "type": "integer", "minimum": 0, "default": 300,
+            "type": "integer",
+            "minimum": 0,
+            "default": 300,
             "description": "Shortest scale-down stabilization window allowed, seconds (default 300, the Kubernetes default).",
         },
         "maxScaleUpPodsPerPeriod": {
-            "type": "integer", "minimum": 1, "default": 10,
+            "type": "integer",
+            "minimum": 1,
+            "default": 10,
             "description": "Most pods one scaleUp policy may add per period (default 10).",
         },
         "kserveDefaultDeploymentMode": {
-            "type": "string", "enum": ["Serverless", "Knative", "RawDeployment", "Standard"], "default": "Serverless",
-            "description": ("The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode "
-                            "annotation (the cluster's inferenceservice-config deploy.defaultDeploymentMode); default "
-                            "Serverless, as KServe v0.20.0 ships it. The same setting as "
-                            "gpu-workload-no-resource-metric-hpa's. In Serverless mode the KPA's "
-                            "autoscaling.knative.dev/scale-down-delay is held to minScaleDownStabilizationSeconds."),
+            "type": "string",
+            "enum": ["Serverless", "Knative", "RawDeployment", "Standard"],
+            "default": "Serverless",
+            "description": (
+                "The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode "
+                "annotation (the cluster's inferenceservice-config deploy.defaultDeploymentMode); default "
+                "Serverless, as KServe v0.20.0 ships it. The same setting as "
+                "gpu-workload-no-resource-metric-hpa's. In Serverless mode the KPA's "
+                "autoscaling.knative.dev/scale-down-delay is held to minScaleDownStabilizationSeconds."
+            ),
         },
         "maxScaleUpPercentPerPeriod": {
-            "type": "integer", "minimum": 1, "default": 100,
+            "type": "integer",
+            "minimum": 1,
+            "default": 100,
             "description": "Largest percent one scaleUp policy may add per period (default 100, doubling).",
         },
     },
@@ -187,5 +214,6 @@ POLICY = Policy(
         "(https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#default-behavior): for GPU replicas "
         "that take minutes to return, a shorter window flaps them and unbounded scale-out buys nodes in bursts. Replicas "
         "beyond the Karpenter NodePool's nvidia.com/gpu limit stay Pending (https://karpenter.sh/docs/concepts/nodepools/#speclimits). "
-        "Catalogue S8."),
+        "Catalogue S8."
+    ),
 )

@@ -13,8 +13,10 @@ from policies.framework import Policy, Resource
 from policies.kube import HPA_TYPES, ISVC_TYPE, SCALED_OBJECT_TYPE, as_dict, as_int, get
 from policies.operators import OPERATOR_TYPES, operator_server
 
-_WHY = ("an LLM replica takes minutes to return (GPU node, image pull, weight load), "
-        "so the first request after idling times out; set it to at least 1")
+_WHY = (
+    "an LLM replica takes minutes to return (GPU node, image pull, weight load), "
+    "so the first request after idling times out; set it to at least 1"
+)
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -54,7 +56,8 @@ POLICY = Policy(
         "Set InferenceService spec.predictor.minReplicas, HPA spec.minReplicas or ScaledObject "
         "spec.minReplicaCount to 1 or more (the ScaledObject field must be explicit: KEDA defaults to 0). "
         "For a deliberately idle dev model, annotate the resource with "
-        "llm-serving.io/exempt-llm-no-scale-to-zero: \"<reason>\"."),
+        'llm-serving.io/exempt-llm-no-scale-to-zero: "<reason>".'
+    ),
     config_schema={},
     resource_types=(ISVC_TYPE, *HPA_TYPES, SCALED_OBJECT_TYPE, *OPERATOR_TYPES),
     check_resource=_check,
@@ -62,5 +65,6 @@ POLICY = Policy(
         "A replica returns only after a GPU node is provisioned, a multi-GB image pulled and the weights loaded: minutes "
         "(https://karpenter.sh/docs/concepts/disruption/, https://docs.vllm.ai/en/latest/configuration/optimization.html). "
         "KServe's own default is DefaultMinReplicas = 1; KEDA's minReplicaCount defaults to 0 "
-        "(https://keda.sh/docs/latest/reference/scaledobject-spec/), so a ScaledObject must set it."),
+        "(https://keda.sh/docs/latest/reference/scaledobject-spec/), so a ScaledObject must set it."
+    ),
 )

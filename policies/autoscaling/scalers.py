@@ -39,7 +39,9 @@ NODEPOOL_LABEL = "karpenter.sh/nodepool"
 ISVC_POD_LABEL = "serving.kserve.io/inferenceservice"
 # An adapter config inside a ConfigMap is YAML in a string: parsed with the project's bounded loader,
 # since the string itself may hold an alias bomb the manifest reader never expanded.
-ADAPTER_CONFIG = Limits("a Prometheus Adapter config in a ConfigMap", max_bytes=1 << 20, max_depth=32, max_nodes=100_000, max_documents=1)
+ADAPTER_CONFIG = Limits(
+    "a Prometheus Adapter config in a ConfigMap", max_bytes=1 << 20, max_depth=32, max_nodes=100_000, max_documents=1
+)
 # vLLM gauges that are fractions in 0..1 (vllm-project/vllm v0.33.0 section 1): kv_cache_usage_perc and its removed old name.
 FRACTION_METRIC = re.compile(r"(kv_cache_usage_perc|gpu_cache_usage_perc|cache_usage)", re.IGNORECASE)
 # Kubernetes HPA defaults when spec.behavior is absent (autoscaling/v2 API reference).
@@ -85,18 +87,30 @@ def hpa_metrics(hpa: Resource) -> list[Metric]:
         if not isinstance(metric, dict):
             continue
         mtype = str(metric.get("type"))
-        key = {"Pods": "pods", "Object": "object", "External": "external", "Resource": "resource",
-               "ContainerResource": "containerResource"}.get(mtype)
+        key = {
+            "Pods": "pods",
+            "Object": "object",
+            "External": "external",
+            "Resource": "resource",
+            "ContainerResource": "containerResource",
+        }.get(mtype)
         body = as_dict(metric.get(key)) if key else {}
         name = get(body, "metric", "name") if mtype in ("Pods", "Object", "External") else get(body, "name")
-        found.append(Metric(f"spec.metrics[{i}].{key or mtype}", mtype, name if isinstance(name, str) else None,
-                            as_dict(body.get("target"))))
+        found.append(
+            Metric(
+                f"spec.metrics[{i}].{key or mtype}", mtype, name if isinstance(name, str) else None, as_dict(body.get("target"))
+            )
+        )
     return found
 
 
 def triggers(scaled_object: Resource) -> list[tuple[str, dict]]:
     """(path, trigger) of a ScaledObject's spec.triggers."""
-    return [(f"spec.triggers[{i}]", t) for i, t in enumerate(as_list(get(scaled_object.props, "spec", "triggers"))) if isinstance(t, dict)]
+    return [
+        (f"spec.triggers[{i}]", t)
+        for i, t in enumerate(as_list(get(scaled_object.props, "spec", "triggers")))
+        if isinstance(t, dict)
+    ]
 
 
 def behavior(scaler: Resource) -> tuple[str, dict]:
@@ -132,10 +146,17 @@ def _pool(podspec: dict) -> Optional[str]:
     pool = get(podspec, "nodeSelector", NODEPOOL_LABEL)
     if isinstance(pool, str):
         return pool
-    for term in as_list(get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")):
+    for term in as_list(
+        get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    ):
         for expr in as_list(get(term, "matchExpressions")):
             values = as_list(get(expr, "values"))
-            if get(expr, "key") == NODEPOOL_LABEL and get(expr, "operator") == "In" and len(values) == 1 and isinstance(values[0], str):
+            if (
+                get(expr, "key") == NODEPOOL_LABEL
+                and get(expr, "operator") == "In"
+                and len(values) == 1
+                and isinstance(values[0], str)
+            ):
                 return values[0]
     return None
 
@@ -159,17 +180,28 @@ def workloads(resources: Iterable[Resource]) -> list[Workload]:
             predictor = as_dict(get(r.props, "spec", "predictor"))
             # KServe's predictor pods: the InferenceService label, component=predictor, and the predictor's labels.
             labels = {**as_dict(predictor.get("labels")), ISVC_POD_LABEL: name, "component": "predictor"}
-            found.append(Workload(r, "Deployment", f"{name}-predictor", namespace_of(r), labels, _gpus(predictor), _pool(predictor)))
+            found.append(
+                Workload(r, "Deployment", f"{name}-predictor", namespace_of(r), labels, _gpus(predictor), _pool(predictor))
+            )
             continue
         group, kind = split_type(r.type)
-        if group not in ("apps", "leaderworkerset.x-k8s.io") or kind not in ("Deployment", "StatefulSet", "ReplicaSet", "LeaderWorkerSet"):
+        if group not in ("apps", "leaderworkerset.x-k8s.io") or kind not in (
+            "Deployment",
+            "StatefulSet",
+            "ReplicaSet",
+            "LeaderWorkerSet",
+        ):
             continue
         specs = pod_specs(r)
         if not specs:
             continue
         _, podspec = specs[0]
-        template_meta = get(r.props, "spec", "template", "metadata") or get(r.props, "spec", "leaderWorkerTemplate", "leaderTemplate", "metadata")
-        found.append(Workload(r, kind, name, namespace_of(r), as_dict(get(template_meta, "labels")), _gpus(podspec), _pool(podspec)))
+        template_meta = get(r.props, "spec", "template", "metadata") or get(
+            r.props, "spec", "leaderWorkerTemplate", "leaderTemplate", "metadata"
+        )
+        found.append(
+            Workload(r, kind, name, namespace_of(r), as_dict(get(template_meta, "labels")), _gpus(podspec), _pool(podspec))
+        )
     return found
 
 
@@ -240,8 +272,12 @@ def monitored_by(workload: Workload, resources: list[Resource]) -> list[Resource
         for svc in services:
             svc_selector = as_dict(get(svc.props, "spec", "selector"))
             same_ns = workload.namespace is None or namespace_of(svc) in (None, workload.namespace)
-            if same_ns and svc_selector and selector_matches({"matchLabels": svc_selector}, workload.pod_labels) \
-                    and selector_matches(selector, as_dict(get(svc.props, "metadata", "labels"))):
+            if (
+                same_ns
+                and svc_selector
+                and selector_matches({"matchLabels": svc_selector}, workload.pod_labels)
+                and selector_matches(selector, as_dict(get(svc.props, "metadata", "labels")))
+            ):
                 found.append(mon)
                 break
     return found

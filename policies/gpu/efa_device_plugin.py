@@ -55,8 +55,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if plain_manifests and str(as_dict(get(r.props, "metadata", "annotations")).get(DECLARED) or "").strip():
             continue
         for where in _efa_requests(r):
-            findings.append((r.name, f"{where}: requests {EFA_RESOURCE}, which only the {PLUGIN} DaemonSet advertises, and "
-                                     f"the stack installs no such plugin; the pod stays Pending on every node"))
+            findings.append(
+                (
+                    r.name,
+                    f"{where}: requests {EFA_RESOURCE}, which only the {PLUGIN} DaemonSet advertises, and "
+                    f"the stack installs no such plugin; the pod stays Pending on every node",
+                )
+            )
     return findings
 
 
@@ -68,11 +73,14 @@ POLICY = Policy(
     severity="high",
     enforcement="mandatory",
     remediation_steps="Install the aws-efa-k8s-device-plugin chart (eks-charts) tolerating the GPU taint, or drop the "
-                      "vpc.amazonaws.com/efa requests (NCCL then uses TCP sockets); set pluginInstalled: true when the "
-                      "cluster already runs the plugin.",
+    "vpc.amazonaws.com/efa requests (NCCL then uses TCP sockets); set pluginInstalled: true when the "
+    "cluster already runs the plugin.",
     config_schema={
-        "pluginInstalled": {"type": "boolean", "default": False,
-                            "description": "The cluster runs the EFA device plugin outside this stack. Default false."},
+        "pluginInstalled": {
+            "type": "boolean",
+            "default": False,
+            "description": "The cluster runs the EFA device plugin outside this stack. Default false.",
+        },
     },
     check_stack=_check,
 )

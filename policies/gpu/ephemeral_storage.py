@@ -27,30 +27,34 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for download in downloads(resource):
         if resource_value(download.container, "requests", "ephemeral-storage") is not None:
             continue
-        messages.append(f"{download.label}: downloads {download.model} from the Hugging Face Hub into {download.into} on the "
-                        f"node's ephemeral storage but requests no ephemeral-storage, so the scheduler may place it on a node "
-                        f"whose disk cannot hold the checkpoint, and under disk pressure the kubelet evicts it first; request "
-                        f"the checkpoint size plus ~10 GiB (the node's disk itself comes from the EC2NodeClass "
-                        f"blockDeviceMappings or instance store, not from this request), or mount a PersistentVolumeClaim "
-                        f"at the cache")
+        messages.append(
+            f"{download.label}: downloads {download.model} from the Hugging Face Hub into {download.into} on the "
+            f"node's ephemeral storage but requests no ephemeral-storage, so the scheduler may place it on a node "
+            f"whose disk cannot hold the checkpoint, and under disk pressure the kubelet evicts it first; request "
+            f"the checkpoint size plus ~10 GiB (the node's disk itself comes from the EC2NodeClass "
+            f"blockDeviceMappings or instance store, not from this request), or mount a PersistentVolumeClaim "
+            f"at the cache"
+        )
     return messages
 
 
 POLICY = Policy(
     name="gpu-pod-ephemeral-storage",
     description="A GPU model server that downloads its model onto the node's disk must request ephemeral-storage for it.",
-    rationale=("Without an ephemeral-storage request the scheduler ignores the node's free disk when placing the pod, and "
-               "the kubelet evicts pods above their request first under disk pressure "
-               "(https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/); a model download is "
-               "15-140 GB. Karpenter sizes the node's disk from the EC2NodeClass blockDeviceMappings or instance store "
-               "(https://karpenter.sh/docs/concepts/nodeclasses/#specblockdevicemappings), so the request places the pod "
-               "where that disk fits; a cache on a PersistentVolumeClaim needs neither."),
+    rationale=(
+        "Without an ephemeral-storage request the scheduler ignores the node's free disk when placing the pod, and "
+        "the kubelet evicts pods above their request first under disk pressure "
+        "(https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/); a model download is "
+        "15-140 GB. Karpenter sizes the node's disk from the EC2NodeClass blockDeviceMappings or instance store "
+        "(https://karpenter.sh/docs/concepts/nodeclasses/#specblockdevicemappings), so the request places the pod "
+        "where that disk fits; a cache on a PersistentVolumeClaim needs neither."
+    ),
     catalog="S19",
     severity="high",
     enforcement="mandatory",
     remediation_steps="Request resources.requests.ephemeral-storage of at least the checkpoint size plus ~10 GiB and size the "
-                      "EC2NodeClass blockDeviceMappings (or use instance store) to hold it; or mount a PersistentVolumeClaim "
-                      "at the Hugging Face cache (or HF_HOME), or stream the weights (--load-format runai_streamer).",
+    "EC2NodeClass blockDeviceMappings (or use instance store) to hold it; or mount a PersistentVolumeClaim "
+    "at the Hugging Face cache (or HF_HOME), or stream the weights (--load-format runai_streamer).",
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,

@@ -10,15 +10,29 @@ from dataclasses import dataclass
 
 from policies.framework import Resource
 from policies.karpenter.nodepool import NODEPOOL_TYPES, gpu_limit, is_gpu_nodepool
+from policies.kube import (
+    GPU_RESOURCE,
+    as_dict,
+    as_int,
+    as_list,
+    as_quantity,
+    containers,
+    get,
+    metadata_name,
+    pod_specs,
+    resource_value,
+    split_type,
+)
 from policies.operators import operator_server
-from policies.kube import GPU_RESOURCE, as_dict, as_int, as_list, as_quantity, containers, get, metadata_name, pod_specs, resource_value, split_type
 
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 
 
 def nodepools(resources: list[Resource]) -> dict[str, Resource]:
     """GPU NodePools of the stack by name."""
-    return {name: r for r in resources if r.type in NODEPOOL_TYPES and is_gpu_nodepool(r.props) and (name := metadata_name(r.props))}
+    return {
+        name: r for r in resources if r.type in NODEPOOL_TYPES and is_gpu_nodepool(r.props) and (name := metadata_name(r.props))
+    }
 
 
 def pod_gpus(podspec: dict) -> int:
@@ -71,7 +85,11 @@ def _max_pods(resource: Resource) -> int:
 
 def gpu_workloads(resources: list[Resource]) -> list[GpuWorkload]:
     """Every GPU pod template of the stack (Ray and DaemonSets aside), with its pool and size."""
-    negative = {metadata_name(r.props) for r in resources if r.type == "kubernetes:scheduling.k8s.io/v1:PriorityClass" and (as_int(r.props.get("value")) or 0) < 0}
+    negative = {
+        metadata_name(r.props)
+        for r in resources
+        if r.type == "kubernetes:scheduling.k8s.io/v1:PriorityClass" and (as_int(r.props.get("value")) or 0) < 0
+    }
     out = []
     for r in resources:
         server = operator_server(r)
@@ -85,7 +103,11 @@ def gpu_workloads(resources: list[Resource]) -> list[GpuWorkload]:
         for path, podspec in pod_specs(r):
             gpus = pod_gpus(podspec)
             if gpus:
-                out.append(GpuWorkload(r, path, podspec, target_pool(podspec), gpus, _max_pods(r), podspec.get("priorityClassName") in negative))
+                out.append(
+                    GpuWorkload(
+                        r, path, podspec, target_pool(podspec), gpus, _max_pods(r), podspec.get("priorityClassName") in negative
+                    )
+                )
     return out
 
 

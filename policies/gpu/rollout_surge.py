@@ -41,9 +41,18 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         # Kubernetes' defaults: 25% each; a surge rounds up, unavailability down.
         surge = _amount(rolling.get("maxSurge"), w.max_pods, "25%")
         raw_unavailable = rolling.get("maxUnavailable", "25%")
-        unavailable = math.floor(w.max_pods * float(raw_unavailable[:-1]) / 100) if isinstance(raw_unavailable, str) and raw_unavailable.endswith("%") else _amount(raw_unavailable, w.max_pods, "0")
+        unavailable = (
+            math.floor(w.max_pods * float(raw_unavailable[:-1]) / 100)
+            if isinstance(raw_unavailable, str) and raw_unavailable.endswith("%")
+            else _amount(raw_unavailable, w.max_pods, "0")
+        )
         if surge == 0 and unavailable == 0:
-            findings.append((w.resource.name, "spec.strategy: maxSurge 0 and maxUnavailable 0 on a GPU Deployment; the rollout can never replace a pod"))
+            findings.append(
+                (
+                    w.resource.name,
+                    "spec.strategy: maxSurge 0 and maxUnavailable 0 on a GPU Deployment; the rollout can never replace a pod",
+                )
+            )
             continue
         pool = pools.get(w.pool) if w.pool else None
         limit = limit_of(pool) if pool else None
@@ -51,22 +60,27 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             held = sum(o.gpus_per_pod * o.max_pods for o in workloads if o.pool == w.pool)
             headroom = limit - held
             if headroom < surge * w.gpus_per_pod:
-                findings.append((w.resource.name, f"spec.strategy: maxSurge {surge} needs {surge * w.gpus_per_pod} more GPUs but "
-                                                  f"NodePool {w.pool} has {max(0, int(headroom))} left under its limit of "
-                                                  f"{int(limit)} ({int(held)} held by its workloads); use maxSurge 0 with "
-                                                  f"maxUnavailable 1, or Recreate"))
+                findings.append(
+                    (
+                        w.resource.name,
+                        f"spec.strategy: maxSurge {surge} needs {surge * w.gpus_per_pod} more GPUs but "
+                        f"NodePool {w.pool} has {max(0, int(headroom))} left under its limit of "
+                        f"{int(limit)} ({int(held)} held by its workloads); use maxSurge 0 with "
+                        f"maxUnavailable 1, or Recreate",
+                    )
+                )
     return findings
 
 
 POLICY = Policy(
     name="gpu-rollout-surge",
     description="A GPU Deployment's rolling update must fit its NodePool's GPU headroom and be able to progress.",
-    rationale='A rolling update creates maxSurge extra pods before removing old ones (https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#rolling-update-deployment); for GPU pods on a pool at its GPU limit the surge pod never schedules and the rollout stalls, and maxSurge 0 with maxUnavailable 0 can never progress.',
+    rationale="A rolling update creates maxSurge extra pods before removing old ones (https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#rolling-update-deployment); for GPU pods on a pool at its GPU limit the surge pod never schedules and the rollout stalls, and maxSurge 0 with maxUnavailable 0 can never progress.",
     catalog="S20",
     severity="medium",
     enforcement="mandatory",
     remediation_steps="Where the pool has no GPU headroom use maxSurge: 0 with maxUnavailable: 1 (or Recreate); never set "
-                      "both to 0.",
+    "both to 0.",
     config_schema={},
     check_stack=_check,
 )

@@ -32,7 +32,11 @@ def tolerates(podspec: dict, taint: dict) -> bool:
             continue
         if t.get("operator") == "Exists" and t.get("key") in (None, "", taint.get("key")):
             return True
-        if t.get("key") == taint.get("key") and t.get("operator", "Equal") == "Equal" and str(t.get("value", "")) == str(taint.get("value", "")):
+        if (
+            t.get("key") == taint.get("key")
+            and t.get("operator", "Equal") == "Equal"
+            and str(t.get("value", "")) == str(taint.get("value", ""))
+        ):
             return True
     return False
 
@@ -47,7 +51,11 @@ def targets_gpu_type(podspec: dict) -> bool:
     if any(isinstance(v, str) and "gpu" in v.lower() for v in selector.values()):
         return True
     terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
-    return any(as_dict(e).get("key") in GPU_TYPE_LABELS for term in as_list(terms) for e in as_list(as_dict(term).get("matchExpressions")))
+    return any(
+        as_dict(e).get("key") in GPU_TYPE_LABELS
+        for term in as_list(terms)
+        for e in as_list(as_dict(term).get("matchExpressions"))
+    )
 
 
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
@@ -74,16 +82,34 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for w in gpu_workloads(resources):
         where = w.path
         pool = pools.get(w.pool) if w.pool else None
-        needed = [t for t in taints(pool.props) if t.get("effect") in ("NoSchedule", "NoExecute")] if pool else assumed_taints(config, w.podspec)
+        needed = (
+            [t for t in taints(pool.props) if t.get("effect") in ("NoSchedule", "NoExecute")]
+            if pool
+            else assumed_taints(config, w.podspec)
+        )
         for taint in needed:
             if not tolerates(w.podspec, taint):
-                owner = f"NodePool {w.pool}" if pool else "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
-                findings.append((w.resource.name, f"{where}: requests GPUs but does not tolerate the {taint.get('key')}:"
-                                                  f"{taint.get('effect')} taint of {owner}; it stays Pending"))
+                owner = (
+                    f"NodePool {w.pool}"
+                    if pool
+                    else "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
+                )
+                findings.append(
+                    (
+                        w.resource.name,
+                        f"{where}: requests GPUs but does not tolerate the {taint.get('key')}:"
+                        f"{taint.get('effect')} taint of {owner}; it stays Pending",
+                    )
+                )
         if not targets_gpu_type(w.podspec):
-            findings.append((w.resource.name, f"{where}: requests GPUs without a nodeSelector or required affinity on a GPU "
-                                              f"type or pool label ({', '.join(GPU_TYPE_LABELS[:3])}, ...); it may land on a "
-                                              f"GPU the capacity plan did not size"))
+            findings.append(
+                (
+                    w.resource.name,
+                    f"{where}: requests GPUs without a nodeSelector or required affinity on a GPU "
+                    f"type or pool label ({', '.join(GPU_TYPE_LABELS[:3])}, ...); it may land on a "
+                    f"GPU the capacity plan did not size",
+                )
+            )
     return findings
 
 
@@ -95,14 +121,17 @@ POLICY = Policy(
     severity="high",
     enforcement="mandatory",
     remediation_steps="Add the toleration {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule} and a nodeSelector "
-                      "on karpenter.sh/nodepool and karpenter.k8s.aws/instance-gpu-name.",
+    "on karpenter.sh/nodepool and karpenter.k8s.aws/instance-gpu-name.",
     config_schema={
         "gpuNodesTainted": {
-            "type": "boolean", "default": True,
-            "description": ("Whether GPU nodes carry the nvidia.com/gpu:NoSchedule taint when no NodePool of the checked set "
-                            "says (default true: this project's Karpenter pools and EKS's GPU AMIs taint them). Set false "
-                            "where the cluster adds the toleration itself (GKE's ExtendedResourceToleration admission) or "
-                            "GPU node groups are untainted; a NodePool in the set always decides for its own pods."),
+            "type": "boolean",
+            "default": True,
+            "description": (
+                "Whether GPU nodes carry the nvidia.com/gpu:NoSchedule taint when no NodePool of the checked set "
+                "says (default true: this project's Karpenter pools and EKS's GPU AMIs taint them). Set false "
+                "where the cluster adds the toleration itself (GKE's ExtendedResourceToleration admission) or "
+                "GPU node groups are untainted; a NodePool in the set always decides for its own pods."
+            ),
         },
     },
     check_stack=_check,

@@ -66,7 +66,9 @@ def _class_settings(ing: Resource, kinds: dict[str, list[Resource]], classes: li
     """(is an ALB Ingress, the IngressClassParams spec its class names or {})."""
     class_name = get(ing.props, "spec", "ingressClassName") or annotations_of(ing.props).get("kubernetes.io/ingress.class")
     ingress_class = next((c for c in kinds.get("IngressClass", []) if _name(c) == class_name), None)
-    is_alb = class_name in classes or (ingress_class is not None and get(ingress_class.props, "spec", "controller") == ALB_CONTROLLER)
+    is_alb = class_name in classes or (
+        ingress_class is not None and get(ingress_class.props, "spec", "controller") == ALB_CONTROLLER
+    )
     params: dict = {}
     ref = as_dict(get(ingress_class.props, "spec", "parameters")) if ingress_class is not None else {}
     if ref.get("kind") == "IngressClassParams":
@@ -91,7 +93,9 @@ def _paths(ing: Resource) -> list[tuple[str, str, Any, Any]]:
 
 def _service_of(backend: Mapping) -> tuple[Any, Any]:
     if isinstance(backend.get("service"), dict):  # networking.k8s.io/v1
-        return get(backend, "service", "name"), get(backend, "service", "port", "number") or get(backend, "service", "port", "name")
+        return get(backend, "service", "name"), get(backend, "service", "port", "number") or get(
+            backend, "service", "port", "name"
+        )
     return backend.get("serviceName"), backend.get("servicePort")  # v1beta1
 
 
@@ -102,8 +106,10 @@ def _under_guarded_prefix(path: str) -> bool:
 
 def _has_key(container: Mapping) -> bool:
     for item in as_list(container.get("env")):
-        if isinstance(item, Mapping) and item.get("name") == API_KEY_ENV and (
-            get(item, "valueFrom", "secretKeyRef", "name") or isinstance(item.get("value"), str) and item["value"]
+        if (
+            isinstance(item, Mapping)
+            and item.get("name") == API_KEY_ENV
+            and (get(item, "valueFrom", "secretKeyRef", "name") or isinstance(item.get("value"), str) and item["value"])
         ):
             return True
     argv = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
@@ -134,7 +140,9 @@ class _Resolver:
 
     def __init__(self, kinds: dict[str, list[Resource]]) -> None:
         self.kinds = kinds
-        self.workloads = [r for k in ("Deployment", "StatefulSet", "LeaderWorkerSet", "RayCluster", "RayService") for r in kinds.get(k, [])]
+        self.workloads = [
+            r for k in ("Deployment", "StatefulSet", "LeaderWorkerSet", "RayCluster", "RayService") for r in kinds.get(k, [])
+        ]
 
     def _service(self, name: str, namespace: Any) -> list[dict] | None:
         for isvc in self.kinds.get("InferenceService", []):
@@ -144,9 +152,13 @@ class _Resolver:
         if svc is None:
             return None
         selector = get(svc.props, "spec", "selector")
-        found = [c for w in self.workloads if namespace_of(w) == namespace
-                 and any(selector_matches(selector, labels, plain=True) for labels in _workload_label_sets(w))
-                 for c in _serving_containers(w)]
+        found = [
+            c
+            for w in self.workloads
+            if namespace_of(w) == namespace
+            and any(selector_matches(selector, labels, plain=True) for labels in _workload_label_sets(w))
+            for c in _serving_containers(w)
+        ]
         return found or None
 
     def _virtual_service_targets(self, host: str) -> list[tuple[str, Any]] | None:
@@ -201,19 +213,30 @@ def _network_guard(ann: Mapping, params: Mapping) -> bool:
 
 
 def _waf_guard(ann: Mapping, params: Mapping) -> bool:
-    values = [params.get("wafv2AclArn"), params.get("wafv2AclName"), ann.get(ALB + "wafv2-acl-arn"),
-              ann.get(ALB + "wafv2-acl-name"), ann.get(ALB + "waf-acl-id")]
+    values = [
+        params.get("wafv2AclArn"),
+        params.get("wafv2AclName"),
+        ann.get(ALB + "wafv2-acl-arn"),
+        ann.get(ALB + "wafv2-acl-name"),
+        ann.get(ALB + "waf-acl-id"),
+    ]
     return any(isinstance(v, str) and v.strip() and v.strip() != "none" for v in values)
 
 
 def _tls_problem(ing: Resource, ann: Mapping, params: Mapping) -> str | None:
-    https = ALB + "certificate-arn" in ann or bool(as_list(get(ing.props, "spec", "tls"))) or "HTTPS" in str(ann.get(ALB + "listen-ports", ""))
+    https = (
+        ALB + "certificate-arn" in ann
+        or bool(as_list(get(ing.props, "spec", "tls")))
+        or "HTTPS" in str(ann.get(ALB + "listen-ports", ""))
+    )
     if not https:
         return "it has no HTTPS listener (no certificate-arn, spec.tls or HTTPS listen-port), so prompts cross the internet in clear text"
     policy = params.get("sslPolicy") or ann.get(ALB + "ssl-policy")
     if not policy:
-        return (f"{ALB}ssl-policy is unset, so the controller applies {CONTROLLER_DEFAULT_SSL_POLICY}, which accepts TLS 1.0 "
-                f"and 1.1; set {DEFAULT_SSL_POLICY}")
+        return (
+            f"{ALB}ssl-policy is unset, so the controller applies {CONTROLLER_DEFAULT_SSL_POLICY}, which accepts TLS 1.0 "
+            f"and 1.1; set {DEFAULT_SSL_POLICY}"
+        )
     if not tls12_or_newer(str(policy)):
         return f"ssl-policy {policy} accepts TLS below 1.2; use {DEFAULT_SSL_POLICY}"
     return None
@@ -237,13 +260,22 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         tls = _tls_problem(ing, ann, params)
         if tls:
             findings.append((ing.name, f"{where}: {tls}"))
-        if _network_guard(ann, params) or _waf_guard(ann, params) or str(ann.get(ALB + "auth-type", "none")) in ("cognito", "oidc"):
+        if (
+            _network_guard(ann, params)
+            or _waf_guard(ann, params)
+            or str(ann.get(ALB + "auth-type", "none")) in ("cognito", "oidc")
+        ):
             continue
         key = resolver.unguarded(ing)
         if key:
-            findings.append((ing.name, f"{where}: nothing keeps strangers out: no API key on its backends ({'; '.join(key)}), "
-                                       f"no inbound-cidrs narrower than 0.0.0.0/0, no WAF web ACL (wafv2-acl-arn) and no ALB "
-                                       f"authentication (auth-type cognito|oidc)"))
+            findings.append(
+                (
+                    ing.name,
+                    f"{where}: nothing keeps strangers out: no API key on its backends ({'; '.join(key)}), "
+                    f"no inbound-cidrs narrower than 0.0.0.0/0, no WAF web ACL (wafv2-acl-arn) and no ALB "
+                    f"authentication (auth-type cognito|oidc)",
+                )
+            )
     return findings
 
 
@@ -259,13 +291,14 @@ POLICY = Policy(
         "(certificate-arn), and at least one of: an API key every backend's vLLM reads as VLLM_API_KEY from a Secret "
         "with the Ingress forwarding /v1 only (llm-serving:apiKey does both), alb.ingress.kubernetes.io/inbound-cidrs, "
         "wafv2-acl-arn, or auth-type cognito/oidc. Or make the ALB internal (scheme: internal). Annotate "
-        "llm-serving.io/exempt-internet-facing-alb-guarded: \"<reason>\" where a guard lives outside the stack."),
+        'llm-serving.io/exempt-internet-facing-alb-guarded: "<reason>" where a guard lives outside the stack.'
+    ),
     config_schema={
         "albIngressClasses": {
             "type": "array",
             "items": {"type": "string"},
             "default": ["alb"],
-            "description": "Ingress class names the AWS Load Balancer Controller serves (default [\"alb\"]); an IngressClass "
+            "description": 'Ingress class names the AWS Load Balancer Controller serves (default ["alb"]); an IngressClass '
             "in the stack whose controller is ingress.k8s.aws/alb counts as well.",
         },
     },
@@ -279,5 +312,6 @@ POLICY = Policy(
         "guards only /v1, /v2, /inference and /cohere in 0.33.0 (entrypoints/serve/middleware/authenticate.py GUARDED_PREFIX); "
         "/invocations serves the same inference without it (entrypoints/common/cli_args.py, --api-key help), so a key counts "
         "only when the Ingress forwards /v1 alone. Guards at the ALB: inbound-cidrs, wafv2-acl-arn and auth-type "
-        "(docs/guide/ingress/annotations.md at v3.5.0)."),
+        "(docs/guide/ingress/annotations.md at v3.5.0)."
+    ),
 )

@@ -18,8 +18,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
             added = [str(c) for c in as_list(get(container, "securityContext", "capabilities", "add"))]
             extra = [c for c in added if c.upper().removeprefix("CAP_") not in allowed]
             if extra:
-                messages.append(f"{container_label(path, container)}: adds capabilities {', '.join(extra)}, which are "
-                                f"not in allowedCapabilities ({', '.join(sorted(allowed)) or 'none'})")
+                messages.append(
+                    f"{container_label(path, container)}: adds capabilities {', '.join(extra)}, which are "
+                    f"not in allowedCapabilities ({', '.join(sorted(allowed)) or 'none'})"
+                )
     return messages
 
 
@@ -32,8 +34,10 @@ POLICY = Policy(
     remediation_steps="Remove the added capabilities, or add a capability the workload truly needs to allowedCapabilities in the pack config.",
     config_schema={
         "allowedCapabilities": {
-            "type": "array", "items": {"type": "string"}, "default": ["IPC_LOCK"],
-            "description": "Capabilities a container may add, without the CAP_ prefix (default [\"IPC_LOCK\"], for RDMA/EFA memory pinning).",
+            "type": "array",
+            "items": {"type": "string"},
+            "default": ["IPC_LOCK"],
+            "description": 'Capabilities a container may add, without the CAP_ prefix (default ["IPC_LOCK"], for RDMA/EFA memory pinning).',
         },
     },
     resource_types=WORKLOAD_TYPES,
@@ -41,5 +45,6 @@ POLICY = Policy(
     rationale=(
         "The baseline Pod Security Standard allows only a short list of added capabilities "
         "(https://kubernetes.io/docs/concepts/security/pod-security-standards/#baseline); RDMA/EFA needs IPC_LOCK "
-        "to register memory (https://github.com/aws-samples/aws-efa-eks). Catalogue row 30."),
+        "to register memory (https://github.com/aws-samples/aws-efa-eks). Catalogue row 30."
+    ),
 )

@@ -14,9 +14,12 @@ from policies.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [f"{s.label}: imagePullPolicy Always re-resolves the multi-GB serving image at every start, so cold starts "
-            f"wait on the registry; pin the tag or digest and use IfNotPresent"
-            for s in model_servers(resource) if s.container.get("imagePullPolicy") == "Always" and requests_gpu(s.podspec)]
+    return [
+        f"{s.label}: imagePullPolicy Always re-resolves the multi-GB serving image at every start, so cold starts "
+        f"wait on the registry; pin the tag or digest and use IfNotPresent"
+        for s in model_servers(resource)
+        if s.container.get("imagePullPolicy") == "Always" and requests_gpu(s.podspec)
+    ]
 
 
 POLICY = Policy(
@@ -31,6 +34,7 @@ POLICY = Policy(
     rationale=(
         "With Always the kubelet contacts the registry on every container start "
         "(https://kubernetes.io/docs/concepts/containers/images/#image-pull-policy). The catalogue marks the generic "
-        "\"pull Always\" check NO for GPU serving (row 3): image pull is one of the largest parts of a cold start, "
-        "and a pinned reference gives the same guarantee without the round trip."),
+        '"pull Always" check NO for GPU serving (row 3): image pull is one of the largest parts of a cold start, '
+        "and a pinned reference gives the same guarantee without the round trip."
+    ),
 )

@@ -21,9 +21,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
             limit_raw = resource_value(container, "limits", "memory")
             request, limit = as_quantity(request_raw), as_quantity(limit_raw)
             if request is not None and limit is not None and request != limit:
-                messages.append(f"{container_label(path, container)}: memory request {request_raw} differs from its "
-                                f"limit {limit_raw} in a GPU pod, which makes it Burstable and an early eviction "
-                                f"candidate under node memory pressure; request what you limit")
+                messages.append(
+                    f"{container_label(path, container)}: memory request {request_raw} differs from its "
+                    f"limit {limit_raw} in a GPU pod, which makes it Burstable and an early eviction "
+                    f"candidate under node memory pressure; request what you limit"
+                )
     return messages
 
 
@@ -41,5 +43,6 @@ POLICY = Policy(
         "(https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/#pod-selection-for-kubelet-eviction), "
         "and a pod is Guaranteed only when every container's requests equal its limits "
         "(https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/). Catalogue row 11 (Kyverno "
-        "memory-requests-equal-limits, require-qos-guaranteed), applied to GPU pods only."),
+        "memory-requests-equal-limits, require-qos-guaranteed), applied to GPU pods only."
+    ),
 )

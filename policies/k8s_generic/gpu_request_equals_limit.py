@@ -8,7 +8,16 @@ instead of at apply time, for every container, not only vLLM's.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_quantity, container_label, containers, fmt_number, pod_specs, resource_value
+from policies.kube import (
+    GPU_RESOURCE,
+    WORKLOAD_TYPES,
+    as_quantity,
+    container_label,
+    containers,
+    fmt_number,
+    pod_specs,
+    resource_value,
+)
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -22,13 +31,17 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 continue
             request, limit = as_quantity(request_raw), as_quantity(limit_raw)
             if limit_raw is None:
-                messages.append(f"{label}: resources.requests {GPU_RESOURCE} is set without a limit; the API server "
-                                f"rejects extended resources that are requested but not limited")
+                messages.append(
+                    f"{label}: resources.requests {GPU_RESOURCE} is set without a limit; the API server "
+                    f"rejects extended resources that are requested but not limited"
+                )
             elif request != limit:
                 shown = lambda v, raw: fmt_number(v) if v is not None else repr(raw)  # noqa: E731
-                messages.append(f"{label}: resources.requests {GPU_RESOURCE} is {shown(request, request_raw)} but the "
-                                f"limit is {shown(limit, limit_raw)}; GPUs cannot be overcommitted, so the API server "
-                                f"rejects the pod")
+                messages.append(
+                    f"{label}: resources.requests {GPU_RESOURCE} is {shown(request, request_raw)} but the "
+                    f"limit is {shown(limit, limit_raw)}; GPUs cannot be overcommitted, so the API server "
+                    f"rejects the pod"
+                )
     return messages
 
 
@@ -39,12 +52,14 @@ POLICY = Policy(
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
-        "Set resources.limits[\"nvidia.com/gpu\"] (the limit alone is enough: the request defaults to it), and if "
-        "you also set the request, make it the same whole number."),
+        'Set resources.limits["nvidia.com/gpu"] (the limit alone is enough: the request defaults to it), and if '
+        "you also set the request, make it the same whole number."
+    ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
-        "\"You can specify GPU limits without specifying requests ... If you specify both, they must be equal\" "
+        '"You can specify GPU limits without specifying requests ... If you specify both, they must be equal" '
         "and GPUs are not overcommitted (https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/). "
-        "Catalogue row 13: no public policy set has it (Kyverno's check-nvidia-gpu looks at the image's env)."),
+        "Catalogue row 13: no public policy set has it (Kyverno's check-nvidia-gpu looks at the image's env)."
+    ),
 )

@@ -15,15 +15,20 @@ from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, con
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for path, podspec in pod_specs(resource):
-        host_paths = {v.get("name"): as_dict(v.get("hostPath")).get("path")
-                      for v in as_list(podspec.get("volumes")) if isinstance(v, dict) and "hostPath" in v}
+        host_paths = {
+            v.get("name"): as_dict(v.get("hostPath")).get("path")
+            for v in as_list(podspec.get("volumes"))
+            if isinstance(v, dict) and "hostPath" in v
+        }
         for container in containers(podspec, init=True, model=True):
             for mount in as_list(container.get("volumeMounts")):
                 mount = as_dict(mount)
                 if mount.get("name") in host_paths and mount.get("readOnly") is not True:
-                    messages.append(f"{container_label(path, container)}: mounts hostPath {host_paths[mount['name']]} "
-                                    f"(volume {mount['name']}) writable at {mount.get('mountPath')}; a pod that writes "
-                                    f"to the node outlives itself there; mount it readOnly or use an emptyDir or PVC")
+                    messages.append(
+                        f"{container_label(path, container)}: mounts hostPath {host_paths[mount['name']]} "
+                        f"(volume {mount['name']}) writable at {mount.get('mountPath')}; a pod that writes "
+                        f"to the node outlives itself there; mount it readOnly or use an emptyDir or PVC"
+                    )
     return messages
 
 
@@ -36,11 +41,13 @@ POLICY = Policy(
     remediation_steps=(
         "Mount the hostPath with readOnly: true, or replace it: an emptyDir (with an ephemeral-storage request) or a "
         "PVC for a model cache, a projected volume for sockets. A node-local cache filled by a DaemonSet can stay as a "
-        "read-only hostPath; annotate llm-serving.io/exempt-host-path-read-only: \"<reason>\" where write access is required."),
+        'read-only hostPath; annotate llm-serving.io/exempt-host-path-read-only: "<reason>" where write access is required.'
+    ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
-        "\"HostPath volumes present many security risks... If restricting HostPath access to specific directories "
-        "..., volumeMounts MUST be required to use readOnly mounts\" (https://kubernetes.io/docs/concepts/storage/volumes/#hostpath). "
-        "Catalogue row 31: model caches on hostPath are common, so read-only is allowed."),
+        '"HostPath volumes present many security risks... If restricting HostPath access to specific directories '
+        '..., volumeMounts MUST be required to use readOnly mounts" (https://kubernetes.io/docs/concepts/storage/volumes/#hostpath). '
+        "Catalogue row 31: model caches on hostPath are common, so read-only is allowed."
+    ),
 )

@@ -16,8 +16,11 @@ _FIX = "pin a version tag (ideally a digest, image@sha256:...)"
 
 def _images(resource: Resource) -> list[tuple[str, object]]:
     """(label, image) of every container, and of the server an operator resource asks for."""
-    found = [(container_label(path, c), c.get("image")) for path, podspec in pod_specs(resource)
-             for c in containers(podspec, init=True, model=True)]
+    found = [
+        (container_label(path, c), c.get("image"))
+        for path, podspec in pod_specs(resource)
+        for c in containers(podspec, init=True, model=True)
+    ]
     if (server := operator_server(resource)) is not None:
         found.append((server.image_field, server.image))
     return found
@@ -48,11 +51,14 @@ POLICY = Policy(
     enforcement="mandatory",
     remediation_steps=(
         "Reference images as repository:version (e.g. vllm/vllm-openai:v0.33.0) or, better, "
-        "repository@sha256:digest; never :latest or an untagged repository."),
+        "repository@sha256:digest; never :latest or an untagged repository."
+    ),
     config_schema={
         "disallowedTags": {
-            "type": "array", "items": {"type": "string"}, "default": ["latest"],
-            "description": "Tags treated as mutable and rejected, compared case-insensitively (default [\"latest\"]).",
+            "type": "array",
+            "items": {"type": "string"},
+            "default": ["latest"],
+            "description": 'Tags treated as mutable and rejected, compared case-insensitively (default ["latest"]).',
         },
     },
     resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
@@ -60,5 +66,6 @@ POLICY = Policy(
     rationale=(
         "An untagged image pulls :latest, and latest moves: replicas of one Deployment can run different engine "
         "releases and a rollback cannot return to what ran (https://kubernetes.io/docs/concepts/containers/images/#image-names). "
-        "Catalogue row 1 (Kyverno disallow-latest-tag, Polaris tagNotSpecified, kube-linter latest-tag, Checkov CKV_K8S_14)."),
+        "Catalogue row 1 (Kyverno disallow-latest-tag, Polaris tagNotSpecified, kube-linter latest-tag, Checkov CKV_K8S_14)."
+    ),
 )

@@ -15,8 +15,7 @@ JOB_TYPE = "kubernetes:batch/v1:Job"
 def _check(resource: Resource, config: dict) -> list[str]:
     if get(resource.props, "spec", "ttlSecondsAfterFinished") is not None:
         return []
-    return ["spec.ttlSecondsAfterFinished is not set, so the finished Job and its pods stay forever; set it "
-            "(e.g. 3600)"]
+    return ["spec.ttlSecondsAfterFinished is not set, so the finished Job and its pods stay forever; set it (e.g. 3600)"]
 
 
 POLICY = Policy(
@@ -31,5 +30,6 @@ POLICY = Policy(
     rationale=(
         "The TTL-after-finished controller deletes finished Jobs and their pods "
         "(https://kubernetes.io/docs/concepts/workloads/controllers/ttlafterfinished/). Catalogue row 41 "
-        "(kube-linter job-ttl-seconds-after-finished)."),
+        "(kube-linter job-ttl-seconds-after-finished)."
+    ),
 )

@@ -17,9 +17,11 @@ def _multi_rank_shm(podspec: dict, ray: bool) -> set:
     """/dev/shm volumes that tensor-parallel-requires-dshm (S4) reports, mandatorily: those of
     multi-rank vLLM containers, and every /dev/shm a Ray pod mounts itself. This advisory check
     leaves them to it."""
-    return {_shm_volume_name(c) for c in containers(podspec)
-            if (ray and _shm_volume_name(c) is not None)
-            or (is_vllm_container(c) and _needs_shm(c, not ray) is not None)}
+    return {
+        _shm_volume_name(c)
+        for c in containers(podspec)
+        if (ray and _shm_volume_name(c) is not None) or (is_vllm_container(c) and _needs_shm(c, not ray) is not None)
+    }
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -31,8 +33,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
             if volume.get("name") in covered:
                 continue
             if empty_dir.get("medium") == "Memory" and empty_dir.get("sizeLimit") is None:
-                messages.append(f"{path}.volumes {volume.get('name')}: emptyDir medium Memory has no sizeLimit; its "
-                                f"pages are RAM charged to the pod, so it can grow until the pod is OOM-killed; bound it")
+                messages.append(
+                    f"{path}.volumes {volume.get('name')}: emptyDir medium Memory has no sizeLimit; its "
+                    f"pages are RAM charged to the pod, so it can grow until the pod is OOM-killed; bound it"
+                )
     return messages
 
 
@@ -46,7 +50,8 @@ POLICY = Policy(
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
-        "\"A size limit can be specified for the default medium ... the size limit for medium Memory is counted "
+        '"A size limit can be specified for the default medium ... the size limit for medium Memory is counted '
         "against the container's memory limit\" (https://kubernetes.io/docs/concepts/storage/volumes/#emptydir). "
-        "Catalogue row 36 (Kyverno add-emptydir-sizelimit)."),
+        "Catalogue row 36 (Kyverno add-emptydir-sizelimit)."
+    ),
 )

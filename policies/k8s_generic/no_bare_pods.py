@@ -15,8 +15,10 @@ POD_TYPE = "kubernetes:core/v1:Pod"
 def _check(resource: Resource, config: dict) -> list[str]:
     if as_list(get(resource.props, "metadata", "ownerReferences")):
         return []
-    return ["a bare Pod is not recreated when its node is drained or reclaimed; run it under a Deployment, "
-            "StatefulSet, Job or InferenceService"]
+    return [
+        "a bare Pod is not recreated when its node is drained or reclaimed; run it under a Deployment, "
+        "StatefulSet, Job or InferenceService"
+    ]
 
 
 POLICY = Policy(
@@ -31,5 +33,6 @@ POLICY = Policy(
     rationale=(
         "Bare pods are not rescheduled after node failure or drain "
         "(https://kubernetes.io/docs/concepts/configuration/overview/#naked-pods-vs-replicasets-deployments-and-jobs). "
-        "Catalogue row 39 (compliance-policies disallowPod, Kyverno prevent-bare-pods)."),
+        "Catalogue row 39 (compliance-policies disallowPod, Kyverno prevent-bare-pods)."
+    ),
 )

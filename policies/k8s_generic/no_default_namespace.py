@@ -10,17 +10,32 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import get
 
-_CLUSTER_SCOPED = {"Namespace", "Node", "PersistentVolume", "ClusterRole", "ClusterRoleBinding", "StorageClass",
-                   "PriorityClass", "CustomResourceDefinition", "NodePool", "EC2NodeClass", "ClusterServingRuntime",
-                   "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "IngressClass"}
+_CLUSTER_SCOPED = {
+    "Namespace",
+    "Node",
+    "PersistentVolume",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "StorageClass",
+    "PriorityClass",
+    "CustomResourceDefinition",
+    "NodePool",
+    "EC2NodeClass",
+    "ClusterServingRuntime",
+    "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration",
+    "IngressClass",
+}
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     kind = resource.type.rsplit(":", 1)[-1]
     if kind in _CLUSTER_SCOPED or get(resource.props, "metadata", "namespace") != "default":
         return []
-    return ["metadata.namespace: default shares the namespace with everything deployed without one (no quota, "
-            "limits or network policy of its own); give the model a namespace"]
+    return [
+        "metadata.namespace: default shares the namespace with everything deployed without one (no quota, "
+        "limits or network policy of its own); give the model a namespace"
+    ]
 
 
 def _is_kubernetes(type_token: str) -> bool:
@@ -50,5 +65,6 @@ POLICY = Policy(
         "The default namespace is where everything without a namespace lands; quotas, LimitRanges, NetworkPolicies "
         "and RBAC are set per namespace (https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/). "
         "Catalogue row 38 (Kyverno disallow-default-namespace, Checkov CKV_K8S_21). Only an explicit `default` is "
-        "flagged: manifests meant for `kubectl apply -n` leave the namespace out on purpose."),
+        "flagged: manifests meant for `kubectl apply -n` leave the namespace out on purpose."
+    ),
 )

@@ -59,8 +59,10 @@ def _check_env(label: str, container: dict, patterns: list[str]) -> list[str]:
         value = env.get("value")
         if _looks_secret(name, patterns):
             if value not in (None, ""):
-                messages.append(f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
-                                f"the pod spec, etcd and the Pulumi state)")
+                messages.append(
+                    f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
+                    f"the pod spec, etcd and the Pulumi state)"
+                )
             elif "configMapKeyRef" in as_dict(env.get("valueFrom")):
                 messages.append(f"{label}: env {name} comes from valueFrom.configMapKeyRef; {_FIX}")
         elif isinstance(value, str):
@@ -88,9 +90,16 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
                     break
             else:
                 nxt = argv[i + 1] if i + 1 < len(argv) else None
-                if (arg.startswith("-") and "=" not in arg and _flag_is_secret(arg, patterns)
-                        and isinstance(nxt, str) and nxt and not nxt.startswith("-") and not _REFERENCE.fullmatch(nxt)
-                        and first_token(nxt) is None):  # a token there is reported on its own
+                if (
+                    arg.startswith("-")
+                    and "=" not in arg
+                    and _flag_is_secret(arg, patterns)
+                    and isinstance(nxt, str)
+                    and nxt
+                    and not nxt.startswith("-")
+                    and not _REFERENCE.fullmatch(nxt)
+                    and first_token(nxt) is None
+                ):  # a token there is reported on its own
                     messages.append(f"{where}: {arg} has a literal value in {field}[{i + 1}]; {_ARG_FIX}")
     return messages
 
@@ -101,8 +110,10 @@ def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
     for key in sorted(k for k in data if isinstance(k, str)):
         value = data[key]
         if _looks_secret(key, patterns) and value not in (None, ""):
-            messages.append(f"ConfigMap data {key} looks like a secret; store it in a Secret and reference it "
-                            f"with secretKeyRef (a ConfigMap is clear text to anyone who can read it)")
+            messages.append(
+                f"ConfigMap data {key} looks like a secret; store it in a Secret and reference it "
+                f"with secretKeyRef (a ConfigMap is clear text to anyone who can read it)"
+            )
         elif isinstance(value, str):
             found = _token_message(f"ConfigMap data {key}", value)
             if found:
@@ -135,16 +146,27 @@ POLICY = Policy(
     enforcement="mandatory",
     remediation_steps=(
         "Store the value in a Kubernetes Secret (created from a Pulumi secret) and reference it with "
-        "env[].valueFrom.secretKeyRef {name, key}; rotate any token that was committed as a literal."),
+        "env[].valueFrom.secretKeyRef {name, key}; rotate any token that was committed as a literal."
+    ),
     config_schema={
         "namePatterns": {
-            "type": "array", "items": {"type": "string"},
-            "default": ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "*_TOKEN", "*_SECRET*", "*PASSWORD*",
-                        "*API_KEY*", "AWS_SECRET_ACCESS_KEY"],
-            "description": ("Shell-style, case-insensitive patterns of env names, flag names (--api-key "
-                            "reads as API_KEY) and ConfigMap keys treated as secrets "
-                            "(default HF_TOKEN, HUGGING_FACE_HUB_TOKEN, *_TOKEN, *_SECRET*, *PASSWORD*, "
-                            "*API_KEY*, AWS_SECRET_ACCESS_KEY)."),
+            "type": "array",
+            "items": {"type": "string"},
+            "default": [
+                "HF_TOKEN",
+                "HUGGING_FACE_HUB_TOKEN",
+                "*_TOKEN",
+                "*_SECRET*",
+                "*PASSWORD*",
+                "*API_KEY*",
+                "AWS_SECRET_ACCESS_KEY",
+            ],
+            "description": (
+                "Shell-style, case-insensitive patterns of env names, flag names (--api-key "
+                "reads as API_KEY) and ConfigMap keys treated as secrets "
+                "(default HF_TOKEN, HUGGING_FACE_HUB_TOKEN, *_TOKEN, *_SECRET*, *PASSWORD*, "
+                "*API_KEY*, AWS_SECRET_ACCESS_KEY)."
+            ),
         },
     },
     resource_types=(*WORKLOAD_TYPES, CONFIG_MAP_TYPE),
@@ -153,5 +175,6 @@ POLICY = Policy(
         "A literal env value is stored in the pod spec, in etcd, in the Pulumi state and in every `kubectl get -o yaml`; "
         "Secrets can be encrypted at rest and access-controlled separately "
         "(https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-environment-variables). HF_TOKEN "
-        "is the usual case in LLM serving. Catalogue row 35 (kube-linter env-var-secret, Checkov CKV_K8S_35)."),
+        "is the usual case in LLM serving. Catalogue row 35 (kube-linter env-var-secret, Checkov CKV_K8S_35)."
+    ),
 )

@@ -16,8 +16,10 @@ SERVICE_TYPE = "kubernetes:core/v1:Service"
 def _check(resource: Resource, config: dict) -> list[str]:
     if get(resource.props, "spec", "type") != "LoadBalancer":
         return []
-    return ["spec.type: LoadBalancer provisions a separate cloud load balancer that bypasses the ingress gateway's "
-            "timeouts, auth and rate limits; use ClusterIP behind the ALB/gateway path"]
+    return [
+        "spec.type: LoadBalancer provisions a separate cloud load balancer that bypasses the ingress gateway's "
+        "timeouts, auth and rate limits; use ClusterIP behind the ALB/gateway path"
+    ]
 
 
 POLICY = Policy(
@@ -28,12 +30,14 @@ POLICY = Policy(
     enforcement="mandatory",
     remediation_steps=(
         "Make the Service ClusterIP and route to it from the shared ALB Ingress / gateway; annotate "
-        "llm-serving.io/exempt-no-load-balancer-service: \"<reason>\" for a deliberate, internal-only NLB."),
+        'llm-serving.io/exempt-no-load-balancer-service: "<reason>" for a deliberate, internal-only NLB.'
+    ),
     resource_types=(SERVICE_TYPE,),
     check_resource=_check,
     rationale=(
         "Every LoadBalancer Service creates its own cloud load balancer (https://kubernetes.io/docs/concepts/services-networking/service/#loadbalancer); "
         "on AWS its idle timeout defaults to 60 s (https://docs.aws.amazon.com/elasticloadbalancing/latest/application/application-load-balancers.html#connection-idle-timeout), "
         "outside the timeout chain this project computes. Catalogue row 32 (compliance-policies disallowLoadBalancer, "
-        "Kyverno restrict-loadbalancer)."),
+        "Kyverno restrict-loadbalancer)."
+    ),
 )

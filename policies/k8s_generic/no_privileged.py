@@ -12,10 +12,13 @@ from policies.kube import WORKLOAD_TYPES, container_label, containers, get, pod_
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [f"{container_label(path, c)}: securityContext.privileged: true gives the container every device of the "
-            f"node (all GPUs included) and a way out to the host; the GPU device plugin needs no privileges"
-            for path, podspec in pod_specs(resource) for c in containers(podspec, init=True, model=True)
-            if get(c, "securityContext", "privileged") is True]
+    return [
+        f"{container_label(path, c)}: securityContext.privileged: true gives the container every device of the "
+        f"node (all GPUs included) and a way out to the host; the GPU device plugin needs no privileges"
+        for path, podspec in pod_specs(resource)
+        for c in containers(podspec, init=True, model=True)
+        if get(c, "securityContext", "privileged") is True
+    ]
 
 
 POLICY = Policy(
@@ -25,12 +28,14 @@ POLICY = Policy(
     severity="critical",
     enforcement="mandatory",
     remediation_steps=(
-        "Remove privileged: true; request GPUs through resources.limits[\"nvidia.com/gpu\"] and add only the "
-        "capabilities the workload needs (IPC_LOCK for RDMA/EFA)."),
+        'Remove privileged: true; request GPUs through resources.limits["nvidia.com/gpu"] and add only the '
+        "capabilities the workload needs (IPC_LOCK for RDMA/EFA)."
+    ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
         "A privileged container has all capabilities and the host's devices "
         "(https://kubernetes.io/docs/concepts/security/pod-security-standards/#baseline). GPUs are exposed by the "
-        "device plugin without it (https://github.com/NVIDIA/k8s-device-plugin). Catalogue row 26."),
+        "device plugin without it (https://github.com/NVIDIA/k8s-device-plugin). Catalogue row 26."
+    ),
 )

@@ -38,11 +38,15 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 replicas = _replicas(workload)
                 if replicas is None or workload is pdb or namespace_of(workload) != namespace_of(pdb):
                     continue
-                if any(selector_matches(spec.get("selector"), labels) for labels in pod_labels(workload)) \
-                        and wanted >= replicas:
+                if any(selector_matches(spec.get("selector"), labels) for labels in pod_labels(workload)) and wanted >= replicas:
                     kind = split_type(workload.type)[1]
-                    findings.append((pdb.name, f"PodDisruptionBudget {name}: minAvailable {wanted} is not below the "
-                                               f"{replicas} replicas of {kind} {get(workload.props, 'metadata', 'name')}: {_WHY}"))
+                    findings.append(
+                        (
+                            pdb.name,
+                            f"PodDisruptionBudget {name}: minAvailable {wanted} is not below the "
+                            f"{replicas} replicas of {kind} {get(workload.props, 'metadata', 'name')}: {_WHY}",
+                        )
+                    )
     return findings
 
 
@@ -58,5 +62,6 @@ POLICY = Policy(
         "A PDB that allows zero disruptions makes every eviction fail, so `kubectl drain` and Karpenter's disruption "
         "controller wait forever (https://kubernetes.io/docs/tasks/run-application/configure-pdb/; "
         "https://karpenter.sh/docs/concepts/disruption/#pod-level-controls). Catalogue rows 19-20 "
-        "(compliance-policies disallowZeroVoluntaryDisruption, kube-linter pdb-max-unavailable)."),
+        "(compliance-policies disallowZeroVoluntaryDisruption, kube-linter pdb-max-unavailable)."
+    ),
 )

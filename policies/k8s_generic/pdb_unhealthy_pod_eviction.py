@@ -18,8 +18,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if value == "AlwaysAllow":
         return []
     shown = "is not set (IfHealthyBudget)" if value is None else f"is {value}"
-    return [f"spec.unhealthyPodEvictionPolicy {shown}: crash-looping or never-ready model pods then block node "
-            f"drains; set AlwaysAllow"]
+    return [
+        f"spec.unhealthyPodEvictionPolicy {shown}: crash-looping or never-ready model pods then block node "
+        f"drains; set AlwaysAllow"
+    ]
 
 
 POLICY = Policy(
@@ -32,7 +34,8 @@ POLICY = Policy(
     resource_types=PDB_TYPES,
     check_resource=_check,
     rationale=(
-        "\"AlwaysAllow ... allows eviction of misbehaving applications\" and is the recommended setting "
+        '"AlwaysAllow ... allows eviction of misbehaving applications" and is the recommended setting '
         "(https://kubernetes.io/docs/tasks/run-application/configure-pdb/#unhealthy-pod-eviction-policy). "
-        "Catalogue row 21 (kube-linter pdb-unhealthy-pod-eviction-policy)."),
+        "Catalogue row 21 (kube-linter pdb-unhealthy-pod-eviction-policy)."
+    ),
 )

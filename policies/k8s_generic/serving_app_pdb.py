@@ -7,8 +7,8 @@ evicted at once, and each comes back only after a multi-minute reload.
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
 from policies.engines import ray_gpu_workers
+from policies.framework import Policy, Resource
 from policies.kube import as_dict, get, split_type
 from policies.ray.cluster import groups
 from policies.serving import namespace_of, selector_matches, unselected_serving_apps
@@ -39,24 +39,38 @@ def _ray_services_without_pdb(resources: list[Resource]) -> list[tuple[str, str]
     for r in resources:
         if split_type(r.type) != ("ray.io", "RayService") or not ray_gpu_workers(r):
             continue
-        if any(namespace_of(pdb) == namespace_of(r) and selector_matches(get(pdb.props, "spec", "selector"), labels)
-               for pdb in pdbs for labels in ray_worker_labels(r)):
+        if any(
+            namespace_of(pdb) == namespace_of(r) and selector_matches(get(pdb.props, "spec", "selector"), labels)
+            for pdb in pdbs
+            for labels in ray_worker_labels(r)
+        ):
             continue
-        findings.append((r.name, f"RayService {get(r.props, 'metadata', 'name')}: no PodDisruptionBudget selects its GPU "
-                                 f"worker pods (KubeRay creates none), so a node drain or Karpenter consolidation can evict "
-                                 f"every Serve replica at once; add a PDB with maxUnavailable: 1 on ray.io/node-type: worker "
-                                 f"and the group's labels"))
+        findings.append(
+            (
+                r.name,
+                f"RayService {get(r.props, 'metadata', 'name')}: no PodDisruptionBudget selects its GPU "
+                f"worker pods (KubeRay creates none), so a node drain or Karpenter consolidation can evict "
+                f"every Serve replica at once; add a PDB with maxUnavailable: 1 on ray.io/node-type: worker "
+                f"and the group's labels",
+            )
+        )
     return findings
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
-    for app in unselected_serving_apps(resources, ("PodDisruptionBudget",),
-                                       lambda pdb, labels: selector_matches(get(pdb.props, "spec", "selector"), labels)):
+    for app in unselected_serving_apps(
+        resources, ("PodDisruptionBudget",), lambda pdb, labels: selector_matches(get(pdb.props, "spec", "selector"), labels)
+    ):
         kind = split_type(app.type)[1]
-        findings.append((app.name, f"{kind} {get(app.props, 'metadata', 'name')}: no PodDisruptionBudget selects "
-                                   f"its pods, so a node drain or Karpenter consolidation can evict every replica "
-                                   f"at once; add a PDB with maxUnavailable: 1"))
+        findings.append(
+            (
+                app.name,
+                f"{kind} {get(app.props, 'metadata', 'name')}: no PodDisruptionBudget selects "
+                f"its pods, so a node drain or Karpenter consolidation can evict every replica "
+                f"at once; add a PDB with maxUnavailable: 1",
+            )
+        )
     return findings + _ray_services_without_pdb(resources)
 
 
@@ -69,7 +83,8 @@ POLICY = Policy(
     remediation_steps=(
         "Add a policy/v1 PodDisruptionBudget in the app's namespace whose selector matches the pod labels "
         "(for an InferenceService: serving.kserve.io/inferenceservice: <name>), with maxUnavailable: 1 and "
-        "unhealthyPodEvictionPolicy: AlwaysAllow."),
+        "unhealthyPodEvictionPolicy: AlwaysAllow."
+    ),
     check_stack=_check,
     rationale=(
         "Voluntary disruptions (drain, Karpenter consolidation/drift/expiry) respect PodDisruptionBudgets and "
@@ -77,5 +92,6 @@ POLICY = Policy(
         "https://karpenter.sh/docs/concepts/disruption/). A model replica takes minutes to return, so losing all "
         "of them at once is an outage. Catalogue row 18 (Kyverno require-pdb, Polaris missingPodDisruptionBudget); "
         "a serving app here is a long-running controller whose pods run a model server, not a Job; a RayService's "
-        "GPU workers count too, since KubeRay creates no PDB for them."),
+        "GPU workers count too, since KubeRay creates no PDB for them."
+    ),
 )

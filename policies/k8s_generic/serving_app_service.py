@@ -29,9 +29,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for app in unselected_serving_apps(resources, ("Service", "InferencePool"), _selects, skip_kinds=("InferenceService",)):
         kind = split_type(app.type)[1]
-        findings.append((app.name, f"{kind} {get(app.props, 'metadata', 'name')}: no Service or InferencePool "
-                                   f"selects its pods, so clients have no stable address and readiness takes "
-                                   f"no failing replica out of rotation; add a ClusterIP Service"))
+        findings.append(
+            (
+                app.name,
+                f"{kind} {get(app.props, 'metadata', 'name')}: no Service or InferencePool "
+                f"selects its pods, so clients have no stable address and readiness takes "
+                f"no failing replica out of rotation; add a ClusterIP Service",
+            )
+        )
     return findings
 
 
@@ -44,12 +49,14 @@ POLICY = Policy(
     remediation_steps=(
         "Add a ClusterIP Service in the same namespace whose spec.selector matches the model-server pods' labels "
         "(for a LeaderWorkerSet, the leader's: leaderworkerset.sigs.k8s.io/name and role: leader), or an "
-        "InferencePool when the Gateway API inference extension routes to them."),
+        "InferencePool when the Gateway API inference extension routes to them."
+    ),
     check_stack=_check,
     rationale=(
         "Pods are reached through a Service whose endpoints hold only Ready pods "
         "(https://kubernetes.io/docs/concepts/services-networking/service/); without one, nothing uses the "
         "readiness probe to route around a failed replica and clients must track pod IPs. The Gateway API "
         "inference extension's InferencePool plays that role for its gateways "
-        "(https://gateway-api-inference-extension.sigs.k8s.io/api-types/inferencepool/)."),
+        "(https://gateway-api-inference-extension.sigs.k8s.io/api-types/inferencepool/)."
+    ),
 )

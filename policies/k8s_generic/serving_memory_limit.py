@@ -15,14 +15,19 @@ from policies.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    found = [f"{s.label}: no resources.limits.memory on this {s.engine} server; host memory for weight loading, "
-             f"/dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
-             for s in model_servers(resource) if resource_value(s.container, "limits", "memory") is None]
+    found = [
+        f"{s.label}: no resources.limits.memory on this {s.engine} server; host memory for weight loading, "
+        f"/dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
+        for s in model_servers(resource)
+        if resource_value(s.container, "limits", "memory") is None
+    ]
     server = operator_server(resource)
     if server is not None and server.memory_limit is None:
-        found.append(f"{server.memory_field} is not set, so the {server.kind} operator renders the model server with no "
-                     f"memory limit; host memory for weight loading and /dev/shm is then unbounded and the node's other "
-                     f"pods pay for it; set it")
+        found.append(
+            f"{server.memory_field} is not set, so the {server.kind} operator renders the model server with no "
+            f"memory limit; host memory for weight loading and /dev/shm is then unbounded and the node's other "
+            f"pods pay for it; set it"
+        )
     return found
 
 
@@ -35,7 +40,8 @@ POLICY = Policy(
     remediation_steps=(
         "Set resources.limits.memory on the model-server container, equal to its memory request (a GPU pod should "
         "be Guaranteed), sized for the weights' host-side staging plus /dev/shm plus --swap-space; "
-        "`python -m stacks plan` prints the figure this project uses."),
+        "`python -m stacks plan` prints the figure this project uses."
+    ),
     resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
@@ -44,5 +50,6 @@ POLICY = Policy(
         "Memory-backed emptyDir pages count against the container's limit "
         "(https://kubernetes.io/docs/concepts/storage/volumes/#emptydir), so the /dev/shm that tensor parallelism "
         "needs is bounded only by it. Catalogue row 10 (Polaris memoryLimitsMissing, kube-linter "
-        "unset-memory-requirements, Checkov CKV_K8S_13)."),
+        "unset-memory-requirements, Checkov CKV_K8S_13)."
+    ),
 )

@@ -15,10 +15,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if not is_serving_app(resource):
         return []
     kind = split_type(resource.type)[1]
-    return [f"{path}: no priorityClassName, so this {kind}'s model pods rank with batch work on the GPU pool and "
-            f"cannot preempt it; set a serving priority class"
-            for path, podspec in pod_specs(resource) if not podspec.get("priorityClassName")
-            and not (kind == "InferenceService" and path != "spec.predictor")]
+    return [
+        f"{path}: no priorityClassName, so this {kind}'s model pods rank with batch work on the GPU pool and "
+        f"cannot preempt it; set a serving priority class"
+        for path, podspec in pod_specs(resource)
+        if not podspec.get("priorityClassName") and not (kind == "InferenceService" and path != "spec.predictor")
+    ]
 
 
 POLICY = Policy(
@@ -32,5 +34,6 @@ POLICY = Policy(
     check_resource=_check,
     rationale=(
         "Pod priority decides who is preempted when a node is full (https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/); "
-        "without it every pod has priority 0. Catalogue row 22 (Kyverno require-pod-priorityclassname)."),
+        "without it every pod has priority 0. Catalogue row 22 (Kyverno require-pod-priorityclassname)."
+    ),
 )

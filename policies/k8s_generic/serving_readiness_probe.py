@@ -22,8 +22,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if ".workerTemplate." in server.path:
             continue  # LeaderWorkerSet workers take no traffic: the leader is the endpoint
         if not isinstance(server.container.get("readinessProbe"), dict):
-            messages.append(f"{server.label}: no readinessProbe on this {server.engine} server, so it receives "
-                            f"requests before the model is loaded and after the engine dies; probe GET /health")
+            messages.append(
+                f"{server.label}: no readinessProbe on this {server.engine} server, so it receives "
+                f"requests before the model is loaded and after the engine dies; probe GET /health"
+            )
     return messages
 
 
@@ -35,7 +37,8 @@ POLICY = Policy(
     enforcement="mandatory",
     remediation_steps=(
         "Add `readinessProbe: {httpGet: {path: /health, port: <server port>}, periodSeconds: 5, failureThreshold: 3}` "
-        "to the model-server container (SGLang: /health_generate or /health; TGI: /health; Triton: /v2/health/ready)."),
+        "to the model-server container (SGLang: /health_generate or /health; TGI: /health; Triton: /v2/health/ready)."
+    ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
@@ -43,5 +46,6 @@ POLICY = Policy(
         "runs (https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/). An LLM server "
         "needs minutes to download and load its weights and answers nothing meanwhile, and after an engine failure "
         "vLLM's /health returns 503 while the process stays up (https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html). "
-        "Polaris, kube-linter, Checkov and Kyverno all have this check; here it applies to the serving container only."),
+        "Polaris, kube-linter, Checkov and Kyverno all have this check; here it applies to the serving container only."
+    ),
 )

@@ -17,18 +17,25 @@ from policies.serving import model_servers
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for server in model_servers(resource):
-        missing = [r for r in ("cpu", "memory") if resource_value(server.container, "requests", r) is None
-                   and resource_value(server.container, "limits", r) is None]
+        missing = [
+            r
+            for r in ("cpu", "memory")
+            if resource_value(server.container, "requests", r) is None and resource_value(server.container, "limits", r) is None
+        ]
         if missing:
-            messages.append(f"{server.label}: no {' or '.join(missing)} request on this {server.engine} server, so "
-                            f"Karpenter sizes the node and the scheduler packs it as if it needed none; request "
-                            f"what the engine uses besides the GPU")
+            messages.append(
+                f"{server.label}: no {' or '.join(missing)} request on this {server.engine} server, so "
+                f"Karpenter sizes the node and the scheduler packs it as if it needed none; request "
+                f"what the engine uses besides the GPU"
+            )
     operator = operator_server(resource)
     if operator is not None and operator.unrequested:
         fields = " and ".join(f for _, f in operator.unrequested)
-        messages.append(f"{fields} not set, so the {operator.kind} operator renders a model server with no "
-                        f"{' or '.join(r for r, _ in operator.unrequested)} request; Karpenter sizes the node and the "
-                        f"scheduler packs it as if it needed none; request what the engine uses besides the GPU")
+        messages.append(
+            f"{fields} not set, so the {operator.kind} operator renders a model server with no "
+            f"{' or '.join(r for r, _ in operator.unrequested)} request; Karpenter sizes the node and the "
+            f"scheduler packs it as if it needed none; request what the engine uses besides the GPU"
+        )
     return messages
 
 
@@ -41,12 +48,14 @@ POLICY = Policy(
     remediation_steps=(
         "Set resources.requests.cpu and resources.requests.memory on the model-server container (vLLM: a few cores per "
         "GPU for tokenisation and scheduling, memory for weight staging and swap space); `python -m stacks plan` "
-        "prints the figures this project uses."),
+        "prints the figures this project uses."
+    ),
     resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "The scheduler and Karpenter place pods by their requests "
         "(https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/; "
         "https://karpenter.sh/docs/concepts/scheduling/). Catalogue row 8 (Polaris cpuRequestsMissing, kube-linter "
-        "unset-cpu-requirements, Checkov CKV_K8S_10/12), applied to model servers."),
+        "unset-cpu-requirements, Checkov CKV_K8S_10/12), applied to model servers."
+    ),
 )

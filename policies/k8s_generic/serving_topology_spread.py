@@ -30,12 +30,16 @@ def _check(resource: Resource, config: dict) -> list[str]:
         hard = [c for c in constraints if c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule"]
         if hard:
             keys = ", ".join(str(c.get("topologyKey")) for c in hard)
-            messages.append(f"{path}.topologySpreadConstraints: whenUnsatisfiable DoNotSchedule on {keys} leaves "
-                            f"replicas Pending when free GPUs are only where a replica already runs; use ScheduleAnyway")
+            messages.append(
+                f"{path}.topologySpreadConstraints: whenUnsatisfiable DoNotSchedule on {keys} leaves "
+                f"replicas Pending when free GPUs are only where a replica already runs; use ScheduleAnyway"
+            )
         elif replicas is not None and replicas > 1 and not constraints and not anti:
-            messages.append(f"{path}: {replicas} replicas with no topologySpreadConstraints or podAntiAffinity can all "
-                            f"land on one GPU node and fail together; spread them over hostnames with "
-                            f"whenUnsatisfiable: ScheduleAnyway")
+            messages.append(
+                f"{path}: {replicas} replicas with no topologySpreadConstraints or podAntiAffinity can all "
+                f"land on one GPU node and fail together; spread them over hostnames with "
+                f"whenUnsatisfiable: ScheduleAnyway"
+            )
     return messages
 
 
@@ -47,11 +51,13 @@ POLICY = Policy(
     enforcement="advisory",
     remediation_steps=(
         "Add `topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: "
-        "ScheduleAnyway, labelSelector: {matchLabels: <pod labels>}}]` (and a second one on topology.kubernetes.io/zone)."),
+        "ScheduleAnyway, labelSelector: {matchLabels: <pod labels>}}]` (and a second one on topology.kubernetes.io/zone)."
+    ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
         "Topology spread constraints place replicas across failure domains "
         "(https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/); with scarce GPUs a "
-        "hard constraint turns a spread preference into Pending pods. Catalogue row 23 marks it ADAPT for this reason."),
+        "hard constraint turns a spread preference into Pending pods. Catalogue row 23 marks it ADAPT for this reason."
+    ),
 )

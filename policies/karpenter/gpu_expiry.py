@@ -21,25 +21,29 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if value == "Never":
         # The most restrictive active budget wins: an unscheduled nodes "0" for Drifted blocks drift for good.
         if any(budget_blocks(b, "Drifted") and not b.get("schedule") for b in budgets(resource.props) or []):
-            return ["spec.template.spec.expireAfter: Never while a budget blocks Drifted at all times; the nodes then "
-                    "never get a new AMI (patching)"]
+            return [
+                "spec.template.spec.expireAfter: Never while a budget blocks Drifted at all times; the nodes then "
+                "never get a new AMI (patching)"
+            ]
         return []
     seconds = duration_seconds(value)
     if seconds is not None and seconds < floor * 3600:
-        return [f"spec.template.spec.expireAfter: {value} is below the {floor}h floor; every expiry reloads the models "
-                f"on the node (minutes each) and expiry ignores disruption budgets"]
+        return [
+            f"spec.template.spec.expireAfter: {value} is below the {floor}h floor; every expiry reloads the models "
+            f"on the node (minutes each) and expiry ignores disruption budgets"
+        ]
     return []
 
 
 POLICY = Policy(
     name="karpenter-gpu-expiry",
     description="A GPU NodePool's expireAfter must be at least a floor, and Never needs a budget that lets drift through.",
-    rationale='Expiration is forceful and not governed by disruption budgets (https://karpenter.sh/docs/concepts/disruption/#expiration): a short expireAfter reloads every model on the pool often, while Never with drift blocked for good leaves nodes on an old AMI without patches.',
+    rationale="Expiration is forceful and not governed by disruption budgets (https://karpenter.sh/docs/concepts/disruption/#expiration): a short expireAfter reloads every model on the pool often, while Never with drift blocked for good leaves nodes on an old AMI without patches.",
     catalog="S14",
     severity="medium",
     enforcement="mandatory",
     remediation_steps="Set spec.template.spec.expireAfter to at least minHours (e.g. 720h), or Never with a budget that "
-                      "allows Drifted in a maintenance window.",
+    "allows Drifted in a maintenance window.",
     config_schema={
         "minHours": {"type": "integer", "minimum": 1, "default": 24, "description": "Shortest expireAfter in hours. Default 24."},
     },

@@ -16,26 +16,30 @@ def _check(resource: Resource, config: dict) -> list[str]:
         return []
     found = budgets(resource.props)
     if not found:
-        return ["spec.disruption.budgets: GPU NodePool without explicit budgets; Karpenter's default (nodes: 10%) lets "
-                "consolidation and drift evict serving pods at any time"]
+        return [
+            "spec.disruption.budgets: GPU NodePool without explicit budgets; Karpenter's default (nodes: 10%) lets "
+            "consolidation and drift evict serving pods at any time"
+        ]
     policy = get(resource.props, "spec", "disruption", "consolidationPolicy") or "WhenEmptyOrUnderutilized"
     if policy == "WhenEmptyOrUnderutilized" and not any(budget_blocks(b, "Underutilized") for b in found):
-        return ["spec.disruption: consolidationPolicy WhenEmptyOrUnderutilized with no budget of nodes \"0\" for "
-                "Underutilized; add one (scheduled outside the maintenance window) so busy serving nodes are not "
-                "consolidated at any hour"]
+        return [
+            'spec.disruption: consolidationPolicy WhenEmptyOrUnderutilized with no budget of nodes "0" for '
+            "Underutilized; add one (scheduled outside the maintenance window) so busy serving nodes are not "
+            "consolidated at any hour"
+        ]
     return []
 
 
 POLICY = Policy(
     name="karpenter-gpu-nodepool-disruption-budget",
     description="A GPU NodePool must set explicit disruption budgets that keep consolidation of serving nodes to a window.",
-    rationale='Without budgets Karpenter applies nodes: 10% for every disruption reason (the NodePool CRD default, https://github.com/kubernetes-sigs/karpenter/blob/main/pkg/apis/crds/karpenter.sh_nodepools.yaml), so consolidation and drift evict serving pods at any hour and each replacement reloads a model for minutes. Budgets with reasons and schedules confine that to a window (https://karpenter.sh/docs/concepts/disruption/#disruption-budgets).',
+    rationale="Without budgets Karpenter applies nodes: 10% for every disruption reason (the NodePool CRD default, https://github.com/kubernetes-sigs/karpenter/blob/main/pkg/apis/crds/karpenter.sh_nodepools.yaml), so consolidation and drift evict serving pods at any hour and each replacement reloads a model for minutes. Budgets with reasons and schedules confine that to a window (https://karpenter.sh/docs/concepts/disruption/#disruption-budgets).",
     catalog="S12",
     severity="high",
     enforcement="mandatory",
-    remediation_steps="Set spec.disruption.budgets, e.g. [{nodes: \"0\", reasons: [Drifted, Underutilized], schedule: "
-                      "\"0 7 * * 0\", duration: 164h}, {nodes: \"1\"}] for a Sunday 03:00-07:00 window, or use "
-                      "consolidationPolicy WhenEmpty.",
+    remediation_steps='Set spec.disruption.budgets, e.g. [{nodes: "0", reasons: [Drifted, Underutilized], schedule: '
+    '"0 7 * * 0", duration: 164h}, {nodes: "1"}] for a Sunday 03:00-07:00 window, or use '
+    "consolidationPolicy WhenEmpty.",
     config_schema={},
     resource_types=NODEPOOL_TYPES,
     check_resource=_check,

@@ -9,18 +9,20 @@ from policies.karpenter.nodepool import NODEPOOL_TYPES, gpu_limit, is_gpu_nodepo
 def _check(resource: Resource, config: dict) -> list[str]:
     if not is_gpu_nodepool(resource.props) or (gpu_limit(resource.props) or 0) > 0:
         return []
-    return ['spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; nothing bounds how many GPUs it buys '
-            "(a cpu or memory limit does not)"]
+    return [
+        'spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; nothing bounds how many GPUs it buys '
+        "(a cpu or memory limit does not)"
+    ]
 
 
 POLICY = Policy(
     name="karpenter-gpu-nodepool-limits",
-    description="A NodePool that launches GPU instances must set limits[\"nvidia.com/gpu\"].",
+    description='A NodePool that launches GPU instances must set limits["nvidia.com/gpu"].',
     rationale="A NodePool's limits are the only cap on what Karpenter buys; a cpu or memory limit does not bound GPUs on GPU-dense instances, so a scale-out bug or a retry storm buys GPU nodes without end (https://karpenter.sh/docs/concepts/nodepools/#speclimits).",
     catalog="S13",
     severity="high",
     enforcement="mandatory",
-    remediation_steps="Set spec.limits[\"nvidia.com/gpu\"] to the most GPUs the pool may hold (models' replicas.max x GPUs + buffer).",
+    remediation_steps='Set spec.limits["nvidia.com/gpu"] to the most GPUs the pool may hold (models\' replicas.max x GPUs + buffer).',
     config_schema={},
     resource_types=NODEPOOL_TYPES,
     check_resource=_check,

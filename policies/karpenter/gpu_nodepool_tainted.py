@@ -12,8 +12,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
     key = config["taintKey"]
     if any(t.get("key") == key and t.get("effect") in ("NoSchedule", "NoExecute") for t in taints(resource.props)):
         return []
-    return [f"spec.template.spec.taints: GPU NodePool without a {key}:NoSchedule taint; pods that do not ask for a GPU "
-            f"can land on its nodes and keep them (and their GPUs) alive"]
+    return [
+        f"spec.template.spec.taints: GPU NodePool without a {key}:NoSchedule taint; pods that do not ask for a GPU "
+        f"can land on its nodes and keep them (and their GPUs) alive"
+    ]
 
 
 POLICY = Policy(
@@ -23,10 +25,14 @@ POLICY = Policy(
     catalog="S11",
     severity="high",
     enforcement="mandatory",
-    remediation_steps="Add `taints: [{key: nvidia.com/gpu, value: \"true\", effect: NoSchedule}]` to spec.template.spec and "
-                      "give GPU pods the matching toleration.",
+    remediation_steps='Add `taints: [{key: nvidia.com/gpu, value: "true", effect: NoSchedule}]` to spec.template.spec and '
+    "give GPU pods the matching toleration.",
     config_schema={
-        "taintKey": {"type": "string", "default": "nvidia.com/gpu", "description": "Key of the required GPU taint. Default nvidia.com/gpu."},
+        "taintKey": {
+            "type": "string",
+            "default": "nvidia.com/gpu",
+            "description": "Key of the required GPU taint. Default nvidia.com/gpu.",
+        },
     },
     resource_types=NODEPOOL_TYPES,
     check_resource=_check,

@@ -40,10 +40,17 @@ def _targets(podspec: dict, pool_name: Any, pool_labels: dict) -> bool:
     selector = as_dict(podspec.get("nodeSelector"))
     if selector.get(NODEPOOL_LABEL) == pool_name:
         return True
-    if selector and pool_labels and all(pool_labels.get(k) == v for k, v in selector.items() if k != NODEPOOL_LABEL) \
-            and NODEPOOL_LABEL not in selector and any(k in pool_labels for k in selector):
+    if (
+        selector
+        and pool_labels
+        and all(pool_labels.get(k) == v for k, v in selector.items() if k != NODEPOOL_LABEL)
+        and NODEPOOL_LABEL not in selector
+        and any(k in pool_labels for k in selector)
+    ):
         return True
-    terms = as_list(get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"))
+    terms = as_list(
+        get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    )
     for term in terms:
         for expr in as_list(as_dict(term).get("matchExpressions")):
             expr = as_dict(expr)
@@ -65,11 +72,16 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         hosted = [e for e in engines if any(requests_gpu(p) and _targets(p, name, labels) for _, p in pod_specs(e))]
         for e in hosted:
-            findings.append((pool.name, f"spec.template.spec.expireAfter: {expire if expire is not None else 'unset (720h)'} on "
-                                        f"NodePool {name}, which hosts the multi-node engine {split_type(e.type)[1]} "
-                                        f"{get(e.props, 'metadata', 'name')}; expiry is forceful (no budget or do-not-disrupt "
-                                        f"stops it), so its nodes are replaced together and the engine cold-starts; set "
-                                        f"Never and roll AMIs by drift in a window"))
+            findings.append(
+                (
+                    pool.name,
+                    f"spec.template.spec.expireAfter: {expire if expire is not None else 'unset (720h)'} on "
+                    f"NodePool {name}, which hosts the multi-node engine {split_type(e.type)[1]} "
+                    f"{get(e.props, 'metadata', 'name')}; expiry is forceful (no budget or do-not-disrupt "
+                    f"stops it), so its nodes are replaced together and the engine cold-starts; set "
+                    f"Never and roll AMIs by drift in a window",
+                )
+            )
     return findings
 
 
@@ -81,6 +93,6 @@ POLICY = Policy(
     severity="high",
     enforcement="mandatory",
     remediation_steps="Set spec.template.spec.expireAfter: Never on the NodePool and allow Drifted in a scheduled "
-                      "disruption budget (a maintenance window), so nodes still get new AMIs.",
+    "disruption budget (a maintenance window), so nodes still get new AMIs.",
     check_stack=_check,
 )

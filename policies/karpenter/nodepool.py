@@ -35,11 +35,18 @@ def is_gpu_nodepool(props: dict) -> bool:
                 return True
             if op == "Exists":
                 return True
-        if key in ("karpenter.k8s.aws/instance-gpu-name", "karpenter.k8s.aws/instance-gpu-manufacturer") and op in ("In", "Exists"):
+        if key in ("karpenter.k8s.aws/instance-gpu-name", "karpenter.k8s.aws/instance-gpu-manufacturer") and op in (
+            "In",
+            "Exists",
+        ):
             return True
         if op == "In" and key == "karpenter.k8s.aws/instance-category" and {"g", "p"} & set(values):
             return True
-        if op == "In" and key in ("karpenter.k8s.aws/instance-family", "node.kubernetes.io/instance-type") and any(_GPU_FAMILY.match(v) for v in values):
+        if (
+            op == "In"
+            and key in ("karpenter.k8s.aws/instance-family", "node.kubernetes.io/instance-type")
+            and any(_GPU_FAMILY.match(v) for v in values)
+        ):
             return True
     return False
 

@@ -27,9 +27,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 continue
             need = w.gpus_per_pod * w.max_pods + buffer
             if need > limit:
-                findings.append((pool.name, f"pool {name}: {metadata_name(w.resource.props) or w.resource.name} needs {w.max_pods} replicas x {w.gpus_per_pod} GPUs "
-                                            f"+ {buffer} buffer GPUs = {need} GPUs, above the NodePool's limits[\"nvidia.com/gpu\"] "
-                                            f"= {int(limit)}; raise the limit or lower the replicas"))
+                findings.append(
+                    (
+                        pool.name,
+                        f"pool {name}: {metadata_name(w.resource.props) or w.resource.name} needs {w.max_pods} replicas x {w.gpus_per_pod} GPUs "
+                        f'+ {buffer} buffer GPUs = {need} GPUs, above the NodePool\'s limits["nvidia.com/gpu"] '
+                        f"= {int(limit)}; raise the limit or lower the replicas",
+                    )
+                )
     return findings
 
 
@@ -43,7 +48,7 @@ POLICY = Policy(
     # pool at plan time (exit 2, components/capacity/pools.py); this reads third-party manifests.
     enforcement="advisory",
     remediation_steps="Raise gpuPools[].gpuLimit (the NodePool's limits[\"nvidia.com/gpu\"]) or lower the model's replicas.max "
-                      "or the pool's buffer.",
+    "or the pool's buffer.",
     config_schema={},
     check_stack=_check,
 )

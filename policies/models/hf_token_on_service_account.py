@@ -98,16 +98,26 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if named is not None:
                 if _has_token(secrets, ns, named) is not False:
                     continue
-                findings.append((r.name, f"InferenceService {name}: {uri} is gated and the Secret {named} that "
-                                         f"{SECRET_NAME_ANNOTATION} names holds no {HF_TOKEN_KEY} key; KServe's storage "
-                                         f"initializer downloads without a token and gets 401"))
+                findings.append(
+                    (
+                        r.name,
+                        f"InferenceService {name}: {uri} is gated and the Secret {named} that "
+                        f"{SECRET_NAME_ANNOTATION} names holds no {HF_TOKEN_KEY} key; KServe's storage "
+                        f"initializer downloads without a token and gets 401",
+                    )
+                )
                 continue
             account = get(r.props, "spec", "predictor", "serviceAccountName") or "default"
             if not _account_has_token(accounts, secrets, ns, account):
-                findings.append((r.name, f"InferenceService {name}: {uri} is gated and its ServiceAccount {account} lists no "
-                                         f"Secret with the key {HF_TOKEN_KEY}; KServe's storage initializer takes the token "
-                                         f"only from there (an HF_TOKEN env on the container is not copied), so the "
-                                         f"download gets 401"))
+                findings.append(
+                    (
+                        r.name,
+                        f"InferenceService {name}: {uri} is gated and its ServiceAccount {account} lists no "
+                        f"Secret with the key {HF_TOKEN_KEY}; KServe's storage initializer takes the token "
+                        f"only from there (an HF_TOKEN env on the container is not copied), so the "
+                        f"download gets 401",
+                    )
+                )
         elif group == "serving.kserve.io" and kind == "LocalModelCache":
             uri = get(r.props, "spec", "sourceModelUri")
             if not _gated(uri, prefixes):
@@ -116,8 +126,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if get(r.props, "spec", "storage") is not None:
                 continue  # credentials from a storage key: another route KServe reads
             job_ns = config["jobNamespace"]
-            elsewhere = isinstance(account, str) and (job_ns, account) not in accounts and any(
-                n == account for (_, n) in accounts)
+            elsewhere = (
+                isinstance(account, str) and (job_ns, account) not in accounts and any(n == account for (_, n) in accounts)
+            )
             if not isinstance(account, str) or elsewhere or not _account_has_token(accounts, secrets, job_ns, account):
                 if not isinstance(account, str):
                     who = "it names no ServiceAccount"
@@ -125,9 +136,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     who = f"its ServiceAccount {account} exists only outside {job_ns}, where KServe looks it up"
                 else:
                     who = f"its ServiceAccount {account} in {job_ns} lists no Secret with the key {HF_TOKEN_KEY}"
-                findings.append((r.name, f"LocalModelCache {name}: {uri} is gated and {who}; KServe injects download "
-                                         f"credentials only from the ServiceAccount a cache names, looked up in its job "
-                                         f"namespace, so every node's download gets 401"))
+                findings.append(
+                    (
+                        r.name,
+                        f"LocalModelCache {name}: {uri} is gated and {who}; KServe injects download "
+                        f"credentials only from the ServiceAccount a cache names, looked up in its job "
+                        f"namespace, so every node's download gets 401",
+                    )
+                )
     return findings
 
 
@@ -139,17 +155,19 @@ POLICY = Policy(
     severity="high",
     enforcement="mandatory",
     remediation_steps="Create a Secret with the key HF_TOKEN, list it under `secrets:` of a ServiceAccount, and set "
-                      "spec.predictor.serviceAccountName to it (or annotate the InferenceService with "
-                      "serving.kserve.io/secretName). For a LocalModelCache set spec.serviceAccountName to an account in "
-                      "KServe's job namespace (kserve-localmodel-jobs) that lists such a Secret.",
+    "spec.predictor.serviceAccountName to it (or annotate the InferenceService with "
+    "serving.kserve.io/secretName). For a LocalModelCache set spec.serviceAccountName to an account in "
+    "KServe's job namespace (kserve-localmodel-jobs) that lists such a Secret.",
     config_schema={
         "gatedPrefixes": {
-            "type": "array", "items": {"type": "string"},
+            "type": "array",
+            "items": {"type": "string"},
             "default": ["meta-llama/", "mistralai/", "google/gemma"],
             "description": "Hugging Face repository prefixes treated as gated (after hf://). Default meta-llama/, mistralai/, google/gemma.",
         },
         "jobNamespace": {
-            "type": "string", "default": JOB_NAMESPACE,
+            "type": "string",
+            "default": JOB_NAMESPACE,
             "description": "KServe's LocalModel job namespace (inferenceservice-config localModel.jobNamespace). Default kserve-localmodel-jobs.",
         },
     },

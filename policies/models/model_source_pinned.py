@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import re
 
-
+from policies.engines import env_values, hub_model
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray
-from policies.engines import env_values, hub_model
 from policies.serving import container_argv, engine_configs, model_servers, serve_config
 from policies.vllm.args import parse_vllm_args
 
@@ -34,14 +33,23 @@ def _sources(resource: Resource) -> list[dict]:
     """Each served model as {label, model, revision, revision_flag, trust, trust_flag}."""
     found = []
     for config in engine_configs(resource):
-        if config.server is not None and config.server.runtime_merged and \
-                str(get(config.server.container, "modelFormat", "name")).lower() == "huggingface":
+        if (
+            config.server is not None
+            and config.server.runtime_merged
+            and str(get(config.server.container, "modelFormat", "name")).lower() == "huggingface"
+        ):
             continue  # KServe's Hugging Face server (any backend) is read below, with its own flags
-        found.append(dict(label=config.label, model=config.model, revision=config.args.get("revision"),
-                          has_revision="revision" in config.args,
-                          revision_flag="engine_kwargs.revision" if config.extra else "--revision",
-                          trust="trust-remote-code" in config.args,
-                          trust_flag="engine_kwargs.trust_remote_code" if config.extra else "--trust-remote-code"))
+        found.append(
+            dict(
+                label=config.label,
+                model=config.model,
+                revision=config.args.get("revision"),
+                has_revision="revision" in config.args,
+                revision_flag="engine_kwargs.revision" if config.extra else "--revision",
+                trust="trust-remote-code" in config.args,
+                trust_flag="engine_kwargs.trust_remote_code" if config.extra else "--trust-remote-code",
+            )
+        )
     ray = is_ray(resource.type)
     for server in model_servers(resource):
         container, engine = server.container, server.engine
@@ -49,24 +57,49 @@ def _sources(resource: Resource) -> list[dict]:
         env = env_values(container)
         if engine == "sglang":
             model = args.get("model-path") or args.get("model")
-            found.append(dict(label=server.label, model=model, revision=args.get("revision"),
-                              has_revision="revision" in args, revision_flag="--revision",
-                              trust="trust-remote-code" in args, trust_flag="--trust-remote-code"))
+            found.append(
+                dict(
+                    label=server.label,
+                    model=model,
+                    revision=args.get("revision"),
+                    has_revision="revision" in args,
+                    revision_flag="--revision",
+                    trust="trust-remote-code" in args,
+                    trust_flag="--trust-remote-code",
+                )
+            )
         elif engine == "tgi":
             model = args.get("model-id") or env.get("MODEL_ID")
             revision = args.get("revision") or env.get("REVISION")
             trust = "trust-remote-code" in args or env.get("TRUST_REMOTE_CODE", "").lower() in _TRUE
-            found.append(dict(label=server.label, model=model, revision=revision, has_revision=revision is not None,
-                              revision_flag="--revision", trust=trust, trust_flag="--trust-remote-code"))
+            found.append(
+                dict(
+                    label=server.label,
+                    model=model,
+                    revision=revision,
+                    has_revision=revision is not None,
+                    revision_flag="--revision",
+                    trust=trust,
+                    trust_flag="--trust-remote-code",
+                )
+            )
         elif engine == "kserve":
             model = args.get("model-id") or container.get("storageUri")
             uri = container.get("storageUri")
             revision = args.get("model-revision")
             if revision is None and isinstance(uri, str) and uri.startswith("hf://") and ":" in uri[5:]:
                 revision = uri[5:].split(":", 1)[1]
-            found.append(dict(label=server.label, model=model, revision=revision, has_revision=revision is not None,
-                              revision_flag="--model_revision", trust="trust-remote-code" in args,
-                              trust_flag="--trust_remote_code"))
+            found.append(
+                dict(
+                    label=server.label,
+                    model=model,
+                    revision=revision,
+                    has_revision=revision is not None,
+                    revision_flag="--model_revision",
+                    trust="trust-remote-code" in args,
+                    trust_flag="--trust_remote_code",
+                )
+            )
     if ray:
         found.extend(_ray_env_sources(resource))
     return found
@@ -83,10 +116,17 @@ def _ray_env_sources(resource: Resource) -> list[dict]:
         if not isinstance(model, str):
             continue
         revision = env.get("REVISION") if isinstance(env.get("REVISION"), str) else None
-        found.append(dict(label=f"serveConfigV2 application {as_dict(app).get('name', '?')}", model=model,
-                          revision=revision, has_revision=revision is not None, revision_flag="env REVISION",
-                          trust=str(env.get("TRUST_REMOTE_CODE", "")).lower() in _TRUE,
-                          trust_flag="env TRUST_REMOTE_CODE"))
+        found.append(
+            dict(
+                label=f"serveConfigV2 application {as_dict(app).get('name', '?')}",
+                model=model,
+                revision=revision,
+                has_revision=revision is not None,
+                revision_flag="env REVISION",
+                trust=str(env.get("TRUST_REMOTE_CODE", "")).lower() in _TRUE,
+                trust_flag="env TRUST_REMOTE_CODE",
+            )
+        )
     return found
 
 
@@ -105,24 +145,32 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if repo is not None:
             revision = source["revision"]
             if not source["has_revision"] or not revision:
-                messages.append(f"{label}: model {repo} comes from the Hugging Face Hub with no revision, so each "
-                                f"pod serves whatever the repository holds when it starts; pin {source['revision_flag']} "
-                                f"to a commit SHA")
+                messages.append(
+                    f"{label}: model {repo} comes from the Hugging Face Hub with no revision, so each "
+                    f"pod serves whatever the repository holds when it starts; pin {source['revision_flag']} "
+                    f"to a commit SHA"
+                )
             elif require_sha and not _COMMIT.match(str(revision)):
-                messages.append(f"{label}: {source['revision_flag']}={revision} names a branch or tag of {repo}, "
-                                f"which can move; pin the 40-character commit SHA")
+                messages.append(
+                    f"{label}: {source['revision_flag']}={revision} names a branch or tag of {repo}, "
+                    f"which can move; pin the 40-character commit SHA"
+                )
         if source["trust"] and (repo or model) not in allowed:
             shown = repo or model or "the model"
-            messages.append(f"{label}: {source['trust_flag']} imports Python from the repository of {shown} into the "
-                            f"server, and {shown} is not in trustRemoteCodeModels; drop the flag (architectures the "
-                            f"engine supports natively need none) or allow-list the model with a pinned revision")
+            messages.append(
+                f"{label}: {source['trust_flag']} imports Python from the repository of {shown} into the "
+                f"server, and {shown} is not in trustRemoteCodeModels; drop the flag (architectures the "
+                f"engine supports natively need none) or allow-list the model with a pinned revision"
+            )
     return messages
 
 
 POLICY = Policy(
     name="model-source-pinned",
-    description=("A served Hugging Face model must be pinned to a commit revision, and "
-                 "trust-remote-code is allowed only for allow-listed models."),
+    description=(
+        "A served Hugging Face model must be pinned to a commit revision, and "
+        "trust-remote-code is allowed only for allow-listed models."
+    ),
     catalog="S17",
     severity="high",
     enforcement="mandatory",
@@ -130,17 +178,21 @@ POLICY = Policy(
         "Pass the model's commit SHA: `--revision <sha>` (vLLM, SGLang, TGI), `--model_revision <sha>` (KServe's "
         "Hugging Face server) or `engine_kwargs: {revision: <sha>}` (Ray Serve LLM); find it with `git ls-remote "
         "https://huggingface.co/<org>/<model> main`. Remove --trust-remote-code unless the architecture needs it; "
-        "when it does, add the model id to the policy's trustRemoteCodeModels and keep its revision pinned."),
+        "when it does, add the model id to the policy's trustRemoteCodeModels and keep its revision pinned."
+    ),
     config_schema={
         "trustRemoteCodeModels": {
-            "type": "array", "items": {"type": "string"}, "default": [],
-            "description": ("Model ids (org/name, or the path given to the engine) allowed to run remote code "
-                            "(default [], none)."),
+            "type": "array",
+            "items": {"type": "string"},
+            "default": [],
+            "description": (
+                "Model ids (org/name, or the path given to the engine) allowed to run remote code (default [], none)."
+            ),
         },
         "requireCommitSha": {
-            "type": "boolean", "default": True,
-            "description": ("Require the revision to be a 40-character commit SHA rather than a branch or tag "
-                            "(default true)."),
+            "type": "boolean",
+            "default": True,
+            "description": ("Require the revision to be a 40-character commit SHA rather than a branch or tag (default true)."),
         },
     },
     resource_types=WORKLOAD_TYPES,
@@ -151,5 +203,6 @@ POLICY = Policy(
         "cannot restore what ran. `trust_remote_code` executes the repository's Python inside the server process "
         "with its credentials (https://huggingface.co/docs/transformers/models#custom-models); an unpinned revision "
         "lets anyone with write access to that repository change the code that runs. vLLM documents `--revision`, "
-        "`--code-revision` and `--tokenizer-revision` for pinning (https://docs.vllm.ai/en/latest/cli/serve.html)."),
+        "`--code-revision` and `--tokenizer-revision` for pinning (https://docs.vllm.ai/en/latest/cli/serve.html)."
+    ),
 )

@@ -23,9 +23,13 @@ RAY_TYPES: tuple[str, ...] = (
     "kubernetes:ray.io/v1alpha1:RayService",
     "kubernetes:ray.io/v1alpha1:RayJob",
 )
-_CLUSTER_PATH = {"RayCluster": ("spec",), "RayService": ("spec", "rayClusterConfig"), "RayJob": ("spec", "rayClusterSpec"),
-                 # AIBrix's RayClusterFleet renders RayClusters from spec.template.spec.
-                 "RayClusterFleet": ("spec", "template", "spec")}
+_CLUSTER_PATH = {
+    "RayCluster": ("spec",),
+    "RayService": ("spec", "rayClusterConfig"),
+    "RayJob": ("spec", "rayClusterSpec"),
+    # AIBrix's RayClusterFleet renders RayClusters from spec.template.spec.
+    "RayClusterFleet": ("spec", "template", "spec"),
+}
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,9 @@ def groups(resource: Any) -> list[RayGroup]:
     for i, worker in enumerate(as_list(spec.get("workerGroupSpecs"))):
         if isinstance(worker, dict) and isinstance(pod := get(worker, "template", "spec"), dict):
             name = worker.get("groupName")
-            out.append(RayGroup(f"{prefix}.workerGroupSpecs[{i}]", name if isinstance(name, str) else f"#{i}", False, worker, pod))
+            out.append(
+                RayGroup(f"{prefix}.workerGroupSpecs[{i}]", name if isinstance(name, str) else f"#{i}", False, worker, pod)
+            )
     return out
 
 

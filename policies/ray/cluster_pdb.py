@@ -24,9 +24,14 @@ def pod_label_sets(cluster: Resource) -> list[dict]:
     out = []
     for group in groups(cluster):
         labels = dict(as_dict(get(group.spec, "template", "metadata", "labels")))
-        labels.update({"ray.io/cluster": name, "ray.io/is-ray-node": "yes",
-                       "ray.io/node-type": "head" if group.is_head else "worker",
-                       "ray.io/group": "headgroup" if group.is_head else group.name})
+        labels.update(
+            {
+                "ray.io/cluster": name,
+                "ray.io/is-ray-node": "yes",
+                "ray.io/node-type": "head" if group.is_head else "worker",
+                "ray.io/group": "headgroup" if group.is_head else group.name,
+            }
+        )
         out.append(labels)
     return out
 
@@ -40,13 +45,20 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if not any(requests_gpu(g.podspec) for g in groups(r)):
             continue
         workers = [labels for labels in pod_label_sets(r) if labels["ray.io/node-type"] == "worker"]
-        if all(any(namespace_of(p) == namespace_of(r) and selector_matches(get(p.props, "spec", "selector"), labels) for p in pdbs)
-               for labels in workers):
+        if all(
+            any(namespace_of(p) == namespace_of(r) and selector_matches(get(p.props, "spec", "selector"), labels) for p in pdbs)
+            for labels in workers
+        ):
             continue
-        findings.append((r.name, f"RayCluster {get(r.props, 'metadata', 'name')}: no PodDisruptionBudget selects its GPU "
-                                 f"worker pods (KubeRay creates none), so a drain or Karpenter consolidation can evict "
-                                 f"them together and stop the engine; add a PDB with maxUnavailable: 1 on "
-                                 f"ray.io/cluster: {get(r.props, 'metadata', 'name')}"))
+        findings.append(
+            (
+                r.name,
+                f"RayCluster {get(r.props, 'metadata', 'name')}: no PodDisruptionBudget selects its GPU "
+                f"worker pods (KubeRay creates none), so a drain or Karpenter consolidation can evict "
+                f"them together and stop the engine; add a PDB with maxUnavailable: 1 on "
+                f"ray.io/cluster: {get(r.props, 'metadata', 'name')}",
+            )
+        )
     return findings
 
 
@@ -58,7 +70,7 @@ POLICY = Policy(
     severity="high",
     enforcement="mandatory",
     remediation_steps="Add a PodDisruptionBudget with maxUnavailable: 1, unhealthyPodEvictionPolicy: AlwaysAllow and "
-                      "selector ray.io/cluster: <RayCluster name>; annotate the pod templates karpenter.sh/do-not-disrupt: "
-                      "\"true\" as well.",
+    "selector ray.io/cluster: <RayCluster name>; annotate the pod templates karpenter.sh/do-not-disrupt: "
+    '"true" as well.',
     check_stack=_check,
 )

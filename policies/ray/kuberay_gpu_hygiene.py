@@ -18,8 +18,8 @@
 
 from __future__ import annotations
 
-from policies.gpu.tolerates_and_targets import platform_adds_toleration
 from policies.framework import Policy, Resource
+from policies.gpu.tolerates_and_targets import platform_adds_toleration
 from policies.kube import GPU_RESOURCE, HPA_TYPES, SCALED_OBJECT_TYPE, as_dict, as_int, as_list, get, requests_gpu
 from policies.ray.cluster import RAY_TYPES, cluster_spec, groups
 
@@ -35,15 +35,21 @@ def _check_autoscaler(resource: Resource) -> list[str]:
     api_version, kind = ref.get("apiVersion"), ref.get("kind")
     if not isinstance(api_version, str) or not api_version.startswith("ray.io/") or kind not in _RAY_KINDS:
         return []
-    return [f"spec.scaleTargetRef: aims at {kind} {ref.get('name')!r} ({api_version}); a multi-node engine's "
-            f"workers are fixed by tensor x pipeline parallelism and KubeRay has no scale subresource, so "
-            f"autoscaling it is out of scope: remove the autoscaler and size the Ray cluster in the capacity plan"]
+    return [
+        f"spec.scaleTargetRef: aims at {kind} {ref.get('name')!r} ({api_version}); a multi-node engine's "
+        f"workers are fixed by tensor x pipeline parallelism and KubeRay has no scale subresource, so "
+        f"autoscaling it is out of scope: remove the autoscaler and size the Ray cluster in the capacity plan"
+    ]
 
 
 def _tolerates_gpu(podspec: dict) -> bool:
     for toleration in as_list(podspec.get("tolerations")):
         t = as_dict(toleration)
-        if t.get("key") == GPU_RESOURCE and t.get("operator", "Equal") in ("Exists", "Equal") and t.get("effect") in (None, "", "NoSchedule"):
+        if (
+            t.get("key") == GPU_RESOURCE
+            and t.get("operator", "Equal") in ("Exists", "Equal")
+            and t.get("effect") in (None, "", "NoSchedule")
+        ):
             return True
         if t.get("operator") == "Exists" and not t.get("key"):
             return True  # tolerates every taint
@@ -62,49 +68,66 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for g in groups(resource):
         if g.is_head:
             if requests_gpu(g.podspec):
-                messages.append(f"{g.path}: the head requests {GPU_RESOURCE}; the head runs Ray's control plane and "
-                                f"vLLM's API server, so its GPU sits idle (give the GPUs to a worker group)")
+                messages.append(
+                    f"{g.path}: the head requests {GPU_RESOURCE}; the head runs Ray's control plane and "
+                    f"vLLM's API server, so its GPU sits idle (give the GPUs to a worker group)"
+                )
             num_gpus = g.start_params.get("num-gpus")
             if num_gpus is None or as_int(num_gpus) != 0:
                 shown = "is not set" if num_gpus is None else f"is {num_gpus!r}"
-                messages.append(f"{g.path}.rayStartParams num-gpus {shown}; set it to \"0\" so Ray schedules no GPU "
-                                f"work on the head (on a GPU node the vLLM image sees the node's GPUs unrequested)")
+                messages.append(
+                    f'{g.path}.rayStartParams num-gpus {shown}; set it to "0" so Ray schedules no GPU '
+                    f"work on the head (on a GPU node the vLLM image sees the node's GPUs unrequested)"
+                )
             continue
         max_replicas = as_int(g.spec.get("maxReplicas"))
         min_replicas = as_int(g.spec.get("minReplicas", 0))
         if max_replicas is None or max_replicas >= _CRD_DEFAULT_MAX:
-            messages.append(f"{g.path} ({g.name}): maxReplicas is not set, so the group is unbounded; set it to the "
-                            f"most nodes the engine needs")
+            messages.append(
+                f"{g.path} ({g.name}): maxReplicas is not set, so the group is unbounded; set it to the "
+                f"most nodes the engine needs"
+            )
         elif max_replicas > cap:
-            messages.append(f"{g.path} ({g.name}): maxReplicas {max_replicas} is above the bound {cap}; a GPU worker "
-                            f"group that large is almost certainly a mistake")
+            messages.append(
+                f"{g.path} ({g.name}): maxReplicas {max_replicas} is above the bound {cap}; a GPU worker "
+                f"group that large is almost certainly a mistake"
+            )
         elif min_replicas is not None and max_replicas < min_replicas:
             messages.append(f"{g.path} ({g.name}): maxReplicas {max_replicas} is below minReplicas {min_replicas}")
-        if (config["gpuNodesTainted"] and requests_gpu(g.podspec) and not _tolerates_gpu(g.podspec)
-                and not platform_adds_toleration(g.podspec)):
-            messages.append(f"{g.path} ({g.name}): requests {GPU_RESOURCE} but does not tolerate the {GPU_RESOURCE} "
-                            f"taint, so it never schedules on the GPU nodes (setting gpuNodesTainted: true)")
+        if (
+            config["gpuNodesTainted"]
+            and requests_gpu(g.podspec)
+            and not _tolerates_gpu(g.podspec)
+            and not platform_adds_toleration(g.podspec)
+        ):
+            messages.append(
+                f"{g.path} ({g.name}): requests {GPU_RESOURCE} but does not tolerate the {GPU_RESOURCE} "
+                f"taint, so it never schedules on the GPU nodes (setting gpuNodesTainted: true)"
+            )
     if spec.get("enableInTreeAutoscaling") is True and get(spec, "autoscalerOptions", "idleTimeoutSeconds") is None:
-        messages.append(f"{prefix}.autoscalerOptions.idleTimeoutSeconds is not set while enableInTreeAutoscaling is "
-                        f"true; set it so idle GPU workers are released on purpose, not on the autoscaler's default")
+        messages.append(
+            f"{prefix}.autoscalerOptions.idleTimeoutSeconds is not set while enableInTreeAutoscaling is "
+            f"true; set it so idle GPU workers are released on purpose, not on the autoscaler's default"
+        )
     return messages
 
 
 POLICY = Policy(
     name="kuberay-gpu-hygiene",
     description=(
-        "A KubeRay head requests no GPU and sets num-gpus \"0\"; worker groups are bounded and no autoscaler "
+        'A KubeRay head requests no GPU and sets num-gpus "0"; worker groups are bounded and no autoscaler '
         "aims at a Ray cluster; GPU workers tolerate the GPU taint; the in-tree autoscaler has an idle timeout."
     ),
     catalog="S18",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
-        "Remove nvidia.com/gpu from the head's containers and set headGroupSpec.rayStartParams.num-gpus: \"0\"; "
+        'Remove nvidia.com/gpu from the head\'s containers and set headGroupSpec.rayStartParams.num-gpus: "0"; '
         "set every worker group's maxReplicas (>= minReplicas, within maxWorkerReplicas); add the toleration "
         "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule} to GPU worker pods; with "
         "enableInTreeAutoscaling set autoscalerOptions.idleTimeoutSeconds; delete any HPA or ScaledObject whose "
-        "scaleTargetRef is a RayCluster, RayService or RayJob (a multi-node model runs one fixed-size Ray cluster)."),
+        "scaleTargetRef is a RayCluster, RayService or RayJob (a multi-node model runs one fixed-size Ray cluster)."
+    ),
     config_schema={
         "maxWorkerReplicas": {
             "type": "integer",
@@ -113,19 +136,23 @@ POLICY = Policy(
             "description": "Largest maxReplicas a worker group may have. Default 64.",
         },
         "gpuNodesTainted": {
-            "type": "boolean", "default": True,
-            "description": ("Whether GPU nodes carry the nvidia.com/gpu:NoSchedule taint (default true, as this project's "
-                            "Karpenter pools do); set false where the cluster adds the toleration itself (GKE's "
-                            "ExtendedResourceToleration admission) or GPU nodes are untainted. The same setting as "
-                            "gpu-pod-tolerates-and-targets'."),
+            "type": "boolean",
+            "default": True,
+            "description": (
+                "Whether GPU nodes carry the nvidia.com/gpu:NoSchedule taint (default true, as this project's "
+                "Karpenter pools do); set false where the cluster adds the toleration itself (GKE's "
+                "ExtendedResourceToleration admission) or GPU nodes are untainted. The same setting as "
+                "gpu-pod-tolerates-and-targets'."
+            ),
         },
     },
     resource_types=(*RAY_TYPES, *_AUTOSCALER_TYPES),
     check_resource=_check,
     rationale=(
-        "A Ray head that requests a GPU idles it, and without rayStartParams num-gpus \"0\" Ray may place engine "
+        'A Ray head that requests a GPU idles it, and without rayStartParams num-gpus "0" Ray may place engine '
         "ranks on GPUs it can see but does not own (https://docs.ray.io/en/latest/cluster/kubernetes/user-guides/config.html). "
         "Worker groups without maxReplicas are unbounded (the RayCluster CRD defaults it to 2147483647), idle GPU "
         "workers linger without autoscalerOptions.idleTimeoutSeconds, and GPU workers that do not tolerate the "
-        "nvidia.com/gpu taint never schedule on GPU nodes. Catalogue S18."),
+        "nvidia.com/gpu taint never schedule on GPU nodes. Catalogue S18."
+    ),
 )

@@ -12,7 +12,6 @@ the stack's PriorityClasses (a class the stack does not define counts as above 0
 
 from __future__ import annotations
 
-
 from policies.framework import Policy, Resource
 from policies.kube import get, is_ray, pod_specs, requests_gpu, split_type
 from policies.ray.cluster import groups
@@ -55,7 +54,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         for _, podspec in pod_specs(r):
             if requests_gpu(podspec):
-                neighbours.append((_priority(podspec, values, default), f"{split_type(r.type)[1]} {get(r.props, 'metadata', 'name')}", podspec))
+                neighbours.append(
+                    (_priority(podspec, values, default), f"{split_type(r.type)[1]} {get(r.props, 'metadata', 'name')}", podspec)
+                )
     if not neighbours:
         return []
     top, top_name, top_spec = max(neighbours, key=lambda n: n[0])
@@ -67,9 +68,14 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             mine = _priority(group.podspec, values, default)
             if mine == UNKNOWN or mine >= top:
                 continue
-            findings.append((r.name, f"{group.path}.template.spec.priorityClassName: {_label(group.podspec, mine)} is below "
-                                     f"{top_name}'s {_label(top_spec, top)}; with PreemptLowerPriority a scale-out of that "
-                                     f"model can preempt this Ray pod and stop the whole engine"))
+            findings.append(
+                (
+                    r.name,
+                    f"{group.path}.template.spec.priorityClassName: {_label(group.podspec, mine)} is below "
+                    f"{top_name}'s {_label(top_spec, top)}; with PreemptLowerPriority a scale-out of that "
+                    f"model can preempt this Ray pod and stop the whole engine",
+                )
+            )
     return findings
 
 
@@ -81,6 +87,6 @@ POLICY = Policy(
     severity="high",
     enforcement="mandatory",
     remediation_steps="Set priorityClassName on the head and every worker group's template to the class the other "
-                      "serving pods use (e.g. llm-serving-inference).",
+    "serving pods use (e.g. llm-serving-inference).",
     check_stack=_check,
 )

@@ -36,19 +36,40 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             service, idle, explicit = path.dr_upstream_idle(dr)
             if service in services:
                 dr_services.add(service)
-                what = "connectionPool.http.idleTimeout" if explicit else "Envoy's default upstream idle timeout (idleTimeout unset)"
+                what = (
+                    "connectionPool.http.idleTimeout" if explicit else "Envoy's default upstream idle timeout (idleTimeout unset)"
+                )
                 fronts.append((f"DestinationRule {dr.name} {what}", idle))
         if (routed & services) - dr_services:
-            fronts.append(("Envoy's default upstream idle timeout (no DestinationRule sets idleTimeout)", float(path.ENVOY_UPSTREAM_IDLE_DEFAULT)))
+            fronts.append(
+                (
+                    "Envoy's default upstream idle timeout (no DestinationRule sets idleTimeout)",
+                    float(path.ENVOY_UPSTREAM_IDLE_DEFAULT),
+                )
+            )
         if not fronts:
-            fronts.append(("the assumed idle timeout of the proxy in front (policy config assumedProxyIdleSeconds; an ALB's default)", assumed))
+            fronts.append(
+                (
+                    "the assumed idle timeout of the proxy in front (policy config assumedProxyIdleSeconds; an ALB's default)",
+                    assumed,
+                )
+            )
         for server in servers:
             keep, explicit = path.keep_alive_seconds(server.container)
-            shown = f"{path.KEEP_ALIVE_ENV}={path.fmt(keep)[:-1]}" if explicit else f"{path.KEEP_ALIVE_ENV} unset (vLLM's {path.fmt(keep)})"
+            shown = (
+                f"{path.KEEP_ALIVE_ENV}={path.fmt(keep)[:-1]}"
+                if explicit
+                else f"{path.KEEP_ALIVE_ENV} unset (vLLM's {path.fmt(keep)})"
+            )
             for what, idle in fronts:
                 if keep <= idle:
-                    findings.append((w.name, f"{server.label}: {shown} does not outlast {what} of {path.fmt(idle)}: the proxy "
-                                             f"reuses connections vLLM has closed (502); set it above {path.fmt(idle)}"))
+                    findings.append(
+                        (
+                            w.name,
+                            f"{server.label}: {shown} does not outlast {what} of {path.fmt(idle)}: the proxy "
+                            f"reuses connections vLLM has closed (502); set it above {path.fmt(idle)}",
+                        )
+                    )
     return findings
 
 
@@ -63,16 +84,22 @@ POLICY = Policy(
     remediation_steps=(
         "Set VLLM_HTTP_TIMEOUT_KEEP_ALIVE on the vLLM container above the ALB's idle_timeout.timeout_seconds and above "
         "the DestinationRule's connectionPool.http.idleTimeout (set one: Envoy's default is 1 h); components/timeouts.py "
-        "derives both."),
+        "derives both."
+    ),
     config_schema={
         "assumedProxyIdleSeconds": {
-            "type": "number", "minimum": 0, "default": 60,
-            "description": ("Idle timeout assumed for the proxy in front of a vLLM server when the manifests show none; "
-                            "default 60 (an ALB's default idle timeout)."),
+            "type": "number",
+            "minimum": 0,
+            "default": 60,
+            "description": (
+                "Idle timeout assumed for the proxy in front of a vLLM server when the manifests show none; "
+                "default 60 (an ALB's default idle timeout)."
+            ),
         },
     },
     check_stack=_check,
     rationale=(
         "AWS ALB docs: the application's keep-alive must exceed the load balancer's idle timeout, else HTTP 502; vLLM "
-        "keeps idle connections 5 s by default (vllm-project/vllm v0.33.0 vllm/envs.py VLLM_HTTP_TIMEOUT_KEEP_ALIVE)."),
+        "keeps idle connections 5 s by default (vllm-project/vllm v0.33.0 vllm/envs.py VLLM_HTTP_TIMEOUT_KEEP_ALIVE)."
+    ),
 )

@@ -33,28 +33,48 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if r.type in path.VS_TYPES:
             for route in path.vs_routes(r):
                 if set(route.services) & llm and route.timeout is not None and route.timeout <= minimum:
-                    findings.append((r.name, f"{route.label}: timeout {path.fmt(route.timeout)}{_named(route.timeout)} on a route to "
-                                             f"an LLM ({', '.join(sorted(set(route.services) & llm))}) cuts generations; set it "
-                                             f"above the longest request"))
+                    findings.append(
+                        (
+                            r.name,
+                            f"{route.label}: timeout {path.fmt(route.timeout)}{_named(route.timeout)} on a route to "
+                            f"an LLM ({', '.join(sorted(set(route.services) & llm))}) cuts generations; set it "
+                            f"above the longest request",
+                        )
+                    )
         elif r.type in path.HTTPROUTE_TYPES:
             for route in path.httproute_routes(r):
                 if not set(route.services) & llm and not route.inference_pools:
                     continue
                 if route.timeout is None:
-                    findings.append((r.name, f"{route.label}: no timeouts.request on a route to an LLM"
-                                             f"{' (InferencePool ' + ', '.join(route.inference_pools) + ')' if route.inference_pools else ''}: "
-                                             f"the gateway's default "
-                                             f"applies (Envoy Gateway {path.ENVOY_ROUTE_DEFAULT}s, KServe {path.KSERVE_HTTPROUTE_DEFAULT}s); "
-                                             f"set it above the longest request"))
+                    findings.append(
+                        (
+                            r.name,
+                            f"{route.label}: no timeouts.request on a route to an LLM"
+                            f"{' (InferencePool ' + ', '.join(route.inference_pools) + ')' if route.inference_pools else ''}: "
+                            f"the gateway's default "
+                            f"applies (Envoy Gateway {path.ENVOY_ROUTE_DEFAULT}s, KServe {path.KSERVE_HTTPROUTE_DEFAULT}s); "
+                            f"set it above the longest request",
+                        )
+                    )
                 elif route.timeout <= minimum:
-                    findings.append((r.name, f"{route.label}: timeouts.request {path.fmt(route.timeout)}{_named(route.timeout)} on a "
-                                             f"route to an LLM cuts generations"))
+                    findings.append(
+                        (
+                            r.name,
+                            f"{route.label}: timeouts.request {path.fmt(route.timeout)}{_named(route.timeout)} on a "
+                            f"route to an LLM cuts generations",
+                        )
+                    )
         elif path.is_alb_ingress(r) and set(path.ingress_backends(r)) & llm:
             idle, explicit = path.alb_idle_seconds(r)
             if idle <= minimum:
                 state = "" if explicit else " (unset: the ALB's default)"
-                findings.append((r.name, f"ALB idle_timeout.timeout_seconds {path.fmt(idle)[:-1]}{state} in front of an LLM cuts a "
-                                         f"request that sends no byte for {path.fmt(idle)} (a long prefill, a non-streamed reply)"))
+                findings.append(
+                    (
+                        r.name,
+                        f"ALB idle_timeout.timeout_seconds {path.fmt(idle)[:-1]}{state} in front of an LLM cuts a "
+                        f"request that sends no byte for {path.fmt(idle)} (a long prefill, a non-streamed reply)",
+                    )
+                )
     return findings
 
 
@@ -68,10 +88,13 @@ POLICY = Policy(
     enforcement="advisory",
     remediation_steps=(
         "Set the VirtualService http[].timeout, the HTTPRoute rules[].timeouts.request and the ALB's "
-        "idle_timeout.timeout_seconds from the model's longest request (components/timeouts.py)."),
+        "idle_timeout.timeout_seconds from the model's longest request (components/timeouts.py)."
+    ),
     config_schema={
         "minimumSeconds": {
-            "type": "number", "minimum": 0, "default": 60,
+            "type": "number",
+            "minimum": 0,
+            "default": 60,
             "description": "Route timeouts at or below this many seconds are refused on LLM routes; default 60 (a gateway's and the ALB's default).",
         },
     },

@@ -25,7 +25,11 @@ ENVOY_UPSTREAM_IDLE_DEFAULT = 3600  # Envoy connection idle_timeout (Destination
 VLLM_KEEP_ALIVE_DEFAULT = 5  # VLLM_HTTP_TIMEOUT_KEEP_ALIVE
 KEEP_ALIVE_ENV = "VLLM_HTTP_TIMEOUT_KEEP_ALIVE"
 
-INGRESS_TYPES = ("kubernetes:networking.k8s.io/v1:Ingress", "kubernetes:extensions/v1beta1:Ingress", "kubernetes:networking.k8s.io/v1beta1:Ingress")
+INGRESS_TYPES = (
+    "kubernetes:networking.k8s.io/v1:Ingress",
+    "kubernetes:extensions/v1beta1:Ingress",
+    "kubernetes:networking.k8s.io/v1beta1:Ingress",
+)
 VS_TYPES = tuple(f"kubernetes:networking.istio.io/{v}:VirtualService" for v in ("v1", "v1beta1", "v1alpha3"))
 DR_TYPES = tuple(f"kubernetes:networking.istio.io/{v}:DestinationRule" for v in ("v1", "v1beta1", "v1alpha3"))
 HTTPROUTE_TYPES = ("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute", "kubernetes:gateway.networking.k8s.io/v1beta1:HTTPRoute")
@@ -55,7 +59,10 @@ def is_alb_ingress(resource: Any) -> bool:
     """An Ingress the AWS Load Balancer Controller serves (class alb, by field or legacy annotation)."""
     if resource.type not in INGRESS_TYPES:
         return False
-    return get(resource.props, "spec", "ingressClassName") == "alb" or annotations_of(resource.props).get("kubernetes.io/ingress.class") == "alb"
+    return (
+        get(resource.props, "spec", "ingressClassName") == "alb"
+        or annotations_of(resource.props).get("kubernetes.io/ingress.class") == "alb"
+    )
 
 
 def _attributes(resource: Any, key: str) -> dict[str, str]:
@@ -87,8 +94,9 @@ def ingress_backends(resource: Any) -> list[str]:
 def _ingress_backends(resource: Any) -> list[str]:
     names = []
     spec = get(resource.props, "spec")
-    for backend in [get(spec, "defaultBackend")] + [get(p, "backend") for r in as_list(get(spec, "rules"))
-                                                    for p in as_list(get(r, "http", "paths"))]:
+    for backend in [get(spec, "defaultBackend")] + [
+        get(p, "backend") for r in as_list(get(spec, "rules")) for p in as_list(get(r, "http", "paths"))
+    ]:
         name = get(backend, "service", "name") or get(backend, "serviceName")
         if isinstance(name, str):
             names.append(name)
@@ -124,14 +132,16 @@ def vs_routes(resource: Any) -> list[Route]:
         raw_retries = http.get("retries")
         retries: Mapping = raw_retries if isinstance(raw_retries, Mapping) else {}
         name = http.get("name")
-        found.append(Route(
-            label=f"spec.http[{i}]" + (f" ({name})" if isinstance(name, str) else ""),
-            services=services,
-            timeout=duration_seconds(http.get("timeout")),
-            per_try=duration_seconds(retries.get("perTryTimeout")),
-            retry_on=retry_on if isinstance(retry_on := retries.get("retryOn"), str) else None,
-            attempts=as_int(retries.get("attempts")),
-        ))
+        found.append(
+            Route(
+                label=f"spec.http[{i}]" + (f" ({name})" if isinstance(name, str) else ""),
+                services=services,
+                timeout=duration_seconds(http.get("timeout")),
+                per_try=duration_seconds(retries.get("perTryTimeout")),
+                retry_on=retry_on if isinstance(retry_on := retries.get("retryOn"), str) else None,
+                attempts=as_int(retries.get("attempts")),
+            )
+        )
     return found
 
 
@@ -144,12 +154,17 @@ def httproute_routes(resource: Any) -> list[Route]:
         refs = [as_dict(b) for b in as_list(rule.get("backendRefs"))]
         pools = tuple(b["name"] for b in refs if b.get("kind") == "InferencePool" and isinstance(b.get("name"), str))
         services = tuple(b["name"] for b in refs if b.get("kind", "Service") == "Service" and isinstance(b.get("name"), str))
-        found.append(Route(
-            label=f"spec.rules[{i}]", services=services,
-            timeout=duration_seconds(get(rule, "timeouts", "request")),
-            per_try=duration_seconds(get(rule, "timeouts", "backendRequest")),
-            retry_on=None, attempts=None, inference_pools=pools,
-        ))
+        found.append(
+            Route(
+                label=f"spec.rules[{i}]",
+                services=services,
+                timeout=duration_seconds(get(rule, "timeouts", "request")),
+                per_try=duration_seconds(get(rule, "timeouts", "backendRequest")),
+                retry_on=None,
+                attempts=None,
+                inference_pools=pools,
+            )
+        )
     return found
 
 

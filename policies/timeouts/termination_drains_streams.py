@@ -83,27 +83,37 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if drains_in_pre_stop(pre_stop):
             # SIGTERM comes once the gauges read 0: only the grace period bounds the drain.
             if grace <= longest:
-                messages.append(f"{label}: the preStop hook waits for vLLM's running and waiting requests to reach 0, but "
-                                f"terminationGracePeriodSeconds {path.fmt(grace)[:-1]} is not above the longest request "
-                                f"({path.fmt(longest)}): the kubelet kills the pod mid-drain")
+                messages.append(
+                    f"{label}: the preStop hook waits for vLLM's running and waiting requests to reach 0, but "
+                    f"terminationGracePeriodSeconds {path.fmt(grace)[:-1]} is not above the longest request "
+                    f"({path.fmt(longest)}): the kubelet kills the pod mid-drain"
+                )
             continue
         if not isinstance(pre_stop, dict) or not pre_stop:
-            messages.append(f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
-                            f"send it requests; sleep in preStop until they have deregistered it")
+            messages.append(
+                f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
+                f"send it requests; sleep in preStop until they have deregistered it"
+            )
         drains, assumed = _server_drains(str(container.get("image") or ""), config.get("defaultVllmRelease", ""))
         # A release without --shutdown-timeout stops serving at SIGTERM: its requests must end within
         # the preStop sleep (checked below), so the grace period need only outlast that sleep.
         after_sigterm = 0.0 if drains is False else longest
         if grace < sleep + after_sigterm or grace < longest:
-            messages.append(f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + longest "
-                            f"request {path.fmt(longest)}: streams in flight are killed on scale-down")
+            messages.append(
+                f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + longest "
+                f"request {path.fmt(longest)}: streams in flight are killed on scale-down"
+            )
         if drains and drain <= 0 and sleep < longest:
-            messages.append(f"{label}: --shutdown-timeout is unset (0 = abort): vLLM aborts in-flight requests on SIGTERM"
-                            f"{assumed}; set --shutdown-timeout to the longest request ({path.fmt(longest)})")
+            messages.append(
+                f"{label}: --shutdown-timeout is unset (0 = abort): vLLM aborts in-flight requests on SIGTERM"
+                f"{assumed}; set --shutdown-timeout to the longest request ({path.fmt(longest)})"
+            )
         elif drains is False and sleep < longest and isinstance(pre_stop, dict) and pre_stop:
             hook = f"preStop sleep {path.fmt(sleep)}" if sleep else "preStop hook (no sleep action)"
-            messages.append(f"{label}: this vLLM release{assumed} cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
-                            f"must last through the longest request ({path.fmt(longest)})")
+            messages.append(
+                f"{label}: this vLLM release{assumed} cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
+                f"must last through the longest request ({path.fmt(longest)})"
+            )
     for sg in sglang_servers(resource):
         if ".workerTemplate." in sg.path:
             continue  # a LeaderWorkerSet's workers hold ranks; the leader takes the requests
@@ -111,17 +121,23 @@ def _check(resource: Resource, config: dict) -> list[str]:
         grace = _grace(sg.podspec)
         sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
         if not isinstance(pre_stop, dict) or not pre_stop:
-            messages.append(f"{sg.label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
-                            f"send it requests; sleep in preStop until they have deregistered it")
+            messages.append(
+                f"{sg.label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
+                f"send it requests; sleep in preStop until they have deregistered it"
+            )
         if grace < sleep + default_longest:
-            messages.append(f"{sg.label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + "
-                            f"longest request {path.fmt(default_longest)} (setting maxRequestSeconds): the kubelet kills "
-                            f"SGLang's streams in flight on scale-down")
+            messages.append(
+                f"{sg.label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + "
+                f"longest request {path.fmt(default_longest)} (setting maxRequestSeconds): the kubelet kills "
+                f"SGLang's streams in flight on scale-down"
+            )
     for app in ray_serve_apps(resource):
         if app.graceful_shutdown < default_longest:
-            messages.append(f"{app.label}: {app.graceful_shown} < longest request {path.fmt(default_longest)} (setting "
-                            f"maxRequestSeconds): Ray Serve kills a draining replica's streams after it on every downscale "
-                            f"and upgrade; set graceful_shutdown_timeout_s above the longest request")
+            messages.append(
+                f"{app.label}: {app.graceful_shown} < longest request {path.fmt(default_longest)} (setting "
+                f"maxRequestSeconds): Ray Serve kills a draining replica's streams after it on every downscale "
+                f"and upgrade; set graceful_shutdown_timeout_s above the longest request"
+            )
     return messages
 
 
@@ -134,22 +150,32 @@ POLICY = Policy(
     remediation_steps=(
         "Add lifecycle.preStop.sleep (endpoint + ALB target deregistration, ~15 s), pass --shutdown-timeout=<longest "
         "request> (vLLM >= 0.18; before it, sleep in preStop through the request), and set terminationGracePeriodSeconds "
-        ">= preStop + the longest request + a margin; components/timeouts.py derives all three."),
+        ">= preStop + the longest request + a margin; components/timeouts.py derives all three."
+    ),
     config_schema={
         "defaultVllmRelease": {
-            "type": "string", "pattern": "^$|^[0-9]+[.][0-9]+([.][0-9]+)?$", "default": "",
-            "description": ("The vLLM release assumed when an image tag names none (latest, a digest, a private build), "
-                            "e.g. \"0.33.0\". Default \"\": the newest release whose flags were read (components/vllm_flags.py NEWEST_READ). The message says which release it used."),
+            "type": "string",
+            "pattern": "^$|^[0-9]+[.][0-9]+([.][0-9]+)?$",
+            "default": "",
+            "description": (
+                "The vLLM release assumed when an image tag names none (latest, a digest, a private build), "
+                'e.g. "0.33.0". Default "": the newest release whose flags were read (components/vllm_flags.py NEWEST_READ). The message says which release it used.'
+            ),
         },
         "maxRequestSeconds": {
-            "type": "number", "minimum": 1, "default": 300,
-            "description": ("Longest request assumed when the manifest states none (no KServe timeout, no "
-                            "--shutdown-timeout); default 300, the stack's default slo.maxRequestSeconds."),
+            "type": "number",
+            "minimum": 1,
+            "default": 300,
+            "description": (
+                "Longest request assumed when the manifest states none (no KServe timeout, no "
+                "--shutdown-timeout); default 300, the stack's default slo.maxRequestSeconds."
+            ),
         },
     },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
         "Kubernetes kills the pod terminationGracePeriodSeconds (default 30 s) after SIGTERM; vLLM's --shutdown-timeout "
-        "is 0 (abort) by default (vllm 0.33.0 engine/arg_utils.py), so streams are cut on every scale-down."),
+        "is 0 (abort) by default (vllm 0.33.0 engine/arg_utils.py), so streams are cut on every scale-down."
+    ),
 )

@@ -48,30 +48,61 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             idle, explicit = path.alb_idle_seconds(alb)
             for r, route in mine:
                 if route.timeout is not None and route.timeout > idle:
-                    findings.append((r.name, f"{route.label}: route timeout {path.fmt(route.timeout)} is above the idle timeout "
-                                             f"{path.fmt(idle)} of ALB Ingress {alb.name}, which cuts the request first (504)"))
+                    findings.append(
+                        (
+                            r.name,
+                            f"{route.label}: route timeout {path.fmt(route.timeout)} is above the idle timeout "
+                            f"{path.fmt(idle)} of ALB Ingress {alb.name}, which cuts the request first (504)",
+                        )
+                    )
             if kserve is not None and kserve > idle:
-                findings.append((w.name, f"spec.predictor.timeout {path.fmt(kserve)} is above the idle timeout {path.fmt(idle)} of "
-                                         f"ALB Ingress {alb.name}"))
+                findings.append(
+                    (
+                        w.name,
+                        f"spec.predictor.timeout {path.fmt(kserve)} is above the idle timeout {path.fmt(idle)} of "
+                        f"ALB Ingress {alb.name}",
+                    )
+                )
             if explicit and longest is not None and longest > idle:
-                findings.append((w.name, f"serves requests up to {path.fmt(longest)} but ALB Ingress {alb.name} "
-                                         f"(idle_timeout.timeout_seconds={path.fmt(idle)[:-1]}) cuts them at {path.fmt(idle)}"))
+                findings.append(
+                    (
+                        w.name,
+                        f"serves requests up to {path.fmt(longest)} but ALB Ingress {alb.name} "
+                        f"(idle_timeout.timeout_seconds={path.fmt(idle)[:-1]}) cuts them at {path.fmt(idle)}",
+                    )
+                )
         for alb in direct:
             delay, _ = path.alb_deregistration_seconds(alb)
             if longest is not None and delay < longest:
-                findings.append((w.name, f"ALB Ingress {alb.name} deregistration_delay.timeout_seconds={path.fmt(delay)[:-1]} is below the "
-                                         f"longest request {path.fmt(longest)}: a draining pod's streams are cut"))
+                findings.append(
+                    (
+                        w.name,
+                        f"ALB Ingress {alb.name} deregistration_delay.timeout_seconds={path.fmt(delay)[:-1]} is below the "
+                        f"longest request {path.fmt(longest)}: a draining pod's streams are cut",
+                    )
+                )
         for r, route in mine:
             if route.per_try is not None and route.timeout is not None and route.per_try > route.timeout:
-                findings.append((r.name, f"{route.label}: perTryTimeout {path.fmt(route.per_try)} is above the route timeout "
-                                         f"{path.fmt(route.timeout)}"))
+                findings.append(
+                    (
+                        r.name,
+                        f"{route.label}: perTryTimeout {path.fmt(route.per_try)} is above the route timeout "
+                        f"{path.fmt(route.timeout)}",
+                    )
+                )
             inner = route.per_try if route.per_try is not None else route.timeout
             if kserve is not None and inner is not None and kserve > inner:
-                findings.append((r.name, f"{route.label}: {'perTryTimeout' if route.per_try is not None else 'timeout'} "
-                                         f"{path.fmt(inner)} is below {w.name}'s spec.predictor.timeout {path.fmt(kserve)}"))
+                findings.append(
+                    (
+                        r.name,
+                        f"{route.label}: {'perTryTimeout' if route.per_try is not None else 'timeout'} "
+                        f"{path.fmt(inner)} is below {w.name}'s spec.predictor.timeout {path.fmt(kserve)}",
+                    )
+                )
             if kserve is None and longest is not None and inner is not None and longest > inner:
-                findings.append((r.name, f"{route.label}: {path.fmt(inner)} is below the longest request {path.fmt(longest)} "
-                                         f"{w.name} serves"))
+                findings.append(
+                    (r.name, f"{route.label}: {path.fmt(inner)} is below the longest request {path.fmt(longest)} {w.name} serves")
+                )
     return sorted(set(findings))
 
 
@@ -86,10 +117,12 @@ POLICY = Policy(
         "seconds above it (KServe's spec.predictor.timeout, if set, no higher than the per-try timeout: KServe v0.20.0 "
         "enforces it only on a Gateway API HTTPRoute), the ALB's "
         "alb.ingress.kubernetes.io/load-balancer-attributes idle_timeout.timeout_seconds above the route timeout (1-4000 s), "
-        "and target-group deregistration_delay.timeout_seconds at least the request. components/timeouts.py does this."),
+        "and target-group deregistration_delay.timeout_seconds at least the request. components/timeouts.py does this."
+    ),
     check_stack=_check,
     rationale=(
         "The ALB's idle timeout defaults to 60 s (range 1-4000 s) and Envoy's route timeout to 15 s "
         "(ELBv2 API LoadBalancerAttribute; Envoy RouteAction.timeout); when an outer layer's timeout is shorter than an inner one the outer cuts the "
-        "stream and the client gets a 504 for a healthy request."),
+        "stream and the client gets a 504 for a healthy request."
+    ),
 )

@@ -23,17 +23,32 @@ _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 # Characters that end a shell command; the vLLM command line stops there.
 _SHELL_OPERATORS = ";&|<>"
 # vLLM's short aliases (engine/arg_utils.py) mapped to the long names.
-_ALIASES = {"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size",
-            "dp": "data-parallel-size", "q": "quantization"}
+_ALIASES = {"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size", "dp": "data-parallel-size", "q": "quantization"}
 # Flags that never take a value: the token after one is positional, not its value.
-_BOOLEAN_FLAGS = frozenset({
-    "trust-remote-code", "enforce-eager", "enable-prefix-caching", "no-enable-prefix-caching",
-    "enable-chunked-prefill", "no-enable-chunked-prefill", "disable-log-stats",
-    "disable-log-requests", "enable-log-requests", "disable-uvicorn-access-log",
-    "enable-auto-tool-choice", "enable-lora", "enable-expert-parallel", "enable-sleep-mode",
-    "enable-server-load-tracking", "disable-custom-all-reduce", "disable-sliding-window",
-    "skip-tokenizer-init", "headless", "enable-prompt-tokens-details",
-})
+_BOOLEAN_FLAGS = frozenset(
+    {
+        "trust-remote-code",
+        "enforce-eager",
+        "enable-prefix-caching",
+        "no-enable-prefix-caching",
+        "enable-chunked-prefill",
+        "no-enable-chunked-prefill",
+        "disable-log-stats",
+        "disable-log-requests",
+        "enable-log-requests",
+        "disable-uvicorn-access-log",
+        "enable-auto-tool-choice",
+        "enable-lora",
+        "enable-expert-parallel",
+        "enable-sleep-mode",
+        "enable-server-load-tracking",
+        "disable-custom-all-reduce",
+        "disable-sliding-window",
+        "skip-tokenizer-init",
+        "headless",
+        "enable-prompt-tokens-details",
+    }
+)
 
 
 def _tokens(values: Any) -> list[str]:
@@ -87,7 +102,7 @@ def _shell_script(argv: list[str]) -> str | None:
         return None
     for i, token in enumerate(argv[1:], start=1):
         if token.startswith("-") and not token.startswith("--") and "c" in token[1:]:
-            rest = argv[i + 1:]
+            rest = argv[i + 1 :]
             if rest[:1] == ["--"]:  # `bash -lc -- SCRIPT`: "--" ends the options
                 rest = rest[1:]
             return rest[0] if rest else None
@@ -246,8 +261,15 @@ def _vllm_servers(resource: Any) -> list[VllmServer]:
                 found.append(VllmServer(path, podspec, container, parse_vllm_args(line)))
         model = podspec.get("model")
         if isinstance(model, dict) and _model_runs_vllm(model):
-            found.append(VllmServer(f"{path}.model", podspec, model_container(model),
-                                    parse_vllm_args(_tokens(model.get("args"))), runtime_merged=True))
+            found.append(
+                VllmServer(
+                    f"{path}.model",
+                    podspec,
+                    model_container(model),
+                    parse_vllm_args(_tokens(model.get("args"))),
+                    runtime_merged=True,
+                )
+            )
     return found
 
 

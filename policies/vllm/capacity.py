@@ -26,7 +26,6 @@ from policies.kube import annotations_of, as_float, as_int, memoized
 from policies.vllm.args import VllmServer, vllm_command_line
 
 
-
 @dataclass(frozen=True)
 class ServerPlan:
     """A vLLM container's model, GPU and predicted memory plan."""
@@ -47,11 +46,14 @@ def served_model(server: VllmServer) -> Optional[str]:
         if server.args.get("model-id"):
             return server.args["model-id"]
         if isinstance(uri, str) and uri.startswith("hf://"):
-            return uri[len("hf://"):].split(":", 1)[0]
+            return uri[len("hf://") :].split(":", 1)[0]
         return None
     line = vllm_command_line(server.container) or []
-    positional = [t for i, t in enumerate(line) if not t.startswith("-") and (i == 0 or not line[i - 1].startswith("-")
-                                                                            or "=" in line[i - 1])]
+    positional = [
+        t
+        for i, t in enumerate(line)
+        if not t.startswith("-") and (i == 0 or not line[i - 1].startswith("-") or "=" in line[i - 1])
+    ]
     # `args: [serve, MODEL, ...]` on an image whose entrypoint is `vllm` (or repeated after `vllm serve`).
     if positional[:1] == ["serve"]:
         positional = positional[1:]
@@ -169,7 +171,9 @@ class SizingGap:
 
 def _model_gap(resource: Any, server: VllmServer) -> tuple[Optional[str], Optional[str]]:
     """(model id shown, why it cannot be sized) -- the reason is None when the catalogue knows it."""
-    candidates = [c for c in (served_model(server), annotations_of(resource.props).get("llm-serving.io/model")) if isinstance(c, str) and c]
+    candidates = [
+        c for c in (served_model(server), annotations_of(resource.props).get("llm-serving.io/model")) if isinstance(c, str) and c
+    ]
     for candidate in candidates:
         try:
             find_model(candidate)
@@ -178,8 +182,10 @@ def _model_gap(resource: Any, server: VllmServer) -> tuple[Optional[str], Option
             continue
     if not candidates:
         return None, "no model named on the command line"
-    return candidates[0], (f"model {candidates[0]} is not in the catalogue or the lock file "
-                           f"(python -m stacks models lock, or size it with --model-config)")
+    return candidates[0], (
+        f"model {candidates[0]} is not in the catalogue or the lock file "
+        f"(python -m stacks models lock, or size it with --model-config)"
+    )
 
 
 def _gpu_gap(resource: Any, server: VllmServer) -> tuple[Optional[str], Optional[str]]:
@@ -190,8 +196,10 @@ def _gpu_gap(resource: Any, server: VllmServer) -> tuple[Optional[str], Optional
     pin = pinned_gpu(server.podspec)
     if pin is not None and pin.unknown:
         return None, f"the GPU its node selection pins is not in the catalogue ({', '.join(pin.unknown)})"
-    return None, ("no GPU type pinned (node.kubernetes.io/instance-type, karpenter.k8s.aws/instance-gpu-name, "
-                  "nvidia.com/gpu.product, cloud.google.com/gke-accelerator or the llm-serving.io/gpu annotation)")
+    return None, (
+        "no GPU type pinned (node.kubernetes.io/instance-type, karpenter.k8s.aws/instance-gpu-name, "
+        "nvidia.com/gpu.product, cloud.google.com/gke-accelerator or the llm-serving.io/gpu annotation)"
+    )
 
 
 def sizing_gaps(resources: list) -> list[SizingGap]:
@@ -227,14 +235,32 @@ def _other_engine_gaps(resource: Any) -> list[SizingGap]:
     from policies.operators import operator_server
     from policies.serving import engine_configs
 
-    gaps = [SizingGap(resource.name, s.label, s.model, None, "an SGLang server: the capacity plan models vLLM's memory "
-                                                               "accounting only")
-            for s in sglang_servers(resource)]
-    gaps += [SizingGap(resource.name, e.label, e.model, None, "a Ray Serve LLM application: the capacity plan does not "
-                                                              "size engine_kwargs on Ray workers")
-             for e in engine_configs(resource) if e.server is None]
+    gaps = [
+        SizingGap(
+            resource.name, s.label, s.model, None, "an SGLang server: the capacity plan models vLLM's memory accounting only"
+        )
+        for s in sglang_servers(resource)
+    ]
+    gaps += [
+        SizingGap(
+            resource.name,
+            e.label,
+            e.model,
+            None,
+            "a Ray Serve LLM application: the capacity plan does not size engine_kwargs on Ray workers",
+        )
+        for e in engine_configs(resource)
+        if e.server is None
+    ]
     operator = operator_server(resource)
     if operator is not None:
-        gaps.append(SizingGap(resource.name, "spec", operator.model, None, f"a {operator.kind}: its operator renders the "
-                                                                          f"server, which the capacity plan does not size"))
+        gaps.append(
+            SizingGap(
+                resource.name,
+                "spec",
+                operator.model,
+                None,
+                f"a {operator.kind}: its operator renders the server, which the capacity plan does not size",
+            )
+        )
     return gaps

@@ -15,10 +15,8 @@ from policies.vllm.engine_defaults import default_utilization
 
 FLAG = "gpu-memory-utilization"
 
-_TOO_HIGH = ("CUDA graphs, NCCL buffers and other processes need the rest of the GPU, "
-             "or the engine runs out of memory")
-_TOO_LOW = ("too little is left for the KV cache: \"No available memory for the cache blocks\" "
-            "(vllm-project/vllm#2248)")
+_TOO_HIGH = "CUDA graphs, NCCL buffers and other processes need the rest of the GPU, or the engine runs out of memory"
+_TOO_LOW = 'too little is left for the KV cache: "No available memory for the cache blocks" (vllm-project/vllm#2248)'
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -55,12 +53,23 @@ POLICY = Policy(
         "Set --gpu-memory-utilization explicitly on the vLLM container, between `min` and `max` "
         "(default 0.80-0.95). Lower it if a sidecar shares the GPU or startup OOMs during CUDA-graph "
         "capture; raise it if vLLM reports no memory for KV cache blocks. Size it with "
-        "`python -m stacks size` rather than by trial and error."),
+        "`python -m stacks size` rather than by trial and error."
+    ),
     config_schema={
-        "min": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.80,
-                "description": "Lowest allowed fraction of GPU memory for vLLM (default 0.80)."},
-        "max": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.95,
-                "description": "Highest allowed fraction of GPU memory for vLLM (default 0.95)."},
+        "min": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": 1,
+            "default": 0.80,
+            "description": "Lowest allowed fraction of GPU memory for vLLM (default 0.80).",
+        },
+        "max": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": 1,
+            "default": 0.95,
+            "description": "Highest allowed fraction of GPU memory for vLLM (default 0.95).",
+        },
     },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
@@ -68,6 +77,7 @@ POLICY = Policy(
         "vLLM pre-allocates total GPU memory x gpu_memory_utilization and fills what the weights, activations and "
         "CUDA graphs leave with KV cache (https://docs.vllm.ai/en/latest/configuration/conserving_memory.html). "
         "Close to 1.0 nothing is left for CUDA graph capture, NCCL buffers or a second process and the engine OOMs; "
-        "too low and \"No available memory for the cache blocks\" (https://github.com/vllm-project/vllm/issues/2248). "
-        "Read from vLLM containers and from Ray Serve LLM engine_kwargs."),
+        'too low and "No available memory for the cache blocks" (https://github.com/vllm-project/vllm/issues/2248). '
+        "Read from vLLM containers and from Ray Serve LLM engine_kwargs."
+    ),
 )

@@ -23,8 +23,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue
         value, release = default_utilization(engine.image)
         shown = "gpu_memory_utilization" if engine.extra else f"--{FLAG}"
-        messages.append(f"{engine.label}: {shown} is not set, so vLLM takes its default {value} ({release}); the KV "
-                        f"cache then changes with the image tag; set it explicitly")
+        messages.append(
+            f"{engine.label}: {shown} is not set, so vLLM takes its default {value} ({release}); the KV "
+            f"cache then changes with the image tag; set it explicitly"
+        )
     return messages
 
 
@@ -37,11 +39,13 @@ POLICY = Policy(
     remediation_steps=(
         "Set --gpu-memory-utilization (Ray Serve LLM: engine_kwargs.gpu_memory_utilization) to the value the "
         "capacity plan was made with, inside vllm-gpu-memory-utilization-bounds' band; "
-        "`python -m stacks size --gpu-memory-utilization ...` shows what it leaves for the KV cache."),
+        "`python -m stacks size --gpu-memory-utilization ...` shows what it leaves for the KV cache."
+    ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
         "vLLM sizes the KV cache from total memory x gpu_memory_utilization (https://docs.vllm.ai/en/latest/configuration/conserving_memory.html). "
         "The default is 0.92 in current releases (vllm/config/cache.py) and was 0.9 before, so an unset flag makes "
-        "the budget depend on the image tag."),
+        "the budget depend on the image tag."
+    ),
 )

@@ -38,15 +38,21 @@ POLICY = Policy(
     enforcement="advisory",
     remediation_steps=(
         "Check the budget with `python -m stacks size`; raise --gpu-memory-utilization within S1's band, spread the "
-        "model over more GPUs, or use --kv-cache-dtype fp8."),
+        "model over more GPUs, or use --kv-cache-dtype fp8."
+    ),
     config_schema={
-        "minKvCacheGib": {"type": "number", "minimum": 0, "default": 2,
-                          "description": "Least KV cache per GPU, GiB, before the budget counts as too tight (default 2)."},
+        "minKvCacheGib": {
+            "type": "number",
+            "minimum": 0,
+            "default": 2,
+            "description": "Least KV cache per GPU, GiB, before the budget counts as too tight (default 2).",
+        },
     },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
         "A model that starts with a few hundred MiB of KV cache preempts requests as soon as two long ones overlap "
         "(https://docs.vllm.ai/en/latest/configuration/optimization.html#preemption); the utilization band says nothing "
-        "about that, the predicted KV cache does."),
+        "about that, the predicted KV cache does."
+    ),
 )

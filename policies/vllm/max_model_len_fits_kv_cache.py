@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES
-from policies.vllm.args import vllm_servers
 from policies.serving import engine_configs
+from policies.vllm.args import vllm_servers
 from policies.vllm.capacity import release_note, served_model, server_plan, stamped_plan
 from policies.vllm.startup_rules import refused
 
@@ -35,8 +35,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
             # components is the only one there is.
             stamped = stamped_plan(resource)
             if stamped and stamped.get("fits") is False and not stamped.get("startupRule"):
-                messages.append(f"{server.label}: {served_model(server) or 'the model'} does not start: {stamped.get('reason')} "
-                                f"[capacity plan stamped by llm-serving, {stamped.get('kvCacheGib')} GiB KV per GPU]")
+                messages.append(
+                    f"{server.label}: {served_model(server) or 'the model'} does not start: {stamped.get('reason')} "
+                    f"[capacity plan stamped by llm-serving, {stamped.get('kvCacheGib')} GiB KV per GPU]"
+                )
             continue
         if found.plan.fits:
             continue
@@ -59,19 +61,25 @@ POLICY = Policy(
     remediation_steps=(
         "Run `python -m stacks size --model <id> --gpu <type> ...` with the same flags and follow its reason: lower "
         "--max-model-len, raise --tensor-parallel-size (more GPUs per replica), use --kv-cache-dtype fp8, a quantized "
-        "checkpoint, or a GPU with more memory."),
+        "checkpoint, or a GPU with more memory."
+    ),
     config_schema={
         "defaultVllmRelease": {
-            "type": "string", "pattern": "^$|^[0-9]+[.][0-9]+([.][0-9]+)?$", "default": "",
-            "description": ("The vLLM release assumed when an image tag names none (latest, a digest, a private build), "
-                            "e.g. \"0.33.0\". Default \"\": the most conservative accounting of the releases read. The message says which release it used."),
+            "type": "string",
+            "pattern": "^$|^[0-9]+[.][0-9]+([.][0-9]+)?$",
+            "default": "",
+            "description": (
+                "The vLLM release assumed when an image tag names none (latest, a digest, a private build), "
+                'e.g. "0.33.0". Default "": the most conservative accounting of the releases read. The message says which release it used.'
+            ),
         },
     },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
         "vLLM refuses to start when one sequence of max_model_len does not fit the KV cache: \"The model's max seq len (N) "
-        "is larger than the maximum number of tokens that can be stored in KV cache (M)\" "
+        'is larger than the maximum number of tokens that can be stored in KV cache (M)" '
         "(https://github.com/vllm-project/vllm/issues/2418), and finds out minutes after the GPU node was bought. The "
-        "plan repeats vLLM's memory profiling (weights, activation peak, non-torch memory, CUDA graphs) before deploying."),
+        "plan repeats vLLM's memory profiling (weights, activation peak, non-torch memory, CUDA graphs) before deploying."
+    ),
 )

@@ -9,9 +9,9 @@ this check says the length was never chosen.
 
 from __future__ import annotations
 
+from policies.engines import sglang_servers
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES
-from policies.engines import sglang_servers
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.serving import engine_configs
 from policies.vllm.engine_defaults import model_context
@@ -27,22 +27,28 @@ def _check(resource: Resource, config: dict) -> list[str]:
         context = model_context(engine.model)
         size = f"{context:,} tokens for {engine.model}" if context else f"from {engine.model or 'the model'}'s config.json"
         shown = "max_model_len" if engine.extra else f"--{FLAG}"
-        messages.append(f"{engine.label}: {shown} is not set, so vLLM serves the model's full context ({size}); "
-                        f"one such request must fit the KV cache or the engine refuses to start; set the length "
-                        f"you serve")
+        messages.append(
+            f"{engine.label}: {shown} is not set, so vLLM serves the model's full context ({size}); "
+            f"one such request must fit the KV cache or the engine refuses to start; set the length "
+            f"you serve"
+        )
     for server in sglang_servers(resource):
         if "max-model-len" in server.args:
             continue
         context = model_context(server.model)
         size = f"{context:,} tokens for {server.model}" if context else f"from {server.model or 'the model'}'s config.json"
-        messages.append(f"{server.label}: --context-length is not set, so SGLang serves the model's full context ({size}); "
-                        f"its KV pool must hold one such request or long prompts are refused; set the length you serve")
+        messages.append(
+            f"{server.label}: --context-length is not set, so SGLang serves the model's full context ({size}); "
+            f"its KV pool must hold one such request or long prompts are refused; set the length you serve"
+        )
     operator = operator_server(resource)
     if operator is not None and operator.max_model_len_set is False:
         context = model_context(operator.model)
         size = f"{context:,} tokens for {operator.model}" if context else f"from {operator.model or 'the model'}'s config.json"
-        messages.append(f"spec.model.maxModelLen is not set, so the {operator.kind} operator passes no --max-model-len and "
-                        f"vLLM serves the model's full context ({size}); set the length you serve")
+        messages.append(
+            f"spec.model.maxModelLen is not set, so the {operator.kind} operator passes no --max-model-len and "
+            f"vLLM serves the model's full context ({size}); set the length you serve"
+        )
     return messages
 
 
@@ -54,11 +60,13 @@ POLICY = Policy(
     enforcement="advisory",
     remediation_steps=(
         "Set --max-model-len (Ray Serve LLM: engine_kwargs.max_model_len) to the longest prompt + completion you "
-        "serve; check it with `python -m stacks size --model <id> --gpu <type> --max-model-len N`."),
+        "serve; check it with `python -m stacks size --model <id> --gpu <type> --max-model-len N`."
+    ),
     resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "max_model_len defaults to the model's context from its config (https://docs.vllm.ai/en/latest/cli/serve.html), "
         "and vLLM refuses to start when one such sequence does not fit the KV cache "
-        "(https://github.com/vllm-project/vllm/issues/2418)."),
+        "(https://github.com/vllm-project/vllm/issues/2418)."
+    ),
 )

@@ -23,8 +23,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name=RULE.name,
     description=(
-        "A vLLM engine's --max-model-len must not exceed the model's maximum context (unless "
-        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)."
+        "A vLLM engine's --max-model-len must not exceed the model's maximum context (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)."
     ),
     catalog=RULE.catalog,
     severity="critical",

@@ -23,15 +23,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name=RULE.name,
-    description=(
-        "A vLLM engine's --dtype bfloat16 needs a GPU of compute capability 8.0 or above."
-    ),
+    description=("A vLLM engine's --dtype bfloat16 needs a GPU of compute capability 8.0 or above."),
     catalog=RULE.catalog,
     severity="critical",
     enforcement="mandatory",
     remediation_steps=(
-        "Use --dtype float16 (or auto) on GPUs below compute capability 8.0 (T4, V100), or pin the pod to an Ampere "
-        "or later GPU."
+        "Use --dtype float16 (or auto) on GPUs below compute capability 8.0 (T4, V100), or pin the pod to an Ampere or later GPU."
     ),
     config_schema={},
     resource_types=WORKLOAD_TYPES,

@@ -8,9 +8,9 @@ readinessProbe is serving-readiness-probe's, for every engine.)
 
 from __future__ import annotations
 
+from policies.engines import sglang_servers
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_int
-from policies.engines import sglang_servers
 from policies.vllm.args import vllm_servers
 
 # Kubernetes probe defaults (core/v1 Probe).
@@ -25,9 +25,12 @@ def _probe_field(probe: dict, name: str) -> int:
 def _check(resource: Resource, config: dict) -> list[str]:
     minimum = int(config["minBudgetSeconds"])
     messages = []
-    servers = [(s.container, s.label, "vLLM") for s in vllm_servers(resource)
-               # A ServingRuntime supplies the probes of a predictor `model`; its own resource shows them.
-               if not s.runtime_merged]
+    servers = [
+        (s.container, s.label, "vLLM")
+        for s in vllm_servers(resource)
+        # A ServingRuntime supplies the probes of a predictor `model`; its own resource shows them.
+        if not s.runtime_merged
+    ]
     # SGLang opens its HTTP port only once the weights are loaded, like vLLM; a LeaderWorkerSet's
     # workers serve no HTTP (the leader does).
     servers += [(s.container, s.label, "SGLang") for s in sglang_servers(resource) if ".workerTemplate." not in s.path]
@@ -35,29 +38,34 @@ def _check(resource: Resource, config: dict) -> list[str]:
         startup = container.get("startupProbe")
         if not isinstance(startup, dict):
             if isinstance(container.get("livenessProbe"), dict):
-                messages.append(f"{label}: livenessProbe without a startupProbe restarts the pod while "
-                                f"{engine} is still loading the model; add a startupProbe "
-                                f"with a budget of at least {minimum}s")
+                messages.append(
+                    f"{label}: livenessProbe without a startupProbe restarts the pod while "
+                    f"{engine} is still loading the model; add a startupProbe "
+                    f"with a budget of at least {minimum}s"
+                )
             else:
-                messages.append(f"{label}: no startupProbe; {engine} serves nothing until the model is "
-                                f"downloaded, loaded and compiled, so add a startupProbe "
-                                f"with a budget of at least {minimum}s")
+                messages.append(
+                    f"{label}: no startupProbe; {engine} serves nothing until the model is "
+                    f"downloaded, loaded and compiled, so add a startupProbe "
+                    f"with a budget of at least {minimum}s"
+                )
         else:
-            delay, failures, period = (_probe_field(startup, k) for k in
-                                       ("initialDelaySeconds", "failureThreshold", "periodSeconds"))
+            delay, failures, period = (
+                _probe_field(startup, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds")
+            )
             budget = delay + failures * period
             if budget < minimum:
-                messages.append(f"{label}: startupProbe budget is {budget}s (initialDelaySeconds {delay} "
-                                f"+ failureThreshold {failures} × periodSeconds {period}), below the "
-                                f"minimum {minimum}s for model download, weight load and compile")
+                messages.append(
+                    f"{label}: startupProbe budget is {budget}s (initialDelaySeconds {delay} "
+                    f"+ failureThreshold {failures} × periodSeconds {period}), below the "
+                    f"minimum {minimum}s for model download, weight load and compile"
+                )
     return messages
 
 
 POLICY = Policy(
     name="llm-startup-probe-budget",
-    description=(
-        "A vLLM server must have a startupProbe whose budget covers model download, load and compile."
-    ),
+    description=("A vLLM server must have a startupProbe whose budget covers model download, load and compile."),
     catalog="S16",
     severity="high",
     enforcement="mandatory",
@@ -65,13 +73,18 @@ POLICY = Policy(
         "Give the vLLM container a startupProbe on GET /health with initialDelaySeconds + "
         "failureThreshold x periodSeconds >= minBudgetSeconds (e.g. periodSeconds 10, failureThreshold "
         "90 for 15 minutes); a livenessProbe, if any, only runs "
-        "after the startupProbe succeeds."),
+        "after the startupProbe succeeds."
+    ),
     config_schema={
         "minBudgetSeconds": {
-            "type": "integer", "minimum": 0, "default": 600,
-            "description": ("Smallest startupProbe budget (initialDelaySeconds + failureThreshold x "
-                            "periodSeconds) in seconds; default 600 covers model download, weight load "
-                            "and compile on a warm node."),
+            "type": "integer",
+            "minimum": 0,
+            "default": 600,
+            "description": (
+                "Smallest startupProbe budget (initialDelaySeconds + failureThreshold x "
+                "periodSeconds) in seconds; default 600 covers model download, weight load "
+                "and compile on a warm node."
+            ),
         },
     },
     resource_types=WORKLOAD_TYPES,
@@ -81,5 +94,6 @@ POLICY = Policy(
         "(https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#startup-probe). vLLM "
         "opens its HTTP server only after the weights are downloaded and loaded and CUDA graphs captured, which takes "
         "minutes for large models; a liveness probe alone restarts the pod mid-load, in a loop. Catalogue row 5 "
-        "marks plain liveness ADAPT for exactly this reason."),
+        "marks plain liveness ADAPT for exactly this reason."
+    ),
 )

@@ -23,8 +23,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name=RULE.name,
     description=(
-        "A vLLM engine's --quantization must be an online method (fp8, bitsandbytes) unless the checkpoint is "
-        "quantized."
+        "A vLLM engine's --quantization must be an online method (fp8, bitsandbytes) unless the checkpoint is quantized."
     ),
     catalog=RULE.catalog,
     severity="critical",

@@ -146,5 +146,7 @@ def _stamped(resource: Any, engine: EngineConfig, rule: StartupRule) -> Optional
     stamped = stamped_plan(resource)
     if not stamped or stamped.get("startupRule") != rule.name:
         return None
-    return (f"{engine.label}: {engine.model or 'the model'} does not start: {stamped.get('reason')} "
-            f"[capacity plan stamped by llm-serving]")
+    return (
+        f"{engine.label}: {engine.model or 'the model'} does not start: {stamped.get('reason')} "
+        f"[capacity plan stamped by llm-serving]"
+    )

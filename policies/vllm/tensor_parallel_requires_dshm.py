@@ -16,6 +16,7 @@ the same way as anywhere else, whatever the pod runs (Ray's object store lives t
 
 from __future__ import annotations
 
+from policies.engines import sglang_servers
 from policies.framework import Policy, Resource
 from policies.kube import (
     SHM_PATH,
@@ -30,7 +31,6 @@ from policies.kube import (
     pod_specs,
     resource_value,
 )
-from policies.engines import sglang_servers
 from policies.vllm.args import is_vllm_container, parallel_size, vllm_args
 
 _FIX = "mount an emptyDir {medium: Memory, sizeLimit: ...} at /dev/shm"
@@ -61,29 +61,34 @@ def _shm_volume_name(container: dict) -> str | None:
 def _check_container(podspec: dict, label: str, container: dict, why: str) -> list[str]:
     volume_name = _shm_volume_name(container)
     if volume_name is None:
-        return [f"{label}: {why} but nothing is mounted at /dev/shm, where NCCL runs out of the "
-                f"runtime's 64Mi (vllm-project/vllm#1710); {_FIX}"]
+        return [
+            f"{label}: {why} but nothing is mounted at /dev/shm, where NCCL runs out of the "
+            f"runtime's 64Mi (vllm-project/vllm#1710); {_FIX}"
+        ]
     volumes = {v.get("name"): v for v in as_list(podspec.get("volumes")) if isinstance(v, dict)}
     volume = volumes.get(volume_name)
     if volume is None:
         return [f"{label}: /dev/shm mounts volume {volume_name}, which the pod spec does not define"]
     empty_dir = volume.get("emptyDir")
     if not isinstance(empty_dir, dict) or empty_dir.get("medium") != "Memory":
-        return [f"{label}: /dev/shm is volume {volume_name}, which is not an emptyDir with medium "
-                f"Memory; {_FIX}"]
+        return [f"{label}: /dev/shm is volume {volume_name}, which is not an emptyDir with medium Memory; {_FIX}"]
     size_raw = empty_dir.get("sizeLimit")
     if size_raw is None:
-        return [f"{label}: the /dev/shm emptyDir {volume_name} has no sizeLimit; its pages count "
-                f"against the container's memory limit, so bound it explicitly"]
+        return [
+            f"{label}: the /dev/shm emptyDir {volume_name} has no sizeLimit; its pages count "
+            f"against the container's memory limit, so bound it explicitly"
+        ]
     size = as_quantity(size_raw)
     if size is None:
         return [f"{label}: the /dev/shm emptyDir {volume_name} sizeLimit {size_raw!r} is not a quantity"]
     memory_raw = resource_value(container, "limits", "memory")
     memory = as_quantity(memory_raw)
     if memory is not None and size > memory:
-        return [f"{label}: the /dev/shm emptyDir {volume_name} sizeLimit {size_raw} exceeds the "
-                f"container's memory limit {memory_raw}; shared-memory pages count against that "
-                f"limit, so the container is OOM-killed before /dev/shm fills"]
+        return [
+            f"{label}: the /dev/shm emptyDir {volume_name} sizeLimit {size_raw} exceeds the "
+            f"container's memory limit {memory_raw}; shared-memory pages count against that "
+            f"limit, so the container is OOM-killed before /dev/shm fills"
+        ]
     return []
 
 
@@ -115,8 +120,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for server in sglang_servers(resource):
         tp = parallel_size(server.args, "tensor-parallel-size") or 1
         if tp > 1:
-            messages.extend(_check_container(server.podspec, server.label, server.container,
-                                             f"runs SGLang with tensor parallel {tp} (--tp-size)"))
+            messages.extend(
+                _check_container(
+                    server.podspec, server.label, server.container, f"runs SGLang with tensor parallel {tp} (--tp-size)"
+                )
+            )
     return messages
 
 
@@ -133,15 +141,17 @@ POLICY = Policy(
         "Add a volume `{name: dshm, emptyDir: {medium: Memory, sizeLimit: <size>}}` to the pod spec and "
         "mount it at /dev/shm in the vLLM container; keep sizeLimit below the container's memory limit "
         "(it counts against it) and remove hostIPC: true. On KubeRay pods either mount nothing at /dev/shm "
-        "(the operator mounts one sized to the memory limit) or give your own a sizeLimit."),
+        "(the operator mounts one sized to the memory limit) or give your own a sizeLimit."
+    ),
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
         "NCCL and vLLM's worker processes exchange tensors through /dev/shm; container runtimes give 64 MiB and NCCL "
-        "fails with \"Error while creating shared memory segment\" (https://github.com/vllm-project/vllm/issues/1710). "
+        'fails with "Error while creating shared memory segment" (https://github.com/vllm-project/vllm/issues/1710). '
         "Memory-backed emptyDir pages count against the container's memory limit "
         "(https://kubernetes.io/docs/concepts/storage/volumes/#emptydir), so the size must fit inside it. KubeRay "
         "mounts a memory /dev/shm sized to the memory limit when the Ray container mounts none "
-        "(https://github.com/ray-project/kuberay, ray-operator/controllers/ray/common/pod.go)."),
+        "(https://github.com/ray-project/kuberay, ray-operator/controllers/ray/common/pod.go)."
+    ),
 )

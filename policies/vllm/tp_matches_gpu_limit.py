@@ -40,9 +40,11 @@ def _ray_cluster(resource: Resource, server: VllmServer, tp: int, pp: int) -> li
     total, parts = counted
     if total == tp * pp:
         return []
-    return [f"{server.label}: tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)} placed by Ray, "
-            f"but the Ray cluster has {_gpus(total)} ({' + '.join(parts)}); vLLM runs one rank per GPU, so "
-            f"spare GPUs sit idle and missing ones leave the engine waiting for its placement group"]
+    return [
+        f"{server.label}: tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)} placed by Ray, "
+        f"but the Ray cluster has {_gpus(total)} ({' + '.join(parts)}); vLLM runs one rank per GPU, so "
+        f"spare GPUs sit idle and missing ones leave the engine waiting for its placement group"
+    ]
 
 
 def _ranks(resource: Resource, server: VllmServer, tp: int, pp: int) -> tuple[int, int, str]:
@@ -69,16 +71,19 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     if limit_raw is None:
         # A ServingRuntime may set the model's resources; only its own resource shows them.
         if not server.runtime_merged:
-            messages.append(f"{label}: {explained}, but resources.limits has no {GPU_RESOURCE}; "
-                            f"set the limit to the number of ranks")
+            messages.append(
+                f"{label}: {explained}, but resources.limits has no {GPU_RESOURCE}; set the limit to the number of ranks"
+            )
         return messages
     if limit is None:
         return [f"{label}: resources.limits {GPU_RESOURCE} is {limit_raw!r}, not a whole number"]
     if limit * pods != ranks:
         per_pod = f"{limit} per pod" if pods > 1 else f"{limit}"
-        messages.append(f"{label}: {explained}, but resources.limits {GPU_RESOURCE} is {per_pod}; "
-                        f"vLLM runs one rank per GPU, so spare GPUs sit idle and missing ones "
-                        f"stop the engine at startup")
+        messages.append(
+            f"{label}: {explained}, but resources.limits {GPU_RESOURCE} is {per_pod}; "
+            f"vLLM runs one rank per GPU, so spare GPUs sit idle and missing ones "
+            f"stop the engine at startup"
+        )
     return messages
 
 
@@ -88,17 +93,16 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="vllm-tp-matches-gpu-limit",
-    description=(
-        "A vLLM container's nvidia.com/gpu limit must equal tensor x pipeline parallel size."
-    ),
+    description=("A vLLM container's nvidia.com/gpu limit must equal tensor x pipeline parallel size."),
     catalog="S3",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
-        "Set resources.limits[\"nvidia.com/gpu\"] (and requests, if set, to the same value) to "
+        'Set resources.limits["nvidia.com/gpu"] (and requests, if set, to the same value) to '
         "--tensor-parallel-size x --pipeline-parallel-size, or change the parallel sizes to fit the "
         "GPUs of one node. For multi-node engines use KubeRay with --distributed-executor-backend ray "
-        "and worker groups whose GPUs add up to the ranks, or a LeaderWorkerSet whose size covers the pipeline stages."),
+        "and worker groups whose GPUs add up to the ranks, or a LeaderWorkerSet whose size covers the pipeline stages."
+    ),
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
@@ -106,5 +110,6 @@ POLICY = Policy(
         "vLLM starts tensor_parallel_size x pipeline_parallel_size workers, one per GPU "
         "(https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html); with fewer GPUs visible it fails at "
         "startup (or, under Ray, waits for a placement group that never fits), with more the extra GPUs are paid "
-        "for and idle. No public policy set relates the two (catalogue S3)."),
+        "for and idle. No public policy set relates the two (catalogue S3)."
+    ),
 )

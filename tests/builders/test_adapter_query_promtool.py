@@ -85,11 +85,13 @@ def test_filled_adapter_query_returns_running_plus_waiting_per_pod(cfg, m, tmp_p
         },
     )
     assert "<<" not in query
-    exprs = [{
-        "expr": query,
-        "eval_time": "5m",
-        "exp_samples": [{"labels": f'{{pod="{pod}"}}', "value": value} for pod, value in sorted(expected.items())],
-    }]
+    exprs = [
+        {
+            "expr": query,
+            "eval_time": "5m",
+            "exp_samples": [{"labels": f'{{pod="{pod}"}}', "value": value} for pod, value in sorted(expected.items())],
+        }
+    ]
     proc = _run_expr_tests(tmp_path, _series(m.name, cfg.namespace), exprs)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -99,7 +101,8 @@ def test_a_wrong_per_pod_value_fails(cfg, m, tmp_path):
     rule = metrics.adapter_rule(m, cfg.namespace)
     expected = _expected_per_pod(m.name)
     query = promtool.fill_adapter_template(
-        rule["metricsQuery"], {"Series": scale.RUNNING, "LabelMatchers": f'pod=~"{"|".join(expected)}",namespace="{cfg.namespace}"', "GroupBy": "pod"}
+        rule["metricsQuery"],
+        {"Series": scale.RUNNING, "LabelMatchers": f'pod=~"{"|".join(expected)}",namespace="{cfg.namespace}"', "GroupBy": "pod"},
     )
     # Running alone (forgetting the queue) is not what the rule must return.
     wrong = [{"labels": f'{{pod="{m.name}-{s}"}}', "value": sum(r)} for s, (r, _) in sorted(PODS.items())]
@@ -115,11 +118,15 @@ def test_seriesquery_discovers_only_the_models_running_series(tmp_path):
     samples = []
     for s, (running, _) in sorted(PODS.items()):
         for engine, r in enumerate(running):
-            samples.append({
-                "labels": f'{scale.RUNNING}{{engine="{engine}",model_name="{m.name}",namespace="{cfg.namespace}",pod="{m.name}-{s}"}}',
-                "value": r,
-            })
-    proc = _run_expr_tests(tmp_path, _series(m.name, cfg.namespace), [{"expr": rule["seriesQuery"], "eval_time": "5m", "exp_samples": samples}])
+            samples.append(
+                {
+                    "labels": f'{scale.RUNNING}{{engine="{engine}",model_name="{m.name}",namespace="{cfg.namespace}",pod="{m.name}-{s}"}}',
+                    "value": r,
+                }
+            )
+    proc = _run_expr_tests(
+        tmp_path, _series(m.name, cfg.namespace), [{"expr": rule["seriesQuery"], "eval_time": "5m", "exp_samples": samples}]
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -131,7 +138,11 @@ def test_keda_sees_the_same_per_pod_average_and_the_hpa_the_same_replica_count(t
     query = so["spec"]["triggers"][0]["metadata"]["query"]
     per_pod = _expected_per_pod(m.name)
     total = sum(per_pod.values())
-    proc = _run_expr_tests(tmp_path, _series(m.name, cfg.namespace), [{"expr": query, "eval_time": "5m", "exp_samples": [{"labels": "{}", "value": total}]}])
+    proc = _run_expr_tests(
+        tmp_path,
+        _series(m.name, cfg.namespace),
+        [{"expr": query, "eval_time": "5m", "exp_samples": [{"labels": "{}", "value": total}]}],
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # KEDA (AverageValue) divides the total by the replicas; a Pods-metric HPA averages the per-pod values: same number,
     # so both backends ask for the same replica count (HPA: ceil(current x average / target)).

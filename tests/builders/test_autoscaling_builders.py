@@ -54,7 +54,10 @@ def test_behavior_scales_up_at_once_and_down_slowly(prod):
     assert {p["type"]: p["value"] for p in b["scaleUp"]["policies"]} == {"Percent": 100, "Pods": 4}
     assert b["scaleDown"]["stabilizationWindowSeconds"] == 300
     assert b["scaleDown"]["selectPolicy"] == "Min"
-    assert {p["type"]: (p["value"], p["periodSeconds"]) for p in b["scaleDown"]["policies"]} == {"Percent": (10, 60), "Pods": (1, 60)}
+    assert {p["type"]: (p["value"], p["periodSeconds"]) for p in b["scaleDown"]["policies"]} == {
+        "Percent": (10, 60),
+        "Pods": (1, 60),
+    }
 
 
 def test_the_user_stabilization_window_reaches_the_hpa():
@@ -90,7 +93,10 @@ def test_the_inference_service_keeps_the_external_autoscaler_class(prod):
         isvc = vllm.inference_service(m, plans[m.name], cfg.namespace, m.pool, None)
         assert isvc["metadata"]["annotations"]["serving.kserve.io/autoscalerClass"] == "external"
         # The HPA's bounds and KServe's agree (one source: the model's replicas).
-        assert (isvc["spec"]["predictor"]["minReplicas"], isvc["spec"]["predictor"]["maxReplicas"]) == (m.replicas.min, m.replicas.max)
+        assert (isvc["spec"]["predictor"]["minReplicas"], isvc["spec"]["predictor"]["maxReplicas"]) == (
+            m.replicas.min,
+            m.replicas.max,
+        )
 
 
 def test_adapter_rule_serves_the_metric_the_hpa_asks_for_scoped_to_the_model(prod):
@@ -108,7 +114,10 @@ def test_adapter_rule_serves_the_metric_the_hpa_asks_for_scoped_to_the_model(pro
 def test_adapter_values_list_only_adapter_backed_models(prod):
     cfg, _ = prod
     values = metrics.adapter_values(cfg.models, cfg.namespace, cfg.monitoring)
-    assert [r["name"]["as"] for r in values["rules"]["custom"]] == ["vllm_requests_in_flight_chat_8b", "vllm_requests_in_flight_llama_70b"]
+    assert [r["name"]["as"] for r in values["rules"]["custom"]] == [
+        "vllm_requests_in_flight_chat_8b",
+        "vllm_requests_in_flight_llama_70b",
+    ]
     assert values["rules"]["default"] is False
     assert values["prometheus"] == {"url": "http://prometheus-operated.monitoring.svc", "port": 9090, "path": ""}
 
@@ -120,7 +129,10 @@ def test_prometheus_location_comes_from_the_stack():
     names = [r["chart"] for r in metrics.metrics_releases(dev.models, dev.namespace, dev.monitoring)]
     assert names == ["kube-prometheus-stack", "prometheus-adapter"]
     prod = load_stack_config(stack_config("prod"))
-    assert [r["chart"] for r in metrics.metrics_releases(prod.models, prod.namespace, prod.monitoring)] == ["prometheus-adapter", "keda"]
+    assert [r["chart"] for r in metrics.metrics_releases(prod.models, prod.namespace, prod.monitoring)] == [
+        "prometheus-adapter",
+        "keda",
+    ]
 
 
 @pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
@@ -164,7 +176,7 @@ def test_prometheus_rule_has_every_alert_with_thresholds_from_config_slo_and_pla
     assert tuple(rules) == mon.ALERTS
     assert rules["LlmTimeToFirstTokenAboveSlo"]["expr"].endswith("> 8")
     assert rules["LlmQueueBuildingUp"]["expr"].endswith(f"> {plan.max_num_queued_reqs * 0.5:g}")
-    assert rules["LlmKvCacheNearlyFull"]["expr"].startswith('max by (namespace, pod) (vllm:kv_cache_usage_perc{')
+    assert rules["LlmKvCacheNearlyFull"]["expr"].startswith("max by (namespace, pod) (vllm:kv_cache_usage_perc{")
     assert "gpu_cache_usage_perc" not in str(pr)
     assert 'horizontalpodautoscaler="keda-hpa-qwen3-32b"' in rules["LlmAutoscalerAtMaxReplicas"]["expr"]
     assert rules["LlmAutoscalerAtMaxReplicas"]["for"] == "900s"

@@ -18,11 +18,21 @@ from tests.conftest import shared_path, stack_config
 from tests.kube_schemas import validate_object
 
 POLICY = karpenter_aws.controller_policy(
-    "llm-prod", "us-east-1", "123456789012", "aws", "arn:aws:sqs:us-east-1:123456789012:llm-prod", "arn:aws:iam::123456789012:role/KarpenterNodeRole-llm-prod"
+    "llm-prod",
+    "us-east-1",
+    "123456789012",
+    "aws",
+    "arn:aws:sqs:us-east-1:123456789012:llm-prod",
+    "arn:aws:iam::123456789012:role/KarpenterNodeRole-llm-prod",
 )
 # Read-only actions IAM cannot scope by resource (or that read public data).
 _READS = (
-    "ec2:Describe", "iam:GetInstanceProfile", "iam:ListInstanceProfiles", "pricing:GetProducts", "ssm:GetParameter", "eks:DescribeCluster",
+    "ec2:Describe",
+    "iam:GetInstanceProfile",
+    "iam:ListInstanceProfiles",
+    "pricing:GetProducts",
+    "ssm:GetParameter",
+    "eks:DescribeCluster",
     "arc-zonal-shift:GetManagedResource",
 )
 
@@ -43,7 +53,11 @@ def test_no_write_action_of_the_controller_is_granted_on_every_resource():
 
 def test_writes_on_what_karpenter_creates_are_conditioned_on_this_clusters_tags():
     by_sid = {st["Sid"]: st for st in POLICY["Statement"]}
-    for sid in ("AllowScopedEC2InstanceActionsWithTags", "AllowScopedResourceCreationTagging", "AllowScopedInstanceProfileCreationActions"):
+    for sid in (
+        "AllowScopedEC2InstanceActionsWithTags",
+        "AllowScopedResourceCreationTagging",
+        "AllowScopedInstanceProfileCreationActions",
+    ):
         assert by_sid[sid]["Condition"]["StringEquals"]["aws:RequestTag/kubernetes.io/cluster/llm-prod"] == "owned"
     for sid in ("AllowScopedDeletion", "AllowScopedInstanceProfileActions", "AllowScopedEC2LaunchTemplateAccessActions"):
         assert by_sid[sid]["Condition"]["StringEquals"]["aws:ResourceTag/kubernetes.io/cluster/llm-prod"] == "owned"
@@ -54,7 +68,9 @@ def test_writes_on_what_karpenter_creates_are_conditioned_on_this_clusters_tags(
 
 
 def test_controller_is_assumed_through_eks_pod_identity_and_nodes_through_ec2():
-    (trust,) = karpenter_aws.controller_role_trust("arn:aws:eks:us-east-1:123456789012:cluster/llm-prod", "kube-system")["Statement"]
+    (trust,) = karpenter_aws.controller_role_trust("arn:aws:eks:us-east-1:123456789012:cluster/llm-prod", "kube-system")[
+        "Statement"
+    ]
     assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"} and trust["Action"] == ["sts:AssumeRole", "sts:TagSession"]
     assert trust["Condition"]["StringEquals"]["aws:RequestTag/kubernetes-service-account"] == "karpenter"
     (node,) = karpenter_aws.node_role_trust()["Statement"]
@@ -103,7 +119,11 @@ def test_helm_values_exist_in_the_pinned_chart(rel):
 
 def test_karpenter_release_names_the_cluster_queue_and_sets_the_capacity_buffer_gate():
     values = karpenter_aws.karpenter_values("llm-prod", "llm-prod", True)
-    assert values["settings"] == {"clusterName": "llm-prod", "interruptionQueue": "llm-prod", "featureGates": {"capacityBuffer": True}}
+    assert values["settings"] == {
+        "clusterName": "llm-prod",
+        "interruptionQueue": "llm-prod",
+        "featureGates": {"capacityBuffer": True},
+    }
     assert karpenter_aws.karpenter_values("c", "q", False)["settings"]["featureGates"] == {"capacityBuffer": False}
 
 
@@ -111,14 +131,21 @@ def test_kserve_defaults_to_standard_and_the_device_plugin_runs_on_gpu_nodes_onl
     assert addons.kserve_values()["kserve"]["controller"]["deploymentMode"] == "Standard"
     dp = addons.device_plugin_values()
     (term,) = dp["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    assert term["matchExpressions"] == [{"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]}]
+    assert term["matchExpressions"] == [
+        {"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]}
+    ]
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in dp["tolerations"]
 
 
 def test_each_addon_can_be_skipped():
     cfg = AddonsConfig.model_validate({"certManager": {"install": False}, "kserve": {"install": False}})
     assert [r["chart"] for r in addons.addon_releases(cfg)] == ["nvidia-device-plugin"]
-    assert [r["chart"] for r in addons.addon_releases(AddonsConfig())] == ["cert-manager", "kserve-crd", "kserve-resources", "nvidia-device-plugin"]
+    assert [r["chart"] for r in addons.addon_releases(AddonsConfig())] == [
+        "cert-manager",
+        "kserve-crd",
+        "kserve-resources",
+        "nvidia-device-plugin",
+    ]
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+
 import pytest
 
 from components.builders import model_source as src
@@ -31,7 +32,12 @@ def test_budget_parts_follow_the_source():
     hf = cold_start.startup_budget("huggingface", 131.4, 4, False, None)
     s3 = cold_start.startup_budget("s3", 131.4, 4, False, None)
     cache = cold_start.startup_budget("localCache", 131.4, 4, False, None)
-    assert [p.name for p in hf.parts] == ["process start", "download from Hugging Face", "load from disk", "compile, CUDA graphs, profiling"]
+    assert [p.name for p in hf.parts] == [
+        "process start",
+        "download from Hugging Face",
+        "load from disk",
+        "compile, CUDA graphs, profiling",
+    ]
     assert [p.name for p in s3.parts] == ["process start", "stream from S3 (Run:ai streamer)", "compile, CUDA graphs, profiling"]
     assert [p.name for p in cache.parts] == ["process start", "load from node NVMe cache", "compile, CUDA graphs, profiling"]
     # 131.4 GiB at the cited rates: HF 16 GB / 180 s, S3 15 GB / 8.45 s, NVMe 1.5 GB/s.
@@ -39,7 +45,9 @@ def test_budget_parts_follow_the_source():
     assert hf.seconds == 3380 == int(-(-hf.sum_seconds * cold_start.SAFETY // 10) * 10)
     assert s3.seconds == cold_start.FLOOR_S and s3.sum_seconds * cold_start.SAFETY < cold_start.FLOOR_S
     # Each part cites a public source (owner/repo and the PR, issue or docs page), or says it is an estimate.
-    assert all(re.search(r"[a-z-]+/[a-z-]+ (PR|issues?|docs)|^an estimate", p.basis) for p in hf.parts), [p.basis for p in hf.parts]
+    assert all(re.search(r"[a-z-]+/[a-z-]+ (PR|issues?|docs)|^an estimate", p.basis) for p in hf.parts), [
+        p.basis for p in hf.parts
+    ]
 
 
 def test_a_configured_budget_wins_and_eager_skips_the_compile():
@@ -127,7 +135,10 @@ def test_prod_needs_two_replicas_unless_the_stack_says_why():
     [
         ({"type": "s3", "uri": "s3://b/p"}, "type s3 needs region, serviceAccount"),
         ({"type": "s3", "uri": "http://b/p", "region": "us-east-1", "serviceAccount": "r"}, "uri must be s3://<bucket>/<prefix>"),
-        ({"type": "huggingface", "uri": "s3://bucket/p"}, "uri, region, serviceAccount and kmsKeyArn are not read with type huggingface"),
+        (
+            {"type": "huggingface", "uri": "s3://bucket/p"},
+            "uri, region, serviceAccount and kmsKeyArn are not read with type huggingface",
+        ),
         ({"type": "localCache", "region": "us-east-1"}, "region, serviceAccount and kmsKeyArn are only read with type s3"),
         ({"type": "gcs"}, "input should be 'huggingface', 's3' or 'localCache'"),
     ],
@@ -137,4 +148,6 @@ def test_bad_sources_name_the_field_and_the_rule(source, expected):
     raw["llm-serving:models"][0]["source"] = source
     with pytest.raises(ConfigError) as err:
         load_stack_config(raw)
-    assert any(expected in str(p) and str(p).startswith("models[0].source") for p in err.value.problems), [str(p) for p in err.value.problems]
+    assert any(expected in str(p) and str(p).startswith("models[0].source") for p in err.value.problems), [
+        str(p) for p in err.value.problems
+    ]

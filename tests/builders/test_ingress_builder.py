@@ -46,7 +46,8 @@ def test_prod_alb_ingress_carries_the_chain_and_targets_the_gateway():
     idle = attr(ing, "load-balancer-attributes", "idle_timeout.timeout_seconds")
     assert idle == max(p.timeouts.alb_idle_timeout_seconds for p in plans.values()) == 615
     assert attr(ing, "target-group-attributes", "deregistration_delay.timeout_seconds") == max(
-        p.timeouts.deregistration_delay_seconds for p in plans.values())
+        p.timeouts.deregistration_delay_seconds for p in plans.values()
+    )
     assert ann["alb.ingress.kubernetes.io/certificate-arn"] == cfg.ingress.certificate_arn
     assert json.loads(ann["alb.ingress.kubernetes.io/listen-ports"]) == [{"HTTP": 80}, {"HTTPS": 443}]
     (rule,) = ing["spec"]["rules"]
@@ -82,8 +83,10 @@ def test_virtual_service_timeouts_and_retries_come_from_the_chain():
         assert route["timeout"] == f"{chain.route_timeout_seconds}s"
         assert int(route["timeout"][:-1]) < idle
         assert route["retries"] == {
-            "attempts": 1, "perTryTimeout": f"{chain.per_try_timeout_seconds}s",
-            "retryOn": "connect-failure,refused-stream,503", "retryIgnorePreviousHosts": True,
+            "attempts": 1,
+            "perTryTimeout": f"{chain.per_try_timeout_seconds}s",
+            "retryOn": "connect-failure,refused-stream,503",
+            "retryIgnorePreviousHosts": True,
         }
         assert vs["spec"]["gateways"] == ["istio-ingress/llm-gateway"]
         service = m.name if m.distributed else f"{m.name}-predictor"  # a multi-node model: its Ray head Service
@@ -198,7 +201,14 @@ def test_gateway_drains_like_the_longest_model_and_outlives_the_alb():
 def test_controller_policy_and_trust_are_pod_identity():
     trust = build.pod_identity_trust_policy("arn:aws:eks:us-east-1:123456789012:cluster/llm-prod")
     assert trust["Statement"][0]["Principal"] == {"Service": "pods.eks.amazonaws.com"}
-    assert trust["Statement"][0]["Condition"]["StringEquals"]["aws:RequestTag/kubernetes-service-account"] == "aws-load-balancer-controller"
+    assert (
+        trust["Statement"][0]["Condition"]["StringEquals"]["aws:RequestTag/kubernetes-service-account"]
+        == "aws-load-balancer-controller"
+    )
     actions = {a for s in build.lb_controller_policy()["Statement"] for a in s["Action"]}
-    assert {"elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:ModifyTargetGroupAttributes",
-            "elasticloadbalancing:RegisterTargets", "elasticloadbalancing:DeregisterTargets"} <= actions
+    assert {
+        "elasticloadbalancing:CreateLoadBalancer",
+        "elasticloadbalancing:ModifyTargetGroupAttributes",
+        "elasticloadbalancing:RegisterTargets",
+        "elasticloadbalancing:DeregisterTargets",
+    } <= actions

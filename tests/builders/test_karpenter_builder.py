@@ -27,7 +27,12 @@ def prod():
 def rendered(prod, name):
     cfg, _, pool_plans = prod
     pool = next(p for p in cfg.gpu_pools if p.name == name)
-    return pool, pool_plans[name], build.ec2_node_class(pool, pool_plans[name], cfg.cluster.name, "KarpenterNodeRole-llm-prod"), build.node_pool(pool, pool_plans[name])
+    return (
+        pool,
+        pool_plans[name],
+        build.ec2_node_class(pool, pool_plans[name], cfg.cluster.name, "KarpenterNodeRole-llm-prod"),
+        build.node_pool(pool, pool_plans[name]),
+    )
 
 
 @pytest.mark.parametrize("name", ["l40s", "h100"])
@@ -46,7 +51,9 @@ def test_node_pool_requirements_taint_and_gpu_limit(prod):
     assert reqs["karpenter.k8s.aws/instance-gpu-name"]["values"] == ["l40s"]
     # l40s holds chat-8b's LocalModelCache: KServe's download jobs tolerate nothing (test_controller_contracts.py).
     assert spec["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "PreferNoSchedule"}]
-    assert rendered(prod, "h100")[3]["spec"]["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+    assert rendered(prod, "h100")[3]["spec"]["template"]["spec"]["taints"] == [
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+    ]
     assert node_pool["spec"]["limits"] == {"nvidia.com/gpu": 24} and pool.gpu_limit == 24
     assert node_pool["spec"]["template"]["metadata"]["labels"]["llm-serving.io/pool"] == "l40s"
     assert spec["nodeClassRef"] == {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "l40s"}
@@ -162,7 +169,10 @@ def _node_class_with(cluster: dict, efa_sg=None):
     [
         ({}, [{"tags": {"karpenter.sh/discovery": "llm-prod"}}], [{"tags": {"karpenter.sh/discovery": "llm-prod"}}]),
         (
-            {"subnets": {"ids": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"]}, "securityGroups": {"ids": ["sg-0123456789abcdef0"]}},
+            {
+                "subnets": {"ids": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"]},
+                "securityGroups": {"ids": ["sg-0123456789abcdef0"]},
+            },
             [{"id": "subnet-0123456789abcdef0"}, {"id": "subnet-0123456789abcdef1"}],
             [{"id": "sg-0123456789abcdef0"}],
         ),
@@ -171,7 +181,11 @@ def _node_class_with(cluster: dict, efa_sg=None):
             [{"tags": {"tier": "private"}}],
             [{"tags": {"aws:eks:cluster-name": "llm-prod"}}],
         ),
-        ({"securityGroups": {"tags": {"team": "*"}}}, [{"tags": {"karpenter.sh/discovery": "llm-prod"}}], [{"tags": {"team": "*"}}]),
+        (
+            {"securityGroups": {"tags": {"team": "*"}}},
+            [{"tags": {"karpenter.sh/discovery": "llm-prod"}}],
+            [{"tags": {"team": "*"}}],
+        ),
     ],
     ids=["default-discovery-tag", "ids", "tags-and-eks-cluster-name", "tag-wildcard"],
 )

@@ -7,7 +7,8 @@ import shlex
 
 import pytest
 
-from components.builders import kuberay_operator, ray_cluster as build
+from components.builders import kuberay_operator
+from components.builders import ray_cluster as build
 from components.capacity.layout import cold_start_seconds
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
@@ -59,7 +60,11 @@ def test_every_ray_object_is_valid_against_the_crd_and_the_api(prod):
 def test_variants_stay_valid_too():
     # hostNetwork with its reason, no EFA, no token: every shape the builder can produce.
     cfg = stack_config("prod")
-    cfg["llm-serving:models"][3]["distributed"] = {"backend": "ray", "efa": False, "hostNetworkReason": "EFA RDMA tuning under test on these nodes"}
+    cfg["llm-serving:models"][3]["distributed"] = {
+        "backend": "ray",
+        "efa": False,
+        "hostNetworkReason": "EFA RDMA tuning under test on these nodes",
+    }
     _, _, cluster = _render(cfg, secret=None)
     assert validate_object(cluster) == []
 
@@ -94,9 +99,12 @@ def test_head_waits_for_every_worker_gpu_before_vllm_starts(prod):
     serve = next(i for i, line in enumerate(lines) if line.startswith("exec vllm serve "))
     assert start < wait < serve == len(lines) - 1
     assert "--block" in lines[start]  # removed from KubeRay's line so the script goes on
-    assert f'>= {plan.layout.gpus} else 1' in shlex.split(lines[wait])[3]
+    assert f">= {plan.layout.gpus} else 1" in shlex.split(lines[wait])[3]
     assert pod_container(head_of(cluster))["command"] == ["/bin/bash", "-c"]
-    assert head_of(cluster)["template"]["metadata"]["annotations"] == {build.OVERWRITE_CMD_ANNOTATION: "true", **build.DO_NOT_DISRUPT}
+    assert head_of(cluster)["template"]["metadata"]["annotations"] == {
+        build.OVERWRITE_CMD_ANNOTATION: "true",
+        **build.DO_NOT_DISRUPT,
+    }
     # Workers keep KubeRay's generated `ray start`: no command of their own, no overwrite annotation.
     assert "command" not in pod_container(workers_of(cluster))
     assert workers_of(cluster)["template"]["metadata"]["annotations"] == build.DO_NOT_DISRUPT
@@ -225,8 +233,12 @@ def test_the_whole_pack_passes_the_rendered_cluster(prod):
     bare_resource = Resource(type="kubernetes:ray.io/v1:RayCluster", name="llama-405b", props=bare)
     assert {v.policy for v in evaluate([bare_resource])} == {"kuberay-cluster-pdb", "gpu-efa-device-plugin-present"}
     m, _, _ = prod
-    pdb = Resource(type="kubernetes:policy/v1:PodDisruptionBudget", name="llama-405b-pdb", props=build.pod_disruption_budget(m, "llm"))
-    efa = Resource(type="kubernetes:helm.sh/v3:Release", name="efa", props={"chart": "aws-efa-k8s-device-plugin", "version": "v0.5.30"})
+    pdb = Resource(
+        type="kubernetes:policy/v1:PodDisruptionBudget", name="llama-405b-pdb", props=build.pod_disruption_budget(m, "llm")
+    )
+    efa = Resource(
+        type="kubernetes:helm.sh/v3:Release", name="efa", props={"chart": "aws-efa-k8s-device-plugin", "version": "v0.5.30"}
+    )
     assert evaluate([resource, pdb, efa]) == []
 
 

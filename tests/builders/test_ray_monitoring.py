@@ -28,7 +28,9 @@ def test_pod_monitor_scrapes_the_heads_api_port(prod):
     assert pm["spec"]["selector"]["matchLabels"] == ray.head_selector(m)
     (endpoint,) = pm["spec"]["podMetricsEndpoints"]
     cluster = ray.ray_cluster(m, prod[2], cfg.namespace, None)
-    head_ports = {p["name"]: p["containerPort"] for p in cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]}
+    head_ports = {
+        p["name"]: p["containerPort"] for p in cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]
+    }
     assert head_ports[endpoint["port"]] == ray.API_PORT and endpoint["path"] == "/metrics"
 
 
@@ -39,11 +41,14 @@ def test_no_autoscaler_and_no_autoscaler_alert(prod):
     assert alerts == [a for a in mon.ALERTS if a != "LlmAutoscalerAtMaxReplicas"]
 
 
-@pytest.mark.parametrize("pod,container,fires", [
-    ("llama-405b-head-x7k2p", "ray-head", True),
-    ("llama-405b-gpu-workers-worker-9qz4m", "ray-worker", True),
-    ("chat-8b-predictor-7d9f8-abcde", "kserve-container", False),
-])
+@pytest.mark.parametrize(
+    "pod,container,fires",
+    [
+        ("llama-405b-head-x7k2p", "ray-head", True),
+        ("llama-405b-gpu-workers-worker-9qz4m", "ray-worker", True),
+        ("chat-8b-predictor-7d9f8-abcde", "kserve-container", False),
+    ],
+)
 def test_a_restart_of_any_ray_pod_alerts(prod, tmp_path, pod, container, fires):
     cfg, m, plan = prod
     group = mon.prometheus_rule(m, plan, cfg.namespace, cfg.monitoring.alerts, {})["spec"]
@@ -51,13 +56,19 @@ def test_a_restart_of_any_ray_pod_alerts(prod, tmp_path, pod, container, fires):
         rule.pop("annotations", None)
     promtool.write_yaml(tmp_path / "rules.yaml", group)
     labels = f'namespace="{cfg.namespace}",pod="{pod}",container="{container}"'
-    expected = [{"exp_labels": {"model": m.name, "namespace": cfg.namespace, "severity": "critical", "pod": pod}}] if fires else []
+    expected = (
+        [{"exp_labels": {"model": m.name, "namespace": cfg.namespace, "severity": "critical", "pod": pod}}] if fires else []
+    )
     doc = {
         "rule_files": ["rules.yaml"],
         "evaluation_interval": "1m",
-        "tests": [{"interval": "1m",
-                   "input_series": [{"series": f"kube_pod_container_status_restarts_total{{{labels}}}", "values": "0x10 1x20"}],
-                   "alert_rule_test": [{"eval_time": "15m", "alertname": "LlmPodRestarting", "exp_alerts": expected}]}],
+        "tests": [
+            {
+                "interval": "1m",
+                "input_series": [{"series": f"kube_pod_container_status_restarts_total{{{labels}}}", "values": "0x10 1x20"}],
+                "alert_rule_test": [{"eval_time": "15m", "alertname": "LlmPodRestarting", "exp_alerts": expected}],
+            }
+        ],
     }
     promtool.write_yaml(tmp_path / "test.yaml", doc)
     proc = promtool.run("test", "rules", "test.yaml", cwd=tmp_path)

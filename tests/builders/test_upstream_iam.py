@@ -57,8 +57,13 @@ def _sub(text: str, partition: str, suffix: str) -> str:
     """CloudFormation's !Sub for the template's variables (an unknown one raises KeyError: loud on a bump)."""
     queue, role = _arns(partition)
     values = {
-        "ClusterName": CLUSTER, "AWS::Partition": partition, "AWS::Region": REGION, "AWS::AccountId": ACCOUNT,
-        "AWS::URLSuffix": suffix, "KarpenterNodeRole.Arn": role, "KarpenterInterruptionQueue.Arn": queue,
+        "ClusterName": CLUSTER,
+        "AWS::Partition": partition,
+        "AWS::Region": REGION,
+        "AWS::AccountId": ACCOUNT,
+        "AWS::URLSuffix": suffix,
+        "KarpenterNodeRole.Arn": role,
+        "KarpenterInterruptionQueue.Arn": queue,
     }
     return re.sub(r"\$\{([^}]+)\}", lambda m: values[m.group(1)], text)
 
@@ -73,7 +78,9 @@ def _scalar(value: Any) -> str:
 
 def _condition(cond: dict[str, Any] | None) -> str:
     """A condition block in one canonical form (single values and one-element lists compare equal)."""
-    canon = {op: {k: sorted(_scalar(v) for v in _as_list(vals)) for k, vals in block.items()} for op, block in (cond or {}).items()}
+    canon = {
+        op: {k: sorted(_scalar(v) for v in _as_list(vals)) for k, vals in block.items()} for op, block in (cond or {}).items()
+    }
     return json.dumps(canon, sort_keys=True)
 
 
@@ -86,8 +93,11 @@ def _principal(principal: Any) -> str:
 def _statement(st: dict[str, Any]) -> tuple:
     """What a statement grants, without its Sid: effect, principal, actions, resources, conditions."""
     return (
-        st["Effect"], _principal(st.get("Principal")), tuple(sorted(_as_list(st["Action"]))),
-        tuple(sorted(_as_list(st.get("Resource", [])))), _condition(st.get("Condition")),
+        st["Effect"],
+        _principal(st.get("Principal")),
+        tuple(sorted(_as_list(st["Action"]))),
+        tuple(sorted(_as_list(st.get("Resource", [])))),
+        _condition(st.get("Condition")),
     )
 
 
@@ -141,7 +151,9 @@ def test_karpenter_controller_policies_are_upstreams_statement_for_statement(par
     # The same six documents, in the template's order, each with upstream's statements.
     assert list(ours) == list(upstream)
     assert {name: policy_diff(ours[name], upstream[name]) for name in upstream} == {name: [] for name in upstream}
-    assert [st["Sid"] for d in ours.values() for st in d["Statement"]] == [st["Sid"] for d in upstream.values() for st in d["Statement"]]
+    assert [st["Sid"] for d in ours.values() for st in d["Statement"]] == [
+        st["Sid"] for d in upstream.values() for st in d["Statement"]
+    ]
 
 
 def test_karpenter_controller_grants_every_upstream_action():
@@ -160,9 +172,17 @@ def test_node_role_is_upstreams(partition, suffix):
     role = _template()["KarpenterNodeRole"]["Properties"]
     assert karpenter_aws.node_policy_arns(partition) == [_sub(a["!Sub"], partition, suffix) for a in role["ManagedPolicyArns"]]
     assert "AmazonEC2ContainerRegistryPullOnly" in karpenter_aws.NODE_POLICIES
-    trust = json.loads(_sub(json.dumps(role["AssumeRolePolicyDocument"]).replace('{"!Sub": "ec2.${AWS::URLSuffix}"}', '"ec2.${AWS::URLSuffix}"'), partition, suffix))
+    trust = json.loads(
+        _sub(
+            json.dumps(role["AssumeRolePolicyDocument"]).replace('{"!Sub": "ec2.${AWS::URLSuffix}"}', '"ec2.${AWS::URLSuffix}"'),
+            partition,
+            suffix,
+        )
+    )
     assert policy_diff(karpenter_aws.node_role_trust(suffix), trust) == []
-    assert _principal(karpenter_aws.node_role_trust(suffix)["Statement"][0]["Principal"]) == _principal(trust["Statement"][0]["Principal"])
+    assert _principal(karpenter_aws.node_role_trust(suffix)["Statement"][0]["Principal"]) == _principal(
+        trust["Statement"][0]["Principal"]
+    )
 
 
 def test_the_five_interruption_rules_are_upstreams():
@@ -220,7 +240,10 @@ def test_the_diff_names_a_dropped_action_and_a_dropped_condition():
     del create["Condition"]
     problems = policy_diff(ours, upstream)
     assert "elasticloadbalancing:SetRulePriorities: missing (upstream grants it)" in problems
-    assert any(p.startswith("elasticloadbalancing:CreateLoadBalancer: upstream's grant") and "aws:RequestTag/elbv2.k8s.aws/cluster" in p for p in problems)
+    assert any(
+        p.startswith("elasticloadbalancing:CreateLoadBalancer: upstream's grant") and "aws:RequestTag/elbv2.k8s.aws/cluster" in p
+        for p in problems
+    )
     split = ingress.lb_controller_policy("aws")
     split["Statement"][3:4] = [{**split["Statement"][3], "Action": [a]} for a in split["Statement"][3]["Action"]]
     assert policy_diff(split, upstream) == ["the same grants are split into other statements than upstream's"]

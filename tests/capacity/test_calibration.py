@@ -75,26 +75,26 @@ SAME_ARCHITECTURE = {
 WARM_COMPILE_CACHE = {
     "nm24": "the notes say so: run 1 of the same worker, 'compile cache hit (torch.compile took 0.30 s)'",
     "nm07": "the post's replica servers of nm04's exact configuration, started one after another after its 'single' "
-            "arm (nm04, 9.10 GiB) had run: its own words, 'started one after another ... 9.10 GiB and 10.33 GiB "
-            "depending on the run', give the first (cold) start 9.10 and a later one 10.33. This label was set after "
-            "the row's cold sizing (-1.28 GiB) was seen; test_warm_compile_cache_logs shows that figure too",
+    "arm (nm04, 9.10 GiB) had run: its own words, 'started one after another ... 9.10 GiB and 10.33 GiB "
+    "depending on the run', give the first (cold) start 9.10 and a later one 10.33. This label was set after "
+    "the row's cold sizing (-1.28 GiB) was seen; test_warm_compile_cache_logs shows that figure too",
     "nq01": "the same KV cache to the token (5.87 GiB, 42,768 tokens) as its restart nq03, which found this start's "
-            "cache; the same notes' AWQ pair (nq02 first, nq05 restarted) shows the ~1 GiB step a first start costs, "
-            "this pair none; a later start of this command logs 'compilation: 0.14 s'",
+    "cache; the same notes' AWQ pair (nq02 first, nq05 restarted) shows the ~1 GiB step a first start costs, "
+    "this pair none; a later start of this command logs 'compilation: 0.14 s'",
     "nq03": "a restart of nq01's command (Lab 1b after Lab 1, same model and flags)",
     "nq04": "started after nq01 and nq03 of the same model and flags but the utilization (not in the compile cache's key)",
     "nq05": "started after nq02 of the same checkpoint and flags but the utilization",
     "nm26": "the journal's earlier starts of this command (its section 2: num_gpu_blocks 2312 x 16 = 36,992 tokens per "
-            "backend, 5.08 GiB) were followed by this one (section 10-4: 43,888 tokens, 6.03 GiB), logged again after a "
-            "driver restore; the same ~1 GiB step as nm23 (cold) to nm24 (warm)",
+    "backend, 5.08 GiB) were followed by this one (section 10-4: 43,888 tokens, 6.03 GiB), logged again after a "
+    "driver restore; the same ~1 GiB step as nm23 (cold) to nm24 (warm)",
     # The A10G study of np04-np21 (one box, vLLM 0.27.1, Qwen3-8B): a start is labelled warm when the study
     # documents an earlier start on the box with the same model, weights and compiled settings (batched tokens,
     # sequences, KV dtype, context length); each then logged ~1.0 GiB (7,2xx tokens) more than that first start.
     # These labels were set by the s16 data helper after the rows' cold sizings were seen (shown below).
     "np05": "the second start of np04's exact command: 'Two consecutive starts of the exact same command produced "
-            "26,176 and then 33,424 tokens of KV cache' (the study's runbook), 7,248 tokens apart as nm23/nm24",
+    "26,176 and then 33,424 tokens of KV cache' (the study's runbook), 7,248 tokens apart as nm23/nm24",
     "np06": "ablation A (--no-enable-prefix-caching, not part of the compiled model) after np04/np05's starts; "
-            "33,424 tokens as np05",
+    "33,424 tokens as np05",
     "np09": "ablation C, the same flag as A, after it; 33,424 tokens as np05",
     "np17": "'67,568 then 74,880 on identical relaunches': the relaunch of np16's fp8 command, 7,312 tokens apart",
     "np19": "bf16 at --max-model-len 16384 after np18's start of it the same day (26,080 tokens), 7,232 tokens apart",
@@ -102,9 +102,18 @@ WARM_COMPILE_CACHE = {
     "np22": "fp8 at --max-model-len 16384 again (the study's KV-dtype sweep), after np16/np17/np20; 74,880 tokens",
     "np61": "the log says so: 'Directly load the compiled graph(s) for compile range (1, 32768) from the cache' and 'Directly load AOT compilation' (torch.compile took 1.74 s)",
 }
-GPU_NAMES = (("H100", "H100"), ("H200", "H200"), ("A100 80", "A100-80GB"), ("A100 40", "A100-40GB"), ("L40S", "L40S"),
-             ("RTX 3090", "RTX-3090"), ("RTX 4090", "RTX-4090"), ("RTX PRO 6000", "RTX-PRO-6000"), ("L4", "L4"),
-             ("A10G", "A10G"))
+GPU_NAMES = (
+    ("H100", "H100"),
+    ("H200", "H200"),
+    ("A100 80", "A100-80GB"),
+    ("A100 40", "A100-40GB"),
+    ("L40S", "L40S"),
+    ("RTX 3090", "RTX-3090"),
+    ("RTX 4090", "RTX-4090"),
+    ("RTX PRO 6000", "RTX-PRO-6000"),
+    ("L4", "L4"),
+    ("A10G", "A10G"),
+)
 
 # Why a log is not sized. The first three are judgement calls recorded in the CSV's not_sized
 # column; the others follow from the fields the log lacks.
@@ -237,7 +246,11 @@ def _case(row: dict, *, v0: bool = False, cold_start: bool = False) -> Union[Cas
     tp = _num(row["tensor_parallel_size"], int) or _num(row.get("num_gpus", ""), int) or 1
     pp = _num(row["pipeline_parallel_size"], int) or 1
     max_len = _num(row["max_model_len"], int)
-    tokens, seqs, version = _num(row["max_num_batched_tokens"], int), _num(row["max_num_seqs"], int), _version(row["vllm_version"])
+    tokens, seqs, version = (
+        _num(row["max_num_batched_tokens"], int),
+        _num(row["max_num_seqs"], int),
+        _version(row["vllm_version"]),
+    )
     if v0:
         # V0 without chunked prefill profiles one batch of max_model_len tokens over its 256 sequences.
         tokens, seqs, version = max(max_len, 2048), seqs or 256, "0.8"
@@ -261,9 +274,20 @@ def _case(row: dict, *, v0: bool = False, cold_start: bool = False) -> Union[Cas
     checkpoint = model.checkpoint_bytes if direct else weights * tp * pp * GIB
     plan = plan_memory(model.arch, checkpoint, _gpu(row["gpu"], total), args)
     started = {"yes": True, "no": False}.get((row.get("started") or "").strip())
-    return Case(obs, row.get("split", "fit"), version, plan, args, model.arch, _num(row["available_kv_gib"]),
-                _num((row.get("kv_cache_tokens") or "").replace(",", ""), int), _num(row.get("max_concurrency")),
-                weights, started, direct)
+    return Case(
+        obs,
+        row.get("split", "fit"),
+        version,
+        plan,
+        args,
+        model.arch,
+        _num(row["available_kv_gib"]),
+        _num((row.get("kv_cache_tokens") or "").replace(",", ""), int),
+        _num(row.get("max_concurrency")),
+        weights,
+        started,
+        direct,
+    )
 
 
 def _rows(path: Path = DATA) -> list[dict]:
@@ -307,8 +331,16 @@ def _sized(cases) -> list[Case]:
 
 
 # Every row, by what became of it (a new row must land in one of these, named).
-EXPECTED_SKIPS = {"no-config": 21, "no-model": 6, "hybrid-state": 7, "other-processes": 5, "unified-memory": 3,
-                  "no-weights": 15, "no-gpu-total": 7, "lora": 1}
+EXPECTED_SKIPS = {
+    "no-config": 21,
+    "no-model": 6,
+    "hybrid-state": 7,
+    "other-processes": 5,
+    "unified-memory": 3,
+    "no-weights": 15,
+    "no-gpu-total": 7,
+    "lora": 1,
+}
 
 
 def test_every_row_is_accounted_for(log_cases):
@@ -377,7 +409,7 @@ WEIGHT_EXCEPTIONS = {
     "lb02": "gpt-oss-120b, release not stated: likewise (65.94 modelled with Marlin's growth, 64.38 logged with Triton's)",
     "dl05": "gpt-oss-120b on 4x A100: Marlin's repack at TP4 pads the experts further (17.22 logged, 16.50 modelled)",
     "np01": "gpt-oss-120b on one H100, 0.25.1: the log's 'TRITON' Mxfp4 MoE backend loads 61.29 GiB; the plan charges "
-            "Marlin's MXFP4 growth (64.30), the issue's MXFP4 load miss",
+    "Marlin's MXFP4 growth (64.30), the issue's MXFP4 load miss",
 }
 
 
@@ -410,8 +442,11 @@ def _exact(c: Case) -> bool:
 def test_exact_logs_within_their_tolerance(log_cases):
     exact = [c for c in _sized(log_cases) if _exact(c) and c.compared_kv_gib is not None]
     assert len(exact) >= 45
-    off = [(c.obs_id, round(c.error, 2)) for c in exact
-           if abs(c.error) > EXACT_EXCEPTIONS.get(c.obs_id, (EXACT_TOLERANCE_GIB, ""))[0]]
+    off = [
+        (c.obs_id, round(c.error, 2))
+        for c in exact
+        if abs(c.error) > EXACT_EXCEPTIONS.get(c.obs_id, (EXACT_TOLERANCE_GIB, ""))[0]
+    ]
     assert off == []
 
 
@@ -449,50 +484,50 @@ def test_vision_encoder_logs_within_their_tolerance(log_cases):
 # Logs the model still misses by more than the bar, each with its cause (report notes).
 KNOWN_MISSES = {
     "nm21": "Qwen3-235B FP8 over PP 4 on PCIe RTX PRO 6000 (0.27.1, 32 sequences): the binding last stage keeps "
-            "0.6 GiB less KV cache than modelled (unsafe side); the pipeline stages' own charges (send/receive "
-            "buffers, intermediate tensors) are not modelled, the issue's known pipeline-parallel miss",
+    "0.6 GiB less KV cache than modelled (unsafe side); the pipeline stages' own charges (send/receive "
+    "buffers, intermediate tensors) are not modelled, the issue's known pipeline-parallel miss",
     "lb02": "gpt-oss-120b, release not stated: sized with the most conservative accounting (0.20's CUDA-graph "
-            "reserve, Marlin's MXFP4 growth), which the log's release (Triton backend, 64.38 GiB) did not take "
-            "(safe side, -1.6 GiB)",
+    "reserve, Marlin's MXFP4 growth), which the log's release (Triton backend, 64.38 GiB) did not take "
+    "(safe side, -1.6 GiB)",
     "nv04": "Qwen2-VL-7B fine-tune on an RTX 3090 (0.13.0, max_model_len 4096, one image per prompt): 1.13 GiB more KV "
-            "cache logged than modelled (safe side). The encoder's profile is derived (memory.py "
-            "vision_encoder_profile_bytes: one image of 65,536 patches at the default max_pixels 12,845,056, 2.33 GiB), "
-            "but the log leaves 1.41 GiB outside weights and KV cache in all, less than that peak alone, so vLLM's "
-            "dummy image was smaller: it takes max_pixels from the checkpoint's own image processor (qwen2_vl.py "
-            "get_image_size_with_most_features), which the notes of this local fine-tune do not give (at 3,211,264 "
-            "pixels or fewer the plan would be 0.26-0.27 GiB under); not confirmed",
+    "cache logged than modelled (safe side). The encoder's profile is derived (memory.py "
+    "vision_encoder_profile_bytes: one image of 65,536 patches at the default max_pixels 12,845,056, 2.33 GiB), "
+    "but the log leaves 1.41 GiB outside weights and KV cache in all, less than that peak alone, so vLLM's "
+    "dummy image was smaller: it takes max_pixels from the checkpoint's own image processor (qwen2_vl.py "
+    "get_image_size_with_most_features), which the notes of this local fine-tune do not give (at 3,211,264 "
+    "pixels or fewer the plan would be 0.26-0.27 GiB under); not confirmed",
     "nv05": "the GPTQ int4 upload of nv04's fine-tune, same flags (vision encoder kept 16-bit): the same 1.13 GiB (safe "
-            "side) for the same reason",
+    "side) for the same reason",
     "np11": "Qwen3-8B on one A10G at --max-num-seqs 32 (0.27.1, 4096 context): 18,816 tokens (2.58 GiB) logged, 1.0 GiB "
-            "below the same study's cold default start (np04) although fewer sequences need less activation; the plan "
-            "is 1.49 GiB OVER (the unsafe side). Cause not found: the study reports start-to-start KV swings of up to "
-            "28% on identical commands, and its ablation script of that date relaunched vLLM without waiting for the "
-            "previous server's memory to be released (a wait it added later, citing a 'silently halved KV cache')",
+    "below the same study's cold default start (np04) although fewer sequences need less activation; the plan "
+    "is 1.49 GiB OVER (the unsafe side). Cause not found: the study reports start-to-start KV swings of up to "
+    "28% on identical commands, and its ablation script of that date relaunched vLLM without waiting for the "
+    "previous server's memory to be released (a wait it added later, citing a 'silently halved KV cache')",
     "np12": "the same study at --max-num-seqs 64: 18,560 tokens (2.55 GiB); 1.46 GiB over (unsafe side); as np11",
     "np13": "the same study at --max-num-batched-tokens 1024 (unpinned first attempt): 17,840 tokens (2.45 GiB), below "
-            "both the default (np04) and the 8192 start (np14); 0.87 GiB over (unsafe side); as np11",
+    "both the default (np04) and the 8192 start (np14); 0.87 GiB over (unsafe side); as np11",
     "np25": "Qwen2.5-1.5B on a 12 GB RTX 4080 Laptop under WSL2/k3s (0.23.0, 4096 context, 64 sequences): a restart "
-            "whose only logged figure is 28.77x concurrency (3.15 GiB of KV) where every other start of the same "
-            "settings on that box logged 59.50x (6.51 GiB, np24 and twelve more); the plan is 3.2 GiB OVER (the "
-            "unsafe side). Cause not found: the study suspects the previous pod's memory not yet released during a "
-            "rolling update on its single GPU, unconfirmed; vLLM did not refuse the start",
+    "whose only logged figure is 28.77x concurrency (3.15 GiB of KV) where every other start of the same "
+    "settings on that box logged 59.50x (6.51 GiB, np24 and twelve more); the plan is 3.2 GiB OVER (the "
+    "unsafe side). Cause not found: the study suspects the previous pod's memory not yet released during a "
+    "rolling update on its single GPU, unconfirmed; vLLM did not refuse the start",
     "np61": "Qwen2.5-0.5B in fp16 on an unnamed 15.55 GiB GPU (0.26.0, V2 model runner, warm compile cache, 32,768 "
-            "context and batched tokens): 0.29 GiB under (the safe side). The log's own breakdown gives the cause: "
-            "0.07 GiB non-torch memory where the plan charges 0.25, and a 1.06 GiB activation peak where the plan "
-            "charges 1.16",
+    "context and batched tokens): 0.29 GiB under (the safe side). The log's own breakdown gives the cause: "
+    "0.07 GiB non-torch memory where the plan charges 0.25, and a 1.06 GiB activation peak where the plan "
+    "charges 1.16",
     "np21": "RedHatAI/Qwen3-8B-quantized.w4a16 on the same A10G at 16384 context (0.27.1): 101,920 tokens, 1.12 GiB more "
-            "than the plan's cold start (safe side). Most likely a warm torch.compile cache (the study's bf16 and fp8 "
-            "relaunches step up by the same ~1.0 GiB), but no earlier int4 start at this context length is "
-            "documented, so it is not labelled warm",
+    "than the plan's cold start (safe side). Most likely a warm torch.compile cache (the study's bf16 and fp8 "
+    "relaunches step up by the same ~1.0 GiB), but no earlier int4 start at this context length is "
+    "documented, so it is not labelled warm",
     "np17": "Qwen3-8B with --quantization fp8 on an A10G (0.27.1, 16,384 context), a warm relaunch: 0.71 GiB over (the "
-            "unsafe side); its cold start np16 is 0.50 over. On Ampere fp8 runs as Marlin weight-only: the repacked "
-            "weights, their scales and Marlin's workspace are charged as half the bf16 linear weights, and the study "
-            "logs no 'Model loading took' line to tell the load from the rest; not modelled",
+    "unsafe side); its cold start np16 is 0.50 over. On Ampere fp8 runs as Marlin weight-only: the repacked "
+    "weights, their scales and Marlin's workspace are charged as half the bf16 linear weights, and the study "
+    "logs no 'Model loading took' line to tell the load from the rest; not modelled",
     "np20": "the same fp8 configuration relaunched again (warm): 0.71 GiB over (unsafe side), as np17",
     "np22": "the same fp8 configuration again with an explicit fp16 KV cache (warm): 0.71 GiB over (unsafe side), as np17",
     "nm16": "Qwen3-32B over TP 2 on PCIe RTX PRO 6000 at utilization 0.426 (0.27.1): 2.3 GiB more KV cache logged "
-            "than modelled (safe side); the one TP 2 log on these cards, so which term over-charges (the PCIe "
-            "all-reduce buffers or the V2 runner's compile charge) is not separable from it",
+    "than modelled (safe side); the one TP 2 log on these cards, so which term over-charges (the PCIe "
+    "all-reduce buffers or the V2 runner's compile charge) is not separable from it",
 }
 
 
@@ -522,9 +557,23 @@ def test_warm_compile_cache_logs(log_cases):
         cold_errors[obs] = round(cold.error, 2)
     # (The fp8 starts of the A10G study, np17, np20 and np22, sized cold are only 0.50 under: the plan sizes those Marlin-fp8
     # starts ~0.4 GiB high either way, cold np16 +0.50 and warm +0.36.)
-    assert cold_errors == {"nm07": -1.28, "nm24": -1.15, "nm26": -1.27, "np05": -1.28, "np06": -1.28, "np09": -1.28,
-                           "np17": -0.5, "np19": -1.27, "np20": -0.5, "np22": -0.5, "nq01": -1.26, "nq03": -1.26,
-                           "nq04": -1.26, "nq05": -1.28, "np61": -0.98}
+    assert cold_errors == {
+        "nm07": -1.28,
+        "nm24": -1.15,
+        "nm26": -1.27,
+        "np05": -1.28,
+        "np06": -1.28,
+        "np09": -1.28,
+        "np17": -0.5,
+        "np19": -1.27,
+        "np20": -0.5,
+        "np22": -0.5,
+        "nq01": -1.26,
+        "nq03": -1.26,
+        "nq04": -1.26,
+        "nq05": -1.28,
+        "np61": -0.98,
+    }
     # One worker's cold and warm starts (nm23 run 0, nm24 run 1; Qwen3-8B, 0.27.1): the logs are 0.99 GiB apart,
     # the plan's two sizings 1.22 GiB (the compile stand-in, 0.86, and the full-feature sampler the cold
     # profile is charged, 0.36, above the default pass), and the warm one's activation is the 0.19 GiB
@@ -540,7 +589,8 @@ def test_warm_compile_cache_logs(log_cases):
 # for CUDAGraph memory. ... Current kv cache memory in use is K GiB." (vllm/v1/worker/gpu_worker.py)
 _BREAKDOWN = re.compile(
     r"Desired GPU memory utilization is \(([\d.]+), ([\d.]+) GiB\)\. Actual usage is ([\d.]+) GiB for consumed "
-    r"memory \(weights \+ non-torch\), ([\d.]+) GiB for peak activation, and ([\d.]+) GiB for CUDAGraph memory")
+    r"memory \(weights \+ non-torch\), ([\d.]+) GiB for peak activation, and ([\d.]+) GiB for CUDAGraph memory"
+)
 
 
 def test_engine_breakdown_of_the_consumed_memory_logs():
@@ -563,8 +613,18 @@ def test_engine_breakdown_of_the_consumed_memory_logs():
         assert kv == pytest.approx(budget - consumed - activation, abs=0.02), r["obs_id"]
         assert budget - consumed - activation - graphs < kv - 0.1 or graphs == 0.0, r["obs_id"]
         seen[r["obs_id"]] = graphs
-    assert seen == {"fb06": 0.32, "fb07": 0.23, "is14": 0.22, "nl03": 0.0, "nm18": 0.0, "nm19": 0.37, "nm27": 0.58,
-                    "nm28": 0.52, "nm34": 0.23, "nm35": 1.2}
+    assert seen == {
+        "fb06": 0.32,
+        "fb07": 0.23,
+        "is14": 0.22,
+        "nl03": 0.0,
+        "nm18": 0.0,
+        "nm19": 0.37,
+        "nm27": 0.58,
+        "nm28": 0.52,
+        "nm34": 0.23,
+        "nm35": 1.2,
+    }
 
 
 def test_public_logs_within_the_bar(log_cases):
@@ -578,8 +638,11 @@ def test_public_logs_within_the_bar(log_cases):
 
 def test_errors_lean_to_the_safe_side(log_cases):
     # Over-predicting the KV cache means an OOM at start-up: it may happen only by a little.
-    over = [(c.obs_id, round(c.error, 2)) for c in _sized(log_cases)
-            if c.compared_kv_gib is not None and c.error > 0.5 and c.obs_id not in KNOWN_MISSES]
+    over = [
+        (c.obs_id, round(c.error, 2))
+        for c in _sized(log_cases)
+        if c.compared_kv_gib is not None and c.error > 0.5 and c.obs_id not in KNOWN_MISSES
+    ]
     assert over == []
 
 
@@ -634,13 +697,52 @@ def test_held_out_figures(log_cases):
     fast = figures["0.17-0.19"]
     assert fast["median_abs_error_gib"] <= 0.3 and fast["max_abs_error_gib"] <= 1.0
     newest = [c for c in _sized(log_cases) if c.split == "holdout" and c.family == "0.20-0.33"]
-    assert [c.obs_id for c in newest] == ["fb06", "fb07", "nl03", "nm01", "nm03", "nm07", "nm09", "nm11", "nm15",
-                                            "nm17", "nm19", "nm21", "nm23", "nm25", "np01", "np03", "np05",
-                                            "np07", "np09", "np11", "np13", "np15", "np17", "np19", "np21", "np23",
-                                            "nv03",
-                                            "nq01", "nq03", "nq05",
-                                            "np25", "np27", "np29", "np31", "np33", "np35", "np37", "np41", "np43",
-                                            "np53", "np55", "np57", "np59", "np61"]
+    assert [c.obs_id for c in newest] == [
+        "fb06",
+        "fb07",
+        "nl03",
+        "nm01",
+        "nm03",
+        "nm07",
+        "nm09",
+        "nm11",
+        "nm15",
+        "nm17",
+        "nm19",
+        "nm21",
+        "nm23",
+        "nm25",
+        "np01",
+        "np03",
+        "np05",
+        "np07",
+        "np09",
+        "np11",
+        "np13",
+        "np15",
+        "np17",
+        "np19",
+        "np21",
+        "np23",
+        "nv03",
+        "nq01",
+        "nq03",
+        "nq05",
+        "np25",
+        "np27",
+        "np29",
+        "np31",
+        "np33",
+        "np35",
+        "np37",
+        "np41",
+        "np43",
+        "np53",
+        "np55",
+        "np57",
+        "np59",
+        "np61",
+    ]
     # The issue's bar for the releases the stacks deploy: median <= 0.3 GiB and max <= 1.0 GiB over the
     # held-out logs, every verdict right (asserted above). The median and the verdicts hold; the max does NOT,
     # by three logs, all in KNOWN_MISSES. Two are of one public A10G study (0.27.1): np11 (+1.49, the unsafe side:
@@ -686,7 +788,9 @@ def test_held_out_figures(log_cases):
     labels = {"0.17-0.19": "0.17-0.19", "0.20-0.33": "0.20-0.33", "0.8-0.16": "0.8-0.16", "unknown": "release not stated"}
     for family, f in figures.items():
         row = next(line for line in readme.splitlines() if line.startswith(f"| {labels[family]} | {f['logs']}"))
-        assert f"| {f['median_abs_error_gib']:.2f} GiB | {f['max_abs_error_gib']:.2f} GiB | {f['right']}/{f['verdicts']} |" in row, row
+        assert (
+            f"| {f['median_abs_error_gib']:.2f} GiB | {f['max_abs_error_gib']:.2f} GiB | {f['right']}/{f['verdicts']} |" in row
+        ), row
 
 
 # Logs of the llm-d-benchmark H100 study (release not stated; vLLM ~0.10-0.11 by the log format):
@@ -708,11 +812,22 @@ def _size_like_the_bar(row: dict, tmp_path: Path) -> dict:
     config.write_text(json.dumps(MODELS[model.id]["config"]))
     tp = _num(row["tensor_parallel_size"], int) or 1
     args = [
-        "--model-config", str(config), "--weights-gib", f"{float(row['weights_gib']) * tp:.2f}",
-        "--gpu-memory-gib", row["gpu_mem_total_gib"], "--gpu-memory-utilization", row["gpu_memory_utilization"],
-        "--tensor-parallel-size", str(tp), "--max-model-len", row["max_model_len"], "--json",
+        "--model-config",
+        str(config),
+        "--weights-gib",
+        f"{float(row['weights_gib']) * tp:.2f}",
+        "--gpu-memory-gib",
+        row["gpu_mem_total_gib"],
+        "--gpu-memory-utilization",
+        row["gpu_memory_utilization"],
+        "--tensor-parallel-size",
+        str(tp),
+        "--max-model-len",
+        row["max_model_len"],
+        "--json",
         # The release is not stated: size says so (without the flag it sizes the release the stacks deploy).
-        "--vllm-version", "unknown",
+        "--vllm-version",
+        "unknown",
     ]
     proc = subprocess.run([sys.executable, "-m", "stacks", "size", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
     out = json.loads(proc.stdout)
@@ -740,7 +855,12 @@ def test_the_bars_own_invocation_on_logs_of_an_unstated_release(tmp_path):
 def test_unknown_release_never_predicts_more_than_any_known_one(model, gpu, tp):
     m = find_model(model)
     plans = {
-        version: plan_memory(m.arch, m.checkpoint_bytes, find_gpu(gpu), EngineArgs(tensor_parallel_size=tp, gpu_memory_utilization=0.9, max_model_len=4096, vllm_version=version))
+        version: plan_memory(
+            m.arch,
+            m.checkpoint_bytes,
+            find_gpu(gpu),
+            EngineArgs(tensor_parallel_size=tp, gpu_memory_utilization=0.9, max_model_len=4096, vllm_version=version),
+        )
         for version in (None, "0.10.0", "0.19.0", "0.33.0")
     }
     unknown = plans.pop(None)

@@ -14,9 +14,9 @@ import pytest
 
 from components.builders import karpenter as build
 from components.capacity import hardware
+from components.capacity.cuda_graphs import cudagraph_capture_sizes
 from components.capacity.gpus import find_gpu, gpu_spec
 from components.capacity.hardware import GPUS, HARDWARE, INSTANCES, HardwareDataError, load_hardware, pool_architecture
-from components.capacity.cuda_graphs import cudagraph_capture_sizes
 from components.capacity.plan import plan_stack
 from components.capacity.pools import plan_pools
 from components.config import load_stack_config

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from components.capacity.cold_start import FLOOR_S
-
 from components.capacity.layout import (
     RULE_MORE_THAN_ONE_NODE,
     RULE_ONE_REPLICA,
@@ -22,13 +20,16 @@ from components.errors import ConfigError
 from tests.conftest import stack_config
 
 
-@pytest.mark.parametrize("layers,pp,expected", [
-    (126, 2, [63, 63]),            # Llama-3.1-405B over two nodes
-    (61, 2, [31, 30]),             # DeepSeek-V3: the extra layer goes to the stage before the last
-    (61, 4, [15, 15, 16, 15]),
-    (10, 4, [2, 3, 3, 2]),
-    (80, 1, [80]),
-])
+@pytest.mark.parametrize(
+    "layers,pp,expected",
+    [
+        (126, 2, [63, 63]),  # Llama-3.1-405B over two nodes
+        (61, 2, [31, 30]),  # DeepSeek-V3: the extra layer goes to the stage before the last
+        (61, 4, [15, 15, 16, 15]),
+        (10, 4, [2, 3, 3, 2]),
+        (80, 1, [80]),
+    ],
+)
 def test_layers_split_as_vllm_get_pp_indices_does(layers, pp, expected):
     assert pipeline_partition(layers, pp) == expected
     assert sum(expected) == layers
@@ -44,7 +45,10 @@ def test_prod_two_node_layout(prod_405b):
     m, plan = prod_405b
     layout = plan.layout
     assert (layout.nodes, layout.gpus_per_node) == (2, 8)
-    assert (layout.tensor_parallel_size, layout.pipeline_parallel_size) == (m.engine.tensor_parallel_size, m.engine.pipeline_parallel_size)
+    assert (layout.tensor_parallel_size, layout.pipeline_parallel_size) == (
+        m.engine.tensor_parallel_size,
+        m.engine.pipeline_parallel_size,
+    )
     assert layout.gpus == plan.memory.gpus_per_replica == 16
     assert layout.layers_per_stage == (63, 63)
     assert [s.first_layer for s in layout.stages] == [0, 63]
@@ -100,32 +104,37 @@ def test_tensor_parallel_beyond_a_node_is_refused():
     assert _refusal(_with_405b(tensorParallelSize=16, pipelineParallelSize=1)) == [
         f"models[3].engine.tensorParallelSize = 16: {RULE_TP_WITHIN_NODE}: pool 'h100' (p5.48xlarge) has 8 GPUs per "
         f"node; tensor parallelism needs NVLink inside one node, pipeline stages cross nodes (use tensorParallelSize 8 "
-        f"and raise pipelineParallelSize)"]
+        f"and raise pipelineParallelSize)"
+    ]
 
 
 def test_ranks_that_do_not_fill_whole_nodes_are_refused():
     assert _refusal(_with_405b(tensorParallelSize=4, pipelineParallelSize=3)) == [
         f"models[3].engine.pipelineParallelSize = 3: {RULE_TP_PP_FILLS_NODES}: 4 x 3 = 12 GPUs, but pool 'h100' "
         f"(p5.48xlarge) has 8 GPUs per node, so 2 nodes hold 16; idle GPUs would be paid for (use "
-        f"tensorParallelSize 8 and pipelineParallelSize = the node count)"]
+        f"tensorParallelSize 8 and pipelineParallelSize = the node count)"
+    ]
 
 
 def test_tensor_parallel_that_does_not_divide_the_heads_is_refused():
     # 6 x 4 = 24 GPUs = 3 full nodes, but 128 heads do not split over 6 ranks.
     assert _refusal(_with_405b(tensorParallelSize=6, pipelineParallelSize=4)) == [
         f"models[3].engine.tensorParallelSize = 6: {RULE_TP_DIVIDES_HEADS}: llama-3.1-405b has 128 attention heads, "
-        f"which 6 does not divide (vLLM refuses to start)"]
+        f"which 6 does not divide (vLLM refuses to start)"
+    ]
 
 
 def test_a_model_that_fits_one_node_does_not_opt_in():
     assert _refusal(_with_405b(tensorParallelSize=8, pipelineParallelSize=1)) == [
-        f"models[3].distributed = {{\"backend\": \"ray\"}}: {RULE_MORE_THAN_ONE_NODE}: 8 x 1 = 8 GPUs fit on one node "
-        f"(pool 'h100' (p5.48xlarge) has 8 GPUs per node); remove distributed to serve it from one pod"]
+        f'models[3].distributed = {{"backend": "ray"}}: {RULE_MORE_THAN_ONE_NODE}: 8 x 1 = 8 GPUs fit on one node '
+        f"(pool 'h100' (p5.48xlarge) has 8 GPUs per node); remove distributed to serve it from one pod"
+    ]
 
 
 def test_multi_node_replicas_are_fixed_at_one():
     cfg = _with_405b()
     cfg["llm-serving:models"][3]["replicas"] = {"min": 1, "max": 3, "singleReplicaReason": "two p5.48xlarge nodes per replica"}
     assert _refusal(cfg) == [
-        f"models[3].replicas = {{\"max\": 3, \"min\": 1}}: {RULE_ONE_REPLICA} ({{min: 1, max: 1}}): autoscaling "
-        f"multi-node replicas is out of scope, as in KServe and NIM"]
+        f'models[3].replicas = {{"max": 3, "min": 1}}: {RULE_ONE_REPLICA} ({{min: 1, max: 1}}): autoscaling '
+        f"multi-node replicas is out of scope, as in KServe and NIM"
+    ]

@@ -9,19 +9,24 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from components.capacity.architecture import GIB, ArchitectureError, parse_config
+from components.capacity.cuda_graphs import (
+    cold_compile_bytes,
+    cudagraph_capture_sizes,
+    model_runner,
+    v2_profiled_sampler_bytes_per_logit,
+)
 from components.capacity.gpus import find_gpu
 from components.capacity.memory import (
     RESERVED_GRAPHS,
     EngineArgs,
+    Gpu,
     accounting_for,
     activation_bytes,
-    Gpu,
     batch_defaults_for,
     hardware_batch_defaults,
     kv_bytes_per_token_per_layer,
     plan_memory,
 )
-from components.capacity.cuda_graphs import cold_compile_bytes, cudagraph_capture_sizes, model_runner, v2_profiled_sampler_bytes_per_logit
 from components.capacity.models import find_model
 
 
@@ -142,17 +147,20 @@ def test_cuda_graph_reserve_shrinks_with_max_num_seqs():
     assert narrow.kv_cache_gib > wide.kv_cache_gib
 
 
-@pytest.mark.parametrize("model,version,runner,reserves", [
-    ("llama-3.1-8b", "0.21.0", "V1", True),
-    ("llama-3.1-8b", "0.22.0", "V1", True),    # 0.22.0 defaults only Qwen3 to V2
-    ("qwen3-8b", "0.22.0", "V2", False),
-    ("llama-3.1-8b", "0.23.0", "V2", False),
-    ("qwen2.5-7b", "0.24.0", "V1", True),      # not in 0.24.0's list
-    ("qwen2.5-7b", "0.25.0", "V2", False),     # every dense model from 0.25.0
-    ("qwen3-30b-a3b", "0.27.0", "V1", True),   # MoE outside the list keeps V1
-    ("llama-3.1-8b", "0.29.0", "V2", True),    # V2's real estimate from 0.29.0
-    ("qwen3-30b-a3b", "0.33.0", "V2", True),
-])
+@pytest.mark.parametrize(
+    "model,version,runner,reserves",
+    [
+        ("llama-3.1-8b", "0.21.0", "V1", True),
+        ("llama-3.1-8b", "0.22.0", "V1", True),  # 0.22.0 defaults only Qwen3 to V2
+        ("qwen3-8b", "0.22.0", "V2", False),
+        ("llama-3.1-8b", "0.23.0", "V2", False),
+        ("qwen2.5-7b", "0.24.0", "V1", True),  # not in 0.24.0's list
+        ("qwen2.5-7b", "0.25.0", "V2", False),  # every dense model from 0.25.0
+        ("qwen3-30b-a3b", "0.27.0", "V1", True),  # MoE outside the list keeps V1
+        ("llama-3.1-8b", "0.29.0", "V2", True),  # V2's real estimate from 0.29.0
+        ("qwen3-30b-a3b", "0.33.0", "V2", True),
+    ],
+)
 def test_model_runner_follows_each_release(model, version, runner, reserves):
     r = model_runner(find_model(model).arch, version, RESERVED_GRAPHS)
     assert (r.name, r.reserves_graphs) == (runner, reserves)
@@ -166,14 +174,17 @@ def test_model_runner_follows_each_release(model, version, runner, reserves):
     assert p.activation_gib + p.cuda_graph_gib == pytest.approx(v1.activation_gib + v1.cuda_graph_gib)
 
 
-@pytest.mark.parametrize("model,version,charged", [
-    ("qwen3-8b", "0.27.1", True),        # V2 without a graph reserve: a cold start's compile peak is charged
-    ("llama-3.1-8b", "0.23.0", True),
-    ("llama-3.1-8b", "0.21.0", False),   # V1 reserves its graph estimate; its compile is in the fitted constants
-    ("qwen3-30b-a3b", "0.27.0", False),  # MoE outside 0.27's V2 list keeps V1
-    ("llama-3.1-8b", "0.33.0", False),   # V2 with a real estimate from 0.29
-    ("llama-3.1-8b", "0.19.0", False),
-])
+@pytest.mark.parametrize(
+    "model,version,charged",
+    [
+        ("qwen3-8b", "0.27.1", True),  # V2 without a graph reserve: a cold start's compile peak is charged
+        ("llama-3.1-8b", "0.23.0", True),
+        ("llama-3.1-8b", "0.21.0", False),  # V1 reserves its graph estimate; its compile is in the fitted constants
+        ("qwen3-30b-a3b", "0.27.0", False),  # MoE outside 0.27's V2 list keeps V1
+        ("llama-3.1-8b", "0.33.0", False),  # V2 with a real estimate from 0.29
+        ("llama-3.1-8b", "0.19.0", False),
+    ],
+)
 def test_a_warm_compile_cache_drops_only_the_cold_compile_charge(model, version, charged):
     # Where V2 reserves no graphs (0.22-0.28) a warm start drops the compile stand-in and its profiled sampler
     # is the default pass (the logits alone); elsewhere the cache's state changes nothing.
@@ -185,8 +196,19 @@ def test_a_warm_compile_cache_drops_only_the_cold_compile_charge(model, version,
     charge = cold_compile_bytes(m.arch, args, acc, find_gpu("L40S")) / GIB
     assert (charge > 0.5) == charged
     tokens, seqs = cold.max_num_batched_tokens, cold.max_num_seqs
-    profiled = activation_bytes(m.arch, tokens, seqs, 1, acc, 8192, version,
-                                sampler_bytes_per_logit=v2_profiled_sampler_bytes_per_logit(m.arch) if charged else None) / GIB
+    profiled = (
+        activation_bytes(
+            m.arch,
+            tokens,
+            seqs,
+            1,
+            acc,
+            8192,
+            version,
+            sampler_bytes_per_logit=v2_profiled_sampler_bytes_per_logit(m.arch) if charged else None,
+        )
+        / GIB
+    )
     assert warm.activation_gib == pytest.approx(profiled)
     assert cold.activation_gib == pytest.approx(activation_bytes(m.arch, tokens, seqs, 1, acc, 8192, version) / GIB + charge)
     assert warm.kv_cache_gib - cold.kv_cache_gib == pytest.approx(cold.activation_gib - warm.activation_gib)
@@ -224,11 +246,15 @@ def test_graphs_captured_after_the_kv_cache_must_fit_in_what_is_left():
     # graphs and the sampler warm-up run in the (1 - utilization) share less the CUDA context.
     tight = plan("llama-3.1-8b", "L40S", max_model_len=8192, gpu_memory_utilization=0.98, vllm_version="0.26.0")
     assert tight.fits is False
-    assert tight.reason.startswith("start-up would run out of memory after the KV cache is allocated: vLLM 0.26.0 (V2 model runner) "
-                                   "reserves no CUDA graph memory before the KV cache")
+    assert tight.reason.startswith(
+        "start-up would run out of memory after the KV cache is allocated: vLLM 0.26.0 (V2 model runner) "
+        "reserves no CUDA graph memory before the KV cache"
+    )
     assert tight.reason.endswith("lower gpuMemoryUtilization or maxNumSeqs, or set enforceEager")
     assert plan("llama-3.1-8b", "L40S", max_model_len=8192, gpu_memory_utilization=0.92, vllm_version="0.26.0").fits
-    assert plan("llama-3.1-8b", "L40S", max_model_len=8192, gpu_memory_utilization=0.98, vllm_version="0.26.0", enforce_eager=True).fits
+    assert plan(
+        "llama-3.1-8b", "L40S", max_model_len=8192, gpu_memory_utilization=0.98, vllm_version="0.26.0", enforce_eager=True
+    ).fits
     # 0.33 reserves the estimate before the KV cache: the same utilization starts.
     assert plan("llama-3.1-8b", "L40S", max_model_len=8192, gpu_memory_utilization=0.98, vllm_version="0.33.0").fits
     # A 24 GB card at 0.95 on 0.19: 1.1 GiB outside the budget, 0.5 of it the context.
@@ -240,13 +266,22 @@ def test_graphs_captured_after_the_kv_cache_must_fit_in_what_is_left():
 def test_parse_config_errors_name_the_key():
     with pytest.raises(ArchitectureError, match="config.json lacks vocab_size"):
         parse_config({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4})
-    with pytest.raises(ArchitectureError, match=r"config.json num_hidden_layers = 'x': must be a whole number between 0 and 2\^40"):
+    with pytest.raises(
+        ArchitectureError, match=r"config.json num_hidden_layers = 'x': must be a whole number between 0 and 2\^40"
+    ):
         parse_config({"num_hidden_layers": "x", "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10})
 
 
 # --- invariants ---
 
-MODELS = ["llama-3.1-8b", "qwen3-8b", "meta-llama/Llama-3.1-70B-Instruct", "mistralai/Mistral-7B-Instruct-v0.3", "openai/gpt-oss-20b", "deepseek-ai/DeepSeek-V3"]
+MODELS = [
+    "llama-3.1-8b",
+    "qwen3-8b",
+    "meta-llama/Llama-3.1-70B-Instruct",
+    "mistralai/Mistral-7B-Instruct-v0.3",
+    "openai/gpt-oss-20b",
+    "deepseek-ai/DeepSeek-V3",
+]
 GPUS = ["L40S", "H100", "H200", "A100-80GB"]
 
 engines = st.fixed_dictionaries(
@@ -344,14 +379,26 @@ def test_deepseek_sparse_mla_cache_is_656_bytes_per_token_and_layer():
 @pytest.mark.parametrize(
     "model,engine,reason",
     [
-        ("meta-llama/Llama-3.1-8B-Instruct", {"tensor_parallel_size": 3},
-         "tensorParallelSize 3 does not divide the model's 32 attention heads; vLLM refuses to start (use a divisor)"),
-        ("meta-llama/Llama-3.1-8B-Instruct", {"max_model_len": 262144},
-         "maxModelLen 262,144 exceeds the model's maximum of 131,072 tokens; vLLM refuses it (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower maxModelLen"),
-        ("meta-llama/Llama-3.1-8B-Instruct", {"max_model_len": 8192, "quantization": "awq"},
-         "--quantization awq needs a checkpoint quantized with it, and this one is bfloat16; use a pre-quantized checkpoint or --quantization fp8"),
-        ("meta-llama/Llama-3.1-8B-Instruct", {"max_model_len": 8192, "max_num_seqs": 512, "max_num_batched_tokens": 256},
-         "maxNumBatchedTokens 256 is below maxNumSeqs 512; vLLM's scheduler config refuses it (SchedulerConfig: max_num_batched_tokens must be >= max_num_seqs)"),
+        (
+            "meta-llama/Llama-3.1-8B-Instruct",
+            {"tensor_parallel_size": 3},
+            "tensorParallelSize 3 does not divide the model's 32 attention heads; vLLM refuses to start (use a divisor)",
+        ),
+        (
+            "meta-llama/Llama-3.1-8B-Instruct",
+            {"max_model_len": 262144},
+            "maxModelLen 262,144 exceeds the model's maximum of 131,072 tokens; vLLM refuses it (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower maxModelLen",
+        ),
+        (
+            "meta-llama/Llama-3.1-8B-Instruct",
+            {"max_model_len": 8192, "quantization": "awq"},
+            "--quantization awq needs a checkpoint quantized with it, and this one is bfloat16; use a pre-quantized checkpoint or --quantization fp8",
+        ),
+        (
+            "meta-llama/Llama-3.1-8B-Instruct",
+            {"max_model_len": 8192, "max_num_seqs": 512, "max_num_batched_tokens": 256},
+            "maxNumBatchedTokens 256 is below maxNumSeqs 512; vLLM's scheduler config refuses it (SchedulerConfig: max_num_batched_tokens must be >= max_num_seqs)",
+        ),
     ],
 )
 def test_settings_vllm_refuses_do_not_fit(model, engine, reason):
@@ -360,8 +407,17 @@ def test_settings_vllm_refuses_do_not_fit(model, engine, reason):
 
 
 def _config(**extra):
-    base = {"num_hidden_layers": 42, "hidden_size": 3584, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
-            "vocab_size": 256000, "intermediate_size": 14336, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"}
+    base = {
+        "num_hidden_layers": 42,
+        "hidden_size": 3584,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 8,
+        "head_dim": 256,
+        "vocab_size": 256000,
+        "intermediate_size": 14336,
+        "max_position_embeddings": 8192,
+        "torch_dtype": "bfloat16",
+    }
     return {**base, **extra}
 
 
@@ -384,6 +440,11 @@ def test_qwen_vl_models_pay_for_the_vision_encoders_profile_run():
 
 
 def test_rope_scaling_stretches_the_length_vllm_accepts():
-    yarn = parse_config(_config(max_position_embeddings=32768, rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}))
+    yarn = parse_config(
+        _config(
+            max_position_embeddings=32768,
+            rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768},
+        )
+    )
     llama3 = parse_config(_config(max_position_embeddings=131072, rope_scaling={"rope_type": "llama3", "factor": 8.0}))
     assert (yarn.max_model_len_limit, llama3.max_model_len_limit) == (131072, 131072)

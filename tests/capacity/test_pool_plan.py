@@ -42,6 +42,8 @@ def test_a_model_that_cannot_fit_names_the_pool_and_the_numbers():
 
 def test_a_pool_without_models_keeps_no_buffer():
     raw = stack_config("prod")
-    raw["llm-serving:gpuPools"].append({"name": "spare", "instanceTypes": ["g6.xlarge"], "gpuLimit": 2, "buffer": {"replicas": 2}})
+    raw["llm-serving:gpuPools"].append(
+        {"name": "spare", "instanceTypes": ["g6.xlarge"], "gpuLimit": 2, "buffer": {"replicas": 2}}
+    )
     _, pool_plans = pools(raw)
     assert pool_plans["spare"].buffer_gpus == 0 and pool_plans["spare"].models == ()

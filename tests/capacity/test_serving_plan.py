@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from components.capacity.plan import plan_stack
-from components.images import vllm_release as image_version
 from components.config import load_stack_config
 from components.errors import ConfigError
+from components.images import vllm_release as image_version
 
 
 def plans_of(cfg_dict):
@@ -17,7 +17,13 @@ def plans_of(cfg_dict):
 def test_unset_numbers_are_derived_with_reasons(dev_config):
     plan = plans_of(dev_config)["chat-8b"]
     derived = {d.setting: d for d in plan.derivations}
-    assert set(derived) >= {"maxNumSeqs", "maxNumBatchedTokens", "autoscaling.targetInFlightPerPod", "maxNumQueuedReqs", "terminationGracePeriodSeconds"}
+    assert set(derived) >= {
+        "maxNumSeqs",
+        "maxNumBatchedTokens",
+        "autoscaling.targetInFlightPerPod",
+        "maxNumQueuedReqs",
+        "terminationGracePeriodSeconds",
+    }
     assert derived["maxNumBatchedTokens"].value == plan.max_num_batched_tokens == 2048  # L40S: vLLM's small tier
     assert derived["maxNumSeqs"].value == plan.max_num_seqs
     assert all(d.reason for d in plan.derivations)
@@ -51,7 +57,12 @@ def test_user_values_win_over_derived_ones(dev_config):
     engine.update(maxNumSeqs=32, maxNumBatchedTokens=4096, maxNumQueuedReqs=7)
     dev_config["llm-serving:models"][0]["autoscaling"] = {"targetInFlightPerPod": 20}
     plan = plans_of(dev_config)["chat-8b"]
-    assert (plan.max_num_seqs, plan.max_num_batched_tokens, plan.max_num_queued_reqs, plan.target_in_flight_per_pod) == (32, 4096, 7, 20)
+    assert (plan.max_num_seqs, plan.max_num_batched_tokens, plan.max_num_queued_reqs, plan.target_in_flight_per_pod) == (
+        32,
+        4096,
+        7,
+        20,
+    )
     dev_config["llm-serving:models"][0]["startup"] = {"budgetSeconds": 900}
     plan = plans_of(dev_config)["chat-8b"]
     assert {d.setting for d in plan.derivations} == {"terminationGracePeriodSeconds"}

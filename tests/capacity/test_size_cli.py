@@ -10,8 +10,17 @@ import pytest
 
 from tests.conftest import ROOT
 
-JSON_KEYS = {"weights_gib", "activation_gib", "non_torch_gib", "kv_cache_gib", "kv_bytes_per_token", "kv_cache_tokens",
-             "max_concurrency", "fits", "reason"}
+JSON_KEYS = {
+    "weights_gib",
+    "activation_gib",
+    "non_torch_gib",
+    "kv_cache_gib",
+    "kv_bytes_per_token",
+    "kv_cache_tokens",
+    "max_concurrency",
+    "fits",
+    "reason",
+}
 
 
 def size(*args: str) -> subprocess.CompletedProcess:
@@ -31,17 +40,35 @@ def test_json_has_the_contract_keys():
 def test_text_form_shows_the_breakdown():
     proc = size("--model", "qwen3-32b", "--gpu", "L40S", "--tensor-parallel-size", "2", "--max-model-len", "32768")
     assert proc.returncode == 0, proc.stderr
-    for row in ("total (device)", "- weights", "- activation peak", "- non-torch", "- CUDA graphs", "= KV cache", "max concurrency"):
+    for row in (
+        "total (device)",
+        "- weights",
+        "- activation peak",
+        "- non-torch",
+        "- CUDA graphs",
+        "= KV cache",
+        "max concurrency",
+    ):
         assert row in proc.stdout
     assert proc.stdout.startswith("Qwen/Qwen3-32B on 2x L40S (44.42 GiB each)")
 
 
 def test_model_config_and_weights_for_a_model_outside_the_catalogue(tmp_path):
-    cfg = {"num_hidden_layers": 28, "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4,
-           "vocab_size": 152064, "intermediate_size": 18944, "max_position_embeddings": 32768, "torch_dtype": "bfloat16"}
+    cfg = {
+        "num_hidden_layers": 28,
+        "hidden_size": 3584,
+        "num_attention_heads": 28,
+        "num_key_value_heads": 4,
+        "vocab_size": 152064,
+        "intermediate_size": 18944,
+        "max_position_embeddings": 32768,
+        "torch_dtype": "bfloat16",
+    }
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
-    proc = size("--model-config", str(path), "--weights-gib", "14.2", "--gpu-memory-gib", "79.18", "--max-model-len", "32768", "--json")
+    proc = size(
+        "--model-config", str(path), "--weights-gib", "14.2", "--gpu-memory-gib", "79.18", "--max-model-len", "32768", "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["kv_bytes_per_token"] == 2 * 28 * 4 * 128 * 2
@@ -74,14 +101,36 @@ def test_help_documents_the_exit_codes():
 
 def test_an_alias_prints_the_model_that_was_asked_for():
     # Llama-3.3-70B-Instruct shares the 3.1 entry's figures; it is still reported as 3.3.
-    proc = size("--model", "meta-llama/llama-3.3-70b-instruct", "--gpu", "H100", "--tensor-parallel-size", "4", "--max-model-len", "8192", "--json")
+    proc = size(
+        "--model",
+        "meta-llama/llama-3.3-70b-instruct",
+        "--gpu",
+        "H100",
+        "--tensor-parallel-size",
+        "4",
+        "--max-model-len",
+        "8192",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["model"] == "meta-llama/Llama-3.3-70B-Instruct"
-    assert size("--model", "llama-3.1-8b", "--gpu", "H100", "--max-model-len", "8192").stdout.startswith("meta-llama/Llama-3.1-8B-Instruct on 1x H100")
+    assert size("--model", "llama-3.1-8b", "--gpu", "H100", "--max-model-len", "8192").stdout.startswith(
+        "meta-llama/Llama-3.1-8B-Instruct on 1x H100"
+    )
 
 
 def test_a_known_release_is_taken_and_its_accounting_named():
-    proc = size("--model", "llama-3.1-8b", "--gpu", "H100", "--max-model-len", "8192", "--vllm-version", "0.29.1rc1.dev17+gd2d649e67", "--json")
+    proc = size(
+        "--model",
+        "llama-3.1-8b",
+        "--gpu",
+        "H100",
+        "--max-model-len",
+        "8192",
+        "--vllm-version",
+        "0.29.1rc1.dev17+gd2d649e67",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["accounting"] == "0.20-0.33"
@@ -102,7 +151,10 @@ def test_a_warm_compile_cache_is_sized_on_request_and_said():
     assert any(n.startswith("sized for a warm torch.compile cache") and "a new pod's cache is empty" in n for n in warm["notes"])
     assert not any("warm" in n for n in cold["notes"])
     # Where no compile charge applies (0.33: V2 reserves its graph estimate) nothing changes, and the note says so.
-    late = [json.loads(size(*common[:-3], "--vllm-version", "0.33.0", "--json", *extra).stdout) for extra in ((), ("--compile-cache", "warm"))]
+    late = [
+        json.loads(size(*common[:-3], "--vllm-version", "0.33.0", "--json", *extra).stdout)
+        for extra in ((), ("--compile-cache", "warm"))
+    ]
     assert late[0]["kv_cache_gib"] == late[1]["kv_cache_gib"]
     assert any("so nothing changes" in n for n in late[1]["notes"])
 
@@ -110,34 +162,105 @@ def test_a_warm_compile_cache_is_sized_on_request_and_said():
 @pytest.mark.parametrize(
     "args,expected",
     [
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "0"], "--tensor-parallel-size = '0': must be a whole number from 1 to 64"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "1000"], "--tensor-parallel-size = '1000': must be a whole number from 1 to 64"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--pipeline-parallel-size", "65"], "--pipeline-parallel-size = '65': must be a whole number from 1 to 64"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "1_0"], "--tensor-parallel-size = '1_0': must be a whole number from 1 to 64"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--max-model-len", "9" * 400], "--max-model-len = '" + "9" * 40 + "': must be a whole number from 1 to 10,485,760"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--max-num-seqs", "65537"], "--max-num-seqs = '65537': must be a whole number from 1 to 65,536"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--max-num-batched-tokens", "1048577"], "--max-num-batched-tokens = '1048577': must be a whole number from 1 to 1,048,576"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-utilization", "1.2"], "--gpu-memory-utilization = '1.2': must be a fraction in (0, 1]"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-utilization", "nan"], "--gpu-memory-utilization = 'nan': must be a fraction in (0, 1]"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--kv-cache-dtype", "int3"], "--kv-cache-dtype = 'int3': must be one of auto, fp8, fp8_e4m3, fp8_e5m2"),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "0"],
+            "--tensor-parallel-size = '0': must be a whole number from 1 to 64",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "1000"],
+            "--tensor-parallel-size = '1000': must be a whole number from 1 to 64",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--pipeline-parallel-size", "65"],
+            "--pipeline-parallel-size = '65': must be a whole number from 1 to 64",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--tensor-parallel-size", "1_0"],
+            "--tensor-parallel-size = '1_0': must be a whole number from 1 to 64",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--max-model-len", "9" * 400],
+            "--max-model-len = '" + "9" * 40 + "': must be a whole number from 1 to 10,485,760",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--max-num-seqs", "65537"],
+            "--max-num-seqs = '65537': must be a whole number from 1 to 65,536",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--max-num-batched-tokens", "1048577"],
+            "--max-num-batched-tokens = '1048577': must be a whole number from 1 to 1,048,576",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-utilization", "1.2"],
+            "--gpu-memory-utilization = '1.2': must be a fraction in (0, 1]",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-utilization", "nan"],
+            "--gpu-memory-utilization = 'nan': must be a fraction in (0, 1]",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--kv-cache-dtype", "int3"],
+            "--kv-cache-dtype = 'int3': must be one of auto, fp8, fp8_e4m3, fp8_e5m2",
+        ),
         (["--model", "llama-3.1-8b", "--gpu", "TPU"], "--gpu = 'TPU': unknown GPU 'TPU'; known: A100-40GB, A100-80GB,"),
-        (["--model", "acme/unknown", "--gpu", "H100"], "--model = 'acme/unknown': model 'acme/unknown' is not in the lock file or the built-in catalogue; run `python -m stacks models lock`"),
+        (
+            ["--model", "acme/unknown", "--gpu", "H100"],
+            "--model = 'acme/unknown': model 'acme/unknown' is not in the lock file or the built-in catalogue; run `python -m stacks models lock`",
+        ),
         (["--model", "llama-3.1-8b"], "--gpu: is required (or --gpu-memory-gib)"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "latest"], "--vllm-version = 'latest': must be a release number such as 0.33.0"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "0.5.0"],
-         "--vllm-version = '0.5.0': outside the releases the memory model was calibrated on (0.8 to 0.33.x); give unknown to size with the most conservative accounting"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "9.0.0"], "--vllm-version = '9.0.0': outside the releases the memory model was calibrated on"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "0.34.0"], "--vllm-version = '0.34.0': outside the releases the memory model was calibrated on"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--quantization", "FP 8"], "--quantization = 'FP 8': must be one of fp8, awq, awq_marlin, gptq, gptq_marlin, compressed-tensors,"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--block-size", "0"], "--block-size = '0': must be one of 1, 8, 16, 32, 64, 128, 256"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--block-size", "3"], "--block-size = '3': must be one of 1, 8, 16, 32, 64, 128, 256"),
-        (["--model", "llama-3.1-8b", "--gpu-memory-gib", "-4"], "--gpu-memory-gib = '-4': must be a number > 0 and below 1,000,000"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-gib", "1e400"], "--gpu-memory-gib = '1e400': must be a number > 0 and below 1,000,000"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--weights-gib", "0"], "--weights-gib = '0': must be a number > 0 and below 1,000,000"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--dtype", "int4"], "--dtype = 'int4': must be one of auto, bfloat16, float16, half, float32"),
-        (["--model-config", "/nonexistent/config.json", "--weights-gib", "3", "--gpu", "H100"], "--model-config = '/nonexistent/config.json': cannot read: No such file or directory"),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "latest"],
+            "--vllm-version = 'latest': must be a release number such as 0.33.0",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "0.5.0"],
+            "--vllm-version = '0.5.0': outside the releases the memory model was calibrated on (0.8 to 0.33.x); give unknown to size with the most conservative accounting",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "9.0.0"],
+            "--vllm-version = '9.0.0': outside the releases the memory model was calibrated on",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--vllm-version", "0.34.0"],
+            "--vllm-version = '0.34.0': outside the releases the memory model was calibrated on",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--quantization", "FP 8"],
+            "--quantization = 'FP 8': must be one of fp8, awq, awq_marlin, gptq, gptq_marlin, compressed-tensors,",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--block-size", "0"],
+            "--block-size = '0': must be one of 1, 8, 16, 32, 64, 128, 256",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--block-size", "3"],
+            "--block-size = '3': must be one of 1, 8, 16, 32, 64, 128, 256",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu-memory-gib", "-4"],
+            "--gpu-memory-gib = '-4': must be a number > 0 and below 1,000,000",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--gpu-memory-gib", "1e400"],
+            "--gpu-memory-gib = '1e400': must be a number > 0 and below 1,000,000",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--weights-gib", "0"],
+            "--weights-gib = '0': must be a number > 0 and below 1,000,000",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--dtype", "int4"],
+            "--dtype = 'int4': must be one of auto, bfloat16, float16, half, float32",
+        ),
+        (
+            ["--model-config", "/nonexistent/config.json", "--weights-gib", "3", "--gpu", "H100"],
+            "--model-config = '/nonexistent/config.json': cannot read: No such file or directory",
+        ),
         (["--model-config", "/dev/null", "--gpu", "H100"], "--weights-gib: is required with --model-config"),
-        (["--model", "llama-3.1-8b", "--gpu", "H100", "--compile-cache", "hot"], "--compile-cache = 'hot': must be one of cold, warm"),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--compile-cache", "hot"],
+            "--compile-cache = 'hot': must be one of cold, warm",
+        ),
     ],
 )
 def test_bad_flags_exit_2_naming_the_flag(args, expected):
@@ -176,13 +299,19 @@ def test_without_a_release_size_says_which_it_used():
     proc = size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[1] == "vLLM 0.33.0: the release the stacks deploy, vllm/vllm-openai:v0.33.0; utilization 0.9, the stacks' default"
+    assert (
+        lines[1] == "vLLM 0.33.0: the release the stacks deploy, vllm/vllm-openai:v0.33.0; utilization 0.9, the stacks' default"
+    )
     assert lines[2].startswith("maxNumSeqs 88, derived as the stacks' capacity plan derives it: ")
     assert "= KV cache         23.91" in lines
 
 
 def test_unknown_release_is_the_conservative_accounting():
-    out = json.loads(size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S", "--vllm-version", "unknown", "--json").stdout)
-    known = json.loads(size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S", "--vllm-version", "0.33.0", "--json").stdout)
+    out = json.loads(
+        size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S", "--vllm-version", "unknown", "--json").stdout
+    )
+    known = json.loads(
+        size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S", "--vllm-version", "0.33.0", "--json").stdout
+    )
     assert out["vllm_version"] == "unknown" and out["max_num_seqs"] == known["max_num_seqs"] == 256
     assert out["kv_cache_gib"] <= known["kv_cache_gib"]

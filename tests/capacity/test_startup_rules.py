@@ -27,8 +27,15 @@ from policies.registry import POLICIES
 
 LLAMA = find_model("meta-llama/Llama-3.1-8B-Instruct").arch  # 32 heads, 8 KV heads, limit 131,072, bfloat16
 QWEN = find_model("Qwen/Qwen2.5-7B-Instruct").arch  # 28 heads, 4 KV heads
-OK = Settings(tensor_parallel_size=1, max_model_len=8192, max_num_seqs=256, max_num_batched_tokens=2048,
-              dtype="bfloat16", gpu="L40S", compute_capability=(8, 9))
+OK = Settings(
+    tensor_parallel_size=1,
+    max_model_len=8192,
+    max_num_seqs=256,
+    max_num_batched_tokens=2048,
+    dtype="bfloat16",
+    gpu="L40S",
+    compute_capability=(8, 9),
+)
 # A Turing card as vLLM sees it (compute capability 7.5, NVIDIA's table), given by hand: the plan's rule
 # reads only the record's compute_capability.
 T4 = Gpu("T4", 14.58, compute_capability=(7, 5))
@@ -55,7 +62,8 @@ def test_every_rule_is_a_registered_policy_row_of_its_own():
 def test_batched_tokens_below_seqs_is_refused():
     assert rule_of("vllm-batched-tokens-cover-seqs", max_num_seqs=512, max_num_batched_tokens=256) == (
         "maxNumBatchedTokens 256 is below maxNumSeqs 512; vLLM's scheduler config refuses it "
-        "(SchedulerConfig: max_num_batched_tokens must be >= max_num_seqs)")
+        "(SchedulerConfig: max_num_batched_tokens must be >= max_num_seqs)"
+    )
     assert rule_of("vllm-batched-tokens-cover-seqs", max_num_seqs=512, max_num_batched_tokens=512) is None
 
 
@@ -63,15 +71,18 @@ def test_without_chunked_prefill_a_prompt_must_fit_one_batch():
     assert rule_of("vllm-batched-tokens-cover-seqs", max_num_batched_tokens=4096, chunked_prefill=True) is None
     assert rule_of("vllm-batched-tokens-cover-seqs", max_num_batched_tokens=4096, chunked_prefill=False) == (
         "maxNumBatchedTokens 4,096 is below maxModelLen 8,192 with chunked prefill disabled; vLLM's scheduler config "
-        "refuses it (a prompt must fit one batch)")
+        "refuses it (a prompt must fit one batch)"
+    )
     assert rule_of("vllm-batched-tokens-cover-seqs", max_num_batched_tokens=8192, chunked_prefill=False) is None
 
 
 # --- tensor parallel divides the heads ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tp,refused", [(1, False), (2, False), (4, False), (8, False), (16, False), (32, False),
-                                        (3, True), (6, True), (12, True), (64, True)])
+@pytest.mark.parametrize(
+    "tp,refused",
+    [(1, False), (2, False), (4, False), (8, False), (16, False), (32, False), (3, True), (6, True), (12, True), (64, True)],
+)
 def test_tp_must_divide_the_attention_heads(tp, refused):
     assert (rule_of("vllm-tp-divides-attention-heads", tensor_parallel_size=tp) is not None) is refused
 
@@ -79,7 +90,8 @@ def test_tp_must_divide_the_attention_heads(tp, refused):
 def test_the_kv_head_term_matters():
     # Qwen2.5-7B: 7 divides its 28 attention heads, but neither 7 divides its 4 KV heads nor 4 divides 7.
     assert rule_of("vllm-tp-divides-attention-heads", QWEN, tensor_parallel_size=7) == (
-        "tensorParallelSize 7 and the model's 4 KV heads do not divide one another; vLLM refuses to start")
+        "tensorParallelSize 7 and the model's 4 KV heads do not divide one another; vLLM refuses to start"
+    )
     # The same TP with 7 KV heads (or 14: TP divides them) starts: only the KV term refused it.
     assert rule_of("vllm-tp-divides-attention-heads", replace(QWEN, num_kv_heads=7), tensor_parallel_size=7) is None
     assert rule_of("vllm-tp-divides-attention-heads", replace(QWEN, num_kv_heads=14), tensor_parallel_size=7) is None
@@ -100,7 +112,8 @@ def test_context_above_the_models_limit_is_refused_unless_allowed():
     assert rule_of("vllm-context-within-model-limit", max_model_len=131072) is None
     assert rule_of("vllm-context-within-model-limit", max_model_len=131073) == (
         "maxModelLen 131,073 exceeds the model's maximum of 131,072 tokens; vLLM refuses it "
-        "(unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower maxModelLen")
+        "(unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower maxModelLen"
+    )
     assert rule_of("vllm-context-within-model-limit", max_model_len=131073, allow_long_max_model_len=True) is None
     # A config.json that states no limit leaves nothing to compare with.
     assert rule_of("vllm-context-within-model-limit", replace(LLAMA, max_model_len_limit=0), max_model_len=10**7) is None
@@ -112,7 +125,8 @@ def test_context_above_the_models_limit_is_refused_unless_allowed():
 def test_an_offline_method_needs_a_checkpoint_quantized_with_it():
     assert rule_of("vllm-quantization-supported", quantization="awq") == (
         "--quantization awq needs a checkpoint quantized with it, and this one is bfloat16; use a pre-quantized "
-        "checkpoint or --quantization fp8")
+        "checkpoint or --quantization fp8"
+    )
     assert rule_of("vllm-quantization-supported", quantization="fp8") is None  # online
     assert rule_of("vllm-quantization-supported", quantization="bitsandbytes") is None  # online
     assert rule_of("vllm-quantization-supported", quantization=None) is None
@@ -126,7 +140,8 @@ def test_an_offline_method_needs_a_checkpoint_quantized_with_it():
 def test_bfloat16_needs_compute_capability_8():
     assert rule_of("vllm-dtype-supported-by-gpu", gpu="T4", compute_capability=(7, 5)) == (
         "dtype bfloat16 needs a GPU of compute capability 8.0 or above, and the T4 has 7.5; vLLM refuses it at "
-        "start-up (\"Bfloat16 is only supported on GPUs with compute capability of at least 8.0\"); use dtype float16")
+        'start-up ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0"); use dtype float16'
+    )
     assert rule_of("vllm-dtype-supported-by-gpu", gpu="A100-40GB", compute_capability=(8, 0)) is None  # the boundary
     # Each term: float16 or auto on the same GPU start (auto falls back to float16), and an unknown device is not judged.
     assert rule_of("vllm-dtype-supported-by-gpu", dtype="float16", compute_capability=(7, 5)) is None
@@ -174,20 +189,36 @@ def test_each_rule_names_its_field_of_the_stack_file():
 # --- the memory plan --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("engine,gpu,rule", [
-    ({"tensor_parallel_size": 3}, "L40S", "vllm-tp-divides-attention-heads"),
-    ({"max_model_len": 262144}, "L40S", "vllm-context-within-model-limit"),
-    ({"max_model_len": 8192, "quantization": "awq"}, "L40S", "vllm-quantization-supported"),
-    ({"max_model_len": 8192, "max_num_seqs": 512, "max_num_batched_tokens": 256}, "L40S", "vllm-batched-tokens-cover-seqs"),
-    ({"max_model_len": 8192, "dtype": "bfloat16"}, T4, "vllm-dtype-supported-by-gpu"),
-])
+@pytest.mark.parametrize(
+    "engine,gpu,rule",
+    [
+        ({"tensor_parallel_size": 3}, "L40S", "vllm-tp-divides-attention-heads"),
+        ({"max_model_len": 262144}, "L40S", "vllm-context-within-model-limit"),
+        ({"max_model_len": 8192, "quantization": "awq"}, "L40S", "vllm-quantization-supported"),
+        ({"max_model_len": 8192, "max_num_seqs": 512, "max_num_batched_tokens": 256}, "L40S", "vllm-batched-tokens-cover-seqs"),
+        ({"max_model_len": 8192, "dtype": "bfloat16"}, T4, "vllm-dtype-supported-by-gpu"),
+    ],
+)
 def test_the_plan_names_the_rule_that_refuses(engine, gpu, rule):
     m = find_model("meta-llama/Llama-3.1-8B-Instruct")
     plan = plan_memory(m.arch, m.checkpoint_bytes, gpu if isinstance(gpu, Gpu) else find_gpu(gpu), EngineArgs(**engine))
     assert (plan.fits, plan.startup_rule) == (False, rule)
-    assert plan.reason == first_refusal(m.arch, Settings(
-        plan.gpus_per_replica, plan.max_model_len, plan.max_num_seqs, plan.max_num_batched_tokens,
-        engine.get("quantization"), engine.get("dtype", "auto"), plan.gpu, getattr(gpu, "compute_capability", (8, 9)))).message
+    assert (
+        plan.reason
+        == first_refusal(
+            m.arch,
+            Settings(
+                plan.gpus_per_replica,
+                plan.max_model_len,
+                plan.max_num_seqs,
+                plan.max_num_batched_tokens,
+                engine.get("quantization"),
+                engine.get("dtype", "auto"),
+                plan.gpu,
+                getattr(gpu, "compute_capability", (8, 9)),
+            ),
+        ).message
+    )
     assert "startup_rule" not in plan.as_dict()  # the report carries the reason, not the row
 
 

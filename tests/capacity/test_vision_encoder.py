@@ -24,13 +24,13 @@ from components.capacity.memory import (
     activation_bytes,
     plan_memory,
 )
+from components.capacity.models import find_model, model_from_config
 from components.capacity.vision import (
     VISION_ENCODER_PROFILE_GIB,
     qwen_vl_attention_peak_hidden,
     qwen_vl_dummy_patches,
     vision_encoder_profile_bytes,
 )
-from components.capacity.models import find_model, model_from_config
 from tests.conftest import ROOT
 
 CONFIGS = json.loads((Path(__file__).parent / "data" / "model_configs.json").read_text())
@@ -52,15 +52,18 @@ def test_the_vision_config_is_read(arch):
     assert (v.patch_size, v.spatial_merge_size, v.temporal_patch_size, v.in_channels, v.max_pixels) == (14, 2, 2, 3, 12_845_056)
 
 
-@pytest.mark.parametrize("max_model_len,frame_pairs", [
-    (2_048, 1),      # one frame, padded to two: the same patches as the largest image
-    (16_384, 1),
-    (32_768, 2),     # 4 frames: 2 x 16,384 tokens fit, 5 frames (3 pairs) do not
-    (65_536, 4),
-    (114_688, 7),    # 14 frames, _MAX_FRAMES_PER_VIDEO
-    (128_000, 7),
-    (1_000_000, 7),  # capped at 14 frames however long the context
-])
+@pytest.mark.parametrize(
+    "max_model_len,frame_pairs",
+    [
+        (2_048, 1),  # one frame, padded to two: the same patches as the largest image
+        (16_384, 1),
+        (32_768, 2),  # 4 frames: 2 x 16,384 tokens fit, 5 frames (3 pairs) do not
+        (65_536, 4),
+        (114_688, 7),  # 14 frames, _MAX_FRAMES_PER_VIDEO
+        (128_000, 7),
+        (1_000_000, 7),  # capped at 14 frames however long the context
+    ],
+)
 def test_the_dummy_video_grows_with_the_context_up_to_fourteen_frames(arch, max_model_len, frame_pairs):
     assert qwen_vl_dummy_patches(arch, max_model_len, 2048, 256, "0.23.0") == frame_pairs * PATCHES_PER_FRAME_PAIR
 
@@ -100,11 +103,15 @@ def test_activation_takes_the_larger_of_the_encoder_and_the_text_run(arch):
 
 def test_the_kv_budget_shrinks_by_the_encoder_charge(arch):
     gpu = find_gpu("A100-80GB")
-    plans = {n: plan_memory(arch, 15.67 * GIB, gpu, EngineArgs(max_model_len=n, gpu_memory_utilization=0.9, vllm_version="0.23.0"))
-             for n in (8_192, 32_768, 128_000)}
+    plans = {
+        n: plan_memory(arch, 15.67 * GIB, gpu, EngineArgs(max_model_len=n, gpu_memory_utilization=0.9, vllm_version="0.23.0"))
+        for n in (8_192, 32_768, 128_000)
+    }
     assert plans[8_192].kv_cache_gib > plans[32_768].kv_cache_gib > plans[128_000].kv_cache_gib
     # 32K -> 128K context: 5 more frame pairs of 65,536 patches at 35,672 bytes each.
-    assert plans[32_768].activation_gib - plans[128_000].activation_gib == pytest.approx(-5 * PATCHES_PER_FRAME_PAIR * PEAK_BYTES_PER_PATCH / GIB, abs=1e-6)
+    assert plans[32_768].activation_gib - plans[128_000].activation_gib == pytest.approx(
+        -5 * PATCHES_PER_FRAME_PAIR * PEAK_BYTES_PER_PATCH / GIB, abs=1e-6
+    )
 
 
 def test_a_text_model_is_charged_nothing():
@@ -123,7 +130,9 @@ def test_an_unknown_vision_tower_keeps_the_fixed_charge(arch):
     plain = parse_config({**text_only, "model_type": "qwen2"})
     for length in (2_048, 128_000):
         charged = activation_bytes(fallback, 2048, 256, 1, RESERVED_GRAPHS, length, "0.23.0")
-        assert charged - activation_bytes(plain, 2048, 256, 1, RESERVED_GRAPHS, length, "0.23.0") == pytest.approx(VISION_ENCODER_PROFILE_GIB * GIB)
+        assert charged - activation_bytes(plain, 2048, 256, 1, RESERVED_GRAPHS, length, "0.23.0") == pytest.approx(
+            VISION_ENCODER_PROFILE_GIB * GIB
+        )
     # Qwen3-VL's tower (deepstack) is not Qwen2.5-VL's: the fixed charge too.
     qwen3 = parse_config(CONFIGS["Qwen/Qwen3-VL-30B-A3B-Instruct"]["config"])
     assert qwen3.vision is None and qwen3.has_dynamic_vision_encoder
@@ -142,9 +151,28 @@ def test_size_charges_the_encoder_from_a_users_config_json(tmp_path):
     out = {}
     for length in (8192, 128000):
         proc = subprocess.run(
-            [sys.executable, "-m", "stacks", "size", "--model-config", str(config), "--weights-gib", "15.67",
-             "--gpu", "A100-80GB", "--max-model-len", str(length), "--vllm-version", "0.23.0", "--json"],
-            cwd=ROOT, capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                "-m",
+                "stacks",
+                "size",
+                "--model-config",
+                str(config),
+                "--weights-gib",
+                "15.67",
+                "--gpu",
+                "A100-80GB",
+                "--max-model-len",
+                str(length),
+                "--vllm-version",
+                "0.23.0",
+                "--json",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode in (0, 1), proc.stderr
         out[length] = json.loads(proc.stdout)
     assert out[128000]["activation_gib"] - out[8192]["activation_gib"] > 12
@@ -155,7 +183,11 @@ def test_a_bad_vision_config_exits_2_naming_the_field(tmp_path):
     config.write_text(json.dumps({**QWEN25_VL, "vision_config": {**QWEN25_VL["vision_config"], "hidden_size": "big"}}))
     proc = subprocess.run(
         [sys.executable, "-m", "stacks", "size", "--model-config", str(config), "--weights-gib", "15.67", "--gpu", "A100-80GB"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "hidden_size" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -207,20 +239,29 @@ def test_the_qwen2_vl_kv_budget_moves_by_the_derived_charge(qwen2):
     gpu = find_gpu("RTX-3090", 23.58)
     args = EngineArgs(max_model_len=4096, gpu_memory_utilization=0.9, vllm_version="0.13.0")
     plan = plan_memory(qwen2, 15.532 * GIB, gpu, args)
-    expected = 0.9 * 23.58 - plan.weights_gib - (65_536 * QWEN2_VL_PEAK_BYTES_PER_PATCH / GIB + 0.05) - plan.non_torch_gib - plan.cuda_graph_gib
+    expected = (
+        0.9 * 23.58
+        - plan.weights_gib
+        - (65_536 * QWEN2_VL_PEAK_BYTES_PER_PATCH / GIB + 0.05)
+        - plan.non_torch_gib
+        - plan.cuda_graph_gib
+    )
     assert plan.kv_cache_gib == pytest.approx(expected, abs=1e-9)
     assert plan.activation_gib == pytest.approx(2.38, abs=0.005)
 
 
-@pytest.mark.parametrize("version,hidden_multiple", [
-    ("0.9.0", 13),    # q and k rotated one at a time in float32 (0.9.0.1)
-    ("0.10.1", 20),   # not read: taken as 0.11
-    ("0.11.0", 20),   # q and k concatenated, then rotated in float32 (0.11.0)
-    ("0.12.0", 11),   # rotated in the model dtype (0.12.0, 0.13.0, 0.20.0-0.33.0)
-    ("0.13.0", 11),
-    ("0.23.0", 11),
-    (None, 20),       # unknown: the largest
-])
+@pytest.mark.parametrize(
+    "version,hidden_multiple",
+    [
+        ("0.9.0", 13),  # q and k rotated one at a time in float32 (0.9.0.1)
+        ("0.10.1", 20),  # not read: taken as 0.11
+        ("0.11.0", 20),  # q and k concatenated, then rotated in float32 (0.11.0)
+        ("0.12.0", 11),  # rotated in the model dtype (0.12.0, 0.13.0, 0.20.0-0.33.0)
+        ("0.13.0", 11),
+        ("0.23.0", 11),
+        (None, 20),  # unknown: the largest
+    ],
+)
 def test_the_attention_peak_follows_the_release(version, hidden_multiple):
     assert qwen_vl_attention_peak_hidden(version) == hidden_multiple
 
@@ -235,14 +276,23 @@ def test_0_11_profiles_the_float32_rotation(arch, qwen2):
 
 
 def test_an_incomplete_qwen2_vl_vision_config_keeps_the_fixed_charge():
-    partial = parse_config({**QWEN2_VL, "vision_config": {k: v for k, v in QWEN2_VL["vision_config"].items() if k != "mlp_ratio"}})
+    partial = parse_config(
+        {**QWEN2_VL, "vision_config": {k: v for k, v in QWEN2_VL["vision_config"].items() if k != "mlp_ratio"}}
+    )
     assert partial.vision is None and partial.has_dynamic_vision_encoder
 
 
-@pytest.mark.parametrize("field,value,message", [
-    ("mlp_ratio", "big", "mlp_ratio"), ("mlp_ratio", 0, "mlp_ratio"), ("mlp_ratio", float("nan"), "mlp_ratio"),
-    ("embed_dim", -1, "embed_dim"), ("hidden_size", "x", "hidden_size"), ("patch_size", 0, "must all be > 0"),
-])
+@pytest.mark.parametrize(
+    "field,value,message",
+    [
+        ("mlp_ratio", "big", "mlp_ratio"),
+        ("mlp_ratio", 0, "mlp_ratio"),
+        ("mlp_ratio", float("nan"), "mlp_ratio"),
+        ("embed_dim", -1, "embed_dim"),
+        ("hidden_size", "x", "hidden_size"),
+        ("patch_size", 0, "must all be > 0"),
+    ],
+)
 def test_a_bad_qwen2_vl_vision_config_is_refused(field, value, message):
     bad = {**QWEN2_VL, "vision_config": {**QWEN2_VL["vision_config"], field: value}}
     with pytest.raises(ArchitectureError, match=message):

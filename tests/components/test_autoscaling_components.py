@@ -51,8 +51,11 @@ def test_each_model_gets_a_model_autoscaling_with_three_children(prod):
         assert {c["provider"] for c in children.values()} == {"prod-k8s"}
         # The component registers exactly what the builder returns (numbers arrive as floats from the engine).
         s = children[f"prod-{m.name}-autoscaling-{scaler}"]
-        built = (scale.scaled_object(m, plans[m.name], cfg.namespace, "http://prometheus-operated.monitoring.svc:9090")
-                 if scaler == "scaledobject" else scale.horizontal_pod_autoscaler(m, plans[m.name], cfg.namespace))
+        built = (
+            scale.scaled_object(m, plans[m.name], cfg.namespace, "http://prometheus-operated.monitoring.svc:9090")
+            if scaler == "scaledobject"
+            else scale.horizontal_pod_autoscaler(m, plans[m.name], cfg.namespace)
+        )
         assert s["inputs"]["metadata"]["name"] == built["metadata"]["name"]
         assert s["inputs"]["spec"]["scaleTargetRef"] == built["spec"]["scaleTargetRef"]
         # Autoscalers wait for the metrics releases (the adapter must serve their metric).

@@ -9,8 +9,8 @@ import pytest
 
 from components.builders.kubeconfig import eks_kubeconfig
 from components.cluster import k8s_child_opts, kubernetes_provider_of
-from components.errors import ConfigError
 from components.config import load_stack_config
+from components.errors import ConfigError
 from stacks import mock_cloud
 from tests.conftest import STACKS, stack_config
 from tests.recording import record
@@ -20,9 +20,21 @@ def test_kubeconfig_uses_the_aws_exec_plugin_and_holds_no_token():
     doc = json.loads(eks_kubeconfig("llm-prod", "https://x.gr7.us-east-1.eks.amazonaws.com", "Q0E=", "us-east-1"))
     (user,) = doc["users"]
     assert user["user"]["exec"]["command"] == "aws"
-    assert user["user"]["exec"]["args"] == ["--region", "us-east-1", "eks", "get-token", "--cluster-name", "llm-prod", "--output", "json"]
+    assert user["user"]["exec"]["args"] == [
+        "--region",
+        "us-east-1",
+        "eks",
+        "get-token",
+        "--cluster-name",
+        "llm-prod",
+        "--output",
+        "json",
+    ]
     assert "token" not in user["user"] and "client-key-data" not in user["user"]
-    assert doc["clusters"][0]["cluster"] == {"server": "https://x.gr7.us-east-1.eks.amazonaws.com", "certificate-authority-data": "Q0E="}
+    assert doc["clusters"][0]["cluster"] == {
+        "server": "https://x.gr7.us-east-1.eks.amazonaws.com",
+        "certificate-authority-data": "Q0E=",
+    }
     assert doc["current-context"] == "llm-prod"
 
 
@@ -60,7 +72,14 @@ def test_the_mocked_eks_lookup_answers_in_the_shape_the_provider_reads():
 
 
 def test_ambient_connection_builds_a_provider_on_the_local_kubeconfig(tmp_path):
-    doc = (STACKS / "Pulumi.dev.yaml").read_text().replace("    kubernetesVersion: \"1.33\"\n", "    kubernetesVersion: \"1.33\"\n    connection: ambient\n    kubeContext: admin@llm-dev\n")
+    doc = (
+        (STACKS / "Pulumi.dev.yaml")
+        .read_text()
+        .replace(
+            '    kubernetesVersion: "1.33"\n',
+            '    kubernetesVersion: "1.33"\n    connection: ambient\n    kubeContext: admin@llm-dev\n',
+        )
+    )
     path = tmp_path / "Pulumi.ambient.yaml"
     path.write_text(doc)
     rec = record(str(path))

@@ -108,7 +108,9 @@ def test_the_callers_provider_reaches_every_child(tmp_path, dev):
 
     def program():
         provider = k8s.Provider("team-cluster", kubeconfig="{}")
-        VllmService("chat", VllmServiceArgs(model=model, gpu_pool=pool, namespace="a"), opts=pulumi.ResourceOptions(providers=[provider]))
+        VllmService(
+            "chat", VllmServiceArgs(model=model, gpu_pool=pool, namespace="a"), opts=pulumi.ResourceOptions(providers=[provider])
+        )
 
     rec = run_program(empty_stack(tmp_path), program)
     children = [r for r in rec.resources if r.custom and r.type.startswith("kubernetes:") and r.parent == "chat"]
@@ -150,7 +152,9 @@ def test_platform_outputs_are_the_stack_outputs(tmp_path):
     multi = {m.name for m in cfg.models if m.distributed is not None}
     assert multi == {"llama-405b"}
     assert rec.outputs["serviceUrls"] == {
-        n: f"http://{n}.{cfg.namespace}.svc.cluster.local:8000" if n in multi else f"http://{n}-predictor.{cfg.namespace}.svc.cluster.local"
+        n: f"http://{n}.{cfg.namespace}.svc.cluster.local:8000"
+        if n in multi
+        else f"http://{n}-predictor.{cfg.namespace}.svc.cluster.local"
         for n in names
     }
     assert rec.outputs["poolNames"] == {p.name: p.name for p in cfg.gpu_pools}

@@ -8,7 +8,7 @@ import sys
 
 from tests.conftest import ROOT
 
-_PROGRAM = r'''
+_PROGRAM = r"""
 import json, sys
 from pathlib import Path
 import pulumi, pulumi_kubernetes as k8s
@@ -38,7 +38,7 @@ class Serving(pulumi.ComponentResource):
 
 rec = run_program(StackFile("dev", Path("Pulumi.dev.yaml"), {}), lambda: Serving("s"))
 print(json.dumps({r.name: list(r.dependencies) for r in rec.resources}))
-'''
+"""
 
 
 def test_a_workload_waits_for_what_it_names_created_after_it():
@@ -49,7 +49,7 @@ def test_a_workload_waits_for_what_it_names_created_after_it():
     assert deps["web-sa"] == ["apps"] and deps["token"] == ["apps"] and deps["apps"] == []
 
 
-_CYCLE = r'''
+_CYCLE = r"""
 import json
 from pathlib import Path
 import pulumi, pulumi_kubernetes as k8s
@@ -85,7 +85,7 @@ class Root(pulumi.ComponentResource):
 
 rec = run_program(StackFile("dev", Path("Pulumi.dev.yaml"), {}), lambda: Root("r"))
 print(json.dumps({"deps": {r.name: list(r.dependencies) for r in rec.resources}, "cycles": orders[0].cycles}))
-'''
+"""
 
 
 def test_a_wait_that_would_close_a_cycle_is_left_out_instead_of_hanging():

@@ -84,7 +84,13 @@ def test_karpenter_takes_cluster_region_and_aws_provider(tmp_path):
     rules = _of_type(res, ":EventRule")
     assert {r["inputs"]["name"] for r in rules.values()} == {
         f"karpenter-shared-eks-{rule}"
-        for rule in ("spot-interruption", "rebalance", "instance-state-change", "scheduled-change", "capacity-reservation-interruption")
+        for rule in (
+            "spot-interruption",
+            "rebalance",
+            "instance-state-change",
+            "scheduled-change",
+            "capacity-reservation-interruption",
+        )
     }
     policy = json.loads(res["k-controller-policy"]["inputs"]["policy"])
     text = json.dumps(policy)
@@ -121,7 +127,9 @@ def test_s3_model_reader_takes_namespace_and_cluster(tmp_path, prod):
         provider = aws.Provider("shared-aws", region=value("region"))
         S3ModelReader(
             "reader",
-            S3ModelReaderArgs(model=model, namespace=value("namespace"), cluster_name=value("clusterName"), aws_provider=provider),
+            S3ModelReaderArgs(
+                model=model, namespace=value("namespace"), cluster_name=value("clusterName"), aws_provider=provider
+            ),
         )
 
     res = _plain_and_from_stack(tmp_path, build)
@@ -178,8 +186,12 @@ def test_llm_ingress_takes_namespace_and_cluster(tmp_path, stack):
         LlmIngress(
             "ing",
             LlmIngressArgs(
-                ingress=cfg.ingress, models=cfg.models, plans=plans, namespace=value("namespace"),
-                cluster_name=value("clusterName"), region=value("region"),
+                ingress=cfg.ingress,
+                models=cfg.models,
+                plans=plans,
+                namespace=value("namespace"),
+                cluster_name=value("clusterName"),
+                region=value("region"),
             ),
         )
 
@@ -216,7 +228,12 @@ def test_gpu_pool_takes_the_vpc_of_its_efa_group(tmp_path, prod):
 
     def build(value):
         provider = aws.Provider("shared-aws", region=value("region"))
-        GpuPool("h100", GpuPoolArgs(pool=pool, plan=plan, cluster_name=value("clusterName"), efa_vpc_id=value("vpcId"), aws_provider=provider))
+        GpuPool(
+            "h100",
+            GpuPoolArgs(
+                pool=pool, plan=plan, cluster_name=value("clusterName"), efa_vpc_id=value("vpcId"), aws_provider=provider
+            ),
+        )
 
     res = _plain_and_from_stack(tmp_path, build)
     group = res["h100-efa-sg"]
@@ -289,11 +306,19 @@ def _wrong_types(prod_cfg, plans) -> list[tuple[str, Callable[[], Any], str]]:
         ("namespace", lambda: MetricsStackArgs(models=prod_cfg.models, namespace=7), text),
         ("vpc_id", lambda: AwsLoadBalancerControllerArgs(cluster_name="c", region="r", vpc_id=7), text),
         ("aws_provider", lambda: AwsLoadBalancerControllerArgs(cluster_name="c", region="r", aws_provider="x"), aws),
-        ("namespace", lambda: LlmIngressArgs(
-            ingress=prod_cfg.ingress, models=prod_cfg.models, plans=plans, namespace=7, cluster_name="c", region="r"), text),
+        (
+            "namespace",
+            lambda: LlmIngressArgs(
+                ingress=prod_cfg.ingress, models=prod_cfg.models, plans=plans, namespace=7, cluster_name="c", region="r"
+            ),
+            text,
+        ),
         ("hf_token", lambda: LlmPlatformArgs(config=prod_cfg, hf_token=7), text),
-        ("k8s_provider", lambda: LlmPlatformArgs(config=prod_cfg, k8s_provider="~/.kube/config"),
-         "must be a pulumi_kubernetes.Provider or null, not str"),
+        (
+            "k8s_provider",
+            lambda: LlmPlatformArgs(config=prod_cfg, k8s_provider="~/.kube/config"),
+            "must be a pulumi_kubernetes.Provider or null, not str",
+        ),
         ("vpc_id", lambda: LlmPlatformArgs(config=prod_cfg, vpc_id=7), text),
     ]
 
@@ -330,8 +355,14 @@ def test_a_provider_of_the_wrong_package_is_refused_naming_it(tmp_path):
 
     run_program(_stack(tmp_path), program)
     assert len(messages) == 2
-    assert "aws_provider\n  Value error, must be a pulumi_aws.Provider or null, not pulumi_kubernetes.provider.Provider" in messages[0]
-    assert "k8s_provider\n  Value error, must be a pulumi_kubernetes.Provider or null, not pulumi_aws.provider.Provider" in messages[1]
+    assert (
+        "aws_provider\n  Value error, must be a pulumi_aws.Provider or null, not pulumi_kubernetes.provider.Provider"
+        in messages[0]
+    )
+    assert (
+        "k8s_provider\n  Value error, must be a pulumi_kubernetes.Provider or null, not pulumi_aws.provider.Provider"
+        in messages[1]
+    )
 
 
 def test_the_reference_names_inputs_and_providers():
@@ -339,9 +370,13 @@ def test_the_reference_names_inputs_and_providers():
     from components import KarpenterArgs, LlmPlatformArgs
     from stacks import reference
 
-    rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip() for line in reference.model_table(KarpenterArgs, "name")[2:]}
+    rows = {
+        line.split("|")[1].strip(" `"): line.split("|")[2].strip() for line in reference.model_table(KarpenterArgs, "name")[2:]
+    }
     assert rows["cluster_name"] == rows["region"] == "Input[str]"
     assert rows["aws_provider"] == "pulumi_aws.Provider (optional)"
-    rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip() for line in reference.model_table(LlmPlatformArgs, "name")[2:]}
+    rows = {
+        line.split("|")[1].strip(" `"): line.split("|")[2].strip() for line in reference.model_table(LlmPlatformArgs, "name")[2:]
+    }
     assert rows["hf_token"] == rows["vpc_id"] == "Input[str] (optional)"
     assert rows["k8s_provider"] == "pulumi_kubernetes.Provider (optional)"

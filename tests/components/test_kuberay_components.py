@@ -31,12 +31,16 @@ def test_ray_service_takes_its_namespace_pool_and_secret_from_another_stack(tmp_
 
     def program():
         platform = pulumi.StackReference("org/llm-serving/prod")
-        svc = RayVllmService("big", RayVllmServiceArgs(
-            model=m, plan=plan,
-            namespace=platform.require_output("namespace"),
-            pool_name=platform.require_output("poolNames").apply(lambda p: p["h100"]),
-            hf_token_secret=platform.require_output("hfTokenSecret"),
-        ))
+        svc = RayVllmService(
+            "big",
+            RayVllmServiceArgs(
+                model=m,
+                plan=plan,
+                namespace=platform.require_output("namespace"),
+                pool_name=platform.require_output("poolNames").apply(lambda p: p["h100"]),
+                hf_token_secret=platform.require_output("hfTokenSecret"),
+            ),
+        )
         pulumi.export("url", svc.url)
         pulumi.export("queueBudget", svc.queue_budget)
 

@@ -31,9 +31,11 @@ def test_an_hpa_on_an_unserved_metric_is_refused_naming_the_fixes(dev):
     with pytest.raises(ValidationError) as err:
         ModelAutoscalingArgs(model=model, plan=plan, namespace="team")
     text = str(err.value)
-    assert ("model 'chat-8b': autoscaling.backend prometheus-adapter renders an HPA on the Pods metric "
-            "vllm_requests_in_flight_chat_8b, which nothing in this stack serves (no metrics_stack is given), so it "
-            "would never scale.") in " ".join(text.split())
+    assert (
+        "model 'chat-8b': autoscaling.backend prometheus-adapter renders an HPA on the Pods metric "
+        "vllm_requests_in_flight_chat_8b, which nothing in this stack serves (no metrics_stack is given), so it "
+        "would never scale."
+    ) in " ".join(text.split())
     assert "a MetricsStack whose models include 'chat-8b'" in text
     assert "builders.prometheus_adapter.adapter_rule" in text and "metric_served_elsewhere=True" in text
     assert "autoscaling.backend: keda" in text

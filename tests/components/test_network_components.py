@@ -20,7 +20,10 @@ def _variant(tmp_path: Path, stack: str, edit) -> str:
 
 
 def test_the_stack_tags_the_given_subnets_and_groups_before_the_node_classes_select_them(tmp_path):
-    tagging = {"subnetIds": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"], "securityGroupIds": ["sg-0123456789abcdef0"]}
+    tagging = {
+        "subnetIds": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"],
+        "securityGroupIds": ["sg-0123456789abcdef0"],
+    }
     rec = record(_variant(tmp_path, "dev", lambda c: c["llm-serving:cluster"].update(tagForDiscovery=tagging)))
     tags = {r["name"]: r for r in rec["resources"] if r["type"] == "aws:ec2/tag:Tag"}
     cluster = yaml.safe_load((STACKS / "Pulumi.dev.yaml").read_text())["config"]["llm-serving:cluster"]["name"]

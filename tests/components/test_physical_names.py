@@ -41,8 +41,12 @@ def long_cluster(tmp_path_factory):
 
 
 def test_every_fixed_name_fits_its_service_on_a_100_character_cluster(long_cluster):
-    limits = {"aws:iam/role:Role": IAM_ROLE_NAME, "aws:cloudwatch/eventRule:EventRule": EVENT_RULE_NAME,
-              "aws:sqs/queue:Queue": SQS_QUEUE_NAME, "kubernetes:helm.sh/v3:Release": HELM_RELEASE_NAME}
+    limits = {
+        "aws:iam/role:Role": IAM_ROLE_NAME,
+        "aws:cloudwatch/eventRule:EventRule": EVENT_RULE_NAME,
+        "aws:sqs/queue:Queue": SQS_QUEUE_NAME,
+        "kubernetes:helm.sh/v3:Release": HELM_RELEASE_NAME,
+    }
     named = [(r["type"], r["inputs"]["name"]) for r in long_cluster if r["type"] in limits and r["inputs"].get("name")]
     assert {t for t, _ in named} == set(limits)
     too_long = [(t, n) for t, n in named if len(n) > limits[t]]
@@ -62,9 +66,13 @@ def test_the_queue_and_node_role_names_agree_wherever_they_are_read(long_cluster
 
 
 def test_fixed_names_are_replaced_delete_first(long_cluster):
-    fixed = [r for r in long_cluster
-             if r["type"] in ("aws:iam/role:Role", "aws:cloudwatch/eventRule:EventRule", "aws:sqs/queue:Queue",
-                              "kubernetes:helm.sh/v3:Release") and r["inputs"].get("name")]
+    fixed = [
+        r
+        for r in long_cluster
+        if r["type"]
+        in ("aws:iam/role:Role", "aws:cloudwatch/eventRule:EventRule", "aws:sqs/queue:Queue", "kubernetes:helm.sh/v3:Release")
+        and r["inputs"].get("name")
+    ]
     assert fixed and [r["name"] for r in fixed if not r["deleteBeforeReplace"]] == []
 
 

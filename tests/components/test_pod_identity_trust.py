@@ -17,7 +17,9 @@ def test_each_association_and_its_roles_trust_agree():
     rec = record("prod")
     # Each role by the ARN the offline engine gives it (mock_cloud.computed_outputs), as the associations name it.
     roles = {
-        computed_outputs(r["type"], r["name"], r["inputs"], "us-east-1")["arn"]: r for r in rec["resources"] if r["type"] == "aws:iam/role:Role"
+        computed_outputs(r["type"], r["name"], r["inputs"], "us-east-1")["arn"]: r
+        for r in rec["resources"]
+        if r["type"] == "aws:iam/role:Role"
     }
     associations = [r for r in rec["resources"] if r["type"] == "aws:eks/podIdentityAssociation:PodIdentityAssociation"]
     assert len(associations) >= 3  # Karpenter, the load balancer controller, the 70B model's S3 reader
@@ -26,9 +28,11 @@ def test_each_association_and_its_roles_trust_agree():
         role = roles[a["roleArn"]]
         (statement,) = json.loads(role["inputs"]["assumeRolePolicy"])["Statement"]
         assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
-        assert statement["Condition"] == {"StringEquals": {
-            "aws:RequestTag/eks-cluster-arn": f"arn:{PARTITION}:eks:us-east-1:{ACCOUNT_ID}:cluster/{a['clusterName']}",
-            "aws:RequestTag/kubernetes-namespace": a["namespace"],
-            "aws:RequestTag/kubernetes-service-account": a["serviceAccount"],
-        }}, assoc["name"]
+        assert statement["Condition"] == {
+            "StringEquals": {
+                "aws:RequestTag/eks-cluster-arn": f"arn:{PARTITION}:eks:us-east-1:{ACCOUNT_ID}:cluster/{a['clusterName']}",
+                "aws:RequestTag/kubernetes-namespace": a["namespace"],
+                "aws:RequestTag/kubernetes-service-account": a["serviceAccount"],
+            }
+        }, assoc["name"]
         assert not a.get("disableSessionTags"), "the trust conditions read the session tags"

@@ -46,7 +46,10 @@ def test_the_pod_identity_agent_is_installed_and_the_associations_wait_for_it(pr
     assert addon.inputs["addonName"] == "eks-pod-identity-agent" and addon.inputs["clusterName"] == "llm-prod"
     associations = [r for r in prod.resources if r.type == "aws:eks/podIdentityAssociation:PodIdentityAssociation"]
     assert sorted(r.name for r in associations) == [
-        "prod-ingress-lb-controller-pod-identity", "prod-karpenter-pod-identity", "prod-llama-70b-s3-reader-pod-identity"]
+        "prod-ingress-lb-controller-pod-identity",
+        "prod-karpenter-pod-identity",
+        "prod-llama-70b-s3-reader-pod-identity",
+    ]
     for association in associations:
         assert "prod-addons-pod-identity-agent" in association.dependencies, association.name
 
@@ -62,7 +65,9 @@ def test_the_agent_add_on_is_skippable():
 
 def test_an_s3_models_pods_start_after_its_service_account_and_association(prod):
     isvc = by_name(prod)["prod-llama-70b-isvc"]
-    assert {"prod-llama-70b-s3-reader-sa", "prod-llama-70b-s3-reader-pod-identity", "prod-llama-70b-s3-reader-read"} <= set(isvc.dependencies)
+    assert {"prod-llama-70b-s3-reader-sa", "prod-llama-70b-s3-reader-pod-identity", "prod-llama-70b-s3-reader-read"} <= set(
+        isvc.dependencies
+    )
 
 
 def test_the_platform_exports_its_region_endpoint_and_a_secret_kubeconfig(prod):
@@ -119,11 +124,14 @@ def test_the_exec_plugin_runs_as_the_providers_profile_or_role():
     assert both["args"][:2] == ["--region", "us-east-1"]
 
 
-@pytest.mark.parametrize("key, value, field", [
-    ("aws:profile", "prod-admin", "aws_profile"),
-    ("aws:assumeRoles", [{"roleArn": "arn:aws:iam::381492650173:role/deployer", "sessionName": "pulumi"}], "aws_role_arn"),
-    ("aws:assumeRole", {"roleArn": "arn:aws:iam::381492650173:role/deployer"}, "aws_role_arn"),
-])
+@pytest.mark.parametrize(
+    "key, value, field",
+    [
+        ("aws:profile", "prod-admin", "aws_profile"),
+        ("aws:assumeRoles", [{"roleArn": "arn:aws:iam::381492650173:role/deployer", "sessionName": "pulumi"}], "aws_role_arn"),
+        ("aws:assumeRole", {"roleArn": "arn:aws:iam::381492650173:role/deployer"}, "aws_role_arn"),
+    ],
+)
 def test_the_providers_identity_is_read_from_the_stack(key, value, field):
     config = stack_config("dev")
     config[key] = value
@@ -131,20 +139,39 @@ def test_the_providers_identity_is_read_from_the_stack(key, value, field):
     assert got == (value if isinstance(value, str) else "arn:aws:iam::381492650173:role/deployer")
 
 
-@pytest.mark.parametrize("key, value, message", [
-    ("aws:assumeRoles", [{"roleArn": "arn:aws:iam::381492650173:role/a"}, {"roleArn": "arn:aws:iam::381492650173:role/b"}],
-     "aws:assumeRoles: chains several roles; kubectl's exec plugin (aws eks get-token --role-arn) assumes one. Assume the chain "
-     "in a profile of ~/.aws/config and set aws:profile instead"),
-    ("aws:assumeRoles", [{"roleArn": "arn:aws:iam::381492650173:role/a", "externalId": "x"}],
-     "aws:assumeRoles[0].externalId: cannot be passed to aws eks get-token, so kubectl would reach the cluster as another identity; "
-     "put the role in a profile of ~/.aws/config and set aws:profile instead"),
-    ("aws:assumeRoles", [{"roleArn": "arn:aws:iam::123456789012:role/deployer"}],
-     "aws:assumeRoles[0].roleArn = 'arn:aws:iam::123456789012:role/deployer': holds the placeholder account id 123456789012 "
-     "(documentation example); use the ARN from your account"),
-    ("aws:assumeRole", {"roleArn": "deployer"},
-     "aws:assumeRole.roleArn = 'deployer': must be an IAM role ARN such as arn:aws:iam::<account>:role/<name>"),
-    ("aws:profile", "my profile", "aws:profile = 'my profile': must be a profile name of ~/.aws/config (letters, digits and _ . @ + = -)"),
-])
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        (
+            "aws:assumeRoles",
+            [{"roleArn": "arn:aws:iam::381492650173:role/a"}, {"roleArn": "arn:aws:iam::381492650173:role/b"}],
+            "aws:assumeRoles: chains several roles; kubectl's exec plugin (aws eks get-token --role-arn) assumes one. Assume the chain "
+            "in a profile of ~/.aws/config and set aws:profile instead",
+        ),
+        (
+            "aws:assumeRoles",
+            [{"roleArn": "arn:aws:iam::381492650173:role/a", "externalId": "x"}],
+            "aws:assumeRoles[0].externalId: cannot be passed to aws eks get-token, so kubectl would reach the cluster as another identity; "
+            "put the role in a profile of ~/.aws/config and set aws:profile instead",
+        ),
+        (
+            "aws:assumeRoles",
+            [{"roleArn": "arn:aws:iam::123456789012:role/deployer"}],
+            "aws:assumeRoles[0].roleArn = 'arn:aws:iam::123456789012:role/deployer': holds the placeholder account id 123456789012 "
+            "(documentation example); use the ARN from your account",
+        ),
+        (
+            "aws:assumeRole",
+            {"roleArn": "deployer"},
+            "aws:assumeRole.roleArn = 'deployer': must be an IAM role ARN such as arn:aws:iam::<account>:role/<name>",
+        ),
+        (
+            "aws:profile",
+            "my profile",
+            "aws:profile = 'my profile': must be a profile name of ~/.aws/config (letters, digits and _ . @ + = -)",
+        ),
+    ],
+)
 def test_an_identity_kubectl_cannot_share_is_refused(key, value, message):
     config = stack_config("dev")
     config[key] = value
@@ -174,13 +201,22 @@ def test_the_kubeconfig_carries_the_stacks_profile():
 
 
 def test_a_kms_mirror_may_be_decrypted_through_s3_only():
-    policy = s3_read_policy("s3://bucket/prefix", "aws-cn", "arn:aws-cn:kms:cn-north-1:381492650173:key/1f6b2a4c-7d3e-4b5a-9c8d-0e1f2a3b4c5d",
-                            "cn-north-1", "amazonaws.com.cn")
+    policy = s3_read_policy(
+        "s3://bucket/prefix",
+        "aws-cn",
+        "arn:aws-cn:kms:cn-north-1:381492650173:key/1f6b2a4c-7d3e-4b5a-9c8d-0e1f2a3b4c5d",
+        "cn-north-1",
+        "amazonaws.com.cn",
+    )
     read, listing, decrypt = policy["Statement"]
     assert read["Resource"] == "arn:aws-cn:s3:::bucket/prefix/*" and listing["Resource"] == "arn:aws-cn:s3:::bucket"
-    assert decrypt == {"Sid": "DecryptMirror", "Effect": "Allow", "Action": "kms:Decrypt",
-                       "Resource": "arn:aws-cn:kms:cn-north-1:381492650173:key/1f6b2a4c-7d3e-4b5a-9c8d-0e1f2a3b4c5d",
-                       "Condition": {"StringEquals": {"kms:ViaService": "s3.cn-north-1.amazonaws.com.cn"}}}
+    assert decrypt == {
+        "Sid": "DecryptMirror",
+        "Effect": "Allow",
+        "Action": "kms:Decrypt",
+        "Resource": "arn:aws-cn:kms:cn-north-1:381492650173:key/1f6b2a4c-7d3e-4b5a-9c8d-0e1f2a3b4c5d",
+        "Condition": {"StringEquals": {"kms:ViaService": "s3.cn-north-1.amazonaws.com.cn"}},
+    }
     assert len(s3_read_policy("s3://bucket/prefix")["Statement"]) == 2
 
 
@@ -193,13 +229,23 @@ def test_prods_reader_gets_the_kms_key_from_its_source():
     assert policy["Statement"][-1]["Condition"] == {"StringEquals": {"kms:ViaService": "s3.us-east-1.amazonaws.com"}}
 
 
-@pytest.mark.parametrize("key, message", [
-    ("arn:aws:kms:us-west-2:381492650173:key/1f6b2a4c-7d3e-4b5a-9c8d-0e1f2a3b4c5d",
-     "kmsKeyArn is in us-west-2, the bucket in us-east-1: S3 uses a key of the bucket's region"),
-    ("arn:aws:kms:us-east-1:123456789012:key/1f6b2a4c-7d3e-4b5a-9c8d-0e1f2a3b4c5d",
-     "kmsKeyArn holds the placeholder account id 123456789012 (documentation example); use the ARN from your account"),
-    ("arn:aws:kms:us-east-1:381492650173:alias/models", "kmsKeyArn must be an ARN such as arn:aws:kms:<region>:<account>:key/<key id>"),
-])
+@pytest.mark.parametrize(
+    "key, message",
+    [
+        (
+            "arn:aws:kms:us-west-2:381492650173:key/1f6b2a4c-7d3e-4b5a-9c8d-0e1f2a3b4c5d",
+            "kmsKeyArn is in us-west-2, the bucket in us-east-1: S3 uses a key of the bucket's region",
+        ),
+        (
+            "arn:aws:kms:us-east-1:123456789012:key/1f6b2a4c-7d3e-4b5a-9c8d-0e1f2a3b4c5d",
+            "kmsKeyArn holds the placeholder account id 123456789012 (documentation example); use the ARN from your account",
+        ),
+        (
+            "arn:aws:kms:us-east-1:381492650173:alias/models",
+            "kmsKeyArn must be an ARN such as arn:aws:kms:<region>:<account>:key/<key id>",
+        ),
+    ],
+)
 def test_a_bad_kms_key_is_refused_naming_the_field(key, message):
     config = stack_config("prod")
     index = next(i for i, m in enumerate(config["llm-serving:models"]) if m["name"] == "llama-70b")

@@ -65,26 +65,47 @@ class LwsService(pulumi.ComponentResource):
                 "spec": {
                     **serving_pod_scheduling(pool, karpenter_gpu_name(plan)),
                     "terminationGracePeriodSeconds": drain.grace_seconds,
-                    "containers": [{
-                        "name": "vllm",
-                        "image": m.image,
-                        "lifecycle": {"preStop": {"sleep": {"seconds": drain.pre_stop_seconds if role == "leader"
-                                                            else drain.rank_pre_stop_seconds}}},
-                    }],
+                    "containers": [
+                        {
+                            "name": "vllm",
+                            "image": m.image,
+                            "lifecycle": {
+                                "preStop": {
+                                    "sleep": {
+                                        "seconds": drain.pre_stop_seconds if role == "leader" else drain.rank_pre_stop_seconds
+                                    }
+                                }
+                            },
+                        }
+                    ],
                 },
             }
 
-        spec = pulumi.Output.from_input(request.pool_name).apply(lambda pool: {
-            "replicas": 1,
-            "leaderWorkerTemplate": {"size": plan.layout.nodes, "leaderTemplate": pod("leader", pool),
-                                     "workerTemplate": pod("worker", pool)},
-        })
+        spec = pulumi.Output.from_input(request.pool_name).apply(
+            lambda pool: {
+                "replicas": 1,
+                "leaderWorkerTemplate": {
+                    "size": plan.layout.nodes,
+                    "leaderTemplate": pod("leader", pool),
+                    "workerTemplate": pod("worker", pool),
+                },
+            }
+        )
         self.workload = k8s.apiextensions.CustomResource(
-            f"{request.name}-lws", api_version=LWS_API, kind="LeaderWorkerSet",
-            metadata={"name": m.name, "namespace": request.namespace}, spec=spec, opts=child)
+            f"{request.name}-lws",
+            api_version=LWS_API,
+            kind="LeaderWorkerSet",
+            metadata={"name": m.name, "namespace": request.namespace},
+            spec=spec,
+            opts=child,
+        )
         service, port = backend.route_target(m)
-        k8s.core.v1.Service(f"{request.name}-service", metadata={"name": service, "namespace": request.namespace},
-                            spec={"selector": backend.metrics_pods(m), "ports": [{"port": port}]}, opts=child)
+        k8s.core.v1.Service(
+            f"{request.name}-service",
+            metadata={"name": service, "namespace": request.namespace},
+            spec={"selector": backend.metrics_pods(m), "ports": [{"port": port}]},
+            opts=child,
+        )
         self.url = pulumi.Output.from_input(request.namespace).apply(lambda ns: backend.service_url(m, ns))
         self.queue_budget = pulumi.Output.from_input(plan.max_num_queued_reqs)
         self.register_outputs({"url": self.url})
@@ -111,8 +132,12 @@ class LeaderWorkerSetBackend(ServingBackend):
         return None
 
     def disruption_budget(self, m: ModelConfig, namespace: str) -> dict[str, Any]:
-        return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": m.name, "namespace": namespace},
-                "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {LWS_NAME_LABEL: m.name}}}}
+        return {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": m.name, "namespace": namespace},
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {LWS_NAME_LABEL: m.name}}},
+        }
 
     def serve(self, request: ServeRequest) -> pulumi.ComponentResource:
         return LwsService(request, self)
@@ -188,8 +213,10 @@ def test_a_third_back_end_plans_as_the_one_it_replaces(lws):
 
 def test_a_third_back_end_serves_a_model_with_one_registration():
     # In a fresh interpreter, as tests/recording.py runs whole programs (the mock engine is one run per process).
-    script = ("import json; from tests.components.test_serving_backends import record_on_lws; "
-              "print(json.dumps(record_on_lws(), sort_keys=True, default=str))")
+    script = (
+        "import json; from tests.components.test_serving_backends import record_on_lws; "
+        "print(json.dumps(record_on_lws(), sort_keys=True, default=str))"
+    )
     proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rec = json.loads(proc.stdout)
@@ -208,17 +235,27 @@ def test_a_third_back_end_serves_a_model_with_one_registration():
     # The ingress routes to the service the back-end names; the monitor scrapes the pods it names.
     ingress_like = [r for r in resources if r["type"].endswith(("Ingress", "VirtualService"))]
     assert any(f"{moved.name}-leader" in json.dumps(r["inputs"]) for r in ingress_like)
-    (monitor,) = [r for r in resources if r["type"].endswith(":PodMonitor") and r["inputs"]["metadata"]["name"] == f"{moved.name}-vllm"]
+    (monitor,) = [
+        r for r in resources if r["type"].endswith(":PodMonitor") and r["inputs"]["metadata"]["name"] == f"{moved.name}-vllm"
+    ]
     assert monitor["inputs"]["spec"]["selector"]["matchLabels"] == {LWS_NAME_LABEL: moved.name, LWS_WORKER_INDEX_LABEL: "0"}
-    (rule,) = [r for r in resources if r["type"].endswith(":PrometheusRule") and r["inputs"]["metadata"]["name"] == f"{moved.name}-alerts"]
+    (rule,) = [
+        r
+        for r in resources
+        if r["type"].endswith(":PrometheusRule") and r["inputs"]["metadata"]["name"] == f"{moved.name}-alerts"
+    ]
     alerts = [a["alert"] for a in rule["inputs"]["spec"]["groups"][0]["rules"]]
     assert "LlmPodRestarting" in alerts and "LlmAutoscalerAtMaxReplicas" not in alerts
     # Not autoscaled: no HPA, no target; its URL among the platform's outputs.
-    assert not [r for r in resources if r["type"].endswith("HorizontalPodAutoscaler") and r["inputs"]["metadata"]["name"] == moved.name]
+    assert not [
+        r for r in resources if r["type"].endswith("HorizontalPodAutoscaler") and r["inputs"]["metadata"]["name"] == moved.name
+    ]
     assert moved.name not in outputs["hpaTargets"]
     assert outputs["serviceUrls"][moved.name] == f"http://{moved.name}-leader.{cfg.namespace}.svc.cluster.local:{PORT}"
     # Every other model is served as before.
-    assert sum(1 for r in resources if r["type"] == "kubernetes:serving.kserve.io/v1beta1:InferenceService") == len(cfg.models) - 1
+    assert (
+        sum(1 for r in resources if r["type"] == "kubernetes:serving.kserve.io/v1beta1:InferenceService") == len(cfg.models) - 1
+    )
 
 
 # --- Branches on the back-end outside the back-ends' own modules -------------------------------------------
@@ -259,7 +296,12 @@ def back_end_branches(source: str) -> list[int]:
             tests.extend(node.ifs)
         elif isinstance(node, ast.BoolOp):
             tests.extend(node.values)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "isinstance"
+            and len(node.args) == 2
+        ):
             names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
             names |= {n.attr for n in ast.walk(node.args[1]) if isinstance(n, ast.Attribute)}
             if names & BACKEND_CLASSES:
@@ -270,7 +312,9 @@ def back_end_branches(source: str) -> list[int]:
 
 def placement_questions(source: str) -> int:
     tree = ast.parse(source)
-    return sum(1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "spans_nodes")
+    return sum(
+        1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "spans_nodes"
+    )
 
 
 def _product_files() -> list[Path]:

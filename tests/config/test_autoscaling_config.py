@@ -25,32 +25,77 @@ def test_defaults_install_prometheus_and_use_the_adapter(dev_config):
 
 
 BAD = [
-    (["llm-serving:models", 0, "autoscaling"], {"backend": "knative"},
-     "models[0].autoscaling.backend = 'knative': input should be 'prometheus-adapter' or 'keda'"),
-    (["llm-serving:models", 0, "autoscaling"], {"scaleDownStabilizationSeconds": -1},
-     "models[0].autoscaling.scaleDownStabilizationSeconds = -1: input should be greater than or equal to 0"),
-    (["llm-serving:models", 0, "autoscaling"], {"targetInFlightPerPod": "12"},
-     "models[0].autoscaling.targetInFlightPerPod = '12': input should be a valid integer"),
+    (
+        ["llm-serving:models", 0, "autoscaling"],
+        {"backend": "knative"},
+        "models[0].autoscaling.backend = 'knative': input should be 'prometheus-adapter' or 'keda'",
+    ),
+    (
+        ["llm-serving:models", 0, "autoscaling"],
+        {"scaleDownStabilizationSeconds": -1},
+        "models[0].autoscaling.scaleDownStabilizationSeconds = -1: input should be greater than or equal to 0",
+    ),
+    (
+        ["llm-serving:models", 0, "autoscaling"],
+        {"targetInFlightPerPod": "12"},
+        "models[0].autoscaling.targetInFlightPerPod = '12': input should be a valid integer",
+    ),
     (["llm-serving:monitoring"], {"namespace": "Monitoring"}, "monitoring.namespace = 'Monitoring': must be a DNS-1035 label"),
-    (["llm-serving:monitoring"], {"prometheus": {"url": "prometheus:9090"}},
-     "monitoring.prometheus.url = 'prometheus:9090': must be an http(s) URL"),
-    (["llm-serving:monitoring"], {"prometheus": {"url": "http://user:pw@prom:9090"}},
-     "monitoring.prometheus.url = 'http://user:pw@prom:9090': must be an http(s) URL"),
-    (["llm-serving:monitoring"], {"prometheus": {"monitorLabels": {"release": "a b"}}},
-     "monitoring.prometheus.monitorLabels = {\"release\": \"a b\"}: the value of label 'release' is not a Kubernetes label value"),
-    (["llm-serving:monitoring"], {"alerts": {"kvCacheUsage": 95}},
-     "monitoring.alerts.kvCacheUsage = 95: input should be less than or equal to 1"),
-    (["llm-serving:monitoring"], {"alerts": {"queueFraction": 0}},
-     "monitoring.alerts.queueFraction = 0: input should be greater than 0"),
-    (["llm-serving:monitoring"], {"alerts": {"preemptionsPerMinute": -1}},
-     "monitoring.alerts.preemptionsPerMinute = -1: input should be greater than or equal to 0"),
-    (["llm-serving:monitoring"], {"alerts": {"restarts": 0.5}}, "monitoring.alerts.restarts = 0.5: input should be a valid integer"),
-    (["llm-serving:monitoring"], {"alerts": {"admissionRejectionsPerMinute": -2}},
-     "monitoring.alerts.admissionRejectionsPerMinute = -2: input should be greater than or equal to 0"),
-    (["llm-serving:monitoring"], {"alerts": {"forSeconds": 7200}}, "monitoring.alerts.forSeconds = 7200: input should be less than or equal to 3600"),
-    (["llm-serving:monitoring"], {"alerts": {"atMaxReplicasSeconds": 10}},
-     "monitoring.alerts.atMaxReplicasSeconds = 10: input should be greater than or equal to 60"),
-    (["llm-serving:monitoring"], {"alerts": {"ttftSeconds": 3}}, "monitoring.alerts.ttftSeconds: unknown key; allowed keys here: queueFraction"),
+    (
+        ["llm-serving:monitoring"],
+        {"prometheus": {"url": "prometheus:9090"}},
+        "monitoring.prometheus.url = 'prometheus:9090': must be an http(s) URL",
+    ),
+    (
+        ["llm-serving:monitoring"],
+        {"prometheus": {"url": "http://user:pw@prom:9090"}},
+        "monitoring.prometheus.url = 'http://user:pw@prom:9090': must be an http(s) URL",
+    ),
+    (
+        ["llm-serving:monitoring"],
+        {"prometheus": {"monitorLabels": {"release": "a b"}}},
+        'monitoring.prometheus.monitorLabels = {"release": "a b"}: the value of label \'release\' is not a Kubernetes label value',
+    ),
+    (
+        ["llm-serving:monitoring"],
+        {"alerts": {"kvCacheUsage": 95}},
+        "monitoring.alerts.kvCacheUsage = 95: input should be less than or equal to 1",
+    ),
+    (
+        ["llm-serving:monitoring"],
+        {"alerts": {"queueFraction": 0}},
+        "monitoring.alerts.queueFraction = 0: input should be greater than 0",
+    ),
+    (
+        ["llm-serving:monitoring"],
+        {"alerts": {"preemptionsPerMinute": -1}},
+        "monitoring.alerts.preemptionsPerMinute = -1: input should be greater than or equal to 0",
+    ),
+    (
+        ["llm-serving:monitoring"],
+        {"alerts": {"restarts": 0.5}},
+        "monitoring.alerts.restarts = 0.5: input should be a valid integer",
+    ),
+    (
+        ["llm-serving:monitoring"],
+        {"alerts": {"admissionRejectionsPerMinute": -2}},
+        "monitoring.alerts.admissionRejectionsPerMinute = -2: input should be greater than or equal to 0",
+    ),
+    (
+        ["llm-serving:monitoring"],
+        {"alerts": {"forSeconds": 7200}},
+        "monitoring.alerts.forSeconds = 7200: input should be less than or equal to 3600",
+    ),
+    (
+        ["llm-serving:monitoring"],
+        {"alerts": {"atMaxReplicasSeconds": 10}},
+        "monitoring.alerts.atMaxReplicasSeconds = 10: input should be greater than or equal to 60",
+    ),
+    (
+        ["llm-serving:monitoring"],
+        {"alerts": {"ttftSeconds": 3}},
+        "monitoring.alerts.ttftSeconds: unknown key; allowed keys here: queueFraction",
+    ),
 ]
 
 

@@ -20,7 +20,17 @@ from tests.conftest import stack_config
 
 
 @pytest.mark.parametrize(
-    "model", [ClusterConfig, GpuPoolConfig, BufferConfig, DisruptionConfig, MaintenanceWindowConfig, KarpenterConfig, AddonsConfig, AddonConfig]
+    "model",
+    [
+        ClusterConfig,
+        GpuPoolConfig,
+        BufferConfig,
+        DisruptionConfig,
+        MaintenanceWindowConfig,
+        KarpenterConfig,
+        AddonsConfig,
+        AddonConfig,
+    ],
 )
 def test_every_field_documents_its_default(model):
     for name, field in model.model_fields.items():
@@ -38,21 +48,69 @@ def _set(cfg, path, value):
 
 BAD = [
     (["llm-serving:cluster", "connection"], "kubectl", "cluster.connection = 'kubectl': input should be 'eks' or 'ambient'"),
-    (["llm-serving:cluster", "kubeContext"], "admin", 'cluster = {"kubeContext": "admin", "kubernetesVersion": "1.33", "name": "llm-dev"}: kubeContext is only read with connection "ambient"'),
-    (["llm-serving:gpuPools", 0, "amiAlias"], "al2023@latest", "gpuPools[0].amiAlias = 'al2023@latest': must be a pinned AMI alias such as al2023@v20260903"),
-    (["llm-serving:gpuPools", 0, "buffer", "mode"], "balloon", "gpuPools[0].buffer.mode = 'balloon': input should be 'placeholder' or 'capacityBuffer'"),
-    (["llm-serving:gpuPools", 0, "disruption"], {"expireAfter": "12h"}, "gpuPools[0].disruption.expireAfter = '12h': must be at least 24h"),
-    (["llm-serving:gpuPools", 0, "disruption"], {"expireAfter": "30d"}, "gpuPools[0].disruption.expireAfter = '30d': must be a duration such as \"720h\", or \"Never\""),
-    (["llm-serving:gpuPools", 0, "disruption"], {"consolidateAfter": "soon"}, "gpuPools[0].disruption.consolidateAfter = 'soon': must be a duration"),
-    (["llm-serving:gpuPools", 0, "disruption"], {"consolidationPolicy": "Always"}, "gpuPools[0].disruption.consolidationPolicy = 'Always': input should be 'WhenEmpty' or 'WhenEmptyOrUnderutilized'"),
-    (["llm-serving:gpuPools", 0, "disruption"], {"window": {"weekday": 7}}, "gpuPools[0].disruption.window.weekday = 7: input should be less than or equal to 6"),
-    (["llm-serving:gpuPools", 0, "disruption"], {"window": {"hours": 0}}, "gpuPools[0].disruption.window.hours = 0: input should be greater than or equal to 1"),
-    (["llm-serving:gpuPools", 0, "disruption"], {"window": {"startHour": 24}}, "gpuPools[0].disruption.window.startHour = 24: input should be less than or equal to 23"),
+    (
+        ["llm-serving:cluster", "kubeContext"],
+        "admin",
+        'cluster = {"kubeContext": "admin", "kubernetesVersion": "1.33", "name": "llm-dev"}: kubeContext is only read with connection "ambient"',
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "amiAlias"],
+        "al2023@latest",
+        "gpuPools[0].amiAlias = 'al2023@latest': must be a pinned AMI alias such as al2023@v20260903",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "buffer", "mode"],
+        "balloon",
+        "gpuPools[0].buffer.mode = 'balloon': input should be 'placeholder' or 'capacityBuffer'",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "disruption"],
+        {"expireAfter": "12h"},
+        "gpuPools[0].disruption.expireAfter = '12h': must be at least 24h",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "disruption"],
+        {"expireAfter": "30d"},
+        'gpuPools[0].disruption.expireAfter = \'30d\': must be a duration such as "720h", or "Never"',
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "disruption"],
+        {"consolidateAfter": "soon"},
+        "gpuPools[0].disruption.consolidateAfter = 'soon': must be a duration",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "disruption"],
+        {"consolidationPolicy": "Always"},
+        "gpuPools[0].disruption.consolidationPolicy = 'Always': input should be 'WhenEmpty' or 'WhenEmptyOrUnderutilized'",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "disruption"],
+        {"window": {"weekday": 7}},
+        "gpuPools[0].disruption.window.weekday = 7: input should be less than or equal to 6",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "disruption"],
+        {"window": {"hours": 0}},
+        "gpuPools[0].disruption.window.hours = 0: input should be greater than or equal to 1",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "disruption"],
+        {"window": {"startHour": 24}},
+        "gpuPools[0].disruption.window.startHour = 24: input should be less than or equal to 23",
+    ),
     (["llm-serving:karpenter"], {"install": "no"}, "karpenter.install = 'no': input should be a valid boolean"),
-    (["llm-serving:karpenter"], {"nodeRoleName": "x"}, 'karpenter = {"nodeRoleName": "x"}: nodeRoleName names an existing role and is only read with install: false'),
+    (
+        ["llm-serving:karpenter"],
+        {"nodeRoleName": "x"},
+        'karpenter = {"nodeRoleName": "x"}: nodeRoleName names an existing role and is only read with install: false',
+    ),
     (["llm-serving:karpenter"], {"namespace": "Kube"}, "karpenter.namespace = 'Kube': must be a DNS-1035 label"),
     (["llm-serving:addons"], {"kserve": {"install": 1}}, "addons.kserve.install = 1: input should be a valid boolean"),
-    (["llm-serving:addons"], {"istio": {"install": True}}, "addons.istio: unknown key; allowed keys here: certManager, kserve, nvidiaDevicePlugin"),
+    (
+        ["llm-serving:addons"],
+        {"istio": {"install": True}},
+        "addons.istio: unknown key; allowed keys here: certManager, kserve, nvidiaDevicePlugin",
+    ),
 ]
 
 

@@ -101,8 +101,11 @@ def test_nothing_the_config_imports_imports_the_config_back(module):
     for name in _closure(module):
         if name.startswith("components.config") or name == "components":
             continue
-        back += [f"{name}:{line} imports {target}" for target, line in _runtime_imports(name)
-                 if target == "components.config" or target.startswith("components.config.")]
+        back += [
+            f"{name}:{line} imports {target}"
+            for target, line in _runtime_imports(name)
+            if target == "components.config" or target.startswith("components.config.")
+        ]
     assert not back, back
 
 

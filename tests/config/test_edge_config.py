@@ -48,8 +48,15 @@ def annotations(cfg: dict) -> dict:
 
 
 def test_each_edge_key_is_rendered_as_its_controller_annotation():
-    ann = annotations(with_ingress(scheme="internet-facing", certificateArn=CERT, inboundCidrs=["203.0.113.0/24", "2001:db8::/32"],
-                                   wafAclArn=WAF, sslPolicy="ELBSecurityPolicy-TLS13-1-3-2021-06"))
+    ann = annotations(
+        with_ingress(
+            scheme="internet-facing",
+            certificateArn=CERT,
+            inboundCidrs=["203.0.113.0/24", "2001:db8::/32"],
+            wafAclArn=WAF,
+            sslPolicy="ELBSecurityPolicy-TLS13-1-3-2021-06",
+        )
+    )
     assert ann["alb.ingress.kubernetes.io/scheme"] == "internet-facing"
     assert ann["alb.ingress.kubernetes.io/inbound-cidrs"] == "203.0.113.0/24,2001:db8::/32"
     assert ann["alb.ingress.kubernetes.io/wafv2-acl-arn"] == WAF
@@ -57,11 +64,17 @@ def test_each_edge_key_is_rendered_as_its_controller_annotation():
 
 
 def test_the_ssl_policy_defaults_to_tls_1_2_and_goes_with_the_https_listener():
-    assert annotations(with_ingress(certificateArn=CERT))["alb.ingress.kubernetes.io/ssl-policy"] == "ELBSecurityPolicy-TLS13-1-2-2021-06"
+    assert (
+        annotations(with_ingress(certificateArn=CERT))["alb.ingress.kubernetes.io/ssl-policy"]
+        == "ELBSecurityPolicy-TLS13-1-2-2021-06"
+    )
     # No HTTPS listener without a certificate, so no policy to set (and nothing else rendered by default).
     ann = annotations(with_ingress())
-    assert not {"alb.ingress.kubernetes.io/ssl-policy", "alb.ingress.kubernetes.io/inbound-cidrs",
-                "alb.ingress.kubernetes.io/wafv2-acl-arn"} & set(ann)
+    assert not {
+        "alb.ingress.kubernetes.io/ssl-policy",
+        "alb.ingress.kubernetes.io/inbound-cidrs",
+        "alb.ingress.kubernetes.io/wafv2-acl-arn",
+    } & set(ann)
     assert ann["alb.ingress.kubernetes.io/scheme"] == "internal"
 
 
@@ -75,47 +88,82 @@ def test_with_an_api_key_the_alb_forwards_the_openai_prefix_only():
     assert paths == {"/"}
 
 
-@pytest.mark.parametrize("keys, message", [
-    ({"sslPolicy": "ELBSecurityPolicy-2016-08"},
-     "ingress.sslPolicy = 'ELBSecurityPolicy-2016-08': accepts TLS below 1.2; use ELBSecurityPolicy-TLS13-1-2-2021-06 or another "
-     "TLS13-1-2, TLS13-1-3, TLS-1-2 or FS-1-2 policy"),
-    ({"sslPolicy": "TLSv1.2"},
-     "ingress.sslPolicy = 'TLSv1.2': must be a predefined ALB security policy such as ELBSecurityPolicy-TLS13-1-2-2021-06 "
-     "(ALBs take no custom policies)"),
-    ({"inboundCidrs": ["0.0.0.0/0"]},
-     """ingress.inboundCidrs = ["0.0.0.0/0"]: [0] '0.0.0.0/0' admits every address, which is the controller's default; leave """
-     "inboundCidrs empty or narrow it"),
-    ({"inboundCidrs": ["10.0.0.1/8"]}, 'ingress.inboundCidrs = ["10.0.0.1/8"]: [0] \'10.0.0.1/8\' is not a CIDR network: 10.0.0.1/8 has host bits set'),
-    ({"inboundCidrs": ["10.0.0.1"]}, 'ingress.inboundCidrs = ["10.0.0.1"]: [0] \'10.0.0.1\' must be a CIDR such as 203.0.113.0/24 (a prefix length is required)'),
-    ({"inboundCidrs": ["10.0.0.0/8", "10.0.0.0/8"]}, 'ingress.inboundCidrs = ["10.0.0.0/8", "10.0.0.0/8"]: lists a CIDR twice'),
-    ({"wafAclArn": "arn:aws:wafv2:us-west-2:381492650173:global/webacl/llm/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3"},
-     "ingress.wafAclArn = 'arn:aws:wafv2:us-west-2:381492650173:global/webacl/llm/3c9e7a51-0b2d-4f68-8e...: "
-     "must be an ARN such as arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id> (a regional web ACL)"),
-    ({"wafAclArn": "arn:aws:wafv2:us-east-1:381492650173:regional/webacl/llm/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3"},
-     "ingress.wafAclArn = 'arn:aws:wafv2:us-east-1:381492650173:regional/webacl/llm/3c9e7a51-0b2d-4f68-...: "
-     "is in us-east-1 and the stack (aws:region) in us-west-2: the ALB can only use one of its own region"),
-])
+@pytest.mark.parametrize(
+    "keys, message",
+    [
+        (
+            {"sslPolicy": "ELBSecurityPolicy-2016-08"},
+            "ingress.sslPolicy = 'ELBSecurityPolicy-2016-08': accepts TLS below 1.2; use ELBSecurityPolicy-TLS13-1-2-2021-06 or another "
+            "TLS13-1-2, TLS13-1-3, TLS-1-2 or FS-1-2 policy",
+        ),
+        (
+            {"sslPolicy": "TLSv1.2"},
+            "ingress.sslPolicy = 'TLSv1.2': must be a predefined ALB security policy such as ELBSecurityPolicy-TLS13-1-2-2021-06 "
+            "(ALBs take no custom policies)",
+        ),
+        (
+            {"inboundCidrs": ["0.0.0.0/0"]},
+            """ingress.inboundCidrs = ["0.0.0.0/0"]: [0] '0.0.0.0/0' admits every address, which is the controller's default; leave """
+            "inboundCidrs empty or narrow it",
+        ),
+        (
+            {"inboundCidrs": ["10.0.0.1/8"]},
+            "ingress.inboundCidrs = [\"10.0.0.1/8\"]: [0] '10.0.0.1/8' is not a CIDR network: 10.0.0.1/8 has host bits set",
+        ),
+        (
+            {"inboundCidrs": ["10.0.0.1"]},
+            "ingress.inboundCidrs = [\"10.0.0.1\"]: [0] '10.0.0.1' must be a CIDR such as 203.0.113.0/24 (a prefix length is required)",
+        ),
+        (
+            {"inboundCidrs": ["10.0.0.0/8", "10.0.0.0/8"]},
+            'ingress.inboundCidrs = ["10.0.0.0/8", "10.0.0.0/8"]: lists a CIDR twice',
+        ),
+        (
+            {"wafAclArn": "arn:aws:wafv2:us-west-2:381492650173:global/webacl/llm/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3"},
+            "ingress.wafAclArn = 'arn:aws:wafv2:us-west-2:381492650173:global/webacl/llm/3c9e7a51-0b2d-4f68-8e...: "
+            "must be an ARN such as arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id> (a regional web ACL)",
+        ),
+        (
+            {"wafAclArn": "arn:aws:wafv2:us-east-1:381492650173:regional/webacl/llm/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3"},
+            "ingress.wafAclArn = 'arn:aws:wafv2:us-east-1:381492650173:regional/webacl/llm/3c9e7a51-0b2d-4f68-...: "
+            "is in us-east-1 and the stack (aws:region) in us-west-2: the ALB can only use one of its own region",
+        ),
+    ],
+)
 def test_bad_edge_values_are_refused_naming_the_field(keys, message):
     assert refused(with_ingress(**keys)) == [message]
 
 
-@pytest.mark.parametrize("arn, why", [
-    ("arn:aws:acm:us-west-2:123456789012:certificate/6f1d2c9e-4b7a-4e35-9a08-2d5c71e4b3f6",
-     "holds the placeholder account id 123456789012 (documentation example); use the ARN from your account"),
-    ("arn:aws:acm:us-west-2:000000000000:certificate/6f1d2c9e-4b7a-4e35-9a08-2d5c71e4b3f6",
-     "holds the placeholder account id 000000000000 (documentation example); use the ARN from your account"),
-    ("arn:aws:acm:us-west-2:381492650173:certificate/00000000-0000-4000-8000-000000000000",
-     "holds the placeholder id 00000000-0000-4000-8000-000000000000; use the ARN from your account"),
-    ("arn:aws:acm:us-west-2:381492650173:certificate/12345678-1234-1234-1234-123456789012",
-     "holds the placeholder id 12345678-1234-1234-1234-123456789012; use the ARN from your account"),
-])
+@pytest.mark.parametrize(
+    "arn, why",
+    [
+        (
+            "arn:aws:acm:us-west-2:123456789012:certificate/6f1d2c9e-4b7a-4e35-9a08-2d5c71e4b3f6",
+            "holds the placeholder account id 123456789012 (documentation example); use the ARN from your account",
+        ),
+        (
+            "arn:aws:acm:us-west-2:000000000000:certificate/6f1d2c9e-4b7a-4e35-9a08-2d5c71e4b3f6",
+            "holds the placeholder account id 000000000000 (documentation example); use the ARN from your account",
+        ),
+        (
+            "arn:aws:acm:us-west-2:381492650173:certificate/00000000-0000-4000-8000-000000000000",
+            "holds the placeholder id 00000000-0000-4000-8000-000000000000; use the ARN from your account",
+        ),
+        (
+            "arn:aws:acm:us-west-2:381492650173:certificate/12345678-1234-1234-1234-123456789012",
+            "holds the placeholder id 12345678-1234-1234-1234-123456789012; use the ARN from your account",
+        ),
+    ],
+)
 def test_placeholder_certificates_are_refused(arn, why):
     (message,) = refused(with_ingress(certificateArn=arn))
     assert message.startswith("ingress.certificateArn = ") and message.endswith(": " + why)
 
 
 def test_partitions_other_than_aws_are_accepted():
-    cfg = with_ingress(certificateArn="arn:aws-us-gov:acm:us-gov-west-1:381492650173:certificate/6f1d2c9e-4b7a-4e35-9a08-2d5c71e4b3f6")
+    cfg = with_ingress(
+        certificateArn="arn:aws-us-gov:acm:us-gov-west-1:381492650173:certificate/6f1d2c9e-4b7a-4e35-9a08-2d5c71e4b3f6"
+    )
     cfg["aws:region"] = "us-gov-west-1"
     assert load_stack_config(cfg).ingress.certificate_arn.startswith("arn:aws-us-gov:")
 
@@ -123,7 +171,9 @@ def test_partitions_other_than_aws_are_accepted():
 def test_a_clear_text_api_key_is_refused():
     cfg = stack_config("dev")
     cfg["llm-serving:apiKey"] = "letmein"
-    assert refused(cfg) == ["llm-serving:apiKey: must be a Pulumi secret (pulumi config set --secret); a clear-text token is refused"]
+    assert refused(cfg) == [
+        "llm-serving:apiKey: must be a Pulumi secret (pulumi config set --secret); a clear-text token is refused"
+    ]
 
 
 def test_the_api_key_reaches_every_model_from_its_secret():
@@ -131,7 +181,9 @@ def test_the_api_key_reaches_every_model_from_its_secret():
     assert prod.has_api_key
     plans = plan_stack(prod)
     by_name = {m.name: m for m in prod.models}
-    env = vllm.inference_service(by_name["chat-8b"], plans["chat-8b"], "llm", "l40s", "hf-token", "vllm-api-key")["spec"]["predictor"]["containers"][0]["env"]
+    env = vllm.inference_service(by_name["chat-8b"], plans["chat-8b"], "llm", "l40s", "hf-token", "vllm-api-key")["spec"][
+        "predictor"
+    ]["containers"][0]["env"]
     assert env[0] == {"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": "vllm-api-key", "key": "key"}}}
     cluster = ray.ray_cluster(by_name["llama-405b"], plans["llama-405b"], "llm", "hf-token", "h100", "vllm-api-key")
     head_env = cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["env"]
@@ -159,13 +211,17 @@ def test_a_placeholder_reservation_owner_is_refused():
     pool = next(i for i, p in enumerate(cfg["llm-serving:gpuPools"]) if "reserved" in p.get("capacityTypes", []))
     cfg["llm-serving:gpuPools"][pool]["capacityReservations"] = [{"tags": {"team": "llm"}, "ownerId": "123456789012"}]
     (message,) = refused(cfg)
-    assert message == (f"gpuPools[{pool}].capacityReservations[0].ownerId = '123456789012': is the placeholder account id "
-                       "123456789012 (documentation example); use the account that owns the reservations")
+    assert message == (
+        f"gpuPools[{pool}].capacityReservations[0].ownerId = '123456789012': is the placeholder account id "
+        "123456789012 (documentation example); use the account that owns the reservations"
+    )
 
 
 def test_a_scheme_the_controller_does_not_know_is_refused():
     # v3.5.0 pkg/config/controller_config.go:302-307 knows internal and internet-facing only.
-    assert refused(with_ingress(scheme="public")) == ["ingress.scheme = 'public': input should be 'internal' or 'internet-facing'"]
+    assert refused(with_ingress(scheme="public")) == [
+        "ingress.scheme = 'public': input should be 'internal' or 'internet-facing'"
+    ]
 
 
 def test_a_bad_pod_identity_agent_setting_is_refused_naming_the_field():

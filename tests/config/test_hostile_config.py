@@ -158,7 +158,7 @@ def test_a_token_in_a_non_secret_value_is_refused_by_field_never_echoed(kind, to
     text = "\n".join(problems)
     article = "an" if kind[0] in "AEIOU" else "a"
     assert f"{shown}: holds what looks like {article} {kind} ({prefix}...[redacted])" in text
-    assert token not in text and token[len(prefix):][:12] not in text
+    assert token not in text and token[len(prefix) :][:12] not in text
     # One problem for the field, not one more from its pattern echoing the value.
     assert sum(p.startswith(shown) for p in problems) == 1
 

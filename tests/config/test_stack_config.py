@@ -54,45 +54,181 @@ def _delete(cfg: dict, path: list):
 BAD = [
     # (mutation path, value, expected message line)
     (["llm-serving:models", 0, "engine", "maxModelLen"], 0, "models[0].engine.maxModelLen = 0: input should be greater than 0"),
-    (["llm-serving:models", 0, "engine", "maxModelLen"], "long", "models[0].engine.maxModelLen = 'long': input should be a valid integer"),
-    (["llm-serving:models", 0, "engine", "maxModelLen"], "8192", "models[0].engine.maxModelLen = '8192': input should be a valid integer"),
-    (["llm-serving:models", 0, "engine", "tensorParallelSize"], True, "models[0].engine.tensorParallelSize = True: input should be a valid integer"),
-    (["llm-serving:models", 0, "engine", "gpuMemoryUtilization"], "0.9", "models[0].engine.gpuMemoryUtilization = '0.9': input should be a valid number"),
-    (["llm-serving:models", 0, "engine", "gpuMemoryUtilization"], 1.5, "models[0].engine.gpuMemoryUtilization = 1.5: input should be less than or equal to 1"),
-    (["llm-serving:models", 0, "engine", "gpuMemoryUtilization"], -0.1, "models[0].engine.gpuMemoryUtilization = -0.1: input should be greater than 0"),
-    (["llm-serving:models", 0, "engine", "tensorParallelSize"], 0, "models[0].engine.tensorParallelSize = 0: input should be greater than or equal to 1"),
-    (["llm-serving:models", 0, "engine", "kvCacheDtype"], "int4", "models[0].engine.kvCacheDtype = 'int4': input should be 'auto', 'fp8', 'fp8_e4m3' or 'fp8_e5m2'"),
-    (["llm-serving:models", 0, "engine", "blockSize"], 24, "models[0].engine.blockSize = 24: must be one of 1, 8, 16, 32, 64, 128, 256"),
+    (
+        ["llm-serving:models", 0, "engine", "maxModelLen"],
+        "long",
+        "models[0].engine.maxModelLen = 'long': input should be a valid integer",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "maxModelLen"],
+        "8192",
+        "models[0].engine.maxModelLen = '8192': input should be a valid integer",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "tensorParallelSize"],
+        True,
+        "models[0].engine.tensorParallelSize = True: input should be a valid integer",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "gpuMemoryUtilization"],
+        "0.9",
+        "models[0].engine.gpuMemoryUtilization = '0.9': input should be a valid number",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "gpuMemoryUtilization"],
+        1.5,
+        "models[0].engine.gpuMemoryUtilization = 1.5: input should be less than or equal to 1",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "gpuMemoryUtilization"],
+        -0.1,
+        "models[0].engine.gpuMemoryUtilization = -0.1: input should be greater than 0",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "tensorParallelSize"],
+        0,
+        "models[0].engine.tensorParallelSize = 0: input should be greater than or equal to 1",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "kvCacheDtype"],
+        "int4",
+        "models[0].engine.kvCacheDtype = 'int4': input should be 'auto', 'fp8', 'fp8_e4m3' or 'fp8_e5m2'",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "blockSize"],
+        24,
+        "models[0].engine.blockSize = 24: must be one of 1, 8, 16, 32, 64, 128, 256",
+    ),
     (["llm-serving:models", 0, "replicas", "min"], -1, "models[0].replicas.min = -1: input should be greater than or equal to 0"),
-    (["llm-serving:models", 0, "replicas"], {"min": 3, "max": 2}, "models[0].replicas = {\"max\": 2, \"min\": 3}: max (2) must be >= min (3)"),
-    (["llm-serving:models", 0, "revision"], "main", "models[0].revision = 'main': must be a full 40-character commit hash, so the weights cannot change under the service"),
-    (["llm-serving:models", 0, "model"], "llama", "models[0].model = 'llama': must be a Hugging Face id of the form <org>/<name>"),
-    (["llm-serving:models", 0, "name"], "Chat_8B", "models[0].name = 'Chat_8B': must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter) of at most 40 characters"),
-    (["llm-serving:models", 0, "slo", "maxRequestSeconds"], 0, "models[0].slo.maxRequestSeconds = 0: input should be greater than 0"),
-    (["llm-serving:models", 0, "engine", "extraArgs"], ["--max-model-len=4096"], "models[0].engine.extraArgs = [\"--max-model-len=4096\"]: --max-model-len is a typed engine field or set by the component; set it there instead"),
+    (
+        ["llm-serving:models", 0, "replicas"],
+        {"min": 3, "max": 2},
+        'models[0].replicas = {"max": 2, "min": 3}: max (2) must be >= min (3)',
+    ),
+    (
+        ["llm-serving:models", 0, "revision"],
+        "main",
+        "models[0].revision = 'main': must be a full 40-character commit hash, so the weights cannot change under the service",
+    ),
+    (
+        ["llm-serving:models", 0, "model"],
+        "llama",
+        "models[0].model = 'llama': must be a Hugging Face id of the form <org>/<name>",
+    ),
+    (
+        ["llm-serving:models", 0, "name"],
+        "Chat_8B",
+        "models[0].name = 'Chat_8B': must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter) of at most 40 characters",
+    ),
+    (
+        ["llm-serving:models", 0, "slo", "maxRequestSeconds"],
+        0,
+        "models[0].slo.maxRequestSeconds = 0: input should be greater than 0",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "extraArgs"],
+        ["--max-model-len=4096"],
+        'models[0].engine.extraArgs = ["--max-model-len=4096"]: --max-model-len is a typed engine field or set by the component; set it there instead',
+    ),
     (["llm-serving:gpuPools", 0, "gpuLimit"], 0, "gpuPools[0].gpuLimit = 0: input should be greater than 0"),
-    (["llm-serving:gpuPools", 0, "buffer", "replicas"], -1, "gpuPools[0].buffer.replicas = -1: input should be greater than or equal to 0"),
-    (["llm-serving:models", 0, "engine", "quantization"], "int3", "models[0].engine.quantization = 'int3': input should be 'fp8', 'awq',"),
-    (["llm-serving:models", 0, "engine", "enforceEager"], "yes", "models[0].engine.enforceEager = 'yes': input should be a valid boolean"),
-    (["llm-serving:models", 0, "engine", "maxNumQueuedReqs"], -1, "models[0].engine.maxNumQueuedReqs = -1: input should be greater than or equal to 0"),
-    (["llm-serving:models", 0, "autoscaling"], {"targetInFlightPerPod": 0}, "models[0].autoscaling.targetInFlightPerPod = 0: input should be greater than 0"),
-    (["llm-serving:models", 0, "traffic"], {"typicalRequestSeconds": 0}, "models[0].traffic.typicalRequestSeconds = 0: input should be greater than 0"),
-    (["llm-serving:models", 0, "traffic"], {"typicalRequestTokens": 1.5}, "models[0].traffic.typicalRequestTokens = 1.5: input should be a valid integer"),
-    (["llm-serving:models", 0, "startup"], {"budgetSeconds": 10}, "models[0].startup.budgetSeconds = 10: input should be greater than or equal to 60"),
-    (["llm-serving:models", 0, "architecture"], {"configPath": "c.json", "weightsGib": -1}, "models[0].architecture.weightsGib = -1: input should be greater than 0"),
+    (
+        ["llm-serving:gpuPools", 0, "buffer", "replicas"],
+        -1,
+        "gpuPools[0].buffer.replicas = -1: input should be greater than or equal to 0",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "quantization"],
+        "int3",
+        "models[0].engine.quantization = 'int3': input should be 'fp8', 'awq',",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "enforceEager"],
+        "yes",
+        "models[0].engine.enforceEager = 'yes': input should be a valid boolean",
+    ),
+    (
+        ["llm-serving:models", 0, "engine", "maxNumQueuedReqs"],
+        -1,
+        "models[0].engine.maxNumQueuedReqs = -1: input should be greater than or equal to 0",
+    ),
+    (
+        ["llm-serving:models", 0, "autoscaling"],
+        {"targetInFlightPerPod": 0},
+        "models[0].autoscaling.targetInFlightPerPod = 0: input should be greater than 0",
+    ),
+    (
+        ["llm-serving:models", 0, "traffic"],
+        {"typicalRequestSeconds": 0},
+        "models[0].traffic.typicalRequestSeconds = 0: input should be greater than 0",
+    ),
+    (
+        ["llm-serving:models", 0, "traffic"],
+        {"typicalRequestTokens": 1.5},
+        "models[0].traffic.typicalRequestTokens = 1.5: input should be a valid integer",
+    ),
+    (
+        ["llm-serving:models", 0, "startup"],
+        {"budgetSeconds": 10},
+        "models[0].startup.budgetSeconds = 10: input should be greater than or equal to 60",
+    ),
+    (
+        ["llm-serving:models", 0, "architecture"],
+        {"configPath": "c.json", "weightsGib": -1},
+        "models[0].architecture.weightsGib = -1: input should be greater than 0",
+    ),
     (["llm-serving:models", 0, "architecture"], {"weightsGib": 3}, "models[0].architecture.configPath: is required"),
-    (["llm-serving:models", 0, "image"], "Vllm Image", "models[0].image = 'Vllm Image': must be an image reference like vllm/vllm-openai:v0.33.0"),
-    (["llm-serving:models", 0, "slo"], {"maxRequestSeconds": 5, "timeToFirstTokenSeconds": 5}, "models[0].slo = {\"maxRequestSeconds\": 5, \"timeToFirstTokenSeconds\": 5}: timeToFirstTokenSeconds must be below maxRequestSeconds"),
-    (["llm-serving:gpuPools", 0, "instanceTypes"], ["m5.large"], "gpuPools[0].instanceTypes = [\"m5.large\"]: 'm5.large' has no GPU (a CPU instance family); a GPU pool lists GPU instance types (known: g4dn.12xlarge"),
-    (["llm-serving:gpuPools", 0, "instanceTypes"], ["g6e.2xlarg"], "gpuPools[0].instanceTypes = [\"g6e.2xlarg\"]: unknown GPU instance type 'g6e.2xlarg'"),
-    (["llm-serving:gpuPools", 0, "instanceTypes"], ["inf2.xlarge"], "gpuPools[0].instanceTypes = [\"inf2.xlarge\"]: unknown GPU instance type 'inf2.xlarge'"),
-    (["llm-serving:gpuPools", 0, "instanceTypes"], ["g6e.2xlarge", "p5.48xlarge"], "gpuPools[0].instanceTypes = [\"g6e.2xlarge\", \"p5.48xlarge\"]: mixes GPU models ['H100', 'L40S']"),
-    (["llm-serving:gpuPools", 0, "capacityTypes"], ["preemptible"], "gpuPools[0].capacityTypes[0] = 'preemptible': input should be 'on-demand', 'spot' or 'reserved'"),
-    (["llm-serving:cluster", "kubernetesVersion"], "1.9", "cluster.kubernetesVersion = '1.9': must be a Kubernetes minor version between \"1.30\" and \"1.37\", quoted"),
-    (["llm-serving:cluster", "kubernetesVersion"], "1.29", "cluster.kubernetesVersion = '1.29': must be a Kubernetes minor version between \"1.30\" and \"1.37\", quoted"),
+    (
+        ["llm-serving:models", 0, "image"],
+        "Vllm Image",
+        "models[0].image = 'Vllm Image': must be an image reference like vllm/vllm-openai:v0.33.0",
+    ),
+    (
+        ["llm-serving:models", 0, "slo"],
+        {"maxRequestSeconds": 5, "timeToFirstTokenSeconds": 5},
+        'models[0].slo = {"maxRequestSeconds": 5, "timeToFirstTokenSeconds": 5}: timeToFirstTokenSeconds must be below maxRequestSeconds',
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "instanceTypes"],
+        ["m5.large"],
+        "gpuPools[0].instanceTypes = [\"m5.large\"]: 'm5.large' has no GPU (a CPU instance family); a GPU pool lists GPU instance types (known: g4dn.12xlarge",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "instanceTypes"],
+        ["g6e.2xlarg"],
+        "gpuPools[0].instanceTypes = [\"g6e.2xlarg\"]: unknown GPU instance type 'g6e.2xlarg'",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "instanceTypes"],
+        ["inf2.xlarge"],
+        "gpuPools[0].instanceTypes = [\"inf2.xlarge\"]: unknown GPU instance type 'inf2.xlarge'",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "instanceTypes"],
+        ["g6e.2xlarge", "p5.48xlarge"],
+        "gpuPools[0].instanceTypes = [\"g6e.2xlarge\", \"p5.48xlarge\"]: mixes GPU models ['H100', 'L40S']",
+    ),
+    (
+        ["llm-serving:gpuPools", 0, "capacityTypes"],
+        ["preemptible"],
+        "gpuPools[0].capacityTypes[0] = 'preemptible': input should be 'on-demand', 'spot' or 'reserved'",
+    ),
+    (
+        ["llm-serving:cluster", "kubernetesVersion"],
+        "1.9",
+        'cluster.kubernetesVersion = \'1.9\': must be a Kubernetes minor version between "1.30" and "1.37", quoted',
+    ),
+    (
+        ["llm-serving:cluster", "kubernetesVersion"],
+        "1.29",
+        'cluster.kubernetesVersion = \'1.29\': must be a Kubernetes minor version between "1.30" and "1.37", quoted',
+    ),
     (["llm-serving:namespace"], "LLM", "namespace = 'LLM': must be a DNS-1035 label"),
     (["aws:region"], "mars-1", "aws:region = 'mars-1': must be an AWS region such as us-west-2"),
-    (["llm-serving:ingress", "host"], "not a host", "ingress.host = 'not a host': must be a lowercase DNS name such as llm.example.com"),
+    (
+        ["llm-serving:ingress", "host"],
+        "not a host",
+        "ingress.host = 'not a host': must be a lowercase DNS name such as llm.example.com",
+    ),
 ]
 
 
@@ -120,7 +256,9 @@ def test_typo_top_level_key(dev_config):
         load_stack_config(dev_config)
     paths = [p.path for p in err.value.problems]
     assert paths == ["llm-serving:modles", "models"]
-    assert str(err.value.problems[0]).startswith("llm-serving:modles: unknown key; allowed keys: llm-serving:addons, llm-serving:apiKey, llm-serving:cluster,")
+    assert str(err.value.problems[0]).startswith(
+        "llm-serving:modles: unknown key; allowed keys: llm-serving:addons, llm-serving:apiKey, llm-serving:cluster,"
+    )
     assert str(err.value.problems[1]) == "models: is required"
 
 
@@ -162,7 +300,9 @@ def test_min_replicas_beyond_the_pool_gpu_limit(dev_config):
     dev_config["llm-serving:models"][0]["replicas"] = {"min": 3, "max": 3}
     with pytest.raises(ConfigError) as err:
         load_stack_config(dev_config)
-    assert [str(p) for p in err.value.problems] == ["models[0].replicas.min = 3: 3 replicas x 1 GPUs exceed gpuPools[0].gpuLimit = 2"]
+    assert [str(p) for p in err.value.problems] == [
+        "models[0].replicas.min = 3: 3 replicas x 1 GPUs exceed gpuPools[0].gpuLimit = 2"
+    ]
 
 
 def test_clear_text_token_is_refused_without_echoing_it(dev_config):

@@ -46,17 +46,25 @@ def test_reserved_without_reservations_is_refused(prod_config):
     del raw["llm-serving:gpuPools"][1]["capacityReservations"]
     with pytest.raises(ConfigError) as err:
         load_stack_config(raw)
-    assert ("gpuPools[1].capacityReservations = []: required when capacityTypes includes reserved: Karpenter launches "
-            "reserved capacity only from the reservations") in str(err.value)
+    assert (
+        "gpuPools[1].capacityReservations = []: required when capacityTypes includes reserved: Karpenter launches "
+        "reserved capacity only from the reservations"
+    ) in str(err.value)
 
 
-@pytest.mark.parametrize("term, rule", [
-    ({"id": "i-123"}, "gpuPools[1].capacityReservations[0].id = 'i-123': must be a capacity reservation id"),
-    ({"id": "cr-1", "tags": {"a": "b"}}, "gpuPools[1].capacityReservations[0]"),
-    ({}, "needs id or tags"),
-    ({"tags": {"a": ""}}, "must hold 1-20 tags with non-empty keys and values"),
-    ({"tags": {"a": "b"}, "ownerId": "12"}, "gpuPools[1].capacityReservations[0].ownerId = '12': must be a 12-digit AWS account id"),
-])
+@pytest.mark.parametrize(
+    "term, rule",
+    [
+        ({"id": "i-123"}, "gpuPools[1].capacityReservations[0].id = 'i-123': must be a capacity reservation id"),
+        ({"id": "cr-1", "tags": {"a": "b"}}, "gpuPools[1].capacityReservations[0]"),
+        ({}, "needs id or tags"),
+        ({"tags": {"a": ""}}, "must hold 1-20 tags with non-empty keys and values"),
+        (
+            {"tags": {"a": "b"}, "ownerId": "12"},
+            "gpuPools[1].capacityReservations[0].ownerId = '12': must be a 12-digit AWS account id",
+        ),
+    ],
+)
 def test_bad_reservation_terms_name_the_field(prod_config, term, rule):
     raw = copy.deepcopy(prod_config)
     raw["llm-serving:gpuPools"][1]["capacityReservations"] = [term]
@@ -71,7 +79,9 @@ def test_a_pool_with_a_multi_node_engine_never_expires(prod_config):
     # replaced together. Drift inside the window rolls AMIs instead.
     _, node_pool = _rendered(prod_config, "h100")
     assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "Never"
-    assert any(b.get("reasons") == ["Drifted", "Underutilized"] and b.get("schedule") for b in node_pool["spec"]["disruption"]["budgets"])
+    assert any(
+        b.get("reasons") == ["Drifted", "Underutilized"] and b.get("schedule") for b in node_pool["spec"]["disruption"]["budgets"]
+    )
     _, l40s = _rendered(prod_config, "l40s")
     assert l40s["spec"]["template"]["spec"]["expireAfter"] == "720h"
 

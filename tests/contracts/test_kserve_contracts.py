@@ -53,7 +53,10 @@ def test_predictor_runs_as_a_service_account_that_lists_the_secret(prod):
         assert validate_object(sa) == [] and validate_object(isvc) == []
     # An S3 model keeps its reader account (EKS Pod Identity), which the stack creates elsewhere.
     m = model(cfg, "llama-70b")
-    assert vllm.inference_service(m, plans[m.name], "llm", m.pool, "hf-token")["spec"]["predictor"]["serviceAccountName"] == "model-reader"
+    assert (
+        vllm.inference_service(m, plans[m.name], "llm", m.pool, "hf-token")["spec"]["predictor"]["serviceAccountName"]
+        == "model-reader"
+    )
     assert not credentials.needs_model_service_account(m)
 
 
@@ -79,7 +82,9 @@ def test_cache_names_the_service_account_its_download_job_reads(prod):
 def test_local_model_is_enabled_on_the_release_that_renders_inferenceservice_config():
     # charts/kserve-resources/files/common/configmap-patch.yaml:120-122 renders localModel.enabled from
     # .Values.kserve.localmodel.enabled; kserve-localmodel-resources never reads it (values-used.tsv).
-    releases = {r["name"]: r for r in addons.addon_releases(load_stack_config(stack_config("prod")).addons, local_model_cache=True)}
+    releases = {
+        r["name"]: r for r in addons.addon_releases(load_stack_config(stack_config("prod")).addons, local_model_cache=True)
+    }
     assert releases["kserve"]["values"]["kserve"]["localmodel"] == {"enabled": True}
     assert "localmodel" not in releases["kserve-localmodel"]["values"]["kserve"]
     assert "localmodel" not in addons.kserve_values()["kserve"]
@@ -141,7 +146,9 @@ def test_cache_pool_lets_the_download_job_schedule(prod):
     cfg, _, pools = prod
     pool = next(p for p in cfg.gpu_pools if p.name == "l40s")
     node_pool = karpenter.node_pool(pool, pools["l40s"])
-    assert node_pool["spec"]["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "PreferNoSchedule"}]
+    assert node_pool["spec"]["template"]["spec"]["taints"] == [
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "PreferNoSchedule"}
+    ]
     assert node_pool["metadata"]["annotations"]["llm-serving.io/exempt-karpenter-gpu-nodepool-tainted"]
 
 

@@ -6,7 +6,8 @@ import copy
 
 import pytest
 
-from components.builders import addons, ray_cluster as build
+from components.builders import addons
+from components.builders import ray_cluster as build
 from components.builders.buffer import SERVING_PRIORITY_CLASS, priority_classes
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
@@ -70,7 +71,7 @@ def test_efa_requests_come_with_the_device_plugin(prod):
     # Nothing but the aws-efa-k8s-device-plugin DaemonSet advertises vpc.amazonaws.com/efa; eks-charts 5239609
     # stable/aws-efa-k8s-device-plugin/templates/daemonset.yaml:34-38 tolerates only CriticalAddonsOnly plus
     # .Values.tolerations, so it gets the GPU taint's toleration.
-    cfg, *_ , cluster = prod
+    cfg, *_, cluster = prod
     worker = cluster["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
     assert int(worker["resources"]["requests"]["vpc.amazonaws.com/efa"]) > 0
     releases = {r["name"]: r for r in addons.addon_releases(cfg.addons, efa=True)}
@@ -98,7 +99,10 @@ def test_report_states_the_nccl_transport(prod):
     assert row["value"] == "TCP sockets on eth0"
 
 
-@pytest.mark.parametrize("value, rule", [({"install": "sometimes"}, "addons.efaDevicePlugin.install"), ({"instal": True}, "addons.efaDevicePlugin.instal")])
+@pytest.mark.parametrize(
+    "value, rule",
+    [({"install": "sometimes"}, "addons.efaDevicePlugin.install"), ({"instal": True}, "addons.efaDevicePlugin.instal")],
+)
 def test_bad_efa_plugin_config_names_the_field(prod_config, value, rule):
     from components.errors import ConfigError
 

@@ -36,8 +36,12 @@ def test_every_rendered_vllm_series_exists_in_the_models_release(name, tmp_path)
     import sys
 
     out = tmp_path / name
-    proc = subprocess.run([sys.executable, "-m", "stacks", "plan", name, "--out", str(out), "--format", "json"],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", name, "--out", str(out), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     cfg = load_stack_config(stack_config(name))
     versions = {release_of(m.image).version for m in cfg.models}
@@ -51,9 +55,14 @@ def test_every_rendered_vllm_series_exists_in_the_models_release(name, tmp_path)
                     for v in versions:
                         assert metrics.has_series(series, v), f"{f.name}: {series} is not exported by vLLM {v}"
     # The queue, KV cache, preemption, TTFT and admission-rejection alerts and the adapter's in-flight rule.
-    assert {"vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
-            "vllm:num_preemptions_total", "vllm:time_to_first_token_seconds_bucket",
-            "vllm:admission_rejections_total"} <= seen
+    assert {
+        "vllm:num_requests_running",
+        "vllm:num_requests_waiting",
+        "vllm:kv_cache_usage_perc",
+        "vllm:num_preemptions_total",
+        "vllm:time_to_first_token_seconds_bucket",
+        "vllm:admission_rejections_total",
+    } <= seen
 
 
 def test_admission_rejections_exists_in_033_as_a_counter():

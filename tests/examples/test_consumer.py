@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from stacks.offline import FakeStack, load_stack_file, run_program
 from policies.framework import evaluate
+from stacks.offline import FakeStack, load_stack_file, run_program
 from stacks.plan import normalise, policy_resources
 from tests.conftest import ROOT
 from tests.kube_schemas import validate_object
@@ -43,12 +43,24 @@ def consumer(platform_outputs):
 
 
 def objects(recording) -> dict[str, dict]:
-    return {r.type.rsplit(":", 1)[-1]: normalise(dict(r.inputs)) for r in recording.resources if r.custom and r.type.startswith("kubernetes:")}
+    return {
+        r.type.rsplit(":", 1)[-1]: normalise(dict(r.inputs))
+        for r in recording.resources
+        if r.custom and r.type.startswith("kubernetes:")
+    }
 
 
 def test_platform_exports_what_the_consumer_reads(platform_outputs):
-    assert {"clusterName", "namespace", "poolNames", "hfTokenSecret", "apiKeySecret", "region", "clusterEndpoint",
-            "clusterCertificateAuthority"} <= set(platform_outputs)
+    assert {
+        "clusterName",
+        "namespace",
+        "poolNames",
+        "hfTokenSecret",
+        "apiKeySecret",
+        "region",
+        "clusterEndpoint",
+        "clusterCertificateAuthority",
+    } <= set(platform_outputs)
     # The kubeconfig is exported as a secret (redacted in every output of the offline engine).
     assert platform_outputs["kubeconfig"] == "[secret]"
 
@@ -56,7 +68,10 @@ def test_platform_exports_what_the_consumer_reads(platform_outputs):
 def test_the_consumer_reads_the_region_and_endpoint_prod_exports(consumer, platform_outputs):
     prod = load_stack_file("prod").config
     assert platform_outputs["region"] == prod["aws:region"] == "us-east-1"
-    assert platform_outputs["clusterEndpoint"].startswith("https://") and ".us-east-1.eks.amazonaws.com" in platform_outputs["clusterEndpoint"]
+    assert (
+        platform_outputs["clusterEndpoint"].startswith("https://")
+        and ".us-east-1.eks.amazonaws.com" in platform_outputs["clusterEndpoint"]
+    )
     assert consumer.outputs["clusterRegion"] == platform_outputs["region"]
     assert consumer.outputs["clusterEndpoint"] == platform_outputs["clusterEndpoint"]
     # Its own aws:region is the platform's (it was us-west-2 against a us-east-1 platform before issue 19).
@@ -70,7 +85,9 @@ def test_another_platform_endpoint_and_region_flow_through(platform_outputs, tmp
     stack["config"].pop("aws:region")
     path = tmp_path / "Pulumi.dev.yaml"
     path.write_text(yaml.safe_dump(stack))
-    rec = run_consumer({**platform_outputs, "region": "eu-west-1", "clusterEndpoint": "https://EXAMPLE.gr7.eu-west-1.eks.amazonaws.com"}, path)
+    rec = run_consumer(
+        {**platform_outputs, "region": "eu-west-1", "clusterEndpoint": "https://EXAMPLE.gr7.eu-west-1.eks.amazonaws.com"}, path
+    )
     assert rec.outputs["clusterRegion"] == "eu-west-1"
     assert rec.outputs["clusterEndpoint"] == "https://EXAMPLE.gr7.eu-west-1.eks.amazonaws.com"
 
@@ -89,7 +106,14 @@ def test_the_added_model_is_behind_the_platforms_api_key(consumer, platform_outp
 def test_adds_one_model_on_the_platforms_names(consumer, platform_outputs):
     objs = objects(consumer)
     # The model's own ServiceAccount lists the platform's token Secret for KServe (issue 18, builders/credentials.py).
-    assert sorted(objs) == ["InferenceService", "PodDisruptionBudget", "PodMonitor", "PrometheusRule", "ScaledObject", "ServiceAccount"]
+    assert sorted(objs) == [
+        "InferenceService",
+        "PodDisruptionBudget",
+        "PodMonitor",
+        "PrometheusRule",
+        "ScaledObject",
+        "ServiceAccount",
+    ]
     assert {o["metadata"]["namespace"] for o in objs.values()} == {platform_outputs["namespace"]}
     predictor = objs["InferenceService"]["spec"]["predictor"]
     assert predictor["nodeSelector"]["karpenter.sh/nodepool"] == platform_outputs["poolNames"]["l40s"]
@@ -114,7 +138,8 @@ def test_the_plan_is_computed_and_exported(consumer):
 
     cfg = load_stack_file(str(EXAMPLE / "Pulumi.dev.yaml")).config
     plan = plan_model(
-        ModelConfig.model_validate(cfg["llm-serving-consumer:model"]), GpuPoolConfig.model_validate(cfg["llm-serving-consumer:gpuPool"])
+        ModelConfig.model_validate(cfg["llm-serving-consumer:model"]),
+        GpuPoolConfig.model_validate(cfg["llm-serving-consumer:gpuPool"]),
     )
     assert consumer.outputs == {
         "url": "http://summarize-8b-predictor.llm.svc.cluster.local",
@@ -138,11 +163,14 @@ def test_rendered_objects_are_valid_and_pass_the_pack(consumer, platform_outputs
     from stacks import plan_program
 
     result = plan_program(EXAMPLE, EXAMPLE / "Pulumi.dev.yaml", stack_references={PLATFORM: platform_outputs})
+
     def key(r):
         return (r.type, r.name)
 
     # The same resources with the same inputs (the engine registers asynchronously: order may differ).
-    assert [(key(r), r.inputs) for r in sorted(result.resources, key=key)] == [(key(r), r.inputs) for r in sorted(consumer.resources, key=key)]
+    assert [(key(r), r.inputs) for r in sorted(result.resources, key=key)] == [
+        (key(r), r.inputs) for r in sorted(consumer.resources, key=key)
+    ]
     assert result.outputs == consumer.outputs
     for obj in objects(result.recording).values():
         assert validate_object(obj) == [], obj["kind"]

@@ -49,8 +49,15 @@ def stack_text(path: tuple = (), snippet: str = "", config: Optional[dict] = Non
 
 MODEL0 = ("llm-serving:models", 0)
 ARCH = {"configPath": "config.json", "weightsGib": 15}
-LLAMA_CONFIG = {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
-                "vocab_size": 128256, "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+LLAMA_CONFIG = {
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+    "max_position_embeddings": 131072,
+    "torch_dtype": "bfloat16",
+}
 
 
 def with_architecture(config_json: str) -> dict[str, str]:
@@ -118,6 +125,7 @@ def _sparse(name: str, size: int) -> Callable[[Path], None]:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "wb") as handle:
             handle.truncate(size)
+
     return make
 
 
@@ -128,54 +136,131 @@ def _fifo(name: str) -> Callable[[Path], None]:
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         os.mkfifo(path)
+
     return make
 
 
 STACK_CASES = [
     # YAML alias expansion.
-    Case("stack-billion-laughs", PLAN, {"Pulumi.case.yaml": stack_text((*MODEL0, "engine", "extraArgs"), billion_laughs())},
-         stderr_has="expands to more than 50,000 YAML nodes (the limit for a stack file; aliases count)"),
-    Case("stack-alias-fan-out-into-a-bad-field", PLAN,
-         {"Pulumi.case.yaml": stack_text((*MODEL0, "name"), billion_laughs(3, 9))},
-         stderr_has="models[0].name = [["),
+    Case(
+        "stack-billion-laughs",
+        PLAN,
+        {"Pulumi.case.yaml": stack_text((*MODEL0, "engine", "extraArgs"), billion_laughs())},
+        stderr_has="expands to more than 50,000 YAML nodes (the limit for a stack file; aliases count)",
+    ),
+    Case(
+        "stack-alias-fan-out-into-a-bad-field",
+        PLAN,
+        {"Pulumi.case.yaml": stack_text((*MODEL0, "name"), billion_laughs(3, 9))},
+        stderr_has="models[0].name = [[",
+    ),
     # Deep nesting.
-    Case("stack-deep-flow", PLAN, {"Pulumi.case.yaml": stack_text((*MODEL0, "engine"), deep(5000))},
-         stderr_has="nested deeper than 32 levels (the limit for a stack file)"),
-    Case("stack-deep-block", PLAN, {"Pulumi.case.yaml": "config:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 1100)) + " " * 1100 + "x: 1\n"},
-         stderr_has="nested deeper than 32 levels"),
-    Case("config-json-deep", PLAN, with_architecture("[" * 3000 + "]" * 3000),
-         stderr_has="models[0].architecture.configPath = 'config.json': line 1: nested deeper than 64 levels"),
+    Case(
+        "stack-deep-flow",
+        PLAN,
+        {"Pulumi.case.yaml": stack_text((*MODEL0, "engine"), deep(5000))},
+        stderr_has="nested deeper than 32 levels (the limit for a stack file)",
+    ),
+    Case(
+        "stack-deep-block",
+        PLAN,
+        {"Pulumi.case.yaml": "config:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 1100)) + " " * 1100 + "x: 1\n"},
+        stderr_has="nested deeper than 32 levels",
+    ),
+    Case(
+        "config-json-deep",
+        PLAN,
+        with_architecture("[" * 3000 + "]" * 3000),
+        stderr_has="models[0].architecture.configPath = 'config.json': line 1: nested deeper than 64 levels",
+    ),
     # Odd keys.
-    Case("stack-unhashable-key", PLAN, {"Pulumi.case.yaml": "config:\n  ? [a]\n  : 1\n"},
-         stderr_has="a mapping key is a list or a mapping; keys must be strings"),
-    Case("stack-mixed-keys", PLAN, {"Pulumi.case.yaml": stack_text(extra="").replace('config: {', 'config: {1: x, ', 1)},
-         stderr_has="the mapping key '1' is an int, not a string; quote it"),
-    Case("stack-duplicate-key", PLAN, {"Pulumi.case.yaml": "config:\n  aws:region: us-west-2\n  aws:region: us-east-1\n"},
-         stderr_has="repeats the key 'aws:region'"),
+    Case(
+        "stack-unhashable-key",
+        PLAN,
+        {"Pulumi.case.yaml": "config:\n  ? [a]\n  : 1\n"},
+        stderr_has="a mapping key is a list or a mapping; keys must be strings",
+    ),
+    Case(
+        "stack-mixed-keys",
+        PLAN,
+        {"Pulumi.case.yaml": stack_text(extra="").replace("config: {", "config: {1: x, ", 1)},
+        stderr_has="the mapping key '1' is an int, not a string; quote it",
+    ),
+    Case(
+        "stack-duplicate-key",
+        PLAN,
+        {"Pulumi.case.yaml": "config:\n  aws:region: us-west-2\n  aws:region: us-east-1\n"},
+        stderr_has="repeats the key 'aws:region'",
+    ),
     Case("stack-recursive-alias", PLAN, {"Pulumi.case.yaml": "config: &c {a: *c}\n"}, stderr_has="a recursive structure"),
-    Case("stack-two-documents", PLAN, {"Pulumi.case.yaml": "config: {}\n---\nconfig: {}\n"},
-         stderr_has="holds more than 1 YAML document"),
-    Case("stack-python-tag", PLAN, {"Pulumi.case.yaml": "config: !!python/object/apply:os.system [id]\n"}, stderr_has="is not supported"),
+    Case(
+        "stack-two-documents",
+        PLAN,
+        {"Pulumi.case.yaml": "config: {}\n---\nconfig: {}\n"},
+        stderr_has="holds more than 1 YAML document",
+    ),
+    Case(
+        "stack-python-tag",
+        PLAN,
+        {"Pulumi.case.yaml": "config: !!python/object/apply:os.system [id]\n"},
+        stderr_has="is not supported",
+    ),
     # Numbers out of range.
-    Case("stack-400-digit-int", PLAN, {"Pulumi.case.yaml": stack_text(("llm-serving:gpuPools", 0, "gpuLimit"), "9" * 400)},
-         stderr_has="gpuPools[0].gpuLimit = <integer of"),
-    Case("stack-5000-digit-int", PLAN, {"Pulumi.case.yaml": stack_text(("llm-serving:gpuPools", 0, "gpuLimit"), "9" * 5000)},
-         stderr_has="cannot be read as an int"),
-    Case("stack-inf-utilization", PLAN, {"Pulumi.case.yaml": stack_text((*MODEL0, "engine", "gpuMemoryUtilization"), "1.0e+400")},
-         stderr_has="models[0].engine.gpuMemoryUtilization = inf"),
-    Case("stack-nan-utilization", PLAN, {"Pulumi.case.yaml": stack_text((*MODEL0, "engine", "gpuMemoryUtilization"), ".nan")},
-         stderr_has="models[0].engine.gpuMemoryUtilization = nan"),
-    Case("config-json-nan", PLAN, with_architecture(json.dumps(LLAMA_CONFIG).replace("4096", "NaN")),
-         stderr_has="hidden_size = nan: not a finite number"),
-    Case("config-json-infinity", PLAN, with_architecture(json.dumps({**LLAMA_CONFIG, "rope_scaling": {"rope_type": "yarn", "factor": 1}}).replace('"factor": 1', '"factor": 1e400')),
-         stderr_has="rope_scaling.factor = inf: not a finite number"),
-    Case("config-json-hidden-below-heads", PLAN, with_architecture(json.dumps({**LLAMA_CONFIG, "hidden_size": 16})),
-         stderr_has="hidden_size = 16 is smaller than num_attention_heads = 32"),
+    Case(
+        "stack-400-digit-int",
+        PLAN,
+        {"Pulumi.case.yaml": stack_text(("llm-serving:gpuPools", 0, "gpuLimit"), "9" * 400)},
+        stderr_has="gpuPools[0].gpuLimit = <integer of",
+    ),
+    Case(
+        "stack-5000-digit-int",
+        PLAN,
+        {"Pulumi.case.yaml": stack_text(("llm-serving:gpuPools", 0, "gpuLimit"), "9" * 5000)},
+        stderr_has="cannot be read as an int",
+    ),
+    Case(
+        "stack-inf-utilization",
+        PLAN,
+        {"Pulumi.case.yaml": stack_text((*MODEL0, "engine", "gpuMemoryUtilization"), "1.0e+400")},
+        stderr_has="models[0].engine.gpuMemoryUtilization = inf",
+    ),
+    Case(
+        "stack-nan-utilization",
+        PLAN,
+        {"Pulumi.case.yaml": stack_text((*MODEL0, "engine", "gpuMemoryUtilization"), ".nan")},
+        stderr_has="models[0].engine.gpuMemoryUtilization = nan",
+    ),
+    Case(
+        "config-json-nan",
+        PLAN,
+        with_architecture(json.dumps(LLAMA_CONFIG).replace("4096", "NaN")),
+        stderr_has="hidden_size = nan: not a finite number",
+    ),
+    Case(
+        "config-json-infinity",
+        PLAN,
+        with_architecture(
+            json.dumps({**LLAMA_CONFIG, "rope_scaling": {"rope_type": "yarn", "factor": 1}}).replace(
+                '"factor": 1', '"factor": 1e400'
+            )
+        ),
+        stderr_has="rope_scaling.factor = inf: not a finite number",
+    ),
+    Case(
+        "config-json-hidden-below-heads",
+        PLAN,
+        with_architecture(json.dumps({**LLAMA_CONFIG, "hidden_size": 16})),
+        stderr_has="hidden_size = 16 is smaller than num_attention_heads = 32",
+    ),
     # Trailing newlines (a quoted "\n" in flow YAML). Every validated string has its own in-process
     # test (tests/config/test_hostile_config.py); these run the whole command line.
     *[
-        Case(f"stack-newline-{shown}", PLAN, {"Pulumi.case.yaml": stack_text(path, json.dumps(value + "\n"))},
-             stderr_has=f"{shown} = ")
+        Case(
+            f"stack-newline-{shown}",
+            PLAN,
+            {"Pulumi.case.yaml": stack_text(path, json.dumps(value + "\n"))},
+            stderr_has=f"{shown} = ",
+        )
         for path, value, shown in [
             ((*MODEL0, "name"), "chat-8b", "models[0].name"),
             ((*MODEL0, "image"), "vllm/vllm-openai:v0.33.0", "models[0].image"),
@@ -183,74 +268,179 @@ STACK_CASES = [
         ]
     ],
     # Literal tokens outside the secret.
-    Case("stack-token-bare-extra-arg", PLAN, {"Pulumi.case.yaml": stack_text((*MODEL0, "engine", "extraArgs"), json.dumps([HF_TOKEN]))},
-         stderr_has="models[0].engine.extraArgs[0]: holds what looks like a Hugging Face token (hf_...[redacted])"),
-    Case("stack-token-flag-extra-arg", PLAN,
-         {"Pulumi.case.yaml": stack_text((*MODEL0, "engine", "extraArgs"), json.dumps([f"--chat-template={HF_TOKEN}"]))},
-         stderr_has="models[0].engine.extraArgs[0]: holds what looks like a Hugging Face token"),
+    Case(
+        "stack-token-bare-extra-arg",
+        PLAN,
+        {"Pulumi.case.yaml": stack_text((*MODEL0, "engine", "extraArgs"), json.dumps([HF_TOKEN]))},
+        stderr_has="models[0].engine.extraArgs[0]: holds what looks like a Hugging Face token (hf_...[redacted])",
+    ),
+    Case(
+        "stack-token-flag-extra-arg",
+        PLAN,
+        {"Pulumi.case.yaml": stack_text((*MODEL0, "engine", "extraArgs"), json.dumps([f"--chat-template={HF_TOKEN}"]))},
+        stderr_has="models[0].engine.extraArgs[0]: holds what looks like a Hugging Face token",
+    ),
     *[
-        Case(f"stack-token-in-{shown}-{token[:4]}", PLAN, {"Pulumi.case.yaml": stack_text(path, json.dumps(template.format(token)))},
-             stderr_has=f"{shown}: holds what looks like")
-        for token, (path, template, shown) in zip(TOKENS[1:], [
-            ((*MODEL0, "model"), "acme/{}", "models[0].model"), ((*MODEL0, "name"), "{}", "models[0].name"),
-            (("llm-serving:cluster", "name"), "{}", "cluster.name"), (("aws:accessKey",), "{}", "aws:accessKey")])
+        Case(
+            f"stack-token-in-{shown}-{token[:4]}",
+            PLAN,
+            {"Pulumi.case.yaml": stack_text(path, json.dumps(template.format(token)))},
+            stderr_has=f"{shown}: holds what looks like",
+        )
+        for token, (path, template, shown) in zip(
+            TOKENS[1:],
+            [
+                ((*MODEL0, "model"), "acme/{}", "models[0].model"),
+                ((*MODEL0, "name"), "{}", "models[0].name"),
+                (("llm-serving:cluster", "name"), "{}", "cluster.name"),
+                (("aws:accessKey",), "{}", "aws:accessKey"),
+            ],
+        )
     ],
     # Paths.
-    Case("stack-named-dot-dot", ["-m", "stacks", "plan", "{dir}/Pulumi....yaml"], {"Pulumi....yaml": stack_text()},
-         stderr_has="the stack name must be 1-100 letters"),
+    Case(
+        "stack-named-dot-dot",
+        ["-m", "stacks", "plan", "{dir}/Pulumi....yaml"],
+        {"Pulumi....yaml": stack_text()},
+        stderr_has="the stack name must be 1-100 letters",
+    ),
     # Size: a 50 MB stack file (sparse: nothing is read).
-    Case("stack-50-mb", PLAN, prepare=_sparse("Pulumi.case.yaml", 50 << 20), stderr_has="is larger than 1 MiB (the limit for a stack file)"),
+    Case(
+        "stack-50-mb",
+        PLAN,
+        prepare=_sparse("Pulumi.case.yaml", 50 << 20),
+        stderr_has="is larger than 1 MiB (the limit for a stack file)",
+    ),
 ]
 
 CHECK_CASES = [
-    Case("manifest-billion-laughs", CHECK, {"m/a.yaml": "apiVersion: v1\nkind: ConfigMap\ndata: " + billion_laughs() + "\n"},
-         stderr_has="expands to more than 1,000,000 YAML nodes"),
-    Case("manifest-deep", CHECK, {"m/a.yaml": "apiVersion: v1\nkind: Pod\nspec: " + deep(100_000) + "\n"},
-         stderr_has="nested deeper than 100 levels"),
-    Case("manifest-deep-json", CHECK, {"m/a.json": '{"apiVersion": "v1", "kind": "Pod", "spec": ' + deep(5000) + "}"},
-         stderr_has="nested deeper than 100 levels"),
-    Case("manifest-unhashable-key", CHECK, {"m/a.yaml": "apiVersion: v1\nkind: Pod\n? [a]\n: 1\n"}, stderr_has="keys must be strings"),
+    Case(
+        "manifest-billion-laughs",
+        CHECK,
+        {"m/a.yaml": "apiVersion: v1\nkind: ConfigMap\ndata: " + billion_laughs() + "\n"},
+        stderr_has="expands to more than 1,000,000 YAML nodes",
+    ),
+    Case(
+        "manifest-deep",
+        CHECK,
+        {"m/a.yaml": "apiVersion: v1\nkind: Pod\nspec: " + deep(100_000) + "\n"},
+        stderr_has="nested deeper than 100 levels",
+    ),
+    Case(
+        "manifest-deep-json",
+        CHECK,
+        {"m/a.json": '{"apiVersion": "v1", "kind": "Pod", "spec": ' + deep(5000) + "}"},
+        stderr_has="nested deeper than 100 levels",
+    ),
+    Case(
+        "manifest-unhashable-key",
+        CHECK,
+        {"m/a.yaml": "apiVersion: v1\nkind: Pod\n? [a]\n: 1\n"},
+        stderr_has="keys must be strings",
+    ),
     Case("manifest-mixed-keys", CHECK, {"m/a.yaml": "apiVersion: v1\nkind: Pod\n1: a\n"}, stderr_has="is an int, not a string"),
     Case("manifest-gpu-1e400", CHECK, {"m/a.yaml": deployment(gpu='"1e400"')}, allowed=(0, 1)),
     Case("manifest-gpu-float-inf", CHECK, {"m/a.yaml": deployment(gpu="1.0e+400")}, allowed=(0, 1)),
     Case("manifest-gpu-400-digits", CHECK, {"m/a.yaml": deployment(gpu="9" * 400)}, allowed=(0, 1)),
     Case("manifest-gpu-huge-exponent", CHECK, {"m/a.yaml": deployment(gpu='"1e999999999"')}, allowed=(0, 1)),
-    Case("manifest-nested-list", CHECK,
-         {"m/a.yaml": "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - "
-                      + deployment().replace("\n", "\n    ").rstrip() + "\n"},
-         allowed=(1,), stdout_has="a.yaml#0[0][0] Deployment/vllm"),
-    Case("manifest-typed-list", CHECK,
-         {"m/a.yaml": "apiVersion: apps/v1\nkind: DeploymentList\nitems:\n- "
-                      + "\n".join(deployment().splitlines()[2:]).replace("\n", "\n  ") + "\n"},
-         allowed=(1,), stdout_has="a.yaml#0[0] Deployment/vllm"),
-    Case("manifest-token-in-args", CHECK, {"m/a.yaml": deployment(args=f"[m, '{HF_TOKEN}', '--hf-token={TOKENS[3]}']")},
-         allowed=(1,), stdout_has="args[1] holds what looks like a Hugging Face token (hf_...[redacted])"),
-    Case("manifest-token-in-command", CHECK,
-         {"m/a.yaml": deployment().replace("command: [vllm, serve]", f"command: [sh, -c, 'AWS={TOKENS[1]} vllm serve']")},
-         allowed=(1,), stdout_has="command[2] holds what looks like an AWS access key id (AKIA...[redacted])"),
-    Case("manifest-token-in-configmap", CHECK,
-         {"m/a.yaml": f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {{settings: 'token={TOKENS[2]}'}}\n"},
-         allowed=(1,), stdout_has="ConfigMap data settings holds what looks like a GitHub token"),
-    Case("manifest-token-as-name", CHECK,
-         {"m/a.yaml": deployment().replace("{name: vllm}", f"{{name: '{TOKENS[4]}'}}").replace("v0.10.1", "latest")},
-         allowed=(1,), stdout_has="Deployment/xoxb-...[redacted]"),
-    Case("manifest-newline-in-name", CHECK,
-         {"m/a.yaml": deployment().replace("{name: vllm}", '{name: "x\\n::error::forged"}').replace("v0.10.1", "latest")},
-         allowed=(1,), stdout_has="Deployment/x\\n::error::forged"),
-    Case("manifest-10-mb-image", CHECK, {"m/a.yaml": deployment().replace("vllm/vllm-openai:v0.10.1", "x" * 10_000_000)},
-         allowed=(1,), stdout_has="image-tag-pinned"),
-    Case("manifest-deep-json-annotation", CHECK,
-         {"m/a.yaml": deployment().replace("metadata: {name: vllm}", "metadata: {name: vllm, annotations: {llm-serving.io/capacity-plan: '"
-                                           + deep(100_000) + "'}}")}, allowed=(0, 1)),
-    Case("manifest-latin1", CHECK, {"m/a.yaml": b"apiVersion: v1\nkind: Pod\nmetadata: {name: \xe9}\n"}, stderr_has="is not UTF-8 text"),
+    Case(
+        "manifest-nested-list",
+        CHECK,
+        {
+            "m/a.yaml": "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - "
+            + deployment().replace("\n", "\n    ").rstrip()
+            + "\n"
+        },
+        allowed=(1,),
+        stdout_has="a.yaml#0[0][0] Deployment/vllm",
+    ),
+    Case(
+        "manifest-typed-list",
+        CHECK,
+        {
+            "m/a.yaml": "apiVersion: apps/v1\nkind: DeploymentList\nitems:\n- "
+            + "\n".join(deployment().splitlines()[2:]).replace("\n", "\n  ")
+            + "\n"
+        },
+        allowed=(1,),
+        stdout_has="a.yaml#0[0] Deployment/vllm",
+    ),
+    Case(
+        "manifest-token-in-args",
+        CHECK,
+        {"m/a.yaml": deployment(args=f"[m, '{HF_TOKEN}', '--hf-token={TOKENS[3]}']")},
+        allowed=(1,),
+        stdout_has="args[1] holds what looks like a Hugging Face token (hf_...[redacted])",
+    ),
+    Case(
+        "manifest-token-in-command",
+        CHECK,
+        {"m/a.yaml": deployment().replace("command: [vllm, serve]", f"command: [sh, -c, 'AWS={TOKENS[1]} vllm serve']")},
+        allowed=(1,),
+        stdout_has="command[2] holds what looks like an AWS access key id (AKIA...[redacted])",
+    ),
+    Case(
+        "manifest-token-in-configmap",
+        CHECK,
+        {"m/a.yaml": f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {{settings: 'token={TOKENS[2]}'}}\n"},
+        allowed=(1,),
+        stdout_has="ConfigMap data settings holds what looks like a GitHub token",
+    ),
+    Case(
+        "manifest-token-as-name",
+        CHECK,
+        {"m/a.yaml": deployment().replace("{name: vllm}", f"{{name: '{TOKENS[4]}'}}").replace("v0.10.1", "latest")},
+        allowed=(1,),
+        stdout_has="Deployment/xoxb-...[redacted]",
+    ),
+    Case(
+        "manifest-newline-in-name",
+        CHECK,
+        {"m/a.yaml": deployment().replace("{name: vllm}", '{name: "x\\n::error::forged"}').replace("v0.10.1", "latest")},
+        allowed=(1,),
+        stdout_has="Deployment/x\\n::error::forged",
+    ),
+    Case(
+        "manifest-10-mb-image",
+        CHECK,
+        {"m/a.yaml": deployment().replace("vllm/vllm-openai:v0.10.1", "x" * 10_000_000)},
+        allowed=(1,),
+        stdout_has="image-tag-pinned",
+    ),
+    Case(
+        "manifest-deep-json-annotation",
+        CHECK,
+        {
+            "m/a.yaml": deployment().replace(
+                "metadata: {name: vllm}",
+                "metadata: {name: vllm, annotations: {llm-serving.io/capacity-plan: '" + deep(100_000) + "'}}",
+            )
+        },
+        allowed=(0, 1),
+    ),
+    Case(
+        "manifest-latin1",
+        CHECK,
+        {"m/a.yaml": b"apiVersion: v1\nkind: Pod\nmetadata: {name: \xe9}\n"},
+        stderr_has="is not UTF-8 text",
+    ),
     Case("manifest-fifo", CHECK, prepare=_fifo("m/pipe.yaml"), stderr_has="pipe.yaml: is not a regular file"),
     Case("manifest-50-mb", CHECK, prepare=_sparse("m/big.yaml", 50 << 20), stderr_has="is larger than 16 MiB"),
-    Case("manifest-many-documents", CHECK, {"m/a.yaml": "a: 1\n---\n" * 10_001}, stderr_has="holds more than 10,000 YAML documents"),
-    Case("manifest-stdin-bomb", ["-m", "policies", "check", "-"], stdin=("data: " + billion_laughs() + "\n").encode(),
-         stderr_has="<stdin>: line 1: expands to more than"),
-    Case("policy-config-nan", ["-m", "policies", "check", "{dir}/m", "--config", "{dir}/cfg.json"],
-         {"m/a.yaml": deployment(), "cfg.json": '{"vllm-gpu-memory-utilization-bounds": {"max": NaN}}'},
-         stderr_has="cannot be read as JSON (vllm-gpu-memory-utilization-bounds.max = nan: not a finite number"),
+    Case(
+        "manifest-many-documents", CHECK, {"m/a.yaml": "a: 1\n---\n" * 10_001}, stderr_has="holds more than 10,000 YAML documents"
+    ),
+    Case(
+        "manifest-stdin-bomb",
+        ["-m", "policies", "check", "-"],
+        stdin=("data: " + billion_laughs() + "\n").encode(),
+        stderr_has="<stdin>: line 1: expands to more than",
+    ),
+    Case(
+        "policy-config-nan",
+        ["-m", "policies", "check", "{dir}/m", "--config", "{dir}/cfg.json"],
+        {"m/a.yaml": deployment(), "cfg.json": '{"vllm-gpu-memory-utilization-bounds": {"max": NaN}}'},
+        stderr_has="cannot be read as JSON (vllm-gpu-memory-utilization-bounds.max = nan: not a finite number",
+    ),
     Case("manifest-missing", ["-m", "policies", "check", "{dir}/nothing-here"], stderr_has="no such file or folder"),
 ]
 
@@ -260,8 +450,16 @@ SIZE_CASES = [
     Case("size-400-digit-tp", [*SIZE, "--tensor-parallel-size", "9" * 400], stderr_has="--tensor-parallel-size"),
     Case("size-nan-utilization", [*SIZE, "--gpu-memory-utilization", "nan"], stderr_has="--gpu-memory-utilization"),
     Case("size-inf-gpu-memory", [*SIZE, "--gpu-memory-gib", "1e400"], stderr_has="--gpu-memory-gib"),
-    Case("size-config-json-nan", ["-m", "stacks", "size", "--model-config", "{dir}/config.json", "--weights-gib", "15", "--gpu", "H100"],
-         {"config.json": json.dumps(LLAMA_CONFIG).replace("4096", "NaN")}, stderr_has="hidden_size = nan: not a finite number"),
-    Case("size-config-json-hidden-below-heads", ["-m", "stacks", "size", "--model-config", "{dir}/config.json", "--weights-gib", "15", "--gpu", "H100"],
-         {"config.json": json.dumps({**LLAMA_CONFIG, "hidden_size": 16})}, stderr_has="is smaller than num_attention_heads"),
+    Case(
+        "size-config-json-nan",
+        ["-m", "stacks", "size", "--model-config", "{dir}/config.json", "--weights-gib", "15", "--gpu", "H100"],
+        {"config.json": json.dumps(LLAMA_CONFIG).replace("4096", "NaN")},
+        stderr_has="hidden_size = nan: not a finite number",
+    ),
+    Case(
+        "size-config-json-hidden-below-heads",
+        ["-m", "stacks", "size", "--model-config", "{dir}/config.json", "--weights-gib", "15", "--gpu", "H100"],
+        {"config.json": json.dumps({**LLAMA_CONFIG, "hidden_size": 16})},
+        stderr_has="is smaller than num_attention_heads",
+    ),
 ]

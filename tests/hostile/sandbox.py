@@ -60,12 +60,21 @@ def run_capped(args: Sequence[str], *, stdin: Optional[bytes] = None, cwd: Path 
     env.pop("LLM_SERVING_DEBUG", None)
     try:
         proc = subprocess.run(
-            [sys.executable, *args], input=stdin if stdin is not None else b"", capture_output=True, cwd=cwd,
-            preexec_fn=_limits, timeout=WALL_SECONDS, env=env,
+            [sys.executable, *args],
+            input=stdin if stdin is not None else b"",
+            capture_output=True,
+            cwd=cwd,
+            preexec_fn=_limits,
+            timeout=WALL_SECONDS,
+            env=env,
         )
     except subprocess.TimeoutExpired as exc:
-        return Result(list(args), -signal.SIGKILL, (exc.stdout or b"").decode("utf-8", "replace"),
-                      f"killed after {WALL_SECONDS} s of wall time\n" + (exc.stderr or b"").decode("utf-8", "replace"))
+        return Result(
+            list(args),
+            -signal.SIGKILL,
+            (exc.stdout or b"").decode("utf-8", "replace"),
+            f"killed after {WALL_SECONDS} s of wall time\n" + (exc.stderr or b"").decode("utf-8", "replace"),
+        )
     return Result(list(args), proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
 
 

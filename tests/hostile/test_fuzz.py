@@ -20,8 +20,13 @@ from tests.hostile.cases import DEV, HOLE, PLAN
 from tests.hostile.sandbox import assert_contract, run_capped
 from tests.hostile.strategies import hostile_nodes, manifest_files
 
-FUZZ = settings(max_examples=15, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _paths(value, path=()):
@@ -74,8 +79,13 @@ def test_policies_check_on_generated_manifests(text):
 
 
 @FUZZ
-@given(st.lists(st.tuples(st.sampled_from(STACK_PATHS), st.one_of(hostile_nodes, hostile_nodes, hostile_nodes, st.just(KEEP))),
-                min_size=1, max_size=2))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(STACK_PATHS), st.one_of(hostile_nodes, hostile_nodes, hostile_nodes, st.just(KEEP))),
+        min_size=1,
+        max_size=2,
+    )
+)
 def test_stacks_plan_on_generated_stack_files(replacements):
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "Pulumi.case.yaml").write_text(_stack_with(replacements))

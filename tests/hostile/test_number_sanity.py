@@ -26,7 +26,10 @@ def test_the_base_config_parses():
         ({"hidden_size": float("nan")}, "config.json hidden_size = nan: must be a whole number"),
         ({"num_hidden_layers": float("inf")}, "config.json num_hidden_layers = inf: must be a whole number"),
         ({"vocab_size": 10**400}, "config.json vocab_size = <integer of 1329 bits>: must be a whole number"),
-        ({"rope_scaling": {"rope_type": "yarn", "factor": float("nan")}}, "config.json rope_scaling.factor = nan: must be a number in (0, 1048576]"),
+        (
+            {"rope_scaling": {"rope_type": "yarn", "factor": float("nan")}},
+            "config.json rope_scaling.factor = nan: must be a number in (0, 1048576]",
+        ),
         ({"rope_scaling": {"rope_type": "linear", "factor": float("inf")}}, "config.json rope_scaling.factor = inf"),
         ({"rope_scaling": {"rope_type": "dynamic", "factor": 1e300}}, "config.json rope_scaling.factor = 1e+300"),
     ],

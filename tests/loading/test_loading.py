@@ -100,7 +100,9 @@ def test_a_small_alias_fan_out_is_fine():
 
 def test_depth_is_bounded_without_recursion():
     assert "line 1: nested deeper than 100 levels" in _refused("[" * 200_000 + "]" * 200_000)
-    assert "nested deeper than 100 levels" in _refused("a:\n" + "".join(" " * i + "b:\n" for i in range(1, 150)) + " " * 150 + "c: 1\n")
+    assert "nested deeper than 100 levels" in _refused(
+        "a:\n" + "".join(" " * i + "b:\n" for i in range(1, 150)) + " " * 150 + "c: 1\n"
+    )
 
 
 def test_libyamls_own_depth_limit_reads_as_ours(monkeypatch):
@@ -215,7 +217,9 @@ def _json_refused(text: str) -> str:
 
 def test_json_loads_strict_json():
     assert load_json("c.json", text='{"a": [1, 2.5, "x", null, true], "b": {"c": "[[["}}') == {
-        "a": [1, 2.5, "x", None, True], "b": {"c": "[[["}}
+        "a": [1, 2.5, "x", None, True],
+        "b": {"c": "[[["},
+    }
 
 
 @pytest.mark.parametrize(

@@ -4,12 +4,11 @@ text, the data is the same."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import yaml
 from hypothesis import HealthCheck, given, settings
-
-import dataclasses
 
 from components.loading import MANIFESTS, LoadError, load_yaml_documents
 from tests.hostile.strategies import manifest_files
@@ -37,8 +36,13 @@ def _ours(text: str, pure: bool):
         return LoadError
 
 
-@settings(max_examples=80, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=80,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(manifest_files)
 def test_loader_agrees_with_itself_and_with_pyyaml(text):
     fast, pure = _ours(text, False), _ours(text, True)
@@ -46,7 +50,9 @@ def test_loader_agrees_with_itself_and_with_pyyaml(text):
     if fast is LoadError:
         return
     try:
-        reference = [_canon(d) for d in yaml.load_all(text, Loader=yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader)]
+        reference = [
+            _canon(d) for d in yaml.load_all(text, Loader=yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader)
+        ]
     except (yaml.YAMLError, ValueError, RecursionError):
         return  # PyYAML refuses what we read ("<<" as a plain value) or recurses too deep
     assert fast == reference

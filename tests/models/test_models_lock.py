@@ -66,6 +66,7 @@ def replay(monkeypatch, tmp_path):
     import importlib
 
     import huggingface_hub.constants as constants
+
     importlib.reload(constants)
     transport = ReplayHub()
     hub.set_client_factory(lambda: httpx2.Client(transport=httpx2.MockTransport(transport), follow_redirects=True))
@@ -89,12 +90,19 @@ def stack_with(tmp_path: Path, *models: tuple[str, str], pool_types=("p5.48xlarg
 
 
 def run(*args: str, lock: Path, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "LLM_SERVING_MODELS_LOCK": str(lock), "HF_HUB_OFFLINE": "1", **env})
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "LLM_SERVING_MODELS_LOCK": str(lock), "HF_HUB_OFFLINE": "1", **env},
+    )
 
 
 def test_the_recorded_parameter_counts_are_the_configs_own():
     """The recordings' safetensors counts are what each config's tensors add up to (the Hub pages' 14.7B, 9.24B, 1.24B)."""
+
     def llama_like(c, tied):
         h, i, layers, v = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"], c["vocab_size"]
         hd = c.get("head_dim") or h // c["num_attention_heads"]
@@ -104,8 +112,11 @@ def test_the_recorded_parameter_counts_are_the_configs_own():
         return v * h * (1 if tied else 2) + layers * per_layer + h
 
     configs = json.loads((ROOT / "tests" / "capacity" / "data" / "model_configs.json").read_text())
-    counts = {i["response"]["json"]["id"]: i["response"]["json"]["safetensors"]["total"]
-              for i in RECORDINGS["interactions"] if "json" in i["response"]}
+    counts = {
+        i["response"]["json"]["id"]: i["response"]["json"]["safetensors"]["total"]
+        for i in RECORDINGS["interactions"]
+        if "json" in i["response"]
+    }
     for model, tied in ((PHI4[0], False), (GEMMA[0], True), (LLAMA_1B[0], True)):
         assert llama_like(configs[model]["config"], tied) == counts[model], model
 
@@ -123,9 +134,10 @@ def test_lock_writes_config_and_size_from_the_hub(replay, tmp_path, monkeypatch)
     assert phi["checkpoint_bytes"] == 14659507200 * 2 and phi["safetensors_parameters"] == {"BF16": 14659507200}
     assert data["models"][f"{GEMMA[0]}@{GEMMA[1]}"]["checkpoint_bytes"] == 9241705984 * 2
     # What was asked of the Hub: the model info with its safetensors metadata, then config.json, per model.
-    assert sorted({(m, u.split("?")[0]) for m, u, _ in replay.seen}) == sorted({
-        ("GET", f"https://huggingface.co/api/models/{m}/revision/{r}") for m, r in (PHI4, GEMMA)} | {
-        (verb, f"https://huggingface.co/{m}/resolve/{r}/config.json") for m, r in (PHI4, GEMMA) for verb in ("HEAD", "GET")})
+    assert sorted({(m, u.split("?")[0]) for m, u, _ in replay.seen}) == sorted(
+        {("GET", f"https://huggingface.co/api/models/{m}/revision/{r}") for m, r in (PHI4, GEMMA)}
+        | {(verb, f"https://huggingface.co/{m}/resolve/{r}/config.json") for m, r in (PHI4, GEMMA) for verb in ("HEAD", "GET")}
+    )
 
 
 def test_the_same_hub_answers_give_a_byte_identical_lock(replay, tmp_path, monkeypatch):
@@ -183,8 +195,10 @@ def test_a_model_in_neither_the_lock_nor_the_catalogue_exits_2_saying_to_lock_it
     stack = stack_with(tmp_path, PHI4)
     plan = run("stacks", "plan", str(stack), "--out", str(tmp_path / "out"), lock=tmp_path / "absent.json")
     assert plan.returncode == 2
-    assert ("models[0].model = 'microsoft/phi-4': model 'microsoft/phi-4' is not in the lock file or the built-in "
-            "catalogue; run `python -m stacks models lock`") in plan.stderr
+    assert (
+        "models[0].model = 'microsoft/phi-4': model 'microsoft/phi-4' is not in the lock file or the built-in "
+        "catalogue; run `python -m stacks models lock`"
+    ) in plan.stderr
     assert not (tmp_path / "out").exists()
     size = run("stacks", "size", "--model", PHI4[0], "--gpu", "H100", lock=tmp_path / "absent.json")
     assert size.returncode == 2 and "run `python -m stacks models lock`" in size.stderr
@@ -199,8 +213,9 @@ def test_a_broken_lock_file_exits_2_naming_it(tmp_path):
 
 
 def test_models_lock_help_states_exit_codes():
-    proc = subprocess.run([sys.executable, "-m", "stacks", "models", "lock", "--help"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stacks", "models", "lock", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert "exit codes:\n  0  every model locked\n  1  some model could not be resolved" in proc.stdout
 
 

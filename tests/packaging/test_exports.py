@@ -80,8 +80,13 @@ def test_policies_check_imports_neither_the_sdk_nor_the_config_models(tmp_path):
     """`python -m policies check` runs policies/__main__.py too: the pack (and the SDK) load only when serving it."""
     manifest = tmp_path / "cm.yaml"
     manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: team}\n")
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "policies", "check", str(manifest)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "policies", "check", str(manifest)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert not {m for m in imported if m == "pulumi" or m.startswith(("pulumi.", "pulumi_"))}

@@ -37,8 +37,13 @@ def make_venv(folder: Path) -> Path:
     """A new venv at ``folder`` that also sees this environment's packages; returns its python."""
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=180)
     python = folder / "bin" / "python"
-    inner = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                           check=True, capture_output=True, text=True, timeout=60).stdout.strip()
+    inner = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.strip()
     # Appended after the venv's own site-packages, so the copy installed there is the one imported.
     (Path(inner) / "_outer_environment.pth").write_text("".join(p + "\n" for p in outer_site_packages()))
     return python
@@ -53,7 +58,9 @@ def venv(tmp_path_factory) -> Path:
     python = make_venv(base / "venv")
     proc = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", str(source)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, f"pip install . failed:\n{proc.stdout}\n{proc.stderr}"
     return python
@@ -66,7 +73,10 @@ def run_in(python: Path, code: str, cwd: Path) -> str:
 
 
 def test_installed_package_has_every_module_typed(venv, tmp_path):
-    out = json.loads(run_in(venv, """
+    out = json.loads(
+        run_in(
+            venv,
+            """
         import importlib, json, pkgutil, sys
         import llm_serving
         names = sorted(m.name for m in pkgutil.walk_packages(llm_serving.__path__, "llm_serving."))
@@ -78,7 +88,10 @@ def test_installed_package_has_every_module_typed(venv, tmp_path):
             "typed": (__import__("pathlib").Path(llm_serving.__file__).parent / "py.typed").is_file(),
             "exports": {n: type(getattr(llm_serving, n)).__name__ for n in llm_serving.__all__},
         }))
-    """, tmp_path))
+    """,
+            tmp_path,
+        )
+    )
     assert "/venv/lib/" in out["file"], out["file"]
     assert out["typed"], "py.typed is missing from the installed package"
     expected = sorted(
@@ -92,13 +105,19 @@ def test_installed_package_has_every_module_typed(venv, tmp_path):
 
 def test_the_installed_package_reads_its_own_hardware_data(venv, tmp_path):
     """hardware.toml ships as package data and the records load from the installed copy (setup.py package_data)."""
-    out = json.loads(run_in(venv, """
+    out = json.loads(
+        run_in(
+            venv,
+            """
         import json
         from importlib import resources
         from llm_serving.capacity.hardware import DATA_FILE, GPUS, INSTANCES
         print(json.dumps({"data": str(resources.files("llm_serving.capacity").joinpath(DATA_FILE)),
                           "t4": list(GPUS["T4"].compute_capability), "arch": INSTANCES["g5g.xlarge"].arch}))
-    """, tmp_path))
+    """,
+            tmp_path,
+        )
+    )
     assert "/venv/lib/" in out["data"] and out["data"].endswith("/llm_serving/capacity/hardware.toml"), out["data"]
     assert (out["t4"], out["arch"]) == ([7, 5], "arm64")
 
@@ -107,13 +126,17 @@ def test_a_consumers_own_components_package_is_left_alone(venv, tmp_path):
     """Installed, the library imports itself relatively: a project's own `components/` keeps its name."""
     (tmp_path / "components").mkdir()
     (tmp_path / "components" / "__init__.py").write_text("OWNER = 'the consumer'\n")
-    out = run_in(venv, """
+    out = run_in(
+        venv,
+        """
         import importlib, pkgutil, llm_serving
         for m in pkgutil.walk_packages(llm_serving.__path__, "llm_serving."):
             importlib.import_module(m.name)
         import components
         print(components.OWNER)
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert out.strip() == "the consumer"
 
 
@@ -126,7 +149,10 @@ def test_the_repository_names_stay_unclaimed(venv, tmp_path):
 @pytest.mark.parametrize("folder,name", [("stacks", "llm_serving_plan"), ("policies", "llm_serving_policies")])
 def test_the_offline_engine_and_the_pack_ship_whole_under_public_names(venv, tmp_path, folder, name):
     """Every module of stacks/ and policies/ imports from the wheel, and none imports a repository name."""
-    out = json.loads(run_in(venv, f"""
+    out = json.loads(
+        run_in(
+            venv,
+            f"""
         import importlib, json, pkgutil, sys
         import {name} as package
         names = sorted(m.name for m in pkgutil.walk_packages(package.__path__, "{name}."))
@@ -134,7 +160,10 @@ def test_the_offline_engine_and_the_pack_ship_whole_under_public_names(venv, tmp
             importlib.import_module(n)
         print(json.dumps({{"file": package.__file__, "modules": names,
                           "repository": sorted(m for m in sys.modules if m.split(".")[0] in ("components", "policies", "stacks"))}}))
-    """, tmp_path))
+    """,
+            tmp_path,
+        )
+    )
     assert "/venv/lib/" in out["file"], out["file"]
     expected = sorted(
         ".".join((name, *p.relative_to(ROOT / folder).with_suffix("").parts)).removesuffix(".__init__")
@@ -164,10 +193,13 @@ def test_a_consumer_plans_and_checks_its_own_program_with_only_the_wheel(venv, t
     From a folder outside the repository holding a copy of examples/consumer and the platform's outputs.
     """
     text = (ROOT / "docs" / "reuse.md").read_text()
-    snippet = re.search(r"```python\n(.*?)```", text[text.index("## Planning your own program offline"):], re.S).group(1)
+    snippet = re.search(r"```python\n(.*?)```", text[text.index("## Planning your own program offline") :], re.S).group(1)
     shutil.copytree(ROOT / "examples" / "consumer", tmp_path / "examples" / "consumer", ignore=IGNORE)
     (tmp_path / "platform-outputs.json").write_text(json.dumps(platform_outputs))
-    out = run_in(venv, snippet + textwrap.dedent("""
+    out = run_in(
+        venv,
+        snippet
+        + textwrap.dedent("""
         import sys
         print(json.dumps({
             "engine": sys.modules["llm_serving_plan.offline"].__file__,
@@ -180,15 +212,21 @@ def test_a_consumer_plans_and_checks_its_own_program_with_only_the_wheel(venv, t
             "mandatory": [v.policy for v in result.mandatory],
             "repository": sorted(m for m in sys.modules if m.split(".")[0] in ("components", "policies", "stacks")),
         }))
-    """), tmp_path)
+    """),
+        tmp_path,
+    )
     *printed, last = out.strip().splitlines()
     assert "0 mandatory violations" in printed
     out = json.loads(last)
     assert "/venv/lib/" in out["engine"], out["engine"]
     assert out["kinds"] == [
-        "kubernetes:core/v1:ServiceAccount", "kubernetes:keda.sh/v1alpha1:ScaledObject", "kubernetes:monitoring.coreos.com/v1:PodMonitor",
-        "kubernetes:monitoring.coreos.com/v1:PrometheusRule", "kubernetes:policy/v1:PodDisruptionBudget",
-        "kubernetes:serving.kserve.io/v1beta1:InferenceService", "pulumi:providers:kubernetes",
+        "kubernetes:core/v1:ServiceAccount",
+        "kubernetes:keda.sh/v1alpha1:ScaledObject",
+        "kubernetes:monitoring.coreos.com/v1:PodMonitor",
+        "kubernetes:monitoring.coreos.com/v1:PrometheusRule",
+        "kubernetes:policy/v1:PodDisruptionBudget",
+        "kubernetes:serving.kserve.io/v1beta1:InferenceService",
+        "pulumi:providers:kubernetes",
     ]
     assert out["namespaces"] == [platform_outputs["namespace"]]
     assert out["pool"] == [platform_outputs["poolNames"]["l40s"]]
@@ -200,7 +238,10 @@ def test_a_consumer_plans_and_checks_its_own_program_with_only_the_wheel(venv, t
 
 def test_the_installed_pack_finds_what_it_should(venv, tmp_path):
     """The same entry with a function for a program and a config mapping: a `:latest` image is a mandatory violation."""
-    out = json.loads(run_in(venv, """
+    out = json.loads(
+        run_in(
+            venv,
+            """
         import json
         import pulumi_kubernetes as k8s
         from llm_serving_plan import plan_program
@@ -214,14 +255,20 @@ def test_the_installed_pack_finds_what_it_should(venv, tmp_path):
 
         result = plan_program(program, {}, project="other")
         print(json.dumps([[v.policy, v.enforcement, v.resource] for v in result.violations]))
-    """, tmp_path))
+    """,
+            tmp_path,
+        )
+    )
     assert ["image-tag-pinned", "mandatory", "web"] in out
 
 
 def test_a_consumer_program_runs_on_the_installed_package(venv, tmp_path):
     """The public mock engine (set_mocks + Mocks) runs a VllmService from the installed package."""
     dev = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
-    out = json.loads(run_in(venv, f"""
+    out = json.loads(
+        run_in(
+            venv,
+            f"""
         import json, pulumi, yaml
         from pulumi.runtime import Mocks, set_mocks
         from llm_serving import VllmService, VllmServiceArgs, load_stack_config
@@ -246,7 +293,10 @@ def test_a_consumer_program_runs_on_the_installed_package(venv, tmp_path):
 
         program()
         print(json.dumps(sorted(seen)))
-    """, tmp_path))
+    """,
+            tmp_path,
+        )
+    )
     assert ["url", "http://chat-8b-predictor.team.svc.cluster.local", None] in out
     types = {t for t, _, _ in out}
     assert {"kubernetes:serving.kserve.io/v1beta1:InferenceService", "kubernetes:policy/v1:PodDisruptionBudget"} <= types
@@ -271,7 +321,9 @@ def test_editable_install_points_at_the_source(tmp_path_factory):
     python = make_venv(base / "venv")
     proc = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "-e", str(source)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, f"pip install -e . failed:\n{proc.stdout}\n{proc.stderr}"
     out = run_in(python, "import llm_serving; from llm_serving import VllmService; print(llm_serving.__file__)", base)

@@ -9,7 +9,9 @@ from tests.conftest import ROOT
 
 
 def test_no_absolute_self_imports():
-    proc = subprocess.run([sys.executable, "tools/relative_imports.py", "--check"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "tools/relative_imports.py", "--check"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, (
         "components/ imports itself by its repository name; the installed package is llm_serving, so use a "
         "relative import (from .x import y), or run `python tools/relative_imports.py`:\n" + proc.stdout

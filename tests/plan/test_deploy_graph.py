@@ -49,7 +49,7 @@ def prod() -> list[dict]:
 
 
 def _kind(r: Mapping[str, Any]) -> str | None:
-    """"<group>/<Kind>" of a recorded Kubernetes object (None for releases and cloud resources)."""
+    """ "<group>/<Kind>" of a recorded Kubernetes object (None for releases and cloud resources)."""
     if not r["type"].startswith("kubernetes:") or r["type"] == RELEASE or not r["custom"]:
         return None
     api = r["inputs"].get("apiVersion", "")
@@ -138,12 +138,17 @@ def graph_problems(resources: list[dict]) -> tuple[list[str], dict[int, int]]:
                 for assoc in _associations(resources, account):
                     need(2, r, assoc["name"], f"Pod Identity of {account}")
                     for agent in resources:
-                        if agent["type"] == "aws:eks/addon:Addon" and agent["inputs"].get("addonName") == "eks-pod-identity-agent":
+                        if (
+                            agent["type"] == "aws:eks/addon:Addon"
+                            and agent["inputs"].get("addonName") == "eks-pod-identity-agent"
+                        ):
                             need(2, r, agent["name"], "the Pod Identity Agent add-on")
                     roles = [d for d in assoc["dependencies"] if _type_of(resources, d) == "aws:iam/role:Role"]
                     for policy in resources:
-                        if policy["type"] in ("aws:iam/rolePolicy:RolePolicy", "aws:iam/rolePolicyAttachment:RolePolicyAttachment") and \
-                                set(roles) & set(policy["dependencies"]):
+                        if policy["type"] in (
+                            "aws:iam/rolePolicy:RolePolicy",
+                            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+                        ) and set(roles) & set(policy["dependencies"]):
                             need(2, r, policy["name"], f"a policy of {roles}")
         if kind is not None:
             named, ns = _named(r), _ns(r)
@@ -169,7 +174,8 @@ def graph_problems(resources: list[dict]) -> tuple[list[str], dict[int, int]]:
 
 def _associations(resources: list[dict], account: tuple[Any, Any]) -> list[dict]:
     return [
-        a for a in resources
+        a
+        for a in resources
         if a["type"] == "aws:eks/podIdentityAssociation:PodIdentityAssociation"
         and (a["inputs"].get("namespace"), a["inputs"].get("serviceAccount")) == account
     ]
@@ -195,8 +201,14 @@ def test_the_graph_keeps_the_three_rules(recorded):
 
 def test_an_inference_service_waits_for_kserve_and_its_credentials(prod):
     isvc = {r["name"]: r for r in prod}["prod-llama-70b-isvc"]
-    assert {"prod-addons-kserve", "prod-addons-kserve-crd", "prod-llama-70b-s3-reader-sa",
-            "prod-llama-70b-s3-reader-pod-identity", "prod-hf-token", "prod-namespace"} <= set(isvc["dependencies"])
+    assert {
+        "prod-addons-kserve",
+        "prod-addons-kserve-crd",
+        "prod-llama-70b-s3-reader-sa",
+        "prod-llama-70b-s3-reader-pod-identity",
+        "prod-hf-token",
+        "prod-namespace",
+    } <= set(isvc["dependencies"])
 
 
 @pytest.mark.parametrize(
@@ -226,8 +238,13 @@ def test_dropping_one_dependency_fails_the_walk(prod, resource, dependency):
 
 
 def test_json_report_lists_the_recorded_dependencies_of_every_resource(prod, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "stacks", "plan", "prod", "--format", "json", "--out", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", "prod", "--format", "json", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)["resources"]
     assert {r["name"]: r["dependsOn"] for r in rows} == {r["name"]: sorted(r["dependencies"]) for r in prod}
@@ -238,7 +255,8 @@ def test_skip_await_only_on_the_buffer_and_the_pre_pull(prod):
     unless it carries pulumi.com/skipAwait: "true" (provider/pkg/metadata/annotations.go:33, overrides.go:40;
     await.go:1100 newLegacyReadyCondition): the placeholders and the pre-pull pods wait for GPU nodes."""
     skipped = sorted(
-        r["name"] for r in prod
+        r["name"]
+        for r in prod
         if ((r["inputs"].get("metadata") or {}).get("annotations") or {}).get("pulumi.com/skipAwait") == "true"
     )
     workloads = sorted(r["name"] for r in prod if _kind(r) in ("apps/Deployment", "apps/DaemonSet"))
@@ -258,14 +276,16 @@ def test_creation_waves_put_every_resource_after_what_it_waits_for(prod, tmp_pat
     assert wave_of["prod-karpenter-crd-release"] < wave_of["prod-karpenter-release"] < wave_of["prod-pool-h100-node-pool"]
     chart = waves_mermaid(rows)
     assert chart[:2] == ["```mermaid", "flowchart TB"] and chart[-1] == "```"
-    assert f'  w{len(waves) - 1} --> w{len(waves)}' in chart
+    assert f"  w{len(waves) - 1} --> w{len(waves)}" in chart
     assert chart == waves_mermaid(list(reversed(rows)))  # the same picture whatever the order of the rows
 
 
 def test_a_cycle_is_reported_not_drawn():
     from stacks.deploy_graph import creation_waves
 
-    rows = [{"type": "kubernetes:core/v1:Secret", "name": "a", "dependsOn": ["b"]},
-            {"type": "kubernetes:core/v1:Secret", "name": "b", "dependsOn": ["a"]}]
+    rows = [
+        {"type": "kubernetes:core/v1:Secret", "name": "a", "dependsOn": ["b"]},
+        {"type": "kubernetes:core/v1:Secret", "name": "b", "dependsOn": ["a"]},
+    ]
     with pytest.raises(ValueError, match="cycle among: a, b"):
         creation_waves(rows)

@@ -96,11 +96,15 @@ def test_max_replicas_beyond_the_pool_exits_1_naming_s8(tmp_path):
     # The pool-fit check (issue 7, advisory) names the same pool; S8 is the mandatory one.
     (v,) = [v for v in json.loads(proc.stdout)["violations"] if v["enforcement"] == "mandatory"]
     assert (v["policy"], v["catalog"], v["enforcement"]) == ("llm-hpa-behavior", "S8", "mandatory")
-    assert v["message"].startswith("spec.maxReplicas = 3 x 1 GPUs per pod of Deployment/chat-8b-predictor = 3 GPUs exceeds NodePool l40s")
+    assert v["message"].startswith(
+        "spec.maxReplicas = 3 x 1 GPUs per pod of Deployment/chat-8b-predictor = 3 GPUs exceeds NodePool l40s"
+    )
 
 
 def test_a_short_scale_down_window_exits_1_naming_s8(tmp_path):
-    path = variant(tmp_path, "jumpy", lambda c: c["llm-serving:models"][0].update(autoscaling={"scaleDownStabilizationSeconds": 30}))
+    path = variant(
+        tmp_path, "jumpy", lambda c: c["llm-serving:models"][0].update(autoscaling={"scaleDownStabilizationSeconds": 30})
+    )
     proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
     assert proc.returncode == 1, proc.stderr
     (v,) = json.loads(proc.stdout)["violations"]

@@ -15,7 +15,13 @@ from tests.kube_schemas import validate_object
 
 
 def plan(stack: str, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "stacks", "plan", stack, "--format", "json", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", stack, "--format", "json", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def variant(tmp_path: Path, base: str, edit) -> str:
@@ -75,7 +81,10 @@ def test_karpenter_prerequisites_are_written_under_aws(prod):
     assert assoc["inputs"]["roleArn"] == "arn:aws:iam::123456789012:role/KarpenterControllerRole-llm-prod"
     (policy,) = [f for f in files.values() if f["type"] == "aws:iam/rolePolicy:RolePolicy"]
     doc = json.loads(policy["inputs"]["policy"])
-    assert any(s["Sid"] == "AllowPassingInstanceRole" and s["Resource"] == "arn:aws:iam::123456789012:role/KarpenterNodeRole-llm-prod" for s in doc["Statement"])
+    assert any(
+        s["Sid"] == "AllowPassingInstanceRole" and s["Resource"] == "arn:aws:iam::123456789012:role/KarpenterNodeRole-llm-prod"
+        for s in doc["Statement"]
+    )
 
 
 def test_helm_releases_of_karpenter_and_the_addons(prod):
@@ -90,8 +99,14 @@ def test_helm_releases_of_karpenter_and_the_addons(prod):
 def test_pools_buffer_and_priority_classes_are_rendered_and_schema_valid(prod):
     out, _ = prod
     cluster = out / "kubernetes" / "_cluster"
-    for name in ("nodepool-l40s", "nodepool-h100", "ec2nodeclass-l40s", "ec2nodeclass-h100",
-                 "priorityclass-llm-serving-gpu-buffer", "priorityclass-llm-serving-inference"):
+    for name in (
+        "nodepool-l40s",
+        "nodepool-h100",
+        "ec2nodeclass-l40s",
+        "ec2nodeclass-h100",
+        "priorityclass-llm-serving-gpu-buffer",
+        "priorityclass-llm-serving-inference",
+    ):
         doc = yaml.safe_load((cluster / f"{name}.yaml").read_text())
         assert validate_object(doc) == [], name
     buffer = yaml.safe_load((out / "kubernetes" / "llm" / "deployment-gpu-buffer-l40s.yaml").read_text())
@@ -104,8 +119,12 @@ def test_pools_buffer_and_priority_classes_are_rendered_and_schema_valid(prod):
 def test_without_karpenter_install_no_aws_resource_and_pools_use_the_named_role(tmp_path):
     def edit(c):
         c["llm-serving:karpenter"] = {"install": False, "nodeRoleName": "eks-gpu-nodes"}
-        c["llm-serving:addons"] = {"certManager": {"install": False}, "kserve": {"install": False}, "nvidiaDevicePlugin": {"install": False},
-                                   "podIdentityAgent": {"install": False}}
+        c["llm-serving:addons"] = {
+            "certManager": {"install": False},
+            "kserve": {"install": False},
+            "nvidiaDevicePlugin": {"install": False},
+            "podIdentityAgent": {"install": False},
+        }
         c["llm-serving:ingress"]["installController"] = False  # the load balancer controller's IAM is AWS too
 
     out = tmp_path / "out"
@@ -138,7 +157,8 @@ def test_a_model_that_cannot_fit_its_pool_exits_1_naming_the_pool(tmp_path):
     fit = [v for v in report["violations"] if v["policy"] == "gpu-pool-fits-models"]
     assert [v["message"] for v in fit] == [
         "pool l40s: qwen3-32b needs 6 replicas x 4 GPUs + 4 buffer GPUs = 28 GPUs, above the NodePool's "
-        'limits["nvidia.com/gpu"] = 24; raise the limit or lower the replicas']
+        'limits["nvidia.com/gpu"] = 24; raise the limit or lower the replicas'
+    ]
     assert {p["name"]: p["fits"] for p in report["pools"]} == {"l40s": False, "h100": True}
 
 
@@ -146,6 +166,10 @@ def test_the_report_has_a_row_per_pool_with_the_cold_start_parts(prod):
     _, report = prod
     pools = {p["name"]: p for p in report["pools"]}
     assert pools["l40s"]["gpus_per_node"] == {"g6e.2xlarge": 1, "g6e.4xlarge": 1, "g6e.12xlarge": 4}
-    assert (pools["l40s"]["gpu_limit"], pools["l40s"]["buffer_gpus"], pools["l40s"]["models"]) == (24, 4, ["chat-8b", "qwen3-32b"])
+    assert (pools["l40s"]["gpu_limit"], pools["l40s"]["buffer_gpus"], pools["l40s"]["models"]) == (
+        24,
+        4,
+        ["chat-8b", "qwen3-32b"],
+    )
     s3 = pools["h100"]["startup"]["llama-70b"]
     assert s3["source"] == "s3" and [p["name"] for p in s3["parts"]][1] == "stream from S3 (Run:ai streamer)"

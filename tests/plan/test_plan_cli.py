@@ -177,16 +177,32 @@ def test_model_outside_the_catalogue_exits_2_with_the_way_out(tmp_path):
     path = variant(tmp_path, "unknown", lambda c: c["llm-serving:models"][0].update(model="acme/secret-model-7b"))
     proc = run("plan", str(path), "--out", str(tmp_path / "out"))
     assert proc.returncode == 2
-    assert "models[0].model = 'acme/secret-model-7b': model 'acme/secret-model-7b' is not in the lock file or the built-in catalogue; run `python -m stacks models lock`" in proc.stderr
+    assert (
+        "models[0].model = 'acme/secret-model-7b': model 'acme/secret-model-7b' is not in the lock file or the built-in catalogue; run `python -m stacks models lock`"
+        in proc.stderr
+    )
     assert "or set models[0].architecture" in proc.stderr
 
 
 def test_model_given_by_its_config_json(tmp_path):
-    config = {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
-              "vocab_size": 128256, "intermediate_size": 14336, "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+    config = {
+        "num_hidden_layers": 32,
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "vocab_size": 128256,
+        "intermediate_size": 14336,
+        "max_position_embeddings": 131072,
+        "torch_dtype": "bfloat16",
+    }
     (tmp_path / "acme.json").write_text(json.dumps(config))
-    path = variant(tmp_path, "custom", lambda c: c["llm-serving:models"][0].update(
-        model="acme/llama-like-8b", architecture={"configPath": "acme.json", "weightsGib": 14.96}))  # beside the stack file
+    path = variant(
+        tmp_path,
+        "custom",
+        lambda c: c["llm-serving:models"][0].update(
+            model="acme/llama-like-8b", architecture={"configPath": "acme.json", "weightsGib": 14.96}
+        ),
+    )  # beside the stack file
     proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
     (m,) = json.loads(proc.stdout)["models"]
@@ -220,11 +236,24 @@ def test_policy_figures_are_the_capacity_plans(tmp_path):
 
 
 def test_custom_model_that_does_not_fit_exits_1(tmp_path):
-    config = {"num_hidden_layers": 80, "hidden_size": 8192, "num_attention_heads": 64, "num_key_value_heads": 8,
-              "vocab_size": 128256, "intermediate_size": 28672, "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+    config = {
+        "num_hidden_layers": 80,
+        "hidden_size": 8192,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "vocab_size": 128256,
+        "intermediate_size": 28672,
+        "max_position_embeddings": 131072,
+        "torch_dtype": "bfloat16",
+    }
     (tmp_path / "big.json").write_text(json.dumps(config))
-    path = variant(tmp_path, "big", lambda c: c["llm-serving:models"][0].update(
-        model="acme/private-70b", architecture={"configPath": "big.json", "weightsGib": 131.4}))
+    path = variant(
+        tmp_path,
+        "big",
+        lambda c: c["llm-serving:models"][0].update(
+            model="acme/private-70b", architecture={"configPath": "big.json", "weightsGib": 131.4}
+        ),
+    )
     proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
     assert proc.returncode == 1, proc.stderr
     (v,) = json.loads(proc.stdout)["violations"]
@@ -249,28 +278,44 @@ def test_under_the_cli_a_bad_config_is_a_run_error_without_traceback():
             main()
     finally:
         runtime_config.set_all_config(saved, [])
-    assert str(err.value).startswith("invalid configuration:\n  models[0].engine.maxModelLen = -1: input should be greater than 0")
+    assert str(err.value).startswith(
+        "invalid configuration:\n  models[0].engine.maxModelLen = -1: input should be greater than 0"
+    )
 
 
 def test_plan_says_where_it_wrote_and_what_the_folder_is_for(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "stacks", "plan", "dev"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", "dev"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.returncode == 0, proc.stderr
     files = sorted(p for p in (tmp_path / "build" / "dev").rglob("*") if p.is_file() and not p.name.startswith("."))
     assert proc.stdout.splitlines()[-1] == (
         f"wrote {len(files)} files to build/dev/ (kubernetes/, aws/, helm/) for review: Secrets hold placeholders, "
-        "so apply with `pulumi up`, not `kubectl apply`")
+        "so apply with `pulumi up`, not `kubectl apply`"
+    )
 
 
 def test_json_plan_keeps_stdout_json_and_says_where_on_stderr(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "stacks", "plan", "dev", "--format", "json", "--out", str(tmp_path / "o")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", "dev", "--format", "json", "--out", str(tmp_path / "o")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     json.loads(proc.stdout)
     assert proc.stderr.startswith("wrote ") and "for review" in proc.stderr
 
 
 def test_plan_help_states_the_exit_codes():
-    proc = subprocess.run([sys.executable, "-m", "stacks", "plan", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert "exit codes:\n  0  no mandatory policy violation\n  1  mandatory policy violations" in proc.stdout
     assert "  2  invalid configuration" in proc.stdout
 
@@ -279,4 +324,8 @@ def test_one_of_a_kind_is_singular():
     from stacks.report import plural
 
     assert [plural(0, "violation"), plural(1, "violation"), plural(2, "file"), plural(1_500, "file")] == [
-        "0 violations", "1 violation", "2 files", "1,500 files"]
+        "0 violations",
+        "1 violation",
+        "2 files",
+        "1,500 files",
+    ]

@@ -56,7 +56,10 @@ def test_prod_renders_the_whole_chain_ordered_and_schema_valid(prod):
         upstream_idle = seconds(dr["spec"]["trafficPolicy"]["connectionPool"]["http"]["idleTimeout"])
         assert int(env["VLLM_HTTP_TIMEOUT_KEEP_ALIVE"]) > max(idle, upstream_idle)
         assert f"--max-num-queued-reqs={m['max_num_seqs'] + m['max_num_queued_reqs']}" in container["args"]
-        assert pred["terminationGracePeriodSeconds"] >= container["lifecycle"]["preStop"]["sleep"]["seconds"] + m["timeouts"]["longest_request_seconds"]
+        assert (
+            pred["terminationGracePeriodSeconds"]
+            >= container["lifecycle"]["preStop"]["sleep"]["seconds"] + m["timeouts"]["longest_request_seconds"]
+        )
     assert validate_object(ing) == []
     assert validate_object(load(out, "istio-ingress/gateway-llm-gateway.yaml")) == []
 
@@ -93,7 +96,11 @@ def test_an_old_image_gets_only_its_release_flags_end_to_end(tmp_path):
     assert proc.returncode == 0, proc.stderr
     isvc = yaml.safe_load((tmp_path / "out" / "kubernetes" / "llm" / "inferenceservice-chat-8b.yaml").read_text())
     args = isvc["spec"]["predictor"]["containers"][0]["args"]
-    assert not [a for a in args if a.split("=")[0] in ("--max-num-queued-reqs", "--shutdown-timeout", "--disable-access-log-for-endpoints")]
+    assert not [
+        a
+        for a in args
+        if a.split("=")[0] in ("--max-num-queued-reqs", "--shutdown-timeout", "--disable-access-log-for-endpoints")
+    ]
     (model,) = json.loads(proc.stdout)["models"]
     assert model["vllm_release"] == "0.12.0"
     assert all("0.33" not in d["reason"] for d in model["derived"])

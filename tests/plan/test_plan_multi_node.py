@@ -43,9 +43,14 @@ def test_rendered_ray_cluster_agrees_with_the_capacity_plan(prod_plan):
     shm = next(v for v in workers["template"]["spec"]["volumes"] if v["name"] == "dshm")
     assert shm["emptyDir"] == {"medium": "Memory", "sizeLimit": f"{m['resources']['shm_gib']}Gi"}
     script = head["template"]["spec"]["containers"][0]["args"][0]
-    for flag in (f"--tensor-parallel-size={m['layout']['gpus_per_node']}", f"--pipeline-parallel-size={m['layout']['nodes']}",
-                 "--distributed-executor-backend=ray", f"--max-num-seqs={m['max_num_seqs']}",
-                 f"--max-num-batched-tokens={m['max_num_batched_tokens']}", f"--max-num-queued-reqs={m['max_num_seqs'] + m['max_num_queued_reqs']}"):
+    for flag in (
+        f"--tensor-parallel-size={m['layout']['gpus_per_node']}",
+        f"--pipeline-parallel-size={m['layout']['nodes']}",
+        "--distributed-executor-backend=ray",
+        f"--max-num-seqs={m['max_num_seqs']}",
+        f"--max-num-batched-tokens={m['max_num_batched_tokens']}",
+        f"--max-num-queued-reqs={m['max_num_seqs'] + m['max_num_queued_reqs']}",
+    ):
         assert flag in script
     budget = head["template"]["spec"]["containers"][0]["startupProbe"]
     assert budget["failureThreshold"] * budget["periodSeconds"] == m["startup_budget_seconds"]
@@ -62,7 +67,10 @@ def test_service_operator_and_efa_rules_are_written(prod_plan):
     release = yaml.safe_load((out / "helm" / "kuberay-system" / "kuberay-operator.yaml").read_text())
     assert (release["chart"], release["version"]) == ("kuberay-operator", "1.7.0")
     rules = sorted(p.name for p in (out / "aws").glob("securitygroup*rule-*efa*.json"))
-    assert rules == ["securitygroupegressrule-prod-pool-h100-efa-egress.json", "securitygroupingressrule-prod-pool-h100-efa-ingress.json"]
+    assert rules == [
+        "securitygroupegressrule-prod-pool-h100-efa-egress.json",
+        "securitygroupingressrule-prod-pool-h100-efa-ingress.json",
+    ]
     for name in rules:
         inputs = json.loads((out / "aws" / name).read_text())["inputs"]
         assert inputs["ipProtocol"] == "-1" and inputs["referencedSecurityGroupId"] == inputs["securityGroupId"]
@@ -86,8 +94,10 @@ def test_tp_times_pp_that_does_not_fill_the_nodes_exits_2_naming_the_rule(tmp_pa
     out = tmp_path / "out"
     proc = run("plan", str(path), "--out", str(out))
     assert proc.returncode == 2, proc.stdout
-    assert ("models[3].engine.pipelineParallelSize = 3: tensor parallel size x pipeline parallel size must equal "
-            "GPUs per node x nodes: 4 x 3 = 12 GPUs") in proc.stderr
+    assert (
+        "models[3].engine.pipelineParallelSize = 3: tensor parallel size x pipeline parallel size must equal "
+        "GPUs per node x nodes: 4 x 3 = 12 GPUs"
+    ) in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
     assert not out.exists()
 

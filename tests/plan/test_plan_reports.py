@@ -25,8 +25,14 @@ def sarif_schema() -> dict:
 
 
 def plan(tmp_path, stack, fmt, env=None):
-    return subprocess.run([sys.executable, "-m", "stacks", "plan", str(stack), "--format", fmt, "--out", str(tmp_path / "out")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", str(stack), "--format", fmt, "--out", str(tmp_path / "out")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +79,12 @@ def test_sarif_rules_document_every_policy(tmp_path):
 def test_sarif_uris_are_repository_relative_and_absolute_help_in_actions(tmp_path):
     import os
 
-    env = {**os.environ, "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "acme/llm-serving",
-           "GITHUB_SHA": "abc123"}
+    env = {
+        **os.environ,
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_REPOSITORY": "acme/llm-serving",
+        "GITHUB_SHA": "abc123",
+    }
     proc = plan(tmp_path, ROOT / "stacks" / "Pulumi.dev.yaml", "sarif", env=env)
     log = json.loads(proc.stdout)
     for result in log["runs"][0]["results"]:

@@ -15,8 +15,13 @@ from tests.conftest import ROOT, STACKS
 
 
 def plan(stack: str, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "stacks", "plan", stack, "--format", "json", "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", stack, "--format", "json", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def dev_with(tmp_path: Path, **engine) -> str:
@@ -38,15 +43,18 @@ def test_a_context_beyond_the_model_is_its_own_row_at_the_maxmodellen_line(tmp_p
     report = json.loads(proc.stdout)
     mandatory = [v for v in report["violations"] if v["enforcement"] == "mandatory"]
     assert [(v["policy"], v["catalog"], v["line"]) for v in mandatory] == [
-        ("vllm-context-within-model-limit", "S23", line_of(stack, "maxModelLen"))]
+        ("vllm-context-within-model-limit", "S23", line_of(stack, "maxModelLen"))
+    ]
     assert mandatory[0]["message"] == (
         "container kserve-container: meta-llama/Llama-3.1-8B-Instruct does not start: --max-model-len 262,144 exceeds "
         "the model's maximum of 131,072 tokens; vLLM refuses it (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower "
-        "--max-model-len")
+        "--max-model-len"
+    )
     (model,) = report["models"]
     # The model's reason names the stack file's field, as a configuration error would.
     assert model["fits"] is False and model["reason"].startswith(
-        "models[0].engine.maxModelLen: maxModelLen 262,144 exceeds the model's maximum")
+        "models[0].engine.maxModelLen: maxModelLen 262,144 exceeds the model's maximum"
+    )
 
 
 def test_an_offline_quantization_method_is_its_own_row_at_the_quantization_line(tmp_path):
@@ -79,7 +87,8 @@ def test_bfloat16_on_a_t4_pool_is_its_own_row_at_the_dtype_line(tmp_path):
     assert "--dtype bfloat16 needs a GPU of compute capability 8.0 or above, and the T4 has 7.5" in rows[0]["message"]
     (figures,) = report["models"]
     assert figures["fits"] is False and figures["reason"].startswith(
-        "models[0].engine.dtype: dtype bfloat16 needs a GPU of compute capability 8.0")
+        "models[0].engine.dtype: dtype bfloat16 needs a GPU of compute capability 8.0"
+    )
     # float16 on the same pool: the row is quiet (the 8B model's 15 GiB of weights on a 14.75 GiB T4 are S2's).
     model["engine"]["dtype"] = "float16"
     stack.write_text(yaml.safe_dump(doc, sort_keys=False))

@@ -46,16 +46,21 @@ def test_fast_writer_matches_pyyaml_on_every_rendered_document(stack):
     assert written >= 40
 
 
-_KEYS = st.one_of(st.sampled_from(["a", "b", "name", "true", "no", "1", "x y", "-", "a: b", "k#", "é", "", "'", "~"]),
-                  st.text(max_size=12))
+_KEYS = st.one_of(
+    st.sampled_from(["a", "b", "name", "true", "no", "1", "x y", "-", "a: b", "k#", "é", "", "'", "~"]), st.text(max_size=12)
+)
 _SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**63),
-    st.floats(allow_nan=False, allow_infinity=False), st.floats(),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.floats(),
     st.sampled_from(["", " ", "yes", "null", "0x1F", "1e3", "a\nb", "a: b", "- x", "#c", "'q'", '"', "é", "\t", "x" * 200]),
     st.text(max_size=20),
 )
-_DOCS = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                       st.dictionaries(_KEYS, inner, max_size=4)), max_leaves=25)
+_DOCS = st.recursive(
+    _SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=4)), max_leaves=25
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -69,4 +74,7 @@ def test_fast_writer_hands_what_it_does_not_cover_to_pyyaml():
     for doc in ({"script": "set -e\nexec vllm serve"}, {"name": "café"}, {"k" * 128: 1}, {"n": float("nan")}):
         assert yaml_text._fast(doc) is None
         assert yaml_text.dump(doc) == yaml_text.pyyaml_dump(doc)
-    assert yaml_text._fast({"a": [{"b": [1, 2.5, None, True]}, []], "c": {}}) == "a:\n- b:\n  - 1\n  - 2.5\n  - null\n  - true\n- []\nc: {}\n"
+    assert (
+        yaml_text._fast({"a": [{"b": [1, 2.5, None, True]}, []], "c": {}})
+        == "a:\n- b:\n  - 1\n  - 2.5\n  - null\n  - true\n- []\nc: {}\n"
+    )

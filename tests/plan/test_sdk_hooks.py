@@ -49,7 +49,9 @@ def test_wire_markers_of_secrets_and_unknowns():
     """The engine decodes secrets and unknowns in the monitor's protobuf by the SDK's marker strings."""
     from pulumi.runtime import rpc
 
-    assert getattr(rpc, "_special_sig_key", None) == offline._SIG_KEY, hook("pulumi.runtime.rpc._special_sig_key", "stacks/offline.py clean")
+    assert getattr(rpc, "_special_sig_key", None) == offline._SIG_KEY, hook(
+        "pulumi.runtime.rpc._special_sig_key", "stacks/offline.py clean"
+    )
     assert getattr(rpc, "_special_secret_sig", None) == offline._SIG_SECRET, hook(
         "pulumi.runtime.rpc._special_secret_sig", "stacks/offline.py clean"
     )
@@ -63,7 +65,9 @@ def test_sdk_state_lives_in_context_variables():
     assert isinstance(getattr(settings, "ROOT", None), contextvars.ContextVar), hook(
         "pulumi.runtime.settings.ROOT", "stacks/offline.py run_program (fresh Context per run)"
     )
-    per_context = {n: type(settings.Settings.__dict__.get(n)).__name__ for n in ("monitor", "rpc_manager", "outputs", "project", "stack")}
+    per_context = {
+        n: type(settings.Settings.__dict__.get(n)).__name__ for n in ("monitor", "rpc_manager", "outputs", "project", "stack")
+    }
     assert set(per_context.values()) == {"ContextProperty"}, hook(
         "pulumi.runtime.settings.Settings properties as context variables", "stacks/offline.py run_program"
     )
@@ -72,13 +76,12 @@ def test_sdk_state_lives_in_context_variables():
 def test_two_runs_in_one_process_do_not_leak_into_each_other():
     first = run_program(load_stack_file("dev"))
     second = run_program(load_stack_file("dev"))
+
     # Registration order is asynchronous; the set of resources and their inputs must be equal.
     def key(recording):
         return sorted((r.type, r.name, repr(r.inputs)) for r in recording.resources)
 
-    assert key(first) == key(second), hook(
-        "per-run SDK state (root stack, settings, config)", "stacks/offline.py run_program"
-    )
+    assert key(first) == key(second), hook("per-run SDK state (root stack, settings, config)", "stacks/offline.py run_program")
     assert len({r.name for r in first.resources if r.type == "pulumi:pulumi:Stack"}) == 0
 
 
@@ -86,8 +89,12 @@ def test_every_event_loop_the_run_opens_is_closed():
     """Executor threads get their loop from asyncio (pulumi.runtime.sync_await._ensure_event_loop): the engine pre-sets one it closes."""
     run_program(load_stack_file("dev"))
     gc.collect()
-    open_loops = [o for o in gc.get_objects() if isinstance(o, asyncio.BaseEventLoop) and not o.is_closed() and not o.is_running()]
-    assert open_loops == [], hook("pulumi.runtime.sync_await._ensure_event_loop (asyncio.get_event_loop per thread)", "stacks/offline.py own_thread_loop")
+    open_loops = [
+        o for o in gc.get_objects() if isinstance(o, asyncio.BaseEventLoop) and not o.is_closed() and not o.is_running()
+    ]
+    assert open_loops == [], hook(
+        "pulumi.runtime.sync_await._ensure_event_loop (asyncio.get_event_loop per thread)", "stacks/offline.py own_thread_loop"
+    )
 
 
 def test_runtime_test_waits_for_every_registration(tmp_path):
@@ -153,9 +160,11 @@ def test_monitor_requests_carry_parent_provider_and_dependencies(tmp_path):
 
     rec = run_program(empty_stack(tmp_path), program)
     by_name = {r.name: r for r in rec.resources}
-    assert (by_name["second"].parent, by_name["second"].provider, by_name["second"].dependencies) == ("box", "cluster", ("first",)), hook(
-        "MockMonitor.RegisterResource request fields (parent, provider, dependencies)", "stacks/offline.py _Monitor"
-    )
+    assert (by_name["second"].parent, by_name["second"].provider, by_name["second"].dependencies) == (
+        "box",
+        "cluster",
+        ("first",),
+    ), hook("MockMonitor.RegisterResource request fields (parent, provider, dependencies)", "stacks/offline.py _Monitor")
     assert (by_name["box"].custom, by_name["first"].custom) == (False, True)
 
 
@@ -177,8 +186,20 @@ def test_struct_reader_gives_what_message_to_dict_gives():
     from google.protobuf import json_format, struct_pb2
 
     struct = struct_pb2.Struct()
-    struct.update({"a": 1, "b": 2.5, "c": True, "d": None, "e": "text", "f": [1, "x", {"g": [None, False]}, []],
-                   "h": {"i": {"j": -3}}, "k": {}, "l": "", "m": 1e300})
+    struct.update(
+        {
+            "a": 1,
+            "b": 2.5,
+            "c": True,
+            "d": None,
+            "e": "text",
+            "f": [1, "x", {"g": [None, False]}, []],
+            "h": {"i": {"j": -3}},
+            "k": {},
+            "l": "",
+            "m": 1e300,
+        }
+    )
     assert offline.recorded_inputs(struct) == json_format.MessageToDict(struct)
     assert list(offline.recorded_inputs(struct)) == list(json_format.MessageToDict(struct))
     nan = struct_pb2.Struct()
@@ -211,8 +232,16 @@ def test_recorded_inputs_are_clean_of_message_to_dict():
 
     secret = {offline._SIG_KEY: offline._SIG_SECRET, "value": {"token": "hf_x", "n": [1, 2]}}
     struct = struct_pb2.Struct()
-    struct.update({"a": offline._UNKNOWN_VALUE, "b": secret, "c": [secret, offline._UNKNOWN_VALUE, {"d": 1.5}],
-                   "e": {offline._SIG_KEY: "not-a-secret-signature", "x": True}, "f": None, "g": {"h": {}}})
+    struct.update(
+        {
+            "a": offline._UNKNOWN_VALUE,
+            "b": secret,
+            "c": [secret, offline._UNKNOWN_VALUE, {"d": 1.5}],
+            "e": {offline._SIG_KEY: "not-a-secret-signature", "x": True},
+            "f": None,
+            "g": {"h": {}},
+        }
+    )
     assert offline.recorded_inputs(struct) == offline.clean(json_format.MessageToDict(struct))
     assert offline.recorded_inputs(struct)["b"] == {"token": offline.REDACTED, "n": [offline.REDACTED, offline.REDACTED]}
     assert offline.recorded_inputs(struct)["a"] == offline.UNKNOWN
@@ -249,4 +278,5 @@ def test_registration_stack_traces_are_cut_to_the_innermost_frames(tmp_path, mon
     deep_traces = [uris for uris in seen if uris and uris[0].endswith("test_sdk_hooks.py")]
     assert deep_traces, hook("pulumi.runtime.resource._get_stack_trace (source position)", "stacks/offline.py run_program")
     assert all(len(uris) <= offline.TRACE_FRAMES for uris in seen), hook(
-        "traceback.extract_stack in pulumi.runtime.resource._get_stack_trace", "stacks/offline.py run_program (TRACE_FRAMES)")
+        "traceback.extract_stack in pulumi.runtime.resource._get_stack_trace", "stacks/offline.py run_program (TRACE_FRAMES)"
+    )

@@ -81,9 +81,14 @@ _ISVC = {
             "terminationGracePeriodSeconds": 330.0,
             "nodeSelector": {"karpenter.sh/nodepool": "l40s"},
             "priorityClassName": "llm-serving",
-            "topologySpreadConstraints": [{"maxSkew": 1.0, "topologyKey": "kubernetes.io/hostname",
-                                           "whenUnsatisfiable": "ScheduleAnyway",
-                                           "labelSelector": {"matchLabels": {"serving.kserve.io/inferenceservice": "chat-8b"}}}],
+            "topologySpreadConstraints": [
+                {
+                    "maxSkew": 1.0,
+                    "topologyKey": "kubernetes.io/hostname",
+                    "whenUnsatisfiable": "ScheduleAnyway",
+                    "labelSelector": {"matchLabels": {"serving.kserve.io/inferenceservice": "chat-8b"}},
+                }
+            ],
             "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
             "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}],
             "containers": [_VLLM_CONTAINER],
@@ -99,13 +104,15 @@ _HPA = {
         "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "chat-8b-predictor"},
         "minReplicas": 2.0,
         "maxReplicas": 8.0,
-        "metrics": [{
-            "type": "Pods",
-            "pods": {
-                "metric": {"name": "vllm_num_requests_waiting"},
-                "target": {"type": "AverageValue", "averageValue": "4"},
-            },
-        }],
+        "metrics": [
+            {
+                "type": "Pods",
+                "pods": {
+                    "metric": {"name": "vllm_num_requests_waiting"},
+                    "target": {"type": "AverageValue", "averageValue": "4"},
+                },
+            }
+        ],
     },
 }
 
@@ -117,10 +124,16 @@ _SCALED_OBJECT = {
         "scaleTargetRef": {"name": "chat-8b-predictor"},
         "minReplicaCount": 2.0,
         "maxReplicaCount": 8.0,
-        "triggers": [{"type": "prometheus", "metadata": {
-            "serverAddress": "http://prometheus.monitoring:9090",
-            "query": "sum(vllm:num_requests_waiting{model_name=\"chat-8b\"})",
-            "threshold": "4"}}],
+        "triggers": [
+            {
+                "type": "prometheus",
+                "metadata": {
+                    "serverAddress": "http://prometheus.monitoring:9090",
+                    "query": 'sum(vllm:num_requests_waiting{model_name="chat-8b"})',
+                    "threshold": "4",
+                },
+            }
+        ],
     },
 }
 
@@ -156,8 +169,10 @@ def deployment_props() -> dict:
             "selector": {"matchLabels": {"app.kubernetes.io/instance": "chat-8b"}},
             "template": {
                 "metadata": {"labels": _LABELS},
-                "spec": {k: predictor[k] for k in ("containers", "volumes", "nodeSelector", "tolerations",
-                                                    "terminationGracePeriodSeconds")},
+                "spec": {
+                    k: predictor[k]
+                    for k in ("containers", "volumes", "nodeSelector", "tolerations", "terminationGracePeriodSeconds")
+                },
             },
         },
     }
@@ -167,8 +182,11 @@ _PDB = {
     "apiVersion": "policy/v1",
     "kind": "PodDisruptionBudget",
     "metadata": {"name": "chat-8b", "namespace": "llm", "labels": _LABELS},
-    "spec": {"maxUnavailable": 1.0, "selector": {"matchLabels": {"serving.kserve.io/inferenceservice": "chat-8b"}},
-             "unhealthyPodEvictionPolicy": "AlwaysAllow"},
+    "spec": {
+        "maxUnavailable": 1.0,
+        "selector": {"matchLabels": {"serving.kserve.io/inferenceservice": "chat-8b"}},
+        "unhealthyPodEvictionPolicy": "AlwaysAllow",
+    },
 }
 PDB_TYPE = "kubernetes:policy/v1:PodDisruptionBudget"
 SERVICE_TYPE = "kubernetes:core/v1:Service"
@@ -191,8 +209,12 @@ def scaled_object_props() -> dict:
 
 def resource(type_: str, props: dict, name: str | None = None) -> Resource:
     """A Resource named after its metadata.name unless `name` is given."""
-    return Resource(type=type_, name=name or props["metadata"]["name"], props=props,
-                    urn=f"urn:pulumi:test::llm-serving::{type_}::{name or props['metadata']['name']}")
+    return Resource(
+        type=type_,
+        name=name or props["metadata"]["name"],
+        props=props,
+        urn=f"urn:pulumi:test::llm-serving::{type_}::{name or props['metadata']['name']}",
+    )
 
 
 def isvc(props: dict | None = None) -> Resource:

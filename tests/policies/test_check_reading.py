@@ -8,13 +8,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-BAD = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n    spec:\n"
-       "      containers:\n      - {name: vllm, image: 'vllm/vllm-openai:latest', command: [vllm, serve], args: [m]}\n")
+BAD = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n    spec:\n"
+    "      containers:\n      - {name: vllm, image: 'vllm/vllm-openai:latest', command: [vllm, serve], args: [m]}\n"
+)
 
 
 def check(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "policies", "check", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "policies", "check", *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=120
+    )
 
 
 def _indent(text: str, by: int) -> str:
@@ -60,4 +63,7 @@ def test_an_unreadable_pack_config_is_exit_2(tmp_path):
     (tmp_path / "cfg.json").write_text('{"a": NaN}')
     proc = check(str(tmp_path), "--config", str(tmp_path / "cfg.json"))
     assert proc.returncode == 2
-    assert proc.stderr == f"error: --config {tmp_path / 'cfg.json'}: cannot be read as JSON (a = nan: not a finite number (NaN, Infinity and overflowing numbers are not JSON))\n"
+    assert (
+        proc.stderr
+        == f"error: --config {tmp_path / 'cfg.json'}: cannot be read as JSON (a = nan: not a finite number (NaN, Infinity and overflowing numbers are not JSON))\n"
+    )

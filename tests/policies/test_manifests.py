@@ -23,7 +23,11 @@ def test_files_folders_and_stdin_in_a_stable_order(tmp_path):
     assert [os.path.relpath(p, tmp_path) if p != "-" else p for p in paths] == ["a.yaml", "b/z.yml", "c.json", "-"]
     read = read_manifests([str(tmp_path), "-"], stdin=io.BytesIO((DEPLOY % "s").encode()))
     assert [(os.path.basename(o.file), o.name) for o in read.objects] == [
-        ("a.yaml", "a"), ("z.yml", "z"), ("c.json", "c"), ("<stdin>", "s")]
+        ("a.yaml", "a"),
+        ("z.yml", "z"),
+        ("c.json", "c"),
+        ("<stdin>", "s"),
+    ]
     assert read.counts.as_dict() == {"files": 4, "documents": 4, "empty_documents": 0, "objects": 4, "lists": 0, "skipped": {}}
 
 
@@ -60,11 +64,17 @@ def test_lists_are_flattened_nested_and_typed(tmp_path):
 
 def test_counts_name_what_was_skipped(tmp_path):
     (tmp_path / "mixed.yaml").write_text(
-        DEPLOY % "d" + "---\n---\nkind: Kustomization\nresources: []\n---\n[1, 2]\n---\nfoo: bar\n---\nvalue\n")
+        DEPLOY % "d" + "---\n---\nkind: Kustomization\nresources: []\n---\n[1, 2]\n---\nfoo: bar\n---\nvalue\n"
+    )
     counts = read_manifests([str(tmp_path)]).counts
     assert counts.as_dict() == {
-        "files": 1, "documents": 6, "empty_documents": 1, "objects": 1, "lists": 0,
-        "skipped": {"(list)": 1, "(mapping without kind)": 1, "(scalar)": 1, "Kustomization": 1}}
+        "files": 1,
+        "documents": 6,
+        "empty_documents": 1,
+        "objects": 1,
+        "lists": 0,
+        "skipped": {"(list)": 1, "(mapping without kind)": 1, "(scalar)": 1, "Kustomization": 1},
+    }
     assert counts.skipped_total == 4
 
 
@@ -100,8 +110,11 @@ def test_a_device_is_not_read(tmp_path):
 
 @pytest.mark.parametrize(
     "api_version,kind,expected",
-    [("v1", "Pod", "kubernetes:core/v1:Pod"), ("apps/v1", "Deployment", "kubernetes:apps/v1:Deployment"),
-     ("serving.kserve.io/v1beta1", "InferenceService", "kubernetes:serving.kserve.io/v1beta1:InferenceService")],
+    [
+        ("v1", "Pod", "kubernetes:core/v1:Pod"),
+        ("apps/v1", "Deployment", "kubernetes:apps/v1:Deployment"),
+        ("serving.kserve.io/v1beta1", "InferenceService", "kubernetes:serving.kserve.io/v1beta1:InferenceService"),
+    ],
 )
 def test_pulumi_type_tokens(api_version, kind, expected):
     assert pulumi_type(api_version, kind) == expected

@@ -47,16 +47,30 @@ spec:
 
 def test_check_reports_the_autoscaling_policies_on_plain_manifests(tmp_path):
     (tmp_path / "serving.yaml").write_text(MANIFESTS)
-    proc = subprocess.run([sys.executable, "-m", "policies", "check", str(tmp_path), "--format", "json"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "policies", "check", str(tmp_path), "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1, proc.stderr
     doc = json.loads(proc.stdout)
     # The list form, or the object form with "violations" (DESIGN.md's contract).
     violations = doc["violations"] if isinstance(doc, dict) else doc
-    found = {(v["policy"], v["message"].split(":")[0]) for v in violations
-             if v["policy"] in ("llm-hpa-behavior", "gpu-workload-no-resource-metric-hpa")}
+    found = {
+        (v["policy"], v["message"].split(":")[0])
+        for v in violations
+        if v["policy"] in ("llm-hpa-behavior", "gpu-workload-no-resource-metric-hpa")
+    }
     assert found == {
         ("gpu-workload-no-resource-metric-hpa", "spec.triggers[0].metadata.threshold = 80 on a query of a 0-1 fraction"),
-        ("llm-hpa-behavior", "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown.stabilizationWindowSeconds = 30 is below 300 s"),
-        ("llm-hpa-behavior", "spec.maxReplicaCount = 10 x 2 GPUs per pod of Deployment/vllm = 20 GPUs exceeds NodePool gpu limits[\"nvidia.com/gpu\"] = 8"),
+        (
+            "llm-hpa-behavior",
+            "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown.stabilizationWindowSeconds = 30 is below 300 s",
+        ),
+        (
+            "llm-hpa-behavior",
+            'spec.maxReplicaCount = 10 x 2 GPUs per pod of Deployment/vllm = 20 GPUs exceeds NodePool gpu limits["nvidia.com/gpu"] = 8',
+        ),
     }

@@ -18,8 +18,11 @@ def test_every_id_is_one_line_of_the_catalogue_module():
     # Each id is one `Entry(...)` call on one line of policies/catalog.py's _ENTRIES: that line is
     # all a new id adds.
     tree = ast.parse((ROOT / "policies" / "catalog.py").read_text(encoding="utf-8"))
-    calls = [node for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Entry"]
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Entry"
+    ]
     assert all(call.lineno == call.end_lineno for call in calls)
     ids = [f"{call.args[0].value}{call.args[1].value}" for call in calls]
     assert sorted(ids) == sorted(e.id for e in catalog.entries())
@@ -34,7 +37,9 @@ def test_adding_one_entry_opens_a_new_id(monkeypatch):
     with pytest.raises(ValueError, match=f"catalog '{new_id}' is not an id of the policy catalogue"):
         toy_policy(catalog=new_id)
 
-    monkeypatch.setattr(catalog, "CATALOGUE", catalog._index(catalog._ENTRIES + (Entry("S", int(new_id[1:]), "a new serving check"),)))
+    monkeypatch.setattr(
+        catalog, "CATALOGUE", catalog._index(catalog._ENTRIES + (Entry("S", int(new_id[1:]), "a new serving check"),))
+    )
 
     policy = toy_policy(catalog=new_id)
     ordered = sorted([*POLICIES, policy], key=catalog_order)
@@ -87,8 +92,11 @@ def test_no_other_file_writes_out_the_id_set(folder):
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and CLOSED_SET.search(node.value):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:80]!r}")
-        offenders += [f"{path.relative_to(ROOT)}:{n}: comment" for n, line in enumerate(text.splitlines(), 1)
-                      if "#" in line and CLOSED_SET.search(line.split("#", 1)[1])]
+        offenders += [
+            f"{path.relative_to(ROOT)}:{n}: comment"
+            for n, line in enumerate(text.splitlines(), 1)
+            if "#" in line and CLOSED_SET.search(line.split("#", 1)[1])
+        ]
     assert offenders == [], "derive ids from policies/catalog.py instead:\n" + "\n".join(offenders)
 
 
@@ -96,6 +104,11 @@ def test_the_guard_sees_a_closed_set():
     # The guard above would catch the forms this repository used before the catalogue existed.
     for old in (r"^(S([1-9]|1[0-9]|20)|G[0-9]+)$", "catalog is S1..S20 or G<n>", "catalogue S1-S20"):
         assert CLOSED_SET.search(old), old
-    for fine in ("S15 S19 S20 and the pool-fit check", 'catalog="S20"', "the NodePool checks are S11-S14",
-                 r"\n\| (S\d+) \| ", "rows G<n>"):
+    for fine in (
+        "S15 S19 S20 and the pool-fit check",
+        'catalog="S20"',
+        "the NodePool checks are S11-S14",
+        r"\n\| (S\d+) \| ",
+        "rows G<n>",
+    ):
         assert not CLOSED_SET.search(fine), fine

@@ -4,14 +4,18 @@ one round, Checkov only where installed; the figures themselves are the benchmar
 import subprocess
 import sys
 
-
 from tests.conftest import ROOT, shared_path
 
 
 def test_the_corpus_benchmark_prints_medians_the_ratio_and_the_targets():
     shared_path("corpus", "manifests")  # skips (or fails under CI) without the corpus
-    proc = subprocess.run([sys.executable, "benchmarks/policies_check.py", "--corpus", "--runs", "1", "--checkov", "/nonexistent"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "benchmarks/policies_check.py", "--corpus", "--runs", "1", "--checkov", "/nonexistent"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "| policies check | " in proc.stdout
     assert "policies check < 1 s: " in proc.stdout

@@ -11,20 +11,24 @@ import jsonschema
 ROOT = Path(__file__).resolve().parents[2]
 from tests.conftest import shared_path  # noqa: E402
 
-BAD = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm, namespace: llm}\nspec:\n  template:\n    spec:\n"
-       "      containers:\n      - {name: vllm, image: 'vllm/vllm-openai:latest', command: [vllm, serve], args: [m]}\n")
+BAD = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm, namespace: llm}\nspec:\n  template:\n    spec:\n"
+    "      containers:\n      - {name: vllm, image: 'vllm/vllm-openai:latest', command: [vllm, serve], args: [m]}\n"
+)
 
 
 def run_check(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "policies", "check", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, input=stdin)
+    return subprocess.run(
+        [sys.executable, "-m", "policies", "check", *args], cwd=ROOT, capture_output=True, text=True, timeout=120, input=stdin
+    )
 
 
 def test_empty_folder_exits_2(tmp_path):
     proc = run_check(str(tmp_path))
     assert proc.returncode == 2
-    assert proc.stderr.startswith(f"error: no Kubernetes object read from {tmp_path} (read 0 files, 0 documents, "
-                                  f"0 Kubernetes objects); nothing was checked")
+    assert proc.stderr.startswith(
+        f"error: no Kubernetes object read from {tmp_path} (read 0 files, 0 documents, 0 Kubernetes objects); nothing was checked"
+    )
 
 
 def test_non_kubernetes_yaml_exits_2_naming_what_was_skipped(tmp_path):
@@ -32,8 +36,10 @@ def test_non_kubernetes_yaml_exits_2_naming_what_was_skipped(tmp_path):
     (tmp_path / "values.yaml").write_text("replicas: 2\n")
     proc = run_check(str(tmp_path))
     assert proc.returncode == 2
-    assert "read 2 files, 2 documents, 0 Kubernetes objects; skipped (not Kubernetes objects): " \
-           "(mapping without kind) x1, Kustomization x1" in proc.stderr
+    assert (
+        "read 2 files, 2 documents, 0 Kubernetes objects; skipped (not Kubernetes objects): "
+        "(mapping without kind) x1, Kustomization x1" in proc.stderr
+    )
 
 
 def test_json_manifests_in_folders_are_read(tmp_path):
@@ -46,22 +52,33 @@ def test_json_manifests_in_folders_are_read(tmp_path):
     report = json.loads(proc.stdout)
     assert (report["files"], report["objects"]) == (1, 1)
     v = next(v for v in report["violations"] if v["policy"] == "image-tag-pinned")
-    assert v == {"policy": "image-tag-pinned", "catalog": "G1", "enforcement": "mandatory",
-                 "file": str(tmp_path / "sub" / "deploy.json"), "document": 0, "line": 1,
-                 "resource": "Deployment/vllm", "message": v["message"]}
+    assert v == {
+        "policy": "image-tag-pinned",
+        "catalog": "G1",
+        "enforcement": "mandatory",
+        "file": str(tmp_path / "sub" / "deploy.json"),
+        "document": 0,
+        "line": 1,
+        "resource": "Deployment/vllm",
+        "message": v["message"],
+    }
 
 
 def test_stdin_and_lists(tmp_path):
-    listed = ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: llm}\n"
-              "  spec: {type: LoadBalancer}\n---\n" + BAD)
+    listed = (
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: llm}\n"
+        "  spec: {type: LoadBalancer}\n---\n" + BAD
+    )
     proc = run_check("-", "--format", "json", stdin=listed)
     report = json.loads(proc.stdout)
     assert (report["files"], report["documents"], report["objects"]) == (1, 2, 2)
     lb = next(v for v in report["violations"] if v["policy"] == "no-load-balancer-service")
     assert (lb["file"], lb["document"], lb["line"], lb["resource"]) == ("<stdin>", 0, 4, "Service/a")
     # BAD's vLLM server pins no GPU: the run says it could not size it rather than read as a pass.
-    assert proc.stderr == ("read 1 file, 2 documents, 2 Kubernetes objects; 1 model server could not be sized (unknown "
-                           "model or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked\n")
+    assert proc.stderr == (
+        "read 1 file, 2 documents, 2 Kubernetes objects; 1 model server could not be sized (unknown "
+        "model or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked\n"
+    )
 
 
 def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
@@ -69,15 +86,22 @@ def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
     proc = run_check(str(tmp_path))
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
-    assert lines[0] == ("read 1 file, 1 document, 1 Kubernetes object; 1 model server could not be sized (unknown model "
-                        "or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked")
+    assert lines[0] == (
+        "read 1 file, 1 document, 1 Kubernetes object; 1 model server could not be sized (unknown model "
+        "or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked"
+    )
     assert f"[mandatory] image-tag-pinned (G1) {tmp_path / 'bad.yaml'}#0 Deployment/vllm (line 1): " in proc.stdout
     assert lines[-1].startswith("why and how to fix: docs/policies.md#")
 
 
 def test_the_plans_own_manifests_pass_with_a_json_object(tmp_path):
-    plan = subprocess.run([sys.executable, "-m", "stacks", "plan", "prod", "--out", str(tmp_path)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    plan = subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", "prod", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert plan.returncode == 0, plan.stderr
     proc = run_check(str(tmp_path / "kubernetes"), "--format", "json")
     assert proc.returncode == 0, proc.stdout

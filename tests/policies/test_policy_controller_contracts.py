@@ -29,34 +29,64 @@ DS = "kubernetes:apps/v1:DaemonSet"
 
 # --- S17 kserve-hf-token-on-service-account ------------------------------------------------------
 
+
 def kserve_hf_isvc(**predictor):
     # KServe's documented Hugging Face runtime form (docs: "Deploy the Llama3 model with Hugging Face LLM Serving Runtime").
-    return {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
-            "metadata": {"name": "huggingface-llama3", "namespace": "llm"},
-            "spec": {"predictor": {"model": {"modelFormat": {"name": "huggingface"},
-                                             "args": ["--model_name=llama3"],
-                                             "storageUri": "hf://meta-llama/meta-llama-3-8b-instruct",
-                                             "resources": {"limits": {"nvidia.com/gpu": "1"}}}, **predictor}}}
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "huggingface-llama3", "namespace": "llm"},
+        "spec": {
+            "predictor": {
+                "model": {
+                    "modelFormat": {"name": "huggingface"},
+                    "args": ["--model_name=llama3"],
+                    "storageUri": "hf://meta-llama/meta-llama-3-8b-instruct",
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                },
+                **predictor,
+            }
+        },
+    }
 
 
 def token_secret(key="HF_TOKEN", ns="llm"):
-    return resource(SECRET, {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hf-secret", "namespace": ns},
-                             "type": "Opaque", "stringData": {key: "hf_xxx"}})
+    return resource(
+        SECRET,
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "hf-secret", "namespace": ns},
+            "type": "Opaque",
+            "stringData": {key: "hf_xxx"},
+        },
+    )
 
 
 def account(ns="llm", name="hf-reader", secrets=("hf-secret",)):
-    return resource(SA, {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name, "namespace": ns},
-                         "secrets": [{"name": s} for s in secrets]}, f"{ns}-{name}")
+    return resource(
+        SA,
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": name, "namespace": ns},
+            "secrets": [{"name": s} for s in secrets],
+        },
+        f"{ns}-{name}",
+    )
 
 
 def test_hf_gated_model_on_the_default_account_fires():
     # The third-party form: an env HF_TOKEN on the container (KServe does not copy it to the storage initializer).
     props = kserve_hf_isvc()
-    props["spec"]["predictor"]["model"]["env"] = [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-secret", "key": "HF_TOKEN"}}}]
+    props["spec"]["predictor"]["model"]["env"] = [
+        {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-secret", "key": "HF_TOKEN"}}}
+    ]
     assert messages(hf.POLICY, resource(ISVC, props), token_secret()) == [
         "InferenceService huggingface-llama3: hf://meta-llama/meta-llama-3-8b-instruct is gated and its ServiceAccount "
         "default lists no Secret with the key HF_TOKEN; KServe's storage initializer takes the token only from there "
-        "(an HF_TOKEN env on the container is not copied), so the download gets 401"]
+        "(an HF_TOKEN env on the container is not copied), so the download gets 401"
+    ]
 
 
 def test_hf_secret_keyed_token_fires():
@@ -75,18 +105,42 @@ def test_hf_careful_forms_are_quiet():
 
 
 def test_hf_custom_container_storage_uri_env_is_read():
-    props = {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", "metadata": {"name": "chat", "namespace": "llm"},
-             "spec": {"predictor": {"containers": [{"name": "kserve-container", "image": "vllm/vllm-openai:v0.33.0",
-                                                    "env": [{"name": "STORAGE_URI", "value": "hf://mistralai/Mistral-7B-Instruct-v0.3"}]}]}}}
+    props = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "chat", "namespace": "llm"},
+        "spec": {
+            "predictor": {
+                "containers": [
+                    {
+                        "name": "kserve-container",
+                        "image": "vllm/vllm-openai:v0.33.0",
+                        "env": [{"name": "STORAGE_URI", "value": "hf://mistralai/Mistral-7B-Instruct-v0.3"}],
+                    }
+                ]
+            }
+        },
+    }
     assert messages(hf.POLICY, resource(ISVC, props))
     props["spec"]["predictor"]["serviceAccountName"] = "hf-reader"
     assert messages(hf.POLICY, resource(ISVC, props), account(), token_secret()) == []
 
 
 def cache(**spec):
-    return resource(CACHE, {"apiVersion": "serving.kserve.io/v1alpha1", "kind": "LocalModelCache", "metadata": {"name": "llama3-8b"},
-                            "spec": {"sourceModelUri": "hf://meta-llama/Llama-3.1-8B-Instruct", "modelSize": "20Gi",
-                                     "nodeGroups": ["gpu"], **spec}})
+    return resource(
+        CACHE,
+        {
+            "apiVersion": "serving.kserve.io/v1alpha1",
+            "kind": "LocalModelCache",
+            "metadata": {"name": "llama3-8b"},
+            "spec": {
+                "sourceModelUri": "hf://meta-llama/Llama-3.1-8B-Instruct",
+                "modelSize": "20Gi",
+                "nodeGroups": ["gpu"],
+                **spec,
+            },
+        },
+    )
 
 
 def test_gated_cache_without_an_account_fires_and_with_one_in_the_job_namespace_is_quiet():
@@ -94,7 +148,8 @@ def test_gated_cache_without_an_account_fires_and_with_one_in_the_job_namespace_
     assert messages(hf.POLICY, cache()) == [
         "LocalModelCache llama3-8b: hf://meta-llama/Llama-3.1-8B-Instruct is gated and it names no ServiceAccount; KServe "
         "injects download credentials only from the ServiceAccount a cache names, looked up in its job namespace, so "
-        "every node's download gets 401"]
+        "every node's download gets 401"
+    ]
     # An account in the model's namespace is not where the job looks.
     assert messages(hf.POLICY, cache(serviceAccountName="hf-reader"), account(), token_secret())
     ns = "kserve-localmodel-jobs"
@@ -103,40 +158,96 @@ def test_gated_cache_without_an_account_fires_and_with_one_in_the_job_namespace_
 
 # --- G22 kuberay-serving-priority and G18 kuberay-cluster-pdb ---------------------------------------
 
+
 def ray_cluster(priority=None, annotations=None):
     # KubeRay's vLLM multi-node sample shape: a CPU head and one GPU worker group of two pods.
     def pod(gpus):
-        spec = {"containers": [{"name": "ray", "image": "vllm/vllm-openai:v0.33.0",
-                                "resources": {"limits": {"nvidia.com/gpu": str(gpus)}} if gpus else {}}]}
+        spec = {
+            "containers": [
+                {
+                    "name": "ray",
+                    "image": "vllm/vllm-openai:v0.33.0",
+                    "resources": {"limits": {"nvidia.com/gpu": str(gpus)}} if gpus else {},
+                }
+            ]
+        }
         if priority:
             spec["priorityClassName"] = priority
         return {"metadata": {"annotations": annotations or {}}, "spec": spec}
-    return resource(RAY, {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "vllm-405b", "namespace": "llm"},
-                          "spec": {"headGroupSpec": {"rayStartParams": {"num-gpus": "0"}, "template": pod(0)},
-                                   "workerGroupSpecs": [{"groupName": "gpu", "replicas": 2, "minReplicas": 2, "maxReplicas": 2,
-                                                         "rayStartParams": {}, "template": pod(8)}]}})
+
+    return resource(
+        RAY,
+        {
+            "apiVersion": "ray.io/v1",
+            "kind": "RayCluster",
+            "metadata": {"name": "vllm-405b", "namespace": "llm"},
+            "spec": {
+                "headGroupSpec": {"rayStartParams": {"num-gpus": "0"}, "template": pod(0)},
+                "workerGroupSpecs": [
+                    {
+                        "groupName": "gpu",
+                        "replicas": 2,
+                        "minReplicas": 2,
+                        "maxReplicas": 2,
+                        "rayStartParams": {},
+                        "template": pod(8),
+                    }
+                ],
+            },
+        },
+    )
 
 
 def serving_deployment(priority="llm-serving-inference"):
-    return resource(DEPLOY, {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "chat", "namespace": "llm"},
-                             "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "chat"}},
-                                      "template": {"metadata": {"labels": {"app": "chat"}},
-                                                   "spec": {"priorityClassName": priority, "containers": [{
-                                                       "name": "vllm", "image": "vllm/vllm-openai:v0.33.0",
-                                                       "command": ["vllm", "serve"], "args": ["meta-llama/Llama-3.1-8B-Instruct"],
-                                                       "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}})
+    return resource(
+        DEPLOY,
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "chat", "namespace": "llm"},
+            "spec": {
+                "replicas": 2,
+                "selector": {"matchLabels": {"app": "chat"}},
+                "template": {
+                    "metadata": {"labels": {"app": "chat"}},
+                    "spec": {
+                        "priorityClassName": priority,
+                        "containers": [
+                            {
+                                "name": "vllm",
+                                "image": "vllm/vllm-openai:v0.33.0",
+                                "command": ["vllm", "serve"],
+                                "args": ["meta-llama/Llama-3.1-8B-Instruct"],
+                                "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                            }
+                        ],
+                    },
+                },
+            },
+        },
+    )
 
 
 def priority_class(name="llm-serving-inference", value=1000):
-    return resource(PC, {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
-                         "value": value, "preemptionPolicy": "PreemptLowerPriority"})
+    return resource(
+        PC,
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": name},
+            "value": value,
+            "preemptionPolicy": "PreemptLowerPriority",
+        },
+    )
 
 
 def test_ray_below_its_neighbours_priority_fires():
     found = messages(serving_priority.POLICY, ray_cluster(), serving_deployment(), priority_class())
-    assert found[0] == ("spec.headGroupSpec.template.spec.priorityClassName: none (0) is below Deployment chat's "
-                        "llm-serving-inference (1000); with PreemptLowerPriority a scale-out of that model can preempt "
-                        "this Ray pod and stop the whole engine")
+    assert found[0] == (
+        "spec.headGroupSpec.template.spec.priorityClassName: none (0) is below Deployment chat's "
+        "llm-serving-inference (1000); with PreemptLowerPriority a scale-out of that model can preempt "
+        "this Ray pod and stop the whole engine"
+    )
     assert len(found) == 2
 
 
@@ -149,9 +260,17 @@ def test_ray_cluster_without_pdb_fires_and_with_one_is_quiet():
     assert messages(cluster_pdb.POLICY, ray_cluster()) == [
         "RayCluster vllm-405b: no PodDisruptionBudget selects its GPU worker pods (KubeRay creates none), so a drain or "
         "Karpenter consolidation can evict them together and stop the engine; add a PDB with maxUnavailable: 1 on "
-        "ray.io/cluster: vllm-405b"]
-    pdb = resource(PDB, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "vllm-405b", "namespace": "llm"},
-                         "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"ray.io/cluster": "vllm-405b"}}}})
+        "ray.io/cluster: vllm-405b"
+    ]
+    pdb = resource(
+        PDB,
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "vllm-405b", "namespace": "llm"},
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"ray.io/cluster": "vllm-405b"}}},
+        },
+    )
     assert messages(cluster_pdb.POLICY, ray_cluster(), pdb) == []
     other_ns = copy.deepcopy(pdb.props)
     other_ns["metadata"]["namespace"] = "other"
@@ -160,41 +279,83 @@ def test_ray_cluster_without_pdb_fires_and_with_one_is_quiet():
 
 # --- S15 gpu-efa-device-plugin-present ------------------------------------------------------------
 
+
 def lws_with_efa():
     # The LeaderWorkerSet form of AWS's multi-node vLLM guides: every pod asks for the node's EFA interfaces.
-    pod = {"spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.33.0",
-                                    "resources": {"limits": {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32"}}}],
-                    "nodeSelector": {"karpenter.sh/nodepool": "p5"}}}
-    return resource(LWS, {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": {"name": "vllm", "namespace": "llm"},
-                          "spec": {"replicas": 1, "leaderWorkerTemplate": {"size": 2, "leaderTemplate": pod, "workerTemplate": pod}}})
+    pod = {
+        "spec": {
+            "containers": [
+                {
+                    "name": "vllm",
+                    "image": "vllm/vllm-openai:v0.33.0",
+                    "resources": {"limits": {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32"}},
+                }
+            ],
+            "nodeSelector": {"karpenter.sh/nodepool": "p5"},
+        }
+    }
+    return resource(
+        LWS,
+        {
+            "apiVersion": "leaderworkerset.x-k8s.io/v1",
+            "kind": "LeaderWorkerSet",
+            "metadata": {"name": "vllm", "namespace": "llm"},
+            "spec": {"replicas": 1, "leaderWorkerTemplate": {"size": 2, "leaderTemplate": pod, "workerTemplate": pod}},
+        },
+    )
 
 
 def test_efa_without_plugin_fires():
     found = messages(efa_device_plugin.POLICY, lws_with_efa())
-    assert found[0] == ("spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0] (vllm): requests vpc.amazonaws.com/efa, "
-                        "which only the aws-efa-k8s-device-plugin DaemonSet advertises, and the stack installs no such plugin; "
-                        "the pod stays Pending on every node")
+    assert found[0] == (
+        "spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0] (vllm): requests vpc.amazonaws.com/efa, "
+        "which only the aws-efa-k8s-device-plugin DaemonSet advertises, and the stack installs no such plugin; "
+        "the pod stays Pending on every node"
+    )
 
 
 def test_efa_with_plugin_release_daemonset_or_config_is_quiet():
     release = resource(RELEASE, {"chart": "aws-efa-k8s-device-plugin", "version": "v0.5.30", "metadata": {"name": "efa"}}, "efa")
     assert messages(efa_device_plugin.POLICY, lws_with_efa(), release) == []
-    ds = resource(DS, {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "efa", "namespace": "kube-system"},
-                       "spec": {"selector": {}, "template": {"spec": {"containers": [{
-                           "name": "plugin", "image": "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/aws-efa-k8s-device-plugin:v0.5.20"}]}}}})
+    ds = resource(
+        DS,
+        {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": "efa", "namespace": "kube-system"},
+            "spec": {
+                "selector": {},
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "plugin",
+                                "image": "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/aws-efa-k8s-device-plugin:v0.5.20",
+                            }
+                        ]
+                    }
+                },
+            },
+        },
+    )
     assert messages(efa_device_plugin.POLICY, lws_with_efa(), ds) == []
     assert messages(efa_device_plugin.POLICY, lws_with_efa(), config={"pluginInstalled": True}) == []
 
 
 # --- S14 karpenter-multi-node-pool-never-expires -------------------------------------------------
 
+
 def nodepool(expire=None):
-    spec = {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "p5"},
-            "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["h100"]}]}
+    spec = {
+        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "p5"},
+        "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["h100"]}],
+    }
     if expire is not None:
         spec["expireAfter"] = expire
-    return resource(NODEPOOL, {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p5"},
-                               "spec": {"template": {"spec": spec}}})
+    return resource(
+        NODEPOOL,
+        {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p5"}, "spec": {"template": {"spec": spec}}},
+    )
 
 
 @pytest.mark.parametrize("expire, shown", [(None, "unset (720h)"), ("720h", "720h")])
@@ -202,7 +363,8 @@ def test_multi_node_engine_on_an_expiring_pool_fires(expire, shown):
     assert messages(multi_node_expiry.POLICY, lws_with_efa(), nodepool(expire)) == [
         f"spec.template.spec.expireAfter: {shown} on NodePool p5, which hosts the multi-node engine LeaderWorkerSet vllm; "
         f"expiry is forceful (no budget or do-not-disrupt stops it), so its nodes are replaced together and the engine "
-        f"cold-starts; set Never and roll AMIs by drift in a window"]
+        f"cold-starts; set Never and roll AMIs by drift in a window"
+    ]
 
 
 def test_never_or_a_single_node_engine_is_quiet():
@@ -215,16 +377,24 @@ def test_never_or_a_single_node_engine_is_quiet():
 def test_ray_engine_on_a_pool_by_affinity_fires():
     cluster = copy.deepcopy(ray_cluster().props)
     worker = cluster["spec"]["workerGroupSpecs"][0]["template"]["spec"]
-    worker["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "In", "values": ["p5"]}]}]}}}
+    worker["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "In", "values": ["p5"]}]}
+                ]
+            }
+        }
+    }
     assert messages(multi_node_expiry.POLICY, resource(RAY, cluster), nodepool())
 
 
 # --- The stacks' own objects: the policies see them, and a mutation of each fires ------------------
 
+
 @pytest.fixture(scope="module")
 def prod_resources(tmp_path_factory):
-    from stacks.offline import run_program, load_stack_file
+    from stacks.offline import load_stack_file, run_program
     from stacks.plan import policy_resources
 
     return policy_resources(run_program(load_stack_file("prod")))
@@ -240,16 +410,20 @@ def test_prod_passes_and_each_mutation_fires(prod_resources):
     res = prod_resources
     for policy in (hf.POLICY, serving_priority.POLICY, cluster_pdb.POLICY, efa_device_plugin.POLICY, multi_node_expiry.POLICY):
         assert messages(policy, *res) == [], policy.name
+
     # The chat-8b model's account without the Secret; its cache's account in the job namespace likewise.
     def strip_secrets(r):
         if r.type == SA:
             return Resource(type=r.type, name=r.name, props={**r.props, "secrets": []}, urn=r.urn)
         return r
+
     # chat-8b's InferenceService (STORAGE_URI hf://meta-llama/...) and its LocalModelCache; qwen3-32b is downloaded
     # by vLLM itself (no storageUri), llama-70b streams from S3.
     found = messages(hf.POLICY, *[strip_secrets(r) for r in res])
     assert [m.split(":")[0] for m in found] == ["InferenceService chat-8b", "LocalModelCache chat-8b"]
-    assert messages(cluster_pdb.POLICY, *_without(res, lambda r: r.type == PDB and r.props["metadata"]["name"].endswith("-ray-pdb")))
+    assert messages(
+        cluster_pdb.POLICY, *_without(res, lambda r: r.type == PDB and r.props["metadata"]["name"].endswith("-ray-pdb"))
+    )
     assert messages(efa_device_plugin.POLICY, *_without(res, lambda r: r.type == RELEASE and "efa" in r.name))
 
     def expiring(r):
@@ -258,6 +432,7 @@ def test_prod_passes_and_each_mutation_fires(prod_resources):
             props["spec"]["template"]["spec"]["expireAfter"] = "720h"
             return Resource(type=r.type, name=r.name, props=props, urn=r.urn)
         return r
+
     assert messages(multi_node_expiry.POLICY, *[expiring(r) for r in res])
 
     def low_priority(r):
@@ -266,6 +441,7 @@ def test_prod_passes_and_each_mutation_fires(prod_resources):
             props["spec"]["workerGroupSpecs"][0]["template"]["spec"].pop("priorityClassName")
             return Resource(type=r.type, name=r.name, props=props, urn=r.urn)
         return r
+
     assert messages(serving_priority.POLICY, *[low_priority(r) for r in res])
 
 

@@ -9,7 +9,6 @@ import pytest
 
 from policies.check import load_resources, manifest_files
 from policies.framework import evaluate
-
 from tests.conftest import ROOT, shared_path
 
 
@@ -67,7 +66,10 @@ EXPECTED = {
     ("config__manifests__vllm__gpu-deployment.yaml", "serving-topology-spread"),
     ("config__manifests__vllm__gpu-deployment.yaml", "vllm-gpu-memory-utilization-explicit"),
     # data-on-eks Ray Serve LLM from S3 (not a Hub id): only the GPU worker's Burstable memory.
-    ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "gpu-memory-request-equals-limit"),
+    (
+        "data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml",
+        "gpu-memory-request-equals-limit",
+    ),
     # LWS SGLang: literal HF_TOKEN, :latest, --trust-remote-code on Llama, no memory limit, no PDB; the leader has a readiness probe (workers take no traffic).
     ("docs__examples__sglang__lws.yaml", "image-tag-pinned"),
     ("docs__examples__sglang__lws.yaml", "memory-emptydir-size-limit"),
@@ -255,7 +257,10 @@ EXPECTED = {
     # VLLMRuntime sample: lmcache/vllm-openai:latest, a scale-to-zero variant (autoscalingConfig.minReplicas 0), two of
     # three without resources.memory or maxModelLen (Llama-3.1-8B's 131,072), none tolerating the GPU taint or
     # selecting a GPU type.
-    ("blueprints__inference__gpu__nvidia-nim-operator-llama3-8b__nim-service-llama3-8b-instruct.yaml", "gpu-pod-tolerates-and-targets"),
+    (
+        "blueprints__inference__gpu__nvidia-nim-operator-llama3-8b__nim-service-llama3-8b-instruct.yaml",
+        "gpu-pod-tolerates-and-targets",
+    ),
     ("blueprints__inference__gpu__nvidia-nim-operator-llama3-8b__nim-service-llama3-8b-instruct.yaml", "serving-memory-limit"),
     ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "gpu-pod-tolerates-and-targets"),
     ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "serving-memory-limit"),
@@ -280,7 +285,10 @@ EXPECTED = {
     ("samples__autoscaling__hpa.yaml", "gpu-workload-no-resource-metric-hpa"),
     # No cpu/memory request: the standalone NIMService (GPU limit only), ai-on-eks' (cpu limit, no memory), and two of the
     # VLLMRuntime sample's three (resources: {gpu: "1"}).
-    ("blueprints__inference__gpu__nvidia-nim-operator-llama3-8b__nim-service-llama3-8b-instruct.yaml", "serving-resource-requests"),
+    (
+        "blueprints__inference__gpu__nvidia-nim-operator-llama3-8b__nim-service-llama3-8b-instruct.yaml",
+        "serving-resource-requests",
+    ),
     ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "serving-resource-requests"),
     ("operator__config__samples__production-stack_v1alpha1_vllmruntime_autoscaling.yaml", "serving-resource-requests"),
     # LWS SGLang runs tensor parallel 2 with an unbounded memory /dev/shm and no memory limit (S4, as for vLLM).
@@ -310,30 +318,41 @@ REJECTED_ON_REVIEW = {
 
 # Serving findings a reviewer makes in the corpus that the pack does not make: accepted misses, each with why.
 ACCEPTED_MISSES = {
-    ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "ray-serve-autoscaling-target-above-engine-concurrency"):
-        "Serve autoscales at target_num_ongoing_requests_per_replica 20 and admits max_concurrent_queries 100 while the "
-        "engine runs MAX_NUM_SEQS 4 at once: 16 requests queue per replica before a scale-out (the app's engine settings "
-        "live in runtime_env env vars read by code in a ConfigMap, which the pack does not interpret)",
+    (
+        "blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml",
+        "ray-serve-autoscaling-target-above-engine-concurrency",
+    ): "Serve autoscales at target_num_ongoing_requests_per_replica 20 and admits max_concurrent_queries 100 while the "
+    "engine runs MAX_NUM_SEQS 4 at once: 16 requests queue per replica before a scale-out (the app's engine settings "
+    "live in runtime_env env vars read by code in a ConfigMap, which the pack does not interpret)",
 }
 
 # What issue 21 listed as misses and careful review does not count as findings in this corpus, for the record.
 NOT_FINDINGS_ON_REVIEW = {
-    ("tutorials__assets__hpa-10.yaml", "no-scale-down-behavior"):
-        "no spec.behavior: Kubernetes' defaults apply, a 300 s scale-down window (S8's floor) and scale-out bounded by "
-        "maxReplicas 2",
-    ("tutorials__assets__keda-scaled-object.yaml", "no-scale-down-behavior"):
-        "no advanced.horizontalPodAutoscalerConfig: the HPA KEDA creates keeps the 300 s scale-down window; "
-        "cooldownPeriod only governs scaling to zero, which minReplicaCount 1 rules out",
-    ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "no-scale-down-behavior"):
-        "spec.scale.hpa sets no behavior: the 300 s default window, maxReplicas 2",
-    ("tutorials__assets__hpa-10.yaml", "custom-metric-not-served"):
-        "production-stack's tutorial installs Prometheus Adapter with a vllm_num_requests_waiting rule (its Helm values are "
-        "not in the corpus); S7 judges the adapter only when one is in the set, or with requireInSameSet",
-    ("docs__samples__storage__hf__hf_isvc.yaml", "context-length-startup-probe-drain"):
-        "--backend=huggingface (transformers, no KV pool to size) in KServe's default Serverless mode, where Knative's "
-        "queue-proxy drains and sets the grace period from the revision timeout",
-    ("config__manifests__sglang__gpu-deployment.yaml", "startup-probe"):
-        "startupProbe 30 x 20 s = 600 s, the pack's minimum",
+    (
+        "tutorials__assets__hpa-10.yaml",
+        "no-scale-down-behavior",
+    ): "no spec.behavior: Kubernetes' defaults apply, a 300 s scale-down window (S8's floor) and scale-out bounded by "
+    "maxReplicas 2",
+    (
+        "tutorials__assets__keda-scaled-object.yaml",
+        "no-scale-down-behavior",
+    ): "no advanced.horizontalPodAutoscalerConfig: the HPA KEDA creates keeps the 300 s scale-down window; "
+    "cooldownPeriod only governs scaling to zero, which minReplicaCount 1 rules out",
+    (
+        "config__samples__nim__serving__standalone__autoscaling__llm.yaml",
+        "no-scale-down-behavior",
+    ): "spec.scale.hpa sets no behavior: the 300 s default window, maxReplicas 2",
+    (
+        "tutorials__assets__hpa-10.yaml",
+        "custom-metric-not-served",
+    ): "production-stack's tutorial installs Prometheus Adapter with a vllm_num_requests_waiting rule (its Helm values are "
+    "not in the corpus); S7 judges the adapter only when one is in the set, or with requireInSameSet",
+    (
+        "docs__samples__storage__hf__hf_isvc.yaml",
+        "context-length-startup-probe-drain",
+    ): "--backend=huggingface (transformers, no KV pool to size) in KServe's default Serverless mode, where Knative's "
+    "queue-proxy drains and sets the grace period from the revision timeout",
+    ("config__manifests__sglang__gpu-deployment.yaml", "startup-probe"): "startupProbe 30 x 20 s = 600 s, the pack's minimum",
 }
 
 
@@ -369,11 +388,19 @@ def test_findings_rejected_on_review_stay_absent(corpus_findings):
 
 
 def run_check(*args):
-    return subprocess.run([sys.executable, "-m", "policies", "check", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "policies", "check", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_check_passes_what_the_plan_renders(tmp_path):
-    plan = subprocess.run([sys.executable, "-m", "stacks", "plan", "prod", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    plan = subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", "prod", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert plan.returncode == 0, plan.stderr
     proc = run_check(str(tmp_path / "kubernetes"))
     assert proc.returncode == 0, proc.stdout

@@ -2,8 +2,18 @@
 
 import copy
 
+from policy_fixtures import (
+    HPA_TYPE,
+    SCALED_OBJECT_TYPE,
+    deployment_props,
+    hpa_props,
+    isvc,
+    messages,
+    resource,
+    scaled_object_props,
+)
+
 from policies.autoscaling.custom_metric_is_served import POLICY
-from policy_fixtures import HPA_TYPE, SCALED_OBJECT_TYPE, deployment_props, hpa_props, isvc, messages, resource, scaled_object_props
 
 RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
 POD_MONITOR_TYPE = "kubernetes:monitoring.coreos.com/v1:PodMonitor"
@@ -18,16 +28,21 @@ _RULE = {
     "metricsQuery": "sum(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)",
 }
 _ADAPTER = {
-    "name": "prometheus-adapter", "chart": "prometheus-adapter", "version": "5.3.0",
+    "name": "prometheus-adapter",
+    "chart": "prometheus-adapter",
+    "version": "5.3.0",
     "repositoryOpts": {"repo": "https://prometheus-community.github.io/helm-charts"},
     "values": {"rules": {"default": False, "custom": [_RULE], "external": []}},
 }
 _POD_MONITOR = {
-    "apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor",
+    "apiVersion": "monitoring.coreos.com/v1",
+    "kind": "PodMonitor",
     "metadata": {"name": "chat-8b-vllm", "namespace": "llm"},
-    "spec": {"selector": {"matchLabels": {"serving.kserve.io/inferenceservice": "chat-8b"}},
-             "namespaceSelector": {"matchNames": ["llm"]},
-             "podMetricsEndpoints": [{"port": "http", "path": "/metrics"}]},
+    "spec": {
+        "selector": {"matchLabels": {"serving.kserve.io/inferenceservice": "chat-8b"}},
+        "namespaceSelector": {"matchNames": ["llm"]},
+        "podMetricsEndpoints": [{"port": "http", "path": "/metrics"}],
+    },
 }
 
 
@@ -51,16 +66,25 @@ def test_metric_no_rule_produces():
     hpa["spec"]["metrics"][0]["pods"]["metric"]["name"] = "vllm_requests_in_flight"
     assert messages(POLICY, *stack(hpa=hpa)) == [
         "spec.metrics[0].pods.metric.name vllm_requests_in_flight is not produced by any Prometheus Adapter rule on "
-        f"custom.metrics.k8s.io (the adapter rules in this stack serve vllm_num_requests_waiting); {UNSERVED}"]
+        f"custom.metrics.k8s.io (the adapter rules in this stack serve vllm_num_requests_waiting); {UNSERVED}"
+    ]
 
 
 def test_external_metric_needs_an_external_rule():
     hpa = hpa_props()
-    hpa["spec"]["metrics"] = [{"type": "External", "external": {"metric": {"name": "vllm_num_requests_waiting"},
-                                                               "target": {"type": "AverageValue", "averageValue": "4"}}}]
+    hpa["spec"]["metrics"] = [
+        {
+            "type": "External",
+            "external": {
+                "metric": {"name": "vllm_num_requests_waiting"},
+                "target": {"type": "AverageValue", "averageValue": "4"},
+            },
+        }
+    ]
     assert messages(POLICY, *stack(hpa=hpa)) == [
         "spec.metrics[0].external.metric.name vllm_num_requests_waiting is not produced by any Prometheus Adapter rule on "
-        f"external.metrics.k8s.io (the adapter rules in this stack serve no such metric); {UNSERVED}"]
+        f"external.metrics.k8s.io (the adapter rules in this stack serve no such metric); {UNSERVED}"
+    ]
 
 
 def test_literal_rule_name_serves_the_metric():
@@ -80,15 +104,27 @@ def test_the_charts_default_rules_may_serve_anything():
 
 
 def test_adapter_config_map_is_read_on_plain_manifests():
-    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "adapter-config", "namespace": "monitoring"},
-          "data": {"config.yaml": "rules:\n- seriesQuery: 'vllm:num_requests_running{pod!=\"\"}'\n"
-                                  "  name: {matches: '^vllm:(.*)$', as: 'vllm_${1}'}\n"
-                                  "  metricsQuery: 'sum(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)'\n"}}
-    found = messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), resource("kubernetes:v1:ConfigMap", cm),
-                     resource(POD_MONITOR_TYPE, copy.deepcopy(_POD_MONITOR)))
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "adapter-config", "namespace": "monitoring"},
+        "data": {
+            "config.yaml": "rules:\n- seriesQuery: 'vllm:num_requests_running{pod!=\"\"}'\n"
+            "  name: {matches: '^vllm:(.*)$', as: 'vllm_${1}'}\n"
+            "  metricsQuery: 'sum(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)'\n"
+        },
+    }
+    found = messages(
+        POLICY,
+        isvc(),
+        resource(HPA_TYPE, hpa_props()),
+        resource("kubernetes:v1:ConfigMap", cm),
+        resource(POD_MONITOR_TYPE, copy.deepcopy(_POD_MONITOR)),
+    )
     assert found == [
         "spec.metrics[0].pods.metric.name vllm_num_requests_waiting is not produced by any Prometheus Adapter rule on "
-        f"custom.metrics.k8s.io (the adapter rules in this stack serve vllm_num_requests_running); {UNSERVED}"]
+        f"custom.metrics.k8s.io (the adapter rules in this stack serve vllm_num_requests_running); {UNSERVED}"
+    ]
 
 
 def test_a_set_without_any_adapter_is_not_judged_on_metrics_by_default():
@@ -123,8 +159,12 @@ def test_monitor_in_another_namespace():
 
 def test_match_expressions_are_understood():
     monitor = copy.deepcopy(_POD_MONITOR)
-    monitor["spec"]["selector"] = {"matchExpressions": [{"key": "component", "operator": "In", "values": ["predictor"]},
-                                                        {"key": "serving.kserve.io/inferenceservice", "operator": "Exists"}]}
+    monitor["spec"]["selector"] = {
+        "matchExpressions": [
+            {"key": "component", "operator": "In", "values": ["predictor"]},
+            {"key": "serving.kserve.io/inferenceservice", "operator": "Exists"},
+        ]
+    }
     assert messages(POLICY, *stack(monitor=monitor)) == []
 
 
@@ -132,14 +172,25 @@ def test_service_monitor_through_a_service_selecting_a_deployment():
     deployment = deployment_props()
     hpa = hpa_props()
     hpa["spec"]["scaleTargetRef"]["name"] = "chat-8b-raw"
-    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "chat", "namespace": "llm", "labels": {"app": "vllm"}},
-               "spec": {"selector": {"app.kubernetes.io/instance": "chat-8b"}, "ports": [{"name": "http", "port": 8080}]}}
-    service_monitor = {"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
-                       "metadata": {"name": "vllm", "namespace": "llm"},
-                       "spec": {"selector": {"matchLabels": {"app": "vllm"}}, "endpoints": [{"port": "http"}]}}
-    resources = [resource("kubernetes:apps/v1:Deployment", deployment), resource(HPA_TYPE, hpa),
-                 resource(RELEASE_TYPE, copy.deepcopy(_ADAPTER), name="adapter"),
-                 resource("kubernetes:v1:Service", service), resource(SERVICE_MONITOR_TYPE, service_monitor)]
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "chat", "namespace": "llm", "labels": {"app": "vllm"}},
+        "spec": {"selector": {"app.kubernetes.io/instance": "chat-8b"}, "ports": [{"name": "http", "port": 8080}]},
+    }
+    service_monitor = {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "ServiceMonitor",
+        "metadata": {"name": "vllm", "namespace": "llm"},
+        "spec": {"selector": {"matchLabels": {"app": "vllm"}}, "endpoints": [{"port": "http"}]},
+    }
+    resources = [
+        resource("kubernetes:apps/v1:Deployment", deployment),
+        resource(HPA_TYPE, hpa),
+        resource(RELEASE_TYPE, copy.deepcopy(_ADAPTER), name="adapter"),
+        resource("kubernetes:v1:Service", service),
+        resource(SERVICE_MONITOR_TYPE, service_monitor),
+    ]
     assert messages(POLICY, *resources) == []
     service["metadata"]["labels"] = {"app": "other"}
     (message,) = messages(POLICY, *resources)
@@ -148,7 +199,9 @@ def test_service_monitor_through_a_service_selecting_a_deployment():
 
 def test_scaled_object_needs_a_monitor_but_no_adapter():
     so = scaled_object_props()
-    assert messages(POLICY, isvc(), resource(SCALED_OBJECT_TYPE, so), resource(POD_MONITOR_TYPE, copy.deepcopy(_POD_MONITOR))) == []
+    assert (
+        messages(POLICY, isvc(), resource(SCALED_OBJECT_TYPE, so), resource(POD_MONITOR_TYPE, copy.deepcopy(_POD_MONITOR))) == []
+    )
     monitor = copy.deepcopy(_POD_MONITOR)
     monitor["spec"]["selector"] = {"matchLabels": {"app": "nothing"}}
     (message,) = messages(POLICY, isvc(), resource(SCALED_OBJECT_TYPE, so), resource(POD_MONITOR_TYPE, monitor))
@@ -163,9 +216,15 @@ def test_exemption_with_reason():
 
 
 def test_an_alias_bomb_in_an_adapter_config_map_is_refused_quickly():
-    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
-        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9)) + "rules: [{seriesQuery: x}]\n"
+    bomb = (
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+            f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+            for i in range(9)
+        )
+        + "rules: [{seriesQuery: x}]\n"
+    )
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "adapter-config"}, "data": {"config.yaml": bomb}}
     # Unreadable within bounds: not an adapter configuration, so the set has none and the metric half is not judged.
     assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), resource("kubernetes:v1:ConfigMap", cm)) == []

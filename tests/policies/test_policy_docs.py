@@ -13,6 +13,7 @@ from policies.kube import WORKLOAD_TYPES
 
 ROOT = Path(__file__).resolve().parents[2]
 from tests.conftest import shared_path  # noqa: E402
+
 REGENERATE = f"python -m policies docs --out {DOCS_PAGE}"
 
 
@@ -26,9 +27,11 @@ def test_docs_page_is_in_sync_with_the_registry():
 def test_every_policy_documents_why(policy):
     assert len(policy.rationale.strip()) >= 80, (
         f"policy {policy.name} has no rationale (or a stub): give Policy(rationale=...) the reason it exists, with a "
-        f"public source, then run `{REGENERATE}`")
+        f"public source, then run `{REGENERATE}`"
+    )
     assert "../shared" not in policy.rationale and ".md §" not in policy.rationale, (
-        f"policy {policy.name}: the rationale cites a file outside the repository; cite a public URL")
+        f"policy {policy.name}: the rationale cites a file outside the repository; cite a public URL"
+    )
 
 
 @pytest.mark.parametrize("policy", POLICIES, ids=[p.name for p in POLICIES])
@@ -39,14 +42,15 @@ def test_every_policy_has_a_section_with_its_anchor(policy):
 
 def test_every_workload_kind_names_where_its_pod_templates_are():
     kinds = {t.rsplit(":", 1)[-1] for t in WORKLOAD_TYPES}
-    assert kinds <= set(POD_TEMPLATE_PATHS), f"add the pod spec paths of {sorted(kinds - set(POD_TEMPLATE_PATHS))} to policies/docs.py"
+    assert kinds <= set(POD_TEMPLATE_PATHS), (
+        f"add the pod spec paths of {sorted(kinds - set(POD_TEMPLATE_PATHS))} to policies/docs.py"
+    )
 
 
 def test_messages_cite_nothing_outside_the_repository():
     corpus = shared_path("corpus", "manifests")
     outside = re.compile(r"\.md\b|§|catalogue row|\.\./shared")
-    bad = [(v.policy, v.message) for v in evaluate(load_resources(manifest_files([str(corpus)])))
-           if outside.search(v.message)]
+    bad = [(v.policy, v.message) for v in evaluate(load_resources(manifest_files([str(corpus)]))) if outside.search(v.message)]
     assert bad == []
 
 

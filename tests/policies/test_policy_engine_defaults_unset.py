@@ -1,8 +1,9 @@
 """S1/S2 unset cases: vllm-gpu-memory-utilization-explicit and vllm-max-model-len-explicit."""
 
+from policy_fixtures import isvc, isvc_props, messages, set_arg, vllm_container
+
 from policies.vllm.gpu_memory_utilization_unset import POLICY as S1_UNSET
 from policies.vllm.max_model_len_unset import POLICY as S2_UNSET
-from policy_fixtures import isvc, isvc_props, messages, set_arg, vllm_container
 
 LABEL = "container kserve-container"
 
@@ -23,27 +24,31 @@ def test_compliant_inference_service_passes_both():
 def test_unset_utilization_names_the_release_default():
     assert messages(S1_UNSET, without("gpu-memory-utilization")) == [
         f"{LABEL}: --gpu-memory-utilization is not set, so vLLM takes its default 0.92 (vLLM 0.33.0); the KV cache "
-        f"then changes with the image tag; set it explicitly"]
+        f"then changes with the image tag; set it explicitly"
+    ]
 
 
 def test_unset_utilization_before_0_20_is_0_9():
     assert messages(S1_UNSET, without("gpu-memory-utilization", "vllm/vllm-openai:v0.8.5")) == [
         f"{LABEL}: --gpu-memory-utilization is not set, so vLLM takes its default 0.9 (vLLM 0.8.5); the KV cache "
-        f"then changes with the image tag; set it explicitly"]
+        f"then changes with the image tag; set it explicitly"
+    ]
 
 
 def test_unset_utilization_with_an_unknown_release():
     assert messages(S1_UNSET, without("gpu-memory-utilization", "my/vllm:prod")) == [
         f"{LABEL}: --gpu-memory-utilization is not set, so vLLM takes its default 0.9 or 0.92 (0.90 before vLLM 0.20, "
         f"0.92 from 0.20 on; the image names no release); the KV cache then changes with the image tag; set it "
-        f"explicitly"]
+        f"explicitly"
+    ]
 
 
 def test_unset_max_model_len_is_the_model_context():
     assert messages(S2_UNSET, without("max-model-len")) == [
         f"{LABEL}: --max-model-len is not set, so vLLM serves the model's full context (131,072 tokens for "
         f"meta-llama/Llama-3.1-8B-Instruct); one such request must fit the KV cache or the engine refuses to start; "
-        f"set the length you serve"]
+        f"set the length you serve"
+    ]
 
 
 def test_unset_max_model_len_of_an_unknown_model():
@@ -52,4 +57,5 @@ def test_unset_max_model_len_of_an_unknown_model():
     container["args"] = ["org/unknown-model", "--gpu-memory-utilization=0.9"]
     assert messages(S2_UNSET, isvc(props)) == [
         f"{LABEL}: --max-model-len is not set, so vLLM serves the model's full context (from org/unknown-model's "
-        f"config.json); one such request must fit the KV cache or the engine refuses to start; set the length you serve"]
+        f"config.json); one such request must fit the KV cache or the engine refuses to start; set the length you serve"
+    ]

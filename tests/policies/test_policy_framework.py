@@ -1,14 +1,14 @@
 """The framework: exemptions, config merging, enforcement overrides, ordering, config validation."""
 
 import pytest
+from policy_fixtures import PDB_TYPE, isvc, isvc_props, messages, pdb_props, resource, set_arg, vllm_container
 
 from policies import catalog
 from policies.framework import Policy, PolicyConfigError, Resource, Violation, evaluate, validate_config
 from policies.vllm.gpu_memory_utilization_bounds import POLICY as S1
-from policy_fixtures import PDB_TYPE, isvc, isvc_props, messages, pdb_props, resource, set_arg, vllm_container
 
 EXEMPT = "llm-serving.io/exempt-vllm-gpu-memory-utilization-bounds"
-BLANK = (f"metadata.annotations: exemption annotation {EXEMPT} needs a reason; the policy still applies")
+BLANK = f"metadata.annotations: exemption annotation {EXEMPT} needs a reason; the policy still applies"
 
 
 _ABSENT = object()
@@ -23,11 +23,17 @@ def too_high(annotation=_ABSENT):
 
 
 def toy_policy(**overrides):
-    fields = dict(name="toy-policy", description="A toy.", catalog="G1", severity="low",
-                  enforcement="advisory", remediation_steps="Do it.",
-                  config_schema={"limit": {"type": "integer", "minimum": 0, "default": 3, "description": "d"}},
-                  resource_types=("kubernetes:core/v1:ConfigMap",),
-                  check_resource=lambda r, c: [f"limit {c['limit']}"])
+    fields = dict(
+        name="toy-policy",
+        description="A toy.",
+        catalog="G1",
+        severity="low",
+        enforcement="advisory",
+        remediation_steps="Do it.",
+        config_schema={"limit": {"type": "integer", "minimum": 0, "default": 3, "description": "d"}},
+        resource_types=("kubernetes:core/v1:ConfigMap",),
+        check_resource=lambda r, c: [f"limit {c['limit']}"],
+    )
     fields.update(overrides)
     return Policy(**fields)
 
@@ -64,13 +70,15 @@ def test_exemption_for_another_policy_does_not_apply():
 def test_stack_policy_exemptions_apply_by_resource_name():
     def check(resources, config):
         return [(r.name, "bad") for r in resources] + [("", "stack-wide")]
+
     policy = toy_policy(resource_types=(), check_resource=None, check_stack=check)
     exempt = Resource("t", "a", {"metadata": {"annotations": {policy.exemption_annotation: "why"}}})
     blank = Resource("t", "b", {"metadata": {"annotations": {policy.exemption_annotation: " "}}})
     plain = Resource("t", "c", {})
     found = [(v.resource, v.message) for v in evaluate([exempt, blank, plain], policies=[policy])]
-    expected_blank = (f"metadata.annotations: exemption annotation {policy.exemption_annotation} needs a "
-                      f"reason; the policy still applies")
+    expected_blank = (
+        f"metadata.annotations: exemption annotation {policy.exemption_annotation} needs a reason; the policy still applies"
+    )
     assert found == [("", "stack-wide"), ("b", "bad"), ("b", expected_blank), ("c", "bad")]
 
 
@@ -99,11 +107,19 @@ def test_disabled_policy_reports_nothing():
 
 def test_violation_fields_and_default_registry():
     found = [v for v in evaluate([too_high()]) if v.policy == S1.name]
-    assert found == [Violation(
-        policy=S1.name, catalog="S1", enforcement="mandatory", resource="chat-8b",
-        message=("container kserve-container: --gpu-memory-utilization=0.99 is above the maximum 0.95; CUDA "
-                 "graphs, NCCL buffers and other processes need the rest of the GPU, or the engine runs out of "
-                 "memory"))]
+    assert found == [
+        Violation(
+            policy=S1.name,
+            catalog="S1",
+            enforcement="mandatory",
+            resource="chat-8b",
+            message=(
+                "container kserve-container: --gpu-memory-utilization=0.99 is above the maximum 0.95; CUDA "
+                "graphs, NCCL buffers and other processes need the rest of the GPU, or the engine runs out of "
+                "memory"
+            ),
+        )
+    ]
 
 
 def test_output_is_sorted_by_policy_resource_message():
@@ -126,27 +142,36 @@ def test_evaluate_rejects_invalid_config():
     assert raised.value.errors == [f"{S1.name}.max: 'high' is not of type 'number'"]
 
 
-@pytest.mark.parametrize("config, errors", [
-    (None, []),
-    ({}, []),
-    ({S1.name: {"min": 0.85, "max": 0.9, "enforcementLevel": "advisory"}}, []),
-    ({"llm-startup-probe-budget": {"minBudgetSeconds": 900.0}}, []),
-    ({"no-such-policy": {}}, ["no-such-policy: no such policy in the llm-serving pack"]),
-    ({S1.name: {"max": "0.9"}}, [f"{S1.name}.max: '0.9' is not of type 'number'"]),
-    ({S1.name: {"max": 1.5}}, [f"{S1.name}.max: 1.5 is greater than the maximum of 1"]),
-    ({S1.name: {"min": 0}}, [f"{S1.name}.min: 0 is less than or equal to the minimum of 0"]),
-    ({S1.name: {"maximum": 0.9}}, [f"{S1.name}: Additional properties are not allowed ('maximum' was unexpected)"]),
-    ({S1.name: {"enforcementLevel": "strict"}},
-     [f"{S1.name}.enforcementLevel: 'strict' is not one of ['mandatory', 'advisory', 'disabled']"]),
-    ({S1.name: "strict"}, [f"{S1.name}: 'strict' is not one of ['mandatory', 'advisory', 'disabled']"]),
-    ({S1.name: 3}, [f"{S1.name}: 3 is neither an enforcement level nor a mapping of settings"]),
-    ({"all": "remediate"}, ["all: 'remediate' is not one of ['mandatory', 'advisory', 'disabled']"]),
-    ({"llm-startup-probe-budget": {"minBudgetSeconds": 90.5}},
-     ["llm-startup-probe-budget.minBudgetSeconds: 90.5 is not of type 'integer'"]),
-    ({"image-tag-pinned": {"disallowedTags": ["latest", 1]}},
-     ["image-tag-pinned.disallowedTags.1: 1 is not of type 'string'"]),
-    ([], ["policy config must be a mapping of policy name to settings, not list"]),
-])
+@pytest.mark.parametrize(
+    "config, errors",
+    [
+        (None, []),
+        ({}, []),
+        ({S1.name: {"min": 0.85, "max": 0.9, "enforcementLevel": "advisory"}}, []),
+        ({"llm-startup-probe-budget": {"minBudgetSeconds": 900.0}}, []),
+        ({"no-such-policy": {}}, ["no-such-policy: no such policy in the llm-serving pack"]),
+        ({S1.name: {"max": "0.9"}}, [f"{S1.name}.max: '0.9' is not of type 'number'"]),
+        ({S1.name: {"max": 1.5}}, [f"{S1.name}.max: 1.5 is greater than the maximum of 1"]),
+        ({S1.name: {"min": 0}}, [f"{S1.name}.min: 0 is less than or equal to the minimum of 0"]),
+        ({S1.name: {"maximum": 0.9}}, [f"{S1.name}: Additional properties are not allowed ('maximum' was unexpected)"]),
+        (
+            {S1.name: {"enforcementLevel": "strict"}},
+            [f"{S1.name}.enforcementLevel: 'strict' is not one of ['mandatory', 'advisory', 'disabled']"],
+        ),
+        ({S1.name: "strict"}, [f"{S1.name}: 'strict' is not one of ['mandatory', 'advisory', 'disabled']"]),
+        ({S1.name: 3}, [f"{S1.name}: 3 is neither an enforcement level nor a mapping of settings"]),
+        ({"all": "remediate"}, ["all: 'remediate' is not one of ['mandatory', 'advisory', 'disabled']"]),
+        (
+            {"llm-startup-probe-budget": {"minBudgetSeconds": 90.5}},
+            ["llm-startup-probe-budget.minBudgetSeconds: 90.5 is not of type 'integer'"],
+        ),
+        (
+            {"image-tag-pinned": {"disallowedTags": ["latest", 1]}},
+            ["image-tag-pinned.disallowedTags.1: 1 is not of type 'string'"],
+        ),
+        ([], ["policy config must be a mapping of policy name to settings, not list"]),
+    ],
+)
 def test_validate_config(config, errors):
     assert validate_config(config) == errors
 
@@ -155,18 +180,23 @@ def test_validate_config(config, errors):
 _NEXT_S = f"S{max(e.number for e in catalog.entries() if e.series == 'S') + 1}"
 
 
-@pytest.mark.parametrize("overrides, problem", [
-    ({"name": "Not_Kebab"}, "name 'Not_Kebab' is not kebab-case"),
-    ({"catalog": _NEXT_S}, f"catalog '{_NEXT_S}' is not an id of the policy catalogue (policies/catalog.py)"),
-    ({"catalog": "G45"}, "catalog 'G45' is not an id of the policy catalogue (policies/catalog.py)"),
-    ({"severity": "severe"}, "severity 'severe' is not one of"),
-    ({"enforcement": "disabled"}, "enforcement 'disabled' is not mandatory or advisory"),
-    ({"check_stack": lambda rs, c: []}, "exactly one of check_resource and check_stack must be set"),
-    ({"resource_types": ()}, "a resource policy needs resource_types"),
-    ({"config_schema": {"x": {"type": "integer"}}}, "config property x lacks default, description"),
-    ({"config_schema": {"enforcementLevel": {"type": "string", "default": "", "description": ""}}},
-     "enforcementLevel is reserved"),
-])
+@pytest.mark.parametrize(
+    "overrides, problem",
+    [
+        ({"name": "Not_Kebab"}, "name 'Not_Kebab' is not kebab-case"),
+        ({"catalog": _NEXT_S}, f"catalog '{_NEXT_S}' is not an id of the policy catalogue (policies/catalog.py)"),
+        ({"catalog": "G45"}, "catalog 'G45' is not an id of the policy catalogue (policies/catalog.py)"),
+        ({"severity": "severe"}, "severity 'severe' is not one of"),
+        ({"enforcement": "disabled"}, "enforcement 'disabled' is not mandatory or advisory"),
+        ({"check_stack": lambda rs, c: []}, "exactly one of check_resource and check_stack must be set"),
+        ({"resource_types": ()}, "a resource policy needs resource_types"),
+        ({"config_schema": {"x": {"type": "integer"}}}, "config property x lacks default, description"),
+        (
+            {"config_schema": {"enforcementLevel": {"type": "string", "default": "", "description": ""}}},
+            "enforcementLevel is reserved",
+        ),
+    ],
+)
 def test_policy_metadata_is_validated_at_construction(overrides, problem):
     with pytest.raises(ValueError, match="toy-policy|Not_Kebab") as raised:
         toy_policy(**overrides)

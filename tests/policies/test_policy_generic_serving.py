@@ -1,5 +1,7 @@
 """Generic rows on model-server containers (G3 G4 G8 G10 G11 G13): compliant fixture, one mutation per case."""
 
+from policy_fixtures import DEPLOYMENT_TYPE, deployment_props, isvc, isvc_props, messages, resource, vllm_container
+
 from policies.k8s_generic import (
     gpu_image_pull_policy,
     gpu_memory_request_equals_limit,
@@ -8,11 +10,16 @@ from policies.k8s_generic import (
     serving_readiness_probe,
     serving_resource_requests,
 )
-from policy_fixtures import DEPLOYMENT_TYPE, deployment_props, isvc, isvc_props, messages, resource, vllm_container
 
 LABEL = "container kserve-container"
-POLICIES = (gpu_image_pull_policy, gpu_memory_request_equals_limit, gpu_request_equals_limit, serving_memory_limit,
-            serving_readiness_probe, serving_resource_requests)
+POLICIES = (
+    gpu_image_pull_policy,
+    gpu_memory_request_equals_limit,
+    gpu_request_equals_limit,
+    serving_memory_limit,
+    serving_readiness_probe,
+    serving_resource_requests,
+)
 
 
 def test_compliant_fixture_passes_each():
@@ -30,45 +37,55 @@ def mutated(mutate):
 def test_readiness_missing():
     assert messages(serving_readiness_probe.POLICY, mutated(lambda c: c.pop("readinessProbe"))) == [
         f"{LABEL}: no readinessProbe on this vllm server, so it receives requests before the model is loaded and "
-        f"after the engine dies; probe GET /health"]
+        f"after the engine dies; probe GET /health"
+    ]
 
 
 def test_readiness_of_an_sglang_server_and_a_sidecar():
     props = deployment_props()
     spec = props["spec"]["template"]["spec"]
-    spec["containers"] = [{"name": "sgl", "image": "lmsysorg/sglang:v0.4.6", "command": ["python3", "-m", "sglang.launch_server"]},
-                          {"name": "proxy", "image": "envoyproxy/envoy:v1.31.0"}]
+    spec["containers"] = [
+        {"name": "sgl", "image": "lmsysorg/sglang:v0.4.6", "command": ["python3", "-m", "sglang.launch_server"]},
+        {"name": "proxy", "image": "envoyproxy/envoy:v1.31.0"},
+    ]
     assert messages(serving_readiness_probe.POLICY, resource(DEPLOYMENT_TYPE, props)) == [
         "container sgl: no readinessProbe on this sglang server, so it receives requests before the model is loaded "
-        "and after the engine dies; probe GET /health"]
+        "and after the engine dies; probe GET /health"
+    ]
 
 
 def test_memory_limit_missing():
     assert messages(serving_memory_limit.POLICY, mutated(lambda c: c["resources"]["limits"].pop("memory"))) == [
         f"{LABEL}: no resources.limits.memory on this vllm server; host memory for weight loading, /dev/shm and swap "
-        f"space is then unbounded and the node's other pods pay for it; set a memory limit"]
+        f"space is then unbounded and the node's other pods pay for it; set a memory limit"
+    ]
 
 
 def test_requests_missing():
     def drop(c):
         c["resources"]["requests"].pop("cpu")
+
     assert messages(serving_resource_requests.POLICY, mutated(drop)) == [
         f"{LABEL}: no cpu request on this vllm server, so Karpenter sizes the node and the scheduler packs it as if it "
-        f"needed none; request what the engine uses besides the GPU"]
+        f"needed none; request what the engine uses besides the GPU"
+    ]
 
 
 def test_a_limit_counts_as_the_request():
     def limit_only(c):
         c["resources"]["requests"].pop("cpu")
         c["resources"]["limits"]["cpu"] = "8"
+
     assert messages(serving_resource_requests.POLICY, mutated(limit_only)) == []
 
 
 def test_burstable_memory_in_a_gpu_pod():
-    assert messages(gpu_memory_request_equals_limit.POLICY,
-                    mutated(lambda c: c["resources"]["requests"].update(memory="32Gi"))) == [
+    assert messages(
+        gpu_memory_request_equals_limit.POLICY, mutated(lambda c: c["resources"]["requests"].update(memory="32Gi"))
+    ) == [
         f"{LABEL}: memory request 32Gi differs from its limit 48Gi in a GPU pod, which makes it Burstable and an early "
-        f"eviction candidate under node memory pressure; request what you limit"]
+        f"eviction candidate under node memory pressure; request what you limit"
+    ]
 
 
 def test_burstable_memory_without_gpu_is_fine():
@@ -76,24 +93,28 @@ def test_burstable_memory_without_gpu_is_fine():
         c["resources"]["requests"].update(memory="32Gi")
         c["resources"]["requests"].pop("nvidia.com/gpu")
         c["resources"]["limits"].pop("nvidia.com/gpu")
+
     assert messages(gpu_memory_request_equals_limit.POLICY, mutated(cpu_only)) == []
 
 
 def test_gpu_request_differs_from_limit():
-    assert messages(gpu_request_equals_limit.POLICY,
-                    mutated(lambda c: c["resources"]["requests"].update({"nvidia.com/gpu": "2"}))) == [
+    assert messages(
+        gpu_request_equals_limit.POLICY, mutated(lambda c: c["resources"]["requests"].update({"nvidia.com/gpu": "2"}))
+    ) == [
         f"{LABEL}: resources.requests nvidia.com/gpu is 2 but the limit is 1; GPUs cannot be overcommitted, so the API "
-        f"server rejects the pod"]
+        f"server rejects the pod"
+    ]
 
 
 def test_gpu_request_without_limit():
-    assert messages(gpu_request_equals_limit.POLICY,
-                    mutated(lambda c: c["resources"]["limits"].pop("nvidia.com/gpu"))) == [
+    assert messages(gpu_request_equals_limit.POLICY, mutated(lambda c: c["resources"]["limits"].pop("nvidia.com/gpu"))) == [
         f"{LABEL}: resources.requests nvidia.com/gpu is set without a limit; the API server rejects extended resources "
-        f"that are requested but not limited"]
+        f"that are requested but not limited"
+    ]
 
 
 def test_pull_always_on_a_gpu_server():
     assert messages(gpu_image_pull_policy.POLICY, mutated(lambda c: c.update(imagePullPolicy="Always"))) == [
         f"{LABEL}: imagePullPolicy Always re-resolves the multi-GB serving image at every start, so cold starts wait on "
-        f"the registry; pin the tag or digest and use IfNotPresent"]
+        f"the registry; pin the tag or digest and use IfNotPresent"
+    ]

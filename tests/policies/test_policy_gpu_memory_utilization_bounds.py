@@ -1,8 +1,6 @@
 """S1 vllm-gpu-memory-utilization-bounds: one compliant fixture, one mutation per case."""
 
 import pytest
-
-from policies.vllm.gpu_memory_utilization_bounds import POLICY
 from policy_fixtures import (
     DEPLOYMENT_TYPE,
     deployment_props,
@@ -14,10 +12,10 @@ from policy_fixtures import (
     vllm_container,
 )
 
-HIGH = ("CUDA graphs, NCCL buffers and other processes need the rest of the GPU, or the engine runs out "
-        "of memory")
-LOW = ("too little is left for the KV cache: \"No available memory for the cache blocks\" "
-       "(vllm-project/vllm#2248)")
+from policies.vllm.gpu_memory_utilization_bounds import POLICY
+
+HIGH = "CUDA graphs, NCCL buffers and other processes need the rest of the GPU, or the engine runs out of memory"
+LOW = 'too little is left for the KV cache: "No available memory for the cache blocks" (vllm-project/vllm#2248)'
 
 
 def with_utilization(value):
@@ -32,12 +30,14 @@ def test_compliant_inference_service_passes():
 
 def test_above_maximum():
     assert messages(POLICY, with_utilization("0.99")) == [
-        f"container kserve-container: --gpu-memory-utilization=0.99 is above the maximum 0.95; {HIGH}"]
+        f"container kserve-container: --gpu-memory-utilization=0.99 is above the maximum 0.95; {HIGH}"
+    ]
 
 
 def test_below_minimum():
     assert messages(POLICY, with_utilization("0.5")) == [
-        f"container kserve-container: --gpu-memory-utilization=0.5 is below the minimum 0.8; {LOW}"]
+        f"container kserve-container: --gpu-memory-utilization=0.5 is below the minimum 0.8; {LOW}"
+    ]
 
 
 @pytest.mark.parametrize("value", ["0.8", "0.95"])
@@ -52,12 +52,14 @@ def test_absent_uses_vllm_default_which_is_inside_the_default_band():
 def test_absent_default_checked_against_a_tighter_band():
     assert messages(POLICY, with_utilization(None), config={"max": 0.9}) == [
         "container kserve-container: --gpu-memory-utilization is not set, so vLLM uses its default "
-        f"0.92 (vLLM 0.33.0), which is above the maximum 0.9; {HIGH}"]
+        f"0.92 (vLLM 0.33.0), which is above the maximum 0.9; {HIGH}"
+    ]
 
 
 def test_not_a_number():
     assert messages(POLICY, with_utilization("high")) == [
-        "container kserve-container: --gpu-memory-utilization=high is not a number"]
+        "container kserve-container: --gpu-memory-utilization=high is not a number"
+    ]
 
 
 def test_space_separated_flag_with_underscores_is_read():
@@ -66,7 +68,8 @@ def test_space_separated_flag_with_underscores_is_read():
     set_arg(container, "gpu-memory-utilization", None)
     container["args"] += ["--gpu_memory_utilization", "0.97"]
     assert messages(POLICY, isvc(props)) == [
-        f"container kserve-container: --gpu-memory-utilization=0.97 is above the maximum 0.95; {HIGH}"]
+        f"container kserve-container: --gpu-memory-utilization=0.97 is above the maximum 0.95; {HIGH}"
+    ]
 
 
 def test_shell_script_command_is_read():
@@ -75,14 +78,16 @@ def test_shell_script_command_is_read():
     container["command"] = ["/bin/sh", "-c"]
     container["args"] = ["exec vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.99"]
     assert messages(POLICY, isvc(props)) == [
-        f"container kserve-container: --gpu-memory-utilization=0.99 is above the maximum 0.95; {HIGH}"]
+        f"container kserve-container: --gpu-memory-utilization=0.99 is above the maximum 0.95; {HIGH}"
+    ]
 
 
 def test_deployment_is_checked_too():
     props = deployment_props()
     set_arg(props["spec"]["template"]["spec"]["containers"][0], "gpu-memory-utilization", "0.99")
     assert messages(POLICY, resource(DEPLOYMENT_TYPE, props)) == [
-        f"container kserve-container: --gpu-memory-utilization=0.99 is above the maximum 0.95; {HIGH}"]
+        f"container kserve-container: --gpu-memory-utilization=0.99 is above the maximum 0.95; {HIGH}"
+    ]
 
 
 def test_serving_runtime_model_spec_args_are_checked():
@@ -91,7 +96,8 @@ def test_serving_runtime_model_spec_args_are_checked():
     predictor["containers"] = []
     predictor["model"] = {"modelFormat": {"name": "vLLM"}, "args": ["--gpu-memory-utilization=0.99"]}
     assert messages(POLICY, isvc(props)) == [
-        f"spec.predictor.model: --gpu-memory-utilization=0.99 is above the maximum 0.95; {HIGH}"]
+        f"spec.predictor.model: --gpu-memory-utilization=0.99 is above the maximum 0.95; {HIGH}"
+    ]
 
 
 def test_non_vllm_container_is_ignored():
@@ -105,4 +111,5 @@ def test_non_vllm_container_is_ignored():
 
 def test_config_band_override():
     assert messages(POLICY, with_utilization("0.9"), config={"min": 0.92, "max": 0.95}) == [
-        f"container kserve-container: --gpu-memory-utilization=0.9 is below the minimum 0.92; {LOW}"]
+        f"container kserve-container: --gpu-memory-utilization=0.9 is below the minimum 0.92; {LOW}"
+    ]

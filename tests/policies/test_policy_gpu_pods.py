@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import copy
 
-from policies.gpu import ephemeral_storage, rollout_surge, tolerates_and_targets
-from policies.karpenter import pool_fits_models
 from policy_fixtures import DEPLOYMENT_TYPE, deployment_props, isvc, isvc_props, messages, resource, vllm_container
 
+from policies.gpu import ephemeral_storage, rollout_surge, tolerates_and_targets
+from policies.karpenter import pool_fits_models
+
 NODEPOOL = {
-    "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "l40s"},
+    "apiVersion": "karpenter.sh/v1",
+    "kind": "NodePool",
+    "metadata": {"name": "l40s"},
     "spec": {
-        "template": {"spec": {
-            "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l40s"]}],
-            "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
-        }},
+        "template": {
+            "spec": {
+                "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l40s"]}],
+                "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
+            }
+        },
         "limits": {"nvidia.com/gpu": 12.0},
     },
 }
@@ -24,7 +29,11 @@ def stack(*extra, nodepool=None, isvc_edit=None):
     props = isvc_props()
     if isvc_edit:
         isvc_edit(props)
-    return [resource("kubernetes:karpenter.sh/v1:NodePool", nodepool or copy.deepcopy(NODEPOOL), "l40s-pool"), isvc(props), *extra]
+    return [
+        resource("kubernetes:karpenter.sh/v1:NodePool", nodepool or copy.deepcopy(NODEPOOL), "l40s-pool"),
+        isvc(props),
+        *extra,
+    ]
 
 
 def test_compliant_stack_passes_every_gpu_pod_policy():
@@ -35,20 +44,24 @@ def test_compliant_stack_passes_every_gpu_pod_policy():
 def test_s15_missing_toleration_of_the_pool_taint():
     def edit(p):
         p["spec"]["predictor"]["tolerations"] = []
+
     assert messages(tolerates_and_targets.POLICY, *stack(isvc_edit=edit)) == [
-        "spec.predictor: requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule taint of NodePool l40s; it stays Pending"]
+        "spec.predictor: requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule taint of NodePool l40s; it stays Pending"
+    ]
 
 
 def test_s15_a_pool_taint_the_pod_does_not_know():
     pool = copy.deepcopy(NODEPOOL)
     pool["spec"]["template"]["spec"]["taints"].append({"key": "team", "value": "llm", "effect": "NoSchedule"})
     assert messages(tolerates_and_targets.POLICY, *stack(nodepool=pool)) == [
-        "spec.predictor: requests GPUs but does not tolerate the team:NoSchedule taint of NodePool l40s; it stays Pending"]
+        "spec.predictor: requests GPUs but does not tolerate the team:NoSchedule taint of NodePool l40s; it stays Pending"
+    ]
 
 
 def test_s15_no_gpu_type_selector():
     def edit(p):
         p["spec"]["predictor"]["nodeSelector"] = {}
+
     (msg,) = messages(tolerates_and_targets.POLICY, *stack(isvc_edit=edit))
     assert msg.startswith("spec.predictor: requests GPUs without a nodeSelector or required affinity on a GPU type or pool label")
 
@@ -56,6 +69,7 @@ def test_s15_no_gpu_type_selector():
 def test_s19_hub_download_without_ephemeral_storage():
     def edit(p):
         del vllm_container(p)["resources"]["requests"]["ephemeral-storage"]
+
     assert messages(ephemeral_storage.POLICY, *stack(isvc_edit=edit)) == [S19_MESSAGE.format(into="~/.cache/huggingface")]
 
 
@@ -64,17 +78,20 @@ S19_MESSAGE = (
     "node's ephemeral storage but requests no ephemeral-storage, so the scheduler may place it on a node whose disk cannot "
     "hold the checkpoint, and under disk pressure the kubelet evicts it first; request the checkpoint size plus ~10 GiB "
     "(the node's disk itself comes from the EC2NodeClass blockDeviceMappings or instance store, not from this request), "
-    "or mount a PersistentVolumeClaim at the cache")
+    "or mount a PersistentVolumeClaim at the cache"
+)
 
 
 def _cache_on(volume: dict, mount_path: str, env: dict | None = None):
     """The compliant server without its ephemeral-storage request, its HF cache on ``volume`` mounted at ``mount_path``."""
+
     def edit(p):
         c = vllm_container(p)
         del c["resources"]["requests"]["ephemeral-storage"]
         c["volumeMounts"].append({"name": "hf-cache", "mountPath": mount_path})
         c["env"].extend({"name": k, "value": v} for k, v in (env or {}).items())
         p["spec"]["predictor"]["volumes"].append({"name": "hf-cache", **volume})
+
     return stack(isvc_edit=edit)
 
 
@@ -93,7 +110,8 @@ def test_s19_a_cache_on_a_pvc_named_by_hf_home_needs_no_request():
 def test_s19_the_same_cache_on_an_emptydir_still_needs_the_request():
     # The mutation of the careful forms above: an emptyDir lives on the node's ephemeral storage.
     assert messages(ephemeral_storage.POLICY, *_cache_on({"emptyDir": {}}, "/models", {"HF_HOME": "/models/hf"})) == [
-        S19_MESSAGE.format(into="/models/hf")]
+        S19_MESSAGE.format(into="/models/hf")
+    ]
     # A PVC mounted somewhere else leaves the download where it was.
     assert messages(ephemeral_storage.POLICY, *_cache_on(PVC, "/data")) == [S19_MESSAGE.format(into="~/.cache/huggingface")]
 
@@ -103,6 +121,7 @@ def test_s19_a_streamed_model_needs_no_disk():
         c = vllm_container(p)
         del c["resources"]["requests"]["ephemeral-storage"]
         c["args"] = ["s3://bucket/llama", "--load-format=runai_streamer", *c["args"][2:]]
+
     assert messages(ephemeral_storage.POLICY, *stack(isvc_edit=edit)) == []
 
 
@@ -122,29 +141,45 @@ def _gpu_deployment(strategy, replicas=1.0, gpus="4"):
 
 def test_s20_surge_without_headroom():
     # The InferenceService holds 8 x 1 GPU; the Deployment 1 x 4: the pool's 12 are all taken.
-    assert messages(rollout_surge.POLICY, *stack(_gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}))) == [
+    assert messages(
+        rollout_surge.POLICY,
+        *stack(_gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}})),
+    ) == [
         "spec.strategy: maxSurge 1 needs 4 more GPUs but NodePool l40s has 0 left under its limit of 12 (12 held by its "
-        "workloads); use maxSurge 0 with maxUnavailable 1, or Recreate"]
+        "workloads); use maxSurge 0 with maxUnavailable 1, or Recreate"
+    ]
 
 
 def test_s20_surge_and_unavailable_both_zero():
-    assert messages(rollout_surge.POLICY, *stack(_gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}))) == [
-        "spec.strategy: maxSurge 0 and maxUnavailable 0 on a GPU Deployment; the rollout can never replace a pod"]
+    assert messages(
+        rollout_surge.POLICY,
+        *stack(_gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}})),
+    ) == ["spec.strategy: maxSurge 0 and maxUnavailable 0 on a GPU Deployment; the rollout can never replace a pod"]
 
 
 def test_s20_recreate_and_zero_surge_pass():
     assert messages(rollout_surge.POLICY, *stack(_gpu_deployment({"type": "Recreate"}))) == []
-    assert messages(rollout_surge.POLICY, *stack(_gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}))) == []
+    assert (
+        messages(
+            rollout_surge.POLICY,
+            *stack(_gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}})),
+        )
+        == []
+    )
 
 
 def test_pool_fit_counts_the_buffer_and_names_the_pool():
-    priority = resource("kubernetes:scheduling.k8s.io/v1:PriorityClass", {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-                                                                            "metadata": {"name": "buffer"}, "value": -10.0}, "buffer-pc")
+    priority = resource(
+        "kubernetes:scheduling.k8s.io/v1:PriorityClass",
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "buffer"}, "value": -10.0},
+        "buffer-pc",
+    )
     buffer = _gpu_deployment({"type": "Recreate"}, replicas=1.0, gpus="8")
     buffer.props["spec"]["template"]["spec"]["priorityClassName"] = "buffer"
     assert messages(pool_fits_models.POLICY, *stack(priority, buffer)) == [
         "pool l40s: chat-8b needs 8 replicas x 1 GPUs + 8 buffer GPUs = 16 GPUs, above the NodePool's "
-        'limits["nvidia.com/gpu"] = 12; raise the limit or lower the replicas']
+        'limits["nvidia.com/gpu"] = 12; raise the limit or lower the replicas'
+    ]
 
 
 def _untolerated_deployment(selector: dict) -> list:
@@ -157,9 +192,12 @@ def _untolerated_deployment(selector: dict) -> list:
 
 
 def test_s15_assumes_tainted_gpu_nodes_and_says_so():
-    assert messages(tolerates_and_targets.POLICY, *_untolerated_deployment({"node.kubernetes.io/instance-type": "g6e.xlarge"})) == [
+    assert messages(
+        tolerates_and_targets.POLICY, *_untolerated_deployment({"node.kubernetes.io/instance-type": "g6e.xlarge"})
+    ) == [
         "spec.template.spec: requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule taint of GPU nodes (setting "
-        "gpuNodesTainted: true, no NodePool in this set says otherwise); it stays Pending"]
+        "gpuNodesTainted: true, no NodePool in this set says otherwise); it stays Pending"
+    ]
 
 
 def test_s15_untainted_gpu_nodes_setting_keeps_it_quiet():
@@ -169,4 +207,6 @@ def test_s15_untainted_gpu_nodes_setting_keeps_it_quiet():
 
 def test_s15_gke_adds_the_toleration_itself():
     # GKE's ExtendedResourceToleration admission adds the nvidia.com/gpu toleration to GPU pods.
-    assert messages(tolerates_and_targets.POLICY, *_untolerated_deployment({"cloud.google.com/gke-accelerator": "nvidia-l4"})) == []
+    assert (
+        messages(tolerates_and_targets.POLICY, *_untolerated_deployment({"cloud.google.com/gke-accelerator": "nvidia-l4"})) == []
+    )

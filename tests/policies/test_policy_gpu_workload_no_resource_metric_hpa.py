@@ -1,14 +1,16 @@
 """S6 gpu-workload-no-resource-metric-hpa (stack policy): compliant stack, one mutation per case."""
 
-from policies.autoscaling.gpu_workload_no_resource_metric_hpa import POLICY
-from policies.framework import evaluate
 from policy_fixtures import DEPLOYMENT_TYPE, HPA_TYPE, deployment_props, hpa_props, isvc, isvc_props, messages, resource
 
-WHY = ("vLLM is GPU-bound, so CPU never reaches the target and replicas never scale out; scale on vLLM queue "
-       "depth or KV-cache usage (vllm:num_requests_waiting, vllm:kv_cache_usage_perc)")
+from policies.autoscaling.gpu_workload_no_resource_metric_hpa import POLICY
+from policies.framework import evaluate
+
+WHY = (
+    "vLLM is GPU-bound, so CPU never reaches the target and replicas never scale out; scale on vLLM queue "
+    "depth or KV-cache usage (vllm:num_requests_waiting, vllm:kv_cache_usage_perc)"
+)
 CLASS = "serving.kserve.io/autoscalerClass"
-CPU_METRIC = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization",
-                                                                          "averageUtilization": 80.0}}}
+CPU_METRIC = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80.0}}}
 
 
 def with_class(value):
@@ -28,13 +30,15 @@ def test_compliant_stack_passes():
 def test_default_autoscaler_class_builds_a_cpu_hpa():
     assert messages(POLICY, isvc(with_class(None))) == [
         f"deploymentMode RawDeployment (annotation serving.kserve.io/deploymentMode), metadata.annotations {CLASS} is not "
-        f"set and no custom metric is set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"]
+        f"set and no custom metric is set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"
+    ]
 
 
 def test_explicit_hpa_class():
     assert messages(POLICY, isvc(with_class("hpa"))) == [
         f"deploymentMode RawDeployment (annotation serving.kserve.io/deploymentMode), metadata.annotations {CLASS} is hpa "
-        f"and no custom metric is set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"]
+        f"and no custom metric is set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"
+    ]
 
 
 # Serverless (Knative) mode: KServe sets Knative's KPA class unless autoscaling.knative.dev/class is given
@@ -63,14 +67,16 @@ def test_no_annotation_reads_the_cluster_default_mode_setting():
     assert messages(POLICY, isvc(serverless(None)), config={"kserveDefaultDeploymentMode": "RawDeployment"}) == [
         f"deploymentMode RawDeployment (no serving.kserve.io/deploymentMode annotation: setting kserveDefaultDeploymentMode), "
         f"metadata.annotations {CLASS} is not set and no custom metric is set, so KServe builds an HPA on 80% CPU "
-        f"(KServe DefaultCPUUtilization = 80); {WHY}"]
+        f"(KServe DefaultCPUUtilization = 80); {WHY}"
+    ]
 
 
 def test_serverless_with_knatives_hpa_class_on_cpu_fires():
     props = serverless(**{"autoscaling.knative.dev/class": "hpa.autoscaling.knative.dev"})
     assert messages(POLICY, isvc(props)) == [
         f"deploymentMode Serverless (annotation serving.kserve.io/deploymentMode) with autoscaling.knative.dev/class "
-        f"hpa.autoscaling.knative.dev scales on cpu (Knative's HPA class; its KPA would scale on concurrency); {WHY}"]
+        f"hpa.autoscaling.knative.dev scales on cpu (Knative's HPA class; its KPA would scale on concurrency); {WHY}"
+    ]
     props["spec"]["predictor"]["scaleMetric"] = "concurrency"
     assert messages(POLICY, isvc(props)) == []
 
@@ -78,24 +84,26 @@ def test_serverless_with_knatives_hpa_class_on_cpu_fires():
 def test_scale_metric_memory():
     props = with_class(None)
     props["spec"]["predictor"]["scaleMetric"] = "memory"
-    assert messages(POLICY, isvc(props)) == [
-        f"spec.predictor.scaleMetric is memory, so KServe's HPA scales on memory; {WHY}"]
+    assert messages(POLICY, isvc(props)) == [f"spec.predictor.scaleMetric is memory, so KServe's HPA scales on memory; {WHY}"]
 
 
 def test_hpa_class_drops_custom_metrics():
     props = with_class("hpa")
-    props["spec"]["predictor"]["autoScaling"] = {"metrics": [{"type": "PodMetric", "podmetric": {
-        "metric": {"backend": "prometheus", "query": "vllm:num_requests_waiting"}}}]}
+    props["spec"]["predictor"]["autoScaling"] = {
+        "metrics": [
+            {"type": "PodMetric", "podmetric": {"metric": {"backend": "prometheus", "query": "vllm:num_requests_waiting"}}}
+        ]
+    }
     assert messages(POLICY, isvc(props)) == [
         f"metadata.annotations {CLASS} is hpa, and KServe's HPA drops the PodMetric entries of "
-        f"spec.predictor.autoScaling.metrics, leaving cpu/memory; {WHY}"]
+        f"spec.predictor.autoScaling.metrics, leaving cpu/memory; {WHY}"
+    ]
 
 
 def test_hpa_class_with_resource_metrics_only():
     props = with_class("hpa")
     props["spec"]["predictor"]["autoScaling"] = {"metrics": [CPU_METRIC]}
-    assert messages(POLICY, isvc(props)) == [
-        f"spec.predictor.autoScaling.metrics has only Resource (cpu/memory) metrics; {WHY}"]
+    assert messages(POLICY, isvc(props)) == [f"spec.predictor.autoScaling.metrics has only Resource (cpu/memory) metrics; {WHY}"]
 
 
 def test_predictor_annotation_overrides_the_inference_service_one():
@@ -108,9 +116,13 @@ def test_keda_class_needs_a_custom_metric():
     props = with_class("keda")
     assert messages(POLICY, isvc(props)) == [
         f"metadata.annotations {CLASS} is keda but spec.predictor.autoScaling.metrics has no PodMetric or "
-        f"External metric, so KEDA scales on cpu/memory; {WHY}"]
-    props["spec"]["predictor"]["autoScaling"] = {"metrics": [{"type": "External", "external": {
-        "metric": {"backend": "prometheus", "query": "sum(vllm:num_requests_waiting)"}}}]}
+        f"External metric, so KEDA scales on cpu/memory; {WHY}"
+    ]
+    props["spec"]["predictor"]["autoScaling"] = {
+        "metrics": [
+            {"type": "External", "external": {"metric": {"backend": "prometheus", "query": "sum(vllm:num_requests_waiting)"}}}
+        ]
+    }
     assert messages(POLICY, isvc(props)) == []
 
 
@@ -127,7 +139,8 @@ def test_hpa_with_cpu_metric_on_the_predictor():
     hpa["spec"]["metrics"] = [CPU_METRIC]
     assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa)) == [
         f"scaleTargetRef Deployment/chat-8b-predictor is a GPU workload but every entry of spec.metrics is a "
-        f"Resource metric (cpu); {WHY}"]
+        f"Resource metric (cpu); {WHY}"
+    ]
 
 
 def test_hpa_without_metrics_defaults_to_cpu():
@@ -135,18 +148,24 @@ def test_hpa_without_metrics_defaults_to_cpu():
     hpa["spec"].pop("metrics")
     assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa)) == [
         f"scaleTargetRef Deployment/chat-8b-predictor is a GPU workload but spec.metrics is empty, so the HPA "
-        f"scales on its default of 80% CPU; {WHY}"]
+        f"scales on its default of 80% CPU; {WHY}"
+    ]
 
 
 def test_autoscaling_v1_hpa_on_a_gpu_deployment():
-    hpa = {"metadata": {"name": "raw", "namespace": "llm"}, "spec": {
-        "scaleTargetRef": {"kind": "Deployment", "name": "chat-8b-raw"}, "minReplicas": 1.0,
-        "maxReplicas": 3.0, "targetCPUUtilizationPercentage": 80.0}}
-    stack = [resource(DEPLOYMENT_TYPE, deployment_props()),
-             resource("kubernetes:autoscaling/v1:HorizontalPodAutoscaler", hpa)]
+    hpa = {
+        "metadata": {"name": "raw", "namespace": "llm"},
+        "spec": {
+            "scaleTargetRef": {"kind": "Deployment", "name": "chat-8b-raw"},
+            "minReplicas": 1.0,
+            "maxReplicas": 3.0,
+            "targetCPUUtilizationPercentage": 80.0,
+        },
+    }
+    stack = [resource(DEPLOYMENT_TYPE, deployment_props()), resource("kubernetes:autoscaling/v1:HorizontalPodAutoscaler", hpa)]
     assert messages(POLICY, *stack) == [
-        f"scaleTargetRef Deployment/chat-8b-raw is a GPU workload but an autoscaling/v1 HPA can only scale on "
-        f"CPU; {WHY}"]
+        f"scaleTargetRef Deployment/chat-8b-raw is a GPU workload but an autoscaling/v1 HPA can only scale on CPU; {WHY}"
+    ]
 
 
 def test_cpu_hpa_on_a_workload_in_another_namespace_is_not_matched():
@@ -174,8 +193,10 @@ def test_finding_is_reported_on_the_hpa_resource():
 
 from policy_fixtures import SCALED_OBJECT_TYPE, scaled_object_props  # noqa: E402
 
-FRACTION_WHY = ("vllm:kv_cache_usage_perc is a fraction from 0 to 1, so the target is never "
-                "reached and the autoscaler never scales out; give the target as a fraction (e.g. 0.8 or 800m)")
+FRACTION_WHY = (
+    "vllm:kv_cache_usage_perc is a fraction from 0 to 1, so the target is never "
+    "reached and the autoscaler never scales out; give the target as a fraction (e.g. 0.8 or 800m)"
+)
 
 
 def test_compliant_scaled_object_passes():
@@ -186,8 +207,8 @@ def test_scaled_object_on_cpu_only_for_a_gpu_predictor():
     props = scaled_object_props()
     props["spec"]["triggers"] = [{"type": "cpu", "metricType": "Utilization", "metadata": {"value": "80"}}]
     assert messages(POLICY, isvc(), resource(SCALED_OBJECT_TYPE, props)) == [
-        f"scaleTargetRef Deployment/chat-8b-predictor is a GPU workload but every entry of spec.triggers is a cpu "
-        f"trigger; {WHY}"]
+        f"scaleTargetRef Deployment/chat-8b-predictor is a GPU workload but every entry of spec.triggers is a cpu trigger; {WHY}"
+    ]
 
 
 def test_scaled_object_on_cpu_for_a_workload_outside_the_set_is_not_judged():
@@ -198,40 +219,61 @@ def test_scaled_object_on_cpu_for_a_workload_outside_the_set_is_not_judged():
 
 def test_hpa_on_kv_cache_usage_given_as_a_percentage():
     props = hpa_props()
-    props["spec"]["metrics"][0]["pods"] = {"metric": {"name": "vllm_kv_cache_usage_perc"},
-                                           "target": {"type": "AverageValue", "averageValue": "80"}}
+    props["spec"]["metrics"][0]["pods"] = {
+        "metric": {"name": "vllm_kv_cache_usage_perc"},
+        "target": {"type": "AverageValue", "averageValue": "80"},
+    }
     assert messages(POLICY, isvc(), resource(HPA_TYPE, props)) == [
-        f"spec.metrics[0].pods.target.averageValue = 80 on vllm_kv_cache_usage_perc: {FRACTION_WHY}"]
+        f"spec.metrics[0].pods.target.averageValue = 80 on vllm_kv_cache_usage_perc: {FRACTION_WHY}"
+    ]
 
 
 def test_hpa_on_kv_cache_usage_as_a_fraction_passes():
     props = hpa_props()
-    props["spec"]["metrics"][0]["pods"] = {"metric": {"name": "vllm_kv_cache_usage_perc"},
-                                           "target": {"type": "AverageValue", "averageValue": "800m"}}
+    props["spec"]["metrics"][0]["pods"] = {
+        "metric": {"name": "vllm_kv_cache_usage_perc"},
+        "target": {"type": "AverageValue", "averageValue": "800m"},
+    }
     assert messages(POLICY, isvc(), resource(HPA_TYPE, props)) == []
 
 
 def test_hpa_on_an_adapter_renamed_fraction_metric_given_as_a_percentage():
     props = hpa_props()
-    props["spec"]["metrics"][0]["pods"] = {"metric": {"name": "chat_kv_full"},
-                                           "target": {"type": "AverageValue", "averageValue": "90"}}
-    adapter = {"chart": "prometheus-adapter", "values": {"rules": {"default": False, "custom": [{
-        "seriesQuery": 'vllm:kv_cache_usage_perc{namespace!="",pod!=""}',
-        "name": {"matches": "^vllm:kv_cache_usage_perc$", "as": "chat_kv_full"},
-        "metricsQuery": "max(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)"}]}}}
-    assert messages(POLICY, isvc(), resource(HPA_TYPE, props),
-                    resource("kubernetes:helm.sh/v3:Release", adapter, name="adapter")) == [
-        f"spec.metrics[0].pods.target.averageValue = 90 on chat_kv_full: {FRACTION_WHY}"]
+    props["spec"]["metrics"][0]["pods"] = {
+        "metric": {"name": "chat_kv_full"},
+        "target": {"type": "AverageValue", "averageValue": "90"},
+    }
+    adapter = {
+        "chart": "prometheus-adapter",
+        "values": {
+            "rules": {
+                "default": False,
+                "custom": [
+                    {
+                        "seriesQuery": 'vllm:kv_cache_usage_perc{namespace!="",pod!=""}',
+                        "name": {"matches": "^vllm:kv_cache_usage_perc$", "as": "chat_kv_full"},
+                        "metricsQuery": "max(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)",
+                    }
+                ],
+            }
+        },
+    }
+    assert messages(
+        POLICY, isvc(), resource(HPA_TYPE, props), resource("kubernetes:helm.sh/v3:Release", adapter, name="adapter")
+    ) == [f"spec.metrics[0].pods.target.averageValue = 90 on chat_kv_full: {FRACTION_WHY}"]
 
 
 def test_scaled_object_threshold_as_a_percentage_of_a_fraction():
     props = scaled_object_props()
     props["spec"]["triggers"][0]["metadata"].update(query='avg(vllm:kv_cache_usage_perc{model_name="chat-8b"})', threshold="85")
     assert messages(POLICY, resource(SCALED_OBJECT_TYPE, props)) == [
-        f"spec.triggers[0].metadata.threshold = 85 on a query of a 0-1 fraction: {FRACTION_WHY}"]
+        f"spec.triggers[0].metadata.threshold = 85 on a query of a 0-1 fraction: {FRACTION_WHY}"
+    ]
 
 
 def test_scaled_object_query_scaled_to_percent_passes():
     props = scaled_object_props()
-    props["spec"]["triggers"][0]["metadata"].update(query='avg(vllm:kv_cache_usage_perc{model_name="chat-8b"}) * 100', threshold="85")
+    props["spec"]["triggers"][0]["metadata"].update(
+        query='avg(vllm:kv_cache_usage_perc{model_name="chat-8b"}) * 100', threshold="85"
+    )
     assert messages(POLICY, resource(SCALED_OBJECT_TYPE, props)) == []

@@ -3,18 +3,35 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from policy_fixtures import isvc, isvc_props
 
 from policies.framework import UNKNOWN, Resource
 from policies.kube import WORKLOAD_TYPES, as_int, as_quantity, containers, parse_quantity, pod_specs, requests_gpu
 from policies.vllm.args import is_vllm_container, parse_vllm_args, vllm_args, vllm_command_line, vllm_servers
-from policy_fixtures import isvc, isvc_props
 
 
-@pytest.mark.parametrize("text, value", [
-    ("8Gi", 8 * 2**30), ("512Mi", 512 * 2**20), ("1Ki", 1024.0), ("2Ti", 2 * 2**40),
-    ("500m", 0.5), ("1k", 1000.0), ("1M", 1e6), ("48G", 48e9), ("1T", 1e12), ("1E", 1e18),
-    ("1e3", 1000.0), ("1.5E2", 150.0), ("+2", 2.0), (".5", 0.5), ("8", 8.0), (2.0, 2.0), (1, 1.0),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("8Gi", 8 * 2**30),
+        ("512Mi", 512 * 2**20),
+        ("1Ki", 1024.0),
+        ("2Ti", 2 * 2**40),
+        ("500m", 0.5),
+        ("1k", 1000.0),
+        ("1M", 1e6),
+        ("48G", 48e9),
+        ("1T", 1e12),
+        ("1E", 1e18),
+        ("1e3", 1000.0),
+        ("1.5E2", 150.0),
+        ("+2", 2.0),
+        (".5", 0.5),
+        ("8", 8.0),
+        (2.0, 2.0),
+        (1, 1.0),
+    ],
+)
 def test_parse_quantity(text, value):
     assert parse_quantity(text) == value
 
@@ -32,7 +49,7 @@ def test_binary_quantities_scale_by_powers_of_1024(n, suffix):
     assert parse_quantity(f"{n}{suffix}") == n * 2**power
 
 
-@given(st.integers(min_value=-10**9, max_value=10**9))
+@given(st.integers(min_value=-(10**9), max_value=10**9))
 def test_as_int_accepts_every_shape_the_engine_sends(n):
     assert as_int(n) == as_int(float(n)) == as_int(str(n)) == as_int(f"{n}.0") == n
 
@@ -49,42 +66,67 @@ def pod(type_, props):
 TEMPLATE = {"template": {"spec": {"containers": []}}}
 
 
-@pytest.mark.parametrize("type_, spec, paths", [
-    ("kubernetes:apps/v1:Deployment", TEMPLATE, ["spec.template.spec"]),
-    ("kubernetes:apps/v1:StatefulSet", TEMPLATE, ["spec.template.spec"]),
-    ("kubernetes:apps/v1:DaemonSet", TEMPLATE, ["spec.template.spec"]),
-    ("kubernetes:apps/v1:ReplicaSet", TEMPLATE, ["spec.template.spec"]),
-    ("kubernetes:batch/v1:Job", TEMPLATE, ["spec.template.spec"]),
-    ("kubernetes:batch/v1:CronJob", {"jobTemplate": {"spec": TEMPLATE}}, ["spec.jobTemplate.spec.template.spec"]),
-    ("kubernetes:core/v1:Pod", {"containers": []}, ["spec"]),
-    ("kubernetes:serving.kserve.io/v1beta1:InferenceService",
-     {"predictor": {"workerSpec": {}}, "transformer": {}},
-     ["spec.predictor", "spec.transformer", "spec.predictor.workerSpec"]),
-    ("kubernetes:serving.kserve.io/v1alpha1:ServingRuntime", {"containers": []}, ["spec"]),
-    ("kubernetes:serving.kserve.io/v1alpha1:ClusterServingRuntime", {"containers": []}, ["spec"]),
-    ("kubernetes:ray.io/v1:RayCluster", {"headGroupSpec": TEMPLATE, "workerGroupSpecs": [TEMPLATE, TEMPLATE]},
-     ["spec.headGroupSpec.template.spec", "spec.workerGroupSpecs[0].template.spec",
-      "spec.workerGroupSpecs[1].template.spec"]),
-    ("kubernetes:ray.io/v1:RayService", {"rayClusterConfig": {"headGroupSpec": TEMPLATE}},
-     ["spec.rayClusterConfig.headGroupSpec.template.spec"]),
-    ("kubernetes:ray.io/v1:RayJob", {"rayClusterSpec": {"workerGroupSpecs": [TEMPLATE]}},
-     ["spec.rayClusterSpec.workerGroupSpecs[0].template.spec"]),
-    ("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
-     {"leaderWorkerTemplate": {"leaderTemplate": {"spec": {}}, "workerTemplate": {"spec": {}}}},
-     ["spec.leaderWorkerTemplate.leaderTemplate.spec", "spec.leaderWorkerTemplate.workerTemplate.spec"]),
-    ("kubernetes:core/v1:ConfigMap", {"containers": []}, []),
-])
+@pytest.mark.parametrize(
+    "type_, spec, paths",
+    [
+        ("kubernetes:apps/v1:Deployment", TEMPLATE, ["spec.template.spec"]),
+        ("kubernetes:apps/v1:StatefulSet", TEMPLATE, ["spec.template.spec"]),
+        ("kubernetes:apps/v1:DaemonSet", TEMPLATE, ["spec.template.spec"]),
+        ("kubernetes:apps/v1:ReplicaSet", TEMPLATE, ["spec.template.spec"]),
+        ("kubernetes:batch/v1:Job", TEMPLATE, ["spec.template.spec"]),
+        ("kubernetes:batch/v1:CronJob", {"jobTemplate": {"spec": TEMPLATE}}, ["spec.jobTemplate.spec.template.spec"]),
+        ("kubernetes:core/v1:Pod", {"containers": []}, ["spec"]),
+        (
+            "kubernetes:serving.kserve.io/v1beta1:InferenceService",
+            {"predictor": {"workerSpec": {}}, "transformer": {}},
+            ["spec.predictor", "spec.transformer", "spec.predictor.workerSpec"],
+        ),
+        ("kubernetes:serving.kserve.io/v1alpha1:ServingRuntime", {"containers": []}, ["spec"]),
+        ("kubernetes:serving.kserve.io/v1alpha1:ClusterServingRuntime", {"containers": []}, ["spec"]),
+        (
+            "kubernetes:ray.io/v1:RayCluster",
+            {"headGroupSpec": TEMPLATE, "workerGroupSpecs": [TEMPLATE, TEMPLATE]},
+            [
+                "spec.headGroupSpec.template.spec",
+                "spec.workerGroupSpecs[0].template.spec",
+                "spec.workerGroupSpecs[1].template.spec",
+            ],
+        ),
+        (
+            "kubernetes:ray.io/v1:RayService",
+            {"rayClusterConfig": {"headGroupSpec": TEMPLATE}},
+            ["spec.rayClusterConfig.headGroupSpec.template.spec"],
+        ),
+        (
+            "kubernetes:ray.io/v1:RayJob",
+            {"rayClusterSpec": {"workerGroupSpecs": [TEMPLATE]}},
+            ["spec.rayClusterSpec.workerGroupSpecs[0].template.spec"],
+        ),
+        (
+            "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
+            {"leaderWorkerTemplate": {"leaderTemplate": {"spec": {}}, "workerTemplate": {"spec": {}}}},
+            ["spec.leaderWorkerTemplate.leaderTemplate.spec", "spec.leaderWorkerTemplate.workerTemplate.spec"],
+        ),
+        ("kubernetes:core/v1:ConfigMap", {"containers": []}, []),
+    ],
+)
 def test_pod_specs(type_, spec, paths):
     assert pod(type_, {"spec": spec}) == paths
 
 
 def test_every_workload_type_has_a_pod_spec_reader():
-    specs = {"Pod": {"containers": []}, "CronJob": {"jobTemplate": {"spec": TEMPLATE}},
-             "InferenceService": {"predictor": {}}, "ServingRuntime": {}, "ClusterServingRuntime": {},
-             "RayCluster": {"headGroupSpec": TEMPLATE}, "RayService": {"rayClusterConfig": {"headGroupSpec": TEMPLATE}},
-             "RayJob": {"rayClusterSpec": {"headGroupSpec": TEMPLATE}},
-             "LeaderWorkerSet": {"leaderWorkerTemplate": {"leaderTemplate": {"spec": {}}}},
-             "RayClusterFleet": {"template": {"spec": {"headGroupSpec": TEMPLATE}}}}
+    specs = {
+        "Pod": {"containers": []},
+        "CronJob": {"jobTemplate": {"spec": TEMPLATE}},
+        "InferenceService": {"predictor": {}},
+        "ServingRuntime": {},
+        "ClusterServingRuntime": {},
+        "RayCluster": {"headGroupSpec": TEMPLATE},
+        "RayService": {"rayClusterConfig": {"headGroupSpec": TEMPLATE}},
+        "RayJob": {"rayClusterSpec": {"headGroupSpec": TEMPLATE}},
+        "LeaderWorkerSet": {"leaderWorkerTemplate": {"leaderTemplate": {"spec": {}}}},
+        "RayClusterFleet": {"template": {"spec": {"headGroupSpec": TEMPLATE}}},
+    }
     for type_ in WORKLOAD_TYPES:
         kind = type_.rsplit(":", 1)[1]
         assert pod(type_, {"spec": specs.get(kind, TEMPLATE)}), type_
@@ -103,33 +145,37 @@ def test_requests_gpu_reads_strings_and_floats():
     assert not requests_gpu({"containers": [{"resources": {"limits": {"cpu": "8"}}}]})
 
 
-@pytest.mark.parametrize("container, expected", [
-    ({"image": "vllm/vllm-openai:v0.33.0"}, True),
-    ({"image": "python:3.12", "command": ["vllm", "serve", "m"]}, True),
-    ({"image": "python:3.12", "command": ["python3", "-m", "vllm.entrypoints.openai.api_server"]}, True),
-    ({"image": "python:3.12", "command": ["/bin/sh", "-c", "pip install x && vllm serve m"]}, True),
-    ({"image": "python:3.12", "command": ["python3", "app.py"]}, False),
-    ({"image": "nginx:1.27"}, False),
-])
+@pytest.mark.parametrize(
+    "container, expected",
+    [
+        ({"image": "vllm/vllm-openai:v0.33.0"}, True),
+        ({"image": "python:3.12", "command": ["vllm", "serve", "m"]}, True),
+        ({"image": "python:3.12", "command": ["python3", "-m", "vllm.entrypoints.openai.api_server"]}, True),
+        ({"image": "python:3.12", "command": ["/bin/sh", "-c", "pip install x && vllm serve m"]}, True),
+        ({"image": "python:3.12", "command": ["python3", "app.py"]}, False),
+        ({"image": "nginx:1.27"}, False),
+    ],
+)
 def test_is_vllm_container(container, expected):
     assert is_vllm_container(container) is expected
 
 
-@pytest.mark.parametrize("container, line", [
-    ({"command": ["vllm", "serve"], "args": ["m", "--port=8080"]}, ["m", "--port=8080"]),
-    ({"command": ["/usr/local/bin/vllm", "serve", "m"]}, ["m"]),
-    ({"image": "vllm/vllm-openai:v0.33.0", "args": ["m", "--port", "8080"]}, ["m", "--port", "8080"]),
-    ({"image": "rocm/vllm:latest", "args": ["m"]}, ["m"]),
-    ({"image": "rayproject/ray-vllm0.7:2.41", "args": ["m"]}, None),
-    ({"command": ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "m"]}, ["--model", "m"]),
-    ({"command": ["/bin/sh", "-c"], "args": ["ray start --head; exec vllm serve m --tp 2 && echo done"]},
-     ["m", "--tp", "2"]),
-    ({"command": ["bash", "-ec", "vllm serve m \\\n  --max-model-len 4096\nsleep 1"]},
-     ["m", "--max-model-len", "4096"]),
-    ({"image": "vllm/vllm-openai:v0.33.0", "command": ["sh", "-c", "ray start --block"]}, None),
-    ({"image": "vllm/vllm-openai:v0.33.0", "command": ["sh", "-c", "echo 'unbalanced"]}, None),
-    ({"command": ["vllm", "serve", 2.0]}, ["2"]),
-])
+@pytest.mark.parametrize(
+    "container, line",
+    [
+        ({"command": ["vllm", "serve"], "args": ["m", "--port=8080"]}, ["m", "--port=8080"]),
+        ({"command": ["/usr/local/bin/vllm", "serve", "m"]}, ["m"]),
+        ({"image": "vllm/vllm-openai:v0.33.0", "args": ["m", "--port", "8080"]}, ["m", "--port", "8080"]),
+        ({"image": "rocm/vllm:latest", "args": ["m"]}, ["m"]),
+        ({"image": "rayproject/ray-vllm0.7:2.41", "args": ["m"]}, None),
+        ({"command": ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "m"]}, ["--model", "m"]),
+        ({"command": ["/bin/sh", "-c"], "args": ["ray start --head; exec vllm serve m --tp 2 && echo done"]}, ["m", "--tp", "2"]),
+        ({"command": ["bash", "-ec", "vllm serve m \\\n  --max-model-len 4096\nsleep 1"]}, ["m", "--max-model-len", "4096"]),
+        ({"image": "vllm/vllm-openai:v0.33.0", "command": ["sh", "-c", "ray start --block"]}, None),
+        ({"image": "vllm/vllm-openai:v0.33.0", "command": ["sh", "-c", "echo 'unbalanced"]}, None),
+        ({"command": ["vllm", "serve", 2.0]}, ["2"]),
+    ],
+)
 def test_vllm_command_line(container, line):
     assert vllm_command_line(container) == line
 
@@ -141,20 +187,45 @@ def test_kuberay_replaces_the_image_entrypoint():
 
 
 def test_parse_vllm_args():
-    tokens = ["meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size=2", "--max_model_len", "8192",
-              "--enforce-eager", "--trust-remote-code", "--served-model-name=my_model", "-pp", "2",
-              "--enable-prefix-caching", "--kv-transfer-config", '{"a": 1}', "--seed", "-1", "--port", "80",
-              "--port", "8080", "--disable-log-stats"]
+    tokens = [
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "--tensor-parallel-size=2",
+        "--max_model_len",
+        "8192",
+        "--enforce-eager",
+        "--trust-remote-code",
+        "--served-model-name=my_model",
+        "-pp",
+        "2",
+        "--enable-prefix-caching",
+        "--kv-transfer-config",
+        '{"a": 1}',
+        "--seed",
+        "-1",
+        "--port",
+        "80",
+        "--port",
+        "8080",
+        "--disable-log-stats",
+    ]
     assert parse_vllm_args(tokens) == {
-        "tensor-parallel-size": "2", "max-model-len": "8192", "enforce-eager": None, "trust-remote-code": None,
-        "served-model-name": "my_model", "pipeline-parallel-size": "2", "enable-prefix-caching": None,
-        "kv-transfer-config": '{"a": 1}', "seed": "-1", "port": "8080", "disable-log-stats": None}
+        "tensor-parallel-size": "2",
+        "max-model-len": "8192",
+        "enforce-eager": None,
+        "trust-remote-code": None,
+        "served-model-name": "my_model",
+        "pipeline-parallel-size": "2",
+        "enable-prefix-caching": None,
+        "kv-transfer-config": '{"a": 1}',
+        "seed": "-1",
+        "port": "8080",
+        "disable-log-stats": None,
+    }
 
 
 def test_vllm_servers_in_the_fixture():
     servers = vllm_servers(isvc())
-    assert [(s.path, s.label, s.runtime_merged) for s in servers] == [
-        ("spec.predictor", "container kserve-container", False)]
+    assert [(s.path, s.label, s.runtime_merged) for s in servers] == [("spec.predictor", "container kserve-container", False)]
     assert servers[0].args["gpu-memory-utilization"] == "0.9"
 
 

@@ -2,21 +2,38 @@
 
 import copy
 
-from policies.autoscaling.hpa_behavior import POLICY
 from policy_fixtures import HPA_TYPE, SCALED_OBJECT_TYPE, hpa_props, isvc, isvc_props, messages, resource, scaled_object_props
+
+from policies.autoscaling.hpa_behavior import POLICY
 
 NODEPOOL_TYPE = "kubernetes:karpenter.sh/v1:NodePool"
 FLAP = "a GPU replica removed on a short dip takes minutes to come back, so the service flaps and queues"
 BURST = "each pod is a GPU node to buy, so an unbounded burst overshoots the pool and the budget"
 
 _BEHAVIOR = {
-    "scaleUp": {"stabilizationWindowSeconds": 0.0, "selectPolicy": "Max", "policies": [
-        {"type": "Percent", "value": 100.0, "periodSeconds": 15.0}, {"type": "Pods", "value": 4.0, "periodSeconds": 15.0}]},
-    "scaleDown": {"stabilizationWindowSeconds": 300.0, "selectPolicy": "Min", "policies": [
-        {"type": "Percent", "value": 10.0, "periodSeconds": 60.0}, {"type": "Pods", "value": 1.0, "periodSeconds": 60.0}]},
+    "scaleUp": {
+        "stabilizationWindowSeconds": 0.0,
+        "selectPolicy": "Max",
+        "policies": [
+            {"type": "Percent", "value": 100.0, "periodSeconds": 15.0},
+            {"type": "Pods", "value": 4.0, "periodSeconds": 15.0},
+        ],
+    },
+    "scaleDown": {
+        "stabilizationWindowSeconds": 300.0,
+        "selectPolicy": "Min",
+        "policies": [
+            {"type": "Percent", "value": 10.0, "periodSeconds": 60.0},
+            {"type": "Pods", "value": 1.0, "periodSeconds": 60.0},
+        ],
+    },
 }
-_NODEPOOL = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "l40s"},
-             "spec": {"limits": {"nvidia.com/gpu": "16"}, "template": {"spec": {}}}}
+_NODEPOOL = {
+    "apiVersion": "karpenter.sh/v1",
+    "kind": "NodePool",
+    "metadata": {"name": "l40s"},
+    "spec": {"limits": {"nvidia.com/gpu": "16"}, "template": {"spec": {}}},
+}
 
 
 def hpa(**spec):
@@ -46,7 +63,8 @@ def test_short_scale_down_stabilization():
     props = hpa()
     props["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] = 60.0
     assert messages(POLICY, isvc(), resource(HPA_TYPE, props), pool()) == [
-        f"spec.behavior.scaleDown.stabilizationWindowSeconds = 60 is below 300 s: {FLAP}"]
+        f"spec.behavior.scaleDown.stabilizationWindowSeconds = 60 is below 300 s: {FLAP}"
+    ]
 
 
 def test_disabled_scale_down_is_not_flapping():
@@ -59,20 +77,23 @@ def test_unbounded_scale_up_pods():
     props = hpa()
     props["spec"]["behavior"]["scaleUp"]["policies"][1]["value"] = 50.0
     assert messages(POLICY, isvc(), resource(HPA_TYPE, props), pool()) == [
-        f"spec.behavior.scaleUp.policies[1] adds 50 pods per 15 s, above the bound of 10 pods: {BURST}"]
+        f"spec.behavior.scaleUp.policies[1] adds 50 pods per 15 s, above the bound of 10 pods: {BURST}"
+    ]
 
 
 def test_unbounded_scale_up_percent_with_a_configured_bound():
     props = hpa()
     props["spec"]["behavior"]["scaleUp"]["policies"][0]["value"] = 900.0
     assert messages(POLICY, isvc(), resource(HPA_TYPE, props), pool(), config={"maxScaleUpPercentPerPeriod": 300}) == [
-        f"spec.behavior.scaleUp.policies[0] adds 900% per 15 s, above the bound of 300%: {BURST}"]
+        f"spec.behavior.scaleUp.policies[0] adds 900% per 15 s, above the bound of 300%: {BURST}"
+    ]
 
 
 def test_max_replicas_beyond_the_pool_gpu_limit():
     assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa()), pool("4")) == [
         "spec.maxReplicas = 8 x 1 GPUs per pod of Deployment/chat-8b-predictor = 8 GPUs exceeds NodePool l40s "
-        "limits[\"nvidia.com/gpu\"] = 4: replicas beyond it stay Pending"]
+        'limits["nvidia.com/gpu"] = 4: replicas beyond it stay Pending'
+    ]
 
 
 def test_without_the_node_pool_the_gpu_cap_is_not_judged():
@@ -85,10 +106,17 @@ def test_two_autoscalers_that_together_exceed_the_pool():
     second = hpa()
     second["metadata"]["name"] = "chat-b"
     second["spec"]["scaleTargetRef"]["name"] = "chat-b-predictor"
-    assert messages(POLICY, isvc(), resource("kubernetes:serving.kserve.io/v1beta1:InferenceService", other),
-                    resource(HPA_TYPE, hpa()), resource(HPA_TYPE, second), pool("12")) == [
+    assert messages(
+        POLICY,
+        isvc(),
+        resource("kubernetes:serving.kserve.io/v1beta1:InferenceService", other),
+        resource(HPA_TYPE, hpa()),
+        resource(HPA_TYPE, second),
+        pool("12"),
+    ) == [
         "the autoscalers on NodePool l40s may together ask for chat-8b 8 x 1 + chat-b 8 x 1 = 16 GPUs, above its "
-        "limits[\"nvidia.com/gpu\"] = 12: at peak some replicas stay Pending"]
+        'limits["nvidia.com/gpu"] = 12: at peak some replicas stay Pending'
+    ]
 
 
 def test_scaled_object_behavior_and_default_max_replica_count():
@@ -98,7 +126,7 @@ def test_scaled_object_behavior_and_default_max_replica_count():
     assert messages(POLICY, isvc(), resource(SCALED_OBJECT_TYPE, so), pool()) == [
         "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown.stabilizationWindowSeconds = 30 is below 300 s: " + FLAP,
         "spec.maxReplicaCount = 100 x 1 GPUs per pod of Deployment/chat-8b-predictor = 100 GPUs exceeds NodePool l40s "
-        "limits[\"nvidia.com/gpu\"] = 16: replicas beyond it stay Pending",
+        'limits["nvidia.com/gpu"] = 16: replicas beyond it stay Pending',
     ]
 
 
@@ -106,14 +134,18 @@ def test_a_cpu_web_app_hpa_is_not_judged():
     props = hpa()
     props["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] = 0.0
     props["spec"]["scaleTargetRef"]["name"] = "web"
-    props["spec"]["metrics"] = [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70.0}}}]
+    props["spec"]["metrics"] = [
+        {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70.0}}}
+    ]
     assert messages(POLICY, isvc(), resource(HPA_TYPE, props), pool()) == []
 
 
 def test_an_hpa_on_vllm_metrics_is_judged_without_its_target_in_the_set():
     props = hpa()
     props["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] = 0.0
-    assert messages(POLICY, resource(HPA_TYPE, props)) == [f"spec.behavior.scaleDown.stabilizationWindowSeconds = 0 is below 300 s: {FLAP}"]
+    assert messages(POLICY, resource(HPA_TYPE, props)) == [
+        f"spec.behavior.scaleDown.stabilizationWindowSeconds = 0 is below 300 s: {FLAP}"
+    ]
 
 
 def test_exemption_with_reason():

@@ -1,10 +1,10 @@
 """G1 image-tag-pinned: one compliant fixture, one mutation per case."""
 
 import pytest
+from policy_fixtures import isvc, isvc_props, messages, vllm_container
 
 from components.images import image_tag, is_digest
 from policies.k8s_generic.image_tag_pinned import POLICY
-from policy_fixtures import isvc, isvc_props, messages, vllm_container
 
 FIX = "pin a version tag (ideally a digest, image@sha256:...)"
 
@@ -25,41 +25,49 @@ def test_digest_is_pinned():
 
 def test_untagged_image():
     assert messages(POLICY, with_image("vllm/vllm-openai")) == [
-        f"container kserve-container: image vllm/vllm-openai has no tag, so it pulls :latest, which moves; {FIX}"]
+        f"container kserve-container: image vllm/vllm-openai has no tag, so it pulls :latest, which moves; {FIX}"
+    ]
 
 
 def test_registry_port_is_not_a_tag():
     assert messages(POLICY, with_image("registry.local:5000/vllm/vllm-openai")) == [
         "container kserve-container: image registry.local:5000/vllm/vllm-openai has no tag, so it pulls "
-        f":latest, which moves; {FIX}"]
+        f":latest, which moves; {FIX}"
+    ]
 
 
 def test_latest_tag():
     assert messages(POLICY, with_image("vllm/vllm-openai:latest")) == [
-        f"container kserve-container: image vllm/vllm-openai:latest uses the mutable tag latest; {FIX}"]
+        f"container kserve-container: image vllm/vllm-openai:latest uses the mutable tag latest; {FIX}"
+    ]
 
 
 def test_init_containers_are_checked():
     props = isvc_props()
     props["spec"]["predictor"]["initContainers"] = [{"name": "fetch-model", "image": "amazon/aws-cli"}]
     assert messages(POLICY, isvc(props)) == [
-        f"container fetch-model: image amazon/aws-cli has no tag, so it pulls :latest, which moves; {FIX}"]
+        f"container fetch-model: image amazon/aws-cli has no tag, so it pulls :latest, which moves; {FIX}"
+    ]
 
 
 def test_config_adds_disallowed_tags():
     config = {"disallowedTags": ["latest", "nightly"]}
     assert messages(POLICY, with_image("vllm/vllm-openai:nightly"), config=config) == [
-        f"container kserve-container: image vllm/vllm-openai:nightly uses the mutable tag nightly; {FIX}"]
+        f"container kserve-container: image vllm/vllm-openai:nightly uses the mutable tag nightly; {FIX}"
+    ]
 
 
-@pytest.mark.parametrize("image, tag, digest", [
-    ("vllm/vllm-openai:v0.33.0", "v0.33.0", False),
-    ("vllm/vllm-openai", None, False),
-    ("host:5000/repo", None, False),
-    ("host:5000/repo:1.2", "1.2", False),
-    ("repo@sha256:abc", None, True),
-    ("repo:v1@sha256:abc", "v1", True),
-    ("repo:", None, False),
-])
+@pytest.mark.parametrize(
+    "image, tag, digest",
+    [
+        ("vllm/vllm-openai:v0.33.0", "v0.33.0", False),
+        ("vllm/vllm-openai", None, False),
+        ("host:5000/repo", None, False),
+        ("host:5000/repo:1.2", "1.2", False),
+        ("repo@sha256:abc", None, True),
+        ("repo:v1@sha256:abc", "v1", True),
+        ("repo:", None, False),
+    ],
+)
 def test_image_tag(image, tag, digest):
     assert (image_tag(image), is_digest(image)) == (tag, digest)

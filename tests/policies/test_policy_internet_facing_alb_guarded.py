@@ -31,8 +31,9 @@ from tests.conftest import ROOT
 ING = "kubernetes:networking.k8s.io/v1:Ingress"
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
 POLICY_NAME = POLICY.name
-GUARD_MESSAGE = ("no inbound-cidrs narrower than 0.0.0.0/0, no WAF web ACL (wafv2-acl-arn) and no ALB authentication "
-                 "(auth-type cognito|oidc)")
+GUARD_MESSAGE = (
+    "no inbound-cidrs narrower than 0.0.0.0/0, no WAF web ACL (wafv2-acl-arn) and no ALB authentication (auth-type cognito|oidc)"
+)
 
 
 def findings(resources, config=None):
@@ -41,23 +42,52 @@ def findings(resources, config=None):
 
 def isvc(name="chat-8b", key=True):
     env = [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": "vllm-api-key", "key": "key"}}}] if key else []
-    container = {"name": "kserve-container", "image": "vllm/vllm-openai:v0.33.0", "command": ["vllm", "serve"],
-                 "args": ["m", "--port=8080"], "env": env}
-    return Resource(ISVC, f"{name}-isvc", {"metadata": {"name": name, "namespace": "llm"},
-                                           "spec": {"predictor": {"containers": [container]}}})
+    container = {
+        "name": "kserve-container",
+        "image": "vllm/vllm-openai:v0.33.0",
+        "command": ["vllm", "serve"],
+        "args": ["m", "--port=8080"],
+        "env": env,
+    }
+    return Resource(
+        ISVC, f"{name}-isvc", {"metadata": {"name": name, "namespace": "llm"}, "spec": {"predictor": {"containers": [container]}}}
+    )
 
 
 def ingress(annotations=None, path="/v1", service="chat-8b-predictor", tls=True):
     ann = {"alb.ingress.kubernetes.io/scheme": "internet-facing"}
     if tls:
-        ann.update({"alb.ingress.kubernetes.io/certificate-arn": "arn:aws:acm:us-east-1:381492650173:certificate/6f1d2c9e-4b7a-4e35-9a08-2d5c71e4b3f6",
-                    "alb.ingress.kubernetes.io/ssl-policy": "ELBSecurityPolicy-TLS13-1-2-2021-06"})
+        ann.update(
+            {
+                "alb.ingress.kubernetes.io/certificate-arn": "arn:aws:acm:us-east-1:381492650173:certificate/6f1d2c9e-4b7a-4e35-9a08-2d5c71e4b3f6",
+                "alb.ingress.kubernetes.io/ssl-policy": "ELBSecurityPolicy-TLS13-1-2-2021-06",
+            }
+        )
     ann.update(annotations or {})
-    return Resource(ING, "llm-alb", {
-        "metadata": {"name": "llm", "namespace": "llm", "annotations": ann},
-        "spec": {"ingressClassName": "alb", "rules": [{"host": "chat-8b.llm.example.com", "http": {"paths": [
-            {"path": path, "pathType": "Prefix", "backend": {"service": {"name": service, "port": {"number": 80.0}}}}]}}]},
-    })
+    return Resource(
+        ING,
+        "llm-alb",
+        {
+            "metadata": {"name": "llm", "namespace": "llm", "annotations": ann},
+            "spec": {
+                "ingressClassName": "alb",
+                "rules": [
+                    {
+                        "host": "chat-8b.llm.example.com",
+                        "http": {
+                            "paths": [
+                                {
+                                    "path": path,
+                                    "pathType": "Prefix",
+                                    "backend": {"service": {"name": service, "port": {"number": 80.0}}},
+                                }
+                            ]
+                        },
+                    }
+                ],
+            },
+        },
+    )
 
 
 def test_a_keyed_predictor_behind_v1_only_is_guarded():
@@ -83,27 +113,37 @@ def test_a_backend_the_stack_does_not_hold_proves_no_key():
     assert "backend elsewhere leads to no vLLM server in the stack" in findings([ingress(service="elsewhere"), isvc()])[0]
 
 
-@pytest.mark.parametrize("annotations", [
-    {"alb.ingress.kubernetes.io/inbound-cidrs": "203.0.113.0/24, 2001:db8::/32"},
-    {"alb.ingress.kubernetes.io/wafv2-acl-arn": "arn:aws:wafv2:us-east-1:381492650173:regional/webacl/llm/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3"},
-    {"alb.ingress.kubernetes.io/wafv2-acl-name": "llm"},
-    {"alb.ingress.kubernetes.io/waf-acl-id": "499e8b99-6671-4614-a86d-adb1810b7fbe"},
-    {"alb.ingress.kubernetes.io/auth-type": "oidc"},
-    {"alb.ingress.kubernetes.io/auth-type": "cognito"},
-    {"alb.ingress.kubernetes.io/security-group-prefix-lists": "pl-000111"},
-], ids=["cidrs", "wafv2-arn", "wafv2-name", "waf-classic", "oidc", "cognito", "prefix-lists"])
+@pytest.mark.parametrize(
+    "annotations",
+    [
+        {"alb.ingress.kubernetes.io/inbound-cidrs": "203.0.113.0/24, 2001:db8::/32"},
+        {
+            "alb.ingress.kubernetes.io/wafv2-acl-arn": "arn:aws:wafv2:us-east-1:381492650173:regional/webacl/llm/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3"
+        },
+        {"alb.ingress.kubernetes.io/wafv2-acl-name": "llm"},
+        {"alb.ingress.kubernetes.io/waf-acl-id": "499e8b99-6671-4614-a86d-adb1810b7fbe"},
+        {"alb.ingress.kubernetes.io/auth-type": "oidc"},
+        {"alb.ingress.kubernetes.io/auth-type": "cognito"},
+        {"alb.ingress.kubernetes.io/security-group-prefix-lists": "pl-000111"},
+    ],
+    ids=["cidrs", "wafv2-arn", "wafv2-name", "waf-classic", "oidc", "cognito", "prefix-lists"],
+)
 def test_each_guard_at_the_alb_is_enough(annotations):
     assert findings([ingress(annotations), isvc(key=False)]) == []
 
 
-@pytest.mark.parametrize("annotations", [
-    {"alb.ingress.kubernetes.io/inbound-cidrs": "10.0.0.0/8,0.0.0.0/0"},
-    {"alb.ingress.kubernetes.io/inbound-cidrs": "::/0"},
-    # The controller ignores inbound-cidrs when security-groups is set (annotations.md:720).
-    {"alb.ingress.kubernetes.io/inbound-cidrs": "10.0.0.0/8", "alb.ingress.kubernetes.io/security-groups": "sg-0123"},
-    {"alb.ingress.kubernetes.io/wafv2-acl-arn": "none"},
-    {"alb.ingress.kubernetes.io/auth-type": "none"},
-], ids=["cidr-all-v4", "cidr-all-v6", "cidrs-ignored", "waf-none", "auth-none"])
+@pytest.mark.parametrize(
+    "annotations",
+    [
+        {"alb.ingress.kubernetes.io/inbound-cidrs": "10.0.0.0/8,0.0.0.0/0"},
+        {"alb.ingress.kubernetes.io/inbound-cidrs": "::/0"},
+        # The controller ignores inbound-cidrs when security-groups is set (annotations.md:720).
+        {"alb.ingress.kubernetes.io/inbound-cidrs": "10.0.0.0/8", "alb.ingress.kubernetes.io/security-groups": "sg-0123"},
+        {"alb.ingress.kubernetes.io/wafv2-acl-arn": "none"},
+        {"alb.ingress.kubernetes.io/auth-type": "none"},
+    ],
+    ids=["cidr-all-v4", "cidr-all-v6", "cidrs-ignored", "waf-none", "auth-none"],
+)
 def test_what_looks_like_a_guard_but_is_not(annotations):
     assert len(findings([ingress(annotations), isvc(key=False)])) == 1
 
@@ -117,8 +157,15 @@ def test_the_controllers_default_ssl_policy_accepts_tls_1_0():
     ]
 
 
-@pytest.mark.parametrize("policy", ["ELBSecurityPolicy-2016-08", "ELBSecurityPolicy-TLS-1-1-2017-01", "ELBSecurityPolicy-TLS13-1-0-2021-06",
-                                    "ELBSecurityPolicy-FS-1-1-2019-08"])
+@pytest.mark.parametrize(
+    "policy",
+    [
+        "ELBSecurityPolicy-2016-08",
+        "ELBSecurityPolicy-TLS-1-1-2017-01",
+        "ELBSecurityPolicy-TLS13-1-0-2021-06",
+        "ELBSecurityPolicy-FS-1-1-2019-08",
+    ],
+)
 def test_a_policy_below_tls_1_2_is_refused(policy):
     ing = ingress({"alb.ingress.kubernetes.io/ssl-policy": policy})
     assert findings([ing, isvc()]) == [
@@ -133,11 +180,15 @@ def test_plain_http_on_the_internet_is_refused():
     ]
 
 
-@pytest.mark.parametrize("change", [
-    lambda i: i.props["metadata"]["annotations"].pop("alb.ingress.kubernetes.io/scheme"),  # controller default: internal
-    lambda i: i.props["metadata"]["annotations"].update({"alb.ingress.kubernetes.io/scheme": "internal"}),
-    lambda i: i.props["spec"].update({"ingressClassName": "nginx"}),
-], ids=["default-scheme", "internal", "not-alb"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda i: i.props["metadata"]["annotations"].pop("alb.ingress.kubernetes.io/scheme"),  # controller default: internal
+        lambda i: i.props["metadata"]["annotations"].update({"alb.ingress.kubernetes.io/scheme": "internal"}),
+        lambda i: i.props["spec"].update({"ingressClassName": "nginx"}),
+    ],
+    ids=["default-scheme", "internal", "not-alb"],
+)
 def test_internal_and_other_ingresses_are_not_read(change):
     ing = ingress(tls=False)
     change(ing)
@@ -222,8 +273,13 @@ spec:
 
 def check(tmp_path, text):
     (tmp_path / "app.yaml").write_text(text)
-    proc = subprocess.run([sys.executable, "-m", "policies", "check", str(tmp_path), "--format", "json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "policies", "check", str(tmp_path), "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return proc, [v for v in json.loads(proc.stdout)["violations"] if v["policy"] == POLICY_NAME]
 
 
@@ -244,12 +300,15 @@ def test_third_party_ingress_class_params_supply_scheme_policy_and_waf(tmp_path)
     # "public" still forwards everything; "by-class" is guarded by its class's web ACL and TLS policy.
     assert [v["resource"] for v in found] == ["Ingress/public"]
     params_without_waf = CLASS_PARAMS.replace("  wafv2AclArn:", "  # wafv2AclArn:")
-    _, found = check(tmp_path, THIRD_PARTY.replace("PATH", "/v1") + params_without_waf.replace("tls: [{hosts: [llm.example.com]}]", "tls: []"))
+    _, found = check(
+        tmp_path, THIRD_PARTY.replace("PATH", "/v1") + params_without_waf.replace("tls: [{hosts: [llm.example.com]}]", "tls: []")
+    )
     assert [v["resource"] for v in found] == ["Ingress/by-class", "Ingress/by-class"]
     assert "no HTTPS listener" in found[0]["message"]
 
 
 # The prod stack as planned, and mutations of its stack file.
+
 
 @pytest.fixture(scope="module")
 def prod_file():

@@ -5,13 +5,13 @@ from __future__ import annotations
 import copy
 
 import pytest
+from policy_fixtures import messages, resource
 
 from components.builders.karpenter import node_pool
 from components.capacity.plan import plan_stack
 from components.capacity.pools import plan_pools
 from components.config import load_stack_config
 from policies.karpenter import gpu_expiry, gpu_nodepool_disruption_budget, gpu_nodepool_limits, gpu_nodepool_tainted
-from policy_fixtures import messages, resource
 from tests.conftest import stack_config
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
@@ -41,7 +41,8 @@ def test_s11_untainted_gpu_pool(compliant):
     props["spec"]["template"]["spec"]["taints"] = []
     assert messages(gpu_nodepool_tainted.POLICY, pool(props)) == [
         "spec.template.spec.taints: GPU NodePool without a nvidia.com/gpu:NoSchedule taint; pods that do not ask for a GPU "
-        "can land on its nodes and keep them (and their GPUs) alive"]
+        "can land on its nodes and keep them (and their GPUs) alive"
+    ]
 
 
 def test_s11_cache_pool_is_exempt_with_its_reason(compliant):
@@ -55,14 +56,30 @@ def test_s11_cache_pool_is_exempt_with_its_reason(compliant):
 
 
 def test_s11_a_cpu_pool_needs_no_gpu_taint():
-    props = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "cpu"}, "spec": {"template": {"spec": {
-        "requirements": [{"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["c", "m"]}]}}}}
+    props = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "cpu"},
+        "spec": {
+            "template": {
+                "spec": {"requirements": [{"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["c", "m"]}]}
+            }
+        },
+    }
     assert messages(gpu_nodepool_tainted.POLICY, pool(props)) == []
 
 
 def test_s11_gpu_pool_recognised_by_instance_family_alone():
-    props = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "g"}, "spec": {"template": {"spec": {
-        "requirements": [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6e"]}]}}}}
+    props = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "g"},
+        "spec": {
+            "template": {
+                "spec": {"requirements": [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6e"]}]}
+            }
+        },
+    }
     assert len(messages(gpu_nodepool_tainted.POLICY, pool(props))) == 1
 
 
@@ -71,15 +88,17 @@ def test_s12_no_budgets(compliant):
     del props["spec"]["disruption"]["budgets"]
     assert messages(gpu_nodepool_disruption_budget.POLICY, pool(props)) == [
         "spec.disruption.budgets: GPU NodePool without explicit budgets; Karpenter's default (nodes: 10%) lets "
-        "consolidation and drift evict serving pods at any time"]
+        "consolidation and drift evict serving pods at any time"
+    ]
 
 
 def test_s12_underutilized_consolidation_without_a_zero_budget(compliant):
     props = copy.deepcopy(compliant)
     props["spec"]["disruption"]["budgets"] = [{"nodes": "1"}]
     assert messages(gpu_nodepool_disruption_budget.POLICY, pool(props)) == [
-        "spec.disruption: consolidationPolicy WhenEmptyOrUnderutilized with no budget of nodes \"0\" for Underutilized; "
-        "add one (scheduled outside the maintenance window) so busy serving nodes are not consolidated at any hour"]
+        'spec.disruption: consolidationPolicy WhenEmptyOrUnderutilized with no budget of nodes "0" for Underutilized; '
+        "add one (scheduled outside the maintenance window) so busy serving nodes are not consolidated at any hour"
+    ]
     props["spec"]["disruption"]["consolidationPolicy"] = "WhenEmpty"
     assert messages(gpu_nodepool_disruption_budget.POLICY, pool(props)) == []
 
@@ -88,7 +107,8 @@ def test_s13_no_gpu_limit(compliant):
     props = copy.deepcopy(compliant)
     props["spec"]["limits"] = {"cpu": 1000}
     assert messages(gpu_nodepool_limits.POLICY, pool(props)) == [
-        'spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; nothing bounds how many GPUs it buys (a cpu or memory limit does not)']
+        'spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; nothing bounds how many GPUs it buys (a cpu or memory limit does not)'
+    ]
 
 
 def test_s14_expiry_below_the_floor(compliant):
@@ -96,7 +116,8 @@ def test_s14_expiry_below_the_floor(compliant):
     props["spec"]["template"]["spec"]["expireAfter"] = "12h"
     assert messages(gpu_expiry.POLICY, pool(props)) == [
         "spec.template.spec.expireAfter: 12h is below the 24h floor; every expiry reloads the models on the node "
-        "(minutes each) and expiry ignores disruption budgets"]
+        "(minutes each) and expiry ignores disruption budgets"
+    ]
     assert messages(gpu_expiry.POLICY, pool(props), config={"minHours": 6}) == []
 
 
@@ -106,4 +127,5 @@ def test_s14_never_with_drift_blocked_for_good(compliant):
     assert messages(gpu_expiry.POLICY, pool(props)) == []  # the window lets drift through
     props["spec"]["disruption"]["budgets"] = [{"nodes": "0", "reasons": ["Drifted"]}]
     assert messages(gpu_expiry.POLICY, pool(props)) == [
-        "spec.template.spec.expireAfter: Never while a budget blocks Drifted at all times; the nodes then never get a new AMI (patching)"]
+        "spec.template.spec.expireAfter: Never while a budget blocks Drifted at all times; the nodes then never get a new AMI (patching)"
+    ]

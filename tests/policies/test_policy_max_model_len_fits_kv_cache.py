@@ -1,11 +1,12 @@
 """S2 vllm-max-model-len-fits-kv-cache and the S1 budget check: one compliant fixture, one mutation per case."""
 
+from policy_fixtures import isvc, isvc_props, messages, set_arg, vllm_container
+
 from components.capacity.gpus import find_gpu
 from components.capacity.memory import EngineArgs, plan_memory
 from components.capacity.models import find_model
 from policies.vllm.kv_cache_headroom import POLICY as HEADROOM
 from policies.vllm.max_model_len_fits_kv_cache import POLICY
-from policy_fixtures import isvc, isvc_props, messages, set_arg, vllm_container
 
 
 def on_gpu(gpu_label="l40s", **flags):
@@ -43,7 +44,9 @@ def test_weights_that_do_not_fit_are_blocked():
     props["spec"]["predictor"]["nodeSelector"]["karpenter.k8s.aws/instance-gpu-name"] = "l40s"
     vllm_container(props)["args"][0] = "meta-llama/Llama-3.3-70B-Instruct"
     (msg,) = messages(POLICY, isvc(props))
-    assert msg.startswith("container kserve-container: meta-llama/Llama-3.3-70B-Instruct on 1x L40S (44.42 GiB) does not start: weights need ")
+    assert msg.startswith(
+        "container kserve-container: meta-llama/Llama-3.3-70B-Instruct on 1x L40S (44.42 GiB) does not start: weights need "
+    )
     assert "raise tensorParallelSize, quantize, or use a bigger GPU" in msg
 
 
@@ -59,7 +62,12 @@ def test_the_policy_agrees_with_the_capacity_plan():
 
 def test_fp8_kv_cache_is_the_documented_fix():
     assert messages(POLICY, on_gpu("l4", max_model_len="32768", max_num_seqs=None, max_num_batched_tokens=None)) != []
-    assert messages(POLICY, on_gpu("l4", max_model_len="32768", max_num_seqs=None, max_num_batched_tokens=None, kv_cache_dtype="fp8")) == []
+    assert (
+        messages(
+            POLICY, on_gpu("l4", max_model_len="32768", max_num_seqs=None, max_num_batched_tokens=None, kv_cache_dtype="fp8")
+        )
+        == []
+    )
 
 
 def test_gpu_from_the_component_annotation():
@@ -98,7 +106,8 @@ def test_a_model_outside_the_catalogue_is_judged_by_the_stamped_plan():
     vllm_container(props)["args"][0] = "acme/private-70b"
     props["metadata"]["annotations"]["llm-serving.io/capacity-plan"] = (
         '{"accounting":"0.20-0.33","fits":false,"gpusPerReplica":1,"kvCacheGib":-3.5,"kvCacheTokens":0,'
-        '"reason":"weights need 60.00 GiB per GPU but 0.9 x 44.42 GiB = 39.98 GiB is the budget"}')
+        '"reason":"weights need 60.00 GiB per GPU but 0.9 x 44.42 GiB = 39.98 GiB is the budget"}'
+    )
     assert messages(POLICY, isvc(props)) == [
         "container kserve-container: acme/private-70b does not start: weights need 60.00 GiB per GPU but 0.9 x 44.42 GiB "
         "= 39.98 GiB is the budget [capacity plan stamped by llm-serving, -3.5 GiB KV per GPU]"

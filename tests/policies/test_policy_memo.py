@@ -44,11 +44,29 @@ def test_memo_never_answers_for_a_different_object_with_a_reused_id():
 
 
 def test_evaluate_gives_the_same_findings_twice():
-    resources = [Resource(type="kubernetes:apps/v1:Deployment", name="vllm", props={
-        "metadata": {"name": "vllm"},
-        "spec": {"template": {"spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:latest",
-                                                         "args": ["--model", "m", "--gpu-memory-utilization", "0.99"],
-                                                         "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}})]
+    resources = [
+        Resource(
+            type="kubernetes:apps/v1:Deployment",
+            name="vllm",
+            props={
+                "metadata": {"name": "vllm"},
+                "spec": {
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "vllm",
+                                    "image": "vllm/vllm-openai:latest",
+                                    "args": ["--model", "m", "--gpu-memory-utilization", "0.99"],
+                                    "resources": {"limits": {"nvidia.com/gpu": 1}},
+                                }
+                            ]
+                        }
+                    }
+                },
+            },
+        )
+    ]
     first = evaluate(resources)
     assert first and evaluate(resources) == first
 
@@ -62,7 +80,8 @@ def test_serve_config_goes_through_the_bounded_loader():
     assert serve_config(ok)["applications"][0]["name"] == "llm"
     # An alias bomb inside the string: refused by the node budget (read as no config), not expanded.
     bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi")
+    )
     assert serve_config(_ray_service(bomb)) is None
     assert serve_config(_ray_service("x" * (SERVE_CONFIG.max_bytes + 1))) is None
     assert serve_config(_ray_service("applications: [")) is None

@@ -2,13 +2,16 @@
 
 import copy
 
-from policies.models.model_source_pinned import POLICY, hub_model
 from policy_fixtures import DEPLOYMENT_TYPE, isvc, isvc_props, messages, resource, set_arg, vllm_container
+
+from policies.models.model_source_pinned import POLICY, hub_model
 
 SHA = "0e9e39f249a16976918f6564b8830bc894c89659"
 LABEL = "container kserve-container"
-UNPINNED = (f"{LABEL}: model meta-llama/Llama-3.1-8B-Instruct comes from the Hugging Face Hub with no revision, so "
-            f"each pod serves whatever the repository holds when it starts; pin --revision to a commit SHA")
+UNPINNED = (
+    f"{LABEL}: model meta-llama/Llama-3.1-8B-Instruct comes from the Hugging Face Hub with no revision, so "
+    f"each pod serves whatever the repository holds when it starts; pin --revision to a commit SHA"
+)
 
 
 def test_compliant_inference_service_passes():
@@ -26,7 +29,8 @@ def test_branch_revision():
     set_arg(vllm_container(props), "revision", "main")
     assert messages(POLICY, isvc(props)) == [
         f"{LABEL}: --revision=main names a branch or tag of meta-llama/Llama-3.1-8B-Instruct, which can move; "
-        f"pin the 40-character commit SHA"]
+        f"pin the 40-character commit SHA"
+    ]
 
 
 def test_branch_revision_allowed_by_config():
@@ -38,9 +42,11 @@ def test_branch_revision_allowed_by_config():
 def test_trust_remote_code_needs_the_allow_list():
     props = isvc_props()
     vllm_container(props)["args"].append("--trust-remote-code")
-    expected = (f"{LABEL}: --trust-remote-code imports Python from the repository of meta-llama/Llama-3.1-8B-Instruct "
-                f"into the server, and meta-llama/Llama-3.1-8B-Instruct is not in trustRemoteCodeModels; drop the flag "
-                f"(architectures the engine supports natively need none) or allow-list the model with a pinned revision")
+    expected = (
+        f"{LABEL}: --trust-remote-code imports Python from the repository of meta-llama/Llama-3.1-8B-Instruct "
+        f"into the server, and meta-llama/Llama-3.1-8B-Instruct is not in trustRemoteCodeModels; drop the flag "
+        f"(architectures the engine supports natively need none) or allow-list the model with a pinned revision"
+    )
     assert messages(POLICY, isvc(props)) == [expected]
     allowed = {"trustRemoteCodeModels": ["meta-llama/Llama-3.1-8B-Instruct"], "requireCommitSha": True}
     assert messages(POLICY, isvc(props), config=allowed) == []
@@ -62,41 +68,69 @@ def test_local_path_needs_no_revision():
 
 
 def sglang_deployment(*args):
-    return resource(DEPLOYMENT_TYPE, {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "sgl"},
-        "spec": {"template": {"spec": {"containers": [{
-            "name": "sglang", "image": "lmsysorg/sglang:v0.4.6",
-            "command": ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-32B", *args]}]}}}})
+    return resource(
+        DEPLOYMENT_TYPE,
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "sgl"},
+            "spec": {
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "sglang",
+                                "image": "lmsysorg/sglang:v0.4.6",
+                                "command": ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-32B", *args],
+                            }
+                        ]
+                    }
+                }
+            },
+        },
+    )
 
 
 def test_sglang_form():
     assert messages(POLICY, sglang_deployment("--revision", SHA)) == []
     assert messages(POLICY, sglang_deployment()) == [
         "container sglang: model Qwen/Qwen3-32B comes from the Hugging Face Hub with no revision, so each pod serves "
-        "whatever the repository holds when it starts; pin --revision to a commit SHA"]
+        "whatever the repository holds when it starts; pin --revision to a commit SHA"
+    ]
 
 
 def test_kserve_hugging_face_server_form():
     props = isvc_props()
     predictor = props["spec"]["predictor"]
     predictor["containers"] = []
-    predictor["model"] = {"modelFormat": {"name": "huggingface"}, "storageUri": "hf://meta-llama/Llama-2-7b-chat-hf",
-                          "args": ["--model_name=llama2"]}
+    predictor["model"] = {
+        "modelFormat": {"name": "huggingface"},
+        "storageUri": "hf://meta-llama/Llama-2-7b-chat-hf",
+        "args": ["--model_name=llama2"],
+    }
     assert messages(POLICY, isvc(props)) == [
         "spec.predictor.model: model meta-llama/Llama-2-7b-chat-hf comes from the Hugging Face Hub with no revision, "
-        "so each pod serves whatever the repository holds when it starts; pin --model_revision to a commit SHA"]
+        "so each pod serves whatever the repository holds when it starts; pin --model_revision to a commit SHA"
+    ]
     predictor["model"]["args"].append(f"--model_revision={SHA}")
     assert messages(POLICY, isvc(props)) == []
 
 
 RAY_SERVICE = {
-    "apiVersion": "ray.io/v1", "kind": "RayService", "metadata": {"name": "llm"},
+    "apiVersion": "ray.io/v1",
+    "kind": "RayService",
+    "metadata": {"name": "llm"},
     "spec": {
-        "serveConfigV2": ("applications:\n- name: llms\n  import_path: ray.serve.llm:build_openai_app\n  args:\n"
-                          "    llm_configs:\n    - model_loading_config: {model_id: q, model_source: Qwen/Qwen2.5-7B-Instruct}\n"
-                          f"      engine_kwargs: {{revision: {SHA}, max_model_len: 8192}}\n"),
-        "rayClusterConfig": {"headGroupSpec": {"template": {"spec": {"containers": [
-            {"name": "ray-head", "image": "rayproject/ray-llm:2.52.0-py311-cu128"}]}}}},
+        "serveConfigV2": (
+            "applications:\n- name: llms\n  import_path: ray.serve.llm:build_openai_app\n  args:\n"
+            "    llm_configs:\n    - model_loading_config: {model_id: q, model_source: Qwen/Qwen2.5-7B-Instruct}\n"
+            f"      engine_kwargs: {{revision: {SHA}, max_model_len: 8192}}\n"
+        ),
+        "rayClusterConfig": {
+            "headGroupSpec": {
+                "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray-llm:2.52.0-py311-cu128"}]}}
+            }
+        },
     },
 }
 
@@ -109,7 +143,8 @@ def test_ray_serve_llm_form():
     assert messages(POLICY, resource(ray_type, props)) == [
         "serveConfigV2 application llms llm_configs[0]: model Qwen/Qwen2.5-7B-Instruct comes from the Hugging Face "
         "Hub with no revision, so each pod serves whatever the repository holds when it starts; pin "
-        "engine_kwargs.revision to a commit SHA"]
+        "engine_kwargs.revision to a commit SHA"
+    ]
 
 
 def test_hub_model():

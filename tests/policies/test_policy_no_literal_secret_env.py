@@ -1,9 +1,9 @@
 """G35 no-literal-secret-env: one compliant fixture, one mutation per case."""
 
 import pytest
+from policy_fixtures import isvc, isvc_props, messages, vllm_container
 
 from policies.k8s_generic.no_literal_secret_env import POLICY
-from policy_fixtures import isvc, isvc_props, messages, vllm_container
 
 TOKEN_VALUE = "hf_SuperSecretValue123"
 
@@ -15,16 +15,29 @@ def with_env(*env):
 
 
 def literal(name):
-    return f"container kserve-container: env {name} has a literal value; a secret must come from " \
-           f"valueFrom.secretKeyRef (a literal lands in the pod spec, etcd and the Pulumi state)"
+    return (
+        f"container kserve-container: env {name} has a literal value; a secret must come from "
+        f"valueFrom.secretKeyRef (a literal lands in the pod spec, etcd and the Pulumi state)"
+    )
 
 
 def test_compliant_inference_service_passes():
     assert messages(POLICY, isvc()) == []
 
 
-@pytest.mark.parametrize("name", ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "GITHUB_TOKEN", "DB_SECRET_KEY",
-                                  "ADMIN_PASSWORD", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "hf_token"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "HF_TOKEN",
+        "HUGGING_FACE_HUB_TOKEN",
+        "GITHUB_TOKEN",
+        "DB_SECRET_KEY",
+        "ADMIN_PASSWORD",
+        "OPENAI_API_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+        "hf_token",
+    ],
+)
 def test_literal_secret_is_reported_without_its_value(name):
     found = messages(POLICY, with_env({"name": name, "value": TOKEN_VALUE}))
     assert found == [literal(name)]
@@ -40,22 +53,30 @@ def test_empty_value_is_not_a_secret():
 
 
 def test_config_map_ref_is_not_a_secret_store():
-    assert messages(POLICY, with_env({"name": "HF_TOKEN", "valueFrom": {
-        "configMapKeyRef": {"name": "settings", "key": "token"}}})) == [
+    assert messages(
+        POLICY, with_env({"name": "HF_TOKEN", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "token"}}})
+    ) == [
         "container kserve-container: env HF_TOKEN comes from valueFrom.configMapKeyRef; a secret must come "
-        "from valueFrom.secretKeyRef"]
+        "from valueFrom.secretKeyRef"
+    ]
 
 
 def test_ordinary_env_is_fine():
-    assert messages(POLICY, with_env({"name": "TOKENIZERS_PARALLELISM", "value": "false"},
-                                     {"name": "VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "value": "75"})) == []
+    assert (
+        messages(
+            POLICY,
+            with_env(
+                {"name": "TOKENIZERS_PARALLELISM", "value": "false"}, {"name": "VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "value": "75"}
+            ),
+        )
+        == []
+    )
 
 
 def test_config_name_patterns():
     env = {"name": "MY_CREDENTIAL", "value": TOKEN_VALUE}
     assert messages(POLICY, with_env(env)) == []
-    assert messages(POLICY, with_env(env), config={"namePatterns": ["*CREDENTIAL*"]}) == [
-        literal("MY_CREDENTIAL")]
+    assert messages(POLICY, with_env(env), config={"namePatterns": ["*CREDENTIAL*"]}) == [literal("MY_CREDENTIAL")]
 
 
 # --- tokens anywhere, flags in args and command, ConfigMap data --------------------------------
@@ -73,20 +94,30 @@ def with_argv(field, argv):
 
 def test_a_token_in_any_env_value_is_reported_by_shape():
     found = messages(POLICY, with_env({"name": "MODEL_SOURCE", "value": f"https://user:{HF_TOKEN}@hf.co"}))
-    assert found == ["container kserve-container: env MODEL_SOURCE holds what looks like a Hugging Face token "
-                     "(hf_...[redacted]); a secret must come from valueFrom.secretKeyRef"]
+    assert found == [
+        "container kserve-container: env MODEL_SOURCE holds what looks like a Hugging Face token "
+        "(hf_...[redacted]); a secret must come from valueFrom.secretKeyRef"
+    ]
     assert HF_TOKEN not in found[0]
 
 
 @pytest.mark.parametrize(
     "field,argv,expected",
     [
-        ("args", ["--model", "m", f"--hf-token={HF_TOKEN}"], "args[2] holds what looks like a Hugging Face token (hf_...[redacted])"),
+        (
+            "args",
+            ["--model", "m", f"--hf-token={HF_TOKEN}"],
+            "args[2] holds what looks like a Hugging Face token (hf_...[redacted])",
+        ),
         ("args", ["--model", "m", HF_TOKEN], "args[2] holds what looks like a Hugging Face token"),
         ("args", ["--api-key=letmein"], "args[0]: --api-key has a literal value; pass it as $(VAR)"),
         ("args", ["--api-key", "letmein"], "args[0]: --api-key has a literal value in args[1]; pass it as $(VAR)"),
         ("command", ["sh", "-c", "vllm serve m --api-key letmein"], "command[2]: --api-key has a literal value"),
-        ("command", ["sh", "-c", "export AWS_KEY=AKIAABCDEFGHIJ234567; vllm serve"], "command[2] holds what looks like an AWS access key id (AKIA...[redacted])"),
+        (
+            "command",
+            ["sh", "-c", "export AWS_KEY=AKIAABCDEFGHIJ234567; vllm serve"],
+            "command[2] holds what looks like an AWS access key id (AKIA...[redacted])",
+        ),
     ],
 )
 def test_literal_credentials_in_args_and_command(field, argv, expected):
@@ -95,22 +126,34 @@ def test_literal_credentials_in_args_and_command(field, argv, expected):
     assert "letmein" not in found[0] and HF_TOKEN not in found[0] and "AKIAABCDEFGHIJ234567" not in found[0]
 
 
-@pytest.mark.parametrize("argv", [["--api-key", "$(VLLM_API_KEY)"], ["--api-key=$(VLLM_API_KEY)"],
-                                  ["sh", "-c", "vllm serve m --api-key \"$VLLM_API_KEY\""], ["--max-num-batched-tokens", "8192"],
-                                  ["--tokenizer", "meta-llama/Llama-3.1-8B"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--api-key", "$(VLLM_API_KEY)"],
+        ["--api-key=$(VLLM_API_KEY)"],
+        ["sh", "-c", 'vllm serve m --api-key "$VLLM_API_KEY"'],
+        ["--max-num-batched-tokens", "8192"],
+        ["--tokenizer", "meta-llama/Llama-3.1-8B"],
+    ],
+)
 def test_env_references_and_ordinary_flags_pass(argv):
     assert messages(POLICY, with_argv("args", argv)) == []
 
 
 def config_map(data):
-    return resource("kubernetes:core/v1:ConfigMap", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": data})
+    return resource(
+        "kubernetes:core/v1:ConfigMap", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": data}
+    )
 
 
 def test_config_map_data():
     assert messages(POLICY, config_map({"MODEL": "m", "MAX_NUM_BATCHED_TOKENS": "8192"})) == []
     assert messages(POLICY, config_map({"HF_TOKEN": "abc"})) == [
         "ConfigMap data HF_TOKEN looks like a secret; store it in a Secret and reference it with secretKeyRef "
-        "(a ConfigMap is clear text to anyone who can read it)"]
+        "(a ConfigMap is clear text to anyone who can read it)"
+    ]
     found = messages(POLICY, config_map({"settings.yaml": f"model: m\ntoken: {HF_TOKEN}\n"}))
-    assert found == ["ConfigMap data settings.yaml holds what looks like a Hugging Face token (hf_...[redacted]); "
-                     "store it in a Secret and reference it with secretKeyRef"]
+    assert found == [
+        "ConfigMap data settings.yaml holds what looks like a Hugging Face token (hf_...[redacted]); "
+        "store it in a Secret and reference it with secretKeyRef"
+    ]

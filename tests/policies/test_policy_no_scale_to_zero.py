@@ -1,6 +1,5 @@
 """S5 llm-no-scale-to-zero: one compliant fixture per kind, one mutation per case."""
 
-from policies.autoscaling.no_scale_to_zero import POLICY
 from policy_fixtures import (
     HPA_TYPE,
     SCALED_OBJECT_TYPE,
@@ -12,13 +11,16 @@ from policy_fixtures import (
     scaled_object_props,
 )
 
-WHY = ("an LLM replica takes minutes to return (GPU node, image pull, weight load), so the "
-       "first request after idling times out; set it to at least 1")
+from policies.autoscaling.no_scale_to_zero import POLICY
+
+WHY = (
+    "an LLM replica takes minutes to return (GPU node, image pull, weight load), so the "
+    "first request after idling times out; set it to at least 1"
+)
 
 
 def test_compliant_resources_pass():
-    assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()),
-                    resource(SCALED_OBJECT_TYPE, scaled_object_props())) == []
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, hpa_props()), resource(SCALED_OBJECT_TYPE, scaled_object_props())) == []
 
 
 def test_inference_service_min_replicas_zero():
@@ -49,7 +51,8 @@ def test_scaled_object_without_min_replica_count_gets_keda_default_of_zero():
     props = scaled_object_props()
     props["spec"].pop("minReplicaCount")
     assert messages(POLICY, resource(SCALED_OBJECT_TYPE, props)) == [
-        f"spec.minReplicaCount is not set and KEDA defaults it to 0; {WHY}"]
+        f"spec.minReplicaCount is not set and KEDA defaults it to 0; {WHY}"
+    ]
 
 
 def test_exemption_with_reason_allows_scale_to_zero():
@@ -63,4 +66,5 @@ def test_scaled_object_idle_replica_count_zero():
     props = scaled_object_props()
     props["spec"]["idleReplicaCount"] = 0.0
     assert messages(POLICY, resource(SCALED_OBJECT_TYPE, props)) == [
-        f"spec.idleReplicaCount is 0, so KEDA scales to zero whenever its triggers are idle; {WHY}"]
+        f"spec.idleReplicaCount is 0, so KEDA scales to zero whenever its triggers are idle; {WHY}"
+    ]

@@ -17,11 +17,11 @@ import grpc
 import pytest
 import yaml
 from google.protobuf import empty_pb2, json_format, struct_pb2
+from policy_fixtures import ISVC_TYPE, isvc_props, set_arg, vllm_container
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2_grpc
 
 from policies import POLICIES
 from policies.build import build
-from policy_fixtures import ISVC_TYPE, isvc_props, set_arg, vllm_container
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,11 +46,19 @@ def served_pack(tmp_path_factory):
     engine_port = engine_server.add_insecure_port("127.0.0.1:0")
     engine_server.start()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
-    proc = subprocess.Popen([sys.executable, "-m", "pulumi.policy", f"127.0.0.1:{engine_port}", "."], cwd=pack,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pulumi.policy", f"127.0.0.1:{engine_port}", "."],
+        cwd=pack,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         port_line = proc.stdout.readline().strip()
-        assert port_line.isdigit(), f"the pack printed {port_line!r} instead of its port; stderr: {proc.stderr.read() if proc.poll() is not None else ''}"
+        assert port_line.isdigit(), (
+            f"the pack printed {port_line!r} instead of its port; stderr: {proc.stderr.read() if proc.poll() is not None else ''}"
+        )
         channel = grpc.insecure_channel(f"127.0.0.1:{port_line}")
         grpc.channel_ready_future(channel).result(timeout=60)
         yield pack, analyzer_pb2_grpc.AnalyzerStub(channel)
@@ -82,8 +90,9 @@ def test_get_analyzer_info_lists_every_policy(served_pack):
 def analyze(analyzer, props):
     properties = struct_pb2.Struct()
     json_format.ParseDict(props, properties)
-    request = analyzer_pb2.AnalyzeRequest(type=ISVC_TYPE, properties=properties, name="chat-8b",
-                                          urn=f"urn:pulumi:dev::llm-serving::{ISVC_TYPE}::chat-8b")
+    request = analyzer_pb2.AnalyzeRequest(
+        type=ISVC_TYPE, properties=properties, name="chat-8b", urn=f"urn:pulumi:dev::llm-serving::{ISVC_TYPE}::chat-8b"
+    )
     return analyzer.Analyze(request, timeout=60).diagnostics
 
 
@@ -125,10 +134,18 @@ def _closure(requirements):
 
 def test_requirements_cover_what_the_pack_imports(served_pack):
     pack, _ = served_pack
-    script = ("import sys, json\nimport policies.registry, policies.pulumi_adapter\n"
-              "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=pack, capture_output=True, text=True, timeout=120,
-                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    script = (
+        "import sys, json\nimport policies.registry, policies.pulumi_adapter\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=pack,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
     assert proc.returncode == 0, proc.stderr
     import json
     from importlib import metadata
@@ -136,6 +153,12 @@ def test_requirements_cover_what_the_pack_imports(served_pack):
     owners = metadata.packages_distributions()
     requirements = [line for line in (pack / "requirements.txt").read_text().splitlines() if line and not line.startswith("#")]
     installed = _closure(requirements)
-    missing = sorted({dist for module in json.loads(proc.stdout) for dist in owners.get(module, [])
-                      if dist.lower().replace("_", "-") not in installed})
+    missing = sorted(
+        {
+            dist
+            for module in json.loads(proc.stdout)
+            for dist in owners.get(module, [])
+            if dist.lower().replace("_", "-") not in installed
+        }
+    )
     assert missing == [], f"policies/requirements.txt does not install {missing}, which the pack imports"

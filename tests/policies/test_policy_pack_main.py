@@ -27,6 +27,7 @@ def test_main_compiles():
 def test_main_imports_without_building_the_pack(monkeypatch):
     def refuse(**kwargs):
         raise AssertionError("PolicyPack must only be built when run as __main__")
+
     monkeypatch.setattr(pulumi_policy, "PolicyPack", refuse)
     namespace = runpy.run_path(str(MAIN), run_name="policies_main_under_test")
     assert callable(namespace["main"])
@@ -55,8 +56,9 @@ def test_pack_loads_the_way_the_pulumi_runner_loads_it():
         "sys.argv = [pulumi.policy.__file__.replace('__init__.py', '__main__.py'), '127.0.0.1:1', '.']\n"
         "runpy.run_path('.', run_name='__main__')  # as pulumi/policy/__main__.py does\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=PACK_DIR, capture_output=True, text=True,
-                            timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=PACK_DIR, capture_output=True, text=True, timeout=120, check=False
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [p.name for p in POLICIES]
 
@@ -70,8 +72,15 @@ def test_pulumi_policy_yaml():
 
 
 def run_policies(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "policies", *args], cwd=PACK_DIR.parent, capture_output=True,
-                          text=True, timeout=60, check=False, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "policies", *args],
+        cwd=PACK_DIR.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        **kwargs,
+    )
 
 
 def test_no_command_prints_usage_and_exits_2():
@@ -83,8 +92,10 @@ def test_no_command_prints_usage_and_exits_2():
 
 def test_help_prints_usage_and_exits_0():
     proc = run_policies("--help")
-    assert (proc.returncode, proc.stdout.splitlines()[0]) == (0, "usage: python -m policies check PATH... | - "
-                                                                "[--config FILE] [--format text|json|markdown|sarif]")
+    assert (proc.returncode, proc.stdout.splitlines()[0]) == (
+        0,
+        "usage: python -m policies check PATH... | - [--config FILE] [--format text|json|markdown|sarif]",
+    )
 
 
 def test_unknown_command_exits_2():

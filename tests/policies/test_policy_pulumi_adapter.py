@@ -1,5 +1,17 @@
 """The pulumi_policy wrappers: the SDK's arguments in, the same messages as `evaluate` out."""
 
+from policy_fixtures import (
+    HPA_TYPE,
+    ISVC_TYPE,
+    SCALED_OBJECT_TYPE,
+    hpa_props,
+    isvc,
+    isvc_props,
+    messages,
+    scaled_object_props,
+    set_arg,
+    vllm_container,
+)
 from pulumi_policy import (
     PolicyCustomTimeouts,
     PolicyResource,
@@ -16,18 +28,6 @@ from policies.framework import UNKNOWN
 from policies.pulumi_adapter import plain, to_pulumi
 from policies.vllm.gpu_memory_utilization_bounds import POLICY as S1
 from policies.vllm.startup_probe_budget import POLICY as S16
-from policy_fixtures import (
-    HPA_TYPE,
-    ISVC_TYPE,
-    SCALED_OBJECT_TYPE,
-    hpa_props,
-    isvc,
-    isvc_props,
-    messages,
-    scaled_object_props,
-    set_arg,
-    vllm_container,
-)
 
 URN = "urn:pulumi:dev::llm-serving::kubernetes:serving.kserve.io/v1beta1:InferenceService::chat-8b"
 
@@ -61,7 +61,8 @@ def test_resource_policy_ignores_other_types():
 
 def test_config_from_the_engine_overrides_defaults():
     assert run_resource(S16, ISVC_TYPE, isvc_props(), config={"minBudgetSeconds": 1200.0}) == [
-        (m, None) for m in messages(S16, isvc(), config={"minBudgetSeconds": 1200})]
+        (m, None) for m in messages(S16, isvc(), config={"minBudgetSeconds": 1200})
+    ]
     assert run_resource(S16, ISVC_TYPE, isvc_props(), config={"enforcementLevel": "mandatory"}) == []
 
 
@@ -97,8 +98,7 @@ def test_stack_policy_reports_on_the_offending_resource_urn():
     hpa = hpa_props()
     hpa["spec"]["metrics"] = [{"type": "Resource", "resource": {"name": "cpu"}}]
     hpa_urn = "urn:pulumi:dev::llm-serving::kubernetes:autoscaling/v2:HorizontalPodAutoscaler::chat-8b-hpa"
-    resources = [policy_resource(ISVC_TYPE, "chat-8b", isvc_props(), URN),
-                 policy_resource(HPA_TYPE, "chat-8b-hpa", hpa, hpa_urn)]
+    resources = [policy_resource(ISVC_TYPE, "chat-8b", isvc_props(), URN), policy_resource(HPA_TYPE, "chat-8b-hpa", hpa, hpa_urn)]
     reported = []
     to_pulumi(S6).validate(StackValidationArgs(resources), lambda m, urn=None: reported.append((m, urn)))
     assert len(reported) == 1

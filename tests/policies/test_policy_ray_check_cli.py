@@ -14,7 +14,9 @@ SAMPLE = "ray-project__kuberay/ray-operator__config__samples__ray-service.llm-se
 
 
 def check(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "policies", "check", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "policies", "check", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture
@@ -41,11 +43,14 @@ def test_the_sample_as_published(kuberay_sample):
     # its GPU workers download Qwen2.5-7B (15 GB) from the Hub with no ephemeral-storage request, and Serve kills a
     # downscaled replica's streams after its default 20 s graceful_shutdown_timeout_s (issue 21).
     # KubeRay creates no PodDisruptionBudget for the GPU workers either.
-    assert findings(proc) == {("serving-app-pdb", "RayService ray-serve-llm"),
-                              ("termination-drains-streams", "serveConfigV2 application llms llm_configs[0]"),("kuberay-gpu-hygiene", "spec.rayClusterConfig.workerGroupSpecs[0] (gpu-group)"),
-                              ("gpu-pod-ephemeral-storage", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"),
-                              ("model-source-pinned", "serveConfigV2 application llms llm_configs[0]"),
-                              ("vllm-gpu-memory-utilization-bounds", "serveConfigV2 application llms llm_configs[0]")}
+    assert findings(proc) == {
+        ("serving-app-pdb", "RayService ray-serve-llm"),
+        ("termination-drains-streams", "serveConfigV2 application llms llm_configs[0]"),
+        ("kuberay-gpu-hygiene", "spec.rayClusterConfig.workerGroupSpecs[0] (gpu-group)"),
+        ("gpu-pod-ephemeral-storage", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"),
+        ("model-source-pinned", "serveConfigV2 application llms llm_configs[0]"),
+        ("vllm-gpu-memory-utilization-bounds", "serveConfigV2 application llms llm_configs[0]"),
+    }
 
 
 def test_a_head_given_a_gpu_is_refused(kuberay_sample):
@@ -60,12 +65,17 @@ def test_a_head_given_a_gpu_is_refused(kuberay_sample):
 
 def test_a_worker_shm_without_size_limit_is_refused(kuberay_sample):
     path, text = kuberay_sample
-    worker = '          - name: ray-worker\n            image: rayproject/ray-llm:2.52.0-py311-cu128\n'
+    worker = "          - name: ray-worker\n            image: rayproject/ray-llm:2.52.0-py311-cu128\n"
     assert worker in text
     mount = worker + "            volumeMounts:\n            - {name: dshm, mountPath: /dev/shm}\n"
     text = text.replace(worker, mount)
-    text = text.replace("          containers:\n          - name: ray-worker", "          volumes:\n          - {name: dshm, emptyDir: {medium: Memory}}\n          containers:\n          - name: ray-worker")
+    text = text.replace(
+        "          containers:\n          - name: ray-worker",
+        "          volumes:\n          - {name: dshm, emptyDir: {medium: Memory}}\n          containers:\n          - name: ray-worker",
+    )
     path.write_text(text)
     proc = check(str(path), "--format", "json")
-    assert ("tensor-parallel-requires-dshm",
-            "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker") in findings(proc)
+    assert (
+        "tensor-parallel-requires-dshm",
+        "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker",
+    ) in findings(proc)

@@ -35,13 +35,20 @@ def test_registry_is_in_catalogue_order():
 def test_first_policies_are_registered():
     # Others join as they land; these must stay.
     assert {(p.catalog, p.name) for p in POLICIES} >= {
-        ("S1", "vllm-gpu-memory-utilization-bounds"), ("S1", "vllm-kv-cache-headroom"),
-        ("S2", "vllm-max-model-len-fits-kv-cache"), ("S3", "vllm-tp-matches-gpu-limit"),
-        ("S4", "tensor-parallel-requires-dshm"), ("S5", "llm-no-scale-to-zero"),
-        ("S6", "gpu-workload-no-resource-metric-hpa"), ("S7", "hpa-custom-metric-is-served"),
-        ("S8", "llm-hpa-behavior"), ("S16", "llm-startup-probe-budget"),
+        ("S1", "vllm-gpu-memory-utilization-bounds"),
+        ("S1", "vllm-kv-cache-headroom"),
+        ("S2", "vllm-max-model-len-fits-kv-cache"),
+        ("S3", "vllm-tp-matches-gpu-limit"),
+        ("S4", "tensor-parallel-requires-dshm"),
+        ("S5", "llm-no-scale-to-zero"),
+        ("S6", "gpu-workload-no-resource-metric-hpa"),
+        ("S7", "hpa-custom-metric-is-served"),
+        ("S8", "llm-hpa-behavior"),
+        ("S16", "llm-startup-probe-budget"),
         ("S18", "kuberay-gpu-hygiene"),
-        ("G1", "image-tag-pinned"), ("G35", "no-literal-secret-env")}
+        ("G1", "image-tag-pinned"),
+        ("G35", "no-literal-secret-env"),
+    }
 
 
 @pytest.mark.parametrize("policy", POLICIES, ids=IDS)
@@ -76,7 +83,11 @@ def test_research_document_rows_are_catalogue_ids():
     g_rows = re.findall(r"\n\| (\d+) \| ([^|]+) \|", text)
     assert len(s_rows) >= 20 and len(g_rows) >= 44
     assert [i for i in s_rows if not catalog.is_id(i)] == []
-    assert [(f"G{n}", title.strip()) for n, title in g_rows if not catalog.is_id(f"G{n}") or catalog.entry(f"G{n}").title != title.strip()] == []
+    assert [
+        (f"G{n}", title.strip())
+        for n, title in g_rows
+        if not catalog.is_id(f"G{n}") or catalog.entry(f"G{n}").title != title.strip()
+    ] == []
 
 
 @pytest.mark.parametrize("policy", POLICIES, ids=IDS)
@@ -107,5 +118,6 @@ def test_to_pulumi_builds_a_matching_sdk_policy(policy):
 def test_duplicate_names_are_refused():
     from policies.k8s_generic import image_tag_pinned
     from policies.registry import _collect
+
     with pytest.raises(ValueError, match="duplicate policy names: image-tag-pinned"):
         _collect(image_tag_pinned.POLICY, image_tag_pinned.POLICY)

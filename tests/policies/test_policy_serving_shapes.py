@@ -6,45 +6,75 @@ from __future__ import annotations
 
 import copy
 
+from policy_fixtures import PDB_TYPE, messages, resource
+
 from policies.autoscaling.gpu_workload_no_resource_metric_hpa import POLICY as S6
 from policies.k8s_generic.serving_app_pdb import POLICY as PDB_POLICY
 from policies.timeouts.llm_route_timeout import POLICY as ROUTE_POLICY
-from policy_fixtures import PDB_TYPE, messages, resource
 
 RAY_SERVICE_TYPE = "kubernetes:ray.io/v1:RayService"
 
 # KubeRay's ray-service.llm-serve.yaml, trimmed to what the PDB check reads.
 RAY_SERVICE = {
-    "apiVersion": "ray.io/v1", "kind": "RayService", "metadata": {"name": "ray-serve-llm", "namespace": "llm"},
+    "apiVersion": "ray.io/v1",
+    "kind": "RayService",
+    "metadata": {"name": "ray-serve-llm", "namespace": "llm"},
     "spec": {
         "serveConfigV2": "applications:\n- name: llms\n  import_path: ray.serve.llm:build_openai_app\n",
         "rayClusterConfig": {
-            "headGroupSpec": {"rayStartParams": {"num-gpus": "0"}, "template": {"spec": {"containers": [
-                {"name": "ray-head", "image": "rayproject/ray-llm:2.52.0-py311-cu128"}]}}},
-            "workerGroupSpecs": [{"groupName": "gpu-group", "replicas": 2, "maxReplicas": 2, "template": {
-                "metadata": {"labels": {"app": "ray-serve-llm"}},
-                "spec": {"containers": [{"name": "ray-worker", "image": "rayproject/ray-llm:2.52.0-py311-cu128",
-                                         "resources": {"limits": {"nvidia.com/gpu": "4"}}}]}}}],
+            "headGroupSpec": {
+                "rayStartParams": {"num-gpus": "0"},
+                "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray-llm:2.52.0-py311-cu128"}]}},
+            },
+            "workerGroupSpecs": [
+                {
+                    "groupName": "gpu-group",
+                    "replicas": 2,
+                    "maxReplicas": 2,
+                    "template": {
+                        "metadata": {"labels": {"app": "ray-serve-llm"}},
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "ray-worker",
+                                    "image": "rayproject/ray-llm:2.52.0-py311-cu128",
+                                    "resources": {"limits": {"nvidia.com/gpu": "4"}},
+                                }
+                            ]
+                        },
+                    },
+                }
+            ],
         },
     },
 }
 # A PDB on the labels KubeRay puts on every worker (ray-operator/controllers/ray/common/pod.go labelPod, v1.7.0).
-RAY_PDB = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "ray-workers", "namespace": "llm"},
-           "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"ray.io/node-type": "worker", "ray.io/group": "gpu-group"}}}}
+RAY_PDB = {
+    "apiVersion": "policy/v1",
+    "kind": "PodDisruptionBudget",
+    "metadata": {"name": "ray-workers", "namespace": "llm"},
+    "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"ray.io/node-type": "worker", "ray.io/group": "gpu-group"}}},
+}
 
 
 def test_a_ray_service_with_a_worker_pdb_is_quiet():
-    assert messages(PDB_POLICY, resource(RAY_SERVICE_TYPE, copy.deepcopy(RAY_SERVICE)), resource(PDB_TYPE, copy.deepcopy(RAY_PDB))) == []
+    assert (
+        messages(PDB_POLICY, resource(RAY_SERVICE_TYPE, copy.deepcopy(RAY_SERVICE)), resource(PDB_TYPE, copy.deepcopy(RAY_PDB)))
+        == []
+    )
     by_template_label = copy.deepcopy(RAY_PDB)
     by_template_label["spec"]["selector"] = {"matchLabels": {"app": "ray-serve-llm"}}
-    assert messages(PDB_POLICY, resource(RAY_SERVICE_TYPE, copy.deepcopy(RAY_SERVICE)), resource(PDB_TYPE, by_template_label)) == []
+    assert (
+        messages(PDB_POLICY, resource(RAY_SERVICE_TYPE, copy.deepcopy(RAY_SERVICE)), resource(PDB_TYPE, by_template_label)) == []
+    )
 
 
 def test_a_ray_service_without_one_fires():
     assert messages(PDB_POLICY, resource(RAY_SERVICE_TYPE, copy.deepcopy(RAY_SERVICE))) == [
         "RayService ray-serve-llm: no PodDisruptionBudget selects its GPU worker pods (KubeRay creates none), so a node "
         "drain or Karpenter consolidation can evict every Serve replica at once; add a PDB with maxUnavailable: 1 on "
-        "ray.io/node-type: worker and the group's labels"]
+        "ray.io/node-type: worker and the group's labels"
+    ]
     elsewhere = copy.deepcopy(RAY_PDB)
     elsewhere["metadata"]["namespace"] = "other"
     assert len(messages(PDB_POLICY, resource(RAY_SERVICE_TYPE, copy.deepcopy(RAY_SERVICE)), resource(PDB_TYPE, elsewhere))) == 1
@@ -53,12 +83,23 @@ def test_a_ray_service_without_one_fires():
 HTTPROUTE_TYPE = "kubernetes:gateway.networking.k8s.io/v1:HTTPRoute"
 # The Gateway API Inference Extension's quickstart route (config/manifests/gateway/httproute.yaml), plus the timeout a
 # careful author adds (Gateway API v1 HTTPRouteRule.timeouts.request).
-ROUTE = {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute", "metadata": {"name": "llm-route"},
-         "spec": {"parentRefs": [{"kind": "Gateway", "name": "inference-gateway"}],
-                  "rules": [{"backendRefs": [{"group": "inference.networking.k8s.io", "kind": "InferencePool",
-                                              "name": "vllm-llama3-8b-instruct"}],
-                             "matches": [{"path": {"type": "PathPrefix", "value": "/"}}],
-                             "timeouts": {"request": "600s"}}]}}
+ROUTE = {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "HTTPRoute",
+    "metadata": {"name": "llm-route"},
+    "spec": {
+        "parentRefs": [{"kind": "Gateway", "name": "inference-gateway"}],
+        "rules": [
+            {
+                "backendRefs": [
+                    {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "vllm-llama3-8b-instruct"}
+                ],
+                "matches": [{"path": {"type": "PathPrefix", "value": "/"}}],
+                "timeouts": {"request": "600s"},
+            }
+        ],
+    },
+}
 
 
 def test_a_route_to_an_inference_pool_with_a_long_timeout_is_quiet():
@@ -69,19 +110,37 @@ def test_a_route_to_an_inference_pool_without_a_timeout_fires():
     route = copy.deepcopy(ROUTE)
     del route["spec"]["rules"][0]["timeouts"]
     (msg,) = messages(ROUTE_POLICY, resource(HTTPROUTE_TYPE, route))
-    assert msg.startswith("spec.rules[0]: no timeouts.request on a route to an LLM (InferencePool vllm-llama3-8b-instruct): "
-                          "the gateway's default applies (Envoy Gateway 15s, KServe 60s)")
+    assert msg.startswith(
+        "spec.rules[0]: no timeouts.request on a route to an LLM (InferencePool vllm-llama3-8b-instruct): "
+        "the gateway's default applies (Envoy Gateway 15s, KServe 60s)"
+    )
     route["spec"]["rules"][0]["timeouts"] = {"request": "15s"}
     assert len(messages(ROUTE_POLICY, resource(HTTPROUTE_TYPE, route))) == 1
 
 
 AIBRIX_TYPE = "kubernetes:autoscaling.aibrix.ai/v1alpha1:PodAutoscaler"
 # AIBrix's samples/autoscaling/kpa.yaml: 0.5 of the 0-1 gpu_cache_usage_perc gauge.
-AIBRIX = {"apiVersion": "autoscaling.aibrix.ai/v1alpha1", "kind": "PodAutoscaler", "metadata": {"name": "llama-kpa", "namespace": "llm"},
-          "spec": {"scalingStrategy": "KPA", "minReplicas": 1, "maxReplicas": 8,
-                   "metricsSources": [{"metricSourceType": "pod", "protocolType": "http", "port": "8000", "path": "metrics",
-                                       "targetMetric": "gpu_cache_usage_perc", "targetValue": "0.5"}],
-                   "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "llama"}}}
+AIBRIX = {
+    "apiVersion": "autoscaling.aibrix.ai/v1alpha1",
+    "kind": "PodAutoscaler",
+    "metadata": {"name": "llama-kpa", "namespace": "llm"},
+    "spec": {
+        "scalingStrategy": "KPA",
+        "minReplicas": 1,
+        "maxReplicas": 8,
+        "metricsSources": [
+            {
+                "metricSourceType": "pod",
+                "protocolType": "http",
+                "port": "8000",
+                "path": "metrics",
+                "targetMetric": "gpu_cache_usage_perc",
+                "targetValue": "0.5",
+            }
+        ],
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "llama"},
+    },
+}
 
 
 def test_aibrix_fraction_target_is_quiet_and_a_percentage_fires():
@@ -89,19 +148,35 @@ def test_aibrix_fraction_target_is_quiet_and_a_percentage_fires():
     percent = copy.deepcopy(AIBRIX)
     percent["spec"]["metricsSources"][0]["targetValue"] = "50"
     (msg,) = messages(S6, resource(AIBRIX_TYPE, percent))
-    assert msg.startswith("spec.metricsSources[0].targetValue = 50 on gpu_cache_usage_perc: vllm:kv_cache_usage_perc is a "
-                          "fraction from 0 to 1")
+    assert msg.startswith(
+        "spec.metricsSources[0].targetValue = 50 on gpu_cache_usage_perc: vllm:kv_cache_usage_perc is a fraction from 0 to 1"
+    )
 
 
 SCALED_OBJECT_TYPE = "kubernetes:keda.sh/v1alpha1:ScaledObject"
 # production-stack's KEDA tutorial ScaledObject (tutorials/assets/keda-scaled-object.yaml), with the aggregation a
 # careful author writes: KEDA's prometheus scaler refuses a result of more than one element (kedacore/keda v2.20.2
 # pkg/scalers/prometheus_scaler.go L273-274: "prometheus query %s returned multiple elements").
-SCALED_OBJECT = {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "vllm", "namespace": "llm"},
-                 "spec": {"scaleTargetRef": {"name": "vllm-llama3-deployment-vllm"}, "minReplicaCount": 1, "maxReplicaCount": 2,
-                          "triggers": [{"type": "prometheus", "metadata": {
-                              "serverAddress": "http://prometheus-operated.monitoring.svc:9090",
-                              "query": "sum(vllm:num_requests_waiting)", "threshold": "5"}}]}}
+SCALED_OBJECT = {
+    "apiVersion": "keda.sh/v1alpha1",
+    "kind": "ScaledObject",
+    "metadata": {"name": "vllm", "namespace": "llm"},
+    "spec": {
+        "scaleTargetRef": {"name": "vllm-llama3-deployment-vllm"},
+        "minReplicaCount": 1,
+        "maxReplicaCount": 2,
+        "triggers": [
+            {
+                "type": "prometheus",
+                "metadata": {
+                    "serverAddress": "http://prometheus-operated.monitoring.svc:9090",
+                    "query": "sum(vllm:num_requests_waiting)",
+                    "threshold": "5",
+                },
+            }
+        ],
+    },
+}
 
 
 def test_an_aggregated_keda_query_is_quiet_and_a_per_pod_one_fires():
@@ -114,23 +189,35 @@ def test_an_aggregated_keda_query_is_quiet_and_a_per_pod_one_fires():
         assert messages(S7, resource(SCALED_OBJECT_TYPE, per_pod)) == [
             f"spec.triggers[0].metadata.query {query} returns one series per vLLM pod, and KEDA's prometheus scaler fails "
             f"on a result of more than one element, so the trigger errors as soon as two replicas run; aggregate it "
-            f"(sum(...) or avg(...))"]
+            f"(sum(...) or avg(...))"
+        ]
 
 
 # KServe's Hugging Face server as its docs deploy Llama 3.1 8B (modelFormat huggingface, --model_id, default backend auto,
 # which runs vLLM where it supports the architecture: kserve v0.20.0 huggingfaceserver/__main__.py L60-70, L134-139), in
 # RawDeployment mode, made careful.
 KSERVE_HF = {
-    "apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
-    "metadata": {"name": "llama3-8b", "namespace": "llm", "annotations": {"serving.kserve.io/deploymentMode": "RawDeployment",
-                                                                        "serving.kserve.io/autoscalerClass": "external"}},
-    "spec": {"predictor": {
-        "nodeSelector": {"karpenter.k8s.aws/instance-gpu-name": "l40s"},
-        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-        "model": {"modelFormat": {"name": "huggingface"},
-                  "args": ["--model_name=llama3", "--model_id=meta-llama/Llama-3.1-8B-Instruct", "--max_model_len=8192"],
-                  "resources": {"limits": {"nvidia.com/gpu": "1", "memory": "48Gi"},
-                                "requests": {"nvidia.com/gpu": "1", "memory": "48Gi", "cpu": "6", "ephemeral-storage": "40Gi"}}}}},
+    "apiVersion": "serving.kserve.io/v1beta1",
+    "kind": "InferenceService",
+    "metadata": {
+        "name": "llama3-8b",
+        "namespace": "llm",
+        "annotations": {"serving.kserve.io/deploymentMode": "RawDeployment", "serving.kserve.io/autoscalerClass": "external"},
+    },
+    "spec": {
+        "predictor": {
+            "nodeSelector": {"karpenter.k8s.aws/instance-gpu-name": "l40s"},
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "model": {
+                "modelFormat": {"name": "huggingface"},
+                "args": ["--model_name=llama3", "--model_id=meta-llama/Llama-3.1-8B-Instruct", "--max_model_len=8192"],
+                "resources": {
+                    "limits": {"nvidia.com/gpu": "1", "memory": "48Gi"},
+                    "requests": {"nvidia.com/gpu": "1", "memory": "48Gi", "cpu": "6", "ephemeral-storage": "40Gi"},
+                },
+            },
+        }
+    },
 }
 
 
@@ -146,33 +233,40 @@ def test_kserve_hf_server_on_its_vllm_backend_is_read_for_context_length_and_dis
     assert messages(S2_UNSET, isvc(unset)) == [
         "spec.predictor.model: --max-model-len is not set, so vLLM serves the model's full context (131,072 tokens for "
         "meta-llama/Llama-3.1-8B-Instruct); one such request must fit the KV cache or the engine refuses to start; set "
-        "the length you serve"]
+        "the length you serve"
+    ]
     # The transformers backend has no KV pool to size: the context-length check does not apply.
     unset["spec"]["predictor"]["model"]["args"].append("--backend=huggingface")
     assert messages(S2_UNSET, isvc(unset)) == []
     no_disk = copy.deepcopy(KSERVE_HF)
     del no_disk["spec"]["predictor"]["model"]["resources"]["requests"]["ephemeral-storage"]
     (msg,) = messages(S19, isvc(no_disk))
-    assert msg.startswith("spec.predictor.model: downloads meta-llama/Llama-3.1-8B-Instruct from the Hugging Face Hub into the "
-                          "server's Hugging Face cache on the node's ephemeral storage")
+    assert msg.startswith(
+        "spec.predictor.model: downloads meta-llama/Llama-3.1-8B-Instruct from the Hugging Face Hub into the "
+        "server's Hugging Face cache on the node's ephemeral storage"
+    )
 
 
 def test_serverless_kpa_scale_down_delay():
     """Knative's KPA on a Serverless GPU InferenceService: KServe copies the annotations to the revision template (kserve
     v0.20.0 ksvc_reconciler.go L192-204); Knative's scale-down-delay default is 0s after a 60 s stable window."""
-    from policies.autoscaling.hpa_behavior import POLICY as S8
     from policy_fixtures import isvc, isvc_props
 
+    from policies.autoscaling.hpa_behavior import POLICY as S8
+
     props = isvc_props()
-    props["metadata"]["annotations"] = {"serving.kserve.io/deploymentMode": "Serverless",
-                                        "autoscaling.knative.dev/scale-down-delay": "10m"}
+    props["metadata"]["annotations"] = {
+        "serving.kserve.io/deploymentMode": "Serverless",
+        "autoscaling.knative.dev/scale-down-delay": "10m",
+    }
     assert messages(S8, isvc(props)) == []
     props["metadata"]["annotations"]["autoscaling.knative.dev/scale-down-delay"] = "2m"
     assert messages(S8, isvc(props)) == [
         "deploymentMode Serverless (annotation): Knative's KPA scales this GPU InferenceService in with "
         "autoscaling.knative.dev/scale-down-delay 2m after a stable window of 60s (Knative default), below 300 s: a GPU "
         "replica removed on a short dip takes minutes to come back; set autoscaling.knative.dev/scale-down-delay to at "
-        "least 300s"]
+        "least 300s"
+    ]
     del props["metadata"]["annotations"]["autoscaling.knative.dev/scale-down-delay"]
     assert "scale-down-delay unset (Knative's 0s)" in messages(S8, isvc(props))[0]
     # RawDeployment: no KPA (the HPA's behavior is judged instead).

@@ -12,21 +12,36 @@ from __future__ import annotations
 import copy
 
 import pytest
+from policy_fixtures import DEPLOYMENT_TYPE, deployment_props, messages, resource
 
 from policies.engines import sglang_args, sglang_servers
 from policies.gpu import ephemeral_storage
 from policies.vllm import max_model_len_unset, startup_probe_budget
-from policy_fixtures import DEPLOYMENT_TYPE, deployment_props, messages, resource
 
 SGLANG = {
     "name": "sglang",
     "image": "lmsysorg/sglang:v0.5.2-cu126",
     "command": ["python3", "-m", "sglang.launch_server"],
-    "args": ["--model-path", "Qwen/Qwen3-8B", "--revision", "b968826d9c46dd6066d109eabc6255188de91218",
-             "--host", "0.0.0.0", "--port", "8000", "--tp", "1", "--context-length", "32768",
-             "--mem-fraction-static", "0.85"],
-    "resources": {"limits": {"nvidia.com/gpu": 1, "memory": "48Gi"},
-                  "requests": {"nvidia.com/gpu": 1, "memory": "48Gi", "cpu": "8", "ephemeral-storage": "40Gi"}},
+    "args": [
+        "--model-path",
+        "Qwen/Qwen3-8B",
+        "--revision",
+        "b968826d9c46dd6066d109eabc6255188de91218",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "8000",
+        "--tp",
+        "1",
+        "--context-length",
+        "32768",
+        "--mem-fraction-static",
+        "0.85",
+    ],
+    "resources": {
+        "limits": {"nvidia.com/gpu": 1, "memory": "48Gi"},
+        "requests": {"nvidia.com/gpu": 1, "memory": "48Gi", "cpu": "8", "ephemeral-storage": "40Gi"},
+    },
     "startupProbe": {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10, "failureThreshold": 90},
     "readinessProbe": {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 5},
 }
@@ -44,18 +59,22 @@ def sglang(edit=None):
 def drop(flag):
     def edit(c):
         i = c["args"].index(flag)
-        del c["args"][i:i + 2]
+        del c["args"][i : i + 2]
+
     return edit
 
 
-@pytest.mark.parametrize("tokens,expected", [
-    (["--tp", "2"], {"tensor-parallel-size": "2"}),
-    (["--tp-size=4"], {"tensor-parallel-size": "4"}),
-    (["--tensor-parallel-size", "8"], {"tensor-parallel-size": "8"}),
-    (["--context-length=8192"], {"max-model-len": "8192"}),
-    (["--mem-fraction-static", "0.9"], {"gpu-memory-utilization": "0.9"}),
-    (["--model-path", "Qwen/Qwen3-8B"], {"model": "Qwen/Qwen3-8B"}),
-])
+@pytest.mark.parametrize(
+    "tokens,expected",
+    [
+        (["--tp", "2"], {"tensor-parallel-size": "2"}),
+        (["--tp-size=4"], {"tensor-parallel-size": "4"}),
+        (["--tensor-parallel-size", "8"], {"tensor-parallel-size": "8"}),
+        (["--context-length=8192"], {"max-model-len": "8192"}),
+        (["--mem-fraction-static", "0.9"], {"gpu-memory-utilization": "0.9"}),
+        (["--model-path", "Qwen/Qwen3-8B"], {"model": "Qwen/Qwen3-8B"}),
+    ],
+)
 def test_sglang_flags_in_vllms_names(tokens, expected):
     assert sglang_args({"command": ["python3", "-m", "sglang.launch_server", *tokens]}) == expected
 
@@ -73,7 +92,8 @@ def test_the_careful_sglang_server_stays_quiet(module):
 def test_unset_context_length_fires():
     assert messages(max_model_len_unset.POLICY, sglang(drop("--context-length"))) == [
         "container sglang: --context-length is not set, so SGLang serves the model's full context (40,960 tokens for "
-        "Qwen/Qwen3-8B); its KV pool must hold one such request or long prompts are refused; set the length you serve"]
+        "Qwen/Qwen3-8B); its KV pool must hold one such request or long prompts are refused; set the length you serve"
+    ]
 
 
 def test_no_startup_probe_fires():

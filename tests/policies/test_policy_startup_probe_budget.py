@@ -1,7 +1,8 @@
 """S16 llm-startup-probe-budget: one compliant fixture, one mutation per case."""
 
-from policies.vllm.startup_probe_budget import POLICY
 from policy_fixtures import isvc, isvc_props, messages, vllm_container
+
+from policies.vllm.startup_probe_budget import POLICY
 
 LABEL = "container kserve-container"
 
@@ -20,13 +21,15 @@ def test_compliant_inference_service_passes():
 def test_no_startup_probe_and_no_liveness_probe():
     assert messages(POLICY, isvc(without("startupProbe", "livenessProbe"))) == [
         f"{LABEL}: no startupProbe; vLLM serves nothing until the model is downloaded, loaded and compiled, "
-        f"so add a startupProbe with a budget of at least 600s"]
+        f"so add a startupProbe with a budget of at least 600s"
+    ]
 
 
 def test_liveness_without_startup_probe():
     assert messages(POLICY, isvc(without("startupProbe"))) == [
         f"{LABEL}: livenessProbe without a startupProbe restarts the pod while vLLM is still loading the "
-        f"model; add a startupProbe with a budget of at least 600s"]
+        f"model; add a startupProbe with a budget of at least 600s"
+    ]
 
 
 def test_short_budget():
@@ -34,7 +37,8 @@ def test_short_budget():
     vllm_container(props)["startupProbe"]["failureThreshold"] = 30.0
     assert messages(POLICY, isvc(props)) == [
         f"{LABEL}: startupProbe budget is 300s (initialDelaySeconds 0 + failureThreshold 30 × periodSeconds "
-        f"10), below the minimum 600s for model download, weight load and compile"]
+        f"10), below the minimum 600s for model download, weight load and compile"
+    ]
 
 
 def test_kubernetes_defaults_fill_unset_probe_fields():
@@ -42,7 +46,8 @@ def test_kubernetes_defaults_fill_unset_probe_fields():
     vllm_container(props)["startupProbe"] = {"httpGet": {"path": "/health", "port": 8080.0}}
     assert messages(POLICY, isvc(props)) == [
         f"{LABEL}: startupProbe budget is 30s (initialDelaySeconds 0 + failureThreshold 3 × periodSeconds "
-        f"10), below the minimum 600s for model download, weight load and compile"]
+        f"10), below the minimum 600s for model download, weight load and compile"
+    ]
 
 
 def test_initial_delay_counts_towards_the_budget():
@@ -60,7 +65,8 @@ def test_readiness_is_left_to_serving_readiness_probe():
 def test_config_raises_the_minimum_budget():
     assert messages(POLICY, isvc(), config={"minBudgetSeconds": 1200}) == [
         f"{LABEL}: startupProbe budget is 900s (initialDelaySeconds 0 + failureThreshold 90 × periodSeconds "
-        f"10), below the minimum 1200s for model download, weight load and compile"]
+        f"10), below the minimum 1200s for model download, weight load and compile"
+    ]
 
 
 def test_serving_runtime_model_spec_is_left_to_the_runtime():

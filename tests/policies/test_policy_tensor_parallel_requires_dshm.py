@@ -1,7 +1,8 @@
 """S4 tensor-parallel-requires-dshm: one compliant fixture, one mutation per case."""
 
-from policies.vllm.tensor_parallel_requires_dshm import POLICY
 from policy_fixtures import RAY_CLUSTER_TYPE, isvc, isvc_props, messages, resource, set_arg, vllm_container
+
+from policies.vllm.tensor_parallel_requires_dshm import POLICY
 
 FIX = "mount an emptyDir {medium: Memory, sizeLimit: ...} at /dev/shm"
 LABEL = "container kserve-container"
@@ -34,7 +35,8 @@ def test_missing_mount():
     vllm_container(props).pop("volumeMounts")
     assert messages(POLICY, isvc(props)) == [
         f"{LABEL}: {TP2} but nothing is mounted at /dev/shm, where NCCL runs out of the runtime's 64Mi "
-        f"(vllm-project/vllm#1710); {FIX}"]
+        f"(vllm-project/vllm#1710); {FIX}"
+    ]
 
 
 def test_gpu_limit_above_one_needs_shm_even_without_tp_flags():
@@ -45,7 +47,8 @@ def test_gpu_limit_above_one_needs_shm_even_without_tp_flags():
         container["resources"][section]["nvidia.com/gpu"] = 4.0
     assert messages(POLICY, isvc(props)) == [
         f"{LABEL}: has 4 GPUs (resources.limits nvidia.com/gpu) but nothing is mounted at /dev/shm, where "
-        f"NCCL runs out of the runtime's 64Mi (vllm-project/vllm#1710); {FIX}"]
+        f"NCCL runs out of the runtime's 64Mi (vllm-project/vllm#1710); {FIX}"
+    ]
 
 
 def test_host_ipc_is_no_substitute():
@@ -55,21 +58,22 @@ def test_host_ipc_is_no_substitute():
     props["spec"]["predictor"]["hostIPC"] = True
     assert messages(POLICY, isvc(props)) == [
         f"{LABEL}: {TP2} but nothing is mounted at /dev/shm, where NCCL runs out of the runtime's 64Mi "
-        f"(vllm-project/vllm#1710); {FIX}"]
+        f"(vllm-project/vllm#1710); {FIX}"
+    ]
 
 
 def test_mount_of_undefined_volume():
     props = tp2_props()
     props["spec"]["predictor"]["volumes"] = []
-    assert messages(POLICY, isvc(props)) == [
-        f"{LABEL}: /dev/shm mounts volume dshm, which the pod spec does not define"]
+    assert messages(POLICY, isvc(props)) == [f"{LABEL}: /dev/shm mounts volume dshm, which the pod spec does not define"]
 
 
 def test_disk_backed_emptydir():
     props = tp2_props()
     props["spec"]["predictor"]["volumes"][0]["emptyDir"].pop("medium")
     assert messages(POLICY, isvc(props)) == [
-        f"{LABEL}: /dev/shm is volume dshm, which is not an emptyDir with medium Memory; {FIX}"]
+        f"{LABEL}: /dev/shm is volume dshm, which is not an emptyDir with medium Memory; {FIX}"
+    ]
 
 
 def test_missing_size_limit():
@@ -77,7 +81,8 @@ def test_missing_size_limit():
     props["spec"]["predictor"]["volumes"][0]["emptyDir"].pop("sizeLimit")
     assert messages(POLICY, isvc(props)) == [
         f"{LABEL}: the /dev/shm emptyDir dshm has no sizeLimit; its pages count against the container's "
-        f"memory limit, so bound it explicitly"]
+        f"memory limit, so bound it explicitly"
+    ]
 
 
 def test_size_limit_above_memory_limit():
@@ -85,7 +90,8 @@ def test_size_limit_above_memory_limit():
     props["spec"]["predictor"]["volumes"][0]["emptyDir"]["sizeLimit"] = "64Gi"
     assert messages(POLICY, isvc(props)) == [
         f"{LABEL}: the /dev/shm emptyDir dshm sizeLimit 64Gi exceeds the container's memory limit 48Gi; "
-        f"shared-memory pages count against that limit, so the container is OOM-killed before /dev/shm fills"]
+        f"shared-memory pages count against that limit, so the container is OOM-killed before /dev/shm fills"
+    ]
 
 
 def test_size_limit_equal_to_memory_limit_in_other_units_passes():
@@ -96,19 +102,40 @@ def test_size_limit_equal_to_memory_limit_in_other_units_passes():
 
 def ray_props(volume=None, host_ipc=False):
     """A RayCluster whose 8-GPU worker mounts `volume` at /dev/shm (nothing when None)."""
-    worker = {"name": "ray-worker", "image": "vllm/vllm-openai:v0.33.0",
-              "resources": {"limits": {"nvidia.com/gpu": 8.0, "memory": "400Gi"}}}
+    worker = {
+        "name": "ray-worker",
+        "image": "vllm/vllm-openai:v0.33.0",
+        "resources": {"limits": {"nvidia.com/gpu": 8.0, "memory": "400Gi"}},
+    }
     pod = {"containers": [worker]}
     if volume is not None:
         worker["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
         pod["volumes"] = [{"name": "dshm", **volume}]
     if host_ipc:
         pod["hostIPC"] = True
-    return {"metadata": {"name": "big"}, "spec": {
-        "headGroupSpec": {"rayStartParams": {"num-gpus": "0"}, "template": {"spec": {"containers": [
-            {"name": "ray-head", "image": "vllm/vllm-openai:v0.33.0", "command": ["/bin/bash", "-c"],
-             "args": ["vllm serve m --tensor-parallel-size 8 --pipeline-parallel-size 2 --distributed-executor-backend ray"]}]}}},
-        "workerGroupSpecs": [{"groupName": "gpu", "replicas": 2.0, "template": {"spec": pod}}]}}
+    return {
+        "metadata": {"name": "big"},
+        "spec": {
+            "headGroupSpec": {
+                "rayStartParams": {"num-gpus": "0"},
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "ray-head",
+                                "image": "vllm/vllm-openai:v0.33.0",
+                                "command": ["/bin/bash", "-c"],
+                                "args": [
+                                    "vllm serve m --tensor-parallel-size 8 --pipeline-parallel-size 2 --distributed-executor-backend ray"
+                                ],
+                            }
+                        ]
+                    }
+                },
+            },
+            "workerGroupSpecs": [{"groupName": "gpu", "replicas": 2.0, "template": {"spec": pod}}],
+        },
+    }
 
 
 RAY_WORKER = "spec.workerGroupSpecs[0].template.spec container ray-worker"
@@ -125,18 +152,21 @@ def test_ray_pod_with_a_bounded_memory_shm_passes():
 def test_ray_pod_mounting_its_own_shm_without_size_limit():
     assert messages(POLICY, resource(RAY_CLUSTER_TYPE, ray_props({"emptyDir": {"medium": "Memory"}}))) == [
         f"{RAY_WORKER}: the /dev/shm emptyDir dshm has no sizeLimit; its pages count against the container's "
-        f"memory limit, so bound it explicitly"]
+        f"memory limit, so bound it explicitly"
+    ]
 
 
 def test_ray_pod_shm_above_its_memory_limit():
     assert messages(POLICY, resource(RAY_CLUSTER_TYPE, ray_props({"emptyDir": {"medium": "Memory", "sizeLimit": "500Gi"}}))) == [
         f"{RAY_WORKER}: the /dev/shm emptyDir dshm sizeLimit 500Gi exceeds the container's memory limit 400Gi; "
-        f"shared-memory pages count against that limit, so the container is OOM-killed before /dev/shm fills"]
+        f"shared-memory pages count against that limit, so the container is OOM-killed before /dev/shm fills"
+    ]
 
 
 def test_ray_pod_shm_on_disk():
     assert messages(POLICY, resource(RAY_CLUSTER_TYPE, ray_props({"emptyDir": {"sizeLimit": "64Gi"}}))) == [
-        f"{RAY_WORKER}: /dev/shm is volume dshm, which is not an emptyDir with medium Memory; {FIX}"]
+        f"{RAY_WORKER}: /dev/shm is volume dshm, which is not an emptyDir with medium Memory; {FIX}"
+    ]
 
 
 def test_ray_gpu_pod_with_host_ipc_is_left_to_no_host_namespaces():
@@ -148,4 +178,5 @@ def test_ray_service_pods_are_read_too():
     service = {"metadata": {"name": "svc"}, "spec": {"rayClusterConfig": props["spec"]}}
     assert messages(POLICY, resource("kubernetes:ray.io/v1:RayService", service)) == [
         "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker: the /dev/shm emptyDir dshm "
-        "has no sizeLimit; its pages count against the container's memory limit, so bound it explicitly"]
+        "has no sizeLimit; its pages count against the container's memory limit, so bound it explicitly"
+    ]

@@ -44,14 +44,23 @@ class Account:
         self.subnets = [{"SubnetId": s, "AvailabilityZone": z, "VpcId": VPC} for s, z in zip(SUBNETS, self.zones)]
         self.groups = [{"GroupId": CLUSTER_SG, "GroupName": "eks-cluster-sg", "VpcId": VPC}]
         types = sorted({t for p in cfg.gpu_pools for t in p.instance_types})
-        self.offerings = [{"InstanceType": t, "LocationType": "availability-zone", "Location": z} for t in types for z in self.zones]
+        self.offerings = [
+            {"InstanceType": t, "LocationType": "availability-zone", "Location": z} for t in types for z in self.zones
+        ]
         self.quotas = {code: 10_000.0 for code, _ in preflight_capacity.QUOTAS.values()}
-        self.reservations = [{
-            "CapacityReservationId": "cr-0ddddddddddddddd4", "InstanceType": "p5.48xlarge", "AvailabilityZone": self.zones[0],
-            "State": "active", "TotalInstanceCount": 2,
-        }]
+        self.reservations = [
+            {
+                "CapacityReservationId": "cr-0ddddddddddddddd4",
+                "InstanceType": "p5.48xlarge",
+                "AvailabilityZone": self.zones[0],
+                "State": "active",
+                "TotalInstanceCount": 2,
+            }
+        ]
         arn = cfg.ingress.certificate_arn if cfg.ingress is not None else None
-        self.certificate: dict[str, Any] | None = {"CertificateArn": arn, "DomainName": "*.llm.example.com", "Status": "ISSUED"} if arn else None
+        self.certificate: dict[str, Any] | None = (
+            {"CertificateArn": arn, "DomainName": "*.llm.example.com", "Status": "ISSUED"} if arn else None
+        )
         self.mirror_keys = 1
         self.errors: dict[str, dict[str, Any]] = {}  # operation -> the error it raises instead
         self.taken: set[str] = set()  # IAM role and queue names that exist already
@@ -81,57 +90,118 @@ class Account:
         if not self.cluster_found:
             eks.add_client_error("describe_cluster", "ResourceNotFoundException", f"No cluster found for name: {name}.", 404)
         else:
-            self._respond(eks, "describe_cluster", {"cluster": {
-                "name": name, "status": "ACTIVE", "version": "1.33",
-                "accessConfig": {"authenticationMode": self.auth_mode},
-                "resourcesVpcConfig": {"vpcId": VPC, "clusterSecurityGroupId": CLUSTER_SG, "subnetIds": list(SUBNETS)},
-            }}, {"name": name})
+            self._respond(
+                eks,
+                "describe_cluster",
+                {
+                    "cluster": {
+                        "name": name,
+                        "status": "ACTIVE",
+                        "version": "1.33",
+                        "accessConfig": {"authenticationMode": self.auth_mode},
+                        "resourcesVpcConfig": {"vpcId": VPC, "clusterSecurityGroupId": CLUSTER_SG, "subnetIds": list(SUBNETS)},
+                    }
+                },
+                {"name": name},
+            )
             if self.addon is None:
                 eks.add_client_error("describe_addon", "ResourceNotFoundException", "No addon: eks-pod-identity-agent found", 404)
             else:
-                self._respond(eks, "describe_addon", {"addon": self.addon}, {"clusterName": name, "addonName": pf.POD_IDENTITY_AGENT})
+                self._respond(
+                    eks, "describe_addon", {"addon": self.addon}, {"clusterName": name, "addonName": pf.POD_IDENTITY_AGENT}
+                )
         if self.cfg.karpenter.install:
             for role in (f"KarpenterNodeRole-{name}", f"KarpenterControllerRole-{name}"):
                 if role in self.taken:
-                    iam.add_response("get_role", {"Role": {"Path": "/", "RoleName": role, "RoleId": "AROAEXAMPLEEXAMPLE01",
-                                                           "Arn": f"arn:aws:iam::{ACCOUNT}:role/{role}", "CreateDate": "2026-01-01T00:00:00Z"}},
-                                     {"RoleName": role})
+                    iam.add_response(
+                        "get_role",
+                        {
+                            "Role": {
+                                "Path": "/",
+                                "RoleName": role,
+                                "RoleId": "AROAEXAMPLEEXAMPLE01",
+                                "Arn": f"arn:aws:iam::{ACCOUNT}:role/{role}",
+                                "CreateDate": "2026-01-01T00:00:00Z",
+                            }
+                        },
+                        {"RoleName": role},
+                    )
                 else:
-                    iam.add_client_error("get_role", "NoSuchEntity", f"The role with name {role} cannot be found.", 404, expected_params={"RoleName": role})
+                    iam.add_client_error(
+                        "get_role",
+                        "NoSuchEntity",
+                        f"The role with name {role} cannot be found.",
+                        404,
+                        expected_params={"RoleName": role},
+                    )
             if name in self.taken:
-                sqs.add_response("get_queue_url", {"QueueUrl": f"https://sqs.{region}.amazonaws.com/{ACCOUNT}/{name}"}, {"QueueName": name})
+                sqs.add_response(
+                    "get_queue_url", {"QueueUrl": f"https://sqs.{region}.amazonaws.com/{ACCOUNT}/{name}"}, {"QueueName": name}
+                )
             else:
-                sqs.add_client_error("get_queue_url", "AWS.SimpleQueueService.NonExistentQueue", "The specified queue does not exist.", 400,
-                                     expected_params={"QueueName": name})
+                sqs.add_client_error(
+                    "get_queue_url",
+                    "AWS.SimpleQueueService.NonExistentQueue",
+                    "The specified queue does not exist.",
+                    400,
+                    expected_params={"QueueName": name},
+                )
         tags = [{"Name": "tag:karpenter.sh/discovery", "Values": [name]}]
         self._respond(ec2, "describe_subnets", {"Subnets": self.subnets}, {"Filters": tags})
         self._respond(ec2, "describe_security_groups", {"SecurityGroups": self.groups}, {"Filters": tags})
         types = sorted({t for p in self.cfg.gpu_pools for t in p.instance_types})
-        self._respond(ec2, "describe_instance_type_offerings", {"InstanceTypeOfferings": self.offerings},
-                      {"LocationType": "availability-zone", "Filters": [{"Name": "instance-type", "Values": types}]})
+        self._respond(
+            ec2,
+            "describe_instance_type_offerings",
+            {"InstanceTypeOfferings": self.offerings},
+            {"LocationType": "availability-zone", "Filters": [{"Name": "instance-type", "Values": types}]},
+        )
         for pool in self.cfg.gpu_pools:
             if "reserved" in pool.capacity_types:
                 for term in pool.capacity_reservations:
-                    self._respond(ec2, "describe_capacity_reservations", {"CapacityReservations": self.reservations},
-                                  {"Filters": preflight_aws.tag_filters(term.tags)})
-        keys = sorted({(preflight_capacity.quota_family(t), "spot" if c == "spot" else "on-demand")
-                       for p in self.cfg.gpu_pools for t in p.instance_types for c in p.capacity_types})
+                    self._respond(
+                        ec2,
+                        "describe_capacity_reservations",
+                        {"CapacityReservations": self.reservations},
+                        {"Filters": preflight_aws.tag_filters(term.tags)},
+                    )
+        keys = sorted(
+            {
+                (preflight_capacity.quota_family(t), "spot" if c == "spot" else "on-demand")
+                for p in self.cfg.gpu_pools
+                for t in p.instance_types
+                for c in p.capacity_types
+            }
+        )
         for code in (preflight_capacity.QUOTAS[k][0] for k in keys):
-            self._respond(sq, "get_service_quota", {"Quota": {"QuotaCode": code, "ServiceCode": "ec2", "Value": self.quotas[code]}},
-                          {"ServiceCode": "ec2", "QuotaCode": code})
+            self._respond(
+                sq,
+                "get_service_quota",
+                {"Quota": {"QuotaCode": code, "ServiceCode": "ec2", "Value": self.quotas[code]}},
+                {"ServiceCode": "ec2", "QuotaCode": code},
+            )
         arn = self.cfg.ingress.certificate_arn if self.cfg.ingress is not None else None
         if not arn:
             pass
         elif self.certificate is None:
             acm.add_client_error("describe_certificate", "ResourceNotFoundException", "Could not find certificate", 400)
         elif arn.split(":")[3] == region:
-            self._respond(acm, "describe_certificate", {"Certificate": self.certificate}, {"CertificateArn": self.cfg.ingress.certificate_arn})
+            self._respond(
+                acm,
+                "describe_certificate",
+                {"Certificate": self.certificate},
+                {"CertificateArn": self.cfg.ingress.certificate_arn},
+            )
         for m in self.cfg.models:
             if m.source.type == "s3":
                 bucket, _, prefix = str(m.source.uri).removeprefix("s3://").partition("/")
                 contents = [{"Key": f"{prefix}/config.json", "Size": 855}] * self.mirror_keys
-                self._respond(mirrors[str(m.source.region)], "list_objects_v2", {"KeyCount": self.mirror_keys, "Contents": contents},
-                              {"Bucket": bucket, "Prefix": f"{prefix}/", "MaxKeys": 1})
+                self._respond(
+                    mirrors[str(m.source.region)],
+                    "list_objects_v2",
+                    {"KeyCount": self.mirror_keys, "Contents": contents},
+                    {"Bucket": bucket, "Prefix": f"{prefix}/", "MaxKeys": 1},
+                )
         for s in stubs:
             s.activate()
         return clients, stubs
@@ -172,8 +242,13 @@ def test_a_ready_account_passes_every_check(prod):
     assert rows["pool h100: instance offerings"].detail == "launchable in us-east-1a, us-east-1b"
     assert rows["pool h100: capacity reservations"].detail == "1 active (2 instances)"
     assert rows["model llama-70b: S3 mirror"].result == pf.OK
-    assert {c.check for c in checks} >= {"quota Running On-Demand P instances", "quota Running On-Demand G and VT instances",
-                                         "EKS Pod Identity Agent", "security groups", "ingress certificate"}
+    assert {c.check for c in checks} >= {
+        "quota Running On-Demand P instances",
+        "quota Running On-Demand G and VT instances",
+        "EKS Pod Identity Agent",
+        "security groups",
+        "ingress certificate",
+    }
 
 
 def test_a_missing_discovery_tag_is_reported_with_the_command_that_adds_it(prod):
@@ -182,7 +257,9 @@ def test_a_missing_discovery_tag_is_reported_with_the_command_that_adds_it(prod)
     rows = by_check(run(prod, account))
     subnets = rows["subnets"]
     assert subnets.result == pf.MISSING
-    assert subnets.detail.startswith("no subnets tagged karpenter.sh/discovery=llm-prod: Karpenter's EC2NodeClass would never be Ready")
+    assert subnets.detail.startswith(
+        "no subnets tagged karpenter.sh/discovery=llm-prod: Karpenter's EC2NodeClass would never be Ready"
+    )
     assert "aws ec2 create-tags --resources subnet-... --tags Key=karpenter.sh/discovery,Value=llm-prod" in subnets.fix
     assert "cluster.tagForDiscovery.subnetIds" in subnets.fix
     assert rows["pool h100: instance offerings"].result == pf.SKIPPED
@@ -203,15 +280,20 @@ def test_a_zero_quota_asks_for_the_increase_the_gpu_limit_needs(prod):
     # h100: gpuLimit 48 on p5.48xlarge (8 GPUs, 192 vCPUs) = 6 nodes = 1152 vCPUs.
     assert check.result == pf.MISSING
     assert check.detail == "0 vCPUs; the pools' gpuLimit needs 1152 (h100 1152)"
-    assert check.fix == ("aws service-quotas request-service-quota-increase --service-code ec2 --quota-code L-417A185B "
-                         "--desired-value 1152 --region us-east-1 (or lower gpuLimit)")
+    assert check.fix == (
+        "aws service-quotas request-service-quota-increase --service-code ec2 --quota-code L-417A185B "
+        "--desired-value 1152 --region us-east-1 (or lower gpuLimit)"
+    )
 
 
 def test_the_vcpus_of_a_pool_come_from_the_instance_table(prod):
     l40s = next(p for p in prod.gpu_pools if p.name == "l40s")
     # gpuLimit 24: g6e.2xlarge 24 x 8 vCPUs = 192, g6e.4xlarge 24 x 16 = 384, g6e.12xlarge 6 x 48 = 288: the largest.
     assert preflight_capacity.pool_vcpus(l40s) == 384
-    assert [preflight_capacity.quota_family(t) for t in ("p5.48xlarge", "g6e.2xlarge", "gr6.4xlarge", "inf2.48xlarge", "trn1.32xlarge")] == ["P", "G", "G", "Inf", "Trn"]
+    assert [
+        preflight_capacity.quota_family(t)
+        for t in ("p5.48xlarge", "g6e.2xlarge", "gr6.4xlarge", "inf2.48xlarge", "trn1.32xlarge")
+    ] == ["P", "G", "G", "Inf", "Trn"]
 
 
 def test_a_cluster_that_refuses_access_entries(prod):
@@ -219,7 +301,10 @@ def test_a_cluster_that_refuses_access_entries(prod):
     account.auth_mode = "CONFIG_MAP"
     check = by_check(run(prod, account))["authentication mode"]
     assert check.result == pf.MISSING
-    assert check.fix == "aws eks update-cluster-config --name llm-prod --region us-east-1 --access-config authenticationMode=API_AND_CONFIG_MAP"
+    assert (
+        check.fix
+        == "aws eks update-cluster-config --name llm-prod --region us-east-1 --access-config authenticationMode=API_AND_CONFIG_MAP"
+    )
 
 
 ACTIVE_AGENT = {"addonName": pf.POD_IDENTITY_AGENT, "status": "ACTIVE", "addonVersion": "v1.3.8-eksbuild.2"}
@@ -250,7 +335,9 @@ def test_no_pod_identity_agent_where_the_stack_does_not_install_it():
     check = by_check(run(cfg, Account(cfg)))["EKS Pod Identity Agent"]
     assert check.result == pf.MISSING
     assert "Karpenter, the AWS Load Balancer Controller, model llama-70b's S3 reader need it" in check.detail
-    assert check.fix.startswith("aws eks create-addon --cluster-name llm-prod --addon-name eks-pod-identity-agent --region us-east-1")
+    assert check.fix.startswith(
+        "aws eks create-addon --cluster-name llm-prod --addon-name eks-pod-identity-agent --region us-east-1"
+    )
     account = Account(cfg)
     account.addon = dict(ACTIVE_AGENT)
     check = by_check(run(cfg, account))["EKS Pod Identity Agent"]
@@ -272,7 +359,10 @@ def test_a_missing_cluster_is_named(prod):
     checks = run(prod, account)
     rows = by_check(checks)
     assert rows["EKS cluster llm-prod"].detail == "no EKS cluster named llm-prod in us-east-1"
-    assert rows["EKS Pod Identity Agent"].result == pf.SKIPPED and rows["EKS Pod Identity Agent"].detail == "the cluster was not found"
+    assert (
+        rows["EKS Pod Identity Agent"].result == pf.SKIPPED
+        and rows["EKS Pod Identity Agent"].detail == "the cluster was not found"
+    )
 
 
 def test_instance_types_offered_only_where_no_subnet_is(prod):
@@ -321,7 +411,11 @@ def test_an_empty_mirror_and_a_denied_read(prod):
     check = by_check(run(prod, account))["model llama-70b: S3 mirror"]
     assert check.result == pf.MISSING and check.detail.endswith("is empty")
     account = Account(prod)
-    account.errors["list_objects_v2"] = {"service_error_code": "AccessDenied", "service_message": "Access Denied", "http_status_code": 403}
+    account.errors["list_objects_v2"] = {
+        "service_error_code": "AccessDenied",
+        "service_message": "Access Denied",
+        "http_status_code": 403,
+    }
     check = by_check(run(prod, account))["model llama-70b: S3 mirror"]
     assert check.detail == "could not check: AccessDenied on s3:ListBucket on llm-prod-models"
     assert check.fix == "run preflight with credentials allowed s3:ListBucket on llm-prod-models"
@@ -367,14 +461,22 @@ def test_json_report(prod, capsys):
 def _no_credentials_env(tmp_path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     # No shared files: HOME and the config/credentials paths point into an empty folder.
-    env.update(HOME=str(tmp_path), AWS_CONFIG_FILE=str(tmp_path / "config"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "credentials"))
+    env.update(
+        HOME=str(tmp_path), AWS_CONFIG_FILE=str(tmp_path / "config"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "credentials")
+    )
     return env
 
 
 def test_without_credentials_it_exits_2_within_15_seconds_naming_how_to_provide_them(tmp_path):
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "stacks", "preflight", "prod"], cwd=ROOT, env=_no_credentials_env(tmp_path),
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stacks", "preflight", "prod"],
+        cwd=ROOT,
+        env=_no_credentials_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     elapsed = time.monotonic() - started
     assert proc.returncode == 2, proc.stderr
     assert elapsed < 15, elapsed
@@ -386,7 +488,9 @@ def test_without_credentials_it_exits_2_within_15_seconds_naming_how_to_provide_
 
 def test_an_unknown_profile_exits_2_naming_it(tmp_path):
     env = _no_credentials_env(tmp_path) | {"AWS_PROFILE": "no-such-profile"}
-    proc = subprocess.run([sys.executable, "-m", "stacks", "preflight", "prod"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stacks", "preflight", "prod"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "AWS profile 'no-such-profile' (aws:profile or AWS_PROFILE) is not in ~/.aws/config" in proc.stderr
 
@@ -396,7 +500,9 @@ def test_credentials_aws_rejects_exit_2(monkeypatch):
     session = boto3.Session(aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="wrong", region_name=REGION)
     sts = session.client("sts", region_name=REGION)
     stub = Stubber(sts)
-    stub.add_client_error("get_caller_identity", "InvalidClientTokenId", "The security token included in the request is invalid.", 403)
+    stub.add_client_error(
+        "get_caller_identity", "InvalidClientTokenId", "The security token included in the request is invalid.", 403
+    )
     stub.activate()
     monkeypatch.setattr(boto3, "Session", lambda **kw: _SessionWith(session, sts))
     with pytest.raises(pf.NoCredentials, match=r"^AWS rejected the credentials \(InvalidClientTokenId: The security token"):
@@ -417,7 +523,14 @@ class _SessionWith:
 
 def test_bad_stack_input_exits_2_without_aws(tmp_path):
     env = _no_credentials_env(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "stacks", "preflight", "no-such-stack"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stacks", "preflight", "no-such-stack"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and "no stack file" in proc.stderr and "Traceback" not in proc.stderr
 
 

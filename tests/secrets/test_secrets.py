@@ -11,8 +11,15 @@ HF = "hf_" + "Ab3" * 12
 
 @pytest.mark.parametrize(
     "value,expected",
-    [({"secure": "v1:abc"}, True), ({"secure": 123}, False), ({"secure": "v1:abc", "other": 1}, False),
-     ("v1:abc", False), ({}, False), (None, False), (["secure"], False)],
+    [
+        ({"secure": "v1:abc"}, True),
+        ({"secure": 123}, False),
+        ({"secure": "v1:abc", "other": 1}, False),
+        ("v1:abc", False),
+        ({}, False),
+        (None, False),
+        (["secure"], False),
+    ],
 )
 def test_is_secret_is_pulumis_secure_form_only(value, expected):
     assert is_secret(value) is expected
@@ -49,10 +56,18 @@ def test_token_shapes(text, kind, prefix):
 @pytest.mark.parametrize(
     "text",
     [
-        "meta-llama/Llama-3.1-8B-Instruct", "0e9e39f249a16976918f6564b8830bc894c89659", "vllm/vllm-openai:v0.33.0",
-        "desk-" + "a1" * 20, "task-assistant-model-2024-finetuned-v1-final", "hf_short1", "sk-" + "word" * 10,
-        "AKIA-not-a-key", "--max-num-batched-tokens=8192", "v1:RvcCpmij+ppCX+RdnQrVvvU6k/MveF1K2jxRujpWCH4AfsfNYOCwaw==",
-        "https://huggingface.co/hf_models", "$(HF_TOKEN)",
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "0e9e39f249a16976918f6564b8830bc894c89659",
+        "vllm/vllm-openai:v0.33.0",
+        "desk-" + "a1" * 20,
+        "task-assistant-model-2024-finetuned-v1-final",
+        "hf_short1",
+        "sk-" + "word" * 10,
+        "AKIA-not-a-key",
+        "--max-num-batched-tokens=8192",
+        "v1:RvcCpmij+ppCX+RdnQrVvvU6k/MveF1K2jxRujpWCH4AfsfNYOCwaw==",
+        "https://huggingface.co/hf_models",
+        "$(HF_TOKEN)",
     ],
 )
 def test_ordinary_text_is_not_a_token(text):

@@ -7,8 +7,17 @@ from dataclasses import replace
 import simpy
 
 from components.simulate.engine import Replica, Request
-from components.simulate.settings import (K8S_DEFAULT_DOWN, EngineLimits, ModelSettings, PoolSettings, Policy, Route, Rules,
-                                          Scaling, StackSettings)
+from components.simulate.settings import (
+    K8S_DEFAULT_DOWN,
+    EngineLimits,
+    ModelSettings,
+    Policy,
+    PoolSettings,
+    Route,
+    Rules,
+    Scaling,
+    StackSettings,
+)
 
 
 class FixedStep:
@@ -42,21 +51,51 @@ UP = Rules(0, "Max", (Policy("Percent", 100, 15), Policy("Pods", 4, 15)))
 DOWN = Rules(300, "Min", (Policy("Percent", 10, 60), Policy("Pods", 1, 60)))
 
 
-def model(name="m", *, min_replicas=1, max_replicas=8, target=8.0, seqs=8, queue=16, signal="in-flight", relist=None,
-          start=100.0, node_ready=300.0, pull=300.0, gpus=1, node_gpus=1, step=0.02, drain=60.0, down=DOWN):
+def model(
+    name="m",
+    *,
+    min_replicas=1,
+    max_replicas=8,
+    target=8.0,
+    seqs=8,
+    queue=16,
+    signal="in-flight",
+    relist=None,
+    start=100.0,
+    node_ready=300.0,
+    pull=300.0,
+    gpus=1,
+    node_gpus=1,
+    step=0.02,
+    drain=60.0,
+    down=DOWN,
+):
     """One model's settings on pool "p" with a fixed step time."""
     return ModelSettings(
-        name=name, pool="p", gpus_per_pod=gpus, node_gpus=node_gpus, nodes_per_replica=1, roofline=FixedStep(step),
+        name=name,
+        pool="p",
+        gpus_per_pod=gpus,
+        node_gpus=node_gpus,
+        nodes_per_replica=1,
+        roofline=FixedStep(step),
         engine=EngineLimits(seqs, 2048, queue, 100_000, 16, 8192),
         scaling=Scaling(signal, min_replicas, max_replicas, target, UP, down, 15.0, relist),
-        route=Route(600.0, 300.0, True, "lor"), drain_seconds=drain, container_start_seconds=start,
-        node_ready_seconds=node_ready, image_pull_seconds=pull, in_flight_target=int(target), ttft_slo_seconds=5.0,
-        long_sibling=None)
+        route=Route(600.0, 300.0, True, "lor"),
+        drain_seconds=drain,
+        container_start_seconds=start,
+        node_ready_seconds=node_ready,
+        image_pull_seconds=pull,
+        in_flight_target=int(target),
+        ttft_slo_seconds=5.0,
+        long_sibling=None,
+    )
 
 
 def stack(*models, gpu_limit=100, buffer_pods=0, buffer_gpus=1, consolidate=900.0):
     """A stack of ``models`` on one pool."""
-    return StackSettings(tuple(models), (PoolSettings("p", gpu_limit, consolidate, buffer_pods, buffer_gpus, buffer_gpus),), "test")
+    return StackSettings(
+        tuple(models), (PoolSettings("p", gpu_limit, consolidate, buffer_pods, buffer_gpus, buffer_gpus),), "test"
+    )
 
 
 __all__ = ["FixedStep", "replica", "model", "stack", "replace", "simpy", "Request", "K8S_DEFAULT_DOWN"]

@@ -227,8 +227,20 @@ def test_the_cpu_model_grows_with_token_throughput_over_the_cpu_request():
 
 def test_the_cpu_hpa_scales_out_and_in_when_the_pod_requests_little_cpu_and_never_when_it_requests_much():
     def run(cpu_request):
-        m = replace(model(signal="cpu", target=0.8, min_replicas=1, max_replicas=6, start=5, node_ready=0, pull=0, queue=None,
-                          down=replace(DOWN, stabilization_seconds=60)), cpu_request=cpu_request)
+        m = replace(
+            model(
+                signal="cpu",
+                target=0.8,
+                min_replicas=1,
+                max_replicas=6,
+                start=5,
+                node_ready=0,
+                pull=0,
+                queue=None,
+                down=replace(DOWN, stabilization_seconds=60),
+            ),
+            cpu_request=cpu_request,
+        )
         return _run(stack(m), {"m": _load([(0, 300, 8), (300, 900, 0.05)])}, 900).models["m"]
 
     small, large = run(1.0), run(16.0)

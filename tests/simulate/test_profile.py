@@ -16,7 +16,11 @@ from components.simulate.workload import arrival_times, build_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples" / "traffic").glob("*.yaml"))
-BASE = {"arrivals": {"rate": 2}, "promptTokens": {"kind": "constant", "value": 100}, "outputTokens": {"kind": "constant", "value": 50}}
+BASE = {
+    "arrivals": {"rate": 2},
+    "promptTokens": {"kind": "constant", "value": 100},
+    "outputTokens": {"kind": "constant", "value": 50},
+}
 
 
 def test_committed_schema_is_the_models_schema():
@@ -50,7 +54,9 @@ def test_errors_name_the_field_and_the_rule():
 
 def test_unknown_distribution_kind():
     doc = {"models": {"chat": {**BASE, "promptTokens": {"kind": "zipf"}}}}
-    assert _errors(doc) == ['models.chat.promptTokens = {"kind": "zipf"}: kind must be one of constant, uniform, lognormal, empirical']
+    assert _errors(doc) == [
+        'models.chat.promptTokens = {"kind": "zipf"}: kind must be one of constant, uniform, lognormal, empirical'
+    ]
 
 
 def test_unknown_key_and_trace_with_rate():
@@ -62,12 +68,19 @@ def test_unknown_key_and_trace_with_rate():
 
 def test_tokens_required_without_a_trace():
     errors = _errors({"models": {"chat": {"arrivals": {"rate": 1}}}})
-    assert errors == ['models.chat = {"arrivals": {"rate": 1}}: promptTokens and outputTokens required with a Poisson rate '
-                      '(a trace carries its own tokens)']
+    assert errors == [
+        'models.chat = {"arrivals": {"rate": 1}}: promptTokens and outputTokens required with a Poisson rate '
+        "(a trace carries its own tokens)"
+    ]
 
 
 def test_bad_duration_and_weights():
-    errors = _errors({"duration": "2 weeks", "models": {"chat": {**BASE, "outputTokens": {"kind": "empirical", "values": [1, 2], "weights": [1]}}}})
+    errors = _errors(
+        {
+            "duration": "2 weeks",
+            "models": {"chat": {**BASE, "outputTokens": {"kind": "empirical", "values": [1, 2], "weights": [1]}}},
+        }
+    )
     assert any(e.startswith("duration = '2 weeks': must be seconds") for e in errors)
     assert any(e.startswith("models.chat.outputTokens") and "one weight per value" in e for e in errors)
 
@@ -97,7 +110,9 @@ def test_a_trace_profile_loads_relative_to_the_profile(tmp_path):
 
 
 def test_spike_rate_and_thinning():
-    profile = parse_profile({"models": {"m": {**BASE, "arrivals": {"rate": 10, "spikes": [{"at": 100, "factor": 5, "duration": 100, "ramp": 50}]}}}})
+    profile = parse_profile(
+        {"models": {"m": {**BASE, "arrivals": {"rate": 10, "spikes": [{"at": 100, "factor": 5, "duration": 100, "ramp": 50}]}}}}
+    )
     arr = profile.models["m"].arrivals
     assert arr.rate_at(50) == 10 and arr.rate_at(125) == 30 and arr.rate_at(200) == 50 and arr.rate_at(275) == 30
     times = arrival_times(arr, 400, np.random.default_rng(1))
@@ -126,8 +141,10 @@ def test_a_long_context_share_needs_the_sibling():
     doc = {"models": {"chat": {**BASE, "longContext": {"share": 0.1}}}}
     with pytest.raises(ConfigError) as exc:
         check_profile(parse_profile(doc), _stack_of("chat"))
-    assert str(exc.value.problems[0]) == ("models.chat.longContext.share = 0.1: the model has no long-context sibling "
-                                          "(longContext in the stack file); set 0 or add one")
+    assert str(exc.value.problems[0]) == (
+        "models.chat.longContext.share = 0.1: the model has no long-context sibling "
+        "(longContext in the stack file); set 0 or add one"
+    )
     check_profile(parse_profile(doc), _stack_of("chat", "chat-long", sibling="chat-long"))
 
 

@@ -51,16 +51,17 @@ def test_settings_follow_the_rendered_hpa_queue_drain_and_buffer(tmp_path):
 
 def test_the_seed_defaults_drain_is_kubernetes_default_grace_and_vllms_default_shutdown():
     """No preStop, the default grace period and vLLM's default --shutdown-timeout (0: abort) leave a 0 s drain."""
-    from components.simulate.settings import (K8S_DEFAULT_GRACE_SECONDS, VLLM_DEFAULT_SHUTDOWN_SECONDS, drain_window,
-                                              seed_defaults)
+    from components.simulate.settings import K8S_DEFAULT_GRACE_SECONDS, VLLM_DEFAULT_SHUTDOWN_SECONDS, drain_window, seed_defaults
     from tests.conftest import shared_path
     from tests.simulate.helpers import model, stack
 
     # Kubernetes' PodSpec text (k8s.io/api core/v1, as embedded in the LeaderWorkerSet CRD the project pins).
     crd = shared_path("crds", "leaderworkerset.x-k8s.io", "LeaderWorkerSet.yaml").read_text()
-    at = crd.index("terminationGracePeriodSeconds:\n                            description: |-\n"
-                   "                              Optional duration in seconds the pod needs to terminate gracefully.")
-    assert "Defaults to 30 seconds." in crd[at:at + 1200]
+    at = crd.index(
+        "terminationGracePeriodSeconds:\n                            description: |-\n"
+        "                              Optional duration in seconds the pod needs to terminate gracefully."
+    )
+    assert "Defaults to 30 seconds." in crd[at : at + 1200]
     assert K8S_DEFAULT_GRACE_SECONDS == 30
     assert VLLM_DEFAULT_SHUTDOWN_SECONDS == 0
     derived = stack(model(drain=615.0))
@@ -91,8 +92,11 @@ def test_every_autoscaled_pod_can_hold_its_scaling_target(stack_name):
         hpa, so = by_kind.get(("HorizontalPodAutoscaler", name)), by_kind.get(("ScaledObject", name))
         if cap is None or (hpa is None and so is None):
             continue
-        target = (float(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"]) if hpa is not None
-                  else float(so["spec"]["triggers"][0]["metadata"]["threshold"]))
+        target = (
+            float(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"])
+            if hpa is not None
+            else float(so["spec"]["triggers"][0]["metadata"]["threshold"])
+        )
         seqs = next(int(a.split("=", 1)[1]) for a in args if a.startswith("--max-num-seqs="))
         assert target < cap, f"{stack_name}/{name}: target {target:g} in flight per pod, but vLLM admits {cap}"
         assert cap > seqs, f"{stack_name}/{name}: --max-num-queued-reqs={cap} leaves no queue beyond --max-num-seqs={seqs}"

@@ -16,7 +16,9 @@ STEADY = str(ROOT / "examples" / "traffic" / "steady.yaml")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "stacks", "simulate", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "stacks", "simulate", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture(scope="module")
@@ -49,9 +51,23 @@ def test_report_has_both_runs_and_every_figure(two_runs):
     report = json.loads(two_runs[0][0])
     assert set(report["runs"]) == {"derived", "seed_defaults"}
     m = report["runs"]["derived"]["chat-8b"]
-    for key in ("ttft_s", "tpot_s", "e2e_s", "output_tokens_per_s", "errors_503", "errors_504", "cut_streams", "cut_by_alb_idle", "cut_by_route_timeout",
-                "cut_by_drain", "preemptions",
-                "peak_kv_usage", "replicas", "time_to_scale_out_s", "series"):
+    for key in (
+        "ttft_s",
+        "tpot_s",
+        "e2e_s",
+        "output_tokens_per_s",
+        "errors_503",
+        "errors_504",
+        "cut_streams",
+        "cut_by_alb_idle",
+        "cut_by_route_timeout",
+        "cut_by_drain",
+        "preemptions",
+        "peak_kv_usage",
+        "replicas",
+        "time_to_scale_out_s",
+        "series",
+    ):
         assert key in m
     assert len(m["series"]["t"]) == len(m["series"]["replicas_ready"]) > 0
     # The derived run reads the rendered settings; the defaults run the seeds'.
@@ -66,11 +82,14 @@ def test_report_has_both_runs_and_every_figure(two_runs):
     assert "![chat-8b](chat-8b.png)" in md
 
 
-@pytest.mark.parametrize("args, message", [
-    (["prod", "--traffic", "missing.yaml"], "--traffic = 'missing.yaml': no such file"),
-    (["prod", "--traffic", STEADY, "--duration", "soon"], "--duration = 'soon': must be seconds"),
-    (["prod", "--traffic", STEADY, "--seed", "x"], "--seed = 'x': must be an integer"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["prod", "--traffic", "missing.yaml"], "--traffic = 'missing.yaml': no such file"),
+        (["prod", "--traffic", STEADY, "--duration", "soon"], "--duration = 'soon': must be seconds"),
+        (["prod", "--traffic", STEADY, "--seed", "x"], "--seed = 'x': must be an integer"),
+    ],
+)
 def test_bad_input_exits_2_naming_the_flag(args, message, capsys):
     assert main(["simulate", *args]) == 2
     err = capsys.readouterr().err
@@ -79,8 +98,10 @@ def test_bad_input_exits_2_naming_the_flag(args, message, capsys):
 
 def test_a_profile_naming_an_unknown_model_exits_2(tmp_path, capsys):
     bad = tmp_path / "p.yaml"
-    bad.write_text("models:\n  nope:\n    arrivals: {rate: 1}\n    promptTokens: {kind: constant, value: 3}\n"
-                   "    outputTokens: {kind: constant, value: 3}\n")
+    bad.write_text(
+        "models:\n  nope:\n    arrivals: {rate: 1}\n    promptTokens: {kind: constant, value: 3}\n"
+        "    outputTokens: {kind: constant, value: 3}\n"
+    )
     assert main(["simulate", "prod", "--traffic", str(bad), "--duration", "10s"]) == 2
     assert "models.nope: the stack serves no model of that name" in capsys.readouterr().err
 

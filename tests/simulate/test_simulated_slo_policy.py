@@ -54,8 +54,10 @@ def _stack(tmp_path, profile: str | None) -> str:
     return str(path)
 
 
-HEAVY = ("duration: 2m\nmodels:\n  chat-8b:\n    arrivals: {rate: 60}\n"
-         "    promptTokens: {kind: constant, value: 2000}\n    outputTokens: {kind: constant, value: 300}\n")
+HEAVY = (
+    "duration: 2m\nmodels:\n  chat-8b:\n    arrivals: {rate: 60}\n"
+    "    promptTokens: {kind: constant, value: 2000}\n    outputTokens: {kind: constant, value: 300}\n"
+)
 
 
 def test_plan_reports_a_model_over_its_slo_under_its_declared_profile(tmp_path):
@@ -89,8 +91,9 @@ def test_a_missing_profile_names_the_field(tmp_path):
     (tmp_path / "load.yaml").unlink()
     with pytest.raises(ConfigError) as exc:
         run_plan(path)
-    assert str(exc.value.problems[0]) == ("models[0].slo.traffic = 'load.yaml': no such traffic profile (the path is relative "
-                                          "to the stack file)")
+    assert str(exc.value.problems[0]) == (
+        "models[0].slo.traffic = 'load.yaml': no such traffic profile (the path is relative to the stack file)"
+    )
 
 
 def test_the_key_is_documented():

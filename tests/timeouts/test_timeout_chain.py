@@ -65,8 +65,12 @@ def test_the_longest_servable_request_is_3585_seconds():
 
 def test_the_default_slo_chain():
     chain = timeout_chain(300, 5)
-    assert (chain.alb_idle_timeout_seconds, chain.route_timeout_seconds, chain.per_try_timeout_seconds,
-            chain.longest_request_seconds) == (315, 310, 305, 300)
+    assert (
+        chain.alb_idle_timeout_seconds,
+        chain.route_timeout_seconds,
+        chain.per_try_timeout_seconds,
+        chain.longest_request_seconds,
+    ) == (315, 310, 305, 300)
     assert (chain.upstream_idle_timeout_seconds, chain.vllm_keep_alive_seconds) == (320, 325)
     assert (chain.pre_stop_seconds, chain.shutdown_timeout_seconds, chain.termination_grace_seconds) == (15, 300, 330)
     assert chain.deregistration_delay_seconds == 315
