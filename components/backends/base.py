@@ -12,7 +12,8 @@ type, priority and spread from the one scheduling function (builders/scheduling.
 
 Everything here is pure, like the builders, except ``controller`` and ``serve``, which register the
 back-end's Pulumi components (its thin shells over its builders). The registry maps a model to its
-back-end by :func:`backend_key`; components/backends/__init__.py registers the built-in ones.
+back-end by :func:`backend_key`; components/backends/__init__.py registers the ones components/backend_keys.py
+lists.
 """
 
 from __future__ import annotations
@@ -21,15 +22,13 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Optional
 
+from ..backend_keys import SINGLE_NODE_KEY, add_runtime_key, listing, remove_runtime_key
 from ..builders.scheduling import Drain, pod_drain
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig, StackConfig
 
 if TYPE_CHECKING:  # the Pulumi types of serve() and controller(); the pure methods never need them
     import pulumi
-
-# The back-end of a model that sets no ``distributed``: one InferenceService replica per node group of TP x PP GPUs.
-SINGLE_NODE_KEY = "kserve"
 
 
 class RouteTarget(NamedTuple):
@@ -66,11 +65,13 @@ class Controller:
 
 
 class ServingBackend(ABC):
-    """One way of running a model's vLLM engine on the cluster. Subclass it, set ``key`` and ``modules``, and
-    register an instance (components/backends/__init__.py); docs/design.md says how to add one."""
+    """One way of running a model's vLLM engine on the cluster. Subclass it, set ``key``, ``multi_node`` and
+    ``modules``, and list it in components/backend_keys.py (or ``register`` an instance); docs/design.md says how."""
 
     #: What :func:`backend_key` returns for the models this back-end serves.
     key: ClassVar[str]
+    #: Its engine spans nodes: models pick it with ``distributed.backend: <key>``.
+    multi_node: ClassVar[bool] = False
     #: The product modules that implement this back-end (besides its module here): they may branch on it.
     modules: ClassVar[tuple[str, ...]] = ()
 
@@ -138,14 +139,27 @@ _REGISTRY: dict[str, ServingBackend] = {}
 
 
 def register(backend: ServingBackend) -> ServingBackend:
-    """Make ``backend`` serve the models whose :func:`backend_key` is its key (a second one under a key replaces it)."""
+    """Make ``backend`` serve the models whose :func:`backend_key` is its key (a second one under a key replaces it).
+
+    A key listed in components/backend_keys.py must be registered as its line says (multi-node or not); an
+    unlisted multi-node key becomes a value ``distributed.backend`` accepts, until :func:`unregister`."""
+    listed = listing(backend.key)
+    if listed is not None and listed.multi_node != backend.multi_node:
+        raise ValueError(
+            f"back-end {backend.key!r}: multi_node is {backend.multi_node}, "
+            f"but components/backend_keys.py lists it with multi_node={listed.multi_node}"
+        )
+    if listed is None and backend.multi_node:
+        add_runtime_key(backend.key)
     _REGISTRY[backend.key] = backend
     return backend
 
 
 def unregister(key: str) -> None:
-    """Forget the back-end registered under ``key`` (tests that register a back-end of their own clean up with it)."""
+    """Forget the back-end registered under ``key`` (tests that register a back-end of their own clean up with it);
+    an unlisted key is no longer a ``distributed.backend``."""
     _REGISTRY.pop(key, None)
+    remove_runtime_key(key)
 
 
 def registered() -> tuple[ServingBackend, ...]:

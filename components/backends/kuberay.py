@@ -22,6 +22,7 @@ class KubeRayBackend(ServingBackend):
     """A model larger than one node: a fixed-size KubeRay RayCluster and the Service of its head's API."""
 
     key = "ray"
+    multi_node = True
     modules = ("components/kuberay.py", "components/builders/ray_cluster.py", "components/builders/kuberay_operator.py")
 
     def route_target(self, m: ModelConfig) -> RouteTarget:

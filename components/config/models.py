@@ -1,17 +1,19 @@
 """One served model: the vLLM engine, replicas, autoscaling, SLOs, traffic, startup, weights source,
 an architecture outside the catalogue, a long-context sibling and multi-node serving.
 
-Pure: pydantic and the timeout chain's rule on servable request lengths (components/timeouts.py).
+Pure: pydantic, the timeout chain's rule on servable request lengths (components/timeouts.py) and the
+serving back-ends' keys (components/backend_keys.py).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
 
 from ..aws_ids import arn_problem, arn_region
+from ..backend_keys import BUILT_IN, multi_node_keys
 from ..timeouts import max_request_rule
 from .base import _DNS_LABEL, _NAME_MAX, Bool, Float, Int, Str, _dns_name, _Model
 
@@ -327,6 +329,30 @@ LONG_CONTEXT_VALUE = "long"
 LONG_SUFFIX = "-long"
 
 
+def _one_of(values: tuple[str, ...]) -> str:
+    """``'a'``, ``'a' or 'b'``, ``'a', 'b' or 'c'``: how pydantic lists a Literal's values."""
+    quoted = [repr(v) for v in values]
+    return " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
+
+
+def _multi_node_backend(v: Any) -> Any:
+    """``v`` when it is a multi-node back-end's key (components/backend_keys.py, read when the config is loaded)."""
+    keys = multi_node_keys()
+    if not (isinstance(v, str) and v in keys):
+        raise ValueError(f"input should be {_one_of(keys)}")
+    return v
+
+
+# The shipped multi-node back-ends, for the reference and the JSON schema (a run-time one is accepted, not listed);
+# the title is the type the configuration reference prints, written as it writes a Literal's (Markdown-escaped).
+_SHIPPED = tuple(item for item in BUILT_IN if item.multi_node)
+MultiNodeBackend = Annotated[
+    Str,
+    BeforeValidator(_multi_node_backend),
+    WithJsonSchema({"title": " \\| ".join(f'"{item.key}"' for item in _SHIPPED), "enum": [item.key for item in _SHIPPED]}),
+]
+
+
 class DistributedConfig(_Model):
     """Multi-node serving: one vLLM engine spread over several nodes of the model's pool.
 
@@ -336,7 +362,11 @@ class DistributedConfig(_Model):
     (as in KServe and NIM): such a model runs exactly one replica.
     """
 
-    backend: Literal["ray"] = Field(description='How the nodes are coordinated (required): "ray" (KubeRay RayCluster).')
+    backend: MultiNodeBackend = Field(
+        description="How the nodes are coordinated (required): "
+        + ", ".join(f'"{item.key}" ({item.runs})' for item in _SHIPPED)
+        + ".",
+    )
     nccl_socket_ifname: Str = Field(
         "eth0",
         description="NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME of every Ray pod: the interface NCCL's and Gloo's "

@@ -1,8 +1,11 @@
 """The serving back-end interface (components/backends/) is the design it claims to be.
 
 * A third back-end, written here as a LeaderWorkerSet back-end and registered with one ``register`` call
-  (no product file changed), serves a model of the prod stack: its pods, route, monitor, alerts and
-  outputs come from it, and nothing of KubeRay is rendered any more.
+  (no product file changed), serves a model of the prod stack: ``distributed: {backend: lws}`` in the stack's
+  config loads while it is registered (and is refused, naming the values allowed, once it is not), and the
+  model's pods, route, monitor, alerts and outputs come from it; nothing of KubeRay is rendered any more.
+* The shipped back-ends are the lines of components/backend_keys.py: each registers, and the config
+  accepts exactly their multi-node keys.
 * Outside the back-ends' own modules, at most 3 places branch on the back-end (an AST walk of the
   product), and the placement question (``spans_nodes``) is asked only where the test lists it.
 """
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import importlib
 import json
 import subprocess
 import sys
@@ -22,7 +26,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from components import LlmPlatform, LlmPlatformArgs, load_stack_config, plan_stack
+from components import ConfigError, LlmPlatform, LlmPlatformArgs, backends, load_stack_config, plan_stack
+from components.backend_keys import BUILT_IN, multi_node_keys
 from components.backends import (
     KServeBackend,
     KubeRayBackend,
@@ -115,6 +120,7 @@ class LeaderWorkerSetBackend(ServingBackend):
     """A third back-end, as a user would add one: a multi-node engine as a LeaderWorkerSet (not autoscaled here)."""
 
     key = "lws"
+    multi_node = True
 
     def route_target(self, m: ModelConfig) -> RouteTarget:
         return RouteTarget(f"{m.name}-leader", PORT)
@@ -161,17 +167,25 @@ def lws():
         unregister(backend.key)
 
 
-def _on_lws(cfg: StackConfig) -> tuple[StackConfig, ModelConfig]:
-    """The prod stack with its multi-node model moved to the "lws" back-end (model_copy: the config's schema
-    knows only the back-ends the product ships)."""
-    (big,) = [m for m in cfg.models if backend_key(m) == KubeRayBackend.key]
-    assert big.distributed is not None
-    moved = big.model_copy(update={"distributed": big.distributed.model_copy(update={"backend": "lws"})})
-    return cfg.model_copy(update={"models": [moved if m is big else m for m in cfg.models]}), moved
+def _prod_on_lws() -> dict[str, Any]:
+    """The prod stack's config with its multi-node model moved to the "lws" back-end, as a stack file says it."""
+    raw = stack_config("prod")
+    (big,) = [m for m in raw["llm-serving:models"] if m.get("distributed", {}).get("backend") == KubeRayBackend.key]
+    big["distributed"]["backend"] = LeaderWorkerSetBackend.key
+    return raw
+
+
+def _on_lws() -> tuple[StackConfig, ModelConfig]:
+    """The prod stack on the "lws" back-end, loaded as any stack is (the back-end must be registered), and its model there."""
+    cfg = load_stack_config(_prod_on_lws())
+    (moved,) = [m for m in cfg.models if backend_key(m) == LeaderWorkerSetBackend.key]
+    return cfg, moved
 
 
 def test_the_built_in_back_ends_are_registered():
-    assert [b.key for b in registered()] == ["kserve", "ray"]
+    assert [b.key for b in registered()] == [item.key for item in BUILT_IN] == ["kserve", "ray"]
+    assert [type(b).__name__ for b in registered()] == [item.backend for item in BUILT_IN]
+    assert multi_node_keys() == ("ray",) and [b.key for b in registered() if b.multi_node] == ["ray"]
     cfg = load_stack_config(stack_config("prod"))
     by_key = {serving_backend(m).key for m in cfg.models}
     assert by_key == {"kserve", "ray"}
@@ -179,17 +193,73 @@ def test_the_built_in_back_ends_are_registered():
 
 
 def test_a_model_of_an_unregistered_back_end_is_named(lws):
-    cfg, moved = _on_lws(load_stack_config(stack_config("prod")))
+    cfg, moved = _on_lws()
     unregister("lws")
     with pytest.raises(LookupError, match=r"model '.+': no serving back-end registered for 'lws' \(registered: kserve, ray\)"):
         serving_backend(moved)
+
+
+def test_the_config_accepts_a_multi_node_key_while_its_back_end_is_registered():
+    (big,) = [i for i, m in enumerate(stack_config("prod")["llm-serving:models"]) if "distributed" in m]
+    refused = f"models[{big}].distributed.backend = 'lws': input should be 'ray'"
+    with pytest.raises(ConfigError) as before:
+        load_stack_config(_prod_on_lws())
+    assert str(before.value).splitlines()[1:] == [f"  {refused}"]
+    backend = register(LeaderWorkerSetBackend())
+    try:
+        assert multi_node_keys() == ("ray", "lws")
+        cfg, moved = _on_lws()
+        assert moved.name == stack_config("prod")["llm-serving:models"][big]["name"] and serving_backend(moved) is backend
+        bad = _prod_on_lws()
+        bad["llm-serving:models"][big]["distributed"]["backend"] = "slurm"
+        with pytest.raises(
+            ConfigError, match=rf"models\[{big}\]\.distributed\.backend = 'slurm': input should be 'ray' or 'lws'"
+        ):
+            load_stack_config(bad)
+    finally:
+        unregister(backend.key)
+    assert multi_node_keys() == ("ray",)
+    with pytest.raises(ConfigError) as after:
+        load_stack_config(_prod_on_lws())
+    assert str(after.value).splitlines()[1:] == [f"  {refused}"]
+
+
+def test_every_back_end_the_product_defines_is_listed_once():
+    """A back-end module whose line is missing would never serve a model: every ServingBackend class defined in
+    components/backends/ is a line of BUILT_IN, and each line names one (a wrong line is refused, naming it)."""
+    defined = set()
+    for path in sorted(p for p in (ROOT / "components" / "backends").glob("*.py") if p.stem != "__init__"):
+        module = importlib.import_module(f"components.backends.{path.stem}")
+        defined |= {
+            (path.stem, name)
+            for name, obj in vars(module).items()
+            if isinstance(obj, type) and issubclass(obj, ServingBackend) and obj.__module__ == module.__name__
+        }
+    defined.discard(("base", "ServingBackend"))
+    assert defined == {(item.module, item.backend) for item in BUILT_IN}
+    assert len({item.key for item in BUILT_IN}) == len(BUILT_IN)
+    wrong = BUILT_IN[1]._replace(backend="KServeBackend")
+    with pytest.raises(
+        TypeError, match=r"lists 'ray' as components/backends/kuberay.py KServeBackend, which is no ServingBackend"
+    ):
+        backends._built_in(wrong)
+
+
+def test_a_listed_key_registers_as_its_line_says():
+    class NotMultiNode(LeaderWorkerSetBackend):
+        key = KubeRayBackend.key
+        multi_node = False
+
+    with pytest.raises(ValueError, match=r"back-end 'ray': multi_node is False, but components/backend_keys.py lists it"):
+        register(NotMultiNode())
+    assert [type(b) for b in registered()] == [KServeBackend, KubeRayBackend] and multi_node_keys() == ("ray",)
 
 
 def record_on_lws() -> dict[str, Any]:
     """The prod stack planned with its multi-node model on the toy back-end: {"resources", "outputs"} as JSON data."""
     backend = register(LeaderWorkerSetBackend())
     try:
-        cfg, _ = _on_lws(load_stack_config(stack_config("prod")))
+        cfg, _ = _on_lws()
 
         def program() -> None:
             platform = LlmPlatform("prod", LlmPlatformArgs(config=cfg))
@@ -204,14 +274,14 @@ def record_on_lws() -> dict[str, Any]:
 
 def test_a_third_back_end_plans_as_the_one_it_replaces(lws):
     prod = load_stack_config(stack_config("prod"))
-    cfg, moved = _on_lws(prod)
+    cfg, moved = _on_lws()
     # The capacity plan does not depend on the back-end: the plan on KubeRay, but for the layout's back-end name.
     plan: ServingPlan = plan_stack(cfg)[moved.name]
     assert plan.layout is not None and plan.layout.backend == "lws"
     assert replace(plan, layout=replace(plan.layout, backend="ray")) == plan_stack(prod)[moved.name]
 
 
-def test_a_third_back_end_serves_a_model_with_one_registration():
+def test_a_third_back_end_serves_a_model_with_one_registration(lws):
     # In a fresh interpreter, as tests/recording.py runs whole programs (the mock engine is one run per process).
     script = (
         "import json; from tests.components.test_serving_backends import record_on_lws; "
@@ -221,7 +291,7 @@ def test_a_third_back_end_serves_a_model_with_one_registration():
     assert proc.returncode == 0, proc.stderr[-3000:]
     rec = json.loads(proc.stdout)
     resources, outputs = rec["resources"], rec["outputs"]
-    cfg, moved = _on_lws(load_stack_config(stack_config("prod")))
+    cfg, moved = _on_lws()
     plan = plan_stack(cfg)[moved.name]
     types = {r["type"] for r in resources}
     # Its own pods and Service, from the toy back-end; nothing of KubeRay (no model uses it any more).
