@@ -55,6 +55,17 @@ class ServeRequest:
     api_key_secret: Any = None
     opts: Optional["pulumi.ResourceOptions"] = None
 
+    def component_args(self) -> dict[str, Any]:
+        """The fields every serving component's Args take (VllmServiceArgs, RayVllmServiceArgs), by name."""
+        return {
+            "model": self.model,
+            "plan": self.plan,
+            "namespace": self.namespace,
+            "pool_name": self.pool_name,
+            "hf_token_secret": self.hf_token_secret,
+            "api_key_secret": self.api_key_secret,
+        }
+
 
 @dataclass(frozen=True)
 class Controller:

@@ -69,13 +69,6 @@ class KServeBackend(ServingBackend):
 
         return VllmService(
             request.name,
-            VllmServiceArgs(
-                model=request.model,
-                plan=request.plan,
-                namespace=request.namespace,
-                pool_name=request.pool_name,
-                hf_token_secret=request.hf_token_secret,
-                api_key_secret=request.api_key_secret,
-            ),
+            VllmServiceArgs(**request.component_args()),
             opts=request.opts,
         )

@@ -91,13 +91,6 @@ class KubeRayBackend(ServingBackend):
 
         return RayVllmService(
             request.name,
-            RayVllmServiceArgs(
-                model=request.model,
-                plan=request.plan,
-                namespace=request.namespace,
-                pool_name=request.pool_name,
-                hf_token_secret=request.hf_token_secret,
-                api_key_secret=request.api_key_secret,
-            ),
+            RayVllmServiceArgs(**request.component_args()),
             opts=request.opts,
         )
