@@ -207,6 +207,27 @@ def scaled_object_props() -> dict:
     return copy.deepcopy(_SCALED_OBJECT)
 
 
+RAY_SERVICE_TYPE = "kubernetes:ray.io/v1:RayService"
+
+
+def ray_serve_llm(llm_config: str) -> Resource:
+    """A Ray Serve LLM RayService as KubeRay's samples write it (ray-service.llm-serve.yaml), with
+    ``llm_config`` (a YAML line such as ``engine_kwargs: {...}``) in its one ``llm_configs`` entry."""
+    serve = (
+        "applications:\n- name: llms\n  import_path: ray.serve.llm:build_openai_app\n  args:\n    llm_configs:\n"
+        "    - model_loading_config: {model_id: qwen, model_source: Qwen/Qwen2.5-7B-Instruct}\n"
+        f"      {llm_config}\n"
+    )
+    head = {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray-llm:2.52.0-py311-cu128"}]}}
+    props = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": "llm"},
+        "spec": {"serveConfigV2": serve, "rayClusterConfig": {"headGroupSpec": {"template": head}}},
+    }
+    return resource(RAY_SERVICE_TYPE, props)
+
+
 def resource(type_: str, props: dict, name: str | None = None) -> Resource:
     """A Resource named after its metadata.name unless `name` is given."""
     return Resource(

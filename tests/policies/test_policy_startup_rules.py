@@ -15,6 +15,7 @@ from policy_fixtures import (
     isvc,
     isvc_props,
     messages,
+    ray_serve_llm,
     resource,
     set_arg,
     vllm_container,
@@ -28,7 +29,6 @@ from policies.vllm.startup_quantization_supported import POLICY as QUANT
 from policies.vllm.startup_tp_divides_attention_heads import POLICY as HEADS
 
 RULES = (BATCH, HEADS, CONTEXT, QUANT, DTYPE)
-RAY_SERVICE_TYPE = "kubernetes:ray.io/v1:RayService"
 
 
 def fired(res) -> dict[str, list[str]]:
@@ -202,25 +202,7 @@ def test_s2_leaves_a_refused_start_to_the_rules_row():
 
 
 def ray_service(engine_kwargs: str):
-    serve = (
-        "applications:\n- name: llms\n  import_path: ray.serve.llm:build_openai_app\n  args:\n"
-        "    llm_configs:\n    - model_loading_config: {model_id: q, model_source: Qwen/Qwen2.5-7B-Instruct}\n"
-        f"      engine_kwargs: {{{engine_kwargs}}}\n"
-    )
-    props = {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayService",
-        "metadata": {"name": "llm"},
-        "spec": {
-            "serveConfigV2": serve,
-            "rayClusterConfig": {
-                "headGroupSpec": {
-                    "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray-llm:2.52.0-py311-cu128"}]}}
-                }
-            },
-        },
-    }
-    return resource(RAY_SERVICE_TYPE, props)
+    return ray_serve_llm(f"engine_kwargs: {{{engine_kwargs}}}")
 
 
 def test_context_beyond_the_model_fires_on_ray_serve_llm_engine_kwargs():

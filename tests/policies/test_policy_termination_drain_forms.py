@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import DEPLOYMENT_TYPE, LWS_TYPE, deployment_props, messages, resource
+from policy_fixtures import DEPLOYMENT_TYPE, LWS_TYPE, deployment_props, messages, ray_serve_llm, resource
 
 from policies.timeouts.termination_drains_streams import POLICY, drains_in_pre_stop
 
@@ -122,30 +122,9 @@ def test_lws_sglang_workers_take_no_requests():
     assert messages(POLICY, resource(LWS_TYPE, lws)) == []
 
 
-RAY_SERVICE = "kubernetes:ray.io/v1:RayService"
-
-
 def ray_service(deployment_config: str) -> object:
-    """A Ray Serve LLM RayService as KubeRay's samples write it (ray-service.llm-serve.yaml)."""
-    serve = (
-        "applications:\n- name: llms\n  import_path: ray.serve.llm:build_openai_app\n  args:\n    llm_configs:\n"
-        "    - model_loading_config: {model_id: qwen, model_source: Qwen/Qwen2.5-7B-Instruct}\n"
-        f"      deployment_config: {deployment_config}\n"
-    )
-    props = {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayService",
-        "metadata": {"name": "llm"},
-        "spec": {
-            "serveConfigV2": serve,
-            "rayClusterConfig": {
-                "headGroupSpec": {
-                    "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray-llm:2.52.0-py311-cu128"}]}}
-                }
-            },
-        },
-    }
-    return resource(RAY_SERVICE, props)
+    """A Ray Serve LLM RayService as KubeRay's samples write it, with this ``deployment_config``."""
+    return ray_serve_llm(f"deployment_config: {deployment_config}")
 
 
 def test_ray_serve_default_graceful_shutdown_cuts_streams():
