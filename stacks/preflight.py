@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from components.config import DISCOVERY_TAG, EKS_CLUSTER_NAME_TAG, StackConfig, load_stack_config
@@ -62,6 +62,45 @@ ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
 def _stack_installs_pod_identity_agent(cfg: StackConfig) -> bool:
     """Whether the stack installs the EKS Pod Identity Agent add-on itself (``addons.podIdentityAgent.install``)."""
     return cfg.addons.pod_identity_agent.install
+
+
+@dataclass(frozen=True)
+class _Ec2Kind:
+    """One kind of EC2 object a cluster selector picks (subnets, security groups), as preflight reads it."""
+
+    check: str  # the check's name, and the plural noun of its messages
+    field: str  # the selector's stack-file path
+    operation: str  # the paginated EC2 Describe* call
+    action: str  # the IAM action it needs
+    result: str  # the response's list key
+    ids_param: str
+    id_key: str
+    invalid_id_code: str  # prefix of EC2's error code for an id that does not exist
+    fix_ids: str
+
+
+_SUBNETS = _Ec2Kind(
+    "subnets",
+    "cluster.subnets",
+    "describe_subnets",
+    "ec2:DescribeSubnets",
+    "Subnets",
+    "SubnetIds",
+    "SubnetId",
+    "InvalidSubnetID",
+    "fix the subnet IDs in cluster.subnets.ids or cluster.tagForDiscovery.subnetIds",
+)
+_SECURITY_GROUPS = _Ec2Kind(
+    "security groups",
+    "cluster.securityGroups",
+    "describe_security_groups",
+    "ec2:DescribeSecurityGroups",
+    "SecurityGroups",
+    "GroupIds",
+    "GroupId",
+    "InvalidGroup",
+    "fix the IDs in cluster.securityGroups.ids or cluster.tagForDiscovery.securityGroupIds",
+)
 
 
 class Preflight:
@@ -245,34 +284,13 @@ class Preflight:
         return (self.cluster or {}).get("resourcesVpcConfig", {}).get("vpcId")
 
     def check_subnets(self) -> list[Check]:
-        from botocore.exceptions import ClientError
-
         sel, tagging = self.cfg.cluster.subnets, self.cfg.cluster.tag_for_discovery
-        ec2 = self.clients("ec2")
-        try:
-            if sel.ids:
-                how = f"subnets {', '.join(sel.ids)} (cluster.subnets.ids)"
-                found = ec2.describe_subnets(SubnetIds=list(sel.ids))["Subnets"]
-            else:
-                tags = dict(sel.tags) or {DISCOVERY_TAG: self.cfg.cluster.name}
-                how = "subnets tagged " + ", ".join(f"{k}={v}" for k, v in sorted(tags.items()))
-                found = describe_all(ec2, "describe_subnets", "Subnets", Filters=tag_filters(tags))
-                if tagging.subnet_ids:  # this stack adds the tag: they count as found
-                    found += ec2.describe_subnets(SubnetIds=list(tagging.subnet_ids))["Subnets"]
-        except ClientError as exc:
-            if error_code(exc).startswith("InvalidSubnetID"):
-                return [
-                    Check(
-                        "subnets",
-                        MISSING,
-                        error_message(exc),
-                        "fix the subnet IDs in cluster.subnets.ids or cluster.tagForDiscovery.subnetIds",
-                    )
-                ]
-            return [could_not("subnets", "ec2:DescribeSubnets", exc)]
-        found = list({s["SubnetId"]: s for s in found}.values())
+        tags = dict(sel.tags) or {DISCOVERY_TAG: self.cfg.cluster.name}
+        selected = self._selected(_SUBNETS, sel.ids, tags, tagging.subnet_ids)
+        if isinstance(selected, Check):
+            return [selected]
+        how, found = selected
         if not found:
-            tags = dict(sel.tags) or {DISCOVERY_TAG: self.cfg.cluster.name}
             tag_args = " ".join(f"Key={k},Value={v}" for k, v in sorted(tags.items()))
             return [
                 Check(
@@ -283,51 +301,23 @@ class Preflight:
                     "under cluster.tagForDiscovery.subnetIds, or select them with cluster.subnets.ids",
                 )
             ]
-        vpc = self._vpc()
-        elsewhere = sorted(s["SubnetId"] for s in found if vpc and s.get("VpcId") != vpc)
-        if elsewhere:
-            return [
-                Check(
-                    "subnets",
-                    MISSING,
-                    f"{', '.join(elsewhere)} are not in the cluster's VPC {vpc}",
-                    "select only subnets of the cluster's VPC (cluster.subnets)",
-                )
-            ]
+        outside = self._outside_vpc(_SUBNETS, found)
+        if outside is not None:
+            return [outside]
         self.subnet_zones = {s["SubnetId"]: s["AvailabilityZone"] for s in found}
         zones = sorted(set(self.subnet_zones.values()))
         return [Check("subnets", OK, f"{len(found)} {how} in {', '.join(zones)}")]
 
     def check_security_groups(self) -> list[Check]:
-        from botocore.exceptions import ClientError
-
         sel, tagging = self.cfg.cluster.security_groups, self.cfg.cluster.tag_for_discovery
-        ec2 = self.clients("ec2")
-        try:
-            if sel.ids:
-                how = f"security groups {', '.join(sel.ids)} (cluster.securityGroups.ids)"
-                found = ec2.describe_security_groups(GroupIds=list(sel.ids))["SecurityGroups"]
-            else:
-                if sel.eks_cluster_security_group:
-                    tags = {EKS_CLUSTER_NAME_TAG: self.cfg.cluster.name}
-                else:
-                    tags = dict(sel.tags) or {DISCOVERY_TAG: self.cfg.cluster.name}
-                how = "security groups tagged " + ", ".join(f"{k}={v}" for k, v in sorted(tags.items()))
-                found = describe_all(ec2, "describe_security_groups", "SecurityGroups", Filters=tag_filters(tags))
-                if tagging.security_group_ids:
-                    found += ec2.describe_security_groups(GroupIds=list(tagging.security_group_ids))["SecurityGroups"]
-        except ClientError as exc:
-            if error_code(exc).startswith("InvalidGroup"):
-                return [
-                    Check(
-                        "security groups",
-                        MISSING,
-                        error_message(exc),
-                        "fix the IDs in cluster.securityGroups.ids or cluster.tagForDiscovery.securityGroupIds",
-                    )
-                ]
-            return [could_not("security groups", "ec2:DescribeSecurityGroups", exc)]
-        found = list({g["GroupId"]: g for g in found}.values())
+        if sel.eks_cluster_security_group:
+            tags = {EKS_CLUSTER_NAME_TAG: self.cfg.cluster.name}
+        else:
+            tags = dict(sel.tags) or {DISCOVERY_TAG: self.cfg.cluster.name}
+        selected = self._selected(_SECURITY_GROUPS, sel.ids, tags, tagging.security_group_ids)
+        if isinstance(selected, Check):
+            return [selected]
+        how, found = selected
         if not found:
             cluster_sg = (self.cluster or {}).get("resourcesVpcConfig", {}).get("clusterSecurityGroupId", "sg-...")
             return [
@@ -340,18 +330,45 @@ class Preflight:
                     "cluster.tagForDiscovery.securityGroupIds, or set cluster.securityGroups.eksClusterSecurityGroup: true",
                 )
             ]
+        outside = self._outside_vpc(_SECURITY_GROUPS, found)
+        return [outside] if outside is not None else [Check("security groups", OK, f"{len(found)} {how}")]
+
+    def _selected(
+        self, kind: _Ec2Kind, ids: Iterable[str], tags: dict[str, str], tagged_ids: Iterable[str]
+    ) -> tuple[str, list[dict[str, Any]]] | Check:
+        """What a selector finds as Karpenter's EC2NodeClass would: its ids, or what carries its tags plus the ids
+        this stack tags itself; each item once. A Check instead when the read fails."""
+        from botocore.exceptions import ClientError
+
+        ec2 = self.clients("ec2")
+        ids, tagged_ids = list(ids), list(tagged_ids)
+        try:
+            if ids:
+                how = f"{kind.check} {', '.join(ids)} ({kind.field}.ids)"
+                found = getattr(ec2, kind.operation)(**{kind.ids_param: ids})[kind.result]
+            else:
+                how = f"{kind.check} tagged " + ", ".join(f"{k}={v}" for k, v in sorted(tags.items()))
+                found = describe_all(ec2, kind.operation, kind.result, Filters=tag_filters(tags))
+                if tagged_ids:  # this stack adds the tag: they count as found
+                    found += getattr(ec2, kind.operation)(**{kind.ids_param: tagged_ids})[kind.result]
+        except ClientError as exc:
+            if error_code(exc).startswith(kind.invalid_id_code):
+                return Check(kind.check, MISSING, error_message(exc), kind.fix_ids)
+            return could_not(kind.check, kind.action, exc)
+        return how, list({item[kind.id_key]: item for item in found}.values())
+
+    def _outside_vpc(self, kind: _Ec2Kind, found: list[dict[str, Any]]) -> Optional[Check]:
+        """A missing check naming what was found outside the cluster's VPC, or None."""
         vpc = self._vpc()
-        elsewhere = sorted(g["GroupId"] for g in found if vpc and g.get("VpcId") != vpc)
-        if elsewhere:
-            return [
-                Check(
-                    "security groups",
-                    MISSING,
-                    f"{', '.join(elsewhere)} are not in the cluster's VPC {vpc}",
-                    "select only security groups of the cluster's VPC (cluster.securityGroups)",
-                )
-            ]
-        return [Check("security groups", OK, f"{len(found)} {how}")]
+        elsewhere = sorted(item[kind.id_key] for item in found if vpc and item.get("VpcId") != vpc)
+        if not elsewhere:
+            return None
+        return Check(
+            kind.check,
+            MISSING,
+            f"{', '.join(elsewhere)} are not in the cluster's VPC {vpc}",
+            f"select only {kind.check} of the cluster's VPC ({kind.field})",
+        )
 
     # --- capacity -------------------------------------------------------------------------------
 

@@ -428,6 +428,34 @@ def test_subnets_outside_the_clusters_vpc(prod):
     assert check.result == pf.MISSING and check.detail == f"subnet-0bbbbbbbbbbbbbbb2 are not in the cluster's VPC {VPC}"
 
 
+def test_security_groups_outside_the_clusters_vpc(prod):
+    account = Account(prod)
+    account.groups[0]["VpcId"] = "vpc-0999999999999999f"
+    check = by_check(run(prod, account))["security groups"]
+    assert check.result == pf.MISSING and check.detail == f"{CLUSTER_SG} are not in the cluster's VPC {VPC}"
+    assert check.fix == "select only security groups of the cluster's VPC (cluster.securityGroups)"
+
+
+def test_a_selector_read_that_ec2_refuses_is_named_with_its_fix(prod):
+    account = Account(prod)
+    account.errors["describe_security_groups"] = {
+        "service_error_code": "InvalidGroup.NotFound",
+        "service_message": "The security group 'sg-0ccccccccccccccc3' does not exist",
+        "http_status_code": 400,
+    }
+    account.errors["describe_subnets"] = {
+        "service_error_code": "UnauthorizedOperation",
+        "service_message": "You are not authorized to perform this operation.",
+        "http_status_code": 403,
+    }
+    checks = by_check(run(prod, account))
+    groups, subnets = checks["security groups"], checks["subnets"]
+    assert groups.result == pf.MISSING and "does not exist" in groups.detail
+    assert groups.fix == "fix the IDs in cluster.securityGroups.ids or cluster.tagForDiscovery.securityGroupIds"
+    assert subnets.result == pf.MISSING
+    assert subnets.detail == "could not check: UnauthorizedOperation on ec2:DescribeSubnets"
+
+
 def _cli(prod, account: Account, fmt: str, capsys) -> tuple[int, str]:
     def open_clients(profile, region):
         assert (profile, region) == (None, REGION)
