@@ -8,34 +8,18 @@ The rule and its source: components.capacity.startup; how engines are read: poli
 
 from __future__ import annotations
 
-from components.capacity.startup import BY_NAME
-from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES
-from policies.vllm.startup_rules import startup_findings
+from policies.vllm.startup_rules import startup_policy
 
-RULE = BY_NAME["vllm-batched-tokens-cover-seqs"]
-
-
-def _check(resource: Resource, config: dict) -> list[str]:
-    return startup_findings(resource, RULE)
-
-
-POLICY = Policy(
-    name=RULE.name,
+POLICY = startup_policy(
+    "vllm-batched-tokens-cover-seqs",
     description=(
         "A vLLM engine's --max-num-batched-tokens must be at least --max-num-seqs (and --max-model-len with chunked "
         "prefill disabled)."
     ),
-    catalog=RULE.catalog,
-    severity="critical",
-    enforcement="mandatory",
-    remediation_steps=(
+    remediation=(
         "Raise --max-num-batched-tokens to at least --max-num-seqs (and to --max-model-len if chunked prefill is "
         "disabled), or lower --max-num-seqs; leave both unset to take vLLM's defaults for the GPU."
     ),
-    config_schema={},
-    resource_types=WORKLOAD_TYPES,
-    check_resource=_check,
     rationale=(
         'vLLM raises "max_num_batched_tokens (N) must be greater than or equal to max_num_seqs (M)" while it builds '
         "its scheduler config (vllm/config/scheduler.py SchedulerConfig.verify_max_model_len, v0.33.0 lines 318-336, "

@@ -8,33 +8,17 @@ The rule and its source: components.capacity.startup; how engines are read: poli
 
 from __future__ import annotations
 
-from components.capacity.startup import BY_NAME
-from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES
-from policies.vllm.startup_rules import startup_findings
+from policies.vllm.startup_rules import startup_policy
 
-RULE = BY_NAME["vllm-context-within-model-limit"]
-
-
-def _check(resource: Resource, config: dict) -> list[str]:
-    return startup_findings(resource, RULE)
-
-
-POLICY = Policy(
-    name=RULE.name,
+POLICY = startup_policy(
+    "vllm-context-within-model-limit",
     description=(
         "A vLLM engine's --max-model-len must not exceed the model's maximum context (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)."
     ),
-    catalog=RULE.catalog,
-    severity="critical",
-    enforcement="mandatory",
-    remediation_steps=(
+    remediation=(
         "Lower --max-model-len to the model's maximum (config.json max_position_embeddings, times its rope scaling "
         "factor), or serve a long-context variant of the model."
     ),
-    config_schema={},
-    resource_types=WORKLOAD_TYPES,
-    check_resource=_check,
     rationale=(
         'vLLM raises "User-specified max_model_len (N) is greater than the derived max_model_len" '
         "(vllm/config/model.py _get_and_verify_max_len, v0.33.0 lines 2657-2683, "

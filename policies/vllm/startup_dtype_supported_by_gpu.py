@@ -9,30 +9,14 @@ The rule and its source: components.capacity.startup; how engines are read: poli
 
 from __future__ import annotations
 
-from components.capacity.startup import BY_NAME
-from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES
-from policies.vllm.startup_rules import startup_findings
+from policies.vllm.startup_rules import startup_policy
 
-RULE = BY_NAME["vllm-dtype-supported-by-gpu"]
-
-
-def _check(resource: Resource, config: dict) -> list[str]:
-    return startup_findings(resource, RULE)
-
-
-POLICY = Policy(
-    name=RULE.name,
+POLICY = startup_policy(
+    "vllm-dtype-supported-by-gpu",
     description=("A vLLM engine's --dtype bfloat16 needs a GPU of compute capability 8.0 or above."),
-    catalog=RULE.catalog,
-    severity="critical",
-    enforcement="mandatory",
-    remediation_steps=(
+    remediation=(
         "Use --dtype float16 (or auto) on GPUs below compute capability 8.0 (T4, V100), or pin the pod to an Ampere or later GPU."
     ),
-    config_schema={},
-    resource_types=WORKLOAD_TYPES,
-    check_resource=_check,
     rationale=(
         'vLLM raises "Bfloat16 is only supported on GPUs with compute capability of at least 8.0" '
         "(vllm/platforms/cuda.py check_if_supports_dtype, v0.33.0 lines 638-656, called by "

@@ -8,33 +8,17 @@ The rule and its source: components.capacity.startup; how engines are read: poli
 
 from __future__ import annotations
 
-from components.capacity.startup import BY_NAME
-from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES
-from policies.vllm.startup_rules import startup_findings
+from policies.vllm.startup_rules import startup_policy
 
-RULE = BY_NAME["vllm-quantization-supported"]
-
-
-def _check(resource: Resource, config: dict) -> list[str]:
-    return startup_findings(resource, RULE)
-
-
-POLICY = Policy(
-    name=RULE.name,
+POLICY = startup_policy(
+    "vllm-quantization-supported",
     description=(
         "A vLLM engine's --quantization must be an online method (fp8, bitsandbytes) unless the checkpoint is quantized."
     ),
-    catalog=RULE.catalog,
-    severity="critical",
-    enforcement="mandatory",
-    remediation_steps=(
+    remediation=(
         "Drop --quantization (vLLM reads the method from a quantized checkpoint), serve a checkpoint quantized with "
         "the method, or use --quantization fp8 to quantize a 16-bit checkpoint while loading it."
     ),
-    config_schema={},
-    resource_types=WORKLOAD_TYPES,
-    check_resource=_check,
     rationale=(
         'vLLM raises "Cannot find the config file for <method>" when a 16-bit checkpoint is loaded with an offline '
         "method (vllm/model_executor/model_loader/weight_utils.py get_quant_config, v0.33.0 lines 374-380, "

@@ -25,10 +25,11 @@ from typing import Any, Mapping, Optional
 from components.capacity.accounting import batch_defaults_for
 from components.capacity.architecture import Architecture, ArchitectureError
 from components.capacity.models import UnknownModel, find_model
-from components.capacity.startup import RULES, Settings, StartupRule, flag_names
+from components.capacity.startup import BY_NAME, RULES, Settings, StartupRule, flag_names
 from components.images import vllm_release
 from policies.engines import env_values
-from policies.kube import as_dict, as_int, get, memoized
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, get, memoized
 from policies.serving import EngineConfig, engine_configs
 from policies.vllm.args import parallel_size
 from policies.vllm.capacity import gpu_type, stamped_plan
@@ -67,6 +68,28 @@ def startup_findings(resource: Any, rule: StartupRule) -> list[str]:
         if refusal:
             messages.append(f"{engine.label}: {read.model_id} does not start: {refusal}")
     return messages
+
+
+def startup_policy(rule_name: str, *, description: str, remediation: str, rationale: str) -> Policy:
+    """The policy row of one start-up rule (components.capacity.startup): critical and mandatory, since vLLM does
+    not start, and read on every workload form (startup_findings)."""
+    rule = BY_NAME[rule_name]
+
+    def check(resource: Resource, config: dict) -> list[str]:
+        return startup_findings(resource, rule)
+
+    return Policy(
+        name=rule.name,
+        description=description,
+        catalog=rule.catalog,
+        severity="critical",
+        enforcement="mandatory",
+        remediation_steps=remediation,
+        config_schema={},
+        resource_types=WORKLOAD_TYPES,
+        check_resource=check,
+        rationale=rationale,
+    )
 
 
 def refused(resource: Any, engine: EngineConfig) -> bool:

@@ -8,35 +8,19 @@ The rule and its source: components.capacity.startup; how engines are read: poli
 
 from __future__ import annotations
 
-from components.capacity.startup import BY_NAME
-from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES
-from policies.vllm.startup_rules import startup_findings
+from policies.vllm.startup_rules import startup_policy
 
-RULE = BY_NAME["vllm-tp-divides-attention-heads"]
-
-
-def _check(resource: Resource, config: dict) -> list[str]:
-    return startup_findings(resource, RULE)
-
-
-POLICY = Policy(
-    name=RULE.name,
+POLICY = startup_policy(
+    "vllm-tp-divides-attention-heads",
     description=(
         "A vLLM engine's --tensor-parallel-size must divide the model's attention heads (and divide or be divided by "
         "its KV heads)."
     ),
-    catalog=RULE.catalog,
-    severity="critical",
-    enforcement="mandatory",
-    remediation_steps=(
+    remediation=(
         "Use a --tensor-parallel-size that divides the model's attention heads (1, 2, 4 or 8 for most models) and its "
         "KV heads, and set the GPU limit to match (vllm-tp-matches-gpu-limit); spread further with "
         "--pipeline-parallel-size."
     ),
-    config_schema={},
-    resource_types=WORKLOAD_TYPES,
-    check_resource=_check,
     rationale=(
         'vLLM raises "Total number of attention heads (N) must be divisible by tensor parallel size (M)" '
         "(vllm/config/model.py ModelConfig.verify_with_parallel_config, v0.33.0 lines 1557-1564, "
