@@ -120,6 +120,32 @@ def annotations_of(obj: Mapping) -> dict:
     return as_dict(get(obj, "metadata", "annotations"))
 
 
+# An InferenceService's deployment mode: its annotation, else the cluster's inferenceservice-config
+# deploy.defaultDeploymentMode, which policies take as the setting kserveDefaultDeploymentMode (KServe v0.20.0
+# ships Serverless: config/configmap/inferenceservice.yaml L745). ParseDeploymentMode (pkg/constants/constants.go)
+# maps the legacy names to the new ones, so Serverless and Knative are the same mode.
+KSERVE_DEPLOYMENT_MODE = "serving.kserve.io/deploymentMode"
+KSERVE_DEPLOYMENT_MODES = ("Serverless", "Knative", "RawDeployment", "Standard")
+KSERVE_DEFAULT_DEPLOYMENT_MODE = "Serverless"
+KNATIVE_MODES = ("Serverless", "Knative")
+
+
+def kserve_deployment_mode(isvc: Mapping, default: str) -> tuple[str, bool]:
+    """The InferenceService's deployment mode, and whether its own annotation set it (else ``default``)."""
+    mode = annotations_of(isvc).get(KSERVE_DEPLOYMENT_MODE)
+    return (mode, True) if isinstance(mode, str) else (default, False)
+
+
+def kserve_default_mode_setting(description: str) -> dict[str, Any]:
+    """The config schema of a policy's kserveDefaultDeploymentMode setting, described for that policy."""
+    return {
+        "type": "string",
+        "enum": list(KSERVE_DEPLOYMENT_MODES),
+        "default": KSERVE_DEFAULT_DEPLOYMENT_MODE,
+        "description": description,
+    }
+
+
 def _template_spec(obj: Any) -> dict | None:
     spec = get(obj, "template", "spec")
     return spec if isinstance(spec, dict) else None

@@ -22,12 +22,16 @@ from policies.framework import Policy, Resource
 from policies.kube import (
     HPA_TYPES,
     ISVC_TYPE,
+    KNATIVE_MODES,
+    KSERVE_DEPLOYMENT_MODE,
     SCALED_OBJECT_TYPE,
     annotations_of,
     as_dict,
     as_list,
     as_quantity,
     get,
+    kserve_default_mode_setting,
+    kserve_deployment_mode,
     metadata_name,
     pod_specs,
     requests_gpu,
@@ -35,12 +39,9 @@ from policies.kube import (
 )
 
 AUTOSCALER_CLASS = "serving.kserve.io/autoscalerClass"
-DEPLOYMENT_MODE = "serving.kserve.io/deploymentMode"
 KNATIVE_CLASS = "autoscaling.knative.dev/class"
 KNATIVE_METRIC = "autoscaling.knative.dev/metric"
 KNATIVE_HPA_CLASS = "hpa.autoscaling.knative.dev"
-# ParseDeploymentMode (kserve v0.20.0 pkg/constants/constants.go): the legacy names map to the new ones.
-_KNATIVE_MODES = ("Serverless", "Knative")
 _RESOURCE_METRICS = ("cpu", "memory")
 _WHY = (
     "vLLM is GPU-bound, so CPU never reaches the target and replicas never scale out; scale on "
@@ -81,13 +82,13 @@ def _isvc_reason(resource: Resource, default_mode: str) -> str | None:
         return None
     # KServe merges the predictor's annotations over the InferenceService's.
     merged = {**annotations_of(resource.props), **as_dict(predictor.get("annotations"))}
-    mode = annotations_of(resource.props).get(DEPLOYMENT_MODE)
+    mode, annotated = kserve_deployment_mode(resource.props, default_mode)
     shown_mode = (
-        f"{mode} (annotation {DEPLOYMENT_MODE})"
-        if isinstance(mode, str)
-        else f"{default_mode} (no {DEPLOYMENT_MODE} annotation: setting kserveDefaultDeploymentMode)"
+        f"{mode} (annotation {KSERVE_DEPLOYMENT_MODE})"
+        if annotated
+        else f"{mode} (no {KSERVE_DEPLOYMENT_MODE} annotation: setting kserveDefaultDeploymentMode)"
     )
-    if (mode if isinstance(mode, str) else default_mode) in _KNATIVE_MODES:
+    if mode in KNATIVE_MODES:
         reason = _knative_reason(predictor, merged, shown_mode)
         return reason
     autoscaler = merged.get(AUTOSCALER_CLASS)
@@ -249,19 +250,14 @@ POLICY = Policy(
         "trigger. Targets on vllm:kv_cache_usage_perc are fractions: write 0.8 (or 800m), not 80."
     ),
     config_schema={
-        "kserveDefaultDeploymentMode": {
-            "type": "string",
-            "enum": ["Serverless", "Knative", "RawDeployment", "Standard"],
-            "default": "Serverless",
-            "description": (
-                "The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode "
-                "annotation: the cluster's inferenceservice-config deploy.defaultDeploymentMode. Default "
-                "Serverless, KServe's shipped value (kserve v0.20.0 config/configmap/inferenceservice.yaml "
-                "L745); in Serverless (Knative) mode the KPA scales on concurrency, so only Knative's HPA "
-                "class on cpu/memory is reported. Set RawDeployment (Standard) where the cluster default is "
-                "raw: KServe then builds a CPU HPA unless told otherwise."
-            ),
-        },
+        "kserveDefaultDeploymentMode": kserve_default_mode_setting(
+            "The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode "
+            "annotation: the cluster's inferenceservice-config deploy.defaultDeploymentMode. Default "
+            "Serverless, KServe's shipped value (kserve v0.20.0 config/configmap/inferenceservice.yaml "
+            "L745); in Serverless (Knative) mode the KPA scales on concurrency, so only Knative's HPA "
+            "class on cpu/memory is reported. Set RawDeployment (Standard) where the cluster default is "
+            "raw: KServe then builds a CPU HPA unless told otherwise."
+        ),
     },
     check_stack=_check,
     rationale=(

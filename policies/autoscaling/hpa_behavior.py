@@ -28,7 +28,23 @@ from policies.autoscaling.scalers import (
     workloads,
 )
 from policies.framework import Policy, Resource
-from policies.kube import GPU_RESOURCE, as_dict, as_float, as_list, as_quantity, fmt_number, get, metadata_name, split_type
+from policies.kube import (
+    GPU_RESOURCE,
+    ISVC_TYPE,
+    KNATIVE_MODES,
+    annotations_of,
+    as_dict,
+    as_float,
+    as_list,
+    as_quantity,
+    fmt_number,
+    get,
+    kserve_default_mode_setting,
+    kserve_deployment_mode,
+    metadata_name,
+    requests_gpu,
+    split_type,
+)
 
 NODEPOOL_GROUP_KIND = ("karpenter.sh", "NodePool")
 
@@ -80,7 +96,6 @@ def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
 # (default 0 s) after a stable window of 60 s.
 KNATIVE_SCALE_DOWN_DELAY = "autoscaling.knative.dev/scale-down-delay"
 KNATIVE_WINDOW = "autoscaling.knative.dev/window"
-_KNATIVE_MODES = ("Serverless", "Knative")
 
 
 def _kpa_findings(resource: Resource, config: dict) -> list[str]:
@@ -88,17 +103,14 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
     the InferenceService's annotations on the Knative revision template (kserve v0.20.0
     pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go L192-204), so
     autoscaling.knative.dev/scale-down-delay there governs it."""
-    from policies.kube import ISVC_TYPE, annotations_of, requests_gpu
     from policies.timeouts.path import duration_seconds
 
     if resource.type != ISVC_TYPE:
         return []
     predictor = as_dict(get(resource.props, "spec", "predictor"))
-    own = annotations_of(resource.props)
-    mode = own.get("serving.kserve.io/deploymentMode")
-    mode = mode if isinstance(mode, str) else config["kserveDefaultDeploymentMode"]
-    merged = {**own, **as_dict(predictor.get("annotations"))}
-    if mode not in _KNATIVE_MODES or not requests_gpu(predictor):
+    mode, annotated = kserve_deployment_mode(resource.props, config["kserveDefaultDeploymentMode"])
+    merged = {**annotations_of(resource.props), **as_dict(predictor.get("annotations"))}
+    if mode not in KNATIVE_MODES or not requests_gpu(predictor):
         return []
     if merged.get("autoscaling.knative.dev/class", "kpa.autoscaling.knative.dev") != "kpa.autoscaling.knative.dev":
         return []
@@ -109,7 +121,7 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
         return []
     window = merged.get(KNATIVE_WINDOW)
     shown = f"{KNATIVE_SCALE_DOWN_DELAY} {raw}" if delay is not None else f"{KNATIVE_SCALE_DOWN_DELAY} unset (Knative's 0s)"
-    how = "no annotation: setting kserveDefaultDeploymentMode" if "serving.kserve.io/deploymentMode" not in own else "annotation"
+    how = "annotation" if annotated else "no annotation: setting kserveDefaultDeploymentMode"
     return [
         f"deploymentMode {mode} ({how}): Knative's KPA scales this GPU InferenceService in with {shown} after a "
         f"stable window of {window if isinstance(window, str) else '60s (Knative default)'}, below {floor} s: a GPU "
@@ -189,18 +201,13 @@ POLICY = Policy(
             "default": 10,
             "description": "Most pods one scaleUp policy may add per period (default 10).",
         },
-        "kserveDefaultDeploymentMode": {
-            "type": "string",
-            "enum": ["Serverless", "Knative", "RawDeployment", "Standard"],
-            "default": "Serverless",
-            "description": (
-                "The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode "
-                "annotation (the cluster's inferenceservice-config deploy.defaultDeploymentMode); default "
-                "Serverless, as KServe v0.20.0 ships it. The same setting as "
-                "gpu-workload-no-resource-metric-hpa's. In Serverless mode the KPA's "
-                "autoscaling.knative.dev/scale-down-delay is held to minScaleDownStabilizationSeconds."
-            ),
-        },
+        "kserveDefaultDeploymentMode": kserve_default_mode_setting(
+            "The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode "
+            "annotation (the cluster's inferenceservice-config deploy.defaultDeploymentMode); default "
+            "Serverless, as KServe v0.20.0 ships it. The same setting as "
+            "gpu-workload-no-resource-metric-hpa's. In Serverless mode the KPA's "
+            "autoscaling.knative.dev/scale-down-delay is held to minScaleDownStabilizationSeconds."
+        ),
         "maxScaleUpPercentPerPeriod": {
             "type": "integer",
             "minimum": 1,
