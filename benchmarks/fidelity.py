@@ -2,40 +2,41 @@
 
     python benchmarks/fidelity.py [--calibrate] [--json] [--explain] [--closed-outputs fixed] [--scheduler-v0]
 
-Each point of benchmarks/data/fidelity_points.json is a published vLLM serving benchmark
-(`benchmark_serving.py` / `vllm bench serve`): a GPU, a model, an engine configuration and a
-workload (Poisson at a rate, a closed loop at a concurrency, or a recorded list of request lengths
-sent at once), with the request throughput and median TTFT (and TPOT where published) it measured;
-each cites its source (repository, commit and path, or URL). The script runs the same workload
-through one simulated replica (components/simulate/engine.py on the roofline of
-components/simulate/roofline.py, sized by the capacity plan's memory model unless the source logs
-its KV cache) and prints the relative errors, calibration and held-out points separately, with the
-median and the largest error of each half.
+benchmarks/data/fidelity_points.json holds published vLLM serving benchmarks (`vllm bench serve` /
+`benchmark_serving.py`): a GPU, a model, an engine configuration and the workload the client sent (the random or
+ShareGPT dataset's lengths, requests at a rate with a burstiness, at most N in flight, or all at once), with the
+request throughput, median TTFT and TPOT it measured; each cites its source (repository, commit and path, or URL).
+Its ``points`` are counted: each meets the file's ``rules`` (a V1 release, a documented client, a stated GPU in the
+hardware records, a catalogue model, one TP x PP replica, a physically possible TTFT); ``earlier`` are the points an
+earlier calibration used (V0 releases or an undocumented client), replayed and printed but not counted;
+``candidates_excluded`` is every other candidate examined, with the rule it failed. Each point runs through one
+simulated replica (components/simulate/engine.py on the roofline of components/simulate/roofline.py, sized by the
+capacity plan's memory model for the release the point ran, unless the source logs its KV cache); the script prints
+the relative errors, the calibration and held-out halves apart, and by how the load was offered.
 
-Targets (issue 23): median error <= 15% and every point <= 30% on throughput and median TTFT.
+Target (issue 23): median error <= 15% and every point <= 30% on throughput and median TTFT.
 
-``--calibrate`` grid-searches the roofline's efficiencies and step overhead and the API server's
-time per request (components/simulate/engine.py FRONTEND_SECONDS) on the calibration half only
-(the worse of the throughput and TTFT median errors, then their mean) and prints the best setting;
-the constants committed in roofline.py and engine.py are what the plain run uses.
+``--calibrate`` runs a coordinate descent of the constants (CONSTANTS: the roofline's HBM, dense and MoE FLOP
+efficiencies and step overhead; the API server's time per request and per streamed token) on the calibration half
+of the counted points only, and prints the best; the constants committed in roofline.py and engine.py are what the
+plain run uses.
 
-Diagnostics (docs/simulate.md "Where TTFT misses"): ``--explain`` splits each point's simulated median
-TTFT into API server, queue and prefill beside the published figure and the point's ``diagnosis``;
-``--closed-outputs fixed`` gives every closed-loop answer the published mean length (the sources give
-no distribution); ``--scheduler-v0`` replays the points whose release ran V0 without chunked prefill
-(their ``engine.scheduler`` is ``prefill-first``) with that scheduler instead of V1's.
+Diagnostics (docs/simulate.md "Fidelity"): ``--explain`` splits each point's simulated median TTFT into API server,
+queue and prefill beside the published figure; ``--closed-outputs fixed`` gives every closed-loop answer of the
+earlier points the published mean length (their source gives no distribution); ``--scheduler-v0`` replays the earlier
+points whose release ran V0 without chunked prefill (``engine.scheduler`` ``prefill-first``) with that scheduler.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import math
 import statistics
 import sys
 import textwrap
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -43,10 +44,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 POINTS = ROOT / "benchmarks" / "data" / "fidelity_points.json"
+# The API server's time per request of the V0-era runs (vLLM before 0.8: the API server and the engine shared one
+# process; the earlier points, which carry no "release"): the value the calibration on those points chose. V1 releases
+# run the API server in a process of its own; their time is components/simulate/engine.py FRONTEND_SECONDS.
+V0_FRONTEND_SECONDS = 0.012
 TARGET_MEDIAN, TARGET_MAX = 0.15, 0.30
 
 
+class NoKvCache(ValueError):
+    """The capacity plan says the point's replica would not start, so it cannot be replayed."""
+
+
 def _replica_roofline(p: dict):
+    """The point's replica: its roofline and KV cache tokens (the logged figure where the source gives one, else the
+    capacity plan's, for the release the point ran when it is known)."""
     from components.capacity.gpus import find_gpu
     from components.capacity.memory import EngineArgs, plan_memory
     from components.capacity.models import find_model
@@ -55,17 +66,24 @@ def _replica_roofline(p: dict):
     model = find_model(p["model"])
     gpu = find_gpu(p["gpu"])
     e = p["engine"]
+    pp = p.get("pp", 1)
     args = EngineArgs(
         tensor_parallel_size=p["tp"],
-        gpu_memory_utilization=0.9,
+        pipeline_parallel_size=pp,
+        gpu_memory_utilization=e.get("gpu_memory_utilization", 0.9),  # the key absent (earlier points): 0.9
         max_model_len=e["max_model_len"],
         max_num_seqs=e["max_num_seqs"],
         max_num_batched_tokens=e["max_num_batched_tokens"],
+        quantization=e.get("quantization"),
+        vllm_version=p.get("release"),
     )
     mem = plan_memory(model.arch, model.checkpoint_bytes, gpu, args)
     kv_tokens = e["kv_tokens"] or mem.kv_cache_tokens
-    roof = roofline_for(model.arch, gpu.name, mem.weights_gib * 2**30, mem.kv_bytes_per_token, p["tp"], 1)
-    return roof, kv_tokens
+    if not e["kv_tokens"] and not mem.fits:
+        raise NoKvCache(f"the capacity plan says this replica would not start ({mem.reason}); the source ran it")
+    fp8 = e.get("quantization") == "fp8"
+    roof = roofline_for(model.arch, gpu.name, mem.weights_gib * 2**30, mem.kv_bytes_per_token, p["tp"], pp, fp8=fp8)
+    return roof, kv_tokens, (mem.max_num_seqs, mem.max_num_batched_tokens, mem.max_model_len)
 
 
 def _sharegpt_lengths(n: int, mean: float, rng: np.random.Generator, sigma: float = 1.0, cap: int = 1024) -> np.ndarray:
@@ -78,7 +96,7 @@ def _sharegpt_lengths(n: int, mean: float, rng: np.random.Generator, sigma: floa
     return np.clip(np.rint(raw * scale), 4, cap).astype(int)
 
 
-def _traced_replica(env, roof, e: dict, kv_tokens: int, on_done):
+def _traced_replica(env, roof, seqs: int, tokens: int, kv_tokens: int, on_done):
     """One replica that also records when each request reached the scheduler and when it was first scheduled.
 
     A subclass of the engine's Replica that only observes (the engine's own code decides everything), so the
@@ -107,9 +125,7 @@ def _traced_replica(env, roof, e: dict, kv_tokens: int, on_done):
                 self.admitted.setdefault(r.id, self.env.now)
             return chunks
 
-    return Traced(
-        env, 1, roof, e["max_num_seqs"], e["max_num_batched_tokens"], kv_tokens // 16, 16, None, lambda r: None, on_done
-    )
+    return Traced(env, 1, roof, seqs, tokens, kv_tokens // 16, 16, None, lambda r: None, on_done)
 
 
 def _closed_outputs(w: dict, rng: np.random.Generator, mode: str) -> np.ndarray:
@@ -130,6 +146,8 @@ def _drive(env, rep, p: dict, rng: np.random.Generator, waiters: dict, closed_ou
     from components.simulate.engine import Request
 
     w, limit = p["workload"], p["engine"]["max_model_len"]
+    if w["kind"] == "bench":
+        return _drive_bench(env, rep, w, limit, rng, waiters, p["engine"].get("prefix_caching", False))
     if w["kind"] == "lens":  # recorded lengths, all sent at once (request rate inf)
         pairs = [(i, o) for i, o in zip(w["input_lens"], w["output_lens"]) if o > 0]
         for k, (i, o) in enumerate(pairs):
@@ -165,6 +183,87 @@ def _drive(env, rep, p: dict, rng: np.random.Generator, waiters: dict, closed_ou
     return n
 
 
+def _bench_lengths(w: dict, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Prompt and output lengths as `vllm bench serve` draws them.
+
+    random: integers uniform in [len x (1 - r), len x (1 + r)] (vLLM 0.33.0 benchmarks/datasets/datasets.py
+    RandomDataset: "Sample input/output token lengths per request from integer-uniform ranges around configured
+    means (controlled by range_ratio)"); without --ignore-eos an answer may end before its cap, so where the source's
+    generated-token total says the answers averaged less, they are drawn as the closed-loop points' are (exponential,
+    clipped at the cap, rescaled to the published mean). sharegpt: log-normal at the published means.
+    """
+    n = w["num_prompts"]
+    if w["dataset"] == "sharegpt":
+        return _sharegpt_lengths(n, w["mean_input"], rng), _sharegpt_lengths(n, w["mean_output"], rng)
+    r = w.get("range_ratio") or 0.0
+
+    def uniform(mean: int) -> np.ndarray:
+        lo, hi = max(1, int(mean * (1 - r))), max(1, int(mean * (1 + r)))
+        return rng.integers(lo, hi + 1, n) if hi > lo else np.full(n, mean)
+
+    ins, outs = uniform(w["input"]), uniform(w["output"])
+    mean_out = w.get("mean_output")
+    if mean_out and mean_out < 0.98 * outs.mean():
+        cap = int(outs.max())
+        draw = np.clip(np.rint(rng.exponential(mean_out, n)), 1, cap)
+        outs = np.clip(np.rint(draw * mean_out / max(1.0, draw.mean())), 1, cap).astype(int)
+    return ins.astype(int), outs.astype(int)
+
+
+def _bench_arrivals(w: dict, rng: np.random.Generator) -> np.ndarray:
+    """Send times as `vllm bench serve` spaces them (vLLM 0.33.0 benchmarks/serve.py get_request): all at 0 at
+    request rate inf; else gamma(burstiness, 1 / (rate x burstiness)) gaps (Poisson at burstiness 1), summed and
+    rescaled so the last is sent at num_prompts / rate."""
+    n, rate = w["num_prompts"], w.get("rate")
+    if rate is None:
+        return np.zeros(n)
+    b = w.get("burstiness") or 1.0
+    t = np.cumsum(rng.gamma(b, 1.0 / (rate * b), n))
+    return t * (n / rate) / t[-1]
+
+
+def _drive_bench(env, rep, w: dict, limit: int, rng: np.random.Generator, waiters: dict, warm: bool) -> int:
+    """A `vllm bench serve` run: requests sent at their times, at most --max-concurrency in flight (a client-side
+    semaphore: vLLM 0.33.0 benchmarks/serve.py limited_request_func; TTFT is timed from when a request gets its slot,
+    lib/endpoint_request_func.py ``st``), so the simulated TTFT starts when the request reaches the server."""
+    import simpy
+
+    from components.simulate.engine import Request
+
+    ins, outs = _bench_lengths(w, rng)
+    sends = _bench_arrivals(w, rng)
+    n = len(ins)
+    slots = simpy.Resource(env, capacity=w["max_concurrency"]) if w.get("max_concurrency") else None
+
+    def one(k: int):
+        yield env.timeout(float(sends[k]))
+        i = int(min(ins[k], limit - 1))
+        o = int(max(1, min(outs[k], limit - i)))
+        if k == 0 and warm:
+            i -= _warm_prefix(i)  # the cached prefix is not computed again (its blocks are not counted)
+        if slots is None:
+            rep.submit(Request(k, env.now, i, o, True))
+            return
+        with slots.request() as slot:
+            yield slot
+            ev = env.event()
+            waiters[k] = ev
+            rep.submit(Request(k, env.now, i, o, True))
+            yield ev
+
+    for k in range(n):
+        env.process(one(k))
+    return n
+
+
+def _warm_prefix(prompt: int, block_size: int = 16) -> int:
+    """Prompt tokens of the run's first request that vLLM finds in its prefix cache: `vllm bench serve` sends
+    ``input_requests[0]`` as its "initial single prompt test run" and as every --num-warmups request (vLLM 0.33.0
+    benchmarks/serve.py lines 875-945), so with prefix caching on (V1's default) that prompt's full blocks are cached
+    when the measured run sends it again; vLLM recomputes at least the last token."""
+    return ((prompt - 1) // block_size) * block_size
+
+
 def _median_ms(vals: list) -> float:
     return statistics.median(vals) * 1000 if vals else math.nan
 
@@ -174,7 +273,7 @@ def simulate_point(p: dict, seed: int = 0, closed_outputs: str = "exponential", 
     simulated TTFT split into API server, queue (waiting for a batch slot, tokens or blocks) and prefill."""
     import simpy
 
-    roof, kv_tokens = _replica_roofline(p)
+    roof, kv_tokens, (seqs, tokens, max_len) = _replica_roofline(p)
     env = simpy.Environment()
     done: list = []
     waiters: dict = {}
@@ -187,12 +286,17 @@ def simulate_point(p: dict, seed: int = 0, closed_outputs: str = "exponential", 
         if ev is not None:
             ev.succeed()
 
-    rep = _traced_replica(env, roof, p["engine"], kv_tokens, on_done)
+    rep = _traced_replica(env, roof, seqs, tokens, kv_tokens, on_done)
     # --scheduler-v0: replay the points whose release ran V0 without chunked prefill with that scheduler.
     rep.prefill_first = v0 and p["engine"].get("scheduler") == "prefill-first"
-    n = _drive(env, rep, p, np.random.default_rng(seed), waiters, closed_outputs)
+    if "release" not in p:
+        rep.frontend_seconds = V0_FRONTEND_SECONDS
+    point = {**p, "engine": {**p["engine"], "max_model_len": max_len}}
+    n = _drive(env, rep, point, np.random.default_rng(seed), waiters, closed_outputs)
     env.run(until=36_000)
-    first = min(r.arrival for r in done)
+    # vllm bench serve times the run from its start (its first send may come later); the earlier points' clients
+    # from their first request.
+    first = 0.0 if p["workload"]["kind"] == "bench" else min(r.arrival for r in done)
     last = max(r.done for r in done)
     ttft = [r.first_token - r.arrival for r in done]
     tpot = [(r.done - r.first_token) / (r.output - 1) for r in done if r.output > 1]
@@ -216,7 +320,21 @@ def errors(points: list, seed: int = 0, closed_outputs: str = "exponential", v0:
     """Per point: the simulated figures and their relative errors against the published ones."""
     rows = []
     for p in points:
-        sim = simulate_point(p, seed, closed_outputs, v0)
+        try:
+            sim = simulate_point(p, seed, closed_outputs, v0)
+        except NoKvCache as exc:
+            rows.append(
+                {
+                    "id": p["id"],
+                    "split": p["split"],
+                    "gpu": p["gpu"],
+                    "model": p["model"],
+                    "unsimulated": str(exc),
+                    "source": p["source"],
+                    "excluded": p.get("excluded"),
+                }
+            )
+            continue
         pub = p["published"]
         err = {
             k: (sim[k] - pub[k]) / pub[k]
@@ -235,7 +353,9 @@ def errors(points: list, seed: int = 0, closed_outputs: str = "exponential", v0:
                 "error": err,
                 "source": p["source"],
                 "load": _load(p["workload"]),
+                "kind": load_kind(p["workload"]),
                 "diagnosis": p.get("diagnosis"),
+                "excluded": p.get("excluded"),
             }
         )
     return rows
@@ -247,6 +367,9 @@ def _load(w: dict) -> str:
         return f"{len([o for o in w['output_lens'] if o > 0])} requests at once"
     if w["kind"] == "sharegpt":
         return f"Poisson {w['rate']} req/s"
+    if w["kind"] == "bench":
+        rate = "all at once" if w.get("rate") is None else f"{w['rate']} req/s"
+        return rate + (f", <= {w['max_concurrency']} in flight" if w.get("max_concurrency") else "")
     return f"closed loop, {w['concurrency']} clients"
 
 
@@ -268,11 +391,23 @@ def explain(rows: list) -> None:
     )
 
 
-def summary(rows: list, split: str) -> dict:
-    """Median and largest absolute error of throughput and median TTFT over one split."""
+def load_kind(w: dict) -> str:
+    """How the client offered the load: ``paced`` (requests at a rate), ``limited`` (at most N in flight: a closed loop
+    or --max-concurrency) or ``burst`` (every request at once)."""
+    if w["kind"] == "closed" or w.get("max_concurrency"):
+        return "limited"
+    if w["kind"] == "lens" or (w["kind"] == "bench" and w.get("rate") is None):
+        return "burst"
+    return "paced"
+
+
+def summary(rows: list, split: Optional[str] = None, kind: Optional[str] = None) -> dict:
+    """Median and largest absolute error of throughput, median TTFT and median TPOT over the replayed rows of one split
+    (or all) and one load kind (or all)."""
     out = {}
+    chosen = [r for r in rows if "error" in r and split in (None, r["split"]) and kind in (None, r["kind"])]
     for k in ("req_per_s", "median_ttft_ms", "median_tpot_ms"):
-        vals = [abs(r["error"][k]) for r in rows if r["split"] == split and k in r["error"]]
+        vals = [abs(r["error"][k]) for r in chosen if k in r["error"]]
         if vals:
             out[k] = {
                 "median": statistics.median(vals),
@@ -283,42 +418,137 @@ def summary(rows: list, split: str) -> dict:
     return out
 
 
-def calibrate(points: list, v0: bool = False) -> tuple:
-    """Grid search of the roofline constants on the calibration half; returns (best score, constants)."""
+def meets_target(s: dict) -> bool:
+    """Issue 23's bar on one summary: median error <= 15% and every point <= 30%, on throughput and median TTFT."""
+    return all(k in s and s[k]["median"] <= TARGET_MEDIAN and s[k]["max"] <= TARGET_MAX for k in ("req_per_s", "median_ttft_ms"))
+
+
+# The constants --calibrate tunes, each with the values it tries: (module, name, values).
+CONSTANTS = (
+    ("roofline", "HBM_EFFICIENCY", (0.4, 0.5, 0.6, 0.7, 0.8, 0.9)),
+    ("roofline", "FLOP_EFFICIENCY", (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)),
+    ("roofline", "MOE_FLOP_EFFICIENCY", (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7)),
+    ("roofline", "STEP_OVERHEAD_S", (0.001, 0.002, 0.004, 0.006, 0.008)),
+    ("engine", "FRONTEND_SECONDS", (0.0, 0.002, 0.004, 0.006, 0.008, 0.012)),
+    ("engine", "API_TOKEN_SECONDS", (0.0, 0.00002, 0.00005, 0.0001, 0.0002)),
+)
+
+
+def _score(points: list) -> tuple:
+    """The calibration objective: the worse of the throughput and TTFT median errors, then the mean of both."""
+    rows = [r for r in errors(points) if "error" in r]
+    tput = [abs(r["error"]["req_per_s"]) for r in rows]
+    ttft = [abs(r["error"]["median_ttft_ms"]) for r in rows]
+    return max(statistics.median(tput), statistics.median(ttft)), statistics.fmean(tput + ttft)
+
+
+def calibrate(points: list, rounds: int = 3) -> tuple:
+    """Coordinate descent of CONSTANTS on the calibration half of the counted points (the held-out half is never read):
+    each constant in turn takes the value of its list that scores best with the others held, until a round changes
+    nothing. Returns (best score, constants). The module constants are restored afterwards."""
     from components.simulate import engine, roofline
 
+    modules = {"engine": engine, "roofline": roofline}
     cal = [p for p in points if p["split"] == "calibration"]
-    grid = itertools.product(
-        (0.6, 0.7, 0.8, 0.9), (0.45, 0.55, 0.7, 0.85), (0.001, 0.002, 0.004, 0.006), (0.0, 0.004, 0.008, 0.012, 0.016)
-    )
-    best = None
-    saved = (roofline.HBM_EFFICIENCY, roofline.FLOP_EFFICIENCY, roofline.STEP_OVERHEAD_S, engine.FRONTEND_SECONDS)
+    saved = {name: getattr(modules[m], name) for m, name, _ in CONSTANTS}
     try:
-        for hbm, flop, step, front in grid:
-            roofline.HBM_EFFICIENCY, roofline.FLOP_EFFICIENCY, roofline.STEP_OVERHEAD_S = hbm, flop, step
-            engine.FRONTEND_SECONDS = front
-            rows = errors(cal, v0=v0)
-            tput = [abs(r["error"]["req_per_s"]) for r in rows]
-            ttft = [abs(r["error"]["median_ttft_ms"]) for r in rows]
-            # The worse of the two medians first (both carry a target), then the mean error over both.
-            score = (max(statistics.median(tput), statistics.median(ttft)), statistics.fmean(tput + ttft))
-            if best is None or score < best[0]:
-                best = (
-                    score,
-                    {"HBM_EFFICIENCY": hbm, "FLOP_EFFICIENCY": flop, "STEP_OVERHEAD_S": step, "FRONTEND_SECONDS": front},
-                )
+        best = _score(cal)
+        for _ in range(rounds):
+            changed = False
+            for m, name, values in CONSTANTS:
+                mod, current = modules[m], getattr(modules[m], name)
+                trials = []
+                for v in values:
+                    setattr(mod, name, v)
+                    trials.append((_score(cal), v))
+                score, value = min(trials)
+                setattr(mod, name, value)
+                changed |= value != current
+                best = score
+            if not changed:
+                break
+        return best, {name: getattr(modules[m], name) for m, name, _ in CONSTANTS}
     finally:
-        roofline.HBM_EFFICIENCY, roofline.FLOP_EFFICIENCY, roofline.STEP_OVERHEAD_S, engine.FRONTEND_SECONDS = saved
-    return best
+        for m, name, _ in CONSTANTS:
+            setattr(modules[m], name, saved[name])
 
 
 def _pct(x) -> str:
     return "-" if x is None else f"{x * 100:+.0f}%"
 
 
+def _table(rows: list) -> None:
+    print(
+        f"{'point':60} {'split':5} {'load':24} {'req/s pub':>9} {'sim':>7} {'err':>6} {'TTFT p50 ms pub':>15} {'sim':>9} "
+        f"{'err':>6} {'TPOT pub':>8} {'sim':>6} {'err':>6}"
+    )
+    for r in rows:
+        if "unsimulated" in r:
+            print(f"{r['id']:60} {r['split'][:5]:5} not replayed: {r['unsimulated']}")
+            continue
+        pub, sim, err = r["published"], r["sim"], r["error"]
+        tp = "-" if pub.get("median_tpot_ms") is None else f"{pub['median_tpot_ms']:.1f}"
+        ts = "-" if sim.get("median_tpot_ms") is None else f"{sim['median_tpot_ms']:.1f}"
+        print(
+            f"{r['id']:60} {r['split'][:5]:5} {r['load'][:24]:24} {pub['req_per_s']:>9.2f} {sim['req_per_s']:>7.2f} "
+            f"{_pct(err.get('req_per_s')):>6} {pub['median_ttft_ms']:>15.0f} {sim['median_ttft_ms']:>9.0f} "
+            f"{_pct(err.get('median_ttft_ms')):>6} {tp:>8} {ts:>6} {_pct(err.get('median_tpot_ms')):>6}"
+        )
+
+
+def _summary_line(label: str, s: dict) -> str:
+    parts = [f"{k}: median {v['median']:.0%}, max {v['max']:.0%}, {v['within_30']}/{v['n']} within 30%" for k, v in s.items()]
+    verdict = "meets" if meets_target(s) else "misses"
+    return f"{label:24} {'; '.join(parts)}  [{verdict} the target]"
+
+
+def _where(src: dict) -> str:
+    if src.get("repository") and src.get("commit") and src.get("path"):
+        return f"{src['repository']}@{src['commit'][:12]}:{src['path']}"
+    return src.get("url") or src.get("repository", "?")
+
+
+def report(data: dict, rows: list, earlier: list) -> None:
+    """The printed report: counted points, their errors by split and by load, the earlier points, the sources."""
+    gpus = {r["gpu"] for r in rows if "gpu" in r}
+    models = {r["model"] for r in rows if "model" in r}
+    replayed = [r for r in rows if "error" in r]
+    print(
+        f"{len(rows)} counted points ({len(replayed)} replayed), {len(gpus)} GPU types, {len(models)} models; "
+        f"{len(earlier)} earlier points not counted; {len(data.get('candidates_excluded', []))} other candidates excluded"
+    )
+    _table(rows)
+    print("\ncounted points, by split (target: median <= 15% and every point <= 30%, throughput and median TTFT):")
+    for split in ("calibration", "held-out"):
+        print(_summary_line(split, summary(rows, split)))
+    print("by how the load was offered (both halves):")
+    for kind in ("paced", "limited", "burst"):
+        s = summary(rows, kind=kind)
+        if s:
+            print(_summary_line(kind, s))
+    print("\nearlier points (not counted: " + "; ".join(sorted({r["excluded"] for r in earlier})) + "):")
+    _table(earlier)
+    print(_summary_line("earlier, all", summary(earlier)))
+    print("\nsources of the counted points (repository: files, points; each point's file and commit: --json):")
+    by_repo: dict = {}
+    for r in rows:
+        src = r["source"]
+        repo = src.get("repository") or src.get("url", "?")
+        files, n = by_repo.get(repo, (set(), 0))
+        by_repo[repo] = (files | {(src.get("commit", "")[:12], src.get("path") or src.get("url", ""))}, n + 1)
+    for repo, (files, n) in sorted(by_repo.items()):
+        commits = ", ".join(sorted({c for c, _ in files if c}))
+        print(f"  {repo}: {len(files)} files, {n} points (commits {commits or '-'})")
+    counts: dict = {}
+    for c in data.get("candidates_excluded", []):
+        key = (c.get("rule") or "unstated").split(" + ")[0]
+        counts[key] = counts.get(key, 0) + 1
+    print("other candidates excluded, by the first rule they failed: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calibrate", action="store_true", help="grid-search the roofline constants on the calibration half")
+    parser.add_argument("--calibrate", action="store_true", help="coordinate descent of the constants on the calibration half")
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--explain",
@@ -330,53 +560,40 @@ def main() -> int:
         "--closed-outputs",
         choices=("exponential", "fixed"),
         default="exponential",
-        help="output lengths of the closed-loop points, whose source gives only the mean (sensitivity)",
+        help="output lengths of the earlier closed-loop points, whose source gives only the mean (sensitivity)",
     )
     parser.add_argument(
         "--scheduler-v0",
         action="store_true",
-        help="replay the points whose vLLM release ran the V0 scheduler without chunked prefill with it "
+        help="replay the earlier points whose vLLM release ran the V0 scheduler without chunked prefill with it "
         "(whole prompts, prefill steps hold no decode) instead of V1's",
     )
     args = parser.parse_args()
-    points = json.loads(POINTS.read_text())["points"]
+    data = json.loads(POINTS.read_text())
+    points = data["points"]
     if args.calibrate:
-        (median, mean), consts = calibrate(points, args.scheduler_v0)
+        (median, mean), consts = calibrate(points)
         print(
             f"best on the calibration half: {consts} (worse median |error| of throughput and TTFT {median:.1%}, mean {mean:.1%})"
         )
         return 0
-    rows = errors(points, closed_outputs=args.closed_outputs, v0=args.scheduler_v0)
+    rows = errors(points)
+    earlier = errors(data.get("earlier", []), closed_outputs=args.closed_outputs, v0=args.scheduler_v0)
     if args.explain:
-        explain(rows)
+        explain([r for r in rows + earlier if "error" in r])
         return 0
-    result = {"points": rows, "calibration": summary(rows, "calibration"), "held_out": summary(rows, "held-out")}
     if args.json:
+        result = {
+            "points": rows,
+            "earlier": earlier,
+            "calibration": summary(rows, "calibration"),
+            "held_out": summary(rows, "held-out"),
+            "by_load": {k: summary(rows, kind=k) for k in ("paced", "limited", "burst")},
+            "rules": data.get("rules", []),
+        }
         print(json.dumps(result, indent=2, sort_keys=True, default=str))
         return 0
-    print(f"{len(rows)} published points, {len({r['gpu'] for r in rows})} GPU types, {len({r['model'] for r in rows})} models")
-    print(
-        f"{'point':34} {'split':11} {'req/s pub':>9} {'sim':>7} {'err':>6} {'TTFT p50 ms pub':>15} {'sim':>9} {'err':>6} "
-        f"{'TPOT p50 pub':>12} {'sim':>7} {'err':>6}"
-    )
-    for r in rows:
-        pub, sim, err = r["published"], r["sim"], r["error"]
-        tp = "-" if pub.get("median_tpot_ms") is None else f"{pub['median_tpot_ms']:.1f}"
-        ts = "-" if sim.get("median_tpot_ms") is None else f"{sim['median_tpot_ms']:.1f}"
-        print(
-            f"{r['id']:34} {r['split']:11} {pub['req_per_s']:>9.2f} {sim['req_per_s']:>7.2f} {_pct(err.get('req_per_s')):>6} "
-            f"{pub['median_ttft_ms']:>15.0f} {sim['median_ttft_ms']:>9.0f} {_pct(err.get('median_ttft_ms')):>6} "
-            f"{tp:>12} {ts:>7} {_pct(err.get('median_tpot_ms')):>6}"
-        )
-    for split, key in (("calibration", "calibration"), ("held-out", "held_out")):
-        s = result[key]
-        parts = [f"{k}: median {v['median']:.0%}, max {v['max']:.0%}, {v['within_30']}/{v['n']} within 30%" for k, v in s.items()]
-        print(f"{split}: " + "; ".join(parts))
-    print("sources:")
-    for r in rows:
-        src = r["source"]
-        where = f"{src['repository']}@{src['commit'][:12]}:{src['path']}" if "repository" in src else src["url"]
-        print(f"  {r['id']}: {where} ({src.get('row', 'whole run')})")
+    report(data, rows, earlier)
     return 0
 
 

@@ -38,7 +38,11 @@ from .roofline import Roofline
 
 # The API server's work per request before the engine sees it (HTTP, validation, tokenizing), one
 # request at a time: calibrated with the roofline's constants (benchmarks/fidelity.py --calibrate).
-FRONTEND_SECONDS = 0.012
+FRONTEND_SECONDS = 0.008
+# The API server's time per output token it detokenizes and streams (V1: the API server process runs the engine's
+# output handler in the same asyncio loop as the HTTP server, vllm/v1/engine/async_llm.py ``output_handler``), so a
+# replica streaming many tokens takes new requests in later. Calibrated with the constants above.
+API_TOKEN_SECONDS = 0.0001
 # V0's block watermark: the share of blocks admission leaves free (vllm/config.py CacheConfig ``watermark``, 0.01).
 V0_WATERMARK = 0.01
 
@@ -138,6 +142,9 @@ class Replica:
         self._pending: dict[int, Request] = {}  # requests the API server is still handling
         self._frontend_free = 0.0
         self.stopped = False
+        # The API server's time per request; None: FRONTEND_SECONDS (benchmarks/fidelity.py sets V0-era runs' own).
+        self.frontend_seconds: Optional[float] = None
+        self._step_preempted = False
         self._kick: Optional[simpy.Event] = None
         self._kick_on_arrival = False
         self.on_stall: Optional[Callable[[Request], None]] = None  # told when a stream that sent tokens is preempted
@@ -169,11 +176,12 @@ class Replica:
             return False
         req.replica = self
         self.api_tokens += req.prompt
-        if FRONTEND_SECONDS <= 0:
+        frontend = FRONTEND_SECONDS if self.frontend_seconds is None else self.frontend_seconds
+        if frontend <= 0:
             self._enqueue(req)
             return True
         now = self.env.now
-        self._frontend_free = max(now, self._frontend_free) + FRONTEND_SECONDS
+        self._frontend_free = max(now, self._frontend_free) + frontend
         self._pending[req.id] = req
         self.env.timeout(self._frontend_free - now).callbacks.append(functools.partial(self._from_frontend, req))
         return True
@@ -247,8 +255,10 @@ class Replica:
                 r.replica = None
         self.aborts.clear()
 
-    def _preempt(self) -> None:
+    def _preempt(self) -> Request:
+        """Preempt the newest running request (V1: ``self.running.pop()`` in ``Scheduler.schedule``); returns it."""
         victim = self.running[-1]
+        self._step_preempted = True
         self._remove(victim)
         victim.prefill_left = victim.prompt + victim.gen
         victim.cached = 0
@@ -259,6 +269,7 @@ class Replica:
             victim.stalled_at = self.env.now
             if self.on_stall is not None:
                 self.on_stall(victim)
+        return victim
 
     def _finish(self, r: Request) -> None:
         self._remove(r)
@@ -278,10 +289,12 @@ class Replica:
                 self._kick = None
                 continue
             # Decodes need a slot each: preempt the newest requests until they fit.
+            self._step_preempted = False
             while self.n_decoding and (self.num_blocks - self._blocks_used()) * self.bs < self.n_decoding:
                 self._preempt()
             n_dec = self.n_decoding
             chunks = self._schedule_prompts() if self.prefill_first else self._schedule(n_dec)
+            n_dec = self.n_decoding  # a prefill chunk that lacked blocks may have preempted decodes
             if chunks:
                 stopped = yield from self._prefill_step(0 if self.prefill_first else n_dec, chunks)
             elif n_dec == 0:
@@ -297,17 +310,36 @@ class Replica:
 
     def _schedule(self, n_dec: int) -> list[tuple[Request, int]]:
         """One step's prefill chunks under the token budget left after ``n_dec`` decodes: the running prefills, then
-        waiting requests in order while the batch has room (``max_num_seqs``) and the cache has blocks."""
+        waiting requests in order while the batch has room (``max_num_seqs``) and the cache has blocks.
+
+        As vLLM 0.33.0's V1 ``Scheduler.schedule`` (v1/core/sched/scheduler.py): a running request's chunk needs its
+        blocks too, and when ``allocate_slots`` cannot give them the newest running request is preempted, until the
+        chunk fits or the request preempted is this one (lines 912-990); a step that preempted admits no waiting
+        request (line 1050, ``if not preempted_reqs``).
+        """
         bs = self.bs
         budget = self.max_tokens - n_dec
         chunks: list[tuple[Request, int]] = []
-        for r in self.prefilling:
+        free_blocks = self.num_blocks - self._blocks_used() - n_dec / bs
+        for r in list(self.prefilling):
             if budget <= 0:
                 break
+            if r.replica is not self or r not in self.prefilling:
+                continue  # preempted for an earlier chunk of this step
             c = min(r.prefill_left, budget)
+            while c / bs > free_blocks:
+                victim = self._preempt()
+                free_blocks = self.num_blocks - self._blocks_used() - self.n_decoding / bs
+                if victim is r:
+                    break
+                chunks = [(q, k) for q, k in chunks if q is not victim]
+            if r not in self.prefilling:
+                continue
             chunks.append((r, c))
             budget -= c
-        free_blocks = self.num_blocks - self._blocks_used() - n_dec / bs
+            free_blocks -= c / bs
+        if self._step_preempted:
+            return chunks
         while self.waiting and budget > 0 and len(self.running) < self.max_seqs:
             r = self.waiting[0]
             c = min(r.prefill_left, budget)
@@ -359,7 +391,7 @@ class Replica:
         if not self.prefill_first:  # decodes advance one token (V0's prefill-only step pauses them)
             self.step_no += 1
         self.kv_tokens += n_dec
-        self.api_tokens += n_dec
+        out = n_dec
         for r, c in chunks:
             if r.replica is not self or r.abort_pending or r.prefill_left <= 0:
                 continue
@@ -367,16 +399,23 @@ class Replica:
             r.cached += c
             self.kv_tokens += c
             if r.prefill_left == 0:
+                out += 1
                 self._prefilled(r)
+        self._stream(out, self.env.now - dt)
         self._pop_finished()
         return False
+
+    def _stream(self, tokens: int, since: float) -> None:
+        """The API server streams ``tokens`` output tokens produced since ``since``: it takes requests in after them."""
+        self.api_tokens += tokens
+        if API_TOKEN_SECONDS > 0 and tokens:
+            self._frontend_free = max(since, self._frontend_free) + tokens * API_TOKEN_SECONDS
 
     def _prefilled(self, r: Request) -> None:
         """``r``'s prompt is in the cache: its first (or next) token is out; it decodes, or ends at one token."""
         env = self.env
         self.prefilling.remove(r)
         r.gen += 1
-        self.api_tokens += 1
         r.stalled_at = None
         if r.first_token is None:
             r.first_token = env.now
@@ -436,7 +475,7 @@ class Replica:
             return True
         self.step_no += j
         self.kv_tokens += n_dec * j
-        self.api_tokens += n_dec * j
+        self._stream(n_dec * j, t0)
         self._pop_finished()
         return False
 

@@ -28,9 +28,10 @@ from ..capacity.hardware import GPUS
 
 # Calibrated constants: the best of `python benchmarks/fidelity.py --calibrate` (a grid over the calibration half of
 # benchmarks/data/fidelity_points.json; docs/simulate.md "Fidelity").
-HBM_EFFICIENCY = 0.70  # achieved share of the datasheet bandwidth in decode (weights and KV reads)
-FLOP_EFFICIENCY = 0.70  # achieved share of the dense tensor peak in prefill GEMMs and attention
-STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
+HBM_EFFICIENCY = 0.60  # achieved share of the datasheet bandwidth in decode (weights and KV reads)
+FLOP_EFFICIENCY = 0.80  # achieved share of the dense tensor peak in prefill GEMMs and attention
+MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
+STEP_OVERHEAD_S = 0.004  # host work per engine step (scheduler, sampler, output processing)
 PER_SEQ_OVERHEAD_S = 0.00002  # host work per request in the step (input prep, detokenizing)
 # One all-reduce's fixed cost: NCCL/custom all-reduce launch and synchronisation.
 ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 30e-6}
@@ -48,7 +49,7 @@ class Roofline:
 
     weight_bytes: float  # this rank's weights
     kv_bytes_per_token: float  # this rank's KV bytes per cached token
-    flops_per_token: float  # 2 x active parameters (whole model)
+    flops_per_token: float  # 2 x active parameters outside the routed experts (whole model)
     attn_flops_per_token_ctx: float  # attention FLOPs per (new token x context token), whole model
     hidden_size: int
     layers: int
@@ -59,6 +60,21 @@ class Roofline:
     link: str
     link_bytes_s: float
     act_bytes: int
+    # Mixture of experts: the routed experts' share of this rank's weight bytes, the experts per layer and per token,
+    # and 2 x the routed-expert parameters a token passes through (whole model). Dense models: 0.
+    expert_share: float = 0.0
+    num_experts: int = 0
+    experts_per_token: int = 0
+    expert_flops_per_token: float = 0.0
+
+    def weights_read(self, tokens: float) -> float:
+        """Weight bytes one step reads for ``tokens`` tokens: every dense weight, and of the routed experts only those
+        some token is routed to. With each token choosing ``k`` of ``E`` experts uniformly, an expert is untouched by
+        ``n`` tokens with probability (1 - k/E)^n, so the expected share read is 1 - (1 - k/E)^n."""
+        if not self.num_experts or not self.experts_per_token:
+            return self.weight_bytes
+        touched = 1.0 - (1.0 - self.experts_per_token / self.num_experts) ** max(1.0, tokens)
+        return self.weight_bytes * (1.0 - self.expert_share * (1.0 - touched))
 
     def step_seconds(self, decodes: int, prefill_tokens: int, context_tokens: float, prefill_context: float = 0.0) -> float:
         """Seconds of one engine step.
@@ -74,9 +90,10 @@ class Roofline:
         # PP micro-batches: a stage's rank runs each of the PP micro-batches (1/PP of the batch) once per step.
         mb_tokens = tokens / pp
         kv = self.kv_bytes_per_token * context_tokens / pp  # per-GPU KV bytes already count only this stage's layers
-        mem = (self.weight_bytes + kv) / (self.hbm_bytes_s * HBM_EFFICIENCY)
+        mem = (self.weights_read(mb_tokens) + kv) / (self.hbm_bytes_s * HBM_EFFICIENCY)
         flops = (self.flops_per_token * mb_tokens + self.attn_flops_per_token_ctx * prefill_context / pp) / (self.tp * pp)
-        comp = flops / (self.flops_s * FLOP_EFFICIENCY)
+        expert_flops = self.expert_flops_per_token * mb_tokens / (self.tp * pp)
+        comp = flops / (self.flops_s * FLOP_EFFICIENCY) + expert_flops / (self.flops_s * MOE_FLOP_EFFICIENCY)
         comm = 0.0
         if self.tp > 1:
             size = mb_tokens * self.hidden_size * self.act_bytes
@@ -92,14 +109,27 @@ class Roofline:
 
 def active_params(arch: Architecture) -> float:
     """Parameters each token passes through (experts: only those it is routed to), embeddings excluded, LM head included."""
+    return dense_active_params(arch) + routed_expert_params(arch, arch.experts_per_token)
+
+
+def dense_active_params(arch: Architecture) -> float:
+    """The active parameters outside the routed experts: attention, a dense model's MLP, the LM head."""
     q = arch.num_attention_heads * arch.head_dim
     kv = arch.num_kv_heads * arch.head_dim
     attn = arch.hidden_size * (q + 2 * kv) + q * arch.hidden_size
-    if arch.num_experts and arch.experts_per_token:
-        mlp = 3 * arch.hidden_size * (arch.moe_intermediate_size or arch.intermediate_size) * arch.experts_per_token
-    else:
-        mlp = 3 * arch.hidden_size * arch.intermediate_size
+    mlp = 0 if _is_moe(arch) else 3 * arch.hidden_size * arch.intermediate_size
     return arch.num_layers * (attn + mlp) + arch.hidden_size * arch.vocab_size
+
+
+def routed_expert_params(arch: Architecture, experts: int) -> float:
+    """Parameters of ``experts`` routed experts in every layer (0 for a dense model)."""
+    if not _is_moe(arch):
+        return 0.0
+    return arch.num_layers * 3 * arch.hidden_size * (arch.moe_intermediate_size or arch.intermediate_size) * experts
+
+
+def _is_moe(arch: Architecture) -> bool:
+    return bool(arch.num_experts and arch.experts_per_token)
 
 
 def roofline_for(
@@ -122,10 +152,17 @@ def roofline_for(
         )
     peak = perf.fp8_tflops if fp8 and perf.fp8_tflops else perf.bf16_tflops
     q = arch.num_attention_heads * arch.head_dim
+    experts = routed_expert_params(arch, arch.num_experts)
+    # The experts' share of the weights, by parameters (the embeddings counted once, as the LM head).
+    share = experts / (experts + dense_active_params(arch) + arch.hidden_size * arch.vocab_size) if experts else 0.0
     return Roofline(
         weight_bytes=weight_bytes_per_gpu,
         kv_bytes_per_token=kv_bytes_per_token_per_gpu,
-        flops_per_token=2 * active_params(arch),
+        flops_per_token=2 * dense_active_params(arch),
+        expert_flops_per_token=2 * routed_expert_params(arch, arch.experts_per_token),
+        expert_share=share,
+        num_experts=arch.num_experts if experts else 0,
+        experts_per_token=arch.experts_per_token if experts else 0,
         # QK^T and PV: 2 x 2 x q_dim FLOPs per (token, context token) per layer.
         attn_flops_per_token_ctx=4 * q * arch.num_layers,
         hidden_size=arch.hidden_size,
