@@ -221,6 +221,18 @@ def test_context_beyond_the_model_fires_on_ray_serve_llm_engine_kwargs():
     ]
 
 
+def test_ray_serve_llm_with_chunked_prefill_off_must_hold_a_prompt_in_a_batch():
+    # enable_chunked_prefill: false is --no-enable-chunked-prefill, not the default (chunked).
+    batch = "max_model_len: 8192, max_num_seqs: 64, max_num_batched_tokens: 4096"
+    assert messages(BATCH, ray_service(batch)) == []
+    assert messages(BATCH, ray_service(f"{batch}, enable_chunked_prefill: true")) == []
+    assert messages(BATCH, ray_service(f"{batch}, enable_chunked_prefill: false")) == [
+        "serveConfigV2 application llms llm_configs[0]: Qwen/Qwen2.5-7B-Instruct does not start: max_num_batched_tokens "
+        "4,096 is below max_model_len 8,192 with chunked prefill disabled; vLLM's scheduler config refuses it (a prompt "
+        "must fit one batch)"
+    ]
+
+
 def test_the_long_context_override_is_honoured():
     args = ("Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "65536")
     assert len(messages(CONTEXT, third_party_deployment(*args))) == 1
