@@ -285,14 +285,19 @@ def engine_kwargs_as_flags(kwargs: Mapping) -> dict[str, str | None]:
     `--enable-prefix-caching` ({"enable-prefix-caching": None}) and `false` as
     `--no-enable-prefix-caching` ({"no-enable-prefix-caching": None}): a policy that reads a
     boolean flag sees an explicit "off" as it does in a container, never as the flag absent.
+    vLLM's own --config file reader maps YAML booleans the same way (utils/argparse_utils.py:654-658).
+    A null kwarg is the field's default (`max_model_len: null` leaves vLLM to derive it), so it
+    reads as the flag absent, not as a bare flag.
     """
     args: dict[str, str | None] = {}
     for key, value in kwargs.items():
         flag = str(key).replace("_", "-")
+        if value is None:
+            continue
         if value is False:
             args[f"no-{flag}"] = None
         else:
-            args[flag] = None if value is True or value is None else str(value)
+            args[flag] = None if value is True else str(value)
     return args
 
 

@@ -226,10 +226,11 @@ def test_parse_vllm_args():
 
 def test_ray_serve_llm_engine_kwargs_read_as_the_container_flags_they_stand_for():
     # A false kwarg is vLLM's --no-<flag> (BooleanOptionalAction, vllm 0.33.0 engine/arg_utils.py:384-386),
-    # not an absent flag: a policy reading a boolean flag sees Ray Serve as it sees a container.
+    # not an absent flag: a policy reading a boolean flag sees Ray Serve as it sees a container. A null one is the
+    # field's default: no flag at all.
     service = ray_serve_llm(
         "engine_kwargs: {enable_prefix_caching: false, enable_chunked_prefill: false, enforce_eager: false, "
-        "trust_remote_code: true, max_model_len: 8192}"
+        "trust_remote_code: true, max_model_len: 8192, revision: null}"
     )
     tokens = [
         "--no-enable-prefix-caching",
