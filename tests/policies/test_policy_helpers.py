@@ -224,6 +224,17 @@ def test_parse_vllm_args():
     }
 
 
+def test_a_no_flag_takes_no_value_and_the_later_of_a_pair_stays():
+    # Every --no-X of vLLM 0.33.0 is BooleanOptionalAction's off form (engine/arg_utils.py:384-386): no value, and
+    # --X / --no-X set one field, so argparse keeps the later one.
+    assert parse_vllm_args(["--no-enforce-eager", "meta-llama/Llama-3.1-8B-Instruct", "--port", "8000"]) == {
+        "no-enforce-eager": None,
+        "port": "8000",
+    }
+    assert parse_vllm_args(["--enable-chunked-prefill", "--no-enable-chunked-prefill"]) == {"no-enable-chunked-prefill": None}
+    assert parse_vllm_args(["--no-enable-chunked-prefill", "--enable-chunked-prefill"]) == {"enable-chunked-prefill": None}
+
+
 def test_ray_serve_llm_engine_kwargs_read_as_the_container_flags_they_stand_for():
     # A false kwarg is vLLM's --no-<flag> (BooleanOptionalAction, vllm 0.33.0 engine/arg_utils.py:384-386),
     # not an absent flag: a policy reading a boolean flag sees Ray Serve as it sees a container. A null one is the

@@ -113,6 +113,8 @@ def test_without_chunked_prefill_the_batch_must_hold_a_prompt():
         "--max-model-len 8,192 with chunked prefill disabled; vLLM's scheduler config refuses it (a prompt must fit one "
         "batch)"
     ]
+    # Turned back on later on the line: argparse keeps the last of --no-X / --X (one BooleanOptionalAction field).
+    assert messages(BATCH, third_party_deployment(*args, "--no-enable-chunked-prefill", "--enable-chunked-prefill")) == []
 
 
 # --- S22 tensor parallel size divides the attention heads ---------------------------------------------
