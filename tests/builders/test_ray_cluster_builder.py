@@ -15,7 +15,6 @@ from components.config import load_stack_config
 from components.images import vllm_release
 from policies.framework import Resource, evaluate
 from policies.kube import parse_quantity
-from policies.serving import selector_matches
 from policies.vllm.args import parse_vllm_args, vllm_command_line
 from tests.conftest import shared_path, stack_config
 from tests.kube_schemas import validate_object
@@ -158,29 +157,6 @@ def test_every_ray_pod_lands_on_the_pool_and_tolerates_its_gpu_taint(prod, role)
     assert "hostNetwork" not in pod
     env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
     assert env["NCCL_SOCKET_IFNAME"] == env["GLOO_SOCKET_IFNAME"] == "eth0"
-
-
-def test_every_ray_pod_is_packed_into_one_zone_not_spread(prod):
-    # The model's one replica (capacity/layout.py), each worker a whole node: nothing to spread, and the engine's
-    # NCCL traffic (EFA here) must stay in one zone (builders/ray_cluster.py zone_labels).
-    m, _, cluster = prod
-    terms = []
-    for group in (head_of(cluster), workers_of(cluster)):
-        pod = group["template"]["spec"]
-        assert "topologySpreadConstraints" not in pod
-        assert list(pod["affinity"]) == ["podAffinity"]
-        (term,) = pod["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
-        assert term == {
-            "labelSelector": {"matchLabels": {"ray.io/cluster": m.name}},
-            "topologyKey": "topology.kubernetes.io/zone",
-        }
-        # Self-selecting, with the labels KubeRay v1.7.0 puts on the pod (ray-operator/controllers/ray/common/pod.go
-        # labelPod, 1167-1191: ray.io/cluster is the RayCluster's name, not overridable by the template), so the first
-        # pod placed picks the zone (Karpenter v1.14.1 scheduling/topologygroup.go nextDomainAffinity, 365-367).
-        labels = {**group["template"]["metadata"]["labels"], "ray.io/cluster": cluster["metadata"]["name"]}
-        assert selector_matches(term["labelSelector"], labels)
-        terms.append(term)
-    assert terms[0] == terms[1]  # the head too: one zone for the whole cluster
 
 
 def test_efa_interfaces_requested_where_the_node_has_them(prod):
