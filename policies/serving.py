@@ -225,7 +225,8 @@ class EngineConfig:
     """One vLLM engine's settings, wherever they were written.
 
     `args` uses vLLM's long flag names (`gpu-memory-utilization`), as
-    `policies.vllm.args.parse_vllm_args` returns them; a boolean flag that is on maps to None.
+    `policies.vllm.args.parse_vllm_args` returns them; a boolean flag that is on maps to None, and one
+    that is off to its `no-` form (`no-enable-prefix-caching`: None), wherever it was written.
     `image` names the vLLM release where known. `server` is the container, when there is one.
     """
 
@@ -275,10 +276,29 @@ def _ray_serve_llm_configs(resource: Any) -> list[tuple[str, dict]]:
     return found
 
 
-def _flag_value(value: Any) -> str | None:
-    if value is True or value is None:
-        return None
-    return str(value)
+def engine_kwargs_as_flags(kwargs: Mapping) -> dict[str, str | None]:
+    """Ray Serve LLM `engine_kwargs` in the form `parse_vllm_args` gives a container's flags.
+
+    Ray Serve LLM passes the kwargs to vLLM's AsyncEngineArgs, whose boolean fields the CLI
+    exposes as argparse.BooleanOptionalAction (vllm 0.33.0 engine/arg_utils.py:384-386,
+    "Creates --no-<name> and --<name> flags"). So `enable_prefix_caching: true` reads as
+    `--enable-prefix-caching` ({"enable-prefix-caching": None}) and `false` as
+    `--no-enable-prefix-caching` ({"no-enable-prefix-caching": None}): a policy that reads a
+    boolean flag sees an explicit "off" as it does in a container, never as the flag absent.
+    vLLM's own --config file reader maps YAML booleans the same way (utils/argparse_utils.py:654-658).
+    A null kwarg is the field's default (`max_model_len: null` leaves vLLM to derive it), so it
+    reads as the flag absent, not as a bare flag.
+    """
+    args: dict[str, str | None] = {}
+    for key, value in kwargs.items():
+        flag = str(key).replace("_", "-")
+        if value is None:
+            continue
+        if value is False:
+            args[f"no-{flag}"] = None
+        else:
+            args[flag] = None if value is True else str(value)
+    return args
 
 
 def engine_configs(resource: Any) -> list[EngineConfig]:
@@ -298,7 +318,7 @@ def _engine_configs(resource: Any) -> list[EngineConfig]:
         image = next((i for i in images if isinstance(i, str)), "")
         for label, llm in _ray_serve_llm_configs(resource):
             kwargs = as_dict(llm.get("engine_kwargs"))
-            args = {k.replace("_", "-"): _flag_value(v) for k, v in kwargs.items() if v is not False}
+            args = engine_kwargs_as_flags(kwargs)
             source = get(llm, "model_loading_config", "model_source")
             model = source if isinstance(source, str) else get(llm, "model_loading_config", "model_id")
             found.append(

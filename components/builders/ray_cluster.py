@@ -94,6 +94,27 @@ def head_selector(m: ModelConfig) -> dict[str, str]:
     return {RAY_CLUSTER_LABEL: m.name, RAY_NODE_TYPE_LABEL: "head"}
 
 
+def zone_labels(m: ModelConfig) -> dict[str, str]:
+    """Labels of every pod of the model's RayCluster, which the pods' zone affinity selects (head and workers).
+
+    A RayCluster here is the model's one replica (capacity/layout.py: a multi-node model runs exactly one),
+    so there are no replicas to spread, and within it nothing to spread over nodes either: each worker
+    requests all of its node's GPUs, so no two share a node. What matters is the zone. Every pipeline
+    stage hands its activations to the next over NCCL at every step, on EFA where the workers request it,
+    and EFA traffic stays inside one Availability Zone; over TCP a zone boundary adds latency to every
+    token and inter-zone transfer charges. So every pod of the cluster must land in one zone: a required
+    podAffinity on topology.kubernetes.io/zone over ``ray.io/cluster`` (builders/scheduling.py). KubeRay
+    v1.7.0 puts that label on every pod and lets no template override it (ray-operator/controllers/ray/
+    common/pod.go labelPod, lines 1167-1191, called for the head at 236 and the workers at 671), and copies
+    the template's spec, affinity included, to the pod untouched (pod.go 218 and 596; BuildPod 846-853).
+    The pods select themselves, so whichever is placed first picks the zone and the rest follow: Karpenter
+    v1.14.1 bootstraps a self-selecting affinity in an empty domain (kubernetes-sigs/karpenter
+    pkg/controllers/provisioning/scheduling/topologygroup.go nextDomainAffinity, lines 365-367). Required,
+    not preferred: an engine split over zones does not serve, so a Pending worker is the honest state.
+    """
+    return {RAY_CLUSTER_LABEL: m.name}
+
+
 def ray_vllm_args(m: ModelConfig, plan: ServingPlan) -> list[str]:
     """`vllm serve` arguments of the head: the single-node flags (each checked against the image's
     release by vllm_args) plus the Ray executor, checked here the same way."""
@@ -202,10 +223,9 @@ def _pod_spec(
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "terminationGracePeriodSeconds": pod_drain(plan).grace_seconds,
-        # Pool, GPU type and the serving priority, as every serving pod (builders/scheduling.py). No spread: each
-        # worker takes a whole node anyway, and spreading the engine over zones would carry its NCCL traffic
-        # between them (EFA does not cross an Availability Zone).
-        **serving_pod_scheduling(pool, karpenter_gpu_name(plan)),
+        # Pool, GPU type and the serving priority, as every serving pod (builders/scheduling.py), and packed, not
+        # spread: see zone_labels.
+        **serving_pod_scheduling(pool, karpenter_gpu_name(plan), zone_labels=zone_labels(m)),
         "volumes": _volumes(shm_gib, cache_gib),
         "containers": [container],
     }

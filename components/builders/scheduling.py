@@ -1,4 +1,4 @@
-"""Where a serving pod runs and how it leaves: its pool, GPU type, priority, spread, and its drain.
+"""Where a serving pod runs and how it leaves: its pool, GPU type, priority, spread or packing, and its drain.
 
 One scheduling function and one drain model that every serving back-end (components/backends/: the
 KServe predictor, the KubeRay head and workers) merges into its pod specs, so every serving pod
@@ -17,6 +17,7 @@ from ..capacity.gpus import GPUS
 from ..capacity.plan import ServingPlan
 
 ISVC_LABEL = "serving.kserve.io/inferenceservice"  # the label KServe puts on an InferenceService's pods
+ZONE_LABEL = "topology.kubernetes.io/zone"
 
 
 def karpenter_gpu_name(plan: ServingPlan) -> str:
@@ -24,12 +25,21 @@ def karpenter_gpu_name(plan: ServingPlan) -> str:
     return GPUS[plan.gpu.name].karpenter_gpu_name or plan.gpu.name.lower()
 
 
-def serving_pod_scheduling(pool: str, gpu_name: str, spread_labels: Optional[Mapping[str, str]] = None) -> dict[str, Any]:
-    """nodeSelector, tolerations, priorityClassName and (with ``spread_labels``) topologySpreadConstraints of a serving pod.
+def serving_pod_scheduling(
+    pool: str,
+    gpu_name: str,
+    spread_labels: Optional[Mapping[str, str]] = None,
+    zone_labels: Optional[Mapping[str, str]] = None,
+) -> dict[str, Any]:
+    """nodeSelector, tolerations, priorityClassName, and the pod's spread or packing, of a serving pod.
 
-    ``gpu_name`` is Karpenter's GPU-name label value (:func:`karpenter_gpu_name`). Spread, over zones
-    and nodes among the pods ``spread_labels`` select, is ``ScheduleAnyway``: GPUs are scarce, and a
-    replica on a crowded zone beats a Pending one (policy catalogue row 23). Default null: no spread.
+    ``gpu_name`` is Karpenter's GPU-name label value (:func:`karpenter_gpu_name`). With ``spread_labels``
+    (independent replicas), topologySpreadConstraints over zones and nodes among the pods they select,
+    ``ScheduleAnyway``: GPUs are scarce, and a replica on a crowded zone beats a Pending one (policy
+    catalogue row 23). With ``zone_labels`` (the pods of one engine), a required podAffinity that keeps
+    every pod they select in one zone: the pods must select themselves, so the first one picks the zone
+    (kube-scheduler and Karpenter both let a self-selecting pod start a domain when none holds a match).
+    Default null for both: neither.
     """
     scheduling: dict[str, Any] = {
         # The pool the capacity plan sized, and its GPU type, exactly (a wrong GPU means a wrong KV budget).
@@ -44,7 +54,7 @@ def serving_pod_scheduling(pool: str, gpu_name: str, spread_labels: Optional[Map
         scheduling["topologySpreadConstraints"] = [
             {
                 "maxSkew": 1,
-                "topologyKey": "topology.kubernetes.io/zone",
+                "topologyKey": ZONE_LABEL,
                 "whenUnsatisfiable": "ScheduleAnyway",
                 "labelSelector": selector,
             },
@@ -55,6 +65,14 @@ def serving_pod_scheduling(pool: str, gpu_name: str, spread_labels: Optional[Map
                 "labelSelector": selector,
             },
         ]
+    if zone_labels is not None:
+        scheduling["affinity"] = {
+            "podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": dict(zone_labels)}, "topologyKey": ZONE_LABEL}
+                ]
+            }
+        }
     return scheduling
 
 

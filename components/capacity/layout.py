@@ -29,6 +29,7 @@ from ..capacity.memory import (
     weights_per_gpu_bytes,
 )
 from ..capacity.models import CatalogModel
+from ..capacity.startup import unsharded_heads
 from ..errors import Problem
 
 if TYPE_CHECKING:  # annotations only: the config's cross checks import this module
@@ -273,13 +274,14 @@ def plan_layout(
     """The layout of a distributed model, or the problems that refuse it.
 
     The config-only node rules (layout_problems) ran when the stack was loaded; the rule that
-    needs the architecture runs here: vLLM shards attention heads over TP, so TP must divide them
-    (vllm/config/model.py verify_with_parallel_config in vllm==0.33.0: "Total number of attention heads
-    (...) must be divisible by tensor parallel size").
+    needs the architecture runs here: vLLM shards attention heads over TP, so TP must divide them.
+    That test is S22's (capacity/startup.py unsharded_heads, with its vLLM source); the layout refuses on
+    its attention term, as a config error, and leaves the KV-head term to S22's refusal in the memory
+    plan (``memory.startup_rule``), which reports it for every engine alike.
     """
     tp = m.engine.tensor_parallel_size
     problems = layout_problems(m, pool, path)
-    if model.arch.num_attention_heads % tp:
+    if unsharded_heads(model.arch, tp) == "attention":
         problems.insert(
             0,
             Problem(

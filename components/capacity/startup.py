@@ -116,14 +116,28 @@ def _batched_tokens(arch: Architecture, s: Settings, names: Mapping[str, str]) -
     return None
 
 
+def unsharded_heads(arch: Architecture, tp: int) -> Optional[str]:
+    """The heads tensor parallel size ``tp`` cannot shard, "attention" or "kv", or None: S22's test, kept here once.
+
+    vLLM divides the attention heads over the TP ranks, and the KV heads too or replicates them (TP a
+    multiple of them); MLA models keep one latent KV, which any TP takes. The sources are S22's in RULES.
+    """
+    if arch.num_attention_heads % tp:
+        return "attention"
+    if not arch.is_mla and arch.num_kv_heads % tp and tp % arch.num_kv_heads:
+        return "kv"
+    return None
+
+
 def _tp_divides_heads(arch: Architecture, s: Settings, names: Mapping[str, str]) -> Optional[str]:
     tp = s.tensor_parallel_size
-    if arch.num_attention_heads % tp:
+    heads = unsharded_heads(arch, tp)
+    if heads == "attention":
         return (
             f"{names['tensor-parallel-size']} {tp} does not divide the model's {arch.num_attention_heads} attention heads; "
             f"vLLM refuses to start (use a divisor)"
         )
-    if not arch.is_mla and arch.num_kv_heads % tp and tp % arch.num_kv_heads:
+    if heads == "kv":
         return (
             f"{names['tensor-parallel-size']} {tp} and the model's {arch.num_kv_heads} KV heads do not divide one another; "
             f"vLLM refuses to start"

@@ -357,9 +357,9 @@ class DistributedConfig(_Model):
     """Multi-node serving: one vLLM engine spread over several nodes of the model's pool.
 
     Tensor parallelism stays inside a node (NVLink); pipeline stages cross nodes. The node
-    count is tensorParallelSize x pipelineParallelSize / the pool's GPUs per node, and Ray
-    (a KubeRay RayCluster) places the ranks. Autoscaling a multi-node replica is out of scope
-    (as in KServe and NIM): such a model runs exactly one replica.
+    count is tensorParallelSize x pipelineParallelSize / the pool's GPUs per node, and the
+    back-end named by ``backend`` runs the engine's pods and places the ranks. Autoscaling a
+    multi-node replica is out of scope (as in KServe and NIM): such a model runs exactly one replica.
     """
 
     backend: MultiNodeBackend = Field(
@@ -369,18 +369,19 @@ class DistributedConfig(_Model):
     )
     nccl_socket_ifname: Str = Field(
         "eth0",
-        description="NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME of every Ray pod: the interface NCCL's and Gloo's "
-        'bootstrap sockets use. Default "eth0" (the pod interface of the Amazon VPC CNI).',
+        description="NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME of every pod of the engine, whichever back-end runs "
+        "it: the interface NCCL's and Gloo's bootstrap sockets use. Default \"eth0\" (the pod interface of the "
+        "Amazon VPC CNI).",
     )
     efa: Bool = Field(
         True,
-        description="Request every EFA interface of the node (vpc.amazonaws.com/efa) on instance types that have "
-        "EFA, and open the nodes' security group to itself as EFA requires; the aws-efa-k8s-device-plugin "
-        "DaemonSet must run on the nodes. Default true.",
+        description="Request every EFA interface of the node (vpc.amazonaws.com/efa) for each pod that holds the "
+        "engine's GPU ranks, on instance types that have EFA, and open the nodes' security group to itself as EFA "
+        "requires; the aws-efa-k8s-device-plugin DaemonSet must run on the nodes. Default true.",
     )
     host_network_reason: Optional[Str] = Field(
         None,
-        description="Run the Ray pods with hostNetwork: true, for the reason given here (it becomes the policy "
+        description="Run the engine's pods with hostNetwork: true, for the reason given here (it becomes the policy "
         "exemption's reason). Default null (pod network; EFA works without hostNetwork).",
     )
 

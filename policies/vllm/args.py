@@ -186,6 +186,10 @@ def parse_vllm_args(tokens: list[str]) -> dict[str, str | None]:
     (-tp, -pp, -dp, -q) expanded. A flag followed by another flag, by nothing, or listed as
     boolean maps to None. Positional tokens (the model) are skipped. The last occurrence wins,
     as with argparse.
+
+    A `--no-X` flag is the off form of a boolean `--X`: vLLM 0.33.0 writes every such pair with
+    argparse.BooleanOptionalAction (engine/arg_utils.py:384-386) and has no other `--no-` option, so
+    `--no-X` takes no value, and of `--X` and `--no-X` only the later one stays (both set one field).
     """
     parsed: dict[str, str | None] = {}
     i = 0
@@ -195,9 +199,11 @@ def parse_vllm_args(tokens: list[str]) -> dict[str, str | None]:
         if flag is None:
             continue
         name, value = flag
-        if value is None and name not in _BOOLEAN_FLAGS and i < len(tokens) and _flag(tokens[i]) is None:
+        boolean = name in _BOOLEAN_FLAGS or name.startswith("no-")
+        if value is None and not boolean and i < len(tokens) and _flag(tokens[i]) is None:
             value = tokens[i]
             i += 1
+        parsed.pop(name[3:] if name.startswith("no-") else f"no-{name}", None)
         parsed[name] = value
     return parsed
 

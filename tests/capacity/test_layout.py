@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from components.capacity.cold_start import FLOOR_S
@@ -122,6 +125,30 @@ def test_tensor_parallel_that_does_not_divide_the_heads_is_refused():
         f"models[3].engine.tensorParallelSize = 6: {RULE_TP_DIVIDES_HEADS}: llama-3.1-405b has 128 attention heads, "
         f"which 6 does not divide (vLLM refuses to start)"
     ]
+
+
+def _head_divisibility_tests(root: Path) -> dict[str, int]:
+    """Per file under ``root``: the `x % y` expressions with a model's head count on either side."""
+    heads = {"num_attention_heads", "num_kv_heads"}
+    found: dict[str, int] = {}
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+                sides = (node.left, node.right)
+                if any(isinstance(side, ast.Attribute) and side.attr in heads for side in sides):
+                    key = str(path.relative_to(root.parent))
+                    found[key] = found.get(key, 0) + 1
+    return found
+
+
+def test_the_head_divisibility_rule_is_written_once():
+    # S22 (capacity/startup.py unsharded_heads) owns whether TP shards the heads; the layout's refusal above asks it
+    # rather than testing attention heads % TP again.
+    repo = Path(__file__).resolve().parents[2]
+    found = {}
+    for package in ("components", "policies", "stacks"):
+        found.update(_head_divisibility_tests(repo / package))
+    assert found == {"components/capacity/startup.py": 3}
 
 
 def test_a_model_that_fits_one_node_does_not_opt_in():

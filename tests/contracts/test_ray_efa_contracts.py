@@ -11,6 +11,7 @@ from components.builders import ray_cluster as build
 from components.builders.buffer import SERVING_PRIORITY_CLASS, priority_classes
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
+from policies.serving import selector_matches
 from tests.conftest import stack_config
 from tests.kube_schemas import validate_object
 
@@ -47,6 +48,32 @@ def test_ray_pods_are_not_disrupted_by_karpenter_and_have_a_pdb(prod):
     assert pdb["spec"]["selector"]["matchLabels"] == {"ray.io/cluster": cluster["metadata"]["name"]}
     assert pdb["spec"]["maxUnavailable"] == 1 and pdb["spec"]["unhealthyPodEvictionPolicy"] == "AlwaysAllow"
     assert validate_object(pdb) == []
+
+
+def test_every_ray_pod_is_packed_into_one_zone_not_spread(prod):
+    # The model's one replica (capacity/layout.py), each worker a whole node: nothing to spread, and the engine's
+    # NCCL traffic (EFA here) must stay in one zone (builders/ray_cluster.py zone_labels). KubeRay v1.7.0 copies the
+    # template's spec, affinity included, to the pod (ray-operator/controllers/ray/common/pod.go:218,596; BuildPod
+    # 846-853) and labels every pod ray.io/cluster=<RayCluster name> (pod.go:1170), which no template label overrides
+    # (labelPod, 1167-1191). So the term selects the pods themselves, and the first one placed picks the zone:
+    # Karpenter v1.14.1 bootstraps a self-selecting pod affinity in an empty domain (kubernetes-sigs/karpenter
+    # pkg/controllers/provisioning/scheduling/topologygroup.go nextDomainAffinity, 365-367).
+    _, _, m, cluster = prod
+    terms = []
+    for template in _pods(cluster):
+        spec = template["spec"]
+        assert "topologySpreadConstraints" not in spec
+        assert list(spec["affinity"]) == ["podAffinity"]
+        (term,) = spec["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        assert term == {
+            "labelSelector": {"matchLabels": {"ray.io/cluster": m.name}},
+            "topologyKey": "topology.kubernetes.io/zone",
+        }
+        labels = {**template["metadata"]["labels"], "ray.io/cluster": cluster["metadata"]["name"]}
+        assert selector_matches(term["labelSelector"], labels)
+        terms.append(term)
+    assert len(terms) == 2 and terms[0] == terms[1]  # the head too: one zone for the whole cluster
+    assert validate_object(cluster) == []
 
 
 def test_head_hides_the_nodes_gpus_from_cuda_but_not_nvml(prod):

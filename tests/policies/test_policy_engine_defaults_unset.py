@@ -1,6 +1,6 @@
 """S1/S2 unset cases: vllm-gpu-memory-utilization-explicit and vllm-max-model-len-explicit."""
 
-from policy_fixtures import isvc, isvc_props, messages, set_arg, vllm_container
+from policy_fixtures import isvc, isvc_props, messages, ray_serve_llm, set_arg, vllm_container
 
 from policies.vllm.gpu_memory_utilization_unset import POLICY as S1_UNSET
 from policies.vllm.max_model_len_unset import POLICY as S2_UNSET
@@ -59,3 +59,16 @@ def test_unset_max_model_len_of_an_unknown_model():
         f"{LABEL}: --max-model-len is not set, so vLLM serves the model's full context (from org/unknown-model's "
         f"config.json); one such request must fit the KV cache or the engine refuses to start; set the length you serve"
     ]
+
+
+def test_a_null_ray_serve_llm_engine_kwarg_is_unset_not_a_bare_flag():
+    # `max_model_len: null` is EngineArgs' default (vllm 0.33.0 config/model.py:249, default None: derived from the
+    # model), so Ray Serve LLM's engine leaves it unset; it must not read as a bare --max-model-len that silences S2.
+    unset = [
+        "serveConfigV2 application llms llm_configs[0]: max_model_len is not set, so vLLM serves the model's full "
+        "context (32,768 tokens for Qwen/Qwen2.5-7B-Instruct); one such request must fit the KV cache or the engine "
+        "refuses to start; set the length you serve"
+    ]
+    assert messages(S2_UNSET, ray_serve_llm("engine_kwargs: {gpu_memory_utilization: 0.9}")) == unset
+    assert messages(S2_UNSET, ray_serve_llm("engine_kwargs: {gpu_memory_utilization: 0.9, max_model_len: null}")) == unset
+    assert messages(S2_UNSET, ray_serve_llm("engine_kwargs: {gpu_memory_utilization: 0.9, max_model_len: 8192}")) == []

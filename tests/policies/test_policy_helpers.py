@@ -3,10 +3,11 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from policy_fixtures import isvc, isvc_props
+from policy_fixtures import isvc, isvc_props, ray_serve_llm
 
 from policies.framework import UNKNOWN, Resource
 from policies.kube import WORKLOAD_TYPES, as_int, as_quantity, containers, parse_quantity, pod_specs, requests_gpu
+from policies.serving import engine_configs
 from policies.vllm.args import is_vllm_container, parse_vllm_args, vllm_args, vllm_command_line, vllm_servers
 
 
@@ -221,6 +222,37 @@ def test_parse_vllm_args():
         "port": "8080",
         "disable-log-stats": None,
     }
+
+
+def test_a_no_flag_takes_no_value_and_the_later_of_a_pair_stays():
+    # Every --no-X of vLLM 0.33.0 is BooleanOptionalAction's off form (engine/arg_utils.py:384-386): no value, and
+    # --X / --no-X set one field, so argparse keeps the later one.
+    assert parse_vllm_args(["--no-enforce-eager", "meta-llama/Llama-3.1-8B-Instruct", "--port", "8000"]) == {
+        "no-enforce-eager": None,
+        "port": "8000",
+    }
+    assert parse_vllm_args(["--enable-chunked-prefill", "--no-enable-chunked-prefill"]) == {"no-enable-chunked-prefill": None}
+    assert parse_vllm_args(["--no-enable-chunked-prefill", "--enable-chunked-prefill"]) == {"enable-chunked-prefill": None}
+
+
+def test_ray_serve_llm_engine_kwargs_read_as_the_container_flags_they_stand_for():
+    # A false kwarg is vLLM's --no-<flag> (BooleanOptionalAction, vllm 0.33.0 engine/arg_utils.py:384-386),
+    # not an absent flag: a policy reading a boolean flag sees Ray Serve as it sees a container. A null one is the
+    # field's default: no flag at all.
+    service = ray_serve_llm(
+        "engine_kwargs: {enable_prefix_caching: false, enable_chunked_prefill: false, enforce_eager: false, "
+        "trust_remote_code: true, max_model_len: 8192, revision: null}"
+    )
+    tokens = [
+        "--no-enable-prefix-caching",
+        "--no-enable-chunked-prefill",
+        "--no-enforce-eager",
+        "--trust-remote-code",
+        "--max-model-len",
+        "8192",
+    ]
+    assert engine_configs(service)[0].args == parse_vllm_args(tokens)
+    assert parse_vllm_args(tokens)["no-enable-prefix-caching"] is None
 
 
 def test_vllm_servers_in_the_fixture():

@@ -113,6 +113,8 @@ def test_without_chunked_prefill_the_batch_must_hold_a_prompt():
         "--max-model-len 8,192 with chunked prefill disabled; vLLM's scheduler config refuses it (a prompt must fit one "
         "batch)"
     ]
+    # Turned back on later on the line: argparse keeps the last of --no-X / --X (one BooleanOptionalAction field).
+    assert messages(BATCH, third_party_deployment(*args, "--no-enable-chunked-prefill", "--enable-chunked-prefill")) == []
 
 
 # --- S22 tensor parallel size divides the attention heads ---------------------------------------------
@@ -218,6 +220,18 @@ def test_context_beyond_the_model_fires_on_ray_serve_llm_engine_kwargs():
     assert messages(HEADS, ray_service("tensor_parallel_size: 3")) == [
         "serveConfigV2 application llms llm_configs[0]: Qwen/Qwen2.5-7B-Instruct does not start: tensor_parallel_size 3 "
         "does not divide the model's 28 attention heads; vLLM refuses to start (use a divisor)"
+    ]
+
+
+def test_ray_serve_llm_with_chunked_prefill_off_must_hold_a_prompt_in_a_batch():
+    # enable_chunked_prefill: false is --no-enable-chunked-prefill, not the default (chunked).
+    batch = "max_model_len: 8192, max_num_seqs: 64, max_num_batched_tokens: 4096"
+    assert messages(BATCH, ray_service(batch)) == []
+    assert messages(BATCH, ray_service(f"{batch}, enable_chunked_prefill: true")) == []
+    assert messages(BATCH, ray_service(f"{batch}, enable_chunked_prefill: false")) == [
+        "serveConfigV2 application llms llm_configs[0]: Qwen/Qwen2.5-7B-Instruct does not start: max_num_batched_tokens "
+        "4,096 is below max_model_len 8,192 with chunked prefill disabled; vLLM's scheduler config refuses it (a prompt "
+        "must fit one batch)"
     ]
 
 
