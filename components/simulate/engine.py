@@ -145,6 +145,9 @@ class Replica:
         # The API server's time per request; None: FRONTEND_SECONDS (benchmarks/fidelity.py sets V0-era runs' own).
         self.frontend_seconds: Optional[float] = None
         self._step_preempted = False
+        # The decode steps taken together now (start, decodes, step seconds) and the tokens of them streamed so far.
+        self._streaming: Optional[tuple[float, int, float]] = None
+        self._streamed = 0
         self._kick: Optional[simpy.Event] = None
         self._kick_on_arrival = False
         self.on_stall: Optional[Callable[[Request], None]] = None  # told when a stream that sent tokens is preempted
@@ -181,6 +184,7 @@ class Replica:
             self._enqueue(req)
             return True
         now = self.env.now
+        self._catch_up()
         self._frontend_free = max(now, self._frontend_free) + frontend
         self._pending[req.id] = req
         self.env.timeout(self._frontend_free - now).callbacks.append(functools.partial(self._from_frontend, req))
@@ -411,6 +415,17 @@ class Replica:
         if API_TOKEN_SECONDS > 0 and tokens:
             self._frontend_free = max(since, self._frontend_free) + tokens * API_TOKEN_SECONDS
 
+    def _catch_up(self) -> None:
+        """Account the tokens of the decode steps taken together so far (their interval is not over): a request that
+        comes in meanwhile waits for what the API server has streamed up to now."""
+        if self._streaming is None:
+            return
+        t0, n_dec, dt = self._streaming
+        produced = n_dec * int((self.env.now - t0) / dt)
+        if produced > self._streamed:
+            self._stream(produced - self._streamed, t0 + self._streamed / n_dec * dt)
+            self._streamed = produced
+
     def _prefilled(self, r: Request) -> None:
         """``r``'s prompt is in the cache: its first (or next) token is out; it decodes, or ends at one token."""
         env = self.env
@@ -454,6 +469,8 @@ class Replica:
         dt = self.roof.step_seconds(n_dec, 0, self.kv_tokens + n_dec * k / 2)
         t0 = env.now
         admit = not self.waiting and len(self.running) < self.max_seqs
+        self._streaming = (t0, n_dec, dt)
+        self._streamed = 0
         if k > 1:
             kick = self._kick = env.event()
             self._kick_on_arrival = admit
@@ -475,7 +492,8 @@ class Replica:
             return True
         self.step_no += j
         self.kv_tokens += n_dec * j
-        self._stream(n_dec * j, t0)
+        self._streaming = None
+        self._stream(n_dec * j - self._streamed, t0 + self._streamed / n_dec * dt)
         self._pop_finished()
         return False
 

@@ -171,3 +171,80 @@ def test_a_preempted_stream_is_stalled_until_its_recompute_sends_a_token():
     assert stalled and all(rid == 2 and at == when for when, rid, at in stalled)
     # Its recompute ended with a token: no longer stalled.
     assert b.stalled_at is None and b.gen == 300
+
+
+class _Watched:
+    """Records, per engine step, the preemptions and the admissions from the waiting queue, and the blocks in use."""
+
+    def __init__(self, rep):
+        self.events: list[tuple[int, str, int]] = []
+        self.over: list[float] = []
+        preempt, schedule = rep._preempt, rep._schedule
+
+        def watched_preempt():
+            victim = preempt()
+            self.events.append((rep.step_no, "preempt", victim.id))
+            return victim
+
+        def watched_schedule(n_dec):
+            waiting = {r.id for r in rep.waiting}
+            chunks = schedule(n_dec)
+            self.events.extend((rep.step_no, "admit", r.id) for r, _ in chunks if r.id in waiting)
+            self.over.append(rep._blocks_used() + sum(c for _, c in chunks) / rep.bs - rep.num_blocks)
+            return chunks
+
+        rep._preempt, rep._schedule = watched_preempt, watched_schedule
+
+
+def test_a_step_that_preempted_admits_no_waiting_request():
+    """vLLM 0.33.0 v1/core/sched/scheduler.py:1050 ``if not preempted_reqs``: the waiting queue (which the victim has
+    just joined, at its head) is not scheduled in a step that preempted, so a victim is never re-admitted at once."""
+    env = simpy.Environment()
+    # A 64-token budget: a victim's recompute comes back in chunks small enough to fit the blocks it freed.
+    rep = replica(env, seqs=8, tokens=64, blocks=40, block=16)
+    seen = _Watched(rep)
+    for i in range(3):
+        rep.submit(_req(i, prompt=50, output=300))
+    env.run(until=60)
+    preempting_steps = {s for s, kind, _ in seen.events if kind == "preempt"}
+    assert preempting_steps, "the scenario must preempt"
+    assert not [e for e in seen.events if e[1] == "admit" and e[0] in preempting_steps]
+    assert {r.id for r in rep.finished} == {0, 1, 2}
+
+
+def test_a_running_prefill_chunk_needs_blocks_and_preempts_the_newest_request():
+    """v1/core/sched/scheduler.py:912-990: a running request's next chunk is allocated like any other; when the cache
+    lacks the blocks the newest running request is preempted. Two prompts of 60% of the cache each, in chunks: the
+    second's chunks would overfill the cache without it."""
+    env = simpy.Environment()
+    rep = replica(env, seqs=8, tokens=256, blocks=50, block=16)  # 800 tokens
+    seen = _Watched(rep)
+    a, b = _req(1, prompt=480, output=5), _req(2, prompt=480, output=5)
+    rep.submit(a)
+    rep.submit(b)
+    env.run(until=60)
+    assert max(seen.over) <= 1e-9, "a step scheduled more blocks than the cache holds"
+    assert b.preemptions >= 1 and a.preemptions == 0
+    assert {r.id for r in rep.finished} == {1, 2}
+    assert rep.kv_tokens == 0
+
+
+def test_frontend_intake_waits_while_the_api_server_streams_tokens(monkeypatch):
+    """The V1 API server runs the engine's output handler in its own asyncio loop (vllm/v1/engine/async_llm.py
+    ``output_handler``): tokens it streams delay the requests it takes in next (``API_TOKEN_SECONDS`` each)."""
+
+    def arrival_of_late_request(per_token):
+        monkeypatch.setattr(engine, "API_TOKEN_SECONDS", per_token)
+        env = simpy.Environment()
+        rep = replica(env, seqs=64, tokens=4096, step=0.01)
+        for i in range(32):
+            rep.submit(_req(i, prompt=20, output=200))
+        env.run(until=1.0)  # 32 streams decoding
+        late = _req(99, prompt=20, output=2, t=env.now)
+        rep.submit(late)
+        env.run(until=10)
+        return late.first_token - late.arrival
+
+    monkeypatch.setattr(engine, "FRONTEND_SECONDS", 0.001)
+    quiet, busy = arrival_of_late_request(0.0), arrival_of_late_request(0.001)
+    assert busy > quiet + 0.02  # 32 streams x 1 ms of tokens per 10 ms step keep the API server busy

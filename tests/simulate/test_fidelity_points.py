@@ -1,0 +1,118 @@
+"""benchmarks/fidelity.py's data and client model: every counted point meets the rules its data file states, the
+benchmark has what issue 23 asks of it (>= 12 cited points, >= 3 GPU types and 3 models, half held out), and the
+replayed client draws and spaces requests as `vllm bench serve` does."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from components.capacity.hardware import GPUS
+from components.capacity.models import MODELS, find_model
+from components.simulate.roofline import active_params
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
+assert _spec is not None and _spec.loader is not None
+fidelity = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fidelity)
+DATA = json.loads((ROOT / "benchmarks" / "data" / "fidelity_points.json").read_text())
+POINTS = DATA["points"]
+
+
+def _release(p: dict) -> tuple[int, int]:
+    m = re.fullmatch(r"(\d+)\.(\d+)(\.\d+)*", p["release"])
+    assert m, p["id"]
+    return int(m.group(1)), int(m.group(2))
+
+
+@pytest.mark.parametrize("p", POINTS, ids=[p["id"] for p in POINTS])
+def test_every_counted_point_meets_the_stated_rules(p):
+    assert _release(p) >= (0, 8), "engine: a V1 release"
+    gpu = GPUS.get(p["gpu"])
+    assert gpu is not None and gpu.performance is not None, "gpu: in the hardware records with performance figures"
+    if p["gpu"] == "H100":
+        assert "SXM" in p.get("gpu_variant", "").upper(), "gpu: an H100 stated as SXM"
+    assert p["model"] in MODELS
+    w = p["workload"]
+    assert w["kind"] == "bench" and w["dataset"] in ("random", "sharegpt"), "client: vllm bench serve's datasets"
+    assert w["num_prompts"] >= 1 and (w["rate"] is None or w["rate"] > 0)
+    assert ("input" in w and "output" in w) if w["dataset"] == "random" else ("mean_input" in w and "mean_output" in w)
+    pub = p["published"]
+    assert pub["req_per_s"] > 0 and pub["median_ttft_ms"] > 0, "figures: throughput and median TTFT"
+    src = p["source"]
+    assert (src.get("repository") and src.get("commit") and src.get("path")) or src.get("url"), "cited"
+    assert p["split"] in ("calibration", "held-out")
+    # figures: no faster than the GPUs' peak can compute the prompts ahead of the median request.
+    perf = gpu.performance
+    peak = (perf.fp8_tflops if p["engine"].get("quantization") == "fp8" and perf.fp8_tflops else perf.bf16_tflops) * 1e12
+    burst = w["rate"] is None and not w.get("max_concurrency")
+    prompt = w.get("input") or w["mean_input"]
+    bound = (w["num_prompts"] / 2 if burst else 1) * prompt * 2 * active_params(find_model(p["model"]).arch)
+    assert pub["median_ttft_ms"] / 1000 >= bound / (peak * p["tp"] * p.get("pp", 1))
+
+
+def test_the_benchmark_has_what_issue_23_asks():
+    assert len(POINTS) >= 12
+    assert len({p["gpu"] for p in POINTS}) >= 3 and len({p["model"] for p in POINTS}) >= 3
+    assert len({p["id"] for p in POINTS}) == len(POINTS)
+    by_source: dict = defaultdict(list)
+    for p in POINTS:
+        by_source[p["source"].get("repository") or p["source"]["url"]].append(p)
+    for source, ps in by_source.items():
+        ordered = [p["split"] for p in sorted(ps, key=lambda p: p["id"])]
+        assert ordered == ["calibration" if i % 2 == 0 else "held-out" for i in range(len(ps))], source
+
+
+def test_earlier_and_excluded_candidates_say_why():
+    assert DATA["earlier"] and all(p.get("excluded") for p in DATA["earlier"])
+    assert all(c.get("rule") and c.get("where") for c in DATA["candidates_excluded"])
+    rules = {r.split(":")[0] for r in DATA["rules"]}
+    assert {"engine", "client", "gpu", "model", "replica", "figures", "variant", "split"} <= rules
+
+
+def test_random_lengths_are_uniform_around_the_mean_as_vllm_draws_them():
+    rng = np.random.default_rng(0)
+    ins, outs = fidelity._bench_lengths(
+        {"dataset": "random", "num_prompts": 2000, "input": 1000, "output": 100, "range_ratio": 0.5}, rng
+    )
+    assert ins.min() >= 500 and ins.max() <= 1500 and abs(ins.mean() - 1000) < 20
+    fixed, _ = fidelity._bench_lengths({"dataset": "random", "num_prompts": 5, "input": 512, "output": 128}, rng)
+    assert set(fixed) == {512}
+    # Without --ignore-eos the answers averaged less than the cap: drawn to the published mean, capped.
+    _, early = fidelity._bench_lengths(
+        {"dataset": "random", "num_prompts": 4000, "input": 10, "output": 200, "mean_output": 80.0}, rng
+    )
+    assert early.max() <= 200 and abs(early.mean() - 80) < 4
+
+
+def test_requests_are_spaced_as_vllm_bench_serve_spaces_them():
+    rng = np.random.default_rng(0)
+    assert not fidelity._bench_arrivals({"num_prompts": 10, "rate": None}, rng).any()
+    t = fidelity._bench_arrivals({"num_prompts": 500, "rate": 10.0, "burstiness": 1.0}, rng)
+    assert t[-1] == pytest.approx(50.0) and (np.diff(t) >= 0).all()
+    smooth = fidelity._bench_arrivals({"num_prompts": 500, "rate": 10.0, "burstiness": 50.0}, rng)
+    assert np.std(np.diff(smooth)) < np.std(np.diff(t)) / 3  # burstiness > 1: more even gaps
+
+
+def test_the_warm_up_prompt_is_found_in_the_prefix_cache_but_its_last_token():
+    assert fidelity._warm_prefix(1024) == 1008 and fidelity._warm_prefix(17) == 16 and fidelity._warm_prefix(16) == 0
+
+
+def _first(kind: str) -> dict:
+    return next(p for p in POINTS if fidelity.load_kind(p["workload"]) == kind and "gpustack" not in str(p["source"]))
+
+
+@pytest.mark.parametrize("kind", ["paced", "limited", "burst"])
+def test_a_point_of_each_load_replays_deterministically(kind):
+    p = _first(kind) if kind != "limited" else next(p for p in POINTS if fidelity.load_kind(p["workload"]) == kind)
+    a, b = fidelity.simulate_point(p), fidelity.simulate_point(p)
+    assert a == b
+    assert a["completed"] == a["sent"] and math.isfinite(a["req_per_s"]) and a["median_ttft_ms"] > 0

@@ -1,0 +1,54 @@
+"""The roofline's step time: what a mixture-of-experts step reads and computes (the dense terms are covered through the
+engine and stack tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.capacity.models import find_model
+from components.simulate import roofline
+from components.simulate.roofline import active_params, dense_active_params, roofline_for, routed_expert_params
+
+
+def _roof(model: str):
+    m = find_model(model)
+    return m.arch, roofline_for(m.arch, "H100", m.checkpoint_bytes, 100_000, 1, 1)
+
+
+def test_a_moe_decode_step_reads_only_the_experts_its_tokens_are_routed_to():
+    arch, r = _roof("qwen3-30b-a3b")  # 128 experts, 8 per token
+    assert (r.num_experts, r.experts_per_token) == (128, 8)
+    dense = 1 - r.expert_share
+    # One token reads the dense weights and 8 of 128 experts; the share read grows as 1 - (1 - 8/128)^n.
+    assert r.weights_read(1) / r.weight_bytes == pytest.approx(dense + r.expert_share * 8 / 128)
+    assert r.weights_read(16) / r.weight_bytes == pytest.approx(dense + r.expert_share * (1 - (120 / 128) ** 16))
+    assert r.weights_read(4096) / r.weight_bytes == pytest.approx(1.0)
+    assert r.weights_read(1) < r.weights_read(2) < r.weights_read(64)
+    # The experts are nearly all of such a model's weights.
+    assert 0.9 < r.expert_share < 1.0
+
+
+def test_a_dense_model_reads_all_its_weights_every_step():
+    _, r = _roof("llama-3.1-8b")
+    assert r.expert_share == 0.0 and r.num_experts == 0
+    assert r.weights_read(1) == r.weights_read(4096) == r.weight_bytes
+
+
+def test_active_parameters_split_into_dense_and_routed_expert_parts():
+    arch, _ = _roof("qwen3-30b-a3b")
+    assert active_params(arch) == dense_active_params(arch) + routed_expert_params(arch, arch.experts_per_token)
+    assert routed_expert_params(arch, arch.num_experts) == 128 / 8 * routed_expert_params(arch, 8)
+    dense_arch, _ = _roof("llama-3.1-8b")
+    assert routed_expert_params(dense_arch, 8) == 0.0
+    assert 2.5e9 < active_params(arch) < 3.6e9  # "A3B": about 3 billion active parameters
+
+
+def test_the_moe_gemm_efficiency_applies_to_the_routed_experts_only(monkeypatch):
+    """A prefill step's expert FLOPs run at MOE_FLOP_EFFICIENCY (fused MoE grouped GEMMs), the rest at FLOP_EFFICIENCY."""
+    _, moe = _roof("qwen3-30b-a3b")
+    _, dense = _roof("llama-3.1-8b")
+    before = moe.step_seconds(0, 8192, 8192), dense.step_seconds(0, 8192, 8192)
+    monkeypatch.setattr(roofline, "MOE_FLOP_EFFICIENCY", roofline.MOE_FLOP_EFFICIENCY / 2)
+    after = moe.step_seconds(0, 8192, 8192), dense.step_seconds(0, 8192, 8192)
+    assert after[0] > before[0] * 1.3  # the experts' FLOPs dominate a MoE prefill step
+    assert after[1] == before[1]
