@@ -224,8 +224,11 @@ def _pool_figures(pool, plans) -> dict:
     }
 
 
-def run_plan(stack_ref: str) -> PlanResult:
-    """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input."""
+def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
+    """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input.
+
+    ``simulate_slo=False`` skips the simulation of a declared slo.traffic (for `simulate`, which runs its own).
+    """
     from policies.framework import evaluate
     from stacks.models import LOCK_FILE, use_repo_lock
 
@@ -240,7 +243,7 @@ def run_plan(stack_ref: str) -> PlanResult:
     recording = run_program(stack)
     violations = evaluate(policy_resources(recording))
     # Advisory, and only for models that declare slo.traffic: simulate the stack under that profile (docs/simulate.md).
-    if any(m.slo.traffic is not None for m in cfg.models):
+    if simulate_slo and any(m.slo.traffic is not None for m in cfg.models):
         from policies.simulation.simulated_slo import POLICY as SIMULATED_SLO
         from stacks.simulate import slo_results
 

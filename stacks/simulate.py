@@ -51,7 +51,7 @@ def stack_settings(stack_ref: str) -> tuple[StackConfig, dict[str, ServingPlan],
     stack = load_stack_file(stack_ref)
     cfg = load_stack_config(stack.config)
     plans = plan_stack(cfg, stack.path.parent)
-    result = run_plan(stack_ref)
+    result = run_plan(stack_ref, simulate_slo=False)  # the simulation this command runs is its own
     derived = settings_from(cfg, plans, result.files)
     defaults = seed_defaults_of(derived, cfg, stack.path.parent)
     return cfg, plans, derived, defaults, stack.name

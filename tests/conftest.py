@@ -79,8 +79,19 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG0
 
 
 def stack_config(name: str) -> dict:
-    """The config: mapping of stacks/Pulumi.<name>.yaml (a deep copy, safe to mutate)."""
-    return copy.deepcopy(yaml.safe_load((STACKS / f"Pulumi.{name}.yaml").read_text())["config"])
+    """The config: mapping of stacks/Pulumi.<name>.yaml (a deep copy, safe to mutate). A model's slo.traffic is
+    relative to the stack file, so it is made absolute: the mapping plans the same from any folder."""
+    return absolute_traffic(copy.deepcopy(yaml.safe_load((STACKS / f"Pulumi.{name}.yaml").read_text())["config"]))
+
+
+def absolute_traffic(cfg: dict) -> dict:
+    """``cfg`` (a stack file's config: mapping) with each model's slo.traffic made absolute from stacks/, so a copy
+    of a stack file written elsewhere plans the same."""
+    for m in cfg.get("llm-serving:models", []):
+        ref = m.get("slo", {}).get("traffic")
+        if isinstance(ref, str) and not Path(ref).is_absolute():
+            m["slo"]["traffic"] = str((STACKS / ref).resolve())
+    return cfg
 
 
 @pytest.fixture

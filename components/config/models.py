@@ -166,8 +166,9 @@ class SloConfig(_Model):
         None,
         description="A traffic profile (docs/simulate.md; path relative to the stack file) under which `python -m stacks "
         "plan` simulates the stack; the advisory plan policy llm-simulated-slo then reports this model when its simulated "
-        "P95 TTFT exceeds timeToFirstTokenSeconds or its 504/503 rates exceed their limits. Renders nothing. Default null "
-        "(no simulation: the plan stays fast).",
+        "P95 TTFT exceeds timeToFirstTokenSeconds or its 504/503 rates exceed their limits. Without "
+        "traffic.typicalRequestTokens, the derived maxNumSeqs is sized on the profile's prompt + output sizes for this "
+        "model (their mean and spread; docs/concepts.md). Default null (no simulation: the plan stays fast).",
         min_length=1,
         max_length=1000,
     )
@@ -191,7 +192,10 @@ class TrafficConfig(_Model):
     """What a typical request looks like; sizes the batch, the HPA target and the queue."""
 
     typical_request_tokens: Optional[Int] = Field(
-        None, gt=0, description="Prompt + output tokens of a typical request. Default min(2048, engine.maxModelLen)."
+        None,
+        gt=0,
+        description="Prompt + output tokens of a typical request. Default min(2048, engine.maxModelLen), or with "
+        "slo.traffic the profile's sizes for the model.",
     )
     typical_request_seconds: Float = Field(
         20, gt=0, le=3600, description="Seconds a typical request holds a batch slot (prefill + decode). Default 20."

@@ -51,6 +51,31 @@ def draw_tokens(dist, n: int, rng: np.random.Generator, cap: int) -> np.ndarray:
     return np.clip(out, 1, cap)
 
 
+# Requests drawn to estimate a profile's request sizes (request_sizes): enough that the mean and the standard
+# deviation move by well under 1% between seeds, few enough to take milliseconds.
+SIZE_SAMPLE = 50_000
+
+
+def request_sizes(traffic: ModelTraffic, max_model_len: int, trace: Optional[tuple[TraceRow, ...]] = None) -> tuple[int, int]:
+    """The mean and standard deviation of prompt + output tokens (what a request's KV holds at its end) of the
+    requests ``traffic`` sends to the model itself (not its long-context sibling), clipped as ``build_workload``
+    clips them; a trace's rows as they are. Rounded to tokens, from a fixed seed: the same profile gives the same pair.
+    """
+    if trace is not None:
+        sizes = np.asarray([r.prompt + r.output for r in trace if not r.long], dtype=np.int64)
+        if len(sizes) == 0:
+            raise ValueError("the trace sends no request to the model itself")
+    elif traffic.prompt_tokens is None or traffic.output_tokens is None:
+        raise ValueError("the profile gives no token distributions (promptTokens, outputTokens) for the model")
+    else:
+        rng = np.random.default_rng(0)
+        cap = max_model_len - 1
+        prompt = draw_tokens(traffic.prompt_tokens, SIZE_SAMPLE, rng, cap)
+        output = np.maximum(1, np.minimum(draw_tokens(traffic.output_tokens, SIZE_SAMPLE, rng, cap), max_model_len - prompt))
+        sizes = prompt + output
+    return int(round(float(sizes.mean()))), int(round(float(sizes.std())))
+
+
 def arrival_times(arrivals: Arrivals, duration: float, rng: np.random.Generator) -> np.ndarray:
     """Poisson arrival times in [0, duration) at the profile's rate, spikes included (thinning)."""
     peak = arrivals.peak_rate()

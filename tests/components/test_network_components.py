@@ -7,13 +7,13 @@ from pathlib import Path
 import yaml
 
 from stacks.mock_cloud import eks_cluster
-from tests.conftest import STACKS
+from tests.conftest import STACKS, absolute_traffic
 from tests.recording import record
 
 
 def _variant(tmp_path: Path, stack: str, edit) -> str:
     doc = yaml.safe_load((STACKS / f"Pulumi.{stack}.yaml").read_text())
-    edit(doc["config"])
+    edit(absolute_traffic(doc["config"]))
     path = tmp_path / f"Pulumi.{stack}.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     return str(path)

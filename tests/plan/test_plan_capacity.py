@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT, STACKS
+from tests.conftest import ROOT, STACKS, absolute_traffic
 from tests.kube_schemas import validate_object
 
 
@@ -26,7 +26,7 @@ def plan(stack: str, out: Path) -> subprocess.CompletedProcess:
 
 def variant(tmp_path: Path, base: str, edit) -> str:
     doc = yaml.safe_load((STACKS / f"Pulumi.{base}.yaml").read_text())
-    edit(doc["config"])
+    edit(absolute_traffic(doc["config"]))
     path = tmp_path / f"Pulumi.{base}-variant.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     return str(path)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import STACKS
+from tests.conftest import STACKS, absolute_traffic
 from tests.plan.test_plan_cli import run
 
 
@@ -79,7 +79,7 @@ def test_service_operator_and_efa_rules_are_written(prod_plan):
 
 def _variant(tmp_path: Path, edit) -> Path:
     doc = yaml.safe_load((STACKS / "Pulumi.prod.yaml").read_text())
-    edit(doc["config"])
+    edit(absolute_traffic(doc["config"]))
     path = tmp_path / "Pulumi.multinode.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     return path

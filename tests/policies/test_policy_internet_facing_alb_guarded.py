@@ -26,7 +26,7 @@ import pytest
 
 from policies.framework import Resource, evaluate
 from policies.ingress.internet_facing_alb_guarded import POLICY
-from tests.conftest import ROOT
+from tests.conftest import ROOT, absolute_traffic
 
 ING = "kubernetes:networking.k8s.io/v1:Ingress"
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
@@ -344,7 +344,7 @@ def test_a_prod_stack_without_its_guards_is_refused(prod_file, tmp_path):
     import yaml
 
     path = tmp_path / "Pulumi.prod.yaml"
-    path.write_text(yaml.safe_dump({"config": config}))
+    path.write_text(yaml.safe_dump({"config": absolute_traffic(config)}))  # slo.traffic is relative to stacks/
     result = run_plan(str(path))
     assert result.mandatory_violations == 1
     assert [v["policy"] for v in result.report["violations"] if v["enforcement"] == "mandatory"] == [POLICY_NAME]
