@@ -99,7 +99,9 @@ def seed_defaults_of(derived: StackSettings, cfg: StackConfig, base_dir: Path) -
 def slo_results(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mapping[str, str], base_dir: Path) -> list[Resource]:
     """Simulation results, as policy resources, for every model whose slo.traffic declares a profile (none: nothing runs).
 
-    Each distinct profile is simulated once (derived settings, seed 0, the profile's duration or 1 h).
+    Each distinct profile is simulated once (derived settings, seed 0, the profile's duration or 1 h), with the
+    traffic of the models that declare it: their requests are drawn as `simulate` draws them (every model of the
+    profile drawn, in its order), the other models serve nothing, so the plan pays only for the declared models.
     """
     from components.simulate.profile import load_profile, parse_duration
     from components.simulate.run import check_profile, simulate, workloads
@@ -125,7 +127,9 @@ def slo_results(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mappi
         except ConfigError as exc:
             raise ConfigError([Problem(f"{field} ({ref})", str(p), has_value=False) for p in exc.problems]) from None
         duration = parse_duration(profile.duration or DEFAULT_DURATION)
-        runs = simulate(derived, workloads(profile, derived, duration, 0, traces), duration, 0)
+        declared = {m.name for _path, m in entries}
+        loads = {name: w for name, w in workloads(profile, derived, duration, 0, traces).items() if name in declared}
+        runs = simulate(derived, loads, duration, 0)
         for _path, m in entries:
             r = runs.get(m.name)
             if r is None or m.name not in profile.models:

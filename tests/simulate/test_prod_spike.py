@@ -25,3 +25,30 @@ def test_prods_70b_is_not_preempted_under_the_spike():
     # At most 1% of requests preempted (the 2,048-token default: 11%).
     assert run["preemptions"] <= run["requests"] // 100
     assert run["errors_504"] == 0
+
+
+def test_the_plan_simulates_only_the_declaring_models_with_simulates_draws(monkeypatch):
+    # prod's plan pays for llama-70b's traffic alone (the plan stays under its 3 s target, docs/benchmarks.md), and
+    # draws its requests as `simulate` does, so the advisory's figures are the command's.
+    import numpy as np
+
+    import components.simulate.run as run_module
+    from stacks.plan import run_plan
+
+    seen = {}
+
+    def spy(stack, loads, duration, seed):
+        seen.update(loads)
+        return {name: _empty() for name in loads}
+
+    monkeypatch.setattr(run_module, "simulate", spy)
+    run_plan("prod")
+    assert set(seen) == {"llama-70b"}
+    _cfg, _plans, derived, _defaults, _name = stack_settings("prod")
+    profile, traces = load_profile(ROOT / "examples" / "traffic" / "spike.yaml")
+    full = workloads(profile, derived, parse_duration(profile.duration), 0, traces)["llama-70b"]
+    assert np.array_equal(seen["llama-70b"].times, full.times) and np.array_equal(seen["llama-70b"].prompt, full.prompt)
+
+
+def _empty() -> dict:
+    return {"requests": 0, "ttft_s": {"p95": None}, "errors_504": 0, "errors_503": 0}
