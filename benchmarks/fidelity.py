@@ -76,6 +76,7 @@ def _replica_roofline(p: dict):
         max_num_batched_tokens=e["max_num_batched_tokens"],
         quantization=e.get("quantization"),
         vllm_version=p.get("release"),
+        flashinfer_sampler=e.get("flashinfer_sampler"),
     )
     mem = plan_memory(model.arch, model.checkpoint_bytes, gpu, args)
     kv_tokens = e["kv_tokens"] or mem.kv_cache_tokens

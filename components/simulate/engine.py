@@ -42,7 +42,7 @@ FRONTEND_SECONDS = 0.008
 # The API server's time per output token it detokenizes and streams (V1: the API server process runs the engine's
 # output handler in the same asyncio loop as the HTTP server, vllm/v1/engine/async_llm.py ``output_handler``), so a
 # replica streaming many tokens takes new requests in later. Calibrated with the constants above.
-API_TOKEN_SECONDS = 0.0001
+API_TOKEN_SECONDS = 0.00005
 # V0's block watermark: the share of blocks admission leaves free (vllm/config.py CacheConfig ``watermark``, 0.01).
 V0_WATERMARK = 0.01
 

@@ -28,10 +28,10 @@ from ..capacity.hardware import GPUS
 
 # Calibrated constants: the best of `python benchmarks/fidelity.py --calibrate` (a grid over the calibration half of
 # benchmarks/data/fidelity_points.json; docs/simulate.md "Fidelity").
-HBM_EFFICIENCY = 0.60  # achieved share of the datasheet bandwidth in decode (weights and KV reads)
-FLOP_EFFICIENCY = 0.80  # achieved share of the dense tensor peak in prefill GEMMs and attention
+HBM_EFFICIENCY = 0.90  # achieved share of the datasheet bandwidth in decode (weights and KV reads)
+FLOP_EFFICIENCY = 0.70  # achieved share of the dense tensor peak in prefill GEMMs and attention
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
-STEP_OVERHEAD_S = 0.004  # host work per engine step (scheduler, sampler, output processing)
+STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
 PER_SEQ_OVERHEAD_S = 0.00002  # host work per request in the step (input prep, detokenizing)
 # One all-reduce's fixed cost: NCCL/custom all-reduce launch and synchronisation.
 ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 30e-6}
