@@ -38,6 +38,19 @@ FAST_SAMPLER = Accounting("0.17-0.19", 14.9, False, 0.25, 2.0, 0.90)
 RESERVED_GRAPHS = replace(FAST_SAMPLER, releases="0.20-0.33", reserves_cuda_graphs=True, default_utilization=0.92)
 ACCOUNTINGS = (SORT_SAMPLER, FAST_SAMPLER, RESERVED_GRAPHS)
 
+# vLLM 0.9.0-0.11.0 sample top-k/top-p with FlashInfer whenever it is importable (VLLM_USE_FLASHINFER_SAMPLER
+# unset reads as on: v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__, 0.9.0 lines 32-49, 0.10.2 lines
+# 42-60, 0.11.0 lines 39-57); 0.8.5 turns it off for FlashInfer >= 0.2.3 (lines 32-48), and from 0.11.1 it is opt-in
+# (VLLM_USE_FLASHINFER_SAMPLER=1, 0.11.1 lines 34-46; vllm-project/vllm#26859), the same kernel call (line 286).
+# The profile's sampler warm-up (_dummy_sampler_run: top_k = vocab - 1, top_p = 0.9; 0.11.0 gpu_model_runner.py
+# lines 3202-3203) then holds the model-dtype logits, their float32 copy (sampler.py forward, 0.11.0 line 86;
+# temperature divides it in place, line 137), and FlashInfer's top_k_top_p_sampling_from_logits (topk_topp_sampler.py
+# 0.11.0 line 289), which masks the top-k into a new float32 tensor and takes its softmax into another (flashinfer
+# sampling.py, filter_apply_order "top_k_first"): no sort, no int64 index tensor. 0.12-0.16 (opt-in too) are not
+# read, so their sort charge stays.
+FLASHINFER_SAMPLER_RELEASES = ((0, 9), (0, 11))
+FLASHINFER_SAMPLER_FP32_COPIES = 3
+
 
 @dataclass(frozen=True)
 class Gpu:
@@ -74,6 +87,12 @@ class EngineArgs:
     # pod's is); "warm": it finds the compiled artifacts of an earlier start of the same configuration
     # (cold_compile_bytes is then not charged).
     compile_cache: str = "cold"
+    # Whether vLLM samples top-k/top-p with FlashInfer (its log: "Using FlashInfer for top-p & top-k
+    # sampling."): 0.9.0-0.11.0 do wherever FlashInfer is installed, as in the vllm/vllm-openai images, and a pip
+    # install without the [flashinfer] extra does not ("FlashInfer is not available. Falling back to the
+    # PyTorch-native implementation"); from 0.11.1 only with VLLM_USE_FLASHINFER_SAMPLER=1. None: unknown, sized as
+    # the PyTorch sort (the larger profile peak). Changes only 0.9-0.11 plans (profiled_sampler_bytes_per_logit).
+    flashinfer_sampler: Optional[bool] = None
 
     def __post_init__(self) -> None:
         if self.compile_cache not in COMPILE_CACHES:
@@ -107,6 +126,28 @@ def accounting_for(version: Optional[str]) -> Optional[Accounting]:
     if minor >= 20:
         return RESERVED_GRAPHS
     return FAST_SAMPLER if minor >= 17 else SORT_SAMPLER
+
+
+def profiled_sampler_bytes_per_logit(dtype_bytes: int, args: EngineArgs, acc: Accounting) -> float:
+    """Bytes per (row x vocab) logit of the profile's sampler warm-up under ``acc`` for ``args``.
+
+    The accounting's constant, except where ``args`` says a 0.9-0.11 release samples with FlashInfer: then the
+    logits in the model dtype plus three float32 tensors (FLASHINFER_SAMPLER_RELEASES). An unknown release keeps the
+    constant, as 0.12-0.16, which share the accounting, are not read.
+    """
+    release = parse_release(args.vllm_version)
+    first, last = FLASHINFER_SAMPLER_RELEASES
+    if args.flashinfer_sampler and release is not None and first <= release <= last:
+        return float(dtype_bytes + 4 * FLASHINFER_SAMPLER_FP32_COPIES)
+    return acc.sampler_bytes_per_logit
+
+
+def flashinfer_sampler_by_default(version: Optional[str]) -> bool:
+    """Whether ``version`` samples with FlashInfer wherever it is installed (0.9.0-0.11.0; opt-in from 0.11.1)."""
+    release = parse_release(version)
+    if release is None or not FLASHINFER_SAMPLER_RELEASES[0] <= release <= FLASHINFER_SAMPLER_RELEASES[1]:
+        return False
+    return release < (0, 11) or re.fullmatch(r"v?0\.11(\.0)?([^.\d].*)?", version or "") is not None
 
 
 def hardware_batch_defaults(gpu: Gpu) -> tuple[int, int]:

@@ -18,8 +18,9 @@ and the cache dtype (same note, sections 3-6).
 
 What the profile run costs changed between releases, so the non-KV terms come from an
 :class:`Accounting` per release range. The sampler warm-up dominates the activation peak: its
-bytes per (row x vocab) logit were 38.3 on the PyTorch sort path (default of 0.12-0.16, and of
-0.10-0.11 wheels without FlashInfer) and 14-15 on the FlashInfer/Triton path (0.17 on); CUDA graph
+bytes per (row x vocab) logit were 38.3 on the PyTorch sort path (0.8, 0.11.1-0.16, and 0.9.0-0.11.0
+without FlashInfer installed) and 14-15 on the FlashInfer/Triton path (0.17 on, and 0.9.0-0.11.0 where
+FlashInfer is installed, as in the vllm/vllm-openai images: EngineArgs.flashinfer_sampler); CUDA graph
 memory is reserved up front from 0.20 by the V1 runner, and by Model Runner V2 from 0.29 (V2, the
 default for more and more models from 0.22, estimated 0 before). Which graphs are captured follows
 from max_num_seqs and max_num_batched_tokens. After the KV cache is allocated, the graphs that were
@@ -78,6 +79,7 @@ from ..capacity.accounting import (
     ACCOUNTINGS,
     COMPILE_CACHES,
     FAST_SAMPLER,
+    FLASHINFER_SAMPLER_RELEASES,
     KNOWN_RELEASES,
     NEWEST_READ,
     RESERVED_GRAPHS,
@@ -87,8 +89,10 @@ from ..capacity.accounting import (
     Gpu,
     accounting_for,
     batch_defaults_for,
+    flashinfer_sampler_by_default,
     hardware_batch_defaults,
     parse_release,
+    profiled_sampler_bytes_per_logit,
 )
 from ..capacity.architecture import GIB, Architecture
 from ..capacity.cuda_graphs import (
@@ -322,7 +326,9 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
         acc,
         max_model_len,
         args.vllm_version,
-        sampler_bytes_per_logit=v2_profiled_sampler_bytes_per_logit(arch) if warm and cold_charge else None,
+        sampler_bytes_per_logit=v2_profiled_sampler_bytes_per_logit(arch)
+        if warm and cold_charge
+        else profiled_sampler_bytes_per_logit(arch.dtype_bytes, args, acc),
     )
     non_torch = non_torch_bytes(tp, gpu, acc)
     graphs = cuda_graph_bytes(arch, args, acc, gpu, seqs, tokens)
@@ -331,6 +337,7 @@ def _plan(arch: Architecture, checkpoint_bytes: float, gpu: Gpu, args: EngineArg
     activation += compile_peak
     kv = budget - weights - activation - non_torch - graphs
     notes.extend(_residual_notes(arch, args, gpu))
+    notes.extend(_sampler_notes(arch, args, acc, min(seqs, tokens)))
     layout = kv_layout(arch, args, kv, max_model_len, tokens)
 
     settings = Settings(tp, max_model_len, seqs, tokens, args.quantization, args.dtype, gpu.name, gpu.compute_capability)
@@ -459,6 +466,28 @@ def _residual_notes(arch: Architecture, args: EngineArgs, gpu: Gpu) -> list[str]
     return notes
 
 
+def _sampler_notes(arch: Architecture, args: EngineArgs, acc: Accounting, rows: int) -> list[str]:
+    """Which sampler warm-up a 0.9-0.11 plan charged, where the image decides it (FLASHINFER_SAMPLER_RELEASES)."""
+    release = parse_release(args.vllm_version)
+    first, last = FLASHINFER_SAMPLER_RELEASES
+    if release is None or not first <= release <= last or args.flashinfer_sampler is False:
+        return []
+    if args.flashinfer_sampler is None and not flashinfer_sampler_by_default(args.vllm_version):
+        return []
+    flashinfer = profiled_sampler_bytes_per_logit(arch.dtype_bytes, replace(args, flashinfer_sampler=True), acc)
+    if args.flashinfer_sampler:
+        return [
+            f"sampler warm-up sized as FlashInfer's top-k/top-p over {rows:,} rows ({flashinfer:g} bytes per logit), "
+            f"as vLLM {args.vllm_version} runs it where FlashInfer is installed (opt-in from 0.11.1)"
+        ]
+    saved = (acc.sampler_bytes_per_logit - flashinfer) * rows * arch.vocab_size
+    return [
+        f"vLLM {args.vllm_version} samples with FlashInfer where it is installed (the vllm/vllm-openai images ship it; "
+        f"its log says 'Using FlashInfer for top-p & top-k sampling.'), whose warm-up over {rows:,} rows peaks "
+        f"{saved / GIB:.2f} GiB lower; sized as the PyTorch sort of an install without it, the larger"
+    ]
+
+
 def _default_notes(args: EngineArgs, gpu: Gpu, acc: Accounting, seqs: int, tokens: int, utilization: float) -> list[str]:
     """Where each setting left to vLLM came from, naming the release whose default it is."""
     known = parse_release(args.vllm_version) is not None
@@ -509,7 +538,7 @@ def _after_kv_shortfall(
     runner = model_runner(arch, args.vllm_version, acc)
     left = (1 - utilization) * gpu.memory_gib * GIB - startup_context_bytes(tp, gpu) + activation + reserved_graphs
     graphs = cuda_graph_pool_bytes(arch, args, seqs, tokens, gpu)
-    sampler = acc.sampler_bytes_per_logit * min(seqs, tokens) * arch.vocab_size
+    sampler = profiled_sampler_bytes_per_logit(arch.dtype_bytes, args, acc) * min(seqs, tokens) * arch.vocab_size
     need = graphs + sampler
     if need <= left:
         return None

@@ -448,3 +448,66 @@ def test_rope_scaling_stretches_the_length_vllm_accepts():
     )
     llama3 = parse_config(_config(max_position_embeddings=131072, rope_scaling={"rope_type": "llama3", "factor": 8.0}))
     assert (yarn.max_model_len_limit, llama3.max_model_len_limit) == (131072, 131072)
+
+
+# --- the sampler warm-up of 0.9-0.11 with FlashInfer (accounting.py profiled_sampler_bytes_per_logit) ---
+
+
+@pytest.mark.parametrize(
+    "version, flashinfer, per_logit",
+    [
+        ("0.10.2", True, 14.0),  # bf16 logits + the float32 copy, FlashInfer's top-k-masked copy and its softmax
+        ("0.9.0", True, 14.0),
+        ("0.11.0", True, 14.0),
+        ("0.10.2", None, 38.3),  # unknown: the PyTorch sort (a pip install without FlashInfer), the larger
+        ("0.10.2", False, 38.3),
+        ("0.8.5", True, 38.3),  # 0.8.5 falls back to PyTorch for FlashInfer >= 0.2.3 (topk_topp_sampler.py 32-48)
+        ("0.13.0", True, 38.3),  # 0.12-0.16 are sized as the sort: FlashInfer is opt-in there (vllm#26859)
+        (None, True, 38.3),  # an unknown release may be one of those
+        ("0.33.0", True, 14.9),  # 0.17 on: the accounting's own constant, the flag changes nothing
+    ],
+)
+def test_flashinfer_sampler_is_charged_only_where_vllm_samples_with_it(version, flashinfer, per_logit):
+    from components.capacity.accounting import SORT_SAMPLER, profiled_sampler_bytes_per_logit
+
+    args = EngineArgs(vllm_version=version, flashinfer_sampler=flashinfer)
+    acc = accounting_for(version) or SORT_SAMPLER
+    assert profiled_sampler_bytes_per_logit(2, args, acc) == pytest.approx(per_logit)
+
+
+def test_gpt_oss_120b_on_one_h100_at_32k_starts_on_010_where_flashinfer_samples():
+    # GPUStack's performance lab ran `vllm serve openai/gpt-oss-120b --max-model-len 32768` on one H100 SXM with
+    # vLLM 0.10.2 (gpustack/gpustack docs/performance-lab/gpt-oss-120b/h100.md); vLLM refuses a start whose KV
+    # cache cannot hold max_model_len (0.10.2/0.11.0 v1/core/kv_cache_utils.py check_enough_kv_cache_memory), so
+    # its KV cache held 32,768 tokens. With FlashInfer's sampler warm-up (14 bytes per logit over 1,024 rows of a
+    # 201,088 vocabulary: 2.68 GiB) the plan agrees; with the PyTorch sort (38.3: 7.34 GiB) nothing is left, as
+    # vllm#27508's pip install logged at 0.11.0 (-2.28 GiB, row is05).
+    image = plan("openai/gpt-oss-120b", "H100", vllm_version="0.10.2", max_model_len=32768, flashinfer_sampler=True)
+    assert image.fits and image.kv_cache_gib == pytest.approx(2.39, abs=0.01) and image.kv_cache_tokens >= 32768
+    assert "as vLLM 0.10.2 runs it where FlashInfer is installed" in image.notes[-1]
+    pip = plan("openai/gpt-oss-120b", "H100", vllm_version="0.10.2", max_model_len=32768)
+    assert not pip.fits and pip.kv_cache_gib == pytest.approx(-2.27, abs=0.01)
+    assert "sized as the PyTorch sort of an install without it" in pip.notes[-1]
+    # The model's own 131,072 tokens still do not fit, FlashInfer or not.
+    assert not plan("openai/gpt-oss-120b", "H100", vllm_version="0.10.2", flashinfer_sampler=True).fits
+
+
+def test_flashinfer_sampler_is_also_what_the_warm_up_after_the_kv_cache_costs():
+    # vLLM 0.10/0.11 run the same _dummy_sampler_run again after the KV cache is allocated
+    # (gpu_worker.py compile_or_warm_up_model), so the after-KV check charges the same per-logit cost.
+    at = dict(vllm_version="0.11.0", max_model_len=4096, gpu_memory_utilization=0.99)
+    sort = plan("Qwen/Qwen3-32B", "H100", **at)
+    flashinfer = plan("Qwen/Qwen3-32B", "H100", **at, flashinfer_sampler=True)
+    assert "the sampler warm-up over 1,024 requests (5.55 GiB)" in sort.reason
+    assert "the sampler warm-up over 1,024 requests (2.03 GiB)" in flashinfer.reason
+
+
+@pytest.mark.parametrize(
+    "version, noted",
+    [("0.10.2", True), ("0.11.0", True), ("0.9.0.1", True), ("0.11.1", False), ("0.8.5", False), ("0.12.0", False)],
+)
+def test_a_plan_says_when_its_release_samples_with_flashinfer_by_default(version, noted):
+    # 0.9.0-0.11.0 sample with FlashInfer wherever it is installed; 0.11.1 made it opt-in (topk_topp_sampler.py
+    # 0.11.1 lines 34-46): a plan of an unknown install says so only where the default depends on the image.
+    notes = plan("Qwen/Qwen3-32B", "H100", vllm_version=version, max_model_len=8192).notes
+    assert any("sized as the PyTorch sort of an install without it" in n for n in notes) == noted
