@@ -111,3 +111,14 @@ def test_prods_plan_simulates_the_declared_profile_and_exits_0():
     found = [v for v in report["violations"] if v["policy"] == "llm-simulated-slo"]
     assert found and all(v["enforcement"] == "advisory" for v in found)
     assert not [v for v in report["violations"] if v["enforcement"] == "mandatory"]
+
+
+def test_a_traced_profile_sizes_the_batch_on_its_rows(tmp_path):
+    # A replayed trace's own rows (the long-context ones go to the sibling, so they do not count).
+    (tmp_path / "chat.csv").write_text(
+        "timestampSeconds,promptTokens,outputTokens,longContext\n0,3000,1000,false\n1,5000,1000,false\n2,60000,10,true\n"
+    )
+    profile = "models:\n  chat-8b:\n    arrivals: {trace: chat.csv}\n"
+    plan = plan_stack(load_stack_config(_stack(tmp_path, profile)))["chat-8b"]
+    reason = {d.setting: d.reason for d in plan.derivations}["maxNumSeqs"]
+    assert "(mean 5,000, standard deviation 1,000 prompt + output tokens)" in reason
