@@ -16,6 +16,14 @@ def image_tag(image: str) -> Optional[str]:
     return last.partition(":")[2] or None
 
 
+def image_repository(image: str) -> str:
+    """The repository of an image reference, registry and path included, without its tag or digest
+    (``registry.local:5000/vllm/vllm-openai:v0.10.2`` -> ``registry.local:5000/vllm/vllm-openai``)."""
+    name = image.split("@", 1)[0]
+    head, slash, last = name.rpartition("/")
+    return head + slash + last.partition(":")[0]
+
+
 def is_digest(image: str) -> bool:
     """True for a reference pinned by content (``...@sha256:...``)."""
     return "@" in image

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, get_args
 
+from components.capacity.accounting import image_flashinfer_sampler
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import COMPILE_CACHES, EngineArgs, plan_memory
@@ -120,6 +121,12 @@ def add_size_arguments(p: argparse.ArgumentParser) -> None:
         help=f"one of {', '.join(get_args(Quantization))}; a pre-quantized checkpoint is sized by its own bytes",
     )
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs (nothing reserved for them)")
+    _add_release_arguments(p)
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+
+
+def _add_release_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags that say which vLLM install runs: its release, its image, its sampler, its compile cache."""
     p.add_argument(
         "--vllm-version",
         type=_version,
@@ -128,13 +135,28 @@ def add_size_arguments(p: argparse.ArgumentParser) -> None:
         f"(the most conservative accounting of them all; default: {STACK_RELEASE}, the release the stacks deploy)",
     )
     p.add_argument(
+        "--image",
+        type=_image,
+        default=None,
+        help="the container image the server runs, e.g. vllm/vllm-openai:v0.10.2: its tag names the release (as a "
+        "stack's image does; --vllm-version, if also given, must agree, or supplies the release of a tag that names "
+        "none) and it decides --flashinfer-sampler",
+    )
+    p.add_argument(
+        "--flashinfer-sampler",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="whether vLLM 0.9.0-0.11.0 samples top-k/top-p with FlashInfer, whose profile warm-up is smaller than the "
+        "PyTorch sort's (default: yes for vLLM's own image, vllm/vllm-openai, of those releases, which installs "
+        "FlashInfer; otherwise unknown, sized as the sort, the larger; a pip install has no FlashInfer)",
+    )
+    p.add_argument(
         "--compile-cache",
         type=_choice("--compile-cache", COMPILE_CACHES),
         default="cold",
         help="state of vLLM's torch.compile cache at start-up: cold (empty, as a new pod's; the default) or "
         "warm (an earlier start of the same configuration left it, e.g. VLLM_CACHE_ROOT on a volume)",
     )
-    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
 
 
 def _typed(flag: str, convert: Callable[[str], Any], check: Callable[[Any], bool], rule: str) -> Callable[[str], Any]:
@@ -202,6 +224,31 @@ def _version(text: str) -> str:
     return text
 
 
+def _image(text: str) -> str:
+    # The stack configuration's rule for ModelConfig.image (components/config/models.py), so that `size --image`
+    # takes what a stack takes.
+    if len(text) > 255 or not re.fullmatch(r"[a-z0-9][a-z0-9._/:@-]*", text):
+        raise argparse.ArgumentTypeError(f"--image = {text[:40]!r}: must be an image reference like {STACK_IMAGE}")
+    return text
+
+
+def _release(args: argparse.Namespace) -> str:
+    """The release to size: the tag of --image, else --vllm-version ("unknown" when neither names one)."""
+    named = vllm_release(args.image) if args.image else None
+    if named is None:
+        return args.vllm_version or "unknown"
+    if args.vllm_version is not None and args.vllm_version.lstrip("v") != named:
+        raise ConfigError(
+            [Problem("--image", f"names vLLM {named} but --vllm-version is {args.vllm_version}; give one", args.image)]
+        )
+    try:
+        return _version(named)
+    except argparse.ArgumentTypeError:
+        raise ConfigError(
+            [Problem("--image", f"names vLLM {named}, outside the releases the memory model was calibrated on", args.image)]
+        ) from None
+
+
 def _load_model(args: argparse.Namespace):
     from stacks.models import LOCK_FILE, use_repo_lock
 
@@ -242,8 +289,12 @@ def run_size(args: argparse.Namespace) -> int:
         raise ConfigError([Problem("--gpu", str(exc), args.gpu)]) from None
     # Without --vllm-version, size what a stack would deploy: the stacks' release, their default
     # utilization and the max_num_seqs their capacity plan derives (so `size` reports `plan`'s figures).
-    as_stacks = args.vllm_version is None
-    version = STACK_RELEASE if as_stacks else args.vllm_version
+    as_stacks = args.vllm_version is None and args.image is None
+    version = STACK_RELEASE if as_stacks else _release(args)
+    image = STACK_IMAGE if as_stacks else args.image
+    flashinfer = args.flashinfer_sampler
+    if flashinfer is None and image is not None:
+        flashinfer = image_flashinfer_sampler(image, None if version == "unknown" else version)
     utilization = args.gpu_memory_utilization
     if utilization is None and as_stacks:
         utilization = STACK_UTILIZATION
@@ -261,6 +312,7 @@ def run_size(args: argparse.Namespace) -> int:
         enforce_eager=args.enforce_eager,
         vllm_version=None if version == "unknown" else version,
         compile_cache=args.compile_cache,
+        flashinfer_sampler=flashinfer,
     )
     plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine)
     derived = None
@@ -281,9 +333,19 @@ def run_size(args: argparse.Namespace) -> int:
         source = f"the release the stacks deploy, {STACK_IMAGE}; utilization {utilization:g}" + (
             " as given" if args.gpu_memory_utilization is not None else ", the stacks' default"
         )
+    elif args.image and vllm_release(args.image):
+        source = f"the tag of --image {args.image}"
+    elif args.vllm_version is None:
+        source = f"--image {args.image} names no vLLM release: the most conservative accounting"
     else:
         source = "--vllm-version"
-    figures = {"model": model.hf_id, **plan.as_dict(), "vllm_version": version, "vllm_version_from": source}
+    figures = {
+        "model": model.hf_id,
+        **plan.as_dict(),
+        "vllm_version": version,
+        "vllm_version_from": source,
+        "flashinfer_sampler": flashinfer,
+    }
     if derived:
         figures["max_num_seqs_derivation"] = derived
     if args.json:

@@ -7,8 +7,11 @@ components.capacity.vision read the release and the flags for the terms they der
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Optional
+
+from ..images import image_repository, vllm_release
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,56 @@ def flashinfer_sampler_by_default(version: Optional[str]) -> bool:
     if release is None or not FLASHINFER_SAMPLER_RELEASES[0] <= release <= FLASHINFER_SAMPLER_RELEASES[1]:
         return False
     return release < (0, 11) or re.fullmatch(r"v?0\.11(\.0)?([^.\d].*)?", version or "") is not None
+
+
+# vLLM's own image installs FlashInfer and its wheel does not. docker/Dockerfile installs it in the vllm-base stage
+# that the vllm-openai target builds FROM ("# Install FlashInfer from source", ARG FLASHINFER_GIT_REF="v0.3.0", "Keep
+# this in sync with "flashinfer" extra in setup.py": lines 375-378 of main in September 2025, between the 0.10.2 and
+# 0.11.0 tags, as vllm-project/vllm#24868's diff quotes them; the tags' own file was not read, the repository being too
+# large to fetch here); the wheel leaves it to that optional extra (setup.py extras_require "flashinfer",
+# vllm-project/vllm#26306) until 0.11.1 made it a dependency and the sampler opt-in (vllm-project/vllm#26859).
+# vllm-project/vllm#21768 finds it in the v0.10.0 image (/usr/local/lib/python3.12/dist-packages/flashinfer), and
+# gpustack/gpustack#3656 shows it sampling in 0.11.0's profile run. Other images (lmcache/vllm-openai: "FlashInfer is
+# not available", LMCache/LMCache#1384) and pip installs may lack it, so only the upstream repository counts.
+UPSTREAM_IMAGE_REPOSITORY = "vllm/vllm-openai"
+# Environment variables that turn the sampler off where it is installed: envs.py reads both with bool(int(...));
+# VLLM_USE_FLASHINFER_SAMPLER=0 picks the PyTorch path in V1 (topk_topp_sampler.py, lines cited above), and
+# VLLM_USE_V1=0 runs V0, whose sampler uses FlashInfer only when asked (the same file's comment on None).
+FLASHINFER_SAMPLER_SWITCHES = ("VLLM_USE_FLASHINFER_SAMPLER", "VLLM_USE_V1")
+
+
+def upstream_vllm_image(image: str) -> bool:
+    """True for vLLM's own image, ``vllm/vllm-openai``, on Docker Hub or a mirror path ending in it
+    (``docker.io/vllm/vllm-openai``, ``<account>.dkr.ecr.<region>.amazonaws.com/docker-hub/vllm/vllm-openai``)."""
+    repository = image_repository(image)
+    return repository == UPSTREAM_IMAGE_REPOSITORY or repository.endswith("/" + UPSTREAM_IMAGE_REPOSITORY)
+
+
+def image_flashinfer_sampler(
+    image: str, version: Optional[str] = None, env: Optional[Mapping[str, str]] = None
+) -> Optional[bool]:
+    """EngineArgs.flashinfer_sampler of a vLLM server in ``image``: the one rule the stacks' plan, the policies and
+    ``size --image`` share.
+
+    True when the image is vLLM's own (upstream_vllm_image, which installs FlashInfer) and its release samples with
+    FlashInfer by default (flashinfer_sampler_by_default: 0.9.0-0.11.0); None otherwise, the PyTorch sort's larger
+    charge, as another image may not install FlashInfer (UPSTREAM_IMAGE_REPOSITORY). ``version`` is the release
+    whose accounting applies (default: the one the tag names); ``env`` the container's environment, where a switch
+    (FLASHINFER_SAMPLER_SWITCHES) set to 0, or to a value the caller could not read (pass ""), leaves None.
+    """
+    release = vllm_release(image) if version is None else version
+    if not upstream_vllm_image(image) or not flashinfer_sampler_by_default(release):
+        return None
+    for name in FLASHINFER_SAMPLER_SWITCHES:
+        value = (env or {}).get(name)
+        if value is None:
+            continue
+        try:
+            if int(value) == 0:
+                return None
+        except ValueError:  # vLLM fails on it (bool(int(...))); nothing to size
+            return None
+    return True
 
 
 def hardware_batch_defaults(gpu: Gpu) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
+from ..capacity.accounting import image_flashinfer_sampler
 from ..capacity.architecture import ArchitectureError
 from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
 from ..capacity.gpus import INSTANCES, instance_gpu
@@ -156,7 +157,7 @@ def node_for(pool: GpuPoolConfig, gpus: int) -> str:
 
 
 def engine_args(m: ModelConfig, max_num_seqs: Optional[int], max_num_batched_tokens: Optional[int]) -> EngineArgs:
-    """The memory-relevant vLLM flags of a model config."""
+    """The memory-relevant vLLM flags of a model config (the sampler's from the image: image_flashinfer_sampler)."""
     e = m.engine
     return EngineArgs(
         tensor_parallel_size=e.tensor_parallel_size,
@@ -171,6 +172,7 @@ def engine_args(m: ModelConfig, max_num_seqs: Optional[int], max_num_batched_tok
         quantization=e.quantization,
         enforce_eager=e.enforce_eager,
         vllm_version=vllm_release(m.image),
+        flashinfer_sampler=image_flashinfer_sampler(m.image),
     )
 
 

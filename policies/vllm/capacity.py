@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from components.builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION
+from components.capacity.accounting import image_flashinfer_sampler
 from components.capacity.architecture import ArchitectureError
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
@@ -22,7 +23,7 @@ from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.images import vllm_release
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.gpu.selection import pinned_gpu
-from policies.kube import annotations_of, as_float, as_int, memoized
+from policies.kube import annotations_of, as_float, as_int, as_list, memoized
 from policies.vllm.args import VllmServer, vllm_command_line
 
 
@@ -115,6 +116,16 @@ def release_note(server: VllmServer, default_release: str = "") -> str:
     return " (the image tag names no vLLM release: the most conservative accounting, setting defaultVllmRelease unset)"
 
 
+def _sampler_env(container: dict) -> dict[str, str]:
+    """The container's environment as image_flashinfer_sampler reads it: literal values, and "" (not trusted) for a
+    variable set from a ConfigMap, a Secret or a field, whose value the manifest does not show."""
+    env = {}
+    for e in as_list(container.get("env")):
+        if isinstance(e, dict) and isinstance(e.get("name"), str):
+            env[e["name"]] = e["value"] if isinstance(e.get("value"), str) else ""
+    return env
+
+
 def _server_plan(resource: Any, server: VllmServer, default_release: str = "") -> Optional[ServerPlan]:
     gpu = gpu_type(resource, server)
     model = model_id = None
@@ -130,6 +141,9 @@ def _server_plan(resource: Any, server: VllmServer, default_release: str = "") -
     if model is None or model_id is None or gpu is None:
         return None
     a = server.args
+    image = str(server.container.get("image") or "")
+    # The image tag names the release whose accounting applies (unknown: the most conservative).
+    release = vllm_release(image) or default_release or None
     # Unset or unreadable: the release's own default, which the accounting knows.
     utilization = as_float(a.get("gpu-memory-utilization")) if "gpu-memory-utilization" in a else None
     engine = EngineArgs(
@@ -144,8 +158,9 @@ def _server_plan(resource: Any, server: VllmServer, default_release: str = "") -
         kv_cache_dtype=a.get("kv-cache-dtype") or "auto",
         quantization=a.get("quantization"),
         enforce_eager="enforce-eager" in a,
-        # The image tag names the release whose accounting applies (unknown: the most conservative).
-        vllm_version=vllm_release(str(server.container.get("image") or "")) or default_release or None,
+        vllm_version=release,
+        # vLLM's own image samples with FlashInfer on 0.9.0-0.11.0 unless the environment turns it off.
+        flashinfer_sampler=image_flashinfer_sampler(image, release, _sampler_env(server.container)),
     )
     try:
         plan = plan_memory(model.arch, model.checkpoint_bytes, gpu, engine)

@@ -511,3 +511,73 @@ def test_a_plan_says_when_its_release_samples_with_flashinfer_by_default(version
     # 0.11.1 lines 34-46): a plan of an unknown install says so only where the default depends on the image.
     notes = plan("Qwen/Qwen3-32B", "H100", vllm_version=version, max_model_len=8192).notes
     assert any("sized as the PyTorch sort of an install without it" in n for n in notes) == noted
+
+
+# --- which images sample with FlashInfer (accounting.py image_flashinfer_sampler: the one rule of the three callers) ---
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "vllm/vllm-openai:v0.10.2",
+        "docker.io/vllm/vllm-openai:v0.10.2",
+        "index.docker.io/vllm/vllm-openai:v0.9.0",
+        "registry.local:5000/vllm/vllm-openai:v0.11.0",  # a mirror path ending in the repository (a port is no tag)
+        "123456789012.dkr.ecr.us-east-1.amazonaws.com/docker-hub/vllm/vllm-openai:v0.10.1.1",  # ECR pull-through
+        "vllm/vllm-openai:v0.10.2@sha256:" + "a" * 64,  # pinned by digest, the tag still names the release
+    ],
+)
+def test_vllms_own_image_of_09_to_0110_samples_with_flashinfer(image):
+    from components.capacity.accounting import image_flashinfer_sampler, upstream_vllm_image
+
+    assert upstream_vllm_image(image)
+    assert image_flashinfer_sampler(image) is True
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "ghcr.io/acme/vllm:v0.10.2",  # a custom build: whether FlashInfer is installed is unknown
+        "lmcache/vllm-openai:v0.10.2",  # its vLLM says "FlashInfer is not available" (LMCache/LMCache#1384)
+        "vllm/vllm-openai-cpu:v0.10.2",  # another of vLLM's repositories
+        "acme/vllm/vllm-openai-fork:v0.10.2",
+        "vllm-openai:v0.10.2",
+        "vllm/vllm-openai:v0.8.5",  # 0.8.5 falls back to PyTorch with the image's FlashInfer (>= 0.2.3)
+        "vllm/vllm-openai:v0.11.1",  # opt-in from 0.11.1 (vllm#26859)
+        "vllm/vllm-openai:v0.12.0",
+        "vllm/vllm-openai:v0.33.0",  # the stacks' release: the flag changes nothing there
+        "vllm/vllm-openai:latest",  # no release named
+        "vllm/vllm-openai@sha256:" + "a" * 64,
+    ],
+)
+def test_other_images_and_releases_stay_unknown(image):
+    from components.capacity.accounting import image_flashinfer_sampler
+
+    assert image_flashinfer_sampler(image) is None
+
+
+def test_the_release_the_caller_resolved_wins_over_the_tag():
+    # A policy's defaultVllmRelease for a tag that names none; `size --image ... --vllm-version`.
+    from components.capacity.accounting import image_flashinfer_sampler
+
+    assert image_flashinfer_sampler("vllm/vllm-openai:latest", "0.10.2") is True
+    assert image_flashinfer_sampler("vllm/vllm-openai:latest", "0.11.1") is None
+    assert image_flashinfer_sampler("ghcr.io/acme/vllm:latest", "0.10.2") is None
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({}, True),
+        ({"VLLM_USE_FLASHINFER_SAMPLER": "1"}, True),
+        ({"VLLM_USE_FLASHINFER_SAMPLER": "0"}, None),  # envs.py bool(int(...)): the PyTorch path
+        ({"VLLM_USE_V1": "0"}, None),  # the V0 engine samples with FlashInfer only when asked
+        ({"VLLM_USE_V1": "1", "HF_TOKEN": "x"}, True),
+        ({"VLLM_USE_FLASHINFER_SAMPLER": ""}, None),  # a value the manifest does not show (valueFrom)
+        ({"VLLM_USE_FLASHINFER_SAMPLER": "false"}, None),  # vLLM cannot read it either
+    ],
+)
+def test_the_environment_can_turn_the_sampler_off(env, expected):
+    from components.capacity.accounting import image_flashinfer_sampler
+
+    assert image_flashinfer_sampler("vllm/vllm-openai:v0.10.2", env=env) is expected

@@ -116,3 +116,23 @@ def config_of_source(raw: dict, name: str) -> str:
     """The source type a stack file gives the model ``name``."""
     m = next(m for m in raw["llm-serving:models"] if m["name"] == name)
     return (m.get("source") or {}).get("type", "huggingface")
+
+
+def test_the_plan_sizes_the_sampler_warm_up_of_vllms_own_image(dev_config):
+    # vLLM 0.9.0-0.11.0 sample with FlashInfer where it is installed, and vllm/vllm-openai installs it
+    # (accounting.py image_flashinfer_sampler); a custom image of the same release keeps the PyTorch sort's charge.
+    from components.capacity.plan import engine_args
+
+    model = dev_config["llm-serving:models"][0]
+    plans = {}
+    for image in ("vllm/vllm-openai:v0.10.2", "ghcr.io/acme/vllm:v0.10.2"):
+        model["image"] = image
+        cfg = load_stack_config(dev_config)
+        plans[image] = plan_stack(cfg)["chat-8b"], engine_args(cfg.models[0], None, None)
+    (upstream, upstream_args), (custom, custom_args) = plans.values()
+    assert (upstream_args.flashinfer_sampler, custom_args.flashinfer_sampler) == (True, None)
+    assert any("sampler warm-up sized as FlashInfer's top-k/top-p over 96 rows" in n for n in upstream.memory.notes)
+    assert any("sized as the PyTorch sort of an install without it" in n for n in custom.memory.notes)
+    # More KV cache (24.56 against 24.37 GiB), so the derived batch grows too.
+    assert upstream.memory.kv_cache_gib > custom.memory.kv_cache_gib + 0.15
+    assert (upstream.max_num_seqs, custom.max_num_seqs) == (96, 88)

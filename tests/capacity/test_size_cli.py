@@ -261,6 +261,18 @@ def test_a_warm_compile_cache_is_sized_on_request_and_said():
             ["--model", "llama-3.1-8b", "--gpu", "H100", "--compile-cache", "hot"],
             "--compile-cache = 'hot': must be one of cold, warm",
         ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--image", "vLLM Image"],
+            "--image = 'vLLM Image': must be an image reference like vllm/vllm-openai:v0.33.0",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--image", "vllm/vllm-openai:v0.10.2", "--vllm-version", "0.11.0"],
+            "--image = 'vllm/vllm-openai:v0.10.2': names vLLM 0.10.2 but --vllm-version is 0.11.0; give one",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--gpu", "H100", "--image", "vllm/vllm-openai:v0.5.0"],
+            "--image = 'vllm/vllm-openai:v0.5.0': names vLLM 0.5.0, outside the releases the memory model was calibrated on",
+        ),
     ],
 )
 def test_bad_flags_exit_2_naming_the_flag(args, expected):
@@ -315,3 +327,66 @@ def test_unknown_release_is_the_conservative_accounting():
     )
     assert out["vllm_version"] == "unknown" and out["max_num_seqs"] == known["max_num_seqs"] == 256
     assert out["kv_cache_gib"] <= known["kv_cache_gib"]
+
+
+GPT_OSS_AT_32K = ("--model", "openai/gpt-oss-120b", "--gpu", "H100", "--max-model-len", "32768", "--json")
+
+
+def test_vllms_own_010_image_is_sized_with_flashinfers_sampler():
+    # vllm/vllm-openai:v0.10.2 installs FlashInfer and 0.10.2 samples with it (accounting.py image_flashinfer_sampler):
+    # gpt-oss-120b at 32,768 on one H100 fits, as GPUStack ran it; the same release from --vllm-version alone (the
+    # install unknown, a pip install has no FlashInfer) is sized as the PyTorch sort and does not.
+    proc = size(*GPT_OSS_AT_32K, "--image", "vllm/vllm-openai:v0.10.2")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["vllm_version"], out["vllm_version_from"]) == ("0.10.2", "the tag of --image vllm/vllm-openai:v0.10.2")
+    assert out["flashinfer_sampler"] is True and out["kv_cache_gib"] == 2.39
+    unknown = size(*GPT_OSS_AT_32K, "--vllm-version", "0.10.2")
+    assert unknown.returncode == 1 and json.loads(unknown.stdout)["flashinfer_sampler"] is None
+    assert json.loads(unknown.stdout)["kv_cache_gib"] == -2.27
+
+
+@pytest.mark.parametrize(
+    "flags, fits, flashinfer",
+    [
+        (("--image", "ghcr.io/acme/vllm:v0.10.2"), False, None),  # a custom image: unknown, the sort
+        (("--image", "vllm/vllm-openai:v0.10.2", "--no-flashinfer-sampler"), False, False),  # the flag wins
+        (("--vllm-version", "0.10.2", "--flashinfer-sampler"), True, True),  # a pip install with the extra
+        (("--image", "vllm/vllm-openai:latest", "--vllm-version", "0.10.2"), True, True),  # the release of a bare tag
+        (("--image", "vllm/vllm-openai:v0.11.1"), False, None),  # opt-in from 0.11.1
+    ],
+)
+def test_the_flashinfer_sampler_flag_and_its_default(flags, fits, flashinfer):
+    proc = size(*GPT_OSS_AT_32K, *flags)
+    out = json.loads(proc.stdout)
+    assert (proc.returncode, out["fits"], out["flashinfer_sampler"]) == (0 if fits else 1, fits, flashinfer)
+
+
+def test_an_image_without_a_release_is_the_conservative_accounting():
+    out = json.loads(size(*GPT_OSS_AT_32K, "--image", "vllm/vllm-openai:latest").stdout)
+    assert out["vllm_version"] == "unknown" and out["flashinfer_sampler"] is None
+    assert out["vllm_version_from"] == "--image vllm/vllm-openai:latest names no vLLM release: the most conservative accounting"
+
+
+def test_the_stacks_release_is_unchanged_by_the_sampler_rule():
+    # 0.33 (what the stacks deploy) charges its own sampler constant; the rule gives None there.
+    out = json.loads(
+        size("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S", "--max-model-len", "8192", "--json").stdout
+    )
+    image = json.loads(
+        size(
+            "--model",
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "--gpu",
+            "L40S",
+            "--max-model-len",
+            "8192",
+            "--json",
+            "--image",
+            "vllm/vllm-openai:v0.33.0",
+            "--gpu-memory-utilization",
+            "0.9",
+        ).stdout
+    )
+    assert out["flashinfer_sampler"] is image["flashinfer_sampler"] is None
+    assert out["kv_cache_gib"] == 23.91

@@ -1,10 +1,14 @@
 """S2 vllm-max-model-len-fits-kv-cache and the S1 budget check: one compliant fixture, one mutation per case."""
 
-from policy_fixtures import isvc, isvc_props, messages, set_arg, vllm_container
+import pytest
+import yaml
+from policy_fixtures import DEPLOYMENT_TYPE, isvc, isvc_props, messages, resource, set_arg, vllm_container
 
 from components.capacity.gpus import find_gpu
 from components.capacity.memory import EngineArgs, plan_memory
 from components.capacity.models import find_model
+from policies.vllm.args import vllm_servers
+from policies.vllm.capacity import server_plan
 from policies.vllm.kv_cache_headroom import POLICY as HEADROOM
 from policies.vllm.max_model_len_fits_kv_cache import POLICY
 
@@ -114,3 +118,84 @@ def test_a_model_outside_the_catalogue_is_judged_by_the_stamped_plan():
     ]
     props["metadata"]["annotations"]["llm-serving.io/capacity-plan"] = '{"fits": true}'
     assert messages(POLICY, isvc(props)) == []
+
+
+# A third-party Deployment as GPUStack's performance lab ran it (gpustack/gpustack docs/performance-lab/gpt-oss-120b/
+# h100.md: `vllm serve openai/gpt-oss-120b --max-model-len 32768` on one H100 SXM, vLLM 0.10.2), pinned to p5 nodes.
+GPT_OSS_ON_ONE_H100 = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gpt-oss-120b, namespace: inference}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: gpt-oss-120b}}
+  template:
+    metadata: {labels: {app: gpt-oss-120b}}
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}
+      containers:
+      - name: vllm
+        image: IMAGE
+        args: [--model, openai/gpt-oss-120b, --max-model-len, "32768"]
+        resources:
+          limits: {nvidia.com/gpu: 1}
+"""
+
+
+def gpt_oss_deployment(image: str, env: list | None = None):
+    props = yaml.safe_load(GPT_OSS_ON_ONE_H100.replace("IMAGE", image))
+    if env is not None:
+        props["spec"]["template"]["spec"]["containers"][0]["env"] = env
+    return resource(DEPLOYMENT_TYPE, props)
+
+
+SORT_REFUSAL = (
+    "container vllm: openai/gpt-oss-120b on 1x H100 (79.18 GiB) does not start: no memory left for the KV cache (-2.27 "
+    "GiB after weights, activations, non-torch memory and CUDA graphs); raise gpuMemoryUtilization or "
+    "tensorParallelSize, lower maxNumBatchedTokens/maxNumSeqs, or use a bigger GPU [budget 71.26 GiB = weights 65.94 + "
+    "activation 7.44 + non-torch 0.15 + CUDA graphs 0.00 + KV -2.27]"
+)
+
+
+def test_vllms_own_010_image_samples_with_flashinfer_so_gpt_oss_120b_starts_on_one_h100():
+    # vllm/vllm-openai:v0.10.2 installs FlashInfer, and 0.10.2 samples top-k/top-p with it, also in the profile's
+    # warm-up: 14 bytes per logit where the PyTorch sort holds 38.3 (accounting.py image_flashinfer_sampler). GPUStack
+    # ran this start; sized as the sort, S2 refused it at -2.27 GiB.
+    deployment = gpt_oss_deployment("vllm/vllm-openai:v0.10.2")
+    assert messages(POLICY, deployment) == []
+    (server,) = vllm_servers(deployment)
+    plan = server_plan(deployment, server)
+    assert plan is not None and plan.plan.kv_cache_gib == pytest.approx(2.39, abs=0.01)
+    assert plan.plan.kv_cache_tokens >= 32768
+
+
+def test_a_custom_image_of_the_same_release_is_sized_as_the_sort():
+    # Whether a custom image installs FlashInfer is unknown (a pip install does not): the larger charge, refused.
+    assert messages(POLICY, gpt_oss_deployment("ghcr.io/acme/vllm:v0.10.2")) == [SORT_REFUSAL]
+    # So is vLLM's own image where the environment turns the sampler off, or sets it from where the manifest does
+    # not show.
+    off = [{"name": "VLLM_USE_FLASHINFER_SAMPLER", "value": "0"}]
+    assert messages(POLICY, gpt_oss_deployment("vllm/vllm-openai:v0.10.2", off)) == [SORT_REFUSAL]
+    hidden = [{"name": "VLLM_USE_FLASHINFER_SAMPLER", "valueFrom": {"configMapKeyRef": {"name": "vllm", "key": "s"}}}]
+    assert messages(POLICY, gpt_oss_deployment("vllm/vllm-openai:v0.10.2", hidden)) == [SORT_REFUSAL]
+    on = [{"name": "VLLM_USE_FLASHINFER_SAMPLER", "value": "1"}, {"name": "HF_HOME", "value": "/cache"}]
+    assert messages(POLICY, gpt_oss_deployment("vllm/vllm-openai:v0.10.2", on)) == []
+
+
+def test_an_image_of_the_default_release_takes_the_rule_too():
+    # A tag that names no release is sized with defaultVllmRelease; vLLM's own image of 0.10.2 samples with FlashInfer.
+    latest = gpt_oss_deployment("vllm/vllm-openai:latest")
+    assert messages(POLICY, latest, config={"defaultVllmRelease": "0.10.2"}) == []
+    assert messages(POLICY, latest) != []  # unset: the most conservative accounting
+
+
+def test_the_sampler_rule_leaves_033_images_as_they_were():
+    # 0.17 on sample with FlashInfer or Triton in every install: the accounting's own constant, image or not.
+    plans = []
+    for image in ("vllm/vllm-openai:v0.33.0", "ghcr.io/acme/vllm:v0.33.0"):
+        deployment = gpt_oss_deployment(image)
+        (server,) = vllm_servers(deployment)
+        plan = server_plan(deployment, server)
+        assert plan is not None
+        plans.append(plan.plan.as_dict())
+    assert plans[0] == plans[1] and plans[0]["fits"] is True
