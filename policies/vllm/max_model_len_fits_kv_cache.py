@@ -59,7 +59,9 @@ POLICY = Policy(
     severity="critical",
     enforcement="mandatory",
     remediation_steps=(
-        "Run `python -m stacks size --model <id> --gpu <type> ...` with the same flags and follow its reason: lower "
+        "Run `python -m stacks size --model <id> --gpu <type> --image <the container's image> ...` with the same flags "
+        "(the image names the release, and for vLLM's own images of 0.9.0-0.11.0 the FlashInfer sampler the plan "
+        "charges) and follow its reason: lower "
         "--max-model-len, raise --tensor-parallel-size (more GPUs per replica), use --kv-cache-dtype fp8, a quantized "
         "checkpoint, or a GPU with more memory."
     ),
