@@ -333,10 +333,13 @@ class Replica:
             c = min(r.prefill_left, budget)
             while c / bs > free_blocks:
                 victim = self._preempt()
-                free_blocks = self.num_blocks - self._blocks_used() - self.n_decoding / bs
                 if victim is r:
                     break
+                # The victim's blocks and its share of the budget (a chunk or a decode) come back (lines 950-956).
                 chunks = [(q, k) for q, k in chunks if q is not victim]
+                planned = self.n_decoding + sum(k for _, k in chunks)
+                free_blocks = self.num_blocks - self._blocks_used() - planned / bs
+                budget = self.max_tokens - planned
             if r not in self.prefilling:
                 continue
             chunks.append((r, c))

@@ -248,3 +248,23 @@ def test_frontend_intake_waits_while_the_api_server_streams_tokens(monkeypatch):
     monkeypatch.setattr(engine, "FRONTEND_SECONDS", 0.001)
     quiet, busy = arrival_of_late_request(0.0), arrival_of_late_request(0.001)
     assert busy > quiet + 0.02  # 32 streams x 1 ms of tokens per 10 ms step keep the API server busy
+
+
+def test_a_preemption_for_a_chunk_counts_the_chunks_already_planned_in_the_step():
+    """After preempting for a running request's chunk, the blocks left are the cache less what is cached and less the
+    chunks this step has already planned (v1/core/sched/scheduler.py:950-956 gives back only the victim's share)."""
+    env = simpy.Environment()
+    rep = replica(env, seqs=8, tokens=1000, blocks=9, block=16)  # 144 tokens
+    r1, r2, r4, r3 = (_req(i, prompt=48 if i == 4 else 64, output=5) for i in (1, 2, 4, 3))
+    for r in (r1, r2, r4, r3):  # admitted in this order; r3, the newest, has half its prompt cached
+        r.replica = rep
+        rep.running.append(r)
+        rep.prefilling.append(r)
+    r3.cached, r3.prefill_left = 32, 32
+    rep.kv_tokens = 32
+    chunks = rep._schedule(0)
+    planned = sum(c for _, c in chunks)
+    # r1 fits; r2 needs the newest (r3) and then r4 preempted: once r3 is gone, r4 is the newest running request.
+    assert [r.id for r, _ in chunks] == [1, 2] and planned == 128
+    assert rep._blocks_used() + planned / rep.bs <= rep.num_blocks
+    assert r3.preemptions == 1 and r4.preemptions == 1
