@@ -347,19 +347,7 @@ class Replica:
             free_blocks -= c / bs
         if self._step_preempted:
             return chunks
-        while self.waiting and budget > 0 and len(self.running) < self.max_seqs:
-            r = self.waiting[0]
-            c = min(r.prefill_left, budget)
-            need = c / bs + 0.5
-            if need > free_blocks:
-                break
-            self.waiting.popleft()
-            self.running.append(r)
-            self.prefilling.append(r)
-            chunks.append((r, c))
-            budget -= c
-            free_blocks -= need
-        return chunks
+        return self._admit_waiting(chunks, budget, free_blocks, whole=False)
 
     def _schedule_prompts(self) -> list[tuple[Request, int]]:
         """V0 without chunked prefill (``Scheduler._schedule_default``: "First, it batches as many prefill requests as
@@ -367,14 +355,20 @@ class Replica:
         (``max_num_seqs``) and the free blocks less V0's watermark (``CacheConfig`` ``gpu_memory_utilization``'s sibling
         ``watermark``, 1% of the blocks, which ``BlockSpaceManager.can_allocate`` keeps free for running decodes);
         the step holds no decode."""
-        budget = self.max_tokens
         free_blocks = self.num_blocks * (1 - V0_WATERMARK) - self._blocks_used()
-        chunks: list[tuple[Request, int]] = []
+        return self._admit_waiting([], self.max_tokens, free_blocks, whole=True)
+
+    def _admit_waiting(
+        self, chunks: list[tuple[Request, int]], budget: int, free_blocks: float, whole: bool
+    ) -> list[tuple[Request, int]]:
+        """Waiting requests in order join the batch while it has room (``max_num_seqs``), each with a chunk of its
+        prompt under the token budget (V1), or with the whole prompt when it fits the budget (``whole``: V0), and the
+        cache has the chunk's blocks; returns ``chunks`` with theirs added."""
         while self.waiting and len(self.running) < self.max_seqs:
             r = self.waiting[0]
-            c = r.prefill_left
+            c = r.prefill_left if whole else min(r.prefill_left, budget)
             need = c / self.bs + 0.5
-            if c > budget or need > free_blocks:
+            if c <= 0 or c > budget or need > free_blocks:
                 break
             self.waiting.popleft()
             self.running.append(r)
