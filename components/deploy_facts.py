@@ -31,6 +31,19 @@ class ChartFacts:
     sources: tuple[str, ...] = ()
 
 
+# The Istio kinds the stacks render: the base chart installs their CRDs and istiod's webhook validates them (the two
+# rows below cite where), so one list serves both.
+ISTIO_KINDS = (
+    "networking.istio.io/VirtualService",
+    "networking.istio.io/DestinationRule",
+    "networking.istio.io/Gateway",
+    "networking.istio.io/ServiceEntry",
+    "networking.istio.io/Sidecar",
+    "security.istio.io/PeerAuthentication",
+    "security.istio.io/AuthorizationPolicy",
+    "telemetry.istio.io/Telemetry",
+)
+
 CHARTS: dict[str, ChartFacts] = {
     f.chart: f
     for f in (
@@ -127,30 +140,12 @@ CHARTS: dict[str, ChartFacts] = {
         ),
         ChartFacts(
             "base",
-            crds=(
-                "networking.istio.io/VirtualService",
-                "networking.istio.io/DestinationRule",
-                "networking.istio.io/Gateway",
-                "networking.istio.io/ServiceEntry",
-                "networking.istio.io/Sidecar",
-                "security.istio.io/PeerAuthentication",
-                "security.istio.io/AuthorizationPolicy",
-                "telemetry.istio.io/Telemetry",
-            ),
+            crds=ISTIO_KINDS,
             sources=("istio 1.30.3 manifests/charts/base/templates/crds.yaml (files/crd-all.gen.yaml)",),
         ),
         ChartFacts(
             "istiod",
-            serves=(
-                "networking.istio.io/VirtualService",
-                "networking.istio.io/DestinationRule",
-                "networking.istio.io/Gateway",
-                "networking.istio.io/ServiceEntry",
-                "networking.istio.io/Sidecar",
-                "security.istio.io/PeerAuthentication",
-                "security.istio.io/AuthorizationPolicy",
-                "telemetry.istio.io/Telemetry",
-            ),
+            serves=ISTIO_KINDS,
             after=("base",),
             sources=(
                 "istio 1.30.3 manifests/charts/istio-control/istio-discovery/templates/validatingwebhookconfiguration.yaml:19-48 "
