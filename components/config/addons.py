@@ -11,7 +11,7 @@ from typing import Optional
 from pydantic import Field, field_validator, model_validator
 
 from ..facts import KUBERAY_CHART_VERSION
-from .base import Bool, Float, Int, Str, _dns_name, _Model
+from .base import Bool, Float, Int, Str, _dns_name, _Model, matching
 
 
 class KubeRayConfig(_Model):
@@ -45,11 +45,11 @@ class PrometheusConfig(_Model):
     @field_validator("url")
     @classmethod
     def _url(cls, v: Optional[str]) -> Optional[str]:
-        if v is not None and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?", v):
-            raise ValueError(
-                "must be an http(s) URL such as http://prometheus-operated.monitoring.svc:9090 (no credentials, no query)"
-            )
-        return v
+        return matching(
+            v,
+            r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?",
+            "must be an http(s) URL such as http://prometheus-operated.monitoring.svc:9090 (no credentials, no query)",
+        )
 
     @field_validator("monitor_labels")
     @classmethod

@@ -6,7 +6,7 @@ Pure: pydantic only.
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Optional, overload
 
 from pydantic import BaseModel, ConfigDict, Strict
 from pydantic.alias_generators import to_camel
@@ -44,4 +44,18 @@ def _dns_name(value: str) -> str:
             f"must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter) "
             f"of at most {_NAME_MAX} characters"
         )
+    return value
+
+
+@overload
+def matching(value: str, pattern: str, rule: str) -> str: ...
+@overload
+def matching(value: None, pattern: str, rule: str) -> None: ...
+@overload
+def matching(value: Optional[str], pattern: str, rule: str) -> Optional[str]: ...
+def matching(value: Optional[str], pattern: str, rule: str) -> Optional[str]:
+    """``value`` when ``pattern`` matches all of it (None passes: the field is unset); ValueError(``rule``) otherwise,
+    which pydantic reports under the field's path."""
+    if value is not None and not re.fullmatch(pattern, value):
+        raise ValueError(rule)
     return value

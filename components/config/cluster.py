@@ -10,7 +10,7 @@ from typing import Annotated, Callable, Literal, Optional
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from .base import Bool, Str, _Model
+from .base import Bool, Str, _Model, matching
 
 _SUBNET_ID = re.compile(r"subnet-([0-9a-f]{8}|[0-9a-f]{17})")
 _SG_ID = re.compile(r"sg-([0-9a-f]{8}|[0-9a-f]{17})")
@@ -132,9 +132,9 @@ class ClusterConfig(_Model):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9-]{0,99}", v):
-            raise ValueError("must start with a letter and hold only letters, digits and '-' (at most 100)")
-        return v
+        return matching(
+            v, r"[A-Za-z][A-Za-z0-9-]{0,99}", "must start with a letter and hold only letters, digits and '-' (at most 100)"
+        )
 
     @model_validator(mode="after")
     def _context_needs_ambient(self) -> "ClusterConfig":
@@ -147,6 +147,4 @@ class ClusterConfig(_Model):
     def _version(cls, v: str) -> str:
         # 1.30: the preStop sleep action that drains vLLM pods (PodLifecycleSleepAction, on by default
         # from 1.30); 1.37: the newest schemas kubernetes-validate ships.
-        if not re.fullmatch(r"1\.3[0-7]", v):
-            raise ValueError('must be a Kubernetes minor version between "1.30" and "1.37", quoted')
-        return v
+        return matching(v, r"1\.3[0-7]", 'must be a Kubernetes minor version between "1.30" and "1.37", quoted')

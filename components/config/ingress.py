@@ -5,7 +5,6 @@ Pure: pydantic and the AWS id rules (components/aws_ids.py).
 
 from __future__ import annotations
 
-import re
 from typing import Literal, Optional
 
 from pydantic import Field, field_validator
@@ -18,7 +17,7 @@ from ..aws_ids import (
     open_to_all,
     ssl_policy_problem,
 )
-from .base import Bool, Int, Str, _Model
+from .base import Bool, Int, Str, _Model, matching
 
 
 class IngressConfig(_Model):
@@ -128,6 +127,8 @@ class IngressConfig(_Model):
     @field_validator("host")
     @classmethod
     def _host(cls, v: str) -> str:
-        if not re.fullmatch(r"(?=.{1,253}\Z)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}", v):
-            raise ValueError("must be a lowercase DNS name such as llm.example.com")
-        return v
+        return matching(
+            v,
+            r"(?=.{1,253}\Z)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}",
+            "must be a lowercase DNS name such as llm.example.com",
+        )

@@ -15,7 +15,7 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, mo
 from ..aws_ids import arn_problem, arn_region
 from ..backend_keys import BUILT_IN, multi_node_keys
 from ..timeouts import max_request_rule
-from .base import _DNS_LABEL, _NAME_MAX, Bool, Float, Int, Str, _dns_name, _Model
+from .base import _DNS_LABEL, _NAME_MAX, Bool, Float, Int, Str, _dns_name, _Model, matching
 
 _HF_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -393,9 +393,11 @@ class DistributedConfig(_Model):
     @classmethod
     def _ifname(cls, v: str) -> str:
         # NCCL accepts a prefix list, optionally negated with ^ (NCCL docs, NCCL_SOCKET_IFNAME).
-        if not re.fullmatch(r"\^?=?[A-Za-z0-9_.-]{1,15}(,=?[A-Za-z0-9_.-]{1,15})*", v):
-            raise ValueError('must be an interface name or an NCCL prefix list such as "eth0" or "^lo,docker"')
-        return v
+        return matching(
+            v,
+            r"\^?=?[A-Za-z0-9_.-]{1,15}(,=?[A-Za-z0-9_.-]{1,15})*",
+            'must be an interface name or an NCCL prefix list such as "eth0" or "^lo,docker"',
+        )
 
     @field_validator("host_network_reason")
     @classmethod
@@ -497,6 +499,4 @@ class ModelConfig(_Model):
     @field_validator("image")
     @classmethod
     def _image(cls, v: str) -> str:
-        if not re.fullmatch(r"[a-z0-9][a-z0-9._/:@-]*", v) or " " in v:
-            raise ValueError("must be an image reference like vllm/vllm-openai:v0.33.0")
-        return v
+        return matching(v, r"[a-z0-9][a-z0-9._/:@-]*", "must be an image reference like vllm/vllm-openai:v0.33.0")

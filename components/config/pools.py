@@ -13,7 +13,7 @@ from pydantic import Field, field_validator, model_validator
 from ..aws_ids import placeholder_account
 from ..capacity.gpus import INSTANCES
 from ..capacity.hardware import pool_architecture
-from .base import Int, Str, _dns_name, _Model
+from .base import Int, Str, _dns_name, _Model, matching
 
 # An EC2 instance type of a family without accelerators (m5.xlarge, c7i.2xlarge, r6g.large): not the
 # g/p GPU families, nor inf/trn/dl/vt/f (other accelerators).
@@ -118,9 +118,7 @@ class CapacityReservationConfig(_Model):
     @field_validator("id")
     @classmethod
     def _id(cls, v: Optional[str]) -> Optional[str]:
-        if v is not None and not re.fullmatch(r"cr-[0-9a-z]+", v):
-            raise ValueError("must be a capacity reservation id such as cr-0123456789abcdef0")
-        return v
+        return matching(v, r"cr-[0-9a-z]+", "must be a capacity reservation id such as cr-0123456789abcdef0")
 
     @field_validator("owner_id")
     @classmethod

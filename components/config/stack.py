@@ -12,7 +12,7 @@ from pydantic import Field, field_validator
 
 from ..aws_ids import placeholder_problem
 from .addons import AddonsConfig, KarpenterConfig, KubeRayConfig, MonitoringConfig
-from .base import Bool, Str, _dns_name, _Model
+from .base import Bool, Str, _dns_name, _Model, matching
 from .cluster import ClusterConfig
 from .ingress import IngressConfig
 from .models import LONG_SUFFIX, ModelConfig
@@ -99,16 +99,14 @@ class StackConfig(_Model):
     @field_validator("region")
     @classmethod
     def _region(cls, v: Optional[str]) -> Optional[str]:
-        if v is not None and not re.fullmatch(r"[a-z]{2}(-gov)?-[a-z]+-\d", v):
-            raise ValueError("must be an AWS region such as us-west-2")
-        return v
+        return matching(v, r"[a-z]{2}(-gov)?-[a-z]+-\d", "must be an AWS region such as us-west-2")
 
     @field_validator("aws_profile")
     @classmethod
     def _profile(cls, v: Optional[str]) -> Optional[str]:
-        if v is not None and not re.fullmatch(r"[A-Za-z0-9_.@+=-]{1,128}", v):
-            raise ValueError("must be a profile name of ~/.aws/config (letters, digits and _ . @ + = -)")
-        return v
+        return matching(
+            v, r"[A-Za-z0-9_.@+=-]{1,128}", "must be a profile name of ~/.aws/config (letters, digits and _ . @ + = -)"
+        )
 
     @field_validator("aws_role_arn")
     @classmethod
