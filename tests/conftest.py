@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import copy
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -104,3 +105,14 @@ def dev_config() -> dict:
 def prod_config() -> dict:
     """The prod stack's config mapping."""
     return stack_config("prod")
+
+
+def run_plan(stack: str, out: Path, *flags: str) -> subprocess.CompletedProcess:
+    """``python -m stacks plan STACK --out OUT [FLAGS]`` in a fresh interpreter from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", stack, "--out", str(out), *flags],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )

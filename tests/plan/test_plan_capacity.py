@@ -4,24 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.conftest import ROOT, STACKS, absolute_traffic
+from tests.conftest import STACKS, absolute_traffic, run_plan
 from tests.kube_schemas import validate_object
 
 
 def plan(stack: str, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", stack, "--format", "json", "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_plan(stack, out, "--format", "json")
 
 
 def variant(tmp_path: Path, base: str, edit) -> str:

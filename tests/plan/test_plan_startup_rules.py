@@ -6,22 +6,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
-from tests.conftest import ROOT, STACKS
+from tests.conftest import STACKS, run_plan
 
 
 def plan(stack: str, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", stack, "--format", "json", "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_plan(stack, out, "--format", "json")
 
 
 def dev_with(tmp_path: Path, **engine) -> str:

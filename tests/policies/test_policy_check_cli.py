@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 
 ROOT = Path(__file__).resolve().parents[2]
-from tests.conftest import shared_path  # noqa: E402
+from tests.conftest import run_plan, shared_path  # noqa: E402
 
 BAD = (
     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm, namespace: llm}\nspec:\n  template:\n    spec:\n"
@@ -95,13 +95,7 @@ def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
 
 
 def test_the_plans_own_manifests_pass_with_a_json_object(tmp_path):
-    plan = subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", "prod", "--out", str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    plan = run_plan("prod", tmp_path)
     assert plan.returncode == 0, plan.stderr
     proc = run_check(str(tmp_path / "kubernetes"), "--format", "json")
     assert proc.returncode == 0, proc.stdout

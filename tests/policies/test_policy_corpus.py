@@ -9,7 +9,7 @@ import pytest
 
 from policies.check import load_resources, manifest_files
 from policies.framework import evaluate
-from tests.conftest import ROOT, shared_path
+from tests.conftest import ROOT, run_plan, shared_path
 
 
 @pytest.fixture(scope="module")
@@ -394,13 +394,7 @@ def run_check(*args):
 
 
 def test_check_passes_what_the_plan_renders(tmp_path):
-    plan = subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", "prod", "--out", str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    plan = run_plan("prod", tmp_path)
     assert plan.returncode == 0, plan.stderr
     proc = run_check(str(tmp_path / "kubernetes"))
     assert proc.returncode == 0, proc.stdout
