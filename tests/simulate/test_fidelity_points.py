@@ -134,3 +134,16 @@ def test_a_point_of_each_load_replays_deterministically(kind):
     a, b = fidelity.simulate_point(p), fidelity.simulate_point(p)
     assert a == b
     assert a["completed"] == a["sent"] and math.isfinite(a["req_per_s"]) and a["median_ttft_ms"] > 0
+
+
+def test_gpustacks_points_record_the_greedy_sampling_their_client_sent():
+    # vllm bench serve --backend openai-chat sends "temperature": 0.0 (0.11.0 endpoint_request_func.py 259-260), which
+    # vLLM turns into greedy sampling (sampling_params.py 353-357): the sampler-cost model reads this field.
+    gpustack = [p for p in POINTS if p["source"].get("repository") == "gpustack/gpustack"]
+    assert gpustack and all(p["engine"]["sampling"].startswith("greedy") for p in gpustack)
+
+
+def test_a_run_whose_requests_partly_failed_replays_the_successful_ones():
+    # qwen3-235b-a22b/h100.md: 'Successful requests: 984' and 'Peak concurrent requests: 984.00' for --num-prompts 1000.
+    partial = [p for p in POINTS if p["published"].get("completed") == 984]
+    assert len(partial) == 4 and all(p["workload"]["num_prompts"] == 984 for p in partial)
