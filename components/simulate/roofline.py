@@ -114,19 +114,54 @@ def active_params(arch: Architecture) -> float:
 
 
 def dense_active_params(arch: Architecture) -> float:
-    """The active parameters outside the routed experts: attention, a dense model's MLP, the LM head."""
+    """The active parameters outside the routed experts: attention, the dense MLPs (a dense model's every layer; a
+    DeepSeek MoE's first_k_dense_replace layers and its shared experts), the LM head."""
+    mlp = 3 * arch.hidden_size * arch.intermediate_size
+    if _is_moe(arch):
+        shared = arch.shared_experts * 3 * arch.hidden_size * (arch.moe_intermediate_size or arch.intermediate_size)
+        mlps = arch.first_dense_layers * mlp + _moe_layers(arch) * shared
+    else:
+        mlps = arch.num_layers * mlp
+    return arch.num_layers * attention_params(arch) + mlps + arch.hidden_size * arch.vocab_size
+
+
+def attention_params(arch: Architecture) -> float:
+    """One layer's attention projections. MLA (DeepSeek-V2/V3; vLLM 0.11.0 model_executor/models/deepseek_v2.py
+    DeepseekV2MLAAttention): the query through its low-rank q_a/q_b (or one q_proj), kv_a_proj_with_mqa to the latent and
+    the rope key, kv_b_proj from the latent to every head's no-rope key and value, o_proj from the values. Otherwise
+    Q, K, V and O of (grouped-query) attention."""
+    h = arch.hidden_size
+    if arch.is_mla and arch.qk_nope_head_dim and arch.v_head_dim:
+        lora, rope, heads = arch.kv_lora_rank or 0, arch.qk_rope_head_dim or 0, arch.num_attention_heads
+        q_out = heads * (arch.qk_nope_head_dim + rope)
+        q = h * arch.q_lora_rank + arch.q_lora_rank * q_out if arch.q_lora_rank else h * q_out
+        return q + h * (lora + rope) + lora * heads * (arch.qk_nope_head_dim + arch.v_head_dim) + heads * arch.v_head_dim * h
     q = arch.num_attention_heads * arch.head_dim
     kv = arch.num_kv_heads * arch.head_dim
-    attn = arch.hidden_size * (q + 2 * kv) + q * arch.hidden_size
-    mlp = 0 if _is_moe(arch) else 3 * arch.hidden_size * arch.intermediate_size
-    return arch.num_layers * (attn + mlp) + arch.hidden_size * arch.vocab_size
+    return h * (q + 2 * kv) + q * h
+
+
+def attention_flops_per_token_ctx(arch: Architecture) -> float:
+    """Prefill attention FLOPs per (new token x context token), whole model: QK^T and PV, 2 FLOPs a multiply-add.
+    MLA's prefill decompresses the latent into per-head keys and values (vLLM 0.11.0 v1/attention/backends/mla/
+    common.py _forward_prefill: kv_b_proj, then flash attention over qk_nope + rope wide keys and v_head_dim wide
+    values), so its heads attend as multi-head attention of those widths, not of hidden_size / heads."""
+    if arch.is_mla and arch.qk_nope_head_dim and arch.v_head_dim:
+        qk = arch.qk_nope_head_dim + (arch.qk_rope_head_dim or 0)
+        return 2 * arch.num_attention_heads * (qk + arch.v_head_dim) * arch.num_layers
+    return 4 * arch.num_attention_heads * arch.head_dim * arch.num_layers
 
 
 def routed_expert_params(arch: Architecture, experts: int) -> float:
-    """Parameters of ``experts`` routed experts in every layer (0 for a dense model)."""
+    """Parameters of ``experts`` routed experts in every MoE layer (0 for a dense model)."""
     if not _is_moe(arch):
         return 0.0
-    return arch.num_layers * 3 * arch.hidden_size * (arch.moe_intermediate_size or arch.intermediate_size) * experts
+    return _moe_layers(arch) * 3 * arch.hidden_size * (arch.moe_intermediate_size or arch.intermediate_size) * experts
+
+
+def _moe_layers(arch: Architecture) -> int:
+    """Layers with routed experts: all but DeepSeek's first_k_dense_replace dense ones."""
+    return arch.num_layers - arch.first_dense_layers
 
 
 def _is_moe(arch: Architecture) -> bool:
@@ -176,7 +211,6 @@ def roofline_for(
         )
     block = arch.weight_block_size is not None if fp8_block_scaled is None else fp8_block_scaled
     peak = gemm_peak_tflops(perf.bf16_tflops, perf.fp8_tflops if fp8 else None, block)
-    q = arch.num_attention_heads * arch.head_dim
     experts = routed_expert_params(arch, arch.num_experts)
     # The experts' share of the weights, by parameters (the embeddings counted once, as the LM head).
     share = experts / (experts + dense_active_params(arch) + arch.hidden_size * arch.vocab_size) if experts else 0.0
@@ -188,8 +222,7 @@ def roofline_for(
         expert_share=share,
         num_experts=arch.num_experts if experts else 0,
         experts_per_token=arch.experts_per_token if experts else 0,
-        # QK^T and PV: 2 x 2 x q_dim FLOPs per (token, context token) per layer.
-        attn_flops_per_token_ctx=4 * q * arch.num_layers,
+        attn_flops_per_token_ctx=attention_flops_per_token_ctx(arch),
         hidden_size=arch.hidden_size,
         layers=arch.num_layers,
         tp=tp,

@@ -80,3 +80,27 @@ def test_weight_block_size_is_read_from_the_quantization_config():
     assert parse_config({**base, "quantization_config": quant}).weight_block_size == (128, 128)
     with pytest.raises(ArchitectureError, match="weight_block_size"):
         parse_config({**base, "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, "x"]}})
+
+
+def test_deepseek_counts_its_dense_layers_shared_expert_and_mla_projections():
+    """DeepSeek-V3/R1: 3 dense layers then 58 MoE layers of 256 routed experts (8 a token) and 1 shared expert; MLA's
+    q_a/q_b, kv_a, kv_b and o projections. The paper's 37B active parameters come out only with all of them."""
+    arch = find_model("deepseek-v3").arch
+    assert (arch.first_dense_layers, arch.shared_experts, arch.q_lora_rank) == (3, 1, 1536)
+    expert = 3 * 7168 * 2048
+    assert routed_expert_params(arch, 1) == 58 * expert  # not 61: the first 3 layers have no routed experts
+    # One MLA layer: q_a 7168x1536, q_b 1536x128x192, kv_a 7168x576, kv_b 512x128x256, o 128x128x7168.
+    mla = 7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168
+    assert roofline.attention_params(arch) == mla
+    dense = 61 * mla + 3 * 3 * 7168 * 18432 + 58 * expert + 7168 * 129280
+    assert dense_active_params(arch) == dense
+    assert 36e9 < active_params(arch) < 38e9
+
+
+def test_mla_prefill_attends_with_the_decompressed_head_widths():
+    """MLA's prefill attention runs over kv_b_proj's per-head keys (qk_nope 128 + rope 64) and values (128), so a
+    (token, context token) pair costs 2 x 128 heads x (192 + 128) FLOPs a layer, not 4 x hidden_size."""
+    arch = find_model("deepseek-v3").arch
+    assert roofline.attention_flops_per_token_ctx(arch) == 2 * 128 * (192 + 128) * 61
+    dense = find_model("llama-3.1-8b").arch
+    assert roofline.attention_flops_per_token_ctx(dense) == 4 * 32 * 128 * 32
