@@ -83,7 +83,10 @@ def _replica_roofline(p: dict):
     if not e["kv_tokens"] and not mem.fits:
         raise NoKvCache(f"the capacity plan says this replica would not start ({mem.reason}); the source ran it")
     fp8 = e.get("quantization") == "fp8"
-    roof = roofline_for(model.arch, gpu.name, mem.weights_gib * 2**30, mem.kv_bytes_per_token, p["tp"], pp, fp8=fp8)
+    # engine.tp_link: the link the source's ranks used where it is not the GPU's own (roofline ALLREDUCE_LATENCY_S).
+    roof = roofline_for(
+        model.arch, gpu.name, mem.weights_gib * 2**30, mem.kv_bytes_per_token, p["tp"], pp, fp8=fp8, link=e.get("tp_link")
+    )
     return roof, kv_tokens, (mem.max_num_seqs, mem.max_num_batched_tokens, mem.max_model_len)
 
 
