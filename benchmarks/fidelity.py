@@ -83,9 +83,20 @@ def _replica_roofline(p: dict):
     if not e["kv_tokens"] and not mem.fits:
         raise NoKvCache(f"the capacity plan says this replica would not start ({mem.reason}); the source ran it")
     fp8 = e.get("quantization") == "fp8"
+    # A point's pre-quantized FP8 checkpoint of a catalogue model's architecture (Qwen3's -FP8) says in its notes
+    # whether it is block-scaled; the catalogue's own FP8 models say so in config.json (weight_block_size).
+    block = True if "block-FP8" in str(e.get("checkpoint", "")) else None
     # engine.tp_link: the link the source's ranks used where it is not the GPU's own (roofline ALLREDUCE_LATENCY_S).
     roof = roofline_for(
-        model.arch, gpu.name, mem.weights_gib * 2**30, mem.kv_bytes_per_token, p["tp"], pp, fp8=fp8, link=e.get("tp_link")
+        model.arch,
+        gpu.name,
+        mem.weights_gib * 2**30,
+        mem.kv_bytes_per_token,
+        p["tp"],
+        pp,
+        fp8=fp8,
+        fp8_block_scaled=block,
+        link=e.get("tp_link"),
     )
     return roof, kv_tokens, (mem.max_num_seqs, mem.max_num_batched_tokens, mem.max_model_len)
 
@@ -187,12 +198,27 @@ def _drive(env, rep, p: dict, rng: np.random.Generator, waiters: dict, closed_ou
     return n
 
 
+# How --random-range-ratio r bounds the random dataset's lengths, by the client a point ran.
+RANGE_RULES = {
+    # vllm bench serve (vllm/benchmarks/datasets.py RandomDataset.get_sampling_params; 0.11.0 lines 488-491, 0.15.1
+    # lines 593-596): "input_low = math.floor(real_input_len * (1 - range_ratio))", high "* (1 + range_ratio)",
+    # and "if not (0.0 <= range_ratio < 1.0): raise ValueError" -- so r = 1.0 cannot run under it.
+    "around": "[len x (1 - r), len x (1 + r)]",
+    # benchmark_serving.py as vllm-project/perf-dashboard@5533cde benchmark/lib/benchmark_serving.py carries it,
+    # sample_random_requests lines 112-115: "lower = int(seq_len * range_ratio); upper = seq_len;
+    # np.random.randint(lower, upper+1, ...)" -- r = 1.0 fixes every length.
+    "below": "[len x r, len]",
+}
+
+
 def _bench_lengths(w: dict, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Prompt and output lengths as `vllm bench serve` draws them.
 
     random: integers uniform in [len x (1 - r), len x (1 + r)] (vLLM 0.33.0 benchmarks/datasets/datasets.py
     RandomDataset: "Sample input/output token lengths per request from integer-uniform ranges around configured
-    means (controlled by range_ratio)"); without --ignore-eos an answer may end before its cap, so where the source's
+    means (controlled by range_ratio)"; the same rule, with r < 1 enforced, in 0.11.0 datasets.py 482-491 and 0.15.1
+    datasets.py 587-596), or, for a point whose workload says ``"range_rule": "below"``, in [len x r, len] (the older
+    benchmark_serving.py copy some sources run: RANGE_RULES); without --ignore-eos an answer may end before its cap, so where the source's
     generated-token total says the answers averaged less, they are drawn as the closed-loop points' are (exponential,
     clipped at the cap, rescaled to the published mean). sharegpt: log-normal at the published means.
     """
@@ -200,9 +226,11 @@ def _bench_lengths(w: dict, rng: np.random.Generator) -> tuple[np.ndarray, np.nd
     if w["dataset"] == "sharegpt":
         return _sharegpt_lengths(n, w["mean_input"], rng), _sharegpt_lengths(n, w["mean_output"], rng)
     r = w.get("range_ratio") or 0.0
+    below = w.get("range_rule") == "below"  # the older client: [len x r, len] (see RANGE_RULES)
 
     def uniform(mean: int) -> np.ndarray:
-        lo, hi = max(1, int(mean * (1 - r))), max(1, int(mean * (1 + r)))
+        lo, hi = (int(mean * r), mean) if below else (int(mean * (1 - r)), int(mean * (1 + r)))
+        lo, hi = max(1, lo), max(1, hi)
         return rng.integers(lo, hi + 1, n) if hi > lo else np.full(n, mean)
 
     ins, outs = uniform(w["input"]), uniform(w["output"])
