@@ -111,6 +111,25 @@ def _sharegpt_lengths(n: int, mean: float, rng: np.random.Generator, sigma: floa
     return np.clip(np.rint(raw * scale), 4, cap).astype(int)
 
 
+def _sharegpt_pairs(
+    n: int, mean_in: float, mean_out: float, rng: np.random.Generator, sigma: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Prompt and output lengths of n ShareGPT conversations as vllm bench serve keeps them: a pair is skipped, not
+    clipped, unless prompt >= 4, output >= 4, prompt <= 1024 and prompt + output <= 2048 (vLLM 0.11.0
+    benchmarks/datasets.py is_valid_sequence, lines 254-278, called by ShareGPTDataset.sample, 981-985; the same rules
+    "copied from the original sample_sharegpt_requests"). The kept pairs have the published means: each side is
+    log-normal (the shape is an assumption: the run's per-request lengths are not published), scaled until the kept
+    pairs' means match."""
+    raw = np.exp(rng.normal(0.0, sigma, (2, 8 * n + 64)))
+    scale = np.array([mean_in, mean_out]) / raw.mean(axis=1)
+    for _ in range(40):
+        ins, outs = np.rint(raw[0] * scale[0]), np.rint(raw[1] * scale[1])
+        keep = (ins >= 4) & (outs >= 4) & (ins <= 1024) & (ins + outs <= 2048)
+        ins, outs = ins[keep][:n], outs[keep][:n]
+        scale *= np.array([mean_in / max(1.0, ins.mean()), mean_out / max(1.0, outs.mean())])
+    return ins.astype(int), outs.astype(int)
+
+
 def _traced_replica(env, roof, seqs: int, tokens: int, kv_tokens: int, on_done):
     """One replica that also records when each request reached the scheduler and when it was first scheduled.
 
@@ -220,11 +239,11 @@ def _bench_lengths(w: dict, rng: np.random.Generator) -> tuple[np.ndarray, np.nd
     datasets.py 587-596), or, for a point whose workload says ``"range_rule": "below"``, in [len x r, len] (the older
     benchmark_serving.py copy some sources run: RANGE_RULES); without --ignore-eos an answer may end before its cap, so where the source's
     generated-token total says the answers averaged less, they are drawn as the closed-loop points' are (exponential,
-    clipped at the cap, rescaled to the published mean). sharegpt: log-normal at the published means.
+    clipped at the cap, rescaled to the published mean). sharegpt: _sharegpt_pairs, at the published means.
     """
     n = w["num_prompts"]
     if w["dataset"] == "sharegpt":
-        return _sharegpt_lengths(n, w["mean_input"], rng), _sharegpt_lengths(n, w["mean_output"], rng)
+        return _sharegpt_pairs(n, w["mean_input"], w["mean_output"], rng)
     r = w.get("range_ratio") or 0.0
     below = w.get("range_rule") == "below"  # the older client: [len x r, len] (see RANGE_RULES)
 

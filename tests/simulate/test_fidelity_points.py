@@ -147,3 +147,16 @@ def test_a_run_whose_requests_partly_failed_replays_the_successful_ones():
     # qwen3-235b-a22b/h100.md: 'Successful requests: 984' and 'Peak concurrent requests: 984.00' for --num-prompts 1000.
     partial = [p for p in POINTS if p["published"].get("completed") == 984]
     assert len(partial) == 4 and all(p["workload"]["num_prompts"] == 984 for p in partial)
+
+
+def test_sharegpt_pairs_are_kept_by_vllm_bench_serves_filter_at_the_published_means():
+    # vLLM 0.11.0 benchmarks/datasets.py is_valid_sequence (254-278): prompt and output >= 4, prompt <= 1024,
+    # prompt + output <= 2048; a failing pair is skipped, so an answer may run past 1024 after a short prompt.
+    ins, outs = fidelity._sharegpt_pairs(1000, 217.39, 201.65, np.random.default_rng(0))
+    assert len(ins) == len(outs) == 1000
+    assert ins.min() >= 4 and outs.min() >= 4 and ins.max() <= 1024 and (ins + outs).max() <= 2048
+    assert abs(ins.mean() - 217.39) < 0.5 and abs(outs.mean() - 201.65) < 0.5
+    assert outs.max() > 1024
+    w = {"dataset": "sharegpt", "num_prompts": 1000, "mean_input": 217.39, "mean_output": 201.65}
+    a, b = fidelity._bench_lengths(w, np.random.default_rng(0))
+    assert (a == ins).all() and (b == outs).all()
