@@ -34,8 +34,26 @@ FLOP_EFFICIENCY = 0.70  # achieved share of the dense tensor peak in prefill GEM
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
 STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
 PER_SEQ_OVERHEAD_S = 0.00002  # host work per request in the step (input prep, detokenizing)
-# One all-reduce's fixed cost: NCCL/custom all-reduce launch and synchronisation.
-ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 30e-6}
+# One all-reduce's fixed cost (launch and synchronisation) by the link between the tensor-parallel ranks:
+# * nvlink, pcie: the GPU's own link (hardware.toml ``interconnect``), where vLLM's custom all-reduce or NCCL's P2P
+#   transport reach the peer GPUs' memory directly. nvlink: vLLM's custom all-reduce of 512 B-32 KB on H100 took
+#   8.7-11.8 us at TP 2/4/8 (sgl-project/sglang pull 2904, "vllm" table, eager). pcie: not measured here (uncited).
+# * host: the GPUs cannot reach each other's memory (the CUDA driver reports no peer access). vLLM then disables its
+#   custom all-reduce (vLLM 0.10.1.1 vllm/distributed/device_communicators/custom_all_reduce.py 30-37 _can_p2p asks
+#   torch.cuda.can_device_access_peer, 146-150 warn "Custom allreduce is disabled because your platform lacks GPU P2P
+#   capability or P2P test failed") and every all-reduce goes to NCCL (cuda_communicator.py all_reduce),
+#   which without peer access stages the data through host memory (its SHM transport), over each GPU's PCIe link.
+#   35 us is what dennislee22/vLLM-benchmarking@b474d1e measured on such a node (A100 80GB, vLLM 0.10.1.1, whose
+#   same-node TP2 logs print that warning): Qwen2-7B decoding one request took 11.76 ms per token at TP1 and 8.82 ms at
+#   TP2 (README Tests 4 and 2, --num-prompts 1); with the step overhead o, TP1 = o + W/B and TP2 = o + W/2B + 2 x 28
+#   layers x latency give (8.82 - 2.02 - 4.87) ms / 56 = 34.5 us (tests/simulate/test_roofline.py re-derives it).
+ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 30e-6, "host": 35e-6}
+# The host-staged link's all-reduce bus bandwidth (the ring traffic per rank and direction per second): each GPU writes
+# its share to host memory and reads its peer's over its own PCIe Gen4 x16 link (32 GB/s each way by the datasheets).
+# NCCL through host buffers achieves 18 GB/s bus bandwidth on PCIe Gen4 x16 GPUs (NVIDIA/nccl issue 1603, 4 x RTX 4090
+# all_reduce_perf: "compared to SHM, got 18->22 BUSBW" with P2P; NVIDIA's reply: "we normally disable P2P and bounce the
+# communication via Host (SHM) buffers instead").
+HOST_LINK_BYTES_S = 18e9
 # Pipeline stages hand activations over the node's network (EFA or TCP) once per micro-batch.
 PP_HOP_S = 0.0003
 
@@ -77,6 +95,17 @@ class Roofline:
         touched = 1.0 - (1.0 - self.experts_per_token / self.num_experts) ** max(1.0, tokens)
         return self.weight_bytes * (1.0 - self.expert_share * (1.0 - touched))
 
+    def comm_seconds(self, tokens: float) -> float:
+        """Seconds one pipeline stage spends in tensor-parallel all-reduces for a micro-batch of ``tokens`` tokens.
+
+        Every layer reduces its attention output and its MLP (or MoE) output across the TP ranks (vLLM's
+        RowParallelLinear o_proj and down_proj, FusedMoE's reduce_results): two all-reduces of tokens x hidden
+        activations (bf16) per layer of the stage."""
+        if self.tp <= 1:
+            return 0.0
+        size = tokens * self.hidden_size * self.act_bytes
+        return 2 * (self.layers / self.pp) * allreduce_seconds(size, self.tp, self.link, self.link_bytes_s)
+
     def step_seconds(self, decodes: int, prefill_tokens: int, context_tokens: float, prefill_context: float = 0.0) -> float:
         """Seconds of one engine step.
 
@@ -95,17 +124,21 @@ class Roofline:
         flops = (self.flops_per_token * mb_tokens + self.attn_flops_per_token_ctx * prefill_context / pp) / (self.tp * pp)
         expert_flops = self.expert_flops_per_token * mb_tokens / (self.tp * pp)
         comp = flops / (self.flops_s * FLOP_EFFICIENCY) + expert_flops / (self.flops_s * MOE_FLOP_EFFICIENCY)
-        comm = 0.0
-        if self.tp > 1:
-            size = mb_tokens * self.hidden_size * self.act_bytes
-            ring = 2 * (self.tp - 1) / self.tp * size / self.link_bytes_s
-            comm = 2 * (self.layers / pp) * (ALLREDUCE_LATENCY_S[self.link] + ring)
+        comm = self.comm_seconds(mb_tokens)
         hops = (pp - 1) * PP_HOP_S
         return (
             pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * tokens
             if prefill_tokens == 0
             else pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * (decodes + 1)
         )
+
+
+def allreduce_seconds(size_bytes: float, tp: int, link: str, link_bytes_s: float) -> float:
+    """One all-reduce of ``size_bytes`` over ``tp`` ranks: the link's fixed latency plus a ring's traffic, each rank
+    sending (and receiving) 2 (tp - 1) / tp of the buffer over its link, at the link's bandwidth per direction."""
+    if tp <= 1:
+        return 0.0
+    return ALLREDUCE_LATENCY_S[link] + 2 * (tp - 1) / tp * size_bytes / link_bytes_s
 
 
 def active_params(arch: Architecture) -> float:
@@ -197,11 +230,14 @@ def roofline_for(
     fp8: bool = False,
     cross_node_tp: bool = False,
     fp8_block_scaled: Optional[bool] = None,
+    link: Optional[str] = None,
 ) -> Roofline:
     """The roofline of one replica: ``tp`` x ``pp`` GPUs of ``gpu_name``.
 
     ``fp8``: the weights are FP8; ``fp8_block_scaled``: with a scale per 128 x 128 block (None: as config.json's
-    quantization_config.weight_block_size says), which runs at the BF16 peak (gemm_peak_tflops)."""
+    quantization_config.weight_block_size says), which runs at the BF16 peak (gemm_peak_tflops). ``link`` overrides
+    the GPU's own interconnect where a run's ranks could not use it: "host" (no GPU peer access, NCCL through host
+    memory; see ALLREDUCE_LATENCY_S)."""
     spec = GPUS.get(gpu_name)
     perf = spec.performance if spec is not None else None
     if spec is None or perf is None:
@@ -229,7 +265,16 @@ def roofline_for(
         pp=pp,
         hbm_bytes_s=perf.hbm_gb_s * 1e9,
         flops_s=peak * 1e12,
-        link=spec.interconnect,
-        link_bytes_s=spec.interconnect_gb_s * 1e9,
+        link=link or spec.interconnect,
+        link_bytes_s=_link_bytes_s(spec.interconnect, spec.interconnect_gb_s, link),
         act_bytes=2,
     )
+
+
+def _link_bytes_s(interconnect: str, interconnect_gb_s: float, link: Optional[str]) -> float:
+    """Bandwidth per direction of the link the TP ranks use: the GPU's own, or the host-staged path's."""
+    if link is None or link == interconnect:
+        return interconnect_gb_s * 1e9
+    if link == "host":
+        return HOST_LINK_BYTES_S
+    raise ValueError(f"link {link!r}: a replica's ranks use the GPU's own interconnect ({interconnect}) or 'host'")
