@@ -86,8 +86,17 @@ def _replica_roofline(p: dict):
     # A point's pre-quantized FP8 checkpoint of a catalogue model's architecture (Qwen3's -FP8) says in its notes
     # whether it is block-scaled; the catalogue's own FP8 models say so in config.json (weight_block_size).
     block = True if "block-FP8" in str(e.get("checkpoint", "")) else None
+    # engine.tp_link: the link the source's ranks used where it is not the GPU's own (roofline ALLREDUCE_LATENCY_S).
     roof = roofline_for(
-        model.arch, gpu.name, mem.weights_gib * 2**30, mem.kv_bytes_per_token, p["tp"], pp, fp8=fp8, fp8_block_scaled=block
+        model.arch,
+        gpu.name,
+        mem.weights_gib * 2**30,
+        mem.kv_bytes_per_token,
+        p["tp"],
+        pp,
+        fp8=fp8,
+        fp8_block_scaled=block,
+        link=e.get("tp_link"),
     )
     return roof, kv_tokens, (mem.max_num_seqs, mem.max_num_batched_tokens, mem.max_model_len)
 
