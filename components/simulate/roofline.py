@@ -22,6 +22,7 @@ reported separately there).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from ..capacity.architecture import Architecture
 from ..capacity.hardware import GPUS
@@ -33,6 +34,9 @@ FLOP_EFFICIENCY = 0.70  # achieved share of the dense tensor peak in prefill GEM
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
 STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
 PER_SEQ_OVERHEAD_S = 0.00002  # host work per request in the step (input prep, detokenizing)
+# Bytes of HBM traffic per (sampled request x vocabulary entry) on the greedy path of vLLM's V1 sampler: the LM head
+# writes bf16 logits (2), ``logits.to(torch.float32)`` reads them and writes fp32 (2 + 4), ``argmax`` reads fp32 (4).
+LOGITS_BYTES_PER_ENTRY = 12
 # One all-reduce's fixed cost: NCCL/custom all-reduce launch and synchronisation.
 ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 30e-6}
 # Pipeline stages hand activations over the node's network (EFA or TCP) once per micro-batch.
@@ -66,6 +70,7 @@ class Roofline:
     num_experts: int = 0
     experts_per_token: int = 0
     expert_flops_per_token: float = 0.0
+    vocab_size: int = 0  # the LM head's rows: every scheduled request's logits span it
 
     def weights_read(self, tokens: float) -> float:
         """Weight bytes one step reads for ``tokens`` tokens: every dense weight, and of the routed experts only those
@@ -76,12 +81,20 @@ class Roofline:
         touched = 1.0 - (1.0 - self.experts_per_token / self.num_experts) ** max(1.0, tokens)
         return self.weight_bytes * (1.0 - self.expert_share * (1.0 - touched))
 
-    def step_seconds(self, decodes: int, prefill_tokens: int, context_tokens: float, prefill_context: float = 0.0) -> float:
+    def step_seconds(
+        self,
+        decodes: int,
+        prefill_tokens: int,
+        context_tokens: float,
+        prefill_context: float = 0.0,
+        prefill_seqs: Optional[int] = None,
+    ) -> float:
         """Seconds of one engine step.
 
         ``decodes`` requests each add one token; ``prefill_tokens`` prompt tokens are computed in
         chunks; ``context_tokens`` is the KV the step reads (every scheduled request's cached
-        tokens); ``prefill_context`` the sum over prefill chunks of chunk x its prefix (attention work).
+        tokens); ``prefill_context`` the sum over prefill chunks of chunk x its prefix (attention work);
+        ``prefill_seqs`` the requests those chunks belong to (unset: one, when there are prefill tokens).
         """
         tokens = decodes + prefill_tokens
         if tokens <= 0:
@@ -100,11 +113,26 @@ class Roofline:
             ring = 2 * (self.tp - 1) / self.tp * size / self.link_bytes_s
             comm = 2 * (self.layers / pp) * (ALLREDUCE_LATENCY_S[self.link] + ring)
         hops = (pp - 1) * PP_HOP_S
-        return (
-            pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * tokens
-            if prefill_tokens == 0
-            else pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * (decodes + 1)
-        )
+        seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
+        return pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + self.per_request_seconds(seqs)
+
+    def per_request_seconds(self, seqs: int) -> float:
+        """What a step costs per request it schedules, beyond the model's weights, KV and FLOPs (vLLM 0.11.0).
+
+        * Host work: the engine core's step is ``schedule()``, ``execute_model()``, ``update_from_output()`` in turn
+          (v1/engine/core.py 283-288; async scheduling is off by default, config/scheduler.py 138), each a Python loop
+          over the scheduled requests, while the GPU waits: ``PER_SEQ_OVERHEAD_S`` each.
+        * Logits and sampling: every scheduled request, a decode or a prefill chunk, gets a row of logits over the
+          vocabulary (v1/worker/gpu_model_runner.py 1104 ``logits_indices = query_start_loc[1:] - 1``, 2330-2331
+          ``compute_logits(hidden_states[logits_indices])``); the sampler casts them to fp32 (v1/sample/sampler.py 86)
+          and, for greedy requests, takes the argmax (140, 158-159). ``vllm bench serve`` asks for greedy decoding
+          (benchmarks/serve.py 1246-1247, temperature 0.0), which clears top-k/top-p (sampling_params.py 353-357), so
+          that is the path: ``LOGITS_BYTES_PER_ENTRY`` bytes per entry, at the decode bandwidth. Under tensor
+          parallelism V1 all-gathers the logits (model_executor/layers/logits_processor.py 71-77, platforms/interface.py
+          476), so every rank samples the whole vocabulary.
+        """
+        logits = seqs * self.vocab_size * LOGITS_BYTES_PER_ENTRY / (self.hbm_bytes_s * HBM_EFFICIENCY)
+        return PER_SEQ_OVERHEAD_S * seqs + logits
 
 
 def active_params(arch: Architecture) -> float:
@@ -174,4 +202,5 @@ def roofline_for(
         link=spec.interconnect,
         link_bytes_s=spec.interconnect_gb_s * 1e9,
         act_bytes=2,
+        vocab_size=arch.vocab_size,
     )
