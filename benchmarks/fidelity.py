@@ -83,7 +83,12 @@ def _replica_roofline(p: dict):
     if not e["kv_tokens"] and not mem.fits:
         raise NoKvCache(f"the capacity plan says this replica would not start ({mem.reason}); the source ran it")
     fp8 = e.get("quantization") == "fp8"
-    roof = roofline_for(model.arch, gpu.name, mem.weights_gib * 2**30, mem.kv_bytes_per_token, p["tp"], pp, fp8=fp8)
+    # A point's pre-quantized FP8 checkpoint of a catalogue model's architecture (Qwen3's -FP8) says in its notes
+    # whether it is block-scaled; the catalogue's own FP8 models say so in config.json (weight_block_size).
+    block = True if "block-FP8" in str(e.get("checkpoint", "")) else None
+    roof = roofline_for(
+        model.arch, gpu.name, mem.weights_gib * 2**30, mem.kv_bytes_per_token, p["tp"], pp, fp8=fp8, fp8_block_scaled=block
+    )
     return roof, kv_tokens, (mem.max_num_seqs, mem.max_num_batched_tokens, mem.max_model_len)
 
 
@@ -95,6 +100,25 @@ def _sharegpt_lengths(n: int, mean: float, rng: np.random.Generator, sigma: floa
         lens = np.clip(np.rint(raw * scale), 4, cap)
         scale *= mean / max(1.0, float(np.mean(lens)))
     return np.clip(np.rint(raw * scale), 4, cap).astype(int)
+
+
+def _sharegpt_pairs(
+    n: int, mean_in: float, mean_out: float, rng: np.random.Generator, sigma: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Prompt and output lengths of n ShareGPT conversations as vllm bench serve keeps them: a pair is skipped, not
+    clipped, unless prompt >= 4, output >= 4, prompt <= 1024 and prompt + output <= 2048 (vLLM 0.11.0
+    benchmarks/datasets.py is_valid_sequence, lines 254-278, called by ShareGPTDataset.sample, 981-985; the same rules
+    "copied from the original sample_sharegpt_requests"). The kept pairs have the published means: each side is
+    log-normal (the shape is an assumption: the run's per-request lengths are not published), scaled until the kept
+    pairs' means match."""
+    raw = np.exp(rng.normal(0.0, sigma, (2, 8 * n + 64)))
+    scale = np.array([mean_in, mean_out]) / raw.mean(axis=1)
+    for _ in range(40):
+        ins, outs = np.rint(raw[0] * scale[0]), np.rint(raw[1] * scale[1])
+        keep = (ins >= 4) & (outs >= 4) & (ins <= 1024) & (ins + outs <= 2048)
+        ins, outs = ins[keep][:n], outs[keep][:n]
+        scale *= np.array([mean_in / max(1.0, ins.mean()), mean_out / max(1.0, outs.mean())])
+    return ins.astype(int), outs.astype(int)
 
 
 def _traced_replica(env, roof, seqs: int, tokens: int, kv_tokens: int, on_done):
@@ -184,22 +208,39 @@ def _drive(env, rep, p: dict, rng: np.random.Generator, waiters: dict, closed_ou
     return n
 
 
+# How --random-range-ratio r bounds the random dataset's lengths, by the client a point ran.
+RANGE_RULES = {
+    # vllm bench serve (vllm/benchmarks/datasets.py RandomDataset.get_sampling_params; 0.11.0 lines 488-491, 0.15.1
+    # lines 593-596): "input_low = math.floor(real_input_len * (1 - range_ratio))", high "* (1 + range_ratio)",
+    # and "if not (0.0 <= range_ratio < 1.0): raise ValueError" -- so r = 1.0 cannot run under it.
+    "around": "[len x (1 - r), len x (1 + r)]",
+    # benchmark_serving.py as vllm-project/perf-dashboard@5533cde benchmark/lib/benchmark_serving.py carries it,
+    # sample_random_requests lines 112-115: "lower = int(seq_len * range_ratio); upper = seq_len;
+    # np.random.randint(lower, upper+1, ...)" -- r = 1.0 fixes every length.
+    "below": "[len x r, len]",
+}
+
+
 def _bench_lengths(w: dict, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Prompt and output lengths as `vllm bench serve` draws them.
 
     random: integers uniform in [len x (1 - r), len x (1 + r)] (vLLM 0.33.0 benchmarks/datasets/datasets.py
     RandomDataset: "Sample input/output token lengths per request from integer-uniform ranges around configured
-    means (controlled by range_ratio)"); without --ignore-eos an answer may end before its cap, so where the source's
+    means (controlled by range_ratio)"; the same rule, with r < 1 enforced, in 0.11.0 datasets.py 482-491 and 0.15.1
+    datasets.py 587-596), or, for a point whose workload says ``"range_rule": "below"``, in [len x r, len] (the older
+    benchmark_serving.py copy some sources run: RANGE_RULES); without --ignore-eos an answer may end before its cap, so where the source's
     generated-token total says the answers averaged less, they are drawn as the closed-loop points' are (exponential,
-    clipped at the cap, rescaled to the published mean). sharegpt: log-normal at the published means.
+    clipped at the cap, rescaled to the published mean). sharegpt: _sharegpt_pairs, at the published means.
     """
     n = w["num_prompts"]
     if w["dataset"] == "sharegpt":
-        return _sharegpt_lengths(n, w["mean_input"], rng), _sharegpt_lengths(n, w["mean_output"], rng)
+        return _sharegpt_pairs(n, w["mean_input"], w["mean_output"], rng)
     r = w.get("range_ratio") or 0.0
+    below = w.get("range_rule") == "below"  # the older client: [len x r, len] (see RANGE_RULES)
 
     def uniform(mean: int) -> np.ndarray:
-        lo, hi = max(1, int(mean * (1 - r))), max(1, int(mean * (1 + r)))
+        lo, hi = (int(mean * r), mean) if below else (int(mean * (1 - r)), int(mean * (1 + r)))
+        lo, hi = max(1, lo), max(1, hi)
         return rng.integers(lo, hi + 1, n) if hi > lo else np.full(n, mean)
 
     ins, outs = uniform(w["input"]), uniform(w["output"])

@@ -81,6 +81,9 @@ class Architecture:
     experts_per_token: int = 0
     moe_intermediate_size: int = 0
     quant_method: Optional[str] = None
+    # quantization_config.weight_block_size: block-scaled FP8 (DeepSeek-V3/R1, Qwen3 -FP8: 128 x 128 weight blocks with
+    # an activation scale per 128 elements) rather than one scale per tensor or channel. None: not block-scaled.
+    weight_block_size: Optional[tuple[int, int]] = None
     # Qwen-VL's dynamic-resolution vision encoder, which vLLM also profiles on its largest
     # inputs (gigabytes; fixed-size encoders such as Gemma-3's SigLIP cost little).
     has_dynamic_vision_encoder: bool = False
@@ -173,6 +176,7 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
     quant = cfg.get("quantization_config")
     quant_method = str(quant.get("quant_method")) if isinstance(quant, Mapping) and quant.get("quant_method") else None
+    block = _block_size(quant)
 
     kv_lora = _int(cfg, "kv_lora_rank", default=0, required=False) or None
     rope_dim = _int(cfg, "qk_rope_head_dim", default=0, required=False) or None
@@ -202,10 +206,23 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
         experts_per_token=per_token,
         moe_intermediate_size=moe_inter,
         quant_method=quant_method,
+        weight_block_size=block,
         max_model_len_limit=_max_len_limit(cfg, max_pos),
         has_dynamic_vision_encoder=bool(re.match(r"^qwen\d*(_\d+)?_vl", str(config.get("model_type") or ""))),
         vision=_vision_encoder(config),
     )
+
+
+def _block_size(quant: Any) -> Optional[tuple[int, int]]:
+    """quantization_config.weight_block_size as two whole numbers; None where absent."""
+    raw = quant.get("weight_block_size") if isinstance(quant, Mapping) else None
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) != 2 or any(isinstance(v, bool) or not isinstance(v, int) or v <= 0 for v in raw):
+        raise ArchitectureError(
+            f"config.json quantization_config.weight_block_size = {format_value(raw)}: must be two whole numbers > 0"
+        )
+    return (raw[0], raw[1])
 
 
 def _vision_encoder(config: Mapping[str, Any]) -> Optional[VisionEncoder]:

@@ -160,6 +160,25 @@ def _is_moe(arch: Architecture) -> bool:
     return bool(arch.num_experts and arch.experts_per_token)
 
 
+def gemm_peak_tflops(bf16_tflops: float, fp8_tflops: Optional[float], block_scaled: bool) -> float:
+    """The tensor peak the step's GEMMs run against: FP8 weights on a GPU with FP8 tensor cores use its FP8 peak, unless
+    they are block-scaled, which run at the BF16 peak.
+
+    Block-scaled FP8 (a scale per 128 x 128 weight block and per 1 x 128 activation group: DeepSeek-V3/R1, Qwen3's -FP8
+    checkpoints) cannot accumulate a whole dot product in the tensor cores: each 128-wide K step's partial product is
+    rescaled and added on the CUDA cores. vLLM 0.11.0's fused MoE kernel does exactly that
+    (model_executor/layers/fused_moe/fused_moe.py lines 443-452: ``accumulator += tl.dot(a, b) * a_scale[:, None] *
+    b_scale[None, :]`` per K block, where per-tensor FP8 accumulates in ``tl.dot(a, b, acc=accumulator)``), and keeps
+    DeepGEMM off for the narrow expert slices of TP serving (lines 1391-1399: "disable DeepGemm for small N (<= 512)";
+    DeepSeek-R1 at TP8 has N = 2048 / 8 = 256, Qwen3-235B at TP4 384). vLLM's own measurement of its block-FP8 GEMM on
+    an H100 (vllm-project/vllm#23939, DeepSeek-V3's N=2112 K=7168: 305-357 TFLOP/s against torch BF16's 704-718 at
+    4,096-16,384 tokens) puts it at or below the BF16 rate, not at twice it.
+    """
+    if fp8_tflops and not block_scaled:
+        return fp8_tflops
+    return bf16_tflops
+
+
 def roofline_for(
     arch: Architecture,
     gpu_name: str,
@@ -169,8 +188,12 @@ def roofline_for(
     pp: int,
     fp8: bool = False,
     cross_node_tp: bool = False,
+    fp8_block_scaled: Optional[bool] = None,
 ) -> Roofline:
-    """The roofline of one replica: ``tp`` x ``pp`` GPUs of ``gpu_name``."""
+    """The roofline of one replica: ``tp`` x ``pp`` GPUs of ``gpu_name``.
+
+    ``fp8``: the weights are FP8; ``fp8_block_scaled``: with a scale per 128 x 128 block (None: as config.json's
+    quantization_config.weight_block_size says), which runs at the BF16 peak (gemm_peak_tflops)."""
     spec = GPUS.get(gpu_name)
     perf = spec.performance if spec is not None else None
     if spec is None or perf is None:
@@ -178,7 +201,8 @@ def roofline_for(
             f"the GPU catalogue has no throughput figures for {gpu_name} (components/capacity/hardware.toml "
             f"[gpus.{gpu_name}.performance]); known: {', '.join(sorted(g.name for g in GPUS.values() if g.performance))}"
         )
-    peak = perf.fp8_tflops if fp8 and perf.fp8_tflops else perf.bf16_tflops
+    block = arch.weight_block_size is not None if fp8_block_scaled is None else fp8_block_scaled
+    peak = gemm_peak_tflops(perf.bf16_tflops, perf.fp8_tflops if fp8 else None, block)
     q = arch.num_attention_heads * arch.head_dim
     experts = routed_expert_params(arch, arch.num_experts)
     # The experts' share of the weights, by parameters (the embeddings counted once, as the LM head).

@@ -93,6 +93,24 @@ def test_random_lengths_are_uniform_around_the_mean_as_vllm_draws_them():
     assert early.max() <= 200 and abs(early.mean() - 80) < 4
 
 
+def test_the_older_clients_range_ratio_bounds_lengths_below_the_mean():
+    # perf-dashboard's benchmark_serving.py: "lower = int(seq_len * range_ratio); upper = seq_len" (lines 113-114),
+    # so its --random-range-ratio 1.0 fixes every length, where vllm bench serve's rule would spread them over
+    # [0, 2 x len] (and 0.11.0-0.15.1 refuse r = 1.0).
+    rng = np.random.default_rng(0)
+    w = {"dataset": "random", "num_prompts": 640, "input": 1024, "output": 1024, "range_ratio": 1.0, "range_rule": "below"}
+    ins, outs = fidelity._bench_lengths(w, rng)
+    assert set(ins) == {1024} and set(outs) == {1024}
+    half, _ = fidelity._bench_lengths({**w, "range_ratio": 0.5, "num_prompts": 4000}, rng)
+    assert half.min() >= 512 and half.max() <= 1024 and abs(half.mean() - 768) < 15
+    around, _ = fidelity._bench_lengths({**w, "range_rule": "around"}, rng)
+    assert around.max() > 1500  # the default rule: around the mean
+    point = next(p for p in POINTS if p["id"] == "h200-gptoss-120b-random1k1k-c64-perfdashboard")
+    n, pub = point["workload"]["num_prompts"], point["published"]
+    assert pub["total_input_tokens"] == pub["total_generated_tokens"] == n * 1024  # the source's totals: fixed lengths
+    assert point["workload"]["range_rule"] == "below"
+
+
 def test_requests_are_spaced_as_vllm_bench_serve_spaces_them():
     rng = np.random.default_rng(0)
     assert not fidelity._bench_arrivals({"num_prompts": 10, "rate": None}, rng).any()
@@ -116,3 +134,29 @@ def test_a_point_of_each_load_replays_deterministically(kind):
     a, b = fidelity.simulate_point(p), fidelity.simulate_point(p)
     assert a == b
     assert a["completed"] == a["sent"] and math.isfinite(a["req_per_s"]) and a["median_ttft_ms"] > 0
+
+
+def test_gpustacks_points_record_the_greedy_sampling_their_client_sent():
+    # vllm bench serve --backend openai-chat sends "temperature": 0.0 (0.11.0 endpoint_request_func.py 259-260), which
+    # vLLM turns into greedy sampling (sampling_params.py 353-357): the sampler-cost model reads this field.
+    gpustack = [p for p in POINTS if p["source"].get("repository") == "gpustack/gpustack"]
+    assert gpustack and all(p["engine"]["sampling"].startswith("greedy") for p in gpustack)
+
+
+def test_a_run_whose_requests_partly_failed_replays_the_successful_ones():
+    # qwen3-235b-a22b/h100.md: 'Successful requests: 984' and 'Peak concurrent requests: 984.00' for --num-prompts 1000.
+    partial = [p for p in POINTS if p["published"].get("completed") == 984]
+    assert len(partial) == 4 and all(p["workload"]["num_prompts"] == 984 for p in partial)
+
+
+def test_sharegpt_pairs_are_kept_by_vllm_bench_serves_filter_at_the_published_means():
+    # vLLM 0.11.0 benchmarks/datasets.py is_valid_sequence (254-278): prompt and output >= 4, prompt <= 1024,
+    # prompt + output <= 2048; a failing pair is skipped, so an answer may run past 1024 after a short prompt.
+    ins, outs = fidelity._sharegpt_pairs(1000, 217.39, 201.65, np.random.default_rng(0))
+    assert len(ins) == len(outs) == 1000
+    assert ins.min() >= 4 and outs.min() >= 4 and ins.max() <= 1024 and (ins + outs).max() <= 2048
+    assert abs(ins.mean() - 217.39) < 0.5 and abs(outs.mean() - 201.65) < 0.5
+    assert outs.max() > 1024
+    w = {"dataset": "sharegpt", "num_prompts": 1000, "mean_input": 217.39, "mean_output": 201.65}
+    a, b = fidelity._bench_lengths(w, np.random.default_rng(0))
+    assert (a == ins).all() and (b == outs).all()

@@ -69,3 +69,31 @@ def test_every_request_a_step_schedules_costs_host_work_and_a_row_of_logits():
     # A decode step's share grows with the batch: at 1,024 requests the logits alone are about 0.6 ms on an H100.
     logits = r.per_request_seconds(1024) - 1024 * roofline.PER_SEQ_OVERHEAD_S
     assert 0.5e-3 < logits < 0.7e-3
+
+
+def test_block_scaled_fp8_runs_at_the_bf16_peak_and_per_tensor_fp8_at_the_fp8_peak():
+    """vLLM 0.11.0's block-scaled FP8 kernels rescale each 128-wide K step on the CUDA cores (fused_moe.py 443-452), so
+    DeepSeek-R1's 128 x 128 blocks run at the BF16 peak; a per-tensor FP8 checkpoint keeps the FP8 peak."""
+    from components.capacity.hardware import GPUS
+
+    m = find_model("deepseek-v3")
+    assert m.arch.weight_block_size == (128, 128)  # config.json quantization_config.weight_block_size
+    perf = GPUS["H200"].performance
+    assert perf is not None and perf.fp8_tflops
+    block = roofline_for(m.arch, "H200", m.checkpoint_bytes / 8, 70272, 8, 1, fp8=True)
+    tensor = roofline_for(m.arch, "H200", m.checkpoint_bytes / 8, 70272, 8, 1, fp8=True, fp8_block_scaled=False)
+    assert block.flops_s == perf.bf16_tflops * 1e12
+    assert tensor.flops_s == perf.fp8_tflops * 1e12
+    # A prefill chunk is compute-bound: the block-scaled one takes about twice as long.
+    assert block.step_seconds(0, 8192, 8192) > 1.5 * tensor.step_seconds(0, 8192, 8192)
+
+
+def test_weight_block_size_is_read_from_the_quantization_config():
+    from components.capacity.architecture import ArchitectureError, parse_config
+
+    base = {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100}
+    assert parse_config(base).weight_block_size is None
+    quant = {"quant_method": "fp8", "weight_block_size": [128, 128]}
+    assert parse_config({**base, "quantization_config": quant}).weight_block_size == (128, 128)
+    with pytest.raises(ArchitectureError, match="weight_block_size"):
+        parse_config({**base, "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, "x"]}})
