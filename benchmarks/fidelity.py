@@ -86,8 +86,17 @@ def _replica_roofline(p: dict):
     # A point's pre-quantized FP8 checkpoint of a catalogue model's architecture (Qwen3's -FP8) says in its notes
     # whether it is block-scaled; the catalogue's own FP8 models say so in config.json (weight_block_size).
     block = True if "block-FP8" in str(e.get("checkpoint", "")) else None
+    # engine.tp_link: the link the source's ranks used where it is not the GPU's own (roofline ALLREDUCE_LATENCY_S).
     roof = roofline_for(
-        model.arch, gpu.name, mem.weights_gib * 2**30, mem.kv_bytes_per_token, p["tp"], pp, fp8=fp8, fp8_block_scaled=block
+        model.arch,
+        gpu.name,
+        mem.weights_gib * 2**30,
+        mem.kv_bytes_per_token,
+        p["tp"],
+        pp,
+        fp8=fp8,
+        fp8_block_scaled=block,
+        link=e.get("tp_link"),
     )
     return roof, kv_tokens, (mem.max_num_seqs, mem.max_num_batched_tokens, mem.max_model_len)
 
@@ -272,17 +281,19 @@ def _drive_bench(env, rep, w: dict, limit: int, rng: np.random.Generator, waiter
 
     from components.simulate.engine import Request
 
-    ins, outs = _bench_lengths(w, rng)
+    ins, outs = _bench_lengths(w, rng)  # the client's lengths; the chat template's tokens are added server-side
     sends = _bench_arrivals(w, rng)
     n = len(ins)
     slots = simpy.Resource(env, capacity=w["max_concurrency"]) if w.get("max_concurrency") else None
 
+    template = w.get("chat_template") or {"tokens": 0, "shared_prefix": 0}
+
     def one(k: int):
         yield env.timeout(float(sends[k]))
-        i = int(min(ins[k], limit - 1))
+        i = int(min(ins[k] + template["tokens"], limit - 1))
         o = int(max(1, min(outs[k], limit - i)))
-        if k == 0 and warm:
-            i -= _warm_prefix(i)  # the cached prefix is not computed again (its blocks are not counted)
+        if warm:  # the cached prefix is not computed again (its blocks are not counted)
+            i -= _warm_prefix(i) if k == 0 else _shared_prefix_hit(template["shared_prefix"])
         if slots is None:
             rep.submit(Request(k, env.now, i, o, True))
             return
@@ -296,6 +307,14 @@ def _drive_bench(env, rep, w: dict, limit: int, rng: np.random.Generator, waiter
     for k in range(n):
         env.process(one(k))
     return n
+
+
+def _shared_prefix_hit(shared: int, block_size: int = 16) -> int:
+    """Prompt tokens every request finds in the prefix cache because the chat endpoint's template puts the same
+    ``shared`` tokens before each user's text (workload ``chat_template``: the system/developer messages and the user
+    turn's header): their full blocks, cached by the run's first prompt (the client's test run sends it before the
+    measured run), are not computed again (V1 prefix caching hashes full blocks only)."""
+    return (shared // block_size) * block_size
 
 
 def _warm_prefix(prompt: int, block_size: int = 16) -> int:

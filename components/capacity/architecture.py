@@ -76,10 +76,19 @@ class Architecture:
     # MLA (DeepSeek-V2/V3): one latent of kv_lora_rank + rope dim per token and layer.
     kv_lora_rank: Optional[int] = None
     qk_rope_head_dim: Optional[int] = None
+    # MLA's projections (the simulator's FLOPs; the KV cache needs only the two above): the query's low-rank width
+    # (0: a full-rank query), and each head's no-rope query/key and value widths.
+    q_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    v_head_dim: int = 0
     # Mixture of experts: routed experts and how many each token visits.
     num_experts: int = 0
     experts_per_token: int = 0
     moe_intermediate_size: int = 0
+    # DeepSeek-V2/V3: the first layers keep a dense MLP (first_k_dense_replace), and every MoE layer adds shared experts
+    # (n_shared_experts, each moe_intermediate_size wide) that every token passes through.
+    first_dense_layers: int = 0
+    shared_experts: int = 0
     quant_method: Optional[str] = None
     # quantization_config.weight_block_size: block-scaled FP8 (DeepSeek-V3/R1, Qwen3 -FP8: 128 x 128 weight blocks with
     # an activation scale per 128 elements) rather than one scale per tensor or channel. None: not block-scaled.
@@ -186,6 +195,8 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
     experts = _int(cfg, "num_local_experts", "n_routed_experts", "num_experts", default=0, required=False)
     per_token = _int(cfg, "num_experts_per_tok", "num_experts_per_token", default=0, required=False)
     moe_inter = _int(cfg, "moe_intermediate_size", default=inter if experts else 0, required=False)
+    first_dense = min(layers, _int(cfg, "first_k_dense_replace", default=0, required=False)) if experts else 0
+    shared = _int(cfg, "n_shared_experts", default=0, required=False) if experts else 0
 
     return Architecture(
         model_type=str(cfg.get("model_type") or config.get("model_type") or "unknown"),
@@ -202,9 +213,14 @@ def parse_config(config: Mapping[str, Any]) -> Architecture:
         layer_groups=_layer_groups(cfg, layers),
         kv_lora_rank=kv_lora,
         qk_rope_head_dim=rope_dim,
+        q_lora_rank=_int(cfg, "q_lora_rank", default=0, required=False) if kv_lora else 0,
+        qk_nope_head_dim=_int(cfg, "qk_nope_head_dim", default=0, required=False) if kv_lora else 0,
+        v_head_dim=_int(cfg, "v_head_dim", default=0, required=False) if kv_lora else 0,
         num_experts=experts,
         experts_per_token=per_token,
         moe_intermediate_size=moe_inter,
+        first_dense_layers=first_dense,
+        shared_experts=shared,
         quant_method=quant_method,
         weight_block_size=block,
         max_model_len_limit=_max_len_limit(cfg, max_pos),

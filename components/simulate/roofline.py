@@ -37,8 +37,26 @@ PER_SEQ_OVERHEAD_S = 0.00002  # host work per request in the step (input prep, d
 # Bytes of HBM traffic per (sampled request x vocabulary entry) on the greedy path of vLLM's V1 sampler: the LM head
 # writes bf16 logits (2), ``logits.to(torch.float32)`` reads them and writes fp32 (2 + 4), ``argmax`` reads fp32 (4).
 LOGITS_BYTES_PER_ENTRY = 12
-# One all-reduce's fixed cost: NCCL/custom all-reduce launch and synchronisation.
-ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 30e-6}
+# One all-reduce's fixed cost (launch and synchronisation) by the link between the tensor-parallel ranks:
+# * nvlink, pcie: the GPU's own link (hardware.toml ``interconnect``), where vLLM's custom all-reduce or NCCL's P2P
+#   transport reach the peer GPUs' memory directly. nvlink: vLLM's custom all-reduce of 512 B-32 KB on H100 took
+#   8.7-11.8 us at TP 2/4/8 (sgl-project/sglang pull 2904, "vllm" table, eager). pcie: not measured here (uncited).
+# * host: the GPUs cannot reach each other's memory (the CUDA driver reports no peer access). vLLM then disables its
+#   custom all-reduce (vLLM 0.10.1.1 vllm/distributed/device_communicators/custom_all_reduce.py 30-37 _can_p2p asks
+#   torch.cuda.can_device_access_peer, 146-150 warn "Custom allreduce is disabled because your platform lacks GPU P2P
+#   capability or P2P test failed") and every all-reduce goes to NCCL (cuda_communicator.py all_reduce),
+#   which without peer access stages the data through host memory (its SHM transport), over each GPU's PCIe link.
+#   35 us is what dennislee22/vLLM-benchmarking@b474d1e measured on such a node (A100 80GB, vLLM 0.10.1.1, whose
+#   same-node TP2 logs print that warning): Qwen2-7B decoding one request took 11.76 ms per token at TP1 and 8.82 ms at
+#   TP2 (README Tests 4 and 2, --num-prompts 1); with the step overhead o, TP1 = o + W/B and TP2 = o + W/2B + 2 x 28
+#   layers x latency give (8.82 - 2.02 - 4.87) ms / 56 = 34.5 us (tests/simulate/test_roofline.py re-derives it).
+ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 30e-6, "host": 35e-6}
+# The host-staged link's all-reduce bus bandwidth (the ring traffic per rank and direction per second): each GPU writes
+# its share to host memory and reads its peer's over its own PCIe Gen4 x16 link (32 GB/s each way by the datasheets).
+# NCCL through host buffers achieves 18 GB/s bus bandwidth on PCIe Gen4 x16 GPUs (NVIDIA/nccl issue 1603, 4 x RTX 4090
+# all_reduce_perf: "compared to SHM, got 18->22 BUSBW" with P2P; NVIDIA's reply: "we normally disable P2P and bounce the
+# communication via Host (SHM) buffers instead").
+HOST_LINK_BYTES_S = 18e9
 # Pipeline stages hand activations over the node's network (EFA or TCP) once per micro-batch.
 PP_HOP_S = 0.0003
 
@@ -81,6 +99,17 @@ class Roofline:
         touched = 1.0 - (1.0 - self.experts_per_token / self.num_experts) ** max(1.0, tokens)
         return self.weight_bytes * (1.0 - self.expert_share * (1.0 - touched))
 
+    def comm_seconds(self, tokens: float) -> float:
+        """Seconds one pipeline stage spends in tensor-parallel all-reduces for a micro-batch of ``tokens`` tokens.
+
+        Every layer reduces its attention output and its MLP (or MoE) output across the TP ranks (vLLM's
+        RowParallelLinear o_proj and down_proj, FusedMoE's reduce_results): two all-reduces of tokens x hidden
+        activations (bf16) per layer of the stage."""
+        if self.tp <= 1:
+            return 0.0
+        size = tokens * self.hidden_size * self.act_bytes
+        return 2 * (self.layers / self.pp) * allreduce_seconds(size, self.tp, self.link, self.link_bytes_s)
+
     def step_seconds(
         self,
         decodes: int,
@@ -107,11 +136,7 @@ class Roofline:
         flops = (self.flops_per_token * mb_tokens + self.attn_flops_per_token_ctx * prefill_context / pp) / (self.tp * pp)
         expert_flops = self.expert_flops_per_token * mb_tokens / (self.tp * pp)
         comp = flops / (self.flops_s * FLOP_EFFICIENCY) + expert_flops / (self.flops_s * MOE_FLOP_EFFICIENCY)
-        comm = 0.0
-        if self.tp > 1:
-            size = mb_tokens * self.hidden_size * self.act_bytes
-            ring = 2 * (self.tp - 1) / self.tp * size / self.link_bytes_s
-            comm = 2 * (self.layers / pp) * (ALLREDUCE_LATENCY_S[self.link] + ring)
+        comm = self.comm_seconds(mb_tokens)
         hops = (pp - 1) * PP_HOP_S
         seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
         return pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + self.per_request_seconds(seqs)
@@ -135,25 +160,68 @@ class Roofline:
         return PER_SEQ_OVERHEAD_S * seqs + logits
 
 
+def allreduce_seconds(size_bytes: float, tp: int, link: str, link_bytes_s: float) -> float:
+    """One all-reduce of ``size_bytes`` over ``tp`` ranks: the link's fixed latency plus a ring's traffic, each rank
+    sending (and receiving) 2 (tp - 1) / tp of the buffer over its link, at the link's bandwidth per direction."""
+    if tp <= 1:
+        return 0.0
+    return ALLREDUCE_LATENCY_S[link] + 2 * (tp - 1) / tp * size_bytes / link_bytes_s
+
+
 def active_params(arch: Architecture) -> float:
     """Parameters each token passes through (experts: only those it is routed to), embeddings excluded, LM head included."""
     return dense_active_params(arch) + routed_expert_params(arch, arch.experts_per_token)
 
 
 def dense_active_params(arch: Architecture) -> float:
-    """The active parameters outside the routed experts: attention, a dense model's MLP, the LM head."""
+    """The active parameters outside the routed experts: attention, the dense MLPs (a dense model's every layer; a
+    DeepSeek MoE's first_k_dense_replace layers and its shared experts), the LM head."""
+    mlp = 3 * arch.hidden_size * arch.intermediate_size
+    if _is_moe(arch):
+        shared = arch.shared_experts * 3 * arch.hidden_size * (arch.moe_intermediate_size or arch.intermediate_size)
+        mlps = arch.first_dense_layers * mlp + _moe_layers(arch) * shared
+    else:
+        mlps = arch.num_layers * mlp
+    return arch.num_layers * attention_params(arch) + mlps + arch.hidden_size * arch.vocab_size
+
+
+def attention_params(arch: Architecture) -> float:
+    """One layer's attention projections. MLA (DeepSeek-V2/V3; vLLM 0.11.0 model_executor/models/deepseek_v2.py
+    DeepseekV2MLAAttention): the query through its low-rank q_a/q_b (or one q_proj), kv_a_proj_with_mqa to the latent and
+    the rope key, kv_b_proj from the latent to every head's no-rope key and value, o_proj from the values. Otherwise
+    Q, K, V and O of (grouped-query) attention."""
+    h = arch.hidden_size
+    if arch.is_mla and arch.qk_nope_head_dim and arch.v_head_dim:
+        lora, rope, heads = arch.kv_lora_rank or 0, arch.qk_rope_head_dim or 0, arch.num_attention_heads
+        q_out = heads * (arch.qk_nope_head_dim + rope)
+        q = h * arch.q_lora_rank + arch.q_lora_rank * q_out if arch.q_lora_rank else h * q_out
+        return q + h * (lora + rope) + lora * heads * (arch.qk_nope_head_dim + arch.v_head_dim) + heads * arch.v_head_dim * h
     q = arch.num_attention_heads * arch.head_dim
     kv = arch.num_kv_heads * arch.head_dim
-    attn = arch.hidden_size * (q + 2 * kv) + q * arch.hidden_size
-    mlp = 0 if _is_moe(arch) else 3 * arch.hidden_size * arch.intermediate_size
-    return arch.num_layers * (attn + mlp) + arch.hidden_size * arch.vocab_size
+    return h * (q + 2 * kv) + q * h
+
+
+def attention_flops_per_token_ctx(arch: Architecture) -> float:
+    """Prefill attention FLOPs per (new token x context token), whole model: QK^T and PV, 2 FLOPs a multiply-add.
+    MLA's prefill decompresses the latent into per-head keys and values (vLLM 0.11.0 v1/attention/backends/mla/
+    common.py _forward_prefill: kv_b_proj, then flash attention over qk_nope + rope wide keys and v_head_dim wide
+    values), so its heads attend as multi-head attention of those widths, not of hidden_size / heads."""
+    if arch.is_mla and arch.qk_nope_head_dim and arch.v_head_dim:
+        qk = arch.qk_nope_head_dim + (arch.qk_rope_head_dim or 0)
+        return 2 * arch.num_attention_heads * (qk + arch.v_head_dim) * arch.num_layers
+    return 4 * arch.num_attention_heads * arch.head_dim * arch.num_layers
 
 
 def routed_expert_params(arch: Architecture, experts: int) -> float:
-    """Parameters of ``experts`` routed experts in every layer (0 for a dense model)."""
+    """Parameters of ``experts`` routed experts in every MoE layer (0 for a dense model)."""
     if not _is_moe(arch):
         return 0.0
-    return arch.num_layers * 3 * arch.hidden_size * (arch.moe_intermediate_size or arch.intermediate_size) * experts
+    return _moe_layers(arch) * 3 * arch.hidden_size * (arch.moe_intermediate_size or arch.intermediate_size) * experts
+
+
+def _moe_layers(arch: Architecture) -> int:
+    """Layers with routed experts: all but DeepSeek's first_k_dense_replace dense ones."""
+    return arch.num_layers - arch.first_dense_layers
 
 
 def _is_moe(arch: Architecture) -> bool:
@@ -189,11 +257,14 @@ def roofline_for(
     fp8: bool = False,
     cross_node_tp: bool = False,
     fp8_block_scaled: Optional[bool] = None,
+    link: Optional[str] = None,
 ) -> Roofline:
     """The roofline of one replica: ``tp`` x ``pp`` GPUs of ``gpu_name``.
 
     ``fp8``: the weights are FP8; ``fp8_block_scaled``: with a scale per 128 x 128 block (None: as config.json's
-    quantization_config.weight_block_size says), which runs at the BF16 peak (gemm_peak_tflops)."""
+    quantization_config.weight_block_size says), which runs at the BF16 peak (gemm_peak_tflops). ``link`` overrides
+    the GPU's own interconnect where a run's ranks could not use it: "host" (no GPU peer access, NCCL through host
+    memory; see ALLREDUCE_LATENCY_S)."""
     spec = GPUS.get(gpu_name)
     perf = spec.performance if spec is not None else None
     if spec is None or perf is None:
@@ -203,7 +274,6 @@ def roofline_for(
         )
     block = arch.weight_block_size is not None if fp8_block_scaled is None else fp8_block_scaled
     peak = gemm_peak_tflops(perf.bf16_tflops, perf.fp8_tflops if fp8 else None, block)
-    q = arch.num_attention_heads * arch.head_dim
     experts = routed_expert_params(arch, arch.num_experts)
     # The experts' share of the weights, by parameters (the embeddings counted once, as the LM head).
     share = experts / (experts + dense_active_params(arch) + arch.hidden_size * arch.vocab_size) if experts else 0.0
@@ -215,16 +285,24 @@ def roofline_for(
         expert_share=share,
         num_experts=arch.num_experts if experts else 0,
         experts_per_token=arch.experts_per_token if experts else 0,
-        # QK^T and PV: 2 x 2 x q_dim FLOPs per (token, context token) per layer.
-        attn_flops_per_token_ctx=4 * q * arch.num_layers,
+        attn_flops_per_token_ctx=attention_flops_per_token_ctx(arch),
         hidden_size=arch.hidden_size,
         layers=arch.num_layers,
         tp=tp,
         pp=pp,
         hbm_bytes_s=perf.hbm_gb_s * 1e9,
         flops_s=peak * 1e12,
-        link=spec.interconnect,
-        link_bytes_s=spec.interconnect_gb_s * 1e9,
+        link=link or spec.interconnect,
+        link_bytes_s=_link_bytes_s(spec.interconnect, spec.interconnect_gb_s, link),
         act_bytes=2,
         vocab_size=arch.vocab_size,
     )
+
+
+def _link_bytes_s(interconnect: str, interconnect_gb_s: float, link: Optional[str]) -> float:
+    """Bandwidth per direction of the link the TP ranks use: the GPU's own, or the host-staged path's."""
+    if link is None or link == interconnect:
+        return interconnect_gb_s * 1e9
+    if link == "host":
+        return HOST_LINK_BYTES_S
+    raise ValueError(f"link {link!r}: a replica's ranks use the GPU's own interconnect ({interconnect}) or 'host'")

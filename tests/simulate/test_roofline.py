@@ -71,6 +71,78 @@ def test_every_request_a_step_schedules_costs_host_work_and_a_row_of_logits():
     assert 0.5e-3 < logits < 0.7e-3
 
 
+def _tp2_32b(link=None):
+    m = find_model("qwen2.5-32b")  # 64 layers, hidden 5120
+    return roofline_for(m.arch, "A100-80GB", m.checkpoint_bytes / 2, 131072, 2, 1, link=link)
+
+
+def test_every_layer_all_reduces_its_attention_and_mlp_outputs_over_the_tp_ranks(monkeypatch):
+    """Two all-reduces of tokens x hidden bf16 activations per layer (vLLM RowParallelLinear o_proj and down_proj), each
+    a fixed latency plus a ring's 2 (tp - 1) / tp of the buffer per rank over the link's bandwidth per direction."""
+    r = _tp2_32b()
+    assert (r.link, r.link_bytes_s, r.layers, r.hidden_size) == ("nvlink", 300e9, 64, 5120)
+    size = 256 * 5120 * 2
+    one = roofline.ALLREDUCE_LATENCY_S["nvlink"] + 2 * (2 - 1) / 2 * size / 300e9
+    assert roofline.allreduce_seconds(size, 2, "nvlink", 300e9) == pytest.approx(one)
+    assert r.comm_seconds(256) == pytest.approx(2 * 64 * one)
+    # The step pays it on top of the roofline's memory or compute time; one GPU pays none.
+    with_comm = r.step_seconds(256, 0, 0)
+    monkeypatch.setattr(roofline, "allreduce_seconds", lambda *a: 0.0)
+    assert with_comm - r.step_seconds(256, 0, 0) == pytest.approx(2 * 64 * one)
+    m = find_model("qwen2.5-32b")
+    assert roofline_for(m.arch, "A100-80GB", m.checkpoint_bytes, 262144, 1, 1).comm_seconds(256) == 0.0
+
+
+def test_ranks_without_gpu_peer_access_all_reduce_through_host_memory():
+    """A run whose driver reports no peer access (vLLM 0.10.1.1 custom_all_reduce.py 146-150 disables the custom
+    all-reduce) pays NCCL's host-staged latency and bandwidth instead of the GPU's NVLink."""
+    nvlink, host = _tp2_32b(), _tp2_32b("host")
+    assert (host.link, host.link_bytes_s) == ("host", roofline.HOST_LINK_BYTES_S)
+    lat = roofline.ALLREDUCE_LATENCY_S["host"] - roofline.ALLREDUCE_LATENCY_S["nvlink"]
+    size = 5120 * 2  # one decoding request
+    ring = size / roofline.HOST_LINK_BYTES_S - size / 300e9
+    assert host.step_seconds(1, 0, 1024) - nvlink.step_seconds(1, 0, 1024) == pytest.approx(2 * 64 * (lat + ring))
+    # A 2048-token prefill chunk moves 21 MB per all-reduce: the host path's bandwidth then dominates.
+    assert host.comm_seconds(2048) > 10 * nvlink.comm_seconds(2048)
+    with pytest.raises(ValueError, match="'pcie'"):
+        _tp2_32b("pcie")
+
+
+def test_the_host_link_latency_is_what_its_source_measured():
+    """dennislee22/vLLM-benchmarking@b474d1e (A100 80GB, vLLM 0.10.1.1; its same-node TP2 logs print 'Custom allreduce
+    is disabled because your platform lacks GPU P2P capability'), README Tests 4 and 2, --num-prompts 1, 1024 in/out:
+    Qwen2-7B (28 layers; the catalogue's qwen2.5-7b has its architecture) decodes at 11.76 ms per token at TP1 and
+    8.82 ms at TP2. With the step overhead o, TP1 = o + W/B and TP2 = o + W/2B + 2 x 28 x latency."""
+    o = roofline.STEP_OVERHEAD_S + roofline.PER_SEQ_OVERHEAD_S
+    tp1, tp2 = 11.76e-3, 8.82e-3
+    latency = (tp2 - o - (tp1 - o) / 2) / (2 * 28)
+    assert roofline.ALLREDUCE_LATENCY_S["host"] == pytest.approx(latency, rel=0.05)
+    # The same platform's bandwidth and that latency predict its Qwen2.5-32B TP2 run (Test 6, 29.21 ms per token).
+    w7, w32 = find_model("qwen2.5-7b").checkpoint_bytes, find_model("qwen2.5-32b").checkpoint_bytes
+    achieved = w7 / (tp1 - o)
+    assert o + w32 / 2 / achieved + 2 * 64 * roofline.ALLREDUCE_LATENCY_S["host"] == pytest.approx(29.21e-3, rel=0.08)
+
+
+def test_the_fidelity_replay_uses_the_link_each_point_records():
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("fidelity_for_links", root / "benchmarks" / "fidelity.py")
+    assert spec is not None and spec.loader is not None
+    fidelity = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fidelity)
+    points = json.loads((root / "benchmarks" / "data" / "fidelity_points.json").read_text())["points"]
+    linked = [p for p in points if p["engine"].get("tp_link")]
+    assert len(linked) == 5  # dennislee22's five Qwen2.5-32B TP2 points
+    for p in linked:
+        assert p["engine"]["tp_link"] in roofline.ALLREDUCE_LATENCY_S
+        assert "lacks GPU P2P capability" in p["notes"]
+        roof = fidelity._replica_roofline(p)[0]
+        assert (roof.link, roof.tp) == (p["engine"]["tp_link"], p["tp"])
+
+
 def test_block_scaled_fp8_runs_at_the_bf16_peak_and_per_tensor_fp8_at_the_fp8_peak():
     """vLLM 0.11.0's block-scaled FP8 kernels rescale each 128-wide K step on the CUDA cores (fused_moe.py 443-452), so
     DeepSeek-R1's 128 x 128 blocks run at the BF16 peak; a per-tensor FP8 checkpoint keeps the FP8 peak."""
@@ -97,3 +169,27 @@ def test_weight_block_size_is_read_from_the_quantization_config():
     assert parse_config({**base, "quantization_config": quant}).weight_block_size == (128, 128)
     with pytest.raises(ArchitectureError, match="weight_block_size"):
         parse_config({**base, "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, "x"]}})
+
+
+def test_deepseek_counts_its_dense_layers_shared_expert_and_mla_projections():
+    """DeepSeek-V3/R1: 3 dense layers then 58 MoE layers of 256 routed experts (8 a token) and 1 shared expert; MLA's
+    q_a/q_b, kv_a, kv_b and o projections. The paper's 37B active parameters come out only with all of them."""
+    arch = find_model("deepseek-v3").arch
+    assert (arch.first_dense_layers, arch.shared_experts, arch.q_lora_rank) == (3, 1, 1536)
+    expert = 3 * 7168 * 2048
+    assert routed_expert_params(arch, 1) == 58 * expert  # not 61: the first 3 layers have no routed experts
+    # One MLA layer: q_a 7168x1536, q_b 1536x128x192, kv_a 7168x576, kv_b 512x128x256, o 128x128x7168.
+    mla = 7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168
+    assert roofline.attention_params(arch) == mla
+    dense = 61 * mla + 3 * 3 * 7168 * 18432 + 58 * expert + 7168 * 129280
+    assert dense_active_params(arch) == dense
+    assert 36e9 < active_params(arch) < 38e9
+
+
+def test_mla_prefill_attends_with_the_decompressed_head_widths():
+    """MLA's prefill attention runs over kv_b_proj's per-head keys (qk_nope 128 + rope 64) and values (128), so a
+    (token, context token) pair costs 2 x 128 heads x (192 + 128) FLOPs a layer, not 4 x hidden_size."""
+    arch = find_model("deepseek-v3").arch
+    assert roofline.attention_flops_per_token_ctx(arch) == 2 * 128 * (192 + 128) * 61
+    dense = find_model("llama-3.1-8b").arch
+    assert roofline.attention_flops_per_token_ctx(dense) == 4 * 32 * 128 * 32
