@@ -17,9 +17,9 @@ the relative errors, the calibration and held-out halves apart, and by how the l
 Target (issue 23): median error <= 15% and every point <= 30% on throughput and median TTFT.
 
 ``--calibrate`` runs a coordinate descent of the constants (CONSTANTS: the roofline's HBM, dense and MoE FLOP
-efficiencies and step overhead; the API server's time per request and per streamed token) on the calibration half
-of the counted points only, and prints the best; the constants committed in roofline.py and engine.py are what the
-plain run uses.
+efficiencies, step overhead and per-request overhead; the API server's time per request and per streamed token) on the
+calibration half of the counted points only, and prints the best; the constants committed in roofline.py and engine.py
+are what the plain run uses.
 
 Diagnostics (docs/simulate.md "Fidelity"): ``--explain`` splits each point's simulated median TTFT into API server,
 queue and prefill beside the published figure; ``--closed-outputs fixed`` gives every closed-loop answer of the
@@ -490,6 +490,7 @@ CONSTANTS = (
     ("roofline", "FLOP_EFFICIENCY", (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)),
     ("roofline", "MOE_FLOP_EFFICIENCY", (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7)),
     ("roofline", "STEP_OVERHEAD_S", (0.001, 0.002, 0.004, 0.006, 0.008)),
+    ("roofline", "PER_SEQ_OVERHEAD_S", (0.00001, 0.00002, 0.00004, 0.00006, 0.0001)),
     ("engine", "FRONTEND_SECONDS", (0.0, 0.002, 0.004, 0.006, 0.008, 0.012)),
     ("engine", "API_TOKEN_SECONDS", (0.0, 0.00002, 0.00005, 0.0001, 0.0002)),
 )
