@@ -33,7 +33,9 @@ HBM_EFFICIENCY = 0.90  # achieved share of the datasheet bandwidth in decode (we
 FLOP_EFFICIENCY = 0.70  # achieved share of the dense tensor peak in prefill GEMMs and attention
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
 STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
-PER_SEQ_OVERHEAD_S = 0.00002  # host work per request in the step (input prep, detokenizing)
+PER_SEQ_OVERHEAD_S = 0.00002  # engine-core host work per scheduled request (scheduling, input prep, output bookkeeping)
+# (V1 detokenizes in the API server process: v1/engine/async_llm.py 457 output_processor.process_outputs, which
+# calls each request's detokenizer, output_processor.py 435; engine.py API_TOKEN_SECONDS charges that.)
 # Bytes of HBM traffic per (sampled request x vocabulary entry) on the greedy path of vLLM's V1 sampler: the LM head
 # writes bf16 logits (2), ``logits.to(torch.float32)`` reads them and writes fp32 (2 + 4), ``argmax`` reads fp32 (4).
 LOGITS_BYTES_PER_ENTRY = 12
@@ -155,6 +157,12 @@ class Roofline:
           that is the path: ``LOGITS_BYTES_PER_ENTRY`` bytes per entry, at the decode bandwidth. Under tensor
           parallelism V1 all-gathers the logits (model_executor/layers/logits_processor.py 71-77, platforms/interface.py
           476), so every rank samples the whole vocabulary.
+
+        Checked and not charged: CUDA graphs. 0.11.0 captures decode batches up to min(2 x max_num_seqs, 512)
+        (config/scheduler.py 222-227, config/__init__.py 590-596); a larger batch runs the compiled model without a
+        graph, whose kernel launches the CPU issues ahead of the GPU, so they cost time only where they outlast the
+        GPU's work: not a 14B model's step of 512 tokens or more (tens of ms on the GPU), perhaps a 0.6B model's
+        (the kvcached points' 600-token steps); no cited per-launch cost, so no term.
         """
         logits = seqs * self.vocab_size * LOGITS_BYTES_PER_ENTRY / (self.hbm_bytes_s * HBM_EFFICIENCY)
         return PER_SEQ_OVERHEAD_S * seqs + logits
