@@ -17,9 +17,9 @@ the relative errors, the calibration and held-out halves apart, and by how the l
 Target (issue 23): median error <= 15% and every point <= 30% on throughput and median TTFT.
 
 ``--calibrate`` runs a coordinate descent of the constants (CONSTANTS: the roofline's HBM, dense and MoE FLOP
-efficiencies and step overhead; the API server's time per request and per streamed token) on the calibration half
-of the counted points only, and prints the best; the constants committed in roofline.py and engine.py are what the
-plain run uses.
+efficiencies, step overhead and per-request overhead; the API server's time per request and per streamed token) on the
+calibration half of the counted points only, and prints the best; the constants committed in roofline.py and engine.py
+are what the plain run uses.
 
 Diagnostics (docs/simulate.md "Fidelity"): ``--explain`` splits each point's simulated median TTFT into API server,
 queue and prefill beside the published figure; ``--closed-outputs fixed`` gives every closed-loop answer of the
@@ -281,17 +281,19 @@ def _drive_bench(env, rep, w: dict, limit: int, rng: np.random.Generator, waiter
 
     from components.simulate.engine import Request
 
-    ins, outs = _bench_lengths(w, rng)
+    ins, outs = _bench_lengths(w, rng)  # the client's lengths; the chat template's tokens are added server-side
     sends = _bench_arrivals(w, rng)
     n = len(ins)
     slots = simpy.Resource(env, capacity=w["max_concurrency"]) if w.get("max_concurrency") else None
 
+    template = w.get("chat_template") or {"tokens": 0, "shared_prefix": 0}
+
     def one(k: int):
         yield env.timeout(float(sends[k]))
-        i = int(min(ins[k], limit - 1))
+        i = int(min(ins[k] + template["tokens"], limit - 1))
         o = int(max(1, min(outs[k], limit - i)))
-        if k == 0 and warm:
-            i -= _warm_prefix(i)  # the cached prefix is not computed again (its blocks are not counted)
+        if warm:  # the cached prefix is not computed again (its blocks are not counted)
+            i -= _warm_prefix(i) if k == 0 else _shared_prefix_hit(template["shared_prefix"])
         if slots is None:
             rep.submit(Request(k, env.now, i, o, True))
             return
@@ -305,6 +307,14 @@ def _drive_bench(env, rep, w: dict, limit: int, rng: np.random.Generator, waiter
     for k in range(n):
         env.process(one(k))
     return n
+
+
+def _shared_prefix_hit(shared: int, block_size: int = 16) -> int:
+    """Prompt tokens every request finds in the prefix cache because the chat endpoint's template puts the same
+    ``shared`` tokens before each user's text (workload ``chat_template``: the system/developer messages and the user
+    turn's header): their full blocks, cached by the run's first prompt (the client's test run sends it before the
+    measured run), are not computed again (V1 prefix caching hashes full blocks only)."""
+    return (shared // block_size) * block_size
 
 
 def _warm_prefix(prompt: int, block_size: int = 16) -> int:
@@ -481,6 +491,7 @@ CONSTANTS = (
     ("roofline", "MOE_FLOP_EFFICIENCY", (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7)),
     ("roofline", "STEP_OVERHEAD_S", (0.001, 0.002, 0.004, 0.006, 0.008)),
     ("roofline", "MOE_LAYER_SECONDS", (0.0, 0.00002, 0.00004, 0.00006, 0.00008, 0.0001, 0.00015)),
+    ("roofline", "PER_SEQ_OVERHEAD_S", (0.00001, 0.00002, 0.00004, 0.00006, 0.0001)),
     ("engine", "FRONTEND_SECONDS", (0.0, 0.002, 0.004, 0.006, 0.008, 0.012)),
     ("engine", "API_TOKEN_SECONDS", (0.0, 0.00002, 0.00005, 0.0001, 0.0002)),
 )

@@ -160,3 +160,29 @@ def test_sharegpt_pairs_are_kept_by_vllm_bench_serves_filter_at_the_published_me
     w = {"dataset": "sharegpt", "num_prompts": 1000, "mean_input": 217.39, "mean_output": 201.65}
     a, b = fidelity._bench_lengths(w, np.random.default_rng(0))
     assert (a == ins).all() and (b == outs).all()
+
+
+class _Recorder:
+    def __init__(self):
+        self.requests: list = []
+
+    def submit(self, req):
+        self.requests.append(req)
+
+
+def test_the_chat_templates_tokens_reach_the_server_less_the_shared_blocks_the_prefix_cache_holds():
+    # gpt-oss via harmony (vLLM 0.11.0 serving_chat.py 1575-1583): 66 shared tokens before the user's text (4 full
+    # blocks: a cache hit after the client's test run) and 3 after it, so each request computes its text + 5.
+    import simpy
+
+    w = {"dataset": "random", "num_prompts": 3, "input": 128, "output": 4, "rate": None}
+    w["chat_template"] = {"tokens": 69, "shared_prefix": 66}
+    for warm, want in ((True, 128 + 69 - 64), (False, 128 + 69)):
+        env, rep = simpy.Environment(), _Recorder()
+        fidelity._drive_bench(env, rep, w, 40960, np.random.default_rng(0), {}, warm)
+        env.run()
+        assert [r.prompt for r in rep.requests[1:]] == [want, want]
+    # the first prompt was sent whole by the test run: all its full blocks are cached
+    assert rep.requests[0].prompt == 197 and fidelity._shared_prefix_hit(66) == 64 and fidelity._shared_prefix_hit(3) == 0
+    chat = [p for p in POINTS if p["source"].get("repository") in ("gpustack/gpustack", "Alberto-Codes/turboquant-vllm")]
+    assert chat and all(p["workload"]["chat_template"]["tokens"] > p["workload"]["chat_template"]["shared_prefix"] for p in chat)
