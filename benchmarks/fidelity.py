@@ -514,6 +514,7 @@ CONSTANTS = (
     ("roofline", "FLOP_EFFICIENCY", (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)),
     ("roofline", "MOE_FLOP_EFFICIENCY", (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7)),
     ("roofline", "STEP_OVERHEAD_S", (0.001, 0.002, 0.004, 0.006, 0.008)),
+    ("roofline", "MOE_LAYER_SECONDS", (0.0, 0.00002, 0.00004, 0.00006, 0.00008, 0.0001, 0.00015)),
     ("roofline", "PER_SEQ_OVERHEAD_S", (0.00001, 0.00002, 0.00004, 0.00006, 0.0001)),
     ("engine", "FRONTEND_SECONDS", (0.0, 0.002, 0.004, 0.006, 0.008, 0.012)),
     ("engine", "API_TOKEN_SECONDS", (0.0, 0.00002, 0.00005, 0.0001, 0.0002)),
