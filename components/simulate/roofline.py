@@ -33,6 +33,13 @@ HBM_EFFICIENCY = 0.90  # achieved share of the datasheet bandwidth in decode (we
 FLOP_EFFICIENCY = 0.70  # achieved share of the dense tensor peak in prefill GEMMs and attention
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
 STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
+# A fused-MoE layer's latency beyond the expert bytes it reads and the FLOPs it does, per step: routing (the router
+# GEMM, top-k), moe_align_block_size's sort of tokens by expert, the two grouped GEMM launches, the activation and the
+# weighted sum (vLLM 0.11.0 model_executor/layers/fused_moe/fused_moe.py fused_experts_impl). vLLM's own kernel
+# benchmark puts it at tens of microseconds: benchmark_moe.py on an H100, Mixtral-8x7B TP2 (E=8, N=7168) at batch 1
+# takes 144 us where its two experts' 352 MB need 105 us at 3.35 TB/s (vllm-project/vllm#24700, Sept 2025, the
+# tuned-config column). Calibrated (benchmarks/fidelity.py CONSTANTS).
+MOE_LAYER_SECONDS = 0.00004
 PER_SEQ_OVERHEAD_S = 0.00002  # engine-core host work per scheduled request (scheduling, input prep, output bookkeeping)
 # (V1 detokenizes in the API server process: v1/engine/async_llm.py 457 output_processor.process_outputs, which
 # calls each request's detokenizer, output_processor.py 435; engine.py API_TOKEN_SECONDS charges that.)
@@ -90,6 +97,7 @@ class Roofline:
     num_experts: int = 0
     experts_per_token: int = 0
     expert_flops_per_token: float = 0.0
+    moe_layers: int = 0  # layers with routed experts (their fixed kernel latency: moe_kernel_seconds)
     vocab_size: int = 0  # the LM head's rows: every scheduled request's logits span it
 
     def weights_read(self, tokens: float) -> float:
@@ -111,6 +119,11 @@ class Roofline:
             return 0.0
         size = tokens * self.hidden_size * self.act_bytes
         return 2 * (self.layers / self.pp) * allreduce_seconds(size, self.tp, self.link, self.link_bytes_s)
+
+    def moe_kernel_seconds(self) -> float:
+        """A stage's fixed latency of its fused-MoE layers per micro-batch: MOE_LAYER_SECONDS for each layer with routed
+        experts, whatever the batch (0 for a dense model)."""
+        return self.moe_layers / self.pp * MOE_LAYER_SECONDS
 
     def step_seconds(
         self,
@@ -141,7 +154,8 @@ class Roofline:
         comm = self.comm_seconds(mb_tokens)
         hops = (pp - 1) * PP_HOP_S
         seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
-        return pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + self.per_request_seconds(seqs)
+        moe = self.moe_kernel_seconds()
+        return pp * (max(mem, comp) + comm + moe) + hops + STEP_OVERHEAD_S + self.per_request_seconds(seqs)
 
     def per_request_seconds(self, seqs: int) -> float:
         """What a step costs per request it schedules, beyond the model's weights, KV and FLOPs (vLLM 0.11.0).
@@ -293,6 +307,7 @@ def roofline_for(
         expert_share=share,
         num_experts=arch.num_experts if experts else 0,
         experts_per_token=arch.experts_per_token if experts else 0,
+        moe_layers=_moe_layers(arch) if experts else 0,
         attn_flops_per_token_ctx=attention_flops_per_token_ctx(arch),
         hidden_size=arch.hidden_size,
         layers=arch.num_layers,

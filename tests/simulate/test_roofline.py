@@ -193,3 +193,20 @@ def test_mla_prefill_attends_with_the_decompressed_head_widths():
     assert roofline.attention_flops_per_token_ctx(arch) == 2 * 128 * (192 + 128) * 61
     dense = find_model("llama-3.1-8b").arch
     assert roofline.attention_flops_per_token_ctx(dense) == 4 * 32 * 128 * 32
+
+
+def test_each_moe_layer_adds_the_fused_moe_kernels_fixed_latency_to_a_step(monkeypatch):
+    """A small decode batch of a MoE model pays MOE_LAYER_SECONDS for each layer with routed experts (routing, sorting
+    and two grouped-GEMM launches cost tens of microseconds whatever the batch: vllm#24700's benchmark_moe figures);
+    DeepSeek's 3 dense layers and a dense model pay none."""
+    _, gpt = _roof("gpt-oss-120b")  # 36 layers, all with routed experts
+    ds = roofline_for(find_model("deepseek-v3").arch, "H200", 80e9, 70272, 8, 1, fp8=True)
+    _, dense = _roof("llama-3.1-8b")
+    assert (gpt.moe_layers, ds.moe_layers, dense.moe_layers) == (36, 58, 0)
+    before = [r.step_seconds(4, 0, 4000) for r in (gpt, ds, dense)]
+    monkeypatch.setattr(roofline, "MOE_LAYER_SECONDS", roofline.MOE_LAYER_SECONDS + 1e-4)
+    after = [r.step_seconds(4, 0, 4000) for r in (gpt, ds, dense)]
+    assert after[0] - before[0] == pytest.approx(36e-4)
+    assert after[1] - before[1] == pytest.approx(58e-4)
+    assert after[2] == before[2]
+    assert roofline.MOE_LAYER_SECONDS > 0
