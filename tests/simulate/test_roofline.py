@@ -210,3 +210,23 @@ def test_each_moe_layer_adds_the_fused_moe_kernels_fixed_latency_to_a_step(monke
     assert after[1] - before[1] == pytest.approx(58e-4)
     assert after[2] == before[2]
     assert roofline.MOE_LAYER_SECONDS > 0
+
+
+def test_narrow_tensor_parallel_experts_run_their_down_gemm_slower(monkeypatch):
+    """The down GEMM's K is an expert's width on the rank (moe_intermediate_size / tp), walked in BLOCK_SIZE_K steps
+    through a pipeline of num_stages loads (fused_moe.py line 429): Qwen3-235B's 1536-wide experts at TP8 leave 192,
+    a few steps, so its experts' FLOPs cost more than the same FLOPs in gpt-oss's 2880-wide experts at TP1."""
+    qwen = find_model("qwen3-235b-a22b")
+    gpt = find_model("gpt-oss-120b")
+    q8 = roofline_for(qwen.arch, "H100", qwen.checkpoint_bytes / 8, 48128, 8, 1)
+    g1 = roofline_for(gpt.arch, "H100", gpt.checkpoint_bytes, 73728, 1, 1)
+    assert (q8.expert_width, g1.expert_width) == (1536 // 8, 2880)
+    long_k = 1.0 / (q8.flops_s * roofline.MOE_FLOP_EFFICIENCY)  # seconds a FLOP with no pipeline fill
+    narrow, wide = q8.expert_compute_seconds(1.0) / long_k, g1.expert_compute_seconds(1.0) / long_k
+    p = roofline.MOE_PIPELINE_K
+    assert narrow == pytest.approx(2 / 3 + 1 / 3 * (192 + p) / 192)
+    assert wide == pytest.approx(2 / 3 + 1 / 3 * (2880 + p) / 2880)
+    assert narrow > wide > 1.0
+    # Without the pipeline fill (MOE_PIPELINE_K 0) every expert FLOP costs the same.
+    monkeypatch.setattr(roofline, "MOE_PIPELINE_K", 0)
+    assert q8.expert_compute_seconds(1.0) == pytest.approx(long_k)
