@@ -205,10 +205,12 @@ def test_sharegpt_points_draw_whole_pairs_from_their_tokenizers_pool_at_the_publ
     assert np.corrcoef(ins, a[k, 0])[0, 1] > 0.999 and np.corrcoef(outs, a[k, 1])[0, 1] > 0.999
 
 
-def test_every_point_states_whether_its_engine_scheduled_asynchronously():
+def test_every_point_states_its_async_scheduling_and_cuda_graph_limit():
     # off by default through 0.11 (config/scheduler.py 'async_scheduling: bool = False'), on by default from 0.15
     for p in POINTS:
         e = p["engine"]
         assert isinstance(e["async_scheduling"], bool) and e["async_scheduling_source"], p["id"]
         if _release(p) >= (0, 15):
             assert e["async_scheduling"], p["id"]
+        # the largest batch a CUDA graph covers: none under --enforce-eager, else the release's rule or the source's flag
+        assert (e["cuda_graph_max_batch"] == 0) == bool(e.get("enforce_eager")) and e["cuda_graph_max_batch_source"], p["id"]
