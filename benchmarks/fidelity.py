@@ -17,9 +17,9 @@ the relative errors, the calibration and held-out halves apart, and by how the l
 Target (issue 23): median error <= 15% and every point <= 30% on throughput and median TTFT.
 
 ``--calibrate`` runs a coordinate descent of the constants (CONSTANTS: the roofline's HBM, dense and MoE FLOP
-efficiencies and step overhead; the API server's time per request and per streamed token) on the calibration half
-of the counted points only, and prints the best; the constants committed in roofline.py and engine.py are what the
-plain run uses.
+efficiencies, step overhead and per-request overhead; the API server's time per request and per streamed token) on the
+calibration half of the counted points only, and prints the best; the constants committed in roofline.py and engine.py
+are what the plain run uses.
 
 Diagnostics (docs/simulate.md "Fidelity"): ``--explain`` splits each point's simulated median TTFT into API server,
 queue and prefill beside the published figure; ``--closed-outputs fixed`` gives every closed-loop answer of the
@@ -30,6 +30,7 @@ points whose release ran V0 without chunked prefill (``engine.scheduler`` ``pref
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import statistics
@@ -44,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 POINTS = ROOT / "benchmarks" / "data" / "fidelity_points.json"
+SHAREGPT_PAIRS = ROOT / "benchmarks" / "data" / "sharegpt_pairs.json"
 # The API server's time per request of the V0-era runs (vLLM before 0.8: the API server and the engine shared one
 # process; the earlier points, which carry no "release"): the value the calibration on those points chose. V1 releases
 # run the API server in a process of its own; their time is components/simulate/engine.py FRONTEND_SECONDS.
@@ -127,6 +129,25 @@ def _sharegpt_pairs(
         keep = (ins >= 4) & (outs >= 4) & (ins <= 1024) & (ins + outs <= 2048)
         ins, outs = ins[keep][:n], outs[keep][:n]
         scale *= np.array([mean_in / max(1.0, ins.mean()), mean_out / max(1.0, outs.mean())])
+    return ins.astype(int), outs.astype(int)
+
+
+@functools.cache
+def _sharegpt_pool(pool: str) -> np.ndarray:
+    return np.array(json.loads(SHAREGPT_PAIRS.read_text())["pools"][pool])
+
+
+def _sharegpt_pool_lengths(
+    n: int, pool: str, mean_in: float, mean_out: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Prompt and output lengths of n ShareGPT conversations drawn from the kept pairs of benchmarks/data/sharegpt_pairs.json
+    (``pool``: the model family's tokenizer; its description says how they were counted), each pair whole, so the
+    lengths keep the dataset's spread and their correlation; then each side is scaled to the published mean (the run's
+    own 1,000 conversations differ from the pool's by a few percent, and answers that stopped early lower the mean)."""
+    pairs = _sharegpt_pool(pool)
+    pick = pairs[rng.choice(len(pairs), n, replace=n > len(pairs))]
+    ins = np.maximum(1, np.rint(pick[:, 0] * mean_in / pick[:, 0].mean()))
+    outs = np.maximum(1, np.rint(pick[:, 1] * mean_out / pick[:, 1].mean()))
     return ins.astype(int), outs.astype(int)
 
 
@@ -239,10 +260,13 @@ def _bench_lengths(w: dict, rng: np.random.Generator) -> tuple[np.ndarray, np.nd
     datasets.py 587-596), or, for a point whose workload says ``"range_rule": "below"``, in [len x r, len] (the older
     benchmark_serving.py copy some sources run: RANGE_RULES); without --ignore-eos an answer may end before its cap, so where the source's
     generated-token total says the answers averaged less, they are drawn as the closed-loop points' are (exponential,
-    clipped at the cap, rescaled to the published mean). sharegpt: _sharegpt_pairs, at the published means.
+    clipped at the cap, rescaled to the published mean). sharegpt: pairs from the model family's pool
+    (_sharegpt_pool_lengths) where the point names one, else _sharegpt_pairs; both at the published means.
     """
     n = w["num_prompts"]
     if w["dataset"] == "sharegpt":
+        if w.get("length_pool"):
+            return _sharegpt_pool_lengths(n, w["length_pool"], w["mean_input"], w["mean_output"], rng)
         return _sharegpt_pairs(n, w["mean_input"], w["mean_output"], rng)
     r = w.get("range_ratio") or 0.0
     below = w.get("range_rule") == "below"  # the older client: [len x r, len] (see RANGE_RULES)
@@ -490,6 +514,8 @@ CONSTANTS = (
     ("roofline", "FLOP_EFFICIENCY", (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)),
     ("roofline", "MOE_FLOP_EFFICIENCY", (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7)),
     ("roofline", "STEP_OVERHEAD_S", (0.001, 0.002, 0.004, 0.006, 0.008)),
+    ("roofline", "MOE_LAYER_SECONDS", (0.0, 0.00002, 0.00004, 0.00006, 0.00008, 0.0001, 0.00015)),
+    ("roofline", "PER_SEQ_OVERHEAD_S", (0.00001, 0.00002, 0.00004, 0.00006, 0.0001)),
     ("engine", "FRONTEND_SECONDS", (0.0, 0.002, 0.004, 0.006, 0.008, 0.012)),
     ("engine", "API_TOKEN_SECONDS", (0.0, 0.00002, 0.00005, 0.0001, 0.0002)),
 )

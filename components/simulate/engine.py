@@ -383,7 +383,9 @@ class Replica:
         tokens = sum(c for _, c in chunks)
         attn = sum(c * (r.cached + c / 2) for r, c in chunks)
         # A V0 prefill-only step reads no decoder's KV; a V1 step reads every scheduled request's.
-        dt = self.roof.step_seconds(n_dec, tokens, tokens if self.prefill_first else self.kv_tokens + tokens, attn)
+        ctx = tokens if self.prefill_first else self.kv_tokens + tokens
+        # Every request with a chunk in the step is scheduled, sampled and accounted like a decode (roofline.py).
+        dt = self.roof.step_seconds(n_dec, tokens, ctx, attn, prefill_seqs=len(chunks))
         yield self.env.timeout(dt)
         self.busy_seconds += dt
         self.fill_seconds += dt * len(self.running)

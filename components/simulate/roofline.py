@@ -33,7 +33,17 @@ HBM_EFFICIENCY = 0.90  # achieved share of the datasheet bandwidth in decode (we
 FLOP_EFFICIENCY = 0.70  # achieved share of the dense tensor peak in prefill GEMMs and attention
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
 STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
+# A fused-MoE layer's latency beyond the expert bytes it reads and the FLOPs it does, per step: routing (the router
+# GEMM, top-k), moe_align_block_size's sort of tokens by expert, the two grouped GEMM launches, the activation and the
+# weighted sum (vLLM 0.11.0 model_executor/layers/fused_moe/fused_moe.py fused_experts_impl). vLLM's own kernel
+# benchmark puts it at tens of microseconds: benchmark_moe.py on an H100, Mixtral-8x7B TP2 (E=8, N=7168) at batch 1
+# takes 144 us where its two experts' 352 MB need 105 us at 3.35 TB/s (vllm-project/vllm#24700, Sept 2025, the
+# tuned-config column). Calibrated (benchmarks/fidelity.py CONSTANTS).
+MOE_LAYER_SECONDS = 0.00004
 PER_SEQ_OVERHEAD_S = 0.00002  # host work per request in the step (input prep, detokenizing)
+# Bytes of HBM traffic per (sampled request x vocabulary entry) on the greedy path of vLLM's V1 sampler: the LM head
+# writes bf16 logits (2), ``logits.to(torch.float32)`` reads them and writes fp32 (2 + 4), ``argmax`` reads fp32 (4).
+LOGITS_BYTES_PER_ENTRY = 12
 # One all-reduce's fixed cost (launch and synchronisation) by the link between the tensor-parallel ranks:
 # * nvlink, pcie: the GPU's own link (hardware.toml ``interconnect``), where vLLM's custom all-reduce or NCCL's P2P
 #   transport reach the peer GPUs' memory directly. nvlink: vLLM's custom all-reduce of 512 B-32 KB on H100 took
@@ -91,6 +101,8 @@ class Roofline:
     num_experts: int = 0
     experts_per_token: int = 0
     expert_flops_per_token: float = 0.0
+    moe_layers: int = 0  # layers with routed experts (their fixed kernel latency: moe_kernel_seconds)
+    vocab_size: int = 0  # the LM head's rows: every scheduled request's logits span it
 
     def weights_read(self, tokens: float) -> float:
         """Weight bytes one step reads for ``tokens`` tokens: every dense weight, and of the routed experts only those
@@ -112,12 +124,25 @@ class Roofline:
         size = tokens * self.hidden_size * self.act_bytes
         return 2 * (self.layers / self.pp) * allreduce_seconds(size, self.tp, self.link, self.link_bytes_s)
 
-    def step_seconds(self, decodes: int, prefill_tokens: int, context_tokens: float, prefill_context: float = 0.0) -> float:
+    def moe_kernel_seconds(self) -> float:
+        """A stage's fixed latency of its fused-MoE layers per micro-batch: MOE_LAYER_SECONDS for each layer with routed
+        experts, whatever the batch (0 for a dense model)."""
+        return self.moe_layers / self.pp * MOE_LAYER_SECONDS
+
+    def step_seconds(
+        self,
+        decodes: int,
+        prefill_tokens: int,
+        context_tokens: float,
+        prefill_context: float = 0.0,
+        prefill_seqs: Optional[int] = None,
+    ) -> float:
         """Seconds of one engine step.
 
         ``decodes`` requests each add one token; ``prefill_tokens`` prompt tokens are computed in
         chunks; ``context_tokens`` is the KV the step reads (every scheduled request's cached
-        tokens); ``prefill_context`` the sum over prefill chunks of chunk x its prefix (attention work).
+        tokens); ``prefill_context`` the sum over prefill chunks of chunk x its prefix (attention work);
+        ``prefill_seqs`` the requests those chunks belong to (unset: one, when there are prefill tokens).
         """
         tokens = decodes + prefill_tokens
         if tokens <= 0:
@@ -132,11 +157,27 @@ class Roofline:
         comp = flops / (self.flops_s * FLOP_EFFICIENCY) + expert_flops / (self.flops_s * MOE_FLOP_EFFICIENCY)
         comm = self.comm_seconds(mb_tokens)
         hops = (pp - 1) * PP_HOP_S
-        return (
-            pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * tokens
-            if prefill_tokens == 0
-            else pp * (max(mem, comp) + comm) + hops + STEP_OVERHEAD_S + PER_SEQ_OVERHEAD_S * (decodes + 1)
-        )
+        seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
+        moe = self.moe_kernel_seconds()
+        return pp * (max(mem, comp) + comm + moe) + hops + STEP_OVERHEAD_S + self.per_request_seconds(seqs)
+
+    def per_request_seconds(self, seqs: int) -> float:
+        """What a step costs per request it schedules, beyond the model's weights, KV and FLOPs (vLLM 0.11.0).
+
+        * Host work: the engine core's step is ``schedule()``, ``execute_model()``, ``update_from_output()`` in turn
+          (v1/engine/core.py 283-288; async scheduling is off by default, config/scheduler.py 138), each a Python loop
+          over the scheduled requests, while the GPU waits: ``PER_SEQ_OVERHEAD_S`` each.
+        * Logits and sampling: every scheduled request, a decode or a prefill chunk, gets a row of logits over the
+          vocabulary (v1/worker/gpu_model_runner.py 1104 ``logits_indices = query_start_loc[1:] - 1``, 2330-2331
+          ``compute_logits(hidden_states[logits_indices])``); the sampler casts them to fp32 (v1/sample/sampler.py 86)
+          and, for greedy requests, takes the argmax (140, 158-159). ``vllm bench serve`` asks for greedy decoding
+          (benchmarks/serve.py 1246-1247, temperature 0.0), which clears top-k/top-p (sampling_params.py 353-357), so
+          that is the path: ``LOGITS_BYTES_PER_ENTRY`` bytes per entry, at the decode bandwidth. Under tensor
+          parallelism V1 all-gathers the logits (model_executor/layers/logits_processor.py 71-77, platforms/interface.py
+          476), so every rank samples the whole vocabulary.
+        """
+        logits = seqs * self.vocab_size * LOGITS_BYTES_PER_ENTRY / (self.hbm_bytes_s * HBM_EFFICIENCY)
+        return PER_SEQ_OVERHEAD_S * seqs + logits
 
 
 def allreduce_seconds(size_bytes: float, tp: int, link: str, link_bytes_s: float) -> float:
@@ -266,6 +307,7 @@ def roofline_for(
         expert_share=share,
         num_experts=arch.num_experts if experts else 0,
         experts_per_token=arch.experts_per_token if experts else 0,
+        moe_layers=_moe_layers(arch) if experts else 0,
         attn_flops_per_token_ctx=attention_flops_per_token_ctx(arch),
         hidden_size=arch.hidden_size,
         layers=arch.num_layers,
@@ -276,6 +318,7 @@ def roofline_for(
         link=link or spec.interconnect,
         link_bytes_s=_link_bytes_s(spec.interconnect, spec.interconnect_gb_s, link),
         act_bytes=2,
+        vocab_size=arch.vocab_size,
     )
 
 

@@ -27,7 +27,7 @@ class FixedStep:
         self.seconds = seconds
         self.calls: list[tuple[int, int]] = []
 
-    def step_seconds(self, decodes, prefill_tokens, context_tokens, prefill_context=0.0):
+    def step_seconds(self, decodes, prefill_tokens, context_tokens, prefill_context=0.0, prefill_seqs=None):
         self.calls.append((decodes, prefill_tokens))
         return self.seconds
 

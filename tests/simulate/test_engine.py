@@ -268,3 +268,27 @@ def test_a_preemption_for_a_chunk_counts_the_chunks_already_planned_in_the_step(
     assert [r.id for r, _ in chunks] == [1, 2] and planned == 128
     assert rep._blocks_used() + planned / rep.bs <= rep.num_blocks
     assert r3.preemptions == 1 and r4.preemptions == 1
+
+
+class _CountingStep:
+    """A roofline stand-in that records how many requests each step schedules."""
+
+    def __init__(self):
+        self.steps: list[tuple[int, int, int]] = []
+
+    def step_seconds(self, decodes, prefill_tokens, context_tokens, prefill_context=0.0, prefill_seqs=None):
+        self.steps.append((decodes, prefill_tokens, 0 if prefill_seqs is None else prefill_seqs))
+        return 0.01
+
+
+def test_a_step_is_charged_for_every_request_it_schedules():
+    """Six short prompts admitted together are six scheduled requests (each sampled, roofline.per_request_seconds):
+    five whole prompts and the sixth's first chunk; the next step holds the five decodes and the sixth's last chunk."""
+    env = simpy.Environment()
+    rep = replica(env, seqs=8, tokens=100)
+    rep.roof = _CountingStep()
+    for i in range(6):
+        rep.submit(_req(i, prompt=19, output=3))
+    env.run(until=1)
+    assert rep.roof.steps[0] == (0, 100, 6)  # 5 x 19 tokens and 5 of the sixth's under the 100-token budget
+    assert rep.roof.steps[1] == (5, 14, 1)

@@ -186,3 +186,20 @@ def test_the_chat_templates_tokens_reach_the_server_less_the_shared_blocks_the_p
     assert rep.requests[0].prompt == 197 and fidelity._shared_prefix_hit(66) == 64 and fidelity._shared_prefix_hit(3) == 0
     chat = [p for p in POINTS if p["source"].get("repository") in ("gpustack/gpustack", "Alberto-Codes/turboquant-vllm")]
     assert chat and all(p["workload"]["chat_template"]["tokens"] > p["workload"]["chat_template"]["shared_prefix"] for p in chat)
+
+
+def test_sharegpt_points_draw_whole_pairs_from_their_tokenizers_pool_at_the_published_means():
+    pools = json.loads((ROOT / "benchmarks" / "data" / "sharegpt_pairs.json").read_text())["pools"]
+    for name, pairs in pools.items():
+        a = np.array(pairs)
+        # vLLM 0.11.0 is_valid_sequence kept every pair (benchmarks/datasets.py 254-278)
+        assert len(a) == 4000 and a.min() >= 4 and a[:, 0].max() <= 1024 and a.sum(axis=1).max() <= 2048, name
+    sharegpt = [p for p in POINTS if p["workload"]["dataset"] == "sharegpt"]
+    assert sharegpt and all(p["workload"]["length_pool"] in pools for p in sharegpt)
+    w = {"dataset": "sharegpt", "num_prompts": 1000, "mean_input": 217.39, "mean_output": 201.65, "length_pool": "qwen3"}
+    ins, outs = fidelity._bench_lengths(w, np.random.default_rng(0))
+    assert abs(ins.mean() - 217.39) < 0.5 and abs(outs.mean() - 201.65) < 0.5
+    # the drawn pairs are the pool's pairs, scaled: a long prompt keeps its own answer
+    a = np.array(pools["qwen3"])
+    k = np.random.default_rng(0).choice(len(a), 1000, replace=False)
+    assert np.corrcoef(ins, a[k, 0])[0, 1] > 0.999 and np.corrcoef(outs, a[k, 1])[0, 1] > 0.999

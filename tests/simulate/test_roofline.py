@@ -54,6 +54,23 @@ def test_the_moe_gemm_efficiency_applies_to_the_routed_experts_only(monkeypatch)
     assert after[1] == before[1]
 
 
+def test_every_request_a_step_schedules_costs_host_work_and_a_row_of_logits():
+    """vLLM 0.11.0 samples every scheduled request, a decode or a prefill chunk (gpu_model_runner.py 1104
+    ``logits_indices = query_start_loc[1:] - 1``): its host work and its fp32 logits over the vocabulary count per
+    request, so a step of 64 new short prompts costs 63 requests more than a step of one 8,192-token prompt."""
+    m = find_model("qwen3-14b")
+    r = roofline_for(m.arch, "H100", m.checkpoint_bytes, 160 * 1024, 1, 1)
+    assert r.vocab_size == 151_936
+    row = roofline.PER_SEQ_OVERHEAD_S + 151_936 * 12 / (3350e9 * roofline.HBM_EFFICIENCY)
+    assert r.per_request_seconds(1024) == pytest.approx(1024 * row)
+    one = r.step_seconds(0, 8192, 8192, 8192 * 64)
+    many = r.step_seconds(0, 8192, 8192, 8192 * 64, prefill_seqs=64)
+    assert many - one == pytest.approx(63 * row)
+    # A decode step's share grows with the batch: at 1,024 requests the logits alone are about 0.6 ms on an H100.
+    logits = r.per_request_seconds(1024) - 1024 * roofline.PER_SEQ_OVERHEAD_S
+    assert 0.5e-3 < logits < 0.7e-3
+
+
 def _tp2_32b(link=None):
     m = find_model("qwen2.5-32b")  # 64 layers, hidden 5120
     return roofline_for(m.arch, "A100-80GB", m.checkpoint_bytes / 2, 131072, 2, 1, link=link)
@@ -185,3 +202,20 @@ def test_an_nvlink_all_reduce_takes_what_vllms_own_benchmark_measured():
     one, four = (roofline.allreduce_seconds(n * mb, 6, "nvlink", 450e9) for n in (1, 4))
     assert four - one == pytest.approx(15e-6, rel=0.1)  # the bandwidth term: 3 MB more in 15 us
     assert one == pytest.approx(16e-6, rel=0.3) and four == pytest.approx(31e-6, rel=0.15)
+
+
+def test_each_moe_layer_adds_the_fused_moe_kernels_fixed_latency_to_a_step(monkeypatch):
+    """A small decode batch of a MoE model pays MOE_LAYER_SECONDS for each layer with routed experts (routing, sorting
+    and two grouped-GEMM launches cost tens of microseconds whatever the batch: vllm#24700's benchmark_moe figures);
+    DeepSeek's 3 dense layers and a dense model pay none."""
+    _, gpt = _roof("gpt-oss-120b")  # 36 layers, all with routed experts
+    ds = roofline_for(find_model("deepseek-v3").arch, "H200", 80e9, 70272, 8, 1, fp8=True)
+    _, dense = _roof("llama-3.1-8b")
+    assert (gpt.moe_layers, ds.moe_layers, dense.moe_layers) == (36, 58, 0)
+    before = [r.step_seconds(4, 0, 4000) for r in (gpt, ds, dense)]
+    monkeypatch.setattr(roofline, "MOE_LAYER_SECONDS", roofline.MOE_LAYER_SECONDS + 1e-4)
+    after = [r.step_seconds(4, 0, 4000) for r in (gpt, ds, dense)]
+    assert after[0] - before[0] == pytest.approx(36e-4)
+    assert after[1] - before[1] == pytest.approx(58e-4)
+    assert after[2] == before[2]
+    assert roofline.MOE_LAYER_SECONDS > 0
