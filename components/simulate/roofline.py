@@ -40,7 +40,9 @@ STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output
 # takes 144 us where its two experts' 352 MB need 105 us at 3.35 TB/s (vllm-project/vllm#24700, Sept 2025, the
 # tuned-config column). Calibrated (benchmarks/fidelity.py CONSTANTS).
 MOE_LAYER_SECONDS = 0.00004
-PER_SEQ_OVERHEAD_S = 0.00002  # host work per request in the step (input prep, detokenizing)
+PER_SEQ_OVERHEAD_S = 0.00002  # engine-core host work per scheduled request (scheduling, input prep, output bookkeeping)
+# (V1 detokenizes in the API server process: v1/engine/async_llm.py 457 output_processor.process_outputs, which
+# calls each request's detokenizer, output_processor.py 435; engine.py API_TOKEN_SECONDS charges that.)
 # Bytes of HBM traffic per (sampled request x vocabulary entry) on the greedy path of vLLM's V1 sampler: the LM head
 # writes bf16 logits (2), ``logits.to(torch.float32)`` reads them and writes fp32 (2 + 4), ``argmax`` reads fp32 (4).
 LOGITS_BYTES_PER_ENTRY = 12
@@ -175,6 +177,12 @@ class Roofline:
           that is the path: ``LOGITS_BYTES_PER_ENTRY`` bytes per entry, at the decode bandwidth. Under tensor
           parallelism V1 all-gathers the logits (model_executor/layers/logits_processor.py 71-77, platforms/interface.py
           476), so every rank samples the whole vocabulary.
+
+        Checked and not charged: CUDA graphs. 0.11.0 captures decode batches up to min(2 x max_num_seqs, 512)
+        (config/scheduler.py 222-227, config/__init__.py 590-596); a larger batch runs the compiled model without a
+        graph, whose kernel launches the CPU issues ahead of the GPU, so they cost time only where they outlast the
+        GPU's work: not a 14B model's step of 512 tokens or more (tens of ms on the GPU), perhaps a 0.6B model's
+        (the kvcached points' 600-token steps); no cited per-launch cost, so no term.
         """
         logits = seqs * self.vocab_size * LOGITS_BYTES_PER_ENTRY / (self.hbm_bytes_s * HBM_EFFICIENCY)
         return PER_SEQ_OVERHEAD_S * seqs + logits

@@ -203,3 +203,12 @@ def test_sharegpt_points_draw_whole_pairs_from_their_tokenizers_pool_at_the_publ
     a = np.array(pools["qwen3"])
     k = np.random.default_rng(0).choice(len(a), 1000, replace=False)
     assert np.corrcoef(ins, a[k, 0])[0, 1] > 0.999 and np.corrcoef(outs, a[k, 1])[0, 1] > 0.999
+
+
+def test_every_point_states_whether_its_engine_scheduled_asynchronously():
+    # off by default through 0.11 (config/scheduler.py 'async_scheduling: bool = False'), on by default from 0.15
+    for p in POINTS:
+        e = p["engine"]
+        assert isinstance(e["async_scheduling"], bool) and e["async_scheduling_source"], p["id"]
+        if _release(p) >= (0, 15):
+            assert e["async_scheduling"], p["id"]
