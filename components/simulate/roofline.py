@@ -331,9 +331,8 @@ def roofline_for(
 
 
 def _link_bytes_s(interconnect: str, interconnect_gb_s: float, link: Optional[str]) -> float:
-    """Bandwidth per direction of the link the TP ranks use: the GPU's own, or the host-staged path's."""
-    if link is None or link == interconnect:
-        return interconnect_gb_s * 1e9
-    if link == "host":
-        return HOST_LINK_BYTES_S
-    raise ValueError(f"link {link!r}: a replica's ranks use the GPU's own interconnect ({interconnect}) or 'host'")
+    """Bandwidth per direction of the link the TP ranks use: the GPU's own, or the host-staged path's achieved rate."""
+    kind = link or interconnect
+    if kind not in (interconnect, "host"):
+        raise ValueError(f"link {link!r}: a replica's ranks use the GPU's own interconnect ({interconnect}) or 'host'")
+    return min(HOST_LINK_BYTES_S, interconnect_gb_s * 1e9) if kind == "host" else interconnect_gb_s * 1e9

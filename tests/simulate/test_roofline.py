@@ -219,3 +219,15 @@ def test_each_moe_layer_adds_the_fused_moe_kernels_fixed_latency_to_a_step(monke
     assert after[1] - before[1] == pytest.approx(58e-4)
     assert after[2] == before[2]
     assert roofline.MOE_LAYER_SECONDS > 0
+
+
+def test_geforce_cards_all_reduce_through_host_memory():
+    """GeForce cards get no peer-to-peer access (NVIDIA/nccl-tests issue 287: "GeForce cards do not support P2P"), so
+    their TP ranks pay the host-staged link; datacenter PCIe cards keep PCIe peer-to-peer."""
+    from components.capacity.hardware import GPUS
+
+    assert {g.name for g in GPUS.values() if g.interconnect == "host"} == {"RTX-3090", "RTX-4090"}
+    m = find_model("llama-3.1-8b")
+    r = roofline_for(m.arch, "RTX-4090", m.checkpoint_bytes / 2, 65536, 2, 1)
+    assert (r.link, r.link_bytes_s) == ("host", roofline.HOST_LINK_BYTES_S)
+    assert roofline_for(m.arch, "L40S", m.checkpoint_bytes / 2, 65536, 2, 1).link == "pcie"
