@@ -40,7 +40,9 @@ STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output
 # takes 144 us where its two experts' 352 MB need 105 us at 3.35 TB/s (vllm-project/vllm#24700, Sept 2025, the
 # tuned-config column). Calibrated (benchmarks/fidelity.py CONSTANTS).
 MOE_LAYER_SECONDS = 0.00004
-PER_SEQ_OVERHEAD_S = 0.00002  # host work per request in the step (input prep, detokenizing)
+PER_SEQ_OVERHEAD_S = 0.00002  # engine-core host work per scheduled request (scheduling, input prep, output bookkeeping)
+# (V1 detokenizes in the API server process: v1/engine/async_llm.py 457 output_processor.process_outputs, which
+# calls each request's detokenizer, output_processor.py 435; engine.py API_TOKEN_SECONDS charges that.)
 # Bytes of HBM traffic per (sampled request x vocabulary entry) on the greedy path of vLLM's V1 sampler: the LM head
 # writes bf16 logits (2), ``logits.to(torch.float32)`` reads them and writes fp32 (2 + 4), ``argmax`` reads fp32 (4).
 LOGITS_BYTES_PER_ENTRY = 12
@@ -58,6 +60,12 @@ LOGITS_BYTES_PER_ENTRY = 12
 #   TP2 (README Tests 4 and 2, --num-prompts 1); with the step overhead o, TP1 = o + W/B and TP2 = o + W/2B + 2 x 28
 #   layers x latency give (8.82 - 2.02 - 4.87) ms / 56 = 34.5 us (tests/simulate/test_roofline.py re-derives it).
 ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 30e-6, "host": 35e-6}
+# The share of NVLink's bandwidth per direction an all-reduce's ring traffic achieves. vLLM 0.11.0 picks per size the
+# fastest of its custom all-reduce, torch symmetric memory and NCCL (cuda_communicator.py all_reduce 121-159,
+# all_reduce_utils.py CUSTOM_ALL_REDUCE_MAX_SIZES / SYMM_MEM_ALL_REDUCE_MAX_SIZES); the pull request that set those
+# limits (vllm-project/vllm 24111, H100, TP6, bf16) measured the chosen one at 16 us for 1 MB and 31 us for 4 MB:
+# 3 MiB more in 15 us is 210 GB/s of buffer, 2 x 5/6 of that (349 GB/s) per rank and direction: 78% of NVLink4's 450.
+NVLINK_ALLREDUCE_EFFICIENCY = 0.78
 # The host-staged link's all-reduce bus bandwidth (the ring traffic per rank and direction per second): each GPU writes
 # its share to host memory and reads its peer's over its own PCIe Gen4 x16 link (32 GB/s each way by the datasheets).
 # NCCL through host buffers achieves 18 GB/s bus bandwidth on PCIe Gen4 x16 GPUs (NVIDIA/nccl issue 1603, 4 x RTX 4090
@@ -169,6 +177,12 @@ class Roofline:
           that is the path: ``LOGITS_BYTES_PER_ENTRY`` bytes per entry, at the decode bandwidth. Under tensor
           parallelism V1 all-gathers the logits (model_executor/layers/logits_processor.py 71-77, platforms/interface.py
           476), so every rank samples the whole vocabulary.
+
+        Checked and not charged: CUDA graphs. 0.11.0 captures decode batches up to min(2 x max_num_seqs, 512)
+        (config/scheduler.py 222-227, config/__init__.py 590-596); a larger batch runs the compiled model without a
+        graph, whose kernel launches the CPU issues ahead of the GPU, so they cost time only where they outlast the
+        GPU's work: not a 14B model's step of 512 tokens or more (tens of ms on the GPU), perhaps a 0.6B model's
+        (the kvcached points' 600-token steps); no cited per-launch cost, so no term.
         """
         logits = seqs * self.vocab_size * LOGITS_BYTES_PER_ENTRY / (self.hbm_bytes_s * HBM_EFFICIENCY)
         return PER_SEQ_OVERHEAD_S * seqs + logits
@@ -176,10 +190,12 @@ class Roofline:
 
 def allreduce_seconds(size_bytes: float, tp: int, link: str, link_bytes_s: float) -> float:
     """One all-reduce of ``size_bytes`` over ``tp`` ranks: the link's fixed latency plus a ring's traffic, each rank
-    sending (and receiving) 2 (tp - 1) / tp of the buffer over its link, at the link's bandwidth per direction."""
+    sending (and receiving) 2 (tp - 1) / tp of the buffer over its link, at the bandwidth per direction it achieves
+    (hardware.toml interconnect_gb_s is NVLink's per direction: A100 NVLink3 600 GB/s both ways = 300, H100/H200 450)."""
     if tp <= 1:
         return 0.0
-    return ALLREDUCE_LATENCY_S[link] + 2 * (tp - 1) / tp * size_bytes / link_bytes_s
+    achieved = link_bytes_s * (NVLINK_ALLREDUCE_EFFICIENCY if link == "nvlink" else 1.0)
+    return ALLREDUCE_LATENCY_S[link] + 2 * (tp - 1) / tp * size_bytes / achieved
 
 
 def active_params(arch: Architecture) -> float:
