@@ -65,6 +65,12 @@ LOGITS_BYTES_PER_ENTRY = 12
 #   TP2 (README Tests 4 and 2, --num-prompts 1); with the step overhead o, TP1 = o + W/B and TP2 = o + W/2B + 2 x 28
 #   layers x latency give (8.82 - 2.02 - 4.87) ms / 56 = 34.5 us (tests/simulate/test_roofline.py re-derives it).
 ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 30e-6, "host": 35e-6}
+# The share of NVLink's bandwidth per direction an all-reduce's ring traffic achieves. vLLM 0.11.0 picks per size the
+# fastest of its custom all-reduce, torch symmetric memory and NCCL (cuda_communicator.py all_reduce 121-159,
+# all_reduce_utils.py CUSTOM_ALL_REDUCE_MAX_SIZES / SYMM_MEM_ALL_REDUCE_MAX_SIZES); the pull request that set those
+# limits (vllm-project/vllm 24111, H100, TP6, bf16) measured the chosen one at 16 us for 1 MB and 31 us for 4 MB:
+# 3 MiB more in 15 us is 210 GB/s of buffer, 2 x 5/6 of that (349 GB/s) per rank and direction: 78% of NVLink4's 450.
+NVLINK_ALLREDUCE_EFFICIENCY = 0.78
 # The host-staged link's all-reduce bus bandwidth (the ring traffic per rank and direction per second): each GPU writes
 # its share to host memory and reads its peer's over its own PCIe Gen4 x16 link (32 GB/s each way by the datasheets).
 # NCCL through host buffers achieves 18 GB/s bus bandwidth on PCIe Gen4 x16 GPUs (NVIDIA/nccl issue 1603, 4 x RTX 4090
@@ -206,10 +212,12 @@ class Roofline:
 
 def allreduce_seconds(size_bytes: float, tp: int, link: str, link_bytes_s: float) -> float:
     """One all-reduce of ``size_bytes`` over ``tp`` ranks: the link's fixed latency plus a ring's traffic, each rank
-    sending (and receiving) 2 (tp - 1) / tp of the buffer over its link, at the link's bandwidth per direction."""
+    sending (and receiving) 2 (tp - 1) / tp of the buffer over its link, at the bandwidth per direction it achieves
+    (hardware.toml interconnect_gb_s is NVLink's per direction: A100 NVLink3 600 GB/s both ways = 300, H100/H200 450)."""
     if tp <= 1:
         return 0.0
-    return ALLREDUCE_LATENCY_S[link] + 2 * (tp - 1) / tp * size_bytes / link_bytes_s
+    achieved = link_bytes_s * (NVLINK_ALLREDUCE_EFFICIENCY if link == "nvlink" else 1.0)
+    return ALLREDUCE_LATENCY_S[link] + 2 * (tp - 1) / tp * size_bytes / achieved
 
 
 def active_params(arch: Architecture) -> float:
@@ -346,9 +354,8 @@ def roofline_for(
 
 
 def _link_bytes_s(interconnect: str, interconnect_gb_s: float, link: Optional[str]) -> float:
-    """Bandwidth per direction of the link the TP ranks use: the GPU's own, or the host-staged path's."""
-    if link is None or link == interconnect:
-        return interconnect_gb_s * 1e9
-    if link == "host":
-        return HOST_LINK_BYTES_S
-    raise ValueError(f"link {link!r}: a replica's ranks use the GPU's own interconnect ({interconnect}) or 'host'")
+    """Bandwidth per direction of the link the TP ranks use: the GPU's own, or the host-staged path's achieved rate."""
+    kind = link or interconnect
+    if kind not in (interconnect, "host"):
+        raise ValueError(f"link {link!r}: a replica's ranks use the GPU's own interconnect ({interconnect}) or 'host'")
+    return min(HOST_LINK_BYTES_S, interconnect_gb_s * 1e9) if kind == "host" else interconnect_gb_s * 1e9

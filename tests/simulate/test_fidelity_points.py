@@ -141,6 +141,10 @@ def test_gpustacks_points_record_the_greedy_sampling_their_client_sent():
     # vLLM turns into greedy sampling (sampling_params.py 353-357): the sampler-cost model reads this field.
     gpustack = [p for p in POINTS if p["source"].get("repository") == "gpustack/gpustack"]
     assert gpustack and all(p["engine"]["sampling"].startswith("greedy") for p in gpustack)
+    # from ~0.15 the client sends no temperature (0.15.1 benchmarks/serve.py 1635-1640): the server's sampling defaults apply
+    assert all(
+        p["engine"]["sampling"].startswith("sampled") == (_release(p) >= (0, 15)) for p in POINTS if p["release"] != "0.15.1"
+    )
 
 
 def test_a_run_whose_requests_partly_failed_replays_the_successful_ones():
@@ -205,10 +209,12 @@ def test_sharegpt_points_draw_whole_pairs_from_their_tokenizers_pool_at_the_publ
     assert np.corrcoef(ins, a[k, 0])[0, 1] > 0.999 and np.corrcoef(outs, a[k, 1])[0, 1] > 0.999
 
 
-def test_every_point_states_whether_its_engine_scheduled_asynchronously():
+def test_every_point_states_its_async_scheduling_and_cuda_graph_limit():
     # off by default through 0.11 (config/scheduler.py 'async_scheduling: bool = False'), on by default from 0.15
     for p in POINTS:
         e = p["engine"]
         assert isinstance(e["async_scheduling"], bool) and e["async_scheduling_source"], p["id"]
         if _release(p) >= (0, 15):
             assert e["async_scheduling"], p["id"]
+        # the largest batch a CUDA graph covers: none under --enforce-eager, else the release's rule or the source's flag
+        assert (e["cuda_graph_max_batch"] == 0) == bool(e.get("enforce_eager")) and e["cuda_graph_max_batch_source"], p["id"]
