@@ -148,6 +148,16 @@ class Roofline:
         down_rate = width / (width + MOE_PIPELINE_K)
         return expert_flops * (2 / 3 + 1 / 3 / down_rate) / (self.flops_s * MOE_FLOP_EFFICIENCY)
 
+    def expert_pipeline_bytes(self, tokens: float) -> float:
+        """The extra bytes' worth of time the routed experts' down projection costs a step's weight reads: its third of
+        the expert bytes streams through the same short K loop as its FLOPs (expert_compute_seconds), at
+        W / (W + MOE_PIPELINE_K) of the rate."""
+        if not self.num_experts:
+            return 0.0
+        experts = self.weights_read(tokens) - self.weight_bytes * (1.0 - self.expert_share)
+        width = max(1, self.expert_width)
+        return experts / 3 * MOE_PIPELINE_K / width
+
     def moe_kernel_seconds(self) -> float:
         """A stage's fixed latency of its fused-MoE layers per micro-batch: MOE_LAYER_SECONDS for each layer with routed
         experts, whatever the batch (0 for a dense model)."""
@@ -175,7 +185,7 @@ class Roofline:
         # PP micro-batches: a stage's rank runs each of the PP micro-batches (1/PP of the batch) once per step.
         mb_tokens = tokens / pp
         kv = self.kv_bytes_per_token * context_tokens / pp  # per-GPU KV bytes already count only this stage's layers
-        mem = (self.weights_read(mb_tokens) + kv) / (self.hbm_bytes_s * HBM_EFFICIENCY)
+        mem = (self.weights_read(mb_tokens) + kv + self.expert_pipeline_bytes(mb_tokens)) / (self.hbm_bytes_s * HBM_EFFICIENCY)
         flops = (self.flops_per_token * mb_tokens + self.attn_flops_per_token_ctx * prefill_context / pp) / (self.tp * pp)
         expert_flops = self.expert_flops_per_token * mb_tokens / (self.tp * pp)
         comp = flops / (self.flops_s * FLOP_EFFICIENCY) + self.expert_compute_seconds(expert_flops)
