@@ -221,6 +221,26 @@ def test_each_moe_layer_adds_the_fused_moe_kernels_fixed_latency_to_a_step(monke
     assert roofline.MOE_LAYER_SECONDS > 0
 
 
+def test_narrow_tensor_parallel_experts_run_their_down_gemm_slower(monkeypatch):
+    """The down GEMM's K is an expert's width on the rank (moe_intermediate_size / tp), walked in BLOCK_SIZE_K steps
+    through a pipeline of num_stages loads (fused_moe.py line 429): Qwen3-235B's 1536-wide experts at TP8 leave 192,
+    a few steps, so its experts' FLOPs cost more than the same FLOPs in gpt-oss's 2880-wide experts at TP1."""
+    qwen = find_model("qwen3-235b-a22b")
+    gpt = find_model("gpt-oss-120b")
+    q8 = roofline_for(qwen.arch, "H100", qwen.checkpoint_bytes / 8, 48128, 8, 1)
+    g1 = roofline_for(gpt.arch, "H100", gpt.checkpoint_bytes, 73728, 1, 1)
+    assert (q8.expert_width, g1.expert_width) == (1536 // 8, 2880)
+    long_k = 1.0 / (q8.flops_s * roofline.MOE_FLOP_EFFICIENCY)  # seconds a FLOP with no pipeline fill
+    narrow, wide = q8.expert_compute_seconds(1.0) / long_k, g1.expert_compute_seconds(1.0) / long_k
+    p = roofline.MOE_PIPELINE_K
+    assert narrow == pytest.approx(2 / 3 + 1 / 3 * (192 + p) / 192)
+    assert wide == pytest.approx(2 / 3 + 1 / 3 * (2880 + p) / 2880)
+    assert narrow > wide > 1.0
+    # Without the pipeline fill (MOE_PIPELINE_K 0) every expert FLOP costs the same.
+    monkeypatch.setattr(roofline, "MOE_PIPELINE_K", 0)
+    assert q8.expert_compute_seconds(1.0) == pytest.approx(long_k)
+
+
 def test_geforce_cards_all_reduce_through_host_memory():
     """GeForce cards get no peer-to-peer access (NVIDIA/nccl-tests issue 287: "GeForce cards do not support P2P"), so
     their TP ranks pay the host-staged link; datacenter PCIe cards keep PCIe peer-to-peer."""
@@ -231,3 +251,20 @@ def test_geforce_cards_all_reduce_through_host_memory():
     r = roofline_for(m.arch, "RTX-4090", m.checkpoint_bytes / 2, 65536, 2, 1)
     assert (r.link, r.link_bytes_s) == ("host", roofline.HOST_LINK_BYTES_S)
     assert roofline_for(m.arch, "L40S", m.checkpoint_bytes / 2, 65536, 2, 1).link == "pcie"
+
+
+def test_narrow_experts_stream_their_down_projection_slower_in_decode(monkeypatch):
+    """The down projection's third of the expert bytes goes through the same short K loop: at decode (memory-bound)
+    Qwen3-235B's TP8 experts (W 192) cost MOE_PIPELINE_K / W of that third again; a dense model nothing."""
+    qwen = find_model("qwen3-235b-a22b")
+    q8 = roofline_for(qwen.arch, "H100", qwen.checkpoint_bytes / 8, 48128, 8, 1)
+    experts = q8.weights_read(256) - q8.weight_bytes * (1 - q8.expert_share)
+    assert q8.expert_pipeline_bytes(256) == pytest.approx(experts / 3 * roofline.MOE_PIPELINE_K / 192)
+    assert q8.expert_pipeline_bytes(256) > 0.3 * experts
+    _, dense = _roof("llama-3.1-8b")
+    assert dense.expert_pipeline_bytes(256) == 0.0
+    # A memory-bound decode step grows by those bytes over the HBM rate.
+    extra = q8.expert_pipeline_bytes(256) / (q8.hbm_bytes_s * roofline.HBM_EFFICIENCY)
+    before = q8.step_seconds(256, 0, 256 * 500)
+    monkeypatch.setattr(roofline, "MOE_PIPELINE_K", 0)
+    assert before - q8.step_seconds(256, 0, 256 * 500) == pytest.approx(extra)
