@@ -12,6 +12,12 @@ bytes over bandwidth), plus a fixed per-step host overhead (scheduling, sampling
 Pipeline parallelism runs PP micro-batches through PP stages: a token of every request is ready
 after PP stage times of a micro-batch of n / PP requests, plus the hops between the stages.
 
+Mixture-of-experts models read only the experts their tokens are routed to (weights_read), run the
+routed experts' FLOPs at MOE_FLOP_EFFICIENCY with the down GEMM slowed when TP leaves its K short
+(expert_compute_seconds, expert_pipeline_bytes), and pay a fixed fused-MoE latency per MoE layer
+(moe_kernel_seconds). Block-scaled FP8 checkpoints compute at the BF16 peak (gemm_peak_tflops); MLA
+(DeepSeek) counts its projections, its decompressed prefill heads and its absorbed decode attention.
+
 The GPU facts come from the hardware records (components/capacity/hardware.toml: each GPU's
 ``performance`` datasheet peaks and its ``interconnect``); the
 efficiencies below turn peaks into achieved rates. They are calibrated on the calibration half of
