@@ -374,6 +374,7 @@ def simulate_point(p: dict, seed: int = 0, closed_outputs: str = "exponential", 
     rep = _traced_replica(env, roof, seqs, tokens, kv_tokens, on_done)
     # --scheduler-v0: replay the points whose release ran V0 without chunked prefill with that scheduler.
     rep.prefill_first = v0 and p["engine"].get("scheduler") == "prefill-first"
+    rep.async_scheduling = bool(p["engine"].get("async_scheduling"))  # the point's release default or its flag
     if "release" not in p:
         rep.frontend_seconds = V0_FRONTEND_SECONDS
     point = {**p, "engine": {**p["engine"], "max_model_len": max_len}}

@@ -154,6 +154,9 @@ class Replica:
         # vLLM's V0 scheduler without chunked prefill (releases before V1; benchmarks/fidelity.py replays such runs):
         # whole prompts, and a step that prefills decodes nothing. The stacks pin V1 releases: False.
         self.prefill_first = False
+        # vLLM's async scheduling (engine core schedules the next batch while the GPU runs this one): the step's host
+        # work overlaps the GPU's (roofline.step_host_seconds). benchmarks/fidelity.py sets each point's.
+        self.async_scheduling = False
         self.process = env.process(self._run())
 
     # ---- what the router and the metrics see -------------------------------------------------
@@ -385,7 +388,7 @@ class Replica:
         # A V0 prefill-only step reads no decoder's KV; a V1 step reads every scheduled request's.
         ctx = tokens if self.prefill_first else self.kv_tokens + tokens
         # Every request with a chunk in the step is scheduled, sampled and accounted like a decode (roofline.py).
-        dt = self.roof.step_seconds(n_dec, tokens, ctx, attn, prefill_seqs=len(chunks))
+        dt = self.roof.step_seconds(n_dec, tokens, ctx, attn, prefill_seqs=len(chunks), async_scheduling=self.async_scheduling)
         yield self.env.timeout(dt)
         self.busy_seconds += dt
         self.fill_seconds += dt * len(self.running)
@@ -465,7 +468,7 @@ class Replica:
         k_finish = heap[0][0] - self.step_no
         k_kv = int((self.num_blocks - self._blocks_used()) * self.bs // n_dec)
         k = max(1, min(k_finish, k_kv))
-        dt = self.roof.step_seconds(n_dec, 0, self.kv_tokens + n_dec * k / 2)
+        dt = self.roof.step_seconds(n_dec, 0, self.kv_tokens + n_dec * k / 2, async_scheduling=self.async_scheduling)
         t0 = env.now
         admit = not self.waiting and len(self.running) < self.max_seqs
         self._streaming = (t0, n_dec, dt)

@@ -61,14 +61,13 @@ def test_every_request_a_step_schedules_costs_host_work_and_a_row_of_logits():
     m = find_model("qwen3-14b")
     r = roofline_for(m.arch, "H100", m.checkpoint_bytes, 160 * 1024, 1, 1)
     assert r.vocab_size == 151_936
-    row = roofline.PER_SEQ_OVERHEAD_S + 151_936 * 12 / (3350e9 * roofline.HBM_EFFICIENCY)
-    assert r.per_request_seconds(1024) == pytest.approx(1024 * row)
+    logits_row = 151_936 * 12 / (3350e9 * roofline.HBM_EFFICIENCY)
+    assert r.logits_seconds(1024) == pytest.approx(1024 * logits_row)
     one = r.step_seconds(0, 8192, 8192, 8192 * 64)
     many = r.step_seconds(0, 8192, 8192, 8192 * 64, prefill_seqs=64)
-    assert many - one == pytest.approx(63 * row)
+    assert many - one == pytest.approx(63 * (roofline.PER_SEQ_OVERHEAD_S + logits_row))
     # A decode step's share grows with the batch: at 1,024 requests the logits alone are about 0.6 ms on an H100.
-    logits = r.per_request_seconds(1024) - 1024 * roofline.PER_SEQ_OVERHEAD_S
-    assert 0.5e-3 < logits < 0.7e-3
+    assert 0.5e-3 < r.logits_seconds(1024) < 0.7e-3
 
 
 def _tp2_32b(link=None):
@@ -219,3 +218,20 @@ def test_each_moe_layer_adds_the_fused_moe_kernels_fixed_latency_to_a_step(monke
     assert after[1] - before[1] == pytest.approx(58e-4)
     assert after[2] == before[2]
     assert roofline.MOE_LAYER_SECONDS > 0
+
+
+def test_async_scheduling_overlaps_the_per_request_host_work_with_the_gpu_not_the_fixed_step_cost():
+    """vLLM's async scheduling (v1/engine/core.py step_with_batch_queue) prepares the next batch while the GPU runs this
+    one: a step takes the longer of its GPU work and its per-request host work, plus STEP_OVERHEAD_S in series."""
+    m = find_model("qwen3-14b")
+    r = roofline_for(m.arch, "H100", m.checkpoint_bytes, 160 * 1024, 1, 1)
+    for decodes in (8, 512, 1024):
+        sync = r.step_seconds(decodes, 0, decodes * 300)
+        host = decodes * roofline.PER_SEQ_OVERHEAD_S
+        gpu = sync - roofline.STEP_OVERHEAD_S - host
+        assert r.step_seconds(decodes, 0, decodes * 300, async_scheduling=True) == pytest.approx(
+            roofline.STEP_OVERHEAD_S + max(gpu, host)
+        )
+        assert r.step_seconds(decodes, 0, decodes * 300, async_scheduling=True) < sync
+    assert r.step_host_seconds(0.010, 1000, async_scheduling=True) == pytest.approx(roofline.STEP_OVERHEAD_S + 0.020)
+    assert r.step_host_seconds(0.010, 1000) == pytest.approx(roofline.STEP_OVERHEAD_S + 0.030)
