@@ -353,6 +353,30 @@ def _median_ms(vals: list) -> float:
     return statistics.median(vals) * 1000 if vals else math.nan
 
 
+def release_frontend(p: dict) -> tuple[bool, float]:
+    """Whether the point's engine scheduled asynchronously, and its tokenizer's batching wait (components/simulate/
+    engine.py ASYNC_SCHEDULING and MICROBATCH_TOKENIZER_WAIT_S say what each does).
+
+    Async scheduling: the point's ``engine.async_scheduling`` (the data file states it with its source), else its
+    release's default with the flags: off through 0.13.0 (0.11.0 and 0.13.0 vllm/config/scheduler.py
+    ``async_scheduling: bool = False``, lines 138 and 133) unless the flags give --async-scheduling; on from 0.14.0
+    (config/scheduler.py:133 ``default=None``, config/vllm.py:628 sets it True; likewise 0.15.1, 0.18.0, 0.19.0).
+    0.10.2 and 0.11.0 refuse it with pipeline parallelism (engine/arg_utils.py 1291 and 1295), and a pipeline-parallel
+    replica runs a batch queue as deep as its stages in any case, which the roofline's PP model stands for: no
+    plan-ahead with PP. Earlier points (V0, no release): off. The micro-batching tokenizer: vLLM 0.10.0 to 0.19.0
+    (read in the 0.10.0, 0.10.2, 0.11.0, 0.15.1, 0.18.0 and 0.19.0 wheels; gone by 0.29.0)."""
+    from components.capacity.accounting import parse_release
+    from components.simulate.engine import MICROBATCH_TOKENIZER_WAIT_S
+
+    release = parse_release(p.get("release"))
+    if release is None:
+        return False, 0.0
+    stated = p["engine"].get("async_scheduling")
+    by_default = release >= (0, 14) or "--async-scheduling" in p["engine"].get("flags", "")
+    async_on = (by_default if stated is None else bool(stated)) and p.get("pp", 1) == 1
+    return async_on, MICROBATCH_TOKENIZER_WAIT_S if (0, 10) <= release <= (0, 19) else 0.0
+
+
 def simulate_point(p: dict, seed: int = 0, closed_outputs: str = "exponential", v0: bool = False) -> dict:
     """Run one point's workload through one simulated replica: its throughput, median TTFT and TPOT, and the
     simulated TTFT split into API server, queue (waiting for a batch slot, tokens or blocks) and prefill."""
@@ -374,9 +398,9 @@ def simulate_point(p: dict, seed: int = 0, closed_outputs: str = "exponential", 
     rep = _traced_replica(env, roof, seqs, tokens, kv_tokens, on_done)
     # --scheduler-v0: replay the points whose release ran V0 without chunked prefill with that scheduler.
     rep.prefill_first = v0 and p["engine"].get("scheduler") == "prefill-first"
-    rep.async_scheduling = bool(p["engine"].get("async_scheduling"))  # the point's release default or its flag
     if "release" not in p:
         rep.frontend_seconds = V0_FRONTEND_SECONDS
+    rep.async_scheduling, rep.tokenizer_wait_seconds = release_frontend(p)
     point = {**p, "engine": {**p["engine"], "max_model_len": max_len}}
     n = _drive(env, rep, point, np.random.default_rng(seed), waiters, closed_outputs)
     env.run(until=36_000)

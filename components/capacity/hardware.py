@@ -41,7 +41,9 @@ DATA_FILE = "hardware.toml"
 # (AWSToKubeArchitectures: EC2's x86_64 -> amd64, arm64 -> arm64), set on each instance type's requirements in
 # pkg/providers/instancetype/types.go:189 (getArchitecture, :323-330).
 ARCHITECTURES = ("amd64", "arm64")
-INTERCONNECTS = ("nvlink", "pcie")
+# How tensor-parallel ranks on one node reach each other: NVLink, PCIe peer-to-peer, or neither (the driver grants no
+# peer access, so NCCL stages every transfer through host memory: components/simulate/roofline.py ALLREDUCE_LATENCY_S).
+INTERCONNECTS = ("nvlink", "pcie", "host")
 
 # vLLM v0.33.0 vllm/platforms/cuda.py:256-265 (CudaPlatformBase.supported_dtypes): compute capability
 # >= 8.0 runs bfloat16, float16 and float32; >= 6.0 float16 and float32 ("BF16 is not supported"). The
@@ -82,7 +84,7 @@ class GpuSpec:
     memory_gib: float  # total device memory as CUDA reports it (what vLLM budgets from)
     memory_gib_ec2: Optional[float]  # EC2's instance-gpu-memory / 1024; None when not sold on AWS
     compute_capability: tuple[int, int]  # (major, minor)
-    interconnect: str  # "nvlink" or "pcie": how tensor-parallel ranks on one node talk
+    interconnect: str  # "nvlink", "pcie" or "host" (no GPU peer access): how tensor-parallel ranks on one node talk
     interconnect_gb_s: float  # per GPU and direction, GB/s
     source: str
     performance: Optional[Performance]  # None: the simulator cannot model this GPU

@@ -45,6 +45,20 @@ FRONTEND_SECONDS = 0.008
 API_TOKEN_SECONDS = 0.00005
 # V0's block watermark: the share of blocks admission leaves free (vllm/config.py CacheConfig ``watermark``, 0.01).
 V0_WATERMARK = 0.01
+# The API server tokenizes prompts through a micro-batching tokenizer in vLLM 0.10.0-0.19.0: the first prompt of a
+# batch waits up to ``batch_wait_timeout_s`` (0.002) for others before it is encoded (0.11.0 vllm/utils/__init__.py:477
+# ``AsyncMicrobatchTokenizer``, ``_batch_encode_loop`` 528-545, used for chat and completions prompts through
+# entrypoints/openai/serving_engine.py:571; 0.19.0 vllm/utils/async_utils.py:36, renderers/base.py:384). 0.33.0, the
+# release the stacks pin, tokenizes in a thread pool without the wait (renderers/base.py:156), so a Replica's
+# ``tokenizer_wait_seconds`` is 0 unless set (benchmarks/fidelity.py sets this for the releases that have it).
+MICROBATCH_TOKENIZER_WAIT_S = 0.002
+# vLLM's async scheduling (default on from 0.15 to 0.33.0, the release the stacks pin; off through 0.11.0 unless
+# --async-scheduling): the engine core schedules step N+1 and launches it before it blocks on step N's result
+# (0.33.0 vllm/v1/engine/core.py ``step_with_batch_queue`` 708-785: ``return None, True`` while the batch queue of
+# two is not full, then ``batch_queue.pop()`` and ``future.result()``; the queue is 2 deep with async scheduling,
+# v1/executor/uniproc_executor.py and multiproc_executor.py ``max_concurrent_batches``; default on:
+# config/vllm.py:1719). A request that reaches the engine while step N runs is planned into step N+2, not N+1.
+ASYNC_SCHEDULING = True
 
 
 class Request:
@@ -72,6 +86,7 @@ class Request:
         "preemptions",
         "abort_pending",
         "stalled_at",
+        "queued",
     )
 
     def __init__(self, rid: int, arrival: float, prompt: int, output: int, streamed: bool, long: bool = False):
@@ -98,6 +113,8 @@ class Request:
         self.abort_pending = False
         # When a stream that had sent tokens was preempted: it sends nothing until its recompute ends.
         self.stalled_at: Optional[float] = None
+        # When it last joined the scheduler's waiting queue (async scheduling plans steps ahead of that).
+        self.queued = 0.0
 
 
 class Replica:
@@ -151,12 +168,18 @@ class Replica:
         self._kick: Optional[simpy.Event] = None
         self._kick_on_arrival = False
         self.on_stall: Optional[Callable[[Request], None]] = None  # told when a stream that sent tokens is preempted
+        # The tokenizer's micro-batching wait (MICROBATCH_TOKENIZER_WAIT_S for the releases that have it; 0.33.0: 0).
+        self.tokenizer_wait_seconds = 0.0
+        # Async scheduling (ASYNC_SCHEDULING: the pinned release's default; benchmarks/fidelity.py sets each run's): the
+        # plan-ahead of requests (_planned_at) and the step's per-request host work overlapping the GPU's
+        # (roofline.step_host_seconds).
+        self.async_scheduling = ASYNC_SCHEDULING
+        # The last engine step's start and end, and the latest arrival time the step starting now may admit.
+        self._last_step = (-1.0, -1.0)
+        self._admit_until = 0.0
         # vLLM's V0 scheduler without chunked prefill (releases before V1; benchmarks/fidelity.py replays such runs):
         # whole prompts, and a step that prefills decodes nothing. The stacks pin V1 releases: False.
         self.prefill_first = False
-        # vLLM's async scheduling (engine core schedules the next batch while the GPU runs this one): the step's host
-        # work overlaps the GPU's (roofline.step_host_seconds). benchmarks/fidelity.py sets each point's.
-        self.async_scheduling = False
         self.process = env.process(self._run())
 
     # ---- what the router and the metrics see -------------------------------------------------
@@ -183,14 +206,19 @@ class Replica:
         req.replica = self
         self.api_tokens += req.prompt
         frontend = FRONTEND_SECONDS if self.frontend_seconds is None else self.frontend_seconds
-        if frontend <= 0:
+        if frontend <= 0 and self.tokenizer_wait_seconds <= 0:
             self._enqueue(req)
             return True
         now = self.env.now
-        self._catch_up()
-        self._frontend_free = max(now, self._frontend_free) + frontend
+        ready = now
+        if frontend > 0:
+            self._catch_up()
+            self._frontend_free = max(now, self._frontend_free) + frontend
+            ready = self._frontend_free
+        # The tokenizer's batching window delays each request without holding the API server's loop.
+        ready += self.tokenizer_wait_seconds
         self._pending[req.id] = req
-        self.env.timeout(self._frontend_free - now).callbacks.append(functools.partial(self._from_frontend, req))
+        self.env.timeout(ready - now).callbacks.append(functools.partial(self._from_frontend, req))
         return True
 
     def _from_frontend(self, req: Request, _event: Optional[simpy.Event] = None) -> None:
@@ -202,6 +230,7 @@ class Replica:
         self._enqueue(req)
 
     def _enqueue(self, req: Request) -> None:
+        req.queued = self.env.now
         self.waiting.append(req)
         if self._kick is not None and self._kick_on_arrival and not self._kick.triggered:
             self._kick.succeed()
@@ -300,6 +329,7 @@ class Replica:
             while self.n_decoding and (self.num_blocks - self._blocks_used()) * self.bs < self.n_decoding:
                 self._preempt()
             n_dec = self.n_decoding
+            self._admit_until = self._planned_at()
             chunks = self._schedule_prompts() if self.prefill_first else self._schedule(n_dec)
             n_dec = self.n_decoding  # a prefill chunk that lacked blocks may have preempted decodes
             if chunks:
@@ -314,6 +344,22 @@ class Replica:
             used = self._blocks_used() / self.num_blocks
             if used > self.peak_kv:
                 self.peak_kv = min(1.0, used)
+
+    def _planned_at(self) -> float:
+        """When vLLM's scheduler planned the step that starts now: now, or with async scheduling, while other requests
+        keep the engine busy, when the step that just ended began (``ASYNC_SCHEDULING``: the engine core schedules a
+        step and launches it before it blocks on the previous step's result). Only requests in the waiting queue by
+        then can join this step. With nothing else running the step is planned as the request comes (the batch queue
+        is empty, so ``step_with_batch_queue`` schedules at once)."""
+        began, ended = self._last_step
+        if self.async_scheduling and not self.prefill_first and ended == self.env.now and self.running:
+            return began
+        return self.env.now
+
+    def _held_for_next_plan(self) -> bool:
+        """The waiting queue's head could join the batch but came after the step starting now was planned (async
+        scheduling): it joins the next step, so decode steps are taken one at a time until it does."""
+        return bool(self.waiting) and self.waiting[0].queued > self._admit_until and len(self.running) < self.max_seqs
 
     def _schedule(self, n_dec: int) -> list[tuple[Request, int]]:
         """One step's prefill chunks under the token budget left after ``n_dec`` decodes: the running prefills, then
@@ -369,6 +415,8 @@ class Replica:
         cache has the chunk's blocks; returns ``chunks`` with theirs added."""
         while self.waiting and len(self.running) < self.max_seqs:
             r = self.waiting[0]
+            if r.queued > self._admit_until:
+                break  # it came after this step was planned (async scheduling)
             c = r.prefill_left if whole else min(r.prefill_left, budget)
             need = c / self.bs + 0.5
             if c <= 0 or c > budget or need > free_blocks:
@@ -390,6 +438,7 @@ class Replica:
         # Every request with a chunk in the step is scheduled, sampled and accounted like a decode (roofline.py).
         dt = self.roof.step_seconds(n_dec, tokens, ctx, attn, prefill_seqs=len(chunks), async_scheduling=self.async_scheduling)
         yield self.env.timeout(dt)
+        self._last_step = (self.env.now - dt, self.env.now)
         self.busy_seconds += dt
         self.fill_seconds += dt * len(self.running)
         if self.stopped:
@@ -467,7 +516,7 @@ class Replica:
             heapq.heappop(heap)
         k_finish = heap[0][0] - self.step_no
         k_kv = int((self.num_blocks - self._blocks_used()) * self.bs // n_dec)
-        k = max(1, min(k_finish, k_kv))
+        k = 1 if self._held_for_next_plan() else max(1, min(k_finish, k_kv))
         dt = self.roof.step_seconds(n_dec, 0, self.kv_tokens + n_dec * k / 2, async_scheduling=self.async_scheduling)
         t0 = env.now
         admit = not self.waiting and len(self.running) < self.max_seqs
@@ -488,6 +537,7 @@ class Replica:
         else:
             yield env.timeout(dt)
             j = 1
+        self._last_step = (env.now - dt, env.now)
         self.busy_seconds += j * dt
         self.fill_seconds += j * dt * len(self.running)
         if self.stopped:

@@ -40,6 +40,11 @@ STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output
 # takes 144 us where its two experts' 352 MB need 105 us at 3.35 TB/s (vllm-project/vllm#24700, Sept 2025, the
 # tuned-config column). Calibrated (benchmarks/fidelity.py CONSTANTS).
 MOE_LAYER_SECONDS = 0.00004
+# The K a fused-MoE tile spends filling and draining its software pipeline: num_stages x BLOCK_SIZE_K of vLLM 0.11.0's
+# tuned configs at prefill sizes (fused_moe/configs/E=128,N=192,device_name=NVIDIA_A100-SXM4-80GB.json and
+# ..._H100_80GB_HBM3.json at 1024-4096 tokens: BLOCK_SIZE_K 64, num_stages 3): num_stages - 1 loads before the first
+# MMA, about one step of epilogue. Read from the configs, not calibrated.
+MOE_PIPELINE_K = 192
 PER_SEQ_OVERHEAD_S = 0.00002  # engine-core host work per scheduled request (scheduling, input prep, output bookkeeping)
 # (V1 detokenizes in the API server process: v1/engine/async_llm.py 457 output_processor.process_outputs, which
 # calls each request's detokenizer, output_processor.py 435; engine.py API_TOKEN_SECONDS charges that.)
@@ -104,6 +109,7 @@ class Roofline:
     experts_per_token: int = 0
     expert_flops_per_token: float = 0.0
     moe_layers: int = 0  # layers with routed experts (their fixed kernel latency: moe_kernel_seconds)
+    expert_width: int = 0  # one routed expert's intermediate width on this rank (moe_intermediate_size / tp)
     vocab_size: int = 0  # the LM head's rows: every scheduled request's logits span it
 
     def weights_read(self, tokens: float) -> float:
@@ -125,6 +131,22 @@ class Roofline:
             return 0.0
         size = tokens * self.hidden_size * self.act_bytes
         return 2 * (self.layers / self.pp) * allreduce_seconds(size, self.tp, self.link, self.link_bytes_s)
+
+    def expert_compute_seconds(self, expert_flops: float) -> float:
+        """Seconds of a rank's routed-expert FLOPs: the grouped GEMMs at MOE_FLOP_EFFICIENCY of the peak, the second one
+        (down, a third of the FLOPs) slower still when its K, the expert's width on this rank, is short.
+
+        vLLM 0.11.0's fused MoE runs the gate/up GEMM over K = hidden_size and the down GEMM over K = the expert's
+        intermediate width / TP (fused_moe.py fused_experts_impl: invoke_fused_moe_kernel on w1, then on w2 with the
+        intermediate cache as A), each tile walking K in BLOCK_SIZE_K steps (line 429) through a software pipeline of
+        num_stages loads (its tuned configs: BLOCK_SIZE_K 64-128 with 3 stages at prefill sizes). Tensor-parallel
+        experts leave that loop a few steps long (Qwen3-235B at TP8: 1536 / 8 = 192 = 3 steps of 64), so the pipeline's
+        fill is a large share of each tile: the down GEMM runs at W / (W + MOE_PIPELINE_K) of the rate of a long one."""
+        if not expert_flops:
+            return 0.0
+        width = max(1, self.expert_width)
+        down_rate = width / (width + MOE_PIPELINE_K)
+        return expert_flops * (2 / 3 + 1 / 3 / down_rate) / (self.flops_s * MOE_FLOP_EFFICIENCY)
 
     def moe_kernel_seconds(self) -> float:
         """A stage's fixed latency of its fused-MoE layers per micro-batch: MOE_LAYER_SECONDS for each layer with routed
@@ -158,7 +180,7 @@ class Roofline:
         mem = (self.weights_read(mb_tokens) + kv) / (self.hbm_bytes_s * HBM_EFFICIENCY)
         flops = (self.flops_per_token * mb_tokens + self.attn_flops_per_token_ctx * prefill_context / pp) / (self.tp * pp)
         expert_flops = self.expert_flops_per_token * mb_tokens / (self.tp * pp)
-        comp = flops / (self.flops_s * FLOP_EFFICIENCY) + expert_flops / (self.flops_s * MOE_FLOP_EFFICIENCY)
+        comp = flops / (self.flops_s * FLOP_EFFICIENCY) + self.expert_compute_seconds(expert_flops)
         comm = self.comm_seconds(mb_tokens)
         hops = (pp - 1) * PP_HOP_S
         seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
@@ -337,6 +359,7 @@ def roofline_for(
         num_experts=arch.num_experts if experts else 0,
         experts_per_token=arch.experts_per_token if experts else 0,
         moe_layers=_moe_layers(arch) if experts else 0,
+        expert_width=(arch.moe_intermediate_size or arch.intermediate_size) // tp if experts else 0,
         attn_flops_per_token_ctx=attention_flops_per_token_ctx(arch),
         hidden_size=arch.hidden_size,
         layers=arch.num_layers,
@@ -352,9 +375,8 @@ def roofline_for(
 
 
 def _link_bytes_s(interconnect: str, interconnect_gb_s: float, link: Optional[str]) -> float:
-    """Bandwidth per direction of the link the TP ranks use: the GPU's own, or the host-staged path's."""
-    if link is None or link == interconnect:
-        return interconnect_gb_s * 1e9
-    if link == "host":
-        return HOST_LINK_BYTES_S
-    raise ValueError(f"link {link!r}: a replica's ranks use the GPU's own interconnect ({interconnect}) or 'host'")
+    """Bandwidth per direction of the link the TP ranks use: the GPU's own, or the host-staged path's achieved rate."""
+    kind = link or interconnect
+    if kind not in (interconnect, "host"):
+        raise ValueError(f"link {link!r}: a replica's ranks use the GPU's own interconnect ({interconnect}) or 'host'")
+    return min(HOST_LINK_BYTES_S, interconnect_gb_s * 1e9) if kind == "host" else interconnect_gb_s * 1e9

@@ -12,9 +12,12 @@ from tests.simulate.helpers import replica
 
 @pytest.fixture(autouse=True)
 def no_frontend(monkeypatch, request):
-    """Step-exact tests see the engine alone (the API server's time is tested on its own)."""
+    """Step-exact tests see the engine alone, planning each step when it starts (the API server's time and async
+    scheduling's plan-ahead are tested on their own)."""
     if "frontend" not in request.node.name:
         monkeypatch.setattr(engine, "FRONTEND_SECONDS", 0.0)
+    if "async" not in request.node.name:
+        monkeypatch.setattr(engine, "ASYNC_SCHEDULING", False)
 
 
 def _req(i, prompt=100, output=10, t=0.0):
@@ -342,3 +345,52 @@ def test_async_scheduling_gains_what_the_sources_own_ab_run_gained(point, publis
     on["engine"]["async_scheduling"] = True
     gain = fidelity.simulate_point(on)["req_per_s"] / fidelity.simulate_point(p)["req_per_s"]
     assert published - 0.04 < gain < published + 0.04
+
+
+def test_async_scheduling_plans_a_request_that_comes_mid_step_into_the_step_after_next():
+    """vLLM's async scheduling (0.33.0 v1/engine/core.py ``step_with_batch_queue`` 708-785, default on from 0.14.0):
+    the engine core plans and launches step N+1 before it blocks on step N, so a request that reaches the waiting
+    queue while step N runs is planned into step N+2; with the engine otherwise idle it is planned at once."""
+
+    def first_token(async_on: bool, busy: bool, output: int = 50) -> float:
+        env = simpy.Environment()
+        rep = replica(env, seqs=8, tokens=512, step=0.01)
+        rep.async_scheduling = async_on
+        if busy:
+            rep.submit(_req(1, prompt=10, output=output))  # prefill [0, 10 ms], then decodes every 10 ms
+        env.run(until=0.025)  # mid step [20, 30 ms]
+        late = _req(2, prompt=10, output=3, t=env.now)
+        rep.submit(late)
+        env.run(until=5)
+        assert late.outcome == "ok"
+        return late.first_token
+
+    # Synchronous: planned when [20, 30] ends, prefilled in [30, 40]. Async: [30, 40] was planned at 20 ms, so it
+    # joins [40, 50]; the step between decodes only (one at a time, not the decode run up to the first request's end).
+    assert abs(first_token(False, busy=True) - 0.04) < 1e-9
+    assert abs(first_token(True, busy=True) - 0.05) < 1e-9
+    # An idle engine plans a step as the request comes, async or not; so does one whose last request ends in the step
+    # the newcomer came in (its third token at 30 ms: nothing was left to plan ahead).
+    assert abs(first_token(True, busy=False) - 0.035) < 1e-9
+    assert abs(first_token(True, busy=True, output=3) - 0.04) < 1e-9
+
+
+def test_the_frontend_tokenizer_wait_delays_each_request_without_holding_the_api_server(monkeypatch):
+    """vLLM 0.10.0-0.19.0 tokenize through ``AsyncMicrobatchTokenizer`` (0.11.0 vllm/utils/__init__.py:477,
+    ``batch_wait_timeout_s=0.002``): a prompt waits for the batch window, while the API server goes on parsing."""
+    monkeypatch.setattr(engine, "FRONTEND_SECONDS", 0.005)
+
+    def reached_engine(wait: float) -> list:
+        env = simpy.Environment()
+        rep = replica(env, seqs=8, tokens=4096, step=0.01)
+        rep.tokenizer_wait_seconds = wait
+        seen: list = []
+        enqueue = rep._enqueue
+        rep._enqueue = lambda r: (seen.append(round(env.now, 9)), enqueue(r))
+        for i in range(3):
+            rep.submit(_req(i))
+        env.run(until=1)
+        return seen
+
+    assert reached_engine(0.0) == [0.005, 0.01, 0.015]
+    assert reached_engine(engine.MICROBATCH_TOKENIZER_WAIT_S) == [0.007, 0.012, 0.017]

@@ -141,6 +141,10 @@ def test_gpustacks_points_record_the_greedy_sampling_their_client_sent():
     # vLLM turns into greedy sampling (sampling_params.py 353-357): the sampler-cost model reads this field.
     gpustack = [p for p in POINTS if p["source"].get("repository") == "gpustack/gpustack"]
     assert gpustack and all(p["engine"]["sampling"].startswith("greedy") for p in gpustack)
+    # from ~0.15 the client sends no temperature (0.15.1 benchmarks/serve.py 1635-1640): the server's sampling defaults apply
+    assert all(
+        p["engine"]["sampling"].startswith("sampled") == (_release(p) >= (0, 15)) for p in POINTS if p["release"] != "0.15.1"
+    )
 
 
 def test_a_run_whose_requests_partly_failed_replays_the_successful_ones():

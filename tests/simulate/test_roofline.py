@@ -235,3 +235,35 @@ def test_async_scheduling_overlaps_the_per_request_host_work_with_the_gpu_not_th
         assert r.step_seconds(decodes, 0, decodes * 300, async_scheduling=True) < sync
     assert r.step_host_seconds(0.010, 1000, async_scheduling=True) == pytest.approx(roofline.STEP_OVERHEAD_S + 0.020)
     assert r.step_host_seconds(0.010, 1000) == pytest.approx(roofline.STEP_OVERHEAD_S + 0.030)
+
+
+def test_narrow_tensor_parallel_experts_run_their_down_gemm_slower(monkeypatch):
+    """The down GEMM's K is an expert's width on the rank (moe_intermediate_size / tp), walked in BLOCK_SIZE_K steps
+    through a pipeline of num_stages loads (fused_moe.py line 429): Qwen3-235B's 1536-wide experts at TP8 leave 192,
+    a few steps, so its experts' FLOPs cost more than the same FLOPs in gpt-oss's 2880-wide experts at TP1."""
+    qwen = find_model("qwen3-235b-a22b")
+    gpt = find_model("gpt-oss-120b")
+    q8 = roofline_for(qwen.arch, "H100", qwen.checkpoint_bytes / 8, 48128, 8, 1)
+    g1 = roofline_for(gpt.arch, "H100", gpt.checkpoint_bytes, 73728, 1, 1)
+    assert (q8.expert_width, g1.expert_width) == (1536 // 8, 2880)
+    long_k = 1.0 / (q8.flops_s * roofline.MOE_FLOP_EFFICIENCY)  # seconds a FLOP with no pipeline fill
+    narrow, wide = q8.expert_compute_seconds(1.0) / long_k, g1.expert_compute_seconds(1.0) / long_k
+    p = roofline.MOE_PIPELINE_K
+    assert narrow == pytest.approx(2 / 3 + 1 / 3 * (192 + p) / 192)
+    assert wide == pytest.approx(2 / 3 + 1 / 3 * (2880 + p) / 2880)
+    assert narrow > wide > 1.0
+    # Without the pipeline fill (MOE_PIPELINE_K 0) every expert FLOP costs the same.
+    monkeypatch.setattr(roofline, "MOE_PIPELINE_K", 0)
+    assert q8.expert_compute_seconds(1.0) == pytest.approx(long_k)
+
+
+def test_geforce_cards_all_reduce_through_host_memory():
+    """GeForce cards get no peer-to-peer access (NVIDIA/nccl-tests issue 287: "GeForce cards do not support P2P"), so
+    their TP ranks pay the host-staged link; datacenter PCIe cards keep PCIe peer-to-peer."""
+    from components.capacity.hardware import GPUS
+
+    assert {g.name for g in GPUS.values() if g.interconnect == "host"} == {"RTX-3090", "RTX-4090"}
+    m = find_model("llama-3.1-8b")
+    r = roofline_for(m.arch, "RTX-4090", m.checkpoint_bytes / 2, 65536, 2, 1)
+    assert (r.link, r.link_bytes_s) == ("host", roofline.HOST_LINK_BYTES_S)
+    assert roofline_for(m.arch, "L40S", m.checkpoint_bytes / 2, 65536, 2, 1).link == "pcie"
