@@ -362,8 +362,8 @@ def release_frontend(p: dict) -> tuple[bool, float]:
     ``async_scheduling: bool = False``, lines 138 and 133) unless the flags give --async-scheduling; on from 0.14.0
     (config/scheduler.py:133 ``default=None``, config/vllm.py:628 sets it True; likewise 0.15.1, 0.18.0, 0.19.0).
     0.10.2 and 0.11.0 refuse it with pipeline parallelism (engine/arg_utils.py 1291 and 1295), and a pipeline-parallel
-    replica runs a batch queue as deep as its stages in any case, which the roofline's PP model stands for: no
-    plan-ahead with PP. Earlier points (V0, no release): off. The micro-batching tokenizer: vLLM 0.10.0 to 0.19.0
+    replica runs a batch queue as deep as its stages in any case, which the simulator's PP step stands for: no
+    plan-ahead with PP (the engine's Replica drops it for PP > 1 too). Earlier points (V0, no release): off. The micro-batching tokenizer: vLLM 0.10.0 to 0.19.0
     (read in the 0.10.0, 0.10.2, 0.11.0, 0.15.1, 0.18.0 and 0.19.0 wheels; gone by 0.29.0)."""
     from components.capacity.accounting import parse_release
     from components.simulate.engine import MICROBATCH_TOKENIZER_WAIT_S

@@ -47,17 +47,17 @@ API_TOKEN_SECONDS = 0.00005
 V0_WATERMARK = 0.01
 # The API server tokenizes prompts through a micro-batching tokenizer in vLLM 0.10.0-0.19.0: the first prompt of a
 # batch waits up to ``batch_wait_timeout_s`` (0.002) for others before it is encoded (0.11.0 vllm/utils/__init__.py:477
-# ``AsyncMicrobatchTokenizer``, ``_batch_encode_loop`` 528-545, used for chat and completions prompts through
+# ``AsyncMicrobatchTokenizer``, ``_batch_encode_loop`` 529-550, used for chat and completions prompts through
 # entrypoints/openai/serving_engine.py:571; 0.19.0 vllm/utils/async_utils.py:36, renderers/base.py:384). 0.33.0, the
 # release the stacks pin, tokenizes in a thread pool without the wait (renderers/base.py:156), so a Replica's
 # ``tokenizer_wait_seconds`` is 0 unless set (benchmarks/fidelity.py sets this for the releases that have it).
 MICROBATCH_TOKENIZER_WAIT_S = 0.002
-# vLLM's async scheduling (default on from 0.15 to 0.33.0, the release the stacks pin; off through 0.11.0 unless
+# vLLM's async scheduling (default on from 0.14.0 to 0.33.0, the release the stacks pin; off through 0.13.0 unless
 # --async-scheduling): the engine core schedules step N+1 and launches it before it blocks on step N's result
-# (0.33.0 vllm/v1/engine/core.py ``step_with_batch_queue`` 708-785: ``return None, True`` while the batch queue of
-# two is not full, then ``batch_queue.pop()`` and ``future.result()``; the queue is 2 deep with async scheduling,
-# v1/executor/uniproc_executor.py and multiproc_executor.py ``max_concurrent_batches``; default on:
-# config/vllm.py:1719). A request that reaches the engine while step N runs is planned into step N+2, not N+1.
+# (0.33.0 vllm/v1/engine/core.py ``step_with_batch_queue`` 708-785: ``return None, model_executed`` while the batch
+# queue is not full, then ``batch_queue.pop()`` and ``future.result()``; the queue holds 2 batches with async
+# scheduling, config/vllm.py ``max_concurrent_batches`` 588-598; default on: config/vllm.py 1719). A request that
+# reaches the engine while step N runs is planned into step N+2, not N+1.
 ASYNC_SCHEDULING = True
 
 
@@ -170,10 +170,12 @@ class Replica:
         self.on_stall: Optional[Callable[[Request], None]] = None  # told when a stream that sent tokens is preempted
         # The tokenizer's micro-batching wait (MICROBATCH_TOKENIZER_WAIT_S for the releases that have it; 0.33.0: 0).
         self.tokenizer_wait_seconds = 0.0
-        # Async scheduling (ASYNC_SCHEDULING: the pinned release's default; benchmarks/fidelity.py sets each run's): the
-        # plan-ahead of requests (_planned_at) and the step's per-request host work overlapping the GPU's
+        # Async scheduling (ASYNC_SCHEDULING: the pinned release's default; benchmarks/fidelity.py sets each run's). A
+        # pipeline-parallel engine keeps as many batches in flight as it has stages in any case (0.33.0 config/vllm.py
+        # ``max_concurrent_batches`` 588-598): a newcomer waits for one pass of the pipeline, which this model's PP step
+        # already is, so no further plan-ahead. Under it the step's per-request host work overlaps the GPU's
         # (roofline.step_host_seconds).
-        self.async_scheduling = ASYNC_SCHEDULING
+        self.async_scheduling = ASYNC_SCHEDULING and getattr(roofline, "pp", 1) == 1
         # The last engine step's start and end, and the latest arrival time the step starting now may admit.
         self._last_step = (-1.0, -1.0)
         self._admit_until = 0.0

@@ -7,8 +7,10 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+import simpy
 
 from components.simulate import engine
+from tests.simulate.helpers import replica
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
@@ -79,3 +81,9 @@ def test_the_stacks_pinned_release_schedules_asynchronously():
     1685-1719: pooling models, executors without it); a Replica starts with it, and without the tokenizer wait."""
     assert engine.ASYNC_SCHEDULING is True
     assert engine.MICROBATCH_TOKENIZER_WAIT_S == 0.002
+    env = simpy.Environment()
+    rep = replica(env)
+    assert rep.async_scheduling and rep.tokenizer_wait_seconds == 0.0
+    # A pipeline-parallel replica: its PP step is already the wait for one pass of the pipeline.
+    rep.roof.pp = 2
+    assert not engine.Replica(env, 2, rep.roof, 4, 512, 100, 16, None, lambda r: None, lambda r: None).async_scheduling

@@ -3,6 +3,8 @@ engine and stack tests)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from components.capacity.models import find_model
@@ -267,3 +269,33 @@ def test_geforce_cards_all_reduce_through_host_memory():
     r = roofline_for(m.arch, "RTX-4090", m.checkpoint_bytes / 2, 65536, 2, 1)
     assert (r.link, r.link_bytes_s) == ("host", roofline.HOST_LINK_BYTES_S)
     assert roofline_for(m.arch, "L40S", m.checkpoint_bytes / 2, 65536, 2, 1).link == "pcie"
+
+
+def test_narrow_experts_stream_their_down_projection_slower_in_decode(monkeypatch):
+    """The down projection's third of the expert bytes goes through the same short K loop: at decode (memory-bound)
+    Qwen3-235B's TP8 experts (W 192) cost MOE_PIPELINE_K / W of that third again; a dense model nothing."""
+    qwen = find_model("qwen3-235b-a22b")
+    q8 = roofline_for(qwen.arch, "H100", qwen.checkpoint_bytes / 8, 48128, 8, 1)
+    experts = q8.weights_read(256) - q8.weight_bytes * (1 - q8.expert_share)
+    assert q8.expert_pipeline_bytes(256) == pytest.approx(experts / 3 * roofline.MOE_PIPELINE_K / 192)
+    assert q8.expert_pipeline_bytes(256) > 0.3 * experts
+    _, dense = _roof("llama-3.1-8b")
+    assert dense.expert_pipeline_bytes(256) == 0.0
+    # A memory-bound decode step grows by those bytes over the HBM rate.
+    extra = q8.expert_pipeline_bytes(256) / (q8.hbm_bytes_s * roofline.HBM_EFFICIENCY)
+    before = q8.step_seconds(256, 0, 256 * 500)
+    monkeypatch.setattr(roofline, "MOE_PIPELINE_K", 0)
+    assert before - q8.step_seconds(256, 0, 256 * 500) == pytest.approx(extra)
+
+
+def test_mla_decode_attends_over_the_latent_and_can_be_compute_bound():
+    """Absorbed MLA decode: each of 128 heads attends over the 512 + 64 latent (QK^T) and 512 (PV), 2 x 128 x 1088
+    FLOPs a layer per context token. At TP1 that outweighs the latent's 1,152 bytes a layer on an H200 (989 TFLOP/s
+    against 4.8 TB/s), so a long-context decode step is compute-bound; a dense GQA model carries no such term."""
+    arch = find_model("deepseek-v3").arch
+    assert roofline.mla_decode_flops_per_ctx(arch) == 2 * 128 * (2 * 512 + 64) * 61
+    assert roofline.mla_decode_flops_per_ctx(find_model("llama-3.1-8b").arch) == 0.0
+    r1 = roofline_for(arch, "H200", 80e9, 70272, 1, 1, fp8=True)
+    r1_without = dataclasses.replace(r1, decode_attn_flops_per_ctx=0.0)
+    ctx = 64 * 32000  # 64 decodes of 32k-token contexts
+    assert r1.step_seconds(64, 0, ctx) > 1.2 * r1_without.step_seconds(64, 0, ctx)
