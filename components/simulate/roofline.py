@@ -110,6 +110,9 @@ class Roofline:
     expert_flops_per_token: float = 0.0
     moe_layers: int = 0  # layers with routed experts (their fixed kernel latency: moe_kernel_seconds)
     expert_width: int = 0  # one routed expert's intermediate width on this rank (moe_intermediate_size / tp)
+    # MLA's decode attention FLOPs per context token a step reads, whole model (0: not MLA, whose decode attention the
+    # KV read bounds): attention_flops_per_token_ctx's decode counterpart (mla_decode_flops_per_ctx).
+    decode_attn_flops_per_ctx: float = 0.0
     vocab_size: int = 0  # the LM head's rows: every scheduled request's logits span it
 
     def weights_read(self, tokens: float) -> float:
@@ -186,7 +189,8 @@ class Roofline:
         mb_tokens = tokens / pp
         kv = self.kv_bytes_per_token * context_tokens / pp  # per-GPU KV bytes already count only this stage's layers
         mem = (self.weights_read(mb_tokens) + kv + self.expert_pipeline_bytes(mb_tokens)) / (self.hbm_bytes_s * HBM_EFFICIENCY)
-        flops = (self.flops_per_token * mb_tokens + self.attn_flops_per_token_ctx * prefill_context / pp) / (self.tp * pp)
+        attn = self.attn_flops_per_token_ctx * prefill_context + self.decode_attn_flops_per_ctx * context_tokens
+        flops = (self.flops_per_token * mb_tokens + attn / pp) / (self.tp * pp)
         expert_flops = self.expert_flops_per_token * mb_tokens / (self.tp * pp)
         comp = flops / (self.flops_s * FLOP_EFFICIENCY) + self.expert_compute_seconds(expert_flops)
         comm = self.comm_seconds(mb_tokens)
@@ -274,6 +278,19 @@ def attention_flops_per_token_ctx(arch: Architecture) -> float:
     return 4 * arch.num_attention_heads * arch.head_dim * arch.num_layers
 
 
+def mla_decode_flops_per_ctx(arch: Architecture) -> float:
+    """MLA's decode attention FLOPs per context token, whole model (0 for other attention). Decode runs MLA absorbed
+    (vLLM 0.11.0 v1/attention/backends/mla/common.py _forward_decode: W_UK folded into the query, W_UV applied after):
+    every head attends over the cached latent itself, kv_lora_rank + rope wide for QK^T and kv_lora_rank wide for PV,
+    so a context token costs 2 x heads x (2 kv_lora_rank + rope) FLOPs a layer: 128 heads' worth on DeepSeek-V3, about
+    four times what its decompressed prefill heads (192 + 128) do. At TP8 (16 heads a rank) the latent's bytes still
+    bound it; with fewer ranks the FLOPs do."""
+    if not (arch.is_mla and arch.kv_lora_rank):
+        return 0.0
+    width = 2 * arch.kv_lora_rank + (arch.qk_rope_head_dim or 0)
+    return 2 * arch.num_attention_heads * width * arch.num_layers
+
+
 def routed_expert_params(arch: Architecture, experts: int) -> float:
     """Parameters of ``experts`` routed experts in every MoE layer (0 for a dense model)."""
     if not _is_moe(arch):
@@ -350,6 +367,7 @@ def roofline_for(
         moe_layers=_moe_layers(arch) if experts else 0,
         expert_width=(arch.moe_intermediate_size or arch.intermediate_size) // tp if experts else 0,
         attn_flops_per_token_ctx=attention_flops_per_token_ctx(arch),
+        decode_attn_flops_per_ctx=mla_decode_flops_per_ctx(arch),
         hidden_size=arch.hidden_size,
         layers=arch.num_layers,
         tp=tp,

@@ -3,6 +3,8 @@ engine and stack tests)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from components.capacity.models import find_model
@@ -268,3 +270,16 @@ def test_narrow_experts_stream_their_down_projection_slower_in_decode(monkeypatc
     before = q8.step_seconds(256, 0, 256 * 500)
     monkeypatch.setattr(roofline, "MOE_PIPELINE_K", 0)
     assert before - q8.step_seconds(256, 0, 256 * 500) == pytest.approx(extra)
+
+
+def test_mla_decode_attends_over_the_latent_and_can_be_compute_bound():
+    """Absorbed MLA decode: each of 128 heads attends over the 512 + 64 latent (QK^T) and 512 (PV), 2 x 128 x 1088
+    FLOPs a layer per context token. At TP1 that outweighs the latent's 1,152 bytes a layer on an H200 (989 TFLOP/s
+    against 4.8 TB/s), so a long-context decode step is compute-bound; a dense GQA model carries no such term."""
+    arch = find_model("deepseek-v3").arch
+    assert roofline.mla_decode_flops_per_ctx(arch) == 2 * 128 * (2 * 512 + 64) * 61
+    assert roofline.mla_decode_flops_per_ctx(find_model("llama-3.1-8b").arch) == 0.0
+    r1 = roofline_for(arch, "H200", 80e9, 70272, 1, 1, fp8=True)
+    r1_without = dataclasses.replace(r1, decode_attn_flops_per_ctx=0.0)
+    ctx = 64 * 32000  # 64 decodes of 32k-token contexts
+    assert r1.step_seconds(64, 0, ctx) > 1.2 * r1_without.step_seconds(64, 0, ctx)
