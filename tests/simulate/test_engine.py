@@ -394,3 +394,25 @@ def test_the_frontend_tokenizer_wait_delays_each_request_without_holding_the_api
 
     assert reached_engine(0.0) == [0.005, 0.01, 0.015]
     assert reached_engine(engine.MICROBATCH_TOKENIZER_WAIT_S) == [0.007, 0.012, 0.017]
+
+
+def test_the_frontend_template_parse_holds_the_api_server_for_each_request(monkeypatch):
+    """vLLM 0.11.0 parses a Jinja chat template on every chat request in the API server's event loop
+    (entrypoints/chat_utils.py resolve_chat_template_kwargs 1590, uncached): the API server takes requests in that much
+    further apart, so a burst reaches the engine spread out by it too."""
+    monkeypatch.setattr(engine, "FRONTEND_SECONDS", 0.005)
+
+    def reached_engine(parse: float) -> list:
+        env = simpy.Environment()
+        rep = replica(env, seqs=8, tokens=4096, step=0.01)
+        rep.template_seconds = parse
+        seen: list = []
+        enqueue = rep._enqueue
+        rep._enqueue = lambda r: (seen.append(round(env.now, 9)), enqueue(r))
+        for i in range(3):
+            rep.submit(_req(i))
+        env.run(until=1)
+        return seen
+
+    assert reached_engine(0.0) == [0.005, 0.01, 0.015]
+    assert reached_engine(0.003) == [0.008, 0.016, 0.024]
