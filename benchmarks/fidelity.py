@@ -30,6 +30,7 @@ points whose release ran V0 without chunked prefill (``engine.scheduler`` ``pref
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import math
@@ -100,6 +101,8 @@ def _replica_roofline(p: dict):
         fp8_block_scaled=block,
         link=e.get("tp_link"),
     )
+    # engine.sampling: whether the client's requests sampled (top-k/top-p) or decoded greedily (roofline.logits_seconds).
+    roof = dataclasses.replace(roof, sampled=str(e.get("sampling") or "").startswith("sampled"))
     return roof, kv_tokens, (mem.max_num_seqs, mem.max_num_batched_tokens, mem.max_model_len)
 
 

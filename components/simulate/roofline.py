@@ -51,6 +51,11 @@ PER_SEQ_OVERHEAD_S = 0.00002  # engine-core host work per scheduled request (sch
 # Bytes of HBM traffic per (sampled request x vocabulary entry) on the greedy path of vLLM's V1 sampler: the LM head
 # writes bf16 logits (2), ``logits.to(torch.float32)`` reads them and writes fp32 (2 + 4), ``argmax`` reads fp32 (4).
 LOGITS_BYTES_PER_ENTRY = 12
+# The same for requests that sample (temperature > 0 with top-k/top-p), vLLM 0.18.0/0.19.0's V1 sampler on a batch of 8 or
+# more (Roofline.logits_seconds lists the passes): the LM head's write 2, fp32 cast 2 + 4, temperature in place 4 + 4,
+# the Triton top-k/top-p kernel's three full-row reads and its masked write 3 x 4 + 4, softmax two reads and a write
+# 8 + 4, the exponential draws' write 4, their division in place 8 + 4, the argmax 4.
+SAMPLED_LOGITS_BYTES_PER_ENTRY = 64
 # One all-reduce's fixed cost (launch and synchronisation) by the link between the tensor-parallel ranks:
 # * nvlink, pcie: the GPU's own link (hardware.toml ``interconnect``), where vLLM's custom all-reduce or NCCL's P2P
 #   transport reach the peer GPUs' memory directly. nvlink: vLLM's custom all-reduce of 512 B-32 KB on H100 took
@@ -114,6 +119,7 @@ class Roofline:
     # KV read bounds): attention_flops_per_token_ctx's decode counterpart (mla_decode_flops_per_ctx).
     decode_attn_flops_per_ctx: float = 0.0
     vocab_size: int = 0  # the LM head's rows: every scheduled request's logits span it
+    sampled: bool = False  # the requests sample (top-k/top-p) rather than decode greedily (logits_seconds)
 
     def weights_read(self, tokens: float) -> float:
         """Weight bytes one step reads for ``tokens`` tokens: every dense weight, and of the routed experts only those
@@ -225,7 +231,7 @@ class Roofline:
         return STEP_OVERHEAD_S + (max(gpu_seconds, host) if async_scheduling else gpu_seconds + host)
 
     def logits_seconds(self, seqs: int) -> float:
-        """The GPU's time for the logits and greedy sampling of ``seqs`` scheduled requests (vLLM 0.11.0).
+        """The GPU's time for the logits and the sampling of ``seqs`` scheduled requests (vLLM 0.11.0; sampled: 0.18/0.19).
 
         Every scheduled request, a decode or a prefill chunk, gets a row of logits over the vocabulary
         (v1/worker/gpu_model_runner.py 1104 ``logits_indices = query_start_loc[1:] - 1``, 2330-2331
@@ -236,13 +242,22 @@ class Roofline:
         decode bandwidth. Under tensor parallelism V1 all-gathers the logits (model_executor/layers/
         logits_processor.py 71-77, platforms/interface.py 476), so every rank samples the whole vocabulary.
 
+        ``sampled``: from about 0.15 ``vllm bench serve`` sends no temperature, so the server samples with the model's
+        generation_config defaults (the turboquant and kvcached points' ``engine.sampling``). vLLM 0.18.0/0.19.0's
+        sampler then (v1/sample/sampler.py 90 fp32 cast, 141 temperature ``div_``, 161-187 the all-random branch)
+        masks top-k/top-p with a Triton kernel for 8 or more rows (ops/topk_topp_sampler.py 251-252,
+        ops/topk_topp_triton.py ``_topk_topp_kernel``: statistics, truncation and masking passes over the row; the
+        FlashInfer sampler is opt-in there, lines 39-59), takes the softmax (111) and samples by dividing by
+        exponential draws and taking the argmax (``random_sample`` 325-347): ``SAMPLED_LOGITS_BYTES_PER_ENTRY``.
+
         Checked and not charged: CUDA graphs. 0.11.0 captures decode batches up to min(2 x max_num_seqs, 512)
         (config/scheduler.py 222-227, config/__init__.py 590-596); a larger batch runs the compiled model without a
         graph, whose kernel launches the CPU issues ahead of the GPU, so they cost time only where they outlast the
         GPU's work: not a 14B model's step of 512 tokens or more (tens of ms on the GPU), perhaps a 0.6B model's
         (the kvcached points' 600-token steps); no cited per-launch cost, so no term.
         """
-        return seqs * self.vocab_size * LOGITS_BYTES_PER_ENTRY / (self.hbm_bytes_s * HBM_EFFICIENCY)
+        per_entry = SAMPLED_LOGITS_BYTES_PER_ENTRY if self.sampled else LOGITS_BYTES_PER_ENTRY
+        return seqs * self.vocab_size * per_entry / (self.hbm_bytes_s * HBM_EFFICIENCY)
 
 
 def allreduce_seconds(size_bytes: float, tp: int, link: str, link_bytes_s: float) -> float:

@@ -299,3 +299,36 @@ def test_mla_decode_attends_over_the_latent_and_can_be_compute_bound():
     r1_without = dataclasses.replace(r1, decode_attn_flops_per_ctx=0.0)
     ctx = 64 * 32000  # 64 decodes of 32k-token contexts
     assert r1.step_seconds(64, 0, ctx) > 1.2 * r1_without.step_seconds(64, 0, ctx)
+
+
+def test_a_sampling_request_moves_more_logits_bytes_than_a_greedy_one():
+    """Greedy decoding reads its fp32 logits for an argmax; top-k/top-p sampling (vLLM 0.18/0.19: temperature, the
+    Triton top-k/top-p kernel, softmax, exponential draws) passes over them several times more (logits_seconds)."""
+    from dataclasses import replace
+
+    m = find_model("qwen3-0.6b")
+    greedy = roofline_for(m.arch, "H100", m.checkpoint_bytes, 112 * 1024, 1, 1)
+    sampled = replace(greedy, sampled=True)
+    row = greedy.vocab_size / (3350e9 * roofline.HBM_EFFICIENCY)
+    assert greedy.logits_seconds(100) == pytest.approx(100 * row * roofline.LOGITS_BYTES_PER_ENTRY)
+    assert sampled.logits_seconds(100) == pytest.approx(100 * row * roofline.SAMPLED_LOGITS_BYTES_PER_ENTRY)
+    assert roofline.SAMPLED_LOGITS_BYTES_PER_ENTRY > 4 * roofline.LOGITS_BYTES_PER_ENTRY
+    # A 100-request decode step of Qwen3-0.6B: the sampled path costs about 0.3 ms more.
+    assert 0.2e-3 < sampled.step_seconds(100, 0, 50_000) - greedy.step_seconds(100, 0, 50_000) < 0.4e-3
+
+
+def test_the_fidelity_replay_samples_as_each_point_s_client_asked():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fidelity.py"
+    spec = importlib.util.spec_from_file_location("fidelity_for_roofline_tests", path)
+    assert spec is not None and spec.loader is not None
+    fidelity = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fidelity)
+    points = {p["id"]: p for p in fidelity.json.loads(fidelity.POINTS.read_text())["points"]}
+    kvcached = points["h100sxm-qwen3-0.6b-random512x128-rateinf-seed7-kvcached-vanilla"]
+    gpustack = points["h100-qwen3-14b-tp1-sharegpt1000-default-gpustack"]
+    assert kvcached["engine"]["sampling"].startswith("sampled") and gpustack["engine"]["sampling"].startswith("greedy")
+    assert fidelity._replica_roofline(kvcached)[0].sampled is True
+    assert fidelity._replica_roofline(gpustack)[0].sampled is False
