@@ -30,6 +30,7 @@ points whose release ran V0 without chunked prefill (``engine.scheduler`` ``pref
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import math
@@ -100,6 +101,8 @@ def _replica_roofline(p: dict):
         fp8_block_scaled=block,
         link=e.get("tp_link"),
     )
+    # engine.sampling: whether the client's requests sampled (top-k/top-p) or decoded greedily (roofline.logits_seconds).
+    roof = dataclasses.replace(roof, sampled=str(e.get("sampling") or "").startswith("sampled"))
     return roof, kv_tokens, (mem.max_num_seqs, mem.max_num_batched_tokens, mem.max_model_len)
 
 
@@ -353,28 +356,36 @@ def _median_ms(vals: list) -> float:
     return statistics.median(vals) * 1000 if vals else math.nan
 
 
-def release_frontend(p: dict) -> tuple[bool, float]:
-    """Whether the point's engine scheduled asynchronously, and its tokenizer's batching wait (components/simulate/
-    engine.py ASYNC_SCHEDULING and MICROBATCH_TOKENIZER_WAIT_S say what each does).
+def release_frontend(p: dict) -> dict:
+    """What the point's release does to a request on its way in, as Replica attributes (components/simulate/engine.py
+    ASYNC_SCHEDULING, MICROBATCH_TOKENIZER_WAIT_S and JINJA_PARSE_SECONDS say what each does).
 
-    Async scheduling: the point's ``engine.async_scheduling`` (the data file states it with its source), else its
+    ``async_scheduling``: the point's ``engine.async_scheduling`` (the data file states it with its source), else its
     release's default with the flags: off through 0.13.0 (0.11.0 and 0.13.0 vllm/config/scheduler.py
     ``async_scheduling: bool = False``, lines 138 and 133) unless the flags give --async-scheduling; on from 0.14.0
     (config/scheduler.py:133 ``default=None``, config/vllm.py:628 sets it True; likewise 0.15.1, 0.18.0, 0.19.0).
     0.10.2 and 0.11.0 refuse it with pipeline parallelism (engine/arg_utils.py 1291 and 1295), and a pipeline-parallel
     replica runs a batch queue as deep as its stages in any case, which the simulator's PP step stands for: no
-    plan-ahead with PP (the engine's Replica drops it for PP > 1 too). Earlier points (V0, no release): off. The micro-batching tokenizer: vLLM 0.10.0 to 0.19.0
-    (read in the 0.10.0, 0.10.2, 0.11.0, 0.15.1, 0.18.0 and 0.19.0 wheels; gone by 0.29.0)."""
+    plan-ahead with PP (the engine's Replica drops it for PP > 1 too). Earlier points (V0, no release): off.
+    ``tokenizer_wait_seconds``: the micro-batching tokenizer of vLLM 0.10.0 to 0.19.0 (read in the 0.10.0, 0.10.2,
+    0.11.0, 0.15.1, 0.18.0 and 0.19.0 wheels; gone by 0.29.0). ``template_seconds``: 0.11.0's per-request parse of a
+    Jinja chat template (the chat endpoint with the model's Jinja template: the workload's ``chat_template.renderer``;
+    not gpt-oss's harmony, not the completions endpoint)."""
     from components.capacity.accounting import parse_release
-    from components.simulate.engine import MICROBATCH_TOKENIZER_WAIT_S
+    from components.simulate import engine
 
     release = parse_release(p.get("release"))
     if release is None:
-        return False, 0.0
+        return {"async_scheduling": False, "tokenizer_wait_seconds": 0.0, "template_seconds": 0.0}
     stated = p["engine"].get("async_scheduling")
     by_default = release >= (0, 14) or "--async-scheduling" in p["engine"].get("flags", "")
-    async_on = (by_default if stated is None else bool(stated)) and p.get("pp", 1) == 1
-    return async_on, MICROBATCH_TOKENIZER_WAIT_S if (0, 10) <= release <= (0, 19) else 0.0
+    renderer = (p["workload"].get("chat_template") or {}).get("renderer", "")
+    jinja = p.get("release") == "0.11.0" and renderer.startswith("jinja")
+    return {
+        "async_scheduling": (by_default if stated is None else bool(stated)) and p.get("pp", 1) == 1,
+        "tokenizer_wait_seconds": engine.MICROBATCH_TOKENIZER_WAIT_S if (0, 10) <= release <= (0, 19) else 0.0,
+        "template_seconds": engine.JINJA_PARSE_SECONDS if jinja else 0.0,
+    }
 
 
 def simulate_point(p: dict, seed: int = 0, closed_outputs: str = "exponential", v0: bool = False) -> dict:
@@ -400,7 +411,8 @@ def simulate_point(p: dict, seed: int = 0, closed_outputs: str = "exponential", 
     rep.prefill_first = v0 and p["engine"].get("scheduler") == "prefill-first"
     if "release" not in p:
         rep.frontend_seconds = V0_FRONTEND_SECONDS
-    rep.async_scheduling, rep.tokenizer_wait_seconds = release_frontend(p)
+    for name, value in release_frontend(p).items():
+        setattr(rep, name, value)
     point = {**p, "engine": {**p["engine"], "max_model_len": max_len}}
     n = _drive(env, rep, point, np.random.default_rng(seed), waiters, closed_outputs)
     env.run(until=36_000)
@@ -543,6 +555,7 @@ CONSTANTS = (
     ("roofline", "PER_SEQ_OVERHEAD_S", (0.00001, 0.00002, 0.00004, 0.00006, 0.0001)),
     ("engine", "FRONTEND_SECONDS", (0.0, 0.002, 0.004, 0.006, 0.008, 0.012)),
     ("engine", "API_TOKEN_SECONDS", (0.0, 0.00002, 0.00005, 0.0001, 0.0002)),
+    ("engine", "JINJA_PARSE_SECONDS", (0.0, 0.005, 0.009, 0.015, 0.025)),
 )
 
 

@@ -52,6 +52,16 @@ V0_WATERMARK = 0.01
 # release the stacks pin, tokenizes in a thread pool without the wait (renderers/base.py:156), so a Replica's
 # ``tokenizer_wait_seconds`` is 0 unless set (benchmarks/fidelity.py sets this for the releases that have it).
 MICROBATCH_TOKENIZER_WAIT_S = 0.002
+# vLLM 0.11.0 parses the model's Jinja chat template on every chat request, in the API server's event loop, to find
+# the template's variables (vllm/entrypoints/chat_utils.py ``resolve_chat_template_kwargs`` 1575-1598: a new
+# ImmutableSandboxedEnvironment, ``env.parse(chat_template)`` at 1590 and ``find_undeclared_variables``; called by
+# ``apply_hf_chat_template`` 1626 from serving_engine.py ``_preprocess_chat`` 791). 0.10.2 has no such call and 0.11.1
+# caches it (chat_utils.py 1535 ``_cached_resolve_chat_template_kwargs = lru_cache(...)``; likewise through 0.33.0),
+# and gpt-oss chat requests render with openai_harmony instead (0.11.0 serving_chat.py 146). Qwen3's template (3.8 KB)
+# takes 9.1-9.9 ms of CPU per parse on this project's build machine (jinja2 3.1.6, the 0.11.0 environment and
+# extensions); transformers compiles the template once (``_compile_jinja_template`` is lru_cached), so rendering adds
+# ~0.03 ms. A Replica's ``template_seconds`` is 0 unless set (benchmarks/fidelity.py: 0.11.0 Jinja chat runs).
+JINJA_PARSE_SECONDS = 0.009
 # vLLM's async scheduling (default on from 0.14.0 to 0.33.0, the release the stacks pin; off through 0.13.0 unless
 # --async-scheduling): the engine core schedules step N+1 and launches it before it blocks on step N's result
 # (0.33.0 vllm/v1/engine/core.py ``step_with_batch_queue`` 708-785: ``return None, model_executed`` while the batch
@@ -170,10 +180,13 @@ class Replica:
         self.on_stall: Optional[Callable[[Request], None]] = None  # told when a stream that sent tokens is preempted
         # The tokenizer's micro-batching wait (MICROBATCH_TOKENIZER_WAIT_S for the releases that have it; 0.33.0: 0).
         self.tokenizer_wait_seconds = 0.0
+        # The API server's further time per request for the chat template (JINJA_PARSE_SECONDS on 0.11.0; 0.33.0: 0).
+        self.template_seconds = 0.0
         # Async scheduling (ASYNC_SCHEDULING: the pinned release's default; benchmarks/fidelity.py sets each run's). A
         # pipeline-parallel engine keeps as many batches in flight as it has stages in any case (0.33.0 config/vllm.py
         # ``max_concurrent_batches`` 588-598): a newcomer waits for one pass of the pipeline, which this model's PP step
-        # already is, so no further plan-ahead.
+        # already is, so no further plan-ahead. Under it the step's per-request host work overlaps the GPU's
+        # (roofline.step_host_seconds).
         self.async_scheduling = ASYNC_SCHEDULING and getattr(roofline, "pp", 1) == 1
         # The last engine step's start and end, and the latest arrival time the step starting now may admit.
         self._last_step = (-1.0, -1.0)
@@ -207,6 +220,7 @@ class Replica:
         req.replica = self
         self.api_tokens += req.prompt
         frontend = FRONTEND_SECONDS if self.frontend_seconds is None else self.frontend_seconds
+        frontend += self.template_seconds
         if frontend <= 0 and self.tokenizer_wait_seconds <= 0:
             self._enqueue(req)
             return True
@@ -437,7 +451,7 @@ class Replica:
         # A V0 prefill-only step reads no decoder's KV; a V1 step reads every scheduled request's.
         ctx = tokens if self.prefill_first else self.kv_tokens + tokens
         # Every request with a chunk in the step is scheduled, sampled and accounted like a decode (roofline.py).
-        dt = self.roof.step_seconds(n_dec, tokens, ctx, attn, prefill_seqs=len(chunks))
+        dt = self.roof.step_seconds(n_dec, tokens, ctx, attn, prefill_seqs=len(chunks), async_scheduling=self.async_scheduling)
         yield self.env.timeout(dt)
         self._last_step = (self.env.now - dt, self.env.now)
         self.busy_seconds += dt
@@ -518,7 +532,7 @@ class Replica:
         k_finish = heap[0][0] - self.step_no
         k_kv = int((self.num_blocks - self._blocks_used()) * self.bs // n_dec)
         k = 1 if self._held_for_next_plan() else max(1, min(k_finish, k_kv))
-        dt = self.roof.step_seconds(n_dec, 0, self.kv_tokens + n_dec * k / 2)
+        dt = self.roof.step_seconds(n_dec, 0, self.kv_tokens + n_dec * k / 2, async_scheduling=self.async_scheduling)
         t0 = env.now
         admit = not self.waiting and len(self.running) < self.max_seqs
         self._streaming = (t0, n_dec, dt)

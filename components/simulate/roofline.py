@@ -57,6 +57,11 @@ PER_SEQ_OVERHEAD_S = 0.00002  # engine-core host work per scheduled request (sch
 # Bytes of HBM traffic per (sampled request x vocabulary entry) on the greedy path of vLLM's V1 sampler: the LM head
 # writes bf16 logits (2), ``logits.to(torch.float32)`` reads them and writes fp32 (2 + 4), ``argmax`` reads fp32 (4).
 LOGITS_BYTES_PER_ENTRY = 12
+# The same for requests that sample (temperature > 0 with top-k/top-p), vLLM 0.18.0/0.19.0's V1 sampler on a batch of 8 or
+# more (Roofline.logits_seconds lists the passes): the LM head's write 2, fp32 cast 2 + 4, temperature in place 4 + 4,
+# the Triton top-k/top-p kernel's three full-row reads and its masked write 3 x 4 + 4, softmax two reads and a write
+# 8 + 4, the exponential draws' write 4, their division in place 8 + 4, the argmax 4.
+SAMPLED_LOGITS_BYTES_PER_ENTRY = 64
 # One all-reduce's fixed cost (launch and synchronisation) by the link between the tensor-parallel ranks:
 # * nvlink, pcie: the GPU's own link (hardware.toml ``interconnect``), where vLLM's custom all-reduce or NCCL's P2P
 #   transport reach the peer GPUs' memory directly. nvlink: vLLM's custom all-reduce of 512 B-32 KB on H100 took
@@ -120,6 +125,7 @@ class Roofline:
     # KV read bounds): attention_flops_per_token_ctx's decode counterpart (mla_decode_flops_per_ctx).
     decode_attn_flops_per_ctx: float = 0.0
     vocab_size: int = 0  # the LM head's rows: every scheduled request's logits span it
+    sampled: bool = False  # the requests sample (top-k/top-p) rather than decode greedily (logits_seconds)
 
     def weights_read(self, tokens: float) -> float:
         """Weight bytes one step reads for ``tokens`` tokens: every dense weight, and of the routed experts only those
@@ -179,13 +185,15 @@ class Roofline:
         context_tokens: float,
         prefill_context: float = 0.0,
         prefill_seqs: Optional[int] = None,
+        async_scheduling: bool = False,
     ) -> float:
         """Seconds of one engine step.
 
         ``decodes`` requests each add one token; ``prefill_tokens`` prompt tokens are computed in
         chunks; ``context_tokens`` is the KV the step reads (every scheduled request's cached
         tokens); ``prefill_context`` the sum over prefill chunks of chunk x its prefix (attention work);
-        ``prefill_seqs`` the requests those chunks belong to (unset: one, when there are prefill tokens).
+        ``prefill_seqs`` the requests those chunks belong to (unset: one, when there are prefill tokens);
+        ``async_scheduling`` whether the engine overlaps its host work with the GPU's (``step_host_seconds``).
         """
         tokens = decodes + prefill_tokens
         if tokens <= 0:
@@ -203,22 +211,50 @@ class Roofline:
         hops = (pp - 1) * PP_HOP_S
         seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
         moe = self.moe_kernel_seconds()
-        return pp * (max(mem, comp) + comm + moe) + hops + STEP_OVERHEAD_S + self.per_request_seconds(seqs)
+        gpu = pp * (max(mem, comp) + comm + moe) + hops + self.logits_seconds(seqs)
+        return self.step_host_seconds(gpu, seqs, async_scheduling)
 
-    def per_request_seconds(self, seqs: int) -> float:
-        """What a step costs per request it schedules, beyond the model's weights, KV and FLOPs (vLLM 0.11.0).
+    def step_host_seconds(self, gpu_seconds: float, seqs: int, async_scheduling: bool = False) -> float:
+        """A step of ``gpu_seconds`` on the GPU and ``seqs`` scheduled requests, with the engine core's host work.
 
-        * Host work: the engine core's step is ``schedule()``, ``execute_model()``, ``update_from_output()`` in turn
-          (v1/engine/core.py 283-288; async scheduling is off by default, config/scheduler.py 138), each a Python loop
-          over the scheduled requests, while the GPU waits: ``PER_SEQ_OVERHEAD_S`` each.
-        * Logits and sampling: every scheduled request, a decode or a prefill chunk, gets a row of logits over the
-          vocabulary (v1/worker/gpu_model_runner.py 1104 ``logits_indices = query_start_loc[1:] - 1``, 2330-2331
-          ``compute_logits(hidden_states[logits_indices])``); the sampler casts them to fp32 (v1/sample/sampler.py 86)
-          and, for greedy requests, takes the argmax (140, 158-159). ``vllm bench serve`` asks for greedy decoding
-          (benchmarks/serve.py 1246-1247, temperature 0.0), which clears top-k/top-p (sampling_params.py 353-357), so
-          that is the path: ``LOGITS_BYTES_PER_ENTRY`` bytes per entry, at the decode bandwidth. Under tensor
-          parallelism V1 all-gathers the logits (model_executor/layers/logits_processor.py 71-77, platforms/interface.py
-          476), so every rank samples the whole vocabulary.
+        ``PER_SEQ_OVERHEAD_S`` a scheduled request: ``schedule()``, the model runner's input preparation and
+        ``update_from_output()`` are Python loops over the scheduled requests (vLLM 0.11.0 v1/engine/core.py 272-292
+        ``step``). Without async scheduling (off by default through 0.11: config/scheduler.py 138) they run in turn
+        with the GPU's work, so the times add. With it, the engine core keeps two batches in flight (executor
+        ``max_concurrent_batches`` 2: executor/uniproc_executor.py 68-69, v1/executor/multiproc_executor.py 330-333)
+        and ``step_with_batch_queue`` (core.py 300-350) schedules and prepares the next batch while the GPU runs this
+        one ("Don't block on next worker response unless the queue is full"), so that work takes the longer of the two.
+        From 0.15 the scheduler turns it on unless an option forbids it (0.33.0 config/vllm.py 1685-1719);
+        benchmarks/data/fidelity_points.json records it per point.
+
+        ``STEP_OVERHEAD_S`` stays in series either way: GPUStack's own A/B of ``--async-scheduling`` (vLLM 0.11.0, the
+        1,000-request ShareGPT burst: gpt-oss-120b on one H100 14.84 -> 15.71 req/s, on one A100 11.58 -> 12.14,
+        gpt-oss-20b on one H100 40.30 -> 46.74, on one A100 23.79 -> 26.66; gpustack/gpustack@47277d7
+        docs/performance-lab/gpt-oss-*/{h100,a100}.md "Async scheduling in vLLM") gains what hiding the per-request
+        work alone gives in the replay (+6%, +4%, +21%, +9%; tests/simulate/test_engine.py), where hiding the fixed
+        part too would give +15%, +9%, +42%, +17%: what it stands for is not overlapped host work."""
+        host = PER_SEQ_OVERHEAD_S * seqs
+        return STEP_OVERHEAD_S + (max(gpu_seconds, host) if async_scheduling else gpu_seconds + host)
+
+    def logits_seconds(self, seqs: int) -> float:
+        """The GPU's time for the logits and the sampling of ``seqs`` scheduled requests (vLLM 0.11.0; sampled: 0.18/0.19).
+
+        Every scheduled request, a decode or a prefill chunk, gets a row of logits over the vocabulary
+        (v1/worker/gpu_model_runner.py 1104 ``logits_indices = query_start_loc[1:] - 1``, 2330-2331
+        ``compute_logits(hidden_states[logits_indices])``); the sampler casts them to fp32 (v1/sample/sampler.py 86)
+        and, for greedy requests, takes the argmax (140, 158-159). ``vllm bench serve`` asks for greedy decoding
+        (benchmarks/serve.py 1246-1247, temperature 0.0), which clears top-k/top-p (sampling_params.py 353-357; each
+        point's ``engine.sampling`` says so), so that is the path: ``LOGITS_BYTES_PER_ENTRY`` bytes per entry, at the
+        decode bandwidth. Under tensor parallelism V1 all-gathers the logits (model_executor/layers/
+        logits_processor.py 71-77, platforms/interface.py 476), so every rank samples the whole vocabulary.
+
+        ``sampled``: from about 0.15 ``vllm bench serve`` sends no temperature, so the server samples with the model's
+        generation_config defaults (the turboquant and kvcached points' ``engine.sampling``). vLLM 0.18.0/0.19.0's
+        sampler then (v1/sample/sampler.py 90 fp32 cast, 141 temperature ``div_``, 161-187 the all-random branch)
+        masks top-k/top-p with a Triton kernel for 8 or more rows (ops/topk_topp_sampler.py 251-252,
+        ops/topk_topp_triton.py ``_topk_topp_kernel``: statistics, truncation and masking passes over the row; the
+        FlashInfer sampler is opt-in there, lines 39-59), takes the softmax (111) and samples by dividing by
+        exponential draws and taking the argmax (``random_sample`` 325-347): ``SAMPLED_LOGITS_BYTES_PER_ENTRY``.
 
         Checked and not charged: CUDA graphs. 0.11.0 captures decode batches up to min(2 x max_num_seqs, 512)
         (config/scheduler.py 222-227, config/__init__.py 590-596); a larger batch runs the compiled model without a
@@ -226,8 +262,8 @@ class Roofline:
         GPU's work: not a 14B model's step of 512 tokens or more (tens of ms on the GPU), perhaps a 0.6B model's
         (the kvcached points' 600-token steps); no cited per-launch cost, so no term.
         """
-        logits = seqs * self.vocab_size * LOGITS_BYTES_PER_ENTRY / (self.hbm_bytes_s * HBM_EFFICIENCY)
-        return PER_SEQ_OVERHEAD_S * seqs + logits
+        per_entry = SAMPLED_LOGITS_BYTES_PER_ENTRY if self.sampled else LOGITS_BYTES_PER_ENTRY
+        return seqs * self.vocab_size * per_entry / (self.hbm_bytes_s * HBM_EFFICIENCY)
 
 
 def allreduce_seconds(size_bytes: float, tp: int, link: str, link_bytes_s: float) -> float:

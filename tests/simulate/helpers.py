@@ -27,7 +27,9 @@ class FixedStep:
         self.seconds = seconds
         self.calls: list[tuple[int, int]] = []
 
-    def step_seconds(self, decodes, prefill_tokens, context_tokens, prefill_context=0.0, prefill_seqs=None):
+    def step_seconds(
+        self, decodes, prefill_tokens, context_tokens, prefill_context=0.0, prefill_seqs=None, async_scheduling=False
+    ):
         self.calls.append((decodes, prefill_tokens))
         return self.seconds
 

@@ -19,8 +19,10 @@ fidelity = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fidelity)
 
 
-def _point(release, flags="", pp=1) -> dict:
-    p = {"engine": {"flags": flags}, "pp": pp}
+def _point(release, flags="", pp=1, renderer=None) -> dict:
+    p = {"engine": {"flags": flags}, "pp": pp, "workload": {}}
+    if renderer is not None:
+        p["workload"]["chat_template"] = {"renderer": renderer}
     if release is not None:
         p["release"] = release
     return p
@@ -43,7 +45,7 @@ def _point(release, flags="", pp=1) -> dict:
     ],
 )
 def test_async_scheduling_by_release(release, flags, pp, async_on):
-    assert fidelity.release_frontend(_point(release, flags, pp))[0] is async_on
+    assert fidelity.release_frontend(_point(release, flags, pp))["async_scheduling"] is async_on
 
 
 @pytest.mark.parametrize(
@@ -60,18 +62,37 @@ def test_async_scheduling_by_release(release, flags, pp, async_on):
     ],
 )
 def test_tokenizer_wait_by_release(release, wait):
-    assert fidelity.release_frontend(_point(release))[1] == wait
+    assert fidelity.release_frontend(_point(release))["tokenizer_wait_seconds"] == wait
+
+
+@pytest.mark.parametrize(
+    ("release", "renderer", "parsed"),
+    [
+        # 0.11.0 entrypoints/chat_utils.py resolve_chat_template_kwargs parses the Jinja template per request (1590)...
+        ("0.11.0", "jinja: the model's Hugging Face chat template", True),
+        # ... not for gpt-oss (openai_harmony, serving_chat.py 146) nor the completions endpoint (no template) ...
+        ("0.11.0", "harmony: openai_harmony", False),
+        ("0.11.0", None, False),
+        # ... 0.10.2 has no such call, and 0.11.1 onwards cache it (chat_utils.py 1535 lru_cache; 0.18.0 renderers/hf.py).
+        ("0.10.2", "jinja: the model's Hugging Face chat template", False),
+        ("0.11.1", "jinja: the model's Hugging Face chat template", False),
+        ("0.18.0", "jinja: the model's Hugging Face chat template", False),
+    ],
+)
+def test_template_parse_by_release_and_renderer(release, renderer, parsed):
+    got = fidelity.release_frontend(_point(release, renderer=renderer))["template_seconds"]
+    assert got == (engine.JINJA_PARSE_SECONDS if parsed else 0.0)
 
 
 def test_a_stated_async_scheduling_wins_and_the_counted_points_agree_with_their_release():
     """The data file states each point's async scheduling with its source; where it does, that is what is replayed,
     and it agrees with the release rule above for every counted point but the pipeline-parallel one."""
-    assert fidelity.release_frontend({**_point("0.19.0"), "engine": {"async_scheduling": False}})[0] is False
+    assert fidelity.release_frontend({**_point("0.19.0"), "engine": {"async_scheduling": False}})["async_scheduling"] is False
     data = fidelity.json.loads(fidelity.POINTS.read_text())
     for p in data["points"]:
         stated = p["engine"]["async_scheduling"]
-        derived = fidelity.release_frontend({**p, "engine": {**p["engine"], "async_scheduling": None}})[0]
-        assert fidelity.release_frontend(p)[0] is (stated and p.get("pp", 1) == 1), p["id"]
+        derived = fidelity.release_frontend({**p, "engine": {**p["engine"], "async_scheduling": None}})["async_scheduling"]
+        assert fidelity.release_frontend(p)["async_scheduling"] is (stated and p.get("pp", 1) == 1), p["id"]
         if p.get("pp", 1) == 1:
             assert derived is stated, p["id"]
 
@@ -83,7 +104,7 @@ def test_the_stacks_pinned_release_schedules_asynchronously():
     assert engine.MICROBATCH_TOKENIZER_WAIT_S == 0.002
     env = simpy.Environment()
     rep = replica(env)
-    assert rep.async_scheduling and rep.tokenizer_wait_seconds == 0.0
+    assert rep.async_scheduling and rep.tokenizer_wait_seconds == 0.0 and rep.template_seconds == 0.0
     # A pipeline-parallel replica: its PP step is already the wait for one pass of the pipeline.
     rep.roof.pp = 2
     assert not engine.Replica(env, 2, rep.roof, 4, 512, 100, 16, None, lambda r: None, lambda r: None).async_scheduling

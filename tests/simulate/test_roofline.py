@@ -63,14 +63,13 @@ def test_every_request_a_step_schedules_costs_host_work_and_a_row_of_logits():
     m = find_model("qwen3-14b")
     r = roofline_for(m.arch, "H100", m.checkpoint_bytes, 160 * 1024, 1, 1)
     assert r.vocab_size == 151_936
-    row = roofline.PER_SEQ_OVERHEAD_S + 151_936 * 12 / (3350e9 * roofline.HBM_EFFICIENCY)
-    assert r.per_request_seconds(1024) == pytest.approx(1024 * row)
+    logits_row = 151_936 * 12 / (3350e9 * roofline.HBM_EFFICIENCY)
+    assert r.logits_seconds(1024) == pytest.approx(1024 * logits_row)
     one = r.step_seconds(0, 8192, 8192, 8192 * 64)
     many = r.step_seconds(0, 8192, 8192, 8192 * 64, prefill_seqs=64)
-    assert many - one == pytest.approx(63 * row)
+    assert many - one == pytest.approx(63 * (roofline.PER_SEQ_OVERHEAD_S + logits_row))
     # A decode step's share grows with the batch: at 1,024 requests the logits alone are about 0.6 ms on an H100.
-    logits = r.per_request_seconds(1024) - 1024 * roofline.PER_SEQ_OVERHEAD_S
-    assert 0.5e-3 < logits < 0.7e-3
+    assert 0.5e-3 < r.logits_seconds(1024) < 0.7e-3
 
 
 def _tp2_32b(link=None):
@@ -223,6 +222,23 @@ def test_each_moe_layer_adds_the_fused_moe_kernels_fixed_latency_to_a_step(monke
     assert roofline.MOE_LAYER_SECONDS > 0
 
 
+def test_async_scheduling_overlaps_the_per_request_host_work_with_the_gpu_not_the_fixed_step_cost():
+    """vLLM's async scheduling (v1/engine/core.py step_with_batch_queue) prepares the next batch while the GPU runs this
+    one: a step takes the longer of its GPU work and its per-request host work, plus STEP_OVERHEAD_S in series."""
+    m = find_model("qwen3-14b")
+    r = roofline_for(m.arch, "H100", m.checkpoint_bytes, 160 * 1024, 1, 1)
+    for decodes in (8, 512, 1024):
+        sync = r.step_seconds(decodes, 0, decodes * 300)
+        host = decodes * roofline.PER_SEQ_OVERHEAD_S
+        gpu = sync - roofline.STEP_OVERHEAD_S - host
+        assert r.step_seconds(decodes, 0, decodes * 300, async_scheduling=True) == pytest.approx(
+            roofline.STEP_OVERHEAD_S + max(gpu, host)
+        )
+        assert r.step_seconds(decodes, 0, decodes * 300, async_scheduling=True) < sync
+    assert r.step_host_seconds(0.010, 1000, async_scheduling=True) == pytest.approx(roofline.STEP_OVERHEAD_S + 0.020)
+    assert r.step_host_seconds(0.010, 1000) == pytest.approx(roofline.STEP_OVERHEAD_S + 0.030)
+
+
 def test_narrow_tensor_parallel_experts_run_their_down_gemm_slower(monkeypatch):
     """The down GEMM's K is an expert's width on the rank (moe_intermediate_size / tp), walked in BLOCK_SIZE_K steps
     through a pipeline of num_stages loads (fused_moe.py line 429): Qwen3-235B's 1536-wide experts at TP8 leave 192,
@@ -283,3 +299,36 @@ def test_mla_decode_attends_over_the_latent_and_can_be_compute_bound():
     r1_without = dataclasses.replace(r1, decode_attn_flops_per_ctx=0.0)
     ctx = 64 * 32000  # 64 decodes of 32k-token contexts
     assert r1.step_seconds(64, 0, ctx) > 1.2 * r1_without.step_seconds(64, 0, ctx)
+
+
+def test_a_sampling_request_moves_more_logits_bytes_than_a_greedy_one():
+    """Greedy decoding reads its fp32 logits for an argmax; top-k/top-p sampling (vLLM 0.18/0.19: temperature, the
+    Triton top-k/top-p kernel, softmax, exponential draws) passes over them several times more (logits_seconds)."""
+    from dataclasses import replace
+
+    m = find_model("qwen3-0.6b")
+    greedy = roofline_for(m.arch, "H100", m.checkpoint_bytes, 112 * 1024, 1, 1)
+    sampled = replace(greedy, sampled=True)
+    row = greedy.vocab_size / (3350e9 * roofline.HBM_EFFICIENCY)
+    assert greedy.logits_seconds(100) == pytest.approx(100 * row * roofline.LOGITS_BYTES_PER_ENTRY)
+    assert sampled.logits_seconds(100) == pytest.approx(100 * row * roofline.SAMPLED_LOGITS_BYTES_PER_ENTRY)
+    assert roofline.SAMPLED_LOGITS_BYTES_PER_ENTRY > 4 * roofline.LOGITS_BYTES_PER_ENTRY
+    # A 100-request decode step of Qwen3-0.6B: the sampled path costs about 0.3 ms more.
+    assert 0.2e-3 < sampled.step_seconds(100, 0, 50_000) - greedy.step_seconds(100, 0, 50_000) < 0.4e-3
+
+
+def test_the_fidelity_replay_samples_as_each_point_s_client_asked():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fidelity.py"
+    spec = importlib.util.spec_from_file_location("fidelity_for_roofline_tests", path)
+    assert spec is not None and spec.loader is not None
+    fidelity = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fidelity)
+    points = {p["id"]: p for p in fidelity.json.loads(fidelity.POINTS.read_text())["points"]}
+    kvcached = points["h100sxm-qwen3-0.6b-random512x128-rateinf-seed7-kvcached-vanilla"]
+    gpustack = points["h100-qwen3-14b-tp1-sharegpt1000-default-gpustack"]
+    assert kvcached["engine"]["sampling"].startswith("sampled") and gpustack["engine"]["sampling"].startswith("greedy")
+    assert fidelity._replica_roofline(kvcached)[0].sampled is True
+    assert fidelity._replica_roofline(gpustack)[0].sampled is False
