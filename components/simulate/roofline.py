@@ -224,8 +224,8 @@ class Roofline:
         ``max_concurrent_batches`` 2: executor/uniproc_executor.py 68-69, v1/executor/multiproc_executor.py 330-333)
         and ``step_with_batch_queue`` (core.py 300-350) schedules and prepares the next batch while the GPU runs this
         one ("Don't block on next worker response unless the queue is full"), so that work takes the longer of the two.
-        From 0.15 the scheduler turns it on unless an option forbids it (0.33.0 config/vllm.py 1685-1719);
-        benchmarks/data/fidelity_points.json records it per point.
+        From 0.14.0 the scheduler turns it on unless an option forbids it (benchmarks/fidelity.py release_frontend;
+        0.33.0 config/vllm.py 1685-1719); benchmarks/data/fidelity_points.json records it per point.
 
         ``STEP_OVERHEAD_S`` stays in series either way: GPUStack's own A/B of ``--async-scheduling`` (vLLM 0.11.0, the
         1,000-request ShareGPT burst: gpt-oss-120b on one H100 14.84 -> 15.71 req/s, on one A100 11.58 -> 12.14,
