@@ -548,7 +548,7 @@ def meets_target(s: dict) -> bool:
 # The constants --calibrate tunes, each with the values it tries: (module, name, values).
 CONSTANTS = (
     ("roofline", "HBM_EFFICIENCY", (0.4, 0.5, 0.6, 0.7, 0.8, 0.9)),
-    ("roofline", "FLOP_EFFICIENCY", (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)),
+    ("roofline", "FLOP_EFFICIENCY", (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)),
     ("roofline", "MOE_FLOP_EFFICIENCY", (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7)),
     ("roofline", "STEP_OVERHEAD_S", (0.001, 0.002, 0.004, 0.006, 0.008)),
     ("roofline", "MOE_LAYER_SECONDS", (0.0, 0.00002, 0.00004, 0.00006, 0.00008, 0.0001, 0.00015)),

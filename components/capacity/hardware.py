@@ -72,6 +72,22 @@ class Performance:
     bf16_tflops: float  # dense BF16 tensor-core peak
     fp8_tflops: Optional[float]  # dense FP8 tensor-core peak; None without FP8 tensor cores
     source: str
+    # Measured dense GEMM throughput (a published matmul benchmark, achieved_source), None where none is cited: the
+    # roofline computes against these (bf16_achieved / fp8_achieved), so its FLOP_EFFICIENCY is what LLM layers lose
+    # beyond a pure GEMM, the same factor on every GPU.
+    bf16_achieved_tflops: Optional[float] = None
+    fp8_achieved_tflops: Optional[float] = None
+    achieved_source: Optional[str] = None
+
+    @property
+    def bf16_achieved(self) -> float:
+        """The measured dense BF16 GEMM rate, or the datasheet peak where no measurement is cited (TFLOP/s)."""
+        return self.bf16_achieved_tflops if self.bf16_achieved_tflops is not None else self.bf16_tflops
+
+    @property
+    def fp8_achieved(self) -> Optional[float]:
+        """The measured dense FP8 GEMM rate, or the datasheet FP8 peak (None without FP8 tensor cores)."""
+        return self.fp8_achieved_tflops if self.fp8_achieved_tflops is not None else self.fp8_tflops
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +180,9 @@ _PERFORMANCE_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "bf16_tflops": (_NUM, True),
     "fp8_tflops": (_NUM, False),
     "source": ((str,), True),
+    "bf16_achieved_tflops": (_NUM, False),
+    "fp8_achieved_tflops": (_NUM, False),
+    "achieved_source": ((str,), False),
 }
 _INSTANCE_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "gpu": ((str,), True),
@@ -221,18 +240,50 @@ def _source(text: str, sources: Mapping[str, str], where: str) -> str:
     return text
 
 
+def _cited(text: str, sources: Mapping[str, str], where: str) -> str:
+    """``"key: detail"`` with ``key`` in [sources] reads as that source's text followed by the detail."""
+    key, sep, detail = text.partition(": ")
+    return f"{sources[key]}. {detail}" if sep and key in sources else _source(text, sources, where)
+
+
+# A measured GEMM rate above its datasheet peak by more than a boost clock's margin is a misread (a "with sparsity"
+# figure, the wrong dtype): GeForce cards run above their rated boost clock (RTX 4090 rows reach 105% of 165.2).
+_ACHIEVED_OVER_PEAK = 1.10
+
+
+def _performance(row: Any, sources: Mapping[str, str], where: str) -> Performance:
+    p = _checked(row, _PERFORMANCE_FIELDS, where)
+    achieved = {k: float(p[k]) for k in ("bf16_achieved_tflops", "fp8_achieved_tflops") if k in p}
+    if achieved and "achieved_source" not in p:
+        raise HardwareDataError(f"{where}.achieved_source: missing (a measured rate names its benchmark)")
+    if "achieved_source" in p and not achieved:
+        raise HardwareDataError(f"{where}.achieved_source: given without bf16_achieved_tflops or fp8_achieved_tflops")
+    if "fp8_achieved_tflops" in p and "fp8_tflops" not in p:
+        raise HardwareDataError(f"{where}.fp8_achieved_tflops: given without fp8_tflops (no FP8 tensor cores)")
+    for key, value in achieved.items():
+        peak = float(p[key.replace("_achieved", "")])
+        if not 0 < value <= peak * _ACHIEVED_OVER_PEAK:
+            raise HardwareDataError(
+                f"{where}.{key} = {value:g}: must be above 0 and at most {_ACHIEVED_OVER_PEAK:g} x the datasheet "
+                f"{key.replace('_achieved', '')} ({peak:g})"
+            )
+    return Performance(
+        hbm_gb_s=float(p["hbm_gb_s"]),
+        bf16_tflops=float(p["bf16_tflops"]),
+        fp8_tflops=float(p["fp8_tflops"]) if "fp8_tflops" in p else None,
+        source=_source(p["source"], sources, f"{where}.source"),
+        bf16_achieved_tflops=achieved.get("bf16_achieved_tflops"),
+        fp8_achieved_tflops=achieved.get("fp8_achieved_tflops"),
+        achieved_source=_cited(p["achieved_source"], sources, f"{where}.achieved_source") if "achieved_source" in p else None,
+    )
+
+
 def _gpu(name: str, row: Any, sources: Mapping[str, str]) -> GpuSpec:
     where = f"gpus.{name}"
     r = _checked(row, _GPU_FIELDS, where)
     perf = None
     if "performance" in r:
-        p = _checked(r["performance"], _PERFORMANCE_FIELDS, f"{where}.performance")
-        perf = Performance(
-            hbm_gb_s=float(p["hbm_gb_s"]),
-            bf16_tflops=float(p["bf16_tflops"]),
-            fp8_tflops=float(p["fp8_tflops"]) if "fp8_tflops" in p else None,
-            source=_source(p["source"], sources, f"{where}.performance.source"),
-        )
+        perf = _performance(r["performance"], sources, f"{where}.performance")
     if not all(isinstance(a, str) for a in r["aliases"]):
         raise HardwareDataError(f"{where}.aliases: must be a list of strings")
     cc = _compute_capability(r["compute_capability"], f"{where}.compute_capability")

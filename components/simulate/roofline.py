@@ -36,7 +36,7 @@ from ..capacity.hardware import GPUS
 # Calibrated constants: the best of `python benchmarks/fidelity.py --calibrate` (a grid over the calibration half of
 # benchmarks/data/fidelity_points.json; docs/simulate.md "Fidelity").
 HBM_EFFICIENCY = 0.90  # achieved share of the datasheet bandwidth in decode (weights and KV reads)
-FLOP_EFFICIENCY = 0.70  # achieved share of the dense tensor peak in prefill GEMMs and attention
+FLOP_EFFICIENCY = 0.80  # achieved share of the GPU's measured GEMM rate (hardware.toml) in prefill GEMMs and attention
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
 STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
 # A fused-MoE layer's latency beyond the expert bytes it reads and the FLOPs it does, per step: routing (the router
@@ -126,6 +126,18 @@ class Roofline:
     decode_attn_flops_per_ctx: float = 0.0
     vocab_size: int = 0  # the LM head's rows: every scheduled request's logits span it
     sampled: bool = False  # the requests sample (top-k/top-p) rather than decode greedily (logits_seconds)
+    # The measured dense GEMM rate (hardware.toml bf16/fp8_achieved_tflops) the dense and attention FLOPs run against
+    # (dense_flops_s); 0: flops_s, the datasheet peak, which the routed experts' FLOPs keep (expert_compute_seconds).
+    gemm_flops_s: float = 0.0
+
+    def dense_flops_s(self) -> float:
+        """FLOP/s of the dense layers and attention before FLOP_EFFICIENCY: the GPU's measured GEMM rate.
+
+        A benchmark GEMM saturates the tensor cores, so its rate carries what a saturated GPU loses to its datasheet
+        (the clock it holds at its power limit, tile and wave quantization): MAMF table (hardware.toml [sources] mamf)
+        H100 SXM 80%, A100 SXM 87%, RTX 4090 100%. The fused-MoE grouped GEMMs, at MOE_FLOP_EFFICIENCY (0.2) of the
+        peak, are far from saturating it and keep the datasheet peak their efficiency was calibrated against."""
+        return self.gemm_flops_s or self.flops_s
 
     def weights_read(self, tokens: float) -> float:
         """Weight bytes one step reads for ``tokens`` tokens: every dense weight, and of the routed experts only those
@@ -206,7 +218,7 @@ class Roofline:
         attn = self.attn_flops_per_token_ctx * prefill_context + self.decode_attn_flops_per_ctx * context_tokens
         flops = (self.flops_per_token * mb_tokens + attn / pp) / (self.tp * pp)
         expert_flops = self.expert_flops_per_token * mb_tokens / (self.tp * pp)
-        comp = flops / (self.flops_s * FLOP_EFFICIENCY) + self.expert_compute_seconds(expert_flops)
+        comp = flops / (self.dense_flops_s() * FLOP_EFFICIENCY) + self.expert_compute_seconds(expert_flops)
         comm = self.comm_seconds(mb_tokens)
         hops = (pp - 1) * PP_HOP_S
         seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
@@ -395,6 +407,9 @@ def roofline_for(
         )
     block = arch.weight_block_size is not None if fp8_block_scaled is None else fp8_block_scaled
     peak = gemm_peak_tflops(perf.bf16_tflops, perf.fp8_tflops if fp8 else None, block)
+    # The dense GEMMs run against the GPU's measured GEMM rate (hardware.toml *_achieved_tflops; the datasheet peak
+    # where none is cited): FLOP_EFFICIENCY is then what LLM layers lose beyond a pure GEMM, one factor for every GPU.
+    gemm = gemm_peak_tflops(perf.bf16_achieved, perf.fp8_achieved if fp8 else None, block)
     experts = routed_expert_params(arch, arch.num_experts)
     # The experts' share of the weights, by parameters (the embeddings counted once, as the LM head).
     share = experts / (experts + dense_active_params(arch) + arch.hidden_size * arch.vocab_size) if experts else 0.0
@@ -416,6 +431,7 @@ def roofline_for(
         pp=pp,
         hbm_bytes_s=perf.hbm_gb_s * 1e9,
         flops_s=peak * 1e12,
+        gemm_flops_s=gemm * 1e12,
         link=link or spec.interconnect,
         link_bytes_s=_link_bytes_s(spec.interconnect, spec.interconnect_gb_s, link),
         act_bytes=2,

@@ -98,7 +98,7 @@ def test_misspelt_performance_field_fails_naming_its_table():
         (
             '"g6.2xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 8, memory_gib = 32, efa_interfaces = 0, local_nvme_gb = 450, arch = "amd64", source = "karpenter" }',
             '"g6.2xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 8, memory_gib = 32, efa_interfaces = 0, local_nvme_gb = 450, arch = "amd64", source = "karpentr" }',
-            "instances.'g6.2xlarge'.source = 'karpentr': not a key of [sources] (karpenter) nor a citation",
+            "instances.'g6.2xlarge'.source = 'karpentr': not a key of [sources] (karpenter, mamf, torchperf) nor a citation",
         ),
         (
             '"g6.4xlarge" = { gpu = "L4", gpu_count = 1, vcpu = 16, memory_gib = 64, efa_interfaces = 0, local_nvme_gb = 600, arch = "amd64", source = "karpenter" }',
@@ -256,3 +256,62 @@ def test_a_t4_pool_reaches_the_startup_rule_with_the_records_compute_capability(
     )
     raw["llm-serving:models"][0]["engine"]["dtype"] = "float16"
     assert plan_stack(load_stack_config(raw))["chat-8b"].memory.fits
+
+
+def test_measured_gemm_rates_are_read_with_their_citations():
+    """Each GPU the fidelity points run on carries a measured dense GEMM rate with the benchmark it comes from; a GPU
+    with none keeps its datasheet peak (the roofline's dense FLOPs run against these: roofline.Roofline.dense_flops_s)."""
+    h100 = GPUS["H100"].performance
+    assert h100 is not None and (h100.bf16_tflops, h100.bf16_achieved, h100.fp8_achieved) == (989, 794.5, 1402.6)
+    assert "744d01e18b79512572f64a6bbd8b5f4a725203a7" in (h100.achieved_source or "")  # the MAMF table, cited
+    assert "2048x2048x13312" in (h100.achieved_source or "")  # its shape
+    rtx = GPUS["RTX-4090"].performance
+    assert rtx is not None and rtx.bf16_achieved == 165.3 and rtx.fp8_achieved == rtx.fp8_tflops  # no FP8 measurement
+    assert "9d82827637262c4351e3f9483f96b8cff57a601f" in (rtx.achieved_source or "")
+    a10g = GPUS["A10G"].performance
+    assert a10g is not None and a10g.bf16_achieved_tflops is None and a10g.bf16_achieved == a10g.bf16_tflops
+    for name in ("RTX-4090", "A100-80GB", "H100", "H200", "L40S"):
+        perf = GPUS[name].performance
+        assert perf is not None and perf.bf16_achieved_tflops and perf.achieved_source, name
+
+
+@pytest.mark.parametrize(
+    "old,new,message",
+    [
+        (
+            "bf16_achieved_tflops = 794.5\nfp8_achieved_tflops = 1402.6\nachieved_source",
+            "bf16_achieved_tflops = 794.5\nfp8_achieved_tflops = 1402.6\nachieved_sourc",
+            "gpus.H100.performance: unknown field 'achieved_sourc'",
+        ),
+        (
+            "bf16_achieved_tflops = 794.5\nfp8_achieved_tflops = 1402.6\n",
+            "bf16_achieved_tflops = 1979\nfp8_achieved_tflops = 1402.6\n",
+            "gpus.H100.performance.bf16_achieved_tflops = 1979: must be above 0 and at most 1.1 x the datasheet bf16_tflops",
+        ),
+        (
+            "bf16_achieved_tflops = 165.3\n",
+            "bf16_achieved_tflops = 165.3\nfp8_achieved_tflops = 0\n",
+            "gpus.RTX-4090.performance.fp8_achieved_tflops = 0: must be above 0",
+        ),
+        (
+            "bf16_achieved_tflops = 271.2\nachieved_source = \"mamf: the 'NVIDIA A100 SXM' BF16 row, 271.2 TFLOPS at 1024x10240x5120 (86.9%, torch 2.6.0+cu126). The torchperf",
+            "bf16_achieved_tflops = 271.2\nfp8_achieved_tflops = 500\nachieved_source = \"mamf: the 'NVIDIA A100 SXM' BF16 row, 271.2 TFLOPS at 1024x10240x5120 (86.9%, torch 2.6.0+cu126). The torchperf",
+            "gpus.A100-80GB.performance.fp8_achieved_tflops: given without fp8_tflops",
+        ),
+    ],
+)
+def test_bad_measured_rates_fail_naming_the_field(old, new, message):
+    with pytest.raises(HardwareDataError) as err:
+        load_hardware(doctored(old, new))
+    assert str(err.value).startswith(f"hardware.toml: {message}")
+
+
+def test_a_measured_rate_without_its_source_is_refused():
+    text = doctored("bf16_achieved_tflops = 165.3\nachieved_source = ", "bf16_achieved_tflops = 165.3\nnote = ")
+    with pytest.raises(HardwareDataError, match=r"gpus.RTX-4090.performance: unknown field 'note'"):
+        load_hardware(text)
+    start = TEXT.index("bf16_achieved_tflops = 165.3\nachieved_source = ")
+    line_end = TEXT.index("\n", start + len("bf16_achieved_tflops = 165.3\n"))
+    text = TEXT[:start] + "bf16_achieved_tflops = 165.3" + TEXT[line_end:]
+    with pytest.raises(HardwareDataError, match=r"gpus.RTX-4090.performance.achieved_source: missing"):
+        load_hardware(text)

@@ -157,6 +157,9 @@ def test_block_scaled_fp8_runs_at_the_bf16_peak_and_per_tensor_fp8_at_the_fp8_pe
     tensor = roofline_for(m.arch, "H200", m.checkpoint_bytes / 8, 70272, 8, 1, fp8=True, fp8_block_scaled=False)
     assert block.flops_s == perf.bf16_tflops * 1e12
     assert tensor.flops_s == perf.fp8_tflops * 1e12
+    # The dense GEMMs run at the measured rates of the same dtype (hardware.toml bf16/fp8_achieved_tflops).
+    assert block.dense_flops_s() == perf.bf16_achieved * 1e12
+    assert tensor.dense_flops_s() == perf.fp8_achieved * 1e12
     # A prefill chunk is compute-bound: the block-scaled one takes about twice as long.
     assert block.step_seconds(0, 8192, 8192) > 1.5 * tensor.step_seconds(0, 8192, 8192)
 
@@ -332,3 +335,30 @@ def test_the_fidelity_replay_samples_as_each_point_s_client_asked():
     assert kvcached["engine"]["sampling"].startswith("sampled") and gpustack["engine"]["sampling"].startswith("greedy")
     assert fidelity._replica_roofline(kvcached)[0].sampled is True
     assert fidelity._replica_roofline(gpustack)[0].sampled is False
+
+
+def test_dense_prefill_runs_at_the_gpus_measured_gemm_rate_and_the_experts_at_the_datasheet_peak():
+    """A dense prefill chunk's FLOPs run at FLOP_EFFICIENCY x the GPU's measured GEMM rate (hardware.toml
+    bf16_achieved_tflops: the MAMF table's 794.5 TFLOP/s on an H100 SXM, 80% of its 989; a median 165.3 on an RTX 4090,
+    its whitepaper figure), not at the datasheet peak; the routed experts keep the datasheet peak."""
+    from components.capacity.hardware import GPUS
+
+    m = find_model("llama-3.1-8b")
+    steps = {}
+    for gpu in ("H100", "RTX-4090"):
+        perf = GPUS[gpu].performance
+        assert perf is not None
+        r = roofline_for(m.arch, gpu, m.checkpoint_bytes, 131072, 1, 1)
+        assert (r.flops_s, r.dense_flops_s()) == (perf.bf16_tflops * 1e12, perf.bf16_achieved * 1e12)
+        at_peak = dataclasses.replace(r, gemm_flops_s=r.flops_s)
+        # 8192 prompt tokens: compute-bound, so the step grows by the dense FLOPs' time at the two rates' difference.
+        extra = r.step_seconds(0, 8192, 8192) - at_peak.step_seconds(0, 8192, 8192)
+        flops = r.flops_per_token * 8192 + r.attn_flops_per_token_ctx * 8192
+        assert extra == pytest.approx(flops / roofline.FLOP_EFFICIENCY * (1 / r.dense_flops_s() - 1 / r.flops_s), rel=1e-3)
+        steps[gpu] = r.step_seconds(0, 8192, 8192) / at_peak.step_seconds(0, 8192, 8192)
+    assert steps["H100"] > 1.15  # 989 / 794.5 = 1.245, less the step's fixed costs
+    assert steps["RTX-4090"] == pytest.approx(1.0, abs=0.01)  # measured at its whitepaper figure
+    moe = find_model("qwen3-30b-a3b")
+    r = roofline_for(moe.arch, "H100", moe.checkpoint_bytes, 100_000, 1, 1)
+    expert_flops = 1e12
+    assert r.expert_compute_seconds(expert_flops) == dataclasses.replace(r, gemm_flops_s=1.0).expert_compute_seconds(expert_flops)
