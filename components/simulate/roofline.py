@@ -102,7 +102,7 @@ class Roofline:
 
     weight_bytes: float  # this rank's weights
     kv_bytes_per_token: float  # this rank's KV bytes per cached token
-    flops_per_token: float  # 2 x active parameters outside the routed experts (whole model)
+    flops_per_token: float  # 2 x active parameters outside the routed experts and the LM head (whole model)
     attn_flops_per_token_ctx: float  # attention FLOPs per (new token x context token), whole model
     hidden_size: int
     layers: int
@@ -129,6 +129,11 @@ class Roofline:
     # The measured dense GEMM rate (hardware.toml bf16/fp8_achieved_tflops) the dense and attention FLOPs run against
     # (dense_flops_s); 0: flops_s, the datasheet peak, which the routed experts' FLOPs keep (expert_compute_seconds).
     gemm_flops_s: float = 0.0
+    # 2 x hidden x vocab: the LM head's FLOPs per row it computes. vLLM runs it only on each scheduled request's last
+    # position (0.11.0 v1/worker/gpu_model_runner.py 1104 ``logits_indices = query_start_loc[1:] - 1``, 2330-2331
+    # ``sample_hidden_states = hidden_states[logits_indices]; logits = self.model.compute_logits(...)``), not on every
+    # prompt token of a prefill chunk.
+    lm_head_flops: float = 0.0
 
     def dense_flops_s(self) -> float:
         """FLOP/s of the dense layers and attention before FLOP_EFFICIENCY: the GPU's measured GEMM rate.
@@ -216,12 +221,12 @@ class Roofline:
         kv = self.kv_bytes_per_token * context_tokens / pp  # per-GPU KV bytes already count only this stage's layers
         mem = (self.weights_read(mb_tokens) + kv + self.expert_pipeline_bytes(mb_tokens)) / (self.hbm_bytes_s * HBM_EFFICIENCY)
         attn = self.attn_flops_per_token_ctx * prefill_context + self.decode_attn_flops_per_ctx * context_tokens
-        flops = (self.flops_per_token * mb_tokens + attn / pp) / (self.tp * pp)
+        seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
+        flops = (self.flops_per_token * mb_tokens + (self.lm_head_flops * seqs + attn) / pp) / (self.tp * pp)
         expert_flops = self.expert_flops_per_token * mb_tokens / (self.tp * pp)
         comp = flops / (self.dense_flops_s() * FLOP_EFFICIENCY) + self.expert_compute_seconds(expert_flops)
         comm = self.comm_seconds(mb_tokens)
         hops = (pp - 1) * PP_HOP_S
-        seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
         moe = self.moe_kernel_seconds()
         gpu = pp * (max(mem, comp) + comm + moe) + hops + self.logits_seconds(seqs)
         return self.step_host_seconds(gpu, seqs, async_scheduling)
@@ -416,7 +421,8 @@ def roofline_for(
     return Roofline(
         weight_bytes=weight_bytes_per_gpu,
         kv_bytes_per_token=kv_bytes_per_token_per_gpu,
-        flops_per_token=2 * dense_active_params(arch),
+        flops_per_token=2 * (dense_active_params(arch) - arch.hidden_size * arch.vocab_size),
+        lm_head_flops=2 * arch.hidden_size * arch.vocab_size,
         expert_flops_per_token=2 * routed_expert_params(arch, arch.experts_per_token),
         expert_share=share,
         num_experts=arch.num_experts if experts else 0,

@@ -67,7 +67,9 @@ def test_every_request_a_step_schedules_costs_host_work_and_a_row_of_logits():
     assert r.logits_seconds(1024) == pytest.approx(1024 * logits_row)
     one = r.step_seconds(0, 8192, 8192, 8192 * 64)
     many = r.step_seconds(0, 8192, 8192, 8192 * 64, prefill_seqs=64)
-    assert many - one == pytest.approx(63 * (roofline.PER_SEQ_OVERHEAD_S + logits_row))
+    # ... and 63 more rows through the LM head (the step is compute-bound).
+    lm_head = 63 * r.lm_head_flops / (r.dense_flops_s() * roofline.FLOP_EFFICIENCY)
+    assert many - one == pytest.approx(63 * (roofline.PER_SEQ_OVERHEAD_S + logits_row) + lm_head)
     # A decode step's share grows with the batch: at 1,024 requests the logits alone are about 0.6 ms on an H100.
     assert 0.5e-3 < r.logits_seconds(1024) < 0.7e-3
 
@@ -362,3 +364,24 @@ def test_dense_prefill_runs_at_the_gpus_measured_gemm_rate_and_the_experts_at_th
     r = roofline_for(moe.arch, "H100", moe.checkpoint_bytes, 100_000, 1, 1)
     expert_flops = 1e12
     assert r.expert_compute_seconds(expert_flops) == dataclasses.replace(r, gemm_flops_s=1.0).expert_compute_seconds(expert_flops)
+
+
+def test_the_lm_head_runs_on_each_scheduled_requests_last_position_not_on_every_prompt_token(monkeypatch):
+    """vLLM computes logits only at ``logits_indices`` (0.11.0 v1/worker/gpu_model_runner.py 1104, 2330-2331): one row
+    per scheduled request. A prefill chunk of 8,192 tokens pays the LM head once, so for a small-hidden, large-vocabulary
+    model (Qwen3-0.6B: 1,024 x 151,936, a quarter of its dense FLOPs per token) the step is far cheaper than charging the
+    LM head per token."""
+    m = find_model("qwen3-0.6b")
+    r = roofline_for(m.arch, "H100", m.checkpoint_bytes, 100_000, 1, 1)
+    assert r.lm_head_flops == 2 * 1024 * 151_936
+    assert r.flops_per_token + r.lm_head_flops == pytest.approx(2 * dense_active_params(m.arch))
+    assert r.lm_head_flops > 0.25 * (r.flops_per_token + r.lm_head_flops)
+    monkeypatch.setattr(roofline, "HBM_EFFICIENCY", 1e9)  # memory free: the step is its FLOPs
+    monkeypatch.setattr(roofline, "STEP_OVERHEAD_S", 0.0)
+    monkeypatch.setattr(roofline, "PER_SEQ_OVERHEAD_S", 0.0)
+    rate = r.dense_flops_s() * roofline.FLOP_EFFICIENCY
+    attn = r.attn_flops_per_token_ctx * 8192 * 4096
+    step = r.step_seconds(0, 8192, 8192, 8192 * 4096, prefill_seqs=1)
+    assert step == pytest.approx((r.flops_per_token * 8192 + r.lm_head_flops + attn) / rate, rel=1e-6)
+    per_token = (2 * dense_active_params(m.arch) * 8192 + attn) / rate
+    assert per_token - step == pytest.approx(8191 * r.lm_head_flops / rate, rel=1e-6)
