@@ -35,7 +35,7 @@ from ..capacity.hardware import GPUS
 
 # Calibrated constants: the best of `python benchmarks/fidelity.py --calibrate` (a grid over the calibration half of
 # benchmarks/data/fidelity_points.json; docs/simulate.md "Fidelity").
-HBM_EFFICIENCY = 0.90  # achieved share of the datasheet bandwidth in decode (weights and KV reads)
+HBM_EFFICIENCY = 0.70  # achieved share of the datasheet bandwidth in decode (weights and KV reads)
 FLOP_EFFICIENCY = 0.80  # achieved share of the GPU's measured GEMM rate (hardware.toml) in prefill GEMMs and attention
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
 STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
@@ -45,7 +45,7 @@ STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output
 # benchmark puts it at tens of microseconds: benchmark_moe.py on an H100, Mixtral-8x7B TP2 (E=8, N=7168) at batch 1
 # takes 144 us where its two experts' 352 MB need 105 us at 3.35 TB/s (vllm-project/vllm#24700, Sept 2025, the
 # tuned-config column). Calibrated (benchmarks/fidelity.py CONSTANTS).
-MOE_LAYER_SECONDS = 0.00004
+MOE_LAYER_SECONDS = 0.00002
 # The K a fused-MoE tile spends filling and draining its software pipeline: num_stages x BLOCK_SIZE_K of vLLM 0.11.0's
 # tuned configs at prefill sizes (fused_moe/configs/E=128,N=192,device_name=NVIDIA_A100-SXM4-80GB.json and
 # ..._H100_80GB_HBM3.json at 1024-4096 tokens: BLOCK_SIZE_K 64, num_stages 3): num_stages - 1 loads before the first
