@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
 
 import simpy
 
@@ -101,3 +105,14 @@ def stack(*models, gpu_limit=100, buffer_pods=0, buffer_gpus=1, consolidate=900.
 
 
 __all__ = ["FixedStep", "replica", "model", "stack", "replace", "simpy", "Request", "K8S_DEFAULT_DOWN"]
+
+
+@functools.lru_cache(maxsize=1)
+def load_fidelity() -> ModuleType:
+    """benchmarks/fidelity.py as a module (a script, not a package): the replay the fidelity tests read."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fidelity.py"
+    spec = importlib.util.spec_from_file_location("fidelity", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

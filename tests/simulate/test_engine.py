@@ -7,7 +7,7 @@ import simpy
 
 from components.simulate import engine
 from components.simulate.engine import Request
-from tests.simulate.helpers import replica
+from tests.simulate.helpers import load_fidelity, replica
 
 
 @pytest.fixture(autouse=True)
@@ -311,18 +311,6 @@ def test_a_replica_with_async_scheduling_steps_with_it():
     assert len(rep.roof.async_flags) >= 2 and all(rep.roof.async_flags)  # the prefill step and the decode steps
 
 
-def _fidelity():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fidelity.py"
-    spec = importlib.util.spec_from_file_location("fidelity_for_engine_tests", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize(
     "point, published",
     [
@@ -338,7 +326,7 @@ def test_async_scheduling_gains_what_the_sources_own_ab_run_gained(point, publis
     Without the overlap the gain is nil; hiding STEP_OVERHEAD_S too would double it (roofline.step_host_seconds)."""
     import copy
 
-    fidelity = _fidelity()
+    fidelity = load_fidelity()
     p = next(q for q in fidelity.json.loads(fidelity.POINTS.read_text())["points"] if q["id"] == point)
     assert p["engine"]["async_scheduling"] is False
     on = copy.deepcopy(p)
@@ -375,25 +363,28 @@ def test_async_scheduling_plans_a_request_that_comes_mid_step_into_the_step_afte
     assert abs(first_token(True, busy=True, output=3) - 0.04) < 1e-9
 
 
+def _reached_engine(**frontend) -> list:
+    """When each of three requests sent together reaches the engine's waiting queue, with the replica's front-end
+    attributes (``tokenizer_wait_seconds``, ``template_seconds``) set as given."""
+    env = simpy.Environment()
+    rep = replica(env, seqs=8, tokens=4096, step=0.01)
+    for name, value in frontend.items():
+        setattr(rep, name, value)
+    seen: list = []
+    enqueue = rep._enqueue
+    rep._enqueue = lambda r: (seen.append(round(env.now, 9)), enqueue(r))
+    for i in range(3):
+        rep.submit(_req(i))
+    env.run(until=1)
+    return seen
+
+
 def test_the_frontend_tokenizer_wait_delays_each_request_without_holding_the_api_server(monkeypatch):
     """vLLM 0.10.0-0.19.0 tokenize through ``AsyncMicrobatchTokenizer`` (0.11.0 vllm/utils/__init__.py:477,
     ``batch_wait_timeout_s=0.002``): a prompt waits for the batch window, while the API server goes on parsing."""
     monkeypatch.setattr(engine, "FRONTEND_SECONDS", 0.005)
-
-    def reached_engine(wait: float) -> list:
-        env = simpy.Environment()
-        rep = replica(env, seqs=8, tokens=4096, step=0.01)
-        rep.tokenizer_wait_seconds = wait
-        seen: list = []
-        enqueue = rep._enqueue
-        rep._enqueue = lambda r: (seen.append(round(env.now, 9)), enqueue(r))
-        for i in range(3):
-            rep.submit(_req(i))
-        env.run(until=1)
-        return seen
-
-    assert reached_engine(0.0) == [0.005, 0.01, 0.015]
-    assert reached_engine(engine.MICROBATCH_TOKENIZER_WAIT_S) == [0.007, 0.012, 0.017]
+    assert _reached_engine(tokenizer_wait_seconds=0.0) == [0.005, 0.01, 0.015]
+    assert _reached_engine(tokenizer_wait_seconds=engine.MICROBATCH_TOKENIZER_WAIT_S) == [0.007, 0.012, 0.017]
 
 
 def test_the_frontend_template_parse_holds_the_api_server_for_each_request(monkeypatch):
@@ -401,18 +392,5 @@ def test_the_frontend_template_parse_holds_the_api_server_for_each_request(monke
     (entrypoints/chat_utils.py resolve_chat_template_kwargs 1590, uncached): the API server takes requests in that much
     further apart, so a burst reaches the engine spread out by it too."""
     monkeypatch.setattr(engine, "FRONTEND_SECONDS", 0.005)
-
-    def reached_engine(parse: float) -> list:
-        env = simpy.Environment()
-        rep = replica(env, seqs=8, tokens=4096, step=0.01)
-        rep.template_seconds = parse
-        seen: list = []
-        enqueue = rep._enqueue
-        rep._enqueue = lambda r: (seen.append(round(env.now, 9)), enqueue(r))
-        for i in range(3):
-            rep.submit(_req(i))
-        env.run(until=1)
-        return seen
-
-    assert reached_engine(0.0) == [0.005, 0.01, 0.015]
-    assert reached_engine(0.003) == [0.008, 0.016, 0.024]
+    assert _reached_engine(template_seconds=0.0) == [0.005, 0.01, 0.015]
+    assert _reached_engine(template_seconds=0.003) == [0.008, 0.016, 0.024]

@@ -4,7 +4,6 @@ replayed client draws and spaces requests as `vllm bench serve` does."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import re
@@ -17,12 +16,10 @@ import pytest
 from components.capacity.hardware import GPUS
 from components.capacity.models import MODELS, find_model
 from components.simulate.roofline import active_params
+from tests.simulate.helpers import load_fidelity
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
-assert _spec is not None and _spec.loader is not None
-fidelity = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fidelity)
+fidelity = load_fidelity()
 DATA = json.loads((ROOT / "benchmarks" / "data" / "fidelity_points.json").read_text())
 POINTS = DATA["points"]
 

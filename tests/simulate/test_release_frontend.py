@@ -3,20 +3,14 @@ wait (components/simulate/engine.py ASYNC_SCHEDULING and MICROBATCH_TOKENIZER_WA
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import pytest
 import simpy
 
 from components.simulate import engine
-from tests.simulate.helpers import replica
+from tests.simulate.helpers import load_fidelity, replica
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
-assert _spec is not None and _spec.loader is not None
-fidelity = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fidelity)
+fidelity = load_fidelity()
 
 
 def _point(release, flags="", pp=1, renderer=None) -> dict:

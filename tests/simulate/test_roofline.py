@@ -10,6 +10,7 @@ import pytest
 from components.capacity.models import find_model
 from components.simulate import roofline
 from components.simulate.roofline import active_params, dense_active_params, roofline_for, routed_expert_params
+from tests.simulate.helpers import load_fidelity
 
 
 def _roof(model: str):
@@ -127,16 +128,8 @@ def test_the_host_link_latency_is_what_its_source_measured():
 
 
 def test_the_fidelity_replay_uses_the_link_each_point_records():
-    import importlib.util
-    import json
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("fidelity_for_links", root / "benchmarks" / "fidelity.py")
-    assert spec is not None and spec.loader is not None
-    fidelity = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fidelity)
-    points = json.loads((root / "benchmarks" / "data" / "fidelity_points.json").read_text())["points"]
+    fidelity = load_fidelity()
+    points = fidelity.json.loads(fidelity.POINTS.read_text())["points"]
     linked = [p for p in points if p["engine"].get("tp_link")]
     assert len(linked) == 5  # dennislee22's five Qwen2.5-32B TP2 points
     for p in linked:
@@ -323,14 +316,7 @@ def test_a_sampling_request_moves_more_logits_bytes_than_a_greedy_one():
 
 
 def test_the_fidelity_replay_samples_as_each_point_s_client_asked():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fidelity.py"
-    spec = importlib.util.spec_from_file_location("fidelity_for_roofline_tests", path)
-    assert spec is not None and spec.loader is not None
-    fidelity = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fidelity)
+    fidelity = load_fidelity()
     points = {p["id"]: p for p in fidelity.json.loads(fidelity.POINTS.read_text())["points"]}
     kvcached = points["h100sxm-qwen3-0.6b-random512x128-rateinf-seed7-kvcached-vanilla"]
     gpustack = points["h100-qwen3-14b-tp1-sharegpt1000-default-gpustack"]
