@@ -3,7 +3,6 @@ wait (components/simulate/engine.py ASYNC_SCHEDULING and MICROBATCH_TOKENIZER_WA
 
 from __future__ import annotations
 
-
 import pytest
 import simpy
 
