@@ -393,7 +393,7 @@ def roofline_for(
     tp: int,
     pp: int,
     fp8: bool = False,
-    cross_node_tp: bool = False,
+    *,
     fp8_block_scaled: Optional[bool] = None,
     link: Optional[str] = None,
 ) -> Roofline:
