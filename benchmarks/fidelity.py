@@ -349,7 +349,7 @@ def _warm_prefix(prompt: int, block_size: int = 16) -> int:
     ``input_requests[0]`` as its "initial single prompt test run" and as every --num-warmups request (vLLM 0.33.0
     benchmarks/serve.py lines 875-945), so with prefix caching on (V1's default) that prompt's full blocks are cached
     when the measured run sends it again; vLLM recomputes at least the last token."""
-    return ((prompt - 1) // block_size) * block_size
+    return _shared_prefix_hit(prompt - 1, block_size)
 
 
 def _median_ms(vals: list) -> float:

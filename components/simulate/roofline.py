@@ -14,7 +14,7 @@ after PP stage times of a micro-batch of n / PP requests, plus the hops between 
 
 Mixture-of-experts models read only the experts their tokens are routed to (weights_read), run the
 routed experts' FLOPs at MOE_FLOP_EFFICIENCY with the down GEMM slowed when TP leaves its K short
-(expert_compute_seconds, expert_pipeline_bytes), and pay a fixed fused-MoE latency per MoE layer
+(expert_compute_seconds, expert_pipeline_bytes: down_gemm_penalty), and pay a fixed fused-MoE latency per MoE layer
 (moe_kernel_seconds). Block-scaled FP8 checkpoints compute at the BF16 peak (gemm_peak_tflops); MLA
 (DeepSeek) counts its projections, its decompressed prefill heads and its absorbed decode attention.
 
@@ -176,19 +176,20 @@ class Roofline:
         fill is a large share of each tile: the down GEMM runs at W / (W + MOE_PIPELINE_K) of the rate of a long one."""
         if not expert_flops:
             return 0.0
-        width = max(1, self.expert_width)
-        down_rate = width / (width + MOE_PIPELINE_K)
-        return expert_flops * (2 / 3 + 1 / 3 / down_rate) / (self.flops_s * MOE_FLOP_EFFICIENCY)
+        return expert_flops * (1 + self.down_gemm_penalty()) / (self.flops_s * MOE_FLOP_EFFICIENCY)
 
-    def expert_pipeline_bytes(self, tokens: float) -> float:
-        """The extra bytes' worth of time the routed experts' down projection costs a step's weight reads: its third of
-        the expert bytes streams through the same short K loop as its FLOPs (expert_compute_seconds), at
-        W / (W + MOE_PIPELINE_K) of the rate."""
+    def expert_pipeline_bytes(self, weights_read: float) -> float:
+        """The extra bytes' worth of time the routed experts' down projection costs a step that reads ``weights_read``
+        weight bytes (weights_read()): its third of the expert bytes streams through the same short K loop as its FLOPs
+        (expert_compute_seconds), at W / (W + MOE_PIPELINE_K) of the rate."""
         if not self.num_experts:
             return 0.0
-        experts = self.weights_read(tokens) - self.weight_bytes * (1.0 - self.expert_share)
-        width = max(1, self.expert_width)
-        return experts / 3 * MOE_PIPELINE_K / width
+        return (weights_read - self.weight_bytes * (1.0 - self.expert_share)) * self.down_gemm_penalty()
+
+    def down_gemm_penalty(self) -> float:
+        """What the short-K down projection adds to the routed experts' work, as a share of it: a third of the work
+        (the down GEMM's) at W / (W + MOE_PIPELINE_K) of the rate takes MOE_PIPELINE_K / W of that third again."""
+        return MOE_PIPELINE_K / max(1, self.expert_width) / 3
 
     def moe_kernel_seconds(self) -> float:
         """A stage's fixed latency of its fused-MoE layers per micro-batch: MOE_LAYER_SECONDS for each layer with routed
@@ -219,7 +220,8 @@ class Roofline:
         # PP micro-batches: a stage's rank runs each of the PP micro-batches (1/PP of the batch) once per step.
         mb_tokens = tokens / pp
         kv = self.kv_bytes_per_token * context_tokens / pp  # per-GPU KV bytes already count only this stage's layers
-        mem = (self.weights_read(mb_tokens) + kv + self.expert_pipeline_bytes(mb_tokens)) / (self.hbm_bytes_s * HBM_EFFICIENCY)
+        read = self.weights_read(mb_tokens)
+        mem = (read + kv + self.expert_pipeline_bytes(read)) / (self.hbm_bytes_s * HBM_EFFICIENCY)
         attn = self.attn_flops_per_token_ctx * prefill_context + self.decode_attn_flops_per_ctx * context_tokens
         seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
         flops = (self.flops_per_token * mb_tokens + (self.lm_head_flops * seqs + attn) / pp) / (self.tp * pp)

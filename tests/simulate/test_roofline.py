@@ -275,12 +275,12 @@ def test_narrow_experts_stream_their_down_projection_slower_in_decode(monkeypatc
     qwen = find_model("qwen3-235b-a22b")
     q8 = roofline_for(qwen.arch, "H100", qwen.checkpoint_bytes / 8, 48128, 8, 1)
     experts = q8.weights_read(256) - q8.weight_bytes * (1 - q8.expert_share)
-    assert q8.expert_pipeline_bytes(256) == pytest.approx(experts / 3 * roofline.MOE_PIPELINE_K / 192)
-    assert q8.expert_pipeline_bytes(256) > 0.3 * experts
+    assert q8.expert_pipeline_bytes(q8.weights_read(256)) == pytest.approx(experts / 3 * roofline.MOE_PIPELINE_K / 192)
+    assert q8.expert_pipeline_bytes(q8.weights_read(256)) > 0.3 * experts
     _, dense = _roof("llama-3.1-8b")
-    assert dense.expert_pipeline_bytes(256) == 0.0
+    assert dense.expert_pipeline_bytes(dense.weights_read(256)) == 0.0
     # A memory-bound decode step grows by those bytes over the HBM rate.
-    extra = q8.expert_pipeline_bytes(256) / (q8.hbm_bytes_s * roofline.HBM_EFFICIENCY)
+    extra = q8.expert_pipeline_bytes(q8.weights_read(256)) / (q8.hbm_bytes_s * roofline.HBM_EFFICIENCY)
     before = q8.step_seconds(256, 0, 256 * 500)
     monkeypatch.setattr(roofline, "MOE_PIPELINE_K", 0)
     assert before - q8.step_seconds(256, 0, 256 * 500) == pytest.approx(extra)
