@@ -232,18 +232,16 @@ def _compute_capability(text: str, where: str) -> tuple[int, int]:
 
 
 def _source(text: str, sources: Mapping[str, str], where: str) -> str:
-    """A row's source: a key of [sources] stands for its text; anything else must read as a citation."""
+    """A row's source: a key of [sources] stands for its text, ``"key: detail"`` for its text followed by the detail;
+    anything else must read as a citation."""
     if text in sources:
         return sources[text]
+    key, sep, detail = text.partition(": ")
+    if sep and key in sources:
+        return f"{sources[key]}. {detail}"
     if " " not in text.strip():
         raise HardwareDataError(f"{where} = {text!r}: not a key of [sources] ({', '.join(sorted(sources))}) nor a citation")
     return text
-
-
-def _cited(text: str, sources: Mapping[str, str], where: str) -> str:
-    """``"key: detail"`` with ``key`` in [sources] reads as that source's text followed by the detail."""
-    key, sep, detail = text.partition(": ")
-    return f"{sources[key]}. {detail}" if sep and key in sources else _source(text, sources, where)
 
 
 # A measured GEMM rate above its datasheet peak by more than a boost clock's margin is a misread (a "with sparsity"
@@ -274,7 +272,7 @@ def _performance(row: Any, sources: Mapping[str, str], where: str) -> Performanc
         source=_source(p["source"], sources, f"{where}.source"),
         bf16_achieved_tflops=achieved.get("bf16_achieved_tflops"),
         fp8_achieved_tflops=achieved.get("fp8_achieved_tflops"),
-        achieved_source=_cited(p["achieved_source"], sources, f"{where}.achieved_source") if "achieved_source" in p else None,
+        achieved_source=_source(p["achieved_source"], sources, f"{where}.achieved_source") if "achieved_source" in p else None,
     )
 
 
