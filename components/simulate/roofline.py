@@ -98,10 +98,15 @@ PP_HOP_S = 0.0003
 # kernel for fast weight-only FP8 quantization"), apply_fp8_marlin_linear (utils/marlin_utils_fp8.py 37-75) calling
 # ops.gptq_marlin_gemm with FP8 weights, dequantized to 16 bits in registers for 16-bit MMAs. Marlin is built for a few
 # tokens at a time: "for batchsizes > 64, it will just run the batch 64 kernel repeatedly" (its author, efrantar, in
-# IST-DASLab/marlin issue 2), so its rate stops growing there. Marlin's own bench.py on an A100-class GPU (1,158 GB/s at
-# batch 1: no other Ampere card has that bandwidth; vllm-project/vllm PR 2497, comment of 2024-01-24) reached 139.7
-# TFLOP/s at batch 64 and 140.9-141.4 from 128 to 4,000 tokens, "slower than torch gemm" above 128 (speedup 0.60-0.74):
-# 141.4 / 312 = 0.45 of the A100's BF16 peak. Read from the measurement, not calibrated.
+# IST-DASLab/marlin issue 2), so its rate stops growing there. Marlin's own bench.py (vllm-project/vllm PR 2497, comment
+# of 2024-01-24) reached 139.7 TFLOP/s at batch 64 and 140.9-141.4 from 128 to 4,000 tokens, "slower than torch gemm"
+# above 128 (speedup 0.60-0.74): 141.4 / 312 = 0.45 of the A100's BF16 peak. The GPU is not named; it is an A100: 1,158
+# GB/s at batch 1 is beyond every other Ampere card's bandwidth (A10 600, RTX 3090 936, A6000 768 GB/s), and torch's GEMM
+# at 141.4 / 0.60 = 236 TFLOP/s is beyond their 16-bit peaks with FP32 accumulation, while on a Hopper GPU it would
+# have been several times Marlin's, not 1.7x. That was the int4 kernel of January 2024; 0.11.0's gptq_marlin_gemm is its
+# generalisation to more weight types and keeps its partitioning constants (quantization/utils/marlin_utils.py 20-23
+# GPTQ_MARLIN_TILE 16, GPTQ_MARLIN_MAX_PARALLEL 16, which sizes the workspace at 193). Read from the measurement, not
+# calibrated; the Qwen3-32B-FP8 burst on an A100 (GPUStack) then replays at 303 ms TPOT against 311 published.
 MARLIN_PEAK_SHARE = 0.45
 
 
