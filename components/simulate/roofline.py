@@ -15,7 +15,8 @@ after PP stage times of a micro-batch of n / PP requests, plus the hops between 
 Mixture-of-experts models read only the experts their tokens are routed to (weights_read), run the
 routed experts' FLOPs at MOE_FLOP_EFFICIENCY with the down GEMM slowed when TP leaves its K short
 (expert_compute_seconds, expert_pipeline_bytes: down_gemm_penalty), and pay a fixed fused-MoE latency per MoE layer
-(moe_kernel_seconds). Block-scaled FP8 checkpoints compute at the BF16 peak (gemm_peak_tflops); MLA
+(moe_kernel_seconds). Block-scaled FP8 checkpoints compute at the BF16 peak (gemm_peak_tflops), and through Marlin's
+weight-only GEMM on GPUs without FP8 tensor cores (weight_only_seconds); MLA
 (DeepSeek) counts its projections, its decompressed prefill heads and its absorbed decode attention.
 
 The GPU facts come from the hardware records (components/capacity/hardware.toml: each GPU's
@@ -90,6 +91,18 @@ NVLINK_ALLREDUCE_EFFICIENCY = 0.78
 HOST_LINK_BYTES_S = 18e9
 # Pipeline stages hand activations over the node's network (EFA or TCP) once per micro-batch.
 PP_HOP_S = 0.0003
+# The GEMM rate of Marlin, vLLM's weight-only kernel, as a share of the GPU's BF16 datasheet peak, whatever the batch.
+# vLLM 0.11.0 runs FP8 checkpoints on GPUs without FP8 tensor cores (compute capability below 8.9: the A100, A10G) through
+# it: model_executor/layers/quantization/fp8.py 232-235 ``self.use_marlin = (not
+# current_platform.has_device_capability(89) ...)`` ("For GPUs that lack FP8 hardware support, we can leverage the Marlin
+# kernel for fast weight-only FP8 quantization"), apply_fp8_marlin_linear (utils/marlin_utils_fp8.py 37-75) calling
+# ops.gptq_marlin_gemm with FP8 weights, dequantized to 16 bits in registers for 16-bit MMAs. Marlin is built for a few
+# tokens at a time: "for batchsizes > 64, it will just run the batch 64 kernel repeatedly" (its author, efrantar, in
+# IST-DASLab/marlin issue 2), so its rate stops growing there. Marlin's own bench.py on an A100-class GPU (1,158 GB/s at
+# batch 1: no other Ampere card has that bandwidth; vllm-project/vllm PR 2497, comment of 2024-01-24) reached 139.7
+# TFLOP/s at batch 64 and 140.9-141.4 from 128 to 4,000 tokens, "slower than torch gemm" above 128 (speedup 0.60-0.74):
+# 141.4 / 312 = 0.45 of the A100's BF16 peak. Read from the measurement, not calibrated.
+MARLIN_PEAK_SHARE = 0.45
 
 
 class NoPerformanceFigures(ValueError):
@@ -134,6 +147,9 @@ class Roofline:
     # ``sample_hidden_states = hidden_states[logits_indices]; logits = self.model.compute_logits(...)``), not on every
     # prompt token of a prefill chunk.
     lm_head_flops: float = 0.0
+    # The checkpoint's linear layers run vLLM's weight-only Marlin GEMM (FP8 weights without FP8 tensor cores:
+    # roofline_for), whose rate stops at MARLIN_PEAK_SHARE of the peak (weight_only_seconds).
+    weight_only: bool = False
 
     def dense_flops_s(self) -> float:
         """FLOP/s of the dense layers and attention before FLOP_EFFICIENCY: the GPU's measured GEMM rate.
@@ -143,6 +159,18 @@ class Roofline:
         H100 SXM 80%, A100 SXM 87%, RTX 4090 100%. The fused-MoE grouped GEMMs, at MOE_FLOP_EFFICIENCY (0.2) of the
         peak, are far from saturating it and keep the datasheet peak their efficiency was calibrated against."""
         return self.gemm_flops_s or self.flops_s
+
+    def weight_only_seconds(self, linear_flops: float) -> float:
+        """What running ``linear_flops`` of a rank's linear-layer FLOPs (attention projections, dense MLPs) through
+        Marlin adds to the step, over the measured GEMM rate the dense FLOPs are charged at: Marlin's rate is at most
+        MARLIN_PEAK_SHARE of the datasheet peak (0 unless ``weight_only``). The LM head stays 16-bit (a
+        VocabParallelEmbedding, for which Fp8Config.get_quant_method, fp8.py 166-186, returns no method: it quantizes
+        LinearBase and FusedMoE layers), as do attention's own FLOPs; the routed experts (fused_marlin_moe, fp8.py 1015-1031) are charged at
+        MOE_FLOP_EFFICIENCY of the peak, already below Marlin's rate."""
+        marlin = min(self.dense_flops_s(), MARLIN_PEAK_SHARE * self.flops_s)
+        if not self.weight_only or not linear_flops or marlin >= self.dense_flops_s():
+            return 0.0
+        return linear_flops / (marlin * FLOP_EFFICIENCY) - linear_flops / (self.dense_flops_s() * FLOP_EFFICIENCY)
 
     def weights_read(self, tokens: float) -> float:
         """Weight bytes one step reads for ``tokens`` tokens: every dense weight, and of the routed experts only those
@@ -227,6 +255,7 @@ class Roofline:
         flops = (self.flops_per_token * mb_tokens + (self.lm_head_flops * seqs + attn) / pp) / (self.tp * pp)
         expert_flops = self.expert_flops_per_token * mb_tokens / (self.tp * pp)
         comp = flops / (self.dense_flops_s() * FLOP_EFFICIENCY) + self.expert_compute_seconds(expert_flops)
+        comp += self.weight_only_seconds(self.flops_per_token * mb_tokens / (self.tp * pp))
         comm = self.comm_seconds(mb_tokens)
         hops = (pp - 1) * PP_HOP_S
         moe = self.moe_kernel_seconds()
@@ -413,6 +442,8 @@ def roofline_for(
             f"[gpus.{gpu_name}.performance]); known: {', '.join(sorted(g.name for g in GPUS.values() if g.performance))}"
         )
     block = arch.weight_block_size is not None if fp8_block_scaled is None else fp8_block_scaled
+    # vLLM runs FP8 weights through Marlin where the GPU lacks FP8 tensor cores (MARLIN_PEAK_SHARE).
+    weight_only = fp8 and spec.compute_capability < (8, 9)
     peak = gemm_peak_tflops(perf.bf16_tflops, perf.fp8_tflops if fp8 else None, block)
     # The dense GEMMs run against the GPU's measured GEMM rate (hardware.toml *_achieved_tflops; the datasheet peak
     # where none is cited): FLOP_EFFICIENCY is then what LLM layers lose beyond a pure GEMM, one factor for every GPU.
@@ -425,6 +456,7 @@ def roofline_for(
         kv_bytes_per_token=kv_bytes_per_token_per_gpu,
         flops_per_token=2 * (dense_active_params(arch) - arch.hidden_size * arch.vocab_size),
         lm_head_flops=2 * arch.hidden_size * arch.vocab_size,
+        weight_only=weight_only,
         expert_flops_per_token=2 * routed_expert_params(arch, arch.experts_per_token),
         expert_share=share,
         num_experts=arch.num_experts if experts else 0,

@@ -371,3 +371,33 @@ def test_the_lm_head_runs_on_each_scheduled_requests_last_position_not_on_every_
     assert step == pytest.approx((r.flops_per_token * 8192 + r.lm_head_flops + attn) / rate, rel=1e-6)
     per_token = (2 * dense_active_params(m.arch) * 8192 + attn) / rate
     assert per_token - step == pytest.approx(8191 * r.lm_head_flops / rate, rel=1e-6)
+
+
+def test_fp8_weights_without_fp8_tensor_cores_run_at_marlins_measured_rate(monkeypatch):
+    """vLLM 0.11.0 runs an FP8 checkpoint's linear layers through Marlin's weight-only GEMM on GPUs below compute
+    capability 8.9 (fp8.py 232-235); Marlin's rate stops at 141 TFLOP/s on an A100 from batch 64 up (vllm-project/vllm PR
+    2497, Marlin's bench.py: 0.60-0.74 of torch's GEMM above 128 tokens), MARLIN_PEAK_SHARE of the 312 TFLOP/s peak. A
+    compute-bound prefill chunk of Qwen3-32B-FP8 on an A100 charges its linear FLOPs at that rate; the same checkpoint on
+    an H100 (FP8 tensor cores) and a BF16 checkpoint on the A100 do not, and a decode step (memory-bound) is unchanged."""
+    from components.capacity.hardware import GPUS
+
+    assert roofline.MARLIN_PEAK_SHARE == pytest.approx(141.4 / 312, abs=0.005)
+    arch = find_model("qwen3-32b").arch
+    fp8 = roofline_for(arch, "A100-80GB", 33e9, 262144, 1, 1, fp8=True, fp8_block_scaled=True)
+    bf16 = roofline_for(arch, "A100-80GB", 33e9, 262144, 1, 1)
+    hopper = roofline_for(arch, "H100", 33e9, 262144, 1, 1, fp8=True, fp8_block_scaled=True)
+    assert GPUS["A100-80GB"].compute_capability < (8, 9) <= GPUS["H100"].compute_capability
+    assert (fp8.weight_only, bf16.weight_only, hopper.weight_only) == (True, False, False)
+    monkeypatch.setattr(roofline, "HBM_EFFICIENCY", 1e9)  # memory free: the step is its FLOPs and fixed costs
+    linear = fp8.flops_per_token * 2048
+    marlin = roofline.MARLIN_PEAK_SHARE * fp8.flops_s * roofline.FLOP_EFFICIENCY
+    extra = fp8.step_seconds(0, 2048, 2048) - bf16.step_seconds(0, 2048, 2048)
+    assert extra == pytest.approx(linear / marlin - linear / (fp8.dense_flops_s() * roofline.FLOP_EFFICIENCY), rel=1e-6)
+    assert fp8.step_seconds(0, 2048, 2048) > 1.5 * bf16.step_seconds(0, 2048, 2048)  # 271.2 / 141.4 TFLOP/s
+    assert hopper.weight_only_seconds(linear) == bf16.weight_only_seconds(linear) == 0.0
+    monkeypatch.undo()
+    assert fp8.step_seconds(1, 0, 1000) == bf16.step_seconds(1, 0, 1000)  # one decode: the weight bytes bound it
+    # The replay's Qwen3-32B-FP8 point on an A100 (GPUStack, vLLM 0.11.0) runs its checkpoint through Marlin.
+    fidelity = load_fidelity()
+    points = {p["id"]: p for p in fidelity.json.loads(fidelity.POINTS.read_text())["points"]}
+    assert fidelity._replica_roofline(points["a10080gb-qwen3-32b-fp8-tp1-sharegpt1000-default-gpustack"])[0].weight_only
