@@ -1,7 +1,7 @@
 """The latency floor of block-scaled FP8 linear layers at decode batch sizes (DeepSeek-V3/R1, Qwen3 -FP8 on Hopper).
 
 vLLM 0.11.0 runs a block-FP8 checkpoint's linear layers (Fp8LinearMethod.apply, model_executor/layers/quantization/
-fp8.py 401-407) through ``apply_w8a8_block_fp8_linear`` (utils/fp8_utils.py 117-180): a per-token-group quantization of
+fp8.py 401-407) through ``apply_w8a8_block_fp8_linear`` (utils/fp8_utils.py 118-184): a per-token-group quantization of
 the activations, then CUTLASS's SM90 blockwise GEMM (``cutlass_scaled_mm``; DeepGEMM's ``fp8_gemm_nt`` instead where
 DeepGEMM is installed and both N and K are multiples of 128, which DeepSeek's fused q_a/kv_a projection, N = 2112, is
 not). Each 128-wide K block's partial product is rescaled by its activation and weight scales before it is added, so a

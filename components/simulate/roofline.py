@@ -16,8 +16,9 @@ Mixture-of-experts models read only the experts their tokens are routed to (weig
 routed experts' FLOPs at MOE_FLOP_EFFICIENCY with the down GEMM slowed when TP leaves its K short
 (expert_compute_seconds, expert_pipeline_bytes: down_gemm_penalty), and pay a fixed fused-MoE latency per MoE layer
 (moe_kernel_seconds). Block-scaled FP8 checkpoints compute at the BF16 peak (gemm_peak_tflops), and through Marlin's
-weight-only GEMM on GPUs without FP8 tensor cores (weight_only_seconds); MLA
-(DeepSeek) counts its projections, its decompressed prefill heads and its absorbed decode attention.
+weight-only GEMM on GPUs without FP8 tensor cores (weight_only_seconds); at decode sizes their linear GEMMs take the
+blockwise kernel's K walk (block_fp8_seconds, block_fp8.py); MLA (DeepSeek) counts its projections, its decompressed
+prefill heads and its absorbed decode attention.
 
 The GPU facts come from the hardware records (components/capacity/hardware.toml: each GPU's
 ``performance`` datasheet peaks and its ``interconnect``); the
