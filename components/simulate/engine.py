@@ -436,17 +436,33 @@ class Replica:
             r = self.waiting[0]
             if r.queued > self._admit_until:
                 break  # it came after this step was planned (async scheduling)
-            c = r.prefill_left if whole else min(r.prefill_left, budget)
-            need = c / self.bs + 0.5
+            hit = self._prefix_hit(r)
+            c = r.prefill_left - hit if whole else min(r.prefill_left - hit, budget)
+            need = (hit + c) / self.bs + 0.5  # the cached blocks it takes out of the free pool count too
             if c <= 0 or c > budget or need > free_blocks:
                 break
             self.waiting.popleft()
+            self._admitted(r, hit)
             self.running.append(r)
             self.prefilling.append(r)
             chunks.append((r, c))
             budget -= c
             free_blocks -= need
         return chunks
+
+    def _prefix_hit(self, r: Request) -> int:
+        """Tokens of ``r``'s prompt already in the KV cache when it is admitted (vLLM's prefix cache: full blocks, at
+        most the prompt less one token, vLLM 0.10.1.1 v1/core/kv_cache_manager.py ``get_computed_blocks`` 145-153;
+        the touched blocks leave the free pool, ``allocate_slots``). This model keeps no prefix cache between requests:
+        0. benchmarks/fidelity.py, replaying a source's runs sent back to back to one server, overrides it."""
+        return 0
+
+    def _admitted(self, r: Request, hit: int) -> None:
+        """``r`` joins the batch with ``hit`` prompt tokens found cached: not computed again, their KV held from now."""
+        if hit:
+            r.cached += hit
+            r.prefill_left -= hit
+            self.kv_tokens += hit
 
     def _prefill_step(self, n_dec: int, chunks: list[tuple[Request, int]]) -> Generator[simpy.Event, Any, bool]:
         """One step of ``n_dec`` decodes and the prefill ``chunks``; True when the replica stopped meanwhile."""

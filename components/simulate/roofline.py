@@ -16,8 +16,9 @@ Mixture-of-experts models read only the experts their tokens are routed to (weig
 routed experts' FLOPs at MOE_FLOP_EFFICIENCY with the down GEMM slowed when TP leaves its K short
 (expert_compute_seconds, expert_pipeline_bytes: down_gemm_penalty), and pay a fixed fused-MoE latency per MoE layer
 (moe_kernel_seconds). Block-scaled FP8 checkpoints compute at the BF16 peak (gemm_peak_tflops), and through Marlin's
-weight-only GEMM on GPUs without FP8 tensor cores (weight_only_seconds); MLA
-(DeepSeek) counts its projections, its decompressed prefill heads and its absorbed decode attention.
+weight-only GEMM on GPUs without FP8 tensor cores (weight_only_seconds); at decode sizes their linear GEMMs take the
+blockwise kernel's K walk (block_fp8_seconds, block_fp8.py); MLA (DeepSeek) counts its projections, its decompressed
+prefill heads and its absorbed decode attention.
 
 The GPU facts come from the hardware records (components/capacity/hardware.toml: each GPU's
 ``performance`` datasheet peaks and its ``interconnect``); the
@@ -33,6 +34,7 @@ from typing import Optional
 
 from ..capacity.architecture import Architecture
 from ..capacity.hardware import GPUS
+from .block_fp8 import block_fp8_floor_seconds, block_fp8_linear_shapes
 
 # Calibrated constants: the best of `python benchmarks/fidelity.py --calibrate` (a grid over the calibration half of
 # benchmarks/data/fidelity_points.json; docs/simulate.md "Fidelity").
@@ -155,6 +157,8 @@ class Roofline:
     # The checkpoint's linear layers run vLLM's weight-only Marlin GEMM (FP8 weights without FP8 tensor cores:
     # roofline_for), whose rate stops at MARLIN_PEAK_SHARE of the peak (weight_only_seconds).
     weight_only: bool = False
+    # Block-FP8 linear GEMMs on this rank as (N, K, count), whose K walk floors their decode time (block_fp8.py); ().
+    block_fp8_gemms: tuple[tuple[int, int, int], ...] = ()
 
     def dense_flops_s(self) -> float:
         """FLOP/s of the dense layers and attention before FLOP_EFFICIENCY: the GPU's measured GEMM rate.
@@ -224,6 +228,14 @@ class Roofline:
         (the down GEMM's) at W / (W + MOE_PIPELINE_K) of the rate takes MOE_PIPELINE_K / W of that third again."""
         return MOE_PIPELINE_K / max(1, self.expert_width) / 3
 
+    def block_fp8_seconds(self, tokens: float) -> float:
+        """What a stage's block-FP8 linear GEMMs add to a micro-batch of ``tokens`` tokens beyond their bytes and
+        FLOPs: a decode-sized blockwise GEMM takes its K walk (block_fp8.py, vLLM PR 23280's measurement)."""
+        if not self.block_fp8_gemms:
+            return 0.0
+        bytes_s, flops_s = self.hbm_bytes_s * HBM_EFFICIENCY, self.dense_flops_s() * FLOP_EFFICIENCY
+        return block_fp8_floor_seconds(self.block_fp8_gemms, tokens, bytes_s, flops_s) / self.pp
+
     def moe_kernel_seconds(self) -> float:
         """A stage's fixed latency of its fused-MoE layers per micro-batch: MOE_LAYER_SECONDS for each layer with routed
         experts, whatever the batch (0 for a dense model)."""
@@ -263,7 +275,7 @@ class Roofline:
         comp += self.weight_only_seconds(self.flops_per_token * mb_tokens / (self.tp * pp))
         comm = self.comm_seconds(mb_tokens)
         hops = (pp - 1) * PP_HOP_S
-        moe = self.moe_kernel_seconds()
+        moe = self.moe_kernel_seconds() + self.block_fp8_seconds(mb_tokens)
         gpu = pp * (max(mem, comp) + comm + moe) + hops + self.logits_seconds(seqs)
         return self.step_host_seconds(gpu, seqs, async_scheduling)
 
@@ -481,6 +493,7 @@ def roofline_for(
         link_bytes_s=_link_bytes_s(spec.interconnect, spec.interconnect_gb_s, link),
         act_bytes=2,
         vocab_size=arch.vocab_size,
+        block_fp8_gemms=block_fp8_linear_shapes(arch, tp) if fp8 and block and not weight_only else (),
     )
 
 
