@@ -11,7 +11,8 @@ hardware records, a catalogue model, one TP x PP replica, a physically possible 
 earlier calibration used (V0 releases or an undocumented client), replayed and printed but not counted;
 ``candidates_excluded`` is every other candidate examined, with the rule it failed. Each point runs through one
 simulated replica (components/simulate/engine.py on the roofline of components/simulate/roofline.py, sized by the
-capacity plan's memory model for the release the point ran, unless the source logs its KV cache); the script prints
+capacity plan's memory model for the release the point ran, unless the source logs its KV cache; a point whose workload
+states ``runs_before`` starts from the prefix cache its server's earlier runs left: PrefixLedger); the script prints
 the relative errors, the calibration and held-out halves apart, and by how the load was offered.
 
 Target (issue 23): median error <= 15% and every point <= 30% on throughput and median TTFT.
@@ -32,11 +33,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import itertools
 import json
 import math
 import statistics
 import sys
 import textwrap
+from collections import OrderedDict
 from pathlib import Path
 from typing import Optional
 
@@ -154,19 +157,50 @@ def _sharegpt_pool_lengths(
     return ins.astype(int), outs.astype(int)
 
 
-def _traced_replica(env, roof, seqs: int, tokens: int, kv_tokens: int, on_done):
+def _traced_replica(env, roof, seqs: int, tokens: int, kv_tokens: int, on_done, ledger=None):
     """One replica that also records when each request reached the scheduler and when it was first scheduled.
 
     A subclass of the engine's Replica that only observes (the engine's own code decides everything), so the
-    figures are the plain run's; the times split the simulated TTFT into API server, queue and prefill.
+    figures are the plain run's; the times split the simulated TTFT into API server, queue and prefill. Given a
+    ``ledger`` (PrefixLedger: the server's prefix cache across the source's runs), it also tells the ledger every
+    admission, growth and release of blocks, and admits each request with the prompt tokens the ledger finds cached
+    (a preempted request is admitted again with what the engine's own rule finds of its blocks: kv_refound.py).
     """
-    from components.simulate.engine import Replica
+    from components.simulate.engine import Replica, blocks_for
 
     class Traced(Replica):
         def __init__(self, *args, **kwargs):
             self.enqueued: dict = {}
             self.admitted: dict = {}
+            self.ledger: Optional[PrefixLedger] = ledger
             super().__init__(*args, **kwargs)
+
+        def _prefix_hit(self, r):
+            if self.ledger is None or r.preemptions:
+                return super()._prefix_hit(r)
+            return self.ledger.cached_prefix(r.id, r.prompt)
+
+        def _admitted(self, r, hit):
+            if self.ledger is not None:
+                self._grow_all()
+                self.ledger.admit(r.id, r.id, r.prompt)
+            super()._admitted(r, hit)
+
+        def _remove(self, r):
+            if self.ledger is not None and r in self.running:
+                self._grow_all()
+                self.ledger.release(r.id)
+            super()._remove(r)
+
+        def _prefilled(self, r):
+            super()._prefilled(r)
+            if self.ledger is not None and r.replica is None:  # it ended at its first token
+                self.ledger.release(r.id)
+
+        def _grow_all(self):
+            """The blocks the running requests' answers have filled so far come out of the ledger's queue."""
+            for q in self.running:
+                self.ledger.grow(q.id, blocks_for(self._ctx(q), self.bs))
 
         def _enqueue(self, req):
             self.enqueued.setdefault(req.id, self.env.now)
@@ -184,6 +218,102 @@ def _traced_replica(env, roof, seqs: int, tokens: int, kv_tokens: int, on_done):
             return chunks
 
     return Traced(env, 1, roof, seqs, tokens, kv_tokens // 16, 16, None, lambda r: None, on_done)
+
+
+class PrefixLedger:
+    """vLLM's prefix cache on one server, block by block, across the runs a source sent to it one after another.
+
+    As vLLM 0.10.1.1 (the server of the runs that state ``runs_before``) keeps it: the free blocks form one queue,
+    "ordered by block ID in the beginning", "the least recent used block is at the front" (v1/core/kv_cache_utils.py
+    ``FreeKVCacheBlockQueue`` 185-205); a new block is taken from the front and what it cached is evicted
+    (v1/core/block_pool.py ``get_new_blocks``, ``_maybe_evict_cached_block``); a finished or preempted request's
+    blocks go to the back, its last block first ("Free blocks in reverse order so that the tail blocks are freed
+    first", v1/core/single_type_kv_cache_manager.py ``free`` 152-166); an admitted request finds its prompt's leading
+    full blocks while they are cached, at most the prompt less one token, and takes them out of the queue
+    (kv_cache_manager.py ``get_computed_blocks`` 145-158, block_pool.py ``touch``). A prompt's blocks are named by
+    its index in the dataset: the random dataset's prompt i is the same whatever --num-prompts is (RandomDataset,
+    see the points' ``runs_before_source``). Blocks that never held anything are at the front; they are counted.
+    ``queries`` and ``hits`` are the tokens vLLM's logged "Prefix cache hit rate" divides (the same lines)."""
+
+    def __init__(self, num_blocks: int, block_size: int = 16):
+        self.bs = block_size
+        self.never_used = num_blocks
+        self.queue: OrderedDict = OrderedDict()  # free blocks that held something, least recently freed first
+        self.refs: dict = {}  # every block that holds something: the requests using it (0: it is in the queue)
+        self.held: dict = {}  # request id: its blocks in order
+        self.queries = self.hits = 0
+        self._anon = itertools.count()
+
+    def cached_prefix(self, k: int, prompt: int) -> int:
+        """Tokens of prompt ``k`` (``prompt`` tokens) found cached: its leading full blocks, never the last token."""
+        n = 0
+        while n < (prompt - 1) // self.bs and ("p", k, n) in self.refs:
+            n += 1
+        return n * self.bs
+
+    def _take(self, n: int) -> list:
+        """Up to ``n`` new blocks from the queue's front (never-used blocks first), evicting what they cached; fewer
+        when every block is in use (the engine counts its cache in tokens: a request takes the rest later)."""
+        fresh = min(max(n, 0), self.never_used)
+        self.never_used -= fresh
+        evicted = min(n - fresh, len(self.queue)) if n > fresh else 0
+        for _ in range(evicted):
+            del self.refs[self.queue.popitem(last=False)[0]]
+        return [("a", next(self._anon)) for _ in range(fresh + evicted)]
+
+    def admit(self, rid, k: int, prompt: int) -> int:
+        """Request ``rid`` of prompt ``k`` is admitted: it touches the cached prefix, takes blocks for the rest of its
+        prompt (whose full blocks then hold prompt ``k``'s); returns the tokens found cached."""
+        hit = self.cached_prefix(k, prompt)
+        self.queries += prompt
+        self.hits += hit
+        blocks = [("p", k, b) for b in range(hit // self.bs)]
+        for key in blocks:
+            if self.refs[key] == 0:
+                del self.queue[key]
+            self.refs[key] += 1
+        new = self._take(-(-prompt // self.bs) - len(blocks))
+        for b, anon in enumerate(new, start=len(blocks)):
+            key = ("p", k, b) if b < prompt // self.bs and ("p", k, b) not in self.refs else anon
+            self.refs[key] = 1
+            blocks.append(key)
+        self.held[rid] = blocks
+        return hit
+
+    def grow(self, rid, blocks: int) -> None:
+        """Request ``rid`` now fills ``blocks`` blocks: the new ones (its answer's) come from the queue's front."""
+        have = self.held[rid]
+        for key in self._take(blocks - len(have)):
+            self.refs[key] = 1
+            have.append(key)
+
+    def release(self, rid) -> None:
+        """Request ``rid`` ended or was preempted: its blocks go to the queue's back, its last block first."""
+        for key in reversed(self.held.pop(rid)):
+            self.refs[key] -= 1
+            if self.refs[key] == 0:
+                self.queue[key] = None
+
+    def alone(self, k: int, prompt: int, output: int) -> None:
+        """A request of prompt ``k`` runs alone to its end (the client's test run before its measured run)."""
+        self.admit("test", k, prompt)
+        self.grow("test", -(-(prompt + output - 1) // self.bs))
+        self.release("test")
+
+
+def _server_ledger(p: dict, seed: int) -> Optional[PrefixLedger]:
+    """The prefix cache the point's run found on its server: None unless the workload states ``runs_before`` (the
+    earlier runs on the same server process, oldest first, by ``--num-prompts``: the source's logs give their order).
+    Each earlier run is replayed on the same ledger, its client's test run first, so what it left cached, as far
+    as the KV cache held it under vLLM's LRU eviction, is what the measured run starts from."""
+    runs = p["workload"].get("runs_before")
+    if runs is None or not p["engine"].get("prefix_caching"):
+        return None
+    _, kv_tokens, _ = _replica_roofline(p)
+    ledger = PrefixLedger(kv_tokens // 16)
+    for n in runs:
+        simulate_point({**p, "workload": {**p["workload"], "num_prompts": n, "runs_before": None}}, seed, ledger=ledger)
+    return ledger
 
 
 def _closed_outputs(w: dict, rng: np.random.Generator, mode: str) -> np.ndarray:
@@ -314,12 +444,19 @@ def _drive_bench(env, rep, w: dict, limit: int, rng: np.random.Generator, waiter
     slots = simpy.Resource(env, capacity=w["max_concurrency"]) if w.get("max_concurrency") else None
 
     template = w.get("chat_template") or {"tokens": 0, "shared_prefix": 0}
+    ledger = getattr(rep, "ledger", None)
+
+    def lengths(k: int) -> tuple[int, int]:
+        i = int(min(ins[k] + template["tokens"], limit - 1))
+        return i, int(max(1, min(outs[k], limit - i)))
+
+    if ledger is not None:  # the server's cache holds what the run's test prompt (request 0's) leaves there
+        ledger.alone(0, *lengths(0))
 
     def one(k: int):
         yield env.timeout(float(sends[k]))
-        i = int(min(ins[k] + template["tokens"], limit - 1))
-        o = int(max(1, min(outs[k], limit - i)))
-        if warm:  # the cached prefix is not computed again (its blocks are not counted)
+        i, o = lengths(k)
+        if warm and ledger is None:  # the cached prefix is not computed again (its blocks are not counted)
             i -= _warm_prefix(i) if k == 0 else _shared_prefix_hit(template["shared_prefix"])
         if slots is None:
             rep.submit(Request(k, env.now, i, o, True))
@@ -388,11 +525,15 @@ def release_frontend(p: dict) -> dict:
     }
 
 
-def simulate_point(p: dict, seed: int = 0, closed_outputs: str = "exponential", v0: bool = False) -> dict:
+def simulate_point(
+    p: dict, seed: int = 0, closed_outputs: str = "exponential", v0: bool = False, ledger: Optional[PrefixLedger] = None
+) -> dict:
     """Run one point's workload through one simulated replica: its throughput, median TTFT and TPOT, and the
-    simulated TTFT split into API server, queue (waiting for a batch slot, tokens or blocks) and prefill."""
+    simulated TTFT split into API server, queue (waiting for a batch slot, tokens or blocks) and prefill. ``ledger``:
+    the server's prefix cache (else the one the workload's ``runs_before`` left: _server_ledger)."""
     import simpy
 
+    ledger = _server_ledger(p, seed) if ledger is None else ledger
     roof, kv_tokens, (seqs, tokens, max_len) = _replica_roofline(p)
     env = simpy.Environment()
     done: list = []
@@ -406,9 +547,12 @@ def simulate_point(p: dict, seed: int = 0, closed_outputs: str = "exponential", 
         if ev is not None:
             ev.succeed()
 
-    rep = _traced_replica(env, roof, seqs, tokens, kv_tokens, on_done)
+    rep = _traced_replica(env, roof, seqs, tokens, kv_tokens, on_done, ledger)
     # --scheduler-v0: replay the points whose release ran V0 without chunked prefill with that scheduler.
     rep.prefill_first = v0 and p["engine"].get("scheduler") == "prefill-first"
+    # A preempted request finds its own blocks again only with the prefix cache on: the point's engine.prefix_caching
+    # (the earlier points state none; V0 left it off, only V1 turns it on by default: 0.8.5 engine/arg_utils.py 1571).
+    rep.prefix_caching = bool(p["engine"].get("prefix_caching"))
     if "release" not in p:
         rep.frontend_seconds = V0_FRONTEND_SECONDS
     for name, value in release_frontend(p).items():

@@ -16,8 +16,9 @@ Mixture-of-experts models read only the experts their tokens are routed to (weig
 routed experts' FLOPs at MOE_FLOP_EFFICIENCY with the down GEMM slowed when TP leaves its K short
 (expert_compute_seconds, expert_pipeline_bytes: down_gemm_penalty), and pay a fixed fused-MoE latency per MoE layer
 (moe_kernel_seconds). Block-scaled FP8 checkpoints compute at the BF16 peak (gemm_peak_tflops), and through Marlin's
-weight-only GEMM on GPUs without FP8 tensor cores (weight_only_seconds); MLA
-(DeepSeek) counts its projections, its decompressed prefill heads and its absorbed decode attention.
+weight-only GEMM on GPUs without FP8 tensor cores (weight_only_seconds); at decode sizes their linear GEMMs take the
+blockwise kernel's K walk (block_fp8_seconds, block_fp8.py); MLA (DeepSeek) counts its projections, its decompressed
+prefill heads and its absorbed decode attention.
 
 The GPU facts come from the hardware records (components/capacity/hardware.toml: each GPU's
 ``performance`` datasheet peaks and its ``interconnect``); the
@@ -33,6 +34,7 @@ from typing import Optional
 
 from ..capacity.architecture import Architecture
 from ..capacity.hardware import GPUS
+from .block_fp8 import block_fp8_floor_seconds, block_fp8_linear_shapes
 
 # Calibrated constants: the best of `python benchmarks/fidelity.py --calibrate` (a grid over the calibration half of
 # benchmarks/data/fidelity_points.json; docs/simulate.md "Fidelity").
@@ -98,10 +100,15 @@ PP_HOP_S = 0.0003
 # kernel for fast weight-only FP8 quantization"), apply_fp8_marlin_linear (utils/marlin_utils_fp8.py 37-75) calling
 # ops.gptq_marlin_gemm with FP8 weights, dequantized to 16 bits in registers for 16-bit MMAs. Marlin is built for a few
 # tokens at a time: "for batchsizes > 64, it will just run the batch 64 kernel repeatedly" (its author, efrantar, in
-# IST-DASLab/marlin issue 2), so its rate stops growing there. Marlin's own bench.py on an A100-class GPU (1,158 GB/s at
-# batch 1: no other Ampere card has that bandwidth; vllm-project/vllm PR 2497, comment of 2024-01-24) reached 139.7
-# TFLOP/s at batch 64 and 140.9-141.4 from 128 to 4,000 tokens, "slower than torch gemm" above 128 (speedup 0.60-0.74):
-# 141.4 / 312 = 0.45 of the A100's BF16 peak. Read from the measurement, not calibrated.
+# IST-DASLab/marlin issue 2), so its rate stops growing there. Marlin's own bench.py (vllm-project/vllm PR 2497, comment
+# of 2024-01-24) reached 139.7 TFLOP/s at batch 64 and 140.9-141.4 from 128 to 4,000 tokens, "slower than torch gemm"
+# above 128 (speedup 0.60-0.74): 141.4 / 312 = 0.45 of the A100's BF16 peak. The GPU is not named; it is an A100: 1,158
+# GB/s at batch 1 is beyond every other Ampere card's bandwidth (A10 600, RTX 3090 936, A6000 768 GB/s), and torch's GEMM
+# at 141.4 / 0.60 = 236 TFLOP/s is beyond their 16-bit peaks with FP32 accumulation, while on a Hopper GPU it would
+# have been several times Marlin's, not 1.7x. That was the int4 kernel of January 2024; 0.11.0's gptq_marlin_gemm is its
+# generalisation to more weight types and keeps its partitioning constants (quantization/utils/marlin_utils.py 20-23
+# GPTQ_MARLIN_TILE 16, GPTQ_MARLIN_MAX_PARALLEL 16, which sizes the workspace at 193). Read from the measurement, not
+# calibrated; the Qwen3-32B-FP8 burst on an A100 (GPUStack) then replays at 303 ms TPOT against 311 published.
 MARLIN_PEAK_SHARE = 0.45
 
 
@@ -150,6 +157,8 @@ class Roofline:
     # The checkpoint's linear layers run vLLM's weight-only Marlin GEMM (FP8 weights without FP8 tensor cores:
     # roofline_for), whose rate stops at MARLIN_PEAK_SHARE of the peak (weight_only_seconds).
     weight_only: bool = False
+    # Block-FP8 linear GEMMs on this rank as (N, K, count), whose K walk floors their decode time (block_fp8.py); ().
+    block_fp8_gemms: tuple[tuple[int, int, int], ...] = ()
 
     def dense_flops_s(self) -> float:
         """FLOP/s of the dense layers and attention before FLOP_EFFICIENCY: the GPU's measured GEMM rate.
@@ -219,6 +228,14 @@ class Roofline:
         (the down GEMM's) at W / (W + MOE_PIPELINE_K) of the rate takes MOE_PIPELINE_K / W of that third again."""
         return MOE_PIPELINE_K / max(1, self.expert_width) / 3
 
+    def block_fp8_seconds(self, tokens: float) -> float:
+        """What a stage's block-FP8 linear GEMMs add to a micro-batch of ``tokens`` tokens beyond their bytes and
+        FLOPs: a decode-sized blockwise GEMM takes its K walk (block_fp8.py, vLLM PR 23280's measurement)."""
+        if not self.block_fp8_gemms:
+            return 0.0
+        bytes_s, flops_s = self.hbm_bytes_s * HBM_EFFICIENCY, self.dense_flops_s() * FLOP_EFFICIENCY
+        return block_fp8_floor_seconds(self.block_fp8_gemms, tokens, bytes_s, flops_s) / self.pp
+
     def moe_kernel_seconds(self) -> float:
         """A stage's fixed latency of its fused-MoE layers per micro-batch: MOE_LAYER_SECONDS for each layer with routed
         experts, whatever the batch (0 for a dense model)."""
@@ -258,7 +275,7 @@ class Roofline:
         comp += self.weight_only_seconds(self.flops_per_token * mb_tokens / (self.tp * pp))
         comm = self.comm_seconds(mb_tokens)
         hops = (pp - 1) * PP_HOP_S
-        moe = self.moe_kernel_seconds()
+        moe = self.moe_kernel_seconds() + self.block_fp8_seconds(mb_tokens)
         gpu = pp * (max(mem, comp) + comm + moe) + hops + self.logits_seconds(seqs)
         return self.step_host_seconds(gpu, seqs, async_scheduling)
 
@@ -476,6 +493,7 @@ def roofline_for(
         link_bytes_s=_link_bytes_s(spec.interconnect, spec.interconnect_gb_s, link),
         act_bytes=2,
         vocab_size=arch.vocab_size,
+        block_fp8_gemms=block_fp8_linear_shapes(arch, tp) if fp8 and block and not weight_only else (),
     )
 
 

@@ -401,3 +401,37 @@ def test_fp8_weights_without_fp8_tensor_cores_run_at_marlins_measured_rate(monke
     fidelity = load_fidelity()
     points = {p["id"]: p for p in fidelity.json.loads(fidelity.POINTS.read_text())["points"]}
     assert fidelity._replica_roofline(points["a10080gb-qwen3-32b-fp8-tp1-sharegpt1000-default-gpustack"])[0].weight_only
+
+
+def test_block_fp8_linear_gemms_take_their_k_walk_at_decode_sizes():
+    """vLLM 0.11.0 runs a block-FP8 checkpoint's linear layers through CUTLASS's SM90 blockwise GEMM, which rescales every
+    128-wide K block: vllm-project/vllm PR 23280 measured DeepSeek-V3's N=2112 K=7168 on an H100 at 0.893 TFLOP/s for
+    1 token and 55.79 for 64 (33.9 and 34.7 us; its 15 MB stream in 4.5 us). DeepSeek-R1 at TP8 on H200s runs, per rank,
+    the replicated fused q_a/kv_a projection, q_b and o_proj (deepseek_v2.py 878-921), the 3 dense MLPs and the 58
+    shared experts: a decode step of 4 tokens takes their walks, a prefill chunk only its FLOPs. A BF16 model, and FP8 on
+    an A100 (Marlin), have none."""
+    from components.simulate import block_fp8
+
+    assert block_fp8.BLOCK_FP8_K_STEP_S * 7168 / 128 == pytest.approx(2 * 2112 * 7168 / 0.893065e12, rel=1e-3)
+    assert block_fp8.BLOCK_FP8_K_STEP_S * 7168 / 128 == pytest.approx(64 * 2 * 2112 * 7168 / 55.792628e12, rel=0.03)
+    ds = roofline_for(find_model("deepseek-v3").arch, "H200", 86e9, 70272, 8, 1, fp8=True)
+    assert ds.block_fp8_gemms == (
+        (1536 + 512 + 64, 7168, 61),  # fused_qkv_a_proj, replicated
+        (128 * 192 // 8, 1536, 61),  # q_b_proj
+        (7168, 128 * 128 // 8, 61),  # o_proj
+        (2 * 18432 // 8, 7168, 3),  # dense layers' gate_up
+        (7168, 18432 // 8, 3),  # and down
+        (2 * 2048 // 8, 7168, 58),  # shared experts' gate_up
+        (7168, 2048 // 8, 58),  # and down
+    )
+    plain = dataclasses.replace(ds, block_fp8_gemms=())
+    walks = sum(c * (k // 128) * block_fp8.BLOCK_FP8_K_STEP_S for _, k, c in ds.block_fp8_gemms)
+    assert 5.0e-3 < walks < 5.5e-3
+    added = ds.step_seconds(4, 0, 1200) - plain.step_seconds(4, 0, 1200)
+    own = sum(c * n * k for n, k, c in ds.block_fp8_gemms) / (ds.hbm_bytes_s * roofline.HBM_EFFICIENCY)
+    assert added == pytest.approx(walks - own, rel=1e-6)  # each GEMM's walk in place of its bytes
+    assert ds.step_seconds(0, 8192, 8192**2 / 2) == plain.step_seconds(0, 8192, 8192**2 / 2)  # a prefill chunk
+    qwen = find_model("qwen3-32b").arch
+    assert roofline_for(qwen, "H100", 33e9, 262144, 1, 1, fp8=True, fp8_block_scaled=True).block_fp8_gemms
+    assert roofline_for(qwen, "H100", 66e9, 262144, 1, 1).block_fp8_gemms == ()
+    assert roofline_for(qwen, "A100-80GB", 33e9, 262144, 1, 1, fp8=True, fp8_block_scaled=True).block_fp8_gemms == ()
