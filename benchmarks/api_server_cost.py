@@ -10,7 +10,9 @@ Run it in a private virtual environment holding the release's wheel and packages
         regex psutil aiohttp python-multipart torch ...   (what the imports below ask for)
     /tmp/apicost-venv/bin/python benchmarks/api_server_cost.py --template qwen3=PATH --template deepseek-r1=PATH
 
-It writes benchmarks/data/api_server_cost.json (``--out``). Every figure is CPU time (``time.process_time_ns`` for a
+It writes benchmarks/data/api_server_cost-<release>.json (``--out``); measured: 0.11.0 in the venv, and
+0.10.2 and 0.11.1 from their wheels installed with ``pip install --no-deps --target DIR`` and put first on PYTHONPATH
+(0.11.1 imports model_hosting_container_standards too). Every figure is CPU time (``time.process_time_ns`` for a
 piece run alone on one thread, the median of ``--repeat`` after a warm-up; a server's or client's process CPU for the
 HTTP runs), in microseconds, on the machine that ran it. The request is the one ``vllm bench serve --endpoint-type
 openai-chat`` sends (0.11.0 benchmarks/lib/endpoint_request_func.py 237-268: one user message whose content is a list
@@ -77,7 +79,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "benchmarks" / "data" / "api_server_cost.json"
+# One file per release measured: api_server_cost-<vLLM version>.json.
+DATA_DIR = ROOT / "benchmarks" / "data"
 # Qwen2's pre-tokenizer split (Qwen3 uses the Qwen2 tokenizer class).
 QWEN2_PATTERN = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 
@@ -86,10 +89,8 @@ def path_costs(data: dict) -> dict:
     """Each request path's API-server CPU in microseconds on the measuring machine, from the pieces of ``data`` (this
     script's output): ``per_request`` (HTTP server with FastAPI's validation and the stream's role, usage and [DONE]
     writes; the path's own pieces) and ``per_token`` (output processor, the chunk's JSON, its HTTP write), by path:
-    ``jinja-0.11.0/<template>`` (apply_hf_chat_template as 0.11.0 calls it, the parse included),
-    ``jinja-cached/<template>`` (0.10.2 and 0.11.1 on: the rendering alone, a lower bound, since 0.11.0's call also
-    spends 0.3-0.5 ms here resolving the template and checking keyword support, which these releases were not measured
-    doing), ``harmony`` (gpt-oss) and ``completions``."""
+    ``jinja/<template>`` (apply_hf_chat_template as the measured release calls it: 0.11.0 parses the template there),
+    ``harmony`` (gpt-oss) and ``completions``."""
     http4, http64 = (h["per_request"] for h in sorted(data["http"], key=lambda h: h["tokens"]))
     tokens = sorted(h["tokens"] for h in data["http"])
     per_chunk = (http64 - http4) / (tokens[1] - tokens[0])
@@ -100,8 +101,7 @@ def path_costs(data: dict) -> dict:
     for name, j in data["jinja"].items():
         common = http + sum(j[k] for k in ("content_format", "parse_messages", "tokenize", "sampling_params"))
         common += j["processor_params"] + j["engine_request"] + j["output_state"] + 2 * tok["sse_chunk"]
-        out[f"jinja-0.11.0/{name}"] = {"per_request": common + j["apply_hf_chat_template"], "per_token": chat_token}
-        out[f"jinja-cached/{name}"] = {"per_request": common + j["template_render"], "per_token": chat_token}
+        out[f"jinja/{name}"] = {"per_request": common + j["apply_hf_chat_template"], "per_token": chat_token}
     q = data["jinja"]["qwen3"]
     engine = q["sampling_params"] + q["processor_params"] + q["engine_request"] + q["output_state"]
     out["harmony"] = {
@@ -249,9 +249,12 @@ def jinja_pieces(tok: Any, template: str, prompt: str, repeat: int) -> dict:
     )
     out["parse_messages"] = _median_us(lambda: _parsed(chat_utils, req.messages, mc, tok, fmt), repeat)
     resolved = chat_utils.resolve_hf_chat_template(tok, chat_template=None, tools=None, model_config=mc)
-    out["template_parse"] = _median_us(
-        lambda: chat_utils.resolve_chat_template_kwargs(tok, resolved, {**kw, "chat_template": None}), repeat
-    )
+    # resolve_chat_template_kwargs as apply_hf_chat_template calls it (the kwargs but the template): 0.11.0 parses the
+    # template each time (chat_utils.py 1590); 0.11.1 looks the parse up in an lru_cache (1535, 1578); 0.10.2
+    # has no such call (None).
+    call_kw = {k: v for k, v in kw.items() if k != "chat_template"}
+    resolve = getattr(chat_utils, "resolve_chat_template_kwargs", None)
+    out["template_parse"] = None if resolve is None else _median_us(lambda: resolve(tok, resolved, call_kw), repeat)
     out["template_render"] = _median_us(
         lambda: tok.apply_chat_template(
             conversation=conv, tools=None, chat_template=resolved, tokenize=False, add_generation_prompt=True
@@ -287,7 +290,7 @@ def _output_state(tok: Any, ids: list, params: Any) -> None:
 
     global _PROC
     if _PROC is None:
-        _PROC = OutputProcessor(tok, log_stats=True)
+        _PROC = OutputProcessor(_for_output_processor(tok), log_stats=True)
     r = EngineCoreRequest(
         request_id="s",
         prompt_token_ids=ids,
@@ -305,6 +308,25 @@ def _output_state(tok: Any, ids: list, params: Any) -> None:
 
 
 _PROC: Any = None
+
+
+def _for_output_processor(tok: Any) -> Any:
+    """0.10.2's OutputProcessor takes a TokenizerGroup and asks it for the request's LoRA tokenizer
+    (v1/engine/output_processor.py 351), which without LoRA is the tokenizer itself; 0.11 takes the tokenizer."""
+    import inspect
+
+    from vllm.v1.engine.output_processor import OutputProcessor
+
+    if "get_lora_tokenizer" not in inspect.getsource(OutputProcessor):
+        return tok
+
+    class Group:
+        tokenizer = tok
+
+        def get_lora_tokenizer(self, lora_request: Any = None) -> Any:
+            return tok
+
+    return Group()
 
 
 def _parsed(chat_utils: Any, messages: Any, mc: Any, tok: Any, fmt: str) -> Any:
@@ -376,6 +398,9 @@ def harmony_pieces(prompt: str, repeat: int) -> dict:
     body = json.dumps(chat_payload(prompt, 4))
     req = ChatCompletionRequest.model_validate(json.loads(body))
 
+    # 0.11.0 serving_chat.py 1587 parse_chat_input; 0.11.1 1762 parse_input_to_harmony_message.
+    parse_input = getattr(harmony_utils, "parse_chat_input", None) or harmony_utils.parse_input_to_harmony_message
+
     def render() -> list:
         msgs = [
             harmony_utils.get_system_message(
@@ -384,7 +409,7 @@ def harmony_pieces(prompt: str, repeat: int) -> dict:
             harmony_utils.get_developer_message(tools=req.tools),
         ]
         for m in req.messages:
-            msgs.extend(harmony_utils.parse_chat_input(m))
+            msgs.extend(parse_input(m))
         return list(harmony_utils.render_for_completion(msgs))
 
     ids = render()
@@ -410,7 +435,7 @@ def per_token_pieces(tok: Any, prompt_ids: list, repeat: int) -> dict:
     from vllm.v1.engine.output_processor import OutputProcessor, RequestOutputCollector
 
     n = repeat + 20
-    proc = OutputProcessor(tok, log_stats=True)
+    proc = OutputProcessor(_for_output_processor(tok), log_stats=True)
     params = SamplingParams(temperature=0.0, max_tokens=n + 10, output_kind=RequestOutputKind.DELTA)
     req = EngineCoreRequest(
         request_id="r",
@@ -467,6 +492,7 @@ def _serve(port: int, tokens: int) -> None:
         enable_request_id_headers=False,
         middleware=[],
         root_path=None,
+        tokens_only=False,  # 0.11.1's flag (off by default)
     )
     app = api_server.build_app(args)
     tok = 'data: {"id":"chatcmpl-r","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}]}\n\n'
@@ -657,7 +683,7 @@ def main(argv: list | None = None) -> int:
     ap.add_argument("--template", action="append", default=[], metavar="NAME=PATH", help="a chat template file (Jinja text)")
     ap.add_argument("--repeat", type=int, default=300)
     ap.add_argument("--work", default="/tmp/apicost-work")
-    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--out", help="default: benchmarks/data/api_server_cost-<the venv's vLLM version>.json")
     ap.add_argument("--serve", nargs=2, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -711,7 +737,8 @@ def main(argv: list | None = None) -> int:
         print("paths", json.dumps(result["paths"]))
     else:
         print("skipped paths: they take the request's parameter and engine pieces from the qwen3 row")
-    Path(args.out).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    out = Path(args.out) if args.out else DATA_DIR / f"api_server_cost-{vllm.__version__}.json"
+    out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
     return 0
 
 
