@@ -164,7 +164,7 @@ def _traced_replica(env, roof, seqs: int, tokens: int, kv_tokens: int, on_done, 
     figures are the plain run's; the times split the simulated TTFT into API server, queue and prefill. Given a
     ``ledger`` (PrefixLedger: the server's prefix cache across the source's runs), it also tells the ledger every
     admission, growth and release of blocks, and admits each request with the prompt tokens the ledger finds cached
-    (the engine recomputes a preempted request whole, as it does without a ledger).
+    (a preempted request is admitted again with what the engine's own rule finds of its blocks: kv_refound.py).
     """
     from components.simulate.engine import Replica, blocks_for
 
@@ -550,6 +550,9 @@ def simulate_point(
     rep = _traced_replica(env, roof, seqs, tokens, kv_tokens, on_done, ledger)
     # --scheduler-v0: replay the points whose release ran V0 without chunked prefill with that scheduler.
     rep.prefill_first = v0 and p["engine"].get("scheduler") == "prefill-first"
+    # A preempted request finds its own blocks again only with the prefix cache on: the point's engine.prefix_caching
+    # (the earlier points state none; V0 left it off, only V1 turns it on by default: 0.8.5 engine/arg_utils.py 1571).
+    rep.prefix_caching = bool(p["engine"].get("prefix_caching"))
     if "release" not in p:
         rep.frontend_seconds = V0_FRONTEND_SECONDS
     for name, value in release_frontend(p).items():

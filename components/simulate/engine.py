@@ -8,7 +8,8 @@ What it follows of vLLM's V1 scheduler (vllm/v1/core/sched/scheduler.py):
 * the KV cache is ``num_blocks`` blocks of ``block_size`` tokens (the capacity plan's figures); when
   a decoding step would not fit, the most recently admitted running request is preempted: its
   blocks are freed and it goes back to the head of the queue, to be recomputed (prompt plus the
-  tokens it had produced) when it is admitted again;
+  tokens it had produced) when it is admitted again, less the leading blocks the prefix cache still
+  holds of it then (kv_refound.py);
 * ``--max-num-queued-reqs`` bounds the requests in flight, running or waiting: a request beyond it is
   refused (HTTP 503). vLLM 0.33.0 (the release the stacks pin) counts every unfinished request against it:
   ``config/scheduler.py`` "Maximum number of requests that can be in-flight (waiting or running) at the
@@ -34,6 +35,8 @@ from typing import Any, Callable, Generator, Optional
 
 import simpy
 
+from . import kv_refound
+from .request import Request
 from .roofline import Roofline
 
 # The API server's work per request before the engine sees it (HTTP, validation, tokenizing), one
@@ -75,62 +78,6 @@ JINJA_PARSE_SECONDS = 0.003
 ASYNC_SCHEDULING = True
 
 
-class Request:
-    """One request and what happened to it (times in simulated seconds)."""
-
-    __slots__ = (
-        "id",
-        "arrival",
-        "prompt",
-        "output",
-        "streamed",
-        "long",
-        "first_token",
-        "done",
-        "outcome",
-        "prefill_left",
-        "cached",
-        "gen",
-        "dec0",
-        "gen0",
-        "base_ctx",
-        "replica",
-        "finish_step",
-        "retried",
-        "preemptions",
-        "abort_pending",
-        "stalled_at",
-        "queued",
-    )
-
-    def __init__(self, rid: int, arrival: float, prompt: int, output: int, streamed: bool, long: bool = False):
-        self.id = rid
-        self.arrival = arrival
-        self.prompt = prompt
-        self.output = output
-        self.streamed = streamed
-        self.long = long
-        self.first_token: Optional[float] = None
-        self.done: Optional[float] = None
-        # None while in flight; then "ok", "503", "504", "cut".
-        self.outcome: Optional[str] = None
-        self.prefill_left = prompt
-        self.cached = 0
-        self.gen = 0
-        self.dec0 = 0
-        self.gen0 = 0
-        self.base_ctx = 0
-        self.replica: Optional["Replica"] = None
-        self.finish_step: Optional[int] = None
-        self.retried = False
-        self.preemptions = 0
-        self.abort_pending = False
-        # When a stream that had sent tokens was preempted: it sends nothing until its recompute ends.
-        self.stalled_at: Optional[float] = None
-        # When it last joined the scheduler's waiting queue (async scheduling plans steps ahead of that).
-        self.queued = 0.0
-
-
 class Replica:
     """One engine (a TP x PP group) with its waiting queue, running batch and KV cache."""
 
@@ -164,6 +111,11 @@ class Replica:
         self.heap: list[tuple[int, int, Request]] = []
         self.step_no = 0
         self.kv_tokens = 0
+        # Blocks given back to the free queue so far, less those found there again: taken = used + returned.
+        self.kv_returned = 0.0
+        # vLLM V1's prefix cache (on by default: 0.11.0 engine/arg_utils.py 1560-1561, 0.33.0 config/cache.py 257):
+        # a preempted request finds its own blocks again (kv_refound.py). benchmarks/fidelity.py sets each run's.
+        self.prefix_caching = True
         self.preemptions = 0
         self.peak_kv = 0.0
         self.busy_seconds = 0.0
@@ -289,7 +241,9 @@ class Replica:
     def _remove(self, r: Request) -> None:
         """Take ``r`` out of the batch or the queue and free its blocks."""
         if r in self.running:
-            self.kv_tokens -= self._ctx(r)
+            ctx = self._ctx(r)
+            self.kv_tokens -= ctx
+            self.kv_returned += ctx / self.bs + 0.5
             self.running.remove(r)
             if r.prefill_left > 0:
                 self.prefilling.remove(r)
@@ -314,6 +268,9 @@ class Replica:
         """Preempt the newest running request (V1: ``self.running.pop()`` in ``Scheduler.schedule``); returns it."""
         victim = self.running[-1]
         self._step_preempted = True
+        if self.prefix_caching:  # its blocks go to the free queue's back with their hashes
+            free = self.num_blocks - self._blocks_used()
+            victim.refound = kv_refound.mark(self._ctx(victim), self.bs, free, self._blocks_used() + self.kv_returned)
         self._remove(victim)
         victim.prefill_left = victim.prompt + victim.gen
         victim.cached = 0
@@ -453,16 +410,21 @@ class Replica:
     def _prefix_hit(self, r: Request) -> int:
         """Tokens of ``r``'s prompt already in the KV cache when it is admitted (vLLM's prefix cache: full blocks, at
         most the prompt less one token, vLLM 0.10.1.1 v1/core/kv_cache_manager.py ``get_computed_blocks`` 145-153;
-        the touched blocks leave the free pool, ``allocate_slots``). This model keeps no prefix cache between requests:
-        0. benchmarks/fidelity.py, replaying a source's runs sent back to back to one server, overrides it."""
-        return 0
+        the touched blocks leave the free pool, ``allocate_slots``): of a preempted request, what the allocations
+        since have not evicted of its own blocks (kv_refound.py); no prefix cache is shared between requests.
+        benchmarks/fidelity.py, replaying a source's runs sent back to back to one server, overrides it."""
+        if r.refound is None:
+            return 0
+        return kv_refound.refound_tokens(r.refound, self._blocks_used() + self.kv_returned, r.prefill_left, self.bs)
 
     def _admitted(self, r: Request, hit: int) -> None:
         """``r`` joins the batch with ``hit`` prompt tokens found cached: not computed again, their KV held from now."""
+        r.refound = None
         if hit:
             r.cached += hit
             r.prefill_left -= hit
             self.kv_tokens += hit
+            self.kv_returned -= hit / self.bs  # found in the free queue, not taken from its front
 
     def _prefill_step(self, n_dec: int, chunks: list[tuple[Request, int]]) -> Generator[simpy.Event, Any, bool]:
         """One step of ``n_dec`` decodes and the prefill ``chunks``; True when the replica stopped meanwhile."""
@@ -523,6 +485,7 @@ class Replica:
             self.on_first_token(r)
         if r.gen >= r.output:
             self.kv_tokens -= r.cached
+            self.kv_returned += r.cached / self.bs + 0.5
             self.running.remove(r)
             r.replica = None
             self.on_done(r)

@@ -176,6 +176,93 @@ def test_a_preempted_stream_is_stalled_until_its_recompute_sends_a_token():
     assert b.stalled_at is None and b.gen == 300
 
 
+def _two_growing_requests(prefix_caching: bool) -> tuple:
+    """Two requests of 100 + 300 tokens in 40 blocks of 16: the newest (b) is preempted at 312 cached tokens each."""
+    env = simpy.Environment()
+    rep = replica(env, seqs=4, tokens=2048, blocks=40, block=16)
+    rep.prefix_caching = prefix_caching
+    a, b = _req(1, prompt=100, output=300), _req(2, prompt=100, output=300)
+    taken: list[float] = []  # blocks taken from the free queue's front, around each admission
+    admitted = rep._admitted
+
+    def watched(r, hit):
+        taken.append(rep._blocks_used() + rep.kv_returned)
+        admitted(r, hit)
+        taken.append(rep._blocks_used() + rep.kv_returned)
+
+    rep._admitted = watched
+    rep.submit(a)
+    rep.submit(b)
+    env.run(until=60)
+    assert b.preemptions == 1 and a.preemptions == 0 and a.gen == b.gen == 300
+    # Blocks found in the queue leave it where they stand: none is taken from its front (the new ones come later).
+    assert taken[-1] == taken[-2]
+    return rep, b
+
+
+def test_a_preempted_request_finds_again_the_blocks_allocated_since_did_not_evict():
+    """vLLM V1 with prefix caching (components/simulate/kv_refound.py cites 0.11.0 and 0.33.0): a preempted request's
+    blocks go to the free queue's back, last block first, keeping their hashes, and its re-admission looks itself up
+    in the cache. Here b is preempted after 213 tokens of output with 312 cached (19 full blocks and a partial one)
+    and no free block ahead of them; a then grows from 312 to 399 tokens, 5 new blocks from the queue's front: b's
+    partial block and its last four full ones. b comes back with 313 tokens and finds blocks 0-14 (240 tokens), so its
+    recompute is 73 tokens, not 313."""
+    rep, b = _two_growing_requests(prefix_caching=True)
+    assert [c for c in rep.roof.calls if c[1]] == [(0, 200), (0, 313 - 240)]
+    assert rep.kv_tokens == 0 and b.refound is None
+
+
+def test_without_prefix_caching_a_preempted_request_is_recomputed_whole():
+    rep, _ = _two_growing_requests(prefix_caching=False)
+    assert [c for c in rep.roof.calls if c[1]] == [(0, 200), (0, 313)]
+
+
+def _lru_refound(ahead: int, cached: int, bs: int, events: list, num_tokens: int, partial_front: bool) -> int:
+    """vLLM's free queue block by block: ``ahead`` free blocks, then the victim's freed last block first (its partly
+    filled block at the back in 0.11.0's ``free_blocks``, at the front in 0.33.0's); each event takes n blocks from the
+    front (an allocation) or puts another request's n blocks at the back; the victim then finds its leading full
+    blocks still queued, at most ``num_tokens - 1`` tokens."""
+    from collections import deque
+
+    queue: deque = deque(("free", i) for i in range(ahead))
+    full, part = divmod(cached, bs)
+    if part:
+        (queue.appendleft if partial_front else queue.append)(("partial",))
+    queue.extend(("victim", i) for i in reversed(range(full)))
+    for k, (kind, n) in enumerate(events):
+        for i in range(n):
+            queue.popleft() if kind == "take" else queue.append(("other", k, i))
+    found = 0
+    while found < (num_tokens - 1) // bs and ("victim", found) in queue:
+        found += 1
+    return found * bs
+
+
+@pytest.mark.parametrize("partial_front", [False, True], ids=["0.11.0", "0.33.0"])
+def test_the_refound_rule_is_the_free_queue_block_by_block(partial_front):
+    """kv_refound's count (the blocks taken since the preemption against the free blocks ahead of the victim's) gives
+    what the free queue itself keeps, over random preemptions and traffic."""
+    import random
+
+    from components.simulate import kv_refound
+
+    rng = random.Random(23)
+    for _ in range(400):
+        bs = rng.choice([16, 32])
+        ahead, cached, taken0 = rng.randrange(0, 30), rng.randrange(1, 40 * bs), rng.randrange(0, 1000)
+        queued, events = ahead + -(-cached // bs), []
+        for _ in range(rng.randrange(0, 12)):
+            kind = rng.choice(["take", "free"])
+            n = rng.randrange(0, 8 if kind == "free" else min(8, queued) + 1)  # never more than the queue holds
+            queued += n if kind == "free" else -n
+            events.append((kind, n))
+        takes = sum(n for kind, n in events if kind == "take")
+        num_tokens = cached + rng.randrange(0, 2)  # a decode's last token is not cached yet; a prefill's is
+        kept = kv_refound.mark(cached, bs, ahead, taken0)
+        rule = kv_refound.refound_tokens(kept, taken0 + takes, num_tokens, bs)
+        assert rule == _lru_refound(ahead, cached, bs, events, num_tokens, partial_front), (ahead, cached, events)
+
+
 class _Watched:
     """Records, per engine step, the preemptions and the admissions from the waiting queue, and the blocks in use."""
 
