@@ -40,11 +40,19 @@ from .request import Request
 from .roofline import Roofline
 
 # The API server's work per request before the engine sees it (HTTP, validation, tokenizing), one
-# request at a time: calibrated with the roofline's constants (benchmarks/fidelity.py --calibrate).
+# request at a time: calibrated with the roofline's constants (benchmarks/fidelity.py --calibrate). Measured with vLLM
+# 0.11.0's own code (benchmarks/api_server_cost.py, benchmarks/data/api_server_cost.json), that path costs 0.6-1.0 ms of
+# CPU a request on this project's build machine whatever the endpoint and renderer, the 0.11.0 template parse aside
+# (below): uvicorn and vLLM's FastAPI app 0.42 ms with the body's validation, tokenizing 0.2-0.3 ms or gpt-oss's harmony
+# rendering 0.44 ms, the parameters, the engine request and the output state 0.05 ms. The 0.11.0 Qwen3 bursts (161 req/s
+# through the parsed template) put the points' hosts at least 1.8x faster than that machine, so the measured path is a
+# tenth or less of this fitted figure, which stands for costs outside the API server's request path (docs/simulate.md).
 FRONTEND_SECONDS = 0.008
 # The API server's time per output token it detokenizes and streams (V1: the API server process runs the engine's
 # output handler in the same asyncio loop as the HTTP server, vllm/v1/engine/async_llm.py ``output_handler``), so a
-# replica streaming many tokens takes new requests in later. Calibrated with the constants above.
+# replica streaming many tokens takes new requests in later. Calibrated with the constants above. Measured (as above):
+# 18-23 us a token (0.11.0 OutputProcessor.process_outputs 7 us, the chunk's ChatCompletionStreamResponse JSON 10 us,
+# its HTTP write 4 us; gpt-oss's harmony parser 2 us more), a fifth of this fitted figure.
 API_TOKEN_SECONDS = 0.0001
 # V0's block watermark: the share of blocks admission leaves free (vllm/config.py CacheConfig ``watermark``, 0.01).
 V0_WATERMARK = 0.01
@@ -60,10 +68,11 @@ MICROBATCH_TOKENIZER_WAIT_S = 0.002
 # ImmutableSandboxedEnvironment, ``env.parse(chat_template)`` at 1590 and ``find_undeclared_variables``; called by
 # ``apply_hf_chat_template`` 1626 from serving_engine.py ``_preprocess_chat`` 791). 0.10.2 has no such call and 0.11.1
 # caches it (chat_utils.py 1535 ``_cached_resolve_chat_template_kwargs = lru_cache(...)``; likewise through 0.33.0),
-# and gpt-oss chat requests render with openai_harmony instead (0.11.0 serving_chat.py 146). Qwen3's template (3.8 KB)
-# takes 9.1-9.9 ms of CPU per parse on this project's build machine (jinja2 3.1.6, the 0.11.0 environment and
-# extensions); transformers compiles the template once (``_compile_jinja_template`` is lru_cached), so rendering adds
-# ~0.03 ms. A Replica's ``template_seconds`` is 0 unless set (benchmarks/fidelity.py: 0.11.0 Jinja chat runs). Its
+# and gpt-oss chat requests render with openai_harmony instead (0.11.0 serving_chat.py 146). Qwen3's template (4.0 KB)
+# takes 9.7-10.5 ms of CPU per parse on this project's build machine, vLLM's DeepSeek-R1 example template (4.5 KB)
+# 13.2-13.9 ms (benchmarks/api_server_cost.py: jinja2 3.1.6, the 0.11.0 environment and extensions; 9.1-9.9 ms for
+# Qwen3's in an earlier, lighter-loaded run); transformers compiles the template once (``_compile_jinja_template`` is
+# lru_cached), so rendering adds ~0.04 ms. A Replica's ``template_seconds`` is 0 unless set (benchmarks/fidelity.py: 0.11.0 Jinja chat runs). Its
 # calibration grid stays near the measurement: a free fit pushes it to 25 ms to make up the too-fast Qwen3-14B and
 # DeepSeek-R1 bursts, while the 0.11.0 Qwen3-235B bursts on H100 (111 and 161 req/s published) allow the API server
 # at most 6-9 ms per request in all, the parse included. The joint calibration (2026-12-01) chose 3 ms, a third of
