@@ -78,6 +78,11 @@ class Performance:
     bf16_achieved_tflops: Optional[float] = None
     fp8_achieved_tflops: Optional[float] = None
     achieved_source: Optional[str] = None
+    # Measured rate at which a decode step's dense weight reads stream (a published benchmark of a decode-sized GEMM or
+    # a streaming read on this GPU, hbm_achieved_source), GB/s; None where none is cited: the roofline then charges
+    # them at its calibrated HBM_EFFICIENCY of hbm_gb_s (components/simulate/roofline.py Roofline.dense_read_bytes_s).
+    hbm_achieved_gb_s: Optional[float] = None
+    hbm_achieved_source: Optional[str] = None
 
     @property
     def bf16_achieved(self) -> float:
@@ -183,6 +188,8 @@ _PERFORMANCE_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "bf16_achieved_tflops": (_NUM, False),
     "fp8_achieved_tflops": (_NUM, False),
     "achieved_source": ((str,), False),
+    "hbm_achieved_gb_s": (_NUM, False),
+    "hbm_achieved_source": ((str,), False),
 }
 _INSTANCE_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "gpu": ((str,), True),
@@ -265,6 +272,7 @@ def _performance(row: Any, sources: Mapping[str, str], where: str) -> Performanc
                 f"{where}.{key} = {value:g}: must be above 0 and at most {_ACHIEVED_OVER_PEAK:g} x the datasheet "
                 f"{key.replace('_achieved', '')} ({peak:g})"
             )
+    hbm = _hbm_achieved(p, float(p["hbm_gb_s"]), where)
     return Performance(
         hbm_gb_s=float(p["hbm_gb_s"]),
         bf16_tflops=float(p["bf16_tflops"]),
@@ -273,7 +281,24 @@ def _performance(row: Any, sources: Mapping[str, str], where: str) -> Performanc
         bf16_achieved_tflops=achieved.get("bf16_achieved_tflops"),
         fp8_achieved_tflops=achieved.get("fp8_achieved_tflops"),
         achieved_source=_source(p["achieved_source"], sources, f"{where}.achieved_source") if "achieved_source" in p else None,
+        hbm_achieved_gb_s=hbm,
+        hbm_achieved_source=_source(p["hbm_achieved_source"], sources, f"{where}.hbm_achieved_source") if hbm else None,
     )
+
+
+def _hbm_achieved(p: Mapping[str, Any], datasheet: float, where: str) -> Optional[float]:
+    """A row's measured weight-streaming bandwidth (GB/s), given with its source and at most the datasheet's; None."""
+    if ("hbm_achieved_gb_s" in p) != ("hbm_achieved_source" in p):
+        given, missing = ("hbm_achieved_gb_s", "hbm_achieved_source")[:: 1 if "hbm_achieved_gb_s" in p else -1]
+        raise HardwareDataError(f"{where}.{missing}: missing (given with {given}: a measured bandwidth names its benchmark)")
+    if "hbm_achieved_gb_s" not in p:
+        return None
+    value = float(p["hbm_achieved_gb_s"])
+    if not 0 < value <= datasheet:
+        raise HardwareDataError(
+            f"{where}.hbm_achieved_gb_s = {value:g}: must be above 0 and at most the datasheet hbm_gb_s ({datasheet:g})"
+        )
+    return value
 
 
 def _gpu(name: str, row: Any, sources: Mapping[str, str]) -> GpuSpec:

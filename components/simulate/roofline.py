@@ -4,7 +4,8 @@ One step of vLLM's scheduler runs every scheduled token through the model once: 
 tokens of running requests and the prefill chunks of new ones (chunked prefill). Its time is
 the larger of
 
-* memory: this rank's weights plus the KV cache the step reads, over the HBM bandwidth;
+* memory: this rank's weights plus the KV cache the step reads, over the HBM bandwidth (the dense weights at the
+  GPU's measured weight-streaming rate where one is cited: dense_read_bytes_s);
 * compute: 2 x active parameters x tokens plus attention FLOPs, over the dense tensor peak;
 
 plus two all-reduces per layer over the tensor-parallel group (NVLink or PCIe: a latency and
@@ -38,7 +39,10 @@ from .block_fp8 import block_fp8_floor_seconds, block_fp8_linear_shapes
 
 # Calibrated constants: the best of `python benchmarks/fidelity.py --calibrate` (a grid over the calibration half of
 # benchmarks/data/fidelity_points.json; docs/simulate.md "Fidelity").
-HBM_EFFICIENCY = 0.70  # achieved share of the datasheet bandwidth in decode (weights and KV reads)
+# Achieved share of the datasheet bandwidth for the reads no published measurement covers: the KV cache, the routed
+# experts, the logits, and the dense weights of a GPU whose hardware.toml row has no hbm_achieved_gb_s (the dense weights
+# of the others stream at that measured rate: Roofline.dense_read_bytes_s).
+HBM_EFFICIENCY = 0.70
 FLOP_EFFICIENCY = 0.80  # achieved share of the GPU's measured GEMM rate (hardware.toml) in prefill GEMMs and attention
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
 STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
@@ -159,6 +163,9 @@ class Roofline:
     weight_only: bool = False
     # Block-FP8 linear GEMMs on this rank as (N, K, count), whose K walk floors their decode time (block_fp8.py); ().
     block_fp8_gemms: tuple[tuple[int, int, int], ...] = ()
+    # The measured rate at which this GPU streams dense weights in decode-sized GEMMs (hardware.toml hbm_achieved_gb_s,
+    # bytes/s); 0: none cited, HBM_EFFICIENCY of hbm_bytes_s (dense_read_bytes_s).
+    weight_stream_bytes_s: float = 0.0
 
     def dense_flops_s(self) -> float:
         """FLOP/s of the dense layers and attention before FLOP_EFFICIENCY: the GPU's measured GEMM rate.
@@ -236,6 +243,26 @@ class Roofline:
         bytes_s, flops_s = self.hbm_bytes_s * HBM_EFFICIENCY, self.dense_flops_s() * FLOP_EFFICIENCY
         return block_fp8_floor_seconds(self.block_fp8_gemms, tokens, bytes_s, flops_s) / self.pp
 
+    def dense_read_bytes_s(self) -> float:
+        """Bytes/s at which a step reads the dense weights (every weight but the routed experts): the GPU's measured
+        weight-streaming rate where hardware.toml cites one (a decode-sized GEMM: on an H100 vLLM's own BF16 GEMM
+        benchmark reads 89% of the datasheet, on an A100 torch's FP16 GEMM under Marlin's benchmark 69%), else the
+        calibrated HBM_EFFICIENCY of the datasheet bandwidth."""
+        return self.weight_stream_bytes_s or self.hbm_read_bytes_s()
+
+    def hbm_read_bytes_s(self) -> float:
+        """Bytes/s of the reads no measurement covers (KV cache, routed experts, logits): HBM_EFFICIENCY, calibrated,
+        of the datasheet bandwidth."""
+        return self.hbm_bytes_s * HBM_EFFICIENCY
+
+    def memory_seconds(self, weights_read: float, kv_bytes: float) -> float:
+        """Seconds a stage's reads take for a micro-batch reading ``weights_read`` weight bytes (weights_read()) and
+        ``kv_bytes`` of KV cache: the dense weights (all of them for a dense model) at dense_read_bytes_s, the routed
+        experts read, their down projection's pipeline bytes (expert_pipeline_bytes) and the KV at hbm_read_bytes_s."""
+        dense = min(weights_read, self.weight_bytes * (1.0 - self.expert_share))
+        other = weights_read - dense + kv_bytes + self.expert_pipeline_bytes(weights_read)
+        return dense / self.dense_read_bytes_s() + other / self.hbm_read_bytes_s()
+
     def moe_kernel_seconds(self) -> float:
         """A stage's fixed latency of its fused-MoE layers per micro-batch: MOE_LAYER_SECONDS for each layer with routed
         experts, whatever the batch (0 for a dense model)."""
@@ -266,7 +293,7 @@ class Roofline:
         mb_tokens = tokens / pp
         kv = self.kv_bytes_per_token * context_tokens / pp  # per-GPU KV bytes already count only this stage's layers
         read = self.weights_read(mb_tokens)
-        mem = (read + kv + self.expert_pipeline_bytes(read)) / (self.hbm_bytes_s * HBM_EFFICIENCY)
+        mem = self.memory_seconds(read, kv)
         attn = self.attn_flops_per_token_ctx * prefill_context + self.decode_attn_flops_per_ctx * context_tokens
         seqs = decodes + (prefill_seqs if prefill_seqs is not None else min(1, prefill_tokens))
         flops = (self.flops_per_token * mb_tokens + (self.lm_head_flops * seqs + attn) / pp) / (self.tp * pp)
@@ -328,7 +355,7 @@ class Roofline:
         (the kvcached points' 600-token steps); no cited per-launch cost, so no term.
         """
         per_entry = SAMPLED_LOGITS_BYTES_PER_ENTRY if self.sampled else LOGITS_BYTES_PER_ENTRY
-        return seqs * self.vocab_size * per_entry / (self.hbm_bytes_s * HBM_EFFICIENCY)
+        return seqs * self.vocab_size * per_entry / self.hbm_read_bytes_s()
 
 
 def allreduce_seconds(size_bytes: float, tp: int, link: str, link_bytes_s: float) -> float:
@@ -487,6 +514,7 @@ def roofline_for(
         tp=tp,
         pp=pp,
         hbm_bytes_s=perf.hbm_gb_s * 1e9,
+        weight_stream_bytes_s=(perf.hbm_achieved_gb_s or 0.0) * 1e9,
         flops_s=peak * 1e12,
         gemm_flops_s=gemm * 1e12,
         link=link or spec.interconnect,

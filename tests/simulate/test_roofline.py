@@ -435,3 +435,92 @@ def test_block_fp8_linear_gemms_take_their_k_walk_at_decode_sizes():
     assert roofline_for(qwen, "H100", 33e9, 262144, 1, 1, fp8=True, fp8_block_scaled=True).block_fp8_gemms
     assert roofline_for(qwen, "H100", 66e9, 262144, 1, 1).block_fp8_gemms == ()
     assert roofline_for(qwen, "A100-80GB", 33e9, 262144, 1, 1, fp8=True, fp8_block_scaled=True).block_fp8_gemms == ()
+
+
+def _no_host_costs(monkeypatch):
+    monkeypatch.setattr(roofline, "STEP_OVERHEAD_S", 0.0)
+    monkeypatch.setattr(roofline, "PER_SEQ_OVERHEAD_S", 0.0)
+
+
+def test_dense_weights_stream_at_the_gpus_measured_rate_and_the_kv_at_the_calibrated_share(monkeypatch):
+    """A decode step's dense weights stream at the rate a published decode-sized GEMM measured on the GPU (hardware.toml
+    hbm_achieved_gb_s: 2,976 GB/s on an H100, 89% of its 3,350), its KV cache and logits at the calibrated
+    HBM_EFFICIENCY of the datasheet; a GPU with no measurement (H200) streams its weights at HBM_EFFICIENCY too."""
+    _no_host_costs(monkeypatch)
+    m = find_model("llama-3.1-8b")
+    h100 = roofline_for(m.arch, "H100", m.checkpoint_bytes, 131_072, 1, 1)
+    assert h100.weight_stream_bytes_s == 2976e9 and h100.dense_read_bytes_s() == 2976e9
+    assert h100.hbm_read_bytes_s() == pytest.approx(3350e9 * roofline.HBM_EFFICIENCY)
+    kv = h100.kv_bytes_per_token * 8 * 2000
+    weights = h100.weight_bytes / 2976e9
+    assert h100.memory_seconds(h100.weight_bytes, kv) == pytest.approx(weights + kv / (3350e9 * roofline.HBM_EFFICIENCY))
+    # Eight decodes over 2,000 tokens each: the step is its reads plus eight rows of logits.
+    step = h100.step_seconds(8, 0, 8 * 2000)
+    kv_and_logits = kv / (3350e9 * roofline.HBM_EFFICIENCY) + h100.logits_seconds(8)
+    assert step == pytest.approx(weights + kv_and_logits, rel=1e-9)
+    # The calibrated share no longer moves the dense weights' time: halving it doubles the KV's and the logits' alone.
+    monkeypatch.setattr(roofline, "HBM_EFFICIENCY", roofline.HBM_EFFICIENCY / 2)
+    assert h100.step_seconds(8, 0, 8 * 2000) == pytest.approx(weights + 2 * kv_and_logits, rel=1e-9)
+    monkeypatch.undo()
+    h200 = roofline_for(m.arch, "H200", m.checkpoint_bytes, 131_072, 1, 1)
+    assert h200.weight_stream_bytes_s == 0.0
+    assert h200.dense_read_bytes_s() == h200.hbm_read_bytes_s() == pytest.approx(4800e9 * roofline.HBM_EFFICIENCY)
+
+
+def test_a_moe_step_streams_its_dense_weights_at_the_measured_rate_and_its_routed_experts_at_the_calibrated_share():
+    """Only the dense part of a mixture-of-experts model's weights (attention, embeddings, norms, the router) is the
+    GEMM the measurement covers; the routed experts run in fused-MoE grouped GEMMs no cited benchmark measures, so they
+    and their down projection's pipeline bytes stay at HBM_EFFICIENCY."""
+    _, r = _roof("qwen3-30b-a3b")
+    read = r.weights_read(4)
+    dense = r.weight_bytes * (1 - r.expert_share)
+    experts = read - dense + r.expert_pipeline_bytes(read)
+    assert 0 < dense < read
+    assert r.memory_seconds(read, 0.0) == pytest.approx(dense / 2976e9 + experts / (3350e9 * roofline.HBM_EFFICIENCY))
+
+
+def test_the_measured_weight_streaming_rates_are_what_their_sources_printed():
+    """Each hbm_achieved_gb_s is the median of the figures its source printed, converted as its citation says."""
+    from statistics import median
+
+    from components.capacity.hardware import GPUS
+
+    # vLLM PR 2497, Marlin's bench.py on an A100: (batch, Marlin GB/s, speedup over torch's FP16 GEMM) on the Llama13B
+    # layers (k, n); torch reads 2kn bytes where Marlin reads kn/2 plus group-128 scales.
+    layers = ((5120, 3 * 5120), (5120, 5120), (5120, 2 * 13568), (13568, 5120))
+    marlin = ((1, 1158.601, 3.12), (2, 1160.829, 3.10), (4, 1143.497, 3.14), (8, 1160.100, 3.20), (16, 1152.943, 3.19))
+
+    def torch_gb_s(m: int, gb_s: float, speedup: float) -> float:
+        quant = sum(2 * m * k + k * n / 2 + 2 * m * n + 2 * (k // 128) * n for k, n in layers)
+        dense = sum(2 * m * k + 2 * k * n + 2 * m * n for k, n in layers)
+        return dense / (speedup * quant / gb_s)
+
+    assert round(median(torch_gb_s(*row) for row in marlin)) == GPUS["A100-80GB"].performance.hbm_achieved_gb_s
+    # vLLM PR 49363 on an H100: torch-bf16 TFLOP/s of (N, K, M rows); 2MNK FLOPs over 2NK weight bytes (+ activations).
+    h100 = ((12288, 5376, 1, 2.870333), (12288, 5376, 16, 46.541434), (43008, 5376, 1, 3.072025), (43008, 5376, 16, 48.328807))
+    rates = [(2 * n * k + 2 * m * k + 2 * m * n) / (2 * m * n * k / (tflops * 1e12)) / 1e9 for n, k, m, tflops in h100]
+    assert round(median(rates)) == GPUS["H100"].performance.hbm_achieved_gb_s
+    # xytpai/nvbench on an RTX 4090: a streaming read with 1- to 16-element vector loads.
+    assert round(median((920.207, 904.335, 921.850, 914.626, 921.066))) == GPUS["RTX-4090"].performance.hbm_achieved_gb_s
+
+
+@pytest.mark.parametrize(
+    "edit,message",
+    [
+        (lambda t: t.replace("hbm_achieved_gb_s = 2976\n", ""), "gpus.H100.performance.hbm_achieved_gb_s: missing"),
+        (lambda t: t.replace("hbm_achieved_gb_s = 2976\n", "hbm_achieved_gb_s = 3400\n"), "must be above 0 and at most"),
+        (lambda t: t.replace("hbm_achieved_gb_s = 920\n", "hbm_achieved_gb_s = 0\n"), "gpus.RTX-4090.performance"),
+        (
+            lambda t: t.replace("hbm_achieved_gb_s = 920\nhbm_achieved_source", "hbm_achieved_gb_s = 920\nhbm_achieved_sourc"),
+            "unknown field 'hbm_achieved_sourc'",
+        ),
+    ],
+)
+def test_a_bad_measured_bandwidth_is_refused_naming_the_field(edit, message):
+    from components.capacity.hardware import HardwareDataError, load_hardware
+    from tests.conftest import ROOT
+
+    text = (ROOT / "components" / "capacity" / "hardware.toml").read_text(encoding="utf-8")
+    assert edit(text) != text
+    with pytest.raises(HardwareDataError, match=message):
+        load_hardware(edit(text))
