@@ -26,8 +26,8 @@ resolve_chat_template_content_format (chat_utils.py 578); ``parse_messages`` par
 whole template at 1590, uncached in 0.11.0; 0.10.2 has no such call and 0.11.1 caches it); ``template_render`` the
 tokenizer's apply_chat_template (1626); ``apply_hf_chat_template`` both, as vLLM calls them (1602-1640); ``tokenize``
 the prompt as the micro-batching tokenizer calls the tokenizer (utils/__init__.py 556); ``sampling_params``
-request.to_sampling_params (serving_chat.py 292); ``processor_params`` what v1/engine/processor.py process_inputs does
-to them (409-419) and its prompt-id check (506); ``engine_request`` the EngineCoreRequest msgpack-encoded for the engine
+request.to_sampling_params (serving_chat.py 292); ``process_inputs`` v1/engine/processor.py Processor.process_inputs
+(326-459) over a stand-in for the configuration it reads (a VllmConfig needs a GPU platform); ``engine_request`` the EngineCoreRequest msgpack-encoded for the engine
 core's socket (v1/engine/core_client.py 856, v1/serial_utils.py MsgpackEncoder); ``output_state``
 OutputProcessor.add_request (v1/engine/output_processor.py 356-378: the request's state and incremental detokenizer).
 The tokenizer is wrapped as vLLM wraps every Hugging Face tokenizer (transformers_utils/tokenizer.py 88, 256).
@@ -100,10 +100,10 @@ def path_costs(data: dict) -> dict:
     out = {}
     for name, j in data["jinja"].items():
         common = http + sum(j[k] for k in ("content_format", "parse_messages", "tokenize", "sampling_params"))
-        common += j["processor_params"] + j["engine_request"] + j["output_state"] + 2 * tok["sse_chunk"]
+        common += j["process_inputs"] + j["engine_request"] + j["output_state"] + 2 * tok["sse_chunk"]
         out[f"jinja/{name}"] = {"per_request": common + j["apply_hf_chat_template"], "per_token": chat_token}
     q = data["jinja"]["qwen3"]
-    engine = q["sampling_params"] + q["processor_params"] + q["engine_request"] + q["output_state"]
+    engine = q["sampling_params"] + q["process_inputs"] + q["engine_request"] + q["output_state"]
     out["harmony"] = {
         "per_request": http + data["harmony"]["harmony_render"] + engine + 2 * tok["sse_chunk"],
         "per_token": chat_token + data["harmony"]["harmony_parse"],
@@ -268,18 +268,54 @@ def jinja_pieces(tok: Any, template: str, prompt: str, repeat: int) -> dict:
     out["sampling_params"] = _median_us(lambda: req.to_sampling_params(4, None, {}), repeat)
     out["engine_request"] = _median_us(lambda: _engine_request(ids, req.to_sampling_params(4, None, {})), repeat)
     params = req.to_sampling_params(4, None, {})
-
-    def processor_params() -> None:
-        """What v1/engine/processor.py ``process_inputs`` does to the parameters (409-419) and the prompt's id check
-        (``_validate_model_input`` 506: max(prompt ids) against the tokenizer's max_token_id)."""
-        sp = params.clone()
-        sp.update_from_generation_config({}, 151645)
-        sp.update_from_tokenizer(tok)
-        assert max(ids) <= tok.max_token_id
-
-    out["processor_params"] = _median_us(processor_params, repeat)
+    proc = _processor(tok)
+    out["process_inputs"] = _median_us(
+        lambda: proc.process_inputs("r", {"prompt_token_ids": ids}, params, arrival_time=time.time()), repeat
+    )
     out["output_state"] = _median_us(lambda: _output_state(tok, ids, params), repeat)
     return out
+
+
+def _processor(tok: Any) -> Any:
+    """vLLM's own v1/engine/processor.py Processor (process_inputs 0.11.0 326-459: the LoRA and parameter checks, the
+    token prompt's preprocessing and validation, the parameters' clone and updates, the EngineCoreRequest) over the
+    configuration attributes it reads for a text-only model without LoRA: the stand-in for a VllmConfig, which would
+    need a GPU platform."""
+    from types import SimpleNamespace as NS
+
+    from vllm.v1.engine.processor import Processor
+
+    class ModelConfig:
+        max_logprobs = 20
+        max_model_len = 40960
+        skip_tokenizer_init = False
+        multimodal_config = None
+        is_multimodal_model = False
+        is_encoder_decoder = False
+        runner_type = "generate"
+        logits_processor_pattern = None
+        io_processor_plugin = None
+
+        def try_get_generation_config(self) -> dict:
+            return {}
+
+        def get_vocab_size(self) -> int:
+            return 151936
+
+        def __getattr__(self, name: str) -> Any:
+            raise AttributeError(f"the stand-in ModelConfig has no {name}")
+
+    cfg = NS(
+        model_config=ModelConfig(),
+        cache_config=NS(enable_prefix_caching=True),
+        lora_config=None,
+        structured_outputs_config=NS(backend="auto"),
+        decoding_config=NS(backend="auto"),  # 0.10.2's name for it
+        parallel_config=NS(data_parallel_size=1, data_parallel_rank=0),
+        scheduler_config=NS(max_num_batched_tokens=8192),
+        speculative_config=None,  # 0.11.1 reads it
+    )
+    return Processor(cfg, _for_output_processor(tok, Processor))  # type: ignore[arg-type]
 
 
 def _output_state(tok: Any, ids: list, params: Any) -> None:
@@ -310,14 +346,14 @@ def _output_state(tok: Any, ids: list, params: Any) -> None:
 _PROC: Any = None
 
 
-def _for_output_processor(tok: Any) -> Any:
-    """0.10.2's OutputProcessor takes a TokenizerGroup and asks it for the request's LoRA tokenizer
+def _for_output_processor(tok: Any, cls: Any = None) -> Any:
+    """0.10.2's OutputProcessor and Processor take a TokenizerGroup and ask it for the request's LoRA tokenizer
     (v1/engine/output_processor.py 351), which without LoRA is the tokenizer itself; 0.11 takes the tokenizer."""
     import inspect
 
     from vllm.v1.engine.output_processor import OutputProcessor
 
-    if "get_lora_tokenizer" not in inspect.getsource(OutputProcessor):
+    if "get_lora_tokenizer" not in inspect.getsource(cls or OutputProcessor):
         return tok
 
     class Group:

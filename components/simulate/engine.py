@@ -42,17 +42,18 @@ from .roofline import Roofline
 # The API server's work per request before the engine sees it (HTTP, validation, tokenizing), one
 # request at a time: calibrated with the roofline's constants (benchmarks/fidelity.py --calibrate). Measured with vLLM's
 # own code at 0.10.2, 0.11.0 and 0.11.1 (benchmarks/api_server_cost.py, benchmarks/data/api_server_cost-*.json), that
-# path costs 0.65-0.95 ms of CPU a request on this project's build machine whatever the endpoint and renderer, 0.11.0's
-# template parse aside (below): uvicorn and vLLM's FastAPI app 0.42-0.49 ms with the body's validation, tokenizing
-# 0.15-0.25 ms or gpt-oss's harmony rendering 0.39-0.44 ms, the parameters, engine request and output state 0.05 ms. The
-# 0.11.0 Qwen3 burst at 161 req/s through the parsed template puts the points' hosts at least 1.6x faster than that
+# path costs 0.7-1.1 ms of CPU a request on this project's build machine whatever the endpoint and renderer, 0.11.0's
+# template parse aside (below): uvicorn and vLLM's FastAPI app 0.45-0.51 ms with the body's validation, tokenizing
+# 0.16-0.25 ms or gpt-oss's harmony rendering 0.43-0.48 ms, the parameters, Processor.process_inputs, the engine
+# request and the output state 0.07 ms. The
+# 0.11.0 Qwen3 burst at 161 req/s through the parsed template puts the points' hosts at least 1.7x faster than that
 # machine, so the measured path is a tenth or less of this fitted figure, which stands for costs outside the API
 # server's request path (docs/simulate.md).
 FRONTEND_SECONDS = 0.008
 # The API server's time per output token it detokenizes and streams (V1: the API server process runs the engine's
 # output handler in the same asyncio loop as the HTTP server, vllm/v1/engine/async_llm.py ``output_handler``), so a
 # replica streaming many tokens takes new requests in later. Calibrated with the constants above. Measured (as above):
-# 17-23 us a token (0.11.0 OutputProcessor.process_outputs 7 us, the chunk's ChatCompletionStreamResponse JSON 10 us,
+# 17-24 us a token (0.11.0 OutputProcessor.process_outputs 7 us, the chunk's ChatCompletionStreamResponse JSON 10 us,
 # its HTTP write 4 us; gpt-oss's harmony parser 2 us more), a fifth of this fitted figure.
 API_TOKEN_SECONDS = 0.0001
 # V0's block watermark: the share of blocks admission leaves free (vllm/config.py CacheConfig ``watermark``, 0.01).

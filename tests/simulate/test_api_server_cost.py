@@ -40,7 +40,7 @@ PIECES = {
     "apply_hf_chat_template",
     "tokenize",
     "sampling_params",
-    "processor_params",
+    "process_inputs",
     "engine_request",
     "output_state",
 }
