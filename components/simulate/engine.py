@@ -48,7 +48,11 @@ from .roofline import Roofline
 # request and the output state 0.07 ms. The
 # 0.11.0 Qwen3 burst at 161 req/s through the parsed template puts the points' hosts at least 1.7x faster than that
 # machine, so the measured path is a tenth or less of this fitted figure, which stands for costs outside the API
-# server's request path (docs/simulate.md).
+# server's request path (docs/simulate.md). Nor is it the engine core's work per request: vLLM 0.11.0's own add path
+# (the request's msgpack decode, Request with its sha256 block hashes, the waiting queue: v1/engine/core.py 874,
+# 426-450, 217-243) costs 30 us a 128-token request and 41 us a 200-token one on the same machine, and a whole
+# 1,000-request random128-4 burst, add path and every scheduler step to the last answer, 85-87 us a request
+# (benchmarks/engine_core_cost.py, benchmarks/data/engine_core_cost-0.11.0.json).
 FRONTEND_SECONDS = 0.008
 # The API server's time per output token it detokenizes and streams (V1: the API server process runs the engine's
 # output handler in the same asyncio loop as the HTTP server, vllm/v1/engine/async_llm.py ``output_handler``), so a

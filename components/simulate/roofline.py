@@ -45,7 +45,13 @@ from .block_fp8 import block_fp8_floor_seconds, block_fp8_linear_shapes
 HBM_EFFICIENCY = 0.70
 FLOP_EFFICIENCY = 0.80  # achieved share of the GPU's measured GEMM rate (hardware.toml) in prefill GEMMs and attention
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
-STEP_OVERHEAD_S = 0.002  # host work per engine step (scheduler, sampler, output processing)
+# Fixed time per engine step beyond the GPU's work and the per-request host work (calibrated). Measured with vLLM
+# 0.11.0's own scheduler on a CPU (benchmarks/engine_core_cost.py, benchmarks/data/engine_core_cost-0.11.0.json), the
+# engine core's own fixed work is far smaller: a decode step of one request costs schedule() + update_from_output() +
+# the output's msgpack encoding 29 us on this project's build machine (v1/core/sched/scheduler.py 179-627, 861-1042;
+# v1/engine/core.py 924-932). What the 2 ms stands for is the model runner's and the GPU's fixed work per step (input
+# preparation, launches, the sampler, the device-to-host copy of the sampled ids), not measured here: no GPU.
+STEP_OVERHEAD_S = 0.002
 # A fused-MoE layer's latency beyond the expert bytes it reads and the FLOPs it does, per step: routing (the router
 # GEMM, top-k), moe_align_block_size's sort of tokens by expert, the two grouped GEMM launches, the activation and the
 # weighted sum (vLLM 0.11.0 model_executor/layers/fused_moe/fused_moe.py fused_experts_impl). vLLM's own kernel
@@ -58,7 +64,16 @@ MOE_LAYER_SECONDS = 0.00002
 # ..._H100_80GB_HBM3.json at 1024-4096 tokens: BLOCK_SIZE_K 64, num_stages 3): num_stages - 1 loads before the first
 # MMA, about one step of epilogue. Read from the configs, not calibrated.
 MOE_PIPELINE_K = 192
-PER_SEQ_OVERHEAD_S = 0.00002  # engine-core host work per scheduled request (scheduling, input prep, output bookkeeping)
+# Engine-core host work per scheduled request (scheduling, input prep, output bookkeeping): fixed at 20 us by
+# GPUStack's --async-scheduling A/B runs (benchmarks/fidelity.py CONSTANTS). Measured with vLLM 0.11.0's own code
+# (benchmarks/engine_core_cost.py), the engine core's share is 7.0-8.2 us a running request a step on this project's
+# build machine at batches of 64-1,024 (schedule() 5.0-5.4 us with the KV cache manager's allocate_slots,
+# update_from_output() 1.9-2.7, the output's encoding 0.1; scheduler.py 179-627, 861-1042, core.py 924-932), about
+# 4-5 us on hosts 1.7x faster (the GPUStack hosts are at least that: benchmarks/api_server_cost.py). The rest of the
+# 20 us would be the GPU model runner's per-request work (gpu_model_runner.py _update_states, _prepare_inputs, the
+# sampled ids' bookkeeping), which needs a GPU and is not measured; a multi-GPU executor's pickling of the scheduler's
+# output to its workers adds 0.13 us (v1/executor/multiproc_executor.py 234).
+PER_SEQ_OVERHEAD_S = 0.00002
 # (V1 detokenizes in the API server process: v1/engine/async_llm.py 457 output_processor.process_outputs, which
 # calls each request's detokenizer, output_processor.py 435; engine.py API_TOKEN_SECONDS charges that.)
 # Bytes of HBM traffic per (sampled request x vocabulary entry) on the greedy path of vLLM's V1 sampler: the LM head

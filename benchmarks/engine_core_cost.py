@@ -1,0 +1,356 @@
+"""Measure, with vLLM's own code, the CPU time of vLLM V1's engine core on the host, piece by piece (issue 23, fidelity).
+
+Run it in the private virtual environment benchmarks/api_server_cost.py describes (vLLM 0.11.0's wheel and the
+packages of its time), NOT the project's:
+
+    /tmp/apicost-venv/bin/python benchmarks/engine_core_cost.py
+
+It writes benchmarks/data/engine_core_cost-<release>.json (``--out``). Every figure is CPU time of this one thread
+(``time.process_time_ns``), in microseconds, on the machine that ran it; line numbers are vLLM 0.11.0's.
+
+What runs is vLLM's own code: the V1 ``Scheduler`` (v1/core/sched/scheduler.py) with its ``KVCacheManager``
+(v1/core/kv_cache_manager.py: prefix caching on, the default, hashing every full 16-token block with sha256, the
+default ``prefix_caching_hash_algo``, config/cache.py 72), the engine core's add path and the output socket's encoder.
+Configured with vLLM's own ``VllmConfig`` (config/vllm.py) from its ``SchedulerConfig``, ``CacheConfig`` and
+``ParallelConfig`` and a ``KVCacheConfig`` of one full-attention group (v1/kv_cache_interface.py). Stubbed, and
+nothing else:
+- ``model_config``: a VllmConfig without a GPU platform takes none; the scheduler reads two attributes of it
+  (``is_encoder_decoder`` at scheduler.py 63 and ``is_multimodal_model`` through compute_encoder_budget,
+  v1/core/encoder_cache_manager.py 262 -> multimodal/registry.py 105): a text-only decoder's, False and False; and
+  ``skip_tokenizer_init`` True, so the structured-output manager loads no tokenizer (it is for grammars only).
+- the model runner: ``ModelRunnerOutput`` (v1/outputs.py 99) is built here as the GPU model runner returns it, one
+  sampled token per scheduled request whose prompt is fully computed and none for a partial prefill chunk
+  (v1/worker/gpu_model_runner.py ``discard_sampled_tokens_req_indices``). The GPU model runner's per-step input
+  preparation (``_update_states``, ``_prepare_inputs``) is NOT measured: it allocates its persistent buffers on the
+  CUDA device at construction (gpu_model_runner.py ``__init__``: ``torch.zeros(..., device=self.device)`` and pinned
+  host tensors), and there is no GPU here.
+- the engine core object: ``EngineCore.preprocess_add_request`` (v1/engine/core.py 426-450) and
+  ``EngineCore.add_request`` (217-243) are vLLM's functions called on a stand-in ``self`` carrying the attributes they
+  read (the scheduler, the block hasher built as core.py 153-164 builds it, no multimodal cache, the structured-output
+  manager).
+
+Pieces, per added request (``add``): ``decode`` the EngineCoreRequest msgpack frames as the input socket thread decodes
+them (core.py 874, v1/serial_utils.py MsgpackDecoder), ``preprocess`` preprocess_add_request (Request creation with
+its block hasher: v1/request.py 28-123, v1/core/kv_cache_utils.py 576 ``get_request_block_hasher``), ``enqueue``
+EngineCore.add_request -> Scheduler.add_request (scheduler.py 1097). The request is the one vllm bench serve's
+openai-chat client sends after the API server's processing: temperature 0 (greedy), max_tokens the output length.
+
+Per engine step (``decode_steps``: ``batch`` requests running, each decoding one token a step, prompts of 128 tokens
+already computed; ``steps`` consecutive steps, so every request crosses a 16-token block boundary): ``schedule``
+Scheduler.schedule (scheduler.py 179-627 with ``_update_after_schedule`` 629), ``update`` Scheduler.update_from_output
+(861-1042, stats on as the API server runs it: ``log_stats``), ``encode`` the EngineCoreOutputs msgpack-encoded as the
+output socket thread does (core.py 924-932, MsgpackEncoder), and ``broadcast`` the SchedulerOutput pickled as a
+multi-GPU executor sends it to its workers (v1/executor/multiproc_executor.py 234 ``rpc_broadcast_mq.enqueue`` ->
+distributed/device_communicators/shm_broadcast.py 492 ``pickle.dumps``; a one-GPU engine calls its worker in process
+and pays none of this).
+
+Bursts (``bursts``): ``requests`` requests arriving at once, each added through the add path, then the engine core's
+loop (core.py 272-291 ``step``: schedule, the stand-in model runner, update_from_output; then the encoder) until all
+have finished; the CPU per request of the whole burst and of each part, the number of steps, the median step.
+``random128-4``: GPUStack's random 128-token prompts with 4-token answers; ``sharegpt200``: 200-token prompts and
+200-token answers. The default limits are vLLM 0.11.0's for the API server on a GPU of 70 GiB or more other than an
+A100 (engine/arg_utils.py 1605-1614: 8,192 batched tokens, 1,024 sequences) and on an A100 (1615-1624: 2,048 and 256).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = ROOT / "benchmarks" / "data"
+BLOCK_SIZE = 16  # CacheConfig's default block size on CUDA (platforms/cuda.py check_and_update_config)
+EOS = 151645
+BATCHES = (1, 64, 256, 1024)
+# (name, requests, prompt tokens, output tokens); the limits: (name, max_num_batched_tokens, max_num_seqs).
+BURSTS = (("random128-4", 1000, 128, 4), ("sharegpt200", 1000, 200, 200))
+LIMITS = (("h100", 8192, 1024), ("a100", 2048, 256))
+
+
+class _ModelConfig:
+    """The ModelConfig attributes the scheduler reads for a text-only decoder (see the module docstring), and the one
+    the structured-output manager reads to load a tokenizer for grammars (v1/structured_output/__init__.py 54): none is
+    loaded, as no measured request asks for structured output."""
+
+    is_encoder_decoder = False
+    is_multimodal_model = False
+    skip_tokenizer_init = True
+
+
+class _Core:
+    """The attributes EngineCore.preprocess_add_request and EngineCore.add_request read (core.py 153-164, 217-243)."""
+
+    def __init__(self, scheduler: Any, block_hasher: Any, structured_output_manager: Any) -> None:
+        self.scheduler = scheduler
+        self.request_block_hasher = block_hasher
+        self.structured_output_manager = structured_output_manager
+        self.mm_receiver_cache = None
+
+
+def build(max_batched: int, max_seqs: int, num_blocks: int = 200_000) -> _Core:
+    """vLLM's scheduler and the engine core's add path over vLLM's own configuration classes."""
+    from vllm.config import CacheConfig, DeviceConfig, ParallelConfig, SchedulerConfig, VllmConfig  # type: ignore[import-not-found]  # the venv's package
+    from vllm.utils import get_hash_fn_by_name  # type: ignore[import-not-found]  # the venv's package
+    from vllm.v1.core.kv_cache_utils import get_request_block_hasher, init_none_hash  # type: ignore[import-not-found]  # the venv's package
+    from vllm.v1.core.sched.scheduler import Scheduler  # type: ignore[import-not-found]  # the venv's package
+    from vllm.v1.kv_cache_interface import FullAttentionSpec, KVCacheConfig, KVCacheGroupSpec  # type: ignore[import-not-found]  # the venv's package
+    from vllm.v1.structured_output import StructuredOutputManager  # type: ignore[import-not-found]  # the venv's package
+
+    sched = SchedulerConfig(
+        max_num_seqs=max_seqs, max_num_batched_tokens=max_batched, max_model_len=8192, enable_chunked_prefill=True
+    )
+    cache = CacheConfig(block_size=BLOCK_SIZE, enable_prefix_caching=True)
+    cache.num_gpu_blocks = num_blocks
+    vc = VllmConfig(
+        scheduler_config=sched, cache_config=cache, parallel_config=ParallelConfig(), device_config=DeviceConfig(device="cpu")
+    )
+    object.__setattr__(vc, "model_config", _ModelConfig())
+    spec = FullAttentionSpec(block_size=BLOCK_SIZE, num_kv_heads=8, head_size=128, dtype=__import__("torch").bfloat16)
+    kv = KVCacheConfig(num_blocks=num_blocks, kv_cache_tensors=[], kv_cache_groups=[KVCacheGroupSpec(["layer.0"], spec)])
+    som = StructuredOutputManager(vc)
+    scheduler = Scheduler(vllm_config=vc, kv_cache_config=kv, structured_output_manager=som, log_stats=True)
+    hash_fn = get_hash_fn_by_name(cache.prefix_caching_hash_algo)
+    init_none_hash(hash_fn)
+    return _Core(scheduler, get_request_block_hasher(BLOCK_SIZE, hash_fn), som)
+
+
+def _frames(i: int, prompt: int, output: int, rng: random.Random) -> list:
+    """An EngineCoreRequest as the API server's MsgpackEncoder frames it (core_client.py 856)."""
+    from vllm.sampling_params import SamplingParams  # type: ignore[import-not-found]  # the venv's package
+    from vllm.v1.engine import EngineCoreRequest  # type: ignore[import-not-found]  # the venv's package
+    from vllm.v1.serial_utils import MsgpackEncoder  # type: ignore[import-not-found]  # the venv's package
+
+    params = SamplingParams.from_optional(temperature=0.0, max_tokens=output)
+    params.update_from_generation_config({}, EOS)
+    req = EngineCoreRequest(
+        request_id=f"r{i}",
+        prompt_token_ids=[rng.randrange(0, 150000) for _ in range(prompt)],
+        mm_features=None,
+        sampling_params=params,
+        pooling_params=None,
+        eos_token_id=EOS,
+        arrival_time=time.time(),
+        lora_request=None,
+        cache_salt=None,
+        data_parallel_rank=None,
+    )
+    return [bytes(f) for f in MsgpackEncoder().encode(req)]
+
+
+def add_all(core: _Core, frames: list) -> dict:
+    """Each request through the input thread's decode, preprocess_add_request and add_request: CPU totals (us)."""
+    from vllm.v1.engine import EngineCoreRequest
+    from vllm.v1.engine.core import EngineCore  # type: ignore[import-not-found]  # the venv's package
+    from vllm.v1.serial_utils import MsgpackDecoder
+
+    decoder = MsgpackDecoder(EngineCoreRequest)
+    tot = {"decode": 0, "preprocess": 0, "enqueue": 0}
+    for f in frames:
+        t0 = time.process_time_ns()
+        request = decoder.decode(f)
+        t1 = time.process_time_ns()
+        req, wave = EngineCore.preprocess_add_request(core, request)  # vLLM's method on the stand-in self
+        t2 = time.process_time_ns()
+        EngineCore.add_request(core, req, wave)  # vLLM's method on the stand-in self
+        t3 = time.process_time_ns()
+        tot["decode"] += t1 - t0
+        tot["preprocess"] += t2 - t1
+        tot["enqueue"] += t3 - t2
+    return {k: v / 1000.0 for k, v in tot.items()}
+
+
+def _runner_output(so: Any, requests: dict, token: int) -> Any:
+    """What the GPU model runner returns for ``so``: a token for each request whose prompt is computed."""
+    from vllm.v1.outputs import ModelRunnerOutput  # type: ignore[import-not-found]  # the venv's package
+
+    ids = list(so.num_scheduled_tokens)
+    sampled = [[] if requests[r].num_computed_tokens < requests[r].num_prompt_tokens else [token] for r in ids]
+    return ModelRunnerOutput(
+        req_ids=ids,
+        req_id_to_index={r: i for i, r in enumerate(ids)},
+        sampled_token_ids=sampled,
+        logprobs=None,
+        prompt_logprobs_dict={},
+        pooler_output=[],
+    )
+
+
+def step(core: _Core, encoder: Any, rng: random.Random) -> dict:
+    """One engine-core step (core.py 283-288) and the output thread's encoding: CPU per part (ns)."""
+    import pickle
+
+    s = core.scheduler
+    t0 = time.process_time_ns()
+    so = s.schedule()
+    t1 = time.process_time_ns()
+    blob = pickle.dumps(so, protocol=pickle.HIGHEST_PROTOCOL)
+    t2 = time.process_time_ns()
+    mro = _runner_output(so, s.requests, rng.randrange(0, 150000))
+    t3 = time.process_time_ns()
+    outputs = s.update_from_output(so, mro)
+    t4 = time.process_time_ns()
+    for out in outputs.values():
+        encoder.encode(out)
+    t5 = time.process_time_ns()
+    return {
+        "schedule": t1 - t0,
+        "broadcast": t2 - t1,
+        "update": t4 - t3,
+        "encode": t5 - t4,
+        "scheduled": len(so.num_scheduled_tokens),
+        "bytes": len(blob),
+    }
+
+
+def decode_steps(batch: int, steps: int, runs: int) -> dict:
+    """``batch`` requests decoding together (their 128-token prompts computed first): medians over ``runs`` of the
+    mean CPU per step of ``steps`` consecutive steps, in microseconds."""
+    from vllm.v1.serial_utils import MsgpackEncoder
+
+    per_run: dict[str, list] = {k: [] for k in ("schedule", "update", "encode", "broadcast")}
+    for run in range(runs):
+        core = build(8192, max(batch, 1))
+        rng = random.Random(run)
+        add_all(core, [_frames(i, 128, 100_000, rng) for i in range(batch)])
+        enc = MsgpackEncoder()
+        while any(r.num_computed_tokens < r.num_prompt_tokens for r in core.scheduler.requests.values()):
+            step(core, enc, rng)
+        for _ in range(3):  # warm
+            step(core, enc, rng)
+        gc.collect()
+        got = [step(core, enc, rng) for _ in range(steps)]
+        assert all(g["scheduled"] == batch for g in got)
+        for k in per_run:
+            per_run[k].append(statistics.fmean(g[k] for g in got) / 1000.0)
+    out: dict[str, Any] = {k: round(statistics.median(v), 1) for k, v in per_run.items()}
+    out.update(batch=batch, steps=steps, runs=runs)
+    return out
+
+
+def burst(name: str, n: int, prompt: int, output: int, limits: tuple) -> dict:
+    """``n`` requests at once through the add path, then the engine core's loop until every one has finished."""
+    from vllm.v1.serial_utils import MsgpackEncoder
+
+    lname, max_batched, max_seqs = limits
+    core = build(max_batched, max_seqs)
+    rng = random.Random(1)
+    frames = [_frames(i, prompt, output, rng) for i in range(n)]
+    gc.collect()
+    added = add_all(core, frames)
+    enc = MsgpackEncoder()
+    steps = []
+    while core.scheduler.has_requests():
+        steps.append(step(core, enc, rng))
+    tot = {k: sum(s[k] for s in steps) / 1000.0 for k in ("schedule", "update", "encode", "broadcast")}
+    per_step = [(s["schedule"] + s["update"] + s["encode"]) / 1000.0 for s in steps]
+    return {
+        "name": name,
+        "limits": lname,
+        "max_num_batched_tokens": max_batched,
+        "max_num_seqs": max_seqs,
+        "requests": n,
+        "prompt": prompt,
+        "output": output,
+        "steps": len(steps),
+        "add": {k: round(v / n, 1) for k, v in added.items()},
+        "loop": {k: round(v / n, 1) for k, v in tot.items()},
+        "median_step": round(statistics.median(per_step), 1),
+    }
+
+
+def summary(data: dict) -> dict:
+    """The figures the simulator's constants are compared with, from the pieces of ``data`` (this script's output), in
+    microseconds on the measuring machine: ``add_per_request`` (decode, preprocess and enqueue of one request) by
+    prompt length; ``step`` by batch (schedule + update + encode of a decode step: the engine core's host work, in
+    series with the GPU in 0.11.0's default synchronous loop) and ``step_per_request`` by batch (the same over the
+    batch); ``broadcast_per_request`` the multi-GPU executor's pickling a request at the largest batch;
+    ``burst_per_request`` by burst and limits: the add path and the loop over the whole burst, per request."""
+    rows = sorted(data["decode_steps"], key=lambda r: r["batch"])
+    step = {str(r["batch"]): r["schedule"] + r["update"] + r["encode"] for r in rows}
+    bursts = {
+        f"{b['name']}/{b['limits']}": sum(b["add"].values()) + b["loop"]["schedule"] + b["loop"]["update"] + b["loop"]["encode"]
+        for b in data["bursts"]
+    }
+    return _round(
+        {
+            "add_per_request": {k: sum(v.values()) for k, v in sorted(data["add"].items())},
+            "step": step,
+            "step_per_request": {k: v / int(k) for k, v in step.items()},
+            "broadcast_per_request": rows[-1]["broadcast"] / rows[-1]["batch"],
+            "burst_per_request": bursts,
+        }
+    )
+
+
+def _round(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _round(v) for k, v in obj.items()}
+    return round(obj, 2) if isinstance(obj, float) else obj
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def main(argv: list | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    ap.add_argument("--steps", type=int, default=64, help="consecutive decode steps timed per run")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--adds", type=int, default=1000, help="requests through the add path per prompt length and run")
+    ap.add_argument("--out", help="default: benchmarks/data/engine_core_cost-<the venv's vLLM version>.json")
+    args = ap.parse_args(argv)
+    import msgspec  # type: ignore[import-not-found]  # the venv's package
+    import vllm  # type: ignore[import-not-found]  # the venv's package
+
+    result: dict[str, Any] = {
+        "vllm": vllm.__version__,
+        "msgspec": msgspec.__version__,
+        "cpu": _cpu(),
+        "python": platform.python_version(),
+        "unit": "microseconds of CPU (process_time) on the measuring machine",
+        "add": {},
+    }
+    for prompt in (128, 200):
+        runs = []
+        for run in range(args.runs):
+            core = build(8192, 1024)
+            rng = random.Random(100 + run)
+            frames = [_frames(i, prompt, 4, rng) for i in range(args.adds)]
+            gc.collect()
+            runs.append(add_all(core, frames))
+        result["add"][str(prompt)] = {k: round(statistics.median(r[k] for r in runs) / args.adds, 2) for k in runs[0]}
+        print("add", prompt, json.dumps(result["add"][str(prompt)]), flush=True)
+    result["decode_steps"] = []
+    for b in BATCHES:
+        row = decode_steps(b, args.steps, args.runs)
+        result["decode_steps"].append(row)
+        print("decode", json.dumps(row), flush=True)
+    result["bursts"] = []
+    for spec in BURSTS:
+        for limits in LIMITS:
+            row = burst(*spec, limits)
+            result["bursts"].append(row)
+            print("burst", json.dumps(row), flush=True)
+    result["summary"] = summary(result)
+    print("summary", json.dumps(result["summary"]))
+    out = Path(args.out) if args.out else DATA_DIR / f"engine_core_cost-{vllm.__version__}.json"
+    out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
