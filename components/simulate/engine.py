@@ -50,8 +50,8 @@ from .roofline import Roofline
 # machine, so the measured path is a tenth or less of this fitted figure, which stands for costs outside the API
 # server's request path (docs/simulate.md). Nor is it the engine core's work per request: vLLM 0.11.0's own add path
 # (the request's msgpack decode, Request with its sha256 block hashes, the waiting queue: v1/engine/core.py 874,
-# 426-450, 217-243) costs 30 us a 128-token request and 41 us a 200-token one on the same machine, and a whole
-# 1,000-request random128-4 burst, add path and every scheduler step to the last answer, 85-87 us a request
+# 426-450, 217-243) costs 29 us a 128-token request and 37 us a 200-token one on the same machine, and a whole
+# 1,000-request random128-4 burst, add path and every scheduler step to the last answer, 77-84 us a request
 # (benchmarks/engine_core_cost.py, benchmarks/data/engine_core_cost-0.11.0.json).
 FRONTEND_SECONDS = 0.008
 # The API server's time per output token it detokenizes and streams (V1: the API server process runs the engine's

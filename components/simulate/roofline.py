@@ -46,11 +46,12 @@ HBM_EFFICIENCY = 0.70
 FLOP_EFFICIENCY = 0.80  # achieved share of the GPU's measured GEMM rate (hardware.toml) in prefill GEMMs and attention
 MOE_FLOP_EFFICIENCY = 0.20  # the same for the routed experts' grouped GEMMs (fused MoE kernels)
 # Fixed time per engine step beyond the GPU's work and the per-request host work (calibrated). Measured with vLLM
-# 0.11.0's own scheduler on a CPU (benchmarks/engine_core_cost.py, benchmarks/data/engine_core_cost-0.11.0.json), the
-# engine core's own fixed work is far smaller: a decode step of one request costs schedule() + update_from_output() +
-# the output's msgpack encoding 29 us on this project's build machine (v1/core/sched/scheduler.py 179-627, 861-1042;
-# v1/engine/core.py 924-932). What the 2 ms stands for is the model runner's and the GPU's fixed work per step (input
-# preparation, launches, the sampler, the device-to-host copy of the sampled ids), not measured here: no GPU.
+# 0.11.0's own code on a CPU (benchmarks/engine_core_cost.py, benchmarks/data/engine_core_cost-0.11.0.json), the host's
+# fixed work is a tenth of it: a decode step of one request costs 0.2 ms on this project's build machine, the engine
+# core's schedule(), update_from_output() and output encoding 29 us (v1/core/sched/scheduler.py 179-627, 861-1042;
+# v1/engine/core.py 924-932) and the model runner's _update_states, _prepare_inputs and _bookkeeping_sync 167 us
+# (v1/worker/gpu_model_runner.py 526, 923, 2094; run on CPU tensors). What the 2 ms stands for is GPU-side (launches,
+# the sampler, the device-to-host copy of the sampled ids), which was not measured: no GPU.
 STEP_OVERHEAD_S = 0.002
 # A fused-MoE layer's latency beyond the expert bytes it reads and the FLOPs it does, per step: routing (the router
 # GEMM, top-k), moe_align_block_size's sort of tokens by expert, the two grouped GEMM launches, the activation and the
@@ -66,13 +67,14 @@ MOE_LAYER_SECONDS = 0.00002
 MOE_PIPELINE_K = 192
 # Engine-core host work per scheduled request (scheduling, input prep, output bookkeeping): fixed at 20 us by
 # GPUStack's --async-scheduling A/B runs (benchmarks/fidelity.py CONSTANTS). Measured with vLLM 0.11.0's own code
-# (benchmarks/engine_core_cost.py), the engine core's share is 7.0-8.2 us a running request a step on this project's
-# build machine at batches of 64-1,024 (schedule() 5.0-5.4 us with the KV cache manager's allocate_slots,
-# update_from_output() 1.9-2.7, the output's encoding 0.1; scheduler.py 179-627, 861-1042, core.py 924-932), about
-# 4-5 us on hosts 1.7x faster (the GPUStack hosts are at least that: benchmarks/api_server_cost.py). The rest of the
-# 20 us would be the GPU model runner's per-request work (gpu_model_runner.py _update_states, _prepare_inputs, the
-# sampled ids' bookkeeping), which needs a GPU and is not measured; a multi-GPU executor's pickling of the scheduler's
-# output to its workers adds 0.13 us (v1/executor/multiproc_executor.py 234).
+# (benchmarks/engine_core_cost.py), the host's work is 13-15 us a running request a step on this project's build
+# machine at batches of 64-1,024: the engine core's 7.1-7.8 (schedule() about 5 with the KV cache manager's
+# allocate_slots, update_from_output() 2-2.5, the output's encoding 0.1; scheduler.py 179-627, 861-1042, core.py
+# 924-932) and the model runner's 5.3-8.2 (gpu_model_runner.py _update_states 526, _prepare_inputs 923,
+# _bookkeeping_sync 2094: 4.1 at batch 1,024, the sampled ids into the batch's token table). On hosts 1.7x faster
+# (GPUStack's are at least that: benchmarks/api_server_cost.py) that is 7.7-9 us, so this figure is 1.3-1.5x the
+# measured work here and 2.2-2.6x there; the sampler's host side and the GPU's per-request work are not measured. A
+# multi-GPU executor's pickling of the scheduler's output to its workers adds 0.13 us (multiproc_executor.py 234).
 PER_SEQ_OVERHEAD_S = 0.00002
 # (V1 detokenizes in the API server process: v1/engine/async_llm.py 457 output_processor.process_outputs, which
 # calls each request's detokenizer, output_processor.py 435; engine.py API_TOKEN_SECONDS charges that.)
