@@ -241,13 +241,14 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
 
     pool_plans = plan_pools(cfg.gpu_pools, cfg.models, plans)
     recording = run_program(stack)
+    files = render_files(recording)
     violations = evaluate(policy_resources(recording))
     # Advisory, and only for models that declare slo.traffic: simulate the stack under that profile (docs/simulate.md).
     if simulate_slo and any(m.slo.traffic is not None for m in cfg.models):
         from policies.simulation.simulated_slo import POLICY as SIMULATED_SLO
         from stacks.simulate import slo_results
 
-        sim = slo_results(cfg, plans, render_files(recording), stack.path.parent)
+        sim = slo_results(cfg, plans, files, stack.path.parent)
         violations = sorted(
             [*violations, *evaluate(sim, policies=[SIMULATED_SLO])], key=lambda v: (v.policy, v.resource, v.message)
         )
@@ -261,7 +262,7 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     lines = model_lines(stack.path, [m.name for m in cfg.models])
     for row in report["violations"]:
         row.update(file=report["stack_file"], line=trace_line(row["resource"], lines, row["policy"]))
-    return PlanResult(report=report, files=render_files(recording))
+    return PlanResult(report=report, files=files)
 
 
 PLAN_MARKER = ".llm-serving-plan"

@@ -61,15 +61,18 @@ def settings_from(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Map
     """The derived StackSettings from the plans and the files `plan` renders (kubernetes/ and helm/)."""
     import yaml
 
+    from components.loading import yaml_loader
     from components.simulate.settings import Manifests, StackSettings, model_settings, pool_settings
 
+    # libyaml's parser where PyYAML has it (the files are plan's own CSafeDumper output; the same objects, ~8x faster).
+    loader = yaml_loader()
     objects: list[Any] = []
     helm: list[Any] = []
     for rel, text in sorted(files.items()):
         if rel.startswith("kubernetes/"):
-            objects.append(yaml.safe_load(text))
+            objects.append(yaml.load(text, Loader=loader))
         elif rel.startswith("helm/"):
-            helm.append(yaml.safe_load(text))
+            helm.append(yaml.load(text, Loader=loader))
     man = Manifests(objects, helm)
     models = []
     for m in cfg.models:
