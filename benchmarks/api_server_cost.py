@@ -70,6 +70,7 @@ import base64
 import hashlib
 import json
 import os
+import socket
 import statistics
 import struct
 import sys
@@ -351,6 +352,16 @@ def _core_request(rid: str, ids: list, params: Any, eos: Any, arrival: float) ->
     )
 
 
+def _wait_for_port(port: int, tries: int = 300) -> None:
+    """Until the server under test accepts connections on ``port`` (at most ``tries`` x 0.2 s)."""
+    for _ in range(tries):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.2)
+
+
 _PROC: Any = None
 
 
@@ -545,7 +556,6 @@ def http_pieces(prompt: str, tokens: int, n: int = 1500, concurrency: int = 64) 
     (after 200 to warm up): uvicorn, the middleware, FastAPI's validation of the body into ChatCompletionRequest, the
     route's wrappers and the StreamingResponse writing ``tokens`` + 3 chunks."""
     import asyncio
-    import socket
     import subprocess
 
     import aiohttp
@@ -571,12 +581,7 @@ def http_pieces(prompt: str, tokens: int, n: int = 1500, concurrency: int = 64) 
             await asyncio.gather(*(one() for _ in range(count)))
 
     try:
-        for _ in range(300):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.2)
+        _wait_for_port(port)
         asyncio.run(run(200))
         proc = psutil.Process(srv.pid)
         t0 = sum(proc.cpu_times()[:2])
@@ -623,7 +628,6 @@ def burst_pieces(prompt: str, tokens: int, n: int = 1000, runs: int = 3) -> dict
     server's CPU time per request and the wall time of the burst (both processes share this machine's cores)."""
     import asyncio
     import resource
-    import socket
     import subprocess
 
     import aiohttp
@@ -668,12 +672,7 @@ def burst_pieces(prompt: str, tokens: int, n: int = 1000, runs: int = 3) -> dict
         return (s1 - s0) / n * 1e6, (c1 - c0) / n * 1e6, n / (w1 - w0)
 
     try:
-        for _ in range(300):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.2)
+        _wait_for_port(port)
         got = [asyncio.run(burst()) for _ in range(runs)]
     finally:
         srv.terminate()
