@@ -70,7 +70,7 @@ import base64
 import hashlib
 import json
 import os
-import platform
+import socket
 import statistics
 import struct
 import sys
@@ -79,6 +79,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks.host import host  # noqa: E402  (the repository root first, as simulate_speed.py does)
+
 # One file per release measured: api_server_cost-<vLLM version>.json.
 DATA_DIR = ROOT / "benchmarks" / "data"
 # Qwen2's pre-tokenizer split (Qwen3 uses the Qwen2 tokenizer class).
@@ -321,26 +324,42 @@ def _processor(tok: Any) -> Any:
 def _output_state(tok: Any, ids: list, params: Any) -> None:
     """OutputProcessor.add_request (v1/engine/output_processor.py 356-378: RequestState with its
     FastIncrementalDetokenizer primed on the prompt) and the request's removal when it finishes."""
-    from vllm.v1.engine import EngineCoreRequest
     from vllm.v1.engine.output_processor import OutputProcessor, RequestOutputCollector
 
     global _PROC
     if _PROC is None:
         _PROC = OutputProcessor(_for_output_processor(tok), log_stats=True)
-    r = EngineCoreRequest(
-        request_id="s",
+    r = _core_request("s", ids, params, 151645, 0.0)
+    _PROC.add_request(r, None, None, 0, RequestOutputCollector(output_kind=params.output_kind))
+    _PROC.request_states.pop("s")
+
+
+def _core_request(rid: str, ids: list, params: Any, eos: Any, arrival: float) -> Any:
+    """The EngineCoreRequest the API server builds for a text-only prompt (v1/engine/__init__.py; 0.11.0 fields)."""
+    from vllm.v1.engine import EngineCoreRequest
+
+    return EngineCoreRequest(
+        request_id=rid,
         prompt_token_ids=ids,
         mm_features=None,
         sampling_params=params,
         pooling_params=None,
-        eos_token_id=151645,
-        arrival_time=0.0,
+        eos_token_id=eos,
+        arrival_time=arrival,
         lora_request=None,
         cache_salt=None,
         data_parallel_rank=None,
     )
-    _PROC.add_request(r, None, None, 0, RequestOutputCollector(output_kind=params.output_kind))
-    _PROC.request_states.pop("s")
+
+
+def _wait_for_port(port: int, tries: int = 300) -> None:
+    """Until the server under test accepts connections on ``port`` (at most ``tries`` x 0.2 s)."""
+    for _ in range(tries):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.2)
 
 
 _PROC: Any = None
@@ -407,23 +426,11 @@ def _engine_request(ids: list, params: Any) -> bytes:
     """The EngineCoreRequest the API server sends the engine core, msgpack-encoded (v1/engine/core_client.py
     ``_send_input`` -> v1/serial_utils.py MsgpackEncoder)."""
     global _ENCODER
-    from vllm.v1.engine import EngineCoreRequest
     from vllm.v1.serial_utils import MsgpackEncoder
 
     if _ENCODER is None:
         _ENCODER = MsgpackEncoder()
-    r = EngineCoreRequest(
-        request_id="r",
-        prompt_token_ids=ids,
-        mm_features=None,
-        sampling_params=params,
-        pooling_params=None,
-        eos_token_id=151645,
-        arrival_time=time.time(),
-        lora_request=None,
-        cache_salt=None,
-        data_parallel_rank=None,
-    )
+    r = _core_request("r", ids, params, 151645, time.time())
     return b"".join(bytes(x) for x in _ENCODER.encode(r))
 
 
@@ -467,24 +474,13 @@ def per_token_pieces(tok: Any, prompt_ids: list, repeat: int) -> dict:
         DeltaMessage,
     )
     from vllm.sampling_params import RequestOutputKind, SamplingParams
-    from vllm.v1.engine import EngineCoreOutput, EngineCoreRequest
+    from vllm.v1.engine import EngineCoreOutput
     from vllm.v1.engine.output_processor import OutputProcessor, RequestOutputCollector
 
     n = repeat + 20
     proc = OutputProcessor(_for_output_processor(tok), log_stats=True)
     params = SamplingParams(temperature=0.0, max_tokens=n + 10, output_kind=RequestOutputKind.DELTA)
-    req = EngineCoreRequest(
-        request_id="r",
-        prompt_token_ids=prompt_ids,
-        mm_features=None,
-        sampling_params=params,
-        pooling_params=None,
-        eos_token_id=None,
-        arrival_time=time.time(),
-        lora_request=None,
-        cache_salt=None,
-        data_parallel_rank=None,
-    )
+    req = _core_request("r", prompt_ids, params, None, time.time())
     queue = RequestOutputCollector(output_kind=RequestOutputKind.DELTA)
     proc.add_request(req, None, None, 0, queue)
     from vllm.v1.metrics.stats import IterationStats
@@ -560,7 +556,6 @@ def http_pieces(prompt: str, tokens: int, n: int = 1500, concurrency: int = 64) 
     (after 200 to warm up): uvicorn, the middleware, FastAPI's validation of the body into ChatCompletionRequest, the
     route's wrappers and the StreamingResponse writing ``tokens`` + 3 chunks."""
     import asyncio
-    import socket
     import subprocess
 
     import aiohttp
@@ -586,12 +581,7 @@ def http_pieces(prompt: str, tokens: int, n: int = 1500, concurrency: int = 64) 
             await asyncio.gather(*(one() for _ in range(count)))
 
     try:
-        for _ in range(300):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.2)
+        _wait_for_port(port)
         asyncio.run(run(200))
         proc = psutil.Process(srv.pid)
         t0 = sum(proc.cpu_times()[:2])
@@ -638,7 +628,6 @@ def burst_pieces(prompt: str, tokens: int, n: int = 1000, runs: int = 3) -> dict
     server's CPU time per request and the wall time of the burst (both processes share this machine's cores)."""
     import asyncio
     import resource
-    import socket
     import subprocess
 
     import aiohttp
@@ -683,12 +672,7 @@ def burst_pieces(prompt: str, tokens: int, n: int = 1000, runs: int = 3) -> dict
         return (s1 - s0) / n * 1e6, (c1 - c0) / n * 1e6, n / (w1 - w0)
 
     try:
-        for _ in range(300):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.2)
+        _wait_for_port(port)
         got = [asyncio.run(burst()) for _ in range(runs)]
     finally:
         srv.terminate()
@@ -702,16 +686,6 @@ def burst_pieces(prompt: str, tokens: int, n: int = 1000, runs: int = 3) -> dict
         "client_per_request": med[1],
         "req_per_s": med[2],
     }
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def main(argv: list | None = None) -> int:
@@ -735,8 +709,7 @@ def main(argv: list | None = None) -> int:
     templates = dict(t.split("=", 1) for t in args.template)
     result: dict[str, Any] = {
         "vllm": vllm.__version__,
-        "cpu": _cpu(),
-        "python": platform.python_version(),
+        **host(),
         "packages": _versions(),
         "unit": "microseconds of CPU (process_time), median",
         "repeat": args.repeat,

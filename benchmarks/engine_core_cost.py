@@ -68,7 +68,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import platform
 import random
 import statistics
 import subprocess
@@ -78,6 +77,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks.host import host  # noqa: E402  (the repository root first, as simulate_speed.py does)
+
 DATA_DIR = ROOT / "benchmarks" / "data"
 BLOCK_SIZE = 16  # CacheConfig's default block size on CUDA (platforms/cuda.py check_and_update_config)
 EOS = 151645
@@ -476,16 +478,6 @@ def _round(obj: Any) -> Any:
     return round(obj, 2) if isinstance(obj, float) else obj
 
 
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-
 def main(argv: list | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--steps", type=int, default=64, help="consecutive decode steps timed per run")
@@ -504,8 +496,7 @@ def main(argv: list | None = None) -> int:
     result: dict[str, Any] = {
         "vllm": vllm.__version__,
         "msgspec": msgspec.__version__,
-        "cpu": _cpu(),
-        "python": platform.python_version(),
+        **host(),
         "unit": "microseconds of CPU (process_time) on the measuring machine",
         "add": {},
     }

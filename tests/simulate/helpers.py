@@ -107,12 +107,17 @@ def stack(*models, gpu_limit=100, buffer_pods=0, buffer_gpus=1, consolidate=900.
 __all__ = ["FixedStep", "replica", "model", "stack", "replace", "simpy", "Request", "K8S_DEFAULT_DOWN"]
 
 
-@functools.lru_cache(maxsize=1)
-def load_fidelity() -> ModuleType:
-    """benchmarks/fidelity.py as a module (a script, not a package): the replay the fidelity tests read."""
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fidelity.py"
-    spec = importlib.util.spec_from_file_location("fidelity", path)
+@functools.lru_cache(maxsize=None)
+def load_benchmark(name: str) -> ModuleType:
+    """benchmarks/<name>.py as a module (the benchmarks are scripts, not a package)."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_fidelity() -> ModuleType:
+    """benchmarks/fidelity.py as a module: the replay the fidelity tests read."""
+    return load_benchmark("fidelity")

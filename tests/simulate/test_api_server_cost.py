@@ -5,7 +5,6 @@ read by these tests, not by the simulator."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import struct
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from components.simulate import engine
-from tests.simulate.helpers import load_fidelity
+from tests.simulate.helpers import load_benchmark, load_fidelity
 
 ROOT = Path(__file__).resolve().parents[2]
 POINTS = json.loads((ROOT / "benchmarks" / "data" / "fidelity_points.json").read_text())["points"]
@@ -21,15 +20,7 @@ RELEASES = ("0.10.2", "0.11.0", "0.11.1")
 DATA = {r: json.loads((ROOT / "benchmarks" / "data" / f"api_server_cost-{r}.json").read_text()) for r in RELEASES}
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("api_server_cost", ROOT / "benchmarks" / "api_server_cost.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-COST = _script()
+COST = load_benchmark("api_server_cost")
 PATHS = {r: COST.path_costs(d) for r, d in DATA.items()}
 PIECES = {
     "validate",

@@ -5,27 +5,19 @@ the measurement is evidence read by these tests, not by the simulator."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
 from components.simulate import engine, roofline
+from tests.simulate.helpers import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = json.loads((ROOT / "benchmarks" / "data" / "engine_core_cost-0.11.0.json").read_text())
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("engine_core_cost", ROOT / "benchmarks" / "engine_core_cost.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-COST = _script()
+COST = load_benchmark("engine_core_cost")
 SUMMARY = COST.summary(DATA)
 
 
