@@ -9,6 +9,7 @@ credentials), with a message naming the field and the rule and no traceback.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -113,9 +114,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line; returns the exit code."""
-    args = build_parser().parse_args(argv)
+def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
+    """Run the command line; returns the exit code.
+
+    `plan` runs without the cyclic garbage collector: a short batch run that keeps nearly everything it makes, whose
+    collections over the heap as the Pulumi SDK's modules import, and the one after the program (stacks.offline
+    run_program), cost about 0.15 s of a 2.6 s prod plan and free next to nothing (peak RSS ~180 MB either way). Its
+    simulation collects its own garbage (stacks.simulate.slo_results). The caller's setting is restored on return,
+    unless ``exiting`` (``python -m stacks``: the process ends with the command), where the collector stays off so the
+    interpreter's exit does not run a full collection over the whole heap (about 0.1 s more).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    plan = False
+    try:
+        args = build_parser().parse_args(argv)
+        plan = args.command == "plan"
+        if not plan and collecting:
+            gc.enable()
+        return _run(args)
+    finally:
+        if collecting and not (plan and exiting):
+            gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command's exit code; bad input (ConfigError) and bugs become messages, not tracebacks."""
     try:
         return args.func(args)
     except ConfigError as exc:
@@ -129,4 +153,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(exiting=True))

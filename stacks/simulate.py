@@ -11,10 +11,12 @@ build/STACK/simulate), all or nothing. Bad input exits 2 with the field and the 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
 
 from components.errors import ConfigError, Problem
 
@@ -132,7 +134,8 @@ def slo_results(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mappi
         duration = parse_duration(profile.duration or DEFAULT_DURATION)
         declared = {m.name for _path, m in entries}
         loads = {name: w for name, w in workloads(profile, derived, duration, 0, traces).items() if name in declared}
-        runs = simulate(derived, loads, duration, 0)
+        with own_garbage_collected():
+            runs = simulate(derived, loads, duration, 0)
         for _path, m in entries:
             r = runs.get(m.name)
             if r is None or m.name not in profile.models:
@@ -152,6 +155,22 @@ def slo_results(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mappi
                 )
             )
     return out
+
+
+@contextlib.contextmanager
+def own_garbage_collected() -> Iterator[None]:
+    """The cyclic garbage collector on, over only what the block makes: the objects from before are frozen (the plan
+    command runs with it off, stacks/__main__.py; a simulation's SimPy conditions leave reference cycles behind, which
+    a long traffic profile must not pile up). The caller's setting is restored after."""
+    collecting = gc.isenabled()
+    gc.freeze()
+    gc.enable()
+    try:
+        yield
+    finally:
+        if not collecting:
+            gc.disable()
+        gc.unfreeze()
 
 
 def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
