@@ -284,8 +284,8 @@ class Replica:
         victim = self.running[-1]
         self._step_preempted = True
         if self.prefix_caching:  # its blocks go to the free queue's back with their hashes
-            free = self.num_blocks - self._blocks_used()
-            victim.refound = kv_refound.mark(self._ctx(victim), self.bs, free, self._blocks_used() + self.kv_returned)
+            used = self._blocks_used()
+            victim.refound = kv_refound.mark(self._ctx(victim), self.bs, self.num_blocks - used, used + self.kv_returned)
         self._remove(victim)
         victim.prefill_left = victim.prompt + victim.gen
         victim.cached = 0

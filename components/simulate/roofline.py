@@ -257,8 +257,8 @@ class Roofline:
         FLOPs: a decode-sized blockwise GEMM takes its K walk (block_fp8.py, vLLM PR 23280's measurement)."""
         if not self.block_fp8_gemms:
             return 0.0
-        bytes_s, flops_s = self.hbm_bytes_s * HBM_EFFICIENCY, self.dense_flops_s() * FLOP_EFFICIENCY
-        return block_fp8_floor_seconds(self.block_fp8_gemms, tokens, bytes_s, flops_s) / self.pp
+        flops_s = self.dense_flops_s() * FLOP_EFFICIENCY
+        return block_fp8_floor_seconds(self.block_fp8_gemms, tokens, self.hbm_read_bytes_s(), flops_s) / self.pp
 
     def dense_read_bytes_s(self) -> float:
         """Bytes/s at which a step reads the dense weights (every weight but the routed experts): the GPU's measured
