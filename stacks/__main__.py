@@ -124,17 +124,15 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
     unless ``exiting`` (``python -m stacks``: the process ends with the command), where the collector stays off so the
     interpreter's exit does not run a full collection over the whole heap (about 0.1 s more).
     """
+    args = build_parser().parse_args(argv)
+    if args.command != "plan":
+        return _run(args)
     collecting = gc.isenabled()
     gc.disable()
-    plan = False
     try:
-        args = build_parser().parse_args(argv)
-        plan = args.command == "plan"
-        if not plan and collecting:
-            gc.enable()
         return _run(args)
     finally:
-        if collecting and not (plan and exiting):
+        if collecting and not exiting:
             gc.enable()
 
 
