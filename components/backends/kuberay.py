@@ -50,7 +50,7 @@ class KubeRayBackend(ServingBackend):
         return None
 
     def disruption_budget(self, m: ModelConfig, namespace: str) -> dict[str, Any]:
-        """At most one Ray pod at a time (builders/ray_cluster.py pod_disruption_budget)."""
+        """No eviction of a running engine (builders/ray_cluster.py pod_disruption_budget)."""
         return ray.pod_disruption_budget(m, namespace)
 
     def efa_interfaces(self, m: ModelConfig, plan: ServingPlan) -> int:
@@ -76,7 +76,7 @@ class KubeRayBackend(ServingBackend):
                 "no EFA requested (distributed.efa false, or the pool's instance types have none): "
                 "NCCL_SOCKET_IFNAME carries the pipeline-parallel traffic"
             )
-        return [{"setting": "NCCL transport", "value": value, "reason": reason}]
+        return [{"setting": "NCCL transport", "value": value, "reason": reason}, ray.edit_cost(m, plan)]
 
     def controller(self, name: str, cfg: StackConfig, opts: "pulumi.ResourceOptions") -> Optional[Controller]:
         """The KubeRay operator (its Helm release, unless kuberay.install is false); the RayClusters wait for it."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..builders.helm import Chart, release
-from ..builders.karpenter import GPU_TOLERATION
+from ..builders.karpenter import gpu_tolerations
 from ..config import AddonsConfig
 
 CERT_MANAGER = Chart("cert-manager", "v1.21.1", "oci://quay.io/jetstack/charts")
@@ -75,7 +75,7 @@ def device_plugin_values() -> dict[str, Any]:
     """The NVIDIA device plugin, tolerating the GPU taint and scheduled on NVIDIA GPU nodes only."""
     return {
         "affinity": GPU_NODE_AFFINITY,
-        "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}, dict(GPU_TOLERATION)],
+        "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}, *gpu_tolerations()],
         "priorityClassName": "system-node-critical",
     }
 
@@ -87,7 +87,7 @@ def efa_device_plugin_values() -> dict[str, Any]:
     ``supportedInstanceLabels`` (p4d, p5, p5e, p5en, p6 ... in v0.5.30's values.yaml) and runs with
     ``priorityClassName: system-node-critical`` (templates/daemonset.yaml:34-44).
     """
-    return {"tolerations": [dict(GPU_TOLERATION)]}
+    return {"tolerations": gpu_tolerations()}
 
 
 def addon_releases(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..builders.karpenter import GPU_NAME_LABEL, GPU_TOLERATION, NODEPOOL_LABEL
+from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL, gpu_tolerations
 from ..builders.labels import SKIP_AWAIT, recommended_labels
 from ..capacity.pools import PoolPlan
 
@@ -82,7 +82,7 @@ def buffer_pod(plan: PoolPlan) -> dict[str, Any]:
             "terminationGracePeriodSeconds": 0,
             "automountServiceAccountToken": False,
             "nodeSelector": {NODEPOOL_LABEL: plan.name, GPU_NAME_LABEL: plan.karpenter_gpu_name},
-            "tolerations": [dict(GPU_TOLERATION)],
+            "tolerations": gpu_tolerations(),
             "securityContext": {"runAsNonRoot": True, "runAsUser": 65535, "seccompProfile": {"type": "RuntimeDefault"}},
             "containers": [
                 {

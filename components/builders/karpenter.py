@@ -21,6 +21,24 @@ GPU_TAINT_KEY = "nvidia.com/gpu"
 # tolerate it never land on a GPU node.
 GPU_TAINT = {"key": GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
+# The cache pools' soft GPU taint (cache_taint) needs its own toleration: a toleration matches a taint only when its
+# effect is empty or equal (k8s.io/api core/v1 toleration.go ToleratesTaint), and Karpenter treats a PreferNoSchedule
+# taint like a hard one when it provisions: scheduling.Taints.Tolerates checks every taint whatever its effect
+# (kubernetes-sigs/karpenter v1.14.1 pkg/scheduling/taints.go:83-95), and tolerates PreferNoSchedule only as the last
+# preference relaxation, after dropping zone and hostname spread (pkg/controllers/provisioning/scheduling/
+# preferences.go:38-57, 132-146). A GPU pod that lacks it loses its spread before it may land on a cache pool.
+GPU_SOFT_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "PreferNoSchedule"}
+
+
+def gpu_tolerations() -> list[dict[str, str]]:
+    """The tolerations of every pod meant for GPU nodes: the GPU taint of both effects our NodePools use.
+
+    Two explicit effects rather than an empty one, which would also tolerate a NoExecute taint on the GPU key
+    (a GPU health taint must still evict).
+    """
+    return [dict(GPU_TOLERATION), dict(GPU_SOFT_TOLERATION)]
+
+
 POOL_LABEL = "llm-serving.io/pool"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 from ..builders.labels import GPU_NAME_LABEL  # noqa: E402 (defined beside the labels: the policy pack reads it)
@@ -262,9 +280,43 @@ def disruption_budgets(pool: GpuPoolConfig) -> list[dict[str, Any]]:
     return budgets
 
 
-def termination_grace_period(plan: PoolPlan) -> str:
-    """The NodePool's terminationGracePeriod: the longest drain of a serving pod on the pool (at least 5 minutes)."""
-    return f"{max(plan.drain_seconds, 300)}s"
+# A budget that stops drift at all times: the nodes of a multi-node engine are rolled by hand (docs/platform.md,
+# "Rolling the nodes of a multi-node engine"). Karpenter applies the most restrictive active budget for a reason
+# (v1.14.1 pkg/apis/v1/nodepool.go:363-380, GetAllowedDisruptionsByReason: the minimum over the active budgets), so nodes "0" for Drifted wins over the window.
+DRIFT_HELD = {"nodes": "0", "reasons": ["Drifted"]}
+# The exemption the held pools carry from karpenter-gpu-expiry (S14 refuses expireAfter Never with drift blocked
+# for good, because nodes would never be patched: here they are, by the planned roll).
+EXPIRY_EXEMPTION = "llm-serving.io/exempt-karpenter-gpu-expiry"
+PLANNED_ROLL_REASON = (
+    "hosts a multi-node engine: drift is held (Drifted budget nodes 0, no terminationGracePeriod) and the nodes get "
+    "new AMIs by the planned roll of docs/platform.md (all of the engine's nodes at once, one cold start)"
+)
+
+
+def holds_drift(plan: PoolPlan) -> bool:
+    """True for a pool whose nodes roll only by the planned procedure: it hosts a multi-node engine."""
+    return bool(plan.multi_node_models)
+
+
+def pool_disruption_budgets(pool: GpuPoolConfig, plan: PoolPlan) -> list[dict[str, Any]]:
+    """The pool's budgets: the window's (:func:`disruption_budgets`), plus drift held for good where it holds drift."""
+    budgets = disruption_budgets(pool)
+    return [dict(DRIFT_HELD), *budgets] if holds_drift(plan) else budgets
+
+
+def termination_grace_period(plan: PoolPlan) -> str | None:
+    """The NodePool's terminationGracePeriod: the pool's longest drain rounded up to whole hours; none on a held pool.
+
+    The field is part of the NodePool's drift hash (v1.14.1 pkg/apis/v1/nodepool.go:336-342 hashes
+    spec.template; nodeclaim.go:73 does not tag it ``hash:"ignore"``), so a value derived to the second from
+    the models' startup budgets would make every budget change a drift of every node of the pool. Whole hours
+    move only when a drain crosses an hour. With it set, drift is an eventual disruption that neither a PDB nor
+    ``karpenter.sh/do-not-disrupt`` holds back (pkg/controllers/disruption/types.go:189-193, drift.go:115), so a
+    pool that hosts a multi-node engine gets none: its drain waits for the pods, and its roll is planned.
+    """
+    if holds_drift(plan):
+        return None
+    return f"{-(-max(plan.drain_seconds, 300) // 3600)}h"
 
 
 def node_pool(pool: GpuPoolConfig, plan: PoolPlan, labels: dict[str, str] | None = None) -> dict[str, Any]:
@@ -281,22 +333,29 @@ def node_pool(pool: GpuPoolConfig, plan: PoolPlan, labels: dict[str, str] | None
         ],
         "taints": [cache_taint() if plan.cached_models else dict(GPU_TAINT)],
         "expireAfter": expire_after(pool, plan),
-        "terminationGracePeriod": termination_grace_period(plan),
     }
+    tgp = termination_grace_period(plan)
+    if tgp is not None:
+        template_spec["terminationGracePeriod"] = tgp
+    annotations: dict[str, str] = {}
+    if plan.cached_models:
+        annotations[CACHE_TAINT_EXEMPTION] = CACHE_TAINT_REASON
+    if holds_drift(plan):
+        annotations[EXPIRY_EXEMPTION] = PLANNED_ROLL_REASON
     return {
         "apiVersion": "karpenter.sh/v1",
         "kind": "NodePool",
         "metadata": {
             "name": pool.name,
             "labels": recommended_labels(pool.name, component="gpu-node-pool"),
-            **({"annotations": {CACHE_TAINT_EXEMPTION: CACHE_TAINT_REASON}} if plan.cached_models else {}),
+            **({"annotations": annotations} if annotations else {}),
         },
         "spec": {
             "template": {"metadata": {"labels": {POOL_LABEL: pool.name, **(labels or {})}}, "spec": template_spec},
             "disruption": {
                 "consolidationPolicy": d.consolidation_policy,
                 "consolidateAfter": d.consolidate_after,
-                "budgets": disruption_budgets(pool),
+                "budgets": pool_disruption_budgets(pool, plan),
             },
             "limits": {GPU_TAINT_KEY: plan.gpu_limit},
         },

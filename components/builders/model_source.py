@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional, Sequence
 
-from ..builders.karpenter import GPU_TOLERATION, POOL_LABEL
+from ..builders.karpenter import POOL_LABEL, gpu_tolerations
 from ..builders.labels import SKIP_AWAIT, recommended_labels
 from ..capacity.cold_start import RUNAI_CONCURRENCY
 from ..capacity.pools import PoolPlan
@@ -178,7 +178,7 @@ def localmodel_values() -> dict[str, Any]:
     ``inferenceservice-config`` ConfigMap that carries it is rendered by kserve-resources
     (builders/addons.py ``kserve_values``).
     """
-    return {"kserve": {"localmodelnode": {"controller": {"tolerations": [dict(GPU_TOLERATION)]}}}}
+    return {"kserve": {"localmodelnode": {"controller": {"tolerations": gpu_tolerations()}}}}
 
 
 def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> dict[str, Any]:
@@ -204,7 +204,7 @@ def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> 
                 "spec": {
                     "automountServiceAccountToken": False,
                     "nodeSelector": {"karpenter.sh/nodepool": plan.name},
-                    "tolerations": [dict(GPU_TOLERATION)],
+                    "tolerations": gpu_tolerations(),
                     "terminationGracePeriodSeconds": 0,
                     "initContainers": [
                         {

@@ -72,6 +72,8 @@ EXEMPTION_PREFIX = "llm-serving.io/exempt-"
 # policies/gpu/efa_device_plugin.py DECLARED; the release builders/addons.py installs.
 EFA_PLUGIN_ANNOTATION = "llm-serving.io/efa-device-plugin"
 EFA_PLUGIN_SOURCE = "Helm release kube-system/aws-efa-k8s-device-plugin (eks-charts aws-efa-k8s-device-plugin v0.5.30)"
+# KubeRay v1.7.0 RayCluster upgrade strategy (raycluster_types.go:86-99): delete every pod on a spec change.
+UPGRADE_STRATEGY = "Recreate"
 # Seconds between two checks of the Ray cluster's GPUs while the head waits for its workers.
 JOIN_POLL_SECONDS = 10
 # Karpenter never voluntarily disrupts a node running a pod with this annotation (consolidation, drift);
@@ -387,6 +389,11 @@ def ray_cluster(
             "annotations": annotations,
         },
         "spec": {
+            # Edits apply: KubeRay v1.7.0 recreates pods on a spec change only under Recreate (ray-operator/apis/ray/v1/
+            # raycluster_types.go:86-99 allows Recreate and None for a RayCluster; NewCluster and
+            # NewClusterWithIncrementalUpgrade are RayService's). Without it a new image or new flags never reach the
+            # running pods. What an edit costs: see edit_cost.
+            "upgradeStrategy": {"type": UPGRADE_STRATEGY},
             # Fixed size: Ray's autoscaler has nothing to add (autoscaling multi-node replicas is out of scope).
             "enableInTreeAutoscaling": False,
             "headGroupSpec": head_group(m, plan, pool, hf_secret, api_key_secret),
@@ -413,9 +420,24 @@ def api_service(m: ModelConfig, namespace: str) -> dict[str, Any]:
     }
 
 
+# The exemption the Ray PDB carries from pdb-allows-disruption (G19), which refuses a PDB that allows no eviction.
+PDB_EXEMPTION = EXEMPTION_PREFIX + "pdb-allows-disruption"
+PDB_REASON = (
+    "one multi-node engine: evicting any of its pods stops the model, so no eviction is allowed while it runs; its "
+    "nodes roll by the planned procedure of docs/platform.md (the pool holds drift and sets no terminationGracePeriod)"
+)
+
+
 def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
-    """A PDB over every pod of the RayCluster: a drain takes at most one at a time (KubeRay v1.7.0 creates none
-    for a RayCluster), and crash-looping pods never block it."""
+    """A PDB over every pod of the RayCluster that allows no eviction of a running engine.
+
+    KubeRay v1.7.0 creates no PDB for a RayCluster. One evicted pod stops the whole engine (vLLM's Ray executor
+    loses a stage), so ``maxUnavailable: 1`` would allow exactly the eviction that takes the model down. Zero
+    blocks node drains, consolidation and drift of the engine's nodes (the pool also holds drift:
+    builders/karpenter.py holds_drift); deleting pods is not an eviction, so KubeRay's Recreate upgrade
+    (raycluster_controller.go:969-981 deleteAllPods) and the planned roll still work. Crash-looping pods never
+    block a drain (unhealthyPodEvictionPolicy AlwaysAllow).
+    """
     return {
         "apiVersion": "policy/v1",
         "kind": "PodDisruptionBudget",
@@ -423,10 +445,37 @@ def pod_disruption_budget(m: ModelConfig, namespace: str) -> dict[str, Any]:
             "name": f"{m.name}-ray-pdb",
             "namespace": namespace,
             "labels": recommended_labels(m.name, component="inference", version=image_tag(m.image)),
+            "annotations": {PDB_EXEMPTION: PDB_REASON},
         },
         "spec": {
-            "maxUnavailable": 1,
+            "maxUnavailable": 0,
             "selector": {"matchLabels": {RAY_CLUSTER_LABEL: m.name}},
             "unhealthyPodEvictionPolicy": "AlwaysAllow",
         },
+    }
+
+
+def edit_cost(m: ModelConfig, plan: ServingPlan) -> dict[str, Any]:
+    """What an edit of the RayCluster does under its upgrade strategy, for the report.
+
+    Under Recreate, KubeRay v1.7.0 hashes the spec without the workers' replicas, min/max replicas,
+    workersToDelete, the templates' tolerations and scheduling gates and the strategy itself (ray-operator/
+    controllers/ray/utils/util.go:645-668 GenerateHashWithoutReplicasAndWorkersToDelete), compares it with the
+    head pod's annotation, and on a difference deletes every pod of the cluster (raycluster_controller.go:
+    1463-1500, 969-981); a new KubeRay version alone only re-stamps the hash (1484-1492). The model is then down
+    for its drain and a whole multi-node cold start: the startup budget the plan sized.
+    """
+    layout = plan.layout
+    assert layout is not None, "an edit cost needs the capacity plan's layout"
+    budget = plan.startup_failure_threshold * plan.startup_period_seconds
+    pods = layout.nodes + 1
+    return {
+        "setting": "RayCluster edit",
+        "value": f"upgradeStrategy {UPGRADE_STRATEGY}: all {pods} pods deleted and recreated, model down up to "
+        f"{pod_drain(plan).grace_seconds + budget} s",
+        "reason": (
+            f"KubeRay v1.7.0 recreates every pod when the spec hash changes (image, flags, resources, env, probes; not "
+            f"replicas or tolerations): a drain of up to {pod_drain(plan).grace_seconds} s, then a {layout.nodes}-node "
+            f"cold start within the {budget} s startup budget; there is no rolling update of one engine"
+        ),
     }

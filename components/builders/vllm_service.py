@@ -16,7 +16,7 @@ from ..builders.credentials import HF_TOKEN_KEY, model_service_account_name
 from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
 from ..builders.labels import recommended_labels
 from ..builders.model_source import model_args, model_env
-from ..builders.scheduling import ISVC_LABEL, karpenter_gpu_name, pod_drain, serving_pod_scheduling
+from ..builders.scheduling import ISVC_LABEL, karpenter_gpu_name, pod_drain, replicas_per_node, serving_pod_scheduling
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig
 from ..images import image_tag
@@ -211,8 +211,11 @@ def inference_service(
                 # No spec.predictor.timeout: in Standard mode KServe reads it only when it builds a Gateway API
                 # HTTPRoute (pkg/controller/v1beta1/inferenceservice/reconcilers/ingress/httproute_reconciler.go),
                 # which this stack does not use; Envoy's per-try timeout is the innermost request timeout.
-                # Pool, GPU type, priority above the GPU buffer's placeholders, spread over zones and nodes.
-                **serving_pod_scheduling(pool, karpenter_gpu_name(plan), spread_labels={ISVC_LABEL: m.name}),
+                # Pool, GPU type, priority above the GPU buffer's placeholders, spread over zones and nodes, or packed
+                # where several replicas fill one node (builders/scheduling.py serving_pod_scheduling).
+                **serving_pod_scheduling(
+                    pool, karpenter_gpu_name(plan), spread_labels={ISVC_LABEL: m.name}, per_node=replicas_per_node(plan)
+                ),
                 # The model's own account: an S3 reader's role (EKS Pod Identity), or the one that lists the
                 # HF_TOKEN Secret for KServe's storage initializer (builders/credentials.py).
                 "serviceAccountName": model_service_account_name(m),

@@ -76,17 +76,24 @@ def assumed_taints(config: dict, podspec: dict | None = None) -> list[dict]:
     return [DEFAULT_TAINT] if config.get("gpuNodesTainted", True) else []
 
 
+def hard_taints(nodepool: dict) -> list[dict]:
+    """The taints of a Karpenter NodePool that a pod must tolerate to get a node: all of them, PreferNoSchedule too.
+
+    Karpenter checks every taint of the NodePool whatever its effect when it provisions (kubernetes-sigs/karpenter
+    v1.14.1 pkg/scheduling/taints.go:83-95) and adds a PreferNoSchedule toleration only as its last preference
+    relaxation, after it dropped the pod's spread and preferred affinities (pkg/controllers/provisioning/scheduling/
+    preferences.go:38-57, 132-146): a GPU pod without the toleration loses its zone spread first.
+    """
+    return [t for t in taints(nodepool) if t.get("effect") in ("NoSchedule", "NoExecute", "PreferNoSchedule")]
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     pools = nodepools(resources)
     findings = []
     for w in gpu_workloads(resources):
         where = w.path
         pool = pools.get(w.pool) if w.pool else None
-        needed = (
-            [t for t in taints(pool.props) if t.get("effect") in ("NoSchedule", "NoExecute")]
-            if pool
-            else assumed_taints(config, w.podspec)
-        )
+        needed = hard_taints(pool.props) if pool else assumed_taints(config, w.podspec)
         for taint in needed:
             if not tolerates(w.podspec, taint):
                 owner = (

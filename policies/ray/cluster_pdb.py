@@ -55,7 +55,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 r.name,
                 f"RayCluster {get(r.props, 'metadata', 'name')}: no PodDisruptionBudget selects its GPU "
                 f"worker pods (KubeRay creates none), so a drain or Karpenter consolidation can evict "
-                f"them together and stop the engine; add a PDB with maxUnavailable: 1 on "
+                f"them together and stop the engine; add a PDB (maxUnavailable: 0 for a multi-node engine) on "
                 f"ray.io/cluster: {get(r.props, 'metadata', 'name')}",
             )
         )
@@ -69,8 +69,9 @@ POLICY = Policy(
     catalog="G18",
     severity="high",
     enforcement="mandatory",
-    remediation_steps="Add a PodDisruptionBudget with maxUnavailable: 1, unhealthyPodEvictionPolicy: AlwaysAllow and "
-    "selector ray.io/cluster: <RayCluster name>; annotate the pod templates karpenter.sh/do-not-disrupt: "
-    '"true" as well.',
+    remediation_steps="Add a PodDisruptionBudget with unhealthyPodEvictionPolicy: AlwaysAllow and selector ray.io/cluster: "
+    "<RayCluster name>: maxUnavailable: 0 for one engine over several nodes (any eviction stops it; roll its nodes by a "
+    "planned procedure and exempt the PDB from pdb-allows-disruption with that reason), else maxUnavailable: 1; annotate "
+    'the pod templates karpenter.sh/do-not-disrupt: "true" as well.',
     check_stack=_check,
 )

@@ -175,7 +175,10 @@ def test_placeholder_deployment_holds_one_replica_of_the_largest_model(prod):
     assert dep["spec"]["replicas"] == 1
     assert pod["priorityClassName"] == buffer.BUFFER_PRIORITY_CLASS
     assert pod["nodeSelector"] == {"karpenter.sh/nodepool": "l40s", "karpenter.k8s.aws/instance-gpu-name": "l40s"}
-    assert pod["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    assert pod["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "PreferNoSchedule"},
+    ]
 
 
 def test_capacity_buffer_mode_renders_a_pod_template_and_a_capacity_buffer(prod):
@@ -195,3 +198,25 @@ def test_serving_pods_preempt_the_buffer_and_spread_over_zones(prod):
     assert zone["topologyKey"] == "topology.kubernetes.io/zone" and zone["whenUnsatisfiable"] == "ScheduleAnyway"
     assert host["topologyKey"] == "kubernetes.io/hostname"
     assert zone["labelSelector"] == {"matchLabels": {"serving.kserve.io/inferenceservice": "chat-8b"}}
+
+
+def test_replicas_that_fill_a_node_together_are_packed_not_spread_over_hostnames(prod):
+    # Karpenter v1.14.1 keeps ScheduleAnyway constraints while it provisions (kubernetes-sigs/karpenter
+    # pkg/controllers/provisioning/scheduling/topology.go:461-490 skips them only under the Ignore preference policy;
+    # preferences.go:90-100 drops one only after a failed attempt, scheduler.go:521-552), and a hostname spread of
+    # maxSkew 1 admits one selected pod per new node (topologygroup.go:238-252). Two TP4 llama-70b replicas must be able
+    # to share one 8-GPU p5 (the stack file's cost reasoning): no hostname spread, and a zone spread whose maxSkew lets a
+    # zone take a node's worth (topologygroup.go:254-297 chooses the least-loaded zone within maxSkew).
+    from components.builders.scheduling import replicas_per_node
+
+    cfg, plans, _ = prod
+    m = next(m for m in cfg.models if m.name == "llama-70b")
+    assert replicas_per_node(plans["llama-70b"]) == 2
+    predictor = vllm.inference_service(m, plans["llama-70b"], cfg.namespace, m.pool, None)["spec"]["predictor"]
+    (zone,) = predictor["topologySpreadConstraints"]
+    assert zone["topologyKey"] == "topology.kubernetes.io/zone" and zone["maxSkew"] == 2
+    # A replica that fills its node alone keeps the hostname spread: nothing to share.
+    chat = next(m for m in cfg.models if m.name == "chat-8b")
+    assert replicas_per_node(plans["chat-8b"]) == 1
+    spread = vllm.inference_service(chat, plans["chat-8b"], cfg.namespace, chat.pool, None)["spec"]["predictor"]
+    assert [c["maxSkew"] for c in spread["topologySpreadConstraints"]] == [1, 1]

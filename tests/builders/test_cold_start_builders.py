@@ -104,7 +104,10 @@ def test_prepull_daemonset_pulls_every_image_of_the_pool(prod):
     spec = ds["spec"]["template"]["spec"]
     assert [c["image"] for c in spec["initContainers"]] == ["vllm/vllm-openai:v0.33.0"]
     assert spec["nodeSelector"] == {"karpenter.sh/nodepool": "l40s"}
-    assert spec["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    assert spec["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "PreferNoSchedule"},
+    ]
 
 
 def test_pdb_never_takes_the_last_ready_replica_and_evicts_crash_loops(prod):

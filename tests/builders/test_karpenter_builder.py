@@ -136,17 +136,44 @@ def test_a_window_crossing_midnight_moves_the_block_to_the_next_day():
     assert budgets[0]["schedule"] == "0 2 * * 0" and budgets[0]["duration"] == "164h"
 
 
-def test_termination_grace_period_covers_the_longest_drain_and_replacement(prod):
+def test_termination_grace_period_covers_the_longest_drain_in_whole_hours(prod):
     cfg, plans, pool_plans = prod
-    _, _, _, node_pool = rendered(prod, "h100")
+    _, _, _, node_pool = rendered(prod, "l40s")
     tgp = node_pool["spec"]["template"]["spec"]["terminationGracePeriod"]
-    # The longest drain + replacement of the pool's models (the two-node 405B's multi-node cold start).
-    on_pool = [plans[m.name] for m in cfg.models if m.pool == "h100"]
+    # The longest drain + replacement of the pool's models, rounded up to whole hours: the field is in the NodePool's
+    # drift hash (kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go:336-342, nodeclaim.go:73), so a value to
+    # the second would turn every startup-budget change into a drift of every node.
+    on_pool = [plans[m.name] for m in cfg.models if m.pool == "l40s"]
     need = max(p.termination_grace_seconds + p.startup_failure_threshold * p.startup_period_seconds for p in on_pool)
-    assert tgp == f"{need}s"
-    assert all(int(tgp[:-1]) >= p.termination_grace_seconds for p in on_pool)
+    assert tgp.endswith("h") and (int(tgp[:-1]) - 1) * 3600 < need <= int(tgp[:-1]) * 3600
+    assert all(int(tgp[:-1]) * 3600 >= p.termination_grace_seconds for p in on_pool)
+
+
+def test_a_startup_budget_change_inside_the_hour_is_not_a_drift(prod):
+    import dataclasses
+
+    _, _, pool_plans = prod
+    plan = pool_plans["l40s"]
+    moved = dataclasses.replace(plan, drain_seconds=plan.drain_seconds + 60)
+    assert build.termination_grace_period(moved) == build.termination_grace_period(plan)
+
+
+def test_the_multi_node_pool_holds_drift_and_sets_no_grace_period(prod):
+    # With terminationGracePeriod set, drift is an eventual disruption that neither a PDB nor karpenter.sh/do-not-disrupt
+    # holds back (v1.14.1 pkg/controllers/disruption/types.go:189-193, drift.go:115): an AMI bump would roll both nodes
+    # of the 405B, one after the other, each a multi-node cold start. So the pool that hosts it sets none, and a
+    # Drifted budget of zero nodes at all times (the most restrictive active budget wins: nodepool.go:363-377).
+    _, _, _, node_pool = rendered(prod, "h100")
+    spec = node_pool["spec"]
+    assert "terminationGracePeriod" not in spec["template"]["spec"]
+    assert {"nodes": "0", "reasons": ["Drifted"]} in spec["disruption"]["budgets"]
     # h100 hosts the two-node 405B engine: expiry would replace both nodes together (config/cross_checks.py).
-    assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "Never"
+    assert spec["template"]["spec"]["expireAfter"] == "Never"
+    # S14 (karpenter-gpu-expiry) refuses Never with drift held for good, unless exempted with the planned roll as reason.
+    assert "planned roll" in node_pool["metadata"]["annotations"]["llm-serving.io/exempt-karpenter-gpu-expiry"]
+    assert validate_object(node_pool) == []
+    _, _, _, l40s = rendered(prod, "l40s")
+    assert {"nodes": "0", "reasons": ["Drifted"]} not in l40s["spec"]["disruption"]["budgets"]
 
 
 # --- Subnets and security groups (issue 19) --------------------------------------------

@@ -290,3 +290,18 @@ def test_every_flag_and_env_of_the_head_exists_in_the_images_release(tag):
     assert "--distributed-executor-backend" in flags
     assert [n for n in flags + head_env if not has(n, plan.release.version)] == []
     assert validate_object(cluster) == []
+
+
+def test_edits_apply_under_an_explicit_recreate_upgrade_strategy(prod):
+    # KubeRay v1.7.0 recreates pods on a spec change only when upgradeStrategy.type is Recreate
+    # (ray-operator/controllers/ray/raycluster_controller.go:1463-1467 returns false otherwise); the RayCluster enum
+    # is Recreate;None (ray-operator/apis/ray/v1/raycluster_types.go:86-92), NewCluster belongs to RayService.
+    from components.builders import ray_cluster as ray
+
+    m, plan, cluster = prod
+    assert cluster["spec"]["upgradeStrategy"] == {"type": "Recreate"}
+    cost = ray.edit_cost(m, plan)
+    assert cost["setting"] == "RayCluster edit"
+    assert f"all {plan.layout.nodes + 1} pods" in cost["value"]
+    budget = plan.startup_failure_threshold * plan.startup_period_seconds
+    assert str(budget) in cost["reason"]

@@ -94,15 +94,18 @@ def test_expire_after_on_a_multi_node_pool_is_refused(prod_config):
     assert "gpuPools[1].disruption.expireAfter = '720h': must be Never on a pool that hosts a multi-node engine" in str(err.value)
 
 
-def test_drift_still_rolls_the_multi_node_pool_despite_do_not_disrupt(prod_config):
+def test_drift_never_rolls_the_multi_node_pool_by_itself(prod_config):
     # website/content/en/docs/concepts/disruption.md:277-278 (v1.14.1): with the NodePool's terminationGracePeriod set, a
     # node may be disrupted via drift even if pods with karpenter.sh/do-not-disrupt (the Ray pods) or blocking PDBs run
-    # on it. So expireAfter: Never + do-not-disrupt still lets the window's drift budget roll AMIs, one node at a time.
+    # on it (pkg/controllers/disruption/types.go:189-193). Rolling one node of a two-node engine stops the engine, and
+    # the second node's roll stops it again: so the pool that hosts it sets no terminationGracePeriod, holds Drifted at
+    # zero nodes, and its nodes roll by the planned procedure (docs/platform.md).
     from components.builders import ray_cluster
 
     _, node_pool = _rendered(prod_config, "h100")
     spec = node_pool["spec"]
     assert spec["template"]["spec"]["expireAfter"] == "Never"
-    assert spec["template"]["spec"]["terminationGracePeriod"].endswith("s")
-    assert {"nodes": "1"} in spec["disruption"]["budgets"]
+    assert "terminationGracePeriod" not in spec["template"]["spec"]
+    assert {"nodes": "0", "reasons": ["Drifted"]} in spec["disruption"]["budgets"]
     assert ray_cluster.DO_NOT_DISRUPT == {"karpenter.sh/do-not-disrupt": "true"}
+    assert validate_object(node_pool) == []

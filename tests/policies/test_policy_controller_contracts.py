@@ -259,7 +259,7 @@ def test_ray_at_the_serving_priority_or_alone_is_quiet():
 def test_ray_cluster_without_pdb_fires_and_with_one_is_quiet():
     assert messages(cluster_pdb.POLICY, ray_cluster()) == [
         "RayCluster vllm-405b: no PodDisruptionBudget selects its GPU worker pods (KubeRay creates none), so a drain or "
-        "Karpenter consolidation can evict them together and stop the engine; add a PDB with maxUnavailable: 1 on "
+        "Karpenter consolidation can evict them together and stop the engine; add a PDB (maxUnavailable: 0 for a multi-node engine) on "
         "ray.io/cluster: vllm-405b"
     ]
     pdb = resource(

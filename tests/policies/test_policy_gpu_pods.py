@@ -58,6 +58,26 @@ def test_s15_a_pool_taint_the_pod_does_not_know():
     ]
 
 
+def test_s15_a_soft_pool_taint_needs_its_own_toleration_under_karpenter():
+    # Karpenter v1.14.1 checks every NodePool taint whatever its effect when it provisions (kubernetes-sigs/karpenter
+    # pkg/scheduling/taints.go:83-95) and tolerates PreferNoSchedule only as its last relaxation, after dropping the
+    # pod's spread (pkg/controllers/provisioning/scheduling/preferences.go:38-57, 132-146). A toleration matches a
+    # taint only with an empty or equal effect, so NoSchedule alone does not cover a PreferNoSchedule cache pool.
+    pool = copy.deepcopy(NODEPOOL)
+    pool["spec"]["template"]["spec"]["taints"] = [{"key": "nvidia.com/gpu", "value": "true", "effect": "PreferNoSchedule"}]
+    assert messages(tolerates_and_targets.POLICY, *stack(nodepool=pool)) == [
+        "spec.predictor: requests GPUs but does not tolerate the nvidia.com/gpu:PreferNoSchedule taint of NodePool l40s; "
+        "it stays Pending"
+    ]
+
+    def soft(p):
+        p["spec"]["predictor"]["tolerations"].append(
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "PreferNoSchedule"}
+        )
+
+    assert messages(tolerates_and_targets.POLICY, *stack(nodepool=pool, isvc_edit=soft)) == []
+
+
 def test_s15_no_gpu_type_selector():
     def edit(p):
         p["spec"]["predictor"]["nodeSelector"] = {}
