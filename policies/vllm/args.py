@@ -166,6 +166,21 @@ def vllm_command_line(container: Mapping, *, image_entrypoint: bool = True) -> l
     return line
 
 
+def command_tokens(container: Mapping) -> tuple[list[str], bool]:
+    """A container's command line as tokens (command then args, $(VAR) expanded), and whether they are the
+    tokens of a shell script (`sh -c SCRIPT`, split as the shell would; a command ends at `;`, `&&`, `|`)."""
+    argv = expand_env(_tokens(container.get("command")), container) + expand_env(_tokens(container.get("args")), container)
+    script = _shell_script(argv)
+    if script is not None:
+        return _split_shell(script), True
+    return argv, False
+
+
+def is_shell_operator(token: str) -> bool:
+    """True for a token of a split shell script that ends a command (`;`, `&&`, `|`, a redirection)."""
+    return bool(token) and all(ch in _SHELL_OPERATORS for ch in token)
+
+
 def _flag(token: str) -> tuple[str, str | None] | None:
     """(long name, inline value) of an option token, or None for a positional token."""
     if token.startswith("--") and len(token) > 2:
