@@ -42,9 +42,13 @@ def identity(obj: Any) -> tuple[str, str, str, str] | None:
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         return None
-    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
-    api_version = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
-    return api_version.rpartition("/")[0], str(obj.get("kind")), namespace, name
+    namespace, api_version = meta.get("namespace"), obj.get("apiVersion")
+    return (
+        api_version.rpartition("/")[0] if isinstance(api_version, str) else "",
+        str(obj.get("kind")),
+        namespace if isinstance(namespace, str) else "",
+        name,
+    )
 
 
 def _folders(files: Sequence[str]) -> dict[str, tuple[str, ...]]:
