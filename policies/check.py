@@ -22,9 +22,10 @@ from typing import BinaryIO, Optional, Sequence
 
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
-from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation, evaluate, validate_config
+from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, manifest_paths, read_manifests
-from policies.vllm.capacity import sizing_gaps
+from policies.reading.gaps import sizing_gaps
+from policies.registry import evaluate, validate_config
 
 FORMATS = ("text", "json", "markdown", "sarif")
 

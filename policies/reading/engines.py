@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from policies.kube import as_dict, as_float, as_list, container_label, containers, get, memoized, requests_gpu, split_type
-from policies.serving import container_argv, model_servers, serve_config
-from policies.vllm.args import parse_vllm_args, vllm_servers
+from policies.reading.serving import container_argv, model_servers, serve_config
+from policies.reading.vllm_args import parse_vllm_args, served_model, vllm_servers
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 # SGLang's spellings of the settings policies read, in vLLM's names.
@@ -134,7 +134,7 @@ def _sglang_servers(resource: Any) -> list[EngineServer]:
 
 def kserve_hf_servers(resource: Any) -> list[EngineServer]:
     """KServe predictor ``model`` specs served by KServe's Hugging Face server, whichever backend (its
-    vLLM backend is also read as a vLLM server by policies.vllm.args, for the engine flags)."""
+    vLLM backend is also read as a vLLM server by policies.reading.vllm_args, for the engine flags)."""
     found = []
     for server in model_servers(resource):
         if server.engine != "kserve":
@@ -220,8 +220,8 @@ def _app(label: str, model: Any, load_format: Any, shutdown: Any, shown: str) ->
 
 def ray_gpu_workers(resource: Any) -> list[tuple[str, dict, dict]]:
     """(pod spec path, podspec, container) of every GPU container of a Ray cluster's worker groups
-    (the groups as policies.ray.cluster reads them)."""
-    from policies.ray.cluster import groups
+    (the groups as policies.reading.ray_cluster reads them)."""
+    from policies.reading.ray_cluster import groups
 
     found = []
     for group in groups(resource):
@@ -298,8 +298,6 @@ def _streams(args: Mapping[str, Any]) -> bool:
 
 
 def _downloads(resource: Any) -> list[Download]:
-    from policies.vllm.capacity import served_model
-
     found = []
     for server in vllm_servers(resource):
         if server.runtime_merged or not requests_gpu(server.podspec) or _streams(server.args):
