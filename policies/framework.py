@@ -242,7 +242,11 @@ def run_stack_policy(policy: Policy, resources: Sequence[Resource], values: Mapp
 
 
 def evaluate_policies(
-    resources: Sequence[Resource], config: Mapping[str, Mapping] | None, policies: Sequence[Policy]
+    resources: Sequence[Resource],
+    config: Mapping[str, Mapping] | None,
+    policies: Sequence[Policy],
+    *,
+    scopes: Sequence[Sequence[Resource]] | None = None,
 ) -> list[Violation]:
     """Run every policy over the resources and return the violations, sorted.
 
@@ -250,6 +254,10 @@ def evaluate_policies(
     `PolicyConfigError` lists every problem. `policies.registry.evaluate` runs the whole pack. A policy
     whose level resolves to "disabled" is skipped. The result is sorted by (policy, resource,
     message) so that reports are byte-stable.
+
+    `scopes` partitions the resources into groups that may be joined (one cluster each,
+    policies.scopes): stack policies run on each group alone, so objects of two clusters are
+    never joined. None: the resources are one stack.
     """
     policies = tuple(policies)
     errors = config_errors(config, policies)
@@ -262,7 +270,11 @@ def evaluate_policies(
             if level == "disabled":
                 continue
             if policy.is_stack_policy:
-                findings = run_stack_policy(policy, resources, values)
+                findings: list[tuple[str, str]] = []
+                for group in scopes if scopes is not None else (resources,):
+                    before = set(findings)
+                    # A stack-wide finding ("" as the name) two clusters share is reported once.
+                    findings.extend(f for f in run_stack_policy(policy, group, values) if f not in before)
             else:
                 findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
             violations.extend(

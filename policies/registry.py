@@ -148,10 +148,14 @@ POLICIES: tuple[Policy, ...] = _collect(
 
 
 def evaluate(
-    resources: Sequence[Resource], config: Mapping[str, Mapping] | None = None, policies: Sequence[Policy] | None = None
+    resources: Sequence[Resource],
+    config: Mapping[str, Mapping] | None = None,
+    policies: Sequence[Policy] | None = None,
+    *,
+    scopes: Sequence[Sequence[Resource]] | None = None,
 ) -> list[Violation]:
     """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies)."""
-    return evaluate_policies(resources, config, POLICIES if policies is None else policies)
+    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes)
 
 
 def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:
