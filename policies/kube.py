@@ -489,7 +489,7 @@ _MEMO: ContextVar[dict[tuple[int, str], tuple[Any, Any]] | None] = ContextVar("p
 
 @contextlib.contextmanager
 def evaluation_memo() -> Iterator[None]:
-    """Share derived facts between the policies of one evaluation (``policies.framework.evaluate``)."""
+    """Share derived facts between the policies of one evaluation (``policies.framework.evaluate_policies``)."""
     token = _MEMO.set({})
     try:
         yield

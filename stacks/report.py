@@ -305,7 +305,7 @@ def check_markdown(report: Mapping[str, Any]) -> str:
         out.append("")
     unsized = report.get("unsized") or []
     if unsized:
-        # Not a pass: S2 did not judge these servers (policies/vllm/capacity.py sizing_gaps).
+        # Not a pass: S2 did not judge these servers (policies/reading/gaps.py sizing_gaps).
         out += [
             f"**{len(unsized)} model server{'s' if len(unsized) != 1 else ''} could not be sized**, so whether "
             f"{'they start' if len(unsized) != 1 else 'it starts'} was not checked:",

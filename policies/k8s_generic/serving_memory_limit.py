@@ -11,7 +11,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import resource_value, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.serving import model_servers
+from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

@@ -9,11 +9,11 @@ this check says the length was never chosen.
 
 from __future__ import annotations
 
-from policies.engines import sglang_servers
 from policies.framework import Policy, Resource
 from policies.kube import workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.serving import engine_configs
+from policies.reading.engines import sglang_servers
+from policies.reading.serving import engine_configs
 from policies.vllm.engine_defaults import model_context
 
 FLAG = "max-model-len"

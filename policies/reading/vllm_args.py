@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Optional
 
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
 
@@ -301,3 +301,27 @@ def parallel_size(args: Mapping[str, str | None], flag: str) -> int | None:
         return 1
     value = as_int(args[flag])
     return value if value is not None and value > 0 else None
+
+
+def served_model(server: VllmServer) -> Optional[str]:
+    """The model a vLLM container serves: `--model`, or the first positional token of `vllm serve`."""
+    if server.args.get("model"):
+        return server.args["model"]
+    if server.runtime_merged:
+        # KServe's Hugging Face server: --model_id, else the Hub repository of storageUri hf://org/name.
+        uri = server.container.get("storageUri")
+        if server.args.get("model-id"):
+            return server.args["model-id"]
+        if isinstance(uri, str) and uri.startswith("hf://"):
+            return uri[len("hf://") :].split(":", 1)[0]
+        return None
+    line = vllm_command_line(server.container) or []
+    positional = [
+        t
+        for i, t in enumerate(line)
+        if not t.startswith("-") and (i == 0 or not line[i - 1].startswith("-") or "=" in line[i - 1])
+    ]
+    # `args: [serve, MODEL, ...]` on an image whose entrypoint is `vllm` (or repeated after `vllm serve`).
+    if positional[:1] == ["serve"]:
+        positional = positional[1:]
+    return positional[0] if positional else None

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+<<<<<<< HEAD:policies/engines.py
 from components.serving_engines import Engine
 from policies.kube import (
     as_dict,
@@ -43,6 +44,11 @@ from policies.kube import (
 )
 from policies.serving import container_argv, engine_command_line, engine_row, model_servers, serve_config
 from policies.vllm.args import parse_vllm_args, vllm_servers
+=======
+from policies.kube import as_dict, as_float, as_list, container_label, containers, get, memoized, requests_gpu, split_type
+from policies.reading.serving import container_argv, model_servers, serve_config
+from policies.reading.vllm_args import parse_vllm_args, served_model, vllm_servers
+>>>>>>> main:policies/reading/engines.py
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 # Ray Serve's DeploymentConfig.graceful_shutdown_timeout_s default.
@@ -181,7 +187,7 @@ def sglang_servers(resource: Any) -> list[EngineServer]:
 
 def kserve_hf_servers(resource: Any) -> list[EngineServer]:
     """KServe predictor ``model`` specs served by KServe's Hugging Face server, whichever backend (its
-    vLLM backend is also read as a vLLM server by policies.vllm.args, for the engine flags)."""
+    vLLM backend is also read as a vLLM server by policies.reading.vllm_args, for the engine flags)."""
     found = []
     for server in model_servers(resource):
         if server.engine != "kserve":
@@ -267,8 +273,8 @@ def _app(label: str, model: Any, load_format: Any, shutdown: Any, shown: str) ->
 
 def ray_gpu_workers(resource: Any) -> list[tuple[str, dict, dict]]:
     """(pod spec path, podspec, container) of every GPU container of a Ray cluster's worker groups
-    (the groups as policies.ray.cluster reads them)."""
-    from policies.ray.cluster import groups
+    (the groups as policies.reading.ray_cluster reads them)."""
+    from policies.reading.ray_cluster import groups
 
     found = []
     for group in groups(resource):
@@ -345,8 +351,6 @@ def _streams(args: Mapping[str, Any]) -> bool:
 
 
 def _downloads(resource: Any) -> list[Download]:
-    from policies.vllm.capacity import served_model
-
     found = []
     for server in vllm_servers(resource):
         if server.runtime_merged or not requests_gpu(server.podspec) or _streams(server.args):

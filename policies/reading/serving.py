@@ -41,7 +41,11 @@ from policies.kube import (
     pod_specs,
     split_type,
 )
+<<<<<<< HEAD:policies/serving.py
 from policies.vllm.args import VllmServer, command_tokens, expand_env, is_shell_operator, vllm_servers
+=======
+from policies.reading.vllm_args import VllmServer, expand_env, served_model, vllm_servers
+>>>>>>> main:policies/reading/serving.py
 
 # Kinds whose pods serve requests for as long as they run.
 SERVING_APP_KINDS = {
@@ -129,7 +133,7 @@ def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
     engine by its row of the table. Under KubeRay (`ray`) an image is no evidence: KubeRay replaces the
     command with `ray start`, so only a command line that starts the engine counts.
     """
-    from policies.vllm.args import is_vllm_container, vllm_command_line
+    from policies.reading.vllm_args import is_vllm_container, vllm_command_line
 
     if vllm_command_line(container, image_entrypoint=not ray) is not None:
         return "vllm"
@@ -281,7 +285,7 @@ class EngineConfig:
     """One vLLM engine's settings, wherever they were written.
 
     `args` uses vLLM's long flag names (`gpu-memory-utilization`), as
-    `policies.vllm.args.parse_vllm_args` returns them; a boolean flag that is on maps to None, and one
+    `policies.reading.vllm_args.parse_vllm_args` returns them; a boolean flag that is on maps to None, and one
     that is off to its `no-` form (`no-enable-prefix-caching`: None), wherever it was written.
     `image` names the vLLM release where known. `server` is the container, when there is one.
     """
@@ -363,8 +367,6 @@ def engine_configs(resource: Any) -> list[EngineConfig]:
 
 
 def _engine_configs(resource: Any) -> list[EngineConfig]:
-    from policies.vllm.capacity import served_model
-
     found = [
         EngineConfig(label=s.label, args=s.args, model=served_model(s), image=str(s.container.get("image") or ""), server=s)
         for s in vllm_servers(resource)
