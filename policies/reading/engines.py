@@ -28,7 +28,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-<<<<<<< HEAD:policies/engines.py
 from components.serving_engines import Engine
 from policies.kube import (
     as_dict,
@@ -42,13 +41,8 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
-from policies.serving import container_argv, engine_command_line, engine_row, model_servers, serve_config
-from policies.vllm.args import parse_vllm_args, vllm_servers
-=======
-from policies.kube import as_dict, as_float, as_list, container_label, containers, get, memoized, requests_gpu, split_type
-from policies.reading.serving import container_argv, model_servers, serve_config
+from policies.reading.serving import container_argv, engine_command_line, engine_row, model_servers, serve_config
 from policies.reading.vllm_args import parse_vllm_args, served_model, vllm_servers
->>>>>>> main:policies/reading/engines.py
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 # Ray Serve's DeploymentConfig.graceful_shutdown_timeout_s default.

@@ -41,11 +41,7 @@ from policies.kube import (
     pod_specs,
     split_type,
 )
-<<<<<<< HEAD:policies/serving.py
-from policies.vllm.args import VllmServer, command_tokens, expand_env, is_shell_operator, vllm_servers
-=======
-from policies.reading.vllm_args import VllmServer, expand_env, served_model, vllm_servers
->>>>>>> main:policies/reading/serving.py
+from policies.reading.vllm_args import VllmServer, command_tokens, expand_env, is_shell_operator, served_model, vllm_servers
 
 # Kinds whose pods serve requests for as long as they run.
 SERVING_APP_KINDS = {
