@@ -107,7 +107,7 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 
 def table_args(container: Mapping, engine: Engine, line: list[str]) -> dict[str, Optional[str]]:
     """A table engine's options in vLLM's names, from its command line (``line``, after the command word)
-    and its environment: every flag as parsed (policies.vllm.args.parse_vllm_args), each setting the
+    and its environment: every flag as parsed (policies.reading.vllm_args.parse_vllm_args), each setting the
     row names renamed (components/serving_engines.toml) under vLLM's name, the first spelling found winning, flags
     before environment variables. A true boolean env (TRUST_REMOTE_CODE=true) reads as the bare flag."""
     parsed = parse_vllm_args(line)
@@ -144,7 +144,7 @@ def sglang_args(container: Mapping) -> dict[str, Optional[str]]:
 
 def table_servers(resource: Any, engine: Optional[str] = None) -> list[EngineServer]:
     """Every model server of a workload run by an engine of the table other than vLLM (vLLM has its own
-    reader, policies.vllm.args), with its settings in vLLM's names; only ``engine``'s when given."""
+    reader, policies.reading.vllm_args), with its settings in vLLM's names; only ``engine``'s when given."""
     servers = memoized(resource, "table_servers", _table_servers)
     return [s for s in servers if engine is None or s.engine == engine]
 

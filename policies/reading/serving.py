@@ -125,7 +125,7 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
 def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
     """The engine a container runs (an id of the engine table: "vllm", "sglang", "tgi", ...), or None.
 
-    vLLM is read by policies.vllm.args (its command line, its image's `vllm serve` entrypoint); every other
+    vLLM is read by policies.reading.vllm_args (its command line, its image's `vllm serve` entrypoint); every other
     engine by its row of the table. Under KubeRay (`ray`) an image is no evidence: KubeRay replaces the
     command with `ray start`, so only a command line that starts the engine counts.
     """
