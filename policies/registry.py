@@ -46,6 +46,7 @@ from policies.karpenter import (
     gpu_nodepool_limits,
     gpu_nodepool_tainted,
     multi_node_expiry,
+    node_choice,
     pool_fits_models,
 )
 
@@ -93,6 +94,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     gpu_nodepool_disruption_budget.POLICY,
     gpu_nodepool_limits.POLICY,
     pool_fits_models.POLICY,
+    node_choice.POLICY,
     gpu_expiry.POLICY,
     tolerates_and_targets.POLICY,
     ephemeral_storage.POLICY,

@@ -224,6 +224,30 @@ def _pool_figures(pool, plans) -> dict:
     }
 
 
+NODE_CHOICE_FILE = "derived/karpenter/node-choice.yaml"
+
+
+def derived_nodes(report: dict, files: dict[str, str], recording: Recording) -> None:
+    """Karpenter's node choice for the rendered objects (components/derive/karpenter.py): into the report (per pool:
+    nodes and idle GPUs; per model: nodes) and beside the other derived objects as ``derived/karpenter/``."""
+    from components.derive.karpenter import node_choice
+
+    objects = [
+        normalise(dict(r.inputs))
+        for r in recording.resources
+        if r.custom and r.type.startswith("kubernetes:") and "kind" in r.inputs
+    ]
+    choice = node_choice(objects)
+    files[NODE_CHOICE_FILE] = dump_yaml(choice)
+    report["node_choice"] = choice
+    by_pool = {p["pool"]: p for p in choice["pools"]}
+    for pool in report["pools"]:
+        got = by_pool.get(pool["name"]) or {}
+        pool["nodes"] = got.get("nodes", 0)
+        pool["node_instance_types"] = got.get("instance_types", {})
+        pool["idle_gpus"] = got.get("idle_gpus", 0)
+
+
 def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     """Validate, plan capacity, run the program, evaluate policies. Raises ConfigError on bad input.
 
@@ -259,6 +283,7 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name], cfg) for m in cfg.models])
     report["stack_file"] = _display_path(stack.path)
     report["pools"] = [_pool_figures(p, plans) for p in pool_plans.values()]
+    derived_nodes(report, files, recording)
     lines = model_lines(stack.path, [m.name for m in cfg.models])
     for row in report["violations"]:
         row.update(file=report["stack_file"], line=trace_line(row["resource"], lines, row["policy"]))
@@ -266,7 +291,7 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
 
 
 PLAN_MARKER = ".llm-serving-plan"
-PLAN_FOLDERS = ("kubernetes", "aws", "helm")
+PLAN_FOLDERS = ("kubernetes", "aws", "helm", "derived")
 
 
 PLAN_LOCK = ".llm-serving-plan.lock"

@@ -118,6 +118,8 @@ def _pools_section(report: Mapping[str, Any]) -> list[str]:
             p["gpu_limit"],
             p["buffer_gpus"],
             f"{p['peak_gpus']}/{p['gpu_limit']}",
+            p.get("nodes", 0),
+            p.get("idle_gpus", 0),
             ", ".join(p["models"]) or "-",
         )
         for p in pools
@@ -125,8 +127,12 @@ def _pools_section(report: Mapping[str, Any]) -> list[str]:
     out = ["", "GPU pools"]
     out.extend(
         "  " + line
-        for line in _table(["pool", "instance types", "GPUs per node", "gpuLimit", "buffer GPUs", "peak/limit", "models"], rows)
+        for line in _table(
+            ["pool", "instance types", "GPUs per node", "gpuLimit", "buffer GPUs", "peak/limit", "nodes", "idle GPUs", "models"],
+            rows,
+        )
     )
+    out.extend(_node_choice_lines(report))
     for p in pools:
         for name, s in p.get("startup", {}).items():
             parts = " + ".join(f"{part['name']} {part['seconds']}s" for part in s["parts"])
@@ -137,6 +143,20 @@ def _pools_section(report: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _node_choice_lines(report: Mapping[str, Any]) -> list[str]:
+    """Per model, the nodes Karpenter takes for its replicas.min (derived/karpenter/node-choice.yaml), and its findings."""
+    choice = report.get("node_choice") or {}
+    out = []
+    for m in choice.get("models", []):
+        shared = f", shared with {', '.join(m['shares_nodes_with'])}" if m["shares_nodes_with"] else ""
+        out.append(
+            f"  nodes {m['model']}: {m['pods']} pods on {m['nodes']} x {', '.join(m['instance_types'])} ({m['pool']}){shared}"
+        )
+    for u in choice.get("unschedulable", []):
+        out.append(f"  nodes {u['owner']}: {u['pod']} gets no node: {u['reason']}")
+    return out
+
+
 def _pools_markdown(report: Mapping[str, Any]) -> list[str]:
     """The GPU pool table for a pull-request comment."""
     pools = report.get("pools") or []
@@ -144,15 +164,30 @@ def _pools_markdown(report: Mapping[str, Any]) -> list[str]:
         return []
     out = [
         "",
-        "| pool | instance types | GPUs per node | gpuLimit | buffer GPUs | models | cold-start budgets |",
-        "|---|---|---|---|---|---|---|",
+        "| pool | instance types | GPUs per node | gpuLimit | buffer GPUs | nodes | idle GPUs | models | cold-start budgets |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for p in pools:
         budgets = ", ".join(f"{n} {s['budget_seconds']}s ({s['source']})" for n, s in p.get("startup", {}).items()) or "-"
         out.append(
             f"| {p['name']} | {', '.join(p['instance_types'])} | {', '.join(str(n) for n in p['gpus_per_node'].values())} | "
-            f"{p['gpu_limit']} | {p['buffer_gpus']} | {', '.join(p['models']) or '-'} | {budgets} |"
+            f"{p['gpu_limit']} | {p['buffer_gpus']} | {p.get('nodes', 0)} | {p.get('idle_gpus', 0)} | "
+            f"{', '.join(p['models']) or '-'} | {budgets} |"
         )
+    choice = report.get("node_choice") or {}
+    if choice.get("models"):
+        out += [
+            "",
+            "Nodes Karpenter takes at replicas.min, all pods pending at once (derived/karpenter/node-choice.yaml):",
+            "",
+            "| model | pool | pods | nodes | instance types | shares nodes with |",
+            "|---|---|---|---|---|---|",
+        ]
+        for m in choice["models"]:
+            out.append(
+                f"| {m['model']} | {m['pool']} | {m['pods']} | {m['nodes']} | {', '.join(m['instance_types'])} | "
+                f"{', '.join(m['shares_nodes_with']) or '-'} |"
+            )
     return out
 
 

@@ -303,7 +303,7 @@ def test_plan_says_where_it_wrote_and_what_the_folder_is_for(tmp_path):
     assert proc.returncode == 0, proc.stderr
     files = sorted(p for p in (tmp_path / "build" / "dev").rglob("*") if p.is_file() and not p.name.startswith("."))
     assert proc.stdout.splitlines()[-1] == (
-        f"wrote {len(files)} files to build/dev/ (kubernetes/, aws/, helm/) for review: Secrets hold placeholders, "
+        f"wrote {len(files)} files to build/dev/ (kubernetes/, aws/, helm/, derived/) for review: Secrets hold placeholders, "
         "so apply with `pulumi up`, not `kubectl apply`"
     )
 

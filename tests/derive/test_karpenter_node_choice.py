@@ -1,0 +1,152 @@
+"""Karpenter's node choice, derived from the objects a stack renders (components/derive/karpenter.py).
+
+Each test pins one rule of kubernetes-sigs/karpenter v1.14.1's provisioning scheduler
+(pkg/controllers/provisioning/scheduling/) and fails when the derivation drops it.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from components.builders import buffer, karpenter, ray_cluster, vllm_service
+from components.capacity.plan import plan_stack
+from components.capacity.pools import plan_pools
+from components.config import load_stack_config
+from components.derive.karpenter import allocatable, node_choice, pods_of
+from tests.conftest import stack_config
+
+
+def objects_of(raw: dict) -> list[dict]:
+    """What the stack renders that the provisioning scheduler reads: NodePools, the model objects, the buffer."""
+    cfg = load_stack_config(raw)
+    plans = plan_stack(cfg)
+    pools = plan_pools(cfg.gpu_pools, cfg.models, plans)
+    out: list[dict] = [karpenter.node_pool(p, pools[p.name]) for p in cfg.gpu_pools]
+    for m in cfg.models:
+        if m.distributed is not None:
+            out.append(ray_cluster.ray_cluster(m, plans[m.name], cfg.namespace, None))
+        else:
+            out.append(vllm_service.inference_service(m, plans[m.name], cfg.namespace, m.pool, None))
+    out += [buffer.placeholder_deployment(pools[p.name], cfg.namespace) for p in cfg.gpu_pools if pools[p.name].buffer_replicas]
+    return out
+
+
+@pytest.fixture(scope="module")
+def prod() -> list[dict]:
+    return objects_of(stack_config("prod"))
+
+
+def _model(choice: dict, name: str) -> dict:
+    return next(m for m in choice["models"] if m["model"] == name)
+
+
+def _pool(choice: dict, name: str) -> dict:
+    return next(p for p in choice["pools"] if p["pool"] == name)
+
+
+def test_prod_takes_the_nodes_its_cost_reasoning_assumes(prod):
+    choice = node_choice(prod)
+    assert choice["unschedulable"] == [] and choice["findings"] == []
+    # Two TP4 llama-70b replicas share one 8-GPU p5; the 405B takes two p5s (head beside a worker).
+    assert _model(choice, "llama-70b")["nodes"] == 1
+    assert _model(choice, "llama-405b") | {"node_names": None} == {
+        **_model(choice, "llama-405b"),
+        "node_names": None,
+        "pods": 3,
+        "nodes": 2,
+    }
+    assert _pool(choice, "h100") == {
+        "pool": "h100",
+        "nodes": 3,
+        "instance_types": {"p5.48xlarge": 3},
+        "gpus": 24,
+        "gpus_requested": 24,
+        "idle_gpus": 0,
+    }
+    # chat-8b (TP1) takes the 1-GPU g6e.2xlarge, one per node: the cheapest type that holds it.
+    assert _model(choice, "chat-8b")["instance_types"] == ["g6e.2xlarge"] and _model(choice, "chat-8b")["nodes"] == 2
+    assert _pool(choice, "l40s")["idle_gpus"] == 0
+
+
+def test_a_schedule_anyway_hostname_spread_is_required_while_provisioning(prod):
+    # topologygroup.go:238-252: for a new node the count must stay within maxSkew (global minimum taken as 0), and
+    # topology.go:461-490 keeps ScheduleAnyway constraints unless the preference policy is Ignore. So the hostname spread
+    # the two TP4 replicas had before issue 30 puts each on its own p5, half of each idle.
+    objs = copy.deepcopy(prod)
+    isvc = next(o for o in objs if o["kind"] == "InferenceService" and o["metadata"]["name"] == "llama-70b")
+    spread = isvc["spec"]["predictor"]["topologySpreadConstraints"]
+    spread.append({**spread[0], "maxSkew": 1, "topologyKey": "kubernetes.io/hostname"})
+    choice = node_choice(objs)
+    assert _model(choice, "llama-70b")["nodes"] == 2
+    assert _pool(choice, "h100")["idle_gpus"] == 8
+    assert choice["findings"] == []  # Karpenter never relaxes it: a new node always satisfies it
+
+
+def test_the_zone_spread_picks_the_least_loaded_zone(prod):
+    # topologygroup.go:254-297: among the zones within maxSkew, the one with the fewest matching pods. qwen3-32b's two
+    # replicas (one per g6e.12xlarge) land in two zones; llama-70b's zone spread of maxSkew 2 keeps both on one node.
+    choice = node_choice(prod)
+    zones = {n["zone"] for n in choice["nodes"] if any("qwen3-32b" in p for p in n["pods"])}
+    assert len(zones) == 2
+    objs = copy.deepcopy(prod)
+    isvc = next(o for o in objs if o["kind"] == "InferenceService" and o["metadata"]["name"] == "llama-70b")
+    isvc["spec"]["predictor"]["topologySpreadConstraints"][0]["maxSkew"] = 1
+    assert _model(node_choice(objs), "llama-70b")["nodes"] == 2
+
+
+def test_a_prefer_no_schedule_taint_is_tolerated_only_after_the_spread_is_dropped(prod):
+    # pkg/scheduling/taints.go:83-95 checks every taint whatever its effect; preferences.go:38-57 relaxes one
+    # ScheduleAnyway constraint at a time and adds the PreferNoSchedule toleration last (132-146), offered only when a
+    # NodePool has such a taint (scheduler.go:144-153). A pod tolerating NoSchedule alone loses its zone spread.
+    objs = copy.deepcopy(prod)
+    pool = next(o for o in objs if o["kind"] == "NodePool" and o["metadata"]["name"] == "l40s")
+    assert pool["spec"]["template"]["spec"]["taints"][0]["effect"] == "PreferNoSchedule"
+    isvc = next(o for o in objs if o["kind"] == "InferenceService" and o["metadata"]["name"] == "chat-8b")
+    isvc["spec"]["predictor"]["tolerations"] = [t for t in isvc["spec"]["predictor"]["tolerations"] if t["effect"] == "NoSchedule"]
+    choice = node_choice(objs)
+    assert _model(choice, "chat-8b")["relaxations"] == [
+        "added a toleration of every PreferNoSchedule taint",
+        "removed ScheduleAnyway spread on kubernetes.io/hostname",
+        "removed ScheduleAnyway spread on topology.kubernetes.io/zone",
+    ]
+    assert any("chat-8b-predictor-0 (chat-8b): Karpenter added a toleration" in f for f in choice["findings"])
+
+
+def test_the_pool_limit_bounds_what_karpenter_launches(prod):
+    # scheduler.go:708-727 filters instance types past the NodePool's remaining limits; 786 subtracts the most a new
+    # NodeClaim could add. With 16 GPUs the h100 pool holds the 405B's two nodes and nothing for llama-70b.
+    objs = copy.deepcopy(prod)
+    pool = next(o for o in objs if o["kind"] == "NodePool" and o["metadata"]["name"] == "h100")
+    pool["spec"]["limits"]["nvidia.com/gpu"] = 16
+    choice = node_choice(objs)
+    assert {u["owner"] for u in choice["unschedulable"]} == {"llama-70b"}
+    assert "within the pool's limits" in choice["unschedulable"][0]["reason"]
+
+
+def test_the_queue_goes_by_cpu_then_memory(prod):
+    # queue.go:72-107: the largest CPU request first, so the 405B's workers open the first h100 nodes.
+    choice = node_choice(prod)
+    first = next(n for n in choice["nodes"] if n["name"] == "h100-1")
+    assert first["pods"][0].startswith("llm/llama-405b-gpu-workers-worker-")
+
+
+def test_pods_come_from_the_controllers_rules(prod):
+    pods = pods_of(prod)
+    by_owner: dict[str, int] = {}
+    for p in pods:
+        by_owner[p.owner] = by_owner.get(p.owner, 0) + 1
+    # minReplicas predictor pods; a head plus replicas x numOfHosts workers (KubeRay pod.go); the buffer's replicas.
+    assert by_owner == {"chat-8b": 2, "qwen3-32b": 2, "llama-70b": 2, "llama-405b": 3, "buffer/l40s": 1}
+    head = next(p for p in pods if p.name == "llama-405b-head")
+    assert head.labels["ray.io/cluster"] == "llama-405b" and head.labels["ray.io/node-type"] == "head"
+
+
+def test_allocatable_takes_the_vm_overhead_and_kube_reserved():
+    # aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go:356-366 (7.5 % VM overhead) and 522-558
+    # (kube-reserved CPU by core ranges, 11 MiB a pod + 255 MiB, 100Mi eviction).
+    a = allocatable("p5.48xlarge")
+    assert a["nvidia.com/gpu"] == 8
+    assert a["cpu"] == pytest.approx(192 - (0.06 + 0.01 + 0.01 + 0.0025 * 188))  # 550m reserved
+    assert a["memory"] < 2048 * 2**30 * 0.925
