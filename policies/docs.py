@@ -193,7 +193,9 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         "stdin; `List` objects flattened).",
         "",
         "Mandatory violations fail the command (exit 1); advisory ones are reported only. Findings on a resource "
-        f'are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: "<reason>"`.',
+        f'are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: "<reason>"`. Policies over the whole '
+        "stack never join objects of two clusters: `policies check` over several clusters' manifests (the same "
+        "object defined in two files) checks each folder apart ([CLI](cli.md#python-m-policies-check)).",
         "",
         "| policy | catalogue | enforcement | severity | blocks |",
         "|---|---|---|---|---|",

@@ -249,7 +249,11 @@ def run_stack_policy(policy: Policy, resources: Sequence[Resource], values: Mapp
 
 
 def evaluate(
-    resources: Sequence[Resource], config: Mapping[str, Mapping] | None = None, policies: Sequence[Policy] | None = None
+    resources: Sequence[Resource],
+    config: Mapping[str, Mapping] | None = None,
+    policies: Sequence[Policy] | None = None,
+    *,
+    scopes: Sequence[Sequence[Resource]] | None = None,
 ) -> list[Violation]:
     """Run every policy over the resources and return the violations, sorted.
 
@@ -257,6 +261,10 @@ def evaluate(
     `PolicyConfigError` lists every problem. `policies` defaults to the registry. A policy
     whose level resolves to "disabled" is skipped. The result is sorted by (policy, resource,
     message) so that reports are byte-stable.
+
+    `scopes` partitions the resources into groups that may be joined (one cluster each,
+    policies.scopes): stack policies run on each group alone, so objects of two clusters are
+    never joined. None: the resources are one stack.
     """
     policies = _registry() if policies is None else tuple(policies)
     errors = validate_config(config, policies)
@@ -269,7 +277,11 @@ def evaluate(
             if level == "disabled":
                 continue
             if policy.is_stack_policy:
-                findings = run_stack_policy(policy, resources, values)
+                findings: list[tuple[str, str]] = []
+                for group in scopes if scopes is not None else (resources,):
+                    before = set(findings)
+                    # A stack-wide finding ("" as the name) two clusters share is reported once.
+                    findings.extend(f for f in run_stack_policy(policy, group, values) if f not in before)
             else:
                 findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
             violations.extend(
