@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from policies.crd import cel, validation_rules, validation_rules_unevaluated
-from policies.framework import UNKNOWN, Resource, evaluate
+from policies.framework import UNKNOWN, Resource
+from policies.registry import evaluate
 from tests.conftest import ROOT, shared_path
 from tests.recording import record
 from tools import crd_cel_rules
