@@ -54,7 +54,18 @@ LEFT_OUT = (
 )
 
 _QUANTITY = re.compile(r"^([0-9.]+)([a-zA-Z]*)$")
-_SUFFIX = {"": 1.0, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+_SUFFIX = {
+    "": 1.0,
+    "m": 1e-3,
+    "k": 1e3,
+    "M": 1e6,
+    "G": 1e9,
+    "T": 1e12,
+    "Ki": 2.0**10,
+    "Mi": 2.0**20,
+    "Gi": 2.0**30,
+    "Ti": 2.0**40,
+}
 
 
 def quantity(value: Any) -> float:
@@ -242,7 +253,13 @@ def pods_of(objects: Sequence[Mapping[str, Any]]) -> list[Pod]:
             tpl = head.get("template") or {}
             base = {**((tpl.get("metadata") or {}).get("labels") or {}), "ray.io/cluster": name}
             pods.append(
-                _pod(f"{name}-head", ns, name, {**base, "ray.io/node-type": "head", "ray.io/group": "headgroup"}, tpl.get("spec") or {})
+                _pod(
+                    f"{name}-head",
+                    ns,
+                    name,
+                    {**base, "ray.io/node-type": "head", "ray.io/group": "headgroup"},
+                    tpl.get("spec") or {},
+                )
             )
             for g in spec.get("workerGroupSpecs") or []:
                 gt = g.get("template") or {}
@@ -421,7 +438,10 @@ class _Scheduler:
                 pod.relaxations.append(f"removed ScheduleAnyway spread on {c.get('topologyKey')}")
                 return True
         soft = {"operator": "Exists", "effect": "PreferNoSchedule"}
-        has = any(not t.get("key") and t.get("operator") == "Exists" and t.get("effect") == "PreferNoSchedule" for t in pod.spec["tolerations"])
+        has = any(
+            not t.get("key") and t.get("operator") == "Exists" and t.get("effect") == "PreferNoSchedule"
+            for t in pod.spec["tolerations"]
+        )
         if self.tolerate_soft and not has:
             pod.spec["tolerations"].append(soft)
             pod.relaxations.append("added a toleration of every PreferNoSchedule taint")
@@ -458,7 +478,7 @@ def node_choice(objects: Sequence[Mapping[str, Any]], zones: Sequence[str] = DEF
     pods = pods_of(objects)
     sched = _Scheduler(pools, zones)
     failed = sched.schedule(pods)
-    nodes = []
+    nodes: list[dict[str, Any]] = []
     for c in sched.claims:
         itype = _cheapest(c.options)
         gpus = INSTANCES[itype].gpu_count
@@ -514,9 +534,7 @@ def node_choice(objects: Sequence[Mapping[str, Any]], zones: Sequence[str] = DEF
                 "idle_gpus": sum(n["idle_gpus"] for n in mine),
             }
         )
-    findings = [
-        f"{p.namespace}/{p.name} ({p.owner}): Karpenter provisions no node for it: {why}" for p, why in failed
-    ]
+    findings = [f"{p.namespace}/{p.name} ({p.owner}): Karpenter provisions no node for it: {why}" for p, why in failed]
     for pod, _ in sched.placed:
         for r in pod.relaxations:
             findings.append(

@@ -16,7 +16,9 @@ from policies.kube import get
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    objects = [r.props for r in resources if r.type.startswith("kubernetes:") and isinstance(r.props, dict) and r.props.get("kind")]
+    objects = [
+        r.props for r in resources if r.type.startswith("kubernetes:") and isinstance(r.props, dict) and r.props.get("kind")
+    ]
     if not any(o.get("kind") == "NodePool" for o in objects):
         return []
     choice = node_choice(objects)

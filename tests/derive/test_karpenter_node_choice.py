@@ -104,7 +104,9 @@ def test_a_prefer_no_schedule_taint_is_tolerated_only_after_the_spread_is_droppe
     pool = next(o for o in objs if o["kind"] == "NodePool" and o["metadata"]["name"] == "l40s")
     assert pool["spec"]["template"]["spec"]["taints"][0]["effect"] == "PreferNoSchedule"
     isvc = next(o for o in objs if o["kind"] == "InferenceService" and o["metadata"]["name"] == "chat-8b")
-    isvc["spec"]["predictor"]["tolerations"] = [t for t in isvc["spec"]["predictor"]["tolerations"] if t["effect"] == "NoSchedule"]
+    isvc["spec"]["predictor"]["tolerations"] = [
+        t for t in isvc["spec"]["predictor"]["tolerations"] if t["effect"] == "NoSchedule"
+    ]
     choice = node_choice(objs)
     assert _model(choice, "chat-8b")["relaxations"] == [
         "added a toleration of every PreferNoSchedule taint",

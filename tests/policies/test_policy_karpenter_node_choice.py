@@ -81,4 +81,6 @@ def test_replicas_above_the_pool_limit_get_no_node():
     pool = copy.deepcopy(NODEPOOL)
     pool["spec"]["limits"]["nvidia.com/gpu"] = 1
     found = messages(node_choice.POLICY, *_set(pool, isvc(TOLERATIONS)))
-    assert found == ["llm/chat-predictor-1: Karpenter provisions no node for it: l40s: no instance type holds the pod within the pool's limits"]
+    assert found == [
+        "llm/chat-predictor-1: Karpenter provisions no node for it: l40s: no instance type holds the pod within the pool's limits"
+    ]
