@@ -53,7 +53,7 @@ from policies.karpenter import (
 
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import hf_token_on_service_account, model_source_pinned
-from policies.ray import cluster_pdb, kuberay_gpu_hygiene, serving_priority
+from policies.ray import cluster_pdb, derived_pods, kuberay_gpu_hygiene, serving_priority
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
     gpu_memory_utilization_bounds,
@@ -90,6 +90,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     efa_device_plugin.POLICY,
     multi_node_expiry.POLICY,
     cluster_pdb.POLICY,
+    derived_pods.POLICY,
     serving_priority.POLICY,
     gpu_nodepool_tainted.POLICY,
     gpu_nodepool_disruption_budget.POLICY,

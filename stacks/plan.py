@@ -229,7 +229,8 @@ NODE_CHOICE_FILE = "derived/karpenter/node-choice.yaml"
 
 def derived_nodes(report: dict, files: dict[str, str], recording: Recording) -> None:
     """Karpenter's node choice for the rendered objects (components/derive/karpenter.py): into the report (per pool:
-    nodes and idle GPUs; per model: nodes) and beside the other derived objects as ``derived/karpenter/``."""
+    nodes and idle GPUs; per model: nodes) and beside the other derived objects as ``derived/karpenter/``; and the
+    pods KubeRay builds from each RayCluster as ``derived/kuberay/``."""
     from components.derive.karpenter import node_choice
 
     objects = [
@@ -239,6 +240,14 @@ def derived_nodes(report: dict, files: dict[str, str], recording: Recording) -> 
     ]
     choice = node_choice(objects)
     files[NODE_CHOICE_FILE] = dump_yaml(choice)
+    # KubeRay's pods for each RayCluster (components/derive/kuberay.py; policy kuberay-derived-pods checks them).
+    from components.derive.kuberay import ray_pods
+
+    for o in objects:
+        if o.get("kind") == "RayCluster":
+            ns = _slug((o.get("metadata") or {}).get("namespace") or "_default")
+            for name, pod in ray_pods(o):
+                files[f"derived/kuberay/{ns}/pod-{_slug(name)}.yaml"] = dump_yaml(pod)
     report["node_choice"] = choice
     by_pool = {p["pool"]: p for p in choice["pools"]}
     for pool in report["pools"]:

@@ -20,8 +20,8 @@ read from its source at that tag (ray-operator/controllers/ray/common/pod.go):
   container mounts none; we mount our own, sized by the capacity plan inside the limit, and cap
   Ray's object store (which lives there) at half of it so NCCL keeps the rest.
 - KubeRay injects readiness/liveness probes that run ``wget`` unless the container has its own;
-  we set our own (vLLM's /health on the head, the raylet health endpoint through python3 on the
-  workers), so nothing depends on wget being in the vLLM image.
+  we set our own (vLLM's /health on the head, the raylet process through python3 on the workers:
+  ``_raylet_probe``), so nothing depends on wget, or on ray[default], being in the vLLM image.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from ..builders.vllm_service import (
 )
 from ..capacity.plan import ServingPlan
 from ..config import DistributedConfig, ModelConfig
+from ..image_facts import ray_default
 from ..images import image_tag
 
 RAY_API_VERSION = "ray.io/v1"
@@ -203,11 +204,25 @@ def _http_probe(path: str, period: int, failures: int) -> dict[str, Any]:
     }
 
 
-def _raylet_probe(period: int, failures: int) -> dict[str, Any]:
-    # KubeRay's own worker check (utils.BaseWgetHealthCommand on api/local_raylet_healthz, body
-    # "success"), done with the image's python3 instead of wget.
-    url = f"http://localhost:{DASHBOARD_AGENT_PORT}/api/local_raylet_healthz"
-    code = f"import sys, urllib.request; sys.exit(0 if b'success' in urllib.request.urlopen('{url}', timeout=2).read() else 1)"
+def _raylet_probe(period: int, failures: int, release: Optional[str] = None) -> dict[str, Any]:
+    """The worker's health check: is its raylet alive.
+
+    KubeRay's own check reads the dashboard agent's /api/local_raylet_healthz (utils.BaseWgetHealthCommand, ray-project/
+    kuberay v1.7.0 pod.go:732-830), which exists only where the image ships ray[default]. That is not established for
+    the pinned images (components/image_facts.py: the vLLM wheel declares no ray at all), so unless it is, the probe
+    looks for the raylet process itself through /proc with the image's python3: a worker whose raylet died is restarted,
+    and nothing depends on the dashboard being installed.
+    """
+    if ray_default(release):
+        url = f"http://localhost:{DASHBOARD_AGENT_PORT}/api/local_raylet_healthz"
+        code = (
+            f"import sys, urllib.request; sys.exit(0 if b'success' in urllib.request.urlopen('{url}', timeout=2).read() else 1)"
+        )
+    else:
+        code = (
+            "import os, sys; sys.exit(0 if any(open(f'/proc/{p}/comm').read().strip() == 'raylet' "
+            "for p in os.listdir('/proc') if p.isdigit() and os.path.exists(f'/proc/{p}/comm')) else 1)"
+        )
     return {
         "exec": {"command": ["python3", "-c", code]},
         "periodSeconds": period,
@@ -333,8 +348,8 @@ def worker_group(m: ModelConfig, plan: ServingPlan, pool: str, hf_secret: Option
         "image": m.image,
         "env": _env(m, hf_secret),
         "resources": {"requests": requests, "limits": limits},
-        "readinessProbe": _raylet_probe(5, 10),
-        "livenessProbe": _raylet_probe(10, 30),
+        "readinessProbe": _raylet_probe(5, 10, plan.release.version),
+        "livenessProbe": _raylet_probe(10, 30, plan.release.version),
         # The workers hold the engine's stages: they outlive the head's drain (builders/scheduling.py Drain).
         "lifecycle": {"preStop": {"sleep": {"seconds": pod_drain(plan).rank_pre_stop_seconds}}},
         "volumeMounts": [dict(v) for v in _MOUNTS],

@@ -306,3 +306,27 @@ def test_edits_apply_under_an_explicit_recreate_upgrade_strategy(prod):
     assert f"all {plan.layout.nodes + 1} pods" in cost["value"]
     budget = plan.startup_failure_threshold * plan.startup_period_seconds
     assert str(budget) in cost["reason"]
+
+
+def test_worker_probes_depend_on_ray_default_only_where_the_image_is_known_to_ship_it(prod):
+    # KubeRay's own worker check reads the dashboard agent (ray-project/kuberay v1.7.0 pod.go:732-830, port 52365), which
+    # only ray[default] installs. The vLLM 0.33.0 wheel declares no ray at all and the image's Dockerfile at the tag was
+    # not read (components/image_facts.py): a probe on port 52365 with that fact not True would restart healthy workers.
+    from components.image_facts import IMAGE_FACTS, ray_default
+
+    _, plan, cluster = prod
+    fact = IMAGE_FACTS[plan.release.version]
+    assert "4b6bdec4ab269990bf70d45a3c1e94c3760a27064513760193b26d6f0da883aa" in fact.provenance
+    c = pod_container(workers_of(cluster))
+    for probe in (c["readinessProbe"], c["livenessProbe"]):
+        code = probe["exec"]["command"][-1]
+        if str(build.DASHBOARD_AGENT_PORT) in code:
+            assert ray_default(plan.release.version) is True, "worker probe reads the dashboard agent without ray[default]"
+        else:
+            assert "'raylet'" in code and "/proc" in code
+    # The probe's own Python is valid and, run here (no raylet), reports unhealthy rather than crashing.
+    import subprocess
+    import sys
+
+    code = c["livenessProbe"]["exec"]["command"][-1]
+    assert subprocess.run([sys.executable, "-c", code], timeout=10).returncode == 1
