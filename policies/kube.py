@@ -359,6 +359,28 @@ def evaluation_memo() -> Iterator[None]:
         _MEMO.reset(token)
 
 
+# The resources of the cluster being evaluated (one scope of policies.scopes), for the few facts a resource
+# policy takes from another object the controller joins to it (a KServe predictor's ServingRuntime). None
+# outside ``policies.framework.evaluate`` (the Pulumi CLI hands a resource policy one resource): such facts
+# are then unknown, and checks that need them pass over what they cannot see.
+_VIEW: ContextVar[tuple[Any, ...] | None] = ContextVar("policies_view", default=None)
+
+
+@contextlib.contextmanager
+def cluster_view(resources: Any) -> Iterator[None]:
+    """Let resource policies see ``resources``, the objects of one cluster, while they run."""
+    token = _VIEW.set(tuple(resources))
+    try:
+        yield
+    finally:
+        _VIEW.reset(token)
+
+
+def viewed_resources() -> tuple[Any, ...] | None:
+    """The objects of the cluster being evaluated (``cluster_view``), or None where no evaluation shows them."""
+    return _VIEW.get()
+
+
 def memoized(resource: Any, key: str, compute: Callable[[Any], _T]) -> _T:
     """``compute(resource)``, once per resource and ``key`` inside ``evaluation_memo()``; callers only read it."""
     memo = _MEMO.get()

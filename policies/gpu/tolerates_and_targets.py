@@ -20,6 +20,10 @@ GPU_TYPE_LABELS = (
     "node.kubernetes.io/instance-type",
     "nvidia.com/gpu.product",
     "cloud.google.com/gke-accelerator",
+    # A GKE compute class names the machines (GPU type and count included) its nodes are made of, and a GKE
+    # node pool has one machine type (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes).
+    "cloud.google.com/compute-class",
+    "cloud.google.com/gke-nodepool",
 )
 DEFAULT_TAINT = {"key": "nvidia.com/gpu", "effect": "NoSchedule"}
 
@@ -46,27 +50,39 @@ def targets_gpu_type(podspec: dict) -> bool:
     node-group label of the cluster's own whose value names a GPU group (``NodeGroupType:
     g5-gpu-karpenter``, ``instanceType: g5-gpu-karpenter``)."""
     selector = as_dict(podspec.get("nodeSelector"))
-    if any(k in selector for k in GPU_TYPE_LABELS):
-        return True
     if any(isinstance(v, str) and "gpu" in v.lower() for v in selector.values()):
         return True
-    terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
-    return any(
-        as_dict(e).get("key") in GPU_TYPE_LABELS
-        for term in as_list(terms)
-        for e in as_list(as_dict(term).get("matchExpressions"))
-    )
+    return bool(node_label_keys(podspec) & set(GPU_TYPE_LABELS))
 
 
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+GKE_COMPUTE_CLASS = "cloud.google.com/compute-class"
+# Node labels only GKE sets: a pod that selects one runs on GKE.
+_GKE_LABELS = (GKE_ACCELERATOR, GKE_COMPUTE_CLASS, "cloud.google.com/gke-nodepool", "cloud.google.com/gke-spot")
+
+
+def node_label_keys(podspec: dict) -> set[str]:
+    """The node labels a pod requires: its nodeSelector's keys and its required node affinity's keys."""
+    keys = {k for k in as_dict(podspec.get("nodeSelector")) if isinstance(k, str)}
+    terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    for term in as_list(terms):
+        for e in as_list(as_dict(term).get("matchExpressions")):
+            if isinstance(key := as_dict(e).get("key"), str) and as_dict(e).get("operator") in ("In", "Exists"):
+                keys.add(key)
+    return keys
 
 
 def platform_adds_toleration(podspec: dict) -> bool:
-    """True for a pod that selects GKE's accelerator label: GKE taints its GPU nodes and its
-    ExtendedResourceToleration admission adds the matching toleration to every pod that requests
-    nvidia.com/gpu (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus), so the manifest
-    need not carry it."""
-    return isinstance(as_dict(podspec.get("nodeSelector")).get(GKE_ACCELERATOR), str)
+    """True for a pod that requires a GKE node label (an accelerator, a compute class, a GKE node pool).
+
+    GKE taints its GPU nodes with nvidia.com/gpu (NoSchedule) itself and applies the matching toleration
+    to every pod that requests nvidia.com/gpu through the ExtendedResourceToleration admission controller
+    (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus), and a pod that selects a compute class
+    (``cloud.google.com/compute-class: NAME``) runs on nodes GKE makes from that class's priorities, GPU type
+    and count included (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes).
+    So such a manifest need not carry the toleration, and no other taint is assumed.
+    """
+    return bool(node_label_keys(podspec) & set(_GKE_LABELS))
 
 
 def assumed_taints(config: dict, podspec: dict | None = None) -> list[dict]:
