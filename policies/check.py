@@ -22,10 +22,12 @@ from typing import BinaryIO, Optional, Sequence
 
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
-from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation, evaluate, validate_config
+from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation
+from policies.kube import read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, manifest_paths, read_manifests
+from policies.reading.gaps import sizing_gaps
+from policies.registry import evaluate, validate_config
 from policies.scopes import split
-from policies.vllm.capacity import sizing_gaps
 
 FORMATS = ("text", "json", "markdown", "sarif")
 
@@ -87,7 +89,20 @@ def check_report(
             row["location"] = o.location
         rows.append(row)
     counts = manifests.counts
+    generic = [
+        {
+            "file": o.file,
+            "document": o.document,
+            "line": o.line,
+            "resource": f"{o.shown_kind}/{o.name}",
+            "location": o.location,
+            "paths": paths,
+        }
+        for o in manifests.objects
+        if (paths := read_generically(Resource(type=o.resource_type, name=_key(o), props=o.obj)))
+    ]
     return {
+        "generic": generic,
         "files": counts.files,
         "documents": counts.documents,
         "objects": counts.objects,
@@ -96,6 +111,14 @@ def check_report(
         "unsized": [gap.row() for gap in unsized],
         "scopes": list(scopes),
     }
+
+
+def generic_line(row: dict) -> str:
+    """One object read generically, as text and Markdown reports say it."""
+    return (
+        f"{row['location']} {row['resource']} (line {row['line']}): no reader knows this kind; the generic pod rules "
+        f"ran on the pod template{'s' if len(row['paths']) != 1 else ''} at {', '.join(row['paths'])}"
+    )
 
 
 def _summary(report: dict) -> str:
@@ -128,13 +151,19 @@ def render(report: dict, fmt: str) -> str:
     from stacks.report import check_markdown, sarif_log
 
     if fmt == "json":
-        public = {**report, "violations": [{k: v for k, v in row.items() if k != "location"} for row in report["violations"]]}
+        public = {
+            **report,
+            "violations": [{k: v for k, v in row.items() if k != "location"} for row in report["violations"]],
+            "generic": [{k: v for k, v in row.items() if k != "location"} for row in report.get("generic", [])],
+        }
         return json.dumps(public, indent=2, sort_keys=True) + "\n"
     if fmt == "markdown":
         return check_markdown(report)
     if fmt == "sarif":
         return json.dumps(sarif_log(report["violations"]), indent=2, sort_keys=True) + "\n"
     out = [_summary(report)]
+    for row in report.get("generic", []):
+        out.append(f"[read generically] {generic_line(row)}")
     for gap in report.get("unsized", []):
         out.append(f"[not sized] {gap['resource']} {gap['server']}: {gap['reason']}")
     for v in report["violations"]:

@@ -8,9 +8,9 @@ does not exist.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.gpu.pools import gpu_workloads, nodepools
-from policies.karpenter.nodepool import taints
-from policies.kube import as_dict, as_list, get
+from policies.kube import as_dict, as_list
+from policies.reading.gpu_pools import gpu_workloads, node_label_keys, nodepools, platform_adds_toleration
+from policies.reading.nodepools import taints
 
 # Node labels that name a GPU type or a pool of one GPU type.
 GPU_TYPE_LABELS = (
@@ -53,36 +53,6 @@ def targets_gpu_type(podspec: dict) -> bool:
     if any(isinstance(v, str) and "gpu" in v.lower() for v in selector.values()):
         return True
     return bool(node_label_keys(podspec) & set(GPU_TYPE_LABELS))
-
-
-GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
-GKE_COMPUTE_CLASS = "cloud.google.com/compute-class"
-# Node labels only GKE sets: a pod that selects one runs on GKE.
-_GKE_LABELS = (GKE_ACCELERATOR, GKE_COMPUTE_CLASS, "cloud.google.com/gke-nodepool", "cloud.google.com/gke-spot")
-
-
-def node_label_keys(podspec: dict) -> set[str]:
-    """The node labels a pod requires: its nodeSelector's keys and its required node affinity's keys."""
-    keys = {k for k in as_dict(podspec.get("nodeSelector")) if isinstance(k, str)}
-    terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
-    for term in as_list(terms):
-        for e in as_list(as_dict(term).get("matchExpressions")):
-            if isinstance(key := as_dict(e).get("key"), str) and as_dict(e).get("operator") in ("In", "Exists"):
-                keys.add(key)
-    return keys
-
-
-def platform_adds_toleration(podspec: dict) -> bool:
-    """True for a pod that requires a GKE node label (an accelerator, a compute class, a GKE node pool).
-
-    GKE taints its GPU nodes with nvidia.com/gpu (NoSchedule) itself and applies the matching toleration
-    to every pod that requests nvidia.com/gpu through the ExtendedResourceToleration admission controller
-    (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus), and a pod that selects a compute class
-    (``cloud.google.com/compute-class: NAME``) runs on nodes GKE makes from that class's priorities, GPU type
-    and count included (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes).
-    So such a manifest need not carry the toleration, and no other taint is assumed.
-    """
-    return bool(node_label_keys(podspec) & set(_GKE_LABELS))
 
 
 def assumed_taints(config: dict, podspec: dict | None = None) -> list[dict]:

@@ -9,10 +9,10 @@ a GPU node means other models.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kserve_runtime import effective_resources
-from policies.kube import WORKLOAD_TYPES, get
+from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.serving import model_servers
+from policies.reading.kserve_runtime import effective_resources
+from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -45,7 +45,7 @@ POLICY = Policy(
         "be Guaranteed), sized for the weights' host-side staging plus /dev/shm plus --swap-space; "
         "`python -m stacks plan` prints the figure this project uses."
     ),
-    resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
+    resource_types=workload_types(*OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "A container without a memory limit may use all of the node's memory; under pressure the kubelet evicts "
@@ -54,7 +54,7 @@ POLICY = Policy(
         "(https://kubernetes.io/docs/concepts/storage/volumes/#emptydir), so the /dev/shm that tensor parallelism "
         "needs is bounded only by it. Catalogue row 10 (Polaris memoryLimitsMissing, kube-linter "
         "unset-memory-requirements, Checkov CKV_K8S_13). A KServe predictor model is judged with the ServingRuntime KServe selects merged in "
-        "(KServe v0.20.0 MergeRuntimeContainers, policies/kserve_runtime.py); a runtime not among the objects checked "
+        "(KServe v0.20.0 MergeRuntimeContainers, policies/reading/kserve_runtime.py); a runtime not among the objects checked "
         "is not guessed (every built-in KServe runtime sets requests and limits)."
     ),
 )

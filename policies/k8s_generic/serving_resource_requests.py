@@ -9,10 +9,10 @@ without a request counts: Kubernetes then defaults the request to the limit.)
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kserve_runtime import effective_resources
-from policies.kube import WORKLOAD_TYPES, get
+from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.serving import model_servers
+from policies.reading.kserve_runtime import effective_resources
+from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -50,14 +50,14 @@ POLICY = Policy(
         "GPU for tokenisation and scheduling, memory for weight staging and swap space); `python -m stacks plan` "
         "prints the figures this project uses."
     ),
-    resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
+    resource_types=workload_types(*OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "The scheduler and Karpenter place pods by their requests "
         "(https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/; "
         "https://karpenter.sh/docs/concepts/scheduling/). Catalogue row 8 (Polaris cpuRequestsMissing, kube-linter "
         "unset-cpu-requirements, Checkov CKV_K8S_10/12), applied to model servers. A KServe predictor model is judged with the ServingRuntime KServe selects merged in "
-        "(KServe v0.20.0 MergeRuntimeContainers, policies/kserve_runtime.py); a runtime not among the objects checked "
+        "(KServe v0.20.0 MergeRuntimeContainers, policies/reading/kserve_runtime.py); a runtime not among the objects checked "
         "is not guessed (every built-in KServe runtime sets requests and limits)."
     ),
 )

@@ -12,8 +12,8 @@ import copy
 import yaml
 
 from policies.check import resources_of
-from policies.framework import evaluate
 from policies.manifests import read_manifests
+from policies.registry import evaluate
 
 
 def _findings(tmp_path, docs: list[dict], policy: str) -> list[str]:
@@ -26,7 +26,7 @@ def _findings(tmp_path, docs: list[dict], policy: str) -> list[str]:
 # predictor model names it and asks only for the GPU (the form of KServe's docs, "Deploy the LLaMA model with
 # vLLM Runtime", https://kserve.github.io/website/docs/model-serving/generative-inference/overview; runtime
 # shape as config/runtimes/kserve-vllmserver.yaml). KServe merges the runtime's container under the model's
-# (policies/kserve_runtime.py cites the merge).
+# (policies/reading/kserve_runtime.py cites the merge).
 _RUNTIME = {
     "apiVersion": "serving.kserve.io/v1alpha1",
     "kind": "ServingRuntime",

@@ -10,8 +10,8 @@ from pathlib import Path
 import yaml
 
 from policies.check import main, resources_of
-from policies.framework import evaluate
 from policies.manifests import read_manifests
+from policies.registry import evaluate
 from policies.scopes import split
 from tests.conftest import run_plan
 
