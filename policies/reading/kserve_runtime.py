@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from policies.kube import as_dict, as_list, get, memoized, split_type, viewed_resources
+from policies.kube import as_dict, as_list, get, llmisvc_base_specs, memoized, split_type, viewed_resources
 
 RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
 KSERVE_CONTAINER = "kserve-container"
@@ -125,7 +125,8 @@ def is_runtime_merged(resource: Any, path: str) -> bool:
 def effective_resources(resource: Any, path: str, container: dict) -> tuple[dict | None, str]:
     """A model server's ``resources`` as its pod will have them, and the words that say where they come from.
 
-    Plain containers: their own, "". A ServingRuntime's: None (judged where an InferenceService uses it). A
+    Plain containers: their own, "". An LLMInferenceService's (presets and found baseRefs already merged by
+    pod_specs): None while a baseRef it names is not among the objects checked. A ServingRuntime's: None (judged where an InferenceService uses it). A
     KServe predictor ``model``: merged with the runtime KServe selects
     when it is among the checked objects (" (with ServingRuntime/x merged in, as KServe does)"); None when
     that runtime is not (its resources are unknown: KServe's built-in runtimes all set them).
@@ -133,6 +134,9 @@ def effective_resources(resource: Any, path: str, container: dict) -> tuple[dict
     if split_type(resource.type)[1] in RUNTIME_KINDS and split_type(resource.type)[0] == "serving.kserve.io":
         # A runtime is a template: its pods are an InferenceService's, whose own resources win over it key by
         # key, so what is missing is judged on the InferenceService with the runtime merged in.
+        return None, ""
+    if split_type(resource.type) == ("serving.kserve.io", "LLMInferenceService") and llmisvc_base_specs(resource)[1]:
+        # A baseRef not among the objects checked may supply the resources (KServe merges it under the service).
         return None, ""
     if not is_runtime_merged(resource, path):
         return as_dict(container.get("resources")), ""
