@@ -72,9 +72,11 @@ def _other_accelerator(container: dict) -> bool:
     resource (amd.com/gpu, aws.amazon.com/neuron, google.com/tpu...), a DRA resource claim (resources.claims,
     https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/), or a CPU build of vLLM
     (an image whose repository names cpu, as vllm-cpu-release-repo)."""
-    resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+    raw = container.get("resources")
+    resources: dict = raw if isinstance(raw, dict) else {}
     for section in ("limits", "requests"):
-        names = resources.get(section) if isinstance(resources.get(section), dict) else {}
+        listed = resources.get(section)
+        names: dict = listed if isinstance(listed, dict) else {}
         if any(isinstance(n, str) and n not in _PLAIN_RESOURCES and not n.startswith("hugepages-") for n in names):
             return True
     if resources.get("claims"):
