@@ -130,6 +130,12 @@ class ManifestSet:
     counts: ReadCounts
 
 
+# The marker file and derived folder of `python -m stacks plan`'s output (stacks/plan.py PLAN_MARKER, PLAN_FOLDERS;
+# tests/plan/test_plan_node_choice.py keeps them equal).
+PLAN_MARKER = ".llm-serving-plan"
+DERIVED_FOLDER = "derived"
+
+
 def manifest_paths(paths: Sequence[str]) -> list[str]:
     """The files named, those under the folders named (sorted), and ``-``; a missing path is an error."""
     out: list[str] = []
@@ -143,6 +149,12 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
             found: list[str] = []
             for folder, dirs, files in os.walk(path, followlinks=False):
                 dirs.sort()
+                if PLAN_MARKER in files:
+                    # A plan's folder: its derived/ holds what the controllers will create from the objects beside
+                    # it (the plan checks those itself, and the pack's derived-object policies read the objects they
+                    # come from); read as manifests of their own they would be judged twice, out of context. Name
+                    # DIR/derived to read them.
+                    dirs[:] = [d for d in dirs if d != DERIVED_FOLDER]
                 found.extend(os.path.join(folder, f) for f in files if f.endswith(SUFFIXES))
             out.extend(sorted(found))
         elif path.exists():

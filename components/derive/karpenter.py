@@ -449,8 +449,9 @@ class _Scheduler:
         return False
 
     def schedule(self, pods: list[Pod]) -> list[tuple[Pod, str]]:
-        # queue.go:72-107: CPU, then memory, descending; ties keep their order (creation time, then UID).
-        queue = sorted(pods, key=lambda p: (-p.requests.get("cpu", 0.0), -p.requests.get("memory", 0.0)))
+        # queue.go:72-107: CPU, then memory, descending; ties go by creation time, then UID, which a plan has not:
+        # namespace and name stand in for them, so the same objects always give the same nodes.
+        queue = sorted(pods, key=lambda p: (-p.requests.get("cpu", 0.0), -p.requests.get("memory", 0.0), p.namespace, p.name))
         failed = []
         for pod in queue:
             while True:
@@ -474,8 +475,18 @@ def node_choice(objects: Sequence[Mapping[str, Any]], zones: Sequence[str] = DEF
     nodes and the relaxations Karpenter needed; ``pools``: node count, instance types, GPUs, requested and idle;
     ``unschedulable``: pods no NodePool takes, with why; ``findings``: what the checks found.
     """
-    pools = _pools(objects)
-    pods = pods_of(objects)
+    # NodePools without weights, by name (Karpenter orders them by weight: scheduler.go:756-759 keeps the first);
+    # the objects by kind, namespace and name, whatever order the engine recorded them in.
+    ordered = sorted(
+        objects,
+        key=lambda o: (
+            str(o.get("kind")),
+            str((o.get("metadata") or {}).get("namespace")),
+            str((o.get("metadata") or {}).get("name")),
+        ),
+    )
+    pools = sorted(_pools(ordered), key=lambda p: p.name)
+    pods = pods_of(ordered)
     sched = _Scheduler(pools, zones)
     failed = sched.schedule(pods)
     nodes: list[dict[str, Any]] = []

@@ -173,6 +173,17 @@ def _pod(cluster: Mapping[str, Any], kind: str, group: Mapping[str, Any], name: 
         "name": f"{name}{'0' * 5}",
         "generateName": name,
         "namespace": meta.get("namespace"),
+        # The RayCluster controls its pods (raycluster_controller.go:1753 head, 1800 workers: SetControllerReference).
+        "ownerReferences": [
+            {
+                "apiVersion": cluster.get("apiVersion", "ray.io/v1"),
+                "kind": "RayCluster",
+                "name": meta["name"],
+                "uid": "00000000-0000-0000-0000-000000000000",
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ],
         "labels": _labels(kind, meta["name"], group_name, tmeta.get("labels") or {}),
     }
     if probes_injected:

@@ -21,3 +21,19 @@ def test_prod_reports_nodes_and_idle_gpus_and_writes_the_choice():
     assert "nodes llama-70b: 2 pods on 1 x p5.48xlarge (h100)" in text
     markdown = render_markdown(result.report)
     assert "| llama-70b | h100 | 2 | 1 | p5.48xlarge | - |" in markdown
+
+
+def test_policies_check_of_a_plan_folder_leaves_its_derived_objects_to_the_plan(tmp_path):
+    # The derived objects are the controllers' output, checked by the plan; `policies check build/` reads the objects
+    # we render, not them (policies/manifests.py). Named explicitly, derived/ is read.
+    from policies import manifests
+    from stacks import plan as planmod
+
+    assert manifests.PLAN_MARKER == planmod.PLAN_MARKER and manifests.DERIVED_FOLDER in planmod.PLAN_FOLDERS
+    (tmp_path / "derived").mkdir()
+    (tmp_path / "kubernetes").mkdir()
+    (tmp_path / "derived" / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")
+    (tmp_path / "kubernetes" / "ns.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n")
+    (tmp_path / manifests.PLAN_MARKER).write_text("plan\n")
+    assert [p.rsplit("/", 2)[-2] for p in manifests.manifest_paths([str(tmp_path)])] == ["kubernetes"]
+    assert manifests.manifest_paths([str(tmp_path / "derived")]) == [str(tmp_path / "derived" / "pod.yaml")]
