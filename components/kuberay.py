@@ -41,7 +41,6 @@ class KubeRay(KubernetesComponent):
 
     def __init__(self, name: str, args: KubeRayArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:ray:KubeRay", name, None, opts)
-        child = self.child_opts()
         self.release: Optional[k8s.helm.v3.Release] = None
         self.crds: list[Any] = []
         if args.config.install:
@@ -114,7 +113,6 @@ class RayVllmService(KubernetesComponent):
         super().__init__("llm-serving:ray:RayVllmService", name, None, opts)
         m, plan = args.model, args.plan
         assert plan.layout is not None  # RayVllmServiceArgs checked it
-        child = self.child_opts()
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         cluster = resolve(
             lambda ns, pool, secret, key: build.ray_cluster(m, plan, ns, secret, pool, key),
