@@ -113,6 +113,7 @@ class RayVllmService(KubernetesComponent):
         super().__init__("llm-serving:ray:RayVllmService", name, None, opts)
         m, plan = args.model, args.plan
         assert plan.layout is not None  # RayVllmServiceArgs checked it
+        child = self.child_opts()
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         cluster = resolve(
             lambda ns, pool, secret, key: build.ray_cluster(m, plan, ns, secret, pool, key),
