@@ -13,6 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .builders import chart_crds
 from .builders import kuberay_operator as operator
 from .builders import ray_cluster as build
 from .capacity.plan import ServingPlan
@@ -40,11 +41,22 @@ class KubeRay(KubernetesComponent):
 
     def __init__(self, name: str, args: KubeRayArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("llm-serving:ray:KubeRay", name, None, opts)
-        child = self.child_opts()
         self.release: Optional[k8s.helm.v3.Release] = None
+        self.crds: list[Any] = []
         if args.config.install:
+            # The chart's crds/ are never upgraded by Helm: Pulumi owns them (builders/chart_crds.py), the release skips
+            # them. Retained on delete, as Helm leaves them: deleting a CRD deletes every RayCluster in the cluster.
+            crds = chart_crds.KUBERAY_OPERATOR
+            self.crds = [
+                k8s.yaml.v2.ConfigFile(
+                    f"{name}-crd-{crds.name(f)}",
+                    file=crds.url(f),
+                    opts=self.child_opts(retain_on_delete=True),
+                )
+                for f in crds.files
+            ]
             rel = operator.operator_release(args.config)
-            self.release = helm_release(f"{name}-operator", rel, child)
+            self.release = helm_release(f"{name}-operator", rel, self.child_opts(depends_on=list(self.crds)))
         self.register_outputs({"operatorNamespace": args.config.namespace, "installed": args.config.install})
 
 

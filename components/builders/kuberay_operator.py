@@ -37,4 +37,6 @@ def operator_release(cfg: KubeRayConfig) -> dict[str, Any]:
         "repository": REPOSITORY,
         "namespace": cfg.namespace,
         "values": operator_values(),
+        # Its crds/ are Pulumi resources of their own (builders/chart_crds.py): Helm never upgrades crds/.
+        "skipCrds": True,
     }
