@@ -22,12 +22,8 @@ from typing import BinaryIO, Optional, Sequence
 
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
-<<<<<<< HEAD
-from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation, evaluate, validate_config
-from policies.kube import read_generically
-=======
 from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation
->>>>>>> main
+from policies.kube import read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, manifest_paths, read_manifests
 from policies.reading.gaps import sizing_gaps
 from policies.registry import evaluate, validate_config

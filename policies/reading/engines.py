@@ -28,7 +28,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-<<<<<<< HEAD:policies/engines.py
 from components.serving_engines import Engine
 from policies.kube import (
     as_dict,
@@ -42,13 +41,8 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
-from policies.serving import container_argv, engine_command_line, engine_row, model_servers, serve_config
-from policies.vllm.args import parse_vllm_args, vllm_servers
-=======
-from policies.kube import as_dict, as_float, as_list, container_label, containers, get, memoized, requests_gpu, split_type
-from policies.reading.serving import container_argv, model_servers, serve_config
+from policies.reading.serving import container_argv, engine_command_line, engine_row, model_servers, serve_config
 from policies.reading.vllm_args import parse_vllm_args, served_model, vllm_servers
->>>>>>> main:policies/reading/engines.py
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 # Ray Serve's DeploymentConfig.graceful_shutdown_timeout_s default.
@@ -113,7 +107,7 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 
 def table_args(container: Mapping, engine: Engine, line: list[str]) -> dict[str, Optional[str]]:
     """A table engine's options in vLLM's names, from its command line (``line``, after the command word)
-    and its environment: every flag as parsed (policies.vllm.args.parse_vllm_args), each setting the
+    and its environment: every flag as parsed (policies.reading.vllm_args.parse_vllm_args), each setting the
     row names renamed (components/serving_engines.toml) under vLLM's name, the first spelling found winning, flags
     before environment variables. A true boolean env (TRUST_REMOTE_CODE=true) reads as the bare flag."""
     parsed = parse_vllm_args(line)
@@ -150,7 +144,7 @@ def sglang_args(container: Mapping) -> dict[str, Optional[str]]:
 
 def table_servers(resource: Any, engine: Optional[str] = None) -> list[EngineServer]:
     """Every model server of a workload run by an engine of the table other than vLLM (vLLM has its own
-    reader, policies.vllm.args), with its settings in vLLM's names; only ``engine``'s when given."""
+    reader, policies.reading.vllm_args), with its settings in vLLM's names; only ``engine``'s when given."""
     servers = memoized(resource, "table_servers", _table_servers)
     return [s for s in servers if engine is None or s.engine == engine]
 

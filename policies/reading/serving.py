@@ -41,11 +41,7 @@ from policies.kube import (
     pod_specs,
     split_type,
 )
-<<<<<<< HEAD:policies/serving.py
-from policies.vllm.args import VllmServer, command_tokens, expand_env, is_shell_operator, vllm_servers
-=======
-from policies.reading.vllm_args import VllmServer, expand_env, served_model, vllm_servers
->>>>>>> main:policies/reading/serving.py
+from policies.reading.vllm_args import VllmServer, command_tokens, expand_env, is_shell_operator, served_model, vllm_servers
 
 # Kinds whose pods serve requests for as long as they run.
 SERVING_APP_KINDS = {
@@ -129,7 +125,7 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
 def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
     """The engine a container runs (an id of the engine table: "vllm", "sglang", "tgi", ...), or None.
 
-    vLLM is read by policies.vllm.args (its command line, its image's `vllm serve` entrypoint); every other
+    vLLM is read by policies.reading.vllm_args (its command line, its image's `vllm serve` entrypoint); every other
     engine by its row of the table. Under KubeRay (`ray`) an image is no evidence: KubeRay replaces the
     command with `ray start`, so only a command line that starts the engine counts.
     """
