@@ -36,8 +36,8 @@ FORMATS = ("text", "json", "markdown", "sarif")
 HELP_EPILOG = """\
 unreadable input: a file, or one document of a multi-document file, that cannot be read is a finding of its
 own (file, line, why) in every format, SARIF included, and every other file is still checked:
-  manifest-readable (S26, mandatory, exit 1): not valid YAML or JSON, over the size or depth limits, not UTF-8;
-  manifest-is-kubernetes (S26, advisory): an unrendered Helm/Go template ({{ .Values... }}), or a file with
+  manifest-readable (S27, mandatory, exit 1): not valid YAML or JSON, over the size or depth limits, not UTF-8;
+  manifest-is-kubernetes (S27, advisory): an unrendered Helm/Go template ({{ .Values... }}), or a file with
     no Kubernetes object in it.
 exit codes: 0 no mandatory violation; 1 mandatory violations (an unreadable file included); 2 a path that does
 not exist, an invalid --config, or no Kubernetes object read at all (the unreadable files are still reported);
@@ -71,7 +71,7 @@ def _key(o: ManifestObject | Unreadable) -> str:
 
 def resources_of(manifests: ManifestSet) -> list[Resource]:
     """The objects read as the policy framework's resources, typed as the Pulumi engine types them, then one
-    resource per file or document that could not be read (policies.input: the S26 policies report them)."""
+    resource per file or document that could not be read (policies.input: the S27 policies report them)."""
     resources = [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
     resources += [
         Resource(type=UNREADABLE_TYPE, name=_key(u), props=unreadable_props(u.file, u.document, u.line, u.why, u.kind))

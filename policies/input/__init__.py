@@ -1,1 +1,1 @@
-"""Policies over what `python -m policies check` could not read (S26): a bad file is a finding, never silence."""
+"""Policies over what `python -m policies check` could not read (S27): a bad file is a finding, never silence."""

@@ -1,4 +1,4 @@
-"""S26: files checked are rendered Kubernetes manifests; an unrendered template or a file with no Kubernetes object
+"""S27: files checked are rendered Kubernetes manifests; an unrendered template or a file with no Kubernetes object
 is reported (advisory), since nothing in it was checked.
 
 A Helm chart's templates (`{{ .Values.x }}`, `{{- if ... }}`) are not manifests until rendered: the finding
@@ -20,7 +20,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="manifest-is-kubernetes",
     description="Files checked are rendered Kubernetes manifests: unrendered templates and files with no Kubernetes object are reported.",
-    catalog="S26",
+    catalog="S27",
     severity="low",
     enforcement="advisory",
     remediation_steps=(

@@ -1,4 +1,4 @@
-"""S26: every manifest file can be read; one that cannot is a finding of its own, and the rest are still checked.
+"""S27: every manifest file can be read; one that cannot is a finding of its own, and the rest are still checked.
 
 A file that is not valid YAML or JSON, is larger or deeper than the reader's limits, or is not UTF-8 cannot be
 applied either (kubectl refuses it): it is reported where the parser stopped, at mandatory level. Before, one
@@ -18,7 +18,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="manifest-readable",
     description="Every manifest file and document can be read (valid YAML or JSON, within the size and depth limits).",
-    catalog="S26",
+    catalog="S27",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(

@@ -1,4 +1,4 @@
-"""What `policies check` could not read, as resources the S26 policies report on.
+"""What `policies check` could not read, as resources the S27 policies report on.
 
 The reader (policies/manifests.py) records each file, or document of a multi-document file, that it could
 not check; `policies check` hands each one to the pack as a resource of type UNREADABLE_TYPE, so the finding
@@ -14,7 +14,7 @@ UNREADABLE_TYPE = "llm-serving:manifests:Unreadable"
 
 
 def unreadable_props(file: str, document: Any, line: int, why: str, kind: str) -> dict:
-    """The props of an unreadable file's resource (what the S26 policies read)."""
+    """The props of an unreadable file's resource (what the S27 policies read)."""
     return {"file": file, "document": document, "line": line, "why": why, "kind": kind}
 
 

@@ -1,5 +1,5 @@
 """`python -m policies check` over what policies/manifests.py reads: stdin, nested and typed
-Lists, and files or documents it cannot read (each a finding of its own, S26; the others still checked;
+Lists, and files or documents it cannot read (each a finding of its own, S27; the others still checked;
 exit 2 only when no Kubernetes object was read at all)."""
 
 from __future__ import annotations
@@ -61,14 +61,14 @@ def test_unreadable_files_are_findings_and_the_others_are_still_checked(tmp_path
             "deep.yaml",
             1,
             "mandatory",
-            "S26",
+            "S27",
             "the file was not checked: nested deeper than 100 levels (the limit for a manifest file)",
         ),
         (
             "odd-key.yaml",
             1,
             "mandatory",
-            "S26",
+            "S27",
             "the file was not checked: a mapping key is a list or a mapping; keys must be strings",
         ),
     ]
@@ -84,7 +84,7 @@ def test_one_bad_document_costs_only_itself(tmp_path):
     assert "multi.yaml#0 Deployment/vllm" in proc.stdout  # the document before the bad one
     assert "read 1 file, 2 documents, 2 Kubernetes objects" in proc.stdout  # and the one after it
     assert (
-        f"[mandatory] manifest-readable (S26) {tmp_path / 'multi.yaml'}#1 Document/multi.yaml (line 13): document 1 was not checked: is not valid YAML"
+        f"[mandatory] manifest-readable (S27) {tmp_path / 'multi.yaml'}#1 Document/multi.yaml (line 13): document 1 was not checked: is not valid YAML"
         in proc.stdout
     )
 
@@ -100,7 +100,7 @@ def test_a_helm_template_and_a_values_file_are_advisory_findings(tmp_path):
     )
     proc = check(str(tmp_path), "--format", "json")
     report = json.loads(proc.stdout)
-    rows = sorted((Path(v["file"]).name, v["policy"], v["enforcement"]) for v in report["violations"] if v["catalog"] == "S26")
+    rows = sorted((Path(v["file"]).name, v["policy"], v["enforcement"]) for v in report["violations"] if v["catalog"] == "S27")
     assert rows == [("deploy.yaml", "manifest-is-kubernetes", "advisory"), ("values.yaml", "manifest-is-kubernetes", "advisory")]
     assert proc.returncode == 1  # good.yaml's own mandatory findings; the two advisories alone would not fail
 
@@ -118,7 +118,7 @@ def test_only_unreadable_files_exit_2_and_are_still_reported_in_sarif(tmp_path):
 
 def test_help_says_how_an_unreadable_file_counts():
     proc = check("--help")
-    assert "manifest-readable (S26, mandatory, exit 1)" in proc.stdout
+    assert "manifest-readable (S27, mandatory, exit 1)" in proc.stdout
     assert "no Kubernetes object read at all (the unreadable files are still reported)" in proc.stdout
 
 
