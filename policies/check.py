@@ -85,7 +85,10 @@ def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[
     scopes = split(manifests.objects)
     if len(scopes) <= 1:
         return [], None
-    return [s.label for s in scopes], [[resources[i] for i in s.indexes] for s in scopes]
+    groups = [[resources[i] for i in s.indexes] for s in scopes]
+    # The files that could not be read belong to no cluster: their findings (S27) are reported once.
+    groups[0].extend(resources[len(manifests.objects) :])
+    return [s.label for s in scopes], groups
 
 
 def check_report(
