@@ -18,8 +18,9 @@ import argparse
 import json
 import os
 import sys
-from typing import BinaryIO, Optional, Sequence
+from typing import BinaryIO, NoReturn, Optional, Sequence
 
+from components.commands import command, json_error, wants_json
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation, evaluate, validate_config
@@ -133,13 +134,36 @@ def render(report: dict, fmt: str) -> str:
     return "\n".join(out) + "\n"
 
 
+class _BadArguments(Exception):
+    """Arguments argparse refuses (main() reports them, in JSON too when --format json was asked for)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _BadArguments(message)
+
+
 def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None) -> int:
     """Run the check; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m policies check", description=__doc__.splitlines()[0])
+    row = command("policies check")  # help text and exit codes: the command table (components/commands.py)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = wants_json(row.name, argv)
+    parser = _Parser(
+        prog="python -m policies check",
+        description=row.description,
+        epilog=row.epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
     parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _BadArguments as exc:
+        sys.stderr.write(f"{parser.format_usage()}{parser.prog}: error: {exc}\n")
+        if as_json:
+            sys.stdout.write(json_error(row.name, 2, str(exc)))
+        return 2
     try:
         config = None
         if args.config:
@@ -169,14 +193,20 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         unsized = sizing_gaps(resources)
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
+        if as_json:
+            sys.stdout.write(json_error(row.name, 2, " ".join(str(exc).split())))
         return 2
     except PolicyConfigError as exc:
         sys.stderr.write("error: invalid policy configuration:\n" + "".join(f"  {e}\n" for e in exc.errors))
+        if as_json:
+            sys.stdout.write(json_error(row.name, 2, "invalid policy configuration: " + "; ".join(map(str, exc.errors))))
         return 2
     except Exception as exc:  # a bug, not bad input: never exit 1 (violations) with a traceback
         if os.environ.get("LLM_SERVING_DEBUG"):
             raise
         sys.stderr.write(f"internal error: {type(exc).__name__} (set LLM_SERVING_DEBUG=1 for details)\n")
+        if as_json:
+            sys.stdout.write(json_error(row.name, 3, f"internal error: {type(exc).__name__}"))
         return 3
     report = check_report(manifests, violations, unsized)
     sys.stdout.write(render(report, args.format))
