@@ -28,6 +28,7 @@ class Command:
     json_flag: Optional[str] = None  # the flag that makes stdout JSON, on every exit ("--format json", "--json")
     json_fields: str = ""  # what the JSON holds (docs only)
     see: str = ""  # the docs page that tells more, relative to docs/
+    pending: str = ""  # not on the command line yet: what will add it (the docs say so; tests check it is absent)
 
     def epilog(self) -> str:
         """The exit codes (and JSON rule) as --help prints them after the options."""
@@ -171,6 +172,7 @@ COMMANDS: tuple[Command, ...] = (
             "committed golden file, for review in pull requests."
         ),
         exit_codes=((0, "the schema is printed"), (2, "invalid arguments")),
+        pending="the component package (issue 33, deliverable 2) adds it",
     ),
     Command(
         name="policies check",
@@ -190,7 +192,7 @@ COMMANDS: tuple[Command, ...] = (
         json_flag="--format json",
         json_fields=(
             "`files`, `documents`, `objects`, `skipped`, `violations` [{policy, catalog, enforcement, file, document, "
-            "line, resource, message}], `unsized` [{resource, server, model, gpu, reason}]"
+            "line, resource, message}], `unsized` [{resource, server, model, gpu, reason}], `scopes`"
         ),
         see="limits.md",
     ),

@@ -348,21 +348,16 @@ class Preflight:
 
     def check_reader_roles(self) -> list[Check]:
         """The fixed IAM role name of each S3 model reader is free (IAM refuses a name twice: EntityAlreadyExists at up)."""
-        from botocore.exceptions import ClientError
 
         from components.builders.model_source import reader_role_name
 
         names = {m.name: reader_role_name(self.cfg.cluster.name, m.name) for m in self.cfg.models if m.source.type == "s3"}
         if not names:
             return []
-        iam, taken = self.clients("iam"), []
-        for model, role in sorted(names.items()):
-            try:
-                iam.get_role(RoleName=role)
-                taken.append(f"{role} (model {model})")
-            except ClientError as exc:
-                if error_code(exc) != "NoSuchEntity":
-                    return [could_not("S3 reader roles", "iam:GetRole", exc)]
+        existing = self._existing_roles("S3 reader roles", sorted(names.values()))
+        if isinstance(existing, Check):
+            return [existing]
+        taken = [f"{role} (model {model})" for model, role in sorted(names.items()) if role in existing]
         if taken:
             return [
                 Check(
@@ -436,6 +431,20 @@ class Preflight:
             ]
         return [Check(check, OK, f"add-on {addon.get('addonVersion', '?')} {status}")]
 
+    def _existing_roles(self, check: str, roles: list[str]) -> "set[str] | Check":
+        """Which of ``roles`` exist (iam:GetRole each), or the row saying the read failed."""
+        from botocore.exceptions import ClientError
+
+        iam, existing = self.clients("iam"), set()
+        for role in roles:
+            try:
+                iam.get_role(RoleName=role)
+                existing.add(role)
+            except ClientError as exc:
+                if error_code(exc) != "NoSuchEntity":
+                    return could_not(check, "iam:GetRole", exc)
+        return existing
+
     def check_karpenter_names(self) -> list[Check]:
         """The IAM roles and the queue Karpenter's component creates are not taken already.
 
@@ -452,17 +461,14 @@ class Preflight:
         if not self.cfg.karpenter.install:
             return []
         cluster = self.cfg.cluster.name
-        taken, out = [], []
-        iam = self.clients("iam")
+        taken: list[str] = []
+        out = []
         # The names the Karpenter component gives them (fitted to each service's limit).
         roles, queue = (node_role_name(cluster), controller_role_name(cluster)), queue_name(cluster)
-        for role in roles:
-            try:
-                iam.get_role(RoleName=role)
-                taken.append(f"IAM role {role}")
-            except ClientError as exc:
-                if error_code(exc) != "NoSuchEntity":
-                    return [could_not("Karpenter's names", "iam:GetRole", exc)]
+        existing = self._existing_roles("Karpenter's names", list(roles))
+        if isinstance(existing, Check):
+            return [existing]
+        taken += [f"IAM role {role}" for role in roles if role in existing]
         try:
             self.clients("sqs").get_queue_url(QueueName=queue)
             taken.append(f"SQS queue {queue}")

@@ -304,27 +304,33 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class SilentEndpoint:
-    """A loopback socket that accepts connections and never answers (a blackholing proxy, a hung endpoint)."""
+    """A loopback socket that accepts connections and never answers (a blackholing proxy, a hung endpoint).
 
-    def __init__(self) -> None:
+    With ``hang_up``, it closes each connection at once instead. ``accepted`` counts the connections (the attempts).
+    """
+
+    def __init__(self, hang_up: bool = False) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(64)
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.hang_up, self.accepted = hang_up, 0
         self.held: list[socket.socket] = []
-        self._stop = False
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
-        while not self._stop:
+        while True:
             try:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
-            self.held.append(conn)  # never read from, never written to
+            self.accepted += 1
+            if self.hang_up:
+                conn.close()
+            else:
+                self.held.append(conn)  # never read from, never written to
 
     def close(self) -> None:
-        self._stop = True
         for conn in self.held:
             conn.close()
         self.sock.close()

@@ -92,6 +92,15 @@ class Account:
             }
         }
 
+    def _get_role(self, iam: Stubber, role: str) -> None:
+        """iam:GetRole of ``role``: the role when it is taken, NoSuchEntity when it is free."""
+        if role in self.taken:
+            iam.add_response("get_role", self._role(role), {"RoleName": role})
+        else:
+            iam.add_client_error(
+                "get_role", "NoSuchEntity", f"The role with name {role} cannot be found.", 404, expected_params={"RoleName": role}
+            )
+
     def clients(self) -> tuple[pf.Clients, list[Stubber]]:
         """Stubbed clients for one run of Preflight on prod, with every expected request queued."""
         region, name = self.region, self.name
@@ -134,28 +143,7 @@ class Account:
                 )
         if self.cfg.karpenter.install:
             for role in (f"KarpenterNodeRole-{name}", f"KarpenterControllerRole-{name}"):
-                if role in self.taken:
-                    iam.add_response(
-                        "get_role",
-                        {
-                            "Role": {
-                                "Path": "/",
-                                "RoleName": role,
-                                "RoleId": "AROAEXAMPLEEXAMPLE01",
-                                "Arn": f"arn:aws:iam::{ACCOUNT}:role/{role}",
-                                "CreateDate": "2026-01-01T00:00:00Z",
-                            }
-                        },
-                        {"RoleName": role},
-                    )
-                else:
-                    iam.add_client_error(
-                        "get_role",
-                        "NoSuchEntity",
-                        f"The role with name {role} cannot be found.",
-                        404,
-                        expected_params={"RoleName": role},
-                    )
+                self._get_role(iam, role)
             if name in self.taken:
                 sqs.add_response(
                     "get_queue_url", {"QueueUrl": f"https://sqs.{region}.amazonaws.com/{ACCOUNT}/{name}"}, {"QueueName": name}
@@ -170,17 +158,7 @@ class Account:
                 )
         for m in self.cfg.models:
             if m.source.type == "s3":
-                role = reader_role_name(name, m.name)
-                if role in self.taken:
-                    iam.add_response("get_role", self._role(role), {"RoleName": role})
-                else:
-                    iam.add_client_error(
-                        "get_role",
-                        "NoSuchEntity",
-                        f"The role with name {role} cannot be found.",
-                        404,
-                        expected_params={"RoleName": role},
-                    )
+                self._get_role(iam, reader_role_name(name, m.name))
         tags = [{"Name": "tag:karpenter.sh/discovery", "Values": [name]}]
         self._respond(ec2, "describe_subnets", {"Subnets": self.subnets}, {"Filters": tags})
         self._respond(ec2, "describe_security_groups", {"SecurityGroups": self.groups}, {"Filters": tags})

@@ -409,33 +409,9 @@ def test_no_credentials_and_bad_input_are_json_too(account, monkeypatch, capsys,
     assert code == 2 and doc["error"] == "unrecognized arguments: --bogus"
 
 
-class _Closing:
-    """A loopback socket that accepts each connection and closes it at once; counts the attempts."""
-
-    def __init__(self) -> None:
-        import socket
-        import threading
-
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.accepted = 0
-        threading.Thread(target=self._loop, daemon=True).start()
-
-    def _loop(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            conn.close()
-
-
 def test_botocore_makes_exactly_the_documented_attempts():
     """total_max_attempts: 2 is two requests in all (botocore/config.py, retries/standard.py:451), not three."""
-    closing = _Closing()
+    closing = SilentEndpoint(hang_up=True)
     try:
         session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION)
         clients = pf.Clients(session, REGION)
@@ -448,7 +424,7 @@ def test_botocore_makes_exactly_the_documented_attempts():
             clients("sts").get_caller_identity()
         assert closing.accepted == 2
     finally:
-        closing.sock.close()
+        closing.close()
 
 
 def test_after_a_failure_new_endpoints_are_tried_only_within_the_cutoff():
