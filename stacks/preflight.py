@@ -153,6 +153,7 @@ class Preflight:
     def __init__(self, cfg: StackConfig, clients: Clients, caller_arn: Optional[str] = None):
         self.cfg, self.clients = cfg, clients
         self.caller_arn = caller_arn  # who runs preflight (STS GetCallerIdentity), for the access-entry check
+        self.cluster_unread = False  # EKS did not answer (else a None cluster was not found)
         self.region = clients.region
         self.cluster: Optional[dict[str, Any]] = None
         self.subnet_zones: dict[str, str] = {}  # subnet id -> zone, of the subnets the selectors find
@@ -182,6 +183,8 @@ class Preflight:
                 checks += step()
             except Unreachable as exc:
                 checks.append(exc.row(label))
+                if step == self.check_cluster:
+                    self.cluster_unread = True
         return checks
 
     # --- the cluster -------------------------------------------------------------------------
@@ -273,7 +276,7 @@ class Preflight:
 
         check = "cluster-admin access"
         if self.cluster is None:
-            return [Check(check, SKIPPED, "the cluster was not read")]
+            return [Check(check, SKIPPED, "the cluster was not read" if self.cluster_unread else "the cluster was not found")]
         if not self.caller_arn:
             return [Check(check, SKIPPED, "who runs preflight is not known (STS did not answer)")]
         name, principal = self.cluster.get("name", self.cfg.cluster.name), principal_arn(self.caller_arn)
@@ -340,8 +343,8 @@ class Preflight:
             Check(
                 check,
                 UNCHECKED,
-                f"the stack's PodMonitors and PrometheusRules need {' and '.join(PROMETHEUS_CRDS)} (monitoring.prometheus.url "
-                "set: no operator installed); preflight reads AWS only",
+                "PodMonitors and PrometheusRules need the operator's CRDs (monitoring.prometheus.url set: none installed); "
+                "preflight reads AWS only",
                 f"kubectl get crd {' '.join(PROMETHEUS_CRDS)} must list both",
             )
         ]
@@ -391,7 +394,7 @@ class Preflight:
         if not users and not installs:
             return [Check(check, SKIPPED, "no component of this stack uses EKS Pod Identity")]
         if self.cluster is None:
-            return [Check(check, SKIPPED, "the cluster was not found")]
+            return [Check(check, SKIPPED, "the cluster was not read" if self.cluster_unread else "the cluster was not found")]
         name = self.cluster.get("name", self.cfg.cluster.name)
         try:
             addon = self.clients("eks").describe_addon(clusterName=name, addonName=POD_IDENTITY_AGENT)["addon"]

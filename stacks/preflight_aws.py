@@ -83,6 +83,17 @@ THROTTLED = frozenset(
 )
 
 
+# What each botocore network error means, in the row (its own text repeats the endpoint URL).
+_WHY = {
+    "EndpointConnectionError": "connection refused, or the host name did not resolve",
+    "ConnectTimeoutError": f"no connection within {CONNECT_TIMEOUT_S} s",
+    "ReadTimeoutError": f"connected, no answer within {READ_TIMEOUT_S} s",
+    "ConnectionClosedError": "the connection was closed before an answer",
+    "ProxyConnectionError": "the proxy refused or failed the connection",
+    "SSLError": "the TLS handshake failed",
+}
+
+
 def client_config():
     """Short timeouts and two attempts for every client: preflight answers in seconds or says why not."""
     from botocore.config import Config
@@ -97,13 +108,15 @@ def client_config():
 class Unreachable(Exception):
     """An AWS service that did not answer: connection refused or timed out, the read timed out, or still throttled."""
 
-    def __init__(self, service: str, endpoint: str, reason: str):
+    def __init__(self, service: str, endpoint: str, reason: str, earlier: bool = False):
         super().__init__(f"could not reach {service} at {endpoint}: {reason}")
-        self.service, self.endpoint, self.reason = service, endpoint, reason
+        self.service, self.endpoint, self.reason, self.earlier = service, endpoint, reason, earlier
 
     def row(self, check: str) -> Check:
         """The report's row for the check this stopped."""
-        if self.reason.startswith("throttled"):
+        if self.earlier:
+            fix = f"see the first row naming {self.endpoint}"
+        elif self.reason.startswith("throttled"):
             fix = f"run preflight again in a minute ({self.service} throttles this account's calls)"
         elif self.reason.startswith("HTTP"):
             fix = f"run preflight again later ({self.service} answered with a server error)"
@@ -153,14 +166,17 @@ class Clients:
 
         endpoint = str(client.meta.endpoint_url)
         if endpoint in self.failed:
-            raise Unreachable(service, endpoint, f"{self.failed[endpoint]} (earlier in this run; not tried again)")
+            reason = f"{self.failed[endpoint].split(' after ')[0]} earlier in this run; not tried again"
+            raise Unreachable(service, endpoint, reason, earlier=True)
         if endpoint not in self.answered and self.failed and self._clock() - self._started > NEW_ENDPOINT_CUTOFF_S:
             gone = ", ".join(sorted(self.failed))
-            raise Unreachable(service, endpoint, f"not tried: {gone} did not answer and preflight's time bound ran out")
+            reason = f"not tried: {gone} did not answer and preflight's time bound ran out"
+            raise Unreachable(service, endpoint, reason, earlier=True)
         try:
             result = fn(*args, **kwargs)
         except (ConnectionError, HTTPClientError) as exc:  # refused, connect or read timeout, connection closed
-            self.failed[endpoint] = f"{type(exc).__name__} after {ATTEMPTS} attempts ({one_line(exc, 120)})"
+            kind = type(exc).__name__
+            self.failed[endpoint] = f"{kind} after {ATTEMPTS} attempts ({_WHY.get(kind, one_line(exc, 100))})"
             raise Unreachable(service, endpoint, self.failed[endpoint]) from None
         except ClientError as exc:
             self.answered.add(endpoint)
