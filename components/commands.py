@@ -180,19 +180,27 @@ COMMANDS: tuple[Command, ...] = (
         summary="run the llm-serving pack over Kubernetes manifests",
         description=(
             "The pack over plain Kubernetes manifests: files, folders of .yaml/.yml/.json, or standard input as -;\n"
-            "multi-document files; List objects flattened. A file or document that cannot be read is a finding of\n"
-            "its own and never stops the others from being checked. Reading is bounded (file size, depth, aliases\n"
-            "expanded), so hostile input is refused quickly."
+            "multi-document files; List objects flattened. Reading is bounded (file size, depth, aliases expanded),\n"
+            "so hostile input is refused quickly. A file, or one document of a multi-document file, that cannot be\n"
+            "read is a finding of its own (file, line, why) in every format, SARIF included, and every other file is\n"
+            "still checked:\n"
+            "  manifest-readable (S27, mandatory, exit 1): not valid YAML or JSON, over the size or depth limits, not UTF-8;\n"
+            "  manifest-is-kubernetes (S27, advisory): an unrendered Helm/Go template ({{ .Values... }}), or a file with\n"
+            "    no Kubernetes object in it."
         ),
         exit_codes=(
             (0, "no mandatory policy violation"),
-            (1, "mandatory policy violations (listed in the report)"),
-            (2, "bad input: unreadable --config, or no Kubernetes object read at all"),
+            (1, "mandatory policy violations (an unreadable file included)"),
+            (
+                2,
+                "a path that does not exist, an invalid --config, or no Kubernetes object read at all (the unreadable "
+                "files are still reported)",
+            ),
         ),
         json_flag="--format json",
         json_fields=(
             "`files`, `documents`, `objects`, `skipped`, `violations` [{policy, catalog, enforcement, file, document, "
-            "line, resource, message}], `unsized` [{resource, server, model, gpu, reason}], `scopes`"
+            "line, resource, message}], `unsized` [{resource, server, model, gpu, reason}], `scopes`, `generic`"
         ),
         see="limits.md",
     ),

@@ -21,6 +21,7 @@ kills it when the grace period ends), and Ray Serve stops a replica ``graceful_s
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_float, get
@@ -51,6 +52,8 @@ def _server_drains(image: str, default_release: str = "") -> tuple[bool | None, 
 
 _GAUGES = ("num_requests_running", "num_requests_waiting")
 _LOOPS = re.compile(r"\b(while|until|for)\b")
+# An exec preStop that only sleeps: `sleep 15`, `/bin/sleep 15`, `sh -c "sleep 15"`.
+_EXEC_SLEEP = re.compile(r"(?:(?:/usr)?/bin/)?(?:(?:ba)?sh -c )?(?:(?:/usr)?/bin/)?sleep (\d+(?:\.\d+)?)s?")
 
 
 def drains_in_pre_stop(pre_stop: object) -> bool:
@@ -61,6 +64,21 @@ def drains_in_pre_stop(pre_stop: object) -> bool:
         return False
     script = " ".join(t for t in command if isinstance(t, str))
     return all(g in script for g in _GAUGES) and bool(_LOOPS.search(script))
+
+
+def pre_stop_sleep(pre_stop: Any) -> float:
+    """Seconds a preStop hook sleeps: the sleep action (``sleep.seconds``), or an exec of ``sleep N`` (``[/bin/sleep,
+    "15"]`` as KServe's LLMInferenceService presets write it, or ``sh -c "sleep 15"``); 0 otherwise."""
+    seconds = as_float(get(pre_stop, "sleep", "seconds"))
+    if seconds is not None:
+        return seconds
+    command = get(pre_stop, "exec", "command")
+    if isinstance(command, list):
+        text = " ".join(t for t in command if isinstance(t, str))
+        match = _EXEC_SLEEP.fullmatch(text.strip())
+        if match:
+            return float(match.group(1))
+    return 0.0
 
 
 def _grace(podspec: dict) -> float:
@@ -76,7 +94,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue
         label, container = server.label, server.container
         pre_stop = get(container, "lifecycle", "preStop")
-        sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
+        sleep = pre_stop_sleep(pre_stop)
         grace = _grace(server.podspec)
         drain = as_float(server.args.get("shutdown-timeout")) or 0.0
         longest = as_float(get(resource.props, "spec", "predictor", "timeout")) or (drain or default_longest)
@@ -119,7 +137,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue  # a LeaderWorkerSet's workers hold ranks; the leader takes the requests
         pre_stop = get(sg.container, "lifecycle", "preStop")
         grace = _grace(sg.podspec)
-        sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
+        sleep = pre_stop_sleep(pre_stop)
         if not isinstance(pre_stop, dict) or not pre_stop:
             messages.append(
                 f"{sg.label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
