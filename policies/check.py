@@ -18,13 +18,15 @@ import argparse
 import json
 import os
 import sys
-from typing import BinaryIO, Optional, Sequence
+from typing import BinaryIO, NoReturn, Optional, Sequence
 
+from components.commands import command, json_error, wants_json
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation
+from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
 from policies.kube import read_generically
-from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, manifest_paths, read_manifests
+from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
 from policies.reading.gaps import sizing_gaps
 from policies.registry import evaluate, validate_config
 from policies.scopes import split
@@ -32,6 +34,7 @@ from policies.scopes import split
 FORMATS = ("text", "json", "markdown", "sarif")
 
 
+# How unreadable input counts: said in --help (and docs/cli.md), and kept by tests/policies/test_check_unreadable.py.
 class InputError(ValueError):
     """A path or document that cannot be checked."""
 
@@ -53,13 +56,19 @@ def load_resources(files: Sequence[str], stdin: Optional[BinaryIO] = None) -> li
     return resources_of(manifests)
 
 
-def _key(o: ManifestObject) -> str:
+def _key(o: ManifestObject | Unreadable) -> str:
     return f"{o.location} {o.shown_kind}/{o.name}"
 
 
 def resources_of(manifests: ManifestSet) -> list[Resource]:
-    """The objects read as the policy framework's resources, typed as the Pulumi engine types them."""
-    return [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
+    """The objects read as the policy framework's resources, typed as the Pulumi engine types them, then one
+    resource per file or document that could not be read (policies.input: the S27 policies report them)."""
+    resources = [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
+    resources += [
+        Resource(type=UNREADABLE_TYPE, name=_key(u), props=unreadable_props(u.file, u.document, u.line, u.why, u.kind))
+        for u in manifests.unreadable
+    ]
+    return resources
 
 
 def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[str], Optional[list[list[Resource]]]]:
@@ -67,7 +76,10 @@ def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[
     scopes = split(manifests.objects)
     if len(scopes) <= 1:
         return [], None
-    return [s.label for s in scopes], [[resources[i] for i in s.indexes] for s in scopes]
+    groups = [[resources[i] for i in s.indexes] for s in scopes]
+    # The files that could not be read belong to no cluster: their findings (S27) are reported once.
+    groups[0].extend(resources[len(manifests.objects) :])
+    return [s.label for s in scopes], groups
 
 
 def check_report(
@@ -78,7 +90,8 @@ def check_report(
     folders checked as separate clusters (``scopes``; empty when the run is one)."""
     from stacks.report import violation_row
 
-    where = {_key(o): o for o in manifests.objects}
+    read: list[ManifestObject | Unreadable] = [*manifests.objects, *manifests.unreadable]
+    where = {_key(o): o for o in read}
     rows = []
     for v in violations:
         o = where.get(v.resource)
@@ -180,13 +193,36 @@ def render(report: dict, fmt: str) -> str:
     return "\n".join(out) + "\n"
 
 
+class _BadArguments(Exception):
+    """Arguments argparse refuses (main() reports them, in JSON too when --format json was asked for)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _BadArguments(message)
+
+
 def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None) -> int:
     """Run the check; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m policies check", description=__doc__.splitlines()[0])
+    row = command("policies check")  # help text and exit codes: the command table (components/commands.py)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = wants_json(row.name, argv)
+    parser = _Parser(
+        prog="python -m policies check",
+        description=row.description,
+        epilog=row.epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
     parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _BadArguments as exc:
+        sys.stderr.write(f"{parser.format_usage()}{parser.prog}: error: {exc}\n")
+        if as_json:
+            sys.stdout.write(json_error(row.name, 2, str(exc)))
+        return 2
     try:
         config = None
         if args.config:
@@ -209,22 +245,33 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         except ManifestReadError as exc:
             raise InputError(str(exc)) from None
         if manifests.counts.objects == 0:
-            report = check_report(manifests, [])
-            raise InputError(f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked")
+            report = check_report(manifests, evaluate(resources_of(manifests), config))
+            if manifests.unreadable:
+                sys.stdout.write(render(report, args.format))
+            raise InputError(
+                "".join(f"{u.text}\n" for u in manifests.unreadable)
+                + f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked"
+            )
         resources = resources_of(manifests)
         labels, groups = scoped(manifests, resources)
         violations = evaluate(resources, config, scopes=groups)
         unsized = sizing_gaps(resources)
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
+        if as_json:
+            sys.stdout.write(json_error(row.name, 2, " ".join(str(exc).split())))
         return 2
     except PolicyConfigError as exc:
         sys.stderr.write("error: invalid policy configuration:\n" + "".join(f"  {e}\n" for e in exc.errors))
+        if as_json:
+            sys.stdout.write(json_error(row.name, 2, "invalid policy configuration: " + "; ".join(map(str, exc.errors))))
         return 2
     except Exception as exc:  # a bug, not bad input: never exit 1 (violations) with a traceback
         if os.environ.get("LLM_SERVING_DEBUG"):
             raise
         sys.stderr.write(f"internal error: {type(exc).__name__} (set LLM_SERVING_DEBUG=1 for details)\n")
+        if as_json:
+            sys.stdout.write(json_error(row.name, 3, f"internal error: {type(exc).__name__}"))
         return 3
     report = check_report(manifests, violations, unsized, labels)
     sys.stdout.write(render(report, args.format))
