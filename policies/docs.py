@@ -273,7 +273,7 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         "AIBrix PodAutoscalers by their controllers' replica floors and scale-down windows "
         "(`policies/reading/scalers_ext.py`); static Karpenter NodePools (`spec.replicas`) need no GPU limit; GKE "
         "pods that require a GKE node label (accelerator, compute class, node pool) need no GPU toleration and name "
-        "their GPU; a Ray head that cannot reach GPU nodes needs no `num-gpus: \"0\"`.",
+        'their GPU; a Ray head that cannot reach GPU nodes needs no `num-gpus: "0"`.',
         "",
     ]
     for policy in policies:

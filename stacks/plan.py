@@ -260,7 +260,7 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     # Advisory, and only for models that declare slo.traffic: simulate the stack under that profile (docs/simulate.md).
     if simulate_slo and any(m.slo.traffic is not None for m in cfg.models):
         from policies.simulation.simulated_slo import POLICY as SIMULATED_SLO
-        from stacks.simulate import slo_results
+        from stacks.slo_check import slo_results
 
         sim = slo_results(cfg, plans, files, stack.path.parent)
         violations = sorted(
