@@ -54,6 +54,8 @@ class ServeRequest:
     hf_token_secret: Any = None
     api_key_secret: Any = None
     opts: Optional["pulumi.ResourceOptions"] = None
+    # The cluster's KServe fills no default CPU limit (the platform installs it with none: builders/addons.py).
+    kserve_cpu_limit_cleared: bool = False
 
     def component_args(self) -> dict[str, Any]:
         """The fields every serving component's Args take (VllmServiceArgs, RayVllmServiceArgs), by name."""
