@@ -22,11 +22,26 @@ from typing import BinaryIO, Optional, Sequence
 
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
-from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation, evaluate, validate_config
-from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, manifest_paths, read_manifests
-from policies.vllm.capacity import sizing_gaps
+from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation
+from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
+from policies.kube import read_generically
+from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
+from policies.reading.gaps import sizing_gaps
+from policies.registry import evaluate, validate_config
+from policies.scopes import split
 
 FORMATS = ("text", "json", "markdown", "sarif")
+
+# How unreadable input counts: said in --help (and docs/cli.md), and kept by tests/policies/test_check_unreadable.py.
+HELP_EPILOG = """\
+unreadable input: a file, or one document of a multi-document file, that cannot be read is a finding of its
+own (file, line, why) in every format, SARIF included, and every other file is still checked:
+  manifest-readable (S27, mandatory, exit 1): not valid YAML or JSON, over the size or depth limits, not UTF-8;
+  manifest-is-kubernetes (S27, advisory): an unrendered Helm/Go template ({{ .Values... }}), or a file with
+    no Kubernetes object in it.
+exit codes: 0 no mandatory violation; 1 mandatory violations (an unreadable file included); 2 a path that does
+not exist, an invalid --config, or no Kubernetes object read at all (the unreadable files are still reported);
+3 an internal error."""
 
 
 class InputError(ValueError):
@@ -50,21 +65,42 @@ def load_resources(files: Sequence[str], stdin: Optional[BinaryIO] = None) -> li
     return resources_of(manifests)
 
 
-def _key(o: ManifestObject) -> str:
+def _key(o: ManifestObject | Unreadable) -> str:
     return f"{o.location} {o.shown_kind}/{o.name}"
 
 
 def resources_of(manifests: ManifestSet) -> list[Resource]:
-    """The objects read as the policy framework's resources, typed as the Pulumi engine types them."""
-    return [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
+    """The objects read as the policy framework's resources, typed as the Pulumi engine types them, then one
+    resource per file or document that could not be read (policies.input: the S27 policies report them)."""
+    resources = [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
+    resources += [
+        Resource(type=UNREADABLE_TYPE, name=_key(u), props=unreadable_props(u.file, u.document, u.line, u.why, u.kind))
+        for u in manifests.unreadable
+    ]
+    return resources
 
 
-def check_report(manifests: ManifestSet, violations: Sequence[Violation], unsized: Sequence = ()) -> dict:
+def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[str], Optional[list[list[Resource]]]]:
+    """The labels of the run's scopes (policies.scopes) and the resources of each; None when the run is one."""
+    scopes = split(manifests.objects)
+    if len(scopes) <= 1:
+        return [], None
+    groups = [[resources[i] for i in s.indexes] for s in scopes]
+    # The files that could not be read belong to no cluster: their findings (S27) are reported once.
+    groups[0].extend(resources[len(manifests.objects) :])
+    return [s.label for s in scopes], groups
+
+
+def check_report(
+    manifests: ManifestSet, violations: Sequence[Violation], unsized: Sequence = (), scopes: Sequence[str] = ()
+) -> dict:
     """The JSON report: counts of what was read, each violation with its file, document and line,
-    and the model servers the capacity policies could not size (``unsized``: not a pass)."""
+    the model servers the capacity policies could not size (``unsized``: not a pass), and the
+    folders checked as separate clusters (``scopes``; empty when the run is one)."""
     from stacks.report import violation_row
 
-    where = {_key(o): o for o in manifests.objects}
+    read: list[ManifestObject | Unreadable] = [*manifests.objects, *manifests.unreadable]
+    where = {_key(o): o for o in read}
     rows = []
     for v in violations:
         o = where.get(v.resource)
@@ -75,14 +111,36 @@ def check_report(manifests: ManifestSet, violations: Sequence[Violation], unsize
             row["location"] = o.location
         rows.append(row)
     counts = manifests.counts
+    generic = [
+        {
+            "file": o.file,
+            "document": o.document,
+            "line": o.line,
+            "resource": f"{o.shown_kind}/{o.name}",
+            "location": o.location,
+            "paths": paths,
+        }
+        for o in manifests.objects
+        if (paths := read_generically(Resource(type=o.resource_type, name=_key(o), props=o.obj)))
+    ]
     return {
+        "generic": generic,
         "files": counts.files,
         "documents": counts.documents,
         "objects": counts.objects,
         "skipped": dict(sorted(counts.skipped.items())),
         "violations": rows,
         "unsized": [gap.row() for gap in unsized],
+        "scopes": list(scopes),
     }
+
+
+def generic_line(row: dict) -> str:
+    """One object read generically, as text and Markdown reports say it."""
+    return (
+        f"{row['location']} {row['resource']} (line {row['line']}): no reader knows this kind; the generic pod rules "
+        f"ran on the pod template{'s' if len(row['paths']) != 1 else ''} at {', '.join(row['paths'])}"
+    )
 
 
 def _summary(report: dict) -> str:
@@ -95,6 +153,11 @@ def _summary(report: dict) -> str:
     )
     if skipped:
         text += "; skipped (not Kubernetes objects): " + ", ".join(f"{k} x{n}" for k, n in skipped.items())
+    if report.get("scopes"):
+        text += (
+            f"; checked as {len(report['scopes'])} separate clusters, never joined ({', '.join(report['scopes'])}): "
+            "the same object is defined in more than one of them"
+        )
     if report.get("unsized"):
         count = len(report["unsized"])
         text += (
@@ -110,13 +173,19 @@ def render(report: dict, fmt: str) -> str:
     from stacks.report import check_markdown, sarif_log
 
     if fmt == "json":
-        public = {**report, "violations": [{k: v for k, v in row.items() if k != "location"} for row in report["violations"]]}
+        public = {
+            **report,
+            "violations": [{k: v for k, v in row.items() if k != "location"} for row in report["violations"]],
+            "generic": [{k: v for k, v in row.items() if k != "location"} for row in report.get("generic", [])],
+        }
         return json.dumps(public, indent=2, sort_keys=True) + "\n"
     if fmt == "markdown":
         return check_markdown(report)
     if fmt == "sarif":
         return json.dumps(sarif_log(report["violations"]), indent=2, sort_keys=True) + "\n"
     out = [_summary(report)]
+    for row in report.get("generic", []):
+        out.append(f"[read generically] {generic_line(row)}")
     for gap in report.get("unsized", []):
         out.append(f"[not sized] {gap['resource']} {gap['server']}: {gap['reason']}")
     for v in report["violations"]:
@@ -135,7 +204,12 @@ def render(report: dict, fmt: str) -> str:
 
 def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None) -> int:
     """Run the check; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m policies check", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m policies check",
+        description=__doc__.splitlines()[0],
+        epilog=HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
     parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
@@ -162,10 +236,16 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         except ManifestReadError as exc:
             raise InputError(str(exc)) from None
         if manifests.counts.objects == 0:
-            report = check_report(manifests, [])
-            raise InputError(f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked")
+            report = check_report(manifests, evaluate(resources_of(manifests), config))
+            if manifests.unreadable:
+                sys.stdout.write(render(report, args.format))
+            raise InputError(
+                "".join(f"{u.text}\n" for u in manifests.unreadable)
+                + f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked"
+            )
         resources = resources_of(manifests)
-        violations = evaluate(resources, config)
+        labels, groups = scoped(manifests, resources)
+        violations = evaluate(resources, config, scopes=groups)
         unsized = sizing_gaps(resources)
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
@@ -178,7 +258,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             raise
         sys.stderr.write(f"internal error: {type(exc).__name__} (set LLM_SERVING_DEBUG=1 for details)\n")
         return 3
-    report = check_report(manifests, violations, unsized)
+    report = check_report(manifests, violations, unsized, labels)
     sys.stdout.write(render(report, args.format))
     if args.format != "text":
         sys.stderr.write(_summary(report) + "\n")

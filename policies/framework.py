@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policies import catalog as _catalog
-from policies.kube import evaluation_memo
+from policies.kube import cluster_view, evaluation_memo
 
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -167,13 +167,6 @@ class PolicyConfigError(ValueError):
         self.errors = errors
 
 
-def _registry() -> tuple[Policy, ...]:
-    # Imported late: the registry imports every policy module, which import this module.
-    from policies.registry import POLICIES
-
-    return POLICIES
-
-
 def policy_settings(config: Mapping[str, Any] | None, policy: Policy) -> tuple[str, dict[str, Any]]:
     """Resolve one policy's enforcement level and config from a pack config.
 
@@ -251,18 +244,26 @@ def run_stack_policy(policy: Policy, resources: Sequence[Resource], values: Mapp
     return findings
 
 
-def evaluate(
-    resources: Sequence[Resource], config: Mapping[str, Mapping] | None = None, policies: Sequence[Policy] | None = None
+def evaluate_policies(
+    resources: Sequence[Resource],
+    config: Mapping[str, Mapping] | None,
+    policies: Sequence[Policy],
+    *,
+    scopes: Sequence[Sequence[Resource]] | None = None,
 ) -> list[Violation]:
     """Run every policy over the resources and return the violations, sorted.
 
     `config` is a pack config (see `policy_settings`); it is validated first and a
-    `PolicyConfigError` lists every problem. `policies` defaults to the registry. A policy
+    `PolicyConfigError` lists every problem. `policies.registry.evaluate` runs the whole pack. A policy
     whose level resolves to "disabled" is skipped. The result is sorted by (policy, resource,
     message) so that reports are byte-stable.
+
+    `scopes` partitions the resources into groups that may be joined (one cluster each,
+    policies.scopes): stack policies run on each group alone, so objects of two clusters are
+    never joined. None: the resources are one stack.
     """
-    policies = _registry() if policies is None else tuple(policies)
-    errors = validate_config(config, policies)
+    policies = tuple(policies)
+    errors = config_errors(config, policies)
     if errors:
         raise PolicyConfigError(errors)
     violations: list[Violation] = []
@@ -272,9 +273,16 @@ def evaluate(
             if level == "disabled":
                 continue
             if policy.is_stack_policy:
-                findings = run_stack_policy(policy, resources, values)
+                findings: list[tuple[str, str]] = []
+                for group in scopes if scopes is not None else (resources,):
+                    before = set(findings)
+                    # A stack-wide finding ("" as the name) two clusters share is reported once.
+                    findings.extend(f for f in run_stack_policy(policy, group, values) if f not in before)
             else:
-                findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
+                findings = []
+                for group in scopes if scopes is not None else (resources,):
+                    with cluster_view(group):
+                        findings.extend((r.name, m) for r in group for m in run_resource_policy(policy, r, values))
             violations.extend(
                 Violation(policy.name, policy.catalog, level, _shown(name, 8000), _shown(message, 2000))
                 for name, message in findings
@@ -312,7 +320,7 @@ def policy_config_schema(policy: Policy) -> dict[str, Any]:
     }
 
 
-def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:
+def config_errors(config: Mapping[str, Any] | None, policies: Sequence[Policy]) -> list[str]:
     """Check a pack config against every policy's schema; return readable errors, sorted.
 
     The Python policy SDK never validates config (the Pulumi CLI does), so the offline plan
@@ -323,7 +331,7 @@ def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy]
         return []
     if not isinstance(config, Mapping):
         return [f"policy config must be a mapping of policy name to settings, not {type(config).__name__}"]
-    by_name = {p.name: p for p in (_registry() if policies is None else policies)}
+    by_name = {p.name: p for p in policies}
     errors: list[str] = []
     for name, entry in config.items():
         if name == ALL_POLICIES:

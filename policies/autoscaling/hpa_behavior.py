@@ -45,6 +45,7 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
+from policies.reading.scalers_ext import scale_down_window
 
 NODEPOOL_GROUP_KIND = ("karpenter.sh", "NodePool")
 
@@ -103,7 +104,7 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
     the InferenceService's annotations on the Knative revision template (kserve v0.20.0
     pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go L192-204), so
     autoscaling.knative.dev/scale-down-delay there governs it."""
-    from policies.timeouts.path import duration_seconds
+    from policies.reading.route_path import duration_seconds
 
     if resource.type != ISVC_TYPE:
         return []
@@ -127,6 +128,22 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
         f"stable window of {window if isinstance(window, str) else '60s (Knative default)'}, below {floor} s: a GPU "
         f"replica removed on a short dip takes minutes to come back; set {KNATIVE_SCALE_DOWN_DELAY} to at least "
         f"{floor}s"
+    ]
+
+
+def _operator_window_findings(resource: Resource, config: dict) -> list[str]:
+    """An AIBrix PodAutoscaler or KubeAI Model whose explicit scale-down window is below the floor
+    (policies/reading/scalers_ext.py: the annotation or field each controller reads, and its default)."""
+    window = scale_down_window(resource)
+    floor = config["minScaleDownStabilizationSeconds"]
+    if window is None:
+        return []
+    field, raw, seconds = window
+    if seconds is None or seconds >= floor:
+        return []
+    return [
+        f"{field} = {raw!r}: the controller scales in after {fmt_number(seconds)} s of lower load, below {floor} s; a GPU "
+        f"replica removed on a short dip takes minutes to come back; set it to at least {floor}s"
     ]
 
 
@@ -158,6 +175,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             )
     for r in resources:
         findings.extend((r.name, m) for m in _kpa_findings(r, config))
+        findings.extend((r.name, m) for m in _operator_window_findings(r, config))
     for pool, entries in sorted(per_pool.items()):
         pool_resource, limit = pools[pool]
         total = sum(c * g for _, c, g in entries)

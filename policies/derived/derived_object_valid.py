@@ -1,4 +1,4 @@
-"""S27: the objects a controller creates from ours pass the API server's schema (kubernetes-validate).
+"""S33: the objects a controller creates from ours pass the API server's schema (kubernetes-validate).
 
 Our own objects are validated in the tests; a derived object is new at plan time (KServe's predictor
 Deployment built from our InferenceService and the installed ``inferenceservice-config``), so the plan
@@ -32,7 +32,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="derived-object-valid",
     description="Each object a controller creates from ours (KServe's predictor Deployment and Service) passes Kubernetes' schema.",
-    catalog="S27",
+    catalog="S33",
     severity="critical",
     enforcement="mandatory",
     remediation_steps=(

@@ -1,4 +1,4 @@
-"""S28: a Deployment's progress deadline covers its pods' startup budget.
+"""S34: a Deployment's progress deadline covers its pods' startup budget.
 
 A Deployment that makes no progress for ``progressDeadlineSeconds`` (default 600) is marked
 ``Progressing=False, reason ProgressDeadlineExceeded``; a model that takes longer than that to load
@@ -61,7 +61,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="progress-deadline-covers-startup",
     description="A Deployment a controller creates from ours (KServe's predictor) has a progressDeadlineSeconds at least its containers' startup-probe budget.",
-    catalog="S28",
+    catalog="S34",
     severity="medium",
     enforcement="advisory",
     remediation_steps=(

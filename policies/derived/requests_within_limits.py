@@ -1,4 +1,4 @@
-"""S26: every container's request is at most its limit, in our objects and in what the controllers make of them.
+"""S32: every container's request is at most its limit, in our objects and in what the controllers make of them.
 
 The API server refuses a pod template whose request exceeds its limit for any resource
 (kubernetes/kubernetes pkg/apis/core/validation/validation.go, ValidateResourceRequirements: "must be
@@ -44,7 +44,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="requests-within-limits",
     description="Every container's resource request is at most its limit, including in the Deployments KServe creates from our InferenceServices.",
-    catalog="S26",
+    catalog="S32",
     severity="critical",
     enforcement="mandatory",
     remediation_steps=(

@@ -126,7 +126,7 @@ def test_text_report_is_readable(tmp_path):
     assert "[advisory] llm-simulated-slo (S8) llama-70b: " in text
     expected = (
         "  [advisory] llm-simulated-slo (S8) llama-70b: ",
-        "  [advisory] progress-deadline-covers-startup (S28) derived-llm-deployment-qwen3-32b-predictor: ",
+        "  [advisory] progress-deadline-covers-startup (S34) derived-llm-deployment-qwen3-32b-predictor: ",
     )
     assert [line for line in text.splitlines() if line.startswith("  [")] == [
         line for line in text.splitlines() if line.startswith(expected)
@@ -234,8 +234,8 @@ def test_policy_figures_are_the_capacity_plans(tmp_path):
     # One source of truth: S2 recomputes from the rendered flags and must land on the report's numbers.
     from components.capacity.plan import plan_stack
     from components.config import load_stack_config
-    from policies.vllm.args import vllm_servers
-    from policies.vllm.capacity import server_plan
+    from policies.reading.vllm_args import vllm_servers
+    from policies.reading.vllm_capacity import server_plan
     from stacks.offline import load_stack_file, run_program
     from stacks.plan import policy_resources
 
@@ -308,9 +308,12 @@ def test_plan_says_where_it_wrote_and_what_the_folder_is_for(tmp_path):
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.returncode == 0, proc.stderr
-    files = sorted(p for p in (tmp_path / "build" / "dev").rglob("*") if p.is_file() and not p.name.startswith("."))
+    out = tmp_path / "build" / "dev"
+    files = sorted(p for p in out.rglob("*") if p.is_file() and not p.name.startswith(".") and p.parent != out)
+    assert (out / "outputs.json").is_file()
     assert proc.stdout.splitlines()[-1] == (
-        f"wrote {len(files)} files to build/dev/ (kubernetes/, aws/, helm/, derived/) for review: Secrets hold placeholders, "
+        f"wrote {len(files)} files to build/dev/ (kubernetes/, aws/, helm/, derived/) and the stack's outputs to "
+        "build/dev/outputs.json (secrets redacted) for review: Secrets hold placeholders, "
         "so apply with `pulumi up`, not `kubectl apply`"
     )
 

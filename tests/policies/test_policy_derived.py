@@ -1,10 +1,11 @@
-"""S26-S28: requests within limits, derived objects valid for the API server, the progress deadline (policies/derived/)."""
+"""S32-S34: requests within limits, derived objects valid for the API server, the progress deadline (policies/derived/)."""
 
 from __future__ import annotations
 
 from components.derive import Derived
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
-from policies.framework import Resource, evaluate
+from policies.framework import Resource
+from policies.registry import evaluate
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 
