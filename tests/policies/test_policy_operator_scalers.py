@@ -121,3 +121,61 @@ def test_an_aibrix_scale_down_window_below_the_floor_fires(tmp_path):
     default = copy.deepcopy(_AIBRIX)
     del default["metadata"]["annotations"]
     assert _messages(tmp_path, default, "llm-hpa-behavior") == []  # 300 s by default (v0.7.0)
+
+
+# NVIDIA Dynamo: the vLLM aggregated example (ai-dynamo/dynamo examples/backends/vllm/deploy/agg.yaml, read at
+# c6fcf991079c), read with the operator's component defaults (policies/dynamo_defaults.py).
+_DYNAMO = {
+    "apiVersion": "nvidia.com/v1alpha1",
+    "kind": "DynamoGraphDeployment",
+    "metadata": {"name": "vllm-agg", "namespace": "llm"},
+    "spec": {
+        "services": {
+            "Frontend": {
+                "dynamoNamespace": "vllm-agg",
+                "componentType": "frontend",
+                "replicas": 1,
+                "extraPodSpec": {"mainContainer": {"image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.1"}},
+            },
+            "VllmDecodeWorker": {
+                "envFromSecret": "hf-token-secret",
+                "dynamoNamespace": "vllm-agg",
+                "componentType": "worker",
+                "replicas": 1,
+                "resources": {"limits": {"gpu": "1"}},
+                "extraPodSpec": {
+                    "mainContainer": {
+                        "image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.1",
+                        "workingDir": "/workspace/examples/backends/vllm",
+                        "command": ["python3", "-m", "dynamo.vllm"],
+                        "args": ["--model", "Qwen/Qwen3-0.6B"],
+                    }
+                },
+            },
+        }
+    },
+}
+
+
+def _all(tmp_path, doc: dict) -> list[tuple[str, str, str]]:
+    path = tmp_path / "dgd.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return [(v.policy, v.enforcement, v.message) for v in evaluate(resources_of(read_manifests([str(path)])))]
+
+
+def test_dynamo_worker_is_read_with_the_operator_defaults(tmp_path):
+    found = _all(tmp_path, _DYNAMO)
+    # The frontend routes requests and holds no model; the operator gives both components their probes.
+    assert [m for _, _, m in found if "Frontend" in m] == []
+    assert {p for p, _, _ in found} >= {"serving-memory-limit", "serving-resource-requests"}
+    assert "serving-readiness-probe" not in {p for p, _, _ in found}
+    assert "vllm-tp-matches-gpu-limit" not in {p for p, _, _ in found}  # resources.limits.gpu is nvidia.com/gpu
+
+
+def test_a_careful_dynamo_graph_has_no_blocking_finding(tmp_path):
+    careful = copy.deepcopy(_DYNAMO)
+    worker = careful["spec"]["services"]["VllmDecodeWorker"]
+    worker["resources"] = {"requests": {"cpu": "8", "memory": "48Gi", "gpu": "1"}, "limits": {"memory": "48Gi", "gpu": "1"}}
+    worker["extraPodSpec"]["nodeSelector"] = {"karpenter.k8s.aws/instance-gpu-name": "l40s"}
+    worker["extraPodSpec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    assert [v for v in _all(tmp_path, careful) if v[1] == "mandatory"] == []
