@@ -21,12 +21,20 @@ def plan_report(
     """The JSON report: stack, resources [{type, name, parent, dependsOn}], violations, models.
 
     ``dependsOn`` names the resources Pulumi waits for before creating the resource (and deletes
-    only after it), as the engine received them; a row given none has none.
+    only after it), as the engine received them; a row given none has none. ``customTimeouts``
+    (create/update/delete, as ResourceOptions set them) and ``awaitAnnotations`` (pulumi.com/waitFor,
+    skipAwait, timeoutSeconds) appear on the rows that set them.
     """
     return {
         "stack": stack,
         "resources": [
-            {"type": r["type"], "name": r["name"], "parent": r["parent"], "dependsOn": list(r.get("dependsOn") or ())}
+            {
+                "type": r["type"],
+                "name": r["name"],
+                "parent": r["parent"],
+                "dependsOn": list(r.get("dependsOn") or ()),
+                **{k: dict(r[k]) for k in ("customTimeouts", "awaitAnnotations") if r.get(k)},
+            }
             for r in resources
         ],
         "violations": [violation_row(v) for v in violations],

@@ -78,7 +78,7 @@ from .pools import (
     MaintenanceWindowConfig,
     duration_seconds,
 )
-from .stack import StackConfig
+from .stack import DeployConfig, StackConfig
 
 __all__ = [
     "AddonConfig",
@@ -94,6 +94,7 @@ __all__ = [
     "ClusterConfig",
     "DEFAULT_AMI_ALIAS",
     "DISCOVERY_TAG",
+    "DeployConfig",
     "DiscoveryTaggingConfig",
     "DisruptionConfig",
     "DistributedConfig",
