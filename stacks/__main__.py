@@ -112,7 +112,24 @@ def build_parser() -> argparse.ArgumentParser:
     preflight = sub.add_parser("preflight", help="read-only AWS checks of what the stack needs before pulumi up")
     add_preflight_arguments(preflight)
     preflight.set_defaults(func=_preflight)
+
+    schema = sub.add_parser(
+        "schema",
+        help="the component package's schema (package/schema.json), for review in pull requests",
+        description="Print the Pulumi package schema that package/ (the component package for every Pulumi "
+        "language) serves, as inferred by the SDK from components/hosted/: the same bytes as package/schema.json.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="exit codes:\n  0  the schema was printed\n  3  internal error (the SDK could not infer it; said in one line)\n",
+    )
+    schema.set_defaults(func=_schema)
     return parser
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from components.hosted import package_schema
+
+    sys.stdout.write(package_schema())
+    return EXIT_OK
 
 
 def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
