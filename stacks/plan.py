@@ -266,7 +266,7 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     return PlanResult(report=report, files=files)
 
 
-# The stack's outputs beside the report (DESIGN.md's plan contract), as `pulumi stack output --json` shows
+# The stack's outputs beside the report (docs/cli.md, `plan`), as `pulumi stack output --json` shows
 # them with secrets redacted: what a consumer's offline plan hands its StackReference (docs/reuse.md).
 OUTPUTS_FILE = "outputs.json"
 
