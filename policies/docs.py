@@ -37,6 +37,7 @@ POD_TEMPLATE_PATHS = {
     "RayJob": "spec.rayClusterSpec (as RayCluster)",
     "LeaderWorkerSet": "spec.leaderWorkerTemplate.leaderTemplate.spec, spec.leaderWorkerTemplate.workerTemplate.spec",
     "RayClusterFleet": "spec.template.spec (a RayCluster spec; AIBrix)",
+    "DynamoGraphDeployment": "spec.services.<name> (extraPodSpec and mainContainer over the operator's component defaults: probes, grace period, resources.gpu as nvidia.com/gpu; policies/dynamo_defaults.py)",
     "LLMInferenceService": "spec.template, spec.worker, spec.prefill.template, spec.prefill.worker, each with KServe's well-known presets merged in (policies/llmisvc_presets.py)",
 }
 

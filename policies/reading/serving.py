@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -122,6 +123,11 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
     return line
 
 
+# Processes that ship in engine images but serve no model: NVIDIA Dynamo's HTTP frontend and planner
+# (ai-dynamo/dynamo deploy/cloud/operator/internal/dynamo/component_frontend.go: `python3 -m dynamo.frontend`).
+_ROUTER_ONLY = re.compile(r"(?:^|\s)-m\s+dynamo\.(?:frontend|planner)\b")
+
+
 def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
     """The engine a container runs (an id of the engine table: "vllm", "sglang", "tgi", ...), or None.
 
@@ -131,6 +137,8 @@ def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
     """
     from policies.reading.vllm_args import is_vllm_container, vllm_command_line
 
+    if _ROUTER_ONLY.search(" ".join(container_argv(container))):
+        return None  # Dynamo's frontend or planner: an engine image, but a process that holds no model
     if vllm_command_line(container, image_entrypoint=not ray) is not None:
         return "vllm"
     if not ray and is_vllm_container(container):
