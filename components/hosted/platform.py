@@ -6,6 +6,7 @@ No ``from __future__ import annotations`` here: the analyzer reads the annotatio
 string literal after it.
 """
 
+import re
 from pathlib import Path
 from typing import NotRequired, Optional, TypedDict
 
@@ -80,35 +81,12 @@ class LlmPlatform(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self),
         )
         self.platform = platform
-        outputs = platform.stack_outputs()
-        self.namespace = outputs["namespace"]
-        self.service_urls = outputs["serviceUrls"]
-        self.model_names = outputs["modelNames"]
-        self.pool_names = outputs["poolNames"]
+        outputs = dict(platform.stack_outputs())
         # The library keeps a model without a budget as None; a schema map holds no nulls.
-        self.queue_budgets = pulumi.Output.from_input(outputs["queueBudgets"]).apply(
+        outputs["queueBudgets"] = pulumi.Output.from_input(outputs["queueBudgets"]).apply(
             lambda budgets: {k: v for k, v in budgets.items() if v is not None}
         )
-        self.hpa_targets = outputs["hpaTargets"]
-        self.hf_token_secret = outputs["hfTokenSecret"]
-        self.api_key_secret = outputs["apiKeySecret"]
-        self.region = outputs["region"]
-        self.cluster_endpoint = outputs["clusterEndpoint"]
-        self.cluster_certificate_authority = outputs["clusterCertificateAuthority"]
-        self.kubeconfig = outputs["kubeconfig"]
-        self.register_outputs(
-            {
-                "namespace": self.namespace,
-                "serviceUrls": self.service_urls,
-                "modelNames": self.model_names,
-                "poolNames": self.pool_names,
-                "queueBudgets": self.queue_budgets,
-                "hpaTargets": self.hpa_targets,
-                "hfTokenSecret": self.hf_token_secret,
-                "apiKeySecret": self.api_key_secret,
-                "region": self.region,
-                "clusterEndpoint": self.cluster_endpoint,
-                "clusterCertificateAuthority": self.cluster_certificate_authority,
-                "kubeconfig": self.kubeconfig,
-            }
-        )
+        # Each stack output is the attribute of the same name in snake case (the schema's outputs, above).
+        for key, value in outputs.items():
+            setattr(self, re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower(), value)
+        self.register_outputs(outputs)

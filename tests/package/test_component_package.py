@@ -166,9 +166,12 @@ def test_construct_through_the_provider_registers_what_the_program_registers(sta
         for key in ("hfToken", "apiKey"):
             if key in secrets:
                 inputs[key] = pulumi.Output.secret("offline-placeholder")
-        provider.construct(stack.name, TOKEN, inputs, pulumi.ResourceOptions())
+        states.append(provider.construct(stack.name, TOKEN, inputs, pulumi.ResourceOptions()).state)
 
+    states: list = []
     hosted = run_program(stack, program)
+    # The state the provider returns to the engine holds every output the schema declares.
+    assert set(states[0]) == set(json.loads(GOLDEN.read_text())["resources"][TOKEN]["properties"])
     python = run_program(stack)
     assert [r.name for r in hosted.resources if r.type == TOKEN] == [stack.name]
     assert _resources(hosted, drop_wrapper=True) == _resources(python, drop_wrapper=False)
