@@ -281,6 +281,7 @@ class LlmPlatform(pulumi.ComponentResource):
                 hf_token_secret=hf_token_secret,
                 api_key_secret=api_key_secret,
                 opts=self.k8s_opts(depends_on=waits),
+                wait_for_ready=cfg.deploy.wait_for_models,
             )
         )
 

@@ -164,7 +164,7 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
     `plan` runs without the cyclic garbage collector: a short batch run that keeps nearly everything it makes, whose
     collections over the heap as the Pulumi SDK's modules import, and the one after the program (stacks.offline
     run_program), cost about 0.15 s of a 2.6 s prod plan and free next to nothing (peak RSS ~180 MB either way). Its
-    simulation collects its own garbage (stacks.simulate.slo_results). The caller's setting is restored on return,
+    simulation collects its own garbage (stacks.slo_check.slo_results). The caller's setting is restored on return,
     unless ``exiting`` (``python -m stacks``: the process ends with the command), where the collector stays off so the
     interpreter's exit does not run a full collection over the whole heap (about 0.1 s more).
     """

@@ -109,6 +109,20 @@ def policy_resources(recording: Recording) -> list:
     ]
 
 
+# The annotations pulumi-kubernetes reads to decide how it awaits a resource (provider/pkg/metadata/annotations.go:33-35
+# at v4.32.0): skipAwait (no readiness wait), waitFor (a condition or JSONPath to wait for), timeoutSeconds.
+AWAIT_ANNOTATIONS = ("pulumi.com/skipAwait", "pulumi.com/timeoutSeconds", "pulumi.com/waitFor")
+
+
+def await_annotations(inputs: Mapping[str, Any]) -> dict[str, str]:
+    """The annotations of a Kubernetes object's inputs that change how Pulumi awaits it, those set."""
+    metadata = inputs.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    if not isinstance(annotations, Mapping):
+        return {}
+    return {k: annotations[k] for k in AWAIT_ANNOTATIONS if isinstance(annotations.get(k), str)}
+
+
 def tree_order(resources: list[Recorded]) -> list[Recorded]:
     """Parents before children, siblings by name: the engine registers asynchronously, the report must not vary."""
     children: dict[str, list[Recorded]] = {}
@@ -246,14 +260,21 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     # Advisory, and only for models that declare slo.traffic: simulate the stack under that profile (docs/simulate.md).
     if simulate_slo and any(m.slo.traffic is not None for m in cfg.models):
         from policies.simulation.simulated_slo import POLICY as SIMULATED_SLO
-        from stacks.simulate import slo_results
+        from stacks.slo_check import slo_results
 
         sim = slo_results(cfg, plans, files, stack.path.parent)
         violations = sorted(
             [*violations, *evaluate(sim, policies=[SIMULATED_SLO])], key=lambda v: (v.policy, v.resource, v.message)
         )
     resources = [
-        {"type": r.type, "name": r.name, "parent": r.parent, "dependsOn": list(r.dependencies)}
+        {
+            "type": r.type,
+            "name": r.name,
+            "parent": r.parent,
+            "dependsOn": list(r.dependencies),
+            **({"customTimeouts": dict(r.custom_timeouts)} if r.custom_timeouts else {}),
+            **({"awaitAnnotations": awaits} if (awaits := await_annotations(r.inputs)) else {}),
+        }
         for r in tree_order(recording.resources)
     ]
     report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name], cfg) for m in cfg.models])

@@ -49,7 +49,13 @@ def test_plan_exits_zero_with_the_json_contract(planned):
     # (docs/simulate.md); nothing else fires, and an advisory finding leaves the exit code 0.
     expected = {("llm-simulated-slo", "advisory")} if stack == "prod" else set()
     assert {(v["policy"], v["enforcement"]) for v in report["violations"]} == expected
-    assert all(set(r) == {"type", "name", "parent", "dependsOn"} for r in report["resources"])
+    # customTimeouts and awaitAnnotations appear where set (tests/builders/test_awaiting.py checks their values).
+    assert all(
+        {"type", "name", "parent", "dependsOn"}
+        <= set(r)
+        <= {"type", "name", "parent", "dependsOn", "customTimeouts", "awaitAnnotations"}
+        for r in report["resources"]
+    )
     for m in report["models"]:
         assert {"name", "kv_cache_gib", "kv_cache_tokens", "max_concurrency", "fits", "derived"} <= set(m)
         assert m["fits"] is True

@@ -179,3 +179,47 @@ def test_a_careful_dynamo_graph_has_no_blocking_finding(tmp_path):
     worker["extraPodSpec"]["nodeSelector"] = {"karpenter.k8s.aws/instance-gpu-name": "l40s"}
     worker["extraPodSpec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
     assert [v for v in _all(tmp_path, careful) if v[1] == "mandatory"] == []
+
+
+def _deployment(container: dict, kind: str = "Deployment") -> dict:
+    return {
+        "apiVersion": "apps/v1" if kind != "Job" else "batch/v1",
+        "kind": kind,
+        "metadata": {"name": "trtllm", "namespace": "llm"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "trtllm"}},
+            "template": {"metadata": {"labels": {"app": "trtllm"}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+# TensorRT-LLM behind the image's own server script (the shape of NVIDIA's TensorRT-LLM on Kubernetes samples: an
+# in-house image, `python3 server.py`, GPUs requested): no engine row names it, yet it is the pod's model server.
+_CUSTOM = {
+    "name": "server",
+    "image": "registry.example.com/llm/trtllm-server:1.4.2",
+    "command": ["python3", "/app/server.py", "--engine-dir", "/engines/llama-8b"],
+    "resources": {"limits": {"nvidia.com/gpu": "1"}, "requests": {"nvidia.com/gpu": "1"}},
+}
+
+
+def test_a_gpu_server_started_by_its_own_script_is_a_model_server(tmp_path):
+    found = {p for p, _, _ in _all(tmp_path, _deployment(_CUSTOM))}
+    assert {"serving-readiness-probe", "serving-memory-limit", "serving-resource-requests"} <= found
+    careful = {
+        **_CUSTOM,
+        "readinessProbe": {"httpGet": {"path": "/health", "port": 8000}},
+        "resources": {
+            "limits": {"nvidia.com/gpu": "1", "memory": "48Gi"},
+            "requests": {"nvidia.com/gpu": "1", "memory": "48Gi", "cpu": "8"},
+        },
+    }
+    assert {"serving-readiness-probe", "serving-memory-limit", "serving-resource-requests"} & {
+        p for p, _, _ in _all(tmp_path, _deployment(careful))
+    } == set()
+
+
+def test_gpu_placeholders_and_batch_jobs_are_no_model_servers(tmp_path):
+    pause = {"name": "pause", "image": "registry.k8s.io/pause:3.10", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    assert "serving-readiness-probe" not in {p for p, _, _ in _all(tmp_path, _deployment(pause))}
+    assert "serving-readiness-probe" not in {p for p, _, _ in _all(tmp_path, _deployment(_CUSTOM, "Job"))}
