@@ -171,11 +171,12 @@ COMMANDS: tuple[Command, ...] = (
         usage="python -m stacks schema",
         summary="print the Pulumi package schema the component package serves",
         description=(
-            "Print the Pulumi package schema that the component package serves (GetSchema): the same bytes as its\n"
-            "committed golden file, for review in pull requests."
+            "Print the Pulumi package schema that the component package (package/) serves over GetSchema, as the\n"
+            "SDK infers it from components/hosted/: the same bytes as the committed package/schema.json, for review\n"
+            "in pull requests."
         ),
         exit_codes=((0, "the schema is printed"), (2, "invalid arguments")),
-        pending="the component package (issue 33, deliverable 2) adds it",
+        see="package.md",
     ),
     Command(
         name="policies check",

@@ -335,7 +335,7 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     # Advisory, and only for models that declare slo.traffic: simulate the stack under that profile (docs/simulate.md).
     if simulate_slo and any(m.slo.traffic is not None for m in cfg.models):
         from policies.simulation.simulated_slo import POLICY as SIMULATED_SLO
-        from stacks.simulate import slo_results
+        from stacks.slo_check import slo_results
 
         sim = slo_results(cfg, plans, files, stack.path.parent)
         violations = sorted(
@@ -365,7 +365,7 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     return PlanResult(report=report, files=files)
 
 
-# The stack's outputs beside the report (DESIGN.md's plan contract), as `pulumi stack output --json` shows
+# The stack's outputs beside the report (docs/cli.md, `plan`), as `pulumi stack output --json` shows
 # them with secrets redacted: what a consumer's offline plan hands its StackReference (docs/reuse.md).
 OUTPUTS_FILE = "outputs.json"
 
