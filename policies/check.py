@@ -88,7 +88,7 @@ def check_report(
     """The JSON report: counts of what was read, each violation with its file, document and line,
     the model servers the capacity policies could not size (``unsized``: not a pass), and the
     folders checked as separate clusters (``scopes``; empty when the run is one)."""
-    from stacks.report import violation_row
+    from policies.report import violation_row
 
     read: list[ManifestObject | Unreadable] = [*manifests.objects, *manifests.unreadable]
     where = {_key(o): o for o in read}
@@ -126,16 +126,8 @@ def check_report(
     }
 
 
-def generic_line(row: dict) -> str:
-    """One object read generically, as text and Markdown reports say it."""
-    return (
-        f"{row['location']} {row['resource']} (line {row['line']}): no reader knows this kind; the generic pod rules "
-        f"ran on the pod template{'s' if len(row['paths']) != 1 else ''} at {', '.join(row['paths'])}"
-    )
-
-
 def _summary(report: dict) -> str:
-    from stacks.report import plural
+    from policies.report import plural
 
     skipped = report["skipped"]
     text = (
@@ -161,7 +153,7 @@ def _summary(report: dict) -> str:
 
 def render(report: dict, fmt: str) -> str:
     """The report as text, JSON, Markdown (a PR comment) or SARIF 2.1.0."""
-    from stacks.report import check_markdown, sarif_log
+    from policies.report import check_markdown, generic_line, sarif_log
 
     if fmt == "json":
         public = {
@@ -234,7 +226,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             if errors := validate_config(config):
                 raise PolicyConfigError(errors)
         # Models resolved from the Hub (stacks/models.lock.json) size before the built-in catalogue.
-        from stacks.models import LOCK_FILE, use_repo_lock
+        from components.capacity.models import LOCK_FILE, use_repo_lock
 
         try:
             use_repo_lock(LOCK_FILE)
