@@ -88,7 +88,7 @@ def check_report(
     """The JSON report: counts of what was read, each violation with its file, document and line,
     the model servers the capacity policies could not size (``unsized``: not a pass), and the
     folders checked as separate clusters (``scopes``; empty when the run is one)."""
-    from stacks.report import violation_row
+    from policies.report import violation_row
 
     read: list[ManifestObject | Unreadable] = [*manifests.objects, *manifests.unreadable]
     where = {_key(o): o for o in read}
@@ -126,16 +126,8 @@ def check_report(
     }
 
 
-def generic_line(row: dict) -> str:
-    """One object read generically, as text and Markdown reports say it."""
-    return (
-        f"{row['location']} {row['resource']} (line {row['line']}): no reader knows this kind; the generic pod rules "
-        f"ran on the pod template{'s' if len(row['paths']) != 1 else ''} at {', '.join(row['paths'])}"
-    )
-
-
 def _summary(report: dict) -> str:
-    from stacks.report import plural
+    from policies.report import plural
 
     skipped = report["skipped"]
     text = (
@@ -161,7 +153,7 @@ def _summary(report: dict) -> str:
 
 def render(report: dict, fmt: str) -> str:
     """The report as text, JSON, Markdown (a PR comment) or SARIF 2.1.0."""
-    from stacks.report import check_markdown, sarif_log
+    from policies.report import check_markdown, generic_line, sarif_log
 
     if fmt == "json":
         public = {
@@ -234,7 +226,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             if errors := validate_config(config):
                 raise PolicyConfigError(errors)
         # Models resolved from the Hub (stacks/models.lock.json) size before the built-in catalogue.
-        from stacks.models import LOCK_FILE, use_repo_lock
+        from components.capacity.models import LOCK_FILE, use_repo_lock
 
         try:
             use_repo_lock(LOCK_FILE)
@@ -246,12 +238,22 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             raise InputError(str(exc)) from None
         if manifests.counts.objects == 0:
             report = check_report(manifests, evaluate(resources_of(manifests), config))
+            error = f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked"
+            if manifests.unreadable and as_json:
+                # One JSON object on every exit: the error's fields, and the unreadable files' findings beside them.
+                sys.stderr.write("".join(f"error: {u.text}\n" for u in manifests.unreadable) + f"error: {error}\n")
+                sys.stdout.write(
+                    json.dumps(
+                        {**json.loads(render(report, "json")), **json.loads(json_error(row.name, 2, error))},
+                        indent=2,
+                        sort_keys=True,
+                    )
+                    + "\n"
+                )
+                return 2
             if manifests.unreadable:
                 sys.stdout.write(render(report, args.format))
-            raise InputError(
-                "".join(f"{u.text}\n" for u in manifests.unreadable)
-                + f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked"
-            )
+            raise InputError("".join(f"{u.text}\n" for u in manifests.unreadable) + error)
         resources = resources_of(manifests)
         labels, groups = scoped(manifests, resources)
         violations = evaluate(resources, config, scopes=groups)

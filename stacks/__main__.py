@@ -127,7 +127,16 @@ def build_parser() -> argparse.ArgumentParser:
     from stacks.preflight import add_preflight_arguments
 
     add_preflight_arguments(_subcommand(sub, "preflight", _preflight))
+    _subcommand(sub, "schema", _schema)
     return parser
+
+
+def _schema(args: argparse.Namespace) -> int:
+    """Print the component package's schema (package/schema.json's bytes; docs/package.md)."""
+    from components.hosted import package_schema
+
+    sys.stdout.write(package_schema())
+    return EXIT_OK
 
 
 def _command_of(argv: Sequence[str]) -> Optional[str]:
@@ -155,7 +164,7 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
     `plan` runs without the cyclic garbage collector: a short batch run that keeps nearly everything it makes, whose
     collections over the heap as the Pulumi SDK's modules import, and the one after the program (stacks.offline
     run_program), cost about 0.15 s of a 2.6 s prod plan and free next to nothing (peak RSS ~180 MB either way). Its
-    simulation collects its own garbage (stacks.simulate.slo_results). The caller's setting is restored on return,
+    simulation collects its own garbage (stacks.slo_check.slo_results). The caller's setting is restored on return,
     unless ``exiting`` (``python -m stacks``: the process ends with the command), where the collector stays off so the
     interpreter's exit does not run a full collection over the whole heap (about 0.1 s more).
     """

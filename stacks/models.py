@@ -27,12 +27,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from components.capacity.architecture import GIB, ArchitectureError, parse_config
-from components.capacity.models import LockError, use_lock
-from components.errors import ConfigError, Problem
+from components.capacity.models import LOCK_FILE, LockError, use_lock, use_repo_lock  # noqa: F401 (the lock's CLI)
 
 ROOT = Path(__file__).resolve().parent.parent
-# LLM_SERVING_MODELS_LOCK names another lock file (tests, or a checkout that keeps it elsewhere).
-LOCK_FILE = Path(os.environ.get("LLM_SERVING_MODELS_LOCK") or ROOT / "stacks" / "models.lock.json")
 
 # Bytes per element of each safetensors dtype (the safetensors format's dtype names, as the Hub reports them).
 DTYPE_BYTES: dict[str, float] = {
@@ -56,14 +53,6 @@ DTYPE_BYTES: dict[str, float] = {
     "F6_E2M3": 0.75,
     "F6_E3M2": 0.75,
 }
-
-
-def use_repo_lock(path: Path = LOCK_FILE) -> int:
-    """Register the repository's lock file (an absent one registers nothing); a broken one is a ConfigError."""
-    try:
-        return use_lock(path)
-    except LockError as exc:
-        raise ConfigError([Problem(str(path), f"{exc}".removeprefix(f"{path}: "), has_value=False)]) from None
 
 
 class Unresolved(Exception):

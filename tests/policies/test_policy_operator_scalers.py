@@ -223,3 +223,40 @@ def test_gpu_placeholders_and_batch_jobs_are_no_model_servers(tmp_path):
     pause = {"name": "pause", "image": "registry.k8s.io/pause:3.10", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
     assert "serving-readiness-probe" not in {p for p, _, _ in _all(tmp_path, _deployment(pause))}
     assert "serving-readiness-probe" not in {p for p, _, _ in _all(tmp_path, _deployment(_CUSTOM, "Job"))}
+
+
+# NVIDIA NIM: the operator's sample NIMService with autoscaling on (NVIDIA/k8s-nim-operator v3.1.2
+# config/samples/apps_v1alpha1_nimservice.yaml shape, scale.enabled with an HPA block and no metrics).
+_NIM = {
+    "apiVersion": "apps.nvidia.com/v1alpha1",
+    "kind": "NIMService",
+    "metadata": {"name": "meta-llama3-8b-instruct", "namespace": "nim-service"},
+    "spec": {
+        "image": {"repository": "nvcr.io/nim/meta/llama-3.1-8b-instruct", "tag": "1.3.3", "pullSecrets": ["ngc-secret"]},
+        "authSecret": "ngc-api-secret",
+        "storage": {"nimCache": {"name": "meta-llama3-8b-instruct", "profile": ""}},
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+        "scale": {"enabled": True, "hpa": {"minReplicas": 1, "maxReplicas": 4}},
+        "expose": {"service": {"type": "ClusterIP", "port": 8000}},
+    },
+}
+
+
+def test_a_nim_service_hpa_on_cpu_fires_and_on_a_load_metric_does_not(tmp_path):
+    found = [m for p, _, m in _all(tmp_path, _NIM) if p == "gpu-workload-no-resource-metric-hpa"]
+    assert found and "spec.scale.hpa.metrics is empty, so the HPA scales on its default of 80% CPU" in found[0]
+    careful = copy.deepcopy(_NIM)
+    careful["spec"]["scale"]["hpa"]["metrics"] = [
+        {
+            "type": "Pods",
+            "pods": {"metric": {"name": "num_requests_running"}, "target": {"type": "AverageValue", "averageValue": "10"}},
+        }
+    ]
+    assert [p for p, _, _ in _all(tmp_path, careful) if p == "gpu-workload-no-resource-metric-hpa"] == []
+
+
+def test_a_nim_service_short_scale_down_window_fires(tmp_path):
+    short = copy.deepcopy(_NIM)
+    short["spec"]["scale"]["hpa"]["behavior"] = {"scaleDown": {"stabilizationWindowSeconds": 60}}
+    assert len([p for p, _, _ in _all(tmp_path, short) if p == "llm-hpa-behavior"]) == 1
+    assert [p for p, _, _ in _all(tmp_path, _NIM) if p == "llm-hpa-behavior"] == []
