@@ -38,6 +38,10 @@ def prod() -> list[dict]:
     return objects_of(stack_config("prod"))
 
 
+def _min_replicas(name: str) -> int:
+    return next(m["replicas"]["min"] for m in stack_config("prod")["llm-serving:models"] if m["name"] == name)
+
+
 def _model(choice: dict, name: str) -> dict:
     return next(m for m in choice["models"] if m["model"] == name)
 
@@ -49,21 +53,24 @@ def _pool(choice: dict, name: str) -> dict:
 def test_prod_takes_the_nodes_its_cost_reasoning_assumes(prod):
     choice = node_choice(prod)
     assert choice["unschedulable"] == [] and choice["findings"] == []
-    # Two TP4 llama-70b replicas share one 8-GPU p5; the 405B takes two p5s (head beside a worker).
-    assert _model(choice, "llama-70b")["nodes"] == 1
+    # TP4 llama-70b replicas share 8-GPU p5s two by two (prod runs five at rest: three nodes, the last half idle);
+    # the 405B takes two p5s (head beside a worker).
+    replicas = _model(choice, "llama-70b")["pods"]
+    assert replicas == _min_replicas("llama-70b") and _model(choice, "llama-70b")["nodes"] == -(-replicas // 2)
     assert _model(choice, "llama-405b") | {"node_names": None} == {
         **_model(choice, "llama-405b"),
         "node_names": None,
         "pods": 3,
         "nodes": 2,
     }
+    nodes = 2 + -(-replicas // 2)
     assert _pool(choice, "h100") == {
         "pool": "h100",
-        "nodes": 3,
-        "instance_types": {"p5.48xlarge": 3},
-        "gpus": 24,
-        "gpus_requested": 24,
-        "idle_gpus": 0,
+        "nodes": nodes,
+        "instance_types": {"p5.48xlarge": nodes},
+        "gpus": 8 * nodes,
+        "gpus_requested": 16 + 4 * replicas,
+        "idle_gpus": 8 * nodes - 16 - 4 * replicas,
     }
     # chat-8b (TP1) takes the 1-GPU g6e.2xlarge, one per node: the cheapest type that holds it.
     assert _model(choice, "chat-8b")["instance_types"] == ["g6e.2xlarge"] and _model(choice, "chat-8b")["nodes"] == 2
@@ -79,9 +86,20 @@ def test_a_schedule_anyway_hostname_spread_is_required_while_provisioning(prod):
     spread = isvc["spec"]["predictor"]["topologySpreadConstraints"]
     spread.append({**spread[0], "maxSkew": 1, "topologyKey": "kubernetes.io/hostname"})
     choice = node_choice(objs)
-    assert _model(choice, "llama-70b")["nodes"] == 2
-    assert _pool(choice, "h100")["idle_gpus"] == 8
-    assert choice["findings"] == []  # Karpenter never relaxes it: a new node always satisfies it
+    replicas = _min_replicas("llama-70b")
+    # One p5 per replica, half idle each, until the pool's GPU limit (48, 16 of them the 405B's) stops new nodes; only
+    # then does Karpenter relax the spread (scheduler.go:543, preferences.go:90-100) and put the fifth replica beside
+    # the fourth.
+    fit = (48 - 16) // 8
+    assert replicas == fit + 1
+    assert _model(choice, "llama-70b")["nodes"] == fit
+    assert _pool(choice, "h100")["idle_gpus"] == 4 * fit - 4
+    assert choice["unschedulable"] == []
+    # The first ScheduleAnyway constraint goes first (the zone's, preferences.go:91-97), then the hostname's.
+    assert _model(choice, "llama-70b")["relaxations"] == [
+        "removed ScheduleAnyway spread on kubernetes.io/hostname",
+        "removed ScheduleAnyway spread on topology.kubernetes.io/zone",
+    ]
 
 
 def test_the_zone_spread_picks_the_least_loaded_zone(prod):
@@ -92,7 +110,10 @@ def test_the_zone_spread_picks_the_least_loaded_zone(prod):
     assert len(zones) == 2
     objs = copy.deepcopy(prod)
     isvc = next(o for o in objs if o["kind"] == "InferenceService" and o["metadata"]["name"] == "llama-70b")
+    isvc["spec"]["predictor"]["minReplicas"] = 2
+    assert _model(node_choice(objs), "llama-70b")["nodes"] == 1  # maxSkew 2: both in one zone, on one p5
     isvc["spec"]["predictor"]["topologySpreadConstraints"][0]["maxSkew"] = 1
+    # maxSkew 1: the second replica must open the next zone, so two p5s, each half idle.
     assert _model(node_choice(objs), "llama-70b")["nodes"] == 2
 
 
@@ -140,7 +161,13 @@ def test_pods_come_from_the_controllers_rules(prod):
     for p in pods:
         by_owner[p.owner] = by_owner.get(p.owner, 0) + 1
     # minReplicas predictor pods; a head plus replicas x numOfHosts workers (KubeRay pod.go); the buffer's replicas.
-    assert by_owner == {"chat-8b": 2, "qwen3-32b": 2, "llama-70b": 2, "llama-405b": 3, "buffer/l40s": 1}
+    assert by_owner == {
+        "chat-8b": _min_replicas("chat-8b"),
+        "qwen3-32b": _min_replicas("qwen3-32b"),
+        "llama-70b": _min_replicas("llama-70b"),
+        "llama-405b": 3,
+        "buffer/l40s": 1,
+    }
     head = next(p for p in pods if p.name == "llama-405b-head")
     assert head.labels["ray.io/cluster"] == "llama-405b" and head.labels["ray.io/node-type"] == "head"
 

@@ -11,16 +11,16 @@ from stacks.report import render_markdown, render_text
 def test_prod_reports_nodes_and_idle_gpus_and_writes_the_choice():
     result = run_plan("prod", simulate_slo=False)
     pools = {p["name"]: p for p in result.report["pools"]}
-    # Two TP4 llama-70b replicas share one p5 beside the 405B's two (components/derive/karpenter.py).
-    assert (pools["h100"]["nodes"], pools["h100"]["idle_gpus"]) == (3, 0)
-    assert pools["h100"]["node_instance_types"] == {"p5.48xlarge": 3}
+    # llama-70b's five TP4 replicas share p5s two by two beside the 405B's two (components/derive/karpenter.py).
+    assert (pools["h100"]["nodes"], pools["h100"]["idle_gpus"]) == (5, 4)
+    assert pools["h100"]["node_instance_types"] == {"p5.48xlarge": 5}
     written = yaml.safe_load(result.files[NODE_CHOICE_FILE])
     assert written == result.report["node_choice"]
-    assert {m["model"]: m["nodes"] for m in written["models"]}["llama-70b"] == 1
+    assert {m["model"]: m["nodes"] for m in written["models"]}["llama-70b"] == 3
     text = render_text(result.report)
-    assert "nodes llama-70b: 2 pods on 1 x p5.48xlarge (h100)" in text
+    assert "nodes llama-70b: 5 pods on 3 x p5.48xlarge (h100)" in text
     markdown = render_markdown(result.report)
-    assert "| llama-70b | h100 | 2 | 1 | p5.48xlarge | - |" in markdown
+    assert "| llama-70b | h100 | 5 | 3 | p5.48xlarge | - |" in markdown
 
 
 def test_policies_check_of_a_plan_folder_leaves_its_derived_objects_to_the_plan(tmp_path):
