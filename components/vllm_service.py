@@ -59,6 +59,14 @@ class VllmServiceArgs(BaseModel):
         default=None,
         description="Directory that `model.architecture.configPath` is relative to. Default null: the working directory.",
     )
+    kserve_cpu_limit_cleared: bool = Field(
+        False,
+        description="True when the cluster's KServe sets no default CPU limit (inferenceservice-config "
+        "resource.cpuLimit empty, as the platform's own kserve release does): the vLLM container then has no CPU "
+        "limit, so it is never throttled. Default false: its CPU limit equals its CPU request, because KServe's "
+        "defaulter fills a missing limit from that config (1 CPU in the chart) and a request above the limit makes "
+        "the predictor Deployment invalid.",
+    )
 
     @model_validator(mode="after")
     def _plan_or_pool(self) -> "VllmServiceArgs":
@@ -127,7 +135,9 @@ class VllmService(KubernetesComponent):
             self.child_opts(depends_on=waits, custom_timeouts=timeouts) if waits else self.child_opts(custom_timeouts=timeouts)
         )
         isvc = resolve(
-            lambda ns, pool, secret, key: build.inference_service(m, plan, ns, pool, secret, key),
+            lambda ns, pool, secret, key: build.inference_service(
+                m, plan, ns, pool, secret, key, cpu_limit=not args.kserve_cpu_limit_cleared
+            ),
             args.namespace,
             pool_name,
             args.hf_token_secret,
