@@ -66,7 +66,9 @@ COMMANDS: tuple[Command, ...] = (
             "Run the stack's real Pulumi program in-process under an offline engine (no Pulumi CLI, no cloud, no\n"
             "credentials), evaluate every policy of the pack on what was recorded, write one YAML document per\n"
             "Kubernetes object under DIR/kubernetes/, one JSON file per cloud resource under DIR/aws/, one YAML file\n"
-            "per Helm release under DIR/helm/ and the stack's outputs (DIR/outputs.json, secrets redacted; default\n"
+            "per Helm release under DIR/helm/, one YAML document per object the controllers will create from ours\n"
+            "under DIR/derived/ (KServe's predictor Deployment and Service; checked by the pack's per-object\n"
+            "policies like our own) and the stack's outputs (DIR/outputs.json, secrets redacted; default\n"
             "DIR build/STACK), print the report and say where it wrote. STACK is a stack name\n"
             "(stacks/Pulumi.STACK.yaml) or the path of any file in that format. The folder is for review: Secrets\n"
             "hold placeholders, so deploy with `pulumi up`, not `kubectl apply`. The same input gives\n"
@@ -76,7 +78,8 @@ COMMANDS: tuple[Command, ...] = (
         json_flag="--format json",
         json_fields=(
             "`stack`, `resources` [{type, name, parent, dependsOn}], `violations` [{policy, catalog, enforcement, "
-            "resource, message, file, line}], `models` [{name, ...capacity plan figures...}], `pools`"
+            "resource, message, file, line}], `models` [{name, ...capacity plan figures..., `controllers` [{controller, "
+            "kind, name, path, summary}]}], `pools`"
         ),
     ),
     Command(
