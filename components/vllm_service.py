@@ -59,7 +59,7 @@ class VllmServiceArgs(BaseModel):
         None, description="Directory that `model.architecture.configPath` is relative to. Default null: the working directory."
     )
     kserve_cpu_limit_cleared: bool = Field(
-        False,
+        default=False,
         description="True when the cluster's KServe sets no default CPU limit (inferenceservice-config "
         "resource.cpuLimit empty, as the platform's own kserve release does): the vLLM container then has no CPU "
         "limit, so it is never throttled. Default false: its CPU limit equals its CPU request, because KServe's "
