@@ -15,13 +15,8 @@ from typing import Any
 from ..builders.credentials import HF_TOKEN_KEY, model_service_account_name
 from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
 from ..builders.labels import recommended_labels
-<<<<<<< HEAD
-from ..builders.model_source import model_args, model_env
-from ..builders.scheduling import ISVC_LABEL, karpenter_gpu_name, pod_drain, replicas_per_node, serving_pod_scheduling
-=======
 from ..builders.model_source import cache_wait, model_args, model_env
-from ..builders.scheduling import ISVC_LABEL, karpenter_gpu_name, pod_drain, serving_pod_scheduling
->>>>>>> main
+from ..builders.scheduling import ISVC_LABEL, karpenter_gpu_name, pod_drain, replicas_per_node, serving_pod_scheduling
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig
 from ..images import image_tag
