@@ -181,8 +181,8 @@ class LlmIngressArgs(BaseModel):
     )
     api_key: bool = Field(
         False,
-        description="The models require the stack's API key (VLLM_API_KEY): the ALB then forwards /v1 only, the prefix "
-        "vLLM's key guards (docs/edge.md). Default false (every path).",
+        description="The models require the stack's API key (VLLM_API_KEY): the ALB and every VirtualService route then "
+        "forward only the path prefixes the key guards in each model's vLLM release (docs/edge.md). Default false (every path).",
     )
     pod_identity_agent: Optional[Any] = Field(
         None,
@@ -226,7 +226,9 @@ class LlmIngress(KubernetesComponent):
             for m in args.models:
                 if m.name in args.siblings:
                     continue
-                vs = functools.partial(build.virtual_service, m, args.plans, cfg, sibling=long_of.get(m.name))
+                vs = functools.partial(
+                    build.virtual_service, m, args.plans, cfg, sibling=long_of.get(m.name), api_key=args.api_key
+                )
                 _namespaced(f"{name}-{m.name}-vs", vs, ns, self.child_opts(depends_on=list(before)))
             for m in args.models:
                 dr = functools.partial(build.destination_rule, m, args.plans[m.name], gateway_replicas=args.gateway_replicas)
