@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from policies.check import resources_of  # noqa: E402
-from policies.framework import evaluate  # noqa: E402
 from policies.manifests import manifest_paths, read_manifests  # noqa: E402
+from policies.registry import evaluate  # noqa: E402
 
 BEFORE_COMMIT = "0fce383"
 

@@ -5,7 +5,7 @@ engine-shaped inputs) and returns sorted `Violation`s; the offline plan and the 
 `policies/__main__.py` wraps the same policies for `pulumi preview --policy-pack policies`.
 """
 
-from policies.framework import Resource, Violation, evaluate, validate_config
-from policies.registry import POLICIES
+from policies.framework import Resource, Violation
+from policies.registry import POLICIES, evaluate, validate_config
 
 __all__ = ["POLICIES", "Resource", "Violation", "evaluate", "validate_config"]

@@ -22,9 +22,12 @@ from typing import BinaryIO, Optional, Sequence
 
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
-from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation, evaluate, validate_config
+from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation
+from policies.kube import read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, manifest_paths, read_manifests
-from policies.vllm.capacity import sizing_gaps
+from policies.reading.gaps import sizing_gaps
+from policies.registry import evaluate, validate_config
+from policies.scopes import split
 
 FORMATS = ("text", "json", "markdown", "sarif")
 
@@ -59,9 +62,20 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
     return [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
 
 
-def check_report(manifests: ManifestSet, violations: Sequence[Violation], unsized: Sequence = ()) -> dict:
+def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[str], Optional[list[list[Resource]]]]:
+    """The labels of the run's scopes (policies.scopes) and the resources of each; None when the run is one."""
+    scopes = split(manifests.objects)
+    if len(scopes) <= 1:
+        return [], None
+    return [s.label for s in scopes], [[resources[i] for i in s.indexes] for s in scopes]
+
+
+def check_report(
+    manifests: ManifestSet, violations: Sequence[Violation], unsized: Sequence = (), scopes: Sequence[str] = ()
+) -> dict:
     """The JSON report: counts of what was read, each violation with its file, document and line,
-    and the model servers the capacity policies could not size (``unsized``: not a pass)."""
+    the model servers the capacity policies could not size (``unsized``: not a pass), and the
+    folders checked as separate clusters (``scopes``; empty when the run is one)."""
     from stacks.report import violation_row
 
     where = {_key(o): o for o in manifests.objects}
@@ -75,14 +89,36 @@ def check_report(manifests: ManifestSet, violations: Sequence[Violation], unsize
             row["location"] = o.location
         rows.append(row)
     counts = manifests.counts
+    generic = [
+        {
+            "file": o.file,
+            "document": o.document,
+            "line": o.line,
+            "resource": f"{o.shown_kind}/{o.name}",
+            "location": o.location,
+            "paths": paths,
+        }
+        for o in manifests.objects
+        if (paths := read_generically(Resource(type=o.resource_type, name=_key(o), props=o.obj)))
+    ]
     return {
+        "generic": generic,
         "files": counts.files,
         "documents": counts.documents,
         "objects": counts.objects,
         "skipped": dict(sorted(counts.skipped.items())),
         "violations": rows,
         "unsized": [gap.row() for gap in unsized],
+        "scopes": list(scopes),
     }
+
+
+def generic_line(row: dict) -> str:
+    """One object read generically, as text and Markdown reports say it."""
+    return (
+        f"{row['location']} {row['resource']} (line {row['line']}): no reader knows this kind; the generic pod rules "
+        f"ran on the pod template{'s' if len(row['paths']) != 1 else ''} at {', '.join(row['paths'])}"
+    )
 
 
 def _summary(report: dict) -> str:
@@ -95,6 +131,11 @@ def _summary(report: dict) -> str:
     )
     if skipped:
         text += "; skipped (not Kubernetes objects): " + ", ".join(f"{k} x{n}" for k, n in skipped.items())
+    if report.get("scopes"):
+        text += (
+            f"; checked as {len(report['scopes'])} separate clusters, never joined ({', '.join(report['scopes'])}): "
+            "the same object is defined in more than one of them"
+        )
     if report.get("unsized"):
         count = len(report["unsized"])
         text += (
@@ -110,13 +151,19 @@ def render(report: dict, fmt: str) -> str:
     from stacks.report import check_markdown, sarif_log
 
     if fmt == "json":
-        public = {**report, "violations": [{k: v for k, v in row.items() if k != "location"} for row in report["violations"]]}
+        public = {
+            **report,
+            "violations": [{k: v for k, v in row.items() if k != "location"} for row in report["violations"]],
+            "generic": [{k: v for k, v in row.items() if k != "location"} for row in report.get("generic", [])],
+        }
         return json.dumps(public, indent=2, sort_keys=True) + "\n"
     if fmt == "markdown":
         return check_markdown(report)
     if fmt == "sarif":
         return json.dumps(sarif_log(report["violations"]), indent=2, sort_keys=True) + "\n"
     out = [_summary(report)]
+    for row in report.get("generic", []):
+        out.append(f"[read generically] {generic_line(row)}")
     for gap in report.get("unsized", []):
         out.append(f"[not sized] {gap['resource']} {gap['server']}: {gap['reason']}")
     for v in report["violations"]:
@@ -165,7 +212,8 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             report = check_report(manifests, [])
             raise InputError(f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked")
         resources = resources_of(manifests)
-        violations = evaluate(resources, config)
+        labels, groups = scoped(manifests, resources)
+        violations = evaluate(resources, config, scopes=groups)
         unsized = sizing_gaps(resources)
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
@@ -178,7 +226,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             raise
         sys.stderr.write(f"internal error: {type(exc).__name__} (set LLM_SERVING_DEBUG=1 for details)\n")
         return 3
-    report = check_report(manifests, violations, unsized)
+    report = check_report(manifests, violations, unsized, labels)
     sys.stdout.write(render(report, args.format))
     if args.format != "text":
         sys.stderr.write(_summary(report) + "\n")

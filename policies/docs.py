@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+from components.serving_engines import ENGINES
 from policies import catalog
 from policies.framework import DOCS_PAGE, EXEMPTION_PREFIX, Policy
-from policies.kube import WORKLOAD_TYPES
+from policies.kube import WORKLOAD_TYPES, fmt_number
 
 # Where each workload kind keeps its pod templates (policies.kube.pod_specs reads these paths).
 POD_TEMPLATE_PATHS = {
@@ -193,7 +194,9 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         "stdin; `List` objects flattened).",
         "",
         "Mandatory violations fail the command (exit 1); advisory ones are reported only. Findings on a resource "
-        f'are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: "<reason>"`.',
+        f'are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: "<reason>"`. Policies over the whole '
+        "stack never join objects of two clusters: `policies check` over several clusters' manifests (the same "
+        "object defined in two files) checks each folder apart ([CLI](cli.md#python-m-policies-check)).",
         "",
         "| policy | catalogue | enforcement | severity | blocks |",
         "|---|---|---|---|---|",
@@ -216,11 +219,46 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         out.append(f"| {kind} | `{token}` | {_cell(POD_TEMPLATE_PATHS.get(kind, 'spec'))} |")
     out += [
         "",
-        "Other kinds with an embedded pod template are not read (operator CRDs such as NIMService or "
-        "VLLMRuntime render theirs at run time). Model servers are recognised by engine: vLLM (`vllm serve`, "
-        "`vllm.entrypoints`, a vllm image), SGLang, Hugging Face TGI, Triton, NVIDIA NIM, a KServe predictor "
-        "`model`, and GPU containers of Ray clusters. A *serving app* is a Deployment, StatefulSet or "
-        "LeaderWorkerSet running a model server, or an InferenceService.",
+        "Every other custom resource (an operator's CR no reader knows) is searched for pod templates wherever they "
+        "sit: a mapping with a `containers` list (core/v1 PodSpec), or one container under a key ending in "
+        "`container` (`extraPodSpec.mainContainer`), metadata and status skipped (`policies/kube.py` "
+        "generic_pod_specs). The pod policies run on what it finds, and `policies check` lists each object read "
+        "this way (`[read generically]` in text, `generic` in JSON, a list in Markdown). A reader for a known kind "
+        "adds meaning (replicas, autoscaling, the operator's defaults); without one the generic rules still run. "
+        "Kubernetes' own kinds outside the table are never searched.",
+        "",
+        "Model servers are recognised by engine, from one table of serving engines "
+        "(`components/serving_engines.toml`, each fact cited at a pinned release): how each engine is recognised "
+        "(image, command, module), the spellings of its memory-fraction, context-length, tensor-parallel, model, "
+        "revision and trust-remote-code settings, its health and readiness endpoints, what it does on SIGTERM, "
+        "and its metrics. S1, S10, S16 and S17 read the table, so a new engine is one row:",
+        "",
+        "| engine | recognised by | memory fraction | context length | tensor parallel | health / readiness | on SIGTERM |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for engine in ENGINES:
+        recognised = ", ".join(
+            [f"`{' '.join(c)}`" for c in engine.commands]
+            + [f"`-m {m}`" for m in engine.modules]
+            + [f"image `{i}`" for i in engine.images]
+        )
+        drain = (
+            f"waits for in-flight requests up to `--{engine.drain_flag}` (default {fmt_number(engine.drain_default)} s)"
+            if engine.drain == "flag"
+            else "no documented drain"
+        )
+        out.append(
+            f"| {engine.display} ({engine.release}) | {_cell(recognised)} | "
+            + " | ".join(
+                _cell(engine.spelling(s)) if s in engine.flags else "-"
+                for s in ("gpu-memory-utilization", "max-model-len", "tensor-parallel-size")
+            )
+            + f" | `{engine.health}` / `{engine.readiness}` | {_cell(drain)} |"
+        )
+    out += [
+        "",
+        "A KServe predictor `model` and the GPU containers of Ray clusters are model servers too. A *serving app* is "
+        "a Deployment, StatefulSet or LeaderWorkerSet running a model server, or an InferenceService.",
         "",
     ]
     for policy in policies:

@@ -164,13 +164,6 @@ class PolicyConfigError(ValueError):
         self.errors = errors
 
 
-def _registry() -> tuple[Policy, ...]:
-    # Imported late: the registry imports every policy module, which import this module.
-    from policies.registry import POLICIES
-
-    return POLICIES
-
-
 def policy_settings(config: Mapping[str, Any] | None, policy: Policy) -> tuple[str, dict[str, Any]]:
     """Resolve one policy's enforcement level and config from a pack config.
 
@@ -248,18 +241,26 @@ def run_stack_policy(policy: Policy, resources: Sequence[Resource], values: Mapp
     return findings
 
 
-def evaluate(
-    resources: Sequence[Resource], config: Mapping[str, Mapping] | None = None, policies: Sequence[Policy] | None = None
+def evaluate_policies(
+    resources: Sequence[Resource],
+    config: Mapping[str, Mapping] | None,
+    policies: Sequence[Policy],
+    *,
+    scopes: Sequence[Sequence[Resource]] | None = None,
 ) -> list[Violation]:
     """Run every policy over the resources and return the violations, sorted.
 
     `config` is a pack config (see `policy_settings`); it is validated first and a
-    `PolicyConfigError` lists every problem. `policies` defaults to the registry. A policy
+    `PolicyConfigError` lists every problem. `policies.registry.evaluate` runs the whole pack. A policy
     whose level resolves to "disabled" is skipped. The result is sorted by (policy, resource,
     message) so that reports are byte-stable.
+
+    `scopes` partitions the resources into groups that may be joined (one cluster each,
+    policies.scopes): stack policies run on each group alone, so objects of two clusters are
+    never joined. None: the resources are one stack.
     """
-    policies = _registry() if policies is None else tuple(policies)
-    errors = validate_config(config, policies)
+    policies = tuple(policies)
+    errors = config_errors(config, policies)
     if errors:
         raise PolicyConfigError(errors)
     violations: list[Violation] = []
@@ -269,7 +270,11 @@ def evaluate(
             if level == "disabled":
                 continue
             if policy.is_stack_policy:
-                findings = run_stack_policy(policy, resources, values)
+                findings: list[tuple[str, str]] = []
+                for group in scopes if scopes is not None else (resources,):
+                    before = set(findings)
+                    # A stack-wide finding ("" as the name) two clusters share is reported once.
+                    findings.extend(f for f in run_stack_policy(policy, group, values) if f not in before)
             else:
                 findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
             violations.extend(
@@ -309,7 +314,7 @@ def policy_config_schema(policy: Policy) -> dict[str, Any]:
     }
 
 
-def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:
+def config_errors(config: Mapping[str, Any] | None, policies: Sequence[Policy]) -> list[str]:
     """Check a pack config against every policy's schema; return readable errors, sorted.
 
     The Python policy SDK never validates config (the Pulumi CLI does), so the offline plan
@@ -320,7 +325,7 @@ def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy]
         return []
     if not isinstance(config, Mapping):
         return [f"policy config must be a mapping of policy name to settings, not {type(config).__name__}"]
-    by_name = {p.name: p for p in (_registry() if policies is None else policies)}
+    by_name = {p.name: p for p in policies}
     errors: list[str] = []
     for name, entry in config.items():
         if name == ALL_POLICIES:

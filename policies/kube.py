@@ -25,25 +25,80 @@ _POD = ("Pod",)
 _TEMPLATED = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job")
 _KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
 
-# Every resource type whose pod specs `pod_specs` can find: policies over pods list these.
-WORKLOAD_TYPES: tuple[str, ...] = (
-    "kubernetes:core/v1:Pod",
-    "kubernetes:apps/v1:Deployment",
-    "kubernetes:apps/v1:StatefulSet",
-    "kubernetes:apps/v1:DaemonSet",
-    "kubernetes:apps/v1:ReplicaSet",
-    "kubernetes:batch/v1:Job",
-    "kubernetes:batch/v1:CronJob",
-    "kubernetes:serving.kserve.io/v1beta1:InferenceService",
-    "kubernetes:serving.kserve.io/v1alpha1:ServingRuntime",
-    "kubernetes:serving.kserve.io/v1alpha1:ClusterServingRuntime",
-    "kubernetes:ray.io/v1:RayCluster",
-    "kubernetes:ray.io/v1:RayService",
-    "kubernetes:ray.io/v1:RayJob",
-    "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
-    # AIBrix's RayClusterFleet: a Deployment-like set of KubeRay RayClusters (spec.template.spec).
-    "kubernetes:orchestration.aibrix.ai/v1alpha1:RayClusterFleet",
+# API groups of Kubernetes' own kinds: none of their kinds not listed below holds a pod template.
+_BUILT_IN_GROUPS = frozenset(
+    {
+        "",
+        "apps",
+        "batch",
+        "autoscaling",
+        "policy",
+        "networking.k8s.io",
+        "rbac.authorization.k8s.io",
+        "storage.k8s.io",
+        "scheduling.k8s.io",
+        "apiextensions.k8s.io",
+        "admissionregistration.k8s.io",
+        "coordination.k8s.io",
+        "discovery.k8s.io",
+        "node.k8s.io",
+        "certificates.k8s.io",
+        "flowcontrol.apiserver.k8s.io",
+        "events.k8s.io",
+        "resource.k8s.io",
+    }
 )
+
+
+def is_custom_type(type_token: Any) -> bool:
+    """True for a custom resource's type token (any group outside Kubernetes' own API groups)."""
+    if not isinstance(type_token, str) or not type_token.startswith("kubernetes:"):
+        return False
+    return split_type(type_token)[0] not in _BUILT_IN_GROUPS
+
+
+class WorkloadTypes(tuple):
+    """The resource types policies over pods apply to: the kinds listed (read by a reader that knows them),
+    and every custom resource, whose pod templates `pod_specs` finds wherever they sit (an operator's CR
+    with no reader still gets the pod rules). `in` tests both; iterating lists the known kinds."""
+
+    def __contains__(self, item: object) -> bool:
+        return tuple.__contains__(self, item) or is_custom_type(item)
+
+    def __add__(self, other: Any) -> WorkloadTypes:
+        return WorkloadTypes(tuple(self) + tuple(other))
+
+
+def workload_types(*extra: str) -> WorkloadTypes:
+    """WORKLOAD_TYPES plus ``extra`` (operator kinds read by a reader of their own), still open to every CR."""
+    return WorkloadTypes((*WORKLOAD_TYPES, *extra))
+
+
+# Every resource type whose pod specs `pod_specs` reads with a reader of its own; with any custom
+# resource (WorkloadTypes), what policies over pods list.
+WORKLOAD_TYPES: WorkloadTypes = WorkloadTypes(
+    (
+        "kubernetes:core/v1:Pod",
+        "kubernetes:apps/v1:Deployment",
+        "kubernetes:apps/v1:StatefulSet",
+        "kubernetes:apps/v1:DaemonSet",
+        "kubernetes:apps/v1:ReplicaSet",
+        "kubernetes:batch/v1:Job",
+        "kubernetes:batch/v1:CronJob",
+        "kubernetes:serving.kserve.io/v1beta1:InferenceService",
+        "kubernetes:serving.kserve.io/v1alpha1:ServingRuntime",
+        "kubernetes:serving.kserve.io/v1alpha1:ClusterServingRuntime",
+        "kubernetes:ray.io/v1:RayCluster",
+        "kubernetes:ray.io/v1:RayService",
+        "kubernetes:ray.io/v1:RayJob",
+        "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
+        # AIBrix's RayClusterFleet: a Deployment-like set of KubeRay RayClusters (spec.template.spec).
+        "kubernetes:orchestration.aibrix.ai/v1alpha1:RayClusterFleet",
+    )
+)
+
+# The kinds read by a reader of their own: pod_specs never searches these generically.
+_KNOWN_TYPES = frozenset(tuple.__iter__(WORKLOAD_TYPES))
 
 # Resources whose pods KubeRay runs: it replaces the container command with `ray start`.
 _RAY_KINDS = {("orchestration.aibrix.ai", "RayClusterFleet")}
@@ -164,6 +219,15 @@ def _ray_cluster_pod_specs(cluster: Any, prefix: str) -> list[tuple[str, dict]]:
 
 
 def pod_specs(resource: Any) -> list[tuple[str, dict]]:
+    """Every pod spec inside a resource, as (path, podspec), in document order: the kinds with a reader
+    (`known_pod_specs`), else, for a custom resource, wherever `generic_pod_specs` finds one."""
+    found = known_pod_specs(resource)
+    if found or not is_custom_type(getattr(resource, "type", None)) or resource.type in _KNOWN_TYPES:
+        return found
+    return generic_pod_specs(resource)
+
+
+def known_pod_specs(resource: Any) -> list[tuple[str, dict]]:
     """Every pod spec inside a workload resource, as (path, podspec), in document order.
 
     Covers apps/v1 Deployment/StatefulSet/DaemonSet/ReplicaSet and batch Job
@@ -208,6 +272,80 @@ def pod_specs(resource: Any) -> list[tuple[str, dict]]:
             if isinstance(pod := get(spec, "leaderWorkerTemplate", role, "spec"), dict):
                 found.append((f"spec.leaderWorkerTemplate.{role}.spec", pod))
     return found
+
+
+# Bounds of the generic search: a CR is walked once per evaluation, never deeper or longer than this.
+_GENERIC_MAX_DEPTH = 24
+_GENERIC_MAX_NODES = 20_000
+# Keys whose subtree holds no pod template a controller runs: status is the controller's, metadata the API's.
+_GENERIC_SKIP = frozenset({"metadata", "status"})
+
+
+def _is_container(value: Any) -> bool:
+    return isinstance(value, dict) and (
+        isinstance(value.get("image"), str) or isinstance(value.get("command"), list) or isinstance(value.get("args"), list)
+    )
+
+
+def _single_container_key(value: dict) -> str | None:
+    """The key of a single container inside a pod-spec-like mapping (Dynamo's ``mainContainer``, ``container``)."""
+    for key, item in value.items():
+        if isinstance(key, str) and key.lower().endswith("container") and _is_container(item):
+            return key
+    return None
+
+
+def generic_pod_specs(resource: Any) -> list[tuple[str, dict]]:
+    """Pod specs found anywhere in a custom resource no reader knows, as (path, podspec), in document order.
+
+    A pod spec is a mapping with a ``containers`` list holding at least one container (a mapping with an
+    image, a command or args), as core/v1 PodSpec has it wherever an operator embeds one
+    (``spec.template.spec``, ``spec.workerSpec``, ``spec.services.x.extraPodSpec``...); a mapping with one
+    container under a key ending in "container" (``mainContainer``) counts too, read as a pod spec of that
+    one container beside the mapping's other fields (volumes, tolerations). The search skips metadata and
+    status, stops inside a pod spec it found, and is bounded in depth and size (memoized per evaluation).
+    """
+    return list(memoized(resource, "generic_pod_specs", _generic_pod_specs))
+
+
+def _generic_pod_specs(resource: Any) -> list[tuple[str, dict]]:
+    found: list[tuple[str, dict]] = []
+    props = getattr(resource, "props", None)
+    if not isinstance(props, dict):
+        return found
+    stack: list[tuple[str, Any, int]] = [(k, v, 1) for k, v in reversed(list(props.items())) if k not in _GENERIC_SKIP]
+    seen = 0
+    while stack and seen < _GENERIC_MAX_NODES:
+        path, value, depth = stack.pop()
+        seen += 1
+        if isinstance(value, dict):
+            listed = value.get("containers")
+            if isinstance(listed, list) and any(_is_container(c) for c in listed):
+                found.append((path, value))
+                continue
+            single = _single_container_key(value)
+            if single is not None:
+                pod = {k: v for k, v in value.items() if k != single}
+                found.append((f"{path}.{single}", {**pod, "containers": [value[single]]}))
+                continue
+            if depth < _GENERIC_MAX_DEPTH:
+                stack.extend(
+                    (f"{path}.{k}", v, depth + 1)
+                    for k, v in reversed(list(value.items()))
+                    if isinstance(k, str) and isinstance(v, (dict, list))
+                )
+        elif isinstance(value, list) and depth < _GENERIC_MAX_DEPTH:
+            stack.extend(
+                (f"{path}[{i}]", v, depth + 1) for i, v in reversed(list(enumerate(value))) if isinstance(v, (dict, list))
+            )
+    return found
+
+
+def read_generically(resource: Any) -> list[str]:
+    """The paths of the pod specs the generic search found in a resource (empty when a reader knows its kind)."""
+    if not is_custom_type(getattr(resource, "type", None)) or resource.type in _KNOWN_TYPES or known_pod_specs(resource):
+        return []
+    return [path for path, _ in generic_pod_specs(resource)]
 
 
 def containers(podspec: Mapping, *, init: bool = False, model: bool = False) -> list[dict]:
@@ -351,7 +489,7 @@ _MEMO: ContextVar[dict[tuple[int, str], tuple[Any, Any]] | None] = ContextVar("p
 
 @contextlib.contextmanager
 def evaluation_memo() -> Iterator[None]:
-    """Share derived facts between the policies of one evaluation (``policies.framework.evaluate``)."""
+    """Share derived facts between the policies of one evaluation (``policies.framework.evaluate_policies``)."""
     token = _MEMO.set({})
     try:
         yield

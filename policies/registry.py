@@ -7,9 +7,12 @@ rows G<n>) is the order of reports, of docs/policies.md and of the pack the CLI 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from policies import catalog
 from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
-from policies.framework import Policy
+from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, tolerates_and_targets
 from policies.ingress import internet_facing_alb_guarded
 from policies.k8s_generic import (
@@ -142,3 +145,19 @@ POLICIES: tuple[Policy, ...] = _collect(
     startup_quantization_supported.POLICY,
     startup_dtype_supported_by_gpu.POLICY,
 )
+
+
+def evaluate(
+    resources: Sequence[Resource],
+    config: Mapping[str, Mapping] | None = None,
+    policies: Sequence[Policy] | None = None,
+    *,
+    scopes: Sequence[Sequence[Resource]] | None = None,
+) -> list[Violation]:
+    """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies)."""
+    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes)
+
+
+def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:
+    """Check a pack config against the pack's (or `policies`') schemas (framework.config_errors)."""
+    return config_errors(config, POLICIES if policies is None else policies)

@@ -229,7 +229,7 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
 
     ``simulate_slo=False`` skips the simulation of a declared slo.traffic (for `simulate`, which runs its own).
     """
-    from policies.framework import evaluate
+    from policies.registry import evaluate
     from stacks.models import LOCK_FILE, use_repo_lock
 
     use_repo_lock(LOCK_FILE)  # models resolved from the Hub, read offline before the built-in catalogue

@@ -90,7 +90,7 @@ def plan_program(
     Bad input raises ``components.errors.ConfigError`` (``llm_serving.errors.ConfigError``
     installed) naming the field; a bad pack config raises ``PolicyConfigError``.
     """
-    from policies.framework import evaluate
+    from policies.registry import evaluate
     from stacks.plan import policy_resources
 
     if callable(program):

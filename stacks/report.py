@@ -296,9 +296,16 @@ def check_markdown(report: Mapping[str, Any]) -> str:
         + (f"; skipped {', '.join(f'{k} ({n})' for k, n in skipped.items())}." if skipped else "."),
         "",
     ]
+    generic = report.get("generic") or []
+    if generic:
+        from policies.check import generic_line
+
+        out += ["Read generically (no reader for the kind; the generic pod rules ran):", ""]
+        out += [f"- {_cell(generic_line(row))}" for row in generic]
+        out.append("")
     unsized = report.get("unsized") or []
     if unsized:
-        # Not a pass: S2 did not judge these servers (policies/vllm/capacity.py sizing_gaps).
+        # Not a pass: S2 did not judge these servers (policies/reading/gaps.py sizing_gaps).
         out += [
             f"**{len(unsized)} model server{'s' if len(unsized) != 1 else ''} could not be sized**, so whether "
             f"{'they start' if len(unsized) != 1 else 'it starts'} was not checked:",

@@ -103,7 +103,7 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
     the InferenceService's annotations on the Knative revision template (kserve v0.20.0
     pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go L192-204), so
     autoscaling.knative.dev/scale-down-delay there governs it."""
-    from policies.timeouts.path import duration_seconds
+    from policies.reading.route_path import duration_seconds
 
     if resource.type != ISVC_TYPE:
         return []

@@ -12,14 +12,14 @@ a node's disk from pod requests: the EC2NodeClass's ``blockDeviceMappings`` (or 
 the scheduler put the pod where the disk fits. A model streamed from object storage
 (``--load-format runai_streamer``) or read from a local path downloads nothing.
 
-Read for vLLM, SGLang, KServe's Hugging Face server and Ray Serve's GPU workers (policies.engines).
+Read for vLLM, SGLang, KServe's Hugging Face server and Ray Serve's GPU workers (policies.reading.engines).
 """
 
 from __future__ import annotations
 
-from policies.engines import downloads
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, resource_value
+from policies.reading.engines import downloads
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from policies.framework import Policy, Resource
-from policies.gpu.pools import gpu_workloads, limit_of, nodepools
 from policies.kube import as_dict, get, split_type
+from policies.reading.gpu_pools import gpu_workloads, limit_of, nodepools
 
 
 def _amount(value, replicas: int, default: str) -> int:

@@ -8,9 +8,9 @@ does not exist.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.gpu.pools import gpu_workloads, nodepools
-from policies.karpenter.nodepool import taints
 from policies.kube import as_dict, as_list, get
+from policies.reading.gpu_pools import gpu_workloads, nodepools, platform_adds_toleration
+from policies.reading.nodepools import taints
 
 # Node labels that name a GPU type or a pool of one GPU type.
 GPU_TYPE_LABELS = (
@@ -56,17 +56,6 @@ def targets_gpu_type(podspec: dict) -> bool:
         for term in as_list(terms)
         for e in as_list(as_dict(term).get("matchExpressions"))
     )
-
-
-GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
-
-
-def platform_adds_toleration(podspec: dict) -> bool:
-    """True for a pod that selects GKE's accelerator label: GKE taints its GPU nodes and its
-    ExtendedResourceToleration admission adds the matching toleration to every pod that requests
-    nvidia.com/gpu (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus), so the manifest
-    need not carry it."""
-    return isinstance(as_dict(podspec.get("nodeSelector")).get(GKE_ACCELERATOR), str)
 
 
 def assumed_taints(config: dict, podspec: dict | None = None) -> list[dict]:

@@ -45,7 +45,7 @@ from components.aws_ids import CONTROLLER_DEFAULT_SSL_POLICY, DEFAULT_SSL_POLICY
 from components.vllm_auth import EVERY_RELEASE, image_guarded_prefixes, path_guarded
 from policies.framework import Policy, Resource
 from policies.kube import annotations_of, as_dict, as_list, containers, get, pod_specs, split_type
-from policies.serving import model_servers, namespace_of, pod_labels, selector_matches
+from policies.reading.serving import model_servers, namespace_of, pod_labels, selector_matches
 
 ALB = "alb.ingress.kubernetes.io/"
 ALB_CONTROLLER = "ingress.k8s.aws/alb"

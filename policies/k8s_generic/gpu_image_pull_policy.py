@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, requests_gpu
-from policies.serving import model_servers
+from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

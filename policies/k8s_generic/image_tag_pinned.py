@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from components.images import image_tag, is_digest
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
+from policies.kube import container_label, containers, pod_specs, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 
 _FIX = "pin a version tag (ideally a digest, image@sha256:...)"
@@ -61,7 +61,7 @@ POLICY = Policy(
             "description": 'Tags treated as mutable and rejected, compared case-insensitively (default ["latest"]).',
         },
     },
-    resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
+    resource_types=workload_types(*OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "An untagged image pulls :latest, and latest moves: replicas of one Deployment can run different engine "

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, is_ray, pod_specs
-from policies.vllm.args import is_vllm_container
-from policies.vllm.tensor_parallel_requires_dshm import _needs_shm, _shm_volume_name
+from policies.reading.shm import needs_shm, shm_volume_name
+from policies.reading.vllm_args import is_vllm_container
 
 
 def _multi_rank_shm(podspec: dict, ray: bool) -> set:
@@ -18,9 +18,9 @@ def _multi_rank_shm(podspec: dict, ray: bool) -> set:
     multi-rank vLLM containers, and every /dev/shm a Ray pod mounts itself. This advisory check
     leaves them to it."""
     return {
-        _shm_volume_name(c)
+        shm_volume_name(c)
         for c in containers(podspec)
-        if (ray and _shm_volume_name(c) is not None) or (is_vllm_container(c) and _needs_shm(c, not ray) is not None)
+        if (ray and shm_volume_name(c) is not None) or (is_vllm_container(c) and needs_shm(c, not ray) is not None)
     }
 
 

@@ -22,7 +22,7 @@ from fnmatch import fnmatchcase
 
 from components.secrets import first_token
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs
+from policies.kube import as_dict, as_list, container_label, containers, pod_specs, workload_types
 
 _FIX = "a secret must come from valueFrom.secretKeyRef"
 _ARG_FIX = "pass it as $(VAR) of an env var from valueFrom.secretKeyRef"
@@ -169,7 +169,7 @@ POLICY = Policy(
             ),
         },
     },
-    resource_types=(*WORKLOAD_TYPES, CONFIG_MAP_TYPE),
+    resource_types=workload_types(CONFIG_MAP_TYPE),
     check_resource=_check,
     rationale=(
         "A literal env value is stored in the pod spec, in etcd, in the Pulumi state and in every `kubectl get -o yaml`; "

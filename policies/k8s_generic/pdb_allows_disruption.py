@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import as_int, get, split_type
-from policies.serving import namespace_of, pod_labels, selector_matches
+from policies.reading.serving import namespace_of, pod_labels, selector_matches
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")
 _WHY = "no voluntary eviction is ever allowed, so GPU nodes cannot be drained, consolidated or patched"

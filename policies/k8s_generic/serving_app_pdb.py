@@ -7,11 +7,11 @@ evicted at once, and each comes back only after a multi-minute reload.
 
 from __future__ import annotations
 
-from policies.engines import ray_gpu_workers
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, get, split_type
-from policies.ray.cluster import groups
-from policies.serving import namespace_of, selector_matches, unselected_serving_apps
+from policies.reading.engines import ray_gpu_workers
+from policies.reading.ray_cluster import groups
+from policies.reading.serving import namespace_of, selector_matches, unselected_serving_apps
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")
 

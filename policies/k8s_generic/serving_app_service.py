@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import get, split_type
-from policies.serving import selector_matches, unselected_serving_apps
+from policies.reading.serving import selector_matches, unselected_serving_apps
 
 
 def _selects(frontend: Resource, labels: dict) -> bool:

@@ -9,9 +9,9 @@ a GPU node means other models.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, resource_value
+from policies.kube import resource_value, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.serving import model_servers
+from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -42,7 +42,7 @@ POLICY = Policy(
         "be Guaranteed), sized for the weights' host-side staging plus /dev/shm plus --swap-space; "
         "`python -m stacks plan` prints the figure this project uses."
     ),
-    resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
+    resource_types=workload_types(*OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "A container without a memory limit may use all of the node's memory; under pressure the kubelet evicts "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, pod_specs, split_type
-from policies.serving import is_serving_app
+from policies.reading.serving import is_serving_app
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

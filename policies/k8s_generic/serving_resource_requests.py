@@ -9,9 +9,9 @@ without a request counts: Kubernetes then defaults the request to the limit.)
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, resource_value
+from policies.kube import resource_value, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.serving import model_servers
+from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -50,7 +50,7 @@ POLICY = Policy(
         "GPU for tokenisation and scheduling, memory for weight staging and swap space); `python -m stacks plan` "
         "prints the figures this project uses."
     ),
-    resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
+    resource_types=workload_types(*OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "The scheduler and Karpenter place pods by their requests "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, get, pod_specs, split_type
-from policies.serving import is_serving_app
+from policies.reading.serving import is_serving_app
 
 
 def _replicas(resource: Resource) -> int | None:

@@ -7,8 +7,8 @@ Expiration is not budgetable (Karpenter v1.14.1 docs): every expiry reloads the 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.karpenter.nodepool import NODEPOOL_TYPES, budget_blocks, budgets, duration_seconds, is_gpu_nodepool
 from policies.kube import get
+from policies.reading.nodepools import NODEPOOL_TYPES, budget_blocks, budgets, duration_seconds, is_gpu_nodepool
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

@@ -7,8 +7,8 @@ consolidation and drift then evict serving pods at any hour, and each reload tak
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.karpenter.nodepool import NODEPOOL_TYPES, budget_blocks, budgets, is_gpu_nodepool
 from policies.kube import get
+from policies.reading.nodepools import NODEPOOL_TYPES, budget_blocks, budgets, is_gpu_nodepool
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.karpenter.nodepool import NODEPOOL_TYPES, is_gpu_nodepool, taints
+from policies.reading.nodepools import NODEPOOL_TYPES, is_gpu_nodepool, taints
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from policies.framework import Policy, Resource
-from policies.karpenter.nodepool import NODEPOOL_TYPES
 from policies.kube import as_dict, as_int, as_list, get, pod_specs, requests_gpu, split_type
-from policies.ray.cluster import groups
+from policies.reading.nodepools import NODEPOOL_TYPES
+from policies.reading.ray_cluster import groups
 
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 

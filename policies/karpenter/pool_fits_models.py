@@ -9,8 +9,8 @@ too. The message names the pool.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.gpu.pools import gpu_workloads, limit_of, nodepools
 from policies.kube import metadata_name
+from policies.reading.gpu_pools import gpu_workloads, limit_of, nodepools
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:

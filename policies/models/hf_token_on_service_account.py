@@ -25,7 +25,7 @@ from typing import Any
 
 from policies.framework import Policy, Resource
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
-from policies.serving import namespace_of
+from policies.reading.serving import namespace_of
 
 HF_TOKEN_KEY = "HF_TOKEN"
 SECRET_NAME_ANNOTATION = "serving.kserve.io/secretName"

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 
-from policies.engines import env_values, hub_model
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray
-from policies.serving import container_argv, engine_configs, model_servers, serve_config
-from policies.vllm.args import parse_vllm_args
+from policies.reading.engines import env_values, hub_model
+from policies.reading.serving import container_argv, engine_configs, model_servers, serve_config
+from policies.reading.vllm_args import parse_vllm_args
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _TRUE = {"1", "true", "yes", "on"}

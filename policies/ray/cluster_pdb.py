@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, get, requests_gpu, split_type
-from policies.ray.cluster import groups
-from policies.serving import namespace_of, selector_matches
+from policies.reading.ray_cluster import groups
+from policies.reading.serving import namespace_of, selector_matches
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")
 

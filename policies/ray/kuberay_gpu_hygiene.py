@@ -19,9 +19,9 @@
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.gpu.tolerates_and_targets import platform_adds_toleration
 from policies.kube import GPU_RESOURCE, HPA_TYPES, SCALED_OBJECT_TYPE, as_dict, as_int, as_list, get, requests_gpu
-from policies.ray.cluster import RAY_TYPES, cluster_spec, groups
+from policies.reading.gpu_pools import platform_adds_toleration
+from policies.reading.ray_cluster import RAY_TYPES, cluster_spec, groups
 
 _CRD_DEFAULT_MAX = 2147483647
 _RAY_KINDS = ("RayCluster", "RayService", "RayJob")

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import get, is_ray, pod_specs, requests_gpu, split_type
-from policies.ray.cluster import groups
-from policies.serving import is_serving_app
+from policies.reading.ray_cluster import groups
+from policies.reading.serving import is_serving_app
 
 UNKNOWN = float("inf")  # a class not defined in the stack: assumed higher than any number we know
 

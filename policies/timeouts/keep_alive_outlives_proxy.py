@@ -11,8 +11,8 @@ balancer" (aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.timeouts import path
-from policies.vllm.args import vllm_servers
+from policies.reading import route_path as path
+from policies.reading.vllm_args import vllm_servers
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:

@@ -9,8 +9,8 @@ disables Envoy's (no timeout), which timeout-chain-ordered then relates to the A
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.timeouts import path
-from policies.vllm.args import vllm_servers
+from policies.reading import route_path as path
+from policies.reading.vllm_args import vllm_servers
 
 
 def _named(seconds: float) -> str:

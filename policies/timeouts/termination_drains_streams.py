@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import re
 
-from policies.engines import ray_serve_apps, sglang_servers
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_float, get
-from policies.timeouts import path
-from policies.vllm.args import vllm_servers
+from policies.reading import route_path as path
+from policies.reading.engines import ray_serve_apps, sglang_servers
+from policies.reading.vllm_args import vllm_servers
 
 GRACE_DEFAULT = 30  # core/v1 PodSpec terminationGracePeriodSeconds
 

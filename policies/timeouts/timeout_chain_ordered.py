@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import as_float, get
-from policies.timeouts import path
-from policies.vllm.args import vllm_servers
+from policies.reading import route_path as path
+from policies.reading.vllm_args import vllm_servers
 
 
 def _longest_request(resource: Resource) -> float | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES
-from policies.serving import engine_configs
+from policies.reading.serving import engine_configs
 from policies.vllm.engine_defaults import default_utilization
 
 FLAG = "gpu-memory-utilization"

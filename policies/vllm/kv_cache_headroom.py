@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, fmt_number
-from policies.vllm.args import vllm_servers
-from policies.vllm.capacity import server_plan
+from policies.reading.vllm_args import vllm_servers
+from policies.reading.vllm_capacity import server_plan
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

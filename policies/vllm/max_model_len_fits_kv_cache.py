@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES
-from policies.serving import engine_configs
-from policies.vllm.args import vllm_servers
-from policies.vllm.capacity import release_note, served_model, server_plan, stamped_plan
+from policies.reading.serving import engine_configs
+from policies.reading.vllm_args import served_model, vllm_servers
+from policies.reading.vllm_capacity import release_note, server_plan, stamped_plan
 from policies.vllm.startup_rules import refused
 
 

@@ -9,11 +9,11 @@ this check says the length was never chosen.
 
 from __future__ import annotations
 
-from policies.engines import sglang_servers
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES
+from policies.kube import workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.serving import engine_configs
+from policies.reading.engines import sglang_servers
+from policies.reading.serving import engine_configs
 from policies.vllm.engine_defaults import model_context
 
 FLAG = "max-model-len"
@@ -62,7 +62,7 @@ POLICY = Policy(
         "Set --max-model-len (Ray Serve LLM: engine_kwargs.max_model_len) to the longest prompt + completion you "
         "serve; check it with `python -m stacks size --model <id> --gpu <type> --max-model-len N`."
     ),
-    resource_types=(*WORKLOAD_TYPES, *OPERATOR_TYPES),
+    resource_types=workload_types(*OPERATOR_TYPES),
     check_resource=_check,
     rationale=(
         "max_model_len defaults to the model's context from its config (https://docs.vllm.ai/en/latest/cli/serve.html), "

@@ -8,10 +8,10 @@ readinessProbe is serving-readiness-probe's, for every engine.)
 
 from __future__ import annotations
 
-from policies.engines import sglang_servers
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_int
-from policies.vllm.args import vllm_servers
+from policies.reading.engines import sglang_servers
+from policies.reading.vllm_args import vllm_servers
 
 # Kubernetes probe defaults (core/v1 Probe).
 _DEFAULTS = {"initialDelaySeconds": 0, "failureThreshold": 3, "periodSeconds": 10}

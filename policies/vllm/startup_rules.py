@@ -1,7 +1,7 @@
 """vLLM's start-up rules (components.capacity.startup) over the engines other people write.
 
 Each rule is its own policy row (policies/vllm/startup_*.py); this module reads what the rules need from
-every vLLM engine of a resource (policies.serving.engine_configs: a vLLM container of a Deployment,
+every vLLM engine of a resource (policies.reading.serving.engine_configs: a vLLM container of a Deployment,
 StatefulSet, LeaderWorkerSet, Pod, Job, RayCluster/RayService pod or KServe predictor, and each Ray Serve
 LLM model's ``engine_kwargs``):
 
@@ -27,12 +27,12 @@ from components.capacity.architecture import Architecture, ArchitectureError
 from components.capacity.models import UnknownModel, find_model
 from components.capacity.startup import BY_NAME, RULES, Settings, StartupRule, flag_names
 from components.images import vllm_release
-from policies.engines import env_values
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, get, memoized
-from policies.serving import EngineConfig, engine_configs
-from policies.vllm.args import parallel_size
-from policies.vllm.capacity import gpu_type, stamped_plan
+from policies.reading.engines import env_values
+from policies.reading.serving import EngineConfig, engine_configs
+from policies.reading.vllm_args import parallel_size
+from policies.reading.vllm_capacity import gpu_type, stamped_plan
 
 _TRUE = ("1", "true")
 # Rules whose settings default to the OpenAI server's batch defaults, which depend on the GPU.

@@ -16,50 +16,26 @@ the same way as anywhere else, whatever the pod runs (Ray's object store lives t
 
 from __future__ import annotations
 
-from policies.engines import sglang_servers
 from policies.framework import Policy, Resource
 from policies.kube import (
-    SHM_PATH,
     WORKLOAD_TYPES,
-    as_dict,
     as_list,
     as_quantity,
     container_label,
     containers,
-    gpu_count,
     is_ray,
     pod_specs,
     resource_value,
 )
-from policies.vllm.args import is_vllm_container, parallel_size, vllm_args
+from policies.reading.engines import sglang_servers
+from policies.reading.shm import needs_shm, shm_volume_name
+from policies.reading.vllm_args import is_vllm_container, parallel_size
 
 _FIX = "mount an emptyDir {medium: Memory, sizeLimit: ...} at /dev/shm"
 
 
-def _needs_shm(container: dict, image_entrypoint: bool) -> str | None:
-    """Why the container needs a shared /dev/shm, or None if it runs a single rank."""
-    args = vllm_args(container, image_entrypoint=image_entrypoint)
-    tp = parallel_size(args, "tensor-parallel-size") or 1
-    pp = parallel_size(args, "pipeline-parallel-size") or 1
-    if tp * pp > 1:
-        return f"runs {tp * pp} ranks (tensor parallel {tp} × pipeline parallel {pp})"
-    gpus = gpu_count(container) or 0
-    if gpus > 1:
-        return f"has {gpus} GPUs (resources.limits nvidia.com/gpu)"
-    return None
-
-
-def _shm_volume_name(container: dict) -> str | None:
-    for mount in as_list(container.get("volumeMounts")):
-        path = as_dict(mount).get("mountPath")
-        if isinstance(path, str) and path.rstrip("/") == SHM_PATH:
-            name = mount.get("name")
-            return name if isinstance(name, str) else ""
-    return None
-
-
 def _check_container(podspec: dict, label: str, container: dict, why: str) -> list[str]:
-    volume_name = _shm_volume_name(container)
+    volume_name = shm_volume_name(container)
     if volume_name is None:
         return [
             f"{label}: {why} but nothing is mounted at /dev/shm, where NCCL runs out of the "
@@ -97,7 +73,7 @@ def _check_ray(resource: Resource) -> list[str]:
     messages = []
     for path, podspec in pod_specs(resource):
         for container in containers(podspec):
-            if _shm_volume_name(container) is not None:
+            if shm_volume_name(container) is not None:
                 messages.extend(_check_container(podspec, container_label(path, container), container, ""))
     return messages
 
@@ -111,7 +87,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         needy = []
         for container in containers(podspec):
             if is_vllm_container(container):
-                why = _needs_shm(container, image_entrypoint)
+                why = needs_shm(container, image_entrypoint)
                 if why is not None:
                     needy.append((container, why))
         for container, why in needy:

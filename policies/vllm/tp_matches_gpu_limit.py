@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, resource_value, split_type
-from policies.ray.cluster import cluster_gpus
-from policies.vllm.args import VllmServer, parallel_size, vllm_servers
+from policies.reading.ray_cluster import cluster_gpus
+from policies.reading.vllm_args import VllmServer, parallel_size, vllm_servers
 
 _TP, _PP = "tensor-parallel-size", "pipeline-parallel-size"
 

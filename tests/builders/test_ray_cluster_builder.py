@@ -13,9 +13,10 @@ from components.capacity.layout import cold_start_seconds
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
 from components.images import vllm_release
-from policies.framework import Resource, evaluate
+from policies.framework import Resource
 from policies.kube import parse_quantity
-from policies.vllm.args import parse_vllm_args, vllm_command_line
+from policies.reading.vllm_args import parse_vllm_args, vllm_command_line
+from policies.registry import evaluate
 from tests.conftest import shared_path, stack_config
 from tests.kube_schemas import validate_object
 

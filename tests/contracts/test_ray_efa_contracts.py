@@ -11,7 +11,7 @@ from components.builders import ray_cluster as build
 from components.builders.buffer import SERVING_PRIORITY_CLASS, priority_classes
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
-from policies.serving import selector_matches
+from policies.reading.serving import selector_matches
 from tests.conftest import stack_config
 from tests.kube_schemas import validate_object
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from policies.framework import evaluate
+from policies.registry import evaluate
 from stacks.offline import FakeStack, load_stack_file, run_program
 from stacks.plan import normalise, policy_resources
 from tests.conftest import ROOT

@@ -228,8 +228,8 @@ def test_policy_figures_are_the_capacity_plans(tmp_path):
     # One source of truth: S2 recomputes from the rendered flags and must land on the report's numbers.
     from components.capacity.plan import plan_stack
     from components.config import load_stack_config
-    from policies.vllm.args import vllm_servers
-    from policies.vllm.capacity import server_plan
+    from policies.reading.vllm_args import vllm_servers
+    from policies.reading.vllm_capacity import server_plan
     from stacks.offline import load_stack_file, run_program
     from stacks.plan import policy_resources
 

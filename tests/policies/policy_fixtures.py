@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import copy
 
-from policies.framework import Policy, Resource, evaluate
+from policies.framework import Policy, Resource
+from policies.registry import evaluate
 
 ISVC_TYPE = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
 DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from policies.check import load_resources, manifest_files
-from policies.framework import evaluate
+from policies.registry import evaluate
 from tests.conftest import ROOT, run_plan, shared_path
 
 

@@ -8,8 +8,9 @@ import pytest
 from policies import POLICIES
 from policies.check import load_resources, manifest_files
 from policies.docs import POD_TEMPLATE_PATHS, render
-from policies.framework import DOCS_PAGE, evaluate
+from policies.framework import DOCS_PAGE
 from policies.kube import WORKLOAD_TYPES
+from policies.registry import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
 from tests.conftest import shared_path  # noqa: E402

@@ -4,7 +4,8 @@ import pytest
 from policy_fixtures import PDB_TYPE, isvc, isvc_props, messages, pdb_props, resource, set_arg, vllm_container
 
 from policies import catalog
-from policies.framework import Policy, PolicyConfigError, Resource, Violation, evaluate, validate_config
+from policies.framework import Policy, PolicyConfigError, Resource, Violation
+from policies.registry import evaluate, validate_config
 from policies.vllm.gpu_memory_utilization_bounds import POLICY as S1
 
 EXEMPT = "llm-serving.io/exempt-vllm-gpu-memory-utilization-bounds"

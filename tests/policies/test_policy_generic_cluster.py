@@ -15,7 +15,6 @@ from policy_fixtures import (
     vllm_container,
 )
 
-from policies.framework import evaluate
 from policies.k8s_generic import (
     capabilities_allow_list,
     host_path_read_only,
@@ -33,6 +32,7 @@ from policies.k8s_generic import (
     serving_priority_class,
     serving_topology_spread,
 )
+from policies.registry import evaluate
 
 SERVICE = {
     "apiVersion": "v1",

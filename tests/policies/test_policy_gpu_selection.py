@@ -1,4 +1,4 @@
-"""S2 sizes the GPU from whatever in a pod's node selection pins it (policies/gpu/selection.py), and a run
+"""S2 sizes the GPU from whatever in a pod's node selection pins it (policies/reading/gpu_selection.py), and a run
 that cannot size a server says so (policies check's summary and JSON `unsized`)."""
 
 import json
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from policy_fixtures import DEPLOYMENT_TYPE, deployment_props, messages, resource, set_arg
 
-from policies.gpu.selection import gpu_of_label, pinned_gpu
-from policies.vllm.capacity import sizing_gaps
+from policies.reading.gaps import sizing_gaps
+from policies.reading.gpu_selection import gpu_of_label, pinned_gpu
 from policies.vllm.max_model_len_fits_kv_cache import POLICY
 
 ROOT = Path(__file__).resolve().parents[2]

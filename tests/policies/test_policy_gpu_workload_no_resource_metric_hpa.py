@@ -3,7 +3,7 @@
 from policy_fixtures import DEPLOYMENT_TYPE, HPA_TYPE, deployment_props, hpa_props, isvc, isvc_props, messages, resource
 
 from policies.autoscaling.gpu_workload_no_resource_metric_hpa import POLICY
-from policies.framework import evaluate
+from policies.registry import evaluate
 
 WHY = (
     "vLLM is GPU-bound, so CPU never reaches the target and replicas never scale out; scale on vLLM queue "

@@ -7,8 +7,8 @@ from policy_fixtures import isvc, isvc_props, ray_serve_llm
 
 from policies.framework import UNKNOWN, Resource
 from policies.kube import WORKLOAD_TYPES, as_int, as_quantity, containers, parse_quantity, pod_specs, requests_gpu
-from policies.serving import engine_configs
-from policies.vllm.args import is_vllm_container, parse_vllm_args, vllm_args, vllm_command_line, vllm_servers
+from policies.reading.serving import engine_configs
+from policies.reading.vllm_args import is_vllm_container, parse_vllm_args, vllm_args, vllm_command_line, vllm_servers
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,9 @@ import sys
 
 import pytest
 
-from policies.framework import Resource, evaluate
+from policies.framework import Resource
 from policies.ingress.internet_facing_alb_guarded import POLICY
+from policies.registry import evaluate
 from tests.conftest import ROOT, absolute_traffic
 
 ING = "kubernetes:networking.k8s.io/v1:Ingress"

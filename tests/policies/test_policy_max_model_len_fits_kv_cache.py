@@ -7,8 +7,8 @@ from policy_fixtures import DEPLOYMENT_TYPE, isvc, isvc_props, messages, resourc
 from components.capacity.gpus import find_gpu
 from components.capacity.memory import EngineArgs, plan_memory
 from components.capacity.models import find_model
-from policies.vllm.args import vllm_servers
-from policies.vllm.capacity import server_plan
+from policies.reading.vllm_args import vllm_servers
+from policies.reading.vllm_capacity import server_plan
 from policies.vllm.kv_cache_headroom import POLICY as HEADROOM
 from policies.vllm.max_model_len_fits_kv_cache import POLICY
 

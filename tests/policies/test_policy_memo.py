@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from policies.framework import Resource, evaluate
+from policies.framework import Resource
 from policies.kube import evaluation_memo, memoized
-from policies.serving import SERVE_CONFIG, serve_config
+from policies.reading.serving import SERVE_CONFIG, serve_config
+from policies.registry import evaluate
 
 
 def _resource(name: str = "r") -> Resource:

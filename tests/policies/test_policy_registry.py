@@ -13,9 +13,8 @@ from pulumi_policy import (
 )
 
 from policies import POLICIES, catalog
-from policies.framework import validate_config
 from policies.pulumi_adapter import to_pulumi
-from policies.registry import catalog_order
+from policies.registry import catalog_order, validate_config
 from tests.conftest import ROOT
 
 # The research behind the catalogue's rows (policies/catalog.py holds the ids themselves).

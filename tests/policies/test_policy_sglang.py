@@ -1,4 +1,4 @@
-"""SGLang servers read in vLLM's vocabulary (policies/engines.py), from the shapes SGLang's docs and the Gateway API
+"""SGLang servers read in vLLM's vocabulary (policies/reading/engines.py), from the shapes SGLang's docs and the Gateway API
 Inference Extension publish: `python3 -m sglang.launch_server --model-path M --tp N --context-length L ...`.
 
 Flag names and aliases: sgl-project/sglang python/sglang/srt/server_args.py (commit
@@ -14,8 +14,8 @@ import copy
 import pytest
 from policy_fixtures import DEPLOYMENT_TYPE, deployment_props, messages, resource
 
-from policies.engines import sglang_args, sglang_servers
 from policies.gpu import ephemeral_storage
+from policies.reading.engines import sglang_args, sglang_servers
 from policies.vllm import max_model_len_unset, startup_probe_budget
 
 SGLANG = {

@@ -7,7 +7,8 @@ import pytest
 import yaml
 
 from components.errors import ConfigError
-from policies.framework import Resource, evaluate
+from policies.framework import Resource
+from policies.registry import evaluate
 from policies.simulation.simulated_slo import POLICY, RESULT_TYPE
 from tests.conftest import ROOT, stack_config
 

@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Optional
 
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
 
@@ -166,6 +166,21 @@ def vllm_command_line(container: Mapping, *, image_entrypoint: bool = True) -> l
     return line
 
 
+def command_tokens(container: Mapping) -> tuple[list[str], bool]:
+    """A container's command line as tokens (command then args, $(VAR) expanded), and whether they are the
+    tokens of a shell script (`sh -c SCRIPT`, split as the shell would; a command ends at `;`, `&&`, `|`)."""
+    argv = expand_env(_tokens(container.get("command")), container) + expand_env(_tokens(container.get("args")), container)
+    script = _shell_script(argv)
+    if script is not None:
+        return _split_shell(script), True
+    return argv, False
+
+
+def is_shell_operator(token: str) -> bool:
+    """True for a token of a split shell script that ends a command (`;`, `&&`, `|`, a redirection)."""
+    return bool(token) and all(ch in _SHELL_OPERATORS for ch in token)
+
+
 def _flag(token: str) -> tuple[str, str | None] | None:
     """(long name, inline value) of an option token, or None for a positional token."""
     if token.startswith("--") and len(token) > 2:
@@ -286,3 +301,27 @@ def parallel_size(args: Mapping[str, str | None], flag: str) -> int | None:
         return 1
     value = as_int(args[flag])
     return value if value is not None and value > 0 else None
+
+
+def served_model(server: VllmServer) -> Optional[str]:
+    """The model a vLLM container serves: `--model`, or the first positional token of `vllm serve`."""
+    if server.args.get("model"):
+        return server.args["model"]
+    if server.runtime_merged:
+        # KServe's Hugging Face server: --model_id, else the Hub repository of storageUri hf://org/name.
+        uri = server.container.get("storageUri")
+        if server.args.get("model-id"):
+            return server.args["model-id"]
+        if isinstance(uri, str) and uri.startswith("hf://"):
+            return uri[len("hf://") :].split(":", 1)[0]
+        return None
+    line = vllm_command_line(server.container) or []
+    positional = [
+        t
+        for i, t in enumerate(line)
+        if not t.startswith("-") and (i == 0 or not line[i - 1].startswith("-") or "=" in line[i - 1])
+    ]
+    # `args: [serve, MODEL, ...]` on an image whose entrypoint is `vllm` (or repeated after `vllm serve`).
+    if positional[:1] == ["serve"]:
+        positional = positional[1:]
+    return positional[0] if positional else None

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from policies.framework import Resource
-from policies.karpenter.nodepool import NODEPOOL_TYPES, gpu_limit, is_gpu_nodepool
 from policies.kube import (
     GPU_RESOURCE,
     as_dict,
@@ -24,6 +23,7 @@ from policies.kube import (
     split_type,
 )
 from policies.operators import operator_server
+from policies.reading.nodepools import NODEPOOL_TYPES, gpu_limit, is_gpu_nodepool
 
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 
@@ -114,3 +114,14 @@ def gpu_workloads(resources: list[Resource]) -> list[GpuWorkload]:
 def limit_of(pool: Resource) -> float | None:
     """A NodePool's GPU limit."""
     return gpu_limit(pool.props)
+
+
+GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+
+
+def platform_adds_toleration(podspec: dict) -> bool:
+    """True for a pod that selects GKE's accelerator label: GKE taints its GPU nodes and its
+    ExtendedResourceToleration admission adds the matching toleration to every pod that requests
+    nvidia.com/gpu (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus), so the manifest
+    need not carry it."""
+    return isinstance(as_dict(podspec.get("nodeSelector")).get(GKE_ACCELERATOR), str)

@@ -28,29 +28,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from policies.kube import as_dict, as_float, as_list, container_label, containers, get, memoized, requests_gpu, split_type
-from policies.serving import container_argv, model_servers, serve_config
-from policies.vllm.args import parse_vllm_args, vllm_servers
+from components.serving_engines import Engine
+from policies.kube import (
+    as_dict,
+    as_float,
+    as_list,
+    container_label,
+    containers,
+    get,
+    is_ray,
+    memoized,
+    requests_gpu,
+    split_type,
+)
+from policies.reading.serving import container_argv, engine_command_line, engine_row, model_servers, serve_config
+from policies.reading.vllm_args import parse_vllm_args, served_model, vllm_servers
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
-# SGLang's spellings of the settings policies read, in vLLM's names.
-_SGLANG_NAMES = {
-    "context-length": "max-model-len",
-    "tp-size": "tensor-parallel-size",
-    "tp": "tensor-parallel-size",
-    "tensor-parallel-size": "tensor-parallel-size",
-    "mem-fraction-static": "gpu-memory-utilization",
-    "model-path": "model",
-    "model": "model",
-    "pp-size": "pipeline-parallel-size",
-    "download-dir": "download-dir",
-    "load-format": "load-format",
-}
-SGLANG_FLAGS = {
-    "max-model-len": "--context-length",
-    "tensor-parallel-size": "--tp-size",
-    "gpu-memory-utilization": "--mem-fraction-static",
-}
 # Ray Serve's DeploymentConfig.graceful_shutdown_timeout_s default.
 RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT = 20.0
 # The Hugging Face cache when nothing moves it: ~/.cache/huggingface of the images' users (root for
@@ -96,6 +90,7 @@ class EngineServer:
     args: dict
     model: Optional[str]
     flags: dict = field(default_factory=dict)
+    row: Optional[Engine] = None  # the engine's row of the table (components/serving_engines.toml)
 
     @property
     def label(self) -> str:
@@ -107,34 +102,86 @@ class EngineServer:
         return self.flags.get(name, f"--{name}")
 
 
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+def table_args(container: Mapping, engine: Engine, line: list[str]) -> dict[str, Optional[str]]:
+    """A table engine's options in vLLM's names, from its command line (``line``, after the command word)
+    and its environment: every flag as parsed (policies.reading.vllm_args.parse_vllm_args), each setting the
+    row names renamed (components/serving_engines.toml) under vLLM's name, the first spelling found winning, flags
+    before environment variables. A true boolean env (TRUST_REMOTE_CODE=true) reads as the bare flag."""
+    parsed = parse_vllm_args(line)
+    args: dict[str, Optional[str]] = dict(parsed)
+    env = env_values(container)
+    for setting, spellings in engine.flags.items():
+        for spelling in spellings:
+            if spelling != setting:
+                args.pop(spelling, None)
+        found = next((s for s in spellings if s in parsed), None)
+        if found is not None:
+            args[setting] = parsed[found]
+            continue
+        for name in engine.env.get(setting, ()):
+            if name in env:
+                if setting == "trust-remote-code":
+                    if env[name].strip().lower() in _TRUE:
+                        args[setting] = None
+                else:
+                    args[setting] = env[name]
+                break
+    if engine.model_positional and "model" not in args and line and not line[0].startswith("-"):
+        args["model"] = line[0]
+    return args
+
+
 def sglang_args(container: Mapping) -> dict[str, Optional[str]]:
     """An SGLang container's options in vLLM's names (``context-length`` -> ``max-model-len``, ...)."""
-    argv = container_argv(container)
-    start = next((i + 1 for i, t in enumerate(argv) if t.startswith("sglang.launch_server")), 0)
-    parsed = parse_vllm_args(argv[start:])
-    # parse_vllm_args expands vLLM's short aliases (-tp); SGLang's long names are mapped here.
-    return {_SGLANG_NAMES.get(k, k): v for k, v in parsed.items()}
+    engine = engine_row("sglang")
+    if engine is None:
+        return {}
+    return table_args(container, engine, engine_command_line(container, engine) or [])
+
+
+def table_servers(resource: Any, engine: Optional[str] = None) -> list[EngineServer]:
+    """Every model server of a workload run by an engine of the table other than vLLM (vLLM has its own
+    reader, policies.reading.vllm_args), with its settings in vLLM's names; only ``engine``'s when given."""
+    servers = memoized(resource, "table_servers", _table_servers)
+    return [s for s in servers if engine is None or s.engine == engine]
+
+
+def _table_servers(resource: Any) -> list[EngineServer]:
+    ray = is_ray(resource.type)
+    found = []
+    for server in model_servers(resource):
+        row = engine_row(server.engine)
+        if row is None or row.name == "vllm":
+            continue
+        line = engine_command_line(server.container, row, ray=ray) or []
+        args = table_args(server.container, row, line)
+        model = args.get("model")
+        found.append(
+            EngineServer(
+                row.name,
+                server.path,
+                server.podspec,
+                server.container,
+                args,
+                model if isinstance(model, str) else None,
+                dict(row.shown),
+                row,
+            )
+        )
+    return found
 
 
 def sglang_servers(resource: Any) -> list[EngineServer]:
     """Every SGLang server container of a workload."""
-    return list(memoized(resource, "sglang_servers", _sglang_servers))
-
-
-def _sglang_servers(resource: Any) -> list[EngineServer]:
-    found = []
-    for server in model_servers(resource):
-        if server.engine == "sglang":
-            args = sglang_args(server.container)
-            found.append(
-                EngineServer("sglang", server.path, server.podspec, server.container, args, args.get("model"), SGLANG_FLAGS)
-            )
-    return found
+    return table_servers(resource, "sglang")
 
 
 def kserve_hf_servers(resource: Any) -> list[EngineServer]:
     """KServe predictor ``model`` specs served by KServe's Hugging Face server, whichever backend (its
-    vLLM backend is also read as a vLLM server by policies.vllm.args, for the engine flags)."""
+    vLLM backend is also read as a vLLM server by policies.reading.vllm_args, for the engine flags)."""
     found = []
     for server in model_servers(resource):
         if server.engine != "kserve":
@@ -220,8 +267,8 @@ def _app(label: str, model: Any, load_format: Any, shutdown: Any, shown: str) ->
 
 def ray_gpu_workers(resource: Any) -> list[tuple[str, dict, dict]]:
     """(pod spec path, podspec, container) of every GPU container of a Ray cluster's worker groups
-    (the groups as policies.ray.cluster reads them)."""
-    from policies.ray.cluster import groups
+    (the groups as policies.reading.ray_cluster reads them)."""
+    from policies.reading.ray_cluster import groups
 
     found = []
     for group in groups(resource):
@@ -298,8 +345,6 @@ def _streams(args: Mapping[str, Any]) -> bool:
 
 
 def _downloads(resource: Any) -> list[Download]:
-    from policies.vllm.capacity import served_model
-
     found = []
     for server in vllm_servers(resource):
         if server.runtime_merged or not requests_gpu(server.podspec) or _streams(server.args):

@@ -193,7 +193,7 @@ def keep_alive_seconds(container: Mapping) -> tuple[float, bool]:
 def workload_services(resource: Any, service_selectors: Mapping[str, Mapping]) -> set[str]:
     """Service names that front a workload: KServe's "<name>-predictor", a RayCluster's head Service "<name>",
     and every Service whose selector matches the workload's pod labels."""
-    from policies.serving import pod_labels, selector_matches
+    from policies.reading.serving import pod_labels, selector_matches
 
     name = get(resource.props, "metadata", "name")
     out: set[str] = set()

@@ -19,12 +19,16 @@ a batch Job, and read engine settings wherever a project puts them:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+import posixpath
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from components.loading import Limits, LoadError, load_yaml
+from components.serving_engines import ENGINES, Engine
 from policies.kube import (
     as_dict,
     as_list,
@@ -37,7 +41,7 @@ from policies.kube import (
     pod_specs,
     split_type,
 )
-from policies.vllm.args import VllmServer, expand_env, vllm_servers
+from policies.reading.vllm_args import VllmServer, command_tokens, expand_env, is_shell_operator, served_model, vllm_servers
 
 # Kinds whose pods serve requests for as long as they run.
 SERVING_APP_KINDS = {
@@ -47,13 +51,28 @@ SERVING_APP_KINDS = {
     ("serving.kserve.io", "InferenceService"),
 }
 
-# (engine, text in the command line, text in the image reference): how each engine shows itself.
-_ENGINES = (
-    ("sglang", "sglang.launch_server", "sglang"),
-    ("tgi", "text-generation-launcher", "text-generation-inference"),
-    ("triton", "tritonserver", "tritonserver"),
-    ("nim", None, "nvcr.io/nim/"),
-)
+# The engine table in force (components/serving_engines.toml); tests swap it with use_engine_table.
+_ENGINE_TABLE: ContextVar[tuple[Engine, ...]] = ContextVar("engine_table", default=ENGINES)
+
+
+def engine_table() -> tuple[Engine, ...]:
+    """The serving engines policies recognise (components/serving_engines.toml, or a table a test set)."""
+    return _ENGINE_TABLE.get()
+
+
+def engine_row(name: str) -> Engine | None:
+    """The table row of an engine id ("sglang", "tgi", ...), or None (vLLM's KServe and Ray forms)."""
+    return next((e for e in engine_table() if e.name == name), None)
+
+
+@contextlib.contextmanager
+def use_engine_table(engines: tuple[Engine, ...]) -> Iterator[None]:
+    """Recognise and read the engines of ``engines`` instead of the product's table (a new row, in a test)."""
+    token = _ENGINE_TABLE.set(tuple(engines))
+    try:
+        yield
+    finally:
+        _ENGINE_TABLE.reset(token)
 
 
 def container_argv(container: Mapping) -> list[str]:
@@ -62,26 +81,63 @@ def container_argv(container: Mapping) -> list[str]:
     return expand_env(tokens, container)
 
 
-def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
-    """The engine a container runs ("vllm", "sglang", "tgi", "triton", "nim"), or None.
+def _invocation(argv: list[str], engine: Engine) -> int | None:
+    """Index just after the engine's command word(s) or `-m module` in argv, else None."""
+    for i, token in enumerate(argv):
+        base = posixpath.basename(token)
+        for words in engine.commands:
+            if base == words[0] and argv[i + 1 : i + len(words)] == list(words[1:]):
+                return i + len(words)
+        if any(token.startswith(module) for module in engine.modules):
+            return i + 1
+    return None
 
-    Under KubeRay (`ray`) an image is no evidence: KubeRay replaces the command with
-    `ray start`, so only a command line that starts the engine counts.
+
+def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False) -> list[str] | None:
+    """The tokens of the engine's command line (its options and positional model), or None when the container
+    does not run the engine: neither its command line starts it (`text-generation-launcher ...`, `sglang serve`,
+    `python -m sglang.launch_server`, in a shell script too) nor, outside KubeRay, its image is the engine's
+    (then the image's own entrypoint or script runs it: the options are the args, or none)."""
+    argv, script = command_tokens(container)
+    start = _invocation(argv, engine)
+    if start is None:
+        raw_image = container.get("image")
+        image = raw_image.lower() if isinstance(raw_image, str) else ""
+        if ray or not any(marker in image for marker in engine.images):
+            return None
+        if container.get("command") or script:
+            # The image's own script (a custom server.py) still serves the model, options unknown; a
+            # `python -m` of another module (SGLang's router in the SGLang image) is something else.
+            modules = [argv[i + 1] for i, t in enumerate(argv[:-1]) if t == "-m"]
+            if modules:
+                return None
+            return []
+        argv, start = [t for t in as_list(container.get("args")) if isinstance(t, str)], 0
+        argv = expand_env(argv, container)
+    line = []
+    for token in argv[start:]:
+        if script and is_shell_operator(token):
+            break
+        line.append(token)
+    return line
+
+
+def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
+    """The engine a container runs (an id of the engine table: "vllm", "sglang", "tgi", ...), or None.
+
+    vLLM is read by policies.reading.vllm_args (its command line, its image's `vllm serve` entrypoint); every other
+    engine by its row of the table. Under KubeRay (`ray`) an image is no evidence: KubeRay replaces the
+    command with `ray start`, so only a command line that starts the engine counts.
     """
-    from policies.vllm.args import is_vllm_container, vllm_command_line
+    from policies.reading.vllm_args import is_vllm_container, vllm_command_line
 
     if vllm_command_line(container, image_entrypoint=not ray) is not None:
         return "vllm"
     if not ray and is_vllm_container(container):
         return "vllm"
-    command_line = " ".join(container_argv(container))
-    raw_image = container.get("image")
-    image = raw_image if isinstance(raw_image, str) else ""
-    for engine, command_marker, image_marker in _ENGINES:
-        if command_marker and command_marker in command_line:
-            return engine
-        if not ray and image_marker in image.lower():
-            return engine
+    for engine in engine_table():
+        if engine.name != "vllm" and engine_command_line(container, engine, ray=ray) is not None:
+            return engine.name
     return None
 
 
@@ -225,7 +281,7 @@ class EngineConfig:
     """One vLLM engine's settings, wherever they were written.
 
     `args` uses vLLM's long flag names (`gpu-memory-utilization`), as
-    `policies.vllm.args.parse_vllm_args` returns them; a boolean flag that is on maps to None, and one
+    `policies.reading.vllm_args.parse_vllm_args` returns them; a boolean flag that is on maps to None, and one
     that is off to its `no-` form (`no-enable-prefix-caching`: None), wherever it was written.
     `image` names the vLLM release where known. `server` is the container, when there is one.
     """
@@ -307,8 +363,6 @@ def engine_configs(resource: Any) -> list[EngineConfig]:
 
 
 def _engine_configs(resource: Any) -> list[EngineConfig]:
-    from policies.vllm.capacity import served_model
-
     found = [
         EngineConfig(label=s.label, args=s.args, model=served_model(s), image=str(s.container.get("image") or ""), server=s)
         for s in vllm_servers(resource)

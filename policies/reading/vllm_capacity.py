@@ -3,7 +3,7 @@
 The model comes from the command line (first positional token, or --model), the GPU type from
 the llm-serving.io/gpu annotation the components write, else from whatever in the pod's node
 selection pins one (instance type, instance family, Karpenter's GPU name, GPU feature
-discovery's product label, GKE's accelerator label: policies.gpu.selection), and the engine
+discovery's product label, GKE's accelerator label: policies.reading.gpu_selection), and the engine
 flags from the parsed arguments; components.capacity then runs vLLM's memory accounting.
 Containers whose model or GPU the catalogue does not know are not judged by the capacity
 policies; `unsized` lists them, so that a run can say so instead of reading as a pass.
@@ -22,9 +22,9 @@ from components.capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.images import vllm_release
 from components.loading import JSON_FILE, LoadError, load_json
-from policies.gpu.selection import pinned_gpu
 from policies.kube import annotations_of, as_float, as_int, as_list, memoized
-from policies.vllm.args import VllmServer, vllm_command_line
+from policies.reading.gpu_selection import pinned_gpu
+from policies.reading.vllm_args import VllmServer, served_model
 
 
 @dataclass(frozen=True)
@@ -37,35 +37,11 @@ class ServerPlan:
     plan: MemoryPlan
 
 
-def served_model(server: VllmServer) -> Optional[str]:
-    """The model a vLLM container serves: `--model`, or the first positional token of `vllm serve`."""
-    if server.args.get("model"):
-        return server.args["model"]
-    if server.runtime_merged:
-        # KServe's Hugging Face server: --model_id, else the Hub repository of storageUri hf://org/name.
-        uri = server.container.get("storageUri")
-        if server.args.get("model-id"):
-            return server.args["model-id"]
-        if isinstance(uri, str) and uri.startswith("hf://"):
-            return uri[len("hf://") :].split(":", 1)[0]
-        return None
-    line = vllm_command_line(server.container) or []
-    positional = [
-        t
-        for i, t in enumerate(line)
-        if not t.startswith("-") and (i == 0 or not line[i - 1].startswith("-") or "=" in line[i - 1])
-    ]
-    # `args: [serve, MODEL, ...]` on an image whose entrypoint is `vllm` (or repeated after `vllm serve`).
-    if positional[:1] == ["serve"]:
-        positional = positional[1:]
-    return positional[0] if positional else None
-
-
 def gpu_type(resource: Any, server: VllmServer) -> Optional[Gpu]:
     """The GPU the pod runs on: our exact annotation first, else the GPU its node selection pins.
 
     Karpenter's GPU-name label names a family (``a100`` covers the 40 and 80 GB parts), and an
-    affinity term may allow several types: the smallest of them is sized (policies.gpu.selection).
+    affinity term may allow several types: the smallest of them is sized (policies.reading.gpu_selection).
     The annotation the components write removes the doubt.
     """
     name = annotations_of(resource.props).get(GPU_ANNOTATION)
@@ -215,67 +191,3 @@ def _gpu_gap(resource: Any, server: VllmServer) -> tuple[Optional[str], Optional
         "no GPU type pinned (node.kubernetes.io/instance-type, karpenter.k8s.aws/instance-gpu-name, "
         "nvidia.com/gpu.product, cloud.google.com/gke-accelerator or the llm-serving.io/gpu annotation)"
     )
-
-
-def sizing_gaps(resources: list) -> list[SizingGap]:
-    """Every vLLM server whose memory plan cannot be made, with the reason: the capacity policies
-    (S1 budget, S2) say nothing about them, and a report must say so rather than read as a pass."""
-    from policies.vllm.args import vllm_servers
-
-    gaps = []
-    model: Optional[str]
-    model_reason: Optional[str]
-    for resource in resources:
-        for server in vllm_servers(resource):
-            if server.runtime_merged and not served_model(server):
-                model, model_reason = None, "a KServe predictor whose model the ServingRuntime names"
-            else:
-                model, model_reason = _model_gap(resource, server)
-            gpu, gpu_reason = _gpu_gap(resource, server)
-            if model_reason is None and gpu_reason is None:
-                if server_plan(resource, server) is not None:
-                    continue
-                gpu_reason = "the memory accounting could not read the engine flags"
-            reason = "; ".join(r for r in (model_reason, gpu_reason) if r)
-            gaps.append(SizingGap(resource.name, server.label, model, gpu, reason))
-        gaps.extend(_other_engine_gaps(resource))
-    return gaps
-
-
-def _other_engine_gaps(resource: Any) -> list[SizingGap]:
-    """Model servers the capacity plan does not model at all: SGLang, Ray Serve LLM applications and the
-    servers NIMService and VLLMRuntime operators render (their memory is not vLLM's accounting of a
-    container the pack can see)."""
-    from policies.engines import sglang_servers
-    from policies.operators import operator_server
-    from policies.serving import engine_configs
-
-    gaps = [
-        SizingGap(
-            resource.name, s.label, s.model, None, "an SGLang server: the capacity plan models vLLM's memory accounting only"
-        )
-        for s in sglang_servers(resource)
-    ]
-    gaps += [
-        SizingGap(
-            resource.name,
-            e.label,
-            e.model,
-            None,
-            "a Ray Serve LLM application: the capacity plan does not size engine_kwargs on Ray workers",
-        )
-        for e in engine_configs(resource)
-        if e.server is None
-    ]
-    operator = operator_server(resource)
-    if operator is not None:
-        gaps.append(
-            SizingGap(
-                resource.name,
-                "spec",
-                operator.model,
-                None,
-                f"a {operator.kind}: its operator renders the server, which the capacity plan does not size",
-            )
-        )
-    return gaps

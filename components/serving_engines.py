@@ -1,0 +1,196 @@
+"""Serving engines as data: the rows of serving_engines.toml as frozen records.
+
+``serving_engines.toml`` beside this module is the one place the product keeps what it knows of each model
+server (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp): how it is recognised, the spellings of the
+settings policies read, its health endpoints, what it does on SIGTERM, its metrics, each group with its
+source at a pinned release. The file's header documents every field. A row with an unknown or missing field, a
+wrong type, or a fact group without its source fails the load, naming the row and the field, so a typo in the
+table is an import error, never a rule that silently stops applying.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+TABLE = Path(__file__).with_name("serving_engines.toml")
+
+# The settings a row may name, in vLLM's long names (what policies/vllm read).
+SETTINGS = (
+    "model",
+    "revision",
+    "max-model-len",
+    "tensor-parallel-size",
+    "pipeline-parallel-size",
+    "gpu-memory-utilization",
+    "trust-remote-code",
+    "download-dir",
+    "load-format",
+)
+DRAINS = ("flag", "unknown")
+MEMORY_FRACTIONS = ("total", "free", "")
+SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics")
+ENV_PREFIX = "env:"
+
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "display": str,
+    "release": str,
+    "images": list,
+    "commands": list,
+    "modules": list,
+    "model_positional": bool,
+    "loads_before_serving": bool,
+    "port": int,
+    "health": str,
+    "readiness": str,
+    "drain": str,
+    "drain_flag": str,
+    "drain_default": (int, float),
+    "memory_fraction_of": str,
+    "metrics_path": str,
+    "metrics_port": int,
+    "queue_metric": str,
+    "running_metric": str,
+    "settings": dict,
+    "sources": dict,
+}
+
+
+class EngineTableError(ValueError):
+    """A row of the engine table that cannot be used; the message names the row and the field."""
+
+
+def flag_name(spelling: str) -> str:
+    """A flag as the command-line readers key it: no leading dashes, underscores as dashes."""
+    return spelling.lstrip("-").replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One serving engine: how to recognise it and read it (fields documented in serving_engines.toml)."""
+
+    name: str
+    display: str
+    release: str
+    images: tuple[str, ...]
+    commands: tuple[tuple[str, ...], ...]
+    modules: tuple[str, ...]
+    model_positional: bool
+    loads_before_serving: bool
+    port: int
+    health: str
+    readiness: str
+    drain: str
+    drain_flag: str
+    drain_default: float
+    memory_fraction_of: str
+    metrics_path: str
+    metrics_port: int
+    queue_metric: str
+    running_metric: str
+    # setting (vLLM's name) -> the engine's flags (normalised by flag_name) and environment variables
+    flags: Mapping[str, tuple[str, ...]]
+    env: Mapping[str, tuple[str, ...]]
+    shown: Mapping[str, str]
+    sources: Mapping[str, str]
+
+    def spelling(self, setting: str) -> str:
+        """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
+        return self.shown.get(setting, f"--{setting}")
+
+
+def _row(name: str, row: Any) -> Engine:
+    where = f"serving_engines.toml [engines.{name}]"
+    if not isinstance(row, dict):
+        raise EngineTableError(f"{where}: must be a table")
+    unknown = sorted(set(row) - set(_FIELDS))
+    if unknown:
+        raise EngineTableError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(_FIELDS))})")
+    for field, kind in _FIELDS.items():
+        if field not in row:
+            raise EngineTableError(f"{where}: field {field!r} is missing")
+        value = row[field]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise EngineTableError(f"{where}.{field}: {value!r} is not of type {getattr(kind, '__name__', kind)}")
+    for field in ("images", "commands", "modules"):
+        if not all(isinstance(v, str) and v for v in row[field]):
+            raise EngineTableError(f"{where}.{field}: every item must be a non-empty string")
+    if row["drain"] not in DRAINS:
+        raise EngineTableError(f"{where}.drain: {row['drain']!r} is not one of {DRAINS}")
+    if row["drain"] == "flag" and not row["drain_flag"]:
+        raise EngineTableError(f"{where}.drain_flag: a drain of kind 'flag' names its flag")
+    if row["memory_fraction_of"] not in MEMORY_FRACTIONS:
+        raise EngineTableError(f"{where}.memory_fraction_of: {row['memory_fraction_of']!r} is not one of {MEMORY_FRACTIONS}")
+    flags: dict[str, tuple[str, ...]] = {}
+    env: dict[str, tuple[str, ...]] = {}
+    shown: dict[str, str] = {}
+    for setting, spellings in row["settings"].items():
+        if setting not in SETTINGS:
+            raise EngineTableError(f"{where}.settings: unknown setting {setting!r} (known: {', '.join(SETTINGS)})")
+        if not isinstance(spellings, list) or not spellings or not all(isinstance(s, str) and s for s in spellings):
+            raise EngineTableError(f"{where}.settings.{setting}: a non-empty list of flags and env:NAME")
+        flags[setting] = tuple(flag_name(s) for s in spellings if not s.startswith(ENV_PREFIX))
+        env[setting] = tuple(s[len(ENV_PREFIX) :] for s in spellings if s.startswith(ENV_PREFIX))
+        first = spellings[0]
+        shown[setting] = f"env {first[len(ENV_PREFIX) :]}" if first.startswith(ENV_PREFIX) else f"--{first}"
+    sources = row["sources"]
+    stated = {"recognise", "endpoints", "drain", "metrics"} | ({"settings"} if row["settings"] else set())
+    for group in sorted(stated):
+        if not isinstance(sources.get(group), str) or not sources[group].strip():
+            raise EngineTableError(f"{where}.sources.{group}: every fact needs its source (file and line at a pinned release)")
+    extra = sorted(set(sources) - set(SOURCE_GROUPS))
+    if extra:
+        raise EngineTableError(f"{where}.sources: unknown group {extra[0]!r} (known: {', '.join(SOURCE_GROUPS)})")
+    return Engine(
+        name=name,
+        display=row["display"],
+        release=row["release"],
+        images=tuple(i.lower() for i in row["images"]),
+        commands=tuple(tuple(c.split()) for c in row["commands"]),
+        modules=tuple(row["modules"]),
+        model_positional=row["model_positional"],
+        loads_before_serving=row["loads_before_serving"],
+        port=row["port"],
+        health=row["health"],
+        readiness=row["readiness"],
+        drain=row["drain"],
+        drain_flag=flag_name(row["drain_flag"]),
+        drain_default=float(row["drain_default"]),
+        memory_fraction_of=row["memory_fraction_of"],
+        metrics_path=row["metrics_path"],
+        metrics_port=row["metrics_port"],
+        queue_metric=row["queue_metric"],
+        running_metric=row["running_metric"],
+        flags=flags,
+        env=env,
+        shown=shown,
+        sources=dict(sources),
+    )
+
+
+def load_engines(text: str) -> tuple[Engine, ...]:
+    """The engines of a table in serving_engines.toml's format, in the table's order."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise EngineTableError(f"serving_engines.toml: {exc}") from None
+    engines = data.get("engines")
+    if not isinstance(engines, dict) or not engines:
+        raise EngineTableError("serving_engines.toml: no [engines.NAME] table")
+    unknown = sorted(set(data) - {"engines"})
+    if unknown:
+        raise EngineTableError(f"serving_engines.toml: unknown top-level table {unknown[0]!r}")
+    return tuple(_row(name, row) for name, row in engines.items())
+
+
+ENGINES: tuple[Engine, ...] = load_engines(TABLE.read_text(encoding="utf-8"))
+
+
+def engine_named(name: str, engines: tuple[Engine, ...] = ENGINES) -> Engine | None:
+    """The row of an engine id, or None."""
+    return next((e for e in engines if e.name == name), None)
+
+
+__all__ = ["ENGINES", "Engine", "EngineTableError", "SETTINGS", "engine_named", "flag_name", "load_engines"]

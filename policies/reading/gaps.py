@@ -1,0 +1,72 @@
+"""The vLLM servers and other model servers the capacity plan cannot size, with the reason.
+
+A report must say that S1 and S2 did not judge them rather than read as a pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from policies.operators import operator_server
+from policies.reading.engines import sglang_servers
+from policies.reading.serving import engine_configs
+from policies.reading.vllm_args import served_model, vllm_servers
+from policies.reading.vllm_capacity import SizingGap, _gpu_gap, _model_gap, server_plan
+
+
+def sizing_gaps(resources: list) -> list[SizingGap]:
+    """Every vLLM server whose memory plan cannot be made, with the reason: the capacity policies
+    (S1 budget, S2) say nothing about them, and a report must say so rather than read as a pass."""
+    gaps = []
+    model: Optional[str]
+    model_reason: Optional[str]
+    for resource in resources:
+        for server in vllm_servers(resource):
+            if server.runtime_merged and not served_model(server):
+                model, model_reason = None, "a KServe predictor whose model the ServingRuntime names"
+            else:
+                model, model_reason = _model_gap(resource, server)
+            gpu, gpu_reason = _gpu_gap(resource, server)
+            if model_reason is None and gpu_reason is None:
+                if server_plan(resource, server) is not None:
+                    continue
+                gpu_reason = "the memory accounting could not read the engine flags"
+            reason = "; ".join(r for r in (model_reason, gpu_reason) if r)
+            gaps.append(SizingGap(resource.name, server.label, model, gpu, reason))
+        gaps.extend(_other_engine_gaps(resource))
+    return gaps
+
+
+def _other_engine_gaps(resource: Any) -> list[SizingGap]:
+    """Model servers the capacity plan does not model at all: SGLang, Ray Serve LLM applications and the
+    servers NIMService and VLLMRuntime operators render (their memory is not vLLM's accounting of a
+    container the pack can see)."""
+    gaps = [
+        SizingGap(
+            resource.name, s.label, s.model, None, "an SGLang server: the capacity plan models vLLM's memory accounting only"
+        )
+        for s in sglang_servers(resource)
+    ]
+    gaps += [
+        SizingGap(
+            resource.name,
+            e.label,
+            e.model,
+            None,
+            "a Ray Serve LLM application: the capacity plan does not size engine_kwargs on Ray workers",
+        )
+        for e in engine_configs(resource)
+        if e.server is None
+    ]
+    operator = operator_server(resource)
+    if operator is not None:
+        gaps.append(
+            SizingGap(
+                resource.name,
+                "spec",
+                operator.model,
+                None,
+                f"a {operator.kind}: its operator renders the server, which the capacity plan does not size",
+            )
+        )
+    return gaps

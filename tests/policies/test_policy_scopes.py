@@ -1,0 +1,87 @@
+"""Objects of different stacks or clusters in one `policies check` run are never joined (policies/scopes.py)."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import io
+import json
+from pathlib import Path
+
+import yaml
+
+from policies.check import main, resources_of
+from policies.manifests import read_manifests
+from policies.registry import evaluate
+from policies.scopes import split
+from tests.conftest import run_plan
+
+
+def _write(path: Path, *docs: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump_all(docs))
+
+
+def _nodepool(name: str) -> dict:
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": {}}
+
+
+def _labels(folder: Path) -> list[tuple[str, int]]:
+    return [(s.label, len(s.indexes)) for s in split(read_manifests([str(folder)]).objects)]
+
+
+def test_planned_dev_staging_prod_checked_together_are_not_joined(tmp_path, capsys):
+    # The scenario of issue 32: plan every stack into build/<stack>, then check build/. Prod's ScaledObject
+    # qwen3-32b (max 3 x 4 GPUs) joined to dev's or staging's NodePool l40s (limit 8 GPUs) was a wrong S8.
+    build = tmp_path / "build"
+    # The three plans run side by side: the real plan output is the point, and this keeps the test at one plan's time.
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        plans = list(pool.map(lambda stack: run_plan(stack, build / stack), ("dev", "staging", "prod")))
+    assert [p.returncode for p in plans] == [0, 0, 0], [p.stderr for p in plans]
+    read = read_manifests([str(build)])
+    resources = resources_of(read)
+    joined = [v for v in evaluate(resources) if v.policy == "llm-hpa-behavior"]
+    assert any("exceeds NodePool l40s" in v.message for v in joined)  # what one scope did: the wrong S8
+
+    assert main([str(build), "--format", "json"], stdin=io.BytesIO()) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["scopes"] == ["dev", "prod", "staging"]
+    assert [v for v in report["violations"] if v["enforcement"] == "mandatory"] == []
+    # Each stack alone reports what it reports inside the joint run: the split loses no finding.
+    alone = []
+    for stack in ("dev", "staging", "prod"):
+        main([str(build / stack), "--format", "json"], stdin=io.BytesIO())
+        alone.extend(json.loads(capsys.readouterr().out)["violations"])
+    key = lambda v: (v["policy"], v["file"], v["message"])  # noqa: E731
+    assert sorted(map(key, alone)) == sorted(map(key, report["violations"]))
+
+
+def test_one_cluster_is_one_scope(tmp_path):
+    _write(tmp_path / "a" / "pool.yaml", _nodepool("l40s"))
+    _write(tmp_path / "b" / "pool.yaml", _nodepool("h100"))
+    assert _labels(tmp_path) == [("", 2)]
+
+
+def test_same_object_in_two_folders_splits_at_the_folder_that_separates_them(tmp_path):
+    _write(tmp_path / "clusters" / "east" / "pools" / "l40s.yaml", _nodepool("l40s"))
+    _write(tmp_path / "clusters" / "east" / "pools" / "h100.yaml", _nodepool("h100"))
+    _write(tmp_path / "clusters" / "west" / "l40s.yaml", _nodepool("l40s"))
+    assert _labels(tmp_path) == [("east", 2), ("west", 1)]
+
+
+def test_same_name_in_other_namespaces_or_kinds_is_no_collision(tmp_path):
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "llm", "namespace": "a"}}
+    _write(tmp_path / "x" / "s.yaml", service)
+    _write(tmp_path / "y" / "s.yaml", {**service, "metadata": {"name": "llm", "namespace": "b"}})
+    _write(tmp_path / "y" / "p.yaml", _nodepool("llm"))
+    assert _labels(tmp_path) == [("", 3)]
+
+
+def test_collisions_in_one_folder_split_file_by_file(tmp_path):
+    _write(tmp_path / "dev.yaml", _nodepool("l40s"))
+    _write(tmp_path / "prod.yaml", _nodepool("l40s"))
+    assert _labels(tmp_path) == [("dev.yaml", 1), ("prod.yaml", 1)]
+
+
+def test_a_collision_inside_one_file_cannot_be_split(tmp_path):
+    _write(tmp_path / "both.yaml", _nodepool("l40s"), _nodepool("l40s"))
+    assert _labels(tmp_path) == [("", 2)]
