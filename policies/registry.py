@@ -14,7 +14,7 @@ from policies import catalog
 from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, tolerates_and_targets
-from policies.ingress import internet_facing_alb_guarded
+from policies.ingress import internet_facing_alb_guarded, model_pods_network_isolated
 from policies.k8s_generic import (
     capabilities_allow_list,
     gpu_image_pull_policy,
@@ -134,6 +134,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     host_path_read_only.POLICY,
     no_load_balancer_service.POLICY,
     internet_facing_alb_guarded.POLICY,
+    model_pods_network_isolated.POLICY,
     memory_emptydir_size_limit.POLICY,
     no_literal_secret_env.POLICY,
     no_default_namespace.POLICY,
