@@ -57,6 +57,8 @@ setup(
     packages=[p for folder in PUBLIC_NAMES for p in packages(folder)],
     package_data={
         "llm_serving": ["py.typed", "**/*.json", "**/*.yaml", "**/*.csv", "**/*.toml"],
+        # policies/crd/cel_rules.json: the CRDs' CEL rules the pack evaluates (tools/crd_cel_rules.py).
+        "llm_serving_policies": ["**/*.json"],
     },
     cmdclass={"build_py": BuildPy},
 )

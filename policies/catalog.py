@@ -62,6 +62,7 @@ _ENTRIES = (
     Entry("S", 23, "max-model-len within the model's limit"),
     Entry("S", 24, "quantization method matches the checkpoint"),
     Entry("S", 25, "dtype supported by the GPU"),
+    Entry("S", 26, "custom resource passes its CRD's CEL validation rules"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

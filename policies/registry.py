@@ -12,6 +12,7 @@ from typing import Any
 
 from policies import catalog
 from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
+from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, tolerates_and_targets
 from policies.ingress import internet_facing_alb_guarded, model_pods_network_isolated
@@ -145,6 +146,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     startup_context_within_model_limit.POLICY,
     startup_quantization_supported.POLICY,
     startup_dtype_supported_by_gpu.POLICY,
+    validation_rules.POLICY,
+    validation_rules_unevaluated.POLICY,
 )
 
 

@@ -1,0 +1,233 @@
+"""The API server's own checks of custom resources: the CRDs' CEL rules (``x-kubernetes-validations``).
+
+The rules come from policies/crd/cel_rules.json, generated from the pinned CRDs by
+``python tools/crd_cel_rules.py --write`` (each CRD with its repository, tag and sha256); nothing
+here reads the reference folder. They are evaluated as the API server evaluates them on create
+(Kubernetes "Validation rules", https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation-rules):
+a rule is scoped to the schema node that declares it, ``self`` is that node's value, and it runs
+once per value present (per list item, per map value); a node that is absent is not checked.
+
+What differs, and is said rather than hidden:
+- rules that read ``oldSelf`` are transition rules: the API server runs them on update only, against
+  the stored object, which a plan does not have. They are skipped (``skipped_transition``).
+- no schema defaults are applied first (the API server applies them before validating): a rule that
+  reads a defaulted field the manifest leaves out errs here; an error is reported as "not evaluated"
+  (advisory), never as a pass or a rejection.
+- a rule the library cannot compile is reported the same way, with the library's message.
+
+The library is cel-expr-python (the CEL project's own Python runtime over cel-cpp; requirements.txt
+says why it was chosen). Kubernetes adds libraries to standard CEL; our CRDs use two of them:
+``split`` (the strings extension, loaded as cel-go's ``ext.Strings`` is) and the regex ``find``
+(k8s.io/apiserver pkg/cel/library/regex.go: the first match, or "" when none), defined below. Rules
+compile once, on first use, and only when an object of their CRD is checked.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from policies.framework import Unknown
+
+DATA = Path(__file__).with_name("cel_rules.json")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One CEL rule of one CRD version, where it applies and what the API server says when it fails."""
+
+    crd: str
+    source: str
+    path: tuple[str, ...]
+    rule: str
+    message: str
+    # The schema type of the node the rule is scoped to ("object", "array", "string", ...; "" when untyped).
+    type: str = ""
+
+    @property
+    def is_transition(self) -> bool:
+        """True for a rule that reads ``oldSelf``: the API server runs it on update only."""
+        return re.search(r"\boldSelf\b", self.rule) is not None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule that failed (``error`` empty) or could not be evaluated (``error`` says why) at ``where``."""
+
+    rule: Rule
+    where: str
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the rules of one object's CRD version said about it."""
+
+    failed: tuple[Finding, ...]
+    unevaluated: tuple[Finding, ...]
+    evaluated: int
+    skipped_transition: int
+
+
+@functools.cache
+def rules_by_type() -> dict[str, tuple[Rule, ...]]:
+    """Pulumi type token (``kubernetes:<group>/<version>:<kind>``) -> the rules of that CRD version."""
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    table: dict[str, tuple[Rule, ...]] = {}
+    for crd in data["crds"]:
+        for version, rules in crd["versions"].items():
+            table[f"kubernetes:{crd['group']}/{version}:{crd['kind']}"] = tuple(
+                Rule(
+                    crd=crd["crd"],
+                    source=crd["source"],
+                    path=tuple(r["path"]),
+                    rule=r["rule"],
+                    # The API server's message for a rule without one (apiextensions validation).
+                    message=r.get("message") or f"failed rule: {r['rule']}",
+                    type=r.get("type", ""),
+                )
+                for r in rules
+            )
+    return table
+
+
+def resource_types() -> tuple[str, ...]:
+    """Every type token some pinned CRD gives CEL rules, sorted."""
+    return tuple(sorted(rules_by_type()))
+
+
+def _find(text: str, pattern: str) -> str:
+    # k8s.io/apiserver pkg/cel/library/regex.go `find`: the first match of the RE2 pattern, "" when none.
+    match = re.search(pattern, text)
+    return match.group(0) if match else ""
+
+
+@functools.cache
+def _env() -> Any:
+    # Imported on first use: `policies check` on manifests without custom resources never pays for it.
+    from cel_expr_python import cel
+    from cel_expr_python.ext import ext_strings
+
+    find = cel.Overload("string_find_string", cel.Type.STRING, [cel.Type.STRING, cel.Type.STRING], is_member=True, impl=_find)
+    kubernetes = cel.CelExtension("kubernetes-regex", [cel.FunctionDecl("find", [find])])
+    return cel.NewEnv(variables={"self": cel.Type.DYN}, extensions=[ext_strings.ExtStrings(), kubernetes])
+
+
+def _types() -> Any:
+    from cel_expr_python import cel
+
+    return cel.Type
+
+
+@functools.cache
+def compiled(rule: str) -> tuple[Any, str]:
+    """(program, "") for a rule the library compiles, (None, the library's message) otherwise; once per rule."""
+    try:
+        return _env().compile(rule), ""
+    except Exception as exc:  # the library raises RuntimeError with cel-cpp's status text
+        return None, _first_line(str(exc))
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0][:300] if text.strip() else "no message"
+
+
+class _UnknownValue(Exception):
+    """The value holds something the engine does not know yet (a preview's unknown output)."""
+
+
+def _cel_value(value: Any) -> Any:
+    """The value as the API server hands it to CEL: nulls dropped, whole numbers as integers."""
+    if isinstance(value, Unknown):
+        raise _UnknownValue
+    if isinstance(value, Mapping):
+        return {str(k): _cel_value(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_cel_value(v) for v in value]
+    # The Pulumi engine sends every number as a float; Kubernetes decodes whole JSON numbers as int64.
+    if isinstance(value, float) and not isinstance(value, bool) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _nodes(obj: Any, path: tuple[str, ...], where: str = "") -> Iterator[tuple[str, Any]]:
+    """Every value at ``path`` in ``obj``, with where it is (``spec.requirements[0].key``); absent -> none."""
+    if not path:
+        yield where or "<object>", obj
+        return
+    head, rest = path[0], path[1:]
+    if head == "[]":
+        if isinstance(obj, list):
+            for i, item in enumerate(obj):
+                yield from _nodes(item, rest, f"{where}[{i}]")
+    elif head == "{}":
+        if isinstance(obj, Mapping):
+            for key, item in obj.items():
+                yield from _nodes(item, rest, f"{where}[{key!r}]")
+    elif isinstance(obj, Mapping) and obj.get(head) is not None:
+        yield from _nodes(obj[head], rest, f"{where}.{head}" if where else head)
+
+
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (Mapping,),
+    "array": (list, tuple),
+    "string": (str,),
+    "integer": (int, float),
+    "number": (int, float),
+    "boolean": (bool,),
+}
+
+
+def _is_type(value: Any, schema_type: str) -> bool:
+    if isinstance(value, Unknown) or schema_type not in _PYTHON_TYPES:
+        return True
+    if schema_type in ("integer", "number") and isinstance(value, bool):
+        return False
+    return isinstance(value, _PYTHON_TYPES[schema_type])
+
+
+def evaluate(type_token: str, obj: Mapping[str, Any]) -> Outcome:
+    """Run every create-time rule of the object's CRD version on it (see the module docstring)."""
+    failed: list[Finding] = []
+    unevaluated: list[Finding] = []
+    evaluated = skipped = 0
+    for rule in rules_by_type().get(type_token, ()):
+        if rule.is_transition:
+            skipped += 1
+            continue
+        for where, node in _nodes(obj, rule.path):
+            if not _is_type(node, rule.type):
+                continue  # the schema's own type check refuses it first (kubernetes-validate territory, not CEL's)
+            try:
+                value = _cel_value(node)
+            except _UnknownValue:
+                continue  # checked again when the value is known (`pulumi up`)
+            program, error = compiled(rule.rule)
+            if program is None:
+                unevaluated.append(Finding(rule, where, f"the library cannot compile it: {error}"))
+                continue
+            result = program.eval(data={"self": value})
+            evaluated += 1
+            if result.type() == _types().BOOL:
+                if not result.value():
+                    failed.append(Finding(rule, where))
+            elif result.type() == _types().ERROR:
+                unevaluated.append(Finding(rule, where, f"evaluation failed: {_first_line(str(result.value()))}"))
+            else:
+                unevaluated.append(Finding(rule, where, f"it gave a {result.type().name()}, not a bool"))
+    return Outcome(tuple(failed), tuple(unevaluated), evaluated, skipped)
+
+
+def uncompilable() -> list[tuple[str, str, str]]:
+    """(CRD, rule, the library's message) for every create-time rule the library cannot compile."""
+    out = []
+    for rules in rules_by_type().values():
+        for rule in rules:
+            if not rule.is_transition and compiled(rule.rule)[0] is None:
+                out.append((rule.crd, rule.rule, compiled(rule.rule)[1]))
+    return sorted(set(out))
