@@ -46,8 +46,10 @@ def test_plan_exits_zero_with_the_json_contract(planned):
     assert set(report) >= {"stack", "resources", "violations", "models"}
     assert report["stack"] == stack
     # prod declares the Monday spike (slo.traffic): the advisory llm-simulated-slo reports what its simulation shows
-    # (docs/simulate.md); nothing else fires, and an advisory finding leaves the exit code 0.
-    expected = {("llm-simulated-slo", "advisory")} if stack == "prod" else set()
+    # (docs/simulate.md); nothing else fires, and an advisory finding leaves the exit code 0. dev and staging route
+    # the ALB straight to the pods, so no NetworkPolicy is rendered and the advisory G33 says every pod reaches them
+    # (docs/platform.md, "In-cluster access").
+    expected = {("llm-simulated-slo", "advisory")} if stack == "prod" else {("model-pods-network-isolated", "advisory")}
     assert {(v["policy"], v["enforcement"]) for v in report["violations"]} == expected
     assert all(set(r) == {"type", "name", "parent", "dependsOn"} for r in report["resources"])
     for m in report["models"]:
@@ -117,10 +119,11 @@ def test_text_report_is_readable(tmp_path):
     # EFA security group (issue 19); + three ServiceAccounts (chat-8b, qwen3-32b; chat-8b's cache account) and
     # KServe's job namespace and its Secret, the gateway namespace, the EFA device plugin release and the
     # RayCluster's PDB, and the karpenter-crd release (issue 18); + the API key's Secret and the Pod Identity
-    # Agent add-on (issue 19).
+    # Agent add-on (issue 19); + 7 NetworkPolicies (issue 31: a default deny, 4 API allows, the 405B's peers and
+    # its operator dashboard).
     # Its violations are the advisory llm-simulated-slo's under the spike prod declares (slo.traffic): how many
     # follows the simulation, so only their kind is pinned.
-    assert text.startswith("Stack prod: 119 resources, ")
+    assert text.startswith("Stack prod: 126 resources, ")
     assert "[advisory] llm-simulated-slo (S8) llama-70b: " in text
     assert [line for line in text.splitlines() if line.startswith("  [")] == [
         line for line in text.splitlines() if line.startswith("  [advisory] llm-simulated-slo (S8) llama-70b: ")
@@ -133,7 +136,7 @@ def test_too_high_gpu_memory_utilization_exits_1_naming_the_policy(tmp_path):
     path = variant(tmp_path, "hot", lambda c: c["llm-serving:models"][0]["engine"].update(gpuMemoryUtilization=0.99))
     proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
     assert proc.returncode == 1, proc.stderr
-    (v,) = json.loads(proc.stdout)["violations"]
+    (v,) = [v for v in json.loads(proc.stdout)["violations"] if v["enforcement"] == "mandatory"]
     assert (v["policy"], v["catalog"], v["enforcement"]) == ("vllm-gpu-memory-utilization-bounds", "S1", "mandatory")
     assert "--gpu-memory-utilization=0.99 is above the maximum 0.95" in v["message"]
 
@@ -264,7 +267,7 @@ def test_custom_model_that_does_not_fit_exits_1(tmp_path):
     )
     proc = run("plan", str(path), "--format", "json", "--out", str(tmp_path / "out"))
     assert proc.returncode == 1, proc.stderr
-    (v,) = json.loads(proc.stdout)["violations"]
+    (v,) = [v for v in json.loads(proc.stdout)["violations"] if v["enforcement"] == "mandatory"]
     assert v["policy"] == "vllm-max-model-len-fits-kv-cache"
     assert "acme/private-70b does not start: weights need 131.43 GiB per GPU" in v["message"]  # + the rotary cache
 
