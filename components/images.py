@@ -30,6 +30,12 @@ def is_digest(image: str) -> bool:
 
 
 def vllm_release(image: str) -> Optional[str]:
-    """The vLLM release an image tag names (vllm/vllm-openai:v0.33.0 -> 0.33.0); None for other tags."""
+    """The vLLM release an image tag names (vllm/vllm-openai:v0.33.0 -> 0.33.0); None for other tags.
+
+    llm-d's images (ghcr.io/llm-d/llm-d-cuda:v0.8.0, the KServe LLMInferenceService presets' image) carry vLLM but
+    tag llm-d's own release, so their tag names no vLLM release.
+    """
+    if "llm-d" in image_repository(image).rsplit("/", 1)[-1]:
+        return None
     match = re.match(r"^v?(\d+\.\d+(\.\d+)?)", image_tag(image) or "")
     return match.group(1) if match else None

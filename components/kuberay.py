@@ -13,7 +13,6 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .backends.kuberay import KubeRayBackend
 from .builders import kuberay_operator as operator
 from .builders import ray_cluster as build
 from .capacity.plan import ServingPlan
@@ -120,7 +119,7 @@ class RayVllmService(KubernetesComponent):
             # The pods start after what the service was told to wait for (the operator, an S3 model's reader).
             opts=self.child_opts(depends_on=own_depends_on(opts)),
         )
-        pdb = resolve(lambda ns: KubeRayBackend().disruption_budget(m, ns), args.namespace)
+        pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(
             f"{name}-pdb", metadata=part(pdb, "metadata"), spec=part(pdb, "spec"), opts=child
         )

@@ -9,7 +9,6 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .backends.kserve import KServeBackend
 from .builders import credentials
 from .builders import vllm_service as build
 from .capacity.plan import ServingPlan, plan_model
@@ -100,9 +99,9 @@ class VllmService(KubernetesComponent):
         pool_name = args.pool_name if args.pool_name is not None else m.pool
         child = self.child_opts()
         self.service_account: Optional[k8s.core.v1.ServiceAccount] = None
-        # What the KServe back-end says its pods need (components/backends/kserve.py), whatever the model's config.
-        backend = KServeBackend()
-        if backend.needs_model_service_account(m):
+        # The predictor's ServiceAccount, when KServe's storage initializer needs one (builders/credentials.py;
+        # the KServe back-end answers the same, components/backends/kserve.py).
+        if credentials.needs_model_service_account(m):
             sa = resolve(
                 lambda ns, secret: credentials.model_service_account(m, ns, secret), args.namespace, args.hf_token_secret
             )
@@ -132,7 +131,7 @@ class VllmService(KubernetesComponent):
             spec=part(isvc, "spec"),
             opts=isvc_opts,
         )
-        pdb = resolve(lambda ns: backend.disruption_budget(m, ns), args.namespace)
+        pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(
             f"{name}-pdb", metadata=part(pdb, "metadata"), spec=part(pdb, "spec"), opts=child
         )

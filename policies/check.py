@@ -23,13 +23,25 @@ from typing import BinaryIO, Optional, Sequence
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation
+from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
 from policies.kube import read_generically
-from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, manifest_paths, read_manifests
+from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
 from policies.reading.gaps import sizing_gaps
 from policies.registry import evaluate, validate_config
 from policies.scopes import split
 
 FORMATS = ("text", "json", "markdown", "sarif")
+
+# How unreadable input counts: said in --help (and docs/cli.md), and kept by tests/policies/test_check_unreadable.py.
+HELP_EPILOG = """\
+unreadable input: a file, or one document of a multi-document file, that cannot be read is a finding of its
+own (file, line, why) in every format, SARIF included, and every other file is still checked:
+  manifest-readable (S27, mandatory, exit 1): not valid YAML or JSON, over the size or depth limits, not UTF-8;
+  manifest-is-kubernetes (S27, advisory): an unrendered Helm/Go template ({{ .Values... }}), or a file with
+    no Kubernetes object in it.
+exit codes: 0 no mandatory violation; 1 mandatory violations (an unreadable file included); 2 a path that does
+not exist, an invalid --config, or no Kubernetes object read at all (the unreadable files are still reported);
+3 an internal error."""
 
 
 class InputError(ValueError):
@@ -53,13 +65,19 @@ def load_resources(files: Sequence[str], stdin: Optional[BinaryIO] = None) -> li
     return resources_of(manifests)
 
 
-def _key(o: ManifestObject) -> str:
+def _key(o: ManifestObject | Unreadable) -> str:
     return f"{o.location} {o.shown_kind}/{o.name}"
 
 
 def resources_of(manifests: ManifestSet) -> list[Resource]:
-    """The objects read as the policy framework's resources, typed as the Pulumi engine types them."""
-    return [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
+    """The objects read as the policy framework's resources, typed as the Pulumi engine types them, then one
+    resource per file or document that could not be read (policies.input: the S27 policies report them)."""
+    resources = [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
+    resources += [
+        Resource(type=UNREADABLE_TYPE, name=_key(u), props=unreadable_props(u.file, u.document, u.line, u.why, u.kind))
+        for u in manifests.unreadable
+    ]
+    return resources
 
 
 def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[str], Optional[list[list[Resource]]]]:
@@ -67,7 +85,10 @@ def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[
     scopes = split(manifests.objects)
     if len(scopes) <= 1:
         return [], None
-    return [s.label for s in scopes], [[resources[i] for i in s.indexes] for s in scopes]
+    groups = [[resources[i] for i in s.indexes] for s in scopes]
+    # The files that could not be read belong to no cluster: their findings (S27) are reported once.
+    groups[0].extend(resources[len(manifests.objects) :])
+    return [s.label for s in scopes], groups
 
 
 def check_report(
@@ -78,7 +99,8 @@ def check_report(
     folders checked as separate clusters (``scopes``; empty when the run is one)."""
     from stacks.report import violation_row
 
-    where = {_key(o): o for o in manifests.objects}
+    read: list[ManifestObject | Unreadable] = [*manifests.objects, *manifests.unreadable]
+    where = {_key(o): o for o in read}
     rows = []
     for v in violations:
         o = where.get(v.resource)
@@ -182,7 +204,12 @@ def render(report: dict, fmt: str) -> str:
 
 def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None) -> int:
     """Run the check; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m policies check", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m policies check",
+        description=__doc__.splitlines()[0],
+        epilog=HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
     parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
@@ -209,8 +236,13 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         except ManifestReadError as exc:
             raise InputError(str(exc)) from None
         if manifests.counts.objects == 0:
-            report = check_report(manifests, [])
-            raise InputError(f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked")
+            report = check_report(manifests, evaluate(resources_of(manifests), config))
+            if manifests.unreadable:
+                sys.stdout.write(render(report, args.format))
+            raise InputError(
+                "".join(f"{u.text}\n" for u in manifests.unreadable)
+                + f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked"
+            )
         resources = resources_of(manifests)
         labels, groups = scoped(manifests, resources)
         violations = evaluate(resources, config, scopes=groups)

@@ -37,6 +37,7 @@ POD_TEMPLATE_PATHS = {
     "RayJob": "spec.rayClusterSpec (as RayCluster)",
     "LeaderWorkerSet": "spec.leaderWorkerTemplate.leaderTemplate.spec, spec.leaderWorkerTemplate.workerTemplate.spec",
     "RayClusterFleet": "spec.template.spec (a RayCluster spec; AIBrix)",
+    "LLMInferenceService": "spec.template, spec.worker, spec.prefill.template, spec.prefill.worker, each with KServe's well-known presets merged in (policies/llmisvc_presets.py)",
 }
 
 # Rows of the catalogue's general table that have no policy here, and why (catalogue section 2);

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policies import catalog as _catalog
-from policies.kube import evaluation_memo
+from policies.kube import cluster_view, evaluation_memo
 
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -276,7 +276,10 @@ def evaluate_policies(
                     # A stack-wide finding ("" as the name) two clusters share is reported once.
                     findings.extend(f for f in run_stack_policy(policy, group, values) if f not in before)
             else:
-                findings = [(r.name, m) for r in resources for m in run_resource_policy(policy, r, values)]
+                findings = []
+                for group in scopes if scopes is not None else (resources,):
+                    with cluster_view(group):
+                        findings.extend((r.name, m) for r in group for m in run_resource_policy(policy, r, values))
             violations.extend(
                 Violation(policy.name, policy.catalog, level, _shown(name, 8000), _shown(message, 2000))
                 for name, message in findings

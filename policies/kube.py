@@ -18,6 +18,8 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from policies.llmisvc_presets import llmisvc_pod_specs
+
 GPU_RESOURCE = "nvidia.com/gpu"
 SHM_PATH = "/dev/shm"
 
@@ -94,11 +96,22 @@ WORKLOAD_TYPES: WorkloadTypes = WorkloadTypes(
         "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
         # AIBrix's RayClusterFleet: a Deployment-like set of KubeRay RayClusters (spec.template.spec).
         "kubernetes:orchestration.aibrix.ai/v1alpha1:RayClusterFleet",
+        # KServe's LLMInferenceService, read with the well-known presets merged in (policies/llmisvc_presets.py).
+        "kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService",
+        "kubernetes:serving.kserve.io/v1alpha2:LLMInferenceService",
     )
 )
 
+# LLMInferenceServiceConfigs are partial specs the controller merges into the LLMInferenceServices that name them
+# (spec.baseRefs, or a well-known preset): not workloads of their own, so they are known kinds with no pod spec, and
+# no pod rule reads them alone (llmisvc_base_specs reads them for the services that name them).
+LLMISVC_CONFIG_TYPES = (
+    "kubernetes:serving.kserve.io/v1alpha1:LLMInferenceServiceConfig",
+    "kubernetes:serving.kserve.io/v1alpha2:LLMInferenceServiceConfig",
+)
+
 # The kinds read by a reader of their own: pod_specs never searches these generically.
-_KNOWN_TYPES = frozenset(tuple.__iter__(WORKLOAD_TYPES))
+_KNOWN_TYPES = frozenset((*tuple.__iter__(WORKLOAD_TYPES), *LLMISVC_CONFIG_TYPES))
 
 # Resources whose pods KubeRay runs: it replaces the container command with `ray start`.
 _RAY_KINDS = {("orchestration.aibrix.ai", "RayClusterFleet")}
@@ -259,6 +272,8 @@ def known_pod_specs(resource: Any) -> list[tuple[str, dict]]:
             found.append(("spec.predictor.workerSpec", worker))
     elif group == "serving.kserve.io" and kind in ("ServingRuntime", "ClusterServingRuntime"):
         found.append(("spec", spec))
+    elif group == "serving.kserve.io" and kind == "LLMInferenceService":
+        found.extend(memoized(resource, "llmisvc_pod_specs", lambda r: llmisvc_pod_specs(spec, llmisvc_base_specs(r)[0])))
     elif group == "ray.io" and kind == "RayCluster":
         found.extend(_ray_cluster_pod_specs(spec, "spec"))
     elif group == "ray.io" and kind == "RayService":
@@ -272,6 +287,27 @@ def known_pod_specs(resource: Any) -> list[tuple[str, dict]]:
             if isinstance(pod := get(spec, "leaderWorkerTemplate", role, "spec"), dict):
                 found.append((f"spec.leaderWorkerTemplate.{role}.spec", pod))
     return found
+
+
+def llmisvc_base_specs(resource: Any) -> tuple[list[dict], list[str]]:
+    """The specs of the LLMInferenceServiceConfigs an LLMInferenceService's ``spec.baseRefs`` names, found among the
+    objects of its cluster (its namespace first, then any: KServe looks in the service's namespace, then its own,
+    config_merge.go:741-758), and the names not found (their content is unknown)."""
+    view = viewed_resources() or ()
+    namespace = get(resource.props, "metadata", "namespace")
+    configs = [r for r in view if getattr(r, "type", None) in LLMISVC_CONFIG_TYPES]
+    found, missing = [], []
+    for ref in as_list(get(resource.props, "spec", "baseRefs")):
+        name = get(ref, "name")
+        if not isinstance(name, str):
+            continue
+        named = [c for c in configs if get(c.props, "metadata", "name") == name]
+        named.sort(key=lambda c: get(c.props, "metadata", "namespace") != namespace)
+        if named and isinstance(spec := get(named[0].props, "spec"), dict):
+            found.append(spec)
+        else:
+            missing.append(name)
+    return found, missing
 
 
 # Bounds of the generic search: a CR is walked once per evaluation, never deeper or longer than this.
@@ -495,6 +531,28 @@ def evaluation_memo() -> Iterator[None]:
         yield
     finally:
         _MEMO.reset(token)
+
+
+# The resources of the cluster being evaluated (one scope of policies.scopes), for the few facts a resource
+# policy takes from another object the controller joins to it (a KServe predictor's ServingRuntime). None
+# outside ``policies.framework.evaluate`` (the Pulumi CLI hands a resource policy one resource): such facts
+# are then unknown, and checks that need them pass over what they cannot see.
+_VIEW: ContextVar[tuple[Any, ...] | None] = ContextVar("policies_view", default=None)
+
+
+@contextlib.contextmanager
+def cluster_view(resources: Any) -> Iterator[None]:
+    """Let resource policies see ``resources``, the objects of one cluster, while they run."""
+    token = _VIEW.set(tuple(resources))
+    try:
+        yield
+    finally:
+        _VIEW.reset(token)
+
+
+def viewed_resources() -> tuple[Any, ...] | None:
+    """The objects of the cluster being evaluated (``cluster_view``), or None where no evaluation shows them."""
+    return _VIEW.get()
 
 
 def memoized(resource: Any, key: str, compute: Callable[[Any], _T]) -> _T:

@@ -18,6 +18,7 @@ starts (from 1; for SARIF regions) and its position inside lists.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,12 +123,53 @@ class ReadCounts:
         }
 
 
+# Why a file or document could not be checked: "invalid" (not YAML or JSON, over a limit, not UTF-8),
+# "template" (an unrendered Go/Helm template), "not-kubernetes" (read, but no Kubernetes object in it).
+UNREADABLE_KINDS = ("invalid", "template", "not-kubernetes")
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A file, or one document of a multi-document file, that could not be checked, and why.
+
+    ``document`` is the document's index in the file (None for the whole file); ``line`` where it starts
+    (or where the parser stopped), from 1."""
+
+    file: str
+    document: Optional[int]
+    line: int
+    why: str
+    kind: str
+    line_known: bool = True  # False when the problem has no line (the file's size, encoding, type): 1 is shown
+
+    @property
+    def text(self) -> str:
+        """``<location>: line N: <why>``, as input errors are written (no line when none is known)."""
+        return f"{self.location}: " + (f"line {self.line}: " if self.line_known else "") + self.why
+
+    @property
+    def location(self) -> str:
+        """``<file>`` or ``<file>#<document>``, as reports name objects."""
+        return self.file if self.document is None else f"{self.file}#{self.document}"
+
+    @property
+    def shown_kind(self) -> str:
+        """What reports print in the kind's place."""
+        return "File" if self.document is None else "Document"
+
+    @property
+    def name(self) -> str:
+        """What reports print in the name's place: the file's base name."""
+        return os.path.basename(self.file) or self.file
+
+
 @dataclass
 class ManifestSet:
-    """The objects read from the paths, in file and document order, and the counts."""
+    """The objects read from the paths, in file and document order, the counts, and what could not be read."""
 
     objects: list[ManifestObject]
     counts: ReadCounts
+    unreadable: list[Unreadable] = field(default_factory=list)
 
 
 def manifest_paths(paths: Sequence[str]) -> list[str]:
@@ -157,42 +199,119 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
 def read_manifests(
     paths: Sequence[str], *, stdin: Optional[BinaryIO] = None, limits: Limits = MANIFESTS, pure_yaml: bool = False
 ) -> ManifestSet:
-    """Every Kubernetes object under ``paths``; raises ManifestReadError naming every file that cannot be read."""
+    """Every Kubernetes object under ``paths``, and every file or document that could not be read.
+
+    A path that does not exist raises ManifestReadError (a bad argument). A file that cannot be read (over
+    a limit, not UTF-8, not YAML, an unrendered template, no Kubernetes object in it) is recorded in
+    ``unreadable`` with its line and why, and the other files are read all the same; in a multi-document
+    YAML file that does not parse, each document is read on its own, so one bad document costs only itself.
+    """
     files = manifest_paths(paths)
     counts = ReadCounts()
     objects: list[ManifestObject] = []
-    errors: list[LoadError] = []
+    unreadable: list[Unreadable] = []
     total = 0
-    for name in files:
+    for i, name in enumerate(files):
+        shown = STDIN_NAME if name == STDIN else name
         try:
             if name == STDIN:
                 text = read_bounded(stdin if stdin is not None else sys.stdin.buffer, limits, STDIN_NAME)
-                name = STDIN_NAME
             else:
                 text = read_bounded(name, limits)
             total += len(text)
             if total > MAX_TOTAL_BYTES:
-                raise LoadError(name, f"the files read so far exceed {MAX_TOTAL_BYTES >> 20} MiB (the limit for one check)")
-            if name.endswith(".json"):
-                docs = [Document(load_json(name, limits, text=text), 0, 1)]
-            else:
-                docs = load_yaml_documents(name, limits, text=text, track_lines=_LINE_DEPTH, pure=pure_yaml)
+                rest = len(files) - i - 1
+                raise LoadError(
+                    shown,
+                    f"the files read so far exceed {MAX_TOTAL_BYTES >> 20} MiB (the limit for one check)"
+                    + (f"; {rest} more file{'s' if rest != 1 else ''} not read" if rest else ""),
+                )
+            docs, bad = _documents(shown, text, limits, pure_yaml)
         except LoadError as exc:
-            errors.append(exc)
+            unreadable.append(Unreadable(printable(shown, 4096), None, exc.line or 1, exc.problem, "invalid", bool(exc.line)))
             if total > MAX_TOTAL_BYTES:
                 break
             continue
+        unreadable.extend(bad)
         counts.files += 1
+        before = len(objects)
         for doc in docs:
             counts.documents += 1
             if doc.data is None:
                 counts.empty_documents += 1
                 continue
-            objects.extend(_objects(doc, name, counts))
-    if errors:
-        raise ManifestReadError(errors)
+            objects.extend(_objects(doc, shown, counts))
+        if len(objects) == before and not bad and any(d.data is not None for d in docs):
+            unreadable.append(
+                Unreadable(
+                    printable(shown, 4096),
+                    None,
+                    1,
+                    "holds no Kubernetes object (no document with apiVersion and kind), so nothing in it was checked",
+                    "not-kubernetes",
+                )
+            )
     counts.objects = len(objects)
-    return ManifestSet(objects, counts)
+    return ManifestSet(objects, counts, unreadable)
+
+
+# A Go template action as Helm charts write them: `{{ .Values.x }}`, `{{- if ... }}`, `{{ include ... }}`,
+# `{{ $var }}`, `{{/* comment */}}`. Jinja chat templates (`{{ message['content'] }}`, `{% for %}`) do not match.
+_GO_TEMPLATE = re.compile(
+    r"\{\{-?\s*(?:\.|\$|/\*|(?:if|else|end|range|with|include|template|define|toYaml|tpl|printf|quote|default|required|"
+    r"block|fail|lookup|toJson|nindent|indent)\b)"
+)
+# A YAML document marker at the start of a line (`---`, `--- # comment`, `--- !tag ...`).
+_DOCUMENT_START = re.compile(r"^---(?=[ \t]|$)", re.MULTILINE)
+
+
+def _template_line(text: str) -> Optional[int]:
+    match = _GO_TEMPLATE.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[list[Document], list[Unreadable]]:
+    """The documents of one file, and those of its documents that cannot be read (raises LoadError when the
+    whole file cannot be: a JSON file that does not parse, a limit)."""
+    shown = printable(name, 4096)
+    if name.endswith(".json"):
+        return [Document(load_json(name, limits, text=text), 0, 1)], []
+    if _template_line(text) is None:
+        try:
+            return load_yaml_documents(name, limits, text=text, track_lines=_LINE_DEPTH, pure=pure_yaml), []
+        except LoadError as exc:
+            if not exc.problem.startswith("is not valid YAML"):
+                raise
+    # A template, or YAML that does not parse: each document on its own, so the others are still checked.
+    docs: list[Document] = []
+    bad: list[Unreadable] = []
+    starts = [0] + [m.start() for m in _DOCUMENT_START.finditer(text) if m.start() > 0]
+    for index, (begin, end) in enumerate(zip(starts, [*starts[1:], len(text)])):
+        chunk = text[begin:end]
+        first = text.count("\n", 0, begin) + 1
+        template = _template_line(chunk)
+        if template is not None:
+            bad.append(
+                Unreadable(
+                    shown,
+                    index,
+                    first + template - 1,
+                    "an unrendered template ({{ ... }}): render it first, e.g. helm template CHART | python -m policies check -",
+                    "template",
+                )
+            )
+            continue
+        try:
+            parsed = load_yaml_documents(name, limits, text=chunk, track_lines=_LINE_DEPTH, pure=pure_yaml)
+        except LoadError as exc:
+            line = first + (exc.line or 1) - 1
+            bad.append(Unreadable(shown, index, line, exc.problem, "invalid"))
+            continue
+        for doc in parsed:
+            offset = first - 1
+            lines = {k: v + offset for k, v in doc.lines.items()}
+            docs.append(Document(doc.data, index, doc.line + offset, lines))
+    return docs, bad
 
 
 def _is_list(value: dict) -> bool:
@@ -251,6 +370,8 @@ __all__ = [
     "ManifestReadError",
     "ManifestSet",
     "ReadCounts",
+    "UNREADABLE_KINDS",
+    "Unreadable",
     "STDIN",
     "manifest_paths",
     "pulumi_type",

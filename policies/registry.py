@@ -16,6 +16,7 @@ from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, tolerates_and_targets
 from policies.ingress import internet_facing_alb_guarded, model_pods_network_isolated
+from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     capabilities_allow_list,
     gpu_image_pull_policy,
@@ -85,6 +86,8 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 
 POLICIES: tuple[Policy, ...] = _collect(
+    manifest_readable.POLICY,
+    manifest_is_kubernetes.POLICY,
     hf_token_on_service_account.POLICY,
     efa_device_plugin.POLICY,
     multi_node_expiry.POLICY,

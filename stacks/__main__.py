@@ -35,7 +35,8 @@ def _plan(args: argparse.Namespace) -> int:
         shown = out_dir.resolve()
     written = sum(1 for rel in result.files if rel.split("/", 1)[0] in PLAN_FOLDERS)
     note = (
-        f"wrote {plural(written, 'file')} to {shown}/ (kubernetes/, aws/, helm/) for review: "
+        f"wrote {plural(written, 'file')} to {shown}/ (kubernetes/, aws/, helm/) and the stack's outputs to "
+        f"{shown}/outputs.json (secrets redacted) for review: "
         f"Secrets hold placeholders, so apply with `pulumi up`, not `kubectl apply`\n"
     )
     (sys.stdout if args.format == "text" else sys.stderr).write(note)

@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping, Optional, Union
 from components.errors import ConfigError, Problem
 from components.loading import STACK_FILE, LoadError, load_yaml
 from components.secrets import SECURE_KEY, SHOWN_AS, is_secret
+from stacks.sdk_support import SIG_KEY, SIG_SECRET, UNKNOWN_VALUE, check_sdk
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PROGRAM = PROJECT_DIR / "__main__.py"
@@ -35,10 +36,10 @@ PROJECT = "llm-serving"
 
 REDACTED = SHOWN_AS
 UNKNOWN = "[unknown]"
-# Markers of Pulumi's wire format (sdk/python/lib/pulumi/runtime/rpc.py).
-_SIG_KEY = "4dabf18193072939515e22adb298388d"
-_SIG_SECRET = "1b47061264138c4ac30d75fd1eb44270"
-_UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+# Markers of Pulumi's wire format (sdk/python/lib/pulumi/runtime/rpc.py; stacks/sdk_support.py checks them).
+_SIG_KEY = SIG_KEY
+_SIG_SECRET = SIG_SECRET
+_UNKNOWN_VALUE = UNKNOWN_VALUE
 
 
 @dataclass(frozen=True)
@@ -329,8 +330,10 @@ def run_program(
     nothing, with no reset of SDK internals, and leaves nothing behind for the next.
     ``stack_references`` fakes the outputs of the stacks the program reads through
     ``pulumi.StackReference`` (keyed by the referenced stack's name); a reference to any other
-    stack is an input error naming it.
+    stack is an input error naming it. An SDK release that lacks an internal the engine reads is
+    refused first (stacks/sdk_support.py: SdkUnsupported, naming the release and the hook).
     """
+    check_sdk()
     # The SDK makes tens of thousands of short-lived Outputs and futures per run, many in reference
     # cycles; the cyclic collector re-scanning them costs about 30% of a large plan (benchmarks/run.py).
     # One run is short and its garbage is freed when it ends, so the collector waits until then.

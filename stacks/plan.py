@@ -262,11 +262,26 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     lines = model_lines(stack.path, [m.name for m in cfg.models])
     for row in report["violations"]:
         row.update(file=report["stack_file"], line=trace_line(row["resource"], lines, row["policy"]))
+    files[OUTPUTS_FILE] = outputs_json(recording)
     return PlanResult(report=report, files=files)
+
+
+# The stack's outputs beside the report (DESIGN.md's plan contract), as `pulumi stack output --json` shows
+# them with secrets redacted: what a consumer's offline plan hands its StackReference (docs/reuse.md).
+OUTPUTS_FILE = "outputs.json"
+
+
+def outputs_json(recording: Recording) -> str:
+    """The program's exports as JSON: sorted keys, whole numbers as ints, secrets already redacted by the engine."""
+    import json
+
+    return json.dumps(normalise(dict(recording.outputs)), indent=2, sort_keys=True) + "\n"
 
 
 PLAN_MARKER = ".llm-serving-plan"
 PLAN_FOLDERS = ("kubernetes", "aws", "helm")
+# Files a plan writes at the top of --out, replaced like its folders.
+PLAN_FILES = (OUTPUTS_FILE,)
 
 
 PLAN_LOCK = ".llm-serving-plan.lock"
@@ -344,10 +359,11 @@ def write_files(out_dir: Path, files: Mapping[str, str], *, lock_wait_seconds: f
         raise ConfigError([Problem("--out", f"cannot be written: {exc.strerror}", str(out_dir))]) from None
     with _plan_lock(out_dir, lock_wait_seconds):
         owned = (out_dir / PLAN_MARKER).exists()
-        for top in PLAN_FOLDERS:
+        for top in PLAN_FOLDERS + PLAN_FILES:
             if (out_dir / top).exists() and not owned:
+                what = f"a {top}/ folder" if top in PLAN_FOLDERS else f"a file {top}"
                 raise ConfigError(
-                    [Problem("--out", f"already holds a {top}/ folder that no plan wrote; choose an empty folder", str(out_dir))]
+                    [Problem("--out", f"already holds {what} that no plan wrote; choose an empty folder", str(out_dir))]
                 )
         try:
             staging = Path(tempfile.mkdtemp(prefix=".plan-", dir=out_dir))
@@ -366,8 +382,22 @@ def write_files(out_dir: Path, files: Mapping[str, str], *, lock_wait_seconds: f
                     shutil.rmtree(target)
                 if (staging / top).exists():
                     os.replace(staging / top, target)
+            for top in PLAN_FILES:
+                if (staging / top).exists():
+                    os.replace(staging / top, out_dir / top)
+                else:
+                    (out_dir / top).unlink(missing_ok=True)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-__all__ = ["PlanResult", "default_out_dir", "run_plan", "write_files", "render_files", "normalise"]
+__all__ = [
+    "OUTPUTS_FILE",
+    "PlanResult",
+    "default_out_dir",
+    "outputs_json",
+    "run_plan",
+    "write_files",
+    "render_files",
+    "normalise",
+]

@@ -79,7 +79,12 @@ def test_ci_runs_the_set_up_commands_in_a_new_venv():
     ci = (ROOT / ".ci" / "run").read_text()
     assert 'python3 -m venv "$scratch/venv"' in ci and '. "$scratch/venv/bin/activate"' in ci
     assert ci.index("activate") < ci.index('re.search(r"```bash\\n(.*?)```", open("README.md"')
-    assert "pip install" not in ci, "CI installs only what the README's lines install"
+    installs = [line for line in ci.splitlines() if "pip install" in line and not line.lstrip().startswith("#")]
+    # Besides the README's lines, CI installs only the SDK floor (requirements-floor.txt) in a venv of its own.
+    assert installs == ['"$scratch/floor/bin/python" -m pip install --quiet -r requirements-dev.txt -c requirements-floor.txt'], (
+        "CI installs only what the README's lines install, plus the SDK floor venv"
+    )
+    assert "tests/plan tests/packaging" in ci, "CI runs the plan, packaging and SDK-hook tests at the SDK floor"
     assert "python -m mkdocs build --strict" in ci
     assert "python -m ruff check ." in ci, "CI lints with the pyproject.toml rules"
     assert "python -m ruff format --check ." in ci, "CI keeps the tree as `ruff format` writes it"

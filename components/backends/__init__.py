@@ -1,23 +1,21 @@
-"""Serving back-ends: one interface (components/backends/base.py) and the built-in implementations.
+"""Serving back-ends: one interface (components/builders/serving_backend.py) and the built-in implementations.
 
 ``serving_backend(model)`` is the one place that picks what serves a model; everything else asks the
 back-end it returns. KServe serves a model on one node, KubeRay one that spans several. Each line of
-components/backend_keys.py ``BUILT_IN`` registers its back-end here; docs/design.md says how to add a
-third (its module here and its line there).
+components/backend_keys.py ``BUILT_IN`` names its back-end's module here, which the registry loads on its
+first look-up; docs/design.md says how to add a third (its module here and its line there).
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-
-from ..backend_keys import BUILT_IN, Listing
-from .base import (
+from ..builders.serving_backend import (
     SINGLE_NODE_KEY,
     Controller,
     RouteTarget,
     ServeRequest,
     ServingBackend,
     backend_key,
+    load_built_ins,
     register,
     registered,
     serving_backend,
@@ -26,20 +24,7 @@ from .base import (
 from .kserve import KServeBackend
 from .kuberay import KubeRayBackend
 
-
-def _built_in(item: Listing) -> ServingBackend:
-    """The back-end a line of ``BUILT_IN`` names: its class in its module, which must be a ServingBackend of its key."""
-    cls = getattr(import_module(f"{__name__}.{item.module}"), item.backend, None)
-    if not (isinstance(cls, type) and issubclass(cls, ServingBackend) and cls.key == item.key):
-        raise TypeError(
-            f"components/backend_keys.py lists {item.key!r} as components/backends/{item.module}.py {item.backend}, "
-            f"which is no ServingBackend with key {item.key!r}"
-        )
-    return cls()
-
-
-for _item in BUILT_IN:
-    register(_built_in(_item))
+load_built_ins()
 
 __all__ = [
     "SINGLE_NODE_KEY",

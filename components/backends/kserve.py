@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..builders import credentials
 from ..builders import vllm_service as build
 from ..builders.scheduling import ISVC_LABEL
+from ..builders.serving_backend import SINGLE_NODE_KEY, RouteTarget, ServeRequest, ServingBackend
 from ..config import ModelConfig
-from .base import SINGLE_NODE_KEY, RouteTarget, ServeRequest, ServingBackend
 
 if TYPE_CHECKING:
     import pulumi

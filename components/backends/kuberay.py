@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..builders import ray_cluster as ray
+from ..builders.serving_backend import Controller, RouteTarget, ServeRequest, ServingBackend
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig, StackConfig
-from .base import Controller, RouteTarget, ServeRequest, ServingBackend
 
 if TYPE_CHECKING:
     import pulumi

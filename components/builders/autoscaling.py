@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..backends import serving_backend
 from ..builders.labels import recommended_labels
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig
+from .serving_backend import serving_backend
 
 # vLLM 0.33 gauges (vllm-project/vllm v0.33.0, vllm/v1/metrics/loggers.py); both carry model_name = --served-model-name.
 RUNNING = "vllm:num_requests_running"

@@ -14,7 +14,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
-from ..backends import serving_backend
 from ..capacity.plan import ServingPlan
 from ..config import LONG_CONTEXT_HEADER, LONG_CONTEXT_VALUE, IngressConfig, ModelConfig
 from ..timeouts import (
@@ -29,6 +28,7 @@ from .labels import recommended_labels
 
 # The controller's IAM policy has a module of its own; callers read it from here as before.
 from .lb_controller_iam import lb_controller_policy as lb_controller_policy
+from .serving_backend import serving_backend
 
 ALB = "alb.ingress.kubernetes.io"
 INGRESS_CLASS = "alb"

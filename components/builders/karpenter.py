@@ -22,6 +22,11 @@ GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT = {"key": GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
 POOL_LABEL = "llm-serving.io/pool"
+# The node agent's fixed hostPath (kserve v0.20.0 charts/kserve-localmodel-resources/files/resources.yaml:384-386).
+AGENT_HOST_PATH = "/models"
+# AL2023 mounts the instance-store RAID0 array at /mnt/k8s-disks/0 (Karpenter v1.14.1 docs, instanceStorePolicy);
+# AGENT_HOST_PATH is bind-mounted onto this folder of it.
+NVME_CACHE_DIR = "/mnt/k8s-disks/0/kserve-models"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 from ..builders.labels import GPU_NAME_LABEL  # noqa: E402 (defined beside the labels: the policy pack reads it)
 
@@ -125,8 +130,6 @@ def cache_user_data() -> str:
     whose ExecStartPre does it when the kubelet starts: the array is mounted by then, and the node
     agent's pod (hostPath /models, DirectoryOrCreate) mounts the bind mount.
     """
-    from .model_source import AGENT_HOST_PATH, NVME_CACHE_DIR
-
     mount = (
         f"mkdir -p {NVME_CACHE_DIR} {AGENT_HOST_PATH} && "
         f"(mountpoint -q {AGENT_HOST_PATH} || mount --bind {NVME_CACHE_DIR} {AGENT_HOST_PATH})"

@@ -20,18 +20,14 @@ from __future__ import annotations
 import json
 from typing import Any, Optional, Sequence
 
-from ..builders.karpenter import GPU_TOLERATION, POOL_LABEL
+# The node's cache folders are prepared by the EC2NodeClass user data (builders/karpenter.py cache_user_data).
+from ..builders.karpenter import AGENT_HOST_PATH, GPU_TOLERATION, POOL_LABEL
 from ..builders.labels import SKIP_AWAIT, recommended_labels
 from ..capacity.cold_start import RUNAI_CONCURRENCY
 from ..capacity.pools import PoolPlan
 from ..config import ModelConfig
 
 LOCAL_MODEL_PATH = "/mnt/models"  # where KServe mounts a model's files in the serving container
-# The node agent's fixed hostPath (kserve v0.20.0 charts/kserve-localmodel-resources/files/resources.yaml:384-386).
-AGENT_HOST_PATH = "/models"
-# AL2023 mounts the instance-store RAID0 array at /mnt/k8s-disks/0 (Karpenter v1.14.1 docs, instanceStorePolicy);
-# AGENT_HOST_PATH is bind-mounted onto this folder of it.
-NVME_CACHE_DIR = "/mnt/k8s-disks/0/kserve-models"
 # The label KServe's local-model node agent selects (kserve-localmodel-resources values, localmodelnode.controller.nodeSelector).
 LOCALMODEL_NODE_LABEL = {"kserve/localmodel": "worker"}
 # Share of the smallest NVMe array the node group may fill (the rest: images and ephemeral storage).

@@ -13,12 +13,12 @@ from __future__ import annotations
 import functools
 from typing import Any, Mapping
 
-from ..backends import serving_backend
 from ..builders.autoscaling import KV_CACHE_USAGE, SCRAPE_INTERVAL_SECONDS, WAITING, autoscaler_name, model_selector
 from ..builders.labels import recommended_labels
 from ..capacity.plan import ServingPlan
 from ..config import AlertsConfig, ModelConfig
 from ..vllm_metrics import missing_series
+from .serving_backend import serving_backend
 
 METRICS_PORT = "http"  # the vLLM container's named port on every back-end's API pod
 SCRAPE_INTERVAL = f"{SCRAPE_INTERVAL_SECONDS}s"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backends import serving_backend
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig, StackConfig
+from .serving_backend import serving_backend
 
 
 def controller_notes(m: ModelConfig, plan: ServingPlan, cfg: StackConfig) -> list[dict[str, Any]]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 from urllib.parse import urlsplit
 
-from ..backends import serving_backend
 from ..builders.autoscaling import RUNNING, WAITING, in_flight_metric_name, model_selector
 from ..builders.helm import Chart, release
 from ..config import ModelConfig, MonitoringConfig
+from .serving_backend import serving_backend
 
 PROMETHEUS_COMMUNITY = "https://prometheus-community.github.io/helm-charts"
 KEDA_REPO = "https://kedacore.github.io/charts"

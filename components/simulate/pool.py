@@ -8,15 +8,33 @@ join); ``limits.nvidia.com/gpu`` caps the pool; an empty node goes after ``conso
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Generator, Optional
+from typing import Any, Generator, Optional, Protocol
 
 import simpy
 
 from .engine import Replica
-from .settings import PoolSettings
+from .settings import ModelSettings, PoolSettings
 
-if TYPE_CHECKING:
-    from .cluster import ModelRun, Simulation
+
+class ServedModel(Protocol):
+    """What a pool asks of the model a serving pod belongs to (components/simulate/cluster.py ModelRun)."""
+
+    s: ModelSettings
+
+    def start(self, pod: Pod, node: Node) -> Generator[simpy.Event, Any, None]:
+        """Start the pod's engine on its node (a simulation process)."""
+        ...
+
+
+class Cluster(Protocol):
+    """What a pool asks of the simulation it runs in (components/simulate/cluster.py Simulation)."""
+
+    env: simpy.Environment
+    node_ready_seconds: float
+
+    def next_id(self) -> int:
+        """A new id for a node or pod."""
+        ...
 
 
 class Node:
@@ -54,7 +72,7 @@ class Pod:
         "tokens_prev",
     )
 
-    def __init__(self, pid: int, model: Optional[ModelRun], gpus: int, created: float, buffer: bool = False):
+    def __init__(self, pid: int, model: Optional[ServedModel], gpus: int, created: float, buffer: bool = False):
         self.id = pid
         self.model = model
         self.gpus = gpus
@@ -79,7 +97,7 @@ class Pod:
 class PoolRun:
     """A pool's nodes, pending pods and buffer."""
 
-    def __init__(self, sim: Simulation, ps: PoolSettings):
+    def __init__(self, sim: Cluster, ps: PoolSettings):
         self.sim = sim
         self.s = ps
         self.nodes: list[Node] = []

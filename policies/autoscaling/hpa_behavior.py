@@ -45,6 +45,7 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
+from policies.reading.scalers_ext import scale_down_window
 
 NODEPOOL_GROUP_KIND = ("karpenter.sh", "NodePool")
 
@@ -130,6 +131,22 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
     ]
 
 
+def _operator_window_findings(resource: Resource, config: dict) -> list[str]:
+    """An AIBrix PodAutoscaler or KubeAI Model whose explicit scale-down window is below the floor
+    (policies/reading/scalers_ext.py: the annotation or field each controller reads, and its default)."""
+    window = scale_down_window(resource)
+    floor = config["minScaleDownStabilizationSeconds"]
+    if window is None:
+        return []
+    field, raw, seconds = window
+    if seconds is None or seconds >= floor:
+        return []
+    return [
+        f"{field} = {raw!r}: the controller scales in after {fmt_number(seconds)} s of lower load, below {floor} s; a GPU "
+        f"replica removed on a short dip takes minutes to come back; set it to at least {floor}s"
+    ]
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     candidates = workloads(resources)
     pools = _node_pools(resources)
@@ -158,6 +175,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             )
     for r in resources:
         findings.extend((r.name, m) for m in _kpa_findings(r, config))
+        findings.extend((r.name, m) for m in _operator_window_findings(r, config))
     for pool, entries in sorted(per_pool.items()):
         pool_resource, limit = pools[pool]
         total = sum(c * g for _, c, g in entries)

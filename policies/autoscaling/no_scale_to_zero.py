@@ -12,6 +12,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import HPA_TYPES, ISVC_TYPE, SCALED_OBJECT_TYPE, as_dict, as_int, get
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.scalers_ext import SCALER_TYPES, replica_floor
 
 _WHY = (
     "an LLM replica takes minutes to return (GPU node, image pull, weight load), "
@@ -26,6 +27,15 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if server is not None and server.min_replicas == 0:
             return [f"{server.min_replicas_field} is 0, so the {server.kind} operator scales the model to zero; {_WHY}"]
         return []
+    floor = replica_floor(resource)
+    if floor is not None:
+        if floor.minimum != 0:
+            return []
+        if floor.defaulted:
+            return [f"{floor.field} is not set and the {floor.kind} controller takes 0, scaling to zero when idle; {_WHY}"]
+        return [
+            f"{floor.field} is {'true' if 'scale-to-zero' in floor.field else '0'}, so the {floor.kind} scales to zero; {_WHY}"
+        ]
     if resource.type == ISVC_TYPE:
         field, value = "spec.predictor.minReplicas", get(spec, "predictor", "minReplicas")
     elif resource.type == SCALED_OBJECT_TYPE:
@@ -48,7 +58,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="llm-no-scale-to-zero",
-    description="InferenceServices, HPAs and KEDA ScaledObjects serving LLMs must keep at least one replica.",
+    description=(
+        "InferenceServices, HPAs, KEDA ScaledObjects and HTTPScaledObjects, KubeAI Models, AIBrix PodAutoscalers and "
+        "operator-run model servers must keep at least one replica."
+    ),
     catalog="S5",
     severity="high",
     enforcement="mandatory",
@@ -59,12 +72,15 @@ POLICY = Policy(
         'llm-serving.io/exempt-llm-no-scale-to-zero: "<reason>".'
     ),
     config_schema={},
-    resource_types=(ISVC_TYPE, *HPA_TYPES, SCALED_OBJECT_TYPE, *OPERATOR_TYPES),
+    resource_types=(ISVC_TYPE, *HPA_TYPES, SCALED_OBJECT_TYPE, *OPERATOR_TYPES, *SCALER_TYPES),
     check_resource=_check,
     rationale=(
         "A replica returns only after a GPU node is provisioned, a multi-GB image pulled and the weights loaded: minutes "
         "(https://karpenter.sh/docs/concepts/disruption/, https://docs.vllm.ai/en/latest/configuration/optimization.html). "
         "KServe's own default is DefaultMinReplicas = 1; KEDA's minReplicaCount defaults to 0 "
-        "(https://keda.sh/docs/latest/reference/scaledobject-spec/), so a ScaledObject must set it."
+        "(https://keda.sh/docs/latest/reference/scaledobject-spec/), so a ScaledObject must set it; so do KEDA's "
+        "HTTPScaledObject (replicas.min, default 0) and KubeAI's Model (minReplicas, default 0); an AIBrix PodAutoscaler "
+        "keeps 1 unless minReplicas is 0 or autoscaling.aibrix.ai/scale-to-zero is true (policies/reading/scalers_ext.py "
+        "cites each at its tag)."
     ),
 )

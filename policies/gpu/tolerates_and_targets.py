@@ -8,8 +8,8 @@ does not exist.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import as_dict, as_list, get
-from policies.reading.gpu_pools import gpu_workloads, nodepools, platform_adds_toleration
+from policies.kube import as_dict, as_list
+from policies.reading.gpu_pools import gpu_workloads, node_label_keys, nodepools, platform_adds_toleration
 from policies.reading.nodepools import taints
 
 # Node labels that name a GPU type or a pool of one GPU type.
@@ -20,6 +20,10 @@ GPU_TYPE_LABELS = (
     "node.kubernetes.io/instance-type",
     "nvidia.com/gpu.product",
     "cloud.google.com/gke-accelerator",
+    # A GKE compute class names the machines (GPU type and count included) its nodes are made of, and a GKE
+    # node pool has one machine type (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes).
+    "cloud.google.com/compute-class",
+    "cloud.google.com/gke-nodepool",
 )
 DEFAULT_TAINT = {"key": "nvidia.com/gpu", "effect": "NoSchedule"}
 
@@ -46,16 +50,9 @@ def targets_gpu_type(podspec: dict) -> bool:
     node-group label of the cluster's own whose value names a GPU group (``NodeGroupType:
     g5-gpu-karpenter``, ``instanceType: g5-gpu-karpenter``)."""
     selector = as_dict(podspec.get("nodeSelector"))
-    if any(k in selector for k in GPU_TYPE_LABELS):
-        return True
     if any(isinstance(v, str) and "gpu" in v.lower() for v in selector.values()):
         return True
-    terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
-    return any(
-        as_dict(e).get("key") in GPU_TYPE_LABELS
-        for term in as_list(terms)
-        for e in as_list(as_dict(term).get("matchExpressions"))
-    )
+    return bool(node_label_keys(podspec) & set(GPU_TYPE_LABELS))
 
 
 def assumed_taints(config: dict, podspec: dict | None = None) -> list[dict]:

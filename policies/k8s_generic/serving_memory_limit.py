@@ -9,18 +9,21 @@ a GPU node means other models.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import resource_value, workload_types
+from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.kserve_runtime import effective_resources
 from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    found = [
-        f"{s.label}: no resources.limits.memory on this {s.engine} server; host memory for weight loading, "
-        f"/dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
-        for s in model_servers(resource)
-        if resource_value(s.container, "limits", "memory") is None
-    ]
+    found = []
+    for s in model_servers(resource):
+        resources, merged = effective_resources(resource, s.path, s.container)
+        if resources is not None and get(resources, "limits", "memory") is None:
+            found.append(
+                f"{s.label}: no resources.limits.memory on this {s.engine} server{merged}; host memory for weight "
+                f"loading, /dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
+            )
     server = operator_server(resource)
     if server is not None and server.memory_limit is None:
         found.append(
@@ -50,6 +53,8 @@ POLICY = Policy(
         "Memory-backed emptyDir pages count against the container's limit "
         "(https://kubernetes.io/docs/concepts/storage/volumes/#emptydir), so the /dev/shm that tensor parallelism "
         "needs is bounded only by it. Catalogue row 10 (Polaris memoryLimitsMissing, kube-linter "
-        "unset-memory-requirements, Checkov CKV_K8S_13)."
+        "unset-memory-requirements, Checkov CKV_K8S_13). A KServe predictor model is judged with the ServingRuntime KServe selects merged in "
+        "(KServe v0.20.0 MergeRuntimeContainers, policies/reading/kserve_runtime.py); a runtime not among the objects checked "
+        "is not guessed (every built-in KServe runtime sets requests and limits)."
     ),
 )

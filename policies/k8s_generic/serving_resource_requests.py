@@ -9,22 +9,22 @@ without a request counts: Kubernetes then defaults the request to the limit.)
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import resource_value, workload_types
+from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.kserve_runtime import effective_resources
 from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for server in model_servers(resource):
-        missing = [
-            r
-            for r in ("cpu", "memory")
-            if resource_value(server.container, "requests", r) is None and resource_value(server.container, "limits", r) is None
-        ]
+        resources, merged = effective_resources(resource, server.path, server.container)
+        if resources is None:
+            continue  # a KServe runtime not among the objects checked completes this container
+        missing = [r for r in ("cpu", "memory") if get(resources, "requests", r) is None and get(resources, "limits", r) is None]
         if missing:
             messages.append(
-                f"{server.label}: no {' or '.join(missing)} request on this {server.engine} server, so "
+                f"{server.label}: no {' or '.join(missing)} request on this {server.engine} server{merged}, so "
                 f"Karpenter sizes the node and the scheduler packs it as if it needed none; request "
                 f"what the engine uses besides the GPU"
             )
@@ -56,6 +56,8 @@ POLICY = Policy(
         "The scheduler and Karpenter place pods by their requests "
         "(https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/; "
         "https://karpenter.sh/docs/concepts/scheduling/). Catalogue row 8 (Polaris cpuRequestsMissing, kube-linter "
-        "unset-cpu-requirements, Checkov CKV_K8S_10/12), applied to model servers."
+        "unset-cpu-requirements, Checkov CKV_K8S_10/12), applied to model servers. A KServe predictor model is judged with the ServingRuntime KServe selects merged in "
+        "(KServe v0.20.0 MergeRuntimeContainers, policies/reading/kserve_runtime.py); a runtime not among the objects checked "
+        "is not guessed (every built-in KServe runtime sets requests and limits)."
     ),
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import get
-from policies.reading.nodepools import NODEPOOL_TYPES, budget_blocks, budgets, is_gpu_nodepool
+from policies.reading.nodepools import NODEPOOL_TYPES, budget_blocks, budgets, is_gpu_nodepool, is_static
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -20,6 +20,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             "spec.disruption.budgets: GPU NodePool without explicit budgets; Karpenter's default (nodes: 10%) lets "
             "consolidation and drift evict serving pods at any time"
         ]
+    if is_static(resource.props):
+        return []  # Karpenter ignores consolidationPolicy and consolidateAfter on a static NodePool
     policy = get(resource.props, "spec", "disruption", "consolidationPolicy") or "WhenEmptyOrUnderutilized"
     if policy == "WhenEmptyOrUnderutilized" and not any(budget_blocks(b, "Underutilized") for b in found):
         return [

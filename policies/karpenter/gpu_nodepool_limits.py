@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.reading.nodepools import NODEPOOL_TYPES, gpu_limit, is_gpu_nodepool
+from policies.reading.nodepools import NODEPOOL_TYPES, gpu_limit, is_gpu_nodepool, is_static
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     if not is_gpu_nodepool(resource.props) or (gpu_limit(resource.props) or 0) > 0:
         return []
+    if is_static(resource.props):
+        return []  # spec.replicas bounds the nodes, and Karpenter's validation refuses any other limit
     return [
         'spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; nothing bounds how many GPUs it buys '
         "(a cpu or memory limit does not)"
@@ -17,8 +19,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="karpenter-gpu-nodepool-limits",
-    description='A NodePool that launches GPU instances must set limits["nvidia.com/gpu"].',
-    rationale="A NodePool's limits are the only cap on what Karpenter buys; a cpu or memory limit does not bound GPUs on GPU-dense instances, so a scale-out bug or a retry storm buys GPU nodes without end (https://karpenter.sh/docs/concepts/nodepools/#speclimits).",
+    description='A NodePool that launches GPU instances must set limits["nvidia.com/gpu"] (a static NodePool\'s spec.replicas bounds it instead).',
+    rationale="A NodePool's limits are the only cap on what Karpenter buys; a cpu or memory limit does not bound GPUs on GPU-dense instances, so a scale-out bug or a retry storm buys GPU nodes without end (https://karpenter.sh/docs/concepts/nodepools/#speclimits). A static NodePool (spec.replicas) is bounded by its node count, and Karpenter v1.14.1's CRD validation allows only limits.nodes there.",
     catalog="S13",
     severity="high",
     enforcement="mandatory",

@@ -21,7 +21,7 @@ import re
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray
-from policies.reading.engines import env_values, hub_model
+from policies.reading.engines import hub_model, table_servers
 from policies.reading.serving import container_argv, engine_configs, model_servers, serve_config
 from policies.reading.vllm_args import parse_vllm_args
 
@@ -51,39 +51,31 @@ def _sources(resource: Resource) -> list[dict]:
             )
         )
     ray = is_ray(resource.type)
+    # Every engine of the engine table other than vLLM (read above): its model, revision and trust-remote-code
+    # settings as its row spells them (components/serving_engines.toml), flags or environment.
+    for table in table_servers(resource):
+        if table.row is None:
+            continue
+        # An engine with no revision setting (NIM's model names, Triton's repository) cannot pin one: only the
+        # remote-code rule applies to it.
+        pinnable = "revision" in table.row.flags or "revision" in table.row.env
+        revision = table.args.get("revision")
+        found.append(
+            dict(
+                label=table.label,
+                model=table.model if pinnable else None,
+                shown_model=table.model,
+                revision=revision,
+                has_revision="revision" in table.args,
+                revision_flag=table.row.spelling("revision"),
+                trust="trust-remote-code" in table.args,
+                trust_flag=table.row.spelling("trust-remote-code"),
+            )
+        )
     for server in model_servers(resource):
         container, engine = server.container, server.engine
         args = parse_vllm_args(container_argv(container))
-        env = env_values(container)
-        if engine == "sglang":
-            model = args.get("model-path") or args.get("model")
-            found.append(
-                dict(
-                    label=server.label,
-                    model=model,
-                    revision=args.get("revision"),
-                    has_revision="revision" in args,
-                    revision_flag="--revision",
-                    trust="trust-remote-code" in args,
-                    trust_flag="--trust-remote-code",
-                )
-            )
-        elif engine == "tgi":
-            model = args.get("model-id") or env.get("MODEL_ID")
-            revision = args.get("revision") or env.get("REVISION")
-            trust = "trust-remote-code" in args or env.get("TRUST_REMOTE_CODE", "").lower() in _TRUE
-            found.append(
-                dict(
-                    label=server.label,
-                    model=model,
-                    revision=revision,
-                    has_revision=revision is not None,
-                    revision_flag="--revision",
-                    trust=trust,
-                    trust_flag="--trust-remote-code",
-                )
-            )
-        elif engine == "kserve":
+        if engine == "kserve":
             model = args.get("model-id") or container.get("storageUri")
             uri = container.get("storageUri")
             revision = args.get("model-revision")
@@ -155,6 +147,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"{label}: {source['revision_flag']}={revision} names a branch or tag of {repo}, "
                     f"which can move; pin the 40-character commit SHA"
                 )
+        model = source.get("shown_model", model)
         if source["trust"] and (repo or model) not in allowed:
             shown = repo or model or "the model"
             messages.append(

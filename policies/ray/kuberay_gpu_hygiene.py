@@ -56,6 +56,61 @@ def _tolerates_gpu(podspec: dict) -> bool:
     return False
 
 
+# Node labels whose values say a node has no GPU (a CPU pool or instance class).
+_CPU_CATEGORIES = {"c", "m", "r", "t", "x", "z", "i"}
+
+
+def _selects_cpu_nodes(podspec: dict) -> bool:
+    """True when the pod's nodeSelector or required node affinity can only match nodes without GPUs: a label
+    value naming a CPU pool (``cpu`` and not ``gpu``), ``karpenter.k8s.aws/instance-gpu-count`` 0 or absent,
+    CPU instance categories, or ``cloud.google.com/gke-accelerator`` / ``nvidia.com/gpu.present`` absent."""
+    selector = as_dict(podspec.get("nodeSelector"))
+    for value in selector.values():
+        text = str(value).lower()
+        if "cpu" in text and "gpu" not in text:
+            return True
+    if str(selector.get("karpenter.k8s.aws/instance-gpu-count", "")).strip() == "0":
+        return True
+    terms = as_list(
+        get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    )
+    return bool(terms) and all(_term_selects_cpu(as_dict(t)) for t in terms)
+
+
+def _term_selects_cpu(term: dict) -> bool:
+    for e in as_list(term.get("matchExpressions")):
+        e = as_dict(e)
+        key, op, values = e.get("key"), e.get("operator"), [str(v).lower() for v in as_list(e.get("values"))]
+        if op == "DoesNotExist" and key in (
+            "karpenter.k8s.aws/instance-gpu-count",
+            "cloud.google.com/gke-accelerator",
+            "nvidia.com/gpu.present",
+        ):
+            return True
+        if op == "In" and key == "karpenter.k8s.aws/instance-gpu-count" and values and all(v == "0" for v in values):
+            return True
+        if op == "In" and key == "karpenter.k8s.aws/instance-category" and values and set(values) <= _CPU_CATEGORIES:
+            return True
+        if op == "In" and values and all("cpu" in v and "gpu" not in v for v in values):
+            return True
+    return False
+
+
+def _head_may_see_gpus(podspec: dict, on_gke: bool) -> bool:
+    """Whether the head pod can land on a GPU node, where Ray would see GPUs it does not own.
+
+    Not when it selects CPU-only nodes. Nor on GKE (a pod group of the cluster selects a GKE node label) when
+    the head tolerates no GPU taint: GKE taints every GPU node nvidia.com/gpu NoSchedule and its admission adds
+    the toleration only to pods that request GPUs (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus),
+    so the scheduler keeps such a head off GPU nodes
+    (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/). Elsewhere whether GPU
+    nodes are tainted is the cluster's choice, so the head is taken to reach them.
+    """
+    if _selects_cpu_nodes(podspec):
+        return False
+    return not (on_gke and not _tolerates_gpu(podspec))
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     if resource.type in _AUTOSCALER_TYPES:
         return _check_autoscaler(resource)
@@ -65,7 +120,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
     prefix, spec = found
     cap = config["maxWorkerReplicas"]
     messages = []
-    for g in groups(resource):
+    cluster_groups = list(groups(resource))
+    on_gke = any(platform_adds_toleration(g.podspec) for g in cluster_groups)
+    for g in cluster_groups:
         if g.is_head:
             if requests_gpu(g.podspec):
                 messages.append(
@@ -73,7 +130,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"vLLM's API server, so its GPU sits idle (give the GPUs to a worker group)"
                 )
             num_gpus = g.start_params.get("num-gpus")
-            if num_gpus is None or as_int(num_gpus) != 0:
+            if (num_gpus is None or as_int(num_gpus) != 0) and _head_may_see_gpus(g.podspec, on_gke):
                 shown = "is not set" if num_gpus is None else f"is {num_gpus!r}"
                 messages.append(
                     f'{g.path}.rayStartParams num-gpus {shown}; set it to "0" so Ray schedules no GPU '

@@ -117,11 +117,30 @@ def limit_of(pool: Resource) -> float | None:
 
 
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+GKE_COMPUTE_CLASS = "cloud.google.com/compute-class"
+# Node labels only GKE sets: a pod that requires one runs on GKE.
+_GKE_LABELS = (GKE_ACCELERATOR, GKE_COMPUTE_CLASS, "cloud.google.com/gke-nodepool", "cloud.google.com/gke-spot")
+
+
+def node_label_keys(podspec: dict) -> set[str]:
+    """The node labels a pod requires: its nodeSelector's keys and its required node affinity's keys (In, Exists)."""
+    keys = {k for k in as_dict(podspec.get("nodeSelector")) if isinstance(k, str)}
+    terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    for term in as_list(terms):
+        for e in as_list(as_dict(term).get("matchExpressions")):
+            if isinstance(key := as_dict(e).get("key"), str) and as_dict(e).get("operator") in ("In", "Exists"):
+                keys.add(key)
+    return keys
 
 
 def platform_adds_toleration(podspec: dict) -> bool:
-    """True for a pod that selects GKE's accelerator label: GKE taints its GPU nodes and its
-    ExtendedResourceToleration admission adds the matching toleration to every pod that requests
-    nvidia.com/gpu (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus), so the manifest
-    need not carry it."""
-    return isinstance(as_dict(podspec.get("nodeSelector")).get(GKE_ACCELERATOR), str)
+    """True for a pod that requires a GKE node label (an accelerator, a compute class, a GKE node pool).
+
+    GKE taints its GPU nodes with nvidia.com/gpu (NoSchedule) itself and applies the matching toleration
+    to every pod that requests nvidia.com/gpu through the ExtendedResourceToleration admission controller
+    (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus), and a pod that selects a compute class
+    (``cloud.google.com/compute-class: NAME``) runs on nodes GKE makes from that class's priorities, GPU type
+    and count included (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes).
+    So such a manifest need not carry the toleration, and no other taint is assumed.
+    """
+    return bool(node_label_keys(podspec) & set(_GKE_LABELS))

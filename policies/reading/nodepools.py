@@ -51,6 +51,18 @@ def is_gpu_nodepool(props: dict) -> bool:
     return False
 
 
+def is_static(props: dict) -> bool:
+    """True for a static NodePool (``spec.replicas`` set): Karpenter keeps that many nodes, whatever pods ask.
+
+    Karpenter v1.14.1 (kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml, the copy in
+    ../shared/crds/karpenter.sh/NodePool.yaml): with replicas set, disruption.consolidationPolicy and
+    consolidateAfter "are ignored", "only limits.nodes is supported", and the CEL rule "only 'limits.nodes' is
+    supported on static NodePools" (``!has(self.replicas) || ... (size(self.limits) == 1 && 'nodes' in
+    self.limits)``) makes the API server refuse a ``nvidia.com/gpu`` limit. The node count bounds the GPUs.
+    """
+    return get(props, "spec", "replicas") is not None
+
+
 def taints(props: dict) -> list[dict]:
     """The taints the NodePool puts on its nodes."""
     return [as_dict(t) for t in as_list(get(props, "spec", "template", "spec", "taints"))]

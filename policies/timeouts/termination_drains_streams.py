@@ -13,19 +13,22 @@ A preStop hook that *drains* is the careful alternative: it polls vLLM's /metric
 only once nothing is in flight; it then needs only a grace period longer than the longest request
 (the kubelet kills the pod when the grace period ends, hook or not).
 
-The same grace-period rule applies to SGLang servers (whatever a server does on SIGTERM, the kubelet
-kills it when the grace period ends), and Ray Serve stops a replica ``graceful_shutdown_timeout_s``
+The same grace-period rule applies to every other engine of the engine table (components/serving_engines.toml:
+whatever a server does on SIGTERM, the kubelet kills it when the grace period ends), and where the table says the
+engine waits for in-flight requests for a flag's seconds (TGI --graceful-termination-timeout, default 90 s;
+Triton --exit-timeout-secs, default 30 s), that wait must cover the longest request too, and Ray Serve stops a replica ``graceful_shutdown_timeout_s``
 (default 20 s) after it starts draining it, on every downscale and upgrade.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_float, get
+from policies.kube import WORKLOAD_TYPES, as_float, fmt_number, get
 from policies.reading import route_path as path
-from policies.reading.engines import ray_serve_apps, sglang_servers
+from policies.reading.engines import EngineServer, ray_serve_apps, table_servers
 from policies.reading.vllm_args import vllm_servers
 
 GRACE_DEFAULT = 30  # core/v1 PodSpec terminationGracePeriodSeconds
@@ -51,6 +54,8 @@ def _server_drains(image: str, default_release: str = "") -> tuple[bool | None, 
 
 _GAUGES = ("num_requests_running", "num_requests_waiting")
 _LOOPS = re.compile(r"\b(while|until|for)\b")
+# An exec preStop that only sleeps: `sleep 15`, `/bin/sleep 15`, `sh -c "sleep 15"`.
+_EXEC_SLEEP = re.compile(r"(?:(?:/usr)?/bin/)?(?:(?:ba)?sh -c )?(?:(?:/usr)?/bin/)?sleep (\d+(?:\.\d+)?)s?")
 
 
 def drains_in_pre_stop(pre_stop: object) -> bool:
@@ -63,9 +68,62 @@ def drains_in_pre_stop(pre_stop: object) -> bool:
     return all(g in script for g in _GAUGES) and bool(_LOOPS.search(script))
 
 
+def pre_stop_sleep(pre_stop: Any) -> float:
+    """Seconds a preStop hook sleeps: the sleep action (``sleep.seconds``), or an exec of ``sleep N`` (``[/bin/sleep,
+    "15"]`` as KServe's LLMInferenceService presets write it, or ``sh -c "sleep 15"``); 0 otherwise."""
+    seconds = as_float(get(pre_stop, "sleep", "seconds"))
+    if seconds is not None:
+        return seconds
+    command = get(pre_stop, "exec", "command")
+    if isinstance(command, list):
+        text = " ".join(t for t in command if isinstance(t, str))
+        match = _EXEC_SLEEP.fullmatch(text.strip())
+        if match:
+            return float(match.group(1))
+    return 0.0
+
+
 def _grace(podspec: dict) -> float:
     grace = as_float(podspec.get("terminationGracePeriodSeconds"))
     return float(GRACE_DEFAULT) if grace is None else grace
+
+
+def _table_engine_drain(server: EngineServer, longest: float) -> list[str]:
+    """S10 for an engine of the table other than vLLM: what its row says it does on SIGTERM
+    (components/serving_engines.toml drain), and the pod's preStop and grace period."""
+    row = server.row
+    assert row is not None
+    label, container = server.label, server.container
+    pre_stop = get(container, "lifecycle", "preStop")
+    grace = _grace(server.podspec)
+    sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
+    messages = []
+    if not isinstance(pre_stop, dict) or not pre_stop:
+        messages.append(
+            f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
+            f"send it requests; sleep in preStop until they have deregistered it"
+        )
+    if grace < sleep + longest:
+        messages.append(
+            f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + "
+            f"longest request {path.fmt(longest)} (setting maxRequestSeconds): the kubelet kills "
+            f"{row.display}'s streams in flight on scale-down"
+        )
+    if row.drain == "flag":
+        raw = server.args.get(row.drain_flag)
+        value = as_float(raw)
+        drain = row.drain_default if value is None else value
+        shown = (
+            f"--{row.drain_flag} {fmt_number(drain)}"
+            if value is not None
+            else f"--{row.drain_flag} unset ({row.display}'s default {fmt_number(drain)} s)"
+        )
+        if drain < longest:
+            messages.append(
+                f"{label}: {shown}: on SIGTERM {row.display} waits for in-flight requests only that long, below the "
+                f"longest request {path.fmt(longest)} (setting maxRequestSeconds); set --{row.drain_flag} to it"
+            )
+    return messages
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -76,7 +134,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue
         label, container = server.label, server.container
         pre_stop = get(container, "lifecycle", "preStop")
-        sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
+        sleep = pre_stop_sleep(pre_stop)
         grace = _grace(server.podspec)
         drain = as_float(server.args.get("shutdown-timeout")) or 0.0
         longest = as_float(get(resource.props, "spec", "predictor", "timeout")) or (drain or default_longest)
@@ -114,23 +172,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"{label}: this vLLM release{assumed} cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
                 f"must last through the longest request ({path.fmt(longest)})"
             )
-    for sg in sglang_servers(resource):
-        if ".workerTemplate." in sg.path:
+    for other in table_servers(resource):
+        if ".workerTemplate." in other.path or other.row is None:
             continue  # a LeaderWorkerSet's workers hold ranks; the leader takes the requests
-        pre_stop = get(sg.container, "lifecycle", "preStop")
-        grace = _grace(sg.podspec)
-        sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
-        if not isinstance(pre_stop, dict) or not pre_stop:
-            messages.append(
-                f"{sg.label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
-                f"send it requests; sleep in preStop until they have deregistered it"
-            )
-        if grace < sleep + default_longest:
-            messages.append(
-                f"{sg.label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + "
-                f"longest request {path.fmt(default_longest)} (setting maxRequestSeconds): the kubelet kills "
-                f"SGLang's streams in flight on scale-down"
-            )
+        messages += _table_engine_drain(other, default_longest)
     for app in ray_serve_apps(resource):
         if app.graceful_shutdown < default_longest:
             messages.append(

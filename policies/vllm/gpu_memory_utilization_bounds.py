@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number
+from policies.reading.engines import table_servers
 from policies.reading.serving import engine_configs
 from policies.vllm.engine_defaults import default_utilization
 
@@ -40,6 +41,20 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(f"{engine.label}: {shown} is above the maximum {fmt_number(high)}; {_TOO_HIGH}")
         elif value < low:
             messages.append(f"{engine.label}: {shown} is below the minimum {fmt_number(low)}; {_TOO_LOW}")
+    # Every other engine of the table whose memory fraction is of the GPU's total memory (SGLang's
+    # --mem-fraction-static, TGI's --cuda-memory-fraction): an explicit value above the band leaves no room for
+    # what the engine does not budget (CUDA graphs, NCCL, other processes). Below the band it only means fewer KV
+    # tokens for engines whose default is chosen per GPU, so only the maximum applies to them.
+    for server in table_servers(resource):
+        row = server.row
+        if row is None or row.memory_fraction_of != "total" or FLAG not in server.args:
+            continue
+        value = as_float(server.args[FLAG])
+        shown = f"{row.spelling(FLAG)}={server.args[FLAG]}"
+        if value is None:
+            messages.append(f"{server.label}: {shown} is not a number")
+        elif value > high:
+            messages.append(f"{server.label}: {shown} is above the maximum {fmt_number(high)}; {_TOO_HIGH}")
     return messages
 
 

@@ -1,4 +1,7 @@
-"""S16: a vLLM server needs a startupProbe long enough for model download, load and compile.
+"""S16: a model server needs a startupProbe long enough for model download, load and compile.
+
+Every engine of the engine table (components/serving_engines.toml) whose row says it answers no health
+request until the weights are loaded (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp) is held to it.
 
 vLLM answers no HTTP endpoint, /health included, until the engine is built, and a cold start
 takes minutes (node, image pull, download, load, compile). A livenessProbe without a
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_int
-from policies.reading.engines import sglang_servers
+from policies.reading.engines import table_servers
 from policies.reading.vllm_args import vllm_servers
 
 # Kubernetes probe defaults (core/v1 Probe).
@@ -31,9 +34,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
         # A ServingRuntime supplies the probes of a predictor `model`; its own resource shows them.
         if not s.runtime_merged
     ]
-    # SGLang opens its HTTP port only once the weights are loaded, like vLLM; a LeaderWorkerSet's
-    # workers serve no HTTP (the leader does).
-    servers += [(s.container, s.label, "SGLang") for s in sglang_servers(resource) if ".workerTemplate." not in s.path]
+    # Every engine of the table that answers no health request until the weights are loaded (loads_before_serving,
+    # components/serving_engines.toml); a LeaderWorkerSet's workers serve no HTTP (the leader does).
+    servers += [
+        (s.container, s.label, s.row.display)
+        for s in table_servers(resource)
+        if s.row is not None and s.row.loads_before_serving and ".workerTemplate." not in s.path
+    ]
     for container, label, engine in servers:
         startup = container.get("startupProbe")
         if not isinstance(startup, dict):

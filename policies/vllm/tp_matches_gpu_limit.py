@@ -20,6 +20,7 @@ container's command line.
 
 from __future__ import annotations
 
+from components.images import image_repository
 from policies.framework import Policy, Resource
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, resource_value, split_type
 from policies.reading.ray_cluster import cluster_gpus
@@ -53,7 +54,44 @@ def _ranks(resource: Resource, server: VllmServer, tp: int, pp: int) -> tuple[in
     size = as_int(get(resource.props, "spec", "leaderWorkerTemplate", "size"))
     if kind == "LeaderWorkerSet" and size is not None and size > 1:
         return tp * pp, size, f"tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)} over {size} pods"
+    # Data parallelism runs --data-parallel-size-local engines of TP x PP ranks in the pod (vLLM's local DP ranks,
+    # vllm/engine/arg_utils.py data_parallel_size_local; the whole --data-parallel-size when no local size is given).
+    local = server.args.get("data-parallel-size-local") or server.args.get("data-parallel-size")
+    dp = as_int(local) if local is not None else None
+    if dp is not None and dp > 1:
+        ranks = tp * pp * dp
+        return ranks, 1, f"tensor parallel {tp} × pipeline parallel {pp} × local data parallel {dp} = {_gpus(ranks)}"
     return tp * pp, 1, f"tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)}"
+
+
+_PLAIN_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+
+
+def _other_accelerator(container: dict) -> bool:
+    """True when the container gets its devices some other way than nvidia.com/gpu: another vendor's device
+    resource (amd.com/gpu, aws.amazon.com/neuron, google.com/tpu...), a DRA resource claim (resources.claims,
+    https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/), or a CPU build of vLLM
+    (an image whose repository names cpu, as vllm-cpu-release-repo)."""
+    raw = container.get("resources")
+    resources: dict = raw if isinstance(raw, dict) else {}
+    for section in ("limits", "requests"):
+        listed = resources.get(section)
+        names: dict = listed if isinstance(listed, dict) else {}
+        if any(isinstance(n, str) and n not in _PLAIN_RESOURCES and not n.startswith("hugepages-") for n in names):
+            return True
+    if resources.get("claims"):
+        return True
+    image = container.get("image")
+    return isinstance(image, str) and "cpu" in image_repository(image).rsplit("/", 1)[-1].lower()
+
+
+def _dra(resource: Resource, podspec: dict) -> bool:
+    """True when the pod's devices come from Dynamic Resource Allocation: pod resourceClaims, or KServe's managed DRA
+    annotations (serving.kserve.io/exp-dra-*, which make the controller add the claims)."""
+    if podspec.get("resourceClaims"):
+        return True
+    annotations = get(resource.props, "metadata", "annotations")
+    return isinstance(annotations, dict) and any(str(k).startswith("serving.kserve.io/exp-dra-") for k in annotations)
 
 
 def _check_server(resource: Resource, server: VllmServer) -> list[str]:
@@ -70,7 +108,7 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     messages = []
     if limit_raw is None:
         # A ServingRuntime may set the model's resources; only its own resource shows them.
-        if not server.runtime_merged:
+        if not server.runtime_merged and not _other_accelerator(server.container) and not _dra(resource, server.podspec):
             messages.append(
                 f"{label}: {explained}, but resources.limits has no {GPU_RESOURCE}; set the limit to the number of ranks"
             )

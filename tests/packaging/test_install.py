@@ -181,10 +181,9 @@ PLATFORM = "organization/llm-serving/prod"
 def platform_outputs() -> dict:
     """The prod stack's real exports (run from the checkout: the platform program is not part of the wheel)."""
     from stacks.offline import load_stack_file, run_program
+    from stacks.plan import outputs_json
 
-    outputs = dict(run_program(load_stack_file("prod")).outputs)
-    outputs.pop("models")
-    return outputs
+    return json.loads(outputs_json(run_program(load_stack_file("prod"))))
 
 
 def test_a_consumer_plans_and_checks_its_own_program_with_only_the_wheel(venv, tmp_path, platform_outputs):
@@ -195,7 +194,9 @@ def test_a_consumer_plans_and_checks_its_own_program_with_only_the_wheel(venv, t
     text = (ROOT / "docs" / "reuse.md").read_text()
     snippet = re.search(r"```python\n(.*?)```", text[text.index("## Planning your own program offline") :], re.S).group(1)
     shutil.copytree(ROOT / "examples" / "consumer", tmp_path / "examples" / "consumer", ignore=IGNORE)
-    (tmp_path / "platform-outputs.json").write_text(json.dumps(platform_outputs))
+    # Where `python -m stacks plan prod --out build/prod` writes them, in the platform's checkout.
+    (tmp_path / "build" / "prod").mkdir(parents=True)
+    (tmp_path / "build" / "prod" / "outputs.json").write_text(json.dumps(platform_outputs))
     out = run_in(
         venv,
         snippet

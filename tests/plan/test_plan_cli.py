@@ -304,9 +304,12 @@ def test_plan_says_where_it_wrote_and_what_the_folder_is_for(tmp_path):
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.returncode == 0, proc.stderr
-    files = sorted(p for p in (tmp_path / "build" / "dev").rglob("*") if p.is_file() and not p.name.startswith("."))
+    out = tmp_path / "build" / "dev"
+    files = sorted(p for p in out.rglob("*") if p.is_file() and not p.name.startswith(".") and p.parent != out)
+    assert (out / "outputs.json").is_file()
     assert proc.stdout.splitlines()[-1] == (
-        f"wrote {len(files)} files to build/dev/ (kubernetes/, aws/, helm/) for review: Secrets hold placeholders, "
+        f"wrote {len(files)} files to build/dev/ (kubernetes/, aws/, helm/) and the stack's outputs to "
+        "build/dev/outputs.json (secrets redacted) for review: Secrets hold placeholders, "
         "so apply with `pulumi up`, not `kubectl apply`"
     )
 

@@ -25,7 +25,7 @@ def empty_stack(tmp_path: Path) -> StackFile:
 
 
 def hook(name: str, used_by: str) -> str:
-    return f"SDK hook moved: {name} (used by {used_by}); re-check it against the new Pulumi SDK before widening the pin"
+    return f"SDK hook moved: {name} (used by {used_by}); re-check it against the new Pulumi SDK before widening the range in requirements.txt"
 
 
 def test_config_map_is_the_context_variable_config():
@@ -166,17 +166,6 @@ def test_monitor_requests_carry_parent_provider_and_dependencies(tmp_path):
         ("first",),
     ), hook("MockMonitor.RegisterResource request fields (parent, provider, dependencies)", "stacks/offline.py _Monitor")
     assert (by_name["box"].custom, by_name["first"].custom) == (False, True)
-
-
-def test_pinned_sdk_is_the_tested_one():
-    """requirements.txt pins the SDK release these hooks were checked on."""
-    from importlib.metadata import version
-
-    from tests.conftest import ROOT
-
-    pin = next(line for line in (ROOT / "requirements.txt").read_text().splitlines() if line.startswith("pulumi>="))
-    low = pin.split(">=")[1].split(",")[0]
-    assert version("pulumi").startswith(low + "."), f"installed pulumi {version('pulumi')} is outside the pin {pin!r}"
 
 
 def test_struct_reader_gives_what_message_to_dict_gives():

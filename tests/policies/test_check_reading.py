@@ -1,8 +1,10 @@
 """`python -m policies check` over what policies/manifests.py reads: stdin, nested and typed
-Lists, and files it cannot read (exit 2, named, no traceback; never exit 1)."""
+Lists, and files or documents it cannot read (each a finding of its own, S27; the others still checked;
+exit 2 only when no Kubernetes object was read at all)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -46,17 +48,78 @@ def test_a_workload_in_a_typed_list_is_checked(tmp_path):
     assert "typed.yaml#0[0] Deployment/vllm" in proc.stdout
 
 
-def test_unreadable_files_exit_2_and_are_all_named(tmp_path):
+def test_unreadable_files_are_findings_and_the_others_are_still_checked(tmp_path):
     (tmp_path / "good.yaml").write_text(BAD)
     (tmp_path / "odd-key.yaml").write_text("? [a]\n: 1\n")
     (tmp_path / "deep.yaml").write_text("[" * 5000 + "]" * 5000)
-    proc = check(str(tmp_path))
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    assert proc.stderr.splitlines() == [
-        f"error: {tmp_path / 'deep.yaml'}: line 1: nested deeper than 100 levels (the limit for a manifest file)",
-        f"error: {tmp_path / 'odd-key.yaml'}: line 1: a mapping key is a list or a mapping; keys must be strings",
+    proc = check(str(tmp_path), "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    unread = [v for v in report["violations"] if v["policy"] == "manifest-readable"]
+    assert [(Path(v["file"]).name, v["line"], v["enforcement"], v["catalog"], v["message"]) for v in unread] == [
+        (
+            "deep.yaml",
+            1,
+            "mandatory",
+            "S27",
+            "the file was not checked: nested deeper than 100 levels (the limit for a manifest file)",
+        ),
+        (
+            "odd-key.yaml",
+            1,
+            "mandatory",
+            "S27",
+            "the file was not checked: a mapping key is a list or a mapping; keys must be strings",
+        ),
     ]
+    # good.yaml was still checked: its own findings are there.
+    assert any(v["policy"] == "image-tag-pinned" and v["file"].endswith("good.yaml") for v in report["violations"])
+
+
+def test_one_bad_document_costs_only_itself(tmp_path):
+    service = "apiVersion: v1\nkind: Service\nmetadata: {name: vllm}\nspec: {ports: [{port: 80}]}\n"
+    (tmp_path / "multi.yaml").write_text(BAD + "---\n" + "apiVersion: v1\nkind: ConfigMap\ndata: {a: [1, 2\n" + "---\n" + service)
+    proc = check(str(tmp_path / "multi.yaml"))
+    assert proc.returncode == 1, proc.stderr
+    assert "multi.yaml#0 Deployment/vllm" in proc.stdout  # the document before the bad one
+    assert "read 1 file, 2 documents, 2 Kubernetes objects" in proc.stdout  # and the one after it
+    assert (
+        f"[mandatory] manifest-readable (S27) {tmp_path / 'multi.yaml'}#1 Document/multi.yaml (line 13): document 1 was not checked: is not valid YAML"
+        in proc.stdout
+    )
+
+
+def test_a_helm_template_and_a_values_file_are_advisory_findings(tmp_path):
+    (tmp_path / "good.yaml").write_text(BAD)
+    (tmp_path / "values.yaml").write_text("replicas: 2\n")
+    # Quoted, this template even parses as YAML: it is still not a manifest until rendered.
+    (tmp_path / "deploy.yaml").write_text('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: "{{ include \\"x\\" . }}"\n')
+    # A Jinja chat template in a ConfigMap is data, not an unrendered manifest.
+    (tmp_path / "chat.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: chat}\ndata:\n  t: \"{{ message['content'] }}{% if x %}{% endif %}\"\n"
+    )
+    proc = check(str(tmp_path), "--format", "json")
+    report = json.loads(proc.stdout)
+    rows = sorted((Path(v["file"]).name, v["policy"], v["enforcement"]) for v in report["violations"] if v["catalog"] == "S27")
+    assert rows == [("deploy.yaml", "manifest-is-kubernetes", "advisory"), ("values.yaml", "manifest-is-kubernetes", "advisory")]
+    assert proc.returncode == 1  # good.yaml's own mandatory findings; the two advisories alone would not fail
+
+
+def test_only_unreadable_files_exit_2_and_are_still_reported_in_sarif(tmp_path):
+    (tmp_path / "broken.yaml").write_text("a: [1\n")
+    proc = check(str(tmp_path), "--format", "sarif")
+    assert proc.returncode == 2
+    assert "no Kubernetes object read" in proc.stderr
+    (result,) = json.loads(proc.stdout)["runs"][0]["results"]
+    assert result["ruleId"] == "manifest-readable" and result["level"] == "error"
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 2}
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("broken.yaml")
+
+
+def test_help_says_how_an_unreadable_file_counts():
+    proc = check("--help")
+    assert "manifest-readable (S27, mandatory, exit 1)" in proc.stdout
+    assert "no Kubernetes object read at all (the unreadable files are still reported)" in proc.stdout
 
 
 def test_an_unreadable_pack_config_is_exit_2(tmp_path):
@@ -67,3 +130,17 @@ def test_an_unreadable_pack_config_is_exit_2(tmp_path):
         proc.stderr
         == f"error: --config {tmp_path / 'cfg.json'}: cannot be read as JSON (a = nan: not a finite number (NaN, Infinity and overflowing numbers are not JSON))\n"
     )
+
+
+def test_the_second_corpus_runs_to_the_end_with_its_two_invalid_files_as_findings():
+    # Robustness only (issue 32): part of manifests-v2 is held out, so nothing here reads its other findings.
+    from tests.conftest import shared_path
+
+    folder = shared_path("corpus", "manifests-v2")
+    files = [p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file()]
+    proc = check(str(folder), "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    unread = [v for v in report["violations"] if v["policy"] == "manifest-readable"]
+    assert len(unread) == 2 and all(v["line"] and v["enforcement"] == "mandatory" for v in unread)
+    assert report["files"] == len(files) and report["objects"] > 30

@@ -93,19 +93,20 @@ def test_every_unreadable_file_is_named(tmp_path):
     lines = str(info.value).splitlines()
     assert [line.split(": ", 1)[0] for line in lines] == [str(tmp_path / "missing.yaml")]
     assert lines == [f"{tmp_path / 'missing.yaml'}: no such file or folder"]
-    with pytest.raises(ManifestReadError) as info:
-        read_manifests([str(tmp_path)])
-    messages = [str(e) for e in info.value.errors]
-    assert messages[0].startswith(f"{tmp_path / 'bad.yaml'}: line 2: is not valid YAML")
+    # Every file that cannot be read is named with its line and why; the readable one is still read.
+    read = read_manifests([str(tmp_path)])
+    messages = [u.text for u in read.unreadable]
+    assert messages[0].startswith(f"{tmp_path / 'bad.yaml'}#0: line 2: is not valid YAML")
     assert messages[1] == f"{tmp_path / 'binary.yml'}: is not UTF-8 text (byte 0)"
     assert messages[2].startswith(f"{tmp_path / 'deep.json'}: line 1: nested deeper than 100 levels")
     assert len(messages) == 3
+    assert [o.name for o in read.objects] == ["ok"]
 
 
 def test_a_device_is_not_read(tmp_path):
     (tmp_path / "zero.yaml").symlink_to("/dev/zero")
-    with pytest.raises(ManifestReadError, match="zero.yaml: is not a regular file"):
-        read_manifests([str(tmp_path)])
+    (unread,) = read_manifests([str(tmp_path)]).unreadable
+    assert unread.text == f"{tmp_path / 'zero.yaml'}: is not a regular file" and unread.kind == "invalid"
 
 
 @pytest.mark.parametrize(

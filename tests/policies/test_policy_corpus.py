@@ -127,6 +127,9 @@ EXPECTED = {
     ("samples__autoscaling__hpa.yaml", "no-default-namespace"),
     # AIBrix PodAutoscaler in namespace default.
     ("samples__autoscaling__kpa.yaml", "no-default-namespace"),
+    # Its KPA scale-down-delay annotation is 3m (kpa.autoscaling.aibrix.ai/scale-down-delay, aibrix v0.4.0
+    # scaler/kpa.go:70): GPU replicas go 180 s after a dip, below S8's 300 s floor, as the Knative KPA case below.
+    ("samples__autoscaling__kpa.yaml", "llm-hpa-behavior"),
     # AIBrix DeepSeek-R1 fleet (TP16 over head+worker): unbounded shm on 8-GPU pods, no memory limits/requests, unpinned model.
     ("samples__deepseek-r1__deepseek-r1-huggingface.yaml", "model-source-pinned"),
     ("samples__deepseek-r1__deepseek-r1-huggingface.yaml", "serving-memory-limit"),

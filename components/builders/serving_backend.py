@@ -12,20 +12,24 @@ type, priority and spread from the one scheduling function (builders/scheduling.
 
 Everything here is pure, like the builders, except ``controller`` and ``serve``, which register the
 back-end's Pulumi components (its thin shells over its builders). The registry maps a model to its
-back-end by :func:`backend_key`; components/backends/__init__.py registers the ones components/backend_keys.py
-lists.
+back-end by :func:`backend_key`. The interface and the registry sit here, below the implementations: the
+builders that ask a model's back-end (autoscaling, ingress, monitoring, notes, the adapter's rules) import
+this module only, and the back-ends of components/backends/ import the builders they build with. The
+built-in back-ends (components/backend_keys.py ``BUILT_IN``, one module of components/backends/ each) are
+loaded by name on the first look-up, the way a plugin is found from its entry point.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Optional
 
-from ..backend_keys import SINGLE_NODE_KEY, add_runtime_key, listing, remove_runtime_key
-from ..builders.scheduling import Drain, pod_drain
+from ..backend_keys import BUILT_IN, SINGLE_NODE_KEY, Listing, add_runtime_key, listing, remove_runtime_key
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig, StackConfig
+from .scheduling import Drain, pod_drain
 
 if TYPE_CHECKING:  # the Pulumi types of serve() and controller(); the pure methods never need them
     import pulumi
@@ -147,6 +151,33 @@ class ServingBackend(ABC):
 
 
 _REGISTRY: dict[str, ServingBackend] = {}
+_BUILT_IN_LOADED = False
+
+
+def _built_in(item: Listing) -> ServingBackend:
+    """The back-end a line of ``BUILT_IN`` names: its class in its module, which must be a ServingBackend of its key."""
+    package = __name__.rpartition(".")[0].rpartition(".")[0]  # components (llm_serving when installed)
+    cls = getattr(import_module(f"{package}.backends.{item.module}"), item.backend, None)
+    if not (isinstance(cls, type) and issubclass(cls, ServingBackend) and cls.key == item.key):
+        raise TypeError(
+            f"components/backend_keys.py lists {item.key!r} as components/backends/{item.module}.py {item.backend}, "
+            f"which is no ServingBackend with key {item.key!r}"
+        )
+    return cls()
+
+
+def load_built_ins() -> None:
+    """Register the back-ends ``BUILT_IN`` lists, once (before any registered at run time, so they come first)."""
+    global _BUILT_IN_LOADED
+    if _BUILT_IN_LOADED:
+        return
+    _BUILT_IN_LOADED = True
+    runtime = dict(_REGISTRY)
+    _REGISTRY.clear()
+    for item in BUILT_IN:
+        register(_built_in(item))
+    for key, backend in runtime.items():
+        _REGISTRY.setdefault(key, backend)
 
 
 def register(backend: ServingBackend) -> ServingBackend:
@@ -174,7 +205,8 @@ def unregister(key: str) -> None:
 
 
 def registered() -> tuple[ServingBackend, ...]:
-    """Every registered back-end, in registration order."""
+    """Every registered back-end, in registration order (the built-in ones first)."""
+    load_built_ins()
     return tuple(_REGISTRY.values())
 
 
@@ -186,6 +218,7 @@ def backend_key(m: ModelConfig) -> str:
 def serving_backend(m: ModelConfig) -> ServingBackend:
     """The back-end that serves ``m`` (the one dispatch on a model's back-end)."""
     key = backend_key(m)
+    load_built_ins()
     try:
         return _REGISTRY[key]
     except KeyError:

@@ -1,0 +1,37 @@
+"""S27: files checked are rendered Kubernetes manifests; an unrendered template or a file with no Kubernetes object
+is reported (advisory), since nothing in it was checked.
+
+A Helm chart's templates (`{{ .Values.x }}`, `{{- if ... }}`) are not manifests until rendered: the finding
+says to render them (`helm template ... | python -m policies check -`). A YAML file with no document holding
+apiVersion and kind (values.yaml, a CI workflow) is reported too, once per file, so a reader sees what was
+not checked rather than assuming it passed. Advisory: such files are normal in a repository.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.input.unreadable import UNREADABLE_TYPE, message
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    return [message(resource.props)] if resource.props.get("kind") in ("template", "not-kubernetes") else []
+
+
+POLICY = Policy(
+    name="manifest-is-kubernetes",
+    description="Files checked are rendered Kubernetes manifests: unrendered templates and files with no Kubernetes object are reported.",
+    catalog="S27",
+    severity="low",
+    enforcement="advisory",
+    remediation_steps=(
+        "Render templates before checking (`helm template RELEASE CHART -f values.yaml | python -m policies check -`, "
+        "`kustomize build DIR | python -m policies check -`), and point the check at the manifests' folder."
+    ),
+    resource_types=(UNREADABLE_TYPE,),
+    check_resource=_check,
+    rationale=(
+        "What the pack did not read it did not check: a chart's templates hold Go template actions "
+        "(https://helm.sh/docs/chart_template_guide/) that only `helm template` turns into manifests. Reporting them "
+        "keeps the run honest about its coverage without blocking repositories that keep charts beside manifests."
+    ),
+)

@@ -1,0 +1,36 @@
+"""S27: every manifest file can be read; one that cannot is a finding of its own, and the rest are still checked.
+
+A file that is not valid YAML or JSON, is larger or deeper than the reader's limits, or is not UTF-8 cannot be
+applied either (kubectl refuses it): it is reported where the parser stopped, at mandatory level. Before, one
+such file stopped the whole run (exit 2) and every other file went unchecked.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.input.unreadable import UNREADABLE_TYPE, message
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    return [message(resource.props)] if resource.props.get("kind") == "invalid" else []
+
+
+POLICY = Policy(
+    name="manifest-readable",
+    description="Every manifest file and document can be read (valid YAML or JSON, within the size and depth limits).",
+    catalog="S27",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Fix the YAML at the line named (a tab in indentation, an unclosed quote, a bad merge), split a file over the "
+        "size limit, or move files that are not manifests out of the folder checked."
+    ),
+    resource_types=(UNREADABLE_TYPE,),
+    check_resource=_check,
+    rationale=(
+        "A manifest the checker cannot read is one nobody checked; reporting it (file, line, why) and checking "
+        "every other file keeps one broken file from silencing a whole pull request (issue 32: two invalid files of "
+        "a GKE sample made `policies check` exit 2 with no finding for the 33 others). kubectl apply refuses the "
+        "same file, so it blocks."
+    ),
+)

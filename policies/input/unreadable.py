@@ -1,0 +1,24 @@
+"""What `policies check` could not read, as resources the S27 policies report on.
+
+The reader (policies/manifests.py) records each file, or document of a multi-document file, that it could
+not check; `policies check` hands each one to the pack as a resource of type UNREADABLE_TYPE, so the finding
+goes through the same enforcement levels, config and report formats (text, JSON, Markdown, SARIF) as any
+other. The Pulumi engine never produces this type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+UNREADABLE_TYPE = "llm-serving:manifests:Unreadable"
+
+
+def unreadable_props(file: str, document: Any, line: int, why: str, kind: str) -> dict:
+    """The props of an unreadable file's resource (what the S27 policies read)."""
+    return {"file": file, "document": document, "line": line, "why": why, "kind": kind}
+
+
+def message(props: dict) -> str:
+    """The finding: where, and why nothing there was checked."""
+    where = "the file" if props.get("document") is None else f"document {props['document']}"
+    return f"{where} was not checked: {props.get('why')}"

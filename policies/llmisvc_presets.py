@@ -1,0 +1,234 @@
+"""KServe LLMInferenceService pods as the controller renders them: the well-known presets merged in.
+
+An LLMInferenceService (serving.kserve.io v1alpha1 and v1alpha2, KServe v0.20.0) rarely spells out its
+model server: the controller picks well-known LLMInferenceServiceConfig presets by the shape of the spec,
+merges them first and the LLMInferenceService last, by strategic merge patch
+(pkg/controller/v1alpha2/llmisvc/config_merge.go:178-300 combineBaseRefsConfig, :760-827 MergeSpecs /
+mergeSpecs, StrategicMergePatch at :816). Which presets (config_merge.go:228-264):
+
+- no ``prefill``, no ``worker``: ``kserve-config-llm-template`` (the pod at ``spec.template``);
+- no ``prefill``, a ``worker`` with data parallelism: ``kserve-config-llm-worker-data-parallel``
+  (``spec.template`` and ``spec.worker``);
+- with ``prefill``: ``kserve-config-llm-prefill-template`` (``spec.prefill.template``; its worker
+  variant ``...-prefill-worker-data-parallel``) and ``kserve-config-llm-decode-template`` for the decode
+  pods (``spec.template``; ``...-decode-worker-data-parallel`` with a worker);
+- pipeline-parallel workers name ``...-worker-pipeline-parallel`` presets that v0.20.0 does not ship
+  (config/llmisvcconfig/ has none), so nothing is assumed there.
+
+The facts below are what the policies need of those presets, read from kserve/kserve v0.20.0
+config/llmisvcconfig/*.yaml (the kserve-runtime-configs chart installs the same files from
+charts/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml). They are facts, not the presets'
+text: the container ``main`` runs ``exec vllm serve /mnt/models --port 8000`` (plus
+``--tensor-parallel-size`` from ``spec.parallelism.tensor`` and the user's args) from a bash script
+(config-llm-template.yaml:166-178), kept here as the command line it starts; probes, preStop, grace
+period and /dev/shm are as the files set them. Nothing here reads ../shared at run time.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+KSERVE_TAG = "v0.20.0"
+IMAGE = "ghcr.io/llm-d/llm-d-cuda:v0.8.0"  # config-llm-template.yaml:10 (every preset's main container)
+
+
+def _main(port: int, probes: bool = True) -> dict:
+    """The ``main`` container every preset defines (config-llm-template.yaml:9-240; decode: port 8001). The
+    data-parallel presets' worker pods have no probes (config-llm-worker-data-parallel.yaml:290-533)."""
+    health = {"httpGet": {"path": "/health", "port": port}}
+    probe_fields = {
+        "livenessProbe": {**health, "periodSeconds": 10, "timeoutSeconds": 1, "failureThreshold": 10},  # :205-212
+        "readinessProbe": {**health, "periodSeconds": 1, "timeoutSeconds": 1, "failureThreshold": 2},  # :213-220
+        "startupProbe": {**health, "failureThreshold": 60, "periodSeconds": 10},  # :221-227
+    }
+    return {
+        "name": "main",
+        "image": IMAGE,
+        "imagePullPolicy": "IfNotPresent",  # :11
+        "command": ["vllm", "serve", "/mnt/models", "--port", str(port)],  # :166-178, the script's exec line
+        "ports": [{"containerPort": port, "protocol": "TCP"}],  # :13-15
+        "env": [
+            {"name": "HOME", "value": "/home"},  # :181-186
+            {"name": "VLLM_LOGGING_LEVEL", "value": "INFO"},
+            {"name": "HF_HUB_CACHE", "value": "/models"},
+        ],
+        "lifecycle": {"preStop": {"exec": {"command": ["/bin/sleep", "15"]}}},  # :197-202
+        **(probe_fields if probes else {}),
+        "volumeMounts": [
+            {"mountPath": "/home", "name": "home"},  # :228-239
+            {"mountPath": "/tmp", "name": "tmp-dir"},
+            {"mountPath": "/dev/shm", "name": "dshm"},
+            {"mountPath": "/models", "name": "model-cache"},
+        ],
+    }
+
+
+def _pod(port: int, shm: str, probes: bool = True) -> dict:
+    """A preset pod: the main container, grace period 60 s (:240) and its volumes (:241-253; dshm 1Gi, 8Gi in the
+    data-parallel presets, config-llm-worker-data-parallel.yaml:280-283)."""
+    return {
+        "containers": [_main(port, probes)],
+        "terminationGracePeriodSeconds": 60,
+        "volumes": [
+            {"name": "home", "emptyDir": {}},
+            {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": shm}},
+            {"name": "model-cache", "emptyDir": {}},
+            {"name": "tmp-dir", "emptyDir": {}},
+        ],
+    }
+
+
+# Preset name -> {path in the LLMInferenceService spec: the pod spec the preset puts there}.
+PRESETS: dict[str, dict[str, dict]] = {
+    "kserve-config-llm-template": {"template": _pod(8000, "1Gi")},
+    "kserve-config-llm-worker-data-parallel": {"template": _pod(8000, "8Gi"), "worker": _pod(8000, "8Gi", probes=False)},
+    # The decode pod's main container listens on 8001 behind the routing sidecar (config-llm-decode-template.yaml:205-227).
+    "kserve-config-llm-decode-template": {"template": _pod(8001, "1Gi")},
+    "kserve-config-llm-decode-worker-data-parallel": {
+        "template": _pod(8001, "8Gi"),
+        "worker": _pod(8001, "8Gi", probes=False),
+    },
+    "kserve-config-llm-prefill-template": {"prefill.template": _pod(8000, "1Gi")},
+    "kserve-config-llm-prefill-worker-data-parallel": {
+        "prefill.template": _pod(8000, "8Gi"),
+        "prefill.worker": _pod(8000, "8Gi"),
+    },
+}
+
+
+def _data_parallel(parallelism: Any) -> bool:
+    """IsDataParallel (pkg/apis/serving/v1alpha2): a data or dataLocal size is set."""
+    return isinstance(parallelism, dict) and any(parallelism.get(k) is not None for k in ("data", "dataLocal"))
+
+
+def presets_for(spec: dict) -> list[str]:
+    """The well-known presets the controller merges under this spec, in merge order (config_merge.go:228-264)."""
+    found = []
+    prefill = spec.get("prefill")
+    if isinstance(prefill, dict):
+        if prefill.get("worker") is None:
+            found.append("kserve-config-llm-prefill-template")
+        elif _data_parallel(prefill.get("parallelism")):
+            found.append("kserve-config-llm-prefill-worker-data-parallel")
+        if spec.get("worker") is None:
+            found.append("kserve-config-llm-decode-template")
+        elif _data_parallel(spec.get("parallelism")):
+            found.append("kserve-config-llm-decode-worker-data-parallel")
+    elif spec.get("worker") is None:
+        found.append("kserve-config-llm-template")
+    elif _data_parallel(spec.get("parallelism")):
+        found.append("kserve-config-llm-worker-data-parallel")
+    return found
+
+
+# Strategic-merge keys of core/v1 PodSpec lists (k8s.io/api core/v1 types.go patchMergeKey tags): lists with a key
+# merge item by item, others are replaced by the patch.
+_MERGE_KEYS = {
+    "containers": "name",
+    "initContainers": "name",
+    "volumes": "name",
+    "env": "name",
+    "volumeMounts": "mountPath",
+    "ports": "containerPort",
+    "imagePullSecrets": "name",
+}
+
+
+def strategic_merge(base: Any, patch: Any, key: str = "") -> Any:
+    """``patch`` merged over ``base`` as a strategic merge patch of a PodSpec does it (maps key by key, keyed lists
+    item by item, other lists and scalars replaced). Neither argument is changed."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        out = copy.deepcopy(base)
+        for k, v in patch.items():
+            out[k] = strategic_merge(base[k], v, k) if k in base else copy.deepcopy(v)
+        return out
+    merge_key = _MERGE_KEYS.get(key)
+    if merge_key and isinstance(base, list) and isinstance(patch, list):
+        out_list = [copy.deepcopy(b) for b in base]
+        index = {b.get(merge_key): i for i, b in enumerate(out_list) if isinstance(b, dict)}
+        for item in patch:
+            at = index.get(item.get(merge_key)) if isinstance(item, dict) else None
+            if at is None:
+                out_list.append(copy.deepcopy(item))
+            else:
+                out_list[at] = strategic_merge(out_list[at], item)
+        return out_list
+    return copy.deepcopy(patch)
+
+
+def shutdown_timeout(pod: dict) -> int:
+    """The --shutdown-timeout the preset script passes: max(0, grace - 15 - min(5, grace)), grace defaulting to 60
+    (config-llm-template.yaml:155 ``shutdownTimeout .Spec.Template 15``; config_merge.go:684-706). The script passes
+    it to vLLM 0.18.0 and later only (:150-156); the llm-d image the presets name is taken to carry such a vLLM."""
+    grace = pod.get("terminationGracePeriodSeconds")
+    seconds = int(grace) if isinstance(grace, (int, float)) and not isinstance(grace, bool) else 60
+    return max(0, seconds - 15 - min(5, seconds))
+
+
+def _has_worker(spec: dict, path: str) -> bool:
+    """Whether the pod at ``path`` belongs to a data-parallel preset (its owner has a worker)."""
+    owner = spec.get("prefill") if path.startswith("prefill.") else spec
+    return isinstance(owner, dict) and owner.get("worker") is not None and _data_parallel(owner.get("parallelism"))
+
+
+def _at(spec: Any, path: str) -> Any:
+    value: Any = spec
+    for step in path.split("."):
+        value = value.get(step) if isinstance(value, dict) else None
+    return value
+
+
+def llmisvc_pod_specs(spec: dict, base_specs: list[dict] | None = None) -> list[tuple[str, dict]]:
+    """The pod specs of an LLMInferenceService's spec with the well-known presets merged under them, as
+    (path, podspec) at ``spec.template``, ``spec.worker``, ``spec.prefill.template``, ``spec.prefill.worker``.
+
+    ``base_specs`` are the specs of the LLMInferenceServiceConfigs ``spec.baseRefs`` names, in order. A pod
+    appears when the spec, a preset or a base defines it; the preset's main container gets the flags its script
+    passes: ``--shutdown-timeout`` (shutdown_timeout) and ``spec.parallelism.tensor`` as ``--tensor-parallel-size``
+    (config-llm-template.yaml:171).
+    """
+    bases = [b for b in base_specs or [] if isinstance(b, dict)]
+    # The presets are chosen from the spec with its baseRefs merged (config_merge.go:188-202), then the presets,
+    # the baseRefs' configs and the spec itself are merged in that order (:266-292).
+    resolved: Any = spec
+    for base in bases:
+        resolved = strategic_merge(resolved, base)
+    merged: dict[str, dict] = {}
+    for name in presets_for(resolved):
+        for path, pod in PRESETS[name].items():
+            merged[path] = strategic_merge(merged.get(path, {}), pod)
+    for base in bases:
+        for path in ("template", "worker", "prefill.template", "prefill.worker"):
+            if isinstance(pod := _at(base, path), dict):
+                merged[path] = strategic_merge(merged.get(path, {}), pod)
+    found = []
+    for path in ("template", "worker", "prefill.template", "prefill.worker"):
+        own = _at(spec, path)
+        pod = strategic_merge(merged[path], own) if path in merged and isinstance(own, dict) else merged.get(path, own)
+        if not isinstance(pod, dict):
+            continue
+        owner = spec.get("prefill") if path.startswith("prefill.") else spec
+        tensor = _at(owner, "parallelism.tensor") if isinstance(owner, dict) else None
+        if isinstance(tensor, float) and tensor.is_integer():
+            tensor = int(tensor)  # the Pulumi engine hands numbers over as floats
+        if path in merged:
+            pod = copy.deepcopy(pod)
+            extra = ["--shutdown-timeout", str(shutdown_timeout(pod))]
+            if isinstance(tensor, int) and not isinstance(tensor, bool):
+                extra += ["--tensor-parallel-size", str(tensor)]
+            if _has_worker(spec, path):
+                # The data-parallel presets pass the data-parallel sizes, 1 when unset
+                # (config-llm-worker-data-parallel.yaml:195-196).
+                parallelism = _at(owner, "parallelism") if isinstance(owner, dict) else None
+                for flag, key in (("--data-parallel-size", "data"), ("--data-parallel-size-local", "dataLocal")):
+                    value = _at(parallelism, key) if isinstance(parallelism, dict) else None
+                    extra += [flag, str(int(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else "1"]
+            for container in pod.get("containers", []):
+                if isinstance(container, dict) and container.get("name") == "main" and isinstance(container.get("command"), list):
+                    container["command"] = [*container["command"], *extra]
+        found.append((f"spec.{path}", pod))
+    return found
+
+
+__all__ = ["IMAGE", "KSERVE_TAG", "PRESETS", "llmisvc_pod_specs", "presets_for", "strategic_merge"]

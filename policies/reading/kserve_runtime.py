@@ -1,0 +1,149 @@
+"""A KServe predictor ``model`` as the pod KServe runs: merged with the ServingRuntime it selects.
+
+An InferenceService's ``spec.predictor.model`` is not the whole container: KServe v0.20.0 finds the
+ServingRuntime and merges the runtime's ``kserve-container`` under it (the model's fields win), so
+resources, probes, env and image a runtime supplies are in the pod even when the InferenceService
+leaves them out. Facts read from the KServe source at tag v0.20.0:
+
+- the runtime is chosen by name when ``model.runtime`` is set: a ServingRuntime of the
+  InferenceService's namespace first, then a ClusterServingRuntime of that name
+  (pkg/controller/v1beta1/inferenceservice/utils/utils.go:304-321, GetServingRuntime); otherwise the
+  first runtime that supports the model format, namespace runtimes before cluster runtimes, and only
+  formats marked ``autoSelect: true`` count (pkg/apis/serving/v1beta1/predictor_model.go:88-129
+  GetSupportingRuntimes, :133-160 RuntimeSupportsModel), disabled runtimes skipped (:114);
+- the predictor reconciler merges the runtime's container named ``kserve-container`` with the model
+  (components/predictor.go:432, and the worker container at :597; MergeServingRuntimeAndInferenceServiceSpecs, utils.go:485-520) by a
+  strategic merge patch where the InferenceService's fields override the runtime's and args are
+  concatenated (utils.go:253-263, MergeRuntimeContainers); a resources map merges key by key;
+- the ``model`` spec has no defaulting of its own (predictor_model.go:60, an empty Default), so what
+  the runtime does not supply is not there.
+
+Where the runtime is not among the objects checked (a cluster's own runtime, KServe's built-in
+ClusterServingRuntimes), what it supplies is unknown. Every built-in runtime of v0.20.0 sets CPU and
+memory requests and limits on its kserve-container (config/runtimes/*.yaml, e.g.
+kserve-huggingfaceserver.yaml:34-40, kserve-vllmserver.yaml:45-51), so a check must not call them
+missing: callers pass over such a container's merged fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from policies.kube import as_dict, as_list, get, llmisvc_base_specs, memoized, split_type, viewed_resources
+
+RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+KSERVE_CONTAINER = "kserve-container"
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """The runtime KServe would merge into a predictor: its kind, name and spec."""
+
+    kind: str
+    name: str
+    spec: dict
+
+    @property
+    def label(self) -> str:
+        """How messages name it: ``ServingRuntime/<name>``."""
+        return f"{self.kind}/{self.name}"
+
+
+def _runtimes(view: tuple[Any, ...]) -> list[tuple[str, str | None, str, dict]]:
+    """(kind, namespace, name, spec) of every runtime in the view, in read order."""
+    found = []
+    for r in view:
+        group, kind = split_type(getattr(r, "type", ""))
+        if group == "serving.kserve.io" and kind in RUNTIME_KINDS:
+            name = get(r.props, "metadata", "name")
+            namespace = get(r.props, "metadata", "namespace")
+            if isinstance(name, str):
+                found.append((kind, namespace if isinstance(namespace, str) else None, name, as_dict(get(r.props, "spec"))))
+    return found
+
+
+def _supports(spec: dict, fmt: str, explicit: bool) -> bool:
+    if spec.get("disabled") is True:
+        return False
+    for supported in as_list(spec.get("supportedModelFormats")):
+        supported = as_dict(supported)
+        if supported.get("name") == fmt and (explicit or supported.get("autoSelect") is True):
+            return True
+    return False
+
+
+def predictor_runtime(isvc: Any) -> Runtime | None:
+    """The ServingRuntime or ClusterServingRuntime among the checked objects that KServe would merge into
+    the InferenceService's predictor model; None when it is not among them (or nothing shows the cluster)."""
+    view = viewed_resources()
+    if view is None or split_type(isvc.type) != ("serving.kserve.io", "InferenceService"):
+        return None
+    model = as_dict(get(isvc.props, "spec", "predictor", "model"))
+    if not model:
+        return None
+    runtimes = memoized(view, "kserve_runtimes", _runtimes)
+    namespace = get(isvc.props, "metadata", "namespace")
+    namespace = namespace if isinstance(namespace, str) else None
+    name = model.get("runtime")
+    in_namespace = [r for r in runtimes if r[0] == "ServingRuntime" and r[1] == namespace]
+    cluster = [r for r in runtimes if r[0] == "ClusterServingRuntime"]
+    if isinstance(name, str) and name:
+        chosen = next((r for r in [*in_namespace, *cluster] if r[2] == name), None)
+    else:
+        fmt = get(model, "modelFormat", "name")
+        if not isinstance(fmt, str):
+            return None
+        chosen = next((r for r in [*in_namespace, *cluster] if _supports(r[3], fmt, False)), None)
+    return Runtime(chosen[0], chosen[2], chosen[3]) if chosen is not None else None
+
+
+def runtime_container(runtime: Runtime) -> dict:
+    """The runtime's ``kserve-container`` (the one KServe merges with the model), or an empty dict."""
+    for container in as_list(runtime.spec.get("containers")):
+        if isinstance(container, dict) and container.get("name") == KSERVE_CONTAINER:
+            return container
+    return {}
+
+
+def merged_resources(runtime: Runtime, model_container: dict) -> dict:
+    """The model container's ``resources`` after KServe merges the runtime's under it, key by key."""
+    base = as_dict(runtime_container(runtime).get("resources"))
+    own = as_dict(model_container.get("resources"))
+    return {
+        section: {**as_dict(base.get(section)), **as_dict(own.get(section))}
+        for section in ("requests", "limits")
+        if base.get(section) or own.get(section)
+    }
+
+
+def is_runtime_merged(resource: Any, path: str) -> bool:
+    """True for the KServe predictor ``model`` container, the one a ServingRuntime completes."""
+    return path.endswith(".model") and split_type(resource.type) == ("serving.kserve.io", "InferenceService")
+
+
+def effective_resources(resource: Any, path: str, container: dict) -> tuple[dict | None, str]:
+    """A model server's ``resources`` as its pod will have them, and the words that say where they come from.
+
+    Plain containers: their own, "". An LLMInferenceService's (presets and found baseRefs already merged by
+    pod_specs): None while a baseRef it names is not among the objects checked. A ServingRuntime's: None (judged where an InferenceService uses it). A
+    KServe predictor ``model``: merged with the runtime KServe selects
+    when it is among the checked objects (" (with ServingRuntime/x merged in, as KServe does)"); None when
+    that runtime is not (its resources are unknown: KServe's built-in runtimes all set them).
+    """
+    if split_type(resource.type)[1] in RUNTIME_KINDS and split_type(resource.type)[0] == "serving.kserve.io":
+        # A runtime is a template: its pods are an InferenceService's, whose own resources win over it key by
+        # key, so what is missing is judged on the InferenceService with the runtime merged in.
+        return None, ""
+    if split_type(resource.type) == ("serving.kserve.io", "LLMInferenceService") and llmisvc_base_specs(resource)[1]:
+        # A baseRef not among the objects checked may supply the resources (KServe merges it under the service).
+        return None, ""
+    if not is_runtime_merged(resource, path):
+        return as_dict(container.get("resources")), ""
+    runtime = predictor_runtime(resource)
+    if runtime is None:
+        return None, ""
+    return merged_resources(runtime, container), f" (with {runtime.label} merged in, as KServe does)"
+
+
+__all__ = ["Runtime", "effective_resources", "is_runtime_merged", "merged_resources", "predictor_runtime", "runtime_container"]

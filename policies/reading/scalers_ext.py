@@ -1,0 +1,90 @@
+"""Replica floors and scale-down windows of serving operators' own autoscalers (issue 32 readers).
+
+Each reader says, for one kind, what the serving-safety autoscaling rules need: the fewest replicas the
+controller keeps (S5: no scale to zero) and, where the kind has one, the scale-down window (S8). Facts
+read at the pinned tags:
+
+- **KubeAI Model** (``kubeai.org/v1``; substratusai/kubeai v0.21.0 api/k8s/v1/model_types.go): ``minReplicas``
+  is an optional int32 with minimum 0 whose zero value applies when it is left out (L97-101, "Note: 0 is a valid
+  value"), so a Model without it scales to zero when idle; ``autoscalingDisabled: true`` hands ``replicas`` to
+  the user instead (L92-95, L108-110). ``scaleDownDelaySeconds`` defaults to 30 (L118-121).
+- **KEDA HTTPScaledObject** (``http.keda.sh/v1alpha1``; kedacore/http-add-on v0.15.0
+  operator/apis/http/v1alpha1/httpscaledobject_types.go): ``spec.replicas.min`` "Default 0" (L85-89), so an
+  HTTPScaledObject without it scales its target to zero.
+- **AIBrix PodAutoscaler** (``autoscaling.aibrix.ai/v1alpha1``; vllm-project/aibrix v0.7.0): ``minReplicas``
+  optional, 1 when unset (pkg/controller/podautoscaler/podautoscaler_controller.go:990-993); the scale-down
+  window is the annotation ``autoscaling.aibrix.ai/scale-down-cooldown-window`` (pkg/controller/podautoscaler/
+  types/annotations.go:49-51, default 300 s at context/context.go:113), in releases before 0.5
+  ``kpa.autoscaling.aibrix.ai/scale-down-delay`` (v0.4.0 pkg/controller/podautoscaler/scaler/kpa.go:64-70, default
+  30 min at :113); ``autoscaling.aibrix.ai/scale-to-zero: "true"`` lets it scale to zero (annotations.go:53-55).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from policies.kube import annotations_of, as_dict, as_int, get, split_type
+
+KUBEAI_MODEL = ("kubeai.org", "Model")
+HTTP_SCALED_OBJECT = ("http.keda.sh", "HTTPScaledObject")
+AIBRIX_AUTOSCALER = ("autoscaling.aibrix.ai", "PodAutoscaler")
+SCALER_TYPES: tuple[str, ...] = (
+    "kubernetes:kubeai.org/v1:Model",
+    "kubernetes:http.keda.sh/v1alpha1:HTTPScaledObject",
+    "kubernetes:autoscaling.aibrix.ai/v1alpha1:PodAutoscaler",
+)
+AIBRIX_COOLDOWN = "autoscaling.aibrix.ai/scale-down-cooldown-window"
+AIBRIX_KPA_DELAY = "kpa.autoscaling.aibrix.ai/scale-down-delay"
+AIBRIX_SCALE_TO_ZERO = "autoscaling.aibrix.ai/scale-to-zero"
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The fewest replicas a kind's controller keeps, the field that says so, and whether it was left to the default."""
+
+    kind: str
+    minimum: Optional[int]
+    field: str
+    defaulted: bool
+
+
+def replica_floor(resource: Any) -> Optional[Floor]:
+    """The replica floor of a KubeAI Model, KEDA HTTPScaledObject or AIBrix PodAutoscaler; None for other kinds."""
+    group_kind = split_type(resource.type)
+    spec = as_dict(get(resource.props, "spec"))
+    if group_kind == KUBEAI_MODEL:
+        if spec.get("autoscalingDisabled") is True:
+            return Floor("Model", as_int(spec.get("replicas")), "spec.replicas", "replicas" not in spec)
+        return Floor("Model", as_int(spec.get("minReplicas", 0)), "spec.minReplicas", "minReplicas" not in spec)
+    if group_kind == HTTP_SCALED_OBJECT:
+        replicas = as_dict(spec.get("replicas"))
+        return Floor("HTTPScaledObject", as_int(replicas.get("min", 0)), "spec.replicas.min", "min" not in replicas)
+    if group_kind == AIBRIX_AUTOSCALER:
+        if str(annotations_of(resource.props).get(AIBRIX_SCALE_TO_ZERO, "")).lower() == "true":
+            return Floor("PodAutoscaler", 0, f"metadata.annotations {AIBRIX_SCALE_TO_ZERO}", False)
+        return Floor("PodAutoscaler", as_int(spec.get("minReplicas", 1)), "spec.minReplicas", "minReplicas" not in spec)
+    return None
+
+
+def scale_down_window(resource: Any) -> Optional[tuple[str, Any, Optional[float]]]:
+    """(field, raw value, seconds) of an AIBrix PodAutoscaler's or KubeAI Model's explicit scale-down window; None
+    when the object sets none (its controller's default applies) or is another kind."""
+    from policies.reading.route_path import duration_seconds
+
+    group_kind = split_type(resource.type)
+    if group_kind == AIBRIX_AUTOSCALER:
+        annotations = annotations_of(resource.props)
+        for key in (AIBRIX_COOLDOWN, AIBRIX_KPA_DELAY):
+            if key in annotations:
+                raw = annotations[key]
+                return f"metadata.annotations {key}", raw, duration_seconds(raw) if isinstance(raw, str) else None
+    if group_kind == KUBEAI_MODEL:
+        raw = get(resource.props, "spec", "scaleDownDelaySeconds")
+        if raw is not None:
+            seconds = as_int(raw)
+            return "spec.scaleDownDelaySeconds", raw, None if seconds is None else float(seconds)
+    return None
+
+
+__all__ = ["Floor", "SCALER_TYPES", "replica_floor", "scale_down_window"]

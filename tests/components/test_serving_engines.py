@@ -1,0 +1,95 @@
+"""components/serving_engines.toml: every row loads into a typed record, every fact group cites its source, and a
+table with a typo fails the load naming the row and the field (never a rule that silently stops applying)."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.serving_engines import ENGINES, TABLE, EngineTableError, engine_named, load_engines
+
+ROW = """
+[engines.toy]
+display = "Toy"
+release = "v1"
+images = ["toy/serve"]
+commands = ["toy-serve"]
+modules = []
+model_positional = true
+loads_before_serving = true
+port = 9000
+health = "/healthz"
+readiness = "/ready"
+drain = "flag"
+drain_flag = "--drain_seconds"
+drain_default = 5
+memory_fraction_of = "total"
+metrics_path = "/metrics"
+metrics_port = 9000
+queue_metric = "toy_waiting"
+running_metric = "toy_running"
+
+[engines.toy.settings]
+max-model-len = ["max_context", "env:TOY_CONTEXT"]
+trust-remote-code = ["allow-remote-code"]
+
+[engines.toy.sources]
+recognise = "toy v1 README L1"
+settings = "toy v1 cli.py L10-20"
+endpoints = "toy v1 server.py L5"
+drain = "toy v1 server.py L40"
+metrics = "toy v1 metrics.py L3"
+"""
+
+
+def test_the_product_table_holds_the_engines_the_issue_names_each_cited():
+    names = [e.name for e in ENGINES]
+    assert names == ["vllm", "sglang", "tgi", "triton", "tensorrt-llm", "nim", "llama-cpp"]
+    for engine in ENGINES:
+        for group in ("recognise", "settings", "endpoints", "drain", "metrics"):
+            assert engine.sources.get(group), f"{engine.name}: {group} has no source"
+        assert engine.commands or engine.images, engine.name
+
+
+def test_facts_read_at_the_pinned_releases():
+    tgi, triton = engine_named("tgi"), engine_named("triton")
+    assert tgi is not None and triton is not None
+    # TGI v3.3.7 launcher/src/main.rs L911-913, L811-813; Triton v2.71.0 command_line_parser.h L116, L215.
+    assert (tgi.drain_flag, tgi.drain_default, tgi.spelling("gpu-memory-utilization")) == (
+        "graceful-termination-timeout",
+        90.0,
+        "--cuda-memory-fraction",
+    )
+    assert tgi.env["max-model-len"] == ("MAX_TOTAL_TOKENS",)
+    assert (triton.drain_flag, triton.drain_default, triton.metrics_port, triton.readiness) == (
+        "exit-timeout-secs",
+        30.0,
+        8002,
+        "/v2/health/ready",
+    )
+
+
+def test_a_row_loads_with_flags_normalised():
+    (toy,) = load_engines(ROW)
+    assert toy.commands == (("toy-serve",),) and toy.drain_flag == "drain-seconds"
+    assert toy.flags["max-model-len"] == ("max-context",) and toy.env["max-model-len"] == ("TOY_CONTEXT",)
+    assert toy.spelling("max-model-len") == "--max_context"
+
+
+@pytest.mark.parametrize(
+    "edit,message",
+    [
+        (("port = 9000", 'port = "9000"'), r"\[engines.toy\].port: '9000' is not of type int"),
+        (("health = ", "helth = "), r"\[engines.toy\]: unknown field 'helth'"),
+        (('drain = "flag"', 'drain = "maybe"'), r"\[engines.toy\].drain: 'maybe' is not one of"),
+        (("max-model-len = ", "max-model-length = "), r"settings: unknown setting 'max-model-length'"),
+        (('drain = "toy v1 server.py L40"', 'drain = " "'), r"sources.drain: every fact needs its source"),
+        (('drain_flag = "--drain_seconds"', 'drain_flag = ""'), r"drain_flag: a drain of kind 'flag' names its flag"),
+    ],
+)
+def test_a_typo_fails_the_load_naming_row_and_field(edit, message):
+    with pytest.raises(EngineTableError, match=message):
+        load_engines(ROW.replace(*edit))
+
+
+def test_the_table_file_is_beside_its_loader():
+    assert TABLE.name == "serving_engines.toml" and TABLE.is_file()

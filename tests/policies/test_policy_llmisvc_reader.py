@@ -1,0 +1,142 @@
+"""KServe LLMInferenceService read with the well-known presets merged in (policies/llmisvc_presets.py).
+
+Fixtures follow KServe v0.20.0's own samples (docs/samples/llmisvc/multi-gpu-vendor/
+llm-inference-service-qwen2-7b-nvidia-with-scheduler.yaml for the single-node form, docs/samples/llmisvc/dp-ep/
+for data parallelism), written out here. The preset facts (policies/llmisvc_presets.py) were compared with the tag's
+config/llmisvcconfig/*.yaml when written; the first test pins the ones the policies turn on.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import yaml
+
+from policies.check import resources_of
+from policies.kube import cluster_view, pod_specs
+from policies.llmisvc_presets import llmisvc_pod_specs, presets_for, shutdown_timeout
+from policies.manifests import read_manifests
+from policies.registry import evaluate
+
+_QWEN = {
+    "apiVersion": "serving.kserve.io/v1alpha1",
+    "kind": "LLMInferenceService",
+    "metadata": {"name": "qwen2-7b-instruct", "namespace": "llm"},
+    "spec": {
+        "model": {"uri": "hf://Qwen/Qwen2.5-7B-Instruct", "name": "Qwen/Qwen2.5-7B-Instruct"},
+        "replicas": 3,
+        "router": {"scheduler": {}, "route": {}, "gateway": {}},
+        "template": {
+            "containers": [
+                {
+                    "name": "main",
+                    "resources": {
+                        "limits": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
+                        "requests": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
+                    },
+                }
+            ]
+        },
+    },
+}
+
+
+def _careful() -> dict:
+    """The sample as a careful platform writes it: GPU type selected and the GPU taint tolerated."""
+    svc = copy.deepcopy(_QWEN)
+    template = svc["spec"]["template"]
+    template["nodeSelector"] = {"karpenter.k8s.aws/instance-gpu-name": "l40s"}
+    template["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    return svc
+
+
+def _violations(tmp_path, *docs: dict) -> list[tuple[str, str, str]]:
+    path = tmp_path / "llmisvc.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    return [(v.policy, v.enforcement, v.message) for v in evaluate(resources_of(read_manifests([str(path)])))]
+
+
+def test_the_single_node_preset_supplies_the_model_server():
+    [(path, pod)] = llmisvc_pod_specs(_QWEN["spec"])
+    main = pod["containers"][0]
+    assert path == "spec.template"
+    assert main["command"][:3] == ["vllm", "serve", "/mnt/models"]
+    assert main["readinessProbe"]["httpGet"] == {"path": "/health", "port": 8000}
+    assert main["startupProbe"]["failureThreshold"] * main["startupProbe"]["periodSeconds"] == 600
+    assert main["resources"]["limits"]["nvidia.com/gpu"] == "1"  # the service's own fields win
+    assert pod["terminationGracePeriodSeconds"] == 60
+    assert "--shutdown-timeout" in main["command"] and shutdown_timeout(pod) == 40  # 60 - 15 - 5
+
+
+def test_a_careful_llmisvc_has_no_blocking_finding(tmp_path):
+    assert [v for v in _violations(tmp_path, _careful()) if v[1] == "mandatory"] == []
+
+
+def test_tensor_parallelism_beyond_the_gpus_fires(tmp_path):
+    svc = _careful()
+    svc["spec"]["parallelism"] = {"tensor": 2}
+    found = [m for p, _, m in _violations(tmp_path, svc) if p == "vllm-tp-matches-gpu-limit"]
+    assert found == [
+        "spec.template container main: tensor parallel 2 × pipeline parallel 1 = 2 GPUs, but resources.limits "
+        "nvidia.com/gpu is 1; vLLM runs one rank per GPU, so spare GPUs sit idle and missing ones stop the engine at startup"
+    ]
+
+
+def test_presets_follow_the_spec_shape():
+    assert presets_for({}) == ["kserve-config-llm-template"]
+    assert presets_for({"worker": {}, "parallelism": {"data": 16, "dataLocal": 8}}) == ["kserve-config-llm-worker-data-parallel"]
+    assert presets_for({"worker": {}, "parallelism": {"pipeline": 2}}) == []  # v0.20.0 ships no pipeline preset
+    assert presets_for({"prefill": {}}) == ["kserve-config-llm-prefill-template", "kserve-config-llm-decode-template"]
+
+
+def test_data_parallel_ranks_count_the_local_engines(tmp_path):
+    svc = _careful()
+    spec = svc["spec"]
+    spec["parallelism"] = {"data": 16, "dataLocal": 8, "expert": True}
+    spec["template"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "8", "cpu": "32", "memory": "512Gi"}}
+    spec["worker"] = copy.deepcopy(spec["template"])
+    assert [m for p, _, m in _violations(tmp_path, svc) if p == "vllm-tp-matches-gpu-limit"] == []
+    spec["template"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "4"
+    assert len([m for p, _, m in _violations(tmp_path, svc) if p == "vllm-tp-matches-gpu-limit"]) == 1
+
+
+_CONFIG = {
+    "apiVersion": "serving.kserve.io/v1alpha2",
+    "kind": "LLMInferenceServiceConfig",
+    "metadata": {"name": "gpu-sizing", "namespace": "llm"},
+    "spec": {
+        "template": {
+            "containers": [
+                {
+                    "name": "main",
+                    "resources": {
+                        "limits": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
+                        "requests": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
+                    },
+                }
+            ],
+        }
+    },
+}
+
+
+def test_base_refs_are_merged_and_a_config_alone_is_no_workload(tmp_path):
+    svc = _careful()
+    del svc["spec"]["template"]["containers"][0]["resources"]
+    svc["spec"]["baseRefs"] = [{"name": "gpu-sizing"}]
+    found = _violations(tmp_path, _CONFIG, svc)
+    assert [v for v in found if v[0] in ("serving-memory-limit", "serving-resource-requests")] == []
+    resources = resources_of(read_manifests([str(tmp_path / "llmisvc.yaml")]))
+    with cluster_view(resources):
+        assert pod_specs(resources[0]) == []  # the config is merged into the service, never read alone
+        [(_, pod)] = pod_specs(resources[1])
+    assert pod["containers"][0]["resources"]["limits"]["memory"] == "32Gi"
+
+
+def test_a_base_ref_not_among_the_manifests_is_not_guessed(tmp_path):
+    svc = _careful()
+    del svc["spec"]["template"]["containers"][0]["resources"]
+    svc["spec"]["baseRefs"] = [{"name": "elsewhere"}]
+    assert [v for v in _violations(tmp_path, svc) if v[0] == "serving-memory-limit"] == []
+    del svc["spec"]["baseRefs"]
+    assert [v[0] for v in _violations(tmp_path, svc) if v[0] == "serving-memory-limit"] == ["serving-memory-limit"]
