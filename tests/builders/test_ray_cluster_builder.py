@@ -245,7 +245,14 @@ def test_the_whole_pack_passes_the_rendered_cluster(prod):
     efa = Resource(
         type="kubernetes:helm.sh/v3:Release", name="efa", props={"chart": "aws-efa-k8s-device-plugin", "version": "v0.5.30"}
     )
-    assert evaluate([resource, pdb, efa]) == []
+    # And the namespace's default deny with the head's allow, as builders/network_policy.py renders them (routing istio).
+    from components.builders import network_policy
+
+    netpols = [
+        Resource(type="kubernetes:networking.k8s.io/v1:NetworkPolicy", name=p["metadata"]["name"], props=p)
+        for p in [network_policy.default_deny("llm"), *network_policy.model_policy(m, "llm", "monitoring")]
+    ]
+    assert evaluate([resource, pdb, efa, *netpols]) == []
 
 
 def test_image_names_the_release_the_flags_were_checked_against(prod):

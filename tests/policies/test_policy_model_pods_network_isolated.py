@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 
 import pytest
 import yaml
@@ -19,7 +17,8 @@ import yaml
 from policies.framework import Resource
 from policies.ingress.model_pods_network_isolated import POLICY
 from policies.registry import evaluate
-from tests.conftest import ROOT, shared_path
+from tests.conftest import shared_path
+from tests.policies.test_policy_check_cli import run_check
 
 NAME = POLICY.name
 
@@ -143,13 +142,7 @@ def test_the_llm_d_sample_leaves_its_api_port_open_to_every_pod():
         "awslabs__ai-on-eks",
         "infra__solutions__llm-d-cache-aware-routing__manifests__vllm-deployment.yaml",
     )
-    proc = subprocess.run(
-        [sys.executable, "-m", "policies", "check", str(path), "--format", "json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_check(str(path), "--format", "json")
     found = [v for v in json.loads(proc.stdout)["violations"] if v["policy"] == NAME]
     assert [v["resource"] for v in found] == ["Deployment/vllm-inference"]
     assert "NetworkPolicy restrict-zmq-kv-events spec.ingress[1] has no from: every source" in found[0]["message"]
