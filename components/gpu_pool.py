@@ -8,8 +8,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
+from .builders import awaiting, credentials, model_source
 from .builders import buffer as buffers
-from .builders import credentials, model_source
 from .builders import karpenter as build
 from .capacity.pools import PoolPlan
 from .cluster import KubernetesComponent
@@ -96,7 +96,7 @@ class GpuPool(KubernetesComponent):
             kind=pool["kind"],
             metadata=pool["metadata"],
             spec=pool["spec"],
-            opts=self.child_opts(depends_on=[self.node_class]),
+            opts=self.child_opts(depends_on=[self.node_class], custom_timeouts=self._delete_timeout(args)),
         )
         self.buffer: list[pulumi.Resource] = self._buffer(name, args) if args.plan.buffer_gpus else []
         in_namespace = self.child_opts(depends_on=[self.node_pool, *args.depends_on])
@@ -142,8 +142,15 @@ class GpuPool(KubernetesComponent):
             kind=kind,
             metadata=metadata,
             spec=spec,
-            opts=self.child_opts(depends_on=node_class_deps) if node_class_deps else self.child_opts(),
+            opts=self.child_opts(
+                **({"depends_on": node_class_deps} if node_class_deps else {}), custom_timeouts=self._delete_timeout(args)
+            ),
         )
+
+    @staticmethod
+    def _delete_timeout(args: GpuPoolArgs) -> pulumi.CustomTimeouts:
+        """The NodePool's and EC2NodeClass's delete timeout: their nodes' drain (components/builders/awaiting.py)."""
+        return pulumi.CustomTimeouts(**awaiting.node_pool(args.plan).timeouts)
 
     def _buffer(self, name: str, args: GpuPoolArgs) -> list[pulumi.Resource]:
         """The pool's spare capacity: a CapacityBuffer over a pod template, or a placeholder Deployment."""

@@ -13,6 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .builders import awaiting
 from .builders import kuberay_operator as operator
 from .builders import ray_cluster as build
 from .capacity.plan import ServingPlan
@@ -70,6 +71,11 @@ class RayVllmServiceArgs(BaseModel):
         description="Name of the Secret with key 'key' holding the API key the head's vLLM requires on /v1 (VLLM_API_KEY; "
         "pulumi.Input[str]). Default null (no key).",
     )
+    wait_for_ready: bool = Field(
+        True,
+        description="`pulumi up` waits until the model serves (its readiness condition, within a timeout from its "
+        "startup budget: components/builders/awaiting.py); false returns once the object is accepted. Default true.",
+    )
 
     @model_validator(mode="after")
     def _multi_node(self) -> "RayVllmServiceArgs":
@@ -110,14 +116,15 @@ class RayVllmService(KubernetesComponent):
             args.hf_token_secret,
             args.api_key_secret,
         )
+        awaits = awaiting.ray_cluster(plan, args.wait_for_ready)
         self.ray_cluster = k8s.apiextensions.CustomResource(
             f"{name}-raycluster",
             api_version=build.RAY_API_VERSION,
             kind="RayCluster",
-            metadata=part(cluster, "metadata"),
+            metadata=resolve(lambda md: awaiting.annotated(md, awaits.annotations), part(cluster, "metadata")),
             spec=part(cluster, "spec"),
             # The pods start after what the service was told to wait for (the operator, an S3 model's reader).
-            opts=self.child_opts(depends_on=own_depends_on(opts)),
+            opts=self.child_opts(depends_on=own_depends_on(opts), custom_timeouts=pulumi.CustomTimeouts(**awaits.timeouts)),
         )
         pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(

@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .builders import model_source as build
 from .builders import pod_identity
-from .builders.names import IAM_ROLE_NAME, fit
 from .cluster import KubernetesComponent
 from .config import ModelConfig
 from .inputs import AwsProvider, InputName, InputStr, part, resolve
@@ -72,7 +71,7 @@ class S3ModelReader(KubernetesComponent):
         )
         role = aws.iam.Role(
             f"{name}-role",
-            name=resolve(lambda cluster: fit(f"llm-serving-{cluster}-{m.name}-s3", IAM_ROLE_NAME), args.cluster_name),
+            name=resolve(lambda cluster: build.reader_role_name(cluster, m.name), args.cluster_name),
             assume_role_policy=trust,
             # A fixed name cannot be created beside its old self on replacement.
             opts=pulumi.ResourceOptions.merge(aws_opts, pulumi.ResourceOptions(delete_before_replace=True)),

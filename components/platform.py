@@ -282,6 +282,9 @@ class LlmPlatform(pulumi.ComponentResource):
                 hf_token_secret=hf_token_secret,
                 api_key_secret=api_key_secret,
                 opts=self.k8s_opts(depends_on=waits),
+                # Our kserve release clears KServe's default CPU limit; a cluster's own KServe may not have.
+                kserve_cpu_limit_cleared=cfg.addons.kserve.install,
+                wait_for_ready=cfg.deploy.wait_for_models,
             )
         )
 

@@ -9,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .builders import credentials
+from .builders import awaiting, credentials
 from .builders import vllm_service as build
 from .capacity.plan import ServingPlan, plan_model
 from .cluster import KubernetesComponent, own_depends_on
@@ -50,8 +50,21 @@ class VllmServiceArgs(BaseModel):
         description="Name of the Secret with key 'key' holding the API key vLLM requires on /v1 (VLLM_API_KEY; "
         "pulumi.Input[str], e.g. the platform's apiKeySecret output). Default null (no key).",
     )
+    wait_for_ready: bool = Field(
+        True,
+        description="`pulumi up` waits until the model serves (its readiness condition, within a timeout from its "
+        "startup budget: components/builders/awaiting.py); false returns once the object is accepted. Default true.",
+    )
     base_dir: Optional[Path] = Field(
         None, description="Directory that `model.architecture.configPath` is relative to. Default null: the working directory."
+    )
+    kserve_cpu_limit_cleared: bool = Field(
+        False,
+        description="True when the cluster's KServe sets no default CPU limit (inferenceservice-config "
+        "resource.cpuLimit empty, as the platform's own kserve release does): the vLLM container then has no CPU "
+        "limit, so it is never throttled. Default false: its CPU limit equals its CPU request, because KServe's "
+        "defaulter fills a missing limit from that config (1 CPU in the chart) and a request above the limit makes "
+        "the predictor Deployment invalid.",
     )
 
     @model_validator(mode="after")
@@ -115,9 +128,15 @@ class VllmService(KubernetesComponent):
         # KServe reads the ServiceAccount when it injects the storage initializer: it must exist first. The pods also
         # start after what the service was told to wait for (an S3 model's ServiceAccount and Pod Identity association).
         waits = [*own_depends_on(opts), *([self.service_account] if self.service_account is not None else [])]
-        isvc_opts = self.child_opts(depends_on=waits) if waits else child
+        awaits = awaiting.inference_service(plan, args.wait_for_ready)
+        timeouts = pulumi.CustomTimeouts(**awaits.timeouts)
+        isvc_opts = (
+            self.child_opts(depends_on=waits, custom_timeouts=timeouts) if waits else self.child_opts(custom_timeouts=timeouts)
+        )
         isvc = resolve(
-            lambda ns, pool, secret, key: build.inference_service(m, plan, ns, pool, secret, key),
+            lambda ns, pool, secret, key: build.inference_service(
+                m, plan, ns, pool, secret, key, cpu_limit=not args.kserve_cpu_limit_cleared
+            ),
             args.namespace,
             pool_name,
             args.hf_token_secret,
@@ -127,7 +146,7 @@ class VllmService(KubernetesComponent):
             f"{name}-isvc",
             api_version="serving.kserve.io/v1beta1",
             kind="InferenceService",
-            metadata=part(isvc, "metadata"),
+            metadata=resolve(lambda md: awaiting.annotated(md, awaits.annotations), part(isvc, "metadata")),
             spec=part(isvc, "spec"),
             opts=isvc_opts,
         )

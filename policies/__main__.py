@@ -21,7 +21,7 @@ usage: python -m policies check PATH... | - [--config FILE] [--format text|json|
        python -m policies build DIR
 
   check   run the llm-serving pack over Kubernetes manifests (files, folders of .yaml/.yml/.json,
-          or - for stdin); exit 0 clean, 1 mandatory violations, 2 bad input or nothing read
+          or - for stdin); its exit codes: python -m policies check --help
   docs    print (or write with --out) docs/policies.md, generated from the policy registry
   build   write the self-contained pack folder for the Pulumi CLI and `pulumi policy publish`
 

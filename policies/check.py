@@ -18,8 +18,9 @@ import argparse
 import json
 import os
 import sys
-from typing import BinaryIO, Optional, Sequence
+from typing import BinaryIO, NoReturn, Optional, Sequence
 
+from components.commands import command, json_error, wants_json
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation
@@ -32,18 +33,8 @@ from policies.scopes import split
 
 FORMATS = ("text", "json", "markdown", "sarif")
 
+
 # How unreadable input counts: said in --help (and docs/cli.md), and kept by tests/policies/test_check_unreadable.py.
-HELP_EPILOG = """\
-unreadable input: a file, or one document of a multi-document file, that cannot be read is a finding of its
-own (file, line, why) in every format, SARIF included, and every other file is still checked:
-  manifest-readable (S27, mandatory, exit 1): not valid YAML or JSON, over the size or depth limits, not UTF-8;
-  manifest-is-kubernetes (S27, advisory): an unrendered Helm/Go template ({{ .Values... }}), or a file with
-    no Kubernetes object in it.
-exit codes: 0 no mandatory violation; 1 mandatory violations (an unreadable file included); 2 a path that does
-not exist, an invalid --config, or no Kubernetes object read at all (the unreadable files are still reported);
-3 an internal error."""
-
-
 class InputError(ValueError):
     """A path or document that cannot be checked."""
 
@@ -97,7 +88,7 @@ def check_report(
     """The JSON report: counts of what was read, each violation with its file, document and line,
     the model servers the capacity policies could not size (``unsized``: not a pass), and the
     folders checked as separate clusters (``scopes``; empty when the run is one)."""
-    from stacks.report import violation_row
+    from policies.report import violation_row
 
     read: list[ManifestObject | Unreadable] = [*manifests.objects, *manifests.unreadable]
     where = {_key(o): o for o in read}
@@ -135,16 +126,8 @@ def check_report(
     }
 
 
-def generic_line(row: dict) -> str:
-    """One object read generically, as text and Markdown reports say it."""
-    return (
-        f"{row['location']} {row['resource']} (line {row['line']}): no reader knows this kind; the generic pod rules "
-        f"ran on the pod template{'s' if len(row['paths']) != 1 else ''} at {', '.join(row['paths'])}"
-    )
-
-
 def _summary(report: dict) -> str:
-    from stacks.report import plural
+    from policies.report import plural
 
     skipped = report["skipped"]
     text = (
@@ -170,7 +153,7 @@ def _summary(report: dict) -> str:
 
 def render(report: dict, fmt: str) -> str:
     """The report as text, JSON, Markdown (a PR comment) or SARIF 2.1.0."""
-    from stacks.report import check_markdown, sarif_log
+    from policies.report import check_markdown, generic_line, sarif_log
 
     if fmt == "json":
         public = {
@@ -202,18 +185,36 @@ def render(report: dict, fmt: str) -> str:
     return "\n".join(out) + "\n"
 
 
+class _BadArguments(Exception):
+    """Arguments argparse refuses (main() reports them, in JSON too when --format json was asked for)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _BadArguments(message)
+
+
 def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None) -> int:
     """Run the check; returns the exit code."""
-    parser = argparse.ArgumentParser(
+    row = command("policies check")  # help text and exit codes: the command table (components/commands.py)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = wants_json(row.name, argv)
+    parser = _Parser(
         prog="python -m policies check",
-        description=__doc__.splitlines()[0],
-        epilog=HELP_EPILOG,
+        description=row.description,
+        epilog=row.epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
     parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _BadArguments as exc:
+        sys.stderr.write(f"{parser.format_usage()}{parser.prog}: error: {exc}\n")
+        if as_json:
+            sys.stdout.write(json_error(row.name, 2, str(exc)))
+        return 2
     try:
         config = None
         if args.config:
@@ -225,7 +226,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             if errors := validate_config(config):
                 raise PolicyConfigError(errors)
         # Models resolved from the Hub (stacks/models.lock.json) size before the built-in catalogue.
-        from stacks.models import LOCK_FILE, use_repo_lock
+        from components.capacity.models import LOCK_FILE, use_repo_lock
 
         try:
             use_repo_lock(LOCK_FILE)
@@ -249,14 +250,20 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         unsized = sizing_gaps(resources)
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))
+        if as_json:
+            sys.stdout.write(json_error(row.name, 2, " ".join(str(exc).split())))
         return 2
     except PolicyConfigError as exc:
         sys.stderr.write("error: invalid policy configuration:\n" + "".join(f"  {e}\n" for e in exc.errors))
+        if as_json:
+            sys.stdout.write(json_error(row.name, 2, "invalid policy configuration: " + "; ".join(map(str, exc.errors))))
         return 2
     except Exception as exc:  # a bug, not bad input: never exit 1 (violations) with a traceback
         if os.environ.get("LLM_SERVING_DEBUG"):
             raise
         sys.stderr.write(f"internal error: {type(exc).__name__} (set LLM_SERVING_DEBUG=1 for details)\n")
+        if as_json:
+            sys.stdout.write(json_error(row.name, 3, f"internal error: {type(exc).__name__}"))
         return 3
     report = check_report(manifests, violations, unsized, labels)
     sys.stdout.write(render(report, args.format))

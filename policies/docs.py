@@ -37,6 +37,7 @@ POD_TEMPLATE_PATHS = {
     "RayJob": "spec.rayClusterSpec (as RayCluster)",
     "LeaderWorkerSet": "spec.leaderWorkerTemplate.leaderTemplate.spec, spec.leaderWorkerTemplate.workerTemplate.spec",
     "RayClusterFleet": "spec.template.spec (a RayCluster spec; AIBrix)",
+    "DynamoGraphDeployment": "spec.services.<name> (extraPodSpec and mainContainer over the operator's component defaults: probes, grace period, resources.gpu as nvidia.com/gpu; policies/dynamo_defaults.py)",
     "LLMInferenceService": "spec.template, spec.worker, spec.prefill.template, spec.prefill.worker, each with KServe's well-known presets merged in (policies/llmisvc_presets.py)",
 }
 
@@ -257,8 +258,21 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         )
     out += [
         "",
-        "A KServe predictor `model` and the GPU containers of Ray clusters are model servers too. A *serving app* is "
-        "a Deployment, StatefulSet or LeaderWorkerSet running a model server, or an InferenceService.",
+        "A KServe predictor `model` and the GPU containers of Ray clusters are model servers too, and so is a GPU "
+        "container of a Deployment, StatefulSet or LeaderWorkerSet that no row names (a server its image starts "
+        "through its own script, such as TensorRT-LLM behind a custom `server.py`; engine `GPU model`), unless it is "
+        "a placeholder (a pause image or a command that only sleeps); Dynamo's `dynamo.frontend` and `dynamo.planner` "
+        "are not. A *serving app* is a Deployment, StatefulSet or LeaderWorkerSet running a model server, or an "
+        "InferenceService.",
+        "",
+        "Platform facts that keep careful forms silent: a KServe predictor `model` is judged with the ServingRuntime "
+        "KServe selects merged in (`policies/reading/kserve_runtime.py`); an LLMInferenceService with KServe's "
+        "well-known presets and its baseRefs (`policies/llmisvc_presets.py`); a DynamoGraphDeployment with the "
+        "operator's component defaults (`policies/dynamo_defaults.py`); KubeAI Models, KEDA HTTPScaledObjects and "
+        "AIBrix PodAutoscalers by their controllers' replica floors and scale-down windows "
+        "(`policies/reading/scalers_ext.py`); static Karpenter NodePools (`spec.replicas`) need no GPU limit; GKE "
+        "pods that require a GKE node label (accelerator, compute class, node pool) need no GPU toleration and name "
+        'their GPU; a Ray head that cannot reach GPU nodes needs no `num-gpus: "0"`.',
         "",
     ]
     for policy in policies:

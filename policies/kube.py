@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from policies.dynamo_defaults import dynamo_pod_specs
 from policies.llmisvc_presets import llmisvc_pod_specs
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -99,6 +100,8 @@ WORKLOAD_TYPES: WorkloadTypes = WorkloadTypes(
         # KServe's LLMInferenceService, read with the well-known presets merged in (policies/llmisvc_presets.py).
         "kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService",
         "kubernetes:serving.kserve.io/v1alpha2:LLMInferenceService",
+        # NVIDIA Dynamo's DynamoGraphDeployment, read with the operator's component defaults (policies/dynamo_defaults.py).
+        "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment",
     )
 )
 
@@ -272,6 +275,8 @@ def known_pod_specs(resource: Any) -> list[tuple[str, dict]]:
             found.append(("spec.predictor.workerSpec", worker))
     elif group == "serving.kserve.io" and kind in ("ServingRuntime", "ClusterServingRuntime"):
         found.append(("spec", spec))
+    elif group == "nvidia.com" and kind == "DynamoGraphDeployment":
+        found.extend(memoized(resource, "dynamo_pod_specs", lambda r: dynamo_pod_specs(spec)))
     elif group == "serving.kserve.io" and kind == "LLMInferenceService":
         found.extend(memoized(resource, "llmisvc_pod_specs", lambda r: llmisvc_pod_specs(spec, llmisvc_base_specs(r)[0])))
     elif group == "ray.io" and kind == "RayCluster":

@@ -13,6 +13,7 @@ from typing import Any
 from policies import catalog
 from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
 from policies.crd import validation_rules, validation_rules_unevaluated
+from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, tolerates_and_targets
 from policies.ingress import internet_facing_alb_guarded, model_pods_network_isolated
@@ -88,6 +89,9 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 POLICIES: tuple[Policy, ...] = _collect(
     manifest_readable.POLICY,
     manifest_is_kubernetes.POLICY,
+    requests_within_limits.POLICY,
+    derived_object_valid.POLICY,
+    progress_deadline.POLICY,
     hf_token_on_service_account.POLICY,
     efa_device_plugin.POLICY,
     multi_node_expiry.POLICY,

@@ -24,15 +24,12 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from components.capacity.architecture import GIB, ArchitectureError, parse_config
-from components.capacity.models import LockError, use_lock
-from components.errors import ConfigError, Problem
+from components.capacity.models import LOCK_FILE, LockError, use_lock, use_repo_lock  # noqa: F401 (the lock's CLI)
 
 ROOT = Path(__file__).resolve().parent.parent
-# LLM_SERVING_MODELS_LOCK names another lock file (tests, or a checkout that keeps it elsewhere).
-LOCK_FILE = Path(os.environ.get("LLM_SERVING_MODELS_LOCK") or ROOT / "stacks" / "models.lock.json")
 
 # Bytes per element of each safetensors dtype (the safetensors format's dtype names, as the Hub reports them).
 DTYPE_BYTES: dict[str, float] = {
@@ -56,14 +53,6 @@ DTYPE_BYTES: dict[str, float] = {
     "F6_E2M3": 0.75,
     "F6_E3M2": 0.75,
 }
-
-
-def use_repo_lock(path: Path = LOCK_FILE) -> int:
-    """Register the repository's lock file (an absent one registers nothing); a broken one is a ConfigError."""
-    try:
-        return use_lock(path)
-    except LockError as exc:
-        raise ConfigError([Problem(str(path), f"{exc}".removeprefix(f"{path}: "), has_value=False)]) from None
 
 
 class Unresolved(Exception):
@@ -213,17 +202,11 @@ def lock(stacks: Sequence[str], path: Path = LOCK_FILE) -> int:
     return 0
 
 
-def add_models_arguments(p: argparse.ArgumentParser) -> None:
-    """`models lock [STACK...] [--lock PATH]`."""
+def add_models_arguments(p: argparse.ArgumentParser, lock_parser: Callable[[Any], argparse.ArgumentParser]) -> None:
+    """`models lock [STACK...] [--lock PATH]`; ``lock_parser(subparsers)`` makes the `lock` parser (its help text and
+    exit codes come from the command table, components/commands.py)."""
     sub = p.add_subparsers(dest="models_command", required=True)
-    lk = sub.add_parser(
-        "lock",
-        help="resolve the stacks' models from the Hugging Face Hub into stacks/models.lock.json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=__doc__.split("\n\n")[1],
-        epilog="exit codes:\n  0  every model locked\n  1  some model could not be resolved (each named; the lock is "
-        "left as it was)\n  2  invalid input (a stack file, the lock file)\n\nNeeds the network; HF_TOKEN for gated models.",
-    )
+    lk = lock_parser(sub)
     lk.add_argument("stacks", nargs="*", metavar="STACK", help="stack names or stack files (default: every stacks/Pulumi.*.yaml)")
     lk.add_argument("--lock", default=None, help="the lock file (default stacks/models.lock.json)")
 

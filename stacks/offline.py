@@ -72,6 +72,8 @@ class Recorded:
     provider: str = ""
     # ResourceOptions.delete_before_replace (a fixed physical name cannot coexist with its replacement).
     delete_before_replace: bool = False
+    # ResourceOptions.custom_timeouts as the engine receives them ({"create": "20m", ...}; only those set).
+    custom_timeouts: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -400,6 +402,14 @@ def _mocks_type(references: dict[str, FakeStack], missing: list[str], region: st
     return _Mocks
 
 
+def _custom_timeouts(request: Any) -> dict[str, str]:
+    """The request's customTimeouts (proto CustomTimeouts: create, update, delete duration strings), those set."""
+    timeouts = getattr(request, "customTimeouts", None)
+    if timeouts is None:
+        return {}
+    return {op: getattr(timeouts, op) for op in ("create", "update", "delete") if getattr(timeouts, op, "")}
+
+
 def _recorder(recording: Recording) -> Callable[[Any, Any], None]:
     """What the monitor calls with each registration: it appends the resource to ``recording``."""
     names: dict[str, str] = {}
@@ -422,6 +432,7 @@ def _recorder(recording: Recording) -> Callable[[Any, Any], None]:
                 # A provider reference is "<urn>::<id>"; the default provider has none.
                 provider=names.get(request.provider.rsplit("::", 1)[0], "") if request.provider else "",
                 delete_before_replace=bool(request.deleteBeforeReplace),
+                custom_timeouts=_custom_timeouts(request),
             )
         )
 

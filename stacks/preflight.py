@@ -40,9 +40,12 @@ from stacks.preflight_aws import (
     MISSING,
     OK,
     SKIPPED,
+    UNCHECKED,
     Check,
     Clients,
     NoCredentials,
+    Unreachable,
+    caller_identity,
     could_not,
     describe_all,
     error_code,
@@ -51,12 +54,53 @@ from stacks.preflight_aws import (
     tag_filters,
 )
 from stacks.preflight_capacity import check_offerings, check_quotas, check_reservations
+from stacks.preflight_edge import check_alb_subnets, check_certificate, check_waf
 
 EXIT_OK, EXIT_MISSING, EXIT_INVALID = 0, 1, 2
 FORMATS = ("text", "json")
 POD_IDENTITY_AGENT = "eks-pod-identity-agent"
 # Authentication modes that accept EKS access entries (EKS user guide, "Change authentication mode to use access entries").
 ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
+# The oldest Kubernetes the rendered pods run on: their preStop hook is the `sleep` action (PodLifecycleSleepAction,
+# beta and on by default from 1.30; the same floor as cluster.kubernetesVersion's rule in components/config/cluster.py).
+MIN_KUBERNETES = (1, 30)
+# The EKS access policy of a cluster administrator (EKS user guide, "Review access policy permissions"): the program
+# creates cluster-scoped objects (CRDs, ClusterRoles, namespaces, webhooks), which AmazonEKSAdminPolicy does not allow.
+CLUSTER_ADMIN_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+# The Prometheus Operator's CRDs that the stack's PodMonitors and PrometheusRules need.
+PROMETHEUS_CRDS = ("podmonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com")
+
+
+def _minor(version: str) -> Optional[tuple[int, int]]:
+    """(1, 30) from "1.30" (or "1.30.2", "v1.30"); None for anything else."""
+    parts = version.lstrip("v").split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def principal_arn(caller_arn: str) -> str:
+    """The IAM principal an access entry names for a caller: an assumed role's session ARN maps to the role's ARN.
+
+    ``arn:aws:sts::111122223333:assumed-role/Admin/jane`` is role ``arn:aws:iam::111122223333:role/Admin`` (STS drops
+    the role's path from the session ARN; :func:`_same_principal` matches any path). Users and roles pass unchanged.
+    """
+    parts = caller_arn.split(":", 5)
+    if len(parts) == 6 and parts[2] == "sts" and parts[5].startswith("assumed-role/"):
+        role = parts[5].split("/")[1]
+        return f"arn:{parts[1]}:iam::{parts[4]}:role/{role}"
+    return caller_arn
+
+
+def _same_principal(entry_arn: str, principal: str) -> bool:
+    """Whether an access entry's principal is ``principal``; a role matches on account and name, whatever its path."""
+    if entry_arn == principal:
+        return True
+    e, p = entry_arn.split(":", 5), principal.split(":", 5)
+    if len(e) != 6 or len(p) != 6 or e[4] != p[4] or not (e[5].startswith("role/") and p[5].startswith("role/")):
+        return False
+    return e[5].rsplit("/", 1)[-1] == p[5].rsplit("/", 1)[-1]
 
 
 def _stack_installs_pod_identity_agent(cfg: StackConfig) -> bool:
@@ -106,24 +150,41 @@ _SECURITY_GROUPS = _Ec2Kind(
 class Preflight:
     """The checks of one stack against one account, region and cluster."""
 
-    def __init__(self, cfg: StackConfig, clients: Clients):
+    def __init__(self, cfg: StackConfig, clients: Clients, caller_arn: Optional[str] = None):
         self.cfg, self.clients = cfg, clients
+        self.caller_arn = caller_arn  # who runs preflight (STS GetCallerIdentity), for the access-entry check
+        self.cluster_unread = False  # EKS did not answer (else a None cluster was not found)
         self.region = clients.region
         self.cluster: Optional[dict[str, Any]] = None
         self.subnet_zones: dict[str, str] = {}  # subnet id -> zone, of the subnets the selectors find
 
     def run(self) -> list[Check]:
-        """Every check, in a fixed order."""
-        checks = [*self.check_cluster()]
-        checks += self.check_pod_identity_agent()
-        checks += self.check_karpenter_names()
-        checks += self.check_subnets()
-        checks += self.check_security_groups()
-        checks += self.check_offerings()
-        checks += self.check_quotas()
-        checks += self.check_reservations()
-        checks += self.check_certificate()
-        checks += self.check_mirrors()
+        """Every check, in a fixed order; a check whose service does not answer becomes one row saying so."""
+        steps: list[tuple[str, Callable[[], list[Check]]]] = [
+            (f"EKS cluster {self.cfg.cluster.name}", self.check_cluster),
+            ("cluster-admin access", self.check_cluster_admin),
+            ("EKS Pod Identity Agent", self.check_pod_identity_agent),
+            ("Karpenter's names", self.check_karpenter_names),
+            ("S3 reader roles", self.check_reader_roles),
+            ("subnets", self.check_subnets),
+            ("security groups", self.check_security_groups),
+            ("instance offerings", self.check_offerings),
+            ("vCPU quotas", self.check_quotas),
+            ("capacity reservations", self.check_reservations),
+            ("ALB subnets", lambda: check_alb_subnets(self.cfg, self.clients, self._vpc())),
+            ("ingress certificate", lambda: check_certificate(self.cfg, self.clients)),
+            ("WAF web ACL", lambda: check_waf(self.cfg, self.clients)),
+            ("Prometheus Operator CRDs", self.check_prometheus_crds),
+            ("S3 mirrors", self.check_mirrors),
+        ]
+        checks: list[Check] = []
+        for label, step in steps:
+            try:
+                checks += step()
+            except Unreachable as exc:
+                checks.append(exc.row(label))
+                if step == self.check_cluster:
+                    self.cluster_unread = True
         return checks
 
     # --- the cluster -------------------------------------------------------------------------
@@ -152,6 +213,7 @@ class Preflight:
             out.append(Check(check, MISSING, f"status {status}", "wait until the cluster is ACTIVE"))
         else:
             out.append(Check(check, OK, f"ACTIVE, Kubernetes {self.cluster.get('version', '?')}"))
+        out.append(self._version_check(str(self.cluster.get("version", "?"))))
         mode = self.cluster.get("accessConfig", {}).get("authenticationMode", "CONFIG_MAP")
         check = "authentication mode"
         if not self.cfg.karpenter.install:
@@ -168,6 +230,147 @@ class Preflight:
                 )
             )
         return out
+
+    def _version_check(self, running: str) -> Check:
+        """The cluster's Kubernetes minor against cluster.kubernetesVersion and the 1.30 floor of the preStop sleep action."""
+        check, wanted = "Kubernetes version", self.cfg.cluster.kubernetes_version
+        floor = ".".join(map(str, MIN_KUBERNETES))
+        have, want = _minor(running), _minor(wanted)
+        name = self.cfg.cluster.name
+        upgrade = f"aws eks update-cluster-version --name {name} --kubernetes-version {wanted} --region {self.region}"
+        if have is None:
+            return Check(
+                check, MISSING, f"the cluster reports version {running!r}", "check the cluster with aws eks describe-cluster"
+            )
+        if have < MIN_KUBERNETES:
+            return Check(
+                check,
+                MISSING,
+                f"{running} is older than {floor}: the pods' preStop sleep action needs {floor} (cluster.kubernetesVersion {wanted})",
+                f"{upgrade} (one minor at a time)",
+            )
+        if want is not None and have < want:
+            return Check(
+                check,
+                MISSING,
+                f"{running} is older than cluster.kubernetesVersion {wanted}",
+                f'{upgrade}, or set it to "{running}"',
+            )
+        if want is not None and have > want:
+            return Check(
+                check,
+                MISSING,
+                f"{running} is newer than cluster.kubernetesVersion {wanted}: the plan checks {wanted}'s schemas",
+                f'set llm-serving:cluster.kubernetesVersion: "{running}"',
+            )
+        return Check(check, OK, f"{running} = cluster.kubernetesVersion (at least {floor})")
+
+    def check_cluster_admin(self) -> list[Check]:
+        """The identity running preflight (the one that deploys, presumably) has a cluster-admin access entry.
+
+        Reads ``eks:ListAccessEntries`` and ``eks:ListAssociatedAccessPolicies`` for the caller's principal (an assumed
+        role's session maps to its role). With CONFIG_MAP authentication, or API_AND_CONFIG_MAP without such an entry,
+        the aws-auth ConfigMap may grant it instead, which only the cluster's API shows: the row says how to look.
+        """
+        from botocore.exceptions import ClientError
+
+        check = "cluster-admin access"
+        if self.cluster is None:
+            return [Check(check, SKIPPED, "the cluster was not read" if self.cluster_unread else "the cluster was not found")]
+        if not self.caller_arn:
+            return [Check(check, SKIPPED, "who runs preflight is not known (STS did not answer)")]
+        name, principal = self.cluster.get("name", self.cfg.cluster.name), principal_arn(self.caller_arn)
+        mode = self.cluster.get("accessConfig", {}).get("authenticationMode", "CONFIG_MAP")
+        by_hand = f"kubectl auth can-i '*' '*' --all-namespaces (as {principal}) must answer yes"
+        if mode not in ACCESS_ENTRY_MODES:
+            return [
+                Check(
+                    check,
+                    UNCHECKED,
+                    f"{mode}: access is granted in the aws-auth ConfigMap, which EKS's API does not show",
+                    by_hand,
+                )
+            ]
+        eks = self.clients("eks")
+        try:
+            entries = [str(e) for e in describe_all(eks, "list_access_entries", "accessEntries", clusterName=name)]
+            mine = [e for e in entries if _same_principal(e, principal)]
+            policies: list[dict[str, Any]] = []
+            for entry in mine:
+                policies += describe_all(
+                    eks, "list_associated_access_policies", "associatedAccessPolicies", clusterName=name, principalArn=entry
+                )
+        except ClientError as exc:
+            return [could_not(check, "eks:ListAccessEntries and eks:ListAssociatedAccessPolicies", exc)]
+        admin = [
+            p
+            for p in policies
+            if p.get("policyArn") == CLUSTER_ADMIN_POLICY and p.get("accessScope", {}).get("type") == "cluster"
+        ]
+        if admin:
+            return [Check(check, OK, f"{principal} has AmazonEKSClusterAdminPolicy (cluster scope)")]
+        if mode == "API_AND_CONFIG_MAP":
+            return [
+                Check(
+                    check,
+                    UNCHECKED,
+                    f"{principal} has no cluster-admin access entry; the aws-auth ConfigMap may grant it",
+                    by_hand,
+                )
+            ]
+        have = "an access entry without it" if mine else "no access entry"
+        return [
+            Check(
+                check,
+                MISSING,
+                f"{principal} has {have}: pulumi up could not create the stack's cluster-scoped objects",
+                f"aws eks create-access-entry --cluster-name {name} --principal-arn {principal} and aws eks associate-access-policy "
+                f"--cluster-name {name} --principal-arn {principal} --policy-arn {CLUSTER_ADMIN_POLICY} --access-scope type=cluster",
+            )
+        ]
+
+    def check_prometheus_crds(self) -> list[Check]:
+        """The Prometheus Operator's CRDs, where the stack renders PodMonitors and PrometheusRules but installs no operator.
+
+        Preflight has no Kubernetes client (it reads AWS APIs only), so the row says how to check.
+        """
+        check = "Prometheus Operator CRDs"
+        if self.cfg.monitoring.prometheus.url is None:
+            return [Check(check, SKIPPED, "this stack installs kube-prometheus-stack, with its CRDs")]
+        if not self.cfg.models:
+            return []
+        return [
+            Check(
+                check,
+                UNCHECKED,
+                "PodMonitors and PrometheusRules need the operator's CRDs (monitoring.prometheus.url set: none installed); "
+                "preflight reads AWS only",
+                f"kubectl get crd {' '.join(PROMETHEUS_CRDS)} must list both",
+            )
+        ]
+
+    def check_reader_roles(self) -> list[Check]:
+        """The fixed IAM role name of each S3 model reader is free (IAM refuses a name twice: EntityAlreadyExists at up)."""
+
+        from components.builders.model_source import reader_role_name
+
+        names = {m.name: reader_role_name(self.cfg.cluster.name, m.name) for m in self.cfg.models if m.source.type == "s3"}
+        if not names:
+            return []
+        existing = self._existing_roles("S3 reader roles", sorted(names.values()))
+        if isinstance(existing, Check):
+            return [existing]
+        taken = [f"{role} (model {model})" for model, role in sorted(names.items()) if role in existing]
+        if taken:
+            return [
+                Check(
+                    "S3 reader roles",
+                    MISSING,
+                    f"IAM role {', '.join(taken)} exists already; IAM refuses the name at pulumi up",
+                    "delete the role if nothing uses it (aws iam delete-role), or rename the model or the cluster",
+                )
+            ]
+        return [Check("S3 reader roles", OK, f"{', '.join(sorted(names.values()))} free")]
 
     def _needs_pod_identity(self) -> list[str]:
         cfg = self.cfg
@@ -191,7 +394,7 @@ class Preflight:
         if not users and not installs:
             return [Check(check, SKIPPED, "no component of this stack uses EKS Pod Identity")]
         if self.cluster is None:
-            return [Check(check, SKIPPED, "the cluster was not found")]
+            return [Check(check, SKIPPED, "the cluster was not read" if self.cluster_unread else "the cluster was not found")]
         name = self.cluster.get("name", self.cfg.cluster.name)
         try:
             addon = self.clients("eks").describe_addon(clusterName=name, addonName=POD_IDENTITY_AGENT)["addon"]
@@ -231,6 +434,20 @@ class Preflight:
             ]
         return [Check(check, OK, f"add-on {addon.get('addonVersion', '?')} {status}")]
 
+    def _existing_roles(self, check: str, roles: list[str]) -> "set[str] | Check":
+        """Which of ``roles`` exist (iam:GetRole each), or the row saying the read failed."""
+        from botocore.exceptions import ClientError
+
+        iam, existing = self.clients("iam"), set()
+        for role in roles:
+            try:
+                iam.get_role(RoleName=role)
+                existing.add(role)
+            except ClientError as exc:
+                if error_code(exc) != "NoSuchEntity":
+                    return could_not(check, "iam:GetRole", exc)
+        return existing
+
     def check_karpenter_names(self) -> list[Check]:
         """The IAM roles and the queue Karpenter's component creates are not taken already.
 
@@ -247,17 +464,14 @@ class Preflight:
         if not self.cfg.karpenter.install:
             return []
         cluster = self.cfg.cluster.name
-        taken, out = [], []
-        iam = self.clients("iam")
+        taken: list[str] = []
+        out = []
         # The names the Karpenter component gives them (fitted to each service's limit).
         roles, queue = (node_role_name(cluster), controller_role_name(cluster)), queue_name(cluster)
-        for role in roles:
-            try:
-                iam.get_role(RoleName=role)
-                taken.append(f"IAM role {role}")
-            except ClientError as exc:
-                if error_code(exc) != "NoSuchEntity":
-                    return [could_not("Karpenter's names", "iam:GetRole", exc)]
+        existing = self._existing_roles("Karpenter's names", list(roles))
+        if isinstance(existing, Check):
+            return [existing]
+        taken += [f"IAM role {role}" for role in roles if role in existing]
         try:
             self.clients("sqs").get_queue_url(QueueName=queue)
             taken.append(f"SQS queue {queue}")
@@ -383,38 +597,6 @@ class Preflight:
 
     # --- edge and models ------------------------------------------------------------------------
 
-    def check_certificate(self) -> list[Check]:
-        from botocore.exceptions import ClientError
-
-        ingress = self.cfg.ingress
-        if ingress is None or not ingress.certificate_arn:
-            return []
-        arn = ingress.certificate_arn
-        check = "ingress certificate"
-        parts = arn.split(":")
-        cert_region = parts[3] if len(parts) > 5 else ""
-        if cert_region != self.region:
-            return [
-                Check(
-                    check,
-                    MISSING,
-                    f"{arn} is in {cert_region or 'no region'}; an ALB in {self.region} uses certificates of {self.region}",
-                    f"request or import the certificate in ACM in {self.region} and set ingress.certificateArn",
-                )
-            ]
-        try:
-            cert = self.clients("acm").describe_certificate(CertificateArn=arn)["Certificate"]
-        except ClientError as exc:
-            if error_code(exc) == "ResourceNotFoundException":
-                return [Check(check, MISSING, f"{arn} not found", "request or import it in ACM, then set ingress.certificateArn")]
-            return [could_not(check, "acm:DescribeCertificate", exc)]
-        status = cert.get("Status", "?")
-        if status != "ISSUED":
-            return [
-                Check(check, MISSING, f"{cert.get('DomainName', arn)} is {status}", "complete the certificate's validation (ACM)")
-            ]
-        return [Check(check, OK, f"{cert.get('DomainName', arn)} ISSUED")]
-
     def check_mirrors(self) -> list[Check]:
         from botocore.exceptions import ClientError
 
@@ -459,7 +641,9 @@ class Preflight:
 def render_text(stack: str, region: str, account: str, checks: list[Check]) -> str:
     """The report as a table: check, result (with what was found), fix."""
     missing = sum(c.result == MISSING for c in checks)
-    head = f"Preflight {stack} (account {account}, {region}): {len(checks)} checks, {missing} missing\n\n"
+    unchecked = sum(c.result == UNCHECKED for c in checks)
+    by_hand = f", {unchecked} to check by hand" if unchecked else ""
+    head = f"Preflight {stack} (account {account}, {region}): {len(checks)} checks, {missing} missing{by_hand}\n\n"
     rows = [("check", "result", "fix")] + [(c.check, f"{c.result}: {c.detail}", c.fix or "-") for c in checks]
     widths = [min(max(len(r[i]) for r in rows), cap) for i, cap in ((0, 44), (1, 90))]
     lines = []
@@ -488,8 +672,11 @@ def add_preflight_arguments(parser: Any) -> None:
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
 
 
-def run_preflight(args: Any, open_clients: Optional[Callable[[Optional[str], Optional[str]], tuple[Clients, str]]] = None) -> int:
-    """The command: load the stack (exit 2 on bad input), open a session (exit 2 without credentials), check, report."""
+def run_preflight(args: Any, open_clients: Optional[Callable[[Optional[str], Optional[str]], tuple[Any, ...]]] = None) -> int:
+    """The command: load the stack (exit 2 on bad input), open a session (exit 2 without credentials), check, report.
+
+    A service that does not answer is a row of the report (exit 1), STS included: the credentials may be fine.
+    """
     from stacks.offline import load_stack_file
 
     stack = load_stack_file(args.stack)
@@ -497,24 +684,27 @@ def run_preflight(args: Any, open_clients: Optional[Callable[[Optional[str], Opt
     region = cfg.region
     profile = stack.config.get("aws:profile")
     profile = profile if isinstance(profile, str) and profile else None
-    try:
-        if open_clients is None:
-            session, account = open_session(profile, region)
-            # aws:region unset: the region the profile or AWS_REGION gives, as the AWS provider takes it (issue 19).
-            region = region or session.region_name
-            if not region:
-                sys.stderr.write(
-                    "error: aws:region is unset and neither the AWS profile nor AWS_REGION names a region; set aws:region\n"
-                )
-                return EXIT_INVALID
-            clients = Clients(session, region)
-        else:
-            clients, account = open_clients(profile, region)
-            region = clients.region
-    except NoCredentials as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return EXIT_INVALID
-    checks = Preflight(cfg, clients).run()
+    first: list[Check] = []
+    caller: Optional[str] = None
+    if open_clients is None:
+        session = open_session(profile, region)  # NoCredentials: exit 2 through stacks/__main__.py
+        # aws:region unset: the region the profile or AWS_REGION gives, as the AWS provider takes it (issue 19).
+        region = region or session.region_name
+        if not region:
+            raise NoCredentials("aws:region is unset and neither the AWS profile nor AWS_REGION names a region; set aws:region")
+        clients = Clients(session, region)
+        try:
+            identity = caller_identity(clients)
+            account, caller = identity["Account"], identity["Arn"]
+        except Unreachable as exc:
+            account = "unknown"
+            first.append(exc.row("AWS credentials"))
+    else:  # tests: (clients, account) or (clients, account, caller ARN)
+        opened = open_clients(profile, region)
+        clients, account = opened[0], opened[1]
+        caller = opened[2] if len(opened) > 2 else None
+        region = clients.region
+    checks = first + Preflight(cfg, clients, caller).run()
     render = render_json if args.format == "json" else render_text
     sys.stdout.write(render(stack.name, region, account, checks))
     return EXIT_MISSING if any(c.result == MISSING for c in checks) else EXIT_OK

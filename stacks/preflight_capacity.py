@@ -199,10 +199,14 @@ def check_reservations(cfg: StackConfig, clients: Clients, subnets: Mapping[str,
             )
             continue
         zones = set(subnets.values())
+        if not zones:  # no subnet found: whether a node could launch in the reservation's zone is not known
+            where = ", ".join(sorted({str(r.get("AvailabilityZone")) for r in usable}))
+            out.append(Check(check, SKIPPED, f"{len(usable)} active in {where}; no subnets found to compare zones"))
+            continue
         stranded = sorted(
             f"{r['CapacityReservationId']} in {r.get('AvailabilityZone')}"
             for r in usable
-            if zones and r.get("AvailabilityZone") not in zones
+            if r.get("AvailabilityZone") not in zones
         )
         if stranded:
             out.append(

@@ -7,11 +7,22 @@
 from __future__ import annotations
 
 import json
-import os
 from collections import defaultdict
-from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
+from policies.report import (  # noqa: F401 (the plan's reports and the check's share them)
+    SARIF_SCHEMA,
+    SECURITY_SEVERITY,
+    STDIN_NAME,
+    check_markdown,
+    docs_url,
+    plural,
+    repo_uri,
+    sarif_log,
+    violation_row,
+    violations_markdown,
+)
+from policies.report import _cell as _cell
 from stacks.deploy_graph import waves_markdown
 
 
@@ -21,32 +32,24 @@ def plan_report(
     """The JSON report: stack, resources [{type, name, parent, dependsOn}], violations, models.
 
     ``dependsOn`` names the resources Pulumi waits for before creating the resource (and deletes
-    only after it), as the engine received them; a row given none has none.
+    only after it), as the engine received them; a row given none has none. ``customTimeouts``
+    (create/update/delete, as ResourceOptions set them) and ``awaitAnnotations`` (pulumi.com/waitFor,
+    skipAwait, timeoutSeconds) appear on the rows that set them.
     """
     return {
         "stack": stack,
         "resources": [
-            {"type": r["type"], "name": r["name"], "parent": r["parent"], "dependsOn": list(r.get("dependsOn") or ())}
+            {
+                "type": r["type"],
+                "name": r["name"],
+                "parent": r["parent"],
+                "dependsOn": list(r.get("dependsOn") or ()),
+                **{k: dict(r[k]) for k in ("customTimeouts", "awaitAnnotations") if r.get(k)},
+            }
             for r in resources
         ],
         "violations": [violation_row(v) for v in violations],
         "models": list(models),
-    }
-
-
-def violation_row(v: Any, file: Optional[str] = None, document: Optional[int] = None, line: Optional[int] = None) -> dict:
-    """One violation as the JSON reports carry it (plan and check alike): policy, catalog,
-    enforcement, file, document, line, resource, message. `file` is repository-relative where it
-    can be; `document` is the index of the YAML document in it (None for a stack file)."""
-    return {
-        "policy": v.policy,
-        "catalog": v.catalog,
-        "enforcement": v.enforcement,
-        "file": file,
-        "document": document,
-        "line": line,
-        "resource": v.resource,
-        "message": v.message,
     }
 
 
@@ -220,10 +223,6 @@ def memory_breakdown(m: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def render_markdown(report: Mapping[str, Any]) -> str:
     """A pull-request comment for one stack: violations first, then the capacity, scaling and timeout tables."""
     out = [f"### llm-serving plan: `{report['stack']}`", ""]
@@ -238,8 +237,63 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     out += _layout_markdown(report["models"])
     out += _timeouts_markdown(report["models"])
     out += _pools_markdown(report)
+    out += _controllers_markdown(report["models"])
     out += waves_markdown(report)
     return "\n".join(out) + "\n"
+
+
+def _quantities(values: Any) -> str:
+    if not isinstance(values, Mapping) or not values:
+        return "none"
+    return ", ".join(f"{k} {v}" for k, v in sorted(values.items()))
+
+
+def _probe_text(name: str, probe: Any) -> str:
+    if not isinstance(probe, Mapping):
+        return ""
+    how = next((k for k in ("httpGet", "tcpSocket", "exec", "grpc") if k in probe), "?")
+    target = probe.get(how) or {}
+    where = f"{target.get('path', '')}:{target.get('port', '')}" if isinstance(target, Mapping) else how
+    period, failures = probe.get("periodSeconds", 10), probe.get("failureThreshold", 3)
+    return f"{name} {how} {where} every {period}s x {failures}"
+
+
+def _controllers_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per model, what the controllers create from its objects (components/derive): KServe's predictor
+    Deployment with its defaulted resources, probes, progress deadline and volumes, then any other derived object."""
+    deployments = [(m["name"], c) for m in models for c in m.get("controllers") or () if c["kind"] == "Deployment"]
+    others = [(m["name"], c) for m in models for c in m.get("controllers") or () if c["kind"] not in ("Deployment", "Service")]
+    out: list[str] = []
+    if deployments:
+        out += [
+            "",
+            "**What the controllers create** (derived under `derived/`: the Deployment each controller submits)",
+            "",
+            "| model | Deployment | requests | limits | probes | progressDeadlineSeconds vs startup budget | volumes |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for name, c in deployments:
+            s = c["summary"]
+            res = s.get("resources") or {}
+            probes = "; ".join(
+                t for t in (_probe_text(k.replace("Probe", ""), v) for k, v in (s.get("probes") or {}).items()) if t
+            )
+            budget = s.get("startupBudgetSeconds")
+            deadline = s.get("progressDeadlineSeconds")
+            versus = f"{deadline}s vs {budget}s" if budget is not None else f"{deadline}s (no startup probe)"
+            if budget is not None and deadline is not None and deadline < budget:
+                versus += " (short)"
+            out.append(
+                f"| {name} | {c['controller']}: `{c['name']}` | {_cell(_quantities(res.get('requests')))} | "
+                f"{_cell(_quantities(res.get('limits')))} | {_cell(probes or 'none')} | {versus} | "
+                f"{_cell(', '.join(s.get('volumes') or []) or 'none')} |"
+            )
+    if others:
+        out += ["", "| model | controller | object | figures |", "|---|---|---|---|"]
+        for name, c in others:
+            figures = ", ".join(f"{k} {v}" for k, v in sorted((c.get("summary") or {}).items()))
+            out.append(f"| {name} | {c['controller']} | {c['kind']} `{c['name']}` | {_cell(figures)} |")
+    return out
 
 
 def _timeouts_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -258,63 +312,6 @@ def _timeouts_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
         ]
         out += [f"| {_cell(r['layer'])} | {_cell(r['setting'])} | {r['seconds']}s | {_cell(r['why'])} |" for r in chain["layers"]]
     return out
-
-
-def violations_markdown(violations: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The violations as a table (mandatory first), each policy linked to its docs section."""
-    from policies.framework import DOCS_PAGE
-
-    if not violations:
-        return ["No policy violations."]
-    mandatory = sum(1 for v in violations if v["enforcement"] == "mandatory")
-    rows = sorted(violations, key=lambda v: (v["enforcement"] != "mandatory", v["policy"], v["resource"], v["message"]))
-    out = [
-        f"**{mandatory} mandatory, {len(violations) - mandatory} advisory.**",
-        "",
-        "| | policy | where | message |",
-        "|---|---|---|---|",
-    ]
-    for v in rows:
-        mark = ":x:" if v["enforcement"] == "mandatory" else ":warning:"
-        where = v["resource"] or "(stack)"
-        if v.get("file"):
-            where = f"{where} ({v['file']}{':' + str(v['line']) if v.get('line') else ''})"
-        out.append(
-            f"| {mark} | [{v['policy']}]({DOCS_PAGE}#{v['policy']}) ({v['catalog']}) | {_cell(where)} | {_cell(v['message'])} |"
-        )
-    return out
-
-
-def check_markdown(report: Mapping[str, Any]) -> str:
-    """`python -m policies check` as a pull-request comment: what was read, then the violations."""
-    skipped = report.get("skipped") or {}
-    out = [
-        "### llm-serving policies check",
-        "",
-        f"Read {plural(report['files'], 'file')}, {plural(report['documents'], 'document')}, "
-        f"{plural(report['objects'], 'Kubernetes object')}"
-        + (f"; skipped {', '.join(f'{k} ({n})' for k, n in skipped.items())}." if skipped else "."),
-        "",
-    ]
-    generic = report.get("generic") or []
-    if generic:
-        from policies.check import generic_line
-
-        out += ["Read generically (no reader for the kind; the generic pod rules ran):", ""]
-        out += [f"- {_cell(generic_line(row))}" for row in generic]
-        out.append("")
-    unsized = report.get("unsized") or []
-    if unsized:
-        # Not a pass: S2 did not judge these servers (policies/reading/gaps.py sizing_gaps).
-        out += [
-            f"**{len(unsized)} model server{'s' if len(unsized) != 1 else ''} could not be sized**, so whether "
-            f"{'they start' if len(unsized) != 1 else 'it starts'} was not checked:",
-            "",
-        ]
-        out += [f"- `{_cell(g['resource'])}` {_cell(g['server'])}: {_cell(g['reason'])}" for g in unsized]
-        out.append("")
-    out += violations_markdown(report["violations"])
-    return "\n".join(out) + "\n"
 
 
 def _layout_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -351,116 +348,6 @@ def _scaling_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
             f"about {a['scale_out_estimate_seconds']} (at most {a['scale_out_seconds']}) |"
         )
     return out
-
-
-# GitHub code scanning ranks results by a rule's `security-severity` (0-10): >= 9 critical,
-# 7-8.9 high, 4-6.9 medium, < 4 low (docs.github.com, "SARIF support for code scanning").
-SECURITY_SEVERITY = {"low": "3.0", "medium": "5.5", "high": "8.0", "critical": "9.5"}
-SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-
-
-def docs_url(policy: str) -> str:
-    """Where a policy's documentation lives, for SARIF's helpUri (an absolute URI).
-
-    In GitHub Actions the repository's blob URL at the commit being checked; elsewhere
-    LLM_SERVING_DOCS_URL (a base URL of docs/policies.md) or, failing both, the path relative to
-    the repository root.
-    """
-    from policies.framework import DOCS_PAGE
-
-    base = os.environ.get("LLM_SERVING_DOCS_URL")
-    server, repo = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
-    if not base and server and repo:
-        base = f"{server}/{repo}/blob/{os.environ.get('GITHUB_SHA') or 'HEAD'}/{DOCS_PAGE}"
-    return f"{base or DOCS_PAGE}#{policy}"
-
-
-# What policies/manifests.py names a document read from standard input (kept in step by a test).
-STDIN_NAME = "<stdin>"
-
-
-def plural(n: int, noun: str, nouns: str = "") -> str:
-    """'1 violation', '2 violations', '0 violations' (``nouns``: an irregular plural)."""
-    return f"{n:,} {noun if n == 1 else (nouns or noun + 's')}"
-
-
-def repo_uri(path: str) -> str:
-    """A file as SARIF wants it: relative to the repository root (the working directory of the
-    run), forward slashes; a file outside it as an absolute file URI."""
-    candidate = Path(path)
-    if not candidate.is_absolute():
-        return candidate.as_posix()
-    try:
-        return candidate.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return candidate.resolve().as_uri()
-
-
-def _sarif_rule(policy: Any) -> dict:
-    return {
-        "id": policy.name,
-        "name": "".join(part.capitalize() for part in policy.name.split("-")),
-        "shortDescription": {"text": policy.description},
-        "fullDescription": {"text": policy.rationale or policy.description},
-        "help": {
-            "text": policy.remediation_steps,
-            "markdown": f"{policy.remediation_steps}\n\nExempt one resource with the annotation "
-            f'`{policy.exemption_annotation}: "<reason>"`. [Documentation]({docs_url(policy.name)})',
-        },
-        "helpUri": docs_url(policy.name),
-        "defaultConfiguration": {"level": "error" if policy.enforcement == "mandatory" else "warning"},
-        "properties": {
-            "catalog": policy.catalog,
-            "security-severity": SECURITY_SEVERITY[policy.severity],
-            "tags": ["llm-serving", policy.catalog],
-        },
-    }
-
-
-def sarif_log(violations: Sequence[Mapping[str, Any]], fallback_file: str = "") -> dict:
-    """A SARIF 2.1.0 log: one rule per policy of the pack, one result per violation, located at the
-    violation's file and line (a stack file line, or the manifest document's first line)."""
-    from policies.registry import POLICIES
-
-    index = {p.name: i for i, p in enumerate(POLICIES)}
-    results = []
-    for v in violations:
-        file = v.get("file") or fallback_file
-        if file == STDIN_NAME:
-            # Standard input is no file a code-scanning UI can open: no physical location (the message
-            # and the fingerprint name the resource); SARIF 2.1.0 3.27.12 makes locations optional.
-            file = ""
-        location: dict = {"artifactLocation": {"uri": repo_uri(file), "uriBaseId": "%SRCROOT%"}} if file else {}
-        if file and v.get("line"):
-            location["region"] = {"startLine": int(v["line"])}
-        result = {
-            "ruleId": v["policy"],
-            "level": "error" if v["enforcement"] == "mandatory" else "warning",
-            "message": {"text": f"{v['resource'] or '(stack)'}: {v['message']}"},
-            "partialFingerprints": {"llmServingResource/v1": f"{v['policy']}:{v['resource']}:{v['message']}"},
-        }
-        if v["policy"] in index:
-            result["ruleIndex"] = index[v["policy"]]
-        if location:
-            result["locations"] = [{"physicalLocation": location}]
-        results.append(result)
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "llm-serving",
-                        "rules": [_sarif_rule(p) for p in POLICIES],
-                        **({"informationUri": docs_url("")[:-1]} if "://" in docs_url("") else {}),
-                    }
-                },
-                "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
-                "results": results,
-            }
-        ],
-    }
 
 
 def render_sarif(report: Mapping[str, Any]) -> str:

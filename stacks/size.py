@@ -35,14 +35,6 @@ STACK_IMAGE: str = ModelConfig.model_fields["image"].default
 STACK_RELEASE: str = vllm_release(STACK_IMAGE) or "0.33.0"
 STACK_UTILIZATION: float = EngineConfig.model_fields["gpu_memory_utilization"].default
 
-_EPILOG = """exit codes:
-  0  the model fits
-  1  it does not fit (the output still says why: the reason line, or "fits": false in --json)
-  2  invalid flags (the message names the flag, the value and the rule)
-
-Flags take the bounds the stack configuration puts on the same engine fields, so what `size`
-accepts a stack accepts too."""
-
 
 def _bounds(field: str) -> tuple[int, int]:
     """(lowest, highest) of an integer EngineConfig field: the stack's own bounds, read, not copied."""
@@ -59,8 +51,6 @@ def _bounds(field: str) -> tuple[int, int]:
 
 def add_size_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of `size` (the command-line contract, docs/cli.md)."""
-    p.formatter_class = argparse.RawDescriptionHelpFormatter
-    p.epilog = _EPILOG
     p.add_argument("--model", help="catalogue id or Hugging Face id of a catalogue model")
     p.add_argument("--model-config", help="path of a Hugging Face config.json (for models outside the catalogue)")
     p.add_argument("--weights-gib", type=_number("--weights-gib"), help="whole checkpoint size in GiB (with --model-config)")

@@ -26,12 +26,18 @@ from ..builders.labels import SKIP_AWAIT, recommended_labels
 from ..capacity.cold_start import RUNAI_CONCURRENCY
 from ..capacity.pools import PoolPlan
 from ..config import ModelConfig
+from .names import IAM_ROLE_NAME, fit
 
 LOCAL_MODEL_PATH = "/mnt/models"  # where KServe mounts a model's files in the serving container
 # The label KServe's local-model node agent selects (kserve-localmodel-resources values, localmodelnode.controller.nodeSelector).
 LOCALMODEL_NODE_LABEL = {"kserve/localmodel": "worker"}
 # Share of the smallest NVMe array the node group may fill (the rest: images and ephemeral storage).
 CACHE_SHARE = 0.5
+
+
+def reader_role_name(cluster: str, model: str) -> str:
+    """The fixed IAM role name of a model's S3 reader (fixed so operators can find it; preflight checks it is free)."""
+    return fit(f"llm-serving-{cluster}-{model}-s3", IAM_ROLE_NAME)
 
 
 def cache_source_uri(m: ModelConfig) -> str:

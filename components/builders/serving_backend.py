@@ -58,6 +58,10 @@ class ServeRequest:
     hf_token_secret: Any = None
     api_key_secret: Any = None
     opts: Optional["pulumi.ResourceOptions"] = None
+    # The cluster's KServe fills no default CPU limit (the platform installs it with none: builders/addons.py).
+    kserve_cpu_limit_cleared: bool = False
+    # deploy.waitForModels: `pulumi up` waits until the model serves (components/builders/awaiting.py).
+    wait_for_ready: bool = True
 
     def component_args(self) -> dict[str, Any]:
         """The fields every serving component's Args take (VllmServiceArgs, RayVllmServiceArgs), by name."""
@@ -68,6 +72,7 @@ class ServeRequest:
             "pool_name": self.pool_name,
             "hf_token_secret": self.hf_token_secret,
             "api_key_secret": self.api_key_secret,
+            "wait_for_ready": self.wait_for_ready,
         }
 
 

@@ -32,8 +32,9 @@ from ..capacity.models import CatalogModel
 from ..capacity.startup import unsharded_heads
 from ..errors import Problem
 
-if TYPE_CHECKING:  # annotations only: the config's cross checks import this module
-    from ..config import DistributedConfig, GpuPoolConfig, ModelConfig
+if TYPE_CHECKING:  # annotations only, from the modules that define them: config/cross_checks.py imports this module
+    from ..config.models import DistributedConfig, ModelConfig
+    from ..config.pools import GpuPoolConfig
 
 RULE_TP_DIVIDES_HEADS = "tensor parallel size must divide the model's attention heads"
 RULE_TP_WITHIN_NODE = "tensor parallel size must not exceed the GPUs per node"

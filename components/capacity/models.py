@@ -8,12 +8,14 @@ built-in catalogue (model_catalog.py). Both are read offline.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from ..capacity.architecture import GIB, Architecture, ArchitectureError, parse_config
 from ..capacity.model_catalog import MODELS
+from ..errors import ConfigError, Problem
 
 __all__ = [
     "MODELS",
@@ -111,6 +113,19 @@ def use_lock(path: Path) -> int:
             raise LockError(f"{where}.config: {exc}") from None
         _LOCKED.setdefault(model.lower(), {})[revision] = entry
     return sum(len(v) for v in _LOCKED.values())
+
+
+# The repository's lock file (stacks/models.lock.json, written by `python -m stacks models lock`);
+# LLM_SERVING_MODELS_LOCK names another one (tests, or a checkout that keeps it elsewhere).
+LOCK_FILE = Path(os.environ.get("LLM_SERVING_MODELS_LOCK") or Path(__file__).resolve().parents[2] / "stacks" / "models.lock.json")
+
+
+def use_repo_lock(path: Path = LOCK_FILE) -> int:
+    """Register the repository's lock file (an absent one registers nothing); a broken one is a ConfigError."""
+    try:
+        return use_lock(path)
+    except LockError as exc:
+        raise ConfigError([Problem(str(path), f"{exc}".removeprefix(f"{path}: "), has_value=False)]) from None
 
 
 def locked_models() -> dict[str, Mapping[str, Any]]:

@@ -21,7 +21,7 @@ One module per concern (this package re-exports the names other modules import):
 Each module imports only modules named before it in this list. Nothing here imports
 ``builders`` (the constants both read live in components/facts.py), and the capacity modules the
 config reads (the instance catalogue, the multi-node layout) do not import the config back
-(tests/config/test_config_imports.py).
+(import-linter's contracts in pyproject.toml, run by .ci/run).
 """
 
 from ..facts import DISCOVERY_TAG, EKS_CLUSTER_NAME_TAG, KUBERAY_CHART_VERSION
@@ -78,7 +78,7 @@ from .pools import (
     MaintenanceWindowConfig,
     duration_seconds,
 )
-from .stack import StackConfig
+from .stack import DeployConfig, StackConfig
 
 __all__ = [
     "AddonConfig",
@@ -94,6 +94,7 @@ __all__ = [
     "ClusterConfig",
     "DEFAULT_AMI_ALIAS",
     "DISCOVERY_TAG",
+    "DeployConfig",
     "DiscoveryTaggingConfig",
     "DisruptionConfig",
     "DistributedConfig",

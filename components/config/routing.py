@@ -20,7 +20,19 @@ from .base import PROJECT
 
 # Keys of the stack file without the "llm-serving:" prefix; each fills the StackConfig field of that alias.
 _KEYS = frozenset(
-    {"cluster", "namespace", "gpuPools", "models", "ingress", "monitoring", "karpenter", "addons", "kuberay", "environment"}
+    {
+        "cluster",
+        "namespace",
+        "gpuPools",
+        "models",
+        "ingress",
+        "monitoring",
+        "karpenter",
+        "addons",
+        "kuberay",
+        "environment",
+        "deploy",
+    }
 )
 SECRET_KEYS = {"hfToken", "apiKey"}
 # Which StackConfig flag says a secret key is set.

@@ -19,6 +19,19 @@ from .models import LONG_SUFFIX, ModelConfig
 from .pools import GpuPoolConfig
 
 
+class DeployConfig(_Model):
+    """How `pulumi up` treats the models it deploys (components/builders/awaiting.py)."""
+
+    wait_for_models: Bool = Field(
+        True,
+        description="Make `pulumi up` wait until every model serves: InferenceServices carry pulumi.com/waitFor "
+        "condition=Ready and RayClusters wait for RayClusterProvisioned and HeadPodReady, each within a timeout "
+        "derived from the model's startup budget (node launch and image pull included), so a model that cannot "
+        "start fails the update instead of passing it green. false for a fast `up` that returns once the objects "
+        "are accepted. Default true.",
+    )
+
+
 class StackConfig(_Model):
     """Everything one stack file configures (the keys under ``llm-serving:``, plus ``aws:region``)."""
 
@@ -57,6 +70,10 @@ class StackConfig(_Model):
         description="Set when the stack holds llm-serving:apiKey (a Pulumi secret): every model's vLLM reads it as "
         "VLLM_API_KEY from a Kubernetes Secret and answers the prefixes its release guards (/v1, ...) only with it. The value "
         "itself never enters this model. Default false.",
+    )
+    deploy: DeployConfig = Field(
+        default_factory=DeployConfig,
+        description="How `pulumi up` awaits the models (key llm-serving:deploy). Default {waitForModels: true}.",
     )
     aws_profile: Optional[Str] = Field(
         None,

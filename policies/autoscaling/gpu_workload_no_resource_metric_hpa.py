@@ -20,6 +20,7 @@ import re
 from policies.autoscaling.scalers import FRACTION_METRIC, adapter_rules, hpa_metrics, target_number, triggers
 from policies.framework import Policy, Resource
 from policies.kube import (
+    GPU_RESOURCE,
     HPA_TYPES,
     ISVC_TYPE,
     KNATIVE_MODES,
@@ -160,6 +161,32 @@ def _hpa_reason(hpa: Resource) -> str | None:
     return None
 
 
+NIM_SERVICE_TYPE = "kubernetes:apps.nvidia.com/v1alpha1:NIMService"
+
+
+def _nim_reason(nim: Resource) -> str | None:
+    """Why the HPA a GPU NIMService's operator renders scales on CPU/memory only, or None.
+
+    With spec.scale.enabled the NIM operator renders an autoscaling/v2 HPA on the NIMService's Deployment whose
+    metrics are spec.scale.hpa.metrics verbatim (NVIDIA/k8s-nim-operator v3.1.2 api/apps/v1alpha1/
+    nimservice_types.go:1698-1724, GetHPAParams); an HPA without metrics scales on 80% CPU.
+    """
+    spec = get(nim.props, "spec")
+    if get(spec, "scale", "enabled") is not True or not any(
+        (as_quantity(get(spec, "resources", s, GPU_RESOURCE)) or 0) > 0 for s in ("limits", "requests")
+    ):
+        return None
+    hpa = Resource(
+        type="kubernetes:autoscaling/v2:HorizontalPodAutoscaler", name=nim.name, props={"spec": get(spec, "scale", "hpa") or {}}
+    )
+    reason = _hpa_reason(hpa)
+    return (
+        None
+        if reason is None
+        else f"the HPA the NIM operator renders from spec.scale.hpa is on a GPU workload but {reason.replace('spec.metrics', 'spec.scale.hpa.metrics')}"
+    )
+
+
 def _scaled_object_reason(so: Resource) -> str | None:
     """Why the ScaledObject scales on CPU/memory only, or None if it has another trigger."""
     kinds = [str(t.get("type")) for _, t in triggers(so)]
@@ -228,6 +255,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 if reason is not None:
                     findings.append((resource.name, f"scaleTargetRef {target} is a GPU workload but {reason}; {_WHY}"))
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
+        elif resource.type == NIM_SERVICE_TYPE and (reason := _nim_reason(resource)) is not None:
+            findings.append((resource.name, f"{reason}; {_WHY}"))
         elif resource.type == AIBRIX_POD_AUTOSCALER:
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
     return findings

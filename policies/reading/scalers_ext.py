@@ -29,6 +29,7 @@ from policies.kube import annotations_of, as_dict, as_int, get, split_type
 KUBEAI_MODEL = ("kubeai.org", "Model")
 HTTP_SCALED_OBJECT = ("http.keda.sh", "HTTPScaledObject")
 AIBRIX_AUTOSCALER = ("autoscaling.aibrix.ai", "PodAutoscaler")
+NIM_SERVICE = ("apps.nvidia.com", "NIMService")
 SCALER_TYPES: tuple[str, ...] = (
     "kubernetes:kubeai.org/v1:Model",
     "kubernetes:http.keda.sh/v1alpha1:HTTPScaledObject",
@@ -68,7 +69,7 @@ def replica_floor(resource: Any) -> Optional[Floor]:
 
 
 def scale_down_window(resource: Any) -> Optional[tuple[str, Any, Optional[float]]]:
-    """(field, raw value, seconds) of an AIBrix PodAutoscaler's or KubeAI Model's explicit scale-down window; None
+    """(field, raw value, seconds) of an AIBrix PodAutoscaler's, NIMService's or KubeAI Model's explicit scale-down window; None
     when the object sets none (its controller's default applies) or is another kind."""
     from policies.reading.route_path import duration_seconds
 
@@ -79,6 +80,17 @@ def scale_down_window(resource: Any) -> Optional[tuple[str, Any, Optional[float]
             if key in annotations:
                 raw = annotations[key]
                 return f"metadata.annotations {key}", raw, duration_seconds(raw) if isinstance(raw, str) else None
+    if group_kind == NIM_SERVICE and get(resource.props, "spec", "scale", "enabled") is True:
+        # The NIM operator copies spec.scale.hpa.behavior into the HPA it renders (k8s-nim-operator v3.1.2
+        # api/apps/v1alpha1/nimservice_types.go:1698-1724); unset, the HPA's own 300 s default applies.
+        raw = get(resource.props, "spec", "scale", "hpa", "behavior", "scaleDown", "stabilizationWindowSeconds")
+        if raw is not None:
+            seconds = as_int(raw)
+            return (
+                "spec.scale.hpa.behavior.scaleDown.stabilizationWindowSeconds",
+                raw,
+                None if seconds is None else float(seconds),
+            )
     if group_kind == KUBEAI_MODEL:
         raw = get(resource.props, "spec", "scaleDownDelaySeconds")
         if raw is not None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from components.serving_engines import ENGINES, Engine
 from policies.kube import (
     as_dict,
     as_list,
+    as_quantity,
     container_label,
     containers,
     get,
@@ -122,6 +124,11 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
     return line
 
 
+# Processes that ship in engine images but serve no model: NVIDIA Dynamo's HTTP frontend and planner
+# (ai-dynamo/dynamo deploy/cloud/operator/internal/dynamo/component_frontend.go: `python3 -m dynamo.frontend`).
+_ROUTER_ONLY = re.compile(r"(?:^|\s)-m\s+dynamo\.(?:frontend|planner)\b")
+
+
 def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
     """The engine a container runs (an id of the engine table: "vllm", "sglang", "tgi", ...), or None.
 
@@ -131,6 +138,8 @@ def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
     """
     from policies.reading.vllm_args import is_vllm_container, vllm_command_line
 
+    if _ROUTER_ONLY.search(" ".join(container_argv(container))):
+        return None  # Dynamo's frontend or planner: an engine image, but a process that holds no model
     if vllm_command_line(container, image_entrypoint=not ray) is not None:
         return "vllm"
     if not ray and is_vllm_container(container):
@@ -162,14 +171,39 @@ def model_servers(resource: Any) -> list[ModelServer]:
     return list(memoized(resource, "model_servers", _model_servers))
 
 
+# The engine of a model server recognised only by the GPUs it holds in a serving app (no engine row names it).
+GPU_SERVER = "GPU model"
+
+
+# Placeholders that hold GPUs without serving (capacity buffers: a pause image, or a command that only sleeps).
+_PLACEHOLDER = re.compile(r"(^|/)pause(:|@|$)")
+_SLEEP_ONLY = re.compile(r"^(?:(?:/usr)?/bin/)?(?:sleep\s+\S+|tail -f /dev/null)$")
+
+
+def _requests_gpus(container: Mapping) -> bool:
+    """A GPU container that is not a placeholder (a pause image or a command that only sleeps)."""
+    image = container.get("image")
+    if isinstance(image, str) and _PLACEHOLDER.search(image.split("@", 1)[0].rsplit(":", 1)[0] + ":"):
+        return False
+    if _SLEEP_ONLY.match(" ".join(container_argv(container)).strip()):
+        return False
+    return any((as_quantity(get(container, "resources", s, "nvidia.com/gpu")) or 0) > 0 for s in ("limits", "requests"))
+
+
 def _model_servers(resource: Any) -> list[ModelServer]:
     ray = is_ray(resource.type)
     found = []
+    serving_kind = split_type(resource.type) in SERVING_APP_KINDS
     for path, podspec in pod_specs(resource):
-        for container in containers(podspec):
-            engine = model_server_engine(container, ray=ray)
+        listed = containers(podspec)
+        engines = [model_server_engine(c, ray=ray) for c in listed]
+        for container, engine in zip(listed, engines):
             if engine is None and ray and (gpu_count(container) or 0) > 0:
                 engine = "ray"  # a Ray GPU worker: Ray Serve places the engine replicas there
+            elif engine is None and serving_kind and not any(engines) and _requests_gpus(container):
+                # A long-running GPU container no engine row names: a model server its image starts through its own
+                # script (TensorRT-LLM behind a custom server.py, an in-house server), still held to the pod rules.
+                engine = GPU_SERVER
             if engine is not None:
                 found.append(ModelServer(path, podspec, container, engine))
         model = podspec.get("model")

@@ -127,6 +127,8 @@ def test_every_workload_type_has_a_pod_spec_reader():
         "RayJob": {"rayClusterSpec": {"headGroupSpec": TEMPLATE}},
         "LeaderWorkerSet": {"leaderWorkerTemplate": {"leaderTemplate": {"spec": {}}}},
         "RayClusterFleet": {"template": {"spec": {"headGroupSpec": TEMPLATE}}},
+        "LLMInferenceService": {},  # the well-known preset supplies spec.template
+        "DynamoGraphDeployment": {"services": {"worker": {"componentType": "worker"}}},
     }
     for type_ in WORKLOAD_TYPES:
         kind = type_.rsplit(":", 1)[1]

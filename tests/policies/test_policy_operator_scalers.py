@@ -121,3 +121,142 @@ def test_an_aibrix_scale_down_window_below_the_floor_fires(tmp_path):
     default = copy.deepcopy(_AIBRIX)
     del default["metadata"]["annotations"]
     assert _messages(tmp_path, default, "llm-hpa-behavior") == []  # 300 s by default (v0.7.0)
+
+
+# NVIDIA Dynamo: the vLLM aggregated example (ai-dynamo/dynamo examples/backends/vllm/deploy/agg.yaml, read at
+# c6fcf991079c), read with the operator's component defaults (policies/dynamo_defaults.py).
+_DYNAMO = {
+    "apiVersion": "nvidia.com/v1alpha1",
+    "kind": "DynamoGraphDeployment",
+    "metadata": {"name": "vllm-agg", "namespace": "llm"},
+    "spec": {
+        "services": {
+            "Frontend": {
+                "dynamoNamespace": "vllm-agg",
+                "componentType": "frontend",
+                "replicas": 1,
+                "extraPodSpec": {"mainContainer": {"image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.1"}},
+            },
+            "VllmDecodeWorker": {
+                "envFromSecret": "hf-token-secret",
+                "dynamoNamespace": "vllm-agg",
+                "componentType": "worker",
+                "replicas": 1,
+                "resources": {"limits": {"gpu": "1"}},
+                "extraPodSpec": {
+                    "mainContainer": {
+                        "image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.1",
+                        "workingDir": "/workspace/examples/backends/vllm",
+                        "command": ["python3", "-m", "dynamo.vllm"],
+                        "args": ["--model", "Qwen/Qwen3-0.6B"],
+                    }
+                },
+            },
+        }
+    },
+}
+
+
+def _all(tmp_path, doc: dict) -> list[tuple[str, str, str]]:
+    path = tmp_path / "dgd.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return [(v.policy, v.enforcement, v.message) for v in evaluate(resources_of(read_manifests([str(path)])))]
+
+
+def test_dynamo_worker_is_read_with_the_operator_defaults(tmp_path):
+    found = _all(tmp_path, _DYNAMO)
+    # The frontend routes requests and holds no model; the operator gives both components their probes.
+    assert [m for _, _, m in found if "Frontend" in m] == []
+    assert {p for p, _, _ in found} >= {"serving-memory-limit", "serving-resource-requests"}
+    assert "serving-readiness-probe" not in {p for p, _, _ in found}
+    assert "vllm-tp-matches-gpu-limit" not in {p for p, _, _ in found}  # resources.limits.gpu is nvidia.com/gpu
+
+
+def test_a_careful_dynamo_graph_has_no_blocking_finding(tmp_path):
+    careful = copy.deepcopy(_DYNAMO)
+    worker = careful["spec"]["services"]["VllmDecodeWorker"]
+    worker["resources"] = {"requests": {"cpu": "8", "memory": "48Gi", "gpu": "1"}, "limits": {"memory": "48Gi", "gpu": "1"}}
+    worker["extraPodSpec"]["nodeSelector"] = {"karpenter.k8s.aws/instance-gpu-name": "l40s"}
+    worker["extraPodSpec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    assert [v for v in _all(tmp_path, careful) if v[1] == "mandatory"] == []
+
+
+def _deployment(container: dict, kind: str = "Deployment") -> dict:
+    return {
+        "apiVersion": "apps/v1" if kind != "Job" else "batch/v1",
+        "kind": kind,
+        "metadata": {"name": "trtllm", "namespace": "llm"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "trtllm"}},
+            "template": {"metadata": {"labels": {"app": "trtllm"}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+# TensorRT-LLM behind the image's own server script (the shape of NVIDIA's TensorRT-LLM on Kubernetes samples: an
+# in-house image, `python3 server.py`, GPUs requested): no engine row names it, yet it is the pod's model server.
+_CUSTOM = {
+    "name": "server",
+    "image": "registry.example.com/llm/trtllm-server:1.4.2",
+    "command": ["python3", "/app/server.py", "--engine-dir", "/engines/llama-8b"],
+    "resources": {"limits": {"nvidia.com/gpu": "1"}, "requests": {"nvidia.com/gpu": "1"}},
+}
+
+
+def test_a_gpu_server_started_by_its_own_script_is_a_model_server(tmp_path):
+    found = {p for p, _, _ in _all(tmp_path, _deployment(_CUSTOM))}
+    assert {"serving-readiness-probe", "serving-memory-limit", "serving-resource-requests"} <= found
+    careful = {
+        **_CUSTOM,
+        "readinessProbe": {"httpGet": {"path": "/health", "port": 8000}},
+        "resources": {
+            "limits": {"nvidia.com/gpu": "1", "memory": "48Gi"},
+            "requests": {"nvidia.com/gpu": "1", "memory": "48Gi", "cpu": "8"},
+        },
+    }
+    assert {"serving-readiness-probe", "serving-memory-limit", "serving-resource-requests"} & {
+        p for p, _, _ in _all(tmp_path, _deployment(careful))
+    } == set()
+
+
+def test_gpu_placeholders_and_batch_jobs_are_no_model_servers(tmp_path):
+    pause = {"name": "pause", "image": "registry.k8s.io/pause:3.10", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    assert "serving-readiness-probe" not in {p for p, _, _ in _all(tmp_path, _deployment(pause))}
+    assert "serving-readiness-probe" not in {p for p, _, _ in _all(tmp_path, _deployment(_CUSTOM, "Job"))}
+
+
+# NVIDIA NIM: the operator's sample NIMService with autoscaling on (NVIDIA/k8s-nim-operator v3.1.2
+# config/samples/apps_v1alpha1_nimservice.yaml shape, scale.enabled with an HPA block and no metrics).
+_NIM = {
+    "apiVersion": "apps.nvidia.com/v1alpha1",
+    "kind": "NIMService",
+    "metadata": {"name": "meta-llama3-8b-instruct", "namespace": "nim-service"},
+    "spec": {
+        "image": {"repository": "nvcr.io/nim/meta/llama-3.1-8b-instruct", "tag": "1.3.3", "pullSecrets": ["ngc-secret"]},
+        "authSecret": "ngc-api-secret",
+        "storage": {"nimCache": {"name": "meta-llama3-8b-instruct", "profile": ""}},
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+        "scale": {"enabled": True, "hpa": {"minReplicas": 1, "maxReplicas": 4}},
+        "expose": {"service": {"type": "ClusterIP", "port": 8000}},
+    },
+}
+
+
+def test_a_nim_service_hpa_on_cpu_fires_and_on_a_load_metric_does_not(tmp_path):
+    found = [m for p, _, m in _all(tmp_path, _NIM) if p == "gpu-workload-no-resource-metric-hpa"]
+    assert found and "spec.scale.hpa.metrics is empty, so the HPA scales on its default of 80% CPU" in found[0]
+    careful = copy.deepcopy(_NIM)
+    careful["spec"]["scale"]["hpa"]["metrics"] = [
+        {
+            "type": "Pods",
+            "pods": {"metric": {"name": "num_requests_running"}, "target": {"type": "AverageValue", "averageValue": "10"}},
+        }
+    ]
+    assert [p for p, _, _ in _all(tmp_path, careful) if p == "gpu-workload-no-resource-metric-hpa"] == []
+
+
+def test_a_nim_service_short_scale_down_window_fires(tmp_path):
+    short = copy.deepcopy(_NIM)
+    short["spec"]["scale"]["hpa"]["behavior"] = {"scaleDown": {"stabilizationWindowSeconds": 60}}
+    assert len([p for p, _, _ in _all(tmp_path, short) if p == "llm-hpa-behavior"]) == 1
+    assert [p for p, _, _ in _all(tmp_path, _NIM) if p == "llm-hpa-behavior"] == []

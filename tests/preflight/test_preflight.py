@@ -19,9 +19,10 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from components.builders.model_source import reader_role_name
 from components.config import load_stack_config
 from stacks import preflight as pf
-from stacks import preflight_aws, preflight_capacity
+from stacks import preflight_aws, preflight_capacity, preflight_edge
 from tests.conftest import ROOT, stack_config
 
 REGION, ACCOUNT, CLUSTER = "us-east-1", "123456789012", "llm-prod"
@@ -61,7 +62,15 @@ class Account:
         self.certificate: dict[str, Any] | None = (
             {"CertificateArn": arn, "DomainName": "*.llm.example.com", "Status": "ISSUED"} if arn else None
         )
+        if self.certificate is not None:
+            self.certificate["SubjectAlternativeNames"] = ["*.llm.example.com"]
         self.mirror_keys = 1
+        # The ALB's subnets: two of the cluster's VPC tagged for the scheme's role (preflight_edge.ELB_ROLE_TAG).
+        self.alb_subnets = [
+            {"SubnetId": f"subnet-0eeeeeeeeeeeeeee{i}", "AvailabilityZone": z, "VpcId": VPC, "AvailableIpAddressCount": 250}
+            for i, z in enumerate(self.zones)
+        ]
+        self.web_acl_found = True
         self.errors: dict[str, dict[str, Any]] = {}  # operation -> the error it raises instead
         self.taken: set[str] = set()  # IAM role and queue names that exist already
 
@@ -70,6 +79,27 @@ class Account:
             stubber.add_client_error(op, **self.errors[op])
         else:
             stubber.add_response(op, response, params)
+
+    @staticmethod
+    def _role(role: str) -> dict[str, Any]:
+        return {
+            "Role": {
+                "Path": "/",
+                "RoleName": role,
+                "RoleId": "AROAEXAMPLEEXAMPLE01",
+                "Arn": f"arn:aws:iam::{ACCOUNT}:role/{role}",
+                "CreateDate": "2026-01-01T00:00:00Z",
+            }
+        }
+
+    def _get_role(self, iam: Stubber, role: str) -> None:
+        """iam:GetRole of ``role``: the role when it is taken, NoSuchEntity when it is free."""
+        if role in self.taken:
+            iam.add_response("get_role", self._role(role), {"RoleName": role})
+        else:
+            iam.add_client_error(
+                "get_role", "NoSuchEntity", f"The role with name {role} cannot be found.", 404, expected_params={"RoleName": role}
+            )
 
     def clients(self) -> tuple[pf.Clients, list[Stubber]]:
         """Stubbed clients for one run of Preflight on prod, with every expected request queued."""
@@ -86,6 +116,7 @@ class Account:
             return s
 
         eks, ec2, sq, acm, iam, sqs = stub("eks"), stub("ec2"), stub("service-quotas"), stub("acm"), stub("iam"), stub("sqs")
+        waf = stub("wafv2")
         mirrors = {str(m.source.region): stub("s3", str(m.source.region)) for m in self.cfg.models if m.source.type == "s3"}
         if not self.cluster_found:
             eks.add_client_error("describe_cluster", "ResourceNotFoundException", f"No cluster found for name: {name}.", 404)
@@ -112,28 +143,7 @@ class Account:
                 )
         if self.cfg.karpenter.install:
             for role in (f"KarpenterNodeRole-{name}", f"KarpenterControllerRole-{name}"):
-                if role in self.taken:
-                    iam.add_response(
-                        "get_role",
-                        {
-                            "Role": {
-                                "Path": "/",
-                                "RoleName": role,
-                                "RoleId": "AROAEXAMPLEEXAMPLE01",
-                                "Arn": f"arn:aws:iam::{ACCOUNT}:role/{role}",
-                                "CreateDate": "2026-01-01T00:00:00Z",
-                            }
-                        },
-                        {"RoleName": role},
-                    )
-                else:
-                    iam.add_client_error(
-                        "get_role",
-                        "NoSuchEntity",
-                        f"The role with name {role} cannot be found.",
-                        404,
-                        expected_params={"RoleName": role},
-                    )
+                self._get_role(iam, role)
             if name in self.taken:
                 sqs.add_response(
                     "get_queue_url", {"QueueUrl": f"https://sqs.{region}.amazonaws.com/{ACCOUNT}/{name}"}, {"QueueName": name}
@@ -146,6 +156,9 @@ class Account:
                     400,
                     expected_params={"QueueName": name},
                 )
+        for m in self.cfg.models:
+            if m.source.type == "s3":
+                self._get_role(iam, reader_role_name(name, m.name))
         tags = [{"Name": "tag:karpenter.sh/discovery", "Values": [name]}]
         self._respond(ec2, "describe_subnets", {"Subnets": self.subnets}, {"Filters": tags})
         self._respond(ec2, "describe_security_groups", {"SecurityGroups": self.groups}, {"Filters": tags})
@@ -180,6 +193,15 @@ class Account:
                 {"Quota": {"QuotaCode": code, "ServiceCode": "ec2", "Value": self.quotas[code]}},
                 {"ServiceCode": "ec2", "QuotaCode": code},
             )
+        ingress = self.cfg.ingress
+        if ingress is not None and self.cluster_found:
+            role_tag = preflight_edge.ELB_ROLE_TAG[ingress.scheme]
+            self._respond(
+                ec2,
+                "describe_subnets",
+                {"Subnets": self.alb_subnets},
+                {"Filters": [{"Name": "vpc-id", "Values": [VPC]}, {"Name": f"tag:{role_tag}", "Values": ["", "1"]}]},
+            )
         arn = self.cfg.ingress.certificate_arn if self.cfg.ingress is not None else None
         if not arn:
             pass
@@ -192,6 +214,32 @@ class Account:
                 {"Certificate": self.certificate},
                 {"CertificateArn": self.cfg.ingress.certificate_arn},
             )
+        waf_arn = ingress.waf_acl_arn if ingress is not None else None
+        if waf_arn:
+            _, scope, acl_name, acl_id = preflight_edge.web_acl_parts(waf_arn)
+            expected = {"Name": acl_name, "Scope": scope, "Id": acl_id}
+            if self.web_acl_found:
+                acl = {
+                    "Name": acl_name,
+                    "Id": acl_id,
+                    "ARN": waf_arn,
+                    "DefaultAction": {"Allow": {}},
+                    "VisibilityConfig": {
+                        "SampledRequestsEnabled": True,
+                        "CloudWatchMetricsEnabled": True,
+                        "MetricName": acl_name,
+                    },
+                    "Rules": [],
+                }
+                waf.add_response("get_web_acl", {"WebACL": acl, "LockToken": "0"}, expected)
+            else:
+                waf.add_client_error(
+                    "get_web_acl",
+                    "WAFNonexistentItemException",
+                    "AWS WAF couldn't perform the operation because your resource doesn't exist.\n  Try again.",
+                    400,
+                    expected_params=expected,
+                )
         for m in self.cfg.models:
             if m.source.type == "s3":
                 bucket, _, prefix = str(m.source.uri).removeprefix("s3://").partition("/")
@@ -468,7 +516,7 @@ def _cli(prod, account: Account, fmt: str, capsys) -> tuple[int, str]:
 def test_exit_codes_and_the_table(prod, capsys):
     code, out = _cli(prod, Account(prod), "text", capsys)
     assert code == 0
-    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 13 checks, 0 missing\n\ncheck")
+    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 19 checks, 0 missing, 1 to check by hand\n\ncheck")
     account = Account(prod)
     account.quotas["L-417A185B"] = 0.0
     code, out = _cli(prod, account, "text", capsys)
@@ -523,30 +571,19 @@ def test_an_unknown_profile_exits_2_naming_it(tmp_path):
     assert "AWS profile 'no-such-profile' (aws:profile or AWS_PROFILE) is not in ~/.aws/config" in proc.stderr
 
 
-def test_credentials_aws_rejects_exit_2(monkeypatch):
+def test_credentials_aws_rejects_exit_2():
     """STS refuses the keys: no usable credentials (exit 2), said plainly."""
     session = boto3.Session(aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="wrong", region_name=REGION)
+    clients = pf.Clients(session, REGION)
     sts = session.client("sts", region_name=REGION)
+    clients.put("sts", sts)
     stub = Stubber(sts)
     stub.add_client_error(
         "get_caller_identity", "InvalidClientTokenId", "The security token included in the request is invalid.", 403
     )
     stub.activate()
-    monkeypatch.setattr(boto3, "Session", lambda **kw: _SessionWith(session, sts))
     with pytest.raises(pf.NoCredentials, match=r"^AWS rejected the credentials \(InvalidClientTokenId: The security token"):
-        pf.open_session(None, REGION)
-
-
-class _SessionWith:
-    def __init__(self, session, sts):
-        self.session, self.sts = session, sts
-
-    def get_credentials(self):
-        return self.session.get_credentials()
-
-    def client(self, service, **kw):
-        assert service == "sts"
-        return self.sts
+        preflight_aws.caller_identity(clients)
 
 
 def test_bad_stack_input_exits_2_without_aws(tmp_path):
@@ -564,7 +601,9 @@ def test_bad_stack_input_exits_2_without_aws(tmp_path):
 
 def test_every_client_has_short_timeouts_and_the_metadata_wait_is_bounded():
     config = preflight_aws.client_config()
-    assert (config.connect_timeout, config.read_timeout) == (3, 10) and config.retries["max_attempts"] == 2
+    # total_max_attempts counts the first request too (botocore/config.py); `max_attempts` would count retries only.
+    assert (config.connect_timeout, config.read_timeout) == (3, 5)
+    assert config.retries == {"total_max_attempts": 2, "mode": "standard"}
     env: dict[str, str] = {}
     preflight_aws.bound_metadata_waits(env)
     assert env == {"AWS_METADATA_SERVICE_TIMEOUT": "1", "AWS_METADATA_SERVICE_NUM_ATTEMPTS": "1"}

@@ -1,0 +1,99 @@
+"""How long and for what `pulumi up` and `pulumi destroy` wait: readiness annotations and custom timeouts.
+
+Pure: capacity plan -> the annotations and ``customTimeouts`` the components pass to Pulumi.
+
+pulumi-kubernetes awaits no custom resource unless told (provider/pkg/metadata/overrides.go:100-165 at
+v4.32.0, ``ReadyCondition``: without ``pulumi.com/waitFor`` the condition is immediate), so an
+InferenceService that never serves left `pulumi up` green. ``pulumi.com/waitFor: condition=Ready``
+waits for the object's ``Ready`` status condition to be ``True`` (overrides.go:144, the "condition="
+prefix; await/condition/custom.go:37-45, the status defaults to "True"); a JSON list waits for all.
+The wait lasts ``customTimeouts`` of the operation when set, else the ``pulumi.com/timeoutSeconds``
+annotation, else 10 minutes (overrides.go:49-64 ``TimeoutDuration``; await/await.go:306, 491 and 976 for
+create, update and delete). The components set ``customTimeouts``: they are per operation, and the
+annotation would also bound the delete.
+
+Deletes are foreground (overrides.go:67-77, ``DeletionPropagation``): Pulumi waits until the owner's
+dependents are gone. KubeRay owns its pods as their controller (ray-operator/controllers/ray/
+raycluster_controller.go:1753 and 1800 at v1.7.0, ``SetControllerReference``, which blocks the owner's
+deletion), so a RayCluster's delete lasts its workers' drain; KServe's InferenceService owns its
+Deployment the same way. A NodePool's and an EC2NodeClass's delete lasts the drain of their nodes and the
+instances' termination (Karpenter's termination finalizers).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..capacity.layout import IMAGE_PULL_SECONDS, NODE_READY_SECONDS
+from ..capacity.plan import ServingPlan
+from ..capacity.pools import PoolPlan
+
+WAIT_FOR = "pulumi.com/waitFor"
+# KServe v0.20.0 pkg/apis/serving/v1beta1/inference_service_status.go:294-298: the InferenceService's
+# Ready condition is the living condition set over PredictorReady and IngressReady.
+INFERENCE_SERVICE_READY = "condition=Ready"
+# KubeRay v1.7.0 ray-operator/apis/ray/v1/raycluster_types.go:654-658: RayClusterProvisioned (every Ray pod
+# ready, set once) and HeadPodReady (the head, which runs `vllm serve`, ready for requests); both written by
+# raycluster_controller.go:2033-2050 under the RayClusterStatusConditions gate, on by default
+# (ray-operator/pkg/features/features.go:106). A RayCluster has no "Ready" condition.
+RAY_CLUSTER_READY = '["condition=RayClusterProvisioned","condition=HeadPodReady"]'
+# After the last pod is gone: the controller's reconcile and finalizer, the API server's garbage collector.
+DELETE_MARGIN_SECONDS = 120
+# An EC2 instance's termination after Karpenter drained it (shutting-down to terminated, then the
+# NodeClaim's finalizer): an estimate, no measurement found; the same order as NODE_READY_SECONDS.
+INSTANCE_TERMINATION_SECONDS = 300
+
+
+def duration(seconds: int) -> str:
+    """A Pulumi custom timeout: whole minutes, rounded up ("20m")."""
+    return f"{max(1, math.ceil(seconds / 60))}m"
+
+
+@dataclass(frozen=True)
+class Awaiting:
+    """The annotations and custom timeouts of one resource, with the seconds they came from (for the report)."""
+
+    annotations: dict[str, str] = field(default_factory=dict)
+    timeouts: dict[str, str] = field(default_factory=dict)
+    ready_seconds: int = 0
+    delete_seconds: int = 0
+
+
+def inference_service(plan: ServingPlan, wait: bool) -> Awaiting:
+    """An InferenceService: wait for Ready as long as a new node, its image pull and the startup budget take.
+
+    The delete waits for the predictor pods' termination grace (their drain) and the margin.
+    """
+    ready = NODE_READY_SECONDS + IMAGE_PULL_SECONDS + plan.startup_failure_threshold * plan.startup_period_seconds
+    delete = plan.termination_grace_seconds + DELETE_MARGIN_SECONDS
+    return _awaiting(INFERENCE_SERVICE_READY, wait, ready, delete)
+
+
+def ray_cluster(plan: ServingPlan, wait: bool) -> Awaiting:
+    """A RayCluster: wait for every pod and the head as long as its startup budget (capacity/layout.py's cold
+    start, which counts node launch and image pull already); the delete waits for the workers' drain."""
+    ready = plan.startup_failure_threshold * plan.startup_period_seconds
+    delete = plan.termination_grace_seconds + DELETE_MARGIN_SECONDS
+    return _awaiting(RAY_CLUSTER_READY, wait, ready, delete)
+
+
+def _awaiting(condition: str, wait: bool, ready: int, delete: int) -> Awaiting:
+    timeouts = {"delete": duration(delete)}
+    if wait:
+        timeouts = {"create": duration(ready), "update": duration(ready), **timeouts}
+    return Awaiting({WAIT_FOR: condition} if wait else {}, timeouts, ready if wait else 0, delete)
+
+
+def node_pool(plan: PoolPlan) -> Awaiting:
+    """A NodePool or its EC2NodeClass: the delete waits for the pool's drain (capacity/pools.py ``drain_seconds``:
+    the longest serving pod's grace plus its replacement's startup) and the instances' termination."""
+    delete = plan.drain_seconds + INSTANCE_TERMINATION_SECONDS
+    return Awaiting(timeouts={"delete": duration(delete)}, delete_seconds=delete)
+
+
+def annotated(metadata: dict, annotations: dict[str, str]) -> dict:
+    """``metadata`` with ``annotations`` added (a new dict; the builders' output is never changed in place)."""
+    if not annotations:
+        return metadata
+    return {**metadata, "annotations": {**(metadata.get("annotations") or {}), **annotations}}

@@ -1,0 +1,110 @@
+"""An honest `pulumi up` and `pulumi destroy`: readiness annotations and custom timeouts (components/builders/awaiting.py).
+
+What the provider does with them is pulumi-kubernetes v4.32.0 provider/pkg/metadata/overrides.go (ReadyCondition
+100-165: no waitFor -> no wait; "condition=" prefix 144; TimeoutDuration 49-64: customTimeouts first, then
+pulumi.com/timeoutSeconds, then await/await.go:306/491/976's 10 minutes).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from components.builders import awaiting
+from components.capacity.layout import IMAGE_PULL_SECONDS, NODE_READY_SECONDS
+from components.capacity.plan import plan_stack
+from components.capacity.pools import plan_pools
+from components.config import load_stack_config
+from components.errors import ConfigError
+from tests.conftest import ROOT, stack_config
+
+
+@pytest.fixture(scope="module")
+def prod():
+    cfg = load_stack_config(stack_config("prod"))
+    plans = plan_stack(cfg)
+    return cfg, plans
+
+
+def test_an_inference_service_waits_for_ready_through_a_new_node_and_its_startup_budget(prod):
+    _, plans = prod
+    plan = plans["chat-8b"]
+    got = awaiting.inference_service(plan, wait=True)
+    budget = plan.startup_failure_threshold * plan.startup_period_seconds
+    assert got.annotations == {"pulumi.com/waitFor": "condition=Ready"}
+    assert got.ready_seconds == NODE_READY_SECONDS + IMAGE_PULL_SECONDS + budget == 1200
+    assert got.timeouts == {"create": "20m", "update": "20m", "delete": awaiting.duration(plan.termination_grace_seconds + 120)}
+
+
+def test_the_ray_cluster_waits_for_every_pod_and_the_head_and_its_delete_covers_the_workers_drain(prod):
+    _, plans = prod
+    plan = plans["llama-405b"]
+    got = awaiting.ray_cluster(plan, wait=True)
+    # KubeRay v1.7.0 raycluster_types.go:654-658: there is no "Ready" condition on a RayCluster.
+    assert json.loads(got.annotations["pulumi.com/waitFor"]) == ["condition=RayClusterProvisioned", "condition=HeadPodReady"]
+    # The multi-node budget is the cold start (node launch, image pull, download, compile: capacity/layout.py).
+    assert got.ready_seconds == plan.startup_failure_threshold * plan.startup_period_seconds >= 2292
+    # The workers' preStop sleeps ~615 s inside their grace period; the delete waits for all of it.
+    assert plan.termination_grace_seconds >= 615
+    assert got.delete_seconds == plan.termination_grace_seconds + awaiting.DELETE_MARGIN_SECONDS
+    assert got.timeouts["delete"] == awaiting.duration(got.delete_seconds)
+
+
+def test_switched_off_no_wait_but_the_delete_timeout_stays(prod):
+    _, plans = prod
+    got = awaiting.inference_service(plans["llama-70b"], wait=False)
+    assert got.annotations == {} and set(got.timeouts) == {"delete"}
+
+
+def test_a_pools_delete_covers_its_drain_and_the_instances_termination(prod):
+    cfg, plans = prod
+    pools = plan_pools(cfg.gpu_pools, cfg.models, plans)
+    h100 = pools["h100"]
+    got = awaiting.node_pool(h100)
+    assert got.delete_seconds == h100.drain_seconds + awaiting.INSTANCE_TERMINATION_SECONDS
+    assert got.delete_seconds > 10 * 60  # Pulumi's default delete timeout would cut the drain short
+
+
+@pytest.mark.parametrize("minutes, seconds", [("1m", 1), ("1m", 60), ("2m", 61), ("39m", 2292)])
+def test_durations_round_up_to_whole_minutes(minutes, seconds):
+    assert awaiting.duration(seconds) == minutes
+
+
+def test_the_switch_is_validated_and_named():
+    raw = stack_config("dev")
+    raw["llm-serving:deploy"] = {"waitForModels": "sometimes"}
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(raw)
+    assert "deploy.waitForModels" in str(err.value)
+    raw["llm-serving:deploy"] = {"waitForModels": False}
+    assert load_stack_config(raw).deploy.wait_for_models is False
+    assert load_stack_config(stack_config("dev")).deploy.wait_for_models is True
+
+
+def test_the_plan_json_lists_custom_timeouts_and_await_annotations(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", "prod", "--format", "json", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["name"]: r for r in json.loads(proc.stdout)["resources"]}
+    isvc = rows["prod-chat-8b-isvc"]
+    assert isvc["awaitAnnotations"] == {"pulumi.com/waitFor": "condition=Ready"}
+    assert isvc["customTimeouts"]["create"] == "20m"
+    ray = rows["prod-llama-405b-raycluster"]
+    assert set(ray["customTimeouts"]) == {"create", "update", "delete"}
+    assert "condition=HeadPodReady" in ray["awaitAnnotations"]["pulumi.com/waitFor"]
+    for kind in ("node-pool", "node-class"):
+        assert set(rows[f"prod-pool-h100-{kind}"]["customTimeouts"]) == {"delete"}
+    # Placeholders are not awaited (builders/buffer.py) and say so; a row with nothing set carries neither key.
+    assert rows["prod-pool-l40s-buffer"]["awaitAnnotations"] == {"pulumi.com/skipAwait": "true"}
+    assert not {"customTimeouts", "awaitAnnotations"} & set(rows["prod-chat-8b-pdb"])
+    # The annotation is on the object Pulumi sends, not only in the report.
+    text = (tmp_path / "kubernetes").rglob("*chat-8b*")
+    assert any("pulumi.com/waitFor: condition=Ready" in p.read_text() for p in text if p.is_file())
