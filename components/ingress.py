@@ -68,14 +68,14 @@ class AwsLoadBalancerControllerArgs(BaseModel):
         description="AWS region of the cluster (required; pulumi.Input[str]): a value of the controller's chart."
     )
     vpc_id: Optional[InputStr] = Field(
-        None,
+        default=None,
         description="VPC of the cluster (pulumi.Input[str]). Default null: looked up from the cluster (aws.eks.get_cluster).",
     )
     aws_provider: Optional[AwsProvider] = Field(
-        None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's)."
+        default=None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's)."
     )
     pod_identity_agent: Optional[Any] = Field(
-        None,
+        default=None,
         description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
         "(the agent runs already).",
     )
@@ -138,7 +138,7 @@ class IstioIngressArgs(BaseModel):
     plans: dict[str, ServingPlan] = Field(
         description="Capacity plans of the models behind the gateway (required): the gateway drains like the longest."
     )
-    gateway_replicas: int = Field(1, ge=1, description="Replicas of the ingress gateway. Default 1.")
+    gateway_replicas: int = Field(default=1, ge=1, description="Replicas of the ingress gateway. Default 1.")
 
 
 class IstioIngress(KubernetesComponent):
@@ -172,32 +172,32 @@ class LlmIngressArgs(BaseModel):
         default_factory=dict, description="Long-context sibling name -> its model's name. Default {}."
     )
     gateway_replicas: int = Field(
-        1,
+        default=1,
         ge=1,
         description="With routing istio: replicas of the ingress gateway (the connection limits are divided among them). Default 1.",
     )
     cluster_name: InputStr = Field(description="EKS cluster name for the controller (required; pulumi.Input[str]).")
     region: InputStr = Field(description="AWS region (required; pulumi.Input[str]).")
     aws_provider: Optional[AwsProvider] = Field(
-        None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's)."
+        default=None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's)."
     )
     api_key: bool = Field(
-        False,
+        default=False,
         description="The models require the stack's API key (VLLM_API_KEY): the ALB and every VirtualService route then "
         "forward only the path prefixes the key guards in each model's vLLM release (docs/edge.md). Default false (every path).",
     )
     pod_identity_agent: Optional[Any] = Field(
-        None,
+        default=None,
         description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
         "(the agent runs already).",
     )
     prometheus_namespace: Optional[str] = Field(
-        None,
+        default=None,
         description="With routing istio: namespace of the Prometheus that scrapes the models; its pods "
         "(app.kubernetes.io/name: prometheus) may reach the models' port. Default null (no scraper admitted).",
     )
     kuberay_namespace: Optional[str] = Field(
-        None,
+        default=None,
         description="With routing istio: namespace of the KubeRay operator, admitted to a multi-node engine's dashboard "
         "port. Default null.",
     )
