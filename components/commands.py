@@ -66,7 +66,9 @@ COMMANDS: tuple[Command, ...] = (
             "Run the stack's real Pulumi program in-process under an offline engine (no Pulumi CLI, no cloud, no\n"
             "credentials), evaluate every policy of the pack on what was recorded, write one YAML document per\n"
             "Kubernetes object under DIR/kubernetes/, one JSON file per cloud resource under DIR/aws/, one YAML file\n"
-            "per Helm release under DIR/helm/ and the stack's outputs (DIR/outputs.json, secrets redacted; default\n"
+            "per Helm release under DIR/helm/, one YAML document per object the controllers will create from ours\n"
+            "under DIR/derived/ (KServe's predictor Deployment and Service; checked by the pack's per-object\n"
+            "policies like our own) and the stack's outputs (DIR/outputs.json, secrets redacted; default\n"
             "DIR build/STACK), print the report and say where it wrote. STACK is a stack name\n"
             "(stacks/Pulumi.STACK.yaml) or the path of any file in that format. The folder is for review: Secrets\n"
             "hold placeholders, so deploy with `pulumi up`, not `kubectl apply`. The same input gives\n"
@@ -76,7 +78,8 @@ COMMANDS: tuple[Command, ...] = (
         json_flag="--format json",
         json_fields=(
             "`stack`, `resources` [{type, name, parent, dependsOn}], `violations` [{policy, catalog, enforcement, "
-            "resource, message, file, line}], `models` [{name, ...capacity plan figures...}], `pools`"
+            "resource, message, file, line}], `models` [{name, ...capacity plan figures..., `controllers` [{controller, "
+            "kind, name, path, summary}]}], `pools`"
         ),
     ),
     Command(
@@ -168,11 +171,12 @@ COMMANDS: tuple[Command, ...] = (
         usage="python -m stacks schema",
         summary="print the Pulumi package schema the component package serves",
         description=(
-            "Print the Pulumi package schema that the component package serves (GetSchema): the same bytes as its\n"
-            "committed golden file, for review in pull requests."
+            "Print the Pulumi package schema that the component package (package/) serves over GetSchema, as the\n"
+            "SDK infers it from components/hosted/: the same bytes as the committed package/schema.json, for review\n"
+            "in pull requests."
         ),
         exit_codes=((0, "the schema is printed"), (2, "invalid arguments")),
-        pending="the component package (issue 33, deliverable 2) adds it",
+        see="package.md",
     ),
     Command(
         name="policies check",

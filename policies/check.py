@@ -238,12 +238,22 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             raise InputError(str(exc)) from None
         if manifests.counts.objects == 0:
             report = check_report(manifests, evaluate(resources_of(manifests), config))
+            error = f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked"
+            if manifests.unreadable and as_json:
+                # One JSON object on every exit: the error's fields, and the unreadable files' findings beside them.
+                sys.stderr.write("".join(f"error: {u.text}\n" for u in manifests.unreadable) + f"error: {error}\n")
+                sys.stdout.write(
+                    json.dumps(
+                        {**json.loads(render(report, "json")), **json.loads(json_error(row.name, 2, error))},
+                        indent=2,
+                        sort_keys=True,
+                    )
+                    + "\n"
+                )
+                return 2
             if manifests.unreadable:
                 sys.stdout.write(render(report, args.format))
-            raise InputError(
-                "".join(f"{u.text}\n" for u in manifests.unreadable)
-                + f"no Kubernetes object read from {' '.join(args.paths)} ({_summary(report)}); nothing was checked"
-            )
+            raise InputError("".join(f"{u.text}\n" for u in manifests.unreadable) + error)
         resources = resources_of(manifests)
         labels, groups = scoped(manifests, resources)
         violations = evaluate(resources, config, scopes=groups)

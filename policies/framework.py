@@ -66,6 +66,9 @@ class Resource:
     props: dict
     urn: str = ""
     parent: str | None = None
+    # For an object a controller creates from ours (components/derive.Derived: controller, source, the
+    # upstream rule behind each field it set); None for what the stack or a manifest file declares.
+    origin: Any = None
 
 
 @dataclass(frozen=True)

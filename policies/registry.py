@@ -13,8 +13,9 @@ from typing import Any
 from policies import catalog
 from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
 from policies.crd import validation_rules, validation_rules_unevaluated
+from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
-from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, tolerates_and_targets
+from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, single_attach_rollout, tolerates_and_targets
 from policies.ingress import internet_facing_alb_guarded
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
@@ -52,7 +53,13 @@ from policies.karpenter import (
 )
 
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
-from policies.models import hf_token_on_service_account, model_source_pinned
+from policies.models import (
+    hf_token_not_empty,
+    hf_token_on_service_account,
+    model_cache_fits_checkpoint,
+    model_source_pinned,
+    serving_code_pinned,
+)
 from policies.ray import cluster_pdb, kuberay_gpu_hygiene, serving_priority
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
@@ -86,8 +93,15 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 
 POLICIES: tuple[Policy, ...] = _collect(
+    hf_token_not_empty.POLICY,
+    model_cache_fits_checkpoint.POLICY,
+    single_attach_rollout.POLICY,
+    serving_code_pinned.POLICY,
     manifest_readable.POLICY,
     manifest_is_kubernetes.POLICY,
+    requests_within_limits.POLICY,
+    derived_object_valid.POLICY,
+    progress_deadline.POLICY,
     hf_token_on_service_account.POLICY,
     efa_device_plugin.POLICY,
     multi_node_expiry.POLICY,

@@ -36,7 +36,7 @@ def _plan(args: argparse.Namespace) -> int:
         shown = out_dir.resolve()
     written = sum(1 for rel in result.files if rel.split("/", 1)[0] in PLAN_FOLDERS)
     note = (
-        f"wrote {plural(written, 'file')} to {shown}/ (kubernetes/, aws/, helm/) and the stack's outputs to "
+        f"wrote {plural(written, 'file')} to {shown}/ (kubernetes/, aws/, helm/, derived/) and the stack's outputs to "
         f"{shown}/outputs.json (secrets redacted) for review: "
         f"Secrets hold placeholders, so apply with `pulumi up`, not `kubectl apply`\n"
     )
@@ -127,7 +127,16 @@ def build_parser() -> argparse.ArgumentParser:
     from stacks.preflight import add_preflight_arguments
 
     add_preflight_arguments(_subcommand(sub, "preflight", _preflight))
+    _subcommand(sub, "schema", _schema)
     return parser
+
+
+def _schema(args: argparse.Namespace) -> int:
+    """Print the component package's schema (package/schema.json's bytes; docs/package.md)."""
+    from components.hosted import package_schema
+
+    sys.stdout.write(package_schema())
+    return EXIT_OK
 
 
 def _command_of(argv: Sequence[str]) -> Optional[str]:

@@ -109,6 +109,56 @@ def policy_resources(recording: Recording) -> list:
     ]
 
 
+def rendered_objects(recording: Recording):
+    """What the stack renders, as the controllers read it (components/derive): Kubernetes objects and Helm releases."""
+    from components.derive import Release, Rendered
+
+    objects = []
+    releases = []
+    for r in recording.resources:
+        if not r.custom:
+            continue
+        body = normalise(dict(r.inputs))
+        if r.type == HELM_RELEASE_TYPE:
+            rel = helm_release_file(body)
+            releases.append(
+                Release(
+                    name=str(rel["name"] or r.name),
+                    chart=str(rel["chart"] or ""),
+                    version=str(rel["version"] or ""),
+                    namespace=str(rel["namespace"] or ""),
+                    values=rel["values"],
+                )
+            )
+        elif r.type.startswith("kubernetes:") and "kind" in body:
+            objects.append(body)
+    return Rendered(objects=tuple(objects), releases=tuple(releases))
+
+
+# The Pulumi type a derived object would have, so that the pack's resource policies read it like ours.
+def derived_type(manifest: Mapping[str, Any]) -> str:
+    """``kubernetes:<group>/<version>:<Kind>`` (``core`` for the core group), as pulumi-kubernetes names types."""
+    api_version = str(manifest.get("apiVersion", ""))
+    group_version = api_version if "/" in api_version else f"core/{api_version}"
+    return f"kubernetes:{group_version}:{manifest.get('kind', '')}"
+
+
+def derived_resources(derived: list) -> list:
+    """The derived objects as the policy framework's Resource objects (``origin`` says who creates them)."""
+    from policies.framework import Resource
+
+    return [
+        Resource(
+            type=derived_type(d.manifest),
+            name=d.resource_name,
+            props=dict(d.manifest),
+            urn=f"{derived_type(d.manifest)}::{d.resource_name}",
+            origin=d,
+        )
+        for d in derived
+    ]
+
+
 # The annotations pulumi-kubernetes reads to decide how it awaits a resource (provider/pkg/metadata/annotations.go:33-35
 # at v4.32.0): skipAwait (no readiness wait), waitFor (a condition or JSONPath to wait for), timeoutSeconds.
 AWAIT_ANNOTATIONS = ("pulumi.com/skipAwait", "pulumi.com/timeoutSeconds", "pulumi.com/waitFor")
@@ -230,6 +280,25 @@ def trace_line(resource: str, lines: Mapping[str, tuple[int, list[str]]], policy
     return first
 
 
+def derived_violations(derived: list, ours: list) -> list:
+    """The pack's per-object policies on the derived objects, less what our own objects already report.
+
+    Stack-wide policies read our objects only: a derived Deployment beside the InferenceService it comes from would
+    count the same pods twice. A derived finding with the same policy and message as one on our objects (the
+    container's flags, copied by the controller) is reported once, on ours, where the fix is.
+    """
+    from policies.registry import POLICIES, evaluate
+
+    per_object = [p for p in POLICIES if not p.is_stack_policy]
+    seen = {(v.policy, v.message) for v in ours}
+    return [v for v in evaluate(derived_resources(derived), policies=per_object) if (v.policy, v.message) not in seen]
+
+
+def controller_row(d) -> dict:
+    """One derived object in a model's report entry: who creates it, what, and its summary figures."""
+    return {"controller": d.controller, "kind": d.kind, "name": d.name, "path": d.path, "summary": normalise(dict(d.summary))}
+
+
 def _pool_figures(pool, plans) -> dict:
     """A pool's figures for the report, with each of its models' startup budget and its parts."""
     return {
@@ -256,7 +325,13 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     pool_plans = plan_pools(cfg.gpu_pools, cfg.models, plans)
     recording = run_program(stack)
     files = render_files(recording)
+    # What KServe (and the other controllers) create from what we render, written and checked like our own.
+    from components.derive import by_model, derive
+
+    derived = derive(rendered_objects(recording))
+    files.update({d.path: dump_yaml(normalise(dict(d.manifest))) for d in derived})
     violations = evaluate(policy_resources(recording))
+    violations = sorted([*violations, *derived_violations(derived, violations)], key=lambda v: (v.policy, v.resource, v.message))
     # Advisory, and only for models that declare slo.traffic: simulate the stack under that profile (docs/simulate.md).
     if simulate_slo and any(m.slo.traffic is not None for m in cfg.models):
         from policies.simulation.simulated_slo import POLICY as SIMULATED_SLO
@@ -278,6 +353,9 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
         for r in tree_order(recording.resources)
     ]
     report = plan_report(stack.name, resources, violations, [_model_figures(m, plans[m.name], cfg) for m in cfg.models])
+    per_model = by_model(derived)
+    for figures in report["models"]:
+        figures["controllers"] = [controller_row(d) for d in per_model.get(figures["name"], [])]
     report["stack_file"] = _display_path(stack.path)
     report["pools"] = [_pool_figures(p, plans) for p in pool_plans.values()]
     lines = model_lines(stack.path, [m.name for m in cfg.models])
@@ -287,7 +365,7 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
     return PlanResult(report=report, files=files)
 
 
-# The stack's outputs beside the report (DESIGN.md's plan contract), as `pulumi stack output --json` shows
+# The stack's outputs beside the report (docs/cli.md, `plan`), as `pulumi stack output --json` shows
 # them with secrets redacted: what a consumer's offline plan hands its StackReference (docs/reuse.md).
 OUTPUTS_FILE = "outputs.json"
 
@@ -300,7 +378,7 @@ def outputs_json(recording: Recording) -> str:
 
 
 PLAN_MARKER = ".llm-serving-plan"
-PLAN_FOLDERS = ("kubernetes", "aws", "helm")
+PLAN_FOLDERS = ("kubernetes", "aws", "helm", "derived")
 # Files a plan writes at the top of --out, replaced like its folders.
 PLAN_FILES = (OUTPUTS_FILE,)
 

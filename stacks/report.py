@@ -237,8 +237,63 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     out += _layout_markdown(report["models"])
     out += _timeouts_markdown(report["models"])
     out += _pools_markdown(report)
+    out += _controllers_markdown(report["models"])
     out += waves_markdown(report)
     return "\n".join(out) + "\n"
+
+
+def _quantities(values: Any) -> str:
+    if not isinstance(values, Mapping) or not values:
+        return "none"
+    return ", ".join(f"{k} {v}" for k, v in sorted(values.items()))
+
+
+def _probe_text(name: str, probe: Any) -> str:
+    if not isinstance(probe, Mapping):
+        return ""
+    how = next((k for k in ("httpGet", "tcpSocket", "exec", "grpc") if k in probe), "?")
+    target = probe.get(how) or {}
+    where = f"{target.get('path', '')}:{target.get('port', '')}" if isinstance(target, Mapping) else how
+    period, failures = probe.get("periodSeconds", 10), probe.get("failureThreshold", 3)
+    return f"{name} {how} {where} every {period}s x {failures}"
+
+
+def _controllers_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per model, what the controllers create from its objects (components/derive): KServe's predictor
+    Deployment with its defaulted resources, probes, progress deadline and volumes, then any other derived object."""
+    deployments = [(m["name"], c) for m in models for c in m.get("controllers") or () if c["kind"] == "Deployment"]
+    others = [(m["name"], c) for m in models for c in m.get("controllers") or () if c["kind"] not in ("Deployment", "Service")]
+    out: list[str] = []
+    if deployments:
+        out += [
+            "",
+            "**What the controllers create** (derived under `derived/`: the Deployment each controller submits)",
+            "",
+            "| model | Deployment | requests | limits | probes | progressDeadlineSeconds vs startup budget | volumes |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for name, c in deployments:
+            s = c["summary"]
+            res = s.get("resources") or {}
+            probes = "; ".join(
+                t for t in (_probe_text(k.replace("Probe", ""), v) for k, v in (s.get("probes") or {}).items()) if t
+            )
+            budget = s.get("startupBudgetSeconds")
+            deadline = s.get("progressDeadlineSeconds")
+            versus = f"{deadline}s vs {budget}s" if budget is not None else f"{deadline}s (no startup probe)"
+            if budget is not None and deadline is not None and deadline < budget:
+                versus += " (short)"
+            out.append(
+                f"| {name} | {c['controller']}: `{c['name']}` | {_cell(_quantities(res.get('requests')))} | "
+                f"{_cell(_quantities(res.get('limits')))} | {_cell(probes or 'none')} | {versus} | "
+                f"{_cell(', '.join(s.get('volumes') or []) or 'none')} |"
+            )
+    if others:
+        out += ["", "| model | controller | object | figures |", "|---|---|---|---|"]
+        for name, c in others:
+            figures = ", ".join(f"{k} {v}" for k, v in sorted((c.get("summary") or {}).items()))
+            out.append(f"| {name} | {c['controller']} | {c['kind']} `{c['name']}` | {_cell(figures)} |")
+    return out
 
 
 def _timeouts_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -69,6 +69,6 @@ class KServeBackend(ServingBackend):
 
         return VllmService(
             request.name,
-            VllmServiceArgs(**request.component_args()),
+            VllmServiceArgs(**request.component_args(), kserve_cpu_limit_cleared=request.kserve_cpu_limit_cleared),
             opts=request.opts,
         )

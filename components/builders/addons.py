@@ -48,6 +48,10 @@ def cert_manager_values() -> dict[str, Any]:
     return {"crds": {"enabled": True}}
 
 
+# What the kserve release sets as inferenceservice-config's default CPU limit: none (kserve_values).
+KSERVE_DEFAULT_CPU_LIMIT = ""
+
+
 def kserve_values(local_model_cache: bool = False, routes_itself: bool = False) -> dict[str, Any]:
     """The KServe controller with Standard as the cluster default, and what its ``inferenceservice-config`` says.
 
@@ -61,11 +65,23 @@ def kserve_values(local_model_cache: bool = False, routes_itself: bool = False) 
     ``routes_itself``: the stack's own ALB (and Istio) route to the predictors, so KServe must not
     create a second, untimed Ingress per InferenceService (kube_ingress_reconciler.go:106 creates one
     unless the ingress config's ``disableIngressCreation``, configmap-patch.yaml:89).
+
+    The default CPU limit is cleared: KServe's defaulter fills every CPU/memory limit the predictor lacks
+    from ``inferenceservice-config`` (pkg/apis/serving/v1beta1/inference_service_defaults.go:59-96,
+    predictor_custom.go:65-73), whose chart default is 1 CPU (charts/kserve-resources/values.yaml:90-91,
+    rendered as ``resource.cpuLimit`` by configmap-patch.yaml:135-143). Our vLLM container requests 6-76 CPUs
+    and sets no CPU limit on purpose (throttling slows tokenisation; policy catalogue row 9), so the 1-CPU
+    limit made every predictor Deployment invalid (request above limit). An empty value renders
+    ``"cpuLimit": ""``, which the defaulter skips (``if config.Resource.CPULimit != ""``). The memory limit
+    stays at the chart's default: every container we render sets its own (equal to its request), and the
+    defaulter fills only missing keys. See docs/controllers.md.
     """
     controller: dict[str, Any] = {"deploymentMode": "Standard"}
     if routes_itself:
         controller["gateway"] = {"disableIngressCreation": True}
-    values: dict[str, Any] = {"kserve": {"controller": controller}}
+    values: dict[str, Any] = {
+        "kserve": {"controller": controller, "inferenceservice": {"resources": {"limits": {"cpu": KSERVE_DEFAULT_CPU_LIMIT}}}}
+    }
     if local_model_cache:
         values["kserve"]["localmodel"] = {"enabled": True}
     return values

@@ -58,6 +58,8 @@ class ServeRequest:
     hf_token_secret: Any = None
     api_key_secret: Any = None
     opts: Optional["pulumi.ResourceOptions"] = None
+    # The cluster's KServe fills no default CPU limit (the platform installs it with none: builders/addons.py).
+    kserve_cpu_limit_cleared: bool = False
     # deploy.waitForModels: `pulumi up` waits until the model serves (components/builders/awaiting.py).
     wait_for_ready: bool = True
 

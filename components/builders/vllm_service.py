@@ -131,8 +131,17 @@ def api_key_env(api_key_secret: str) -> dict[str, Any]:
     return {"name": API_KEY_ENV, "valueFrom": {"secretKeyRef": {"name": api_key_secret, "key": API_KEY_KEY}}}
 
 
-def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None, api_key_secret: str | None = None) -> dict[str, Any]:
-    """The vLLM serving container: image, flags, secret-sourced token and API key, resources, probes and drain."""
+def vllm_container(
+    m: ModelConfig, plan: ServingPlan, hf_secret: str | None, api_key_secret: str | None = None, cpu_limit: bool = True
+) -> dict[str, Any]:
+    """The vLLM serving container: image, flags, secret-sourced token and API key, resources, probes and drain.
+
+    ``cpu_limit``: set a CPU limit equal to the request, for a KServe whose ``inferenceservice-config`` may hold a
+    default CPU limit: its defaulter fills every missing limit from that config (kserve/kserve v0.20.0
+    pkg/apis/serving/v1beta1/inference_service_defaults.go:59-96, predictor_custom.go:65-73; 1 CPU in the chart),
+    and a request above the limit makes the predictor Deployment invalid. Without it the container has no CPU
+    limit (no throttling), which is right only where that default is cleared (builders/addons.py kserve_values).
+    """
     r = plan.resources
     env: list[dict[str, Any]] = [
         {"name": "HF_HOME", "value": f"{CACHE_PATH}/huggingface"},
@@ -157,10 +166,14 @@ def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None, api
                 "nvidia.com/gpu": str(r.gpus),
                 "ephemeral-storage": f"{r.ephemeral_storage_gib}Gi",
             },
-            # No CPU limit: throttling slows tokenization and TTFT (policy catalogue row 9).
+            # No CPU limit where KServe adds none: throttling slows tokenization and TTFT (policy catalogue row 9).
             # Ephemeral storage is requested (Karpenter sizes the node's disk from it) and
             # bounded by the cache emptyDir's sizeLimit rather than a container limit.
-            "limits": {"memory": f"{r.memory_gib}Gi", "nvidia.com/gpu": str(r.gpus)},
+            "limits": {
+                **({"cpu": str(r.cpu)} if cpu_limit else {}),
+                "memory": f"{r.memory_gib}Gi",
+                "nvidia.com/gpu": str(r.gpus),
+            },
         },
         # vLLM answers no HTTP until the engine is built (vllm-project/vllm v0.33.0 section 3), so the startup
         # probe carries the whole download + load budget and the others start after it.
@@ -176,9 +189,19 @@ def vllm_container(m: ModelConfig, plan: ServingPlan, hf_secret: str | None, api
 
 
 def inference_service(
-    m: ModelConfig, plan: ServingPlan, namespace: str, pool: str, hf_secret: str | None, api_key_secret: str | None = None
+    m: ModelConfig,
+    plan: ServingPlan,
+    namespace: str,
+    pool: str,
+    hf_secret: str | None,
+    api_key_secret: str | None = None,
+    cpu_limit: bool = True,
 ) -> dict[str, Any]:
-    """The KServe InferenceService running ``vllm serve`` for one model."""
+    """The KServe InferenceService running ``vllm serve`` for one model.
+
+    ``cpu_limit`` (default on): a CPU limit equal to the request, which KServe's defaulting cannot lower
+    (vllm_container); the platform turns it off where its own kserve release clears KServe's default.
+    """
     r = plan.resources
     labels = recommended_labels(m.name, component="inference", version=image_tag(m.image))
     return {
@@ -220,7 +243,7 @@ def inference_service(
                     {"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": f"{r.shm_gib}Gi"}},
                     {"name": CACHE_VOLUME, "emptyDir": {"sizeLimit": f"{r.ephemeral_storage_gib}Gi"}},
                 ],
-                "containers": [vllm_container(m, plan, hf_secret, api_key_secret)],
+                "containers": [vllm_container(m, plan, hf_secret, api_key_secret, cpu_limit=cpu_limit)],
             }
         },
     }

@@ -1,4 +1,5 @@
-"""S15: a GPU pod tolerates its pool's taint and targets a GPU type (stack policy: pod spec against NodePool).
+"""S15: a GPU pod tolerates its pool's taint and targets a GPU type (stack policy: pod spec against NodePool); a
+KubeRay GPU worker group targets a GPU type too.
 
 Without the toleration the pod stays Pending on a tainted GPU pool; without a selector on a GPU
 type it may land on the wrong GPU (an L4 instead of an H100), where the KV budget the plan sized
@@ -8,7 +9,8 @@ does not exist.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import as_dict, as_list
+from policies.kube import as_dict, as_list, is_ray
+from policies.reading.engines import ray_gpu_workers
 from policies.reading.gpu_pools import gpu_workloads, node_label_keys, nodepools, platform_adds_toleration
 from policies.reading.nodepools import taints
 
@@ -65,6 +67,7 @@ def assumed_taints(config: dict, podspec: dict | None = None) -> list[dict]:
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     pools = nodepools(resources)
     findings = []
+    seen: set[tuple[str, str]] = set()
     for w in gpu_workloads(resources):
         where = w.path
         pool = pools.get(w.pool) if w.pool else None
@@ -96,6 +99,22 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     f"GPU the capacity plan did not size",
                 )
             )
+    # KubeRay worker groups (gpu_workloads leaves Ray aside: S18 checks their tolerations): a GPU worker group
+    # that targets no GPU type may land on any GPU node, and Ray Serve places the engine replicas there.
+    for r in resources:
+        if not is_ray(r.type):
+            continue
+        for path, podspec, _ in ray_gpu_workers(r):
+            if not targets_gpu_type(podspec) and (r.name, path) not in seen:
+                seen.add((r.name, path))
+                findings.append(
+                    (
+                        r.name,
+                        f"{path}: a Ray worker group requests GPUs without a nodeSelector or required affinity on a GPU "
+                        f"type or pool label ({', '.join(GPU_TYPE_LABELS[:3])}, ...); Ray Serve may place the engine on a "
+                        f"GPU the capacity plan did not size",
+                    )
+                )
     return findings
 
 

@@ -64,8 +64,18 @@ def test_gpu_request_equals_limit_equals_tp_times_pp(prod):
     res = container(isvc)["resources"]
     assert res["requests"]["nvidia.com/gpu"] == res["limits"]["nvidia.com/gpu"] == "4" == str(plan.resources.gpus)
     assert res["requests"]["memory"] == res["limits"]["memory"] == f"{plan.resources.memory_gib}Gi"
-    assert "cpu" not in res["limits"]  # no CPU throttling of tokenization
     assert res["requests"]["ephemeral-storage"] == f"{plan.resources.ephemeral_storage_gib}Gi"
+
+
+def test_cpu_limit_equals_the_request_unless_kserve_adds_none(prod):
+    """KServe v0.20.0 fills a missing CPU limit from inferenceservice-config (inference_service_defaults.go:59-96,
+    1 CPU in the chart): by default the limit equals the request, so the defaulter cannot put it below; without it
+    (the platform's own kserve release clears that default) no CPU limit, so tokenization is never throttled."""
+    m, plan, isvc = render(prod, "qwen3-32b")
+    res = container(isvc)["resources"]
+    assert res["limits"]["cpu"] == res["requests"]["cpu"] == str(plan.resources.cpu)
+    cleared = build.inference_service(m, plan, prod[0].namespace, m.pool, "hf-token", cpu_limit=False)
+    assert "cpu" not in container(cleared)["resources"]["limits"]
 
 
 def test_dev_shm_is_a_memory_emptydir_within_the_memory_limit(prod):

@@ -105,12 +105,24 @@ def test_prods_70b_batch_fits_the_spike_it_declares():
     assert plan.target_in_flight_per_pod < plan.max_num_seqs + (plan.max_num_queued_reqs or 0)
 
 
-def test_prods_plan_simulates_the_declared_profile_and_exits_0():
-    # slo.traffic makes prod's plan run the advisory llm-simulated-slo: its findings never fail the plan.
+def test_prods_plan_simulates_the_declared_profile_and_meets_it():
+    # slo.traffic makes prod's plan run the advisory llm-simulated-slo; prod is sized for its spike (issue 30), so the
+    # simulation finds nothing, and with the 70B's old floor of 2 replicas it refuses over a third of its requests.
     report = run_plan("prod").report
-    found = [v for v in report["violations"] if v["policy"] == "llm-simulated-slo"]
-    assert found and all(v["enforcement"] == "advisory" for v in found)
+    assert not [v for v in report["violations"] if v["policy"] == "llm-simulated-slo"]
     assert not [v for v in report["violations"] if v["enforcement"] == "mandatory"]
+
+
+def test_prod_with_the_70bs_old_floor_refuses_the_spike(tmp_path):
+    cfg = stack_config("prod")
+    llama = next(m for m in cfg["llm-serving:models"] if m["name"] == "llama-70b")
+    assert llama["replicas"] == {"min": 5, "max": 6}
+    llama["replicas"] = {"min": 2, "max": 6}
+    path = tmp_path / "Pulumi.prod-floor-2.yaml"
+    path.write_text(yaml.safe_dump({"config": cfg}))
+    violations = run_plan(str(path)).report["violations"]
+    found = [(v["policy"], v["enforcement"], v["resource"]) for v in violations if v["policy"] == "llm-simulated-slo"]
+    assert found == [("llm-simulated-slo", "advisory", "llama-70b")]
 
 
 def test_a_traced_profile_sizes_the_batch_on_its_rows(tmp_path):

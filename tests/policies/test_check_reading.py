@@ -144,3 +144,12 @@ def test_the_second_corpus_runs_to_the_end_with_its_two_invalid_files_as_finding
     unread = [v for v in report["violations"] if v["policy"] == "manifest-readable"]
     assert len(unread) == 2 and all(v["line"] and v["enforcement"] == "mandatory" for v in unread)
     assert report["files"] == len(files) and report["objects"] > 30
+
+
+def test_only_unreadable_files_in_json_is_one_object_with_the_findings(tmp_path):
+    (tmp_path / "broken.yaml").write_text("a: [1\n")
+    proc = check(str(tmp_path), "--format", "json")
+    assert proc.returncode == 2
+    report = json.loads(proc.stdout)  # one object: the error's fields and the findings
+    assert report["exit"] == 2 and report["command"] == "policies check" and "no Kubernetes object read" in report["error"]
+    assert [(v["policy"], v["line"]) for v in report["violations"]] == [("manifest-readable", 2)]

@@ -58,6 +58,8 @@ EXPECTED = {
     ("config__manifests__vllm__gpu-deployment.yaml", "image-tag-pinned"),
     ("config__manifests__vllm__gpu-deployment.yaml", "memory-emptydir-size-limit"),
     ("config__manifests__vllm__gpu-deployment.yaml", "model-source-pinned"),
+    # Its pull-lora init container git-clones the adapter repository's default branch at every start (S31).
+    ("config__manifests__vllm__gpu-deployment.yaml", "serving-code-pinned"),
     ("config__manifests__vllm__gpu-deployment.yaml", "serving-app-pdb"),
     ("config__manifests__vllm__gpu-deployment.yaml", "serving-app-service"),
     ("config__manifests__vllm__gpu-deployment.yaml", "serving-memory-limit"),
@@ -302,6 +304,8 @@ EXPECTED = {
     # KServe's HF sample in its default Serverless mode: Knative's KPA scales the GPU predictor in 60 s after a dip
     # (scale-down-delay 0s), below S8's 300 s floor.
     ("docs__samples__storage__hf__hf_isvc.yaml", "llm-hpa-behavior"),
+    # KubeRay's LLM sample: the GPU worker group (4 GPUs) selects no GPU type or pool (S15 on Ray worker groups).
+    ("ray-operator__config__samples__ray-service.llm-serve.yaml", "gpu-pod-tolerates-and-targets"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.

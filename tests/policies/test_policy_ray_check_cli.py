@@ -42,8 +42,10 @@ def test_the_sample_as_published(kuberay_sample):
     # its Ray Serve LLM config leaves the Hub model unpinned and sets gpu_memory_utilization 0.75, below S1's band;
     # its GPU workers download Qwen2.5-7B (15 GB) from the Hub with no ephemeral-storage request, and Serve kills a
     # downscaled replica's streams after its default 20 s graceful_shutdown_timeout_s (issue 21).
-    # KubeRay creates no PodDisruptionBudget for the GPU workers either.
+    # KubeRay creates no PodDisruptionBudget for the GPU workers either, and its GPU worker group selects no GPU
+    # type, so Ray Serve may place the 7B engine on any GPU node (S15 on Ray worker groups, issue 32).
     assert findings(proc) == {
+        ("gpu-pod-tolerates-and-targets", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec"),
         ("serving-app-pdb", "RayService ray-serve-llm"),
         ("termination-drains-streams", "serveConfigV2 application llms llm_configs[0]"),
         ("kuberay-gpu-hygiene", "spec.rayClusterConfig.workerGroupSpecs[0] (gpu-group)"),

@@ -1,0 +1,33 @@
+"""The components other Pulumi languages use, and the package schema Pulumi's analyzer infers for them.
+
+``package/__main__.py`` hosts :data:`COMPONENTS` with ``component_provider_host``; :func:`package_schema`
+is the schema that provider serves (``GetSchema``), as ``python -m stacks schema`` prints it and
+``package/schema.json`` holds it (docs/package.md).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pulumi
+
+from .platform import PACKAGE, LlmPlatform
+
+# The components the package hosts, in schema order.
+COMPONENTS: list[type[pulumi.ComponentResource]] = [LlmPlatform]
+# The package's version in its schema (pyproject.toml [project] version; tests/components/test_hosted.py checks).
+VERSION = "0.1.0"
+
+
+def package_schema(version: str = VERSION) -> str:
+    """The package schema as JSON text: what the provider's GetSchema serves, indented with sorted keys.
+
+    Built by the SDK's own ComponentProvider (the analyzer and schema generator the hosted provider runs).
+    """
+    from pulumi.provider.experimental.component import ComponentProvider
+
+    served = ComponentProvider(COMPONENTS, PACKAGE, version=version).schema or "{}"
+    return json.dumps(json.loads(served), indent=2, sort_keys=True) + "\n"
+
+
+__all__ = ["COMPONENTS", "PACKAGE", "VERSION", "LlmPlatform", "package_schema"]

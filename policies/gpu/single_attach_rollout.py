@@ -1,0 +1,110 @@
+"""S30: a Deployment that rolls cannot share a single-attach volume between its old and new pods.
+
+A RollingUpdate (a Deployment's default: maxSurge 25%, so one extra pod) starts the new pod before the old one
+stops. A ReadWriteOncePod claim admits one pod at a time, and a ReadWriteOnce claim one node: a GPU pod's
+replacement usually needs another node's GPUs, so it waits on "Multi-Attach error for volume" while the old pod
+holds the volume and the rollout never progresses (or, with replicas > 1, the second pod never starts). The
+careful forms: `strategy: {type: Recreate}`, `maxSurge: 0` (the old pod goes first), a StatefulSet with a claim
+per pod (volumeClaimTemplates), or a ReadWriteMany / ReadOnlyMany volume.
+
+The claim's access modes come from a PersistentVolumeClaim of the same run (same namespace); a claim the run
+does not hold is not judged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from policies.framework import Policy, Resource
+from policies.kube import as_dict, as_list, get, metadata_name, requests_gpu, split_type, viewed_resources
+
+DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
+SINGLE_ATTACH = ("ReadWriteOnce", "ReadWriteOncePod")
+
+
+def _claims(resource: Resource) -> dict[str, dict]:
+    namespace = get(resource.props, "metadata", "namespace")
+    found = {}
+    for other in viewed_resources() or ():
+        if split_type(other.type) != ("", "PersistentVolumeClaim"):
+            continue
+        if get(other.props, "metadata", "namespace") not in (None, namespace):
+            continue
+        name = metadata_name(other.props)
+        if name:
+            found[name] = other.props
+    return found
+
+
+def _surges(spec: dict) -> bool:
+    """True when the rollout starts a new pod before an old one stops (RollingUpdate with maxSurge > 0)."""
+    strategy = as_dict(spec.get("strategy"))
+    if strategy.get("type") == "Recreate":
+        return False
+    surge: Any = get(strategy, "rollingUpdate", "maxSurge")
+    if surge is None:
+        return True  # the default 25%, rounded up: one extra pod
+    text = str(surge).strip().rstrip("%")
+    try:
+        return float(text) > 0
+    except ValueError:
+        return True
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    spec = as_dict(get(resource.props, "spec"))
+    podspec = as_dict(get(spec, "template", "spec"))
+    replicas = spec.get("replicas", 1)
+    surges = _surges(spec)
+    many = isinstance(replicas, (int, float)) and not isinstance(replicas, bool) and replicas > 1
+    if not (surges or many):
+        return []
+    claims = _claims(resource)
+    messages = []
+    for volume in as_list(podspec.get("volumes")):
+        name = get(volume, "persistentVolumeClaim", "claimName")
+        if not isinstance(name, str) or name not in claims:
+            continue
+        if get(volume, "persistentVolumeClaim", "readOnly") is True and "ReadWriteOncePod" not in as_list(
+            get(claims[name], "spec", "accessModes")
+        ):
+            continue
+        modes = [m for m in as_list(get(claims[name], "spec", "accessModes")) if isinstance(m, str)]
+        if not modes or any(m not in SINGLE_ATTACH for m in modes):
+            continue
+        pod_bound = "ReadWriteOncePod" in modes
+        if not pod_bound and not requests_gpu(podspec) and not many:
+            continue  # ReadWriteOnce is per node: a CPU pod's replacement may land beside the old one
+        why = (
+            f"spec.replicas {replicas}: the pods after the first cannot attach it"
+            if many
+            else "the RollingUpdate starts the new pod before the old one releases it"
+        )
+        messages.append(
+            f"spec.template.spec.volumes {volume.get('name')}: PersistentVolumeClaim {name} is {'/'.join(modes)} "
+            f"(single-attach) and {why} (Multi-Attach error), so the rollout never completes; use strategy Recreate "
+            f"or maxSurge 0, a StatefulSet with volumeClaimTemplates, or a ReadWriteMany volume"
+        )
+    return messages
+
+
+POLICY = Policy(
+    name="single-attach-volume-rolls",
+    description="A Deployment that surges or runs several replicas does not mount a ReadWriteOnce(Pod) claim its new pods cannot attach.",
+    catalog="S30",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Set `strategy: {type: Recreate}` (or `rollingUpdate: {maxSurge: 0, maxUnavailable: 1}`) on a one-replica "
+        "Deployment holding a ReadWriteOnce model cache; for several replicas use a StatefulSet with volumeClaimTemplates "
+        "or a ReadWriteMany / ReadOnlyMany volume."
+    ),
+    resource_types=(DEPLOYMENT_TYPE,),
+    check_resource=_check,
+    rationale=(
+        "ReadWriteOnce mounts a volume on one node and ReadWriteOncePod in one pod "
+        "(https://kubernetes.io/docs/concepts/storage/persistent-volumes/#access-modes); a Deployment's RollingUpdate "
+        "surges by 25% by default (https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#max-surge), "
+        "so the new GPU pod, scheduled on another node, waits on the attach the old pod holds and the rollout stalls."
+    ),
+)

@@ -1,0 +1,207 @@
+"""KServe v0.20.0's predictor Deployment and Service, derived from our InferenceServices (components/derive/kserve.py).
+
+Each test pins one upstream rule (kserve/kserve at v0.20.0, file:line in the test's docstring) and fails
+when the derivation drops it.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from components.derive import Release, Rendered, by_model, derive
+from components.derive import kserve as ks
+from tests.conftest import shared_path
+
+
+def _isvc(**predictor_extra) -> dict:
+    predictor = {
+        "minReplicas": 2,
+        "maxReplicas": 4,
+        "labels": {"team": "llm"},
+        "containers": [
+            {
+                "name": "kserve-container",
+                "image": "vllm/vllm-openai:v0.33.0",
+                "env": [{"name": "STORAGE_URI", "value": "hf://org/model:abc"}],
+                "ports": [{"containerPort": 8080, "name": "http", "protocol": "TCP"}],
+                "resources": {
+                    "requests": {"cpu": "6", "memory": "51Gi", "nvidia.com/gpu": "1"},
+                    "limits": {"memory": "51Gi", "nvidia.com/gpu": "1"},
+                },
+                "readinessProbe": {"httpGet": {"path": "/health", "port": 8080}},
+                "startupProbe": {"httpGet": {"path": "/health", "port": 8080}, "periodSeconds": 10, "failureThreshold": 174},
+            }
+        ],
+        **predictor_extra,
+    }
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {
+            "name": "m",
+            "namespace": "llm",
+            "labels": {"app.kubernetes.io/name": "m"},
+            "annotations": {"serving.kserve.io/deploymentMode": "Standard", "serving.kserve.io/autoscalerClass": "external"},
+        },
+        "spec": {"predictor": predictor},
+    }
+
+
+def _release(values: dict) -> Release:
+    return Release("kserve", "oci://ghcr.io/kserve/charts/kserve-resources", "v0.20.0", "kserve", values)
+
+
+def _deployment(*objects, values=None) -> dict:
+    releases = () if values is None else (_release(values),)
+    out = derive(Rendered(objects=tuple(objects), releases=releases))
+    return next(d for d in out if d.kind == "Deployment").manifest
+
+
+def test_chart_defaults_match_the_pinned_chart():
+    """charts/kserve-resources/values.yaml:19, 63-64, 86-95, 109 at v0.20.0: the defaults the derivation assumes."""
+    path = shared_path("charts", "kserve-resources", "v0.20.0", "values.yaml")
+    chart = yaml.safe_load(path.read_text())["kserve"]
+    assert chart["inferenceservice"] == ks.CHART_DEFAULTS["inferenceservice"]
+    assert chart["security"]["autoMountServiceAccountToken"] is ks.CHART_DEFAULTS["security"]["autoMountServiceAccountToken"]
+    assert chart["controller"]["deploymentMode"] == ks.CHART_DEFAULTS["controller"]["deploymentMode"]
+    assert chart["service"]["serviceClusterIPNone"] is ks.CHART_DEFAULTS["service"]["serviceClusterIPNone"]
+    assert chart["localmodel"]["enabled"] is ks.CHART_DEFAULTS["localmodel"]["enabled"]
+
+
+def test_missing_cpu_limit_is_filled_from_the_config():
+    """inference_service_defaults.go:86-93: a missing limit comes from inferenceservice-config (chart: 1 CPU)."""
+    d = derive(Rendered(objects=(_isvc(),), releases=(_release({}),)))[0]
+    limits = d.manifest["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+    assert limits["cpu"] == "1"
+    assert limits["memory"] == "51Gi"  # only missing keys are filled
+    assert "inference_service_defaults.go:59-96" in d.rule("spec.template.spec.containers[0].resources.limits.cpu")
+
+
+def test_cleared_cpu_limit_is_not_filled():
+    """inference_service_defaults.go:70-72: an empty cpuLimit adds nothing (what the kserve release sets)."""
+    values = {"kserve": {"inferenceservice": {"resources": {"limits": {"cpu": ""}}}}}
+    limits = _deployment(_isvc(), values=values)["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+    assert "cpu" not in limits
+
+
+def test_helm_null_deletes_the_default():
+    """A null Helm value deletes the chart's key; the template then renders "" and nothing is filled."""
+    values = {"kserve": {"inferenceservice": {"resources": {"limits": {"cpu": None}}}}}
+    assert "cpu" not in _deployment(_isvc(), values=values)["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+
+
+def test_requests_are_filled_only_where_missing():
+    """inference_service_defaults.go:77-84: requests are defaulted separately from limits."""
+    isvc = _isvc()
+    del isvc["spec"]["predictor"]["containers"][0]["resources"]["requests"]["memory"]
+    requests = _deployment(isvc, values={})["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]
+    assert requests["memory"] == "2Gi" and requests["cpu"] == "6"
+
+
+def test_deployment_defaults():
+    """deployment_reconciler.go:341-359 (600 s deadline, 25%/25%, 10 revisions) and 140-161 (app label, selector)."""
+    dep = _deployment(_isvc(), values={})
+    assert dep["metadata"]["name"] == "m-predictor"
+    assert dep["spec"]["progressDeadlineSeconds"] == 600
+    assert dep["spec"]["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}
+    assert dep["spec"]["revisionHistoryLimit"] == 10
+    assert dep["spec"]["selector"] == {"matchLabels": {"app": "isvc.m-predictor"}}
+    assert dep["spec"]["template"]["metadata"]["labels"]["app"] == "isvc.m-predictor"
+    assert dep["metadata"]["labels"]["app"] == "isvc.m-predictor"  # Go's shared label map (145-146)
+    assert "replicas" not in dep["spec"]  # autoscaler class external: the HPA owns replicas (170-172)
+
+
+def test_user_strategy_skips_the_deployment_defaults():
+    """deployment_reconciler.go:162-168: a deploymentStrategy replaces setDefaultDeploymentSpec entirely."""
+    strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}
+    dep = _deployment(_isvc(deploymentStrategy=strategy), values={})
+    assert dep["spec"]["strategy"] == strategy
+    assert "progressDeadlineSeconds" not in dep["spec"]
+
+
+def test_labels_annotations_and_env():
+    """predictor.go:99-120 (filtered annotations + storage URI), 152-157 (INFERENCE_SERVICE_NAME), 498-519 (labels)."""
+    dep = _deployment(_isvc(), values={})
+    meta = dep["metadata"]
+    assert meta["labels"]["serving.kserve.io/inferenceservice"] == "m"
+    assert meta["labels"]["component"] == "predictor"
+    assert meta["labels"]["team"] == "llm"  # the predictor's own labels
+    assert meta["annotations"][ks.SOURCE_URI] == "hf://org/model:abc"
+    env = dep["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "INFERENCE_SERVICE_NAME", "value": "m"} in env
+    spec = dep["spec"]["template"]["spec"]
+    assert not {"minReplicas", "maxReplicas", "labels"} & set(spec)  # ComponentExtensionSpec is not pod spec
+
+
+def test_pod_defaults_and_tcp_readiness_probe():
+    """deployment_reconciler.go:276-339: pod defaults, and a TCP readiness probe on the first port where none is set."""
+    isvc = _isvc()
+    del isvc["spec"]["predictor"]["containers"][0]["readinessProbe"]
+    dep = _deployment(isvc, values={})
+    spec = dep["spec"]["template"]["spec"]
+    assert spec["terminationGracePeriodSeconds"] == 30 and spec["dnsPolicy"] == "ClusterFirst"
+    probe = spec["containers"][0]["readinessProbe"]
+    assert probe["tcpSocket"] == {"port": 8080} and probe["timeoutSeconds"] == 1
+
+
+def test_raw_deployment_annotation_is_normalised():
+    """inference_service_defaults.go:166-171: RawDeployment becomes Standard (and is still derived)."""
+    isvc = _isvc()
+    isvc["metadata"]["annotations"]["serving.kserve.io/deploymentMode"] = "RawDeployment"
+    assert _deployment(isvc, values={})["metadata"]["annotations"]["serving.kserve.io/deploymentMode"] == "Standard"
+
+
+def test_knative_default_derives_nothing():
+    """inference_service_defaults.go:178-186: without the annotation the chart's default (Knative) applies."""
+    isvc = _isvc()
+    del isvc["metadata"]["annotations"]["serving.kserve.io/deploymentMode"]
+    assert derive(Rendered(objects=(isvc,), releases=())) == []
+    standard = {"kserve": {"controller": {"deploymentMode": "Standard"}}}
+    assert len(derive(Rendered(objects=(isvc,), releases=(_release(standard),)))) == 2
+
+
+def test_local_model_cache_matches_by_uri_prefix():
+    """inference_service_defaults.go:548-590 and storage_uri_utils.go:23-35: a cache whose URI is the storage URI
+    (or a folder above it) labels the predictor, with the PVC of its first node group."""
+    cache = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LocalModelCache",
+        "metadata": {"name": "m"},
+        "spec": {"sourceModelUri": "hf://org/model:abc", "nodeGroups": ["l40s"]},
+    }
+    on = {"kserve": {"localmodel": {"enabled": True}}}
+    dep = _deployment(_isvc(), cache, values=on)
+    assert dep["metadata"]["labels"][ks.LOCAL_MODEL_LABEL] == "m"
+    assert dep["metadata"]["annotations"][ks.LOCAL_MODEL_PVC] == "m-l40s"
+    other = copy.deepcopy(cache)
+    other["spec"]["sourceModelUri"] = "hf://org/model:ab"  # a prefix, but not a folder above
+    assert ks.LOCAL_MODEL_LABEL not in _deployment(_isvc(), other, values=on)["metadata"]["labels"]
+    assert ks.LOCAL_MODEL_LABEL not in _deployment(_isvc(), cache, values={})["metadata"]["labels"]  # disabled
+
+
+def test_service():
+    """service_reconciler.go:104-192: port 80 named after the first container port, targeting it, selecting app."""
+    out = derive(Rendered(objects=(_isvc(),), releases=(_release({}),)))
+    svc = next(d for d in out if d.kind == "Service").manifest
+    assert svc["metadata"]["name"] == "m-predictor"
+    assert svc["spec"] == {
+        "selector": {"app": "isvc.m-predictor"},
+        "ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"}],
+    }
+
+
+def test_by_model_and_paths_are_stable():
+    out = derive(Rendered(objects=(_isvc(),), releases=(_release({}),)))
+    assert [d.path for d in out] == ["derived/llm/deployment-m-predictor.yaml", "derived/llm/service-m-predictor.yaml"]
+    assert list(by_model(out)) == ["m"]
+
+
+def test_derivers_never_overwrite_each_other():
+    def twice(rendered):
+        return derive(rendered, derivers=[ks.derive])
+
+    with pytest.raises(ValueError, match="share a path"):
+        derive(Rendered(objects=(_isvc(),)), derivers=[twice, twice])
