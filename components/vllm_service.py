@@ -149,7 +149,10 @@ class VllmService(KubernetesComponent):
             kind="InferenceService",
             metadata=resolve(lambda md: awaiting.annotated(md, awaits.annotations), part(isvc, "metadata")),
             spec=part(isvc, "spec"),
-            opts=isvc_opts,
+            # The fields KServe's defaulter writes (builders/vllm_service.py KSERVE_DEFAULTED_FIELDS): no refresh diff.
+            opts=pulumi.ResourceOptions.merge(
+                isvc_opts, pulumi.ResourceOptions(ignore_changes=list(build.KSERVE_DEFAULTED_FIELDS))
+            ),
         )
         pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(
