@@ -30,20 +30,20 @@ class ClusterAddonsArgs(BaseModel):
 
     addons: AddonsConfig = Field(default_factory=AddonsConfig, description="Which add-ons to install. Default: all.")
     local_model_cache: bool = Field(
-        False, description="Install KServe's local model cache (a model uses source localCache). Default false."
+        default=False, description="Install KServe's local model cache (a model uses source localCache). Default false."
     )
     cluster_name: Optional[InputStr] = Field(
-        None,
+        default=None,
         description="EKS cluster the Pod Identity Agent add-on goes to (pulumi.Input[str]). Default null: no add-on is made.",
     )
     aws_provider: Optional[AwsProvider] = Field(
-        None, description="pulumi_aws.Provider for the EKS add-on. Default null (the stack's)."
+        default=None, description="pulumi_aws.Provider for the EKS add-on. Default null (the stack's)."
     )
     efa: bool = Field(
-        False, description="Install the EFA device plugin (a multi-node model requests EFA interfaces). Default false."
+        default=False, description="Install the EFA device plugin (a multi-node model requests EFA interfaces). Default false."
     )
     routes_itself: bool = Field(
-        False,
+        default=False,
         description="The stack routes to the predictors itself (an ingress is configured): KServe creates no Ingress. Default false.",
     )
 

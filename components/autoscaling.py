@@ -70,12 +70,12 @@ class ModelAutoscalingArgs(BaseModel):
         default_factory=MonitoringConfig, description="Default: kube-prometheus-stack in monitoring."
     )
     metrics_stack: Optional[MetricsStack] = Field(
-        None,
+        default=None,
         description="The MetricsStack whose Prometheus Adapter serves this model's in-flight metric (its models include "
         "this one); LlmPlatform passes its own. Default null: see metric_served_elsewhere.",
     )
     metric_served_elsewhere: bool = Field(
-        False,
+        default=False,
         description="The HPA's Pods metric (vllm_requests_in_flight_<model>) is served by an adapter this stack does not "
         "manage, with the rule builders.prometheus_adapter.adapter_rule renders for the model. Default false: with "
         "backend prometheus-adapter and no metrics_stack serving the model, the component refuses to render an HPA "

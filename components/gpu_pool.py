@@ -28,17 +28,19 @@ class GpuPoolArgs(BaseModel):
         description="EKS cluster name (required; pulumi.Input[str]): subnets and security groups are discovered by its tag."
     )
     node_role: Optional[InputStr] = Field(
-        None,
+        default=None,
         description="Name of the node IAM role (pulumi.Input[str]). Default: KarpenterNodeRole-<cluster>, the role "
         "Karpenter's getting-started guide creates.",
     )
     node_labels: dict[str, str] = Field(default_factory=dict, description="Extra labels on the pool's nodes. Default {}.")
-    namespace: InputName = Field("llm", description="Namespace of the pool's buffer objects (pulumi.Input[str]). Default llm.")
+    namespace: InputName = Field(
+        default="llm", description="Namespace of the pool's buffer objects (pulumi.Input[str]). Default llm."
+    )
     cache_models: tuple[Any, ...] = Field(
-        (), description="(ModelConfig, checkpoint GiB) of the pool's models with source localCache. Default ()."
+        default=(), description="(ModelConfig, checkpoint GiB) of the pool's models with source localCache. Default ()."
     )
     cache_credentials: bool = Field(
-        False,
+        default=False,
         description="The caches name each model's ServiceAccount (in KServe's job namespace, where the stack creates it "
         "with the Hugging Face Secret), so the download jobs get HF_TOKEN. Default false (public models).",
     )
@@ -58,7 +60,7 @@ class GpuPoolArgs(BaseModel):
         description="Security groups of the nodes. Default: tagged karpenter.sh/discovery=<cluster_name>.",
     )
     efa_vpc_id: Optional[InputStr] = Field(
-        None,
+        default=None,
         description="pulumi.Input[str]: VPC of the cluster. When set, the pool gets its own EFA security group there (all "
         "traffic to and from itself), which its EC2NodeClass selects besides security_groups; the cluster security group "
         "is never edited. Default null (no EFA group).",
@@ -68,7 +70,7 @@ class GpuPoolArgs(BaseModel):
         description="Resources the EC2NodeClass waits for (e.g. the discovery tags it selects by). Default [].",
     )
     aws_provider: Optional[AwsProvider] = Field(
-        None, description="pulumi_aws.Provider for the EFA security group. Default null (the stack's)."
+        default=None, description="pulumi_aws.Provider for the EFA security group. Default null (the stack's)."
     )
 
 

@@ -66,14 +66,14 @@ class AwsLoadBalancerControllerArgs(BaseModel):
         description="AWS region of the cluster (required; pulumi.Input[str]): a value of the controller's chart."
     )
     vpc_id: Optional[InputStr] = Field(
-        None,
+        default=None,
         description="VPC of the cluster (pulumi.Input[str]). Default null: looked up from the cluster (aws.eks.get_cluster).",
     )
     aws_provider: Optional[AwsProvider] = Field(
-        None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's)."
+        default=None, description="pulumi_aws.Provider for the IAM resources. Default null (the stack's)."
     )
     pod_identity_agent: Optional[Any] = Field(
-        None,
+        default=None,
         description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
         "(the agent runs already).",
     )
@@ -136,7 +136,7 @@ class IstioIngressArgs(BaseModel):
     plans: dict[str, ServingPlan] = Field(
         description="Capacity plans of the models behind the gateway (required): the gateway drains like the longest."
     )
-    gateway_replicas: int = Field(1, ge=1, description="Replicas of the ingress gateway. Default 1.")
+    gateway_replicas: int = Field(default=1, ge=1, description="Replicas of the ingress gateway. Default 1.")
 
 
 class IstioIngress(KubernetesComponent):
@@ -170,22 +170,22 @@ class LlmIngressArgs(BaseModel):
         default_factory=dict, description="Long-context sibling name -> its model's name. Default {}."
     )
     gateway_replicas: int = Field(
-        1,
+        default=1,
         ge=1,
         description="With routing istio: replicas of the ingress gateway (the connection limits are divided among them). Default 1.",
     )
     cluster_name: InputStr = Field(description="EKS cluster name for the controller (required; pulumi.Input[str]).")
     region: InputStr = Field(description="AWS region (required; pulumi.Input[str]).")
     aws_provider: Optional[AwsProvider] = Field(
-        None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's)."
+        default=None, description="pulumi_aws.Provider for the controller's IAM. Default null (the stack's)."
     )
     api_key: bool = Field(
-        False,
+        default=False,
         description="The models require the stack's API key (VLLM_API_KEY): the ALB then forwards /v1 only, the prefix "
         "vLLM's key guards (docs/edge.md). Default false (every path).",
     )
     pod_identity_agent: Optional[Any] = Field(
-        None,
+        default=None,
         description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
         "(the agent runs already).",
     )

@@ -40,13 +40,13 @@ class KarpenterArgs(BaseModel):
     region: InputStr = Field(
         description="AWS region of the cluster (required; pulumi.Input[str]): it only goes into the controller's IAM policy ARNs."
     )
-    namespace: str = Field("kube-system", description="Namespace of the controller. Default kube-system.")
-    capacity_buffer: bool = Field(False, description="Turn on the CapacityBuffer feature gate. Default false.")
+    namespace: str = Field(default="kube-system", description="Namespace of the controller. Default kube-system.")
+    capacity_buffer: bool = Field(default=False, description="Turn on the CapacityBuffer feature gate. Default false.")
     aws_provider: Optional[AwsProvider] = Field(
-        None, description="pulumi_aws.Provider for the AWS resources. Default null (the stack's)."
+        default=None, description="pulumi_aws.Provider for the AWS resources. Default null (the stack's)."
     )
     pod_identity_agent: Optional[Any] = Field(
-        None,
+        default=None,
         description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
         "(the agent runs already).",
     )

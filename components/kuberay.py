@@ -61,18 +61,18 @@ class RayVllmServiceArgs(BaseModel):
     plan: ServingPlan = Field(description="Its capacity plan (required; plan.layout holds the nodes and stages).")
     namespace: InputName = Field(description="Namespace of the RayCluster and its Service (required; pulumi.Input[str]).")
     pool_name: Optional[InputName] = Field(
-        None, description="Karpenter NodePool every Ray pod selects (pulumi.Input[str]). Default null: `model.pool`."
+        default=None, description="Karpenter NodePool every Ray pod selects (pulumi.Input[str]). Default null: `model.pool`."
     )
     hf_token_secret: Optional[InputStr] = Field(
-        None, description="Name of the Secret with key 'HF_TOKEN' (pulumi.Input[str]). Default null (public model)."
+        default=None, description="Name of the Secret with key 'HF_TOKEN' (pulumi.Input[str]). Default null (public model)."
     )
     api_key_secret: Optional[InputStr] = Field(
-        None,
+        default=None,
         description="Name of the Secret with key 'key' holding the API key the head's vLLM requires on /v1 (VLLM_API_KEY; "
         "pulumi.Input[str]). Default null (no key).",
     )
     wait_for_ready: bool = Field(
-        True,
+        default=True,
         description="`pulumi up` waits until the model serves (its readiness condition, within a timeout from its "
         "startup budget: components/builders/awaiting.py); false returns once the object is accepted. Default true.",
     )

@@ -30,9 +30,9 @@ class S3ModelReaderArgs(BaseModel):
     cluster_name: InputStr = Field(
         description="EKS cluster name (required, for the Pod Identity association; pulumi.Input[str])."
     )
-    aws_provider: Optional[AwsProvider] = Field(None, description="pulumi_aws.Provider. Default null (the stack's).")
+    aws_provider: Optional[AwsProvider] = Field(default=None, description="pulumi_aws.Provider. Default null (the stack's).")
     pod_identity_agent: Optional[Any] = Field(
-        None,
+        default=None,
         description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
         "(the agent runs already).",
     )

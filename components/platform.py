@@ -48,25 +48,30 @@ class LlmPlatformArgs(BaseModel):
 
     config: StackConfig = Field(description="The validated stack configuration (required).")
     hf_token: Optional[InputStr] = Field(
-        None, description="Hugging Face token (pulumi.Input[str], kept secret). Default null (public models only)."
+        default=None, description="Hugging Face token (pulumi.Input[str], kept secret). Default null (public models only)."
     )
     api_key: Optional[InputStr] = Field(
-        None,
+        default=None,
         description="The API key every model requires on /v1 (pulumi.Input[str], kept secret): stored in the Secret "
         f"{API_KEY_SECRET_NAME!r} and read by vLLM as VLLM_API_KEY. Default null (no key).",
     )
-    base_dir: Optional[Path] = Field(None, description="Directory that architecture.configPath is relative to. Default: cwd.")
-    plans: Optional[dict[str, ServingPlan]] = Field(None, description="Precomputed capacity plans. Default: computed here.")
+    base_dir: Optional[Path] = Field(
+        default=None, description="Directory that architecture.configPath is relative to. Default: cwd."
+    )
+    plans: Optional[dict[str, ServingPlan]] = Field(
+        default=None, description="Precomputed capacity plans. Default: computed here."
+    )
     k8s_provider: Optional[K8sProvider] = Field(
-        None,
+        default=None,
         description="A pulumi_kubernetes.Provider for the cluster, e.g. from the stack that owns the cluster. Default null: "
         "the platform creates one from config.cluster (see components/cluster.py).",
     )
     aws_provider: Optional[AwsProvider] = Field(
-        None, description="A pulumi_aws.Provider for the EKS lookup and the AWS resources. Default null (the stack's aws:region)."
+        default=None,
+        description="A pulumi_aws.Provider for the EKS lookup and the AWS resources. Default null (the stack's aws:region).",
     )
     vpc_id: Optional[InputStr] = Field(
-        None,
+        default=None,
         description="pulumi.Input[str]: VPC of the cluster, where a pool that carries an EFA model gets its own EFA "
         "security group. Default: looked up from cluster.name when some pool needs one.",
     )

@@ -29,34 +29,35 @@ class VllmServiceArgs(BaseModel):
     model: ModelConfig = Field(description="The model's stack configuration (required).")
     namespace: InputName = Field(description="Namespace of the InferenceService (required; pulumi.Input[str]).")
     gpu_pool: Optional[GpuPoolConfig] = Field(
-        None,
+        default=None,
         description="The GPU pool the model runs on: its instance types decide the GPU the plan sizes for. "
         "Default null: required unless `plan` is given.",
     )
     plan: Optional[ServingPlan] = Field(
-        None,
+        default=None,
         description="The model's capacity plan. Default null: computed from `model` and `gpu_pool` (capacity.plan.plan_model).",
     )
     pool_name: Optional[InputName] = Field(
-        None, description="Karpenter NodePool the pods select (pulumi.Input[str]). Default null: `model.pool`."
+        default=None, description="Karpenter NodePool the pods select (pulumi.Input[str]). Default null: `model.pool`."
     )
     hf_token_secret: Optional[InputStr] = Field(
-        None,
+        default=None,
         description="Name of the Secret with key 'HF_TOKEN' (pulumi.Input[str]); the model's ServiceAccount lists it for "
         "KServe's storage initializer and the pod reads it as HF_TOKEN. Default null (public model).",
     )
     api_key_secret: Optional[InputStr] = Field(
-        None,
+        default=None,
         description="Name of the Secret with key 'key' holding the API key vLLM requires on /v1 (VLLM_API_KEY; "
         "pulumi.Input[str], e.g. the platform's apiKeySecret output). Default null (no key).",
     )
     wait_for_ready: bool = Field(
-        True,
+        default=True,
         description="`pulumi up` waits until the model serves (its readiness condition, within a timeout from its "
         "startup budget: components/builders/awaiting.py); false returns once the object is accepted. Default true.",
     )
     base_dir: Optional[Path] = Field(
-        None, description="Directory that `model.architecture.configPath` is relative to. Default null: the working directory."
+        default=None,
+        description="Directory that `model.architecture.configPath` is relative to. Default null: the working directory.",
     )
     kserve_cpu_limit_cleared: bool = Field(
         False,

@@ -92,12 +92,24 @@ def _metadata(m: ModelConfig, namespace: str, name: str) -> dict[str, Any]:
     return {"name": name, "namespace": namespace, "labels": recommended_labels(m.name, component="autoscaling")}
 
 
+# Switching a model from the adapter to KEDA in one `pulumi up`: Pulumi creates the ScaledObject first and deletes the
+# old HPA last, and KEDA's admission webhook refuses a ScaledObject whose target an HPA it does not own already scales
+# ("the workload ... is already managed by the hpa ...": kedacore/keda v2.20.2 apis/keda/v1alpha1/
+# scaledobject_webhook.go:256-313, verifyHpas), but skips every HPA annotated validations.keda.sh/hpa-ownership: "false"
+# (:274; the constant at scaledobject_types.go:57). Our adapter HPAs carry it, so the ScaledObject is admitted while the
+# old HPA lives; both compute from the same per-pod signal and target until Pulumi deletes the HPA at the end of the up.
+# KEDA's own transfer (scaledobject.keda.sh/transfer-hpa-ownership: "true" with advanced.horizontalPodAutoscalerConfig
+# .name set to the old HPA's name, :298-306) is not used: KEDA would adopt the HPA named like ours, Pulumi would then
+# delete it (the old resource's name), and switching back would create an HPA whose name KEDA's still holds.
+KEDA_SWITCH_ANNOTATIONS = {"validations.keda.sh/hpa-ownership": "false"}
+
+
 def horizontal_pod_autoscaler(m: ModelConfig, plan: ServingPlan, namespace: str) -> dict[str, Any]:
-    """An autoscaling/v2 HPA on the model's Pods metric served by the Prometheus Adapter."""
+    """An autoscaling/v2 HPA on the model's Pods metric served by the Prometheus Adapter (switchable to KEDA in one up)."""
     return {
         "apiVersion": "autoscaling/v2",
         "kind": "HorizontalPodAutoscaler",
-        "metadata": _metadata(m, namespace, m.name),
+        "metadata": {**_metadata(m, namespace, m.name), "annotations": dict(KEDA_SWITCH_ANNOTATIONS)},
         "spec": {
             "scaleTargetRef": _scale_target(m),
             "minReplicas": m.replicas.min,

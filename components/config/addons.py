@@ -18,11 +18,11 @@ class KubeRayConfig(_Model):
     """The KubeRay operator that runs the RayClusters of multi-node models."""
 
     install: Bool = Field(
-        True,
+        default=True,
         description="Install the kuberay-operator Helm chart (pinned " + KUBERAY_CHART_VERSION + ") when a model sets "
         "distributed; false where the cluster already runs KubeRay 1.7. Default true.",
     )
-    namespace: Str = Field("kuberay-system", description="Namespace of the operator. Default kuberay-system.")
+    namespace: Str = Field(default="kuberay-system", description="Namespace of the operator. Default kuberay-system.")
 
     _check_ns = field_validator("namespace")(classmethod(lambda cls, v: _dns_name(v)))
 
@@ -31,7 +31,7 @@ class PrometheusConfig(_Model):
     """Where Prometheus lives: an existing server, or a kube-prometheus-stack release the platform installs."""
 
     url: Optional[Str] = Field(
-        None,
+        default=None,
         description="URL of an existing Prometheus (Prometheus Operator managed), e.g. "
         "http://prometheus-operated.monitoring.svc:9090. Default null: the platform installs kube-prometheus-stack "
         "(pinned chart 88.5.3) in monitoring.namespace and uses its Prometheus.",
@@ -67,36 +67,38 @@ class AlertsConfig(_Model):
     """Thresholds of the per-model PrometheusRules (the TTFT threshold is each model's slo.timeToFirstTokenSeconds)."""
 
     queue_fraction: Float = Field(
-        0.5,
+        default=0.5,
         gt=0,
         le=1,
         description="LlmQueueBuildingUp fires when a pod's waiting requests stay above this fraction of its "
         "maxNumQueuedReqs (beyond it vLLM answers 503). Default 0.5.",
     )
     kv_cache_usage: Float = Field(
-        0.95,
+        default=0.95,
         gt=0,
         le=1,
         description="LlmKvCacheNearlyFull fires when vllm:kv_cache_usage_perc (a 0-1 fraction) stays above this. Default 0.95.",
     )
     preemptions_per_minute: Float = Field(
-        0, ge=0, description="LlmPreemptions fires when a model preempts more requests per minute than this. Default 0 (any)."
+        default=0,
+        ge=0,
+        description="LlmPreemptions fires when a model preempts more requests per minute than this. Default 0 (any).",
     )
     restarts: Int = Field(
-        0,
+        default=0,
         ge=0,
         description="LlmPodRestarting fires when a vLLM container restarts more often than this within 15 minutes. Default 0 (any).",
     )
     admission_rejections_per_minute: Float = Field(
-        0,
+        default=0,
         ge=0,
         description="LlmAdmissionRejections fires when more requests per minute than this get 503 (queue full). Default 0 (any).",
     )
     for_seconds: Int = Field(
-        300, ge=0, le=3600, description="How long a condition must hold before its alert fires, seconds. Default 300."
+        default=300, ge=0, le=3600, description="How long a condition must hold before its alert fires, seconds. Default 300."
     )
     at_max_replicas_seconds: Int = Field(
-        900,
+        default=900,
         ge=60,
         le=86400,
         description="LlmAutoscalerAtMaxReplicas fires when a model stays at maxReplicas this long, seconds. Default 900.",
@@ -107,7 +109,7 @@ class MonitoringConfig(_Model):
     """Metrics, autoscaling plumbing and alerts shared by every model of the stack."""
 
     namespace: Str = Field(
-        "monitoring",
+        default="monitoring",
         description="Namespace of the Prometheus Adapter, KEDA and (when installed) kube-prometheus-stack. Default monitoring.",
     )
     prometheus: PrometheusConfig = Field(
@@ -122,7 +124,8 @@ class AddonConfig(_Model):
     """A cluster add-on this stack installs as a pinned Helm release, or finds already running."""
 
     install: Bool = Field(
-        True, description="Install the add-on's pinned Helm release. Default true; false where the cluster already runs it."
+        default=True,
+        description="Install the add-on's pinned Helm release. Default true; false where the cluster already runs it.",
     )
 
 
@@ -130,14 +133,14 @@ class KarpenterConfig(_Model):
     """Karpenter itself: its AWS prerequisites and its Helm release."""
 
     install: Bool = Field(
-        True,
+        default=True,
         description="Create Karpenter's AWS prerequisites (node role and access entry, controller role via EKS Pod Identity, "
         "interruption queue and EventBridge rules) and install its pinned Helm release (1.14.1). Default true; false where "
         "Karpenter already runs (the pools then use nodeRoleName).",
     )
-    namespace: Str = Field("kube-system", description="Namespace of the Karpenter controller. Default kube-system.")
+    namespace: Str = Field(default="kube-system", description="Namespace of the Karpenter controller. Default kube-system.")
     node_role_name: Optional[Str] = Field(
-        None,
+        default=None,
         description="Existing node IAM role for the EC2NodeClasses when install is false. Default null: "
         "KarpenterNodeRole-<cluster> (created here when install is true).",
     )

@@ -49,7 +49,7 @@ class SubnetSelectorConfig(_Model):
     """Which subnets the GPU nodes launch in: by ID, by tags, or (default) by Karpenter's discovery tag."""
 
     ids: tuple[SubnetId, ...] = Field(
-        (), description="Subnet IDs (subnet-...). Default (): select by tags.", max_length=_MAX_TERMS
+        default=(), description="Subnet IDs (subnet-...). Default (): select by tags.", max_length=_MAX_TERMS
     )
     tags: dict[Str, Str] = Field(
         default_factory=dict,
@@ -69,14 +69,14 @@ class SecurityGroupSelectorConfig(_Model):
     """Which security groups the GPU nodes get: by ID, by tags, the EKS cluster security group, or (default) the discovery tag."""
 
     ids: tuple[SecurityGroupId, ...] = Field(
-        (), description="Security group IDs (sg-...). Default (): select by tags.", max_length=_MAX_TERMS - 1
+        default=(), description="Security group IDs (sg-...). Default (): select by tags.", max_length=_MAX_TERMS - 1
     )
     tags: dict[Str, Str] = Field(
         default_factory=dict,
         description="Tags every selected group carries ('*' matches any value). Default {}: karpenter.sh/discovery=<cluster.name>.",
     )
     eks_cluster_security_group: Bool = Field(
-        False,
+        default=False,
         description="Select the cluster security group EKS created, by the aws:eks:cluster-name=<cluster.name> tag EKS puts on it. "
         "Default false.",
     )
@@ -95,24 +95,26 @@ class SecurityGroupSelectorConfig(_Model):
 class DiscoveryTaggingConfig(_Model):
     """Existing subnets and security groups the stack tags karpenter.sh/discovery=<cluster> (aws.ec2.Tag), so the default selectors find them."""
 
-    subnet_ids: tuple[SubnetId, ...] = Field((), description="Subnets to tag. Default ().")
-    security_group_ids: tuple[SecurityGroupId, ...] = Field((), description="Security groups to tag. Default ().")
+    subnet_ids: tuple[SubnetId, ...] = Field(default=(), description="Subnets to tag. Default ().")
+    security_group_ids: tuple[SecurityGroupId, ...] = Field(default=(), description="Security groups to tag. Default ().")
 
 
 class ClusterConfig(_Model):
     """The EKS cluster the stack deploys into."""
 
     name: Str = Field(description="EKS cluster name (required); Karpenter discovers subnets and security groups by it.")
-    kubernetes_version: Str = Field("1.33", description='Kubernetes minor version of the cluster, e.g. "1.33". Default "1.33".')
+    kubernetes_version: Str = Field(
+        default="1.33", description='Kubernetes minor version of the cluster, e.g. "1.33". Default "1.33".'
+    )
     connection: Literal["eks", "ambient"] = Field(
-        "eks",
+        default="eks",
         description='How the program reaches the cluster. "eks" (default): an explicit Kubernetes provider whose '
         "kubeconfig is built from the EKS cluster named `name` (looked up with pulumi-aws) and a token from the "
         '`aws eks get-token` exec plugin, so no credential is stored. "ambient": an explicit provider on the '
         'kubeconfig of the machine running Pulumi (KUBECONFIG or ~/.kube/config). Default "eks".',
     )
     kube_context: Optional[Str] = Field(
-        None, description='Kubeconfig context to use with connection "ambient". Default null (the current context).'
+        default=None, description='Kubeconfig context to use with connection "ambient". Default null (the current context).'
     )
     subnets: SubnetSelectorConfig = Field(
         default_factory=SubnetSelectorConfig,

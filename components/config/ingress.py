@@ -30,43 +30,43 @@ class IngressConfig(_Model):
         description="DNS zone clients call; each model answers at <model>.<host>, e.g. chat-8b.llm.example.com (required)."
     )
     routing: Literal["direct", "istio"] = Field(
-        "direct",
+        default="direct",
         description='"direct": the ALB targets the predictor pods; "istio": the ALB targets an Istio ingress gateway, '
         "whose VirtualServices and DestinationRules carry the route timeouts, retries and connection limits. Default direct.",
     )
     scheme: Literal["internal", "internet-facing"] = Field(
-        "internal", description="ALB scheme. Default internal (not on the internet)."
+        default="internal", description="ALB scheme. Default internal (not on the internet)."
     )
     certificate_arn: Optional[Str] = Field(
-        None,
+        default=None,
         description="ACM certificate ARN for <model>.<host> (a wildcard): HTTPS on 443 and HTTP redirected. Default null (HTTP on 80).",
     )
     ssl_policy: Str = Field(
-        DEFAULT_SSL_POLICY,
+        default=DEFAULT_SSL_POLICY,
         description="ALB security policy of the HTTPS listener (annotation alb.ingress.kubernetes.io/ssl-policy), TLS 1.2 or "
         f"newer only; rendered with certificateArn (no HTTPS listener without it). Default {DEFAULT_SSL_POLICY} (the "
         f"controller's own default, {CONTROLLER_DEFAULT_SSL_POLICY}, still accepts TLS 1.0).",
     )
     inbound_cidrs: tuple[Str, ...] = Field(
-        (),
+        default=(),
         description="CIDRs the ALB's security group admits (annotation alb.ingress.kubernetes.io/inbound-cidrs), e.g. "
         "[203.0.113.0/24]. Default [] (the controller admits 0.0.0.0/0). 0.0.0.0/0 and ::/0 are refused: leave it empty.",
     )
     waf_acl_arn: Optional[Str] = Field(
-        None,
+        default=None,
         description="Regional AWS WAFv2 web ACL in front of the ALB (annotation alb.ingress.kubernetes.io/wafv2-acl-arn), in "
         "the stack's region. Default null (no WAF).",
     )
     install_controller: Bool = Field(
-        True,
+        default=True,
         description="Install the AWS Load Balancer Controller (Helm, IAM through EKS Pod Identity). Default true; false where it runs already.",
     )
     install_istio: Bool = Field(
-        True,
+        default=True,
         description="With routing istio: install Istio (base, istiod, ingress gateway; Helm). Default true; false where it runs already.",
     )
     gateway_replicas: Optional[Int] = Field(
-        None,
+        default=None,
         ge=1,
         le=20,
         description="With routing istio: replicas of the Istio ingress gateway (fixed; the chart's CPU autoscaler is off so "

@@ -33,36 +33,36 @@ Quantization = Literal[
 class EngineConfig(_Model):
     """vLLM engine arguments (vLLM 0.33 names, camelCase). Unset numbers are derived by the capacity plan."""
 
-    tensor_parallel_size: Int = Field(1, ge=1, le=64, description="--tensor-parallel-size. Default 1.")
-    pipeline_parallel_size: Int = Field(1, ge=1, le=64, description="--pipeline-parallel-size. Default 1.")
+    tensor_parallel_size: Int = Field(default=1, ge=1, le=64, description="--tensor-parallel-size. Default 1.")
+    pipeline_parallel_size: Int = Field(default=1, ge=1, le=64, description="--pipeline-parallel-size. Default 1.")
     max_model_len: Int = Field(description="--max-model-len, tokens per request (required, > 0).", gt=0, le=10_485_760)
     gpu_memory_utilization: Float = Field(
-        0.9,
+        default=0.9,
         gt=0,
         le=1,
         description="--gpu-memory-utilization, fraction of each GPU's total memory vLLM may use. Default 0.9 "
         "(vLLM 0.33 itself defaults to 0.92; policy S1 bounds it).",
     )
     max_num_seqs: Optional[Int] = Field(
-        None, gt=0, le=65_536, description="--max-num-seqs. Default: derived from the KV cache by the capacity plan."
+        default=None, gt=0, le=65_536, description="--max-num-seqs. Default: derived from the KV cache by the capacity plan."
     )
     max_num_batched_tokens: Optional[Int] = Field(
-        None, gt=0, le=1_048_576, description="--max-num-batched-tokens. Default: vLLM's hardware default for the GPU."
+        default=None, gt=0, le=1_048_576, description="--max-num-batched-tokens. Default: vLLM's hardware default for the GPU."
     )
     max_num_queued_reqs: Optional[Int] = Field(
-        None,
+        default=None,
         ge=0,
         description="Requests a replica queues beyond maxNumSeqs; more get 503. Rendered as "
         "--max-num-queued-reqs = maxNumSeqs + this (vLLM counts running requests against the flag). "
         "Default: derived from the TTFT SLO.",
     )
-    block_size: Int = Field(16, description="--block-size, tokens per KV block. Default 16 (vLLM's CUDA default).")
-    dtype: Dtype = Field("auto", description='--dtype. Default "auto" (the checkpoint dtype).')
-    kv_cache_dtype: KvCacheDtype = Field("auto", description='--kv-cache-dtype. Default "auto" (the model dtype).')
-    quantization: Optional[Quantization] = Field(None, description="--quantization. Default null (from the checkpoint).")
-    enforce_eager: Bool = Field(False, description="--enforce-eager (no CUDA graphs). Default false.")
+    block_size: Int = Field(default=16, description="--block-size, tokens per KV block. Default 16 (vLLM's CUDA default).")
+    dtype: Dtype = Field(default="auto", description='--dtype. Default "auto" (the checkpoint dtype).')
+    kv_cache_dtype: KvCacheDtype = Field(default="auto", description='--kv-cache-dtype. Default "auto" (the model dtype).')
+    quantization: Optional[Quantization] = Field(default=None, description="--quantization. Default null (from the checkpoint).")
+    enforce_eager: Bool = Field(default=False, description="--enforce-eager (no CUDA graphs). Default false.")
     extra_args: tuple[Str, ...] = Field(
-        (), description="Further vLLM flags passed verbatim, e.g. ['--enable-auto-tool-choice']. Default []."
+        default=(), description="Further vLLM flags passed verbatim, e.g. ['--enable-auto-tool-choice']. Default []."
     )
 
     @field_validator("block_size")
@@ -106,10 +106,10 @@ class EngineConfig(_Model):
 class ReplicasConfig(_Model):
     """Replica bounds of one model (the HPA's min and max)."""
 
-    min: Int = Field(1, ge=0, description="Fewest replicas. Default 1 (policy S5 forbids 0: cold starts take minutes).")
-    max: Int = Field(1, ge=1, le=1000, description="Most replicas. Default 1.")
+    min: Int = Field(default=1, ge=0, description="Fewest replicas. Default 1 (policy S5 forbids 0: cold starts take minutes).")
+    max: Int = Field(default=1, ge=1, le=1000, description="Most replicas. Default 1.")
     single_replica_reason: Optional[Str] = Field(
-        None,
+        default=None,
         description="Why this model may run one replica in a prod environment (where min must otherwise be at least 2, "
         "so a drain or a crash never leaves it without a ready replica). Default null.",
     )
@@ -128,18 +128,18 @@ class AutoscalingConfig(_Model):
     """How the model scales on serving load (per-pod requests in flight: vLLM running + waiting)."""
 
     backend: AutoscalingBackend = Field(
-        "prometheus-adapter",
+        default="prometheus-adapter",
         description='What feeds the HPA: "prometheus-adapter" (an autoscaling/v2 HPA on a Pods metric the adapter '
         'serves) or "keda" (a KEDA ScaledObject with a Prometheus trigger). Default "prometheus-adapter".',
     )
     target_in_flight_per_pod: Optional[Int] = Field(
-        None,
+        default=None,
         gt=0,
         description="Running + waiting requests per pod the HPA aims for; at most maxNumSeqs + maxNumQueuedReqs (what one "
         "replica can hold). Default: derived by the capacity plan (80% of maxNumSeqs).",
     )
     scale_down_stabilization_seconds: Int = Field(
-        300,
+        default=300,
         ge=0,
         le=3600,
         description="Seconds the HPA looks back before removing a replica (scale-down stabilization window). Default 300; "
@@ -151,19 +151,21 @@ class SloConfig(_Model):
     """Latency objectives that size the queue, the timeouts and the drain."""
 
     max_request_seconds: Float = Field(
-        300,
+        default=300,
         gt=0,
         description="Longest request to serve uncut, seconds. Default 300. Every timeout, keep-alive and drain of the "
         "model's path derives from it (components/timeouts.py); at most what an ALB can carry (3585).",
     )
-    time_to_first_token_seconds: Float = Field(5, gt=0, le=600, description="Target time to first token, seconds. Default 5.")
+    time_to_first_token_seconds: Float = Field(
+        default=5, gt=0, le=600, description="Target time to first token, seconds. Default 5."
+    )
     streaming: Bool = Field(
-        True,
+        default=True,
         description="Clients stream responses (SSE). Default true. A non-streamed response sends no byte until it "
         "ends, so the Envoy -> vLLM connection gets TCP keep-alive probes for the silence.",
     )
     traffic: Optional[Str] = Field(
-        None,
+        default=None,
         description="A traffic profile (docs/simulate.md; path relative to the stack file) under which `python -m stacks "
         "plan` simulates the stack; the advisory plan policy llm-simulated-slo then reports this model when its simulated "
         "P95 TTFT exceeds timeToFirstTokenSeconds or its 504/503 rates exceed their limits. Without "
@@ -192,13 +194,13 @@ class TrafficConfig(_Model):
     """What a typical request looks like; sizes the batch, the HPA target and the queue."""
 
     typical_request_tokens: Optional[Int] = Field(
-        None,
+        default=None,
         gt=0,
         description="Prompt + output tokens of a typical request. Default min(2048, engine.maxModelLen), or with "
         "slo.traffic the profile's sizes for the model.",
     )
     typical_request_seconds: Float = Field(
-        20, gt=0, le=3600, description="Seconds a typical request holds a batch slot (prefill + decode). Default 20."
+        default=20, gt=0, le=3600, description="Seconds a typical request holds a batch slot (prefill + decode). Default 20."
     )
 
 
@@ -206,7 +208,7 @@ class StartupConfig(_Model):
     """How long a replica may take to become ready (weights fetched and loaded, compile, graph capture)."""
 
     budget_seconds: Optional[Int] = Field(
-        None,
+        default=None,
         ge=60,
         le=7200,
         description="Startup probe budget in seconds. Default null: derived by the capacity plan from the model "
@@ -219,28 +221,28 @@ class ModelSourceConfig(_Model):
     """Where a replica gets its weights from on start."""
 
     type: Literal["huggingface", "s3", "localCache"] = Field(
-        "huggingface",
+        default="huggingface",
         description='"huggingface" (default, the fallback): every pod downloads the pinned revision from the Hub into '
         'its ephemeral storage. "s3": vLLM streams the weights from an S3 mirror of that revision with the Run:ai '
         'streamer (--load-format runai_streamer). "localCache": KServe\'s LocalModelCache keeps the weights on the '
         "pool nodes' instance-store NVMe, filled once per node.",
     )
     uri: Optional[Str] = Field(
-        None,
+        default=None,
         description="s3: the mirror, s3://bucket/prefix holding the safetensors of the pinned revision (required). "
         "localCache: what the cache is filled from, hf://<org>/<name> or s3://... Default null (localCache: the "
         "Hugging Face id).",
     )
     region: Optional[Str] = Field(
-        None, description="s3: the bucket's AWS region (required for s3; pods cannot reach IMDS). Default null."
+        default=None, description="s3: the bucket's AWS region (required for s3; pods cannot reach IMDS). Default null."
     )
     service_account: Optional[Str] = Field(
-        None,
+        default=None,
         description="s3: a ServiceAccount in the namespace with read access to the bucket (EKS Pod Identity or IRSA; "
         "required for s3). Default null.",
     )
     kms_key_arn: Optional[Str] = Field(
-        None,
+        default=None,
         description="s3: the KMS key the mirror's objects are encrypted with (SSE-KMS), in the bucket's region; the "
         "reader's role may kms:Decrypt with it through S3 only (kms:ViaService). Default null (SSE-S3 or no encryption).",
     )
@@ -306,7 +308,7 @@ class LongContextConfig(_Model):
         description="--max-model-len of the sibling (required, above the model's own).", gt=0, le=10_485_760
     )
     max_num_seqs: Optional[Int] = Field(
-        None,
+        default=None,
         gt=0,
         le=65_536,
         description="--max-num-seqs of the sibling. Default: derived from its KV cache by the capacity plan.",
@@ -315,7 +317,9 @@ class LongContextConfig(_Model):
         default_factory=ReplicasConfig, description="The sibling's replica bounds. Default {min: 1, max: 1}."
     )
     max_request_seconds: Optional[Float] = Field(
-        None, gt=0, description="The sibling's slo.maxRequestSeconds. Default: the model's own (long prefills may need more)."
+        default=None,
+        gt=0,
+        description="The sibling's slo.maxRequestSeconds. Default: the model's own (long prefills may need more).",
     )
 
     @field_validator("max_request_seconds")
@@ -372,19 +376,19 @@ class DistributedConfig(_Model):
         + ".",
     )
     nccl_socket_ifname: Str = Field(
-        "eth0",
+        default="eth0",
         description="NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME of every pod of the engine, whichever back-end runs "
         "it: the interface NCCL's and Gloo's bootstrap sockets use. Default \"eth0\" (the pod interface of the "
         "Amazon VPC CNI).",
     )
     efa: Bool = Field(
-        True,
+        default=True,
         description="Request every EFA interface of the node (vpc.amazonaws.com/efa) for each pod that holds the "
         "engine's GPU ranks, on instance types that have EFA, and open the nodes' security group to itself as EFA "
         "requires; the aws-efa-k8s-device-plugin DaemonSet must run on the nodes. Default true.",
     )
     host_network_reason: Optional[Str] = Field(
-        None,
+        default=None,
         description="Run the engine's pods with hostNetwork: true, for the reason given here (it becomes the policy "
         "exemption's reason). Default null (pod network; EFA works without hostNetwork).",
     )
@@ -414,7 +418,7 @@ class ModelConfig(_Model):
     model: Str = Field(description="Hugging Face model id, e.g. meta-llama/Llama-3.1-8B-Instruct (required).")
     revision: Str = Field(description="Pinned Hugging Face commit (40 hex characters, required).")
     pool: Str = Field(description="Name of the gpuPools entry the model runs on (required).")
-    image: Str = Field("vllm/vllm-openai:v0.33.0", description="vLLM image. Default vllm/vllm-openai:v0.33.0.")
+    image: Str = Field(default="vllm/vllm-openai:v0.33.0", description="vLLM image. Default vllm/vllm-openai:v0.33.0.")
     engine: EngineConfig = Field(description="vLLM engine arguments (required: maxModelLen).")
     replicas: ReplicasConfig = Field(default_factory=ReplicasConfig, description="Default {min: 1, max: 1}.")
     autoscaling: AutoscalingConfig = Field(default_factory=AutoscalingConfig, description="Default: derived targets.")
@@ -428,14 +432,14 @@ class ModelConfig(_Model):
         description="Where the weights come from. Default {type: huggingface} (download on every start).",
     )
     architecture: Optional[ArchitectureConfig] = Field(
-        None, description="For a model outside the catalogue: its config.json and weights size. Default null (catalogue)."
+        default=None, description="For a model outside the catalogue: its config.json and weights size. Default null (catalogue)."
     )
     long_context: Optional[LongContextConfig] = Field(
-        None,
+        default=None,
         description="A sibling pool for long prompts, reached with the header x-llm-context: long. Default null (no sibling).",
     )
     distributed: Optional[DistributedConfig] = Field(
-        None,
+        default=None,
         description="Opt-in for a model larger than one node, e.g. {backend: ray}: tensorParallelSize x "
         "pipelineParallelSize GPUs over several nodes of the pool. Default null (one node per replica).",
     )

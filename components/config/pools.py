@@ -24,10 +24,10 @@ class BufferConfig(_Model):
     """Warm GPU headroom kept in a pool so that scale-out does not wait for a node."""
 
     replicas: Int = Field(
-        0, ge=0, le=64, description="Replicas of the pool's largest serving pod to keep room for. Default 0 (no buffer)."
+        default=0, ge=0, le=64, description="Replicas of the pool's largest serving pod to keep room for. Default 0 (no buffer)."
     )
     mode: Literal["placeholder", "capacityBuffer"] = Field(
-        "placeholder",
+        default="placeholder",
         description='How the room is kept. "placeholder" (default): a Deployment of pause pods at a negative PriorityClass '
         'that serving pods preempt at once. "capacityBuffer": Karpenter\'s CapacityBuffer API (autoscaling.x-k8s.io/v1beta1), '
         "which needs Karpenter's CapacityBuffer feature gate (set in the Karpenter release this stack installs). Default placeholder.",
@@ -48,24 +48,24 @@ def duration_seconds(text: str) -> int:
 class MaintenanceWindowConfig(_Model):
     """The one weekly window in which Karpenter may consolidate or replace (drift) a pool's serving nodes."""
 
-    weekday: Int = Field(0, ge=0, le=6, description="Day the window opens, cron numbering (0 = Sunday). Default 0.")
-    start_hour: Int = Field(3, ge=0, le=23, description="Hour (UTC) the window opens. Default 3.")
-    hours: Int = Field(4, ge=1, le=24, description="Length of the window in hours. Default 4.")
+    weekday: Int = Field(default=0, ge=0, le=6, description="Day the window opens, cron numbering (0 = Sunday). Default 0.")
+    start_hour: Int = Field(default=3, ge=0, le=23, description="Hour (UTC) the window opens. Default 3.")
+    hours: Int = Field(default=4, ge=1, le=24, description="Length of the window in hours. Default 4.")
 
 
 class DisruptionConfig(_Model):
     """Serving-aware Karpenter disruption of a GPU pool (NodePool spec.disruption and expireAfter)."""
 
     consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = Field(
-        "WhenEmptyOrUnderutilized",
+        default="WhenEmptyOrUnderutilized",
         description="Karpenter's consolidationPolicy. Default WhenEmptyOrUnderutilized (underutilized nodes are "
         "consolidated only inside the maintenance window).",
     )
     consolidate_after: Str = Field(
-        "15m", description='How long a node stays empty/underutilized before Karpenter acts. Default "15m".'
+        default="15m", description='How long a node stays empty/underutilized before Karpenter acts. Default "15m".'
     )
     expire_after: Optional[Str] = Field(
-        None,
+        default=None,
         description=f"Node lifetime before Karpenter replaces it (patching). Expiry is forceful: it ignores disruption "
         f'budgets and karpenter.sh/do-not-disrupt. At least {EXPIRE_AFTER_FLOOR_HOURS}h, or "Never" (then drift in the '
         f'window is the only way nodes get new AMIs). Default null: "720h" (Karpenter\'s default), or "Never" on a pool '
@@ -107,12 +107,14 @@ DEFAULT_AMI_ALIAS = "al2023@v20260903"
 class CapacityReservationConfig(_Model):
     """One EC2NodeClass capacityReservationSelectorTerms entry: a reservation by id, or by tags (and owner)."""
 
-    id: Optional[Str] = Field(None, description="Capacity reservation id (cr-...). Default null; excludes tags and ownerId.")
+    id: Optional[Str] = Field(
+        default=None, description="Capacity reservation id (cr-...). Default null; excludes tags and ownerId."
+    )
     tags: Optional[dict[Str, Str]] = Field(
-        None, description='Tags that select reservations ("*" matches any value). Default null.'
+        default=None, description='Tags that select reservations ("*" matches any value). Default null.'
     )
     owner_id: Optional[Str] = Field(
-        None, description="12-digit AWS account that owns the reservations (with tags). Default null."
+        default=None, description="12-digit AWS account that owns the reservations (with tags). Default null."
     )
 
     @field_validator("id")
@@ -168,10 +170,10 @@ class GpuPoolConfig(_Model):
         ),
     )
     capacity_types: tuple[Literal["on-demand", "spot", "reserved"], ...] = Field(
-        ("on-demand",), description='Purchase options. Default ["on-demand"] (spot reclaims cut long requests).'
+        default=("on-demand",), description='Purchase options. Default ["on-demand"] (spot reclaims cut long requests).'
     )
     capacity_reservations: tuple[CapacityReservationConfig, ...] = Field(
-        (),
+        default=(),
         description="EC2 capacity reservations the pool may launch into (EC2NodeClass capacityReservationSelectorTerms). "
         "Required when capacityTypes includes reserved: Karpenter only knows reservations these terms select. Default [].",
     )
@@ -180,7 +182,7 @@ class GpuPoolConfig(_Model):
     )
     buffer: BufferConfig = Field(default_factory=BufferConfig, description="Warm headroom. Default {replicas: 0}.")
     ami_alias: Str = Field(
-        DEFAULT_AMI_ALIAS,
+        default=DEFAULT_AMI_ALIAS,
         description=f'EC2NodeClass AMI alias, pinned (al2023@vYYYYMMDD or bottlerocket@X.Y.Z; "latest" is refused). '
         f"Karpenter picks the NVIDIA variant for GPU instances. Default {DEFAULT_AMI_ALIAS}.",
     )

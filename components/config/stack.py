@@ -23,7 +23,7 @@ class DeployConfig(_Model):
     """How `pulumi up` treats the models it deploys (components/builders/awaiting.py)."""
 
     wait_for_models: Bool = Field(
-        True,
+        default=True,
         description="Make `pulumi up` wait until every model serves: InferenceServices carry pulumi.com/waitFor "
         "condition=Ready and RayClusters wait for RayClusterProvisioned and HeadPodReady, each within a timeout "
         "derived from the model's startup budget (node launch and image pull included), so a model that cannot "
@@ -36,17 +36,17 @@ class StackConfig(_Model):
     """Everything one stack file configures (the keys under ``llm-serving:``, plus ``aws:region``)."""
 
     region: Optional[Str] = Field(
-        None,
+        default=None,
         description="AWS region (key aws:region). Default null: the AWS provider's region (read with aws.get_region); "
         "when set, a provider in another region is refused.",
     )
     cluster: ClusterConfig = Field(description="The EKS cluster (required).")
-    namespace: Str = Field("llm", description="Namespace of the serving workloads. Default llm.")
+    namespace: Str = Field(default="llm", description="Namespace of the serving workloads. Default llm.")
     gpu_pools: tuple[GpuPoolConfig, ...] = Field(description="GPU node pools (required, at least one).")
     models: tuple[ModelConfig, ...] = Field(description="Served models (required, at least one).")
-    ingress: Optional[IngressConfig] = Field(None, description="Public entry point. Default null (no ingress).")
+    ingress: Optional[IngressConfig] = Field(default=None, description="Public entry point. Default null (no ingress).")
     environment: Literal["dev", "staging", "prod"] = Field(
-        "dev",
+        default="dev",
         description="What the stack is for. prod requires every model's replicas.min >= 2 unless replicas.singleReplicaReason "
         "says why not. Default dev.",
     )
@@ -62,11 +62,11 @@ class StackConfig(_Model):
         default_factory=KubeRayConfig, description="The KubeRay operator. Default {install: true, namespace: kuberay-system}."
     )
     has_hf_token: Bool = Field(
-        False,
+        default=False,
         description="Set when the stack holds llm-serving:hfToken (a Pulumi secret); the value itself never enters this model. Default false.",
     )
     has_api_key: Bool = Field(
-        False,
+        default=False,
         description="Set when the stack holds llm-serving:apiKey (a Pulumi secret): every model's vLLM reads it as "
         "VLLM_API_KEY from a Kubernetes Secret and answers /v1 only with it. The value itself never enters this model. Default false.",
     )
@@ -75,11 +75,11 @@ class StackConfig(_Model):
         description="How `pulumi up` awaits the models (key llm-serving:deploy). Default {waitForModels: true}.",
     )
     aws_profile: Optional[Str] = Field(
-        None,
+        default=None,
         description="The AWS provider's profile (key aws:profile): kubectl's exec plugin runs with it. Default null (ambient credentials).",
     )
     aws_role_arn: Optional[Str] = Field(
-        None,
+        default=None,
         description="The role the AWS provider assumes (key aws:assumeRoles, or aws:assumeRole): kubectl's exec plugin "
         "assumes it too (aws eks get-token --role-arn). Default null.",
     )

@@ -86,8 +86,8 @@ class LogNormal(_Model):
     kind: Literal["lognormal"] = Field(description="lognormal")
     median: Number = Field(gt=0, description="Median tokens (required, > 0).")
     sigma: Number = Field(ge=0, le=4, description="Standard deviation of ln(tokens) (required, 0-4).")
-    min: Int = Field(1, gt=0, description="Clip below. Default 1.")
-    max: Optional[Int] = Field(None, gt=0, description="Clip above. Default: the model's maxModelLen.")
+    min: Int = Field(default=1, gt=0, description="Clip below. Default 1.")
+    max: Optional[Int] = Field(default=None, gt=0, description="Clip above. Default: the model's maxModelLen.")
 
 
 class Empirical(_Model):
@@ -95,7 +95,7 @@ class Empirical(_Model):
 
     kind: Literal["empirical"] = Field(description="empirical")
     values: tuple[Int, ...] = Field(min_length=1, max_length=100_000, description="Token counts (required, each > 0).")
-    weights: Optional[tuple[Number, ...]] = Field(None, description="Relative weights, one per value. Default: equal.")
+    weights: Optional[tuple[Number, ...]] = Field(default=None, description="Relative weights, one per value. Default: equal.")
 
     @field_validator("values")
     @classmethod
@@ -123,7 +123,7 @@ class Spike(_Model):
     at: Duration = Field(description="When the ramp up starts, from the start of the run (required).")
     factor: Number = Field(gt=0, le=1000, description="Multiplier of the base rate at the peak (required); below 1 a lull.")
     duration: Duration = Field(description="How long the peak lasts (required).")
-    ramp: Duration = Field(0, description="Seconds to reach the peak, and to come back down. Default 0 (a step).")
+    ramp: Duration = Field(default=0, description="Seconds to reach the peak, and to come back down. Default 0 (a step).")
 
     @field_validator("at", "ramp")
     @classmethod
@@ -150,11 +150,11 @@ class Arrivals(_Model):
     """How requests arrive: Poisson at ``rate`` (with ``spikes``), or the timestamps of a CSV ``trace``."""
 
     rate: Optional[Number] = Field(
-        None, gt=0, le=100_000, description="Base Poisson rate, requests per second. Required without trace."
+        default=None, gt=0, le=100_000, description="Base Poisson rate, requests per second. Required without trace."
     )
-    spikes: tuple[Spike, ...] = Field((), max_length=100, description="Spikes on top of the base rate. Default none.")
+    spikes: tuple[Spike, ...] = Field(default=(), max_length=100, description="Spikes on top of the base rate. Default none.")
     trace: Optional[Str] = Field(
-        None,
+        default=None,
         description="CSV file (relative to the profile) with columns timestampSeconds, promptTokens, outputTokens and optionally "
         "streamed (true/false) and longContext (true/false); replayed as is. Exclusive with rate and spikes.",
     )
@@ -195,17 +195,19 @@ class LongContext(_Model):
     """Requests sent with the header ``x-llm-context: long`` to the model's ``<name>-long`` sibling."""
 
     share: Number = Field(ge=0, le=1, description="Share of requests sent to the sibling (required, 0-1).")
-    prompt_tokens: Optional[Distribution] = Field(None, description="Their prompt tokens. Default: the model's promptTokens.")
+    prompt_tokens: Optional[Distribution] = Field(
+        default=None, description="Their prompt tokens. Default: the model's promptTokens."
+    )
 
 
 class ModelTraffic(_Model):
     """The traffic one model of the stack receives."""
 
     arrivals: Arrivals = Field(description="Arrival process (required).")
-    prompt_tokens: Optional[Distribution] = Field(None, description="Prompt tokens per request. Required without trace.")
-    output_tokens: Optional[Distribution] = Field(None, description="Output tokens per request. Required without trace.")
-    streamed_share: Number = Field(1.0, ge=0, le=1, description="Share of requests streamed (SSE). Default 1.0.")
-    long_context: Optional[LongContext] = Field(None, description="Share sent to the long-context sibling. Default none.")
+    prompt_tokens: Optional[Distribution] = Field(default=None, description="Prompt tokens per request. Required without trace.")
+    output_tokens: Optional[Distribution] = Field(default=None, description="Output tokens per request. Required without trace.")
+    streamed_share: Number = Field(default=1.0, ge=0, le=1, description="Share of requests streamed (SSE). Default 1.0.")
+    long_context: Optional[LongContext] = Field(default=None, description="Share sent to the long-context sibling. Default none.")
 
     @model_validator(mode="after")
     def _tokens(self) -> "ModelTraffic":
@@ -219,11 +221,13 @@ class ModelTraffic(_Model):
 class TrafficProfile(_Model):
     """A traffic profile: per model of the stack, its traffic; an optional default duration."""
 
-    duration: Optional[Duration] = Field(None, description="Simulated span. Default 1h (the CLI's --duration overrides it).")
+    duration: Optional[Duration] = Field(
+        default=None, description="Simulated span. Default 1h (the CLI's --duration overrides it)."
+    )
     models: dict[Str, ModelTraffic] = Field(
         min_length=1, max_length=200, description="Model name (as in the stack) -> its traffic (required)."
     )
-    description: Optional[Str] = Field(None, max_length=2000, description="Free text. Default none.")
+    description: Optional[Str] = Field(default=None, max_length=2000, description="Free text. Default none.")
 
     @field_validator("duration")
     @classmethod

@@ -52,17 +52,14 @@ def _kubeconfig(values: list) -> str:
 
 cluster_region = platform.require_output("region")
 cluster_endpoint = platform.require_output("clusterEndpoint")
-cluster = k8s.Provider(
-    "platform-cluster",
-    kubeconfig=pulumi.Output.secret(
-        pulumi.Output.all(
-            platform.require_output("clusterName"),
-            cluster_endpoint,
-            platform.require_output("clusterCertificateAuthority"),
-            cluster_region,
-        ).apply(_kubeconfig)
-    ),
-)
+kubeconfig: pulumi.Output[str] = pulumi.Output.all(
+    platform.require_output("clusterName"),
+    cluster_endpoint,
+    platform.require_output("clusterCertificateAuthority"),
+    cluster_region,
+).apply(_kubeconfig)
+secret_kubeconfig: pulumi.Output[str] = pulumi.Output.secret(kubeconfig)
+cluster = k8s.Provider("platform-cluster", kubeconfig=secret_kubeconfig)
 on_cluster = pulumi.ResourceOptions(provider=cluster)
 
 service = VllmService(
