@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Optional
+from typing import Iterable, Optional
 
 ARN = re.compile(
     r"arn:(?P<partition>aws(-[a-z]+(-[a-z]+)?)?):(?P<service>[a-z0-9-]+):(?P<region>[a-z0-9-]*):(?P<account>[0-9]{12}|):(?P<resource>.+)"
@@ -119,25 +119,73 @@ def cidr_problem(text: str) -> Optional[str]:
     return None
 
 
-def open_to_all(text: str) -> bool:
-    """True for a CIDR that admits every address of its family (0.0.0.0/0, ::/0)."""
+# The widest source an internet-facing ALB may admit without another guard, per IP version: a /8
+# (16,777,216 IPv4 addresses), the largest block IANA ever assigned to a single organisation (the legacy
+# class A networks), and a /32 of IPv6, the RIRs' default minimum allocation to a provider (an LIR that
+# serves many customers). Wider sources span several organisations' networks: that is the internet in
+# part, not an office. The bound is on what the CIDRs cover together after merging, so several
+# narrow ranges that add up to more (128 /8s, 0.0.0.0/1 + 128.0.0.0/1) are as wide as one prefix.
+WIDEST_SOURCE_PREFIX: dict[int, int] = {4: 8, 6: 32}
+_BITS = {4: 32, 6: 128}
+
+
+def collapsed_sources(cidrs: Iterable[str]) -> dict[int, list[ipaddress.IPv4Network | ipaddress.IPv6Network]]:
+    """Per IP version, the CIDRs merged into the fewest networks (``ipaddress.collapse_addresses``).
+
+    Host bits are tolerated (the controller parses with Go's ``net.ParseCIDR``, which masks them);
+    an entry that is no CIDR raises ValueError naming it.
+    """
+    nets: dict[int, list] = {4: [], 6: []}
+    for text in cidrs:
+        try:
+            net = ipaddress.ip_network(str(text).strip(), strict=False)
+        except ValueError as exc:
+            raise ValueError(f"{text!r} is not a CIDR: {exc}") from None
+        nets[net.version].append(net)
+    return {version: list(ipaddress.collapse_addresses(found)) for version, found in nets.items() if found}
+
+
+def sources_too_wide(cidrs: Iterable[str]) -> Optional[str]:
+    """Why the source CIDRs of an ALB admit too much of the internet to keep strangers out, or None.
+
+    Judged per IP version on the merged networks: all of the version's space, or more addresses than
+    a ``WIDEST_SOURCE_PREFIX`` network holds, is too wide. An empty list is the controller's default
+    (0.0.0.0/0), so too wide as well.
+    """
+    listed = [str(c) for c in cidrs]
+    if not listed:
+        return "it lists no source CIDRs, so the controller admits 0.0.0.0/0"
     try:
-        return ipaddress.ip_network(text.strip(), strict=False).prefixlen == 0
-    except ValueError:
-        return False
+        merged = collapsed_sources(listed)
+    except ValueError as exc:
+        return str(exc)
+    for version, nets in sorted(merged.items()):
+        covered = sum(n.num_addresses for n in nets)
+        shown = ", ".join(map(str, nets[:4])) + (f" and {len(nets) - 4} more" if len(nets) > 4 else "")
+        if covered == 2 ** _BITS[version]:
+            return f"its source CIDRs cover every IPv{version} address (merged: {shown})"
+        bound = WIDEST_SOURCE_PREFIX[version]
+        if covered > 2 ** (_BITS[version] - bound):
+            return (
+                f"its IPv{version} source CIDRs (merged: {shown}) cover more addresses than one /{bound} holds, "
+                f"the widest source that counts as a guard"
+            )
+    return None
 
 
 __all__ = [
     "CONTROLLER_DEFAULT_SSL_POLICY",
+    "WIDEST_SOURCE_PREFIX",
     "DEFAULT_SSL_POLICY",
     "arn_partition",
     "arn_problem",
     "arn_region",
     "cidr_problem",
-    "open_to_all",
+    "collapsed_sources",
     "placeholder_account",
     "placeholder_problem",
     "placeholder_uuid",
+    "sources_too_wide",
     "ssl_policy_problem",
     "tls12_or_newer",
 ]

@@ -6,8 +6,9 @@
 - ``IstioIngress`` (llm-serving:ingress:IstioIngress): Istio's base, istiod and ingress gateway
   releases, and the Gateway the models' VirtualServices attach to.
 - ``LlmIngress`` (llm-serving:ingress:LlmIngress): the ALB Ingress and, with routing istio, one
-  VirtualService and DestinationRule per model; it creates the two above unless the config says
-  they are installed already.
+  VirtualService and DestinationRule per model and the models' NetworkPolicies (only the gateway,
+  Prometheus and a multi-node engine's own pods reach them: builders/network_policy.py); it creates
+  the two above unless the config says they are installed already.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
 from .builders import ingress as build
+from .builders import network_policy
 from .builders.pod_identity import cluster_arn
 from .capacity.plan import ServingPlan
 from .cluster import KubernetesComponent
 from .config import IngressConfig, ModelConfig
 from .helm import helm_release, releases_of
-from .inputs import AwsProvider, InputName, InputStr, manifest_parts, part, resolve
+from .inputs import STAND_IN, AwsProvider, InputName, InputStr, manifest_parts, part, resolve
 
 
 def _helm(name: str, rel: Mapping[str, Any], opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
@@ -181,13 +183,23 @@ class LlmIngressArgs(BaseModel):
     )
     api_key: bool = Field(
         default=False,
-        description="The models require the stack's API key (VLLM_API_KEY): the ALB then forwards /v1 only, the prefix "
-        "vLLM's key guards (docs/edge.md). Default false (every path).",
+        description="The models require the stack's API key (VLLM_API_KEY): the ALB and every VirtualService route then "
+        "forward only the path prefixes the key guards in each model's vLLM release (docs/edge.md). Default false (every path).",
     )
     pod_identity_agent: Optional[Any] = Field(
         default=None,
         description="The EKS Pod Identity Agent add-on (a resource) the Pod Identity association waits for. Default null "
         "(the agent runs already).",
+    )
+    prometheus_namespace: Optional[str] = Field(
+        default=None,
+        description="With routing istio: namespace of the Prometheus that scrapes the models; its pods "
+        "(app.kubernetes.io/name: prometheus) may reach the models' port. Default null (no scraper admitted).",
+    )
+    kuberay_namespace: Optional[str] = Field(
+        default=None,
+        description="With routing istio: namespace of the KubeRay operator, admitted to a multi-node engine's dashboard "
+        "port. Default null.",
     )
 
 
@@ -226,11 +238,14 @@ class LlmIngress(KubernetesComponent):
             for m in args.models:
                 if m.name in args.siblings:
                     continue
-                vs = functools.partial(build.virtual_service, m, args.plans, cfg, sibling=long_of.get(m.name))
+                vs = functools.partial(
+                    build.virtual_service, m, args.plans, cfg, sibling=long_of.get(m.name), api_key=args.api_key
+                )
                 _namespaced(f"{name}-{m.name}-vs", vs, ns, self.child_opts(depends_on=list(before)))
             for m in args.models:
                 dr = functools.partial(build.destination_rule, m, args.plans[m.name], gateway_replicas=args.gateway_replicas)
                 _namespaced(f"{name}-{m.name}-dr", dr, ns, self.child_opts(depends_on=list(before)))
+            self.network_policies = self._network_policies(name, args)
         ing = resolve(lambda n: build.alb_ingress(cfg, args.models, args.plans, n, args.siblings, args.api_key), ns)
         self.ingress = k8s.networking.v1.Ingress(
             f"{name}-alb", metadata=part(ing, "metadata"), spec=part(ing, "spec"), opts=self.child_opts(depends_on=list(before))
@@ -243,3 +258,24 @@ class LlmIngress(KubernetesComponent):
                 "deregistrationDelaySeconds": deregistration,
             }
         )
+
+    def _network_policies(self, name: str, args: LlmIngressArgs) -> list[k8s.networking.v1.NetworkPolicy]:
+        """The models' namespace's NetworkPolicies; how many does not depend on the namespace, which may be an Input."""
+
+        def build_all(namespace: str) -> list[dict]:
+            return network_policy.network_policies(
+                args.models, namespace, args.ingress.routing, args.prometheus_namespace, args.kuberay_namespace
+            )
+
+        out = []
+        for i, shape in enumerate(build_all(STAND_IN)):
+            policy = resolve(lambda n, i=i: build_all(n)[i], args.namespace)
+            out.append(
+                k8s.networking.v1.NetworkPolicy(
+                    f"{name}-{shape['metadata']['name']}",
+                    metadata=part(policy, "metadata"),
+                    spec=part(policy, "spec"),
+                    opts=self.child_opts(),
+                )
+            )
+        return out

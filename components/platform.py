@@ -16,6 +16,7 @@ from .builders import credentials
 from .builders import vllm_service as build
 from .builders.ingress import READINESS_GATE_LABEL
 from .builders.labels import recommended_labels
+from .builders.network_policy import prometheus_namespace
 from .capacity.plan import ServingPlan, plan_stack
 from .capacity.pools import PoolPlan, plan_pools
 from .cluster import certificate_authority, eks_kubeconfig_output, k8s_child_opts, kubernetes_provider, provider_region
@@ -314,6 +315,8 @@ class LlmPlatform(pulumi.ComponentResource):
                     gateway_replicas=cfg.ingress.gateway_replica_count(cfg.environment),
                     api_key=api_key_secret is not None,
                     pod_identity_agent=self.addons.pod_identity_agent,
+                    prometheus_namespace=prometheus_namespace(cfg.monitoring.prometheus.url, cfg.monitoring.namespace),
+                    kuberay_namespace=cfg.kuberay.namespace,
                 ),
                 opts=self.k8s_opts(depends_on=[namespace, *self.services.values()]),
             )

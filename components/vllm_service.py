@@ -60,7 +60,7 @@ class VllmServiceArgs(BaseModel):
         description="Directory that `model.architecture.configPath` is relative to. Default null: the working directory.",
     )
     kserve_cpu_limit_cleared: bool = Field(
-        False,
+        default=False,
         description="True when the cluster's KServe sets no default CPU limit (inferenceservice-config "
         "resource.cpuLimit empty, as the platform's own kserve release does): the vLLM container then has no CPU "
         "limit, so it is never throttled. Default false: its CPU limit equals its CPU request, because KServe's "
@@ -149,7 +149,10 @@ class VllmService(KubernetesComponent):
             kind="InferenceService",
             metadata=resolve(lambda md: awaiting.annotated(md, awaits.annotations), part(isvc, "metadata")),
             spec=part(isvc, "spec"),
-            opts=isvc_opts,
+            # The fields KServe's defaulter writes (builders/vllm_service.py KSERVE_DEFAULTED_FIELDS): no refresh diff.
+            opts=pulumi.ResourceOptions.merge(
+                isvc_opts, pulumi.ResourceOptions(ignore_changes=list(build.KSERVE_DEFAULTED_FIELDS))
+            ),
         )
         pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(

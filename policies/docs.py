@@ -83,7 +83,6 @@ LEFT_OUT = (
         ("G29",),
         "ADAPT (catalogue): vLLM, torch, triton and Hugging Face write caches under $HOME/.cache; the adapted form (read-only root plus emptyDir caches) is left to the components, not enforced on third-party manifests.",
     ),
-    (("G33",), "Not implemented: namespace-level isolation is the platform's, not a serving manifest's."),
     (("G34",), "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
     (("G37",), "Not implemented as a gate: labels are cost attribution, not serving safety."),
     (

@@ -74,6 +74,8 @@ class Recorded:
     delete_before_replace: bool = False
     # ResourceOptions.custom_timeouts as the engine receives them ({"create": "20m", ...}; only those set).
     custom_timeouts: Mapping[str, str] = field(default_factory=dict)
+    # ResourceOptions.ignore_changes (property paths `pulumi up` and `pulumi refresh` leave alone).
+    ignore_changes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -433,6 +435,7 @@ def _recorder(recording: Recording) -> Callable[[Any, Any], None]:
                 provider=names.get(request.provider.rsplit("::", 1)[0], "") if request.provider else "",
                 delete_before_replace=bool(request.deleteBeforeReplace),
                 custom_timeouts=_custom_timeouts(request),
+                ignore_changes=tuple(request.ignoreChanges),
             )
         )
 

@@ -269,8 +269,8 @@ def _controllers_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
             "",
             "**What the controllers create** (derived under `derived/`: the Deployment each controller submits)",
             "",
-            "| model | Deployment | requests | limits | probes | progressDeadlineSeconds vs startup budget | volumes |",
-            "|---|---|---|---|---|---|---|",
+            "| model | Deployment | requests | limits | probes | progressDeadlineSeconds vs startup budget | volumes | init containers |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for name, c in deployments:
             s = c["summary"]
@@ -286,7 +286,7 @@ def _controllers_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
             out.append(
                 f"| {name} | {c['controller']}: `{c['name']}` | {_cell(_quantities(res.get('requests')))} | "
                 f"{_cell(_quantities(res.get('limits')))} | {_cell(probes or 'none')} | {versus} | "
-                f"{_cell(', '.join(s.get('volumes') or []) or 'none')} |"
+                f"{_cell(', '.join(s.get('volumes') or []) or 'none')} | {_cell(', '.join(s.get('initContainers') or []) or 'none')} |"
             )
     if others:
         out += ["", "| model | controller | object | figures |", "|---|---|---|---|"]

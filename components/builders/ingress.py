@@ -22,6 +22,7 @@ from ..timeouts import (
     TCP_KEEPALIVE_TIME_SECONDS,
     shared_alb_idle,
 )
+from ..vllm_auth import EVERY_RELEASE, image_guarded_prefixes
 from . import pod_identity
 from .labels import recommended_labels
 
@@ -148,15 +149,17 @@ def _long_condition() -> str:
     )
 
 
-# What the ALB forwards when the models require an API key: vLLM's key guards /v1 (and, in 0.33.0,
-# /v2, /inference and /cohere) but not /invocations, /tokenize, /pooling or /metrics (docs/edge.md),
-# so an edge that relies on the key forwards the OpenAI API's prefix and nothing else.
-API_PATH = "/v1"
+def route_paths(models: Sequence[ModelConfig], api_key: bool) -> tuple[str, ...]:
+    """The path prefixes an edge forwards to ``models``: behind an API key, those the key guards in each model's
+    vLLM release (components/vllm_auth.py, read in the wheels: /v1, /v2, /inference and /cohere in 0.33.0), so
+    /invocations, /tokenize, /metrics and /health never leave the cluster; without a key, everything ("/").
 
-
-def route_path(api_key: bool) -> str:
-    """The Ingress path of every rule: the OpenAI API's prefix behind an API key, else everything."""
-    return API_PATH if api_key else "/"
+    Several models share a prefix list only where each of their releases guards it (an unknown release: /v1).
+    """
+    if not api_key:
+        return ("/",)
+    sets = [set(image_guarded_prefixes(m.image)) for m in models] or [set(EVERY_RELEASE)]
+    return tuple(sorted(set.intersection(*sets)))
 
 
 def _backend(service: str, port: int) -> dict[str, Any]:
@@ -175,17 +178,22 @@ def alb_ingress(
 
     ``siblings`` maps a long-context sibling's name to its model's; in direct mode the sibling's
     rule comes first under its model's host, matched by the ALB condition on the header. With
-    ``api_key`` (the models require the stack's API key) the rules forward /v1 only.
+    ``api_key`` (the models require the stack's API key) the rules forward only the prefixes the key
+    guards in the models' releases (``route_paths``).
     """
     ann = alb_annotations(cfg, plans)
-    path = route_path(api_key)
+    by_name = {x.name: x for x in models}
     labels = recommended_labels("llm-ingress", component="ingress")
     if cfg.routing == "istio":
         rules = [
             {
                 "host": f"*.{cfg.host}",
                 "http": {
-                    "paths": [{"path": path, "pathType": "Prefix", "backend": _backend(GATEWAY_RELEASE, GATEWAY_HTTP_PORT)}]
+                    "paths": [
+                        {"path": path, "pathType": "Prefix", "backend": _backend(GATEWAY_RELEASE, GATEWAY_HTTP_PORT)}
+                        # Each model's VirtualService narrows this to its own release's prefixes.
+                        for path in sorted({p for m in models for p in route_paths([m], api_key)})
+                    ]
                 },
             }
         ]
@@ -196,13 +204,14 @@ def alb_ingress(
             if m.name in siblings:
                 continue
             paths = []
-            by_name = {x.name: x for x in models}
             long = next((s for s, parent in siblings.items() if parent == m.name), None)
-            if long is not None:
-                service, port = backend_of(by_name[long])
-                ann[f"{ALB}/conditions.{service}"] = _long_condition()
-                paths.append({"path": path, "pathType": "Prefix", "backend": _backend(service, port)})
-            paths.append({"path": path, "pathType": "Prefix", "backend": _backend(*backend_of(m))})
+            both = [m] if long is None else [m, by_name[long]]
+            for path in route_paths(both, api_key):
+                if long is not None:
+                    service, port = backend_of(by_name[long])
+                    ann[f"{ALB}/conditions.{service}"] = _long_condition()
+                    paths.append({"path": path, "pathType": "Prefix", "backend": _backend(service, port)})
+                paths.append({"path": path, "pathType": "Prefix", "backend": _backend(*backend_of(m))})
             rules.append({"host": model_host(m.name, cfg.host), "http": {"paths": paths}})
         ns = namespace
     return {
@@ -252,15 +261,31 @@ def _route(m: ModelConfig, plan: ServingPlan, namespace: str, match: Optional[li
 
 
 def virtual_service(
-    m: ModelConfig, plans: Mapping[str, ServingPlan], cfg: IngressConfig, namespace: str, sibling: Optional[ModelConfig] = None
+    m: ModelConfig,
+    plans: Mapping[str, ServingPlan],
+    cfg: IngressConfig,
+    namespace: str,
+    sibling: Optional[ModelConfig] = None,
+    api_key: bool = False,
 ) -> dict[str, Any]:
-    """A model's VirtualService: its host on the gateway, timeouts and retries from the chain, the long sibling by header."""
+    """A model's VirtualService: its host on the gateway, timeouts and retries from the chain, the long sibling by header.
+
+    With ``api_key`` every route matches only the ``uri`` prefixes the key guards in its release (``route_paths``);
+    a path outside them (``/invocations``, ``/metrics``) matches no route, and the gateway answers 404. Istio
+    normalizes the path before it matches and forwards the normalized one (1.30.3
+    pilot/pkg/networking/core/listener_builder.go:339-345: an unset meshConfig.pathNormalization is DEFAULT,
+    which sets Envoy's normalize_path, RFC 3986: ``/v1/../invocations`` becomes ``/invocations``; escaped
+    slashes are kept unchanged, :340), so the path vLLM sees starts with the prefix that matched.
+    """
+    long_header = {"headers": {LONG_CONTEXT_HEADER: {"exact": LONG_CONTEXT_VALUE}}}
     http = []
     if sibling is not None:
-        http.append(
-            _route(sibling, plans[sibling.name], namespace, [{"headers": {LONG_CONTEXT_HEADER: {"exact": LONG_CONTEXT_VALUE}}}])
+        sibling_match = (
+            [{"uri": {"prefix": p}, **long_header} for p in route_paths([sibling], api_key)] if api_key else [long_header]
         )
-    http.append(_route(m, plans[m.name], namespace))
+        http.append(_route(sibling, plans[sibling.name], namespace, sibling_match))
+    own = [{"uri": {"prefix": p}} for p in route_paths([m], api_key)] if api_key else None
+    http.append(_route(m, plans[m.name], namespace, own))
     return {
         "apiVersion": "networking.istio.io/v1",
         "kind": "VirtualService",

@@ -27,6 +27,14 @@ AGENT_HOST_PATH = "/models"
 # AL2023 mounts the instance-store RAID0 array at /mnt/k8s-disks/0 (Karpenter v1.14.1 docs, instanceStorePolicy);
 # AGENT_HOST_PATH is bind-mounted onto this folder of it.
 NVME_CACHE_DIR = "/mnt/k8s-disks/0/kserve-models"
+# Who the node agent runs as: its DaemonSet sets runAsNonRoot but no runAsUser (kserve/kserve v0.20.0
+# charts/kserve-localmodel-resources/files/resources.yaml:363-380; the chart has no value for it), so the image's
+# user applies: localmodel-agent.Dockerfile:37 builds on gcr.io/distroless/static:nonroot, whose user "nonroot" is
+# uid/gid 65532 (GoogleContainerTools/distroless README, "nonroot" tags). The agent creates its models folder under
+# the host path at start (pkg/controller/v1alpha1/localmodelnode/file_utils.go:76-81, os.MkdirAll of
+# <mount>/models, controller.go:87), which fails with EACCES on a root-owned 0755 folder.
+AGENT_UID = 65532
+AGENT_GID = 65532
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 from ..builders.labels import GPU_NAME_LABEL  # noqa: E402 (defined beside the labels: the policy pack reads it)
 
@@ -128,10 +136,11 @@ def cache_user_data() -> str:
     v20260724 nodeadm/cmd/nodeadm/init/init.go:140-152; nodeadm-run.service runs After=cloud-final), so
     a boot script cannot bind-mount onto the array yet. The script therefore adds a kubelet drop-in
     whose ExecStartPre does it when the kubelet starts: the array is mounted by then, and the node
-    agent's pod (hostPath /models, DirectoryOrCreate) mounts the bind mount.
+    agent's pod (hostPath /models, DirectoryOrCreate) mounts the bind mount. The cache folder belongs to the
+    agent's uid and gid (``AGENT_UID``/``AGENT_GID``): the agent runs as non-root and creates its folders there.
     """
     mount = (
-        f"mkdir -p {NVME_CACHE_DIR} {AGENT_HOST_PATH} && "
+        f"mkdir -p {NVME_CACHE_DIR} {AGENT_HOST_PATH} && chown {AGENT_UID}:{AGENT_GID} {NVME_CACHE_DIR} && "
         f"(mountpoint -q {AGENT_HOST_PATH} || mount --bind {NVME_CACHE_DIR} {AGENT_HOST_PATH})"
     )
     script = "\n".join(

@@ -70,6 +70,72 @@ def model_env(m: ModelConfig) -> list[dict[str, Any]]:
     return []
 
 
+# Holds the model server until its node has the model's files (localCache): an init container and the
+# read-only host-path volume it reads them from.
+CACHE_WAIT_CONTAINER = "wait-for-node-cache"
+CACHE_WAIT_VOLUME = "node-model-cache"
+CACHE_WAIT_MOUNT = "/node-cache"
+# Done when config.json is there and every weight file: the shards the index names, or the single
+# model.safetensors. Hugging Face downloads each file under .cache/ and moves it into place whole, so a
+# file that exists is complete (huggingface_hub snapshot_download with local_dir, which KServe's storage
+# initializer uses for hf:// URIs). Polls every 10 s, saying what it still waits for.
+_CACHE_WAIT_SCRIPT = """import json, os, sys, time
+d = sys.argv[1]
+def missing():
+    if not os.path.isfile(os.path.join(d, "config.json")):
+        return "config.json"
+    index = os.path.join(d, "model.safetensors.index.json")
+    if os.path.isfile(index):
+        try:
+            shards = sorted(set(json.load(open(index))["weight_map"].values()))
+        except (OSError, ValueError, KeyError):
+            return "a readable model.safetensors.index.json"
+        return next((s for s in shards if not os.path.isfile(os.path.join(d, s))), "")
+    return "" if os.path.isfile(os.path.join(d, "model.safetensors")) else "model.safetensors"
+while True:
+    m = missing()
+    if not m:
+        print("model files present in", d, flush=True)
+        break
+    print("waiting for", m, "in", d, flush=True)
+    time.sleep(10)
+"""
+
+
+def cache_storage_key(m: ModelConfig) -> str:
+    """The folder KServe keeps a cached model in: the first 16 hex digits of SHA-256 of the cache's source URI
+    (kserve/kserve v0.20.0 pkg/apis/serving/v1alpha1/local_model_cache_types.go:29-32 GetStorageKey); the download
+    job writes to ``models/<key>`` of the node group's volume (pkg/controller/v1alpha1/localmodelnode/controller.go:148-158)."""
+    import hashlib
+
+    return hashlib.sha256(cache_source_uri(m).encode()).hexdigest()[:16]
+
+
+def cache_wait(m: ModelConfig) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(init containers, volumes) that hold a localCache model's server until its node has the files.
+
+    KServe mounts the cache's PVC on the model container as soon as the pod starts
+    (pkg/webhook/admission/pod/storage_initializer_injector.go:723-737, 528-540): on a new node the node agent's
+    download job has not finished, so vLLM would start on an empty ``/mnt/models`` and crash-loop. The init
+    container (the model's own image, already pulled by the pool's pre-pull DaemonSet) reads the node's cache
+    folder through a read-only host path and returns once the files are complete. Empty for other sources.
+    """
+    from .karpenter import AGENT_HOST_PATH
+
+    if m.source.type != "localCache":
+        return [], []
+    folder = f"{CACHE_WAIT_MOUNT}/models/{cache_storage_key(m)}"
+    container = {
+        "name": CACHE_WAIT_CONTAINER,
+        "image": m.image,
+        "command": ["python3", "-c", _CACHE_WAIT_SCRIPT, folder],
+        "resources": {"requests": {"cpu": "10m", "memory": "64Mi"}, "limits": {"cpu": "100m", "memory": "128Mi"}},
+        "volumeMounts": [{"name": CACHE_WAIT_VOLUME, "mountPath": CACHE_WAIT_MOUNT, "readOnly": True}],
+    }
+    volume = {"name": CACHE_WAIT_VOLUME, "hostPath": {"path": AGENT_HOST_PATH, "type": "Directory"}}
+    return [container], [volume]
+
+
 def s3_read_policy(
     uri: str, partition: str = "aws", kms_key_arn: str | None = None, region: str | None = None, dns_suffix: str = "amazonaws.com"
 ) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 from ..builders.credentials import HF_TOKEN_KEY, model_service_account_name
 from ..builders.karpenter import GPU_NAME_LABEL, NODEPOOL_LABEL  # noqa: F401 (policies read them from here)
 from ..builders.labels import recommended_labels
-from ..builders.model_source import model_args, model_env
+from ..builders.model_source import cache_wait, model_args, model_env
 from ..builders.scheduling import ISVC_LABEL, karpenter_gpu_name, pod_drain, serving_pod_scheduling
 from ..capacity.plan import ServingPlan
 from ..config import ModelConfig
@@ -36,6 +36,23 @@ QUIET_ENDPOINTS = "/health,/metrics"
 
 
 from ..builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION  # noqa: E402,F401 (defined beside the labels)
+
+# What KServe's defaulting webhook writes into our InferenceService (kserve/kserve v0.20.0
+# pkg/apis/serving/v1beta1/inference_service_defaults.go DefaultInferenceService, 163-214), as Pulumi property paths
+# the component ignores so that `pulumi refresh` shows no diff and `pulumi up` never strips them:
+# the LocalModelCache match (setLocalModelLabel, 504-593: a label and two annotations; the namespace label of a
+# LocalModelNamespaceCache, 537-538) and automountServiceAccountToken where the cluster's config turns it off
+# (211-222). The rest of what it defaults we set ourselves to the value it would write: the deploymentMode
+# annotation (Standard, 166-186), the container name (kserve-container, predictor_custom.go:69-71), CPU and memory
+# requests and the memory limit, and the CPU limit where KServe's default is not cleared (59-96).
+# tests/derive/test_kserve_refresh.py derives the stored object for each stack and checks this list covers it.
+KSERVE_DEFAULTED_FIELDS = (
+    'metadata.labels["internal.serving.kserve.io/localmodel"]',
+    'metadata.labels["internal.serving.kserve.io/localmodel-namespace"]',
+    'metadata.annotations["internal.serving.kserve.io/localmodel-sourceuri"]',
+    'metadata.annotations["internal.serving.kserve.io/localmodel-pvc-name"]',
+    "spec.predictor.automountServiceAccountToken",
+)
 
 
 def capacity_summary(plan: ServingPlan) -> str:
@@ -204,6 +221,7 @@ def inference_service(
     """
     r = plan.resources
     labels = recommended_labels(m.name, component="inference", version=image_tag(m.image))
+    wait_containers, wait_volumes = cache_wait(m)
     return {
         "apiVersion": "serving.kserve.io/v1beta1",
         "kind": "InferenceService",
@@ -242,7 +260,10 @@ def inference_service(
                 "volumes": [
                     {"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": f"{r.shm_gib}Gi"}},
                     {"name": CACHE_VOLUME, "emptyDir": {"sizeLimit": f"{r.ephemeral_storage_gib}Gi"}},
+                    *wait_volumes,
                 ],
+                # A localCache model waits for its node's copy of the files (builders/model_source.py cache_wait).
+                **({"initContainers": wait_containers} if wait_containers else {}),
                 "containers": [vllm_container(m, plan, hf_secret, api_key_secret, cpu_limit=cpu_limit)],
             }
         },

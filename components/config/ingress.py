@@ -14,7 +14,6 @@ from ..aws_ids import (
     DEFAULT_SSL_POLICY,
     arn_problem,
     cidr_problem,
-    open_to_all,
     ssl_policy_problem,
 )
 from .base import Bool, Int, Str, _Model, matching
@@ -50,7 +49,9 @@ class IngressConfig(_Model):
     inbound_cidrs: tuple[Str, ...] = Field(
         default=(),
         description="CIDRs the ALB's security group admits (annotation alb.ingress.kubernetes.io/inbound-cidrs), e.g. "
-        "[203.0.113.0/24]. Default [] (the controller admits 0.0.0.0/0). 0.0.0.0/0 and ::/0 are refused: leave it empty.",
+        "[203.0.113.0/24]. Default [] (the controller admits 0.0.0.0/0). On an internet-facing ALB they are a guard only "
+        "when, merged, they cover at most a /8 of IPv4 and a /32 of IPv6 (components/aws_ids.py sources_too_wide, read by "
+        "the policy internet-facing-alb-guarded); wider sources need the API key on every forwarded path.",
     )
     waf_acl_arn: Optional[Str] = Field(
         default=None,
@@ -116,10 +117,6 @@ class IngressConfig(_Model):
             rule = cidr_problem(cidr)
             if rule:
                 raise ValueError(f"[{i}] {cidr!r} {rule}")
-            if open_to_all(cidr):
-                raise ValueError(
-                    f"[{i}] {cidr!r} admits every address, which is the controller's default; leave inboundCidrs empty or narrow it"
-                )
         if len(set(v)) != len(v):
             raise ValueError("lists a CIDR twice")
         return v

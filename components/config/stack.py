@@ -68,7 +68,8 @@ class StackConfig(_Model):
     has_api_key: Bool = Field(
         default=False,
         description="Set when the stack holds llm-serving:apiKey (a Pulumi secret): every model's vLLM reads it as "
-        "VLLM_API_KEY from a Kubernetes Secret and answers /v1 only with it. The value itself never enters this model. Default false.",
+        "VLLM_API_KEY from a Kubernetes Secret and answers the prefixes its release guards (/v1, ...) only with it. The value "
+        "itself never enters this model. Default false.",
     )
     deploy: DeployConfig = Field(
         default_factory=DeployConfig,

@@ -257,38 +257,72 @@ def _add_env(container: dict[str, Any], name: str, value: str) -> None:
     env.append({"name": name, "value": value})
 
 
-def _predictor(isvc: Mapping[str, Any], cfg: IsvcConfig, caches: list[Mapping[str, Any]]) -> Optional[list[Derived]]:
-    meta = isvc.get("metadata") or {}
-    name, namespace = str(meta.get("name")), str(meta.get("namespace") or "default")
-    annotations = dict(meta.get("annotations") or {})
-    labels = dict(meta.get("labels") or {})
-    mode = annotations.get(DEPLOYMENT_MODE)
-    if mode == "RawDeployment":  # inference_service_defaults.go:166-171
-        mode = annotations[DEPLOYMENT_MODE] = "Standard"
-    if mode is None and cfg.default_deployment_mode == "Standard":  # 178-186
-        mode = annotations[DEPLOYMENT_MODE] = "Standard"
-    predictor = copy.deepcopy(dict(_dig(isvc, "spec", "predictor") or {}))
-    if mode != "Standard" or not predictor.get("containers"):
-        return None
+def default_inference_service(
+    isvc: Mapping[str, Any], cfg: IsvcConfig, caches: list[Mapping[str, Any]]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The InferenceService as KServe's mutating webhook stores it (inference_service_defaults.go:163-214), with the
+    rule behind each field it set (paths into the InferenceService). What the API server then holds, and so what
+    `pulumi refresh` reads back: every path here that differs from ours is a diff unless Pulumi ignores it."""
+    out = copy.deepcopy(dict(isvc))
+    meta = out.setdefault("metadata", {})
+    annotations = meta.setdefault("annotations", {})
+    labels = meta.setdefault("labels", {})
     rules: dict[str, str] = {}
-    containers = predictor["containers"]
-    # predictor_custom.go:65-73: the single (or unnamed first) container is the model container.
-    if len(containers) == 1 or not containers[0].get("name"):
-        containers[0]["name"] = CONTAINER_NAME
-    _set_resource_defaults(containers[0].setdefault("resources", {}), cfg, rules, "spec.template.spec.containers[0]")
+    mode = annotations.get(DEPLOYMENT_MODE)
+    if mode == "RawDeployment":  # 166-171
+        annotations[DEPLOYMENT_MODE] = "Standard"
+        rules[f"metadata.annotations.{DEPLOYMENT_MODE}"] = (
+            f"the deprecated RawDeployment becomes Standard ({TAG} {DEFAULTS_GO}:166-171)"
+        )
+    elif mode is None and cfg.default_deployment_mode == "Standard":  # 178-186
+        annotations[DEPLOYMENT_MODE] = "Standard"
+        rules[f"metadata.annotations.{DEPLOYMENT_MODE}"] = f"the config's default deployment mode ({TAG} {DEFAULTS_GO}:178-186)"
+    predictor = out.setdefault("spec", {}).setdefault("predictor", {})
+    containers = predictor.get("containers") or []
+    if containers:
+        # predictor_custom.go:65-73: the single (or unnamed first) container is the model container.
+        if len(containers) == 1 or not containers[0].get("name"):
+            containers[0]["name"] = CONTAINER_NAME
+        _set_resource_defaults(containers[0].setdefault("resources", {}), cfg, rules, "spec.predictor.containers[0]")
     uri = _storage_uri(predictor)
     if cfg.local_model_enabled and DISABLE_LOCAL_MODEL not in annotations:
-        matched = _local_model(isvc, uri, caches)
-        if matched is not None:  # inference_service_defaults.go:580-590
+        matched = _local_model(out, uri, caches)
+        if matched is not None:  # 580-590
             labels[LOCAL_MODEL_LABEL] = matched[0]
             annotations[LOCAL_MODEL_SOURCE] = matched[1]
             annotations[LOCAL_MODEL_PVC] = matched[2]
-            rules[f"metadata.labels.{LOCAL_MODEL_LABEL}"] = (
-                f"the LocalModelCache {matched[0]} matches the storage URI ({TAG} {DEFAULTS_GO}:504-593)"
-            )
+            why = f"the LocalModelCache {matched[0]} matches the storage URI ({TAG} {DEFAULTS_GO}:504-593)"
+            for path in (
+                f"metadata.labels.{LOCAL_MODEL_LABEL}",
+                f"metadata.annotations.{LOCAL_MODEL_SOURCE}",
+                f"metadata.annotations.{LOCAL_MODEL_PVC}",
+            ):
+                rules[path] = why
     if not cfg.automount_service_account_token and "automountServiceAccountToken" not in predictor:
-        predictor["automountServiceAccountToken"] = False  # inference_service_defaults.go:211-222
+        predictor["automountServiceAccountToken"] = False  # 211-222
+        rules["spec.predictor.automountServiceAccountToken"] = (
+            f"inferenceservice-config security.autoMountServiceAccountToken false ({TAG} {DEFAULTS_GO}:211-222)"
+        )
+    return out, rules
 
+
+def _predictor(isvc: Mapping[str, Any], cfg: IsvcConfig, caches: list[Mapping[str, Any]]) -> Optional[list[Derived]]:
+    defaulted, isvc_rules = default_inference_service(isvc, cfg, caches)
+    meta = defaulted["metadata"]
+    name, namespace = str(meta.get("name")), str(meta.get("namespace") or "default")
+    annotations = dict(meta.get("annotations") or {})
+    labels = dict(meta.get("labels") or {})
+    predictor = defaulted["spec"]["predictor"]
+    if annotations.get(DEPLOYMENT_MODE) != "Standard" or not predictor.get("containers"):
+        return None
+    # The webhook's rules, at the path the same field takes in the Deployment.
+    rules = {
+        path.replace("spec.predictor.containers[0]", "spec.template.spec.containers[0]", 1): why
+        for path, why in isvc_rules.items()
+        if path.startswith(("spec.predictor.containers[0]", "metadata.labels."))
+    }
+    containers = predictor["containers"]
+    uri = _storage_uri(predictor)
     # predictor.go:99-120: the InferenceService's annotations minus the disallowed ones, then the storage URI.
     kept = {k: v for k, v in annotations.items() if k not in DISALLOWED_ANNOTATIONS}
     if uri is not None:
@@ -338,6 +372,7 @@ def _predictor(isvc: Mapping[str, Any], cfg: IsvcConfig, caches: list[Mapping[st
         "progressDeadlineSeconds": dspec.get("progressDeadlineSeconds", PROGRESS_DEADLINE_SECONDS),
         "startupBudgetSeconds": startup,
         "volumes": [v.get("name") for v in spec.get("volumes") or []],
+        "initContainers": [c.get("name") for c in spec.get("initContainers") or []],
         "localModel": labels.get(LOCAL_MODEL_LABEL, ""),
     }
     out = [Derived("kserve", f"InferenceService {namespace}/{name}", model, deployment, dict(rules), summary)]

@@ -8,9 +8,11 @@ is the schema that provider serves (``GetSchema``), as ``python -m stacks schema
 from __future__ import annotations
 
 import json
+import re
 
 import pulumi
 
+from ..errors import ConfigError, Problem
 from .platform import PACKAGE, LlmPlatform
 
 # The components the package hosts, in schema order.
@@ -19,11 +21,36 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [LlmPlatform]
 VERSION = "0.1.0"
 
 
+# The SDK's analyzer reads TypedDict NotRequired keys (every optional argument here) from pulumi 3.238.0
+# on: analyzer.py of the 3.236.0 wheel has no NotRequired handling and fails on them with a TypeError.
+ANALYZER_FLOOR = (3, 238, 0)
+
+
+def check_analyzer() -> None:
+    """ConfigError naming the installed release when its analyzer cannot read these components' args."""
+    from importlib import metadata
+
+    installed = metadata.version("pulumi")
+    parts = tuple(int(p) for p in re.findall(r"\d+", installed)[:3])
+    if parts < ANALYZER_FLOOR:
+        floor = ".".join(map(str, ANALYZER_FLOOR))
+        raise ConfigError(
+            [
+                Problem(
+                    "pulumi",
+                    f"the component package needs pulumi>={floor}: older analyzers cannot read optional (NotRequired) arguments",
+                    installed,
+                )
+            ]
+        )
+
+
 def package_schema(version: str = VERSION) -> str:
     """The package schema as JSON text: what the provider's GetSchema serves, indented with sorted keys.
 
     Built by the SDK's own ComponentProvider (the analyzer and schema generator the hosted provider runs).
     """
+    check_analyzer()
     from pulumi.provider.experimental.component import ComponentProvider
 
     served = ComponentProvider(COMPONENTS, PACKAGE, version=version).schema or "{}"

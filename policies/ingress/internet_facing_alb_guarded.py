@@ -8,19 +8,25 @@ Controller makes internet-facing answers anyone on the internet, so it must:
   annotation the controller applies its default ``ELBSecurityPolicy-2016-08``, which accepts TLS
   1.0 and 1.1 (controller v3.5.0 ``pkg/config/controller_config.go:49``), and an Ingress without
   an HTTPS listener sends prompts and answers in clear text;
-* and carry at least one guard:
-  - an API key on every backend: each backend resolves, through Services, KServe predictors and
-    Istio VirtualServices in the same stack, to vLLM containers that read ``VLLM_API_KEY`` from a
-    Secret (or pass ``--api-key``), and every path the Ingress forwards lies under ``/v1``: vLLM
-    0.33.0's AuthenticationMiddleware checks the key only under ``/v1``, ``/v2``, ``/inference`` and
-    ``/cohere`` (``entrypoints/serve/middleware/authenticate.py:11`` GUARDED_PREFIX, ``:59``), while
-    ``/invocations``, ``/tokenize``, ``/pooling``, ``/metrics`` and ``/health`` stay open
-    (``entrypoints/common/cli_args.py:339-345``); 0.8.5 checks ``/v1`` alone
-    (``entrypoints/openai/api_server.py:852``), so ``/v1`` is the prefix every release guards;
-  - ``inbound-cidrs`` of which none admits every address (ignored by the controller when
-    ``security-groups`` is set), or ``security-group-prefix-lists`` without ``inbound-cidrs``;
-  - a WAF web ACL: ``wafv2-acl-arn``, ``wafv2-acl-name`` or WAF Classic ``waf-acl-id`` (not "none");
+* and carry at least one guard that keeps strangers from the models:
+  - an API key on every path it forwards: each backend resolves, through Services, KServe predictors
+    and Istio VirtualServices in the same stack, to vLLM containers that read ``VLLM_API_KEY`` from a
+    Secret (or pass ``--api-key``), and every path forwarded to them (each Ingress path, and each
+    VirtualService route's ``uri`` match, after any ``rewrite``) starts with a prefix their release's
+    key guards. vLLM checks ``url_path.startswith(GUARDED_PREFIX)`` (0.33.0
+    ``entrypoints/serve/middleware/authenticate.py:11``, ``:59``); ``/invocations``, ``/tokenize``,
+    ``/pooling``, ``/metrics`` and ``/health`` stay open (``entrypoints/common/cli_args.py:339-345``).
+    The prefixes per release are components/vllm_auth.py's, read in each wheel (0.8.5 to 0.21 guard
+    ``/v1`` alone); an image whose tag names no release read gets ``/v1``, which every release guards.
+    A VirtualService route without a ``uri`` match forwards every path;
+  - ``inbound-cidrs`` (or the class's ``inboundCIDRs``) that, merged per IP version, cover at most a
+    /8 of IPv4 and a /32 of IPv6 (components/aws_ids.py ``sources_too_wide``: a split such as
+    0.0.0.0/1 + 128.0.0.0/1 is the whole internet), ignored by the controller when ``security-groups``
+    is set; or ``security-group-prefix-lists`` without ``inbound-cidrs``;
   - ALB authentication: ``auth-type`` cognito or oidc.
+
+  A WAF web ACL alone is not a guard: its rules are not visible here, and a managed rule set lets an
+  ordinary request to ``/invocations`` through.
 
 Annotation names and defaults are those of controller v3.5.0 (``pkg/annotations/constants.go``,
 ``docs/guide/ingress/annotations.md``); an IngressClass whose ``spec.parameters`` name an
@@ -31,10 +37,12 @@ wafv2AclArn, which the controller prefers to the annotations.
 from __future__ import annotations
 
 import fnmatch
+import json
 from collections.abc import Mapping
 from typing import Any
 
-from components.aws_ids import CONTROLLER_DEFAULT_SSL_POLICY, DEFAULT_SSL_POLICY, open_to_all, tls12_or_newer
+from components.aws_ids import CONTROLLER_DEFAULT_SSL_POLICY, DEFAULT_SSL_POLICY, sources_too_wide, tls12_or_newer
+from components.vllm_auth import EVERY_RELEASE, image_guarded_prefixes, path_guarded
 from policies.framework import Policy, Resource
 from policies.kube import annotations_of, as_dict, as_list, containers, get, pod_specs, split_type
 from policies.reading.serving import model_servers, namespace_of, pod_labels, selector_matches
@@ -46,8 +54,6 @@ INGRESS_TYPES = (
     "kubernetes:networking.k8s.io/v1beta1:Ingress",
     "kubernetes:extensions/v1beta1:Ingress",
 )
-# The prefix vLLM's API key guards in every release (0.33.0 adds /v2, /inference and /cohere).
-GUARDED_PREFIX = "/v1"
 API_KEY_ENV = "VLLM_API_KEY"
 
 
@@ -99,9 +105,26 @@ def _service_of(backend: Mapping) -> tuple[Any, Any]:
     return backend.get("serviceName"), backend.get("servicePort")  # v1beta1
 
 
-def _under_guarded_prefix(path: str) -> bool:
-    clean = path.rstrip("*").rstrip("/") if path not in ("/", "") else path
-    return clean == GUARDED_PREFIX or clean.startswith(GUARDED_PREFIX + "/")
+def _prefixes(found: list[dict]) -> tuple[str, ...]:
+    """The prefixes the key guards in every one of these containers' releases (what a shared path may use)."""
+    sets = [set(image_guarded_prefixes(str(c.get("image") or ""))) for c in found] or [set(EVERY_RELEASE)]
+    return tuple(sorted(set.intersection(*sets)))
+
+
+def _route_problem(route: Mapping, prefixes: tuple[str, ...]) -> str | None:
+    """Why a VirtualService HTTP route may forward a path the key does not guard, or None."""
+    rewrite = as_dict(route.get("rewrite"))
+    if "uriRegexRewrite" in rewrite or ("uri" in rewrite and not path_guarded(str(rewrite["uri"]), prefixes)):
+        return "rewrites the path outside the guarded prefixes"
+    matches = as_list(route.get("match"))
+    if not matches:
+        return "has no uri match, so it forwards every path"
+    for m in matches:
+        uri = as_dict(get(m, "uri"))
+        literal = uri.get("prefix", uri.get("exact"))
+        if not isinstance(literal, str) or get(m, "ignoreUriCase") is True or not path_guarded(literal, prefixes):
+            return f"matches {json.dumps(uri or {}, sort_keys=True)}, not a uri prefix under {', '.join(prefixes)}"
+    return None
 
 
 def _has_key(container: Mapping) -> bool:
@@ -161,9 +184,9 @@ class _Resolver:
         ]
         return found or None
 
-    def _virtual_service_targets(self, host: str) -> list[tuple[str, Any]] | None:
-        """(Service name, namespace) of every route of the VirtualServices bound to a gateway for ``host``."""
-        targets = []
+    def _virtual_service_routes(self, host: str) -> list[tuple[Mapping, str, Any]] | None:
+        """(HTTP route, Service name, namespace) of every destination of the VirtualServices bound to a gateway for ``host``."""
+        targets: list[tuple[Mapping, str, Any]] = []
         for vs in self.kinds.get("VirtualService", []):
             gateways = [g for g in as_list(get(vs.props, "spec", "gateways")) if g != "mesh"]
             hosts = [h for h in as_list(get(vs.props, "spec", "hosts")) if isinstance(h, str)]
@@ -174,45 +197,59 @@ class _Resolver:
                     target = get(dest, "destination", "host")
                     if isinstance(target, str):
                         parts = target.split(".")
-                        targets.append((parts[0], parts[1] if len(parts) > 1 else namespace_of(vs)))
+                        targets.append((as_dict(route), parts[0], parts[1] if len(parts) > 1 else namespace_of(vs)))
         return targets or None
 
     def unguarded(self, ing: Resource) -> list[str]:
-        """Why the API key does not guard this Ingress's backends ([] when it does)."""
+        """Why the API key does not guard every path this Ingress forwards ([] when it does)."""
         reasons: list[str] = []
         namespace = namespace_of(ing)
         for host, path, service, _port in _paths(ing):
-            if not _under_guarded_prefix(str(path)):
-                reasons.append(f"it forwards {path!r}, outside {GUARDED_PREFIX}, which vLLM's key does not guard")
-                continue
             found = self._service(str(service), namespace)
             if found is not None:
-                if any(not _has_key(c) for c in found):
+                prefixes = _prefixes(found)
+                if not path_guarded(str(path), prefixes):
+                    reasons.append(f"it forwards {path!r}, outside {', '.join(prefixes)}, which vLLM's key does not guard")
+                elif any(not _has_key(c) for c in found):
                     reasons.append(f"backend {service} runs a vLLM server without {API_KEY_ENV}")
                 continue
             # A gateway (Istio's ingress gateway): follow the VirtualServices that serve this host.
-            targets = self._virtual_service_targets(str(host))
-            if targets is None:
+            routes = self._virtual_service_routes(str(host))
+            if routes is None:
                 reasons.append(f"backend {service} leads to no vLLM server in the stack")
                 continue
-            for name, ns in targets:
+            reached: list[dict] = []
+            for route, name, ns in routes:
                 behind = self._service(name, ns)
                 if behind is None:
                     reasons.append(f"route {service} -> {name}.{ns} leads to no vLLM server in the stack")
-                elif any(not _has_key(c) for c in behind):
+                    continue
+                reached.extend(behind)
+                problem = _route_problem(route, _prefixes(behind))
+                if any(not _has_key(c) for c in behind):
                     reasons.append(f"route {service} -> {name}.{ns} runs a vLLM server without {API_KEY_ENV}")
+                elif problem:
+                    reasons.append(f"route {route.get('name') or name} -> {name}.{ns} {problem}")
+            # The gateway forwards what the routes match; the Ingress path must still lie under a guarded prefix.
+            union = tuple(sorted({p for c in reached for p in image_guarded_prefixes(str(c.get("image") or ""))}))
+            if reached and all(_has_key(c) for c in reached) and not path_guarded(str(path), union):
+                reasons.append(f"it forwards {path!r}, outside {', '.join(union)}, which vLLM's key does not guard")
         return sorted(set(reasons))
 
 
-def _network_guard(ann: Mapping, params: Mapping) -> bool:
+def _network_problem(ann: Mapping, params: Mapping) -> str | None:
+    """Why the ALB's sources do not keep strangers out, or None when they do."""
     cidrs = as_list(params.get("inboundCIDRs")) or [c for c in str(ann.get(ALB + "inbound-cidrs", "")).split(",") if c.strip()]
-    if cidrs and ALB + "security-groups" not in ann:
-        return not any(open_to_all(str(c)) for c in cidrs)
-    # Prefix lists alone replace the controller's 0.0.0.0/0 default (annotations.md, security-group-prefix-lists).
-    return bool(str(ann.get(ALB + "security-group-prefix-lists", "")).strip()) and ALB + "security-groups" not in ann
+    if ALB + "security-groups" in ann:
+        return "its security-groups annotation replaces the controller's rules, whose sources are not visible here"
+    if not cidrs and str(ann.get(ALB + "security-group-prefix-lists", "")).strip():
+        # Prefix lists alone replace the controller's 0.0.0.0/0 default (annotations.md, security-group-prefix-lists).
+        return None
+    return sources_too_wide([str(c) for c in cidrs])
 
 
-def _waf_guard(ann: Mapping, params: Mapping) -> bool:
+def _waf_named(ann: Mapping, params: Mapping) -> bool:
+    """True when the Ingress or its class names a WAF web ACL (said in the finding: it is no guard alone)."""
     values = [
         params.get("wafv2AclArn"),
         params.get("wafv2AclName"),
@@ -260,19 +297,17 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         tls = _tls_problem(ing, ann, params)
         if tls:
             findings.append((ing.name, f"{where}: {tls}"))
-        if (
-            _network_guard(ann, params)
-            or _waf_guard(ann, params)
-            or str(ann.get(ALB + "auth-type", "none")) in ("cognito", "oidc")
-        ):
+        network = _network_problem(ann, params)
+        if network is None or str(ann.get(ALB + "auth-type", "none")) in ("cognito", "oidc"):
             continue
         key = resolver.unguarded(ing)
         if key:
+            waf = " (its WAF web ACL is no guard on its own)" if _waf_named(ann, params) else ""
             findings.append(
                 (
                     ing.name,
-                    f"{where}: nothing keeps strangers out: no API key on its backends ({'; '.join(key)}), "
-                    f"no inbound-cidrs narrower than 0.0.0.0/0, no WAF web ACL (wafv2-acl-arn) and no ALB "
+                    f"{where}: nothing keeps strangers out{waf}: the API key does not guard every path it forwards "
+                    f"({'; '.join(key)}); {network} (at most a /8 of IPv4 and a /32 of IPv6 count); and no ALB "
                     f"authentication (auth-type cognito|oidc)",
                 )
             )
@@ -281,16 +316,18 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 
 POLICY = Policy(
     name="internet-facing-alb-guarded",
-    description="An internet-facing ALB Ingress must use a TLS 1.2+ ssl-policy and carry a guard: an API key on its "
-    "backends, inbound CIDRs, a WAF web ACL or ALB authentication.",
+    description="An internet-facing ALB Ingress must use a TLS 1.2+ ssl-policy and carry a guard: an API key on every "
+    "path it forwards, inbound CIDRs that cover at most a /8 (IPv4) or /32 (IPv6) once merged, or ALB authentication.",
     catalog="G32",
     severity="critical",
     enforcement="mandatory",
     remediation_steps=(
         "Set alb.ingress.kubernetes.io/ssl-policy: ELBSecurityPolicy-TLS13-1-2-2021-06 with an HTTPS listener "
         "(certificate-arn), and at least one of: an API key every backend's vLLM reads as VLLM_API_KEY from a Secret "
-        "with the Ingress forwarding /v1 only (llm-serving:apiKey does both), alb.ingress.kubernetes.io/inbound-cidrs, "
-        "wafv2-acl-arn, or auth-type cognito/oidc. Or make the ALB internal (scheme: internal). Annotate "
+        "with the Ingress and every VirtualService route forwarding only the prefixes the key guards (uri prefix matches; "
+        "llm-serving:apiKey does all of it), alb.ingress.kubernetes.io/inbound-cidrs covering at most a /8 of IPv4 and a "
+        "/32 of IPv6 once merged (an office range, not a split of 0.0.0.0/0), or auth-type cognito/oidc. A WAF web ACL "
+        "alone does not count. Or make the ALB internal (scheme: internal). Annotate "
         'llm-serving.io/exempt-internet-facing-alb-guarded: "<reason>" where a guard lives outside the stack.'
     ),
     config_schema={
@@ -311,7 +348,9 @@ POLICY = Policy(
         "(https://docs.aws.amazon.com/elasticloadbalancing/latest/application/describe-ssl-policies.html). vLLM's API key "
         "guards only /v1, /v2, /inference and /cohere in 0.33.0 (entrypoints/serve/middleware/authenticate.py GUARDED_PREFIX); "
         "/invocations serves the same inference without it (entrypoints/common/cli_args.py, --api-key help), so a key counts "
-        "only when the Ingress forwards /v1 alone. Guards at the ALB: inbound-cidrs, wafv2-acl-arn and auth-type "
+        "only when every forwarded path lies under a guarded prefix; so does a WAF's managed rule set, which is why a WAF "
+        "alone is no guard. Source CIDRs are judged merged per IP version (ipaddress.collapse_addresses), so a split of "
+        "0.0.0.0/0 is still the internet. Guards at the ALB: inbound-cidrs and auth-type "
         "(docs/guide/ingress/annotations.md at v3.5.0)."
     ),
 )

@@ -226,13 +226,18 @@ def test_service_selects_the_head_on_the_api_port(prod):
 def test_the_whole_pack_passes_the_rendered_cluster(prod):
     _, _, cluster = prod
     resource = Resource(type="kubernetes:ray.io/v1:RayCluster", name="llama-405b", props=copy.deepcopy(cluster))
-    # Alone, the cluster lacks the PDB the stack renders beside it; as a plain manifest its annotation names the EFA
-    # plugin's release, and without that annotation the plugin's absence is reported too (issue 18's policies).
-    assert {v.policy for v in evaluate([resource])} == {"kuberay-cluster-pdb"}
+    # Alone, the cluster lacks the PDB and the NetworkPolicies the stack renders beside it; as a plain manifest its
+    # annotation names the EFA plugin's release, and without that annotation the plugin's absence is reported too
+    # (issue 18's policies).
+    assert {v.policy for v in evaluate([resource])} == {"kuberay-cluster-pdb", "model-pods-network-isolated"}
     bare = copy.deepcopy(cluster)
     del bare["metadata"]["annotations"][build.EFA_PLUGIN_ANNOTATION]
     bare_resource = Resource(type="kubernetes:ray.io/v1:RayCluster", name="llama-405b", props=bare)
-    assert {v.policy for v in evaluate([bare_resource])} == {"kuberay-cluster-pdb", "gpu-efa-device-plugin-present"}
+    assert {v.policy for v in evaluate([bare_resource])} == {
+        "kuberay-cluster-pdb",
+        "gpu-efa-device-plugin-present",
+        "model-pods-network-isolated",
+    }
     m, _, _ = prod
     pdb = Resource(
         type="kubernetes:policy/v1:PodDisruptionBudget", name="llama-405b-pdb", props=build.pod_disruption_budget(m, "llm")
@@ -240,7 +245,14 @@ def test_the_whole_pack_passes_the_rendered_cluster(prod):
     efa = Resource(
         type="kubernetes:helm.sh/v3:Release", name="efa", props={"chart": "aws-efa-k8s-device-plugin", "version": "v0.5.30"}
     )
-    assert evaluate([resource, pdb, efa]) == []
+    # And the namespace's default deny with the head's allow, as builders/network_policy.py renders them (routing istio).
+    from components.builders import network_policy
+
+    netpols = [
+        Resource(type="kubernetes:networking.k8s.io/v1:NetworkPolicy", name=p["metadata"]["name"], props=p)
+        for p in [network_policy.default_deny("llm"), *network_policy.model_policy(m, "llm", "monitoring")]
+    ]
+    assert evaluate([resource, pdb, efa, *netpols]) == []
 
 
 def test_image_names_the_release_the_flags_were_checked_against(prod):

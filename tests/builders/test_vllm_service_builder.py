@@ -115,7 +115,7 @@ def test_drain_grace_covers_the_longest_request_after_pre_stop(prod):
 def test_replicas_tolerations_and_node_selection(prod):
     m, _, isvc = render(prod, "llama-70b")
     pred = isvc["spec"]["predictor"]
-    assert (pred["minReplicas"], pred["maxReplicas"]) == (2, 6)
+    assert (pred["minReplicas"], pred["maxReplicas"]) == (m.replicas.min, m.replicas.max) == (5, 6)
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pred["tolerations"]
     assert pred["nodeSelector"] == {"karpenter.sh/nodepool": "h100", "karpenter.k8s.aws/instance-gpu-name": "h100"}
 

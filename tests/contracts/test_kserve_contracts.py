@@ -131,6 +131,10 @@ def test_cache_nodes_bind_mount_the_agents_path_onto_the_nvme_before_the_kubelet
     user_data = node_class["spec"]["userData"]
     assert user_data.startswith("MIME-Version: 1.0\n")
     assert "ExecStartPre=/bin/sh -c" in user_data and "mount --bind /mnt/k8s-disks/0/kserve-models /models" in user_data
+    # The node agent runs as distroless's nonroot user (localmodel-agent.Dockerfile:37, no runAsUser in the chart's
+    # DaemonSet, charts/kserve-localmodel-resources/files/resources.yaml:363-380) and MkdirAlls <mount>/models at start
+    # (pkg/controller/v1alpha1/localmodelnode/file_utils.go:76-81): the folder it mounts must be its own.
+    assert "chown 65532:65532 /mnt/k8s-disks/0/kserve-models && (mountpoint -q /models" in user_data
     assert node_class["spec"]["instanceStorePolicy"] == "RAID0"
     assert validate_object(node_class) == []
     h100 = next(p for p in cfg.gpu_pools if p.name == "h100")

@@ -205,3 +205,67 @@ def test_derivers_never_overwrite_each_other():
 
     with pytest.raises(ValueError, match="share a path"):
         derive(Rendered(objects=(_isvc(),)), derivers=[twice, twice])
+
+
+def test_cache_wait_reads_the_folder_kserve_downloads_into():
+    """local_model_cache_types.go:29-32 (GetStorageKey: sha256 of the cache's URI, 16 hex digits) and
+    localmodelnode/controller.go:148-158 (the job writes models/<key> of the node group's volume, host path /models):
+    the init container of a localCache model reads exactly that folder, read-only."""
+    import hashlib
+
+    from components.builders import vllm_service
+    from components.builders.model_source import CACHE_WAIT_CONTAINER, cache_wait
+    from components.capacity.plan import plan_stack
+    from components.config import load_stack_config
+    from tests.conftest import stack_config
+
+    cfg = load_stack_config(stack_config("prod"))
+    plans = plan_stack(cfg)
+    m = next(m for m in cfg.models if m.source.type == "localCache")
+    isvc = vllm_service.inference_service(m, plans[m.name], cfg.namespace, m.pool, None)
+    [init] = isvc["spec"]["predictor"]["initContainers"]
+    uri = next(e["value"] for e in isvc["spec"]["predictor"]["containers"][0]["env"] if e["name"] == "STORAGE_URI")
+    key = hashlib.sha256(uri.encode()).hexdigest()[:16]
+    assert init["name"] == CACHE_WAIT_CONTAINER and init["command"][-1] == f"/node-cache/models/{key}"
+    assert init["volumeMounts"] == [{"name": "node-model-cache", "mountPath": "/node-cache", "readOnly": True}]
+    assert {"name": "node-model-cache", "hostPath": {"path": "/models", "type": "Directory"}} in isvc["spec"]["predictor"][
+        "volumes"
+    ]
+    other = next(m for m in cfg.models if m.source.type != "localCache")
+    assert cache_wait(other) == ([], [])
+
+
+def _run_wait(tmp_path, files: dict[str, str]):
+    import subprocess
+    import sys
+
+    from components.builders.model_source import _CACHE_WAIT_SCRIPT
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return subprocess.Popen([sys.executable, "-c", _CACHE_WAIT_SCRIPT, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+
+
+def test_cache_wait_returns_once_every_shard_is_there(tmp_path):
+    index = '{"weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}}'
+    files = {"config.json": "{}", "model.safetensors.index.json": index}
+    files.update({"model-00001-of-00002.safetensors": "", "model-00002-of-00002.safetensors": ""})
+    proc = _run_wait(tmp_path, files)
+    assert proc.wait(timeout=20) == 0
+    assert "model files present" in proc.stdout.read()
+
+
+def test_cache_wait_holds_while_a_shard_is_missing(tmp_path):
+    import subprocess
+
+    index = '{"weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}}'
+    proc = _run_wait(
+        tmp_path, {"config.json": "{}", "model.safetensors.index.json": index, "model-00001-of-00002.safetensors": ""}
+    )
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=2)
+        assert "waiting for model-00002-of-00002.safetensors" in proc.stdout.readline()
+    finally:
+        proc.kill()
+        proc.wait()

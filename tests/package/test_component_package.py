@@ -192,3 +192,15 @@ def test_bad_config_through_the_provider_names_the_field_path():
     mapped["config"]["models"][0]["engine"]["max_model_len"] = -1.0
     with pytest.raises(ConfigError, match=r"config\.models\[0\]\.engine\.maxModelLen = -1: input should be greater than 0"):
         stack_config(mapped["config"], has_hf_token=False, has_api_key=False)
+
+
+def test_an_sdk_whose_analyzer_cannot_read_the_args_is_refused_by_name(monkeypatch):
+    from importlib import metadata
+
+    from components.errors import ConfigError
+    from components.hosted import package_schema
+
+    real = metadata.version
+    monkeypatch.setattr(metadata, "version", lambda name: "3.236.0" if name == "pulumi" else real(name))
+    with pytest.raises(ConfigError, match=r"pulumi = '3\.236\.0': the component package needs pulumi>=3\.238\.0"):
+        package_schema()

@@ -214,6 +214,25 @@ EXPECTED = {
     ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "gpu-pod-tolerates-and-targets"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "gpu-pod-ephemeral-storage"),
     ("samples__kvcache__vineyard__deployment-tp.yaml", "gpu-pod-tolerates-and-targets"),
+    # Issue 31, reviewed: no manifest of the corpus ships a NetworkPolicy (grep finds none), so every serving workload
+    # the pack reads is reachable by every pod of its cluster (G33, advisory). Serving shapes nobody reads yet (aibrix
+    # StormService / RayClusterFleet) are not reported.
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "model-pods-network-isolated"),
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "model-pods-network-isolated"),
+    ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "model-pods-network-isolated"),
+    ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "model-pods-network-isolated"),
+    ("config__manifests__sglang__gpu-deployment.yaml", "model-pods-network-isolated"),
+    ("config__manifests__vllm__gpu-deployment.yaml", "model-pods-network-isolated"),
+    ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "model-pods-network-isolated"),
+    ("docs__examples__sglang__lws.yaml", "model-pods-network-isolated"),
+    ("docs__examples__vllm__GPU__lws.yaml", "model-pods-network-isolated"),
+    ("docs__samples__storage__hf__hf_isvc.yaml", "model-pods-network-isolated"),
+    ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "model-pods-network-isolated"),
+    ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "model-pods-network-isolated"),
+    ("ray-operator__config__samples__ray-service.llm-serve.yaml", "model-pods-network-isolated"),
+    ("samples__autoscaling__deploy.yaml", "model-pods-network-isolated"),
+    ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "model-pods-network-isolated"),
+    ("samples__kvcache__vineyard__deployment-tp.yaml", "model-pods-network-isolated"),
     # Issue 9, reviewed: public vLLM workloads with vLLM's 5 s keep-alive behind whatever proxy fronts them (an ALB's
     # 60 s assumed), and none whose termination lets a 300 s request finish (no preStop, 30 s grace, or
     # --shutdown-timeout unset so vLLM >= 0.18 aborts in-flight requests on SIGTERM).

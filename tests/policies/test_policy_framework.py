@@ -133,8 +133,16 @@ def test_output_is_sorted_by_policy_resource_message():
     assert found[0] == ("a-policy", "a-resource", "limit 3")
 
 
+# The namespace's default deny (model-pods-network-isolated, G33): nothing but the node's probes reaches the pods.
+DEFAULT_DENY = {
+    "metadata": {"name": "default-deny", "namespace": "llm"},
+    "spec": {"podSelector": {}, "policyTypes": ["Ingress"]},
+}
+
+
 def test_compliant_fixture_passes_every_registered_policy():
-    assert evaluate([isvc(), resource(PDB_TYPE, pdb_props())]) == []
+    netpol = resource("kubernetes:networking.k8s.io/v1:NetworkPolicy", DEFAULT_DENY)
+    assert evaluate([isvc(), resource(PDB_TYPE, pdb_props()), netpol]) == []
 
 
 def test_evaluate_rejects_invalid_config():

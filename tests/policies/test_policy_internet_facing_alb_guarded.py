@@ -32,9 +32,17 @@ from tests.conftest import ROOT, absolute_traffic
 ING = "kubernetes:networking.k8s.io/v1:Ingress"
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
 POLICY_NAME = POLICY.name
-GUARD_MESSAGE = (
-    "no inbound-cidrs narrower than 0.0.0.0/0, no WAF web ACL (wafv2-acl-arn) and no ALB authentication (auth-type cognito|oidc)"
-)
+NO_CIDRS = "it lists no source CIDRs, so the controller admits 0.0.0.0/0"
+TAIL = "(at most a /8 of IPv4 and a /32 of IPv6 count); and no ALB authentication (auth-type cognito|oidc)"
+GUARDED_033 = "/cohere, /inference, /v1, /v2"  # vllm 0.33.0 wheel, entrypoints/serve/middleware/authenticate.py:11
+
+
+def refused(where, key_reasons, network=NO_CIDRS, waf=False):
+    waf_note = " (its WAF web ACL is no guard on its own)" if waf else ""
+    return (
+        f"{where} (internet-facing ALB): nothing keeps strangers out{waf_note}: the API key does not guard every path it "
+        f"forwards ({key_reasons}); {network} {TAIL}"
+    )
 
 
 def findings(resources, config=None):
@@ -97,16 +105,14 @@ def test_a_keyed_predictor_behind_v1_only_is_guarded():
 
 def test_without_any_guard_it_is_refused_naming_what_is_missing():
     assert findings([ingress(), isvc(key=False)]) == [
-        "Ingress llm/llm (internet-facing ALB): nothing keeps strangers out: no API key on its backends (backend "
-        f"chat-8b-predictor runs a vLLM server without VLLM_API_KEY), {GUARD_MESSAGE}"
+        refused("Ingress llm/llm", "backend chat-8b-predictor runs a vLLM server without VLLM_API_KEY")
     ]
 
 
 def test_a_key_does_not_guard_an_ingress_that_forwards_every_path():
     # vLLM 0.33.0 serves /invocations (the same inference) and /tokenize without checking the key.
     assert findings([ingress(path="/"), isvc()]) == [
-        "Ingress llm/llm (internet-facing ALB): nothing keeps strangers out: no API key on its backends (it forwards "
-        f"'/', outside /v1, which vLLM's key does not guard), {GUARD_MESSAGE}"
+        refused("Ingress llm/llm", f"it forwards '/', outside {GUARDED_033}, which vLLM's key does not guard")
     ]
 
 
@@ -118,16 +124,14 @@ def test_a_backend_the_stack_does_not_hold_proves_no_key():
     "annotations",
     [
         {"alb.ingress.kubernetes.io/inbound-cidrs": "203.0.113.0/24, 2001:db8::/32"},
-        {
-            "alb.ingress.kubernetes.io/wafv2-acl-arn": "arn:aws:wafv2:us-east-1:381492650173:regional/webacl/llm/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3"
-        },
-        {"alb.ingress.kubernetes.io/wafv2-acl-name": "llm"},
-        {"alb.ingress.kubernetes.io/waf-acl-id": "499e8b99-6671-4614-a86d-adb1810b7fbe"},
+        # An office's /16 and a partner's /8: the widest IPv4 source the guard takes (components/aws_ids.py).
+        {"alb.ingress.kubernetes.io/inbound-cidrs": "198.51.0.0/16"},
+        {"alb.ingress.kubernetes.io/inbound-cidrs": "17.0.0.0/8"},
         {"alb.ingress.kubernetes.io/auth-type": "oidc"},
         {"alb.ingress.kubernetes.io/auth-type": "cognito"},
         {"alb.ingress.kubernetes.io/security-group-prefix-lists": "pl-000111"},
     ],
-    ids=["cidrs", "wafv2-arn", "wafv2-name", "waf-classic", "oidc", "cognito", "prefix-lists"],
+    ids=["cidrs", "office-16", "one-8", "oidc", "cognito", "prefix-lists"],
 )
 def test_each_guard_at_the_alb_is_enough(annotations):
     assert findings([ingress(annotations), isvc(key=False)]) == []
@@ -142,8 +146,32 @@ def test_each_guard_at_the_alb_is_enough(annotations):
         {"alb.ingress.kubernetes.io/inbound-cidrs": "10.0.0.0/8", "alb.ingress.kubernetes.io/security-groups": "sg-0123"},
         {"alb.ingress.kubernetes.io/wafv2-acl-arn": "none"},
         {"alb.ingress.kubernetes.io/auth-type": "none"},
+        # A web ACL's rules are not visible, and a managed rule set lets /invocations through: no guard alone.
+        {
+            "alb.ingress.kubernetes.io/wafv2-acl-arn": "arn:aws:wafv2:us-east-1:381492650173:regional/webacl/llm/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3"
+        },
+        {"alb.ingress.kubernetes.io/wafv2-acl-name": "llm"},
+        {"alb.ingress.kubernetes.io/waf-acl-id": "499e8b99-6671-4614-a86d-adb1810b7fbe"},
+        # Split CIDRs are judged merged (ipaddress.collapse_addresses).
+        {"alb.ingress.kubernetes.io/inbound-cidrs": "0.0.0.0/1,128.0.0.0/1"},
+        {"alb.ingress.kubernetes.io/inbound-cidrs": "::/1,8000::/1"},
+        {"alb.ingress.kubernetes.io/inbound-cidrs": "16.0.0.0/8,17.0.0.0/8"},
+        {"alb.ingress.kubernetes.io/inbound-cidrs": "2001:db8::/31"},
     ],
-    ids=["cidr-all-v4", "cidr-all-v6", "cidrs-ignored", "waf-none", "auth-none"],
+    ids=[
+        "cidr-all-v4",
+        "cidr-all-v6",
+        "cidrs-ignored",
+        "waf-none",
+        "auth-none",
+        "wafv2-arn",
+        "wafv2-name",
+        "waf-classic",
+        "split-v4",
+        "split-v6",
+        "two-8s",
+        "v6-wider-than-32",
+    ],
 )
 def test_what_looks_like_a_guard_but_is_not(annotations):
     assert len(findings([ingress(annotations), isvc(key=False)])) == 1
@@ -261,6 +289,7 @@ spec:
   scheme: internet-facing
   sslPolicy: ELBSecurityPolicy-TLS13-1-2-2021-06
   wafv2AclArn: arn:aws:wafv2:us-west-2:381492650173:regional/webacl/public/3c9e7a51-0b2d-4f68-8e14-a7d25b6c90f3
+  inboundCIDRs: [198.51.0.0/16]
 ---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -292,20 +321,38 @@ def test_third_party_deployment_with_a_key_behind_v1_passes(tmp_path):
 def test_third_party_ingress_forwarding_everything_is_refused(tmp_path):
     proc, found = check(tmp_path, THIRD_PARTY.replace("PATH", "/"))
     assert [v["resource"] for v in found] == ["Ingress/public"]
-    assert "it forwards '/', outside /v1" in found[0]["message"]
+    assert f"it forwards '/', outside {GUARDED_033}" in found[0]["message"]
     assert proc.returncode == 1
+
+
+def test_third_party_ingress_with_split_cidrs_is_refused(tmp_path):
+    # The issue's bypass: two /1s are the whole IPv4 internet, and "/" reaches /invocations without the key.
+    split = THIRD_PARTY.replace("PATH", "/").replace(
+        "    alb.ingress.kubernetes.io/ssl-policy:",
+        "    alb.ingress.kubernetes.io/inbound-cidrs: 0.0.0.0/1,128.0.0.0/1\n    alb.ingress.kubernetes.io/ssl-policy:",
+    )
+    proc, found = check(tmp_path, split)
+    assert proc.returncode == 1, proc.stdout
+    assert [v["resource"] for v in found] == ["Ingress/public"]
+    assert "its source CIDRs cover every IPv4 address (merged: 0.0.0.0/0)" in found[0]["message"]
+    # The careful form: an office's /16 instead.
+    proc, found = check(tmp_path, split.replace("0.0.0.0/1,128.0.0.0/1", "198.51.0.0/16"))
+    assert found == [], proc.stdout
 
 
 def test_third_party_ingress_class_params_supply_scheme_policy_and_waf(tmp_path):
     proc, found = check(tmp_path, THIRD_PARTY.replace("PATH", "/") + CLASS_PARAMS)
-    # "public" still forwards everything; "by-class" is guarded by its class's web ACL and TLS policy.
+    # "public" still forwards everything; "by-class" is guarded by its class's source CIDRs and TLS policy.
     assert [v["resource"] for v in found] == ["Ingress/public"]
-    params_without_waf = CLASS_PARAMS.replace("  wafv2AclArn:", "  # wafv2AclArn:")
+    waf_only = CLASS_PARAMS.replace("  inboundCIDRs:", "  # inboundCIDRs:")
     _, found = check(
-        tmp_path, THIRD_PARTY.replace("PATH", "/v1") + params_without_waf.replace("tls: [{hosts: [llm.example.com]}]", "tls: []")
+        tmp_path, THIRD_PARTY.replace("PATH", "/v1") + waf_only.replace("tls: [{hosts: [llm.example.com]}]", "tls: []")
     )
     assert [v["resource"] for v in found] == ["Ingress/by-class", "Ingress/by-class"]
     assert "no HTTPS listener" in found[0]["message"]
+    # Its default backend forwards "/" to a keyed vLLM; the class's web ACL alone does not make that safe.
+    assert "(its WAF web ACL is no guard on its own)" in found[1]["message"]
+    assert f"it forwards '/', outside {GUARDED_033}" in found[1]["message"]
 
 
 # The prod stack as planned, and mutations of its stack file.
@@ -329,20 +376,29 @@ def test_prod_as_planned_is_guarded(prod_file):
     assert _plan_violations(prod_file) == []
 
 
-def test_a_prod_stack_without_its_guards_is_refused(prod_file, tmp_path):
+NO_KEY_PROD = "; ".join(
+    f"route istio-ingressgateway -> {svc}.llm runs a vLLM server without VLLM_API_KEY"
+    for svc in ("chat-8b-predictor", "llama-405b", "llama-70b-predictor", "qwen3-32b-predictor")
+)
+
+
+def _mutated(prod_file, cidrs=None, key=False, waf=False):
     from stacks.offline import StackFile
-    from stacks.plan import run_plan
 
     config = copy.deepcopy(dict(prod_file.config))
-    del config["llm-serving:apiKey"]
-    del config["llm-serving:ingress"]["wafAclArn"]
-    mutated = StackFile(name="prod", path=prod_file.path, config=config)
-    assert _plan_violations(mutated) == [
-        "Ingress istio-ingress/llm (internet-facing ALB): nothing keeps strangers out: no API key on its backends (it forwards "
-        f"'/', outside /v1, which vLLM's key does not guard), {GUARD_MESSAGE}"
-    ]
-    # Through the CLI's path too: a mandatory violation (exit 1).
+    if not key:
+        del config["llm-serving:apiKey"]
+    if not waf:
+        del config["llm-serving:ingress"]["wafAclArn"]
+    if cidrs is not None:
+        config["llm-serving:ingress"]["inboundCidrs"] = cidrs
+    return StackFile(name="prod", path=prod_file.path, config=config), config
+
+
+def _exits_one_under_the_policy(config, tmp_path):
     import yaml
+
+    from stacks.plan import run_plan
 
     path = tmp_path / "Pulumi.prod.yaml"
     path.write_text(yaml.safe_dump({"config": absolute_traffic(config)}))  # slo.traffic is relative to stacks/
@@ -351,17 +407,59 @@ def test_a_prod_stack_without_its_guards_is_refused(prod_file, tmp_path):
     assert [v["policy"] for v in result.report["violations"] if v["enforcement"] == "mandatory"] == [POLICY_NAME]
 
 
+def test_a_prod_stack_without_its_guards_is_refused(prod_file, tmp_path):
+    mutated, config = _mutated(prod_file)
+    assert _plan_violations(mutated) == [refused("Ingress istio-ingress/llm", NO_KEY_PROD)]
+    # Through the CLI's path too: a mandatory violation (exit 1).
+    _exits_one_under_the_policy(config, tmp_path)
+
+
+def test_a_prod_stack_with_split_cidrs_and_no_key_is_refused(prod_file, tmp_path):
+    # Issue 31's bypass: 0.0.0.0/1 + 128.0.0.0/1 planned with exit 0 while the ALB forwarded "/" with no key.
+    mutated, config = _mutated(prod_file, cidrs=["0.0.0.0/1", "128.0.0.0/1"], waf=True)
+    assert _plan_violations(mutated) == [
+        refused(
+            "Ingress istio-ingress/llm",
+            NO_KEY_PROD,
+            network="its source CIDRs cover every IPv4 address (merged: 0.0.0.0/0)",
+            waf=True,
+        )
+    ]
+    _exits_one_under_the_policy(config, tmp_path)
+
+
+def test_a_prod_stack_behind_an_office_range_needs_no_key(prod_file):
+    mutated, _ = _mutated(prod_file, cidrs=["198.51.0.0/16", "2001:db8:4000::/48"])
+    assert _plan_violations(mutated) == []
+
+
 def test_a_prod_stack_whose_key_misses_one_model_is_refused(prod_file):
     from stacks.offline import run_program
     from stacks.plan import policy_resources
 
-    config = copy.deepcopy(dict(prod_file.config))
-    del config["llm-serving:ingress"]["wafAclArn"]
-    resources = policy_resources(run_program(type(prod_file)(name="prod", path=prod_file.path, config=config)))
+    mutated, _ = _mutated(prod_file, key=True)
+    resources = policy_resources(run_program(mutated))
     (ray,) = [r for r in resources if r.type.endswith(":RayCluster")]
     head = ray.props["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
     head["env"] = [e for e in head["env"] if e["name"] != "VLLM_API_KEY"]
     assert findings(resources) == [
-        "Ingress istio-ingress/llm (internet-facing ALB): nothing keeps strangers out: no API key on its backends (route "
-        f"istio-ingressgateway -> llama-405b.llm runs a vLLM server without VLLM_API_KEY), {GUARD_MESSAGE}"
+        refused(
+            "Ingress istio-ingress/llm", "route istio-ingressgateway -> llama-405b.llm runs a vLLM server without VLLM_API_KEY"
+        )
+    ]
+
+
+def test_a_prod_route_without_its_uri_match_is_refused(prod_file):
+    # Without a uri match a VirtualService route forwards every path the ALB sends it; with Istio's path
+    # normalization (1.30.3 listener_builder.go:344-345) /v1/../invocations arrives as /invocations.
+    from stacks.offline import run_program
+    from stacks.plan import policy_resources
+
+    mutated, _ = _mutated(prod_file, key=True)
+    resources = policy_resources(run_program(mutated))
+    (vs,) = [r for r in resources if r.type.endswith(":VirtualService") and r.props["metadata"]["name"] == "chat-8b"]
+    assert [m["uri"]["prefix"] for m in vs.props["spec"]["http"][0]["match"]] == ["/cohere", "/inference", "/v1", "/v2"]
+    del vs.props["spec"]["http"][0]["match"]
+    assert findings(resources) == [
+        refused("Ingress istio-ingress/llm", "route chat-8b -> chat-8b-predictor.llm has no uri match, so it forwards every path")
     ]

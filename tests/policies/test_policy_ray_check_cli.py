@@ -43,8 +43,10 @@ def test_the_sample_as_published(kuberay_sample):
     # its GPU workers download Qwen2.5-7B (15 GB) from the Hub with no ephemeral-storage request, and Serve kills a
     # downscaled replica's streams after its default 20 s graceful_shutdown_timeout_s (issue 21).
     # KubeRay creates no PodDisruptionBudget for the GPU workers either, and its GPU worker group selects no GPU
-    # type, so Ray Serve may place the 7B engine on any GPU node (S15 on Ray worker groups, issue 32).
+    # type, so Ray Serve may place the 7B engine on any GPU node (S15 on Ray worker groups, issue 32); no
+    # NetworkPolicy keeps other pods from the head's Serve port (issue 31, G33).
     assert findings(proc) == {
+        ("model-pods-network-isolated", "RayService <default>/ray-serve-llm"),
         ("gpu-pod-tolerates-and-targets", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec"),
         ("serving-app-pdb", "RayService ray-serve-llm"),
         ("termination-drains-streams", "serveConfigV2 application llms llm_configs[0]"),
