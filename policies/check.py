@@ -18,7 +18,7 @@ import argparse
 import json
 import os
 import sys
-from typing import BinaryIO, NoReturn, Optional, Sequence
+from typing import Any, BinaryIO, NoReturn, Optional, Sequence
 
 from components.commands import command, json_error, wants_json
 from components.errors import ConfigError
@@ -194,6 +194,18 @@ class _Parser(argparse.ArgumentParser):
         raise _BadArguments(message)
 
 
+def _pack_config(path: str) -> Any:
+    """The --config file, read as JSON and validated against every policy's schema (InputError / PolicyConfigError)."""
+    try:
+        config = load_json(path, JSON_FILE)
+    except LoadError as exc:
+        where = f" at line {exc.line}" if exc.line else ""
+        raise InputError(f"--config {path}: cannot be read as JSON ({exc.problem}{where})") from None
+    if errors := validate_config(config):
+        raise PolicyConfigError(errors)
+    return config
+
+
 def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None) -> int:
     """Run the check; returns the exit code."""
     row = command("policies check")  # help text and exit codes: the command table (components/commands.py)
@@ -216,15 +228,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             sys.stdout.write(json_error(row.name, 2, str(exc)))
         return 2
     try:
-        config = None
-        if args.config:
-            try:
-                config = load_json(args.config, JSON_FILE)
-            except LoadError as exc:
-                where = f" at line {exc.line}" if exc.line else ""
-                raise InputError(f"--config {args.config}: cannot be read as JSON ({exc.problem}{where})") from None
-            if errors := validate_config(config):
-                raise PolicyConfigError(errors)
+        config = _pack_config(args.config) if args.config else None
         # Models resolved from the Hub (stacks/models.lock.json) size before the built-in catalogue.
         from components.capacity.models import LOCK_FILE, use_repo_lock
 

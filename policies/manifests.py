@@ -191,12 +191,11 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
             found: list[str] = []
             for folder, dirs, files in os.walk(path, followlinks=False):
                 dirs.sort()
-                if PLAN_MARKER in files:
-                    # A plan's folder: its derived/ holds what the controllers will create from the objects beside
-                    # it (the plan checks those itself, and the pack's derived-object policies read the objects they
-                    # come from); read as manifests of their own they would be judged twice, out of context. Name
-                    # DIR/derived to read them.
-                    dirs[:] = [d for d in dirs if d != DERIVED_FOLDER]
+                # A plan's derived/ folder (beside its marker) holds what the controllers will create from the
+                # objects next to it; the plan checks those itself, and read again here beside their sources they
+                # would count the same pods twice (e.g. a predictor Deployment beside its InferenceService).
+                if PLAN_MARKER in files and DERIVED_FOLDER in dirs:
+                    dirs.remove(DERIVED_FOLDER)
                 found.extend(os.path.join(folder, f) for f in files if f.endswith(SUFFIXES))
             out.extend(sorted(found))
         elif path.exists():
@@ -206,6 +205,8 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
     if errors:
         raise ManifestReadError(errors)
     return out
+
+
 
 
 def read_manifests(
