@@ -18,7 +18,7 @@ import argparse
 import json
 import os
 import sys
-from typing import BinaryIO, NoReturn, Optional, Sequence
+from typing import Any, BinaryIO, NoReturn, Optional, Sequence
 
 from components.commands import command, json_error, wants_json
 from components.errors import ConfigError
@@ -194,11 +194,8 @@ class _Parser(argparse.ArgumentParser):
         raise _BadArguments(message)
 
 
-def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None) -> int:
-    """Run the check; returns the exit code."""
-    row = command("policies check")  # help text and exit codes: the command table (components/commands.py)
-    argv = list(sys.argv[1:] if argv is None else argv)
-    as_json = wants_json(row.name, argv)
+def _parser(row: Any) -> "_Parser":
+    """The command's argument parser, its help and exit codes from the command table row."""
     parser = _Parser(
         prog="python -m policies check",
         description=row.description,
@@ -208,6 +205,39 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
     parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
     parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
+    return parser
+
+
+def _pack_config(path: Optional[str]) -> Optional[dict]:
+    """The --config file, validated against every policy's schema (None: the defaults)."""
+    if not path:
+        return None
+    try:
+        config = load_json(path, JSON_FILE)
+    except LoadError as exc:
+        where = f" at line {exc.line}" if exc.line else ""
+        raise InputError(f"--config {path}: cannot be read as JSON ({exc.problem}{where})") from None
+    if errors := validate_config(config):
+        raise PolicyConfigError(errors)
+    return config
+
+
+def _use_repo_lock() -> None:
+    """Models resolved from the Hub (stacks/models.lock.json) size before the built-in catalogue."""
+    from components.capacity.models import LOCK_FILE, use_repo_lock
+
+    try:
+        use_repo_lock(LOCK_FILE)
+    except ConfigError as exc:
+        raise InputError(str(exc).removeprefix("invalid configuration:").strip()) from None
+
+
+def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None) -> int:
+    """Run the check; returns the exit code."""
+    row = command("policies check")  # help text and exit codes: the command table (components/commands.py)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = wants_json(row.name, argv)
+    parser = _parser(row)
     try:
         args = parser.parse_args(argv)
     except _BadArguments as exc:
@@ -216,22 +246,8 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             sys.stdout.write(json_error(row.name, 2, str(exc)))
         return 2
     try:
-        config = None
-        if args.config:
-            try:
-                config = load_json(args.config, JSON_FILE)
-            except LoadError as exc:
-                where = f" at line {exc.line}" if exc.line else ""
-                raise InputError(f"--config {args.config}: cannot be read as JSON ({exc.problem}{where})") from None
-            if errors := validate_config(config):
-                raise PolicyConfigError(errors)
-        # Models resolved from the Hub (stacks/models.lock.json) size before the built-in catalogue.
-        from components.capacity.models import LOCK_FILE, use_repo_lock
-
-        try:
-            use_repo_lock(LOCK_FILE)
-        except ConfigError as exc:
-            raise InputError(str(exc).removeprefix("invalid configuration:").strip()) from None
+        config = _pack_config(args.config)
+        _use_repo_lock()
         try:
             manifests = read_manifests(args.paths, stdin=stdin)
         except ManifestReadError as exc:
