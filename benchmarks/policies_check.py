@@ -172,19 +172,20 @@ def _median_seconds(fn: Callable[[], object], runs: int) -> float:
 
 
 # The reference folder, as the tests find it (LLM_SERVING_REFERENCE, default ../shared).
-CORPUS = Path(os.environ.get("LLM_SERVING_REFERENCE") or ROOT.parent / "shared") / "corpus" / "manifests"
+CORPORA = Path(os.environ.get("LLM_SERVING_REFERENCE") or ROOT.parent / "shared") / "corpus"
+CORPUS = CORPORA / "manifests"
 
 
-def corpus_side_by_side(runs: int, checkov: Optional[str]) -> dict:
+def corpus_side_by_side(runs: int, checkov: Optional[str], corpus: Path = CORPUS) -> dict:
     """Medians (wall and CPU seconds) of `policies check` and Checkov over the corpus, and their ratio."""
     from benchmarks.run import interleave, process, process_env
 
     with tempfile.TemporaryDirectory() as tmp:
         env = process_env(Path(tmp) / "pycache")
-        cases = {"policies check": process(sys.executable, "-m", "policies", "check", str(CORPUS), env=env)}
+        cases = {"policies check": process(sys.executable, "-m", "policies", "check", str(corpus), env=env)}
         if checkov:
             cases["checkov"] = process(
-                checkov, "-d", str(CORPUS), "--framework", "kubernetes", "--quiet", "--compact", "--skip-download", env=env
+                checkov, "-d", str(corpus), "--framework", "kubernetes", "--quiet", "--compact", "--skip-download", env=env
             )
         for warm in cases.values():  # fills the bytecode cache for both sides
             warm()
@@ -195,6 +196,7 @@ def corpus_side_by_side(runs: int, checkov: Optional[str]) -> dict:
     }
     ratio = figures["checkov"]["median_s"] / figures["policies check"]["median_s"] if checkov else None
     return {
+        "corpus": str(corpus),
         "runs": runs,
         "checkov": checkov,
         "figures": figures,
@@ -208,9 +210,9 @@ def corpus_side_by_side(runs: int, checkov: Optional[str]) -> dict:
 
 def print_corpus(result: dict) -> None:
     """The side-by-side table."""
-    files = len(manifest_paths([str(CORPUS)]))
+    files = len(manifest_paths([result["corpus"]]))
     print(
-        f"corpus: {files} files under {CORPUS}, {result['runs']} interleaved runs, {os.cpu_count()} cores, "
+        f"corpus: {files} files under {result['corpus']}, {result['runs']} interleaved runs, {os.cpu_count()} cores, "
         f"Python {sys.version.split()[0]}\n"
     )
     print("| command | median wall | min wall | median CPU |")
@@ -231,14 +233,23 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--manifests", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--corpus", action="store_true", help="the corpus side by side with Checkov instead")
+    parser.add_argument(
+        "--folder",
+        action="append",
+        help="with --corpus: a folder under the reference corpus/ to time (repeatable; default manifests; "
+        "the two corpora: --folder manifests --folder manifests-v2)",
+    )
     parser.add_argument("--checkov", help="Checkov executable (default: $CHECKOV or `checkov` on PATH; optional)")
     args = parser.parse_args(argv)
     if args.corpus:
-        if not CORPUS.exists():
-            parser.error(f"{CORPUS} is absent")
         from benchmarks.run import find_checkov
 
-        print_corpus(corpus_side_by_side(args.runs, find_checkov(args.checkov)))
+        for name in args.folder or ["manifests"]:
+            corpus = CORPORA / name
+            if not corpus.exists():
+                parser.error(f"{corpus} is absent")
+            print_corpus(corpus_side_by_side(args.runs, find_checkov(args.checkov), corpus))
+            print()
         return 0
 
     with tempfile.TemporaryDirectory() as tmp:

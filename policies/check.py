@@ -194,24 +194,8 @@ class _Parser(argparse.ArgumentParser):
         raise _BadArguments(message)
 
 
-def _parser(row: Any) -> "_Parser":
-    """The command's argument parser, its help and exit codes from the command table row."""
-    parser = _Parser(
-        prog="python -m policies check",
-        description=row.description,
-        epilog=row.epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
-    parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
-    return parser
-
-
-def _pack_config(path: Optional[str]) -> Optional[dict]:
-    """The --config file, validated against every policy's schema (None: the defaults)."""
-    if not path:
-        return None
+def _pack_config(path: str) -> Any:
+    """The --config file, read as JSON and validated against every policy's schema (InputError / PolicyConfigError)."""
     try:
         config = load_json(path, JSON_FILE)
     except LoadError as exc:
@@ -222,22 +206,20 @@ def _pack_config(path: Optional[str]) -> Optional[dict]:
     return config
 
 
-def _use_repo_lock() -> None:
-    """Models resolved from the Hub (stacks/models.lock.json) size before the built-in catalogue."""
-    from components.capacity.models import LOCK_FILE, use_repo_lock
-
-    try:
-        use_repo_lock(LOCK_FILE)
-    except ConfigError as exc:
-        raise InputError(str(exc).removeprefix("invalid configuration:").strip()) from None
-
-
 def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None) -> int:
     """Run the check; returns the exit code."""
     row = command("policies check")  # help text and exit codes: the command table (components/commands.py)
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = wants_json(row.name, argv)
-    parser = _parser(row)
+    parser = _Parser(
+        prog="python -m policies check",
+        description=row.description,
+        epilog=row.epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
+    parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
     try:
         args = parser.parse_args(argv)
     except _BadArguments as exc:
@@ -246,8 +228,14 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
             sys.stdout.write(json_error(row.name, 2, str(exc)))
         return 2
     try:
-        config = _pack_config(args.config)
-        _use_repo_lock()
+        config = _pack_config(args.config) if args.config else None
+        # Models resolved from the Hub (stacks/models.lock.json) size before the built-in catalogue.
+        from components.capacity.models import LOCK_FILE, use_repo_lock
+
+        try:
+            use_repo_lock(LOCK_FILE)
+        except ConfigError as exc:
+            raise InputError(str(exc).removeprefix("invalid configuration:").strip()) from None
         try:
             manifests = read_manifests(args.paths, stdin=stdin)
         except ManifestReadError as exc:

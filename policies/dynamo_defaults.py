@@ -18,7 +18,7 @@ commit 0284ad8648d328adb8b00be2cf6eac3c20736675 (deploy/cloud/operator/internal/
   the CRD must always be the source of truth").
 
 The service's own fields win over the defaults (a strategic merge, as for any pod spec). Nothing here reads
-../shared at run time.
+the reference folder at run time.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ charts/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml). They are fac
 text: the container ``main`` runs ``exec vllm serve /mnt/models --port 8000`` (plus
 ``--tensor-parallel-size`` from ``spec.parallelism.tensor`` and the user's args) from a bash script
 (config-llm-template.yaml:166-178), kept here as the command line it starts; probes, preStop, grace
-period and /dev/shm are as the files set them. Nothing here reads ../shared at run time.
+period and /dev/shm are as the files set them. Nothing here reads the reference folder at run time.
 """
 
 from __future__ import annotations

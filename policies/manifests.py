@@ -185,6 +185,11 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
             found: list[str] = []
             for folder, dirs, files in os.walk(path, followlinks=False):
                 dirs.sort()
+                # A plan's derived/ folder (beside its marker) holds what the controllers will create from the
+                # objects next to it; the plan checks those itself, and read again here beside their sources they
+                # would count the same pods twice (e.g. a predictor Deployment beside its InferenceService).
+                if PLAN_MARKER in files and "derived" in dirs:
+                    dirs.remove("derived")
                 found.extend(os.path.join(folder, f) for f in files if f.endswith(SUFFIXES))
             out.extend(sorted(found))
         elif path.exists():
@@ -194,6 +199,10 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
     if errors:
         raise ManifestReadError(errors)
     return out
+
+
+# The marker `python -m stacks plan` leaves in its output folder (stacks/plan.py PLAN_MARKER).
+PLAN_MARKER = ".llm-serving-plan"
 
 
 def read_manifests(

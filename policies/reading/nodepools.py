@@ -55,7 +55,7 @@ def is_static(props: dict) -> bool:
     """True for a static NodePool (``spec.replicas`` set): Karpenter keeps that many nodes, whatever pods ask.
 
     Karpenter v1.14.1 (kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml, the copy in
-    ../shared/crds/karpenter.sh/NodePool.yaml): with replicas set, disruption.consolidationPolicy and
+    reference folder, crds/karpenter.sh/NodePool.yaml): with replicas set, disruption.consolidationPolicy and
     consolidateAfter "are ignored", "only limits.nodes is supported", and the CEL rule "only 'limits.nodes' is
     supported on static NodePools" (``!has(self.replicas) || ... (size(self.limits) == 1 && 'nodes' in
     self.limits)``) makes the API server refuse a ``nvidia.com/gpu`` limit. The node count bounds the GPUs.

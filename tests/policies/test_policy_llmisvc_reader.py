@@ -18,6 +18,11 @@ from policies.llmisvc_presets import llmisvc_pod_specs, presets_for, shutdown_ti
 from policies.manifests import read_manifests
 from policies.registry import evaluate
 
+# One L40S-class replica's resources, as KServe's sample writes them (requests made equal to limits).
+_RESOURCES = {
+    "limits": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
+    "requests": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
+}
 _QWEN = {
     "apiVersion": "serving.kserve.io/v1alpha1",
     "kind": "LLMInferenceService",
@@ -26,17 +31,7 @@ _QWEN = {
         "model": {"uri": "hf://Qwen/Qwen2.5-7B-Instruct", "name": "Qwen/Qwen2.5-7B-Instruct"},
         "replicas": 3,
         "router": {"scheduler": {}, "route": {}, "gateway": {}},
-        "template": {
-            "containers": [
-                {
-                    "name": "main",
-                    "resources": {
-                        "limits": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
-                        "requests": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
-                    },
-                }
-            ]
-        },
+        "template": {"containers": [{"name": "main", "resources": copy.deepcopy(_RESOURCES)}]},
     },
 }
 
@@ -106,15 +101,7 @@ _CONFIG = {
     "metadata": {"name": "gpu-sizing", "namespace": "llm"},
     "spec": {
         "template": {
-            "containers": [
-                {
-                    "name": "main",
-                    "resources": {
-                        "limits": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
-                        "requests": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
-                    },
-                }
-            ],
+            "containers": [{"name": "main", "resources": copy.deepcopy(_RESOURCES)}],
         }
     },
 }
