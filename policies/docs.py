@@ -174,37 +174,9 @@ def _catalogue(policies: Sequence[Policy]) -> list[str]:
     return out + [""]
 
 
-def render(policies: Sequence[Policy] | None = None) -> str:
-    """The whole page as Markdown."""
-    if policies is None:
-        from policies.registry import POLICIES
-
-        policies = POLICIES
-    out = [
-        "# llm-serving policies",
-        "",
-        f"<!-- Generated from policies/registry.py by `python -m policies docs --out {DOCS_PAGE}`; do not edit. -->",
-        "",
-        "Every policy of the llm-serving CrossGuard pack: what it blocks, why, how to fix it, its config and how to "
-        "exempt a resource. The same pure checks run in three places:",
-        "",
-        "- `pulumi preview --policy-pack <built pack>` under the Pulumi CLI (see [Running the pack under the Pulumi "
-        "CLI](#running-the-pack-under-the-pulumi-cli));",
-        "- `python -m stacks plan STACK`, the offline plan of this repository's stacks;",
-        "- `python -m policies check PATH... | -`, over any Kubernetes manifests (files, folders of .yaml/.yml/.json, "
-        "stdin; `List` objects flattened).",
-        "",
-        "Mandatory violations fail the command (exit 1); advisory ones are reported only. Findings on a resource "
-        f'are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: "<reason>"`. Policies over the whole '
-        "stack never join objects of two clusters: `policies check` over several clusters' manifests (the same "
-        "object defined in two files) checks each folder apart ([CLI](cli.md#python-m-policies-check)).",
-        "",
-        "| policy | catalogue | enforcement | severity | blocks |",
-        "|---|---|---|---|---|",
-    ]
-    out += [
-        f"| [{p.name}](#{p.name}) | {p.catalog} | {p.enforcement} | {p.severity} | {_cell(p.description)} |" for p in policies
-    ]
+def _reading_section() -> list[str]:
+    """Where pod templates are read, and the engine table that recognises model servers."""
+    out: list[str] = []
     out += [
         "",
         "## Where pod templates are read",
@@ -256,6 +228,12 @@ def render(policies: Sequence[Policy] | None = None) -> str:
             )
             + f" | `{engine.health}` / `{engine.readiness}` | {_cell(drain)} |"
         )
+    return out
+
+
+def _platform_section() -> list[str]:
+    """What counts as a model server, and the platform facts that keep careful forms silent."""
+    out: list[str] = []
     out += [
         "",
         "A KServe predictor `model` and the GPU containers of Ray clusters are model servers too, and so is a GPU "
@@ -275,6 +253,42 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         'their GPU; a Ray head that cannot reach GPU nodes needs no `num-gpus: "0"`.',
         "",
     ]
+    return out
+
+
+def render(policies: Sequence[Policy] | None = None) -> str:
+    """The whole page as Markdown."""
+    if policies is None:
+        from policies.registry import POLICIES
+
+        policies = POLICIES
+    out = [
+        "# llm-serving policies",
+        "",
+        f"<!-- Generated from policies/registry.py by `python -m policies docs --out {DOCS_PAGE}`; do not edit. -->",
+        "",
+        "Every policy of the llm-serving CrossGuard pack: what it blocks, why, how to fix it, its config and how to "
+        "exempt a resource. The same pure checks run in three places:",
+        "",
+        "- `pulumi preview --policy-pack <built pack>` under the Pulumi CLI (see [Running the pack under the Pulumi "
+        "CLI](#running-the-pack-under-the-pulumi-cli));",
+        "- `python -m stacks plan STACK`, the offline plan of this repository's stacks;",
+        "- `python -m policies check PATH... | -`, over any Kubernetes manifests (files, folders of .yaml/.yml/.json, "
+        "stdin; `List` objects flattened).",
+        "",
+        "Mandatory violations fail the command (exit 1); advisory ones are reported only. Findings on a resource "
+        f'are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: "<reason>"`. Policies over the whole '
+        "stack never join objects of two clusters: `policies check` over several clusters' manifests (the same "
+        "object defined in two files) checks each folder apart ([CLI](cli.md#python-m-policies-check)).",
+        "",
+        "| policy | catalogue | enforcement | severity | blocks |",
+        "|---|---|---|---|---|",
+    ]
+    out += [
+        f"| [{p.name}](#{p.name}) | {p.catalog} | {p.enforcement} | {p.severity} | {_cell(p.description)} |" for p in policies
+    ]
+    out += _reading_section()
+    out += _platform_section()
     for policy in policies:
         out += _section(policy)
     out += _catalogue(policies)

@@ -36,12 +36,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Optional
 
-from ..backends import serving_backend
 from ..config import ModelConfig
 from .ingress import GATEWAY_NAMESPACE, GATEWAY_SELECTOR
 from .labels import recommended_labels
 from .monitoring import METRICS_PORT
 from .ray_cluster import DASHBOARD_PORT, RAY_CLUSTER_LABEL
+from .serving_backend import serving_backend
 
 DEFAULT_DENY = "llm-default-deny-ingress"
 # The label Kubernetes sets on every namespace (its name), so a namespaceSelector needs no label of ours.

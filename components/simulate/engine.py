@@ -36,6 +36,7 @@ from typing import Any, Callable, Generator, Optional
 import simpy
 
 from . import kv_refound
+from .request import Request
 from .roofline import Roofline
 
 # The API server's work per request before the engine sees it (HTTP, validation, tokenizing), one
@@ -90,65 +91,6 @@ JINJA_PARSE_SECONDS = 0.003
 # scheduling, config/vllm.py ``max_concurrent_batches`` 588-598; default on: config/vllm.py 1719). A request that
 # reaches the engine while step N runs is planned into step N+2, not N+1.
 ASYNC_SCHEDULING = True
-
-
-class Request:
-    """One request and what happened to it (times in simulated seconds)."""
-
-    __slots__ = (
-        "id",
-        "arrival",
-        "prompt",
-        "output",
-        "streamed",
-        "long",
-        "first_token",
-        "done",
-        "outcome",
-        "prefill_left",
-        "cached",
-        "gen",
-        "dec0",
-        "gen0",
-        "base_ctx",
-        "replica",
-        "finish_step",
-        "retried",
-        "preemptions",
-        "abort_pending",
-        "stalled_at",
-        "queued",
-        "refound",
-    )
-
-    def __init__(self, rid: int, arrival: float, prompt: int, output: int, streamed: bool, long: bool = False):
-        self.id = rid
-        self.arrival = arrival
-        self.prompt = prompt
-        self.output = output
-        self.streamed = streamed
-        self.long = long
-        self.first_token: Optional[float] = None
-        self.done: Optional[float] = None
-        # None while in flight; then "ok", "503", "504", "cut".
-        self.outcome: Optional[str] = None
-        self.prefill_left = prompt
-        self.cached = 0
-        self.gen = 0
-        self.dec0 = 0
-        self.gen0 = 0
-        self.base_ctx = 0
-        self.replica: Optional[Replica] = None
-        self.finish_step: Optional[int] = None
-        self.retried = False
-        self.preemptions = 0
-        self.abort_pending = False
-        # When a stream that had sent tokens was preempted: it sends nothing until its recompute ends.
-        self.stalled_at: Optional[float] = None
-        # When it last joined the scheduler's waiting queue (async scheduling plans steps ahead of that).
-        self.queued = 0.0
-        # Preempted with prefix caching: (its full blocks left cached, when eviction reaches them: kv_refound.mark).
-        self.refound: Optional[tuple[int, float]] = None
 
 
 class Replica:
