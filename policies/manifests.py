@@ -207,8 +207,6 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
     return out
 
 
-
-
 def read_manifests(
     paths: Sequence[str], *, stdin: Optional[BinaryIO] = None, limits: Limits = MANIFESTS, pure_yaml: bool = False
 ) -> ManifestSet:
