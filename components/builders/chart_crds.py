@@ -9,8 +9,8 @@ provider on every ``pulumi up`` (so a version bump upgrades them), created befor
 
 Why URLs at a commit and not the YAML kept in this repository: the four KubeRay v1.7.0 CRDs alone are 4.1 MB, which
 every prod plan would carry as rendered files and serialise through the engine on each run. The sha256 of each file
-is kept here with its source, and a test checks them against the pinned chart's ``crds/`` in ../shared/charts and
-the upstream tag (tests/builders/test_chart_crds.py).
+is kept here with its source, and a test checks them against the pinned chart's ``crds/`` (the chart data of the
+reference folder) and the upstream tag (tests/builders/test_chart_crds.py).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class ChartCrds:
 
 
 # ray-project/kuberay tag v1.7.0 (commit 59d663aeec13760646da3db9c1cf8cfe883e30b7), helm-chart/kuberay-operator/crds/:
-# byte-identical to ray-operator/config/crd/bases/ at the tag and to ../shared/charts/kuberay-operator/1.7.0/crds/.
+# byte-identical to ray-operator/config/crd/bases/ at the tag and to the chart's crds/ of kuberay-operator 1.7.0.
 KUBERAY_OPERATOR = ChartCrds(
     chart="kuberay-operator",
     version="1.7.0",

@@ -468,6 +468,55 @@ def _cheapest(options: Sequence[str]) -> str:
     return min(options, key=lambda t: (INSTANCES[t].gpu_count, INSTANCES[t].vcpu, INSTANCES[t].memory_gib, t))
 
 
+def _model_rows(sched: "_Scheduler", nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per owner (model): its pools, pods, nodes, instance types, the owners it shares nodes with, its relaxations."""
+    by_node = {n["name"]: n for n in nodes}
+    owners: dict[str, dict[str, Any]] = {}
+    for pod, claim in sched.placed:
+        row = owners.setdefault(pod.owner, {"model": pod.owner, "pools": set(), "pods": 0, "nodes": set(), "relaxations": set()})
+        row["pools"].add(claim.pool)
+        row["pods"] += 1
+        row["nodes"].add(claim.name)
+        row["relaxations"].update(pod.relaxations)
+    models = [
+        {
+            "model": r["model"],
+            "pool": ", ".join(sorted(r["pools"])),
+            "pods": r["pods"],
+            "nodes": len(r["nodes"]),
+            "node_names": sorted(r["nodes"]),
+            "instance_types": sorted({by_node[n]["instance_type"] for n in r["nodes"]}),
+            "shares_nodes_with": sorted(
+                {q.owner for n in r["nodes"] for q, c in sched.placed if c.name == n and q.owner != r["model"]}
+            ),
+            "relaxations": sorted(r["relaxations"]),
+        }
+        for r in sorted(owners.values(), key=lambda r: r["model"])
+    ]
+    return models
+
+
+def _pool_rows(pools: Sequence[Any], nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per NodePool: node count, instance types, GPUs, requested and idle."""
+    pool_rows = []
+    for p in pools:
+        mine = [n for n in nodes if n["pool"] == p.name]
+        types: dict[str, int] = {}
+        for n in mine:
+            types[n["instance_type"]] = types.get(n["instance_type"], 0) + 1
+        pool_rows.append(
+            {
+                "pool": p.name,
+                "nodes": len(mine),
+                "instance_types": dict(sorted(types.items())),
+                "gpus": sum(n["gpus"] for n in mine),
+                "gpus_requested": sum(n["gpus_requested"] for n in mine),
+                "idle_gpus": sum(n["idle_gpus"] for n in mine),
+            }
+        )
+    return pool_rows
+
+
 def node_choice(objects: Sequence[Mapping[str, Any]], zones: Sequence[str] = DEFAULT_ZONES) -> dict[str, Any]:
     """Karpenter's node choice for every GPU pod the objects imply, as JSON-ready data (deterministic).
 
@@ -506,45 +555,8 @@ def node_choice(objects: Sequence[Mapping[str, Any]], zones: Sequence[str] = DEF
                 "pods": [f"{p.namespace}/{p.name}" for p in c.pods],
             }
         )
-    by_node = {n["name"]: n for n in nodes}
-    owners: dict[str, dict[str, Any]] = {}
-    for pod, claim in sched.placed:
-        row = owners.setdefault(pod.owner, {"model": pod.owner, "pools": set(), "pods": 0, "nodes": set(), "relaxations": set()})
-        row["pools"].add(claim.pool)
-        row["pods"] += 1
-        row["nodes"].add(claim.name)
-        row["relaxations"].update(pod.relaxations)
-    models = [
-        {
-            "model": r["model"],
-            "pool": ", ".join(sorted(r["pools"])),
-            "pods": r["pods"],
-            "nodes": len(r["nodes"]),
-            "node_names": sorted(r["nodes"]),
-            "instance_types": sorted({by_node[n]["instance_type"] for n in r["nodes"]}),
-            "shares_nodes_with": sorted(
-                {q.owner for n in r["nodes"] for q, c in sched.placed if c.name == n and q.owner != r["model"]}
-            ),
-            "relaxations": sorted(r["relaxations"]),
-        }
-        for r in sorted(owners.values(), key=lambda r: r["model"])
-    ]
-    pool_rows = []
-    for p in pools:
-        mine = [n for n in nodes if n["pool"] == p.name]
-        types: dict[str, int] = {}
-        for n in mine:
-            types[n["instance_type"]] = types.get(n["instance_type"], 0) + 1
-        pool_rows.append(
-            {
-                "pool": p.name,
-                "nodes": len(mine),
-                "instance_types": dict(sorted(types.items())),
-                "gpus": sum(n["gpus"] for n in mine),
-                "gpus_requested": sum(n["gpus_requested"] for n in mine),
-                "idle_gpus": sum(n["idle_gpus"] for n in mine),
-            }
-        )
+    models = _model_rows(sched, nodes)
+    pool_rows = _pool_rows(pools, nodes)
     findings = [f"{p.namespace}/{p.name} ({p.owner}): Karpenter provisions no node for it: {why}" for p, why in failed]
     for pod, _ in sched.placed:
         for r in pod.relaxations:
