@@ -421,7 +421,7 @@ class IngressConfig(TypedDict):
     ssl_policy: NotRequired[str]
     """ALB security policy of the HTTPS listener (annotation alb.ingress.kubernetes.io/ssl-policy), TLS 1.2 or newer only; rendered with certificateArn (no HTTPS listener without it). Default ELBSecurityPolicy-TLS13-1-2-2021-06 (the controller's own default, ELBSecurityPolicy-2016-08, still accepts TLS 1.0)."""
     inbound_cidrs: NotRequired[list[str]]
-    """CIDRs the ALB's security group admits (annotation alb.ingress.kubernetes.io/inbound-cidrs), e.g. [203.0.113.0/24]. Default [] (the controller admits 0.0.0.0/0). 0.0.0.0/0 and ::/0 are refused: leave it empty."""
+    """CIDRs the ALB's security group admits (annotation alb.ingress.kubernetes.io/inbound-cidrs), e.g. [203.0.113.0/24]. Default [] (the controller admits 0.0.0.0/0). On an internet-facing ALB they are a guard only when, merged, they cover at most a /8 of IPv4 and a /32 of IPv6 (components/aws_ids.py sources_too_wide, read by the policy internet-facing-alb-guarded); wider sources need the API key on every forwarded path."""
     waf_acl_arn: NotRequired[str]
     """Regional AWS WAFv2 web ACL in front of the ALB (annotation alb.ingress.kubernetes.io/wafv2-acl-arn), in the stack's region. Default null (no WAF)."""
     install_controller: NotRequired[bool]
