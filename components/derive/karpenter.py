@@ -159,16 +159,23 @@ def _pod_requests(spec: Mapping[str, Any]) -> dict[str, float]:
     return total
 
 
-def _tolerates(tolerations: Sequence[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
-    """k8s.io/api core/v1 Toleration.ToleratesTaint: empty effect matches all; Exists matches any value."""
+def tolerates_taint(tolerations: Sequence[Any], taint: Mapping[str, Any]) -> bool:
+    """k8s.io/api core/v1 Toleration.ToleratesTaint: empty effect matches all; an empty key with Exists matches
+    every taint; Exists matches any value; Equal (or no operator) compares the value; any other operator matches
+    nothing.
+
+    The one matcher of the derivations and of the policy pack (S15 reads third-party pods: an item that is no
+    mapping tolerates nothing)."""
     for t in tolerations:
+        if not isinstance(t, Mapping):
+            continue
         if t.get("effect") not in (None, "", taint.get("effect")):
             continue
-        key = t.get("key")
-        if t.get("operator", "Equal") == "Exists":
+        key, operator = t.get("key"), t.get("operator") or "Equal"
+        if operator == "Exists":
             if key in (None, "") or key == taint.get("key"):
                 return True
-        elif key == taint.get("key") and str(t.get("value", "")) == str(taint.get("value", "")):
+        elif operator == "Equal" and key == taint.get("key") and str(t.get("value", "")) == str(taint.get("value", "")):
             return True
     return False
 
@@ -303,7 +310,7 @@ class _Scheduler:
     # -- compatibility -------------------------------------------------------------------------------------------
     def _types_for(self, pod: Pod, pool: _Pool) -> Optional[list[str]]:
         """The pool's instance types the pod's node selection allows, or None when the pool is ruled out."""
-        if any(not _tolerates(pod.spec.get("tolerations") or [], t) for t in pool.taints):
+        if any(not tolerates_taint(pod.spec.get("tolerations") or [], t) for t in pool.taints):
             return None
         types = list(pool.instance_types)
         for key, value in (pod.spec.get("nodeSelector") or {}).items():

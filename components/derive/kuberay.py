@@ -26,7 +26,7 @@ import copy
 import math
 from typing import Any, Mapping, Optional, Sequence
 
-from .karpenter import NODEPOOL_LABEL, quantity
+from .karpenter import NODEPOOL_LABEL, quantity, tolerates_taint
 
 DEFAULT_HEAD_PORT = "6379"  # utils.DefaultRedisPort via GetHeadPort (pod.go:54-60)
 METRICS_PORT = 8080  # utils.DefaultMetricsPort
@@ -235,15 +235,7 @@ def check_pod(name: str, pod: Mapping[str, Any], taints: Optional[Mapping[str, S
                     )
     pool = (spec.get("nodeSelector") or {}).get(NODEPOOL_LABEL)
     for taint in (taints or {}).get(pool, []) if pool else []:
-        tolerated = any(
-            t.get("effect") in (None, "", taint.get("effect"))
-            and (
-                (t.get("operator") == "Exists" and t.get("key") in (None, "", taint.get("key")))
-                or (t.get("key") == taint.get("key") and str(t.get("value", "")) == str(taint.get("value", "")))
-            )
-            for t in spec.get("tolerations") or []
-        )
-        if not tolerated:
+        if not tolerates_taint(spec.get("tolerations") or [], taint):
             problems.append(f"{name}: does not tolerate the {taint.get('key')}:{taint.get('effect')} taint of NodePool {pool}")
     return problems
 

@@ -8,6 +8,7 @@ does not exist.
 
 from __future__ import annotations
 
+from components.derive.karpenter import tolerates_taint
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_list, is_ray
 from policies.reading.engines import ray_gpu_workers
@@ -31,20 +32,9 @@ DEFAULT_TAINT = {"key": "nvidia.com/gpu", "effect": "NoSchedule"}
 
 
 def tolerates(podspec: dict, taint: dict) -> bool:
-    """True when one of the pod's tolerations matches the taint (Kubernetes' matching rules)."""
-    for t in as_list(podspec.get("tolerations")):
-        t = as_dict(t)
-        if t.get("effect") not in (None, "", taint.get("effect")):
-            continue
-        if t.get("operator") == "Exists" and t.get("key") in (None, "", taint.get("key")):
-            return True
-        if (
-            t.get("key") == taint.get("key")
-            and t.get("operator", "Equal") == "Equal"
-            and str(t.get("value", "")) == str(taint.get("value", ""))
-        ):
-            return True
-    return False
+    """True when one of the pod's tolerations matches the taint (Kubernetes' matching rules, the derivations'
+    matcher: components/derive/karpenter.py tolerates_taint)."""
+    return tolerates_taint(as_list(podspec.get("tolerations")), taint)
 
 
 def targets_gpu_type(podspec: dict) -> bool:
