@@ -30,6 +30,9 @@ class Listing(NamedTuple):
     multi_node: bool
     #: What it runs, as the configuration reference names it.
     runs: str
+    #: Its engine is vLLM's Ray executor driven from a GPU-less head: the capacity plan checks the image's Ray facts
+    #: (components/image_facts.py) for its models.
+    ray_executor: bool = False
 
 
 # The back-end of a model that sets no ``distributed``: one InferenceService replica per node group of TP x PP GPUs.
@@ -37,7 +40,7 @@ SINGLE_NODE_KEY = "kserve"
 
 BUILT_IN: tuple[Listing, ...] = (
     Listing(SINGLE_NODE_KEY, "kserve", "KServeBackend", multi_node=False, runs="KServe InferenceService"),
-    Listing("ray", "kuberay", "KubeRayBackend", multi_node=True, runs="KubeRay RayCluster"),
+    Listing("ray", "kuberay", "KubeRayBackend", multi_node=True, runs="KubeRay RayCluster", ray_executor=True),
 )
 
 # Multi-node keys of back-ends registered at run time outside BUILT_IN, in registration order.

@@ -135,7 +135,14 @@ class RayVllmService(KubernetesComponent):
             metadata=resolve(lambda md: awaiting.annotated(md, awaits.annotations), part(cluster, "metadata")),
             spec=part(cluster, "spec"),
             # The pods start after what the service was told to wait for (the operator, an S3 model's reader).
-            opts=self.child_opts(depends_on=own_depends_on(opts), custom_timeouts=pulumi.CustomTimeouts(**awaits.timeouts)),
+            # An edit replaces the RayCluster while `up` waits for the models, so the wait proves the new spec serves
+            # (builders/awaiting.py ray_cluster).
+            opts=self.child_opts(
+                depends_on=own_depends_on(opts),
+                custom_timeouts=pulumi.CustomTimeouts(**awaits.timeouts),
+                replace_on_changes=list(awaits.replace_on_changes) or None,
+                delete_before_replace=awaits.delete_before_replace or None,
+            ),
         )
         pdb = resolve(lambda ns: build.pod_disruption_budget(m, ns), args.namespace)
         self.pod_disruption_budget = k8s.policy.v1.PodDisruptionBudget(

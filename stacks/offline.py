@@ -76,6 +76,8 @@ class Recorded:
     custom_timeouts: Mapping[str, str] = field(default_factory=dict)
     # ResourceOptions.ignore_changes (property paths `pulumi up` and `pulumi refresh` leave alone).
     ignore_changes: tuple[str, ...] = ()
+    # ResourceOptions.replace_on_changes (property paths whose change replaces the resource instead of updating it).
+    replace_on_changes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -436,6 +438,7 @@ def _recorder(recording: Recording) -> Callable[[Any, Any], None]:
                 delete_before_replace=bool(request.deleteBeforeReplace),
                 custom_timeouts=_custom_timeouts(request),
                 ignore_changes=tuple(request.ignoreChanges),
+                replace_on_changes=tuple(request.replaceOnChanges),
             )
         )
 

@@ -382,6 +382,12 @@ def run_plan(stack_ref: str, simulate_slo: bool = True) -> PlanResult:
             "dependsOn": list(r.dependencies),
             **({"customTimeouts": dict(r.custom_timeouts)} if r.custom_timeouts else {}),
             **({"awaitAnnotations": awaits} if (awaits := await_annotations(r.inputs)) else {}),
+            # An edit of these paths replaces the resource (delete first where deleteBeforeReplace): what `up` waits for.
+            **(
+                {"replaceOnChanges": list(r.replace_on_changes), "deleteBeforeReplace": r.delete_before_replace}
+                if r.replace_on_changes
+                else {}
+            ),
         }
         for r in tree_order(recording.resources)
     ]

@@ -34,7 +34,8 @@ def plan_report(
     ``dependsOn`` names the resources Pulumi waits for before creating the resource (and deletes
     only after it), as the engine received them; a row given none has none. ``customTimeouts``
     (create/update/delete, as ResourceOptions set them) and ``awaitAnnotations`` (pulumi.com/waitFor,
-    skipAwait, timeoutSeconds) appear on the rows that set them.
+    skipAwait, timeoutSeconds) appear on the rows that set them, and ``replaceOnChanges`` with ``deleteBeforeReplace``
+    on the rows whose edit replaces them (a RayCluster while `up` waits for the models).
     """
     return {
         "stack": stack,
@@ -45,6 +46,7 @@ def plan_report(
                 "parent": r["parent"],
                 "dependsOn": list(r.get("dependsOn") or ()),
                 **{k: dict(r[k]) for k in ("customTimeouts", "awaitAnnotations") if r.get(k)},
+                **{k: r[k] for k in ("replaceOnChanges", "deleteBeforeReplace") if k in r and r.get("replaceOnChanges")},
             }
             for r in resources
         ],
@@ -123,6 +125,7 @@ def _pools_section(report: Mapping[str, Any]) -> list[str]:
             f"{p['peak_gpus']}/{p['gpu_limit']}",
             p.get("nodes", 0),
             p.get("idle_gpus", 0),
+            _drift(p),
             ", ".join(p["models"]) or "-",
         )
         for p in pools
@@ -131,7 +134,18 @@ def _pools_section(report: Mapping[str, Any]) -> list[str]:
     out.extend(
         "  " + line
         for line in _table(
-            ["pool", "instance types", "GPUs per node", "gpuLimit", "buffer GPUs", "peak/limit", "nodes", "idle GPUs", "models"],
+            [
+                "pool",
+                "instance types",
+                "GPUs per node",
+                "gpuLimit",
+                "buffer GPUs",
+                "peak/limit",
+                "nodes",
+                "idle GPUs",
+                "drift",
+                "models",
+            ],
             rows,
         )
     )
@@ -144,6 +158,13 @@ def _pools_section(report: Mapping[str, Any]) -> list[str]:
                 f"  cold start {name} ({s['source']}): {parts} = {s['sum_seconds']}s; {how}; budget {s['budget_seconds']}s"
             )
     return out
+
+
+def _drift(pool: Mapping[str, Any]) -> str:
+    """How a pool's nodes get new AMIs, for the pool tables: drift held for a planned roll, or drift in the window."""
+    if pool.get("drift") == "held":
+        return "held: planned roll (docs/platform.md)"
+    return "in window"
 
 
 def _node_choice_lines(report: Mapping[str, Any]) -> list[str]:
@@ -167,14 +188,14 @@ def _pools_markdown(report: Mapping[str, Any]) -> list[str]:
         return []
     out = [
         "",
-        "| pool | instance types | GPUs per node | gpuLimit | buffer GPUs | nodes | idle GPUs | models | cold-start budgets |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| pool | instance types | GPUs per node | gpuLimit | buffer GPUs | nodes | idle GPUs | drift | models | cold-start budgets |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in pools:
         budgets = ", ".join(f"{n} {s['budget_seconds']}s ({s['source']})" for n, s in p.get("startup", {}).items()) or "-"
         out.append(
             f"| {p['name']} | {', '.join(p['instance_types'])} | {', '.join(str(n) for n in p['gpus_per_node'].values())} | "
-            f"{p['gpu_limit']} | {p['buffer_gpus']} | {p.get('nodes', 0)} | {p.get('idle_gpus', 0)} | "
+            f"{p['gpu_limit']} | {p['buffer_gpus']} | {p.get('nodes', 0)} | {p.get('idle_gpus', 0)} | {_drift(p)} | "
             f"{', '.join(p['models']) or '-'} | {budgets} |"
         )
     choice = report.get("node_choice") or {}
@@ -270,6 +291,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         )
     out += _scaling_markdown(report["models"])
     out += _layout_markdown(report["models"])
+    out += _edit_markdown(report["models"])
     out += _timeouts_markdown(report["models"])
     out += _pools_markdown(report)
     out += _controllers_markdown(report["models"])
@@ -367,6 +389,20 @@ def _layout_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
             f"{lay['tensor_parallel_size']} x {lay['pipeline_parallel_size']} | {', '.join(map(str, lay['layers_per_stage']))} | "
             f"{kv} |"
         )
+    return out
+
+
+# The derivation of builders/ray_cluster.py edit_cost: what an edit of a multi-node engine's RayCluster costs.
+EDIT_SETTING = "RayCluster edit"
+
+
+def _edit_markdown(models: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per multi-node model: what an edit of its RayCluster recreates and how long the model is down."""
+    rows = [(m["name"], d) for m in models for d in m.get("derived") or () if d.get("setting") == EDIT_SETTING]
+    if not rows:
+        return []
+    out = ["", "| multi-node model | what an edit of its RayCluster does | why |", "|---|---|---|"]
+    out += [f"| {name} | {_cell(str(d['value']))} | {_cell(str(d['reason']))} |" for name, d in rows]
     return out
 
 

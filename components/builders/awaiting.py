@@ -58,6 +58,10 @@ class Awaiting:
     timeouts: dict[str, str] = field(default_factory=dict)
     ready_seconds: int = 0
     delete_seconds: int = 0
+    # ResourceOptions.replace_on_changes / delete_before_replace: an edit of these paths deletes the object and
+    # creates it again, so the create's wait (fresh status) is what `pulumi up` reports (see ray_cluster).
+    replace_on_changes: tuple[str, ...] = ()
+    delete_before_replace: bool = False
 
 
 def inference_service(plan: ServingPlan, wait: bool) -> Awaiting:
@@ -70,12 +74,44 @@ def inference_service(plan: ServingPlan, wait: bool) -> Awaiting:
     return _awaiting(INFERENCE_SERVICE_READY, wait, ready, delete)
 
 
+# An edit of the RayCluster's spec replaces the object (delete, then create) while `pulumi up` waits for the models.
+RAY_CLUSTER_REPLACE_ON = ("spec",)
+
+
 def ray_cluster(plan: ServingPlan, wait: bool) -> Awaiting:
     """A RayCluster: wait for every pod and the head as long as its startup budget (capacity/layout.py's cold
-    start, which counts node launch and image pull already); the delete waits for the workers' drain."""
+    start, which counts node launch and image pull already); the delete waits for the workers' drain.
+
+    On an edit no status of the RayCluster says that the new spec serves. pulumi-kubernetes v4.20.0 waits only until
+    ``status.observedGeneration`` reaches the new generation, then reads the condition
+    (provider/pkg/await/condition/kubectl.go:48-58; jsonpath.go:44-51 likewise for a JSONPath wait). KubeRay v1.7.0,
+    in the reconcile that sees the new spec hash, deletes every pod and returns (raycluster_controller.go:968-981),
+    then sets ``observedGeneration`` unconditionally (1998) and HeadPodReady from the head it just deleted, still
+    Ready while it drains (2026-2040; common/association.go:179-196 does not skip a pod being deleted);
+    RayClusterProvisioned is never set back to False once True (2044-2046); ``state`` goes to "ready" and never back
+    (2017-2021); ``readyWorkerReplicas`` counts terminating workers (utils/util.go:449-461); the spec hash is an
+    annotation of the head pod (utils/constant.go:27), not of the RayCluster. So the wait would pass within seconds
+    of an edit while the model is down, and stay green if the new spec never serves. Instead an edit of ``spec``
+    replaces the RayCluster (pulumi/pulumi pkg/resource/deploy/step_generator.go applyReplaceOnChanges: a path
+    matches every change below it, ``PropertyPath.Contains``), deleting it first (the name is fixed): the foreground
+    delete waits for the old pods' drain, and the create waits, on a fresh status, for every new pod and the head
+    (vLLM's /health) to be ready. The downtime is the one KubeRay's Recreate costs anyway (edit_cost); an edit of
+    the workers' replicas or the pods' tolerations, which Recreate would apply without a restart, restarts the engine
+    too. Without the wait (deploy.waitForModels false) KubeRay's Recreate applies edits in place, unawaited.
+    """
     ready = plan.startup_failure_threshold * plan.startup_period_seconds
     delete = plan.termination_grace_seconds + DELETE_MARGIN_SECONDS
-    return _awaiting(RAY_CLUSTER_READY, wait, ready, delete)
+    awaits = _awaiting(RAY_CLUSTER_READY, wait, ready, delete)
+    if not wait:
+        return awaits
+    return Awaiting(
+        awaits.annotations,
+        awaits.timeouts,
+        awaits.ready_seconds,
+        awaits.delete_seconds,
+        replace_on_changes=RAY_CLUSTER_REPLACE_ON,
+        delete_before_replace=True,
+    )
 
 
 def _awaiting(condition: str, wait: bool, ready: int, delete: int) -> Awaiting:

@@ -491,6 +491,8 @@ def edit_cost(m: ModelConfig, plan: ServingPlan) -> dict[str, Any]:
         "reason": (
             f"KubeRay v1.7.0 recreates every pod when the spec hash changes (image, flags, resources, env, probes; not "
             f"replicas or tolerations): a drain of up to {pod_drain(plan).grace_seconds} s, then a {layout.nodes}-node "
-            f"cold start within the {budget} s startup budget; there is no rolling update of one engine"
+            f"cold start within the {budget} s startup budget; there is no rolling update of one engine. While `pulumi "
+            "up` waits for the models it replaces the RayCluster on any spec edit for the same cost and waits for the new "
+            "pods (builders/awaiting.py ray_cluster)"
         ),
     }

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
+from ..backend_keys import listing
 from ..capacity.accounting import image_flashinfer_sampler
 from ..capacity.architecture import ArchitectureError
 from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
@@ -335,7 +336,8 @@ def _release(m: ModelConfig, path: str) -> Release:
 def _ray_image_problems(m: ModelConfig, path: str, release: Release) -> list[Problem]:
     """A Ray-backed multi-node model needs a release whose Ray executor starts on the GPU-less head, and ray in its
     image (components/image_facts.py holds both facts and where they were read)."""
-    if m.distributed is None or m.distributed.backend != "ray":
+    item = listing(m.distributed.backend) if m.distributed is not None else None
+    if item is None or not item.ray_executor:
         return []
     problems: list[Problem] = []
     known = sorted(v for v in IMAGE_FACTS if ray_driver_needs_gpu(v) is False)

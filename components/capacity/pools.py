@@ -82,6 +82,12 @@ class PoolPlan:
         """GPUs held with every model at replicas.max plus the buffer."""
         return sum(m.peak_gpus for m in self.models) + self.buffer_gpus
 
+    @property
+    def drift(self) -> str:
+        """How the pool's nodes get new AMIs: "held" (a multi-node engine's pool: only by the planned roll of
+        docs/platform.md; builders/karpenter.py holds_drift) or "window" (drift inside the maintenance window)."""
+        return "held" if self.multi_node_models else "window"
+
     def fit_problems(self) -> list[str]:
         """Each model whose replicas.max x GPUs plus the buffer exceeds gpuLimit, as a message naming the pool."""
         out = []
@@ -114,6 +120,7 @@ class PoolPlan:
             "images": list(self.images),
             "cached_models": list(self.cached_models),
             "multi_node_models": list(self.multi_node_models),
+            "drift": self.drift,
             "fits": not self.fit_problems(),
         }
 

@@ -208,11 +208,33 @@ def _engine_placement_problems(m: ModelConfig, pool: GpuPoolConfig, at: str) -> 
 
 
 def _multi_node_pool_problems(cfg: StackConfig, pool: GpuPoolConfig, i: int) -> list[Problem]:
-    """A pool that hosts a multi-node engine never expires its nodes (``gpuPools[i]``)."""
-    multi_node = {m.pool for m in cfg.models if spans_nodes(m)}
+    """A pool that hosts a multi-node engine never expires its nodes (``gpuPools[i]``), and hosts no single-node model.
+
+    Such a pool holds drift for good (builders/karpenter.py holds_drift: a ``Drifted`` budget of zero nodes, no
+    terminationGracePeriod, expireAfter Never), so its nodes get new AMIs only by the planned roll of docs/platform.md.
+    A single-node model there would share that: no AMI or security update until someone rolls the engine's nodes. On a
+    pool of its own it drifts inside the maintenance window, one node at a time, behind its PDB.
+    """
+    engines = {m.name for m in cfg.models if spans_nodes(m)}
+    multi_node = {m.pool for m in cfg.models if m.name in engines}
+    problems: list[Problem] = []
+    if pool.name in multi_node:
+        here = sorted(m.name for m in cfg.models if m.pool == pool.name and m.name in engines)
+        for m, at in zip(cfg.models, cfg.model_paths()):
+            if m.pool == pool.name and m.name not in engines and not at.endswith(".longContext"):
+                problems.append(
+                    Problem(
+                        f"{at}.pool",
+                        f"pool {pool.name!r} hosts the multi-node engine {', '.join(here)}, so it holds drift for a "
+                        "planned roll (Drifted budget 0 nodes, no terminationGracePeriod, expireAfter Never) and a "
+                        "single-node model there would never get new AMIs by itself: put it on a pool of its own (another "
+                        "gpuPools entry, with the same instance types if need be), which drifts inside its window",
+                        m.pool,
+                    )
+                )
     expire = pool.disruption.expire_after
     if pool.name in multi_node and expire is not None and expire != "Never":
-        return [
+        return problems + [
             Problem(
                 f"gpuPools[{i}].disruption.expireAfter",
                 "must be Never on a pool that hosts a multi-node engine: expiry is forceful (it ignores disruption budgets "
@@ -221,4 +243,4 @@ def _multi_node_pool_problems(cfg: StackConfig, pool: GpuPoolConfig, i: int) -> 
                 expire,
             )
         ]
-    return []
+    return problems

@@ -53,6 +53,22 @@ def test_the_ray_cluster_waits_for_every_pod_and_the_head_and_its_delete_covers_
     assert got.timeouts["delete"] == awaiting.duration(got.delete_seconds)
 
 
+def test_an_edit_of_the_ray_cluster_replaces_it_while_up_waits_so_the_wait_proves_the_new_spec(prod):
+    # No status of a RayCluster says the new spec serves after an edit: pulumi-kubernetes v4.20.0 waits only for
+    # status.observedGeneration (await/condition/kubectl.go:48-58, jsonpath.go:44-51), which KubeRay v1.7.0 sets in the
+    # same reconcile that deletes every pod (raycluster_controller.go:968-981, 1998), with HeadPodReady read from the
+    # draining head (2026-2040) and RayClusterProvisioned never reset (2044-2046). So `spec` edits replace the object,
+    # deleted first (its name is fixed), and the create's wait runs on a fresh status.
+    _, plans = prod
+    got = awaiting.ray_cluster(plans["llama-405b"], wait=True)
+    assert got.replace_on_changes == ("spec",) and got.delete_before_replace is True
+    # Switched off, KubeRay's Recreate applies edits in place and nothing waits: no replacement either.
+    off = awaiting.ray_cluster(plans["llama-405b"], wait=False)
+    assert off.replace_on_changes == () and off.delete_before_replace is False
+    # An InferenceService is KServe's to roll (a Deployment rollout keeps serving): not replaced.
+    assert awaiting.inference_service(plans["llama-70b"], wait=True).replace_on_changes == ()
+
+
 def test_switched_off_no_wait_but_the_delete_timeout_stays(prod):
     _, plans = prod
     got = awaiting.inference_service(plans["llama-70b"], wait=False)
@@ -100,6 +116,9 @@ def test_the_plan_json_lists_custom_timeouts_and_await_annotations(tmp_path):
     ray = rows["prod-llama-405b-raycluster"]
     assert set(ray["customTimeouts"]) == {"create", "update", "delete"}
     assert "condition=HeadPodReady" in ray["awaitAnnotations"]["pulumi.com/waitFor"]
+    # What the engine receives: an edit of the spec replaces the RayCluster, deleting it first.
+    assert (ray["replaceOnChanges"], ray["deleteBeforeReplace"]) == (["spec"], True)
+    assert "replaceOnChanges" not in isvc
     for kind in ("node-pool", "node-class"):
         assert set(rows[f"prod-pool-h100-{kind}"]["customTimeouts"]) == {"delete"}
     # Placeholders are not awaited (builders/buffer.py) and say so; a row with nothing set carries neither key.

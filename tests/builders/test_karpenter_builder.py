@@ -35,7 +35,7 @@ def rendered(prod, name):
     )
 
 
-@pytest.mark.parametrize("name", ["l40s", "h100"])
+@pytest.mark.parametrize("name", ["l40s", "h100", "h100-ray"])
 def test_node_class_and_node_pool_pass_the_crd_schemas(prod, name):
     _, _, node_class, node_pool = rendered(prod, name)
     assert validate_object(node_class) == []
@@ -163,17 +163,31 @@ def test_the_multi_node_pool_holds_drift_and_sets_no_grace_period(prod):
     # holds back (v1.14.1 pkg/controllers/disruption/types.go:189-193, drift.go:115): an AMI bump would roll both nodes
     # of the 405B, one after the other, each a multi-node cold start. So the pool that hosts it sets none, and a
     # Drifted budget of zero nodes at all times (the most restrictive active budget wins: nodepool.go:363-377).
-    _, _, _, node_pool = rendered(prod, "h100")
+    _, _, _, node_pool = rendered(prod, "h100-ray")
     spec = node_pool["spec"]
     assert "terminationGracePeriod" not in spec["template"]["spec"]
     assert {"nodes": "0", "reasons": ["Drifted"]} in spec["disruption"]["budgets"]
-    # h100 hosts the two-node 405B engine: expiry would replace both nodes together (config/cross_checks.py).
+    # h100-ray hosts the two-node 405B engine: expiry would replace both nodes together (config/cross_checks.py).
     assert spec["template"]["spec"]["expireAfter"] == "Never"
     # S14 (karpenter-gpu-expiry) refuses Never with drift held for good, unless exempted with the planned roll as reason.
     assert "planned roll" in node_pool["metadata"]["annotations"]["llm-serving.io/exempt-karpenter-gpu-expiry"]
     assert validate_object(node_pool) == []
     _, _, _, l40s = rendered(prod, "l40s")
     assert {"nodes": "0", "reasons": ["Drifted"]} not in l40s["spec"]["disruption"]["budgets"]
+
+
+def test_single_node_models_pools_drift_in_their_window_beside_the_held_pool(prod):
+    # Review of issue 30, finding 4: llama-70b shared the held pool, so its p5s never drifted either. On a pool of its
+    # own (config/cross_checks.py refuses it on the engine's pool) it drifts inside the window, with a whole-hour
+    # terminationGracePeriod (in the drift hash: v1.14.1 nodeclaim.go:73) and expiry.
+    _, plan, _, node_pool = rendered(prod, "h100")
+    assert plan.multi_node_models == () and plan.drift == "window"
+    spec = node_pool["spec"]
+    assert {"nodes": "0", "reasons": ["Drifted"]} not in spec["disruption"]["budgets"]
+    assert spec["template"]["spec"]["terminationGracePeriod"] == "1h"
+    assert spec["template"]["spec"]["expireAfter"] == "720h"
+    assert "annotations" not in node_pool["metadata"]
+    assert rendered(prod, "h100-ray")[1].drift == "held"
 
 
 # --- Subnets and security groups (issue 19) --------------------------------------------

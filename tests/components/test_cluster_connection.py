@@ -98,9 +98,9 @@ def test_kube_context_without_ambient_is_refused():
 
 def test_one_gpu_pool_component_per_pool_with_its_node_class_and_node_pool(prod_recording):
     pools = [r for r in prod_recording["resources"] if r["type"] == "llm-serving:karpenter:GpuPool"]
-    assert sorted(r["name"] for r in pools) == ["prod-pool-h100", "prod-pool-l40s"]
+    assert sorted(r["name"] for r in pools) == ["prod-pool-h100", "prod-pool-h100-ray", "prod-pool-l40s"]
     children = {(r["parent"], r["type"].split(":")[-1]) for r in prod_recording["resources"]}
-    for pool in ("prod-pool-h100", "prod-pool-l40s"):
+    for pool in ("prod-pool-h100", "prod-pool-h100-ray", "prod-pool-l40s"):
         assert {(pool, "EC2NodeClass"), (pool, "NodePool")} <= children
 
 

@@ -275,7 +275,7 @@ def test_platform_takes_token_providers_and_security_group_from_another_stack(tm
     custom = [r for r in res.values() if not r["type"].startswith(("llm-serving:", "pulumi:providers:"))]
     assert {r["provider"] for r in custom if r["type"].startswith("kubernetes:")} == {"shared-k8s"}
     assert {r["provider"] for r in custom if r["type"].startswith("aws:")} == {"shared-aws"}
-    assert res["p-pool-h100-efa-sg"]["inputs"]["vpcId"] == "vpc-0abc"
+    assert res["p-pool-h100-ray-efa-sg"]["inputs"]["vpcId"] == "vpc-0abc"
     # The token reaches the Secret as a secret: redacted in what the engine recorded, never in clear.
     secret = res["p-hf-token"]["inputs"]
     assert set(secret["stringData"]) == {"HF_TOKEN"} and secret["stringData"]["HF_TOKEN"] != OWNED["hfToken"]

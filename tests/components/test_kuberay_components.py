@@ -85,14 +85,14 @@ def test_every_ray_child_uses_the_clusters_provider_and_efa_has_its_own_group():
     from stacks.mock_cloud import eks_cluster, physical_id
 
     cluster_sg = eks_cluster("llm-prod", "us-east-1")["vpcConfig"]["clusterSecurityGroupId"]
-    efa_sg = physical_id("aws:ec2/securityGroup:SecurityGroup", "prod-pool-h100-efa-sg")
+    efa_sg = physical_id("aws:ec2/securityGroup:SecurityGroup", "prod-pool-h100-ray-efa-sg")
     rules = [r for r in rec["resources"] if r["type"].startswith("aws:vpc/securityGroup")]
-    assert sorted(r["name"] for r in rules) == ["prod-pool-h100-efa-egress", "prod-pool-h100-efa-ingress"]
+    assert sorted(r["name"] for r in rules) == ["prod-pool-h100-ray-efa-egress", "prod-pool-h100-ray-efa-ingress"]
     for rule in rules:
-        assert rule["parent"] == "prod-pool-h100"
+        assert rule["parent"] == "prod-pool-h100-ray"
         assert rule["inputs"]["securityGroupId"] == rule["inputs"]["referencedSecurityGroupId"] == efa_sg != cluster_sg
         assert rule["inputs"]["ipProtocol"] == "-1"
-    assert by_name["prod-pool-h100-efa-sg"]["inputs"]["vpcId"] == eks_cluster("llm-prod", "us-east-1")["vpcConfig"]["vpcId"]
-    terms = by_name["prod-pool-h100-node-class"]["inputs"]["spec"]["securityGroupSelectorTerms"]
+    assert by_name["prod-pool-h100-ray-efa-sg"]["inputs"]["vpcId"] == eks_cluster("llm-prod", "us-east-1")["vpcConfig"]["vpcId"]
+    terms = by_name["prod-pool-h100-ray-node-class"]["inputs"]["spec"]["securityGroupSelectorTerms"]
     assert {"id": efa_sg} in terms and {"id": cluster_sg} not in terms
-    assert "prod-pool-h100-efa-sg" in by_name["prod-pool-h100-node-class"]["dependencies"]
+    assert "prod-pool-h100-ray-efa-sg" in by_name["prod-pool-h100-ray-node-class"]["dependencies"]

@@ -42,7 +42,7 @@ def test_no_security_group_rule_touches_the_cluster_security_group():
     cluster_sg = eks_cluster("llm-prod", "us-east-1")["vpcConfig"]["clusterSecurityGroupId"]
     groups = {r["name"] for r in rec["resources"] if r["type"] == "aws:ec2/securityGroup:SecurityGroup"}
     rules = [r for r in rec["resources"] if r["type"].startswith(("aws:vpc/securityGroup", "aws:ec2/securityGroupRule"))]
-    assert groups == {"prod-pool-h100-efa-sg"} and len(rules) == 2
+    assert groups == {"prod-pool-h100-ray-efa-sg"} and len(rules) == 2
     for rule in rules:
         assert cluster_sg not in (rule["inputs"].get("securityGroupId"), rule["inputs"].get("referencedSecurityGroupId"))
-        assert "prod-pool-h100-efa-sg" in rule["dependencies"]
+        assert "prod-pool-h100-ray-efa-sg" in rule["dependencies"]

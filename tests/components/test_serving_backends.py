@@ -338,7 +338,8 @@ MAX_BRANCHES = 3
 PLACEMENT_QUESTIONS = {
     "components/capacity/plan.py": 1,  # pod GPUs, layout, head and startup budget of a multi-node replica
     "components/capacity/pools.py": 1,  # the pool's multi-node models (its disruption settings)
-    "components/config/cross_checks.py": 2,  # a multi-node layout fills whole nodes; its pool never expires nodes
+    "components/config/cross_checks.py": 2,  # a multi-node layout fills whole nodes; its pool never expires nodes and
+    # hosts no single-node model
     "stacks/simulate.py": 1,  # the seeds' defaults re-plan single-node models only
 }
 
@@ -446,8 +447,11 @@ def test_at_most_three_places_outside_the_back_ends_branch_on_the_back_end(produ
     found = product["branches"]
     count = sum(len(v) for v in found.values())
     assert count <= MAX_BRANCHES, f"{count} branches on the back-end outside components/backends/: {found}"
-    # Today: the one placement question's definition (capacity/layout.py spans_nodes).
-    assert list(found) == ["components/capacity/layout.py"] and len(found["components/capacity/layout.py"]) == 1
+    # Today: the one placement question's definition (capacity/layout.py spans_nodes), and the capacity plan asking the
+    # back-end's listing whether it runs vLLM's Ray executor (components/backend_keys.py ray_executor), to check the
+    # image's Ray facts (components/image_facts.py).
+    assert sorted(found) == ["components/capacity/layout.py", "components/capacity/plan.py"]
+    assert len(found["components/capacity/layout.py"]) == 1 and len(found["components/capacity/plan.py"]) == 1
 
 
 def test_the_placement_question_is_asked_only_where_listed(product):

@@ -276,6 +276,26 @@ def test_pool_that_does_not_exist(dev_config):
     assert [str(p) for p in err.value.problems] == ["models[0].pool = 'h100': no gpuPools entry has this name (pools: l40s)"]
 
 
+def test_a_single_node_model_is_refused_on_the_pool_of_a_multi_node_engine(prod_config):
+    # Such a pool holds drift for a planned roll (builders/karpenter.py holds_drift: Drifted budget 0 nodes, no
+    # terminationGracePeriod, which Karpenter v1.14.1 hashes into drift: nodeclaim.go:73; expireAfter Never), so a
+    # single-node model there would never get new AMIs by itself (review of issue 30, finding 4).
+    prod_config["llm-serving:models"][3]["pool"] = "h100"
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(prod_config)
+    (problem,) = [p for p in err.value.problems if "multi-node engine" in p.rule]
+    assert problem.path == "models[2].pool" and problem.value == "h100"
+    assert "llama-405b" in problem.rule and "a pool of its own" in problem.rule
+
+
+def test_prod_gives_the_multi_node_engine_a_pool_of_its_own():
+    cfg = load_stack_config(stack_config("prod"))
+    by_pool: dict[str, list[str]] = {}
+    for m in cfg.models:
+        by_pool.setdefault(m.pool, []).append(m.name)
+    assert by_pool["h100-ray"] == ["llama-405b"] and by_pool["h100"] == ["llama-70b"]
+
+
 def test_tensor_parallel_larger_than_the_node(dev_config):
     dev_config["llm-serving:models"][0]["engine"]["tensorParallelSize"] = 2
     with pytest.raises(ConfigError) as err:

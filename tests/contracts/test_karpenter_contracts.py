@@ -77,7 +77,7 @@ def test_a_pool_with_a_multi_node_engine_never_expires(prod_config):
     # Karpenter v1 expiration is forceful, not governed by disruption budgets
     # (website/content/en/docs/concepts/disruption.md:168-191, "Automated Forceful Methods": expiration drains at once; terminationGracePeriod bounds do-not-disrupt), so both nodes of the 405B engine would be
     # replaced together. Drift inside the window rolls AMIs instead.
-    _, node_pool = _rendered(prod_config, "h100")
+    _, node_pool = _rendered(prod_config, "h100-ray")
     assert node_pool["spec"]["template"]["spec"]["expireAfter"] == "Never"
     assert any(
         b.get("reasons") == ["Drifted", "Underutilized"] and b.get("schedule") for b in node_pool["spec"]["disruption"]["budgets"]
@@ -88,10 +88,10 @@ def test_a_pool_with_a_multi_node_engine_never_expires(prod_config):
 
 def test_expire_after_on_a_multi_node_pool_is_refused(prod_config):
     raw = copy.deepcopy(prod_config)
-    raw["llm-serving:gpuPools"][1]["disruption"] = {"expireAfter": "720h"}
+    raw["llm-serving:gpuPools"][2]["disruption"] = {"expireAfter": "720h"}
     with pytest.raises(ConfigError) as err:
         load_stack_config(raw)
-    assert "gpuPools[1].disruption.expireAfter = '720h': must be Never on a pool that hosts a multi-node engine" in str(err.value)
+    assert "gpuPools[2].disruption.expireAfter = '720h': must be Never on a pool that hosts a multi-node engine" in str(err.value)
 
 
 def test_drift_never_rolls_the_multi_node_pool_by_itself(prod_config):
@@ -102,7 +102,7 @@ def test_drift_never_rolls_the_multi_node_pool_by_itself(prod_config):
     # zero nodes, and its nodes roll by the planned procedure (docs/platform.md).
     from components.builders import ray_cluster
 
-    _, node_pool = _rendered(prod_config, "h100")
+    _, node_pool = _rendered(prod_config, "h100-ray")
     spec = node_pool["spec"]
     assert spec["template"]["spec"]["expireAfter"] == "Never"
     assert "terminationGracePeriod" not in spec["template"]["spec"]

@@ -54,7 +54,7 @@ def test_prod_takes_the_nodes_its_cost_reasoning_assumes(prod):
     choice = node_choice(prod)
     assert choice["unschedulable"] == [] and choice["findings"] == []
     # TP4 llama-70b replicas share 8-GPU p5s two by two (prod runs five at rest: three nodes, the last half idle);
-    # the 405B takes two p5s (head beside a worker).
+    # the 405B takes two p5s of its own pool (head beside a worker).
     replicas = _model(choice, "llama-70b")["pods"]
     assert replicas == _min_replicas("llama-70b") and _model(choice, "llama-70b")["nodes"] == -(-replicas // 2)
     assert _model(choice, "llama-405b") | {"node_names": None} == {
@@ -63,14 +63,22 @@ def test_prod_takes_the_nodes_its_cost_reasoning_assumes(prod):
         "pods": 3,
         "nodes": 2,
     }
-    nodes = 2 + -(-replicas // 2)
+    nodes = -(-replicas // 2)
     assert _pool(choice, "h100") == {
         "pool": "h100",
         "nodes": nodes,
         "instance_types": {"p5.48xlarge": nodes},
         "gpus": 8 * nodes,
-        "gpus_requested": 16 + 4 * replicas,
-        "idle_gpus": 8 * nodes - 16 - 4 * replicas,
+        "gpus_requested": 4 * replicas,
+        "idle_gpus": 8 * nodes - 4 * replicas,
+    }
+    assert _pool(choice, "h100-ray") == {
+        "pool": "h100-ray",
+        "nodes": 2,
+        "instance_types": {"p5.48xlarge": 2},
+        "gpus": 16,
+        "gpus_requested": 16,
+        "idle_gpus": 0,
     }
     # chat-8b (TP1) takes the 1-GPU g6e.2xlarge, one per node: the cheapest type that holds it.
     assert _model(choice, "chat-8b")["instance_types"] == ["g6e.2xlarge"] and _model(choice, "chat-8b")["nodes"] == 2
@@ -87,13 +95,12 @@ def test_a_schedule_anyway_hostname_spread_is_required_while_provisioning(prod):
     spread.append({**spread[0], "maxSkew": 1, "topologyKey": "kubernetes.io/hostname"})
     choice = node_choice(objs)
     replicas = _min_replicas("llama-70b")
-    # One p5 per replica, half idle each, until the pool's GPU limit (48, 16 of them the 405B's) stops new nodes; only
-    # then does Karpenter relax the spread (scheduler.go:543, preferences.go:90-100) and put the fifth replica beside
-    # the fourth.
-    fit = (48 - 16) // 8
-    assert replicas == fit + 1
+    # One p5 per replica, half idle each, until the pool's GPU limit (24) stops new nodes; only then does Karpenter
+    # relax the spread (scheduler.go:543, preferences.go:90-100) and put the fourth and fifth replicas beside others.
+    fit = 24 // 8
+    assert replicas == fit + 2
     assert _model(choice, "llama-70b")["nodes"] == fit
-    assert _pool(choice, "h100")["idle_gpus"] == 4 * fit - 4
+    assert _pool(choice, "h100")["idle_gpus"] == 8 * fit - 4 * replicas
     assert choice["unschedulable"] == []
     # The first ScheduleAnyway constraint goes first (the zone's, preferences.go:91-97), then the hostname's.
     assert _model(choice, "llama-70b")["relaxations"] == [
@@ -149,9 +156,10 @@ def test_the_pool_limit_bounds_what_karpenter_launches(prod):
 
 
 def test_the_queue_goes_by_cpu_then_memory(prod):
-    # queue.go:72-107: the largest CPU request first, so the 405B's workers open the first h100 nodes.
+    # queue.go:72-107: the largest CPU request first, so the 405B's workers open the first h100-ray nodes (the head,
+    # 8 CPUs, comes after them and joins one).
     choice = node_choice(prod)
-    first = next(n for n in choice["nodes"] if n["name"] == "h100-1")
+    first = next(n for n in choice["nodes"] if n["name"] == "h100-ray-1")
     assert first["pods"][0].startswith("llm/llama-405b-gpu-workers-worker-")
 
 

@@ -98,12 +98,12 @@ def test_the_checks_fire_on_a_request_above_its_limit_and_on_an_untolerated_soft
     worker = _by_name(ray_pods(bad))["llama-405b-gpu-workers-worker-0"]
     (problem,) = check_pod("w", worker, taints)
     assert "resources.requests.memory" in problem and "above its limit 1Gi" in problem
-    soft = {"h100": [{"key": "nvidia.com/gpu", "value": "true", "effect": "PreferNoSchedule"}]}
+    soft = {"h100-ray": [{"key": "nvidia.com/gpu", "value": "true", "effect": "PreferNoSchedule"}]}
     only_hard = copy.deepcopy(cluster)
     spec = only_hard["spec"]["workerGroupSpecs"][0]["template"]["spec"]
     spec["tolerations"] = [t for t in spec["tolerations"] if t["effect"] == "NoSchedule"]
     worker = _by_name(ray_pods(only_hard))["llama-405b-gpu-workers-worker-0"]
-    assert check_pod("w", worker, soft) == ["w: does not tolerate the nvidia.com/gpu:PreferNoSchedule taint of NodePool h100"]
+    assert check_pod("w", worker, soft) == ["w: does not tolerate the nvidia.com/gpu:PreferNoSchedule taint of NodePool h100-ray"]
 
 
 def test_what_an_edit_does_under_the_upgrade_strategy(prod):

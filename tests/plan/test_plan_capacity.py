@@ -152,7 +152,7 @@ def test_a_model_that_cannot_fit_its_pool_exits_1_naming_the_pool(tmp_path):
         "pool l40s: qwen3-32b needs 6 replicas x 4 GPUs + 4 buffer GPUs = 28 GPUs, above the NodePool's "
         'limits["nvidia.com/gpu"] = 24; raise the limit or lower the replicas'
     ]
-    assert {p["name"]: p["fits"] for p in report["pools"]} == {"l40s": False, "h100": True}
+    assert {p["name"]: p["fits"] for p in report["pools"]} == {"l40s": False, "h100": True, "h100-ray": True}
 
 
 def test_the_report_has_a_row_per_pool_with_the_cold_start_parts(prod):

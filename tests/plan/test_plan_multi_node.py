@@ -68,13 +68,13 @@ def test_service_operator_and_efa_rules_are_written(prod_plan):
     assert (release["chart"], release["version"]) == ("kuberay-operator", "1.7.0")
     rules = sorted(p.name for p in (out / "aws").glob("securitygroup*rule-*efa*.json"))
     assert rules == [
-        "securitygroupegressrule-prod-pool-h100-efa-egress.json",
-        "securitygroupingressrule-prod-pool-h100-efa-ingress.json",
+        "securitygroupegressrule-prod-pool-h100-ray-efa-egress.json",
+        "securitygroupingressrule-prod-pool-h100-ray-efa-ingress.json",
     ]
     for name in rules:
         inputs = json.loads((out / "aws" / name).read_text())["inputs"]
         assert inputs["ipProtocol"] == "-1" and inputs["referencedSecurityGroupId"] == inputs["securityGroupId"]
-    assert (out / "aws" / "securitygroup-prod-pool-h100-efa-sg.json").exists()
+    assert (out / "aws" / "securitygroup-prod-pool-h100-ray-efa-sg.json").exists()
 
 
 def _variant(tmp_path: Path, edit) -> Path:

@@ -11,9 +11,11 @@ from stacks.report import render_markdown, render_text
 def test_prod_reports_nodes_and_idle_gpus_and_writes_the_choice():
     result = run_plan("prod", simulate_slo=False)
     pools = {p["name"]: p for p in result.report["pools"]}
-    # llama-70b's five TP4 replicas share p5s two by two beside the 405B's two (components/derive/karpenter.py).
-    assert (pools["h100"]["nodes"], pools["h100"]["idle_gpus"]) == (5, 4)
-    assert pools["h100"]["node_instance_types"] == {"p5.48xlarge": 5}
+    # llama-70b's five TP4 replicas share p5s two by two (components/derive/karpenter.py); the 405B takes its own
+    # pool's two (its head beside a worker), none idle.
+    assert (pools["h100"]["nodes"], pools["h100"]["idle_gpus"]) == (3, 4)
+    assert pools["h100"]["node_instance_types"] == {"p5.48xlarge": 3}
+    assert (pools["h100-ray"]["nodes"], pools["h100-ray"]["idle_gpus"]) == (2, 0)
     written = yaml.safe_load(result.files[NODE_CHOICE_FILE])
     assert written == result.report["node_choice"]
     assert {m["model"]: m["nodes"] for m in written["models"]}["llama-70b"] == 3
@@ -21,6 +23,22 @@ def test_prod_reports_nodes_and_idle_gpus_and_writes_the_choice():
     assert "nodes llama-70b: 5 pods on 3 x p5.48xlarge (h100)" in text
     markdown = render_markdown(result.report)
     assert "| llama-70b | h100 | 5 | 3 | p5.48xlarge | - |" in markdown
+
+
+def test_the_report_says_which_pools_hold_drift_and_what_a_ray_cluster_edit_costs():
+    # Review of issue 30, findings 4 and 12: held drift (a multi-node engine's pool, rolled by hand) is reported in the
+    # pool tables, and the RayCluster edit's cost is in the Markdown report, not only in the text one.
+    result = run_plan("prod", simulate_slo=False)
+    pools = {p["name"]: p for p in result.report["pools"]}
+    assert (pools["h100-ray"]["drift"], pools["h100"]["drift"], pools["l40s"]["drift"]) == ("held", "window", "window")
+    text = render_text(result.report)
+    (row,) = [line for line in text.splitlines() if line.strip().startswith("h100-ray ")]
+    assert "held: planned roll (docs/platform.md)" in row
+    markdown = render_markdown(result.report)
+    assert "| 2 | 0 | held: planned roll (docs/platform.md) | llama-405b |" in markdown
+    assert "| 3 | 4 | in window | llama-70b |" in markdown
+    (edit,) = [line for line in markdown.splitlines() if line.startswith("| llama-405b | upgradeStrategy Recreate")]
+    assert "all 3 pods deleted and recreated" in edit and "pulumi" in edit
 
 
 def test_policies_check_of_a_plan_folder_leaves_its_derived_objects_to_the_plan(tmp_path):

@@ -325,12 +325,12 @@ def test_a_zero_quota_asks_for_the_increase_the_gpu_limit_needs(prod):
     account = Account(prod)
     account.quotas["L-417A185B"] = 0.0
     check = by_check(run(prod, account))["quota Running On-Demand P instances"]
-    # h100: gpuLimit 48 on p5.48xlarge (8 GPUs, 192 vCPUs) = 6 nodes = 1152 vCPUs.
+    # h100: gpuLimit 24 and h100-ray: 16 on p5.48xlarge (8 GPUs, 192 vCPUs) = 3 + 2 nodes = 576 + 384 vCPUs.
     assert check.result == pf.MISSING
-    assert check.detail == "0 vCPUs; the pools' gpuLimit needs 1152 (h100 1152)"
+    assert check.detail == "0 vCPUs; the pools' gpuLimit needs 960 (h100 576, h100-ray 384)"
     assert check.fix == (
         "aws service-quotas request-service-quota-increase --service-code ec2 --quota-code L-417A185B "
-        "--desired-value 1152 --region us-east-1 (or lower gpuLimit)"
+        "--desired-value 960 --region us-east-1 (or lower gpuLimit)"
     )
 
 
@@ -516,12 +516,12 @@ def _cli(prod, account: Account, fmt: str, capsys) -> tuple[int, str]:
 def test_exit_codes_and_the_table(prod, capsys):
     code, out = _cli(prod, Account(prod), "text", capsys)
     assert code == 0
-    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 19 checks, 0 missing, 1 to check by hand\n\ncheck")
+    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 21 checks, 0 missing, 1 to check by hand\n\ncheck")
     account = Account(prod)
     account.quotas["L-417A185B"] = 0.0
     code, out = _cli(prod, account, "text", capsys)
     assert code == 1
-    assert "quota Running On-Demand P instances" in out and "--quota-code L-417A185B --desired-value 1152" in out
+    assert "quota Running On-Demand P instances" in out and "--quota-code L-417A185B --desired-value 960" in out
 
 
 def test_json_report(prod, capsys):
