@@ -349,7 +349,9 @@ def test_the_cluster_from_the_providers_option_and_depends_on_reach_the_children
 
     def program():
         cluster = k8s.Provider("callers-cluster", kubeconfig=pulumi.Output.secret(KUBECONFIG))
-        namespace = k8s.core.v1.Namespace("llm-namespace", metadata={"name": "llm"}, opts=pulumi.ResourceOptions(provider=cluster))
+        namespace = k8s.core.v1.Namespace(
+            "llm-namespace", metadata={"name": "llm"}, opts=pulumi.ResourceOptions(provider=cluster)
+        )
         opts = pulumi.ResourceOptions(providers={"kubernetes": cluster}, depends_on=[namespace])
         HostedProvider(COMPONENTS, PACKAGE).construct(NAME, "llm-serving:index:VllmService", inputs, opts)
 
