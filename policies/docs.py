@@ -38,6 +38,7 @@ POD_TEMPLATE_PATHS = {
     "LeaderWorkerSet": "spec.leaderWorkerTemplate.leaderTemplate.spec, spec.leaderWorkerTemplate.workerTemplate.spec",
     "RayClusterFleet": "spec.template.spec (a RayCluster spec; AIBrix)",
     "DynamoGraphDeployment": "spec.services.<name> (extraPodSpec and mainContainer over the operator's component defaults: probes, grace period, resources.gpu as nvidia.com/gpu; policies/dynamo_defaults.py)",
+    "StormService": "spec.template.spec.roles[*].template.spec (AIBrix: each role's pod template, run in every role set)",
     "LLMInferenceService": "spec.template, spec.worker, spec.prefill.template, spec.prefill.worker, each with KServe's well-known presets merged in (policies/llmisvc_presets.py)",
 }
 

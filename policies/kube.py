@@ -102,6 +102,8 @@ WORKLOAD_TYPES: WorkloadTypes = WorkloadTypes(
         "kubernetes:serving.kserve.io/v1alpha2:LLMInferenceService",
         # NVIDIA Dynamo's DynamoGraphDeployment, read with the operator's component defaults (policies/dynamo_defaults.py).
         "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment",
+        # AIBrix's StormService: role sets of roles, each a pod template (storm_service_pod_specs).
+        "kubernetes:orchestration.aibrix.ai/v1alpha1:StormService",
     )
 )
 
@@ -251,8 +253,8 @@ def known_pod_specs(resource: Any) -> list[tuple[str, dict]]:
     and the transformer/explainer are pod specs themselves; `spec.predictor.workerSpec` is the
     multi-node worker), ServingRuntime/ClusterServingRuntime (`spec`), KubeRay RayCluster,
     RayService (`spec.rayClusterConfig`) and RayJob (`spec.rayClusterSpec`), AIBrix
-    RayClusterFleet (`spec.template.spec`, a RayCluster spec), and LeaderWorkerSet
-    (leader and worker templates). Other resources have none.
+    RayClusterFleet (`spec.template.spec`, a RayCluster spec), AIBrix StormService (each role's template), and
+    LeaderWorkerSet (leader and worker templates). Other resources have none.
     """
     group, kind = split_type(resource.type)
     spec = get(resource.props, "spec")
@@ -287,10 +289,25 @@ def known_pod_specs(resource: Any) -> list[tuple[str, dict]]:
         found.extend(_ray_cluster_pod_specs(spec.get("rayClusterSpec"), "spec.rayClusterSpec"))
     elif (group, kind) in _RAY_KINDS:
         found.extend(_ray_cluster_pod_specs(get(spec, "template", "spec"), "spec.template.spec"))
+    elif group == "orchestration.aibrix.ai" and kind == "StormService":
+        found.extend(storm_service_pod_specs(spec))
     elif group == "leaderworkerset.x-k8s.io" and kind == "LeaderWorkerSet":
         for role in ("leaderTemplate", "workerTemplate"):
             if isinstance(pod := get(spec, "leaderWorkerTemplate", role, "spec"), dict):
                 found.append((f"spec.leaderWorkerTemplate.{role}.spec", pod))
+    return found
+
+
+def storm_service_pod_specs(spec: Mapping) -> list[tuple[str, dict]]:
+    """The pod spec of every role of an AIBrix StormService spec, as (``spec.template.spec.roles[i].template.spec``,
+    podspec). The StormService controller makes ``spec.replicas`` RoleSets from ``spec.template`` (a RoleSetTemplateSpec);
+    each RoleSet runs ``replicas`` pods of every role from the role's pod template, adding only labels (vllm-project/aibrix
+    at e3e10f9e api/orchestration/v1alpha1/stormservice_types.go and roleset_types.go RoleSpec.Template;
+    pkg/controller/roleset/utils.go:103-127 renderStormServicePod)."""
+    found = []
+    for i, role in enumerate(as_list(get(spec, "template", "spec", "roles"))):
+        if (pod := _template_spec(role)) is not None:
+            found.append((f"spec.template.spec.roles[{i}].template.spec", pod))
     return found
 
 

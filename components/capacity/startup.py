@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
 from ..capacity.architecture import Architecture
-from ..capacity.hardware import supported_dtypes
+from ..hardware import supported_dtypes
 
 # Methods vLLM applies to a 16-bit checkpoint while loading it, with the bytes per linear-layer
 # parameter they leave (embeddings stay 16-bit); the other methods need a checkpoint already

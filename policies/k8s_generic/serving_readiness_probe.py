@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, is_ray
-from policies.reading.serving import model_servers
+from policies.reading.serving import model_servers, takes_requests
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -19,8 +19,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for server in model_servers(resource):
         if server.engine == "kserve":
             continue  # the ServingRuntime supplies the probes of a predictor `model`
-        if ".workerTemplate." in server.path:
-            continue  # LeaderWorkerSet workers take no traffic: the leader is the endpoint
+        if not takes_requests(resource, server.path, server.container):
+            continue  # a rank of an engine its group's leader fronts (LeaderWorkerSet worker, vLLM --headless)
         if not isinstance(server.container.get("readinessProbe"), dict):
             messages.append(
                 f"{server.label}: no readinessProbe on this {server.engine} server, so it receives "

@@ -29,6 +29,7 @@ from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number, get
 from policies.reading import route_path as path
 from policies.reading.engines import EngineServer, ray_serve_apps, table_servers
+from policies.reading.serving import takes_requests
 from policies.reading.vllm_args import vllm_servers
 
 GRACE_DEFAULT = 30  # core/v1 PodSpec terminationGracePeriodSeconds
@@ -173,8 +174,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"must last through the longest request ({path.fmt(longest)})"
             )
     for other in table_servers(resource):
-        if ".workerTemplate." in other.path or other.row is None:
-            continue  # a LeaderWorkerSet's workers hold ranks; the leader takes the requests
+        if other.row is None or not takes_requests(resource, other.path, other.container):
+            continue  # a rank of an engine its group's leader fronts: the leader takes the requests
         messages += _table_engine_drain(other, default_longest)
     for app in ray_serve_apps(resource):
         if app.graceful_shutdown < default_longest:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_int
 from policies.reading.engines import table_servers
+from policies.reading.serving import takes_requests
 from policies.reading.vllm_args import vllm_servers
 
 # Kubernetes probe defaults (core/v1 Probe).
@@ -29,19 +30,19 @@ def _check(resource: Resource, config: dict) -> list[str]:
     minimum = int(config["minBudgetSeconds"])
     messages = []
     servers = [
-        (s.container, s.label, "vLLM")
+        (s.container, s.label, "vLLM", takes_requests(resource, s.path, s.container))
         for s in vllm_servers(resource)
         # A ServingRuntime supplies the probes of a predictor `model`; its own resource shows them.
         if not s.runtime_merged
     ]
     # Every engine of the table that answers no health request until the weights are loaded (loads_before_serving,
-    # components/serving_engines.toml); a LeaderWorkerSet's workers serve no HTTP (the leader does).
+    # components/serving_engines.toml).
     servers += [
-        (s.container, s.label, s.row.display)
+        (s.container, s.label, s.row.display, takes_requests(resource, s.path, s.container))
         for s in table_servers(resource)
-        if s.row is not None and s.row.loads_before_serving and ".workerTemplate." not in s.path
+        if s.row is not None and s.row.loads_before_serving
     ]
-    for container, label, engine in servers:
+    for container, label, engine, front in servers:
         startup = container.get("startupProbe")
         if not isinstance(startup, dict):
             if isinstance(container.get("livenessProbe"), dict):
@@ -50,7 +51,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"{engine} is still loading the model; add a startupProbe "
                     f"with a budget of at least {minimum}s"
                 )
-            else:
+            elif front:
+                # Only a pod that takes requests needs one: a rank its group's leader fronts (takes_requests) with no
+                # probe at all is restarted by nothing mid-load, and the leader's startupProbe holds the group back.
                 messages.append(
                     f"{label}: no startupProbe; {engine} serves nothing until the model is "
                     f"downloaded, loaded and compiled, so add a startupProbe "

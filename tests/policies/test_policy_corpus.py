@@ -303,6 +303,9 @@ EXPECTED = {
     ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "serving-app-pdb"),
     ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "serving-app-pdb"),
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "serving-app-pdb"),
+    # Nor for either NIMService's pods (k8s-nim-operator v3.1.2 creates none; serving-app-pdb's operator kinds).
+    ("blueprints__inference__gpu__nvidia-nim-operator-llama3-8b__nim-service-llama3-8b-instruct.yaml", "serving-app-pdb"),
+    ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "serving-app-pdb"),
     # GAIE's HTTPRoute to its InferencePool sets no timeouts.request: the gateway implementation's default applies.
     ("config__manifests__gateway__httproute.yaml", "llm-route-timeout-not-default"),
     # AIBrix's HPA-strategy PodAutoscaler aims gpu_cache_usage_perc (a 0-1 gauge; its own KPA sample uses 0.5) at 50.
