@@ -30,6 +30,8 @@ STAND_INS = {
     "apiKeySecret": "vllm-api-key",
     "hfTokenSecret": "hf-token",
     "hfToken": "offline-placeholder",
+    "poolName": "h100",
+    "efaVpcId": "vpc-0a1b2c3d4e5f60718",
 }
 
 
@@ -108,7 +110,8 @@ def test_the_schema_check_finds_what_preview_would_refuse():
 
 
 def test_the_docs_declare_the_hosted_components():
-    assert {t.rpartition(":")[2] for _, t, _ in _resources()} >= {"LlmPlatform", "VllmService"}
+    documented = {t.rpartition(":")[2] for _, t, _ in _resources()}
+    assert documented >= {"LlmPlatform", "VllmService", "GpuPool", "KubeRay", "RayVllmService"}
 
 
 @pytest.mark.parametrize(("name", "token", "properties"), _resources(), ids=lambda v: v if isinstance(v, str) else "")
