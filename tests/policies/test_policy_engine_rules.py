@@ -23,6 +23,7 @@ from policies.vllm import (
     max_model_len_unset,
     startup_context_within_model_limit,
     startup_tp_divides_attention_heads,
+    tp_matches_gpu_limit,
 )
 from tests.conftest import shared_path
 
@@ -198,3 +199,42 @@ def test_nim_trust_custom_code_counts_only_for_a_model_from_a_repository():
     nim_service["spec"]["env"].append({"name": "NIM_MODEL_PATH", "value": "hf://deepseek-ai/DeepSeek-R1"})
     (message,) = messages(model_source_pinned, nim_service)
     assert message.startswith("spec.env: env NIM_TRUST_CUSTOM_CODE imports Python from the repository of deepseek-ai/DeepSeek-R1")
+
+
+# --- tensor parallel against the GPU limit (S3) -----------------------------------------------------------------------
+
+
+def test_multi_node_sglang_samples_hold_their_ranks():
+    # SGLang's own 2-node StatefulSet (corpus v2 row 2: --tp 16 --nnodes 2, 8 GPUs a pod), llm-d's Kimi StatefulSet
+    # (row 24: --tp-size 16 --nnodes 2), LWS's SGLang example (corpus 1: --tp 2 --nnodes 2, one GPU a pod) and the GKE
+    # TGI sample (NUM_SHARD 2 on 2 GPUs) are careful forms.
+    forms = [
+        corpus("sgl-project__sglang", "docker__k8s-sglang-distributed-sts.yaml"),
+        corpus("llm-d__llm-d", "guides__agentic-serving__modelserver__gpu__sglang__kimi-k3__base__statefulset.yaml"),
+        [gke_tgi()],
+        [
+            d
+            for d in yaml.safe_load_all(
+                shared_path("corpus", "manifests", "kubernetes-sigs__lws", "docs__examples__sglang__lws.yaml").read_text()
+            )
+            if d
+        ],
+    ]
+    for objs in forms:
+        for obj in objs:
+            assert messages(tp_matches_gpu_limit, obj) == [], obj["metadata"]["name"]
+
+
+def test_tensor_parallel_beyond_the_gpus_of_a_pod():
+    (sts, *_) = corpus("sgl-project__sglang", "docker__k8s-sglang-distributed-sts.yaml")
+    (container,) = sts["spec"]["template"]["spec"]["containers"]
+    # Without --nnodes the 16 ranks would all be asked of one pod's 8 GPUs.
+    container["args"] = [container["args"][0].replace("--nnodes 2 \\\n", "")]
+    assert messages(tp_matches_gpu_limit, sts) == [
+        "container sglang-container: --tp-size 16 × --pp-size 1 = 16 GPUs, but resources.limits nvidia.com/gpu is 8; "
+        "SGLang runs one rank per GPU, so spare GPUs sit idle and missing ones stop the engine at startup"
+    ]
+    assert messages(tp_matches_gpu_limit, gke_tgi(NUM_SHARD="4")) == [
+        "container llm: --num-shard 4 × --pipeline-parallel-size 1 = 4 GPUs, but resources.limits nvidia.com/gpu is 2; "
+        "Hugging Face TGI runs one rank per GPU, so spare GPUs sit idle and missing ones stop the engine at startup"
+    ]
