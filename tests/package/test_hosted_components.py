@@ -21,20 +21,10 @@ from components.config import load_stack_config
 from stacks.offline import REDACTED, load_stack_file, run_program
 from tests.conftest import STACKS, stack_config
 from tests.package.test_component_package import GOLDEN
+from tests.package.test_component_package import floats as _floats
 
 NAME = "svc"
 KUBECONFIG = "apiVersion: v1\nkind: Config\nclusters: []\n"
-
-
-def _floats(v: Any) -> Any:
-    """A value as the engine sends it: every number a float."""
-    if isinstance(v, bool) or not isinstance(v, (int, dict, list)):
-        return v
-    if isinstance(v, int):
-        return float(v)
-    if isinstance(v, dict):
-        return {k: _floats(x) for k, x in v.items()}
-    return [_floats(x) for x in v]
 
 
 def _stack(stack_name: str):
