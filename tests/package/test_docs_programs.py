@@ -35,18 +35,45 @@ STAND_INS = {
 }
 
 
+def _yaml_blocks() -> list[str]:
+    return re.findall(r"```yaml\n(.*?)```", DOC.read_text(), re.S)
+
+
 def _yaml_programs() -> list[dict]:
-    blocks = re.findall(r"```yaml\n(.*?)```", DOC.read_text(), re.S)
-    return [doc for doc in map(yaml.safe_load, blocks) if isinstance(doc, dict) and "resources" in doc]
+    return [doc for doc in map(yaml.safe_load, _yaml_blocks()) if isinstance(doc, dict) and "resources" in doc]
+
+
+def _with_variables(value, variables: dict):
+    """``value`` with each whole-string ``${name}`` of a program variable replaced by the variable's value."""
+    if isinstance(value, str):
+        match = re.fullmatch(r"\$\{(\w+)\}", value)
+        return _with_variables(variables[match.group(1)], variables) if match and match.group(1) in variables else value
+    if isinstance(value, dict):
+        return {k: _with_variables(v, variables) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_variables(v, variables) for v in value]
+    return value
 
 
 def _resources() -> list[tuple[str, str, dict]]:
     found = []
     for program in _yaml_programs():
+        variables = program.get("variables", {})
         for name, resource in program["resources"].items():
             if str(resource.get("type", "")).startswith("llm-serving:index:"):
-                found.append((name, resource["type"], resource.get("properties", {})))
+                found.append((name, resource["type"], _with_variables(resource.get("properties", {}), variables)))
     return found
+
+
+def test_the_programs_use_no_yaml_alias_and_interpolate_only_what_they_define():
+    """Pulumi YAML refuses alias nodes ("alias nodes are not supported": pulumi/pulumi#423, comment of 2024-01-09),
+    and an interpolation names a resource, a variable or a config key of the program."""
+    for block in _yaml_blocks():
+        assert not any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(block)), block
+    for program in _yaml_programs():
+        defined = {*program["resources"], *program.get("variables", {}), *program.get("config", {}), "pulumi"}
+        used = set(re.findall(r"\$\{(\w+)", yaml.safe_dump(program)))
+        assert used <= defined, f"undefined: {sorted(used - defined)}"
 
 
 def _stand_in(key: str, value):
@@ -109,9 +136,11 @@ def test_the_schema_check_finds_what_preview_would_refuse():
     ]
 
 
-def test_the_docs_declare_the_hosted_components():
+def test_the_docs_show_every_hosted_component_in_yaml():
+    from components.hosted import COMPONENTS
+
     documented = {t.rpartition(":")[2] for _, t, _ in _resources()}
-    assert documented >= {"LlmPlatform", "VllmService", "GpuPool", "KubeRay", "RayVllmService"}
+    assert documented == {c.__name__ for c in COMPONENTS}
 
 
 @pytest.mark.parametrize(("name", "token", "properties"), _resources(), ids=lambda v: v if isinstance(v, str) else "")
