@@ -14,10 +14,19 @@ import re
 import pulumi
 
 from ..errors import ConfigError, Problem
+from .capacity import GpuPool, ModelAutoscaling
 from .platform import PACKAGE, LlmPlatform
+from .serving import KubeRay, RayVllmService, VllmService
 
-# The components the package hosts, in schema order.
-COMPONENTS: list[type[pulumi.ComponentResource]] = [LlmPlatform]
+# The components the package hosts: the platform, and those a platform team uses alone.
+COMPONENTS: list[type[pulumi.ComponentResource]] = [
+    LlmPlatform,
+    GpuPool,
+    VllmService,
+    KubeRay,
+    RayVllmService,
+    ModelAutoscaling,
+]
 # The package's version in its schema (pyproject.toml [project] version; tests/components/test_hosted.py checks).
 VERSION = "0.1.0"
 
@@ -58,4 +67,15 @@ def package_schema(version: str = VERSION) -> str:
     return json.dumps(json.loads(served), indent=2, sort_keys=True) + "\n"
 
 
-__all__ = ["COMPONENTS", "PACKAGE", "VERSION", "LlmPlatform", "package_schema"]
+__all__ = [
+    "COMPONENTS",
+    "PACKAGE",
+    "VERSION",
+    "GpuPool",
+    "KubeRay",
+    "LlmPlatform",
+    "ModelAutoscaling",
+    "RayVllmService",
+    "VllmService",
+    "package_schema",
+]

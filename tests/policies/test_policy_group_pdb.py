@@ -145,3 +145,49 @@ def test_a_leaderworkerset_names_its_group_size():
     [message] = _found(_LWS)
     assert "one engine spans 2 pods here" in message
     assert _found(_LWS, _pdb("default", {"leaderworkerset.sigs.k8s.io/name": "vllm"})) == []
+
+
+def test_a_stormservice_is_read_by_its_reader_and_is_a_scale_target(tmp_path):
+    """StormService roles are pod templates (storm_service_pod_specs), no longer found by the generic search; an HPA on
+    a StormService of GPU roles scaling on CPU is a GPU workload on the wrong signal (S6), on a vLLM metric it is not."""
+    import yaml
+
+    from policies.check import resources_of
+    from policies.kube import pod_specs, read_generically
+    from policies.manifests import read_manifests
+    from policies.registry import evaluate
+
+    storm = resource("kubernetes:orchestration.aibrix.ai/v1alpha1:StormService", copy.deepcopy(_STORM))
+    assert [p for p, _ in pod_specs(storm)] == [
+        "spec.template.spec.roles[0].template.spec",
+        "spec.template.spec.roles[1].template.spec",
+    ]
+    assert read_generically(storm) == []
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "storm", "namespace": "default"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "orchestration.aibrix.ai/v1alpha1", "kind": "StormService", "name": "vllm-1p1d"},
+            "minReplicas": 1,
+            "maxReplicas": 2,
+            "metrics": [
+                {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}
+            ],
+        },
+    }
+    path = tmp_path / "storm.yaml"
+
+    def s6() -> list[str]:
+        path.write_text(yaml.safe_dump_all([_STORM, hpa]))
+        found = evaluate(resources_of(read_manifests([str(path)])))
+        return [v.message for v in found if v.policy == "gpu-workload-no-resource-metric-hpa"]
+
+    assert [m.split(" is a GPU")[0] for m in s6()] == ["scaleTargetRef StormService/vllm-1p1d"]
+    hpa["spec"]["metrics"] = [
+        {
+            "type": "Pods",
+            "pods": {"metric": {"name": "vllm:num_requests_waiting"}, "target": {"type": "AverageValue", "averageValue": "5"}},
+        }
+    ]
+    assert s6() == []
