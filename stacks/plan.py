@@ -316,8 +316,8 @@ NODE_CHOICE_FILE = "derived/karpenter/node-choice.yaml"
 
 def derived_nodes(report: dict, files: dict[str, str], recording: Recording) -> None:
     """Karpenter's node choice for the rendered objects (components/derive/karpenter.py): into the report (per pool:
-    nodes and idle GPUs; per model: nodes) and beside the other derived objects as ``derived/karpenter/``; and the
-    pods KubeRay builds from each RayCluster as ``derived/kuberay/``."""
+    nodes and idle GPUs; per model: nodes) and beside the other derived objects as ``derived/karpenter/``. (KubeRay's
+    pods are derived objects like KServe's: components/derive/kuberay.py ``derive``, written under derived/<namespace>/.)"""
     from components.derive.karpenter import node_choice
 
     objects = [
@@ -325,16 +325,8 @@ def derived_nodes(report: dict, files: dict[str, str], recording: Recording) -> 
         for r in recording.resources
         if r.custom and r.type.startswith("kubernetes:") and "kind" in r.inputs
     ]
-    choice = node_choice(objects)
+    choice = node_choice(objects, releases=rendered_objects(recording).releases)
     files[NODE_CHOICE_FILE] = dump_yaml(choice)
-    # KubeRay's pods for each RayCluster (components/derive/kuberay.py; policy kuberay-derived-pods checks them).
-    from components.derive.kuberay import ray_pods
-
-    for o in objects:
-        if o.get("kind") == "RayCluster":
-            ns = _slug((o.get("metadata") or {}).get("namespace") or "_default")
-            for name, pod in ray_pods(o):
-                files[f"derived/kuberay/{ns}/pod-{_slug(name)}.yaml"] = dump_yaml(pod)
     report["node_choice"] = choice
     by_pool = {p["pool"]: p for p in choice["pools"]}
     for pool in report["pools"]:

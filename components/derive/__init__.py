@@ -10,9 +10,10 @@ One module per controller, each exposing ``derive(rendered) -> list[Derived]`` a
 ``DERIVERS`` below:
 
 * ``kserve``: the predictor Deployment and Service of each InferenceService (Standard mode);
-* ``karpenter`` (``node_choice``) and ``kuberay`` (``ray_pods``): Karpenter's node choice and KubeRay's pods, written by
-  the plan beside these (``derived/karpenter/``, ``derived/kuberay/``) and checked by their own policies
-  (karpenter-node-choice, kuberay-derived-pods); not yet listed in ``DERIVERS``.
+* ``kuberay``: the head and worker pods of each RayCluster, checked by every per-object policy like KServe's objects
+  (and, against their NodePools' taints, by the stack policy kuberay-derived-pods);
+* ``karpenter`` (``node_choice``): Karpenter's node choice, written by the plan beside these (``derived/karpenter/``)
+  and checked by its own policy (karpenter-node-choice); not listed in ``DERIVERS`` (it is no object).
 
 A derived object records, per field a controller set, the upstream rule that set it
 (``Derived.rules``), so a finding on it can say which controller rule produced the value.
@@ -120,9 +121,9 @@ Deriver = Callable[[Rendered], list[Derived]]
 
 def _derivers() -> tuple[Deriver, ...]:
     # Imported here: each controller module imports this one for Rendered and Derived.
-    from . import kserve
+    from . import kserve, kuberay
 
-    return (kserve.derive,)
+    return (kserve.derive, kuberay.derive)
 
 
 def derive(rendered: Rendered, derivers: Optional[Sequence[Deriver]] = None) -> list[Derived]:

@@ -24,8 +24,22 @@ pkg/controllers/provisioning/scheduling/; instance facts from aws/karpenter-prov
   pkg/providers/instancetype/types.go:356-366), kube-reserved (types.go:522-552, with 110 pods) and the 100Mi
   eviction threshold (types.go:554-558).
 
-What is left out, said so in the result: DaemonSet overhead, existing nodes, zones beyond ``zones`` assumed ones
-(the subnets are not known offline), pod anti-affinity, volume topology, capacity-type and reservation offerings.
+- every new NodeClaim also holds the DaemonSet pods that will run on it: Karpenter adds to the pods' requests the
+  requests of each DaemonSet pod compatible with the NodePool and instance type (scheduler.go:969-1004
+  buildDaemonOverheadGroups, 1019-1043 isDaemonPodCompatible: every taint tolerated, PreferNoSchedule ones taken as
+  tolerated, the pod's node selection compatible with the NodePool's labels and requirements; nodeclaim.go:563-582
+  adds the overhead before the fit). The DaemonSets counted are those the stack renders: its own objects, and the
+  Helm releases whose chart renders one, with the chart's default requests and node selection (read in its
+  values.yaml at the pinned version: ``CHART_DAEMONSETS``) under the values we install;
+- KServe creates a predictor Deployment under an external autoscaler (our HPA or KEDA) without replicas
+  (kserve v0.20.0 deployment_reconciler.go:170-172 sets them only for autoscaler class none), so it starts at one
+  pod and the autoscaler raises it to minReplicas: the pods arrive in two steps, not all at once as modelled here.
+  Karpenter packs the later ones into the first NodeClaims' room the same way, so the nodes are the same unless a
+  node launches between the two steps (then a pod may open a node of its own where it would have shared one).
+
+What is left out, said so in the result: the DaemonSets of EKS add-ons (vpc-cni, kube-proxy, the Pod Identity
+Agent: their requests are the add-on's own), existing nodes, zones beyond ``zones`` assumed ones (the subnets are
+not known offline), pod anti-affinity, volume topology, capacity-type and reservation offerings.
 """
 
 from __future__ import annotations
@@ -49,8 +63,48 @@ ASSUMED_MAX_PODS = 110  # for kube-reserved memory (11 MiB a pod + 255 MiB, type
 EVICTION_MEMORY_MI = 100  # types.go:556
 DEFAULT_ZONES = ("zone-a", "zone-b", "zone-c")
 LEFT_OUT = (
-    "DaemonSet overhead, existing nodes, pod anti-affinity, volume topology and capacity-type offerings are not "
-    "modelled; zones are assumed (the subnets are not known offline); 'cheapest' orders each GPU family by size"
+    "the DaemonSets of EKS add-ons (vpc-cni, kube-proxy, Pod Identity Agent), existing nodes, pod anti-affinity, volume "
+    "topology and capacity-type offerings are not modelled; zones are assumed (the subnets are not known offline); "
+    "'cheapest' orders each GPU family by size; KServe starts each predictor Deployment at 1 replica under an external "
+    "autoscaler (deployment_reconciler.go:170-172) and the HPA raises it to minReplicas, while all pods are taken "
+    "pending at once here"
+)
+GPU_MANUFACTURER_LABEL = "karpenter.k8s.aws/instance-gpu-manufacturer"
+
+
+@dataclass(frozen=True)
+class ChartDaemonSet:
+    """The DaemonSet a chart renders: where its pod settings sit in the release's values, and the chart's defaults."""
+
+    chart: str
+    values_path: tuple[str, ...]
+    requests: Mapping[str, str]
+    node_selector: Mapping[str, str]
+    source: str
+    # The chart's template requires an instance type from its supportedInstanceLabels list, the EC2 types with EFA:
+    # stood in for by the catalogue's EFA types (a test checks them against the chart's list).
+    efa_instance_types_only: bool = False
+
+
+# The charts we install that render a DaemonSet, with their defaults at the pinned version (values.yaml).
+CHART_DAEMONSETS = (
+    ChartDaemonSet("nvidia-device-plugin", (), {}, {}, "NVIDIA/k8s-device-plugin chart 0.20.0 values.yaml:62 (resources: {})"),
+    ChartDaemonSet(
+        "aws-efa-k8s-device-plugin",
+        (),
+        {"cpu": "10m", "memory": "20Mi"},
+        {},
+        "aws/eks-charts aws-efa-k8s-device-plugin v0.5.30 values.yaml:317-328; node affinity on "
+        "supportedInstanceLabels, the EFA instance types (values.yaml:10-314, templates/daemonset.yaml)",
+        efa_instance_types_only=True,
+    ),
+    ChartDaemonSet(
+        "kserve-localmodel-resources",
+        ("kserve", "localmodelnode", "controller"),
+        {"cpu": "100m", "memory": "200Mi"},
+        {"kserve/localmodel": "worker"},
+        "kserve/kserve v0.20.0 charts/kserve-localmodel-resources values.yaml:116-131 (the node agent)",
+    ),
 )
 
 
@@ -120,6 +174,8 @@ def _instance_labels(instance_type: str) -> dict[str, str]:
         "node.kubernetes.io/instance-type": instance_type,
         GPU_NAME_LABEL: (gpu.karpenter_gpu_name or spec.gpu.lower()) if gpu else spec.gpu.lower(),
         "kubernetes.io/arch": spec.arch,
+        # Every GPU of the catalogue is NVIDIA's (the AWS provider's label: instancetype/types.go).
+        GPU_MANUFACTURER_LABEL: "nvidia",
     }
 
 
@@ -281,8 +337,84 @@ def pods_of(objects: Sequence[Mapping[str, Any]]) -> list[Pod]:
     return [p for p in pods if p.requests.get(GPU) or NODEPOOL_LABEL in (p.spec.get("nodeSelector") or {})]
 
 
+def _dig(values: Mapping[str, Any], path: Sequence[str]) -> Mapping[str, Any]:
+    for key in path:
+        values = values.get(key) if isinstance(values, Mapping) else None  # type: ignore[assignment]
+    return values if isinstance(values, Mapping) else {}
+
+
+def daemonset_pods(objects: Sequence[Mapping[str, Any]], releases: Sequence[Any] = ()) -> list[Pod]:
+    """One pod per DaemonSet the stack renders: its own DaemonSet objects, and each release of a chart in
+    ``CHART_DAEMONSETS`` (the chart's default requests and node selector, overridden by the release's values)."""
+    out: list[Pod] = []
+    for o in objects:
+        if o.get("kind") == "DaemonSet":
+            meta = o.get("metadata") or {}
+            tpl = (o.get("spec") or {}).get("template") or {}
+            out.append(_pod(str(meta.get("name")), str(meta.get("namespace") or ""), "daemonset", {}, tpl.get("spec") or {}))
+    for rel in releases:
+        chart = next((c for c in CHART_DAEMONSETS if c.chart == rel.chart_name), None)
+        if chart is None:
+            continue
+        values = _dig(rel.values, chart.values_path)
+        resources = values.get("resources") if isinstance(values.get("resources"), Mapping) else None
+        requests = dict((resources or {}).get("requests") or {}) if resources is not None else dict(chart.requests)
+        spec: dict[str, Any] = {
+            "containers": [{"name": chart.chart, "resources": {"requests": requests}}],
+            "tolerations": list(values.get("tolerations") or []),
+            "nodeSelector": dict(values["nodeSelector"]) if "nodeSelector" in values else dict(chart.node_selector),
+        }
+        if values.get("affinity"):
+            spec["affinity"] = values["affinity"]
+        elif chart.efa_instance_types_only:
+            efa = sorted(t for t, i in INSTANCES.items() if i.efa)
+            term = {"matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": efa}]}
+            spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+        out.append(_pod(rel.name, rel.namespace, f"helm/{rel.chart_name}", {}, spec))
+    return sorted(out, key=lambda p: (p.namespace, p.name))
+
+
+def _expression_holds(expr: Mapping[str, Any], labels: Mapping[str, str], pool: _Pool) -> bool:
+    key, op, values = str(expr.get("key")), expr.get("operator"), list(expr.get("values") or [])
+    if key in labels:
+        have = {labels[key]}
+    else:
+        req = next((r for r in pool.requirements if r.get("key") == key and r.get("operator") == "In"), None)
+        have = set(req.get("values") or []) if req else set()
+    if op == "In":
+        return bool(have & set(values))
+    if op == "NotIn":
+        return not have or not have <= set(values)
+    if op == "Exists":
+        return bool(have)
+    if op == "DoesNotExist":
+        return not have
+    return False
+
+
+def daemon_fits_node(pod: Pod, pool: _Pool, instance_type: str) -> bool:
+    """Whether Karpenter counts this DaemonSet pod on a new node of ``pool`` and ``instance_type``
+    (scheduler.go:1019-1043): every NodePool taint tolerated, PreferNoSchedule ones taken as tolerated (1022-1023),
+    its nodeSelector and one of its required node affinity terms compatible with the node's labels."""
+    taints = [t for t in pool.taints if t.get("effect") != "PreferNoSchedule"]
+    if any(not tolerates_taint(pod.spec.get("tolerations") or [], t) for t in taints):
+        return False
+    labels = {**pool.labels, **_instance_labels(instance_type), NODEPOOL_LABEL: pool.name}
+    for key, value in (pod.spec.get("nodeSelector") or {}).items():
+        if not _expression_holds({"key": key, "operator": "In", "values": [value]}, labels, pool):
+            return False
+    required = (
+        ((pod.spec.get("affinity") or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    ) or {}
+    terms = required.get("nodeSelectorTerms") or []
+    if terms and not any(all(_expression_holds(e, labels, pool) for e in t.get("matchExpressions") or []) for t in terms):
+        return False
+    return True
+
+
 class _Scheduler:
-    def __init__(self, pools: list[_Pool], zones: Sequence[str]):
+    def __init__(self, pools: list[_Pool], zones: Sequence[str], daemons: Sequence[Pod] = ()):
+        self.daemons = list(daemons)
         self.pools = pools
         self.zones = list(zones)
         self.claims: list[NodeClaim] = []
@@ -316,7 +448,16 @@ class _Scheduler:
                 types = [t for t in types if _instance_labels(t)[req["key"]] in req.get("values", [])]
         return types or None
 
-    def _fits(self, types: list[str], pods: list[Pod]) -> list[str]:
+    def overhead(self, pool: _Pool, instance_type: str) -> dict[str, float]:
+        """The requests of the DaemonSet pods Karpenter counts on a new node of this pool and type."""
+        total: dict[str, float] = {}
+        for d in self.daemons:
+            if daemon_fits_node(d, pool, instance_type):
+                for k, v in d.requests.items():
+                    total[k] = total.get(k, 0.0) + v
+        return total
+
+    def _fits(self, types: list[str], pods: list[Pod], pool: _Pool) -> list[str]:
         need: dict[str, float] = {}
         for p in pods:
             for k, v in p.requests.items():
@@ -324,7 +465,10 @@ class _Scheduler:
         out = []
         for t in types:
             alloc = allocatable(t)
-            if all(v <= alloc.get(k, math.inf if k not in (GPU, EFA) else 0.0) + 1e-9 for k, v in need.items()):
+            with_daemons = dict(need)
+            for k, v in self.overhead(pool, t).items():
+                with_daemons[k] = with_daemons.get(k, 0.0) + v
+            if all(v <= alloc.get(k, math.inf if k not in (GPU, EFA) else 0.0) + 1e-9 for k, v in with_daemons.items()):
                 out.append(t)
         return out
 
@@ -379,7 +523,7 @@ class _Scheduler:
             types = self._types_for(pod, pool)
             if types is None:
                 continue
-            options = self._fits([t for t in claim.options if t in types], [*claim.pods, pod])
+            options = self._fits([t for t in claim.options if t in types], [*claim.pods, pod], pool)
             ok, zone = self._zone_for(pod, claim)
             if options and ok:
                 claim.options, claim.zone = options, zone
@@ -395,7 +539,7 @@ class _Scheduler:
             left = self.remaining[pool.name]
             if left is not None:
                 types = [t for t in types if INSTANCES[t].gpu_count <= left]
-            options = self._fits(types, [pod])
+            options = self._fits(types, [pod], pool)
             if not options:
                 reasons.append(f"{pool.name}: no instance type holds the pod within the pool's limits")
                 continue
@@ -486,6 +630,15 @@ def _model_rows(sched: "_Scheduler", nodes: list[dict[str, Any]]) -> list[dict[s
     return models
 
 
+def _fmt(value: float, resource: str) -> str:
+    """A request as a quantity: millicores for cpu, Mi for memory, else the number."""
+    if resource == "cpu":
+        return f"{round(value * 1000)}m"
+    if resource == "memory":
+        return f"{round(value / 2**20)}Mi"
+    return f"{value:g}"
+
+
 def _pool_rows(pools: Sequence[Any], nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per NodePool: node count, instance types, GPUs, requested and idle."""
     pool_rows = []
@@ -507,7 +660,9 @@ def _pool_rows(pools: Sequence[Any], nodes: list[dict[str, Any]]) -> list[dict[s
     return pool_rows
 
 
-def node_choice(objects: Sequence[Mapping[str, Any]], zones: Sequence[str] = DEFAULT_ZONES) -> dict[str, Any]:
+def node_choice(
+    objects: Sequence[Mapping[str, Any]], zones: Sequence[str] = DEFAULT_ZONES, releases: Sequence[Any] = ()
+) -> dict[str, Any]:
     """Karpenter's node choice for every GPU pod the objects imply, as JSON-ready data (deterministic).
 
     ``nodes``: one row per NodeClaim (pool, instance type, zone, GPUs, pods); ``models``: per owner, its pool, pods,
@@ -526,7 +681,8 @@ def node_choice(objects: Sequence[Mapping[str, Any]], zones: Sequence[str] = DEF
     )
     pools = sorted(_pools(ordered), key=lambda p: p.name)
     pods = pods_of(ordered)
-    sched = _Scheduler(pools, zones)
+    daemons = daemonset_pods(ordered, releases)
+    sched = _Scheduler(pools, zones, daemons)
     failed = sched.schedule(pods)
     nodes: list[dict[str, Any]] = []
     for c in sched.claims:
@@ -557,6 +713,16 @@ def node_choice(objects: Sequence[Mapping[str, Any]], zones: Sequence[str] = DEF
     return {
         "zones_assumed": list(zones),
         "left_out": LEFT_OUT,
+        # The DaemonSet pods counted on every new node (scheduler.go:969-1004), and the pools whose nodes they run on.
+        "daemonsets": [
+            {
+                "pod": f"{d.namespace}/{d.name}",
+                "owner": d.owner,
+                "requests": {k: _fmt(v, k) for k, v in sorted(d.requests.items())},
+                "pools": [p.name for p in pools if any(daemon_fits_node(d, p, t) for t in p.instance_types)],
+            }
+            for d in daemons
+        ],
         "nodes": nodes,
         "models": models,
         "pools": pool_rows,

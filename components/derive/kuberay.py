@@ -271,3 +271,24 @@ def edit_effect(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
         return "reconcile"
     strategy = ((new.get("spec") or {}).get("upgradeStrategy") or {}).get("type")
     return "recreate" if strategy == "Recreate" else "none"
+
+
+def derive(rendered: Any) -> list[Any]:
+    """The head and worker pods KubeRay creates for each RayCluster, as derived objects (components/derive): the plan
+    writes them under derived/ and runs every per-object policy on them, as on our own objects and KServe's."""
+    from . import Derived
+
+    out: list[Derived] = []
+    for cluster in rendered.of_kind("ray.io/v1", "RayCluster"):
+        meta = cluster.get("metadata") or {}
+        model = str((meta.get("labels") or {}).get("app.kubernetes.io/instance") or meta.get("name") or "")
+        source = f"RayCluster {meta.get('namespace') or 'default'}/{meta.get('name')}"
+        for name, pod in ray_pods(cluster):
+            # The API server names each pod from generateName; the stable name tells the two workers apart here.
+            pod = {**pod, "metadata": {**pod["metadata"], "name": name}}
+            spec = pod.get("spec") or {}
+            containers = [c.get("name") for c in spec.get("containers") or []]
+            summary = {"containers": containers, "initContainers": [c.get("name") for c in spec.get("initContainers") or []]}
+            rules = {"spec.initContainers": "ray-project/kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go:606-654"}
+            out.append(Derived("kuberay", source, model, pod, rules if spec.get("initContainers") else {}, summary))
+    return out

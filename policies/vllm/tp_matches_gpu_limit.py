@@ -99,6 +99,19 @@ def _dra(resource: Resource, podspec: dict) -> bool:
     return isinstance(annotations, dict) and any(str(k).startswith("serving.kserve.io/exp-dra-") for k in annotations)
 
 
+def _kuberay_pod(resource: Resource) -> bool:
+    """A Pod that KubeRay created for a RayCluster: labelled ray.io/cluster (pod.go labelPod, which no template
+    overrides) and owned by the RayCluster as its controller."""
+    if split_type(resource.type)[1] != "Pod" or not isinstance(resource.props, dict):
+        return False
+    labels = get(resource.props, "metadata", "labels")
+    owners = get(resource.props, "metadata", "ownerReferences")
+    owned = isinstance(owners, list) and any(
+        isinstance(o, dict) and o.get("kind") == "RayCluster" and o.get("controller") is True for o in owners
+    )
+    return isinstance(labels, dict) and "ray.io/cluster" in labels and owned
+
+
 def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     label = server.label
     tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
@@ -107,6 +120,11 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
         return [f"{label}: --{flag}={server.args[flag]} is not a positive integer"]
     if is_ray(resource.type) and server.args.get("distributed-executor-backend") == "ray":
         return _ray_cluster(resource, server, tp, pp)
+    if server.args.get("distributed-executor-backend") == "ray" and _kuberay_pod(resource):
+        # A pod KubeRay built from a RayCluster (the plan's derived head): Ray places its ranks on the cluster's GPU
+        # workers, which this pod alone does not show; the RayCluster itself is checked above. vLLM 0.33.0's Ray
+        # executor needs no GPU where `vllm serve` runs (components/image_facts.py, executor_provenance).
+        return []
     ranks, pods, explained = _ranks(resource, server, tp, pp)
     limit_raw = resource_value(server.container, "limits", GPU_RESOURCE)
     limit = as_int(limit_raw)

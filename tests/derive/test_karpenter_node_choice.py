@@ -187,3 +187,83 @@ def test_allocatable_takes_the_vm_overhead_and_kube_reserved():
     assert a["nvidia.com/gpu"] == 8
     assert a["cpu"] == pytest.approx(192 - (0.06 + 0.01 + 0.01 + 0.0025 * 188))  # 550m reserved
     assert a["memory"] < 2048 * 2**30 * 0.925
+
+
+# --- DaemonSet overhead (scheduler.go:969-1004 buildDaemonOverheadGroups, 1019-1043 isDaemonPodCompatible;
+# nodeclaim.go:563-582 adds the overhead to the pods' requests before an instance type must fit them) ---------------
+
+
+def _releases(device_plugin_requests=None):
+    from components.builders import addons
+    from components.derive import Release
+
+    nvidia = addons.device_plugin_values()
+    if device_plugin_requests is not None:
+        nvidia = {**nvidia, "resources": {"requests": device_plugin_requests}}
+    return [
+        Release("nvidia-device-plugin", "nvidia-device-plugin", "0.20.0", "kube-system", nvidia),
+        Release(
+            "aws-efa-k8s-device-plugin", "aws-efa-k8s-device-plugin", "v0.5.30", "kube-system", addons.efa_device_plugin_values()
+        ),
+        Release("kserve-localmodel", "oci://ghcr.io/kserve/charts/kserve-localmodel-resources", "v0.20.0", "kserve", {}),
+    ]
+
+
+def test_the_daemonsets_a_node_runs_take_room_from_the_pods(prod):
+    # llama-70b's TP4 replicas share a p5 two by two; a device plugin that requests 100 CPUs of each node leaves room
+    # for one replica per p5 (each asks for more than a quarter of its vCPUs), so three nodes hold three replicas and the
+    # pool's limit (24 GPUs) leaves two without a node. Drop the overhead and they share again.
+    plain = node_choice(prod, releases=_releases())
+    assert _model(plain, "llama-70b")["nodes"] == 3 and plain["unschedulable"] == []
+    heavy_releases = _releases({"cpu": "100"})
+    heavy_releases[0].values["nodeSelector"] = {"karpenter.sh/nodepool": "h100"}  # only the 70B's nodes
+    heavy = node_choice(prod, releases=heavy_releases)
+    assert _model(heavy, "llama-70b")["nodes"] == 3
+    assert [u["owner"] for u in heavy["unschedulable"]] == ["llama-70b", "llama-70b"]
+    (plugin,) = [d for d in heavy["daemonsets"] if d["owner"] == "helm/nvidia-device-plugin"]
+    assert plugin["requests"] == {"cpu": "100000m"} and plugin["pools"] == ["h100"]
+
+
+def test_a_daemonset_counts_only_where_it_runs(prod):
+    # isDaemonPodCompatible: the node agent of KServe's cache selects kserve/localmodel=worker (chart default), which only
+    # the cache pool's NodePool puts on its nodes; the EFA plugin's chart requires an EFA instance type; each image
+    # pre-pull DaemonSet selects its own pool; PreferNoSchedule taints count as tolerated (1022-1023).
+    objs = copy.deepcopy(prod)
+    # The cache pool's nodes carry the agent's label (components/gpu_pool.py passes LOCALMODEL_NODE_LABEL).
+    from components.builders.model_source import LOCALMODEL_NODE_LABEL
+
+    l40s_pool = next(o for o in objs if o["kind"] == "NodePool" and o["metadata"]["name"] == "l40s")
+    l40s_pool["spec"]["template"]["metadata"]["labels"].update(LOCALMODEL_NODE_LABEL)
+    choice = node_choice(objs, releases=_releases())
+    pools = {d["pod"]: d["pools"] for d in choice["daemonsets"]}
+    assert pools["kserve/kserve-localmodel"] == ["l40s"]
+    assert pools["kube-system/aws-efa-k8s-device-plugin"] == ["h100", "h100-ray", "l40s"]
+    from components.derive.karpenter import _pools, daemon_fits_node, daemonset_pods
+
+    (efa,) = [d for d in daemonset_pods(prod, _releases()) if d.name == "aws-efa-k8s-device-plugin"]
+    (l40s,) = [p for p in _pools(objs) if p.name == "l40s"]
+    assert daemon_fits_node(efa, l40s, "g6e.12xlarge") and not daemon_fits_node(efa, l40s, "g6e.2xlarge")
+
+
+def test_the_chart_defaults_counted_are_the_pinned_charts():
+    # The defaults the derivation carries (CHART_DAEMONSETS) against each chart's values.yaml at the pinned version.
+    import yaml
+
+    from components.capacity.gpus import INSTANCES
+    from components.derive.karpenter import CHART_DAEMONSETS
+    from tests.conftest import shared_path
+
+    where = {
+        "nvidia-device-plugin": ("nvidia-device-plugin", "0.20.0"),
+        "aws-efa-k8s-device-plugin": ("aws-efa-k8s-device-plugin", "v0.5.30"),
+        "kserve-localmodel-resources": ("kserve-localmodel-resources", "v0.20.0"),
+    }
+    for chart in CHART_DAEMONSETS:
+        values = yaml.safe_load(shared_path("charts", *where[chart.chart], "values.yaml").read_text())
+        for key in chart.values_path:
+            values = values[key]
+        assert dict((values.get("resources") or {}).get("requests") or {}) == dict(chart.requests), chart.chart
+        assert dict(values.get("nodeSelector") or {}) == dict(chart.node_selector), chart.chart
+        if chart.efa_instance_types_only:
+            listed = set(values["supportedInstanceLabels"]["values"])
+            assert {t for t, i in INSTANCES.items() if i.efa} == {t for t in INSTANCES if t in listed}

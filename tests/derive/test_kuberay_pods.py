@@ -121,3 +121,35 @@ def test_what_an_edit_does_under_the_upgrade_strategy(prod):
     tolerations["spec"]["workerGroupSpecs"][0]["template"]["spec"]["tolerations"] = []
     tolerations["spec"]["workerGroupSpecs"][0]["replicas"] = 3
     assert edit_effect(cluster, tolerations) == "reconcile"
+
+
+def test_the_ray_pods_are_derived_objects_that_every_per_object_policy_checks(prod):
+    # Review of issue 30, item 4: KubeRay's pods go through the same per-object policies as our objects and KServe's
+    # Deployment (stacks/plan.py derived_violations), not only through policies of their own.
+    from components.derive import Rendered, derive
+    from policies.framework import Resource
+    from policies.registry import POLICIES, evaluate
+
+    cluster, _ = prod
+    derived = [d for d in derive(Rendered(objects=(cluster,))) if d.controller == "kuberay"]
+    assert sorted(d.name for d in derived) == [
+        "llama-405b-gpu-workers-worker-0",
+        "llama-405b-gpu-workers-worker-1",
+        "llama-405b-head",
+    ]
+    assert {d.path for d in derived} == {f"derived/llm/pod-{d.name}.yaml" for d in derived}
+    per_object = [p for p in POLICIES if not p.is_stack_policy]
+
+    def findings(manifest):
+        resource = Resource(type="kubernetes:core/v1:Pod", name="derived", props=manifest, urn="u")
+        return [v for v in evaluate([resource], policies=per_object) if v.enforcement == "mandatory"]
+
+    for d in derived:
+        assert findings(dict(d.manifest)) == [], d.name
+    # The GPU-less head runs `vllm serve --distributed-executor-backend=ray` with TP 8 x PP 2: Ray places the ranks on
+    # the workers (vLLM 0.33.0 RayExecutorV2, components/image_facts.py), which the RayCluster's own check counts. A
+    # pod that KubeRay did not create (no RayCluster owner) gets no such pass.
+    head = next(dict(d.manifest) for d in derived if d.name == "llama-405b-head")
+    stray = copy.deepcopy(head)
+    stray["metadata"]["ownerReferences"] = []
+    assert "vllm-tp-matches-gpu-limit" in [v.policy for v in findings(stray)]

@@ -427,7 +427,7 @@ def test_prod_passes_and_each_mutation_fires(prod_resources):
     assert messages(efa_device_plugin.POLICY, *_without(res, lambda r: r.type == RELEASE and "efa" in r.name))
 
     def expiring(r):
-        if r.type == NODEPOOL and r.props["metadata"]["name"] == "h100":
+        if r.type == NODEPOOL and r.props["metadata"]["name"] == "h100-ray":
             props = copy.deepcopy(r.props)
             props["spec"]["template"]["spec"]["expireAfter"] = "720h"
             return Resource(type=r.type, name=r.name, props=props, urn=r.urn)
