@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
-from ..backend_keys import listing
 from ..capacity.accounting import image_flashinfer_sampler
 from ..capacity.architecture import ArchitectureError
 from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
@@ -23,10 +22,10 @@ from ..capacity.gpus import INSTANCES, instance_gpu
 from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout, spans_nodes
 from ..capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from ..capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
+from ..capacity.ray_image import ray_image_problems
 from ..capacity.startup import field_path
 from ..config import GpuPoolConfig, ModelConfig, StackConfig
 from ..errors import ConfigError, Problem
-from ..image_facts import IMAGE_FACTS, ray_driver_needs_gpu, ray_in_image
 from ..images import vllm_release
 from ..timeouts import TimeoutChain, shared_alb_idle, timeout_chain
 from ..vllm_flags import Release, UnsupportedRelease, batch_defaults, missing_rule, optional_flag, release_of
@@ -327,41 +326,10 @@ def _release(m: ModelConfig, path: str) -> Release:
                 m.image,
             )
         )
-    problems += _ray_image_problems(m, path, release)
+    problems += ray_image_problems(m, path, release)
     if problems:
         raise ConfigError(problems)
     return release
-
-
-def _ray_image_problems(m: ModelConfig, path: str, release: Release) -> list[Problem]:
-    """A Ray-backed multi-node model needs a release whose Ray executor starts on the GPU-less head, and ray in its
-    image (components/image_facts.py holds both facts and where they were read)."""
-    item = listing(m.distributed.backend) if m.distributed is not None else None
-    if item is None or not item.ray_executor:
-        return []
-    problems: list[Problem] = []
-    known = sorted(v for v in IMAGE_FACTS if ray_driver_needs_gpu(v) is False)
-    if ray_driver_needs_gpu(release.version) is not False:
-        problems.append(
-            Problem(
-                f"{path}.image",
-                f"the Ray head runs `vllm serve --distributed-executor-backend=ray` with no GPU (num-gpus 0), and whether "
-                f"vLLM {release.version}'s Ray executor starts on a node without a GPU is not established (older ones "
-                f"raised 'Current node has no GPU available'); it is read for vLLM {', '.join(known)} "
-                "(components/image_facts.py): use an image of that release",
-                m.image,
-            )
-        )
-    if ray_in_image(release.version) is False:
-        problems.append(
-            Problem(
-                f"{path}.image",
-                f"the vLLM {release.version} image ships no ray, which every pod of a Ray cluster runs (ray start, "
-                "KubeRay's wait-gcs-ready health check, vLLM's Ray executor): use an image that installs ray",
-                m.image,
-            )
-        )
-    return problems
 
 
 def declared_sizes(m: ModelConfig, path: str, base_dir: Optional[Path]) -> Optional[RequestSizes]:

@@ -48,19 +48,27 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from ..capacity.gpus import GPUS, INSTANCES
-from ..quantities import parse_quantity
+from ..capacity.gpus import INSTANCES
+from .node_facts import (
+    CHART_DAEMONSETS,
+    EFA,
+    GPU,
+    GPU_NAME_LABEL,
+    HOSTNAME,
+    ISVC_LABEL,
+    NODEPOOL_LABEL,
+    ZONE,
+    _dig,
+    _fmt,
+    _instance_labels,
+    _selects,
+    allocatable,
+    daemon_fits_node,
+    quantity,
+    tolerates_taint,
+)
+from .node_facts import VM_MEMORY_OVERHEAD as VM_MEMORY_OVERHEAD  # read by policies/karpenter/limits_admit_instances.py
 
-GPU = "nvidia.com/gpu"
-EFA = "vpc.amazonaws.com/efa"
-NODEPOOL_LABEL = "karpenter.sh/nodepool"
-GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
-ZONE = "topology.kubernetes.io/zone"
-HOSTNAME = "kubernetes.io/hostname"
-ISVC_LABEL = "serving.kserve.io/inferenceservice"
-VM_MEMORY_OVERHEAD = 0.075  # aws/karpenter-provider-aws v1.14.1 pkg/operator/options/options.go:58 (default)
-ASSUMED_MAX_PODS = 110  # for kube-reserved memory (11 MiB a pod + 255 MiB, types.go:524)
-EVICTION_MEMORY_MI = 100  # types.go:556
 DEFAULT_ZONES = ("zone-a", "zone-b", "zone-c")
 LEFT_OUT = (
     "the DaemonSets of EKS add-ons (vpc-cni, kube-proxy, Pod Identity Agent), existing nodes, pod anti-affinity, volume "
@@ -69,52 +77,6 @@ LEFT_OUT = (
     "autoscaler (deployment_reconciler.go:170-172) and the HPA raises it to minReplicas, while all pods are taken "
     "pending at once here"
 )
-GPU_MANUFACTURER_LABEL = "karpenter.k8s.aws/instance-gpu-manufacturer"
-
-
-@dataclass(frozen=True)
-class ChartDaemonSet:
-    """The DaemonSet a chart renders: where its pod settings sit in the release's values, and the chart's defaults."""
-
-    chart: str
-    values_path: tuple[str, ...]
-    requests: Mapping[str, str]
-    node_selector: Mapping[str, str]
-    source: str
-    # The chart's template requires an instance type from its supportedInstanceLabels list, the EC2 types with EFA:
-    # stood in for by the catalogue's EFA types (a test checks them against the chart's list).
-    efa_instance_types_only: bool = False
-
-
-# The charts we install that render a DaemonSet, with their defaults at the pinned version (values.yaml).
-CHART_DAEMONSETS = (
-    ChartDaemonSet("nvidia-device-plugin", (), {}, {}, "NVIDIA/k8s-device-plugin chart 0.20.0 values.yaml:62 (resources: {})"),
-    ChartDaemonSet(
-        "aws-efa-k8s-device-plugin",
-        (),
-        {"cpu": "10m", "memory": "20Mi"},
-        {},
-        "aws/eks-charts aws-efa-k8s-device-plugin v0.5.30 values.yaml:317-328; node affinity on "
-        "supportedInstanceLabels, the EFA instance types (values.yaml:10-314, templates/daemonset.yaml)",
-        efa_instance_types_only=True,
-    ),
-    ChartDaemonSet(
-        "kserve-localmodel-resources",
-        ("kserve", "localmodelnode", "controller"),
-        {"cpu": "100m", "memory": "200Mi"},
-        {"kserve/localmodel": "worker"},
-        "kserve/kserve v0.20.0 charts/kserve-localmodel-resources values.yaml:116-131 (the node agent)",
-    ),
-)
-
-
-def quantity(value: Any) -> float:
-    """A Kubernetes quantity in base units (CPU cores, bytes, counts); 0 for what is not one (components/quantities.py
-    parses it, for the policy pack too)."""
-    try:
-        return parse_quantity(value)
-    except ValueError:
-        return 0.0
 
 
 @dataclass
@@ -148,37 +110,6 @@ class NodeClaim:
         return sum(p.requests.get(resource, 0.0) for p in self.pods)
 
 
-def allocatable(instance_type: str) -> dict[str, float]:
-    """What a node of this type offers pods, as Karpenter computes it before the node exists."""
-    spec = INSTANCES[instance_type]
-    millicores = spec.vcpu * 1000
-    reserved_m = 0.0
-    for start, end, pct in ((0, 1000, 0.06), (1000, 2000, 0.01), (2000, 4000, 0.005), (4000, 1 << 31, 0.0025)):
-        if millicores >= start:
-            reserved_m += (min(millicores, end) - start) * pct
-    mem_mi = spec.memory_gib * 1024
-    mem_mi -= math.ceil(mem_mi * VM_MEMORY_OVERHEAD)
-    mem_mi -= 11 * ASSUMED_MAX_PODS + 255 + EVICTION_MEMORY_MI
-    return {
-        "cpu": (millicores - reserved_m) / 1000,
-        "memory": mem_mi * 2.0**20,
-        GPU: float(spec.gpu_count),
-        EFA: float(spec.efa_interfaces),
-    }
-
-
-def _instance_labels(instance_type: str) -> dict[str, str]:
-    spec = INSTANCES[instance_type]
-    gpu = GPUS.get(spec.gpu)
-    return {
-        "node.kubernetes.io/instance-type": instance_type,
-        GPU_NAME_LABEL: (gpu.karpenter_gpu_name or spec.gpu.lower()) if gpu else spec.gpu.lower(),
-        "kubernetes.io/arch": spec.arch,
-        # Every GPU of the catalogue is NVIDIA's (the AWS provider's label: instancetype/types.go).
-        GPU_MANUFACTURER_LABEL: "nvidia",
-    }
-
-
 def _pod_requests(spec: Mapping[str, Any]) -> dict[str, float]:
     """Requests of the pod: each container's requests, its limits where a request is missing (the API server's
     defaulting), summed; init containers count by their largest (resources.RequestsForPods)."""
@@ -196,32 +127,6 @@ def _pod_requests(spec: Mapping[str, Any]) -> dict[str, float]:
         for k, v in one(c).items():
             total[k] = max(total.get(k, 0.0), v)
     return total
-
-
-def tolerates_taint(tolerations: Sequence[Any], taint: Mapping[str, Any]) -> bool:
-    """k8s.io/api core/v1 Toleration.ToleratesTaint: empty effect matches all; an empty key with Exists matches
-    every taint; Exists matches any value; Equal (or no operator) compares the value; any other operator matches
-    nothing.
-
-    The one matcher of the derivations and of the policy pack (S15 reads third-party pods: an item that is no
-    mapping tolerates nothing)."""
-    for t in tolerations:
-        if not isinstance(t, Mapping):
-            continue
-        if t.get("effect") not in (None, "", taint.get("effect")):
-            continue
-        key, operator = t.get("key"), t.get("operator") or "Equal"
-        if operator == "Exists":
-            if key in (None, "") or key == taint.get("key"):
-                return True
-        elif operator == "Equal" and key == taint.get("key") and str(t.get("value", "")) == str(taint.get("value", "")):
-            return True
-    return False
-
-
-def _selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    wanted = (selector or {}).get("matchLabels") or {}
-    return all(labels.get(k) == v for k, v in wanted.items())
 
 
 @dataclass
@@ -337,12 +242,6 @@ def pods_of(objects: Sequence[Mapping[str, Any]]) -> list[Pod]:
     return [p for p in pods if p.requests.get(GPU) or NODEPOOL_LABEL in (p.spec.get("nodeSelector") or {})]
 
 
-def _dig(values: Mapping[str, Any], path: Sequence[str]) -> Mapping[str, Any]:
-    for key in path:
-        values = values.get(key) if isinstance(values, Mapping) else None  # type: ignore[assignment]
-    return values if isinstance(values, Mapping) else {}
-
-
 def daemonset_pods(objects: Sequence[Mapping[str, Any]], releases: Sequence[Any] = ()) -> list[Pod]:
     """One pod per DaemonSet the stack renders: its own DaemonSet objects, and each release of a chart in
     ``CHART_DAEMONSETS`` (the chart's default requests and node selector, overridden by the release's values)."""
@@ -372,44 +271,6 @@ def daemonset_pods(objects: Sequence[Mapping[str, Any]], releases: Sequence[Any]
             spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
         out.append(_pod(rel.name, rel.namespace, f"helm/{rel.chart_name}", {}, spec))
     return sorted(out, key=lambda p: (p.namespace, p.name))
-
-
-def _expression_holds(expr: Mapping[str, Any], labels: Mapping[str, str], pool: _Pool) -> bool:
-    key, op, values = str(expr.get("key")), expr.get("operator"), list(expr.get("values") or [])
-    if key in labels:
-        have = {labels[key]}
-    else:
-        req = next((r for r in pool.requirements if r.get("key") == key and r.get("operator") == "In"), None)
-        have = set(req.get("values") or []) if req else set()
-    if op == "In":
-        return bool(have & set(values))
-    if op == "NotIn":
-        return not have or not have <= set(values)
-    if op == "Exists":
-        return bool(have)
-    if op == "DoesNotExist":
-        return not have
-    return False
-
-
-def daemon_fits_node(pod: Pod, pool: _Pool, instance_type: str) -> bool:
-    """Whether Karpenter counts this DaemonSet pod on a new node of ``pool`` and ``instance_type``
-    (scheduler.go:1019-1043): every NodePool taint tolerated, PreferNoSchedule ones taken as tolerated (1022-1023),
-    its nodeSelector and one of its required node affinity terms compatible with the node's labels."""
-    taints = [t for t in pool.taints if t.get("effect") != "PreferNoSchedule"]
-    if any(not tolerates_taint(pod.spec.get("tolerations") or [], t) for t in taints):
-        return False
-    labels = {**pool.labels, **_instance_labels(instance_type), NODEPOOL_LABEL: pool.name}
-    for key, value in (pod.spec.get("nodeSelector") or {}).items():
-        if not _expression_holds({"key": key, "operator": "In", "values": [value]}, labels, pool):
-            return False
-    required = (
-        ((pod.spec.get("affinity") or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
-    ) or {}
-    terms = required.get("nodeSelectorTerms") or []
-    if terms and not any(all(_expression_holds(e, labels, pool) for e in t.get("matchExpressions") or []) for t in terms):
-        return False
-    return True
 
 
 class _Scheduler:
@@ -628,15 +489,6 @@ def _model_rows(sched: "_Scheduler", nodes: list[dict[str, Any]]) -> list[dict[s
         for r in sorted(owners.values(), key=lambda r: r["model"])
     ]
     return models
-
-
-def _fmt(value: float, resource: str) -> str:
-    """A request as a quantity: millicores for cpu, Mi for memory, else the number."""
-    if resource == "cpu":
-        return f"{round(value * 1000)}m"
-    if resource == "memory":
-        return f"{round(value / 2**20)}Mi"
-    return f"{value:g}"
 
 
 def _pool_rows(pools: Sequence[Any], nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -75,7 +75,7 @@ def test_stage_budgets_agree_with_the_capacity_plan(prod_405b):
 def test_middle_stages_hold_no_embedding():
     cfg = stack_config("prod")
     cfg["llm-serving:models"][3]["engine"]["pipelineParallelSize"] = 3
-    cfg["llm-serving:gpuPools"][1]["gpuLimit"] = 64
+    cfg["llm-serving:gpuPools"][2]["gpuLimit"] = 64  # h100-ray, the 405B's pool
     plan = plan_stack(load_stack_config(cfg))["llama-405b"]
     first, middle, last = plan.layout.stages
     assert plan.layout.layers_per_stage == (42, 42, 42)
@@ -99,13 +99,13 @@ def _refusal(cfg: dict) -> list[str]:
 def _with_405b(**engine):
     cfg = stack_config("prod")
     cfg["llm-serving:models"][3]["engine"].update(engine)
-    cfg["llm-serving:gpuPools"][1]["gpuLimit"] = 128
+    cfg["llm-serving:gpuPools"][2]["gpuLimit"] = 128  # h100-ray, the 405B's pool
     return cfg
 
 
 def test_tensor_parallel_beyond_a_node_is_refused():
     assert _refusal(_with_405b(tensorParallelSize=16, pipelineParallelSize=1)) == [
-        f"models[3].engine.tensorParallelSize = 16: {RULE_TP_WITHIN_NODE}: pool 'h100' (p5.48xlarge) has 8 GPUs per "
+        f"models[3].engine.tensorParallelSize = 16: {RULE_TP_WITHIN_NODE}: pool 'h100-ray' (p5.48xlarge) has 8 GPUs per "
         f"node; tensor parallelism needs NVLink inside one node, pipeline stages cross nodes (use tensorParallelSize 8 "
         f"and raise pipelineParallelSize)"
     ]
@@ -113,7 +113,7 @@ def test_tensor_parallel_beyond_a_node_is_refused():
 
 def test_ranks_that_do_not_fill_whole_nodes_are_refused():
     assert _refusal(_with_405b(tensorParallelSize=4, pipelineParallelSize=3)) == [
-        f"models[3].engine.pipelineParallelSize = 3: {RULE_TP_PP_FILLS_NODES}: 4 x 3 = 12 GPUs, but pool 'h100' "
+        f"models[3].engine.pipelineParallelSize = 3: {RULE_TP_PP_FILLS_NODES}: 4 x 3 = 12 GPUs, but pool 'h100-ray' "
         f"(p5.48xlarge) has 8 GPUs per node, so 2 nodes hold 16; idle GPUs would be paid for (use "
         f"tensorParallelSize 8 and pipelineParallelSize = the node count)"
     ]
@@ -154,7 +154,7 @@ def test_the_head_divisibility_rule_is_written_once():
 def test_a_model_that_fits_one_node_does_not_opt_in():
     assert _refusal(_with_405b(tensorParallelSize=8, pipelineParallelSize=1)) == [
         f'models[3].distributed = {{"backend": "ray"}}: {RULE_MORE_THAN_ONE_NODE}: 8 x 1 = 8 GPUs fit on one node '
-        f"(pool 'h100' (p5.48xlarge) has 8 GPUs per node); remove distributed to serve it from one pod"
+        f"(pool 'h100-ray' (p5.48xlarge) has 8 GPUs per node); remove distributed to serve it from one pod"
     ]
 
 

@@ -450,8 +450,8 @@ def test_at_most_three_places_outside_the_back_ends_branch_on_the_back_end(produ
     # Today: the one placement question's definition (capacity/layout.py spans_nodes), and the capacity plan asking the
     # back-end's listing whether it runs vLLM's Ray executor (components/backend_keys.py ray_executor), to check the
     # image's Ray facts (components/image_facts.py).
-    assert sorted(found) == ["components/capacity/layout.py", "components/capacity/plan.py"]
-    assert len(found["components/capacity/layout.py"]) == 1 and len(found["components/capacity/plan.py"]) == 1
+    assert sorted(found) == ["components/capacity/layout.py", "components/capacity/ray_image.py"]
+    assert len(found["components/capacity/layout.py"]) == 1 and len(found["components/capacity/ray_image.py"]) == 1
 
 
 def test_the_placement_question_is_asked_only_where_listed(product):
