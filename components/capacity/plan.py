@@ -368,8 +368,8 @@ def declared_sizes(m: ModelConfig, path: str, base_dir: Optional[Path]) -> Optio
     ref = m.slo.traffic
     if ref is None:
         return None
-    from ..simulate.profile import load_profile
-    from ..simulate.workload import request_sizes
+    from ..traffic.profile import load_profile
+    from ..traffic.workload import request_sizes
 
     field = f"{path}.slo.traffic"
     profile_path = Path(ref)

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from components.capacity.plan import BATCH_KV_SIGMAS, RequestSizes, plan_stack, seqs_within
 from components.config import load_stack_config
-from components.simulate.profile import load_profile
-from components.simulate.workload import request_sizes
+from components.traffic.profile import load_profile
+from components.traffic.workload import request_sizes
 from stacks.plan import run_plan
 from tests.conftest import ROOT, stack_config
 
