@@ -67,9 +67,9 @@ def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
     """Each single-node model re-planned as a seed stack would run it: utilization 0.9, the model's full context
     (no cap; the configured one where the full context does not fit), vLLM's batch defaults, no admission queue."""
     from components.capacity.gpus import instance_gpu
-    from components.capacity.layout import spans_nodes
     from components.capacity.memory import batch_defaults_for
     from components.capacity.plan import node_for, plan_model, resolve_model
+    from components.config.placement import spans_nodes
     from components.images import vllm_release
 
     pools = {p.name: p for p in cfg.gpu_pools}

@@ -19,11 +19,12 @@ from ..capacity.accounting import image_flashinfer_sampler
 from ..capacity.architecture import ArchitectureError
 from ..capacity.cold_start import FLOOR_S, SAFETY, Part, StartupBudget, startup_budget
 from ..capacity.gpus import INSTANCES, instance_gpu
-from ..capacity.layout import Layout, cold_start_seconds, gpus_per_node, plan_layout, spans_nodes
+from ..capacity.layout import Layout, cold_start_seconds, plan_layout
 from ..capacity.memory import EngineArgs, Gpu, MemoryPlan, plan_memory
 from ..capacity.models import CatalogModel, UnknownModel, find_model, load_model_config
 from ..capacity.startup import field_path
 from ..config import GpuPoolConfig, ModelConfig, StackConfig
+from ..config.placement import gpus_per_node, spans_nodes
 from ..errors import ConfigError, Problem
 from ..image_facts import IMAGE_FACTS, ray_driver_needs_gpu, ray_in_image
 from ..images import vllm_release
