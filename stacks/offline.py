@@ -451,6 +451,7 @@ def _run_in_context(
     from pulumi.runtime import mocks
     from pulumi.runtime.config import set_all_config
 
+    from components import chart_crd_files
     from components.program import STACK_DIR_ENV
 
     recording = Recording()
@@ -468,9 +469,11 @@ def _run_in_context(
         mocks.set_mocks(mocks_type(), project=project, stack=stack.name, preview=False, monitor=monitor)
         values, secret_keys = engine_config(stack)
         set_all_config(values, secret_keys)
-        # pulumi.runtime.test runs a function as a program and waits for every registration.
+        # pulumi.runtime.test runs a function as a program and waits for every registration. The chart CRDs'
+        # ConfigFiles are registered as in a deploy, but no chart archive is read: the plan needs no network.
         try:
-            pulumi.runtime.test(lambda: _run_and_collect_exports(program, recording))()
+            with chart_crd_files.not_read():
+                pulumi.runtime.test(lambda: _run_and_collect_exports(program, recording))()
         except Exception:
             if not missing:
                 raise

@@ -16,10 +16,17 @@ import pulumi
 from ..errors import ConfigError, Problem
 from .capacity import GpuPool, ModelAutoscaling
 from .platform import PACKAGE, LlmPlatform
-from .serving import RayVllmService, VllmService
+from .serving import KubeRay, RayVllmService, VllmService
 
 # The components the package hosts: the platform, and those a platform team uses alone.
-COMPONENTS: list[type[pulumi.ComponentResource]] = [LlmPlatform, GpuPool, VllmService, RayVllmService, ModelAutoscaling]
+COMPONENTS: list[type[pulumi.ComponentResource]] = [
+    LlmPlatform,
+    GpuPool,
+    VllmService,
+    KubeRay,
+    RayVllmService,
+    ModelAutoscaling,
+]
 # The package's version in its schema (pyproject.toml [project] version; tests/components/test_hosted.py checks).
 VERSION = "0.1.0"
 
@@ -65,6 +72,7 @@ __all__ = [
     "PACKAGE",
     "VERSION",
     "GpuPool",
+    "KubeRay",
     "LlmPlatform",
     "ModelAutoscaling",
     "RayVllmService",

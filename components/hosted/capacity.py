@@ -147,11 +147,10 @@ class ModelAutoscaling(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: ModelAutoscalingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(f"{PACKAGE}:index:ModelAutoscaling", name, {}, opts)
-        monitoring = args.get("monitoring")
         cfg = parts_config(
             pools=[("gpuPool", args.get("gpu_pool"))],
             models=[("model", args.get("model"))],
-            monitoring=("monitoring", monitoring) if monitoring is not None else None,
+            sections={"monitoring": ("monitoring", args.get("monitoring"))},
         )
         m = cfg.models[0]
         plan = plan_model(m, cfg.gpu_pools[0], "model", Path(args.get("base_dir") or "."))

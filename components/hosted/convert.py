@@ -14,9 +14,9 @@ from typing import Any, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, ValidationError
 
-from ..config import ClusterConfig, GpuPoolConfig, ModelConfig, MonitoringConfig, StackConfig, load_stack_config
+from ..config import ClusterConfig, GpuPoolConfig, ModelConfig, StackConfig, load_stack_config
 from ..config.base import PROJECT
-from ..errors import ConfigError, Problem
+from ..errors import ConfigError, Problem, format_path
 from ..secrets import MARKER
 
 
@@ -91,7 +91,7 @@ def parts_config(
     *,
     pools: Sequence[tuple[str, Any]] = (),
     models: Sequence[tuple[str, Any]] = (),
-    monitoring: Optional[tuple[str, Any]] = None,
+    sections: Optional[Mapping[str, tuple[str, Any]]] = None,
     cluster: Optional[Mapping[str, tuple[str, Any]]] = None,
 ) -> StackConfig:
     """A hosted component's config-shaped arguments (``(argument path, value)`` each), validated as a stack file of them alone.
@@ -121,12 +121,15 @@ def parts_config(
             where[f"{key}[{i}]"] = path
             items.append(by_alias(value, model))
         raw[stack_key] = items
-    if monitoring is not None:
-        path, value = monitoring
+    # Other top-level keys (``monitoring``, ``kuberay``: (argument path, value)), as a stack file holds them.
+    for key, (path, value) in (sections or {}).items():
+        if value is None:
+            continue
+        section = _model_of(StackConfig.model_fields[_snake(key)].annotation)
         if not isinstance(value, Mapping):
-            problems.append(Problem(path, "must be an object (a MonitoringConfig)", value))
-        raw[f"{PROJECT}:monitoring"] = by_alias(value, MonitoringConfig)
-        where["monitoring"] = path
+            problems.append(Problem(path, f"must be an object (a {section.__name__ if section else key})", value))
+        raw[f"{PROJECT}:{key}"] = by_alias(value, section or Any)
+        where[key] = path
     if problems:
         raise ConfigError(problems)
     try:
@@ -145,6 +148,27 @@ def _renamed(problem: Problem, where: Mapping[str, str]) -> Problem:
     return Problem(path, problem.rule, problem.value, has_value=problem.has_value)
 
 
+def validated(model: type[BaseModel], value: Any, path: str) -> Any:
+    """``value`` (Python field names, as Construct maps it) validated as the config model ``model``; ConfigError under ``path``.
+
+    For a part that is not a stack file's pool or model (which :func:`parts_config` validates with the
+    stack's cross-checks), e.g. the operator settings a KubeRay component takes alone.
+    """
+    if not isinstance(value, Mapping):
+        raise ConfigError([Problem(path, f"must be an object (a {model.__name__})", value)])
+    try:
+        return model.model_validate(by_alias(value, model))
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors(include_url=False):
+            where = format_path([path, *err["loc"]])
+            if err["type"] == "extra_forbidden":
+                problems.append(Problem(where, "unknown key", has_value=False))
+            else:
+                problems.append(Problem(where, str(err["msg"]).removeprefix("Value error, "), err.get("input")))
+        raise ConfigError(problems) from None
+
+
 def library_args(args_model: type[BaseModel], /, **fields: Any) -> Any:
     """``args_model(**fields)`` (a library component's Args); a ValidationError becomes a ConfigError naming the argument."""
     try:
@@ -156,6 +180,12 @@ def library_args(args_model: type[BaseModel], /, **fields: Any) -> Any:
             path = ".".join(str(part) for part in loc) or args_model.__name__
             problems.append(Problem(path, str(err["msg"]).removeprefix("Value error, "), err.get("input")))
         raise ConfigError(problems) from None
+
+
+def _model_of(annotation: Any) -> Optional[type[BaseModel]]:
+    """The pydantic model ``annotation`` holds (through Optional)."""
+    inner = _unwrap(annotation)
+    return inner if isinstance(inner, type) and issubclass(inner, BaseModel) else None
 
 
 def _snake(name: str) -> str:
@@ -178,4 +208,4 @@ def _under_config(problem: Problem) -> Problem:
     return Problem(f"config.{path}" if path else "config", problem.rule, problem.value, has_value=problem.has_value)
 
 
-__all__ = ["by_alias", "library_args", "parts_config", "stack_config"]
+__all__ = ["by_alias", "library_args", "parts_config", "stack_config", "validated"]

@@ -15,14 +15,17 @@ from typing import NotRequired, Optional, TypedDict
 import pulumi
 
 from ..capacity.plan import plan_model
+from ..config import KubeRayConfig as _KubeRayConfig
+from ..kuberay import KubeRay as _KubeRay
+from ..kuberay import KubeRayArgs as _KubeRayArgs
 from ..kuberay import RayVllmService as _RayVllmService
 from ..kuberay import RayVllmServiceArgs as _RayVllmServiceArgs
 from ..vllm_service import VllmService as _VllmService
 from ..vllm_service import VllmServiceArgs as _VllmServiceArgs
 from .common import inner_opts, set_outputs
-from .convert import library_args, parts_config
+from .convert import library_args, parts_config, validated
 from .platform import PACKAGE
-from .types import GpuPoolConfig, ModelConfig
+from .types import GpuPoolConfig, KubeRayConfig, ModelConfig
 
 
 class VllmServiceArgs(TypedDict):
@@ -195,4 +198,30 @@ class RayVllmService(pulumi.ComponentResource):
         )
 
 
-__all__ = ["RayVllmService", "RayVllmServiceArgs", "VllmService", "VllmServiceArgs"]
+class KubeRayArgs(TypedDict):
+    """The inputs of a KubeRay operator."""
+
+    config: NotRequired[KubeRayConfig]
+    """The operator's settings, as a stack file's llm-serving:kuberay (install, namespace). Validated by the library's config models: an error names config.<path>. Default: install it in kuberay-system."""
+    kubeconfig: NotRequired[pulumi.Input[str]]
+    """A kubeconfig of the cluster (a secret; e.g. an LlmPlatform's kubeconfig output): the component makes its own Kubernetes provider <name>-k8s from it. Default: the kubernetes provider of the component's providers resource option."""
+
+
+class KubeRay(pulumi.ComponentResource):
+    """The KubeRay operator a RayVllmService needs: its CRDs (owned by Pulumi, retained on delete) and its pinned Helm release, unless config.install is false (the cluster already runs one)."""
+
+    operator_namespace: pulumi.Output[str]
+    """The operator's namespace."""
+    installed: pulumi.Output[bool]
+    """Whether this component installed the operator."""
+
+    SECRET_INPUTS = ("kubeconfig",)
+
+    def __init__(self, name: str, args: KubeRayArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(f"{PACKAGE}:index:KubeRay", name, {}, opts)
+        config = validated(_KubeRayConfig, args.get("config") or {}, "config")
+        self.operator = _KubeRay(name, _KubeRayArgs(config=config), opts=inner_opts(self, name, args.get("kubeconfig"), opts))
+        set_outputs(self, {"operator_namespace": config.namespace, "installed": config.install})
+
+
+__all__ = ["KubeRay", "KubeRayArgs", "RayVllmService", "RayVllmServiceArgs", "VllmService", "VllmServiceArgs"]

@@ -307,3 +307,29 @@ def test_a_choice_outside_an_enum_list_is_refused_by_the_provider_naming_the_ite
     with pytest.raises(InputPropertyError) as err:
         _mapped("GpuPool", {"pool": {**_raw_pool(raw, "l40s"), "capacityTypes": ["spot", "spot-ish"]}, "clusterName": "c"})
     assert err.value.property_path == "pool.capacityTypes[1]"
+
+
+def test_kuberay_operator_registers_what_the_library_component_registers():
+    from components.kuberay import KubeRay, KubeRayArgs
+
+    raw, cfg = _stack("prod")
+    inputs = {"config": {"namespace": "ray-operator"}}
+
+    def library(opts):
+        KubeRay(NAME, KubeRayArgs(config=cfg.kuberay.model_copy(update={"namespace": "ray-operator"})), opts=opts)
+
+    state, hosted = _compare("prod", "llm-serving:index:KubeRay", inputs, library)
+    assert any(r.type == "kubernetes:helm.sh/v3:Release" for r in hosted.resources)
+
+
+def test_bad_operator_settings_are_named_under_config():
+    from components.config import KubeRayConfig
+    from components.errors import ConfigError
+    from components.hosted.convert import validated
+
+    with pytest.raises(ConfigError) as err:
+        validated(KubeRayConfig, {"namespace": "Not_A_Name", "chart": "x"}, "config")
+    assert [p.path for p in err.value.problems] == ["config.namespace", "config.chart"]
+    assert err.value.problems[1].rule == "unknown key"
+    with pytest.raises(ConfigError, match=r"config = 'kuberay-system': must be an object \(a KubeRayConfig\)"):
+        validated(KubeRayConfig, "kuberay-system", "config")

@@ -37,8 +37,10 @@ _QWEN = {
 
 
 def _careful() -> dict:
-    """The sample as a careful platform writes it: GPU type selected and the GPU taint tolerated."""
+    """The sample as a careful platform writes it: GPU type selected, the GPU taint tolerated and the model pinned to
+    a commit (hf://<org>/<model>:<revision>, kserve v0.20.0 python/storage/kserve_storage/kserve_storage.py L650-657)."""
     svc = copy.deepcopy(_QWEN)
+    svc["spec"]["model"]["uri"] = "hf://Qwen/Qwen2.5-7B-Instruct:a09a35458c702241afdd5dd84d6e6c3d3e6e3e8a"
     template = svc["spec"]["template"]
     template["nodeSelector"] = {"karpenter.k8s.aws/instance-gpu-name": "l40s"}
     template["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
