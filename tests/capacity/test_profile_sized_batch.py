@@ -10,7 +10,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components.capacity.plan import BATCH_KV_SIGMAS, RequestSizes, plan_stack, seqs_within
+from components.capacity.batch import BATCH_KV_SIGMAS, RequestSizes, seqs_within
+from components.capacity.plan import plan_stack
 from components.config import load_stack_config
 from components.traffic.profile import load_profile
 from components.traffic.workload import request_sizes
