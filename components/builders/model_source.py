@@ -23,7 +23,7 @@ from typing import Any, Optional, Sequence
 # The node's cache folders are prepared by the EC2NodeClass user data (builders/karpenter.py cache_user_data).
 from ..builders.karpenter import AGENT_HOST_PATH, POOL_LABEL, gpu_tolerations
 from ..builders.labels import SKIP_AWAIT, recommended_labels
-from ..capacity.cold_start import RUNAI_CONCURRENCY
+from ..capacity.cold_start import RUNAI_CONCURRENCY, cache_size_gib
 from ..capacity.pools import PoolPlan
 from ..config import ModelConfig
 from .names import IAM_ROLE_NAME, fit
@@ -226,7 +226,7 @@ def local_model_cache(m: ModelConfig, checkpoint_gib: float, service_account: Op
     """
     spec: dict[str, Any] = {
         "sourceModelUri": cache_source_uri(m),
-        "modelSize": f"{int(checkpoint_gib * 1.1) + 1}Gi",
+        "modelSize": f"{cache_size_gib(checkpoint_gib)}Gi",
         "nodeGroups": [m.pool],
     }
     if service_account:

@@ -38,7 +38,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ..capacity.cold_start import cold_ready
 from . import Derived, Rendered
+from .karpenter import quantity
 
 TAG = "kserve/kserve v0.20.0"
 DEFAULTS_GO = "pkg/apis/serving/v1beta1/inference_service_defaults.go"
@@ -79,7 +81,15 @@ PREDICTOR_FIELDS = frozenset(
         "annotations", "deploymentStrategy",
     }
 )  # fmt: skip
-PROGRESS_DEADLINE_SECONDS = 600  # deployment_reconciler.go:355-358; KServe v0.20 has no field or annotation for it
+# deployment_reconciler.go:355-358 (setDefaultDeploymentSpec). Nothing in KServe v0.20.0 changes it: no annotation,
+# no inferenceservice-config key and no InferenceService field reaches it (a user deploymentStrategy skips
+# setDefaultDeploymentSpec, 162-168, and the API server then defaults the field to the same 600); a value set on
+# the Deployment by someone else is reverted, because every reconcile builds the Deployment afresh, compares its
+# spec after a dry-run update (261-272) and patches the difference back (471-499). Only a mutation on the API
+# server's side (an admission policy, run on the dry-run update as on the real one) would survive: a
+# MutatingAdmissionPolicy, GA (admissionregistration.k8s.io/v1) from Kubernetes 1.36, and absent on the 1.33
+# clusters the stacks target.
+PROGRESS_DEADLINE_SECONDS = 600
 
 
 @dataclass(frozen=True)
@@ -359,18 +369,23 @@ def _predictor(isvc: Mapping[str, Any], cfg: IsvcConfig, caches: list[Mapping[st
         dspec["revisionHistoryLimit"] = 10
         dspec["progressDeadlineSeconds"] = PROGRESS_DEADLINE_SECONDS
         rules["spec.progressDeadlineSeconds"] = (
-            f"KServe sets {PROGRESS_DEADLINE_SECONDS} s on every predictor Deployment and offers no field or annotation "
-            f"to change it ({TAG} {DEPLOYMENT_GO}:341-359)"
+            f"KServe sets {PROGRESS_DEADLINE_SECONDS} s on every predictor Deployment, offers no field, annotation or "
+            f"config key to change it and reverts a value set on the Deployment ({TAG} {DEPLOYMENT_GO}:355-358, "
+            "261-272, 471-499)"
         )
     if annotations.get(AUTOSCALER_CLASS) == "none" and predictor.get("minReplicas") is not None:  # 170-172
         dspec["replicas"] = predictor["minReplicas"]
     model = name
     startup = _startup_budget(containers[0])
+    cache = _cache_gib(caches, labels.get(LOCAL_MODEL_LABEL))
     summary = {
         "resources": containers[0].get("resources") or {},
         "probes": {k: containers[0][k] for k in ("startupProbe", "readinessProbe", "livenessProbe") if k in containers[0]},
         "progressDeadlineSeconds": dspec.get("progressDeadlineSeconds", PROGRESS_DEADLINE_SECONDS),
         "startupBudgetSeconds": startup,
+        # From the pod's creation to Ready on a new node: what the progress deadline must cover on a rollout
+        # (capacity/cold_start.py cold_ready; the same figure `pulumi up` waits for, builders/awaiting.py).
+        "coldReady": cold_ready(startup, cache).report() if startup is not None else None,
         "volumes": [v.get("name") for v in spec.get("volumes") or []],
         "initContainers": [c.get("name") for c in spec.get("initContainers") or []],
         "localModel": labels.get(LOCAL_MODEL_LABEL, ""),
@@ -378,6 +393,15 @@ def _predictor(isvc: Mapping[str, Any], cfg: IsvcConfig, caches: list[Mapping[st
     out = [Derived("kserve", f"InferenceService {namespace}/{name}", model, deployment, dict(rules), summary)]
     out.append(Derived("kserve", f"InferenceService {namespace}/{name}", model, _service(deployment, cfg), {}, {}))
     return out
+
+
+def _cache_gib(caches: list[Mapping[str, Any]], name: Optional[str]) -> Optional[float]:
+    """The size (GiB) of the LocalModelCache the defaulter matched (its ``spec.modelSize``, what KServe's agent
+    downloads to every node of the group before the model's pod may start), None without one."""
+    for cache in caches:
+        if name is not None and _dig(cache, "metadata", "name") == name:
+            return quantity(_dig(cache, "spec", "modelSize")) / 2**30
+    return None
 
 
 def _startup_budget(container: Mapping[str, Any]) -> Optional[int]:

@@ -182,6 +182,32 @@ def test_local_model_cache_matches_by_uri_prefix():
     assert ks.LOCAL_MODEL_LABEL not in _deployment(_isvc(), cache, values={})["metadata"]["labels"]  # disabled
 
 
+def test_cold_path_counts_the_matched_caches_fill():
+    """The progress deadline's clock (deployment_reconciler.go:355-358 sets 600 s) runs from the pod's creation: the
+    derived summary adds node launch, image pull, the matched LocalModelCache's download (its modelSize, which KServe's
+    agent fetches before our init container lets the model start) and the startup probe's budget."""
+    cache = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LocalModelCache",
+        "metadata": {"name": "m"},
+        "spec": {"sourceModelUri": "hf://org/model:abc", "modelSize": "17Gi", "nodeGroups": ["l40s"]},
+    }
+    on = {"kserve": {"localmodel": {"enabled": True}}}
+
+    def cold(*objects, values):
+        out = derive(Rendered(objects=objects, releases=(_release(values),)))
+        return next(d for d in out if d.kind == "Deployment").summary["coldReady"]
+
+    assert cold(_isvc(), cache, values=on) == {
+        "nodeLaunchSeconds": 300,
+        "imagePullSeconds": 300,
+        "cacheFillSeconds": 206,
+        "startupBudgetSeconds": 1740,
+        "seconds": 2546,
+    }
+    assert cold(_isvc(), cache, values={})["cacheFillSeconds"] == 0  # the cache not matched: nothing to wait for
+
+
 def test_service():
     """service_reconciler.go:104-192: port 80 named after the first container port, targeting it, selecting app."""
     out = derive(Rendered(objects=(_isvc(),), releases=(_release({}),)))
