@@ -102,13 +102,18 @@ while True:
 """
 
 
-def cache_storage_key(m: ModelConfig) -> str:
+def storage_key(source_uri: str) -> str:
     """The folder KServe keeps a cached model in: the first 16 hex digits of SHA-256 of the cache's source URI
     (kserve/kserve v0.20.0 pkg/apis/serving/v1alpha1/local_model_cache_types.go:29-32 GetStorageKey); the download
     job writes to ``models/<key>`` of the node group's volume (pkg/controller/v1alpha1/localmodelnode/controller.go:148-158)."""
     import hashlib
 
-    return hashlib.sha256(cache_source_uri(m).encode()).hexdigest()[:16]
+    return hashlib.sha256(source_uri.encode()).hexdigest()[:16]
+
+
+def cache_storage_key(m: ModelConfig) -> str:
+    """A localCache model's folder in its node group's volume (``storage_key`` of its cache's source URI)."""
+    return storage_key(cache_source_uri(m))
 
 
 def cache_wait(m: ModelConfig) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

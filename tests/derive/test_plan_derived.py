@@ -23,6 +23,40 @@ def test_prod_writes_each_predictor_deployment(prod):
     assert deployment["summary"]["progressDeadlineSeconds"] == 600
 
 
+def test_prod_writes_each_predictor_pod_as_kserves_webhook_admits_it(prod):
+    """Review finding 10: chat-8b's vLLM reads /mnt/models, which only KServe's pod webhook mounts (the local model
+    cache's PVC, storage_initializer_injector.go:723-737); the derived pod has it, and the per-object checks
+    (derived-object-valid: kubernetes-validate, strict) run on it."""
+    import yaml
+
+    pod = yaml.safe_load(prod.files["derived/llm/pod-chat-8b-predictor-00000.yaml"])
+    container = next(c for c in pod["spec"]["containers"] if c["name"] == "kserve-container")
+    assert container["args"][0] == "/mnt/models"
+    [mount] = [m for m in container["volumeMounts"] if m["mountPath"] == "/mnt/models"]
+    volume = next(v for v in pod["spec"]["volumes"] if v["name"] == mount["name"])
+    assert volume == {"name": "kserve-pvc-source", "persistentVolumeClaim": {"claimName": "chat-8b-l40s"}}
+    assert {f"derived/llm/pod-{m}-predictor-00000.yaml" for m in ("qwen3-32b", "llama-70b")} <= set(prod.files)
+    assert not [v for v in prod.report["violations"] if "derived-llm-pod-" in v["resource"]]
+
+
+def test_a_derived_pod_the_api_server_refuses_is_reported():
+    """The same schema check (S33) on the webhook's pod: a field the schema does not know is refused."""
+    from components.derive import Derived
+    from policies.derived import derived_object_valid
+    from policies.registry import evaluate
+    from stacks.plan import derived_resources
+
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "m-predictor-00000", "namespace": "llm"},
+        "spec": {"containers": [{"name": "kserve-container", "image": "x", "volumeMount": []}]},
+    }
+    derived = [Derived("kserve", "InferenceService llm/m", "m", pod)]
+    found = evaluate(derived_resources(derived), policies=[derived_object_valid.POLICY])
+    assert [v.policy for v in found] == ["derived-object-valid"] and "volumeMount" in found[0].message
+
+
 def test_prod_passes_the_derived_checks(prod):
     policies = {v["policy"] for v in prod.report["violations"] if v["enforcement"] == "mandatory"}
     assert not policies & {"requests-within-limits", "derived-object-valid"}
