@@ -74,7 +74,9 @@ def render_files(recording: Recording) -> dict[str, str]:
         elif r.type.startswith("kubernetes:") and "kind" in body:
             meta = body.get("metadata") or {}
             folder = meta.get("namespace") or "_cluster"
-            rel = f"kubernetes/{_slug(folder)}/{_slug(body['kind'])}-{_slug(meta.get('name') or r.name)}.yaml"
+            # A Patch resource (server-side apply of a few fields of an object someone else owns) is not the object.
+            kind = r.type.rsplit(":", 1)[-1] if r.type.endswith("Patch") else body["kind"]
+            rel = f"kubernetes/{_slug(folder)}/{_slug(kind)}-{_slug(meta.get('name') or r.name)}.yaml"
             files[rel] = dump_yaml(body)
         else:
             provider = r.type.split(":", 1)[0]

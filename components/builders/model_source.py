@@ -254,6 +254,29 @@ def localmodel_values() -> dict[str, Any]:
     return {"kserve": {"localmodelnode": {"controller": {"tolerations": gpu_tolerations()}}}}
 
 
+# The node agent's DaemonSet, as the kserve-localmodel-resources chart names it (kserve/kserve v0.20.0
+# charts/kserve-localmodel-resources/files/resources.yaml:318-326).
+AGENT_DAEMONSET = "kserve-localmodelnode-agent"
+
+
+def agent_user_patch(namespace: str) -> dict[str, Any]:
+    """A server-side-apply patch of the chart's node agent DaemonSet: run it as the download Job's uid and gid
+    (builders/karpenter.py ``AGENT_UID``: the chart offers no value that does it), so that it can delete the model
+    folders the Job wrote when a model leaves the node's cache.
+
+    It owns only the two fields it sets; Helm's three-way merge on upgrade keeps fields its chart does not render.
+    Not awaited by `pulumi up`: the agent's pods run only on the cache nodes, which may not exist yet.
+    """
+    from .karpenter import AGENT_GID, AGENT_UID
+
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": AGENT_DAEMONSET, "namespace": namespace, "annotations": dict(SKIP_AWAIT)},
+        "spec": {"template": {"spec": {"securityContext": {"runAsUser": AGENT_UID, "runAsGroup": AGENT_GID}}}},
+    }
+
+
 def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> dict[str, Any]:
     """A DaemonSet that pulls the pool's vLLM images onto every node of the pool as it joins.
 
