@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from components.capacity.startup import BY_NAME
+from .capacity.startup import BY_NAME
 
 TABLE = Path(__file__).with_name("serving_engines.toml")
 
