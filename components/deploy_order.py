@@ -47,9 +47,12 @@ from typing import Any, Iterator, Optional
 
 import pulumi
 
+from .builders import chart_crds
 from .deploy_facts import CHARTS, POD_NAMESPACES, ChartFacts
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+# A chart's CRD that Pulumi applies itself (components/helm.py chart_crd_resources), one file each.
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 POD_IDENTITY = "aws:eks/podIdentityAssociation:PodIdentityAssociation"
 EKS_ADDON = "aws:eks/addon:Addon"
 # The node agent that hands Pod Identity credentials to pods: without it an association gives a
@@ -206,6 +209,7 @@ class NodeIndex:
             if kind in _LOOKED_UP_KINDS:
                 self.by_kind.setdefault(kind, []).append((n, object_name(n), namespace_of(n)))
         self.identity = [n for n in nodes if n.type in (POD_IDENTITY, EKS_ADDON, *ROLE_POLICIES)]
+        self.crd_files = [(n, n.body.get("file")) for n in nodes if n.type == CONFIG_FILE]
 
 
 _LOOKED_UP_KINDS = (
@@ -236,6 +240,11 @@ def required_waits(node: Node, nodes: "Sequence[Node] | NodeIndex") -> list[Wait
                 waits.append(Wait(rel.key, 1, f"{chart} installs the CRD of {kind}"))
             elif facts is not None and kind in facts.serves:
                 waits.append(Wait(rel.key, 1, f"{chart} runs the controller or webhook of {kind}"))
+        # ... and after the CRD files of that chart that Pulumi applies itself (the chart's release skips them).
+        files = _crd_files_of(kind)
+        for n, file in index.crd_files:
+            if file in files and other(n):
+                waits.append(Wait(n.key, 1, f"{file} is the CRD of {kind} (chart {files[file]})"))
     chart = chart_of(node)
     identity = [n for n in index.identity if other(n)]
     if chart is not None:
@@ -280,6 +289,11 @@ def required_waits(node: Node, nodes: "Sequence[Node] | NodeIndex") -> list[Wait
             seen.add(id(w.key))
             unique.append(w)
     return unique
+
+
+def _crd_files_of(kind: str) -> dict[str, str]:
+    """The CRD file Pulumi applies for ``kind`` (file -> chart), when a chart's crds/ hold it (builders/chart_crds.py)."""
+    return {p.local_path(crd): p.chart for p in chart_crds.CHARTS.values() for crd, k in p.kinds().items() if k == kind}
 
 
 def _pod_namespace(kind: str, releases: Sequence[tuple[Node, Optional[str]]]) -> Optional[str]:
@@ -439,6 +453,10 @@ class DeployOrder:
         given = args.opts.depends_on if args.opts is not None else None
         plain = [given] if isinstance(given, pulumi.Resource) else given if isinstance(given, (list, tuple)) else []
         self._given[id(res)] = [g for g in plain if isinstance(g, pulumi.Resource)]
+        if args.type_ == CONFIG_FILE:
+            # A component (the provider registers its objects), recorded so that custom resources can wait for it.
+            self._entries.append(_Entry(res, args.type_, args.name, dict(args.props)))
+            return None
         if not isinstance(res, pulumi.CustomResource) or isinstance(res, pulumi.ProviderResource):
             return None
         entry = _Entry(res, args.type_, args.name, dict(args.props))

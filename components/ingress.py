@@ -31,10 +31,17 @@ from .helm import helm_release, releases_of
 from .inputs import STAND_IN, AwsProvider, InputName, InputStr, manifest_parts, part, resolve
 
 
-def _helm(name: str, rel: Mapping[str, Any], opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+def _helm(
+    name: str, rel: Mapping[str, Any], opts: pulumi.ResourceOptions, crds_name: Optional[str] = None
+) -> k8s.helm.v3.Release:
     """The shared helm_release, fed the ingress builders' Chart (name, version, repository)."""
     chart: build.Chart = rel["chart"]
-    return helm_release(name, {**rel, "chart": chart.name, "version": chart.version, "repository": chart.repository}, opts)
+    return helm_release(
+        name,
+        {**rel, "chart": chart.name, "version": chart.version, "repository": chart.repository},
+        opts,
+        crds_name=crds_name,
+    )
 
 
 def _custom(name: str, obj: dict, opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:
@@ -124,7 +131,7 @@ class AwsLoadBalancerController(KubernetesComponent):
             vpc_id = cluster.vpc_config.apply(_vpc_id)
         # The cluster, region and VPC may be Outputs (another stack's, or the lookup above): values built once known.
         (rel,) = releases_of(lambda c, r, v: [build.lb_controller_release(c, r, v)], args.cluster_name, args.region, vpc_id)
-        self.release = _helm(f"{name}-release", rel, self.child_opts(depends_on=[association]))
+        self.release = _helm(f"{name}-release", rel, self.child_opts(depends_on=[association]), crds_name=name)
         self.role_arn = role.arn
         self.register_outputs({"roleArn": role.arn, "release": rel["name"]})
 

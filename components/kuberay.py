@@ -13,13 +13,13 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .builders import awaiting, chart_crds
+from .builders import awaiting
 from .builders import kuberay_operator as operator
 from .builders import ray_cluster as build
 from .capacity.plan import ServingPlan
 from .cluster import KubernetesComponent, own_depends_on
 from .config import KubeRayConfig, ModelConfig
-from .helm import helm_release
+from .helm import helm_release_with_crds
 from .inputs import InputName, InputStr, part, resolve
 
 
@@ -44,19 +44,10 @@ class KubeRay(KubernetesComponent):
         self.release: Optional[k8s.helm.v3.Release] = None
         self.crds: list[Any] = []
         if args.config.install:
-            # The chart's crds/ are never upgraded by Helm: Pulumi owns them (builders/chart_crds.py), the release skips
-            # them. Retained on delete, as Helm leaves them: deleting a CRD deletes every RayCluster in the cluster.
-            crds = chart_crds.KUBERAY_OPERATOR
-            self.crds = [
-                k8s.yaml.v2.ConfigFile(
-                    f"{name}-crd-{crds.name(f)}",
-                    file=crds.url(f),
-                    opts=self.child_opts(retain_on_delete=True),
-                )
-                for f in crds.files
-            ]
+            # The chart's crds/ are never upgraded by Helm: Pulumi owns them, one ConfigFile per CRD registered by
+            # helm_release (builders/chart_crds.py), named <name>-crd-<plural> as before.
             rel = operator.operator_release(args.config)
-            self.release = helm_release(f"{name}-operator", rel, self.child_opts(depends_on=list(self.crds)))
+            self.release, self.crds = helm_release_with_crds(f"{name}-operator", rel, self.child_opts(), crds_name=name)
         self.register_outputs({"operatorNamespace": args.config.namespace, "installed": args.config.install})
 
 

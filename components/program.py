@@ -15,6 +15,7 @@ from typing import Any
 import pulumi
 from pulumi.runtime import config as runtime_config
 
+from .chart_crd_files import CrdSourceError
 from .config import PROJECT, StackConfig, load_stack_config
 from .errors import ConfigError, Problem
 from .loading import STACK_FILE, LoadError, load_json
@@ -63,7 +64,7 @@ def main() -> LlmPlatform:
                 config=cfg, hf_token=token, api_key=api_key, base_dir=Path(os.environ.get(STACK_DIR_ENV) or STACKS_DIR)
             ),
         )
-    except ConfigError as exc:
+    except (ConfigError, CrdSourceError) as exc:
         # RunError: the CLI prints the message alone, without a Python traceback.
         raise pulumi.RunError(str(exc)) from None
     # What other stacks read through a StackReference (examples/consumer reads these).

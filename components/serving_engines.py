@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from .capacity.startup import BY_NAME
+
 TABLE = Path(__file__).with_name("serving_engines.toml")
 
 # The settings a row may name, in vLLM's long names (what policies/vllm read).
@@ -28,10 +30,16 @@ SETTINGS = (
     "trust-remote-code",
     "download-dir",
     "load-format",
+    "quantization",
+    "data-parallel-size",
+    "nnodes",
 )
-DRAINS = ("flag", "unknown")
+# What an engine serves when its context-length setting is unset: "model" the model's whole context (one such
+# request must fit the KV cache), "fitted" a length the engine fits to the memory it found, "" not documented.
+CONTEXT_UNSET = ("model", "fitted", "")
+DRAINS = ("flag", "aborts", "unknown")
 MEMORY_FRACTIONS = ("total", "free", "")
-SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics")
+SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics", "startup", "tags")
 ENV_PREFIX = "env:"
 
 _FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -47,12 +55,18 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
     "readiness": str,
     "drain": str,
     "drain_flag": str,
+    "drain_env": str,
     "drain_default": (int, float),
     "memory_fraction_of": str,
     "metrics_path": str,
     "metrics_port": int,
     "queue_metric": str,
     "running_metric": str,
+    "context_unset": str,
+    "context_override_env": str,
+    "startup_rules": list,
+    "kv_heads_replicated": bool,
+    "moving_tags": list,
     "settings": dict,
     "sources": dict,
 }
@@ -84,12 +98,19 @@ class Engine:
     readiness: str
     drain: str
     drain_flag: str
+    drain_env: str
     drain_default: float
     memory_fraction_of: str
     metrics_path: str
     metrics_port: int
     queue_metric: str
     running_metric: str
+    context_unset: str
+    context_override_env: str
+    # names of the start-up rules (components.capacity.startup RULES) the engine itself enforces before it serves
+    startup_rules: tuple[str, ...]
+    kv_heads_replicated: bool
+    moving_tags: tuple[str, ...]
     # setting (vLLM's name) -> the engine's flags (normalised by flag_name) and environment variables
     flags: Mapping[str, tuple[str, ...]]
     env: Mapping[str, tuple[str, ...]]
@@ -114,7 +135,7 @@ def _row(name: str, row: Any) -> Engine:
         value = row[field]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise EngineTableError(f"{where}.{field}: {value!r} is not of type {getattr(kind, '__name__', kind)}")
-    for field in ("images", "commands", "modules"):
+    for field in ("images", "commands", "modules", "startup_rules", "moving_tags"):
         if not all(isinstance(v, str) and v for v in row[field]):
             raise EngineTableError(f"{where}.{field}: every item must be a non-empty string")
     if row["drain"] not in DRAINS:
@@ -123,6 +144,11 @@ def _row(name: str, row: Any) -> Engine:
         raise EngineTableError(f"{where}.drain_flag: a drain of kind 'flag' names its flag")
     if row["memory_fraction_of"] not in MEMORY_FRACTIONS:
         raise EngineTableError(f"{where}.memory_fraction_of: {row['memory_fraction_of']!r} is not one of {MEMORY_FRACTIONS}")
+    if row["context_unset"] not in CONTEXT_UNSET:
+        raise EngineTableError(f"{where}.context_unset: {row['context_unset']!r} is not one of {CONTEXT_UNSET}")
+    unknown_rules = [r for r in row["startup_rules"] if r not in BY_NAME]
+    if unknown_rules:
+        raise EngineTableError(f"{where}.startup_rules: unknown rule {unknown_rules[0]!r} (known: {', '.join(sorted(BY_NAME))})")
     flags: dict[str, tuple[str, ...]] = {}
     env: dict[str, tuple[str, ...]] = {}
     shown: dict[str, str] = {}
@@ -137,6 +163,10 @@ def _row(name: str, row: Any) -> Engine:
         shown[setting] = f"env {first[len(ENV_PREFIX) :]}" if first.startswith(ENV_PREFIX) else f"--{first}"
     sources = row["sources"]
     stated = {"recognise", "endpoints", "drain", "metrics"} | ({"settings"} if row["settings"] else set())
+    if row["startup_rules"] or row["context_unset"] or row["context_override_env"]:
+        stated.add("startup")
+    if row["moving_tags"]:
+        stated.add("tags")
     for group in sorted(stated):
         if not isinstance(sources.get(group), str) or not sources[group].strip():
             raise EngineTableError(f"{where}.sources.{group}: every fact needs its source (file and line at a pinned release)")
@@ -157,12 +187,18 @@ def _row(name: str, row: Any) -> Engine:
         readiness=row["readiness"],
         drain=row["drain"],
         drain_flag=flag_name(row["drain_flag"]),
+        drain_env=row["drain_env"],
         drain_default=float(row["drain_default"]),
         memory_fraction_of=row["memory_fraction_of"],
         metrics_path=row["metrics_path"],
         metrics_port=row["metrics_port"],
         queue_metric=row["queue_metric"],
         running_metric=row["running_metric"],
+        context_unset=row["context_unset"],
+        context_override_env=row["context_override_env"],
+        startup_rules=tuple(row["startup_rules"]),
+        kv_heads_replicated=row["kv_heads_replicated"],
+        moving_tags=tuple(t.lower() for t in row["moving_tags"]),
         flags=flags,
         env=env,
         shown=shown,

@@ -38,6 +38,7 @@ POD_TEMPLATE_PATHS = {
     "LeaderWorkerSet": "spec.leaderWorkerTemplate.leaderTemplate.spec, spec.leaderWorkerTemplate.workerTemplate.spec",
     "RayClusterFleet": "spec.template.spec (a RayCluster spec; AIBrix)",
     "DynamoGraphDeployment": "spec.services.<name> (extraPodSpec and mainContainer over the operator's component defaults: probes, grace period, resources.gpu as nvidia.com/gpu; policies/dynamo_defaults.py)",
+    "StormService": "spec.template.spec.roles[*].template.spec (AIBrix: each role's pod template, run in every role set)",
     "LLMInferenceService": "spec.template, spec.worker, spec.prefill.template, spec.prefill.worker, each with KServe's well-known presets merged in (policies/llmisvc_presets.py)",
 }
 
@@ -204,10 +205,13 @@ def _reading_section() -> list[str]:
         "(`components/serving_engines.toml`, each fact cited at a pinned release): how each engine is recognised "
         "(image, command, module), the spellings of its memory-fraction, context-length, tensor-parallel, model, "
         "revision and trust-remote-code settings, its health and readiness endpoints, what it does on SIGTERM, "
-        "and its metrics. S1, S10, S16 and S17 read the table, so a new engine is one row:",
+        "its metrics, what it serves with its context length unset, the start-up checks it makes itself (the rules "
+        "of S21-S25 it enforces, how it shards KV heads, the variable that lifts its context limit) and the image "
+        "tags it moves. S1, S2, S10, S16, S17, S22, S23 and G1 read the table, so a new engine is one row:",
         "",
-        "| engine | recognised by | memory fraction | context length | tensor parallel | health / readiness | on SIGTERM |",
-        "|---|---|---|---|---|---|---|",
+        "| engine | recognised by | memory fraction | context length | tensor parallel | health / readiness | on SIGTERM "
+        "| start-up rules | moving tags |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for engine in ENGINES:
         recognised = ", ".join(
@@ -218,6 +222,8 @@ def _reading_section() -> list[str]:
         drain = (
             f"waits for in-flight requests up to `--{engine.drain_flag}` (default {fmt_number(engine.drain_default)} s)"
             if engine.drain == "flag"
+            else "stops at once: in-flight requests fail"
+            if engine.drain == "aborts"
             else "no documented drain"
         )
         out.append(
@@ -226,7 +232,11 @@ def _reading_section() -> list[str]:
                 _cell(engine.spelling(s)) if s in engine.flags else "-"
                 for s in ("gpu-memory-utilization", "max-model-len", "tensor-parallel-size")
             )
-            + f" | `{engine.health}` / `{engine.readiness}` | {_cell(drain)} |"
+            + f" | `{engine.health}` / `{engine.readiness}` | {_cell(drain)} | "
+            + (_cell(", ".join(f"`{r}`" for r in engine.startup_rules)) or "-")
+            + " | "
+            + (_cell(", ".join(f"`{t}`" for t in engine.moving_tags)) or "-")
+            + " |"
         )
     return out
 

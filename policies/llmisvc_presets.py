@@ -33,9 +33,12 @@ KSERVE_TAG = "v0.20.0"
 IMAGE = "ghcr.io/llm-d/llm-d-cuda:v0.8.0"  # config-llm-template.yaml:10 (every preset's main container)
 
 
-def _main(port: int, probes: bool = True) -> dict:
+def _main(port: int, worker: bool = False) -> dict:
     """The ``main`` container every preset defines (config-llm-template.yaml:9-240; decode: port 8001). The
-    data-parallel presets' worker pods have no probes (config-llm-worker-data-parallel.yaml:290-533)."""
+    data-parallel presets' worker pods have no probes and run ``vllm serve ... --headless``, an engine with no API
+    server (config-llm-worker-data-parallel.yaml:290-533, ``--headless`` at :481; the prefill worker
+    config-llm-prefill-worker-data-parallel.yaml:291-549, :482; the decode worker
+    config-llm-decode-worker-data-parallel.yaml:351-611, :542)."""
     health = {"httpGet": {"path": "/health", "port": port}}
     probe_fields = {
         "livenessProbe": {**health, "periodSeconds": 10, "timeoutSeconds": 1, "failureThreshold": 10},  # :205-212
@@ -46,7 +49,8 @@ def _main(port: int, probes: bool = True) -> dict:
         "name": "main",
         "image": IMAGE,
         "imagePullPolicy": "IfNotPresent",  # :11
-        "command": ["vllm", "serve", "/mnt/models", "--port", str(port)],  # :166-178, the script's exec line
+        # :166-178, the script's exec line
+        "command": ["vllm", "serve", "/mnt/models", "--port", str(port), *(["--headless"] if worker else [])],
         "ports": [{"containerPort": port, "protocol": "TCP"}],  # :13-15
         "env": [
             {"name": "HOME", "value": "/home"},  # :181-186
@@ -54,7 +58,7 @@ def _main(port: int, probes: bool = True) -> dict:
             {"name": "HF_HUB_CACHE", "value": "/models"},
         ],
         "lifecycle": {"preStop": {"exec": {"command": ["/bin/sleep", "15"]}}},  # :197-202
-        **(probe_fields if probes else {}),
+        **({} if worker else probe_fields),
         "volumeMounts": [
             {"mountPath": "/home", "name": "home"},  # :228-239
             {"mountPath": "/tmp", "name": "tmp-dir"},
@@ -64,11 +68,11 @@ def _main(port: int, probes: bool = True) -> dict:
     }
 
 
-def _pod(port: int, shm: str, probes: bool = True) -> dict:
+def _pod(port: int, shm: str, worker: bool = False) -> dict:
     """A preset pod: the main container, grace period 60 s (:240) and its volumes (:241-253; dshm 1Gi, 8Gi in the
     data-parallel presets, config-llm-worker-data-parallel.yaml:280-283)."""
     return {
-        "containers": [_main(port, probes)],
+        "containers": [_main(port, worker)],
         "terminationGracePeriodSeconds": 60,
         "volumes": [
             {"name": "home", "emptyDir": {}},
@@ -82,17 +86,17 @@ def _pod(port: int, shm: str, probes: bool = True) -> dict:
 # Preset name -> {path in the LLMInferenceService spec: the pod spec the preset puts there}.
 PRESETS: dict[str, dict[str, dict]] = {
     "kserve-config-llm-template": {"template": _pod(8000, "1Gi")},
-    "kserve-config-llm-worker-data-parallel": {"template": _pod(8000, "8Gi"), "worker": _pod(8000, "8Gi", probes=False)},
+    "kserve-config-llm-worker-data-parallel": {"template": _pod(8000, "8Gi"), "worker": _pod(8000, "8Gi", worker=True)},
     # The decode pod's main container listens on 8001 behind the routing sidecar (config-llm-decode-template.yaml:205-227).
     "kserve-config-llm-decode-template": {"template": _pod(8001, "1Gi")},
     "kserve-config-llm-decode-worker-data-parallel": {
         "template": _pod(8001, "8Gi"),
-        "worker": _pod(8001, "8Gi", probes=False),
+        "worker": _pod(8001, "8Gi", worker=True),
     },
     "kserve-config-llm-prefill-template": {"prefill.template": _pod(8000, "1Gi")},
     "kserve-config-llm-prefill-worker-data-parallel": {
         "prefill.template": _pod(8000, "8Gi"),
-        "prefill.worker": _pod(8000, "8Gi"),
+        "prefill.worker": _pod(8000, "8Gi", worker=True),
     },
 }
 

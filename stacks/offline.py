@@ -76,6 +76,10 @@ class Recorded:
     custom_timeouts: Mapping[str, str] = field(default_factory=dict)
     # ResourceOptions.ignore_changes (property paths `pulumi up` and `pulumi refresh` leave alone).
     ignore_changes: tuple[str, ...] = ()
+    # ResourceOptions.replace_on_changes (property paths whose change makes `pulumi up` replace the resource).
+    replace_on_changes: tuple[str, ...] = ()
+    # ResourceOptions.aliases, each as "<type>::<name>" (the old identity whose state this resource takes over).
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass
@@ -412,6 +416,20 @@ def _custom_timeouts(request: Any) -> dict[str, str]:
     return {op: getattr(timeouts, op) for op in ("create", "update", "delete") if getattr(timeouts, op, "")}
 
 
+def _aliases(request: Any) -> tuple[str, ...]:
+    """The request's aliases as "<type>::<name>": from alias specs (where the SDK sends them) or alias URNs."""
+    out = []
+    for alias in getattr(request, "aliases", ()):
+        spec = alias.spec if alias.HasField("spec") else None
+        if spec is not None:
+            out.append(f"{spec.type or request.type}::{spec.name or request.name}")
+        elif alias.urn:
+            out.append("::".join(alias.urn.rsplit("::", 2)[-2:]).split("$")[-1])
+    for urn in getattr(request, "aliasURNs", ()):
+        out.append("::".join(urn.rsplit("::", 2)[-2:]).split("$")[-1])
+    return tuple(out)
+
+
 def _recorder(recording: Recording) -> Callable[[Any, Any], None]:
     """What the monitor calls with each registration: it appends the resource to ``recording``."""
     names: dict[str, str] = {}
@@ -436,6 +454,8 @@ def _recorder(recording: Recording) -> Callable[[Any, Any], None]:
                 delete_before_replace=bool(request.deleteBeforeReplace),
                 custom_timeouts=_custom_timeouts(request),
                 ignore_changes=tuple(request.ignoreChanges),
+                replace_on_changes=tuple(request.replaceOnChanges),
+                aliases=_aliases(request),
             )
         )
 
@@ -451,6 +471,7 @@ def _run_in_context(
     from pulumi.runtime import mocks
     from pulumi.runtime.config import set_all_config
 
+    from components import chart_crd_files
     from components.program import STACK_DIR_ENV
 
     recording = Recording()
@@ -468,9 +489,11 @@ def _run_in_context(
         mocks.set_mocks(mocks_type(), project=project, stack=stack.name, preview=False, monitor=monitor)
         values, secret_keys = engine_config(stack)
         set_all_config(values, secret_keys)
-        # pulumi.runtime.test runs a function as a program and waits for every registration.
+        # pulumi.runtime.test runs a function as a program and waits for every registration. The chart CRDs'
+        # ConfigFiles are registered as in a deploy, but no chart archive is read: the plan needs no network.
         try:
-            pulumi.runtime.test(lambda: _run_and_collect_exports(program, recording))()
+            with chart_crd_files.not_read():
+                pulumi.runtime.test(lambda: _run_and_collect_exports(program, recording))()
         except Exception:
             if not missing:
                 raise

@@ -89,8 +89,9 @@ HELM_RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
 
 
 def helm_release_file(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """A Helm release's chart, repository, version, namespace and values (docs/cli.md, `plan`)."""
-    return {
+    """A Helm release's chart, repository, version, namespace and values, and ``skipCrds: true`` when the release
+    leaves its chart's crds/ alone (docs/cli.md, `plan`)."""
+    out = {
         "name": inputs.get("name"),
         "chart": inputs.get("chart"),
         "repository": (inputs.get("repositoryOpts") or {}).get("repo"),
@@ -98,6 +99,9 @@ def helm_release_file(inputs: Mapping[str, Any]) -> dict[str, Any]:
         "namespace": inputs.get("namespace"),
         "values": inputs.get("values") or {},
     }
+    if inputs.get("skipCrds") is True:
+        out["skipCrds"] = True
+    return out
 
 
 def policy_resources(recording: Recording) -> list:

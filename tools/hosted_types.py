@@ -8,7 +8,8 @@ Pulumi's analyzer (pulumi/provider/experimental/analyzer.py in the installed SDK
 type from its annotation (str, int, float, bool, list, dict[str, T], Enum, a class, NotRequired[T])
 and its description from the string literal after it (``Analyzer.get_docstring`` parses the
 class's source), so the generated file holds real classes with a docstring after every field: each
-field's pydantic description. Literal choices become Enums; unions other than Optional are refused
+field's pydantic description. Literal choices become Enums, also inside lists and maps (whose items
+the SDK's provider would map to {}: components/hosted/provider.py maps them); unions other than Optional are refused
 by the analyzer, and none exist here. Property names are the models' field names, which the analyzer
 camel-cases the way pydantic's ``to_camel`` makes the aliases a stack file uses (checked below).
 """
@@ -72,7 +73,6 @@ class Generator:
     def __init__(self) -> None:
         self.blocks: list[str] = []
         self.done: set[str] = set()
-        self.choices: dict[tuple[str, str], tuple] = {}
 
     def enum_for(self, owner: str, field: str, values: tuple) -> str:
         name = f"{owner}{_pascal(field)}"
@@ -92,36 +92,29 @@ class Generator:
         self.done.add(name)
         return name
 
-    def annotation(self, tp: typing.Any, owner: str, field: str, in_container: bool = False) -> str:
+    def annotation(self, tp: typing.Any, owner: str, field: str) -> str:
         origin = typing.get_origin(tp)
         if origin is typing.Annotated:
-            return self.annotation(typing.get_args(tp)[0], owner, field, in_container)
-        if in_container and (origin is typing.Literal or (isinstance(tp, type) and issubclass(tp, enum.Enum))):
-            # The SDK's ComponentProvider.map_input_properties (pulumi 3.233-3.272,
-            # provider/experimental/component.py, "arrays of complex types") maps each item of a list
-            # whose items are a $ref as an object, turning an enum item into {}: choices inside a
-            # list or map stay strings, listed in the description, and the config model checks them.
-            self.choices[(owner, field)] = tuple(m.value for m in tp) if isinstance(tp, type) else typing.get_args(tp)
-            return "str"
+            return self.annotation(typing.get_args(tp)[0], owner, field)
         if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
             args = [a for a in typing.get_args(tp) if a is not type(None)]
             if len(args) != 1:
                 raise SystemExit(f"{owner}.{field}: a union of {args!r}; the analyzer refuses unions")
-            return self.annotation(args[0], owner, field, in_container)
+            return self.annotation(args[0], owner, field)
         if origin is typing.Literal:
             return self.enum_for(owner, field, typing.get_args(tp))
         if origin in (tuple, list):
             items = [a for a in typing.get_args(tp) if a is not Ellipsis]
             if len(set(map(repr, items))) != 1:
                 raise SystemExit(f"{owner}.{field}: a fixed-shape tuple {tp!r} has no schema equivalent")
-            return f"list[{self.annotation(items[0], owner, field, True)}]"
+            return f"list[{self.annotation(items[0], owner, field)}]"
         if origin is dict:
             key, value = typing.get_args(tp)
             while typing.get_origin(key) is typing.Annotated:
                 key = typing.get_args(key)[0]
             if key is not str:
                 raise SystemExit(f"{owner}.{field}: map keys must be strings")
-            return f"dict[str, {self.annotation(value, owner, field, True)}]"
+            return f"dict[str, {self.annotation(value, owner, field)}]"
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             return self.model(tp)
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
@@ -144,10 +137,7 @@ class Generator:
             tp = self.annotation(info.annotation, name, field)
             if not info.is_required():
                 tp = f"NotRequired[{tp}]"
-            description = info.description or ""
-            if (name, field) in self.choices:
-                description += " One of: " + ", ".join(str(v) for v in self.choices[(name, field)]) + "."
-            lines += [f"    {field}: {tp}", f"    {_doc(description)}"]
+            lines += [f"    {field}: {tp}", f"    {_doc(info.description or '')}"]
         self.blocks.append("\n".join(lines))
         return name
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..capacity.hardware import GPUS, INSTANCES, GpuSpec, InstanceSpec
 from ..capacity.memory import Gpu
+from ..hardware import GPUS, INSTANCES, GpuSpec, InstanceSpec
 
 __all__ = ["GPUS", "INSTANCES", "GpuSpec", "InstanceSpec", "find_gpu", "gpu_names", "gpu_spec", "instance_gpu", "UnknownGpu"]
 

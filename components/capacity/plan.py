@@ -25,6 +25,7 @@ from ..capacity.models import CatalogModel, UnknownModel, find_model, load_model
 from ..capacity.startup import field_path
 from ..config import GpuPoolConfig, ModelConfig, StackConfig
 from ..errors import ConfigError, Problem
+from ..image_facts import IMAGE_FACTS, ray_driver_needs_gpu, ray_in_image
 from ..images import vllm_release
 from ..timeouts import TimeoutChain, shared_alb_idle, timeout_chain
 from ..vllm_flags import Release, UnsupportedRelease, batch_defaults, missing_rule, optional_flag, release_of
@@ -325,9 +326,40 @@ def _release(m: ModelConfig, path: str) -> Release:
                 m.image,
             )
         )
+    problems += _ray_image_problems(m, path, release)
     if problems:
         raise ConfigError(problems)
     return release
+
+
+def _ray_image_problems(m: ModelConfig, path: str, release: Release) -> list[Problem]:
+    """A Ray-backed multi-node model needs a release whose Ray executor starts on the GPU-less head, and ray in its
+    image (components/image_facts.py holds both facts and where they were read)."""
+    if m.distributed is None or m.distributed.backend != "ray":
+        return []
+    problems: list[Problem] = []
+    known = sorted(v for v in IMAGE_FACTS if ray_driver_needs_gpu(v) is False)
+    if ray_driver_needs_gpu(release.version) is not False:
+        problems.append(
+            Problem(
+                f"{path}.image",
+                f"the Ray head runs `vllm serve --distributed-executor-backend=ray` with no GPU (num-gpus 0), and whether "
+                f"vLLM {release.version}'s Ray executor starts on a node without a GPU is not established (older ones "
+                f"raised 'Current node has no GPU available'); it is read for vLLM {', '.join(known)} "
+                "(components/image_facts.py): use an image of that release",
+                m.image,
+            )
+        )
+    if ray_in_image(release.version) is False:
+        problems.append(
+            Problem(
+                f"{path}.image",
+                f"the vLLM {release.version} image ships no ray, which every pod of a Ray cluster runs (ray start, "
+                "KubeRay's wait-gcs-ready health check, vLLM's Ray executor): use an image that installs ray",
+                m.image,
+            )
+        )
+    return problems
 
 
 def declared_sizes(m: ModelConfig, path: str, base_dir: Optional[Path]) -> Optional[RequestSizes]:

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from ..capacity.gpus import GPUS, INSTANCES
-from ..capacity.hardware import pool_architecture
 from ..capacity.layout import spans_nodes
 from ..capacity.plan import Resources, ServingPlan
 from ..config import GpuPoolConfig, ModelConfig
+from ..hardware import pool_architecture
 
 # Root volume: the vLLM image unpacked (28.6 GB for vllm-openai:latest in Dec 2025, vllm-project/vllm
 # PR #22377; ~25 GB in vllm-project/vllm issue #17163) plus the OS, kubelet and logs. Weights are added on top where a model

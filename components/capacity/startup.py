@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
 from ..capacity.architecture import Architecture
-from ..capacity.hardware import supported_dtypes
+from ..hardware import supported_dtypes
 
 # Methods vLLM applies to a 16-bit checkpoint while loading it, with the bytes per linear-layer
 # parameter they leave (embeddings stay 16-bit); the other methods need a checkpoint already
@@ -78,8 +78,15 @@ class Settings:
     compute_capability: Optional[tuple[int, int]] = None
     # --no-enable-chunked-prefill: a prompt must then fit one batch.
     chunked_prefill: bool = True
-    # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 in the server's environment.
+    # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 in the server's environment (another engine's variable: override_env).
     allow_long_max_model_len: bool = False
+    # The engine these settings are for, as messages name it, and the variable that lifts its context limit
+    # (components/serving_engines.toml display and context_override_env; vLLM's by default).
+    engine: str = "vLLM"
+    override_env: str = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
+    # False where the engine cannot replicate KV heads over more ranks than it has (TGI: both head counts must be
+    # divisible by the shard count); vLLM and SGLang replicate them.
+    kv_heads_replicated: bool = True
 
 
 Check = Callable[[Architecture, Settings, Mapping[str, str]], Optional[str]]
@@ -116,31 +123,37 @@ def _batched_tokens(arch: Architecture, s: Settings, names: Mapping[str, str]) -
     return None
 
 
-def unsharded_heads(arch: Architecture, tp: int) -> Optional[str]:
+def unsharded_heads(arch: Architecture, tp: int, replicate_kv: bool = True) -> Optional[str]:
     """The heads tensor parallel size ``tp`` cannot shard, "attention" or "kv", or None: S22's test, kept here once.
 
     vLLM divides the attention heads over the TP ranks, and the KV heads too or replicates them (TP a
     multiple of them); MLA models keep one latent KV, which any TP takes. The sources are S22's in RULES.
+    An engine that does not replicate KV heads (``replicate_kv`` False: TGI) needs TP to divide them too.
     """
     if arch.num_attention_heads % tp:
         return "attention"
-    if not arch.is_mla and arch.num_kv_heads % tp and tp % arch.num_kv_heads:
+    if not arch.is_mla and arch.num_kv_heads % tp and (not replicate_kv or tp % arch.num_kv_heads):
         return "kv"
     return None
 
 
 def _tp_divides_heads(arch: Architecture, s: Settings, names: Mapping[str, str]) -> Optional[str]:
     tp = s.tensor_parallel_size
-    heads = unsharded_heads(arch, tp)
+    heads = unsharded_heads(arch, tp, s.kv_heads_replicated)
     if heads == "attention":
         return (
             f"{names['tensor-parallel-size']} {tp} does not divide the model's {arch.num_attention_heads} attention heads; "
-            f"vLLM refuses to start (use a divisor)"
+            f"{s.engine} refuses to start (use a divisor)"
+        )
+    if heads == "kv" and not s.kv_heads_replicated:
+        return (
+            f"{names['tensor-parallel-size']} {tp} does not divide the model's {arch.num_kv_heads} KV heads; "
+            f"{s.engine} refuses to start (it shards KV heads without replicating them)"
         )
     if heads == "kv":
         return (
             f"{names['tensor-parallel-size']} {tp} and the model's {arch.num_kv_heads} KV heads do not divide one another; "
-            f"vLLM refuses to start"
+            f"{s.engine} refuses to start"
         )
     return None
 
@@ -152,7 +165,7 @@ def _context_within_limit(arch: Architecture, s: Settings, names: Mapping[str, s
     name = names["max-model-len"]
     return (
         f"{name} {s.max_model_len:,} exceeds the model's maximum of {limit:,} tokens; "
-        f"vLLM refuses it (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); lower {name}"
+        f"{s.engine} refuses it (unless {s.override_env}=1); lower {name}"
     )
 
 

@@ -14,10 +14,10 @@ import the config back.
 from __future__ import annotations
 
 from ..aws_ids import arn_region
-from ..capacity.gpus import INSTANCES
 from ..capacity.layout import layout_problems, spans_nodes
 from ..errors import Problem
 from ..facts import DISCOVERY_TAG
+from ..hardware import INSTANCES
 from .models import ModelConfig
 from .pools import GpuPoolConfig
 from .stack import StackConfig

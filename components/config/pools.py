@@ -11,8 +11,7 @@ from typing import Any, Literal, Optional
 from pydantic import Field, field_validator, model_validator
 
 from ..aws_ids import placeholder_account
-from ..capacity.gpus import INSTANCES
-from ..capacity.hardware import pool_architecture
+from ..hardware import INSTANCES, pool_architecture
 from .base import Int, Str, _dns_name, _Model, matching
 
 # An EC2 instance type of a family without accelerators (m5.xlarge, c7i.2xlarge, r6g.large): not the

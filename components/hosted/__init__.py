@@ -1,7 +1,8 @@
 """The components other Pulumi languages use, and the package schema Pulumi's analyzer infers for them.
 
-``package/__main__.py`` hosts :data:`COMPONENTS` with ``component_provider_host``; :func:`package_schema`
-is the schema that provider serves (``GetSchema``), as ``python -m stacks schema`` prints it and
+``package/__main__.py`` hosts :data:`COMPONENTS` with :func:`provider.host` (the SDK's
+``component_provider_host`` with :class:`provider.HostedProvider`, which marks secrets and maps enums in
+lists); :func:`package_schema` is the schema that provider serves (``GetSchema``), as ``python -m stacks schema`` prints it and
 ``package/schema.json`` holds it (docs/package.md).
 """
 
@@ -13,10 +14,19 @@ import re
 import pulumi
 
 from ..errors import ConfigError, Problem
+from .capacity import GpuPool, ModelAutoscaling
 from .platform import PACKAGE, LlmPlatform
+from .serving import KubeRay, RayVllmService, VllmService
 
-# The components the package hosts, in schema order.
-COMPONENTS: list[type[pulumi.ComponentResource]] = [LlmPlatform]
+# The components the package hosts: the platform, and those a platform team uses alone.
+COMPONENTS: list[type[pulumi.ComponentResource]] = [
+    LlmPlatform,
+    GpuPool,
+    VllmService,
+    KubeRay,
+    RayVllmService,
+    ModelAutoscaling,
+]
 # The package's version in its schema (pyproject.toml [project] version; tests/components/test_hosted.py checks).
 VERSION = "0.1.0"
 
@@ -48,13 +58,24 @@ def check_analyzer() -> None:
 def package_schema(version: str = VERSION) -> str:
     """The package schema as JSON text: what the provider's GetSchema serves, indented with sorted keys.
 
-    Built by the SDK's own ComponentProvider (the analyzer and schema generator the hosted provider runs).
+    Built by the provider the package runs (the SDK's analyzer and schema generator, secrets marked).
     """
     check_analyzer()
-    from pulumi.provider.experimental.component import ComponentProvider
+    from .provider import HostedProvider
 
-    served = ComponentProvider(COMPONENTS, PACKAGE, version=version).schema or "{}"
+    served = HostedProvider(COMPONENTS, PACKAGE, version=version).schema or "{}"
     return json.dumps(json.loads(served), indent=2, sort_keys=True) + "\n"
 
 
-__all__ = ["COMPONENTS", "PACKAGE", "VERSION", "LlmPlatform", "package_schema"]
+__all__ = [
+    "COMPONENTS",
+    "PACKAGE",
+    "VERSION",
+    "GpuPool",
+    "KubeRay",
+    "LlmPlatform",
+    "ModelAutoscaling",
+    "RayVllmService",
+    "VllmService",
+    "package_schema",
+]

@@ -64,6 +64,10 @@ class LlmPlatform(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str]
     """A kubeconfig for the cluster (a Pulumi secret)."""
 
+    # Marked "secret": true in the schema and made secrets in Construct (components/hosted/provider.py).
+    SECRET_INPUTS = ("hf_token", "api_key")
+    SECRET_OUTPUTS = ("kubeconfig",)
+
     def __init__(self, name: str, args: LlmPlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(f"{PACKAGE}:index:LlmPlatform", name, {}, opts)
         cfg = stack_config(

@@ -66,6 +66,17 @@ class ClusterConfig(TypedDict):
     """Subnets and security groups this stack tags karpenter.sh/discovery=<name> (only with the default selectors, which read that tag). Default: none."""
 
 
+class GpuPoolConfigCapacityTypes(str, Enum):
+    """The choices of GpuPoolConfig.capacityTypes."""
+
+    ON_DEMAND = "on-demand"
+    """GpuPoolConfig.capacityTypes = on-demand"""
+    SPOT = "spot"
+    """GpuPoolConfig.capacityTypes = spot"""
+    RESERVED = "reserved"
+    """GpuPoolConfig.capacityTypes = reserved"""
+
+
 class CapacityReservationConfig(TypedDict):
     """One EC2NodeClass capacityReservationSelectorTerms entry: a reservation by id, or by tags (and owner)."""
 
@@ -135,8 +146,8 @@ class GpuPoolConfig(TypedDict):
     """Pool name (required); becomes the Karpenter NodePool name and the models' `pool`."""
     instance_types: list[str]
     """EC2 GPU instance types the pool may launch (required, non-empty; one GPU model and one CPU architecture per pool: the NodePool requires the kubernetes.io/arch of their instance records)."""
-    capacity_types: NotRequired[list[str]]
-    """Purchase options. Default ["on-demand"] (spot reclaims cut long requests). One of: on-demand, spot, reserved."""
+    capacity_types: NotRequired[list[GpuPoolConfigCapacityTypes]]
+    """Purchase options. Default ["on-demand"] (spot reclaims cut long requests)."""
     capacity_reservations: NotRequired[list[CapacityReservationConfig]]
     """EC2 capacity reservations the pool may launch into (EC2NodeClass capacityReservationSelectorTerms). Required when capacityTypes includes reserved: Karpenter only knows reservations these terms select. Default []."""
     gpu_limit: int

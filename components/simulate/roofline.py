@@ -21,7 +21,7 @@ weight-only GEMM on GPUs without FP8 tensor cores (weight_only_seconds); at deco
 blockwise kernel's K walk (block_fp8_seconds, block_fp8.py); MLA (DeepSeek) counts its projections, its decompressed
 prefill heads and its absorbed decode attention.
 
-The GPU facts come from the hardware records (components/capacity/hardware.toml: each GPU's
+The GPU facts come from the hardware records (components/hardware.toml: each GPU's
 ``performance`` datasheet peaks and its ``interconnect``); the
 efficiencies below turn peaks into achieved rates. They are calibrated on the calibration half of
 the published points in benchmarks/fidelity.py (the other half is held out; its errors are
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..capacity.architecture import Architecture
-from ..capacity.hardware import GPUS
+from ..hardware import GPUS
 from .block_fp8 import block_fp8_floor_seconds, block_fp8_linear_shapes
 
 # Calibrated constants: the best of `python benchmarks/fidelity.py --calibrate` (a grid over the calibration half of
@@ -499,7 +499,7 @@ def roofline_for(
     perf = spec.performance if spec is not None else None
     if spec is None or perf is None:
         raise NoPerformanceFigures(
-            f"the GPU catalogue has no throughput figures for {gpu_name} (components/capacity/hardware.toml "
+            f"the GPU catalogue has no throughput figures for {gpu_name} (components/hardware.toml "
             f"[gpus.{gpu_name}.performance]); known: {', '.join(sorted(g.name for g in GPUS.values() if g.performance))}"
         )
     block = arch.weight_block_size is not None if fp8_block_scaled is None else fp8_block_scaled

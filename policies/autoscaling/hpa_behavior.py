@@ -45,7 +45,7 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
-from policies.reading.scalers_ext import scale_down_window
+from policies.reading.scalers_ext import AIBRIX_COOLDOWN, AIBRIX_KPA_DELAY, scale_down_window
 
 NODEPOOL_GROUP_KIND = ("karpenter.sh", "NodePool")
 
@@ -141,6 +141,15 @@ def _operator_window_findings(resource: Resource, config: dict) -> list[str]:
     field, raw, seconds = window
     if seconds is None or seconds >= floor:
         return []
+    if field.endswith(AIBRIX_KPA_DELAY):
+        # Read by AIBrix v0.4.x only (v0.4.1 pkg/controller/podautoscaler/scaler/kpa.go:70); v0.5.0 and later ignore it
+        # and hold scale-down for autoscaling.aibrix.ai/scale-down-cooldown-window (v0.7.0
+        # pkg/controller/podautoscaler/types/annotations.go:49-51, 300 s unset: context/context.go:113).
+        return [
+            f"{field} = {raw!r}: AIBrix before v0.5.0 scales in after {fmt_number(seconds)} s of lower load, below "
+            f"{floor} s, and from v0.5.0 on ignores this annotation; a GPU replica removed on a short dip takes minutes "
+            f"to come back; set {AIBRIX_COOLDOWN} to at least {floor}s instead"
+        ]
     return [
         f"{field} = {raw!r}: the controller scales in after {fmt_number(seconds)} s of lower load, below {floor} s; a GPU "
         f"replica removed on a short dip takes minutes to come back; set it to at least {floor}s"

@@ -2,6 +2,10 @@
 
 An untagged image pulls `:latest`, and `latest` moves: two replicas of one Deployment can run
 different vLLM releases, and a rollback cannot return to what ran before.
+
+A model server's image is also held to the moving tags its engine publishes (components/serving_engines.toml
+moving_tags, each row citing where: SGLang's nightly `dev`, llama.cpp's `server-cuda` rebuilt from master), for
+whichever engine of the table the container runs.
 """
 
 from __future__ import annotations
@@ -10,36 +14,41 @@ from components.images import image_tag, is_digest
 from policies.framework import Policy, Resource
 from policies.kube import container_label, containers, pod_specs, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.serving import engine_row, model_servers
 
 _FIX = "pin a version tag (ideally a digest, image@sha256:...)"
 
 
-def _images(resource: Resource) -> list[tuple[str, object]]:
-    """(label, image) of every container, and of the server an operator resource asks for."""
-    found = [
-        (container_label(path, c), c.get("image"))
-        for path, podspec in pod_specs(resource)
-        for c in containers(podspec, init=True, model=True)
-    ]
+def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...]]]:
+    """(label, image, engine shown, the engine's moving tags) of every container, and of the server an operator
+    resource asks for; a container no engine row names has no tags of its own."""
+    engines = {id(s.container): s.engine for s in model_servers(resource)}
+    found: list[tuple[str, object, str, tuple[str, ...]]] = []
+    for path, podspec in pod_specs(resource):
+        for c in containers(podspec, init=True, model=True):
+            row = engine_row(engines.get(id(c), ""))
+            found.append((container_label(path, c), c.get("image"), row.display if row else "", row.moving_tags if row else ()))
     if (server := operator_server(resource)) is not None:
-        found.append((server.image_field, server.image))
+        found.append((server.image_field, server.image, "", ()))
     return found
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     disallowed = {str(t).lower() for t in config["disallowedTags"]}
     messages = []
-    for label, image in _images(resource):
-        if True:
-            if not isinstance(image, str):
-                continue
-            if is_digest(image):
-                continue
-            tag = image_tag(image)
-            if tag is None:
-                messages.append(f"{label}: image {image} has no tag, so it pulls :latest, which moves; {_FIX}")
-            elif tag.lower() in disallowed:
-                messages.append(f"{label}: image {image} uses the mutable tag {tag}; {_FIX}")
+    for label, image, engine, moving in _images(resource):
+        if not isinstance(image, str) or is_digest(image):
+            continue
+        tag = image_tag(image)
+        if tag is None:
+            messages.append(f"{label}: image {image} has no tag, so it pulls :latest, which moves; {_FIX}")
+        elif tag.lower() in disallowed:
+            messages.append(f"{label}: image {image} uses the mutable tag {tag}; {_FIX}")
+        elif tag.lower() in moving:
+            messages.append(
+                f"{label}: image {image} uses {tag}, a tag {engine} moves to each new build (engine table "
+                f"moving_tags), so replicas and rollbacks run whatever was pushed last; {_FIX}"
+            )
     return messages
 
 

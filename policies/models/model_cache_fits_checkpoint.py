@@ -9,11 +9,14 @@ models neither knows are not judged.
 Where the model lands: the server's download directory (`--download-dir`, the HF cache its env names, or the
 image's ~/.cache/huggingface; policies/reading/engines.py cache_dirs), or for a local model path the path
 itself. The volume's size: an emptyDir's sizeLimit, an ephemeral volume's or a StatefulSet claim template's
-storage request, or a claimed PersistentVolumeClaim of the same run (same namespace).
+storage request, or a claimed PersistentVolumeClaim of the same run (same namespace). An NVIDIA NIMCache names its
+model by the NGC model puller image (nvcr.io/nim/<org>/<model>) or a Hugging Face repository, and its cache by
+spec.storage.pvc (_nim_cache_findings).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from components.capacity.models import CatalogModel, UnknownModel, find_model
@@ -89,7 +92,54 @@ def _servers(resource: Resource) -> list[tuple[str, dict, dict, dict, Optional[s
     return found
 
 
+NIM_CACHE = ("apps.nvidia.com", "NIMCache")
+_NGC_IMAGE = re.compile(r"^nvcr\.io/nim/(?P<org>[a-z0-9._-]+)/(?P<name>[a-z0-9._-]+)(?::[^/@]*)?(?:@.*)?$", re.IGNORECASE)
+# NGC names Meta's models meta/<name> (nvcr.io/nim/meta/llama-3.1-70b-instruct); the Hub, meta-llama/<Name>.
+_NGC_ORGS = {"meta": "meta-llama"}
+# Bytes per parameter of the lightest profile a NIM may cache (4-bit weights), against which a cache is judged when
+# the NIMCache caches NGC profiles whose precision the manifest does not fix.
+_LIGHTEST_PROFILE_BYTES = 0.5
+
+
+def _nim_cache_findings(resource: Resource) -> list[str]:
+    """A NIMCache whose PVC cannot hold the model it caches (k8s-nim-operator v3.1.2 api/apps/v1alpha1/nimcache_types.go:
+    spec.source.{ngc.modelPuller, hf.{namespace, modelName}} :64-124, spec.storage.pvc.{size, name} with size "in Gi"
+    used to create the PVC, common_types.go:481-493). A Hugging Face source downloads the repository: its checkpoint must
+    fit. An NGC source caches the NIM's engine profiles, whose precision the manifest need not say: only a cache below
+    the model's weights at 4 bits (its parameters x 0.5 byte, the lightest profile) is judged, so no profile fits."""
+    spec = as_dict(get(resource.props, "spec"))
+    pvc = as_dict(get(spec, "storage", "pvc"))
+    raw = pvc.get("size")
+    size, field = None, ""
+    if isinstance(raw, str) and re.search(r"[A-Za-z]$", raw.strip()):
+        size, field = as_quantity(raw), f"spec.storage.pvc.size {raw}"
+    elif isinstance(pvc.get("name"), str) and pvc.get("create") is not True:
+        size, field = _claim_size(resource, pvc["name"])
+    if size is None:
+        return []
+    hf = as_dict(get(spec, "source", "hf"))
+    if isinstance(hf.get("namespace"), str) and isinstance(hf.get("modelName"), str):
+        model = _model(f"{hf['namespace']}/{hf['modelName']}")
+        need, what = (model.checkpoint_bytes, "its checkpoint") if model else (0.0, "")
+    else:
+        match = _NGC_IMAGE.match(str(get(spec, "source", "ngc", "modelPuller") or ""))
+        model = _model(f"{_NGC_ORGS.get(match['org'].lower(), match['org'])}/{match['name']}") if match else None
+        if model is None:
+            return []
+        per_param = 1.0 if model.arch.quant_method in ("fp8", "int8") else 2.0
+        need = model.checkpoint_bytes * _LIGHTEST_PROFILE_BYTES / per_param
+        what = f"its weights at 4 bits, the lightest NIM profile (the {model.checkpoint_gib:,.0f} GiB checkpoint x {_LIGHTEST_PROFILE_BYTES / per_param:g})"
+    if model is None or size >= need:
+        return []
+    return [
+        f"{field}: the cache holds {size / GIB:,.0f} GiB, but {model.hf_id} needs {need / GIB:,.0f} GiB for {what}: "
+        f"caching fails with no space left on the device and the NIMService never starts; size the cache above the model"
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
+    if split_type(resource.type) == NIM_CACHE:
+        return _nim_cache_findings(resource)
     messages = []
     for label, podspec, container, args, reference in _servers(resource):
         if not requests_gpu(podspec):
@@ -117,7 +167,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="model-cache-fits-checkpoint",
-    description="The volume a model server downloads its model into is at least as large as the model's checkpoint.",
+    description=(
+        "The volume a model server downloads its model into, and a NIMCache's PVC, are at least as large as the model "
+        "(a NIMCache of NGC profiles: as its weights at 4 bits, the lightest profile)."
+    ),
     catalog="S29",
     severity="high",
     enforcement="mandatory",

@@ -11,7 +11,9 @@ Read from every engine's own form: vLLM (`--revision`, `--trust-remote-code`), S
 REVISION, TRUST_REMOTE_CODE), KServe's Hugging Face server (`storageUri: hf://...`,
 `--model_revision`, `--trust_remote_code`), and Ray Serve LLM (`model_loading_config.model_source`,
 `engine_kwargs.revision`, `engine_kwargs.trust_remote_code`; a `runtime_env.env_vars` MODEL_ID /
-TRUST_REMOTE_CODE pair as TGI names them). Local paths and object-store URIs are not Hub ids: only
+TRUST_REMOTE_CODE pair as TGI names them), KServe's LLMInferenceService (`spec.model.uri: hf://org/model[:revision]`),
+and every other engine of the engine table through its row's spellings, flags or environment (NIM's
+NIM_TRUST_CUSTOM_CODE, llama.cpp's `-hf`). Local paths and object-store URIs are not Hub ids: only
 the remote-code rule applies to them.
 """
 
@@ -20,9 +22,10 @@ from __future__ import annotations
 import re
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray
-from policies.reading.engines import hub_model, table_servers
-from policies.reading.serving import container_argv, engine_configs, model_servers, serve_config
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray, split_type
+from policies.operators import operator_server
+from policies.reading.engines import hub_model, table_args, table_servers
+from policies.reading.serving import container_argv, engine_configs, engine_row, model_server_engine, model_servers, serve_config
 from policies.reading.vllm_args import parse_vllm_args
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -60,6 +63,10 @@ def _sources(resource: Resource) -> list[dict]:
         # remote-code rule applies to it.
         pinnable = "revision" in table.row.flags or "revision" in table.row.env
         revision = table.args.get("revision")
+        if table.model is None and not table.row.model_positional and "model" in table.row.shown:
+            # No model named: the image serves its own (a NIM's profile from NGC, pinned with the image tag), so
+            # there is no repository whose code a trust setting would import.
+            continue
         found.append(
             dict(
                 label=table.label,
@@ -94,7 +101,62 @@ def _sources(resource: Resource) -> list[dict]:
             )
     if ray:
         found.extend(_ray_env_sources(resource))
+    found.extend(_llmisvc_sources(resource))
+    found.extend(_operator_sources(resource))
     return found
+
+
+def _operator_sources(resource: Resource) -> list[dict]:
+    """An operator-run server (NIMService, VLLMRuntime: policies.operators) whose image is an engine of the table
+    other than vLLM: its ``spec.env`` read through the row's spellings (NIM's NIM_TRUST_CUSTOM_CODE)."""
+    server = operator_server(resource)
+    if server is None or not isinstance(server.image, str):
+        return []
+    container = {"image": server.image, "env": get(resource.props, "spec", "env")}
+    row = engine_row(model_server_engine(container) or "")
+    if row is None or row.name == "vllm":
+        return []
+    args = table_args(container, row, [])
+    model = args.get("model")
+    if not isinstance(model, str) or not model:
+        # The image's own model (a NIM's profile from NGC, pinned with the image tag): no repository to trust.
+        return []
+    return [
+        dict(
+            label="spec.env",
+            model=None,
+            shown_model=model,
+            revision=None,
+            has_revision=False,
+            revision_flag=row.spelling("revision"),
+            trust="trust-remote-code" in args,
+            trust_flag=row.spelling("trust-remote-code"),
+        )
+    ]
+
+
+def _llmisvc_sources(resource: Resource) -> list[dict]:
+    """A KServe LLMInferenceService's ``spec.model.uri``: the controller's storage initializer downloads an
+    ``hf://<org>/<model>[:<revision>]`` URI into the pod (kserve v0.20.0 python/storage/kserve_storage/
+    kserve_storage.py Storage._download_hf, L614-657: the part after ':' is the revision, none = the main branch),
+    and the presets' vLLM serves the local copy, so the revision can only be pinned in the URI."""
+    if split_type(resource.type) != ("serving.kserve.io", "LLMInferenceService"):
+        return []
+    uri = get(resource.props, "spec", "model", "uri")
+    if not isinstance(uri, str) or not uri.startswith("hf://"):
+        return []
+    model, _, revision = uri[len("hf://") :].partition(":")
+    return [
+        dict(
+            label="spec.model.uri",
+            model=model,
+            revision=revision or None,
+            has_revision=bool(revision),
+            revision_flag="the revision in spec.model.uri (hf://<org>/<model>:<revision>)",
+            trust=False,
+            trust_flag="",
+        )
+    ]
 
 
 def _ray_env_sources(resource: Resource) -> list[dict]:
@@ -148,8 +210,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"which can move; pin the 40-character commit SHA"
                 )
         model = source.get("shown_model", model)
-        if source["trust"] and (repo or model) not in allowed:
-            shown = repo or model or "the model"
+        named = repo or hub_model(model) or model
+        if source["trust"] and named not in allowed:
+            shown = named or "the model"
             messages.append(
                 f"{label}: {source['trust_flag']} imports Python from the repository of {shown} into the "
                 f"server, and {shown} is not in trustRemoteCodeModels; drop the flag (architectures the "

@@ -216,6 +216,36 @@ def _model_servers(resource: Any) -> list[ModelServer]:
     return found
 
 
+# Pods of a multi-pod serving group that hold ranks of an engine another pod of the group fronts: no request reaches
+# them, so the rules of a request-serving pod (readiness, startup budget, drain before SIGTERM) do not apply to them.
+# (kind, pod spec path) -> the pod spec path of the group's front pod, which must exist for the path to be rank-only.
+_RANK_ONLY_PODS = {
+    # LeaderWorkerSet: the leader is the group's address (lws docs/examples route Services to the leader, worker index
+    # 0); the workers join its engine.
+    ("LeaderWorkerSet", "spec.leaderWorkerTemplate.workerTemplate.spec"): "spec.leaderWorkerTemplate.leaderTemplate.spec",
+    # KServe LLMInferenceService (v0.20.0 pkg/controller/v1alpha2/llmisvc/workload_multi_node.go:137-146,172-200,233):
+    # spec.worker becomes the LeaderWorkerSet's worker template, spec.template its leader; only with no leader template
+    # do the workers join the InferencePool selector (:141-145).
+    ("LLMInferenceService", "spec.worker"): "spec.template",
+    ("LLMInferenceService", "spec.prefill.worker"): "spec.prefill.template",
+    # KServe InferenceService multi-node: the head (predictor) serves, workerSpec pods run Ray workers.
+    ("InferenceService", "spec.predictor.workerSpec"): "spec.predictor",
+}
+
+
+def takes_requests(resource: Any, path: str, container: Mapping) -> bool:
+    """Whether a model-server container takes requests itself (False for a rank of an engine fronted by another pod:
+    a LeaderWorkerSet worker, an LLMInferenceService or InferenceService worker beside its leader, a vLLM started
+    with ``--headless``: vllm-project/vllm vllm/entrypoints/cli/serve.py at 00a5fdd2, ServeSubcommand.cmd sets
+    api_server_count 0 under --headless and run_headless starts the engine ranks with no API server)."""
+    from policies.reading.vllm_args import vllm_args
+
+    front = _RANK_ONLY_PODS.get((split_type(resource.type)[1], path))
+    if front is not None and any(p == front for p, _ in pod_specs(resource)):
+        return False
+    return "headless" not in vllm_args(container, image_entrypoint=not is_ray(resource.type))
+
+
 def is_serving_app(resource: Any) -> bool:
     """True for a long-running workload whose pods serve a model (see the module docstring)."""
     group, kind = split_type(resource.type)

@@ -12,7 +12,7 @@ policies; `unsized` lists them, so that a run can say so instead of reading as a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from components.builders.labels import CAPACITY_ANNOTATION, GPU_ANNOTATION
 from components.capacity.accounting import image_flashinfer_sampler
@@ -26,6 +26,9 @@ from policies.kube import annotations_of, as_float, as_int, as_list, memoized
 from policies.reading.gpu_selection import pinned_gpu
 from policies.reading.vllm_args import VllmServer, served_model
 
+if TYPE_CHECKING:
+    from policies.reading.engines import EngineServer
+
 
 @dataclass(frozen=True)
 class ServerPlan:
@@ -37,7 +40,7 @@ class ServerPlan:
     plan: MemoryPlan
 
 
-def gpu_type(resource: Any, server: VllmServer) -> Optional[Gpu]:
+def gpu_type(resource: Any, server: "VllmServer | EngineServer") -> Optional[Gpu]:
     """The GPU the pod runs on: our exact annotation first, else the GPU its node selection pins.
 
     Karpenter's GPU-name label names a family (``a100`` covers the 40 and 80 GB parts), and an

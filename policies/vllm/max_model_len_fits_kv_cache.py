@@ -9,16 +9,30 @@ of tokens that can be stored in KV cache (M)" (vllm-project/vllm#2418, #10517), 
 memory for cache blocks at all; and it finds out minutes after a GPU node was bought. The plan
 here is vLLM V1's own accounting (components.capacity.memory), from the container's flags, the
 catalogue's model facts and the GPU the pod is pinned to.
+
+Every other engine of the engine table is held to the part of that accounting that does not depend on the
+engine: its weights, split over its tensor x pipeline parallel GPUs, must fit the share of each GPU its
+memory-fraction setting gives it (components/serving_engines.toml memory_fraction_of: "total" a fraction of the
+GPU, unset read as the whole GPU; "free" a fraction of what the weights leave, so the whole GPU). Above that the
+engine cannot load the model (SGLang: "Not enough memory", TGI and TensorRT-LLM: CUDA out of memory while
+loading). Only a sure refusal is reported: a server with online quantization (its weights shrink while loading),
+an unknown model or GPU, or a row without a memory fraction is not judged; an unset parallel size is read as the
+container's GPU limit (TGI shards over every GPU it sees), the most favourable reading.
 """
 
 from __future__ import annotations
 
+from components.capacity.architecture import ArchitectureError
+from components.capacity.models import UnknownModel, find_model
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES
+from policies.kube import WORKLOAD_TYPES, annotations_of, as_float, gpu_count
+from policies.reading.engines import EngineServer, table_servers
 from policies.reading.serving import engine_configs
-from policies.reading.vllm_args import served_model, vllm_servers
-from policies.reading.vllm_capacity import release_note, server_plan, stamped_plan
-from policies.vllm.startup_rules import refused
+from policies.reading.vllm_args import parallel_size, served_model, vllm_servers
+from policies.reading.vllm_capacity import gpu_type, release_note, server_plan, stamped_plan
+from policies.vllm.startup_rules import refused, table_refused
+
+GIB = 1024**3
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -49,7 +63,53 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"{p.reason} [budget {p.budget_gib:.2f} GiB = weights {p.weights_gib:.2f} + activation {p.activation_gib:.2f} "
             f"+ non-torch {p.non_torch_gib:.2f} + CUDA graphs {p.cuda_graph_gib:.2f} + KV {p.kv_cache_gib:.2f}]"
         )
+    messages.extend(m for server in table_servers(resource) if (m := _table_weights(resource, server)))
     return messages
+
+
+def _table_weights(resource: Resource, server: EngineServer) -> str:
+    """Why a table engine's weights cannot fit its GPUs ("" when they can, or when it is not sure)."""
+    row = server.row
+    if row is None or row.memory_fraction_of not in ("total", "free") or "quantization" in server.args:
+        return ""
+    if table_refused(resource, server):
+        return ""  # a start-up rule's own row reports it
+    model = None
+    for candidate in (server.model, annotations_of(resource.props).get("llm-serving.io/model")):
+        if isinstance(candidate, str) and candidate:
+            try:
+                model = find_model(candidate)
+                break
+            except (UnknownModel, ArchitectureError):
+                continue
+    gpu = gpu_type(resource, server)
+    tp, pp = parallel_size(server.args, "tensor-parallel-size"), parallel_size(server.args, "pipeline-parallel-size")
+    if model is None or gpu is None or tp is None or pp is None:
+        return ""
+    if "tensor-parallel-size" not in server.args:
+        tp = max(tp, gpu_count(server.container) or 1)
+    shown = row.spelling("gpu-memory-utilization")
+    fraction = 1.0
+    if row.memory_fraction_of == "total" and "gpu-memory-utilization" in server.args:
+        value = as_float(server.args["gpu-memory-utilization"])
+        if value is None or not 0 < value <= 1:
+            return ""  # out of range: S1's finding
+        fraction = value
+        share = f"{shown}={value:g} of"
+    else:
+        share = "all of"
+    gpus = tp * pp
+    per_gpu = model.checkpoint_bytes / GIB / gpus
+    room = fraction * gpu.memory_gib
+    if per_gpu <= room:
+        return ""
+    return (
+        f"{server.label}: {model.hf_id} on {gpus}x {gpu.name} ({gpu.memory_gib:.2f} GiB) does not start: its weights "
+        f"take {per_gpu:.2f} GiB per GPU ({model.checkpoint_gib:.2f} GiB over tensor parallel {tp} x pipeline "
+        f"parallel {pp}), more than {share} the GPU's memory ({room:.2f} GiB), so {row.display} cannot load them; "
+        f"raise {row.spelling('tensor-parallel-size')} (more GPUs per replica), serve a quantized checkpoint or use "
+        f"a GPU with more memory"
+    )
 
 
 POLICY = Policy(

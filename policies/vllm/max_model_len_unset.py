@@ -4,7 +4,9 @@ Unset, max_model_len is the model's own context (131,072 tokens for Llama 3.1, 1
 DeepSeek-R1), and vLLM refuses to start when one sequence of that length does not fit the KV
 cache ("The model's max seq len (N) is larger than the maximum number of tokens that can be
 stored in KV cache"). When the GPU is known, vllm-max-model-len-fits-kv-cache checks the fit;
-this check says the length was never chosen.
+this check says the length was never chosen. The same holds for every engine of the engine table whose row
+says an unset context length is the model's own (components/serving_engines.toml context_unset: SGLang's
+--context-length); TGI fits its default to the memory it finds, so it is not asked.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.reading.engines import sglang_servers
+from policies.reading.engines import table_servers
 from policies.reading.serving import engine_configs
 from policies.vllm.engine_defaults import model_context
 
@@ -32,14 +34,18 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"one such request must fit the KV cache or the engine refuses to start; set the length "
             f"you serve"
         )
-    for server in sglang_servers(resource):
-        if "max-model-len" in server.args:
+    # Every other engine of the table whose row says an unset length is the model's whole context
+    # (components/serving_engines.toml context_unset "model"); one that fits it to the memory (TGI) is not asked.
+    for server in table_servers(resource):
+        row = server.row
+        if row is None or row.context_unset != "model" or "max-model-len" not in row.shown or "max-model-len" in server.args:
             continue
         context = model_context(server.model)
         size = f"{context:,} tokens for {server.model}" if context else f"from {server.model or 'the model'}'s config.json"
         messages.append(
-            f"{server.label}: --context-length is not set, so SGLang serves the model's full context ({size}); "
-            f"its KV pool must hold one such request or long prompts are refused; set the length you serve"
+            f"{server.label}: {row.spelling('max-model-len')} is not set, so {row.display} serves the model's full "
+            f"context ({size}); its KV cache must hold one such request or long prompts are refused; set the length "
+            f"you serve"
         )
     operator = operator_server(resource)
     if operator is not None and operator.max_model_len_set is False:

@@ -14,7 +14,14 @@ LLM model's ``engine_kwargs``):
   ``VLLM_ALLOW_LONG_MAX_MODEL_LEN``.
 
 A model outside the catalogue is judged by the capacity plan the components stamp on the resource
-(its ``startupRule``). SGLang servers are not read: these are vLLM's checks, and SGLang makes its own.
+(its ``startupRule``).
+
+Every other engine of the engine table (components/serving_engines.toml) is held to the rules its row lists in
+``startup_rules`` (the checks that engine makes itself before it serves, each cited in the row's ``startup``
+source): SGLang refuses a --tp-size that does not shard the heads and a --context-length above the model's
+(unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN), TGI a --num-shard that does not divide both head counts.
+Its settings are read through the row's spellings (policies.reading.engines.table_servers), and messages name
+the engine and its own flags. A new engine is a row: no code here names one.
 """
 
 from __future__ import annotations
@@ -27,9 +34,10 @@ from components.capacity.architecture import Architecture, ArchitectureError
 from components.capacity.models import UnknownModel, find_model
 from components.capacity.startup import BY_NAME, RULES, Settings, StartupRule, flag_names
 from components.images import vllm_release
+from components.serving_engines import Engine
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, get, memoized
-from policies.reading.engines import env_values
+from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.serving import EngineConfig, engine_configs
 from policies.reading.vllm_args import parallel_size
 from policies.reading.vllm_capacity import gpu_type, stamped_plan
@@ -67,7 +75,68 @@ def startup_findings(resource: Any, rule: StartupRule) -> list[str]:
         refusal = read.refusal(rule, flag_names(bool(engine.extra)))
         if refusal:
             messages.append(f"{engine.label}: {read.model_id} does not start: {refusal}")
+    for server in table_servers(resource):
+        if server.row is None or rule.name not in server.row.startup_rules:
+            continue
+        table = table_read(resource, server)
+        refusal = table.refusal(rule, table_flag_names(server.row)) if table is not None else None
+        if table is not None and refusal:
+            messages.append(f"{server.label}: {table.model_id} does not start: {refusal}")
     return messages
+
+
+def table_flag_names(row: Engine) -> Mapping[str, str]:
+    """How messages spell the settings of a table engine's rules: its own flag or variable (``--tp-size``,
+    ``env NUM_SHARD``), vLLM's for a setting the row does not name."""
+    return {**flag_names(), **{s: row.spelling(s) for s in ("tensor-parallel-size", "max-model-len") if s in row.shown}}
+
+
+def table_read(resource: Any, server: EngineServer) -> Optional[_Engine]:
+    """What the rules read of a table engine's server (its model in the catalogue or the lock file, its tensor
+    parallel size and context length through the row's spellings), or None where the model is unknown or a size
+    is not a positive integer."""
+    return memoized(server, "startup_table_read", lambda s: _table_read(resource, s))
+
+
+def _table_read(resource: Any, server: EngineServer) -> Optional[_Engine]:
+    row = server.row
+    if row is None:
+        return None
+    found = None
+    for candidate in (server.model, as_dict(get(resource.props, "metadata", "annotations")).get("llm-serving.io/model")):
+        if isinstance(candidate, str) and candidate:
+            try:
+                found = candidate, find_model(candidate).arch
+                break
+            except (UnknownModel, ArchitectureError):
+                continue
+    tp = parallel_size(server.args, "tensor-parallel-size")
+    if found is None or tp is None:
+        return None
+    model_id, arch = found
+    env = env_values(server.container)
+    override = row.context_override_env
+    settings = Settings(
+        tensor_parallel_size=tp,
+        max_model_len=_positive(server.args, "max-model-len") or arch.max_position_embeddings,
+        max_num_seqs=0,
+        max_num_batched_tokens=0,
+        allow_long_max_model_len=bool(override) and env.get(override, "0").strip().lower() in _TRUE,
+        engine=row.display,
+        override_env=override or "no variable",
+        kv_heads_replicated=row.kv_heads_replicated,
+    )
+    # The batch sizes are vLLM's: no table rule reads them (batch_known False keeps S21 silent if a row names it).
+    return _Engine(model_id, arch, settings, batch_known=False)
+
+
+def table_refused(resource: Any, server: EngineServer) -> bool:
+    """True when a start-up rule the engine's row lists reports this server (so S2 does not)."""
+    if server.row is None:
+        return False
+    read = table_read(resource, server)
+    names = table_flag_names(server.row)
+    return read is not None and any(read.refusal(BY_NAME[r], names) for r in server.row.startup_rules)
 
 
 def startup_policy(rule_name: str, *, description: str, remediation: str, rationale: str) -> Policy:

@@ -16,6 +16,10 @@ Multi-node engines:
 Engines that Ray Serve starts from a RayService's `serveConfigV2` (ray.serve.llm's
 `engine_kwargs`) are not read: their parallel sizes live in an application config, not in a
 container's command line.
+
+Every other engine of the engine table (components/serving_engines.toml) runs one rank per GPU too (SGLang's
+--tp-size x --pp-size over --nnodes nodes, TGI's --num-shard / NUM_SHARD, NIM's NIM_TENSOR_PARALLEL_SIZE): its
+written sizes are read through its row's spellings and held to its GPU limit the same way.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 from components.images import image_repository
 from policies.framework import Policy, Resource
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, resource_value, split_type
+from policies.reading.engines import EngineServer, table_servers
 from policies.reading.ray_cluster import cluster_gpus
 from policies.reading.vllm_args import VllmServer, parallel_size, vllm_servers
 
@@ -125,8 +130,40 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     return messages
 
 
+def _check_table(resource: Resource, server: EngineServer) -> list[str]:
+    """A table engine's tensor x pipeline parallel ranks against its GPU limit, read through its row's spellings
+    (components/serving_engines.toml): judged only where the tensor parallel size is written (an unset one is the
+    engine's own default: TGI shards over every GPU it sees) and no data parallel size is (DP may run inside the TP
+    group, SGLang's DP attention, or beside it); ``nnodes`` (else a LeaderWorkerSet's size) spreads the ranks."""
+    row = server.row
+    if row is None or is_ray(resource.type) or "tensor-parallel-size" not in server.args:
+        return []
+    if "data-parallel-size" in server.args:
+        return []
+    tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
+    if tp is None or pp is None:
+        flag = _TP if tp is None else _PP
+        return [f"{server.label}: {row.spelling(flag)}={server.args[flag]} is not a positive integer"]
+    nodes = as_int(server.args.get("nnodes")) if "nnodes" in server.args else None
+    if nodes is None:
+        size = as_int(get(resource.props, "spec", "leaderWorkerTemplate", "size"))
+        nodes = size if split_type(resource.type)[1] == "LeaderWorkerSet" and size and size > 1 else 1
+    limit = as_int(resource_value(server.container, "limits", GPU_RESOURCE))
+    if limit is None or nodes < 1 or limit * nodes == tp * pp:
+        return []  # no readable limit (an operator's, another accelerator): not judged here
+    spread = f" over {nodes} pods" if nodes > 1 else ""
+    per_pod = f"{limit} per pod" if nodes > 1 else f"{limit}"
+    return [
+        f"{server.label}: {row.spelling(_TP)} {tp} × {row.spelling(_PP)} {pp} = {_gpus(tp * pp)}{spread}, but "
+        f"resources.limits {GPU_RESOURCE} is {per_pod}; {row.display} runs one rank per GPU, so spare GPUs sit idle "
+        f"and missing ones stop the engine at startup"
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [m for server in vllm_servers(resource) for m in _check_server(resource, server)]
+    return [m for server in vllm_servers(resource) for m in _check_server(resource, server)] + [
+        m for server in table_servers(resource) for m in _check_table(resource, server)
+    ]
 
 
 POLICY = Policy(

@@ -291,9 +291,16 @@ def test_operator_release_is_pinned_to_the_shared_chart_and_its_values_exist():
 
 
 @pytest.mark.parametrize("tag", ["v0.12.0", "v0.18.0", "v0.29.0", "v0.33.0"])
-def test_every_flag_and_env_of_the_head_exists_in_the_images_release(tag):
+def test_every_flag_and_env_of_the_head_exists_in_the_images_release(tag, monkeypatch):
+    from components import image_facts
     from components.vllm_flags import has
 
+    # The plan refuses a Ray model on a release whose GPU-less driver was not read (components/image_facts.py, tested
+    # below); this test is about the flag table alone, so it states the fact for the older releases.
+    version = tag[1:]
+    if version not in image_facts.IMAGE_FACTS:
+        fact = image_facts.ImageFact(release=version, ray_default=None, provenance="test", ray_driver_needs_gpu=False)
+        monkeypatch.setitem(image_facts.IMAGE_FACTS, version, fact)
     cfg = stack_config("prod")
     cfg["llm-serving:models"][3]["image"] = f"vllm/vllm-openai:{tag}"
     _, plan, cluster = _render(cfg)
@@ -342,3 +349,56 @@ def test_worker_probes_depend_on_ray_default_only_where_the_image_is_known_to_sh
 
     code = c["livenessProbe"]["exec"]["command"][-1]
     assert subprocess.run([sys.executable, "-c", code], timeout=10).returncode == 1
+
+
+# --- Does the GPU-less head start? Read in the vLLM 0.33.0 wheel (components/image_facts.py, WHEEL_0_33_0). -------------
+# v1/executor/abstract.py:76-79: backend "ray" is RayExecutorV2; v1/executor/ray_utils.py:266-384 initialize_ray_cluster
+# has no "Current node has no GPU available" check and pins no bundle to the driver's node (PACK over {GPU: 1} bundles,
+# 371-379); platforms/interface.py:304-306 names a CPU-only engine on a GPU node a valid Ray setup. Older executors raised
+# on a GPU-less driver, so the plan accepts the head's design (num-gpus 0, CUDA_VISIBLE_DEVICES "") only on a release
+# whose fact was read as False.
+
+
+def test_the_gpu_less_head_rests_on_the_release_fact_that_the_ray_driver_needs_no_gpu(prod):
+    from components.image_facts import IMAGE_FACTS, ray_driver_needs_gpu
+
+    _, plan, cluster = prod
+    assert ray_driver_needs_gpu(plan.release.version) is False
+    prov = IMAGE_FACTS[plan.release.version].executor_provenance
+    for cite in ("v1/executor/abstract.py:76-79", "v1/executor/ray_utils.py:266-384", "platforms/interface.py:304-306"):
+        assert cite in prov
+    head = pod_container(head_of(cluster))
+    assert head_of(cluster)["rayStartParams"]["num-gpus"] == "0"
+    assert build.HEAD_NO_GPU_ENV in head["env"]
+
+
+@pytest.mark.parametrize(
+    "change, rule",
+    [
+        ({"ray_driver_needs_gpu": None}, "whether vLLM 0.33.0's Ray executor starts on a node without a GPU is not established"),
+        ({"ray_driver_needs_gpu": True}, "whether vLLM 0.33.0's Ray executor starts on a node without a GPU is not established"),
+        ({"ray": False}, "the vLLM 0.33.0 image ships no ray"),
+    ],
+)
+def test_a_ray_model_is_refused_where_its_release_cannot_start_the_gpu_less_head_or_has_no_ray(monkeypatch, change, rule):
+    import dataclasses
+
+    from components import image_facts
+    from components.errors import ConfigError
+
+    fact = image_facts.IMAGE_FACTS["0.33.0"]
+    monkeypatch.setitem(image_facts.IMAGE_FACTS, "0.33.0", dataclasses.replace(fact, **change))
+    cfg = load_stack_config(stack_config("prod"))
+    with pytest.raises(ConfigError) as exc:
+        plan_stack(cfg)
+    (problem,) = [p for p in exc.value.problems if rule in p.rule]
+    assert problem.path == "models[3].image"
+
+
+def test_ray_in_the_pinned_image_is_reported_not_established_rather_than_assumed():
+    # The wheel declares no ray; the image's Dockerfile at v0.33.0 could not be read (components/image_facts.py). None
+    # is not False: the plan keeps the model and the docs say what to check before deploying.
+    from components.image_facts import IMAGE_FACTS, ray_in_image
+
+    assert ray_in_image("0.33.0") is None
+    assert "ray_utils.py:46-52" in IMAGE_FACTS["0.33.0"].provenance

@@ -21,12 +21,18 @@ health = "/healthz"
 readiness = "/ready"
 drain = "flag"
 drain_flag = "--drain_seconds"
+drain_env = ""
 drain_default = 5
 memory_fraction_of = "total"
 metrics_path = "/metrics"
 metrics_port = 9000
 queue_metric = "toy_waiting"
 running_metric = "toy_running"
+context_unset = "model"
+context_override_env = "TOY_LONG"
+startup_rules = ["vllm-context-within-model-limit"]
+kv_heads_replicated = true
+moving_tags = ["nightly"]
 
 [engines.toy.settings]
 max-model-len = ["max_context", "env:TOY_CONTEXT"]
@@ -38,6 +44,8 @@ settings = "toy v1 cli.py L10-20"
 endpoints = "toy v1 server.py L5"
 drain = "toy v1 server.py L40"
 metrics = "toy v1 metrics.py L3"
+startup = "toy v1 config.py L7"
+tags = "toy v1 RELEASING.md L2"
 """
 
 
@@ -84,11 +92,33 @@ def test_a_row_loads_with_flags_normalised():
         (("max-model-len = ", "max-model-length = "), r"settings: unknown setting 'max-model-length'"),
         (('drain = "toy v1 server.py L40"', 'drain = " "'), r"sources.drain: every fact needs its source"),
         (('drain_flag = "--drain_seconds"', 'drain_flag = ""'), r"drain_flag: a drain of kind 'flag' names its flag"),
+        (('context_unset = "model"', 'context_unset = "full"'), r"\[engines.toy\].context_unset: 'full' is not one of"),
+        (
+            ('startup_rules = ["vllm-context-within-model-limit"]', 'startup_rules = ["context-limit"]'),
+            r"startup_rules: unknown rule 'context-limit'",
+        ),
+        (('startup = "toy v1 config.py L7"', 'startup = ""'), r"sources.startup: every fact needs its source"),
+        (('tags = "toy v1 RELEASING.md L2"\n', ""), r"sources.tags: every fact needs its source"),
     ],
 )
 def test_a_typo_fails_the_load_naming_row_and_field(edit, message):
     with pytest.raises(EngineTableError, match=message):
         load_engines(ROW.replace(*edit))
+
+
+def test_the_start_up_facts_of_each_engine_are_read_at_their_releases():
+    sglang, tgi, vllm = engine_named("sglang"), engine_named("tgi"), engine_named("vllm")
+    assert sglang is not None and tgi is not None and vllm is not None
+    # SGLang model_config.py _derive_context_length; TGI v3.3.7 launcher/src/main.rs L693 (fitted default) and
+    # flash_llama_modeling.py L172-175 (KV heads divisible by num_shard); vLLM: every rule of components/capacity/startup.py.
+    assert (sglang.context_unset, sglang.context_override_env) == ("model", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN")
+    assert (tgi.context_unset, tgi.kv_heads_replicated, tgi.startup_rules) == (
+        "fitted",
+        False,
+        ("vllm-tp-divides-attention-heads",),
+    )
+    assert len(vllm.startup_rules) == 5 and vllm.context_override_env == "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
+    assert engine_named("nim") is not None and engine_named("nim").env["trust-remote-code"] == ("NIM_TRUST_CUSTOM_CODE",)  # type: ignore[union-attr]
 
 
 def test_the_table_file_is_beside_its_loader():

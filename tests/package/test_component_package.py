@@ -5,7 +5,7 @@ address, which prints its port: pulumi/provider/server.py ``main``), then asked 
 gRPC with the SDK's generated stubs. The schema must validate against Pulumi's package metaschema
 (../shared/reference/pulumi-package-schema/pulumi.json, checked with check-jsonschema, whose regex
 engine accepts the metaschema's ``(?<name>...)`` groups) and equal the committed package/schema.json.
-``Construct`` of LlmPlatform through the SDK's ComponentProvider, driven by the offline engine,
+``Construct`` of LlmPlatform through the package's provider (components/hosted/provider.py), driven by the offline engine,
 must register what the Python program registers for dev, staging and prod.
 """
 
@@ -119,18 +119,19 @@ def test_every_property_is_documented_and_closed_choices_are_enums():
     assert {"namespace", "serviceUrls", "poolNames", "kubeconfig"} <= set(platform["properties"])
 
 
+def floats(v):
+    """A value as the engine sends it: every number a float."""
+    if isinstance(v, bool) or not isinstance(v, (int, dict, list)):
+        return v
+    if isinstance(v, int):
+        return float(v)
+    if isinstance(v, dict):
+        return {k: floats(x) for k, x in v.items()}
+    return [floats(x) for x in v]
+
+
 def _camel_config(stack) -> dict:
     """A stack file's config as the component's ``config`` input, numbers as floats as the engine sends them."""
-
-    def floats(v):
-        if isinstance(v, bool) or not isinstance(v, (int, dict, list)):
-            return v
-        if isinstance(v, int):
-            return float(v)
-        if isinstance(v, dict):
-            return {k: floats(x) for k, x in v.items()}
-        return [floats(x) for x in v]
-
     out = {}
     for key, value in stack.config.items():
         namespace, _, name = key.partition(":")
@@ -153,15 +154,14 @@ def _resources(recording, drop_wrapper: bool) -> list:
 
 @pytest.mark.parametrize("stack_name", ["dev", "staging", "prod"])
 def test_construct_through_the_provider_registers_what_the_program_registers(stack_name):
-    from pulumi.provider.experimental.component import ComponentProvider
-
     from components.hosted import COMPONENTS, PACKAGE
+    from components.hosted.provider import HostedProvider
 
     stack = load_stack_file(stack_name)
     secrets = {k.partition(":")[2] for k in stack.secret_keys() if k.startswith("llm-serving:")}
 
     def program():
-        provider = ComponentProvider(COMPONENTS, PACKAGE)
+        provider = HostedProvider(COMPONENTS, PACKAGE)
         inputs = {"config": _camel_config(stack), "baseDir": str(stack.path.parent)}
         for key in ("hfToken", "apiKey"):
             if key in secrets:
@@ -183,11 +183,10 @@ def test_bad_config_through_the_provider_names_the_field_path():
 
     stack = load_stack_file("dev")
     config = _camel_config(stack)
-    from pulumi.provider.experimental.component import ComponentProvider
-
     from components.hosted import COMPONENTS, PACKAGE
+    from components.hosted.provider import HostedProvider
 
-    provider = ComponentProvider(COMPONENTS, PACKAGE)
+    provider = HostedProvider(COMPONENTS, PACKAGE)
     mapped = provider.map_inputs({"config": config}, provider._component_defs["LlmPlatform"])
     mapped["config"]["models"][0]["engine"]["max_model_len"] = -1.0
     with pytest.raises(ConfigError, match=r"config\.models\[0\]\.engine\.maxModelLen = -1: input should be greater than 0"):

@@ -111,14 +111,14 @@ def test_the_installed_package_reads_its_own_hardware_data(venv, tmp_path):
             """
         import json
         from importlib import resources
-        from llm_serving.capacity.hardware import DATA_FILE, GPUS, INSTANCES
-        print(json.dumps({"data": str(resources.files("llm_serving.capacity").joinpath(DATA_FILE)),
+        from llm_serving.hardware import DATA_FILE, GPUS, INSTANCES
+        print(json.dumps({"data": str(resources.files("llm_serving").joinpath(DATA_FILE)),
                           "t4": list(GPUS["T4"].compute_capability), "arch": INSTANCES["g5g.xlarge"].arch}))
     """,
             tmp_path,
         )
     )
-    assert "/venv/lib/" in out["data"] and out["data"].endswith("/llm_serving/capacity/hardware.toml"), out["data"]
+    assert "/venv/lib/" in out["data"] and out["data"].endswith("/llm_serving/hardware.toml"), out["data"]
     assert (out["t4"], out["arch"]) == ([7, 5], "arm64")
 
 

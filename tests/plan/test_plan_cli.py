@@ -133,12 +133,13 @@ def test_text_report_is_readable(tmp_path):
     # KServe's job namespace and its Secret, the gateway namespace, the EFA device plugin release and the
     # RayCluster's PDB, and the karpenter-crd release (issue 18); + the API key's Secret and the Pod Identity
     # Agent add-on (issue 19); + 7 NetworkPolicies (issue 31: a default deny, 4 API allows, the 405B's peers and
-    # its operator dashboard); + the kuberay-operator chart's four CRD files as ConfigFiles of their own (issue 30).
+    # its operator dashboard); + the kuberay-operator chart's four CRD files as ConfigFiles of their own (issue 30),
+    # and the aws-load-balancer-controller chart's seven CRDs likewise (issue 30, builders/chart_crds.py).
     # qwen3-32b streams from the S3 mirror: its reader (component, ServiceAccount, role, policy, pod identity) replaces
     # its own ServiceAccount (+4); the node agent's DaemonSetPatch (runs as the download Job's user, +1).
     # prod meets the spike it declares (no llm-simulated-slo); the predictors' progress deadline (KServe v0.20 fixes
     # it at 600 s, below each model's cold path; docs/controllers.md) is its one kind of finding.
-    assert text.startswith("Stack prod: 135 resources, ")
+    assert text.startswith("Stack prod: 142 resources, ")
     assert "llm-simulated-slo" not in text
     expected = tuple(
         f"  [advisory] progress-deadline-covers-startup (S34) derived-llm-deployment-{m}-predictor: "

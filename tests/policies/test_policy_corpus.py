@@ -303,6 +303,13 @@ EXPECTED = {
     ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "serving-app-pdb"),
     ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "serving-app-pdb"),
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "serving-app-pdb"),
+    # Nor for either NIMService's pods (k8s-nim-operator v3.1.2 creates none; serving-app-pdb's operator kinds).
+    ("blueprints__inference__gpu__nvidia-nim-operator-llama3-8b__nim-service-llama3-8b-instruct.yaml", "serving-app-pdb"),
+    ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "serving-app-pdb"),
+    # karpenter-blueprints' two GPU NodePools (categories g and p) cap cpu at 100 and memory at 100Gi/200Gi: below one
+    # node of the 8-GPU 48xlarge types they allow (192 vCPU), which Karpenter then never launches (S35, advisory).
+    ("blueprints__node-overlay__gpu-nodepool.yaml", "karpenter-limits-admit-largest-gpu-type"),
+    ("blueprints__nvidia-gpu-workload__gpu-nodepool.yaml", "karpenter-limits-admit-largest-gpu-type"),
     # GAIE's HTTPRoute to its InferencePool sets no timeouts.request: the gateway implementation's default applies.
     ("config__manifests__gateway__httproute.yaml", "llm-route-timeout-not-default"),
     # AIBrix's HPA-strategy PodAutoscaler aims gpu_cache_usage_perc (a 0-1 gauge; its own KPA sample uses 0.5) at 50.

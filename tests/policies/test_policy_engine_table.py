@@ -80,11 +80,16 @@ def test_tgi_settings_read_from_flags_and_env_in_vllms_names():
 
 
 def test_startup_probe_is_required_of_tgi_triton_and_nim():
-    for container, engine in ((TGI, "Hugging Face TGI"), (TRITON, "Triton Inference Server")):
+    # Each message names the engine's readiness endpoint from its row (TGI router/src/server.rs /health, Triton
+    # src/http_server.cc /v2/health/ready).
+    for container, engine, path in (
+        (TGI, "Hugging Face TGI", "/health"),
+        (TRITON, "Triton Inference Server", "/v2/health/ready"),
+    ):
         (message,) = messages(startup_probe_budget, deployment(container))
         assert message == (
             f"container {container['name']}: no startupProbe; {engine} serves nothing until the model is downloaded, "
-            "loaded and compiled, so add a startupProbe with a budget of at least 600s"
+            f"loaded and compiled, so add a startupProbe on GET {path} with a budget of at least 600s"
         )
     nim = {
         "name": "nim",
@@ -93,6 +98,7 @@ def test_startup_probe_is_required_of_tgi_triton_and_nim():
     }
     (message,) = messages(startup_probe_budget, deployment(nim))
     assert "livenessProbe without a startupProbe restarts the pod while NVIDIA NIM is still loading" in message
+    assert "add a startupProbe on GET /v1/health/ready" in message
     careful = dict(
         TRITON, startupProbe={"httpGet": {"path": "/v2/health/ready", "port": 8000}, "failureThreshold": 90, "periodSeconds": 10}
     )
@@ -168,17 +174,25 @@ health = "/healthz"
 readiness = "/ready"
 drain = "flag"
 drain_flag = "drain-seconds"
+drain_env = ""
 drain_default = 10
 memory_fraction_of = "total"
 metrics_path = "/metrics"
 metrics_port = 9000
 queue_metric = ""
 running_metric = ""
+context_unset = "model"
+context_override_env = "TOY_LONG_CONTEXT"
+startup_rules = ["vllm-tp-divides-attention-heads", "vllm-context-within-model-limit"]
+kv_heads_replicated = false
+moving_tags = ["edge"]
 
 [engines.toyserve.settings]
 revision = ["rev"]
 gpu-memory-utilization = ["mem"]
 trust-remote-code = ["remote-code"]
+max-model-len = ["ctx"]
+tensor-parallel-size = ["shards", "env:TOY_SHARDS"]
 
 [engines.toyserve.sources]
 recognise = "written for this test"
@@ -186,6 +200,8 @@ settings = "written for this test"
 endpoints = "written for this test"
 drain = "written for this test"
 metrics = "written for this test"
+startup = "written for this test"
+tags = "written for this test"
 """
 
 
@@ -212,3 +228,52 @@ def test_a_new_engine_is_one_table_row():
         for m in toy
     )
     assert any("--remote-code imports Python from the repository of org/model" in m for m in toy)
+
+
+def test_a_new_row_drives_s2_and_the_startup_rules():
+    """The row above names its context-length and tensor-parallel spellings, the start-up rules it enforces, how it
+    shards KV heads, its context override variable and its moving tags: S2, S22, S23 and G1 follow it, unchanged."""
+    engines = load_engines(Path(TABLE).read_text(encoding="utf-8") + NEW_ROW)
+    pinned = {"nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-l4"}}
+
+    def toy(*args: str, env=(), image="example.com/toyserve:1.0.0", gpus=1):
+        container = {
+            "name": "toy",
+            "image": image,
+            "command": ["toyserve", *args],
+            "env": list(env),
+            "resources": {"limits": {"nvidia.com/gpu": gpus}},
+        }
+        with use_engine_table(engines):
+            return {v.catalog: v.message for v in evaluate([deployment(container, **pinned)])}
+
+    model = "meta-llama/Llama-3.1-8B-Instruct"
+    found = toy(model, "--rev", SHA)
+    assert found["S2"] == (
+        "container toy: --ctx is not set, so ToyServe serves the model's full context (131,072 tokens for "
+        "meta-llama/Llama-3.1-8B-Instruct); its KV cache must hold one such request or long prompts are refused; set "
+        "the length you serve"
+    )
+    # 16 shards over 8 KV heads: the row says the engine does not replicate them (vLLM's own row would start).
+    found = toy(model, "--rev", SHA, "--ctx", "8192", env=[{"name": "TOY_SHARDS", "value": "16"}], gpus=16)
+    assert found["S22"] == (
+        f"container toy: {model} does not start: --shards 16 does not divide the model's 8 KV heads; ToyServe refuses to "
+        "start (it shards KV heads without replicating them)"
+    )
+    found = toy(model, "--rev", SHA, "--ctx", "262144")
+    assert found["S23"] == (
+        f"container toy: {model} does not start: --ctx 262,144 exceeds the model's maximum of 131,072 tokens; ToyServe "
+        "refuses it (unless TOY_LONG_CONTEXT=1); lower --ctx"
+    )
+    assert "S23" not in toy(model, "--rev", SHA, "--ctx", "262144", env=[{"name": "TOY_LONG_CONTEXT", "value": "1"}])
+    # Weights above the memory fraction of the pinned GPU: S2's blocking row.
+    found = toy("meta-llama/Llama-3.1-70B-Instruct", "--rev", SHA, "--ctx", "8192", "--mem", "0.9")
+    assert found["S2"].startswith(
+        "container toy: meta-llama/Llama-3.1-70B-Instruct on 1x L4 (22.04 GiB) does not start: its weights take 131.42 GiB"
+    )
+    assert "raise --shards (more GPUs per replica)" in found["S2"]
+    found = toy(model, "--rev", SHA, "--ctx", "8192", image="example.com/toyserve:edge")
+    assert "uses edge, a tag ToyServe moves to each new build" in found["G1"]
+    # The careful form: every setting chosen within what the row says the engine accepts.
+    found = toy(model, "--rev", SHA, "--ctx", "8192", "--shards", "1", "--mem", "0.9")
+    assert not {"S2", "S22", "S23", "G1"} & set(found), found

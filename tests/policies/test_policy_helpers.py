@@ -129,6 +129,7 @@ def test_every_workload_type_has_a_pod_spec_reader():
         "RayClusterFleet": {"template": {"spec": {"headGroupSpec": TEMPLATE}}},
         "LLMInferenceService": {},  # the well-known preset supplies spec.template
         "DynamoGraphDeployment": {"services": {"worker": {"componentType": "worker"}}},
+        "StormService": {"template": {"spec": {"roles": [{"name": "decode", "template": {"spec": {"containers": []}}}]}}},
     }
     for type_ in WORKLOAD_TYPES:
         kind = type_.rsplit(":", 1)[1]

@@ -37,8 +37,10 @@ _QWEN = {
 
 
 def _careful() -> dict:
-    """The sample as a careful platform writes it: GPU type selected and the GPU taint tolerated."""
+    """The sample as a careful platform writes it: GPU type selected, the GPU taint tolerated and the model pinned to
+    a commit (hf://<org>/<model>:<revision>, kserve v0.20.0 python/storage/kserve_storage/kserve_storage.py L650-657)."""
     svc = copy.deepcopy(_QWEN)
+    svc["spec"]["model"]["uri"] = "hf://Qwen/Qwen2.5-7B-Instruct:a09a35458c702241afdd5dd84d6e6c3d3e6e3e8a"
     template = svc["spec"]["template"]
     template["nodeSelector"] = {"karpenter.k8s.aws/instance-gpu-name": "l40s"}
     template["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
@@ -127,3 +129,50 @@ def test_a_base_ref_not_among_the_manifests_is_not_guessed(tmp_path):
     assert [v for v in _violations(tmp_path, svc) if v[0] == "serving-memory-limit"] == []
     del svc["spec"]["baseRefs"]
     assert [v[0] for v in _violations(tmp_path, svc) if v[0] == "serving-memory-limit"] == ["serving-memory-limit"]
+
+
+def _data_parallel() -> dict:
+    """KServe v0.20.0's docs/samples/llmisvc/dp-ep form: DP16 over two 8-GPU pods, the worker beside the template."""
+    svc = _careful()
+    spec = svc["spec"]
+    spec["parallelism"] = {"data": 16, "dataLocal": 8, "expert": True, "tensor": 1}
+    resources = {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": "8"}
+    spec["template"]["containers"][0]["resources"] = {"limits": dict(resources), "requests": dict(resources)}
+    spec["worker"] = copy.deepcopy(spec["template"])
+    return svc
+
+
+def test_the_data_parallel_worker_is_a_headless_rank_without_probes():
+    """config-llm-worker-data-parallel.yaml:290-533 at v0.20.0: the worker runs `vllm serve ... --headless` (:481) and
+    defines no probe; its leader (spec.template) has the preset's probes. Same for the prefill worker (:482 of
+    config-llm-prefill-worker-data-parallel.yaml), which earlier read as having the leader's probes."""
+    pods = dict(llmisvc_pod_specs(_data_parallel()["spec"]))
+    leader, worker = pods["spec.template"]["containers"][0], pods["spec.worker"]["containers"][0]
+    assert "--headless" in worker["command"] and "--headless" not in leader["command"]
+    assert not any(k in worker for k in ("readinessProbe", "startupProbe", "livenessProbe"))
+    assert leader["readinessProbe"]["httpGet"]["path"] == "/health"
+    prefill = {"prefill": {"parallelism": {"data": 2}, "worker": {}, "template": {}}, "parallelism": {"data": 2}, "worker": {}}
+    pods = dict(llmisvc_pod_specs(prefill))
+    assert "--headless" in pods["spec.prefill.worker"]["containers"][0]["command"]
+    assert "readinessProbe" not in pods["spec.prefill.worker"]["containers"][0]
+    assert "readinessProbe" in pods["spec.prefill.template"]["containers"][0]
+
+
+def test_a_headless_worker_needs_no_readiness_or_startup_probe(tmp_path):
+    """The careful form of KServe's dp-ep sample: the leader takes the requests, the headless worker holds ranks."""
+    found = _violations(tmp_path, _data_parallel())
+    assert [v for v in found if v[0] in ("serving-readiness-probe", "llm-startup-probe-budget")] == []
+
+
+def test_a_worker_that_fronts_itself_still_needs_probes(tmp_path):
+    """With no leader template (pipeline parallelism, no v0.20.0 preset) the workers join the InferencePool
+    (workload_multi_node.go:141-145): a worker running `vllm serve` without probes fires G4 and S16."""
+    svc = _data_parallel()
+    spec = svc["spec"]
+    spec["parallelism"] = {"pipeline": 2}
+    del spec["template"]
+    spec["worker"]["containers"][0]["image"] = "vllm/vllm-openai:v0.11.0"
+    spec["worker"]["containers"][0]["args"] = ["--model", "Qwen/Qwen2.5-7B-Instruct", "--pipeline-parallel-size", "2"]
+    found = {(p, m.split(":")[0]) for p, _, m in _violations(tmp_path, svc)}
+    assert ("serving-readiness-probe", "spec.worker container main") in found
+    assert ("llm-startup-probe-budget", "spec.worker container main") in found

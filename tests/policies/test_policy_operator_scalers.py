@@ -114,7 +114,15 @@ def test_an_aibrix_scale_down_window_below_the_floor_fires(tmp_path):
     ]
     older = copy.deepcopy(_AIBRIX)
     older["metadata"]["annotations"] = {"kpa.autoscaling.aibrix.ai/scale-down-delay": "1m"}
-    assert len(_messages(tmp_path, older, "llm-hpa-behavior")) == 1
+    # Read by AIBrix v0.4.x only (scaler/kpa.go:70 at v0.4.1; no Go file at v0.5.0..v0.7.0 names it): the message says
+    # both, and which annotation the pinned release reads.
+    assert _messages(tmp_path, older, "llm-hpa-behavior") == [
+        "metadata.annotations kpa.autoscaling.aibrix.ai/scale-down-delay = '1m': AIBrix before v0.5.0 scales in after "
+        "60 s of lower load, below 300 s, and from v0.5.0 on ignores this annotation; a GPU replica removed on a short "
+        "dip takes minutes to come back; set autoscaling.aibrix.ai/scale-down-cooldown-window to at least 300s instead"
+    ]
+    older["metadata"]["annotations"]["kpa.autoscaling.aibrix.ai/scale-down-delay"] = "10m"
+    assert _messages(tmp_path, older, "llm-hpa-behavior") == []  # long enough on v0.4; ignored, 300 s, from v0.5
     careful = copy.deepcopy(_AIBRIX)
     careful["metadata"]["annotations"] = {"autoscaling.aibrix.ai/scale-down-cooldown-window": "10m"}
     assert _messages(tmp_path, careful, "llm-hpa-behavior") == []

@@ -195,3 +195,50 @@ def test_a_ray_gpu_worker_group_without_a_gpu_type_fires():
 def test_a_ray_gpu_worker_group_selecting_its_gpu_is_silent():
     worker = {**copy.deepcopy(WORKER), "nodeSelector": {"karpenter.k8s.aws/instance-gpu-name": "l40s"}}
     assert [m for m in found([ray_cluster(worker)], "gpu-pod-tolerates-and-targets") if "Ray worker group" in m] == []
+
+
+def nim_cache(source: dict, pvc_spec: dict) -> Resource:
+    """A NIMCache as k8s-nim-operator's samples write it (config/samples/nim/serving/advanced/multi-node: an NGC
+    modelPuller, a created RWX PVC of 100Gi)."""
+    props = {
+        "apiVersion": "apps.nvidia.com/v1alpha1",
+        "kind": "NIMCache",
+        "metadata": {"name": "cache", "namespace": "llm"},
+        "spec": {"source": source, "storage": {"pvc": pvc_spec}},
+    }
+    return Resource("kubernetes:apps.nvidia.com/v1alpha1:NIMCache", "cache", props)
+
+
+NGC_R1 = {"ngc": {"modelPuller": "nvcr.io/nim/deepseek-ai/deepseek-r1:1.7.3", "pullSecret": "ngc", "authSecret": "ngc"}}
+
+
+def test_a_nim_cache_below_the_lightest_profile_fires():
+    """DeepSeek-R1's checkpoint is FP8 (641 GiB): even 4-bit weights need ~321 GiB, so the sample's 100Gi cannot hold
+    any profile."""
+    assert found([nim_cache(NGC_R1, {"create": True, "size": "100Gi"})], "model-cache-fits-checkpoint") == [
+        "spec.storage.pvc.size 100Gi: the cache holds 100 GiB, but deepseek-ai/DeepSeek-R1 needs 321 GiB for its "
+        "weights at 4 bits, the lightest NIM profile (the 641 GiB checkpoint x 0.5): caching fails with no space left "
+        "on the device and the NIMService never starts; size the cache above the model"
+    ]
+
+
+def test_a_nim_cache_that_holds_a_light_profile_is_silent():
+    """Careful forms: a cache that holds a 4-bit profile (NGC profiles' precision is not in the manifest), NGC's meta/
+    names mapped to the Hub's meta-llama/, a model the catalogue does not know, and a size without a unit."""
+    assert found([nim_cache(NGC_R1, {"create": True, "size": "400Gi"})], "model-cache-fits-checkpoint") == []
+    llama = {"ngc": {"modelPuller": "nvcr.io/nim/meta/llama-3.1-70b-instruct:1.3.3", "authSecret": "ngc"}}
+    assert found([nim_cache(llama, {"create": True, "size": "50Gi"})], "model-cache-fits-checkpoint") == []  # 4-bit: ~33
+    assert len(found([nim_cache(llama, {"create": True, "size": "20Gi"})], "model-cache-fits-checkpoint")) == 1
+    unknown = {"ngc": {"modelPuller": "nvcr.io/nim/acme/in-house-llm:1.0", "authSecret": "ngc"}}
+    assert found([nim_cache(unknown, {"create": True, "size": "1Gi"})], "model-cache-fits-checkpoint") == []
+    assert found([nim_cache(NGC_R1, {"create": True, "size": "100"})], "model-cache-fits-checkpoint") == []
+
+
+def test_a_nim_cache_from_the_hub_must_hold_the_whole_checkpoint():
+    hub = {"hf": {"endpoint": "https://huggingface.co", "namespace": "deepseek-ai", "modelName": "DeepSeek-R1"}}
+    (message,) = found([nim_cache(hub, {"create": True, "size": "400Gi"})], "model-cache-fits-checkpoint")
+    assert "needs 641 GiB for its checkpoint" in message
+    # An existing claim of the run is read by name.
+    claimed = nim_cache(hub, {"name": "model-store"})
+    assert len(found([claimed, pvc("model-store", "500Gi")], "model-cache-fits-checkpoint")) == 1
+    assert found([claimed, pvc("model-store", "700Gi")], "model-cache-fits-checkpoint") == []

@@ -92,7 +92,7 @@ def test_the_careful_sglang_server_stays_quiet(module):
 def test_unset_context_length_fires():
     assert messages(max_model_len_unset.POLICY, sglang(drop("--context-length"))) == [
         "container sglang: --context-length is not set, so SGLang serves the model's full context (40,960 tokens for "
-        "Qwen/Qwen3-8B); its KV pool must hold one such request or long prompts are refused; set the length you serve"
+        "Qwen/Qwen3-8B); its KV cache must hold one such request or long prompts are refused; set the length you serve"
     ]
 
 

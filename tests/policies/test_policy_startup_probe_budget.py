@@ -21,14 +21,14 @@ def test_compliant_inference_service_passes():
 def test_no_startup_probe_and_no_liveness_probe():
     assert messages(POLICY, isvc(without("startupProbe", "livenessProbe"))) == [
         f"{LABEL}: no startupProbe; vLLM serves nothing until the model is downloaded, loaded and compiled, "
-        f"so add a startupProbe with a budget of at least 600s"
+        f"so add a startupProbe on GET /health with a budget of at least 600s"
     ]
 
 
 def test_liveness_without_startup_probe():
     assert messages(POLICY, isvc(without("startupProbe"))) == [
         f"{LABEL}: livenessProbe without a startupProbe restarts the pod while vLLM is still loading the "
-        f"model; add a startupProbe with a budget of at least 600s"
+        f"model; add a startupProbe on GET /health with a budget of at least 600s"
     ]
 
 
@@ -75,3 +75,26 @@ def test_serving_runtime_model_spec_is_left_to_the_runtime():
     predictor["containers"] = []
     predictor["model"] = {"modelFormat": {"name": "vLLM"}, "args": ["--max-model-len=8192"]}
     assert messages(POLICY, isvc(props)) == []
+
+
+def test_a_headless_rank_needs_no_probe_but_a_liveness_probe_still_needs_a_startup_probe():
+    """`vllm serve --headless` starts engine ranks and no API server (vllm vllm/entrypoints/cli/serve.py at 00a5fdd2):
+    with no probe at all nothing restarts it mid-load, so S16 and G4 stay silent; a livenessProbe alone still kills it."""
+    from policy_fixtures import deployment_props, resource
+
+    from policies.k8s_generic.serving_readiness_probe import POLICY as READINESS
+
+    props = deployment_props()
+    container = props["spec"]["template"]["spec"]["containers"][0]
+    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+        container.pop(probe, None)
+    container["args"] = [*container.get("args", []), "--headless"]
+    headless = resource("kubernetes:apps/v1:Deployment", props)
+    assert messages(POLICY, headless) == [] and messages(READINESS, headless) == []
+    container["livenessProbe"] = {"httpGet": {"path": "/health", "port": 8000}}
+    assert [m.split(";")[0] for m in messages(POLICY, headless)] == [
+        "container kserve-container: livenessProbe without a startupProbe restarts the pod while vLLM is still loading the model"
+    ]
+    container["args"].remove("--headless")
+    del container["livenessProbe"]
+    assert len(messages(READINESS, headless)) == 1 and len(messages(POLICY, headless)) == 1

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from components.capacity.hardware import GPUS
 from components.capacity.models import MODELS, find_model
+from components.hardware import GPUS
 from components.simulate.roofline import active_params
 from tests.simulate.helpers import load_fidelity
 

@@ -142,7 +142,7 @@ def test_the_fidelity_replay_uses_the_link_each_point_records():
 def test_block_scaled_fp8_runs_at_the_bf16_peak_and_per_tensor_fp8_at_the_fp8_peak():
     """vLLM 0.11.0's block-scaled FP8 kernels rescale each 128-wide K step on the CUDA cores (fused_moe.py 443-452), so
     DeepSeek-R1's 128 x 128 blocks run at the BF16 peak; a per-tensor FP8 checkpoint keeps the FP8 peak."""
-    from components.capacity.hardware import GPUS
+    from components.hardware import GPUS
 
     m = find_model("deepseek-v3")
     assert m.arch.weight_block_size == (128, 128)  # config.json quantization_config.weight_block_size
@@ -260,7 +260,7 @@ def test_narrow_tensor_parallel_experts_run_their_down_gemm_slower(monkeypatch):
 def test_geforce_cards_all_reduce_through_host_memory():
     """GeForce cards get no peer-to-peer access (NVIDIA/nccl-tests issue 287: "GeForce cards do not support P2P"), so
     their TP ranks pay the host-staged link; datacenter PCIe cards keep PCIe peer-to-peer."""
-    from components.capacity.hardware import GPUS
+    from components.hardware import GPUS
 
     assert {g.name for g in GPUS.values() if g.interconnect == "host"} == {"RTX-3090", "RTX-4090"}
     m = find_model("llama-3.1-8b")
@@ -329,7 +329,7 @@ def test_dense_prefill_runs_at_the_gpus_measured_gemm_rate_and_the_experts_at_th
     """A dense prefill chunk's FLOPs run at FLOP_EFFICIENCY x the GPU's measured GEMM rate (hardware.toml
     bf16_achieved_tflops: the MAMF table's 794.5 TFLOP/s on an H100 SXM, 80% of its 989; a median 165.3 on an RTX 4090,
     its whitepaper figure), not at the datasheet peak; the routed experts keep the datasheet peak."""
-    from components.capacity.hardware import GPUS
+    from components.hardware import GPUS
 
     m = find_model("llama-3.1-8b")
     steps = {}
@@ -379,7 +379,7 @@ def test_fp8_weights_without_fp8_tensor_cores_run_at_marlins_measured_rate(monke
     2497, Marlin's bench.py: 0.60-0.74 of torch's GEMM above 128 tokens), MARLIN_PEAK_SHARE of the 312 TFLOP/s peak. A
     compute-bound prefill chunk of Qwen3-32B-FP8 on an A100 charges its linear FLOPs at that rate; the same checkpoint on
     an H100 (FP8 tensor cores) and a BF16 checkpoint on the A100 do not, and a decode step (memory-bound) is unchanged."""
-    from components.capacity.hardware import GPUS
+    from components.hardware import GPUS
 
     assert roofline.MARLIN_PEAK_SHARE == pytest.approx(141.4 / 312, abs=0.005)
     arch = find_model("qwen3-32b").arch
@@ -483,7 +483,7 @@ def test_the_measured_weight_streaming_rates_are_what_their_sources_printed():
     """Each hbm_achieved_gb_s is the median of the figures its source printed, converted as its citation says."""
     from statistics import median
 
-    from components.capacity.hardware import GPUS
+    from components.hardware import GPUS
 
     # vLLM PR 2497, Marlin's bench.py on an A100: (batch, Marlin GB/s, speedup over torch's FP16 GEMM) on the Llama13B
     # layers (k, n); torch reads 2kn bytes where Marlin reads kn/2 plus group-128 scales.
@@ -517,10 +517,10 @@ def test_the_measured_weight_streaming_rates_are_what_their_sources_printed():
     ],
 )
 def test_a_bad_measured_bandwidth_is_refused_naming_the_field(edit, message):
-    from components.capacity.hardware import HardwareDataError, load_hardware
+    from components.hardware import HardwareDataError, load_hardware
     from tests.conftest import ROOT
 
-    text = (ROOT / "components" / "capacity" / "hardware.toml").read_text(encoding="utf-8")
+    text = (ROOT / "components" / "hardware.toml").read_text(encoding="utf-8")
     assert edit(text) != text
     with pytest.raises(HardwareDataError, match=message):
         load_hardware(edit(text))

@@ -12,19 +12,19 @@ import re
 
 import pytest
 
+from components import hardware
 from components.builders import karpenter as build
-from components.capacity import hardware
 from components.capacity.cuda_graphs import cudagraph_capture_sizes
 from components.capacity.gpus import find_gpu, gpu_spec
-from components.capacity.hardware import GPUS, HARDWARE, INSTANCES, HardwareDataError, load_hardware, pool_architecture
 from components.capacity.plan import plan_stack
 from components.capacity.pools import plan_pools
 from components.config import load_stack_config
 from components.config import pools as config_pools
 from components.errors import ConfigError
+from components.hardware import GPUS, HARDWARE, INSTANCES, HardwareDataError, load_hardware, pool_architecture
 from tests.conftest import ROOT, stack_config
 
-DATA = ROOT / "components" / "capacity" / "hardware.toml"
+DATA = ROOT / "components" / "hardware.toml"
 TEXT = DATA.read_text(encoding="utf-8")
 
 
