@@ -11,13 +11,12 @@ where such a name would shadow the standard library.)
 from __future__ import annotations
 
 import contextlib
-import math
-import re
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from components.quantities import MAX_QUANTITY_TEXT, parse_quantity
 from policies.dynamo_defaults import dynamo_pod_specs
 from policies.llmisvc_presets import llmisvc_pod_specs
 
@@ -464,50 +463,12 @@ def as_int(value: Any) -> int | None:
 
 
 # Kubernetes' own quantity grammar allows at most 64 significant characters; longer text is not a number.
-_MAX_NUMBER_TEXT = 64
-_BINARY_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL_SUFFIXES = {"n": 1e-9, "u": 1e-6, "m": 1e-3, "": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
-_QUANTITY_RE = re.compile(
-    r"(?P<number>[+-]?(\d+(\.\d*)?|\.\d+))"
-    r"(?:(?P<exponent>[eE][+-]?\d+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)\Z"
-)
-
-
-def parse_quantity(value: Any) -> float:
-    """A Kubernetes quantity as a float in base units ("8Gi" -> 8589934592.0, "500m" -> 0.5).
-
-    Accepts numbers (the engine may send 1.0), binary suffixes Ki..Ei, decimal suffixes
-    n, u, m, k, M, G, T, P, E and E-notation ("1e3"). Raises ValueError for anything else.
-    """
-    not_quantity = ValueError(f"{_short(value)} is not a Kubernetes quantity")
-    if isinstance(value, bool):
-        raise not_quantity
-    if isinstance(value, (int, float)):
-        number = as_float(value)
-    elif isinstance(value, str) and len(value) <= _MAX_NUMBER_TEXT:
-        match = _QUANTITY_RE.match(value.strip())
-        if match is None:
-            raise not_quantity
-        if match["exponent"]:
-            # float() of the text: "1e400" is inf at once, where 10 ** 400 would be computed as an int.
-            number = float(match["number"] + match["exponent"])
-        else:
-            suffix = match["suffix"] or ""
-            number = float(match["number"]) * _BINARY_SUFFIXES.get(suffix, _DECIMAL_SUFFIXES.get(suffix, 1.0))
-    else:
-        raise not_quantity
-    if number is None or not math.isfinite(number):
-        raise ValueError(f"{_short(value)} is out of range for a Kubernetes quantity")
-    return number
-
-
-def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, int) or value.bit_length() < 256 else f"<integer of {value.bit_length()} bits>"
-    return text if len(text) <= 40 else text[:37] + "..."
+_MAX_NUMBER_TEXT = MAX_QUANTITY_TEXT
 
 
 def as_quantity(value: Any) -> float | None:
-    """`parse_quantity(value)`, or None where the value is not a valid quantity."""
+    """`parse_quantity(value)` (components/quantities.py, re-exported here), or None where the value is not a valid
+    quantity."""
     try:
         return parse_quantity(value)
     except ValueError:

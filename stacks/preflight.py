@@ -9,6 +9,8 @@ Run before ``pulumi up``, with the user's own credentials (boto3's usual chain, 
 * the EKS Pod Identity Agent add-on is installed (Karpenter, the load balancer controller and the
   S3 readers take their credentials from it), or, when the stack installs it, not installed already
   (EKS refuses to create it twice);
+* the vpc-cni add-on turns its network policy agent on (``enableNetworkPolicy``) when the stack renders
+  NetworkPolicies, since nothing else enforces them;
 * the subnets and security groups the EC2NodeClass selectors find (cluster.subnets,
   cluster.securityGroups; the discovery tag by default), in the cluster's VPC;
 * each pool's instance types are offered in the region, and in a zone where a selected subnet is;
@@ -61,6 +63,7 @@ from stacks.preflight_cluster import (  # noqa: F401 (principal_arn, _same_princ
     _minor,
     _same_principal,
     check_cluster_admin,
+    check_network_policy_agent,
     principal_arn,
     version_check,
 )
@@ -134,6 +137,7 @@ class Preflight:
             (f"EKS cluster {self.cfg.cluster.name}", self.check_cluster),
             ("cluster-admin access", self.check_cluster_admin),
             ("EKS Pod Identity Agent", self.check_pod_identity_agent),
+            ("VPC CNI network policy agent", lambda: check_network_policy_agent(self)),
             ("Karpenter's names", self.check_karpenter_names),
             ("S3 reader roles", self.check_reader_roles),
             ("subnets", self.check_subnets),

@@ -2,7 +2,8 @@
 
 Read-only, on the cluster EKS describes: its Kubernetes minor against ``cluster.kubernetesVersion`` and the 1.30 floor,
 and an access entry with AmazonEKSClusterAdminPolicy for whoever runs preflight (``eks:ListAccessEntries``,
-``eks:ListAssociatedAccessPolicies``).
+``eks:ListAssociatedAccessPolicies``); and the vpc-cni add-on's network policy agent, where the stack renders
+NetworkPolicies (``eks:DescribeAddon``, its ``configurationValues``).
 """
 
 from __future__ import annotations
@@ -149,3 +150,105 @@ def version_check(cfg: Any, running: str, region: str) -> Check:
             f'set llm-serving:cluster.kubernetesVersion: "{running}"',
         )
     return Check(check, OK, f"{running} = cluster.kubernetesVersion (at least {floor})")
+
+
+# The EKS add-on whose agent enforces NetworkPolicies, and the key of its configuration values that turns the agent
+# on. amazon-vpc-cni-k8s v1.23.0 charts/aws-vpc-cni/values.yaml:126 `enableNetworkPolicy: "false"` (off by default),
+# passed to the agent as `--enable-network-policy={{ .Values.enableNetworkPolicy }}` (templates/daemonset.yaml:151)
+# and into the amazon-vpc-cni ConfigMap as enable-network-policy-controller (templates/configmap.yaml:21).
+VPC_CNI = "vpc-cni"
+NETWORK_POLICY_KEY = "enableNetworkPolicy"
+# What turns the agent's flag on: aws-network-policy-agent v1.4.1 pkg/config/controller_config.go:77 declares it with
+# pflag's BoolVar (default false), which parses with Go's strconv.ParseBool: these spellings are true.
+_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+
+
+def network_policies_rendered(cfg: Any) -> int:
+    """How many NetworkPolicies the stack renders (components/builders/network_policy.py: routing istio only)."""
+    from components.builders.network_policy import network_policies, prometheus_namespace
+
+    if cfg.ingress is None:
+        return 0
+    prom_ns = prometheus_namespace(cfg.monitoring.prometheus.url, cfg.monitoring.namespace)
+    return len(network_policies(cfg.models, cfg.namespace, cfg.ingress.routing, prom_ns, cfg.kuberay.namespace))
+
+
+def network_policy_setting(configuration_values: Optional[str]) -> tuple[Optional[bool], str]:
+    """Whether the vpc-cni add-on's configuration values (JSON or YAML, as EKS takes them) turn the agent on.
+
+    (True, ...) on, (False, why) off or unset (the chart's default is off), (None, why) unreadable.
+    """
+    import yaml
+
+    if not configuration_values or not configuration_values.strip():
+        return False, f'no configuration values, so {NETWORK_POLICY_KEY} is the default "false"'
+    try:
+        values = yaml.safe_load(configuration_values)
+    except yaml.YAMLError:
+        return None, "configuration values are neither JSON nor YAML"
+    if not isinstance(values, dict) or NETWORK_POLICY_KEY not in values:
+        return False, f'configuration values do not set {NETWORK_POLICY_KEY} (default "false")'
+    value = values[NETWORK_POLICY_KEY]
+    if value is True or (isinstance(value, str) and value in _GO_TRUE):
+        return True, f"{NETWORK_POLICY_KEY}: {json_text(value)}"
+    return False, f"{NETWORK_POLICY_KEY}: {json_text(value)}"
+
+
+def json_text(value: Any) -> str:
+    """``value`` as JSON shows it (a string quoted, a boolean lower-case)."""
+    import json
+
+    return json.dumps(value)
+
+
+def check_network_policy_agent(p: Any) -> list[Check]:
+    """The VPC CNI's network policy agent is on where the stack renders NetworkPolicies (else nothing enforces them).
+
+    Reads the vpc-cni add-on (``eks:DescribeAddon``) and its ``configurationValues``. A cluster without the managed
+    add-on runs the self-managed vpc-cni DaemonSet EKS installs, whose agent is off unless someone turned it on:
+    that is reported as missing too, with both ways to fix it.
+    """
+    from botocore.exceptions import ClientError
+
+    from stacks.preflight_aws import error_code
+
+    check = "VPC CNI network policy agent"
+    count = network_policies_rendered(p.cfg)
+    if count == 0:
+        return [Check(check, SKIPPED, "this stack renders no NetworkPolicy (ingress.routing is not istio)")]
+    if p.cluster is None:
+        return [Check(check, SKIPPED, "the cluster was not read" if p.cluster_unread else "the cluster was not found")]
+    name = p.cluster.get("name", p.cfg.cluster.name)
+    enable = (
+        f"aws eks update-addon --cluster-name {name} --addon-name {VPC_CNI} --region {p.region} "
+        f'--configuration-values \'{{"{NETWORK_POLICY_KEY}": "true"}}\''
+    )
+    try:
+        addon = p.clients("eks").describe_addon(clusterName=name, addonName=VPC_CNI)["addon"]
+    except ClientError as exc:
+        if error_code(exc) != "ResourceNotFoundException":
+            return [could_not(check, "eks:DescribeAddon", exc)]
+        return [
+            Check(
+                check,
+                MISSING,
+                f"no {VPC_CNI} add-on: the self-managed VPC CNI does not enforce NetworkPolicies unless its "
+                f'{NETWORK_POLICY_KEY} is "true"; the {count} NetworkPolicies this stack renders would not be enforced',
+                f"aws eks create-addon --cluster-name {name} --addon-name {VPC_CNI} --region {p.region} "
+                f'--resolve-conflicts OVERWRITE --configuration-values \'{{"{NETWORK_POLICY_KEY}": "true"}}\' '
+                f'(or set {NETWORK_POLICY_KEY}: "true" in the aws-vpc-cni chart you run)',
+            )
+        ]
+    version = addon.get("addonVersion", "?")
+    on, why = network_policy_setting(addon.get("configurationValues"))
+    if on:
+        return [Check(check, OK, f"add-on {VPC_CNI} {version}, {why}: the agent enforces the {count} NetworkPolicies")]
+    detail = f"add-on {VPC_CNI} {version}: {why}" if on is None else f"add-on {VPC_CNI} {version}, {why}"
+    return [
+        Check(
+            check,
+            MISSING,
+            f"{detail}: the {count} NetworkPolicies this stack renders would be accepted and not enforced",
+            f"{enable} (keep the add-on's other configuration values in the same JSON)",
+        )
+    ]

@@ -31,11 +31,11 @@ What is left out, said so in the result: DaemonSet overhead, existing nodes, zon
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from ..capacity.gpus import GPUS, INSTANCES
+from ..quantities import parse_quantity
 
 GPU = "nvidia.com/gpu"
 EFA = "vpc.amazonaws.com/efa"
@@ -53,31 +53,14 @@ LEFT_OUT = (
     "modelled; zones are assumed (the subnets are not known offline); 'cheapest' orders each GPU family by size"
 )
 
-_QUANTITY = re.compile(r"^([0-9.]+)([a-zA-Z]*)$")
-_SUFFIX = {
-    "": 1.0,
-    "m": 1e-3,
-    "k": 1e3,
-    "M": 1e6,
-    "G": 1e9,
-    "T": 1e12,
-    "Ki": 2.0**10,
-    "Mi": 2.0**20,
-    "Gi": 2.0**30,
-    "Ti": 2.0**40,
-}
-
 
 def quantity(value: Any) -> float:
-    """A Kubernetes quantity in base units (CPU cores, bytes, counts); 0 for what is not one."""
-    if isinstance(value, bool):
+    """A Kubernetes quantity in base units (CPU cores, bytes, counts); 0 for what is not one (components/quantities.py
+    parses it, for the policy pack too)."""
+    try:
+        return parse_quantity(value)
+    except ValueError:
         return 0.0
-    if isinstance(value, (int, float)):
-        return float(value)
-    m = _QUANTITY.match(str(value).strip())
-    if m is None or m.group(2) not in _SUFFIX:
-        return 0.0
-    return float(m.group(1)) * _SUFFIX[m.group(2)]
 
 
 @dataclass

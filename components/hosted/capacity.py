@@ -6,7 +6,10 @@ the library's components take as live objects becomes plain data or an Input: th
 the node role's name, the namespace, the VPC, and (for ModelAutoscaling) the models whose metric
 the cluster's Prometheus Adapter serves, e.g. an LlmPlatform's ``modelNames`` output.
 
-No ``from __future__ import annotations`` here: the analyzer reads the annotations as types.
+No ``from __future__ import annotations`` here: the analyzer reads the annotations as types. Fields
+the components share (``kubeconfig``, ``namespace``...) are written out in each Args class: the
+analyzer takes a field's description only from its own class's source (``Analyzer.get_docstring``
+parses ``inspect.getsource`` of that class), so a field inherited from a base TypedDict would have none.
 """
 
 from pathlib import Path

@@ -6,7 +6,10 @@ models, components/hosted/convert.py ``parts_config``), the namespace and Secret
 plan (``plan_model``), as the library's ``VllmService`` does without a plan. The cluster comes from
 the ``providers`` resource option or a ``kubeconfig`` input (components/hosted/common.py).
 
-No ``from __future__ import annotations`` here: the analyzer reads the annotations as types.
+No ``from __future__ import annotations`` here: the analyzer reads the annotations as types. Fields
+the components share (``kubeconfig``, ``namespace``...) are written out in each Args class: the
+analyzer takes a field's description only from its own class's source (``Analyzer.get_docstring``
+parses ``inspect.getsource`` of that class), so a field inherited from a base TypedDict would have none.
 """
 
 from pathlib import Path

@@ -8,23 +8,27 @@ returns 503 once the engine is gone, but nothing asks it.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, is_ray
-from policies.reading.serving import model_servers, takes_requests
+from policies.kube import WORKLOAD_TYPES
+from policies.operator_defaults import supplied
+from policies.reading.serving import engine_row, model_servers, takes_requests
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    if is_ray(resource.type):
-        return []  # KubeRay injects readiness probes into Ray pods that set none (KubeRay >= 1.1)
     for server in model_servers(resource):
         if server.engine == "kserve":
             continue  # the ServingRuntime supplies the probes of a predictor `model`
         if not takes_requests(resource, server.path, server.container):
             continue  # a rank of an engine its group's leader fronts (LeaderWorkerSet worker, vLLM --headless)
+        if supplied(resource, server.path, server.podspec, server.container, "readinessProbe"):
+            continue  # the operator gives the pod one (KubeRay, Knative: policies/operator_defaults.py)
         if not isinstance(server.container.get("readinessProbe"), dict):
+            # The engine's own readiness endpoint and port (components/serving_engines.toml readiness, port).
+            row = engine_row(server.engine)
+            probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
             messages.append(
                 f"{server.label}: no readinessProbe on this {server.engine} server, so it receives "
-                f"requests before the model is loaded and after the engine dies; probe GET /health"
+                f"requests before the model is loaded and after the engine dies; {probe}"
             )
     return messages
 

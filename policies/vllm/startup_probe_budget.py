@@ -14,7 +14,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_int
 from policies.reading.engines import table_servers
-from policies.reading.serving import takes_requests
+from policies.reading.serving import engine_row, takes_requests
 from policies.reading.vllm_args import vllm_servers
 
 # Kubernetes probe defaults (core/v1 Probe).
@@ -29,8 +29,9 @@ def _probe_field(probe: dict, name: str) -> int:
 def _check(resource: Resource, config: dict) -> list[str]:
     minimum = int(config["minBudgetSeconds"])
     messages = []
+    vllm = engine_row("vllm")
     servers = [
-        (s.container, s.label, "vLLM", takes_requests(resource, s.path, s.container))
+        (s.container, s.label, "vLLM", takes_requests(resource, s.path, s.container), vllm.readiness if vllm else "/health")
         for s in vllm_servers(resource)
         # A ServingRuntime supplies the probes of a predictor `model`; its own resource shows them.
         if not s.runtime_merged
@@ -38,17 +39,19 @@ def _check(resource: Resource, config: dict) -> list[str]:
     # Every engine of the table that answers no health request until the weights are loaded (loads_before_serving,
     # components/serving_engines.toml).
     servers += [
-        (s.container, s.label, s.row.display, takes_requests(resource, s.path, s.container))
+        (s.container, s.label, s.row.display, takes_requests(resource, s.path, s.container), s.row.readiness)
         for s in table_servers(resource)
         if s.row is not None and s.row.loads_before_serving
     ]
-    for container, label, engine, front in servers:
+    # The probe path each message names is the engine's readiness endpoint (components/serving_engines.toml readiness):
+    # it answers only once the model is loaded, which is what a startup budget waits for.
+    for container, label, engine, front, health in servers:
         startup = container.get("startupProbe")
         if not isinstance(startup, dict):
             if isinstance(container.get("livenessProbe"), dict):
                 messages.append(
                     f"{label}: livenessProbe without a startupProbe restarts the pod while "
-                    f"{engine} is still loading the model; add a startupProbe "
+                    f"{engine} is still loading the model; add a startupProbe on GET {health} "
                     f"with a budget of at least {minimum}s"
                 )
             elif front:
@@ -56,7 +59,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 # probe at all is restarted by nothing mid-load, and the leader's startupProbe holds the group back.
                 messages.append(
                     f"{label}: no startupProbe; {engine} serves nothing until the model is "
-                    f"downloaded, loaded and compiled, so add a startupProbe "
+                    f"downloaded, loaded and compiled, so add a startupProbe on GET {health} "
                     f"with a budget of at least {minimum}s"
                 )
         else:

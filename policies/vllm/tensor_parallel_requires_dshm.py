@@ -27,6 +27,7 @@ from policies.kube import (
     pod_specs,
     resource_value,
 )
+from policies.operator_defaults import supplied
 from policies.reading.engines import sglang_servers
 from policies.reading.shm import needs_shm, shm_volume_name
 from policies.reading.vllm_args import is_vllm_container, parallel_size
@@ -69,12 +70,15 @@ def _check_container(podspec: dict, label: str, container: dict, why: str) -> li
 
 
 def _check_ray(resource: Resource) -> list[str]:
-    """Every Ray pod: its own /dev/shm mounts are checked; none mounted is KubeRay's injected one."""
+    """Every Ray pod: its own /dev/shm mounts are checked; the Ray container mounting none gets KubeRay's
+    (policies/operator_defaults.py), unless rayStartParams moves the object store (plasma-directory)."""
     messages = []
     for path, podspec in pod_specs(resource):
         for container in containers(podspec):
             if shm_volume_name(container) is not None:
                 messages.extend(_check_container(podspec, container_label(path, container), container, ""))
+            elif not supplied(resource, path, podspec, container, "shm") and (why := needs_shm(container, False)):
+                messages.extend(_check_container(podspec, container_label(path, container), container, why))
     return messages
 
 

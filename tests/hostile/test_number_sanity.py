@@ -72,3 +72,17 @@ def test_quantities_in_range(value, expected):
 def test_numbers_too_large_for_a_float_are_not_numbers():
     assert as_float(10**400) is None and as_int(10**400) is None
     assert as_int("1e400") is None and as_int("2") == 2
+
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [("8Gi", 8 * 2**30), ("500m", 0.5), ("1e3", 1000.0), (4, 4.0), ("1.2.3", 0.0), ("9" * 65, 0.0), (10**400, 0.0), (True, 0.0)],
+)
+def test_the_derivations_read_quantities_with_the_packs_parser(value, expected):
+    """One parser (components/quantities.py) serves the pack (policies.kube.parse_quantity) and the derivations
+    (components/derive/karpenter.py quantity, which sums requests and reads 0 for what is not a quantity): "1.2.3"
+    once raised out of the derivation's own float(), and "1e3" read as 0."""
+    from components.derive.karpenter import quantity
+
+    assert math.isclose(quantity(value), expected)
+    assert parse_quantity is __import__("components.quantities", fromlist=["parse_quantity"]).parse_quantity

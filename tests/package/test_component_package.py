@@ -119,18 +119,19 @@ def test_every_property_is_documented_and_closed_choices_are_enums():
     assert {"namespace", "serviceUrls", "poolNames", "kubeconfig"} <= set(platform["properties"])
 
 
+def floats(v):
+    """A value as the engine sends it: every number a float."""
+    if isinstance(v, bool) or not isinstance(v, (int, dict, list)):
+        return v
+    if isinstance(v, int):
+        return float(v)
+    if isinstance(v, dict):
+        return {k: floats(x) for k, x in v.items()}
+    return [floats(x) for x in v]
+
+
 def _camel_config(stack) -> dict:
     """A stack file's config as the component's ``config`` input, numbers as floats as the engine sends them."""
-
-    def floats(v):
-        if isinstance(v, bool) or not isinstance(v, (int, dict, list)):
-            return v
-        if isinstance(v, int):
-            return float(v)
-        if isinstance(v, dict):
-            return {k: floats(x) for k, x in v.items()}
-        return [floats(x) for x in v]
-
     out = {}
     for key, value in stack.config.items():
         namespace, _, name = key.partition(":")

@@ -21,20 +21,10 @@ from components.config import load_stack_config
 from stacks.offline import REDACTED, load_stack_file, run_program
 from tests.conftest import STACKS, stack_config
 from tests.package.test_component_package import GOLDEN
+from tests.package.test_component_package import floats as _floats
 
 NAME = "svc"
 KUBECONFIG = "apiVersion: v1\nkind: Config\nclusters: []\n"
-
-
-def _floats(v: Any) -> Any:
-    """A value as the engine sends it: every number a float."""
-    if isinstance(v, bool) or not isinstance(v, (int, dict, list)):
-        return v
-    if isinstance(v, int):
-        return float(v)
-    if isinstance(v, dict):
-        return {k: _floats(x) for k, x in v.items()}
-    return [_floats(x) for x in v]
 
 
 def _stack(stack_name: str):
@@ -333,3 +323,32 @@ def test_bad_operator_settings_are_named_under_config():
     assert err.value.problems[1].rule == "unknown key"
     with pytest.raises(ConfigError, match=r"config = 'kuberay-system': must be an object \(a KubeRayConfig\)"):
         validated(KubeRayConfig, "kuberay-system", "config")
+
+
+def test_the_cluster_from_the_providers_option_and_depends_on_reach_the_children():
+    """Without a kubeconfig input, every Kubernetes child goes through the `kubernetes` provider the caller passed in
+    the component's `providers` option (as Construct hands it over), and the pods wait for the component's dependsOn."""
+    import pulumi_kubernetes as k8s
+
+    from components.hosted import COMPONENTS, PACKAGE
+    from components.hosted.provider import HostedProvider
+
+    raw, cfg = _stack("dev")
+    m = cfg.models[0]
+    inputs = {"model": _raw_model(raw, m.name), "gpuPool": _raw_pool(raw, m.pool), "namespace": "llm"}
+
+    def program():
+        cluster = k8s.Provider("callers-cluster", kubeconfig=pulumi.Output.secret(KUBECONFIG))
+        namespace = k8s.core.v1.Namespace(
+            "llm-namespace", metadata={"name": "llm"}, opts=pulumi.ResourceOptions(provider=cluster)
+        )
+        opts = pulumi.ResourceOptions(providers={"kubernetes": cluster}, depends_on=[namespace])
+        HostedProvider(COMPONENTS, PACKAGE).construct(NAME, "llm-serving:index:VllmService", inputs, opts)
+
+    recording = run_program(load_stack_file("dev"), program)
+    children = [r for r in recording.resources if r.custom and r.type.startswith("kubernetes:") and r.name != "llm-namespace"]
+    assert {r.type for r in children} >= {"kubernetes:serving.kserve.io/v1beta1:InferenceService"}
+    assert {r.provider for r in children} == {"callers-cluster"}
+    assert not any(r.type == "pulumi:providers:kubernetes" and r.name == f"{NAME}-k8s" for r in recording.resources)
+    isvc = next(r for r in children if r.type.endswith(":InferenceService"))
+    assert "llm-namespace" in isvc.dependencies

@@ -80,11 +80,16 @@ def test_tgi_settings_read_from_flags_and_env_in_vllms_names():
 
 
 def test_startup_probe_is_required_of_tgi_triton_and_nim():
-    for container, engine in ((TGI, "Hugging Face TGI"), (TRITON, "Triton Inference Server")):
+    # Each message names the engine's readiness endpoint from its row (TGI router/src/server.rs /health, Triton
+    # src/http_server.cc /v2/health/ready).
+    for container, engine, path in (
+        (TGI, "Hugging Face TGI", "/health"),
+        (TRITON, "Triton Inference Server", "/v2/health/ready"),
+    ):
         (message,) = messages(startup_probe_budget, deployment(container))
         assert message == (
             f"container {container['name']}: no startupProbe; {engine} serves nothing until the model is downloaded, "
-            "loaded and compiled, so add a startupProbe with a budget of at least 600s"
+            f"loaded and compiled, so add a startupProbe on GET {path} with a budget of at least 600s"
         )
     nim = {
         "name": "nim",
@@ -93,6 +98,7 @@ def test_startup_probe_is_required_of_tgi_triton_and_nim():
     }
     (message,) = messages(startup_probe_budget, deployment(nim))
     assert "livenessProbe without a startupProbe restarts the pod while NVIDIA NIM is still loading" in message
+    assert "add a startupProbe on GET /v1/health/ready" in message
     careful = dict(
         TRITON, startupProbe={"httpGet": {"path": "/v2/health/ready", "port": 8000}, "failureThreshold": 90, "periodSeconds": 10}
     )
@@ -168,6 +174,7 @@ health = "/healthz"
 readiness = "/ready"
 drain = "flag"
 drain_flag = "drain-seconds"
+drain_env = ""
 drain_default = 10
 memory_fraction_of = "total"
 metrics_path = "/metrics"

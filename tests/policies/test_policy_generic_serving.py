@@ -37,7 +37,7 @@ def mutated(mutate):
 def test_readiness_missing():
     assert messages(serving_readiness_probe.POLICY, mutated(lambda c: c.pop("readinessProbe"))) == [
         f"{LABEL}: no readinessProbe on this vllm server, so it receives requests before the model is loaded and "
-        f"after the engine dies; probe GET /health"
+        f"after the engine dies; probe GET /health (port 8000 unless moved)"
     ]
 
 
@@ -50,7 +50,7 @@ def test_readiness_of_an_sglang_server_and_a_sidecar():
     ]
     assert messages(serving_readiness_probe.POLICY, resource(DEPLOYMENT_TYPE, props)) == [
         "container sgl: no readinessProbe on this sglang server, so it receives requests before the model is loaded "
-        "and after the engine dies; probe GET /health"
+        "and after the engine dies; probe GET /health_generate (port 30000 unless moved)"
     ]
 
 

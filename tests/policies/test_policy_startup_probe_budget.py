@@ -21,14 +21,14 @@ def test_compliant_inference_service_passes():
 def test_no_startup_probe_and_no_liveness_probe():
     assert messages(POLICY, isvc(without("startupProbe", "livenessProbe"))) == [
         f"{LABEL}: no startupProbe; vLLM serves nothing until the model is downloaded, loaded and compiled, "
-        f"so add a startupProbe with a budget of at least 600s"
+        f"so add a startupProbe on GET /health with a budget of at least 600s"
     ]
 
 
 def test_liveness_without_startup_probe():
     assert messages(POLICY, isvc(without("startupProbe"))) == [
         f"{LABEL}: livenessProbe without a startupProbe restarts the pod while vLLM is still loading the "
-        f"model; add a startupProbe with a budget of at least 600s"
+        f"model; add a startupProbe on GET /health with a budget of at least 600s"
     ]
 
 

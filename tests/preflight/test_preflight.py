@@ -22,7 +22,7 @@ from botocore.stub import Stubber
 from components.builders.model_source import reader_role_name
 from components.config import load_stack_config
 from stacks import preflight as pf
-from stacks import preflight_aws, preflight_capacity, preflight_edge
+from stacks import preflight_aws, preflight_capacity, preflight_cluster, preflight_edge
 from tests.conftest import ROOT, stack_config
 
 REGION, ACCOUNT, CLUSTER = "us-east-1", "123456789012", "llm-prod"
@@ -41,6 +41,14 @@ class Account:
         self.cluster_found = True
         # The shipped stacks install the add-on (addons.podIdentityAgent.install defaults to true): ready means not there yet.
         self.addon: dict[str, Any] | None = None
+        # The vpc-cni add-on with its network policy agent on (EKS returns configurationValues as the string it was given).
+        self.vpc_cni: dict[str, Any] | None = {
+            "addonName": "vpc-cni",
+            "clusterName": self.name,
+            "status": "ACTIVE",
+            "addonVersion": "v1.20.4-eksbuild.2",
+            "configurationValues": '{"enableNetworkPolicy": "true"}',
+        }
         self.zones = [z.replace("us-east-1", cfg.region) for z in SUBNETS.values()]
         self.subnets = [{"SubnetId": s, "AvailabilityZone": z, "VpcId": VPC} for s, z in zip(SUBNETS, self.zones)]
         self.groups = [{"GroupId": CLUSTER_SG, "GroupName": "eks-cluster-sg", "VpcId": VPC}]
@@ -141,6 +149,12 @@ class Account:
                 self._respond(
                     eks, "describe_addon", {"addon": self.addon}, {"clusterName": name, "addonName": pf.POD_IDENTITY_AGENT}
                 )
+            if preflight_cluster.network_policies_rendered(self.cfg):
+                # The VPC CNI's add-on, read only where the stack renders NetworkPolicies (prod: routing istio).
+                if self.vpc_cni is None:
+                    eks.add_client_error("describe_addon", "ResourceNotFoundException", "No addon: vpc-cni found", 404)
+                else:
+                    eks.add_response("describe_addon", {"addon": self.vpc_cni}, {"clusterName": name, "addonName": "vpc-cni"})
         if self.cfg.karpenter.install:
             for role in (f"KarpenterNodeRole-{name}", f"KarpenterControllerRole-{name}"):
                 self._get_role(iam, role)
@@ -392,6 +406,74 @@ def test_no_pod_identity_agent_where_the_stack_does_not_install_it():
     assert check.result == pf.OK and check.detail == "add-on v1.3.8-eksbuild.2 ACTIVE"
 
 
+# The vpc-cni add-on's key (amazon-vpc-cni-k8s v1.23.0 charts/aws-vpc-cni/values.yaml:126 enableNetworkPolicy: "false",
+# templates/daemonset.yaml:151 --enable-network-policy) and the agent's bool flag (aws-network-policy-agent v1.4.1
+# pkg/config/controller_config.go:77, pflag BoolVar: strconv.ParseBool spellings).
+def test_the_network_policy_agent_is_read_from_the_vpc_cni_add_on(prod):
+    row = by_check(run(prod, Account(prod)))["VPC CNI network policy agent"]
+    assert row.result == pf.OK
+    assert (
+        row.detail == 'add-on vpc-cni v1.20.4-eksbuild.2, enableNetworkPolicy: "true": the agent enforces the 7 NetworkPolicies'
+    )
+
+
+@pytest.mark.parametrize(
+    ("values", "why"),
+    [
+        (None, 'no configuration values, so enableNetworkPolicy is the default "false"'),
+        (
+            '{"env": {"ENABLE_PREFIX_DELEGATION": "true"}}',
+            'configuration values do not set enableNetworkPolicy (default "false")',
+        ),
+        ('{"enableNetworkPolicy": "false"}', 'enableNetworkPolicy: "false"'),
+        ("enableNetworkPolicy: false\n", "enableNetworkPolicy: false"),
+        ('{"enableNetworkPolicy": "yes"}', 'enableNetworkPolicy: "yes"'),
+    ],
+)
+def test_an_agent_left_off_fails_the_run_naming_the_setting_and_the_fix(prod, values, why):
+    account = Account(prod)
+    if values is None:
+        del account.vpc_cni["configurationValues"]
+    else:
+        account.vpc_cni["configurationValues"] = values
+    checks = run(prod, account)
+    row = by_check(checks)["VPC CNI network policy agent"]
+    assert pf.missing(checks) == [row]
+    assert row.detail == (
+        f"add-on vpc-cni v1.20.4-eksbuild.2, {why}: the 7 NetworkPolicies this stack renders would be accepted and not enforced"
+    )
+    assert row.fix == (
+        "aws eks update-addon --cluster-name llm-prod --addon-name vpc-cni --region us-east-1 "
+        '--configuration-values \'{"enableNetworkPolicy": "true"}\' (keep the add-on\'s other configuration values in the '
+        "same JSON)"
+    )
+
+
+def test_go_bool_spellings_and_yaml_values_turn_the_agent_on(prod):
+    for values in ("enableNetworkPolicy: true", '{"enableNetworkPolicy": "True"}', '{"enableNetworkPolicy": "1"}'):
+        account = Account(prod)
+        account.vpc_cni["configurationValues"] = values
+        assert by_check(run(prod, account))["VPC CNI network policy agent"].result == pf.OK, values
+
+
+def test_no_vpc_cni_add_on_is_missing_with_both_fixes(prod):
+    account = Account(prod)
+    account.vpc_cni = None
+    row = by_check(run(prod, account))["VPC CNI network policy agent"]
+    assert row.result == pf.MISSING
+    assert row.detail.startswith("no vpc-cni add-on: the self-managed VPC CNI does not enforce NetworkPolicies")
+    assert "aws eks create-addon --cluster-name llm-prod --addon-name vpc-cni" in row.fix
+    assert 'set enableNetworkPolicy: "true" in the aws-vpc-cni chart you run' in row.fix
+
+
+def test_stacks_that_render_no_network_policy_do_not_read_the_add_on():
+    # dev routes directly (no NetworkPolicy): the Stubber queues no vpc-cni read, so a call would fail the run.
+    cfg = load_stack_config(stack_config("dev"))
+    assert preflight_cluster.network_policies_rendered(cfg) == 0
+    row = by_check(run(cfg, Account(cfg)))["VPC CNI network policy agent"]
+    assert row.result == pf.SKIPPED and row.detail == "this stack renders no NetworkPolicy (ingress.routing is not istio)"
+
+
 def test_karpenters_role_and_queue_names_taken_already(prod):
     account = Account(prod)
     account.taken = {"KarpenterNodeRole-llm-prod", "llm-prod"}
@@ -516,7 +598,7 @@ def _cli(prod, account: Account, fmt: str, capsys) -> tuple[int, str]:
 def test_exit_codes_and_the_table(prod, capsys):
     code, out = _cli(prod, Account(prod), "text", capsys)
     assert code == 0
-    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 19 checks, 0 missing, 1 to check by hand\n\ncheck")
+    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 20 checks, 0 missing, 1 to check by hand\n\ncheck")
     account = Account(prod)
     account.quotas["L-417A185B"] = 0.0
     code, out = _cli(prod, account, "text", capsys)

@@ -95,6 +95,8 @@ class Account:
         self.mirror_objects = True
         self.taken_roles: list[str] = []
         self.admin = True
+        # The vpc-cni add-on's configuration values (None: no managed vpc-cni add-on); EKS keeps them as given.
+        self.vpc_cni_values: str | None = '{"enableNetworkPolicy": "true"}'
 
     def client(self, service: str) -> Any:
         """A client of the emulation for setting the account up (made once per service: creating one takes ~0.1 s)."""
@@ -183,6 +185,13 @@ class Account:
         if self.admin:
             admin = {"policyArn": pf.CLUSTER_ADMIN_POLICY, "accessScope": {"type": "cluster", "namespaces": []}}
             self.standin.access_entries[deployer] = [admin]
+        if self.vpc_cni_values is not None:
+            # moto 5.x has no EKS add-ons (moto/eks/responses.py): the stand-in answers DescribeAddon.
+            self.standin.addons["vpc-cni"] = {
+                "status": "ACTIVE",
+                "addonVersion": "v1.20.4-eksbuild.2",
+                **({"configurationValues": self.vpc_cni_values} if self.vpc_cni_values else {}),
+            }
         config = self.stack["config"]
         config["llm-serving:ingress"]["certificateArn"] = cert_arn
         config["llm-serving:ingress"]["wafAclArn"] = acl_arn
@@ -240,6 +249,9 @@ def test_a_ready_account_passes(account, monkeypatch, capsys):
     assert r["S3 reader roles"]["detail"] == "llm-serving-llm-prod-llama-70b-s3 free"
     assert r["pool h100: capacity reservations"]["detail"] == "1 active (2 instances)"
     assert r["Prometheus Operator CRDs"]["result"] == pf.UNCHECKED
+    assert r["VPC CNI network policy agent"]["detail"] == (
+        'add-on vpc-cni v1.20.4-eksbuild.2, enableNetworkPolicy: "true": the agent enforces the 7 NetworkPolicies'
+    )
     assert r["model llama-70b: S3 mirror"]["result"] == pf.OK
     # The stand-in answered only what moto lacks; the rest was moto's.
     assert set(account.standin.calls) == {
@@ -396,6 +408,30 @@ def test_an_agent_installed_already_and_an_empty_mirror(account, monkeypatch, ca
     account.mirror_objects = False
     code, doc, _ = preflight(account, monkeypatch, capsys)
     assert code == 1 and missing(doc) == ["EKS Pod Identity Agent", "model llama-70b: S3 mirror"]
+
+
+def test_network_policies_on_a_cluster_whose_vpc_cni_leaves_the_agent_off(account, monkeypatch, capsys):
+    # prod renders 7 NetworkPolicies (routing istio); amazon-vpc-cni-k8s v1.23.0 charts/aws-vpc-cni/values.yaml:126
+    # leaves enableNetworkPolicy "false" unless the add-on's configuration values say "true".
+    account.vpc_cni_values = '{"enableNetworkPolicy": "false", "env": {"WARM_IP_TARGET": "5"}}'
+    code, doc, _ = preflight(account, monkeypatch, capsys)
+    assert code == 1 and missing(doc) == ["VPC CNI network policy agent"]
+    row = rows(doc)["VPC CNI network policy agent"]
+    assert row["detail"] == (
+        'add-on vpc-cni v1.20.4-eksbuild.2, enableNetworkPolicy: "false": the 7 NetworkPolicies this stack renders would '
+        "be accepted and not enforced"
+    )
+    assert row["fix"].startswith(
+        "aws eks update-addon --cluster-name llm-prod --addon-name vpc-cni --region us-east-1 "
+        """--configuration-values '{"enableNetworkPolicy": "true"}'"""
+    )
+
+
+def test_network_policies_on_a_cluster_without_the_vpc_cni_add_on(account, monkeypatch, capsys):
+    account.vpc_cni_values = None
+    code, doc, _ = preflight(account, monkeypatch, capsys)
+    assert code == 1 and missing(doc) == ["VPC CNI network policy agent"]
+    assert rows(doc)["VPC CNI network policy agent"]["detail"].startswith("no vpc-cni add-on: the self-managed VPC CNI")
 
 
 def test_a_zero_quota(account, monkeypatch, capsys):

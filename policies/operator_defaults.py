@@ -1,0 +1,93 @@
+"""What operators add to the pods they render, as data: one row per operator, each default cited at its release.
+
+A pod rule reads the pod the cluster will run, not the template a manifest shows. Where an operator's defaults are a
+pod of their own, its reader merges them in (KServe's LLMInferenceService presets: policies/llmisvc_presets.py;
+Dynamo's component defaults: policies/dynamo_defaults.py; a ServingRuntime into its InferenceService:
+policies/reading/kserve_runtime.py). Where an operator only fills in what a container leaves out, the row below says
+what, and rules ask ``supplied`` before they report a field missing: a new operator is a row.
+
+Fields an operator may supply (``Supplied.fields``): ``readinessProbe``, ``livenessProbe``, ``startupProbe``, and
+``shm`` (a memory-backed emptyDir at /dev/shm).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from policies.kube import SHM_PATH, as_dict, as_list, get, split_type
+
+
+@dataclass(frozen=True)
+class Supplied:
+    """One operator's defaults for the containers of the pods it renders."""
+
+    operator: str
+    kinds: frozenset[tuple[str, str]]  # (API group, kind); kind "*" is every kind of the group
+    fields: frozenset[str]
+    container: str  # which container gets them: "first" (index 0) or "serving" (the only one, or one with ports)
+    source: str
+
+
+ROWS: tuple[Supplied, ...] = (
+    Supplied(
+        "KubeRay",
+        frozenset({("ray.io", "*"), ("orchestration.aibrix.ai", "RayClusterFleet")}),
+        frozenset({"readinessProbe", "livenessProbe", "shm"}),
+        "first",
+        "ray-project/kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go: readiness and liveness probes on the Ray "
+        "container (index 0) unless ENABLE_PROBES_INJECTION=false (:918-930, initLivenessAndReadinessProbe :732, "
+        "getEnableProbesInjection :587-592); a memory emptyDir at /dev/shm sized to the container's memory when it mounts "
+        "nothing there and rayStartParams sets no plasma-directory (:854-860, addEmptyDir :1548-1567)",
+    ),
+    Supplied(
+        "Knative Serving",
+        frozenset({("serving.knative.dev", "Service"), ("serving.knative.dev", "Configuration")}),
+        frozenset({"readinessProbe"}),
+        "serving",
+        "knative/serving pkg/apis/serving/v1/revision_defaults.go at 0217cb33 applyProbes: the serving container (the "
+        "only one, or the one declaring ports) gets a TCP readinessProbe when it has none",
+    ),
+)
+
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _owner(props: Any, path: str) -> Any:
+    """The object holding the pod template at ``path`` (``spec.workerGroupSpecs[0].template.spec`` -> the group)."""
+    node: Any = props
+    steps = _STEP.findall(path.removesuffix(".template.spec"))
+    for name, index in steps:
+        node = get(node, name) if name else get(node, int(index))
+    return node
+
+
+def _row(resource: Any) -> Optional[Supplied]:
+    group, kind = split_type(getattr(resource, "type", ""))
+    return next((r for r in ROWS if (group, kind) in r.kinds or (group, "*") in r.kinds), None)
+
+
+def supplied(resource: Any, path: str, podspec: Mapping, container: Mapping, field: str) -> Optional[str]:
+    """Where an operator supplies ``field`` for this container of the pod spec at ``path``: the row's source, or None
+    when nothing fills it in (the container's own value, if any, is the rule's to read)."""
+    row = _row(resource)
+    if row is None or field not in row.fields:
+        return None
+    listed = [c for c in as_list(podspec.get("containers")) if isinstance(c, dict)]
+    if row.container == "first":
+        if not listed or listed[0] is not container:
+            return None
+    elif not (len(listed) == 1 and listed[0] is container) and not as_list(container.get("ports")):
+        return None
+    if field == "shm":
+        if row.operator == "KubeRay" and "plasma-directory" in as_dict(get(_owner(resource.props, path), "rayStartParams")):
+            return None
+        mounts = [as_dict(m).get("mountPath") for m in as_list(container.get("volumeMounts"))]
+        if any(isinstance(m, str) and m.rstrip("/") == SHM_PATH for m in mounts):
+            return None  # the container mounts its own: that one is read
+    return f"{row.operator} ({row.source})"
+
+
+__all__ = ["ROWS", "Supplied", "supplied"]
