@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from components.capacity.startup import BY_NAME
+from .capacity.startup import BY_NAME
 
 TABLE = Path(__file__).with_name("serving_engines.toml")
 
@@ -37,7 +37,7 @@ SETTINGS = (
 # What an engine serves when its context-length setting is unset: "model" the model's whole context (one such
 # request must fit the KV cache), "fitted" a length the engine fits to the memory it found, "" not documented.
 CONTEXT_UNSET = ("model", "fitted", "")
-DRAINS = ("flag", "unknown")
+DRAINS = ("flag", "aborts", "unknown")
 MEMORY_FRACTIONS = ("total", "free", "")
 SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics", "startup", "tags")
 ENV_PREFIX = "env:"
@@ -55,6 +55,7 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
     "readiness": str,
     "drain": str,
     "drain_flag": str,
+    "drain_env": str,
     "drain_default": (int, float),
     "memory_fraction_of": str,
     "metrics_path": str,
@@ -97,6 +98,7 @@ class Engine:
     readiness: str
     drain: str
     drain_flag: str
+    drain_env: str
     drain_default: float
     memory_fraction_of: str
     metrics_path: str
@@ -185,6 +187,7 @@ def _row(name: str, row: Any) -> Engine:
         readiness=row["readiness"],
         drain=row["drain"],
         drain_flag=flag_name(row["drain_flag"]),
+        drain_env=row["drain_env"],
         drain_default=float(row["drain_default"]),
         memory_fraction_of=row["memory_fraction_of"],
         metrics_path=row["metrics_path"],

@@ -232,6 +232,8 @@ def _reading_section() -> list[str]:
         drain = (
             f"waits for in-flight requests up to `--{engine.drain_flag}` (default {fmt_number(engine.drain_default)} s)"
             if engine.drain == "flag"
+            else "stops at once: in-flight requests fail"
+            if engine.drain == "aborts"
             else "no documented drain"
         )
         out.append(

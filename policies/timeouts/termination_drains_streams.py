@@ -16,7 +16,9 @@ only once nothing is in flight; it then needs only a grace period longer than th
 The same grace-period rule applies to every other engine of the engine table (components/serving_engines.toml:
 whatever a server does on SIGTERM, the kubelet kills it when the grace period ends), and where the table says the
 engine waits for in-flight requests for a flag's seconds (TGI --graceful-termination-timeout, default 90 s;
-Triton --exit-timeout-secs, default 30 s), that wait must cover the longest request too, and Ray Serve stops a replica ``graceful_shutdown_timeout_s``
+Triton --exit-timeout-secs, default 30 s), that wait must cover the longest request too; where it says the engine
+stops at once (llama.cpp's server: drain "aborts"), the preStop hook must hold SIGTERM back through the longest
+request, and a hook that loops until the row's running and waiting gauges read 0 counts as that drain, and Ray Serve stops a replica ``graceful_shutdown_timeout_s``
 (default 20 s) after it starts draining it, on every downscale and upgrade.
 """
 
@@ -28,7 +30,7 @@ from typing import Any
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number, get
 from policies.reading import route_path as path
-from policies.reading.engines import EngineServer, ray_serve_apps, table_servers
+from policies.reading.engines import EngineServer, env_values, ray_serve_apps, table_servers
 from policies.reading.serving import takes_requests
 from policies.reading.vllm_args import vllm_servers
 
@@ -59,14 +61,15 @@ _LOOPS = re.compile(r"\b(while|until|for)\b")
 _EXEC_SLEEP = re.compile(r"(?:(?:/usr)?/bin/)?(?:(?:ba)?sh -c )?(?:(?:/usr)?/bin/)?sleep (\d+(?:\.\d+)?)s?")
 
 
-def drains_in_pre_stop(pre_stop: object) -> bool:
-    """True for a preStop exec hook that waits until vLLM's running and waiting gauges read 0: a
-    loop over /metrics naming both gauges (vllm:num_requests_running, vllm:num_requests_waiting)."""
+def drains_in_pre_stop(pre_stop: object, gauges: tuple[str, ...] = _GAUGES) -> bool:
+    """True for a preStop exec hook that waits until the engine's running and waiting gauges read 0: a
+    loop over /metrics naming both gauges (vLLM's vllm:num_requests_running, vllm:num_requests_waiting by default;
+    another engine's from its row of the table, queue_metric and running_metric)."""
     command = get(pre_stop, "exec", "command")
-    if not isinstance(command, list):
+    if not isinstance(command, list) or not gauges:
         return False
     script = " ".join(t for t in command if isinstance(t, str))
-    return all(g in script for g in _GAUGES) and bool(_LOOPS.search(script))
+    return all(g in script for g in gauges) and bool(_LOOPS.search(script))
 
 
 def pre_stop_sleep(pre_stop: Any) -> float:
@@ -97,13 +100,39 @@ def _table_engine_drain(server: EngineServer, longest: float) -> list[str]:
     label, container = server.label, server.container
     pre_stop = get(container, "lifecycle", "preStop")
     grace = _grace(server.podspec)
-    sleep = as_float(get(pre_stop, "sleep", "seconds")) or 0.0
+    sleep = pre_stop_sleep(pre_stop)
     messages = []
+    gauges = tuple(g for g in (row.running_metric, row.queue_metric) if g)
+    if len(gauges) == 2 and drains_in_pre_stop(pre_stop, gauges):
+        # SIGTERM comes once the engine's gauges read 0: only the grace period bounds the drain.
+        if grace <= longest:
+            messages.append(
+                f"{label}: the preStop hook waits for {row.display}'s running and waiting requests to reach 0, but "
+                f"terminationGracePeriodSeconds {path.fmt(grace)[:-1]} is not above the longest request "
+                f"({path.fmt(longest)}): the kubelet kills the pod mid-drain"
+            )
+        return messages
     if not isinstance(pre_stop, dict) or not pre_stop:
         messages.append(
             f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
             f"send it requests; sleep in preStop until they have deregistered it"
         )
+    if row.drain == "aborts":
+        # Nothing runs after SIGTERM: the preStop hook must outlast the longest request, and the grace period the hook.
+        if sleep < longest:
+            messages.append(
+                f"{label}: on SIGTERM {row.display} stops at once and its in-flight requests fail (engine table drain: "
+                f"aborts), so the preStop hook must hold SIGTERM back through the longest request {path.fmt(longest)} "
+                f"(setting maxRequestSeconds): sleep that long, or loop until {' and '.join(gauges) or 'its in-flight requests'} "
+                f"read 0"
+            )
+        if grace < max(sleep, longest):
+            messages.append(
+                f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < the longest request "
+                f"{path.fmt(longest)} (setting maxRequestSeconds) the preStop hook must wait out: the kubelet kills "
+                f"{row.display}'s streams in flight on scale-down"
+            )
+        return messages
     if grace < sleep + longest:
         messages.append(
             f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + "
@@ -112,6 +141,8 @@ def _table_engine_drain(server: EngineServer, longest: float) -> list[str]:
         )
     if row.drain == "flag":
         raw = server.args.get(row.drain_flag)
+        if raw is None and row.drain_env:
+            raw = env_values(container).get(row.drain_env)
         value = as_float(raw)
         drain = row.drain_default if value is None else value
         shown = (

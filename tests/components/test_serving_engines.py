@@ -21,6 +21,7 @@ health = "/healthz"
 readiness = "/ready"
 drain = "flag"
 drain_flag = "--drain_seconds"
+drain_env = ""
 drain_default = 5
 memory_fraction_of = "total"
 metrics_path = "/metrics"

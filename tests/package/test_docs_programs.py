@@ -35,18 +35,45 @@ STAND_INS = {
 }
 
 
+def _yaml_blocks() -> list[str]:
+    return re.findall(r"```yaml\n(.*?)```", DOC.read_text(), re.S)
+
+
 def _yaml_programs() -> list[dict]:
-    blocks = re.findall(r"```yaml\n(.*?)```", DOC.read_text(), re.S)
-    return [doc for doc in map(yaml.safe_load, blocks) if isinstance(doc, dict) and "resources" in doc]
+    return [doc for doc in map(yaml.safe_load, _yaml_blocks()) if isinstance(doc, dict) and "resources" in doc]
+
+
+def _with_variables(value, variables: dict):
+    """``value`` with each whole-string ``${name}`` of a program variable replaced by the variable's value."""
+    if isinstance(value, str):
+        match = re.fullmatch(r"\$\{(\w+)\}", value)
+        return _with_variables(variables[match.group(1)], variables) if match and match.group(1) in variables else value
+    if isinstance(value, dict):
+        return {k: _with_variables(v, variables) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_variables(v, variables) for v in value]
+    return value
 
 
 def _resources() -> list[tuple[str, str, dict]]:
     found = []
     for program in _yaml_programs():
+        variables = program.get("variables", {})
         for name, resource in program["resources"].items():
             if str(resource.get("type", "")).startswith("llm-serving:index:"):
-                found.append((name, resource["type"], resource.get("properties", {})))
+                found.append((name, resource["type"], _with_variables(resource.get("properties", {}), variables)))
     return found
+
+
+def test_the_programs_use_no_yaml_alias_and_interpolate_only_what_they_define():
+    """Pulumi YAML refuses alias nodes ("alias nodes are not supported": pulumi/pulumi#423, comment of 2024-01-09),
+    and an interpolation names a resource, a variable or a config key of the program."""
+    for block in _yaml_blocks():
+        assert not any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(block)), block
+    for program in _yaml_programs():
+        defined = {*program["resources"], *program.get("variables", {}), *program.get("config", {}), "pulumi"}
+        used = set(re.findall(r"\$\{(\w+)", yaml.safe_dump(program)))
+        assert used <= defined, f"undefined: {sorted(used - defined)}"
 
 
 def _stand_in(key: str, value):
@@ -109,9 +136,32 @@ def test_the_schema_check_finds_what_preview_would_refuse():
     ]
 
 
-def test_the_docs_declare_the_hosted_components():
+def _typescript_enum_member(name: str) -> str:
+    """The member name TypeScript's generated SDK gives a schema enum entry: pulumi/pulumi pkg/codegen/nodejs gen.go
+    ``genEnum`` writes ``makeSafeEnumName(e.Name, enumName)``, which (utilities.go) upper-cases the first letter
+    (``title``) and folds runs of underscores; our names are upper-case identifiers already."""
+    assert name.isidentifier(), name
+    return re.sub(r"_+", "_", name[:1].upper() + name[1:])
+
+
+def test_the_typescript_names_what_the_generated_sdk_declares():
+    """Every ``new llm.<Component>`` is a hosted resource and every ``llm.<Enum>.<MEMBER>`` a member of its enum."""
+    schema = json.loads(GOLDEN.read_text())
+    code = "\n".join(re.findall(r"```typescript\n(.*?)```", DOC.read_text(), re.S))
+    components = set(re.findall(r"new llm\.(\w+)\(", code))
+    assert components and all(f"llm-serving:index:{c}" in schema["resources"] for c in components)
+    used = set(re.findall(r"llm\.(\w+)\.(\w+)", code))
+    assert used
+    for enum, member in sorted(used):
+        entries = schema["types"][f"llm-serving:index:{enum}"]["enum"]
+        assert member in {_typescript_enum_member(e["name"]) for e in entries}, f"llm.{enum}.{member}"
+
+
+def test_the_docs_show_every_hosted_component_in_yaml():
+    from components.hosted import COMPONENTS
+
     documented = {t.rpartition(":")[2] for _, t, _ in _resources()}
-    assert documented >= {"LlmPlatform", "VllmService", "GpuPool", "KubeRay", "RayVllmService"}
+    assert documented == {c.__name__ for c in COMPONENTS}
 
 
 @pytest.mark.parametrize(("name", "token", "properties"), _resources(), ids=lambda v: v if isinstance(v, str) else "")

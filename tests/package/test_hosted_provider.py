@@ -101,6 +101,15 @@ def test_the_package_marks_its_credentials_secret():
     assert {"LlmPlatform.inputProperties.hfToken", "LlmPlatform.inputProperties.apiKey"} <= secret
     assert "LlmPlatform.properties.kubeconfig" in secret
     assert "LlmPlatform.inputProperties.config" not in secret
+    # Every component that takes a kubeconfig (each one used alone) takes it as a secret.
+    kubeconfigs = {
+        f"{token.rpartition(':')[2]}.inputProperties.kubeconfig"
+        for token, resource in schema["resources"].items()
+        if "kubeconfig" in resource["inputProperties"]
+    }
+    assert len(kubeconfigs) == 5 and kubeconfigs <= secret
+    # A Secret's name is not a secret (it is how other resources find the Secret).
+    assert not any(name.endswith(("Secret", "SecretName")) for name in secret)
 
 
 def test_the_metaschema_checks_the_secret_flag(tmp_path):

@@ -18,6 +18,7 @@ from policies.framework import Resource
 from policies.k8s_generic import image_tag_pinned
 from policies.models import model_source_pinned
 from policies.registry import evaluate
+from policies.timeouts import termination_drains_streams
 from policies.vllm import (
     max_model_len_fits_kv_cache,
     max_model_len_unset,
@@ -238,3 +239,48 @@ def test_tensor_parallel_beyond_the_gpus_of_a_pod():
         "container llm: --num-shard 4 × --pipeline-parallel-size 1 = 4 GPUs, but resources.limits nvidia.com/gpu is 2; "
         "Hugging Face TGI runs one rank per GPU, so spare GPUs sit idle and missing ones stop the engine at startup"
     ]
+
+
+# --- drain on SIGTERM (S10) -------------------------------------------------------------------------------------------
+
+LLAMA = {
+    # llama.cpp tools/server/README.md and docs/docker.md: the server image runs llama-server; -hf pulls a GGUF repo.
+    "name": "llama",
+    "image": "ghcr.io/ggml-org/llama.cpp:server-cuda-b6000",
+    "args": ["-hf", "ggml-org/gemma-3-1b-it-GGUF", "--port", "8080", "-c", "8192"],
+    "resources": {"limits": {"nvidia.com/gpu": 1}},
+}
+
+
+def test_llama_cpp_stops_at_once_so_the_prestop_hook_must_wait_out_the_requests():
+    # tools/server/server.cpp (00dd0816): SIGTERM -> ctx_server.terminate(); nothing in flight is waited for.
+    found = messages(termination_drains_streams, deployment(copy.deepcopy(LLAMA), terminationGracePeriodSeconds=60))
+    assert found == [
+        "container llama: no preStop hook: the pod gets SIGTERM while the Service and load balancers still send it "
+        "requests; sleep in preStop until they have deregistered it",
+        "container llama: on SIGTERM llama.cpp server stops at once and its in-flight requests fail (engine table drain: "
+        "aborts), so the preStop hook must hold SIGTERM back through the longest request 300s (setting "
+        "maxRequestSeconds): sleep that long, or loop until llamacpp:requests_processing and llamacpp:requests_deferred "
+        "read 0",
+        "container llama: terminationGracePeriodSeconds 60 < the longest request 300s (setting maxRequestSeconds) the "
+        "preStop hook must wait out: the kubelet kills llama.cpp server's streams in flight on scale-down",
+    ]
+    # Careful forms: an exec sleep through the longest request, or a loop on the server's own gauges.
+    sleeping = dict(LLAMA, lifecycle={"preStop": {"exec": {"command": ["/bin/sh", "-c", "sleep 310"]}}})
+    assert messages(termination_drains_streams, deployment(sleeping, terminationGracePeriodSeconds=330)) == []
+    loop = "while curl -s localhost:8080/metrics | grep -E 'llamacpp:requests_processing [1-9]|llamacpp:requests_deferred [1-9]'; do sleep 1; done"
+    draining = dict(LLAMA, lifecycle={"preStop": {"exec": {"command": ["/bin/sh", "-c", loop]}}})
+    assert messages(termination_drains_streams, deployment(draining, terminationGracePeriodSeconds=330)) == []
+    assert len(messages(termination_drains_streams, deployment(draining, terminationGracePeriodSeconds=120))) == 1
+
+
+def test_an_exec_sleep_prestop_counts_for_every_engine():
+    # TGI waits --graceful-termination-timeout (set to the longest request here) after an exec preStop sleep of 15 s.
+    obj = gke_tgi(GRACEFUL_TERMINATION_TIMEOUT="300")
+    spec = obj["spec"]["template"]["spec"]
+    spec["terminationGracePeriodSeconds"] = 330
+    spec["containers"][0]["lifecycle"] = {"preStop": {"exec": {"command": ["sleep", "15"]}}}
+    assert messages(termination_drains_streams, obj) == []
+    spec["terminationGracePeriodSeconds"] = 310  # 15 s + 300 s does not fit
+    (message,) = messages(termination_drains_streams, obj)
+    assert message.startswith("container llm: terminationGracePeriodSeconds 310 < preStop 15s + longest request 300s")

@@ -174,6 +174,7 @@ health = "/healthz"
 readiness = "/ready"
 drain = "flag"
 drain_flag = "drain-seconds"
+drain_env = ""
 drain_default = 10
 memory_fraction_of = "total"
 metrics_path = "/metrics"
