@@ -136,6 +136,27 @@ def test_the_schema_check_finds_what_preview_would_refuse():
     ]
 
 
+def _typescript_enum_member(name: str) -> str:
+    """The member name TypeScript's generated SDK gives a schema enum entry: pulumi/pulumi pkg/codegen/nodejs gen.go
+    ``genEnum`` writes ``makeSafeEnumName(e.Name, enumName)``, which (utilities.go) upper-cases the first letter
+    (``title``) and folds runs of underscores; our names are upper-case identifiers already."""
+    assert name.isidentifier(), name
+    return re.sub(r"_+", "_", name[:1].upper() + name[1:])
+
+
+def test_the_typescript_names_what_the_generated_sdk_declares():
+    """Every ``new llm.<Component>`` is a hosted resource and every ``llm.<Enum>.<MEMBER>`` a member of its enum."""
+    schema = json.loads(GOLDEN.read_text())
+    code = "\n".join(re.findall(r"```typescript\n(.*?)```", DOC.read_text(), re.S))
+    components = set(re.findall(r"new llm\.(\w+)\(", code))
+    assert components and all(f"llm-serving:index:{c}" in schema["resources"] for c in components)
+    used = set(re.findall(r"llm\.(\w+)\.(\w+)", code))
+    assert used
+    for enum, member in sorted(used):
+        entries = schema["types"][f"llm-serving:index:{enum}"]["enum"]
+        assert member in {_typescript_enum_member(e["name"]) for e in entries}, f"llm.{enum}.{member}"
+
+
 def test_the_docs_show_every_hosted_component_in_yaml():
     from components.hosted import COMPONENTS
 
