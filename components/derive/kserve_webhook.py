@@ -43,8 +43,11 @@ STORAGE_URI_ENV = "STORAGE_URI"  # constants.CustomSpecStorageUriEnvVarKey: a cu
 class AggregatorConfig(Protocol):
     """What the metrics aggregator reads of ``inferenceservice-config`` (derive/kserve.py IsvcConfig has it)."""
 
-    metric_aggregation: str
-    prometheus_scraping: str
+    @property
+    def metric_aggregation(self) -> str: ...  # metricsAggregator.enableMetricAggregation ("true"/"false")
+
+    @property
+    def prometheus_scraping(self) -> str: ...  # metricsAggregator.enablePrometheusScraping
 
 
 def webhook_pod(deployment: Mapping[str, Any], cfg: AggregatorConfig) -> tuple[Optional[dict[str, Any]], dict[str, str], str]:
