@@ -39,7 +39,7 @@ LINEAR_SLACK = 1.3
 
 
 def profile(total_rate: float):
-    from components.simulate.profile import parse_profile
+    from components.traffic.profile import parse_profile
 
     models = {}
     for name, (share, pm, ps, om, os_) in SHAPES.items():

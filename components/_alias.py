@@ -2,8 +2,8 @@
 
 The repository keeps the library in ``components/``; ``pip install`` ships the same folder as
 ``llm_serving`` (pyproject.toml maps it), so another stack imports a name that cannot clash with
-its own folders. Inside the package every import is relative (tools/relative_imports.py checks
-it), so the installed package never uses, and never claims, the name ``components``: a
+its own folders. Inside the package every import is relative (.flake8's flake8-tidy-imports rule
+checks it), so the installed package never uses, and never claims, the name ``components``: a
 consumer's own ``components`` package stays theirs.
 
 In this repository the finder below makes ``llm_serving`` resolve to the very same module

@@ -16,7 +16,9 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field
 
 from .builders import addons as build
+from .builders.addons import KSERVE_NAMESPACE
 from .builders.buffer import priority_classes
+from .builders.model_source import agent_user_patch
 from .cluster import KubernetesComponent
 from .config import AddonsConfig
 from .helm import helm_release
@@ -83,4 +85,14 @@ class ClusterAddons(KubernetesComponent):
         for rel in build.addon_releases(args.addons, args.local_model_cache, args.routes_itself, args.efa):
             # The order (cert-manager, the CRDs, then the controllers) comes from components/deploy_order.py.
             self.releases[rel["name"]] = helm_release(f"{name}-{rel['name']}", rel, self.child_opts())
+        # KServe's node agent as the download Job's user, so that it can clean the cache (builders/model_source.py).
+        self.agent_user = None
+        if "kserve-localmodel" in self.releases:
+            patch = agent_user_patch(KSERVE_NAMESPACE)
+            self.agent_user = k8s.apps.v1.DaemonSetPatch(
+                f"{name}-kserve-localmodel-agent-user",
+                metadata=patch["metadata"],
+                spec=patch["spec"],
+                opts=self.child_opts(depends_on=[self.releases["kserve-localmodel"]]),
+            )
         self.register_outputs({"releases": sorted(self.releases), "podIdentityAgent": self.pod_identity_agent is not None})

@@ -127,10 +127,12 @@ class ModelAutoscaling(KubernetesComponent):
             pass  # e.g. one fixed-size Ray cluster: autoscaling multi-node replicas is out of scope (components/kuberay.py)
         elif m.autoscaling.backend == "keda":
             url = metrics.prometheus_url(cfg)
-            self.scaler = _custom(f"{name}-scaledobject", lambda n: scale.scaled_object(m, plan, n, url), ns, child)
+            opts = pulumi.ResourceOptions.merge(child, _backend_switch(name, "keda"))
+            self.scaler = _custom(f"{name}-scaledobject", lambda n: scale.scaled_object(m, plan, n, url), ns, opts)
         else:
             _, _, meta, spec = namespaced_manifest(lambda n: scale.horizontal_pod_autoscaler(m, plan, n), ns)
-            self.scaler = k8s.autoscaling.v2.HorizontalPodAutoscaler(f"{name}-hpa", metadata=meta, spec=spec, opts=child)
+            opts = pulumi.ResourceOptions.merge(child, _backend_switch(name, "prometheus-adapter"))
+            self.scaler = k8s.autoscaling.v2.HorizontalPodAutoscaler(f"{name}-hpa", metadata=meta, spec=spec, opts=opts)
         labels = cfg.prometheus.monitor_labels
         self.pod_monitor = _custom(f"{name}-podmonitor", lambda n: mon.pod_monitor(m, n, labels), ns, child)
         self.prometheus_rule = _custom(f"{name}-alerts", lambda n: mon.prometheus_rule(m, plan, n, cfg.alerts, labels), ns, child)
@@ -143,6 +145,41 @@ class ModelAutoscaling(KubernetesComponent):
                 "targetInFlightPerPod": plan.target_in_flight_per_pod,
             }
         )
+
+
+# What each backend registers: (resource name suffix, Pulumi type).
+SCALER_RESOURCES = {
+    "prometheus-adapter": ("hpa", "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"),
+    "keda": ("scaledobject", "kubernetes:keda.sh/v1alpha1:ScaledObject"),
+}
+
+
+def _backend_switch(name: str, backend: str) -> pulumi.ResourceOptions:
+    """Options that make a switch of autoscaler one replacement, the old object deleted before the new one is created.
+
+    The HPA and the ScaledObject are one Pulumi resource across a switch: each aliases the other's name and type, so
+    `pulumi up` diffs the new object against the old one's state instead of creating one and deleting the other at
+    the end. pulumi-kubernetes does not replace on a change of kind by itself (v4.20.0 provider/pkg/provider/diff.go:
+    22-37 forces replacement only for metadata and per-kind fields), hence replace_on_changes on kind;
+    delete_before_replace makes the engine delete the old object first (pulumi/pulumi pkg/resource/deploy/
+    step_generator.go generateStepsFromDiff: the goal's deleteBeforeReplace overrides the provider's answer, then a
+    DeleteReplacementStep precedes the CreateReplacementStep). The provider deletes what the old state holds
+    (v4.20.0 provider/pkg/await/await.go Deletion: ResourceClientForObject(c.Outputs), the old live object's kind).
+
+    So switching to KEDA deletes our HPA before the ScaledObject exists: KEDA's webhook finds no HPA on the target
+    (kedacore/keda v2.20.2 apis/keda/v1alpha1/scaledobject_webhook.go:256-313) and keeps its guard for every other
+    HPA, two HPAs never scale one Deployment, and an `up` that fails after the delete leaves no HPA beside the
+    ScaledObject (the Deployment keeps its replicas until the next `up`). Switching back deletes the ScaledObject
+    first, in the foreground (pulumi-kubernetes v4.20.0 provider/pkg/metadata/overrides.go:68-77), so KEDA's own
+    HPA, which it owns (controllers/keda/hpa.go:187 SetControllerReference), is gone before ours is created.
+    """
+    other = "prometheus-adapter" if backend == "keda" else "keda"
+    suffix, type_ = SCALER_RESOURCES[other]
+    return pulumi.ResourceOptions(
+        aliases=[pulumi.Alias(name=f"{name}-{suffix}", type_=type_)],
+        replace_on_changes=["kind"],
+        delete_before_replace=True,
+    )
 
 
 def _custom(

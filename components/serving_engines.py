@@ -122,10 +122,8 @@ class Engine:
         return self.shown.get(setting, f"--{setting}")
 
 
-def _row(name: str, row: Any) -> Engine:
-    where = f"serving_engines.toml [engines.{name}]"
-    if not isinstance(row, dict):
-        raise EngineTableError(f"{where}: must be a table")
+def _check_fields(where: str, row: dict) -> None:
+    """Every field present, of its type, and within its documented values (else EngineTableError naming it)."""
     unknown = sorted(set(row) - set(_FIELDS))
     if unknown:
         raise EngineTableError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(_FIELDS))})")
@@ -149,6 +147,13 @@ def _row(name: str, row: Any) -> Engine:
     unknown_rules = [r for r in row["startup_rules"] if r not in BY_NAME]
     if unknown_rules:
         raise EngineTableError(f"{where}.startup_rules: unknown rule {unknown_rules[0]!r} (known: {', '.join(sorted(BY_NAME))})")
+
+
+def _row(name: str, row: Any) -> Engine:
+    where = f"serving_engines.toml [engines.{name}]"
+    if not isinstance(row, dict):
+        raise EngineTableError(f"{where}: must be a table")
+    _check_fields(where, row)
     flags: dict[str, tuple[str, ...]] = {}
     env: dict[str, tuple[str, ...]] = {}
     shown: dict[str, str] = {}

@@ -19,6 +19,7 @@ from components.serving_engines import ENGINES
 from policies import catalog
 from policies.framework import DOCS_PAGE, EXEMPTION_PREFIX, Policy
 from policies.kube import WORKLOAD_TYPES, fmt_number
+from policies.operator_defaults import ROWS as OPERATOR_ROWS
 
 # Where each workload kind keeps its pod templates (policies.kube.pod_specs reads these paths).
 POD_TEMPLATE_PATHS = {
@@ -200,6 +201,15 @@ def _reading_section() -> list[str]:
         "this way (`[read generically]` in text, `generic` in JSON, a list in Markdown). A reader for a known kind "
         "adds meaning (replicas, autoscaling, the operator's defaults); without one the generic rules still run. "
         "Kubernetes' own kinds outside the table are never searched.",
+        "",
+        "What an operator fills into the pods it renders is data too (`policies/operator_defaults.py`, one cited row "
+        "per operator), and the pod rules read it before they report a field missing: "
+        + "; ".join(f"{row.operator}: {', '.join(sorted(row.fields))}" for row in OPERATOR_ROWS)
+        + ". Operators whose defaults are whole pods are merged by their readers (KServe's LLMInferenceService "
+        "presets, Dynamo's component defaults, a ServingRuntime into its InferenceService). A pod that holds ranks of "
+        "an engine another pod of its group fronts (a LeaderWorkerSet or LLMInferenceService worker, a vLLM started "
+        "`--headless`) takes no requests, so readiness, startup and drain rules leave it to its leader "
+        "(`policies/reading/serving.py` takes_requests).",
         "",
         "Model servers are recognised by engine, from one table of serving engines "
         "(`components/serving_engines.toml`, each fact cited at a pinned release): how each engine is recognised "

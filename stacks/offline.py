@@ -76,8 +76,10 @@ class Recorded:
     custom_timeouts: Mapping[str, str] = field(default_factory=dict)
     # ResourceOptions.ignore_changes (property paths `pulumi up` and `pulumi refresh` leave alone).
     ignore_changes: tuple[str, ...] = ()
-    # ResourceOptions.replace_on_changes (property paths whose change replaces the resource instead of updating it).
+    # ResourceOptions.replace_on_changes (property paths whose change makes `pulumi up` replace the resource).
     replace_on_changes: tuple[str, ...] = ()
+    # ResourceOptions.aliases, each as "<type>::<name>" (the old identity whose state this resource takes over).
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass
@@ -414,6 +416,20 @@ def _custom_timeouts(request: Any) -> dict[str, str]:
     return {op: getattr(timeouts, op) for op in ("create", "update", "delete") if getattr(timeouts, op, "")}
 
 
+def _aliases(request: Any) -> tuple[str, ...]:
+    """The request's aliases as "<type>::<name>": from alias specs (where the SDK sends them) or alias URNs."""
+    out = []
+    for alias in getattr(request, "aliases", ()):
+        spec = alias.spec if alias.HasField("spec") else None
+        if spec is not None:
+            out.append(f"{spec.type or request.type}::{spec.name or request.name}")
+        elif alias.urn:
+            out.append("::".join(alias.urn.rsplit("::", 2)[-2:]).split("$")[-1])
+    for urn in getattr(request, "aliasURNs", ()):
+        out.append("::".join(urn.rsplit("::", 2)[-2:]).split("$")[-1])
+    return tuple(out)
+
+
 def _recorder(recording: Recording) -> Callable[[Any, Any], None]:
     """What the monitor calls with each registration: it appends the resource to ``recording``."""
     names: dict[str, str] = {}
@@ -439,6 +455,7 @@ def _recorder(recording: Recording) -> Callable[[Any, Any], None]:
                 custom_timeouts=_custom_timeouts(request),
                 ignore_changes=tuple(request.ignoreChanges),
                 replace_on_changes=tuple(request.replaceOnChanges),
+                aliases=_aliases(request),
             )
         )
 

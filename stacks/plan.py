@@ -74,7 +74,9 @@ def render_files(recording: Recording) -> dict[str, str]:
         elif r.type.startswith("kubernetes:") and "kind" in body:
             meta = body.get("metadata") or {}
             folder = meta.get("namespace") or "_cluster"
-            rel = f"kubernetes/{_slug(folder)}/{_slug(body['kind'])}-{_slug(meta.get('name') or r.name)}.yaml"
+            # A Patch resource (server-side apply of a few fields of an object someone else owns) is not the object.
+            kind = r.type.rsplit(":", 1)[-1] if r.type.endswith("Patch") else body["kind"]
+            rel = f"kubernetes/{_slug(folder)}/{_slug(kind)}-{_slug(meta.get('name') or r.name)}.yaml"
             files[rel] = dump_yaml(body)
         else:
             provider = r.type.split(":", 1)[0]
@@ -289,13 +291,30 @@ def derived_violations(derived: list, ours: list) -> list:
 
     Stack-wide policies read our objects only: a derived Deployment beside the InferenceService it comes from would
     count the same pods twice. A derived finding with the same policy and message as one on our objects (the
-    container's flags, copied by the controller) is reported once, on ours, where the fix is.
+    container's flags, copied by the controller) is reported once, on ours, where the fix is. So is a finding on a
+    derived Pod whose policy already fires on the Deployment it comes from (the same source): the pod inherits the
+    template, and the API server refuses the Deployment before any pod exists.
     """
     from policies.registry import POLICIES, evaluate
 
     per_object = [p for p in POLICIES if not p.is_stack_policy]
     seen = {(v.policy, v.message) for v in ours}
-    return [v for v in evaluate(derived_resources(derived), policies=per_object) if (v.policy, v.message) not in seen]
+    found = [v for v in evaluate(derived_resources(derived), policies=per_object) if (v.policy, v.message) not in seen]
+    by_name = {d.resource_name: d for d in derived}
+    on_deployments = {
+        (v.policy, by_name[v.resource].source)
+        for v in found
+        if v.resource in by_name and by_name[v.resource].kind == "Deployment"
+    }
+    return [
+        v
+        for v in found
+        if not (
+            v.resource in by_name
+            and by_name[v.resource].kind == "Pod"
+            and (v.policy, by_name[v.resource].source) in on_deployments
+        )
+    ]
 
 
 def controller_row(d) -> dict:

@@ -31,7 +31,7 @@ def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of `simulate` (the command-line contract in docs/simulate.md)."""
     p.add_argument("stack", help="stack name (stacks/Pulumi.STACK.yaml) or path of a stack file")
     p.add_argument(
-        "--traffic", required=True, help="traffic profile (YAML or JSON; schema: components/simulate/traffic_profile.schema.json)"
+        "--traffic", required=True, help="traffic profile (YAML or JSON; schema: components/traffic/traffic_profile.schema.json)"
     )
     p.add_argument("--duration", help="simulated span: seconds or 90s / 15m / 1h (default: the profile's, else 1h)")
     p.add_argument("--seed", default="0", help="random seed (default 0): the same seed gives the same bytes")
@@ -67,9 +67,9 @@ def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
     """Each single-node model re-planned as a seed stack would run it: utilization 0.9, the model's full context
     (no cap; the configured one where the full context does not fit), vLLM's batch defaults, no admission queue."""
     from components.capacity.gpus import instance_gpu
-    from components.capacity.layout import spans_nodes
     from components.capacity.memory import batch_defaults_for
     from components.capacity.plan import node_for, plan_model, resolve_model
+    from components.config.placement import spans_nodes
     from components.images import vllm_release
 
     pools = {p.name: p for p in cfg.gpu_pools}
@@ -104,8 +104,8 @@ def default_plans(cfg: StackConfig, base_dir: Path) -> dict[str, ServingPlan]:
 
 def run_simulation(args: argparse.Namespace) -> dict[str, Any]:
     """Validate the input, run both settings, return the report (JSON-ready)."""
-    from components.simulate.profile import load_profile, parse_duration
     from components.simulate.run import check_profile, simulate, workloads
+    from components.traffic.profile import load_profile, parse_duration
 
     try:
         seed = int(args.seed)

@@ -18,10 +18,10 @@ from typing import Any, Callable, get_args
 
 from components.capacity.accounting import image_flashinfer_sampler
 from components.capacity.architecture import ArchitectureError
+from components.capacity.batch import settle_max_num_seqs
 from components.capacity.gpus import UnknownGpu, find_gpu
 from components.capacity.memory import COMPILE_CACHES, EngineArgs, plan_memory
 from components.capacity.models import UnknownModel, find_model, load_model_config
-from components.capacity.plan import settle_max_num_seqs
 from components.config import BLOCK_SIZES, Dtype, EngineConfig, KvCacheDtype, ModelConfig, Quantization
 from components.errors import ConfigError, Problem
 from components.images import vllm_release

@@ -64,8 +64,8 @@ def slo_results(cfg: StackConfig, plans: Mapping[str, ServingPlan], files: Mappi
     traffic of the models that declare it: their requests are drawn as `simulate` draws them (every model of the
     profile drawn, in its order), the other models serve nothing, so the plan pays only for the declared models.
     """
-    from components.simulate.profile import load_profile, parse_duration
     from components.simulate.run import check_profile, simulate, workloads
+    from components.traffic.profile import load_profile, parse_duration
     from policies.framework import Resource
     from policies.simulation.simulated_slo import RESULT_TYPE
 

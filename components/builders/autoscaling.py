@@ -92,16 +92,13 @@ def _metadata(m: ModelConfig, namespace: str, name: str) -> dict[str, Any]:
     return {"name": name, "namespace": namespace, "labels": recommended_labels(m.name, component="autoscaling")}
 
 
-# Switching a model from the adapter to KEDA in one `pulumi up`: Pulumi creates the ScaledObject first and deletes the
-# old HPA last, and KEDA's admission webhook refuses a ScaledObject whose target an HPA it does not own already scales
-# ("the workload ... is already managed by the hpa ...": kedacore/keda v2.20.2 apis/keda/v1alpha1/
-# scaledobject_webhook.go:256-313, verifyHpas), but skips every HPA annotated validations.keda.sh/hpa-ownership: "false"
-# (:274; the constant at scaledobject_types.go:57). Our adapter HPAs carry it, so the ScaledObject is admitted while the
-# old HPA lives; both compute from the same per-pod signal and target until Pulumi deletes the HPA at the end of the up.
-# KEDA's own transfer (scaledobject.keda.sh/transfer-hpa-ownership: "true" with advanced.horizontalPodAutoscalerConfig
-# .name set to the old HPA's name, :298-306) is not used: KEDA would adopt the HPA named like ours, Pulumi would then
-# delete it (the old resource's name), and switching back would create an HPA whose name KEDA's still holds.
-KEDA_SWITCH_ANNOTATIONS = {"validations.keda.sh/hpa-ownership": "false"}
+# Switching a model between the adapter and KEDA in one `pulumi up` is ordered by the Pulumi resource options of the
+# HPA and the ScaledObject (components/autoscaling.py _backend_switch): the old object is deleted before the new one is
+# created, so KEDA's admission webhook, which refuses a ScaledObject whose target an HPA it does not own scales
+# (kedacore/keda v2.20.2 apis/keda/v1alpha1/scaledobject_webhook.go:256-313, verifyHpas), finds none. Our HPA carries no
+# validations.keda.sh/hpa-ownership: "false" (:274), which would switch that guard off for good, and uses no
+# scaledobject.keda.sh/transfer-hpa-ownership (:298-306): KEDA would adopt the HPA named like ours and Pulumi would
+# then delete it as the old resource.
 
 
 def horizontal_pod_autoscaler(m: ModelConfig, plan: ServingPlan, namespace: str) -> dict[str, Any]:
@@ -109,7 +106,7 @@ def horizontal_pod_autoscaler(m: ModelConfig, plan: ServingPlan, namespace: str)
     return {
         "apiVersion": "autoscaling/v2",
         "kind": "HorizontalPodAutoscaler",
-        "metadata": {**_metadata(m, namespace, m.name), "annotations": dict(KEDA_SWITCH_ANNOTATIONS)},
+        "metadata": _metadata(m, namespace, m.name),
         "spec": {
             "scaleTargetRef": _scale_target(m),
             "minReplicas": m.replicas.min,

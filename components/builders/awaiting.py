@@ -12,6 +12,14 @@ annotation, else 10 minutes (overrides.go:49-64 ``TimeoutDuration``; await/await
 create, update and delete). The components set ``customTimeouts``: they are per operation, and the
 annotation would also bound the delete.
 
+On an update the InferenceService's wait proves less (docs/deploy.md, "What `up` proves when you edit a model"):
+KServe v0.20.0 keeps PredictorReady True while the old pods keep the Deployment Available
+(pkg/apis/serving/v1beta1/inference_service_status.go:379-425) and copies the Deployment's observedGeneration, not
+its own, into the InferenceService's status (455-457), so the condition wait (pulumi-kubernetes v4.20.0
+provider/pkg/await/condition/kubectl.go:29-69) passes while a new revision crash-loops; Standard mode sets no
+revision fields a ``jsonpath=`` wait could hold on (575-609 are the Knative path's), and KServe's Deployment is not
+ours to await (await/await.go:343-346: a read from the cluster is never awaited).
+
 Deletes are foreground (overrides.go:67-77, ``DeletionPropagation``): Pulumi waits until the owner's
 dependents are gone. KubeRay owns its pods as their controller (ray-operator/controllers/ray/
 raycluster_controller.go:1753 and 1800 at v1.7.0, ``SetControllerReference``, which blocks the owner's
@@ -25,7 +33,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..capacity.layout import IMAGE_PULL_SECONDS, NODE_READY_SECONDS
+from ..capacity import cold_start
+from ..capacity.cold_start import ColdReady, cache_size_gib
 from ..capacity.plan import ServingPlan
 from ..capacity.pools import PoolPlan
 
@@ -64,12 +73,23 @@ class Awaiting:
     delete_before_replace: bool = False
 
 
+def cold_ready(plan: ServingPlan) -> ColdReady:
+    """A predictor pod's way from creation to Ready on a new node (capacity/cold_start.py ``cold_ready``): node
+    launch, image pull, a localCache model's node cache fill (the LocalModelCache's modelSize downloaded by KServe's
+    agent; the pod's init container waits for it) and the startup budget. The same figure the derived predictor
+    Deployment's summary carries (derive/kserve.py), which policy S34 holds against KServe's progress deadline."""
+    budget = plan.startup_failure_threshold * plan.startup_period_seconds
+    local = plan.startup is not None and plan.startup.source == "localCache"
+    cache = cache_size_gib(plan.model.checkpoint_gib) if local else None
+    return cold_start.cold_ready(budget, cache)
+
+
 def inference_service(plan: ServingPlan, wait: bool) -> Awaiting:
-    """An InferenceService: wait for Ready as long as a new node, its image pull and the startup budget take.
+    """An InferenceService: wait for Ready as long as a predictor pod's cold path takes (``cold_ready``).
 
     The delete waits for the predictor pods' termination grace (their drain) and the margin.
     """
-    ready = NODE_READY_SECONDS + IMAGE_PULL_SECONDS + plan.startup_failure_threshold * plan.startup_period_seconds
+    ready = cold_ready(plan).seconds
     delete = plan.termination_grace_seconds + DELETE_MARGIN_SECONDS
     return _awaiting(INFERENCE_SERVICE_READY, wait, ready, delete)
 

@@ -45,14 +45,18 @@ AGENT_HOST_PATH = "/models"
 # AL2023 mounts the instance-store RAID0 array at /mnt/k8s-disks/0 (Karpenter v1.14.1 docs, instanceStorePolicy);
 # AGENT_HOST_PATH is bind-mounted onto this folder of it.
 NVME_CACHE_DIR = "/mnt/k8s-disks/0/kserve-models"
-# Who the node agent runs as: its DaemonSet sets runAsNonRoot but no runAsUser (kserve/kserve v0.20.0
-# charts/kserve-localmodel-resources/files/resources.yaml:363-380; the chart has no value for it), so the image's
-# user applies: localmodel-agent.Dockerfile:37 builds on gcr.io/distroless/static:nonroot, whose user "nonroot" is
-# uid/gid 65532 (GoogleContainerTools/distroless README, "nonroot" tags). The agent creates its models folder under
-# the host path at start (pkg/controller/v1alpha1/localmodelnode/file_utils.go:76-81, os.MkdirAll of
-# <mount>/models, controller.go:87), which fails with EACCES on a root-owned 0755 folder.
-AGENT_UID = 65532
-AGENT_GID = 65532
+# Who the node agent runs as: the uid and gid of KServe's download Job, so that it can delete what the Job wrote.
+# The Job's container runs as the storage-initializer image's user 1000 (kserve/kserve v0.20.0
+# python/storage-initializer.Dockerfile:55, 68; the Job sets only fsGroup, pkg/controller/v1alpha1/localmodelnode/
+# controller.go:191-211, 237-244) and writes 0755 folders; the agent removes a model with os.RemoveAll
+# (file_utils.go:48-50), which needs write access to every one of them. Left alone, the agent runs as its image's
+# user, distroless "nonroot" 65532 (localmodel-agent.Dockerfile:37; its DaemonSet sets runAsNonRoot but no
+# runAsUser, charts/kserve-localmodel-resources/files/resources.yaml:363-380, and no template reads the chart's
+# kserve.localmodel.agent.securityContext.runAsUser: 1000), and could never clean the cache: builders/model_source.py
+# agent_user_patch makes it 1000:1000. The agent creates its models folder under the host path at start
+# (file_utils.go:76-81, os.MkdirAll of <mount>/models, controller.go:87), so the folder must belong to it.
+AGENT_UID = 1000
+AGENT_GID = 1000
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 from ..builders.labels import GPU_NAME_LABEL  # noqa: E402 (defined beside the labels: the policy pack reads it)
 

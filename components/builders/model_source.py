@@ -23,7 +23,7 @@ from typing import Any, Optional, Sequence
 # The node's cache folders are prepared by the EC2NodeClass user data (builders/karpenter.py cache_user_data).
 from ..builders.karpenter import AGENT_HOST_PATH, POOL_LABEL, gpu_tolerations
 from ..builders.labels import SKIP_AWAIT, recommended_labels
-from ..capacity.cold_start import RUNAI_CONCURRENCY
+from ..capacity.cold_start import RUNAI_CONCURRENCY, cache_size_gib
 from ..capacity.pools import PoolPlan
 from ..config import ModelConfig
 from .names import IAM_ROLE_NAME, fit
@@ -102,13 +102,18 @@ while True:
 """
 
 
-def cache_storage_key(m: ModelConfig) -> str:
+def storage_key(source_uri: str) -> str:
     """The folder KServe keeps a cached model in: the first 16 hex digits of SHA-256 of the cache's source URI
     (kserve/kserve v0.20.0 pkg/apis/serving/v1alpha1/local_model_cache_types.go:29-32 GetStorageKey); the download
     job writes to ``models/<key>`` of the node group's volume (pkg/controller/v1alpha1/localmodelnode/controller.go:148-158)."""
     import hashlib
 
-    return hashlib.sha256(cache_source_uri(m).encode()).hexdigest()[:16]
+    return hashlib.sha256(source_uri.encode()).hexdigest()[:16]
+
+
+def cache_storage_key(m: ModelConfig) -> str:
+    """A localCache model's folder in its node group's volume (``storage_key`` of its cache's source URI)."""
+    return storage_key(cache_source_uri(m))
 
 
 def cache_wait(m: ModelConfig) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -226,7 +231,7 @@ def local_model_cache(m: ModelConfig, checkpoint_gib: float, service_account: Op
     """
     spec: dict[str, Any] = {
         "sourceModelUri": cache_source_uri(m),
-        "modelSize": f"{int(checkpoint_gib * 1.1) + 1}Gi",
+        "modelSize": f"{cache_size_gib(checkpoint_gib)}Gi",
         "nodeGroups": [m.pool],
     }
     if service_account:
@@ -247,6 +252,29 @@ def localmodel_values() -> dict[str, Any]:
     (builders/addons.py ``kserve_values``).
     """
     return {"kserve": {"localmodelnode": {"controller": {"tolerations": gpu_tolerations()}}}}
+
+
+# The node agent's DaemonSet, as the kserve-localmodel-resources chart names it (kserve/kserve v0.20.0
+# charts/kserve-localmodel-resources/files/resources.yaml:318-326).
+AGENT_DAEMONSET = "kserve-localmodelnode-agent"
+
+
+def agent_user_patch(namespace: str) -> dict[str, Any]:
+    """A server-side-apply patch of the chart's node agent DaemonSet: run it as the download Job's uid and gid
+    (builders/karpenter.py ``AGENT_UID``: the chart offers no value that does it), so that it can delete the model
+    folders the Job wrote when a model leaves the node's cache.
+
+    It owns only the two fields it sets; Helm's three-way merge on upgrade keeps fields its chart does not render.
+    Not awaited by `pulumi up`: the agent's pods run only on the cache nodes, which may not exist yet.
+    """
+    from .karpenter import AGENT_GID, AGENT_UID
+
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": AGENT_DAEMONSET, "namespace": namespace, "annotations": dict(SKIP_AWAIT)},
+        "spec": {"template": {"spec": {"securityContext": {"runAsUser": AGENT_UID, "runAsGroup": AGENT_GID}}}},
+    }
 
 
 def prepull_daemonset(plan: PoolPlan, images: Sequence[str], namespace: str) -> dict[str, Any]:

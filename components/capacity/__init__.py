@@ -1,4 +1,7 @@
-"""Pure capacity planning: model and GPU catalogues, vLLM's memory model, derived settings.
+"""Pure capacity planning: the model catalogue, vLLM's memory model, the multi-node layout, derived settings.
+
+It reads the config it plans (components/config/), the GPU and instance records (components/hardware.py) and the
+declared traffic (components/traffic/), all below it; nothing below imports it back (pyproject.toml library-layers).
 
 Nothing here imports Pulumi, so other tools (the policy pack, `python -m stacks size`) use it too.
 """

@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..capacity.layout import IMAGE_PULL_SECONDS, NODE_READY_SECONDS
+
 GIB = 2**30
 # No measured Hub download was found: an estimate of 1-3 min for 16 GB, taken at its slow end, 16 GB in 180 s.
 HF_DOWNLOAD_GIB_S = 16e9 / GIB / 180
@@ -127,3 +129,49 @@ def startup_budget(source: str, checkpoint_gib: float, gpus: int, enforce_eager:
         return StartupBudget(source, parts, configured, derived=False)
     total = sum(p.seconds for p in parts) * SAFETY
     return StartupBudget(source, parts, max(FLOOR_S, int(math.ceil(total / 10) * 10)), derived=True)
+
+
+def cache_size_gib(checkpoint_gib: float) -> int:
+    """What a LocalModelCache reserves for a checkpoint (its ``modelSize``, GiB): the files plus 10%, rounded up."""
+    return int(checkpoint_gib * 1.1) + 1
+
+
+def cache_fill_seconds(cache_gib: float) -> int:
+    """How long KServe's node agent's download Job takes to fill a new node's cache of ``cache_gib``: the Hugging
+    Face download estimate above (HF_DOWNLOAD_GIB_S). The model's pod waits for it (builders/model_source.py
+    cache_wait) before its own startup begins."""
+    return math.ceil(cache_gib / HF_DOWNLOAD_GIB_S)
+
+
+@dataclass(frozen=True)
+class ColdReady:
+    """From a new pod's creation to its readiness when it needs a new node: what a Deployment's progress deadline
+    and ``pulumi up``'s wait must cover (a pod's creation is the last progress a Deployment records before the pod
+    becomes ready)."""
+
+    node_launch: int
+    image_pull: int
+    cache_fill: int
+    startup_budget: int
+
+    @property
+    def seconds(self) -> int:
+        """The four parts added up."""
+        return self.node_launch + self.image_pull + self.cache_fill + self.startup_budget
+
+    def report(self) -> dict:
+        """JSON-ready parts and total (the derived Deployment's summary and the plan's report)."""
+        return {
+            "nodeLaunchSeconds": self.node_launch,
+            "imagePullSeconds": self.image_pull,
+            "cacheFillSeconds": self.cache_fill,
+            "startupBudgetSeconds": self.startup_budget,
+            "seconds": self.seconds,
+        }
+
+
+def cold_ready(startup_budget: int, cache_gib: float | None) -> ColdReady:
+    """A pod's cold path: node launch + image pull (capacity/layout.py's estimates) + its node cache's fill when it
+    reads a LocalModelCache (``cache_gib``, else None) + its startup-probe budget."""
+    fill = cache_fill_seconds(cache_gib) if cache_gib is not None else 0
+    return ColdReady(NODE_READY_SECONDS, IMAGE_PULL_SECONDS, fill, startup_budget)

@@ -1,4 +1,4 @@
-"""GPU types and AWS GPU instances: lookups over the typed records of hardware.py (facts in hardware.toml)."""
+"""GPU types and AWS GPU instances: lookups over the typed records of components/hardware.py (facts in hardware.toml)."""
 
 from __future__ import annotations
 

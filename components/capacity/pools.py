@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from ..capacity.gpus import GPUS, INSTANCES
-from ..capacity.layout import spans_nodes
 from ..capacity.plan import Resources, ServingPlan
 from ..config import GpuPoolConfig, ModelConfig
+from ..config.placement import spans_nodes
 from ..hardware import pool_architecture
 
 # Root volume: the vLLM image unpacked (28.6 GB for vllm-openai:latest in Dec 2025, vllm-project/vllm

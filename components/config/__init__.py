@@ -15,13 +15,14 @@ One module per concern (this package re-exports the names other modules import):
 - ``routing``: which stack-file key fills which field, which keys are refused;
 - ``scan``: credentials, control characters and inexact numbers in plain values;
 - ``pydantic_errors``: pydantic's errors as problems that name the stack file's path;
+- ``placement``: whether a model's replica spans nodes, and the node rules of one that does;
 - ``cross_checks``: the rules that relate objects;
 - ``load``: :func:`load_stack_config`, the stages in order.
 
-Each module imports only modules named before it in this list. Nothing here imports
-``builders`` (the constants both read live in components/facts.py), and the capacity modules the
-config reads (the instance catalogue, the multi-node layout) do not import the config back
-(import-linter's contracts in pyproject.toml, run by .ci/run).
+Each module imports only modules named before it in this list. Nothing here imports the capacity
+plan or anything that builds from the config (the constants the builders also read live in
+components/facts.py, the GPU and instance records in components/hardware.py): import-linter's
+contracts in pyproject.toml, run by .ci/run.
 """
 
 from ..facts import DISCOVERY_TAG, EKS_CLUSTER_NAME_TAG, KUBERAY_CHART_VERSION

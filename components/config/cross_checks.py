@@ -7,18 +7,18 @@ long-context siblings inserted; every problem names the stack file's own path
 expanded list. Rules of a model's source, pool and placement are reported at the model, not again
 at its sibling.
 
-Pure: the instance catalogue and the multi-node layout rules of components/capacity, which do not
-import the config back.
+Pure: the instance records (components/hardware.py) and the node rules of a multi-node model
+(placement.py); nothing of the capacity plan, which reads the config it plans.
 """
 
 from __future__ import annotations
 
 from ..aws_ids import arn_region
-from ..capacity.layout import layout_problems, spans_nodes
 from ..errors import Problem
 from ..facts import DISCOVERY_TAG
 from ..hardware import INSTANCES
 from .models import ModelConfig
+from .placement import gpus_per_node, layout_problems, spans_nodes
 from .pools import GpuPoolConfig
 from .stack import StackConfig
 
@@ -183,17 +183,17 @@ def _gateway_problems(cfg: StackConfig) -> list[Problem]:
 
 
 # --- Placement rules: one engine on one node, or one engine over several nodes (`distributed`). -------
-# They ask capacity.layout.spans_nodes, not which back-end serves the model (components/backends/):
+# They ask placement.spans_nodes, not which back-end serves the model (components/backends/):
 # any multi-node back-end (KubeRay today) fills whole nodes and must not have its nodes expire.
 
 
 def _engine_placement_problems(m: ModelConfig, pool: GpuPoolConfig, at: str) -> list[Problem]:
     """Where one engine's GPUs go: a distributed engine fills whole nodes of the pool
-    (components/capacity/layout.py); any other engine's TP x PP GPUs fit on one node."""
+    (placement.layout_problems); any other engine's TP x PP GPUs fit on one node."""
     if spans_nodes(m):
         return layout_problems(m, pool, at)
     gpus = m.engine.tensor_parallel_size * m.engine.pipeline_parallel_size
-    per_node = max(INSTANCES[t].gpu_count for t in pool.instance_types)
+    per_node = gpus_per_node(pool)
     if gpus <= per_node:
         return []
     return [

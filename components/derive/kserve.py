@@ -26,6 +26,15 @@ Followed step by step from kserve/kserve at tag v0.20.0 (paths below are in that
    container port, targeting it; selector ``app: isvc.<name>``; ``clusterIP: None`` only with
    ``serviceClusterIPNone``.
 
+5. The pod, as KServe's pod webhook mutates each one the Deployment creates (``pkg/webhook/admission/pod/``,
+   ``mutator.go:131-139`` runs its mutators in order on every pod labelled ``serving.kserve.io/inferenceservice``,
+   55-57, 154-158): the storage initializer (``storage_initializer_injector.go:716-784``) which, for a pod with the
+   local-model label, mounts the cache's PVC at ``/mnt/models`` from ``models/<storage key>`` (723-737, 509-558)
+   instead of downloading, and points ``STORAGE_URI`` at ``/mnt/models`` (560-566); the metrics aggregator's
+   annotations (``metrics_aggregate_injector.go:94-129``). A storage URI that needs the storage-initializer init
+   container (not a cache) or the model agent (logger, batcher) is not derived: the pod is left out and the
+   summary says why.
+
 Only custom predictors (``spec.predictor.containers``) are derived; a predictor that names a model
 format goes through a ServingRuntime this module does not read, and is left out (said in the summary
 of no object: nothing is derived for it).
@@ -38,9 +47,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ..capacity.cold_start import cold_ready
 from . import Derived, Rendered
+from .karpenter import quantity
+from .kserve_webhook import (
+    CONTAINER_NAME,
+    ISVC_LABEL,
+    LOCAL_MODEL_LABEL,
+    LOCAL_MODEL_PVC,
+    LOCAL_MODEL_SOURCE,
+    MODEL_MOUNT_PATH,
+    SOURCE_URI,
+    STORAGE_URI_ENV,
+    TAG,
+    webhook_pod,
+)
 
-TAG = "kserve/kserve v0.20.0"
 DEFAULTS_GO = "pkg/apis/serving/v1beta1/inference_service_defaults.go"
 CUSTOM_GO = "pkg/apis/serving/v1beta1/predictor_custom.go"
 PREDICTOR_GO = "pkg/controller/v1beta1/inferenceservice/components/predictor.go"
@@ -49,17 +71,10 @@ SERVICE_GO = "pkg/controller/v1beta1/inferenceservice/reconcilers/service/servic
 CHART_VALUES = "charts/kserve-resources/values.yaml"
 CONFIGMAP_PATCH = "charts/kserve-resources/files/common/configmap-patch.yaml"
 
-CONTAINER_NAME = "kserve-container"  # constants.go:493 InferenceServiceContainerName
-ISVC_LABEL = "serving.kserve.io/inferenceservice"  # constants.go:61 InferenceServicePodLabelKey
 DEPLOYMENT_MODE = "serving.kserve.io/deploymentMode"  # constants.go:115
 AUTOSCALER_CLASS = "serving.kserve.io/autoscalerClass"  # constants.go:118
 DISABLE_LOCAL_MODEL = "serving.kserve.io/disable-localmodel"  # constants.go:117
 NODE_GROUP = "serving.kserve.io/nodegroup"  # constants.NodeGroupAnnotationKey
-LOCAL_MODEL_LABEL = "internal.serving.kserve.io/localmodel"  # constants.go:177
-LOCAL_MODEL_SOURCE = "internal.serving.kserve.io/localmodel-sourceuri"  # constants.LocalModelSourceUriAnnotationKey
-LOCAL_MODEL_PVC = "internal.serving.kserve.io/localmodel-pvc-name"  # constants.go:180
-SOURCE_URI = "internal.serving.kserve.io/storage-initializer-sourceuri"  # constants.go:158
-STORAGE_URI_ENV = "STORAGE_URI"  # constants.CustomSpecStorageUriEnvVarKey: a custom predictor's storage URI
 # constants.go:534-540: never copied from the InferenceService to what the controller creates.
 DISALLOWED_ANNOTATIONS = (
     "autoscaling.knative.dev/min-scale",
@@ -79,7 +94,15 @@ PREDICTOR_FIELDS = frozenset(
         "annotations", "deploymentStrategy",
     }
 )  # fmt: skip
-PROGRESS_DEADLINE_SECONDS = 600  # deployment_reconciler.go:355-358; KServe v0.20 has no field or annotation for it
+# deployment_reconciler.go:355-358 (setDefaultDeploymentSpec). Nothing in KServe v0.20.0 changes it: no annotation,
+# no inferenceservice-config key and no InferenceService field reaches it (a user deploymentStrategy skips
+# setDefaultDeploymentSpec, 162-168, and the API server then defaults the field to the same 600); a value set on
+# the Deployment by someone else is reverted, because every reconcile builds the Deployment afresh, compares its
+# spec after a dry-run update (261-272) and patches the difference back (471-499). Only a mutation on the API
+# server's side (an admission policy, run on the dry-run update as on the real one) would survive: a
+# MutatingAdmissionPolicy, GA (admissionregistration.k8s.io/v1) from Kubernetes 1.36, and absent on the 1.33
+# clusters the stacks target.
+PROGRESS_DEADLINE_SECONDS = 600
 
 
 @dataclass(frozen=True)
@@ -94,6 +117,8 @@ class IsvcConfig:
     local_model_enabled: bool
     automount_service_account_token: bool
     service_cluster_ip_none: bool
+    metric_aggregation: str  # metricsAggregator.enableMetricAggregation, a string ("true"/"false")
+    prometheus_scraping: str  # metricsAggregator.enablePrometheusScraping
     source: str  # where the values came from (the release, or the chart's defaults)
 
 
@@ -106,6 +131,7 @@ CHART_DEFAULTS: Mapping[str, Any] = {
     "controller": {"deploymentMode": "Knative"},
     "service": {"serviceClusterIPNone": False},
     "localmodel": {"enabled": False},
+    "metricsaggregator": {"enableMetricAggregation": "false", "enablePrometheusScraping": "false"},
 }
 
 
@@ -137,7 +163,7 @@ def _rendered_string(value: Any) -> str:
 
 def isvc_config(rendered: Rendered) -> IsvcConfig:
     """``inferenceservice-config`` from the stack's kserve-resources release (its values over the chart's
-    defaults, rendered by configmap-patch.yaml:55-62, 120-143); the chart's defaults alone when the stack
+    defaults, rendered by configmap-patch.yaml:55-62, 115-143); the chart's defaults alone when the stack
     installs no such release (KServe installed by someone else, as the chart ships it)."""
     release = rendered.release("kserve-resources")
     user = _dig(release.values, "kserve") if release is not None else None
@@ -152,6 +178,8 @@ def isvc_config(rendered: Rendered) -> IsvcConfig:
         local_model_enabled=_dig(values, "localmodel", "enabled") is True,
         automount_service_account_token=_dig(values, "security", "autoMountServiceAccountToken") is not False,
         service_cluster_ip_none=_dig(values, "service", "serviceClusterIPNone") is True,
+        metric_aggregation=_rendered_string(_dig(values, "metricsaggregator", "enableMetricAggregation")),
+        prometheus_scraping=_rendered_string(_dig(values, "metricsaggregator", "enablePrometheusScraping")),
         source=f"release {release.namespace}/{release.name}"
         if release is not None
         else "the chart's defaults (no kserve release)",
@@ -306,6 +334,41 @@ def default_inference_service(
     return out, rules
 
 
+def _deployment_defaults(
+    dspec: dict[str, Any], predictor: Mapping[str, Any], annotations: Mapping[str, Any], rules: dict[str, str]
+) -> None:
+    """The raw Deployment's strategy, history, progress deadline and replicas as the reconciler sets them."""
+    strategy = predictor.get("deploymentStrategy")
+    if strategy is not None:  # deployment_reconciler.go:162-164: the user's strategy, and no other deployment defaults
+        dspec["strategy"] = copy.deepcopy(strategy)
+    else:  # 341-359
+        dspec["strategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}
+        dspec["revisionHistoryLimit"] = 10
+        dspec["progressDeadlineSeconds"] = PROGRESS_DEADLINE_SECONDS
+        rules["spec.progressDeadlineSeconds"] = (
+            f"KServe sets {PROGRESS_DEADLINE_SECONDS} s on every predictor Deployment, offers no field, annotation or "
+            f"config key to change it and reverts a value set on the Deployment ({TAG} {DEPLOYMENT_GO}:355-358, "
+            "261-272, 471-499)"
+        )
+    if annotations.get(AUTOSCALER_CLASS) == "none" and predictor.get("minReplicas") is not None:  # 170-172
+        dspec["replicas"] = predictor["minReplicas"]
+
+
+def _pod_summary(pod: Mapping[str, Any]) -> dict[str, Any]:
+    """The derived pod's volumes and what is mounted at the model path, for the report."""
+    main: dict[str, Any] = next((c for c in pod["spec"]["containers"] if c.get("name") == CONTAINER_NAME), {})
+    mounts = [m for m in main.get("volumeMounts") or [] if m.get("mountPath") == MODEL_MOUNT_PATH]
+    pod_summary = {
+        "volumes": [v.get("name") for v in pod["spec"].get("volumes") or []],
+        "modelMount": ", ".join(
+            f"{m['name']} at {m['mountPath']} from {m.get('subPath') or '/'}{' (read-only)' if m.get('readOnly') else ''}"
+            for m in mounts
+        )
+        or f"none at {MODEL_MOUNT_PATH}",
+    }
+    return pod_summary
+
+
 def _predictor(isvc: Mapping[str, Any], cfg: IsvcConfig, caches: list[Mapping[str, Any]]) -> Optional[list[Derived]]:
     defaulted, isvc_rules = default_inference_service(isvc, cfg, caches)
     meta = defaulted["metadata"]
@@ -351,33 +414,40 @@ def _predictor(isvc: Mapping[str, Any], cfg: IsvcConfig, caches: list[Mapping[st
         f"KServe's raw deployment label, shared with the pod template's map ({TAG} {DEPLOYMENT_GO}:145-161)"
     )
     dspec = deployment["spec"]
-    strategy = predictor.get("deploymentStrategy")
-    if strategy is not None:  # deployment_reconciler.go:162-164: the user's strategy, and no other deployment defaults
-        dspec["strategy"] = copy.deepcopy(strategy)
-    else:  # 341-359
-        dspec["strategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}
-        dspec["revisionHistoryLimit"] = 10
-        dspec["progressDeadlineSeconds"] = PROGRESS_DEADLINE_SECONDS
-        rules["spec.progressDeadlineSeconds"] = (
-            f"KServe sets {PROGRESS_DEADLINE_SECONDS} s on every predictor Deployment and offers no field or annotation "
-            f"to change it ({TAG} {DEPLOYMENT_GO}:341-359)"
-        )
-    if annotations.get(AUTOSCALER_CLASS) == "none" and predictor.get("minReplicas") is not None:  # 170-172
-        dspec["replicas"] = predictor["minReplicas"]
+    _deployment_defaults(dspec, predictor, annotations, rules)
     model = name
     startup = _startup_budget(containers[0])
+    cache = _cache_gib(caches, labels.get(LOCAL_MODEL_LABEL))
     summary = {
         "resources": containers[0].get("resources") or {},
         "probes": {k: containers[0][k] for k in ("startupProbe", "readinessProbe", "livenessProbe") if k in containers[0]},
         "progressDeadlineSeconds": dspec.get("progressDeadlineSeconds", PROGRESS_DEADLINE_SECONDS),
         "startupBudgetSeconds": startup,
+        # From the pod's creation to Ready on a new node: what the progress deadline must cover on a rollout
+        # (capacity/cold_start.py cold_ready; the same figure `pulumi up` waits for, builders/awaiting.py).
+        "coldReady": cold_ready(startup, cache).report() if startup is not None else None,
         "volumes": [v.get("name") for v in spec.get("volumes") or []],
         "initContainers": [c.get("name") for c in spec.get("initContainers") or []],
         "localModel": labels.get(LOCAL_MODEL_LABEL, ""),
     }
-    out = [Derived("kserve", f"InferenceService {namespace}/{name}", model, deployment, dict(rules), summary)]
-    out.append(Derived("kserve", f"InferenceService {namespace}/{name}", model, _service(deployment, cfg), {}, {}))
+    pod, pod_rules, not_derived = webhook_pod(deployment, cfg)
+    if not_derived:
+        summary["pod"] = f"not derived: {not_derived}"
+    source = f"InferenceService {namespace}/{name}"
+    out = [Derived("kserve", source, model, deployment, dict(rules), summary)]
+    out.append(Derived("kserve", source, model, _service(deployment, cfg), {}, {}))
+    if pod is not None:
+        out.append(Derived("kserve", source, model, pod, pod_rules, _pod_summary(pod)))
     return out
+
+
+def _cache_gib(caches: list[Mapping[str, Any]], name: Optional[str]) -> Optional[float]:
+    """The size (GiB) of the LocalModelCache the defaulter matched (its ``spec.modelSize``, what KServe's agent
+    downloads to every node of the group before the model's pod may start), None without one."""
+    for cache in caches:
+        if name is not None and _dig(cache, "metadata", "name") == name:
+            return quantity(_dig(cache, "spec", "modelSize")) / 2**30
+    return None
 
 
 def _startup_budget(container: Mapping[str, Any]) -> Optional[int]:

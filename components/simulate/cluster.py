@@ -34,11 +34,11 @@ from typing import Any, Generator, Optional
 import numpy as np
 import simpy
 
+from ..traffic.workload import Workload
 from .engine import Replica, Request
 from .hpa import limit_down, limit_up, recommend, stabilized_down
 from .pool import Node, Pod, PoolRun
 from .settings import CPU_SECONDS_PER_TOKEN, ModelSettings, StackSettings
-from .workload import Workload
 
 Process = Generator[simpy.Event, Any, None]
 

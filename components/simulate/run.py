@@ -8,10 +8,10 @@ from typing import Any, Mapping, Optional
 import numpy as np
 
 from ..errors import ConfigError, Problem
+from ..traffic.profile import TraceRow, TrafficProfile
+from ..traffic.workload import Workload, build_workload
 from .cluster import SERIES, Simulation
-from .profile import TraceRow, TrafficProfile
 from .settings import StackSettings
-from .workload import Workload, build_workload
 
 
 def _round(x: Optional[float], digits: int = 4) -> Optional[float]:

@@ -1,19 +1,35 @@
-"""S34: a Deployment's progress deadline covers its pods' startup budget.
+"""S34: a Deployment's progress deadline covers its pods' way from creation to Ready.
 
-A Deployment that makes no progress for ``progressDeadlineSeconds`` (default 600) is marked
-``Progressing=False, reason ProgressDeadlineExceeded``; a model that takes longer than that to load
-trips it on every rollout and scale-out. KServe v0.20.0 sets 600 s on every predictor Deployment
-(deployment_reconciler.go:341-359, no field or annotation changes it) and turns that condition into a
-not-Ready predictor (pkg/apis/serving/v1beta1/inference_service_status.go:389-400) until the pod is ready.
+A rolling Deployment that records no progress for ``progressDeadlineSeconds`` (default 600) is marked
+``Progressing=False, reason ProgressDeadlineExceeded``. The last progress it records before a new pod becomes
+ready is the pod's creation, so the deadline must cover everything after it: on a new node, the node's launch,
+the image pull, a node cache's fill the pod waits for, and the model's startup (the derived Deployment's
+``coldReady`` summary, capacity/cold_start.py). It applies to a rollout (a changed pod template) and to the first
+create, not to an HPA scale-out: once a rollout has completed (reason NewReplicaSetAvailable) and every pod
+belongs to the newest ReplicaSet, the deployment controller does not estimate progress at all (kubernetes/kubernetes
+pkg/controller/deployment/progress.go:44-51, syncRolloutStatus ``isCompleteDeployment``, read at commit 008b3652).
+
+KServe v0.20.0 sets 600 s on every predictor Deployment and nothing changes it (deployment_reconciler.go:355-358;
+derive/kserve.py ``PROGRESS_DEADLINE_SECONDS`` says what was checked), and turns the exceeded deadline into a
+not-Ready predictor (pkg/apis/serving/v1beta1/inference_service_status.go:389-399) even while the old pods keep
+the Deployment Available; it is Ready again once the new pod is (the deployment completes: progress.go ``
+DeploymentComplete``). Advisory: the model serves throughout; what must tolerate it is said in the message and in
+docs/controllers.md.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from policies.derived.common import rule_of, subject
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, containers, get
 
 DEFAULT_DEADLINE = 600  # apps/v1 DeploymentSpec.progressDeadlineSeconds default
+# kube-prometheus-stack's default rules (defaultRules.rules.kubernetesApps, on by default) carry kubernetes-mixin's
+# KubeDeploymentRolloutStuck: kube_deployment_status_condition{condition="Progressing", status="false"} != 0 for 15m.
+ROLLOUT_STUCK_FOR_SECONDS = 900
 
 
 def startup_budget(container: dict) -> int | None:
@@ -27,6 +43,24 @@ def startup_budget(container: dict) -> int | None:
         )
     except (TypeError, ValueError):
         return None
+
+
+def _cold_ready(resource: Resource) -> Mapping[str, Any] | None:
+    """The derived object's cold path (derive/kserve.py summary ``coldReady``), None when the deriver gave none."""
+    origin: Any = resource.origin
+    summary = getattr(origin, "summary", None)
+    cold = summary.get("coldReady") if isinstance(summary, Mapping) else None
+    return cold if isinstance(cold, Mapping) and isinstance(cold.get("seconds"), int) else None
+
+
+def _parts(cold: Mapping[str, Any]) -> str:
+    names = (
+        ("nodeLaunchSeconds", "node launch"),
+        ("imagePullSeconds", "image pull"),
+        ("cacheFillSeconds", "node cache fill"),
+        ("startupBudgetSeconds", "startup budget"),
+    )
+    return " + ".join(f"{label} {cold[key]} s" for key, label in names if cold.get(key))
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -45,36 +79,58 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if not budgets:
         return []
     name, budget = max(budgets, key=lambda x: x[1])
-    if deadline >= budget:
+    cold = _cold_ready(resource)
+    window = int(cold["seconds"]) if cold is not None else budget
+    if deadline >= window:
         return []
-    message = (
-        f"{subject(resource)}: spec.progressDeadlineSeconds {int(deadline)} is shorter than container {name}'s startup "
-        f"budget {budget} s (startupProbe); every rollout and scale-out is reported ProgressDeadlineExceeded before the "
-        f"model has loaded"
-    )
+    if cold is None:
+        message = (
+            f"{subject(resource)}: spec.progressDeadlineSeconds {int(deadline)} is shorter than container {name}'s "
+            f"startup budget {budget} s (startupProbe): a rollout is reported ProgressDeadlineExceeded before the "
+            "model has loaded"
+        )
+    else:
+        warm = "within" if budget <= deadline else "also beyond"
+        alert = (
+            "stays quiet"
+            if window <= deadline + ROLLOUT_STUCK_FOR_SECONDS
+            else f"fires ({window} s > {int(deadline)} + {ROLLOUT_STUCK_FOR_SECONDS} s)"
+        )
+        message = (
+            f"{subject(resource)}: spec.progressDeadlineSeconds {int(deadline)} is shorter than a new pod's cold path "
+            f"{window} s ({_parts(cold)}). A rollout (a changed pod template, and the first create) whose new pod "
+            f"needs a new node passes the deadline before the pod is ready: Progressing=False "
+            f"(ProgressDeadlineExceeded), and KServe reports the predictor and the InferenceService not Ready until the pod "
+            f"is, while any old pods keep serving (HPA scale-outs are not affected). On a running node with the image and cache the pod needs "
+            f"its startup budget {budget} s, {warm} the deadline. KubeDeploymentRolloutStuck (Progressing=false for "
+            f"15 min) {alert}"
+        )
     rule = rule_of(resource, "spec.progressDeadlineSeconds")
     if rule:
-        message += f", and the InferenceService shows not Ready with that reason until the pod is ready. {rule}"
+        message += f". {rule}"
     return [message]
 
 
 POLICY = Policy(
     name="progress-deadline-covers-startup",
-    description="A Deployment a controller creates from ours (KServe's predictor) has a progressDeadlineSeconds at least its containers' startup-probe budget.",
+    description="A Deployment a controller creates from ours (KServe's predictor) has a progressDeadlineSeconds that covers a new pod's way to Ready: node launch, image pull, cache fill and the startup-probe budget.",
     catalog="S34",
     severity="medium",
     enforcement="advisory",
     remediation_steps=(
-        "Set spec.progressDeadlineSeconds to at least the startup probe's budget. For KServe's predictor Deployment "
-        "v0.20.0 offers no field: shorten the startup (a warmed node cache, a faster source) or treat "
-        "ProgressDeadlineExceeded as expected during the model's load (docs/controllers.md)."
+        "Set spec.progressDeadlineSeconds to at least the pod's cold path. For KServe's predictor Deployment "
+        "v0.20.0 offers no field and reverts a value set on the Deployment: shorten the startup (an S3 mirror or a "
+        "warmed node cache), keep a warm node in the pool (gpuPools[].buffer), and let the alerts on the predictor's "
+        "readiness tolerate a rollout's ProgressDeadlineExceeded (docs/controllers.md)."
     ),
     resource_types=("kubernetes:apps/v1:Deployment",),
     check_resource=_check,
     rationale=(
-        "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#progress-deadline-seconds; KServe "
-        "v0.20.0 pkg/controller/v1beta1/inferenceservice/reconcilers/deployment/deployment_reconciler.go:355-358 sets "
-        "600 and inference_service_status.go:389-400 reports the exceeded deadline as the predictor's Ready=False. "
+        "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#progress-deadline-seconds; "
+        "kubernetes/kubernetes pkg/controller/deployment/progress.go:44-51 (no deadline on a completed rollout's "
+        "scale-out); KServe v0.20.0 pkg/controller/v1beta1/inferenceservice/reconcilers/deployment/"
+        "deployment_reconciler.go:355-358 sets 600, 261-272 and 471-499 revert another value, and "
+        "inference_service_status.go:389-399 reports the exceeded deadline as the predictor's Ready=False. "
         "Advisory: the pod keeps starting and the model serves once it is ready. Issue 30."
     ),
 )

@@ -14,6 +14,7 @@ Karpenter's VM overhead (aws/karpenter-provider-aws v1.14.1 options.go:58, 7.5 %
 karpenter.k8s.aws/ or node.kubernetes.io/ label (one this reading cannot evaluate) is not judged, nor a static pool
 (spec.replicas: only limits.nodes is allowed there).
 
+Only the cpu and memory limits are read (the GPU limit is the pool's deliberate cap: S13 and the plan's pool sizing).
 Two findings: the limits admit none of the types the pool allows (mandatory, only when the pool enumerates its types or
 families, all of them known: otherwise a type outside the catalogue might fit); the limits shut out the largest
 multi-GPU type it allows (advisory: smaller types still launch, but a pod that needs that many GPUs on one node never
@@ -134,8 +135,10 @@ def _exceeded(spec: InstanceSpec, limits: dict[str, float]) -> list[str]:
 
 
 def _limits(props: dict) -> tuple[dict[str, float], dict[str, Any]]:
+    """The pool's cpu and memory limits. Its GPU limit is the pool's deliberate cap, read by S13 and the plan's
+    pool sizing (components/capacity/pools.py), not here."""
     raw = as_dict(get(props, "spec", "limits"))
-    parsed = {name: as_quantity(raw.get(name)) for name in ("cpu", "memory", GPU_RESOURCE)}
+    parsed = {name: as_quantity(raw.get(name)) for name in ("cpu", "memory")}
     return {k: v for k, v in parsed.items() if v is not None}, raw
 
 
@@ -180,8 +183,7 @@ def _biggest_shut_out(resource: Resource, config: dict) -> list[str]:
     if all(_exceeded(t, limits) for t in types):
         return []  # nothing launches at all: the mandatory finding's case when the pool enumerates its types
     biggest = max(types, key=lambda t: (t.gpu_count, t.vcpu, t.memory_gib))
-    # The GPU limit is the pool's deliberate cap (S13): only cpu and memory limits shutting the type out are reported.
-    over = [name for name in _exceeded(biggest, limits) if name != GPU_RESOURCE]
+    over = _exceeded(biggest, limits)
     if biggest.gpu_count < 2 or not over:
         return []
     shown = ", ".join(f"{name} {raw.get(name)}" for name in over)
@@ -202,7 +204,7 @@ _RATIONALE = (
 
 POLICY = Policy(
     name="karpenter-limits-admit-instance-types",
-    description="A GPU NodePool's cpu, memory and GPU limits admit at least one node of the instance types it enumerates.",
+    description="A GPU NodePool's cpu and memory limits admit at least one node of the instance types it enumerates.",
     rationale=_RATIONALE,
     catalog="S35",
     severity="high",

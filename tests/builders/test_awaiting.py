@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from components.builders import awaiting
+from components.capacity.cold_start import cache_fill_seconds, cache_size_gib
 from components.capacity.layout import IMAGE_PULL_SECONDS, NODE_READY_SECONDS
 from components.capacity.plan import plan_stack
 from components.capacity.pools import plan_pools
@@ -35,8 +36,14 @@ def test_an_inference_service_waits_for_ready_through_a_new_node_and_its_startup
     got = awaiting.inference_service(plan, wait=True)
     budget = plan.startup_failure_threshold * plan.startup_period_seconds
     assert got.annotations == {"pulumi.com/waitFor": "condition=Ready"}
-    assert got.ready_seconds == NODE_READY_SECONDS + IMAGE_PULL_SECONDS + budget == 1200
-    assert got.timeouts == {"create": "20m", "update": "20m", "delete": awaiting.duration(plan.termination_grace_seconds + 120)}
+    # chat-8b reads its node's LocalModelCache (17Gi): on a new node its pod waits for the agent's download first.
+    fill = cache_fill_seconds(cache_size_gib(plan.model.checkpoint_gib))
+    assert fill == 206
+    assert got.ready_seconds == NODE_READY_SECONDS + IMAGE_PULL_SECONDS + fill + budget == 1406
+    assert got.timeouts == {"create": "24m", "update": "24m", "delete": awaiting.duration(plan.termination_grace_seconds + 120)}
+    # A model without a node cache: node launch, image pull and its budget only.
+    s3 = plans["llama-70b"]
+    assert awaiting.inference_service(s3, wait=True).ready_seconds == NODE_READY_SECONDS + IMAGE_PULL_SECONDS + 600
 
 
 def test_the_ray_cluster_waits_for_every_pod_and_the_head_and_its_delete_covers_the_workers_drain(prod):
@@ -112,7 +119,7 @@ def test_the_plan_json_lists_custom_timeouts_and_await_annotations(tmp_path):
     rows = {r["name"]: r for r in json.loads(proc.stdout)["resources"]}
     isvc = rows["prod-chat-8b-isvc"]
     assert isvc["awaitAnnotations"] == {"pulumi.com/waitFor": "condition=Ready"}
-    assert isvc["customTimeouts"]["create"] == "20m"
+    assert isvc["customTimeouts"]["create"] == "24m"  # 1,406 s: node, image, cache fill, budget
     ray = rows["prod-llama-405b-raycluster"]
     assert set(ray["customTimeouts"]) == {"create", "update", "delete"}
     assert "condition=HeadPodReady" in ray["awaitAnnotations"]["pulumi.com/waitFor"]

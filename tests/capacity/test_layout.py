@@ -8,17 +8,10 @@ from pathlib import Path
 import pytest
 
 from components.capacity.cold_start import FLOOR_S
-from components.capacity.layout import (
-    RULE_MORE_THAN_ONE_NODE,
-    RULE_ONE_REPLICA,
-    RULE_TP_DIVIDES_HEADS,
-    RULE_TP_PP_FILLS_NODES,
-    RULE_TP_WITHIN_NODE,
-    cold_start_seconds,
-    pipeline_partition,
-)
+from components.capacity.layout import RULE_TP_DIVIDES_HEADS, cold_start_seconds, pipeline_partition
 from components.capacity.plan import plan_stack
 from components.config import load_stack_config
+from components.config.placement import RULE_MORE_THAN_ONE_NODE, RULE_ONE_REPLICA, RULE_TP_PP_FILLS_NODES, RULE_TP_WITHIN_NODE
 from components.errors import ConfigError
 from tests.conftest import stack_config
 

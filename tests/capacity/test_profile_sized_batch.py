@@ -10,10 +10,11 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components.capacity.plan import BATCH_KV_SIGMAS, RequestSizes, plan_stack, seqs_within
+from components.capacity.batch import BATCH_KV_SIGMAS, RequestSizes, seqs_within
+from components.capacity.plan import plan_stack
 from components.config import load_stack_config
-from components.simulate.profile import load_profile
-from components.simulate.workload import request_sizes
+from components.traffic.profile import load_profile
+from components.traffic.workload import request_sizes
 from stacks.plan import run_plan
 from tests.conftest import ROOT, stack_config
 

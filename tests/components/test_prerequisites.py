@@ -49,6 +49,7 @@ def test_the_pod_identity_agent_is_installed_and_the_associations_wait_for_it(pr
         "prod-ingress-lb-controller-pod-identity",
         "prod-karpenter-pod-identity",
         "prod-llama-70b-s3-reader-pod-identity",
+        "prod-qwen3-32b-s3-reader-pod-identity",
     ]
     for association in associations:
         assert "prod-addons-pod-identity-agent" in association.dependencies, association.name

@@ -333,7 +333,7 @@ def test_a_third_back_end_serves_a_model_with_one_registration(lws):
 PRODUCT = ("components", "stacks", "policies")
 BACKEND_CLASSES = {"VllmService", "RayVllmService", "KServeBackend", "KubeRayBackend", "ServingBackend"}
 MAX_BRANCHES = 3
-# Where the product asks whether a model's replica spans nodes (capacity.layout.spans_nodes): a placement
+# Where the product asks whether a model's replica spans nodes (config.placement.spans_nodes): a placement
 # question every multi-node back-end shares, not which back-end serves the model. New askers are listed here.
 PLACEMENT_QUESTIONS = {
     "components/capacity/plan.py": 1,  # pod GPUs, layout, head and startup budget of a multi-node replica
@@ -447,11 +447,12 @@ def test_at_most_three_places_outside_the_back_ends_branch_on_the_back_end(produ
     found = product["branches"]
     count = sum(len(v) for v in found.values())
     assert count <= MAX_BRANCHES, f"{count} branches on the back-end outside components/backends/: {found}"
-    # Today: the one placement question's definition (capacity/layout.py spans_nodes), and the capacity plan asking the
-    # back-end's listing whether it runs vLLM's Ray executor (components/backend_keys.py ray_executor), to check the
-    # image's Ray facts (components/image_facts.py).
-    assert sorted(found) == ["components/capacity/layout.py", "components/capacity/ray_image.py"]
-    assert len(found["components/capacity/layout.py"]) == 1 and len(found["components/capacity/ray_image.py"]) == 1
+    # Today: the one placement question's definition (config/placement.py spans_nodes), and the capacity plan asking
+    # the back-end's listing whether it runs vLLM's Ray executor (components/backend_keys.py ray_executor), to refuse a
+    # Ray model on a vLLM release whose Ray facts are not established (capacity/ray_image.py; the facts are the
+    # image's, components/image_facts.py, and capacity sits below the back-ends in the library-layers contract).
+    assert sorted(found) == ["components/capacity/ray_image.py", "components/config/placement.py"]
+    assert all(len(lines) == 1 for lines in found.values()), found
 
 
 def test_the_placement_question_is_asked_only_where_listed(product):

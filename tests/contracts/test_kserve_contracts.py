@@ -43,7 +43,7 @@ def test_predictor_runs_as_a_service_account_that_lists_the_secret(prod):
     # pkg/credentials/service_account_credentials.go:261-266: KServe reads the credentials of the storage
     # initializer only from the Secrets listed on the predictor's ServiceAccount (default: "default").
     cfg, plans, pools = prod
-    for name in ("chat-8b", "qwen3-32b"):
+    for name in ("chat-8b",):
         m = model(cfg, name)
         isvc = vllm.inference_service(m, plans[name], "llm", m.pool, "hf-token")
         account = isvc["spec"]["predictor"]["serviceAccountName"]
@@ -52,12 +52,11 @@ def test_predictor_runs_as_a_service_account_that_lists_the_secret(prod):
         assert sa["secrets"] == [{"name": "hf-token"}]
         assert validate_object(sa) == [] and validate_object(isvc) == []
     # An S3 model keeps its reader account (EKS Pod Identity), which the stack creates elsewhere.
-    m = model(cfg, "llama-70b")
-    assert (
-        vllm.inference_service(m, plans[m.name], "llm", m.pool, "hf-token")["spec"]["predictor"]["serviceAccountName"]
-        == "model-reader"
-    )
-    assert not credentials.needs_model_service_account(m)
+    for name, reader in (("llama-70b", "model-reader"), ("qwen3-32b", "qwen3-model-reader")):
+        m = model(cfg, name)
+        isvc = vllm.inference_service(m, plans[m.name], "llm", m.pool, "hf-token")
+        assert isvc["spec"]["predictor"]["serviceAccountName"] == reader
+        assert not credentials.needs_model_service_account(m)
 
 
 def test_no_secret_listed_without_a_token(prod):
@@ -131,10 +130,13 @@ def test_cache_nodes_bind_mount_the_agents_path_onto_the_nvme_before_the_kubelet
     user_data = node_class["spec"]["userData"]
     assert user_data.startswith("MIME-Version: 1.0\n")
     assert "ExecStartPre=/bin/sh -c" in user_data and "mount --bind /mnt/k8s-disks/0/kserve-models /models" in user_data
-    # The node agent runs as distroless's nonroot user (localmodel-agent.Dockerfile:37, no runAsUser in the chart's
-    # DaemonSet, charts/kserve-localmodel-resources/files/resources.yaml:363-380) and MkdirAlls <mount>/models at start
-    # (pkg/controller/v1alpha1/localmodelnode/file_utils.go:76-81): the folder it mounts must be its own.
-    assert "chown 65532:65532 /mnt/k8s-disks/0/kserve-models && (mountpoint -q /models" in user_data
+    # The node agent runs as the download Job's user (model_source.agent_user_patch, below) and MkdirAlls
+    # <mount>/models at start (pkg/controller/v1alpha1/localmodelnode/file_utils.go:76-81): the folder it mounts
+    # must be its own.
+    patch = model_source.agent_user_patch("kserve")["spec"]["template"]["spec"]["securityContext"]
+    assert (
+        f"chown {patch['runAsUser']}:{patch['runAsGroup']} /mnt/k8s-disks/0/kserve-models && (mountpoint -q /models" in user_data
+    )
     assert node_class["spec"]["instanceStorePolicy"] == "RAID0"
     assert validate_object(node_class) == []
     h100 = next(p for p in cfg.gpu_pools if p.name == "h100")
@@ -162,3 +164,49 @@ def test_local_cache_on_bottlerocket_is_refused(prod_config):
     with pytest.raises(ConfigError) as err:
         load_stack_config(raw)
     assert "models[0].source.type = 'localCache': localCache needs the host path /models" in str(err.value)
+
+
+def test_the_node_agent_runs_as_the_download_jobs_user_so_it_can_clean_the_cache():
+    """Review finding 6. The download Job writes as the storage-initializer image's user 1000
+    (python/storage-initializer.Dockerfile:55, 68: the Job sets no runAsUser, only fsGroup from inferenceservice-config
+    localModel.fsGroup, pkg/controller/v1alpha1/localmodelnode/controller.go:191-211, rendered from the kserve chart's
+    kserve.localmodel.securityContext.fsGroup, configmap-patch.yaml:126) in 0755 folders; the agent deletes a model with
+    os.RemoveAll (file_utils.go:48-50), which needs write access to each. The agent's DaemonSet sets no runAsUser
+    (charts/kserve-localmodel-resources/files/resources.yaml:363-380) and no template reads the chart's
+    kserve.localmodel.agent.securityContext.runAsUser (values-used.tsv), so a patch of the DaemonSet makes it 1000."""
+    import yaml
+
+    from tests.conftest import shared_path
+
+    patch = model_source.agent_user_patch("kserve")
+    assert (patch["kind"], patch["metadata"]["name"], patch["metadata"]["namespace"]) == (
+        "DaemonSet",
+        "kserve-localmodelnode-agent",  # files/resources.yaml:318-326
+        "kserve",
+    )
+    context = patch["spec"]["template"]["spec"]["securityContext"]
+    assert set(patch["spec"]) == {"template"} and set(context) == {"runAsUser", "runAsGroup"}  # nothing else is ours
+    # The Job's user (the image's 1000) and group (the fsGroup the kserve chart renders, 1000 by default).
+    kserve = yaml.safe_load(shared_path("charts", "kserve-resources", "v0.20.0", "values.yaml").read_text())["kserve"]
+    assert context == {"runAsUser": 1000, "runAsGroup": kserve["localmodel"]["securityContext"]["fsGroup"]}
+    assert "securityContext" not in (addons.kserve_values(True, False)["kserve"].get("localmodel") or {})
+    # Merged into a DaemonSet of the chart's name and selector (files/resources.yaml:318-331), it is a valid object.
+    merged = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": patch["metadata"],
+        "spec": {
+            "selector": {"matchLabels": {"control-plane": "kserve-localmodelnode-agent"}},
+            "template": {
+                "metadata": {"labels": {"control-plane": "kserve-localmodelnode-agent"}},
+                "spec": {
+                    "containers": [{"name": "manager", "image": "kserve/kserve-localmodelnode-agent"}],
+                    **patch["spec"]["template"]["spec"],
+                },
+            },
+        },
+    }
+    assert validate_object(merged) == []
+    # If the chart starts reading the agent's securityContext, set the value instead of patching.
+    used = shared_path("charts", "kserve-localmodel-resources", "v0.20.0", "values-used.tsv").read_text()
+    assert "kserve.localmodel.agent.securityContext" not in used

@@ -7,6 +7,7 @@ when the derivation drops it.
 from __future__ import annotations
 
 import copy
+import hashlib
 
 import pytest
 import yaml
@@ -61,7 +62,7 @@ def _deployment(*objects, values=None) -> dict:
 
 
 def test_chart_defaults_match_the_pinned_chart():
-    """charts/kserve-resources/values.yaml:19, 63-64, 86-95, 109 at v0.20.0: the defaults the derivation assumes."""
+    """charts/kserve-resources/values.yaml:19, 56-58, 63-64, 86-95, 109 at v0.20.0: the defaults the derivation assumes."""
     path = shared_path("charts", "kserve-resources", "v0.20.0", "values.yaml")
     chart = yaml.safe_load(path.read_text())["kserve"]
     assert chart["inferenceservice"] == ks.CHART_DEFAULTS["inferenceservice"]
@@ -69,6 +70,8 @@ def test_chart_defaults_match_the_pinned_chart():
     assert chart["controller"]["deploymentMode"] == ks.CHART_DEFAULTS["controller"]["deploymentMode"]
     assert chart["service"]["serviceClusterIPNone"] is ks.CHART_DEFAULTS["service"]["serviceClusterIPNone"]
     assert chart["localmodel"]["enabled"] is ks.CHART_DEFAULTS["localmodel"]["enabled"]
+    # 56-58, rendered by files/common/configmap-patch.yaml:115-119 (inferenceservice-config metricsAggregator).
+    assert chart["metricsaggregator"] == ks.CHART_DEFAULTS["metricsaggregator"]
 
 
 def test_missing_cpu_limit_is_filled_from_the_config():
@@ -182,6 +185,32 @@ def test_local_model_cache_matches_by_uri_prefix():
     assert ks.LOCAL_MODEL_LABEL not in _deployment(_isvc(), cache, values={})["metadata"]["labels"]  # disabled
 
 
+def test_cold_path_counts_the_matched_caches_fill():
+    """The progress deadline's clock (deployment_reconciler.go:355-358 sets 600 s) runs from the pod's creation: the
+    derived summary adds node launch, image pull, the matched LocalModelCache's download (its modelSize, which KServe's
+    agent fetches before our init container lets the model start) and the startup probe's budget."""
+    cache = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LocalModelCache",
+        "metadata": {"name": "m"},
+        "spec": {"sourceModelUri": "hf://org/model:abc", "modelSize": "17Gi", "nodeGroups": ["l40s"]},
+    }
+    on = {"kserve": {"localmodel": {"enabled": True}}}
+
+    def cold(*objects, values):
+        out = derive(Rendered(objects=objects, releases=(_release(values),)))
+        return next(d for d in out if d.kind == "Deployment").summary["coldReady"]
+
+    assert cold(_isvc(), cache, values=on) == {
+        "nodeLaunchSeconds": 300,
+        "imagePullSeconds": 300,
+        "cacheFillSeconds": 206,
+        "startupBudgetSeconds": 1740,
+        "seconds": 2546,
+    }
+    assert cold(_isvc(), cache, values={})["cacheFillSeconds"] == 0  # the cache not matched: nothing to wait for
+
+
 def test_service():
     """service_reconciler.go:104-192: port 80 named after the first container port, targeting it, selecting app."""
     out = derive(Rendered(objects=(_isvc(),), releases=(_release({}),)))
@@ -269,3 +298,78 @@ def test_cache_wait_holds_while_a_shard_is_missing(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def _cache(**spec) -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LocalModelCache",
+        "metadata": {"name": "m"},
+        "spec": {"sourceModelUri": "hf://org/model:abc", "modelSize": "17Gi", "nodeGroups": ["l40s"], **spec},
+    }
+
+
+def _pod(*objects, values=None):
+    out = derive(Rendered(objects=tuple(objects), releases=(_release(values or {}),)))
+    pods = [d for d in out if d.kind == "Pod"]
+    deployment = next(d for d in out if d.kind == "Deployment")
+    return (pods[0] if pods else None), deployment
+
+
+def test_the_pod_webhook_mounts_the_local_model_cache():
+    """storage_initializer_injector.go:723-737: a pod with the local-model label reads pvc://<pvc>/models/<key>/;
+    509-558: one legacy URI on a PVC is a subPath mount named kserve-pvc-source at /mnt/models, read-only (256-265),
+    with no init container; 560-566: STORAGE_URI becomes /mnt/models. pkg/utils/storage.go:59-73, 107-163."""
+    pod, _ = _pod(_isvc(), _cache(), values={"kserve": {"localmodel": {"enabled": True}}})
+    assert pod is not None and pod.path == "derived/llm/pod-m-predictor-00000.yaml"
+    spec = pod.manifest["spec"]
+    key = hashlib.sha256(b"hf://org/model:abc").hexdigest()[:16]
+    container = spec["containers"][0]
+    assert container["volumeMounts"] == [
+        {"name": "kserve-pvc-source", "mountPath": "/mnt/models", "subPath": f"models/{key}/", "readOnly": True}
+    ]
+    assert {"name": "kserve-pvc-source", "persistentVolumeClaim": {"claimName": "m-l40s"}} in spec["volumes"]
+    assert {"name": "STORAGE_URI", "value": "/mnt/models"} in container["env"]
+    assert "initContainers" not in spec  # a PVC needs no storage-initializer
+    assert "723-737" in pod.rule("spec.containers[0].volumeMounts[0]")
+    # The ReplicaSet owns it (the real name carries the template hash the Deployment controller computes).
+    assert pod.manifest["metadata"]["ownerReferences"][0]["kind"] == "ReplicaSet"
+    assert pod.manifest["metadata"]["labels"]["app"] == "isvc.m-predictor"
+
+
+def test_the_readonly_annotation_and_the_metrics_switches():
+    """storage_initializer_injector.go:256-265 (storage.kserve.io/readonly "false" mounts read-write) and
+    metrics_aggregate_injector.go:94-129 (the config's switches as pod annotations; port and path when scraping)."""
+    isvc = _isvc()
+    isvc["metadata"]["annotations"]["storage.kserve.io/readonly"] = "false"
+    values = {"kserve": {"localmodel": {"enabled": True}, "metricsaggregator": {"enablePrometheusScraping": "true"}}}
+    pod, _ = _pod(isvc, _cache(), values=values)
+    assert "readOnly" not in pod.manifest["spec"]["containers"][0]["volumeMounts"][0]
+    annotations = pod.manifest["metadata"]["annotations"]
+    assert annotations["serving.kserve.io/enable-metric-aggregation"] == "false"
+    assert annotations["serving.kserve.io/enable-prometheus-scraping"] == "true"
+    assert (annotations["prometheus.io/port"], annotations["prometheus.io/path"]) == ("9091", "/metrics")
+
+
+def test_a_download_by_the_storage_initializer_is_said_not_derived():
+    """No cache: the webhook adds a storage-initializer init container built from inferenceservice-config
+    (storage_initializer_injector.go:540-551, 569-691), which this derivation does not build: no pod, and why."""
+    pod, deployment = _pod(_isvc(), values={})
+    assert pod is None
+    assert deployment.summary["pod"].startswith("not derived: a storage-initializer init container downloads hf://org/model:abc")
+    plain = _isvc()
+    plain["spec"]["predictor"]["containers"][0]["env"] = []  # no storage URI: only the metrics annotations
+    pod, _ = _pod(plain, values={})
+    assert "volumeMounts" not in pod.manifest["spec"]["containers"][0]
+    assert pod.manifest["metadata"]["annotations"]["serving.kserve.io/enable-metric-aggregation"] == "false"
+
+
+def test_a_cache_label_without_its_pvc_annotation_is_refused():
+    """storage_initializer_injector.go:731-736: the webhook errors, so the API server refuses the pod."""
+    from components.derive.kserve import isvc_config, webhook_pod
+
+    _, deployment = _pod(_isvc(), _cache(), values={"kserve": {"localmodel": {"enabled": True}}})
+    manifest = copy.deepcopy(dict(deployment.manifest))
+    del manifest["spec"]["template"]["metadata"]["annotations"][ks.LOCAL_MODEL_PVC]
+    pod, _, why = webhook_pod(manifest, isvc_config(Rendered(objects=())))
+    assert pod is None and why.startswith("the webhook refuses the pod")

@@ -82,3 +82,31 @@ def test_progress_deadline_against_startup_budget():
     long = _deployment({}, {}, progressDeadlineSeconds=1800)
     assert _run(progress_deadline, long, _origin(long)) == []
     assert _run(progress_deadline, short) == []  # a Deployment someone writes: not this policy's case
+
+
+def _cold(manifest: dict, fill: int, budget: int) -> Derived:
+    cold = {
+        "nodeLaunchSeconds": 300,
+        "imagePullSeconds": 300,
+        "cacheFillSeconds": fill,
+        "startupBudgetSeconds": budget,
+        "seconds": 600 + fill + budget,
+    }
+    return Derived("kserve", "InferenceService llm/m", "m", manifest, {}, {"coldReady": cold})
+
+
+def test_progress_deadline_counts_node_launch_image_pull_and_cache_fill():
+    """A new pod's last recorded progress is its creation: the deadline must cover node, image, cache and startup."""
+    fits_warm = _deployment({}, {})
+    fits_warm["spec"]["template"]["spec"]["containers"][0]["startupProbe"]["failureThreshold"] = 60  # 600 s
+    [message] = _run(progress_deadline, fits_warm, _cold(fits_warm, 206, 600))
+    assert "shorter than a new pod's cold path 1406 s (node launch 300 s + image pull 300 s + node cache fill 206 s" in message
+    assert "startup budget 600 s, within the deadline" in message and "HPA scale-outs are not affected" in message
+    assert "KubeDeploymentRolloutStuck (Progressing=false for 15 min) stays quiet" in message
+    # The old qwen3-32b: a 1,740 s budget, so beyond the deadline even warm, and past 600 + 900 s cold.
+    slow = _deployment({}, {})
+    [message] = _run(progress_deadline, slow, _cold(slow, 0, 1740))
+    assert "1740 s, also beyond the deadline" in message and "fires (2340 s > 600 + 900 s)" in message
+    # A deadline that covers the cold path: nothing to say.
+    covered = _deployment({}, {}, progressDeadlineSeconds=2400)
+    assert _run(progress_deadline, covered, _cold(covered, 0, 1740)) == []

@@ -56,13 +56,14 @@ def test_a_pool_whose_limits_admit_none_of_its_types_launches_nothing():
         "(192 vCPU, 2,048 GiB, 8 GPUs)): Karpenter charges a node's capacity against the limits before it launches it, "
         "so this pool launches nothing; raise the limits above one node of each type it should launch"
     ]
-    # The GPU limit counts too: 4 GPUs admit no 8-GPU node.
-    assert len(_found(POLICY, _pool(_P5, {"nvidia.com/gpu": 4}))) == 1
+    # The GPU limit is the pool's cap, read by S13 and the plan's pool sizing, not by this rule.
+    assert _found(POLICY, _pool(_P5, {"nvidia.com/gpu": 4})) == []
 
 
 def test_limits_that_admit_a_node_and_static_pools_are_silent():
     assert _found(POLICY, _pool(_P5, {"cpu": 1000, "memory": "4Ti", "nvidia.com/gpu": 64})) == []
-    assert _found(POLICY, _pool(_P5, {"nvidia.com/gpu": 8})) == []  # exactly one node: capacity == limit admits it
+    exact = capacity(INSTANCES["p5.48xlarge"])["cpu"]
+    assert _found(POLICY, _pool(_P5, {"cpu": exact})) == []  # exactly one node: capacity == limit admits it
     static = _pool(_P5, {"nodes": 2}, replicas=2)
     assert _found(POLICY, static) == [] and _found(BIGGEST, static) == []
 

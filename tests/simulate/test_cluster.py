@@ -6,7 +6,7 @@ import numpy as np
 
 from components.simulate.cluster import Simulation
 from components.simulate.engine import Request
-from components.simulate.workload import Workload
+from components.traffic.workload import Workload
 from tests.simulate.helpers import DOWN, model, replace, stack
 
 

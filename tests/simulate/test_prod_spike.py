@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from components.simulate.profile import load_profile, parse_duration
 from components.simulate.run import simulate, workloads
+from components.traffic.profile import load_profile, parse_duration
 from stacks.simulate import stack_settings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from components.errors import ConfigError
-from components.simulate.profile import SCHEMA_PATH, json_schema, load_profile, parse_profile, read_trace
-from components.simulate.workload import arrival_times, build_workload
+from components.traffic.profile import SCHEMA_PATH, json_schema, load_profile, parse_profile, read_trace
+from components.traffic.workload import arrival_times, build_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples" / "traffic").glob("*.yaml"))
