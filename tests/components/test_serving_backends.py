@@ -446,8 +446,12 @@ def test_at_most_three_places_outside_the_back_ends_branch_on_the_back_end(produ
     found = product["branches"]
     count = sum(len(v) for v in found.values())
     assert count <= MAX_BRANCHES, f"{count} branches on the back-end outside components/backends/: {found}"
-    # Today: the one placement question's definition (config/placement.py spans_nodes).
-    assert list(found) == ["components/config/placement.py"] and len(found["components/config/placement.py"]) == 1
+    # Today: the one placement question's definition (config/placement.py spans_nodes), and the capacity plan's
+    # refusal of a Ray model on a vLLM release whose Ray facts are not established (capacity/plan.py
+    # _ray_image_problems, 86d8aba: the facts are the image's, components/image_facts.py, and capacity sits below the
+    # back-ends in the library-layers contract, so it cannot ask the KubeRay back-end).
+    assert sorted(found) == ["components/capacity/plan.py", "components/config/placement.py"]
+    assert all(len(lines) == 1 for lines in found.values()), found
 
 
 def test_the_placement_question_is_asked_only_where_listed(product):

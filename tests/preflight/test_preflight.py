@@ -170,9 +170,9 @@ class Account:
                     400,
                     expected_params={"QueueName": name},
                 )
-        for m in self.cfg.models:
-            if m.source.type == "s3":
-                self._get_role(iam, reader_role_name(name, m.name))
+        # The check reads the reader roles in name order.
+        for role in sorted(reader_role_name(name, m.name) for m in self.cfg.models if m.source.type == "s3"):
+            self._get_role(iam, role)
         tags = [{"Name": "tag:karpenter.sh/discovery", "Values": [name]}]
         self._respond(ec2, "describe_subnets", {"Subnets": self.subnets}, {"Filters": tags})
         self._respond(ec2, "describe_security_groups", {"SecurityGroups": self.groups}, {"Filters": tags})
@@ -396,7 +396,10 @@ def test_no_pod_identity_agent_where_the_stack_does_not_install_it():
     cfg = _without_agent_install()
     check = by_check(run(cfg, Account(cfg)))["EKS Pod Identity Agent"]
     assert check.result == pf.MISSING
-    assert "Karpenter, the AWS Load Balancer Controller, model llama-70b's S3 reader need it" in check.detail
+    assert (
+        "Karpenter, the AWS Load Balancer Controller, model qwen3-32b's S3 reader, model llama-70b's S3 reader need it"
+        in check.detail
+    )
     assert check.fix.startswith(
         "aws eks create-addon --cluster-name llm-prod --addon-name eks-pod-identity-agent --region us-east-1"
     )
@@ -598,7 +601,7 @@ def _cli(prod, account: Account, fmt: str, capsys) -> tuple[int, str]:
 def test_exit_codes_and_the_table(prod, capsys):
     code, out = _cli(prod, Account(prod), "text", capsys)
     assert code == 0
-    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 20 checks, 0 missing, 1 to check by hand\n\ncheck")
+    assert out.startswith("Preflight prod (account 123456789012, us-east-1): 21 checks, 0 missing, 1 to check by hand\n\ncheck")
     account = Account(prod)
     account.quotas["L-417A185B"] = 0.0
     code, out = _cli(prod, account, "text", capsys)

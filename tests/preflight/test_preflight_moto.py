@@ -163,8 +163,12 @@ class Account:
         s3 = self.client("s3")
         s3.create_bucket(Bucket="llm-prod-models")
         if self.mirror_objects:
-            prefix = "meta-llama/Llama-3.3-70B-Instruct/6f6073b423013f6a7d4d9f39144961bfbfbc386b"
-            s3.put_object(Bucket="llm-prod-models", Key=f"{prefix}/config.json", Body=b"{}")
+            # Every S3 model of the stack file (llama-70b and qwen3-32b) is mirrored in llm-prod-models.
+            for m in self.stack["config"]["llm-serving:models"]:
+                source = m.get("source") or {}
+                if source.get("type") == "s3":
+                    bucket, _, prefix = source["uri"].removeprefix("s3://").partition("/")
+                    s3.put_object(Bucket=bucket, Key=f"{prefix}/config.json", Body=b"{}")
         iam = self.client("iam")
         for role in self.taken_roles:
             iam.create_role(RoleName=role, AssumeRolePolicyDocument="{}")
@@ -246,7 +250,7 @@ def test_a_ready_account_passes(account, monkeypatch, capsys):
     assert r["ALB subnets (internet-facing)"]["detail"].startswith(f"2 public subnets tagged {ELB} in us-east-1a, us-east-1b")
     assert r["ingress certificate"]["detail"] == "*.llm.example.com ISSUED, covers 4 host(s) under llm.example.com"
     assert r["WAF web ACL"]["detail"].startswith("llm-prod exists in us-east-1")
-    assert r["S3 reader roles"]["detail"] == "llm-serving-llm-prod-llama-70b-s3 free"
+    assert r["S3 reader roles"]["detail"] == "llm-serving-llm-prod-llama-70b-s3, llm-serving-llm-prod-qwen3-32b-s3 free"
     assert r["pool h100: capacity reservations"]["detail"] == "1 active (2 instances)"
     assert r["Prometheus Operator CRDs"]["result"] == pf.UNCHECKED
     assert r["VPC CNI network policy agent"]["detail"] == (
@@ -407,7 +411,7 @@ def test_an_agent_installed_already_and_an_empty_mirror(account, monkeypatch, ca
     account.standin.addons["eks-pod-identity-agent"] = {"status": "ACTIVE", "addonVersion": "v1.3.8-eksbuild.2"}
     account.mirror_objects = False
     code, doc, _ = preflight(account, monkeypatch, capsys)
-    assert code == 1 and missing(doc) == ["EKS Pod Identity Agent", "model llama-70b: S3 mirror"]
+    assert code == 1 and missing(doc) == ["EKS Pod Identity Agent", "model qwen3-32b: S3 mirror", "model llama-70b: S3 mirror"]
 
 
 def test_network_policies_on_a_cluster_whose_vpc_cni_leaves_the_agent_off(account, monkeypatch, capsys):
