@@ -22,15 +22,13 @@ container's GPU limit (TGI shards over every GPU it sees), the most favourable r
 
 from __future__ import annotations
 
-from components.capacity.architecture import ArchitectureError
-from components.capacity.models import UnknownModel, find_model
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, annotations_of, as_float, gpu_count
+from policies.kube import WORKLOAD_TYPES, as_float, gpu_count
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.serving import engine_configs
 from policies.reading.vllm_args import parallel_size, served_model, vllm_servers
 from policies.reading.vllm_capacity import gpu_type, release_note, server_plan, stamped_plan
-from policies.vllm.startup_rules import refused, table_refused
+from policies.vllm.startup_rules import catalogue_model, refused, table_refused
 
 GIB = 1024**3
 
@@ -74,14 +72,8 @@ def _table_weights(resource: Resource, server: EngineServer) -> str:
         return ""
     if table_refused(resource, server):
         return ""  # a start-up rule's own row reports it
-    model = None
-    for candidate in (server.model, annotations_of(resource.props).get("llm-serving.io/model")):
-        if isinstance(candidate, str) and candidate:
-            try:
-                model = find_model(candidate)
-                break
-            except (UnknownModel, ArchitectureError):
-                continue
+    found = catalogue_model(resource, server.model)
+    model = found[1] if found else None
     gpu = gpu_type(resource, server)
     tp, pp = parallel_size(server.args, "tensor-parallel-size"), parallel_size(server.args, "pipeline-parallel-size")
     if model is None or gpu is None or tp is None or pp is None:

@@ -31,7 +31,7 @@ from typing import Any, Mapping, Optional
 
 from components.capacity.accounting import batch_defaults_for
 from components.capacity.architecture import Architecture, ArchitectureError
-from components.capacity.models import UnknownModel, find_model
+from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.capacity.startup import BY_NAME, RULES, Settings, StartupRule, flag_names
 from components.images import vllm_release
 from components.serving_engines import Engine
@@ -102,18 +102,11 @@ def _table_read(resource: Any, server: EngineServer) -> Optional[_Engine]:
     row = server.row
     if row is None:
         return None
-    found = None
-    for candidate in (server.model, as_dict(get(resource.props, "metadata", "annotations")).get("llm-serving.io/model")):
-        if isinstance(candidate, str) and candidate:
-            try:
-                found = candidate, find_model(candidate).arch
-                break
-            except (UnknownModel, ArchitectureError):
-                continue
+    found = catalogue_model(resource, server.model)
     tp = parallel_size(server.args, "tensor-parallel-size")
     if found is None or tp is None:
         return None
-    model_id, arch = found
+    model_id, arch = found[0], found[1].arch
     env = env_values(server.container)
     override = row.context_override_env
     settings = Settings(
@@ -217,18 +210,25 @@ def _positive(args: dict, flag: str) -> Optional[int]:
     return value if value and value > 0 else None
 
 
-def _model(resource: Any, engine: EngineConfig) -> Optional[tuple[str, Architecture]]:
-    """The engine's model in the catalogue or the lock file (its id as written), or None."""
-    candidates = [engine.model]
-    if engine.server is not None:
+def catalogue_model(resource: Any, model: Any, annotated: bool = True) -> Optional[tuple[str, CatalogModel]]:
+    """A server's model in the catalogue or the lock file (its id as written): the model it names, else (when
+    ``annotated``) the llm-serving.io/model annotation the components write; None when neither is known."""
+    candidates = [model]
+    if annotated:
         candidates.append(as_dict(get(resource.props, "metadata", "annotations")).get("llm-serving.io/model"))
     for candidate in candidates:
         if isinstance(candidate, str) and candidate:
             try:
-                return candidate, find_model(candidate).arch
+                return candidate, find_model(candidate)
             except (UnknownModel, ArchitectureError):
                 continue
     return None
+
+
+def _model(resource: Any, engine: EngineConfig) -> Optional[tuple[str, Architecture]]:
+    """The engine's model in the catalogue or the lock file (its id as written), or None."""
+    found = catalogue_model(resource, engine.model, annotated=engine.server is not None)
+    return (found[0], found[1].arch) if found else None
 
 
 def _stamped(resource: Any, engine: EngineConfig, rule: StartupRule) -> Optional[str]:
