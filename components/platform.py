@@ -270,9 +270,13 @@ class LlmPlatform(pulumi.ComponentResource):
         # after its ServiceAccount and Pod Identity association; a cached model's after its LocalModelCache:
         # KServe matches an InferenceService to a LocalModelCache once, at admission
         # (pkg/apis/serving/v1beta1/inference_service_defaults.go DefaultInferenceService gets the cache list).
+        # And after the NodePool its pods select: the create's wait (builders/awaiting.py) counts node launch, image
+        # pull and load, so its clock must not start before a node can launch; and destroy deletes the model before
+        # Karpenter drains the pool (docs/deploy.md "What `pulumi destroy` does"; a cold review, session 23, N8).
         cache = self.pools[m.pool].caches_by_model.get(m.name)
         waits = [
             namespace,
+            self.pools[m.pool].node_pool,
             *(controller.waits if controller is not None else ()),
             *self._reader_of(m.name),
             *([cache] if cache is not None else []),
