@@ -43,7 +43,8 @@ from ..builders.vllm_service import (
     vllm_env,
 )
 from ..capacity.plan import ServingPlan
-from ..config import DistributedConfig, ModelConfig
+from ..config import ModelConfig
+from ..config.placement import distributed
 from ..image_facts import ray_default
 from ..images import image_tag
 
@@ -158,12 +159,6 @@ def head_script(m: ModelConfig, plan: ServingPlan) -> str:
         )
         + "\n"
     )
-
-
-def distributed(m: ModelConfig) -> DistributedConfig:
-    """The model's ``distributed`` settings (every model this module renders has them: config/cross_checks.py checks it)."""
-    assert m.distributed is not None, f"model {m.name!r} is not distributed"
-    return m.distributed
 
 
 def efa_interfaces(m: ModelConfig, plan: ServingPlan) -> int:

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..capacity.cold_start import cold_ready
+from ..probes import startup_budget
 from . import Derived, Rendered
 from .karpenter import quantity
 from .kserve_webhook import (
@@ -416,7 +417,7 @@ def _predictor(isvc: Mapping[str, Any], cfg: IsvcConfig, caches: list[Mapping[st
     dspec = deployment["spec"]
     _deployment_defaults(dspec, predictor, annotations, rules)
     model = name
-    startup = _startup_budget(containers[0])
+    startup = startup_budget(containers[0])
     cache = _cache_gib(caches, labels.get(LOCAL_MODEL_LABEL))
     summary = {
         "resources": containers[0].get("resources") or {},
@@ -448,14 +449,6 @@ def _cache_gib(caches: list[Mapping[str, Any]], name: Optional[str]) -> Optional
         if name is not None and _dig(cache, "metadata", "name") == name:
             return quantity(_dig(cache, "spec", "modelSize")) / 2**30
     return None
-
-
-def _startup_budget(container: Mapping[str, Any]) -> Optional[int]:
-    """How long the kubelet lets the container start: the startup probe's initial delay + period x failures."""
-    probe = container.get("startupProbe")
-    if not isinstance(probe, Mapping):
-        return None
-    return int(probe.get("initialDelaySeconds", 0)) + int(probe.get("periodSeconds", 10)) * int(probe.get("failureThreshold", 3))
 
 
 def _service(deployment: Mapping[str, Any], cfg: IsvcConfig) -> dict[str, Any]:

@@ -22,27 +22,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from components.probes import startup_budget
 from policies.derived.common import rule_of, subject
 from policies.framework import Policy, Resource
-from policies.kube import as_dict, containers, get
+from policies.kube import containers, get
 
 DEFAULT_DEADLINE = 600  # apps/v1 DeploymentSpec.progressDeadlineSeconds default
 # kube-prometheus-stack's default rules (defaultRules.rules.kubernetesApps, on by default) carry kubernetes-mixin's
 # KubeDeploymentRolloutStuck: kube_deployment_status_condition{condition="Progressing", status="false"} != 0 for 15m.
 ROLLOUT_STUCK_FOR_SECONDS = 900
-
-
-def startup_budget(container: dict) -> int | None:
-    """The startup probe's initialDelaySeconds + periodSeconds x failureThreshold (None without one)."""
-    probe = as_dict(container.get("startupProbe"))
-    if not probe:
-        return None
-    try:
-        return int(probe.get("initialDelaySeconds", 0)) + int(probe.get("periodSeconds", 10)) * int(
-            probe.get("failureThreshold", 3)
-        )
-    except (TypeError, ValueError):
-        return None
 
 
 def _cold_ready(resource: Resource) -> Mapping[str, Any] | None:
