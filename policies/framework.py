@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policies import catalog as _catalog
-from policies.kube import cluster_view, evaluation_memo
+from policies.kube import cluster_view, evaluation_memo, read_generically
 
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -82,6 +82,19 @@ class Violation:
     message: str
 
 
+class Advisory(str):
+    """A finding that a mandatory policy reports as advisory: the manifest alone does not prove it (an unknown
+    engine's behaviour, a field something outside the file may supply). Still a finding: recall counts it."""
+
+
+def advisory(message: str) -> Advisory:
+    """``message`` as a finding reported at advisory level whatever the policy's level (``Advisory``)."""
+    return Advisory(message)
+
+
+# What an advisory-on-generic-read finding says of itself (the policy's ``operator_fills`` names the field).
+GENERIC_NOTE = "advisory: read generically, and the operator that renders this kind's pods may fill in {}"
+
 ResourceCheck = Callable[[Resource, dict], list[str]]
 StackCheck = Callable[[list[Resource], dict], list[tuple[str, str]]]
 
@@ -111,6 +124,11 @@ class Policy:
     # generated docs page. Optional here so that a policy without it still loads; the
     # registry meta-test (tests/policies/test_policy_docs.py) names every policy that lacks it.
     rationale: str = ""
+    # The fields an operator commonly fills into the pods it renders that this policy reports missing or short
+    # (probes, /dev/shm, drain, requests and limits). Non-empty: on a custom resource read generically (no reader
+    # knows its kind, policies.kube.read_generically) the policy's findings are advisory, not mandatory; what the
+    # manifest itself proves (a :latest tag, a literal secret) stays at the policy's level in policies without it.
+    operator_fills: str = ""
 
     def __post_init__(self) -> None:
         # Metadata errors are programming errors in the pack: fail at import, not at run time.
@@ -283,11 +301,24 @@ def evaluate_policies(
                 for group in scopes if scopes is not None else (resources,):
                     with cluster_view(group):
                         findings.extend((r.name, m) for r in group for m in run_resource_policy(policy, r, values))
-            violations.extend(
-                Violation(policy.name, policy.catalog, level, _shown(name, 8000), _shown(message, 2000))
-                for name, message in findings
-            )
+            by_name = {r.name: r for r in resources} if policy.operator_fills and level == "mandatory" else {}
+            for name, message in findings:
+                found_level, shown = finding_level(policy, level, by_name.get(name), message)
+                violations.append(Violation(policy.name, policy.catalog, found_level, _shown(name, 8000), _shown(shown, 2000)))
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
+
+
+def finding_level(policy: Policy, level: str, resource: Resource | None, message: str) -> tuple[str, str]:
+    """The enforcement of one finding of ``policy`` (at ``level``) on ``resource``, and its message: advisory where the
+    check said so (``Advisory``) or where the policy reports a field an operator commonly fills (``operator_fills``)
+    on a resource read generically, which the message then says; else ``level``."""
+    if level != "mandatory":
+        return level, message
+    if isinstance(message, Advisory):
+        return "advisory", message
+    if policy.operator_fills and resource is not None and read_generically(resource):
+        return "advisory", f"{message} ({GENERIC_NOTE.format(policy.operator_fills)})"
+    return level, message
 
 
 def _shown(text: str, limit: int) -> str:
