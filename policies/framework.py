@@ -82,17 +82,25 @@ class Violation:
     message: str
 
 
-class Advisory(str):
-    """A finding that a mandatory policy reports as advisory: the manifest alone does not prove it (an unknown
-    engine's behaviour, a field something outside the file may supply). Still a finding: recall counts it."""
+class Unproven(str):
+    """A finding whose truth rests on something the checked objects do not show: a cluster setting taken at its
+    default, an operator or platform that may fill the field, an object that lives outside the files read (a
+    NodePool, an adapter rule, the InferenceService a ServingRuntime serves), or an estimate standing in for a
+    figure the manifest does not give. A mandatory policy reports it as advisory (`finding_level`): only what
+    the manifest itself proves blocks. Checks mark such messages with `unproven`; everything else stays str."""
 
 
-def advisory(message: str) -> Advisory:
-    """``message`` as a finding reported at advisory level whatever the policy's level (``Advisory``)."""
-    return Advisory(message)
+def unproven(message: str) -> Unproven:
+    """``message`` marked as resting on something outside the checked objects (reported advisory, never blocking)."""
+    return Unproven(message)
 
 
-# What an advisory-on-generic-read finding says of itself (the policy's ``operator_fills`` names the field).
+def finding_level(level: str, message: str) -> str:
+    """The level one finding is reported at: the policy's, except that an unproven finding never blocks."""
+    return "advisory" if level == "mandatory" and isinstance(message, Unproven) else level
+
+
+# What a finding on a generic read says of itself (the policy's ``operator_fills`` names the field).
 GENERIC_NOTE = "advisory: read generically, and the operator that renders this kind's pods may fill in {}"
 
 ResourceCheck = Callable[[Resource, dict], list[str]]
@@ -303,20 +311,15 @@ def evaluate_policies(
                         findings.extend((r.name, m) for r in group for m in run_resource_policy(policy, r, values))
             by_name = {r.name: r for r in resources} if policy.operator_fills and level == "mandatory" else {}
             for name, message in findings:
-                found_level, shown = finding_level(policy, level, by_name.get(name), message)
+                found_level, shown = _generic_level(policy, finding_level(level, message), by_name.get(name), message)
                 violations.append(Violation(policy.name, policy.catalog, found_level, _shown(name, 8000), _shown(shown, 2000)))
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
 
 
-def finding_level(policy: Policy, level: str, resource: Resource | None, message: str) -> tuple[str, str]:
-    """The enforcement of one finding of ``policy`` (at ``level``) on ``resource``, and its message: advisory where the
-    check said so (``Advisory``) or where the policy reports a field an operator commonly fills (``operator_fills``)
-    on a resource read generically, which the message then says; else ``level``."""
-    if level != "mandatory":
-        return level, message
-    if isinstance(message, Advisory):
-        return "advisory", message
-    if policy.operator_fills and resource is not None and read_generically(resource):
+def _generic_level(policy: Policy, level: str, resource: Resource | None, message: str) -> tuple[str, str]:
+    """A mandatory finding of a policy that reports a field an operator commonly fills (``operator_fills``) on a
+    resource read generically (policies.kube.read_generically): advisory, with a note saying why; else as it is."""
+    if level == "mandatory" and policy.operator_fills and resource is not None and read_generically(resource):
         return "advisory", f"{message} ({GENERIC_NOTE.format(policy.operator_fills)})"
     return level, message
 

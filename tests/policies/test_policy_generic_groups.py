@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 
 from policies import evaluate
-from policies.framework import Policy, Resource, advisory, evaluate_policies
+from policies.framework import Policy, Resource, evaluate_policies, unproven
 from policies.kube import read_generically
 from policies.reading.groups import group_pods, pod_group
 from policies.reading.serving import model_servers, takes_requests
@@ -134,7 +134,7 @@ def test_a_known_kind_keeps_its_own_reader_and_levels():
 
 def _policy(enforcement: str, *, fills: str = "", soft: bool = False) -> Policy:
     def check(resource: Resource, config: dict) -> list[str]:
-        return [advisory("unknown engine") if soft else "no probe"]
+        return [unproven("unknown engine") if soft else "no probe"]
 
     return Policy(
         name="p",
