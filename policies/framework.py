@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policies import catalog as _catalog
-from policies.kube import cluster_view, evaluation_memo, read_generically
+from policies.kube import WorkloadTypes, cluster_view, evaluation_memo, read_generically, split_type
 
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -100,8 +100,36 @@ def finding_level(level: str, message: str) -> str:
     return "advisory" if level == "mandatory" and isinstance(message, Unproven) else level
 
 
+# Pod templates another object completes: KServe merges a (Cluster)ServingRuntime's kserve-container under every
+# InferenceService that selects it, the InferenceService's fields winning and its args appended (kserve v0.20.0
+# pkg/controller/v1beta1/inferenceservice/utils/utils.go:253-263 MergeRuntimeContainers; policies/reading/
+# kserve_runtime.py). What a pod rule finds in the runtime alone, the InferenceService (often another file) may
+# set or override; the InferenceService is checked with the runtime merged in, and that finding blocks.
+_COMPLETED_ELSEWHERE = frozenset({("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime")})
+
+
+def completed_elsewhere(policy_types: Any, resource: Resource) -> bool:
+    """True when a pod policy (its resource types a ``WorkloadTypes``) checks a template another object completes."""
+    return isinstance(policy_types, WorkloadTypes) and split_type(resource.type) in _COMPLETED_ELSEWHERE
+
+
 # What a finding on a generic read says of itself (the policy's ``operator_fills`` names the field).
 GENERIC_NOTE = "advisory: read generically, and the operator that renders this kind's pods may fill in {}"
+
+
+def operator_may_fill(policy: Policy, resource: Resource) -> bool:
+    """True when ``policy`` reports a field an operator commonly fills (``operator_fills``) and ``resource`` was read
+    generically (policies.kube.read_generically: a custom resource no reader knows, whose operator renders the pods)."""
+    return bool(policy.operator_fills) and bool(read_generically(resource))
+
+
+def _weighed(policy: Policy, message: str, partial: bool, generic: bool) -> str:
+    """A resource policy's finding, marked unproven where another object completes the template (``partial``) or an
+    operator may fill the field on a generic read (``generic``, which the message then says)."""
+    if generic:
+        return unproven(f"{message} ({GENERIC_NOTE.format(policy.operator_fills)})")
+    return unproven(message) if partial else message
+
 
 ResourceCheck = Callable[[Resource, dict], list[str]]
 StackCheck = Callable[[list[Resource], dict], list[tuple[str, str]]]
@@ -308,20 +336,16 @@ def evaluate_policies(
                 findings = []
                 for group in scopes if scopes is not None else (resources,):
                     with cluster_view(group):
-                        findings.extend((r.name, m) for r in group for m in run_resource_policy(policy, r, values))
-            by_name = {r.name: r for r in resources} if policy.operator_fills and level == "mandatory" else {}
-            for name, message in findings:
-                found_level, shown = _generic_level(policy, finding_level(level, message), by_name.get(name), message)
-                violations.append(Violation(policy.name, policy.catalog, found_level, _shown(name, 8000), _shown(shown, 2000)))
+                        for r in group:
+                            found = run_resource_policy(policy, r, values)
+                            partial = completed_elsewhere(policy.resource_types, r)
+                            generic = bool(found) and operator_may_fill(policy, r)
+                            findings.extend((r.name, _weighed(policy, m, partial, generic)) for m in found)
+            violations.extend(
+                Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
+                for name, message in findings
+            )
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
-
-
-def _generic_level(policy: Policy, level: str, resource: Resource | None, message: str) -> tuple[str, str]:
-    """A mandatory finding of a policy that reports a field an operator commonly fills (``operator_fills``) on a
-    resource read generically (policies.kube.read_generically): advisory, with a note saying why; else as it is."""
-    if level == "mandatory" and policy.operator_fills and resource is not None and read_generically(resource):
-        return "advisory", f"{message} ({GENERIC_NOTE.format(policy.operator_fills)})"
-    return level, message
 
 
 def _shown(text: str, limit: int) -> str:
