@@ -90,7 +90,7 @@ def test_s19_hub_download_without_ephemeral_storage():
     def edit(p):
         del vllm_container(p)["resources"]["requests"]["ephemeral-storage"]
 
-    assert messages(ephemeral_storage.POLICY, *stack(isvc_edit=edit)) == [S19_MESSAGE.format(into="~/.cache/huggingface")]
+    assert messages(ephemeral_storage.POLICY, *stack(isvc_edit=edit)) == [S19_MESSAGE.format(into="/root/.cache/huggingface/hub")]
 
 
 S19_MESSAGE = (
@@ -130,10 +130,12 @@ def test_s19_a_cache_on_a_pvc_named_by_hf_home_needs_no_request():
 def test_s19_the_same_cache_on_an_emptydir_still_needs_the_request():
     # The mutation of the careful forms above: an emptyDir lives on the node's ephemeral storage.
     assert messages(ephemeral_storage.POLICY, *_cache_on({"emptyDir": {}}, "/models", {"HF_HOME": "/models/hf"})) == [
-        S19_MESSAGE.format(into="/models/hf")
+        S19_MESSAGE.format(into="/models/hf/hub")
     ]
     # A PVC mounted somewhere else leaves the download where it was.
-    assert messages(ephemeral_storage.POLICY, *_cache_on(PVC, "/data")) == [S19_MESSAGE.format(into="~/.cache/huggingface")]
+    assert messages(ephemeral_storage.POLICY, *_cache_on(PVC, "/data")) == [
+        S19_MESSAGE.format(into="/root/.cache/huggingface/hub")
+    ]
 
 
 def test_s19_a_streamed_model_needs_no_disk():
