@@ -298,7 +298,12 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         "- `python -m policies check PATH... | -`, over any Kubernetes manifests (files, folders of .yaml/.yml/.json, "
         "stdin; `List` objects flattened).",
         "",
-        "Mandatory violations fail the command (exit 1); advisory ones are reported only. Findings on a resource "
+        "Mandatory violations fail the command (exit 1); advisory ones are reported only. A mandatory policy blocks "
+        "only on what the checked objects prove: a finding that rests on something they do not show (a cluster "
+        "setting taken at its default, such as `gpuNodesTainted`; an object outside the files read, such as the "
+        "NodePool a pod lands on; an estimate standing in for a figure the manifest does not give) is reported as "
+        "advisory (`policies/framework.py` unproven). Under the Pulumi CLI a policy has one enforcement level, so "
+        "such a finding is reported at the policy's level there. Findings on a resource "
         f'are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: "<reason>"`. Policies over the whole '
         "stack never join objects of two clusters: `policies check` over several clusters' manifests (the same "
         "object defined in two files) checks each folder apart ([CLI](cli.md#python-m-policies-check)).",

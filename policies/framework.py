@@ -82,6 +82,24 @@ class Violation:
     message: str
 
 
+class Unproven(str):
+    """A finding whose truth rests on something the checked objects do not show: a cluster setting taken at its
+    default, an operator or platform that may fill the field, an object that lives outside the files read (a
+    NodePool, an adapter rule, the InferenceService a ServingRuntime serves), or an estimate standing in for a
+    figure the manifest does not give. A mandatory policy reports it as advisory (`finding_level`): only what
+    the manifest itself proves blocks. Checks mark such messages with `unproven`; everything else stays str."""
+
+
+def unproven(message: str) -> Unproven:
+    """``message`` marked as resting on something outside the checked objects (reported advisory, never blocking)."""
+    return Unproven(message)
+
+
+def finding_level(level: str, message: str) -> str:
+    """The level one finding is reported at: the policy's, except that an unproven finding never blocks."""
+    return "advisory" if level == "mandatory" and isinstance(message, Unproven) else level
+
+
 ResourceCheck = Callable[[Resource, dict], list[str]]
 StackCheck = Callable[[list[Resource], dict], list[tuple[str, str]]]
 
@@ -284,7 +302,7 @@ def evaluate_policies(
                     with cluster_view(group):
                         findings.extend((r.name, m) for r in group for m in run_resource_policy(policy, r, values))
             violations.extend(
-                Violation(policy.name, policy.catalog, level, _shown(name, 8000), _shown(message, 2000))
+                Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
                 for name, message in findings
             )
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))

@@ -1,7 +1,8 @@
 """The GPU capacity checks of `python -m stacks preflight`: instance offerings, vCPU quotas, capacity reservations.
 
 Read-only: each pool's instance types are offered in the region and in a zone of a selected subnet,
-the EC2 vCPU quotas (P, G and VT, Inf, Trn; On-Demand and Spot) cover each pool's gpuLimit, and the
+the EC2 vCPU quotas (P, G and VT, Inf, Trn; On-Demand and Spot) cover each pool's gpuLimit plus one replacement
+node (drift and consolidation launch it before the old node goes), and the
 capacity reservations a reserved pool selects exist, are active, match its types and sit in a zone
 with a subnet.
 """
@@ -60,6 +61,17 @@ def pool_vcpus(pool: Any) -> int:
     return max(math.ceil(pool.gpu_limit / INSTANCES[t].gpu_count) * INSTANCES[t].vcpu for t in pool.instance_types)
 
 
+def replacement_vcpus(pool: Any) -> int:
+    """vCPUs of one replacement node of the pool (its largest instance type).
+
+    Drift and consolidation launch the replacement NodeClaims first and delete the old nodes only once those are
+    initialized (kubernetes-sigs/karpenter v1.14.1 pkg/controllers/disruption/queue.go:184, 309-324); with the pool's
+    budget of one node at a time, a full pool holds one node more than its gpuLimit for the replacement's launch, and
+    a quota of exactly the limit refuses that launch (VcpuLimitExceeded), so the roll stalls.
+    """
+    return max(INSTANCES[t].vcpu for t in pool.instance_types)
+
+
 def check_offerings(cfg: StackConfig, clients: Clients, subnets: Mapping[str, str]) -> list[Check]:
     """Each pool's instance types are offered in the region, in a zone of a selected subnet (``subnets``: id -> zone)."""
     from botocore.exceptions import ClientError
@@ -114,7 +126,7 @@ def check_offerings(cfg: StackConfig, clients: Clients, subnets: Mapping[str, st
 
 
 def check_quotas(cfg: StackConfig, clients: Clients) -> list[Check]:
-    """The EC2 vCPU quotas (per family and purchase option) cover the pools' gpuLimit."""
+    """The EC2 vCPU quotas (per family and purchase option) cover the pools' gpuLimit plus one replacement node each."""
     from botocore.exceptions import ClientError
 
     need: dict[tuple[str, str], list[tuple[str, int]]] = {}
@@ -123,7 +135,7 @@ def check_quotas(cfg: StackConfig, clients: Clients) -> list[Check]:
         options = {"spot" if c == "spot" else "on-demand" for c in pool.capacity_types}
         for family in families:
             for option in options:
-                need.setdefault((family, option), []).append((pool.name, pool_vcpus(pool)))
+                need.setdefault((family, option), []).append((pool.name, pool_vcpus(pool) + replacement_vcpus(pool)))
     out = []
     sq = clients("service-quotas")
     for (family, option), pools in sorted(need.items()):
@@ -146,7 +158,8 @@ def check_quotas(cfg: StackConfig, clients: Clients) -> list[Check]:
                 Check(
                     check,
                     MISSING,
-                    f"{value:g} vCPUs; the pools' gpuLimit needs {wanted} ({per_pool})",
+                    f"{value:g} vCPUs; the pools' gpuLimit plus one replacement node each (drift and consolidation launch "
+                    f"the new node before the old one goes) needs {wanted} ({per_pool})",
                     f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {code} "
                     f"--desired-value {wanted} --region {clients.region} (or lower gpuLimit)",
                 )

@@ -211,15 +211,20 @@ CACHE_TAINT_REASON = (
 
 
 def expire_after(pool: GpuPoolConfig, plan: PoolPlan) -> str:
-    """The NodePool's expireAfter: the configured value, else Never where a multi-node engine runs, else 720h.
+    """The NodePool's expireAfter: the configured value, else Never.
 
-    Expiry is forceful in Karpenter v1 (not subject to budgets or karpenter.sh/do-not-disrupt:
-    Karpenter v1.14.1 docs), so the nodes of one engine would be replaced together; there, drift inside the
-    maintenance window is how nodes get new AMIs (config/cross_checks.py refuses any other value).
+    Expiry is forceful in Karpenter v1.14.1: the expiration controller deletes a NodeClaim once its creation time plus
+    expireAfter has passed, with no look at disruption budgets, the maintenance window or karpenter.sh/do-not-disrupt
+    (kubernetes-sigs/karpenter v1.14.1 pkg/controllers/nodeclaim/expiration/controller.go:70-84). Nodes launched
+    together (a first ``up``, a scale-out) would then be replaced together, at whatever hour they reach the age, each
+    model cold-starting outside the window. With Never, nodes get new AMIs by drift (a new pinned ``amiAlias``),
+    which the pool's budgets keep inside the maintenance window; a pool that hosts a multi-node engine must keep Never
+    (config/cross_checks.py). ``plan`` is kept for the builder's signature.
     """
+    del plan
     if pool.disruption.expire_after is not None:
         return pool.disruption.expire_after
-    return "Never" if plan.multi_node_models else "720h"
+    return "Never"
 
 
 def ec2_node_class(

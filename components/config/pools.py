@@ -67,8 +67,9 @@ class DisruptionConfig(_Model):
         default=None,
         description=f"Node lifetime before Karpenter replaces it (patching). Expiry is forceful: it ignores disruption "
         f'budgets and karpenter.sh/do-not-disrupt. At least {EXPIRE_AFTER_FLOOR_HOURS}h, or "Never" (then drift in the '
-        f'window is the only way nodes get new AMIs). Default null: "720h" (Karpenter\'s default), or "Never" on a pool '
-        f"that hosts a multi-node engine, where any other value is refused (both nodes of the engine would expire together).",
+        f'window is the only way nodes get new AMIs). Default null: "Never" (nodes launched together would otherwise expire '
+        f"together outside the maintenance window; they get new AMIs by drift inside it). A pool that hosts a multi-node "
+        f"engine refuses any other value.",
     )
     window: MaintenanceWindowConfig = Field(
         default_factory=MaintenanceWindowConfig,
@@ -187,7 +188,7 @@ class GpuPoolConfig(_Model):
     )
     disruption: DisruptionConfig = Field(
         default_factory=DisruptionConfig,
-        description="Default: consolidation and drift only in a weekly window (Sunday 03:00 UTC, 4h), expireAfter 720h.",
+        description="Default: consolidation and drift only in a weekly window (Sunday 03:00 UTC, 4h), expireAfter Never.",
     )
 
     _check_name = field_validator("name")(classmethod(lambda cls, v: _dns_name(v)))

@@ -134,7 +134,7 @@ class DisruptionConfig(TypedDict):
     consolidate_after: NotRequired[str]
     """How long a node stays empty/underutilized before Karpenter acts. Default "15m"."""
     expire_after: NotRequired[str]
-    """Node lifetime before Karpenter replaces it (patching). Expiry is forceful: it ignores disruption budgets and karpenter.sh/do-not-disrupt. At least 24h, or "Never" (then drift in the window is the only way nodes get new AMIs). Default null: "720h" (Karpenter's default), or "Never" on a pool that hosts a multi-node engine, where any other value is refused (both nodes of the engine would expire together)."""
+    """Node lifetime before Karpenter replaces it (patching). Expiry is forceful: it ignores disruption budgets and karpenter.sh/do-not-disrupt. At least 24h, or "Never" (then drift in the window is the only way nodes get new AMIs). Default null: "Never" (nodes launched together would otherwise expire together outside the maintenance window; they get new AMIs by drift inside it). A pool that hosts a multi-node engine refuses any other value."""
     window: NotRequired[MaintenanceWindowConfig]
     """Default {weekday: 0, startHour: 3, hours: 4} (Sunday 03:00-07:00 UTC)."""
 
@@ -157,7 +157,7 @@ class GpuPoolConfig(TypedDict):
     ami_alias: NotRequired[str]
     """EC2NodeClass AMI alias, pinned (al2023@vYYYYMMDD or bottlerocket@X.Y.Z; "latest" is refused). Karpenter picks the NVIDIA variant for GPU instances. Default al2023@v20260903."""
     disruption: NotRequired[DisruptionConfig]
-    """Default: consolidation and drift only in a weekly window (Sunday 03:00 UTC, 4h), expireAfter 720h."""
+    """Default: consolidation and drift only in a weekly window (Sunday 03:00 UTC, 4h), expireAfter Never."""
 
 
 class EngineConfigDtype(str, Enum):

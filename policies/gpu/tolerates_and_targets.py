@@ -9,7 +9,7 @@ does not exist.
 from __future__ import annotations
 
 from components.derive.karpenter import tolerates_taint
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, is_ray
 from policies.reading.engines import ray_gpu_workers
 from policies.reading.gpu_pools import gpu_workloads, node_label_keys, nodepools, platform_adds_toleration
@@ -67,6 +67,9 @@ def hard_taints(nodepool: dict) -> list[dict]:
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     pools = nodepools(resources)
+    # Two GPU NodePools in the set prove the cluster has more than one place for a GPU pod to land; without them,
+    # whether it has another GPU type is outside the files read, so "may land on the wrong GPU" is unproven.
+    proof = (lambda m: m) if len(pools) > 1 else unproven
     findings = []
     seen: set[tuple[str, str]] = set()
     for w in gpu_workloads(resources):
@@ -80,20 +83,22 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     if pool
                     else "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
                 )
-                findings.append(
-                    (
-                        w.resource.name,
-                        f"{where}: requests GPUs but does not tolerate the {taint.get('key')}:"
-                        f"{taint.get('effect')} taint of {owner}; it stays Pending",
-                    )
+                message = (
+                    f"{where}: requests GPUs but does not tolerate the {taint.get('key')}:"
+                    f"{taint.get('effect')} taint of {owner}; it stays Pending"
                 )
+                # A NodePool of the set proves the taint; the setting only assumes it (GKE, or an untainted node group,
+                # would schedule the pod), so that finding is unproven.
+                findings.append((w.resource.name, message if pool else unproven(message)))
         if not targets_gpu_type(w.podspec):
             findings.append(
                 (
                     w.resource.name,
-                    f"{where}: requests GPUs without a nodeSelector or required affinity on a GPU "
-                    f"type or pool label ({', '.join(GPU_TYPE_LABELS[:3])}, ...); it may land on a "
-                    f"GPU the capacity plan did not size",
+                    proof(
+                        f"{where}: requests GPUs without a nodeSelector or required affinity on a GPU "
+                        f"type or pool label ({', '.join(GPU_TYPE_LABELS[:3])}, ...); it may land on a "
+                        f"GPU the capacity plan did not size"
+                    ),
                 )
             )
     # KubeRay worker groups (gpu_workloads leaves Ray aside: S18 checks their tolerations): a GPU worker group
@@ -107,9 +112,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 findings.append(
                     (
                         r.name,
-                        f"{path}: a Ray worker group requests GPUs without a nodeSelector or required affinity on a GPU "
-                        f"type or pool label ({', '.join(GPU_TYPE_LABELS[:3])}, ...); Ray Serve may place the engine on a "
-                        f"GPU the capacity plan did not size",
+                        proof(
+                            f"{path}: a Ray worker group requests GPUs without a nodeSelector or required affinity on a "
+                            f"GPU type or pool label ({', '.join(GPU_TYPE_LABELS[:3])}, ...); Ray Serve may place the "
+                            f"engine on a GPU the capacity plan did not size"
+                        ),
                     )
                 )
     return findings

@@ -185,7 +185,7 @@ def test_single_node_models_pools_drift_in_their_window_beside_the_held_pool(pro
     spec = node_pool["spec"]
     assert {"nodes": "0", "reasons": ["Drifted"]} not in spec["disruption"]["budgets"]
     assert spec["template"]["spec"]["terminationGracePeriod"] == "1h"
-    assert spec["template"]["spec"]["expireAfter"] == "720h"
+    assert spec["template"]["spec"]["expireAfter"] == "Never"
     assert "annotations" not in node_pool["metadata"]
     assert rendered(prod, "h100-ray")[1].drift == "held"
 

@@ -1,0 +1,98 @@
+"""Findings that rest on something the checked files do not show never block (issue 32: at most one wrong blocking
+finding on manifests nobody here has seen).
+
+`policies.framework.unproven` marks a message whose truth depends on a cluster setting taken at its default, an
+object outside the files read, or an estimate; a mandatory policy reports it as advisory. Each case below runs a
+real third-party manifest (the reference folder's corpus, provenance in its PROVENANCE.md) alone, where the
+finding is unproven, and beside the object that proves it, where it blocks again.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from policies.check import resources_of
+from policies.framework import Policy, Resource, Violation, evaluate_policies, finding_level, unproven
+from policies.manifests import read_manifests
+from policies.registry import evaluate
+from tests.conftest import shared_path
+
+# kubernetes-sigs/gateway-api-inference-extension config/manifests/vllm/gpu-deployment.yaml (corpus 1): a vLLM
+# Deployment asking for GPUs with neither a toleration nor a GPU-type selector.
+_GAIE_VLLM = (
+    "corpus",
+    "manifests",
+    "kubernetes-sigs__gateway-api-inference-extension",
+    "config__manifests__vllm__gpu-deployment.yaml",
+)
+
+# A Karpenter v1 NodePool tainted nvidia.com/gpu:NoSchedule, as karpenter-blueprints' nvidia-gpu-workload
+# gpu-nodepool.yaml writes its taint (corpus 1, aws-samples__karpenter-blueprints).
+_TAINTED_POOL = {
+    "apiVersion": "karpenter.sh/v1",
+    "kind": "NodePool",
+    "metadata": {"name": "gpu"},
+    "spec": {
+        "template": {
+            "spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                "requirements": [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6e"]}],
+                "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}],
+            }
+        },
+        "limits": {"nvidia.com/gpu": 8},
+        "disruption": {"consolidationPolicy": "WhenEmpty", "budgets": [{"nodes": "0"}]},
+    },
+}
+
+
+def _violations(tmp_path, *files: str, extra: list[dict] | None = None) -> list[Violation]:
+    paths = list(files)
+    if extra:
+        path = tmp_path / "extra.yaml"
+        path.write_text(yaml.safe_dump_all(extra))
+        paths.append(str(path))
+    return list(evaluate(resources_of(read_manifests(paths))))
+
+
+def test_an_unproven_finding_of_a_mandatory_policy_is_advisory_and_nothing_else_moves():
+    assert finding_level("mandatory", unproven("x")) == "advisory"
+    assert finding_level("mandatory", "x") == "mandatory"
+    assert finding_level("advisory", unproven("x")) == "advisory"
+    policy = Policy(
+        name="demo-policy",
+        description="d",
+        catalog="S15",
+        severity="high",
+        enforcement="mandatory",
+        remediation_steps="r",
+        resource_types=("kubernetes:core/v1:Pod",),
+        check_resource=lambda r, c: ["proven", unproven("assumed")],
+    )
+    found = evaluate_policies([Resource("kubernetes:core/v1:Pod", "p", {})], None, [policy])
+    assert [(v.message, v.enforcement) for v in found] == [("assumed", "advisory"), ("proven", "mandatory")]
+    # The user's own level still wins: disabled drops both, advisory keeps both advisory.
+    assert evaluate_policies([Resource("kubernetes:core/v1:Pod", "p", {})], {"demo-policy": "disabled"}, [policy]) == []
+
+
+def test_s15_taint_assumed_by_the_setting_is_advisory_and_a_tainted_nodepool_in_the_set_blocks(tmp_path):
+    gaie = str(shared_path(*_GAIE_VLLM))
+    alone = [v for v in _violations(tmp_path, gaie) if v.policy == "gpu-pod-tolerates-and-targets"]
+    assert {"advisory"} == {v.enforcement for v in alone}
+    assert any("does not tolerate the nvidia.com/gpu:NoSchedule taint of GPU nodes (setting" in v.message for v in alone)
+    assert any("without a nodeSelector" in v.message for v in alone)
+    # The same Deployment beside a tainted GPU NodePool it would land on: the taint is a fact of the set, so it blocks.
+    deployment = yaml.safe_load_all(open(gaie).read())
+    docs = [d for d in deployment if isinstance(d, dict)]
+    for d in docs:
+        if d.get("kind") == "Deployment":
+            d["spec"]["template"]["spec"]["nodeSelector"] = {"karpenter.sh/nodepool": "gpu"}
+    beside = [v for v in _violations(tmp_path, extra=[*docs, _TAINTED_POOL]) if v.policy == "gpu-pod-tolerates-and-targets"]
+    assert [v.enforcement for v in beside if "taint of NodePool gpu" in v.message] == ["mandatory"]
+
+
+def test_s15_gpu_type_targeting_blocks_only_where_the_set_shows_two_gpu_pools(tmp_path):
+    gaie = str(shared_path(*_GAIE_VLLM))
+    other = {**_TAINTED_POOL, "metadata": {"name": "gpu-small"}}
+    found = [v for v in _violations(tmp_path, gaie, extra=[_TAINTED_POOL, other]) if "without a nodeSelector" in v.message]
+    assert [v.enforcement for v in found] == ["mandatory"]
