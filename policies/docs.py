@@ -301,8 +301,9 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         "Mandatory violations fail the command (exit 1); advisory ones are reported only. A mandatory policy blocks "
         "only on what the checked objects prove: a finding that rests on something they do not show (a cluster "
         "setting taken at its default, such as `gpuNodesTainted`; an object outside the files read, such as the "
-        "NodePool a pod lands on; an estimate standing in for a figure the manifest does not give) is reported as "
-        "advisory (`policies/framework.py` unproven). Under the Pulumi CLI a policy has one enforcement level, so "
+        "NodePool a pod lands on; a pod template another object completes, such as a ServingRuntime whose "
+        "InferenceServices may set or override any of its fields; an estimate standing in for a figure the manifest "
+        "does not give) is reported as advisory (`policies/framework.py` unproven). Under the Pulumi CLI a policy has one enforcement level, so "
         "such a finding is reported at the policy's level there. Findings on a resource "
         f'are silenced by the annotation `{EXEMPTION_PREFIX}<policy name>: "<reason>"`. Policies over the whole '
         "stack never join objects of two clusters: `policies check` over several clusters' manifests (the same "

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policies import catalog as _catalog
-from policies.kube import cluster_view, evaluation_memo
+from policies.kube import WorkloadTypes, cluster_view, evaluation_memo, split_type
 
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -98,6 +98,19 @@ def unproven(message: str) -> Unproven:
 def finding_level(level: str, message: str) -> str:
     """The level one finding is reported at: the policy's, except that an unproven finding never blocks."""
     return "advisory" if level == "mandatory" and isinstance(message, Unproven) else level
+
+
+# Pod templates another object completes: KServe merges a (Cluster)ServingRuntime's kserve-container under every
+# InferenceService that selects it, the InferenceService's fields winning and its args appended (kserve v0.20.0
+# pkg/controller/v1beta1/inferenceservice/utils/utils.go:253-263 MergeRuntimeContainers; policies/reading/
+# kserve_runtime.py). What a pod rule finds in the runtime alone, the InferenceService (often another file) may
+# set or override; the InferenceService is checked with the runtime merged in, and that finding blocks.
+_COMPLETED_ELSEWHERE = frozenset({("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime")})
+
+
+def completed_elsewhere(policy_types: Any, resource: Resource) -> bool:
+    """True when a pod policy (its resource types a ``WorkloadTypes``) checks a template another object completes."""
+    return isinstance(policy_types, WorkloadTypes) and split_type(resource.type) in _COMPLETED_ELSEWHERE
 
 
 ResourceCheck = Callable[[Resource, dict], list[str]]
@@ -300,7 +313,10 @@ def evaluate_policies(
                 findings = []
                 for group in scopes if scopes is not None else (resources,):
                     with cluster_view(group):
-                        findings.extend((r.name, m) for r in group for m in run_resource_policy(policy, r, values))
+                        for r in group:
+                            found = run_resource_policy(policy, r, values)
+                            partial = completed_elsewhere(policy.resource_types, r)
+                            findings.extend((r.name, unproven(m) if partial else m) for m in found)
             violations.extend(
                 Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
                 for name, message in findings

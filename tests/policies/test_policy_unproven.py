@@ -96,3 +96,50 @@ def test_s15_gpu_type_targeting_blocks_only_where_the_set_shows_two_gpu_pools(tm
     other = {**_TAINTED_POOL, "metadata": {"name": "gpu-small"}}
     found = [v for v in _violations(tmp_path, gaie, extra=[_TAINTED_POOL, other]) if "without a nodeSelector" in v.message]
     assert [v.enforcement for v in found] == ["mandatory"]
+
+
+def test_s4_a_memory_dev_shm_without_size_limit_is_advice_not_a_block(tmp_path):
+    # kubernetes-sigs/lws docs/examples/sglang/lws.yaml (corpus 1): dshm emptyDir {medium: Memory}, no sizeLimit.
+    lws = str(shared_path("corpus", "manifests", "kubernetes-sigs__lws", "docs__examples__sglang__lws.yaml"))
+    found = [v for v in _violations(tmp_path, lws) if v.policy == "tensor-parallel-requires-dshm"]
+    assert found and {v.enforcement for v in found} == {"advisory"}
+    assert all("has no sizeLimit" in v.message for v in found)
+
+
+def test_s8_knative_scale_in_on_the_clusters_default_mode_is_advisory_and_blocks_when_annotated(tmp_path):
+    # kserve/kserve docs/samples/storage/hf/hf_isvc.yaml (corpus 1): a GPU InferenceService with no deploymentMode
+    # annotation, so its mode is the cluster's inferenceservice-config default (the setting kserveDefaultDeploymentMode).
+    hf = shared_path("corpus", "manifests", "kserve__kserve", "docs__samples__storage__hf__hf_isvc.yaml")
+    alone = [v for v in _violations(tmp_path, str(hf)) if v.policy == "llm-hpa-behavior"]
+    assert [v.enforcement for v in alone] == ["advisory"]
+    docs = [d for d in yaml.safe_load_all(hf.read_text()) if isinstance(d, dict)]
+    for d in docs:
+        d["metadata"].setdefault("annotations", {})["serving.kserve.io/deploymentMode"] = "Serverless"
+    annotated = [v for v in _violations(tmp_path, extra=docs) if v.policy == "llm-hpa-behavior"]
+    assert [v.enforcement for v in annotated] == ["mandatory"]
+
+
+_NIM = ("corpus", "manifests-v2", "NVIDIA__nim-deploy")
+
+
+def test_a_serving_runtime_alone_never_blocks_and_its_inference_service_does(tmp_path):
+    # NVIDIA/nim-deploy kserve/runtimes/llama-3.1-70b-instruct-1.1.0.yaml (manifests-v2): a ClusterServingRuntime with
+    # no probes. Alone, the InferenceServices that select it (which may set probes and override any field) are unseen.
+    runtime = shared_path(*_NIM, "kserve__runtimes__llama-3.1-70b-instruct-1.1.0.yaml")
+    alone = [v for v in _violations(tmp_path, str(runtime)) if " ClusterServingRuntime/" in v.resource]
+    assert {"llm-startup-probe-budget", "serving-readiness-probe"} <= {v.policy for v in alone}
+    assert {v.enforcement for v in alone} == {"advisory"}
+    # The same container run by a Deployment of its own: nothing completes it elsewhere, so the findings block.
+    spec = next(d for d in yaml.safe_load_all(runtime.read_text()) if isinstance(d, dict))["spec"]
+    container = {**spec["containers"][0], "resources": {"limits": {"nvidia.com/gpu": "2", "cpu": "12", "memory": "32Gi"}}}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "nim"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "nim"}},
+            "template": {"metadata": {"labels": {"app": "nim"}}, "spec": {"containers": [container], "volumes": spec["volumes"]}},
+        },
+    }
+    own = [v for v in _violations(tmp_path, extra=[deployment]) if v.policy == "serving-readiness-probe"]
+    assert [v.enforcement for v in own] == ["mandatory"]
