@@ -32,7 +32,7 @@ from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, res
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.groups import group_pods
 from policies.reading.ray_cluster import cluster_gpus
-from policies.reading.vllm_args import VllmServer, parallel_size, vllm_servers
+from policies.reading.vllm_args import VllmServer, parallel_size, set_at_run_time, vllm_servers
 
 _TP, _PP = "tensor-parallel-size", "pipeline-parallel-size"
 
@@ -131,6 +131,8 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
     if tp is None or pp is None:
         flag = _TP if tp is None else _PP
+        if set_at_run_time(server.args[flag]):
+            return []  # $(TENSOR_PARALLEL_SIZE) from a ConfigMap: the size is set at run time, not in the manifest
         return [f"{label}: --{flag}={server.args[flag]} is not a positive integer"]
     if is_ray(resource.type) and server.args.get("distributed-executor-backend") == "ray":
         return _ray_cluster(resource, server, tp, pp)
@@ -178,6 +180,8 @@ def _check_table(resource: Resource, server: EngineServer) -> list[str]:
     tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
     if tp is None or pp is None:
         flag = _TP if tp is None else _PP
+        if set_at_run_time(server.args[flag]):
+            return []
         return [f"{server.label}: {row.spelling(flag)}={server.args[flag]} is not a positive integer"]
     # --nnodes where written as a number, else the group's size ($(LWS_GROUP_SIZE) is the LeaderWorkerSet's size).
     nodes = as_int(server.args.get("nnodes")) if "nnodes" in server.args else None
