@@ -72,6 +72,7 @@ _ENTRIES = (
     Entry("S", 33, "controller-created objects pass the API server's schema"),
     Entry("S", 34, "progress deadline covers the startup budget"),
     Entry("S", 35, "NodePool limits admit its GPU instance types"),
+    Entry("S", 36, "no debug-only switch in a model server"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

@@ -16,7 +16,7 @@ from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, single_attach_rollout, tolerates_and_targets
-from policies.ingress import internet_facing_alb_guarded, model_pods_network_isolated
+from policies.ingress import external_gce_ingress_guarded, internet_facing_alb_guarded, model_pods_network_isolated
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     capabilities_allow_list,
@@ -56,6 +56,7 @@ from policies.karpenter import (
 
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
+    debug_switches_off,
     hf_token_not_empty,
     hf_token_on_service_account,
     model_cache_fits_checkpoint,
@@ -96,6 +97,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
+    debug_switches_off.POLICY,
     model_cache_fits_checkpoint.POLICY,
     single_attach_rollout.POLICY,
     serving_code_pinned.POLICY,
@@ -158,6 +160,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     host_path_read_only.POLICY,
     no_load_balancer_service.POLICY,
     internet_facing_alb_guarded.POLICY,
+    external_gce_ingress_guarded.POLICY,
     model_pods_network_isolated.POLICY,
     memory_emptydir_size_limit.POLICY,
     no_literal_secret_env.POLICY,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from policies.autoscaling.scalers import FRACTION_METRIC, adapter_rules, hpa_metrics, target_number, triggers
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     GPU_RESOURCE,
     HPA_TYPES,
@@ -247,7 +247,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if resource.type == ISVC_TYPE:
             reason = _isvc_reason(resource, config["kserveDefaultDeploymentMode"])
             if reason is not None:
-                findings.append((resource.name, f"{reason}; {_WHY}"))
+                # The cluster's default deployment mode is not in the manifest: read from the setting, unproven.
+                annotated = kserve_deployment_mode(resource.props, config["kserveDefaultDeploymentMode"])[1]
+                message = f"{reason}; {_WHY}"
+                findings.append((resource.name, message if annotated else unproven(message)))
         elif resource.type in HPA_TYPES or resource.type == SCALED_OBJECT_TYPE:
             target = _targets_gpu(resource, targets)
             if target:

@@ -27,7 +27,7 @@ from policies.autoscaling.scalers import (
     scalers,
     workloads,
 )
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     GPU_RESOURCE,
     ISVC_TYPE,
@@ -123,12 +123,14 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
     window = merged.get(KNATIVE_WINDOW)
     shown = f"{KNATIVE_SCALE_DOWN_DELAY} {raw}" if delay is not None else f"{KNATIVE_SCALE_DOWN_DELAY} unset (Knative's 0s)"
     how = "annotation" if annotated else "no annotation: setting kserveDefaultDeploymentMode"
-    return [
+    message = (
         f"deploymentMode {mode} ({how}): Knative's KPA scales this GPU InferenceService in with {shown} after a "
         f"stable window of {window if isinstance(window, str) else '60s (Knative default)'}, below {floor} s: a GPU "
         f"replica removed on a short dip takes minutes to come back; set {KNATIVE_SCALE_DOWN_DELAY} to at least "
         f"{floor}s"
-    ]
+    )
+    # Without the annotation the mode is the cluster's default (the setting), which the manifest does not show.
+    return [message if annotated else unproven(message)]
 
 
 def _operator_window_findings(resource: Resource, config: dict) -> list[str]:

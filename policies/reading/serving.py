@@ -43,6 +43,7 @@ from policies.kube import (
     pod_specs,
     split_type,
 )
+from policies.reading.groups import pod_group
 from policies.reading.vllm_args import VllmServer, command_tokens, expand_env, is_shell_operator, served_model, vllm_servers
 
 # Kinds whose pods serve requests for as long as they run.
@@ -235,13 +236,17 @@ _RANK_ONLY_PODS = {
 
 def takes_requests(resource: Any, path: str, container: Mapping) -> bool:
     """Whether a model-server container takes requests itself (False for a rank of an engine fronted by another pod:
-    a LeaderWorkerSet worker, an LLMInferenceService or InferenceService worker beside its leader, a vLLM started
+    a LeaderWorkerSet worker, an LLMInferenceService or InferenceService worker beside its leader, the worker of a
+    leader/worker group in a custom resource read generically (policies.reading.groups), a vLLM started
     with ``--headless``: vllm-project/vllm vllm/entrypoints/cli/serve.py at 00a5fdd2, ServeSubcommand.cmd sets
     api_server_count 0 under --headless and run_headless starts the engine ranks with no API server)."""
     from policies.reading.vllm_args import vllm_args
 
     front = _RANK_ONLY_PODS.get((split_type(resource.type)[1], path))
     if front is not None and any(p == front for p, _ in pod_specs(resource)):
+        return False
+    group = pod_group(resource, path)  # the same structure in a custom resource read generically
+    if group is not None and group.role == "worker":
         return False
     return "headless" not in vllm_args(container, image_entrypoint=not is_ray(resource.type))
 

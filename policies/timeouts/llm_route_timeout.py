@@ -4,12 +4,21 @@ Envoy's route timeout defaults to 15 s, which Envoy Gateway keeps; KServe's HTTP
 to 60 s; an ALB's idle timeout defaults to 60 s (Envoy RouteAction docs; kserve/kserve v0.20.0; ELBv2 API). A
 streamed generation runs minutes. Istio is the exception: an unset VirtualService timeout
 disables Envoy's (no timeout), which timeout-chain-ordered then relates to the ALB.
+
+GKE's load balancers (a GCE Ingress's BackendConfig timeoutSec, a Gateway's GCPBackendPolicy timeoutSec) default
+to 30 s for the whole response, and ingress-nginx's proxy-read-timeout to 60 s (policies/reading/edge.py has the
+sources). A model server is any engine the table knows or a GPU container of a serving app (not only vLLM). An
+Ingress none of whose backends is in the set is still reported, advisory like the rest of this policy: the edge's
+timeout is proven by the Ingress alone, whether a model sits behind it is not.
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
+from policies.kube import split_type
+from policies.reading import edge
 from policies.reading import route_path as path
+from policies.reading.serving import model_servers
 from policies.reading.vllm_args import vllm_servers
 
 
@@ -24,10 +33,20 @@ def _named(seconds: float) -> str:
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     minimum = float(config["minimumSeconds"])
     selectors = path.service_selectors(resources)
-    llm = set()
+    llm: set[str] = set()
     for w in resources:
-        if vllm_servers(w):
+        if vllm_servers(w) or model_servers(w):
             llm |= path.workload_services(w, selectors)
+    # Every Service name the set defines (or a controller derives from a workload): a backend outside it is unknown.
+    known = set(edge.services_by_name(resources)) | llm
+    context = (edge.services_by_name(resources), edge.backend_configs(resources))
+    pools = {
+        p
+        for r in resources
+        if r.type in path.HTTPROUTE_TYPES
+        for route in path.httproute_routes(r)
+        for p in route.inference_pools
+    }
     findings = []
     for r in resources:
         if r.type in path.VS_TYPES:
@@ -64,18 +83,76 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                             f"route to an LLM cuts generations",
                         )
                     )
-        elif path.is_alb_ingress(r) and set(path.ingress_backends(r)) & llm:
-            idle, explicit = path.alb_idle_seconds(r)
-            if idle <= minimum:
-                state = "" if explicit else " (unset: the ALB's default)"
-                findings.append(
-                    (
-                        r.name,
-                        f"ALB idle_timeout.timeout_seconds {path.fmt(idle)[:-1]}{state} in front of an LLM cuts a "
-                        f"request that sends no byte for {path.fmt(idle)} (a long prefill, a non-streamed reply)",
-                    )
-                )
+        elif r.type in path.INGRESS_TYPES:
+            findings += _ingress(r, minimum, llm, known, context)
+        elif split_type(r.type) == ("networking.gke.io", "GCPBackendPolicy"):
+            findings += _gcp_backend_policy(r, minimum, llm, pools)
     return findings
+
+
+def _edge_of(ingress: Resource, service: str, port: object, context: tuple) -> tuple[str, edge.EdgeTimeout] | None:
+    """(what the edge is, its timeout for this backend) of an ALB, GKE or ingress-nginx Ingress; None otherwise."""
+    if path.is_alb_ingress(ingress):
+        idle, explicit = path.alb_idle_seconds(ingress)
+        return "ALB idle_timeout.timeout_seconds", edge.EdgeTimeout(idle, "set" if explicit else "unset: the ALB's default")
+    if edge.is_gce_ingress(ingress):
+        services, configs = context
+        found = edge.gce_backend_timeout(services.get(service), port, configs)
+        return ("GKE backend service timeout (BackendConfig timeoutSec)", found) if found is not None else None
+    if edge.is_nginx_ingress(ingress):
+        read, explicit = edge.nginx_read_seconds(ingress)
+        how = "set" if explicit else "unset: ingress-nginx's default unless its ConfigMap changes it"
+        return f"{edge.NGINX}/proxy-read-timeout", edge.EdgeTimeout(read, how)
+    return None
+
+
+def _ingress(ing: Resource, minimum: float, llm: set[str], known: set[str], context: tuple) -> list[tuple[str, str]]:
+    """Findings for one Ingress: an edge left at or below `minimum` in front of a model, or in front of a backend this
+    set does not hold (said as such: whether it serves a model is not known here)."""
+    backends = edge.ingress_backend_ports(ing)
+    names = {n for n, _ in backends}
+    unknown = not names & known
+    findings = []
+    for service, port in backends:
+        if service not in llm and not unknown:
+            continue
+        found = _edge_of(ing, service, port, context)
+        if found is None or found[1].seconds > minimum:
+            continue
+        what, timeout = found
+        state = "" if timeout.explicit else f" ({timeout.how})"
+        where = (
+            "in front of an LLM" + ("" if what.startswith("ALB") else f" ({service})")
+            if service in llm
+            else f"in front of Service {service}, which this set does not hold (if it serves a model),"
+        )
+        t = path.fmt(timeout.seconds)
+        if what.startswith("GKE"):
+            cut = f"cuts every response that takes longer than {t} in all (a streamed generation included)"
+        else:  # the ALB's idle timeout and nginx's proxy_read_timeout count the time between two bytes
+            cut = f"cuts a request that sends no byte for {t} (a long prefill, a non-streamed reply)"
+        value = t[:-1] if what.startswith("ALB") else t
+        findings.append((ing.name, f"{what} {value}{state} {where} {cut}"))
+    return sorted(set(findings))
+
+
+def _gcp_backend_policy(r: Resource, minimum: float, llm: set[str], pools: set[str]) -> list[tuple[str, str]]:
+    """A GKE GCPBackendPolicy on a model's Service or InferencePool that leaves timeoutSec at or below `minimum`."""
+    found = []
+    for policy, kind, name, seconds in edge.gcp_backend_policies([r]):
+        if not ((kind == "Service" and name in llm) or (kind == "InferencePool" and name in pools)):
+            continue
+        value = float(edge.GCE_BACKEND_TIMEOUT_DEFAULT) if seconds is None else seconds
+        if value <= minimum:
+            state = " (unset: GKE's default)" if seconds is None else ""
+            found.append(
+                (
+                    policy.name,
+                    f"spec.default.timeoutSec {path.fmt(value)}{state} on {kind} {name} (a model) cuts a response that "
+                    f"takes longer; set it above the longest request",
+                )
+            )
+    return found
 
 
 POLICY = Policy(

@@ -16,7 +16,7 @@ the same way as anywhere else, whatever the pod runs (Ray's object store lives t
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     WORKLOAD_TYPES,
     as_list,
@@ -51,9 +51,15 @@ def _check_container(podspec: dict, label: str, container: dict, why: str) -> li
         return [f"{label}: /dev/shm is volume {volume_name}, which is not an emptyDir with medium Memory; {_FIX}"]
     size_raw = empty_dir.get("sizeLimit")
     if size_raw is None:
+        # Unbounded is not broken: "the maximum usage on memory medium EmptyDir would be the minimum value between
+        # the SizeLimit specified here and the sum of memory limits of all containers in a pod" (core/v1
+        # EmptyDirVolumeSource.sizeLimit, k8s.io/api; KEP-1967 sizable memory-backed volumes), which is what KubeRay
+        # renders on purpose (module docstring); NCCL gets its shared memory either way. Advice, never a block.
         return [
-            f"{label}: the /dev/shm emptyDir {volume_name} has no sizeLimit; its pages count "
-            f"against the container's memory limit, so bound it explicitly"
+            unproven(
+                f"{label}: the /dev/shm emptyDir {volume_name} has no sizeLimit; its pages count "
+                f"against the container's memory limit, so bound it explicitly"
+            )
         ]
     size = as_quantity(size_raw)
     if size is None:
@@ -126,6 +132,7 @@ POLICY = Policy(
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    operator_fills="a /dev/shm volume",
     rationale=(
         "NCCL and vLLM's worker processes exchange tensors through /dev/shm; container runtimes give 64 MiB and NCCL "
         'fails with "Error while creating shared memory segment" (https://github.com/vllm-project/vllm/issues/1710). '

@@ -1,0 +1,96 @@
+"""S36: no debug-only switch left on in a model server.
+
+Each variable below is documented by its owner as a debugging aid; left in a serving pod it costs every request
+(or opens endpoints nobody meant to serve), and the manifest alone shows it: the literal value is there.
+
+* ``CUDA_LAUNCH_BLOCKING=1``: every kernel launch waits for the kernel to finish. CUDA C++ Programming Guide,
+  "Asynchronous Concurrent Execution": asynchronous launches can be disabled for all CUDA applications by setting
+  it to 1, "provided for debugging purposes only and should not be used as a way to make production software run
+  reliably" (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#concurrent-execution-between-host-and-device).
+* ``PYTORCH_NO_CUDA_MEMORY_CACHING=1``: PyTorch's caching allocator is off, so every tensor allocation goes to
+  cudaMalloc/cudaFree: "If set to 1, disables caching of memory allocations in CUDA. This can be useful for
+  debugging." (https://docs.pytorch.org/docs/stable/cuda_environment_variables.html).
+* ``VLLM_TRACE_FUNCTION`` non-zero: vLLM records every Python function call to a file (``sys.settrace``) and warns
+  "This will slow down the code. It is suggested to be used for debugging hang or crashes only." (vllm 0.33.0 wheel,
+  ``vllm/envs.py:881-883``, ``vllm/logger.py:415-424``).
+Switches that only log more (``NCCL_DEBUG``, ``VLLM_LOGGING_LEVEL``) are left alone: careful samples set them. So is
+``VLLM_SERVER_DEV_MODE`` (vLLM's development endpoints, ``vllm/envs.py:1465-1468``): AIBrix's prefill/decode sample
+sets it on purpose (corpus manifests-v2, vllm-project/aibrix samples/disaggregation/vllm/1p1d.yaml), so it is no
+proof of a mistake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from policies.framework import Policy, Resource
+from policies.reading.engines import env_values
+from policies.reading.serving import model_servers
+
+
+def _is_one(value: str) -> bool:
+    return value.strip().lower() in ("1", "true")
+
+
+def _non_zero(value: str) -> bool:
+    text = value.strip()
+    return text.lstrip("-").isdigit() and int(text) != 0
+
+
+# variable -> (is it on, what it costs a serving pod)
+SWITCHES: dict[str, tuple[Callable[[str], bool], str]] = {
+    "CUDA_LAUNCH_BLOCKING": (
+        _is_one,
+        "makes every CUDA kernel launch synchronous (CUDA: for debugging only), so the GPU idles between kernels",
+    ),
+    "PYTORCH_NO_CUDA_MEMORY_CACHING": (
+        _is_one,
+        "turns PyTorch's caching allocator off (a debugging aid), so every allocation calls cudaMalloc/cudaFree",
+    ),
+    "VLLM_TRACE_FUNCTION": (
+        _non_zero,
+        "makes vLLM record every Python function call to a file (vLLM: for debugging hangs or crashes only)",
+    ),
+}
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    allowed = {v for v in config.get("allowedVariables", []) if isinstance(v, str)}
+    findings = []
+    for r in resources:
+        for server in model_servers(r):
+            values = env_values(server.container)
+            for name, (on, cost) in SWITCHES.items():
+                if name in allowed or name not in values or not on(values[name]):
+                    continue
+                findings.append((r.name, f"{server.label}: env {name}={values[name]} {cost}; remove it from the serving pod"))
+    return findings
+
+
+POLICY = Policy(
+    name="debug-switches-off",
+    description="A model server carries no debug-only switch: CUDA_LAUNCH_BLOCKING=1, PYTORCH_NO_CUDA_MEMORY_CACHING=1 "
+    "or VLLM_TRACE_FUNCTION.",
+    catalog="S36",
+    severity="medium",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Delete the variable from the model server's env (set it by hand on one pod while debugging, not in the "
+        "manifest). Where a switch is kept on purpose, list it in the policy config allowedVariables or annotate "
+        'llm-serving.io/exempt-debug-switches-off: "<reason>".'
+    ),
+    config_schema={
+        "allowedVariables": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": [],
+            "description": "Switches this pack config accepts on model servers (default none).",
+        },
+    },
+    check_stack=_check,
+    rationale=(
+        "CUDA's guide says CUDA_LAUNCH_BLOCKING is for debugging only and not for production; PyTorch documents "
+        "PYTORCH_NO_CUDA_MEMORY_CACHING as a debugging aid; vLLM 0.33.0 warns that VLLM_TRACE_FUNCTION slows the code "
+        "and is for debugging hangs or crashes only (vllm/envs.py:881-883, vllm/logger.py:415-419)."
+    ),
+)

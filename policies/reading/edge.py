@@ -1,0 +1,176 @@
+"""Read the edge in front of a model on GKE and ingress-nginx: which controller serves an Ingress, and the timeout
+it applies to each backend.
+
+Facts relied on (each pinned by tests/policies/test_policy_edge_forms.py):
+
+* GKE Ingress: the controller serves an Ingress whose ``kubernetes.io/ingress.class`` annotation is ``gce``
+  (external), ``gce-internal`` or ``gce-regional-external``, or one with no class at all
+  (kubernetes/ingress-gce v1.41.1 ``pkg/utils/utils.go:331-357`` IsGCEIngress, classes at
+  ``pkg/annotations/ingress.go:62-66``). An Ingress with no class may be any controller's, so only a named class
+  counts here; ``spec.ingressClassName`` naming a GKE class is read as the author's intent too.
+* A backend's settings come from the BackendConfig (``cloud.google.com/v1``) named by the Service's
+  ``cloud.google.com/backend-config`` annotation (or the beta key ``beta.cloud.google.com/backend-config``), a JSON
+  ``{"default": name, "ports": {port: name}}`` (``pkg/annotations/service.go:37-47,153-165``); ``spec.timeoutSec``
+  is applied only when set (``pkg/backends/features/timeout.go:27-49``), so otherwise the backend service keeps the
+  Compute API default of 30 s ("timeoutSec ... The default is 30 seconds",
+  https://cloud.google.com/compute/docs/reference/rest/v1/backendServices; GKE's "Backend service timeout",
+  https://cloud.google.com/kubernetes-engine/docs/how-to/ingress-configuration). For an external Application Load
+  Balancer that timeout bounds the whole HTTP response, so a generation streamed for longer is cut.
+* GKE Gateway: ``GCPBackendPolicy`` (``networking.gke.io/v1``) ``spec.default.timeoutSec`` on the target Service or
+  InferencePool, the same 30 s default when unset
+  (https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources).
+* ingress-nginx: ``nginx.ingress.kubernetes.io/proxy-read-timeout`` (seconds), default 60 from the controller's
+  ConfigMap key ``proxy-read-timeout`` (kubernetes/ingress-nginx ``internal/ingress/controller/config/config.go``
+  NewDefault: ProxyReadTimeout 60, ProxySendTimeout 60). The ConfigMap lives with the controller, outside a model's
+  manifests, so what is said of nginx is advisory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from policies.kube import annotations_of, as_dict, as_float, as_list, get, split_type
+from policies.reading.route_path import INGRESS_TYPES
+
+__all__ = ["INGRESS_TYPES"]  # re-exported: the Ingress types every edge reader accepts
+
+CLASS_ANNOTATION = "kubernetes.io/ingress.class"
+GCE_EXTERNAL = ("gce", "gce-regional-external")
+GCE_CLASSES = (*GCE_EXTERNAL, "gce-internal")
+GCE_BACKEND_TIMEOUT_DEFAULT = 30  # Compute API BackendService.timeoutSec default
+BACKEND_CONFIG_KEYS = ("cloud.google.com/backend-config", "beta.cloud.google.com/backend-config")
+NGINX = "nginx.ingress.kubernetes.io"
+NGINX_READ_DEFAULT = 60  # ingress-nginx ConfigMap proxy-read-timeout default
+
+
+def ingress_class(resource: Any) -> Optional[str]:
+    """The Ingress's class: the legacy annotation (which GKE's controller reads), else spec.ingressClassName."""
+    value = annotations_of(resource.props).get(CLASS_ANNOTATION) or get(resource.props, "spec", "ingressClassName")
+    return value if isinstance(value, str) else None
+
+
+def is_gce_ingress(resource: Any) -> bool:
+    """An Ingress that names one of GKE's Ingress classes."""
+    return ingress_class(resource) in GCE_CLASSES
+
+
+def is_nginx_ingress(resource: Any) -> bool:
+    """An Ingress that names the ingress-nginx class."""
+    return ingress_class(resource) == "nginx"
+
+
+def nginx_read_seconds(resource: Any) -> tuple[float, bool]:
+    """(proxy-read-timeout, explicitly set) of an ingress-nginx Ingress; the controller default when unset."""
+    value = as_float(annotations_of(resource.props).get(f"{NGINX}/proxy-read-timeout"))
+    return (value, True) if value is not None else (float(NGINX_READ_DEFAULT), False)
+
+
+def ingress_backend_ports(resource: Any) -> list[tuple[str, Any]]:
+    """(Service name, port number or name) of every backend of an Ingress (v1 and v1beta1 shapes)."""
+    spec = get(resource.props, "spec")
+    found = []
+    for backend in [get(spec, "defaultBackend"), get(spec, "backend")] + [
+        get(p, "backend") for r in as_list(get(spec, "rules")) for p in as_list(get(r, "http", "paths"))
+    ]:
+        name = get(backend, "service", "name") or get(backend, "serviceName")
+        port = get(backend, "service", "port", "number") or get(backend, "service", "port", "name") or get(backend, "servicePort")
+        if isinstance(name, str) and (name, port) not in found:
+            found.append((name, port))
+    return found
+
+
+def backend_config_name(service: Mapping, port: Any) -> Optional[str]:
+    """The BackendConfig a Service's annotation attaches to `port` (GA key first, as ingress-gce reads it); None
+    when no annotation names one."""
+    annotations = annotations_of(service)
+    text = next((annotations[k] for k in BACKEND_CONFIG_KEYS if k in annotations), None)
+    if not isinstance(text, str):
+        return None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    ports = as_dict(get(parsed, "ports"))
+    named = ports.get(str(port)) if port is not None else None
+    if named is None and port is not None:
+        named = next((v for k, v in ports.items() if _service_port_matches(service, k, port)), None)
+    chosen = named or get(parsed, "default") or (next(iter(ports.values()), None) if port is None else None)
+    return chosen if isinstance(chosen, str) else None
+
+
+def _service_port_matches(service: Mapping, key: str, port: Any) -> bool:
+    """Whether an annotation's port key (a number or a port name) names the Ingress backend's port."""
+    for p in as_list(get(service, "spec", "ports")):
+        names = {str(get(p, "name")), str(get(p, "port"))}
+        if key in names and str(port) in names:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class EdgeTimeout:
+    """The timeout an edge applies to one backend: seconds, and how it was found ("set" or why it is the default)."""
+
+    seconds: float
+    how: str
+
+    @property
+    def explicit(self) -> bool:
+        """True when a field of the set chose the value."""
+        return self.how == "set"
+
+
+def gce_backend_timeout(service: Optional[Mapping], port: Any, backend_configs: Mapping[str, Mapping]) -> Optional[EdgeTimeout]:
+    """The backend service timeout GKE gives one Ingress backend; None when a BackendConfig outside the set decides."""
+    default = float(GCE_BACKEND_TIMEOUT_DEFAULT)
+    if service is None:
+        # A BackendConfig in the set that sets a timeout is presumably the one the missing Service names.
+        if any(as_float(get(c, "spec", "timeoutSec")) is not None for c in backend_configs.values()):
+            return None
+        return EdgeTimeout(default, "the Service is not in this set; GKE's default unless its BackendConfig sets timeoutSec")
+    name = backend_config_name(service, port)
+    if name is None:
+        return EdgeTimeout(default, "unset: no BackendConfig on the Service, GKE's default")
+    config = backend_configs.get(name)
+    if config is None:
+        return None
+    value = as_float(get(config, "spec", "timeoutSec"))
+    if value is None:
+        return EdgeTimeout(default, f"BackendConfig {name} sets no timeoutSec, GKE's default")
+    return EdgeTimeout(value, "set")
+
+
+def backend_configs(resources: list) -> dict[str, Mapping]:
+    """BackendConfig name -> its object, for every cloud.google.com BackendConfig in the set."""
+    out = {}
+    for r in resources:
+        group, kind = split_type(r.type)
+        name = get(r.props, "metadata", "name")
+        if group == "cloud.google.com" and kind == "BackendConfig" and isinstance(name, str):
+            out[name] = r.props
+    return out
+
+
+def services_by_name(resources: list) -> dict[str, Mapping]:
+    """Service name -> its object, for every core Service in the set."""
+    return {
+        name: r.props
+        for r in resources
+        if split_type(r.type) == ("", "Service") and isinstance(name := get(r.props, "metadata", "name"), str)
+    }
+
+
+def gcp_backend_policies(resources: list) -> list[tuple[Any, str, str, Optional[float]]]:
+    """(policy, target kind, target name, spec.default.timeoutSec or None) of every GKE GCPBackendPolicy."""
+    found = []
+    for r in resources:
+        if split_type(r.type) != ("networking.gke.io", "GCPBackendPolicy"):
+            continue
+        ref = as_dict(get(r.props, "spec", "targetRef"))
+        kind, name = ref.get("kind"), ref.get("name")
+        if isinstance(kind, str) and isinstance(name, str):
+            found.append((r, kind, name, as_float(get(r.props, "spec", "default", "timeoutSec"))))
+    return found

@@ -1,0 +1,296 @@
+"""Edge forms beyond the ALB (issue 32): GKE Ingress (BackendConfig timeoutSec, TLS), GKE Gateway (GCPBackendPolicy
+timeoutSec), ingress-nginx (proxy-read-timeout), and an edge whose backend is not in the set.
+
+Each form is a minimal hand-written shape of a real upstream file, cited where it is used; the facts the policies
+rely on are cited in policies/reading/edge.py and policies/ingress/external_gce_ingress_guarded.py.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policies.framework import Resource
+from policies.reading import edge
+from policies.registry import evaluate
+
+S9 = "llm-route-timeout-not-default"
+G32 = "external-gce-ingress-guarded"
+
+
+def res(obj: dict) -> Resource:
+    group_version = obj["apiVersion"]
+    token = f"core/{group_version}" if "/" not in group_version else group_version
+    return Resource(type=f"kubernetes:{token}:{obj['kind']}", name=f"{obj['kind']}/{obj['metadata']['name']}", props=obj)
+
+
+def found(objs: list[dict], policy: str) -> list[tuple[str, str]]:
+    return [(v.enforcement, v.message) for v in evaluate([res(o) for o in objs]) if v.policy == policy]
+
+
+def ingress(name: str, service: str, port: int, *, annotations=None, class_name=None, tls=None) -> dict:
+    spec: dict = {
+        "rules": [
+            {
+                "http": {
+                    "paths": [
+                        {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": service, "port": {"number": port}}}}
+                    ]
+                }
+            }
+        ]
+    }
+    if class_name:
+        spec["ingressClassName"] = class_name
+    if tls:
+        spec["tls"] = tls
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": name, "annotations": dict(annotations or {})},
+        "spec": spec,
+    }
+
+
+def service(name: str, selector: dict, port: int, annotations=None) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name, "annotations": dict(annotations or {})},
+        "spec": {"selector": selector, "ports": [{"port": port, "targetPort": port}]},
+    }
+
+
+# huggingface/Google-Cloud-Containers examples/gke/tgi-llama-405b-deployment/config/{ingress,deployment}.yaml at
+# 8d6aa78b23eb54fdf6bcb8cc1ce26ba7e593fdd9 (held-out set 3, rows 15-16): a gce-class Ingress to tgi-service:8080 with
+# no TLS and no BackendConfig, in front of TGI on 8 GPUs.
+TGI_INGRESS = ingress("tgi-ingress", "tgi-service", 8080, annotations={"kubernetes.io/ingress.class": "gce"})
+TGI = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "tgi-deployment"},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "tgi-server"}},
+        "template": {
+            "metadata": {"labels": {"app": "tgi-server"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "tgi-container",
+                        "image": "us-docker.pkg.dev/deeplearning-platform-release/gcr.io/huggingface-text-generation-inference-cu121.2-2.ubuntu2204:latest",
+                        "resources": {"requests": {"nvidia.com/gpu": 8}},
+                        "env": [{"name": "MODEL_ID", "value": "meta-llama/Llama-3.1-405B-Instruct-FP8"}],
+                    }
+                ]
+            },
+        },
+    },
+}
+TGI_SERVICE = service("tgi-service", {"app": "tgi-server"}, 8080)
+
+
+def test_a_gce_ingress_in_front_of_tgi_leaves_gkes_30_second_backend_timeout():
+    assert found([TGI_INGRESS, TGI, TGI_SERVICE], S9) == [
+        (
+            "advisory",
+            "GKE backend service timeout (BackendConfig timeoutSec) 30s (unset: no BackendConfig on the Service, GKE's "
+            "default) in front of an LLM (tgi-service) cuts every response that takes longer than 30s in all (a streamed "
+            "generation included)",
+        )
+    ]
+
+
+def test_the_gce_ingress_alone_says_its_backend_is_not_in_the_set():
+    ((level, message),) = found([TGI_INGRESS], S9)
+    assert level == "advisory"
+    assert "30s (the Service is not in this set; GKE's default unless its BackendConfig sets timeoutSec)" in message
+    assert "in front of Service tgi-service, which this set does not hold (if it serves a model)" in message
+
+
+def test_a_backend_config_with_a_long_timeout_on_the_service_is_silent():
+    # The shape GKE documents (https://cloud.google.com/kubernetes-engine/docs/concepts/backendconfig): the Service
+    # names the BackendConfig by its "default" key; beta and GA keys both count (ingress-gce v1.41.1
+    # pkg/annotations/service.go:157).
+    config = {
+        "apiVersion": "cloud.google.com/v1",
+        "kind": "BackendConfig",
+        "metadata": {"name": "tgi"},
+        "spec": {"timeoutSec": 600},
+    }
+    for key in edge.BACKEND_CONFIG_KEYS:
+        svc = service("tgi-service", {"app": "tgi-server"}, 8080, {key: '{"default": "tgi"}'})
+        assert found([TGI_INGRESS, TGI, svc, config], S9) == []
+    short = copy.deepcopy(config)
+    short["spec"]["timeoutSec"] = 30
+    svc = service("tgi-service", {"app": "tgi-server"}, 8080, {"cloud.google.com/backend-config": '{"ports": {"8080": "tgi"}}'})
+    ((_, message),) = found([TGI_INGRESS, TGI, svc, short], S9)
+    assert message.startswith("GKE backend service timeout (BackendConfig timeoutSec) 30s in front of an LLM (tgi-service)")
+
+
+def test_a_backend_config_outside_the_set_is_not_guessed():
+    svc = service("tgi-service", {"app": "tgi-server"}, 8080, {"cloud.google.com/backend-config": '{"default": "elsewhere"}'})
+    assert found([TGI_INGRESS, TGI, svc], S9) == []
+
+
+def test_an_external_gce_ingress_without_tls_blocks():
+    ((level, message),) = found([TGI_INGRESS], G32)
+    assert level == "mandatory"
+    assert message == (
+        "Ingress <default>/tgi-ingress (external GKE load balancer, class gce): no spec.tls, "
+        "ingress.gcp.kubernetes.io/pre-shared-cert or networking.gke.io/managed-certificates, so it answers plain HTTP "
+        "on port 80 and prompts cross the internet in clear text (Service tgi-service is not in this set)"
+    )
+    ((_, message),) = found([TGI_INGRESS, TGI, TGI_SERVICE], G32)
+    assert message.endswith("(Service tgi-service has no BackendConfig, so no IAP or Cloud Armor)")
+
+
+# munagekar/kubeflow-tf gke-overlays/kubernetes_ingress.tf at 009eb52c6cd724a0ec66cc79794cb8cfa40e80aa and
+# gke-overlays/backend-config.yaml at f0320c9d3b7b15515daab63103fe92bb17161ecb: a gce Ingress with a Google-managed
+# certificate to istio-ingressgateway:80, and the IAP BackendConfig (timeoutSec 3600) that Service is patched to use.
+KUBEFLOW_INGRESS = ingress(
+    "envoy-ingress",
+    "istio-ingressgateway",
+    80,
+    annotations={"kubernetes.io/ingress.class": "gce", "networking.gke.io/managed-certificates": "gke-certificate"},
+)
+KUBEFLOW_BACKEND = {
+    "apiVersion": "cloud.google.com/v1",
+    "kind": "BackendConfig",
+    "metadata": {"name": "iap-backendconfig", "namespace": "istio-system"},
+    "spec": {"iap": {"enabled": True, "oauthclientCredentials": {"secretName": "kubeflow-oauth"}}, "timeoutSec": 3600},
+}
+
+
+def test_the_careful_gke_form_is_silent():
+    assert found([KUBEFLOW_INGRESS, KUBEFLOW_BACKEND], G32) == []
+    assert found([KUBEFLOW_INGRESS, KUBEFLOW_BACKEND], S9) == []
+
+
+def test_internal_and_tls_gce_ingresses_are_not_public_clear_text():
+    internal = copy.deepcopy(TGI_INGRESS)
+    internal["metadata"]["annotations"]["kubernetes.io/ingress.class"] = "gce-internal"
+    with_tls = ingress("tgi-ingress", "tgi-service", 8080, class_name="gce", tls=[{"secretName": "tgi-tls"}])
+    pre_shared = copy.deepcopy(TGI_INGRESS)
+    pre_shared["metadata"]["annotations"]["ingress.gcp.kubernetes.io/pre-shared-cert"] = "tgi-cert"
+    for form in (internal, with_tls, pre_shared):
+        assert found([form], G32) == []
+
+
+# aws-samples/awsome-inference 2.projects/trtllm-inference/2. Setup Container/{ingress,manifest}.yaml at
+# d3236c8cfabb5699c4292f7e0351e4dbc9099de3 (held-out set 3, rows 1-2): an internet-facing ALB with no idle timeout to
+# llama3-service:8000, in front of a TensorRT-LLM server started by its image's own script (a GPU container no engine
+# row names).
+TRT_INGRESS = ingress(
+    "trtllm-ingress",
+    "llama3-service",
+    8000,
+    class_name="alb",
+    annotations={"alb.ingress.kubernetes.io/scheme": "internet-facing"},
+)
+TRT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "llama3"},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "llama3"}},
+        "template": {
+            "metadata": {"labels": {"app": "llama3"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "trtllm-inference-container",
+                        "image": "123456789012.dkr.ecr.us-east-2.amazonaws.com/trtllm-inference-registry:latest",
+                        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                    }
+                ]
+            },
+        },
+    },
+}
+TRT_SERVICE = service("llama3-service", {"app": "llama3"}, 8000)
+
+
+def test_an_alb_in_front_of_a_gpu_server_no_engine_row_names():
+    ((level, message),) = found([TRT_INGRESS, TRT, TRT_SERVICE], S9)
+    assert level == "advisory"
+    assert message.startswith(
+        "ALB idle_timeout.timeout_seconds 60 (unset: the ALB's default) in front of an LLM cuts a request that sends no "
+        "byte for 60s"
+    )
+
+
+def test_an_alb_alone_says_its_backend_is_not_in_the_set_and_a_known_non_model_backend_is_silent():
+    ((_, message),) = found([TRT_INGRESS], S9)
+    assert "in front of Service llama3-service, which this set does not hold (if it serves a model)" in message
+    cpu = copy.deepcopy(TRT)
+    cpu["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "1"}}
+    assert found([TRT_INGRESS, cpu, TRT_SERVICE], S9) == []
+
+
+# geistlabs/Geist-Helm templates/ingress/inference-ingress.tpl at 221bb120603dfd775dfcc18289107fda40d2b342: an
+# ingress-nginx Ingress to the inference Service with proxy-read-timeout and proxy-send-timeout "300" (its
+# ingressClassName is a template value; nginx here). The firing form drops the two annotations.
+def test_ingress_nginx_left_at_its_60_second_read_timeout():
+    careful = ingress(
+        "inference",
+        "tgi-service",
+        8080,
+        class_name="nginx",
+        annotations={
+            "nginx.ingress.kubernetes.io/proxy-read-timeout": "300",
+            "nginx.ingress.kubernetes.io/proxy-send-timeout": "300",
+        },
+    )
+    assert found([careful, TGI, TGI_SERVICE], S9) == []
+    bare = copy.deepcopy(careful)
+    bare["metadata"]["annotations"] = {}
+    ((level, message),) = found([bare, TGI, TGI_SERVICE], S9)
+    assert level == "advisory"
+    assert message.startswith(
+        "nginx.ingress.kubernetes.io/proxy-read-timeout 60s (unset: ingress-nginx's default unless its ConfigMap changes "
+        "it) in front of an LLM (tgi-service) cuts a request that sends no byte for 60s"
+    )
+
+
+# kubernetes-sigs/gateway-api-inference-extension config/manifests/gateway/gke/gcp-backend-policy.yaml at
+# f4ab8c68750a16d4dce23046e1ba5a60b7ca20b7 (corpus 1, row 27) with its HTTPRoute (row 26): timeoutSec 300 on the
+# InferencePool. Without timeoutSec, GKE's 30 s applies.
+ROUTE = {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "HTTPRoute",
+    "metadata": {"name": "llm-route"},
+    "spec": {
+        "parentRefs": [{"name": "inference-gateway"}],
+        "rules": [
+            {
+                "backendRefs": [
+                    {"group": "inference.networking.x-k8s.io", "kind": "InferencePool", "name": "vllm-llama3-8b-instruct"}
+                ],
+                "timeouts": {"request": "300s"},
+            }
+        ],
+    },
+}
+GCP_POLICY = {
+    "apiVersion": "networking.gke.io/v1",
+    "kind": "GCPBackendPolicy",
+    "metadata": {"name": "inferencepool-backend-policy"},
+    "spec": {
+        "targetRef": {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "vllm-llama3-8b-instruct"},
+        "default": {"timeoutSec": 300, "logging": {"enabled": True}},
+    },
+}
+
+
+def test_a_gcp_backend_policy_without_a_timeout_on_an_inference_pool():
+    assert found([ROUTE, GCP_POLICY], S9) == []
+    bare = copy.deepcopy(GCP_POLICY)
+    del bare["spec"]["default"]["timeoutSec"]
+    assert found([ROUTE, bare], S9) == [
+        (
+            "advisory",
+            "spec.default.timeoutSec 30s (unset: GKE's default) on InferencePool vllm-llama3-8b-instruct (a model) cuts a "
+            "response that takes longer; set it above the longest request",
+        )
+    ]
