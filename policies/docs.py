@@ -268,7 +268,9 @@ def _reading_section() -> list[str]:
             if engine.drain == "flag"
             else "stops at once: in-flight requests fail"
             if engine.drain == "aborts"
-            else "no documented drain"
+            else "waits for in-flight requests until the grace period ends"
+            if engine.drain == "waits"
+            else "not found in its source or docs"
         )
         out.append(
             f"| {engine.display} ({engine.release}) | {_cell(recognised)} | "
