@@ -217,3 +217,27 @@ def test_s30_a_read_write_once_claim_of_pods_pinned_to_one_node_rolls(tmp_path):
         pinned = copy.deepcopy(deployment)
         pinned["spec"]["template"]["spec"].update(pin)
         assert [v for v in _violations(tmp_path, extra=[pinned, claim]) if v.policy == "single-attach-volume-rolls"] == []
+
+
+def test_s18_head_and_worker_taint_assumptions_are_advice_and_a_head_that_tolerates_gpus_blocks(tmp_path):
+    # awslabs/data-on-eks data-stacks/ray-on-eks/examples/ray-batch-inference/03-rayservice-deepseek-r1-8b.yaml
+    # (corpus 1): the head sets no num-gpus and the GPU workers carry no toleration. Whether the head can reach a GPU
+    # node and whether GPU nodes are tainted are the cluster's (setting gpuNodesTainted), not the manifest's.
+    ray = shared_path(
+        "corpus",
+        "manifests",
+        "awslabs__data-on-eks",
+        "data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml",
+    )
+    found = [v for v in _violations(tmp_path, str(ray)) if v.policy == "kuberay-gpu-hygiene"]
+    assert any("num-gpus is not set" in v.message for v in found)
+    assert any("does not tolerate" in v.message for v in found)
+    assert {v.enforcement for v in found} == {"advisory"}
+    # The same head tolerating the GPU taint can land on a GPU node: its missing num-gpus "0" blocks.
+    docs = [d for d in yaml.safe_load_all(ray.read_text()) if isinstance(d, dict)]
+    for d in docs:
+        if d.get("kind") == "RayService":
+            head = d["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]
+            head["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    found = [v for v in _violations(tmp_path, extra=docs) if v.policy == "kuberay-gpu-hygiene" and "num-gpus" in v.message]
+    assert [v.enforcement for v in found] == ["mandatory"]
