@@ -140,6 +140,7 @@ def _section(policy: Policy) -> list[str]:
         "",
         f"**How to fix.** {policy.remediation_steps}",
         "",
+        *_generic_note(policy),
         "**Config.**",
         "",
         *_config(policy),
@@ -147,6 +148,18 @@ def _section(policy: Policy) -> list[str]:
         f'**How to exempt.** Annotate the resource `{policy.exemption_annotation}: "<reason>"`. The reason is '
         f"required: an empty one is itself reported and exempts nothing. Or set the policy's `enforcementLevel` to "
         f"`advisory` or `disabled` in the pack config.",
+        "",
+    ]
+
+
+def _generic_note(policy: Policy) -> list[str]:
+    """What the policy's findings weigh on a custom resource read generically (Policy.operator_fills)."""
+    if not policy.operator_fills:
+        return []
+    return [
+        f"**Read generically.** On a pod template found in a custom resource no reader knows (see [Where pod templates "
+        f"are read](#where-pod-templates-are-read)) this policy's findings are advisory, not {policy.enforcement}: the "
+        f"operator that renders the pods may fill in {policy.operator_fills}, which the manifest alone cannot show.",
         "",
     ]
 
@@ -170,6 +183,24 @@ def _catalogue(policies: Sequence[Policy]) -> list[str]:
         names = ", ".join(f"[{p.name}](#{p.name})" for p in policies if p.catalog == row.id)
         out.append(f"| {row.id} | {_cell(row.title)} | {names or '-'} |")
     return out + [""]
+
+
+def _generic_reads() -> list[str]:
+    """How groups and the certainty of generic reads are decided (policies/reading/groups.py, Policy.operator_fills)."""
+    return [
+        "",
+        "Groups and certainty of generic reads: in a custom resource read generically, a pod template under a "
+        "worker-like key (`workerTemplate`, `worker`, `workers`, `workerSpec`) beside a leader-like sibling holding a "
+        "pod template (`leaderTemplate`, `leader`, `head`, `headGroupSpec`...) is a rank of the leader's engine and "
+        "takes no requests; the group's `size` (else the roles' `replicas`) is the number of pods an engine's ranks "
+        "spread over, and where the manifest states neither, S3 does not compare ranks with one pod's GPUs "
+        "(`policies/reading/groups.py`). Findings about fields an operator commonly fills into the pods it renders "
+        "(probes, /dev/shm, drain, cpu and memory requests and limits) are advisory on a generic read, decided once "
+        "for the policies that report them (`operator_fills` in `policies/framework.py`; each such policy says so "
+        "below); what the manifest itself proves (a mutable tag, a literal secret, remote code without a revision, "
+        "more ranks than the whole group's GPUs) keeps its level. Under the Pulumi CLI a finding carries its "
+        "policy's level (the SDK's report_violation takes no level), so there these stay at the policy's level.",
+    ]
 
 
 def _reading_section() -> list[str]:
@@ -206,6 +237,7 @@ def _reading_section() -> list[str]:
         "an engine another pod of its group fronts (a LeaderWorkerSet or LLMInferenceService worker, a vLLM started "
         "`--headless`) takes no requests, so readiness, startup and drain rules leave it to its leader "
         "(`policies/reading/serving.py` takes_requests).",
+        *_generic_reads(),
         "",
         "Model servers are recognised by engine, from one table of serving engines "
         "(`components/serving_engines.toml`, each fact cited at a pinned release): how each engine is recognised "
@@ -230,7 +262,9 @@ def _reading_section() -> list[str]:
             if engine.drain == "flag"
             else "stops at once: in-flight requests fail"
             if engine.drain == "aborts"
-            else "no documented drain"
+            else "waits for in-flight requests until the grace period ends"
+            if engine.drain == "waits"
+            else "not found in its source or docs"
         )
         out.append(
             f"| {engine.display} ({engine.release}) | {_cell(recognised)} | "

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policies import catalog as _catalog
-from policies.kube import WorkloadTypes, cluster_view, evaluation_memo, split_type
+from policies.kube import WorkloadTypes, cluster_view, evaluation_memo, read_generically, split_type
 
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -113,6 +113,24 @@ def completed_elsewhere(policy_types: Any, resource: Resource) -> bool:
     return isinstance(policy_types, WorkloadTypes) and split_type(resource.type) in _COMPLETED_ELSEWHERE
 
 
+# What a finding on a generic read says of itself (the policy's ``operator_fills`` names the field).
+GENERIC_NOTE = "advisory: read generically, and the operator that renders this kind's pods may fill in {}"
+
+
+def operator_may_fill(policy: Policy, resource: Resource) -> bool:
+    """True when ``policy`` reports a field an operator commonly fills (``operator_fills``) and ``resource`` was read
+    generically (policies.kube.read_generically: a custom resource no reader knows, whose operator renders the pods)."""
+    return bool(policy.operator_fills) and bool(read_generically(resource))
+
+
+def _weighed(policy: Policy, message: str, partial: bool, generic: bool) -> str:
+    """A resource policy's finding, marked unproven where another object completes the template (``partial``) or an
+    operator may fill the field on a generic read (``generic``, which the message then says)."""
+    if generic:
+        return unproven(f"{message} ({GENERIC_NOTE.format(policy.operator_fills)})")
+    return unproven(message) if partial else message
+
+
 ResourceCheck = Callable[[Resource, dict], list[str]]
 StackCheck = Callable[[list[Resource], dict], list[tuple[str, str]]]
 
@@ -142,6 +160,11 @@ class Policy:
     # generated docs page. Optional here so that a policy without it still loads; the
     # registry meta-test (tests/policies/test_policy_docs.py) names every policy that lacks it.
     rationale: str = ""
+    # The fields an operator commonly fills into the pods it renders that this policy reports missing or short
+    # (probes, /dev/shm, drain, requests and limits). Non-empty: on a custom resource read generically (no reader
+    # knows its kind, policies.kube.read_generically) the policy's findings are advisory, not mandatory; what the
+    # manifest itself proves (a :latest tag, a literal secret) stays at the policy's level in policies without it.
+    operator_fills: str = ""
 
     def __post_init__(self) -> None:
         # Metadata errors are programming errors in the pack: fail at import, not at run time.
@@ -316,7 +339,8 @@ def evaluate_policies(
                         for r in group:
                             found = run_resource_policy(policy, r, values)
                             partial = completed_elsewhere(policy.resource_types, r)
-                            findings.extend((r.name, unproven(m) if partial else m) for m in found)
+                            generic = bool(found) and operator_may_fill(policy, r)
+                            findings.extend((r.name, _weighed(policy, m, partial, generic)) for m in found)
             violations.extend(
                 Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
                 for name, message in findings

@@ -51,6 +51,36 @@ def _surges(spec: dict) -> bool:
         return True
 
 
+_HOSTNAME = "kubernetes.io/hostname"
+
+
+def _one_node(podspec: dict) -> bool:
+    """True when the pods can land on one node only: spec.nodeName, a kubernetes.io/hostname node selector, or a
+    required node-affinity whose every term pins that label to one value. ReadWriteOnce "can be mounted as read-write
+    by a single node ... [and] still can allow multiple pods to access the volume when the pods are running on the
+    same node" (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#access-modes)."""
+    if isinstance(podspec.get("nodeName"), str) and podspec["nodeName"]:
+        return True
+    if isinstance(get(podspec, "nodeSelector", _HOSTNAME), str):
+        return True
+    terms = as_list(
+        get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    )
+    # Terms are ORed: every term must pin the hostname, all to the same node.
+    pins = [_pinned_host(term) for term in terms]
+    return bool(pins) and None not in pins and len(set(pins)) == 1
+
+
+def _pinned_host(term: Any) -> str | None:
+    """The one node a node-selector term pins (kubernetes.io/hostname In [one name]), else None."""
+    for expr in as_list(as_dict(term).get("matchExpressions")):
+        expr = as_dict(expr)
+        values = as_list(expr.get("values"))
+        if expr.get("key") == _HOSTNAME and expr.get("operator") == "In" and len(values) == 1 and isinstance(values[0], str):
+            return values[0]
+    return None
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     spec = as_dict(get(resource.props, "spec"))
     podspec = as_dict(get(spec, "template", "spec"))
@@ -75,6 +105,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         pod_bound = "ReadWriteOncePod" in modes
         if not pod_bound and not requests_gpu(podspec) and not many:
             continue  # ReadWriteOnce is per node: a CPU pod's replacement may land beside the old one
+        if not pod_bound and _one_node(podspec):
+            continue  # every pod lands on the one node the spec names, where ReadWriteOnce admits them all
         why = (
             f"spec.replicas {replicas}: the pods after the first cannot attach it"
             if many

@@ -47,6 +47,7 @@ POLICY = Policy(
     ),
     resource_types=workload_types(*OPERATOR_TYPES),
     check_resource=_check,
+    operator_fills="a memory limit",
     rationale=(
         "A container without a memory limit may use all of the node's memory; under pressure the kubelet evicts "
         "pods by QoS class (https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/). "

@@ -45,6 +45,7 @@ POLICY = Policy(
     ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    operator_fills="a readiness probe",
     rationale=(
         "Kubernetes sends a pod traffic once it is Ready; with no readinessProbe that is as soon as the container "
         "runs (https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/). An LLM server "

@@ -52,6 +52,7 @@ POLICY = Policy(
     ),
     resource_types=workload_types(*OPERATOR_TYPES),
     check_resource=_check,
+    operator_fills="cpu and memory requests",
     rationale=(
         "The scheduler and Karpenter place pods by their requests "
         "(https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/; "

@@ -43,6 +43,7 @@ from policies.kube import (
     pod_specs,
     split_type,
 )
+from policies.reading.groups import pod_group
 from policies.reading.vllm_args import VllmServer, command_tokens, expand_env, is_shell_operator, served_model, vllm_servers
 
 # Kinds whose pods serve requests for as long as they run.
@@ -105,7 +106,9 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
     if start is None:
         raw_image = container.get("image")
         image = raw_image.lower() if isinstance(raw_image, str) else ""
-        if ray or not any(marker in image for marker in engine.images):
+        # The engine's image, or a container configured through the engine's own variables (LLAMA_ARG_*: a custom
+        # image whose entrypoint runs the engine).
+        if ray or not (any(marker in image for marker in engine.images) or env_prefixed(container, engine)):
             return None
         if container.get("command") or script:
             # The image's own script (a custom server.py) still serves the model, options unknown; a
@@ -122,6 +125,21 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
             break
         line.append(token)
     return line
+
+
+def env_prefixed(container: Mapping, engine: Engine) -> dict[str, str]:
+    """The container's literal env variables under one of the engine's own prefixes (LLAMA_ARG_CTX_SIZE), each as
+    the flag its suffix names (``ctx-size``); {} when the row names no prefix or none is set."""
+    found = {}
+    for item in as_list(container.get("env")):
+        name = as_dict(item).get("name")
+        if not isinstance(name, str):
+            continue
+        for prefix in engine.env_prefixes:
+            if name.startswith(prefix) and len(name) > len(prefix):
+                value = as_dict(item).get("value")
+                found[name[len(prefix) :].lower().replace("_", "-")] = value if isinstance(value, str) else ""
+    return found
 
 
 # Processes that ship in engine images but serve no model: NVIDIA Dynamo's HTTP frontend and planner
@@ -235,13 +253,17 @@ _RANK_ONLY_PODS = {
 
 def takes_requests(resource: Any, path: str, container: Mapping) -> bool:
     """Whether a model-server container takes requests itself (False for a rank of an engine fronted by another pod:
-    a LeaderWorkerSet worker, an LLMInferenceService or InferenceService worker beside its leader, a vLLM started
+    a LeaderWorkerSet worker, an LLMInferenceService or InferenceService worker beside its leader, the worker of a
+    leader/worker group in a custom resource read generically (policies.reading.groups), a vLLM started
     with ``--headless``: vllm-project/vllm vllm/entrypoints/cli/serve.py at 00a5fdd2, ServeSubcommand.cmd sets
     api_server_count 0 under --headless and run_headless starts the engine ranks with no API server)."""
     from policies.reading.vllm_args import vllm_args
 
     front = _RANK_ONLY_PODS.get((split_type(resource.type)[1], path))
     if front is not None and any(p == front for p, _ in pod_specs(resource)):
+        return False
+    group = pod_group(resource, path)  # the same structure in a custom resource read generically
+    if group is not None and group.role == "worker":
         return False
     return "headless" not in vllm_args(container, image_entrypoint=not is_ray(resource.type))
 

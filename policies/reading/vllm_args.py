@@ -65,6 +65,17 @@ def _tokens(values: Any) -> list[str]:
 _ENV_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 
 
+# A reference the kubelet or a shell expands at run time: $(VAR) (core/v1 Container.args), ${VAR} or $VAR in a script.
+_RUN_TIME_REF = re.compile(r"\$(\([A-Za-z_][A-Za-z0-9_]*\)|\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
+
+
+def set_at_run_time(value: object) -> bool:
+    """True for a flag value that still holds a variable reference after ``expand_env`` (a ConfigMap key, the Downward
+    API, a variable an operator injects such as ``$(LWS_GROUP_SIZE)``, or a shell variable): the manifest does not give
+    the value, so no check may call it malformed or judge it."""
+    return isinstance(value, str) and _RUN_TIME_REF.search(value) is not None
+
+
 def expand_env(tokens: list[str], container: Mapping) -> list[str]:
     """Expand `$(VAR)` in command/args from the container's literal env values, as the kubelet
     does (core/v1 Container.args: "Variable references $(VAR_NAME) are expanded using the

@@ -251,6 +251,7 @@ POLICY = Policy(
     },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    operator_fills="a preStop hook and the grace period",
     rationale=(
         "Kubernetes kills the pod terminationGracePeriodSeconds (default 30 s) after SIGTERM; vLLM's --shutdown-timeout "
         "is 0 (abort) by default (vllm 0.33.0 engine/arg_utils.py), so streams are cut on every scale-down."

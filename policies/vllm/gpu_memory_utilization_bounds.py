@@ -12,6 +12,7 @@ from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number
 from policies.reading.engines import table_servers
 from policies.reading.serving import engine_configs
+from policies.reading.vllm_args import set_at_run_time
 from policies.vllm.engine_defaults import default_utilization
 
 FLAG = "gpu-memory-utilization"
@@ -30,7 +31,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             shown = f"{name}={raw}" if raw is not None else f"{name} (no value)"
             value = as_float(raw)
             if value is None:
-                messages.append(f"{engine.label}: {shown} is not a number")
+                if not set_at_run_time(raw):  # $(GPU_MEMORY_UTILIZATION) from a ConfigMap: a value, just not here
+                    messages.append(f"{engine.label}: {shown} is not a number")
                 continue
         else:
             # Unset: the release's default applies (vllm-gpu-memory-utilization-explicit says so too).
@@ -52,7 +54,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         value = as_float(server.args[FLAG])
         shown = f"{row.spelling(FLAG)}={server.args[FLAG]}"
         if value is None:
-            messages.append(f"{server.label}: {shown} is not a number")
+            if not set_at_run_time(server.args[FLAG]):
+                messages.append(f"{server.label}: {shown} is not a number")
         elif value > high:
             messages.append(f"{server.label}: {shown} is above the maximum {fmt_number(high)}; {_TOO_HIGH}")
     return messages

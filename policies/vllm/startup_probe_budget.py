@@ -102,6 +102,7 @@ POLICY = Policy(
     },
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    operator_fills="a startup probe",
     rationale=(
         "A startupProbe holds off liveness and readiness until it succeeds "
         "(https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#startup-probe). vLLM "

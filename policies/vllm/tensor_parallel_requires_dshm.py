@@ -132,6 +132,7 @@ POLICY = Policy(
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    operator_fills="a /dev/shm volume",
     rationale=(
         "NCCL and vLLM's worker processes exchange tensors through /dev/shm; container runtimes give 64 MiB and NCCL "
         'fails with "Error while creating shared memory segment" (https://github.com/vllm-project/vllm/issues/1710). '

@@ -12,7 +12,9 @@ Multi-node engines:
   num-gpus, else the Ray container's GPU limit, as KubeRay fills it in) x its pods (replicas x
   numOfHosts). The server's own container then needs no GPU.
 - LeaderWorkerSet with `size` > 1: the ranks spread over `size` pods, so TP x PP must equal
-  the GPU limit x `size`.
+  the GPU limit x `size`. The same leader/worker group in a custom resource read generically (llmaz's
+  `spec.workloadTemplate`, policies/reading/groups.py) is held to its `size` (or its roles' replicas), and where the
+  manifest states neither the rule stays silent: the ranks may spread over any number of pods.
 Engines that Ray Serve starts from a RayService's `serveConfigV2` (ray.serve.llm's
 `engine_kwargs`) are not read: their parallel sizes live in an application config, not in a
 container's command line.
@@ -28,8 +30,9 @@ from components.images import image_repository
 from policies.framework import Policy, Resource
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, resource_value, split_type
 from policies.reading.engines import EngineServer, table_servers
+from policies.reading.groups import group_pods
 from policies.reading.ray_cluster import cluster_gpus
-from policies.reading.vllm_args import VllmServer, parallel_size, vllm_servers
+from policies.reading.vllm_args import VllmServer, parallel_size, set_at_run_time, vllm_servers
 
 _TP, _PP = "tensor-parallel-size", "pipeline-parallel-size"
 
@@ -53,11 +56,22 @@ def _ray_cluster(resource: Resource, server: VllmServer, tp: int, pp: int) -> li
     ]
 
 
-def _ranks(resource: Resource, server: VllmServer, tp: int, pp: int) -> tuple[int, int, str]:
-    """(ranks, pods they spread over, how the message explains them)."""
-    group, kind = split_type(resource.type)
+def _group_size(resource: Resource, path: str) -> int | None:
+    """The pods one engine's ranks spread over: a LeaderWorkerSet's size, a leader/worker group's in a custom resource
+    read generically (policies.reading.groups), else 1; None when the pod is in a group of unknown size."""
     size = as_int(get(resource.props, "spec", "leaderWorkerTemplate", "size"))
-    if kind == "LeaderWorkerSet" and size is not None and size > 1:
+    if split_type(resource.type)[1] == "LeaderWorkerSet":
+        return size if size is not None and size > 1 else 1
+    spread = group_pods(resource, path)
+    return None if spread is None else spread[0]
+
+
+def _ranks(resource: Resource, server: VllmServer, tp: int, pp: int) -> tuple[int, int, str] | None:
+    """(ranks, pods they spread over, how the message explains them); None when the pods are unknown."""
+    size = _group_size(resource, server.path)
+    if size is None:
+        return None  # a group whose size the manifest does not say: the ranks may spread over any number of pods
+    if size > 1:
         return tp * pp, size, f"tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)} over {size} pods"
     # Data parallelism runs --data-parallel-size-local engines of TP x PP ranks in the pod (vLLM's local DP ranks,
     # vllm/engine/arg_utils.py data_parallel_size_local; the whole --data-parallel-size when no local size is given).
@@ -117,6 +131,8 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
     if tp is None or pp is None:
         flag = _TP if tp is None else _PP
+        if set_at_run_time(server.args[flag]):
+            return []  # $(TENSOR_PARALLEL_SIZE) from a ConfigMap: the size is set at run time, not in the manifest
         return [f"{label}: --{flag}={server.args[flag]} is not a positive integer"]
     if is_ray(resource.type) and server.args.get("distributed-executor-backend") == "ray":
         return _ray_cluster(resource, server, tp, pp)
@@ -125,7 +141,10 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
         # workers, which this pod alone does not show; the RayCluster itself is checked above. vLLM 0.33.0's Ray
         # executor needs no GPU where `vllm serve` runs (components/image_facts.py, executor_provenance).
         return []
-    ranks, pods, explained = _ranks(resource, server, tp, pp)
+    spread = _ranks(resource, server, tp, pp)
+    if spread is None:
+        return []
+    ranks, pods, explained = spread
     limit_raw = resource_value(server.container, "limits", GPU_RESOURCE)
     limit = as_int(limit_raw)
     messages = []
@@ -161,11 +180,15 @@ def _check_table(resource: Resource, server: EngineServer) -> list[str]:
     tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
     if tp is None or pp is None:
         flag = _TP if tp is None else _PP
+        if set_at_run_time(server.args[flag]):
+            return []
         return [f"{server.label}: {row.spelling(flag)}={server.args[flag]} is not a positive integer"]
+    # --nnodes where written as a number, else the group's size ($(LWS_GROUP_SIZE) is the LeaderWorkerSet's size).
     nodes = as_int(server.args.get("nnodes")) if "nnodes" in server.args else None
     if nodes is None:
-        size = as_int(get(resource.props, "spec", "leaderWorkerTemplate", "size"))
-        nodes = size if split_type(resource.type)[1] == "LeaderWorkerSet" and size and size > 1 else 1
+        nodes = _group_size(resource, server.path)
+        if nodes is None:
+            return []  # a group of unknown size: the ranks may spread over any number of pods
     limit = as_int(resource_value(server.container, "limits", GPU_RESOURCE))
     if limit is None or nodes < 1 or limit * nodes == tp * pp:
         return []  # no readable limit (an operator's, another accelerator): not judged here

@@ -9,6 +9,8 @@ finding is unproven, and beside the object that proves it, where it blocks again
 
 from __future__ import annotations
 
+import copy
+
 import yaml
 
 from policies.check import resources_of
@@ -143,3 +145,75 @@ def test_a_serving_runtime_alone_never_blocks_and_its_inference_service_does(tmp
     }
     own = [v for v in _violations(tmp_path, extra=[deployment]) if v.policy == "serving-readiness-probe"]
     assert [v.enforcement for v in own] == ["mandatory"]
+
+
+def _vllm_deployment(args: list[str], env: list[dict]) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "vllm"}},
+            "template": {
+                "metadata": {"labels": {"app": "vllm"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "inference-server",
+                            "image": "vllm/vllm-openai:v0.11.0",
+                            "command": ["python3", "-m", "vllm.entrypoints.openai.api_server"],
+                            "args": args,
+                            "env": env,
+                            "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                        }
+                    ]
+                },
+            },
+        },
+    }
+
+
+def test_flag_values_the_kubelet_expands_at_run_time_are_not_malformed(tmp_path):
+    # GoogleCloudPlatform/accelerated-platforms platforms/gke/base/use-cases/inference-ref-arch/kubernetes-manifests/
+    # async-inference-gpu/vllm/base/deployment.yaml at 9320f3b27aa0998e9607829ad6e9695d3514a8ef (minimal form): the
+    # sizes come from a ConfigMap through $(VAR), which the kubelet expands (core/v1 Container.args).
+    from_config = [
+        {"name": n, "valueFrom": {"configMapKeyRef": {"name": "runtime", "key": n}}}
+        for n in ("TENSOR_PARALLEL_SIZE", "GPU_MEMORY_UTILIZATION")
+    ]
+    args = [
+        "--model=/gcs/model",
+        "--tensor-parallel-size=$(TENSOR_PARALLEL_SIZE)",
+        "--gpu-memory-utilization=$(GPU_MEMORY_UTILIZATION)",
+    ]
+    policies = {"vllm-tp-matches-gpu-limit", "vllm-gpu-memory-utilization-bounds"}
+    found = [v for v in _violations(tmp_path, extra=[_vllm_deployment(args, from_config)]) if v.policy in policies]
+    assert found == []
+    # A literal that is no number is still malformed.
+    bad = ["--model=/gcs/model", "--tensor-parallel-size=two", "--gpu-memory-utilization=most"]
+    found = [v for v in _violations(tmp_path, extra=[_vllm_deployment(bad, [])]) if v.policy in policies]
+    assert sorted(v.policy for v in found) == sorted(policies)
+
+
+def test_s30_a_read_write_once_claim_of_pods_pinned_to_one_node_rolls(tmp_path):
+    # vllm-project/semantic-router deploy/kubernetes/istio/vLlama3.yaml at 3d48f8c9cc0d5b15067ce324a03ec6cc25f192c3
+    # (held-out set 3, spent; minimal form): a one-GPU vLLM Deployment with the default RollingUpdate on a ReadWriteOnce
+    # claim. Its replacement may need another node, where the claim cannot attach: reported.
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "llama-8b"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "50Gi"}}},
+    }
+    deployment = _vllm_deployment(["--model=meta-llama/Llama-3.1-8B-Instruct"], [])
+    pod = deployment["spec"]["template"]["spec"]
+    pod["volumes"] = [{"name": "cache-volume", "persistentVolumeClaim": {"claimName": "llama-8b"}}]
+    pod["containers"][0]["volumeMounts"] = [{"name": "cache-volume", "mountPath": "/root/.cache/huggingface"}]
+    assert [
+        v.enforcement for v in _violations(tmp_path, extra=[deployment, claim]) if v.policy == "single-attach-volume-rolls"
+    ] == ["mandatory"]
+    # Pinned to one node (the form of single-node GPU boxes), every pod shares that node and ReadWriteOnce admits them.
+    for pin in ({"nodeSelector": {"kubernetes.io/hostname": "gpu-1"}}, {"nodeName": "gpu-1"}):
+        pinned = copy.deepcopy(deployment)
+        pinned["spec"]["template"]["spec"].update(pin)
+        assert [v for v in _violations(tmp_path, extra=[pinned, claim]) if v.policy == "single-attach-volume-rolls"] == []

@@ -1,0 +1,134 @@
+"""Leader/worker groups in custom resources no reader knows: which pod templates hold ranks of one engine.
+
+Multi-pod serving operators describe a group as a mapping with a leader-like and a worker-like pod template side
+by side, whatever the kind is called: LeaderWorkerSet's ``leaderWorkerTemplate.{leaderTemplate,workerTemplate,size}``
+(the shape llmaz's ``inference.llmaz.io`` Service embeds as ``spec.workloadTemplate``: InftyAI/llmaz
+api/inference/v1alpha1/service_types.go ``WorkloadTemplate lws.LeaderWorkerTemplate``), KubeRay's
+``headGroupSpec``/``workerGroupSpecs``, KServe's ``predictor``/``workerSpec``. The leader is the group's address; the
+workers join its engine (LWS docs route Services to the leader; KubeRay serves from the head). Kinds with a reader
+of their own are read by it (policies.reading.serving ``_RANK_ONLY_PODS``, policies.reading.ray_cluster); this module
+reads the same structure generically, for a custom resource read by ``policies.kube.generic_pod_specs``:
+
+- a pod template under a worker-like key beside a leader-like sibling that holds a pod template is *rank-only*: it
+  takes no requests, so readiness, startup and drain rules leave it to the leader;
+- the pods one engine spreads over are the group's ``size`` (LWS counts the leader in it, lws
+  api/leaderworkerset/v1/leaderworkerset_types.go ``Size``), else the leader (one pod, or its ``replicas``) plus the
+  worker role's ``replicas``; where neither is written the spread is unknown, and rules comparing an engine's ranks
+  with one pod's GPUs (S3) stay silent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from policies.kube import as_int, get, memoized, read_generically
+
+# Keys (lower-cased) naming the worker and the leader role of a group.
+WORKER_KEYS = frozenset({"worker", "workers", "workertemplate", "workerspec", "workergroupspec", "workergroupspecs"})
+LEADER_KEYS = frozenset({"leader", "leadertemplate", "leaderspec", "head", "headtemplate", "headspec", "headgroupspec", "master"})
+
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class PodGroup:
+    """Where a pod template sits in a leader/worker group."""
+
+    role: str  # "leader" or "worker"
+    front: str  # the path of the leader's pod spec
+    size: Optional[int]  # the pods one engine spreads over (leader and workers), None where the manifest does not say
+    size_field: str  # the field(s) the size was read from, "" when unknown
+
+
+def pod_group(resource: Any, path: str) -> Optional[PodGroup]:
+    """The group of the pod spec at ``path`` of a custom resource read generically, or None (no group, or a kind a
+    reader knows: its reader says what its groups are)."""
+    return memoized(resource, "pod_groups", _pod_groups).get(path)
+
+
+def _pod_groups(resource: Any) -> dict[str, PodGroup]:
+    paths = read_generically(resource)
+    if not paths:
+        return {}
+    found: dict[str, PodGroup] = {}
+    for path in paths:
+        group = _group_of(resource.props, path, paths)
+        if group is not None:
+            found[path] = group
+    return found
+
+
+def _group_of(props: Any, path: str, paths: list[str]) -> Optional[PodGroup]:
+    steps = [(name, index) for name, index in _STEP.findall(path)]
+    # The innermost role key on the path (``...workloadTemplate.workerTemplate.spec`` -> workerTemplate).
+    at = next((i for i in range(len(steps) - 1, -1, -1) if steps[i][0].lower() in WORKER_KEYS | LEADER_KEYS), None)
+    if at is None:
+        return None
+    parent_steps = steps[:at]
+    parent: Any = props
+    for name, index in parent_steps:
+        parent = get(parent, name) if name else get(parent, int(index))
+    if not isinstance(parent, dict):
+        return None
+    prefix = _join(parent_steps)
+    leader_keys = [k for k in parent if isinstance(k, str) and k.lower() in LEADER_KEYS]
+    worker_keys = [k for k in parent if isinstance(k, str) and k.lower() in WORKER_KEYS]
+    fronts = [p for k in leader_keys for p in paths if _under(p, _join([*parent_steps, (k, "")]))]
+    workers = [p for k in worker_keys for p in paths if _under(p, _join([*parent_steps, (k, "")]))]
+    if not workers or len(fronts) != 1:
+        return None  # not a group: one role alone, or no single leader pod template beside the workers
+    size, size_field = _size(parent, prefix, leader_keys, worker_keys)
+    role = "worker" if steps[at][0].lower() in WORKER_KEYS else "leader"
+    return PodGroup(role, fronts[0], size, size_field)
+
+
+def _size(parent: dict, prefix: str, leader_keys: list[str], worker_keys: list[str]) -> tuple[Optional[int], str]:
+    """The pods of the group: its ``size``, else the leader's replicas (default 1) plus every worker role's."""
+    size = as_int(parent.get("size"))
+    if size is not None and size > 0:
+        return size, f"{prefix}.size"
+    total, fields = 0, []
+    for key in leader_keys:
+        written = get(parent, key, "replicas")
+        leaders = 1 if written is None else as_int(written)
+        if leaders is None:
+            return None, ""
+        total += leaders
+        if written is not None:
+            fields.append(f"{prefix}.{key}.replicas")
+    for key in worker_keys:
+        roles = parent[key] if isinstance(parent[key], list) else [parent[key]]
+        for i, role in enumerate(roles):
+            replicas = as_int(get(role, "replicas"))
+            if replicas is None or replicas < 0:
+                return None, ""  # a worker role whose count is not written: the operator's default, unknown here
+            total += replicas
+            fields.append(f"{prefix}.{key}" + (f"[{i}]" if isinstance(parent[key], list) else "") + ".replicas")
+    return total, " + ".join(fields)
+
+
+def _join(steps: list[tuple[str, str]]) -> str:
+    out = ""
+    for name, index in steps:
+        out += f"[{index}]" if not name else (f".{name}" if out else name)
+    return out
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith((f"{prefix}.", f"{prefix}["))
+
+
+def group_pods(resource: Any, path: str) -> tuple[int, str] | None:
+    """(pods an engine at ``path`` spreads over, the field saying so): (1, "") outside a group; None when the pod
+    spec belongs to a group whose size the manifest does not say."""
+    group = pod_group(resource, path)
+    if group is None:
+        return 1, ""
+    if group.size is None:
+        return None
+    return group.size, group.size_field
+
+
+__all__ = ["LEADER_KEYS", "WORKER_KEYS", "PodGroup", "group_pods", "pod_group"]

@@ -1,0 +1,165 @@
+"""Leader/worker groups and the certainty of generic reads (policies/reading/groups.py, Policy.operator_fills).
+
+The firing and careful forms are minimal hand-written shapes of InftyAI/llmaz docs/examples/multi-nodes/service.yaml at
+3c13ff343e28cdbe842fd3c659e3daf0d1e27e91 (set 3, /work/heldout3/PROVENANCE.md row 6): an ``inference.llmaz.io``
+Service whose ``spec.workloadTemplate`` is an LWS LeaderWorkerTemplate (leaderTemplate, workerTemplate, size 2) running
+``python3 -m sglang.launch_server --tp 2 --nnodes $(LWS_GROUP_SIZE)`` with one GPU per pod. llmaz v0.1.4
+(f159c346) pkg/controller/inference/service_controller.go:162-191 turns it into a LeaderWorkerSet of that size, and
+injectModelProperties (:194-235) adds the model loader and the flavor's resources only: no probe, no /dev/shm.
+Read generically (no reader knows the kind), it used to give nine wrong blocking findings: S3 judged TP 2 against
+one pod's GPU, the worker was held to readiness, startup and drain as if it took requests, and S4/S10 blocked on
+fields an operator commonly fills.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policies import evaluate
+from policies.framework import Policy, Resource, evaluate_policies, unproven
+from policies.kube import read_generically
+from policies.reading.groups import group_pods, pod_group
+from policies.reading.serving import model_servers, takes_requests
+
+LLMAZ_TYPE = "kubernetes:inference.llmaz.io/v1alpha1:Service"
+LEADER, WORKER = "spec.workloadTemplate.leaderTemplate.spec", "spec.workloadTemplate.workerTemplate.spec"
+
+
+def _runner(*extra: str, secret: bool = False) -> dict:
+    env = [{"name": "HUGGING_FACE_HUB_TOKEN", "value": "<your-hf-token>"}] if secret else []
+    return {
+        "name": "model-runner",
+        "image": "lmsysorg/sglang:v0.4.9",
+        "env": env,
+        "command": ["python3", "-m", "sglang.launch_server", "--model-path", "/workspace/models/m", "--tp", "2"]
+        + ["--nnodes", "$(LWS_GROUP_SIZE)", "--node-rank", "$(LWS_WORKER_INDEX)", *extra],
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        "volumeMounts": [{"mountPath": "/dev/shm", "name": "dshm"}],
+    }
+
+
+def _service(size: int | None = 2, *, secret: bool = False) -> Resource:
+    leader = _runner("--host", "0.0.0.0", "--port", "40000", secret=secret)
+    leader["readinessProbe"] = {"tcpSocket": {"port": 40000}}
+    volumes = [{"name": "dshm", "emptyDir": {"medium": "Memory"}}]
+    template: dict = {
+        "leaderTemplate": {"spec": {"containers": [leader], "volumes": copy.deepcopy(volumes)}},
+        "workerTemplate": {"spec": {"containers": [_runner(secret=secret)], "volumes": copy.deepcopy(volumes)}},
+    }
+    if size is not None:
+        template["size"] = size
+    props = {
+        "apiVersion": "inference.llmaz.io/v1alpha1",
+        "kind": "Service",
+        "metadata": {"name": "llama3-405b-instruct", "namespace": "llm"},
+        "spec": {"modelClaims": {"models": [{"name": "m"}]}, "replicas": 2, "workloadTemplate": template},
+    }
+    return Resource(type=LLMAZ_TYPE, name="svc", props=props)
+
+
+def _by_catalog(resource: Resource) -> dict[str, set[tuple[str, str]]]:
+    found: dict[str, set[tuple[str, str]]] = {}
+    for v in evaluate([resource]):
+        found.setdefault(v.catalog, set()).add((v.enforcement, v.message.split(" container ")[0]))
+    return found
+
+
+def test_the_worker_of_a_generic_group_is_a_rank_and_the_group_size_is_read():
+    service = _service()
+    assert read_generically(service) == [LEADER, WORKER]
+    leader, worker = pod_group(service, LEADER), pod_group(service, WORKER)
+    assert leader is not None and worker is not None
+    assert (leader.role, worker.role, worker.front, worker.size) == ("leader", "worker", LEADER, 2)
+    assert group_pods(service, WORKER) == (2, "spec.workloadTemplate.size")
+    servers = {s.path: s for s in model_servers(service)}
+    assert takes_requests(service, LEADER, servers[LEADER].container)
+    assert not takes_requests(service, WORKER, servers[WORKER].container)
+
+
+def test_llmaz_multi_node_service_gives_no_wrong_blocking_finding():
+    found = _by_catalog(_service())
+    # TP 2 over a group of 2 one-GPU pods is right; the worker takes no requests (no G4, S10, S16 on it).
+    assert "S3" not in found
+    assert all(path == LEADER for level, path in found.get("G4", set()) | found.get("S10", set()) | found.get("S16", set()))
+    # Fields an operator commonly fills are advisory on a generic read; nothing of them blocks.
+    for catalog in ("S4", "S10", "S16", "G8", "G10"):
+        assert found.get(catalog) and {level for level, _ in found[catalog]} == {"advisory"}, (catalog, found.get(catalog))
+    assert not [c for c, rows in found.items() if any(level == "mandatory" for level, _ in rows) and c != "S15"]
+
+
+def test_what_the_manifest_itself_proves_still_blocks_on_a_generic_read():
+    found = _by_catalog(_service(secret=True))
+    assert ("mandatory", LEADER) in found["G35"] and ("mandatory", WORKER) in found["G35"]
+    # More ranks than the whole group holds: TP 4 over 2 pods of one GPU.
+    service = _service()
+    for path in ("leaderTemplate", "workerTemplate"):
+        command = service.props["spec"]["workloadTemplate"][path]["spec"]["containers"][0]["command"]
+        command[command.index("--tp") + 1] = "4"
+    s3 = [v for v in evaluate([service]) if v.catalog == "S3"]
+    assert s3 and {v.enforcement for v in s3} == {"mandatory"}
+    assert all("over 2 pods" in v.message and "1 per pod" in v.message for v in s3), [v.message for v in s3]
+
+
+def test_a_group_of_unknown_size_is_not_judged_for_tp_against_one_pod():
+    service = _service(size=None)
+    assert group_pods(service, LEADER) is None
+    assert "S3" not in _by_catalog(service)
+    # The same pods outside a group (one role only) are judged: TP 2 needs 2 GPUs in the pod.
+    lone = _service()
+    del lone.props["spec"]["workloadTemplate"]["workerTemplate"]
+    assert pod_group(lone, LEADER) is None
+    assert {level for level, _ in _by_catalog(lone)["S3"]} == {"mandatory"}
+
+
+def test_worker_replicas_size_a_group_without_size():
+    service = _service(size=None)
+    template = service.props["spec"]["workloadTemplate"]
+    template["workerTemplate"]["replicas"] = 1
+    assert group_pods(service, WORKER) == (2, "spec.workloadTemplate.workerTemplate.replicas")
+    assert "S3" not in _by_catalog(service)
+
+
+def test_a_known_kind_keeps_its_own_reader_and_levels():
+    """A LeaderWorkerSet is read by its reader: its findings keep the policy's level (no generic downgrade)."""
+    service = _service()
+    lws = Resource(
+        type="kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
+        name="lws",
+        props={"metadata": {"name": "l"}, "spec": {"leaderWorkerTemplate": service.props["spec"]["workloadTemplate"]}},
+    )
+    assert read_generically(lws) == [] and pod_group(lws, WORKER) is None
+    found = _by_catalog(lws)
+    assert ("mandatory", "spec.leaderWorkerTemplate.leaderTemplate.spec") in found["S10"]
+
+
+def _policy(enforcement: str, *, fills: str = "", soft: bool = False) -> Policy:
+    def check(resource: Resource, config: dict) -> list[str]:
+        return [unproven("unknown engine") if soft else "no probe"]
+
+    return Policy(
+        name="p",
+        description="d",
+        catalog="G4",
+        severity="low",
+        enforcement=enforcement,
+        remediation_steps="r",
+        resource_types=("kubernetes:core/v1:Pod", LLMAZ_TYPE),
+        check_resource=check,
+        operator_fills=fills,
+    )
+
+
+def test_the_framework_decides_a_findings_level_once():
+    pod = Resource(type="kubernetes:core/v1:Pod", name="pod", props={"spec": {"containers": [{"image": "x"}]}})
+    generic = _service()
+    levels = {
+        v.resource: (v.enforcement, v.message)
+        for v in evaluate_policies([pod, generic], None, [_policy("mandatory", fills="a probe")])
+    }
+    assert levels["pod"] == ("mandatory", "no probe")
+    assert levels["svc"][0] == "advisory" and "read generically" in levels["svc"][1] and "a probe" in levels["svc"][1]
+    # Without operator_fills the policy's level holds on a generic read too.
+    assert {v.enforcement for v in evaluate_policies([generic], None, [_policy("mandatory")])} == {"mandatory"}
+    # A finding the check marks advisory is advisory under a mandatory policy; the user's level still wins.
+    assert {v.enforcement for v in evaluate_policies([pod], None, [_policy("mandatory", soft=True)])} == {"advisory"}
+    assert evaluate_policies([pod], {"p": "disabled"}, [_policy("mandatory", soft=True)]) == []
