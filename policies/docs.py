@@ -222,8 +222,10 @@ def _reading_section() -> list[str]:
     out += [
         "",
         "Every other custom resource (an operator's CR no reader knows) is searched for pod templates wherever they "
-        "sit: a mapping with a `containers` list (core/v1 PodSpec), or one container under a key ending in "
-        "`container` (`extraPodSpec.mainContainer`), metadata and status skipped (`policies/kube.py` "
+        "sit: a mapping with a `containers` list (core/v1 PodSpec), one container under a key ending in "
+        "`container` (`extraPodSpec.mainContainer`), or a container-like mapping under any key (an image string and a "
+        "command, args, resources, ports or env: OME's `engineConfig.runner`) read with the pod fields beside it, "
+        "metadata and status skipped (`policies/kube.py` "
         "generic_pod_specs). The pod policies run on what it finds, and `policies check` lists each object read "
         "this way (`[read generically]` in text, `generic` in JSON, a list in Markdown). A reader for a known kind "
         "adds meaning (replicas, autoscaling, the operator's defaults); without one the generic rules still run. "
