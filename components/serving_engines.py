@@ -37,9 +37,14 @@ SETTINGS = (
 # What an engine serves when its context-length setting is unset: "model" the model's whole context (one such
 # request must fit the KV cache), "fitted" a length the engine fits to the memory it found, "" not documented.
 CONTEXT_UNSET = ("model", "fitted", "")
-DRAINS = ("flag", "aborts", "unknown")
+DRAINS = ("flag", "aborts", "waits", "unknown")
 MEMORY_FRACTIONS = ("total", "free", "")
-SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics", "startup", "tags")
+SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics", "startup", "tags", "downloads")
+# What a model setting's value must look like for the server to fetch it at start ([engines.NAME.downloads] models):
+# "hub" a Hugging Face repository id (org/name, hf://org/name, with an optional :tag such as llama.cpp's :Q4_K_M),
+# "name" any value that is not a local path (an Ollama or NGC model name), "unset" no model setting at all (the server
+# fetches its built-in model, or is filled by pulls at run time), or a URI scheme ending in "://" (https://, ngc://).
+DOWNLOAD_KINDS = ("hub", "name", "unset")
 ENV_PREFIX = "env:"
 
 _FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -70,6 +75,9 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
     "settings": dict,
     "sources": dict,
 }
+# Fields a row may leave out, with their meaning when absent: no env-prefix recognition, downloads not described.
+_OPTIONAL: dict[str, type] = {"env_prefixes": list, "downloads": dict}
+_DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 
 
 class EngineTableError(ValueError):
@@ -79,6 +87,16 @@ class EngineTableError(ValueError):
 def flag_name(spelling: str) -> str:
     """A flag as the command-line readers key it: no leading dashes, underscores as dashes."""
     return spelling.lstrip("-").replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Downloads:
+    """Where an engine puts a model it fetches at start, and which model settings make it fetch one."""
+
+    models: tuple[str, ...]  # DOWNLOAD_KINDS or URI schemes ("https://")
+    dirs: tuple[str, ...]  # the image's default cache directories (one per image the row covers)
+    env: tuple[tuple[str, str], ...]  # (variable, sub-path) that move the cache, first set wins: HF_HOME/hub
+    source: str  # where the files come from, for messages ("the Hugging Face Hub")
 
 
 @dataclass(frozen=True)
@@ -116,6 +134,9 @@ class Engine:
     env: Mapping[str, tuple[str, ...]]
     shown: Mapping[str, str]
     sources: Mapping[str, str]
+    # environment-variable prefixes that mean the engine reads this container's env (llama.cpp's LLAMA_ARG_)
+    env_prefixes: tuple[str, ...] = ()
+    downloads: Downloads | None = None
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -124,7 +145,7 @@ class Engine:
 
 def _check_fields(where: str, row: dict) -> None:
     """Every field present, of its type, and within its documented values (else EngineTableError naming it)."""
-    unknown = sorted(set(row) - set(_FIELDS))
+    unknown = sorted(set(row) - set(_FIELDS) - set(_OPTIONAL))
     if unknown:
         raise EngineTableError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(_FIELDS))})")
     for field, kind in _FIELDS.items():
@@ -133,9 +154,14 @@ def _check_fields(where: str, row: dict) -> None:
         value = row[field]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise EngineTableError(f"{where}.{field}: {value!r} is not of type {getattr(kind, '__name__', kind)}")
-    for field in ("images", "commands", "modules", "startup_rules", "moving_tags"):
-        if not all(isinstance(v, str) and v for v in row[field]):
+    for field, kind in _OPTIONAL.items():
+        if field in row and not isinstance(row[field], kind):
+            raise EngineTableError(f"{where}.{field}: {row[field]!r} is not of type {kind.__name__}")
+    for field in ("images", "commands", "modules", "startup_rules", "moving_tags", "env_prefixes"):
+        if not all(isinstance(v, str) and v for v in row.get(field, ())):
             raise EngineTableError(f"{where}.{field}: every item must be a non-empty string")
+    if "downloads" in row:
+        _check_downloads(f"{where}.downloads", row["downloads"])
     if row["drain"] not in DRAINS:
         raise EngineTableError(f"{where}.drain: {row['drain']!r} is not one of {DRAINS}")
     if row["drain"] == "flag" and not row["drain_flag"]:
@@ -147,6 +173,31 @@ def _check_fields(where: str, row: dict) -> None:
     unknown_rules = [r for r in row["startup_rules"] if r not in BY_NAME]
     if unknown_rules:
         raise EngineTableError(f"{where}.startup_rules: unknown rule {unknown_rules[0]!r} (known: {', '.join(sorted(BY_NAME))})")
+
+
+def _check_downloads(where: str, table: dict) -> None:
+    """The [engines.NAME.downloads] table: its four fields, each of its type; kinds known, directories absolute."""
+    unknown = sorted(set(table) - set(_DOWNLOAD_FIELDS))
+    if unknown:
+        raise EngineTableError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(_DOWNLOAD_FIELDS))})")
+    for field, kind in _DOWNLOAD_FIELDS.items():
+        if not isinstance(table.get(field), kind) or not table[field]:
+            raise EngineTableError(f"{where}.{field}: a non-empty {kind.__name__} is required")
+        if kind is list and not all(isinstance(v, str) and v for v in table[field]):
+            raise EngineTableError(f"{where}.{field}: every item must be a non-empty string")
+    bad = [m for m in table["models"] if m not in DOWNLOAD_KINDS and not m.endswith("://")]
+    if bad:
+        raise EngineTableError(f"{where}.models: {bad[0]!r} is not one of {DOWNLOAD_KINDS} nor a URI scheme ending in ://")
+    relative = [d for d in table["dirs"] if not d.startswith("/")]
+    if relative:
+        raise EngineTableError(f"{where}.dirs: {relative[0]!r} is not an absolute path")
+
+
+def _downloads(table: dict | None) -> Downloads | None:
+    if table is None:
+        return None
+    env = tuple((v.split("/", 1)[0], v.split("/", 1)[1] if "/" in v else "") for v in table["env"])
+    return Downloads(tuple(table["models"]), tuple(table["dirs"]), env, table["source"])
 
 
 def _row(name: str, row: Any) -> Engine:
@@ -172,6 +223,8 @@ def _row(name: str, row: Any) -> Engine:
         stated.add("startup")
     if row["moving_tags"]:
         stated.add("tags")
+    if "downloads" in row:
+        stated.add("downloads")
     for group in sorted(stated):
         if not isinstance(sources.get(group), str) or not sources[group].strip():
             raise EngineTableError(f"{where}.sources.{group}: every fact needs its source (file and line at a pinned release)")
@@ -208,6 +261,8 @@ def _row(name: str, row: Any) -> Engine:
         env=env,
         shown=shown,
         sources=dict(sources),
+        env_prefixes=tuple(row.get("env_prefixes", ())),
+        downloads=_downloads(row.get("downloads")),
     )
 
 
@@ -234,4 +289,14 @@ def engine_named(name: str, engines: tuple[Engine, ...] = ENGINES) -> Engine | N
     return next((e for e in engines if e.name == name), None)
 
 
-__all__ = ["ENGINES", "Engine", "EngineTableError", "SETTINGS", "engine_named", "flag_name", "load_engines"]
+__all__ = [
+    "DOWNLOAD_KINDS",
+    "Downloads",
+    "ENGINES",
+    "Engine",
+    "EngineTableError",
+    "SETTINGS",
+    "engine_named",
+    "flag_name",
+    "load_engines",
+]

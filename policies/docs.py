@@ -87,10 +87,6 @@ LEFT_OUT = (
     ),
     (("G34",), "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
     (("G37",), "Not implemented as a gate: labels are cost attribution, not serving safety."),
-    (
-        ("G40",),
-        "ADAPT (catalogue): the serving CRDs (KServe v1beta1, LWS, KEDA v1alpha1) are the current APIs, so only core deprecated APIs would count; not implemented.",
-    ),
     (("G42",), "Covered by the autoscaling policies' metric checks (S7)."),
     (("G43",), "ADAPT: covered by gpu-rollout-surge (S20) with the pool's GPU headroom."),
     (("G44",), "Mutations only in public sets; the NodePool checks are S11-S14."),
@@ -226,8 +222,10 @@ def _reading_section() -> list[str]:
     out += [
         "",
         "Every other custom resource (an operator's CR no reader knows) is searched for pod templates wherever they "
-        "sit: a mapping with a `containers` list (core/v1 PodSpec), or one container under a key ending in "
-        "`container` (`extraPodSpec.mainContainer`), metadata and status skipped (`policies/kube.py` "
+        "sit: a mapping with a `containers` list (core/v1 PodSpec), one container under a key ending in "
+        "`container` (`extraPodSpec.mainContainer`), or a container-like mapping under any key (an image string and a "
+        "command, args, resources, ports or env: OME's `engineConfig.runner`) read with the pod fields beside it, "
+        "metadata and status skipped (`policies/kube.py` "
         "generic_pod_specs). The pod policies run on what it finds, and `policies check` lists each object read "
         "this way (`[read generically]` in text, `generic` in JSON, a list in Markdown). A reader for a known kind "
         "adds meaning (replicas, autoscaling, the operator's defaults); without one the generic rules still run. "
@@ -266,7 +264,9 @@ def _reading_section() -> list[str]:
             if engine.drain == "flag"
             else "stops at once: in-flight requests fail"
             if engine.drain == "aborts"
-            else "no documented drain"
+            else "waits for in-flight requests until the grace period ends"
+            if engine.drain == "waits"
+            else "not found in its source or docs"
         )
         out.append(
             f"| {engine.display} ({engine.release}) | {_cell(recognised)} | "

@@ -344,10 +344,27 @@ def _is_container(value: Any) -> bool:
     )
 
 
+# What a container has besides its image: a mapping with an image and one of these is a container wherever it sits.
+_CONTAINER_FIELDS = ("command", "args", "resources", "ports", "env")
+
+
+def _is_container_like(value: Any) -> bool:
+    """A container under a key that does not say so: an image string and at least one other container field, so that
+    an image reference elsewhere (``spec.image``, a cache or a download job's image) is not read as one."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("image"), str)
+        and any(value.get(f) not in (None, "", [], {}) for f in _CONTAINER_FIELDS)
+    )
+
+
 def _single_container_key(value: dict) -> str | None:
-    """The key of a single container inside a pod-spec-like mapping (Dynamo's ``mainContainer``, ``container``)."""
+    """The key of a single container inside a pod-spec-like mapping: under a key ending in "container" (Dynamo's
+    ``mainContainer``) any container; under any other key (OME's ``engineConfig.runner``) a container-like one."""
     for key, item in value.items():
-        if isinstance(key, str) and key.lower().endswith("container") and _is_container(item):
+        if not isinstance(key, str):
+            continue
+        if _is_container(item) if key.lower().endswith("container") else _is_container_like(item):
             return key
     return None
 
@@ -358,7 +375,9 @@ def generic_pod_specs(resource: Any) -> list[tuple[str, dict]]:
     A pod spec is a mapping with a ``containers`` list holding at least one container (a mapping with an
     image, a command or args), as core/v1 PodSpec has it wherever an operator embeds one
     (``spec.template.spec``, ``spec.workerSpec``, ``spec.services.x.extraPodSpec``...); a mapping with one
-    container under a key ending in "container" (``mainContainer``) counts too, read as a pod spec of that
+    container under a key ending in "container" (``mainContainer``), or a container-like mapping under any key (an
+    image string and a command, args, resources, ports or env: OME's ``spec.engineConfig.runner``, sgl-project/ome
+    pkg/apis/ome/v1beta1 EngineSpec.Runner with PodSpec inlined beside it), counts too, read as a pod spec of that
     one container beside the mapping's other fields (volumes, tolerations). The search skips metadata and
     status, stops inside a pod spec it found, and is bounded in depth and size (memoized per evaluation).
     """

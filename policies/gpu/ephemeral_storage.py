@@ -1,9 +1,13 @@
 """S19: a GPU model server that downloads its model onto the node's disk requests ephemeral storage for it.
 
-A Hugging Face download lands in the server's cache (``--download-dir``, ``HF_HOME``/``HF_HUB_CACHE``, else
-``~/.cache/huggingface``) or, for KServe's ``storageUri: hf://``, in the storage initializer's
-``/mnt/models`` emptyDir: the node's ephemeral storage, unless a PersistentVolumeClaim (or another volume
-off that disk) is mounted there. Without an ``ephemeral-storage`` request the scheduler does not look at
+A download lands in the server's cache, as the engine table says for each engine (components/serving_engines.toml
+``[engines.NAME.downloads]``: which model settings mean a download, the cache variables and the images' default
+folders: ``--download-dir``, ``HF_HUB_CACHE``/``$HF_HOME/hub`` else ``~/.cache/huggingface/hub`` for vLLM, SGLang and
+LMDeploy, ``/data`` or ``/tmp`` in TGI's images, ``LLAMA_CACHE`` for llama.cpp's ``-hf``, ``NIM_CACHE_PATH``
+(``/opt/nim/.cache``) for NIM, ``OLLAMA_MODELS`` (``/root/.ollama/models``) for Ollama's pulls) or, for KServe's
+``storageUri: hf://``, in the storage initializer's ``/mnt/models`` emptyDir: the node's ephemeral storage when
+that folder is the container's own layer or an emptyDir without a sizeLimit (an emptyDir with one is bounded, and
+S29 judges its size). A cache whose variable comes from a ConfigMap or Secret is not judged: its folder is unknown. Without an ``ephemeral-storage`` request the scheduler does not look at
 the node's free disk when it places the pod, so a 15-140 GB checkpoint can land on a node that cannot hold
 it, and under disk pressure the kubelet evicts first the pods that use more than they requested
 (https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/). Karpenter does not size
@@ -12,7 +16,8 @@ a node's disk from pod requests: the EC2NodeClass's ``blockDeviceMappings`` (or 
 the scheduler put the pod where the disk fits. A model streamed from object storage
 (``--load-format runai_streamer``) or read from a local path downloads nothing.
 
-Read for vLLM, SGLang, KServe's Hugging Face server and Ray Serve's GPU workers (policies.reading.engines).
+Read for every engine row with a downloads table, KServe's Hugging Face server and Ray Serve's GPU workers
+(policies.reading.engines), so a new engine with one is held to this rule without code.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if resource_value(download.container, "requests", "ephemeral-storage") is not None:
             continue
         messages.append(
-            f"{download.label}: downloads {download.model} from the Hugging Face Hub into {download.into} on the "
+            f"{download.label}: downloads {download.model} from {download.source} into {download.into} on the "
             f"node's ephemeral storage but requests no ephemeral-storage, so the scheduler may place it on a node "
             f"whose disk cannot hold the checkpoint, and under disk pressure the kubelet evicts it first; request "
             f"the checkpoint size plus ~10 GiB (the node's disk itself comes from the EC2NodeClass "
@@ -40,7 +45,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="gpu-pod-ephemeral-storage",
-    description="A GPU model server that downloads its model onto the node's disk must request ephemeral-storage for it.",
+    description=(
+        "A GPU model server that downloads its model onto the node's disk (its own layer or an emptyDir without a "
+        "sizeLimit, where the engine table says its cache is) must request ephemeral-storage for it."
+    ),
     rationale=(
         "Without an ephemeral-storage request the scheduler ignores the node's free disk when placing the pod, and "
         "the kubelet evicts pods above their request first under disk pressure "

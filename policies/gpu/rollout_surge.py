@@ -3,13 +3,18 @@
 ``maxSurge > 0`` starts new GPU pods before old ones stop: on a pool whose gpuLimit its workloads
 already fill, the surge pod stays Pending and the rollout stalls. ``maxSurge: 0`` with
 ``maxUnavailable: 0`` can never replace a pod at all.
+
+When the Deployment's NodePool is not among the files read, its headroom is unknown; a rollout that can progress
+only by surging (``maxUnavailable`` rounds to 0, as Kubernetes' 25% default does for one to three replicas) then
+needs a spare GPU node of the pool's type at every rollout, which a pool at its limit or a fixed node group does not
+have. That finding rests on the pool outside the set, so it is reported unproven (advisory).
 """
 
 from __future__ import annotations
 
 import math
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, get, split_type
 from policies.reading.gpu_pools import gpu_workloads, limit_of, nodepools
 
@@ -25,6 +30,15 @@ def _amount(value, replicas: int, default: str) -> int:
         return int(float(value))
     except (TypeError, ValueError):
         return 0
+
+
+def _surge_only(surge: int, gpus: int, replicas: int) -> str:
+    return (
+        f"spec.strategy: maxUnavailable rounds to 0 for {replicas} replica(s), so every rollout must first start "
+        f"{surge} new pod(s) of {gpus} GPU(s) beside the running ones; on a GPU pool at its limit, or a node group "
+        f"with no spare GPU node, the new pod stays Pending and the rollout stalls (the pool is not in the files "
+        f"read); use maxSurge 0 with maxUnavailable 1, or Recreate, where a spare GPU is not guaranteed"
+    )
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
@@ -56,6 +70,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         pool = pools.get(w.pool) if w.pool else None
         limit = limit_of(pool) if pool else None
+        if surge and not unavailable and pool is None:
+            findings.append((w.resource.name, unproven(_surge_only(surge, w.gpus_per_pod, w.max_pods))))
+            continue
         if surge and limit is not None:
             held = sum(o.gpus_per_pod * o.max_pods for o in workloads if o.pool == w.pool)
             headroom = limit - held

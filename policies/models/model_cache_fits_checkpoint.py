@@ -6,9 +6,9 @@ pod evicted) minutes after the GPU node was bought. The model's checkpoint size 
 (`python -m stacks models lock`), then the built-in catalogue (components/capacity/models.py find_model);
 models neither knows are not judged.
 
-Where the model lands: the server's download directory (`--download-dir`, the HF cache its env names, or the
-image's ~/.cache/huggingface; policies/reading/engines.py cache_dirs), or for a local model path the path
-itself. The volume's size: an emptyDir's sizeLimit, an ephemeral volume's or a StatefulSet claim template's
+Where the model lands: the server's download directory as its engine row says (`--download-dir`, the cache
+variable its env sets, or the image's default folder; components/serving_engines.toml downloads, read by
+policies/reading/engines.py cache_dirs), or for a local model path the path itself. The volume's size: an emptyDir's sizeLimit, an ephemeral volume's or a StatefulSet claim template's
 storage request, or a claimed PersistentVolumeClaim of the same run (same namespace). An NVIDIA NIMCache names its
 model by the NGC model puller image (nvcr.io/nim/<org>/<model>) or a Hugging Face repository, and its cache by
 spec.storage.pvc (_nim_cache_findings).
@@ -21,6 +21,7 @@ from typing import Optional
 
 from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.errors import ConfigError
+from components.serving_engines import Engine
 from policies.framework import Policy, Resource
 from policies.kube import (
     WORKLOAD_TYPES,
@@ -34,6 +35,7 @@ from policies.kube import (
     viewed_resources,
 )
 from policies.reading.engines import cache_dirs, hub_model, table_servers, volume_at
+from policies.reading.serving import engine_row
 from policies.reading.vllm_args import served_model, vllm_servers
 
 GIB = float(1 << 30)
@@ -86,9 +88,12 @@ def volume_size(resource: Resource, volume: dict) -> tuple[Optional[float], str]
     return None, ""
 
 
-def _servers(resource: Resource) -> list[tuple[str, dict, dict, dict, Optional[str]]]:
-    found = [(s.label, s.podspec, s.container, s.args, served_model(s)) for s in vllm_servers(resource) if not s.runtime_merged]
-    found += [(s.label, s.podspec, s.container, s.args, s.model) for s in table_servers(resource)]
+def _servers(resource: Resource) -> list[tuple[str, dict, dict, dict, Optional[str], Optional[Engine]]]:
+    vllm = engine_row("vllm")
+    found = [
+        (s.label, s.podspec, s.container, s.args, served_model(s), vllm) for s in vllm_servers(resource) if not s.runtime_merged
+    ]
+    found += [(s.label, s.podspec, s.container, s.args, s.model, s.row) for s in table_servers(resource)]
     return found
 
 
@@ -137,31 +142,37 @@ def _nim_cache_findings(resource: Resource) -> list[str]:
     ]
 
 
+def _too_small(resource: Resource, podspec: dict, container: dict, directory: str, model: CatalogModel, label: str) -> str:
+    """The finding when the volume at ``directory`` is known and holds less than the checkpoint, else ""."""
+    volume = volume_at(podspec, container, directory)
+    if volume is None:
+        return ""
+    size, shown = volume_size(resource, as_dict(volume))
+    if size is None or size >= model.checkpoint_bytes:
+        return ""
+    return (
+        f"{label}: {shown} at {directory} holds {size / GIB:,.0f} GiB, but the checkpoint of {model.hf_id} is "
+        f"{model.checkpoint_gib:,.0f} GiB ({model.source}): the download fails with no space left on the "
+        f"device; size the volume above the checkpoint"
+    )
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     if split_type(resource.type) == NIM_CACHE:
         return _nim_cache_findings(resource)
     messages = []
-    for label, podspec, container, args, reference in _servers(resource):
+    for label, podspec, container, args, reference, row in _servers(resource):
         if not requests_gpu(podspec):
             continue  # a Ray head (num-gpus 0) reads the config and tokenizer only: the GPU workers load the weights
         model = _model(reference)
         if model is None:
             continue
         assert isinstance(reference, str)
-        dirs = (reference,) if reference.startswith("/") else cache_dirs(container, args)
-        for directory in dirs:
-            volume = volume_at(podspec, container, directory)
-            if volume is None:
-                continue
-            size, shown = volume_size(resource, as_dict(volume))
-            if size is None or size >= model.checkpoint_bytes:
-                continue
-            messages.append(
-                f"{label}: {shown} at {directory} holds {size / GIB:,.0f} GiB, but the checkpoint of {model.hf_id} is "
-                f"{model.checkpoint_gib:,.0f} GiB ({model.source}): the download fails with no space left on the "
-                f"device; size the volume above the checkpoint"
-            )
-            break
+        dirs = (reference,) if reference.startswith("/") else cache_dirs(container, args, row) if row else ()
+        # Where the image decides between folders (TGI's /data or /tmp), every one must be too small to be sure.
+        found = [_too_small(resource, podspec, container, d, model, label) for d in dirs]
+        if found and all(found):
+            messages.append(found[0])
     return messages
 
 

@@ -41,7 +41,14 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
-from policies.reading.serving import container_argv, engine_command_line, engine_row, model_servers, serve_config
+from policies.reading.serving import (
+    container_argv,
+    engine_command_line,
+    engine_row,
+    env_prefixed,
+    model_servers,
+    serve_config,
+)
 from policies.reading.vllm_args import parse_vllm_args, served_model, vllm_servers
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -49,8 +56,7 @@ _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT = 20.0
 # The Hugging Face cache when nothing moves it: ~/.cache/huggingface of the images' users (root for
 # the vLLM and SGLang images, ray for rayproject images).
-DEFAULT_HF_CACHES = ("/root/.cache/huggingface", "/home/ray/.cache/huggingface")
-_CACHE_ENV = ("HF_HUB_CACHE", "HF_HOME", "TRANSFORMERS_CACHE", "HUGGINGFACE_HUB_CACHE")
+DEFAULT_HF_CACHES = ("/root/.cache/huggingface/hub", "/home/ray/.cache/huggingface/hub")
 # Volumes whose data does not live on the node's ephemeral storage.
 _NOT_EPHEMERAL = ("persistentVolumeClaim", "ephemeral", "csi", "nfs", "awsElasticBlockStore", "hostPath", "fc", "iscsi")
 KSERVE_MODEL_DIR = "/mnt/models"
@@ -107,10 +113,11 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 
 def table_args(container: Mapping, engine: Engine, line: list[str]) -> dict[str, Optional[str]]:
     """A table engine's options in vLLM's names, from its command line (``line``, after the command word)
-    and its environment: every flag as parsed (policies.reading.vllm_args.parse_vllm_args), each setting the
+    and its environment: the variables under the row's env prefixes as the flags they name (LLAMA_ARG_CTX_SIZE as
+    ctx-size), then every flag as parsed (policies.reading.vllm_args.parse_vllm_args, winning), each setting the
     row names renamed (components/serving_engines.toml) under vLLM's name, the first spelling found winning, flags
     before environment variables. A true boolean env (TRUST_REMOTE_CODE=true) reads as the bare flag."""
-    parsed = parse_vllm_args(line)
+    parsed: dict[str, Optional[str]] = {**env_prefixed(container, engine), **parse_vllm_args(line)}
     args: dict[str, Optional[str]] = dict(parsed)
     env = env_values(container)
     for setting, spellings in engine.flags.items():
@@ -286,25 +293,65 @@ def ray_gpu_workers(resource: Any) -> list[tuple[str, dict, dict]]:
 
 @dataclass(frozen=True)
 class Download:
-    """A model a server fetches from the Hugging Face Hub at start, and the container that holds it."""
+    """A model a server fetches at start, and the container and directory it lands in."""
 
     label: str
-    model: str
+    model: str  # the model as the manifest names it ("its model" when no setting names one)
     podspec: dict
     container: dict
     into: str  # the directory the files land in
+    source: str = "the Hugging Face Hub"  # where they come from (the engine row's downloads.source)
 
 
-def cache_dirs(container: Mapping, args: Mapping[str, Any]) -> tuple[str, ...]:
-    """Where a server's Hub download lands: --download-dir, else the cache the env names, else the
-    images' default ~/.cache/huggingface."""
+def _local(model: str) -> bool:
+    return model.startswith(("/", "./", "../", "~", "file://")) or "$" in model
+
+
+def fetches(row: Optional[Engine], model: Optional[str]) -> Optional[str]:
+    """The model a server of ``row`` downloads at start, as messages name it, or None when the row says its model
+    setting names nothing to fetch (a local path, an unexpanded placeholder, a form the row does not list)."""
+    spec = row.downloads if row is not None else None
+    if spec is None:
+        return None
+    if not isinstance(model, str) or not model.strip():
+        return "its model" if "unset" in spec.models else None
+    model = model.strip()
+    if _local(model):
+        return None
+    if "hub" in spec.models and hub_model(model.split(":", 1)[0] if "://" not in model else model):
+        return model
+    if any(model.startswith(kind) for kind in spec.models if kind.endswith("://")):
+        return model
+    return model if "name" in spec.models else None
+
+
+def cache_dirs(container: Mapping, args: Mapping[str, Any], row: Optional[Engine] = None) -> tuple[str, ...]:
+    """Where a server's download lands: --download-dir, else the first cache variable of the engine's row set in
+    the container's env (HF_HUB_CACHE, ..., $HF_HOME/hub for Hugging Face caches), else the row's default folders
+    (the image decides which); () when a variable of the row comes from somewhere the manifest does not show
+    (valueFrom, envFrom), so the folder is unknown. ``row`` defaults to vLLM's."""
+    row = row or _row("vllm")
+    spec = row.downloads if row is not None else None
+    if spec is None:
+        return ()
     if isinstance(args.get("download-dir"), str) and args["download-dir"]:
         return (args["download-dir"],)
     env = env_values(container)
-    for name in _CACHE_ENV:
+    hidden = {e.get("name") for e in as_list(container.get("env")) if isinstance(e, dict) and "value" not in e}
+    for name, sub in spec.env:
         if env.get(name):
-            return (env[name],)
-    return DEFAULT_HF_CACHES
+            return (posixpath.join(env[name], sub) if sub else env[name],)
+        if name in hidden:
+            return ()
+    if container.get("envFrom"):
+        return ()  # a ConfigMap or Secret may move the cache
+    return spec.dirs
+
+
+def _row(name: str) -> Optional[Engine]:
+    from policies.reading.serving import engine_row
+
+    return engine_row(name)
 
 
 def volume_at(podspec: Mapping, container: Mapping, directory: str) -> Optional[dict]:
@@ -325,18 +372,22 @@ def volume_at(podspec: Mapping, container: Mapping, directory: str) -> Optional[
 
 
 def lands_on_ephemeral_storage(podspec: Mapping, container: Mapping, directory: str) -> bool:
-    """True unless a PersistentVolumeClaim (or another volume off the node's ephemeral storage, or a
-    memory-backed emptyDir) is mounted at the directory or above it."""
+    """True when the directory is the container's writable layer or an emptyDir on the node's disk without a
+    sizeLimit; False under a PersistentVolumeClaim (or another volume off the node's ephemeral storage), a
+    memory-backed emptyDir, or an emptyDir with a sizeLimit (bounded: S29 judges its size)."""
     volume = volume_at(podspec, container, directory)
     if volume is None:
         return True
     if any(kind in volume for kind in _NOT_EPHEMERAL):
         return False
-    return not (isinstance(volume.get("emptyDir"), dict) and volume["emptyDir"].get("medium") == "Memory")
+    empty = volume.get("emptyDir")
+    if isinstance(empty, dict) and (empty.get("medium") == "Memory" or empty.get("sizeLimit") is not None):
+        return False
+    return "emptyDir" in volume
 
 
 def downloads(resource: Any) -> list[Download]:
-    """Every Hub download of a workload's GPU model servers that lands on the node's ephemeral storage."""
+    """Every model download of a workload's GPU model servers that lands on the node's ephemeral storage."""
     return list(memoized(resource, "downloads", _downloads))
 
 
@@ -344,22 +395,37 @@ def _streams(args: Mapping[str, Any]) -> bool:
     return str(args.get("load-format") or "").startswith("runai_streamer")
 
 
+def _server_download(
+    label: str, row: Optional[Engine], model: Any, podspec: dict, container: dict, args: Mapping
+) -> Optional[Download]:
+    """One server's download when its row says the model setting fetches one and every folder it may land in is
+    on the node's ephemeral storage (S19)."""
+    if row is None or not requests_gpu(podspec) or _streams(args):
+        return None
+    what = fetches(row, model if isinstance(model, str) else None)
+    if what is None or row.downloads is None:
+        return None
+    return _on_ephemeral(label, what, podspec, container, cache_dirs(container, args, row), row.downloads.source)
+
+
 def _downloads(resource: Any) -> list[Download]:
     found = []
+    vllm = _row("vllm")
     for server in vllm_servers(resource):
-        if server.runtime_merged or not requests_gpu(server.podspec) or _streams(server.args):
+        if server.runtime_merged:
             continue
-        model = hub_model(served_model(server))
-        if model is None:
-            continue
-        if download := _on_ephemeral(server.label, model, server.podspec, server.container, server.args):
+        if download := _server_download(server.label, vllm, served_model(server), server.podspec, server.container, server.args):
             found.append(download)
-    for engine in sglang_servers(resource):
-        model = hub_model(engine.model)
-        if model is None or not requests_gpu(engine.podspec) or _streams(engine.args):
-            continue
-        if download := _on_ephemeral(engine.label, model, engine.podspec, engine.container, engine.args):
+    for engine in table_servers(resource):
+        if download := _server_download(engine.label, engine.row, engine.model, engine.podspec, engine.container, engine.args):
             found.append(download)
+    found += _kserve_downloads(resource)
+    found += _ray_downloads(resource)
+    return found
+
+
+def _kserve_downloads(resource: Any) -> list[Download]:
+    found = []
     for engine in kserve_hf_servers(resource):
         model = hub_model(engine.model)
         if model is None or not requests_gpu(engine.podspec):
@@ -369,6 +435,11 @@ def _downloads(resource: Any) -> list[Download]:
         # server itself downloads into its HF cache.
         into = KSERVE_MODEL_DIR if isinstance(uri, str) and uri.startswith("hf://") else "the server's Hugging Face cache"
         found.append(Download(engine.label, model, engine.podspec, engine.container, into))
+    return found
+
+
+def _ray_downloads(resource: Any) -> list[Download]:
+    found = []
     workers = ray_gpu_workers(resource)
     seen: set[int] = set()
     for app in ray_serve_apps(resource):
@@ -378,16 +449,25 @@ def _downloads(resource: Any) -> list[Download]:
         for path, podspec, container in workers:
             if id(container) in seen:
                 continue
-            if download := _on_ephemeral(container_label(path, container), model, podspec, container, {}):
+            # The vLLM engine of Ray Serve runs in the worker's image: root's or rayproject's user ray's cache.
+            dirs = cache_dirs(container, {})
+            dirs = DEFAULT_HF_CACHES if dirs == _row_dirs("vllm") else dirs
+            if download := _on_ephemeral(container_label(path, container), model, podspec, container, dirs):
                 seen.add(id(container))
                 found.append(download)
     return found
 
 
-def _on_ephemeral(label: str, model: str, podspec: dict, container: dict, args: Mapping) -> Optional[Download]:
+def _row_dirs(name: str) -> tuple[str, ...]:
+    row = _row(name)
+    return row.downloads.dirs if row is not None and row.downloads is not None else ()
+
+
+def _on_ephemeral(
+    label: str, model: str, podspec: dict, container: dict, dirs: tuple[str, ...], source: str = "the Hugging Face Hub"
+) -> Optional[Download]:
     """The download, when every place the cache may be (the image's user decides the default) is on the
-    node's ephemeral storage; None when a PersistentVolumeClaim or the like holds it."""
-    dirs = cache_dirs(container, args)
-    if all(lands_on_ephemeral_storage(podspec, container, d) for d in dirs):
-        return Download(label, model, podspec, container, dirs[0] if len(dirs) == 1 else "~/.cache/huggingface")
+    node's ephemeral storage; None when a PersistentVolumeClaim or the like holds it, or the place is unknown."""
+    if dirs and all(lands_on_ephemeral_storage(podspec, container, d) for d in dirs):
+        return Download(label, model, podspec, container, dirs[0] if len(dirs) == 1 else " or ".join(dirs), source)
     return None

@@ -106,7 +106,9 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
     if start is None:
         raw_image = container.get("image")
         image = raw_image.lower() if isinstance(raw_image, str) else ""
-        if ray or not any(marker in image for marker in engine.images):
+        # The engine's image, or a container configured through the engine's own variables (LLAMA_ARG_*: a custom
+        # image whose entrypoint runs the engine).
+        if ray or not (any(marker in image for marker in engine.images) or env_prefixed(container, engine)):
             return None
         if container.get("command") or script:
             # The image's own script (a custom server.py) still serves the model, options unknown; a
@@ -123,6 +125,21 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
             break
         line.append(token)
     return line
+
+
+def env_prefixed(container: Mapping, engine: Engine) -> dict[str, str]:
+    """The container's literal env variables under one of the engine's own prefixes (LLAMA_ARG_CTX_SIZE), each as
+    the flag its suffix names (``ctx-size``); {} when the row names no prefix or none is set."""
+    found = {}
+    for item in as_list(container.get("env")):
+        name = as_dict(item).get("name")
+        if not isinstance(name, str):
+            continue
+        for prefix in engine.env_prefixes:
+            if name.startswith(prefix) and len(name) > len(prefix):
+                value = as_dict(item).get("value")
+                found[name[len(prefix) :].lower().replace("_", "-")] = value if isinstance(value, str) else ""
+    return found
 
 
 # Processes that ship in engine images but serve no model: NVIDIA Dynamo's HTTP frontend and planner

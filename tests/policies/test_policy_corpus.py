@@ -31,6 +31,12 @@ EXPECTED = {
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "serving-readiness-probe"),
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "vllm-gpu-memory-utilization-explicit"),
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "vllm-max-model-len-explicit"),
+    # S20 unproven (advisory): one replica at the default strategy rolls only by surging, and no pool is in the corpus.
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "gpu-rollout-surge"),
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "gpu-rollout-surge"),
+    # GAIE SGLang and vLLM: 3 replicas at the default 25%: maxUnavailable rounds to 0, maxSurge up to 1 (S20 unproven).
+    ("config__manifests__sglang__gpu-deployment.yaml", "gpu-rollout-surge"),
+    ("config__manifests__vllm__gpu-deployment.yaml", "gpu-rollout-surge"),
     # GKE Gemma 3 27B (TP=8): same, and its TP>1 /dev/shm has no sizeLimit (S4, mandatory).
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "llm-startup-probe-budget"),
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "model-source-pinned"),

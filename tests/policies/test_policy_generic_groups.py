@@ -17,7 +17,7 @@ import copy
 
 from policies import evaluate
 from policies.framework import Policy, Resource, evaluate_policies, unproven
-from policies.kube import read_generically
+from policies.kube import generic_pod_specs, read_generically
 from policies.reading.groups import group_pods, pod_group
 from policies.reading.serving import model_servers, takes_requests
 
@@ -163,3 +163,68 @@ def test_the_framework_decides_a_findings_level_once():
     # A finding the check marks advisory is advisory under a mandatory policy; the user's level still wins.
     assert {v.enforcement for v in evaluate_policies([pod], None, [_policy("mandatory", soft=True)])} == {"advisory"}
     assert evaluate_policies([pod], {"p": "disabled"}, [_policy("mandatory", soft=True)]) == []
+
+
+# A minimal form of sgl-project/ome config/runtimes/srt/Qwen/Qwen3-32B-rt.yaml at 17b77edad23bae262e0c9adb7f12039397a5d33d
+# (set 3, /work/heldout3/PROVENANCE.md row 7): a ClusterServingRuntime whose engine container is the single mapping
+# spec.engineConfig.runner, with the pod's fields (volumes, tolerations) beside it; its router likewise.
+OME_TYPE = "kubernetes:ome.io/v1beta1:ClusterServingRuntime"
+
+
+def _ome(size_limit: str | None = None) -> Resource:
+    shm: dict = {"medium": "Memory", **({"sizeLimit": size_limit} if size_limit else {})}
+    runner = {
+        "name": "ome-container",
+        "image": "docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64",
+        "ports": [{"containerPort": 8080, "name": "http1"}],
+        "command": ["python3", "-m", "sglang.launch_server", "--port", "8080", "--model-path", "$(MODEL_PATH)"]
+        + ["--tp-size", "4", "--mem-frac", "0.9"],
+        "volumeMounts": [{"mountPath": "/dev/shm", "name": "dshm"}],
+        "resources": {
+            "requests": {"cpu": 20, "memory": "120Gi", "nvidia.com/gpu": 4},
+            "limits": {"cpu": 20, "memory": "120Gi", "nvidia.com/gpu": 4},
+        },
+        "readinessProbe": {"httpGet": {"path": "/health_generate", "port": 8080}, "periodSeconds": 60},
+        "startupProbe": {"httpGet": {"path": "/health_generate", "port": 8080}, "failureThreshold": 150, "periodSeconds": 6},
+    }
+    router = {
+        "name": "router",
+        "image": "fra.ocir.io/idqj093njucb/smg:v0.2.4.post1-dev",
+        "resources": {"limits": {"cpu": "1", "memory": "2Gi"}},
+        "command": ["python3", "-m", "sglang_router.launch_router", "--port", "8080"],
+    }
+    spec = {
+        "engineConfig": {
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "volumes": [{"name": "dshm", "emptyDir": shm}],
+            "runner": runner,
+        },
+        "routerConfig": {"runner": router},
+        # An image reference that is no container (only an image and a pull policy): not read as one.
+        "modelAgent": {"image": "ghcr.io/moirai-internal/model-agent:v0.1.3", "imagePullPolicy": "IfNotPresent"},
+    }
+    props = {"apiVersion": "ome.io/v1beta1", "kind": "ClusterServingRuntime", "metadata": {"name": "srt"}, "spec": spec}
+    return Resource(type=OME_TYPE, name="rt", props=props)
+
+
+def test_a_container_under_any_key_is_read_with_its_pod_fields():
+    runtime = _ome()
+    assert read_generically(runtime) == ["spec.engineConfig.runner", "spec.routerConfig.runner"]
+    (_, pod), _router = generic_pod_specs(runtime)
+    assert pod["volumes"][0]["name"] == "dshm" and pod["containers"][0]["name"] == "ome-container"
+    assert [s.engine for s in model_servers(runtime)] == ["sglang"]
+    found = _by_catalog(runtime)
+    # The /dev/shm emptyDir without a sizeLimit is seen (G36, S4), and nothing blocks this careful runtime.
+    assert found["G36"] and found["S4"] and {level for level, _ in found["S4"]} == {"advisory"}
+    assert not [c for c, rows in found.items() if any(level == "mandatory" for level, _ in rows)], found
+
+
+def test_the_careful_runtime_is_silent_on_shm_and_an_image_reference_is_no_container():
+    found = _by_catalog(_ome(size_limit="32Gi"))
+    assert "G36" not in found and "S4" not in found
+    only_images = Resource(
+        type=OME_TYPE,
+        name="img",
+        props={"spec": {"modelAgent": {"image": "ghcr.io/x/model-agent:v0.1.3", "imagePullPolicy": "IfNotPresent"}}},
+    )
+    assert read_generically(only_images) == []

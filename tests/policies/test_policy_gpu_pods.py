@@ -90,7 +90,7 @@ def test_s19_hub_download_without_ephemeral_storage():
     def edit(p):
         del vllm_container(p)["resources"]["requests"]["ephemeral-storage"]
 
-    assert messages(ephemeral_storage.POLICY, *stack(isvc_edit=edit)) == [S19_MESSAGE.format(into="~/.cache/huggingface")]
+    assert messages(ephemeral_storage.POLICY, *stack(isvc_edit=edit)) == [S19_MESSAGE.format(into="/root/.cache/huggingface/hub")]
 
 
 S19_MESSAGE = (
@@ -130,10 +130,12 @@ def test_s19_a_cache_on_a_pvc_named_by_hf_home_needs_no_request():
 def test_s19_the_same_cache_on_an_emptydir_still_needs_the_request():
     # The mutation of the careful forms above: an emptyDir lives on the node's ephemeral storage.
     assert messages(ephemeral_storage.POLICY, *_cache_on({"emptyDir": {}}, "/models", {"HF_HOME": "/models/hf"})) == [
-        S19_MESSAGE.format(into="/models/hf")
+        S19_MESSAGE.format(into="/models/hf/hub")
     ]
     # A PVC mounted somewhere else leaves the download where it was.
-    assert messages(ephemeral_storage.POLICY, *_cache_on(PVC, "/data")) == [S19_MESSAGE.format(into="~/.cache/huggingface")]
+    assert messages(ephemeral_storage.POLICY, *_cache_on(PVC, "/data")) == [
+        S19_MESSAGE.format(into="/root/.cache/huggingface/hub")
+    ]
 
 
 def test_s19_a_streamed_model_needs_no_disk():
@@ -230,3 +232,25 @@ def test_s15_gke_adds_the_toleration_itself():
     assert (
         messages(tolerates_and_targets.POLICY, *_untolerated_deployment({"cloud.google.com/gke-accelerator": "nvidia-l4"})) == []
     )
+
+
+def test_s20_a_surge_only_rollout_with_no_pool_in_the_set_is_unproven():
+    """A single-replica GPU Deployment at Kubernetes' default strategy (25% surge rounds up to 1, 25% unavailable
+    down to 0) needs a spare GPU at every rollout; with no NodePool in the set the headroom is unknown, so the finding
+    is advisory (unproven), like rh-aiservices-bu/llm-on-openshift llm-servers/hf_tgi/deployment.yaml
+    (manifests-v2: maxSurge 1, maxUnavailable 25%, one replica, one GPU)."""
+    from policies.framework import Unproven
+
+    lone = _gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": "25%"}}, replicas=1.0)
+    found = rollout_surge.POLICY.check_stack([lone], {})
+    assert len(found) == 1 and isinstance(found[0][1], Unproven)
+    assert "maxUnavailable rounds to 0 for 1 replica(s)" in found[0][1]
+    default = _gpu_deployment(None, replicas=1.0)
+    assert len(rollout_surge.POLICY.check_stack([default], {})) == 1
+    # Careful forms: Recreate, maxSurge 0 / maxUnavailable 1, and four replicas (25% unavailable = 1) all progress.
+    for careful in (
+        _gpu_deployment({"type": "Recreate"}, replicas=1.0),
+        _gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}, replicas=1.0),
+        _gpu_deployment(None, replicas=4.0),
+    ):
+        assert rollout_surge.POLICY.check_stack([careful], {}) == []

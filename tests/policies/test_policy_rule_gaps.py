@@ -72,7 +72,7 @@ def test_a_cache_far_smaller_than_the_checkpoint_fires():
         [deployment(with_cache(VLLM), volumes=[CACHE]), pvc("model-cache", "100Gi")], "model-cache-fits-checkpoint"
     )
     assert message.startswith(
-        "container vllm: PersistentVolumeClaim model-cache at /root/.cache/huggingface holds 100 GiB, but the checkpoint "
+        "container vllm: PersistentVolumeClaim model-cache at /root/.cache/huggingface/hub holds 100 GiB, but the checkpoint "
         "of deepseek-ai/DeepSeek-V3 is "
     )
     assert "no space left on the device" in message

@@ -103,4 +103,4 @@ def test_no_startup_probe_fires():
 
 def test_download_without_ephemeral_storage_fires():
     (msg,) = messages(ephemeral_storage.POLICY, sglang(lambda c: c["resources"]["requests"].pop("ephemeral-storage")))
-    assert msg.startswith("container sglang: downloads Qwen/Qwen3-8B from the Hugging Face Hub into ~/.cache/huggingface")
+    assert msg.startswith("container sglang: downloads Qwen/Qwen3-8B from the Hugging Face Hub into /root/.cache/huggingface/hub")

@@ -1,0 +1,280 @@
+"""S19 and S29 read where each engine puts a downloaded model from the engine table (components/serving_engines.toml
+[engines.NAME.downloads]), and the engines recognised by their own environment variables (llama.cpp's LLAMA_ARG_*).
+
+Each fixture is a minimal hand-written form of a real third-party manifest (never the whole file), named with its
+repository, path and commit; each has a careful form that must stay silent:
+
+- TGI: huggingface/Google-Cloud-Containers examples/gke/tgi-llama-405b-deployment/config/deployment.yaml at
+  8d6aa78b23eb54fdf6bcb8cc1ce26ba7e593fdd9 (Google's TGI image, MODEL_ID from the Hub, only /tmp an emptyDir);
+- Ollama: ollama/ollama examples/kubernetes/gpu.yaml at d1a9a338b1b1941e723abe5f7da5bfbdf0464705 (no volume at all);
+- llama.cpp through LLAMA_ARG_*: nebius/ml-cookbook knative-llamacpp/llamacpp.yml at
+  83f160fe3f6ce3c70f84927b38dd72e20a6a4b85 (a custom image; LLAMA_ARG_MODEL a local .gguf path);
+- LMDeploy: InternLM/lmdeploy k8s/deployment.yaml at v0.16.0 (the careful form: the HF cache on a hostPath).
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from components.serving_engines import TABLE, EngineTableError, load_engines
+from policies.framework import Resource
+from policies.gpu import ephemeral_storage
+from policies.models import model_cache_fits_checkpoint
+from policies.reading.engines import table_servers
+from policies.reading.serving import model_server_engine, use_engine_table
+from policies.registry import evaluate
+from policies.timeouts import termination_drains_streams
+
+
+def deployment(container: dict, volumes: list | None = None, kind: str = "Deployment") -> Resource:
+    spec = {"containers": [container], "volumes": volumes or []}
+    if kind == "Pod":
+        props = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "llm"}, "spec": spec}
+        return Resource(type="kubernetes:core/v1:Pod", name="llm", props=props)
+    props = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "llm", "namespace": "llm"},
+        "spec": {"template": {"spec": spec}},
+    }
+    return Resource(type="kubernetes:apps/v1:Deployment", name="llm", props=props)
+
+
+def s19(resource: Resource) -> list[str]:
+    return ephemeral_storage.POLICY.check_resource(resource, ephemeral_storage.POLICY.defaults())
+
+
+# huggingface/Google-Cloud-Containers 8d6aa78b examples/gke/tgi-llama-405b-deployment/config/deployment.yaml (reduced).
+TGI_405B = {
+    "name": "tgi-container",
+    "image": "us-docker.pkg.dev/deeplearning-platform-release/gcr.io/huggingface-text-generation-inference-cu121.2-2.ubuntu2204:latest",
+    "resources": {"requests": {"nvidia.com/gpu": 8}},
+    "env": [
+        {"name": "MODEL_ID", "value": "meta-llama/Llama-3.1-405B-Instruct-FP8"},
+        {"name": "NUM_SHARD", "value": "8"},
+    ],
+    "volumeMounts": [{"mountPath": "/dev/shm", "name": "dshm"}, {"mountPath": "/tmp", "name": "tmp"}],
+}
+TGI_VOLUMES = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "1Gi"}}, {"name": "tmp", "emptyDir": {}}]
+
+
+def test_tgi_downloads_into_its_images_cache_on_the_nodes_disk():
+    # TGI v3.3.7 Dockerfile L147 HF_HOME=/data (the cache /data/hub); Google's TGI image HUGGINGFACE_HUB_CACHE=/tmp.
+    (message,) = s19(deployment(TGI_405B, TGI_VOLUMES))
+    assert message.startswith(
+        "container tgi-container: downloads meta-llama/Llama-3.1-405B-Instruct-FP8 from the Hugging Face Hub into "
+        "/data/hub or /tmp on the node's ephemeral storage but requests no ephemeral-storage"
+    )
+    # Careful forms: the request; or both folders off the node's disk; or a local model.
+    careful = copy.deepcopy(TGI_405B)
+    careful["resources"]["requests"]["ephemeral-storage"] = "900Gi"
+    assert s19(deployment(careful, TGI_VOLUMES)) == []
+    on_pvc = copy.deepcopy(TGI_405B)
+    on_pvc["volumeMounts"].append({"mountPath": "/data", "name": "cache"})
+    volumes = [TGI_VOLUMES[0], {"name": "tmp", "persistentVolumeClaim": {"claimName": "tmp"}}]
+    volumes.append({"name": "cache", "persistentVolumeClaim": {"claimName": "cache"}})
+    assert s19(deployment(on_pvc, volumes)) == []
+    # Only /data on a PVC: the official image would use it, Google's would use /tmp; the manifest alone does not
+    # prove where the download lands, so nothing is blocked.
+    assert s19(deployment(on_pvc, [TGI_VOLUMES[0], TGI_VOLUMES[1], volumes[2]])) == []
+    local = copy.deepcopy(TGI_405B)
+    local["env"][0]["value"] = "/data/models/llama-405b"
+    assert s19(deployment(local, TGI_VOLUMES)) == []
+
+
+def test_an_emptydir_with_a_size_limit_is_bounded_and_judged_by_s29_instead():
+    bounded = [TGI_VOLUMES[0], {"name": "tmp", "emptyDir": {"sizeLimit": "100Gi"}}]
+    container = copy.deepcopy(TGI_405B)
+    container["env"] = [{"name": "MODEL_ID", "value": "deepseek-ai/DeepSeek-V3"}, {"name": "HF_HUB_CACHE", "value": "/tmp"}]
+    resource = deployment(container, bounded)
+    assert s19(resource) == []
+    (message,) = model_cache_fits_checkpoint.POLICY.check_resource(resource, {})
+    assert message.startswith("container tgi-container: emptyDir tmp (sizeLimit) at /tmp holds 100 GiB, but the checkpoint")
+    # Without the variable, TGI's cache may be /data/hub (the official image): not on that emptyDir, nothing to judge.
+    container["env"] = container["env"][:1]
+    assert model_cache_fits_checkpoint.POLICY.check_resource(deployment(container, bounded), {}) == []
+
+
+# ollama/ollama d1a9a338 examples/kubernetes/gpu.yaml (reduced).
+OLLAMA = {
+    "name": "ollama",
+    "image": "ollama/ollama:latest",
+    "ports": [{"name": "http", "containerPort": 11434}],
+    "resources": {"limits": {"nvidia.com/gpu": 1}},
+}
+
+
+def test_ollama_pulls_into_root_ollama_and_stops_at_once_on_sigterm():
+    assert model_server_engine(OLLAMA) == "ollama"
+    (message,) = s19(deployment(OLLAMA))
+    assert message.startswith(
+        "container ollama: downloads its model from the Ollama library (pulled at run time) into /root/.ollama/models"
+    )
+    # ollama v0.32.15 server/routes.go L2026: SIGTERM closes every connection (drain "aborts").
+    drains = termination_drains_streams.POLICY.check_resource(deployment(OLLAMA), termination_drains_streams.POLICY.defaults())
+    assert any("on SIGTERM Ollama stops at once and its in-flight requests fail" in m for m in drains), drains
+    careful = dict(OLLAMA, volumeMounts=[{"name": "models", "mountPath": "/root/.ollama"}])
+    assert s19(deployment(careful, [{"name": "models", "persistentVolumeClaim": {"claimName": "ollama"}}])) == []
+    moved = dict(careful, env=[{"name": "OLLAMA_MODELS", "value": "/models"}])
+    assert len(s19(deployment(moved, [{"name": "models", "persistentVolumeClaim": {"claimName": "ollama"}}]))) == 1
+    # A variable from a ConfigMap may move the store anywhere: not judged.
+    hidden = dict(OLLAMA, env=[{"name": "OLLAMA_MODELS", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k"}}}])
+    assert s19(deployment(hidden)) == []
+
+
+# nebius/ml-cookbook 83f160fe knative-llamacpp/llamacpp.yml (reduced): llama.cpp configured through LLAMA_ARG_*.
+LLAMACPP_ENV = {
+    "name": "l3test",
+    "image": "ghcr.io/brianlechthaler/ml-cookbook-knative-testing/knative-llamacpp:main",
+    "env": [
+        {"name": "LLAMA_ARG_CTX_SIZE", "value": "131072"},
+        {"name": "LLAMA_ARG_MODEL", "value": "/mnt/models/l3.1-8B-F16.gguf"},
+        {"name": "LLAMA_ARG_PORT", "value": "8080"},
+        {"name": "LLAMA_ARG_N_GPU_LAYERS", "value": "100"},
+    ],
+    "resources": {"limits": {"nvidia.com/gpu": 1}},
+}
+
+
+def test_llama_cpp_is_recognised_by_its_env_prefix_and_reads_it_as_flags():
+    assert model_server_engine(LLAMACPP_ENV) == "llama-cpp"
+    assert model_server_engine(dict(LLAMACPP_ENV, env=[])) is None  # the image alone names no engine
+    (server,) = table_servers(deployment(LLAMACPP_ENV, kind="Pod"))
+    assert server.model == "/mnt/models/l3.1-8B-F16.gguf"
+    assert server.args["max-model-len"] == "131072" and server.args["n-gpu-layers"] == "100"
+    # A flag on the command line wins over its variable.
+    flagged = dict(LLAMACPP_ENV, args=["--ctx-size", "8192"])
+    assert table_servers(deployment(flagged))[0].args["max-model-len"] == "8192"
+    # A local .gguf downloads nothing; -hf through LLAMA_ARG_HF_REPO does (llama.cpp common/arg.cpp, hf-cache.cpp).
+    assert s19(deployment(LLAMACPP_ENV, kind="Pod")) == []
+    hub = dict(LLAMACPP_ENV, env=[{"name": "LLAMA_ARG_HF_REPO", "value": "ggml-org/gemma-3-1b-it-GGUF:Q4_K_M"}])
+    (message,) = s19(deployment(hub))
+    assert message.startswith(
+        "container l3test: downloads ggml-org/gemma-3-1b-it-GGUF:Q4_K_M from the Hugging Face Hub or its URL into "
+        "/root/.cache/huggingface/hub or /root/.cache/llama.cpp"
+    )
+    cached = dict(
+        hub, env=[*hub["env"], {"name": "LLAMA_CACHE", "value": "/cache"}], volumeMounts=[{"name": "c", "mountPath": "/cache"}]
+    )
+    assert s19(deployment(cached, [{"name": "c", "persistentVolumeClaim": {"claimName": "c"}}])) == []
+
+
+# InternLM/lmdeploy v0.16.0 k8s/deployment.yaml (reduced): the careful form, the HF cache on a hostPath.
+LMDEPLOY = {
+    "name": "internlm2-chat-7b",
+    "image": "openmmlab/lmdeploy:latest",
+    "command": ["/bin/sh", "-c"],
+    "args": ["lmdeploy serve api_server internlm/internlm2-chat-7b --server-port 23333"],
+    "resources": {"limits": {"nvidia.com/gpu": "1"}, "requests": {"nvidia.com/gpu": "1"}},
+    "volumeMounts": [{"mountPath": "/root/.cache/huggingface", "name": "model-data"}],
+}
+LMDEPLOY_VOLUMES = [{"name": "model-data", "hostPath": {"path": "/root/.cache/huggingface", "type": "DirectoryOrCreate"}}]
+
+
+def test_lmdeploy_row_reads_its_server_and_its_download():
+    assert model_server_engine(LMDEPLOY) == "lmdeploy"
+    (server,) = table_servers(deployment(LMDEPLOY, LMDEPLOY_VOLUMES))
+    assert server.model == "internlm/internlm2-chat-7b"
+    assert s19(deployment(LMDEPLOY, LMDEPLOY_VOLUMES)) == []
+    # The mutation: without the hostPath the download lands on the container's own layer.
+    bare = {k: v for k, v in LMDEPLOY.items() if k != "volumeMounts"}
+    (message,) = s19(deployment(bare))
+    assert message.startswith(
+        "container internlm2-chat-7b: downloads internlm/internlm2-chat-7b from the Hugging Face Hub into "
+        "/root/.cache/huggingface/hub"
+    )
+    found = {v.catalog for v in evaluate([deployment(bare)])}
+    assert {"S19", "G1", "S16"} <= found, found  # the :latest tag the row lists, no startupProbe before /health
+
+
+NEW_ENGINE = """
+[engines.fetchy]
+display = "Fetchy"
+release = "v1"
+images = ["example.com/fetchy"]
+commands = ["fetchy"]
+modules = []
+model_positional = true
+loads_before_serving = true
+port = 9000
+health = "/healthz"
+readiness = "/ready"
+drain = "waits"
+drain_flag = ""
+drain_env = ""
+drain_default = 0
+memory_fraction_of = ""
+metrics_path = ""
+metrics_port = 9000
+queue_metric = ""
+running_metric = ""
+context_unset = ""
+context_override_env = ""
+startup_rules = []
+kv_heads_replicated = true
+moving_tags = []
+
+[engines.fetchy.settings]
+model = ["model"]
+
+[engines.fetchy.downloads]
+models = ["name"]
+dirs = ["/var/fetchy"]
+env = ["FETCHY_HOME/store"]
+source = "the Fetchy registry"
+
+[engines.fetchy.sources]
+recognise = "written for this test"
+settings = "written for this test"
+endpoints = "written for this test"
+drain = "written for this test"
+metrics = "written for this test"
+downloads = "written for this test"
+"""
+
+
+def test_a_new_engine_with_a_downloads_table_gets_s19_without_code():
+    engines = load_engines(Path(TABLE).read_text(encoding="utf-8") + NEW_ENGINE)
+    container = {
+        "name": "f",
+        "image": "example.com/fetchy:1",
+        "command": ["fetchy", "acme-7b"],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    }
+    assert s19(deployment(container)) == []  # nobody described it
+    with use_engine_table(engines):
+        (message,) = s19(deployment(container))
+        assert message.startswith("container f: downloads acme-7b from the Fetchy registry into /var/fetchy on the node's")
+        moved = dict(
+            container, env=[{"name": "FETCHY_HOME", "value": "/data"}], volumeMounts=[{"name": "d", "mountPath": "/data"}]
+        )
+        assert s19(deployment(moved, [{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}])) == []
+        assert "into /data/store" in s19(deployment(moved, [{"name": "d", "emptyDir": {}}]))[0]
+
+
+@pytest.mark.parametrize(
+    ("edit", "error"),
+    [
+        ('models = ["name"]', None),
+        ('models = ["everything"]', "downloads.models: 'everything' is not one of"),
+        ('dirs = ["var/fetchy"]', "downloads.dirs: 'var/fetchy' is not an absolute path"),
+        ('source = ""', "downloads.source: a non-empty str is required"),
+    ],
+)
+def test_the_downloads_table_is_checked_at_load(edit, error):
+    key = edit.split(" =", 1)[0]
+    row = "\n".join(
+        edit if line.startswith(f"{key} =") and "downloads" in NEW_ENGINE else line for line in NEW_ENGINE.splitlines()
+    )
+    text = Path(TABLE).read_text(encoding="utf-8") + row
+    if error is None:
+        load_engines(text)
+        return
+    with pytest.raises(EngineTableError, match=error):
+        load_engines(text)
+    without_source = NEW_ENGINE.replace('downloads = "written for this test"\n', "")
+    with pytest.raises(EngineTableError, match=r"sources\.downloads: every fact needs its source"):
+        load_engines(Path(TABLE).read_text(encoding="utf-8") + without_source)
