@@ -19,6 +19,7 @@ from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, si
 from policies.ingress import external_gce_ingress_guarded, internet_facing_alb_guarded, model_pods_network_isolated
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
+    api_version_served,
     capabilities_allow_list,
     gpu_image_pull_policy,
     gpu_memory_request_equals_limit,
@@ -167,6 +168,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_default_namespace.POLICY,
     no_bare_pods.POLICY,
     job_ttl.POLICY,
+    api_version_served.POLICY,
+    api_version_served.DEPRECATED_POLICY,
     startup_batched_tokens_cover_seqs.POLICY,
     startup_tp_divides_attention_heads.POLICY,
     startup_context_within_model_limit.POLICY,

@@ -38,6 +38,12 @@ def _health(container: dict) -> str:
     return "its health endpoint"
 
 
+def _budget(probe: dict) -> int:
+    """Seconds before a probe's failures kill the container: initialDelaySeconds + failureThreshold x periodSeconds."""
+    delay, failures, period = (_probe_field(probe, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds"))
+    return delay + failures * period
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     minimum = int(config["minBudgetSeconds"])
     messages = []
@@ -69,30 +75,36 @@ def _check(resource: Resource, config: dict) -> list[str]:
         said = str if i < known else unproven
         startup = container.get("startupProbe")
         if not isinstance(startup, dict):
-            if isinstance(container.get("livenessProbe"), dict):
-                messages.append(
-                    said(
-                        f"{label}: livenessProbe without a startupProbe restarts the pod while "
-                        f"{engine} is still loading the model; add a startupProbe on GET {health} "
-                        f"with a budget of at least {minimum}s"
-                        + (" (an engine no row of the engine table names: advisory)" if said is unproven else "")
-                    )
+            liveness = container.get("livenessProbe")
+            if isinstance(liveness, dict):
+                message = (
+                    f"{label}: livenessProbe without a startupProbe restarts the pod while "
+                    f"{engine} is still loading the model; add a startupProbe on GET {health} "
+                    f"with a budget of at least {minimum}s"
+                    + (" (an engine no row of the engine table names: advisory)" if said is unproven else "")
                 )
+                # A liveness probe whose own first failure comes after the budget (initialDelaySeconds + failureThreshold
+                # x periodSeconds) does not kill the load: a startupProbe is then the better form, not a fix.
+                messages.append(said(message) if _budget(liveness) < minimum else unproven(message))
             elif said is unproven:
                 continue  # an unknown engine may serve at once: no probe at all is not proven wrong
             elif front:
                 # Only a pod that takes requests needs one: a rank its group's leader fronts (takes_requests) with no
                 # probe at all is restarted by nothing mid-load, and the leader's startupProbe holds the group back.
+                # With no livenessProbe nothing restarts the pod mid-load either (the readiness probe keeps traffic off
+                # it, serving-readiness-probe's check): a startupProbe guards a liveness probe added later. Advice.
                 messages.append(
-                    f"{label}: no startupProbe; {engine} serves nothing until the model is "
-                    f"downloaded, loaded and compiled, so add a startupProbe on GET {health} "
-                    f"with a budget of at least {minimum}s"
+                    unproven(
+                        f"{label}: no startupProbe; {engine} serves nothing until the model is "
+                        f"downloaded, loaded and compiled, so add a startupProbe on GET {health} "
+                        f"with a budget of at least {minimum}s"
+                    )
                 )
         else:
             delay, failures, period = (
                 _probe_field(startup, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds")
             )
-            budget = delay + failures * period
+            budget = _budget(startup)
             if budget < minimum:
                 messages.append(
                     said(

@@ -4,9 +4,13 @@ third-party form that stays silent (minimal hand-written shapes of the cited ups
 from __future__ import annotations
 
 import copy
+from pathlib import Path
+
+import yaml
 
 from policies.framework import Resource
 from policies.registry import evaluate
+from tests.conftest import shared_path
 
 
 def res(obj: dict) -> Resource:
@@ -86,3 +90,140 @@ def test_logging_switches_and_aibrix_dev_mode_are_silent():
         {"name": "VLLM_SERVER_DEV_MODE", "value": "1"},
     ]
     assert found([form], "debug-switches-off") == []
+
+
+# G40 api-version-served / api-version-deprecated ---------------------------------------------------------------
+
+# aws-samples/awsome-inference 2.projects/nims-inference/nim-deploy/helm/scaling-lb-monitoring/scaling/karpenter-config.yaml
+# at d3236c8cfabb5699c4292f7e0351e4dbc9099de3 (held-out set 3, row 3): a karpenter.sh/v1beta1 NodePool on p instances
+# and its karpenter.k8s.aws/v1beta1 EC2NodeClass.
+V1BETA1_POOL = {
+    "apiVersion": "karpenter.sh/v1beta1",
+    "kind": "NodePool",
+    "metadata": {"name": "default"},
+    "spec": {
+        "template": {
+            "spec": {
+                "nodeClassRef": {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "name": "default"},
+                "requirements": [{"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["p"]}],
+            }
+        },
+        "disruption": {"consolidationPolicy": "WhenUnderutilized", "expireAfter": "720h"},
+    },
+}
+V1BETA1_CLASS = {
+    "apiVersion": "karpenter.k8s.aws/v1beta1",
+    "kind": "EC2NodeClass",
+    "metadata": {"name": "default"},
+    "spec": {"amiFamily": "AL2", "role": "KarpenterNodeRole"},
+}
+
+
+def test_karpenter_v1beta1_objects_are_refused_by_the_pinned_karpenter():
+    assert found([V1BETA1_POOL, V1BETA1_CLASS], "api-version-served") == [
+        (
+            "mandatory",
+            "apiVersion karpenter.k8s.aws/v1beta1 EC2NodeClass is not served by the pinned controller, so the API server "
+            "refuses the object (Karpenter serves v1 alone from v1.1.0 (aws/karpenter-provider-aws "
+            "pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml; pinned v1.14.1)); use karpenter.k8s.aws/v1",
+        ),
+        (
+            "mandatory",
+            "apiVersion karpenter.sh/v1beta1 NodePool is not served by the pinned controller, so the API server refuses "
+            "the object (Karpenter serves v1 alone from v1.1.0 (kubernetes-sigs/karpenter "
+            "pkg/apis/crds/karpenter.sh_nodepools.yaml; pinned v1.14.1)); use karpenter.sh/v1",
+        ),
+    ]
+
+
+def test_the_v1_forms_and_a_version_before_its_removal_are_silent():
+    # aws-samples/karpenter-blueprints blueprints/nvidia-gpu-workload/gpu-nodepool.yaml (corpus 1): karpenter.sh/v1.
+    v1_pool = {**copy.deepcopy(V1BETA1_POOL), "apiVersion": "karpenter.sh/v1"}
+    v1_class = {**copy.deepcopy(V1BETA1_CLASS), "apiVersion": "karpenter.k8s.aws/v1"}
+    assert found([v1_pool, v1_class], "api-version-served") == []
+    hpa = {
+        "apiVersion": "autoscaling/v2beta2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "vllm"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm"}, "maxReplicas": 2},
+    }
+    assert found([hpa], "api-version-served", {"api-version-served": {"kubernetesVersion": "1.25"}}) == []
+    ((level, message),) = found([hpa], "api-version-served", {"api-version-served": {"kubernetesVersion": "1.26"}})
+    assert level == "mandatory" and message.startswith(
+        "apiVersion autoscaling/v2beta2 HorizontalPodAutoscaler is not served by Kubernetes 1.26 and later"
+    )
+
+
+def test_ray_v1alpha1_is_deprecated_not_refused():
+    # aws-samples/gen-ai-on-eks ray_serve_manifests/00_ray_serve_fine_tuned.yaml at
+    # df6d26c4b7b12c0f544301942b5cd1e1be679bf6 (held-out set 3, row 9): a ray.io/v1alpha1 RayService.
+    service = {"apiVersion": "ray.io/v1alpha1", "kind": "RayService", "metadata": {"name": "rayservice"}, "spec": {}}
+    assert found([service], "api-version-served") == []
+    ((level, message),) = found([service], "api-version-deprecated")
+    assert level == "advisory" and message.endswith("will stop being served; use ray.io/v1")
+    assert found([{**service, "apiVersion": "ray.io/v1"}], "api-version-deprecated") == []
+
+
+def _schema_names(minor: str) -> set[str]:
+    import kubernetes_validate  # type: ignore[import-untyped]
+
+    folder = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema" / f"v{minor}.0-local"
+    return {p.name for p in folder.glob("*.json")}
+
+
+def _schema_file(api_version: str, kind: str) -> str:
+    group, version = api_version.split("/") if "/" in api_version else ("", api_version)
+    return f"{kind.lower()}-{group.split('.')[0]}-{version}.json" if group else f"{kind.lower()}-{version}.json"
+
+
+def test_every_kubernetes_row_matches_kubernetes_validate_schemas():
+    """Rows removed at 1.25 or later: the schema exists one minor before and not at the removal; earlier removals
+    are absent from the oldest schema kubernetes-validate ships (1.25). Mutation: a wrong removed_in fails here."""
+    from policies.k8s_generic.api_version_served import REMOVED
+
+    oldest = _schema_names("1.25")
+    checked = 0
+    for row in (r for r in REMOVED if r.removed_in is not None):
+        major, minor = (int(p) for p in row.removed_in.split("."))
+        for kind in row.kinds:
+            name = _schema_file(row.api_version, kind)
+            if minor > 25:
+                assert name in _schema_names(f"{major}.{minor - 1}"), (row, kind)
+                assert name not in _schema_names(row.removed_in), (row, kind)
+            else:
+                assert name not in oldest, (row, kind)
+            # The replacement is served today.
+            checked += 1
+    assert checked >= 15
+
+
+# The CRDs are large (KubeRay's RayService is megabytes): libyaml's loader reads them in a fraction of the time.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def test_karpenter_and_kuberay_rows_match_the_pinned_crds():
+    from policies.k8s_generic.api_version_served import DEPRECATED, REMOVED
+
+    served: dict[str, dict[str, tuple[bool, bool]]] = {}
+    for path in [*shared_path("crds", "karpenter.sh").glob("*.yaml"), *shared_path("crds", "karpenter.k8s.aws").glob("*.yaml")]:
+        crd = yaml.load(path.read_text(), Loader=_LOADER)
+        for v in crd["spec"]["versions"]:
+            served.setdefault(f"{crd['spec']['group']}/{v['name']}", {})[crd["spec"]["names"]["kind"]] = (
+                bool(v.get("served")),
+                bool(v.get("deprecated")),
+            )
+    for path in shared_path("crds", "ray.io").glob("*.yaml"):
+        crd = yaml.load(path.read_text(), Loader=_LOADER)
+        for v in crd["spec"]["versions"]:
+            served.setdefault(f"ray.io/{v['name']}", {})[crd["spec"]["names"]["kind"]] = (
+                bool(v.get("served")),
+                bool(v.get("deprecated")),
+            )
+    for row in (r for r in REMOVED if r.removed_in is None):
+        for kind in row.kinds:
+            assert not served.get(row.api_version, {}).get(kind, (False, False))[0], (row.api_version, kind)
+    assert served["karpenter.sh/v1"]["NodePool"] == (True, False)
+    assert served["karpenter.k8s.aws/v1"]["EC2NodeClass"] == (True, False)
+    for row in DEPRECATED:
+        for kind in row.kinds:
+            assert served[row.api_version][kind] == (True, True), (row.api_version, kind)

@@ -1,0 +1,171 @@
+"""G40: an object's apiVersion is one the API server (or the pinned controller's CRD) still serves.
+
+An apiVersion nobody serves is refused at apply ("no matches for kind ... in version ..."): the manifest alone shows
+it, given the Kubernetes minor (policy config) and the controller releases this pack is pinned to. A version still
+served but marked deprecated by its CRD is reported advisory (``api-version-deprecated``).
+
+The table is data, one row per (group/version, kinds), each with its source:
+
+* Kubernetes: the deprecated API migration guide (https://kubernetes.io/docs/reference/using-api/deprecation-guide/)
+  gives the minor that stopped serving each version; tests/policies/test_policy_new_rows.py checks every row
+  removed at 1.25 or later against kubernetes-validate's OpenAPI schemas (present one minor before, absent at it).
+* Karpenter: ``karpenter.sh/v1alpha5`` Provisioner and ``karpenter.k8s.aws/v1alpha1`` AWSNodeTemplate lost their
+  CRDs in v0.33.0 (aws/karpenter-provider-aws ``pkg/apis/crds/`` at v0.32.0 vs v0.33.0); ``karpenter.sh/v1beta1``
+  NodePool/NodeClaim and ``karpenter.k8s.aws/v1beta1`` EC2NodeClass are served up to v1.0.x and not from v1.1.0
+  (kubernetes-sigs/karpenter ``pkg/apis/crds/karpenter.sh_nodepools.yaml`` lists v1 and v1beta1 at v1.0.0, v1 alone
+  at v1.1.0; the pinned v1.14.1 CRDs under the reference folder serve v1 alone, checked by the test).
+* KubeRay: the pinned v1.7.0 CRDs still serve ``ray.io/v1alpha1`` but mark it ``deprecated: true``
+  (``ray-operator/config/crd/bases/ray.io_rayclusters.yaml``, ``ray.io_rayservices.yaml``, ``ray.io_rayjobs.yaml``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from policies.framework import Policy, Resource
+from policies.kube import get
+
+DEFAULT_KUBERNETES = "1.33"
+GUIDE = "Kubernetes deprecation guide"
+
+
+@dataclass(frozen=True)
+class Row:
+    """A group/version and the kinds it no longer serves (removed_in: a Kubernetes minor, or None for a CRD version
+    the pinned controller does not serve at all), what replaces it, and where the fact comes from."""
+
+    api_version: str
+    kinds: tuple[str, ...]
+    removed_in: Optional[str]
+    use: str
+    source: str
+
+
+REMOVED: tuple[Row, ...] = (
+    Row("extensions/v1beta1", ("Deployment", "DaemonSet", "ReplicaSet"), "1.16", "apps/v1", GUIDE + " (v1.16)"),
+    Row("apps/v1beta1", ("Deployment", "StatefulSet"), "1.16", "apps/v1", GUIDE + " (v1.16)"),
+    Row("apps/v1beta2", ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"), "1.16", "apps/v1", GUIDE + " (v1.16)"),
+    Row("extensions/v1beta1", ("Ingress", "NetworkPolicy"), "1.22", "networking.k8s.io/v1", GUIDE + " (v1.22; v1.16)"),
+    Row("networking.k8s.io/v1beta1", ("Ingress", "IngressClass"), "1.22", "networking.k8s.io/v1", GUIDE + " (v1.22)"),
+    Row("batch/v1beta1", ("CronJob",), "1.25", "batch/v1", GUIDE + " (v1.25)"),
+    Row("policy/v1beta1", ("PodDisruptionBudget",), "1.25", "policy/v1", GUIDE + " (v1.25)"),
+    Row("autoscaling/v2beta1", ("HorizontalPodAutoscaler",), "1.25", "autoscaling/v2", GUIDE + " (v1.25)"),
+    Row("autoscaling/v2beta2", ("HorizontalPodAutoscaler",), "1.26", "autoscaling/v2", GUIDE + " (v1.26)"),
+    Row(
+        "karpenter.sh/v1alpha5",
+        ("Provisioner", "Machine"),
+        None,
+        "karpenter.sh/v1 NodePool",
+        "Karpenter v0.33.0 dropped the CRD (aws/karpenter-provider-aws pkg/apis/crds/)",
+    ),
+    Row(
+        "karpenter.k8s.aws/v1alpha1",
+        ("AWSNodeTemplate",),
+        None,
+        "karpenter.k8s.aws/v1 EC2NodeClass",
+        "Karpenter v0.33.0 dropped the CRD (aws/karpenter-provider-aws pkg/apis/crds/)",
+    ),
+    Row(
+        "karpenter.sh/v1beta1",
+        ("NodePool", "NodeClaim"),
+        None,
+        "karpenter.sh/v1",
+        "Karpenter serves v1 alone from v1.1.0 (kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml; pinned v1.14.1)",
+    ),
+    Row(
+        "karpenter.k8s.aws/v1beta1",
+        ("EC2NodeClass",),
+        None,
+        "karpenter.k8s.aws/v1",
+        "Karpenter serves v1 alone from v1.1.0 (aws/karpenter-provider-aws pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml; pinned v1.14.1)",
+    ),
+)
+
+DEPRECATED: tuple[Row, ...] = (
+    Row(
+        "ray.io/v1alpha1",
+        ("RayCluster", "RayService", "RayJob"),
+        None,
+        "ray.io/v1",
+        "KubeRay v1.7.0 CRDs mark ray.io/v1alpha1 deprecated (ray-operator/config/crd/bases/)",
+    ),
+)
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
+
+
+def _row(rows: tuple[Row, ...], resource: Resource) -> Optional[Row]:
+    api_version, kind = get(resource.props, "apiVersion"), get(resource.props, "kind")
+    return next((r for r in rows if r.api_version == api_version and kind in r.kinds), None)
+
+
+def _removed(resource: Resource, config: dict) -> list[str]:
+    row = _row(REMOVED, resource)
+    if row is None:
+        return []
+    version = str(config["kubernetesVersion"])
+    if row.removed_in is not None and _minor(version) < _minor(row.removed_in):
+        return []
+    when = f"Kubernetes {row.removed_in} and later (checked for {version})" if row.removed_in else "the pinned controller"
+    return [
+        f"apiVersion {row.api_version} {get(resource.props, 'kind')} is not served by {when}, so the API server refuses "
+        f"the object ({row.source}); use {row.use}"
+    ]
+
+
+def _deprecated(resource: Resource, config: dict) -> list[str]:
+    row = _row(DEPRECATED, resource)
+    if row is None:
+        return []
+    return [
+        f"apiVersion {row.api_version} {get(resource.props, 'kind')} is deprecated ({row.source}) and will stop being "
+        f"served; use {row.use}"
+    ]
+
+
+def _types(rows: tuple[Row, ...]) -> tuple[str, ...]:
+    return tuple(sorted({f"kubernetes:{r.api_version}:{k}" for r in rows for k in r.kinds}))
+
+
+POLICY = Policy(
+    name="api-version-served",
+    description="An object's apiVersion is served by the Kubernetes minor (policy config) and the pinned controllers "
+    "(Karpenter v1 only from v1.1.0); removed versions are refused at apply.",
+    catalog="G40",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Move the object to the version the message names (kubectl convert, or the controller's migration guide: "
+        "Karpenter v1beta1 -> v1 https://karpenter.sh/docs/upgrading/v1-migration/); set kubernetesVersion in the "
+        "pack config to the cluster's minor."
+    ),
+    config_schema={
+        "kubernetesVersion": {
+            "type": "string",
+            "default": DEFAULT_KUBERNETES,
+            "description": f"The cluster's Kubernetes minor; versions removed at or before it are refused (default {DEFAULT_KUBERNETES}).",
+        }
+    },
+    resource_types=_types(REMOVED),
+    check_resource=_removed,
+    rationale=(
+        "The API server answers 'no matches for kind' for a group/version it does not serve, so nothing is created; "
+        "Kubernetes' removals are in the deprecation guide, Karpenter's in its CRDs at each release (v1.1.0 serves "
+        "karpenter.sh/v1 and karpenter.k8s.aws/v1 alone)."
+    ),
+)
+
+DEPRECATED_POLICY = Policy(
+    name="api-version-deprecated",
+    description="An object uses an apiVersion its pinned CRD still serves but marks deprecated (ray.io/v1alpha1).",
+    catalog="G40",
+    severity="low",
+    enforcement="advisory",
+    remediation_steps="Move the object to the version the message names (ray.io/v1: the same fields for these kinds).",
+    resource_types=_types(DEPRECATED),
+    check_resource=_deprecated,
+    rationale="A deprecated version is removed in a later controller release; KubeRay v1.7.0 marks ray.io/v1alpha1 deprecated.",
+)
