@@ -241,3 +241,33 @@ def test_s18_head_and_worker_taint_assumptions_are_advice_and_a_head_that_tolera
             head["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
     found = [v for v in _violations(tmp_path, extra=docs) if v.policy == "kuberay-gpu-hygiene" and "num-gpus" in v.message]
     assert [v.enforcement for v in found] == ["mandatory"]
+
+
+def test_s16_no_startup_probe_blocks_only_beside_a_liveness_probe_that_kills_the_load(tmp_path):
+    # kubernetes/examples AI/vllm-deployment/vllm-deployment.yaml at 279e8e4fe314f6cb7bc55fa3fbc21bbeaa48c0ea (minimal
+    # form): a vLLM Deployment with no probes. Nothing restarts it mid-load, so a missing startupProbe is advice.
+    deployment = _vllm_deployment(["--model=google/gemma-3-1b-it"], [])
+    s16 = "llm-startup-probe-budget"
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["advisory"]
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    # A liveness probe that fails after 30 s kills every cold start: blocks.
+    container["livenessProbe"] = {"httpGet": {"path": "/health", "port": 8000}, "initialDelaySeconds": 0, "periodSeconds": 10}
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["mandatory"]
+    # One that waits out the 600 s budget does not kill the load: a startupProbe is the better form, advice.
+    container["livenessProbe"]["initialDelaySeconds"] = 600
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["advisory"]
+
+
+def test_s12_a_when_empty_pool_without_budgets_is_advice_and_an_underutilized_one_blocks(tmp_path):
+    # aws-samples/karpenter-blueprints blueprints/nvidia-gpu-workload/gpu-nodepool.yaml (corpus 1): consolidationPolicy
+    # WhenEmpty, no budgets. Consolidation never evicts a busy node there (the policy's own remediation names WhenEmpty).
+    pool_file = shared_path(
+        "corpus", "manifests", "aws-samples__karpenter-blueprints", "blueprints__nvidia-gpu-workload__gpu-nodepool.yaml"
+    )
+    s12 = "karpenter-gpu-nodepool-disruption-budget"
+    assert [v.enforcement for v in _violations(tmp_path, str(pool_file)) if v.policy == s12] == ["advisory"]
+    docs = [d for d in yaml.safe_load_all(pool_file.read_text()) if isinstance(d, dict)]
+    for d in docs:
+        if d.get("kind") == "NodePool":
+            d["spec"]["disruption"]["consolidationPolicy"] = "WhenEmptyOrUnderutilized"
+    assert [v.enforcement for v in _violations(tmp_path, extra=docs) if v.policy == s12] == ["mandatory"]
