@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
+from policies.kube import as_dict, get
 from policies.reading.nodepools import NODEPOOL_TYPES, gpu_limit, is_gpu_nodepool, is_static
 
 
@@ -11,10 +12,18 @@ def _check(resource: Resource, config: dict) -> list[str]:
         return []
     if is_static(resource.props):
         return []  # spec.replicas bounds the nodes, and Karpenter's validation refuses any other limit
-    return [
-        'spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; nothing bounds how many GPUs it buys '
-        "(a cpu or memory limit does not)"
-    ]
+    other = sorted(k for k in as_dict(get(resource.props, "spec", "limits")) if isinstance(k, str))
+    if other:
+        # A cpu, memory or nodes limit does bound the nodes, so the GPUs too (Karpenter stops launching once the
+        # pool's resources reach any limit, https://karpenter.sh/docs/concepts/nodepools/#speclimits); how loosely,
+        # on GPU-dense instances, is a judgement the manifest alone cannot make: advice, not a block.
+        return [
+            unproven(
+                f'spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; only {", ".join(other)} bound it, '
+                "which on GPU-dense instances allows far more GPUs than the models need; cap the GPUs themselves"
+            )
+        ]
+    return ['spec.limits: GPU NodePool without limits["nvidia.com/gpu"] or any other limit; nothing bounds how many GPUs it buys']
 
 
 POLICY = Policy(

@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import GPU_RESOURCE, HPA_TYPES, SCALED_OBJECT_TYPE, as_dict, as_int, as_list, get, requests_gpu
 from policies.reading.gpu_pools import platform_adds_toleration
 from policies.reading.ray_cluster import RAY_TYPES, cluster_spec, groups
@@ -132,10 +132,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
             num_gpus = g.start_params.get("num-gpus")
             if (num_gpus is None or as_int(num_gpus) != 0) and _head_may_see_gpus(g.podspec, on_gke):
                 shown = "is not set" if num_gpus is None else f"is {num_gpus!r}"
-                messages.append(
+                message = (
                     f'{g.path}.rayStartParams num-gpus {shown}; set it to "0" so Ray schedules no GPU '
                     f"work on the head (on a GPU node the vLLM image sees the node's GPUs unrequested)"
                 )
+                # A head that tolerates the GPU taint can reach GPU nodes: proven. Otherwise whether it can depends on
+                # whether the cluster taints its GPU nodes, which the manifest does not show.
+                messages.append(message if _tolerates_gpu(g.podspec) else unproven(message))
             continue
         max_replicas = as_int(g.spec.get("maxReplicas"))
         min_replicas = as_int(g.spec.get("minReplicas", 0))
@@ -157,14 +160,21 @@ def _check(resource: Resource, config: dict) -> list[str]:
             and not _tolerates_gpu(g.podspec)
             and not platform_adds_toleration(g.podspec)
         ):
+            # The taint is the setting's assumption, not a fact of the manifest (S15 treats it the same way).
             messages.append(
-                f"{g.path} ({g.name}): requests {GPU_RESOURCE} but does not tolerate the {GPU_RESOURCE} "
-                f"taint, so it never schedules on the GPU nodes (setting gpuNodesTainted: true)"
+                unproven(
+                    f"{g.path} ({g.name}): requests {GPU_RESOURCE} but does not tolerate the {GPU_RESOURCE} "
+                    f"taint, so it never schedules on the GPU nodes (setting gpuNodesTainted: true)"
+                )
             )
     if spec.get("enableInTreeAutoscaling") is True and get(spec, "autoscalerOptions", "idleTimeoutSeconds") is None:
+        # Unset, the Ray autoscaler's own idle timeout still releases idle workers (the field is optional in KubeRay
+        # v1.7.0's RayCluster CRD); choosing it on purpose is advice, nothing the manifest shows to be broken.
         messages.append(
-            f"{prefix}.autoscalerOptions.idleTimeoutSeconds is not set while enableInTreeAutoscaling is "
-            f"true; set it so idle GPU workers are released on purpose, not on the autoscaler's default"
+            unproven(
+                f"{prefix}.autoscalerOptions.idleTimeoutSeconds is not set while enableInTreeAutoscaling is "
+                f"true; set it so idle GPU workers are released on purpose, not on the autoscaler's default"
+            )
         )
     return messages
 

@@ -11,7 +11,7 @@ readinessProbe is serving-readiness-probe's, for every engine.)
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_int
 from policies.reading.engines import table_servers
 from policies.reading.serving import engine_row, takes_requests
@@ -24,6 +24,12 @@ _DEFAULTS = {"initialDelaySeconds": 0, "failureThreshold": 3, "periodSeconds": 1
 def _probe_field(probe: dict, name: str) -> int:
     value = as_int(probe.get(name))
     return _DEFAULTS[name] if value is None else value
+
+
+def _budget(probe: dict) -> int:
+    """Seconds before a probe's failures kill the container: initialDelaySeconds + failureThreshold x periodSeconds."""
+    delay, failures, period = (_probe_field(probe, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds"))
+    return delay + failures * period
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -48,25 +54,33 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for container, label, engine, front, health in servers:
         startup = container.get("startupProbe")
         if not isinstance(startup, dict):
-            if isinstance(container.get("livenessProbe"), dict):
-                messages.append(
+            liveness = container.get("livenessProbe")
+            if isinstance(liveness, dict):
+                message = (
                     f"{label}: livenessProbe without a startupProbe restarts the pod while "
                     f"{engine} is still loading the model; add a startupProbe on GET {health} "
                     f"with a budget of at least {minimum}s"
                 )
+                # A liveness probe whose own first failure comes after the budget (initialDelaySeconds + failureThreshold
+                # x periodSeconds) does not kill the load: a startupProbe is then the better form, not a fix.
+                messages.append(message if _budget(liveness) < minimum else unproven(message))
             elif front:
                 # Only a pod that takes requests needs one: a rank its group's leader fronts (takes_requests) with no
                 # probe at all is restarted by nothing mid-load, and the leader's startupProbe holds the group back.
+                # With no livenessProbe nothing restarts the pod mid-load either (the readiness probe keeps traffic off
+                # it, serving-readiness-probe's check): a startupProbe guards a liveness probe added later. Advice.
                 messages.append(
-                    f"{label}: no startupProbe; {engine} serves nothing until the model is "
-                    f"downloaded, loaded and compiled, so add a startupProbe on GET {health} "
-                    f"with a budget of at least {minimum}s"
+                    unproven(
+                        f"{label}: no startupProbe; {engine} serves nothing until the model is "
+                        f"downloaded, loaded and compiled, so add a startupProbe on GET {health} "
+                        f"with a budget of at least {minimum}s"
+                    )
                 )
         else:
             delay, failures, period = (
                 _probe_field(startup, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds")
             )
-            budget = delay + failures * period
+            budget = _budget(startup)
             if budget < minimum:
                 messages.append(
                     f"{label}: startupProbe budget is {budget}s (initialDelaySeconds {delay} "

@@ -11,6 +11,7 @@ from components.builders.karpenter import node_pool
 from components.capacity.plan import plan_stack
 from components.capacity.pools import plan_pools
 from components.config import load_stack_config
+from policies.framework import Unproven
 from policies.karpenter import gpu_expiry, gpu_nodepool_disruption_budget, gpu_nodepool_limits, gpu_nodepool_tainted
 from tests.conftest import stack_config
 
@@ -105,10 +106,24 @@ def test_s12_underutilized_consolidation_without_a_zero_budget(compliant):
 
 def test_s13_no_gpu_limit(compliant):
     props = copy.deepcopy(compliant)
-    props["spec"]["limits"] = {"cpu": 1000}
+    props["spec"].pop("limits")
     assert messages(gpu_nodepool_limits.POLICY, pool(props)) == [
-        'spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; nothing bounds how many GPUs it buys (a cpu or memory limit does not)'
+        'spec.limits: GPU NodePool without limits["nvidia.com/gpu"] or any other limit; nothing bounds how many GPUs it buys'
     ]
+    assert not isinstance(gpu_nodepool_limits.POLICY.check_resource(pool(props), {})[0], Unproven)
+
+
+def test_s13_a_cpu_limit_bounds_the_gpus_loosely_which_is_advice(compliant):
+    # aws-samples/eks-workshop-v2 manifests/modules/aiml/deploy-monitor-genai-model/karpenter/g5-gpu-nodepool-nodeclass.yaml
+    # at 33bbed95586037778708b869bf1afbb9acac6f4f: a g5 GPU NodePool with limits {cpu: 1000} only.
+    props = copy.deepcopy(compliant)
+    props["spec"]["limits"] = {"cpu": 1000}
+    (message,) = gpu_nodepool_limits.POLICY.check_resource(pool(props), {})
+    assert isinstance(message, Unproven)
+    assert message == (
+        'spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; only cpu bound it, which on GPU-dense instances '
+        "allows far more GPUs than the models need; cap the GPUs themselves"
+    )
 
 
 def test_s14_expiry_below_the_floor(compliant):

@@ -217,3 +217,57 @@ def test_s30_a_read_write_once_claim_of_pods_pinned_to_one_node_rolls(tmp_path):
         pinned = copy.deepcopy(deployment)
         pinned["spec"]["template"]["spec"].update(pin)
         assert [v for v in _violations(tmp_path, extra=[pinned, claim]) if v.policy == "single-attach-volume-rolls"] == []
+
+
+def test_s18_head_and_worker_taint_assumptions_are_advice_and_a_head_that_tolerates_gpus_blocks(tmp_path):
+    # awslabs/data-on-eks data-stacks/ray-on-eks/examples/ray-batch-inference/03-rayservice-deepseek-r1-8b.yaml
+    # (corpus 1): the head sets no num-gpus and the GPU workers carry no toleration. Whether the head can reach a GPU
+    # node and whether GPU nodes are tainted are the cluster's (setting gpuNodesTainted), not the manifest's.
+    ray = shared_path(
+        "corpus",
+        "manifests",
+        "awslabs__data-on-eks",
+        "data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml",
+    )
+    found = [v for v in _violations(tmp_path, str(ray)) if v.policy == "kuberay-gpu-hygiene"]
+    assert any("num-gpus is not set" in v.message for v in found)
+    assert any("does not tolerate" in v.message for v in found)
+    assert {v.enforcement for v in found} == {"advisory"}
+    # The same head tolerating the GPU taint can land on a GPU node: its missing num-gpus "0" blocks.
+    docs = [d for d in yaml.safe_load_all(ray.read_text()) if isinstance(d, dict)]
+    for d in docs:
+        if d.get("kind") == "RayService":
+            head = d["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]
+            head["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    found = [v for v in _violations(tmp_path, extra=docs) if v.policy == "kuberay-gpu-hygiene" and "num-gpus" in v.message]
+    assert [v.enforcement for v in found] == ["mandatory"]
+
+
+def test_s16_no_startup_probe_blocks_only_beside_a_liveness_probe_that_kills_the_load(tmp_path):
+    # kubernetes/examples AI/vllm-deployment/vllm-deployment.yaml at 279e8e4fe314f6cb7bc55fa3fbc21bbeaa48c0ea (minimal
+    # form): a vLLM Deployment with no probes. Nothing restarts it mid-load, so a missing startupProbe is advice.
+    deployment = _vllm_deployment(["--model=google/gemma-3-1b-it"], [])
+    s16 = "llm-startup-probe-budget"
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["advisory"]
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    # A liveness probe that fails after 30 s kills every cold start: blocks.
+    container["livenessProbe"] = {"httpGet": {"path": "/health", "port": 8000}, "initialDelaySeconds": 0, "periodSeconds": 10}
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["mandatory"]
+    # One that waits out the 600 s budget does not kill the load: a startupProbe is the better form, advice.
+    container["livenessProbe"]["initialDelaySeconds"] = 600
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["advisory"]
+
+
+def test_s12_a_when_empty_pool_without_budgets_is_advice_and_an_underutilized_one_blocks(tmp_path):
+    # aws-samples/karpenter-blueprints blueprints/nvidia-gpu-workload/gpu-nodepool.yaml (corpus 1): consolidationPolicy
+    # WhenEmpty, no budgets. Consolidation never evicts a busy node there (the policy's own remediation names WhenEmpty).
+    pool_file = shared_path(
+        "corpus", "manifests", "aws-samples__karpenter-blueprints", "blueprints__nvidia-gpu-workload__gpu-nodepool.yaml"
+    )
+    s12 = "karpenter-gpu-nodepool-disruption-budget"
+    assert [v.enforcement for v in _violations(tmp_path, str(pool_file)) if v.policy == s12] == ["advisory"]
+    docs = [d for d in yaml.safe_load_all(pool_file.read_text()) if isinstance(d, dict)]
+    for d in docs:
+        if d.get("kind") == "NodePool":
+            d["spec"]["disruption"]["consolidationPolicy"] = "WhenEmptyOrUnderutilized"
+    assert [v.enforcement for v in _violations(tmp_path, extra=docs) if v.policy == s12] == ["mandatory"]
