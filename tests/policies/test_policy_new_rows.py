@@ -227,3 +227,49 @@ def test_karpenter_and_kuberay_rows_match_the_pinned_crds():
     for row in DEPRECATED:
         for kind in row.kinds:
             assert served[row.api_version][kind] == (True, True), (row.api_version, kind)
+
+
+# G1 image-tag-pinned: branch-like moving tags -------------------------------------------------------------------
+
+# nebius/ml-cookbook knative-llamacpp/llamacpp.yml at 83f160fe3f6ce3c70f84927b38dd72e20a6a4b85 (held-out set 3, row 10):
+# a llama.cpp server Pod on ghcr.io/.../knative-llamacpp:main (a branch's head, rebuilt on every push).
+LLAMACPP_POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "knative-python-demo--chat"},
+    "spec": {
+        "containers": [
+            {
+                "name": "l3test",
+                "image": "ghcr.io/brianlechthaler/ml-cookbook-knative-testing/knative-llamacpp:main",
+                "env": [{"name": "LLAMA_ARG_MODEL", "value": "/mnt/models/l3.1-8B-F16.gguf"}],
+            }
+        ]
+    },
+}
+
+
+def _with_image(image: str) -> dict:
+    pod = copy.deepcopy(LLAMACPP_POD)
+    pod["spec"]["containers"][0]["image"] = image
+    return pod
+
+
+def test_a_branch_tag_is_a_moving_reference():
+    assert found([LLAMACPP_POD], "image-tag-pinned") == [
+        (
+            "mandatory",
+            "container l3test: image ghcr.io/brianlechthaler/ml-cookbook-knative-testing/knative-llamacpp:main uses the "
+            "mutable tag main; pin a version tag (ideally a digest, image@sha256:...)",
+        )
+    ]
+    for tag in ("nightly", "Develop", "edge", "latest-gpu"):
+        assert len(found([_with_image(f"registry.example/llm:{tag}")], "image-tag-pinned")) == 1, tag
+
+
+def test_version_tags_that_mention_a_branch_word_pass():
+    # sgl-project/ome config/runtimes/srt/Qwen/Qwen3-32B-rt.yaml at 17b77edad23bae262e0c9adb7f12039397a5d33d (held-out
+    # set 3, row 7): its router image fra.ocir.io/idqj093njucb/smg:v0.2.4.post1-dev, a version tag.
+    for image in ("fra.ocir.io/idqj093njucb/smg:v0.2.4.post1-dev", "registry.example/llm:main-2024.06.01", "x/y:1.2-nightly"):
+        assert found([_with_image(image)], "image-tag-pinned") == [], image
+    assert found([LLAMACPP_POD], "image-tag-pinned", {"image-tag-pinned": {"disallowedTags": ["latest"]}}) == []
