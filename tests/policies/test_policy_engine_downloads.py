@@ -284,3 +284,30 @@ def test_the_downloads_table_is_checked_at_load(edit, error):
     without_source = NEW_ENGINE.replace('downloads = "written for this test"\n', "")
     with pytest.raises(EngineTableError, match=r"sources\.downloads: every fact needs its source"):
         load_engines(Path(TABLE).read_text(encoding="utf-8") + without_source)
+
+
+def test_llama_cpp_hub_models_cannot_be_pinned_and_are_reported_without_blocking():
+    """S17 for an engine with no revision setting: llama.cpp's `-hf org/repo[:quant]` (the form ggml-org/llama.cpp
+    tools/server/README.md documents) follows the repository's main branch (common/hf-cache.cpp get_repo_commit at
+    03eb25f3 takes the refs' main commit, with no option to name another): advisory, the fix is another way to load."""
+    from policies.models import model_source_pinned
+
+    def s17(container: dict) -> list[str]:
+        policy = model_source_pinned.POLICY
+        return policy.check_resource(deployment(container), policy.defaults())
+
+    server = {
+        "name": "llama",
+        "image": "ghcr.io/ggml-org/llama.cpp:server-cuda-b6000",
+        "args": ["-hf", "ggml-org/gemma-3-1b-it-GGUF:Q4_K_M"],
+    }
+    (message,) = s17(server)
+    assert isinstance(message, Unproven)
+    assert message.startswith(
+        "container llama: model ggml-org/gemma-3-1b-it-GGUF comes from the Hugging Face Hub and llama.cpp server takes no "
+        "revision for it"
+    )
+    # Careful forms: a file URL at a commit, or a local file.
+    url = "https://huggingface.co/ggml-org/gemma-3-1b-it-GGUF/resolve/" + "0" * 40 + "/gemma-3-1b-it-Q4_K_M.gguf"
+    assert s17(dict(server, args=["--model-url", url])) == []
+    assert s17(dict(server, args=["-m", "/models/gemma-3-1b-it-Q4_K_M.gguf"])) == []
