@@ -300,10 +300,13 @@ def _platform_section() -> list[str]:
     out += [
         "",
         "A KServe predictor `model` and the GPU containers of Ray clusters are model servers too, and so is a GPU "
-        "container of a Deployment, StatefulSet or LeaderWorkerSet that no row names (a server its image starts "
-        "through its own script, such as TensorRT-LLM behind a custom `server.py`; engine `GPU model`), unless it is "
-        "a placeholder (a pause image or a command that only sleeps); Dynamo's `dynamo.frontend` and `dynamo.planner` "
-        "are not. A *serving app* is a Deployment, StatefulSet or LeaderWorkerSet running a model server, or an "
+        "container that no row names (a server its image starts through its own script, such as TensorRT-LLM behind "
+        "a custom `server.py`; engine `GPU model`) in a Deployment, StatefulSet, LeaderWorkerSet or InferenceService, "
+        "a bare Pod that restarts (restartPolicy Always, the default) or a custom resource read generically whose kind "
+        "names no batch work (Job, Train, Tuning...), unless it is a placeholder (a pause image or a command that only "
+        "sleeps); Dynamo's `dynamo.frontend` and `dynamo.planner` are not. S16 and S10 judge such a server's "
+        "livenessProbe without a startupProbe, its startup budget, preStop and grace period as advisory: how it loads "
+        "and what it does on SIGTERM are unknown. A *serving app* is a Deployment, StatefulSet or LeaderWorkerSet running a model server, or an "
         "InferenceService.",
         "",
         "Platform facts that keep careful forms silent: a KServe predictor `model` is judged with the ServingRuntime "

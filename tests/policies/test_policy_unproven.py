@@ -271,3 +271,16 @@ def test_s12_a_when_empty_pool_without_budgets_is_advice_and_an_underutilized_on
         if d.get("kind") == "NodePool":
             d["spec"]["disruption"]["consolidationPolicy"] = "WhenEmptyOrUnderutilized"
     assert [v.enforcement for v in _violations(tmp_path, extra=docs) if v.policy == s12] == ["mandatory"]
+
+
+def test_g13_a_gpu_request_without_limit_on_gke_is_advice(tmp_path):
+    # huggingface/Google-Cloud-Containers examples/gke/tgi-llama-405b-deployment/config/deployment.yaml at
+    # 8d6aa78b23eb54fdf6bcb8cc1ce26ba7e593fdd9 (held-out set 3, spent; minimal form): a GPU request with no limit, on a
+    # pod that selects cloud.google.com/gke-accelerator. GKE Autopilot sets limits to requests; Standard refuses it.
+    deployment = _vllm_deployment(["--model=meta-llama/Llama-3.1-8B-Instruct"], [])
+    pod = deployment["spec"]["template"]["spec"]
+    pod["containers"][0]["resources"] = {"requests": {"nvidia.com/gpu": "8"}}
+    g13 = "gpu-request-equals-limit"
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == g13] == ["mandatory"]
+    pod["nodeSelector"] = {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == g13] == ["advisory"]
