@@ -1,7 +1,9 @@
 """S16: a model server needs a startupProbe long enough for model download, load and compile.
 
 Every engine of the engine table (components/serving_engines.toml) whose row says it answers no health
-request until the weights are loaded (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp) is held to it.
+request until the weights are loaded (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp) is held to it. A GPU
+model server no row names (engine "GPU model": TensorRT-LLM behind a custom server.py) is held to it only where it
+has a livenessProbe (which kills a long load) or a short startupProbe, and advisory: how it loads is unknown.
 
 vLLM answers no HTTP endpoint, /health included, until the engine is built, and a cold start
 takes minutes (node, image pull, download, load, compile). A livenessProbe without a
@@ -12,9 +14,9 @@ readinessProbe is serving-readiness-probe's, for every engine.)
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_int
+from policies.kube import WORKLOAD_TYPES, as_int, get
 from policies.reading.engines import table_servers
-from policies.reading.serving import engine_row, takes_requests
+from policies.reading.serving import GPU_SERVER, engine_row, model_servers, takes_requests
 from policies.reading.vllm_args import vllm_servers
 
 # Kubernetes probe defaults (core/v1 Probe).
@@ -24,6 +26,16 @@ _DEFAULTS = {"initialDelaySeconds": 0, "failureThreshold": 3, "periodSeconds": 1
 def _probe_field(probe: dict, name: str) -> int:
     value = as_int(probe.get(name))
     return _DEFAULTS[name] if value is None else value
+
+
+def _health(container: dict) -> str:
+    """The path a server's own probes GET (its livenessProbe's, else its readinessProbe's), for an engine the table
+    does not name."""
+    for probe in ("livenessProbe", "readinessProbe"):
+        path = get(container, probe, "httpGet", "path")
+        if isinstance(path, str) and path:
+            return path
+    return "its health endpoint"
 
 
 def _budget(probe: dict) -> int:
@@ -49,9 +61,18 @@ def _check(resource: Resource, config: dict) -> list[str]:
         for s in table_servers(resource)
         if s.row is not None and s.row.loads_before_serving
     ]
+    # A GPU model server no engine row names (GPU_SERVER: a custom server.py, an in-house server): how it loads is
+    # unknown, so what is said of it rests on the assumption that it loads a model before serving (unproven: advisory).
+    unknown = [
+        (s.container, s.label, "the model server", takes_requests(resource, s.path, s.container), _health(s.container))
+        for s in model_servers(resource)
+        if s.engine == GPU_SERVER
+    ]
+    known = len(servers)
     # The probe path each message names is the engine's readiness endpoint (components/serving_engines.toml readiness):
     # it answers only once the model is loaded, which is what a startup budget waits for.
-    for container, label, engine, front, health in servers:
+    for i, (container, label, engine, front, health) in enumerate(servers + unknown):
+        said = str if i < known else unproven
         startup = container.get("startupProbe")
         if not isinstance(startup, dict):
             liveness = container.get("livenessProbe")
@@ -60,10 +81,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"{label}: livenessProbe without a startupProbe restarts the pod while "
                     f"{engine} is still loading the model; add a startupProbe on GET {health} "
                     f"with a budget of at least {minimum}s"
+                    + (" (an engine no row of the engine table names: advisory)" if said is unproven else "")
                 )
                 # A liveness probe whose own first failure comes after the budget (initialDelaySeconds + failureThreshold
                 # x periodSeconds) does not kill the load: a startupProbe is then the better form, not a fix.
-                messages.append(message if _budget(liveness) < minimum else unproven(message))
+                messages.append(said(message) if _budget(liveness) < minimum else unproven(message))
+            elif said is unproven:
+                continue  # an unknown engine may serve at once: no probe at all is not proven wrong
             elif front:
                 # Only a pod that takes requests needs one: a rank its group's leader fronts (takes_requests) with no
                 # probe at all is restarted by nothing mid-load, and the leader's startupProbe holds the group back.
@@ -83,9 +107,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
             budget = _budget(startup)
             if budget < minimum:
                 messages.append(
-                    f"{label}: startupProbe budget is {budget}s (initialDelaySeconds {delay} "
-                    f"+ failureThreshold {failures} × periodSeconds {period}), below the "
-                    f"minimum {minimum}s for model download, weight load and compile"
+                    said(
+                        f"{label}: startupProbe budget is {budget}s (initialDelaySeconds {delay} "
+                        f"+ failureThreshold {failures} × periodSeconds {period}), below the "
+                        f"minimum {minimum}s for model download, weight load and compile"
+                    )
                 )
     return messages
 
