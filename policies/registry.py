@@ -11,7 +11,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from policies import catalog
-from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
+from policies.autoscaling import (
+    custom_metric_is_served,
+    gpu_workload_no_resource_metric_hpa,
+    hpa_behavior,
+    no_scale_to_zero,
+    throughput_signal,
+)
 from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
@@ -63,6 +69,7 @@ from policies.models import (
     model_cache_fits_checkpoint,
     model_source_pinned,
     serving_code_pinned,
+    serving_start_installs,
 )
 from policies.ray import cluster_pdb, derived_pods, kuberay_gpu_hygiene, serving_priority
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
@@ -102,6 +109,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_cache_fits_checkpoint.POLICY,
     single_attach_rollout.POLICY,
     serving_code_pinned.POLICY,
+    serving_start_installs.POLICY,
     manifest_readable.POLICY,
     manifest_is_kubernetes.POLICY,
     requests_within_limits.POLICY,
@@ -137,6 +145,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     tensor_parallel_requires_dshm.POLICY,
     no_scale_to_zero.POLICY,
     gpu_workload_no_resource_metric_hpa.POLICY,
+    throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
     hpa_behavior.POLICY,
     startup_probe_budget.POLICY,

@@ -311,3 +311,34 @@ def test_llama_cpp_hub_models_cannot_be_pinned_and_are_reported_without_blocking
     url = "https://huggingface.co/ggml-org/gemma-3-1b-it-GGUF/resolve/" + "0" * 40 + "/gemma-3-1b-it-Q4_K_M.gguf"
     assert s17(dict(server, args=["--model-url", url])) == []
     assert s17(dict(server, args=["-m", "/models/gemma-3-1b-it-Q4_K_M.gguf"])) == []
+
+
+# mudler/LocalAI-examples afb814cb5e2e1b61e1679efb5a98c07ba8f3b977 kubernetes/deployment-nvidia.yaml (reduced): the
+# careful form, the models folder of that image (/build/models) on a PersistentVolumeClaim.
+LOCALAI = {
+    "name": "local-ai",
+    "image": "quay.io/go-skynet/local-ai:master-cublas-cuda12",
+    "args": ["phi-2"],
+    "resources": {"limits": {"nvidia.com/gpu": 1}},
+    "volumeMounts": [{"name": "models-volume", "mountPath": "/build/models"}],
+}
+
+
+def test_localai_installs_the_models_it_is_given_into_its_models_path():
+    # mudler/LocalAI v4.9.0 core/cli/run.go L33/L44/L313: positional models are installed into --models-path at start.
+    assert model_server_engine(LOCALAI) == "localai"
+    (server,) = table_servers(deployment(LOCALAI))
+    assert server.model == "phi-2"
+    assert table_servers(deployment(dict(LOCALAI, command=["local-ai", "run"])))[0].model == "phi-2"
+    pvc = [{"name": "models-volume", "persistentVolumeClaim": {"claimName": "models-pvc"}}]
+    assert s19(deployment(LOCALAI, pvc)) == []
+    bare = {k: v for k, v in LOCALAI.items() if k != "volumeMounts"}
+    (message,) = s19(deployment(bare))
+    assert message.startswith(
+        "container local-ai: downloads phi-2 from the LocalAI gallery or the URL it names into /models or /build/models"
+    )
+    # A model file already in the image or a volume (a local path) downloads nothing.
+    assert s19(deployment(dict(bare, args=["/models/phi-2.yaml"]))) == []
+    # pkg/signals/handler.go: SIGTERM runs the shutdown handlers and os.Exit(0): drain "aborts".
+    drains = termination_drains_streams.POLICY.check_resource(deployment(bare), termination_drains_streams.POLICY.defaults())
+    assert any("on SIGTERM LocalAI stops at once" in m for m in drains), drains

@@ -273,3 +273,199 @@ def test_version_tags_that_mention_a_branch_word_pass():
     for image in ("fra.ocir.io/idqj093njucb/smg:v0.2.4.post1-dev", "registry.example/llm:main-2024.06.01", "x/y:1.2-nightly"):
         assert found([_with_image(image)], "image-tag-pinned") == [], image
     assert found([LLAMACPP_POD], "image-tag-pinned", {"image-tag-pinned": {"disallowedTags": ["latest"]}}) == []
+
+
+# S6 autoscaling-signal-not-throughput ---------------------------------------------------------------------------
+
+
+def scaled_object(name: str, target: str, trigger: dict) -> dict:
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": name, "namespace": "llm"},
+        "spec": {"scaleTargetRef": {"name": target}, "minReplicaCount": 1, "maxReplicaCount": 2, "triggers": [trigger]},
+    }
+
+
+# kedify/examples samples/llmd-pd-disaggregation-autoscaling/llmd-pd-disaggregation-so.yaml at
+# 68ab1b012dd335db4eba70db354f2c6c62db157b (held-out set 3, row 12): the decode Deployment scaled by Kedify's OTel
+# scaler on the rate of vllm:request_success_total, target 0.5.
+DECODE_SO = scaled_object(
+    "decode-sidecar",
+    "pd-llm-d-modelservice-decode",
+    {
+        "type": "external",
+        "metadata": {
+            "scalerAddress": "keda-otel-scaler.keda.svc:4318",
+            "metricQuery": "sum(vllm:request_success_total{deployment=pd-llm-d-modelservice-decode})",
+            "operationOverTime": "rate",
+            "targetValue": "0.5",
+        },
+    },
+)
+
+
+def test_scaling_on_the_rate_of_completed_requests_is_advisory():
+    assert found([DECODE_SO], "autoscaling-signal-not-throughput") == [
+        (
+            "advisory",
+            "spec.triggers[0]: external trigger scales on the rate of request_success_total: a throughput rate levels "
+            "off once the replicas saturate while the queue keeps growing, so it stops asking for replicas exactly when "
+            "they are needed; scale on queue depth (vllm:num_requests_waiting) or running requests",
+        )
+    ]
+    prometheus = scaled_object(
+        "tokens",
+        "vllm",
+        {"type": "prometheus", "metadata": {"query": "sum(rate(vllm:generation_tokens_total[1m]))", "threshold": "2000"}},
+    )
+    ((_, message),) = found([prometheus], "autoscaling-signal-not-throughput")
+    assert "prometheus trigger scales on the rate of generation_tokens_total" in message
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "vllm", "namespace": "llm"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm"},
+            "maxReplicas": 4,
+            "metrics": [
+                {
+                    "type": "Pods",
+                    "pods": {
+                        "metric": {"name": "vllm_request_success_per_second"},
+                        "target": {"type": "AverageValue", "averageValue": "2"},
+                    },
+                }
+            ],
+        },
+    }
+    ((_, message),) = found([hpa], "autoscaling-signal-not-throughput")
+    assert message.startswith("spec.metrics[0].pods: metric vllm_request_success_per_second is a throughput rate")
+
+
+def test_queue_depth_and_averaged_qps_are_silent():
+    # vllm-project/production-stack tutorials/assets/keda-scaled-object.yaml (corpus 1): query vllm:num_requests_waiting;
+    # kedify/examples samples/vllm-autoscaling/vllm-so.yaml (set 3, row 11): metricQuery sum(vllm:current_qps), avg.
+    waiting = scaled_object(
+        "vllm-scaledobject",
+        "vllm-llama3-deployment-vllm",
+        {"type": "prometheus", "metadata": {"query": "vllm:num_requests_waiting"}},
+    )
+    qps = scaled_object(
+        "vllm-so",
+        "vllm-router",
+        {"type": "external", "metadata": {"metricQuery": "sum(vllm:current_qps)", "operationOverTime": "avg"}},
+    )
+    # The rate of a counter that is not work done (preemptions) is not a throughput signal.
+    total = scaled_object("t", "vllm", {"type": "prometheus", "metadata": {"query": "rate(vllm:num_preemptions_total[5m])"}})
+    assert found([waiting, qps, total], "autoscaling-signal-not-throughput") == []
+
+
+# S31 serving-code-pinned (widened) and serving-start-installs -----------------------------------------------------
+
+
+def ray_service(serve_config: str, worker: dict | None = None) -> dict:
+    workers = [] if worker is None else [{"groupName": "gpu", "template": {"spec": {"containers": [worker]}}}]
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": "ray-svc", "namespace": "llm"},
+        "spec": {
+            "serveConfigV2": serve_config,
+            "rayClusterConfig": {
+                "headGroupSpec": {"template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.41.0"}]}}},
+                "workerGroupSpecs": workers,
+            },
+        },
+    }
+
+
+# aws-samples/gen-ai-on-eks ray_serve_manifests/00_ray_serve_fine_tuned.yaml at df6d26c4b7b12c0f544301942b5cd1e1be679bf6
+# (held-out set 3, row 9): the application's runtime_env pip list (awscli bare, the rest ==) and a GPU worker whose
+# command runs `pip install deepspeed==0.9.2`.
+FINETUNED = ray_service(
+    "applications:\n"
+    "  - name: falcon_finetuned_financial_data\n"
+    "    import_path: serve_script.deployment_finetuned\n"
+    "    runtime_env:\n"
+    "      pip:\n"
+    "        - awscli\n"
+    "        - transformers==4.33.1\n"
+    "        - torch==2.0.1\n",
+    {
+        "name": "ray-worker",
+        "image": "rayproject/ray-ml:2.6.3-py38-gpu",
+        "command": ["DS_BUILD_CPU_ADAM=1 pip install deepspeed==0.9.2"],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    },
+)
+
+
+def test_a_bare_package_in_a_runtime_env_blocks_and_pinned_ones_are_advisory():
+    assert found([FINETUNED], "serving-code-pinned") == [
+        (
+            "mandatory",
+            "spec.serveConfigV2: applications[0].runtime_env.pip: installs awscli with no pinned version at every start, "
+            "so each restart may run a release nobody tested; pin it (name==version) or bake it into the image",
+        )
+    ]
+    assert sorted(m for _, m in found([FINETUNED], "serving-start-installs")) == [
+        "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker: installs deepspeed==0.9.2 at every "
+        "start: each cold start waits for the downloads and fails when the package index is unreachable; bake them into "
+        "the image",
+        "spec.serveConfigV2: applications[0].runtime_env.pip: installs transformers==4.33.1, torch==2.0.1 at every start: "
+        "each cold start waits for the downloads and fails when the package index is unreachable; bake them into the image",
+    ]
+
+
+def test_a_branch_archive_as_working_dir_blocks():
+    # GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-ray/rayserve/llm/llama-3-8b/ray-service.yaml (corpus
+    # manifests-v2, row 12): working_dir .../archive/main.zip and pip ["vllm==0.4.3","transformers[torch]==4.40.2"].
+    gke = ray_service(
+        "applications:\n"
+        "  - name: llm\n"
+        "    runtime_env:\n"
+        '      working_dir: "https://github.com/GoogleCloudPlatform/kubernetes-engine-samples/archive/main.zip"\n'
+        '      pip: ["vllm==0.4.3","transformers[torch]==4.40.2"]\n'
+    )
+    ((level, message),) = found([gke], "serving-code-pinned")
+    assert level == "mandatory" and message.startswith(
+        "spec.serveConfigV2: applications[0].runtime_env.working_dir: Ray downloads "
+        "https://github.com/GoogleCloudPlatform/kubernetes-engine-samples/archive/main.zip (the moving 'main' reference)"
+    )
+    pinned = gke["spec"]["serveConfigV2"].replace("archive/main.zip", "archive/2b5036514162a489145c5e5570bc320efbcb37bf.zip")
+    assert found([{**gke, "spec": {**gke["spec"], "serveConfigV2": pinned}}], "serving-code-pinned") == []
+
+
+def test_a_version_range_is_advisory_and_a_runtime_env_without_installs_is_silent():
+    # awslabs/data-on-eks data-stacks/ray-on-eks/examples/ray-batch-inference/03-rayservice-deepseek-r1-8b.yaml (corpus
+    # 1): runtime_env pip ["runai-model-streamer[s3]>=0.15.7"]; awslabs/ai-on-eks
+    # blueprints/inference/vllm-rayserve-gpu/ray-service-vllm.yaml (corpus 1): runtime_env env_vars only.
+    ranged = ray_service(
+        'applications:\n  - name: llm\n    runtime_env:\n      pip:\n        - "runai-model-streamer[s3]>=0.15.7"\n'
+    )
+    assert found([ranged], "serving-code-pinned") == []
+    ((level, message),) = found([ranged], "serving-start-installs")
+    assert level == "advisory" and "a range still takes the newest release inside it" in message
+    env_only = ray_service(
+        'applications:\n  - name: llm\n    runtime_env:\n      env_vars:\n        MODEL_ID: "mistralai/Mistral-7B-Instruct-v0.2"\n'
+    )
+    assert found([env_only], "serving-code-pinned") == found([env_only], "serving-start-installs") == []
+
+
+def test_command_line_installs():
+    from policies.reading.installs import command_installs
+
+    got = command_installs(
+        'pip install --no-cache-dir "huggingface_hub" -r requirements.txt && uv pip install vllm==0.33.0 . '
+        "&& conda install -c conda-forge numpy=1.26 && pip install git+https://github.com/org/repo && pip3 install -U 'torch>=2'",
+        "c",
+    )
+    assert [(i.requirement, i.pinned, i.bare) for i in got] == [
+        ("huggingface_hub", False, True),
+        ("vllm==0.33.0", True, False),
+        (".", True, False),
+        ("numpy=1.26", True, False),
+        ("torch>=2", False, False),
+    ]
+    assert command_installs("pip list && pip show vllm && python -m pip --version", "c") == []
