@@ -1,5 +1,8 @@
 """S16: a model server needs a startupProbe long enough for model download, load and compile.
 
+How sure: a livenessProbe that fails before the minimum budget restarts a loading engine (blocks); a startupProbe
+below the minimum, or none where nothing would restart the pod, rests on the assumed load time (advice, unproven).
+
 Every engine of the engine table (components/serving_engines.toml) whose row says it answers no health
 request until the weights are loaded (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp) is held to it.
 
@@ -11,7 +14,7 @@ readinessProbe is serving-readiness-probe's, for every engine.)
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_int
 from policies.reading.engines import table_servers
 from policies.reading.serving import engine_row, takes_requests
@@ -24,6 +27,51 @@ _DEFAULTS = {"initialDelaySeconds": 0, "failureThreshold": 3, "periodSeconds": 1
 def _probe_field(probe: dict, name: str) -> int:
     value = as_int(probe.get(name))
     return _DEFAULTS[name] if value is None else value
+
+
+def _budget(probe: dict) -> tuple[int, int, int, int]:
+    """(budget, initialDelaySeconds, failureThreshold, periodSeconds) of a probe, Kubernetes' defaults filled in."""
+    delay, failures, period = (_probe_field(probe, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds"))
+    return delay + failures * period, delay, failures, period
+
+
+def _probe_findings(container: dict, label: str, engine: str, front: bool, health: str, minimum: int) -> list[str]:
+    """S16 for one server. How sure: a livenessProbe that fails before the minimum budget while the engine answers no
+    health request restarts the pod mid-load (it blocks); the minimum itself is an assumption about how long this model
+    takes to load, so a startupProbe below it, or a pod with no probe that could restart it, gets advice (unproven)."""
+    startup = container.get("startupProbe")
+    if isinstance(startup, dict):
+        budget, delay, failures, period = _budget(startup)
+        if budget >= minimum:
+            return []
+        return [
+            unproven(
+                f"{label}: startupProbe budget is {budget}s (initialDelaySeconds {delay} "
+                f"+ failureThreshold {failures} × periodSeconds {period}), below the "
+                f"minimum {minimum}s for model download, weight load and compile"
+            )
+        ]
+    liveness = container.get("livenessProbe")
+    if isinstance(liveness, dict):
+        budget, delay, failures, period = _budget(liveness)
+        if budget >= minimum:
+            return []  # the liveness probe's own delay covers the load (a careful form without a startupProbe)
+        return [
+            f"{label}: livenessProbe without a startupProbe fails after {budget}s (initialDelaySeconds {delay} + "
+            f"failureThreshold {failures} × periodSeconds {period}) and restarts the pod while {engine} is still "
+            f"loading the model; add a startupProbe on GET {health} with a budget of at least {minimum}s"
+        ]
+    if not front:
+        # A rank its group's leader fronts (takes_requests) with no probe at all is restarted by nothing mid-load,
+        # and the leader's startupProbe holds the group back.
+        return []
+    return [
+        unproven(
+            f"{label}: no startupProbe; {engine} serves nothing until the model is "
+            f"downloaded, loaded and compiled, so add a startupProbe on GET {health} "
+            f"with a budget of at least {minimum}s"
+        )
+    ]
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -46,33 +94,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     # The probe path each message names is the engine's readiness endpoint (components/serving_engines.toml readiness):
     # it answers only once the model is loaded, which is what a startup budget waits for.
     for container, label, engine, front, health in servers:
-        startup = container.get("startupProbe")
-        if not isinstance(startup, dict):
-            if isinstance(container.get("livenessProbe"), dict):
-                messages.append(
-                    f"{label}: livenessProbe without a startupProbe restarts the pod while "
-                    f"{engine} is still loading the model; add a startupProbe on GET {health} "
-                    f"with a budget of at least {minimum}s"
-                )
-            elif front:
-                # Only a pod that takes requests needs one: a rank its group's leader fronts (takes_requests) with no
-                # probe at all is restarted by nothing mid-load, and the leader's startupProbe holds the group back.
-                messages.append(
-                    f"{label}: no startupProbe; {engine} serves nothing until the model is "
-                    f"downloaded, loaded and compiled, so add a startupProbe on GET {health} "
-                    f"with a budget of at least {minimum}s"
-                )
-        else:
-            delay, failures, period = (
-                _probe_field(startup, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds")
-            )
-            budget = delay + failures * period
-            if budget < minimum:
-                messages.append(
-                    f"{label}: startupProbe budget is {budget}s (initialDelaySeconds {delay} "
-                    f"+ failureThreshold {failures} × periodSeconds {period}), below the "
-                    f"minimum {minimum}s for model download, weight load and compile"
-                )
+        messages += _probe_findings(container, label, engine, front, health, minimum)
     return messages
 
 

@@ -97,7 +97,7 @@ def test_startup_probe_is_required_of_tgi_triton_and_nim():
         "livenessProbe": {"httpGet": {"path": "/v1/health/live"}},
     }
     (message,) = messages(startup_probe_budget, deployment(nim))
-    assert "livenessProbe without a startupProbe restarts the pod while NVIDIA NIM is still loading" in message
+    assert "restarts the pod while NVIDIA NIM is still loading" in message
     assert "add a startupProbe on GET /v1/health/ready" in message
     careful = dict(
         TRITON, startupProbe={"httpGet": {"path": "/v2/health/ready", "port": 8000}, "failureThreshold": 90, "periodSeconds": 10}
