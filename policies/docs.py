@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from components.serving_engines import ENGINES
+from components.serving_engines import ENGINES, Engine
 from policies import catalog
 from policies.framework import DOCS_PAGE, EXEMPTION_PREFIX, Policy
 from policies.kube import WORKLOAD_TYPES, fmt_number
@@ -247,11 +247,13 @@ def _reading_section() -> list[str]:
         "revision and trust-remote-code settings, its health and readiness endpoints, what it does on SIGTERM, "
         "its metrics, what it serves with its context length unset, the start-up checks it makes itself (the rules "
         "of S21-S25 it enforces, how it shards KV heads, the variable that lifts its context limit) and the image "
-        "tags it moves. S1, S2, S10, S16, S17, S22, S23 and G1 read the table, so a new engine is one row:",
+        "tags it moves, and where a model it downloads at start lands (the cache variables, first set winning, "
+        "then its images' folders). S1, S2, S10, S16, S17, S19, S22, S23, S29 and G1 read the table, so a new "
+        "engine is one row:",
         "",
         "| engine | recognised by | memory fraction | context length | tensor parallel | health / readiness | on SIGTERM "
-        "| start-up rules | moving tags |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| start-up rules | moving tags | downloads into |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for engine in ENGINES:
         recognised = ", ".join(
@@ -278,9 +280,18 @@ def _reading_section() -> list[str]:
             + (_cell(", ".join(f"`{r}`" for r in engine.startup_rules)) or "-")
             + " | "
             + (_cell(", ".join(f"`{t}`" for t in engine.moving_tags)) or "-")
-            + " |"
+            + f" | {_cell(_downloads_cell(engine))} |"
         )
     return out
+
+
+def _downloads_cell(engine: Engine) -> str:
+    """Where the engine's start-up download lands, as the engine table's downloads table says ("-" when unknown)."""
+    spec = engine.downloads
+    if spec is None:
+        return "-"
+    moved = ", ".join(f"`${name}/{sub}`" if sub else f"`${name}`" for name, sub in spec.env)
+    return f"{moved}, else {', '.join(f'`{d}`' for d in spec.dirs)} (from {spec.source})"
 
 
 def _platform_section() -> list[str]:
@@ -289,10 +300,13 @@ def _platform_section() -> list[str]:
     out += [
         "",
         "A KServe predictor `model` and the GPU containers of Ray clusters are model servers too, and so is a GPU "
-        "container of a Deployment, StatefulSet or LeaderWorkerSet that no row names (a server its image starts "
-        "through its own script, such as TensorRT-LLM behind a custom `server.py`; engine `GPU model`), unless it is "
-        "a placeholder (a pause image or a command that only sleeps); Dynamo's `dynamo.frontend` and `dynamo.planner` "
-        "are not. A *serving app* is a Deployment, StatefulSet or LeaderWorkerSet running a model server, or an "
+        "container that no row names (a server its image starts through its own script, such as TensorRT-LLM behind "
+        "a custom `server.py`; engine `GPU model`) in a Deployment, StatefulSet, LeaderWorkerSet or InferenceService, "
+        "a bare Pod that restarts (restartPolicy Always, the default) or a custom resource read generically whose kind "
+        "names no batch work (Job, Train, Tuning...), unless it is a placeholder (a pause image or a command that only "
+        "sleeps); Dynamo's `dynamo.frontend` and `dynamo.planner` are not. S16 and S10 judge such a server's "
+        "livenessProbe without a startupProbe, its startup budget, preStop and grace period as advisory: how it loads "
+        "and what it does on SIGTERM are unknown. A *serving app* is a Deployment, StatefulSet or LeaderWorkerSet running a model server, or an "
         "InferenceService.",
         "",
         "Platform facts that keep careful forms silent: a KServe predictor `model` is judged with the ServingRuntime "

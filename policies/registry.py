@@ -11,7 +11,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from policies import catalog
-from policies.autoscaling import custom_metric_is_served, gpu_workload_no_resource_metric_hpa, hpa_behavior, no_scale_to_zero
+from policies.autoscaling import (
+    custom_metric_is_served,
+    gpu_workload_no_resource_metric_hpa,
+    hpa_behavior,
+    no_scale_to_zero,
+    throughput_signal,
+)
 from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
@@ -137,6 +143,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     tensor_parallel_requires_dshm.POLICY,
     no_scale_to_zero.POLICY,
     gpu_workload_no_resource_metric_hpa.POLICY,
+    throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
     hpa_behavior.POLICY,
     startup_probe_budget.POLICY,

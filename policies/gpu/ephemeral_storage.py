@@ -22,7 +22,7 @@ Read for every engine row with a downloads table, KServe's Hugging Face server a
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, resource_value
 from policies.reading.engines import downloads
 
@@ -32,7 +32,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for download in downloads(resource):
         if resource_value(download.container, "requests", "ephemeral-storage") is not None:
             continue
-        messages.append(
+        message = (
             f"{download.label}: downloads {download.model} from {download.source} into {download.into} on the "
             f"node's ephemeral storage but requests no ephemeral-storage, so the scheduler may place it on a node "
             f"whose disk cannot hold the checkpoint, and under disk pressure the kubelet evicts it first; request "
@@ -40,6 +40,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"blockDeviceMappings or instance store, not from this request), or mount a PersistentVolumeClaim "
             f"at the cache"
         )
+        if download.assumed:
+            # The folder is the engine's default in its own images; this image's Dockerfile may move the cache.
+            message = unproven(f"{message} ({download.into} is where the engine's own images keep it; this image may move it)")
+        messages.append(message)
     return messages
 
 

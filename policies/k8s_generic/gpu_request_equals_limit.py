@@ -7,7 +7,7 @@ instead of at apply time, for every container, not only vLLM's.
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     GPU_RESOURCE,
     WORKLOAD_TYPES,
@@ -18,6 +18,7 @@ from policies.kube import (
     pod_specs,
     resource_value,
 )
+from policies.reading.gpu_pools import platform_adds_toleration
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -31,10 +32,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 continue
             request, limit = as_quantity(request_raw), as_quantity(limit_raw)
             if limit_raw is None:
-                messages.append(
+                message = (
                     f"{label}: resources.requests {GPU_RESOURCE} is set without a limit; the API server "
                     f"rejects extended resources that are requested but not limited"
                 )
+                # On GKE (the pod requires a GKE node label) Autopilot sets every container's limits to its requests
+                # before validation (https://cloud.google.com/kubernetes-engine/docs/concepts/autopilot-resource-requests),
+                # while Standard clusters refuse the pod: which one it is, the manifest does not say.
+                messages.append(unproven(message) if platform_adds_toleration(podspec) else message)
             elif request != limit:
                 shown = lambda v, raw: fmt_number(v) if v is not None else repr(raw)  # noqa: E731
                 messages.append(

@@ -16,6 +16,9 @@ from policies.kube import container_label, containers, pod_specs, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.serving import engine_row, model_servers
 
+# latest, then the branch-like tags CI pipelines move to each push (docker/metadata-action: a branch's name, edge for
+# the default branch, nightly for scheduled builds; the rest are the usual channel names).
+MOVING_TAGS = ("latest", "main", "master", "nightly", "dev", "develop", "edge", "head", "canary", "unstable", "rolling")
 _FIX = "pin a version tag (ideally a digest, image@sha256:...)"
 
 
@@ -35,6 +38,7 @@ def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...]]
 
 def _check(resource: Resource, config: dict) -> list[str]:
     disallowed = {str(t).lower() for t in config["disallowedTags"]}
+    prefixes = tuple(str(p).lower() for p in config["disallowedTagPrefixes"] if str(p))
     messages = []
     for label, image, engine, moving in _images(resource):
         if not isinstance(image, str) or is_digest(image):
@@ -42,7 +46,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
         tag = image_tag(image)
         if tag is None:
             messages.append(f"{label}: image {image} has no tag, so it pulls :latest, which moves; {_FIX}")
-        elif tag.lower() in disallowed:
+        elif tag.lower() in moving and tag.lower() != "latest":  # the engine's own word for it, where it has one
+            messages.append(
+                f"{label}: image {image} uses {tag}, a tag {engine} moves to each new build (engine table "
+                f"moving_tags), so replicas and rollbacks run whatever was pushed last; {_FIX}"
+            )
+        elif tag.lower() in disallowed or tag.lower().startswith(prefixes):
             messages.append(f"{label}: image {image} uses the mutable tag {tag}; {_FIX}")
         elif tag.lower() in moving:
             messages.append(
@@ -54,7 +63,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="image-tag-pinned",
-    description="Container images must name a version tag or a digest, never :latest or no tag.",
+    description="Container images must name a version tag or a digest, never :latest, a branch-like moving tag (main, "
+    "nightly, dev, ...) or no tag.",
     catalog="G1",
     severity="medium",
     enforcement="mandatory",
@@ -66,8 +76,15 @@ POLICY = Policy(
         "disallowedTags": {
             "type": "array",
             "items": {"type": "string"},
-            "default": ["latest"],
-            "description": 'Tags treated as mutable and rejected, compared case-insensitively (default ["latest"]).',
+            "default": list(MOVING_TAGS),
+            "description": "Tags treated as mutable and rejected, compared whole and case-insensitively (default: latest "
+            "and the branch-like tags CI pipelines move: " + ", ".join(MOVING_TAGS[1:]) + ").",
+        },
+        "disallowedTagPrefixes": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": ["latest-"],
+            "description": 'Tag prefixes treated as mutable (default ["latest-"], e.g. latest-gpu).',
         },
     },
     resource_types=workload_types(*OPERATOR_TYPES),

@@ -6,7 +6,7 @@ consolidation and drift then evict serving pods at any hour, and each reload tak
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import get
 from policies.reading.nodepools import NODEPOOL_TYPES, budget_blocks, budgets, is_gpu_nodepool, is_static
 
@@ -15,6 +15,17 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if not is_gpu_nodepool(resource.props):
         return []
     found = budgets(resource.props)
+    policy = get(resource.props, "spec", "disruption", "consolidationPolicy") or "WhenEmptyOrUnderutilized"
+    if not found and policy == "WhenEmpty":
+        # Consolidation removes only empty nodes here (the remediation's own alternative to budgets); drift still
+        # replaces busy nodes at any hour under the default 10%, which a budget would confine: advice, not a block.
+        return [
+            unproven(
+                "spec.disruption.budgets: GPU NodePool without explicit budgets; with consolidationPolicy WhenEmpty "
+                "only drift evicts serving pods, but at any hour under Karpenter's default (nodes: 10%); add a "
+                'budget of nodes "0" for Drifted outside the maintenance window'
+            )
+        ]
     if not found:
         return [
             "spec.disruption.budgets: GPU NodePool without explicit budgets; Karpenter's default (nodes: 10%) lets "
@@ -22,7 +33,6 @@ def _check(resource: Resource, config: dict) -> list[str]:
         ]
     if is_static(resource.props):
         return []  # Karpenter ignores consolidationPolicy and consolidateAfter on a static NodePool
-    policy = get(resource.props, "spec", "disruption", "consolidationPolicy") or "WhenEmptyOrUnderutilized"
     if policy == "WhenEmptyOrUnderutilized" and not any(budget_blocks(b, "Underutilized") for b in found):
         return [
             'spec.disruption: consolidationPolicy WhenEmptyOrUnderutilized with no budget of nodes "0" for '

@@ -14,14 +14,17 @@ REVISION, TRUST_REMOTE_CODE), KServe's Hugging Face server (`storageUri: hf://..
 TRUST_REMOTE_CODE pair as TGI names them), KServe's LLMInferenceService (`spec.model.uri: hf://org/model[:revision]`),
 and every other engine of the engine table through its row's spellings, flags or environment (NIM's
 NIM_TRUST_CUSTOM_CODE, llama.cpp's `-hf`). Local paths and object-store URIs are not Hub ids: only
-the remote-code rule applies to them.
+the remote-code rule applies to them. An engine that downloads Hub models but has no revision setting (llama.cpp's
+``-hf``, which follows the repository's main branch) is reported without blocking: the fix is a file URL at a commit
+or a volume, not a flag.
 """
 
 from __future__ import annotations
 
 import re
 
-from policies.framework import Policy, Resource
+from components.serving_engines import Engine
+from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray, split_type
 from policies.operators import operator_server
 from policies.reading.engines import hub_model, table_args, table_servers
@@ -77,6 +80,8 @@ def _sources(resource: Resource) -> list[dict]:
                 revision_flag=table.row.spelling("revision"),
                 trust="trust-remote-code" in table.args,
                 trust_flag=table.row.spelling("trust-remote-code"),
+                unpinnable=None if pinnable else _hub_without_revision(table.row, table.model),
+                engine=table.row.display,
             )
         )
     for server in model_servers(resource):
@@ -184,6 +189,15 @@ def _ray_env_sources(resource: Resource) -> list[dict]:
     return found
 
 
+def _hub_without_revision(row: Engine, model: str | None) -> str | None:
+    """The Hub repository a server of an engine with no revision setting downloads (llama.cpp's ``-hf org/repo:quant``:
+    ggml-org/llama.cpp 03eb25f3 common/hf-cache.cpp get_repo_commit() resolves the repository's refs and takes the
+    ``main`` branch's commit, with no option to name another), or None."""
+    if row.downloads is None or "hub" not in row.downloads.models or not isinstance(model, str) or "://" in model:
+        return None
+    return hub_model(model.split(":", 1)[0])
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     allowed = {str(m) for m in config["trustRemoteCodeModels"]}
     require_sha = bool(config["requireCommitSha"])
@@ -209,6 +223,16 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"{label}: {source['revision_flag']}={revision} names a branch or tag of {repo}, "
                     f"which can move; pin the 40-character commit SHA"
                 )
+        if source.get("unpinnable"):
+            # The engine cannot be pinned by a setting: reported, not blocked (the fix is another way to load it).
+            messages.append(
+                unproven(
+                    f"{label}: model {source['unpinnable']} comes from the Hugging Face Hub and {source['engine']} takes "
+                    f"no revision for it: each pod serves whatever the repository's main branch holds when it starts; "
+                    f"download the file at a commit (https://huggingface.co/<org>/<repo>/resolve/<sha>/<file>) or serve "
+                    f"it from a volume"
+                )
+            )
         model = source.get("shown_model", model)
         named = repo or hub_model(model) or model
         if source["trust"] and named not in allowed:

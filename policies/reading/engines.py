@@ -25,7 +25,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from components.serving_engines import Engine
@@ -301,6 +301,9 @@ class Download:
     container: dict
     into: str  # the directory the files land in
     source: str = "the Hugging Face Hub"  # where they come from (the engine row's downloads.source)
+    # True when the folder is the engine's default in its own images but another image runs it (whose Dockerfile,
+    # outside the manifest, may move the cache): S19 reports it without blocking
+    assumed: bool = False
 
 
 def _local(model: str) -> bool:
@@ -405,7 +408,12 @@ def _server_download(
     what = fetches(row, model if isinstance(model, str) else None)
     if what is None or row.downloads is None:
         return None
-    return _on_ephemeral(label, what, podspec, container, cache_dirs(container, args, row), row.downloads.source)
+    dirs = cache_dirs(container, args, row)
+    download = _on_ephemeral(label, what, podspec, container, dirs, row.downloads.source)
+    image = str(container.get("image") or "").lower()
+    if download is not None and dirs == row.downloads.dirs and not any(marker in image for marker in row.images):
+        download = replace(download, assumed=True)
+    return download
 
 
 def _downloads(resource: Any) -> list[Download]:

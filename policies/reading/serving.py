@@ -41,6 +41,7 @@ from policies.kube import (
     is_ray,
     memoized,
     pod_specs,
+    read_generically,
     split_type,
 )
 from policies.reading.groups import pod_group
@@ -208,10 +209,28 @@ def _requests_gpus(container: Mapping) -> bool:
     return any((as_quantity(get(container, "resources", s, "nvidia.com/gpu")) or 0) > 0 for s in ("limits", "requests"))
 
 
+# Operator kinds that run batch work (training and tuning jobs: Kubeflow PyTorchJob, JobSet, TrainJob...), whose GPU
+# containers are no model servers.
+_BATCH_KIND = re.compile(r"Job|Train|Tun(e|ing)|Batch|Benchmark|Eval", re.IGNORECASE)
+
+
+def _runs_servers(resource: Any) -> bool:
+    """Whether a GPU container no engine row names counts as a model server in this resource: in a serving app kind
+    (Deployment, StatefulSet, LeaderWorkerSet, InferenceService), a bare Pod that restarts whatever ends its
+    container (restartPolicy Always, the default: a server, not a run to completion), or a custom resource read
+    generically whose kind names no batch work."""
+    group, kind = split_type(resource.type)
+    if (group, kind) in SERVING_APP_KINDS:
+        return True
+    if (group, kind) == ("", "Pod"):
+        return get(resource.props, "spec", "restartPolicy") in (None, "Always")
+    return not _BATCH_KIND.search(kind) and bool(read_generically(resource))
+
+
 def _model_servers(resource: Any) -> list[ModelServer]:
     ray = is_ray(resource.type)
     found = []
-    serving_kind = split_type(resource.type) in SERVING_APP_KINDS
+    serving_kind = _runs_servers(resource)
     for path, podspec in pod_specs(resource):
         listed = containers(podspec)
         engines = [model_server_engine(c, ray=ray) for c in listed]
@@ -220,7 +239,8 @@ def _model_servers(resource: Any) -> list[ModelServer]:
                 engine = "ray"  # a Ray GPU worker: Ray Serve places the engine replicas there
             elif engine is None and serving_kind and not any(engines) and _requests_gpus(container):
                 # A long-running GPU container no engine row names: a model server its image starts through its own
-                # script (TensorRT-LLM behind a custom server.py, an in-house server), still held to the pod rules.
+                # script (TensorRT-LLM behind a custom server.py, an in-house server, llama.cpp configured by env in a
+                # bare Pod), still held to the pod rules.
                 engine = GPU_SERVER
             if engine is not None:
                 found.append(ModelServer(path, podspec, container, engine))

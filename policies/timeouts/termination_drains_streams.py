@@ -19,7 +19,8 @@ engine waits for in-flight requests for a flag's seconds (TGI --graceful-termina
 Triton --exit-timeout-secs, default 30 s), that wait must cover the longest request too; where it says the engine
 stops at once (llama.cpp's server: drain "aborts"), the preStop hook must hold SIGTERM back through the longest
 request, and a hook that loops until the row's running and waiting gauges read 0 counts as that drain, and Ray Serve stops a replica ``graceful_shutdown_timeout_s``
-(default 20 s) after it starts draining it, on every downscale and upgrade.
+(default 20 s) after it starts draining it, on every downscale and upgrade. A GPU model server no row names (engine
+"GPU model") is held to the preStop sleep and the grace period alone, advisory: what it does on SIGTERM is unknown.
 
 How sure: the longest request is the manifest's own where it states one (a KServe ``spec.predictor.timeout``, vLLM's
 ``--shutdown-timeout``); otherwise it is the ``maxRequestSeconds`` setting's assumption, and every finding of that
@@ -36,7 +37,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number, get
 from policies.reading import route_path as path
 from policies.reading.engines import EngineServer, env_values, ray_serve_apps, table_servers
-from policies.reading.serving import takes_requests
+from policies.reading.serving import GPU_SERVER, model_servers, takes_requests
 from policies.reading.vllm_args import vllm_servers
 
 GRACE_DEFAULT = 30  # core/v1 PodSpec terminationGracePeriodSeconds
@@ -163,6 +164,32 @@ def _table_engine_drain(server: EngineServer, longest: float) -> list[str]:
     return messages
 
 
+def _unknown_engine_drain(label: str, container: dict, podspec: dict, longest: float) -> list[str]:
+    """S10 for a GPU model server no row of the engine table names (GPU_SERVER): what it does on SIGTERM is unknown,
+    but the kubelet kills it when the grace period ends and the endpoints still route to it until deregistered, so the
+    preStop sleep and the grace period are judged as for any server; unproven (advisory): it may not stream."""
+    pre_stop = get(container, "lifecycle", "preStop")
+    grace, sleep = _grace(podspec), pre_stop_sleep(pre_stop)
+    messages: list[str] = []
+    if not isinstance(pre_stop, dict) or not pre_stop:
+        messages.append(
+            unproven(
+                f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still send it "
+                f"requests; sleep in preStop until they have deregistered it (an engine no row of the engine table "
+                f"names: advisory)"
+            )
+        )
+    if grace < sleep + longest:
+        messages.append(
+            unproven(
+                f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + longest "
+                f"request {path.fmt(longest)} (setting maxRequestSeconds): if this server streams, the kubelet kills "
+                f"its requests in flight on scale-down (an engine no row of the engine table names: advisory)"
+            )
+        )
+    return messages
+
+
 def _vllm_drain(resource: Resource, server: Any, config: dict, default_longest: float) -> list[str]:
     """S10 for one vLLM server: its preStop hook, grace period and --shutdown-timeout against the longest request."""
     messages: list[str] = []
@@ -224,7 +251,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if other.row is None or not takes_requests(resource, other.path, other.container):
             continue  # a rank of an engine its group's leader fronts: the leader takes the requests
         # The table engines' longest request is always the setting's assumption: advice (framework.unproven).
-        messages += [unproven(m) for m in _table_engine_drain(other, default_longest)]
+        messages += [unproven(msg) for msg in _table_engine_drain(other, default_longest)]
+    for unknown in model_servers(resource):
+        if unknown.engine == GPU_SERVER and takes_requests(resource, unknown.path, unknown.container):
+            messages += _unknown_engine_drain(unknown.label, unknown.container, unknown.podspec, default_longest)
     for app in ray_serve_apps(resource):
         if app.graceful_shutdown < default_longest:
             messages.append(

@@ -1,10 +1,9 @@
 """S16: a model server needs a startupProbe long enough for model download, load and compile.
 
-How sure: a livenessProbe that fails before the minimum budget restarts a loading engine (blocks); a startupProbe
-below the minimum, or none where nothing would restart the pod, rests on the assumed load time (advice, unproven).
-
 Every engine of the engine table (components/serving_engines.toml) whose row says it answers no health
-request until the weights are loaded (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp) is held to it.
+request until the weights are loaded (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp) is held to it. A GPU
+model server no row names (engine "GPU model": TensorRT-LLM behind a custom server.py) is held to it only where it
+has a livenessProbe (which kills a long load) or a short startupProbe, and advisory: how it loads is unknown.
 
 vLLM answers no HTTP endpoint, /health included, until the engine is built, and a cold start
 takes minutes (node, image pull, download, load, compile). A livenessProbe without a
@@ -15,9 +14,9 @@ readinessProbe is serving-readiness-probe's, for every engine.)
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_int
+from policies.kube import WORKLOAD_TYPES, as_int, get
 from policies.reading.engines import table_servers
-from policies.reading.serving import engine_row, takes_requests
+from policies.reading.serving import GPU_SERVER, engine_row, model_servers, takes_requests
 from policies.reading.vllm_args import vllm_servers
 
 # Kubernetes probe defaults (core/v1 Probe).
@@ -29,49 +28,20 @@ def _probe_field(probe: dict, name: str) -> int:
     return _DEFAULTS[name] if value is None else value
 
 
-def _budget(probe: dict) -> tuple[int, int, int, int]:
-    """(budget, initialDelaySeconds, failureThreshold, periodSeconds) of a probe, Kubernetes' defaults filled in."""
+def _health(container: dict) -> str:
+    """The path a server's own probes GET (its livenessProbe's, else its readinessProbe's), for an engine the table
+    does not name."""
+    for probe in ("livenessProbe", "readinessProbe"):
+        path = get(container, probe, "httpGet", "path")
+        if isinstance(path, str) and path:
+            return path
+    return "its health endpoint"
+
+
+def _budget(probe: dict) -> int:
+    """Seconds before a probe's failures kill the container: initialDelaySeconds + failureThreshold x periodSeconds."""
     delay, failures, period = (_probe_field(probe, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds"))
-    return delay + failures * period, delay, failures, period
-
-
-def _probe_findings(container: dict, label: str, engine: str, front: bool, health: str, minimum: int) -> list[str]:
-    """S16 for one server. How sure: a livenessProbe that fails before the minimum budget while the engine answers no
-    health request restarts the pod mid-load (it blocks); the minimum itself is an assumption about how long this model
-    takes to load, so a startupProbe below it, or a pod with no probe that could restart it, gets advice (unproven)."""
-    startup = container.get("startupProbe")
-    if isinstance(startup, dict):
-        budget, delay, failures, period = _budget(startup)
-        if budget >= minimum:
-            return []
-        return [
-            unproven(
-                f"{label}: startupProbe budget is {budget}s (initialDelaySeconds {delay} "
-                f"+ failureThreshold {failures} × periodSeconds {period}), below the "
-                f"minimum {minimum}s for model download, weight load and compile"
-            )
-        ]
-    liveness = container.get("livenessProbe")
-    if isinstance(liveness, dict):
-        budget, delay, failures, period = _budget(liveness)
-        if budget >= minimum:
-            return []  # the liveness probe's own delay covers the load (a careful form without a startupProbe)
-        return [
-            f"{label}: livenessProbe without a startupProbe fails after {budget}s (initialDelaySeconds {delay} + "
-            f"failureThreshold {failures} × periodSeconds {period}) and restarts the pod while {engine} is still "
-            f"loading the model; add a startupProbe on GET {health} with a budget of at least {minimum}s"
-        ]
-    if not front:
-        # A rank its group's leader fronts (takes_requests) with no probe at all is restarted by nothing mid-load,
-        # and the leader's startupProbe holds the group back.
-        return []
-    return [
-        unproven(
-            f"{label}: no startupProbe; {engine} serves nothing until the model is "
-            f"downloaded, loaded and compiled, so add a startupProbe on GET {health} "
-            f"with a budget of at least {minimum}s"
-        )
-    ]
+    return delay + failures * period
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -91,10 +61,58 @@ def _check(resource: Resource, config: dict) -> list[str]:
         for s in table_servers(resource)
         if s.row is not None and s.row.loads_before_serving
     ]
+    # A GPU model server no engine row names (GPU_SERVER: a custom server.py, an in-house server): how it loads is
+    # unknown, so what is said of it rests on the assumption that it loads a model before serving (unproven: advisory).
+    unknown = [
+        (s.container, s.label, "the model server", takes_requests(resource, s.path, s.container), _health(s.container))
+        for s in model_servers(resource)
+        if s.engine == GPU_SERVER
+    ]
+    known = len(servers)
     # The probe path each message names is the engine's readiness endpoint (components/serving_engines.toml readiness):
     # it answers only once the model is loaded, which is what a startup budget waits for.
-    for container, label, engine, front, health in servers:
-        messages += _probe_findings(container, label, engine, front, health, minimum)
+    for i, (container, label, engine, front, health) in enumerate(servers + unknown):
+        said = str if i < known else unproven
+        startup = container.get("startupProbe")
+        if not isinstance(startup, dict):
+            liveness = container.get("livenessProbe")
+            if isinstance(liveness, dict):
+                message = (
+                    f"{label}: livenessProbe without a startupProbe restarts the pod while "
+                    f"{engine} is still loading the model; add a startupProbe on GET {health} "
+                    f"with a budget of at least {minimum}s"
+                    + (" (an engine no row of the engine table names: advisory)" if said is unproven else "")
+                )
+                # A liveness probe whose own first failure comes after the budget (initialDelaySeconds + failureThreshold
+                # x periodSeconds) does not kill the load: a startupProbe is then the better form, not a fix.
+                messages.append(said(message) if _budget(liveness) < minimum else unproven(message))
+            elif said is unproven:
+                continue  # an unknown engine may serve at once: no probe at all is not proven wrong
+            elif front:
+                # Only a pod that takes requests needs one: a rank its group's leader fronts (takes_requests) with no
+                # probe at all is restarted by nothing mid-load, and the leader's startupProbe holds the group back.
+                # With no livenessProbe nothing restarts the pod mid-load either (the readiness probe keeps traffic off
+                # it, serving-readiness-probe's check): a startupProbe guards a liveness probe added later. Advice.
+                messages.append(
+                    unproven(
+                        f"{label}: no startupProbe; {engine} serves nothing until the model is "
+                        f"downloaded, loaded and compiled, so add a startupProbe on GET {health} "
+                        f"with a budget of at least {minimum}s"
+                    )
+                )
+        else:
+            delay, failures, period = (
+                _probe_field(startup, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds")
+            )
+            budget = _budget(startup)
+            if budget < minimum:
+                messages.append(
+                    said(
+                        f"{label}: startupProbe budget is {budget}s (initialDelaySeconds {delay} "
+                        f"+ failureThreshold {failures} × periodSeconds {period}), below the "
+                        f"minimum {minimum}s for model download, weight load and compile"
+                    )
+                )
     return messages
 
 

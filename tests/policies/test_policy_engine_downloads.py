@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from components.serving_engines import TABLE, EngineTableError, load_engines
-from policies.framework import Resource
+from policies.framework import Resource, Unproven
 from policies.gpu import ephemeral_storage
 from policies.models import model_cache_fits_checkpoint
 from policies.reading.engines import table_servers
@@ -156,6 +156,12 @@ def test_llama_cpp_is_recognised_by_its_env_prefix_and_reads_it_as_flags():
         "container l3test: downloads ggml-org/gemma-3-1b-it-GGUF:Q4_K_M from the Hugging Face Hub or its URL into "
         "/root/.cache/huggingface/hub or /root/.cache/llama.cpp"
     )
+    # That image is not llama.cpp's own: its Dockerfile (outside the manifest) may move the cache, so S19 reports
+    # without blocking; in ggml-org's server image the folder is known and it blocks.
+    assert isinstance(message, Unproven) and message.endswith("this image may move it)")
+    official = dict(hub, image="ghcr.io/ggml-org/llama.cpp:server-cuda-b6000")
+    (message,) = s19(deployment(official))
+    assert not isinstance(message, Unproven)
     cached = dict(
         hub, env=[*hub["env"], {"name": "LLAMA_CACHE", "value": "/cache"}], volumeMounts=[{"name": "c", "mountPath": "/cache"}]
     )
@@ -278,3 +284,61 @@ def test_the_downloads_table_is_checked_at_load(edit, error):
     without_source = NEW_ENGINE.replace('downloads = "written for this test"\n', "")
     with pytest.raises(EngineTableError, match=r"sources\.downloads: every fact needs its source"):
         load_engines(Path(TABLE).read_text(encoding="utf-8") + without_source)
+
+
+def test_llama_cpp_hub_models_cannot_be_pinned_and_are_reported_without_blocking():
+    """S17 for an engine with no revision setting: llama.cpp's `-hf org/repo[:quant]` (the form ggml-org/llama.cpp
+    tools/server/README.md documents) follows the repository's main branch (common/hf-cache.cpp get_repo_commit at
+    03eb25f3 takes the refs' main commit, with no option to name another): advisory, the fix is another way to load."""
+    from policies.models import model_source_pinned
+
+    def s17(container: dict) -> list[str]:
+        policy = model_source_pinned.POLICY
+        return policy.check_resource(deployment(container), policy.defaults())
+
+    server = {
+        "name": "llama",
+        "image": "ghcr.io/ggml-org/llama.cpp:server-cuda-b6000",
+        "args": ["-hf", "ggml-org/gemma-3-1b-it-GGUF:Q4_K_M"],
+    }
+    (message,) = s17(server)
+    assert isinstance(message, Unproven)
+    assert message.startswith(
+        "container llama: model ggml-org/gemma-3-1b-it-GGUF comes from the Hugging Face Hub and llama.cpp server takes no "
+        "revision for it"
+    )
+    # Careful forms: a file URL at a commit, or a local file.
+    url = "https://huggingface.co/ggml-org/gemma-3-1b-it-GGUF/resolve/" + "0" * 40 + "/gemma-3-1b-it-Q4_K_M.gguf"
+    assert s17(dict(server, args=["--model-url", url])) == []
+    assert s17(dict(server, args=["-m", "/models/gemma-3-1b-it-Q4_K_M.gguf"])) == []
+
+
+# mudler/LocalAI-examples afb814cb5e2e1b61e1679efb5a98c07ba8f3b977 kubernetes/deployment-nvidia.yaml (reduced): the
+# careful form, the models folder of that image (/build/models) on a PersistentVolumeClaim.
+LOCALAI = {
+    "name": "local-ai",
+    "image": "quay.io/go-skynet/local-ai:master-cublas-cuda12",
+    "args": ["phi-2"],
+    "resources": {"limits": {"nvidia.com/gpu": 1}},
+    "volumeMounts": [{"name": "models-volume", "mountPath": "/build/models"}],
+}
+
+
+def test_localai_installs_the_models_it_is_given_into_its_models_path():
+    # mudler/LocalAI v4.9.0 core/cli/run.go L33/L44/L313: positional models are installed into --models-path at start.
+    assert model_server_engine(LOCALAI) == "localai"
+    (server,) = table_servers(deployment(LOCALAI))
+    assert server.model == "phi-2"
+    assert table_servers(deployment(dict(LOCALAI, command=["local-ai", "run"])))[0].model == "phi-2"
+    pvc = [{"name": "models-volume", "persistentVolumeClaim": {"claimName": "models-pvc"}}]
+    assert s19(deployment(LOCALAI, pvc)) == []
+    bare = {k: v for k, v in LOCALAI.items() if k != "volumeMounts"}
+    (message,) = s19(deployment(bare))
+    assert message.startswith(
+        "container local-ai: downloads phi-2 from the LocalAI gallery or the URL it names into /models or /build/models"
+    )
+    # A model file already in the image or a volume (a local path) downloads nothing.
+    assert s19(deployment(dict(bare, args=["/models/phi-2.yaml"]))) == []
+    # pkg/signals/handler.go: SIGTERM runs the shutdown handlers and os.Exit(0): drain "aborts".
+    drains = termination_drains_streams.POLICY.check_resource(deployment(bare), termination_drains_streams.POLICY.defaults())
+    assert any("on SIGTERM LocalAI stops at once" in m for m in drains), drains

@@ -172,9 +172,10 @@ def test_moving_engine_tags_from_the_table():
     llama = {"name": "llama", "image": "ghcr.io/ggml-org/llama.cpp:server-cuda", "args": ["-hf", "ggml-org/gemma-3-1b-it-GGUF"]}
     (message,) = messages(image_tag_pinned, deployment(llama))
     assert "server-cuda, a tag llama.cpp server moves to each new build" in message
-    # The versioned build of the same image (server-cuda-b<N>), and a `dev` tag on an image no engine row names.
+    # The versioned build of the same image (server-cuda-b<N>), and SGLang's `dev-cu13` on an image no engine row names
+    # (G1's own default list holds branch-like tags such as `dev` for every image; engine tags stay the engine's).
     assert messages(image_tag_pinned, deployment(dict(llama, image="ghcr.io/ggml-org/llama.cpp:server-cuda-b6000"))) == []
-    assert messages(image_tag_pinned, deployment({"name": "tool", "image": "example.com/tool:dev"})) == []
+    assert messages(image_tag_pinned, deployment({"name": "tool", "image": "example.com/tool:dev-cu13"})) == []
 
 
 def test_an_llm_inference_service_hub_uri_without_a_revision():

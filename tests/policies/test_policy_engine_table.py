@@ -97,7 +97,7 @@ def test_startup_probe_is_required_of_tgi_triton_and_nim():
         "livenessProbe": {"httpGet": {"path": "/v1/health/live"}},
     }
     (message,) = messages(startup_probe_budget, deployment(nim))
-    assert "restarts the pod while NVIDIA NIM is still loading" in message
+    assert "livenessProbe without a startupProbe restarts the pod while NVIDIA NIM is still loading" in message
     assert "add a startupProbe on GET /v1/health/ready" in message
     careful = dict(
         TRITON, startupProbe={"httpGet": {"path": "/v2/health/ready", "port": 8000}, "failureThreshold": 90, "periodSeconds": 10}
@@ -194,6 +194,12 @@ trust-remote-code = ["remote-code"]
 max-model-len = ["ctx"]
 tensor-parallel-size = ["shards", "env:TOY_SHARDS"]
 
+[engines.toyserve.downloads]
+models = ["hub"]
+dirs = ["/var/toy/cache"]
+env = ["TOY_CACHE"]
+source = "the Hugging Face Hub"
+
 [engines.toyserve.sources]
 recognise = "written for this test"
 settings = "written for this test"
@@ -202,6 +208,7 @@ drain = "written for this test"
 metrics = "written for this test"
 startup = "written for this test"
 tags = "written for this test"
+downloads = "written for this test"
 """
 
 
@@ -232,7 +239,8 @@ def test_a_new_engine_is_one_table_row():
 
 def test_a_new_row_drives_s2_and_the_startup_rules():
     """The row above names its context-length and tensor-parallel spellings, the start-up rules it enforces, how it
-    shards KV heads, its context override variable and its moving tags: S2, S22, S23 and G1 follow it, unchanged."""
+    shards KV heads, its context override variable, its moving tags and where it downloads: S2, S22, S23, G1 and S19
+    follow it, unchanged."""
     engines = load_engines(Path(TABLE).read_text(encoding="utf-8") + NEW_ROW)
     pinned = {"nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-l4"}}
 
@@ -274,6 +282,11 @@ def test_a_new_row_drives_s2_and_the_startup_rules():
     assert "raise --shards (more GPUs per replica)" in found["S2"]
     found = toy(model, "--rev", SHA, "--ctx", "8192", image="example.com/toyserve:edge")
     assert "uses edge, a tag ToyServe moves to each new build" in found["G1"]
+    # The downloads table: the Hub model lands in the row's cache folder, on the container's own layer (S19), and a
+    # cache variable pointing at a PersistentVolumeClaim's folder is honoured without code.
+    assert found["S19"].startswith(
+        f"container toy: downloads {model} from the Hugging Face Hub into /var/toy/cache on the node's ephemeral storage"
+    )
     # The careful form: every setting chosen within what the row says the engine accepts.
     found = toy(model, "--rev", SHA, "--ctx", "8192", "--shards", "1", "--mem", "0.9")
     assert not {"S2", "S22", "S23", "G1"} & set(found), found

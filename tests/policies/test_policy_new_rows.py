@@ -227,3 +227,135 @@ def test_karpenter_and_kuberay_rows_match_the_pinned_crds():
     for row in DEPRECATED:
         for kind in row.kinds:
             assert served[row.api_version][kind] == (True, True), (row.api_version, kind)
+
+
+# G1 image-tag-pinned: branch-like moving tags -------------------------------------------------------------------
+
+# nebius/ml-cookbook knative-llamacpp/llamacpp.yml at 83f160fe3f6ce3c70f84927b38dd72e20a6a4b85 (held-out set 3, row 10):
+# a llama.cpp server Pod on ghcr.io/.../knative-llamacpp:main (a branch's head, rebuilt on every push).
+LLAMACPP_POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "knative-python-demo--chat"},
+    "spec": {
+        "containers": [
+            {
+                "name": "l3test",
+                "image": "ghcr.io/brianlechthaler/ml-cookbook-knative-testing/knative-llamacpp:main",
+                "env": [{"name": "LLAMA_ARG_MODEL", "value": "/mnt/models/l3.1-8B-F16.gguf"}],
+            }
+        ]
+    },
+}
+
+
+def _with_image(image: str) -> dict:
+    pod = copy.deepcopy(LLAMACPP_POD)
+    pod["spec"]["containers"][0]["image"] = image
+    return pod
+
+
+def test_a_branch_tag_is_a_moving_reference():
+    assert found([LLAMACPP_POD], "image-tag-pinned") == [
+        (
+            "mandatory",
+            "container l3test: image ghcr.io/brianlechthaler/ml-cookbook-knative-testing/knative-llamacpp:main uses the "
+            "mutable tag main; pin a version tag (ideally a digest, image@sha256:...)",
+        )
+    ]
+    for tag in ("nightly", "Develop", "edge", "latest-gpu"):
+        assert len(found([_with_image(f"registry.example/llm:{tag}")], "image-tag-pinned")) == 1, tag
+
+
+def test_version_tags_that_mention_a_branch_word_pass():
+    # sgl-project/ome config/runtimes/srt/Qwen/Qwen3-32B-rt.yaml at 17b77edad23bae262e0c9adb7f12039397a5d33d (held-out
+    # set 3, row 7): its router image fra.ocir.io/idqj093njucb/smg:v0.2.4.post1-dev, a version tag.
+    for image in ("fra.ocir.io/idqj093njucb/smg:v0.2.4.post1-dev", "registry.example/llm:main-2024.06.01", "x/y:1.2-nightly"):
+        assert found([_with_image(image)], "image-tag-pinned") == [], image
+    assert found([LLAMACPP_POD], "image-tag-pinned", {"image-tag-pinned": {"disallowedTags": ["latest"]}}) == []
+
+
+# S6 autoscaling-signal-not-throughput ---------------------------------------------------------------------------
+
+
+def scaled_object(name: str, target: str, trigger: dict) -> dict:
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": name, "namespace": "llm"},
+        "spec": {"scaleTargetRef": {"name": target}, "minReplicaCount": 1, "maxReplicaCount": 2, "triggers": [trigger]},
+    }
+
+
+# kedify/examples samples/llmd-pd-disaggregation-autoscaling/llmd-pd-disaggregation-so.yaml at
+# 68ab1b012dd335db4eba70db354f2c6c62db157b (held-out set 3, row 12): the decode Deployment scaled by Kedify's OTel
+# scaler on the rate of vllm:request_success_total, target 0.5.
+DECODE_SO = scaled_object(
+    "decode-sidecar",
+    "pd-llm-d-modelservice-decode",
+    {
+        "type": "external",
+        "metadata": {
+            "scalerAddress": "keda-otel-scaler.keda.svc:4318",
+            "metricQuery": "sum(vllm:request_success_total{deployment=pd-llm-d-modelservice-decode})",
+            "operationOverTime": "rate",
+            "targetValue": "0.5",
+        },
+    },
+)
+
+
+def test_scaling_on_the_rate_of_completed_requests_is_advisory():
+    assert found([DECODE_SO], "autoscaling-signal-not-throughput") == [
+        (
+            "advisory",
+            "spec.triggers[0]: external trigger scales on the rate of request_success_total: a throughput rate levels "
+            "off once the replicas saturate while the queue keeps growing, so it stops asking for replicas exactly when "
+            "they are needed; scale on queue depth (vllm:num_requests_waiting) or running requests",
+        )
+    ]
+    prometheus = scaled_object(
+        "tokens",
+        "vllm",
+        {"type": "prometheus", "metadata": {"query": "sum(rate(vllm:generation_tokens_total[1m]))", "threshold": "2000"}},
+    )
+    ((_, message),) = found([prometheus], "autoscaling-signal-not-throughput")
+    assert "prometheus trigger scales on the rate of generation_tokens_total" in message
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "vllm", "namespace": "llm"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm"},
+            "maxReplicas": 4,
+            "metrics": [
+                {
+                    "type": "Pods",
+                    "pods": {
+                        "metric": {"name": "vllm_request_success_per_second"},
+                        "target": {"type": "AverageValue", "averageValue": "2"},
+                    },
+                }
+            ],
+        },
+    }
+    ((_, message),) = found([hpa], "autoscaling-signal-not-throughput")
+    assert message.startswith("spec.metrics[0].pods: metric vllm_request_success_per_second is a throughput rate")
+
+
+def test_queue_depth_and_averaged_qps_are_silent():
+    # vllm-project/production-stack tutorials/assets/keda-scaled-object.yaml (corpus 1): query vllm:num_requests_waiting;
+    # kedify/examples samples/vllm-autoscaling/vllm-so.yaml (set 3, row 11): metricQuery sum(vllm:current_qps), avg.
+    waiting = scaled_object(
+        "vllm-scaledobject",
+        "vllm-llama3-deployment-vllm",
+        {"type": "prometheus", "metadata": {"query": "vllm:num_requests_waiting"}},
+    )
+    qps = scaled_object(
+        "vllm-so",
+        "vllm-router",
+        {"type": "external", "metadata": {"metricQuery": "sum(vllm:current_qps)", "operationOverTime": "avg"}},
+    )
+    # The rate of a counter that is not work done (preemptions) is not a throughput signal.
+    total = scaled_object("t", "vllm", {"type": "prometheus", "metadata": {"query": "rate(vllm:num_preemptions_total[5m])"}})
+    assert found([waiting, qps, total], "autoscaling-signal-not-throughput") == []

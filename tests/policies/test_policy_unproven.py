@@ -241,3 +241,46 @@ def test_s18_head_and_worker_taint_assumptions_are_advice_and_a_head_that_tolera
             head["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
     found = [v for v in _violations(tmp_path, extra=docs) if v.policy == "kuberay-gpu-hygiene" and "num-gpus" in v.message]
     assert [v.enforcement for v in found] == ["mandatory"]
+
+
+def test_s16_no_startup_probe_blocks_only_beside_a_liveness_probe_that_kills_the_load(tmp_path):
+    # kubernetes/examples AI/vllm-deployment/vllm-deployment.yaml at 279e8e4fe314f6cb7bc55fa3fbc21bbeaa48c0ea (minimal
+    # form): a vLLM Deployment with no probes. Nothing restarts it mid-load, so a missing startupProbe is advice.
+    deployment = _vllm_deployment(["--model=google/gemma-3-1b-it"], [])
+    s16 = "llm-startup-probe-budget"
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["advisory"]
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    # A liveness probe that fails after 30 s kills every cold start: blocks.
+    container["livenessProbe"] = {"httpGet": {"path": "/health", "port": 8000}, "initialDelaySeconds": 0, "periodSeconds": 10}
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["mandatory"]
+    # One that waits out the 600 s budget does not kill the load: a startupProbe is the better form, advice.
+    container["livenessProbe"]["initialDelaySeconds"] = 600
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s16] == ["advisory"]
+
+
+def test_s12_a_when_empty_pool_without_budgets_is_advice_and_an_underutilized_one_blocks(tmp_path):
+    # aws-samples/karpenter-blueprints blueprints/nvidia-gpu-workload/gpu-nodepool.yaml (corpus 1): consolidationPolicy
+    # WhenEmpty, no budgets. Consolidation never evicts a busy node there (the policy's own remediation names WhenEmpty).
+    pool_file = shared_path(
+        "corpus", "manifests", "aws-samples__karpenter-blueprints", "blueprints__nvidia-gpu-workload__gpu-nodepool.yaml"
+    )
+    s12 = "karpenter-gpu-nodepool-disruption-budget"
+    assert [v.enforcement for v in _violations(tmp_path, str(pool_file)) if v.policy == s12] == ["advisory"]
+    docs = [d for d in yaml.safe_load_all(pool_file.read_text()) if isinstance(d, dict)]
+    for d in docs:
+        if d.get("kind") == "NodePool":
+            d["spec"]["disruption"]["consolidationPolicy"] = "WhenEmptyOrUnderutilized"
+    assert [v.enforcement for v in _violations(tmp_path, extra=docs) if v.policy == s12] == ["mandatory"]
+
+
+def test_g13_a_gpu_request_without_limit_on_gke_is_advice(tmp_path):
+    # huggingface/Google-Cloud-Containers examples/gke/tgi-llama-405b-deployment/config/deployment.yaml at
+    # 8d6aa78b23eb54fdf6bcb8cc1ce26ba7e593fdd9 (held-out set 3, spent; minimal form): a GPU request with no limit, on a
+    # pod that selects cloud.google.com/gke-accelerator. GKE Autopilot sets limits to requests; Standard refuses it.
+    deployment = _vllm_deployment(["--model=meta-llama/Llama-3.1-8B-Instruct"], [])
+    pod = deployment["spec"]["template"]["spec"]
+    pod["containers"][0]["resources"] = {"requests": {"nvidia.com/gpu": "8"}}
+    g13 = "gpu-request-equals-limit"
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == g13] == ["mandatory"]
+    pod["nodeSelector"] = {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}
+    assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == g13] == ["advisory"]
