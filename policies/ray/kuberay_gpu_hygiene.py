@@ -5,8 +5,8 @@
   NVIDIA_VISIBLE_DEVICES=all, so on a GPU node Ray on the head would otherwise see, and schedule
   engine ranks on, GPUs that belong to the workers' pods. KubeRay only writes num-gpus from a
   GPU limit (pod.go addWellKnownAcceleratorResources), never "0" by itself.
-- Worker groups are bounded: maxReplicas set below the CRD default (2147483647, i.e. unbounded)
-  and not below minReplicas; with the in-tree autoscaler, `autoscalerOptions.idleTimeoutSeconds`
+- Worker groups the in-tree autoscaler moves are bounded: maxReplicas set below the CRD default (2147483647, i.e.
+  unbounded) and not below minReplicas (without the autoscaler a group runs its `replicas`); with the in-tree autoscaler, `autoscalerOptions.idleTimeoutSeconds`
   is set (policy catalogue S18: otherwise idle GPU workers linger on the autoscaler's default).
 - GPU worker pods tolerate the GPU taint (nvidia.com/gpu), or they never schedule on GPU nodes.
 - No HorizontalPodAutoscaler or KEDA ScaledObject aims at a RayCluster, RayService or RayJob: a
@@ -142,7 +142,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue
         max_replicas = as_int(g.spec.get("maxReplicas"))
         min_replicas = as_int(g.spec.get("minReplicas", 0))
-        if max_replicas is None or max_replicas >= _CRD_DEFAULT_MAX:
+        if spec.get("enableInTreeAutoscaling") is not True and (max_replicas is None or max_replicas >= _CRD_DEFAULT_MAX):
+            pass  # no autoscaler: the group runs `replicas` (KubeRay v1.7.0 utils/util.go:389-407), nothing moves it
+        elif max_replicas is None or max_replicas >= _CRD_DEFAULT_MAX:
             messages.append(
                 f"{g.path} ({g.name}): maxReplicas is not set, so the group is unbounded; set it to the "
                 f"most nodes the engine needs"

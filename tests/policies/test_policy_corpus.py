@@ -183,7 +183,6 @@ EXPECTED = {
     ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "kuberay-gpu-hygiene"),
     ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "kuberay-gpu-hygiene"),
     ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "kuberay-gpu-hygiene"),
-    ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "kuberay-gpu-hygiene"),
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "kuberay-gpu-hygiene"),
     # ai-on-eks DeepSeek RayService: the GPU worker mounts its own memory /dev/shm without a sizeLimit
     # (KubeRay's injected one would have been sized to the memory limit).
@@ -336,6 +335,9 @@ EXPECTED = {
     # KServe's HF sample in its default Serverless mode: Knative's KPA scales the GPU predictor in 60 s after a dip
     # (scale-down-delay 0s), below S8's 300 s floor.
     ("docs__samples__storage__hf__hf_isvc.yaml", "llm-hpa-behavior"),
+    # data-on-eks' RayService installs runai-model-streamer[s3]>=0.15.7 through its runtime_env at every application
+    # start (a range: serving-start-installs, advisory; a bare name would be serving-code-pinned's).
+    ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "serving-start-installs"),
     # KubeRay's LLM sample: the GPU worker group (4 GPUs) selects no GPU type or pool (S15 on Ray worker groups).
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "gpu-pod-tolerates-and-targets"),
 }
@@ -352,6 +354,9 @@ REJECTED_ON_REVIEW = {
     # vLLM's Qwen3-235B example mounts a PersistentVolumeClaim at /root/.cache/huggingface: nothing lands on the
     # node's ephemeral storage.
     ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "gpu-pod-ephemeral-storage"),
+    # KubeRay's high-throughput sample sets replicas 4 and no maxReplicas, with no in-tree autoscaler: the group runs 4
+    # (KubeRay v1.7.0 utils/util.go:389-407), so "unbounded" is wrong.
+    ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "kuberay-gpu-hygiene"),
 }
 
 

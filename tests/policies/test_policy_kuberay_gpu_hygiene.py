@@ -100,16 +100,28 @@ def test_head_advertising_gpus():
     ]
 
 
+def _autoscaled(spec: dict) -> dict:
+    spec.update({"enableInTreeAutoscaling": True, "autoscalerOptions": {"idleTimeoutSeconds": 600}})
+    return spec
+
+
 def test_unbounded_worker_group():
-    assert messages(POLICY, cluster(lambda s: worker(s).pop("maxReplicas"))) == [
+    assert messages(POLICY, cluster(lambda s: _autoscaled(s) and worker(s).pop("maxReplicas"))) == [
         f"{WORKERS}: maxReplicas is not set, so the group is unbounded; set it to the most nodes the engine needs"
     ]
 
 
 def test_crd_default_max_replicas_is_unbounded():
-    assert messages(POLICY, cluster(lambda s: worker(s).update({"maxReplicas": 2147483647.0}))) == [
+    assert messages(POLICY, cluster(lambda s: _autoscaled(s) and worker(s).update({"maxReplicas": 2147483647.0}))) == [
         f"{WORKERS}: maxReplicas is not set, so the group is unbounded; set it to the most nodes the engine needs"
     ]
+
+
+def test_an_unset_max_replicas_without_an_autoscaler_bounds_nothing_that_moves():
+    # KubeRay v1.7.0 utils/util.go:389-407 GetWorkerGroupDesiredReplicas: the group runs `replicas` (clamped to
+    # [minReplicas, maxReplicas]); only the in-tree autoscaler changes it (ray-project/kuberay
+    # ray-operator/config/samples/ray-service.high-throughput-llm.yaml, corpus 1, sets replicas 4 and no maxReplicas).
+    assert messages(POLICY, cluster(lambda s: worker(s).pop("maxReplicas"))) == []
 
 
 def test_max_replicas_above_the_configured_bound():
