@@ -69,6 +69,7 @@ from policies.models import (
     model_cache_fits_checkpoint,
     model_source_pinned,
     serving_code_pinned,
+    serving_start_installs,
 )
 from policies.ray import cluster_pdb, derived_pods, kuberay_gpu_hygiene, serving_priority
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
@@ -108,6 +109,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_cache_fits_checkpoint.POLICY,
     single_attach_rollout.POLICY,
     serving_code_pinned.POLICY,
+    serving_start_installs.POLICY,
     manifest_readable.POLICY,
     manifest_is_kubernetes.POLICY,
     requests_within_limits.POLICY,

@@ -60,7 +60,8 @@ def generic_line(row: dict) -> str:
     """One object read generically, as text and Markdown reports say it."""
     return (
         f"{row['location']} {row['resource']} (line {row['line']}): no reader knows this kind; the generic pod rules "
-        f"ran on the pod template{'s' if len(row['paths']) != 1 else ''} at {', '.join(row['paths'])}"
+        f"ran on the pod template{'s' if len(row['paths']) != 1 else ''} at {', '.join(row['paths'])} (findings on "
+        f"fields its operator may fill in, such as probes, drain and requests, are advisory)"
     )
 
 

@@ -9,15 +9,24 @@ revision (S17). The careful forms pin the reference (a commit SHA or a tag in th
 
 Read in pods that hold a model server or request GPUs (their containers, init containers too), in
 command/args and shell scripts (``sh -c``).
+
+Packages installed at every start by bare name are the same moving reference: ``pip install vllm`` or a Ray
+``runtime_env`` ``pip: [awscli]`` take whatever the index holds when the pod starts. A range (``>=0.15.7``) moves
+too, but within bounds its author chose: serving-start-installs reports it, advisory, with the pinned ones
+(policies/reading/installs.py says what counts as pinned). A runtime_env ``working_dir`` or
+``py_modules`` URL on a branch (``.../archive/main.zip``) is the branch's code at each start. Pinned installs are
+serving-start-installs' (advisory): still minutes of every cold start and a dependency on the index.
 """
 
 from __future__ import annotations
 
 import re
 
+from components.loading import LoadError, load_yaml
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, pod_specs, requests_gpu
-from policies.reading.serving import model_servers
+from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs, requests_gpu
+from policies.reading.installs import Install, command_installs, runtime_env_installs, runtime_env_urls, runtime_envs
+from policies.reading.serving import SERVE_CONFIG, model_servers, serve_config
 
 # A URL path segment that names a branch or "latest" rather than a commit or a release.
 _MOVING = ("main", "master", "HEAD", "latest", "develop", "dev", "nightly")
@@ -26,6 +35,8 @@ _MOVING_PATH = re.compile(r"/(?:refs/heads/)?(" + "|".join(_MOVING) + r")(?:/|$)
 _FETCH = re.compile(r"\b(curl|wget)\b")
 _PIP_GIT = re.compile(r"\bgit\+(https?://|ssh://|git@)[^\s'\"`;|&)]+")
 _GIT_CLONE = re.compile(r"\bgit\s+clone\b([^;&|\n]*)")
+# A repository archive of a branch (GitHub's /archive/main.zip, /archive/refs/heads/main.tar.gz).
+_MOVING_ARCHIVE = re.compile(r"/archive/(?:refs/heads/)?(" + "|".join(_MOVING) + r")\.(?:zip|tar\.gz)$")
 
 
 def _script(container: dict) -> str:
@@ -60,17 +71,62 @@ def moving_fetches(text: str) -> list[str]:
     return found
 
 
+def start_installs(resource: Resource) -> list[Install]:
+    """Every package a serving pod of this resource installs at start: command lines of its serving (or GPU) pods,
+    and the runtime_env lists of a RayService's serveConfigV2 or a RayJob's runtimeEnvYAML."""
+    found: list[Install] = []
+    for path, _podspec, container in _serving_containers(resource):
+        found += command_installs(_script(container), container_label(path, container))
+    for where, env in ray_runtime_envs(resource):
+        found += runtime_env_installs(env, where)
+    return found
+
+
+def ray_runtime_envs(resource: Resource) -> list[tuple[str, dict]]:
+    """(path, runtime_env) in a RayService's serveConfigV2 or a RayJob's runtimeEnvYAML."""
+    found = [(f"spec.serveConfigV2: {where}", env) for where, env in runtime_envs(serve_config(resource))]
+    text = get(resource.props, "spec", "runtimeEnvYAML")
+    if isinstance(text, str):
+        try:
+            env = load_yaml("runtimeEnvYAML", SERVE_CONFIG, text=text)
+        except LoadError:
+            env = None
+        if isinstance(env, dict):
+            found.append(("spec.runtimeEnvYAML", env))
+    return found
+
+
+def _serving_containers(resource: Resource) -> list[tuple[str, dict, dict]]:
+    serving = {id(s.podspec) for s in model_servers(resource)}
+    return [
+        (path, podspec, container)
+        for path, podspec in pod_specs(resource)
+        if id(podspec) in serving or requests_gpu(podspec)
+        for container in containers(podspec, init=True)
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    serving = {id(s.podspec) for s in model_servers(resource)}
-    for path, podspec in pod_specs(resource):
-        if id(podspec) not in serving and not requests_gpu(podspec):
-            continue
-        for container in containers(podspec, init=True):
-            for fetch in dict.fromkeys(moving_fetches(_script(container))):
+    for path, _podspec, container in _serving_containers(resource):
+        for fetch in dict.fromkeys(moving_fetches(_script(container))):
+            messages.append(
+                f"{container_label(path, container)}: {fetch}: each restart may run code nobody reviewed; pin the reference or bake the code into the image"
+            )
+    for where, env in ray_runtime_envs(resource):
+        for key, url in runtime_env_urls(env):
+            match = _MOVING_PATH.search(url.split("?", 1)[0]) or _MOVING_ARCHIVE.search(url.split("?", 1)[0])
+            if match:
                 messages.append(
-                    f"{container_label(path, container)}: {fetch}: each restart may run code nobody reviewed; pin the reference or bake the code into the image"
+                    f"{where}.{key}: Ray downloads {url} (the moving {match.group(1)!r} reference) when the application "
+                    f"starts: each restart may run code nobody reviewed; pin a commit or tag in the URL"
                 )
+    unpinned = [i for i in start_installs(resource) if i.bare]
+    for install in unpinned:
+        messages.append(
+            f"{install.where}: installs {install.requirement} with no pinned version at every start, so each restart may "
+            f"run a release nobody tested; pin it (name==version) or bake it into the image"
+        )
     return messages
 
 

@@ -209,9 +209,12 @@ def _requests_gpus(container: Mapping) -> bool:
     return any((as_quantity(get(container, "resources", s, "nvidia.com/gpu")) or 0) > 0 for s in ("limits", "requests"))
 
 
-# Operator kinds that run batch work (training and tuning jobs: Kubeflow PyTorchJob, JobSet, TrainJob...), whose GPU
-# containers are no model servers.
-_BATCH_KIND = re.compile(r"Job|Train|Tun(e|ing)|Batch|Benchmark|Eval", re.IGNORECASE)
+# Operator kinds that run batch or interactive work (training and tuning jobs: Kubeflow PyTorchJob, JobSet, TrainJob,
+# Katib Experiment/Trial; Argo Workflow, Tekton PipelineRun/TaskRun; Kubeflow Notebook), whose GPU containers are no
+# model servers.
+_BATCH_KIND = re.compile(
+    r"Job|Train|Tun(e|ing)|Batch|Benchmark|Eval|Experiment|Trial|Sweep|Workflow|Pipeline|TaskRun|Notebook", re.IGNORECASE
+)
 
 
 def _runs_servers(resource: Any) -> bool:
@@ -234,10 +237,11 @@ def _model_servers(resource: Any) -> list[ModelServer]:
     for path, podspec in pod_specs(resource):
         listed = containers(podspec)
         engines = [model_server_engine(c, ray=ray) for c in listed]
+        runs_on = podspec.get("restartPolicy") in (None, "Always")  # Never / OnFailure: a run to completion
         for container, engine in zip(listed, engines):
             if engine is None and ray and (gpu_count(container) or 0) > 0:
                 engine = "ray"  # a Ray GPU worker: Ray Serve places the engine replicas there
-            elif engine is None and serving_kind and not any(engines) and _requests_gpus(container):
+            elif engine is None and serving_kind and not any(engines) and runs_on and _requests_gpus(container):
                 # A long-running GPU container no engine row names: a model server its image starts through its own
                 # script (TensorRT-LLM behind a custom server.py, an in-house server, llama.cpp configured by env in a
                 # bare Pod), still held to the pod rules.

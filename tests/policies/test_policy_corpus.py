@@ -335,6 +335,9 @@ EXPECTED = {
     # KServe's HF sample in its default Serverless mode: Knative's KPA scales the GPU predictor in 60 s after a dip
     # (scale-down-delay 0s), below S8's 300 s floor.
     ("docs__samples__storage__hf__hf_isvc.yaml", "llm-hpa-behavior"),
+    # data-on-eks' RayService installs runai-model-streamer[s3]>=0.15.7 through its runtime_env at every application
+    # start (a range: serving-start-installs, advisory; a bare name would be serving-code-pinned's).
+    ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "serving-start-installs"),
     # KubeRay's LLM sample: the GPU worker group (4 GPUs) selects no GPU type or pool (S15 on Ray worker groups).
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "gpu-pod-tolerates-and-targets"),
 }

@@ -359,3 +359,113 @@ def test_queue_depth_and_averaged_qps_are_silent():
     # The rate of a counter that is not work done (preemptions) is not a throughput signal.
     total = scaled_object("t", "vllm", {"type": "prometheus", "metadata": {"query": "rate(vllm:num_preemptions_total[5m])"}})
     assert found([waiting, qps, total], "autoscaling-signal-not-throughput") == []
+
+
+# S31 serving-code-pinned (widened) and serving-start-installs -----------------------------------------------------
+
+
+def ray_service(serve_config: str, worker: dict | None = None) -> dict:
+    workers = [] if worker is None else [{"groupName": "gpu", "template": {"spec": {"containers": [worker]}}}]
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": "ray-svc", "namespace": "llm"},
+        "spec": {
+            "serveConfigV2": serve_config,
+            "rayClusterConfig": {
+                "headGroupSpec": {"template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.41.0"}]}}},
+                "workerGroupSpecs": workers,
+            },
+        },
+    }
+
+
+# aws-samples/gen-ai-on-eks ray_serve_manifests/00_ray_serve_fine_tuned.yaml at df6d26c4b7b12c0f544301942b5cd1e1be679bf6
+# (held-out set 3, row 9): the application's runtime_env pip list (awscli bare, the rest ==) and a GPU worker whose
+# command runs `pip install deepspeed==0.9.2`.
+FINETUNED = ray_service(
+    "applications:\n"
+    "  - name: falcon_finetuned_financial_data\n"
+    "    import_path: serve_script.deployment_finetuned\n"
+    "    runtime_env:\n"
+    "      pip:\n"
+    "        - awscli\n"
+    "        - transformers==4.33.1\n"
+    "        - torch==2.0.1\n",
+    {
+        "name": "ray-worker",
+        "image": "rayproject/ray-ml:2.6.3-py38-gpu",
+        "command": ["DS_BUILD_CPU_ADAM=1 pip install deepspeed==0.9.2"],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    },
+)
+
+
+def test_a_bare_package_in_a_runtime_env_blocks_and_pinned_ones_are_advisory():
+    assert found([FINETUNED], "serving-code-pinned") == [
+        (
+            "mandatory",
+            "spec.serveConfigV2: applications[0].runtime_env.pip: installs awscli with no pinned version at every start, "
+            "so each restart may run a release nobody tested; pin it (name==version) or bake it into the image",
+        )
+    ]
+    assert sorted(m for _, m in found([FINETUNED], "serving-start-installs")) == [
+        "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker: installs deepspeed==0.9.2 at every "
+        "start: each cold start waits for the downloads and fails when the package index is unreachable; bake them into "
+        "the image",
+        "spec.serveConfigV2: applications[0].runtime_env.pip: installs transformers==4.33.1, torch==2.0.1 at every start: "
+        "each cold start waits for the downloads and fails when the package index is unreachable; bake them into the image",
+    ]
+
+
+def test_a_branch_archive_as_working_dir_blocks():
+    # GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-ray/rayserve/llm/llama-3-8b/ray-service.yaml (corpus
+    # manifests-v2, row 12): working_dir .../archive/main.zip and pip ["vllm==0.4.3","transformers[torch]==4.40.2"].
+    gke = ray_service(
+        "applications:\n"
+        "  - name: llm\n"
+        "    runtime_env:\n"
+        '      working_dir: "https://github.com/GoogleCloudPlatform/kubernetes-engine-samples/archive/main.zip"\n'
+        '      pip: ["vllm==0.4.3","transformers[torch]==4.40.2"]\n'
+    )
+    ((level, message),) = found([gke], "serving-code-pinned")
+    assert level == "mandatory" and message.startswith(
+        "spec.serveConfigV2: applications[0].runtime_env.working_dir: Ray downloads "
+        "https://github.com/GoogleCloudPlatform/kubernetes-engine-samples/archive/main.zip (the moving 'main' reference)"
+    )
+    pinned = gke["spec"]["serveConfigV2"].replace("archive/main.zip", "archive/2b5036514162a489145c5e5570bc320efbcb37bf.zip")
+    assert found([{**gke, "spec": {**gke["spec"], "serveConfigV2": pinned}}], "serving-code-pinned") == []
+
+
+def test_a_version_range_is_advisory_and_a_runtime_env_without_installs_is_silent():
+    # awslabs/data-on-eks data-stacks/ray-on-eks/examples/ray-batch-inference/03-rayservice-deepseek-r1-8b.yaml (corpus
+    # 1): runtime_env pip ["runai-model-streamer[s3]>=0.15.7"]; awslabs/ai-on-eks
+    # blueprints/inference/vllm-rayserve-gpu/ray-service-vllm.yaml (corpus 1): runtime_env env_vars only.
+    ranged = ray_service(
+        'applications:\n  - name: llm\n    runtime_env:\n      pip:\n        - "runai-model-streamer[s3]>=0.15.7"\n'
+    )
+    assert found([ranged], "serving-code-pinned") == []
+    ((level, message),) = found([ranged], "serving-start-installs")
+    assert level == "advisory" and "a range still takes the newest release inside it" in message
+    env_only = ray_service(
+        'applications:\n  - name: llm\n    runtime_env:\n      env_vars:\n        MODEL_ID: "mistralai/Mistral-7B-Instruct-v0.2"\n'
+    )
+    assert found([env_only], "serving-code-pinned") == found([env_only], "serving-start-installs") == []
+
+
+def test_command_line_installs():
+    from policies.reading.installs import command_installs
+
+    got = command_installs(
+        'pip install --no-cache-dir "huggingface_hub" -r requirements.txt && uv pip install vllm==0.33.0 . '
+        "&& conda install -c conda-forge numpy=1.26 && pip install git+https://github.com/org/repo && pip3 install -U 'torch>=2'",
+        "c",
+    )
+    assert [(i.requirement, i.pinned, i.bare) for i in got] == [
+        ("huggingface_hub", False, True),
+        ("vllm==0.33.0", True, False),
+        (".", True, False),
+        ("numpy=1.26", True, False),
+        ("torch>=2", False, False),
+    ]
+    assert command_installs("pip list && pip show vllm && python -m pip --version", "c") == []

@@ -106,5 +106,8 @@ def test_a_generic_custom_resource_gpu_container_counts_unless_the_kind_is_batch
     assert [s.engine for s in model_servers(_cr("ModelDeployment"))] == [GPU_SERVER]
     g10 = _levels(_cr("ModelDeployment"), "G10")
     assert g10 and {level for level, _ in g10} == {"advisory"}  # an operator may fill the memory limit
-    for kind in ("PyTorchJob", "TrainJob", "FineTuning"):
+    for kind in ("PyTorchJob", "TrainJob", "FineTuning", "Workflow", "Notebook"):
         assert model_servers(_cr(kind)) == [], kind
+    run_once = _cr("ModelDeployment")
+    run_once.props["spec"]["template"]["spec"]["restartPolicy"] = "OnFailure"
+    assert model_servers(run_once) == []

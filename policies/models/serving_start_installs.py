@@ -1,0 +1,51 @@
+"""S31 (companion): a serving pod that installs packages at every start, pinned or within a version range.
+
+Pinned (``pip install deepspeed==0.9.2``, a Ray runtime_env ``pip: ["vllm==0.4.3"]``) is no moving reference, so
+serving-code-pinned passes it, but every cold start (a scale-out, a rescheduled pod) still downloads and installs
+the packages before the server can load the model: minutes on a GPU node that is already paid for, and a start
+that fails when the index or its mirror is unreachable or rate-limits. Ray builds a runtime_env's pip list into a
+fresh virtualenv per job or application (https://docs.ray.io/en/latest/ray-core/handling-dependencies.html). Advisory:
+how long the install takes depends on the packages and the node's cache.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES
+from policies.models.serving_code_pinned import start_installs
+from policies.reading.installs import pinned
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    by_place: dict[str, list[str]] = {}
+    for install in start_installs(resource):
+        if not install.bare:  # bare names are serving-code-pinned's (mandatory)
+            by_place.setdefault(install.where, []).append(install.requirement)
+    return [
+        f"{where}: installs {', '.join(reqs)} at every start: each cold start waits for the downloads and fails when "
+        f"the package index is unreachable"
+        + ("; a range still takes the newest release inside it" if any(not pinned(r) for r in reqs) else "")
+        + "; bake them into the image"
+        for where, reqs in by_place.items()
+    ]
+
+
+POLICY = Policy(
+    name="serving-start-installs",
+    description="Serving pods do not install packages (even pinned ones) at every start: pip/uv/conda in the command "
+    "line or a Ray runtime_env pip list.",
+    catalog="S31",
+    severity="low",
+    enforcement="advisory",
+    remediation_steps=(
+        "Build an image with the packages installed (FROM the engine's image, RUN pip install ...==...) and pin it by "
+        "digest; drop the install from the command and the runtime_env."
+    ),
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "Ray installs a runtime_env's pip list when the application starts "
+        "(https://docs.ray.io/en/latest/ray-core/handling-dependencies.html); a container command that runs pip does "
+        "so on every start. Both add the install to the cold path that the startup probe and the scale-out budget cover."
+    ),
+)

@@ -1,0 +1,132 @@
+"""Packages a serving pod installs when it starts: ``pip``/``uv pip``/``conda``/``mamba`` in a container's command
+line, and the ``pip``/``uv``/``conda`` lists of a Ray ``runtime_env`` (RayService serveConfigV2, RayJob
+runtimeEnvYAML), plus the ``working_dir``/``py_modules`` URLs Ray downloads.
+
+A requirement is pinned when it names one release: ``name==1.2.3`` (``===`` too; PEP 440 "version matching"), a
+conda ``name=1.2.3``, or a direct reference (``name @ https://...``, a wheel file or a local path, which no index
+moves). Anything else (a bare name, ``>=``, ``~=``, ``<``) takes whatever the index holds when the pod starts.
+Ray installs a runtime_env's ``pip`` list into a fresh virtualenv when the job or application starts
+(https://docs.ray.io/en/latest/ray-core/handling-dependencies.html#api-reference: "pip (dict | List[str] | str)",
+"uv", "conda", "working_dir", "py_modules").
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from policies.kube import as_dict, as_list
+
+_INSTALLER = re.compile(r"^(?:\S*/)?(pip3?(?:\.\d+)?|uv|conda|mamba|micromamba)$")
+# Options of pip/conda install that take a value (the value is not a package).
+_VALUED = {
+    "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url", "--extra-index-url",
+    "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--src", "--python", "-p", "-n", "--name",
+    "--channel", "--platform", "--python-version", "--implementation", "--abi", "--cache-dir", "--log",
+}  # fmt: skip
+_SEPARATORS = {";", "&&", "||", "|", "&"}
+
+
+@dataclass(frozen=True)
+class Install:
+    """One package a pod installs at start: where it is said, the requirement, and whether it names one release."""
+
+    where: str
+    requirement: str
+    pinned: bool
+
+    @property
+    def bare(self) -> bool:
+        """A requirement with no version at all (no specifier, no direct reference): the index's newest, whatever
+        it is. A range (``>=0.15.7``) bounds it on one side at least."""
+        return not self.pinned and not re.search(r"[<>=!~]", self.requirement)
+
+
+def pinned(requirement: str, *, conda: bool = False) -> bool:
+    """Whether a requirement names one release (or a direct reference no index moves)."""
+    text = requirement.strip().strip("'\"")
+    if " @ " in text or text.startswith((".", "/", "file:")) or text.endswith((".whl", ".tar.gz", ".zip")):
+        return True
+    if "==" in text:
+        return not re.search(r"==\s*[^,;\s]*\*", text)  # ==1.2.* is a range
+    return conda and bool(re.match(r"^[A-Za-z0-9_.\-\[\]]+=[^=<>!~]+$", text))
+
+
+def _words(text: str) -> list[str]:
+    try:
+        return shlex.split(text, comments=False)
+    except ValueError:
+        return text.split()
+
+
+def command_installs(text: str, where: str) -> list[Install]:
+    """The packages the install commands of a command line name (requirement files and git+ URLs are not listed:
+    a file's content is not in the manifest, and serving-code-pinned reads git+ URLs)."""
+    words = [w for part in re.split(r"(;|&&|\|\||\||&|\n)", text) for w in ([part] if part in _SEPARATORS else _words(part))]
+    found: list[Install] = []
+    i = 0
+    while i < len(words):
+        match = _INSTALLER.match(words[i])
+        if not match:
+            i += 1
+            continue
+        tool = match.group(1)
+        j = i + 1
+        if tool == "uv" and j < len(words) and words[j] == "pip":
+            j += 1
+        if j >= len(words) or words[j] != "install":
+            i = j
+            continue
+        j += 1
+        while j < len(words) and words[j] not in _SEPARATORS:
+            word = words[j]
+            if word in _VALUED:
+                j += 2
+                continue
+            if not word.startswith("-") and "git+" not in word:
+                found.append(Install(where, word, pinned(word, conda=tool in ("conda", "mamba", "micromamba"))))
+            j += 1
+        i = j
+    return found
+
+
+def _listed(value: Any) -> list[str]:
+    """A runtime_env pip/uv value: a list, a dict with "packages", or a requirements file path (not read)."""
+    if isinstance(value, dict):
+        value = value.get("packages")
+    return [str(v) for v in as_list(value) if isinstance(v, (str, int, float))]
+
+
+def runtime_envs(config: Any, path: str = "") -> Iterator[tuple[str, dict]]:
+    """(path, runtime_env) of every ``runtime_env`` mapping anywhere in a parsed Ray config."""
+    if isinstance(config, dict):
+        for key, value in config.items():
+            here = f"{path}.{key}" if path else str(key)
+            if key in ("runtime_env", "runtimeEnv") and isinstance(value, dict):
+                yield here, value
+            else:
+                yield from runtime_envs(value, here)
+    elif isinstance(config, list):
+        for i, item in enumerate(config):
+            yield from runtime_envs(item, f"{path}[{i}]")
+
+
+def runtime_env_installs(env: dict, where: str) -> list[Install]:
+    """The packages a runtime_env installs at start (pip, uv, and conda's dependency list)."""
+    found = [Install(f"{where}.{k}", r, pinned(r)) for k in ("pip", "uv") for r in _listed(env.get(k))]
+    conda = as_dict(env.get("conda"))
+    for dep in as_list(conda.get("dependencies")):
+        if isinstance(dep, str):
+            found.append(Install(f"{where}.conda", dep, pinned(dep, conda=True)))
+        elif isinstance(dep, dict):
+            found += [Install(f"{where}.conda.pip", r, pinned(r)) for r in _listed(dep.get("pip"))]
+    return found
+
+
+def runtime_env_urls(env: dict) -> list[tuple[str, str]]:
+    """(key, URL) of the code a runtime_env downloads: working_dir and py_modules given as URLs."""
+    urls = [("working_dir", env.get("working_dir"))] + [("py_modules", m) for m in as_list(env.get("py_modules"))]
+    return [(k, u) for k, u in urls if isinstance(u, str) and re.match(r"^[a-z0-9+]+://", u)]
