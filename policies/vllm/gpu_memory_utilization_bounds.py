@@ -8,7 +8,7 @@ for the cache blocks. Try increasing `gpu_memory_utilization`" (vllm-project/vll
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number
 from policies.reading.engines import table_servers
 from policies.reading.serving import engine_configs
@@ -42,7 +42,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if value > high:
             messages.append(f"{engine.label}: {shown} is above the maximum {fmt_number(high)}; {_TOO_HIGH}")
         elif value < low:
-            messages.append(f"{engine.label}: {shown} is below the minimum {fmt_number(low)}; {_TOO_LOW}")
+            # Too little for the KV cache only if the model leaves too little: the capacity plan's S2 (max-model-len fits
+            # the KV cache) judges that where it can size the model; the band alone proves nothing. Advice.
+            messages.append(unproven(f"{engine.label}: {shown} is below the minimum {fmt_number(low)}; {_TOO_LOW}"))
     # Every other engine of the table whose memory fraction is of the GPU's total memory (SGLang's
     # --mem-fraction-static, TGI's --cuda-memory-fraction): an explicit value above the band leaves no room for
     # what the engine does not budget (CUDA graphs, NCCL, other processes). Below the band it only means fewer KV

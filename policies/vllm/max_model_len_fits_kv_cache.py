@@ -22,7 +22,9 @@ container's GPU limit (TGI shards over every GPU it sees), the most favourable r
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from typing import Any
+
+from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_float, gpu_count
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.serving import engine_configs
@@ -31,6 +33,22 @@ from policies.reading.vllm_capacity import gpu_type, release_note, server_plan, 
 from policies.vllm.startup_rules import catalogue_model, refused, table_refused
 
 GIB = 1024**3
+
+
+# How far short of one request of max_model_len the KV cache must be for the estimate's error not to matter: the
+# activation, non-torch and CUDA-graph charges are estimates (components/capacity, calibrated against real start-up
+# logs), so a KV cache within this fraction of fitting may fit in the real engine.
+_CLEAR_SHORTFALL = 0.8
+
+
+def _clear_failure(plan: Any) -> bool:
+    """True when the plan's failure does not hinge on the estimated charges: the weights alone exceed the budget, or
+    the KV cache holds clearly less than one request of max_model_len. A near miss is reported as unproven."""
+    if plan.weights_gib >= plan.budget_gib:
+        return True
+    if plan.kv_cache_gib <= 0:  # the charges after the weights overrun the budget: clearly only by a wide margin
+        return plan.kv_cache_gib < -(1 - _CLEAR_SHORTFALL) * plan.budget_gib
+    return plan.max_concurrency < _CLEAR_SHORTFALL
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -55,12 +73,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if found.plan.fits:
             continue
         p = found.plan
-        messages.append(
+        message = (
             f"{server.label}: {found.model_id} on {p.gpus_per_replica}x {p.gpu} ({p.gpu_memory_gib:.2f} GiB){release_note(server, release)} "
             f"does not start: "
             f"{p.reason} [budget {p.budget_gib:.2f} GiB = weights {p.weights_gib:.2f} + activation {p.activation_gib:.2f} "
             f"+ non-torch {p.non_torch_gib:.2f} + CUDA graphs {p.cuda_graph_gib:.2f} + KV {p.kv_cache_gib:.2f}]"
         )
+        messages.append(message if _clear_failure(p) else unproven(message))
     messages.extend(m for server in table_servers(resource) if (m := _table_weights(resource, server)))
     return messages
 

@@ -51,7 +51,7 @@ tags = "toy v1 RELEASING.md L2"
 
 def test_the_product_table_holds_the_engines_the_issue_names_each_cited():
     names = [e.name for e in ENGINES]
-    assert names == ["vllm", "sglang", "tgi", "triton", "tensorrt-llm", "nim", "llama-cpp"]
+    assert names == ["vllm", "sglang", "tgi", "triton", "tensorrt-llm", "nim", "llama-cpp", "ollama", "lmdeploy", "localai"]
     for engine in ENGINES:
         for group in ("recognise", "settings", "endpoints", "drain", "metrics"):
             assert engine.sources.get(group), f"{engine.name}: {group} has no source"
@@ -123,3 +123,22 @@ def test_the_start_up_facts_of_each_engine_are_read_at_their_releases():
 
 def test_the_table_file_is_beside_its_loader():
     assert TABLE.name == "serving_engines.toml" and TABLE.is_file()
+
+
+def test_download_facts_read_at_the_pinned_releases():
+    """The downloads tables S19/S29 read: TGI v3.3.7 Dockerfile L147 HF_HOME=/data (cache /data/hub) and Google's
+    TGI image /tmp; huggingface_hub constants.py precedence HF_HUB_CACHE > HUGGINGFACE_HUB_CACHE > $HF_HOME/hub;
+    Ollama v0.32.15 envconfig/config.go Models(); SGLang, TensorRT-LLM and LMDeploy drain until the grace period ends."""
+    tgi, ollama, llama = engine_named("tgi"), engine_named("ollama"), engine_named("llama-cpp")
+    assert tgi is not None and tgi.downloads is not None
+    assert tgi.downloads.dirs == ("/data/hub", "/tmp")
+    assert tgi.downloads.env[:3] == (("HF_HUB_CACHE", ""), ("HUGGINGFACE_HUB_CACHE", ""), ("HF_HOME", "hub"))
+    assert ollama is not None and ollama.downloads is not None and ollama.drain == "aborts"
+    assert (ollama.downloads.dirs, ollama.downloads.env, ollama.downloads.models) == (
+        ("/root/.ollama/models",),
+        (("OLLAMA_MODELS", ""),),
+        ("unset", "name"),
+    )
+    assert llama is not None and llama.env_prefixes == ("LLAMA_ARG_",)
+    assert [e.drain for e in map(engine_named, ("sglang", "tensorrt-llm", "lmdeploy"))] == ["waits"] * 3  # type: ignore[union-attr]
+    assert engine_named("nim").drain == "unknown"  # type: ignore[union-attr]

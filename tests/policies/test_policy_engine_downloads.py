@@ -27,6 +27,7 @@ from policies.reading.engines import table_servers
 from policies.reading.serving import model_server_engine, use_engine_table
 from policies.registry import evaluate
 from policies.timeouts import termination_drains_streams
+from tests.policies.test_policy_engine_table import NEW_ROW
 
 
 def deployment(container: dict, volumes: list | None = None, kind: str = "Deployment") -> Resource:
@@ -196,58 +197,22 @@ def test_lmdeploy_row_reads_its_server_and_its_download():
     assert {"S19", "G1", "S16"} <= found, found  # the :latest tag the row lists, no startupProbe before /health
 
 
-NEW_ENGINE = """
-[engines.fetchy]
-display = "Fetchy"
-release = "v1"
-images = ["example.com/fetchy"]
-commands = ["fetchy"]
-modules = []
-model_positional = true
-loads_before_serving = true
-port = 9000
-health = "/healthz"
-readiness = "/ready"
-drain = "waits"
-drain_flag = ""
-drain_env = ""
-drain_default = 0
-memory_fraction_of = ""
-metrics_path = ""
-metrics_port = 9000
-queue_metric = ""
-running_metric = ""
-context_unset = ""
-context_override_env = ""
-startup_rules = []
-kv_heads_replicated = true
-moving_tags = []
-
-[engines.fetchy.settings]
-model = ["model"]
-
-[engines.fetchy.downloads]
-models = ["name"]
-dirs = ["/var/fetchy"]
-env = ["FETCHY_HOME/store"]
-source = "the Fetchy registry"
-
-[engines.fetchy.sources]
-recognise = "written for this test"
-settings = "written for this test"
-endpoints = "written for this test"
-drain = "written for this test"
-metrics = "written for this test"
-downloads = "written for this test"
-"""
+# The toy engine of the one-row test (tests/policies/test_policy_engine_table.py), its downloads table changed: any
+# model name is fetched from its own registry, and a variable with a sub-path moves the cache.
+NEW_ENGINE = (
+    NEW_ROW.replace('models = ["hub"]', 'models = ["name"]')
+    .replace('dirs = ["/var/toy/cache"]', 'dirs = ["/var/fetchy"]')
+    .replace('env = ["TOY_CACHE"]', 'env = ["FETCHY_HOME/store"]')
+    .replace('source = "the Hugging Face Hub"', 'source = "the Fetchy registry"')
+)
 
 
 def test_a_new_engine_with_a_downloads_table_gets_s19_without_code():
     engines = load_engines(Path(TABLE).read_text(encoding="utf-8") + NEW_ENGINE)
     container = {
         "name": "f",
-        "image": "example.com/fetchy:1",
-        "command": ["fetchy", "acme-7b"],
+        "image": "example.com/toyserve:1.0.0",
+        "command": ["toyserve", "acme-7b"],
         "resources": {"limits": {"nvidia.com/gpu": 1}},
     }
     assert s19(deployment(container)) == []  # nobody described it
@@ -267,14 +232,13 @@ def test_a_new_engine_with_a_downloads_table_gets_s19_without_code():
         ('models = ["name"]', None),
         ('models = ["everything"]', "downloads.models: 'everything' is not one of"),
         ('dirs = ["var/fetchy"]', "downloads.dirs: 'var/fetchy' is not an absolute path"),
+        ('env = ["FETCHY_HOME/store"]', None),
         ('source = ""', "downloads.source: a non-empty str is required"),
     ],
 )
 def test_the_downloads_table_is_checked_at_load(edit, error):
     key = edit.split(" =", 1)[0]
-    row = "\n".join(
-        edit if line.startswith(f"{key} =") and "downloads" in NEW_ENGINE else line for line in NEW_ENGINE.splitlines()
-    )
+    row = "\n".join(edit if line.startswith(f"{key} =") else line for line in NEW_ENGINE.splitlines())
     text = Path(TABLE).read_text(encoding="utf-8") + row
     if error is None:
         load_engines(text)

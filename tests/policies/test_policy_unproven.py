@@ -284,3 +284,37 @@ def test_g13_a_gpu_request_without_limit_on_gke_is_advice(tmp_path):
     assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == g13] == ["mandatory"]
     pod["nodeSelector"] = {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}
     assert [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == g13] == ["advisory"]
+
+
+def test_s2_a_near_miss_of_the_estimated_kv_cache_is_advice_and_a_clear_shortfall_blocks(tmp_path):
+    # The vLLM Deployment form of GoogleCloudPlatform/kubernetes-engine-samples ai-ml/llm-serving-gemma (corpus 1) on an
+    # L4, with Llama-3.1-8B: the plan estimates ~34.4k KV tokens (activation, non-torch and CUDA-graph charges are
+    # estimates). 40k tokens misses by ~14%: advice; 50k misses by a third: blocks. Weights over the budget always block.
+    s2 = "vllm-max-model-len-fits-kv-cache"
+    found = {}
+    for length in ("40000", "50000"):
+        deployment = _vllm_deployment(["--model=meta-llama/Llama-3.1-8B-Instruct", f"--max-model-len={length}"], [])
+        deployment["spec"]["template"]["spec"]["nodeSelector"] = {"cloud.google.com/gke-accelerator": "nvidia-l4"}
+        found[length] = [v.enforcement for v in _violations(tmp_path, extra=[deployment]) if v.policy == s2]
+    assert found == {"40000": ["advisory"], "50000": ["mandatory"]}
+    # vllm-project/vllm examples/online_serving/prometheus_grafana/k8s-monitoring/vllm-deployment.yaml (corpus 1):
+    # Qwen3-235B-A22B in bf16 on 4x H100, whose weights alone exceed the budget.
+    qwen = shared_path(
+        "corpus",
+        "manifests",
+        "vllm-project__vllm",
+        "examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml",
+    )
+    assert [v.enforcement for v in _violations(tmp_path, str(qwen)) if v.policy == s2] == ["mandatory"]
+
+
+def test_s1_a_memory_fraction_below_the_band_is_advice_and_above_it_blocks(tmp_path):
+    # ray-project/kuberay ray-operator/config/samples/ray-service.llm-serve.yaml (corpus 1): gpu_memory_utilization 0.75
+    # for a 7B model, which the band calls low but nothing shows to be too little (S2 sizes the fit where it can).
+    llm_serve = shared_path(
+        "corpus", "manifests", "ray-project__kuberay", "ray-operator__config__samples__ray-service.llm-serve.yaml"
+    )
+    s1 = "vllm-gpu-memory-utilization-bounds"
+    assert [v.enforcement for v in _violations(tmp_path, str(llm_serve)) if v.policy == s1] == ["advisory"]
+    high = _vllm_deployment(["--model=meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-utilization=0.99"], [])
+    assert [v.enforcement for v in _violations(tmp_path, extra=[high]) if v.policy == s1] == ["mandatory"]
