@@ -3,6 +3,12 @@
 Karpenter consolidation, drift and expiry, node upgrades and `kubectl drain` all evict through
 the eviction API, which only a PDB can slow down. Without one, every replica of a model can be
 evicted at once, and each comes back only after a multi-minute reload.
+
+Advisory, and so is kuberay-cluster-pdb (G18's two policies agree): the absence of a PDB is never proven by the
+files checked, since a PDB usually lives in a file of its own, a chart or a platform policy that a pull request need
+not touch. A workload of one replica is still reported: with a PDB of maxUnavailable: 0 (or minAvailable: 1) a drain
+waits for an operator instead of stopping the only replica unannounced; whether that is wanted is the owner's call,
+which is one more reason this is not a blocking rule.
 """
 
 from __future__ import annotations

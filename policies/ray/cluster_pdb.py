@@ -6,6 +6,11 @@ pod already stops a multi-node engine. KubeRay labels every pod ``ray.io/cluster
 (ray-operator/controllers/ray/common/pod.go:1170, utils/constant.go:19), ``ray.io/node-type`` and
 ``ray.io/group``, beside the template's own labels; a PDB selecting any of those sets counts.
 (A RayService's workers are checked by serving-app-pdb.)
+
+Advisory, as serving-app-pdb: a missing PodDisruptionBudget is never proven by the files checked, because a PDB is
+usually written in a file of its own (or by a chart, or a platform policy) and a pull request that adds the cluster
+need not touch it. The finding says what the set lacks; it does not block. (Before issue 32 this policy blocked while
+serving-app-pdb did not, for the same absence.)
 """
 
 from __future__ import annotations
@@ -68,7 +73,8 @@ POLICY = Policy(
     rationale="KubeRay v1.7.0 creates no PodDisruptionBudget for a RayCluster; the eviction API (node drains, Karpenter consolidation and drift: https://karpenter.sh/docs/concepts/disruption/) is slowed only by a PDB, and one evicted pod stops a multi-node engine.",
     catalog="G18",
     severity="high",
-    enforcement="mandatory",
+    # Advisory like serving-app-pdb: the PDB may live in a file outside the set (module docstring).
+    enforcement="advisory",
     remediation_steps="Add a PodDisruptionBudget with unhealthyPodEvictionPolicy: AlwaysAllow and selector ray.io/cluster: "
     "<RayCluster name>: maxUnavailable: 0 for one engine over several nodes (any eviction stops it; roll its nodes by a "
     "planned procedure and exempt the PDB from pdb-allows-disruption with that reason), else maxUnavailable: 1; annotate "

@@ -13,7 +13,7 @@ reads the same structure generically, for a custom resource read by ``policies.k
   takes no requests, so readiness, startup and drain rules leave it to the leader;
 - the pods one engine spreads over are the group's ``size`` (LWS counts the leader in it, lws
   api/leaderworkerset/v1/leaderworkerset_types.go ``Size``), else the leader (one pod, or its ``replicas``) plus the
-  worker role's ``replicas``; where neither is written the spread is unknown, and rules comparing an engine's ranks
+  worker role's ``replicas`` or ``size`` (OME's ``engineConfig.worker.size``, the worker pods alone); where neither is written the spread is unknown, and rules comparing an engine's ranks
   with one pod's GPUs (S3) stay silent.
 """
 
@@ -101,11 +101,14 @@ def _size(parent: dict, prefix: str, leader_keys: list[str], worker_keys: list[s
     for key in worker_keys:
         roles = parent[key] if isinstance(parent[key], list) else [parent[key]]
         for i, role in enumerate(roles):
-            replicas = as_int(get(role, "replicas"))
+            # A role's own count: replicas, or size (OME's WorkerSpec.Size, "the number of pods in the worker":
+            # sgl-project/ome pkg/apis/ome/v1beta1/inference_service.go at 07fae195).
+            count = "replicas" if get(role, "replicas") is not None else "size"
+            replicas = as_int(get(role, count))
             if replicas is None or replicas < 0:
                 return None, ""  # a worker role whose count is not written: the operator's default, unknown here
             total += replicas
-            fields.append(f"{prefix}.{key}" + (f"[{i}]" if isinstance(parent[key], list) else "") + ".replicas")
+            fields.append(f"{prefix}.{key}" + (f"[{i}]" if isinstance(parent[key], list) else "") + f".{count}")
     return total, " + ".join(fields)
 
 

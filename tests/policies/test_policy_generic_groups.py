@@ -129,7 +129,9 @@ def test_a_known_kind_keeps_its_own_reader_and_levels():
     )
     assert read_generically(lws) == [] and pod_group(lws, WORKER) is None
     found = _by_catalog(lws)
-    assert ("mandatory", "spec.leaderWorkerTemplate.leaderTemplate.spec") in found["S10"]
+    # G10 (memory limit) is an operator-fillable finding the generic read would downgrade; here it keeps its level.
+    # (S10 is no example any more: an SGLang server's longest request is always assumed, so its S10 is unproven.)
+    assert ("mandatory", "spec.leaderWorkerTemplate.leaderTemplate.spec") in found["G10"]
 
 
 def _policy(enforcement: str, *, fills: str = "", soft: bool = False) -> Policy:
@@ -228,3 +230,41 @@ def test_the_careful_runtime_is_silent_on_shm_and_an_image_reference_is_no_conta
         props={"spec": {"modelAgent": {"image": "ghcr.io/x/model-agent:v0.1.3", "imagePullPolicy": "IfNotPresent"}}},
     )
     assert read_generically(only_images) == []
+
+
+def _ome_multi_node(tp: str) -> Resource:
+    """A minimal form of sgl-project/ome config/runtimes/srt/deepseek-rdma-rt.yaml at 12a59438: engineConfig.leader and
+    engineConfig.worker (size 1: the worker pods alone, ome pkg/apis/ome/v1beta1/inference_service.go WorkerSpec.Size),
+    each with a runner container; SGLang over --nnodes $(LWS_GROUP_SIZE)."""
+
+    def runner() -> dict:
+        return {
+            "name": "ome-container",
+            "image": "docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64",
+            "command": ["python3", "-m", "sglang.launch_server", "--port", "8080", "--model-path", "$(MODEL_PATH)"]
+            + ["--tp-size", tp, "--nnodes", "$(LWS_GROUP_SIZE)", "--node-rank", "$(LWS_WORKER_INDEX)"],
+            "resources": {"requests": {"nvidia.com/gpu": 8}, "limits": {"nvidia.com/gpu": 8}},
+        }
+
+    leader = runner()
+    leader["readinessProbe"] = {"httpGet": {"path": "/health_generate", "port": 8080}}
+    spec = {"engineConfig": {"leader": {"runner": leader}, "worker": {"size": 1, "runner": runner()}}}
+    props = {"apiVersion": "ome.io/v1beta1", "kind": "ClusterServingRuntime", "metadata": {"name": "ds"}, "spec": spec}
+    return Resource(type=OME_TYPE, name="ds", props=props)
+
+
+def test_an_ome_multi_node_runtime_is_a_group_of_leader_and_worker_size():
+    runtime = _ome_multi_node("16")
+    leader, worker = "spec.engineConfig.leader.runner", "spec.engineConfig.worker.runner"
+    assert read_generically(runtime) == [leader, worker]
+    assert group_pods(runtime, worker) == (2, "spec.engineConfig.worker.size")
+    group = pod_group(runtime, worker)
+    assert group is not None and group.role == "worker" and group.front == leader
+    found = _by_catalog(runtime)
+    assert "S3" not in found  # TP 16 over 1 leader + 1 worker of 8 GPUs
+    assert all(path == leader for _, path in found.get("G4", set()) | found.get("S10", set()))
+    # TP 32 is more than the whole group holds: the manifest proves it, so it blocks.
+    s3 = [v for v in evaluate([_ome_multi_node("32")]) if v.catalog == "S3"]
+    assert s3 and {v.enforcement for v in s3} == {"mandatory"} and all("over 2 pods" in v.message for v in s3)
+    # A size the manifest leaves to a variable: not judged.
+    assert "S3" not in _by_catalog(_ome_multi_node("$(PARALLELISM_SIZE)"))
