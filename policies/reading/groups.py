@@ -94,10 +94,16 @@ def _one_template_group(props: Any, path: str, steps: list[tuple[str, str]]) -> 
     owner: Any = props
     for name, index in owner_steps:
         owner = get(owner, name) if name else get(owner, int(index))
-    size = as_int(get(owner, "size")) if owner_steps else None
-    if size is None or size < 1:
+    if not owner_steps or not isinstance(owner, dict):
         return None
-    return PodGroup("all", path, size, f"{_join(owner_steps)}.size")
+    # The owner's own size, else a leader/worker set's beside the template (RBG v1alpha1 roles[]: template and
+    # leaderWorkerSet.size, sgl-project/rbg examples/instanceset/instanceset-with-lws.yaml at 36ed3d26).
+    sized = [(owner, "size")] + [(v, f"{k}.size") for k, v in owner.items() if isinstance(k, str) and "leaderworker" in k.lower()]
+    for holder, field in sized:
+        size = as_int(get(holder, "size"))
+        if size is not None and size >= 1:
+            return PodGroup("all", path, size, f"{_join(owner_steps)}.{field}")
+    return None
 
 
 def _size(parent: dict, prefix: str, leader_keys: list[str], worker_keys: list[str]) -> tuple[Optional[int], str]:

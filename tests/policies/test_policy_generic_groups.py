@@ -307,3 +307,35 @@ def test_a_one_template_group_is_sized_by_its_owner():
     assert {v.enforcement for v in evaluate([_rbg(2, tp="4")]) if v.catalog == "S3"} == {"mandatory"}
     # No size: --nnodes comes from a variable nothing here sizes, so the spread is unknown.
     assert group_pods(_rbg(None), path) == (1, "") and "S3" not in _by_catalog(_rbg(None))
+
+
+def test_a_role_template_beside_a_leader_worker_set_size_is_a_group():
+    """RBG v1alpha1: a role's template with leaderWorkerSet.size beside it (sgl-project/rbg
+    examples/instanceset/instanceset-with-lws.yaml at 36ed3d26: roles[].template and leaderWorkerSet {patchLeaderTemplate,
+    patchWorkerTemplate, size})."""
+    rbg = _rbg(None)
+    role = rbg.props["spec"]["roles"][0]
+    role["template"] = role.pop("leaderWorkerPattern")["template"]
+    role["leaderWorkerSet"] = {"size": 2}
+    path = "spec.roles[0].template.spec"
+    assert group_pods(rbg, path) == (2, "spec.roles[0].leaderWorkerSet.size")
+    assert "S3" not in _by_catalog(rbg)
+
+
+def test_vllm_on_the_ray_executor_in_a_generic_cr_is_not_proven_short_of_gpus():
+    """An operator CR no reader knows (invented kind) running vLLM with --distributed-executor-backend ray: Ray may
+    place ranks on pods the operator builds beside this one, so TP x PP above the pod's GPUs is advisory; without the
+    Ray executor the same pod is short of GPUs and blocks."""
+
+    def cr(*extra: str) -> Resource:
+        server = {
+            "name": "server",
+            "image": "vllm/vllm-openai:v0.33.0",
+            "args": ["--model", "meta-llama/Llama-3.1-405B-Instruct", "--tensor-parallel-size", "16", *extra],
+            "resources": {"limits": {"nvidia.com/gpu": 8}},
+        }
+        props = {"kind": "ModelDeployment", "spec": {"template": {"spec": {"containers": [server]}}}}
+        return Resource(type="kubernetes:serving.example.com/v1:ModelDeployment", name="m", props=props)
+
+    assert {v.enforcement for v in evaluate([cr("--distributed-executor-backend", "ray")]) if v.catalog == "S3"} == {"advisory"}
+    assert {v.enforcement for v in evaluate([cr()]) if v.catalog == "S3"} == {"mandatory"}
