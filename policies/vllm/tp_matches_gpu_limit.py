@@ -187,8 +187,10 @@ def _check_table(resource: Resource, server: EngineServer) -> list[str]:
     nodes = as_int(server.args.get("nnodes")) if "nnodes" in server.args else None
     if nodes is None:
         nodes = _group_size(resource, server.path)
-        if nodes is None:
-            return []  # a group of unknown size: the ranks may spread over any number of pods
+        if nodes is None or ("nnodes" in server.args and nodes == 1):
+            # A group of unknown size, or --nnodes from a variable no group here sizes ($(RBG_LWP_GROUP_SIZE) an
+            # operator fills): the ranks may spread over any number of pods.
+            return []
     limit = as_int(resource_value(server.container, "limits", GPU_RESOURCE))
     if limit is None or nodes < 1 or limit * nodes == tp * pp:
         return []  # no readable limit (an operator's, another accelerator): not judged here
