@@ -294,3 +294,40 @@ def test_a_gcp_backend_policy_without_a_timeout_on_an_inference_pool():
             "response that takes longer; set it above the longest request",
         )
     ]
+
+
+# GoogleCloudPlatform/kubernetes-engine-samples cost-optimization/gke-keda/ollama/keda-ollama-httpscaledobject.yaml
+# (corpus manifests-v2, row 13, commit in PROVENANCE-v2.md): an HTTPScaledObject routing to Service ollama:11434 with
+# no spec.timeouts, so the interceptor's response-header default applies (500 ms up to http-add-on v0.13.0).
+OLLAMA_HSO = {
+    "apiVersion": "http.keda.sh/v1alpha1",
+    "kind": "HTTPScaledObject",
+    "metadata": {"name": "ollama", "namespace": "ollama"},
+    "spec": {
+        "hosts": ["ollama.ollama"],
+        "scaleTargetRef": {"name": "ollama", "kind": "Deployment", "apiVersion": "apps/v1", "service": "ollama", "port": 11434},
+        "replicas": {"min": 0, "max": 2},
+    },
+}
+
+
+def test_an_http_scaled_object_in_front_of_a_model_uses_the_interceptors_header_timeout():
+    ((level, message),) = found([OLLAMA_HSO], S9)
+    assert level == "advisory"
+    assert message.startswith(
+        "spec.timeouts.responseHeader unset (the interceptor's KEDA_HTTP_RESPONSE_HEADER_TIMEOUT: 500ms up to "
+        "http-add-on v0.13.0, 300s from v0.14.0) in front of Service ollama, which this set does not hold"
+    )
+    short = copy.deepcopy(OLLAMA_HSO)
+    short["spec"]["timeouts"] = {"responseHeader": "30s"}
+    model = service("ollama", {"app": "tgi-server"}, 11434)
+    ((_, message),) = found([short, TGI, model], S9)
+    assert message.startswith("spec.timeouts.responseHeader 30s in front of an LLM (ollama): the interceptor answers 504")
+
+
+def test_a_long_header_timeout_or_a_backend_that_is_no_model_is_silent():
+    long = copy.deepcopy(OLLAMA_HSO)
+    long["spec"]["timeouts"] = {"responseHeader": "600s"}
+    assert found([long], S9) == []
+    web = service("ollama", {"app": "web"}, 11434)
+    assert found([OLLAMA_HSO, web], S9) == []
