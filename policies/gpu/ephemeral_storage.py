@@ -41,8 +41,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"at the cache"
         )
         if download.assumed:
-            # The folder is the engine's default in its own images; this image's Dockerfile may move the cache.
-            message = unproven(f"{message} ({download.into} is where the engine's own images keep it; this image may move it)")
+            # The folder is the engine's default in its own images for their user; another image or user may move it.
+            message = unproven(
+                f"{message} ({download.into} is where the engine's own images keep it for their own user; this image or "
+                f"user may keep it elsewhere)"
+            )
         messages.append(message)
     return messages
 

@@ -411,9 +411,26 @@ def _server_download(
     dirs = cache_dirs(container, args, row)
     download = _on_ephemeral(label, what, podspec, container, dirs, row.downloads.source)
     image = str(container.get("image") or "").lower()
-    if download is not None and dirs == row.downloads.dirs and not any(marker in image for marker in row.images):
+    defaults = dirs == row.downloads.dirs
+    if download is not None and defaults and not any(marker in image for marker in row.images):
+        download = replace(download, assumed=True)
+    elif download is not None and defaults and any(d.startswith("/root/") for d in dirs) and _non_root(podspec, container):
+        # The folder is root's home in the engine's images, but this pod runs as another user, whose home the image's
+        # /etc/passwd (or "/" for a user it does not list, as on OpenShift) decides: not in the manifest.
         download = replace(download, assumed=True)
     return download
+
+
+def _non_root(podspec: Mapping, container: Mapping) -> bool:
+    """True when the container runs as a user other than root (runAsUser above 0, or runAsNonRoot), the container's
+    securityContext winning over the pod's (core/v1 SecurityContext)."""
+    for context in (as_dict(container.get("securityContext")), as_dict(podspec.get("securityContext"))):
+        user = context.get("runAsUser")
+        if isinstance(user, int) and not isinstance(user, bool):
+            return user != 0
+        if context.get("runAsNonRoot") is True:
+            return True
+    return False
 
 
 def _downloads(resource: Any) -> list[Download]:

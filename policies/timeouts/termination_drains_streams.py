@@ -21,6 +21,11 @@ stops at once (llama.cpp's server: drain "aborts"), the preStop hook must hold S
 request, and a hook that loops until the row's running and waiting gauges read 0 counts as that drain, and Ray Serve stops a replica ``graceful_shutdown_timeout_s``
 (default 20 s) after it starts draining it, on every downscale and upgrade. A GPU model server no row names (engine
 "GPU model") is held to the preStop sleep and the grace period alone, advisory: what it does on SIGTERM is unknown.
+
+How sure: the longest request is the manifest's own where it states one (a KServe ``spec.predictor.timeout``, vLLM's
+``--shutdown-timeout``); otherwise it is the ``maxRequestSeconds`` setting's assumption, and every finding of that
+server (missing preStop included: a pod that states no drain at all) is reported unproven, as advice
+(policies/framework.py ``unproven``). Our own stacks state it on every server, so their findings block.
 """
 
 from __future__ import annotations
@@ -185,65 +190,79 @@ def _unknown_engine_drain(label: str, container: dict, podspec: dict, longest: f
     return messages
 
 
+def _vllm_drain(resource: Resource, server: Any, config: dict, default_longest: float) -> list[str]:
+    """S10 for one vLLM server: its preStop hook, grace period and --shutdown-timeout against the longest request."""
+    messages: list[str] = []
+    label, container = server.label, server.container
+    pre_stop = get(container, "lifecycle", "preStop")
+    sleep = pre_stop_sleep(pre_stop)
+    grace = _grace(server.podspec)
+    drain = as_float(server.args.get("shutdown-timeout")) or 0.0
+    longest = as_float(get(resource.props, "spec", "predictor", "timeout")) or (drain or default_longest)
+    if drains_in_pre_stop(pre_stop):
+        # SIGTERM comes once the gauges read 0: only the grace period bounds the drain.
+        if grace <= longest:
+            messages.append(
+                f"{label}: the preStop hook waits for vLLM's running and waiting requests to reach 0, but "
+                f"terminationGracePeriodSeconds {path.fmt(grace)[:-1]} is not above the longest request "
+                f"({path.fmt(longest)}): the kubelet kills the pod mid-drain"
+            )
+        return messages
+    if not isinstance(pre_stop, dict) or not pre_stop:
+        messages.append(
+            f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
+            f"send it requests; sleep in preStop until they have deregistered it"
+        )
+    drains, assumed = _server_drains(str(container.get("image") or ""), config.get("defaultVllmRelease", ""))
+    # A release without --shutdown-timeout stops serving at SIGTERM: its requests must end within
+    # the preStop sleep (checked below), so the grace period need only outlast that sleep.
+    after_sigterm = 0.0 if drains is False else longest
+    if grace < sleep + after_sigterm or grace < longest:
+        messages.append(
+            f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + longest "
+            f"request {path.fmt(longest)}: streams in flight are killed on scale-down"
+        )
+    if drains and drain <= 0 and sleep < longest:
+        messages.append(
+            f"{label}: --shutdown-timeout is unset (0 = abort): vLLM aborts in-flight requests on SIGTERM"
+            f"{assumed}; set --shutdown-timeout to the longest request ({path.fmt(longest)})"
+        )
+    elif drains is False and sleep < longest and isinstance(pre_stop, dict) and pre_stop:
+        hook = f"preStop sleep {path.fmt(sleep)}" if sleep else "preStop hook (no sleep action)"
+        messages.append(
+            f"{label}: this vLLM release{assumed} cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
+            f"must last through the longest request ({path.fmt(longest)})"
+        )
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     default_longest = float(config["maxRequestSeconds"])
-    messages = []
+    messages: list[str] = []
     for server in vllm_servers(resource):
         if server.runtime_merged:
             continue
-        label, container = server.label, server.container
-        pre_stop = get(container, "lifecycle", "preStop")
-        sleep = pre_stop_sleep(pre_stop)
-        grace = _grace(server.podspec)
-        drain = as_float(server.args.get("shutdown-timeout")) or 0.0
-        longest = as_float(get(resource.props, "spec", "predictor", "timeout")) or (drain or default_longest)
-        if drains_in_pre_stop(pre_stop):
-            # SIGTERM comes once the gauges read 0: only the grace period bounds the drain.
-            if grace <= longest:
-                messages.append(
-                    f"{label}: the preStop hook waits for vLLM's running and waiting requests to reach 0, but "
-                    f"terminationGracePeriodSeconds {path.fmt(grace)[:-1]} is not above the longest request "
-                    f"({path.fmt(longest)}): the kubelet kills the pod mid-drain"
-                )
-            continue
-        if not isinstance(pre_stop, dict) or not pre_stop:
-            messages.append(
-                f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
-                f"send it requests; sleep in preStop until they have deregistered it"
-            )
-        drains, assumed = _server_drains(str(container.get("image") or ""), config.get("defaultVllmRelease", ""))
-        # A release without --shutdown-timeout stops serving at SIGTERM: its requests must end within
-        # the preStop sleep (checked below), so the grace period need only outlast that sleep.
-        after_sigterm = 0.0 if drains is False else longest
-        if grace < sleep + after_sigterm or grace < longest:
-            messages.append(
-                f"{label}: terminationGracePeriodSeconds {path.fmt(grace)[:-1]} < preStop {path.fmt(sleep)} + longest "
-                f"request {path.fmt(longest)}: streams in flight are killed on scale-down"
-            )
-        if drains and drain <= 0 and sleep < longest:
-            messages.append(
-                f"{label}: --shutdown-timeout is unset (0 = abort): vLLM aborts in-flight requests on SIGTERM"
-                f"{assumed}; set --shutdown-timeout to the longest request ({path.fmt(longest)})"
-            )
-        elif drains is False and sleep < longest and isinstance(pre_stop, dict) and pre_stop:
-            hook = f"preStop sleep {path.fmt(sleep)}" if sleep else "preStop hook (no sleep action)"
-            messages.append(
-                f"{label}: this vLLM release{assumed} cancels requests on SIGTERM (no --shutdown-timeout), so the {hook} "
-                f"must last through the longest request ({path.fmt(longest)})"
-            )
+        found = _vllm_drain(resource, server, config, default_longest)
+        # The longest request is the manifest's own (a KServe timeout, --shutdown-timeout) or the setting's assumption;
+        # judged against an assumption, a pod that states no drain at all gets advice, not a block (framework.unproven).
+        stated = get(resource.props, "spec", "predictor", "timeout") is not None or "shutdown-timeout" in server.args
+        messages += found if stated else [unproven(m) for m in found]
     for other in table_servers(resource):
         if other.row is None or not takes_requests(resource, other.path, other.container):
             continue  # a rank of an engine its group's leader fronts: the leader takes the requests
-        messages += _table_engine_drain(other, default_longest)
+        # The table engines' longest request is always the setting's assumption: advice (framework.unproven).
+        messages += [unproven(msg) for msg in _table_engine_drain(other, default_longest)]
     for unknown in model_servers(resource):
         if unknown.engine == GPU_SERVER and takes_requests(resource, unknown.path, unknown.container):
             messages += _unknown_engine_drain(unknown.label, unknown.container, unknown.podspec, default_longest)
     for app in ray_serve_apps(resource):
         if app.graceful_shutdown < default_longest:
             messages.append(
-                f"{app.label}: {app.graceful_shown} < longest request {path.fmt(default_longest)} (setting "
-                f"maxRequestSeconds): Ray Serve kills a draining replica's streams after it on every downscale "
-                f"and upgrade; set graceful_shutdown_timeout_s above the longest request"
+                unproven(
+                    f"{app.label}: {app.graceful_shown} < longest request {path.fmt(default_longest)} (setting "
+                    f"maxRequestSeconds): Ray Serve kills a draining replica's streams after it on every downscale "
+                    f"and upgrade; set graceful_shutdown_timeout_s above the longest request"
+                )
             )
     return messages
 

@@ -159,7 +159,7 @@ def test_llama_cpp_is_recognised_by_its_env_prefix_and_reads_it_as_flags():
     )
     # That image is not llama.cpp's own: its Dockerfile (outside the manifest) may move the cache, so S19 reports
     # without blocking; in ggml-org's server image the folder is known and it blocks.
-    assert isinstance(message, Unproven) and message.endswith("this image may move it)")
+    assert isinstance(message, Unproven) and message.endswith("this image or user may keep it elsewhere)")
     official = dict(hub, image="ghcr.io/ggml-org/llama.cpp:server-cuda-b6000")
     (message,) = s19(deployment(official))
     assert not isinstance(message, Unproven)
@@ -306,3 +306,18 @@ def test_localai_installs_the_models_it_is_given_into_its_models_path():
     # pkg/signals/handler.go: SIGTERM runs the shutdown handlers and os.Exit(0): drain "aborts".
     drains = termination_drains_streams.POLICY.check_resource(deployment(bare), termination_drains_streams.POLICY.defaults())
     assert any("on SIGTERM LocalAI stops at once" in m for m in drains), drains
+
+
+def test_a_home_relative_cache_of_a_pod_that_does_not_run_as_root_is_not_blocked():
+    # Ollama's store is $HOME/.ollama/models (v0.32.15 envconfig/config.go Models()); /root only for root, which the
+    # image runs as. A pod run as another user (OpenShift's random UIDs, runAsUser) has another home: reported only.
+    (message,) = s19(deployment(OLLAMA))
+    assert not isinstance(message, Unproven)
+    for context in ({"runAsUser": 1000}, {"runAsNonRoot": True}):
+        (message,) = s19(deployment(dict(OLLAMA, securityContext=context)))
+        assert isinstance(message, Unproven)
+    (message,) = s19(deployment(dict(OLLAMA, securityContext={"runAsUser": 0})))
+    assert not isinstance(message, Unproven)
+    # TGI's /data is not a home folder: the user does not move it.
+    (message,) = s19(deployment(dict(TGI_405B, securityContext={"runAsUser": 1000}), TGI_VOLUMES))
+    assert not isinstance(message, Unproven)
