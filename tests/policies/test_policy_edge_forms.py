@@ -331,3 +331,38 @@ def test_a_long_header_timeout_or_a_backend_that_is_no_model_is_silent():
     assert found([long], S9) == []
     web = service("ollama", {"app": "web"}, 11434)
     assert found([OLLAMA_HSO, web], S9) == []
+
+
+# GoogleCloudPlatform/kubernetes-engine-samples at 2b5036514162a489145c5e5570bc320efbcb37bf:
+# ai-ml/gke-model-armor/configuring-the-gateway/llm-gateway.yaml (class gke-l7-regional-external-managed) and
+# ai-ml/gke-ray/rayserve/ingress/gateway.yaml (gke-l7-global-external-managed): one listener, protocol HTTP, port 80.
+def gateway(klass: str, listeners: list[dict]) -> dict:
+    return {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "Gateway",
+        "metadata": {"name": "llm-gateway", "namespace": "default"},
+        "spec": {"gatewayClassName": klass, "listeners": listeners},
+    }
+
+
+HTTP_LISTENER = {"name": "http", "protocol": "HTTP", "port": 80}
+
+
+def test_an_external_gke_gateway_with_only_http_listeners_blocks():
+    for klass in ("gke-l7-regional-external-managed", "gke-l7-global-external-managed"):
+        ((level, message),) = found([gateway(klass, [HTTP_LISTENER])], G32)
+        assert level == "mandatory"
+        assert message == (
+            f"Gateway default/llm-gateway (external GKE load balancer, class {klass}): no listener of protocol HTTPS, "
+            "so it answers plain HTTP and prompts cross the internet in clear text"
+        )
+
+
+def test_https_internal_and_other_gateways_are_silent():
+    # The HTTPS listener GKE documents for an external Gateway (deploying-gateways: protocol HTTPS, port 443,
+    # tls.certificateRefs), an internal class, and kaito-project/kaito examples/gateway-api-inference-extension/gateway.yaml
+    # (corpus manifests-v2: class istio, not a GKE load balancer).
+    https = {"name": "https", "protocol": "HTTPS", "port": 443, "tls": {"certificateRefs": [{"name": "store-cert"}]}}
+    assert found([gateway("gke-l7-global-external-managed", [https, HTTP_LISTENER])], G32) == []
+    assert found([gateway("gke-l7-rilb", [HTTP_LISTENER])], G32) == []
+    assert found([gateway("istio", [HTTP_LISTENER])], G32) == []
