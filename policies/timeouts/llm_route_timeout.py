@@ -5,7 +5,7 @@ to 60 s; an ALB's idle timeout defaults to 60 s (Envoy RouteAction docs; kserve/
 streamed generation runs minutes. Istio is the exception: an unset VirtualService timeout
 disables Envoy's (no timeout), which timeout-chain-ordered then relates to the ALB.
 
-GKE's load balancers (a GCE Ingress's BackendConfig timeoutSec, a Gateway's GCPBackendPolicy timeoutSec) default
+Envoy AI Gateway's AIGatewayRoute rules default to 60 s (envoyproxy/ai-gateway v1.1.0). GKE's load balancers (a GCE Ingress's BackendConfig timeoutSec, a Gateway's GCPBackendPolicy timeoutSec) default
 to 30 s for the whole response, and ingress-nginx's proxy-read-timeout to 60 s (policies/reading/edge.py has the
 sources). A model server is any engine the table knows or a GPU container of a serving app (not only vLLM). An
 Ingress none of whose backends is in the set is still reported, advisory like the rest of this policy: the edge's
@@ -15,7 +15,7 @@ timeout is proven by the Ingress alone, whether a model sits behind it is not.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import get, split_type
+from policies.kube import as_list, get, split_type
 from policies.reading import edge
 from policies.reading import route_path as path
 from policies.reading.serving import model_servers
@@ -85,6 +85,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     )
         elif r.type in path.INGRESS_TYPES:
             findings += _ingress(r, minimum, llm, known, context)
+        elif split_type(r.type) == ("aigateway.envoyproxy.io", "AIGatewayRoute"):
+            findings += _ai_gateway_route(r, minimum)
         elif split_type(r.type) == ("http.keda.sh", "HTTPScaledObject"):
             findings += _http_scaled_object(r, minimum, llm, known)
         elif split_type(r.type) == ("networking.gke.io", "GCPBackendPolicy"):
@@ -136,6 +138,29 @@ def _ingress(ing: Resource, minimum: float, llm: set[str], known: set[str], cont
         value = t[:-1] if what.startswith("ALB") else t
         findings.append((ing.name, f"{what} {value}{state} {where} {cut}"))
     return sorted(set(findings))
+
+
+# Envoy AI Gateway's default request timeout of an AIGatewayRoute rule (envoyproxy/ai-gateway v1.1.0
+# api/v1alpha1/ai_gateway_route_helper.go:15-17, GetTimeoutsOrDefault :36-50): 60 s instead of Envoy Gateway's 15 s.
+AI_GATEWAY_DEFAULT = 60.0
+
+
+def _ai_gateway_route(r: Resource, minimum: float) -> list[tuple[str, str]]:
+    """An Envoy AI Gateway route (every rule sends to a model by design) left at or below `minimum`."""
+    found = []
+    for i, rule in enumerate(as_list(get(r.props, "spec", "rules"))):
+        set_to = path.duration_seconds(get(rule, "timeouts", "request"))
+        seconds = AI_GATEWAY_DEFAULT if set_to is None else set_to
+        if seconds <= minimum:
+            state = " (unset: Envoy AI Gateway's default)" if set_to is None else ""
+            found.append(
+                (
+                    r.name,
+                    f"spec.rules[{i}]: timeouts.request {path.fmt(seconds)}{state} on an AI Gateway route cuts "
+                    f"generations that run longer; set it above the longest request",
+                )
+            )
+    return found
 
 
 def _http_scaled_object(r: Resource, minimum: float, llm: set[str], known: set[str]) -> list[tuple[str, str]]:
