@@ -124,8 +124,24 @@ def _operator_sources(resource: Resource) -> list[dict]:
     args = table_args(container, row, [])
     model = args.get("model")
     if not isinstance(model, str) or not model:
-        # The image's own model (a NIM's profile from NGC, pinned with the image tag): no repository to trust.
-        return []
+        # The image's own model (a NIM's profile from NGC, pinned with the image tag): no revision to pin, but a trust
+        # setting still runs the model's own code with no allow-list. The code is pinned with the image, so that rests
+        # on the allow-list the stack keeps, not on a moving source: reported unproven (advice).
+        if "trust-remote-code" not in args:
+            return []
+        return [
+            dict(
+                label="spec.env",
+                model=None,
+                shown_model=server.image.split("@", 1)[0].rsplit(":", 1)[0].split("/", 2)[-1],
+                revision=None,
+                has_revision=True,
+                revision_flag=row.spelling("revision"),
+                trust=True,
+                trust_flag=row.spelling("trust-remote-code"),
+                trust_unproven=True,
+            )
+        ]
     return [
         dict(
             label="spec.env",
@@ -237,11 +253,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
         named = repo or hub_model(model) or model
         if source["trust"] and named not in allowed:
             shown = named or "the model"
-            messages.append(
+            message = (
                 f"{label}: {source['trust_flag']} imports Python from the repository of {shown} into the "
                 f"server, and {shown} is not in trustRemoteCodeModels; drop the flag (architectures the "
                 f"engine supports natively need none) or allow-list the model with a pinned revision"
             )
+            messages.append(unproven(message) if source.get("trust_unproven") else message)
     return messages
 
 

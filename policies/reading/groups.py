@@ -11,6 +11,7 @@ reads the same structure generically, for a custom resource read by ``policies.k
 
 - a pod template under a worker-like key beside a leader-like sibling that holds a pod template is *rank-only*: it
   takes no requests, so readiness, startup and drain rules leave it to the leader;
+- a template whose owner has a ``size`` (RBG's ``leaderWorkerPattern``) is a group of that many pods from one template;
 - the pods one engine spreads over are the group's ``size`` (LWS counts the leader in it, lws
   api/leaderworkerset/v1/leaderworkerset_types.go ``Size``), else the leader (one pod, or its ``replicas``) plus the
   worker role's ``replicas`` or ``size`` (OME's ``engineConfig.worker.size``, the worker pods alone); where neither is written the spread is unknown, and rules comparing an engine's ranks
@@ -36,7 +37,7 @@ _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 class PodGroup:
     """Where a pod template sits in a leader/worker group."""
 
-    role: str  # "leader" or "worker"
+    role: str  # "leader", "worker", or "all" (one template for every pod of the group, the leader's too)
     front: str  # the path of the leader's pod spec
     size: Optional[int]  # the pods one engine spreads over (leader and workers), None where the manifest does not say
     size_field: str  # the field(s) the size was read from, "" when unknown
@@ -65,7 +66,7 @@ def _group_of(props: Any, path: str, paths: list[str]) -> Optional[PodGroup]:
     # The innermost role key on the path (``...workloadTemplate.workerTemplate.spec`` -> workerTemplate).
     at = next((i for i in range(len(steps) - 1, -1, -1) if steps[i][0].lower() in WORKER_KEYS | LEADER_KEYS), None)
     if at is None:
-        return None
+        return _one_template_group(props, path, steps)
     parent_steps = steps[:at]
     parent: Any = props
     for name, index in parent_steps:
@@ -82,6 +83,27 @@ def _group_of(props: Any, path: str, paths: list[str]) -> Optional[PodGroup]:
     size, size_field = _size(parent, prefix, leader_keys, worker_keys)
     role = "worker" if steps[at][0].lower() in WORKER_KEYS else "leader"
     return PodGroup(role, fronts[0], size, size_field)
+
+
+def _one_template_group(props: Any, path: str, steps: list[tuple[str, str]]) -> Optional[PodGroup]:
+    """A group whose pods all come from one template: the mapping holding the template has a whole ``size`` (sgl-project
+    rbg RoleBasedGroup v1alpha2 ``roles[].leaderWorkerPattern: {size, template}``, 1 leader + size-1 workers from the same
+    template, examples/inference/agg-leader-worker.yaml at 24f81595). Every pod of it may be the leader, so all take
+    requests ("all"); an engine spreads over ``size`` pods."""
+    owner_steps = steps[:-2] if [n for n, _ in steps[-2:]] == ["template", "spec"] else []
+    owner: Any = props
+    for name, index in owner_steps:
+        owner = get(owner, name) if name else get(owner, int(index))
+    if not owner_steps or not isinstance(owner, dict):
+        return None
+    # The owner's own size, else a leader/worker set's beside the template (RBG v1alpha1 roles[]: template and
+    # leaderWorkerSet.size, sgl-project/rbg examples/instanceset/instanceset-with-lws.yaml at 36ed3d26).
+    sized = [(owner, "size")] + [(v, f"{k}.size") for k, v in owner.items() if isinstance(k, str) and "leaderworker" in k.lower()]
+    for holder, field in sized:
+        size = as_int(get(holder, "size"))
+        if size is not None and size >= 1:
+            return PodGroup("all", path, size, f"{_join(owner_steps)}.{field}")
+    return None
 
 
 def _size(parent: dict, prefix: str, leader_keys: list[str], worker_keys: list[str]) -> tuple[Optional[int], str]:

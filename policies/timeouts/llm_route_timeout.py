@@ -15,7 +15,7 @@ timeout is proven by the Ingress alone, whether a model sits behind it is not.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import split_type
+from policies.kube import get, split_type
 from policies.reading import edge
 from policies.reading import route_path as path
 from policies.reading.serving import model_servers
@@ -85,6 +85,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     )
         elif r.type in path.INGRESS_TYPES:
             findings += _ingress(r, minimum, llm, known, context)
+        elif split_type(r.type) == ("http.keda.sh", "HTTPScaledObject"):
+            findings += _http_scaled_object(r, minimum, llm, known)
         elif split_type(r.type) == ("networking.gke.io", "GCPBackendPolicy"):
             findings += _gcp_backend_policy(r, minimum, llm, pools)
     return findings
@@ -134,6 +136,34 @@ def _ingress(ing: Resource, minimum: float, llm: set[str], known: set[str], cont
         value = t[:-1] if what.startswith("ALB") else t
         findings.append((ing.name, f"{what} {value}{state} {where} {cut}"))
     return sorted(set(findings))
+
+
+def _http_scaled_object(r: Resource, minimum: float, llm: set[str], known: set[str]) -> list[tuple[str, str]]:
+    """The KEDA HTTP add-on interceptor in front of a model: its response-header timeout, set or the add-on's default."""
+    service = get(r.props, "spec", "scaleTargetRef", "service")
+    if not isinstance(service, str) or (service not in llm and service in known):
+        return []
+    seconds = edge.http_scaled_object_header_timeout(r)
+    if seconds is not None and seconds > minimum:
+        return []
+    where = (
+        f"in front of an LLM ({service})"
+        if service in llm
+        else f"in front of Service {service}, which this set does not hold (if it serves a model),"
+    )
+    what = (
+        f"spec.timeouts.responseHeader {path.fmt(seconds)}"
+        if seconds is not None
+        else "spec.timeouts.responseHeader unset (the interceptor's KEDA_HTTP_RESPONSE_HEADER_TIMEOUT: 500ms up to "
+        "http-add-on v0.13.0, 300s from v0.14.0)"
+    )
+    return [
+        (
+            r.name,
+            f"{what} {where}: the interceptor answers 504 when a reply's headers take longer (interceptor/handler/upstream.go:130-140), and a reply that is not "
+            f"streamed sends them only when the generation ends; set it above the longest request",
+        )
+    ]
 
 
 def _gcp_backend_policy(r: Resource, minimum: float, llm: set[str], pools: set[str]) -> list[tuple[str, str]]:

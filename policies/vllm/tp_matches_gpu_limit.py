@@ -27,8 +27,8 @@ written sizes are read through its row's spellings and held to its GPU limit the
 from __future__ import annotations
 
 from components.images import image_repository
-from policies.framework import Policy, Resource
-from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, resource_value, split_type
+from policies.framework import Policy, Resource, unproven
+from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, read_generically, resource_value, split_type
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.groups import group_pods
 from policies.reading.ray_cluster import cluster_gpus
@@ -144,6 +144,16 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     spread = _ranks(resource, server, tp, pp)
     if spread is None:
         return []
+    if server.args.get("distributed-executor-backend") == "ray" and read_generically(resource):
+        # An operator's CR no reader knows, running vLLM's Ray executor: Ray may place ranks on pods of a Ray cluster
+        # the operator builds beside this one, which the manifest does not show (unproven: advisory).
+        return [unproven(m) for m in _judged(resource, server, spread)]
+    return _judged(resource, server, spread)
+
+
+def _judged(resource: Resource, server: VllmServer, spread: tuple[int, int, str]) -> list[str]:
+    """S3 for one vLLM server whose ranks spread over ``pods`` pods: its GPU limit x pods against the ranks."""
+    label = server.label
     ranks, pods, explained = spread
     limit_raw = resource_value(server.container, "limits", GPU_RESOURCE)
     limit = as_int(limit_raw)
@@ -187,8 +197,10 @@ def _check_table(resource: Resource, server: EngineServer) -> list[str]:
     nodes = as_int(server.args.get("nnodes")) if "nnodes" in server.args else None
     if nodes is None:
         nodes = _group_size(resource, server.path)
-        if nodes is None:
-            return []  # a group of unknown size: the ranks may spread over any number of pods
+        if nodes is None or ("nnodes" in server.args and nodes == 1):
+            # A group of unknown size, or --nnodes from a variable no group here sizes ($(RBG_LWP_GROUP_SIZE) an
+            # operator fills): the ranks may spread over any number of pods.
+            return []
     limit = as_int(resource_value(server.container, "limits", GPU_RESOURCE))
     if limit is None or nodes < 1 or limit * nodes == tp * pp:
         return []  # no readable limit (an operator's, another accelerator): not judged here

@@ -192,11 +192,13 @@ def test_an_llm_inference_service_hub_uri_without_a_revision():
 
 def test_nim_trust_custom_code_counts_only_for_a_model_from_a_repository():
     # The k8s-nim-operator multi-node sample (corpus v2 row 19) sets NIM_TRUST_CUSTOM_CODE for the image's own
-    # DeepSeek-R1 profile, pulled from NGC with the pinned image: no repository's code to trust.
+    # DeepSeek-R1 profile, pulled from NGC with the pinned image: no moving repository, but the model's code still runs
+    # with no allow-list, so it is reported as advice (unproven), never as a block.
     (_, nim_service) = corpus(
         "NVIDIA__k8s-nim-operator", "config__samples__nim__serving__advanced__multi-node__multi-node-nimservice.yaml"
     )
-    assert messages(model_source_pinned, nim_service) == []
+    own = evaluate([resource(nim_service)], policies=[model_source_pinned.POLICY])
+    assert [v.enforcement for v in own] == ["advisory"] and "deepseek-ai/deepseek-r1" in own[0].message
     # The same NIM pointed at a Hub repository (NIM 2.0 NIM_MODEL_PATH hf://...) runs that repository's code.
     nim_service["spec"]["env"].append({"name": "NIM_MODEL_PATH", "value": "hf://deepseek-ai/DeepSeek-R1"})
     (message,) = messages(model_source_pinned, nim_service)

@@ -108,6 +108,11 @@ def test_a_group_of_unknown_size_is_not_judged_for_tp_against_one_pod():
     lone = _service()
     del lone.props["spec"]["workloadTemplate"]["workerTemplate"]
     assert pod_group(lone, LEADER) is None
+    # --nnodes from a variable nothing here sizes: the spread is unknown.
+    assert "S3" not in _by_catalog(lone)
+    command = lone.props["spec"]["workloadTemplate"]["leaderTemplate"]["spec"]["containers"][0]["command"]
+    at = command.index("--nnodes")
+    del command[at : at + 4]  # --nnodes $(LWS_GROUP_SIZE) --node-rank $(LWS_WORKER_INDEX)
     assert {level for level, _ in _by_catalog(lone)["S3"]} == {"mandatory"}
 
 
@@ -268,3 +273,69 @@ def test_an_ome_multi_node_runtime_is_a_group_of_leader_and_worker_size():
     assert s3 and {v.enforcement for v in s3} == {"mandatory"} and all("over 2 pods" in v.message for v in s3)
     # A size the manifest leaves to a variable: not judged.
     assert "S3" not in _by_catalog(_ome_multi_node("$(PARALLELISM_SIZE)"))
+
+
+def _rbg(size: int | None, tp: str = "2") -> Resource:
+    """A minimal form of sgl-project/rbg examples/inference/agg-leader-worker.yaml at 24f81595 (RoleBasedGroup
+    v1alpha2): one role whose leaderWorkerPattern runs `size` pods (1 leader + workers) from one template, SGLang
+    --tp-size 2 over --nnodes $(RBG_LWP_GROUP_SIZE), one GPU per pod."""
+    container = {
+        "name": "sglang",
+        "image": "lmsysorg/sglang:v0.5.9-cu124",
+        "command": ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-0.6B", "--port", "8001"]
+        + ["--tp-size", tp, "--nnodes", "$(RBG_LWP_GROUP_SIZE)", "--node-rank", "$(RBG_LWP_WORKER_INDEX)"],
+        "resources": {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "1"}},
+    }
+    pattern: dict = {"template": {"spec": {"containers": [container]}}}
+    if size is not None:
+        pattern["size"] = size
+    props = {
+        "apiVersion": "workloads.x-k8s.io/v1alpha2",
+        "kind": "RoleBasedGroup",
+        "metadata": {"name": "agg-lwd"},
+        "spec": {"roles": [{"name": "backend", "replicas": 1, "leaderWorkerPattern": pattern}]},
+    }
+    return Resource(type="kubernetes:workloads.x-k8s.io/v1alpha2:RoleBasedGroup", name="rbg", props=props)
+
+
+def test_a_one_template_group_is_sized_by_its_owner():
+    path = "spec.roles[0].leaderWorkerPattern.template.spec"
+    rbg = _rbg(2)
+    assert read_generically(rbg) == [path]
+    assert group_pods(rbg, path) == (2, "spec.roles[0].leaderWorkerPattern.size")
+    assert "S3" not in _by_catalog(rbg)  # TP 2 over 2 one-GPU pods
+    assert {v.enforcement for v in evaluate([_rbg(2, tp="4")]) if v.catalog == "S3"} == {"mandatory"}
+    # No size: --nnodes comes from a variable nothing here sizes, so the spread is unknown.
+    assert group_pods(_rbg(None), path) == (1, "") and "S3" not in _by_catalog(_rbg(None))
+
+
+def test_a_role_template_beside_a_leader_worker_set_size_is_a_group():
+    """RBG v1alpha1: a role's template with leaderWorkerSet.size beside it (sgl-project/rbg
+    examples/instanceset/instanceset-with-lws.yaml at 36ed3d26: roles[].template and leaderWorkerSet {patchLeaderTemplate,
+    patchWorkerTemplate, size})."""
+    rbg = _rbg(None)
+    role = rbg.props["spec"]["roles"][0]
+    role["template"] = role.pop("leaderWorkerPattern")["template"]
+    role["leaderWorkerSet"] = {"size": 2}
+    path = "spec.roles[0].template.spec"
+    assert group_pods(rbg, path) == (2, "spec.roles[0].leaderWorkerSet.size")
+    assert "S3" not in _by_catalog(rbg)
+
+
+def test_vllm_on_the_ray_executor_in_a_generic_cr_is_not_proven_short_of_gpus():
+    """An operator CR no reader knows (invented kind) running vLLM with --distributed-executor-backend ray: Ray may
+    place ranks on pods the operator builds beside this one, so TP x PP above the pod's GPUs is advisory; without the
+    Ray executor the same pod is short of GPUs and blocks."""
+
+    def cr(*extra: str) -> Resource:
+        server = {
+            "name": "server",
+            "image": "vllm/vllm-openai:v0.33.0",
+            "args": ["--model", "meta-llama/Llama-3.1-405B-Instruct", "--tensor-parallel-size", "16", *extra],
+            "resources": {"limits": {"nvidia.com/gpu": 8}},
+        }
+        props = {"kind": "ModelDeployment", "spec": {"template": {"spec": {"containers": [server]}}}}
+        return Resource(type="kubernetes:serving.example.com/v1:ModelDeployment", name="m", props=props)
+
+    assert {v.enforcement for v in evaluate([cr("--distributed-executor-backend", "ray")]) if v.catalog == "S3"} == {"advisory"}
+    assert {v.enforcement for v in evaluate([cr()]) if v.catalog == "S3"} == {"mandatory"}

@@ -153,3 +153,37 @@ def test_hub_model():
     assert hub_model("/models/x") is None
     assert hub_model("s3://bucket/models/x") is None
     assert hub_model("$(MODEL_ID)") is None
+
+
+def _nim_service(env: list[dict]) -> object:
+    """The shape of NVIDIA/k8s-nim-operator config/samples/nim/serving/advanced/multi-node/multi-node-nimservice.yaml
+    (manifests-v2): a NIM image that serves its own NGC profile, env NIM_TRUST_CUSTOM_CODE."""
+    return resource(
+        "kubernetes:apps.nvidia.com/v1alpha1:NIMService",
+        {
+            "apiVersion": "apps.nvidia.com/v1alpha1",
+            "kind": "NIMService",
+            "metadata": {"name": "deepseek-r1"},
+            "spec": {
+                "image": {"repository": "nvcr.io/nim/deepseek-ai/deepseek-r1", "tag": "1.7.2"},
+                "env": env,
+                "resources": {"limits": {"nvidia.com/gpu": 8}},
+            },
+        },
+    )
+
+
+def test_a_nim_that_trusts_its_own_models_code_is_advised():
+    """The NIM's own model has no revision to pin (the image tag pins the profile), but NIM_TRUST_CUSTOM_CODE still runs
+    the model's code with no allow-list: reported, advisory (the code is pinned with the image)."""
+    from policies.registry import evaluate
+
+    found = evaluate([_nim_service([{"name": "NIM_TRUST_CUSTOM_CODE", "value": "1"}])], policies=[POLICY])
+    assert [(v.enforcement, v.message.split(" imports")[0]) for v in found] == [
+        ("advisory", "spec.env: env NIM_TRUST_CUSTOM_CODE")
+    ]
+    assert "deepseek-ai/deepseek-r1 is not in trustRemoteCodeModels" in found[0].message
+    careful = _nim_service([{"name": "NIM_LOG_LEVEL", "value": "INFO"}])
+    assert evaluate([careful], policies=[POLICY]) == []
+    allowed = {POLICY.name: {"trustRemoteCodeModels": ["deepseek-ai/deepseek-r1"]}}
+    assert evaluate([_nim_service([{"name": "NIM_TRUST_CUSTOM_CODE", "value": "1"}])], allowed, policies=[POLICY]) == []
