@@ -301,8 +301,9 @@ class Download:
     container: dict
     into: str  # the directory the files land in
     source: str = "the Hugging Face Hub"  # where they come from (the engine row's downloads.source)
-    # True when the folder is the engine's default in its own images but another image runs it (whose Dockerfile,
-    # outside the manifest, may move the cache): S19 reports it without blocking
+    # True when the folder is the engine's default in its own images for their user, but another image (whose
+    # Dockerfile, outside the manifest, may move the cache) or another user (another home) runs it: S19 reports it
+    # without blocking
     assumed: bool = False
 
 

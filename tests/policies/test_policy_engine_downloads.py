@@ -321,3 +321,34 @@ def test_a_home_relative_cache_of_a_pod_that_does_not_run_as_root_is_not_blocked
     # TGI's /data is not a home folder: the user does not move it.
     (message,) = s19(deployment(dict(TGI_405B, securityContext={"runAsUser": 1000}), TGI_VOLUMES))
     assert not isinstance(message, Unproven)
+
+
+def test_aphrodite_is_read_like_the_vllm_fork_it_is():
+    """aphrodite-engine v0.20.0 docker/Dockerfile L660-662: the alpindale/aphrodite-openai image runs `aphrodite run`
+    with the container's args (the model first); --shutdown-timeout defaults to 0 (config/aphrodite.py L347-350)."""
+    from policies.models import model_source_pinned
+
+    server = {
+        "name": "aphrodite",
+        "image": "alpindale/aphrodite-openai:latest",
+        "args": ["mistralai/Mistral-7B-Instruct-v0.3", "--max-model-len", "4096"],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    }
+    assert model_server_engine(server) == "aphrodite"
+    (read,) = table_servers(deployment(server))
+    assert read.model == "mistralai/Mistral-7B-Instruct-v0.3" and read.args["max-model-len"] == "4096"
+    found = {v.catalog: v.message for v in evaluate([deployment(server)])}
+    assert found["S19"].startswith("container aphrodite: downloads mistralai/Mistral-7B-Instruct-v0.3 from the Hugging Face Hub")
+    assert "pin --revision to a commit SHA" in found["S17"]
+    drains = termination_drains_streams.POLICY.check_resource(deployment(server), termination_drains_streams.POLICY.defaults())
+    assert any("--shutdown-timeout unset (Aphrodite Engine's default 0 s)" in m for m in drains), drains
+    # Careful: the cache on a claim, the revision pinned.
+    careful = dict(
+        server,
+        args=[*server["args"], "--revision", "0" * 40],
+        volumeMounts=[{"name": "hf", "mountPath": "/root/.cache/huggingface"}],
+    )
+    volumes = [{"name": "hf", "persistentVolumeClaim": {"claimName": "hf"}}]
+    assert s19(deployment(careful, volumes)) == []
+    policy = model_source_pinned.POLICY
+    assert policy.check_resource(deployment(careful, volumes), policy.defaults()) == []
