@@ -94,6 +94,21 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     return findings
 
 
+def _cut(set_to: float | None, default: float, minimum: float, default_name: str) -> tuple[float, str] | None:
+    """(seconds, " (unset: <default_name>)" or "") when a timeout, set or left at `default`, is at or below `minimum`."""
+    seconds = default if set_to is None else set_to
+    if seconds > minimum:
+        return None
+    return seconds, (f" (unset: {default_name})" if set_to is None else "")
+
+
+def _where(service: str, llm: set[str]) -> str:
+    """How a message names the backend: a model of the set, or a Service the set does not hold."""
+    if service in llm:
+        return f"in front of an LLM ({service})"
+    return f"in front of Service {service}, which this set does not hold (if it serves a model),"
+
+
 def _edge_of(ingress: Resource, service: str, port: object, context: tuple) -> tuple[str, edge.EdgeTimeout] | None:
     """(what the edge is, its timeout for this backend) of an ALB, GKE or ingress-nginx Ingress; None otherwise."""
     if path.is_alb_ingress(ingress):
@@ -125,11 +140,8 @@ def _ingress(ing: Resource, minimum: float, llm: set[str], known: set[str], cont
             continue
         what, timeout = found
         state = "" if timeout.explicit else f" ({timeout.how})"
-        where = (
-            "in front of an LLM" + ("" if what.startswith("ALB") else f" ({service})")
-            if service in llm
-            else f"in front of Service {service}, which this set does not hold (if it serves a model),"
-        )
+        # The ALB's message keeps its original form (no Service named) for a model's backend.
+        where = "in front of an LLM" if service in llm and what.startswith("ALB") else _where(service, llm)
         t = path.fmt(timeout.seconds)
         if what.startswith("GKE"):
             cut = f"cuts every response that takes longer than {t} in all (a streamed generation included)"
@@ -149,14 +161,14 @@ def _ai_gateway_route(r: Resource, minimum: float) -> list[tuple[str, str]]:
     """An Envoy AI Gateway route (every rule sends to a model by design) left at or below `minimum`."""
     found = []
     for i, rule in enumerate(as_list(get(r.props, "spec", "rules"))):
-        set_to = path.duration_seconds(get(rule, "timeouts", "request"))
-        seconds = AI_GATEWAY_DEFAULT if set_to is None else set_to
-        if seconds <= minimum:
-            state = " (unset: Envoy AI Gateway's default)" if set_to is None else ""
+        cut = _cut(
+            path.duration_seconds(get(rule, "timeouts", "request")), AI_GATEWAY_DEFAULT, minimum, "Envoy AI Gateway's default"
+        )
+        if cut is not None:
             found.append(
                 (
                     r.name,
-                    f"spec.rules[{i}]: timeouts.request {path.fmt(seconds)}{state} on an AI Gateway route cuts "
+                    f"spec.rules[{i}]: timeouts.request {path.fmt(cut[0])}{cut[1]} on an AI Gateway route cuts "
                     f"generations that run longer; set it above the longest request",
                 )
             )
@@ -171,11 +183,7 @@ def _http_scaled_object(r: Resource, minimum: float, llm: set[str], known: set[s
     seconds = edge.http_scaled_object_header_timeout(r)
     if seconds is not None and seconds > minimum:
         return []
-    where = (
-        f"in front of an LLM ({service})"
-        if service in llm
-        else f"in front of Service {service}, which this set does not hold (if it serves a model),"
-    )
+    where = _where(service, llm)
     what = (
         f"spec.timeouts.responseHeader {path.fmt(seconds)}"
         if seconds is not None
@@ -197,14 +205,13 @@ def _gcp_backend_policy(r: Resource, minimum: float, llm: set[str], pools: set[s
     for policy, kind, name, seconds in edge.gcp_backend_policies([r]):
         if not ((kind == "Service" and name in llm) or (kind == "InferencePool" and name in pools)):
             continue
-        value = float(edge.GCE_BACKEND_TIMEOUT_DEFAULT) if seconds is None else seconds
-        if value <= minimum:
-            state = " (unset: GKE's default)" if seconds is None else ""
+        cut = _cut(seconds, float(edge.GCE_BACKEND_TIMEOUT_DEFAULT), minimum, "GKE's default")
+        if cut is not None:
             found.append(
                 (
                     policy.name,
-                    f"spec.default.timeoutSec {path.fmt(value)}{state} on {kind} {name} (a model) cuts a response that "
-                    f"takes longer; set it above the longest request",
+                    f"spec.default.timeoutSec {path.fmt(cut[0])}{cut[1]} on {kind} {name} (a model) cuts a response "
+                    f"that takes longer; set it above the longest request",
                 )
             )
     return found

@@ -9,22 +9,16 @@ from __future__ import annotations
 
 import copy
 
-from policies.framework import Resource
+from policy_fixtures import found_by
+
 from policies.reading import edge
-from policies.registry import evaluate
 
 S9 = "llm-route-timeout-not-default"
 G32 = "external-gce-ingress-guarded"
 
 
-def res(obj: dict) -> Resource:
-    group_version = obj["apiVersion"]
-    token = f"core/{group_version}" if "/" not in group_version else group_version
-    return Resource(type=f"kubernetes:{token}:{obj['kind']}", name=f"{obj['kind']}/{obj['metadata']['name']}", props=obj)
-
-
-def found(objs: list[dict], policy: str) -> list[tuple[str, str]]:
-    return [(v.enforcement, v.message) for v in evaluate([res(o) for o in objs]) if v.policy == policy]
+def found(objs: list[dict], policy: str, config=None) -> list[tuple[str, str]]:
+    return found_by(objs, policy, config)
 
 
 def ingress(name: str, service: str, port: int, *, annotations=None, class_name=None, tls=None) -> dict:
