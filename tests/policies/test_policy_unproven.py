@@ -336,3 +336,19 @@ def test_s31_a_script_of_several_lines_installs_only_what_its_pip_lines_name(tmp
     ]
     # A backslash-newline still continues one command.
     assert [i.requirement for i in command_installs("pip install a==1 \\\n  b\necho done", "c")] == ["a==1", "b"]
+
+
+def test_g32_an_internal_load_balancer_service_is_advice(tmp_path):
+    # The LoadBalancer Service of GoogleCloudPlatform/ai-on-gke tutorials-and-examples/genAI-LLM/deploying-mistral-7b-
+    # instruct-L4gpus/mistral-7b.yaml at d75da777 (minimal form): external by default, so it blocks; asked internal by
+    # GKE's annotation, it exposes nothing past the gateway.
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "mistral-7b-service"},
+        "spec": {"type": "LoadBalancer", "selector": {"app": "mistral-7b"}, "ports": [{"port": 80, "targetPort": 8080}]},
+    }
+    g32 = "no-load-balancer-service"
+    assert [v.enforcement for v in _violations(tmp_path, extra=[service]) if v.policy == g32] == ["mandatory"]
+    service["metadata"]["annotations"] = {"networking.gke.io/load-balancer-type": "Internal"}
+    assert [v.enforcement for v in _violations(tmp_path, extra=[service]) if v.policy == g32] == ["advisory"]
