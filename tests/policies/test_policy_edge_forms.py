@@ -9,22 +9,16 @@ from __future__ import annotations
 
 import copy
 
-from policies.framework import Resource
+from policy_fixtures import found_by
+
 from policies.reading import edge
-from policies.registry import evaluate
 
 S9 = "llm-route-timeout-not-default"
 G32 = "external-gce-ingress-guarded"
 
 
-def res(obj: dict) -> Resource:
-    group_version = obj["apiVersion"]
-    token = f"core/{group_version}" if "/" not in group_version else group_version
-    return Resource(type=f"kubernetes:{token}:{obj['kind']}", name=f"{obj['kind']}/{obj['metadata']['name']}", props=obj)
-
-
-def found(objs: list[dict], policy: str) -> list[tuple[str, str]]:
-    return [(v.enforcement, v.message) for v in evaluate([res(o) for o in objs]) if v.policy == policy]
+def found(objs: list[dict], policy: str, config=None) -> list[tuple[str, str]]:
+    return found_by(objs, policy, config)
 
 
 def ingress(name: str, service: str, port: int, *, annotations=None, class_name=None, tls=None) -> dict:
@@ -366,3 +360,28 @@ def test_https_internal_and_other_gateways_are_silent():
     assert found([gateway("gke-l7-global-external-managed", [https, HTTP_LISTENER])], G32) == []
     assert found([gateway("gke-l7-rilb", [HTTP_LISTENER])], G32) == []
     assert found([gateway("istio", [HTTP_LISTENER])], G32) == []
+
+
+# envoyproxy/ai-gateway at v1.1.0 (c217da8a539570ba3f6014a60c2687c29a945f1f): examples/inference-pool/aigwroute.yaml
+# (rules to the vllm-llama3-8b-instruct and mistral InferencePools, no timeouts) and examples/aigw/ollama.yaml (a rule
+# with timeouts.request 120s).
+def ai_route(rules: list[dict]) -> dict:
+    return {
+        "apiVersion": "aigateway.envoyproxy.io/v1beta1",
+        "kind": "AIGatewayRoute",
+        "metadata": {"name": "inference-pool-with-aigwroute", "namespace": "default"},
+        "spec": {"parentRefs": [{"name": "inference-pool-with-aigwroute", "kind": "Gateway"}], "rules": rules},
+    }
+
+
+def test_an_ai_gateway_route_left_at_its_60_second_default():
+    pool = {"backendRefs": [{"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "vllm-llama3-8b-instruct"}]}
+    assert found([ai_route([pool])], S9) == [
+        (
+            "advisory",
+            "spec.rules[0]: timeouts.request 60s (unset: Envoy AI Gateway's default) on an AI Gateway route cuts "
+            "generations that run longer; set it above the longest request",
+        )
+    ]
+    careful = {"backendRefs": [{"name": "openai", "namespace": "default"}], "timeouts": {"request": "120s"}}
+    assert found([ai_route([careful])], S9) == []
