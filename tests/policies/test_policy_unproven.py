@@ -318,3 +318,21 @@ def test_s1_a_memory_fraction_below_the_band_is_advice_and_above_it_blocks(tmp_p
     assert [v.enforcement for v in _violations(tmp_path, str(llm_serve)) if v.policy == s1] == ["advisory"]
     high = _vllm_deployment(["--model=meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-utilization=0.99"], [])
     assert [v.enforcement for v in _violations(tmp_path, extra=[high]) if v.policy == s1] == ["mandatory"]
+
+
+def test_s31_a_script_of_several_lines_installs_only_what_its_pip_lines_name(tmp_path):
+    # aws-samples/eks-workshop-v2 manifests/modules/aiml/chatbot/vllm.yaml at 2ddacc9652c108bec978b29a24d522c92eaaad64
+    # (minimal form): an init script whose pip lines are followed by mkdir, a download and echo lines. Each line is a
+    # command of its own: before, every word after the first `pip install` was read as a package (12 findings).
+    from policies.reading.installs import command_installs
+
+    script = (
+        'set -e\npip install -U "huggingface_hub[cli]"\npip install hf_transfer\n\nmkdir -p /models/m\n'
+        'HF_HUB_ENABLE_HF_TRANSFER=1 hf download org/model --local-dir /models/m\necho ""\necho "Model download is complete."\n'
+    )
+    assert [(i.requirement, i.pinned) for i in command_installs(script, "c")] == [
+        ("huggingface_hub[cli]", False),
+        ("hf_transfer", False),
+    ]
+    # A backslash-newline still continues one command.
+    assert [i.requirement for i in command_installs("pip install a==1 \\\n  b\necho done", "c")] == ["a==1", "b"]
