@@ -352,3 +352,34 @@ def test_aphrodite_is_read_like_the_vllm_fork_it_is():
     assert s19(deployment(careful, volumes)) == []
     policy = model_source_pinned.POLICY
     assert policy.check_resource(deployment(careful, volumes), policy.defaults()) == []
+
+
+def test_kserve_huggingface_server_downloads_into_its_images_hf_home():
+    """kserve/website 05b83a6c docs/model-serving/generative-inference/kvcache-offloading/kvcache-offloading.md
+    (lmcache_isvc.yaml, reduced): the Hugging Face runtime with --model_id and no cache volume. The server downloads
+    into its Hub cache, /tmp/huggingface/hub in KServe's image (kserve v0.20.0 python/huggingface_server.Dockerfile
+    L273 HF_HOME=/tmp/huggingface)."""
+    model = {
+        "modelFormat": {"name": "huggingface"},
+        "args": ["--model_name=llama3", "--model_id=meta-llama/Llama-3.2-1B-Instruct", "--max-model-len=10000"],
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+    }
+
+    def isvc(model: dict, volumes: list | None = None) -> Resource:
+        predictor = {"model": model, **({"volumes": volumes} if volumes else {})}
+        props = {
+            "apiVersion": "serving.kserve.io/v1beta1",
+            "kind": "InferenceService",
+            "metadata": {"name": "huggingface-llama3"},
+            "spec": {"predictor": predictor},
+        }
+        return Resource(type="kubernetes:serving.kserve.io/v1beta1:InferenceService", name="huggingface-llama3", props=props)
+
+    (message,) = s19(isvc(model))
+    assert "downloads meta-llama/Llama-3.2-1B-Instruct from the Hugging Face Hub into /tmp/huggingface/hub" in message
+    # Careful forms: the cache on a claim, at the image's folder or where HF_HOME points.
+    cached = dict(model, volumeMounts=[{"name": "hf", "mountPath": "/tmp/huggingface"}])
+    claim = [{"name": "hf", "persistentVolumeClaim": {"claimName": "hf"}}]
+    assert s19(isvc(cached, claim)) == []
+    moved = dict(model, env=[{"name": "HF_HOME", "value": "/models/hf"}], volumeMounts=[{"name": "hf", "mountPath": "/models"}])
+    assert s19(isvc(moved, claim)) == []
