@@ -1,10 +1,10 @@
 """Serving engines as data: the rows of serving_engines.toml as frozen records.
 
 ``serving_engines.toml`` beside this module is the one place the product keeps what it knows of each model
-server (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp, Ollama, LMDeploy, LocalAI): how it is recognised
-(image, command, module, its own env prefix), the spellings of the settings policies read, its health endpoints,
-what it does on SIGTERM, its metrics, where a model it downloads at start lands, each group with its source at a
-pinned release. The file's header documents every field. A row with an unknown or missing field, a
+server (vLLM, SGLang, TGI, Triton, TensorRT-LLM, NIM, llama.cpp, Ollama, LMDeploy, LocalAI, Aphrodite): how it is
+recognised (image, command, module, its own env prefix), the spellings of the settings policies read, its health
+endpoints, what it does on SIGTERM, its metrics, where a model it downloads at start lands, each group with its
+source at a pinned release. The file's header documents every field. A row with an unknown or missing field, a
 wrong type, or a fact group without its source fails the load, naming the row and the field, so a typo in the
 table is an import error, never a rule that silently stops applying.
 """

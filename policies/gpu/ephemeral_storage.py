@@ -16,7 +16,8 @@ a node's disk from pod requests: the EC2NodeClass's ``blockDeviceMappings`` (or 
 the scheduler put the pod where the disk fits. A model streamed from object storage
 (``--load-format runai_streamer``) or read from a local path downloads nothing.
 
-Read for every engine row with a downloads table, KServe's Hugging Face server and Ray Serve's GPU workers
+Read for every engine row with a downloads table, KServe's Hugging Face server (/mnt/models for storageUri
+hf://, else its image's HF_HOME /tmp/huggingface) and Ray Serve's GPU workers
 (policies.reading.engines), so a new engine with one is held to this rule without code.
 """
 

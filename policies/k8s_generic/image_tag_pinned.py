@@ -10,8 +10,10 @@ whichever engine of the table the container runs.
 
 from __future__ import annotations
 
+import re
+
 from components.images import image_tag, is_digest
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import container_label, containers, pod_specs, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.serving import engine_row, model_servers
@@ -20,6 +22,8 @@ from policies.reading.serving import engine_row, model_servers
 # the default branch, nightly for scheduled builds; the rest are the usual channel names).
 MOVING_TAGS = ("latest", "main", "master", "nightly", "dev", "develop", "edge", "head", "canary", "unstable", "rolling")
 _FIX = "pin a version tag (ideally a digest, image@sha256:...)"
+# Characters no image reference holds (distribution/reference grammar): a template's placeholder for one.
+_PLACEHOLDER = re.compile(r"[<>${}\s]")
 
 
 def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...]]]:
@@ -39,12 +43,15 @@ def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...]]
 def _check(resource: Resource, config: dict) -> list[str]:
     disallowed = {str(t).lower() for t in config["disallowedTags"]}
     prefixes = tuple(str(p).lower() for p in config["disallowedTagPrefixes"] if str(p))
-    messages = []
+    messages: list[str] = []
     for label, image, engine, moving in _images(resource):
         if not isinstance(image, str) or is_digest(image):
             continue
         tag = image_tag(image)
-        if tag is None:
+        if tag is None and _PLACEHOLDER.search(image):
+            # "<image>", "${IMAGE}", "{{ .Values.image }}": a value the reader fills in, not a reference anything pulls.
+            messages.append(unproven(f"{label}: image {image} is a placeholder; fill it with a version tag or a digest"))
+        elif tag is None:
             messages.append(f"{label}: image {image} has no tag, so it pulls :latest, which moves; {_FIX}")
         elif tag.lower() in moving and tag.lower() != "latest":  # the engine's own word for it, where it has one
             messages.append(

@@ -7,19 +7,39 @@ at its default (60 s on AWS), and the model is exposed past the gateway's auth a
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
-from policies.kube import get
+from policies.framework import Policy, Resource, unproven
+from policies.kube import annotations_of, get
 
 SERVICE_TYPE = "kubernetes:core/v1:Service"
+
+
+# Annotations by which a LoadBalancer Service asks its cloud for an internal (VPC-only) load balancer: AWS Load Balancer
+# Controller (https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/service/annotations/#lb-scheme)
+# and the in-tree AWS provider, GKE (https://cloud.google.com/kubernetes-engine/docs/how-to/internal-load-balancing),
+# Azure (https://learn.microsoft.com/azure/aks/internal-lb).
+_INTERNAL = {
+    "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+    "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+    "networking.gke.io/load-balancer-type": "internal",
+    "cloud.google.com/load-balancer-type": "internal",
+    "service.beta.kubernetes.io/azure-load-balancer-internal": "true",
+}
+
+
+def _internal(resource: Resource) -> bool:
+    annotations = annotations_of(resource.props)
+    return any(str(annotations.get(k, "")).strip().lower() == v for k, v in _INTERNAL.items())
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     if get(resource.props, "spec", "type") != "LoadBalancer":
         return []
-    return [
+    message = (
         "spec.type: LoadBalancer provisions a separate cloud load balancer that bypasses the ingress gateway's "
         "timeouts, auth and rate limits; use ClusterIP behind the ALB/gateway path"
-    ]
+    )
+    # An internal load balancer is not exposed past anything; that it sits beside the gateway path is advice.
+    return [unproven(message) if _internal(resource) else message]
 
 
 POLICY = Policy(

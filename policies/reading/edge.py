@@ -19,6 +19,11 @@ Facts relied on (each pinned by tests/policies/test_policy_edge_forms.py):
 * GKE Gateway: ``GCPBackendPolicy`` (``networking.gke.io/v1``) ``spec.default.timeoutSec`` on the target Service or
   InferencePool, the same 30 s default when unset
   (https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources).
+* KEDA HTTP add-on: the interceptor in front of an ``HTTPScaledObject`` waits ``spec.timeouts.responseHeader`` for
+  the backend's response headers, else its ``KEDA_HTTP_RESPONSE_HEADER_TIMEOUT`` (kedacore/http-add-on v0.15.0
+  ``operator/apis/http/v1alpha1/httpscaledobject_types.go:125-133``; ``interceptor/config/timeouts.go:15-18``: default
+  300 s from v0.14.0, 500 ms up to v0.13.0 (``KEDA_RESPONSE_HEADER_TIMEOUT`` at v0.13.0 ``timeouts.go:17``)). A
+  reply that is not streamed sends its headers only when the whole generation is done.
 * ingress-nginx: ``nginx.ingress.kubernetes.io/proxy-read-timeout`` (seconds), default 60 from the controller's
   ConfigMap key ``proxy-read-timeout`` (kubernetes/ingress-nginx ``internal/ingress/controller/config/config.go``
   NewDefault: ProxyReadTimeout 60, ProxySendTimeout 60). The ConfigMap lives with the controller, outside a model's
@@ -33,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from policies.kube import annotations_of, as_dict, as_float, as_list, get, split_type
-from policies.reading.route_path import INGRESS_TYPES
+from policies.reading.route_path import INGRESS_TYPES, duration_seconds
 
 __all__ = ["INGRESS_TYPES"]  # re-exported: the Ingress types every edge reader accepts
 
@@ -161,6 +166,11 @@ def services_by_name(resources: list) -> dict[str, Mapping]:
         for r in resources
         if split_type(r.type) == ("", "Service") and isinstance(name := get(r.props, "metadata", "name"), str)
     }
+
+
+def http_scaled_object_header_timeout(resource: Any) -> Optional[float]:
+    """An HTTPScaledObject's spec.timeouts.responseHeader in seconds; None when unset (the interceptor's default)."""
+    return duration_seconds(get(resource.props, "spec", "timeouts", "responseHeader"))
 
 
 def gcp_backend_policies(resources: list) -> list[tuple[Any, str, str, Optional[float]]]:

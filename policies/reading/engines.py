@@ -60,6 +60,9 @@ DEFAULT_HF_CACHES = ("/root/.cache/huggingface/hub", "/home/ray/.cache/huggingfa
 # Volumes whose data does not live on the node's ephemeral storage.
 _NOT_EPHEMERAL = ("persistentVolumeClaim", "ephemeral", "csi", "nfs", "awsElasticBlockStore", "hostPath", "fc", "iscsi")
 KSERVE_MODEL_DIR = "/mnt/models"
+# KServe's Hugging Face server image: kserve v0.20.0 python/huggingface_server.Dockerfile L273 ENV
+# HF_HOME=/tmp/huggingface (so the Hub cache is /tmp/huggingface/hub), L284 USER 1000.
+KSERVE_HF_CACHE = ("/tmp/huggingface/hub",)
 
 
 def hub_model(model: Any) -> Optional[str]:
@@ -301,8 +304,9 @@ class Download:
     container: dict
     into: str  # the directory the files land in
     source: str = "the Hugging Face Hub"  # where they come from (the engine row's downloads.source)
-    # True when the folder is the engine's default in its own images but another image runs it (whose Dockerfile,
-    # outside the manifest, may move the cache): S19 reports it without blocking
+    # True when the folder is the engine's default in its own images for their user, but another image (whose
+    # Dockerfile, outside the manifest, may move the cache) or another user (another home) runs it: S19 reports it
+    # without blocking
     assumed: bool = False
 
 
@@ -456,10 +460,16 @@ def _kserve_downloads(resource: Any) -> list[Download]:
         if model is None or not requests_gpu(engine.podspec):
             continue
         uri = engine.container.get("storageUri")
-        # storageUri: the storage initializer downloads into an emptyDir at /mnt/models; --model_id: the
-        # server itself downloads into its HF cache.
-        into = KSERVE_MODEL_DIR if isinstance(uri, str) and uri.startswith("hf://") else "the server's Hugging Face cache"
-        found.append(Download(engine.label, model, engine.podspec, engine.container, into))
+        if isinstance(uri, str) and uri.startswith("hf://"):
+            # storageUri: the storage initializer downloads into the emptyDir KServe mounts at /mnt/models.
+            found.append(Download(engine.label, model, engine.podspec, engine.container, KSERVE_MODEL_DIR))
+            continue
+        # --model_id: the server downloads into its Hub cache, which the HF variables move (huggingface_hub
+        # precedence, as for vLLM's row), else the image's /tmp/huggingface/hub.
+        dirs = cache_dirs(engine.container, {})
+        dirs = KSERVE_HF_CACHE if dirs == _row_dirs("vllm") else dirs
+        if download := _on_ephemeral(engine.label, model, engine.podspec, engine.container, dirs):
+            found.append(download)
     return found
 
 

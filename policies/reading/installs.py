@@ -27,7 +27,8 @@ _VALUED = {
     "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--src", "--python", "-p", "-n", "--name",
     "--channel", "--platform", "--python-version", "--implementation", "--abi", "--cache-dir", "--log",
 }  # fmt: skip
-_SEPARATORS = {";", "&&", "||", "|", "&"}
+# A newline ends a shell command as ";" does (the split below keeps it as a part of its own).
+_SEPARATORS = {";", "&&", "||", "|", "&", "\n"}
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ def _words(text: str) -> list[str]:
 def command_installs(text: str, where: str) -> list[Install]:
     """The packages the install commands of a command line name (requirement files and git+ URLs are not listed:
     a file's content is not in the manifest, and serving-code-pinned reads git+ URLs)."""
+    text = text.replace("\\\n", " ")  # a backslash-newline continues the command
     words = [w for part in re.split(r"(;|&&|\|\||\||&|\n)", text) for w in ([part] if part in _SEPARATORS else _words(part))]
     found: list[Install] = []
     i = 0

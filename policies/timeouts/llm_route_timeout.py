@@ -5,7 +5,7 @@ to 60 s; an ALB's idle timeout defaults to 60 s (Envoy RouteAction docs; kserve/
 streamed generation runs minutes. Istio is the exception: an unset VirtualService timeout
 disables Envoy's (no timeout), which timeout-chain-ordered then relates to the ALB.
 
-GKE's load balancers (a GCE Ingress's BackendConfig timeoutSec, a Gateway's GCPBackendPolicy timeoutSec) default
+Envoy AI Gateway's AIGatewayRoute rules default to 60 s (envoyproxy/ai-gateway v1.1.0). GKE's load balancers (a GCE Ingress's BackendConfig timeoutSec, a Gateway's GCPBackendPolicy timeoutSec) default
 to 30 s for the whole response, and ingress-nginx's proxy-read-timeout to 60 s (policies/reading/edge.py has the
 sources). A model server is any engine the table knows or a GPU container of a serving app (not only vLLM). An
 Ingress none of whose backends is in the set is still reported, advisory like the rest of this policy: the edge's
@@ -15,7 +15,7 @@ timeout is proven by the Ingress alone, whether a model sits behind it is not.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import split_type
+from policies.kube import as_list, get, split_type
 from policies.reading import edge
 from policies.reading import route_path as path
 from policies.reading.serving import model_servers
@@ -85,9 +85,28 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     )
         elif r.type in path.INGRESS_TYPES:
             findings += _ingress(r, minimum, llm, known, context)
+        elif split_type(r.type) == ("aigateway.envoyproxy.io", "AIGatewayRoute"):
+            findings += _ai_gateway_route(r, minimum)
+        elif split_type(r.type) == ("http.keda.sh", "HTTPScaledObject"):
+            findings += _http_scaled_object(r, minimum, llm, known)
         elif split_type(r.type) == ("networking.gke.io", "GCPBackendPolicy"):
             findings += _gcp_backend_policy(r, minimum, llm, pools)
     return findings
+
+
+def _cut(set_to: float | None, default: float, minimum: float, default_name: str) -> tuple[float, str] | None:
+    """(seconds, " (unset: <default_name>)" or "") when a timeout, set or left at `default`, is at or below `minimum`."""
+    seconds = default if set_to is None else set_to
+    if seconds > minimum:
+        return None
+    return seconds, (f" (unset: {default_name})" if set_to is None else "")
+
+
+def _where(service: str, llm: set[str]) -> str:
+    """How a message names the backend: a model of the set, or a Service the set does not hold."""
+    if service in llm:
+        return f"in front of an LLM ({service})"
+    return f"in front of Service {service}, which this set does not hold (if it serves a model),"
 
 
 def _edge_of(ingress: Resource, service: str, port: object, context: tuple) -> tuple[str, edge.EdgeTimeout] | None:
@@ -121,11 +140,8 @@ def _ingress(ing: Resource, minimum: float, llm: set[str], known: set[str], cont
             continue
         what, timeout = found
         state = "" if timeout.explicit else f" ({timeout.how})"
-        where = (
-            "in front of an LLM" + ("" if what.startswith("ALB") else f" ({service})")
-            if service in llm
-            else f"in front of Service {service}, which this set does not hold (if it serves a model),"
-        )
+        # The ALB's message keeps its original form (no Service named) for a model's backend.
+        where = "in front of an LLM" if service in llm and what.startswith("ALB") else _where(service, llm)
         t = path.fmt(timeout.seconds)
         if what.startswith("GKE"):
             cut = f"cuts every response that takes longer than {t} in all (a streamed generation included)"
@@ -136,20 +152,66 @@ def _ingress(ing: Resource, minimum: float, llm: set[str], known: set[str], cont
     return sorted(set(findings))
 
 
+# Envoy AI Gateway's default request timeout of an AIGatewayRoute rule (envoyproxy/ai-gateway v1.1.0
+# api/v1alpha1/ai_gateway_route_helper.go:15-17, GetTimeoutsOrDefault :36-50): 60 s instead of Envoy Gateway's 15 s.
+AI_GATEWAY_DEFAULT = 60.0
+
+
+def _ai_gateway_route(r: Resource, minimum: float) -> list[tuple[str, str]]:
+    """An Envoy AI Gateway route (every rule sends to a model by design) left at or below `minimum`."""
+    found = []
+    for i, rule in enumerate(as_list(get(r.props, "spec", "rules"))):
+        cut = _cut(
+            path.duration_seconds(get(rule, "timeouts", "request")), AI_GATEWAY_DEFAULT, minimum, "Envoy AI Gateway's default"
+        )
+        if cut is not None:
+            found.append(
+                (
+                    r.name,
+                    f"spec.rules[{i}]: timeouts.request {path.fmt(cut[0])}{cut[1]} on an AI Gateway route cuts "
+                    f"generations that run longer; set it above the longest request",
+                )
+            )
+    return found
+
+
+def _http_scaled_object(r: Resource, minimum: float, llm: set[str], known: set[str]) -> list[tuple[str, str]]:
+    """The KEDA HTTP add-on interceptor in front of a model: its response-header timeout, set or the add-on's default."""
+    service = get(r.props, "spec", "scaleTargetRef", "service")
+    if not isinstance(service, str) or (service not in llm and service in known):
+        return []
+    seconds = edge.http_scaled_object_header_timeout(r)
+    if seconds is not None and seconds > minimum:
+        return []
+    where = _where(service, llm)
+    what = (
+        f"spec.timeouts.responseHeader {path.fmt(seconds)}"
+        if seconds is not None
+        else "spec.timeouts.responseHeader unset (the interceptor's KEDA_HTTP_RESPONSE_HEADER_TIMEOUT: 500ms up to "
+        "http-add-on v0.13.0, 300s from v0.14.0)"
+    )
+    return [
+        (
+            r.name,
+            f"{what} {where}: the interceptor answers 504 when a reply's headers take longer (interceptor/handler/upstream.go:130-140), and a reply that is not "
+            f"streamed sends them only when the generation ends; set it above the longest request",
+        )
+    ]
+
+
 def _gcp_backend_policy(r: Resource, minimum: float, llm: set[str], pools: set[str]) -> list[tuple[str, str]]:
     """A GKE GCPBackendPolicy on a model's Service or InferencePool that leaves timeoutSec at or below `minimum`."""
     found = []
     for policy, kind, name, seconds in edge.gcp_backend_policies([r]):
         if not ((kind == "Service" and name in llm) or (kind == "InferencePool" and name in pools)):
             continue
-        value = float(edge.GCE_BACKEND_TIMEOUT_DEFAULT) if seconds is None else seconds
-        if value <= minimum:
-            state = " (unset: GKE's default)" if seconds is None else ""
+        cut = _cut(seconds, float(edge.GCE_BACKEND_TIMEOUT_DEFAULT), minimum, "GKE's default")
+        if cut is not None:
             found.append(
                 (
                     policy.name,
-                    f"spec.default.timeoutSec {path.fmt(value)}{state} on {kind} {name} (a model) cuts a response that "
-                    f"takes longer; set it above the longest request",
+                    f"spec.default.timeoutSec {path.fmt(cut[0])}{cut[1]} on {kind} {name} (a model) cuts a response "
+                    f"that takes longer; set it above the longest request",
                 )
             )
     return found

@@ -51,7 +51,19 @@ tags = "toy v1 RELEASING.md L2"
 
 def test_the_product_table_holds_the_engines_the_issue_names_each_cited():
     names = [e.name for e in ENGINES]
-    assert names == ["vllm", "sglang", "tgi", "triton", "tensorrt-llm", "nim", "llama-cpp", "ollama", "lmdeploy", "localai"]
+    assert names == [
+        "vllm",
+        "sglang",
+        "tgi",
+        "triton",
+        "tensorrt-llm",
+        "nim",
+        "llama-cpp",
+        "ollama",
+        "lmdeploy",
+        "localai",
+        "aphrodite",
+    ]
     for engine in ENGINES:
         for group in ("recognise", "settings", "endpoints", "drain", "metrics"):
             assert engine.sources.get(group), f"{engine.name}: {group} has no source"

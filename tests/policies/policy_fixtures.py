@@ -248,3 +248,15 @@ def messages(policy: Policy, *resources: Resource, config: dict | None = None) -
     """The messages one policy reports over the resources, in evaluate's order."""
     pack_config = {policy.name: config} if config is not None else None
     return [v.message for v in evaluate(list(resources), pack_config, policies=[policy])]
+
+
+def manifest(obj: dict) -> Resource:
+    """A plain manifest as `policies check` reads it: type kubernetes:<apiVersion>:<kind> (core/<v> for the core group)."""
+    group_version = obj["apiVersion"]
+    token = f"core/{group_version}" if "/" not in group_version else group_version
+    return Resource(type=f"kubernetes:{token}:{obj['kind']}", name=f"{obj['kind']}/{obj['metadata']['name']}", props=obj)
+
+
+def found_by(objs: list[dict], policy: str, config: dict | None = None) -> list[tuple[str, str]]:
+    """(enforcement, message) of one policy's findings when the whole pack checks these manifests."""
+    return [(v.enforcement, v.message) for v in evaluate([manifest(o) for o in objs], config) if v.policy == policy]

@@ -9,22 +9,16 @@ from __future__ import annotations
 
 import copy
 
-from policies.framework import Resource
+from policy_fixtures import found_by
+
 from policies.reading import edge
-from policies.registry import evaluate
 
 S9 = "llm-route-timeout-not-default"
 G32 = "external-gce-ingress-guarded"
 
 
-def res(obj: dict) -> Resource:
-    group_version = obj["apiVersion"]
-    token = f"core/{group_version}" if "/" not in group_version else group_version
-    return Resource(type=f"kubernetes:{token}:{obj['kind']}", name=f"{obj['kind']}/{obj['metadata']['name']}", props=obj)
-
-
-def found(objs: list[dict], policy: str) -> list[tuple[str, str]]:
-    return [(v.enforcement, v.message) for v in evaluate([res(o) for o in objs]) if v.policy == policy]
+def found(objs: list[dict], policy: str, config=None) -> list[tuple[str, str]]:
+    return found_by(objs, policy, config)
 
 
 def ingress(name: str, service: str, port: int, *, annotations=None, class_name=None, tls=None) -> dict:
@@ -294,3 +288,100 @@ def test_a_gcp_backend_policy_without_a_timeout_on_an_inference_pool():
             "response that takes longer; set it above the longest request",
         )
     ]
+
+
+# GoogleCloudPlatform/kubernetes-engine-samples cost-optimization/gke-keda/ollama/keda-ollama-httpscaledobject.yaml
+# (corpus manifests-v2, row 13, commit in PROVENANCE-v2.md): an HTTPScaledObject routing to Service ollama:11434 with
+# no spec.timeouts, so the interceptor's response-header default applies (500 ms up to http-add-on v0.13.0).
+OLLAMA_HSO = {
+    "apiVersion": "http.keda.sh/v1alpha1",
+    "kind": "HTTPScaledObject",
+    "metadata": {"name": "ollama", "namespace": "ollama"},
+    "spec": {
+        "hosts": ["ollama.ollama"],
+        "scaleTargetRef": {"name": "ollama", "kind": "Deployment", "apiVersion": "apps/v1", "service": "ollama", "port": 11434},
+        "replicas": {"min": 0, "max": 2},
+    },
+}
+
+
+def test_an_http_scaled_object_in_front_of_a_model_uses_the_interceptors_header_timeout():
+    ((level, message),) = found([OLLAMA_HSO], S9)
+    assert level == "advisory"
+    assert message.startswith(
+        "spec.timeouts.responseHeader unset (the interceptor's KEDA_HTTP_RESPONSE_HEADER_TIMEOUT: 500ms up to "
+        "http-add-on v0.13.0, 300s from v0.14.0) in front of Service ollama, which this set does not hold"
+    )
+    short = copy.deepcopy(OLLAMA_HSO)
+    short["spec"]["timeouts"] = {"responseHeader": "30s"}
+    model = service("ollama", {"app": "tgi-server"}, 11434)
+    ((_, message),) = found([short, TGI, model], S9)
+    assert message.startswith("spec.timeouts.responseHeader 30s in front of an LLM (ollama): the interceptor answers 504")
+
+
+def test_a_long_header_timeout_or_a_backend_that_is_no_model_is_silent():
+    long = copy.deepcopy(OLLAMA_HSO)
+    long["spec"]["timeouts"] = {"responseHeader": "600s"}
+    assert found([long], S9) == []
+    web = service("ollama", {"app": "web"}, 11434)
+    assert found([OLLAMA_HSO, web], S9) == []
+
+
+# GoogleCloudPlatform/kubernetes-engine-samples at 2b5036514162a489145c5e5570bc320efbcb37bf:
+# ai-ml/gke-model-armor/configuring-the-gateway/llm-gateway.yaml (class gke-l7-regional-external-managed) and
+# ai-ml/gke-ray/rayserve/ingress/gateway.yaml (gke-l7-global-external-managed): one listener, protocol HTTP, port 80.
+def gateway(klass: str, listeners: list[dict]) -> dict:
+    return {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "Gateway",
+        "metadata": {"name": "llm-gateway", "namespace": "default"},
+        "spec": {"gatewayClassName": klass, "listeners": listeners},
+    }
+
+
+HTTP_LISTENER = {"name": "http", "protocol": "HTTP", "port": 80}
+
+
+def test_an_external_gke_gateway_with_only_http_listeners_blocks():
+    for klass in ("gke-l7-regional-external-managed", "gke-l7-global-external-managed"):
+        ((level, message),) = found([gateway(klass, [HTTP_LISTENER])], G32)
+        assert level == "mandatory"
+        assert message == (
+            f"Gateway default/llm-gateway (external GKE load balancer, class {klass}): no listener of protocol HTTPS, "
+            "so it answers plain HTTP and prompts cross the internet in clear text"
+        )
+
+
+def test_https_internal_and_other_gateways_are_silent():
+    # The HTTPS listener GKE documents for an external Gateway (deploying-gateways: protocol HTTPS, port 443,
+    # tls.certificateRefs), an internal class, and kaito-project/kaito examples/gateway-api-inference-extension/gateway.yaml
+    # (corpus manifests-v2: class istio, not a GKE load balancer).
+    https = {"name": "https", "protocol": "HTTPS", "port": 443, "tls": {"certificateRefs": [{"name": "store-cert"}]}}
+    assert found([gateway("gke-l7-global-external-managed", [https, HTTP_LISTENER])], G32) == []
+    assert found([gateway("gke-l7-rilb", [HTTP_LISTENER])], G32) == []
+    assert found([gateway("istio", [HTTP_LISTENER])], G32) == []
+
+
+# envoyproxy/ai-gateway at v1.1.0 (c217da8a539570ba3f6014a60c2687c29a945f1f): examples/inference-pool/aigwroute.yaml
+# (rules to the vllm-llama3-8b-instruct and mistral InferencePools, no timeouts) and examples/aigw/ollama.yaml (a rule
+# with timeouts.request 120s).
+def ai_route(rules: list[dict]) -> dict:
+    return {
+        "apiVersion": "aigateway.envoyproxy.io/v1beta1",
+        "kind": "AIGatewayRoute",
+        "metadata": {"name": "inference-pool-with-aigwroute", "namespace": "default"},
+        "spec": {"parentRefs": [{"name": "inference-pool-with-aigwroute", "kind": "Gateway"}], "rules": rules},
+    }
+
+
+def test_an_ai_gateway_route_left_at_its_60_second_default():
+    pool = {"backendRefs": [{"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "vllm-llama3-8b-instruct"}]}
+    assert found([ai_route([pool])], S9) == [
+        (
+            "advisory",
+            "spec.rules[0]: timeouts.request 60s (unset: Envoy AI Gateway's default) on an AI Gateway route cuts "
+            "generations that run longer; set it above the longest request",
+        )
+    ]
+    careful = {"backendRefs": [{"name": "openai", "namespace": "default"}], "timeouts": {"request": "120s"}}
+    assert found([ai_route([careful])], S9) == []

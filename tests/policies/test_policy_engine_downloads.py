@@ -321,3 +321,65 @@ def test_a_home_relative_cache_of_a_pod_that_does_not_run_as_root_is_not_blocked
     # TGI's /data is not a home folder: the user does not move it.
     (message,) = s19(deployment(dict(TGI_405B, securityContext={"runAsUser": 1000}), TGI_VOLUMES))
     assert not isinstance(message, Unproven)
+
+
+def test_aphrodite_is_read_like_the_vllm_fork_it_is():
+    """aphrodite-engine v0.20.0 docker/Dockerfile L660-662: the alpindale/aphrodite-openai image runs `aphrodite run`
+    with the container's args (the model first); --shutdown-timeout defaults to 0 (config/aphrodite.py L347-350)."""
+    from policies.models import model_source_pinned
+
+    server = {
+        "name": "aphrodite",
+        "image": "alpindale/aphrodite-openai:latest",
+        "args": ["mistralai/Mistral-7B-Instruct-v0.3", "--max-model-len", "4096"],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    }
+    assert model_server_engine(server) == "aphrodite"
+    (read,) = table_servers(deployment(server))
+    assert read.model == "mistralai/Mistral-7B-Instruct-v0.3" and read.args["max-model-len"] == "4096"
+    found = {v.catalog: v.message for v in evaluate([deployment(server)])}
+    assert found["S19"].startswith("container aphrodite: downloads mistralai/Mistral-7B-Instruct-v0.3 from the Hugging Face Hub")
+    assert "pin --revision to a commit SHA" in found["S17"]
+    drains = termination_drains_streams.POLICY.check_resource(deployment(server), termination_drains_streams.POLICY.defaults())
+    assert any("--shutdown-timeout unset (Aphrodite Engine's default 0 s)" in m for m in drains), drains
+    # Careful: the cache on a claim, the revision pinned.
+    careful = dict(
+        server,
+        args=[*server["args"], "--revision", "0" * 40],
+        volumeMounts=[{"name": "hf", "mountPath": "/root/.cache/huggingface"}],
+    )
+    volumes = [{"name": "hf", "persistentVolumeClaim": {"claimName": "hf"}}]
+    assert s19(deployment(careful, volumes)) == []
+    policy = model_source_pinned.POLICY
+    assert policy.check_resource(deployment(careful, volumes), policy.defaults()) == []
+
+
+def test_kserve_huggingface_server_downloads_into_its_images_hf_home():
+    """kserve/website 05b83a6c docs/model-serving/generative-inference/kvcache-offloading/kvcache-offloading.md
+    (lmcache_isvc.yaml, reduced): the Hugging Face runtime with --model_id and no cache volume. The server downloads
+    into its Hub cache, /tmp/huggingface/hub in KServe's image (kserve v0.20.0 python/huggingface_server.Dockerfile
+    L273 HF_HOME=/tmp/huggingface)."""
+    model = {
+        "modelFormat": {"name": "huggingface"},
+        "args": ["--model_name=llama3", "--model_id=meta-llama/Llama-3.2-1B-Instruct", "--max-model-len=10000"],
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+    }
+
+    def isvc(model: dict, volumes: list | None = None) -> Resource:
+        predictor = {"model": model, **({"volumes": volumes} if volumes else {})}
+        props = {
+            "apiVersion": "serving.kserve.io/v1beta1",
+            "kind": "InferenceService",
+            "metadata": {"name": "huggingface-llama3"},
+            "spec": {"predictor": predictor},
+        }
+        return Resource(type="kubernetes:serving.kserve.io/v1beta1:InferenceService", name="huggingface-llama3", props=props)
+
+    (message,) = s19(isvc(model))
+    assert "downloads meta-llama/Llama-3.2-1B-Instruct from the Hugging Face Hub into /tmp/huggingface/hub" in message
+    # Careful forms: the cache on a claim, at the image's folder or where HF_HOME points.
+    cached = dict(model, volumeMounts=[{"name": "hf", "mountPath": "/tmp/huggingface"}])
+    claim = [{"name": "hf", "persistentVolumeClaim": {"claimName": "hf"}}]
+    assert s19(isvc(cached, claim)) == []
+    moved = dict(model, env=[{"name": "HF_HOME", "value": "/models/hf"}], volumeMounts=[{"name": "hf", "mountPath": "/models"}])
+    assert s19(isvc(moved, claim)) == []

@@ -7,20 +7,13 @@ import copy
 from pathlib import Path
 
 import yaml
+from policy_fixtures import found_by
 
-from policies.framework import Resource
-from policies.registry import evaluate
 from tests.conftest import shared_path
 
 
-def res(obj: dict) -> Resource:
-    group_version = obj["apiVersion"]
-    token = f"core/{group_version}" if "/" not in group_version else group_version
-    return Resource(type=f"kubernetes:{token}:{obj['kind']}", name=f"{obj['kind']}/{obj['metadata']['name']}", props=obj)
-
-
 def found(objs: list[dict], policy: str, config=None) -> list[tuple[str, str]]:
-    return [(v.enforcement, v.message) for v in evaluate([res(o) for o in objs], config) if v.policy == policy]
+    return found_by(objs, policy, config)
 
 
 def deployment(name: str, container: dict, labels=None) -> dict:

@@ -242,8 +242,8 @@ def test_kserve_hf_server_on_its_vllm_backend_is_read_for_context_length_and_dis
     del no_disk["spec"]["predictor"]["model"]["resources"]["requests"]["ephemeral-storage"]
     (msg,) = messages(S19, isvc(no_disk))
     assert msg.startswith(
-        "spec.predictor.model: downloads meta-llama/Llama-3.1-8B-Instruct from the Hugging Face Hub into the "
-        "server's Hugging Face cache on the node's ephemeral storage"
+        "spec.predictor.model: downloads meta-llama/Llama-3.1-8B-Instruct from the Hugging Face Hub into "
+        "/tmp/huggingface/hub on the node's ephemeral storage"
     )
 
 

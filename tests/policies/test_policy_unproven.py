@@ -318,3 +318,48 @@ def test_s1_a_memory_fraction_below_the_band_is_advice_and_above_it_blocks(tmp_p
     assert [v.enforcement for v in _violations(tmp_path, str(llm_serve)) if v.policy == s1] == ["advisory"]
     high = _vllm_deployment(["--model=meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-utilization=0.99"], [])
     assert [v.enforcement for v in _violations(tmp_path, extra=[high]) if v.policy == s1] == ["mandatory"]
+
+
+def test_s31_a_script_of_several_lines_installs_only_what_its_pip_lines_name(tmp_path):
+    # aws-samples/eks-workshop-v2 manifests/modules/aiml/chatbot/vllm.yaml at 2ddacc9652c108bec978b29a24d522c92eaaad64
+    # (minimal form): an init script whose pip lines are followed by mkdir, a download and echo lines. Each line is a
+    # command of its own: before, every word after the first `pip install` was read as a package (12 findings).
+    from policies.reading.installs import command_installs
+
+    script = (
+        'set -e\npip install -U "huggingface_hub[cli]"\npip install hf_transfer\n\nmkdir -p /models/m\n'
+        'HF_HUB_ENABLE_HF_TRANSFER=1 hf download org/model --local-dir /models/m\necho ""\necho "Model download is complete."\n'
+    )
+    assert [(i.requirement, i.pinned) for i in command_installs(script, "c")] == [
+        ("huggingface_hub[cli]", False),
+        ("hf_transfer", False),
+    ]
+    # A backslash-newline still continues one command.
+    assert [i.requirement for i in command_installs("pip install a==1 \\\n  b\necho done", "c")] == ["a==1", "b"]
+
+
+def test_g32_an_internal_load_balancer_service_is_advice(tmp_path):
+    # The LoadBalancer Service of GoogleCloudPlatform/ai-on-gke tutorials-and-examples/genAI-LLM/deploying-mistral-7b-
+    # instruct-L4gpus/mistral-7b.yaml at d75da777 (minimal form): external by default, so it blocks; asked internal by
+    # GKE's annotation, it exposes nothing past the gateway.
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "mistral-7b-service"},
+        "spec": {"type": "LoadBalancer", "selector": {"app": "mistral-7b"}, "ports": [{"port": 80, "targetPort": 8080}]},
+    }
+    g32 = "no-load-balancer-service"
+    assert [v.enforcement for v in _violations(tmp_path, extra=[service]) if v.policy == g32] == ["mandatory"]
+    service["metadata"]["annotations"] = {"networking.gke.io/load-balancer-type": "Internal"}
+    assert [v.enforcement for v in _violations(tmp_path, extra=[service]) if v.policy == g32] == ["advisory"]
+
+
+def test_g1_a_placeholder_image_is_advice_and_an_untagged_one_blocks(tmp_path):
+    # kubernetes-sigs/lws docs/examples/tensorrt-llm/lws.yaml (manifests-v2): `image: <image>`, which the reader fills in.
+    lws = shared_path("corpus", "manifests-v2", "kubernetes-sigs__lws", "docs__examples__tensorrt-llm__lws.yaml")
+    found = [v for v in _violations(tmp_path, str(lws)) if v.policy == "image-tag-pinned"]
+    assert found and {v.enforcement for v in found} == {"advisory"}
+    assert all("is a placeholder" in v.message for v in found)
+    untagged = _vllm_deployment(["--model=m"], [])
+    untagged["spec"]["template"]["spec"]["containers"][0]["image"] = "vllm/vllm-openai"
+    assert [v.enforcement for v in _violations(tmp_path, extra=[untagged]) if v.policy == "image-tag-pinned"] == ["mandatory"]
