@@ -74,4 +74,5 @@ POLICY = Policy(
     config_schema={},
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
+    operator_fills="a model cache volume or an ephemeral-storage request",
 )

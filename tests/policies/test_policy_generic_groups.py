@@ -339,3 +339,22 @@ def test_vllm_on_the_ray_executor_in_a_generic_cr_is_not_proven_short_of_gpus():
 
     assert {v.enforcement for v in evaluate([cr("--distributed-executor-backend", "ray")]) if v.catalog == "S3"} == {"advisory"}
     assert {v.enforcement for v in evaluate([cr()]) if v.catalog == "S3"} == {"mandatory"}
+
+
+def test_a_download_to_the_node_disk_is_advisory_on_a_generic_read():
+    """S19: an operator commonly mounts the model cache (llmaz v0.1.4 modelsource.InjectModelVolume adds an emptyDir at
+    the model path; OME's model agent a host path), so on a CR no reader knows a Hub download without an
+    ephemeral-storage request is advisory; in a Deployment it blocks."""
+    server = {
+        "name": "server",
+        "image": "vllm/vllm-openai:v0.33.0",
+        "args": ["--model", "meta-llama/Llama-3.1-8B-Instruct"],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    }
+    pod = {"containers": [server]}
+    generic = Resource(
+        type="kubernetes:serving.example.com/v1:ModelDeployment", name="g", props={"spec": {"template": {"spec": pod}}}
+    )
+    deployment = Resource(type="kubernetes:apps/v1:Deployment", name="d", props={"spec": {"template": {"spec": pod}}})
+    assert {v.enforcement for v in evaluate([generic]) if v.catalog == "S19"} == {"advisory"}
+    assert {v.enforcement for v in evaluate([deployment]) if v.catalog == "S19"} == {"mandatory"}
