@@ -47,6 +47,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for route in path.httproute_routes(r)
         for p in route.inference_pools
     }
+    gke = _gke_route_context(resources)
     findings = []
     for r in resources:
         if r.type in path.VS_TYPES:
@@ -61,28 +62,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                         )
                     )
         elif r.type in path.HTTPROUTE_TYPES:
-            for route in path.httproute_routes(r):
-                if not set(route.services) & llm and not route.inference_pools:
-                    continue
-                if route.timeout is None:
-                    findings.append(
-                        (
-                            r.name,
-                            f"{route.label}: no timeouts.request on a route to an LLM"
-                            f"{' (InferencePool ' + ', '.join(route.inference_pools) + ')' if route.inference_pools else ''}: "
-                            f"the gateway's default "
-                            f"applies (Envoy Gateway {path.ENVOY_ROUTE_DEFAULT}s, KServe {path.KSERVE_HTTPROUTE_DEFAULT}s); "
-                            f"set it above the longest request",
-                        )
-                    )
-                elif route.timeout <= minimum:
-                    findings.append(
-                        (
-                            r.name,
-                            f"{route.label}: timeouts.request {path.fmt(route.timeout)}{_named(route.timeout)} on a "
-                            f"route to an LLM cuts generations",
-                        )
-                    )
+            findings += _httproute(r, minimum, llm, known, gke)
         elif r.type in path.INGRESS_TYPES:
             findings += _ingress(r, minimum, llm, known, context)
         elif split_type(r.type) == ("aigateway.envoyproxy.io", "AIGatewayRoute"):
@@ -91,6 +71,64 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings += _http_scaled_object(r, minimum, llm, known)
         elif split_type(r.type) == ("networking.gke.io", "GCPBackendPolicy"):
             findings += _gcp_backend_policy(r, minimum, llm, pools)
+    return findings
+
+
+def _gke_route_context(resources: list[Resource]) -> tuple[set[str], set[str]]:
+    """(names of the set's Gateways of a GKE class, Service/InferencePool names a GCPBackendPolicy gives a timeout)."""
+    gateways = {
+        str(get(g.props, "metadata", "name"))
+        for g in resources
+        if split_type(g.type) == ("gateway.networking.k8s.io", "Gateway")
+        and str(get(g.props, "spec", "gatewayClassName") or "").startswith("gke-l7")
+    }
+    covered = {name for _, _, name, seconds in edge.gcp_backend_policies(resources) if seconds is not None}
+    return gateways, covered
+
+
+def _on_gke(r: Resource, gke: tuple[set[str], set[str]]) -> bool:
+    """Whether an HTTPRoute hangs off a Gateway of a GKE class in the set."""
+    return any(get(ref, "name") in gke[0] for ref in as_list(get(r.props, "spec", "parentRefs")))
+
+
+def _httproute(r: Resource, minimum: float, llm: set[str], known: set[str], gke: tuple) -> list[tuple[str, str]]:
+    """Gateway API routes to a model (a model's Service or an InferencePool), or to Services the set does not hold,
+    left without timeouts.request (the gateway's default) or at/below `minimum`. On a GKE Gateway the load balancer's
+    backend timeout (30 s unless a GCPBackendPolicy sets timeoutSec) is the default instead."""
+    findings = []
+    on_gke = _on_gke(r, gke)
+    for route in path.httproute_routes(r):
+        if on_gke and set(route.services) | set(route.inference_pools) <= gke[1]:
+            continue  # a GCPBackendPolicy of the set gives every backend its timeout (_gcp_backend_policy judges it)
+        models = set(route.services) & llm
+        unknown = bool(route.services) and not set(route.services) & known and not route.inference_pools
+        if not models and not route.inference_pools and not unknown:
+            continue
+        if route.inference_pools:
+            to = f"to an LLM (InferencePool {', '.join(route.inference_pools)})"
+        elif models:
+            to = "to an LLM"
+        else:
+            to = f"to Service {', '.join(sorted(set(route.services)))}, which this set does not hold (if it serves a model)"
+        if route.timeout is None:
+            default = (
+                f"GKE's backend service timeout applies ({edge.GCE_BACKEND_TIMEOUT_DEFAULT}s unless a GCPBackendPolicy "
+                f"sets timeoutSec)"
+                if on_gke
+                else f"the gateway's default applies (Envoy Gateway {path.ENVOY_ROUTE_DEFAULT}s, KServe "
+                f"{path.KSERVE_HTTPROUTE_DEFAULT}s)"
+            )
+            findings.append(
+                (r.name, f"{route.label}: no timeouts.request on a route {to}: {default}; set it above the longest request")
+            )
+        elif route.timeout <= minimum:
+            findings.append(
+                (
+                    r.name,
+                    f"{route.label}: timeouts.request {path.fmt(route.timeout)}{_named(route.timeout)} on a route {to} "
+                    f"cuts generations",
+                )
+            )
     return findings
 
 

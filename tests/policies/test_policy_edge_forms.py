@@ -385,3 +385,39 @@ def test_an_ai_gateway_route_left_at_its_60_second_default():
     ]
     careful = {"backendRefs": [{"name": "openai", "namespace": "default"}], "timeouts": {"request": "120s"}}
     assert found([ai_route([careful])], S9) == []
+
+
+# GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-ray/rayserve/ingress/{gateway,httproute}.yaml at
+# 2b5036514162a489145c5e5570bc320efbcb37bf: an HTTPRoute with no timeouts from Gateway external-http
+# (gke-l7-global-external-managed) to the Ray LLM head Service rayllm-head-svc:8000, which lives in another file.
+RAY_GATEWAY = {**gateway("gke-l7-global-external-managed", [HTTP_LISTENER]), "metadata": {"name": "external-http"}}
+RAY_ROUTE = {
+    "apiVersion": "gateway.networking.k8s.io/v1beta1",
+    "kind": "HTTPRoute",
+    "metadata": {"name": "serve-api-endpoint"},
+    "spec": {
+        "parentRefs": [{"kind": "Gateway", "name": "external-http"}],
+        "rules": [{"backendRefs": [{"name": "rayllm-head-svc", "port": 8000}]}],
+    },
+}
+
+
+def test_an_httproute_on_a_gke_gateway_to_a_service_outside_the_set():
+    assert found([RAY_GATEWAY, RAY_ROUTE], S9) == [
+        (
+            "advisory",
+            "spec.rules[0]: no timeouts.request on a route to Service rayllm-head-svc, which this set does not hold (if "
+            "it serves a model): GKE's backend service timeout applies (30s unless a GCPBackendPolicy sets timeoutSec); "
+            "set it above the longest request",
+        )
+    ]
+    ((_, message),) = found([RAY_ROUTE], S9)
+    assert message.endswith("the gateway's default applies (Envoy Gateway 15s, KServe 60s); set it above the longest request")
+
+
+def test_a_gcp_backend_policy_timeout_or_a_known_non_model_backend_is_silent():
+    policy = copy.deepcopy(GCP_POLICY)
+    policy["spec"]["targetRef"] = {"group": "", "kind": "Service", "name": "rayllm-head-svc"}
+    assert found([RAY_GATEWAY, RAY_ROUTE, policy], S9) == []
+    web = service("rayllm-head-svc", {"app": "web"}, 8000)
+    assert found([RAY_GATEWAY, RAY_ROUTE, web], S9) == []
