@@ -52,4 +52,3 @@ def test_deploy_docs_say_how_the_cli_finds_the_environment():
     section = text[text.index("## Which Python runs the program") :]
     for needle in ("toolchain: pip", "virtualenv: .venv", "requirements.txt", "pulumi install"):
         assert needle in section, needle
-

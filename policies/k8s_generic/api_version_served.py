@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import get
 
 DEFAULT_KUBERNETES = "1.33"
@@ -40,6 +40,7 @@ class Row:
     removed_in: Optional[str]
     use: str
     source: str
+    karpenter_removed_in: str = ""  # a Karpenter row: the Karpenter release from which the version is not served
 
 
 REMOVED: tuple[Row, ...] = (
@@ -58,6 +59,7 @@ REMOVED: tuple[Row, ...] = (
         None,
         "karpenter.sh/v1 NodePool",
         "Karpenter v0.33.0 dropped the CRD (aws/karpenter-provider-aws pkg/apis/crds/)",
+        "0.33",
     ),
     Row(
         "karpenter.k8s.aws/v1alpha1",
@@ -65,6 +67,7 @@ REMOVED: tuple[Row, ...] = (
         None,
         "karpenter.k8s.aws/v1 EC2NodeClass",
         "Karpenter v0.33.0 dropped the CRD (aws/karpenter-provider-aws pkg/apis/crds/)",
+        "0.33",
     ),
     Row(
         "karpenter.sh/v1beta1",
@@ -72,6 +75,7 @@ REMOVED: tuple[Row, ...] = (
         None,
         "karpenter.sh/v1",
         "Karpenter serves v1 alone from v1.1.0 (kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml; pinned v1.14.1)",
+        "1.1",
     ),
     Row(
         "karpenter.k8s.aws/v1beta1",
@@ -79,6 +83,7 @@ REMOVED: tuple[Row, ...] = (
         None,
         "karpenter.k8s.aws/v1",
         "Karpenter serves v1 alone from v1.1.0 (aws/karpenter-provider-aws pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml; pinned v1.14.1)",
+        "1.1",
     ),
 )
 
@@ -109,9 +114,23 @@ def _removed(resource: Resource, config: dict) -> list[str]:
     version = str(config["kubernetesVersion"])
     if row.removed_in is not None and _minor(version) < _minor(row.removed_in):
         return []
+    kind = get(resource.props, "kind")
+    if row.karpenter_removed_in:
+        # Which Karpenter the cluster runs is not in the files: refused only where the config states a release that
+        # no longer serves the version; otherwise advice (a v0.37 or v1.0 cluster still serves v1beta1).
+        karpenter = str(config.get("karpenterVersion") or "")
+        if karpenter and _minor(karpenter) < _minor(row.karpenter_removed_in):
+            return []
+        message = (
+            f"apiVersion {row.api_version} {kind} is not served by Karpenter {row.karpenter_removed_in} and later "
+            f"({row.source}), so the API server refuses the object there; use {row.use}"
+        )
+        if not karpenter:
+            return [unproven(message + " (the cluster's Karpenter release is not in the files read: set karpenterVersion)")]
+        return [message + f" (checked for Karpenter {karpenter})"]
     when = f"Kubernetes {row.removed_in} and later (checked for {version})" if row.removed_in else "the pinned controller"
     return [
-        f"apiVersion {row.api_version} {get(resource.props, 'kind')} is not served by {when}, so the API server refuses "
+        f"apiVersion {row.api_version} {kind} is not served by {when}, so the API server refuses "
         f"the object ({row.source}); use {row.use}"
     ]
 
@@ -147,7 +166,13 @@ POLICY = Policy(
             "type": "string",
             "default": DEFAULT_KUBERNETES,
             "description": f"The cluster's Kubernetes minor; versions removed at or before it are refused (default {DEFAULT_KUBERNETES}).",
-        }
+        },
+        "karpenterVersion": {
+            "type": "string",
+            "default": "",
+            "description": 'The cluster\'s Karpenter release (e.g. "1.14"); Karpenter versions it no longer serves are refused. '
+            'Default "": not stated, so those findings are advice (a cluster on Karpenter 0.37 or 1.0 still serves v1beta1).',
+        },
     },
     resource_types=_types(REMOVED),
     check_resource=_removed,

@@ -112,21 +112,30 @@ V1BETA1_CLASS = {
 }
 
 
-def test_karpenter_v1beta1_objects_are_refused_by_the_pinned_karpenter():
+def test_karpenter_v1beta1_objects_are_refused_where_the_cluster_runs_karpenter_1_1_or_later():
+    """Which Karpenter the cluster runs is not in the files (session 24 cold review F5: a v0.37 or v1.0 cluster still
+    serves v1beta1, kubernetes-sigs/karpenter v1.0.0 pkg/apis/crds/karpenter.sh_nodepools.yaml lists v1 and v1beta1),
+    so without karpenterVersion the findings are advice; stated at 1.1 or later they block, before it they are silent."""
     assert found([V1BETA1_POOL, V1BETA1_CLASS], "api-version-served") == [
         (
-            "mandatory",
-            "apiVersion karpenter.k8s.aws/v1beta1 EC2NodeClass is not served by the pinned controller, so the API server "
-            "refuses the object (Karpenter serves v1 alone from v1.1.0 (aws/karpenter-provider-aws "
-            "pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml; pinned v1.14.1)); use karpenter.k8s.aws/v1",
+            "advisory",
+            "apiVersion karpenter.k8s.aws/v1beta1 EC2NodeClass is not served by Karpenter 1.1 and later (Karpenter serves "
+            "v1 alone from v1.1.0 (aws/karpenter-provider-aws pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml; pinned "
+            "v1.14.1)), so the API server refuses the object there; use karpenter.k8s.aws/v1 (the cluster's Karpenter "
+            "release is not in the files read: set karpenterVersion)",
         ),
         (
-            "mandatory",
-            "apiVersion karpenter.sh/v1beta1 NodePool is not served by the pinned controller, so the API server refuses "
-            "the object (Karpenter serves v1 alone from v1.1.0 (kubernetes-sigs/karpenter "
-            "pkg/apis/crds/karpenter.sh_nodepools.yaml; pinned v1.14.1)); use karpenter.sh/v1",
+            "advisory",
+            "apiVersion karpenter.sh/v1beta1 NodePool is not served by Karpenter 1.1 and later (Karpenter serves v1 alone "
+            "from v1.1.0 (kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml; pinned v1.14.1)), so the "
+            "API server refuses the object there; use karpenter.sh/v1 (the cluster's Karpenter release is not in the "
+            "files read: set karpenterVersion)",
         ),
     ]
+    stated = {"api-version-served": {"karpenterVersion": "1.14"}}
+    assert [level for level, _ in found([V1BETA1_POOL, V1BETA1_CLASS], "api-version-served", stated)] == ["mandatory"] * 2
+    older = {"api-version-served": {"karpenterVersion": "1.0"}}
+    assert found([V1BETA1_POOL, V1BETA1_CLASS], "api-version-served", older) == []
 
 
 def test_the_v1_forms_and_a_version_before_its_removal_are_silent():

@@ -98,3 +98,21 @@ def test_a_headless_rank_needs_no_probe_but_a_liveness_probe_still_needs_a_start
     container["args"].remove("--headless")
     del container["livenessProbe"]
     assert len(messages(READINESS, headless)) == 1 and len(messages(POLICY, headless)) == 1
+
+
+def test_a_liveness_window_blocks_only_where_no_load_fits_it():
+    """Session 24 review F6: an 8B model from a local volume under a 330 s liveness window may well load in time; the
+    600 s minimum is an assumption about this model, so that is advice. Kubernetes' default window (30 s) and anything
+    under LOAD_FLOOR_SECONDS kill every model server's start: that blocks."""
+    from policies.registry import evaluate
+    from policies.vllm.startup_probe_budget import LOAD_FLOOR_SECONDS
+
+    def levels(liveness: dict) -> list[str]:
+        props = without("startupProbe")
+        vllm_container(props)["livenessProbe"] = {"httpGet": {"path": "/health", "port": 8000}, **liveness}
+        return [v.enforcement for v in evaluate([isvc(props)], policies=[POLICY])]
+
+    assert LOAD_FLOOR_SECONDS == 60
+    assert levels({}) == ["mandatory"]  # 0 + 3 x 10 s
+    assert levels({"initialDelaySeconds": 300, "periodSeconds": 10, "failureThreshold": 3}) == ["advisory"]
+    assert levels({"initialDelaySeconds": 30, "periodSeconds": 10, "failureThreshold": 2}) == ["mandatory"]  # 50 s
