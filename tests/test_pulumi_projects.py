@@ -53,10 +53,3 @@ def test_deploy_docs_say_how_the_cli_finds_the_environment():
     for needle in ("toolchain: pip", "virtualenv: .venv", "requirements.txt", "pulumi install"):
         assert needle in section, needle
 
-
-@pytest.mark.parametrize("name", sorted(PROJECTS))
-def test_the_cli_that_keeps_the_crds_on_destroy_is_required(name):
-    """retainOnDelete on the CRD ConfigFiles (components/helm.py) reaches the CRDs only from CLI 3.225.0, when the
-    engine began to inherit it from the parent goal (pulumi/pulumi v3.225.0 pkg/resource/deploy/source_eval.go:1893,
-    inheritFromParent); CLIs from 3.219.0 enforce requiredPulumiVersion (pkg/cmd/pulumi/operations/destroy.go:231)."""
-    assert project(PROJECTS[name])["requiredPulumiVersion"] == ">=3.225.0"
