@@ -5,7 +5,8 @@ timeout is shorter, it cuts a request the model is still serving and the client 
 the ALB or Envoy. The stack check relates, per vLLM workload, the ALB Ingress in front of it
 (directly, or in front of the Istio gateway its routes hang off), its VirtualService / HTTPRoute
 routes, KServe's spec.predictor.timeout and the longest request vLLM drains (--shutdown-timeout),
-and the ALB target group's deregistration delay that must let that request finish.
+and the ALB target group's deregistration delay that must let that request finish. A GKE Ingress backend's
+BackendConfig timeoutSec and an ingress-nginx proxy-read-timeout, when set, must not be below that request either.
 Sources: kubernetes-sigs/aws-load-balancer-controller v3.5.0 docs/guide/ingress/annotations.md and the ELBv2
 API (ALB annotations and ranges); Envoy's RouteAction docs and istio/istio 1.30.3 (defaults); vllm-project/vllm v0.33.0.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import as_float, get
+from policies.reading import edge
 from policies.reading import route_path as path
 from policies.reading.vllm_args import vllm_servers
 
@@ -103,7 +105,42 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 findings.append(
                     (r.name, f"{route.label}: {path.fmt(inner)} is below the longest request {path.fmt(longest)} {w.name} serves")
                 )
+    findings += _gke_and_nginx(resources, workloads, selectors)
     return sorted(set(findings))
+
+
+def _gke_and_nginx(resources: list[Resource], workloads: list[Resource], selectors: dict) -> list[tuple[str, str]]:
+    """A GKE Ingress backend's BackendConfig timeoutSec, or an ingress-nginx proxy-read-timeout, set explicitly below
+    the longest request the workload behind it serves (policies/reading/edge.py cites both)."""
+    services, configs = edge.services_by_name(resources), edge.backend_configs(resources)
+    found = []
+    for w in workloads:
+        longest = _longest_request(w)
+        if longest is None:
+            continue
+        mine = path.workload_services(w, selectors)
+        for ing in (r for r in resources if r.type in path.INGRESS_TYPES):
+            for service, port in edge.ingress_backend_ports(ing):
+                if service not in mine:
+                    continue
+                if edge.is_gce_ingress(ing):
+                    timeout = edge.gce_backend_timeout(services.get(service), port, configs)
+                    what = "BackendConfig timeoutSec"
+                elif edge.is_nginx_ingress(ing):
+                    read, explicit = edge.nginx_read_seconds(ing)
+                    timeout = edge.EdgeTimeout(read, "set" if explicit else "unset")
+                    what = f"{edge.NGINX}/proxy-read-timeout"
+                else:
+                    continue
+                if timeout is not None and timeout.explicit and timeout.seconds < longest:
+                    found.append(
+                        (
+                            w.name,
+                            f"serves requests up to {path.fmt(longest)} but Ingress {get(ing.props, 'metadata', 'name')} ({what}="
+                            f"{path.fmt(timeout.seconds)[:-1]}) cuts them at {path.fmt(timeout.seconds)}",
+                        )
+                    )
+    return found
 
 
 POLICY = Policy(

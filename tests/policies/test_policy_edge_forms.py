@@ -421,3 +421,54 @@ def test_a_gcp_backend_policy_timeout_or_a_known_non_model_backend_is_silent():
     assert found([RAY_GATEWAY, RAY_ROUTE, policy], S9) == []
     web = service("rayllm-head-svc", {"app": "web"}, 8000)
     assert found([RAY_GATEWAY, RAY_ROUTE, web], S9) == []
+
+
+# timeout-chain-ordered (S9, mandatory) with an explicit GKE / ingress-nginx timeout below the longest request.
+VLLM_DRAINING = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "vllm"}},
+        "template": {
+            "metadata": {"labels": {"app": "vllm"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "vllm",
+                        "image": "vllm/vllm-openai:v0.33.0",
+                        "args": ["--model", "Qwen/Qwen3-8B", "--shutdown-timeout", "600"],
+                        "resources": {"limits": {"nvidia.com/gpu": 1}},
+                    }
+                ]
+            },
+        },
+    },
+}
+
+
+def test_an_explicit_gke_or_nginx_timeout_below_the_longest_request_blocks():
+    # The GKE BackendConfig shape of munagekar/kubeflow-tf (above) with timeoutSec 300 instead of 3600; the
+    # ingress-nginx form of geistlabs/Geist-Helm (above, proxy-read-timeout "300").
+    config = copy.deepcopy(KUBEFLOW_BACKEND)
+    config["metadata"] = {"name": "iap-backendconfig"}
+    config["spec"]["timeoutSec"] = 300
+    svc = service("vllm", {"app": "vllm"}, 8000, {"cloud.google.com/backend-config": '{"default": "iap-backendconfig"}'})
+    gce = ingress("llm", "vllm", 8000, annotations={"kubernetes.io/ingress.class": "gce"})
+    assert found([VLLM_DRAINING, svc, config, gce], "timeout-chain-ordered") == [
+        (
+            "mandatory",
+            "serves requests up to 600s but Ingress llm (BackendConfig timeoutSec=300) cuts them at 300s",
+        )
+    ]
+    config["spec"]["timeoutSec"] = 3600
+    assert found([VLLM_DRAINING, svc, config, gce], "timeout-chain-ordered") == []
+    nginx = ingress(
+        "llm", "vllm", 8000, class_name="nginx", annotations={"nginx.ingress.kubernetes.io/proxy-read-timeout": "300"}
+    )
+    plain = service("vllm", {"app": "vllm"}, 8000)
+    ((level, message),) = found([VLLM_DRAINING, plain, nginx], "timeout-chain-ordered")
+    assert level == "mandatory" and "(nginx.ingress.kubernetes.io/proxy-read-timeout=300) cuts them at 300s" in message
+    # Unset, the controller's ConfigMap may raise it: llm-route-timeout-not-default's (advisory), not this policy's.
+    nginx["metadata"]["annotations"] = {}
+    assert found([VLLM_DRAINING, plain, nginx], "timeout-chain-ordered") == []
