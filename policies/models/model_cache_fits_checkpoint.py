@@ -9,7 +9,10 @@ models neither knows are not judged.
 Where the model lands: the server's download directory as its engine row says (`--download-dir`, the cache
 variable its env sets, or the image's default folder; components/serving_engines.toml downloads, read by
 policies/reading/engines.py cache_dirs), or for a local model path the path itself. The volume's size: an emptyDir's sizeLimit, an ephemeral volume's or a StatefulSet claim template's
-storage request, or a claimed PersistentVolumeClaim of the same run (same namespace). An NVIDIA NIMCache names its
+storage request, or a claimed PersistentVolumeClaim of the same run (same namespace). A claim's size counts only
+where it is enforced (claim_capacity): a claim bound to a PV of the run holds the PV's capacity; one on a driver that
+ignores sizes (EFS, Mountpoint for S3, NFS) is not judged; one whose StorageClass or PV is not in the run (and no
+default class of the run stands for it) is unproven, reported as advice. An NVIDIA NIMCache names its
 model by the NGC model puller image (nvcr.io/nim/<org>/<model>) or a Hugging Face repository, and its cache by
 spec.storage.pvc (_nim_cache_findings).
 """
@@ -22,7 +25,7 @@ from typing import Optional
 from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.errors import ConfigError
 from components.serving_engines import Engine
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import (
     WORKLOAD_TYPES,
     as_dict,
@@ -58,16 +61,94 @@ def _model(reference: Optional[str]) -> Optional[CatalogModel]:
     return None
 
 
+# CSI drivers and provisioners that do not enforce a volume's capacity: the claim's and the PV's `storage` is a
+# placeholder Kubernetes requires, and the volume holds what the file system holds (kubernetes/kubernetes#61641: the
+# backend, not Kubernetes, enforces capacity).
+_UNENFORCED = {
+    # kubernetes-sigs/aws-efs-csi-driver v3.4.1 docs/README.md:34 ("The actual storage capacity value in persistent
+    # volume and persistent volume claim is a placeholder value ... not actually used").
+    "efs.csi.aws.com": "Amazon EFS (elastic)",
+    # awslabs/mountpoint-s3-csi-driver v2.7.0 docs/CONFIGURATION.md:27 ("storage: 1200Gi # Value is ignored but
+    # required by Kubernetes").
+    "s3.csi.aws.com": "Mountpoint for Amazon S3",
+    # kubernetes-csi/csi-driver-nfs v4.13.4 pkg/nfs/controllerserver.go:184 (a subdirectory of the export, MkdirAll,
+    # no quota) and :205 (CapacityBytes 0: the provisioner copies the request).
+    "nfs.csi.k8s.io": "an NFS export (csi-driver-nfs)",
+    # kubernetes-sigs/nfs-subdir-external-provisioner v4.0.2 cmd/nfs-subdir-external-provisioner/provisioner.go:112
+    # (a directory on the share, os.MkdirAll, no quota) and :125 (the PV's capacity copied from the claim).
+    "k8s-sigs.io/nfs-subdir-external-provisioner": "an NFS share (nfs-subdir-external-provisioner)",
+}
+# Provisioners a cluster names after itself (csi-driver-nfs's driver name is a flag: <prefix>.nfs.csi.k8s.io).
+_UNENFORCED_SUFFIXES = (".nfs.csi.k8s.io",)
+# PersistentVolume sources without a capacity of their own (an in-tree NFS export, a node's directory).
+_UNENFORCED_SOURCES = ("nfs", "hostPath")
+
+
+def _unenforced(driver: object) -> str:
+    """What a driver or provisioner is when it does not enforce a volume's capacity, else ""."""
+    if not isinstance(driver, str):
+        return ""
+    return _UNENFORCED.get(driver, "an NFS export" if driver.endswith(_UNENFORCED_SUFFIXES) else "")
+
+
+def _named(kind: str, name: object, namespace: object = None) -> Optional[dict]:
+    """The object of ``kind`` named ``name`` in this run (same namespace where ``namespace`` is given), or None."""
+    for other in viewed_resources() or ():
+        if split_type(other.type) != ("", kind) and split_type(other.type) != ("storage.k8s.io", kind):
+            continue
+        if metadata_name(other.props) != name:
+            continue
+        if namespace is not None and get(other.props, "metadata", "namespace") not in (None, namespace):
+            continue
+        return as_dict(other.props)
+    return None
+
+
+def _default_class() -> Optional[dict]:
+    """The StorageClass of this run marked the cluster's default (storageclass.kubernetes.io/is-default-class)."""
+    for other in viewed_resources() or ():
+        if split_type(other.type) == ("storage.k8s.io", "StorageClass"):
+            flag = get(other.props, "metadata", "annotations", "storageclass.kubernetes.io/is-default-class")
+            if str(flag).lower() == "true":
+                return as_dict(other.props)
+    return None
+
+
+def claim_capacity(spec: dict, shown: str) -> tuple[Optional[float], str]:
+    """The bytes a claim's volume holds, judged from a PVC (or claim template) ``spec``: (None, "") when its volume
+    does not enforce a capacity, and an unproven ``shown`` when what provisions it is not in the run.
+
+    A claim bound by ``volumeName`` holds its PV's capacity (a PV in the run), else at least its request (Kubernetes
+    binds a PV no smaller than the request), so a PV outside the run is unproven. A dynamically provisioned claim
+    holds its request on a provisioner that enforces sizes: its StorageClass (named, else the run's default class)
+    must be in the run and its provisioner not one of _UNENFORCED."""
+    request = as_quantity(get(spec, "resources", "requests", "storage"))
+    volume_name = spec.get("volumeName")
+    if isinstance(volume_name, str) and volume_name:
+        pv = _named("PersistentVolume", volume_name)
+        if pv is None:
+            return request, unproven(f"{shown} (bound to PersistentVolume {volume_name}, not in the files read)")
+        if _unenforced(get(pv, "spec", "csi", "driver")) or any(k in as_dict(pv.get("spec")) for k in _UNENFORCED_SOURCES):
+            return None, ""
+        return as_quantity(get(pv, "spec", "capacity", "storage")), f"{shown} (PersistentVolume {volume_name})"
+    name = spec.get("storageClassName")
+    if name == "":
+        return request, unproven(f"{shown} (a static PersistentVolume, not in the files read)")
+    storage_class = _named("StorageClass", name) if isinstance(name, str) else _default_class()
+    if storage_class is None:
+        where = f"StorageClass {name}" if isinstance(name, str) else "the cluster's default StorageClass"
+        return request, unproven(f"{shown} ({where} not in the files read: its provisioner may not enforce sizes)")
+    if _unenforced(storage_class.get("provisioner")):
+        return None, ""
+    return request, shown
+
+
 def _claim_size(resource: Resource, claim: str) -> tuple[Optional[float], str]:
     namespace = get(resource.props, "metadata", "namespace")
-    for other in viewed_resources() or ():
-        if split_type(other.type) != ("", "PersistentVolumeClaim") or metadata_name(other.props) != claim:
-            continue
-        if get(other.props, "metadata", "namespace") not in (None, namespace):
-            continue
-        size = as_quantity(get(other.props, "spec", "resources", "requests", "storage"))
-        return size, f"PersistentVolumeClaim {claim}"
-    return None, ""
+    pvc = _named("PersistentVolumeClaim", claim, namespace)
+    if pvc is None:
+        return None, ""
+    return claim_capacity(as_dict(pvc.get("spec")), f"PersistentVolumeClaim {claim}")
 
 
 def volume_size(resource: Resource, volume: dict) -> tuple[Optional[float], str]:
@@ -76,15 +157,15 @@ def volume_size(resource: Resource, volume: dict) -> tuple[Optional[float], str]
     empty = volume.get("emptyDir")
     if isinstance(empty, dict) and "sizeLimit" in empty:
         return as_quantity(empty.get("sizeLimit")), f"emptyDir {name} (sizeLimit)"
-    template = get(volume, "ephemeral", "volumeClaimTemplate", "spec", "resources", "requests", "storage")
-    if template is not None:
-        return as_quantity(template), f"ephemeral volume {name}"
+    template = get(volume, "ephemeral", "volumeClaimTemplate", "spec")
+    if get(template, "resources", "requests", "storage") is not None:
+        return claim_capacity(as_dict(template), f"ephemeral volume {name}")
     claim = get(volume, "persistentVolumeClaim", "claimName")
     if isinstance(claim, str):
         return _claim_size(resource, claim)
     for template in as_list(get(resource.props, "spec", "volumeClaimTemplates")):
         if get(template, "metadata", "name") == name:
-            return as_quantity(get(template, "spec", "resources", "requests", "storage")), f"volumeClaimTemplate {name}"
+            return claim_capacity(as_dict(get(template, "spec")), f"volumeClaimTemplate {name}")
     return None, ""
 
 
@@ -117,7 +198,13 @@ def _nim_cache_findings(resource: Resource) -> list[str]:
     raw = pvc.get("size")
     size, field = None, ""
     if isinstance(raw, str) and re.search(r"[A-Za-z]$", raw.strip()):
-        size, field = as_quantity(raw), f"spec.storage.pvc.size {raw}"
+        # The operator creates the PVC of this size in spec.storage.pvc.storageClass, left unset (the cluster's
+        # default class) when empty (k8s-nim-operator v3.1.2 internal/shared/pvc.go:31-50 ConstructPVC): judged as
+        # any claim, so a cache on EFS or NFS (no enforced size) is not held to it.
+        claim = {"resources": {"requests": {"storage": raw}}}
+        if pvc.get("storageClass"):
+            claim["storageClassName"] = pvc["storageClass"]
+        size, field = claim_capacity(claim, f"spec.storage.pvc.size {raw}")
     elif isinstance(pvc.get("name"), str) and pvc.get("create") is not True:
         size, field = _claim_size(resource, pvc["name"])
     if size is None:
@@ -136,10 +223,11 @@ def _nim_cache_findings(resource: Resource) -> list[str]:
         what = f"its weights at 4 bits, the lightest NIM profile (the {model.checkpoint_gib:,.0f} GiB checkpoint x {_LIGHTEST_PROFILE_BYTES / per_param:g})"
     if model is None or size >= need:
         return []
-    return [
+    message = (
         f"{field}: the cache holds {size / GIB:,.0f} GiB, but {model.hf_id} needs {need / GIB:,.0f} GiB for {what}: "
         f"caching fails with no space left on the device and the NIMService never starts; size the cache above the model"
-    ]
+    )
+    return [unproven(message) if isinstance(field, Unproven) else message]
 
 
 def _too_small(resource: Resource, podspec: dict, container: dict, directory: str, model: CatalogModel, label: str) -> str:
@@ -150,11 +238,13 @@ def _too_small(resource: Resource, podspec: dict, container: dict, directory: st
     size, shown = volume_size(resource, as_dict(volume))
     if size is None or size >= model.checkpoint_bytes:
         return ""
-    return (
-        f"{label}: {shown} at {directory} holds {size / GIB:,.0f} GiB, but the checkpoint of {model.hf_id} is "
+    holds = "asks for" if isinstance(shown, Unproven) else "holds"
+    message = (
+        f"{label}: {shown} at {directory} {holds} {size / GIB:,.0f} GiB, but the checkpoint of {model.hf_id} is "
         f"{model.checkpoint_gib:,.0f} GiB ({model.source}): the download fails with no space left on the "
         f"device; size the volume above the checkpoint"
     )
+    return unproven(message) if isinstance(shown, Unproven) else message
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -180,7 +270,9 @@ POLICY = Policy(
     name="model-cache-fits-checkpoint",
     description=(
         "The volume a model server downloads its model into, and a NIMCache's PVC, are at least as large as the model "
-        "(a NIMCache of NGC profiles: as its weights at 4 bits, the lightest profile)."
+        "(a NIMCache of NGC profiles: as its weights at 4 bits, the lightest profile); a claim's size counts where it "
+        "is enforced: a bound PV's capacity, or a StorageClass of the run whose provisioner creates volumes of that "
+        "size; claims on EFS, S3 or NFS are not judged, and a claim whose class or PV is not in the files is advice."
     ),
     catalog="S29",
     severity="high",

@@ -46,6 +46,20 @@ def with_cache(container: dict) -> dict:
 
 
 CACHE = {"name": "cache", "persistentVolumeClaim": {"claimName": "model-cache"}}
+# The run's default StorageClass, on a provisioner that creates volumes of the size asked for (kubernetes-sigs/
+# aws-ebs-csi-driver examples/kubernetes/dynamic-provisioning/manifests/storageclass.yaml at dcfdd0d4: ebs.csi.aws.com).
+# Without one in the run, S29 cannot tell the claim's size is enforced (EFS or NFS ignore it) and only advises
+# (tests/policies/test_model_cache_enforced.py).
+DEFAULT_EBS = Resource(
+    "kubernetes:storage.k8s.io/v1:StorageClass",
+    "gp3",
+    {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "gp3", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+        "provisioner": "ebs.csi.aws.com",
+    },
+)
 
 
 # S28 ------------------------------------------------------------------------------------------------
@@ -69,7 +83,7 @@ def test_a_token_from_a_secret_is_silent():
 
 def test_a_cache_far_smaller_than_the_checkpoint_fires():
     (message,) = found(
-        [deployment(with_cache(VLLM), volumes=[CACHE]), pvc("model-cache", "100Gi")], "model-cache-fits-checkpoint"
+        [deployment(with_cache(VLLM), volumes=[CACHE]), pvc("model-cache", "100Gi"), DEFAULT_EBS], "model-cache-fits-checkpoint"
     )
     assert message.startswith(
         "container vllm: PersistentVolumeClaim model-cache at /root/.cache/huggingface/hub holds 100 GiB, but the checkpoint "
@@ -215,7 +229,7 @@ NGC_R1 = {"ngc": {"modelPuller": "nvcr.io/nim/deepseek-ai/deepseek-r1:1.7.3", "p
 def test_a_nim_cache_below_the_lightest_profile_fires():
     """DeepSeek-R1's checkpoint is FP8 (641 GiB): even 4-bit weights need ~321 GiB, so the sample's 100Gi cannot hold
     any profile."""
-    assert found([nim_cache(NGC_R1, {"create": True, "size": "100Gi"})], "model-cache-fits-checkpoint") == [
+    assert found([nim_cache(NGC_R1, {"create": True, "size": "100Gi"}), DEFAULT_EBS], "model-cache-fits-checkpoint") == [
         "spec.storage.pvc.size 100Gi: the cache holds 100 GiB, but deepseek-ai/DeepSeek-R1 needs 321 GiB for its "
         "weights at 4 bits, the lightest NIM profile (the 641 GiB checkpoint x 0.5): caching fails with no space left "
         "on the device and the NIMService never starts; size the cache above the model"
