@@ -410,7 +410,7 @@ def _server_download(
     if row is None or not requests_gpu(podspec) or _streams(args):
         return None
     what = fetches(row, model if isinstance(model, str) else None)
-    if what is None or row.downloads is None:
+    if what is None or row.downloads is None or _hub_offline(row, container):
         return None
     dirs = cache_dirs(container, args, row)
     download = _on_ephemeral(label, what, podspec, container, dirs, row.downloads.source)
@@ -418,11 +418,34 @@ def _server_download(
     defaults = dirs == row.downloads.dirs
     if download is not None and defaults and not any(marker in image for marker in row.images):
         download = replace(download, assumed=True)
+    elif download is not None and not (isinstance(model, str) and model.strip()):
+        # No model setting: what the server fetches comes later, through its API (an Ollama pull), which the manifest
+        # does not show (session 24 review F4: `ollama serve` alone). Advice.
+        download = replace(download, assumed=True)
     elif download is not None and defaults and any(d.startswith("/root/") for d in dirs) and _non_root(podspec, container):
         # The folder is root's home in the engine's images, but this pod runs as another user, whose home the image's
         # /etc/passwd (or "/" for a user it does not list, as on OpenShift) decides: not in the manifest.
         download = replace(download, assumed=True)
     return download
+
+
+# huggingface_hub (2.4.0 constants.py:194, is_offline_mode :197-213): HF_HUB_OFFLINE, else TRANSFORMERS_OFFLINE, read
+# as true for "1", "ON", "YES", "TRUE" (_is_true), makes the Hub client send no HTTP request and serve from the local
+# cache: a server that reads its model through it downloads nothing (the image or a volume must hold the model).
+_HF_OFFLINE = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+_HF_CACHE_ENV = frozenset({"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME"})
+_HF_TRUE = frozenset({"1", "on", "yes", "true"})
+
+
+def _hub_offline(row: Engine, container: Mapping) -> bool:
+    """True when the engine downloads through the Hugging Face Hub client (its row's cache variables are the Hub's) and
+    the container sets the client offline."""
+    spec = row.downloads
+    if spec is None or not any(variable in _HF_CACHE_ENV for variable, _ in spec.env):
+        return False
+    env = env_values(container)
+    value = next((env[v] for v in _HF_OFFLINE if v in env), None)
+    return value is not None and value.strip().lower() in _HF_TRUE
 
 
 def _non_root(podspec: Mapping, container: Mapping) -> bool:

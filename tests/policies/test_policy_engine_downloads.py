@@ -311,13 +311,11 @@ def test_localai_installs_the_models_it_is_given_into_its_models_path():
 def test_a_home_relative_cache_of_a_pod_that_does_not_run_as_root_is_not_blocked():
     # Ollama's store is $HOME/.ollama/models (v0.32.15 envconfig/config.go Models()); /root only for root, which the
     # image runs as. A pod run as another user (OpenShift's random UIDs, runAsUser) has another home: reported only.
-    (message,) = s19(deployment(OLLAMA))
-    assert not isinstance(message, Unproven)
-    for context in ({"runAsUser": 1000}, {"runAsNonRoot": True}):
+    # (`ollama serve` names no model: what it pulls comes later through its API, so its S19 is advice whoever runs it:
+    # session 24 review F4; the user rule is shown on a vLLM HF cache in test_hf_offline_downloads_nothing.)
+    for context in ({}, {"runAsUser": 1000}, {"runAsNonRoot": True}, {"runAsUser": 0}):
         (message,) = s19(deployment(dict(OLLAMA, securityContext=context)))
         assert isinstance(message, Unproven)
-    (message,) = s19(deployment(dict(OLLAMA, securityContext={"runAsUser": 0})))
-    assert not isinstance(message, Unproven)
     # TGI's /data is not a home folder: the user does not move it.
     (message,) = s19(deployment(dict(TGI_405B, securityContext={"runAsUser": 1000}), TGI_VOLUMES))
     assert not isinstance(message, Unproven)
@@ -383,3 +381,22 @@ def test_kserve_huggingface_server_downloads_into_its_images_hf_home():
     assert s19(isvc(cached, claim)) == []
     moved = dict(model, env=[{"name": "HF_HOME", "value": "/models/hf"}], volumeMounts=[{"name": "hf", "mountPath": "/models"}])
     assert s19(isvc(moved, claim)) == []
+
+
+def test_hf_offline_downloads_nothing():
+    """huggingface_hub 2.4.0 constants.py:194 (HF_HUB_OFFLINE, else TRANSFORMERS_OFFLINE; "1"/"ON"/"YES"/"TRUE"): the
+    client sends no request and reads the local cache, so a vLLM pod with the model baked into its image downloads
+    nothing (session 24 review F3: s24/s19b.yaml). Without it the same pod blocks; a non-root user makes it advice."""
+    vllm = {
+        "name": "server",
+        "image": "vllm/vllm-openai:v0.10.1",
+        "args": ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--revision", "0e9e39f249a16976918f6564b8830bc894c89659"],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    }
+    (message,) = s19(deployment(vllm))
+    assert not isinstance(message, Unproven)
+    (message,) = s19(deployment(dict(vllm, securityContext={"runAsUser": 1000})))
+    assert isinstance(message, Unproven)
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        assert s19(deployment(dict(vllm, env=[{"name": name, "value": "1"}]))) == []
+    assert len(s19(deployment(dict(vllm, env=[{"name": "HF_HUB_OFFLINE", "value": "0"}])))) == 1
