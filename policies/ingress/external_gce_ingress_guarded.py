@@ -89,7 +89,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     services, configs = edge.services_by_name(resources), edge.backend_configs(resources)
     findings = _gateways(resources)
     for ing in resources:
-        if ing.type not in edge.INGRESS_TYPES or edge.ingress_class(ing) not in edge.GCE_EXTERNAL:
+        if ing.type not in edge.INGRESS_TYPES or edge.gce_ingress_class(ing) not in edge.GCE_EXTERNAL:
             continue
         annotations = annotations_of(ing.props)
         if as_list(get(ing.props, "spec", "tls")) or annotations.get(PRE_SHARED) or annotations.get(MANAGED):
@@ -99,7 +99,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             (
                 ing.name,
                 f"Ingress {namespace_of(ing) or '<default>'}/{get(ing.props, 'metadata', 'name')} (external GKE load "
-                f"balancer, class {edge.ingress_class(ing)}): no spec.tls, {PRE_SHARED} or {MANAGED}, so it answers "
+                f"balancer, class {edge.gce_ingress_class(ing)}): no spec.tls, {PRE_SHARED} or {MANAGED}, so it answers "
                 f"plain HTTP on port 80 and prompts cross the internet in clear text" + (f" ({guard})" if guard else ""),
             )
         )

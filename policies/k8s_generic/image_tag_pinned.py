@@ -19,8 +19,9 @@ from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.serving import engine_row, model_servers
 
 # latest, then the branch-like tags CI pipelines move to each push (docker/metadata-action: a branch's name, edge for
-# the default branch, nightly for scheduled builds; the rest are the usual channel names).
-MOVING_TAGS = ("latest", "main", "master", "nightly", "dev", "develop", "edge", "head", "canary", "unstable", "rolling")
+# the default branch, nightly for scheduled builds; the rest are the usual channel names, stable among them: session 24
+# review R5).
+MOVING_TAGS = ("latest", "main", "master", "nightly", "dev", "develop", "edge", "head", "canary", "unstable", "rolling", "stable")
 _FIX = "pin a version tag (ideally a digest, image@sha256:...)"
 # Characters no image reference holds (distribution/reference grammar): a template's placeholder for one.
 _PLACEHOLDER = re.compile(r"[<>${}\s]")

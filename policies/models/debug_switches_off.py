@@ -29,7 +29,9 @@ from policies.reading.serving import model_servers
 
 
 def _is_one(value: str) -> bool:
-    return value.strip().lower() in ("1", "true")
+    # The CUDA and PyTorch switches are documented with the value 1 only (session 24 review F10: "true" is not shown
+    # to switch anything on), so only "1" counts.
+    return value.strip() == "1"
 
 
 def _non_zero(value: str) -> bool:

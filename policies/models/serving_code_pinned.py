@@ -35,6 +35,9 @@ _MOVING_PATH = re.compile(r"/(?:refs/heads/)?(" + "|".join(_MOVING) + r")(?:/|$)
 _FETCH = re.compile(r"\b(curl|wget)\b")
 _PIP_GIT = re.compile(r"\bgit\+(https?://|ssh://|git@)[^\s'\"`;|&)]+")
 _GIT_CLONE = re.compile(r"\bgit\s+clone\b([^;&|\n]*)")
+# A clone pinned after the fact: git checkout / switch --detach / reset --hard of a commit or tag, options such as
+# `-C dir` or `-c key=value` between git and the verb (session 24 review F9).
+_PINNED_AFTER_CLONE = re.compile(r"\bgit\s+(?:-[Cc]\s+\S+\s+)*(?:checkout|switch\s+--detach|reset\s+--hard)\s+\S+")
 # A repository archive of a branch (GitHub's /archive/main.zip, /archive/refs/heads/main.tar.gz).
 _MOVING_ARCHIVE = re.compile(r"/archive/(?:refs/heads/)?(" + "|".join(_MOVING) + r")\.(?:zip|tar\.gz)$")
 
@@ -60,14 +63,14 @@ def moving_fetches(text: str) -> list[str]:
             if not pinned or branch in _MOVING:
                 found.append(f"installs {spec} without a pinned ref (add @<commit or tag>) at every start")
         clone = _GIT_CLONE.search(command)
-        if (
-            clone
-            and not re.search(r"(^|\s)(-b|--branch)(\s|=)", clone.group(1))
-            and not re.search(r"\bgit\s+(-C\s+\S+\s+)?checkout\b", text)
-        ):
-            found.append(
-                "clones a repository's default branch (git clone with no --branch tag or checkout of a commit) at every start"
-            )
+        cloned = re.search(r"(?:^|\s)(?:-b|--branch)(?:\s+|=)(\S+)", clone.group(1)) if clone else None
+        if clone and not _PINNED_AFTER_CLONE.search(text) and not re.search(r"(?:^|\s)--revision[=\s]", clone.group(1)):
+            if cloned is None:
+                found.append(
+                    "clones a repository's default branch (git clone with no --branch tag or checkout of a commit) at every start"
+                )
+            elif cloned.group(1).strip("'\"") in _MOVING:
+                found.append(f"clones the moving branch {cloned.group(1)!r} (git clone --branch) at every start")
     return found
 
 
@@ -98,10 +101,12 @@ def ray_runtime_envs(resource: Resource) -> list[tuple[str, dict]]:
 
 def _serving_containers(resource: Resource) -> list[tuple[str, dict, dict]]:
     serving = {id(s.podspec) for s in model_servers(resource)}
+    # A GPU pod that runs to completion (restartPolicy Never / OnFailure: a Job's fine-tuning run) installs once, not at
+    # every start of a server (session 24 review F7).
     return [
         (path, podspec, container)
         for path, podspec in pod_specs(resource)
-        if id(podspec) in serving or requests_gpu(podspec)
+        if id(podspec) in serving or (requests_gpu(podspec) and podspec.get("restartPolicy") in (None, "Always"))
         for container in containers(podspec, init=True)
     ]
 

@@ -57,9 +57,18 @@ def ingress_class(resource: Any) -> Optional[str]:
     return value if isinstance(value, str) else None
 
 
+def gce_ingress_class(resource: Any) -> Optional[str]:
+    """The class GKE's Ingress controller reads: the legacy annotation alone. An Ingress with spec.ingressClassName set
+    is never GKE's (kubernetes/ingress-gce v1.41.1 pkg/utils/utils.go:331-357 IsGCEIngress: "Ingress controller does
+    not have any ingress classes that can be specified by spec.IngressClassName"), so it gets no Google load balancer
+    (session 24 review F11)."""
+    value = annotations_of(resource.props).get(CLASS_ANNOTATION)
+    return value if isinstance(value, str) else None
+
+
 def is_gce_ingress(resource: Any) -> bool:
-    """An Ingress that names one of GKE's Ingress classes."""
-    return ingress_class(resource) in GCE_CLASSES
+    """An Ingress that names one of GKE's Ingress classes (by the annotation GKE reads)."""
+    return gce_ingress_class(resource) in GCE_CLASSES
 
 
 def is_nginx_ingress(resource: Any) -> bool:

@@ -21,6 +21,8 @@ from typing import Any
 from policies.kube import as_dict, as_list
 
 _INSTALLER = re.compile(r"^(?:\S*/)?(pip3?(?:\.\d+)?|uv|conda|mamba|micromamba)$")
+# The installer's own tooling (`pip install --upgrade pip`): upgrading it changes no serving code (session 24 review F8).
+_INSTALLER_ITSELF = frozenset({"pip", "setuptools", "wheel", "uv"})
 # Options of pip/conda install that take a value (the value is not a package).
 _VALUED = {
     "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url", "--extra-index-url",
@@ -88,7 +90,8 @@ def command_installs(text: str, where: str) -> list[Install]:
             if word in _VALUED:
                 j += 2
                 continue
-            if not word.startswith("-") and "git+" not in word:
+            local = word.startswith((".", "/", "~")) or word.endswith(".whl")  # a path in the image, not the index
+            if not word.startswith("-") and "git+" not in word and not local and word.lower() not in _INSTALLER_ITSELF:
                 found.append(Install(where, word, pinned(word, conda=tool in ("conda", "mamba", "micromamba"))))
             j += 1
         i = j

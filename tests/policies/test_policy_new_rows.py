@@ -466,8 +466,78 @@ def test_command_line_installs():
     assert [(i.requirement, i.pinned, i.bare) for i in got] == [
         ("huggingface_hub", False, True),
         ("vllm==0.33.0", True, False),
-        (".", True, False),
         ("numpy=1.26", True, False),
         ("torch>=2", False, False),
     ]
     assert command_installs("pip list && pip show vllm && python -m pip --version", "c") == []
+    # Session 24 review F8: the installer's own upgrade and a path in the image (".", "-e /app", a wheel file) are no
+    # package from an index.
+    assert (
+        command_installs("pip install --upgrade pip setuptools wheel && pip install -e /app ./x dist/a-1.0-py3-none-any.whl", "c")
+        == []
+    )
+
+
+def test_session_24_review_forms_of_installs_and_clones():
+    """Session 24 cold review: F7 a fine-tuning Job (restartPolicy Never) installs once, not at every start of a server;
+    F9 a clone pinned afterwards (git reset --hard <sha>, git -c k=v -C dir checkout <sha>) is pinned; R1 a clone of
+    --branch main is a moving reference; F10 CUDA_LAUNCH_BLOCKING=true is not the documented switch (1)."""
+    from policies.models.serving_code_pinned import moving_fetches
+
+    assert moving_fetches("git clone https://github.com/org/plugin /app && cd /app && git reset --hard 1a2b3c4d && run") == []
+    assert (
+        moving_fetches("git clone https://github.com/org/p /app && git -c advice.detachedHead=false -C /app checkout 1a2b3c4")
+        == []
+    )
+    assert moving_fetches("git clone --revision=1a2b3c4d5e https://github.com/org/p /app") == []
+    assert moving_fetches("git clone --branch v1.2.0 https://github.com/org/p /app") == []
+    assert moving_fetches("git clone --branch main https://github.com/org/p /app") == [
+        "clones the moving branch 'main' (git clone --branch) at every start"
+    ]
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "tune"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {
+                            "name": "train",
+                            "image": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
+                            "command": ["sh", "-c", "pip install peft trl && python /scripts/train.py"],
+                            "resources": {"limits": {"nvidia.com/gpu": 1}},
+                        }
+                    ],
+                }
+            }
+        },
+    }
+    assert found([job], "serving-code-pinned") == [] and found([job], "serving-start-installs") == []
+    server = copy.deepcopy(job)
+    server["kind"], server["apiVersion"] = "Deployment", "apps/v1"
+    server["spec"] = {"replicas": 1, "selector": {}, "template": {"spec": dict(job["spec"]["template"]["spec"])}}
+    server["spec"]["template"]["spec"].pop("restartPolicy")
+    assert [level for level, _ in found([server], "serving-code-pinned")] == ["mandatory", "mandatory"]
+    for value, levels in (("true", []), ("1", ["mandatory"])):
+        debug = copy.deepcopy(server)
+        debug["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "CUDA_LAUNCH_BLOCKING", "value": value}]
+        assert [level for level, _ in found([debug], "debug-switches-off")] == levels, value
+
+
+def test_only_the_annotation_makes_an_ingress_gkes():
+    """kubernetes/ingress-gce v1.41.1 pkg/utils/utils.go:331-357: GKE's controller reads the kubernetes.io/ingress.class
+    annotation, and an Ingress with spec.ingressClassName is never its own (session 24 review F11)."""
+    base = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "tgi"},
+        "spec": {"defaultBackend": {"service": {"name": "tgi", "port": {"number": 8080}}}},
+    }
+    by_annotation = copy.deepcopy(base)
+    by_annotation["metadata"]["annotations"] = {"kubernetes.io/ingress.class": "gce"}
+    by_field = copy.deepcopy(base)
+    by_field["spec"]["ingressClassName"] = "gce"
+    assert [level for level, _ in found([by_annotation], "external-gce-ingress-guarded")] == ["mandatory"]
+    assert found([by_field], "external-gce-ingress-guarded") == []
