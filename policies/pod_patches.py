@@ -44,7 +44,7 @@ _MERGE_KEYS = {
     "topologySpreadConstraints": "topologyKey",
     "resourceClaims": "name",
 }
-_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 def is_pod_patch(key: Any, value: Any) -> bool:
@@ -108,7 +108,8 @@ def _at(props: Any, steps: list[tuple[str, str]]) -> Any:
     return node
 
 
-def _join(steps: list[tuple[str, str]]) -> str:
+def join_steps(steps: list[tuple[str, str]]) -> str:
+    """A path from (name, index) steps as STEP parses them: ``spec.roles[0].template``."""
     out = ""
     for name, index in steps:
         out += f"[{index}]" if not name else (f".{name}" if out else name)
@@ -120,13 +121,13 @@ def _base_of(props: Any, patch_path: str, found: dict[str, dict]) -> str | None:
     a pod spec on the patch's holder or the nearest ancestor holding one, or the template a ``templateRef: {name}``
     there names (RBG's ``roleTemplates[]``: sgl-project/rbg v0.7.0 api/workloads/v1alpha2/helper.go:306-325
     GetResolvedTemplate finds the RoleTemplate by name and patches its template)."""
-    steps = [(n, i) for n, i in _STEP.findall(patch_path)]
+    steps = [(n, i) for n, i in STEP.findall(patch_path)]
     for end in range(len(steps) - 1, 0, -1):
         holder = _at(props, steps[:end])
         if not isinstance(holder, dict):
             continue
         for key in BASE_KEYS:
-            candidate = _join([*steps[:end], (key, ""), ("spec", "")])
+            candidate = join_steps([*steps[:end], (key, ""), ("spec", "")])
             if candidate in found:
                 return candidate
         ref = holder.get("templateRef")
@@ -178,4 +179,4 @@ def merge_patches(
     return kept + merged, unmerged
 
 
-__all__ = ["PATCH_KEY", "is_pod_patch", "merge_patches", "strategic_merge"]
+__all__ = ["PATCH_KEY", "STEP", "join_steps", "is_pod_patch", "merge_patches", "strategic_merge"]

@@ -20,17 +20,15 @@ reads the same structure generically, for a custom resource read by ``policies.k
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from policies.kube import as_int, get, memoized, read_generically
+from policies.pod_patches import STEP, join_steps
 
 # Keys (lower-cased) naming the worker and the leader role of a group.
 WORKER_KEYS = frozenset({"worker", "workers", "workertemplate", "workerspec", "workergroupspec", "workergroupspecs"})
 LEADER_KEYS = frozenset({"leader", "leadertemplate", "leaderspec", "head", "headtemplate", "headspec", "headgroupspec", "master"})
-
-_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 def _role(key: str) -> str:
@@ -70,7 +68,7 @@ def _pod_groups(resource: Any) -> dict[str, PodGroup]:
 
 
 def _group_of(props: Any, path: str, paths: list[str]) -> Optional[PodGroup]:
-    steps = [(name, index) for name, index in _STEP.findall(path)]
+    steps = [(name, index) for name, index in STEP.findall(path)]
     # The innermost role key on the path (``...workloadTemplate.workerTemplate.spec`` -> workerTemplate).
     at = next((i for i in range(len(steps) - 1, -1, -1) if _role(steps[i][0]) in WORKER_KEYS | LEADER_KEYS), None)
     if at is None:
@@ -81,11 +79,11 @@ def _group_of(props: Any, path: str, paths: list[str]) -> Optional[PodGroup]:
         parent = get(parent, name) if name else get(parent, int(index))
     if not isinstance(parent, dict):
         return None
-    prefix = _join(parent_steps)
+    prefix = join_steps(parent_steps)
     leader_keys = [k for k in parent if isinstance(k, str) and _role(k) in LEADER_KEYS]
     worker_keys = [k for k in parent if isinstance(k, str) and _role(k) in WORKER_KEYS]
-    fronts = [p for k in leader_keys for p in paths if _under(p, _join([*parent_steps, (k, "")]))]
-    workers = [p for k in worker_keys for p in paths if _under(p, _join([*parent_steps, (k, "")]))]
+    fronts = [p for k in leader_keys for p in paths if _under(p, join_steps([*parent_steps, (k, "")]))]
+    workers = [p for k in worker_keys for p in paths if _under(p, join_steps([*parent_steps, (k, "")]))]
     role = "worker" if _role(steps[at][0]) in WORKER_KEYS else "leader"
     patched = _role(steps[at][0]) != steps[at][0].lower()
     if patched and not workers and len(fronts) == 1 and as_int(parent.get("size")):
@@ -115,7 +113,7 @@ def _one_template_group(props: Any, path: str, steps: list[tuple[str, str]]) -> 
     for holder, field in sized:
         size = as_int(get(holder, "size"))
         if size is not None and size >= 1:
-            return PodGroup("all", path, size, f"{_join(owner_steps)}.{field}")
+            return PodGroup("all", path, size, f"{join_steps(owner_steps)}.{field}")
     return None
 
 
@@ -145,13 +143,6 @@ def _size(parent: dict, prefix: str, leader_keys: list[str], worker_keys: list[s
             total += replicas
             fields.append(f"{prefix}.{key}" + (f"[{i}]" if isinstance(parent[key], list) else "") + f".{count}")
     return total, " + ".join(fields)
-
-
-def _join(steps: list[tuple[str, str]]) -> str:
-    out = ""
-    for name, index in steps:
-        out += f"[{index}]" if not name else (f".{name}" if out else name)
-    return out
 
 
 def _under(path: str, prefix: str) -> bool:
