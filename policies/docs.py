@@ -206,6 +206,15 @@ def _generic_reads() -> list[str]:
     ]
 
 
+# How the generic reader treats pod template patches (policies/pod_patches.py), for the reading section.
+_PATCHES = (
+    "A patch of a pod template (`patchLeaderTemplate`, `*TemplatePatch`, `*Patch`: RoleBasedGroup's leader and "
+    "worker patches) is merged onto the base template beside it (or the one its `templateRef` names) as Kubernetes' "
+    "strategic merge does, containers by name, and the merged pod is judged, never the patch or a base every role "
+    "patches (`policies/pod_patches.py`); where no base is found, the pod findings on that object are advice."
+)
+
+
 def _reading_section() -> list[str]:
     """Where pod templates are read, and the engine table that recognises model servers."""
     out: list[str] = []
@@ -229,7 +238,7 @@ def _reading_section() -> list[str]:
         "`container` (`extraPodSpec.mainContainer`), or a container-like mapping under any key (an image string and a "
         "command, args, resources, ports or env: OME's `engineConfig.runner`) read with the pod fields beside it, "
         "metadata and status skipped (`policies/kube.py` "
-        "generic_pod_specs). The pod policies run on what it finds, and `policies check` lists each object read "
+        "generic_pod_specs). " + _PATCHES + " The pod policies run on what it finds, and `policies check` lists each object read "
         "this way (`[read generically]` in text, `generic` in JSON, a list in Markdown). A reader for a known kind "
         "adds meaning (replicas, autoscaling, the operator's defaults); without one the generic rules still run. "
         "Kubernetes' own kinds outside the table are never searched.",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policies import catalog as _catalog
-from policies.kube import WorkloadTypes, cluster_view, evaluation_memo, read_generically, split_type
+from policies.kube import WorkloadTypes, cluster_view, evaluation_memo, read_generically, split_type, unmerged_patches
 
 ENFORCEMENT_LEVELS = ("mandatory", "advisory", "disabled")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -111,6 +111,12 @@ _COMPLETED_ELSEWHERE = frozenset({("serving.kserve.io", "ServingRuntime"), ("ser
 def completed_elsewhere(policy_types: Any, resource: Resource) -> bool:
     """True when a pod policy (its resource types a ``WorkloadTypes``) checks a template another object completes."""
     return isinstance(policy_types, WorkloadTypes) and split_type(resource.type) in _COMPLETED_ELSEWHERE
+
+
+def patched_unknown(policy_types: Any, resource: Resource) -> bool:
+    """True when a pod policy checks a resource read generically that holds a pod template patch whose base template
+    was not found (policies.kube.unmerged_patches): neither the patch nor any base alone is a whole pod."""
+    return isinstance(policy_types, WorkloadTypes) and bool(unmerged_patches(resource))
 
 
 # What a finding on a generic read says of itself (the policy's ``operator_fills`` names the field).
@@ -338,7 +344,7 @@ def evaluate_policies(
                     with cluster_view(group):
                         for r in group:
                             found = run_resource_policy(policy, r, values)
-                            partial = completed_elsewhere(policy.resource_types, r)
+                            partial = completed_elsewhere(policy.resource_types, r) or patched_unknown(policy.resource_types, r)
                             generic = bool(found) and operator_may_fill(policy, r)
                             findings.extend((r.name, _weighed(policy, m, partial, generic)) for m in found)
             violations.extend(

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from components.quantities import MAX_QUANTITY_TEXT, parse_quantity
 from policies.dynamo_defaults import dynamo_pod_specs
 from policies.llmisvc_presets import llmisvc_pod_specs
+from policies.pod_patches import is_pod_patch, merge_patches
 
 GPU_RESOURCE = "nvidia.com/gpu"
 SHM_PATH = "/dev/shm"
@@ -378,23 +379,37 @@ def generic_pod_specs(resource: Any) -> list[tuple[str, dict]]:
     container under a key ending in "container" (``mainContainer``), or a container-like mapping under any key (an
     image string and a command, args, resources, ports or env: OME's ``spec.engineConfig.runner``, sgl-project/ome
     pkg/apis/ome/v1beta1 EngineSpec.Runner with PodSpec inlined beside it), counts too, read as a pod spec of that
-    one container beside the mapping's other fields (volumes, tolerations). The search skips metadata and
+    one container beside the mapping's other fields (volumes, tolerations). A patch of a pod template (RBG's
+    ``patchLeaderTemplate``, ``*TemplatePatch``, ``*Patch``) is merged onto the base template beside it as strategic
+    merge does, and the merged pod is found at the patch's path (policies.pod_patches). The search skips metadata and
     status, stops inside a pod spec it found, and is bounded in depth and size (memoized per evaluation).
     """
-    return list(memoized(resource, "generic_pod_specs", _generic_pod_specs))
+    return list(memoized(resource, "generic_pod_specs", _generic_pod_specs)[0])
 
 
-def _generic_pod_specs(resource: Any) -> list[tuple[str, dict]]:
+def unmerged_patches(resource: Any) -> list[str]:
+    """The paths of pod template patches in a resource read generically that no base template was found for
+    (policies.pod_patches.merge_patches): what the pods hold is then not known from the manifest."""
+    if not read_generically(resource):
+        return []
+    return list(memoized(resource, "generic_pod_specs", _generic_pod_specs)[1])
+
+
+def _generic_pod_specs(resource: Any) -> tuple[list[tuple[str, dict]], list[str]]:
     found: list[tuple[str, dict]] = []
+    patches: list[tuple[str, dict]] = []
     props = getattr(resource, "props", None)
     if not isinstance(props, dict):
-        return found
+        return found, []
     stack: list[tuple[str, Any, int]] = [(k, v, 1) for k, v in reversed(list(props.items())) if k not in _GENERIC_SKIP]
     seen = 0
     while stack and seen < _GENERIC_MAX_NODES:
         path, value, depth = stack.pop()
         seen += 1
         if isinstance(value, dict):
+            if is_pod_patch(path.rsplit(".", 1)[-1], value):
+                patches.append((path, value))  # merged onto its base below, never a pod of its own
+                continue
             listed = value.get("containers")
             if isinstance(listed, list) and any(_is_container(c) for c in listed):
                 found.append((path, value))
@@ -414,7 +429,7 @@ def _generic_pod_specs(resource: Any) -> list[tuple[str, dict]]:
             stack.extend(
                 (f"{path}[{i}]", v, depth + 1) for i, v in reversed(list(enumerate(value))) if isinstance(v, (dict, list))
             )
-    return found
+    return merge_patches(props, found, patches) if patches else (found, [])
 
 
 def read_generically(resource: Any) -> list[str]:

@@ -114,24 +114,55 @@ def _default_class() -> Optional[dict]:
     return None
 
 
-def claim_capacity(spec: dict, shown: str) -> tuple[Optional[float], str]:
+def _pv_unenforced(pv: dict) -> bool:
+    return bool(_unenforced(get(pv, "spec", "csi", "driver"))) or any(k in as_dict(pv.get("spec")) for k in _UNENFORCED_SOURCES)
+
+
+def _static_candidates(class_name: object, claim: Optional[tuple[object, str]]) -> tuple[Optional[dict], list[dict]]:
+    """PersistentVolumes of the run a claim can bind without a volumeName: (the one whose claimRef names the claim,
+    every PV of the claim's class). Kubernetes binds a claim to a PV of its storageClassName ("" for none) or to the
+    PV reserved for it by claimRef (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#reserving-a-
+    persistentvolume)."""
+    reserved, same_class = None, []
+    for other in viewed_resources() or ():
+        if split_type(other.type) != ("", "PersistentVolume"):
+            continue
+        pv = as_dict(other.props)
+        ref = as_dict(get(pv, "spec", "claimRef"))
+        if claim is not None and ref.get("name") == claim[1] and ref.get("namespace") in (None, claim[0]):
+            reserved = pv
+        elif (get(pv, "spec", "storageClassName") or "") == (class_name or "") and not ref:
+            same_class.append(pv)
+    return reserved, same_class
+
+
+def claim_capacity(spec: dict, shown: str, claim: Optional[tuple[object, str]] = None) -> tuple[Optional[float], str]:
     """The bytes a claim's volume holds, judged from a PVC (or claim template) ``spec``: (None, "") when its volume
     does not enforce a capacity, and an unproven ``shown`` when what provisions it is not in the run.
 
     A claim bound by ``volumeName`` holds its PV's capacity (a PV in the run), else at least its request (Kubernetes
     binds a PV no smaller than the request), so a PV outside the run is unproven. A dynamically provisioned claim
     holds its request on a provisioner that enforces sizes: its StorageClass (named, else the run's default class)
-    must be in the run and its provisioner not one of _UNENFORCED."""
+    must be in the run and its provisioner not one of _UNENFORCED. A PV of the run reserved for the claim (claimRef)
+    holds its own capacity; static PVs of the claim's class that all ignore sizes leave it unjudged."""
     request = as_quantity(get(spec, "resources", "requests", "storage"))
     volume_name = spec.get("volumeName")
     if isinstance(volume_name, str) and volume_name:
         pv = _named("PersistentVolume", volume_name)
         if pv is None:
             return request, unproven(f"{shown} (bound to PersistentVolume {volume_name}, not in the files read)")
-        if _unenforced(get(pv, "spec", "csi", "driver")) or any(k in as_dict(pv.get("spec")) for k in _UNENFORCED_SOURCES):
+        if _pv_unenforced(pv):
             return None, ""
         return as_quantity(get(pv, "spec", "capacity", "storage")), f"{shown} (PersistentVolume {volume_name})"
     name = spec.get("storageClassName")
+    reserved, same_class = _static_candidates(name, claim)
+    if reserved is not None:
+        if _pv_unenforced(reserved):
+            return None, ""
+        pv_name = get(reserved, "metadata", "name")
+        return as_quantity(get(reserved, "spec", "capacity", "storage")), f"{shown} (PersistentVolume {pv_name})"
+    if same_class and all(_pv_unenforced(pv) for pv in same_class):
+        return None, ""  # the static PVs it can bind (EFS, S3, NFS) enforce no size
     if name == "":
         return request, unproven(f"{shown} (a static PersistentVolume, not in the files read)")
     storage_class = _named("StorageClass", name) if isinstance(name, str) else _default_class()
@@ -148,7 +179,7 @@ def _claim_size(resource: Resource, claim: str) -> tuple[Optional[float], str]:
     pvc = _named("PersistentVolumeClaim", claim, namespace)
     if pvc is None:
         return None, ""
-    return claim_capacity(as_dict(pvc.get("spec")), f"PersistentVolumeClaim {claim}")
+    return claim_capacity(as_dict(pvc.get("spec")), f"PersistentVolumeClaim {claim}", (namespace, claim))
 
 
 def volume_size(resource: Resource, volume: dict) -> tuple[Optional[float], str]:

@@ -33,6 +33,14 @@ LEADER_KEYS = frozenset({"leader", "leadertemplate", "leaderspec", "head", "head
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
+def _role(key: str) -> str:
+    """A key's role name, lower-cased, with a patch marker dropped: a role's patch of a shared template holds that role's
+    pods once merged (policies.pod_patches: RBG's ``patchLeaderTemplate``, ``workerTemplatePatch`` -> leadertemplate,
+    workertemplate)."""
+    low = key.lower()
+    return low[len("patch") :] if low.startswith("patch") else low[: -len("patch")] if low.endswith("patch") else low
+
+
 @dataclass(frozen=True)
 class PodGroup:
     """Where a pod template sits in a leader/worker group."""
@@ -64,7 +72,7 @@ def _pod_groups(resource: Any) -> dict[str, PodGroup]:
 def _group_of(props: Any, path: str, paths: list[str]) -> Optional[PodGroup]:
     steps = [(name, index) for name, index in _STEP.findall(path)]
     # The innermost role key on the path (``...workloadTemplate.workerTemplate.spec`` -> workerTemplate).
-    at = next((i for i in range(len(steps) - 1, -1, -1) if steps[i][0].lower() in WORKER_KEYS | LEADER_KEYS), None)
+    at = next((i for i in range(len(steps) - 1, -1, -1) if _role(steps[i][0]) in WORKER_KEYS | LEADER_KEYS), None)
     if at is None:
         return _one_template_group(props, path, steps)
     parent_steps = steps[:at]
@@ -74,14 +82,19 @@ def _group_of(props: Any, path: str, paths: list[str]) -> Optional[PodGroup]:
     if not isinstance(parent, dict):
         return None
     prefix = _join(parent_steps)
-    leader_keys = [k for k in parent if isinstance(k, str) and k.lower() in LEADER_KEYS]
-    worker_keys = [k for k in parent if isinstance(k, str) and k.lower() in WORKER_KEYS]
+    leader_keys = [k for k in parent if isinstance(k, str) and _role(k) in LEADER_KEYS]
+    worker_keys = [k for k in parent if isinstance(k, str) and _role(k) in WORKER_KEYS]
     fronts = [p for k in leader_keys for p in paths if _under(p, _join([*parent_steps, (k, "")]))]
     workers = [p for k in worker_keys for p in paths if _under(p, _join([*parent_steps, (k, "")]))]
+    role = "worker" if _role(steps[at][0]) in WORKER_KEYS else "leader"
+    patched = _role(steps[at][0]) != steps[at][0].lower()
+    if patched and not workers and len(fronts) == 1 and as_int(parent.get("size")):
+        # A leader patch alone: the workers run the shared template unpatched (sgl-project/rbg v0.7.0
+        # api/workloads/v1alpha2/helper.go:338-344, an empty patch gives the base), one group of ``size`` pods.
+        return PodGroup("leader", fronts[0], as_int(parent.get("size")), f"{prefix}.size")
     if not workers or len(fronts) != 1:
         return None  # not a group: one role alone, or no single leader pod template beside the workers
     size, size_field = _size(parent, prefix, leader_keys, worker_keys)
-    role = "worker" if steps[at][0].lower() in WORKER_KEYS else "leader"
     return PodGroup(role, fronts[0], size, size_field)
 
 

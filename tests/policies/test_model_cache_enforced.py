@@ -102,6 +102,25 @@ def test_a_static_pv_is_judged_by_its_own_capacity_and_driver():
     assert level == "mandatory" and "PersistentVolumeClaim hf (PersistentVolume pv) at /cache/hub holds 50 GiB" in message
 
 
+def test_static_pvs_bound_by_class_or_claim_ref_are_read():
+    """kubernetes-sigs/aws-efs-csi-driver v3.4.1 examples/kubernetes/efs/static_provisioning/specs/{pv,claim}.yaml:
+    PV efs-pv (5Gi, storageClassName efs-sc, csi.driver efs.csi.aws.com) and a 5Gi claim on efs-sc, the StorageClass
+    in another file; and a PV reserved for the claim by claimRef (Kubernetes docs, reserving a PersistentVolume)."""
+    pv = {
+        "capacity": {"storage": "5Gi"},
+        "storageClassName": "efs-sc",
+        "csi": {"driver": "efs.csi.aws.com", "volumeHandle": "efs:fs-e8a95a42"},
+    }
+    assert levels([server(), claim({**RWX_5GI, "storageClassName": "efs-sc"}), volume("efs-pv", pv)]) == []
+    reserved = {
+        "capacity": {"storage": "50Gi"},
+        "claimRef": {"name": "hf", "namespace": "llm"},
+        "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"},
+    }
+    ((level, message),) = levels([server(), claim({**RWX_5GI, "storageClassName": ""}), volume("ebs-pv", reserved)])
+    assert level == "mandatory" and "PersistentVolumeClaim hf (PersistentVolume ebs-pv) at /cache/hub holds 50 GiB" in message
+
+
 def test_a_claim_whose_class_or_volume_is_not_in_the_files_is_advice():
     """review s24/s29f.yaml: the EFS class is in another file; an unnamed class with no default in the run; a PV
     named by volumeName that is not in the run (Kubernetes binds one no smaller than the request)."""
