@@ -98,6 +98,25 @@ def _grace(podspec: dict) -> float:
     return float(GRACE_DEFAULT) if grace is None else grace
 
 
+def _hook(label: str, pre_stop: Any, grace: float, longest: float, engine: str, drains: bool) -> tuple[list[str], bool]:
+    """The preStop hook's findings, and whether the hook drains (loops until the engine's running and waiting gauges
+    read 0, so SIGTERM comes once nothing is in flight and only the grace period bounds the drain)."""
+    if drains:
+        if grace <= longest:
+            return [
+                f"{label}: the preStop hook waits for {engine}'s running and waiting requests to reach 0, but "
+                f"terminationGracePeriodSeconds {path.fmt(grace)[:-1]} is not above the longest request "
+                f"({path.fmt(longest)}): the kubelet kills the pod mid-drain"
+            ], True
+        return [], True
+    if not isinstance(pre_stop, dict) or not pre_stop:
+        return [
+            f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
+            f"send it requests; sleep in preStop until they have deregistered it"
+        ], False
+    return [], False
+
+
 def _table_engine_drain(server: EngineServer, longest: float) -> list[str]:
     """S10 for an engine of the table other than vLLM: what its row says it does on SIGTERM
     (components/serving_engines.toml drain), and the pod's preStop and grace period."""
@@ -109,20 +128,12 @@ def _table_engine_drain(server: EngineServer, longest: float) -> list[str]:
     sleep = pre_stop_sleep(pre_stop)
     messages = []
     gauges = tuple(g for g in (row.running_metric, row.queue_metric) if g)
-    if len(gauges) == 2 and drains_in_pre_stop(pre_stop, gauges):
-        # SIGTERM comes once the engine's gauges read 0: only the grace period bounds the drain.
-        if grace <= longest:
-            messages.append(
-                f"{label}: the preStop hook waits for {row.display}'s running and waiting requests to reach 0, but "
-                f"terminationGracePeriodSeconds {path.fmt(grace)[:-1]} is not above the longest request "
-                f"({path.fmt(longest)}): the kubelet kills the pod mid-drain"
-            )
+    found, drained = _hook(
+        label, pre_stop, grace, longest, row.display, len(gauges) == 2 and drains_in_pre_stop(pre_stop, gauges)
+    )
+    messages += found
+    if drained:
         return messages
-    if not isinstance(pre_stop, dict) or not pre_stop:
-        messages.append(
-            f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
-            f"send it requests; sleep in preStop until they have deregistered it"
-        )
     if row.drain == "aborts":
         # Nothing runs after SIGTERM: the preStop hook must outlast the longest request, and the grace period the hook.
         if sleep < longest:
@@ -199,20 +210,10 @@ def _vllm_drain(resource: Resource, server: Any, config: dict, default_longest: 
     grace = _grace(server.podspec)
     drain = as_float(server.args.get("shutdown-timeout")) or 0.0
     longest = as_float(get(resource.props, "spec", "predictor", "timeout")) or (drain or default_longest)
-    if drains_in_pre_stop(pre_stop):
-        # SIGTERM comes once the gauges read 0: only the grace period bounds the drain.
-        if grace <= longest:
-            messages.append(
-                f"{label}: the preStop hook waits for vLLM's running and waiting requests to reach 0, but "
-                f"terminationGracePeriodSeconds {path.fmt(grace)[:-1]} is not above the longest request "
-                f"({path.fmt(longest)}): the kubelet kills the pod mid-drain"
-            )
+    found, drained = _hook(label, pre_stop, grace, longest, "vLLM", drains_in_pre_stop(pre_stop))
+    messages += found
+    if drained:
         return messages
-    if not isinstance(pre_stop, dict) or not pre_stop:
-        messages.append(
-            f"{label}: no preStop hook: the pod gets SIGTERM while the Service and load balancers still "
-            f"send it requests; sleep in preStop until they have deregistered it"
-        )
     drains, assumed = _server_drains(str(container.get("image") or ""), config.get("defaultVllmRelease", ""))
     # A release without --shutdown-timeout stops serving at SIGTERM: its requests must end within
     # the preStop sleep (checked below), so the grace period need only outlast that sleep.
