@@ -78,6 +78,21 @@ _UNENFORCED = {
     # (a directory on the share, os.MkdirAll, no quota) and :125 (the PV's capacity copied from the claim).
     "k8s-sigs.io/nfs-subdir-external-provisioner": "an NFS share (nfs-subdir-external-provisioner)",
 }
+# Provisioners that create a block volume of the size asked for (a file system on a disk holds no more than the disk):
+# AWS EBS (kubernetes-sigs/aws-ebs-csi-driver examples/kubernetes/dynamic-provisioning/manifests/storageclass.yaml at
+# dcfdd0d4 names ebs.csi.aws.com), GCE Persistent Disk and Azure Disk, CSI and in-tree. A claim on any other
+# provisioner (one that rounds up to a minimum, such as Filestore's 1 TiB, or a node-directory one that enforces
+# nothing) is judged as advice: its size is not known to be what the volume holds.
+_SIZED = frozenset(
+    {
+        "ebs.csi.aws.com",
+        "kubernetes.io/aws-ebs",
+        "pd.csi.storage.gke.io",
+        "kubernetes.io/gce-pd",
+        "disk.csi.azure.com",
+        "kubernetes.io/azure-disk",
+    }
+)
 # Provisioners a cluster names after itself (csi-driver-nfs's driver name is a flag: <prefix>.nfs.csi.k8s.io).
 _UNENFORCED_SUFFIXES = (".nfs.csi.k8s.io",)
 # PersistentVolume sources without a capacity of their own (an in-tree NFS export, a node's directory).
@@ -169,8 +184,11 @@ def claim_capacity(spec: dict, shown: str, claim: Optional[tuple[object, str]] =
     if storage_class is None:
         where = f"StorageClass {name}" if isinstance(name, str) else "the cluster's default StorageClass"
         return request, unproven(f"{shown} ({where} not in the files read: its provisioner may not enforce sizes)")
-    if _unenforced(storage_class.get("provisioner")):
+    provisioner = storage_class.get("provisioner")
+    if _unenforced(provisioner):
         return None, ""
+    if provisioner not in _SIZED:
+        return request, unproven(f"{shown} (provisioner {provisioner}: whether it sizes volumes as asked is not known)")
     return request, shown
 
 

@@ -121,6 +121,14 @@ def test_static_pvs_bound_by_class_or_claim_ref_are_read():
     assert level == "mandatory" and "PersistentVolumeClaim hf (PersistentVolume ebs-pv) at /cache/hub holds 50 GiB" in message
 
 
+def test_a_provisioner_not_known_to_size_volumes_is_advice():
+    """Rancher's local-path provisioner (a node directory, no quota) and GKE Filestore (rounded up to its tier's
+    minimum) in the run: the claim's request is not known to be the volume's size."""
+    for provisioner in ("rancher.io/local-path", "filestore.csi.storage.gke.io"):
+        ((level, message),) = levels([server(), claim({**RWX_5GI, "storageClassName": "c"}), storage_class("c", provisioner)])
+        assert level == "advisory" and f"provisioner {provisioner}" in message
+
+
 def test_a_claim_whose_class_or_volume_is_not_in_the_files_is_advice():
     """review s24/s29f.yaml: the EFS class is in another file; an unnamed class with no default in the run; a PV
     named by volumeName that is not in the run (Kubernetes binds one no smaller than the request)."""
