@@ -13,7 +13,7 @@ API (ALB annotations and ranges); Envoy's RouteAction docs and istio/istio 1.30.
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import as_float, get
 from policies.reading import edge
 from policies.reading import route_path as path
@@ -133,13 +133,15 @@ def _gke_and_nginx(resources: list[Resource], workloads: list[Resource], selecto
                 else:
                     continue
                 if timeout is not None and timeout.explicit and timeout.seconds < longest:
-                    found.append(
-                        (
-                            w.name,
-                            f"serves requests up to {path.fmt(longest)} but Ingress {get(ing.props, 'metadata', 'name')} ({what}="
-                            f"{path.fmt(timeout.seconds)[:-1]}) cuts them at {path.fmt(timeout.seconds)}",
-                        )
+                    message = (
+                        f"serves requests up to {path.fmt(longest)} but Ingress {get(ing.props, 'metadata', 'name')} ({what}="
+                        f"{path.fmt(timeout.seconds)[:-1]}) cuts them at {path.fmt(timeout.seconds)}"
                     )
+                    # nginx's proxy_read_timeout runs between two reads, so a streamed reply is not cut; only a
+                    # non-streamed one that sends nothing for that long is, and the manifests do not say which clients
+                    # send (session 24 review F14): advice. GKE's timeoutSec bounds the whole response: it blocks.
+                    nginx = what.endswith("proxy-read-timeout")
+                    found.append((w.name, unproven(message + " (if replies are not streamed)") if nginx else message))
     return found
 
 
