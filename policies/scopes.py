@@ -54,7 +54,8 @@ def identity(obj: Any) -> tuple[str, str, str, str] | None:
 def _folders(files: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """Each file's folders below the folder every file shares (stdin has none)."""
     real = [f for f in files if f != STDIN_NAME]
-    dirs = {f: os.path.normpath(os.path.dirname(f) or ".") for f in real}
+    # Absolute, so that relative and absolute arguments mix (os.path.commonpath refuses a mix of the two).
+    dirs = {f: os.path.abspath(os.path.dirname(f) or ".") for f in real}
     common = os.path.commonpath(list(dirs.values())) if dirs else ""
     out: dict[str, tuple[str, ...]] = {STDIN_NAME: ()}
     for f, d in dirs.items():

@@ -85,3 +85,13 @@ def test_collisions_in_one_folder_split_file_by_file(tmp_path):
 def test_a_collision_inside_one_file_cannot_be_split(tmp_path):
     _write(tmp_path / "both.yaml", _nodepool("l40s"), _nodepool("l40s"))
     assert _labels(tmp_path) == [("", 2)]
+
+
+def test_relative_and_absolute_arguments_mix(tmp_path, monkeypatch):
+    """`policies check rel/dir /abs/dir` exited 3 (internal error: os.path.commonpath refuses to mix relative and
+    absolute paths); the folders are compared as absolute paths."""
+    _write(tmp_path / "east" / "l40s.yaml", _nodepool("l40s"))
+    _write(tmp_path / "west" / "l40s.yaml", _nodepool("l40s"))
+    monkeypatch.chdir(tmp_path)
+    objects = read_manifests(["east", str(tmp_path / "west")]).objects
+    assert [(s.label, len(s.indexes)) for s in split(objects)] == [("east", 1), ("west", 1)]
