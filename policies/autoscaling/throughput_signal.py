@@ -13,7 +13,8 @@ reachable depends on the model's measured saturated rate.
 Read forms: a KEDA ``prometheus`` trigger whose ``query`` takes ``rate``/``irate``/``increase`` of such a counter;
 a KEDA ``external`` trigger (Kedify's OTel scaler) whose ``metricQuery`` names one with ``operationOverTime: rate``
 (kedify/examples samples/llmd-pd-disaggregation-autoscaling, held-out set 3); an HPA ``Pods``/``Object``/
-``External`` metric whose name is such a counter or its per-second rename.
+``External`` metric whose name is such a counter or its per-second rename, or a per-request latency (TGI's
+``tgi_request_latency``: it follows the answers' length as much as the load).
 """
 
 from __future__ import annotations
@@ -32,6 +33,14 @@ THROUGHPUT = re.compile(
     re.IGNORECASE,
 )
 _RATE = re.compile(r"\b(?:rate|irate|increase)\s*\(", re.IGNORECASE)
+# Per-request latency (TGI's tgi_request_latency, vLLM's e2e_request_latency_seconds, time per output token): it grows
+# with how long the answers are as much as with load, so a latency target scales on the prompt mix, not the queue.
+LATENCY = re.compile(r"(request_latency|e2e_request_latency|time_per_output_token|inter_token_latency)", re.IGNORECASE)
+_WHY_LATENCY = (
+    "per-request latency grows with the length of the answers as much as with load, so one batch of long answers "
+    "scales out an idle fleet and short ones hide a queue; scale on queue depth (vllm:num_requests_waiting) or "
+    "running requests"
+)
 _WHY = (
     "a throughput rate levels off once the replicas saturate while the queue keeps growing, so it stops asking for "
     "replicas exactly when they are needed; scale on queue depth (vllm:num_requests_waiting) or running requests"
@@ -64,6 +73,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             for metric in hpa_metrics(r):
                 if metric.type in ("Pods", "Object", "External") and metric.name and THROUGHPUT.search(metric.name):
                     findings.append((r.name, f"{metric.path}: metric {metric.name} is a throughput rate: {_WHY}"))
+                elif metric.type in ("Pods", "Object", "External") and metric.name and LATENCY.search(metric.name):
+                    findings.append((r.name, f"{metric.path}: metric {metric.name} is a per-request latency: {_WHY_LATENCY}"))
     return findings
 
 

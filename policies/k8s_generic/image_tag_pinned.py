@@ -27,6 +27,11 @@ _FIX = "pin a version tag (ideally a digest, image@sha256:...)"
 _PLACEHOLDER = re.compile(r"[<>${}\s]")
 
 
+# A branch's build of one variant (LocalAI's master-cublas-cuda12, main-gpu): the branch name, a dash, then a word, not
+# a date or version (main-2024.06.01 is one dated build and passes).
+_BRANCH_VARIANT = re.compile(r"^(?:main|master)-[a-z]", re.IGNORECASE)
+
+
 def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...]]]:
     """(label, image, engine shown, the engine's moving tags) of every container, and of the server an operator
     resource asks for; a container no engine row names has no tags of its own."""
@@ -59,7 +64,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"{label}: image {image} uses {tag}, a tag {engine} moves to each new build (engine table "
                 f"moving_tags), so replicas and rollbacks run whatever was pushed last; {_FIX}"
             )
-        elif tag.lower() in disallowed or tag.lower().startswith(prefixes):
+        elif tag.lower() in disallowed or tag.lower().startswith(prefixes) or _BRANCH_VARIANT.match(tag):
             messages.append(f"{label}: image {image} uses the mutable tag {tag}; {_FIX}")
         elif tag.lower() in moving:
             messages.append(

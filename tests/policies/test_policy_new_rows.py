@@ -265,7 +265,7 @@ def test_a_branch_tag_is_a_moving_reference():
             "mutable tag main; pin a version tag (ideally a digest, image@sha256:...)",
         )
     ]
-    for tag in ("nightly", "Develop", "edge", "latest-gpu"):
+    for tag in ("nightly", "Develop", "edge", "latest-gpu", "master-cublas-cuda12", "main-gpu"):
         assert len(found([_with_image(f"registry.example/llm:{tag}")], "image-tag-pinned")) == 1, tag
 
 
@@ -343,6 +343,12 @@ def test_scaling_on_the_rate_of_completed_requests_is_advisory():
     }
     ((_, message),) = found([hpa], "autoscaling-signal-not-throughput")
     assert message.startswith("spec.metrics[0].pods: metric vllm_request_success_per_second is a throughput rate")
+    # A per-request latency target (opea-project/GenAIInfra microservices-connector/config/HPA/tgi.yaml: an Object
+    # metric tgi_request_latency, Value 4) follows the answers' length as much as the load: advice too.
+    latency = copy.deepcopy(hpa)
+    latency["spec"]["metrics"][0]["pods"]["metric"]["name"] = "tgi_request_latency"
+    ((level, message),) = found([latency], "autoscaling-signal-not-throughput")
+    assert level == "advisory" and "metric tgi_request_latency is a per-request latency" in message
 
 
 def test_queue_depth_and_averaged_qps_are_silent():
