@@ -1,0 +1,107 @@
+"""G35 (beside no-literal-secret-env): no object other than a Secret holds a literal credential anywhere in its spec.
+
+no-literal-secret-env reads the places a pod takes a credential from (env, arguments, ConfigMap data). Other objects
+carry them too: a gateway route matching an ``Authorization: Bearer sk-...`` header value (Envoy AI Gateway's
+AIGatewayRoute), an operator CR's embedded settings, a scaler's metadata. A credential-shaped string there (the same
+shapes components/secrets.py recognises: OpenAI/Anthropic-style ``sk-`` keys, Hugging Face ``hf_`` tokens, AWS keys,
+GitHub tokens, JWTs, ...) is clear text to anyone who can read the object, and it is in the repository. So is a
+``name``/``value`` pair whose name is a credential's (an ``Authorization`` or ``x-api-key`` header, or a name
+no-literal-secret-env's patterns match) with a literal value, whatever its shape (Envoy AI Gateway's own example
+matches ``Authorization: sk-abcdefghijklmnopqrstuvwxyz``, envoyproxy/ai-gateway examples/inference-pool/aigwroute.yaml).
+Secrets are where credentials belong; workloads and ConfigMaps are no-literal-secret-env's.
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+from typing import Any
+
+from components.secrets import first_token
+from policies.framework import Policy, Resource
+from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE
+from policies.kube import workload_types
+
+_MAX_DEPTH = 24
+_MAX_NODES = 20_000
+# Header names that carry a credential (RFC 9110 Authorization; the x-api-key convention), beside the env patterns.
+_CREDENTIAL_NAMES = ("AUTHORIZATION", "PROXY_AUTHORIZATION", "X_API_KEY", "API_KEY")
+_NAME_PATTERNS = (
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+    "*_TOKEN",
+    "*_SECRET*",
+    "*PASSWORD*",
+    "*API_KEY*",
+    "AWS_SECRET_ACCESS_KEY",
+)
+_SKIP_TYPES = frozenset({"kubernetes:core/v1:Secret", *workload_types(CONFIG_MAP_TYPE)})
+
+
+def _named_credential(item: dict) -> bool:
+    """A ``{name: Authorization, value: <literal>}`` pair (a header match, a parameter list): a credential by name."""
+    name, value = item.get("name"), item.get("value")
+    if not isinstance(name, str) or not isinstance(value, str) or not value.strip() or "valueFrom" in item:
+        return False
+    if value.strip().startswith(("$", "{{", "<")):
+        return False  # a placeholder the reader fills in
+    key = name.upper().replace("-", "_")
+    return key in _CREDENTIAL_NAMES or any(fnmatchcase(key, p) for p in _NAME_PATTERNS)
+
+
+def _strings(value: Any, path: str) -> list[tuple[str, str]]:
+    """(path, string) of every string in a value, bounded in depth and size."""
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any, int]] = [(path, value, 0)]
+    seen = 0
+    while stack and seen < _MAX_NODES:
+        where, item, depth = stack.pop()
+        seen += 1
+        if isinstance(item, str):
+            found.append((where, item))
+        elif isinstance(item, dict) and _named_credential(item):
+            found.append((f"{where}.value", f"a literal value for {item['name']}"))
+        elif isinstance(item, dict) and depth < _MAX_DEPTH:
+            stack.extend((f"{where}.{k}", v, depth + 1) for k, v in reversed(list(item.items())) if isinstance(k, str))
+        elif isinstance(item, list) and depth < _MAX_DEPTH:
+            stack.extend((f"{where}[{i}]", v, depth + 1) for i, v in reversed(list(enumerate(item))))
+    return found
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    findings = []
+    for r in resources:
+        if r.type in _SKIP_TYPES or not isinstance(r.props, dict):
+            continue
+        for where, text in _strings(r.props.get("spec"), "spec"):
+            token = first_token(text)
+            described = token.described if token is not None else text if text.startswith("a literal value for ") else None
+            if described is not None:
+                findings.append(
+                    (
+                        r.name,
+                        f"{where} holds what looks like {described}; keep credentials in a Secret and have the "
+                        f"controller read it from there (a literal here is clear text to anyone who reads the object "
+                        f"and stays in the repository's history)",
+                    )
+                )
+                break  # one finding an object: the rest of its literals are the same problem
+    return findings
+
+
+POLICY = Policy(
+    name="no-literal-credential",
+    description="No object other than a Secret holds a credential-shaped literal in its spec (a route's header match, "
+    "an operator CR's settings); workloads and ConfigMaps are no-literal-secret-env's.",
+    catalog="G35",
+    severity="critical",
+    enforcement="mandatory",
+    remediation_steps="Move the credential into a Secret and reference it the way the object's controller reads one "
+    "(a secretRef, a SecurityPolicy's apiKeyAuth credentialRefs for Envoy Gateway); rotate the exposed value.",
+    config_schema={},
+    check_stack=_check,
+    rationale=(
+        "Objects other than Secrets are not encrypted at rest by default and are readable by anyone with get on their "
+        "kind (https://kubernetes.io/docs/concepts/configuration/secret/); a literal key in a manifest is also in the "
+        "repository's history. Same token shapes as no-literal-secret-env (components/secrets.py)."
+    ),
+)

@@ -1,0 +1,71 @@
+"""G35 no-literal-credential: a credential in the spec of an object other than a Secret, a workload or a ConfigMap.
+
+Firing form: envoyproxy/ai-gateway examples/inference-pool/aigwroute.yaml (an AIGatewayRoute whose rule matches
+``Authorization: sk-...`` literally, "to demonstrate API key auth for a particular model"). Careful forms: the same
+route matching only the model header, an HTTPRoute header filter with a non-credential header, a placeholder value.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import resource
+
+from policies.k8s_generic import no_literal_credential
+from policies.registry import evaluate
+
+ROUTE = {
+    "apiVersion": "aigateway.envoyproxy.io/v1alpha1",
+    "kind": "AIGatewayRoute",
+    "metadata": {"name": "inference-pool-with-aigwroute"},
+    "spec": {
+        "parentRefs": [{"name": "inference-pool-with-aigwroute", "kind": "Gateway"}],
+        "rules": [
+            {
+                "matches": [
+                    {
+                        "headers": [
+                            {"type": "Exact", "name": "x-ai-eg-model", "value": "meta-llama/Llama-3.1-8B-Instruct"},
+                            {"type": "Exact", "name": "Authorization", "value": "sk-abcdefghijklmnopqrstuvwxyz"},
+                        ]
+                    }
+                ],
+                "backendRefs": [{"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "vllm"}],
+            }
+        ],
+    },
+}
+TYPE = "kubernetes:aigateway.envoyproxy.io/v1alpha1:AIGatewayRoute"
+
+
+def _found(props: dict) -> list[tuple[str, str]]:
+    return [(v.enforcement, v.message) for v in evaluate([resource(TYPE, props)], policies=[no_literal_credential.POLICY])]
+
+
+def test_an_authorization_header_matched_literally_blocks():
+    ((level, message),) = _found(copy.deepcopy(ROUTE))
+    assert level == "mandatory"
+    assert message.startswith("spec.rules[0].matches[0].headers[1].value holds what looks like a literal value for Authorization")
+    assert "sk-abcdefghijklmnopqrstuvwxyz" not in message  # the value itself is never printed
+
+
+def test_a_token_shaped_literal_anywhere_in_a_spec_blocks():
+    props = copy.deepcopy(ROUTE)
+    props["spec"]["rules"][0]["matches"][0]["headers"].pop()
+    props["spec"]["llmRequestCosts"] = [{"metadataKey": "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ012345"}]
+    ((level, message),) = _found(props)
+    assert level == "mandatory" and message.startswith("spec.llmRequestCosts[0].metadataKey holds what looks like")
+
+
+def test_careful_forms_are_silent():
+    props = copy.deepcopy(ROUTE)
+    props["spec"]["rules"][0]["matches"][0]["headers"].pop()  # the model header alone
+    assert _found(props) == []
+    placeholder = copy.deepcopy(ROUTE)
+    placeholder["spec"]["rules"][0]["matches"][0]["headers"][1]["value"] = "${API_KEY}"
+    assert _found(placeholder) == []
+    secret = resource(
+        "kubernetes:core/v1:Secret",
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "k"}, "stringData": {"Authorization": "sk-x"}},
+    )
+    assert evaluate([secret], policies=[no_literal_credential.POLICY]) == []
