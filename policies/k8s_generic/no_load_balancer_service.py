@@ -1,4 +1,4 @@
-"""G32: no Service of type LoadBalancer.
+"""G32: no Service of type LoadBalancer (and a NodePort one is advice).
 
 Each LoadBalancer Service gets its own cloud load balancer, usually internet-facing, with its
 own idle timeout that the serving timeout chain does not know about: streamed generations are cut
@@ -32,6 +32,16 @@ def _internal(resource: Resource) -> bool:
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
+    if get(resource.props, "spec", "type") == "NodePort":
+        # A NodePort opens the port on every node's address (https://kubernetes.io/docs/concepts/services-networking/
+        # service/#type-nodeport), past the gateway's auth; whether those addresses are reachable from outside depends
+        # on the node network, which the manifest does not show: advice.
+        return [
+            unproven(
+                "spec.type: NodePort opens the model's port on every node's address, past the ingress gateway's auth, "
+                "timeouts and rate limits; use ClusterIP behind the gateway path"
+            )
+        ]
     if get(resource.props, "spec", "type") != "LoadBalancer":
         return []
     message = (

@@ -69,3 +69,22 @@ def test_careful_forms_are_silent():
         {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "k"}, "stringData": {"Authorization": "sk-x"}},
     )
     assert evaluate([secret], policies=[no_literal_credential.POLICY]) == []
+
+
+def test_a_node_port_service_is_advice_and_cluster_ip_is_silent():
+    """G32 no-load-balancer-service: a NodePort Service opens the model's port on every node (mudler/LocalAI-examples
+    kubernetes/deployment-nvidia.yaml exposes LocalAI so); whether nodes are reachable from outside is not in the file,
+    so it is advice. ClusterIP is the careful form."""
+    from policies.k8s_generic import no_load_balancer_service
+
+    def levels(kind: str) -> list[str]:
+        svc = {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "local-ai"},
+            "spec": {"type": kind, "ports": [{"port": 8080}]},
+        }
+        found = evaluate([resource("kubernetes:core/v1:Service", svc)], policies=[no_load_balancer_service.POLICY])
+        return [v.enforcement for v in found]
+
+    assert levels("NodePort") == ["advisory"] and levels("ClusterIP") == [] and levels("LoadBalancer") == ["mandatory"]
