@@ -40,6 +40,7 @@ from policies.kube import (
     memoized,
     requests_gpu,
     split_type,
+    viewed_resources,
 )
 from policies.reading.serving import (
     container_argv,
@@ -77,12 +78,50 @@ def hub_model(model: Any) -> Optional[str]:
 
 
 def env_values(container: Mapping) -> dict[str, str]:
-    """A container's literal env values by name."""
-    return {
-        e["name"]: e["value"]
-        for e in as_list(container.get("env"))
-        if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)
-    }
+    """A container's env values by name: its literal ``value``s, and what a ConfigMap of the objects being checked
+    gives it (``envFrom: configMapRef``, with its prefix, and ``valueFrom: configMapKeyRef``). Kubernetes' order:
+    envFrom sources in turn, then ``env`` over them (https://kubernetes.io/docs/tasks/inject-data-application/
+    define-environment-variable-container/; a ConfigMap outside the set, or a Secret, leaves the variable unknown)."""
+    maps = _config_maps()
+    out: dict[str, str] = {}
+    for source in as_list(container.get("envFrom")):
+        source = as_dict(source)
+        data = maps.get(get(source, "configMapRef", "name"))
+        if data:
+            prefix = source.get("prefix") if isinstance(source.get("prefix"), str) else ""
+            out.update({f"{prefix}{k}": v for k, v in data.items()})
+    for e in as_list(container.get("env")):
+        if not isinstance(e, dict) or not isinstance(e.get("name"), str):
+            continue
+        if isinstance(e.get("value"), str):
+            out[e["name"]] = e["value"]
+        elif isinstance(ref := get(e, "valueFrom", "configMapKeyRef"), dict):
+            value = maps.get(ref.get("name"), {}).get(str(ref.get("key")))
+            if isinstance(value, str):
+                out[e["name"]] = value
+    return out
+
+
+_MAPS_CACHE: dict[int, tuple[Any, dict[str, dict[str, str]]]] = {}
+
+
+def _config_maps() -> dict[Any, dict[str, str]]:
+    """The string data of each ConfigMap among the objects being checked (kube.viewed_resources), by name; {} where no
+    evaluation shows them. Names are matched without namespaces: one run checks one cluster's manifests."""
+    view = viewed_resources()
+    if not view:
+        return {}
+    cached = _MAPS_CACHE.get(id(view))
+    if cached is not None and cached[0] is view:
+        return cached[1]
+    maps: dict[Any, dict[str, str]] = {}
+    for r in view:
+        if getattr(r, "type", None) == "kubernetes:core/v1:ConfigMap":
+            data = as_dict(get(r.props, "data"))
+            maps[get(r.props, "metadata", "name")] = {k: v for k, v in data.items() if isinstance(v, str)}
+    _MAPS_CACHE.clear()
+    _MAPS_CACHE[id(view)] = (view, maps)
+    return maps
 
 
 @dataclass(frozen=True)

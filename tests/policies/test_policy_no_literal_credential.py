@@ -88,3 +88,42 @@ def test_a_node_port_service_is_advice_and_cluster_ip_is_silent():
         return [v.enforcement for v in found]
 
     assert levels("NodePort") == ["advisory"] and levels("ClusterIP") == [] and levels("LoadBalancer") == ["mandatory"]
+
+
+def test_a_model_set_through_a_config_map_of_the_set_is_read():
+    """opea-project/GenAIInfra microservices-connector/config/manifests/tgi_nv.yaml: TGI takes MODEL_ID from
+    `envFrom: configMapRef: tgi-config`, a ConfigMap in the same file. Its settings are read as the pod gets them
+    (policies/reading/engines.py env_values), so S17 sees the unpinned Hub model; without the ConfigMap it is unknown."""
+    from policies.models import model_source_pinned
+
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "tgi-config"},
+        "data": {"MODEL_ID": "Intel/neural-chat-7b-v3-3"},
+    }
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "tgi"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "tgi"}},
+            "template": {
+                "metadata": {"labels": {"app": "tgi"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "tgi",
+                            "image": "ghcr.io/huggingface/text-generation-inference:2.2.0",
+                            "envFrom": [{"configMapRef": {"name": "tgi-config"}}],
+                            "resources": {"limits": {"nvidia.com/gpu": 1}},
+                        }
+                    ]
+                },
+            },
+        },
+    }
+    objects = [resource("kubernetes:core/v1:ConfigMap", config_map), resource("kubernetes:apps/v1:Deployment", deployment)]
+    found = evaluate(objects, policies=[model_source_pinned.POLICY])
+    assert [v.message.split(" comes from")[0] for v in found] == ["container tgi: model Intel/neural-chat-7b-v3-3"]
+    assert evaluate(objects[1:], policies=[model_source_pinned.POLICY]) == []
