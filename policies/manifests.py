@@ -276,9 +276,19 @@ _GO_TEMPLATE = re.compile(
 _DOCUMENT_START = re.compile(r"^---(?=[ \t]|$)", re.MULTILINE)
 
 
+# KServe's own placeholders in a ServingRuntime's containers, filled from the InferenceService when the controller
+# builds the pod (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/utils/utils.go:324-336 ReplacePlaceholders: a Go
+# text/template over the InferenceService's ObjectMeta, so .Name, .Namespace, .Labels.x, .Annotations.x): the
+# manifest is rendered as published, not a chart template.
+_KSERVE_PLACEHOLDER = re.compile(r"\{\{\s*\.(?:Name|Namespace|Labels\.[\w./-]+|Annotations\.[\w./-]+)\s*\}\}")
+
+
 def _template_line(text: str) -> Optional[int]:
-    match = _GO_TEMPLATE.search(text)
-    return text.count("\n", 0, match.start()) + 1 if match else None
+    for match in _GO_TEMPLATE.finditer(text):
+        if _KSERVE_PLACEHOLDER.match(text, match.start()):
+            continue
+        return text.count("\n", 0, match.start()) + 1
+    return None
 
 
 def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[list[Document], list[Unreadable]]:

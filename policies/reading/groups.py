@@ -28,7 +28,12 @@ from policies.pod_patches import STEP, join_steps
 
 # Keys (lower-cased) naming the worker and the leader role of a group.
 WORKER_KEYS = frozenset({"worker", "workers", "workertemplate", "workerspec", "workergroupspec", "workergroupspecs"})
-LEADER_KEYS = frozenset({"leader", "leadertemplate", "leaderspec", "head", "headtemplate", "headspec", "headgroupspec", "master"})
+# kthena's ModelServing role: entryTemplate (the role's one entry pod), workerReplicas, workerTemplate (volcano-sh/kthena
+# workload API, Role: "EntryTemplate defines the template for the entry pod of a role", "WorkerReplicas defines the
+# number for the worker pod of a role"; code index id 34066373915).
+LEADER_KEYS = frozenset(
+    {"leader", "leadertemplate", "leaderspec", "head", "headtemplate", "headspec", "headgroupspec", "master", "entrytemplate"}
+)
 
 
 def _role(key: str) -> str:
@@ -138,11 +143,26 @@ def _size(parent: dict, prefix: str, leader_keys: list[str], worker_keys: list[s
             # sgl-project/ome pkg/apis/ome/v1beta1/inference_service.go at 07fae195).
             count = "replicas" if get(role, "replicas") is not None else "size"
             replicas = as_int(get(role, count))
+            sibling = _sibling_count(parent, key)
+            if (replicas is None or replicas < 0) and sibling is not None:
+                # The count beside the template (kthena's workerReplicas next to workerTemplate).
+                total += sibling[1]
+                fields.append(f"{prefix}.{sibling[0]}")
+                continue
             if replicas is None or replicas < 0:
                 return None, ""  # a worker role whose count is not written: the operator's default, unknown here
             total += replicas
             fields.append(f"{prefix}.{key}" + (f"[{i}]" if isinstance(parent[key], list) else "") + f".{count}")
     return total, " + ".join(fields)
+
+
+def _sibling_count(parent: dict, key: str) -> Optional[tuple[str, int]]:
+    """(field, count) of a worker role's count written beside its template: ``workerReplicas`` next to
+    ``workerTemplate`` (the template key with Template/Spec replaced by Replicas), or None."""
+    stem = key[: -len("Template")] if key.endswith("Template") else key[: -len("Spec")] if key.endswith("Spec") else key
+    field = f"{stem}Replicas"
+    value = as_int(parent.get(field))
+    return (field, value) if value is not None and value >= 0 else None
 
 
 def _under(path: str, prefix: str) -> bool:
