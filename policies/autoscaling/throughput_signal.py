@@ -71,9 +71,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     findings.append((r.name, f"{path}: {reason}: {_WHY}"))
         elif is_hpa(r):
             for metric in hpa_metrics(r):
-                if metric.type in ("Pods", "Object", "External") and metric.name and THROUGHPUT.search(metric.name):
+                if metric.type not in ("Pods", "Object", "External") or not metric.name:
+                    continue
+                if THROUGHPUT.search(metric.name):
                     findings.append((r.name, f"{metric.path}: metric {metric.name} is a throughput rate: {_WHY}"))
-                elif metric.type in ("Pods", "Object", "External") and metric.name and LATENCY.search(metric.name):
+                elif LATENCY.search(metric.name):
                     findings.append((r.name, f"{metric.path}: metric {metric.name} is a per-request latency: {_WHY_LATENCY}"))
     return findings
 

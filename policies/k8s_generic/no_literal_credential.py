@@ -13,27 +13,17 @@ Secrets are where credentials belong; workloads and ConfigMaps are no-literal-se
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, Optional
 
 from components.secrets import first_token
 from policies.framework import Policy, Resource
-from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE
+from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret
 from policies.kube import workload_types
 
 _MAX_DEPTH = 24
 _MAX_NODES = 20_000
 # Header names that carry a credential (RFC 9110 Authorization; the x-api-key convention), beside the env patterns.
 _CREDENTIAL_NAMES = ("AUTHORIZATION", "PROXY_AUTHORIZATION", "X_API_KEY", "API_KEY")
-_NAME_PATTERNS = (
-    "HF_TOKEN",
-    "HUGGING_FACE_HUB_TOKEN",
-    "*_TOKEN",
-    "*_SECRET*",
-    "*PASSWORD*",
-    "*API_KEY*",
-    "AWS_SECRET_ACCESS_KEY",
-)
 _SKIP_TYPES = frozenset({"kubernetes:core/v1:Secret", *workload_types(CONFIG_MAP_TYPE)})
 
 
@@ -45,26 +35,27 @@ def _named_credential(item: dict) -> bool:
     if value.strip().startswith(("$", "{{", "<")):
         return False  # a placeholder the reader fills in
     key = name.upper().replace("-", "_")
-    return key in _CREDENTIAL_NAMES or any(fnmatchcase(key, p) for p in _NAME_PATTERNS)
+    return key in _CREDENTIAL_NAMES or looks_secret(key, NAME_PATTERNS)
 
 
-def _strings(value: Any, path: str) -> list[tuple[str, str]]:
-    """(path, string) of every string in a value, bounded in depth and size."""
-    found: list[tuple[str, str]] = []
+def _literal_credential(value: Any, path: str) -> Optional[tuple[str, str]]:
+    """(path, what it looks like) of the first literal credential in a value, walked depth-first in document order and
+    bounded in depth and size: a credential-shaped string, or a name/value pair named like a credential."""
     stack: list[tuple[str, Any, int]] = [(path, value, 0)]
     seen = 0
     while stack and seen < _MAX_NODES:
         where, item, depth = stack.pop()
         seen += 1
         if isinstance(item, str):
-            found.append((where, item))
+            if (token := first_token(item)) is not None:
+                return where, token.described
         elif isinstance(item, dict) and _named_credential(item):
-            found.append((f"{where}.value", f"a literal value for {item['name']}"))
+            return f"{where}.value", f"a literal value for {item['name']}"
         elif isinstance(item, dict) and depth < _MAX_DEPTH:
             stack.extend((f"{where}.{k}", v, depth + 1) for k, v in reversed(list(item.items())) if isinstance(k, str))
         elif isinstance(item, list) and depth < _MAX_DEPTH:
             stack.extend((f"{where}[{i}]", v, depth + 1) for i, v in reversed(list(enumerate(item))))
-    return found
+    return None
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
@@ -72,19 +63,17 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for r in resources:
         if r.type in _SKIP_TYPES or not isinstance(r.props, dict):
             continue
-        for where, text in _strings(r.props.get("spec"), "spec"):
-            token = first_token(text)
-            described = token.described if token is not None else text if text.startswith("a literal value for ") else None
-            if described is not None:
-                findings.append(
-                    (
-                        r.name,
-                        f"{where} holds what looks like {described}; keep credentials in a Secret and have the "
-                        f"controller read it from there (a literal here is clear text to anyone who reads the object "
-                        f"and stays in the repository's history)",
-                    )
+        # One finding an object: the rest of its literals are the same problem.
+        if (found := _literal_credential(r.props.get("spec"), "spec")) is not None:
+            where, described = found
+            findings.append(
+                (
+                    r.name,
+                    f"{where} holds what looks like {described}; keep credentials in a Secret and have the "
+                    f"controller read it from there (a literal here is clear text to anyone who reads the object "
+                    f"and stays in the repository's history)",
                 )
-                break  # one finding an object: the rest of its literals are the same problem
+            )
     return findings
 
 

@@ -33,13 +33,18 @@ _FLAG_IN_TEXT = re.compile(r"(?<![\w-])--?([A-Za-z][A-Za-z0-9_-]*)(?:=|\s+)(\S+)
 _REFERENCE = re.compile(r"[\"']?\$(\([A-Za-z_][A-Za-z0-9_]*\)|\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)[\"']?")
 
 
-def _looks_secret(name: str, patterns: list[str]) -> bool:
+# Names of variables, flags and keys that hold a secret (the namePatterns default; no-literal-credential reads them too).
+NAME_PATTERNS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "*_TOKEN", "*_SECRET*", "*PASSWORD*", "*API_KEY*", "AWS_SECRET_ACCESS_KEY")
+
+
+def looks_secret(name: str, patterns: list[str] | tuple[str, ...]) -> bool:
+    """Whether a name matches one of the shell-style, case-insensitive secret-name patterns."""
     return any(fnmatchcase(name.upper(), str(p).upper()) for p in patterns)
 
 
 def _flag_is_secret(flag: str, patterns: list[str]) -> bool:
     """``--api-key`` is API_KEY for the name patterns; ``--hf-token`` is HF_TOKEN."""
-    return _looks_secret(flag.lstrip("-").replace("-", "_"), patterns)
+    return looks_secret(flag.lstrip("-").replace("-", "_"), patterns)
 
 
 def _token_message(where: str, text: str) -> str | None:
@@ -57,7 +62,7 @@ def _check_env(label: str, container: dict, patterns: list[str]) -> list[str]:
         if not isinstance(name, str):
             continue
         value = env.get("value")
-        if _looks_secret(name, patterns):
+        if looks_secret(name, patterns):
             if value not in (None, ""):
                 messages.append(
                     f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
@@ -109,7 +114,7 @@ def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
     data = as_dict(resource.props.get("data"))
     for key in sorted(k for k in data if isinstance(k, str)):
         value = data[key]
-        if _looks_secret(key, patterns) and value not in (None, ""):
+        if looks_secret(key, patterns) and value not in (None, ""):
             messages.append(
                 f"ConfigMap data {key} looks like a secret; store it in a Secret and reference it "
                 f"with secretKeyRef (a ConfigMap is clear text to anyone who can read it)"
@@ -152,15 +157,7 @@ POLICY = Policy(
         "namePatterns": {
             "type": "array",
             "items": {"type": "string"},
-            "default": [
-                "HF_TOKEN",
-                "HUGGING_FACE_HUB_TOKEN",
-                "*_TOKEN",
-                "*_SECRET*",
-                "*PASSWORD*",
-                "*API_KEY*",
-                "AWS_SECRET_ACCESS_KEY",
-            ],
+            "default": list(NAME_PATTERNS),
             "description": (
                 "Shell-style, case-insensitive patterns of env names, flag names (--api-key "
                 "reads as API_KEY) and ConfigMap keys treated as secrets "

@@ -102,25 +102,20 @@ def env_values(container: Mapping) -> dict[str, str]:
     return out
 
 
-_MAPS_CACHE: dict[int, tuple[Any, dict[str, dict[str, str]]]] = {}
-
-
 def _config_maps() -> dict[Any, dict[str, str]]:
     """The string data of each ConfigMap among the objects being checked (kube.viewed_resources), by name; {} where no
-    evaluation shows them. Names are matched without namespaces: one run checks one cluster's manifests."""
+    evaluation shows them. Names are matched without namespaces: one run checks one cluster's manifests. Built once per
+    evaluation (kube.memoized on the view)."""
     view = viewed_resources()
-    if not view:
-        return {}
-    cached = _MAPS_CACHE.get(id(view))
-    if cached is not None and cached[0] is view:
-        return cached[1]
+    return memoized(view, "config_maps", _maps_of) if view else {}
+
+
+def _maps_of(view: Any) -> dict[Any, dict[str, str]]:
     maps: dict[Any, dict[str, str]] = {}
     for r in view:
         if getattr(r, "type", None) == "kubernetes:core/v1:ConfigMap":
             data = as_dict(get(r.props, "data"))
             maps[get(r.props, "metadata", "name")] = {k: v for k, v in data.items() if isinstance(v, str)}
-    _MAPS_CACHE.clear()
-    _MAPS_CACHE[id(view)] = (view, maps)
     return maps
 
 

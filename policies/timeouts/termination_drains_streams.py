@@ -202,7 +202,16 @@ def _unknown_engine_drain(label: str, container: dict, podspec: dict, longest: f
 
 
 def _vllm_drain(resource: Resource, server: Any, config: dict, default_longest: float) -> list[str]:
-    """S10 for one vLLM server: its preStop hook, grace period and --shutdown-timeout against the longest request."""
+    """S10 for one vLLM server: its preStop hook, grace period and --shutdown-timeout against the longest request.
+
+    The longest request is the manifest's own (a KServe timeout, --shutdown-timeout) or the setting's assumption;
+    judged against an assumption, a pod that states no drain at all gets advice, not a block (framework.unproven)."""
+    found = _vllm_findings(resource, server, config, default_longest)
+    stated = get(resource.props, "spec", "predictor", "timeout") is not None or "shutdown-timeout" in server.args
+    return found if stated else [unproven(m) for m in found]
+
+
+def _vllm_findings(resource: Resource, server: Any, config: dict, default_longest: float) -> list[str]:
     messages: list[str] = []
     label, container = server.label, server.container
     pre_stop = get(container, "lifecycle", "preStop")
@@ -243,11 +252,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for server in vllm_servers(resource):
         if server.runtime_merged:
             continue
-        found = _vllm_drain(resource, server, config, default_longest)
-        # The longest request is the manifest's own (a KServe timeout, --shutdown-timeout) or the setting's assumption;
-        # judged against an assumption, a pod that states no drain at all gets advice, not a block (framework.unproven).
-        stated = get(resource.props, "spec", "predictor", "timeout") is not None or "shutdown-timeout" in server.args
-        messages += found if stated else [unproven(m) for m in found]
+        messages += _vllm_drain(resource, server, config, default_longest)
     for other in table_servers(resource):
         if other.row is None or not takes_requests(resource, other.path, other.container):
             continue  # a rank of an engine its group's leader fronts: the leader takes the requests

@@ -114,7 +114,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             delay, failures, period = (
                 _probe_field(startup, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds")
             )
-            budget = _budget(startup)
+            budget = delay + failures * period
             if budget < minimum:
                 messages.append(
                     said(
