@@ -99,7 +99,8 @@ DEPRECATED: tuple[Row, ...] = (
 
 
 def _minor(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
+    """(major, minor) of "1.14", "v1.14.1"."""
+    return tuple(int(p) for p in version.strip().lstrip("vV").split(".")[:2] if p.isdigit())
 
 
 def _row(rows: tuple[Row, ...], resource: Resource) -> Optional[Row]:
@@ -164,11 +165,13 @@ POLICY = Policy(
     config_schema={
         "kubernetesVersion": {
             "type": "string",
+            "pattern": "^[0-9]+[.][0-9]+([.][0-9]+)?$",
             "default": DEFAULT_KUBERNETES,
             "description": f"The cluster's Kubernetes minor; versions removed at or before it are refused (default {DEFAULT_KUBERNETES}).",
         },
         "karpenterVersion": {
             "type": "string",
+            "pattern": "^$|^v?[0-9]+[.][0-9]+([.][0-9]+)?$",
             "default": "",
             "description": 'The cluster\'s Karpenter release (e.g. "1.14"); Karpenter versions it no longer serves are refused. '
             'Default "": not stated, so those findings are advice (a cluster on Karpenter 0.37 or 1.0 still serves v1beta1).',

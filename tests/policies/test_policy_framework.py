@@ -179,6 +179,15 @@ def test_evaluate_rejects_invalid_config():
             ["image-tag-pinned.disallowedTags.1: 1 is not of type 'string'"],
         ),
         ([], ["policy config must be a mapping of policy name to settings, not list"]),
+        ({"api-version-served": {"karpenterVersion": "1.14", "kubernetesVersion": "1.33"}}, []),
+        (
+            {"api-version-served": {"karpenterVersion": "latest"}},
+            ["api-version-served.karpenterVersion: 'latest' does not match '^$|^v?[0-9]+[.][0-9]+([.][0-9]+)?$'"],
+        ),
+        (
+            {"api-version-served": {"kubernetesVersion": "one.thirty"}},
+            ["api-version-served.kubernetesVersion: 'one.thirty' does not match '^[0-9]+[.][0-9]+([.][0-9]+)?$'"],
+        ),
     ],
 )
 def test_validate_config(config, errors):

@@ -132,8 +132,9 @@ def test_karpenter_v1beta1_objects_are_refused_where_the_cluster_runs_karpenter_
             "files read: set karpenterVersion)",
         ),
     ]
-    stated = {"api-version-served": {"karpenterVersion": "1.14"}}
-    assert [level for level, _ in found([V1BETA1_POOL, V1BETA1_CLASS], "api-version-served", stated)] == ["mandatory"] * 2
+    for release in ("1.14", "v1.14.1"):
+        stated = {"api-version-served": {"karpenterVersion": release}}
+        assert [level for level, _ in found([V1BETA1_POOL, V1BETA1_CLASS], "api-version-served", stated)] == ["mandatory"] * 2
     older = {"api-version-served": {"karpenterVersion": "1.0"}}
     assert found([V1BETA1_POOL, V1BETA1_CLASS], "api-version-served", older) == []
 
