@@ -60,7 +60,6 @@ RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT = 20.0
 DEFAULT_HF_CACHES = ("/root/.cache/huggingface/hub", "/home/ray/.cache/huggingface/hub")
 # Volumes whose data does not live on the node's ephemeral storage.
 _NOT_EPHEMERAL = ("persistentVolumeClaim", "ephemeral", "csi", "nfs", "awsElasticBlockStore", "hostPath", "fc", "iscsi")
-KSERVE_MODEL_DIR = "/mnt/models"
 # KServe's Hugging Face server image: kserve v0.20.0 python/huggingface_server.Dockerfile L273 ENV
 # HF_HOME=/tmp/huggingface (so the Hub cache is /tmp/huggingface/hub), L284 USER 1000.
 KSERVE_HF_CACHE = ("/tmp/huggingface/hub",)
@@ -342,6 +341,7 @@ class Download:
     # Dockerfile, outside the manifest, may move the cache) or another user (another home) runs it: S19 reports it
     # without blocking
     assumed: bool = False
+    why: str = ""  # with assumed: what the files do not show, as S19 says it (default: the image's folder)
 
 
 def _local(model: str) -> bool:
@@ -510,16 +510,21 @@ def _downloads(resource: Any) -> list[Download]:
     return found
 
 
+_KSERVE_SOURCE = "its storage, through KServe's storage initializer,"
+
+
 def _kserve_downloads(resource: Any) -> list[Download]:
+    from policies.reading.kserve_storage import KSERVE_MODEL_DIR, storage_initializer_downloads
+
     found = []
+    for label, source, podspec, container, known in storage_initializer_downloads(resource):
+        # The storage initializer downloads into the emptyDir KServe mounts at /mnt/models (any scheme but pvc/oci).
+        why = "" if known else "the runtime or config that completes this container is not in the files read"
+        found.append(Download(label, source, podspec, container, KSERVE_MODEL_DIR, _KSERVE_SOURCE, not known, why))
     for engine in kserve_hf_servers(resource):
         model = hub_model(engine.model)
-        if model is None or not requests_gpu(engine.podspec):
-            continue
         uri = engine.container.get("storageUri")
-        if isinstance(uri, str) and uri.startswith("hf://"):
-            # storageUri: the storage initializer downloads into the emptyDir KServe mounts at /mnt/models.
-            found.append(Download(engine.label, model, engine.podspec, engine.container, KSERVE_MODEL_DIR))
+        if model is None or not requests_gpu(engine.podspec) or isinstance(uri, str):
             continue
         # --model_id: the server downloads into its Hub cache, which the HF variables move (huggingface_hub
         # precedence, as for vLLM's row), else the image's /tmp/huggingface/hub.
