@@ -81,7 +81,7 @@ def env_values(container: Mapping) -> dict[str, str]:
     gives it (``envFrom: configMapRef``, with its prefix, and ``valueFrom: configMapKeyRef``). Kubernetes' order:
     envFrom sources in turn, then ``env`` over them (https://kubernetes.io/docs/tasks/inject-data-application/
     define-environment-variable-container/; a ConfigMap outside the set, or a Secret, leaves the variable unknown)."""
-    maps = _config_maps()
+    maps = config_maps()
     out: dict[str, str] = {}
     for source in as_list(container.get("envFrom")):
         source = as_dict(source)
@@ -101,7 +101,7 @@ def env_values(container: Mapping) -> dict[str, str]:
     return out
 
 
-def _config_maps() -> dict[Any, dict[str, str]]:
+def config_maps() -> dict[Any, dict[str, str]]:
     """The string data of each ConfigMap among the objects being checked (kube.viewed_resources), by name; {} where no
     evaluation shows them. Names are matched without namespaces: one run checks one cluster's manifests. Built once per
     evaluation (kube.memoized on the view)."""
@@ -384,8 +384,9 @@ def cache_dirs(container: Mapping, args: Mapping[str, Any], row: Optional[Engine
             return (posixpath.join(env[name], sub) if sub else env[name],)
         if name in hidden:
             return ()
-    if container.get("envFrom"):
-        return ()  # a ConfigMap or Secret may move the cache
+    maps = config_maps()
+    if any(get(as_dict(s), "configMapRef", "name") not in maps for s in as_list(container.get("envFrom"))):
+        return ()  # a Secret, or a ConfigMap outside the files read, may move the cache (env_values read the others)
     return spec.dirs
 
 
@@ -444,7 +445,7 @@ def _server_download(
     if row is None or not requests_gpu(podspec) or _streams(args):
         return None
     what = fetches(row, model if isinstance(model, str) else None)
-    if what is None or row.downloads is None or _hub_offline(row, container):
+    if what is None or row.downloads is None or hub_offline(row, container):
         return None
     dirs = cache_dirs(container, args, row)
     download = _on_ephemeral(label, what, podspec, container, dirs, row.downloads.source)
@@ -471,7 +472,7 @@ _HF_CACHE_ENV = frozenset({"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME"})
 _HF_TRUE = frozenset({"1", "on", "yes", "true"})
 
 
-def _hub_offline(row: Engine, container: Mapping) -> bool:
+def hub_offline(row: Engine, container: Mapping) -> bool:
     """True when the engine downloads through the Hugging Face Hub client (its row's cache variables are the Hub's) and
     the container sets the client offline."""
     spec = row.downloads
