@@ -151,6 +151,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
     hpa_behavior.POLICY,
+    hpa_behavior.UNSET_POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
