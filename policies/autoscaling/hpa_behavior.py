@@ -16,15 +16,20 @@ selector; without one, that part is not judged.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Optional
 
 from policies.autoscaling.scalers import (
     DEFAULT_SCALE_DOWN_STABILIZATION,
     NODEPOOL_LABEL,
+    Workload,
     behavior,
+    is_scaled_object,
     max_replicas,
     mentions_vllm,
+    model_server_hint,
     scale_target,
     scalers,
+    target_in_set,
     workloads,
 )
 from policies.framework import Policy, Resource, unproven
@@ -158,6 +163,17 @@ def _operator_window_findings(resource: Resource, config: dict) -> list[str]:
     ]
 
 
+def llm_scaler(scaler: Resource, resources: list[Resource], target: Optional[Workload]) -> Optional[str]:
+    """Whether the scaler scales an LLM server: "" when the set shows it (a GPU target of the set, or vLLM series in
+    its metrics), the hint when only its names suggest it (its target is in no file read), None when it does not."""
+    if (target is not None and target.gpus_per_pod > 0) or mentions_vllm(scaler):
+        return ""
+    if target is not None or target_in_set(scaler, resources):
+        return None
+    hint = model_server_hint(scaler)
+    return None if hint is None else f"its target is in no file read, but {hint}"
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     candidates = workloads(resources)
     pools = _node_pools(resources)
@@ -166,9 +182,12 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for scaler in scalers(resources):
         target = scale_target(scaler, candidates)
         on_gpu = target is not None and target.gpus_per_pod > 0
-        if not on_gpu and not mentions_vllm(scaler):
+        relevance = llm_scaler(scaler, resources, target)
+        if relevance is None:
             continue
-        findings.extend((scaler.name, m) for m in _behavior_findings(scaler, config))
+        for message in _behavior_findings(scaler, config):
+            # Only a hint that the target serves a model (its pods are in no file read): the finding is unproven.
+            findings.append((scaler.name, message if relevance == "" else unproven(f"{message} ({relevance})")))
         field, ceiling = max_replicas(scaler)
         if target is None or not on_gpu or ceiling is None or target.pool is None or target.pool not in pools:
             continue
@@ -205,8 +224,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="llm-hpa-behavior",
     description=(
-        "LLM autoscalers must scale in after a stabilization window, scale out by bounded steps and stay within "
-        "their GPU pool's limit."
+        "LLM autoscalers (HPAs, KEDA ScaledObjects, KServe's Knative KPA, AIBrix PodAutoscalers, KubeAI Models) must "
+        "scale in after a stabilization window of at least 300 s, scale out by bounded steps and stay within their GPU "
+        "pool's limit; where the target is in another file and only names suggest a model server, this is advice."
     ),
     catalog="S8",
     severity="high",
@@ -251,5 +271,58 @@ POLICY = Policy(
         "that take minutes to return, a shorter window flaps them and unbounded scale-out buys nodes in bursts. Replicas "
         "beyond the Karpenter NodePool's nvidia.com/gpu limit stay Pending (https://karpenter.sh/docs/concepts/nodepools/#speclimits). "
         "Catalogue S8."
+    ),
+)
+
+
+_DEFAULTS = (
+    "Kubernetes' defaults, made for pods that start in seconds: after 300 s of lower load it may remove every "
+    "replica above the floor at once (100% per 15 s), and it adds up to 100% or 4 pods every 15 s while the GPU pods "
+    "it added are still loading; state the behavior: scaleDown by one pod per period after a window of at least 300 s, "
+    "scaleUp bounded per period"
+)
+
+
+def _unset_check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    """LLM autoscalers (as llm-hpa-behavior reads them) that state no behavior at all."""
+    candidates = workloads(resources)
+    findings = []
+    for scaler in scalers(resources):
+        relevance = llm_scaler(scaler, resources, scale_target(scaler, candidates))
+        path, spec = behavior(scaler)
+        if relevance is None or spec:
+            continue
+        if is_scaled_object(scaler):
+            # KEDA: cooldownPeriod is "only relevant when minReplicaCount = 0 or idleReplicaCount = 0" (kedacore/keda
+            # v2.20.2 apis/keda/v1alpha1/scaledobject_webhook.go:352), so it does not stand for a scale-down window.
+            what = f"{path} is not set, so the HPA KEDA creates for it takes {_DEFAULTS} (cooldownPeriod governs scaling to zero only)"
+        else:
+            what = f"{path} is not set, so the HPA takes {_DEFAULTS}"
+        findings.append((scaler.name, what if relevance == "" else f"{what} ({relevance})"))
+    return findings
+
+
+UNSET_POLICY = Policy(
+    name="llm-autoscaler-behavior-explicit",
+    description=(
+        "LLM autoscalers (HPAs and KEDA ScaledObjects on a GPU workload, on model-server series, or named for a model "
+        "server whose pods are in another file) should state their scaling behavior instead of taking Kubernetes' "
+        "defaults."
+    ),
+    catalog="S8",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "Set spec.behavior on the HPA (spec.advanced.horizontalPodAutoscalerConfig.behavior on a ScaledObject): "
+        "scaleDown.stabilizationWindowSeconds of at least 300 with a Pods policy of 1 per period, and scaleUp "
+        "policies bounded per period."
+    ),
+    config_schema={},
+    check_stack=_unset_check,
+    rationale=(
+        "Without `behavior` an HPA scales down after a 300 s window by up to 100% of its pods per 15 s, and up by "
+        "up to 100% or 4 pods per 15 s (https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/"
+        "#default-behavior): defaults sized for pods that start in seconds, not GPU replicas that take minutes. "
+        "Advisory: the defaults are a choice the manifest may make on purpose. Catalogue S8."
     ),
 )

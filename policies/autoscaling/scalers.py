@@ -217,6 +217,23 @@ def scale_target(scaler: Resource, candidates: list[Workload]) -> Optional[Workl
     return None
 
 
+def target_in_set(scaler: Resource, resources: Iterable[Resource]) -> bool:
+    """True when an object of the set is (or, for an InferenceService, renders) the workload the scaler names.
+
+    Any kind counts, readers or not, so that a target read generically is never taken for one outside the set.
+    """
+    ref = as_dict(get(scaler.props, "spec", "scaleTargetRef"))
+    kind = ref.get("kind") or ("Deployment" if is_scaled_object(scaler) else None)
+    name, ns = ref.get("name"), namespace_of(scaler)
+    for r in resources:
+        r_name, r_ns = metadata_name(r.props) or r.name, namespace_of(r)
+        if ns is not None and r_ns is not None and ns != r_ns:
+            continue
+        if (split_type(r.type)[1], r_name) == (kind, name) or (r.type == ISVC_TYPE and f"{r_name}-predictor" == name):
+            return True
+    return False
+
+
 def selector_matches(selector: Any, labels: dict) -> bool:
     """A metav1.LabelSelector against a label set (an empty selector matches everything; a malformed one nothing)."""
     if not isinstance(selector, dict):
@@ -414,6 +431,49 @@ def mentions_vllm(scaler: Resource) -> bool:
     """True when the scaler's metrics or triggers read vLLM series (its target is then an LLM server)."""
     text = str(get(scaler.props, "spec", "metrics")) + str(get(scaler.props, "spec", "triggers"))
     return "vllm" in text.lower()
+
+
+# Series of model servers and GPUs besides vLLM's: SGLang (sglang:), TGI (tgi_), Triton (nv_inference_*, nv_gpu_*),
+# DCGM's GPU gauges (DCGM_FI_DEV_*). An autoscaler reading one scales a model server or a GPU workload.
+_SERVER_METRIC = re.compile(r"(sglang[:_]|tgi_|nv_inference_|nv_gpu_|triton_|DCGM_FI_)", re.IGNORECASE)
+# Words that name a model server in an autoscaler's name, labels or target's name: the engines' usual short names,
+# "llm", and model families served on GPUs. Never proof: S6 and S8 read them only where the target is not in the set,
+# and report what they find there as unproven.
+_SERVER_WORD = re.compile(
+    r"(?<![a-z0-9])(vllm|sglang|tgi|text-generation(?:-inference)?|triton|tensorrt-llm|trtllm|trt-llm|nim|llms?|ollama"
+    r"|lmdeploy|llama|mistral|mixtral|qwen|gemma|deepseek|falcon|gpt-oss)(?![a-z])",
+    re.IGNORECASE,
+)
+# Parts of a serving stack that sit beside the model server and scale on CPU by right: a name with one of these
+# words is not taken for the server however it is prefixed ("vllm-router", "llm-gateway").
+_BESIDE_SERVER = re.compile(
+    r"(?<![a-z0-9])(router|gateway|proxy|epp|ui|webui|frontend|ingress|scheduler|controller|operator|redis|cache-server)"
+    r"(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+_NAME_LABELS = ("app", "app.kubernetes.io/name", "app.kubernetes.io/instance", "k8s-app", "model")
+
+
+def model_server_hint(scaler: Resource) -> Optional[str]:
+    """What in the scaler suggests it scales a model server, when its target is not in the set; None if nothing does.
+
+    Read: a model-server or GPU series in its metrics or triggers, else a model server's name in its target's name,
+    its own name or its labels' values. Only a hint: the target's pods are not in the files read.
+    """
+    text = str(get(scaler.props, "spec", "metrics")) + str(get(scaler.props, "spec", "triggers"))
+    if "vllm" in text.lower() or _SERVER_METRIC.search(text):
+        return "its metrics read a model server's series"
+    ref_name = get(scaler.props, "spec", "scaleTargetRef", "name")
+    labels = as_dict(get(scaler.props, "metadata", "labels"))
+    named = [("scaleTargetRef.name", ref_name), ("metadata.name", metadata_name(scaler.props))]
+    # Labels that name the app itself; part-of, managed-by and the like name the platform ("llm-serving").
+    named += [(f"metadata.labels.{k}", labels.get(k)) for k in _NAME_LABELS if k in labels]
+    for where, value in named:
+        if isinstance(value, str) and (word := _SERVER_WORD.search(value)) and not _BESIDE_SERVER.search(value):
+            return f"{where} {value!r} names a model server ({word.group(1)})"
+    return None
 
 
 def scaler_annotations(scaler: Resource) -> dict:

@@ -332,6 +332,9 @@ EXPECTED = {
     # production-stack's KEDA query `vllm:num_requests_waiting` returns one series per pod: KEDA's prometheus scaler fails
     # on more than one element (keda v2.20.2 prometheus_scaler.go L273-274), i.e. as soon as it scales to 2.
     ("tutorials__assets__keda-scaled-object.yaml", "hpa-custom-metric-is-served"),
+    # production-stack's HPA and ScaledObject on vLLM series state no behavior: Kubernetes' defaults (advisory, S8).
+    ("tutorials__assets__hpa-10.yaml", "llm-autoscaler-behavior-explicit"),
+    ("tutorials__assets__keda-scaled-object.yaml", "llm-autoscaler-behavior-explicit"),
     # KServe's HF sample in its default Serverless mode: Knative's KPA scales the GPU predictor in 60 s after a dip
     # (scale-down-delay 0s), below S8's 300 s floor.
     ("docs__samples__storage__hf__hf_isvc.yaml", "llm-hpa-behavior"),
