@@ -73,6 +73,7 @@ _ENTRIES = (
     Entry("S", 34, "progress deadline covers the startup budget"),
     Entry("S", 35, "NodePool limits admit its GPU instance types"),
     Entry("S", 36, "no debug-only switch in a model server"),
+    Entry("S", 37, "a gated Hugging Face model has a way to a token"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

@@ -66,6 +66,7 @@ from policies.karpenter import (
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
     debug_switches_off,
+    gated_model_token,
     hf_token_not_empty,
     hf_token_on_service_account,
     model_cache_fits_checkpoint,
@@ -107,6 +108,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
+    gated_model_token.POLICY,
     debug_switches_off.POLICY,
     model_cache_fits_checkpoint.POLICY,
     single_attach_rollout.POLICY,

@@ -4,8 +4,9 @@ A download lands in the server's cache, as the engine table says for each engine
 ``[engines.NAME.downloads]``: which model settings mean a download, the cache variables and the images' default
 folders: ``--download-dir``, ``HF_HUB_CACHE``/``$HF_HOME/hub`` else ``~/.cache/huggingface/hub`` for vLLM, SGLang and
 LMDeploy, ``/data`` or ``/tmp`` in TGI's images, ``LLAMA_CACHE`` for llama.cpp's ``-hf``, ``NIM_CACHE_PATH``
-(``/opt/nim/.cache``) for NIM, ``OLLAMA_MODELS`` (``/root/.ollama/models``) for Ollama's pulls) or, for KServe's
-``storageUri: hf://``, in the storage initializer's ``/mnt/models`` emptyDir: the node's ephemeral storage when
+(``/opt/nim/.cache``) for NIM, ``OLLAMA_MODELS`` (``/root/.ollama/models``) for Ollama's pulls) or, for a KServe
+storage URI of any scheme but ``pvc://`` and ``oci://`` (and a ``storage:`` spec; policies/reading/kserve_storage.py),
+in the storage initializer's ``/mnt/models`` emptyDir: the node's ephemeral storage when
 that folder is the container's own layer or an emptyDir without a sizeLimit (an emptyDir with one is bounded, and
 S29 judges its size). A cache whose variable comes from a ConfigMap or Secret is not judged: its folder is unknown. Without an ``ephemeral-storage`` request the scheduler does not look at
 the node's free disk when it places the pod, so a 15-140 GB checkpoint can land on a node that cannot hold
@@ -43,10 +44,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
         )
         if download.assumed:
             # The folder is the engine's default in its own images for their user; another image or user may move it.
-            message = unproven(
-                f"{message} ({download.into} is where the engine's own images keep it for their own user; this image or "
-                f"user may keep it elsewhere)"
+            why = download.why or (
+                f"{download.into} is where the engine's own images keep it for their own user; this image or user may "
+                f"keep it elsewhere"
             )
+            message = unproven(f"{message} ({why})")
         messages.append(message)
     return messages
 

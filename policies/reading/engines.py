@@ -60,7 +60,6 @@ RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT = 20.0
 DEFAULT_HF_CACHES = ("/root/.cache/huggingface/hub", "/home/ray/.cache/huggingface/hub")
 # Volumes whose data does not live on the node's ephemeral storage.
 _NOT_EPHEMERAL = ("persistentVolumeClaim", "ephemeral", "csi", "nfs", "awsElasticBlockStore", "hostPath", "fc", "iscsi")
-KSERVE_MODEL_DIR = "/mnt/models"
 # KServe's Hugging Face server image: kserve v0.20.0 python/huggingface_server.Dockerfile L273 ENV
 # HF_HOME=/tmp/huggingface (so the Hub cache is /tmp/huggingface/hub), L284 USER 1000.
 KSERVE_HF_CACHE = ("/tmp/huggingface/hub",)
@@ -82,7 +81,7 @@ def env_values(container: Mapping) -> dict[str, str]:
     gives it (``envFrom: configMapRef``, with its prefix, and ``valueFrom: configMapKeyRef``). Kubernetes' order:
     envFrom sources in turn, then ``env`` over them (https://kubernetes.io/docs/tasks/inject-data-application/
     define-environment-variable-container/; a ConfigMap outside the set, or a Secret, leaves the variable unknown)."""
-    maps = _config_maps()
+    maps = config_maps()
     out: dict[str, str] = {}
     for source in as_list(container.get("envFrom")):
         source = as_dict(source)
@@ -102,7 +101,7 @@ def env_values(container: Mapping) -> dict[str, str]:
     return out
 
 
-def _config_maps() -> dict[Any, dict[str, str]]:
+def config_maps() -> dict[Any, dict[str, str]]:
     """The string data of each ConfigMap among the objects being checked (kube.viewed_resources), by name; {} where no
     evaluation shows them. Names are matched without namespaces: one run checks one cluster's manifests. Built once per
     evaluation (kube.memoized on the view)."""
@@ -342,6 +341,7 @@ class Download:
     # Dockerfile, outside the manifest, may move the cache) or another user (another home) runs it: S19 reports it
     # without blocking
     assumed: bool = False
+    why: str = ""  # with assumed: what the files do not show, as S19 says it (default: the image's folder)
 
 
 def _local(model: str) -> bool:
@@ -384,8 +384,9 @@ def cache_dirs(container: Mapping, args: Mapping[str, Any], row: Optional[Engine
             return (posixpath.join(env[name], sub) if sub else env[name],)
         if name in hidden:
             return ()
-    if container.get("envFrom"):
-        return ()  # a ConfigMap or Secret may move the cache
+    maps = config_maps()
+    if any(get(as_dict(s), "configMapRef", "name") not in maps for s in as_list(container.get("envFrom"))):
+        return ()  # a Secret, or a ConfigMap outside the files read, may move the cache (env_values read the others)
     return spec.dirs
 
 
@@ -444,7 +445,7 @@ def _server_download(
     if row is None or not requests_gpu(podspec) or _streams(args):
         return None
     what = fetches(row, model if isinstance(model, str) else None)
-    if what is None or row.downloads is None or _hub_offline(row, container):
+    if what is None or row.downloads is None or hub_offline(row, container):
         return None
     dirs = cache_dirs(container, args, row)
     download = _on_ephemeral(label, what, podspec, container, dirs, row.downloads.source)
@@ -471,7 +472,7 @@ _HF_CACHE_ENV = frozenset({"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME"})
 _HF_TRUE = frozenset({"1", "on", "yes", "true"})
 
 
-def _hub_offline(row: Engine, container: Mapping) -> bool:
+def hub_offline(row: Engine, container: Mapping) -> bool:
     """True when the engine downloads through the Hugging Face Hub client (its row's cache variables are the Hub's) and
     the container sets the client offline."""
     spec = row.downloads
@@ -510,16 +511,21 @@ def _downloads(resource: Any) -> list[Download]:
     return found
 
 
+_KSERVE_SOURCE = "its storage, through KServe's storage initializer,"
+
+
 def _kserve_downloads(resource: Any) -> list[Download]:
+    from policies.reading.kserve_storage import KSERVE_MODEL_DIR, storage_initializer_downloads
+
     found = []
+    for label, source, podspec, container, known in storage_initializer_downloads(resource):
+        # The storage initializer downloads into the emptyDir KServe mounts at /mnt/models (any scheme but pvc/oci).
+        why = "" if known else "the runtime or config that completes this container is not in the files read"
+        found.append(Download(label, source, podspec, container, KSERVE_MODEL_DIR, _KSERVE_SOURCE, not known, why))
     for engine in kserve_hf_servers(resource):
         model = hub_model(engine.model)
-        if model is None or not requests_gpu(engine.podspec):
-            continue
         uri = engine.container.get("storageUri")
-        if isinstance(uri, str) and uri.startswith("hf://"):
-            # storageUri: the storage initializer downloads into the emptyDir KServe mounts at /mnt/models.
-            found.append(Download(engine.label, model, engine.podspec, engine.container, KSERVE_MODEL_DIR))
+        if model is None or not requests_gpu(engine.podspec) or isinstance(uri, str):
             continue
         # --model_id: the server downloads into its Hub cache, which the HF variables move (huggingface_hub
         # precedence, as for vLLM's row), else the image's /tmp/huggingface/hub.

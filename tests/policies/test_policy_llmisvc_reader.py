@@ -44,6 +44,9 @@ def _careful() -> dict:
     template = svc["spec"]["template"]
     template["nodeSelector"] = {"karpenter.k8s.aws/instance-gpu-name": "l40s"}
     template["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    # The storage initializer downloads hf:// into an emptyDir at /mnt/models (workload_storage.go:178-200, 396-422;
+    # pkg/utils/storage.go:107-121): the node's disk, which the server's request accounts for (S19).
+    template["containers"][0]["resources"]["requests"]["ephemeral-storage"] = "40Gi"
     return svc
 
 

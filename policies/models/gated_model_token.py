@@ -1,0 +1,171 @@
+"""S37: a server that downloads a gated Hugging Face model has a way to a token.
+
+A gated repository (components/hub_gated.toml: every ``meta-llama/`` repository, the ``google/gemma`` family; each
+row cites the Hub page that states the gate, and tests pin them against recorded Hub answers) answers 401 to a
+download without a token. The Hub client finds a token only in ``HF_OIDC_RESOURCE`` (an OIDC exchange), the ``HF_TOKEN``
+env, then ``HUGGING_FACE_HUB_TOKEN``, then the file at ``HF_TOKEN_PATH`` (default ``$HF_HOME/token``)
+(huggingface_hub v1.28.0 src/huggingface_hub/utils/_auth.py:58-84, 145-152; constants.py:151). A pod with none of
+these starts the server on a bought GPU node, which then exits at start with 401, and restarts in a loop.
+
+Blocking only where the files prove there is no token: a Deployment, StatefulSet, DaemonSet, Pod or LeaderWorkerSet
+(no operator between the manifest and the pod) whose containers name no variable with TOKEN in it, take nothing by
+``envFrom`` except ConfigMaps of the files read that hold no such key, mount no Secret, projected or CSI volume
+(a token file), carry no secret-injection annotation, and whose server downloads into the node's disk (a claim at the
+cache may hold the model already) with the Hub client online (``HF_HUB_OFFLINE``). Advice where something outside the
+files could supply a token: an ``envFrom`` Secret or a ConfigMap not among the files, a Secret volume, an injector
+annotation, a persistent cache, or an operator's resource (KServe's storage initializer reads the token from the
+storage Secret or the ServiceAccount, kserve v0.20.0 pkg/credentials/service_account_credentials.go:248-266: that is
+kserve-hf-token-on-service-account's rule, not this one's).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Optional
+
+from components.hub_access import gated
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, split_type
+from policies.reading.engines import (
+    cache_dirs,
+    config_maps,
+    env_values,
+    hub_model,
+    hub_offline,
+    table_servers,
+    volume_at,
+)
+from policies.reading.serving import container_argv, engine_row
+from policies.reading.vllm_args import served_model, vllm_servers
+
+# Kinds whose pods are the manifest's own: nothing between the file and the pod can add a token.
+_PLAIN_KINDS = {
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("", "Pod"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+}
+# A variable that names a token (HF_TOKEN, HUGGING_FACE_HUB_TOKEN, HF_TOKEN_PATH, an engine's API_TOKEN), not a token
+# count (TGI's MAX_INPUT_TOKENS).
+_TOKEN_NAME = re.compile(r"(^|_)TOKEN(_|$)")
+_SECRET_VOLUMES = ("secret", "projected", "csi")
+_INJECTORS = ("vault.hashicorp.com/agent-inject", "secrets-store", "inject-secret", "doppler", "infisical")
+
+
+def _token_named(podspec: Mapping) -> bool:
+    """True when a container of the pod names a token: an env variable with a TOKEN word in its name (HF_TOKEN from a
+    Secret, HF_TOKEN_PATH, an engine's own), HF_OIDC_RESOURCE, a command line that mentions one (--hf-token,
+    `hf auth login`, $HF_TOKEN), or an envFrom Secret (whose keys the files do not show)."""
+    for container in containers(podspec, init=True):
+        names = [as_dict(e).get("name") for e in as_list(container.get("env"))]
+        names += list(env_values(container))
+        if any(isinstance(n, str) and (_TOKEN_NAME.search(n.upper()) or n == "HF_OIDC_RESOURCE") for n in names):
+            return True
+        if "token" in " ".join(container_argv(container)).lower():
+            return True
+        if any("secretRef" in as_dict(source) for source in as_list(container.get("envFrom"))):
+            return True  # a Secret's keys become variables: the careful way to pass HF_TOKEN with others
+    return False
+
+
+def _outside(resource: Resource, podspec: Mapping) -> Optional[str]:
+    """What outside the files read could hand the pod a token, or None."""
+    for container in containers(podspec, init=True):
+        for source in as_list(container.get("envFrom")):
+            source = as_dict(source)
+            name = get(source, "configMapRef", "name")
+            if name is not None and not _config_map_read(name):
+                return f"envFrom takes ConfigMap {name}, not among the files read"
+    for volume in as_list(podspec.get("volumes")):
+        kind = next((k for k in _SECRET_VOLUMES if k in as_dict(volume)), None)
+        if kind is not None:
+            return f"the {kind} volume {as_dict(volume).get('name')} may hold a token file"
+    annotations = as_dict(get(resource.props, "spec", "template", "metadata", "annotations"))
+    if any(marker in key for key in annotations for marker in _INJECTORS):
+        return "an annotation asks an injector for secrets"
+    if split_type(resource.type) not in _PLAIN_KINDS:
+        return f"the operator that runs {split_type(resource.type)[1]} pods may inject one"
+    return None
+
+
+def _config_map_read(name: Any) -> bool:
+    return name in config_maps()
+
+
+def _cache_may_hold_it(podspec: Mapping, container: Mapping, dirs: tuple[str, ...]) -> bool:
+    """True when the cache folder is unknown, or a volume that outlives the pod (a claim, a host path, a network or
+    CSI volume) holds it: it may have been filled before. An emptyDir, the container's layer and a generic ephemeral
+    volume (a new claim per pod) start empty."""
+    if not dirs:
+        return True
+    for directory in dirs:
+        volume = volume_at(podspec, container, directory)
+        if volume is not None and not any(k in volume for k in ("emptyDir", "ephemeral")):
+            return True
+    return False
+
+
+def _servers(resource: Resource) -> list[tuple[str, Any, dict, dict, Mapping, Any]]:
+    """(label, model, podspec, container, args, engine row) of every server whose engine fetches from the Hugging Face Hub."""
+    found: list[tuple[str, Any, dict, dict, Mapping, Any]] = []
+    vllm = engine_row("vllm")
+    for server in vllm_servers(resource):
+        if not server.runtime_merged:
+            found.append((server.label, served_model(server), server.podspec, server.container, server.args, vllm))
+    for engine in table_servers(resource):
+        spec = engine.row.downloads if engine.row is not None else None
+        if spec is not None and "hub" in spec.models:
+            found.append((engine.label, engine.model, engine.podspec, engine.container, engine.args, engine.row))
+    return found
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    if split_type(resource.type)[0] == "serving.kserve.io":
+        return []  # KServe's storage initializer takes the token its own way (kserve-hf-token-on-service-account)
+    messages = []
+    for label, model, podspec, container, args, row in _servers(resource):
+        repository = hub_model(model)
+        entry = gated(repository)
+        if entry is None or row is None or hub_offline(row, container) or _token_named(podspec):
+            continue
+        message = (
+            f"{label}: serves {repository}, a gated Hugging Face repository ({entry.prefix}* asks each user to accept "
+            f"its licence on the Hub), and the pod gives the Hub client no token (no HF_TOKEN or "
+            f"HUGGING_FACE_HUB_TOKEN, no token file, no OIDC), so the download answers 401 and the server exits at "
+            f"start on the GPU node; take HF_TOKEN from a Secret (env valueFrom.secretKeyRef), or serve the model from "
+            f"a volume that holds it with HF_HUB_OFFLINE=1"
+        )
+        why = _outside(resource, podspec)
+        if why is None and _cache_may_hold_it(podspec, container, cache_dirs(container, args, row)):
+            why = "a volume at the model cache may hold the model already"
+        messages.append(unproven(f"{message} ({why})") if why else message)
+    return messages
+
+
+POLICY = Policy(
+    name="gated-model-has-token",
+    description=(
+        "A server that downloads a gated Hugging Face model (meta-llama/*, google/gemma*: components/hub_gated.toml) "
+        "has a way to a token: HF_TOKEN or HUGGING_FACE_HUB_TOKEN from a Secret, a token file, or a volume that "
+        "already holds the model."
+    ),
+    rationale=(
+        "Gated repositories answer 401 to an anonymous download (the Hub pages each row of components/hub_gated.toml "
+        "cites); huggingface_hub looks for a token only in HF_OIDC_RESOURCE, HF_TOKEN, HUGGING_FACE_HUB_TOKEN and the "
+        "file at HF_TOKEN_PATH (huggingface_hub v1.28.0 utils/_auth.py:58-84, 145-152), so a pod with none of them "
+        "buys a GPU node, pulls the image and exits at start, in a restart loop."
+    ),
+    catalog="S37",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Create a Secret with the token (kubectl create secret generic hf-token --from-literal=token=...) and set "
+        "env HF_TOKEN with valueFrom.secretKeyRef on the server container; or pre-load the model into a "
+        "PersistentVolumeClaim, mount it at the cache and set HF_HUB_OFFLINE=1."
+    ),
+    config_schema={},
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    operator_fills="a Hugging Face token",
+)

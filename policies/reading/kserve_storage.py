@@ -1,0 +1,118 @@
+"""Where KServe's storage initializer puts a model: the ``/mnt/models`` emptyDir of the predictor pod, for every
+storage URI it downloads, whatever the scheme.
+
+Facts read from kserve at tag v0.20.0:
+
+- InferenceService: a single storage URI other than ``pvc://`` (mounted as a claim) and ``oci://`` (a modelcar
+  sidecar or an OCI image volume; injector :298-380) is downloaded by the ``storage-initializer`` init container
+  (pkg/webhook/admission/pod/storage_initializer_injector.go:528-547) into the volume ``AddModelMount`` adds at
+  ``/mnt/models``: an emptyDir with no sizeLimit when no claim is named (pkg/utils/storage.go:107-121). That covers
+  ``s3://``, ``gs://``, ``https://``, ``hf://``, Azure and HDFS URIs, and a ``storage:`` spec (a key of the storage
+  secret and a path: components/component.go:44-54 fills the scheme from the secret). The init container requests
+  CPU and memory only (storage.go:311-333), so nothing in the pod accounts for the checkpoint on the node's disk
+  unless the server container requests ephemeral-storage.
+- LLMInferenceService: ``spec.model.uri`` with ``hf://`` or ``s3://`` goes the same way (an init container and the
+  ``/mnt/models`` emptyDir: pkg/controller/v1alpha2/llmisvc/workload_storage.go:178-200, 396-422), unless
+  ``spec.storageInitializer.enabled`` is false (:98-104); ``pvc://`` and ``oci://`` are mounted, not downloaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from policies.kube import as_dict, as_list, get, requests_gpu, split_type
+from policies.reading.kserve_runtime import effective_resources
+from policies.reading.serving import model_servers
+
+KSERVE_MODEL_DIR = "/mnt/models"
+_MOUNTED = ("pvc://", "oci://", "oci+")  # a claim or an image: nothing is downloaded
+_LLMISVC_DOWNLOADED = ("hf://", "s3://")
+ISVC = ("serving.kserve.io", "InferenceService")
+LLMISVC = ("serving.kserve.io", "LLMInferenceService")
+
+
+def downloaded_uri(uri: Any) -> bool:
+    """True for a storage URI KServe's storage initializer downloads into its emptyDir (every scheme but a claim's
+    and an OCI image's)."""
+    return isinstance(uri, str) and bool(uri.strip()) and "://" in uri and not uri.strip().startswith(_MOUNTED)
+
+
+def isvc_source(isvc: Any) -> Optional[str]:
+    """The model source an InferenceService's predictor names, as messages show it: its ``storageUri`` (the model's,
+    the predictor's, a custom container's ``STORAGE_URI`` env) or its ``storage`` spec (key and path); None when it
+    names none."""
+    predictor = as_dict(get(isvc.props, "spec", "predictor"))
+    model = as_dict(predictor.get("model"))
+    for uri in (model.get("storageUri"), predictor.get("storageUri")):
+        if isinstance(uri, str):
+            return uri
+    storage = as_dict(model.get("storage")) or as_dict(predictor.get("storage"))
+    if isinstance(storage.get("path"), str):
+        key = storage.get("key")
+        return f"{storage['path']} (storage key {key if isinstance(key, str) else 'default'})"
+    for container in as_list(predictor.get("containers")):
+        for env in as_list(as_dict(container).get("env")):
+            if as_dict(env).get("name") == "STORAGE_URI" and isinstance(as_dict(env).get("value"), str):
+                return str(env["value"])
+    return None
+
+
+def _downloads_source(resource: Any) -> Optional[str]:
+    kind = split_type(resource.type)
+    if kind == ISVC:
+        source = isvc_source(resource)
+        if source is None or ("://" in source.split(" ", 1)[0] and not downloaded_uri(source)):
+            return None
+        return source
+    if kind == LLMISVC:
+        uri = get(resource.props, "spec", "model", "uri")
+        if get(resource.props, "spec", "storageInitializer", "enabled") is False:
+            return None
+        return uri if isinstance(uri, str) and uri.startswith(_LLMISVC_DOWNLOADED) else None
+    return None
+
+
+def _server(resource: Any, path: str, container: dict) -> bool:
+    """The container KServe mounts /mnt/models into: the predictor's model (or kserve-container), an
+    LLMInferenceService's main."""
+    name = container.get("name")
+    if split_type(resource.type) == LLMISVC:
+        return name == "main"
+    return path.endswith(".model") or name == "kserve-container"
+
+
+def _builtin_runtime(resource: Any, path: str) -> bool:
+    """True for a predictor model that names no runtime, none of the files read being one KServe selects: KServe picks
+    one by model format, in a stock install one of its built-in ClusterServingRuntimes, none of which requests
+    ephemeral-storage (kserve v0.20.0 config/runtimes/*.yaml set CPU and memory only)."""
+    return (
+        split_type(resource.type) == ISVC
+        and path.endswith(".model")
+        and not get(resource.props, "spec", "predictor", "model", "runtime")
+    )
+
+
+def storage_initializer_downloads(resource: Any) -> list[tuple[str, str, dict, dict, bool]]:
+    """(label, source, podspec, container with its pod's resources, known) of every GPU server container of a KServe
+    object whose model the storage initializer downloads into the /mnt/models emptyDir; ``known`` is False where a
+    ServingRuntime or LLMInferenceServiceConfig outside the files read completes the container (its resources,
+    an ephemeral-storage request among them, are unknown)."""
+    source = _downloads_source(resource)
+    if source is None:
+        return []
+    found = []
+    for server in model_servers(resource):
+        if not _server(resource, server.path, server.container):
+            continue
+        resources, _ = effective_resources(resource, server.path, server.container)
+        if resources is None and _builtin_runtime(resource, server.path):
+            resources = as_dict(server.container.get("resources"))
+        known = resources is not None
+        container = {**server.container, "resources": resources if known else as_dict(server.container.get("resources"))}
+        if not requests_gpu({"containers": [container]}):
+            continue
+        found.append((server.label, source, server.podspec, container, known))
+    return found
+
+
+__all__ = ["KSERVE_MODEL_DIR", "downloaded_uri", "isvc_source", "storage_initializer_downloads"]

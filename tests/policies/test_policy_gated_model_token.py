@@ -1,0 +1,158 @@
+"""S37 gated-model-has-token, and the gated-repository data it reads (components/hub_gated.toml).
+
+The firing form is the shape of JanetVictorious/vllm-k8s-deployment manifests/vllm-deployment.yaml at commit
+03c77c67e330662672a274f8b4e1c45b50b594b1 (a vLLM Deployment serving meta-llama/Meta-Llama-3-70B-Instruct with no
+token, no volume at the cache), written out minimally. The careful third-party form is GoogleCloudPlatform/
+kubernetes-engine-samples ai-ml/llm-multiple-gpus/llama3-70b/text-generation-inference.yaml (corpus manifests-v2:
+TGI with HUGGING_FACE_HUB_TOKEN from a secretKeyRef).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from components.hub_access import GATED, _load, gated
+from policies.check import resources_of
+from policies.manifests import read_manifests
+from policies.registry import evaluate
+from tests.conftest import shared_path
+
+RECORDINGS = Path(__file__).parents[1] / "models" / "data" / "hub_recordings.json"
+
+_DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm-deployment"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "vllm"}},
+        "template": {
+            "metadata": {"labels": {"app": "vllm"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "vllm-container",
+                        "image": "vllm/vllm-openai:v0.5.0.post1",
+                        "env": [{"name": "VERBOSE", "value": "1"}],
+                        "args": ["--model", "meta-llama/Meta-Llama-3-70B-Instruct", "--tensor-parallel-size", "4"],
+                        "resources": {"limits": {"nvidia.com/gpu": "4"}},
+                    }
+                ]
+            },
+        },
+    },
+}
+
+
+def _s37(tmp_path, *docs: dict, path: Path | None = None) -> list[tuple[str, str]]:
+    if path is None:
+        path = tmp_path / "deploy.yaml"
+        path.write_text(yaml.safe_dump_all(docs))
+    return [
+        (v.enforcement, v.message)
+        for v in evaluate(resources_of(read_manifests([str(path)])))
+        if v.policy == "gated-model-has-token"
+    ]
+
+
+def _pod(deployment: dict) -> dict:
+    return deployment["spec"]["template"]["spec"]
+
+
+def test_a_gated_model_with_no_token_blocks(tmp_path):
+    [(level, message)] = _s37(tmp_path, _DEPLOYMENT)
+    assert level == "mandatory"
+    assert message.startswith(
+        "container vllm-container: serves meta-llama/Meta-Llama-3-70B-Instruct, a gated Hugging Face repository "
+        "(meta-llama/* asks each user to accept its licence on the Hub), and the pod gives the Hub client no token"
+    )
+
+
+def test_careful_forms_are_quiet(tmp_path):
+    from_secret = copy.deepcopy(_DEPLOYMENT)
+    _pod(from_secret)["containers"][0]["env"].append(
+        {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}}
+    )
+    env_from = copy.deepcopy(_DEPLOYMENT)
+    _pod(env_from)["containers"][0]["envFrom"] = [{"secretRef": {"name": "hf-credentials"}}]
+    local = copy.deepcopy(_DEPLOYMENT)
+    _pod(local)["containers"][0]["args"][1] = "/models/Meta-Llama-3-70B-Instruct"
+    offline = copy.deepcopy(_DEPLOYMENT)
+    _pod(offline)["containers"][0]["env"].append({"name": "HF_HUB_OFFLINE", "value": "1"})
+    public = copy.deepcopy(_DEPLOYMENT)
+    _pod(public)["containers"][0]["args"][1] = "Qwen/Qwen2.5-72B-Instruct"
+    for doc in (from_secret, env_from, local, offline, public):
+        assert _s37(tmp_path, doc) == []
+
+
+def test_what_outside_the_files_may_hold_a_token_makes_it_advice(tmp_path):
+    config_map = copy.deepcopy(_DEPLOYMENT)
+    _pod(config_map)["containers"][0]["envFrom"] = [{"configMapRef": {"name": "vllm-env"}}]
+    [(level, message)] = _s37(tmp_path, config_map)
+    assert (level, message.endswith("(envFrom takes ConfigMap vllm-env, not among the files read)")) == ("advisory", True)
+    # The same ConfigMap among the files, holding no token: proven again.
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "vllm-env"}, "data": {"VLLM_PORT": "8000"}}
+    assert [level for level, _ in _s37(tmp_path, config_map, cm)] == ["mandatory"]
+    cache = copy.deepcopy(_DEPLOYMENT)
+    _pod(cache)["containers"][0]["volumeMounts"] = [{"name": "hf", "mountPath": "/root/.cache/huggingface"}]
+    _pod(cache)["volumes"] = [{"name": "hf", "persistentVolumeClaim": {"claimName": "hf-cache"}}]
+    [(level, message)] = _s37(tmp_path, cache)
+    assert level == "advisory" and "a volume at the model cache may hold the model already" in message
+
+
+def test_an_operator_kind_is_advice(tmp_path):
+    # A custom resource read generically: its operator may inject a token into the pods it renders.
+    generic = {
+        "apiVersion": "example.com/v1",
+        "kind": "ModelDeployment",
+        "metadata": {"name": "llama"},
+        "spec": {"template": copy.deepcopy(_DEPLOYMENT["spec"]["template"])},
+    }
+    assert [level for level, _ in _s37(tmp_path, generic)] == ["advisory"]
+
+
+def test_the_third_party_careful_form_is_quiet(tmp_path):
+    path = shared_path(
+        "corpus",
+        "manifests-v2",
+        "GoogleCloudPlatform__kubernetes-engine-samples",
+        "ai-ml__llm-multiple-gpus__llama3-70b__text-generation-inference.yaml",
+    )
+    assert _s37(tmp_path, path=path) == []
+    # Mutation: without its secretKeyRef token the same file blocks.
+    docs = [d for d in yaml.safe_load_all(path.read_text()) if d]
+    for doc in docs:
+        for container in doc.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
+            container["env"] = [e for e in container.get("env", []) if "TOKEN" not in e["name"] or "value" in e]
+    assert [level for level, _ in _s37(tmp_path, *docs)] == ["mandatory"]
+
+
+def test_the_data_agrees_with_the_recorded_hub_answers():
+    """Every repository the recordings show answering 401 GatedRepo without a token is gated in the data; every one
+    answering 200 without a token is not."""
+    interactions = json.loads(RECORDINGS.read_text())["interactions"]
+    seen = {}
+    for item in interactions:
+        request, response = item["request"], item["response"]
+        if request.get("token"):
+            continue
+        url = request["url"].split("huggingface.co/", 1)[1].removeprefix("api/models/")
+        repository = "/".join(url.split("/")[:2])
+        seen[repository] = response["status"] == 401 and response["headers"].get("x-error-code") == "GatedRepo"
+    assert seen == {"microsoft/phi-4": False, "google/gemma-2-9b-it": True, "meta-llama/Llama-3.2-1B": True}
+    assert {repo: gated(repo) is not None for repo in seen} == seen
+
+
+def test_a_bad_row_fails_the_load_naming_it(tmp_path):
+    assert [row.prefix for row in GATED] == ["meta-llama/", "google/gemma"]
+    bad = tmp_path / "gated.toml"
+    bad.write_text('[[gated]]\nprefix = "meta-llama"\nscope = "organisation"\nsource = "x"\n')
+    with pytest.raises(ValueError, match=r"gated.toml \[\[gated\]\] row 1: an organisation's prefix ends with '/'"):
+        _load(bad)
+    bad.write_text('[[gated]]\nprefix = "x/"\nscope = "org"\nsource = "x"\n')
+    with pytest.raises(ValueError, match="scope 'org' is not one of organisation, family"):
+        _load(bad)
