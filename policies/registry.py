@@ -16,6 +16,7 @@ from policies.autoscaling import (
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
     no_scale_to_zero,
+    one_autoscaler,
     throughput_signal,
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
@@ -152,6 +153,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     custom_metric_is_served.POLICY,
     hpa_behavior.POLICY,
     hpa_behavior.UNSET_POLICY,
+    one_autoscaler.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
