@@ -23,7 +23,12 @@ from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, single_attach_rollout, tolerates_and_targets
-from policies.ingress import external_gce_ingress_guarded, internet_facing_alb_guarded, model_pods_network_isolated
+from policies.ingress import (
+    external_gce_ingress_guarded,
+    internet_facing_alb_guarded,
+    model_pods_network_isolated,
+    public_model_endpoint_guarded,
+)
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_version_served,
@@ -177,6 +182,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_load_balancer_service.POLICY,
     internet_facing_alb_guarded.POLICY,
     external_gce_ingress_guarded.POLICY,
+    public_model_endpoint_guarded.POLICY,
     model_pods_network_isolated.POLICY,
     memory_emptydir_size_limit.POLICY,
     no_literal_secret_env.POLICY,
