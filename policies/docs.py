@@ -71,7 +71,10 @@ LEFT_OUT = (
         ("G14",),
         "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest.",
     ),
-    (("G15", "G16", "G17"), "Autoscaling rows, owned with S5-S8 by the autoscaling policies."),
+    (
+        ("G15", "G16"),
+        "Autoscaling rows, owned with S5-S8 by the autoscaling policies; G17's duplicate half is one-autoscaler-per-workload, its dangling half (an HPA whose target is in no file) is what S6/S8 advise on.",
+    ),
     (("G20",), "Part of pdb-allows-disruption (G19), which compares minAvailable with the replicas of the workload it selects."),
     (
         ("G27",),

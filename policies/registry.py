@@ -16,13 +16,19 @@ from policies.autoscaling import (
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
     no_scale_to_zero,
+    one_autoscaler,
     throughput_signal,
 )
 from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, single_attach_rollout, tolerates_and_targets
-from policies.ingress import external_gce_ingress_guarded, internet_facing_alb_guarded, model_pods_network_isolated
+from policies.ingress import (
+    external_gce_ingress_guarded,
+    internet_facing_alb_guarded,
+    model_pods_network_isolated,
+    public_model_endpoint_guarded,
+)
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_version_served,
@@ -156,6 +162,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     custom_metric_is_served.POLICY,
     hpa_behavior.POLICY,
     hpa_behavior.UNSET_POLICY,
+    one_autoscaler.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
@@ -179,6 +186,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_load_balancer_service.POLICY,
     internet_facing_alb_guarded.POLICY,
     external_gce_ingress_guarded.POLICY,
+    public_model_endpoint_guarded.POLICY,
     model_pods_network_isolated.POLICY,
     memory_emptydir_size_limit.POLICY,
     no_literal_secret_env.POLICY,

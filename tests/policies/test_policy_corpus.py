@@ -111,6 +111,9 @@ EXPECTED = {
     ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "serving-app-pdb"),
     ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "serving-priority-class"),
     ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "serving-topology-spread"),
+    # ...and its "--log-requests" (line 62) is an option of no vLLM wheel from 0.6.0 to 0.34.0 (the releases have
+    # --enable-log-requests / --disable-log-requests): advice, as :latest names no release (S38).
+    ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "vllm-flags-exist"),
     # ...and (issue 21, GPU sized from nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3) Qwen3-235B-A22B's ~470 GB of bf16
     # weights over TP 4 need ~117 GB per 80 GB H100: it cannot start.
     ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "vllm-max-model-len-fits-kv-cache"),
@@ -332,6 +335,12 @@ EXPECTED = {
     # production-stack's KEDA query `vllm:num_requests_waiting` returns one series per pod: KEDA's prometheus scaler fails
     # on more than one element (keda v2.20.2 prometheus_scaler.go L273-274), i.e. as soon as it scales to 2.
     ("tutorials__assets__keda-scaled-object.yaml", "hpa-custom-metric-is-served"),
+    # G17 with the corpus read as one set: AIBrix's samples/autoscaling hpa.yaml and kpa.yaml are two PodAutoscalers on
+    # deploy.yaml's Deployment (blocking: target in the set), production-stack's tutorial HPA and ScaledObject both scale
+    # vllm-llama3-deployment-vllm (advisory: the Deployment is in no file). Alternatives of one folder: applied
+    # together, they fight.
+    ("samples__autoscaling__kpa.yaml", "one-autoscaler-per-workload"),
+    ("tutorials__assets__keda-scaled-object.yaml", "one-autoscaler-per-workload"),
     # production-stack's HPA and ScaledObject on vLLM series state no behavior: Kubernetes' defaults (advisory, S8).
     ("tutorials__assets__hpa-10.yaml", "llm-autoscaler-behavior-explicit"),
     ("tutorials__assets__keda-scaled-object.yaml", "llm-autoscaler-behavior-explicit"),

@@ -1,0 +1,221 @@
+"""G17: one autoscaler per workload (two autoscalers on one Deployment fight over its replicas).
+
+Each autoscaler writes the target's scale subresource from its own metrics, so two on one workload undo each
+other's decisions: replicas flap between what each wants, and GPU pods are bought and dropped. The objects that
+end up as an autoscaler of a workload, read from the set:
+
+- an HPA (``spec.scaleTargetRef``);
+- a KEDA ScaledObject: KEDA creates an HPA ``keda-hpa-<name>`` for it (kedacore/keda v2.20.2
+  controllers/keda/hpa.go:402); KEDA's webhook refuses a ScaledObject whose target another HPA or ScaledObject
+  already scales (apis/keda/v1alpha1/scaledobject_webhook.go:256-315, 360-392), unless the ScaledObject adopts that
+  HPA: annotation ``scaledobject.keda.sh/transfer-hpa-ownership: "true"`` with
+  ``spec.advanced.horizontalPodAutoscalerConfig.name`` naming it (:298-300; scaledobject_types.go:55);
+- a KEDA HTTPScaledObject: the HTTP add-on creates a ScaledObject of the same name on its scaleTargetRef (kedacore/
+  http-add-on v0.15.0 operator/controllers/http/scaled_object.go:36-46, pkg/k8s/scaledobject.go:38-52) unless
+  annotated ``httpscaledobject.keda.sh/skip-scaledobject-creation: "true"`` (operator/controllers/http/app.go:20,49-54);
+- a KServe InferenceService in Standard (RawDeployment) mode: KServe creates an HPA on ``<name>-predictor`` unless
+  ``serving.kserve.io/autoscalerClass`` is ``external`` or ``none`` (kserve v0.20.0 pkg/controller/v1beta1/
+  inferenceservice/reconcilers/hpa/hpa_reconciler.go:150-185 createHPA, :252-261 shouldCreateHPA), or a KEDA
+  ScaledObject for class ``keda`` (reconcilers/autoscaler/autoscaler_reconciler.go:91-97); in Knative mode the KPA
+  scales revision Deployments of other names, so nothing is read there;
+- a NIMService with ``spec.scale.enabled``: its operator renders an HPA on the Deployment of the NIMService's name
+  (NVIDIA/k8s-nim-operator v3.1.2 api/apps/v1alpha1/nimservice_types.go:1697-1724 GetHPAParams, :1106-1108, :1167-1169);
+- an AIBrix PodAutoscaler (``spec.scaleTargetRef``; vllm-project/aibrix v0.7.0 api/autoscaling/v1alpha1/
+  podautoscaler_types.go:57-58).
+
+An HPA or ScaledObject another object of the set owns (``metadata.ownerReferences``), KEDA's ``keda-hpa-<name>``
+and the ScaledObject an HTTPScaledObject of the same name creates are that object's autoscaler, not a second one.
+Blocking when both autoscalers name the same target in the same namespace (both explicit, or both left to the
+namespace they are applied in) and the target is in the set; advice when the target is in no file read (two
+alternatives of a sample folder, or two clusters' files whose objects never collide), when only one states a
+namespace, or when the KServe mode is the cluster's default. Objects of different clusters in one run are never
+joined (policies/scopes.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import (
+    ISVC_TYPE,
+    KNATIVE_MODES,
+    annotations_of,
+    as_dict,
+    as_list,
+    get,
+    kserve_default_mode_setting,
+    kserve_deployment_mode,
+    metadata_name,
+    split_type,
+)
+
+TRANSFER_HPA = "scaledobject.keda.sh/transfer-hpa-ownership"
+SKIP_SCALED_OBJECT = "httpscaledobject.keda.sh/skip-scaledobject-creation"
+AUTOSCALER_CLASS = "serving.kserve.io/autoscalerClass"
+_HPA, _SO, _HTTP_SO = "HorizontalPodAutoscaler", ("keda.sh", "ScaledObject"), ("http.keda.sh", "HTTPScaledObject")
+_NIM, _AIBRIX = ("apps.nvidia.com", "NIMService"), ("autoscaling.aibrix.ai", "PodAutoscaler")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An object of the set that ends up as an autoscaler of (kind, name) in namespace (None: where it is applied)."""
+
+    resource: Resource
+    how: str
+    kind: str
+    name: str
+    namespace: Optional[str]
+    proven: bool = True
+
+
+def _ns(resource: Resource) -> Optional[str]:
+    value = get(resource.props, "metadata", "namespace")
+    return value if isinstance(value, str) else None
+
+
+def _ref(resource: Resource, default_kind: Optional[str]) -> tuple[Optional[str], Optional[str]]:
+    ref = as_dict(get(resource.props, "spec", "scaleTargetRef"))
+    kind, name = ref.get("kind") or default_kind, ref.get("name")
+    return (kind, name) if isinstance(kind, str) and isinstance(name, str) else (None, None)
+
+
+def _isvc_claim(r: Resource, config: dict) -> Optional[Claim]:
+    mode, annotated = kserve_deployment_mode(r.props, config["kserveDefaultDeploymentMode"])
+    predictor = as_dict(get(r.props, "spec", "predictor"))
+    cls = {**annotations_of(r.props), **as_dict(predictor.get("annotations"))}.get(AUTOSCALER_CLASS)
+    if mode in KNATIVE_MODES or cls not in (None, "hpa", "keda"):
+        return None
+    name = metadata_name(r.props) or r.name
+    made = "a KEDA ScaledObject" if cls == "keda" else "an HPA"
+    shown = f"{AUTOSCALER_CLASS} {cls}" if cls else f"no {AUTOSCALER_CLASS} (hpa)"
+    how = f"InferenceService {name} (KServe creates {made} on {name}-predictor in {mode} mode: {shown})"
+    return Claim(r, how, "Deployment", f"{name}-predictor", _ns(r), proven=annotated)
+
+
+def _claim(r: Resource, config: dict) -> Optional[Claim]:
+    group_kind, name = split_type(r.type), metadata_name(r.props) or r.name
+    if r.type == ISVC_TYPE:
+        return _isvc_claim(r, config)
+    if group_kind == _NIM:
+        if get(r.props, "spec", "scale", "enabled") is not True:
+            return None
+        return Claim(r, f"NIMService {name} (the HPA its operator renders from spec.scale)", "Deployment", name, _ns(r))
+    if group_kind[1] == _HPA and group_kind[0] == "autoscaling":
+        kind, target = _ref(r, None)
+        how = f"HPA {name}"
+    elif group_kind == _SO:
+        kind, target = _ref(r, "Deployment")
+        how = f"ScaledObject {name} (through the HPA KEDA creates for it)"
+    elif group_kind == _HTTP_SO:
+        if str(annotations_of(r.props).get(SKIP_SCALED_OBJECT)).lower() == "true":
+            return None
+        kind, target = _ref(r, "Deployment")
+        how = f"HTTPScaledObject {name} (through the ScaledObject the KEDA HTTP add-on creates)"
+    elif group_kind == _AIBRIX:
+        kind, target = _ref(r, None)
+        how = f"PodAutoscaler {name} (AIBrix, {get(r.props, 'spec', 'scalingStrategy') or 'its strategy'})"
+    else:
+        return None
+    return None if kind is None or target is None else Claim(r, how, kind, target, _ns(r))
+
+
+def _owned(r: Resource, claimed: set[tuple[str, str]]) -> bool:
+    """An HPA or ScaledObject another claimant of the set creates: owned by it, or named as KEDA / the add-on name it."""
+    for owner in as_list(get(r.props, "metadata", "ownerReferences")):
+        if (get(owner, "kind"), get(owner, "name")) in claimed:
+            return True
+    name, group_kind = metadata_name(r.props) or "", split_type(r.type)
+    if group_kind[1] == _HPA and name.startswith("keda-hpa-") and ("ScaledObject", name[len("keda-hpa-") :]) in claimed:
+        return True
+    return group_kind == _SO and ("HTTPScaledObject", name) in claimed
+
+
+def _adopts(a: Claim, b: Claim) -> bool:
+    """True when one of the two is a ScaledObject adopting the other, an HPA, as KEDA documents."""
+    for so, hpa in ((a, b), (b, a)):
+        if split_type(so.resource.type) != _SO or split_type(hpa.resource.type)[1] != _HPA:
+            continue
+        adopted = get(so.resource.props, "spec", "advanced", "horizontalPodAutoscalerConfig", "name")
+        transfer = str(annotations_of(so.resource.props).get(TRANSFER_HPA)).lower() == "true"
+        if transfer and adopted == metadata_name(hpa.resource.props):
+            return True
+    return False
+
+
+def _target_present(claim: Claim, resources: list[Resource]) -> bool:
+    """True when the target is in the set: the InferenceService or NIMService renders it, or an object of the set is
+    it. Only then is the pair known to be one cluster's (policies/scopes.py splits a run where the targets collide)."""
+    if claim.resource.type == ISVC_TYPE or split_type(claim.resource.type) == _NIM:
+        return True
+    return any(
+        (split_type(r.type)[1], metadata_name(r.props)) == (claim.kind, claim.name)
+        and (claim.namespace is None or _ns(r) in (None, claim.namespace))
+        for r in resources
+    )
+
+
+def _message(later: Claim, earlier: Claim) -> str:
+    namespace = later.namespace or earlier.namespace
+    where = f" in namespace {namespace}" if namespace else ""
+    keda = any(split_type(c.resource.type) in (_SO, _HTTP_SO) for c in (later, earlier))
+    refused = " (KEDA's webhook refuses a ScaledObject on a target another autoscaler scales)" if keda else ""
+    return (
+        f"{later.how} and {earlier.how} both scale {later.kind}/{later.name}{where}: two autoscalers write one replica "
+        f"count from different signals, each undoing the other, so GPU replicas flap{refused}; keep one autoscaler"
+    )
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    claims = [c for r in resources if (c := _claim(r, config)) is not None]
+    claimed = {(split_type(c.resource.type)[1], metadata_name(c.resource.props) or c.resource.name) for c in claims}
+    claims = [c for c in claims if not _owned(c.resource, claimed)]
+    findings = []
+    for i, later in enumerate(claims):
+        for earlier in claims[:i]:
+            if (earlier.kind, earlier.name) != (later.kind, later.name) or _adopts(earlier, later):
+                continue
+            if earlier.namespace is not None and later.namespace is not None and earlier.namespace != later.namespace:
+                continue
+            message = _message(later, earlier)
+            proven = earlier.proven and later.proven and earlier.namespace == later.namespace
+            proven = proven and (_target_present(later, resources) or _target_present(earlier, resources))
+            findings.append((later.resource.name, message if proven else unproven(message)))
+            break
+    return findings
+
+
+POLICY = Policy(
+    name="one-autoscaler-per-workload",
+    description=(
+        "A workload has one autoscaler: no two of HPA, KEDA ScaledObject or HTTPScaledObject, KServe's own HPA of a "
+        "Standard-mode InferenceService, a NIMService's spec.scale HPA or an AIBrix PodAutoscaler may target the same "
+        "Deployment (files of one run are joined; KEDA's documented HPA adoption is allowed)."
+    ),
+    catalog="G17",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Keep one autoscaler per workload: delete the extra HPA; to move an HPA under KEDA, annotate the ScaledObject "
+        f'{TRANSFER_HPA}: "true" and name the HPA in spec.advanced.horizontalPodAutoscalerConfig.name; for a KServe '
+        f"InferenceService scaled by your own HPA or ScaledObject, set {AUTOSCALER_CLASS}: external; for a NIMService, "
+        "use spec.scale or your HPA, not both."
+    ),
+    config_schema={
+        "kserveDefaultDeploymentMode": kserve_default_mode_setting(
+            "The deployment mode of an InferenceService without the serving.kserve.io/deploymentMode annotation (the "
+            "cluster's inferenceservice-config deploy.defaultDeploymentMode); default Serverless, as KServe v0.20.0 "
+            "ships it. Only in Standard (RawDeployment) mode does KServe create an HPA on <name>-predictor; a "
+            "finding that rests on this setting is advice."
+        ),
+    },
+    check_stack=_check,
+    rationale=(
+        "Two HPAs on one target both write its replica count, each from its own metrics, so the count flaps "
+        "(https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/); KEDA refuses a ScaledObject "
+        "on a workload another HPA already scales unless it adopts that HPA (annotation scaledobject.keda.sh/"
+        "transfer-hpa-ownership, https://keda.sh/docs/latest/reference/scaledobject-spec), and KServe creates its own HPA for a "
+        "Standard-mode InferenceService unless its autoscalerClass is external or none. Catalogue G17."
+    ),
+)
