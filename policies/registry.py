@@ -82,11 +82,13 @@ from policies.models import (
 from policies.ray import cluster_pdb, derived_pods, kuberay_gpu_hygiene, serving_priority
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
+    flags_exist,
     gpu_memory_utilization_bounds,
     gpu_memory_utilization_unset,
     kv_cache_headroom,
     max_model_len_fits_kv_cache,
     max_model_len_unset,
+    multi_node_start,
     startup_batched_tokens_cover_seqs,
     startup_context_within_model_limit,
     startup_dtype_supported_by_gpu,
@@ -115,6 +117,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     gated_model_token.POLICY,
     debug_switches_off.POLICY,
+    flags_exist.POLICY,
+    multi_node_start.POLICY,
     model_cache_fits_checkpoint.POLICY,
     single_attach_rollout.POLICY,
     serving_code_pinned.POLICY,
