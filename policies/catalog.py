@@ -74,6 +74,8 @@ _ENTRIES = (
     Entry("S", 35, "NodePool limits admit its GPU instance types"),
     Entry("S", 36, "no debug-only switch in a model server"),
     Entry("S", 37, "a gated Hugging Face model has a way to a token"),
+    Entry("S", 38, "engine options exist in the image's release"),
+    Entry("S", 39, "a multi-node engine is started as the engine starts one"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

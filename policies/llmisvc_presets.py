@@ -27,10 +27,13 @@ period and /dev/shm are as the files set them. Nothing here reads the reference 
 from __future__ import annotations
 
 import copy
+import shlex
 from typing import Any
 
 KSERVE_TAG = "v0.20.0"
 IMAGE = "ghcr.io/llm-d/llm-d-cuda:v0.8.0"  # config-llm-template.yaml:10 (every preset's main container)
+# The start of the command line every preset's main container runs (config-llm-template.yaml:166).
+PRESET_COMMAND = ["vllm", "serve", "/mnt/models"]
 
 
 def _main(port: int, worker: bool = False) -> dict:
@@ -50,7 +53,7 @@ def _main(port: int, worker: bool = False) -> dict:
         "image": IMAGE,
         "imagePullPolicy": "IfNotPresent",  # :11
         # :166-178, the script's exec line
-        "command": ["vllm", "serve", "/mnt/models", "--port", str(port), *(["--headless"] if worker else [])],
+        "command": [*PRESET_COMMAND, "--port", str(port), *(["--headless"] if worker else [])],
         "ports": [{"containerPort": port, "protocol": "TCP"}],  # :13-15
         "env": [
             {"name": "HOME", "value": "/home"},  # :181-186
@@ -183,6 +186,18 @@ def _at(spec: Any, path: str) -> Any:
     return value
 
 
+def _evaluated(args: Any) -> Any:
+    """The user's args as the preset's script hands them to vLLM: it runs ``eval "exec vllm serve ... $@"``
+    (config-llm-template.yaml:166-177, the args after ``--`` at :179 being ``$@``), so the shell splits them into words
+    again (a one-string script of flags becomes its flags). Args that are not all strings are left as written."""
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return args
+    try:
+        return shlex.split(" ".join(args).replace("\\\n", " "))
+    except ValueError:  # unbalanced quotes: the shell would refuse the line too; keep what was written
+        return args
+
+
 def llmisvc_pod_specs(spec: dict, base_specs: list[dict] | None = None) -> list[tuple[str, dict]]:
     """The pod specs of an LLMInferenceService's spec with the well-known presets merged under them, as
     (path, podspec) at ``spec.template``, ``spec.worker``, ``spec.prefill.template``, ``spec.prefill.worker``.
@@ -230,6 +245,8 @@ def llmisvc_pod_specs(spec: dict, base_specs: list[dict] | None = None) -> list[
                     extra += [flag, str(int(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else "1"]
             for container in pod.get("containers", []):
                 if isinstance(container, dict) and container.get("name") == "main" and isinstance(container.get("command"), list):
+                    if container["command"][:3] == PRESET_COMMAND:
+                        container["args"] = _evaluated(container.get("args"))
                     container["command"] = [*container["command"], *extra]
         found.append((f"spec.{path}", pod))
     return found

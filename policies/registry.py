@@ -23,7 +23,12 @@ from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, single_attach_rollout, tolerates_and_targets
-from policies.ingress import external_gce_ingress_guarded, internet_facing_alb_guarded, model_pods_network_isolated
+from policies.ingress import (
+    external_gce_ingress_guarded,
+    internet_facing_alb_guarded,
+    model_pods_network_isolated,
+    public_model_endpoint_guarded,
+)
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_version_served,
@@ -77,11 +82,13 @@ from policies.models import (
 from policies.ray import cluster_pdb, derived_pods, kuberay_gpu_hygiene, serving_priority
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
+    flags_exist,
     gpu_memory_utilization_bounds,
     gpu_memory_utilization_unset,
     kv_cache_headroom,
     max_model_len_fits_kv_cache,
     max_model_len_unset,
+    multi_node_start,
     startup_batched_tokens_cover_seqs,
     startup_context_within_model_limit,
     startup_dtype_supported_by_gpu,
@@ -110,6 +117,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     gated_model_token.POLICY,
     debug_switches_off.POLICY,
+    flags_exist.POLICY,
+    multi_node_start.POLICY,
     model_cache_fits_checkpoint.POLICY,
     single_attach_rollout.POLICY,
     serving_code_pinned.POLICY,
@@ -177,6 +186,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_load_balancer_service.POLICY,
     internet_facing_alb_guarded.POLICY,
     external_gce_ingress_guarded.POLICY,
+    public_model_endpoint_guarded.POLICY,
     model_pods_network_isolated.POLICY,
     memory_emptydir_size_limit.POLICY,
     no_literal_secret_env.POLICY,

@@ -17,6 +17,9 @@ a node's disk from pod requests: the EC2NodeClass's ``blockDeviceMappings`` (or 
 the scheduler put the pod where the disk fits. A model streamed from object storage
 (``--load-format runai_streamer``) or read from a local path downloads nothing.
 
+A download an init container or sidecar makes for the server (kthena's downloader, ``hf download --local-dir``:
+policies/reading/downloaders.py) counts where its folder is; a request of any container of the pod counts for it.
+
 Read for every engine row with a downloads table, KServe's Hugging Face server (/mnt/models for storageUri
 hf://, else its image's HF_HOME /tmp/huggingface) and Ray Serve's GPU workers
 (policies.reading.engines), so a new engine with one is held to this rule without code.
@@ -25,14 +28,21 @@ hf://, else its image's HF_HOME /tmp/huggingface) and Ray Serve's GPU workers
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, resource_value
-from policies.reading.engines import downloads
+from policies.kube import WORKLOAD_TYPES, containers, resource_value
+from policies.reading.engines import Download, downloads
+
+
+def _pod_requests(download: Download) -> bool:
+    """True when another container of the pod (an init container or sidecar too) requests ephemeral-storage: the
+    scheduler and the kubelet's eviction ranking count the pod's requests, not one container's
+    (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#local-ephemeral-storage)."""
+    return any(resource_value(c, "requests", "ephemeral-storage") is not None for c in containers(download.podspec, init=True))
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for download in downloads(resource):
-        if resource_value(download.container, "requests", "ephemeral-storage") is not None:
+        if resource_value(download.container, "requests", "ephemeral-storage") is not None or _pod_requests(download):
             continue
         message = (
             f"{download.label}: downloads {download.model} from {download.source} into {download.into} on the "

@@ -6,12 +6,10 @@ Load Balancer reachable from the internet (kubernetes/ingress-gce v1.41.1 ``pkg/
 ``spec.tls`` Secrets, the ``ingress.gcp.kubernetes.io/pre-shared-cert`` annotation
 (``pkg/annotations/ingress.go:57``) or Google-managed certificates
 (``networking.gke.io/managed-certificates``, ``pkg/metrics/features.go:49``); without any of them the load balancer answers plain HTTP on port 80,
-so prompts and answers cross the internet in clear text: the Ingress alone proves it, so that finding is blocking.
-
-A GKE Gateway of an external class (``gke-l7-global-external-managed``, ``gke-l7-regional-external-managed``,
-``gke-l7-gxlb`` and their ``-mc`` multi-cluster forms; https://cloud.google.com/kubernetes-engine/docs/concepts/gateway-api
-"GatewayClass capabilities") is the same internet-facing load balancer; it serves HTTPS only on a listener of
-protocol HTTPS, so a Gateway whose listeners are all HTTP answers in clear text, which the Gateway alone proves.
+so prompts and answers cross the internet in clear text. That blocks when a model server of the set is behind the
+Ingress (and no IAP guards it); a backend in another file is advice (it may not be a model), and an Ingress whose
+backends are all known non-models (a UI, Grafana) is not reported (session 24 review F11). A GKE Gateway of an
+external class is read by public_model_endpoint_guarded with every other Gateway.
 
 Who may call the model is decided on the backend Service: Identity-Aware Proxy (``iap.enabled``) or a Cloud Armor
 ``securityPolicy`` in the BackendConfig the Service's ``cloud.google.com/backend-config`` annotation names
@@ -22,9 +20,9 @@ stays one: the clear-text listener.
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
-from policies.kube import annotations_of, as_dict, as_list, get, split_type
-from policies.reading import edge
+from policies.framework import Policy, Resource, unproven
+from policies.kube import annotations_of, as_list, get
+from policies.reading import edge, exposure
 from policies.reading.serving import namespace_of
 
 PRE_SHARED = "ingress.gcp.kubernetes.io/pre-shared-cert"
@@ -45,72 +43,48 @@ def _guard(ing: Resource, services: dict, configs: dict) -> str:
             seen.append(f"Service {service} has no BackendConfig, so no IAP or Cloud Armor")
         elif config is None:
             seen.append(f"BackendConfig {name} of Service {service} is not in this set")
-        elif get(config, "spec", "iap", "enabled") is True or get(config, "spec", "securityPolicy", "name"):
-            seen.append(f"BackendConfig {name} of Service {service} sets IAP or Cloud Armor")
+        elif get(config, "spec", "iap", "enabled") is True:
+            seen.append(f"BackendConfig {name} of Service {service} sets IAP")
+        elif get(config, "spec", "securityPolicy", "name"):
+            seen.append(f"BackendConfig {name} of Service {service} sets Cloud Armor, no IAP")
         else:
             seen.append(f"BackendConfig {name} of Service {service} sets neither IAP nor Cloud Armor")
     return "; ".join(sorted(set(seen)))
 
 
-EXTERNAL_GATEWAY_CLASSES = (
-    "gke-l7-global-external-managed",
-    "gke-l7-regional-external-managed",
-    "gke-l7-gxlb",
-    "gke-l7-global-external-managed-mc",
-    "gke-l7-regional-external-managed-mc",
-    "gke-l7-gxlb-mc",
-)
-
-
-def _gateways(resources: list[Resource]) -> list[tuple[str, str]]:
-    """External GKE Gateways with no HTTPS listener."""
-    found = []
-    for gw in resources:
-        if split_type(gw.type) != ("gateway.networking.k8s.io", "Gateway"):
-            continue
-        klass = get(gw.props, "spec", "gatewayClassName")
-        listeners = [as_dict(x) for x in as_list(get(gw.props, "spec", "listeners"))]
-        if klass not in EXTERNAL_GATEWAY_CLASSES or not listeners:
-            continue
-        if any(str(x.get("protocol", "")).upper() == "HTTPS" for x in listeners):
-            continue
-        found.append(
-            (
-                gw.name,
-                f"Gateway {namespace_of(gw) or '<default>'}/{get(gw.props, 'metadata', 'name')} (external GKE load "
-                f"balancer, class {klass}): no listener of protocol HTTPS, so it answers plain HTTP and prompts cross "
-                f"the internet in clear text",
-            )
-        )
-    return found
-
-
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     services, configs = edge.services_by_name(resources), edge.backend_configs(resources)
-    findings = _gateways(resources)
+    llm = exposure.model_services(resources)
+    known = set(services) | llm
+    findings = []
     for ing in resources:
         if ing.type not in edge.INGRESS_TYPES or edge.gce_ingress_class(ing) not in edge.GCE_EXTERNAL:
             continue
         annotations = annotations_of(ing.props)
         if as_list(get(ing.props, "spec", "tls")) or annotations.get(PRE_SHARED) or annotations.get(MANAGED):
             continue
+        backends = [name for name, _ in edge.ingress_backend_ports(ing)]
+        models = [name for name in backends if name in llm]
+        unknown = [name for name in backends if name not in known and not exposure.not_a_model_name(name)]
+        if not models and not unknown:
+            continue  # every backend is a known non-model (session 24 review F11)
         guard = _guard(ing, services, configs)
-        findings.append(
-            (
-                ing.name,
-                f"Ingress {namespace_of(ing) or '<default>'}/{get(ing.props, 'metadata', 'name')} (external GKE load "
-                f"balancer, class {edge.gce_ingress_class(ing)}): no spec.tls, {PRE_SHARED} or {MANAGED}, so it answers "
-                f"plain HTTP on port 80 and prompts cross the internet in clear text" + (f" ({guard})" if guard else ""),
-            )
+        message = (
+            f"Ingress {namespace_of(ing) or '<default>'}/{get(ing.props, 'metadata', 'name')} (external GKE load "
+            f"balancer, class {edge.gce_ingress_class(ing)}): no spec.tls, {PRE_SHARED} or {MANAGED}, so it answers "
+            f"plain HTTP on port 80 and prompts cross the internet in clear text" + (f" ({guard})" if guard else "")
         )
+        # Blocking only with a model of the set behind it and no IAP: a backend in another file may not be a model.
+        iap = "sets IAP" in guard
+        findings.append((ing.name, message if models and not iap else unproven(message)))
     return findings
 
 
 POLICY = Policy(
     name="external-gce-ingress-guarded",
-    description="An external GKE Ingress (class gce) must terminate TLS (spec.tls, a pre-shared or Google-managed "
-    "certificate), and an external GKE Gateway must have an HTTPS listener; the message says whether IAP or Cloud "
-    "Armor guards an Ingress's backends.",
+    description="An external GKE Ingress (class gce) in front of a model must terminate TLS (spec.tls, a pre-shared or "
+    "Google-managed certificate); blocking when the model is in the set, and the message says whether IAP or Cloud "
+    "Armor guards its backends (GKE Gateways: public-model-endpoint-guarded).",
     catalog="G32",
     severity="critical",
     enforcement="mandatory",
@@ -118,8 +92,7 @@ POLICY = Policy(
         "Add spec.tls (or networking.gke.io/managed-certificates / ingress.gcp.kubernetes.io/pre-shared-cert), set "
         'kubernetes.io/ingress.allow-http: "false", and attach a BackendConfig with iap.enabled (or a Cloud Armor '
         "securityPolicy) to the model's Service through cloud.google.com/backend-config; or make it internal "
-        "(class gce-internal). On a Gateway of an external GKE class, add a listener of protocol HTTPS with "
-        "tls.certificateRefs (or a certificate map) and drop the HTTP one. Annotate llm-serving.io/exempt-external-gce-ingress-guarded with the reason where TLS "
+        "(class gce-internal). Annotate llm-serving.io/exempt-external-gce-ingress-guarded with the reason where TLS "
         "ends in front of GKE."
     ),
     check_stack=_check,

@@ -13,7 +13,8 @@ REVISION, TRUST_REMOTE_CODE), KServe's Hugging Face server (`storageUri: hf://..
 `engine_kwargs.revision`, `engine_kwargs.trust_remote_code`; a `runtime_env.env_vars` MODEL_ID /
 TRUST_REMOTE_CODE pair as TGI names them), KServe's LLMInferenceService (`spec.model.uri: hf://org/model[:revision]`),
 and every other engine of the engine table through its row's spellings, flags or environment (NIM's
-NIM_TRUST_CUSTOM_CODE, llama.cpp's `-hf`). Local paths and object-store URIs are not Hub ids: only
+NIM_TRUST_CUSTOM_CODE, llama.cpp's `-hf`), and a download done for the server by an init container or sidecar of a
+GPU pod (kthena's downloader, `hf download`: policies/reading/downloaders.py). Local paths and object-store URIs are not Hub ids: only
 the remote-code rule applies to them. An engine that downloads Hub models but has no revision setting (llama.cpp's
 ``-hf``, which follows the repository's main branch) is reported without blocking: the fix is a file URL at a commit
 or a volume, not a flag.
@@ -25,8 +26,9 @@ import re
 
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray, requests_gpu, split_type
 from policies.operators import operator_server
+from policies.reading.downloaders import fetches
 from policies.reading.engines import hub_model, table_args, table_servers
 from policies.reading.serving import container_argv, engine_configs, engine_row, model_server_engine, model_servers, serve_config
 from policies.reading.vllm_args import parse_vllm_args
@@ -108,7 +110,26 @@ def _sources(resource: Resource) -> list[dict]:
         found.extend(_ray_env_sources(resource))
     found.extend(_llmisvc_sources(resource))
     found.extend(_operator_sources(resource))
+    found.extend(_downloader_sources(resource))
     return found
+
+
+def _downloader_sources(resource: Resource) -> list[dict]:
+    """A model an init container or sidecar of a GPU pod downloads for the server (kthena's downloader,
+    ``hf download``: policies.reading.downloaders), with the revision the tool is given."""
+    return [
+        dict(
+            label=fetch.label,
+            model=fetch.source,
+            revision=fetch.revision,
+            has_revision=fetch.revision is not None,
+            revision_flag=f"the {fetch.tool}'s {fetch.revision_flag}",
+            trust=False,
+            trust_flag="",
+        )
+        for fetch in fetches(resource)
+        if requests_gpu(fetch.podspec)
+    ]
 
 
 def _operator_sources(resource: Resource) -> list[dict]:

@@ -508,6 +508,24 @@ def _downloads(resource: Any) -> list[Download]:
             found.append(download)
     found += _kserve_downloads(resource)
     found += _ray_downloads(resource)
+    found += _downloader_downloads(resource)
+    return found
+
+
+def _downloader_downloads(resource: Any) -> list[Download]:
+    """Models an init container or sidecar of a GPU pod fetches into a folder on the node's ephemeral storage
+    (policies.reading.downloaders): the server then reads a local path, but the download is on the node all the same."""
+    from policies.reading.downloaders import fetches
+
+    found = []
+    for fetch in fetches(resource):
+        if not requests_gpu(fetch.podspec) or _local(fetch.source) or fetch.source.startswith("pvc://"):
+            continue
+        hub = hub_model(fetch.source)
+        dirs = (fetch.into,) if fetch.into else (cache_dirs(fetch.container, {}) if hub else ())
+        source = "the Hugging Face Hub" if hub else "its store"
+        if download := _on_ephemeral(fetch.label, fetch.source, fetch.podspec, fetch.container, dirs, f"{source} ({fetch.tool})"):
+            found.append(download)
     return found
 
 

@@ -94,6 +94,28 @@ def test_a_gce_ingress_in_front_of_tgi_leaves_gkes_30_second_backend_timeout():
     ]
 
 
+def test_gkes_default_in_front_of_a_model_whose_service_is_in_the_set_blocks():
+    # Session 24 review R4: the Service is in the set and names no BackendConfig, so the 30 s default is proven.
+    ((level, message),) = found([TGI_INGRESS, TGI, TGI_SERVICE], "timeout-chain-ordered")
+    assert level == "mandatory"
+    assert message == (
+        "Ingress tgi-ingress (GKE) sends to tgi-service, in front of tgi-deployment's model server, with the backend "
+        "service timeout at 30s (unset: no BackendConfig on the Service, GKE's default): it bounds the whole response, "
+        "so every generation that takes longer is cut (502/504); set timeoutSec in a BackendConfig above the longest "
+        "request"
+    )
+    # The Service in another file, or a BackendConfig of the set with a long timeoutSec: not this rule's.
+    assert found([TGI_INGRESS, TGI], "timeout-chain-ordered") == []
+    config = {
+        "apiVersion": "cloud.google.com/v1",
+        "kind": "BackendConfig",
+        "metadata": {"name": "tgi"},
+        "spec": {"timeoutSec": 600},
+    }
+    svc = service("tgi-service", {"app": "tgi-server"}, 8080, {"cloud.google.com/backend-config": '{"default": "tgi"}'})
+    assert found([TGI_INGRESS, TGI, svc, config], "timeout-chain-ordered") == []
+
+
 def test_the_gce_ingress_alone_says_its_backend_is_not_in_the_set():
     ((level, message),) = found([TGI_INGRESS], S9)
     assert level == "advisory"
@@ -126,16 +148,38 @@ def test_a_backend_config_outside_the_set_is_not_guessed():
     assert found([TGI_INGRESS, TGI, svc], S9) == []
 
 
-def test_an_external_gce_ingress_without_tls_blocks():
+def test_an_external_gce_ingress_without_tls_blocks_with_a_model_behind_it():
+    # Alone, the Ingress's backend may not be a model (session 24 review F11): advice.
     ((level, message),) = found([TGI_INGRESS], G32)
-    assert level == "mandatory"
+    assert level == "advisory"
     assert message == (
         "Ingress <default>/tgi-ingress (external GKE load balancer, class gce): no spec.tls, "
         "ingress.gcp.kubernetes.io/pre-shared-cert or networking.gke.io/managed-certificates, so it answers plain HTTP "
         "on port 80 and prompts cross the internet in clear text (Service tgi-service is not in this set)"
     )
-    ((_, message),) = found([TGI_INGRESS, TGI, TGI_SERVICE], G32)
+    ((level, message),) = found([TGI_INGRESS, TGI, TGI_SERVICE], G32)
+    assert level == "mandatory"
     assert message.endswith("(Service tgi-service has no BackendConfig, so no IAP or Cloud Armor)")
+
+
+def test_a_gce_ingress_to_a_known_non_model_backend_is_silent():
+    # The same Ingress to a Grafana Deployment of the set, or to a backend named as a UI, fronts no model (F11).
+    grafana = copy.deepcopy(TGI)
+    grafana["spec"]["template"]["spec"]["containers"] = [{"name": "grafana", "image": "grafana/grafana:11.2.0"}]
+    assert found([TGI_INGRESS, grafana, TGI_SERVICE], G32) == []
+    assert found([ingress("ui", "open-webui", 8080, annotations={"kubernetes.io/ingress.class": "gce"})], G32) == []
+
+
+def test_iap_on_the_models_backend_config_makes_the_clear_text_finding_advice():
+    iap = {
+        "apiVersion": "cloud.google.com/v1",
+        "kind": "BackendConfig",
+        "metadata": {"name": "tgi"},
+        "spec": {"iap": {"enabled": True, "oauthclientCredentials": {"secretName": "oauth"}}},
+    }
+    svc = service("tgi-service", {"app": "tgi-server"}, 8080, {"cloud.google.com/backend-config": '{"default": "tgi"}'})
+    ((level, message),) = found([TGI_INGRESS, TGI, svc, iap], G32)
+    assert level == "advisory" and message.endswith("(BackendConfig tgi of Service tgi-service sets IAP)")
 
 
 # munagekar/kubeflow-tf gke-overlays/kubernetes_ingress.tf at 009eb52c6cd724a0ec66cc79794cb8cfa40e80aa and
@@ -342,23 +386,32 @@ def gateway(klass: str, listeners: list[dict]) -> dict:
 HTTP_LISTENER = {"name": "http", "protocol": "HTTP", "port": 80}
 
 
-def test_an_external_gke_gateway_with_only_http_listeners_blocks():
+PUBLIC = "public-model-endpoint-guarded"
+
+
+def test_an_external_gke_gateway_with_only_http_listeners_is_read_by_the_generic_edge_rule():
+    # A Gateway alone: what it publishes is in other files, so advice (session 24 review F11); the GKE Ingress rule
+    # no longer reads Gateways.
     for klass in ("gke-l7-regional-external-managed", "gke-l7-global-external-managed"):
-        ((level, message),) = found([gateway(klass, [HTTP_LISTENER])], G32)
-        assert level == "mandatory"
+        assert found([gateway(klass, [HTTP_LISTENER])], G32) == []
+        ((level, message),) = found([gateway(klass, [HTTP_LISTENER])], PUBLIC)
+        assert level == "advisory"
         assert message == (
-            f"Gateway default/llm-gateway (external GKE load balancer, class {klass}): no listener of protocol HTTPS, "
-            "so it answers plain HTTP and prompts cross the internet in clear text"
+            f"Gateway default/llm-gateway (public: class {klass} is an external GKE Application Load Balancer) "
+            "publishes backends in other files, which these files do not show (if it serves a model) with no TLS "
+            "(prompts, answers and any key cross the network in clear text) and nothing in these files authenticates "
+            "callers"
         )
 
 
 def test_https_internal_and_other_gateways_are_silent():
     # The HTTPS listener GKE documents for an external Gateway (deploying-gateways: protocol HTTPS, port 443,
-    # tls.certificateRefs), an internal class, and kaito-project/kaito examples/gateway-api-inference-extension/gateway.yaml
-    # (corpus manifests-v2: class istio, not a GKE load balancer).
+    # tls.certificateRefs), an internal class, and kaito-project/kaito
+    # examples/gateway-api-inference-extension/gateway.yaml alone (corpus manifests-v2: class istio, no route).
     https = {"name": "https", "protocol": "HTTPS", "port": 443, "tls": {"certificateRefs": [{"name": "store-cert"}]}}
-    assert found([gateway("gke-l7-global-external-managed", [https, HTTP_LISTENER])], G32) == []
-    assert found([gateway("gke-l7-rilb", [HTTP_LISTENER])], G32) == []
+    ((level, message),) = found([gateway("gke-l7-global-external-managed", [https, HTTP_LISTENER])], PUBLIC)
+    assert level == "advisory" and "no TLS" not in message  # TLS there; who may call is in other files
+    assert found([gateway("gke-l7-rilb", [HTTP_LISTENER])], PUBLIC) == []
     assert found([gateway("istio", [HTTP_LISTENER])], G32) == []
 
 

@@ -1,0 +1,87 @@
+"""G32: a model published outside the cluster must speak TLS and authenticate its callers, whatever the edge.
+
+policies/reading/exposure.py reads the edges other people write (an Ingress of any class but ALB and GKE's gce,
+which have their own G32 policies; Gateway API Gateways and routes; Istio Gateway + VirtualService; OpenShift Route),
+how far each reaches, its TLS and what authenticates callers; each fact is cited there.
+
+The finding blocks only when the files prove all of it: the edge is public (an external GKE class, Envoy Gateway's or
+Istio's default LoadBalancer), a model is behind it in the set (a model server's Service, an InferencePool, an AI
+Gateway backend), and neither TLS nor any authentication is there. Everything else that may be a public model
+without TLS or without auth is advice: a controller's Service outside the files (nginx, Traefik, no class), a backend
+in another file, or one of the two guards present. An edge whose backends are all known non-models (a UI, Grafana)
+or whose reach is internal is not reported.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource, unproven
+from policies.reading import edge, exposure
+
+
+def _missing(pub: exposure.Publication) -> list[str]:
+    out = []
+    if pub.tls is False:
+        out.append("no TLS (prompts, answers and any key cross the network in clear text)")
+    elif pub.tls is None:
+        out.append("TLS decided by a Gateway not in these files")
+    if pub.guard is None:
+        out.append("nothing in these files authenticates callers")
+    return out
+
+
+def _behind(pub: exposure.Publication, state: str) -> str:
+    named = list(pub.pools) + [f"Service {s}" for s in pub.services]
+    shown = ", ".join(named) if named else "backends in other files"
+    if state == "model":
+        return f"publishes a model ({shown})"
+    return f"publishes {shown}, which these files do not show (if it serves a model)"
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    llm = exposure.model_services(resources)
+    known = set(edge.services_by_name(resources)) | llm
+    findings: list[tuple[str, str]] = []
+    for pub in exposure.publications(resources):
+        if pub.reach.level == "internal":
+            continue
+        state = exposure.model_behind(pub, llm, known)
+        if state == "none" or (pub.tls is not False and pub.guard is not None):
+            continue
+        missing = _missing(pub)
+        reach = "public" if pub.reach.level == "public" else "possibly public"
+        message = f"{pub.what} ({reach}: {pub.reach.why}) {_behind(pub, state)} with {' and '.join(missing)}"
+        proven = pub.reach.level == "public" and state == "model" and pub.tls is False and pub.guard is None
+        findings.append((pub.resource.name, message if proven else unproven(message)))
+    return findings
+
+
+POLICY = Policy(
+    name="public-model-endpoint-guarded",
+    description="A model published outside the cluster through any edge (an Ingress of any class such as nginx, Traefik, "
+    "Kong, HAProxy or none; a Gateway API Gateway/HTTPRoute/GRPCRoute of any class such as GKE external, Envoy "
+    "Gateway or Istio; an Envoy AI Gateway route; an Istio Gateway/VirtualService; an OpenShift Route) must terminate TLS and "
+    "authenticate callers (auth annotations or middleware, SecurityPolicy/AuthPolicy, Istio RequestAuthentication, IAP, "
+    "or the model server's API key); blocking when the files prove a public edge, a model behind it and neither guard.",
+    catalog="G32",
+    severity="critical",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Terminate TLS at the edge (Ingress spec.tls, a Gateway listener of protocol HTTPS with certificateRefs, an "
+        "Istio Gateway server of protocol HTTPS, a Route's spec.tls) and authenticate callers in front of the model: "
+        "ingress-nginx auth-url/auth-type, an oauth2-proxy, a Traefik forwardAuth/basicAuth middleware, a Kong auth "
+        "plugin, an Envoy Gateway SecurityPolicy (apiKeyAuth, jwt, oidc, basicAuth, extAuth), Istio "
+        "RequestAuthentication with an AuthorizationPolicy, GKE IAP, or the server's own key (vLLM --api-key / "
+        "VLLM_API_KEY from a Secret). Or keep the edge internal (an internal class or load-balancer annotation, an "
+        'EnvoyProxy Service of type ClusterIP). Annotate llm-serving.io/exempt-public-model-endpoint-guarded: "<reason>" '
+        "where a guard lives outside these files."
+    ),
+    check_stack=_check,
+    rationale=(
+        "An inference endpoint reachable from the internet without TLS leaks prompts, answers and API keys; without "
+        "authentication it serves strangers on GPUs that cost dollars an hour (OWASP LLM10 unbounded consumption). "
+        "Envoy Gateway exposes a Gateway through a LoadBalancer Service by default (envoyproxy/gateway v1.9.0 "
+        "api/v1alpha1/envoyproxy_helpers.go:115-121), Istio its class istio likewise (istio 1.30.3 "
+        "pilot/pkg/config/kube/gatewaycommon/classinfo.go:111), and GKE's external Gateway classes are internet-facing "
+        "Application Load Balancers (https://cloud.google.com/kubernetes-engine/docs/concepts/gateway-api)."
+    ),
+)

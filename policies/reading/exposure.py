@@ -1,0 +1,564 @@
+"""Which objects publish a model server outside the cluster, how far, and what guards them (catalogue row G32).
+
+One notion over the forms other people write: an Ingress of any class, a Gateway API route (HTTPRoute, GRPCRoute,
+Envoy AI Gateway's AIGatewayRoute) with its Gateway, an Istio VirtualService bound to an Istio Gateway, and an
+OpenShift Route. Each is a *publication*: its backends, how far it reaches, whether it terminates TLS and what
+authenticates callers in front of the model. ALB Ingresses and GKE's gce-class Ingresses have their own G32
+policies (internet_facing_alb_guarded, external_gce_ingress_guarded) and are left to them.
+
+How far (``Reach``):
+
+* ``public``: the files prove an internet-facing load balancer. A Gateway of an external GKE class
+  (``gke-l7-global-external-managed``, ``gke-l7-regional-external-managed``, ``gke-l7-gxlb`` and the ``-mc`` forms:
+  https://cloud.google.com/kubernetes-engine/docs/concepts/gateway-api "GatewayClass capabilities"). A Gateway whose
+  GatewayClass in the set is Envoy Gateway's (``gateway.envoyproxy.io/gatewayclass-controller``, envoyproxy/gateway
+  v1.9.0 ``api/v1alpha1/envoygateway_types.go:19``) with no EnvoyProxy changing its Service: Envoy Gateway then makes a
+  Service of type LoadBalancer (``api/v1alpha1/envoyproxy_helpers.go:115-121``, ``kubernetes_helpers.go:89-90``). A
+  Gateway of Istio's built-in class ``istio``: Istio deploys it behind a LoadBalancer Service
+  (istio/istio 1.30.3 ``pilot/pkg/config/kube/gatewaycommon/classinfo.go:111`` DefaultServiceType) unless the
+  ``networking.istio.io/service-type`` annotation says otherwise (``pilot/pkg/config/kube/gateway/conversion.go:2033``).
+  A LoadBalancer Service counts as public unless an internal-load-balancer annotation says otherwise (the cloud
+  providers' default; policies/k8s_generic/no_load_balancer_service.py lists the annotations).
+* ``internal``: an internal class (GKE's ``gke-l7-rilb``, ``gke-l7-cross-regional-internal-managed``, any class whose
+  name says internal or private), an internal-load-balancer annotation, or an EnvoyProxy whose Service is ClusterIP.
+* ``unknown``: everything else. An ingress-nginx, Traefik, HAProxy or Kong Ingress, or one with no class (the
+  cluster's default class serves it; on GKE, GKE's controller takes an unclassed Ingress as an external load balancer,
+  kubernetes/ingress-gce v1.41.1 ``pkg/utils/utils.go:339-343``): whether the controller's own Service is public is
+  not in the model's files. A route whose Gateway is not in the set is read only when the Gateway's name says it is
+  external or public (``external-http``), and stays unknown.
+
+What guards a publication (any one, in the set):
+
+* ingress-nginx ``auth-url``, ``auth-type``, ``auth-signin``, ``auth-tls-verify-client: on`` (client certificates)
+  (https://kubernetes.github.io/ingress-nginx/user-guide/nginx-configuration/annotations/#authentication); NGINX Inc's
+  ``nginx.org/basic-auth-secret`` and ``nginx.com/jwt-key``; HAProxy's ``haproxy.org/auth-type``; Traefik
+  ``router.middlewares`` naming a Middleware with forwardAuth/basicAuth/digestAuth (or one not in the set); Kong
+  ``konghq.com/plugins`` naming an auth plugin (key-auth, jwt, oauth2, basic-auth, openid-connect, hmac-auth,
+  ldap-auth) or one not in the set; an OpenShift Route's ``haproxy.router.openshift.io/ip_whitelist``;
+* an oauth2-proxy as the backend;
+* Envoy Gateway ``SecurityPolicy`` with apiKeyAuth, basicAuth, jwt, oidc, extAuth or authorization on the Gateway or
+  the route (envoyproxy/gateway v1.9.0 ``api/v1alpha1/securitypolicy_types.go:66-110``); Kuadrant ``AuthPolicy``;
+  kgateway ``TrafficPolicy`` with extAuth/jwt/basicAuth/apiKeyAuthentication; a route filter of type ExtensionRef;
+  Istio ``RequestAuthentication`` / ``AuthorizationPolicy``; GKE IAP (``GCPBackendPolicy`` ``spec.default.iap``, a
+  BackendConfig's ``iap.enabled``); an AIGatewayRoute whose every rule matches an ``Authorization`` header;
+* the model server's own API key: ``--api-key``/``--api-keys`` on its command line, or ``VLLM_API_KEY`` (vLLM),
+  ``API_KEY`` (TGI: huggingface/text-generation-inference v3.3.7 ``launcher/src/main.rs:848-849``, passed to the
+  router as ``--api-key`` at ``:1947-1949``), ``LOCALAI_API_KEY`` / ``API_KEY`` (mudler/LocalAI v4.9.0
+  ``core/cli/run.go:77``), ``LLAMA_API_KEY`` (llama.cpp server).
+
+TLS: an Ingress's ``spec.tls`` (or GKE's pre-shared / managed certificate annotations), a Gateway listener of protocol
+HTTPS or TLS, an Istio Gateway server of protocol HTTPS/TLS or with ``tls``, an OpenShift Route's ``spec.tls``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from policies.kube import annotations_of, as_dict, as_list, get, split_type
+from policies.reading import edge
+from policies.reading import route_path as path
+from policies.reading.serving import container_argv, model_servers, namespace_of
+
+GATEWAY_API = "gateway.networking.k8s.io"
+ENVOY_GATEWAY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
+ISTIO_CONTROLLER = "istio.io/gateway-controller"
+GKE_EXTERNAL = (
+    "gke-l7-global-external-managed",
+    "gke-l7-regional-external-managed",
+    "gke-l7-gxlb",
+    "gke-l7-global-external-managed-mc",
+    "gke-l7-regional-external-managed-mc",
+    "gke-l7-gxlb-mc",
+)
+GKE_INTERNAL = (
+    "gke-l7-rilb",
+    "gke-l7-rilb-mc",
+    "gke-l7-cross-regional-internal-managed",
+    "gke-l7-cross-regional-internal-managed-mc",
+)
+ALB_CONTROLLER = "ingress.k8s.aws/alb"
+
+# Annotations by which a LoadBalancer Service asks for an internal load balancer (AWS, GKE, Azure; the same list
+# policies/k8s_generic/no_load_balancer_service.py cites).
+INTERNAL_LB = {
+    "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+    "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+    "networking.gke.io/load-balancer-type": "internal",
+    "cloud.google.com/load-balancer-type": "internal",
+    "service.beta.kubernetes.io/azure-load-balancer-internal": "true",
+}
+_INTERNAL_NAME = re.compile(r"internal|private", re.IGNORECASE)
+_PUBLIC_NAME = re.compile(r"extern|public|internet", re.IGNORECASE)
+# Backends that are well-known non-model apps: an edge in front of one is not this row's concern.
+_NOT_A_MODEL = re.compile(
+    r"(^|[-_.])(grafana|prometheus|alertmanager|kibana|dashboard|argocd|jupyter|webui|open-webui|ui|frontend|docs)([-_.]|$)"
+)
+
+NGINX_AUTH = ("auth-url", "auth-type", "auth-signin", "auth-secret")
+KONG_AUTH_PLUGINS = {"key-auth", "jwt", "oauth2", "basic-auth", "openid-connect", "hmac-auth", "ldap-auth", "ldap-auth-advanced"}
+TRAEFIK_AUTH = ("forwardAuth", "basicAuth", "digestAuth")
+ENVOY_AUTH = ("apiKeyAuth", "basicAuth", "jwt", "oidc", "extAuth", "authorization")
+KGATEWAY_AUTH = ("extAuth", "jwt", "jwtAuth", "basicAuth", "apiKeyAuthentication", "apiKeyAuth")
+SERVER_KEY_ENV = ("VLLM_API_KEY", "API_KEY", "LOCALAI_API_KEY", "LLAMA_API_KEY")
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How far a publication reaches: "public" (proven internet-facing), "unknown", "internal"; and why."""
+
+    level: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Publication:
+    """One object that publishes backends through an edge."""
+
+    resource: Any
+    what: str
+    reach: Reach
+    tls: Optional[bool]  # None: an object outside the set decides
+    guard: Optional[str]  # what authenticates callers, None when nothing in the set does
+    services: tuple[str, ...]  # Service backends
+    pools: tuple[str, ...]  # backends that are models by their kind (InferencePool, an AI Gateway backend)
+
+
+def _name(r: Any) -> Any:
+    return get(r.props, "metadata", "name")
+
+
+def _label(kind: str, r: Any) -> str:
+    return f"{kind} {namespace_of(r) or '<default>'}/{_name(r)}"
+
+
+def internal_annotations(annotations: Mapping) -> bool:
+    """True when load-balancer annotations ask for an internal (VPC-only) load balancer."""
+    return any(str(annotations.get(k, "")).strip().lower() == v for k, v in INTERNAL_LB.items())
+
+
+def not_a_model_name(service: str) -> bool:
+    """A backend whose name says it is a well-known non-model app (Grafana, a UI)."""
+    return bool(_NOT_A_MODEL.search(service.lower()))
+
+
+class _Set:
+    """The objects of one evaluation, indexed for the readers below."""
+
+    def __init__(self, resources: list) -> None:
+        self.by_kind: dict[tuple[str, str], list] = {}
+        for r in resources:
+            self.by_kind.setdefault(split_type(r.type), []).append(r)
+        self.services = edge.services_by_name(resources)
+        self.backend_configs = edge.backend_configs(resources)
+        self.keyed = _keyed_services(resources)
+
+    def kind(self, group: str, kind: str) -> list:
+        return self.by_kind.get((group, kind), [])
+
+    def named(self, group: str, kind: str, name: Any) -> Any:
+        return next((r for r in self.kind(group, kind) if _name(r) == name), None)
+
+    def any_kind(self, kind: str) -> list:
+        return [r for (_, k), rs in self.by_kind.items() if k == kind for r in rs]
+
+
+def server_has_key(container: Mapping) -> bool:
+    """Whether a model server asks callers for an API key (a key flag, or a key variable it reads)."""
+    argv = container_argv(container)
+    if any(re.match(r"--api-keys?(=|$)", t) or re.search(r"\s--api-keys?[= ]", t) for t in argv):
+        return True
+    for item in as_list(container.get("env")):
+        if isinstance(item, Mapping) and item.get("name") in SERVER_KEY_ENV:
+            if get(item, "valueFrom") or (isinstance(item.get("value"), str) and item["value"].strip()):
+                return True
+    return False
+
+
+def _keyed_services(resources: list) -> dict[str, bool]:
+    """Service name -> whether every model server behind it asks for an API key."""
+    selectors = path.service_selectors(resources)
+    out: dict[str, bool] = {}
+    for w in resources:
+        servers = model_servers(w)
+        if not servers:
+            continue
+        keyed = all(server_has_key(s.container) for s in servers)
+        for service in path.workload_services(w, selectors):
+            out[service] = out.get(service, True) and keyed
+    return out
+
+
+def _server_key_guard(services: tuple[str, ...], s: _Set) -> Optional[str]:
+    if services and all(s.keyed.get(name) for name in services):
+        return f"the model server behind {', '.join(services)} asks for an API key"
+    return None
+
+
+# ---- Ingress -------------------------------------------------------------------------------------------------
+
+
+def _ingress_tls(ing: Any) -> bool:
+    ann = annotations_of(ing.props)
+    return bool(as_list(get(ing.props, "spec", "tls"))) or any(
+        ann.get(k) for k in ("ingress.gcp.kubernetes.io/pre-shared-cert", "networking.gke.io/managed-certificates")
+    )
+
+
+def _named_refs(text: Any) -> list[str]:
+    """Names in a comma-separated annotation ("ns-name@kubernetescrd, other"), without namespace or provider."""
+    return [t.strip().split("@")[0] for t in str(text or "").split(",") if t.strip()]
+
+
+def _ingress_guard(ing: Any, s: _Set) -> Optional[str]:
+    ann = annotations_of(ing.props)
+    for key in NGINX_AUTH:
+        if ann.get(f"{edge.NGINX}/{key}"):
+            return f"{edge.NGINX}/{key}"
+    if str(ann.get(f"{edge.NGINX}/auth-tls-verify-client", "")).lower() == "on":
+        return f"{edge.NGINX}/auth-tls-verify-client: on"
+    for key in ("nginx.org/basic-auth-secret", "nginx.com/jwt-key", "haproxy.org/auth-type", "ingress.kubernetes.io/auth-type"):
+        if ann.get(key):
+            return key
+    middlewares = _named_refs(ann.get("traefik.ingress.kubernetes.io/router.middlewares"))
+    for ref in middlewares:
+        found = [m for m in s.any_kind("Middleware") if str(_name(m)) in (ref, ref.split("-", 1)[-1])]
+        if not found or any(k in as_dict(get(m.props, "spec")) for m in found for k in TRAEFIK_AUTH):
+            return f"Traefik middleware {ref}"
+    for ref in _named_refs(ann.get("konghq.com/plugins")):
+        plugins = [p for k in ("KongPlugin", "KongClusterPlugin") for p in s.any_kind(k) if _name(p) == ref]
+        if not plugins or any(str(get(p.props, "plugin")) in KONG_AUTH_PLUGINS for p in plugins):
+            return f"Kong plugin {ref}"
+    return None
+
+
+def _ingress_class(ing: Any, s: _Set) -> tuple[Optional[str], Optional[str]]:
+    """(class name, controller of its IngressClass in the set or None)."""
+    klass = edge.ingress_class(ing)
+    found = s.named("networking.k8s.io", "IngressClass", klass) if klass else None
+    if klass is None:
+        found = next(
+            (
+                c
+                for c in s.kind("networking.k8s.io", "IngressClass")
+                if annotations_of(c.props).get("ingressclass.kubernetes.io/is-default-class") == "true"
+            ),
+            None,
+        )
+    controller = get(found.props, "spec", "controller") if found is not None else None
+    return klass, controller if isinstance(controller, str) else None
+
+
+def _ingress(ing: Any, s: _Set) -> Optional[Publication]:
+    klass, controller = _ingress_class(ing, s)
+    if klass == "alb" or controller == ALB_CONTROLLER or path.is_alb_ingress(ing) or edge.is_gce_ingress(ing):
+        return None  # internet_facing_alb_guarded and external_gce_ingress_guarded read these
+    if klass in edge.GCE_CLASSES and controller is None:
+        return None  # a GKE class in spec.ingressClassName: GKE's controller ignores it (edge.gce_ingress_class)
+    if klass and _INTERNAL_NAME.search(klass):
+        reach = Reach("internal", f"class {klass}")
+    elif klass is None and controller is None:
+        reach = Reach(
+            "unknown",
+            "no class: the cluster's default IngressClass serves it (on GKE an unclassed Ingress becomes an external "
+            "load balancer); whether it is public is not in these files",
+        )
+    else:
+        named = f"class {klass or '<default>'}" + (f" ({controller})" if controller else "")
+        reach = Reach("unknown", f"{named}: whether the controller's Service is public is not in these files")
+    services = tuple(dict.fromkeys(n for n, _ in edge.ingress_backend_ports(ing)))
+    guard = _ingress_guard(ing, s) or _iap_guard(services, s) or _server_key_guard(services, s)
+    what = _label("Ingress", ing) + (f" (class {klass})" if klass else " (no class)")
+    return Publication(ing, what, reach, _ingress_tls(ing), guard, services, ())
+
+
+def _iap_guard(services: tuple[str, ...], s: _Set) -> Optional[str]:
+    """IAP on a backend Service's BackendConfig (GKE), for Ingresses GKE may serve."""
+    for name in services:
+        svc = s.services.get(name)
+        config_name = edge.backend_config_name(svc, None) if svc is not None else None
+        config = s.backend_configs.get(config_name) if config_name else None
+        if config is not None and get(config, "spec", "iap", "enabled") is True:
+            return f"IAP on BackendConfig {config_name}"
+    return None
+
+
+# ---- Gateway API ---------------------------------------------------------------------------------------------
+
+ROUTE_KINDS = {(GATEWAY_API, "HTTPRoute"), (GATEWAY_API, "GRPCRoute"), ("aigateway.envoyproxy.io", "AIGatewayRoute")}
+
+
+def gateway_reach(gw: Any, s: _Set) -> Reach:
+    """How far a Gateway API Gateway reaches, from its class (and the GatewayClass / EnvoyProxy in the set)."""
+    klass = get(gw.props, "spec", "gatewayClassName")
+    klass = klass if isinstance(klass, str) else ""
+    infra = as_dict(get(gw.props, "spec", "infrastructure"))
+    if klass in GKE_EXTERNAL:
+        return Reach("public", f"class {klass} is an external GKE Application Load Balancer")
+    if klass in GKE_INTERNAL or _INTERNAL_NAME.search(klass):
+        return Reach("internal", f"class {klass}")
+    if internal_annotations(as_dict(infra.get("annotations"))) or internal_annotations(annotations_of(gw.props)):
+        return Reach("internal", "an internal load-balancer annotation")
+    gc = s.named(GATEWAY_API, "GatewayClass", klass)
+    controller = get(gc.props, "spec", "controllerName") if gc is not None else None
+    if controller == ENVOY_GATEWAY_CONTROLLER:
+        return _envoy_reach(gw, gc, klass, s)
+    if klass == "istio" or controller == ISTIO_CONTROLLER:
+        kind = annotations_of(gw.props).get("networking.istio.io/service-type")
+        if kind and kind != "LoadBalancer":
+            return Reach("internal" if kind == "ClusterIP" else "unknown", f"networking.istio.io/service-type: {kind}")
+        if as_list(get(gw.props, "spec", "addresses")):
+            return Reach("unknown", "spec.addresses names an existing address, so Istio deploys no Service of its own")
+        return Reach("public", "Istio deploys a Gateway of class istio behind a Service of type LoadBalancer, its default")
+    return Reach("unknown", f"class {klass or '<none>'}: whether its load balancer is public is decided outside these files")
+
+
+def _envoy_reach(gw: Any, gc: Any, klass: str, s: _Set) -> Reach:
+    ref = as_dict(get(gw.props, "spec", "infrastructure", "parametersRef")) or as_dict(get(gc.props, "spec", "parametersRef"))
+    if not ref:
+        return Reach(
+            "public",
+            f"Envoy Gateway (GatewayClass {klass}) exposes it through a Service of type LoadBalancer, its default with "
+            "no EnvoyProxy",
+        )
+    proxy = s.named("gateway.envoyproxy.io", "EnvoyProxy", ref.get("name")) if ref.get("kind") == "EnvoyProxy" else None
+    if proxy is None:
+        return Reach("unknown", f"{ref.get('kind')} {ref.get('name')}, not in these files, sets its Service")
+    service = as_dict(get(proxy.props, "spec", "provider", "kubernetes", "envoyService"))
+    kind = service.get("type") or "LoadBalancer"
+    if kind == "ClusterIP" or internal_annotations(as_dict(service.get("annotations"))):
+        return Reach("internal", f"EnvoyProxy {ref.get('name')} makes its Service internal")
+    if kind != "LoadBalancer":
+        return Reach("unknown", f"EnvoyProxy {ref.get('name')} makes its Service {kind}")
+    return Reach("public", f"EnvoyProxy {ref.get('name')} keeps its Service a LoadBalancer")
+
+
+def listeners_tls(gw: Any, sections: list[str]) -> Optional[bool]:
+    """Whether the listeners a route attaches to (all when no sectionName) include one of protocol HTTPS or TLS."""
+    listeners = [as_dict(x) for x in as_list(get(gw.props, "spec", "listeners"))]
+    chosen = [x for x in listeners if x.get("name") in sections] or listeners
+    if not chosen:
+        return None
+    return any(str(x.get("protocol", "")).upper() in ("HTTPS", "TLS") for x in chosen)
+
+
+def _route_backends(route: Any, kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(Service names, model backends by kind) of a route's rules."""
+    services: list[str] = []
+    pools: list[str] = []
+    for rule in as_list(get(route.props, "spec", "rules")):
+        for ref in as_list(get(rule, "backendRefs")):
+            name, ref_kind = get(ref, "name"), get(ref, "kind")
+            if not isinstance(name, str):
+                continue
+            if ref_kind == "InferencePool":
+                pools.append(f"InferencePool {name}")
+            elif kind == "AIGatewayRoute":  # every backend of an AI Gateway route serves a model (AIServiceBackend)
+                pools.append(f"{ref_kind or 'AIServiceBackend'} {name}")
+            elif ref_kind in (None, "Service"):
+                services.append(name)
+    return tuple(dict.fromkeys(services)), tuple(dict.fromkeys(pools))
+
+
+def _targets(policy: Any, targets: set[tuple[str, Any]]) -> bool:
+    """Whether a policy attachment targets one of (kind, name); targetSelectors count (they cannot be judged here)."""
+    spec = as_dict(get(policy.props, "spec"))
+    if spec.get("targetSelectors"):
+        return True
+    refs = [as_dict(spec.get("targetRef"))] + [as_dict(r) for r in as_list(spec.get("targetRefs"))]
+    return any((r.get("kind"), r.get("name")) in targets for r in refs)
+
+
+def _attached_guard(targets: set[tuple[str, Any]], s: _Set) -> Optional[str]:
+    for sp in s.kind("gateway.envoyproxy.io", "SecurityPolicy"):
+        spec = as_dict(get(sp.props, "spec"))
+        if _targets(sp, targets) and any(spec.get(k) for k in ENVOY_AUTH):
+            return f"SecurityPolicy {_name(sp)}"
+    for ap in s.kind("kuadrant.io", "AuthPolicy"):
+        if _targets(ap, targets):
+            return f"AuthPolicy {_name(ap)}"
+    for tp in s.kind("gateway.kgateway.dev", "TrafficPolicy"):
+        if _targets(tp, targets) and any(as_dict(get(tp.props, "spec")).get(k) for k in KGATEWAY_AUTH):
+            return f"TrafficPolicy {_name(tp)}"
+    return _istio_guard(s)
+
+
+def _istio_guard(s: _Set) -> Optional[str]:
+    for kind in ("RequestAuthentication", "AuthorizationPolicy"):
+        found = s.kind("security.istio.io", kind)
+        if found:
+            return f"Istio {kind} {_name(found[0])}"
+    return None
+
+
+def _route_guard(route: Any, gw: Any, services: tuple[str, ...], pools: tuple[str, ...], s: _Set) -> Optional[str]:
+    group, kind = split_type(route.type)
+    targets = {(kind, _name(route))} | ({("Gateway", _name(gw))} if gw is not None else set())
+    guard = _attached_guard(targets, s)
+    if guard:
+        return guard
+    rules = [as_dict(r) for r in as_list(get(route.props, "spec", "rules"))]
+    for rule in rules:
+        for f in as_list(rule.get("filters")):
+            if get(f, "type") == "ExtensionRef":
+                return f"filter ExtensionRef {get(f, 'extensionRef', 'name')}"
+    if kind == "AIGatewayRoute" and rules and all(_matches_authorization(r) for r in rules):
+        return "every rule matches an Authorization header"
+    names = set(services) | {p.split(" ", 1)[1] for p in pools}
+    for policy in s.kind("networking.gke.io", "GCPBackendPolicy"):
+        if get(policy.props, "spec", "targetRef", "name") in names and get(policy.props, "spec", "default", "iap", "enabled"):
+            return f"IAP on GCPBackendPolicy {_name(policy)}"
+    return _server_key_guard(services, s)
+
+
+def _matches_authorization(rule: Mapping) -> bool:
+    matches = as_list(rule.get("matches"))
+    return bool(matches) and all(
+        any(str(get(h, "name")).lower() == "authorization" for h in as_list(get(m, "headers"))) for m in matches
+    )
+
+
+def _routes(route: Any, s: _Set) -> list[Publication]:
+    group, kind = split_type(route.type)
+    services, pools = _route_backends(route, kind)
+    out = []
+    for ref in as_list(get(route.props, "spec", "parentRefs")):
+        name = get(ref, "name")
+        if get(ref, "kind") not in (None, "Gateway") or not isinstance(name, str):
+            continue
+        gw = s.named(GATEWAY_API, "Gateway", name)
+        if gw is None:
+            if not _PUBLIC_NAME.search(name):
+                continue
+            reach, tls = Reach("unknown", f"its Gateway {name} is not in these files (its name says it is external)"), None
+        else:
+            section = get(ref, "sectionName")
+            reach, tls = gateway_reach(gw, s), listeners_tls(gw, [section] if isinstance(section, str) else [])
+        guard = _route_guard(route, gw, services, pools, s)
+        out.append(Publication(route, f"{_label(kind, route)} on Gateway {name}", reach, tls, guard, services, pools))
+    return out
+
+
+def _bare_gateways(s: _Set, routed: set[Any]) -> list[Publication]:
+    """Public Gateways no route of the set attaches to: what they publish is in other files."""
+    out = []
+    for gw in s.kind(GATEWAY_API, "Gateway"):
+        reach = gateway_reach(gw, s)
+        if _name(gw) in routed or reach.level != "public":
+            continue
+        out.append(
+            Publication(
+                gw, _label("Gateway", gw), reach, listeners_tls(gw, []), _attached_guard({("Gateway", _name(gw))}, s), (), ()
+            )
+        )
+    return out
+
+
+# ---- Istio Gateway + VirtualService, OpenShift Route -----------------------------------------------------------
+
+
+def _istio_gateway_reach(gw: Any, s: _Set) -> Reach:
+    selector = as_dict(get(gw.props, "spec", "selector"))
+    # An Ingress of the set in front of the ingress gateway (this stack's ALB -> Istio path): that Ingress is the edge,
+    # and its own rule judges it; the gateway's Service is named after its selector (istio: ingressgateway ->
+    # istio-ingressgateway, Istio's chart convention).
+    values = [str(v) for v in selector.values() if str(v)]
+    for ing in (r for kind in edge.INGRESS_TYPES for r in s.by_kind.get(split_type(kind), [])):
+        if namespace_of(ing) == namespace_of(gw) and any(
+            v in name for name, _ in edge.ingress_backend_ports(ing) for v in values
+        ):
+            return Reach("internal", f"behind Ingress {_name(ing)}, which is the edge")
+    for svc in s.services.values():
+        chosen = as_dict(get(svc, "spec", "selector"))
+        if chosen and selector and all(selector.get(k) == v for k, v in chosen.items()):
+            kind = get(svc, "spec", "type") or "ClusterIP"
+            if kind == "LoadBalancer" and not internal_annotations(annotations_of(svc)):
+                return Reach("public", f"its ingress gateway's Service {get(svc, 'metadata', 'name')} is a LoadBalancer")
+            return Reach("internal" if kind == "ClusterIP" else "unknown", f"its ingress gateway's Service is {kind}")
+    return Reach("unknown", f"the Service of its ingress gateway (selector {selector}) is not in these files")
+
+
+def _virtual_services(vs: Any, s: _Set) -> list[Publication]:
+    services = tuple(
+        dict.fromkeys(
+            name
+            for http in as_list(get(vs.props, "spec", "http"))
+            for dest in as_list(get(http, "route"))
+            if (name := path.service_of_host(get(dest, "destination", "host")))
+        )
+    )
+    out = []
+    for ref in as_list(get(vs.props, "spec", "gateways")):
+        if not isinstance(ref, str) or ref == "mesh":
+            continue
+        name = ref.split("/")[-1]
+        gw = s.named("networking.istio.io", "Gateway", name)
+        if gw is None:
+            if not _PUBLIC_NAME.search(name):
+                continue
+            reach, tls = Reach("unknown", f"its Gateway {ref} is not in these files (its name says it is external)"), None
+        else:
+            servers = [as_dict(x) for x in as_list(get(gw.props, "spec", "servers"))]
+            reach = _istio_gateway_reach(gw, s)
+            tls = any(str(get(x, "port", "protocol")).upper() in ("HTTPS", "TLS") for x in servers) if servers else None
+        guard = _istio_guard(s) or _server_key_guard(services, s)
+        out.append(Publication(vs, f"{_label('VirtualService', vs)} on Gateway {ref}", reach, tls, guard, services, ()))
+    return out
+
+
+def _openshift_route(route: Any, s: _Set) -> Publication:
+    spec = as_dict(get(route.props, "spec"))
+    services = tuple(
+        dict.fromkeys(
+            n for b in [spec.get("to")] + as_list(spec.get("alternateBackends")) if isinstance(n := get(b, "name"), str)
+        )
+    )
+    ann = annotations_of(route.props)
+    allow = next((k for k in ann if k.startswith("haproxy.router.openshift.io/ip_") and str(ann[k]).strip()), None)
+    reach = Reach(
+        "unknown", "the OpenShift router publishes it on the cluster's apps domain; whether that is public is not in these files"
+    )
+    guard = (allow and f"{allow}") or _server_key_guard(services, s)
+    return Publication(route, _label("Route", route), reach, bool(spec.get("tls")), guard, services, ())
+
+
+def publications(resources: list) -> list[Publication]:
+    """Every object of the set that publishes backends through an edge (ALB and gce-class Ingresses excepted)."""
+    s = _Set(resources)
+    out: list[Publication] = []
+    routed: set[Any] = set()
+    for r in resources:
+        group, kind = split_type(r.type)
+        if r.type in edge.INGRESS_TYPES:
+            found = _ingress(r, s)
+            out += [found] if found else []
+        elif (group, kind) in ROUTE_KINDS:
+            routed |= {get(ref, "name") for ref in as_list(get(r.props, "spec", "parentRefs"))}
+            out += _routes(r, s)
+        elif (group, kind) == ("networking.istio.io", "VirtualService"):
+            out += _virtual_services(r, s)
+        elif (group, kind) == ("route.openshift.io", "Route"):
+            out.append(_openshift_route(r, s))
+    return out + _bare_gateways(s, routed)
+
+
+def model_behind(pub: Publication, resources_llm: set[str], known: set[str]) -> str:
+    """Whether a model is behind: "model" (a model server of the set, or a backend that is a model by its kind), "none" (every backend is a
+    known non-model), or "unknown" (a backend the set does not hold)."""
+    if pub.pools or set(pub.services) & resources_llm:
+        return "model"
+    unknown = [n for n in pub.services if n not in known]
+    if pub.services and all(not_a_model_name(n) or "oauth2-proxy" in n for n in unknown):
+        return "none"
+    return "unknown"
+
+
+def model_services(resources: list) -> set[str]:
+    """Names of the Services in front of the set's model servers (KubeRay's head and serve Services included)."""
+    found = set(_keyed_services(resources))
+    for r in resources:
+        if split_type(r.type)[0] == "ray.io" and model_servers(r):
+            found |= {f"{_name(r)}-head-svc", f"{_name(r)}-serve-svc"}
+    return found

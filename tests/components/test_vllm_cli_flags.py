@@ -1,0 +1,82 @@
+"""components/vllm_cli_flags.json (every long option of vLLM's server parser, per release, read from the wheels by
+tools/read_vllm_cli_flags.py) against the hand-kept flag lists of components/vllm_flags.py, and the reading rules."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from components.vllm_flags import (
+    FIRST_RELEASE,
+    IN_EVERY_RELEASE,
+    NEWEST_READ,
+    OLDEST_READ,
+    cli_options,
+    official_release,
+    parse_version,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _in_range(release: str) -> bool:
+    return parse_version(OLDEST_READ) <= parse_version(release) <= parse_version(NEWEST_READ)
+
+
+def test_hand_lists_agree_with_the_wheels():
+    table = cli_options()
+    for name in sorted(n for n in IN_EVERY_RELEASE if n.startswith("--")):
+        missing = [r for r in table.releases if _in_range(r) and r not in table.releases_having(name)]
+        assert missing == [], f"{name} is listed in every release but the wheels of {missing} lack it"
+    for name, first in FIRST_RELEASE.items():
+        if name.startswith("--"):
+            having = [r for r in table.releases_having(name) if _in_range(r)]
+            assert having and having[0] == first, (name, first, having[:1])
+            assert all(r in having for r in table.releases if _in_range(r) and parse_version(r) >= parse_version(first))
+
+
+def test_reading_rules():
+    table = cli_options()
+    assert table.releases[0] == "0.6.0" and table.releases[-1] == "0.34.0" and "0.21.0" not in table.releases
+    assert table.releases_having("--prefix-cache-block-size") == []
+    assert table.releases_having("--max_model_len") == table.releases_having("--max-model-len") == list(table.releases)
+    assert table.releases_having("--max-num-seq") == table.releases_having("--max-num-seqs")  # argparse abbreviation
+    assert table.releases_having("--compilation-config.mode") == table.releases_having("--compilation-config")
+    # --swap-space: its last add_argument is 0.17.x (0.17.0 vllm/engine/arg_utils.py:951).
+    assert table.releases_having("--swap-space")[-1] == "0.17.1"
+    assert table.neighbours("0.10.1") == ("0.10.1",)
+    assert table.neighbours("0.10.1.1") == ("0.10.1", "0.10.2")
+    assert table.neighbours("0.5.4") == () and table.neighbours("0.40.0") == ()
+    assert table.releases_shipping("vllm.entrypoints.api_server")[-1] == "0.24.0"
+
+
+@pytest.mark.parametrize(
+    "image,release",
+    [
+        ("vllm/vllm-openai:v0.10.1", "0.10.1"),
+        ("docker.io/vllm/vllm-openai:v0.10.1.1", "0.10.1.1"),
+        ("vllm/vllm-openai:latest", None),
+        ("vllm/vllm-openai:v0.10.1-cu128", None),
+        ("registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0", None),
+        ("ghcr.io/llm-d/llm-d-cuda:v0.8.0", None),
+    ],
+)
+def test_official_release(image, release):
+    assert official_release(image) == release
+
+
+def test_the_tool_writes_spans_the_loader_reads_back():
+    spec = importlib.util.spec_from_file_location("read_vllm_cli_flags", ROOT / "tools" / "read_vllm_cli_flags.py")
+    assert spec and spec.loader
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    data = tool.table(
+        {"0.10.0": {"--a", "--b"}, "0.9.0": {"--a"}, "0.11.0": {"--a"}}, {"0.9.0": set(), "0.10.0": {"m"}, "0.11.0": set()}
+    )
+    assert data == {"releases": ["0.9.0", "0.10.0", "0.11.0"], "options": {"--a": "0-2", "--b": "1"}, "modules": {"m": "1"}}
+    assert tool.inverses({"--enable-log-requests"}) == {"--disable-log-requests", "--no-disable-log-requests"}
+    written = json.loads((ROOT / "components" / "vllm_cli_flags.json").read_text())
+    assert set(written) == {"releases", "options", "modules"}
