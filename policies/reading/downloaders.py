@@ -141,6 +141,7 @@ def fetches(resource: Any) -> list[Fetch]:
 LLMAZ_SERVICE = ("inference.llmaz.io", "Service")
 LLMAZ_MODEL = ("llmaz.io", "OpenModel")
 LLMAZ_MODEL_DIR = "/workspace/models/"
+LLMAZ_TOOL = "llmaz model-loader"
 
 
 def _llmaz_models(resource: Any) -> list[dict]:
@@ -166,9 +167,7 @@ def _llmaz_fetches(resource: Any) -> list[Fetch]:
         loader = {"name": "model-loader" if i == 0 else f"model-loader-{i}"}
         for path, podspec in pod_specs(resource):
             label = f"{path} init container {loader['name']} (added by llmaz for OpenModel {get(model, 'metadata', 'name')})"
-            found.append(
-                Fetch(label, "llmaz model-loader", podspec, loader, model_id, LLMAZ_MODEL_DIR, revision, "modelHub.revision")
-            )
+            found.append(Fetch(label, LLMAZ_TOOL, podspec, loader, model_id, LLMAZ_MODEL_DIR, revision, "modelHub.revision"))
     return found
 
 
@@ -201,4 +200,4 @@ def _fetches(resource: Any) -> list[Fetch]:
     return found
 
 
-__all__ = ["Fetch", "ROWS", "DownloaderRow", "fetches"]
+__all__ = ["LLMAZ_TOOL", "Fetch", "ROWS", "DownloaderRow", "fetches"]
