@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from policies.autoscaling.scalers import namespace_of
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     ISVC_TYPE,
@@ -70,11 +71,6 @@ class Claim:
     proven: bool = True
 
 
-def _ns(resource: Resource) -> Optional[str]:
-    value = get(resource.props, "metadata", "namespace")
-    return value if isinstance(value, str) else None
-
-
 def _ref(resource: Resource, default_kind: Optional[str]) -> tuple[Optional[str], Optional[str]]:
     ref = as_dict(get(resource.props, "spec", "scaleTargetRef"))
     kind, name = ref.get("kind") or default_kind, ref.get("name")
@@ -91,7 +87,7 @@ def _isvc_claim(r: Resource, config: dict) -> Optional[Claim]:
     made = "a KEDA ScaledObject" if cls == "keda" else "an HPA"
     shown = f"{AUTOSCALER_CLASS} {cls}" if cls else f"no {AUTOSCALER_CLASS} (hpa)"
     how = f"InferenceService {name} (KServe creates {made} on {name}-predictor in {mode} mode: {shown})"
-    return Claim(r, how, "Deployment", f"{name}-predictor", _ns(r), proven=annotated)
+    return Claim(r, how, "Deployment", f"{name}-predictor", namespace_of(r), proven=annotated)
 
 
 def _claim(r: Resource, config: dict) -> Optional[Claim]:
@@ -101,7 +97,7 @@ def _claim(r: Resource, config: dict) -> Optional[Claim]:
     if group_kind == _NIM:
         if get(r.props, "spec", "scale", "enabled") is not True:
             return None
-        return Claim(r, f"NIMService {name} (the HPA its operator renders from spec.scale)", "Deployment", name, _ns(r))
+        return Claim(r, f"NIMService {name} (the HPA its operator renders from spec.scale)", "Deployment", name, namespace_of(r))
     if group_kind[1] == _HPA and group_kind[0] == "autoscaling":
         kind, target = _ref(r, None)
         how = f"HPA {name}"
@@ -118,7 +114,7 @@ def _claim(r: Resource, config: dict) -> Optional[Claim]:
         how = f"PodAutoscaler {name} (AIBrix, {get(r.props, 'spec', 'scalingStrategy') or 'its strategy'})"
     else:
         return None
-    return None if kind is None or target is None else Claim(r, how, kind, target, _ns(r))
+    return None if kind is None or target is None else Claim(r, how, kind, target, namespace_of(r))
 
 
 def _owned(r: Resource, claimed: set[tuple[str, str]]) -> bool:
@@ -151,7 +147,7 @@ def _target_present(claim: Claim, resources: list[Resource]) -> bool:
         return True
     return any(
         (split_type(r.type)[1], metadata_name(r.props)) == (claim.kind, claim.name)
-        and (claim.namespace is None or _ns(r) in (None, claim.namespace))
+        and (claim.namespace is None or namespace_of(r) in (None, claim.namespace))
         for r in resources
     )
 

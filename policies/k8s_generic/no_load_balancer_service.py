@@ -1,4 +1,4 @@
-"""G32: no Service of type LoadBalancer (and a NodePort one is advice).
+"""G32: no Service of type LoadBalancer, nor a KubeRay head made one (and a NodePort one is advice).
 
 Each LoadBalancer Service gets its own cloud load balancer, usually internet-facing, with its
 own idle timeout that the serving timeout chain does not know about: streamed generations are cut
@@ -8,7 +8,9 @@ at its default (60 s on AWS), and the model is exposed past the gateway's auth a
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import annotations_of, get
+from policies.kube import annotations_of, as_dict, get, pod_specs, split_type
+from policies.reading import exposure
+from policies.reading import route_path as path
 
 SERVICE_TYPE = "kubernetes:core/v1:Service"
 
@@ -26,13 +28,16 @@ _INTERNAL = {
 }
 
 
-def _internal(resource: Resource) -> bool:
-    annotations = annotations_of(resource.props)
+def _internal(annotations: dict) -> bool:
     return any(str(annotations.get(k, "")).strip().lower() == v for k, v in _INTERNAL.items())
 
 
-def _check(resource: Resource, config: dict) -> list[str]:
-    if get(resource.props, "spec", "type") == "NodePort":
+def _service_finding(resource: Resource, selects: dict[str, list[str]], llm: set[str]) -> list[str]:
+    kind = get(resource.props, "spec", "type")
+    if kind not in ("NodePort", "LoadBalancer"):
+        return []
+    name = str(get(resource.props, "metadata", "name") or "")
+    if kind == "NodePort":
         # A NodePort opens the port on every node's address (https://kubernetes.io/docs/concepts/services-networking/
         # service/#type-nodeport), past the gateway's auth; whether those addresses are reachable from outside depends
         # on the node network, which the manifest does not show: advice.
@@ -42,19 +47,61 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 "timeouts and rate limits; use ClusterIP behind the gateway path"
             )
         ]
-    if get(resource.props, "spec", "type") != "LoadBalancer":
-        return []
     message = (
         "spec.type: LoadBalancer provisions a separate cloud load balancer that bypasses the ingress gateway's "
         "timeouts, auth and rate limits; use ClusterIP behind the ALB/gateway path"
     )
-    # An internal load balancer is not exposed past anything; that it sits beside the gateway path is advice.
-    return [unproven(message) if _internal(resource) else message]
+    # An internal load balancer is not exposed past anything; that it sits beside the gateway path is advice. So is a
+    # Service the set shows in front of workloads none of which serves a model (a UI, Grafana), or one named as such.
+    not_a_model = name not in llm and (bool(selects.get(name)) or exposure.not_a_model_name(name))
+    if not_a_model:
+        return [unproven(message + f" (it selects no model server: {', '.join(selects.get(name, [])) or name})")]
+    return [unproven(message) if _internal(annotations_of(resource.props)) else message]
+
+
+def _ray_finding(resource: Resource) -> list[str]:
+    """KubeRay makes the head Service (and a RayService's Serve Service) of headGroupSpec.serviceType (kuberay v1.7.0
+    ray-operator/controllers/ray/common/service.go:69 head, :209-212 serve; raycluster_types.go:400-402), with
+    spec.headServiceAnnotations on the head Service (raycluster_types.go:39). The head Service carries the dashboard
+    (8265), whose Jobs API runs any code it is sent, the client port (10001) and the GCS (6379)."""
+    spec = as_dict(get(resource.props, "spec"))
+    cluster = as_dict(spec.get("rayClusterConfig") or spec.get("rayClusterSpec") or spec)
+    kind = get(cluster, "headGroupSpec", "serviceType")
+    if kind not in ("LoadBalancer", "NodePort"):
+        return []
+    message = (
+        f"headGroupSpec.serviceType: {kind} makes KubeRay's head Service (dashboard 8265, whose Jobs API runs any code "
+        f"it is sent; client 10001; GCS 6379) and the Serve Service reachable past the ingress gateway's auth, "
+        f"timeouts and rate limits; leave it ClusterIP and route the serve port through the gateway"
+    )
+    internal = _internal(as_dict(cluster.get("headServiceAnnotations")))
+    return [message if kind == "LoadBalancer" and not internal else unproven(message)]
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    llm = exposure.model_services(resources)
+    selectors = path.service_selectors(resources)
+    selects: dict[str, list[str]] = {}
+    for w in resources:
+        if pod_specs(w):
+            for service in path.workload_services(w, selectors):
+                selects.setdefault(service, []).append(f"{split_type(w.type)[1]} {get(w.props, 'metadata', 'name')}")
+    findings = []
+    for r in resources:
+        if r.type == SERVICE_TYPE:
+            findings += [(r.name, m) for m in _service_finding(r, selects, llm)]
+        elif split_type(r.type) in _RAY:
+            findings += [(r.name, m) for m in _ray_finding(r)]
+    return findings
+
+
+_RAY = {("ray.io", "RayCluster"), ("ray.io", "RayService")}
 
 
 POLICY = Policy(
     name="no-load-balancer-service",
-    description="Services must not be of type LoadBalancer; expose models through the ingress gateway.",
+    description="Services (and KubeRay head services, headGroupSpec.serviceType) must not be of type LoadBalancer; "
+    "expose models through the ingress gateway (NodePort, an internal load balancer or one selecting no model: advice).",
     catalog="G32",
     severity="medium",
     enforcement="mandatory",
@@ -62,8 +109,7 @@ POLICY = Policy(
         "Make the Service ClusterIP and route to it from the shared ALB Ingress / gateway; annotate "
         'llm-serving.io/exempt-no-load-balancer-service: "<reason>" for a deliberate, internal-only NLB.'
     ),
-    resource_types=(SERVICE_TYPE,),
-    check_resource=_check,
+    check_stack=_check,
     rationale=(
         "Every LoadBalancer Service creates its own cloud load balancer (https://kubernetes.io/docs/concepts/services-networking/service/#loadbalancer); "
         "on AWS its idle timeout defaults to 60 s (https://docs.aws.amazon.com/elasticloadbalancing/latest/application/application-load-balancers.html#connection-idle-timeout), "

@@ -25,7 +25,8 @@ from typing import Any, Mapping, Optional
 
 from components.hub_access import gated
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, requests_gpu, split_type
+from policies.reading.downloaders import LLMAZ_TOOL, fetches
 from policies.reading.engines import (
     cache_dirs,
     config_maps,
@@ -106,17 +107,29 @@ def _cache_may_hold_it(podspec: Mapping, container: Mapping, dirs: tuple[str, ..
     return False
 
 
-def _servers(resource: Resource) -> list[tuple[str, Any, dict, dict, Mapping, Any]]:
-    """(label, model, podspec, container, args, engine row) of every server whose engine fetches from the Hugging Face Hub."""
-    found: list[tuple[str, Any, dict, dict, Mapping, Any]] = []
+def _servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[str, ...], bool]]:
+    """(label, model, podspec, container, cache folders, offline) of every server whose engine fetches from the Hugging
+    Face Hub, and of every downloader container that fetches for one (policies.reading.downloaders; not llmaz's
+    loader, which takes HF_TOKEN from its modelhub-secret: InftyAI/llmaz v0.1.4 modelsource.go:43-45)."""
+    found: list[tuple[str, Any, dict, dict, tuple[str, ...], bool]] = []
     vllm = engine_row("vllm")
     for server in vllm_servers(resource):
-        if not server.runtime_merged:
-            found.append((server.label, served_model(server), server.podspec, server.container, server.args, vllm))
+        if not server.runtime_merged and vllm is not None:
+            dirs = cache_dirs(server.container, server.args, vllm)
+            found.append(
+                (server.label, served_model(server), server.podspec, server.container, dirs, hub_offline(vllm, server.container))
+            )
     for engine in table_servers(resource):
         spec = engine.row.downloads if engine.row is not None else None
-        if spec is not None and "hub" in spec.models:
-            found.append((engine.label, engine.model, engine.podspec, engine.container, engine.args, engine.row))
+        if engine.row is not None and spec is not None and "hub" in spec.models:
+            dirs = cache_dirs(engine.container, engine.args, engine.row)
+            found.append(
+                (engine.label, engine.model, engine.podspec, engine.container, dirs, hub_offline(engine.row, engine.container))
+            )
+    for fetch in fetches(resource):
+        if fetch.tool != LLMAZ_TOOL and requests_gpu(fetch.podspec):
+            dirs = (fetch.into,) if fetch.into else cache_dirs(fetch.container, {})
+            found.append((fetch.label, fetch.source, fetch.podspec, fetch.container, dirs, False))
     return found
 
 
@@ -124,20 +137,20 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if split_type(resource.type)[0] == "serving.kserve.io":
         return []  # KServe's storage initializer takes the token its own way (kserve-hf-token-on-service-account)
     messages = []
-    for label, model, podspec, container, args, row in _servers(resource):
+    for label, model, podspec, container, dirs, offline in _servers(resource):
         repository = hub_model(model)
         entry = gated(repository)
-        if entry is None or row is None or hub_offline(row, container) or _token_named(podspec):
+        if entry is None or offline or _token_named(podspec):
             continue
         message = (
-            f"{label}: serves {repository}, a gated Hugging Face repository ({entry.prefix}* asks each user to accept "
-            f"its licence on the Hub), and the pod gives the Hub client no token (no HF_TOKEN or "
-            f"HUGGING_FACE_HUB_TOKEN, no token file, no OIDC), so the download answers 401 and the server exits at "
+            f"{label}: downloads {repository}, a gated Hugging Face repository ({entry.prefix}* asks each user to "
+            f"accept its licence on the Hub), and the pod gives the Hub client no token (no HF_TOKEN or "
+            f"HUGGING_FACE_HUB_TOKEN, no token file, no OIDC), so the download answers 401 and the pod fails at "
             f"start on the GPU node; take HF_TOKEN from a Secret (env valueFrom.secretKeyRef), or serve the model from "
             f"a volume that holds it with HF_HUB_OFFLINE=1"
         )
         why = _outside(resource, podspec)
-        if why is None and _cache_may_hold_it(podspec, container, cache_dirs(container, args, row)):
+        if why is None and _cache_may_hold_it(podspec, container, dirs):
             why = "a volume at the model cache may hold the model already"
         messages.append(unproven(f"{message} ({why})") if why else message)
     return messages

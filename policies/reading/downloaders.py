@@ -21,7 +21,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from policies.kube import as_dict, containers, memoized, pod_specs
+from policies.kube import as_dict, as_list, containers, get, memoized, pod_specs, split_type, viewed_resources
 from policies.reading.vllm_args import command_tokens, is_shell_operator
 
 
@@ -127,8 +127,48 @@ def _revision(args: list[str], row: DownloaderRow) -> Optional[str]:
 
 
 def fetches(resource: Any) -> list[Fetch]:
-    """Every model a downloader container of the workload fetches (init containers and sidecars)."""
-    return list(memoized(resource, "downloader_fetches", _fetches))
+    """Every model a downloader container of the workload fetches (init containers and sidecars), and the loaders an
+    operator adds to the pods it renders (llmaz)."""
+    return list(memoized(resource, "downloader_fetches", _fetches)) + _llmaz_fetches(resource)
+
+
+# llmaz (InftyAI/llmaz v0.1.4, f159c346fa22680acf8b899f41ab340a56d02d3b): an inference.llmaz.io Service's controller
+# adds, for each model its modelClaims name, a "model-loader" init container to the leader and worker templates
+# (pkg/controller/inference/service_controller.go:195-218, unless the annotation llmaz.io/skip-model-loader is "true",
+# pkg/controller_helper/helper.go:127-132) that downloads an OpenModel's source.modelHub.modelID at its revision
+# (modelhub.go:66-100, env REVISION from modelHub.revision) into /workspace/models/, the volume "model-volume": an
+# emptyDir without a sizeLimit (modelsource.go:25-35, 105-127).
+LLMAZ_SERVICE = ("inference.llmaz.io", "Service")
+LLMAZ_MODEL = ("llmaz.io", "OpenModel")
+LLMAZ_MODEL_DIR = "/workspace/models/"
+LLMAZ_TOOL = "llmaz model-loader"
+
+
+def _llmaz_models(resource: Any) -> list[dict]:
+    """The OpenModels of the files read that an llmaz Service claims, in claim order."""
+    view = viewed_resources() or ()
+    models = {get(r.props, "metadata", "name"): r.props for r in view if split_type(getattr(r, "type", "")) == LLMAZ_MODEL}
+    claims = [as_dict(m).get("name") for m in as_list(get(resource.props, "spec", "modelClaims", "models"))]
+    return [as_dict(models[name]) for name in claims if name in models]
+
+
+def _llmaz_fetches(resource: Any) -> list[Fetch]:
+    if split_type(resource.type) != LLMAZ_SERVICE:
+        return []
+    if str(as_dict(get(resource.props, "metadata", "annotations")).get("llmaz.io/skip-model-loader")) == "true":
+        return []
+    found = []
+    for i, model in enumerate(_llmaz_models(resource)):
+        hub = as_dict(get(model, "spec", "source", "modelHub"))
+        model_id = hub.get("modelID")
+        if not isinstance(model_id, str):
+            continue
+        revision = hub.get("revision") if isinstance(hub.get("revision"), str) else None
+        loader = {"name": "model-loader" if i == 0 else f"model-loader-{i}"}
+        for path, podspec in pod_specs(resource):
+            label = f"{path} init container {loader['name']} (added by llmaz for OpenModel {get(model, 'metadata', 'name')})"
+            found.append(Fetch(label, LLMAZ_TOOL, podspec, loader, model_id, LLMAZ_MODEL_DIR, revision, "modelHub.revision"))
+    return found
 
 
 def _fetches(resource: Any) -> list[Fetch]:
@@ -160,4 +200,4 @@ def _fetches(resource: Any) -> list[Fetch]:
     return found
 
 
-__all__ = ["Fetch", "ROWS", "DownloaderRow", "fetches"]
+__all__ = ["LLMAZ_TOOL", "Fetch", "ROWS", "DownloaderRow", "fetches"]

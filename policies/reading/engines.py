@@ -533,13 +533,13 @@ _KSERVE_SOURCE = "its storage, through KServe's storage initializer,"
 
 
 def _kserve_downloads(resource: Any) -> list[Download]:
-    from policies.reading.kserve_storage import KSERVE_MODEL_DIR, storage_initializer_downloads
+    from policies.reading.kserve_storage import storage_initializer_downloads
 
     found = []
-    for label, source, podspec, container, known in storage_initializer_downloads(resource):
+    for label, source, into, podspec, container, known in storage_initializer_downloads(resource):
         # The storage initializer downloads into the emptyDir KServe mounts at /mnt/models (any scheme but pvc/oci).
         why = "" if known else "the runtime or config that completes this container is not in the files read"
-        found.append(Download(label, source, podspec, container, KSERVE_MODEL_DIR, _KSERVE_SOURCE, not known, why))
+        found.append(Download(label, source, podspec, container, into, _KSERVE_SOURCE, not known, why))
     for engine in kserve_hf_servers(resource):
         model = hub_model(engine.model)
         uri = engine.container.get("storageUri")

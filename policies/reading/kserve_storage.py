@@ -57,18 +57,34 @@ def isvc_source(isvc: Any) -> Optional[str]:
     return None
 
 
-def _downloads_source(resource: Any) -> Optional[str]:
+def _storage_uris(isvc: Any) -> Optional[tuple[str, str]]:
+    """(uri, mount path) of the first entry of a predictor's ``storageUris`` that the storage initializer downloads
+    (kserve v0.20.0 pkg/apis/serving/v1beta1/predictor.go:66; the injector downloads every entry but pvc:// and OCI
+    ones into an emptyDir at their common parent path, storage_initializer_injector.go:428-500)."""
+    predictor = as_dict(get(isvc.props, "spec", "predictor"))
+    for entries in (as_dict(predictor.get("model")).get("storageUris"), predictor.get("storageUris")):
+        for entry in as_list(entries):
+            uri, mount = as_dict(entry).get("uri"), as_dict(entry).get("mountPath")
+            if downloaded_uri(uri):
+                return str(uri), mount if isinstance(mount, str) and mount else KSERVE_MODEL_DIR
+    return None
+
+
+def _downloads_source(resource: Any) -> Optional[tuple[str, str]]:
+    """(what is downloaded, the folder it lands in) for a KServe object whose storage initializer downloads."""
     kind = split_type(resource.type)
     if kind == ISVC:
         source = isvc_source(resource)
-        if source is None or ("://" in source.split(" ", 1)[0] and not downloaded_uri(source)):
+        if source is None:
+            return _storage_uris(resource)
+        if "://" in source.split(" ", 1)[0] and not downloaded_uri(source):
             return None
-        return source
+        return source, KSERVE_MODEL_DIR
     if kind == LLMISVC:
         uri = get(resource.props, "spec", "model", "uri")
         if get(resource.props, "spec", "storageInitializer", "enabled") is False:
             return None
-        return uri if isinstance(uri, str) and uri.startswith(_LLMISVC_DOWNLOADED) else None
+        return (uri, KSERVE_MODEL_DIR) if isinstance(uri, str) and uri.startswith(_LLMISVC_DOWNLOADED) else None
     return None
 
 
@@ -92,14 +108,15 @@ def _builtin_runtime(resource: Any, path: str) -> bool:
     )
 
 
-def storage_initializer_downloads(resource: Any) -> list[tuple[str, str, dict, dict, bool]]:
-    """(label, source, podspec, container with its pod's resources, known) of every GPU server container of a KServe
+def storage_initializer_downloads(resource: Any) -> list[tuple[str, str, str, dict, dict, bool]]:
+    """(label, source, folder, podspec, container with its pod's resources, known) of every GPU server container of a KServe
     object whose model the storage initializer downloads into the /mnt/models emptyDir; ``known`` is False where a
     ServingRuntime or LLMInferenceServiceConfig outside the files read completes the container (its resources,
     an ephemeral-storage request among them, are unknown)."""
-    source = _downloads_source(resource)
-    if source is None:
+    downloaded = _downloads_source(resource)
+    if downloaded is None:
         return []
+    source, into = downloaded
     found = []
     for server in model_servers(resource):
         if not _server(resource, server.path, server.container):
@@ -111,7 +128,7 @@ def storage_initializer_downloads(resource: Any) -> list[tuple[str, str, dict, d
         container = {**server.container, "resources": resources if known else as_dict(server.container.get("resources"))}
         if not requests_gpu({"containers": [container]}):
             continue
-        found.append((server.label, source, server.podspec, container, known))
+        found.append((server.label, source, into, server.podspec, container, known))
     return found
 
 

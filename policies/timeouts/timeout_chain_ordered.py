@@ -17,6 +17,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import as_float, get
 from policies.reading import edge
 from policies.reading import route_path as path
+from policies.reading.serving import model_servers
 from policies.reading.vllm_args import vllm_servers
 
 
@@ -106,7 +107,37 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     (r.name, f"{route.label}: {path.fmt(inner)} is below the longest request {path.fmt(longest)} {w.name} serves")
                 )
     findings += _gke_and_nginx(resources, workloads, selectors)
+    findings += _gke_default(resources, selectors)
     return sorted(set(findings))
+
+
+def _gke_default(resources: list[Resource], selectors: dict) -> list[tuple[str, str]]:
+    """A GKE Ingress in front of a model server whose Service, in the set, names no BackendConfig (or one of the set
+    without timeoutSec): the backend service keeps GKE's 30 s, which bounds the whole response of an external or
+    internal Application Load Balancer, so every generation that takes longer is cut; the set proves it (session 24
+    review R4). A Service or BackendConfig outside the set leaves it to llm-route-timeout-not-default's advice."""
+    services, configs = edge.services_by_name(resources), edge.backend_configs(resources)
+    ingresses = [r for r in resources if r.type in path.INGRESS_TYPES and edge.is_gce_ingress(r)]
+    found = []
+    for w in resources if ingresses else []:
+        if not model_servers(w):
+            continue
+        mine = path.workload_services(w, selectors)
+        for ing in ingresses:
+            for service, port in edge.ingress_backend_ports(ing):
+                timeout = edge.gce_backend_timeout(services[service], port, configs) if service in services else None
+                if service not in mine or timeout is None or timeout.explicit:
+                    continue
+                found.append(
+                    (
+                        ing.name,
+                        f"Ingress {get(ing.props, 'metadata', 'name')} (GKE) sends to {service}, in front of {get(w.props, 'metadata', 'name')}'s "
+                        f"model server, with the backend service timeout at {path.fmt(timeout.seconds)} ({timeout.how}): "
+                        f"it bounds the whole response, so every generation that takes longer is cut (502/504); set "
+                        f"timeoutSec in a BackendConfig above the longest request",
+                    )
+                )
+    return found
 
 
 def _gke_and_nginx(resources: list[Resource], workloads: list[Resource], selectors: dict) -> list[tuple[str, str]]:

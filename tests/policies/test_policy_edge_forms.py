@@ -94,6 +94,28 @@ def test_a_gce_ingress_in_front_of_tgi_leaves_gkes_30_second_backend_timeout():
     ]
 
 
+def test_gkes_default_in_front_of_a_model_whose_service_is_in_the_set_blocks():
+    # Session 24 review R4: the Service is in the set and names no BackendConfig, so the 30 s default is proven.
+    ((level, message),) = found([TGI_INGRESS, TGI, TGI_SERVICE], "timeout-chain-ordered")
+    assert level == "mandatory"
+    assert message == (
+        "Ingress tgi-ingress (GKE) sends to tgi-service, in front of tgi-deployment's model server, with the backend "
+        "service timeout at 30s (unset: no BackendConfig on the Service, GKE's default): it bounds the whole response, "
+        "so every generation that takes longer is cut (502/504); set timeoutSec in a BackendConfig above the longest "
+        "request"
+    )
+    # The Service in another file, or a BackendConfig of the set with a long timeoutSec: not this rule's.
+    assert found([TGI_INGRESS, TGI], "timeout-chain-ordered") == []
+    config = {
+        "apiVersion": "cloud.google.com/v1",
+        "kind": "BackendConfig",
+        "metadata": {"name": "tgi"},
+        "spec": {"timeoutSec": 600},
+    }
+    svc = service("tgi-service", {"app": "tgi-server"}, 8080, {"cloud.google.com/backend-config": '{"default": "tgi"}'})
+    assert found([TGI_INGRESS, TGI, svc, config], "timeout-chain-ordered") == []
+
+
 def test_the_gce_ingress_alone_says_its_backend_is_not_in_the_set():
     ((level, message),) = found([TGI_INGRESS], S9)
     assert level == "advisory"

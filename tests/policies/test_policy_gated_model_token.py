@@ -67,7 +67,7 @@ def test_a_gated_model_with_no_token_blocks(tmp_path):
     [(level, message)] = _s37(tmp_path, _DEPLOYMENT)
     assert level == "mandatory"
     assert message.startswith(
-        "container vllm-container: serves meta-llama/Meta-Llama-3-70B-Instruct, a gated Hugging Face repository "
+        "container vllm-container: downloads meta-llama/Meta-Llama-3-70B-Instruct, a gated Hugging Face repository "
         "(meta-llama/* asks each user to accept its licence on the Hub), and the pod gives the Hub client no token"
     )
 
@@ -156,3 +156,28 @@ def test_a_bad_row_fails_the_load_naming_it(tmp_path):
     bad.write_text('[[gated]]\nprefix = "x/"\nscope = "org"\nsource = "x"\n')
     with pytest.raises(ValueError, match="scope 'org' is not one of organisation, family"):
         _load(bad)
+
+
+def test_a_downloader_init_container_of_a_gated_model_is_read(tmp_path):
+    # `hf download` in an init container fetches for the server (policies/reading/downloaders.py): no token, a plain
+    # Deployment, an emptyDir: proven.
+    fetching = copy.deepcopy(_DEPLOYMENT)
+    pod = _pod(fetching)
+    pod["containers"][0]["args"][1] = "/models/llama"
+    pod["initContainers"] = [
+        {
+            "name": "fetch",
+            "image": "python:3.12-slim",
+            "command": [
+                "sh",
+                "-c",
+                "pip install huggingface_hub==1.28.0 && hf download meta-llama/Llama-3.1-8B-Instruct --local-dir /models/llama",
+            ],
+            "volumeMounts": [{"name": "models", "mountPath": "/models"}],
+        }
+    ]
+    pod["volumes"] = [{"name": "models", "emptyDir": {}}]
+    [(level, message)] = _s37(tmp_path, fetching)
+    assert level == "mandatory" and message.startswith("container fetch: downloads meta-llama/Llama-3.1-8B")
+    pod["initContainers"][0]["command"][2] += " --token $(HF_TOKEN)"
+    assert _s37(tmp_path, fetching) == []

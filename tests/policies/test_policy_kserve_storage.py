@@ -103,3 +103,17 @@ def test_a_runtime_outside_the_files_makes_it_advice(tmp_path):
     [(level, message)] = _s19(tmp_path, _ISVC)
     assert level == "advisory"
     assert "the runtime or config that completes this container is not in the files read" in message
+
+
+def test_storage_uris_are_read(tmp_path):
+    # predictor.model.storageUris (kserve v0.20.0 predictor.go:66): each non-pvc, non-OCI entry is downloaded into an
+    # emptyDir at the entries' common parent path (storage_initializer_injector.go:428-500).
+    isvc = copy.deepcopy(_ISVC)
+    model = isvc["spec"]["predictor"]["model"]
+    del model["storage"]
+    model["storageUris"] = [{"uri": "s3://models/mistral-7b", "mountPath": "/mnt/models/base"}]
+    [(level, message)] = _s19(tmp_path, isvc, _RUNTIME)
+    assert level == "mandatory" and "downloads s3://models/mistral-7b from its storage" in message
+    assert "into /mnt/models/base on the node's ephemeral storage" in message
+    model["storageUris"] = [{"uri": "pvc://models/mistral-7b", "mountPath": "/mnt/models/base"}]
+    assert _s19(tmp_path, isvc, _RUNTIME) == []

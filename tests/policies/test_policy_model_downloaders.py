@@ -126,3 +126,67 @@ def test_hf_download_in_a_deployment_init_container(tmp_path):
     assert [level for level, _ in _found(tmp_path, deployment, "gpu-pod-ephemeral-storage")] == ["mandatory"]
     cli["command"][2] += " --revision c1899de289a04d12100db370d81485cdf75e47ca"
     assert _found(tmp_path, deployment, "model-source-pinned") == []
+
+
+# llmaz: the shape of InftyAI/llmaz docs/examples/multi-nodes/service.yaml at 3c13ff343e28cdbe842fd3c659e3daf0d1e27e91
+# (an OpenModel on the Hub and an inference.llmaz.io Service claiming it), minimal. llmaz v0.1.4 adds the model-loader
+# init container and its emptyDir (policies/reading/downloaders.py cites the lines).
+_OPEN_MODEL = {
+    "apiVersion": "llmaz.io/v1alpha1",
+    "kind": "OpenModel",
+    "metadata": {"name": "llama3-405b-instruct"},
+    "spec": {"familyName": "llama3", "source": {"modelHub": {"modelID": "meta-llama/Llama-3.1-405B"}}},
+}
+_LLMAZ_SERVICE = {
+    "apiVersion": "inference.llmaz.io/v1alpha1",
+    "kind": "Service",
+    "metadata": {"name": "llama3-405b-instruct"},
+    "spec": {
+        "modelClaims": {"models": [{"name": "llama3-405b-instruct"}]},
+        "replicas": 2,
+        "workloadTemplate": {
+            "size": 2,
+            "workerTemplate": {
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "model-runner",
+                            "image": "lmsysorg/sglang:v0.4.6",
+                            "command": ["python3", "-m", "sglang.launch_server", "--model-path", "/workspace/models/x"],
+                            "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                        }
+                    ]
+                }
+            },
+        },
+    },
+}
+
+
+def _llmaz(tmp_path, policy: str, *docs: dict) -> list[tuple[str, str]]:
+    path = tmp_path / "llmaz.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    return [(v.enforcement, v.message) for v in evaluate(resources_of(read_manifests([str(path)]))) if v.policy == policy]
+
+
+def test_llmaz_model_loader_is_read(tmp_path):
+    [(level, message)] = _llmaz(tmp_path, "gpu-pod-ephemeral-storage", _OPEN_MODEL, _LLMAZ_SERVICE)
+    assert level == "advisory"  # an operator's kind, read generically
+    assert message.startswith(
+        "spec.workloadTemplate.workerTemplate.spec init container model-loader (added by llmaz for OpenModel "
+        "llama3-405b-instruct): downloads meta-llama/Llama-3.1-405B from the Hugging Face Hub (llmaz model-loader) "
+        "into /workspace/models/ on the node's ephemeral storage"
+    )
+    [(level, message)] = _llmaz(tmp_path, "model-source-pinned", _OPEN_MODEL, _LLMAZ_SERVICE)
+    assert level == "mandatory" and "pin the llmaz model-loader's modelHub.revision to a commit SHA" in message
+
+
+def test_llmaz_careful_forms_are_quiet(tmp_path):
+    pinned = copy.deepcopy(_OPEN_MODEL)
+    pinned["spec"]["source"]["modelHub"]["revision"] = "c1899de289a04d12100db370d81485cdf75e47ca"
+    assert _llmaz(tmp_path, "model-source-pinned", pinned, _LLMAZ_SERVICE) == []
+    skipped = copy.deepcopy(_LLMAZ_SERVICE)
+    skipped["metadata"]["annotations"] = {"llmaz.io/skip-model-loader": "true"}
+    assert _llmaz(tmp_path, "gpu-pod-ephemeral-storage", _OPEN_MODEL, skipped) == []
+    # The claimed OpenModel is not among the files: its source is unknown.
+    assert _llmaz(tmp_path, "gpu-pod-ephemeral-storage", _LLMAZ_SERVICE) == []

@@ -407,3 +407,52 @@ def test_openshift_routes():
     del plain["spec"]["tls"]
     ((level, message),) = found([plain, *model])
     assert level == "advisory" and "no TLS" in message
+
+
+LB = "no-load-balancer-service"
+
+
+def test_a_kuberay_head_service_made_public_by_service_type():
+    # ray-project/kuberay v1.7.0 (59d663aeec13760646da3db9c1cf8cfe883e30b7)
+    # ray-operator/config/samples/ray-cluster.separate-ingress.yaml: headGroupSpec.serviceType NodePort (advice);
+    # LoadBalancer makes the head Service a cloud load balancer (common/service.go:69), which blocks unless
+    # headServiceAnnotations ask for an internal one.
+    cluster = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": "raycluster-ingress"},
+        "spec": {
+            "headGroupSpec": {
+                "serviceType": "NodePort",
+                "rayStartParams": {},
+                "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.52.0"}]}},
+            }
+        },
+    }
+    ((level, message),) = found_by([cluster], LB)
+    assert level == "advisory" and message.startswith("headGroupSpec.serviceType: NodePort makes KubeRay's head Service")
+    cluster["spec"]["headGroupSpec"]["serviceType"] = "LoadBalancer"
+    assert [level for level, _ in found_by([cluster], LB)] == ["mandatory"]
+    service = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": "llm"},
+        "spec": {"rayClusterConfig": cluster["spec"]},
+    }
+    assert [level for level, _ in found_by([service], LB)] == ["mandatory"]
+    cluster["spec"]["headServiceAnnotations"] = {"networking.gke.io/load-balancer-type": "Internal"}
+    assert [level for level, _ in found_by([cluster], LB)] == ["advisory"]
+    cluster["spec"]["headGroupSpec"]["serviceType"] = "ClusterIP"
+    assert found_by([cluster], LB) == []
+
+
+def test_a_load_balancer_in_front_of_no_model_is_advice():
+    # A LoadBalancer Service the set shows in front of a Grafana Deployment, or named as a UI, exposes no model: the
+    # house rule stays as advice. In front of the vLLM server of the set it blocks, as before.
+    grafana = copy.deepcopy(vllm("grafana"))
+    grafana["spec"]["template"]["spec"]["containers"] = [{"name": "grafana", "image": "grafana/grafana:11.2.0"}]
+    ((level, message),) = found_by([grafana, service("grafana", "grafana", type="LoadBalancer")], LB)
+    assert level == "advisory" and message.endswith("(it selects no model server: Deployment grafana)")
+    assert [level for level, _ in found_by([service("open-webui", "open-webui", type="LoadBalancer")], LB)] == ["advisory"]
+    assert [level for level, _ in found_by([vllm(), service("vllm-service", "vllm", type="LoadBalancer")], LB)] == ["mandatory"]
+    assert [level for level, _ in found_by([service("vllm-service", "vllm", type="LoadBalancer")], LB)] == ["mandatory"]
