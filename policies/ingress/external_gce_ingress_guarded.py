@@ -55,7 +55,7 @@ def _guard(ing: Resource, services: dict, configs: dict) -> str:
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     services, configs = edge.services_by_name(resources), edge.backend_configs(resources)
     llm = exposure.model_services(resources)
-    known = set(services) | llm
+    known = set(exposure.selected_services(resources)) | llm
     findings = []
     for ing in resources:
         if ing.type not in edge.INGRESS_TYPES or edge.gce_ingress_class(ing) not in edge.GCE_EXTERNAL:

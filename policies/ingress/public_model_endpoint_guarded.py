@@ -15,7 +15,7 @@ or whose reach is internal is not reported.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.reading import edge, exposure
+from policies.reading import exposure
 
 
 def _missing(pub: exposure.Publication) -> list[str]:
@@ -39,7 +39,7 @@ def _behind(pub: exposure.Publication, state: str) -> str:
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     llm = exposure.model_services(resources)
-    known = set(edge.services_by_name(resources)) | llm
+    known = set(exposure.selected_services(resources)) | llm
     findings: list[tuple[str, str]] = []
     for pub in exposure.publications(resources):
         if pub.reach.level == "internal":

@@ -8,9 +8,8 @@ at its default (60 s on AWS), and the model is exposed past the gateway's auth a
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import annotations_of, as_dict, get, pod_specs, split_type
+from policies.kube import annotations_of, as_dict, get, split_type
 from policies.reading import exposure
-from policies.reading import route_path as path
 
 SERVICE_TYPE = "kubernetes:core/v1:Service"
 
@@ -80,12 +79,7 @@ def _ray_finding(resource: Resource) -> list[str]:
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     llm = exposure.model_services(resources)
-    selectors = path.service_selectors(resources)
-    selects: dict[str, list[str]] = {}
-    for w in resources:
-        if pod_specs(w):
-            for service in path.workload_services(w, selectors):
-                selects.setdefault(service, []).append(f"{split_type(w.type)[1]} {get(w.props, 'metadata', 'name')}")
+    selects = exposure.selected_services(resources)
     findings = []
     for r in resources:
         if r.type == SERVICE_TYPE:

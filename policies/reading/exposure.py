@@ -13,7 +13,9 @@ How far (``Reach``):
   https://cloud.google.com/kubernetes-engine/docs/concepts/gateway-api "GatewayClass capabilities"). A Gateway whose
   GatewayClass in the set is Envoy Gateway's (``gateway.envoyproxy.io/gatewayclass-controller``, envoyproxy/gateway
   v1.9.0 ``api/v1alpha1/envoygateway_types.go:19``) with no EnvoyProxy changing its Service: Envoy Gateway then makes a
-  Service of type LoadBalancer (``api/v1alpha1/envoyproxy_helpers.go:115-121``, ``kubernetes_helpers.go:89-90``). A
+  Service of type LoadBalancer (``api/v1alpha1/envoyproxy_helpers.go:115-121``, ``kubernetes_helpers.go:89-90``); an
+  installation may change that default in its EnvoyGateway configuration (``envoygateway_types.go:132-148``), which no
+  model's files hold, so the out-of-the-box default is what the files show (the message says so). A
   Gateway of Istio's built-in class ``istio``: Istio deploys it behind a LoadBalancer Service
   (istio/istio 1.30.3 ``pilot/pkg/config/kube/gatewaycommon/classinfo.go:111`` DefaultServiceType) unless the
   ``networking.istio.io/service-type`` annotation says otherwise (``pilot/pkg/config/kube/gateway/conversion.go:2033``).
@@ -57,7 +59,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from policies.kube import annotations_of, as_dict, as_list, get, split_type
+from policies.kube import annotations_of, as_dict, as_list, get, pod_specs, split_type
 from policies.reading import edge
 from policies.reading import route_path as path
 from policies.reading.serving import container_argv, model_servers, namespace_of
@@ -553,6 +555,18 @@ def model_behind(pub: Publication, resources_llm: set[str], known: set[str]) -> 
     if pub.services and all(not_a_model_name(n) or "oauth2-proxy" in n for n in unknown):
         return "none"
     return "unknown"
+
+
+def selected_services(resources: list) -> dict[str, list[str]]:
+    """Service name -> the workloads of the set it selects ("Deployment grafana"); a Service that selects nothing
+    here fronts pods of another file, so what it serves is unknown."""
+    selectors = path.service_selectors(resources)
+    out: dict[str, list[str]] = {}
+    for w in resources:
+        if pod_specs(w):
+            for service in path.workload_services(w, selectors):
+                out.setdefault(service, []).append(f"{split_type(w.type)[1]} {_name(w)}")
+    return out
 
 
 def model_services(resources: list) -> set[str]:

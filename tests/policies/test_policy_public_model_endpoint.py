@@ -456,3 +456,10 @@ def test_a_load_balancer_in_front_of_no_model_is_advice():
     assert [level for level, _ in found_by([service("open-webui", "open-webui", type="LoadBalancer")], LB)] == ["advisory"]
     assert [level for level, _ in found_by([vllm(), service("vllm-service", "vllm", type="LoadBalancer")], LB)] == ["mandatory"]
     assert [level for level, _ in found_by([service("vllm-service", "vllm", type="LoadBalancer")], LB)] == ["mandatory"]
+
+
+def test_a_service_of_the_set_whose_pods_are_in_another_file_is_unknown_not_a_non_model():
+    # NASTP-ce/vllm-deployment keeps its Deployment in another file; with the Service beside the Ingress, what the
+    # Service selects is still not in these files, so the Ingress stays reported (advice).
+    ((level, message),) = found([NASTP, service("vllm-service", "vllm")])
+    assert level == "advisory" and "publishes Service vllm-service, which these files do not show" in message
