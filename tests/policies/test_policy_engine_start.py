@@ -305,6 +305,17 @@ def test_s39_head_started_but_workers_serve_instead_of_joining():
     assert level == "mandatory" and "instead of joining it" in message
     joined = vllm("worker", ["bash", "-c", "ray start --address=$(LWS_LEADER_ADDRESS):6379 --block"])
     assert found_by([lws(leader, joined, size=8)], START) == []
+    # Without --block ray start returns and the container ends with its raylet (kuberay v1.7.0 pod.go:1377-1378).
+    returns = vllm("worker", ["bash", "-c", "ray start --address=$(LWS_LEADER_ADDRESS):6379"])
+    ((level, message),) = found_by([lws(leader, returns, size=8)], START)
+    assert level == "mandatory" and "without --block" in message
+    direct = vllm("worker", ["ray", "start", "--address=$(LWS_LEADER_ADDRESS):6379", "--num-gpus=1"])
+    assert levels([lws(leader, direct, size=8)], START) == ["mandatory"]
+    for held in (
+        "ray start --address=$(LWS_LEADER_ADDRESS):6379; sleep infinity",
+        "ray start --address=$(LWS_LEADER_ADDRESS):6379 && tail -f /dev/null",
+    ):
+        assert found_by([lws(leader, vllm("worker", ["bash", "-c", held]), size=8)], START) == [], held
 
 
 def test_s39_careful_forms_stay_silent():
