@@ -76,6 +76,7 @@ _ENTRIES = (
     Entry("S", 37, "a gated Hugging Face model has a way to a token"),
     Entry("S", 38, "engine options exist in the image's release"),
     Entry("S", 39, "a multi-node engine is started as the engine starts one"),
+    Entry("S", 40, "a server reads the model path its loader writes"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

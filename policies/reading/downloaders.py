@@ -152,6 +152,13 @@ def _llmaz_models(resource: Any) -> list[dict]:
     return [as_dict(models[name]) for name in claims if name in models]
 
 
+def llmaz_model_path(hub: dict) -> str:
+    """Where llmaz's loader puts a modelHub model, the path it gives the server (modelhub.go:44-64 ModelPath):
+    /workspace/models/<filename>, else /workspace/models/models--<org>--<name>."""
+    name = hub.get("filename")
+    return LLMAZ_MODEL_DIR + (name if isinstance(name, str) else "models--" + str(hub.get("modelID")).replace("/", "--"))
+
+
 def _llmaz_fetches(resource: Any) -> list[Fetch]:
     if split_type(resource.type) != LLMAZ_SERVICE:
         return []
@@ -167,7 +174,9 @@ def _llmaz_fetches(resource: Any) -> list[Fetch]:
         loader = {"name": "model-loader" if i == 0 else f"model-loader-{i}"}
         for path, podspec in pod_specs(resource):
             label = f"{path} init container {loader['name']} (added by llmaz for OpenModel {get(model, 'metadata', 'name')})"
-            found.append(Fetch(label, LLMAZ_TOOL, podspec, loader, model_id, LLMAZ_MODEL_DIR, revision, "modelHub.revision"))
+            found.append(
+                Fetch(label, LLMAZ_TOOL, podspec, loader, model_id, llmaz_model_path(hub), revision, "modelHub.revision")
+            )
     return found
 
 

@@ -175,7 +175,7 @@ def test_llmaz_model_loader_is_read(tmp_path):
     assert message.startswith(
         "spec.workloadTemplate.workerTemplate.spec init container model-loader (added by llmaz for OpenModel "
         "llama3-405b-instruct): downloads meta-llama/Llama-3.1-405B from the Hugging Face Hub (llmaz model-loader) "
-        "into /workspace/models/ on the node's ephemeral storage"
+        "into /workspace/models/models--meta-llama--Llama-3.1-405B on the node's ephemeral storage"
     )
     [(level, message)] = _llmaz(tmp_path, "model-source-pinned", _OPEN_MODEL, _LLMAZ_SERVICE)
     assert level == "mandatory" and "pin the llmaz model-loader's modelHub.revision to a commit SHA" in message
@@ -190,3 +190,38 @@ def test_llmaz_careful_forms_are_quiet(tmp_path):
     assert _llmaz(tmp_path, "gpu-pod-ephemeral-storage", _OPEN_MODEL, skipped) == []
     # The claimed OpenModel is not among the files: its source is unknown.
     assert _llmaz(tmp_path, "gpu-pod-ephemeral-storage", _LLMAZ_SERVICE) == []
+
+
+# S40 model-path-downloaded: the server's local path must be the folder its loader writes on a fresh volume.
+def test_a_server_reading_another_folder_than_its_loader_writes_blocks(tmp_path):
+    # The llmaz multi-node sample's slip (set 3 form above): SGLang reads an 8B folder, the loader writes the 405B.
+    service = copy.deepcopy(_LLMAZ_SERVICE)
+    runner = service["spec"]["workloadTemplate"]["workerTemplate"]["spec"]["containers"][0]
+    runner["command"][-1] = "/workspace/models/models--meta-llama--Meta-Llama-3.1-8B-Instruct"
+    [(level, message)] = _llmaz(tmp_path, "model-path-downloaded", _OPEN_MODEL, service)
+    assert level == "mandatory"
+    assert message == (
+        "spec.workloadTemplate.workerTemplate.spec container model-runner: reads the model from "
+        "/workspace/models/models--meta-llama--Meta-Llama-3.1-8B-Instruct, but the volume model-volume starts empty and "
+        "its loader writes only /workspace/models/models--meta-llama--Llama-3.1-405B (meta-llama/Llama-3.1-405B), so "
+        "the server finds no model there and exits at start; point the server at the folder the loader writes, or the "
+        "loader at the model the server serves"
+    )
+    runner["command"][-1] = "/workspace/models/models--meta-llama--Llama-3.1-405B"
+    assert _llmaz(tmp_path, "model-path-downloaded", _OPEN_MODEL, service) == []
+
+
+def test_kthena_output_dir_and_server_path(tmp_path):
+    # The kthena sample's server reads /models/Qwen3-0.6B and its downloader writes /models/Qwen3-0.6B/: quiet.
+    assert _found(tmp_path, _model_serving(_DOWNLOADER), "model-path-downloaded") == []
+    other = copy.deepcopy(_DOWNLOADER)
+    other["args"][3] = "/models/Qwen3-8B/"
+    assert [level for level, _ in _found(tmp_path, _model_serving(other), "model-path-downloaded")] == ["mandatory"]
+    # A claim may hold other models already: not judged.
+    claim = {"name": "models", "persistentVolumeClaim": {"claimName": "models"}}
+    assert _found(tmp_path, _model_serving(other, volume=claim), "model-path-downloaded") == []
+    # A shell script runs the download (another command may move the files): advice.
+    script = {**other, "command": ["sh", "-c", "hf download Qwen/Qwen3-8B --local-dir /models/Qwen3-8B && ls /models"]}
+    script.pop("args")
+    script["image"] = "python:3.12-slim"
+    assert [level for level, _ in _found(tmp_path, _model_serving(script), "model-path-downloaded")] == ["advisory"]
