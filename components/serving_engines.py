@@ -40,7 +40,7 @@ SETTINGS = (
 CONTEXT_UNSET = ("model", "fitted", "")
 DRAINS = ("flag", "aborts", "waits", "unknown")
 MEMORY_FRACTIONS = ("total", "free", "")
-SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics", "startup", "tags", "downloads")
+SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics", "startup", "tags", "downloads", "options")
 # What a model setting's value must look like for the server to fetch it at start ([engines.NAME.downloads] models):
 # "hub" a Hugging Face repository id (org/name, hf://org/name, with an optional :tag such as llama.cpp's :Q4_K_M),
 # "name" any value that is not a local path (an Ollama or NGC model name), "unset" no model setting at all (the server
@@ -77,8 +77,19 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
     "sources": dict,
 }
 # Fields a row may leave out, with their meaning when absent: no env-prefix recognition, downloads not described.
-_OPTIONAL: dict[str, type] = {"env_prefixes": list, "downloads": dict}
+_OPTIONAL: dict[str, type] = {"env_prefixes": list, "downloads": dict, "options": dict}
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
+
+
+_OPTION_FIELDS: dict[str, type] = {"file": str, "images": list}
+
+
+@dataclass(frozen=True)
+class Options:
+    """Where the options each release of the engine accepts are listed, and which images name that release."""
+
+    file: str  # a JSON file beside serving_engines.toml (components.engine_options reads it)
+    images: tuple[str, ...]  # image repositories whose tag is the engine release inside (vllm/vllm-openai)
 
 
 class EngineTableError(ValueError):
@@ -138,6 +149,7 @@ class Engine:
     # environment-variable prefixes that mean the engine reads this container's env (llama.cpp's LLAMA_ARG_)
     env_prefixes: tuple[str, ...] = ()
     downloads: Downloads | None = None
+    options: Options | None = None
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -163,6 +175,8 @@ def _check_fields(where: str, row: dict) -> None:
             raise EngineTableError(f"{where}.{field}: every item must be a non-empty string")
     if "downloads" in row:
         _check_downloads(f"{where}.downloads", row["downloads"])
+    if "options" in row:
+        _check_options(f"{where}.options", row["options"])
     if row["drain"] not in DRAINS:
         raise EngineTableError(f"{where}.drain: {row['drain']!r} is not one of {DRAINS}")
     if row["drain"] == "flag" and not row["drain_flag"]:
@@ -192,6 +206,20 @@ def _check_downloads(where: str, table: dict) -> None:
     relative = [d for d in table["dirs"] if not d.startswith("/")]
     if relative:
         raise EngineTableError(f"{where}.dirs: {relative[0]!r} is not an absolute path")
+
+
+def _check_options(where: str, table: dict) -> None:
+    """The [engines.NAME.options] table: a JSON file that exists beside the table, and the engine's own images."""
+    unknown = sorted(set(table) - set(_OPTION_FIELDS))
+    if unknown:
+        raise EngineTableError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(_OPTION_FIELDS))})")
+    for field, kind in _OPTION_FIELDS.items():
+        if not isinstance(table.get(field), kind) or not table[field]:
+            raise EngineTableError(f"{where}.{field}: a non-empty {kind.__name__} is required")
+    if not all(isinstance(v, str) and v for v in table["images"]):
+        raise EngineTableError(f"{where}.images: every item must be a non-empty string")
+    if "/" in table["file"] or not (TABLE.parent / table["file"]).is_file():
+        raise EngineTableError(f"{where}.file: {table['file']!r} is not a file beside serving_engines.toml")
 
 
 def _downloads(table: dict | None) -> Downloads | None:
@@ -226,6 +254,8 @@ def _row(name: str, row: Any) -> Engine:
         stated.add("tags")
     if "downloads" in row:
         stated.add("downloads")
+    if "options" in row:
+        stated.add("options")
     for group in sorted(stated):
         if not isinstance(sources.get(group), str) or not sources[group].strip():
             raise EngineTableError(f"{where}.sources.{group}: every fact needs its source (file and line at a pinned release)")
@@ -264,6 +294,7 @@ def _row(name: str, row: Any) -> Engine:
         sources=dict(sources),
         env_prefixes=tuple(row.get("env_prefixes", ())),
         downloads=_downloads(row.get("downloads")),
+        options=Options(row["options"]["file"], tuple(i.lower() for i in row["options"]["images"])) if "options" in row else None,
     )
 
 
@@ -296,6 +327,7 @@ __all__ = [
     "ENGINES",
     "Engine",
     "EngineTableError",
+    "Options",
     "SETTINGS",
     "engine_named",
     "flag_name",

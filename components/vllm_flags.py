@@ -23,14 +23,11 @@ with it, 0 aborts in-flight requests and > 0 waits for them (0.33.0 ``config/vll
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Optional
 
-from .images import image_repository, image_tag, vllm_release
+from .images import vllm_release
 
 OLDEST_READ = "0.8.5"
 NEWEST_READ = "0.33.0"
@@ -178,75 +175,3 @@ def optional_flag(name: str, release: Release) -> Optional[str]:
     if release.has(name):
         return None
     return f"vLLM {release.version} has no {name} (first in {first_release(name)}), so it is not rendered"
-
-
-# Every long option of vLLM's server parser, release by release (tools/read_vllm_cli_flags.py wrote the file from the
-# wheels named in its "releases"; its docstring says how an option was recognised, generously: a name missing here is
-# one no release's parser knows).
-_CLI_FILE = Path(__file__).with_name("vllm_cli_flags.json")
-# Image repositories whose tag is the vLLM release inside (docker/Dockerfile of vllm-project/vllm publishes
-# vllm/vllm-openai:vX.Y.Z per release; a rebuild under another name may carry any vLLM).
-_OFFICIAL_REPOSITORIES = ("vllm/vllm-openai", "docker.io/vllm/vllm-openai", "index.docker.io/vllm/vllm-openai")
-
-
-@dataclass(frozen=True)
-class CliOptions:
-    """The long options each release read accepts: ``releases`` oldest first, ``options`` name -> release indexes."""
-
-    releases: tuple[str, ...]
-    options: dict[str, frozenset[int]]
-    modules: dict[str, frozenset[int]]
-
-    def releases_shipping(self, module: str) -> list[str]:
-        """The releases read whose wheel has the module ``module`` (``vllm.entrypoints.api_server``)."""
-        return [self.releases[i] for i in sorted(self.modules.get(module, ()))]
-
-    def releases_having(self, option: str) -> list[str]:
-        """The releases read whose parser accepts ``option`` (``--max_model_len`` read as ``--max-model-len``; a
-        unique abbreviation counts, as argparse's ``allow_abbrev`` takes it; ``--x.key`` is ``--x``)."""
-        name = option.split("=", 1)[0].split(".", 1)[0].rstrip("+").replace("_", "-")
-        if name in self.options:
-            return [self.releases[i] for i in sorted(self.options[name])]
-        found: set[int] = set()
-        for known, where in self.options.items():
-            if known.startswith(name):
-                found |= where
-        return [self.releases[i] for i in sorted(found)]
-
-    def neighbours(self, version: str) -> tuple[str, ...]:
-        """The releases read that bound ``version``: itself when read, else the one below and the one above (empty
-        outside the range read)."""
-        v = parse_version(version)
-        if version in self.releases:
-            return (version,)
-        below = [r for r in self.releases if parse_version(r) < v]
-        above = [r for r in self.releases if parse_version(r) > v]
-        return (below[-1], above[0]) if below and above else ()
-
-
-@lru_cache(maxsize=1)
-def cli_options() -> CliOptions:
-    """The option table of components/vllm_cli_flags.json."""
-    data = json.loads(_CLI_FILE.read_text())
-    return CliOptions(tuple(data["releases"]), _indexes(data["options"]), _indexes(data["modules"]))
-
-
-def _indexes(spans_by_name: dict[str, str]) -> dict[str, frozenset[int]]:
-    """{"--x": "0-3,5"} -> {"--x": {0, 1, 2, 3, 5}}."""
-    out: dict[str, frozenset[int]] = {}
-    for name, spans in spans_by_name.items():
-        indexes: set[int] = set()
-        for span in spans.split(","):
-            first, _, last = span.partition("-")
-            indexes.update(range(int(first), int(last or first) + 1))
-        out[name] = frozenset(indexes)
-    return out
-
-
-def official_release(image: str) -> Optional[str]:
-    """The vLLM release of an official vllm/vllm-openai image whose tag names one exactly (``v0.10.1`` -> ``0.10.1``,
-    ``v0.10.1.1`` -> ``0.10.1.1``); None for any other image or tag (``latest``, ``nightly``, a rebuild's own version)."""
-    if image_repository(image).lower() not in _OFFICIAL_REPOSITORIES:
-        return None
-    match = re.fullmatch(r"v?(\d+\.\d+\.\d+(?:\.\d+)?)", image_tag(image) or "")
-    return match.group(1) if match else None

@@ -5,7 +5,7 @@ does not know ends ``parse_args`` with "unrecognized arguments" and exit status 
 pod restarts for ever. It turns ``_`` into ``-`` in an option's name, reads ``--x.key value`` as a key of the JSON
 option ``--x``, and keeps argparse's ``allow_abbrev`` (a unique prefix of an option is that option): all three are read
 as the parser reads them. Which options each release has is components/vllm_cli_flags.json (written from the wheels of
-0.6.0 to 0.34.0 by tools/read_vllm_cli_flags.py; components.vllm_flags.cli_options).
+0.6.0 to 0.34.0 by tools/read_engine_options.py; components.engine_options.cli_options).
 
 What is checked, and how sure it is:
 
@@ -26,12 +26,17 @@ preset adds ``--shutdown-timeout`` only where its image has it, :152-156).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import posixpath
+from dataclasses import dataclass
+from typing import Optional
 
-from components.vllm_flags import cli_options, official_release
+from components.engine_options import cli_options, tagged_release
+from components.serving_engines import Engine
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import split_type
 from policies.llmisvc_presets import PRESET_COMMAND
+from policies.reading.engines import table_servers
+from policies.reading.serving import engine_command_line, engine_row
 from policies.reading.vllm_args import (
     VllmServer,
     command_tokens,
@@ -40,21 +45,6 @@ from policies.reading.vllm_args import (
     vllm_command_line,
     vllm_servers,
 )
-
-
-def _preset_args(resource: Resource, server: VllmServer) -> bool:
-    """True for an LLMInferenceService container that runs the preset's command with the user's args."""
-    command = server.container.get("command")
-    return split_type(resource.type)[1] == "LLMInferenceService" and isinstance(command, list) and command[:3] == PRESET_COMMAND
-
-
-def _tokens(resource: Resource, server: VllmServer) -> list[str]:
-    """The tokens the user wrote for vLLM's parser (see the module docstring)."""
-    container = server.container
-    if _preset_args(resource, server):
-        args = container.get("args")
-        return expand_env([a for a in args if isinstance(a, str)], container) if isinstance(args, list) else []
-    return vllm_command_line(container) or []
 
 
 def options_written(tokens: list[str]) -> list[str]:
@@ -69,67 +59,116 @@ def options_written(tokens: list[str]) -> list[str]:
     return found
 
 
-def _span(releases: list[str]) -> str:
-    """Releases as runs of consecutive read releases: "0.6.0 to 0.16.0, 0.33.0 to 0.34.0"."""
-    order = cli_options().releases
-    runs: list[list[str]] = []
-    for release in releases:
-        if runs and order.index(release) == order.index(runs[-1][-1]) + 1:
-            runs[-1].append(release)
-        else:
-            runs.append([release])
-    return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)
+def _preset_args(resource: Resource, server: VllmServer) -> bool:
+    """True for an LLMInferenceService container that runs the preset's command with the user's args."""
+    command = server.container.get("command")
+    return split_type(resource.type)[1] == "LLMInferenceService" and isinstance(command, list) and command[:3] == PRESET_COMMAND
 
 
-def _finding(option: str, image: str) -> Optional[str]:
-    table = cli_options()
+@dataclass(frozen=True)
+class _Server:
+    """One engine command line to check: the engine's row, the tokens its parser gets, the module ``python -m`` runs."""
+
+    label: str
+    image: str
+    row: Engine
+    tokens: list[str]
+    module: Optional[str]
+
+
+def _module_run(tokens: list[str], row: Engine) -> Optional[str]:
+    """The engine module ``python -m`` runs among ``tokens`` (one the row's ``modules`` names), or None."""
+    return next((t for i, t in enumerate(tokens) if i and tokens[i - 1] == "-m" and t.startswith(row.modules)), None)
+
+
+def _shown(image: object) -> str:
+    return image if isinstance(image, str) and image else "(none)"
+
+
+def _servers(resource: Resource) -> list[_Server]:
+    """The command lines of every engine of the resource whose row lists its options (vLLM's, SGLang's)."""
+    found = []
+    vllm = engine_row("vllm")
+    for server in vllm_servers(resource):
+        if vllm is None or vllm.options is None:
+            break
+        if server.runtime_merged:
+            continue  # KServe's Hugging Face server: parse_known_args ignores what it does not know
+        if _preset_args(resource, server):
+            # The preset runs `vllm serve`: the user's args only, and a module named there is only an argument.
+            args = server.container.get("args")
+            tokens = expand_env([a for a in args if isinstance(a, str)], server.container) if isinstance(args, list) else []
+            found.append(_Server(server.label, _shown(server.container.get("image")), vllm, tokens, None))
+            continue
+        module = _module_run(command_tokens(server.container)[0], vllm)
+        line = vllm_command_line(server.container) or []
+        found.append(_Server(server.label, _shown(server.container.get("image")), vllm, line, module))
+    for other in table_servers(resource):
+        row = other.row
+        if row is None or row.options is None:
+            continue
+        argv = command_tokens(other.container)[0]
+        module = _module_run(argv, row)
+        if module is None and not any(_runs(argv, words) for words in row.commands):
+            continue  # the image's own entrypoint or script: what reaches the parser is not shown
+        line = engine_command_line(other.container, row) or []
+        found.append(_Server(other.label, _shown(other.container.get("image")), row, line, module))
+    return found
+
+
+def _runs(argv: list[str], words: tuple[str, ...]) -> bool:
+    """True when ``words`` (``sglang serve``) appear in a row in ``argv``, the first by its file name."""
+    n = len(words)
+    return any(
+        posixpath.basename(argv[i]) == words[0] and tuple(argv[i + 1 : i + n]) == words[1:] for i in range(len(argv) - n + 1)
+    )
+
+
+def _finding(option: str, server: _Server) -> Optional[str]:
+    assert server.row.options is not None
+    table = cli_options(server.row.options.file)
+    name, image = server.row.display, server.image
     having = table.releases_having(option)
-    release = official_release(image)
+    release = tagged_release(image, server.row.options.images)
     bounds = table.neighbours(release) if release else ()
     first, last = table.releases[0], table.releases[-1]
-    refused = "vLLM's argument parser exits on an unrecognized argument, so the server never starts"
-    where = f"vLLM has it in {_span(having)}" if having else f"no vLLM release from {first} to {last} has it"
+    refused = f"{name}'s argument parser exits on an unrecognized argument, so the server never starts"
+    where = f"{name} has it in {table.span(having)}" if having else f"no {name} release from {first} to {last} has it"
     if bounds and not set(bounds) & set(having):
-        read = f"vLLM {release}" if bounds == (release,) else f"vLLM {release} (nor {bounds[0]} and {bounds[1]} around it)"
+        read = f"{name} {release}" if bounds == (release,) else f"{name} {release} (nor {bounds[0]} and {bounds[1]} around it)"
         return f"{option} is not an option of {read}, the release of image {image} ({where}); {refused}"
     if having:
         return None
-    named = f"vLLM {release}, outside the releases read" if release else "no vLLM release the table was read at"
+    named = f"{name} {release}, outside the releases read" if release else f"no {name} release the table was read at"
     return unproven(
-        f"{option} is an option of no vLLM release from {first} to {last}, and image {image} names {named}; "
-        f"if its vLLM lacks it too, {refused}"
+        f"{option} is an option of no {name} release from {first} to {last}, and image {image} names {named}; "
+        f"if its {name} lacks it too, {refused}"
     )
 
 
 _DEMO = "vllm.entrypoints.api_server"
 
 
-def _module(resource: Resource, server: VllmServer) -> Optional[str]:
-    """The ``vllm.entrypoints`` module the container runs with ``python -m``, or None."""
-    if _preset_args(resource, server):
-        return None  # the preset runs `vllm serve`; a module named in the user's args is only an argument to it
-    tokens, _ = command_tokens(server.container)
-    return next((t for i, t in enumerate(tokens) if i and tokens[i - 1] == "-m" and t.startswith("vllm.entrypoints")), None)
-
-
-def _module_finding(module: str, image: str) -> Optional[str]:
+def _module_finding(server: _Server) -> Optional[str]:
     """A module the image's release does not ship (mandatory where the release is known), or vLLM's demo server."""
-    table = cli_options()
+    assert server.row.options is not None and server.module is not None
+    table = cli_options(server.row.options.file)
+    module, name, image = server.module, server.row.display, server.image
     shipping = table.releases_shipping(module)
-    release = official_release(image)
+    release = tagged_release(image, server.row.options.images)
     bounds = table.neighbours(release) if release else ()
     if bounds and not set(bounds) & set(shipping):
-        where = f"vLLM ships it in {_span(shipping)}" if shipping else "no vLLM release read ships it"
+        where = f"{name} ships it in {table.span(shipping)}" if shipping else f"no {name} release read ships it"
         return (
-            f"python -m {module}: vLLM {release} (image {image}) has no such module ({where}), so Python exits with "
-            f"'No module named {module}' and the server never starts; run `vllm serve` (vLLM's OpenAI-compatible server)"
+            f"python -m {module}: {name} {release} (image {image}) has no such module ({where}), so Python exits with "
+            f"'No module named {module}' and the server never starts"
         )
     if module == _DEMO:
         later = [r for r in table.releases if shipping and table.releases.index(r) > table.releases.index(shipping[-1])]
         gone = f", and vLLM {later[0]} and later no longer ship it" if later else ""
         return unproven(
-            f"python -m {module} is vLLM's demo server (vllm/entrypoints/api_server.py, vLLM {_span(shipping)}: 'used "
-            "only for demonstrating usage of AsyncEngine and simple performance benchmarks. It is not intended for "
+            f"python -m {module} is vLLM's demo server (vllm/entrypoints/api_server.py, vLLM {table.span(shipping)}: "
+            "'used only for demonstrating usage of AsyncEngine and simple performance benchmarks. It is not intended for "
             f"production use'): it answers /health and /generate only, with no OpenAI API and no /metrics{gone}; serve "
             "with `vllm serve` (vLLM's OpenAI-compatible server)"
         )
@@ -140,36 +179,32 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     allowed = {f"--{str(o).lstrip('-')}" for o in config.get("allowedOptions", [])}
     findings = []
     for r in resources:
-        for server in vllm_servers(r):
-            if server.runtime_merged:
-                continue  # KServe's Hugging Face server: parse_known_args ignores what it does not know
-            image: Any = server.container.get("image")
-            shown = image if isinstance(image, str) and image else "(none)"
-            module = _module(r, server)
-            found = _module_finding(module, shown) if module else None
-            if found is not None:
-                text = f"{server.label}: {found}"
-                findings.append((r.name, unproven(text) if isinstance(found, Unproven) else text))
-            for option in dict.fromkeys(options_written(_tokens(r, server))):
-                message = None if option.replace("_", "-") in allowed else _finding(option, shown)
+        for server in _servers(r):
+            messages = [_module_finding(server)] if server.module else []
+            for option in dict.fromkeys(options_written(server.tokens)):
+                found = None if option.replace("_", "-") in allowed else _finding(option, server)
+                if found is not None:
+                    fix = "remove it or use the spelling of the image's release"
+                    messages.append(unproven(f"{found}; {fix}") if isinstance(found, Unproven) else f"{found}; {fix}")
+            for message in messages:
                 if message is not None:
-                    text = f"{server.label}: {message}; remove it or use the spelling of the image's release"
+                    text = f"{server.label}: {message}"
                     findings.append((r.name, unproven(text) if isinstance(message, Unproven) else text))
     return findings
 
 
 POLICY = Policy(
-    name="vllm-flags-exist",
-    description="Every option passed to vLLM's argument parser exists in the vLLM release the image runs "
-    "(argparse exits on an unknown option).",
+    name="engine-options-exist",
+    description="Every option passed to an engine's argument parser (vLLM, SGLang) exists in the engine release the "
+    "image runs (argparse exits on an unknown option).",
     catalog="S38",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
-        "Remove the option, or spell it as the image's vLLM release does (`vllm serve --help=all` in that image "
-        "lists them), or move to a release that has it. An option meant for another program (the llm-d scheduler, a "
+        "Remove the option, or spell it as the image's release does (`vllm serve --help=all`, `sglang serve --help` in "
+        "that image list them), or move to a release that has it. An option meant for another program (the llm-d scheduler, a "
         "wrapper script) belongs on that program's command line. Where the image's vLLM is a rebuild that accepts it, "
-        'list it in the policy config allowedOptions or annotate llm-serving.io/exempt-vllm-flags-exist: "<reason>".'
+        'list it in the policy config allowedOptions or annotate llm-serving.io/exempt-engine-options-exist: "<reason>".'
     ),
     config_schema={
         "allowedOptions": {
@@ -183,6 +218,6 @@ POLICY = Policy(
     rationale=(
         "vLLM's FlexibleArgumentParser (0.33.0 vllm/utils/argparse_utils.py) is argparse: an unknown option ends "
         "parse_args with 'unrecognized arguments' (exit 2). components/vllm_cli_flags.json lists every long option of "
-        "vLLM 0.6.0 to 0.34.0 (every minor release, 0.21.0 never published), read from the wheels (tools/read_vllm_cli_flags.py)."
+        "vLLM 0.6.0 to 0.34.0 (every minor release, 0.21.0 never published), read from the wheels (tools/read_engine_options.py); components/sglang_cli_flags.json SGLang's (the engine table's options)."
     ),
 )

@@ -33,7 +33,7 @@ from __future__ import annotations
 import posixpath
 from typing import Optional
 
-from components.vllm_flags import official_release
+from components.engine_options import tagged_release
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_int, containers, get, gpu_count, pod_specs, split_type
 from policies.reading.engines import env_values
@@ -88,7 +88,8 @@ def _whole_command(container: dict) -> bool:
     """True when the container's command line is the manifest's to read: a ``command`` is written and, for a script,
     every command in it is the engine, Ray or an inert one (an unknown script could start anything)."""
     if not isinstance(container.get("command"), list) or not container["command"]:
-        return official_release(str(container.get("image", ""))) is not None  # the official image's entrypoint
+        # The official image's entrypoint is `vllm serve` (the engine table's vLLM row names the image).
+        return tagged_release(str(container.get("image", "")), ("vllm/vllm-openai",)) is not None
     tokens, script = command_tokens(container)
     if not script:
         return True

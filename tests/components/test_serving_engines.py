@@ -154,3 +154,18 @@ def test_download_facts_read_at_the_pinned_releases():
     assert llama is not None and llama.env_prefixes == ("LLAMA_ARG_",)
     assert [e.drain for e in map(engine_named, ("sglang", "tensorrt-llm", "lmdeploy"))] == ["waits"] * 3  # type: ignore[union-attr]
     assert engine_named("nim").drain == "unknown"  # type: ignore[union-attr]
+
+
+OPTIONS = '\n[engines.toy.options]\nfile = "vllm_cli_flags.json"\nimages = ["toy/toy-server"]\n'
+
+
+def test_an_options_table_loads_and_needs_its_file_and_source():
+    with_source = ROW.replace('tags = "toy v1 RELEASING.md L2"\n', 'tags = "toy v1 RELEASING.md L2"\noptions = "toy v1 wheels"\n')
+    (toy,) = load_engines(with_source + OPTIONS)
+    assert toy.options is not None and toy.options.file == "vllm_cli_flags.json" and toy.options.images == ("toy/toy-server",)
+    with pytest.raises(EngineTableError, match=r"sources.options: every fact needs its source"):
+        load_engines(ROW + OPTIONS)
+    with pytest.raises(EngineTableError, match=r"options.file: 'missing.json' is not a file beside serving_engines.toml"):
+        load_engines(with_source + OPTIONS.replace("vllm_cli_flags.json", "missing.json"))
+    with pytest.raises(EngineTableError, match=r"options.images: a non-empty list is required"):
+        load_engines(with_source + OPTIONS.replace('["toy/toy-server"]', "[]"))

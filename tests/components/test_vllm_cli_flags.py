@@ -1,5 +1,5 @@
 """components/vllm_cli_flags.json (every long option of vLLM's server parser, per release, read from the wheels by
-tools/read_vllm_cli_flags.py) against the hand-kept flag lists of components/vllm_flags.py, and the reading rules."""
+tools/read_engine_options.py) against the hand-kept flag lists of components/vllm_flags.py, and the reading rules."""
 
 from __future__ import annotations
 
@@ -9,15 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from components.vllm_flags import (
-    FIRST_RELEASE,
-    IN_EVERY_RELEASE,
-    NEWEST_READ,
-    OLDEST_READ,
-    cli_options,
-    official_release,
-    parse_version,
-)
+from components.engine_options import cli_options, tagged_release
+from components.serving_engines import engine_named
+from components.vllm_flags import FIRST_RELEASE, IN_EVERY_RELEASE, NEWEST_READ, OLDEST_READ, parse_version
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,17 +53,28 @@ def test_reading_rules():
         ("vllm/vllm-openai:v0.10.1", "0.10.1"),
         ("docker.io/vllm/vllm-openai:v0.10.1.1", "0.10.1.1"),
         ("vllm/vllm-openai:latest", None),
-        ("vllm/vllm-openai:v0.10.1-cu128", None),
+        ("vllm/vllm-openai:v0.10.1-cu128", "0.10.1"),
+        ("vllm/vllm-openai:v0.10.1-rc1", None),
         ("registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0", None),
         ("ghcr.io/llm-d/llm-d-cuda:v0.8.0", None),
     ],
 )
-def test_official_release(image, release):
-    assert official_release(image) == release
+def test_tagged_release(image, release):
+    assert tagged_release(image, ("vllm/vllm-openai",)) == release
+
+
+def test_sglang_options():
+    row = engine_named("sglang")
+    assert row is not None and row.options is not None
+    table = cli_options(row.options.file)
+    assert tagged_release("lmsysorg/sglang:v0.5.5.post1-cu129", row.options.images) == "0.5.5.post1"
+    assert table.releases_having("--tp-size") == list(table.releases)
+    assert table.releases_having("--prefix-cache-block-size") == []
+    assert table.releases_shipping("sglang.launch_server") == list(table.releases)
 
 
 def test_the_tool_writes_spans_the_loader_reads_back():
-    spec = importlib.util.spec_from_file_location("read_vllm_cli_flags", ROOT / "tools" / "read_vllm_cli_flags.py")
+    spec = importlib.util.spec_from_file_location("read_engine_options", ROOT / "tools" / "read_engine_options.py")
     assert spec and spec.loader
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
@@ -78,5 +83,7 @@ def test_the_tool_writes_spans_the_loader_reads_back():
     )
     assert data == {"releases": ["0.9.0", "0.10.0", "0.11.0"], "options": {"--a": "0-2", "--b": "1"}, "modules": {"m": "1"}}
     assert tool.inverses({"--enable-log-requests"}) == {"--disable-log-requests", "--no-disable-log-requests"}
-    written = json.loads((ROOT / "components" / "vllm_cli_flags.json").read_text())
-    assert set(written) == {"releases", "options", "modules"}
+    assert tool._version("sglang-0.5.5.post1-py3-none-any.whl") == "0.5.5.post1"
+    for name in ("vllm_cli_flags.json", "sglang_cli_flags.json"):
+        written = json.loads((ROOT / "components" / name).read_text())
+        assert set(written) == {"releases", "options", "modules"}

@@ -1,4 +1,4 @@
-"""S38 vllm-flags-exist and S39 vllm-multi-node-start: each with third-party forms that fire (minimal hand-written shapes
+"""S38 engine-options-exist (vLLM, SGLang) and S39 vllm-multi-node-start: each with third-party forms that fire (minimal hand-written shapes
 of the cited upstream files) and careful third-party forms that must stay silent."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import copy
 
 from policy_fixtures import found_by
 
-FLAGS, START = "vllm-flags-exist", "vllm-multi-node-start"
+FLAGS, START = "engine-options-exist", "vllm-multi-node-start"
 
 
 def levels(objs: list[dict], policy: str, config=None) -> list[str]:
@@ -195,6 +195,44 @@ def test_s38_allowed_options_and_exemption():
     exempt = pattern3("vllm/vllm-openai:v0.10.1")
     exempt["metadata"]["annotations"] = {f"llm-serving.io/exempt-{FLAGS}": "our build adds it"}
     assert found_by([exempt], FLAGS) == []
+
+
+# kubernetes-sigs/lws v0.10.0 docs/examples/sglang/lws.yaml:21-37 (the leader's command line).
+SGLANG_LEADER = [
+    "python3",
+    "-m",
+    "sglang.launch_server",
+    "--model-path",
+    "meta-llama/Meta-Llama-3.1-8B-Instruct",
+    "--tp",
+    "2",
+    "--dist-init-addr",
+    "$(LWS_LEADER_ADDRESS):20000",
+    "--nnodes",
+    "$(LWS_GROUP_SIZE)",
+    "--node-rank",
+    "$(LWS_WORKER_INDEX)",
+    "--trust-remote-code",
+    "--host",
+    "0.0.0.0",
+    "--port",
+    "40000",
+]
+
+
+def test_s38_sglang_reads_its_own_release_table():
+    assert found_by([deployment("lmsysorg/sglang:latest", command=SGLANG_LEADER)], FLAGS) == []
+    # SGLang 0.5.2 has no --tp of its own, but --tp abbreviates --tp-size there (argparse allow_abbrev).
+    assert found_by([deployment("lmsysorg/sglang:v0.5.2-cu126", command=SGLANG_LEADER)], FLAGS) == []
+    # vLLM's memory option handed to SGLang (SGLang's is --mem-fraction-static): no SGLang release has it.
+    wrong = [*SGLANG_LEADER, "--gpu-memory-utilization", "0.9"]
+    ((level, message),) = found_by([deployment("lmsysorg/sglang:v0.5.5.post1-cu129", command=wrong)], FLAGS)
+    assert level == "mandatory"
+    assert "--gpu-memory-utilization is not an option of SGLang 0.5.5.post1" in message
+    assert "no SGLang release from 0.4.0 to 0.5.23 has it" in message
+    assert levels([deployment("lmsysorg/sglang:latest", command=wrong)], FLAGS) == ["advisory"]
+    # The image's own entrypoint with args: what reaches SGLang's parser is not shown.
+    assert found_by([deployment("lmsysorg/sglang:v0.5.5", args=wrong[3:])], FLAGS) == []
 
 
 # S39 vllm-multi-node-start ----------------------------------------------------------------------------------------------

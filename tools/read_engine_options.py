@@ -1,26 +1,34 @@
-"""Write components/vllm_cli_flags.json: the long options vLLM's server parser accepts, release by release
-(the source of the S38 policy engine-flags-exist; run by hand, never by the product or the tests).
+"""Write components/<engine>_cli_flags.json: the long options an engine's server parser accepts, release by release
+(the source of the S38 policy engine-options-exist, through the engine table's ``options``; run by hand, never by the
+product or the tests).
 
     pip download vllm==0.33.0 --no-deps -d wheels/ --only-binary=:all: --python-version 3.12 \
         --platform manylinux1_x86_64 --platform manylinux_2_31_x86_64 --platform manylinux_2_28_x86_64
-    python tools/read_vllm_cli_flags.py --write wheels/vllm-*.whl
+    python tools/read_engine_options.py vllm --write wheels/vllm-*.whl
+    pip download sglang==0.5.10 --no-deps -d wheels/ --only-binary=:all:
+    python tools/read_engine_options.py sglang --write wheels/sglang-*.whl
 
-It also lists the modules under ``vllm.entrypoints`` each release ships (``python -m`` of a module the wheel lacks
-exits with "No module named").
+It also lists the entry modules each release ships (``python -m`` of a module the wheel lacks exits with "No module
+named"): vLLM's under ``vllm.entrypoints``, SGLang's ``sglang.launch_server`` and its siblings.
 
 Each wheel is read, not imported or run. A name is taken as an option of the release when it is
 
-- a string literal ``--name`` anywhere in the package (``parser.add_argument("--port", ...)`` in
-  ``vllm/entrypoints/openai/cli_args.py``, ``vllm/engine/arg_utils.py`` and ``vllm/entrypoints/cli/serve.py``);
-- an annotated field of a class in ``vllm/config`` (``vllm/config.py`` in older releases),
-  ``vllm/engine/arg_utils.py`` or ``vllm/entrypoints``: from 0.9 on ``EngineArgs.add_cli_args`` and the
-  frontend's ``add_cli_args`` turn each dataclass field into ``--field-name`` (``get_kwargs``), and every
-  boolean also into ``--no-field-name`` (argparse.BooleanOptionalAction), so ``--no-X`` is taken for every X.
+- a string literal ``--name`` anywhere in the package (vLLM: ``parser.add_argument("--port", ...)`` in
+  ``vllm/entrypoints/openai/cli_args.py``, ``vllm/engine/arg_utils.py``, ``vllm/entrypoints/cli/serve.py``; SGLang:
+  ``ServerArgs.add_cli_args`` in ``sglang/srt/server_args.py``, whose ``prepare_server_args`` parses with a plain
+  ``argparse.ArgumentParser``, 0.5.10 server_args.py:6515-6538);
+- an annotated field of a class in the engine's argument files (vLLM: ``vllm/config``, ``vllm/config.py`` in older
+  releases, ``vllm/engine/arg_utils.py``, ``vllm/entrypoints``, whose ``add_cli_args`` turn each dataclass field into
+  ``--field-name`` from 0.9 on (``get_kwargs``), and every boolean also into ``--no-field-name``
+  (argparse.BooleanOptionalAction), so ``--no-X`` is taken for every X; SGLang: every class of ``sglang/srt``, ``ServerArgs`` and, from 0.5.20, the ``sglang/srt/arg_groups/fields`` classes the
+  parser is generated from);
+- for vLLM 0.33 and later, the other half of an ``--enable-x``/``--disable-x`` pair (``EnableDisableAction``).
 
 The reading is deliberately generous (a literal of ``vllm bench`` counts too): a name the table lacks is one no
-release's parser can know, which is what a mandatory finding needs. vLLM's parser keeps argparse's
-``allow_abbrev`` (0.33.0 ``vllm/utils/argparse_utils.py`` FlexibleArgumentParser sets no other), so the policy
-also accepts a unique prefix of a known option; it turns ``_`` into ``-`` before parsing (same file, ``parse_args``).
+release's parser can know, which is what a mandatory finding needs. Both parsers keep argparse's ``allow_abbrev``
+(vLLM 0.33.0 ``vllm/utils/argparse_utils.py`` FlexibleArgumentParser sets no other), so the policy also accepts a unique
+prefix of a known option; vLLM turns ``_`` into ``-`` before parsing (same file, ``parse_args``), and the policy reads
+SGLang's options the same generous way.
 """
 
 from __future__ import annotations
@@ -32,24 +40,29 @@ import sys
 import zipfile
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "components" / "vllm_cli_flags.json"
+COMPONENTS = Path(__file__).resolve().parent.parent / "components"
 OPTION = re.compile(r"^--[a-z0-9][a-z0-9-]*$")
-FIELD_FILES = re.compile(r"^vllm/(config/.*|config|engine/arg_utils|entrypoints/.*)\.py$")
+# engine -> (its package folder, the files whose class fields are options, the folder of its entry modules)
+ENGINES = {
+    "vllm": ("vllm/", re.compile(r"^vllm/(config/.*|config|engine/arg_utils|entrypoints/.*)\.py$"), "vllm/entrypoints/"),
+    "sglang": ("sglang/", re.compile(r"^sglang/srt/.*\.py$"), "sglang/"),
+}
 
 
 def _version(wheel: str) -> str:
-    return re.search(r"vllm-([0-9.]+)-", Path(wheel).name).group(1)  # type: ignore[union-attr]
+    return re.search(r"^[a-z]+-([0-9]+(?:\.[0-9]+)*(?:\.post[0-9]+)?)-", Path(wheel).name).group(1)  # type: ignore[union-attr]
 
 
-def options(wheel: str) -> set[str]:
+def options(wheel: str, engine: str = "vllm") -> set[str]:
     """The long options one wheel's parser can accept (generously, see the module docstring)."""
+    package, field_files, _ = ENGINES[engine]
     found: set[str] = set()
     archive = zipfile.ZipFile(wheel)
     for name in archive.namelist():
-        if not (name.startswith("vllm/") and name.endswith(".py")):
+        if not (name.startswith(package) and name.endswith(".py")):
             continue
         data = archive.read(name)
-        fields = FIELD_FILES.match(name) is not None
+        fields = field_files.match(name) is not None
         if not fields and b'"--' not in data and b"'--" not in data:
             continue  # no option literal in the file: skip the parse (the reading is CPU-bound)
         try:
@@ -90,11 +103,13 @@ def inverses(found: set[str]) -> set[str]:
     return out
 
 
-def modules(wheel: str) -> set[str]:
-    """The modules under ``vllm.entrypoints`` a wheel ships (what ``python -m vllm.entrypoints...`` can run)."""
+def modules(wheel: str, engine: str = "vllm") -> set[str]:
+    """The entry modules a wheel ships (what ``python -m vllm.entrypoints...`` / ``sglang.launch_server`` can run):
+    vLLM's under ``vllm/entrypoints/``, SGLang's directly under ``sglang/``."""
+    folder = ENGINES[engine][2]
     found = set()
     for name in zipfile.ZipFile(wheel).namelist():
-        if name.startswith("vllm/entrypoints/") and name.endswith(".py"):
+        if name.startswith(folder) and name.endswith(".py") and (engine == "vllm" or name.count("/") == 1):
             found.add(name[: -len(".py")].removesuffix("/__init__").replace("/", "."))
     return found
 
@@ -116,17 +131,22 @@ def _spans(releases: list[str], found: dict[str, set[str]]) -> dict[str, str]:
 def table(found: dict[str, set[str]], entry_modules: dict[str, set[str]]) -> dict:
     """{"releases": [...], "options": {name: "i-j,k"}, "modules": {...}}: each option and entry-point module with the
     index ranges of the releases having it (``found``/``entry_modules``: release -> its names)."""
-    releases = sorted(found, key=lambda v: tuple(int(p) for p in v.split(".")))
+    releases = sorted(found, key=_key)
     return {"releases": releases, "options": _spans(releases, found), "modules": _spans(releases, entry_modules)}
 
 
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version))
+
+
 if __name__ == "__main__":
-    write = "--write" in sys.argv
-    wheels = [w for w in sys.argv[1:] if w != "--write"]
-    data = table({_version(w): options(w) for w in wheels}, {_version(w): modules(w) for w in wheels})
+    engine, write = sys.argv[1], "--write" in sys.argv
+    wheels = [w for w in sys.argv[2:] if w != "--write"]
+    data = table({_version(w): options(w, engine) for w in wheels}, {_version(w): modules(w, engine) for w in wheels})
     text = json.dumps(data, indent=0, sort_keys=True) + "\n"
+    out = COMPONENTS / f"{engine}_cli_flags.json"
     if write:
-        OUT.write_text(text)
-        print(f"wrote {OUT}: {len(data['releases'])} releases, {len(data['options'])} options")
+        out.write_text(text)
+        print(f"wrote {out}: {len(data['releases'])} releases, {len(data['options'])} options")
     else:
         sys.stdout.write(text)

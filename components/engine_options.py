@@ -1,0 +1,107 @@
+"""Which long options (and entry modules) each release of an engine's server accepts, as data.
+
+An engine row of components/serving_engines.toml may name an options file (``[engines.NAME.options]``): a JSON file
+beside this module, written by tools/read_engine_options.py from the engine's PyPI wheels (``releases`` oldest first;
+``options`` and ``modules`` map a name to the index ranges of the releases having it, "0-16,33-34"). The reading is
+generous (its docstring says how), so a name missing here is one no release read accepts. Options are looked up the
+way argparse reads them: ``--max_model_len`` as ``--max-model-len`` (vLLM's FlexibleArgumentParser), ``--x.key`` as
+``--x`` (vLLM's JSON options), and a unique prefix as the option it abbreviates (``allow_abbrev``, both parsers).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+from .images import image_repository, image_tag
+
+_HERE = Path(__file__).parent
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """ "0.5.5.post1" -> (0, 5, 5, 1): releases in order, a post release after its base."""
+    return tuple(int(p) for p in re.findall(r"\d+", version))
+
+
+@dataclass(frozen=True)
+class CliOptions:
+    """The long options and entry modules each release read accepts (see the module docstring)."""
+
+    releases: tuple[str, ...]
+    options: dict[str, frozenset[int]]
+    modules: dict[str, frozenset[int]]
+
+    def releases_shipping(self, module: str) -> list[str]:
+        """The releases read whose wheel has the module ``module`` (``vllm.entrypoints.api_server``)."""
+        return [self.releases[i] for i in sorted(self.modules.get(module, ()))]
+
+    def releases_having(self, option: str) -> list[str]:
+        """The releases read whose parser accepts ``option`` (read as the module docstring says)."""
+        name = option.split("=", 1)[0].split(".", 1)[0].rstrip("+").replace("_", "-")
+        # The option itself, or one it abbreviates in a release without it (SGLang's --tp before 0.5.3.post1 is
+        # --tp-size's prefix); an ambiguous prefix, which argparse refuses too, is let pass.
+        found: set[int] = set()
+        for known, where in self.options.items():
+            if known.startswith(name):
+                found |= where
+        return [self.releases[i] for i in sorted(found)]
+
+    def neighbours(self, version: str) -> tuple[str, ...]:
+        """The releases read that bound ``version``: itself when read, else the one below and the one above (empty
+        outside the range read)."""
+        if version in self.releases:
+            return (version,)
+        v = version_key(version)
+        below = [r for r in self.releases if version_key(r) < v]
+        above = [r for r in self.releases if version_key(r) > v]
+        return (below[-1], above[0]) if below and above else ()
+
+    def span(self, releases: list[str]) -> str:
+        """Releases as runs of consecutive read releases: "0.6.0 to 0.16.0, 0.33.0 to 0.34.0"."""
+        runs: list[list[str]] = []
+        for release in releases:
+            if runs and self.releases.index(release) == self.releases.index(runs[-1][-1]) + 1:
+                runs[-1].append(release)
+            else:
+                runs.append([release])
+        return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)
+
+
+@lru_cache(maxsize=8)
+def cli_options(file: str = "vllm_cli_flags.json") -> CliOptions:
+    """The option table of a JSON file beside this module (``vllm_cli_flags.json``, ``sglang_cli_flags.json``)."""
+    data = json.loads((_HERE / file).read_text())
+    return CliOptions(tuple(data["releases"]), _indexes(data["options"]), _indexes(data["modules"]))
+
+
+def _indexes(spans_by_name: dict[str, str]) -> dict[str, frozenset[int]]:
+    """{"--x": "0-3,5"} -> {"--x": {0, 1, 2, 3, 5}}."""
+    out: dict[str, frozenset[int]] = {}
+    for name, spans in spans_by_name.items():
+        indexes: set[int] = set()
+        for span in spans.split(","):
+            first, _, last = span.partition("-")
+            indexes.update(range(int(first), int(last or first) + 1))
+        out[name] = frozenset(indexes)
+    return out
+
+
+# A release tag: v0.10.1, 0.10.1.1, v0.5.5.post1, with a CUDA build suffix the release keeps (v0.5.5-cu129).
+_RELEASE_TAG = re.compile(r"v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?)(?:-cu\d+)?")
+
+
+def tagged_release(image: str, repositories: tuple[str, ...]) -> Optional[str]:
+    """The release an image's tag names when the image is one of ``repositories`` (the engine's own images, whose tag
+    is the release inside: ``vllm/vllm-openai:v0.10.1`` -> ``0.10.1``); None for any other image or tag (``latest``,
+    ``nightly``, a rebuild under another name, which may carry any release)."""
+    repository = image_repository(image).lower()
+    for prefix in ("docker.io/", "index.docker.io/"):
+        repository = repository.removeprefix(prefix)
+    if repository not in repositories:
+        return None
+    match = _RELEASE_TAG.fullmatch(image_tag(image) or "")
+    return match.group(1) if match else None
