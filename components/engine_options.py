@@ -10,6 +10,7 @@ way argparse reads them: ``--max_model_len`` as ``--max-model-len`` (vLLM's Flex
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CliOptions:
     """The long options and entry modules each release read accepts (see the module docstring)."""
 
@@ -45,9 +46,11 @@ class CliOptions:
         # The option itself, or one it abbreviates in a release without it (SGLang's --tp before 0.5.3.post1 is
         # --tp-size's prefix); an ambiguous prefix, which argparse refuses too, is let pass.
         found: set[int] = set()
-        for known, where in self.options.items():
-            if known.startswith(name):
-                found |= where
+        names = _sorted_names(self)
+        at = bisect.bisect_left(names, name)
+        while at < len(names) and names[at].startswith(name):
+            found |= self.options[names[at]]
+            at += 1
         return [self.releases[i] for i in sorted(found)]
 
     def neighbours(self, version: str) -> tuple[str, ...]:
@@ -72,6 +75,12 @@ class CliOptions:
 
 
 @lru_cache(maxsize=8)
+def _sorted_names(table: CliOptions) -> tuple[str, ...]:
+    """The table's option names in order, for the prefix search (a table is built once per file)."""
+    return tuple(sorted(table.options))
+
+
+@lru_cache(maxsize=8)
 def cli_options(file: str = "vllm_cli_flags.json") -> CliOptions:
     """The option table of a JSON file beside this module (``vllm_cli_flags.json``, ``sglang_cli_flags.json``)."""
     data = json.loads((_HERE / file).read_text())
@@ -90,8 +99,9 @@ def _indexes(spans_by_name: dict[str, str]) -> dict[str, frozenset[int]]:
     return out
 
 
-# A release tag: v0.10.1, 0.10.1.1, v0.5.5.post1, with a CUDA build suffix the release keeps (v0.5.5-cu129).
-_RELEASE_TAG = re.compile(r"v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?)(?:-cu\d+)?")
+# A release tag: v0.10.1, 0.10.1.1, v0.5.5.post1, with the CUDA build and architecture suffixes the release keeps
+# (v0.5.5.post3-cu129-amd64).
+_RELEASE_TAG = re.compile(r"v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?)(?:-cu\d+)?(?:-(?:amd64|arm64))?")
 
 
 def tagged_release(image: str, repositories: tuple[str, ...]) -> Optional[str]:

@@ -190,16 +190,22 @@ def _check_fields(where: str, row: dict) -> None:
         raise EngineTableError(f"{where}.startup_rules: unknown rule {unknown_rules[0]!r} (known: {', '.join(sorted(BY_NAME))})")
 
 
-def _check_downloads(where: str, table: dict) -> None:
-    """The [engines.NAME.downloads] table: its four fields, each of its type; kinds known, directories absolute."""
-    unknown = sorted(set(table) - set(_DOWNLOAD_FIELDS))
+def _check_subtable(where: str, table: dict, fields: dict[str, type]) -> None:
+    """A row's sub-table (downloads, options): no unknown field, each field present, non-empty and of its type, and
+    every item of a list a non-empty string."""
+    unknown = sorted(set(table) - set(fields))
     if unknown:
-        raise EngineTableError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(_DOWNLOAD_FIELDS))})")
-    for field, kind in _DOWNLOAD_FIELDS.items():
+        raise EngineTableError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(fields))})")
+    for field, kind in fields.items():
         if not isinstance(table.get(field), kind) or not table[field]:
             raise EngineTableError(f"{where}.{field}: a non-empty {kind.__name__} is required")
         if kind is list and not all(isinstance(v, str) and v for v in table[field]):
             raise EngineTableError(f"{where}.{field}: every item must be a non-empty string")
+
+
+def _check_downloads(where: str, table: dict) -> None:
+    """The [engines.NAME.downloads] table: its four fields, each of its type; kinds known, directories absolute."""
+    _check_subtable(where, table, _DOWNLOAD_FIELDS)
     bad = [m for m in table["models"] if m not in DOWNLOAD_KINDS and not m.endswith("://")]
     if bad:
         raise EngineTableError(f"{where}.models: {bad[0]!r} is not one of {DOWNLOAD_KINDS} nor a URI scheme ending in ://")
@@ -210,14 +216,7 @@ def _check_downloads(where: str, table: dict) -> None:
 
 def _check_options(where: str, table: dict) -> None:
     """The [engines.NAME.options] table: a JSON file that exists beside the table, and the engine's own images."""
-    unknown = sorted(set(table) - set(_OPTION_FIELDS))
-    if unknown:
-        raise EngineTableError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(_OPTION_FIELDS))})")
-    for field, kind in _OPTION_FIELDS.items():
-        if not isinstance(table.get(field), kind) or not table[field]:
-            raise EngineTableError(f"{where}.{field}: a non-empty {kind.__name__} is required")
-    if not all(isinstance(v, str) and v for v in table["images"]):
-        raise EngineTableError(f"{where}.images: every item must be a non-empty string")
+    _check_subtable(where, table, _OPTION_FIELDS)
     if "/" in table["file"] or not (TABLE.parent / table["file"]).is_file():
         raise EngineTableError(f"{where}.file: {table['file']!r} is not a file beside serving_engines.toml")
 

@@ -32,7 +32,9 @@ How far (``Reach``):
 What guards a publication (any one, in the set):
 
 * ingress-nginx ``auth-url``, ``auth-type``, ``auth-signin``, ``auth-tls-verify-client: on`` (client certificates)
-  (https://kubernetes.github.io/ingress-nginx/user-guide/nginx-configuration/annotations/#authentication); NGINX Inc's
+  (https://kubernetes.github.io/ingress-nginx/user-guide/nginx-configuration/annotations/#authentication), or a
+  ``whitelist-source-range`` / ``allowlist-source-range`` no wider than the ALB rule's bound (annotations.md
+  "Whitelist source range"); NGINX Inc's
   ``nginx.org/basic-auth-secret`` and ``nginx.com/jwt-key``; HAProxy's ``haproxy.org/auth-type``; Traefik
   ``router.middlewares`` naming a Middleware with forwardAuth/basicAuth/digestAuth (or one not in the set); Kong
   ``konghq.com/plugins`` naming an auth plugin (key-auth, jwt, oauth2, basic-auth, openid-connect, hmac-auth,
@@ -59,6 +61,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from components.aws_ids import sources_too_wide
 from policies.kube import annotations_of, as_dict, as_list, get, pod_specs, split_type
 from policies.reading import edge
 from policies.reading import route_path as path
@@ -221,6 +224,12 @@ def _ingress_guard(ing: Any, s: _Set) -> Optional[str]:
             return f"{edge.NGINX}/{key}"
     if str(ann.get(f"{edge.NGINX}/auth-tls-verify-client", "")).lower() == "on":
         return f"{edge.NGINX}/auth-tls-verify-client: on"
+    for key in ("whitelist-source-range", "allowlist-source-range"):
+        # A source allow-list keeps strangers out when, merged, it covers no more than the ALB rule allows
+        # (components/aws_ids.py sources_too_wide: at most a /8 of IPv4 and a /32 of IPv6).
+        ranges = [c.strip() for c in str(ann.get(f"{edge.NGINX}/{key}", "")).split(",") if c.strip()]
+        if ranges and sources_too_wide(ranges) is None:
+            return f"{edge.NGINX}/{key} {', '.join(ranges)}"
     for key in ("nginx.org/basic-auth-secret", "nginx.com/jwt-key", "haproxy.org/auth-type", "ingress.kubernetes.io/auth-type"):
         if ann.get(key):
             return key

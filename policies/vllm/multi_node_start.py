@@ -20,7 +20,9 @@ Findings (LeaderWorkerSet, and a leader/worker group read generically, policies/
 - the leader's vLLM needs the workers' GPUs, uses neither form, and nothing in the leader pod runs ``ray start
   --head`` (or vLLM's helper): the engine never starts;
 - the leader starts a Ray head but a worker runs a vLLM server of its own instead of joining the head: the head never
-  gets the workers' GPUs.
+  gets the workers' GPUs;
+- the workers' last command is ``ray start --address=...`` without ``--block``: it returns, the container ends and
+  takes its raylet with it (KubeRay adds --block to every ray start it writes, kuberay v1.7.0 pod.go:1377-1378).
 
 Mandatory only where the manifest shows every command (the containers' ``command`` starts vLLM or Ray directly, or is
 a script of nothing else); an unknown script or image entrypoint in the way could start Ray, so the finding is then
@@ -78,6 +80,24 @@ def _starts_head(podspec: dict) -> bool:
         any(any(a == "--head" for a in start) for start in _ray_starts(c)) or _helper(c, "leader")
         for c in containers(podspec, init=True)
     )
+
+
+def _returns_at_once(container: dict) -> bool:
+    """True when the container's last command is a ``ray start --address ...`` without ``--block``: ray start returns
+    once the node's Ray processes run in the background, the container's command ends, and the kubelet stops the
+    container and its raylet with it (KubeRay adds --block to every ray start it writes for this reason: kuberay v1.7.0
+    ray-operator/controllers/ray/common/pod.go:1377-1378, kuberay#675)."""
+    tokens, _ = command_tokens(container)
+    last = max(
+        (i for i, t in enumerate(tokens[:-1]) if posixpath.basename(t) == "ray" and tokens[i + 1] == "start"), default=None
+    )
+    if last is None:
+        return False
+    rest = tokens[last + 2 :]
+    tail = rest[next((i for i, t in enumerate(rest) if is_shell_operator(t)), len(rest)) :]
+    args = rest[: len(rest) - len(tail)]
+    ends = all(is_shell_operator(t) for t in tail) and not any(t in ("&", "|", "||") for t in tail)
+    return ends and any(a.startswith("--address") for a in args) and not any(a.startswith("--block") for a in args)
 
 
 def _joins(container: dict) -> bool:
@@ -144,6 +164,13 @@ def _leader_finding(resource: Resource, server: VllmServer, workers: list[dict],
             f"{server.label}: {ranks}; the leader starts a Ray head, but the workers run a vLLM server of their own "
             "instead of joining it (ray start --address=$(LWS_LEADER_ADDRESS):6379 --block): the head never gets "
             f"their GPUs and the placement group for {tp * pp} GPUs is never ready"
+        )
+        return text if sure else unproven(text)
+    if any(_returns_at_once(c) for c in workers):
+        text = (
+            f"{server.label}: {ranks}; the workers join the head with `ray start --address=...` but without --block, "
+            "so ray start returns, the container's command ends and the kubelet stops it with its raylet: the workers "
+            "keep leaving the Ray cluster; add --block (as KubeRay and vLLM's multi-node-serving.sh do)"
         )
         return text if sure else unproven(text)
     return None

@@ -463,3 +463,15 @@ def test_a_service_of_the_set_whose_pods_are_in_another_file_is_unknown_not_a_no
     # Service selects is still not in these files, so the Ingress stays reported (advice).
     ((level, message),) = found([NASTP, service("vllm-service", "vllm")])
     assert level == "advisory" and "publishes Service vllm-service, which these files do not show" in message
+
+
+def test_an_nginx_source_allow_list_is_a_guard_only_when_narrow():
+    # ingress-nginx's whitelist-source-range (https://kubernetes.github.io/ingress-nginx/user-guide/nginx-configuration/
+    # annotations/#whitelist-source-range), judged as the ALB rule judges inbound-cidrs: an office range guards,
+    # 0.0.0.0/0 does not.
+    model = [vllm(), service("vllm-service", "vllm")]
+    for ranges, guarded in (("10.0.0.0/16, 192.168.0.0/24", True), ("0.0.0.0/0", False)):
+        form = copy.deepcopy(NASTP)
+        form["spec"]["tls"] = [{"secretName": "vllm-tls"}]
+        form["metadata"]["annotations"]["nginx.ingress.kubernetes.io/whitelist-source-range"] = ranges
+        assert (found([form, *model]) == []) is guarded, ranges
