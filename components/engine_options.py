@@ -99,8 +99,9 @@ def _indexes(spans_by_name: dict[str, str]) -> dict[str, frozenset[int]]:
     return out
 
 
-# A release tag: v0.10.1, 0.10.1.1, v0.5.5.post1, with a CUDA build suffix the release keeps (v0.5.5-cu129).
-_RELEASE_TAG = re.compile(r"v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?)(?:-cu\d+)?")
+# A release tag: v0.10.1, 0.10.1.1, v0.5.5.post1, with the CUDA build and architecture suffixes the release keeps
+# (v0.5.5.post3-cu129-amd64).
+_RELEASE_TAG = re.compile(r"v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?)(?:-cu\d+)?(?:-(?:amd64|arm64))?")
 
 
 def tagged_release(image: str, repositories: tuple[str, ...]) -> Optional[str]:

@@ -34,6 +34,7 @@ SETTINGS = (
     "quantization",
     "data-parallel-size",
     "nnodes",
+    "port",
 )
 # What an engine serves when its context-length setting is unset: "model" the model's whole context (one such
 # request must fit the KV cache), "fitted" a length the engine fits to the memory it found, "" not documented.

@@ -27,8 +27,10 @@ class Supplied:
     operator: str
     kinds: frozenset[tuple[str, str]]  # (API group, kind); kind "*" is every kind of the group
     fields: frozenset[str]
-    container: str  # which container gets them: "first" (index 0) or "serving" (the only one, or one with ports)
+    container: str  # which container gets them: "first" (index 0), "serving" (the only one, or one with ports), or
+    # "named" (a container of one of ``names``; a KServe predictor ``model`` counts as the name KServe gives it)
     source: str
+    names: frozenset[str] = frozenset()
 
 
 ROWS: tuple[Supplied, ...] = (
@@ -50,6 +52,27 @@ ROWS: tuple[Supplied, ...] = (
         "knative/serving pkg/apis/serving/v1/revision_defaults.go at 0217cb33 applyProbes: the serving container (the "
         "only one, or the one declaring ports) gets a TCP readinessProbe when it has none",
     ),
+    Supplied(
+        "KServe",
+        frozenset(
+            {
+                ("serving.kserve.io", "InferenceService"),
+                ("serving.kserve.io", "ServingRuntime"),
+                ("serving.kserve.io", "ClusterServingRuntime"),
+            }
+        ),
+        frozenset({"readinessProbe"}),
+        "named",
+        "kserve/kserve at v0.20.0 (and opendatahub-io/kserve at 0239d488, RHOAI) pkg/controller/v1beta1/inferenceservice/"
+        "reconcilers/deployment/deployment_reconciler.go:"
+        "304-336 setDefaultPodSpec: in RawDeployment (Standard) mode the kserve-container and transformer-container get a "
+        "TCP readinessProbe on their first containerPort (else 8080) when they have none, on the predictor and worker "
+        "Deployments alike (:147, :185); in Serverless mode Knative's applyProbes gives the serving container one (row "
+        "above). The predictor's model, and a custom predictor's only or unnamed first container, are named "
+        "kserve-container (components/predictor.go:432 MergeServingRuntimeAndInferenceServiceSpecs; "
+        "pkg/apis/serving/v1beta1/predictor_custom.go:69-71)",
+        frozenset({"kserve-container", "transformer-container"}),
+    ),
 )
 
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -69,6 +92,18 @@ def _row(resource: Any) -> Optional[Supplied]:
     return next((r for r in ROWS if (group, kind) in r.kinds or (group, "*") in r.kinds), None)
 
 
+def _name_given(resource: Any, path: str, listed: list, container: Mapping) -> Any:
+    """The name the operator knows this container by: an InferenceService predictor's ``model`` (path ``*.model``)
+    and the only or unnamed first container of its predictor are kserve-container (see the KServe row); any other
+    container keeps its own name."""
+    if split_type(getattr(resource, "type", ""))[1] == "InferenceService" and path.startswith("spec.predictor"):
+        if path.endswith(".model"):
+            return "kserve-container"
+        if listed and listed[0] is container and (len(listed) == 1 or not container.get("name")):
+            return "kserve-container"
+    return container.get("name")
+
+
 def supplied(resource: Any, path: str, podspec: Mapping, container: Mapping, field: str) -> Optional[str]:
     """Where an operator supplies ``field`` for this container of the pod spec at ``path``: the row's source, or None
     when nothing fills it in (the container's own value, if any, is the rule's to read)."""
@@ -78,6 +113,9 @@ def supplied(resource: Any, path: str, podspec: Mapping, container: Mapping, fie
     listed = [c for c in as_list(podspec.get("containers")) if isinstance(c, dict)]
     if row.container == "first":
         if not listed or listed[0] is not container:
+            return None
+    elif row.container == "named":
+        if _name_given(resource, path, listed, container) not in row.names:
             return None
     elif not (len(listed) == 1 and listed[0] is container) and not as_list(container.get("ports")):
         return None

@@ -5,12 +5,19 @@ minutes, not seconds, so the first request after an idle spell times out.
 KServe's own default is DefaultMinReplicas = 1 (kserve/kserve v0.20.0), so an InferenceService without
 minReplicas is fine; KEDA's default minReplicaCount is 0, so a ScaledObject must set it, and
 must not set idleReplicaCount: 0 (scale to zero while idle).
+
+A committed ``serving.kserve.io/stop: "true"`` annotation is a scale to zero that never ends: KServe marks the
+InferenceService's predictor stopped and deletes its workload (kserve/kserve v0.20.0 pkg/constants/constants.go:121
+StopAnnotationKey; pkg/utils/utils.go:333-351 GetForceStopRuntime, case-insensitive "true";
+pkg/controller/v1beta1/inferenceservice/components/predictor.go:247, controller.go:318; reconcilers/deployment/
+deployment_reconciler.go:224-247 creates no Deployment and deletes an existing one), and an
+LLMInferenceService's main workload likewise (pkg/controller/v1alpha2/llmisvc/workload.go:58-60).
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import HPA_TYPES, ISVC_TYPE, SCALED_OBJECT_TYPE, as_dict, as_int, get
+from policies.kube import HPA_TYPES, ISVC_TYPE, SCALED_OBJECT_TYPE, as_dict, as_int, get, split_type
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.scalers_ext import SCALER_TYPES, replica_floor
 
@@ -20,8 +27,33 @@ _WHY = (
 )
 
 
+_LLMISVC_TYPES = (
+    "kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService",
+    "kubernetes:serving.kserve.io/v1alpha2:LLMInferenceService",
+)
+STOP_ANNOTATION = "serving.kserve.io/stop"
+
+
+def _stopped(resource: Resource) -> list[str]:
+    """The finding for a KServe model committed stopped (see the module docstring), or none."""
+    group, _ = split_type(resource.type)
+    value = get(resource.props, "metadata", "annotations", STOP_ANNOTATION)
+    if group != "serving.kserve.io" or not (isinstance(value, str) and value.strip().lower() == "true"):
+        return []
+    return [
+        f'metadata.annotations: {STOP_ANNOTATION} is "{value}", so KServe stops this model and deletes its pods: it '
+        f"serves nothing until the annotation is removed; drop it from the committed manifest"
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
+    return _stopped(resource) + _floor(resource)
+
+
+def _floor(resource: Resource) -> list[str]:
     spec = as_dict(get(resource.props, "spec"))
+    if resource.type in _LLMISVC_TYPES:
+        return []
     if resource.type in OPERATOR_TYPES:
         server = operator_server(resource)
         if server is not None and server.min_replicas == 0:
@@ -60,7 +92,8 @@ POLICY = Policy(
     name="llm-no-scale-to-zero",
     description=(
         "InferenceServices, HPAs, KEDA ScaledObjects and HTTPScaledObjects, KubeAI Models, AIBrix PodAutoscalers and "
-        "operator-run model servers must keep at least one replica."
+        "operator-run model servers must keep at least one replica; a KServe model must not be committed stopped "
+        "(serving.kserve.io/stop)."
     ),
     catalog="S5",
     severity="high",
@@ -72,7 +105,7 @@ POLICY = Policy(
         'llm-serving.io/exempt-llm-no-scale-to-zero: "<reason>".'
     ),
     config_schema={},
-    resource_types=(ISVC_TYPE, *HPA_TYPES, SCALED_OBJECT_TYPE, *OPERATOR_TYPES, *SCALER_TYPES),
+    resource_types=(ISVC_TYPE, *_LLMISVC_TYPES, *HPA_TYPES, SCALED_OBJECT_TYPE, *OPERATOR_TYPES, *SCALER_TYPES),
     check_resource=_check,
     rationale=(
         "A replica returns only after a GPU node is provisioned, a multi-GB image pulled and the weights loaded: minutes "

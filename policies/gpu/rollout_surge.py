@@ -2,7 +2,12 @@
 
 ``maxSurge > 0`` starts new GPU pods before old ones stop: on a pool whose gpuLimit its workloads
 already fill, the surge pod stays Pending and the rollout stalls. ``maxSurge: 0`` with
-``maxUnavailable: 0`` can never replace a pod at all.
+``maxUnavailable: 0`` written as such (ints or ``0%``) is refused by the API server ("may not be 0 when
+`maxSurge` is 0": kubernetes/kubernetes pkg/apis/apps/validation/validation.go ValidateRollingUpdateDeployment).
+Percentages that only *round* to 0 and 0 (any percentage of ``replicas: 0``, or 1% of one replica) are not a stuck
+rollout: the deployment controller then takes one pod unavailable (kubernetes/kubernetes 277391ee
+pkg/controller/deployment/util/deployment_util.go ResolveFenceposts: "If both fenceposts resolve to zero, then we
+should set maxUnavailable to 1").
 
 When the Deployment's NodePool is not among the files read, its headroom is unknown; a rollout that can progress
 only by surging (``maxUnavailable`` rounds to 0, as Kubernetes' 25% default does for one to three replicas) then
@@ -30,6 +35,16 @@ def _amount(value, replicas: int, default: str) -> int:
         return int(float(value))
     except (TypeError, ValueError):
         return 0
+
+
+def _literal_zero(value) -> bool:
+    """True for a fencepost written as zero (``0`` or ``0%``): the form the API server's validation refuses when both are."""
+    if isinstance(value, str):
+        value = value[:-1] if value.endswith("%") else value
+    try:
+        return value is not None and float(value) == 0
+    except (TypeError, ValueError):
+        return False
 
 
 def _surge_only(surge: int, gpus: int, replicas: int) -> str:
@@ -61,12 +76,16 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             else _amount(raw_unavailable, w.max_pods, "0")
         )
         if surge == 0 and unavailable == 0:
-            findings.append(
-                (
-                    w.resource.name,
-                    "spec.strategy: maxSurge 0 and maxUnavailable 0 on a GPU Deployment; the rollout can never replace a pod",
+            if _literal_zero(rolling.get("maxSurge")) and _literal_zero(raw_unavailable):
+                findings.append(
+                    (
+                        w.resource.name,
+                        "spec.strategy: maxSurge 0 and maxUnavailable 0 on a GPU Deployment; the API server refuses "
+                        "it and no rollout could ever replace a pod",
+                    )
                 )
-            )
+            # Both only rounded to zero: the controller takes one pod unavailable (ResolveFenceposts) and
+            # never surges, so neither a stall nor a surge finding applies.
             continue
         pool = pools.get(w.pool) if w.pool else None
         limit = limit_of(pool) if pool else None

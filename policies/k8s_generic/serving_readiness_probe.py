@@ -3,14 +3,88 @@
 Without one, the pod joins the Service as soon as the container starts, minutes before the
 engine has loaded its weights, and it stays there after the engine dies: vLLM's `/health`
 returns 503 once the engine is gone, but nothing asks it.
+
+A readinessProbe that GETs a port the server does not listen on never succeeds, so the pod never becomes Ready.
+That is proven only where the engine table gives the server's port setting (components/serving_engines.toml
+``port``: vLLM and SGLang read ``--port``, defaulting to the row's port), the pod has no other container that could
+listen there (probes reach the pod's shared network namespace), and nothing else completes the server's command
+line (a KServe predictor ``model`` gets its runtime's args; an operator's custom resource its operator's).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, Optional
+
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, is_custom_type, split_type
 from policies.operator_defaults import supplied
-from policies.reading.serving import engine_row, model_servers, takes_requests
+from policies.reading.serving import ModelServer, engine_command_line, engine_row, model_servers, takes_requests
+
+# Where a container's whole command line is in the manifest: the core workload kinds and LeaderWorkerSet.
+_OWN_COMMAND_LINE = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "LeaderWorkerSet"})
+
+
+def _probe_port(container: Mapping, probe: Mapping) -> Optional[int]:
+    """The port an httpGet probe targets, a named port resolved through the container's ports (None if unknown)."""
+    port = as_dict(probe.get("httpGet")).get("port")
+    if isinstance(port, str) and not port.isdigit():
+        named = [p for p in as_list(container.get("ports")) if isinstance(p, dict) and p.get("name") == port]
+        port = named[0].get("containerPort") if named else None
+    try:
+        return int(port) if port is not None and not isinstance(port, bool) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _listening_port(resource: Any, server: ModelServer) -> Optional[tuple[int, str]]:
+    """The port the server listens on and how the manifest says so, where the manifest alone proves it."""
+    from policies.reading.engines import table_args
+    from policies.reading.vllm_args import parse_vllm_args, vllm_command_line
+
+    row = engine_row(server.engine)
+    if row is None or "port" not in row.flags or split_type(resource.type)[1] not in _OWN_COMMAND_LINE:
+        return None
+    if split_type(resource.type)[1] != "LeaderWorkerSet" and is_custom_type(resource.type):
+        return None
+    if row.name == "vllm":
+        line = vllm_command_line(server.container)
+        args = parse_vllm_args(line) if line is not None else {}
+    else:
+        line = engine_command_line(server.container, row)
+        args = table_args(server.container, row, line) if line is not None else {}
+    if line is None or {"uds", "config", "data-parallel-size", "dp"} & set(args):
+        return None  # a socket, a config file or data-parallel ports the flags alone do not show
+    value = args.get("port")
+    if value is None:
+        return (row.port, f"its default port {row.port}") if "port" not in args else None
+    try:
+        return int(value), f"--{row.flags['port'][0]} {int(value)}"
+    except ValueError:
+        return None  # an unresolved variable
+
+
+def _wrong_port(resource: Any, server: ModelServer) -> Optional[str]:
+    """The message for a readinessProbe on a port the server does not listen on, or None."""
+    probe = server.container.get("readinessProbe")
+    if not isinstance(probe, dict) or "httpGet" not in probe:
+        return None
+    others = [
+        c
+        for key in ("containers", "initContainers")
+        for c in as_list(server.podspec.get(key))
+        if isinstance(c, dict) and c is not server.container and (key == "containers" or c.get("restartPolicy") == "Always")
+    ]
+    port, listening = _probe_port(server.container, probe), _listening_port(resource, server)
+    if others or port is None or listening is None or port == listening[0]:
+        return None
+    row = engine_row(server.engine)
+    name = row.display if row else server.engine
+    return (
+        f"{server.label}: readinessProbe GETs port {port}, but {name} listens on {listening[0]} ({listening[1]}) and "
+        f"nothing else in the pod does, so the probe never succeeds and the pod never becomes Ready; probe port "
+        f"{listening[0]}"
+    )
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -22,7 +96,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue  # a rank of an engine its group's leader fronts (LeaderWorkerSet worker, vLLM --headless)
         if supplied(resource, server.path, server.podspec, server.container, "readinessProbe"):
             continue  # the operator gives the pod one (KubeRay, Knative: policies/operator_defaults.py)
-        if not isinstance(server.container.get("readinessProbe"), dict):
+        if wrong := _wrong_port(resource, server):
+            messages.append(wrong)
+        elif not isinstance(server.container.get("readinessProbe"), dict):
             # The engine's own readiness endpoint and port (components/serving_engines.toml readiness, port).
             row = engine_row(server.engine)
             probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"

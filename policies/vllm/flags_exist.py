@@ -146,6 +146,23 @@ def _finding(option: str, server: _Server) -> Optional[str]:
     )
 
 
+def _one_argument(token: str, name: str) -> str:
+    """An option and its value in one argument ("--quantization bitsandbytes" as one list item): argparse takes an
+    argument holding a space for a positional one (Python 3.11 argparse.py _parse_optional: "if it contains a space,
+    it was meant to be a positional"), so the option is never applied. What follows depends on the parser (vLLM 0.33.0
+    make_arg_parser has an optional ``model_tag`` positional, vllm/entrypoints/common/cli_args.py:438-443, which only
+    ``vllm serve`` reads, vllm/entrypoints/cli/serve.py:56-57): an exit, the text taken for the model, or the option
+    silently dropped, as kubernetes-sigs/inference-perf's quantization demo ran unquantized. Advice: the manifest shows
+    the option is lost, not that the server fails."""
+    option, _, value = token.partition(" ")
+    return unproven(
+        f"'{token}' is one argument (the option and its value in one list item): {name}'s argparse reads an argument "
+        f"holding a space as a positional one, never as {option}, so the setting is not applied (the parser then "
+        f"exits on an unrecognized argument, takes the text for the model, or drops it silently); write it as two "
+        f"items, or as {option}={value.strip()}"
+    )
+
+
 _DEMO = "vllm.entrypoints.api_server"
 
 
@@ -182,6 +199,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         for server in _servers(r):
             messages = [_module_finding(server)] if server.module else []
             for option in dict.fromkeys(options_written(server.tokens)):
+                if " " in option:
+                    messages.append(_one_argument(option, server.row.display))
+                    continue  # not an option name at all: the release table does not apply
                 found = None if option.replace("_", "-") in allowed else _finding(option, server)
                 if found is not None:
                     fix = "remove it or use the spelling of the image's release"

@@ -68,6 +68,7 @@ def test_sglang_options():
     assert row is not None and row.options is not None
     table = cli_options(row.options.file)
     assert tagged_release("lmsysorg/sglang:v0.5.5.post1-cu129", row.options.images) == "0.5.5.post1"
+    assert tagged_release("docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64", row.options.images) == "0.5.5.post3"
     assert table.releases_having("--tp-size") == list(table.releases)
     assert table.releases_having("--prefix-cache-block-size") == []
     assert table.releases_shipping("sglang.launch_server") == list(table.releases)

@@ -147,6 +147,18 @@ def test_s38_careful_forms_stay_silent():
         assert found_by([form], FLAGS) == [], form
 
 
+def test_s38_an_option_and_its_value_in_one_argument_is_advice():
+    # kubernetes-sigs/inference-perf 7de5ef2e demos/kubecon-na-2025/vllm+quantization/manifests.yaml: args item
+    # "--quantization bitsandbytes" on vllm/vllm-openai:v0.11.0; argparse takes an argument holding a space as positional.
+    line = ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+    args = ["--model=$(MODEL_ID)", "--gpu_memory_utilization=0.9", "--max-model-len=512", "--quantization bitsandbytes"]
+    ((level, message),) = found_by([deployment("vllm/vllm-openai:v0.11.0", command=line, args=args)], FLAGS)
+    assert level == "advisory" and "'--quantization bitsandbytes' is one argument" in message
+    assert "--quantization=bitsandbytes" in message
+    fixed = [*args[:3], "--quantization", "bitsandbytes"]
+    assert found_by([deployment("vllm/vllm-openai:v0.11.0", command=line, args=fixed)], FLAGS) == []
+
+
 def test_s38_kserve_huggingface_server_ignores_unknown_options():
     # kserve v0.20.0 python/huggingfaceserver/huggingfaceserver/__main__.py:213: args, _ = parser.parse_known_args().
     isvc = {

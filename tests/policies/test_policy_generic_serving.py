@@ -35,10 +35,15 @@ def mutated(mutate):
 
 
 def test_readiness_missing():
-    assert messages(serving_readiness_probe.POLICY, mutated(lambda c: c.pop("readinessProbe"))) == [
-        f"{LABEL}: no readinessProbe on this vllm server, so it receives requests before the model is loaded and "
-        f"after the engine dies; probe GET /health (port 8000 unless moved)"
-    ]
+    props = deployment_props()
+    props["spec"]["template"]["spec"]["containers"][0].pop("readinessProbe")
+    (found,) = messages(serving_readiness_probe.POLICY, resource(DEPLOYMENT_TYPE, props))
+    assert found.endswith(
+        ": no readinessProbe on this vllm server, so it receives requests before the model is loaded and "
+        "after the engine dies; probe GET /health (port 8000 unless moved)"
+    )
+    # KServe gives an InferenceService's kserve-container a TCP readinessProbe itself (policies/operator_defaults.py).
+    assert messages(serving_readiness_probe.POLICY, mutated(lambda c: c.pop("readinessProbe"))) == []
 
 
 def test_readiness_of_an_sglang_server_and_a_sidecar():

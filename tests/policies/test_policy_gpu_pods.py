@@ -176,7 +176,29 @@ def test_s20_surge_and_unavailable_both_zero():
     assert messages(
         rollout_surge.POLICY,
         *stack(_gpu_deployment({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}})),
-    ) == ["spec.strategy: maxSurge 0 and maxUnavailable 0 on a GPU Deployment; the rollout can never replace a pod"]
+    ) == [
+        "spec.strategy: maxSurge 0 and maxUnavailable 0 on a GPU Deployment; the API server refuses it and no rollout "
+        "could ever replace a pod"
+    ]
+    # "0%" is a zero for the API server's validation too (getIntOrPercentValue).
+    assert (
+        len(rollout_surge.POLICY.check_stack([_gpu_deployment({"rollingUpdate": {"maxSurge": "0%", "maxUnavailable": 0}})], {}))
+        == 1
+    )
+
+
+def test_s20_fenceposts_that_only_round_to_zero_take_one_pod_unavailable():
+    """Kubernetes' 25%/25% default on ``replicas: 0`` (a Deployment an autoscaler scales from zero) rounds both
+    fenceposts to 0; the deployment controller then takes one pod unavailable instead of stalling (kubernetes/kubernetes
+    277391ee pkg/controller/deployment/util/deployment_util.go ResolveFenceposts). Shape of set 6's
+    adityonugrohoid/gpu-autoscale-inference k8s/vllm-deployment.yaml @ 84410476 (replicas 0, no strategy, one GPU)."""
+    assert rollout_surge.POLICY.check_stack([_gpu_deployment(None, replicas=0.0)], {}) == []
+    # 1% of one replica: surge rounds up to 1 (a surge-only rollout, advisory without the pool), not a stuck one.
+    one_percent = _gpu_deployment({"rollingUpdate": {"maxSurge": "1%", "maxUnavailable": "1%"}}, replicas=1.0)
+    (found,) = rollout_surge.POLICY.check_stack([one_percent], {})
+    assert "maxUnavailable rounds to 0 for 1 replica(s)" in found[1]
+    zero_surge = _gpu_deployment({"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "25%"}}, replicas=1.0)
+    assert rollout_surge.POLICY.check_stack([zero_surge], {}) == []
 
 
 def test_s20_recreate_and_zero_surge_pass():

@@ -116,3 +116,68 @@ def test_kuberay_fills_in_the_ray_container_only():
     sidecar = {"name": "sidecar", "image": "busybox:1.36"}
     pod["containers"].append(sidecar)
     assert supplied(cluster, path, pod, sidecar, "readinessProbe") is None
+
+
+# Set 6's erkerc/rhoai-autoscaling inferenceservice-autoscale.yaml @ dadfb7b9 (shape): a RawDeployment
+# InferenceService whose predictor model is vLLM (modelFormat vLLM), with args and resources and no probe, its runtime
+# in another file.
+_ISVC = {
+    "apiVersion": "serving.kserve.io/v1beta1",
+    "kind": "InferenceService",
+    "metadata": {
+        "name": "qwen25-7b-instruct",
+        "namespace": "autoscaling-demo",
+        "annotations": {"serving.kserve.io/deploymentMode": "RawDeployment"},
+    },
+    "spec": {
+        "predictor": {
+            "model": {
+                "name": "",
+                "modelFormat": {"name": "vLLM"},
+                "runtime": "qwen25-7b-instruct",
+                "args": ["--max-model-len", "20000"],
+                "resources": {"limits": {"nvidia.com/gpu": "1", "memory": "10Gi"}},
+            }
+        }
+    },
+}
+
+
+def test_kserve_gives_the_kserve_container_a_readiness_probe():
+    """KServe's reconciler gives kserve-container a TCP readinessProbe on its first port when it has none (kserve
+    v0.20.0 deployment_reconciler.go:304-336; the same in opendatahub-io/kserve, RHOAI's fork); the predictor's model
+    is kserve-container whatever its ``name`` says (components/predictor.go:432)."""
+    assert messages(READINESS, _r(_ISVC)) == []
+    # A ServingRuntime's kserve-container (set 6's erkerc/rhoai-autoscaling servingruntime.yaml @ dadfb7b9 shape): same.
+    runtime = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "qwen3-8b"},
+        "spec": {"containers": [dict(copy.deepcopy(_VLLM), name="kserve-container", ports=[{"containerPort": 8080}])]},
+    }
+    assert messages(READINESS, _r(runtime)) == []
+
+
+def test_kserve_leaves_other_containers_alone():
+    """Only kserve-container and transformer-container get the probe: a second vLLM container of another name in a
+    runtime is still reported, and the same vLLM in a plain Deployment is."""
+    runtime = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "two"},
+        "spec": {
+            "containers": [
+                {"name": "kserve-container", "image": "example.com/router:1.0", "ports": [{"containerPort": 8080}]},
+                dict(copy.deepcopy(_VLLM), name="engine"),
+            ]
+        },
+    }
+    found = READINESS.check_resource(_r(runtime), {})
+    assert len(found) == 1 and "engine" in found[0]
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "kserve-container-lookalike", "namespace": "llm"},
+        "spec": {"template": {"spec": {"containers": [dict(copy.deepcopy(_VLLM), name="kserve-container")]}}},
+    }
+    assert len(messages(READINESS, _r(deployment))) == 1

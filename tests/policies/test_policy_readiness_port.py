@@ -1,0 +1,96 @@
+"""G4: a readinessProbe on a port the model server does not listen on never succeeds.
+
+Fixture: the shape of set 6's bkauf/ai-ml-tooling sglang-deployment.yaml @ 4a6caa760d4b693d5c5a86f85a20501b72833749
+(an SGLang Deployment started with ``--port 30000`` whose readinessProbe and containerPort say 8000).
+SGLang and vLLM listen on ``--port`` (components/serving_engines.toml settings.port; defaults 30000 and 8000).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import messages, resource
+
+from policies.k8s_generic.serving_readiness_probe import POLICY
+
+_SGLANG = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "sglang-test", "namespace": "default"},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "sglang-test"}},
+        "template": {
+            "metadata": {"labels": {"app": "sglang-test"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "inference-server",
+                        "image": "lmsysorg/sglang:v0.5.2",
+                        "command": ["python3", "-m", "sglang.launch_server"],
+                        "args": ["--model-path", "google/gemma-3-4b-it", "--host", "0.0.0.0", "--port", "30000"],
+                        "ports": [{"containerPort": 8000, "name": "metrics"}],
+                        "readinessProbe": {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10},
+                        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                    }
+                ]
+            },
+        },
+    },
+}
+
+
+def _r(doc: dict):
+    return resource(f"kubernetes:{doc['apiVersion']}:{doc['kind']}", copy.deepcopy(doc))
+
+
+def _server(doc: dict) -> dict:
+    return doc["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_a_probe_on_a_port_the_server_does_not_listen_on_blocks():
+    assert messages(POLICY, _r(_SGLANG)) == [
+        "container inference-server: readinessProbe GETs port 8000, but SGLang listens on 30000 (--port 30000) and "
+        "nothing else in the pod does, so the probe never succeeds and the pod never becomes Ready; probe port 30000"
+    ]
+    # The named port resolves to the same 8000.
+    named = copy.deepcopy(_SGLANG)
+    _server(named)["readinessProbe"]["httpGet"]["port"] = "metrics"
+    assert len(messages(POLICY, _r(named))) == 1
+    # vLLM with no --port listens on 8000: a probe on 8080 never succeeds.
+    vllm = copy.deepcopy(_SGLANG)
+    _server(vllm).update(image="vllm/vllm-openai:v0.11.0", command=["vllm", "serve"], args=["Qwen/Qwen2.5-7B-Instruct"])
+    _server(vllm)["readinessProbe"]["httpGet"]["port"] = 8080
+    (found,) = messages(POLICY, _r(vllm))
+    assert "vLLM listens on 8000 (its default port 8000)" in found
+
+
+def test_careful_forms_stay_silent():
+    right = copy.deepcopy(_SGLANG)
+    _server(right)["readinessProbe"]["httpGet"]["port"] = 30000
+    assert messages(POLICY, _r(right)) == []
+    # Another container shares the pod's network: it may be what listens on 8000 (a proxy in front of the server).
+    proxied = copy.deepcopy(_SGLANG)
+    proxied["spec"]["template"]["spec"]["containers"].append({"name": "proxy", "image": "envoyproxy/envoy:v1.31.0"})
+    assert messages(POLICY, _r(proxied)) == []
+    sidecar = copy.deepcopy(_SGLANG)
+    sidecar["spec"]["template"]["spec"]["initContainers"] = [
+        {"name": "proxy", "image": "envoyproxy/envoy:v1.31.0", "restartPolicy": "Always"}
+    ]
+    assert messages(POLICY, _r(sidecar)) == []
+    # A port the manifest does not resolve, a Unix socket, a TCP probe: not proven.
+    for args in (["--model-path", "m", "--port", "$(PORT)"], ["--model-path", "m", "--port", "30000", "--config", "c.yaml"]):
+        unresolved = copy.deepcopy(_SGLANG)
+        _server(unresolved)["args"] = args
+        assert messages(POLICY, _r(unresolved)) == []
+    uds = copy.deepcopy(_SGLANG)
+    _server(uds).update(image="vllm/vllm-openai:v0.11.0", command=["vllm", "serve"], args=["m", "--uds", "/tmp/s.sock"])
+    assert messages(POLICY, _r(uds)) == []
+    tcp = copy.deepcopy(_SGLANG)
+    _server(tcp)["readinessProbe"] = {"tcpSocket": {"port": 8000}}
+    assert messages(POLICY, _r(tcp)) == []
+    # An engine whose port setting the table does not give (TGI's image sets PORT itself): not judged.
+    tgi = copy.deepcopy(_SGLANG)
+    _server(tgi).update(image="ghcr.io/huggingface/text-generation-inference:3.3.7", command=None, args=["--port", "80"])
+    _server(tgi).pop("command")
+    assert messages(POLICY, _r(tgi)) == []
