@@ -260,3 +260,18 @@ def manifest(obj: dict) -> Resource:
 def found_by(objs: list[dict], policy: str, config: dict | None = None) -> list[tuple[str, str]]:
     """(enforcement, message) of one policy's findings when the whole pack checks these manifests."""
     return [(v.enforcement, v.message) for v in evaluate([manifest(o) for o in objs], config) if v.policy == policy]
+
+
+# An HTTPRoute on Gateway external-http (in another file) to the Ray LLM head Service rayllm-head-svc:8000, no timeouts:
+# GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-ray/rayserve/ingress/httproute.yaml at
+# 2b5036514162a489145c5e5570bc320efbcb37bf, and GoogleCloudPlatform/ai-on-gke applications/ray/rayservice-examples/
+# ingress/httproute.yaml at 13552122339d612475d88050459f68ea81bee237 (held-out set 4).
+RAY_ROUTE = {
+    "apiVersion": "gateway.networking.k8s.io/v1beta1",
+    "kind": "HTTPRoute",
+    "metadata": {"name": "serve-api-endpoint"},
+    "spec": {
+        "parentRefs": [{"kind": "Gateway", "name": "external-http"}],
+        "rules": [{"backendRefs": [{"name": "rayllm-head-svc", "port": 8000}]}],
+    },
+}

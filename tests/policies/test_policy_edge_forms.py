@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import found_by
+from policy_fixtures import RAY_ROUTE, found_by
 
 from policies.reading import edge
 
@@ -444,15 +444,6 @@ def test_an_ai_gateway_route_left_at_its_60_second_default():
 # 2b5036514162a489145c5e5570bc320efbcb37bf: an HTTPRoute with no timeouts from Gateway external-http
 # (gke-l7-global-external-managed) to the Ray LLM head Service rayllm-head-svc:8000, which lives in another file.
 RAY_GATEWAY = {**gateway("gke-l7-global-external-managed", [HTTP_LISTENER]), "metadata": {"name": "external-http"}}
-RAY_ROUTE = {
-    "apiVersion": "gateway.networking.k8s.io/v1beta1",
-    "kind": "HTTPRoute",
-    "metadata": {"name": "serve-api-endpoint"},
-    "spec": {
-        "parentRefs": [{"kind": "Gateway", "name": "external-http"}],
-        "rules": [{"backendRefs": [{"name": "rayllm-head-svc", "port": 8000}]}],
-    },
-}
 
 
 def test_an_httproute_on_a_gke_gateway_to_a_service_outside_the_set():

@@ -17,10 +17,8 @@ import pytest
 import yaml
 
 from components.hub_access import GATED, _load, gated
-from policies.check import resources_of
-from policies.manifests import read_manifests
-from policies.registry import evaluate
 from tests.conftest import shared_path
+from tests.policies.policy_fixtures import found_by
 
 RECORDINGS = Path(__file__).parents[1] / "models" / "data" / "hub_recordings.json"
 
@@ -49,14 +47,9 @@ _DEPLOYMENT = {
 
 
 def _s37(tmp_path, *docs: dict, path: Path | None = None) -> list[tuple[str, str]]:
-    if path is None:
-        path = tmp_path / "deploy.yaml"
-        path.write_text(yaml.safe_dump_all(docs))
-    return [
-        (v.enforcement, v.message)
-        for v in evaluate(resources_of(read_manifests([str(path)])))
-        if v.policy == "gated-model-has-token"
-    ]
+    if path is not None:
+        docs = tuple(d for d in yaml.safe_load_all(path.read_text()) if d)
+    return found_by(list(docs), "gated-model-has-token")
 
 
 def _pod(deployment: dict) -> dict:

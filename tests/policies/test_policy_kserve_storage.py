@@ -14,11 +14,7 @@ from __future__ import annotations
 
 import copy
 
-import yaml
-
-from policies.check import resources_of
-from policies.manifests import read_manifests
-from policies.registry import evaluate
+from tests.policies.policy_fixtures import found_by
 
 _ISVC = {
     "apiVersion": "serving.kserve.io/v1beta1",
@@ -54,13 +50,7 @@ _RUNTIME = {
 
 
 def _s19(tmp_path, *docs: dict) -> list[tuple[str, str]]:
-    path = tmp_path / "isvc.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    return [
-        (v.enforcement, v.message)
-        for v in evaluate(resources_of(read_manifests([str(path)])))
-        if v.policy == "gpu-pod-ephemeral-storage"
-    ]
+    return found_by(list(docs), "gpu-pod-ephemeral-storage")
 
 
 def _with(uri: str | None = None, **requests: str) -> dict:

@@ -14,11 +14,7 @@ from __future__ import annotations
 
 import copy
 
-import yaml
-
-from policies.check import resources_of
-from policies.manifests import read_manifests
-from policies.registry import evaluate
+from tests.policies.policy_fixtures import found_by
 
 _SERVER = {
     "name": "prefill",
@@ -51,9 +47,7 @@ def _model_serving(downloader: dict, volume: dict | None = None, server: dict | 
 
 
 def _found(tmp_path, doc: dict, policy: str) -> list[tuple[str, str]]:
-    path = tmp_path / "serving.yaml"
-    path.write_text(yaml.safe_dump(doc))
-    return [(v.enforcement, v.message) for v in evaluate(resources_of(read_manifests([str(path)]))) if v.policy == policy]
+    return found_by([doc], policy)
 
 
 def test_a_downloader_init_container_is_read_for_s17_and_s19(tmp_path):
@@ -164,9 +158,7 @@ _LLMAZ_SERVICE = {
 
 
 def _llmaz(tmp_path, policy: str, *docs: dict) -> list[tuple[str, str]]:
-    path = tmp_path / "llmaz.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    return [(v.enforcement, v.message) for v in evaluate(resources_of(read_manifests([str(path)]))) if v.policy == policy]
+    return found_by(list(docs), policy)
 
 
 def test_llmaz_model_loader_is_read(tmp_path):

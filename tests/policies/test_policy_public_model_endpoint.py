@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import found_by
+from policy_fixtures import RAY_ROUTE, found_by
 
 PUBLIC = "public-model-endpoint-guarded"
 HTTP = {"name": "http", "protocol": "HTTP", "port": 80}
@@ -266,16 +266,7 @@ def test_an_https_gateway_with_an_envoy_gateway_security_policy_is_silent():
 
 # GoogleCloudPlatform/ai-on-gke applications/ray/rayservice-examples/ingress/httproute.yaml at
 # 13552122339d612475d88050459f68ea81bee237 (held-out set 4): an HTTPRoute on Gateway external-http (not in the file)
-# to rayllm-head-svc:8000.
-RAY_ROUTE = {
-    "apiVersion": "gateway.networking.k8s.io/v1beta1",
-    "kind": "HTTPRoute",
-    "metadata": {"name": "serve-api-endpoint"},
-    "spec": {
-        "parentRefs": [{"kind": "Gateway", "name": "external-http"}],
-        "rules": [{"backendRefs": [{"name": "rayllm-head-svc", "port": 8000}]}],
-    },
-}
+# to rayllm-head-svc:8000 (policy_fixtures.RAY_ROUTE).
 
 
 def test_a_route_on_a_gateway_named_external_in_another_file_is_advice():
