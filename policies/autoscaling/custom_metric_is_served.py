@@ -31,7 +31,7 @@ from policies.autoscaling.scalers import (
     workloads,
 )
 from policies.framework import Policy, Resource
-from policies.kube import get
+from policies.kube import ISVC_TYPE, as_list, get
 
 _UNSERVED = "the HPA shows <unknown> for it and never scales"
 _UNSCRAPED = "no series reach Prometheus, so the autoscaler sees no load and never scales"
@@ -45,21 +45,37 @@ def _custom_metrics(scaler: Resource) -> list:
 _PER_POD_QUERY = re.compile(r"^\s*vllm[:_][A-Za-z0-9_:]*\s*(\{[^{}]*\})?\s*$")
 
 
+def _prometheus_queries(scaler: Resource) -> list[tuple[str, str]]:
+    """(path, query) of the PromQL queries KEDA runs for a ScaledObject's prometheus triggers, or for a KServe
+    InferenceService's external metrics with backend prometheus, which KServe copies unchanged into the prometheus
+    trigger of the ScaledObject it creates (kserve/kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/reconcilers/
+    keda/keda_reconciler.go:115-126; podMetric queries it wraps in sum(...) itself, :157-171)."""
+    if scaler.type == ISVC_TYPE:
+        metrics = as_list(get(scaler.props, "spec", "predictor", "autoScaling", "metrics"))
+        return [
+            (f"spec.predictor.autoScaling.metrics[{i}].external.metric.query", query)
+            for i, m in enumerate(metrics)
+            if str(get(m, "external", "metric", "backend")).lower() == "prometheus"
+            and isinstance(query := get(m, "external", "metric", "query"), str)
+        ]
+    return [
+        (f"{path}.metadata.query", query)
+        for path, trigger in triggers(scaler)
+        if trigger.get("type") == "prometheus" and isinstance(query := get(trigger, "metadata", "query"), str)
+    ]
+
+
 def per_pod_query_findings(scaler: Resource) -> list[str]:
-    """KEDA prometheus triggers whose query returns one series per vLLM pod. KEDA's prometheus scaler
-    refuses a result of more than one element ("prometheus query ... returned multiple elements",
-    kedacore/keda v2.20.2 pkg/scalers/prometheus_scaler.go L273-274), so the trigger fails as soon
-    as a second replica runs."""
-    found = []
-    for path, trigger in triggers(scaler):
-        query = get(trigger, "metadata", "query")
-        if trigger.get("type") == "prometheus" and isinstance(query, str) and _PER_POD_QUERY.match(query):
-            found.append(
-                f"{path}.metadata.query {query.strip()} returns one series per vLLM pod, and KEDA's prometheus "
-                f"scaler fails on a result of more than one element, so the trigger errors as soon as two "
-                f"replicas run; aggregate it (sum(...) or avg(...))"
-            )
-    return found
+    """KEDA prometheus queries (see _prometheus_queries) that return one series per vLLM pod. KEDA's prometheus
+    scaler refuses a result of more than one element ("prometheus query ... returned multiple elements",
+    kedacore/keda v2.20.2 pkg/scalers/prometheus_scaler.go L273-274), so the trigger fails as soon as a second
+    replica runs."""
+    return [
+        f"{path} {query.strip()} returns one series per vLLM pod, and KEDA's prometheus scaler fails on a result of "
+        f"more than one element, so the trigger errors as soon as two replicas run; aggregate it (sum(...) or avg(...))"
+        for path, query in _prometheus_queries(scaler)
+        if _PER_POD_QUERY.match(query)
+    ]
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
@@ -68,6 +84,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     has_monitors = bool(monitors(resources))
     candidates = workloads(resources)
     findings: list[tuple[str, str]] = []
+    for isvc in (r for r in resources if r.type == ISVC_TYPE):
+        findings.extend((isvc.name, m) for m in per_pod_query_findings(isvc))
     for scaler in scalers(resources):
         if is_scaled_object(scaler):
             findings.extend((scaler.name, m) for m in per_pod_query_findings(scaler))
@@ -114,7 +132,8 @@ POLICY = Policy(
     name="hpa-custom-metric-is-served",
     description=(
         "Every custom metric an HPA scales on must be produced by a Prometheus Adapter rule of the same stack, "
-        "and a PodMonitor or ServiceMonitor must scrape the scaled pods."
+        "a PodMonitor or ServiceMonitor must scrape the scaled pods, and a KEDA Prometheus query (a ScaledObject's, "
+        "or a KServe InferenceService's external metric) must return one series, not one per vLLM pod."
     ),
     catalog="S7",
     severity="high",

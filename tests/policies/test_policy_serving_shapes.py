@@ -193,6 +193,39 @@ def test_an_aggregated_keda_query_is_quiet_and_a_per_pod_one_fires():
         ]
 
 
+def test_a_kserve_external_prometheus_query_is_read_like_a_keda_trigger():
+    """KServe copies an InferenceService's external metric query into its ScaledObject's prometheus trigger unchanged
+    (kserve v0.20.0 reconcilers/keda/keda_reconciler.go:115-126). Shape of set 6's erkerc/rhoai-autoscaling
+    inferenceservice-autoscale.yaml @ dadfb7b9: query 'vllm:num_requests_running', backend prometheus."""
+    from policies.autoscaling.custom_metric_is_served import POLICY as S7
+    from policies.kube import ISVC_TYPE
+
+    def isvc(query: str, backend: str = "prometheus") -> dict:
+        metric = {"backend": backend, "query": query, "serverAddress": "https://thanos-querier.openshift-monitoring.svc:9092"}
+        return {
+            "apiVersion": "serving.kserve.io/v1beta1",
+            "kind": "InferenceService",
+            "metadata": {"name": "qwen25-7b-instruct", "annotations": {"serving.kserve.io/autoscalerClass": "keda"}},
+            "spec": {
+                "predictor": {
+                    "minReplicas": 1,
+                    "maxReplicas": 3,
+                    "autoScaling": {"metrics": [{"type": "External", "external": {"metric": metric, "target": {"value": "1"}}}]},
+                    "model": {"modelFormat": {"name": "vLLM"}, "runtime": "qwen"},
+                }
+            },
+        }
+
+    assert messages(S7, resource(ISVC_TYPE, isvc("vllm:num_requests_running"))) == [
+        "spec.predictor.autoScaling.metrics[0].external.metric.query vllm:num_requests_running returns one series per "
+        "vLLM pod, and KEDA's prometheus scaler fails on a result of more than one element, so the trigger errors as "
+        "soon as two replicas run; aggregate it (sum(...) or avg(...))"
+    ]
+    # Careful forms: an aggregated query, and a backend that is not Prometheus.
+    assert messages(S7, resource(ISVC_TYPE, isvc('sum(vllm:num_requests_running{namespace="autoscaling-demo"})'))) == []
+    assert messages(S7, resource(ISVC_TYPE, isvc("vllm:num_requests_running", backend="graphite"))) == []
+
+
 # KServe's Hugging Face server as its docs deploy Llama 3.1 8B (modelFormat huggingface, --model_id, default backend auto,
 # which runs vLLM where it supports the architecture: kserve v0.20.0 huggingfaceserver/__main__.py L60-70, L134-139), in
 # RawDeployment mode, made careful.
