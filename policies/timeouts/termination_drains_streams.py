@@ -37,6 +37,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number, get
 from policies.reading import route_path as path
 from policies.reading.engines import EngineServer, env_values, ray_serve_apps, table_servers
+from policies.reading.kserve_runtime import predictor_runtime
 from policies.reading.serving import GPU_SERVER, model_servers, takes_requests
 from policies.reading.vllm_args import vllm_servers
 
@@ -251,6 +252,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
     for server in vllm_servers(resource):
         if server.runtime_merged:
+            # A KServe predictor model: its ServingRuntime supplies the command line, preStop and grace period. A
+            # runtime in the set is checked itself; one outside it may set them or not, so the model's own gaps
+            # are advice (framework.unproven).
+            if predictor_runtime(resource) is None:
+                messages += [
+                    unproven(f"{msg} (its ServingRuntime is not in the files read and may set it)")
+                    for msg in _vllm_drain(resource, server, config, default_longest)
+                ]
             continue
         messages += _vllm_drain(resource, server, config, default_longest)
     for other in table_servers(resource):

@@ -74,3 +74,34 @@ def test_a_running_model_or_another_group_is_silent():
         "spec": {"minReplicas": 1, "maxReplicas": 2, "scaleTargetRef": {"kind": "Deployment", "name": "vllm"}},
     }
     assert messages(POLICY, _r(hpa)) == []
+
+
+def test_s10_on_a_predictor_model_whose_runtime_is_elsewhere_is_advice():
+    """A predictor model's drain comes from its ServingRuntime; where that runtime is not in the files read (set 6's
+    erkerc/rhoai-autoscaling inferenceservice-autoscale.yaml @ dadfb7b9 names runtime qwen25-7b-instruct, the file
+    beside it defines qwen3-8b), the gaps are reported as advice, never blocking; a runtime in the set is checked
+    itself and the InferenceService stays silent."""
+    from policies.framework import finding_level
+    from policies.timeouts.termination_drains_streams import POLICY as DRAIN
+
+    config = {"maxRequestSeconds": 300, "defaultVllmRelease": ""}
+    found = DRAIN.check_resource(_r(_ISVC), config)
+    assert found and {finding_level("mandatory", m) for m in found} == {"advisory"}
+    assert all("its ServingRuntime is not in the files read" in m for m in found)
+    runtime = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "qwen25-7b-instruct", "namespace": "autoscaling-demo"},
+        "spec": {
+            "supportedModelFormats": [{"name": "vLLM", "autoSelect": True}],
+            "containers": [
+                {
+                    "name": "kserve-container",
+                    "image": "vllm/vllm-openai:v0.11.0",
+                    "command": ["python", "-m", "vllm.entrypoints.openai.api_server"],
+                    "args": ["--port=8080", "--model=/mnt/models"],
+                }
+            ],
+        },
+    }
+    assert [m for m in messages(DRAIN, _r(_ISVC), _r(runtime)) if "spec.predictor" in m] == []
