@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import annotations_of, as_list, get
-from policies.reading import edge, exposure
+from policies.reading import edge, model_backends
 from policies.reading.serving import namespace_of
 
 PRE_SHARED = "ingress.gcp.kubernetes.io/pre-shared-cert"
@@ -54,8 +54,8 @@ def _guard(ing: Resource, services: dict, configs: dict) -> str:
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     services, configs = edge.services_by_name(resources), edge.backend_configs(resources)
-    llm = exposure.model_services(resources)
-    known = set(exposure.selected_services(resources)) | llm
+    llm = model_backends.model_services(resources)
+    known = set(model_backends.selected_services(resources)) | llm
     findings = []
     for ing in resources:
         if ing.type not in edge.INGRESS_TYPES or edge.gce_ingress_class(ing) not in edge.GCE_EXTERNAL:
@@ -65,7 +65,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         backends = [name for name, _ in edge.ingress_backend_ports(ing)]
         models = [name for name in backends if name in llm]
-        unknown = [name for name in backends if name not in known and not exposure.not_a_model_name(name)]
+        unknown = [name for name in backends if name not in known and not model_backends.not_a_model_name(name)]
         if not models and not unknown:
             continue  # every backend is a known non-model (session 24 review F11)
         guard = _guard(ing, services, configs)

@@ -15,7 +15,7 @@ or whose reach is internal is not reported.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.reading import exposure
+from policies.reading import exposure, model_backends
 
 
 def _missing(pub: exposure.Publication) -> list[str]:
@@ -38,8 +38,8 @@ def _behind(pub: exposure.Publication, state: str) -> str:
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    llm = exposure.model_services(resources)
-    known = set(exposure.selected_services(resources)) | llm
+    llm = model_backends.model_services(resources)
+    known = set(model_backends.selected_services(resources)) | llm
     findings: list[tuple[str, str]] = []
     for pub in exposure.publications(resources):
         if pub.reach.level == "internal":

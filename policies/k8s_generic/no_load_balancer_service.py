@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import annotations_of, as_dict, get, split_type
-from policies.reading import exposure
+from policies.reading import model_backends
 
 SERVICE_TYPE = "kubernetes:core/v1:Service"
 
@@ -52,7 +52,7 @@ def _service_finding(resource: Resource, selects: dict[str, list[str]], llm: set
     )
     # An internal load balancer is not exposed past anything; that it sits beside the gateway path is advice. So is a
     # Service the set shows in front of workloads none of which serves a model (a UI, Grafana), or one named as such.
-    not_a_model = name not in llm and (bool(selects.get(name)) or exposure.not_a_model_name(name))
+    not_a_model = name not in llm and (bool(selects.get(name)) or model_backends.not_a_model_name(name))
     if not_a_model:
         return [unproven(message + f" (it selects no model server: {', '.join(selects.get(name, [])) or name})")]
     return [unproven(message) if _internal(annotations_of(resource.props)) else message]
@@ -78,8 +78,8 @@ def _ray_finding(resource: Resource) -> list[str]:
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    llm = exposure.model_services(resources)
-    selects = exposure.selected_services(resources)
+    llm = model_backends.model_services(resources)
+    selects = model_backends.selected_services(resources)
     findings = []
     for r in resources:
         if r.type == SERVICE_TYPE:

@@ -45,10 +45,7 @@ What guards a publication (any one, in the set):
   kgateway ``TrafficPolicy`` with extAuth/jwt/basicAuth/apiKeyAuthentication; a route filter of type ExtensionRef;
   Istio ``RequestAuthentication`` / ``AuthorizationPolicy``; GKE IAP (``GCPBackendPolicy`` ``spec.default.iap``, a
   BackendConfig's ``iap.enabled``); an AIGatewayRoute whose every rule matches an ``Authorization`` header;
-* the model server's own API key: ``--api-key``/``--api-keys`` on its command line, or ``VLLM_API_KEY`` (vLLM),
-  ``API_KEY`` (TGI: huggingface/text-generation-inference v3.3.7 ``launcher/src/main.rs:848-849``, passed to the
-  router as ``--api-key`` at ``:1947-1949``), ``LOCALAI_API_KEY`` / ``API_KEY`` (mudler/LocalAI v4.9.0
-  ``core/cli/run.go:77``), ``LLAMA_API_KEY`` (llama.cpp server).
+* the model server's own API key (policies/reading/model_backends.py cites the flags and variables per engine).
 
 TLS: an Ingress's ``spec.tls`` (or GKE's pre-shared / managed certificate annotations), a Gateway listener of protocol
 HTTPS or TLS, an Istio Gateway server of protocol HTTPS/TLS or with ``tls``, an OpenShift Route's ``spec.tls``.
@@ -62,10 +59,12 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from components.aws_ids import sources_too_wide
-from policies.kube import annotations_of, as_dict, as_list, get, pod_specs, split_type
+from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import edge
+from policies.reading import model_backends as backends
 from policies.reading import route_path as path
-from policies.reading.serving import container_argv, model_servers, namespace_of
+from policies.reading.model_backends import keyed_services
+from policies.reading.serving import namespace_of
 
 GATEWAY_API = "gateway.networking.k8s.io"
 ENVOY_GATEWAY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
@@ -97,17 +96,11 @@ INTERNAL_LB = {
 }
 _INTERNAL_NAME = re.compile(r"internal|private", re.IGNORECASE)
 _PUBLIC_NAME = re.compile(r"extern|public|internet", re.IGNORECASE)
-# Backends that are well-known non-model apps: an edge in front of one is not this row's concern.
-_NOT_A_MODEL = re.compile(
-    r"(^|[-_.])(grafana|prometheus|alertmanager|kibana|dashboard|argocd|jupyter|webui|open-webui|ui|frontend|docs)([-_.]|$)"
-)
-
 NGINX_AUTH = ("auth-url", "auth-type", "auth-signin", "auth-secret")
 KONG_AUTH_PLUGINS = {"key-auth", "jwt", "oauth2", "basic-auth", "openid-connect", "hmac-auth", "ldap-auth", "ldap-auth-advanced"}
 TRAEFIK_AUTH = ("forwardAuth", "basicAuth", "digestAuth")
 ENVOY_AUTH = ("apiKeyAuth", "basicAuth", "jwt", "oidc", "extAuth", "authorization")
 KGATEWAY_AUTH = ("extAuth", "jwt", "jwtAuth", "basicAuth", "apiKeyAuthentication", "apiKeyAuth")
-SERVER_KEY_ENV = ("VLLM_API_KEY", "API_KEY", "LOCALAI_API_KEY", "LLAMA_API_KEY")
 
 
 @dataclass(frozen=True)
@@ -144,11 +137,6 @@ def internal_annotations(annotations: Mapping) -> bool:
     return any(str(annotations.get(k, "")).strip().lower() == v for k, v in INTERNAL_LB.items())
 
 
-def not_a_model_name(service: str) -> bool:
-    """A backend whose name says it is a well-known non-model app (Grafana, a UI)."""
-    return bool(_NOT_A_MODEL.search(service.lower()))
-
-
 class _Set:
     """The objects of one evaluation, indexed for the readers below."""
 
@@ -158,7 +146,7 @@ class _Set:
             self.by_kind.setdefault(split_type(r.type), []).append(r)
         self.services = edge.services_by_name(resources)
         self.backend_configs = edge.backend_configs(resources)
-        self.keyed = _keyed_services(resources)
+        self.keyed = keyed_services(resources)
 
     def kind(self, group: str, kind: str) -> list:
         return self.by_kind.get((group, kind), [])
@@ -168,32 +156,6 @@ class _Set:
 
     def any_kind(self, kind: str) -> list:
         return [r for (_, k), rs in self.by_kind.items() if k == kind for r in rs]
-
-
-def server_has_key(container: Mapping) -> bool:
-    """Whether a model server asks callers for an API key (a key flag, or a key variable it reads)."""
-    argv = container_argv(container)
-    if any(re.match(r"--api-keys?(=|$)", t) or re.search(r"\s--api-keys?[= ]", t) for t in argv):
-        return True
-    for item in as_list(container.get("env")):
-        if isinstance(item, Mapping) and item.get("name") in SERVER_KEY_ENV:
-            if get(item, "valueFrom") or (isinstance(item.get("value"), str) and item["value"].strip()):
-                return True
-    return False
-
-
-def _keyed_services(resources: list) -> dict[str, bool]:
-    """Service name -> whether every model server behind it asks for an API key."""
-    selectors = path.service_selectors(resources)
-    out: dict[str, bool] = {}
-    for w in resources:
-        servers = model_servers(w)
-        if not servers:
-            continue
-        keyed = all(server_has_key(s.container) for s in servers)
-        for service in path.workload_services(w, selectors):
-            out[service] = out.get(service, True) and keyed
-    return out
 
 
 def _server_key_guard(services: tuple[str, ...], s: _Set) -> Optional[str]:
@@ -561,27 +523,6 @@ def model_behind(pub: Publication, resources_llm: set[str], known: set[str]) -> 
     if pub.pools or set(pub.services) & resources_llm:
         return "model"
     unknown = [n for n in pub.services if n not in known]
-    if pub.services and all(not_a_model_name(n) or "oauth2-proxy" in n for n in unknown):
+    if pub.services and all(backends.not_a_model_name(n) or "oauth2-proxy" in n for n in unknown):
         return "none"
     return "unknown"
-
-
-def selected_services(resources: list) -> dict[str, list[str]]:
-    """Service name -> the workloads of the set it selects ("Deployment grafana"); a Service that selects nothing
-    here fronts pods of another file, so what it serves is unknown."""
-    selectors = path.service_selectors(resources)
-    out: dict[str, list[str]] = {}
-    for w in resources:
-        if pod_specs(w):
-            for service in path.workload_services(w, selectors):
-                out.setdefault(service, []).append(f"{split_type(w.type)[1]} {_name(w)}")
-    return out
-
-
-def model_services(resources: list) -> set[str]:
-    """Names of the Services in front of the set's model servers (KubeRay's head and serve Services included)."""
-    found = set(_keyed_services(resources))
-    for r in resources:
-        if split_type(r.type)[0] == "ray.io" and model_servers(r):
-            found |= {f"{_name(r)}-head-svc", f"{_name(r)}-serve-svc"}
-    return found

@@ -1,0 +1,76 @@
+"""What stands behind an edge: which Services front the set's model servers, which front other workloads, and
+whether a model server asks its callers for a key (read by the G32 edge policies through policies/reading/exposure.py).
+
+A model server's own API key: ``--api-key``/``--api-keys`` on its command line, or ``VLLM_API_KEY`` (vLLM),
+``API_KEY`` (TGI: huggingface/text-generation-inference v3.3.7 ``launcher/src/main.rs:848-849``, passed to the router
+as ``--api-key`` at ``:1947-1949``), ``LOCALAI_API_KEY`` / ``API_KEY`` (mudler/LocalAI v4.9.0 ``core/cli/run.go:77``),
+``LLAMA_API_KEY`` (llama.cpp server).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from policies.kube import as_list, get, pod_specs, split_type
+from policies.reading import route_path as path
+from policies.reading.serving import container_argv, model_servers
+
+# Backends that are well-known non-model apps: an edge in front of one is not this row's concern.
+_NOT_A_MODEL = re.compile(
+    r"(^|[-_.])(grafana|prometheus|alertmanager|kibana|dashboard|argocd|jupyter|webui|open-webui|ui|frontend|docs)([-_.]|$)"
+)
+
+SERVER_KEY_ENV = ("VLLM_API_KEY", "API_KEY", "LOCALAI_API_KEY", "LLAMA_API_KEY")
+
+
+def not_a_model_name(service: str) -> bool:
+    """A backend whose name says it is a well-known non-model app (Grafana, a UI)."""
+    return bool(_NOT_A_MODEL.search(service.lower()))
+
+
+def server_has_key(container: Mapping) -> bool:
+    """Whether a model server asks callers for an API key (a key flag, or a key variable it reads)."""
+    argv = container_argv(container)
+    if any(re.match(r"--api-keys?(=|$)", t) or re.search(r"\s--api-keys?[= ]", t) for t in argv):
+        return True
+    for item in as_list(container.get("env")):
+        if isinstance(item, Mapping) and item.get("name") in SERVER_KEY_ENV:
+            if get(item, "valueFrom") or (isinstance(item.get("value"), str) and item["value"].strip()):
+                return True
+    return False
+
+
+def keyed_services(resources: list) -> dict[str, bool]:
+    """Service name -> whether every model server behind it asks for an API key."""
+    selectors = path.service_selectors(resources)
+    out: dict[str, bool] = {}
+    for w in resources:
+        servers = model_servers(w)
+        if not servers:
+            continue
+        keyed = all(server_has_key(s.container) for s in servers)
+        for service in path.workload_services(w, selectors):
+            out[service] = out.get(service, True) and keyed
+    return out
+
+
+def selected_services(resources: list) -> dict[str, list[str]]:
+    """Service name -> the workloads of the set it selects ("Deployment grafana"); a Service that selects nothing
+    here fronts pods of another file, so what it serves is unknown."""
+    selectors = path.service_selectors(resources)
+    out: dict[str, list[str]] = {}
+    for w in resources:
+        if pod_specs(w):
+            for service in path.workload_services(w, selectors):
+                out.setdefault(service, []).append(f"{split_type(w.type)[1]} {get(w.props, 'metadata', 'name')}")
+    return out
+
+
+def model_services(resources: list) -> set[str]:
+    """Names of the Services in front of the set's model servers (KubeRay's head and serve Services included)."""
+    found = set(keyed_services(resources))
+    for r in resources:
+        if split_type(r.type)[0] == "ray.io" and model_servers(r):
+            found |= {f"{get(r.props, 'metadata', 'name')}-head-svc", f"{get(r.props, 'metadata', 'name')}-serve-svc"}
+    return found
