@@ -17,7 +17,10 @@ NIM_TRUST_CUSTOM_CODE, llama.cpp's `-hf`), and a download done for the server by
 GPU pod (kthena's downloader, `hf download`: policies/reading/downloaders.py). Local paths and object-store URIs are not Hub ids: only
 the remote-code rule applies to them. An engine that downloads Hub models but has no revision setting (llama.cpp's
 ``-hf``, which follows the repository's main branch) is reported without blocking: the fix is a file URL at a commit
-or a volume, not a flag.
+or a volume, not a flag. A script of a GPU pod's container that calls huggingface_hub's ``snapshot_download(...)`` or
+``hf_hub_download(...)`` with no ``revision`` downloads the main branch as it stands (huggingface_hub v1.28.0
+src/huggingface_hub/_snapshot_download.py:229-230, file_download.py:962-963: ``revision = DEFAULT_REVISION``,
+constants.py:60 "main"); read from script text, that is advice.
 """
 
 from __future__ import annotations
@@ -26,7 +29,17 @@ import re
 
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, is_ray, requests_gpu, split_type
+from policies.kube import (
+    WORKLOAD_TYPES,
+    as_dict,
+    as_list,
+    container_label,
+    get,
+    is_ray,
+    pod_specs,
+    requests_gpu,
+    split_type,
+)
 from policies.operators import operator_server
 from policies.reading.downloaders import fetches
 from policies.reading.engines import hub_model, table_args, table_servers
@@ -34,6 +47,44 @@ from policies.reading.serving import container_argv, engine_configs, engine_row,
 from policies.reading.vllm_args import parse_vllm_args
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_HUB_CALL = re.compile(r"\b(snapshot_download|hf_hub_download)\s*\(")
+_REPO_ID = re.compile(r"""repo_id\s*=\s*(["'])([^"']+)\1""")
+
+
+def _call_text(text: str, start: int) -> str:
+    """The argument text of the call whose opening parenthesis is at ``start`` (to its matching parenthesis)."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start + 1 : i]
+    return text[start + 1 :]
+
+
+def _python_hub_downloads(resource: Resource) -> list[str]:
+    """Advice for each huggingface_hub download call without a revision in a GPU pod's container scripts."""
+    found: list[str] = []
+    for path, podspec in pod_specs(resource):
+        if not requests_gpu(podspec):
+            continue
+        for key in ("initContainers", "containers"):
+            for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
+                text = "\n".join(str(t) for t in container_argv(container))
+                for match in _HUB_CALL.finditer(text):
+                    call = _call_text(text, match.end() - 1)
+                    if "revision" in call or "**" in call or re.search(r"local_files_only\s*=\s*True", call):
+                        continue
+                    repo = _REPO_ID.search(call)
+                    found.append(
+                        unproven(
+                            f"{container_label(path, container)}: calls huggingface_hub {match.group(1)}("
+                            f"{repo.group(2) if repo else '...'}) with no revision, so every start downloads whatever "
+                            f"the repository's main branch holds then; pass revision=<commit SHA>"
+                        )
+                    )
+    return found
+
+
 _TRUE = {"1", "true", "yes", "on"}
 
 
@@ -280,7 +331,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"engine supports natively need none) or allow-list the model with a pinned revision"
             )
             messages.append(unproven(message) if source.get("trust_unproven") else message)
-    return messages
+    return messages + _python_hub_downloads(resource)
 
 
 POLICY = Policy(
