@@ -15,7 +15,9 @@ it, and under disk pressure the kubelet evicts first the pods that use more than
 a node's disk from pod requests: the EC2NodeClass's ``blockDeviceMappings`` (or the instance store, with
 ``instanceStorePolicy: RAID0``) does (https://karpenter.sh/docs/concepts/nodeclasses/); the request makes
 the scheduler put the pod where the disk fits. A model streamed from object storage
-(``--load-format runai_streamer``) or read from a local path downloads nothing.
+(``--load-format runai_streamer``) or read from a local path downloads nothing. A checkpoint smaller than
+SMALL_CHECKPOINT_GIB (the lock file's or catalogue's size, else 2 bytes per parameter of the count its name spells,
+"0.5B") is reported as advice: it is below the slack the request asks for, so the manifest does not show the disk short.
 
 A download an init container or sidecar makes for the server (kthena's downloader, ``hf download --local-dir``:
 policies/reading/downloaders.py) counts where its folder is; a request of any container of the pod counts for it.
@@ -27,9 +29,37 @@ hf://, else its image's HF_HOME /tmp/huggingface) and Ray Serve's GPU workers
 
 from __future__ import annotations
 
+import re
+from typing import Optional
+
+from components.capacity.models import UnknownModel, find_model
+from components.errors import ConfigError
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, containers, resource_value
-from policies.reading.engines import Download, downloads
+from policies.reading.engines import Download, downloads, hub_model
+
+# Below this the checkpoint is smaller than the slack the rule asks for beyond it (~10 GiB): whether the node's disk
+# runs short then depends on its images and logs, which the manifest does not show, not on this download.
+SMALL_CHECKPOINT_GIB = 4.0
+# A parameter count in a model name ("Qwen2.5-0.5B-Instruct", "Llama-3.1-8B", "Mixtral-8x7B", "Qwen3-30B-A3B").
+_PARAMS = re.compile(r"(?<![A-Za-z0-9.])(?:\d+x)?(\d+(?:\.\d+)?)[bB](?![A-Za-z0-9])")
+
+
+def checkpoint_estimate_gib(model: str) -> Optional[float]:
+    """The checkpoint size of a downloaded model in GiB: the lock file's or catalogue's, else 2 bytes per parameter
+    (16-bit weights, the largest common checkpoint dtype below fp32) of the largest parameter count its name
+    spells; None when neither says."""
+    repo = hub_model(model.split("://", 1)[-1]) or model
+    try:
+        return find_model(repo).checkpoint_gib
+    except (UnknownModel, ConfigError, ValueError, KeyError):
+        pass
+    counts = [float(m.group(1)) for m in _PARAMS.finditer(repo.rsplit("/", 1)[-1])]
+    if not counts:
+        return None
+    experts = re.search(r"(\d+)x\d+(?:\.\d+)?[bB]", repo)
+    total = max(counts) * (int(experts.group(1)) if experts else 1)
+    return total * 1e9 * 2 / (1 << 30)
 
 
 def _pod_requests(download: Download) -> bool:
@@ -52,7 +82,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"blockDeviceMappings or instance store, not from this request), or mount a PersistentVolumeClaim "
             f"at the cache"
         )
-        if download.assumed:
+        size = checkpoint_estimate_gib(download.model)
+        if size is not None and size < SMALL_CHECKPOINT_GIB:
+            # A small checkpoint does not prove the node's disk short: advice, not a block.
+            message = unproven(
+                f"{message} (the checkpoint is about {size:.1f} GiB, below the ~10 GiB of slack the request adds: "
+                f"the node's images and logs, not in the manifest, decide whether its disk runs short)"
+            )
+        elif download.assumed:
             # The folder is the engine's default in its own images for their user; another image or user may move it.
             why = download.why or (
                 f"{download.into} is where the engine's own images keep it for their own user; this image or user may "

@@ -15,7 +15,7 @@ TRUST_REMOTE_CODE pair as TGI names them), KServe's LLMInferenceService (`spec.m
 and every other engine of the engine table through its row's spellings, flags or environment (NIM's
 NIM_TRUST_CUSTOM_CODE, llama.cpp's `-hf`), and a download done for the server by an init container or sidecar of a
 GPU pod (kthena's downloader, `hf download`: policies/reading/downloaders.py). Local paths and object-store URIs are not Hub ids: only
-the remote-code rule applies to them. An engine that downloads Hub models but has no revision setting (llama.cpp's
+the remote-code rule applies to them, as advice (what the volume holds is not in the manifest). An engine that downloads Hub models but has no revision setting (llama.cpp's
 ``-hf``, which follows the repository's main branch) is reported without blocking: the fix is a file URL at a commit
 or a volume, not a flag. A script of a GPU pod's container that calls huggingface_hub's ``snapshot_download(...)`` or
 ``hf_hub_download(...)`` with no ``revision`` downloads the main branch as it stands (huggingface_hub v1.28.0
@@ -330,7 +330,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"server, and {shown} is not in trustRemoteCodeModels; drop the flag (architectures the "
                 f"engine supports natively need none) or allow-list the model with a pinned revision"
             )
-            messages.append(unproven(message) if source.get("trust_unproven") else message)
+            # Blocked only for a Hub repository, whose code moves with its branch. A local path (a volume, an
+            # object-store copy) holds whatever was put there: the manifest does not show that it carries remote
+            # code at all, nor where it came from, so that is advice.
+            local = hub_model(named) is None
+            messages.append(unproven(message) if source.get("trust_unproven") or local else message)
     return messages + _python_hub_downloads(resource)
 
 

@@ -151,10 +151,11 @@ def test_llama_cpp_is_recognised_by_its_env_prefix_and_reads_it_as_flags():
     assert table_servers(deployment(flagged))[0].args["max-model-len"] == "8192"
     # A local .gguf downloads nothing; -hf through LLAMA_ARG_HF_REPO does (llama.cpp common/arg.cpp, hf-cache.cpp).
     assert s19(deployment(LLAMACPP_ENV, kind="Pod")) == []
-    hub = dict(LLAMACPP_ENV, env=[{"name": "LLAMA_ARG_HF_REPO", "value": "ggml-org/gemma-3-1b-it-GGUF:Q4_K_M"}])
+    # An 8B model: a checkpoint under S19's SMALL_CHECKPOINT_GIB would be advice whatever the folder.
+    hub = dict(LLAMACPP_ENV, env=[{"name": "LLAMA_ARG_HF_REPO", "value": "ggml-org/Qwen3-8B-GGUF:Q4_K_M"}])
     (message,) = s19(deployment(hub))
     assert message.startswith(
-        "container l3test: downloads ggml-org/gemma-3-1b-it-GGUF:Q4_K_M from the Hugging Face Hub or its URL into "
+        "container l3test: downloads ggml-org/Qwen3-8B-GGUF:Q4_K_M from the Hugging Face Hub or its URL into "
         "/root/.cache/huggingface/hub or /root/.cache/llama.cpp"
     )
     # That image is not llama.cpp's own: its Dockerfile (outside the manifest) may move the cache, so S19 reports

@@ -1,0 +1,112 @@
+"""Held-out set 7's wrong blocking findings, as general causes: each shape reduced by hand, with a careful form that
+must keep blocking (the rule is not switched off) and one that stays advice."""
+
+from __future__ import annotations
+
+from policy_fixtures import manifest
+
+from policies.framework import Unproven
+from policies.gpu import ephemeral_storage
+from policies.gpu.ephemeral_storage import SMALL_CHECKPOINT_GIB, checkpoint_estimate_gib
+from policies.models import model_source_pinned
+from policies.reading.engines import table_servers
+
+
+def _check(policy, obj: dict) -> list[str]:
+    return policy.POLICY.check_resource(manifest(obj), policy.POLICY.defaults())
+
+
+def _trtllm(script: str) -> dict:
+    """A Deployment that starts trtllm-serve from a bash script (shape of murubhas/eks-llm-inference-optimization-lab
+    experiments/08-vllm-vs-tensorrt-llm/manifests/tensorrt-llm-pytorch.yaml @ daa246c3f2d6ea3ed76e4ba196e4595237d298f7,
+    reduced)."""
+    container = {
+        "name": "trtllm",
+        "image": "nvcr.io/nvidia/tensorrt-llm/release@sha256:" + "1" * 64,
+        "command": ["/bin/bash", "-lc"],
+        "args": [script],
+        "resources": {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "1"}},
+        "volumeMounts": [{"name": "model-storage", "mountPath": "/models", "readOnly": True}],
+    }
+    volumes = [{"name": "model-storage", "persistentVolumeClaim": {"claimName": "models", "readOnly": True}}]
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "runtime-b-trtllm", "namespace": "model-serving"},
+        "spec": {"template": {"spec": {"containers": [container], "volumes": volumes}}},
+    }
+
+
+SERVE = "set -euo pipefail\nexec trtllm-serve serve {model} \\\n  --tp_size 1 \\\n  --backend pytorch \\\n  --trust_remote_code\n"
+
+
+def test_trtllm_serve_subcommand_names_the_model_after_it():
+    # `trtllm-serve serve MODEL` is the default command spelled out (NVIDIA/TensorRT-LLM 00209af1
+    # tensorrt_llm/commands/serve.py DefaultGroup.resolve_command): the model is the token after `serve`.
+    (server,) = table_servers(manifest(_trtllm(SERVE.format(model="/models/qwen3.6-27b-bf16"))))
+    assert server.model == "/models/qwen3.6-27b-bf16"
+    assert server.args["tensor-parallel-size"] == "1"
+    # The bare form is read as before.
+    (bare,) = table_servers(manifest(_trtllm("exec trtllm-serve /models/llama --tp_size 2")))
+    assert bare.model == "/models/llama" and bare.args["tensor-parallel-size"] == "2"
+
+
+def test_trust_remote_code_from_a_local_path_is_advice_and_from_the_hub_blocks():
+    (message,) = _check(model_source_pinned, _trtllm(SERVE.format(model="/models/qwen3.6-27b-bf16")))
+    assert message.startswith(
+        "container trtllm: --trust-remote-code imports Python from the repository of /models/qwen3.6-27b-bf16"
+    )
+    # What the volume holds is not in the manifest: reported, not blocked.
+    assert isinstance(message, Unproven)
+    # Careful form that must keep blocking: a Hub repository, whose code moves with its branch.
+    hub = _check(model_source_pinned, _trtllm(SERVE.format(model="Qwen/Qwen3-32B")))
+    trust = [m for m in hub if "--trust-remote-code" in m]
+    assert len(trust) == 1 and not isinstance(trust[0], Unproven), hub
+    # And without the flag, the local path says nothing.
+    assert _check(model_source_pinned, _trtllm(SERVE.format(model="/models/x").replace(" \\\n  --trust_remote_code", ""))) == []
+
+
+def _llmisvc(uri: str) -> dict:
+    """A KServe LLMInferenceService with a prefill pool whose weights KServe's storage layer stages from the Hub (shape
+    of ahmedwaleedmalik/k8s-llm-inference-platform serving/llm-d/llminferenceservice.yaml @
+    441dd0a3a57db32484e853db7281dc787b1189d8, reduced)."""
+    main = {
+        "name": "main",
+        "resources": {
+            "requests": {"cpu": "1", "memory": "8Gi", "nvidia.com/gpu": 1},
+            "limits": {"cpu": "2", "memory": "16Gi", "nvidia.com/gpu": 1},
+        },
+    }
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LLMInferenceService",
+        "metadata": {"name": "qwen-llmd", "namespace": "llm-d"},
+        "spec": {
+            "model": {"uri": uri, "name": "m"},
+            "replicas": 1,
+            "template": {"containers": [main]},
+            "prefill": {"replicas": 1, "template": {"containers": [main]}},
+            "router": {"scheduler": {}, "route": {}},
+        },
+    }
+
+
+def test_a_small_checkpoint_without_an_ephemeral_storage_request_is_advice():
+    found = _check(ephemeral_storage, _llmisvc("hf://Qwen/Qwen2.5-0.5B-Instruct"))
+    assert len(found) == 2, found  # the decode pods and the prefill pods
+    for message in found:
+        assert "downloads hf://Qwen/Qwen2.5-0.5B-Instruct" in message
+        assert isinstance(message, Unproven) and "the checkpoint is about 0.9 GiB" in message
+    # Careful form that must keep blocking: an 8B model (~15 GiB) in the same shape.
+    found = _check(ephemeral_storage, _llmisvc("hf://meta-llama/Llama-3.1-8B-Instruct"))
+    assert len(found) == 2 and not any(isinstance(m, Unproven) for m in found), found
+
+
+def test_checkpoint_estimate_reads_the_catalogue_then_the_parameter_count():
+    assert checkpoint_estimate_gib("Qwen/Qwen3-0.6B") == checkpoint_estimate_gib("qwen3-0.6b")  # the catalogue
+    assert round(checkpoint_estimate_gib("TinyLlama/TinyLlama-1.1B-Chat-v1.0") or 0, 1) == 2.0  # 1.1e9 x 2 bytes
+    assert (checkpoint_estimate_gib("someorg/Mixtral-8x22B-Instruct") or 0) > 300  # 8 x 22B
+    assert (checkpoint_estimate_gib("Qwen/Qwen3-30B-A3B") or 0) > SMALL_CHECKPOINT_GIB  # the total, not the active
+    # A name with no parameter count, or no model at all: unknown, so the rule keeps its level.
+    assert checkpoint_estimate_gib("microsoft/phi-2") is None
+    assert checkpoint_estimate_gib("its model") is None
