@@ -141,6 +141,10 @@ class Unreadable:
     why: str
     kind: str
     line_known: bool = True  # False when the problem has no line (the file's size, encoding, type): 1 is shown
+    # The kind and name a template document spells literally (``kind: Deployment``, ``metadata: name: ollama``):
+    # reports name the object that was not checked rather than only the file ("" when not literal).
+    object_kind: str = ""
+    object_name: str = ""
 
     @property
     def text(self) -> str:
@@ -155,12 +159,12 @@ class Unreadable:
     @property
     def shown_kind(self) -> str:
         """What reports print in the kind's place."""
-        return "File" if self.document is None else "Document"
+        return self.object_kind or ("File" if self.document is None else "Document")
 
     @property
     def name(self) -> str:
-        """What reports print in the name's place: the file's base name."""
-        return os.path.basename(self.file) or self.file
+        """What reports print in the name's place: the object's literal name, else the file's base name."""
+        return self.object_name or os.path.basename(self.file) or self.file
 
 
 @dataclass
@@ -283,6 +287,21 @@ _DOCUMENT_START = re.compile(r"^---(?=[ \t]|$)", re.MULTILINE)
 _KSERVE_PLACEHOLDER = re.compile(r"\{\{\s*\.(?:Name|Namespace|Labels\.[\w./-]+|Annotations\.[\w./-]+)\s*\}\}")
 
 
+# A template document's literal top-level kind, and the first key of its top-level metadata block (its name when
+# that key is `name:` with a value that is no template action).
+_LITERAL_KIND = re.compile(r"^kind:[ \t]*([A-Za-z][A-Za-z0-9]*)[ \t]*(?:#.*)?$", re.MULTILINE)
+_LITERAL_NAME = re.compile(
+    r"^metadata:[ \t]*\n(?:[ \t]*(?:#.*)?\n)*([ \t]+)name:[ \t]*([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*$", re.MULTILINE
+)
+
+
+def _template_object(chunk: str) -> tuple[str, str]:
+    """(kind, name) a template document spells literally, "" for what it does not."""
+    kind = _LITERAL_KIND.search(chunk)
+    name = _LITERAL_NAME.search(chunk)
+    return (kind.group(1) if kind else "", name.group(2) if kind and name else "")
+
+
 def _template_line(text: str) -> Optional[int]:
     for match in _GO_TEMPLATE.finditer(text):
         if _KSERVE_PLACEHOLDER.match(text, match.start()):
@@ -312,6 +331,7 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[l
         first = text.count("\n", 0, begin) + 1
         template = _template_line(chunk)
         if template is not None:
+            kind, object_name = _template_object(chunk)
             bad.append(
                 Unreadable(
                     shown,
@@ -319,6 +339,8 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[l
                     first + template - 1,
                     "an unrendered template ({{ ... }}): render it first, e.g. helm template CHART | python -m policies check -",
                     "template",
+                    object_kind=kind,
+                    object_name=object_name,
                 )
             )
             continue

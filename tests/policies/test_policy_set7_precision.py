@@ -8,6 +8,7 @@ from policy_fixtures import manifest
 from policies.framework import Unproven
 from policies.gpu import ephemeral_storage
 from policies.gpu.ephemeral_storage import SMALL_CHECKPOINT_GIB, checkpoint_estimate_gib
+from policies.manifests import read_manifests
 from policies.models import model_source_pinned
 from policies.reading.engines import table_servers
 
@@ -110,3 +111,31 @@ def test_checkpoint_estimate_reads_the_catalogue_then_the_parameter_count():
     # A name with no parameter count, or no model at all: unknown, so the rule keeps its level.
     assert checkpoint_estimate_gib("microsoft/phi-2") is None
     assert checkpoint_estimate_gib("its model") is None
+
+
+# An unrendered Helm template whose kind and name are literal (shape of Ofor-David/gke-llm-platform
+# k8s/charts/ollama/templates/deployment.yaml @ be324c9fd4086894a991a48ecc94b0b0475424a2, reduced).
+OLLAMA_TEMPLATE = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ollama\n  namespace: inference\nspec:\n  template:\n"
+    "    spec:\n      containers:\n        - name: ollama\n"
+    "          image: {{ .Values.image.repository }}:{{ .Values.image.tag }}\n"
+    "          resources:\n            {{- toYaml .Values.resources | nindent 12 }}\n"
+)
+
+
+def _unreadable(tmp_path, text: str) -> list[tuple[str, str, str]]:
+    (tmp_path / "deployment.yaml").write_text(text)
+    found = read_manifests([str(tmp_path / "deployment.yaml")]).unreadable
+    return [(u.shown_kind, u.name, u.kind) for u in found]
+
+
+def test_a_template_names_the_object_it_spells_literally(tmp_path):
+    assert _unreadable(tmp_path, OLLAMA_TEMPLATE) == [("Deployment", "ollama", "template")]
+    # Careful forms: a templated name leaves the file's name; a templated kind leaves the document.
+    templated_name = OLLAMA_TEMPLATE.replace("  name: ollama\n", '  name: {{ include "ollama.fullname" . }}\n')
+    assert _unreadable(tmp_path, templated_name) == [("Deployment", "deployment.yaml", "template")]
+    templated_kind = OLLAMA_TEMPLATE.replace("kind: Deployment\n", "kind: {{ .Values.kind }}\n")
+    assert _unreadable(tmp_path, templated_kind) == [("Document", "deployment.yaml", "template")]
+    # A `name:` deeper than metadata's first level (a label, a container) is not the object's name.
+    nested = OLLAMA_TEMPLATE.replace("metadata:\n  name: ollama\n", "metadata:\n  labels:\n    name: x\n")
+    assert _unreadable(tmp_path, nested) == [("Deployment", "deployment.yaml", "template")]
