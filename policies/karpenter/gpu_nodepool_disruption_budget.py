@@ -11,11 +11,27 @@ from policies.kube import get
 from policies.reading.nodepools import NODEPOOL_TYPES, budget_blocks, budgets, is_gpu_nodepool, is_static
 
 
+def _is_default(found: list[dict]) -> bool:
+    """True when the budgets written are Karpenter's default itself: one budget of nodes 10% with no reasons and no
+    schedule (kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go:107-109, +kubebuilder:default:={{nodes:
+    "10%"}}), which confines nothing more than no budget would."""
+    return len(found) == 1 and set(found[0]) == {"nodes"} and str(found[0]["nodes"]).strip() == "10%"
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     if not is_gpu_nodepool(resource.props):
         return []
     found = budgets(resource.props)
     policy = get(resource.props, "spec", "disruption", "consolidationPolicy") or "WhenEmptyOrUnderutilized"
+    if found and policy == "WhenEmpty" and _is_default(found):
+        return [
+            unproven(
+                'spec.disruption.budgets: the only budget is Karpenter\'s default written out (nodes: "10%", no '
+                "reasons, no schedule); with consolidationPolicy WhenEmpty drift still replaces busy GPU nodes at any "
+                'hour (every new AMI of an @latest alias, every NodePool change); add a budget of nodes "0" for '
+                "Drifted outside the maintenance window"
+            )
+        ]
     if not found and policy == "WhenEmpty":
         # Consolidation removes only empty nodes here (the remediation's own alternative to budgets); drift still
         # replaces busy nodes at any hour under the default 10%, which a budget would confine: advice, not a block.

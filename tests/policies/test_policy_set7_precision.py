@@ -8,6 +8,7 @@ from policy_fixtures import manifest
 from policies.framework import Unproven
 from policies.gpu import ephemeral_storage
 from policies.gpu.ephemeral_storage import SMALL_CHECKPOINT_GIB, checkpoint_estimate_gib
+from policies.karpenter import gpu_nodepool_disruption_budget
 from policies.manifests import read_manifests
 from policies.models import model_source_pinned
 from policies.reading.engines import table_servers
@@ -139,3 +140,44 @@ def test_a_template_names_the_object_it_spells_literally(tmp_path):
     # A `name:` deeper than metadata's first level (a label, a container) is not the object's name.
     nested = OLLAMA_TEMPLATE.replace("metadata:\n  name: ollama\n", "metadata:\n  labels:\n    name: x\n")
     assert _unreadable(tmp_path, nested) == [("Deployment", "deployment.yaml", "template")]
+
+
+def _gpu_nodepool(disruption: dict) -> dict:
+    """A GPU NodePool (shape of shawnawshk/ray-serve-on-eks k8s/karpenter/gpu-nodepool.yaml @
+    fa037ec266ae622db6f946ed5148676ee74c783c, reduced)."""
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "gpu-nodepool"},
+        "spec": {
+            "disruption": disruption,
+            "limits": {"cpu": 5000},
+            "template": {
+                "spec": {
+                    "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                    "requirements": [
+                        {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6", "g6e", "p5"]}
+                    ],
+                    "taints": [{"effect": "NoSchedule", "key": "nvidia.com/gpu", "value": "true"}],
+                }
+            },
+        },
+    }
+
+
+def test_a_budget_that_is_karpenters_default_written_out_is_no_budget():
+    default = {"budgets": [{"nodes": "10%"}], "consolidateAfter": "300s", "consolidationPolicy": "WhenEmpty"}
+    (message,) = _check(gpu_nodepool_disruption_budget, _gpu_nodepool(default))
+    assert isinstance(message, Unproven) and "the only budget is Karpenter's default written out" in message
+    # Careful forms stay silent: a schedule or reasons make the budget a choice; nodes "0" for Drifted confines drift.
+    for budgets in (
+        [{"nodes": "10%", "schedule": "0 7 * * 0", "duration": "4h"}],
+        [{"nodes": "10%", "reasons": ["Empty"]}],
+        [{"nodes": "0", "reasons": ["Drifted"]}],
+        [{"nodes": "1"}],
+    ):
+        assert _check(gpu_nodepool_disruption_budget, _gpu_nodepool(dict(default, budgets=budgets))) == [], budgets
+    # Under WhenEmptyOrUnderutilized the default budget was already a block (no budget of 0 for Underutilized).
+    busy = dict(default, consolidationPolicy="WhenEmptyOrUnderutilized")
+    (message,) = _check(gpu_nodepool_disruption_budget, _gpu_nodepool(busy))
+    assert not isinstance(message, Unproven) and "Underutilized" in message
