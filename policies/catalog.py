@@ -77,6 +77,7 @@ _ENTRIES = (
     Entry("S", 38, "engine options exist in the image's release"),
     Entry("S", 39, "a multi-node engine is started as the engine starts one"),
     Entry("S", 40, "a server reads the model path its loader writes"),
+    Entry("S", 41, "service links spare the engine's own variables"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

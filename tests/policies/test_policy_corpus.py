@@ -95,6 +95,12 @@ EXPECTED = {
     # AIBrix's L20 sample passes a literal OpenAI-shaped key: `--api-key sk-...` in the command.
     ("samples__heterogeneous__deepseek-coder-7b-l20-deployment.yaml", "no-literal-secret-env"),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-app-pdb"),
+    # vLLM's own monitoring example: a Service named vllm in namespace vllm beside the vLLM Deployment, service links
+    # on: the pod gets VLLM_PORT=tcp://..., which vllm/envs.py get_vllm_port refuses (S41, mandatory).
+    (
+        "examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml",
+        "service-links-spare-engine-variables",
+    ),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-priority-class"),
     ("docs__examples__vllm__GPU__lws.yaml", "serving-topology-spread"),
     ("docs__examples__vllm__GPU__lws.yaml", "vllm-gpu-memory-utilization-explicit"),

@@ -3,6 +3,8 @@ must keep blocking (the rule is not switched off) and one that stays advice."""
 
 from __future__ import annotations
 
+import copy
+
 from policy_fixtures import manifest
 
 from policies.framework import Unproven
@@ -12,6 +14,8 @@ from policies.karpenter import gpu_nodepool_disruption_budget
 from policies.manifests import read_manifests
 from policies.models import model_source_pinned
 from policies.reading.engines import table_servers
+from policies.registry import evaluate
+from policies.vllm import service_links_port
 
 
 def _check(policy, obj: dict) -> list[str]:
@@ -181,3 +185,65 @@ def test_a_budget_that_is_karpenters_default_written_out_is_no_budget():
     busy = dict(default, consolidationPolicy="WhenEmptyOrUnderutilized")
     (message,) = _check(gpu_nodepool_disruption_budget, _gpu_nodepool(busy))
     assert not isinstance(message, Unproven) and "Underutilized" in message
+
+
+# A vLLM Deployment named vllm with service links on (shape of VJK94/vllm-on-eks k8s/vllm/10-deployment.yaml @
+# 7c3f17486bbc9264982e7bf0c973e9c7c52a5ffe, reduced; the repository's 20-service.yaml names its Service vllm in the same namespace).
+VLLM_DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm", "namespace": "inference"},
+    "spec": {
+        "template": {
+            "metadata": {"labels": {"app.kubernetes.io/name": "vllm"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "vllm",
+                        "image": "vllm/vllm-openai:v0.11.0",
+                        "args": ["--model=TheBloke/Mistral-7B-Instruct-v0.2-AWQ", "--port=8000"],
+                        "resources": {"limits": {"nvidia.com/gpu": 1}},
+                    }
+                ]
+            },
+        }
+    },
+}
+VLLM_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm", "namespace": "inference"},
+    "spec": {"selector": {"app.kubernetes.io/name": "vllm"}, "ports": [{"port": 8000}]},
+}
+
+
+def _s41(*objects: dict) -> list[tuple[str, str]]:
+    """(enforcement, message) of S41 over the objects checked together."""
+    found = evaluate([manifest(o) for o in objects], policies=[service_links_port.POLICY])
+    return [(v.enforcement, v.message) for v in found]
+
+
+def test_a_service_named_vllm_in_the_namespace_crashes_vllm_through_service_links():
+    ((level, message),) = _s41(VLLM_DEPLOYMENT, VLLM_SERVICE)
+    assert level == "mandatory"
+    assert message.startswith("container vllm: the Service vllm of this namespace gives the pod VLLM_PORT=tcp://")
+    # Without the Service among the files, a workload named vllm is advice.
+    ((level, message),) = _s41(VLLM_DEPLOYMENT)
+    assert level == "advisory" and "a Service named vllm in its namespace (not among the files read)" in message
+    # Careful forms stay silent: links off; VLLM_PORT set by the container; the Service in another namespace; another
+    # name for both the Service and the workload.
+    off = copy.deepcopy(VLLM_DEPLOYMENT)
+    off["spec"]["template"]["spec"]["enableServiceLinks"] = False
+    assert _s41(off, VLLM_SERVICE) == []
+    own = copy.deepcopy(VLLM_DEPLOYMENT)
+    own["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "VLLM_PORT", "value": "29500"}]
+    assert _s41(own, VLLM_SERVICE) == []
+    elsewhere = copy.deepcopy(VLLM_SERVICE)
+    elsewhere["metadata"]["namespace"] = "other"
+    renamed = copy.deepcopy(VLLM_DEPLOYMENT)
+    renamed["metadata"]["name"] = "mistral"
+    renamed["spec"]["template"]["metadata"]["labels"] = {"app": "mistral"}
+    assert _s41(renamed, elsewhere) == []
+    assert _s41(renamed, dict(VLLM_SERVICE, metadata={"name": "mistral", "namespace": "inference"})) == []
+    # A Service of the namespace under another name is the one in front of it: no guess left.
+    assert _s41(VLLM_DEPLOYMENT, dict(VLLM_SERVICE, metadata={"name": "vllm-leader", "namespace": "inference"})) == []

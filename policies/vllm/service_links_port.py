@@ -1,0 +1,110 @@
+"""S41: a Service's link variables do not take the name of a variable the model server reads.
+
+With service links on (``enableServiceLinks`` unset: Kubernetes' default true, kubernetes/api v0.36.3
+core/v1/types.go:4339-4343, :4792 DefaultEnableServiceLinks), the kubelet gives every container of a pod
+``<NAME>_PORT=tcp://<cluster IP>:<port>`` (and ``_SERVICE_HOST``, ...) for each Service of its namespace, NAME being
+the Service's name upper-cased with dashes as underscores
+(https://kubernetes.io/docs/concepts/services-networking/service/#environment-variables); a variable the container
+sets itself wins. vLLM reads ``VLLM_PORT`` as an integer and refuses to start on a URI: "VLLM_PORT 'tcp://...' appears
+to be a URI. This may be caused by a Kubernetes service discovery issue" (vllm-project/vllm vllm/envs.py
+get_vllm_port, the code index's stored version); Aphrodite does the same with ``APHRODITE_PORT``
+(aphrodite-engine/aphrodite-engine aphrodite/common/envs.py get_aphrodite_port, the code index's stored version). So
+a Service named ``vllm`` in the namespace of a vLLM pod crashes it at every start.
+
+Blocking when that Service is among the objects checked, in the pod's namespace. Where no Service of the namespace
+is among them, but the workload or its app label is named like the variable (``vllm``: the name the Service in front
+of it usually takes), that Service may well be in another file: advice.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, split_type, viewed_resources
+from policies.reading.engines import table_servers
+from policies.reading.serving import namespace_of
+from policies.reading.vllm_args import vllm_servers
+
+# Engine -> the variable it reads as its own port (see the module docstring for the sources).
+_PORT_VARIABLE = {"vllm": "VLLM_PORT", "aphrodite": "APHRODITE_PORT"}
+_APP_LABELS = ("app", "app.kubernetes.io/name", "app.kubernetes.io/instance")
+
+
+def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str]]:
+    """(label, podspec, container, variable) of every server that reads a port variable."""
+    for server in vllm_servers(resource):
+        yield server.label, server.podspec, server.container, _PORT_VARIABLE["vllm"]
+    for other in table_servers(resource):
+        if other.engine in _PORT_VARIABLE:
+            yield other.label, other.podspec, other.container, _PORT_VARIABLE[other.engine]
+
+
+def _sets_itself(container: dict, variable: str) -> bool:
+    return any(as_dict(e).get("name") == variable for e in as_list(container.get("env")))
+
+
+def _services_in_namespace(namespace: Optional[str]) -> set[str]:
+    """The names of the Services of ``namespace`` among the objects checked."""
+    return {
+        get(other.props, "metadata", "name")
+        for other in viewed_resources() or ()
+        if split_type(other.type) == ("", "Service") and namespace_of(other) == namespace
+    }
+
+
+def _named_like(resource: Resource, service: str) -> bool:
+    """True when the workload, or the app label of its pods, carries the Service's name."""
+    labels = get(resource.props, "spec", "template", "metadata", "labels") or get(resource.props, "metadata", "labels")
+    names = {get(resource.props, "metadata", "name")} | {as_dict(labels).get(k) for k in _APP_LABELS}
+    return service in names
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages = []
+    namespace = namespace_of(resource)
+    for label, podspec, container, variable in _servers(resource):
+        if podspec.get("enableServiceLinks") is False or _sets_itself(container, variable):
+            continue
+        service = variable[: -len("_PORT")].lower()
+        fix = "set enableServiceLinks: false in the pod spec (or rename the Service)"
+        services = _services_in_namespace(namespace)
+        if service in services:
+            messages.append(
+                f"{label}: the Service {service} of this namespace gives the pod {variable}=tcp://<ip>:<port> "
+                f"(service links are on), and the server reads {variable} as its port and refuses to start on a URI; "
+                f"{fix}"
+            )
+        elif not services and _named_like(resource, service):
+            # No Service of the namespace is among the files read: the one in front of it may well carry its name.
+            messages.append(
+                unproven(
+                    f"{label}: service links are on and this workload is named {service}; a Service named {service} "
+                    f"in its namespace (not among the files read) would give it {variable}=tcp://<ip>:<port>, which "
+                    f"the server refuses at start as a URI; {fix}"
+                )
+            )
+    return messages
+
+
+POLICY = Policy(
+    name="service-links-spare-engine-variables",
+    description=(
+        "A model server that reads <NAME>_PORT as its own setting (vLLM's VLLM_PORT) must not get it from a Service "
+        "named NAME through service links."
+    ),
+    rationale=(
+        "Service links (on by default) inject <SERVICE>_PORT=tcp://ip:port for every Service of the namespace "
+        "(https://kubernetes.io/docs/concepts/services-networking/service/#environment-variables); vLLM refuses to "
+        "start when VLLM_PORT is a URI (vllm/envs.py get_vllm_port; https://docs.vllm.ai/en/stable/serving/"
+        "env_vars.html warns not to name the Service vllm)."
+    ),
+    catalog="S41",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps="Set spec.template.spec.enableServiceLinks: false on the model server's pods, or give the Service "
+    "another name than the engine's variable prefix (vllm).",
+    config_schema={},
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+)
