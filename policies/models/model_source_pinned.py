@@ -20,7 +20,8 @@ the remote-code rule applies to them, as advice (what the volume holds is not in
 or a volume, not a flag. A script of a GPU pod's container that calls huggingface_hub's ``snapshot_download(...)`` or
 ``hf_hub_download(...)`` with no ``revision`` downloads the main branch as it stands (huggingface_hub v1.28.0
 src/huggingface_hub/_snapshot_download.py:229-230, file_download.py:962-963: ``revision = DEFAULT_REVISION``,
-constants.py:60 "main"); read from script text, that is advice.
+constants.py:60 "main"); read from script text, that is advice. A local model path laid out as
+``<org>/<repo>/main`` (or ``master``) is a copy of a moving branch: advice too (the files that fill it are elsewhere).
 """
 
 from __future__ import annotations
@@ -286,6 +287,22 @@ def _hub_without_revision(row: Engine, model: str | None) -> str | None:
     return hub_model(model.split(":", 1)[0])
 
 
+# Branch names a cache laid out as <org>/<repo>/<revision> may be filled from (the Hub's default branch is main,
+# huggingface_hub v1.28.0 constants.py:60 DEFAULT_REVISION; older repositories use master).
+_BRANCHES = ("main", "master")
+
+
+def _branch_folder(model: object) -> tuple[str, str] | None:
+    """(org/repo, branch) when a local model path ends in <org>/<repo>/<branch>, a folder named after a moving branch."""
+    if not isinstance(model, str) or not model.startswith("/"):
+        return None
+    parts = [p for p in model.rstrip("/").split("/") if p]
+    if len(parts) < 3 or parts[-1] not in _BRANCHES:
+        return None
+    repo = hub_model(f"{parts[-3]}/{parts[-2]}")
+    return (repo, parts[-1]) if repo is not None else None
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     allowed = {str(m) for m in config["trustRemoteCodeModels"]}
     require_sha = bool(config["requireCommitSha"])
@@ -311,6 +328,15 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"{label}: {source['revision_flag']}={revision} names a branch or tag of {repo}, "
                     f"which can move; pin the 40-character commit SHA"
                 )
+        branch = _branch_folder(model) if repo is None else None
+        if branch is not None:
+            messages.append(
+                unproven(
+                    f"{label}: model path {model} is a folder named after the branch {branch[1]} of {branch[0]}: "
+                    f"whatever fills it downloads that branch as it stands then, so copies filled at different times "
+                    f"serve different snapshots; fill it at a commit SHA (a folder named after the SHA)"
+                )
+            )
         if source.get("unpinnable"):
             # The engine cannot be pinned by a setting: reported, not blocked (the fix is another way to load it).
             messages.append(

@@ -247,3 +247,37 @@ def test_a_service_named_vllm_in_the_namespace_crashes_vllm_through_service_link
     assert _s41(renamed, dict(VLLM_SERVICE, metadata={"name": "mistral", "namespace": "inference"})) == []
     # A Service of the namespace under another name is the one in front of it: no guess left.
     assert _s41(VLLM_DEPLOYMENT, dict(VLLM_SERVICE, metadata={"name": "vllm-leader", "namespace": "inference"})) == []
+
+
+def _isvc_model_path(path: str) -> dict:
+    """A KServe InferenceService whose vLLM serves a node cache folder (shape of Kelvinskell/k8s-llm-serving-platform
+    kubernetes/serving/kserve/auto/phi-chat-2.yaml @ a8bc61829f12f8a20eb6e61921c489098ee53996, reduced)."""
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "phi-chat-2"},
+        "spec": {
+            "predictor": {
+                "containers": [
+                    {
+                        "name": "kserve-container",
+                        "image": "vllm/vllm-openai:v0.10.1",
+                        "command": ["python3", "-m", "vllm.entrypoints.openai.api_server"],
+                        "args": ["--model", path, "--served-model-name", "phi-2"],
+                        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                        "volumeMounts": [{"name": "model-cache", "mountPath": "/models", "readOnly": True}],
+                    }
+                ],
+                "volumes": [{"name": "model-cache", "hostPath": {"path": "/mnt/models", "type": "Directory"}}],
+            }
+        },
+    }
+
+
+def test_a_model_folder_named_after_a_moving_branch_is_advice():
+    (message,) = _check(model_source_pinned, _isvc_model_path("/models/microsoft/phi-2/main"))
+    assert isinstance(message, Unproven)
+    assert "model path /models/microsoft/phi-2/main is a folder named after the branch main of microsoft/phi-2" in message
+    # Careful forms stay silent: a folder named after a commit, a folder with no org/repo before main, a plain folder.
+    for path in ("/models/microsoft/phi-2/" + "0" * 40, "/models/main", "/models/phi-2", "/mnt/models"):
+        assert _check(model_source_pinned, _isvc_model_path(path)) == [], path
