@@ -27,6 +27,9 @@ GPU_TYPE_LABELS = (
     # node pool has one machine type (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes).
     "cloud.google.com/compute-class",
     "cloud.google.com/gke-nodepool",
+    # One named node (kubernetes.io/hostname, a well-known label every kubelet sets: https://kubernetes.io/docs/
+    # reference/labels-annotations-taints/#kubernetesiohostname): the pod lands on that node's GPU and no other.
+    "kubernetes.io/hostname",
 )
 DEFAULT_TAINT = {"key": "nvidia.com/gpu", "effect": "NoSchedule"}
 
@@ -41,6 +44,8 @@ def targets_gpu_type(podspec: dict) -> bool:
     """True when a node selector or a required affinity term names a GPU type or pool label, or a
     node-group label of the cluster's own whose value names a GPU group (``NodeGroupType:
     g5-gpu-karpenter``, ``instanceType: g5-gpu-karpenter``)."""
+    if podspec.get("nodeName"):
+        return True  # bound to one node by name, past the scheduler
     selector = as_dict(podspec.get("nodeSelector"))
     if any(isinstance(v, str) and "gpu" in v.lower() for v in selector.values()):
         return True

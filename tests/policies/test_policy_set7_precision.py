@@ -10,6 +10,7 @@ from policy_fixtures import manifest
 from policies.framework import Unproven
 from policies.gpu import ephemeral_storage
 from policies.gpu.ephemeral_storage import SMALL_CHECKPOINT_GIB, checkpoint_estimate_gib
+from policies.gpu.tolerates_and_targets import targets_gpu_type
 from policies.karpenter import gpu_nodepool_disruption_budget
 from policies.manifests import read_manifests
 from policies.models import model_source_pinned
@@ -281,3 +282,14 @@ def test_a_model_folder_named_after_a_moving_branch_is_advice():
     # Careful forms stay silent: a folder named after a commit, a folder with no org/repo before main, a plain folder.
     for path in ("/models/microsoft/phi-2/" + "0" * 40, "/models/main", "/models/phi-2", "/mnt/models"):
         assert _check(model_source_pinned, _isvc_model_path(path)) == [], path
+
+
+def test_a_pod_pinned_to_one_named_node_targets_that_nodes_gpu():
+    # Shape of Tennsoku/k8s-llm-serving-public kubernetes/deploy-vllm.yaml @ 3135340af62cbc16308c445ffe6c6fd6268fbe5c
+    # (nodeSelector kubernetes.io/hostname: spark-4151, the single GB10 host).
+    assert targets_gpu_type({"nodeSelector": {"kubernetes.io/hostname": "spark-4151"}})
+    assert targets_gpu_type({"nodeName": "spark-4151"})
+    # Careful forms that still target nothing: a zone, an architecture, no selector.
+    assert not targets_gpu_type({"nodeSelector": {"topology.kubernetes.io/zone": "us-east-1a"}})
+    assert not targets_gpu_type({"nodeSelector": {"kubernetes.io/arch": "arm64"}})
+    assert not targets_gpu_type({})
