@@ -65,11 +65,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-import yaml
-
 from components.aws_ids import sources_too_wide
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
-from policies.reading import edge
+from policies.reading import edge, gateway_service
 from policies.reading import model_backends as backends
 from policies.reading import route_path as path
 from policies.reading.model_backends import key_states
@@ -293,7 +291,7 @@ def gateway_reach(gw: Any, s: _Set) -> Reach:
             return Reach("internal" if kind == "ClusterIP" else "unknown", f"networking.istio.io/service-type: {kind}")
         if as_list(get(gw.props, "spec", "addresses")):
             return Reach("unknown", "spec.addresses names an existing address, so Istio deploys no Service of its own")
-        overlay = _istio_overlay(gw, gc, s)
+        overlay = gateway_service.istio_overlay(gw, gc, s.named)
         if overlay is not None:
             ref, service = overlay
             if service is None:
@@ -305,81 +303,6 @@ def gateway_reach(gw: Any, s: _Set) -> Reach:
                 return Reach("unknown", f"{ref} makes its Service {kind}")
         return Reach("public", "Istio deploys a Gateway of class istio behind a Service of type LoadBalancer, its default")
     return Reach("unknown", f"class {klass or '<none>'}: whether its load balancer is public is decided outside these files")
-
-
-def _istio_overlay(gw: Any, gc: Any, s: _Set) -> Optional[tuple[str, Optional[Mapping]]]:
-    """The Service overlay an Istio Gateway's (or its GatewayClass's) parametersRef names: ("ConfigMap name", its
-    ``service`` key read as YAML, {} when it has none, None when the ConfigMap is not in the set or unreadable); None
-    when there is no parametersRef. Istio merges that ConfigMap's ``service`` key over the Service it generates
-    (istio 1.30.3 pilot/pkg/config/kube/gatewaycommon/deploymentcontroller.go:765-766 reads
-    ``gw.Spec.Infrastructure.ParametersRef``, :625 "parametersRef targeting configmap")."""
-    ref = as_dict(get(gw.props, "spec", "infrastructure", "parametersRef")) or (
-        as_dict(get(gc.props, "spec", "parametersRef")) if gc is not None else {}
-    )
-    if not ref:
-        return None
-    label = f"{ref.get('kind') or 'parametersRef'} {ref.get('name')}"
-    found = s.named("", "ConfigMap", ref.get("name")) if ref.get("kind") == "ConfigMap" else None
-    if found is None:
-        return label, None
-    text = get(found.props, "data", "service")
-    if text is None:
-        return label, {}
-    try:
-        service = yaml.safe_load(str(text))
-    except yaml.YAMLError:
-        return label, None
-    return label, service if isinstance(service, Mapping) else None
-
-
-def _lb_service(gw: Any, s: _Set) -> list[Mapping]:
-    """What the files say of a Gateway's generated load-balancer Service, as Service-shaped mappings: the Gateway's
-    ``spec.infrastructure.annotations`` (Gateway API: copied onto the resources the implementation creates), an
-    Envoy Gateway EnvoyProxy's ``envoyService`` and an Istio parametersRef ConfigMap's ``service`` overlay."""
-    out: list[Mapping] = [{"metadata": {"annotations": as_dict(get(gw.props, "spec", "infrastructure", "annotations"))}}]
-    klass = get(gw.props, "spec", "gatewayClassName")
-    gc = s.named(GATEWAY_API, "GatewayClass", klass)
-    ref = as_dict(get(gw.props, "spec", "infrastructure", "parametersRef")) or as_dict(
-        get(gc.props, "spec", "parametersRef") if gc is not None else None
-    )
-    if ref.get("kind") == "EnvoyProxy":
-        proxy = s.named("gateway.envoyproxy.io", "EnvoyProxy", ref.get("name"))
-        service = as_dict(get(proxy.props, "spec", "provider", "kubernetes", "envoyService")) if proxy is not None else {}
-        out.append({"metadata": {"annotations": as_dict(service.get("annotations"))}, "spec": service})
-    overlay = _istio_overlay(gw, gc, s)
-    if overlay is not None and overlay[1]:
-        out.append(overlay[1])
-    return out
-
-
-# The AWS Load Balancer Controller's TLS listener annotations: with ssl-cert set, the ports named in ssl-ports (all
-# when absent) terminate TLS at the NLB (https://kubernetes-sigs.github.io/aws-load-balancer-controller/v2.13/guide/
-# service/annotations/#ssl-cert, #ssl-ports: "Defaults to '*'").
-AWS_SSL_CERT = "service.beta.kubernetes.io/aws-load-balancer-ssl-cert"
-AWS_SSL_PORTS = "service.beta.kubernetes.io/aws-load-balancer-ssl-ports"
-
-
-def lb_tls(gw: Any, s: _Set, ports: list[Any]) -> bool:
-    """Whether the Gateway's load balancer terminates TLS in front of every one of ``ports`` (listener ports)."""
-    for service in _lb_service(gw, s):
-        ann = annotations_of(service)
-        if not str(ann.get(AWS_SSL_CERT, "")).strip():
-            continue
-        named = [p.strip() for p in str(ann.get(AWS_SSL_PORTS, "*")).split(",") if p.strip()]
-        if "*" in named or (ports and all(str(p) in named for p in ports)):
-            return True
-    return False
-
-
-def lb_source_guard(gw: Any, s: _Set) -> Optional[str]:
-    """A ``loadBalancerSourceRanges`` on the Gateway's load-balancer Service no wider than the ALB rule's bound (the
-    same bound as the nginx allow-list above): the cloud load balancer admits only those sources (Kubernetes
-    ServiceSpec.loadBalancerSourceRanges; envoyproxy/gateway v1.9.0 api/v1alpha1/shared_types.go:358-364)."""
-    for service in _lb_service(gw, s):
-        ranges = [str(c).strip() for c in as_list(get(service, "spec", "loadBalancerSourceRanges")) if str(c).strip()]
-        if ranges and sources_too_wide(ranges) is None:
-            return f"loadBalancerSourceRanges {', '.join(ranges)}"
-    return None
 
 
 def _envoy_reach(gw: Any, gc: Any, klass: str, s: _Set) -> Reach:
@@ -409,7 +332,7 @@ def listeners_tls(gw: Any, sections: list[str], s: Optional[_Set] = None) -> Opt
     chosen = [x for x in listeners if x.get("name") in sections] or listeners
     if not chosen:
         return None
-    if s is not None and lb_tls(gw, s, [x.get("port") for x in chosen]):
+    if s is not None and gateway_service.lb_tls(gw, s.named, [x.get("port") for x in chosen]):
         return True
     return any(str(x.get("protocol", "")).upper() in ("HTTPS", "TLS") for x in chosen)
 
@@ -506,7 +429,9 @@ def _routes(route: Any, s: _Set) -> list[Publication]:
         else:
             section = get(ref, "sectionName")
             reach, tls = gateway_reach(gw, s), listeners_tls(gw, [section] if isinstance(section, str) else [], s)
-        guard = _route_guard(route, gw, services, pools, s) or (lb_source_guard(gw, s) if gw is not None else None)
+        guard = _route_guard(route, gw, services, pools, s) or (
+            gateway_service.lb_source_guard(gw, s.named) if gw is not None else None
+        )
         out.append(Publication(route, f"{_label(kind, route)} on Gateway {name}", reach, tls, guard, services, pools))
     return out
 
@@ -524,7 +449,7 @@ def _bare_gateways(s: _Set, routed: set[Any]) -> list[Publication]:
                 _label("Gateway", gw),
                 reach,
                 listeners_tls(gw, [], s),
-                _attached_guard({("Gateway", _name(gw))}, s) or lb_source_guard(gw, s),
+                _attached_guard({("Gateway", _name(gw))}, s) or gateway_service.lb_source_guard(gw, s.named),
                 (),
                 (),
             )
