@@ -13,7 +13,7 @@ Blocking only where the files prove there is no token: a Deployment, StatefulSet
 (a token file), carry no secret-injection annotation, and whose server downloads into the node's disk (a claim at the
 cache may hold the model already) with the Hub client online (``HF_HUB_OFFLINE``). Advice where something outside the
 files could supply a token: an ``envFrom`` Secret or a ConfigMap not among the files, a Secret volume, an injector
-annotation, a persistent cache, or an operator's resource (KServe's storage initializer reads the token from the
+annotation, a persistent cache, a download from elsewhere (``HF_ENDPOINT`` to a mirror, ModelScope), or an operator's resource (KServe's storage initializer reads the token from the
 storage Secret or the ServiceAccount, kserve v0.20.0 pkg/credentials/service_account_credentials.go:248-266: that is
 kserve-hf-token-on-service-account's rule, not this one's).
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, Mapping, Optional
+from urllib.parse import urlsplit
 
 from components.hub_access import gated
 from policies.framework import Policy, Resource, unproven
@@ -90,6 +91,31 @@ def _outside(resource: Resource, podspec: Mapping) -> Optional[str]:
     return None
 
 
+# Engines' switches from the Hub to ModelScope: vLLM reads VLLM_USE_MODELSCOPE ("true"), SGLang SGLANG_USE_MODELSCOPE
+# (a true-ish value); the model is then fetched from ModelScope, whose access rule is not the Hub's.
+_MODELSCOPE = ("VLLM_USE_MODELSCOPE", "SGLANG_USE_MODELSCOPE")
+_HUB_HOSTS = ("huggingface.co", "hf.co")
+
+
+def _other_endpoint(container: Mapping) -> Optional[str]:
+    """Where the container downloads from instead of the Hugging Face Hub, or None: ``HF_ENDPOINT`` set to another
+    host (a mirror or proxy such as an Artifactory remote; huggingface_hub v1.28.0 constants.py:69 reads it for every
+    call), set from outside the files, or named in a downloader's config (kthena's ``hf_endpoint``); or ModelScope."""
+    values = env_values(container)
+    names = {as_dict(e).get("name") for e in as_list(container.get("env"))} | set(values)
+    if "HF_ENDPOINT" in names:
+        endpoint = values.get("HF_ENDPOINT")
+        host = (urlsplit(endpoint.strip()).hostname or "") if endpoint else ""
+        if not any(host == h or host.endswith(f".{h}") for h in _HUB_HOSTS):
+            return f"HF_ENDPOINT {endpoint or '(set outside the files)'} sends the download to another endpoint"
+    if "hf_endpoint" in " ".join(container_argv(container)).lower():
+        return "the downloader's config names another hf_endpoint"
+    for name in _MODELSCOPE:
+        if values.get(name, "").strip().lower() in ("true", "1"):
+            return f"{name} fetches the model from ModelScope, not the Hugging Face Hub"
+    return None
+
+
 def _config_map_read(name: Any) -> bool:
     return name in config_maps()
 
@@ -149,7 +175,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"start on the GPU node; take HF_TOKEN from a Secret (env valueFrom.secretKeyRef), or serve the model from "
             f"a volume that holds it with HF_HUB_OFFLINE=1"
         )
-        why = _outside(resource, podspec)
+        why = _other_endpoint(container) or _outside(resource, podspec)
         if why is None and _cache_may_hold_it(podspec, container, dirs):
             why = "a volume at the model cache may hold the model already"
         messages.append(unproven(f"{message} ({why})") if why else message)

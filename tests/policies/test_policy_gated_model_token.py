@@ -174,3 +174,24 @@ def test_a_downloader_init_container_of_a_gated_model_is_read(tmp_path):
     assert level == "mandatory" and message.startswith("container fetch: downloads meta-llama/Llama-3.1-8B")
     pod["initContainers"][0]["command"][2] += " --token $(HF_TOKEN)"
     assert _s37(tmp_path, fetching) == []
+
+
+def test_another_endpoint_or_modelscope_is_advice(tmp_path):
+    """Review 32 R4 (probe /work/review/s25/s37.yaml mirror, modelscope): HF_ENDPOINT to a mirror or proxy (huggingface_hub
+    v1.28.0 constants.py:69 sends every call there; its access rule is not in the files), or VLLM_USE_MODELSCOPE
+    (the model comes from ModelScope): the 401 is not proven."""
+    artifactory = "https://artifactory.corp.example/artifactory/api/huggingfaceml/huggingface-remote"
+    for env in (
+        {"name": "HF_ENDPOINT", "value": artifactory},
+        {"name": "HF_ENDPOINT", "valueFrom": {"configMapKeyRef": {"name": "hub", "key": "endpoint"}}},
+        {"name": "VLLM_USE_MODELSCOPE", "value": "True"},
+    ):
+        doc = copy.deepcopy(_DEPLOYMENT)
+        _pod(doc)["containers"][0]["env"].append(env)
+        [(level, message)] = _s37(tmp_path, doc)
+        assert level == "advisory", env
+    # The Hub's own endpoint, or ModelScope switched off, is still the Hub: blocks.
+    for env in ({"name": "HF_ENDPOINT", "value": "https://huggingface.co/"}, {"name": "VLLM_USE_MODELSCOPE", "value": "False"}):
+        doc = copy.deepcopy(_DEPLOYMENT)
+        _pod(doc)["containers"][0]["env"].append(env)
+        assert [level for level, _ in _s37(tmp_path, doc)] == ["mandatory"], env
