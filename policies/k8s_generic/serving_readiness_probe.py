@@ -8,7 +8,8 @@ A readinessProbe that GETs a port the server does not listen on never succeeds, 
 That is proven only where the engine table gives the server's port setting (components/serving_engines.toml
 ``port``: vLLM and SGLang read ``--port``, defaulting to the row's port), the pod has no other container that could
 listen there (probes reach the pod's shared network namespace), and nothing else completes the server's command
-line (a KServe predictor ``model`` gets its runtime's args; an operator's custom resource its operator's).
+line (a KServe predictor ``model`` gets its runtime's args; an operator's custom resource its operator's; a variable
+split into options, `$EXTRA_ARGS` or a script's `"$@"`, may carry ``--port``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ def _listening_port(resource: Any, server: ModelServer) -> Optional[tuple[int, s
         args = table_args(server.container, row, line) if line is not None else {}
     if line is None or {"uds", "config", "data-parallel-size", "dp"} & set(args):
         return None  # a socket, a config file or data-parallel ports the flags alone do not show
+    if _loose_variable(line, row.model_positional):
+        return None  # a variable the shell splits into options (`$EXTRA_ARGS`, `"$@"`) may carry --port
     value = args.get("port")
     if value is None:
         return (row.port, f"its default port {row.port}") if "port" not in args else None
@@ -62,6 +65,20 @@ def _listening_port(resource: Any, server: ModelServer) -> Optional[tuple[int, s
         return int(value), f"--{row.flags['port'][0]} {int(value)}"
     except ValueError:
         return None  # an unresolved variable
+
+
+def _loose_variable(line: list[str], model_positional: bool) -> bool:
+    """True when the command line holds a variable that is not an option's value (nor the positional model):
+    `vllm serve $MODEL $EXTRA_ARGS`, `$(EXTRA_ARGS)` from an envFrom ConfigMap, the script's `"$@"` (the args after
+    `sh -c SCRIPT --`): the shell or the kubelet turns it into options at run time, a `--port` among them."""
+    from policies.reading.vllm_args import positional_tokens
+
+    if any("$@" in t or "${@}" in t or "$*" in t for t in line):
+        return True
+    loose = positional_tokens(line)
+    if model_positional and loose and loose[0][0] == 0:
+        loose = loose[1:]  # `vllm serve $MODEL`: the first positional token is the model
+    return any("$" in token for _, token in loose)
 
 
 def _wrong_port(resource: Any, server: ModelServer) -> Optional[str]:

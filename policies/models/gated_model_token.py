@@ -13,7 +13,7 @@ Blocking only where the files prove there is no token: a Deployment, StatefulSet
 (a token file), carry no secret-injection annotation, and whose server downloads into the node's disk (a claim at the
 cache may hold the model already) with the Hub client online (``HF_HUB_OFFLINE``). Advice where something outside the
 files could supply a token: an ``envFrom`` Secret or a ConfigMap not among the files, a Secret volume, an injector
-annotation, a persistent cache, or an operator's resource (KServe's storage initializer reads the token from the
+annotation, a persistent cache, a download from elsewhere (``HF_ENDPOINT`` to a mirror, ModelScope), or an operator's resource (KServe's storage initializer reads the token from the
 storage Secret or the ServiceAccount, kserve v0.20.0 pkg/credentials/service_account_credentials.go:248-266: that is
 kserve-hf-token-on-service-account's rule, not this one's).
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, Mapping, Optional
+from urllib.parse import urlsplit
 
 from components.hub_access import gated
 from policies.framework import Policy, Resource, unproven
@@ -90,46 +91,84 @@ def _outside(resource: Resource, podspec: Mapping) -> Optional[str]:
     return None
 
 
+# Engines' switches from the Hub to ModelScope: vLLM reads VLLM_USE_MODELSCOPE ("true"), SGLang SGLANG_USE_MODELSCOPE
+# (a true-ish value); the model is then fetched from ModelScope, whose access rule is not the Hub's.
+_MODELSCOPE = ("VLLM_USE_MODELSCOPE", "SGLANG_USE_MODELSCOPE")
+_HUB_HOSTS = ("huggingface.co", "hf.co")
+
+
+def _other_endpoint(container: Mapping) -> Optional[str]:
+    """Where the container downloads from instead of the Hugging Face Hub, or None: ``HF_ENDPOINT`` set to another
+    host (a mirror or proxy such as an Artifactory remote; huggingface_hub v1.28.0 constants.py:69 reads it for every
+    call), set from outside the files, or named in a downloader's config (kthena's ``hf_endpoint``); or ModelScope."""
+    values = env_values(container)
+    names = {as_dict(e).get("name") for e in as_list(container.get("env"))} | set(values)
+    if "HF_ENDPOINT" in names:
+        endpoint = values.get("HF_ENDPOINT")
+        host = (urlsplit(endpoint.strip()).hostname or "") if endpoint else ""
+        if not any(host == h or host.endswith(f".{h}") for h in _HUB_HOSTS):
+            return f"HF_ENDPOINT {endpoint or '(set outside the files)'} sends the download to another endpoint"
+    if "hf_endpoint" in " ".join(container_argv(container)).lower():
+        return "the downloader's config names another hf_endpoint"
+    for name in _MODELSCOPE:
+        if values.get(name, "").strip().lower() in ("true", "1"):
+            return f"{name} fetches the model from ModelScope, not the Hugging Face Hub"
+    return None
+
+
 def _config_map_read(name: Any) -> bool:
     return name in config_maps()
 
 
-def _cache_may_hold_it(podspec: Mapping, container: Mapping, dirs: tuple[str, ...]) -> bool:
-    """True when the cache folder is unknown, or a volume that outlives the pod (a claim, a host path, a network or
-    CSI volume) holds it: it may have been filled before. An emptyDir, the container's layer and a generic ephemeral
-    volume (a new claim per pod) start empty."""
+def _cache_may_hold_it(podspec: Mapping, container: Mapping, dirs: tuple[str, ...], layer_empty: bool) -> Optional[str]:
+    """Why the model may be there already, or None: when the cache folder is unknown, or a volume that outlives the pod (a claim, a host path, a network or
+    CSI volume) holds it: it may have been filled before. An emptyDir and a generic ephemeral volume (a new claim per
+    pod) start empty; so does the container's layer where ``layer_empty`` (the engine's official image). A custom
+    image may carry the model in its cache, and huggingface_hub serves the cached snapshot when the Hub answers 401
+    (v1.28.0 _snapshot_download.py:282-331; it re-raises only when nothing is cached, :365-369)."""
+    volume_may = "a volume at the model cache may hold the model already"
     if not dirs:
-        return True
+        return volume_may
     for directory in dirs:
         volume = volume_at(podspec, container, directory)
+        if volume is None and not layer_empty:
+            return f"image {container.get('image')} is not the engine's own image, and its cache may hold the model"
         if volume is not None and not any(k in volume for k in ("emptyDir", "ephemeral")):
-            return True
-    return False
+            return volume_may
+    return None
 
 
-def _servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[str, ...], bool]]:
-    """(label, model, podspec, container, cache folders, offline) of every server whose engine fetches from the Hugging
+def _official(container: Mapping, row: Any) -> bool:
+    """True when the container runs one of the engine row's own images (vllm/vllm-openai, lmsysorg/sglang, ...),
+    whose layer holds no model."""
+    image = container.get("image")
+    return row is not None and isinstance(image, str) and any(marker in image.lower() for marker in row.images)
+
+
+def _servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]]:
+    """(label, model, podspec, container, cache folders, offline, layer empty) of every server whose engine fetches from the Hugging
     Face Hub, and of every downloader container that fetches for one (policies.reading.downloaders; not llmaz's
     loader, which takes HF_TOKEN from its modelhub-secret: InftyAI/llmaz v0.1.4 modelsource.go:43-45)."""
-    found: list[tuple[str, Any, dict, dict, tuple[str, ...], bool]] = []
+    found: list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]] = []
     vllm = engine_row("vllm")
     for server in vllm_servers(resource):
         if not server.runtime_merged and vllm is not None:
             dirs = cache_dirs(server.container, server.args, vllm)
-            found.append(
-                (server.label, served_model(server), server.podspec, server.container, dirs, hub_offline(vllm, server.container))
-            )
+            offline = hub_offline(vllm, server.container)
+            layer_empty = _official(server.container, vllm)
+            found.append((server.label, served_model(server), server.podspec, server.container, dirs, offline, layer_empty))
     for engine in table_servers(resource):
         spec = engine.row.downloads if engine.row is not None else None
         if engine.row is not None and spec is not None and "hub" in spec.models:
             dirs = cache_dirs(engine.container, engine.args, engine.row)
-            found.append(
-                (engine.label, engine.model, engine.podspec, engine.container, dirs, hub_offline(engine.row, engine.container))
-            )
+            offline = hub_offline(engine.row, engine.container)
+            layer_empty = _official(engine.container, engine.row)
+            found.append((engine.label, engine.model, engine.podspec, engine.container, dirs, offline, layer_empty))
     for fetch in fetches(resource):
         if fetch.tool != LLMAZ_TOOL and requests_gpu(fetch.podspec):
             dirs = (fetch.into,) if fetch.into else cache_dirs(fetch.container, {})
-            found.append((fetch.label, fetch.source, fetch.podspec, fetch.container, dirs, False))
+            # A downloader writes where it is told; its tool image (python, a CLI) carries no model.
+            found.append((fetch.label, fetch.source, fetch.podspec, fetch.container, dirs, False, True))
     return found
 
 
@@ -137,7 +176,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if split_type(resource.type)[0] == "serving.kserve.io":
         return []  # KServe's storage initializer takes the token its own way (kserve-hf-token-on-service-account)
     messages = []
-    for label, model, podspec, container, dirs, offline in _servers(resource):
+    for label, model, podspec, container, dirs, offline, layer_empty in _servers(resource):
         repository = hub_model(model)
         entry = gated(repository)
         if entry is None or offline or _token_named(podspec):
@@ -149,9 +188,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"start on the GPU node; take HF_TOKEN from a Secret (env valueFrom.secretKeyRef), or serve the model from "
             f"a volume that holds it with HF_HUB_OFFLINE=1"
         )
-        why = _outside(resource, podspec)
-        if why is None and _cache_may_hold_it(podspec, container, dirs):
-            why = "a volume at the model cache may hold the model already"
+        why = _other_endpoint(container) or _outside(resource, podspec)
+        if why is None:
+            why = _cache_may_hold_it(podspec, container, dirs, layer_empty)
         messages.append(unproven(f"{message} ({why})") if why else message)
     return messages
 

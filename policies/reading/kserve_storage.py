@@ -14,13 +14,15 @@ Facts read from kserve at tag v0.20.0:
 - LLMInferenceService: ``spec.model.uri`` with ``hf://`` or ``s3://`` goes the same way (an init container and the
   ``/mnt/models`` emptyDir: pkg/controller/v1alpha2/llmisvc/workload_storage.go:178-200, 396-422), unless
   ``spec.storageInitializer.enabled`` is false (:98-104); ``pvc://`` and ``oci://`` are mounted, not downloaded.
+- Either, where a LocalModelCache (or LocalModelNamespaceCache) of the objects checked covers the URI: the node-local
+  cache claim is mounted instead (``local_model_cache``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
-from policies.kube import as_dict, as_list, get, requests_gpu, split_type
+from policies.kube import as_dict, as_list, get, requests_gpu, split_type, viewed_resources
 from policies.reading.kserve_runtime import effective_resources
 from policies.reading.serving import model_servers
 
@@ -70,8 +72,53 @@ def _storage_uris(isvc: Any) -> Optional[tuple[str, str]]:
     return None
 
 
+_LOCAL_CACHES = {("serving.kserve.io", "LocalModelCache"), ("serving.kserve.io", "LocalModelNamespaceCache")}
+
+
+def _match_storage_uri(cached: str, uri: str) -> bool:
+    """kserve v0.20.0 pkg/apis/serving/v1alpha1/storage_uri_utils.go:23-35 MatchStorageURI: the URI is the cached one
+    or a folder under it (trailing slashes dropped)."""
+    cached, uri = cached.rstrip("/"), uri.rstrip("/")
+    return uri == cached or uri.startswith(cached + "/")
+
+
+def local_model_cache(resource: Any, uri: str) -> Optional[str]:
+    """The name of a LocalModelCache (or, in the object's namespace, a LocalModelNamespaceCache) of the objects checked
+    whose ``sourceModelUri`` covers ``uri`` on the object's node group, or None. KServe's defaulter then labels the
+    object and the injector mounts the cache's node-local claim (``pvc://<cache>-<nodegroup>/models/...``) instead of
+    downloading (kserve v0.20.0 pkg/apis/serving/v1beta1/inference_service_defaults.go:504-590 setLocalModelLabel,
+    pkg/webhook/admission/pod/storage_initializer_injector.go:724-737; LLMInferenceService:
+    pkg/webhook/admission/llminferenceservice/defaulter.go:166-204), unless the object opts out with
+    ``serving.kserve.io/disable-localmodel`` (constants.go:117)."""
+    annotations = as_dict(get(resource.props, "metadata", "annotations"))
+    if "serving.kserve.io/disable-localmodel" in annotations:
+        return None
+    group = annotations.get("serving.kserve.io/nodegroup")  # constants.go:134 NodeGroupAnnotationKey
+    namespace = get(resource.props, "metadata", "namespace")
+    for other in viewed_resources() or ():
+        kind = split_type(getattr(other, "type", ""))
+        if kind not in _LOCAL_CACHES:
+            continue
+        if kind[1] == "LocalModelNamespaceCache" and get(other.props, "metadata", "namespace") not in (None, namespace):
+            continue  # listed in the object's namespace only (inference_service_defaults.go:151-152)
+        source, groups = get(other.props, "spec", "sourceModelUri"), as_list(get(other.props, "spec", "nodeGroups"))
+        if isinstance(source, str) and groups and _match_storage_uri(source, uri) and (group is None or group in groups):
+            return str(get(other.props, "metadata", "name"))
+    return None
+
+
 def _downloads_source(resource: Any) -> Optional[tuple[str, str]]:
-    """(what is downloaded, the folder it lands in) for a KServe object whose storage initializer downloads."""
+    """(what is downloaded, the folder it lands in) for a KServe object whose storage initializer downloads (none where a
+    local model cache of the objects checked holds it)."""
+    found = _downloaded(resource)
+    # The one storage URI the defaulter matches (GetStorageUri; an LLMInferenceService's model.uri), not storageUris.
+    single = isvc_source(resource) if split_type(resource.type) == ISVC else get(resource.props, "spec", "model", "uri")
+    if found is not None and found[0] == single and local_model_cache(resource, found[0]):
+        return None
+    return found
+
+
+def _downloaded(resource: Any) -> Optional[tuple[str, str]]:
     kind = split_type(resource.type)
     if kind == ISVC:
         source = isvc_source(resource)

@@ -234,6 +234,25 @@ def parse_vllm_args(tokens: list[str]) -> dict[str, str | None]:
     return parsed
 
 
+def positional_tokens(tokens: list[str]) -> list[tuple[int, str]]:
+    """The (index, token) pairs of a command line that are neither an option nor an option's value, read as
+    `parse_vllm_args` reads them (a non-boolean option takes the next non-option token)."""
+    found = []
+    i = 0
+    while i < len(tokens):
+        flag = _flag(tokens[i])
+        if flag is None:
+            found.append((i, tokens[i]))
+            i += 1
+            continue
+        name, value = flag
+        i += 1
+        boolean = name in _BOOLEAN_FLAGS or name.startswith("no-")
+        if value is None and not boolean and i < len(tokens) and _flag(tokens[i]) is None:
+            i += 1
+    return found
+
+
 def vllm_args(container: Mapping, *, image_entrypoint: bool = True) -> dict[str, str | None]:
     """The container's vLLM options (see `parse_vllm_args`); {} when it starts no vLLM server."""
     line = vllm_command_line(container, image_entrypoint=image_entrypoint)

@@ -14,7 +14,7 @@ What is checked, and how sure it is:
 - mandatory where the image is the official ``vllm/vllm-openai`` at a release tag the table was read at (or between
   two read releases that both lack the option): the manifest names the release, and that release's parser refuses it;
 - advisory where no release read has the option but the image names none of them (``latest``, a rebuild such as Red
-  Hat's, a release outside 0.6.0-0.34.0): the parser inside is not known, though no vLLM read accepts the option;
+  Hat's, a release outside 0.6.0-0.34.0, or the script pip-installs the engine before serving): the parser inside is not known, though no vLLM read accepts the option;
 - silent where some release has it and the image's release is unknown, and for KServe's Hugging Face server (its
   ``--backend vllm`` takes vLLM's options with ``parse_known_args``, which ignores unknown ones: kserve v0.20.0
   python/huggingfaceserver/huggingfaceserver/__main__.py:213).
@@ -27,6 +27,7 @@ preset adds ``--shutdown-timeout`` only where its image has it, :152-156).
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -74,11 +75,37 @@ class _Server:
     row: Engine
     tokens: list[str]
     module: Optional[str]
+    installed: bool = False  # the container installs the engine itself before serving: the image's release is not it
 
 
 def _module_run(tokens: list[str], row: Engine) -> Optional[str]:
     """The engine module ``python -m`` runs among ``tokens`` (one the row's ``modules`` names), or None."""
     return next((t for i, t in enumerate(tokens) if i and tokens[i - 1] == "-m" and t.startswith(row.modules)), None)
+
+
+_INSTALLERS = frozenset({"pip", "pip3", "uv"})
+
+
+def installs_engine(argv: list[str], package: str) -> bool:
+    """True when the command line (``argv``, a script's tokens) installs ``package`` with pip (``pip install -U
+    vllm==0.10.1``, ``uv pip install``, ``python -m pip install 'vllm>=0.11'``, a wheel URL or ``git+`` naming it):
+    the server then runs the release installed, not the image's (model-card recipes upgrade vLLM so)."""
+    for i, token in enumerate(argv):
+        if token != "install" or i == 0 or posixpath.basename(argv[i - 1]) not in _INSTALLERS:
+            continue
+        for arg in argv[i + 1 :]:
+            if is_shell_operator(arg):
+                break
+            word = arg.strip("'\"").lower()
+            if word.startswith("-"):
+                continue
+            if "/" in word or word.endswith(".whl"):  # vllm-0.10.1-cp38-abi3-...whl, git+https://.../vllm.git
+                name = re.split(r"[-.#@]", word.rstrip("/").rsplit("/", 1)[-1], maxsplit=1)[0]
+            else:  # a requirement: vllm==0.10.1, 'vllm>=0.11', sglang[all]
+                name = re.split(r"[\[<>=!~;@ ]", word, maxsplit=1)[0]
+            if name.replace("_", "-") == package:
+                return True
+    return False
 
 
 def _shown(image: object) -> str:
@@ -100,9 +127,11 @@ def _servers(resource: Resource) -> list[_Server]:
             tokens = expand_env([a for a in args if isinstance(a, str)], server.container) if isinstance(args, list) else []
             found.append(_Server(server.label, _shown(server.container.get("image")), vllm, tokens, None))
             continue
-        module = _module_run(command_tokens(server.container)[0], vllm)
+        argv = command_tokens(server.container)[0]
+        module = _module_run(argv, vllm)
         line = vllm_command_line(server.container) or []
-        found.append(_Server(server.label, _shown(server.container.get("image")), vllm, line, module))
+        installed = installs_engine(argv, vllm.name)
+        found.append(_Server(server.label, _shown(server.container.get("image")), vllm, line, module, installed))
     for other in table_servers(resource):
         row = other.row
         if row is None or row.options is None:
@@ -112,7 +141,9 @@ def _servers(resource: Resource) -> list[_Server]:
         if module is None and not any(_runs(argv, words) for words in row.commands):
             continue  # the image's own entrypoint or script: what reaches the parser is not shown
         line = engine_command_line(other.container, row) or []
-        found.append(_Server(other.label, _shown(other.container.get("image")), row, line, module))
+        found.append(
+            _Server(other.label, _shown(other.container.get("image")), row, line, module, installs_engine(argv, row.name))
+        )
     return found
 
 
@@ -129,7 +160,7 @@ def _finding(option: str, server: _Server) -> Optional[str]:
     table = cli_options(server.row.options.file)
     name, image = server.row.display, server.image
     having = table.releases_having(option)
-    release = tagged_release(image, server.row.options.images)
+    release = None if server.installed else tagged_release(image, server.row.options.images)
     bounds = table.neighbours(release) if release else ()
     first, last = table.releases[0], table.releases[-1]
     refused = f"{name}'s argument parser exits on an unrecognized argument, so the server never starts"
@@ -140,6 +171,8 @@ def _finding(option: str, server: _Server) -> Optional[str]:
     if having:
         return None
     named = f"{name} {release}, outside the releases read" if release else f"no {name} release the table was read at"
+    if server.installed:
+        named += f" (and the container installs {name} itself before serving)"
     return unproven(
         f"{option} is an option of no {name} release from {first} to {last}, and image {image} names {named}; "
         f"if its {name} lacks it too, {refused}"
@@ -172,7 +205,7 @@ def _module_finding(server: _Server) -> Optional[str]:
     table = cli_options(server.row.options.file)
     module, name, image = server.module, server.row.display, server.image
     shipping = table.releases_shipping(module)
-    release = tagged_release(image, server.row.options.images)
+    release = None if server.installed else tagged_release(image, server.row.options.images)
     bounds = table.neighbours(release) if release else ()
     if bounds and not set(bounds) & set(shipping):
         where = f"{name} ships it in {table.span(shipping)}" if shipping else f"no {name} release read ships it"

@@ -11,7 +11,8 @@ get_vllm_port, the code index's stored version); Aphrodite does the same with ``
 (aphrodite-engine/aphrodite-engine aphrodite/common/envs.py get_aphrodite_port, the code index's stored version). So
 a Service named ``vllm`` in the namespace of a vLLM pod crashes it at every start.
 
-Blocking when that Service is among the objects checked, in the pod's namespace. Where no Service of the namespace
+Blocking when that Service is among the objects checked, in the pod's namespace, and the pod template is applied as
+written (core, apps, batch; an operator's pod, Knative's under KServe for one, may turn links off: advice). Where no Service of the namespace
 is among them, but the workload or its app label is named like the variable (``vllm``: the name the Service in front
 of it usually takes), that Service may well be in another file: advice.
 """
@@ -28,6 +29,8 @@ from policies.reading.vllm_args import vllm_servers
 
 # Engine -> the variable it reads as its own port (see the module docstring for the sources).
 _PORT_VARIABLE = {"vllm": "VLLM_PORT", "aphrodite": "APHRODITE_PORT"}
+# API groups whose pod templates reach the kubelet as written (core, apps, batch).
+_AS_WRITTEN = frozenset({"", "apps", "batch"})
 _APP_LABELS = ("app", "app.kubernetes.io/name", "app.kubernetes.io/instance")
 
 
@@ -70,11 +73,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
         fix = "set enableServiceLinks: false in the pod spec (or rename the Service)"
         services = _services_in_namespace(namespace)
         if service in services:
-            messages.append(
+            message = (
                 f"{label}: the Service {service} of this namespace gives the pod {variable}=tcp://<ip>:<port> "
                 f"(service links are on), and the server reads {variable} as its port and refuses to start on a URI; "
                 f"{fix}"
             )
+            # An operator that builds the pod (Knative under KServe's serverless mode turns service links off by
+            # default) may set the field the template leaves out: only a pod template applied as written blocks.
+            messages.append(message if split_type(resource.type)[0] in _AS_WRITTEN else unproven(message))
         elif not services and _named_like(resource, service):
             # No Service of the namespace is among the files read: the one in front of it may well carry its name.
             messages.append(

@@ -355,3 +355,28 @@ def test_s39_an_unknown_script_in_the_way_is_advice():
     leader = vllm("leader", ["bash", "-c", "/scripts/bootstrap.sh; " + " ".join(SERVER + PATTERN4_ARGS)])
     worker = vllm("worker", SERVER + PATTERN4_ARGS)
     assert levels([lws(leader, worker, size=8)], START) == ["advisory"]
+
+
+def test_s38_an_engine_installed_before_serving_leaves_the_release_unknown():
+    """Review 32 R3 (probes /work/review/s25/v2.yaml pipup, gitinstall): a script that pip-installs vLLM before
+    `vllm serve` runs the release it installed, not the image tag's; options some release has stay silent, and one no
+    release read has is advice, never a block on the image's release."""
+    upgrade = (
+        "pip install --upgrade vllm==0.10.1 && vllm serve Qwen/Qwen3-8B --reasoning-parser deepseek_r1 --enable-expert-parallel"
+    )
+    later = (
+        "pip install -U 'vllm>=0.11' && python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B "
+        '--structured-outputs-config \'{"backend": "xgrammar"}\' --async-scheduling'
+    )
+    wheel = (
+        "uv pip install https://example.com/vllm-0.10.1-cp38-abi3-manylinux1_x86_64.whl; vllm serve m --enable-expert-parallel"
+    )
+    for image, script in (("v0.6.3", upgrade), ("v0.9.2", later), ("v0.6.3", wheel)):
+        assert found_by([deployment(f"vllm/vllm-openai:{image}", command=["/bin/bash", "-c", script])], FLAGS) == []
+    unknown = upgrade + " --prefix-cache-block-size 16"
+    ((level, message),) = found_by([deployment("vllm/vllm-openai:v0.6.3", command=["sh", "-c", unknown])], FLAGS)
+    assert level == "advisory" and "installs vLLM itself before serving" in message
+    # Installing something else (a kernel package, a router) leaves the image's release in force.
+    for other in ("pip install vllm-flash-attn && ", "pip install -r requirements.txt && ", "pip install sglang-router && "):
+        script = other + "vllm serve Qwen/Qwen3-8B --reasoning-parser deepseek_r1"
+        assert levels([deployment("vllm/vllm-openai:v0.6.3", command=["sh", "-c", script])], FLAGS) == ["mandatory"], other

@@ -174,3 +174,46 @@ def test_a_downloader_init_container_of_a_gated_model_is_read(tmp_path):
     assert level == "mandatory" and message.startswith("container fetch: downloads meta-llama/Llama-3.1-8B")
     pod["initContainers"][0]["command"][2] += " --token $(HF_TOKEN)"
     assert _s37(tmp_path, fetching) == []
+
+
+def test_another_endpoint_or_modelscope_is_advice(tmp_path):
+    """Review 32 R4 (probe /work/review/s25/s37.yaml mirror, modelscope): HF_ENDPOINT to a mirror or proxy (huggingface_hub
+    v1.28.0 constants.py:69 sends every call there; its access rule is not in the files), or VLLM_USE_MODELSCOPE
+    (the model comes from ModelScope): the 401 is not proven."""
+    artifactory = "https://artifactory.corp.example/artifactory/api/huggingfaceml/huggingface-remote"
+    for env in (
+        {"name": "HF_ENDPOINT", "value": artifactory},
+        {"name": "HF_ENDPOINT", "valueFrom": {"configMapKeyRef": {"name": "hub", "key": "endpoint"}}},
+        {"name": "VLLM_USE_MODELSCOPE", "value": "True"},
+    ):
+        doc = copy.deepcopy(_DEPLOYMENT)
+        _pod(doc)["containers"][0]["env"].append(env)
+        [(level, message)] = _s37(tmp_path, doc)
+        assert level == "advisory", env
+    # The Hub's own endpoint, or ModelScope switched off, is still the Hub: blocks.
+    for env in ({"name": "HF_ENDPOINT", "value": "https://huggingface.co/"}, {"name": "VLLM_USE_MODELSCOPE", "value": "False"}):
+        doc = copy.deepcopy(_DEPLOYMENT)
+        _pod(doc)["containers"][0]["env"].append(env)
+        assert [level for level, _ in _s37(tmp_path, doc)] == ["mandatory"], env
+
+
+def test_a_custom_image_may_carry_the_model_in_its_cache(tmp_path):
+    """Review 32 R5 (probe /work/review/s25/s37.yaml baked): a custom image may have the model baked into its Hugging
+    Face cache, and huggingface_hub v1.28.0 _snapshot_download.py:282-331 serves the cached snapshot when the Hub
+    answers 401 (it re-raises only when nothing is cached, :365-369): advice. The engine's official image starts with
+    an empty cache: still blocks."""
+    baked = copy.deepcopy(_DEPLOYMENT)
+    _pod(baked)["containers"][0]["image"] = "registry.example.com/llama31-8b-vllm:2024-09-01"
+    _pod(baked)["containers"][0]["command"] = ["vllm", "serve"]
+    [(level, message)] = _s37(tmp_path, baked)
+    assert level == "advisory" and "is not the engine's own image, and its cache may hold the model" in message
+    # The official image (a mirror keeps its repository name) with the same command: the layer is empty.
+    for image in ("vllm/vllm-openai:v0.10.1", "123456789012.dkr.ecr.us-east-1.amazonaws.com/vllm/vllm-openai:v0.10.1"):
+        official = copy.deepcopy(baked)
+        _pod(official)["containers"][0]["image"] = image
+        assert [level for level, _ in _s37(tmp_path, official)] == ["mandatory"], image
+    # A custom image with an emptyDir at the cache: the cache starts empty whatever the image holds elsewhere.
+    emptied = copy.deepcopy(baked)
+    _pod(emptied)["containers"][0]["volumeMounts"] = [{"name": "hf", "mountPath": "/root/.cache/huggingface"}]
+    _pod(emptied)["volumes"] = [{"name": "hf", "emptyDir": {}}]
+    assert [level for level, _ in _s37(tmp_path, emptied)] == ["mandatory"]

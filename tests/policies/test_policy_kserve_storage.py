@@ -107,3 +107,37 @@ def test_storage_uris_are_read(tmp_path):
     assert "into /mnt/models/base on the node's ephemeral storage" in message
     model["storageUris"] = [{"uri": "pvc://models/mistral-7b", "mountPath": "/mnt/models/base"}]
     assert _s19(tmp_path, isvc, _RUNTIME) == []
+
+
+def _cache(kind: str = "LocalModelCache", uri: str = "hf://Qwen/Qwen3-8B", **metadata: str) -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": kind,
+        "metadata": {"name": "qwen3-8b", **metadata},
+        "spec": {"sourceModelUri": uri, "modelSize": "20Gi", "nodeGroups": ["gpu-a10g"]},
+    }
+
+
+def test_a_local_model_cache_of_the_set_is_mounted_not_downloaded(tmp_path):
+    """Review 32 R17 (probe /work/review/s25/lmc.yaml): KServe's defaulter labels an InferenceService whose storageUri a
+    LocalModelCache covers (kserve v0.20.0 pkg/apis/serving/v1beta1/inference_service_defaults.go:504-590, the match
+    pkg/apis/serving/v1alpha1/storage_uri_utils.go:23-35) and the injector mounts the cache's node-local claim instead
+    of downloading (pkg/webhook/admission/pod/storage_initializer_injector.go:724-737): nothing lands on the node's
+    ephemeral storage."""
+    for cache in (_cache(), _cache(uri="hf://Qwen/"), _cache("LocalModelNamespaceCache", namespace="llm")):
+        isvc = _with("hf://Qwen/Qwen3-8B")
+        isvc["metadata"]["namespace"] = "llm"
+        assert _s19(tmp_path, isvc, _RUNTIME, cache) == [], cache
+    # Still downloaded: another model, a prefix that is not a folder, another node group, the opt-out annotation, a
+    # namespace cache of another namespace.
+    assert _s19(tmp_path, _with("hf://Qwen/Qwen3-8B"), _RUNTIME, _cache(uri="hf://Qwen/Qwen3-8B-FP8")) != []
+    assert _s19(tmp_path, _with("hf://Qwen/Qwen3-8B-FP8"), _RUNTIME, _cache(uri="hf://Qwen/Qwen3-8B")) != []
+    grouped = _with("hf://Qwen/Qwen3-8B")
+    grouped["metadata"]["annotations"] = {"serving.kserve.io/nodegroup": "gpu-h100"}
+    assert [level for level, _ in _s19(tmp_path, grouped, _RUNTIME, _cache())] == ["mandatory"]
+    opted_out = _with("hf://Qwen/Qwen3-8B")
+    opted_out["metadata"]["annotations"] = {"serving.kserve.io/disable-localmodel": "true"}
+    assert [level for level, _ in _s19(tmp_path, opted_out, _RUNTIME, _cache())] == ["mandatory"]
+    elsewhere = _with("hf://Qwen/Qwen3-8B")
+    elsewhere["metadata"]["namespace"] = "llm"
+    assert _s19(tmp_path, elsewhere, _RUNTIME, _cache("LocalModelNamespaceCache", namespace="other")) != []

@@ -94,3 +94,37 @@ def test_careful_forms_stay_silent():
     _server(tgi).update(image="ghcr.io/huggingface/text-generation-inference:3.3.7", command=None, args=["--port", "80"])
     _server(tgi).pop("command")
     assert messages(POLICY, _r(tgi)) == []
+
+
+def _vllm(command: list[str] | None, args: list[str], probe: int = 8080, **extra) -> dict:
+    doc = copy.deepcopy(_SGLANG)
+    _server(doc).update(image="vllm/vllm-openai:v0.10.1", args=args, **extra)
+    if command is None:
+        _server(doc).pop("command")
+    else:
+        _server(doc)["command"] = command
+    _server(doc).pop("ports")
+    _server(doc)["readinessProbe"]["httpGet"]["port"] = probe
+    return doc
+
+
+def test_a_variable_split_into_options_leaves_the_port_unknown():
+    """Review 32 R11 (probes /work/review/s25/g4.yaml vllmcfg, g4b.yaml vllmenv/vllmargs, g4d.yaml dollarat): a
+    shell-split `$EXTRA_ARGS`, a `$(EXTRA_ARGS)` the kubelet leaves for an envFrom ConfigMap, or the script's `"$@"`
+    (the args after `sh -c SCRIPT --`, the way KServe's LLMInferenceService preset passes args: kserve v0.20.0
+    config/llmisvcconfig/config-llm-template.yaml:145-179) may carry `--port`: the port is not proven."""
+    configmap = {"name": "VLLM_EXTRA_ARGS", "valueFrom": {"configMapKeyRef": {"name": "vllm-args", "key": "extra"}}}
+    for doc in (
+        _vllm(["/bin/sh", "-c"], ["vllm serve $MODEL $VLLM_EXTRA_ARGS"], env=[{"name": "MODEL", "value": "m"}, configmap]),
+        _vllm(None, ["--model", "Qwen/Qwen2.5-7B-Instruct", "$(EXTRA_ARGS)"], envFrom=[{"configMapRef": {"name": "e"}}]),
+        _vllm(["bash", "-c", "source /config/env.sh && vllm serve Qwen/Qwen2.5-7B-Instruct $EXTRA_ARGS"], []),
+        _vllm(["/bin/sh", "-c", 'exec vllm serve "$@"', "--"], ["Qwen/Qwen2.5-7B-Instruct", "--port", "8080"]),
+    ):
+        assert messages(POLICY, _r(doc)) == []
+    # Still proven: a variable that is the positional model or an option's value, on a probe off the default port.
+    for doc in (
+        _vllm(["/bin/sh", "-c"], ["vllm serve $MODEL"], env=[{"name": "MODEL", "valueFrom": {"secretKeyRef": {}}}]),
+        _vllm(["/bin/sh", "-c"], ["vllm serve m --served-model-name $NAME --enforce-eager"]),
+    ):
+        (found,) = messages(POLICY, _r(doc))
+        assert "vLLM listens on 8000 (its default port 8000)" in found

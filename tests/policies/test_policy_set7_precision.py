@@ -293,3 +293,12 @@ def test_a_pod_pinned_to_one_named_node_targets_that_nodes_gpu():
     assert not targets_gpu_type({"nodeSelector": {"topology.kubernetes.io/zone": "us-east-1a"}})
     assert not targets_gpu_type({"nodeSelector": {"kubernetes.io/arch": "arm64"}})
     assert not targets_gpu_type({})
+
+
+def test_service_links_on_an_operators_pod_are_advice():
+    # A KServe InferenceService's pod is built by KServe (and by Knative in serverless mode, which turns service
+    # links off by default): with the Service vllm beside it, the finding does not block.
+    isvc = _isvc_model_path("/models/microsoft/phi-2/" + "0" * 40)
+    isvc["metadata"]["namespace"] = "inference"
+    ((level, message),) = _s41(isvc, VLLM_SERVICE)
+    assert level == "advisory" and "the Service vllm of this namespace gives the pod VLLM_PORT" in message
