@@ -13,12 +13,37 @@ API (ALB annotations and ranges); Envoy's RouteAction docs and istio/istio 1.30.
 
 from __future__ import annotations
 
+import re
+
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_float, get
 from policies.reading import edge
 from policies.reading import route_path as path
-from policies.reading.serving import model_servers
+from policies.reading.serving import ModelServer, container_argv, model_servers
 from policies.reading.vllm_args import vllm_servers
+
+# GKE's backend service timeout when no BackendConfig sets timeoutSec (policies/reading/edge.py cites it).
+GKE_DEFAULT_SECONDS = 30.0
+# Engines of components/serving_engines.toml that generate text ("GPU model" is a GPU pod of an image the table does
+# not know; Triton serves any model, an embedding one included).
+GENERATION_ENGINES = frozenset(
+    {"vllm", "sglang", "tgi", "tensorrt-llm", "nim", "llama-cpp", "ollama", "lmdeploy", "localai", "ray"}
+)
+# vLLM's pooling forms: --task embed/embedding/score/classify/reward (vllm v0.10.1 vllm/config.py TaskOption) and, from
+# v0.10.2, --runner pooling / --convert embed|classify|reward (vllm/config/model.py RunnerOption, ConvertOption);
+# SGLang's --is-embedding (sglang 0.5.20 server_args.py).
+
+
+_POOLING = re.compile(
+    r"(^|\s)(--task[= ]+[\"']?(embed|embedding|score|classify|reward)|--runner[= ]+[\"']?pooling|"
+    r"--convert[= ]+[\"']?(embed|classify|reward)|--is-embedding)([\"']|\s|$)"
+)
+
+
+def _pooling(server: ModelServer) -> bool:
+    """Whether a model server only embeds or scores (answers in one forward pass, not a generation); the flags may sit
+    in a shell script."""
+    return bool(_POOLING.search(" ".join(container_argv(server.container))))
 
 
 def _longest_request(resource: Resource) -> float | None:
@@ -120,23 +145,31 @@ def _gke_default(resources: list[Resource], selectors: dict) -> list[tuple[str, 
     ingresses = [r for r in resources if r.type in path.INGRESS_TYPES and edge.is_gce_ingress(r)]
     found = []
     for w in resources if ingresses else []:
-        if not model_servers(w):
+        servers = model_servers(w)
+        if not servers or all(_pooling(s) for s in servers):
             continue
+        # Compared with the longest request the workload states: one within 30 s is not cut. An engine the table does
+        # not know (a GPU pod of another image) may be an embedding server answering in well under 30 s: advice.
+        longest = _longest_request(w)
+        if longest is not None and longest <= GKE_DEFAULT_SECONDS:
+            continue
+        unknown_engine = all(s.engine not in GENERATION_ENGINES for s in servers)
         mine = path.workload_services(w, selectors)
         for ing in ingresses:
             for service, port in edge.ingress_backend_ports(ing):
                 timeout = edge.gce_backend_timeout(services[service], port, configs) if service in services else None
                 if service not in mine or timeout is None or timeout.explicit:
                     continue
-                found.append(
-                    (
-                        ing.name,
-                        f"Ingress {get(ing.props, 'metadata', 'name')} (GKE) sends to {service}, in front of {get(w.props, 'metadata', 'name')}'s "
-                        f"model server, with the backend service timeout at {path.fmt(timeout.seconds)} ({timeout.how}): "
-                        f"it bounds the whole response, so every generation that takes longer is cut (502/504); set "
-                        f"timeoutSec in a BackendConfig above the longest request",
-                    )
+                stated = f" (it states {path.fmt(longest)} as its longest request)" if longest is not None else ""
+                message = (
+                    f"Ingress {get(ing.props, 'metadata', 'name')} (GKE) sends to {service}, in front of {get(w.props, 'metadata', 'name')}'s "
+                    f"model server, with the backend service timeout at {path.fmt(timeout.seconds)} ({timeout.how}): "
+                    f"it bounds the whole response, so every generation that takes longer is cut (502/504){stated}; set "
+                    f"timeoutSec in a BackendConfig above the longest request"
                 )
+                if unknown_engine:
+                    message = unproven(message + " (if this server generates; an embedding server answers sooner)")
+                found.append((ing.name, message))
     return found
 
 

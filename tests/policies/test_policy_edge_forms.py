@@ -518,3 +518,39 @@ def test_an_explicit_gke_or_nginx_timeout_below_the_longest_request_blocks():
     # Unset, the controller's ConfigMap may raise it: llm-route-timeout-not-default's (advisory), not this policy's.
     nginx["metadata"]["annotations"] = {}
     assert found([VLLM_DRAINING, plain, nginx], "timeout-chain-ordered") == []
+
+
+def _gce_front(container: dict) -> list[dict]:
+    server = copy.deepcopy(TGI)
+    server["spec"]["template"]["spec"]["containers"] = [container]
+    return [TGI_INGRESS, server, TGI_SERVICE]
+
+
+def test_gkes_default_blocks_only_a_generation_longer_than_30_seconds():
+    # Review 32 R2 (/work/review/s25/s9.yaml): GKE's 30 s bounds the whole response, which an embedding server (vLLM
+    # --task embed, vllm v0.10.1 vllm/config.py TaskOption; --runner pooling from v0.10.2) answers well within: silent.
+    gpu = {"limits": {"nvidia.com/gpu": 1}}
+    embed = {
+        "name": "vllm",
+        "image": "vllm/vllm-openai:v0.10.1",
+        "args": ["--model", "intfloat/e5-mistral-7b-instruct", "--task", "embed"],
+        "resources": gpu,
+    }
+    assert found(_gce_front(embed), "timeout-chain-ordered") == []
+    pooling = {**embed, "image": "vllm/vllm-openai:v0.11.0", "args": ["--model", "BAAI/bge-m3", "--runner=pooling"]}
+    assert found(_gce_front(pooling), "timeout-chain-ordered") == []
+    # A GPU image the engine table does not know (text-embeddings-inference): maybe an embedding server, advice.
+    tei = {
+        "name": "tei",
+        "image": "ghcr.io/huggingface/text-embeddings-inference:1.5",
+        "args": ["--model-id", "BAAI/bge-large-en-v1.5", "--port", "8080"],
+        "resources": gpu,
+    }
+    ((level, message),) = found(_gce_front(tei), "timeout-chain-ordered")
+    assert level == "advisory" and "if this server generates" in message
+    # A generation server that states its longest request (--shutdown-timeout): within 30 s silent, above it blocks.
+    chat = {**embed, "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--shutdown-timeout", "20"]}
+    assert found(_gce_front(chat), "timeout-chain-ordered") == []
+    chat["args"] = ["--model", "Qwen/Qwen2.5-7B-Instruct", "--shutdown-timeout", "600"]
+    ((level, message),) = found(_gce_front(chat), "timeout-chain-ordered")
+    assert level == "mandatory" and "it states 600s as its longest request" in message
