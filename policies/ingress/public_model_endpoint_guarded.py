@@ -40,6 +40,7 @@ def _behind(pub: exposure.Publication, state: str) -> str:
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     llm = model_backends.model_services(resources)
     known = set(model_backends.selected_services(resources)) | llm
+    keys = model_backends.key_states(resources)
     findings: list[tuple[str, str]] = []
     for pub in exposure.publications(resources):
         if pub.reach.level == "internal":
@@ -49,8 +50,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             continue
         missing = _missing(pub)
         reach = "public" if pub.reach.level == "public" else "possibly public"
-        message = f"{pub.what} ({reach}: {pub.reach.why}) {_behind(pub, state)} with {' and '.join(missing)}"
-        proven = pub.reach.level == "public" and state == "model" and pub.tls is False and pub.guard is None
+        # A model server taking an envFrom Secret may read its key variable from it: the key is unknown.
+        secrets = sorted({n for n in pub.services if keys.get(n, False) is None})
+        maybe = f" (unless the envFrom Secret of the server behind {', '.join(secrets)} sets its API key)" if secrets else ""
+        message = f"{pub.what} ({reach}: {pub.reach.why}) {_behind(pub, state)} with {' and '.join(missing)}{maybe}"
+        proven = pub.reach.level == "public" and state == "model" and pub.tls is False and pub.guard is None and not secrets
         findings.append((pub.resource.name, message if proven else unproven(message)))
     return findings
 

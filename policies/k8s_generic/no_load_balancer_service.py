@@ -7,8 +7,9 @@ at its default (60 s on AWS), and the model is exposed past the gateway's auth a
 
 from __future__ import annotations
 
+from components.aws_ids import sources_too_wide
 from policies.framework import Policy, Resource, unproven
-from policies.kube import annotations_of, as_dict, get, split_type
+from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import model_backends
 
 SERVICE_TYPE = "kubernetes:core/v1:Service"
@@ -55,6 +56,12 @@ def _service_finding(resource: Resource, selects: dict[str, list[str]], llm: set
     not_a_model = name not in llm and (bool(selects.get(name)) or model_backends.not_a_model_name(name))
     if not_a_model:
         return [unproven(message + f" (it selects no model server: {', '.join(selects.get(name, [])) or name})")]
+    # A source allow-list on the load balancer itself (spec.loadBalancerSourceRanges, kubernetes/api core/v1
+    # ServiceSpec) no wider than the ALB rule's bound (components/aws_ids.py sources_too_wide, the bound G32 applies to
+    # an ingress-nginx allow-list) admits only those callers: advice, as for an internal one.
+    ranges = [str(c).strip() for c in as_list(get(resource.props, "spec", "loadBalancerSourceRanges")) if str(c).strip()]
+    if ranges and sources_too_wide(ranges) is None:
+        return [unproven(message + f" (its loadBalancerSourceRanges {', '.join(ranges)} admit only those sources)")]
     return [unproven(message) if _internal(annotations_of(resource.props)) else message]
 
 

@@ -18,7 +18,9 @@ How far (``Reach``):
   model's files hold, so the out-of-the-box default is what the files show (the message says so). A
   Gateway of Istio's built-in class ``istio``: Istio deploys it behind a LoadBalancer Service
   (istio/istio 1.30.3 ``pilot/pkg/config/kube/gatewaycommon/classinfo.go:111`` DefaultServiceType) unless the
-  ``networking.istio.io/service-type`` annotation says otherwise (``pilot/pkg/config/kube/gateway/conversion.go:2033``).
+  ``networking.istio.io/service-type`` annotation says otherwise (``pilot/pkg/config/kube/gateway/conversion.go:2033``)
+  or an ``infrastructure.parametersRef`` ConfigMap overlays the Service (``deploymentcontroller.go:765-766``; its
+  ``service`` key read when the ConfigMap is in the set, unknown otherwise).
   A LoadBalancer Service counts as public unless an internal-load-balancer annotation says otherwise (the cloud
   providers' default; policies/k8s_generic/no_load_balancer_service.py lists the annotations).
 * ``internal``: an internal class (GKE's ``gke-l7-rilb``, ``gke-l7-cross-regional-internal-managed``, any class whose
@@ -47,7 +49,12 @@ What guards a publication (any one, in the set):
   BackendConfig's ``iap.enabled``); an AIGatewayRoute whose every rule matches an ``Authorization`` header;
 * the model server's own API key (policies/reading/model_backends.py cites the flags and variables per engine).
 
-TLS: an Ingress's ``spec.tls`` (or GKE's pre-shared / managed certificate annotations), a Gateway listener of protocol
+A ``loadBalancerSourceRanges`` on the Gateway's load-balancer Service (EnvoyProxy ``envoyService``, an Istio
+overlay) no wider than that bound is a guard too; a model server taking an ``envFrom`` Secret may read its key from it
+(the policy reports that as advice).
+
+TLS: TLS at the AWS NLB in front of a Gateway (``aws-load-balancer-ssl-cert`` on its infrastructure annotations or
+EnvoyProxy Service, on the listener's port), an Ingress's ``spec.tls`` (or GKE's pre-shared / managed certificate annotations), a Gateway listener of protocol
 HTTPS or TLS, an Istio Gateway server of protocol HTTPS/TLS or with ``tls``, an OpenShift Route's ``spec.tls``.
 """
 
@@ -60,10 +67,10 @@ from typing import Any, Optional
 
 from components.aws_ids import sources_too_wide
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
-from policies.reading import edge
+from policies.reading import edge, gateway_service
 from policies.reading import model_backends as backends
 from policies.reading import route_path as path
-from policies.reading.model_backends import keyed_services
+from policies.reading.model_backends import key_states
 from policies.reading.serving import namespace_of
 
 GATEWAY_API = "gateway.networking.k8s.io"
@@ -146,7 +153,7 @@ class _Set:
             self.by_kind.setdefault(split_type(r.type), []).append(r)
         self.services = edge.services_by_name(resources)
         self.backend_configs = edge.backend_configs(resources)
-        self.keyed = keyed_services(resources)
+        self.keyed = key_states(resources)
 
     def kind(self, group: str, kind: str) -> list:
         return self.by_kind.get((group, kind), [])
@@ -159,7 +166,7 @@ class _Set:
 
 
 def _server_key_guard(services: tuple[str, ...], s: _Set) -> Optional[str]:
-    if services and all(s.keyed.get(name) for name in services):
+    if services and all(s.keyed.get(name) is True for name in services):
         return f"the model server behind {', '.join(services)} asks for an API key"
     return None
 
@@ -284,6 +291,16 @@ def gateway_reach(gw: Any, s: _Set) -> Reach:
             return Reach("internal" if kind == "ClusterIP" else "unknown", f"networking.istio.io/service-type: {kind}")
         if as_list(get(gw.props, "spec", "addresses")):
             return Reach("unknown", "spec.addresses names an existing address, so Istio deploys no Service of its own")
+        overlay = gateway_service.istio_overlay(gw, gc, s.named)
+        if overlay is not None:
+            ref, service = overlay
+            if service is None:
+                return Reach("unknown", f"{ref}, not in these files, may change its Service")
+            kind = get(service, "spec", "type") or "LoadBalancer"
+            if kind == "ClusterIP" or internal_annotations(annotations_of(service)):
+                return Reach("internal", f"{ref} makes its Service internal")
+            if kind != "LoadBalancer":
+                return Reach("unknown", f"{ref} makes its Service {kind}")
         return Reach("public", "Istio deploys a Gateway of class istio behind a Service of type LoadBalancer, its default")
     return Reach("unknown", f"class {klass or '<none>'}: whether its load balancer is public is decided outside these files")
 
@@ -308,12 +325,15 @@ def _envoy_reach(gw: Any, gc: Any, klass: str, s: _Set) -> Reach:
     return Reach("public", f"EnvoyProxy {ref.get('name')} keeps its Service a LoadBalancer")
 
 
-def listeners_tls(gw: Any, sections: list[str]) -> Optional[bool]:
-    """Whether the listeners a route attaches to (all when no sectionName) include one of protocol HTTPS or TLS."""
+def listeners_tls(gw: Any, sections: list[str], s: Optional[_Set] = None) -> Optional[bool]:
+    """Whether the listeners a route attaches to (all when no sectionName) include one of protocol HTTPS or TLS, or
+    the load balancer in front of them terminates TLS (``lb_tls``)."""
     listeners = [as_dict(x) for x in as_list(get(gw.props, "spec", "listeners"))]
     chosen = [x for x in listeners if x.get("name") in sections] or listeners
     if not chosen:
         return None
+    if s is not None and gateway_service.lb_tls(gw, s.named, [x.get("port") for x in chosen]):
+        return True
     return any(str(x.get("protocol", "")).upper() in ("HTTPS", "TLS") for x in chosen)
 
 
@@ -408,8 +428,10 @@ def _routes(route: Any, s: _Set) -> list[Publication]:
             reach, tls = Reach("unknown", f"its Gateway {name} is not in these files (its name says it is external)"), None
         else:
             section = get(ref, "sectionName")
-            reach, tls = gateway_reach(gw, s), listeners_tls(gw, [section] if isinstance(section, str) else [])
-        guard = _route_guard(route, gw, services, pools, s)
+            reach, tls = gateway_reach(gw, s), listeners_tls(gw, [section] if isinstance(section, str) else [], s)
+        guard = _route_guard(route, gw, services, pools, s) or (
+            gateway_service.lb_source_guard(gw, s.named) if gw is not None else None
+        )
         out.append(Publication(route, f"{_label(kind, route)} on Gateway {name}", reach, tls, guard, services, pools))
     return out
 
@@ -423,7 +445,13 @@ def _bare_gateways(s: _Set, routed: set[Any]) -> list[Publication]:
             continue
         out.append(
             Publication(
-                gw, _label("Gateway", gw), reach, listeners_tls(gw, []), _attached_guard({("Gateway", _name(gw))}, s), (), ()
+                gw,
+                _label("Gateway", gw),
+                reach,
+                listeners_tls(gw, [], s),
+                _attached_guard({("Gateway", _name(gw))}, s) or gateway_service.lb_source_guard(gw, s.named),
+                (),
+                (),
             )
         )
     return out

@@ -41,17 +41,36 @@ def server_has_key(container: Mapping) -> bool:
     return False
 
 
+def env_from_secrets(container: Mapping) -> list[str]:
+    """Secrets a container takes every key of as variables (``envFrom: secretRef``): any of them may set the
+    server's key variable (VLLM_API_KEY), which these files cannot show (the same reason S37 accepts an envFrom
+    Secret as a possible token)."""
+    return [
+        str(get(item, "secretRef", "name"))
+        for item in as_list(container.get("envFrom"))
+        if isinstance(item, Mapping) and isinstance(item.get("secretRef"), Mapping)
+    ]
+
+
 def keyed_services(resources: list) -> dict[str, bool]:
     """Service name -> whether every model server behind it asks for an API key."""
+    return {name: state is True for name, state in key_states(resources).items()}
+
+
+def key_states(resources: list) -> dict[str, bool | None]:
+    """Service name -> True when every model server behind it asks for an API key, None when some may (an envFrom
+    Secret) and none is proven without, False otherwise."""
     selectors = path.service_selectors(resources)
-    out: dict[str, bool] = {}
+    out: dict[str, bool | None] = {}
     for w in resources:
         servers = model_servers(w)
         if not servers:
             continue
-        keyed = all(server_has_key(s.container) for s in servers)
+        states = [True if server_has_key(s.container) else (None if env_from_secrets(s.container) else False) for s in servers]
+        keyed = False if False in states else (None if None in states else True)
         for service in path.workload_services(w, selectors):
-            out[service] = out.get(service, True) and keyed
+            before = out.get(service, True)
+            out[service] = False if False in (before, keyed) else (None if None in (before, keyed) else True)
     return out
 
 

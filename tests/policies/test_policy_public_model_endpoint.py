@@ -466,3 +466,106 @@ def test_an_nginx_source_allow_list_is_a_guard_only_when_narrow():
         form["spec"]["tls"] = [{"secretName": "vllm-tls"}]
         form["metadata"]["annotations"]["nginx.ingress.kubernetes.io/whitelist-source-range"] = ranges
         assert (found([form, *model]) == []) is guarded, ranges
+
+
+# Review 32 (session 25) probes, /work/review/s25/{g32b,g32,lb}.yaml shapes: an edge the files show careful is not
+# "public with neither guard".
+def _istio_route_to_vllm(gw_spec: dict, *extra: dict) -> list[dict]:
+    gw = {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway", "metadata": {"name": "llm-gw", "namespace": "vllm"}}
+    gw["spec"] = {"gatewayClassName": "istio", "listeners": [HTTP], **gw_spec}
+    route = {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "HTTPRoute",
+        "metadata": {"name": "llm", "namespace": "vllm"},
+        "spec": {"parentRefs": [{"name": "llm-gw"}], "rules": [{"backendRefs": [{"name": "vllm-service", "port": 80}]}]},
+    }
+    return [gw, route, service("vllm-service", "vllm"), *extra]
+
+
+def _options(service_yaml: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "llm-gw-options", "namespace": "vllm"},
+        "data": {"service": service_yaml},
+    }
+
+
+def test_istio_parameters_ref_configmap_sets_the_service():
+    # R1: Istio merges the parametersRef ConfigMap's `service` key over the Service it generates (istio 1.30.3
+    # pilot/pkg/config/kube/gatewaycommon/deploymentcontroller.go:765-766, :625). ClusterIP there: internal, silent.
+    ref = {"infrastructure": {"parametersRef": {"group": "", "kind": "ConfigMap", "name": "llm-gw-options"}}}
+    assert found(_istio_route_to_vllm(ref, vllm(), _options("spec:\n  type: ClusterIP\n"))) == []
+    # The ConfigMap in another file: its Service is unknown, advice.
+    ((level, message),) = found(_istio_route_to_vllm(ref, vllm()))
+    assert level == "advisory" and "ConfigMap llm-gw-options, not in these files" in message
+    # An overlay that keeps the LoadBalancer (only adds a label) and no parametersRef at all still block.
+    ((level, _),) = found(_istio_route_to_vllm(ref, vllm(), _options("metadata:\n  labels:\n    team: ml\n")))
+    assert level == "mandatory"
+    ((level, _),) = found(_istio_route_to_vllm({}, vllm()))
+    assert level == "mandatory"
+
+
+NLB_TLS = {
+    "service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing",
+    "service.beta.kubernetes.io/aws-load-balancer-ssl-cert": "arn:aws:acm:us-east-1:123456789012:certificate/abc",
+    "service.beta.kubernetes.io/aws-load-balancer-ssl-ports": "80",
+}
+
+
+def test_tls_at_the_nlb_and_an_env_from_secret_key():
+    # R6 (a): the AWS Load Balancer Controller terminates TLS on the ssl-ports of a Service with ssl-cert (its
+    # service annotations guide, ssl-ports "Defaults to '*'"); Gateway spec.infrastructure.annotations reach that
+    # Service. TLS is then there, the missing auth stays advice.
+    ((level, message),) = found(_istio_route_to_vllm({"infrastructure": {"annotations": NLB_TLS}}, vllm()))
+    assert level == "advisory" and "no TLS" not in message
+    # ssl-ports naming another port than the listener's: still clear text, blocking.
+    other = {**NLB_TLS, "service.beta.kubernetes.io/aws-load-balancer-ssl-ports": "443"}
+    ((level, message),) = found(_istio_route_to_vllm({"infrastructure": {"annotations": other}}, vllm()))
+    assert level == "mandatory" and "no TLS" in message
+    # R6 (b): an envFrom Secret may set VLLM_API_KEY (the reason S37 accepts envFrom Secrets): the key is unknown.
+    keyed_maybe = vllm()
+    keyed_maybe["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"secretRef": {"name": "vllm-env"}}]
+    ((level, message),) = found(_istio_route_to_vllm({}, keyed_maybe))
+    assert level == "advisory" and "unless the envFrom Secret" in message
+    # An envFrom ConfigMap is not a key.
+    config_only = vllm()
+    config_only["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"configMapRef": {"name": "vllm-env"}}]
+    ((level, _),) = found(_istio_route_to_vllm({}, config_only))
+    assert level == "mandatory"
+
+
+def test_load_balancer_source_ranges_guard():
+    # R18: EnvoyProxy envoyService.loadBalancerSourceRanges (envoyproxy/gateway v1.9.0 api/v1alpha1/
+    # shared_types.go:358-364) narrower than the ALB rule's bound is a guard like an nginx allow-list: advice.
+    def setup(ranges: list[str]) -> list[dict]:
+        proxy = {
+            "apiVersion": "gateway.envoyproxy.io/v1alpha1",
+            "kind": "EnvoyProxy",
+            "metadata": {"name": "ep", "namespace": "vllm"},
+            "spec": {"provider": {"type": "Kubernetes", "kubernetes": {"envoyService": {"loadBalancerSourceRanges": ranges}}}},
+        }
+        klass = {
+            "apiVersion": "gateway.networking.k8s.io/v1",
+            "kind": "GatewayClass",
+            "metadata": {"name": "eg"},
+            "spec": {
+                "controllerName": "gateway.envoyproxy.io/gatewayclass-controller",
+                "parametersRef": {"group": "gateway.envoyproxy.io", "kind": "EnvoyProxy", "name": "ep", "namespace": "vllm"},
+            },
+        }
+        objs = _istio_route_to_vllm({}, vllm(), proxy, klass)
+        objs[0]["spec"]["gatewayClassName"] = "eg"
+        return objs
+
+    ((level, message),) = found(setup(["203.0.113.0/24"]))
+    assert level == "advisory" and "authenticates" not in message
+    ((level, _),) = found(setup(["0.0.0.0/0"]))
+    assert level == "mandatory"
+    # The same on a LoadBalancer Service in front of the model (no-load-balancer-service): advice when narrow.
+    lb = service("vllm-service", "vllm", type="LoadBalancer", loadBalancerSourceRanges=["10.0.0.0/8"])
+    ((level, message),) = found_by([lb, vllm()], LB)
+    assert level == "advisory" and "10.0.0.0/8" in message
+    wide = service("vllm-service", "vllm", type="LoadBalancer", loadBalancerSourceRanges=["0.0.0.0/0"])
+    ((level, _),) = found_by([wide, vllm()], LB)
+    assert level == "mandatory"
