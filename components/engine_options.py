@@ -53,6 +53,23 @@ class CliOptions:
             at += 1
         return [self.releases[i] for i in sorted(found)]
 
+    def abbreviated(self, option: str, release: str) -> list[str]:
+        """The options of ``release`` that ``option`` abbreviates when the release lacks the option itself; two or
+        more make it an ambiguous prefix, which argparse refuses ("ambiguous option", CPython 3.11 Lib/argparse.py
+        _parse_optional). The table is generous (a literal of another program counts), so two names found here
+        suggest, and do not prove, that the server's parser has both."""
+        name = option.split("=", 1)[0].split(".", 1)[0].rstrip("+").replace("_", "-")
+        index = self.releases.index(release)
+        if index in self.options.get(name, ()):
+            return []
+        names = _sorted_names(self)
+        at, found = bisect.bisect_left(names, name), []
+        while at < len(names) and names[at].startswith(name):
+            if index in self.options[names[at]]:
+                found.append(names[at])
+            at += 1
+        return found
+
     def neighbours(self, version: str) -> tuple[str, ...]:
         """The releases read that bound ``version``: itself when read, else the one below and the one above (empty
         outside the range read)."""

@@ -10,7 +10,8 @@ source, the folder and the revision, and where a source is a Hugging Face reposi
   the revision only as ``hf_revision`` in the JSON of ``--config``/``-c`` (huggingface.py:24-40 passes it to
   snapshot_download); base.py:70-101 picks the downloader by the source's scheme (``pvc://`` copies from a claim).
 - **Hugging Face CLI** (huggingface_hub v1.28.0 ``hf download REPO_ID``, and the older ``huggingface-cli download``):
-  ``--local-dir`` (else the Hub cache), ``--revision`` (else the main branch),
+  ``--local-dir`` (else the Hub cache), ``--revision`` (else the main branch), ``--repo-type`` (a dataset or a Space
+  is not a model, and is not read),
   https://huggingface.co/docs/huggingface_hub/guides/cli#download-a-repository.
 """
 
@@ -36,6 +37,7 @@ class DownloaderRow:
     output: tuple[str, ...]  # flags naming the folder it writes
     revision: tuple[str, ...]  # flags naming the revision
     revision_config: tuple[tuple[str, ...], str] = ((), "")  # (JSON flags, key) carrying the revision
+    repo_type: tuple[str, ...] = ()  # flags naming the repository type: a dataset or a Space is not a model
 
 
 ROWS = (
@@ -55,8 +57,20 @@ ROWS = (
         source=("",),
         output=("--local-dir",),
         revision=("--revision",),
+        repo_type=("--repo-type",),
     ),
 )
+# huggingface_hub v1.28.0 src/huggingface_hub/cli/download.py:48, 122-130: ``--repo-type`` (model, dataset or space,
+# cli/_cli_utils.py:678-704) or an ``hf://datasets/...`` / ``hf://spaces/...`` URI says what the repository is.
+_NOT_MODEL_URIS = ("hf://datasets/", "hf://spaces/")
+
+
+def _not_a_model(args: list[str], source: str, row: DownloaderRow) -> bool:
+    """True when the tool is told it fetches a dataset or a Space, not a model."""
+    if not row.repo_type:
+        return False
+    kind = _value(args, row.repo_type)
+    return (kind is not None and kind.strip("'\"").lower() != "model") or source.lower().startswith(_NOT_MODEL_URIS)
 
 
 @dataclass(frozen=True)
@@ -189,7 +203,7 @@ def _fetches(resource: Any) -> list[Fetch]:
             for row in ROWS:
                 for args in _invocations(container, row):
                     source = _positional(args) if row.source == ("",) else _value(args, row.source)
-                    if not source:
+                    if not source or _not_a_model(args, source, row):
                         continue
                     revision_flag = (
                         row.revision[0] if row.revision else f"{row.revision_config[1]} in {row.revision_config[0][0]}"

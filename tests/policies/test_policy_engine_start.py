@@ -380,3 +380,16 @@ def test_s38_an_engine_installed_before_serving_leaves_the_release_unknown():
     for other in ("pip install vllm-flash-attn && ", "pip install -r requirements.txt && ", "pip install sglang-router && "):
         script = other + "vllm serve Qwen/Qwen3-8B --reasoning-parser deepseek_r1"
         assert levels([deployment("vllm/vllm-openai:v0.6.3", command=["sh", "-c", script])], FLAGS) == ["mandatory"], other
+
+
+def test_s38_a_dropped_option_that_is_now_an_ambiguous_prefix_is_advice():
+    """Review 32 R10 (probe /work/review/s25/recall.yaml sgl): SGLang 0.5.20 dropped the alias --cuda-graph-max-bs (0.5.19
+    server_args.py:3929-3934 DeprecatedAliasStoreAction) and keeps --cuda-graph-max-bs-decode and -prefill
+    (arg_groups/fields/exec_.py:482-487); its plain argparse parser (server_args.py:701, allow_abbrev) then exits with
+    "ambiguous option". The option table is generous (a literal of another program counts), so this is advice."""
+    line = ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct", "--cuda-graph-max-bs", "256"]
+    ((level, message),) = found_by([deployment("lmsysorg/sglang:v0.5.20-cu129", command=line)], FLAGS)
+    assert level == "advisory"
+    assert "only a prefix of --cuda-graph-max-bs-decode and --cuda-graph-max-bs-prefill" in message
+    assert "SGLang has it in 0.4.0 to 0.5.19" in message
+    assert found_by([deployment("lmsysorg/sglang:v0.5.19-cu129", command=line)], FLAGS) == []

@@ -217,3 +217,39 @@ def test_kthena_output_dir_and_server_path(tmp_path):
     script.pop("args")
     script["image"] = "python:3.12-slim"
     assert [level for level, _ in _found(tmp_path, _model_serving(script), "model-path-downloaded")] == ["advisory"]
+
+
+def test_a_dataset_or_space_download_is_not_the_served_model(tmp_path):
+    """Review 32 R8 (probe /work/review/s25/dl.yaml ds): `hf download REPO --repo-type dataset` fetches a dataset, not a
+    model (huggingface_hub v1.28.0 src/huggingface_hub/cli/download.py:48, 122-130; repo types model, dataset, space:
+    cli/_cli_utils.py:678-704); an `hf://datasets/...` URI says the same. Not read as the served model."""
+    fetch = {
+        "name": "fetch-dataset",
+        "image": "python:3.12-slim",
+        "command": ["hf", "download", "HuggingFaceH4/ultrachat_200k", "--repo-type", "dataset", "--local-dir", "/data/u"],
+        "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+        "resources": {"requests": {"ephemeral-storage": "20Gi"}},
+    }
+    server = {**_SERVER, "volumeMounts": [{"name": "models", "mountPath": "/models"}, {"name": "data", "mountPath": "/data"}]}
+    pod = {
+        "initContainers": [fetch],
+        "containers": [server],
+        "volumes": [{"name": "models", "persistentVolumeClaim": {"claimName": "qwen"}}, {"name": "data", "emptyDir": {}}],
+    }
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "ds", "namespace": "llm"},
+        "spec": {"selector": {"matchLabels": {"app": "ds"}}, "template": {"metadata": {"labels": {"app": "ds"}}, "spec": pod}},
+    }
+    for command in (
+        fetch["command"],
+        ["hf", "download", "HuggingFaceH4/ultrachat_200k", "--repo-type=space"],
+        ["hf", "download", "hf://datasets/HuggingFaceH4/ultrachat_200k", "--local-dir", "/data/u"],
+    ):
+        fetch["command"] = command
+        assert _found(tmp_path, deployment, "model-source-pinned") == [], command
+    # A model, said so or by default, is still read.
+    for command in (["hf", "download", "Qwen/Qwen3-8B", "--repo-type", "model"], ["hf", "download", "Qwen/Qwen3-8B"]):
+        fetch["command"] = command
+        assert [level for level, _ in _found(tmp_path, deployment, "model-source-pinned")] == ["mandatory"], command
