@@ -26,7 +26,8 @@ end up as an autoscaler of a workload, read from the set:
 An HPA or ScaledObject another object of the set owns (``metadata.ownerReferences``), KEDA's ``keda-hpa-<name>``
 and the ScaledObject an HTTPScaledObject of the same name creates are that object's autoscaler, not a second one.
 Blocking when both autoscalers name the same target in the same namespace (both explicit, or both left to the
-namespace they are applied in) and the target is in the set; advice when the target is in no file read (two
+namespace they are applied in), the target is in the set and one file holds both; advice when they are in different
+files (a folder's alternatives, "use hpa.yaml or keda.yaml": KEDA's webhook would refuse the pair anyway), when the target is in no file read (two
 alternatives of a sample folder, or two clusters' files whose objects never collide), when only one states a
 namespace, or when the KServe mode is the cluster's default. Objects of different clusters in one run are never
 joined (policies/scopes.py).
@@ -34,6 +35,7 @@ joined (policies/scopes.py).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -152,6 +154,17 @@ def _target_present(claim: Claim, resources: list[Resource]) -> bool:
     )
 
 
+# How `policies check` names an object read from a file: "<file>#<document>[<item>...] <Kind>/<name>"
+# (policies/check.py _key, policies/manifests.py ManifestObject.location); a stack's resources carry no file.
+_LOCATION = re.compile(r"^(?P<file>.+)#\d+(\[\d+\])* [^ ]+/[^ ]*$")
+
+
+def _file_of(resource: Resource) -> Optional[str]:
+    """The manifest file an object was read from, or None (a stack resource, stdin included as one file)."""
+    found = _LOCATION.match(resource.name or "")
+    return found.group("file") if found else None
+
+
 def _message(later: Claim, earlier: Claim) -> str:
     namespace = later.namespace or earlier.namespace
     where = f" in namespace {namespace}" if namespace else ""
@@ -177,6 +190,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             message = _message(later, earlier)
             proven = earlier.proven and later.proven and earlier.namespace == later.namespace
             proven = proven and (_target_present(later, resources) or _target_present(earlier, resources))
+            # Two files of one folder may be alternatives (hpa.yaml "or" keda.yaml, review 32 R7): only one file
+            # holding both proves they are applied together.
+            files = {_file_of(later.resource), _file_of(earlier.resource)}
+            if None not in files and len(files) > 1:
+                proven, message = False, message + f" (if both {' and '.join(sorted(str(f) for f in files))} are applied)"
             findings.append((later.resource.name, message if proven else unproven(message)))
             break
     return findings

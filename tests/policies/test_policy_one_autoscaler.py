@@ -200,11 +200,25 @@ def test_two_clusters_in_one_run_are_never_joined(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["scopes"] == ["dev", "prod"]
     assert [v for v in report["violations"] if v["policy"] == POLICY.name] == []
-    # One cluster's folder with both files: one finding, on the later of the two.
+    # One cluster's folder with both in two files: one finding, on the later of the two; advice, since a folder's
+    # files may be alternatives (review 32 R7, /work/review/s25/alt/: deploy.yaml, hpa.yaml "or" keda.yaml).
     _write(tmp_path / "one" / "hpa.yaml", hpa())
     _write(tmp_path / "one" / "so.yaml", deployment(), scaled_object())
     main([str(tmp_path / "one"), "--format", "json"], stdin=io.BytesIO())
     violations = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == POLICY.name]
     assert [(v["resource"], v["enforcement"], Path(v["file"]).name) for v in violations] == [
-        ("ScaledObject/triton-llm-scaledobject", "mandatory", "so.yaml")
+        ("ScaledObject/triton-llm-scaledobject", "advisory", "so.yaml")
     ]
+    assert "hpa.yaml and " in violations[0]["message"] and violations[0]["message"].endswith("so.yaml are applied)")
+    # One file holding both proves they are applied together: blocking.
+    _write(tmp_path / "both" / "app.yaml", deployment(), hpa(), scaled_object())
+    main([str(tmp_path / "both"), "--format", "json"], stdin=io.BytesIO())
+    violations = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == POLICY.name]
+    assert [(v["resource"], v["enforcement"]) for v in violations] == [("ScaledObject/triton-llm-scaledobject", "mandatory")]
+    # The alternatives in sibling files with the Deployment in a third: advice.
+    _write(tmp_path / "alt" / "deploy.yaml", deployment())
+    _write(tmp_path / "alt" / "hpa.yaml", hpa())
+    _write(tmp_path / "alt" / "keda.yaml", scaled_object())
+    main([str(tmp_path / "alt"), "--format", "json"], stdin=io.BytesIO())
+    violations = [v for v in json.loads(capsys.readouterr().out)["violations"] if v["policy"] == POLICY.name]
+    assert [(v["resource"], v["enforcement"]) for v in violations] == [("ScaledObject/triton-llm-scaledobject", "advisory")]
