@@ -6,7 +6,8 @@ KServe's own default is DefaultMinReplicas = 1 (kserve/kserve v0.20.0), so an In
 minReplicas is fine; KEDA's default minReplicaCount is 0, so a ScaledObject must set it, and
 must not set idleReplicaCount: 0 (scale to zero while idle).
 
-A committed ``serving.kserve.io/stop: "true"`` annotation is a scale to zero that never ends: KServe marks the
+A committed ``serving.kserve.io/stop: "true"`` annotation is a scale to zero that never ends (advice: it may be a model
+parked on purpose): KServe marks the
 InferenceService's predictor stopped and deletes its workload (kserve/kserve v0.20.0 pkg/constants/constants.go:121
 StopAnnotationKey; pkg/utils/utils.go:333-351 GetForceStopRuntime, case-insensitive "true";
 pkg/controller/v1beta1/inferenceservice/components/predictor.go:247, controller.go:318; reconcilers/deployment/
@@ -16,7 +17,7 @@ LLMInferenceService's main workload likewise (pkg/controller/v1alpha2/llmisvc/wo
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import HPA_TYPES, ISVC_TYPE, SCALED_OBJECT_TYPE, as_dict, as_int, get, split_type
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.scalers_ext import SCALER_TYPES, replica_floor
@@ -40,9 +41,14 @@ def _stopped(resource: Resource) -> list[str]:
     value = get(resource.props, "metadata", "annotations", STOP_ANNOTATION)
     if group != "serving.kserve.io" or not (isinstance(value, str) and value.strip().lower() == "true"):
         return []
+    # A deliberate off switch (a model parked in GitOps, an exported stopped model) is not a cold-start problem, and
+    # whether it was meant is not in the files (review 32 R12): advice that says what it does.
     return [
-        f'metadata.annotations: {STOP_ANNOTATION} is "{value}", so KServe stops this model and deletes its pods: it '
-        f"serves nothing until the annotation is removed; drop it from the committed manifest"
+        unproven(
+            f'metadata.annotations: {STOP_ANNOTATION} is "{value}", so KServe keeps this model stopped and deletes its '
+            f"pods: it serves nothing until the annotation is removed; if the model is not parked on purpose, drop it "
+            f"from the committed manifest"
+        )
     ]
 
 
@@ -92,8 +98,8 @@ POLICY = Policy(
     name="llm-no-scale-to-zero",
     description=(
         "InferenceServices, HPAs, KEDA ScaledObjects and HTTPScaledObjects, KubeAI Models, AIBrix PodAutoscalers and "
-        "operator-run model servers must keep at least one replica; a KServe model must not be committed stopped "
-        "(serving.kserve.io/stop)."
+        "operator-run model servers must keep at least one replica; a KServe model committed stopped "
+        "(serving.kserve.io/stop) is advice (it may be parked on purpose)."
     ),
     catalog="S5",
     severity="high",

@@ -41,10 +41,18 @@ def _r(doc: dict):
     return resource(f"kubernetes:{doc['apiVersion']}:{doc['kind']}", copy.deepcopy(doc))
 
 
-def test_a_committed_stop_blocks():
-    assert messages(POLICY, _r(_ISVC)) == [
-        'metadata.annotations: serving.kserve.io/stop is "true", so KServe stops this model and deletes its pods: it '
-        "serves nothing until the annotation is removed; drop it from the committed manifest"
+def test_a_committed_stop_is_advice():
+    # Review 32 R12: a deliberate off switch (a model parked in GitOps) is not a scale-to-zero cold start, and the
+    # files cannot say whether it was meant: advice with a message saying what the annotation does.
+    from policies.registry import evaluate
+
+    assert [(v.enforcement, v.message) for v in evaluate([_r(_ISVC)], policies=[POLICY])] == [
+        (
+            "advisory",
+            'metadata.annotations: serving.kserve.io/stop is "true", so KServe keeps this model stopped and deletes its '
+            "pods: it serves nothing until the annotation is removed; if the model is not parked on purpose, drop it "
+            "from the committed manifest",
+        )
     ]
     shouting = copy.deepcopy(_ISVC)
     shouting["metadata"]["annotations"]["serving.kserve.io/stop"] = "TRUE"  # strings.EqualFold
