@@ -193,6 +193,26 @@ def test_an_aggregated_keda_query_is_quiet_and_a_per_pod_one_fires():
         ]
 
 
+def test_a_per_pod_keda_query_with_one_replica_at_most_is_advice():
+    # Review 32 R19 (/work/review/s25/s7.yaml): minReplicaCount 0, maxReplicaCount 1. Two pods run only during a
+    # rollout's surge, so KEDA's "returned multiple elements" (kedacore/keda v2.20.2 pkg/scalers/
+    # prometheus_scaler.go L273-274) is brief and not proven: advisory, saying why; max 2 stays mandatory.
+    from policies.autoscaling.custom_metric_is_served import POLICY as S7
+    from policies.registry import evaluate
+
+    def levels(obj: dict) -> list[tuple[str, str]]:
+        return [(v.enforcement, v.message) for v in evaluate([resource(SCALED_OBJECT_TYPE, obj)], policies=[S7])]
+
+    one = copy.deepcopy(SCALED_OBJECT)
+    one["spec"].update(minReplicaCount=0, maxReplicaCount=1)
+    one["spec"]["triggers"][0]["metadata"]["query"] = 'vllm:num_requests_running{model_name="qwen"}'
+    ((level, msg),) = levels(one)
+    assert level == "advisory" and msg.endswith("during a rollout's surge, when the trigger errors)")
+    one["spec"]["maxReplicaCount"] = 2
+    ((level, _),) = levels(one)
+    assert level == "mandatory"
+
+
 def test_a_kserve_external_prometheus_query_is_read_like_a_keda_trigger():
     """KServe copies an InferenceService's external metric query into its ScaledObject's prometheus trigger unchanged
     (kserve v0.20.0 reconcilers/keda/keda_reconciler.go:115-126). Shape of set 6's erkerc/rhoai-autoscaling
