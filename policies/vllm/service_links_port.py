@@ -14,7 +14,10 @@ a Service named ``vllm`` in the namespace of a vLLM pod crashes it at every star
 Blocking when that Service is among the objects checked, in the pod's namespace, and the pod template is applied as
 written (core, apps, batch; an operator's pod, Knative's under KServe for one, may turn links off: advice). Where no Service of the namespace
 is among them, but the workload or its app label is named like the variable (``vllm``: the name the Service in front
-of it usually takes), that Service may well be in another file: advice.
+of it usually takes), that Service may well be in another file: advice. A headless Service (``clusterIP: None``) or
+an ExternalName one gives no variables: the kubelet skips a Service whose cluster IP is "None" or empty
+(kubernetes/kubernetes pkg/kubelet/kubelet_pods.go getServiceEnvVarMap, ``!v1helper.IsServiceIPSet(service)``, the
+code index's stored version), so a StatefulSet's same-named governing Service is silent.
 """
 
 from __future__ import annotations
@@ -47,13 +50,19 @@ def _sets_itself(container: dict, variable: str) -> bool:
     return any(as_dict(e).get("name") == variable for e in as_list(container.get("env")))
 
 
-def _services_in_namespace(namespace: Optional[str]) -> set[str]:
-    """The names of the Services of ``namespace`` among the objects checked."""
+def _services_in_namespace(namespace: Optional[str]) -> dict[str, bool]:
+    """The Services of ``namespace`` among the objects checked: name -> whether it gives link variables."""
     return {
-        get(other.props, "metadata", "name")
+        get(other.props, "metadata", "name"): _has_cluster_ip(other.props)
         for other in viewed_resources() or ()
         if split_type(other.type) == ("", "Service") and namespace_of(other) == namespace
     }
+
+
+def _has_cluster_ip(service: dict) -> bool:
+    """False for a headless (clusterIP None) or ExternalName Service: the kubelet gives no variables for it."""
+    spec = as_dict(service.get("spec"))
+    return spec.get("type") != "ExternalName" and str(spec.get("clusterIP") or "").strip() != "None"
 
 
 def _named_like(resource: Resource, service: str) -> bool:
@@ -72,7 +81,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         service = variable[: -len("_PORT")].lower()
         fix = "set enableServiceLinks: false in the pod spec (or rename the Service)"
         services = _services_in_namespace(namespace)
-        if service in services:
+        if services.get(service):
             message = (
                 f"{label}: the Service {service} of this namespace gives the pod {variable}=tcp://<ip>:<port> "
                 f"(service links are on), and the server reads {variable} as its port and refuses to start on a URI; "

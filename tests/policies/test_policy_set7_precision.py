@@ -250,6 +250,19 @@ def test_a_service_named_vllm_in_the_namespace_crashes_vllm_through_service_link
     assert _s41(VLLM_DEPLOYMENT, dict(VLLM_SERVICE, metadata={"name": "vllm-leader", "namespace": "inference"})) == []
 
 
+def test_a_headless_or_external_name_service_named_vllm_gives_no_link_variables():
+    """The kubelet skips a Service whose cluster IP is "None" or empty (kubernetes/kubernetes
+    pkg/kubelet/kubelet_pods.go getServiceEnvVarMap, ``!v1helper.IsServiceIPSet``): a StatefulSet's governing
+    headless Service named vllm, or an ExternalName alias, crashes nothing (cold review 32-s25 R20)."""
+    headless = copy.deepcopy(VLLM_SERVICE)
+    headless["spec"]["clusterIP"] = "None"
+    assert _s41(VLLM_DEPLOYMENT, headless) == []
+    alias = dict(VLLM_SERVICE, spec={"type": "ExternalName", "externalName": "vllm.llm.svc.cluster.local"})
+    assert _s41(VLLM_DEPLOYMENT, alias) == []
+    # A ClusterIP Service of that name still blocks.
+    assert [level for level, _ in _s41(VLLM_DEPLOYMENT, VLLM_SERVICE)] == ["mandatory"]
+
+
 def _isvc_model_path(path: str) -> dict:
     """A KServe InferenceService whose vLLM serves a node cache folder (shape of Kelvinskell/k8s-llm-serving-platform
     kubernetes/serving/kserve/auto/phi-chat-2.yaml @ a8bc61829f12f8a20eb6e61921c489098ee53996, reduced)."""
