@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_float, get
+from policies.kube import as_float, as_list, get, split_type
 from policies.reading import edge
 from policies.reading import route_path as path
 from policies.reading.serving import ModelServer, container_argv, model_servers
@@ -133,6 +133,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 )
     findings += _gke_and_nginx(resources, workloads, selectors)
     findings += _gke_default(resources, selectors)
+    findings += _gke_gateway_default(resources, selectors)
     return sorted(set(findings))
 
 
@@ -170,6 +171,53 @@ def _gke_default(resources: list[Resource], selectors: dict) -> list[tuple[str, 
                 if unknown_engine:
                     message = unproven(message + " (if this server generates; an embedding server answers sooner)")
                 found.append((ing.name, message))
+    return found
+
+
+def _gke_gateway_default(resources: list[Resource], selectors: dict) -> list[tuple[str, str]]:
+    """An HTTPRoute on a GKE Gateway (class gke-l7-*) of the set to a generation server's Service that a GCPBackendPolicy
+    of the set targets without timeoutSec: the backend service keeps GKE's 30 s, as for a gce Ingress above (review 32
+    R13). With no GCPBackendPolicy of the set on the Service, one in another file may set it: left to
+    llm-route-timeout-not-default's advice."""
+    gateways = {
+        get(g.props, "metadata", "name")
+        for g in resources
+        if split_type(g.type) == ("gateway.networking.k8s.io", "Gateway")
+        and str(get(g.props, "spec", "gatewayClassName") or "").startswith("gke-l7")
+    }
+    policies: dict[str, list] = {}
+    for policy, kind, name, seconds in edge.gcp_backend_policies(resources):
+        if kind == "Service":
+            policies.setdefault(name, []).append((policy, seconds))
+    routes = [
+        (r, route)
+        for r in resources
+        if r.type in path.HTTPROUTE_TYPES
+        and any(get(ref, "name") in gateways for ref in as_list(get(r.props, "spec", "parentRefs")))
+        for route in path.httproute_routes(r)
+    ]
+    found = []
+    for w in resources if routes else []:
+        servers = model_servers(w)
+        longest = _longest_request(w)
+        if not servers or all(_pooling(s) for s in servers) or (longest is not None and longest <= GKE_DEFAULT_SECONDS):
+            continue
+        unknown_engine = all(s.engine not in GENERATION_ENGINES for s in servers)
+        mine = path.workload_services(w, selectors)
+        for r, route in routes:
+            for service in sorted(set(route.services) & mine):
+                on = policies.get(service, [])
+                if not on or any(seconds is not None for _, seconds in on) or route.timeout is not None:
+                    continue
+                stated = f" (it states {path.fmt(longest)} as its longest request)" if longest is not None else ""
+                message = (
+                    f"{route.label}: HTTPRoute {get(r.props, 'metadata', 'name')} on a GKE Gateway sends to {service}, in "
+                    f"front of {get(w.props, 'metadata', 'name')}'s model server, whose GCPBackendPolicy "
+                    f"{get(on[0][0].props, 'metadata', 'name')} leaves timeoutSec at GKE's {path.fmt(GKE_DEFAULT_SECONDS)}: "
+                    f"it bounds the whole response, so every generation that takes longer is cut (502/504){stated}; set "
+                    f"spec.default.timeoutSec above the longest request"
+                )
+                found.append((r.name, unproven(message + " (if this server generates)") if unknown_engine else message))
     return found
 
 

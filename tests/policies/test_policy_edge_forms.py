@@ -554,3 +554,46 @@ def test_gkes_default_blocks_only_a_generation_longer_than_30_seconds():
     chat["args"] = ["--model", "Qwen/Qwen2.5-7B-Instruct", "--shutdown-timeout", "600"]
     ((level, message),) = found(_gce_front(chat), "timeout-chain-ordered")
     assert level == "mandatory" and "it states 600s as its longest request" in message
+
+
+def test_gkes_default_behind_a_gke_gateway_with_a_gcp_backend_policy_blocks():
+    # Review 32 R13 (/work/review/s25/gkegw.yaml): a gke-l7 Gateway, an HTTPRoute to the vLLM Service and a
+    # GCPBackendPolicy of the set on that Service with IAP but no timeoutSec: GKE's 30 s is proven, as for a gce
+    # Ingress whose Service names no BackendConfig (edge.py cites GKE's default).
+    gw = {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "Gateway",
+        "metadata": {"name": "gw"},
+        "spec": {
+            "gatewayClassName": "gke-l7-regional-external-managed",
+            "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}],
+        },
+    }
+    route = {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "HTTPRoute",
+        "metadata": {"name": "llm"},
+        "spec": {"parentRefs": [{"name": "gw"}], "rules": [{"backendRefs": [{"name": "tgi-service", "port": 8080}]}]},
+    }
+    policy = {
+        "apiVersion": "networking.gke.io/v1",
+        "kind": "GCPBackendPolicy",
+        "metadata": {"name": "tgi"},
+        "spec": {"default": {"iap": {"enabled": True}}, "targetRef": {"group": "", "kind": "Service", "name": "tgi-service"}},
+    }
+    ((level, message),) = found([gw, route, policy, TGI, TGI_SERVICE], "timeout-chain-ordered")
+    assert level == "mandatory" and "GCPBackendPolicy tgi leaves timeoutSec at GKE's 30s" in message
+    # timeoutSec set, or no GCPBackendPolicy of the set (one elsewhere may set it): not this rule's.
+    long = copy.deepcopy(policy)
+    long["spec"]["default"]["timeoutSec"] = 600
+    assert found([gw, route, long, TGI, TGI_SERVICE], "timeout-chain-ordered") == []
+    assert found([gw, route, TGI, TGI_SERVICE], "timeout-chain-ordered") == []
+    # An embedding server behind it answers within 30 s: silent.
+    embed = {
+        "name": "vllm",
+        "image": "vllm/vllm-openai:v0.10.1",
+        "args": ["--model", "intfloat/e5-mistral-7b-instruct", "--task", "embed"],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    }
+    objs = _gce_front(embed)[1:]
+    assert found([gw, route, policy, *objs], "timeout-chain-ordered") == []
