@@ -30,19 +30,32 @@ _PLACEHOLDER = re.compile(r"[<>${}\s]")
 # A branch's build of one variant (LocalAI's master-cublas-cuda12, main-gpu): the branch name, a dash, then a word, not
 # a date or version (main-2024.06.01 is one dated build and passes).
 _BRANCH_VARIANT = re.compile(r"^(?:main|master)-[a-z]", re.IGNORECASE)
+# A moving build word as one part of a longer tag (vllm/vllm-openai's cu130-nightly-x86_64, held-out set 8): moving
+# unless another part is a version or a date (nightly-2024-06-01 and 0.9.0-nightly name one build).
+_MOVING_PARTS = frozenset({"latest", "nightly"})
+_TAG_PARTS = re.compile(r"[-_.+]")
+_VERSION_PART = re.compile(r"^v?\d+(?:\.\d+)+$|^\d{4,8}$|^v\d+$")
 
 
-def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...]]]:
-    """(label, image, engine shown, the engine's moving tags) of every container, and of the server an operator
-    resource asks for; a container no engine row names has no tags of its own."""
+def _moving_part(tag: str) -> bool:
+    """True when a part of the tag is a moving build word and no part names a version or a date."""
+    parts = [p for p in re.split(r"[-_+]", tag.lower()) if p]
+    words = {p for part in parts for p in _TAG_PARTS.split(part) if p}
+    return bool(words & _MOVING_PARTS) and not any(_VERSION_PART.match(p) for p in parts)
+
+
+def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...], object]]:
+    """(label, image, engine shown, the engine's moving tags, imagePullPolicy) of every container, and of the server
+    an operator resource asks for; a container no engine row names has no tags of its own."""
     engines = {id(s.container): s.engine for s in model_servers(resource)}
-    found: list[tuple[str, object, str, tuple[str, ...]]] = []
+    found: list[tuple[str, object, str, tuple[str, ...], object]] = []
     for path, podspec in pod_specs(resource):
         for c in containers(podspec, init=True, model=True):
             row = engine_row(engines.get(id(c), ""))
-            found.append((container_label(path, c), c.get("image"), row.display if row else "", row.moving_tags if row else ()))
+            shown, moving = (row.display, row.moving_tags) if row else ("", ())
+            found.append((container_label(path, c), c.get("image"), shown, moving, c.get("imagePullPolicy")))
     if (server := operator_server(resource)) is not None:
-        found.append((server.image_field, server.image, "", ()))
+        found.append((server.image_field, server.image, "", (), None))
     return found
 
 
@@ -50,7 +63,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     disallowed = {str(t).lower() for t in config["disallowedTags"]}
     prefixes = tuple(str(p).lower() for p in config["disallowedTagPrefixes"] if str(p))
     messages: list[str] = []
-    for label, image, engine, moving in _images(resource):
+    for label, image, engine, moving, pull in _images(resource):
         if not isinstance(image, str) or is_digest(image):
             continue
         tag = image_tag(image)
@@ -70,6 +83,18 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(
                 f"{label}: image {image} uses {tag}, a tag {engine} moves to each new build (engine table "
                 f"moving_tags), so replicas and rollbacks run whatever was pushed last; {_FIX}"
+            )
+        elif _moving_part(tag):
+            messages.append(f"{label}: image {image} uses {tag}, a moving build tag (no version or date in it); {_FIX}")
+        elif pull == "Never" and not any(ch.isdigit() for ch in tag):
+            # imagePullPolicy Never runs whatever image of that name the node holds (a locally built :local): no
+            # registry pins it, and a node without it never starts the pod. A pre-loaded air-gapped image may be
+            # deliberate, so this is advice.
+            messages.append(
+                unproven(
+                    f"{label}: image {image} with imagePullPolicy Never and a tag naming no version is whatever "
+                    f"image of that name each node holds (built or loaded there); {_FIX} and push it to a registry"
+                )
             )
     return messages
 

@@ -8,15 +8,21 @@ GitHub tokens, JWTs, ...) is clear text to anyone who can read the object, and i
 ``name``/``value`` pair whose name is a credential's (an ``Authorization`` or ``x-api-key`` header, or a name
 no-literal-secret-env's patterns match) with a literal value, whatever its shape (Envoy AI Gateway's own example
 matches ``Authorization: sk-abcdefghijklmnopqrstuvwxyz``, envoyproxy/ai-gateway examples/inference-pool/aigwroute.yaml).
-Secrets are where credentials belong; workloads and ConfigMaps are no-literal-secret-env's.
+Secrets are where credentials belong; workloads and ConfigMaps are no-literal-secret-env's. A Secret *manifest*
+committed with its value is not: a credential-shaped string in its ``stringData`` or (base64-decoded) ``data`` is in
+the repository's history, so it blocks; any other literal under a credential's name (``HF_TOKEN: "hf_xxxxxxxx"``, a
+value to replace in place) is advice, since the file invites committing the real one (a SealedSecret, an
+ExternalSecret or a Secret created at deploy time keeps it out). Empty values and template placeholders are silent.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import base64
+import binascii
+from typing import Any, Iterator, Optional
 
 from components.secrets import first_token
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret
 from policies.kube import workload_types
 
@@ -24,7 +30,10 @@ _MAX_DEPTH = 24
 _MAX_NODES = 20_000
 # Header names that carry a credential (RFC 9110 Authorization; the x-api-key convention), beside the env patterns.
 _CREDENTIAL_NAMES = ("AUTHORIZATION", "PROXY_AUTHORIZATION", "X_API_KEY", "API_KEY")
-_SKIP_TYPES = frozenset({"kubernetes:core/v1:Secret", *workload_types(CONFIG_MAP_TYPE)})
+_SECRET_TYPE = "kubernetes:core/v1:Secret"
+_SKIP_TYPES = frozenset({_SECRET_TYPE, *workload_types(CONFIG_MAP_TYPE)})
+# Secret types whose values are not credentials a person pasted (the token controller fills these).
+_SECRET_TYPES_SKIPPED = frozenset({"kubernetes.io/service-account-token"})
 
 
 def _named_credential(item: dict) -> bool:
@@ -58,9 +67,49 @@ def _literal_credential(value: Any, path: str) -> Optional[tuple[str, str]]:
     return None
 
 
+def _secret_values(props: dict) -> Iterator[tuple[str, str]]:
+    """(path, text) of a Secret's stringData values and its base64-decoded data values (undecodable ones skipped)."""
+    for key, value in (props.get("stringData") or {}).items() if isinstance(props.get("stringData"), dict) else ():
+        if isinstance(value, str):
+            yield f"stringData.{key}", value
+    for key, value in (props.get("data") or {}).items() if isinstance(props.get("data"), dict) else ():
+        try:
+            yield f"data.{key}", base64.b64decode(str(value), validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+
+
+def _secret_finding(props: dict) -> Optional[str]:
+    """The message for a committed Secret holding a literal credential (advice when only its name says so)."""
+    if props.get("type") in _SECRET_TYPES_SKIPPED:
+        return None
+    named: Optional[str] = None
+    for where, text in _secret_values(props):
+        if (token := first_token(text)) is not None:
+            return f"{where} holds {token.described} in clear text: {_SECRET_FIX}"
+        literal = text.strip()
+        if named is None and literal and not literal.startswith(("$", "{{", "<")):
+            key = where.split(".", 1)[1].upper().replace("-", "_").replace(".", "_")
+            if key in _CREDENTIAL_NAMES or looks_secret(key, NAME_PATTERNS):
+                named = where
+    if named is not None:
+        return unproven(f"{named} holds a literal value under a credential's name: {_SECRET_FIX}")
+    return None
+
+
+_SECRET_FIX = (
+    "a Secret manifest committed with its value puts the credential in the repository's history; create the Secret at "
+    "deploy time, or commit a SealedSecret/ExternalSecret, and rotate the value"
+)
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for r in resources:
+        if r.type == _SECRET_TYPE and isinstance(r.props, dict):
+            if (message := _secret_finding(r.props)) is not None:
+                findings.append((r.name, message))
+            continue
         if r.type in _SKIP_TYPES or not isinstance(r.props, dict):
             continue
         # One finding an object: the rest of its literals are the same problem.
@@ -80,7 +129,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="no-literal-credential",
     description="No object other than a Secret holds a credential-shaped literal in its spec (a route's header match, "
-    "an operator CR's settings); workloads and ConfigMaps are no-literal-secret-env's.",
+    "an operator CR's settings), and no Secret manifest is committed with a literal token in stringData or data; "
+    "workloads and ConfigMaps are no-literal-secret-env's.",
     catalog="G35",
     severity="critical",
     enforcement="mandatory",

