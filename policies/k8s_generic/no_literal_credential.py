@@ -12,7 +12,9 @@ Secrets are where credentials belong; workloads and ConfigMaps are no-literal-se
 committed with its value is not: a credential-shaped string in its ``stringData`` or (base64-decoded) ``data`` is in
 the repository's history, so it blocks; any other literal under a credential's name (``HF_TOKEN: "hf_xxxxxxxx"``, a
 value to replace in place) is advice, since the file invites committing the real one (a SealedSecret, an
-ExternalSecret or a Secret created at deploy time keeps it out). Empty values and template placeholders are silent.
+ExternalSecret or a Secret created at deploy time keeps it out). Empty values and template placeholders are silent,
+and so is a Secret a Pulumi program declares (it has a URN): its value comes from the stack's encrypted config at
+deploy time, which is the careful form, and the engine may show it decrypted to a policy pack.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def _secret_finding(props: dict) -> Optional[str]:
         if (token := first_token(text)) is not None:
             return f"{where} holds {token.described} in clear text: {_SECRET_FIX}"
         literal = text.strip()
-        if named is None and literal and not literal.startswith(("$", "{{", "<")):
+        if named is None and literal and not literal.startswith(("$", "{{", "<", "[")):
             key = where.split(".", 1)[1].upper().replace("-", "_").replace(".", "_")
             if key in _CREDENTIAL_NAMES or looks_secret(key, NAME_PATTERNS):
                 named = where
@@ -107,7 +109,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for r in resources:
         if r.type == _SECRET_TYPE and isinstance(r.props, dict):
-            if (message := _secret_finding(r.props)) is not None:
+            # Only a manifest file (no URN) is a Secret committed with its value; see the module docstring.
+            if not r.urn and (message := _secret_finding(r.props)) is not None:
                 findings.append((r.name, message))
             continue
         if r.type in _SKIP_TYPES or not isinstance(r.props, dict):

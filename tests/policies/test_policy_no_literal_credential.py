@@ -12,6 +12,7 @@ import copy
 
 from policy_fixtures import resource
 
+from policies.framework import Resource
 from policies.k8s_generic import no_literal_credential
 from policies.registry import evaluate
 
@@ -69,7 +70,9 @@ def test_careful_forms_are_silent():
 
 def _secret(**fields) -> list[tuple[str, str]]:
     props = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hf-token"}, **fields}
-    found = evaluate([resource("kubernetes:core/v1:Secret", props)], policies=[no_literal_credential.POLICY])
+    # A manifest file's object carries no URN (policies/check.py), unlike policy_fixtures.resource's.
+    committed = Resource(type="kubernetes:core/v1:Secret", name="hf-token", props=props)
+    found = evaluate([committed], policies=[no_literal_credential.POLICY])
     return [(v.enforcement, v.message) for v in found]
 
 
@@ -90,6 +93,11 @@ def test_a_secret_manifest_committed_with_its_token():
     assert _secret(stringData={"HF_TOKEN": "${HF_TOKEN}", "other": "<paste here>"}) == []
     assert _secret(stringData={"username": "admin", "config.json": '{"a": 1}'}) == []
     assert _secret(type="kubernetes.io/service-account-token", data={"token": encoded}) == []
+    # A Secret a Pulumi program declares (it has a URN) takes its value from the stack's encrypted config at deploy
+    # time: silent, even when the engine shows the value decrypted.
+    props = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hf-token"}, "stringData": {"HF_TOKEN": token}}
+    declared = resource("kubernetes:core/v1:Secret", props)
+    assert evaluate([declared], policies=[no_literal_credential.POLICY]) == []
 
 
 def test_a_node_port_service_is_advice_and_cluster_ip_is_silent():
