@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,8 +34,8 @@ class CliOptions:
     """The long options and entry modules each release read accepts (see the module docstring)."""
 
     releases: tuple[str, ...]
-    options: dict[str, frozenset[int]]
-    modules: dict[str, frozenset[int]]
+    options: Mapping[str, frozenset[int]]
+    modules: Mapping[str, frozenset[int]]
 
     def releases_shipping(self, module: str) -> list[str]:
         """The releases read whose wheel has the module ``module`` (``vllm.entrypoints.api_server``)."""
@@ -104,16 +105,34 @@ def cli_options(file: str = "vllm_cli_flags.json") -> CliOptions:
     return CliOptions(tuple(data["releases"]), _indexes(data["options"]), _indexes(data["modules"]))
 
 
-def _indexes(spans_by_name: dict[str, str]) -> dict[str, frozenset[int]]:
-    """{"--x": "0-3,5"} -> {"--x": {0, 1, 2, 3, 5}}."""
-    out: dict[str, frozenset[int]] = {}
-    for name, spans in spans_by_name.items():
-        indexes: set[int] = set()
-        for span in spans.split(","):
-            first, _, last = span.partition("-")
-            indexes.update(range(int(first), int(last or first) + 1))
-        out[name] = frozenset(indexes)
-    return out
+class _Indexes(Mapping[str, frozenset[int]]):
+    """{"--x": "0-3,5"} read as {"--x": {0, 1, 2, 3, 5}}, each name decoded when first looked up: a check looks up a
+    few dozen of the thousands of names a table holds, and decoding them all cost ~40 ms a run (benchmarks/
+    policies_check.py)."""
+
+    def __init__(self, spans_by_name: dict[str, str]) -> None:
+        self._spans = spans_by_name
+        self._decoded: dict[str, frozenset[int]] = {}
+
+    def __getitem__(self, name: str) -> frozenset[int]:
+        if (found := self._decoded.get(name)) is None:
+            indexes: set[int] = set()
+            for span in self._spans[name].split(","):
+                first, _, last = span.partition("-")
+                indexes.update(range(int(first), int(last or first) + 1))
+            found = self._decoded[name] = frozenset(indexes)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+
+def _indexes(spans_by_name: dict[str, str]) -> Mapping[str, frozenset[int]]:
+    """{"--x": "0-3,5"} -> {"--x": {0, 1, 2, 3, 5}}, decoded lazily (see _Indexes)."""
+    return _Indexes(spans_by_name)
 
 
 # A release tag: v0.10.1, 0.10.1.1, v0.5.5.post1, with the CUDA build and architecture suffixes the release keeps
