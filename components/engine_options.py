@@ -43,15 +43,11 @@ class CliOptions:
 
     def releases_having(self, option: str) -> list[str]:
         """The releases read whose parser accepts ``option`` (read as the module docstring says)."""
-        name = option.split("=", 1)[0].split(".", 1)[0].rstrip("+").replace("_", "-")
         # The option itself, or one it abbreviates in a release without it (SGLang's --tp before 0.5.3.post1 is
         # --tp-size's prefix); an ambiguous prefix, which argparse refuses too, is let pass.
         found: set[int] = set()
-        names = _sorted_names(self)
-        at = bisect.bisect_left(names, name)
-        while at < len(names) and names[at].startswith(name):
-            found |= self.options[names[at]]
-            at += 1
+        for known in self._starting(_option_name(option)):
+            found |= self.options[known]
         return [self.releases[i] for i in sorted(found)]
 
     def abbreviated(self, option: str, release: str) -> list[str]:
@@ -59,17 +55,19 @@ class CliOptions:
         more make it an ambiguous prefix, which argparse refuses ("ambiguous option", CPython 3.11 Lib/argparse.py
         _parse_optional). The table is generous (a literal of another program counts), so two names found here
         suggest, and do not prove, that the server's parser has both."""
-        name = option.split("=", 1)[0].split(".", 1)[0].rstrip("+").replace("_", "-")
+        name = _option_name(option)
         index = self.releases.index(release)
         if index in self.options.get(name, ()):
             return []
+        return [known for known in self._starting(name) if index in self.options[known]]
+
+    def _starting(self, name: str) -> list[str]:
+        """The table's option names that start with ``name`` (itself included), in order."""
         names = _sorted_names(self)
-        at, found = bisect.bisect_left(names, name), []
-        while at < len(names) and names[at].startswith(name):
-            if index in self.options[names[at]]:
-                found.append(names[at])
-            at += 1
-        return found
+        at = end = bisect.bisect_left(names, name)
+        while end < len(names) and names[end].startswith(name):
+            end += 1
+        return list(names[at:end])
 
     def neighbours(self, version: str) -> tuple[str, ...]:
         """The releases read that bound ``version``: itself when read, else the one below and the one above (empty
@@ -92,6 +90,12 @@ class CliOptions:
         return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)
 
 
+def _option_name(option: str) -> str:
+    """The name argparse looks up for an option as written: ``--max_model_len=4`` -> ``--max-model-len``, ``--x.key``
+    -> ``--x``."""
+    return option.split("=", 1)[0].split(".", 1)[0].rstrip("+").replace("_", "-")
+
+
 @lru_cache(maxsize=8)
 def _sorted_names(table: CliOptions) -> tuple[str, ...]:
     """The table's option names in order, for the prefix search (a table is built once per file)."""
@@ -102,7 +106,7 @@ def _sorted_names(table: CliOptions) -> tuple[str, ...]:
 def cli_options(file: str = "vllm_cli_flags.json") -> CliOptions:
     """The option table of a JSON file beside this module (``vllm_cli_flags.json``, ``sglang_cli_flags.json``)."""
     data = json.loads((_HERE / file).read_text())
-    return CliOptions(tuple(data["releases"]), _indexes(data["options"]), _indexes(data["modules"]))
+    return CliOptions(tuple(data["releases"]), _Indexes(data["options"]), _Indexes(data["modules"]))
 
 
 class _Indexes(Mapping[str, frozenset[int]]):
@@ -128,11 +132,6 @@ class _Indexes(Mapping[str, frozenset[int]]):
 
     def __len__(self) -> int:
         return len(self._spans)
-
-
-def _indexes(spans_by_name: dict[str, str]) -> Mapping[str, frozenset[int]]:
-    """{"--x": "0-3,5"} -> {"--x": {0, 1, 2, 3, 5}}, decoded lazily (see _Indexes)."""
-    return _Indexes(spans_by_name)
 
 
 # A release tag: v0.10.1, 0.10.1.1, v0.5.5.post1, with the CUDA build and architecture suffixes the release keeps

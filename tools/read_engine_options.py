@@ -40,7 +40,14 @@ import sys
 import zipfile
 from pathlib import Path
 
-COMPONENTS = Path(__file__).resolve().parent.parent / "components"
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# The loader's release order (CliOptions.neighbours compares releases by it), so the table is written in that order.
+from components.engine_options import version_key  # noqa: E402
+
+COMPONENTS = ROOT / "components"
 OPTION = re.compile(r"^--[a-z0-9][a-z0-9-]*$")
 # engine -> (its package folder, the files whose class fields are options, the folder of its entry modules)
 ENGINES = {
@@ -131,12 +138,8 @@ def _spans(releases: list[str], found: dict[str, set[str]]) -> dict[str, str]:
 def table(found: dict[str, set[str]], entry_modules: dict[str, set[str]]) -> dict:
     """{"releases": [...], "options": {name: "i-j,k"}, "modules": {...}}: each option and entry-point module with the
     index ranges of the releases having it (``found``/``entry_modules``: release -> its names)."""
-    releases = sorted(found, key=_key)
+    releases = sorted(found, key=version_key)
     return {"releases": releases, "options": _spans(releases, found), "modules": _spans(releases, entry_modules)}
-
-
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from components.engine_options import cli_options, tagged_release
+from components.engine_options import CliOptions, cli_options, tagged_release
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import split_type
@@ -155,13 +155,19 @@ def _runs(argv: list[str], words: tuple[str, ...]) -> bool:
     )
 
 
-def _finding(option: str, server: _Server) -> Optional[str]:
+def _release(server: _Server) -> tuple[CliOptions, Optional[str], tuple[str, ...]]:
+    """The engine's option table, the release the image's tag names (None when it names none, or the container
+    installs the engine itself) and the releases read that bound it (CliOptions.neighbours)."""
     assert server.row.options is not None
     table = cli_options(server.row.options.file)
+    release = None if server.installed else tagged_release(server.image, server.row.options.images)
+    return table, release, table.neighbours(release) if release else ()
+
+
+def _finding(option: str, server: _Server) -> Optional[str]:
+    table, release, bounds = _release(server)
     name, image = server.row.display, server.image
     having = table.releases_having(option)
-    release = None if server.installed else tagged_release(image, server.row.options.images)
-    bounds = table.neighbours(release) if release else ()
     first, last = table.releases[0], table.releases[-1]
     refused = f"{name}'s argument parser exits on an unrecognized argument, so the server never starts"
     where = f"{name} has it in {table.span(having)}" if having else f"no {name} release from {first} to {last} has it"
@@ -212,12 +218,10 @@ _DEMO = "vllm.entrypoints.api_server"
 
 def _module_finding(server: _Server) -> Optional[str]:
     """A module the image's release does not ship (mandatory where the release is known), or vLLM's demo server."""
-    assert server.row.options is not None and server.module is not None
-    table = cli_options(server.row.options.file)
+    assert server.module is not None
+    table, release, bounds = _release(server)
     module, name, image = server.module, server.row.display, server.image
     shipping = table.releases_shipping(module)
-    release = None if server.installed else tagged_release(image, server.row.options.images)
-    bounds = table.neighbours(release) if release else ()
     if bounds and not set(bounds) & set(shipping):
         where = f"{name} ships it in {table.span(shipping)}" if shipping else f"no {name} release read ships it"
         return (

@@ -40,6 +40,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import as_int, containers, get, gpu_count, pod_specs, split_type
 from policies.reading.engines import env_values
 from policies.reading.groups import pod_group
+from policies.reading.serving import engine_row
 from policies.reading.vllm_args import VllmServer, command_tokens, is_shell_operator, parallel_size, vllm_servers
 
 _LWS = "spec.leaderWorkerTemplate"
@@ -53,18 +54,16 @@ _INERT = frozenset(
 )
 
 
-def _ray_starts(container: dict) -> list[list[str]]:
-    """The argument lists of every ``ray start`` in a container's command line (or script)."""
+def _ray_starts(container: dict) -> list[tuple[list[str], list[str]]]:
+    """Every ``ray start`` in a container's command line (or script), in order: its arguments (up to a shell operator)
+    and the tokens after them."""
     tokens, _ = command_tokens(container)
     found = []
     for i, token in enumerate(tokens[:-1]):
         if posixpath.basename(token) == "ray" and tokens[i + 1] == "start":
-            rest = []
-            for t in tokens[i + 2 :]:
-                if is_shell_operator(t):
-                    break
-                rest.append(t)
-            found.append(rest)
+            rest = tokens[i + 2 :]
+            end = next((j for j, t in enumerate(rest) if is_shell_operator(t)), len(rest))
+            found.append((rest[:end], rest[end:]))
     return found
 
 
@@ -77,8 +76,7 @@ def _helper(container: dict, role: str) -> bool:
 
 def _starts_head(podspec: dict) -> bool:
     return any(
-        any(any(a == "--head" for a in start) for start in _ray_starts(c)) or _helper(c, "leader")
-        for c in containers(podspec, init=True)
+        any("--head" in args for args, _ in _ray_starts(c)) or _helper(c, "leader") for c in containers(podspec, init=True)
     )
 
 
@@ -87,21 +85,16 @@ def _returns_at_once(container: dict) -> bool:
     once the node's Ray processes run in the background, the container's command ends, and the kubelet stops the
     container and its raylet with it (KubeRay adds --block to every ray start it writes for this reason: kuberay v1.7.0
     ray-operator/controllers/ray/common/pod.go:1377-1378, kuberay#675)."""
-    tokens, _ = command_tokens(container)
-    last = max(
-        (i for i, t in enumerate(tokens[:-1]) if posixpath.basename(t) == "ray" and tokens[i + 1] == "start"), default=None
-    )
-    if last is None:
+    starts = _ray_starts(container)
+    if not starts:
         return False
-    rest = tokens[last + 2 :]
-    tail = rest[next((i for i, t in enumerate(rest) if is_shell_operator(t)), len(rest)) :]
-    args = rest[: len(rest) - len(tail)]
+    args, tail = starts[-1]
     ends = all(is_shell_operator(t) for t in tail) and not any(t in ("&", "|", "||") for t in tail)
     return ends and any(a.startswith("--address") for a in args) and not any(a.startswith("--block") for a in args)
 
 
 def _joins(container: dict) -> bool:
-    return any(any(a.startswith("--address") for a in start) for start in _ray_starts(container)) or _helper(container, "worker")
+    return any(any(a.startswith("--address") for a in args) for args, _ in _ray_starts(container)) or _helper(container, "worker")
 
 
 def _whole_command(container: dict) -> bool:
@@ -109,7 +102,9 @@ def _whole_command(container: dict) -> bool:
     every command in it is the engine, Ray or an inert one (an unknown script could start anything)."""
     if not isinstance(container.get("command"), list) or not container["command"]:
         # The official image's entrypoint is `vllm serve` (the engine table's vLLM row names the image).
-        return tagged_release(str(container.get("image", "")), ("vllm/vllm-openai",)) is not None
+        vllm = engine_row("vllm")
+        images = vllm.options.images if vllm is not None and vllm.options is not None else ()
+        return tagged_release(str(container.get("image", "")), images) is not None
     tokens, script = command_tokens(container)
     if not script:
         return True
