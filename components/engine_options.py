@@ -102,7 +102,7 @@ def _sorted_names(table: CliOptions) -> tuple[str, ...]:
 def cli_options(file: str = "vllm_cli_flags.json") -> CliOptions:
     """The option table of a JSON file beside this module (``vllm_cli_flags.json``, ``sglang_cli_flags.json``)."""
     data = json.loads((_HERE / file).read_text())
-    return CliOptions(tuple(data["releases"]), _indexes(data["options"]), _indexes(data["modules"]))
+    return CliOptions(tuple(data["releases"]), _Indexes(data["options"]), _Indexes(data["modules"]))
 
 
 class _Indexes(Mapping[str, frozenset[int]]):
@@ -128,11 +128,6 @@ class _Indexes(Mapping[str, frozenset[int]]):
 
     def __len__(self) -> int:
         return len(self._spans)
-
-
-def _indexes(spans_by_name: dict[str, str]) -> Mapping[str, frozenset[int]]:
-    """{"--x": "0-3,5"} -> {"--x": {0, 1, 2, 3, 5}}, decoded lazily (see _Indexes)."""
-    return _Indexes(spans_by_name)
 
 
 # A release tag: v0.10.1, 0.10.1.1, v0.5.5.post1, with the CUDA build and architecture suffixes the release keeps

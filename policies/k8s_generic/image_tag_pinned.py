@@ -33,15 +33,19 @@ _BRANCH_VARIANT = re.compile(r"^(?:main|master)-[a-z]", re.IGNORECASE)
 # A moving build word as one part of a longer tag (vllm/vllm-openai's cu130-nightly-x86_64, held-out set 8): moving
 # unless another part is a version or a date (nightly-2024-06-01 and 0.9.0-nightly name one build).
 _MOVING_PARTS = frozenset({"latest", "nightly"})
-_TAG_PARTS = re.compile(r"[-_.+]")
 _VERSION_PART = re.compile(r"^v?\d+(?:\.\d+)+$|^\d{4,8}$|^v\d+$")
 
 
 def _moving_part(tag: str) -> bool:
     """True when a part of the tag is a moving build word and no part names a version or a date."""
     parts = [p for p in re.split(r"[-_+]", tag.lower()) if p]
-    words = {p for part in parts for p in _TAG_PARTS.split(part) if p}
+    words = {word for part in parts for word in part.split(".") if word}
     return bool(words & _MOVING_PARTS) and not any(_VERSION_PART.match(p) for p in parts)
+
+
+def _mutable(tag: str, disallowed: set[str], prefixes: tuple[str, ...]) -> bool:
+    """True for a tag the policy config rejects, or a branch's variant build."""
+    return tag.lower() in disallowed or tag.lower().startswith(prefixes) or bool(_BRANCH_VARIANT.match(tag))
 
 
 def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...], object]]:
@@ -72,18 +76,15 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(unproven(f"{label}: image {image} is a placeholder; fill it with a version tag or a digest"))
         elif tag is None:
             messages.append(f"{label}: image {image} has no tag, so it pulls :latest, which moves; {_FIX}")
-        elif tag.lower() in moving and tag.lower() != "latest":  # the engine's own word for it, where it has one
+        elif tag.lower() in moving and (tag.lower() != "latest" or not _mutable(tag, disallowed, prefixes)):
+            # The engine's own word for a moving tag, where it has one (latest only when the config does not already
+            # reject it as mutable).
             messages.append(
                 f"{label}: image {image} uses {tag}, a tag {engine} moves to each new build (engine table "
                 f"moving_tags), so replicas and rollbacks run whatever was pushed last; {_FIX}"
             )
-        elif tag.lower() in disallowed or tag.lower().startswith(prefixes) or _BRANCH_VARIANT.match(tag):
+        elif _mutable(tag, disallowed, prefixes):
             messages.append(f"{label}: image {image} uses the mutable tag {tag}; {_FIX}")
-        elif tag.lower() in moving:
-            messages.append(
-                f"{label}: image {image} uses {tag}, a tag {engine} moves to each new build (engine table "
-                f"moving_tags), so replicas and rollbacks run whatever was pushed last; {_FIX}"
-            )
         elif _moving_part(tag):
             messages.append(f"{label}: image {image} uses {tag}, a moving build tag (no version or date in it); {_FIX}")
         elif pull == "Never" and not any(ch.isdigit() for ch in tag):

@@ -26,7 +26,7 @@ from typing import Any, Iterator, Optional
 from components.secrets import first_token
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret
-from policies.kube import workload_types
+from policies.kube import as_dict, workload_types
 
 _MAX_DEPTH = 24
 _MAX_NODES = 20_000
@@ -36,6 +36,14 @@ _SECRET_TYPE = "kubernetes:core/v1:Secret"
 _SKIP_TYPES = frozenset({_SECRET_TYPE, *workload_types(CONFIG_MAP_TYPE)})
 # Secret types whose values are not credentials a person pasted (the token controller fills these).
 _SECRET_TYPES_SKIPPED = frozenset({"kubernetes.io/service-account-token"})
+# How a value the reader fills in starts ("${API_KEY}", "{{ .Values.key }}", "<your key>"); in a Secret also "[secret]",
+# how the plan shows a Pulumi secret.
+_PLACEHOLDER_STARTS = ("$", "{{", "<")
+
+
+def _credential_key(key: str) -> bool:
+    """True for a name (upper case, ``_`` for ``-``) that carries a credential: a header's or an env pattern's."""
+    return key in _CREDENTIAL_NAMES or looks_secret(key, NAME_PATTERNS)
 
 
 def _named_credential(item: dict) -> bool:
@@ -43,10 +51,9 @@ def _named_credential(item: dict) -> bool:
     name, value = item.get("name"), item.get("value")
     if not isinstance(name, str) or not isinstance(value, str) or not value.strip() or "valueFrom" in item:
         return False
-    if value.strip().startswith(("$", "{{", "<")):
+    if value.strip().startswith(_PLACEHOLDER_STARTS):
         return False  # a placeholder the reader fills in
-    key = name.upper().replace("-", "_")
-    return key in _CREDENTIAL_NAMES or looks_secret(key, NAME_PATTERNS)
+    return _credential_key(name.upper().replace("-", "_"))
 
 
 def _literal_credential(value: Any, path: str) -> Optional[tuple[str, str]]:
@@ -71,10 +78,10 @@ def _literal_credential(value: Any, path: str) -> Optional[tuple[str, str]]:
 
 def _secret_values(props: dict) -> Iterator[tuple[str, str]]:
     """(path, text) of a Secret's stringData values and its base64-decoded data values (undecodable ones skipped)."""
-    for key, value in (props.get("stringData") or {}).items() if isinstance(props.get("stringData"), dict) else ():
+    for key, value in as_dict(props.get("stringData")).items():
         if isinstance(value, str):
             yield f"stringData.{key}", value
-    for key, value in (props.get("data") or {}).items() if isinstance(props.get("data"), dict) else ():
+    for key, value in as_dict(props.get("data")).items():
         try:
             yield f"data.{key}", base64.b64decode(str(value), validate=True).decode("utf-8")
         except (binascii.Error, ValueError):
@@ -90,9 +97,8 @@ def _secret_finding(props: dict) -> Optional[str]:
         if (token := first_token(text)) is not None:
             return f"{where} holds {token.described} in clear text: {_SECRET_FIX}"
         literal = text.strip()
-        if named is None and literal and not literal.startswith(("$", "{{", "<", "[")):
-            key = where.split(".", 1)[1].upper().replace("-", "_").replace(".", "_")
-            if key in _CREDENTIAL_NAMES or looks_secret(key, NAME_PATTERNS):
+        if named is None and literal and not literal.startswith((*_PLACEHOLDER_STARTS, "[")):
+            if _credential_key(where.split(".", 1)[1].upper().replace("-", "_").replace(".", "_")):
                 named = where
     if named is not None:
         return unproven(f"{named} holds a literal value under a credential's name: {_SECRET_FIX}")

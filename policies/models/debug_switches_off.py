@@ -78,20 +78,25 @@ LOGGING: dict[str, tuple[Callable[[str], bool], str]] = {
 }
 
 
+def _switched_on(values: dict[str, str], table: dict, allowed: set[str]) -> list[tuple[str, str]]:
+    """(name=value, cost) of the table's switches the container turns on, in the table's order."""
+    return [
+        (f"{name}={values[name]}", cost)
+        for name, (on, cost) in table.items()
+        if name not in allowed and name in values and on(values[name])
+    ]
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     allowed = {v for v in config.get("allowedVariables", []) if isinstance(v, str)}
     findings = []
     for r in resources:
         for server in model_servers(r):
             values = env_values(server.container)
-            for name, (on, cost) in SWITCHES.items():
-                if name in allowed or name not in values or not on(values[name]):
-                    continue
-                findings.append((r.name, f"{server.label}: env {name}={values[name]} {cost}; remove it from the serving pod"))
-            for name, (on, cost) in LOGGING.items():
-                if name in allowed or name not in values or not on(values[name]):
-                    continue
-                message = f"{server.label}: env {name}={values[name]} {cost}, left on in a serving pod; remove it"
+            for setting, cost in _switched_on(values, SWITCHES, allowed):
+                findings.append((r.name, f"{server.label}: env {setting} {cost}; remove it from the serving pod"))
+            for setting, cost in _switched_on(values, LOGGING, allowed):
+                message = f"{server.label}: env {setting} {cost}, left on in a serving pod; remove it"
                 findings.append((r.name, unproven(message)))
     return findings
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, split_type, viewed_resources
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, split_type, viewed_resources
 from policies.reading.engines import table_servers
 from policies.reading.serving import namespace_of
 from policies.reading.vllm_args import vllm_servers
@@ -51,12 +51,20 @@ def _sets_itself(container: dict, variable: str) -> bool:
 
 
 def _services_in_namespace(namespace: Optional[str]) -> dict[str, bool]:
-    """The Services of ``namespace`` among the objects checked: name -> whether it gives link variables."""
-    return {
-        get(other.props, "metadata", "name"): _has_cluster_ip(other.props)
-        for other in viewed_resources() or ()
-        if split_type(other.type) == ("", "Service") and namespace_of(other) == namespace
-    }
+    """The Services of ``namespace`` among the objects checked: name -> whether it gives link variables. Built once
+    per namespace and evaluation (kube.memoized on the view), not once per server."""
+    view = viewed_resources()
+    if not view:
+        return {}
+    return memoized(
+        view,
+        f"link_services:{namespace}",
+        lambda objects: {
+            get(other.props, "metadata", "name"): _has_cluster_ip(other.props)
+            for other in objects
+            if split_type(other.type) == ("", "Service") and namespace_of(other) == namespace
+        },
+    )
 
 
 def _has_cluster_ip(service: dict) -> bool:

@@ -487,8 +487,18 @@ def test_check_input_errors_exit_2(args, expected):
     assert "Traceback" not in proc.stderr
 
 
-def test_check_refuses_an_invalid_pack_config(tmp_path):
-    (tmp_path / "cfg.json").write_text('{"vllm-gpu-memory-utilization-bounds": {"max": "high"}}')
+@pytest.mark.parametrize(
+    "config, field, rule",
+    [
+        ('{"vllm-gpu-memory-utilization-bounds": {"max": "high"}}', "vllm-gpu-memory-utilization-bounds.max", "'high'"),
+        # This session's config key (S38's allowedOptions): a wrong type names the field and the rule.
+        ('{"engine-options-exist": {"allowedOptions": 5}}', "engine-options-exist.allowedOptions", "5 is not of type 'array'"),
+    ],
+)
+def test_check_refuses_an_invalid_pack_config(tmp_path, config, field, rule):
+    (tmp_path / "cfg.json").write_text(config)
     proc = run_check("policies", "--config", str(tmp_path / "cfg.json"))
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: invalid policy configuration:")
+    assert f"{field}: " in proc.stderr and rule in proc.stderr
+    assert "Traceback" not in proc.stderr
