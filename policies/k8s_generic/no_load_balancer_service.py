@@ -7,29 +7,12 @@ at its default (60 s on AWS), and the model is exposed past the gateway's auth a
 
 from __future__ import annotations
 
-from components.aws_ids import sources_too_wide
 from policies.framework import Policy, Resource, unproven
-from policies.kube import annotations_of, as_dict, as_list, get, split_type
-from policies.reading import model_backends
+from policies.kube import annotations_of, as_dict, get, split_type
+from policies.reading import gateway_service, model_backends
+from policies.reading.exposure import internal_annotations
 
 SERVICE_TYPE = "kubernetes:core/v1:Service"
-
-
-# Annotations by which a LoadBalancer Service asks its cloud for an internal (VPC-only) load balancer: AWS Load Balancer
-# Controller (https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/service/annotations/#lb-scheme)
-# and the in-tree AWS provider, GKE (https://cloud.google.com/kubernetes-engine/docs/how-to/internal-load-balancing),
-# Azure (https://learn.microsoft.com/azure/aks/internal-lb).
-_INTERNAL = {
-    "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
-    "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
-    "networking.gke.io/load-balancer-type": "internal",
-    "cloud.google.com/load-balancer-type": "internal",
-    "service.beta.kubernetes.io/azure-load-balancer-internal": "true",
-}
-
-
-def _internal(annotations: dict) -> bool:
-    return any(str(annotations.get(k, "")).strip().lower() == v for k, v in _INTERNAL.items())
 
 
 def _service_finding(resource: Resource, selects: dict[str, list[str]], llm: set[str]) -> list[str]:
@@ -59,10 +42,10 @@ def _service_finding(resource: Resource, selects: dict[str, list[str]], llm: set
     # A source allow-list on the load balancer itself (spec.loadBalancerSourceRanges, kubernetes/api core/v1
     # ServiceSpec) no wider than the ALB rule's bound (components/aws_ids.py sources_too_wide, the bound G32 applies to
     # an ingress-nginx allow-list) admits only those callers: advice, as for an internal one.
-    ranges = [str(c).strip() for c in as_list(get(resource.props, "spec", "loadBalancerSourceRanges")) if str(c).strip()]
-    if ranges and sources_too_wide(ranges) is None:
+    ranges = gateway_service.narrow_source_ranges(resource.props)
+    if ranges:
         return [unproven(message + f" (its loadBalancerSourceRanges {', '.join(ranges)} admit only those sources)")]
-    return [unproven(message) if _internal(annotations_of(resource.props)) else message]
+    return [unproven(message) if internal_annotations(annotations_of(resource.props)) else message]
 
 
 def _ray_finding(resource: Resource) -> list[str]:
@@ -80,7 +63,7 @@ def _ray_finding(resource: Resource) -> list[str]:
         f"it is sent; client 10001; GCS 6379) and the Serve Service reachable past the ingress gateway's auth, "
         f"timeouts and rate limits; leave it ClusterIP and route the serve port through the gateway"
     )
-    internal = _internal(as_dict(cluster.get("headServiceAnnotations")))
+    internal = internal_annotations(as_dict(cluster.get("headServiceAnnotations")))
     return [message if kind == "LoadBalancer" and not internal else unproven(message)]
 
 

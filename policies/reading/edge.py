@@ -7,7 +7,8 @@ Facts relied on (each pinned by tests/policies/test_policy_edge_forms.py):
   (external), ``gce-internal`` or ``gce-regional-external``, or one with no class at all
   (kubernetes/ingress-gce v1.41.1 ``pkg/utils/utils.go:331-357`` IsGCEIngress, classes at
   ``pkg/annotations/ingress.go:62-66``). An Ingress with no class may be any controller's, so only a named class
-  counts here; ``spec.ingressClassName`` naming a GKE class is read as the author's intent too.
+  counts here; ``spec.ingressClassName`` naming a GKE class does not (GKE's controller ignores it:
+  ``gce_ingress_class``).
 * A backend's settings come from the BackendConfig (``cloud.google.com/v1``) named by the Service's
   ``cloud.google.com/backend-config`` annotation (or the beta key ``beta.cloud.google.com/backend-config``), a JSON
   ``{"default": name, "ports": {port: name}}`` (``pkg/annotations/service.go:37-47,153-165``); ``spec.timeoutSec``

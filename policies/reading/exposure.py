@@ -22,7 +22,7 @@ How far (``Reach``):
   or an ``infrastructure.parametersRef`` ConfigMap overlays the Service (``deploymentcontroller.go:765-766``; its
   ``service`` key read when the ConfigMap is in the set, unknown otherwise).
   A LoadBalancer Service counts as public unless an internal-load-balancer annotation says otherwise (the cloud
-  providers' default; policies/k8s_generic/no_load_balancer_service.py lists the annotations).
+  providers' default; ``INTERNAL_LB`` below lists the annotations).
 * ``internal``: an internal class (GKE's ``gke-l7-rilb``, ``gke-l7-cross-regional-internal-managed``, any class whose
   name says internal or private), an internal-load-balancer annotation, or an EnvoyProxy whose Service is ClusterIP.
 * ``unknown``: everything else. An ingress-nginx, Traefik, HAProxy or Kong Ingress, or one with no class (the
@@ -92,8 +92,11 @@ GKE_INTERNAL = (
 )
 ALB_CONTROLLER = "ingress.k8s.aws/alb"
 
-# Annotations by which a LoadBalancer Service asks for an internal load balancer (AWS, GKE, Azure; the same list
-# policies/k8s_generic/no_load_balancer_service.py cites).
+# Annotations by which a LoadBalancer Service asks its cloud for an internal (VPC-only) load balancer (read here and by
+# policies/k8s_generic/no_load_balancer_service.py): AWS Load Balancer Controller
+# (https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/service/annotations/#lb-scheme) and the
+# in-tree AWS provider, GKE (https://cloud.google.com/kubernetes-engine/docs/how-to/internal-load-balancing), Azure
+# (https://learn.microsoft.com/azure/aks/internal-lb).
 INTERNAL_LB = {
     "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
     "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
@@ -306,7 +309,7 @@ def gateway_reach(gw: Any, s: _Set) -> Reach:
 
 
 def _envoy_reach(gw: Any, gc: Any, klass: str, s: _Set) -> Reach:
-    ref = as_dict(get(gw.props, "spec", "infrastructure", "parametersRef")) or as_dict(get(gc.props, "spec", "parametersRef"))
+    ref = gateway_service.parameters_ref(gw, gc)
     if not ref:
         return Reach(
             "public",

@@ -19,15 +19,21 @@ GATEWAY_API = "gateway.networking.k8s.io"
 Named = Callable[[str, str, Any], Any]
 
 
+def parameters_ref(gw: Any, gc: Any) -> dict:
+    """The parametersRef that configures a Gateway's infrastructure: the Gateway's ``spec.infrastructure``, else its
+    GatewayClass's (``gc``, None when not in the set); {} when neither names one."""
+    return as_dict(get(gw.props, "spec", "infrastructure", "parametersRef")) or (
+        as_dict(get(gc.props, "spec", "parametersRef")) if gc is not None else {}
+    )
+
+
 def istio_overlay(gw: Any, gc: Any, named: Named) -> Optional[tuple[str, Optional[Mapping]]]:
     """The Service overlay an Istio Gateway's (or its GatewayClass's) parametersRef names: ("ConfigMap name", its
     ``service`` key read as YAML, {} when it has none, None when the ConfigMap is not in the set or unreadable); None
     when there is no parametersRef. Istio merges that ConfigMap's ``service`` key over the Service it generates
     (istio 1.30.3 pilot/pkg/config/kube/gatewaycommon/deploymentcontroller.go:765-766 reads
     ``gw.Spec.Infrastructure.ParametersRef``, :625 "parametersRef targeting configmap")."""
-    ref = as_dict(get(gw.props, "spec", "infrastructure", "parametersRef")) or (
-        as_dict(get(gc.props, "spec", "parametersRef")) if gc is not None else {}
-    )
+    ref = parameters_ref(gw, gc)
     if not ref:
         return None
     label = f"{ref.get('kind') or 'parametersRef'} {ref.get('name')}"
@@ -51,9 +57,7 @@ def _lb_service(gw: Any, named: Named) -> list[Mapping]:
     out: list[Mapping] = [{"metadata": {"annotations": as_dict(get(gw.props, "spec", "infrastructure", "annotations"))}}]
     klass = get(gw.props, "spec", "gatewayClassName")
     gc = named(GATEWAY_API, "GatewayClass", klass)
-    ref = as_dict(get(gw.props, "spec", "infrastructure", "parametersRef")) or as_dict(
-        get(gc.props, "spec", "parametersRef") if gc is not None else None
-    )
+    ref = parameters_ref(gw, gc)
     if ref.get("kind") == "EnvoyProxy":
         proxy = named("gateway.envoyproxy.io", "EnvoyProxy", ref.get("name"))
         service = as_dict(get(proxy.props, "spec", "provider", "kubernetes", "envoyService")) if proxy is not None else {}
@@ -88,7 +92,14 @@ def lb_source_guard(gw: Any, named: Named) -> Optional[str]:
     same bound as the ingress-nginx allow-list in policies/reading/exposure.py): the cloud load balancer admits only those sources (Kubernetes
     ServiceSpec.loadBalancerSourceRanges; envoyproxy/gateway v1.9.0 api/v1alpha1/shared_types.go:358-364)."""
     for service in _lb_service(gw, named):
-        ranges = [str(c).strip() for c in as_list(get(service, "spec", "loadBalancerSourceRanges")) if str(c).strip()]
-        if ranges and sources_too_wide(ranges) is None:
+        ranges = narrow_source_ranges(service)
+        if ranges:
             return f"loadBalancerSourceRanges {', '.join(ranges)}"
     return None
+
+
+def narrow_source_ranges(service: Mapping) -> list[str]:
+    """A Service's ``spec.loadBalancerSourceRanges`` when they are no wider than the ALB rule's bound
+    (components/aws_ids.py sources_too_wide), else [] (none, or too wide to keep strangers out)."""
+    ranges = [str(c).strip() for c in as_list(get(service, "spec", "loadBalancerSourceRanges")) if str(c).strip()]
+    return ranges if ranges and sources_too_wide(ranges) is None else []

@@ -52,11 +52,6 @@ def env_from_secrets(container: Mapping) -> list[str]:
     ]
 
 
-def keyed_services(resources: list) -> dict[str, bool]:
-    """Service name -> whether every model server behind it asks for an API key."""
-    return {name: state is True for name, state in key_states(resources).items()}
-
-
 def key_states(resources: list) -> dict[str, bool | None]:
     """Service name -> True when every model server behind it asks for an API key, None when some may (an envFrom
     Secret) and none is proven without, False otherwise."""
@@ -88,7 +83,7 @@ def selected_services(resources: list) -> dict[str, list[str]]:
 
 def model_services(resources: list) -> set[str]:
     """Names of the Services in front of the set's model servers (KubeRay's head and serve Services included)."""
-    found = set(keyed_services(resources))
+    found = set(key_states(resources))
     for r in resources:
         if split_type(r.type)[0] == "ray.io" and model_servers(r):
             found |= {f"{get(r.props, 'metadata', 'name')}-head-svc", f"{get(r.props, 'metadata', 'name')}-serve-svc"}

@@ -23,7 +23,7 @@ from policies.reading.serving import ModelServer, container_argv, model_servers
 from policies.reading.vllm_args import vllm_servers
 
 # GKE's backend service timeout when no BackendConfig sets timeoutSec (policies/reading/edge.py cites it).
-GKE_DEFAULT_SECONDS = 30.0
+GKE_DEFAULT_SECONDS = float(edge.GCE_BACKEND_TIMEOUT_DEFAULT)
 # Engines of components/serving_engines.toml that generate text ("GPU model" is a GPU pod of an image the table does
 # not know; Triton serves any model, an embedding one included).
 GENERATION_ENGINES = frozenset(
@@ -137,6 +137,20 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     return sorted(set(findings))
 
 
+def _cut_at_gke_default(w: Resource) -> tuple[float | None, bool] | None:
+    """For a workload whose model servers generate (not all pooling) and that states no longest request within GKE's
+    30 s: (its longest request, whether no engine of it is a known generation engine); None for any other workload.
+    An engine the table does not know (a GPU pod of another image) may be an embedding server answering in well under
+    30 s: the callers make that advice."""
+    servers = model_servers(w)
+    if not servers or all(_pooling(s) for s in servers):
+        return None
+    longest = _longest_request(w)
+    if longest is not None and longest <= GKE_DEFAULT_SECONDS:
+        return None
+    return longest, all(s.engine not in GENERATION_ENGINES for s in servers)
+
+
 def _gke_default(resources: list[Resource], selectors: dict) -> list[tuple[str, str]]:
     """A GKE Ingress in front of a model server whose Service, in the set, names no BackendConfig (or one of the set
     without timeoutSec): the backend service keeps GKE's 30 s, which bounds the whole response of an external or
@@ -146,15 +160,10 @@ def _gke_default(resources: list[Resource], selectors: dict) -> list[tuple[str, 
     ingresses = [r for r in resources if r.type in path.INGRESS_TYPES and edge.is_gce_ingress(r)]
     found = []
     for w in resources if ingresses else []:
-        servers = model_servers(w)
-        if not servers or all(_pooling(s) for s in servers):
+        cut = _cut_at_gke_default(w)
+        if cut is None:
             continue
-        # Compared with the longest request the workload states: one within 30 s is not cut. An engine the table does
-        # not know (a GPU pod of another image) may be an embedding server answering in well under 30 s: advice.
-        longest = _longest_request(w)
-        if longest is not None and longest <= GKE_DEFAULT_SECONDS:
-            continue
-        unknown_engine = all(s.engine not in GENERATION_ENGINES for s in servers)
+        longest, unknown_engine = cut
         mine = path.workload_services(w, selectors)
         for ing in ingresses:
             for service, port in edge.ingress_backend_ports(ing):
@@ -198,11 +207,10 @@ def _gke_gateway_default(resources: list[Resource], selectors: dict) -> list[tup
     ]
     found = []
     for w in resources if routes else []:
-        servers = model_servers(w)
-        longest = _longest_request(w)
-        if not servers or all(_pooling(s) for s in servers) or (longest is not None and longest <= GKE_DEFAULT_SECONDS):
+        cut = _cut_at_gke_default(w)
+        if cut is None:
             continue
-        unknown_engine = all(s.engine not in GENERATION_ENGINES for s in servers)
+        longest, unknown_engine = cut
         mine = path.workload_services(w, selectors)
         for r, route in routes:
             for service in sorted(set(route.services) & mine):
