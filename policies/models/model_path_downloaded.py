@@ -22,15 +22,10 @@ from typing import Mapping, Optional
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers
 from policies.reading.downloaders import LLMAZ_MODEL_DIR, LLMAZ_TOOL, Fetch, fetches
-from policies.reading.engines import table_servers, volume_at
+from policies.reading.engines import path_under, table_servers, volume_at
 from policies.reading.vllm_args import served_model, vllm_servers
 
 _FRESH = ("emptyDir", "ephemeral")
-
-
-def _under(path: str, folder: str) -> bool:
-    path, folder = posixpath.normpath(path), posixpath.normpath(folder)
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _mount_of(container: Mapping, volume: str) -> Optional[str]:
@@ -72,11 +67,11 @@ def _finding(resource: Resource, label: str, podspec: dict, container: dict, pat
     for volume, _ in {root for _, root in loaders if root is not None}:
         mine = [(f, root) for f, root in loaders if root is not None and root[0] == volume]
         server_mount = LLMAZ_MODEL_DIR if mine[0][0].tool == LLMAZ_TOOL else _mount_of(container, volume)
-        if server_mount is None or not _under(path, server_mount):
+        if server_mount is None or not path_under(path, server_mount):
             continue
         # The folders the loaders write, as the server sees them.
         folders = [posixpath.join(server_mount, posixpath.relpath(f.into or root[1], root[1])) for f, root in mine]
-        if any(_under(path, folder) or _under(folder, path) for folder in folders):
+        if any(path_under(path, folder) or path_under(folder, path) for folder in folders):
             return None
         message = (
             f"{label}: reads the model from {path}, but the volume {volume} starts empty and its loader writes only "

@@ -22,7 +22,17 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from policies.kube import as_dict, as_list, containers, get, memoized, pod_specs, split_type, viewed_resources
+from policies.kube import (
+    as_dict,
+    as_list,
+    container_label,
+    containers,
+    get,
+    memoized,
+    pod_specs,
+    split_type,
+    viewed_resources,
+)
 from policies.reading.vllm_args import command_tokens, is_shell_operator
 
 
@@ -158,10 +168,15 @@ LLMAZ_MODEL_DIR = "/workspace/models/"
 LLMAZ_TOOL = "llmaz model-loader"
 
 
+def _open_models(view: Any) -> dict[Any, Any]:
+    return {get(r.props, "metadata", "name"): r.props for r in view if split_type(getattr(r, "type", "")) == LLMAZ_MODEL}
+
+
 def _llmaz_models(resource: Any) -> list[dict]:
-    """The OpenModels of the files read that an llmaz Service claims, in claim order."""
-    view = viewed_resources() or ()
-    models = {get(r.props, "metadata", "name"): r.props for r in view if split_type(getattr(r, "type", "")) == LLMAZ_MODEL}
+    """The OpenModels of the files read that an llmaz Service claims, in claim order (the OpenModels by name are
+    collected once per evaluation: kube.memoized on the view)."""
+    view = viewed_resources()
+    models = memoized(view, "llmaz_open_models", _open_models) if view else {}
     claims = [as_dict(m).get("name") for m in as_list(get(resource.props, "spec", "modelClaims", "models"))]
     return [as_dict(models[name]) for name in claims if name in models]
 
@@ -195,8 +210,6 @@ def _llmaz_fetches(resource: Any) -> list[Fetch]:
 
 
 def _fetches(resource: Any) -> list[Fetch]:
-    from policies.kube import container_label
-
     found = []
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):

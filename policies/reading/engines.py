@@ -396,17 +396,22 @@ def _row(name: str) -> Optional[Engine]:
     return engine_row(name)
 
 
+def path_under(path: str, folder: str) -> bool:
+    """True when ``path`` is ``folder`` or a path inside it (both normalised)."""
+    path, folder = posixpath.normpath(path), posixpath.normpath(folder)
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
 def volume_at(podspec: Mapping, container: Mapping, directory: str) -> Optional[dict]:
     """The volume mounted at ``directory`` or at the nearest folder above it, or None (the container's
     own writable layer)."""
-    directory = posixpath.normpath(directory)
     best, best_len = None, -1
     for mount in as_list(container.get("volumeMounts")):
         path = as_dict(mount).get("mountPath")
         if not isinstance(path, str) or not path:
             continue
         path = posixpath.normpath(path)
-        if (directory == path or directory.startswith(path.rstrip("/") + "/")) and len(path) > best_len:
+        if path_under(directory, path) and len(path) > best_len:
             best, best_len = mount.get("name"), len(path)
     if best is None:
         return None
