@@ -17,13 +17,13 @@ monitor, every HPA in it must be served by them.
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from policies.autoscaling.scalers import (
     adapter_rules,
     hpa_metrics,
     is_hpa,
     is_scaled_object,
+    max_replicas,
     monitored_by,
     monitors,
     scale_target,
@@ -32,7 +32,7 @@ from policies.autoscaling.scalers import (
     workloads,
 )
 from policies.framework import Policy, Resource, unproven
-from policies.kube import ISVC_TYPE, as_float, as_list, get
+from policies.kube import ISVC_TYPE, as_list, get
 
 _UNSERVED = "the HPA shows <unknown> for it and never scales"
 _UNSCRAPED = "no series reach Prometheus, so the autoscaler sees no load and never scales"
@@ -79,19 +79,10 @@ def per_pod_query_findings(scaler: Resource) -> list[str]:
     ]
     # At most one replica (review 32 R19): two pods run only while a rollout's surge pod starts beside the old one,
     # so the error is brief and the set does not prove it happens: advice that says so.
-    bound = _max_replicas(scaler)
-    if bound == 1:
+    if max_replicas(scaler)[1] == 1:
         note = " (max replicas 1: two pods run only during a rollout's surge, when the trigger errors)"
         return [unproven(m + note) for m in found]
     return found
-
-
-def _max_replicas(scaler: Resource) -> Optional[float]:
-    """The scaler's replica ceiling as written: a ScaledObject's spec.maxReplicaCount (KEDA's default 100, kedacore/keda
-    v2.20.2 apis/keda/v1alpha1/scaledobject_types.go), an InferenceService's spec.predictor.maxReplicas; None unset."""
-    if scaler.type == ISVC_TYPE:
-        return as_float(get(scaler.props, "spec", "predictor", "maxReplicas"))
-    return as_float(get(scaler.props, "spec", "maxReplicaCount"))
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:

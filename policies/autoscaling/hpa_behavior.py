@@ -288,9 +288,11 @@ def _unset_check(resources: list[Resource], config: dict) -> list[tuple[str, str
     candidates = workloads(resources)
     findings = []
     for scaler in scalers(resources):
-        relevance = llm_scaler(scaler, resources, scale_target(scaler, candidates))
         path, spec = behavior(scaler)
-        if relevance is None or spec:
+        if spec:
+            continue
+        relevance = llm_scaler(scaler, resources, scale_target(scaler, candidates))
+        if relevance is None:
             continue
         if is_scaled_object(scaler):
             # KEDA: cooldownPeriod is "only relevant when minReplicaCount = 0 or idleReplicaCount = 0" (kedacore/keda

@@ -122,7 +122,10 @@ def behavior(scaler: Resource) -> tuple[str, dict]:
 
 
 def max_replicas(scaler: Resource) -> tuple[str, Optional[int]]:
-    """(field, value) of the scaler's replica ceiling; KEDA's default 100 when a ScaledObject leaves it unset."""
+    """(field, value) of the scaler's replica ceiling; KEDA's default 100 when a ScaledObject leaves it unset (kedacore/
+    keda v2.20.2 apis/keda/v1alpha1/scaledobject_types.go); an InferenceService's spec.predictor.maxReplicas."""
+    if scaler.type == ISVC_TYPE:
+        return "spec.predictor.maxReplicas", as_int(get(scaler.props, "spec", "predictor", "maxReplicas"))
     if is_scaled_object(scaler):
         value = get(scaler.props, "spec", "maxReplicaCount")
         return "spec.maxReplicaCount", KEDA_DEFAULT_MAX_REPLICAS if value is None else as_int(value)
@@ -205,12 +208,16 @@ def workloads(resources: Iterable[Resource]) -> list[Workload]:
     return found
 
 
-def scale_target(scaler: Resource, candidates: list[Workload]) -> Optional[Workload]:
-    """The workload the scaler's scaleTargetRef names (same namespace where both say one), if it is in the set."""
+def _target_ref(scaler: Resource) -> tuple[Any, Any, Optional[str]]:
+    """(kind, name, namespace) of the workload the scaler's scaleTargetRef names, as written."""
     ref = as_dict(get(scaler.props, "spec", "scaleTargetRef"))
     # A ScaledObject's kind defaults to Deployment.
-    kind = ref.get("kind") or ("Deployment" if is_scaled_object(scaler) else None)
-    name, ns = ref.get("name"), namespace_of(scaler)
+    return ref.get("kind") or ("Deployment" if is_scaled_object(scaler) else None), ref.get("name"), namespace_of(scaler)
+
+
+def scale_target(scaler: Resource, candidates: list[Workload]) -> Optional[Workload]:
+    """The workload the scaler's scaleTargetRef names (same namespace where both say one), if it is in the set."""
+    kind, name, ns = _target_ref(scaler)
     for w in candidates:
         if (w.kind, w.name) == (kind, name) and (ns is None or w.namespace is None or ns == w.namespace):
             return w
@@ -222,9 +229,7 @@ def target_in_set(scaler: Resource, resources: Iterable[Resource]) -> bool:
 
     Any kind counts, readers or not, so that a target read generically is never taken for one outside the set.
     """
-    ref = as_dict(get(scaler.props, "spec", "scaleTargetRef"))
-    kind = ref.get("kind") or ("Deployment" if is_scaled_object(scaler) else None)
-    name, ns = ref.get("name"), namespace_of(scaler)
+    kind, name, ns = _target_ref(scaler)
     for r in resources:
         r_name, r_ns = metadata_name(r.props) or r.name, namespace_of(r)
         if ns is not None and r_ns is not None and ns != r_ns:
@@ -429,8 +434,12 @@ def target_number(target: dict) -> tuple[Optional[str], Optional[float]]:
 
 def mentions_vllm(scaler: Resource) -> bool:
     """True when the scaler's metrics or triggers read vLLM series (its target is then an LLM server)."""
-    text = str(get(scaler.props, "spec", "metrics")) + str(get(scaler.props, "spec", "triggers"))
-    return "vllm" in text.lower()
+    return "vllm" in _metrics_text(scaler).lower()
+
+
+def _metrics_text(scaler: Resource) -> str:
+    """An HPA's spec.metrics and a ScaledObject's spec.triggers as one text, for the series names they read."""
+    return str(get(scaler.props, "spec", "metrics")) + str(get(scaler.props, "spec", "triggers"))
 
 
 # Series of model servers and GPUs besides vLLM's: SGLang (sglang:), TGI (tgi_), Triton (nv_inference_*, nv_gpu_*),
@@ -462,7 +471,7 @@ def model_server_hint(scaler: Resource) -> Optional[str]:
     Read: a model-server or GPU series in its metrics or triggers, else a model server's name in its target's name,
     its own name or its labels' values. Only a hint: the target's pods are not in the files read.
     """
-    text = str(get(scaler.props, "spec", "metrics")) + str(get(scaler.props, "spec", "triggers"))
+    text = _metrics_text(scaler)
     if "vllm" in text.lower() or _SERVER_METRIC.search(text):
         return "its metrics read a model server's series"
     ref_name = get(scaler.props, "spec", "scaleTargetRef", "name")
