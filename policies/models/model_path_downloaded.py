@@ -64,7 +64,9 @@ def _servers(resource: Resource) -> list[tuple[str, dict, dict, str]]:
 
 def _finding(resource: Resource, label: str, podspec: dict, container: dict, path: str) -> Optional[str]:
     loaders = [(f, _root(f)) for f in fetches(resource) if f.podspec is podspec]
-    for volume, _ in {root for _, root in loaders if root is not None}:
+    # The loaders' (volume, folder) pairs in the order the pod lists them (dict.fromkeys, not a set: a set of strings
+    # iterates in an order that changes between runs, and the first volume that matches gives the message).
+    for volume, _ in dict.fromkeys(root for _, root in loaders if root is not None):
         mine = [(f, root) for f, root in loaders if root is not None and root[0] == volume]
         server_mount = LLMAZ_MODEL_DIR if mine[0][0].tool == LLMAZ_TOOL else _mount_of(container, volume)
         if server_mount is None or not path_under(path, server_mount):
