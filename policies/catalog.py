@@ -78,6 +78,7 @@ _ENTRIES = (
     Entry("S", 39, "a multi-node engine is started as the engine starts one"),
     Entry("S", 40, "a server reads the model path its loader writes"),
     Entry("S", 41, "service links spare the engine's own variables"),
+    Entry("S", 42, "a model server is not pinned to one node"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

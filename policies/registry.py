@@ -22,7 +22,14 @@ from policies.autoscaling import (
 from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
-from policies.gpu import efa_device_plugin, ephemeral_storage, rollout_surge, single_attach_rollout, tolerates_and_targets
+from policies.gpu import (
+    efa_device_plugin,
+    ephemeral_storage,
+    pinned_to_one_node,
+    rollout_surge,
+    single_attach_rollout,
+    tolerates_and_targets,
+)
 from policies.ingress import (
     external_gce_ingress_guarded,
     internet_facing_alb_guarded,
@@ -147,6 +154,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     node_choice.POLICY,
     gpu_expiry.POLICY,
     tolerates_and_targets.POLICY,
+    pinned_to_one_node.POLICY,
     ephemeral_storage.POLICY,
     rollout_surge.POLICY,
     timeout_chain_ordered.POLICY,

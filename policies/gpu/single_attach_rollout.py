@@ -17,6 +17,7 @@ from typing import Any
 
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_list, get, metadata_name, requests_gpu, split_type, viewed_resources
+from policies.reading.placement import pinned_node
 
 DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
 SINGLE_ATTACH = ("ReadWriteOnce", "ReadWriteOncePod")
@@ -51,34 +52,11 @@ def _surges(spec: dict) -> bool:
         return True
 
 
-_HOSTNAME = "kubernetes.io/hostname"
-
-
 def _one_node(podspec: dict) -> bool:
-    """True when the pods can land on one node only: spec.nodeName, a kubernetes.io/hostname node selector, or a
-    required node-affinity whose every term pins that label to one value. ReadWriteOnce "can be mounted as read-write
-    by a single node ... [and] still can allow multiple pods to access the volume when the pods are running on the
-    same node" (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#access-modes)."""
-    if isinstance(podspec.get("nodeName"), str) and podspec["nodeName"]:
-        return True
-    if isinstance(get(podspec, "nodeSelector", _HOSTNAME), str):
-        return True
-    terms = as_list(
-        get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
-    )
-    # Terms are ORed: every term must pin the hostname, all to the same node.
-    pins = [_pinned_host(term) for term in terms]
-    return bool(pins) and None not in pins and len(set(pins)) == 1
-
-
-def _pinned_host(term: Any) -> str | None:
-    """The one node a node-selector term pins (kubernetes.io/hostname In [one name]), else None."""
-    for expr in as_list(as_dict(term).get("matchExpressions")):
-        expr = as_dict(expr)
-        values = as_list(expr.get("values"))
-        if expr.get("key") == _HOSTNAME and expr.get("operator") == "In" and len(values) == 1 and isinstance(values[0], str):
-            return values[0]
-    return None
+    """True when the pods can land on one node only (policies.reading.placement.pinned_node). ReadWriteOnce "can be
+    mounted as read-write by a single node ... [and] still can allow multiple pods to access the volume when the pods
+    are running on the same node" (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#access-modes)."""
+    return pinned_node(podspec) is not None
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
