@@ -7,8 +7,17 @@ consolidation and drift then evict serving pods at any hour, and each reload tak
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import get
-from policies.reading.nodepools import NODEPOOL_TYPES, budget_blocks, budgets, is_gpu_nodepool, is_static
+from policies.kube import as_list, get
+from policies.reading.nodepools import (
+    NODEPOOL_TYPES,
+    budget_blocks,
+    budgets,
+    covering_budgets,
+    is_gpu_nodepool,
+    is_static,
+    moving_ami,
+    node_class,
+)
 
 
 def _is_default(found: list[dict]) -> bool:
@@ -18,10 +27,40 @@ def _is_default(found: list[dict]) -> bool:
     return len(found) == 1 and set(found[0]) == {"nodes"} and str(found[0]["nodes"]).strip() == "10%"
 
 
+def _drift_source(props: dict) -> tuple[str, bool]:
+    """What drifts the pool's nodes, and whether the files prove it happens on its own: the EC2NodeClass of the set
+    selects a moving AMI (every release drifts every node), else only a change to the NodePool or its class does."""
+    found = node_class(props)
+    why = moving_ami(found[1]) if found is not None else None
+    if found is not None and why is not None:
+        return f"on every AMI release (its EC2NodeClass {found[0]} selects {why})", True
+    return "whenever the NodePool or its EC2NodeClass changes (or the class's AMI moves)", False
+
+
+def _unbudgeted_drift(props: dict, found: list[dict]) -> list[str]:
+    """Budgets are written but none applies to Drifted: drift of this GPU pool is unlimited."""
+    if covering_budgets(found, "Drifted"):
+        return []
+    named = sorted({str(r) for b in found for r in as_list(b.get("reasons"))})
+    when, proven = _drift_source(props)
+    message = (
+        f"spec.disruption.budgets: every budget is limited to reasons {', '.join(named)}, so none applies to Drifted "
+        f"and Karpenter allows unlimited drift disruptions of this GPU pool (a reason no budget names gets MaxInt32: "
+        f"kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go:363-377); its serving nodes are replaced {when}, "
+        f'at any hour and with only pod PDBs in the way; add a budget for Drifted (nodes "0" outside the maintenance '
+        f'window, nodes "1" at most)'
+    )
+    return [message if proven else unproven(message)]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     if not is_gpu_nodepool(resource.props):
         return []
     found = budgets(resource.props)
+    if found and not is_static(resource.props):
+        drift = _unbudgeted_drift(resource.props, found)
+        if drift:
+            return drift
     policy = get(resource.props, "spec", "disruption", "consolidationPolicy") or "WhenEmptyOrUnderutilized"
     if found and policy == "WhenEmpty" and _is_default(found):
         return [
@@ -60,8 +99,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="karpenter-gpu-nodepool-disruption-budget",
-    description="A GPU NodePool must set explicit disruption budgets that keep consolidation of serving nodes to a window.",
-    rationale="Without budgets Karpenter applies nodes: 10% for every disruption reason (the NodePool CRD default, https://github.com/kubernetes-sigs/karpenter/blob/main/pkg/apis/crds/karpenter.sh_nodepools.yaml), so consolidation and drift evict serving pods at any hour and each replacement reloads a model for minutes. Budgets with reasons and schedules confine that to a window (https://karpenter.sh/docs/concepts/disruption/#disruption-budgets).",
+    description=(
+        "A GPU NodePool must set explicit disruption budgets that keep consolidation of serving nodes to a window, and "
+        "one of them must apply to drift (budgets limited to other reasons leave Drifted unlimited)."
+    ),
+    rationale="Without budgets Karpenter applies nodes: 10% for every disruption reason (the NodePool CRD default, https://github.com/kubernetes-sigs/karpenter/blob/main/pkg/apis/crds/karpenter.sh_nodepools.yaml), so consolidation and drift evict serving pods at any hour and each replacement reloads a model for minutes. Budgets with reasons and schedules confine that to a window (https://karpenter.sh/docs/concepts/disruption/#disruption-budgets). A budget with reasons applies to those reasons only: a reason no budget names is unlimited (kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go:363-377 starts from MaxInt32), so budgets for Underutilized and Empty alone let drift replace every GPU node at once, on every AMI release where the EC2NodeClass selects a moving AMI (an @latest alias: aws/karpenter-provider-aws v1.14.1 pkg/apis/v1/ec2nodeclass.go:242). Blocking when the EC2NodeClass in the files moves on its own; advice where it is pinned or not in the files.",
     catalog="S12",
     severity="high",
     enforcement="mandatory",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from policies.kube import GPU_RESOURCE, as_dict, as_float, as_list, as_quantity, get
+from policies.kube import GPU_RESOURCE, as_dict, as_float, as_list, as_quantity, get, memoized, split_type, viewed_resources
 
 NODEPOOL_TYPES = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")
 _GPU_FAMILY = re.compile(r"^(g|p)[0-9]")
@@ -83,6 +83,68 @@ def budget_blocks(budget: dict, reason: str) -> bool:
     """True when the budget allows zero nodes for ``reason`` (its reasons include it, or it names none)."""
     reasons = as_list(budget.get("reasons"))
     return str(budget.get("nodes")).strip() in ("0", "0%") and (not reasons or reason in reasons)
+
+
+def covering_budgets(found: list[dict], reason: str) -> list[dict]:
+    """The budgets that apply to ``reason``: those naming it, and those naming no reason at all.
+
+    Karpenter takes, per reason, the minimum over the budgets whose reasons are unset or contain it, starting from
+    MaxInt32 (kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go:363-377, GetAllowedDisruptionsByReason); the
+    disruption controller asks it once per method with that method's reason (pkg/controllers/disruption/helpers.go:300,
+    BuildDisruptionBudgetMapping; drift.go:110 Drifted). A reason no budget applies to is therefore unlimited.
+    """
+    return [b for b in found if not as_list(b.get("reasons")) or reason in as_list(b.get("reasons"))]
+
+
+_NODE_CLASS_KINDS = {("karpenter.k8s.aws", "EC2NodeClass")}
+
+
+def node_class(props: dict) -> tuple[str, dict] | None:
+    """(name, props) of the EC2NodeClass the NodePool's nodeClassRef names, among the objects being checked
+    (kube.viewed_resources); None when it names none or the class is not in the files read."""
+    ref = as_dict(get(props, "spec", "template", "spec", "nodeClassRef"))
+    name = ref.get("name")
+    view = viewed_resources()
+    if not isinstance(name, str) or not view:
+        return None
+    found = memoized(view, "ec2_node_classes", _node_classes).get(name)
+    return (name, found) if found is not None else None
+
+
+def _node_classes(view: Any) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for r in view:
+        if split_type(getattr(r, "type", "")) in _NODE_CLASS_KINDS and isinstance(get(r.props, "metadata", "name"), str):
+            out.setdefault(get(r.props, "metadata", "name"), r.props)
+    return out
+
+
+_MOVING_SSM = re.compile(r"(latest|recommended)", re.IGNORECASE)
+
+
+def moving_ami(props: dict) -> str | None:
+    """What makes an EC2NodeClass's AMI move on its own (a new AMI is a drift of every node), or None when pinned.
+
+    - an alias ``family@latest``: "Setting the version to latest will result in drift when a new AMI is released"
+      (aws/karpenter-provider-aws v1.14.1 pkg/apis/v1/ec2nodeclass.go:242);
+    - an SSM parameter whose path says latest or recommended (the EKS-optimized AMI parameters AWS repoints on every
+      release, e.g. /aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id);
+    - a v1beta1 EC2NodeClass with an amiFamily and no amiSelectorTerms: Karpenter then resolves the family's default
+      AMIs (aws/karpenter-provider-aws v0.37.0 pkg/providers/amifamily/ami.go:109-110) from the ".../recommended/
+      image_id" SSM parameters (al2023.go:38), which move with every release.
+    """
+    terms = [as_dict(t) for t in as_list(get(props, "spec", "amiSelectorTerms"))]
+    for term in terms:
+        alias = term.get("alias")
+        if isinstance(alias, str) and alias.strip().lower().endswith("@latest"):
+            return f"amiSelectorTerms alias {alias.strip()}"
+        ssm = term.get("ssmParameter")
+        if isinstance(ssm, str) and _MOVING_SSM.search(ssm):
+            return f"amiSelectorTerms ssmParameter {ssm}"
+    family = get(props, "spec", "amiFamily")
+    if not terms and isinstance(family, str) and family != "Custom" and str(props.get("apiVersion", "")).endswith("v1beta1"):
+        return f"amiFamily {family} with no amiSelectorTerms (the family's latest AMI)"
+    return None
 
 
 def duration_seconds(text: Any) -> int | None:
