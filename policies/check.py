@@ -28,6 +28,7 @@ from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
 from policies.kube import read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
 from policies.reading.gaps import sizing_gaps
+from policies.reading.kustomize import is_patch, listed_patches
 from policies.registry import evaluate, validate_config
 from policies.scopes import split
 
@@ -63,7 +64,12 @@ def _key(o: ManifestObject | Unreadable) -> str:
 def resources_of(manifests: ManifestSet) -> list[Resource]:
     """The objects read as the policy framework's resources, typed as the Pulumi engine types them, then one
     resource per file or document that could not be read (policies.input: the S27 policies report them)."""
-    resources = [Resource(type=o.resource_type, name=_key(o), props=o.obj) for o in manifests.objects]
+    # A Kustomize patch lacks what its base holds: findings that rest on an absence are advice there.
+    patches = listed_patches(sorted({o.file for o in manifests.objects}))
+    resources = [
+        Resource(type=o.resource_type, name=_key(o), props=o.obj, patch=is_patch(o.file, o.obj, patches))
+        for o in manifests.objects
+    ]
     resources += [
         Resource(type=UNREADABLE_TYPE, name=_key(u), props=unreadable_props(u.file, u.document, u.line, u.why, u.kind))
         for u in manifests.unreadable

@@ -69,6 +69,9 @@ class Resource:
     # For an object a controller creates from ours (components/derive.Derived: controller, source, the
     # upstream rule behind each field it set); None for what the stack or a manifest file declares.
     origin: Any = None
+    # True for a patch a Kustomize overlay merges onto a base (policies/reading/kustomize.py): the object lacks what
+    # its base holds, so only what it states itself can prove a problem.
+    patch: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,11 +132,39 @@ def operator_may_fill(policy: Policy, resource: Resource) -> bool:
     return bool(policy.operator_fills) and bool(read_generically(resource))
 
 
-def _weighed(policy: Policy, message: str, partial: bool, generic: bool) -> str:
-    """A resource policy's finding, marked unproven where another object completes the template (``partial``) or an
-    operator may fill the field on a generic read (``generic``, which the message then says)."""
+# Policies that judge a value an object states (an image tag, a literal credential, a privileged flag, a debug
+# switch): in a Kustomize patch the stated value wins in the merged object (scalars replace, env merges by name), so
+# their findings keep their level there. Every other finding on a patch may rest on a field its base holds.
+STATED_VALUE_POLICIES = frozenset(
+    {
+        "image-tag-pinned",
+        "no-literal-secret-env",
+        "no-literal-credential",
+        "no-privileged",
+        "no-host-namespaces",
+        "capabilities-allow-list",
+        "debug-switches-off",
+        "hf-token-not-empty",
+    }
+)
+PATCH_NOTE = "advisory: a patch that Kustomize merges onto a base, which may set what it lacks"
+
+
+def _on_patch(policy: Policy, message: str) -> str:
+    """A finding on a Kustomize patch: unproven (and said so) unless the policy judges a value the patch states."""
+    if policy.name in STATED_VALUE_POLICIES or isinstance(message, Unproven):
+        return message
+    return unproven(f"{message} ({PATCH_NOTE})")
+
+
+def _weighed(policy: Policy, message: str, partial: bool, generic: bool, patch: bool = False) -> str:
+    """A resource policy's finding, marked unproven where another object completes the template (``partial``), an
+    operator may fill the field on a generic read (``generic``, which the message then says), or the resource is a
+    Kustomize patch (``patch``, policies/reading/kustomize.py)."""
     if generic:
         return unproven(f"{message} ({GENERIC_NOTE.format(policy.operator_fills)})")
+    if patch:
+        return _on_patch(policy, message)
     return unproven(message) if partial else message
 
 
@@ -336,8 +367,13 @@ def evaluate_policies(
                 findings: list[tuple[str, str]] = []
                 for group in scopes if scopes is not None else (resources,):
                     before = set(findings)
+                    patches = {r.name for r in group if r.patch}
                     # A stack-wide finding ("" as the name) two clusters share is reported once.
-                    findings.extend(f for f in run_stack_policy(policy, group, values) if f not in before)
+                    findings.extend(
+                        (name, _on_patch(policy, message) if name in patches else message)
+                        for name, message in run_stack_policy(policy, group, values)
+                        if (name, message) not in before
+                    )
             else:
                 findings = []
                 for group in scopes if scopes is not None else (resources,):
@@ -346,7 +382,7 @@ def evaluate_policies(
                             found = run_resource_policy(policy, r, values)
                             partial = completed_elsewhere(policy.resource_types, r) or patched_unknown(policy.resource_types, r)
                             generic = bool(found) and operator_may_fill(policy, r)
-                            findings.extend((r.name, _weighed(policy, m, partial, generic)) for m in found)
+                            findings.extend((r.name, _weighed(policy, m, partial, generic, r.patch)) for m in found)
             violations.extend(
                 Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
                 for name, message in findings

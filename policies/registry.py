@@ -35,6 +35,7 @@ from policies.ingress import (
     internet_facing_alb_guarded,
     model_pods_network_isolated,
     public_model_endpoint_guarded,
+    rewrite_keeps_api_path,
 )
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
@@ -87,7 +88,7 @@ from policies.models import (
     serving_code_pinned,
     serving_start_installs,
 )
-from policies.ray import cluster_pdb, derived_pods, kuberay_gpu_hygiene, serving_priority
+from policies.ray import cluster_pdb, derived_pods, kuberay_gpu_hygiene, serve_config_keys_current, serving_priority
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
     flags_exist,
@@ -178,6 +179,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
+    serve_config_keys_current.POLICY,
     image_tag_pinned.POLICY,
     gpu_image_pull_policy.POLICY,
     serving_readiness_probe.POLICY,
@@ -199,6 +201,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     internet_facing_alb_guarded.POLICY,
     external_gce_ingress_guarded.POLICY,
     public_model_endpoint_guarded.POLICY,
+    rewrite_keeps_api_path.POLICY,
     model_pods_network_isolated.POLICY,
     memory_emptydir_size_limit.POLICY,
     no_literal_secret_env.POLICY,

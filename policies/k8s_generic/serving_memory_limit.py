@@ -12,6 +12,7 @@ from policies.framework import Policy, Resource
 from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.kserve_runtime import effective_resources
+from policies.reading.limit_ranges import namespace_default
 from policies.reading.serving import model_servers
 
 
@@ -19,7 +20,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
     found = []
     for s in model_servers(resource):
         resources, merged = effective_resources(resource, s.path, s.container)
-        if resources is not None and get(resources, "limits", "memory") is None:
+        if (
+            resources is not None
+            and get(resources, "limits", "memory") is None
+            and namespace_default(resource, "limits", "memory") is None  # a LimitRange of the run fills it
+        ):
             found.append(
                 f"{s.label}: no resources.limits.memory on this {s.engine} server{merged}; host memory for weight "
                 f"loading, /dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
@@ -56,6 +61,8 @@ POLICY = Policy(
         "needs is bounded only by it. Catalogue row 10 (Polaris memoryLimitsMissing, kube-linter "
         "unset-memory-requirements, Checkov CKV_K8S_13). A KServe predictor model is judged with the ServingRuntime KServe selects merged in "
         "(KServe v0.20.0 MergeRuntimeContainers, policies/reading/kserve_runtime.py); a runtime not among the objects checked "
-        "is not guessed (every built-in KServe runtime sets requests and limits)."
+        "is not guessed (every built-in KServe runtime sets requests and limits). A LimitRange of the pod's namespace among "
+        "the files read whose default sets the memory limit fills it (https://kubernetes.io/docs/concepts/policy/limit-range/; "
+        "policies/reading/limit_ranges.py)."
     ),
 )

@@ -12,6 +12,7 @@ from policies.framework import Policy, Resource
 from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.kserve_runtime import effective_resources
+from policies.reading.limit_ranges import namespace_default
 from policies.reading.serving import model_servers
 
 
@@ -21,7 +22,15 @@ def _check(resource: Resource, config: dict) -> list[str]:
         resources, merged = effective_resources(resource, server.path, server.container)
         if resources is None:
             continue  # a KServe runtime not among the objects checked completes this container
-        missing = [r for r in ("cpu", "memory") if get(resources, "requests", r) is None and get(resources, "limits", r) is None]
+        missing = [
+            r
+            for r in ("cpu", "memory")
+            if get(resources, "requests", r) is None
+            and get(resources, "limits", r) is None
+            # A LimitRange of the run's namespace fills the request (its defaultRequest, else its default limit).
+            and namespace_default(resource, "requests", r) is None
+            and namespace_default(resource, "limits", r) is None
+        ]
         if missing:
             messages.append(
                 f"{server.label}: no {' or '.join(missing)} request on this {server.engine} server{merged}, so "
@@ -59,6 +68,8 @@ POLICY = Policy(
         "https://karpenter.sh/docs/concepts/scheduling/). Catalogue row 8 (Polaris cpuRequestsMissing, kube-linter "
         "unset-cpu-requirements, Checkov CKV_K8S_10/12), applied to model servers. A KServe predictor model is judged with the ServingRuntime KServe selects merged in "
         "(KServe v0.20.0 MergeRuntimeContainers, policies/reading/kserve_runtime.py); a runtime not among the objects checked "
-        "is not guessed (every built-in KServe runtime sets requests and limits)."
+        "is not guessed (every built-in KServe runtime sets requests and limits). A LimitRange of the pod's namespace among "
+        "the files read whose defaultRequest or default sets the resource fills the request "
+        "(https://kubernetes.io/docs/concepts/policy/limit-range/; policies/reading/limit_ranges.py)."
     ),
 )

@@ -7,12 +7,14 @@ scale-out of another model preempts a Ray GPU worker; the whole engine stops, an
 engine takes tens of minutes to come back (placement group, weights over several nodes).
 
 Neighbours are the stack's other serving apps whose pods request GPUs; priorities are resolved through
-the stack's PriorityClasses (a class the stack does not define counts as above 0).
+the stack's PriorityClasses. A class the stack does not define counts as above 0 but unknown: whether it outranks
+the Ray pods (and whether it may preempt at all: a class's ``preemptionPolicy: Never`` never does) is in an object
+outside the files read, so that finding is advice (a platform's shared class, a chart's own).
 """
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import get, is_ray, pod_specs, requests_gpu, split_type
 from policies.reading.ray_cluster import groups
 from policies.reading.serving import is_serving_app
@@ -20,9 +22,12 @@ from policies.reading.serving import is_serving_app
 UNKNOWN = float("inf")  # a class not defined in the stack: assumed higher than any number we know
 
 
-def _classes(resources: list[Resource]) -> tuple[dict[str, float], float]:
+def _classes(resources: list[Resource]) -> tuple[dict[str, float], float, set[str]]:
+    """The run's PriorityClasses: name -> value, the globalDefault's value (0 without one), and the classes that never
+    preempt (``preemptionPolicy: Never``: "pods ... will not preempt other pods", scheduling.k8s.io/v1 PriorityClass)."""
     values: dict[str, float] = {}
     default = 0.0
+    never: set[str] = set()
     for r in resources:
         if split_type(r.type) == ("scheduling.k8s.io", "PriorityClass"):
             name, value = get(r.props, "metadata", "name"), get(r.props, "value")
@@ -30,7 +35,9 @@ def _classes(resources: list[Resource]) -> tuple[dict[str, float], float]:
                 values[name] = float(value)
                 if get(r.props, "globalDefault") is True:
                     default = float(value)
-    return values, default
+                if get(r.props, "preemptionPolicy") == "Never":
+                    never.add(name)
+    return values, default, never
 
 
 def _priority(podspec: dict, values: dict[str, float], default: float) -> float:
@@ -47,13 +54,13 @@ def _label(podspec: dict, value: float) -> str:
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    values, default = _classes(resources)
+    values, default, never = _classes(resources)
     neighbours: list[tuple[float, str, dict]] = []
     for r in resources:
         if is_ray(r.type) or not is_serving_app(r):
             continue
         for _, podspec in pod_specs(r):
-            if requests_gpu(podspec):
+            if requests_gpu(podspec) and podspec.get("priorityClassName") not in never:
                 neighbours.append(
                     (_priority(podspec, values, default), f"{split_type(r.type)[1]} {get(r.props, 'metadata', 'name')}", podspec)
                 )
@@ -68,14 +75,12 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             mine = _priority(group.podspec, values, default)
             if mine == UNKNOWN or mine >= top:
                 continue
-            findings.append(
-                (
-                    r.name,
-                    f"{group.path}.template.spec.priorityClassName: {_label(group.podspec, mine)} is below "
-                    f"{top_name}'s {_label(top_spec, top)}; with PreemptLowerPriority a scale-out of that "
-                    f"model can preempt this Ray pod and stop the whole engine",
-                )
+            message = (
+                f"{group.path}.template.spec.priorityClassName: {_label(group.podspec, mine)} is below "
+                f"{top_name}'s {_label(top_spec, top)}; with PreemptLowerPriority a scale-out of that "
+                f"model can preempt this Ray pod and stop the whole engine"
             )
+            findings.append((r.name, unproven(message) if top == UNKNOWN else message))
     return findings
 
 

@@ -264,7 +264,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="engine-options-exist",
     description="Every option passed to an engine's argument parser (vLLM, SGLang) exists in the engine release the "
-    "image runs (argparse exits on an unknown option).",
+    "image runs (argparse exits on an unknown option), and so does the entry module it starts; vLLM's demo server "
+    "(python -m vllm.entrypoints.api_server, not for production) is advised against.",
     catalog="S38",
     severity="high",
     enforcement="mandatory",

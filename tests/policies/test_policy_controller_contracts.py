@@ -11,6 +11,7 @@ from policies.gpu import efa_device_plugin
 from policies.karpenter import multi_node_expiry
 from policies.models import hf_token_on_service_account as hf
 from policies.ray import cluster_pdb, serving_priority
+from policies.registry import evaluate
 from tests.policies.policy_fixtures import messages, resource
 
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
@@ -448,3 +449,16 @@ def test_prod_passes_and_each_mutation_fires(prod_resources):
 def test_hf_account_defined_outside_the_set_is_not_judged():
     # KServe's docs sample (docs/samples/storage/hf/hf_isvc.yaml) names hfserviceacc, created by another file.
     assert messages(hf.POLICY, resource(ISVC, kserve_hf_isvc(serviceAccountName="hfserviceacc"))) == []
+
+
+def test_ray_below_a_class_outside_the_files_is_advice_and_a_non_preempting_class_is_quiet():
+    # A neighbour's class that no PriorityClass of the run defines (a platform's shared class) may rank below the
+    # Ray pods or never preempt: the finding rests on an object outside the files read.
+    found = messages(serving_priority.POLICY, ray_cluster(), serving_deployment())
+    assert found and all("llm-serving-inference (unknown)" in m for m in found)
+    levels = {v.enforcement for v in evaluate([ray_cluster(), serving_deployment()], None, policies=[serving_priority.POLICY])}
+    assert levels == {"advisory"}
+    # The class defined with preemptionPolicy Never cannot preempt the Ray pods.
+    never = priority_class()
+    never.props["preemptionPolicy"] = "Never"
+    assert messages(serving_priority.POLICY, ray_cluster(), serving_deployment(), never) == []

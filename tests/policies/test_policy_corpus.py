@@ -361,6 +361,11 @@ EXPECTED = {
     ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "serving-start-installs"),
     # KubeRay's LLM sample: the GPU worker group (4 GPUs) selects no GPU type or pool (S15 on Ray worker groups).
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "gpu-pod-tolerates-and-targets"),
+    # S43 (hygiene): both ai-on-eks RayServices keep Ray Serve's pre-2.10 names max_concurrent_queries and
+    # target_num_ongoing_requests_per_replica; on the deepseek one's Ray 2.41 image they are ignored (dropped in 2.33),
+    # so replicas take max_ongoing_requests 5 and target_ongoing_requests 2 instead of 100 and 20 (advisory).
+    ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "ray-serve-config-keys-current"),
+    ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "ray-serve-config-keys-current"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.

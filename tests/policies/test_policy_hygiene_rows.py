@@ -105,3 +105,193 @@ def test_several_hosts_a_pool_label_or_node_data_stay_silent():
     tool["nodeSelector"] = {"kubernetes.io/hostname": "n1"}
     tool["containers"] = [{"name": "busybox", "image": "busybox:1.36", "command": ["sleep", "3600"]}]
     assert found_by([deployment("tool", tool)], "model-server-not-pinned-to-one-node") == []
+
+
+# S43 ray-serve-config-keys-current ---------------------------------------------------------------------------------
+
+
+def rayservice(serve_config: str, image: str, ray_version: str | None = None) -> dict:
+    cluster: dict = {
+        "headGroupSpec": {"rayStartParams": {}, "template": {"spec": {"containers": [{"name": "head", "image": image}]}}},
+        "workerGroupSpecs": [],
+    }
+    if ray_version is not None:
+        cluster["rayVersion"] = ray_version
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": "vllm"},
+        "spec": {"serveConfigV2": serve_config, "rayClusterConfig": cluster},
+    }
+
+
+# awslabs/ai-on-eks blueprints/inference/vllm-rayserve-gpu/ray-service-vllm.yaml and
+# blueprints/inference/vllm-ray-gpu-deepseek/ray-vllm-deepseek.yml at 41a979ee7614a59e5337768b1bddec76ad6653e0
+# (corpus 1), and shawnawshk/ray-serve-on-eks k8s/ray/rayservice.yaml at fa037ec266ae622db6f946ed5148676ee74c783c
+# (held-out set 7, labelled "none"): the three old keys in one deployment.
+_OLD_KEYS = """
+applications:
+- name: mistral
+  import_path: vllm_serve:deployment
+  deployments:
+  - name: mistral-deployment
+    autoscaling_config:
+      metrics_interval_s: 0.2
+      min_replicas: 1
+      max_replicas: 4
+      target_num_ongoing_requests_per_replica: 20
+    max_concurrent_queries: 100
+"""
+_SCALING = "serveConfigV2 application mistral deployment mistral-deployment autoscaling_config"
+_DEPLOYMENT = "serveConfigV2 application mistral deployment mistral-deployment"
+
+
+def test_keys_ray_dropped_are_said_to_be_ignored_at_the_image_release():
+    found = found_by(
+        [rayservice(_OLD_KEYS, "public.ecr.aws/data-on-eks/ray-2.41.0-py310-cu118-vllm0.7.0:latest", "2.41.0")],
+        "ray-serve-config-keys-current",
+    )
+    assert found == [
+        (
+            "advisory",
+            f"{_SCALING}: target_num_ongoing_requests_per_replica is not a Ray Serve field since Ray 2.33 (this cluster "
+            "runs 2.41); unknown keys are ignored, so the deployment runs with target_ongoing_requests 2 whatever the "
+            "file says; use target_ongoing_requests",
+        ),
+        (
+            "advisory",
+            f"{_DEPLOYMENT}: max_concurrent_queries is not a Ray Serve field since Ray 2.33 (this cluster runs 2.41); "
+            "unknown keys are ignored, so the deployment runs with max_ongoing_requests 5 whatever the file says; use "
+            "max_ongoing_requests",
+        ),
+    ]  # metrics_interval_s is deprecated only from 2.49: silent at 2.41
+
+
+def test_an_unnamed_release_is_told_both_dates_and_metrics_interval():
+    found = found_by(
+        [rayservice(_OLD_KEYS, "985955614379.dkr.ecr.us-west-2.amazonaws.com/ray-serve-vllm:latest")],
+        "ray-serve-config-keys-current",
+    )
+    assert sorted(m for _, m in found) == [
+        f"{_SCALING}: metrics_interval_s is deprecated since Ray 2.49 (the Ray release is not named); use the variables "
+        "RAY_SERVE_REPLICA_AUTOSCALING_METRIC_PUSH_INTERVAL_S and RAY_SERVE_HANDLE_AUTOSCALING_METRIC_PUSH_INTERVAL_S",
+        f"{_SCALING}: target_num_ongoing_requests_per_replica is deprecated since Ray 2.10, ignored from Ray 2.33 on "
+        "(target_ongoing_requests 2 instead) (the Ray release is not named); use target_ongoing_requests",
+        f"{_DEPLOYMENT}: max_concurrent_queries is deprecated since Ray 2.10, ignored from Ray 2.33 on "
+        "(max_ongoing_requests 5 instead) (the Ray release is not named); use max_ongoing_requests",
+    ]
+    # The release from rayVersion when no image names it; the tag of an image wins over rayVersion.
+    by_field = found_by([rayservice(_OLD_KEYS, "my/serve:latest", "2.24.0")], "ray-serve-config-keys-current")
+    assert len(by_field) == 2 and all("Ray 2.24 still reads it" in m for _, m in by_field)
+    by_image = found_by([rayservice(_OLD_KEYS, "rayproject/ray-ml:2.9.3-py310-gpu", "2.41.0")], "ray-serve-config-keys-current")
+    assert by_image == []  # before the deprecation
+
+
+def test_current_keys_and_ray_serve_llm_deployment_config():
+    # ray-project/kuberay ray-operator/config/samples/ray-service.llm-serve.yaml at
+    # feeaf72facab4881ba2b179248bb67315634e229 (corpus 1): Ray Serve LLM with the current names.
+    current = """
+applications:
+- name: llms
+  import_path: ray.serve.llm:build_openai_app
+  args:
+    llm_configs:
+    - model_loading_config: {model_id: qwen2.5-7b-instruct, model_source: Qwen/Qwen2.5-7B-Instruct}
+      deployment_config:
+        autoscaling_config: {min_replicas: 1, max_replicas: 4, target_ongoing_requests: 64}
+        max_ongoing_requests: 128
+"""
+    assert (
+        found_by([rayservice(current, "rayproject/ray-llm:2.52.0-py311-cu128", "2.52.0")], "ray-serve-config-keys-current") == []
+    )
+    old = current.replace("target_ongoing_requests", "target_num_ongoing_requests_per_replica")
+    ((_, message),) = found_by([rayservice(old, "rayproject/ray-llm:2.52.0-py311-cu128")], "ray-serve-config-keys-current")
+    assert message.startswith(
+        "serveConfigV2 application llms llm_configs[0].deployment_config autoscaling_config: "
+        "target_num_ongoing_requests_per_replica is not a Ray Serve field since Ray 2.33 (this cluster runs 2.52)"
+    )
+
+
+# S44 ingress-rewrite-keeps-api-path --------------------------------------------------------------------------------
+
+
+def ingress(path: str, target: str | None, service: str = "vllm", klass: str | None = "nginx") -> dict:
+    annotations = {"nginx.ingress.kubernetes.io/use-regex": "true"}
+    if target is not None:
+        annotations["nginx.ingress.kubernetes.io/rewrite-target"] = target
+    spec: dict = {
+        "rules": [
+            {
+                "http": {
+                    "paths": [
+                        {
+                            "path": path,
+                            "pathType": "ImplementationSpecific",
+                            "backend": {"service": {"name": service, "port": {"number": 8000}}},
+                        }
+                    ]
+                }
+            }
+        ]
+    }
+    if klass:
+        spec["ingressClassName"] = klass
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "llm", "namespace": "llm", "annotations": annotations},
+        "spec": spec,
+    }
+
+
+_VLLM_POD = {
+    "containers": [
+        {
+            "name": "vllm",
+            "image": "vllm/vllm-openai:v0.11.0",
+            "command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"],
+            "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        }
+    ]
+}
+VLLM_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm", "namespace": "llm"},
+    "spec": {"selector": {"app": "vllm"}, "ports": [{"port": 8000}]},
+}
+
+
+def test_a_rewrite_to_root_without_a_capture_blocks_in_front_of_a_model():
+    # kubernetes/ingress-nginx docs/examples/rewrite/README.md at controller-v1.15.1 (0a5901f3): path
+    # /something(/|$)(.*) with rewrite-target /$2. With the capture dropped (target /), every URI becomes /.
+    objs = [ingress("/something(/|$)(.*)", "/"), VLLM_SERVICE, deployment("vllm", _VLLM_POD)]
+    assert found_by(objs, "ingress-rewrite-keeps-api-path") == [
+        (
+            "mandatory",
+            "spec.rules[0].http.paths[0]: rewrite-target / has no capture group, so ingress-nginx rewrites every "
+            'request URI under /something(/|$)(.*) to / (rewrite "(?i)/something(/|$)(.*)" / break;): /v1/... never '
+            "reaches the model server behind Service vllm, which answers 404; use the path's capture groups in the "
+            "target (rewrite-target /$2 for (/|$)(.*)) or drop the rewrite",
+        )
+    ]
+    # The backend in another file, or a literal endpoint as the target: advice.
+    ((level, message),) = found_by([ingress("/llm", "/")], "ingress-rewrite-keeps-api-path")
+    assert level == "advisory" and "the API paths of Service vllm are lost" in message
+    assert "capture the rest of the path (path /llm(/|$)(.*), rewrite-target /$2) unless" in message
+    ((level, _),) = found_by(objs[1:] + [ingress("/chat", "/v1/chat/completions")], "ingress-rewrite-keeps-api-path")
+    assert level == "advisory"
+
+
+def test_the_docs_capture_form_the_same_path_and_other_controllers_stay_silent():
+    silent = [
+        ingress("/something(/|$)(.*)", "/$2"),  # ingress-nginx's own example form
+        # jaeveloper/aks-llm-infra k8s/ollama-ingress.yaml at 5302f17f2aee80f45ba8c49fe6fd052d35e3a7cf (held-out set 6,
+        # labelled "none" as blocking): path / with target / -- template.go:775-777 renders no rewrite for it.
+        ingress("/", "/", service="ollama"),
+        ingress("/llm", "/", klass="alb"),  # an ALB Ingress: the nginx annotation means nothing
+        ingress("/grafana", "/", service="grafana"),  # a known non-model backend
+        ingress("/llm", None),
+    ]
+    for ing in silent:
+        assert found_by([ing, VLLM_SERVICE, deployment("vllm", _VLLM_POD)], "ingress-rewrite-keeps-api-path") == []

@@ -1,0 +1,46 @@
+"""What a namespace's LimitRange among the checked objects fills into a container that sets no requests or limits.
+
+The LimitRanger admission plugin writes a Container-type LimitRange's ``default`` into every container of a new pod
+that sets no limit for that resource, and its ``defaultRequest`` into those that set no request
+(https://kubernetes.io/docs/concepts/policy/limit-range/: "default ... applied to ... containers that do not
+specify" them; a request left unset then takes the limit). A model server without a memory limit in a namespace
+whose LimitRange in the same run sets ``default.memory`` runs with that limit. A LimitRange outside the files read
+is not guessed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from policies.kube import as_dict, as_list, get, memoized, split_type, viewed_resources
+
+
+def _index(view: Any) -> dict[str | None, dict[str, dict]]:
+    """namespace -> {"limits": default, "requests": defaultRequest} merged over the namespace's Container items."""
+    out: dict[str | None, dict[str, dict]] = {}
+    for r in view:
+        if split_type(getattr(r, "type", "")) != ("", "LimitRange"):
+            continue
+        namespace = get(r.props, "metadata", "namespace")
+        entry = out.setdefault(namespace if isinstance(namespace, str) else None, {"limits": {}, "requests": {}})
+        for item in as_list(get(r.props, "spec", "limits")):
+            item = as_dict(item)
+            if item.get("type") != "Container":
+                continue
+            entry["limits"].update(as_dict(item.get("default")))
+            entry["requests"].update(as_dict(item.get("defaultRequest")))
+    return out
+
+
+def namespace_default(resource: Any, section: str, name: str) -> Any:
+    """The value a LimitRange of the resource's namespace (among the checked objects) fills into
+    ``resources.<section>.<name>`` of a container that sets none, or None."""
+    view = viewed_resources()
+    if not view:
+        return None
+    namespace = get(resource.props, "metadata", "namespace")
+    defaults = memoized(view, "limit_range_defaults", _index).get(namespace if isinstance(namespace, str) else None)
+    return as_dict(defaults.get(section)).get(name) if defaults else None
+
+
+__all__ = ["namespace_default"]
