@@ -80,6 +80,7 @@ _ENTRIES = (
     Entry("S", 41, "service links spare the engine's own variables"),
     Entry("S", 42, "a model server is not pinned to one node"),
     Entry("S", 43, "Ray Serve config keys current for the Ray release"),
+    Entry("S", 44, "an ingress rewrite keeps the model server's API path"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

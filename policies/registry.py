@@ -35,6 +35,7 @@ from policies.ingress import (
     internet_facing_alb_guarded,
     model_pods_network_isolated,
     public_model_endpoint_guarded,
+    rewrite_keeps_api_path,
 )
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
@@ -200,6 +201,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     internet_facing_alb_guarded.POLICY,
     external_gce_ingress_guarded.POLICY,
     public_model_endpoint_guarded.POLICY,
+    rewrite_keeps_api_path.POLICY,
     model_pods_network_isolated.POLICY,
     memory_emptydir_size_limit.POLICY,
     no_literal_secret_env.POLICY,

@@ -210,3 +210,88 @@ applications:
         "serveConfigV2 application llms llm_configs[0].deployment_config autoscaling_config: "
         "target_num_ongoing_requests_per_replica is not a Ray Serve field since Ray 2.33 (this cluster runs 2.52)"
     )
+
+
+# S44 ingress-rewrite-keeps-api-path --------------------------------------------------------------------------------
+
+
+def ingress(path: str, target: str | None, service: str = "vllm", klass: str | None = "nginx") -> dict:
+    annotations = {"nginx.ingress.kubernetes.io/use-regex": "true"}
+    if target is not None:
+        annotations["nginx.ingress.kubernetes.io/rewrite-target"] = target
+    spec: dict = {
+        "rules": [
+            {
+                "http": {
+                    "paths": [
+                        {
+                            "path": path,
+                            "pathType": "ImplementationSpecific",
+                            "backend": {"service": {"name": service, "port": {"number": 8000}}},
+                        }
+                    ]
+                }
+            }
+        ]
+    }
+    if klass:
+        spec["ingressClassName"] = klass
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "llm", "namespace": "llm", "annotations": annotations},
+        "spec": spec,
+    }
+
+
+_VLLM_POD = {
+    "containers": [
+        {
+            "name": "vllm",
+            "image": "vllm/vllm-openai:v0.11.0",
+            "command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"],
+            "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        }
+    ]
+}
+VLLM_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm", "namespace": "llm"},
+    "spec": {"selector": {"app": "vllm"}, "ports": [{"port": 8000}]},
+}
+
+
+def test_a_rewrite_to_root_without_a_capture_blocks_in_front_of_a_model():
+    # kubernetes/ingress-nginx docs/examples/rewrite/README.md at controller-v1.15.1 (0a5901f3): path
+    # /something(/|$)(.*) with rewrite-target /$2. With the capture dropped (target /), every URI becomes /.
+    objs = [ingress("/something(/|$)(.*)", "/"), VLLM_SERVICE, deployment("vllm", _VLLM_POD)]
+    assert found_by(objs, "ingress-rewrite-keeps-api-path") == [
+        (
+            "mandatory",
+            "spec.rules[0].http.paths[0]: rewrite-target / has no capture group, so ingress-nginx rewrites every "
+            'request URI under /something(/|$)(.*) to / (rewrite "(?i)/something(/|$)(.*)" / break;): /v1/... never '
+            "reaches the model server behind Service vllm, which answers 404; use the path's capture groups in the "
+            "target (rewrite-target /$2 for (/|$)(.*)) or drop the rewrite",
+        )
+    ]
+    # The backend in another file, or a literal endpoint as the target: advice.
+    ((level, message),) = found_by([ingress("/llm", "/")], "ingress-rewrite-keeps-api-path")
+    assert level == "advisory" and "the API paths of Service vllm are lost" in message
+    assert "capture the rest of the path (path /llm(/|$)(.*), rewrite-target /$2) unless" in message
+    ((level, _),) = found_by(objs[1:] + [ingress("/chat", "/v1/chat/completions")], "ingress-rewrite-keeps-api-path")
+    assert level == "advisory"
+
+
+def test_the_docs_capture_form_the_same_path_and_other_controllers_stay_silent():
+    silent = [
+        ingress("/something(/|$)(.*)", "/$2"),  # ingress-nginx's own example form
+        # jaeveloper/aks-llm-infra k8s/ollama-ingress.yaml at 5302f17f2aee80f45ba8c49fe6fd052d35e3a7cf (held-out set 6,
+        # labelled "none" as blocking): path / with target / -- template.go:775-777 renders no rewrite for it.
+        ingress("/", "/", service="ollama"),
+        ingress("/llm", "/", klass="alb"),  # an ALB Ingress: the nginx annotation means nothing
+        ingress("/grafana", "/", service="grafana"),  # a known non-model backend
+        ingress("/llm", None),
+    ]
+    for ing in silent:
+        assert found_by([ing, VLLM_SERVICE, deployment("vllm", _VLLM_POD)], "ingress-rewrite-keeps-api-path") == []
