@@ -11,12 +11,13 @@ How the table was made: the wheel of each release was downloaded from PyPI (``pi
 vllm==X --no-deps``) and read, not run, by ``tools/read_vllm_auth.py``: the ``GUARDED_PREFIX``
 tuple with the ``url_path.startswith(GUARDED_PREFIX)`` that uses it, or the literal
 ``url_path.startswith("/v1")`` of older releases. Releases read: every minor from 0.8.5 to
-0.33.0 that PyPI has a wheel of (none for 0.21), plus 0.15.1 and 0.17.1. Where the check lives:
+0.33.0 (0.21.0's only wheel is ``vllm-0.21.0-1-cp38-abi3-manylinux_2_24_x86_64.whl``: a build tag and an older
+platform tag), plus 0.15.1 and 0.17.1. Where the check lives:
 
 * 0.8.5 - 0.9.1: ``entrypoints/openai/api_server.py`` (0.8.5 ``:852``, an ``@app.middleware``
   that returns 401 unless the path does not start with ``/v1``);
 * 0.9.2 - 0.15.1: the same file, class ``AuthenticationMiddleware`` (0.15.0 ``:309``);
-* 0.16.0 - 0.20.0: ``entrypoints/openai/server_utils.py`` (0.16.0 ``:74``, 0.20.0 ``:83``), ``/v1`` only;
+* 0.16.0 - 0.21.0: ``entrypoints/openai/server_utils.py`` (0.16.0 ``:74``, 0.20.0 and 0.21.0 ``:83``), ``/v1`` only;
 * 0.22.0: ``entrypoints/openai/server_utils.py:38`` ``GUARDED_PREFIX = ("/v1", "/v2", "/inference")``;
 * 0.23.0 - 0.28.0: ``entrypoints/serve/utils/server_utils.py`` (0.23.0 ``:41``); ``/cohere`` added
   in 0.27.0 (``:42``);

@@ -8,6 +8,14 @@ product or the tests).
     pip download sglang==0.5.10 --no-deps -d wheels/ --only-binary=:all:
     python tools/read_engine_options.py sglang --write wheels/sglang-*.whl
 
+``--add`` merges the wheels named into the table already written (one release added without every other wheel):
+vLLM 0.21.0 is published only as ``vllm-0.21.0-1-cp38-abi3-manylinux_2_24_x86_64.whl`` (a build tag and an older
+platform tag), so its download needs ``--platform manylinux_2_24_x86_64``:
+
+    pip download vllm==0.21.0 --no-deps -d wheels/ --only-binary=:all: --python-version 3.12 \
+        --platform manylinux_2_24_x86_64
+    python tools/read_engine_options.py vllm --write --add wheels/vllm-0.21.0-*.whl
+
 It also lists the entry modules each release ships (``python -m`` of a module the wheel lacks exits with "No module
 named"): vLLM's under ``vllm.entrypoints``, SGLang's ``sglang.launch_server`` and its siblings.
 
@@ -142,10 +150,36 @@ def table(found: dict[str, set[str]], entry_modules: dict[str, set[str]]) -> dic
     return {"releases": releases, "options": _spans(releases, found), "modules": _spans(releases, entry_modules)}
 
 
+def _releases_of(ranges: dict[str, str], releases: list[str]) -> dict[str, set[str]]:
+    """The inverse of ``_spans``: release -> the names a written table gives it."""
+    found: dict[str, set[str]] = {release: set() for release in releases}
+    for name, spans in ranges.items():
+        for span in spans.split(","):
+            first, _, last = span.partition("-")
+            for i in range(int(first), int(last or first) + 1):
+                found[releases[i]].add(name)
+    return found
+
+
+def merged(existing: dict, found: dict[str, set[str]], entry_modules: dict[str, set[str]]) -> dict:
+    """The written table ``existing`` with the releases of ``found``/``entry_modules`` added (or read again), so one
+    wheel can be added without downloading every other release's."""
+    releases = existing["releases"]
+    options_by = {**_releases_of(existing["options"], releases), **found}
+    modules_by = {**_releases_of(existing["modules"], releases), **entry_modules}
+    return table(options_by, modules_by)
+
+
 if __name__ == "__main__":
-    engine, write = sys.argv[1], "--write" in sys.argv
-    wheels = [w for w in sys.argv[2:] if w != "--write"]
-    data = table({_version(w): options(w, engine) for w in wheels}, {_version(w): modules(w, engine) for w in wheels})
+    # --add: merge the wheels' releases into the written table instead of writing one from these wheels alone.
+    engine, write, add = sys.argv[1], "--write" in sys.argv, "--add" in sys.argv
+    wheels = [w for w in sys.argv[2:] if w not in ("--write", "--add")]
+    found = {_version(w): options(w, engine) for w in wheels}
+    entry = {_version(w): modules(w, engine) for w in wheels}
+    if add:
+        data = merged(json.loads((COMPONENTS / f"{engine}_cli_flags.json").read_text()), found, entry)
+    else:
+        data = table(found, entry)
     text = json.dumps(data, indent=0, sort_keys=True) + "\n"
     out = COMPONENTS / f"{engine}_cli_flags.json"
     if write:

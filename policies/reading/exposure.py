@@ -18,7 +18,8 @@ How far (``Reach``):
   model's files hold, so the out-of-the-box default is what the files show (the message says so). A
   Gateway of Istio's built-in class ``istio``: Istio deploys it behind a LoadBalancer Service
   (istio/istio 1.30.3 ``pilot/pkg/config/kube/gatewaycommon/classinfo.go:111`` DefaultServiceType) unless the
-  ``networking.istio.io/service-type`` annotation says otherwise (``pilot/pkg/config/kube/gateway/conversion.go:2033``)
+  ``networking.istio.io/service-type`` annotation says otherwise (``gatewaycommon/deploymentcontroller.go:398-401``:
+  the Service type is DefaultServiceType unless the Gateway carries the annotation)
   or an ``infrastructure.parametersRef`` ConfigMap overlays the Service (``deploymentcontroller.go:765-766``; its
   ``service`` key read when the ConfigMap is in the set, unknown otherwise).
   A LoadBalancer Service counts as public unless an internal-load-balancer annotation says otherwise (the cloud

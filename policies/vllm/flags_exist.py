@@ -287,6 +287,6 @@ POLICY = Policy(
     rationale=(
         "vLLM's FlexibleArgumentParser (0.33.0 vllm/utils/argparse_utils.py) is argparse: an unknown option ends "
         "parse_args with 'unrecognized arguments' (exit 2). components/vllm_cli_flags.json lists every long option of "
-        "vLLM 0.6.0 to 0.34.0 (every minor release, 0.21.0 never published), read from the wheels (tools/read_engine_options.py); components/sglang_cli_flags.json SGLang's (the engine table's options)."
+        "vLLM 0.6.0 to 0.34.0 (every minor release; 0.21.0's only wheel carries the manylinux_2_24 platform tag), read from the wheels (tools/read_engine_options.py); components/sglang_cli_flags.json SGLang's (the engine table's options)."
     ),
 )

@@ -310,7 +310,7 @@ def test_a_gke_external_gateway_in_front_of_a_model_in_the_set_blocks():
 
 def test_istio_forms():
     # Istio's built-in class istio gets a LoadBalancer Service (istio 1.30.3 classinfo.go:111); the service-type
-    # annotation changes it (conversion.go:2033). kaito-project/kaito examples/gateway-api-inference-extension/
+    # annotation changes it (gatewaycommon/deploymentcontroller.go:398-401). kaito-project/kaito examples/gateway-api-inference-extension/
     # {gateway,httproute}.yaml (corpus manifests-v2): class istio, one HTTP listener, a route to an InferencePool.
     gw = {
         "apiVersion": "gateway.networking.k8s.io/v1",
