@@ -79,6 +79,7 @@ from policies.karpenter import (
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
     debug_switches_off,
+    downloads_fail_loudly,
     gated_model_token,
     hf_token_not_empty,
     hf_token_on_service_account,
@@ -127,6 +128,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     gated_model_token.POLICY,
     debug_switches_off.POLICY,
+    downloads_fail_loudly.POLICY,
     flags_exist.POLICY,
     multi_node_start.POLICY,
     model_cache_fits_checkpoint.POLICY,

@@ -295,3 +295,68 @@ def test_the_docs_capture_form_the_same_path_and_other_controllers_stay_silent()
     ]
     for ing in silent:
         assert found_by([ing, VLLM_SERVICE, deployment("vllm", _VLLM_POD)], "ingress-rewrite-keeps-api-path") == []
+
+
+# S45 model-download-fails-loudly -----------------------------------------------------------------------------------
+
+_GGUF = "https://huggingface.co/SanctumAI/Mistral-7B-Instruct-v0.3-GGUF/resolve/main/mistral-7b-instruct-v0.3.Q4_K_M.gguf"
+
+
+def _llama_cpp(script: str) -> dict:
+    # nerc-project/llm-on-nerc llm-servers/llama.cpp/standalone/02-llama-cpp-deployment.yaml at
+    # 5982e31a14bc33929653e34afe5caeaa6b163c18 (held-out set 8, labelled "none"): an init container fetches a GGUF onto
+    # a PVC with curl -L, only when the file is missing, for a llama.cpp server on one GPU.
+    return deployment(
+        "llama-cpp",
+        {
+            "initContainers": [
+                {
+                    "name": "fetch-model-data",
+                    "image": "ubi8",
+                    "command": ["sh", "-c", script],
+                    "volumeMounts": [{"name": "models", "mountPath": "/models"}],
+                }
+            ],
+            "containers": [
+                {
+                    "name": "llama-cpp",
+                    "image": "ghcr.io/ggml-org/llama.cpp:server-cuda-b4719",
+                    "args": ["-m", "/models/mistral-7b-instruct-v0.3.Q4_K_M.gguf", "-c", "4096"],
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                }
+            ],
+            "volumes": [{"name": "models", "persistentVolumeClaim": {"claimName": "llama-cpp-pvc"}}],
+        },
+    )
+
+
+_NERC = f"if [ ! -f /models/m.gguf ] ; then\n  curl -L {_GGUF} --output /models/m.gguf\nelse\n  echo present\nfi\n"
+
+
+def test_curl_without_fail_saving_a_model_is_advised():
+    assert found_by([_llama_cpp(_NERC)], "model-download-fails-loudly") == [
+        (
+            "advisory",
+            f"container fetch-model-data: curl {_GGUF} writes /models/m.gguf without -f/--fail: an "
+            "HTTP error (401 on a gated model, 404, 429) exits 0 with the error page saved as the model and the script "
+            "downloads only when the file is missing, so the bad file stays across restarts; add --fail (or -fL) so "
+            "the container fails and retries",
+        )
+    ]
+    # -o in a short cluster, -O and a shell redirection write files too.
+    for script in (f"curl -sLo /models/m.gguf {_GGUF}", f"cd /models && curl -LO {_GGUF}", f"curl -sL {_GGUF} > /models/m.gguf"):
+        ((_, message),) = found_by([_llama_cpp(script)], "model-download-fails-loudly")
+        assert "without -f/--fail" in message and "stays across restarts" not in message
+
+
+def test_fail_flags_wget_and_reads_to_stdout_stay_silent():
+    for script in (
+        f"curl -fL {_GGUF} -o /models/m.gguf",
+        f"curl -sSfL -o /models/m.gguf {_GGUF}",
+        f"curl --fail-with-body -L {_GGUF} --output /models/m.gguf",
+        f"wget -O /models/m.gguf {_GGUF}",
+        # vllm-project/aibrix samples/heterogeneous/deepseek-coder-7b-l20-deployment.yaml (corpus 1): curl reads
+        # /metrics into a pipe, writes no file.
+        "RUNNING=$(curl -s http://localhost:8000/metrics | grep 'vllm:num_requests_running')",
+    ):
+        assert found_by([_llama_cpp(script)], "model-download-fails-loudly") == [], script
