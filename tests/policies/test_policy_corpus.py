@@ -350,6 +350,9 @@ EXPECTED = {
     # production-stack's HPA and ScaledObject on vLLM series state no behavior: Kubernetes' defaults (advisory, S8).
     ("tutorials__assets__hpa-10.yaml", "llm-autoscaler-behavior-explicit"),
     ("tutorials__assets__keda-scaled-object.yaml", "llm-autoscaler-behavior-explicit"),
+    # The NIM operator renders an HPA from spec.scale.hpa, behavior included (k8s-nim-operator v3.1.2
+    # api/apps/v1alpha1/nimservice_types.go:1698-1724): none stated, Kubernetes' defaults apply (advice, as above).
+    ("config__samples__nim__serving__standalone__autoscaling__llm.yaml", "llm-autoscaler-behavior-explicit"),
     # KServe's HF sample in its default Serverless mode: Knative's KPA scales the GPU predictor in 60 s after a dip
     # (scale-down-delay 0s), below S8's 300 s floor.
     ("docs__samples__storage__hf__hf_isvc.yaml", "llm-hpa-behavior"),

@@ -89,3 +89,151 @@ def test_s12_careful_budgets_stay_silent():
         pool = copy.deepcopy(REASONS_ONLY_POOL)
         pool["spec"]["disruption"]["budgets"] = budgets
         assert found_by([LATEST_CLASS, pool], S12) == [], budgets
+
+
+# Tazmainiandevil/eks-gpu-inference-autoscaling apps/inference/scaledobject.yaml at
+# 5fdf82bb5715f7fc00b01c9ca517b07bac00080c (held-out set 8): a ScaledObject on a generically named target in another
+# file, a GPU queue-depth query and a cron trigger pinning 10 replicas, no behavior.
+GENERIC_SCALED_OBJECT = {
+    "apiVersion": "keda.sh/v1alpha1",
+    "kind": "ScaledObject",
+    "metadata": {"name": "inference-scaler"},
+    "spec": {
+        "scaleTargetRef": {"name": "inference-pod"},
+        "minReplicaCount": 1,
+        "maxReplicaCount": 10,
+        "triggers": [
+            {
+                "type": "prometheus",
+                "metadata": {
+                    "serverAddress": "http://prometheus.monitoring.svc:9090",
+                    "metricName": "gpu_job_queue_depth",
+                    "query": "sum(gpu_job_queue_depth) or vector(0)",
+                    "threshold": "5",
+                },
+            },
+            {
+                "type": "cron",
+                "metadata": {
+                    "timezone": "Europe/Dublin",
+                    "start": "0 8 * * MON-FRI",
+                    "end": "0 18 * * MON-FRI",
+                    "desiredReplicas": "10",
+                },
+            },
+        ],
+    },
+}
+UNSET = "llm-autoscaler-behavior-explicit"
+S8 = "llm-hpa-behavior"
+
+
+def test_s8_a_generically_named_autoscaler_of_gpu_work_is_advised():
+    found = found_by([GENERIC_SCALED_OBJECT], UNSET)
+    assert [level for level, _ in found] == ["advisory"]
+    # The target's name says it serves a model: "inference", not a router or gateway beside the server.
+    assert "scaleTargetRef.name 'inference-pod' names a model server (inference)" in found[0][1]
+    # Nothing in the names, but the series it scales on is GPU work.
+    by_metric = copy.deepcopy(GENERIC_SCALED_OBJECT)
+    by_metric["metadata"]["name"] = "queue-scaler"
+    by_metric["spec"]["scaleTargetRef"]["name"] = "worker"
+    assert "its metrics name GPU work" in found_by([by_metric], UNSET)[0][1]
+
+
+def test_s8_careful_autoscalers_of_other_work_stay_silent():
+    """A CPU web tier's autoscaler (no model-server or GPU name, no such series), and an inference gateway's, are not
+    LLM autoscalers; a stated behavior silences the companion."""
+    web = copy.deepcopy(GENERIC_SCALED_OBJECT)
+    web["metadata"]["name"] = "web-scaler"
+    web["spec"]["scaleTargetRef"]["name"] = "inference-gateway"
+    web["spec"]["triggers"][0]["metadata"].update(metricName="http_requests", query="sum(rate(http_requests_total[1m]))")
+    assert found_by([web], UNSET) == []
+    stated = copy.deepcopy(GENERIC_SCALED_OBJECT)
+    stated["spec"]["advanced"] = {
+        "horizontalPodAutoscalerConfig": {"behavior": {"scaleDown": {"stabilizationWindowSeconds": 600}}}
+    }
+    assert found_by([stated], UNSET) == []
+
+
+def test_s8_cron_pinned_replicas_beyond_every_gpu_pool_are_advice():
+    """The same repository's gpu NodePool caps nvidia.com/gpu at 8; the cron trigger holds 10 replicas (set 8, S13;S8)."""
+    found = found_by([GENERIC_SCALED_OBJECT, LATEST_CLASS, REASONS_ONLY_POOL], S8)
+    assert [level for level, _ in found] == ["advisory"]
+    assert "spec.triggers[1].metadata.desiredReplicas = 10 holds at least 10 GPUs" in found[0][1]
+    assert 'limits["nvidia.com/gpu"]: gpu 8' in found[0][1]
+    within = copy.deepcopy(GENERIC_SCALED_OBJECT)
+    within["spec"]["maxReplicaCount"] = 8
+    within["spec"]["triggers"][1]["metadata"]["desiredReplicas"] = "4"
+    assert found_by([within, LATEST_CLASS, REASONS_ONLY_POOL], S8) == []
+    uncron = copy.deepcopy(within)
+    uncron["spec"]["maxReplicaCount"] = 12
+    (only,) = found_by([uncron, LATEST_CLASS, REASONS_ONLY_POOL], S8)
+    assert only[0] == "advisory" and "spec.maxReplicaCount = 12 asks for at least 12 GPUs" in only[1]
+
+
+# redhat-na-ssa/nvaie-guide configs/software/nim/meta-service-hpa.yaml at d661aa19c9c9bff654304b5b2ce6ffc616883bc8
+# (held-out set 8): a NIMService whose spec.scale.hpa aims KEDA's external metric at a Value of 0.01, no behavior.
+NIM_HPA = {
+    "apiVersion": "apps.nvidia.com/v1alpha1",
+    "kind": "NIMService",
+    "metadata": {"name": "meta-llama3-8b-instruct"},
+    "spec": {
+        "image": {"repository": "nvcr.io/nim/meta/llama-3.1-8b-instruct", "tag": "1.3.3"},
+        "authSecret": "ngc-api-secret",
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+        "scale": {
+            "enabled": True,
+            "hpa": {
+                "minReplicas": 1,
+                "maxReplicas": 2,
+                "metrics": [
+                    {
+                        "type": "External",
+                        "external": {
+                            "metric": {
+                                "name": "s0-prometheus",
+                                "selector": {"matchLabels": {"scaledobject.keda.sh/name": "meta-scaledobject"}},
+                            },
+                            "target": {"type": "Value", "value": "0.01"},
+                        },
+                    }
+                ],
+            },
+        },
+    },
+}
+S6 = "gpu-workload-no-resource-metric-hpa"
+
+
+def test_nim_spec_scale_is_read_as_the_hpa_the_operator_renders():
+    (unset,) = found_by([NIM_HPA], UNSET)
+    assert unset[0] == "advisory" and unset[1].startswith("spec.scale.hpa.behavior is not set, so the HPA the operator")
+    (pinned,) = found_by([NIM_HPA], S6)
+    assert pinned[0] == "advisory"
+    assert pinned[1].startswith("spec.scale.hpa.metrics[0].external.target.value = 0.01 on s0-prometheus: a target this")
+
+
+def test_nim_spec_scale_careful_forms_stay_silent():
+    """A behavior stated with a long window, and a target one replica can carry, as the NIM operator's own autoscaling
+    sample writes its metric (NVIDIA/k8s-nim-operator config/samples/nim/serving/standalone/autoscaling/llm.yaml, corpus 1:
+    an Object metric gpu_cache_usage_perc on the NIM's Service at a Value of 0.5)."""
+    careful = copy.deepcopy(NIM_HPA)
+    hpa = careful["spec"]["scale"]["hpa"]
+    hpa["behavior"] = {
+        "scaleDown": {"stabilizationWindowSeconds": 600, "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}]}
+    }
+    hpa["metrics"] = [
+        {
+            "type": "Object",
+            "object": {
+                "metric": {"name": "gpu_cache_usage_perc"},
+                "describedObject": {"apiVersion": "v1", "kind": "Service", "name": "meta-llama3-8b-instruct"},
+                "target": {"type": "Value", "value": "0.5"},
+            },
+        }
+    ]
+    assert found_by([careful], UNSET) == [] and found_by([careful], S8) == [] and found_by([careful], S6) == []
+    # A short window is judged once, as every HPA's is.
+    hpa["behavior"]["scaleDown"]["stabilizationWindowSeconds"] = 60
+    (short,) = found_by([careful], S8)
+    assert short[1].startswith("spec.scale.hpa.behavior.scaleDown.stabilizationWindowSeconds = 60 is below 300 s")
