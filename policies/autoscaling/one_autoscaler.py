@@ -21,7 +21,9 @@ end up as an autoscaler of a workload, read from the set:
 - a NIMService with ``spec.scale.enabled``: its operator renders an HPA on the Deployment of the NIMService's name
   (NVIDIA/k8s-nim-operator v3.1.2 api/apps/v1alpha1/nimservice_types.go:1697-1724 GetHPAParams, :1106-1108, :1167-1169);
 - an AIBrix PodAutoscaler (``spec.scaleTargetRef``; vllm-project/aibrix v0.7.0 api/autoscaling/v1alpha1/
-  podautoscaler_types.go:57-58).
+  podautoscaler_types.go:57-58);
+- a VerticalPodAutoscaler that applies its recommendations, beside an HPA or ScaledObject of the same workload that
+  scales on CPU or memory (the VPA project documents the pair as unsupported; policies/autoscaling/vpa_pairs.py).
 
 An HPA or ScaledObject another object of the set owns (``metadata.ownerReferences``), KEDA's ``keda-hpa-<name>``
 and the ScaledObject an HTTPScaledObject of the same name creates are that object's autoscaler, not a second one.
@@ -40,6 +42,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from policies.autoscaling.scalers import namespace_of
+from policies.autoscaling.vpa_pairs import APPLYING, VPA, scaled_on, vpa_controls, vpa_message, vpa_mode, vpa_target
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     ISVC_TYPE,
@@ -197,6 +200,27 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 proven, message = False, message + f" (if both {' and '.join(sorted(str(f) for f in files))} are applied)"
             findings.append((later.resource.name, message if proven else unproven(message)))
             break
+    return findings + _vpa_findings(claims, resources)
+
+
+def _vpa_findings(claims: list[Claim], resources: list[Resource]) -> list[tuple[str, str]]:
+    """A VPA that applies its recommendations beside an HPA or ScaledObject on CPU or memory of the same workload
+    (policies/autoscaling/vpa_pairs.py); proven as the pairs above are (one file, the target in the set)."""
+    findings = []
+    for vpa in resources:
+        if split_type(vpa.type) != VPA or vpa_mode(vpa) == "Off":
+            continue
+        kind, name = vpa_target(vpa)
+        for claim in claims:
+            if (claim.kind, claim.name) != (kind, name) or namespace_of(vpa) != claim.namespace:
+                continue
+            both = vpa_controls(vpa) & scaled_on(claim.resource)
+            if not both:
+                continue
+            message = vpa_message(vpa, claim.how, claim.kind, claim.name, both)
+            files = {_file_of(vpa), _file_of(claim.resource)}
+            proven = vpa_mode(vpa) in APPLYING and _target_present(claim, resources) and len(files) == 1
+            findings.append((vpa.name, message if proven else unproven(message)))
     return findings
 
 
@@ -205,7 +229,8 @@ POLICY = Policy(
     description=(
         "A workload has one autoscaler: no two of HPA, KEDA ScaledObject or HTTPScaledObject, KServe's own HPA of a "
         "Standard-mode InferenceService, a NIMService's spec.scale HPA or an AIBrix PodAutoscaler may target the same "
-        "Deployment (files of one run are joined; KEDA's documented HPA adoption is allowed)."
+        "Deployment (files of one run are joined; KEDA's documented HPA adoption is allowed), and no VerticalPodAutoscaler "
+        "applies recommendations on a workload an HPA scales on CPU or memory."
     ),
     catalog="G17",
     severity="high",
@@ -230,6 +255,8 @@ POLICY = Policy(
         "(https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/); KEDA refuses a ScaledObject "
         "on a workload another HPA already scales unless it adopts that HPA (annotation scaledobject.keda.sh/"
         "transfer-hpa-ownership, https://keda.sh/docs/latest/reference/scaledobject-spec), and KServe creates its own HPA for a "
-        "Standard-mode InferenceService unless its autoscalerClass is external or none. Catalogue G17."
+        "Standard-mode InferenceService unless its autoscalerClass is external or none. A VerticalPodAutoscaler "
+        "should not be used with an HPA on CPU or memory (kubernetes/autoscaler vertical-pod-autoscaler/docs/"
+        "known-limitations.md): the VPA rewrites the requests the HPA's utilization is measured against. Catalogue G17."
     ),
 )
