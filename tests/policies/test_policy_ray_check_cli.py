@@ -44,8 +44,10 @@ def test_the_sample_as_published(kuberay_sample):
     # downscaled replica's streams after its default 20 s graceful_shutdown_timeout_s (issue 21).
     # KubeRay creates no PodDisruptionBudget for the GPU workers either, and its GPU worker group selects no GPU
     # type, so Ray Serve may place the 7B engine on any GPU node (S15 on Ray worker groups, issue 32); no
-    # NetworkPolicy keeps other pods from the head's Serve port (issue 31, G33).
+    # NetworkPolicy keeps other pods from the head's Serve port (issue 31, G33). Its engine_kwargs.max_model_len 1024
+    # is a demo context for a 7B chat model (S36 advice, hygiene).
     assert findings(proc) == {
+        ("debug-switches-off", "serveConfigV2 application llms llm_configs[0]"),
         ("model-pods-network-isolated", "RayService <default>/ray-serve-llm"),
         ("gpu-pod-tolerates-and-targets", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec"),
         ("serving-app-pdb", "RayService ray-serve-llm"),
