@@ -16,8 +16,6 @@ monitor, every HPA in it must be served by them.
 
 from __future__ import annotations
 
-import re
-
 from policies.autoscaling.scalers import (
     adapter_rules,
     hpa_metrics,
@@ -33,6 +31,7 @@ from policies.autoscaling.scalers import (
 )
 from policies.framework import Policy, Resource, unproven
 from policies.kube import ISVC_TYPE, as_list, get
+from policies.reading.promql import server_series, shape
 
 _UNSERVED = "the HPA shows <unknown> for it and never scales"
 _UNSCRAPED = "no series reach Prometheus, so the autoscaler sees no load and never scales"
@@ -40,10 +39,6 @@ _UNSCRAPED = "no series reach Prometheus, so the autoscaler sees no load and nev
 
 def _custom_metrics(scaler: Resource) -> list:
     return [m for m in hpa_metrics(scaler) if m.type in ("Pods", "Object", "External")]
-
-
-# A bare vLLM series, with or without a label matcher: one series per pod (vLLM's gauges are per engine).
-_PER_POD_QUERY = re.compile(r"^\s*vllm[:_][A-Za-z0-9_:]*\s*(\{[^{}]*\})?\s*$")
 
 
 def _prometheus_queries(scaler: Resource) -> list[tuple[str, str]]:
@@ -67,21 +62,29 @@ def _prometheus_queries(scaler: Resource) -> list[tuple[str, str]]:
 
 
 def per_pod_query_findings(scaler: Resource) -> list[str]:
-    """KEDA prometheus queries (see _prometheus_queries) that return one series per vLLM pod. KEDA's prometheus
-    scaler refuses a result of more than one element ("prometheus query ... returned multiple elements",
-    kedacore/keda v2.20.2 pkg/scalers/prometheus_scaler.go L273-274), so the trigger fails as soon as a second
-    replica runs."""
-    found = [
-        f"{path} {query.strip()} returns one series per vLLM pod, and KEDA's prometheus scaler fails on a result of "
-        f"more than one element, so the trigger errors as soon as two replicas run; aggregate it (sum(...) or avg(...))"
-        for path, query in _prometheus_queries(scaler)
-        if _PER_POD_QUERY.match(query)
-    ]
+    """KEDA prometheus queries (see _prometheus_queries) that return one series per model-server pod: a server's load
+    series (policies/reading/promql.py: the engine table's metric families, DCGM's) not aggregated over pods. KEDA's
+    prometheus scaler refuses a result of more than one element ("prometheus query ... returned multiple elements",
+    kedacore/keda v2.20.2 pkg/scalers/prometheus_scaler.go L273-274), so the trigger fails as soon as a second replica
+    runs (an unscoped aggregate, sum(vllm:num_requests_waiting), errors never: the careful form, not judged here)."""
+    found = []
+    for path, query in _prometheus_queries(scaler):
+        series = server_series(query)
+        if not series:
+            continue
+        engine = series[0][1]
+        if shape(query) == "per-pod":
+            who = {"vllm": "vLLM pod", "DCGM GPU": "GPU (DCGM)"}.get(engine, f"{engine} pod")
+            found.append(
+                f"{path} {query.strip()} returns one series per {who}, and KEDA's prometheus scaler fails on a result "
+                f"of more than one element, so the trigger errors as soon as two replicas run; aggregate it (sum(...) or "
+                f"avg(...))"
+            )
     # At most one replica (review 32 R19): two pods run only while a rollout's surge pod starts beside the old one,
     # so the error is brief and the set does not prove it happens: advice that says so.
     if max_replicas(scaler)[1] == 1:
         note = " (max replicas 1: two pods run only during a rollout's surge, when the trigger errors)"
-        return [unproven(m + note) for m in found]
+        found = [unproven(m + note) for m in found]
     return found
 
 
@@ -140,7 +143,8 @@ POLICY = Policy(
     description=(
         "Every custom metric an HPA scales on must be produced by a Prometheus Adapter rule of the same stack, "
         "a PodMonitor or ServiceMonitor must scrape the scaled pods, and a KEDA Prometheus query (a ScaledObject's, "
-        "or a KServe InferenceService's external metric) must return one series, not one per vLLM pod."
+        "or a KServe InferenceService's external metric) must return one series, not one per model-server pod (the "
+        "engine table's series of any engine, DCGM's per GPU)."
     ),
     catalog="S7",
     severity="high",

@@ -54,7 +54,8 @@ def _guard(ing: Resource, services: dict, configs: dict) -> str:
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     services, configs = edge.services_by_name(resources), edge.backend_configs(resources)
-    llm = model_backends.model_services(resources)
+    # An LLM router (production-stack router, LiteLLM) forwards prompts to the models: plain HTTP to it leaks them too.
+    llm = model_backends.model_services(resources) | set(model_backends.router_services(resources))
     known = set(model_backends.selected_services(resources)) | llm
     findings = []
     for ing in resources:

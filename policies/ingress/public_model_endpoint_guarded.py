@@ -6,7 +6,9 @@ how far each reaches, its TLS and what authenticates callers; each fact is cited
 
 The finding blocks only when the files prove all of it: the edge is public (an external GKE class, Envoy Gateway's or
 Istio's default LoadBalancer), a model is behind it in the set (a model server's Service, an InferencePool, an AI
-Gateway backend), and neither TLS nor any authentication is there. Everything else that may be a public model
+Gateway backend, or an LLM router in front of models: vLLM's production-stack router, LiteLLM's proxy, vLLM's
+semantic-router, AIBrix's gateway plugins, policies/reading/model_backends.py ROUTERS), and neither TLS nor any
+authentication is there (a router's own keys are in its configuration, so an edge to a router alone is advice). Everything else that may be a public model
 without TLS or without auth is advice: a controller's Service outside the files (nginx, Traefik, no class), a backend
 in another file, or one of the two guards present. An edge whose backends are all known non-models (a UI, Grafana)
 or whose reach is internal is not reported.
@@ -38,7 +40,8 @@ def _behind(pub: exposure.Publication, state: str) -> str:
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    llm = model_backends.model_services(resources)
+    routers = model_backends.router_services(resources)
+    llm = model_backends.model_services(resources) | set(routers)
     known = set(model_backends.selected_services(resources)) | llm
     keys = model_backends.key_states(resources)
     findings: list[tuple[str, str]] = []
@@ -53,8 +56,19 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         # A model server taking an envFrom Secret may read its key variable from it: the key is unknown.
         secrets = sorted({n for n in pub.services if keys.get(n, False) is None})
         maybe = f" (unless the envFrom Secret of the server behind {', '.join(secrets)} sets its API key)" if secrets else ""
+        # An LLM router's own keys: LiteLLM's LITELLM_MASTER_KEY guards it; otherwise they may live in its configuration
+        # (LiteLLM's master_key in a ConfigMap or Secret), which these files may not show.
+        routed = sorted(n for n in pub.services if n in routers and not set(pub.services) & (llm - set(routers)))
+        router_key = bool(routed) and all(routers[n][1] for n in routed)
+        if router_key:
+            if pub.tls is not False:
+                continue  # TLS, and the router asks for its key: guarded as a keyed model server is
+            missing = [m for m in missing if not m.startswith("nothing in these files")]
+        elif routed and pub.guard is None:
+            maybe += f" (the {routers[routed[0]][0]} behind {', '.join(routed)} may check keys from its own configuration)"
         message = f"{pub.what} ({reach}: {pub.reach.why}) {_behind(pub, state)} with {' and '.join(missing)}{maybe}"
-        proven = pub.reach.level == "public" and state == "model" and pub.tls is False and pub.guard is None and not secrets
+        proven = pub.reach.level == "public" and state == "model" and pub.tls is False and pub.guard is None
+        proven = proven and not secrets and not routed
         findings.append((pub.resource.name, message if proven else unproven(message)))
     return findings
 
@@ -63,7 +77,8 @@ POLICY = Policy(
     name="public-model-endpoint-guarded",
     description="A model published outside the cluster through any edge (an Ingress of any class such as nginx, Traefik, "
     "Kong, HAProxy or none; a Gateway API Gateway/HTTPRoute/GRPCRoute of any class such as GKE external, Envoy "
-    "Gateway or Istio; an Envoy AI Gateway route; an Istio Gateway/VirtualService; an OpenShift Route) must terminate TLS and "
+    "Gateway or Istio; an Envoy AI Gateway route; an Istio Gateway/VirtualService; an OpenShift Route; a Traefik IngressRoute; a Contour "
+    "HTTPProxy) must terminate TLS and "
     "authenticate callers (auth annotations or middleware, SecurityPolicy/AuthPolicy, Istio RequestAuthentication, IAP, "
     "or the model server's API key); blocking when the files prove a public edge, a model behind it and neither guard.",
     catalog="G32",
@@ -73,7 +88,7 @@ POLICY = Policy(
         "Terminate TLS at the edge (Ingress spec.tls, a Gateway listener of protocol HTTPS with certificateRefs, an "
         "Istio Gateway server of protocol HTTPS, a Route's spec.tls) and authenticate callers in front of the model: "
         "ingress-nginx auth-url/auth-type, an oauth2-proxy, a Traefik forwardAuth/basicAuth middleware, a Kong auth "
-        "plugin, an Envoy Gateway SecurityPolicy (apiKeyAuth, jwt, oidc, basicAuth, extAuth), Istio "
+        "plugin, a Contour virtualhost authorization server or jwtProviders, an Envoy Gateway SecurityPolicy (apiKeyAuth, jwt, oidc, basicAuth, extAuth), Istio "
         "RequestAuthentication with an AuthorizationPolicy, GKE IAP, or the server's own key (vLLM --api-key / "
         "VLLM_API_KEY from a Secret). Or keep the edge internal (an internal class or load-balancer annotation, an "
         'EnvoyProxy Service of type ClusterIP). Annotate llm-serving.io/exempt-public-model-endpoint-guarded: "<reason>" '

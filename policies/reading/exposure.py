@@ -26,7 +26,9 @@ How far (``Reach``):
   providers' default; ``INTERNAL_LB`` below lists the annotations).
 * ``internal``: an internal class (GKE's ``gke-l7-rilb``, ``gke-l7-cross-regional-internal-managed``, any class whose
   name says internal or private), an internal-load-balancer annotation, or an EnvoyProxy whose Service is ClusterIP.
-* ``unknown``: everything else. An ingress-nginx, Traefik, HAProxy or Kong Ingress, or one with no class (the
+* ``unknown``: everything else; a Traefik IngressRoute and a Contour HTTPProxy too (their controllers' Services are
+  installed with the controllers; policies/reading/edge_proxies.py reads their TLS, guards and backends).
+* ``unknown`` also covers an ingress-nginx, Traefik, HAProxy or Kong Ingress, or one with no class (the
   cluster's default class serves it; on GKE, GKE's controller takes an unclassed Ingress as an external load balancer,
   kubernetes/ingress-gce v1.41.1 ``pkg/utils/utils.go:339-343``): whether the controller's own Service is public is
   not in the model's files. A route whose Gateway is not in the set is read only when the Gateway's name says it is
@@ -69,6 +71,7 @@ from typing import Any, Optional
 from components.aws_ids import sources_too_wide
 from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import edge, gateway_service
+from policies.reading import edge_proxies as proxies
 from policies.reading import model_backends as backends
 from policies.reading import route_path as path
 from policies.reading.model_backends import key_states
@@ -546,7 +549,18 @@ def publications(resources: list) -> list[Publication]:
             out += _virtual_services(r, s)
         elif (group, kind) == ("route.openshift.io", "Route"):
             out.append(_openshift_route(r, s))
+        elif proxies.is_traefik_route(r) or proxies.is_contour_proxy(r):
+            out += _proxy(r, s)
     return out + _bare_gateways(s, routed)
+
+
+def _proxy(r: Any, s: _Set) -> list[Publication]:
+    """A Traefik IngressRoute or a root Contour HTTPProxy (policies/reading/edge_proxies.py)."""
+    found = proxies.traefik_edge(r, s.any_kind("Middleware")) if proxies.is_traefik_route(r) else proxies.contour_edge(r)
+    if found is None:
+        return []
+    guard = found.guard or _server_key_guard(found.services, s)
+    return [Publication(r, found.what, Reach("unknown", found.reach_why), found.tls, guard, found.services, ())]
 
 
 def model_behind(pub: Publication, resources_llm: set[str], known: set[str]) -> str:

@@ -5,7 +5,8 @@ to 60 s; an ALB's idle timeout defaults to 60 s (Envoy RouteAction docs; kserve/
 streamed generation runs minutes. Istio is the exception: an unset VirtualService timeout
 disables Envoy's (no timeout), which timeout-chain-ordered then relates to the ALB.
 
-Envoy AI Gateway's AIGatewayRoute rules default to 60 s (envoyproxy/ai-gateway v1.1.0). GKE's load balancers (a GCE Ingress's BackendConfig timeoutSec, a Gateway's GCPBackendPolicy timeoutSec) default
+Envoy AI Gateway's AIGatewayRoute rules default to 60 s (envoyproxy/ai-gateway v1.1.0); a Contour HTTPProxy route's
+timeoutPolicy.response to Envoy's 15 s (projectcontour/contour v1.33.6, policies/reading/edge_proxies.py). GKE's load balancers (a GCE Ingress's BackendConfig timeoutSec, a Gateway's GCPBackendPolicy timeoutSec) default
 to 30 s for the whole response, and ingress-nginx's proxy-read-timeout to 60 s (policies/reading/edge.py has the
 sources). A model server is any engine the table knows or a GPU container of a serving app (not only vLLM). An
 Ingress none of whose backends is in the set is still reported, advisory like the rest of this policy: the edge's
@@ -17,6 +18,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import as_list, get, split_type
 from policies.reading import edge
+from policies.reading import edge_proxies as proxies
 from policies.reading import route_path as path
 from policies.reading.serving import model_servers
 from policies.reading.vllm_args import vllm_servers
@@ -71,7 +73,36 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings += _http_scaled_object(r, minimum, llm, known)
         elif split_type(r.type) == ("networking.gke.io", "GCPBackendPolicy"):
             findings += _gcp_backend_policy(r, minimum, llm, pools)
+        elif proxies.is_contour_proxy(r):
+            findings += _contour(r, minimum, llm, known)
     return findings
+
+
+def _contour(r: Resource, minimum: float, llm: set[str], known: set[str]) -> list[tuple[str, str]]:
+    """Contour HTTPProxy routes to a model (or to Services the set does not hold) whose response timeout, set or left
+    at Envoy's 15 s (policies/reading/edge_proxies.py), is at or below `minimum`."""
+    found = []
+    for route in proxies.contour_routes(r):
+        models = sorted(set(route.services) & llm)
+        unknown = sorted(set(route.services) - known)
+        if not models and not unknown:
+            continue
+        cut = _cut(
+            route.timeout,
+            proxies.CONTOUR_RESPONSE_DEFAULT,
+            minimum,
+            "Envoy's 15s, unless Contour's configuration file sets timeouts.request-timeout",
+        )
+        if cut is not None:
+            where = _where((models or unknown)[0], llm)
+            found.append(
+                (
+                    r.name,
+                    f"{route.label}: timeoutPolicy.response {path.fmt(cut[0])}{cut[1]} on an HTTPProxy route {where} cuts "
+                    f"generations that run longer; set it above the longest request (or infinity)",
+                )
+            )
+    return found
 
 
 def _gke_route_context(resources: list[Resource]) -> tuple[set[str], set[str]]:

@@ -237,3 +237,62 @@ def test_nim_spec_scale_careful_forms_stay_silent():
     hpa["behavior"]["scaleDown"]["stabilizationWindowSeconds"] = 60
     (short,) = found_by([careful], S8)
     assert short[1].startswith("spec.scale.hpa.behavior.scaleDown.stabilizationWindowSeconds = 60 is below 300 s")
+
+
+S7 = "hpa-custom-metric-is-served"
+
+
+def _keda(query: str, max_replicas: int = 3) -> dict:
+    """A ScaledObject on a vLLM Deployment in another file with one prometheus trigger running ``query``."""
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "llm-scaler", "namespace": "llm"},
+        "spec": {
+            "scaleTargetRef": {"name": "llm-server"},
+            "minReplicaCount": 1,
+            "maxReplicaCount": max_replicas,
+            "triggers": [
+                {"type": "prometheus", "metadata": {"serverAddress": "http://prom:9090", "query": query, "threshold": "5"}}
+            ],
+        },
+    }
+
+
+def test_s7_per_pod_queries_of_any_engine_block():
+    """The one-series rule beyond bare vLLM gauges: every engine family of the table, rates and quantiles of them, and
+    an aggregation that keeps the pod. Shapes: erkerc/rhoai-autoscaling inferenceservice-autoscale.yaml @dadfb7b9
+    (set 6, labelled blocking: `vllm:num_requests_running`, unaggregated), here in a ScaledObject and over engines."""
+    for query, who in (
+        ("rate(sglang:num_queue_reqs[1m])", "sglang pod"),
+        ('tgi_queue_size{namespace="llm"}', "tgi pod"),
+        ("sum by (pod) (vllm:num_requests_running)", "vLLM pod"),
+        ("max(nv_inference_pending_request_count) by (instance)", "triton pod"),
+        ("histogram_quantile(0.9, rate(vllm:time_to_first_token_seconds_bucket[5m]))", "vLLM pod"),
+        ("DCGM_FI_DEV_GPU_UTIL", "GPU (DCGM)"),
+    ):
+        found = found_by([_keda(query)], S7)
+        assert found == [
+            (
+                "mandatory",
+                f"spec.triggers[0].metadata.query {query} returns one series per {who}, and KEDA's prometheus scaler fails "
+                f"on a result of more than one element, so the trigger errors as soon as two replicas run; aggregate it "
+                f"(sum(...) or avg(...))",
+            )
+        ], query
+
+
+def test_s7_aggregated_or_unknown_queries_stay_silent():
+    """Aggregates (rmehta2974/LLM_mlops alternate_learning/manifests/21-keda-scaledobject.yaml @5684269 (set 5): sum(rate(
+    triton_...)); this project's own nested sum(sum by (pod)(...))), recording rules, and forms the text does not settle
+    (without, an aggregation inside a binary expression) are not judged."""
+    for query in (
+        "sum(rate(triton_inference_request_success[1m]))",
+        'sum(sum by (pod) ({__name__=~"vllm:num_requests_running|vllm:num_requests_waiting",namespace="llm"}))',
+        "avg(vllm:kv_cache_usage_perc) or vector(0)",
+        "vllm:num_requests_waiting:sum",
+        "sum(rate(vllm:request_success_total[1m])) without (le)",
+        "histogram_quantile(0.9, sum by (le) (rate(vllm:e2e_request_latency_seconds_bucket[5m])))",
+        "num_requests_running",
+    ):
+        assert found_by([_keda(query)], S7) == [], query
