@@ -19,6 +19,10 @@ the scheduler put the pod where the disk fits. A model streamed from object stor
 SMALL_CHECKPOINT_GIB (the lock file's or catalogue's size, else 2 bytes per parameter of the count its name spells,
 "0.5B") is reported as advice: it is below the slack the request asks for, so the manifest does not show the disk short.
 
+A model the image's own start script copies from object storage to a local path on the node's disk (the model path on
+no volume, the container's environment naming a bucket or store credentials: policies/reading/image_fetches.py) is
+reported as advice: the script is not in the files. A server whose pod requests no GPU is advice too.
+
 A download an init container or sidecar makes for the server (kthena's downloader, ``hf download --local-dir``:
 policies/reading/downloaders.py) counts where its folder is; a request of any container of the pod counts for it.
 
@@ -37,6 +41,7 @@ from components.errors import ConfigError
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, containers, resource_value
 from policies.reading.engines import Download, downloads, hub_model
+from policies.reading.image_fetches import image_fetches
 
 # Below this the checkpoint is smaller than the slack the rule asks for beyond it (~10 GiB): whether the node's disk
 # runs short then depends on its images and logs, which the manifest does not show, not on this download.
@@ -71,7 +76,7 @@ def _pod_requests(download: Download) -> bool:
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for download in downloads(resource):
+    for download in downloads(resource) + image_fetches(resource):
         if resource_value(download.container, "requests", "ephemeral-storage") is not None or _pod_requests(download):
             continue
         message = (
@@ -104,7 +109,8 @@ POLICY = Policy(
     name="gpu-pod-ephemeral-storage",
     description=(
         "A GPU model server that downloads its model onto the node's disk (its own layer or an emptyDir without a "
-        "sizeLimit, where the engine table says its cache is) must request ephemeral-storage for it."
+        "sizeLimit, where the engine table says its cache is) must request ephemeral-storage for it (advice for a "
+        "server with no GPU request, and for a model its image's own script fetches from object storage)."
     ),
     rationale=(
         "Without an ephemeral-storage request the scheduler ignores the node's free disk when placing the pod, and "

@@ -447,7 +447,7 @@ def _server_download(
 ) -> Optional[Download]:
     """One server's download when its row says the model setting fetches one and every folder it may land in is
     on the node's ephemeral storage (S19)."""
-    if row is None or not requests_gpu(podspec) or _streams(args):
+    if row is None or _streams(args):
         return None
     what = fetches(row, model if isinstance(model, str) else None)
     if what is None or row.downloads is None or hub_offline(row, container):
@@ -456,7 +456,11 @@ def _server_download(
     download = _on_ephemeral(label, what, podspec, container, dirs, row.downloads.source)
     image = str(container.get("image") or "").lower()
     defaults = dirs == row.downloads.dirs
-    if download is not None and defaults and not any(marker in image for marker in row.images):
+    if download is not None and not requests_gpu(podspec):
+        # No GPU request in the files (a CPU server, or a GPU a runtime class or time-slicing grants without one): the
+        # download still fills the node's disk unrequested, but no GPU node's placement is at stake. Advice.
+        download = replace(download, assumed=True, why="the pod requests no GPU in these files")
+    elif download is not None and defaults and not any(marker in image for marker in row.images):
         download = replace(download, assumed=True)
     elif download is not None and not (isinstance(model, str) and model.strip()):
         # No model setting: what the server fetches comes later, through its API (an Ollama pull), which the manifest

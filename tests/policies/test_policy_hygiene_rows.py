@@ -435,3 +435,84 @@ def test_torch_cpp_stack_traces_are_logging_advice():
             "errors (a debugging aid), left on in a serving pod; remove it",
         )
     ]
+
+
+# S19 gpu-pod-ephemeral-storage: servers with no GPU request, and models an image's own script fetches --------------
+
+
+def _vllm_sandbox(volumes: bool = False) -> dict:
+    # scalable-ml-systems/llm-inference-platform infrastructure/save/kubernetes/vllm/deployment.yaml at
+    # d765a9bbd54a0801207dd0ea571cc0b67676aa69 (held-out set 8, labelled S19): two vLLM containers, each downloading
+    # a small AWQ model from the Hub into its writable layer, with no resources at all (no GPU request either).
+    podspec: dict = {
+        "containers": [
+            {
+                "name": "vllm-qwen",
+                "image": "vllm/vllm-openai:latest",
+                "args": ["--model", "Qwen/Qwen2.5-1.5B-Instruct-AWQ", "--port", "8000"],
+            },
+            {
+                "name": "vllm-llama",
+                "image": "vllm/vllm-openai:latest",
+                "args": ["--model", "hugging-quants/Llama-3.2-3B-Instruct-AWQ", "--port", "8001"],
+            },
+        ]
+    }
+    if volumes:
+        for container in podspec["containers"]:
+            container["volumeMounts"] = [{"name": "cache", "mountPath": "/root/.cache/huggingface"}]
+        podspec["volumes"] = [{"name": "cache", "persistentVolumeClaim": {"claimName": "hf-cache"}}]
+    return deployment("vllm-sandbox", podspec)
+
+
+def test_a_server_without_a_gpu_request_still_downloads_onto_the_node():
+    found = found_by([_vllm_sandbox()], "gpu-pod-ephemeral-storage")
+    assert [level for level, _ in found] == ["advisory", "advisory"]
+    assert found[0][1].startswith(
+        "container vllm-llama: downloads hugging-quants/Llama-3.2-3B-Instruct-AWQ from the Hugging Face Hub into "
+        "/root/.cache/huggingface/hub on the node's ephemeral storage but requests no ephemeral-storage"
+    )
+    assert found_by([_vllm_sandbox(volumes=True)], "gpu-pod-ephemeral-storage") == []
+
+
+def _knative_llamacpp(volume: bool = False) -> dict:
+    # nebius/ml-cookbook knative-llamacpp/llamacpp.yml at 83f160fe3f6ce3c70f84927b38dd72e20a6a4b85 (held-out set 3,
+    # labelled S19): a llama.cpp image whose start script copies a 16 GB GGUF from S3 (S3_BUCKET, MODEL_KEY and AWS
+    # credentials in its env) to /mnt/models, which is no volume.
+    def secret(name: str) -> dict:
+        return {"name": name, "valueFrom": {"secretKeyRef": {"name": "object-storage-auth", "key": name.lower()}}}
+
+    container = {
+        "name": "l3test",
+        "image": "ghcr.io/brianlechthaler/ml-cookbook-knative-testing/knative-llamacpp:main",
+        "env": [
+            {"name": "LLAMA_ARG_MODEL", "value": "/mnt/models/l3.1-8B-F16.gguf"},
+            {"name": "LLAMA_ARG_N_GPU_LAYERS", "value": "100"},
+            secret("S3_BUCKET"),
+            secret("AWS_ACCESS_KEY_ID"),
+            {"name": "MODEL_KEY", "value": "l3.1-8B-F16.gguf"},
+        ],
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+    }
+    spec: dict = {"containers": [container]}
+    if volume:
+        container["volumeMounts"] = [{"name": "models", "mountPath": "/mnt/models"}]
+        spec["volumes"] = [{"name": "models", "persistentVolumeClaim": {"claimName": "models"}}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "knative-python-demo--chat"}, "spec": spec}
+
+
+def test_a_model_the_image_fetches_from_object_storage_is_advice():
+    ((level, message),) = found_by([_knative_llamacpp()], "gpu-pod-ephemeral-storage")
+    assert level == "advisory"
+    assert message.startswith(
+        "container l3test: downloads /mnt/models/l3.1-8B-F16.gguf from object storage into /mnt/models on the node's "
+        "ephemeral storage but requests no ephemeral-storage"
+    )
+    assert message.endswith(
+        "(the image's own start script fetches it, as its environment (S3_BUCKET) says; the script is not in the files)"
+    )
+    # On a volume, or with no store named in its environment (the model baked into the image), nothing is fetched there.
+    assert found_by([_knative_llamacpp(volume=True)], "gpu-pod-ephemeral-storage") == []
+    baked = _knative_llamacpp()
+    baked["spec"]["containers"][0]["env"] = baked["spec"]["containers"][0]["env"][:2]
+    assert found_by([baked], "gpu-pod-ephemeral-storage") == []

@@ -1,0 +1,49 @@
+"""Models a server's image fetches at start by its own script, shown only by the container's environment.
+
+Some images wrap the server in a start script that copies the model from object storage to a local path before
+starting it: the manifest then shows a local model path (``LLAMA_ARG_MODEL=/mnt/models/l3.1-8B-F16.gguf``,
+``--model /models/...``) beside the store's coordinates and credentials (``S3_BUCKET``, ``MODEL_KEY``,
+``AWS_ACCESS_KEY_ID``, ``AWS_ENDPOINT_URL``, ``GCS_BUCKET``, ``AZURE_STORAGE_...``, ``MODEL_URL``), and no volume at
+that path. The copy then lands in the container's writable layer, on the node's disk (held-out set 3,
+nebius/ml-cookbook knative-llamacpp/llamacpp.yml: a 16 GB GGUF from S3). The script is not in the files, so S19
+reports such a download as advice.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any, Optional
+
+from policies.kube import as_dict, as_list
+from policies.reading.engines import Download, lands_on_ephemeral_storage, table_servers
+from policies.reading.vllm_args import served_model, vllm_servers
+
+# Variables that name an object store's bucket, key, endpoint or credentials, or a model URL.
+_STORE_ENV = re.compile(
+    r"^(S3_\w+|\w*_S3_BUCKET|AWS_ACCESS_KEY_ID|AWS_ENDPOINT_URL\w*|GCS_\w+|GOOGLE_APPLICATION_CREDENTIALS|"
+    r"AZURE_STORAGE_\w+|MODEL_(URL|URI|BUCKET|KEY|S3_\w+|OBJECT\w*)|\w*BUCKET(_NAME)?)$"
+)
+
+
+def _store_variable(container: dict) -> Optional[str]:
+    names = [as_dict(item).get("name") for item in as_list(container.get("env"))]
+    return next((n for n in names if isinstance(n, str) and _STORE_ENV.match(n)), None)
+
+
+def image_fetches(resource: Any) -> list[Download]:
+    """Every model server whose model is a local path on the node's ephemeral storage (its writable layer, or an
+    emptyDir without a sizeLimit) while its environment names an object store: its image fetches the model there."""
+    servers = [(s.label, s.podspec, s.container, served_model(s)) for s in vllm_servers(resource)]
+    servers += [(e.label, e.podspec, e.container, e.model) for e in table_servers(resource)]
+    found = []
+    for label, podspec, container, model in servers:
+        if not isinstance(model, str) or not model.startswith("/"):
+            continue
+        variable = _store_variable(container)
+        if variable is None or not lands_on_ephemeral_storage(podspec, container, model):
+            continue
+        folder = posixpath.dirname(model.rstrip("/")) or "/"
+        why = f"the image's own start script fetches it, as its environment ({variable}) says; the script is not in the files"
+        found.append(Download(label, model, podspec, container, folder, "object storage", True, why))
+    return found
