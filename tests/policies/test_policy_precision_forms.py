@@ -56,3 +56,59 @@ def test_a_namespace_limit_range_in_the_run_fills_requests_and_limits():
     pod_type = copy.deepcopy(LIMIT_RANGE)
     pod_type["spec"]["limits"][0]["type"] = "Pod"
     assert [e for e, _ in found_by([SERVER, pod_type], "serving-memory-limit")] == ["mandatory"]
+
+
+def _image(image: str) -> dict:
+    server = copy.deepcopy(SERVER)
+    server["spec"]["template"]["spec"]["containers"][0]["image"] = image
+    return server
+
+
+def test_a_per_commit_nightly_image_is_pinned_and_the_moving_nightly_is_not():
+    # vLLM's per-commit nightly images, vllm/vllm-openai:nightly-<commit> (full or short id; e.g. the public Dockerfile
+    # ARG VLLM_BASE_IMAGE=vllm/vllm-openai:nightly-d00df624f313a6a5a7a6245b71448b068b080cd7 found in the code index),
+    # name one build each.
+    for image in ("vllm/vllm-openai:nightly-d00df624f313a6a5a7a6245b71448b068b080cd7", "vllm/vllm-openai:nightly-d223c90"):
+        assert found_by([_image(image)], "image-tag-pinned") == [], image
+    for image in ("vllm/vllm-openai:nightly", "vllm/vllm-openai:nightly-aarch64", "vllm/vllm-openai:cu130-nightly-x86_64"):
+        assert [e for e, _ in found_by([_image(image)], "image-tag-pinned")] == ["mandatory"], image
+
+
+def _pdb(selector: dict, **spec) -> dict:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "budget", "namespace": "vllm"},
+        "spec": {"selector": {"matchLabels": selector}, **spec},
+    }
+
+
+def test_a_zero_budget_on_a_multi_node_engine_is_advice():
+    # The form kuberay-cluster-pdb itself recommends for one engine over several nodes: maxUnavailable 0 on
+    # ray.io/cluster (KubeRay labels the pods it creates so).
+    assert [e for e, _ in found_by([_pdb({"ray.io/cluster": "llama-405b"}, maxUnavailable=0)], "pdb-allows-disruption")] == [
+        "advisory"
+    ]
+    assert [
+        e for e, _ in found_by([_pdb({"leaderworkerset.sigs.k8s.io/name": "vllm"}, minAvailable="100%")], "pdb-allows-disruption")
+    ] == ["advisory"]
+    # The same budget on a plain serving Deployment still blocks every drain.
+    assert [e for e, _ in found_by([SERVER, _pdb({"app": "vllm"}, maxUnavailable=0)], "pdb-allows-disruption")] == ["mandatory"]
+
+
+def test_min_available_is_judged_against_the_hpa_floor():
+    two = copy.deepcopy(SERVER)
+    two["spec"]["replicas"] = 1
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "vllm", "namespace": "vllm"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm"},
+            "minReplicas": 2,
+            "maxReplicas": 4,
+        },
+    }
+    budget = _pdb({"app": "vllm"}, minAvailable=1)
+    assert [e for e, _ in found_by([two, budget], "pdb-allows-disruption")] == ["mandatory"]
+    assert found_by([two, budget, hpa], "pdb-allows-disruption") == []  # the HPA keeps two replicas
