@@ -112,3 +112,33 @@ def test_min_available_is_judged_against_the_hpa_floor():
     budget = _pdb({"app": "vllm"}, minAvailable=1)
     assert [e for e, _ in found_by([two, budget], "pdb-allows-disruption")] == ["mandatory"]
     assert found_by([two, budget, hpa], "pdb-allows-disruption") == []  # the HPA keeps two replicas
+
+
+def _qwen(*args: str, image: str = "vllm/vllm-openai:v0.10.1") -> dict:
+    server = copy.deepcopy(SERVER)
+    container = server["spec"]["template"]["spec"]["containers"][0]
+    container["image"] = image
+    container["args"] = ["--model", "Qwen/Qwen2.5-7B-Instruct", *args]
+    server["spec"]["template"]["spec"]["nodeSelector"] = {"karpenter.k8s.aws/instance-gpu-name": "h100"}
+    return server
+
+
+YARN = '{"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}'
+
+
+def test_a_rope_scaling_override_lifts_the_context_limit():
+    # Qwen2.5's long-context recipe as public serve scripts write it (code-index file 52449457435: `vllm serve
+    # .../Qwen2.5-Coder-7B-Instruct --max-model-len 131072 --hf-overrides '{"rope_scaling": {"rope_type": "yarn",
+    # "factor": 4.0, "original_max_position_embeddings": 32768}}'`): vLLM derives 131,072 from the overridden config.
+    plain = _qwen("--max-model-len", "131072")
+    assert [e for e, _ in found_by([plain], "vllm-context-within-model-limit")] == ["mandatory"]
+    for server in (
+        _qwen("--max-model-len", "131072", "--hf-overrides", YARN),
+        _qwen("--max-model-len", "65536", "--rope-scaling", YARN[len('{"rope_scaling": ') : -1], image="vllm/vllm-openai:v0.8.5"),
+    ):
+        assert found_by([server], "vllm-context-within-model-limit") == []
+        # S2's plan makes the same start-up check: it leaves it to S23's row (and its override) too.
+        assert not [m for _, m in found_by([server], "vllm-max-model-len-fits-kv-cache") if "model's maximum" in m]
+    allowed = _qwen("--max-model-len", "65536")
+    allowed["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "value": "1"}]
+    assert not [m for _, m in found_by([allowed], "vllm-max-model-len-fits-kv-cache") if "model's maximum" in m]
