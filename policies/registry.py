@@ -67,6 +67,7 @@ from policies.k8s_generic import (
 )
 from policies.karpenter import (
     gpu_expiry,
+    gpu_node_disk,
     gpu_nodepool_disruption_budget,
     gpu_nodepool_limits,
     gpu_nodepool_tainted,
@@ -159,6 +160,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     tolerates_and_targets.POLICY,
     pinned_to_one_node.POLICY,
     ephemeral_storage.POLICY,
+    gpu_node_disk.POLICY,
     rollout_surge.POLICY,
     timeout_chain_ordered.POLICY,
     keep_alive_outlives_proxy.POLICY,

@@ -35,13 +35,16 @@ _BRANCH_VARIANT = re.compile(r"^(?:main|master)-[a-z]", re.IGNORECASE)
 # unless another part is a version or a date (nightly-2024-06-01 and 0.9.0-nightly name one build).
 _MOVING_PARTS = frozenset({"latest", "nightly"})
 _VERSION_PART = re.compile(r"^v?\d+(?:\.\d+)+$|^\d{4,8}$|^v\d+$")
+# A commit id names one build too: vLLM publishes a per-commit nightly image vllm/vllm-openai:nightly-<commit>, the
+# full 40-hex id or a short one (nightly-d223c90), beside the moving nightly / nightly-aarch64. Hex with a digit in it.
+_COMMIT_PART = re.compile(r"^(?=[a-f]*\d)[0-9a-f]{7,40}$")
 
 
 def _moving_part(tag: str) -> bool:
-    """True when a part of the tag is a moving build word and no part names a version or a date."""
+    """True when a part of the tag is a moving build word and no part names a version, a date or a commit."""
     parts = [p for p in re.split(r"[-_+]", tag.lower()) if p]
     words = {word for part in parts for word in part.split(".") if word}
-    return bool(words & _MOVING_PARTS) and not any(_VERSION_PART.match(p) for p in parts)
+    return bool(words & _MOVING_PARTS) and not any(_VERSION_PART.match(p) or _COMMIT_PART.match(p) for p in parts)
 
 
 # A part of a tag that names one release or build: a dotted version (v0.5.0.post1, 2.41.0-py310), a v-number (v3), a

@@ -3,12 +3,19 @@
 `maxUnavailable: 0`, `maxUnavailable: "0%"` or `minAvailable: "100%"` block every eviction:
 Karpenter can never consolidate or replace the GPU node, AMI patches never land, and
 `kubectl drain` hangs. The same goes for a `minAvailable` at or above the replicas of the
-workload it selects, when that workload is in the same set of resources.
+workload it selects, when that workload is in the same set of resources (and no HPA of the set keeps more replicas
+than that floor: its minReplicas is the workload's replica count then).
+
+One engine over several nodes is the exception the pack itself recommends (kuberay-cluster-pdb: "maxUnavailable: 0
+for a multi-node engine", and karpenter-multi-node-pool-never-expires keeps its nodes): any eviction stops the whole
+engine, so its operators roll its nodes by a planned procedure. A zero budget on the pods of a RayCluster/RayService/
+RayJob or a LeaderWorkerSet of the set, or one selecting by the labels KubeRay (``ray.io/...``) or LWS
+(``leaderworkerset.sigs.k8s.io/...``) put on the pods they create, is advice there.
 """
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import as_int, get, split_type
 from policies.reading.serving import namespace_of, pod_labels, selector_matches
 
@@ -23,21 +30,65 @@ def _replicas(workload: Resource) -> int | None:
     return as_int(get(workload.props, "spec", "replicas"))
 
 
+_GROUP_KINDS = {("ray.io", "RayCluster"), ("ray.io", "RayService"), ("ray.io", "RayJob")}
+_GROUP_LABELS = ("ray.io/", "leaderworkerset.sigs.k8s.io/")
+_MULTI_NODE = (
+    " (advisory: it selects the pods of a multi-node engine, where any eviction stops the engine and a zero budget "
+    "with a planned node roll is the usual choice)"
+)
+
+
+def _multi_node(pdb: Resource, resources: list[Resource]) -> bool:
+    """True when the PDB selects the pods of an engine spread over several nodes (module docstring)."""
+    selector = get(pdb.props, "spec", "selector")
+    keys = [str(k) for k in (get(selector, "matchLabels") or {})]
+    keys += [str(get(e, "key")) for e in (get(selector, "matchExpressions") or []) if isinstance(e, dict)]
+    if any(k.startswith(_GROUP_LABELS) for k in keys):
+        return True
+    for workload in resources:
+        group_kind = split_type(workload.type)
+        if group_kind not in _GROUP_KINDS and group_kind[1] != "LeaderWorkerSet":
+            continue
+        if namespace_of(workload) == namespace_of(pdb) and any(
+            selector_matches(selector, labels) for labels in pod_labels(workload)
+        ):
+            return True
+    return False
+
+
+def _hpa_floor(workload: Resource, resources: list[Resource]) -> int | None:
+    """The highest minReplicas of an HPA of the set that scales the workload (it sets the replicas), or None."""
+    kind, name = split_type(workload.type)[1], get(workload.props, "metadata", "name")
+    floors = [
+        as_int(get(r.props, "spec", "minReplicas")) or 1
+        for r in resources
+        if split_type(r.type) == ("autoscaling", "HorizontalPodAutoscaler")
+        and get(r.props, "spec", "scaleTargetRef", "name") == name
+        and get(r.props, "spec", "scaleTargetRef", "kind") == kind
+        and namespace_of(r) == namespace_of(workload)
+    ]
+    return max(floors) if floors else None
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    findings = []
+    findings: list[tuple[str, str]] = []
     for pdb in (r for r in resources if r.type in PDB_TYPES):
         spec = get(pdb.props, "spec") or {}
         name = get(pdb.props, "metadata", "name")
         max_unavailable, min_available = spec.get("maxUnavailable"), spec.get("minAvailable")
+        zero = None
         if max_unavailable in (0, 0.0, "0", "0%"):
-            findings.append((pdb.name, f"PodDisruptionBudget {name}: maxUnavailable {max_unavailable}: {_WHY}"))
+            zero = f"PodDisruptionBudget {name}: maxUnavailable {max_unavailable}: {_WHY}"
         elif min_available == "100%":
-            findings.append((pdb.name, f"PodDisruptionBudget {name}: minAvailable 100%: {_WHY}"))
+            zero = f"PodDisruptionBudget {name}: minAvailable 100%: {_WHY}"
+        if zero is not None:
+            findings.append((pdb.name, unproven(zero + _MULTI_NODE) if _multi_node(pdb, resources) else zero))
         elif (wanted := as_int(min_available)) is not None:
             for workload in resources:
                 replicas = _replicas(workload)
                 if replicas is None or workload is pdb or namespace_of(workload) != namespace_of(pdb):
                     continue
+                replicas = _hpa_floor(workload, resources) or replicas
                 if any(selector_matches(spec.get("selector"), labels) for labels in pod_labels(workload)) and wanted >= replicas:
                     kind = split_type(workload.type)[1]
                     findings.append(

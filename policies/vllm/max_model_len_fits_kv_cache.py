@@ -70,7 +70,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"[capacity plan stamped by llm-serving, {stamped.get('kvCacheGib')} GiB KV per GPU]"
                 )
             continue
-        if found.plan.fits:
+        if found.plan.fits or found.plan.startup_rule:
+            # A start-up rule's refusal is that rule's row to report, or was lifted where the plan cannot see it
+            # (VLLM_ALLOW_LONG_MAX_MODEL_LEN, a rope-scaling override: policies/vllm/startup_rules.py).
             continue
         p = found.plan
         message = (

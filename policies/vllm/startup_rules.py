@@ -114,7 +114,8 @@ def _table_read(resource: Any, server: EngineServer) -> Optional[_Engine]:
         max_model_len=_positive(server.args, "max-model-len") or arch.max_position_embeddings,
         max_num_seqs=0,
         max_num_batched_tokens=0,
-        allow_long_max_model_len=bool(override) and env.get(override, "0").strip().lower() in _TRUE,
+        allow_long_max_model_len=(bool(override) and env.get(override, "0").strip().lower() in _TRUE)
+        or rope_overridden(server.args),
         engine=row.display,
         override_env=override or "no variable",
         kv_heads_replicated=row.kv_heads_replicated,
@@ -192,9 +193,23 @@ def _read_engine(resource: Any, engine: EngineConfig) -> Optional[_Engine]:
         gpu=gpu.name if gpu is not None else "",
         compute_capability=gpu.compute_capability if gpu is not None else None,
         chunked_prefill=_chunked_prefill(a),
-        allow_long_max_model_len=env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "0").strip().lower() in _TRUE,
+        allow_long_max_model_len=env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "0").strip().lower() in _TRUE or rope_overridden(a),
     )
     return _Engine(model_id, arch, settings, batch_known=seqs is not None and tokens is not None)
+
+
+def rope_overridden(args: Mapping) -> bool:
+    """True when the command line changes the model's rope scaling: vLLM's --rope-scaling (before 0.10) or
+    --hf-overrides (a JSON of config.json fields, or --hf-overrides.rope_scaling...), SGLang's
+    --json-model-override-args. vLLM then derives the longest context from the overridden config (YaRN:
+    original_max_position_embeddings x factor, others: the context x factor; vllm/config/model.py
+    _get_and_verify_max_len, the lines cited in S23's rationale), as the Qwen2.5 model cards' "processing long texts"
+    recipe uses to serve 131,072 tokens; the catalogue's maximum no longer applies."""
+    for key, value in args.items():
+        name = str(key).replace("_", "-").lower()
+        if name.startswith(("rope-scaling", "hf-overrides", "json-model-override-args")) and "rope" in f"{name} {value}".lower():
+            return True
+    return False
 
 
 def _chunked_prefill(args: dict) -> bool:

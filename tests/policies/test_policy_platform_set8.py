@@ -296,3 +296,36 @@ def test_s7_aggregated_or_unknown_queries_stay_silent():
         "num_requests_running",
     ):
         assert found_by([_keda(query)], S7) == [], query
+
+
+DISK = "karpenter-gpu-node-disk"
+
+
+def test_gpu_node_class_with_karpenters_default_disk_is_advised():
+    """pseudorm/eks-vllm-terraform k8s/gpu-nodepool.yaml @c892e4cfd0b3a76f41a9a0db88872bddcab4cb4e (set 6): a g5 GPU
+    NodePool whose Bottlerocket EC2NodeClass sets no blockDeviceMappings, so its nodes get Karpenter's 20 GiB volume."""
+    node_class = {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {"amiFamily": "Bottlerocket", "amiSelectorTerms": [{"id": "ami-0033dd75f1e9f764d"}], "role": "r"},
+    }
+    (found,) = found_by([node_class, REASONS_ONLY_POOL], DISK)
+    assert found[0] == "advisory"
+    assert found[1].startswith("spec.blockDeviceMappings: the GPU NodePool(s) gpu get 20 GiB of node disk (no blockDevice")
+    # The same class for a CPU pool only, or alone: nothing says GPU nodes land on it.
+    cpu_pool = copy.deepcopy(REASONS_ONLY_POOL)
+    cpu_pool["spec"]["template"]["spec"]["requirements"][0]["values"] = ["t3.large"]
+    del cpu_pool["spec"]["limits"]["nvidia.com/gpu"]
+    assert found_by([node_class, cpu_pool], DISK) == [] and found_by([node_class], DISK) == []
+
+
+def test_gpu_node_class_with_a_sized_disk_or_instance_store_stays_silent():
+    """Tazmainiandevil/eks-gpu-inference-autoscaling @5fdf82bb gives /dev/xvda 100Gi gp3 (set 8); shawnawshk/
+    ray-serve-on-eks k8s/karpenter/gpu-nodepool.yaml @fa037ec2 gives 500Gi with instanceStorePolicy RAID0 (set 7)."""
+    sized = copy.deepcopy(LATEST_CLASS)
+    sized["spec"]["blockDeviceMappings"] = [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "100Gi", "volumeType": "gp3"}}]
+    nvme = copy.deepcopy(LATEST_CLASS)
+    nvme["spec"]["instanceStorePolicy"] = "RAID0"
+    for node_class in (sized, nvme):
+        assert found_by([node_class, REASONS_ONLY_POOL], DISK) == []

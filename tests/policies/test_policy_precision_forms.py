@@ -56,3 +56,89 @@ def test_a_namespace_limit_range_in_the_run_fills_requests_and_limits():
     pod_type = copy.deepcopy(LIMIT_RANGE)
     pod_type["spec"]["limits"][0]["type"] = "Pod"
     assert [e for e, _ in found_by([SERVER, pod_type], "serving-memory-limit")] == ["mandatory"]
+
+
+def _image(image: str) -> dict:
+    server = copy.deepcopy(SERVER)
+    server["spec"]["template"]["spec"]["containers"][0]["image"] = image
+    return server
+
+
+def test_a_per_commit_nightly_image_is_pinned_and_the_moving_nightly_is_not():
+    # vLLM's per-commit nightly images, vllm/vllm-openai:nightly-<commit> (full or short id; e.g. the public Dockerfile
+    # ARG VLLM_BASE_IMAGE=vllm/vllm-openai:nightly-d00df624f313a6a5a7a6245b71448b068b080cd7 found in the code index),
+    # name one build each.
+    for image in ("vllm/vllm-openai:nightly-d00df624f313a6a5a7a6245b71448b068b080cd7", "vllm/vllm-openai:nightly-d223c90"):
+        assert found_by([_image(image)], "image-tag-pinned") == [], image
+    for image in ("vllm/vllm-openai:nightly", "vllm/vllm-openai:nightly-aarch64", "vllm/vllm-openai:cu130-nightly-x86_64"):
+        assert [e for e, _ in found_by([_image(image)], "image-tag-pinned")] == ["mandatory"], image
+
+
+def _pdb(selector: dict, **spec) -> dict:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "budget", "namespace": "vllm"},
+        "spec": {"selector": {"matchLabels": selector}, **spec},
+    }
+
+
+def test_a_zero_budget_on_a_multi_node_engine_is_advice():
+    # The form kuberay-cluster-pdb itself recommends for one engine over several nodes: maxUnavailable 0 on
+    # ray.io/cluster (KubeRay labels the pods it creates so).
+    assert [e for e, _ in found_by([_pdb({"ray.io/cluster": "llama-405b"}, maxUnavailable=0)], "pdb-allows-disruption")] == [
+        "advisory"
+    ]
+    assert [
+        e for e, _ in found_by([_pdb({"leaderworkerset.sigs.k8s.io/name": "vllm"}, minAvailable="100%")], "pdb-allows-disruption")
+    ] == ["advisory"]
+    # The same budget on a plain serving Deployment still blocks every drain.
+    assert [e for e, _ in found_by([SERVER, _pdb({"app": "vllm"}, maxUnavailable=0)], "pdb-allows-disruption")] == ["mandatory"]
+
+
+def test_min_available_is_judged_against_the_hpa_floor():
+    two = copy.deepcopy(SERVER)
+    two["spec"]["replicas"] = 1
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "vllm", "namespace": "vllm"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm"},
+            "minReplicas": 2,
+            "maxReplicas": 4,
+        },
+    }
+    budget = _pdb({"app": "vllm"}, minAvailable=1)
+    assert [e for e, _ in found_by([two, budget], "pdb-allows-disruption")] == ["mandatory"]
+    assert found_by([two, budget, hpa], "pdb-allows-disruption") == []  # the HPA keeps two replicas
+
+
+def _qwen(*args: str, image: str = "vllm/vllm-openai:v0.10.1") -> dict:
+    server = copy.deepcopy(SERVER)
+    container = server["spec"]["template"]["spec"]["containers"][0]
+    container["image"] = image
+    container["args"] = ["--model", "Qwen/Qwen2.5-7B-Instruct", *args]
+    server["spec"]["template"]["spec"]["nodeSelector"] = {"karpenter.k8s.aws/instance-gpu-name": "h100"}
+    return server
+
+
+YARN = '{"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}'
+
+
+def test_a_rope_scaling_override_lifts_the_context_limit():
+    # Qwen2.5's long-context recipe as public serve scripts write it (code-index file 52449457435: `vllm serve
+    # .../Qwen2.5-Coder-7B-Instruct --max-model-len 131072 --hf-overrides '{"rope_scaling": {"rope_type": "yarn",
+    # "factor": 4.0, "original_max_position_embeddings": 32768}}'`): vLLM derives 131,072 from the overridden config.
+    plain = _qwen("--max-model-len", "131072")
+    assert [e for e, _ in found_by([plain], "vllm-context-within-model-limit")] == ["mandatory"]
+    for server in (
+        _qwen("--max-model-len", "131072", "--hf-overrides", YARN),
+        _qwen("--max-model-len", "65536", "--rope-scaling", YARN[len('{"rope_scaling": ') : -1], image="vllm/vllm-openai:v0.8.5"),
+    ):
+        assert found_by([server], "vllm-context-within-model-limit") == []
+        # S2's plan makes the same start-up check: it leaves it to S23's row (and its override) too.
+        assert not [m for _, m in found_by([server], "vllm-max-model-len-fits-kv-cache") if "model's maximum" in m]
+    allowed = _qwen("--max-model-len", "65536")
+    allowed["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "value": "1"}]
+    assert not [m for _, m in found_by([allowed], "vllm-max-model-len-fits-kv-cache") if "model's maximum" in m]
