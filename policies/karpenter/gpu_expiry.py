@@ -8,28 +8,44 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import get
-from policies.reading.nodepools import NODEPOOL_TYPES, budget_blocks, budgets, duration_seconds, is_gpu_nodepool
+from policies.reading.nodepools import (
+    NODEPOOL_TYPES,
+    budget_blocks,
+    budgets,
+    duration_seconds,
+    expire_after,
+    is_gpu_nodepool,
+)
+
+
+def _where(props: dict) -> str:
+    """Where the NodePool writes expireAfter (v1beta1 keeps it under spec.disruption)."""
+    return (
+        "spec.template.spec.expireAfter"
+        if get(props, "spec", "template", "spec", "expireAfter") is not None
+        else "spec.disruption.expireAfter"
+    )
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     if not is_gpu_nodepool(resource.props):
         return []
     floor = int(config["minHours"])
-    value = get(resource.props, "spec", "template", "spec", "expireAfter")
+    value = expire_after(resource.props)
     if value is None:
         return []  # Karpenter's default, 720h
     if value == "Never":
         # The most restrictive active budget wins: an unscheduled nodes "0" for Drifted blocks drift for good.
         if any(budget_blocks(b, "Drifted") and not b.get("schedule") for b in budgets(resource.props) or []):
             return [
-                "spec.template.spec.expireAfter: Never while a budget blocks Drifted at all times; the nodes then "
+                f"{_where(resource.props)}: Never while a budget blocks Drifted at all times; the nodes then "
                 "never get a new AMI (patching)"
             ]
         return []
     seconds = duration_seconds(value)
     if seconds is not None and seconds < floor * 3600:
         return [
-            f"spec.template.spec.expireAfter: {value} is below the {floor}h floor; every expiry reloads the models "
+            f"{_where(resource.props)}: {value} is below the {floor}h floor; every expiry reloads the models "
             f"on the node (minutes each) and expiry ignores disruption budgets"
         ]
     return []

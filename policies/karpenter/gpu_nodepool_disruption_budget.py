@@ -12,6 +12,7 @@ from policies.reading.nodepools import (
     NODEPOOL_TYPES,
     budget_blocks,
     budgets,
+    consolidation_policy,
     covering_budgets,
     is_gpu_nodepool,
     is_static,
@@ -61,7 +62,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         drift = _unbudgeted_drift(resource.props, found)
         if drift:
             return drift
-    policy = get(resource.props, "spec", "disruption", "consolidationPolicy") or "WhenEmptyOrUnderutilized"
+    policy = consolidation_policy(resource.props)
     if found and policy == "WhenEmpty" and _is_default(found):
         return [
             unproven(
@@ -89,9 +90,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if is_static(resource.props):
         return []  # Karpenter ignores consolidationPolicy and consolidateAfter on a static NodePool
     if policy == "WhenEmptyOrUnderutilized" and not any(budget_blocks(b, "Underutilized") for b in found):
+        written = get(resource.props, "spec", "disruption", "consolidationPolicy") or policy
         return [
-            'spec.disruption: consolidationPolicy WhenEmptyOrUnderutilized with no budget of nodes "0" for '
-            "Underutilized; add one (scheduled outside the maintenance window) so busy serving nodes are not "
+            f"spec.disruption: consolidationPolicy {written} with no budget of nodes "
+            '"0" for Underutilized; add one (scheduled outside the maintenance window) so busy serving nodes are not '
             "consolidated at any hour"
         ]
     return []

@@ -147,6 +147,21 @@ def moving_ami(props: dict) -> str | None:
     return None
 
 
+def consolidation_policy(props: dict) -> str:
+    """spec.disruption.consolidationPolicy in v1's names: Karpenter's default WhenEmptyOrUnderutilized when unset, and
+    v1beta1's WhenUnderutilized (its default, kubernetes-sigs/karpenter v0.37.0 pkg/apis/v1beta1/nodepool.go:73-78)
+    under the name v1 gave it."""
+    policy = get(props, "spec", "disruption", "consolidationPolicy") or "WhenEmptyOrUnderutilized"
+    return "WhenEmptyOrUnderutilized" if policy == "WhenUnderutilized" else str(policy)
+
+
+def expire_after(props: dict) -> Any:
+    """The NodePool's expireAfter as written: v1's spec.template.spec.expireAfter, or v1beta1's
+    spec.disruption.expireAfter (v0.37.0 pkg/apis/v1beta1/nodepool.go:79-88); None when unset (720h either way)."""
+    value = get(props, "spec", "template", "spec", "expireAfter")
+    return value if value is not None else get(props, "spec", "disruption", "expireAfter")
+
+
 def duration_seconds(text: Any) -> int | None:
     """Seconds of a Karpenter duration ("720h", "1h30m"); None for Never or anything unreadable."""
     if not isinstance(text, str) or not re.fullmatch(r"([0-9]+(s|m|h))+", text):

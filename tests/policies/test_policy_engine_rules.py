@@ -193,9 +193,11 @@ def test_a_moving_build_word_inside_a_tag_and_a_node_local_image():
     assert [(v.enforcement, "imagePullPolicy Never and a tag naming no version" in v.message) for v in found] == [
         ("advisory", True)
     ]
-    # A versioned tag pre-loaded on air-gapped nodes, and the same tag pulled from a registry, stay silent.
+    # A versioned tag pre-loaded on air-gapped nodes stays silent; the same unversioned tag pulled from a registry is
+    # no node-local image, only a build label that names no release (advice, hygiene).
     assert messages(image_tag_pinned, deployment(dict(local, image="registry.local/vllm-gemma4:0.11.0"))) == []
-    assert messages(image_tag_pinned, deployment(dict(local, imagePullPolicy="IfNotPresent"))) == []
+    pulled = evaluate([resource(deployment(dict(local, imagePullPolicy="IfNotPresent")))], policies=[image_tag_pinned.POLICY])
+    assert [(v.enforcement, "a build label with no version" in v.message) for v in pulled] == [("advisory", True)]
 
 
 def test_an_llm_inference_service_hub_uri_without_a_revision():

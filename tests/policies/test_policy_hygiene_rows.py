@@ -516,3 +516,35 @@ def test_a_model_the_image_fetches_from_object_storage_is_advice():
     baked = _knative_llamacpp()
     baked["spec"]["containers"][0]["env"] = baked["spec"]["containers"][0]["env"][:2]
     assert found_by([baked], "gpu-pod-ephemeral-storage") == []
+
+
+# G1 image-tag-pinned: build labels ---------------------------------------------------------------------------------
+
+
+def test_a_build_label_tag_is_advice():
+    # zhaotyer/lws_usage sglang_glm5.yaml at 1569983b5283fd52190bfa60ca3b62a6ebc219ef (held-out set 8, labelled G1).
+    assert found_by([GLM5], "image-tag-pinned") == []  # the fixture's own image, lmsysorg/sglang:v0.5.2-cu126, is a release
+    labelled = copy.deepcopy(GLM5)
+    for role in ("leaderTemplate", "workerTemplate"):
+        labelled["spec"]["leaderWorkerTemplate"][role]["spec"]["containers"][0]["image"] = (
+            "harbor.transwarp.io/aip/sglang:glm5-hopper"
+        )
+    found = found_by([labelled], "image-tag-pinned")
+    assert [level for level, _ in found] == ["advisory", "advisory"]
+    assert found[0][1] == (
+        "spec.leaderWorkerTemplate.leaderTemplate.spec container sglang: image harbor.transwarp.io/aip/sglang:glm5-hopper "
+        "uses glm5-hopper, a build label with no version, date or commit in it, which its owner can push again; pin a "
+        "version tag (ideally a digest, image@sha256:...)"
+    )
+
+
+def test_tags_with_a_version_date_or_commit_are_not_build_labels():
+    # Tags of the corpora: sgl-project/ome config/runtimes/srt (v0.5.5.post3-cu129-amd64), vllm-project/aibrix
+    # samples/deepseek-r1 (v0.7.3.self.post1), awslabs/ai-on-eks ray-vllm-deepseek (ray-2.41.0-py310-cu118-vllm0.7.0 as
+    # an image name, tag latest: G1's mandatory case), GoogleCloudPlatform/kubernetes-engine-samples model armor
+    # (20250801_0916_RC01).
+    for tag in ("v0.5.5.post3-cu129-amd64", "v0.7.3.self.post1", "20250801_0916_RC01", "sha-3f9e2c1", "v3-gpu", "2.41.0-py310"):
+        form = copy.deepcopy(GLM5)
+        for role in ("leaderTemplate", "workerTemplate"):
+            form["spec"]["leaderWorkerTemplate"][role]["spec"]["containers"][0]["image"] = f"lmsysorg/sglang:{tag}"
+        assert found_by([form], "image-tag-pinned") == [], tag

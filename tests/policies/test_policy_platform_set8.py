@@ -329,3 +329,44 @@ def test_gpu_node_class_with_a_sized_disk_or_instance_store_stays_silent():
     nvme["spec"]["instanceStorePolicy"] = "RAID0"
     for node_class in (sized, nvme):
         assert found_by([node_class, REASONS_ONLY_POOL], DISK) == []
+
+
+def _v1beta1_pool(disruption: dict) -> dict:
+    """aws-samples/awsome-inference 2.projects/nims-inference/nim-deploy/helm/scaling-lb-monitoring/scaling/
+    karpenter-config.yaml @d3236c8cfabb5699c4292f7e0351e4dbc9099de3 (set 3): a karpenter.sh/v1beta1 GPU NodePool, whose
+    consolidation policy is spelt WhenUnderutilized and whose expireAfter sits under spec.disruption."""
+    return {
+        "apiVersion": "karpenter.sh/v1beta1",
+        "kind": "NodePool",
+        "metadata": {"name": "default"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "nodeClassRef": {"name": "default"},
+                    "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}],
+                    "requirements": [{"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["p"]}],
+                }
+            },
+            "limits": {"nvidia.com/gpu": "16"},
+            "disruption": disruption,
+        },
+    }
+
+
+def test_v1beta1_consolidation_and_expiry_are_read_in_v1beta1_places():
+    """v1beta1's WhenUnderutilized is v1's WhenEmptyOrUnderutilized, and its expireAfter is spec.disruption.expireAfter
+    (kubernetes-sigs/karpenter v0.37.0 pkg/apis/v1beta1/nodepool.go:73-88)."""
+    (budget,) = found_by([_v1beta1_pool({"consolidationPolicy": "WhenUnderutilized", "budgets": [{"nodes": "1"}]})], S12)
+    assert budget == (
+        "mandatory",
+        'spec.disruption: consolidationPolicy WhenUnderutilized with no budget of nodes "0" for Underutilized; add one '
+        "(scheduled outside the maintenance window) so busy serving nodes are not consolidated at any hour",
+    )
+    (short,) = found_by(
+        [_v1beta1_pool({"consolidationPolicy": "WhenEmpty", "budgets": [{"nodes": "1"}], "expireAfter": "1h"})],
+        "karpenter-gpu-expiry",
+    )
+    assert short[1].startswith("spec.disruption.expireAfter: 1h is below the 24h floor")
+    # The set's own 720h (Karpenter's default) is no finding (set 3 trap), nor is a budget of 0 for every reason.
+    careful = {"consolidationPolicy": "WhenUnderutilized", "budgets": [{"nodes": "0"}], "expireAfter": "720h"}
+    assert found_by([_v1beta1_pool(careful)], S12) == [] and found_by([_v1beta1_pool(careful)], "karpenter-gpu-expiry") == []
