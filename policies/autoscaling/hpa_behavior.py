@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Optional
 
+from policies.autoscaling.embedded import embedded_scalers
 from policies.autoscaling.scalers import (
     DEFAULT_SCALE_DOWN_STABILIZATION,
     NODEPOOL_LABEL,
     EmbeddedHPA,
     Workload,
     behavior,
-    embedded_scalers,
     is_scaled_object,
     max_replicas,
     mentions_vllm,
@@ -346,6 +346,11 @@ def _unset_check(resources: list[Resource], config: dict) -> list[tuple[str, str
             # KEDA: cooldownPeriod is "only relevant when minReplicaCount = 0 or idleReplicaCount = 0" (kedacore/keda
             # v2.20.2 apis/keda/v1alpha1/scaledobject_webhook.go:352), so it does not stand for a scale-down window.
             what = f"{path} is not set, so the HPA KEDA creates for it takes {_DEFAULTS} (cooldownPeriod governs scaling to zero only)"
+        elif isinstance(scaler, EmbeddedHPA) and scaler.lead:
+            what = (
+                f"{scaler.lead} takes {_DEFAULTS}" if scaler.lead.endswith(" else") else f"{scaler.lead}, so it takes {_DEFAULTS}"
+            )
+            what = what if scaler.settled else unproven(what)
         elif isinstance(scaler, EmbeddedHPA):
             what = f"{path} is not set, so the HPA the operator renders from it takes {_DEFAULTS}"
         else:
