@@ -160,3 +160,39 @@ def test_a_startup_probe_holds_traffic_until_the_model_is_loaded():
     del container["startupProbe"]
     ((level, message),) = found_by([server], "serving-readiness-probe")
     assert level == "mandatory" and "before the model is loaded" in message
+
+
+def test_a_bare_client_pod_is_advice_and_a_helm_test_hook_is_no_workload():
+    # The bare model server of held-out set 3 (nebius/ml-cookbook knative-llamacpp/llamacpp.yml @ 83f160fe, reduced:
+    # a llama.cpp server image with one GPU) blocks; a bare curl client beside a model does not.
+    server = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "knative-python-demo--chat"},
+        "spec": {
+            "containers": [
+                {
+                    "name": "l3test",
+                    "image": "ghcr.io/brianlechthaler/ml-cookbook-knative-testing/knative-llamacpp:main",
+                    "env": [{"name": "LLAMA_ARG_MODEL", "value": "/mnt/models/l3.1-8B-F16.gguf"}],
+                    "resources": {"limits": {"nvidia.com/gpu": 1}},
+                }
+            ]
+        },
+    }
+    assert [e for e, _ in found_by([server], "no-bare-pods")] == ["mandatory"]
+    client = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "curl-test", "namespace": "vllm"},
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [
+                {"name": "c", "image": "curlimages/curl:8.10.1", "command": ["curl", "-s", "http://vllm:8000/v1/models"]}
+            ],
+        },
+    }
+    assert [e for e, _ in found_by([client], "no-bare-pods")] == ["advisory"]
+    hook = copy.deepcopy(client)
+    hook["metadata"]["annotations"] = {"helm.sh/hook": "test"}
+    assert found_by([hook], "no-bare-pods") == []
