@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 
+from policies.autoscaling.embedded import embedded_scalers
 from policies.autoscaling.scalers import (
     FRACTION_METRIC,
     adapter_rules,
-    embedded_scalers,
     hpa_metrics,
     model_server_hint,
     target_in_set,

@@ -73,43 +73,15 @@ def scalers(resources: Iterable[Resource]) -> list[Resource]:
 @dataclass(frozen=True)
 class EmbeddedHPA(Resource):
     """The HPA an operator renders from a block of its own custom resource, as a Resource of the HPA type named as that
-    resource (findings land on it); ``field`` is where the block sits, for messages."""
+    resource (findings land on it; policies/autoscaling/embedded.py builds them). ``field`` is where the block's metrics
+    and behavior sit, ``replicas_at`` where its maxReplicas sits, for messages; ``lead`` (optional) replaces "<behavior
+    path> is not set" where the operator itself decides the behavior, and ``settled`` is False where a cluster setting
+    outside the files may supply what the block leaves out."""
 
     field: str = "spec"
-
-
-NIM_SERVICE_KIND = ("apps.nvidia.com", "NIMService")
-
-
-def embedded_scalers(resources: Iterable[Resource]) -> list[tuple[EmbeddedHPA, "Workload"]]:
-    """The HPAs operators render from their own resources, each with the workload it scales.
-
-    A NIMService with spec.scale.enabled: the NIM operator renders an autoscaling/v2 HPA named as the NIMService, on its
-    Deployment (or LeaderWorkerSet), with spec.scale.hpa's minReplicas, maxReplicas, metrics and behavior verbatim
-    (NVIDIA/k8s-nim-operator v3.1.2 api/apps/v1alpha1/nimservice_types.go:1698-1724, GetHPAParams); its pods are the
-    model server the NIMService describes, with spec.resources' GPUs.
-    """
-    found = []
-    for r in resources:
-        if split_type(r.type) != NIM_SERVICE_KIND or get(r.props, "spec", "scale", "enabled") is not True:
-            continue
-        spec, name = as_dict(get(r.props, "spec")), metadata_name(r.props) or r.name
-        hpa_spec = {
-            **as_dict(get(spec, "scale", "hpa")),
-            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
-        }
-        props = {
-            "apiVersion": "autoscaling/v2",
-            "kind": "HorizontalPodAutoscaler",
-            "metadata": as_dict(r.props.get("metadata")),
-            "spec": hpa_spec,
-        }
-        hpa = EmbeddedHPA(type=HPA_TYPES[0], name=r.name, props=props, urn=r.urn, field="spec.scale.hpa")
-        gpus = as_quantity(get(spec, "resources", "limits", GPU_RESOURCE)) or as_quantity(
-            get(spec, "resources", "requests", GPU_RESOURCE)
-        )
-        found.append((hpa, Workload(r, "Deployment", name, namespace_of(r), {}, int(gpus or 0), _pool(spec))))
-    return found
+    replicas_at: str = ""
+    lead: str = ""
+    settled: bool = True
 
 
 @dataclass(frozen=True)
@@ -176,7 +148,7 @@ def max_replicas(scaler: Resource) -> tuple[str, Optional[int]]:
     if is_scaled_object(scaler):
         value = get(scaler.props, "spec", "maxReplicaCount")
         return "spec.maxReplicaCount", KEDA_DEFAULT_MAX_REPLICAS if value is None else as_int(value)
-    where = scaler.field if isinstance(scaler, EmbeddedHPA) else "spec"
+    where = (scaler.replicas_at or scaler.field) if isinstance(scaler, EmbeddedHPA) else "spec"
     return f"{where}.maxReplicas", as_int(get(scaler.props, "spec", "maxReplicas"))
 
 

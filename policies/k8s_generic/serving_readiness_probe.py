@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, is_custom_type, split_type
 from policies.operator_defaults import supplied
 from policies.reading.serving import ModelServer, engine_command_line, engine_row, model_servers, takes_requests
@@ -119,11 +119,24 @@ def _check(resource: Resource, config: dict) -> list[str]:
             # The engine's own readiness endpoint and port (components/serving_engines.toml readiness, port).
             row = engine_row(server.engine)
             probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
-            messages.append(
-                f"{server.label}: no readinessProbe on this {server.engine} server, so it receives "
-                f"requests before the model is loaded and after the engine dies; {probe}"
-            )
+            messages.append(_no_readiness(server.label, server.engine, server.container, probe))
     return messages
+
+
+def _no_readiness(label: str, engine: str, container: dict, probe: str) -> str:
+    """The finding for a server without a readinessProbe. A startupProbe keeps a container un-Ready until it succeeds
+    ("all other probes are disabled if a startup probe is provided, until it succeeds", and Ready follows it:
+    https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/), so with one the server
+    takes no request before its model is loaded; with a livenessProbe beside it a dead engine is restarted within
+    the probe's failure window, so what is left (requests sent to it meanwhile) is advice."""
+    started = isinstance(container.get("startupProbe"), dict)
+    if started and isinstance(container.get("livenessProbe"), dict):
+        return unproven(
+            f"{label}: no readinessProbe on this {engine} server: its startupProbe holds traffic until it answers, but "
+            f"after the engine fails it keeps receiving requests until the livenessProbe restarts it; {probe}"
+        )
+    when = "after the engine dies" if started else "before the model is loaded and after the engine dies"
+    return f"{label}: no readinessProbe on this {engine} server, so it receives requests {when}; {probe}"
 
 
 POLICY = Policy(

@@ -37,6 +37,16 @@ def mutated(mutate):
 def test_readiness_missing():
     props = deployment_props()
     props["spec"]["template"]["spec"]["containers"][0].pop("readinessProbe")
+    # The fixture's startupProbe and livenessProbe leave only the liveness window (advice, tests/policies/
+    # test_policy_precision_forms.py); without them the server takes traffic before its model loads.
+    (found,) = messages(serving_readiness_probe.POLICY, resource(DEPLOYMENT_TYPE, props))
+    assert found.endswith(
+        ": no readinessProbe on this vllm server: its startupProbe holds traffic until it answers, but "
+        "after the engine fails it keeps receiving requests until the livenessProbe restarts it; "
+        "probe GET /health (port 8000 unless moved)"
+    )
+    for probe in ("startupProbe", "livenessProbe"):
+        props["spec"]["template"]["spec"]["containers"][0].pop(probe)
     (found,) = messages(serving_readiness_probe.POLICY, resource(DEPLOYMENT_TYPE, props))
     assert found.endswith(
         ": no readinessProbe on this vllm server, so it receives requests before the model is loaded and "

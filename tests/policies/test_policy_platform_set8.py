@@ -370,3 +370,93 @@ def test_v1beta1_consolidation_and_expiry_are_read_in_v1beta1_places():
     # The set's own 720h (Karpenter's default) is no finding (set 3 trap), nor is a budget of 0 for every reason.
     careful = {"consolidationPolicy": "WhenUnderutilized", "budgets": [{"nodes": "0"}], "expireAfter": "720h"}
     assert found_by([_v1beta1_pool(careful)], S12) == [] and found_by([_v1beta1_pool(careful)], "karpenter-gpu-expiry") == []
+
+
+def _kserve_isvc(cls: str, behavior: dict | None = None, mode: str = "RawDeployment") -> dict:
+    """erkerc/rhoai-autoscaling inferenceservice-autoscale.yaml @dadfb7b9915d9fd4cb955e1e7c737c37b1de9d35 (set 6),
+    reduced and without its stop annotation: a GPU vLLM predictor in RawDeployment mode autoscaled by KServe, 1 to 3."""
+    predictor: dict = {
+        "minReplicas": 1,
+        "maxReplicas": 3,
+        "autoScaling": {
+            "metrics": [
+                {
+                    "type": "External",
+                    "external": {
+                        "metric": {"backend": "prometheus", "query": 'sum(vllm:num_requests_running{namespace="demo"})'},
+                        "target": {"type": "Value", "value": "4"},
+                    },
+                }
+            ]
+        },
+        "model": {
+            "modelFormat": {"name": "vLLM"},
+            "runtime": "qwen25-7b-instruct",
+            "resources": {"limits": {"nvidia.com/gpu": "1", "memory": "10Gi"}, "requests": {"nvidia.com/gpu": "1"}},
+        },
+    }
+    if behavior is not None:
+        predictor["autoScaling"]["behavior"] = behavior
+    annotations = {"serving.kserve.io/deploymentMode": mode, "serving.kserve.io/autoscalerClass": cls}
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "qwen25-7b-instruct", "namespace": "demo", "annotations": annotations},
+        "spec": {"predictor": predictor},
+    }
+
+
+def test_kserve_autoscaling_is_read_as_the_hpa_or_scaled_object_kserve_renders():
+    (keda,) = found_by([_kserve_isvc("keda")], UNSET)
+    assert keda[1].startswith("spec.predictor.autoScaling.behavior is not set, so the ScaledObject KServe renders takes")
+    (hpa,) = found_by([_kserve_isvc("hpa", {"scaleDown": {"stabilizationWindowSeconds": 600}})], UNSET)
+    assert hpa[1].startswith("KServe's own HPA (autoscalerClass hpa) is rendered with an empty behavior whatever")
+    # KServe copies the keda class's scale-down window into its ScaledObject: a short one blocks as any HPA's does.
+    (short,) = found_by([_kserve_isvc("keda", {"scaleDown": {"stabilizationWindowSeconds": 60}})], S8)
+    assert short == (
+        "mandatory",
+        "spec.predictor.autoScaling.behavior.scaleDown.stabilizationWindowSeconds = 60 is below 300 s: a GPU replica "
+        "removed on a short dip takes minutes to come back, so the service flaps and queues",
+    )
+
+
+def test_kserve_autoscaling_careful_or_other_forms_stay_silent():
+    """A stated keda window, an external autoscaler (the user's own HPA judges), Knative's mode (its KPA is read
+    elsewhere) and a predictor that cannot scale (maxReplicas 1) are no KServe-rendered HPA to judge here."""
+    careful = [_kserve_isvc("keda", {"scaleDown": {"stabilizationWindowSeconds": 600}}), _kserve_isvc("external")]
+    careful.append(_kserve_isvc("keda", mode="Serverless"))
+    fixed = _kserve_isvc("keda")
+    fixed["spec"]["predictor"]["maxReplicas"] = 1
+    for isvc in [*careful, fixed]:
+        assert found_by([isvc], UNSET) == [] and [f for f in found_by([isvc], S8) if "autoScaling" in f[1]] == [], isvc
+
+
+def _ray_service(delay: int, gpus: int = 1) -> dict:
+    """awslabs/ai-on-eks blueprints/inference/vllm-rayserve-gpu/ray-service-vllm.yaml (corpus 1), reduced: one Serve
+    deployment with num_gpus and an autoscaling_config whose downscale_delay_s is ``delay`` (the blueprint's is 600)."""
+    serve = (
+        "applications:\n- name: mistral\n  import_path: vllm_serve:deployment\n  deployments:\n  - name: mistral-deployment\n"
+        f"    autoscaling_config: {{min_replicas: 1, max_replicas: 4, downscale_delay_s: {delay}, upscale_delay_s: 30}}\n"
+        f"    ray_actor_options: {{num_cpus: 1, num_gpus: {gpus}}}\n"
+    )
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": "vllm"},
+        "spec": {"serveConfigV2": serve, "rayClusterConfig": {"rayVersion": "2.24.0", "headGroupSpec": {}}},
+    }
+
+
+def test_ray_serve_gpu_deployment_scaling_in_before_the_floor_blocks():
+    found = [f for f in found_by([_ray_service(60)], S8) if "downscale_delay_s" in f[1]]
+    assert found == [
+        (
+            "mandatory",
+            "serveConfigV2 application mistral deployment mistral-deployment autoscaling_config.downscale_delay_s = 60: "
+            "Ray Serve removes replicas after 60 s of lower load (its default is 600 s), below 300 s; a GPU replica "
+            "removed on a short dip takes minutes to come back; set it to at least 300",
+        )
+    ]
+    # The blueprint's own 600 s, and a CPU deployment's short delay, are no finding.
+    for careful in (_ray_service(600), _ray_service(60, gpus=0)):
+        assert [f for f in found_by([careful], S8) if "downscale_delay_s" in f[1]] == []

@@ -142,3 +142,57 @@ def test_a_rope_scaling_override_lifts_the_context_limit():
     allowed = _qwen("--max-model-len", "65536")
     allowed["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "value": "1"}]
     assert not [m for _, m in found_by([allowed], "vllm-max-model-len-fits-kv-cache") if "model's maximum" in m]
+
+
+def test_a_startup_probe_holds_traffic_until_the_model_is_loaded():
+    # startupProbe and livenessProbe on /health, no readinessProbe: un-Ready until the startup probe answers, and a
+    # dead engine restarted within the liveness window; advice. A startupProbe alone still blocks (a dead engine keeps
+    # its traffic), and the message no longer claims traffic before the model loads.
+    server = copy.deepcopy(SERVER)
+    container = server["spec"]["template"]["spec"]["containers"][0]
+    container["startupProbe"] = {"httpGet": {"path": "/health", "port": 8000}, "failureThreshold": 90, "periodSeconds": 10}
+    container["livenessProbe"] = {"httpGet": {"path": "/health", "port": 8000}}
+    ((level, message),) = found_by([server], "serving-readiness-probe")
+    assert level == "advisory" and "until the livenessProbe restarts it" in message
+    del container["livenessProbe"]
+    ((level, message),) = found_by([server], "serving-readiness-probe")
+    assert level == "mandatory" and "receives requests after the engine dies" in message
+    del container["startupProbe"]
+    ((level, message),) = found_by([server], "serving-readiness-probe")
+    assert level == "mandatory" and "before the model is loaded" in message
+
+
+def test_a_bare_client_pod_is_advice_and_a_helm_test_hook_is_no_workload():
+    # The bare model server of held-out set 3 (nebius/ml-cookbook knative-llamacpp/llamacpp.yml @ 83f160fe, reduced:
+    # a llama.cpp server image with one GPU) blocks; a bare curl client beside a model does not.
+    server = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "knative-python-demo--chat"},
+        "spec": {
+            "containers": [
+                {
+                    "name": "l3test",
+                    "image": "ghcr.io/brianlechthaler/ml-cookbook-knative-testing/knative-llamacpp:main",
+                    "env": [{"name": "LLAMA_ARG_MODEL", "value": "/mnt/models/l3.1-8B-F16.gguf"}],
+                    "resources": {"limits": {"nvidia.com/gpu": 1}},
+                }
+            ]
+        },
+    }
+    assert [e for e, _ in found_by([server], "no-bare-pods")] == ["mandatory"]
+    client = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "curl-test", "namespace": "vllm"},
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [
+                {"name": "c", "image": "curlimages/curl:8.10.1", "command": ["curl", "-s", "http://vllm:8000/v1/models"]}
+            ],
+        },
+    }
+    assert [e for e, _ in found_by([client], "no-bare-pods")] == ["advisory"]
+    hook = copy.deepcopy(client)
+    hook["metadata"]["annotations"] = {"helm.sh/hook": "test"}
+    assert found_by([hook], "no-bare-pods") == []
