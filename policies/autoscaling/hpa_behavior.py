@@ -55,7 +55,7 @@ from policies.kube import (
     split_type,
 )
 from policies.reading.nodepools import is_gpu_nodepool
-from policies.reading.scalers_ext import AIBRIX_COOLDOWN, AIBRIX_KPA_DELAY, scale_down_window
+from policies.reading.scalers_ext import AIBRIX_COOLDOWN, AIBRIX_KPA_DELAY, ray_serve_windows, scale_down_window
 
 NODEPOOL_GROUP_KIND = ("karpenter.sh", "NodePool")
 
@@ -180,15 +180,21 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
 
 
 def _operator_window_findings(resource: Resource, config: dict) -> list[str]:
-    """An AIBrix PodAutoscaler or KubeAI Model whose explicit scale-down window is below the floor
-    (policies/reading/scalers_ext.py: the annotation or field each controller reads, and its default)."""
-    window = scale_down_window(resource)
+    """An AIBrix PodAutoscaler, KubeAI Model or Ray Serve GPU deployment whose explicit scale-down window is below the
+    floor (policies/reading/scalers_ext.py: the annotation or field each controller reads, and its default)."""
     floor = config["minScaleDownStabilizationSeconds"]
+    found = [
+        f"{field} = {raw!r}: Ray Serve removes replicas after {fmt_number(seconds)} s of lower load (its default is 600 s), "
+        f"below {floor} s; a GPU replica removed on a short dip takes minutes to come back; set it to at least {floor}"
+        for field, raw, seconds in ray_serve_windows(resource)
+        if seconds is not None and seconds < floor
+    ]
+    window = scale_down_window(resource)
     if window is None:
-        return []
+        return found
     field, raw, seconds = window
     if seconds is None or seconds >= floor:
-        return []
+        return found
     if field.endswith(AIBRIX_KPA_DELAY):
         # Read by AIBrix v0.4.x only (v0.4.1 pkg/controller/podautoscaler/scaler/kpa.go:70); v0.5.0 and later ignore it
         # and hold scale-down for autoscaling.aibrix.ai/scale-down-cooldown-window (v0.7.0
@@ -276,7 +282,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="llm-hpa-behavior",
     description=(
-        "LLM autoscalers (HPAs, KEDA ScaledObjects, KServe's Knative KPA, AIBrix PodAutoscalers, KubeAI Models) must "
+        "LLM autoscalers (HPAs, KEDA ScaledObjects, the HPAs and ScaledObjects KServe and the NIM operator render, "
+        "KServe's Knative KPA, AIBrix PodAutoscalers, KubeAI Models, Ray Serve GPU deployments) must "
         "scale in after a stabilization window of at least 300 s, scale out by bounded steps and stay within their GPU "
         "pool's limit; where the target is in another file and only names suggest a model server, this is advice."
     ),

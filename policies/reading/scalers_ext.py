@@ -90,4 +90,42 @@ def scale_down_window(resource: Any) -> Optional[tuple[str, Any, Optional[float]
     return None
 
 
-__all__ = ["Floor", "SCALER_TYPES", "replica_floor", "scale_down_window"]
+RAY_SERVICE = ("ray.io", "RayService")
+# Ray Serve's AutoscalingConfig: downscale_delay_s defaults to 600.0 s (ray.serve.config.AutoscalingConfig, docs.ray.io
+# "ray.serve.config.AutoscalingConfig": "downscale_delay_s: NonNegativeFloat = 600.0"): how long load must stay low
+# before Serve removes replicas.
+RAY_DOWNSCALE_DELAY = "downscale_delay_s"
+
+
+def ray_serve_windows(resource: Any) -> list[tuple[str, Any, Optional[float]]]:
+    """(field, raw value, seconds) of every explicit downscale_delay_s in a RayService's serveConfigV2 whose deployment
+    holds GPUs (ray_actor_options.num_gpus above 0, or a Ray Serve LLM model's deployment_config); [] for other kinds."""
+    from policies.kube import as_float, as_list
+    from policies.reading.serving import serve_config
+
+    if split_type(resource.type) != RAY_SERVICE:
+        return []
+    found = []
+    for app in as_list(as_dict(serve_config(resource)).get("applications")):
+        app = as_dict(app)
+        places = [
+            (
+                f"deployment {as_dict(d).get('name', '?')}",
+                as_dict(d),
+                (as_float(get(d, "ray_actor_options", "num_gpus")) or 0) > 0,
+            )
+            for d in as_list(app.get("deployments"))
+        ]
+        places += [
+            (f"llm_configs[{i}].deployment_config", as_dict(get(llm, "deployment_config")), True)
+            for i, llm in enumerate(as_list(get(app, "args", "llm_configs")))
+        ]
+        for label, deployment, on_gpu in places:
+            raw = get(deployment, "autoscaling_config", RAY_DOWNSCALE_DELAY)
+            if on_gpu and raw is not None:
+                field = f"serveConfigV2 application {app.get('name', '?')} {label} autoscaling_config.{RAY_DOWNSCALE_DELAY}"
+                found.append((field, raw, as_float(raw)))
+    return found
+
+
+__all__ = ["Floor", "SCALER_TYPES", "ray_serve_windows", "replica_floor", "scale_down_window"]

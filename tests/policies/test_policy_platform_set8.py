@@ -429,3 +429,34 @@ def test_kserve_autoscaling_careful_or_other_forms_stay_silent():
     fixed["spec"]["predictor"]["maxReplicas"] = 1
     for isvc in [*careful, fixed]:
         assert found_by([isvc], UNSET) == [] and [f for f in found_by([isvc], S8) if "autoScaling" in f[1]] == [], isvc
+
+
+def _ray_service(delay: int, gpus: int = 1) -> dict:
+    """awslabs/ai-on-eks blueprints/inference/vllm-rayserve-gpu/ray-service-vllm.yaml (corpus 1), reduced: one Serve
+    deployment with num_gpus and an autoscaling_config whose downscale_delay_s is ``delay`` (the blueprint's is 600)."""
+    serve = (
+        "applications:\n- name: mistral\n  import_path: vllm_serve:deployment\n  deployments:\n  - name: mistral-deployment\n"
+        f"    autoscaling_config: {{min_replicas: 1, max_replicas: 4, downscale_delay_s: {delay}, upscale_delay_s: 30}}\n"
+        f"    ray_actor_options: {{num_cpus: 1, num_gpus: {gpus}}}\n"
+    )
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": "vllm"},
+        "spec": {"serveConfigV2": serve, "rayClusterConfig": {"rayVersion": "2.24.0", "headGroupSpec": {}}},
+    }
+
+
+def test_ray_serve_gpu_deployment_scaling_in_before_the_floor_blocks():
+    found = [f for f in found_by([_ray_service(60)], S8) if "downscale_delay_s" in f[1]]
+    assert found == [
+        (
+            "mandatory",
+            "serveConfigV2 application mistral deployment mistral-deployment autoscaling_config.downscale_delay_s = 60: "
+            "Ray Serve removes replicas after 60 s of lower load (its default is 600 s), below 300 s; a GPU replica "
+            "removed on a short dip takes minutes to come back; set it to at least 300",
+        )
+    ]
+    # The blueprint's own 600 s, and a CPU deployment's short delay, are no finding.
+    for careful in (_ray_service(600), _ray_service(60, gpus=0)):
+        assert [f for f in found_by([careful], S8) if "downscale_delay_s" in f[1]] == []
