@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs
+from policies.reading.node_agents import weighed
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -22,7 +23,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"{container_label(path, container)}: adds capabilities {', '.join(extra)}, which are "
                     f"not in allowedCapabilities ({', '.join(sorted(allowed)) or 'none'})"
                 )
-    return messages
+    return weighed(resource, messages)
 
 
 POLICY = Policy(

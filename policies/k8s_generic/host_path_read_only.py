@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs
+from policies.reading.node_agents import weighed
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -29,7 +30,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                         f"(volume {mount['name']}) writable at {mount.get('mountPath')}; a pod that writes "
                         f"to the node outlives itself there; mount it readOnly or use an emptyDir or PVC"
                     )
-    return messages
+    return weighed(resource, messages)
 
 
 POLICY = Policy(

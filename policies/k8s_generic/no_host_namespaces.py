@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, pod_specs
+from policies.reading.node_agents import weighed
 
 _WHY = {
     "hostNetwork": "puts the pod on the node's network stack, where every port and interface of the node is its own",
@@ -22,12 +23,15 @@ _WHY = {
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [
-        f"{path}.{field}: true {why}"
-        for path, podspec in pod_specs(resource)
-        for field, why in _WHY.items()
-        if podspec.get(field) is True
-    ]
+    return weighed(
+        resource,
+        [
+            f"{path}.{field}: true {why}"
+            for path, podspec in pod_specs(resource)
+            for field, why in _WHY.items()
+            if podspec.get(field) is True
+        ],
+    )
 
 
 POLICY = Policy(

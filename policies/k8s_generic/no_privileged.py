@@ -9,16 +9,20 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, container_label, containers, get, pod_specs
+from policies.reading.node_agents import weighed
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [
-        f"{container_label(path, c)}: securityContext.privileged: true gives the container every device of the "
-        f"node (all GPUs included) and a way out to the host; the GPU device plugin needs no privileges"
-        for path, podspec in pod_specs(resource)
-        for c in containers(podspec, init=True, model=True)
-        if get(c, "securityContext", "privileged") is True
-    ]
+    return weighed(
+        resource,
+        [
+            f"{container_label(path, c)}: securityContext.privileged: true gives the container every device of the "
+            f"node (all GPUs included) and a way out to the host; the GPU device plugin needs no privileges"
+            for path, podspec in pod_specs(resource)
+            for c in containers(podspec, init=True, model=True)
+            if get(c, "securityContext", "privileged") is True
+        ],
+    )
 
 
 POLICY = Policy(

@@ -196,3 +196,50 @@ def test_a_bare_client_pod_is_advice_and_a_helm_test_hook_is_no_workload():
     hook = copy.deepcopy(client)
     hook["metadata"]["annotations"] = {"helm.sh/hook": "test"}
     assert found_by([hook], "no-bare-pods") == []
+
+
+# NVIDIA's device plugin as its repository ships it for the CPU manager (NVIDIA/k8s-device-plugin
+# deployments/static/nvidia-device-plugin-compat-with-cpumanager.yml @ 5ae507ef6c204d56eb39db7d098311c2e6a7377c,
+# reduced): privileged, and the kubelet's device-plugin socket folder mounted writable from the host.
+DEVICE_PLUGIN = {
+    "apiVersion": "apps/v1",
+    "kind": "DaemonSet",
+    "metadata": {"name": "nvidia-device-plugin-daemonset", "namespace": "kube-system"},
+    "spec": {
+        "selector": {"matchLabels": {"name": "nvidia-device-plugin-ds"}},
+        "template": {
+            "metadata": {"labels": {"name": "nvidia-device-plugin-ds"}},
+            "spec": {
+                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                "priorityClassName": "system-node-critical",
+                "containers": [
+                    {
+                        "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.1",
+                        "name": "nvidia-device-plugin-ctr",
+                        "env": [{"name": "PASS_DEVICE_SPECS", "value": "true"}],
+                        "securityContext": {"privileged": True},
+                        "volumeMounts": [{"name": "device-plugin", "mountPath": "/var/lib/kubelet/device-plugins"}],
+                    }
+                ],
+                "volumes": [{"name": "device-plugin", "hostPath": {"path": "/var/lib/kubelet/device-plugins"}}],
+            },
+        },
+    },
+}
+
+
+def test_a_node_agent_daemonset_needs_the_host_by_design():
+    for policy in ("no-privileged", "host-path-read-only"):
+        ((level, message),) = found_by([DEVICE_PLUGIN], policy)
+        assert level == "advisory" and "node agent" in message, policy
+    # The same pod spec serving a model (a GPU model server as a DaemonSet) keeps the rules' level.
+    serving = copy.deepcopy(DEVICE_PLUGIN)
+    container = serving["spec"]["template"]["spec"]["containers"][0]
+    container.update({"image": "vllm/vllm-openai:v0.10.1", "args": ["--model", "/models/x"]})
+    container["resources"] = {"limits": {"nvidia.com/gpu": 1}}
+    for policy in ("no-privileged", "host-path-read-only"):
+        assert [e for e, _ in found_by([serving], policy)] == ["mandatory"], policy
+    # A Deployment is never a node agent.
+    deployment = copy.deepcopy(DEVICE_PLUGIN)
+    deployment["kind"] = "Deployment"
+    assert [e for e, _ in found_by([deployment], "no-privileged")] == ["mandatory"]
