@@ -132,9 +132,9 @@ POLICY = Policy(
     description=(
         "InferenceServices, HPAs, KEDA ScaledObjects and HTTPScaledObjects, KubeAI Models, AIBrix PodAutoscalers and "
         "operator-run model servers must keep at least one replica; a KServe model committed stopped "
-        "(serving.kserve.io/stop) is advice (it may be parked on purpose). An HPA, ScaledObject or HTTPScaledObject "
-        "counts where its target is a GPU workload of the files (or it reads a model server's series); with the target "
-        "elsewhere and only its names suggesting a model server, it is advice."
+        "(serving.kserve.io/stop) is advice (it may be parked on purpose); an HPA, ScaledObject or HTTPScaledObject "
+        "counts where its target is a GPU workload of the files or it reads a model server's series, and is advice "
+        "where the target is elsewhere and only its names suggest a model server."
     ),
     catalog="S5",
     severity="high",
