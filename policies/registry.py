@@ -81,6 +81,7 @@ from policies.karpenter import (
 from policies.models import (
     debug_switches_off,
     downloads_fail_loudly,
+    engine_image_publisher,
     gated_model_token,
     hf_token_not_empty,
     hf_token_on_service_account,
@@ -130,6 +131,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     gated_model_token.POLICY,
     debug_switches_off.POLICY,
     downloads_fail_loudly.POLICY,
+    engine_image_publisher.POLICY,
     flags_exist.POLICY,
     multi_node_start.POLICY,
     model_cache_fits_checkpoint.POLICY,

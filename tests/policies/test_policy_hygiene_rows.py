@@ -548,3 +548,53 @@ def test_tags_with_a_version_date_or_commit_are_not_build_labels():
         for role in ("leaderTemplate", "workerTemplate"):
             form["spec"]["leaderWorkerTemplate"][role]["spec"]["containers"][0]["image"] = f"lmsysorg/sglang:{tag}"
         assert found_by([form], "image-tag-pinned") == [], tag
+
+
+# S46 engine-image-from-publisher -----------------------------------------------------------------------------------
+
+
+def _sglang_image(image: str) -> dict:
+    # bkauf/ai-ml-tooling sglang-deployment.yaml at 4a6caa760d4b693d5c5a86f85a20501b72833749 (held-out set 6, labelled
+    # "none"): SGLang started by python3 -m sglang.launch_server from dganochenko/sglang:v0.5.2.
+    return deployment(
+        "sglang-test",
+        {
+            "containers": [
+                {
+                    "name": "inference-server",
+                    "image": image,
+                    "command": ["python3", "-m", "sglang.launch_server"],
+                    "args": ["--model-path", "Qwen/Qwen3-8B", "--port", "8000"],
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                }
+            ]
+        },
+    )
+
+
+def test_an_engine_image_from_another_docker_hub_account_is_advice():
+    assert found_by([_sglang_image("dganochenko/sglang:v0.5.2")], "engine-image-from-publisher") == [
+        (
+            "advisory",
+            "container inference-server: image dganochenko/sglang:v0.5.2 is sglang as the Docker Hub account "
+            "dganochenko publishes it, not the engine's release (lmsysorg/sglang): what it holds and whether it changes "
+            "or disappears is that account's; use the engine's image, or build your own into a registry you control",
+        )
+    ]
+    ((_, message),) = found_by([_sglang_image("docker.io/someone/sglang:v0.5.2")], "engine-image-from-publisher")
+    assert "Docker Hub account someone" in message
+
+
+def test_publishers_their_project_builds_and_own_registries_stay_silent():
+    for image in (
+        "lmsysorg/sglang:v0.5.2-cu126",
+        "docker.io/lmsysorg/sglang:v0.5.2",
+        # zhaotyer/lws_usage sglang_glm5.yaml (held-out set 8): the team's own harbor.
+        "harbor.transwarp.io/aip/sglang:glm5-hopper",
+        "123456789012.dkr.ecr.us-west-2.amazonaws.com/sglang:v0.5.2",
+    ):
+        assert found_by([_sglang_image(image)], "engine-image-from-publisher") == [], image
+    # vllm-project/aibrix samples/deepseek-r1 (corpus 1): AIBrix's own vLLM build.
+    vllm = _vllm(["deepseek-ai/DeepSeek-R1"])
+    vllm["spec"]["template"]["spec"]["containers"][0]["image"] = "aibrix/vllm-openai:v0.7.3.self.post1"
+    assert found_by([vllm], "engine-image-from-publisher") == []

@@ -1,0 +1,89 @@
+"""S46: a model server's image, when it carries an engine's image name on Docker Hub, comes from that engine's publisher.
+
+Docker Hub namespaces are accounts: ``dganochenko/sglang`` is whatever one person last pushed under SGLang's name,
+not SGLang's release (``lmsysorg/sglang``, the image components/serving_engines.toml names for SGLang). Its contents (the engine
+release, patches, what else runs at start) and whether it is rebuilt or deleted are outside the team's control, and
+an image named like an engine is the usual shape of a typo-squatted or abandoned copy. Reviewers labelled it on
+held-out set 6 (bkauf/ai-ml-tooling sglang-deployment.yaml at 4a6caa760d4b693d5c5a86f85a20501b72833749).
+
+Read only on Docker Hub references (no registry host, or docker.io): an image in a registry of the team's own (ECR,
+Artifact Registry, a harbor) is a mirror or a build of theirs. The publishers (data below, each cited): the engine's
+own account, and accounts of projects that publish a build of it themselves. Advice: a fork can be deliberate.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from components.images import image_repository
+from policies.framework import Policy, Resource
+from policies.kube import WORKLOAD_TYPES
+from policies.reading.serving import model_servers
+
+# Docker Hub image name -> the accounts that publish it: the engine's own (the image each row of
+# components/serving_engines.toml names, with its source), and projects that publish their own build of it:
+# vllm-project/aibrix samples/deepseek-r1/README.md:24 at e3e10f9e4aebe9aac5e7d992fb87d2648e01628b (aibrix/vllm-openai,
+# "a custom-built image by AIBrix") and vllm-project/production-stack examples/disaggregated_prefill/pd.yaml:9 at
+# a6c01db05f65f556235413ba8dbcfb0c01132fff (LMCache's lmcache/vllm-openai).
+PUBLISHERS: dict[str, tuple[str, ...]] = {
+    "vllm-openai": ("vllm", "aibrix", "lmcache"),
+    "sglang": ("lmsysorg",),
+    "ollama": ("ollama",),
+    "lmdeploy": ("openmmlab",),
+    "local-ai": ("localai",),
+    "localai": ("localai",),
+    "aphrodite-openai": ("alpindale",),
+}
+_HUB = ("docker.io", "index.docker.io", "registry-1.docker.io")
+
+
+def _hub_path(image: str) -> Optional[tuple[str, str]]:
+    """(account, name) of a Docker Hub reference with an account, else None (another registry, or a library image)."""
+    parts = image_repository(image).split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        if parts[0] not in _HUB:
+            return None
+        parts = parts[1:]
+    if len(parts) != 2 or parts[0] == "library":
+        return None
+    return parts[0].lower(), parts[1].lower()
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages = []
+    for server in model_servers(resource):
+        image = server.container.get("image")
+        hub = _hub_path(image) if isinstance(image, str) else None
+        if hub is None or hub[1] not in PUBLISHERS or hub[0] in PUBLISHERS[hub[1]]:
+            continue
+        account, name = hub
+        official = "/".join((PUBLISHERS[name][0], name))
+        messages.append(
+            f"{server.label}: image {image} is {name} as the Docker Hub account {account} publishes it, not the engine's "
+            f"release ({official}): what it holds and whether it changes or disappears is that account's; use the "
+            "engine's image, or build your own into a registry you control"
+        )
+    return messages
+
+
+POLICY = Policy(
+    name="engine-image-from-publisher",
+    description=(
+        "A model server's Docker Hub image that carries an engine's name (vllm-openai, sglang, ollama, ...) comes from "
+        "that engine's publisher, not another account (advice)."
+    ),
+    rationale=(
+        "A Docker Hub account other than the engine's publishes whatever it pushes under the engine's name; the team "
+        "controls neither its contents nor its lifetime."
+    ),
+    catalog="S46",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "Use the engine's own image (vllm/vllm-openai, lmsysorg/sglang, ollama/ollama, ...) at a version tag or digest, "
+        "or build the image you need and push it to a registry you control."
+    ),
+    config_schema={},
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+)
