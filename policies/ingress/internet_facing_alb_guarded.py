@@ -43,7 +43,7 @@ from typing import Any
 
 from components.aws_ids import CONTROLLER_DEFAULT_SSL_POLICY, DEFAULT_SSL_POLICY, sources_too_wide, tls12_or_newer
 from components.vllm_auth import EVERY_RELEASE, image_guarded_prefixes, path_guarded
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import annotations_of, as_dict, as_list, containers, get, pod_specs, split_type
 from policies.reading.serving import model_servers, namespace_of, pod_labels, selector_matches
 
@@ -261,6 +261,7 @@ def _waf_named(ann: Mapping, params: Mapping) -> bool:
 
 
 def _tls_problem(ing: Resource, ann: Mapping, params: Mapping) -> str | None:
+    """What is wrong with the ALB's TLS, or None; an Unproven message where it rests on the controller's default."""
     https = (
         ALB + "certificate-arn" in ann
         or bool(as_list(get(ing.props, "spec", "tls")))
@@ -270,9 +271,11 @@ def _tls_problem(ing: Resource, ann: Mapping, params: Mapping) -> str | None:
         return "it has no HTTPS listener (no certificate-arn, spec.tls or HTTPS listen-port), so prompts cross the internet in clear text"
     policy = params.get("sslPolicy") or ann.get(ALB + "ssl-policy")
     if not policy:
-        return (
-            f"{ALB}ssl-policy is unset, so the controller applies {CONTROLLER_DEFAULT_SSL_POLICY}, which accepts TLS 1.0 "
-            f"and 1.1; set {DEFAULT_SSL_POLICY}"
+        # The controller's own default, which its installation may change (flag --default-ssl-policy,
+        # aws-load-balancer-controller pkg/config/controller_config.go flagDefaultSSLPolicy): advice.
+        return unproven(
+            f"{ALB}ssl-policy is unset, so the controller applies {CONTROLLER_DEFAULT_SSL_POLICY} (unless its "
+            f"--default-ssl-policy says otherwise), which accepts TLS 1.0 and 1.1; set {DEFAULT_SSL_POLICY}"
         )
     if not tls12_or_newer(str(policy)):
         return f"ssl-policy {policy} accepts TLS below 1.2; use {DEFAULT_SSL_POLICY}"
@@ -296,7 +299,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         where = f"Ingress {namespace_of(ing) or '<default>'}/{_name(ing)} (internet-facing ALB)"
         tls = _tls_problem(ing, ann, params)
         if tls:
-            findings.append((ing.name, f"{where}: {tls}"))
+            found = f"{where}: {tls}"
+            findings.append((ing.name, unproven(found) if isinstance(tls, Unproven) else found))
         network = _network_problem(ann, params)
         if network is None or str(ann.get(ALB + "auth-type", "none")) in ("cognito", "oidc"):
             continue

@@ -243,3 +243,50 @@ def test_a_node_agent_daemonset_needs_the_host_by_design():
     deployment = copy.deepcopy(DEVICE_PLUGIN)
     deployment["kind"] = "Deployment"
     assert [e for e, _ in found_by([deployment], "no-privileged")] == ["mandatory"]
+
+
+POOL = {
+    "apiVersion": "karpenter.sh/v1",
+    "kind": "NodePool",
+    "metadata": {"name": "gpu"},
+    "spec": {
+        "template": {
+            "spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                "requirements": [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6e"]}],
+                "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
+            }
+        },
+        "limits": {"nvidia.com/gpu": 8},
+    },
+}
+
+
+def _tolerating(*tolerations: dict) -> dict:
+    server = copy.deepcopy(SERVER)
+    spec = server["spec"]["template"]["spec"]
+    spec["nodeSelector"] = {"karpenter.sh/nodepool": "gpu"}
+    spec["tolerations"] = list(tolerations)
+    return server
+
+
+def test_tolerations_other_people_write():
+    # Kubernetes' toleration matching (core/v1 Toleration: an empty key with operator Exists matches every taint; an
+    # empty effect matches every effect): each of these lands on the pool's nvidia.com/gpu=true:NoSchedule nodes.
+    for careful in (
+        {"operator": "Exists"},
+        {"operator": "Exists", "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu", "operator": "Exists"},
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
+    ):
+        assert found_by([POOL, _tolerating(careful)], "gpu-pod-tolerates-and-targets") == [], careful
+    # Tolerating another key (GKE's or AKS's own taints) does not admit it to this pool.
+    for other in (
+        {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu.present", "operator": "Exists"},
+    ):
+        assert [e for e, _ in found_by([POOL, _tolerating(other)], "gpu-pod-tolerates-and-targets")] == ["mandatory"], other
+    # Without the pool in the files, a toleration by another key is advice (the cluster's taint is not shown).
+    assert [e for e, _ in found_by([_tolerating({"key": "gpu", "operator": "Exists"})], "gpu-pod-tolerates-and-targets")] == [
+        "advisory"
+    ]
