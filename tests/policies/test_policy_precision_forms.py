@@ -290,3 +290,23 @@ def test_tolerations_other_people_write():
     assert [e for e, _ in found_by([_tolerating({"key": "gpu", "operator": "Exists"})], "gpu-pod-tolerates-and-targets")] == [
         "advisory"
     ]
+
+
+def test_a_startup_budget_blocks_only_below_the_fastest_load_of_its_model():
+    def budget(model: str, seconds: int) -> list[str]:
+        server = copy.deepcopy(SERVER)
+        container = server["spec"]["template"]["spec"]["containers"][0]
+        container["args"] = ["--model", model]
+        container["startupProbe"] = {
+            "httpGet": {"path": "/health", "port": 8000},
+            "periodSeconds": 10,
+            "failureThreshold": seconds // 10,
+        }
+        container["readinessProbe"] = {"httpGet": {"path": "/health", "port": 8000}}
+        return [e for e, _ in found_by([server], "llm-startup-probe-budget")]
+
+    # A demo's 0.5B model under a 300 s budget: it may well start (advice).
+    assert budget("Qwen/Qwen2.5-0.5B-Instruct", 300) == ["advisory"]
+    # 70B (about 140 GiB) cannot load in 70 s even at the fastest measured load (8 GiB/s) plus the 60 s floor.
+    assert budget("meta-llama/Llama-3.1-70B-Instruct", 70) == ["mandatory"]
+    assert budget("meta-llama/Llama-3.1-70B-Instruct", 300) == ["advisory"]
