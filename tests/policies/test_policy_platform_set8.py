@@ -460,3 +460,40 @@ def test_ray_serve_gpu_deployment_scaling_in_before_the_floor_blocks():
     # The blueprint's own 600 s, and a CPU deployment's short delay, are no finding.
     for careful in (_ray_service(600), _ray_service(60, gpus=0)):
         assert [f for f in found_by([careful], S8) if "downscale_delay_s" in f[1]] == []
+
+
+S5 = "llm-no-scale-to-zero"
+# kedacore/keda v2.20.2 config/samples/keda_v1alpha1_scaledobject.yaml: KEDA's own sample, minReplicaCount 0 on
+# example-deployment, nothing about a model server.
+KEDA_SAMPLE = {
+    "apiVersion": "keda.sh/v1alpha1",
+    "kind": "ScaledObject",
+    "metadata": {"name": "example-scaledobject"},
+    "spec": {
+        "scaleTargetRef": {"name": "example-deployment"},
+        "cooldownPeriod": 300,
+        "minReplicaCount": 0,
+        "maxReplicaCount": 100,
+        "triggers": [{"type": "example-trigger", "metadata": {"property": "example-property"}}],
+    },
+}
+CPU_DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "example-deployment"},
+    "spec": {"template": {"spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}},
+}
+
+
+def test_s5_scale_to_zero_blocks_only_a_model_server_the_files_show():
+    """A floor of 0 on KEDA's own sample (nothing says model server) or on a CPU Deployment of the files is no
+    finding; named for a model server with the target elsewhere (DrOSAlchemist/keda-scale-zero-gpu-inference
+    k8s/vllm-keda-scaledobject.yaml, set 6: target vllm) it is advice; on a GPU Deployment of the files it blocks."""
+    assert found_by([KEDA_SAMPLE], S5) == [] and found_by([KEDA_SAMPLE, CPU_DEPLOYMENT], S5) == []
+    named = copy.deepcopy(KEDA_SAMPLE)
+    named["metadata"]["name"], named["spec"]["scaleTargetRef"]["name"] = "vllm-autoscaler", "vllm"
+    (advice,) = found_by([named], S5)
+    assert advice[0] == "advisory" and advice[1].endswith("names a model server (vllm))")
+    gpu = copy.deepcopy(CPU_DEPLOYMENT)
+    gpu["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
+    assert [level for level, _ in found_by([KEDA_SAMPLE, gpu], S5)] == ["mandatory"]
