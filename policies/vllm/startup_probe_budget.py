@@ -13,6 +13,8 @@ readinessProbe is serving-readiness-probe's, for every engine.)
 
 from __future__ import annotations
 
+from typing import Optional
+
 from policies.framework import Policy, Resource, unproven
 from policies.gpu.ephemeral_storage import checkpoint_estimate_gib
 from policies.kube import WORKLOAD_TYPES, as_int, get
@@ -60,11 +62,14 @@ def _budget(probe: dict) -> int:
     return delay + failures * period
 
 
-def _check(resource: Resource, config: dict) -> list[str]:
-    minimum = int(config["minBudgetSeconds"])
-    messages = []
+_Server = tuple[dict, str, str, bool, str, Optional[str]]
+
+
+def _servers(resource: Resource) -> tuple[list[_Server], list[_Server]]:
+    """(container, label, engine, takes requests, health path, model) of the servers whose start the rule judges: the
+    engines it knows, then GPU model servers no row names."""
     vllm = engine_row("vllm")
-    servers = [
+    servers: list[_Server] = [
         (
             s.container,
             s.label,
@@ -86,11 +91,18 @@ def _check(resource: Resource, config: dict) -> list[str]:
     ]
     # A GPU model server no engine row names (GPU_SERVER: a custom server.py, an in-house server): how it loads is
     # unknown, so what is said of it rests on the assumption that it loads a model before serving (unproven: advisory).
-    unknown = [
+    unknown: list[_Server] = [
         (s.container, s.label, "the model server", takes_requests(resource, s.path, s.container), _health(s.container), None)
         for s in model_servers(resource)
         if s.engine == GPU_SERVER
     ]
+    return servers, unknown
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    minimum = int(config["minBudgetSeconds"])
+    messages = []
+    servers, unknown = _servers(resource)
     known = len(servers)
     # The probe path each message names is the engine's readiness endpoint (components/serving_engines.toml readiness):
     # it answers only once the model is loaded, which is what a startup budget waits for.
