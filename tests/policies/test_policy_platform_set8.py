@@ -294,6 +294,7 @@ def test_s7_aggregated_or_unknown_queries_stay_silent():
         "sum(rate(vllm:request_success_total[1m])) without (le)",
         "histogram_quantile(0.9, sum by (le) (rate(vllm:e2e_request_latency_seconds_bucket[5m])))",
         "num_requests_running",
+        "absent(vllm:num_requests_running)",
     ):
         assert found_by([_keda(query)], S7) == [], query
 
