@@ -74,7 +74,13 @@ def test_s12_moving_ami_forms():
     ]
     family = {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "metadata": {"name": "default"}}
     family["spec"] = {"amiFamily": "AL2023", "role": "r"}
-    for node_class, why in ((ssm, "ssmParameter /aws/service"), (family, "amiFamily AL2023 with no amiSelectorTerms")):
+    wildcard = copy.deepcopy(LATEST_CLASS)
+    wildcard["spec"]["amiSelectorTerms"] = [{"name": "amazon-eks-node-al2023-x86_64-nvidia-1.31-*", "owner": "amazon"}]
+    for node_class, why in (
+        (ssm, "ssmParameter /aws/service"),
+        (family, "amiFamily AL2023 with no amiSelectorTerms"),
+        (wildcard, "name amazon-eks-node-al2023-x86_64-nvidia-1.31-* (the newest AMI it matches)"),
+    ):
         found = found_by([node_class, REASONS_ONLY_POOL], S12)
         assert [level for level, _ in found] == ["mandatory"] and why in found[0][1]
 
