@@ -139,9 +139,7 @@ def _check_headers(label: str, container: dict, patterns: list[str]) -> list[str
             found = _token_message(at, value)
             if found:
                 messages.append(found.replace(_FIX, _HEADER_FIX))
-            elif (key in _AUTH_HEADERS and len(value.split()) > 1) or (
-                key not in _AUTH_HEADERS and looks_secret(key, patterns)
-            ):
+            elif (key in _AUTH_HEADERS and len(value.split()) > 1) or (key not in _AUTH_HEADERS and looks_secret(key, patterns)):
                 messages.append(f"{at} has a literal credential; {_HEADER_FIX}")
     return messages
 
