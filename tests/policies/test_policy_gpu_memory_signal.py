@@ -55,7 +55,12 @@ def test_keda_gpu_scaler_memory_profiles_block():
 def test_dcgm_framebuffer_query_on_a_gpu_deployment_of_the_set_blocks():
     deployment = deployment_props()
     query = "avg(DCGM_FI_DEV_FB_USED / (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)) * 100"
-    so = _keda("chat", deployment["metadata"]["name"], {"serverAddress": "http://prom:9090", "query": query, "threshold": "70"}, "prometheus")
+    so = _keda(
+        "chat",
+        deployment["metadata"]["name"],
+        {"serverAddress": "http://prom:9090", "query": query, "threshold": "70"},
+        "prometheus",
+    )
     so.props["metadata"]["namespace"] = "llm"
     ((level, message),) = _found(resource(DEPLOYMENT_TYPE, deployment), so)
     assert level == "mandatory" and "DCGM_FI_DEV_FB_USED" in message
@@ -80,6 +85,9 @@ def test_careful_forms_stay_silent():
     assert _found(_keda("triton-scaler", "triton", {"scalerAddress": _SCALER, "profile": "triton-inference"})) == []
     assert _found(_keda("vllm-scaler", "vllm", {"scalerAddress": _SCALER, "metricType": "memory_utilization"})) == []
     query = "avg(DCGM_FI_DEV_FB_USED)"
-    assert _found(_keda("etl", "etl-batch", {"serverAddress": "http://p:9090", "query": query, "threshold": "5"}, "prometheus")) == []
+    assert (
+        _found(_keda("etl", "etl-batch", {"serverAddress": "http://p:9090", "query": query, "threshold": "5"}, "prometheus"))
+        == []
+    )
     hpa = copy.deepcopy(hpa_props())
     assert _found(resource(HPA_TYPE, hpa)) == []
