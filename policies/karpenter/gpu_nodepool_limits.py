@@ -39,8 +39,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     other = sorted(k for k in raw if isinstance(k, str))
     if not other:
         return [
-            'spec.limits: GPU NodePool without limits["nvidia.com/gpu"] or any other limit; nothing bounds how many '
-            "GPUs it buys"
+            'spec.limits: GPU NodePool without limits["nvidia.com/gpu"] or any other limit; nothing bounds how many GPUs it buys'
         ]
     # A cpu or memory limit bounds the nodes, so the GPUs too (Karpenter stops launching once the pool's resources
     # reach any limit, https://karpenter.sh/docs/concepts/nodepools/#speclimits). How many GPUs that admits follows
