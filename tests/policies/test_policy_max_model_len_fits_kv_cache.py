@@ -9,8 +9,8 @@ from components.capacity.memory import EngineArgs, plan_memory
 from components.capacity.models import find_model
 from policies.reading.vllm_args import vllm_servers
 from policies.reading.vllm_capacity import server_plan
-from policies.vllm.kv_cache_headroom import POLICY as HEADROOM
 from policies.registry import evaluate
+from policies.vllm.kv_cache_headroom import POLICY as HEADROOM
 from policies.vllm.max_model_len_fits_kv_cache import POLICY
 
 
