@@ -17,8 +17,19 @@ LLMInferenceService's main workload likewise (pkg/controller/v1alpha2/llmisvc/wo
 
 from __future__ import annotations
 
+from policies.autoscaling.scalers import scale_target, workloads
 from policies.framework import Policy, Resource, unproven
-from policies.kube import HPA_TYPES, ISVC_TYPE, SCALED_OBJECT_TYPE, as_dict, as_int, get, split_type
+from policies.kube import (
+    HPA_TYPES,
+    ISVC_TYPE,
+    SCALED_OBJECT_TYPE,
+    as_dict,
+    as_int,
+    get,
+    memoized,
+    split_type,
+    viewed_resources,
+)
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.scalers_ext import SCALER_TYPES, replica_floor
 
@@ -53,7 +64,29 @@ def _stopped(resource: Resource) -> list[str]:
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    return _stopped(resource) + _floor(resource)
+    return _stopped(resource) + _weighed(resource, _floor(resource))
+
+
+# Autoscalers that scale whatever they name: a floor of 0 matters only where that is a model server.
+_GENERIC_SCALERS = (*HPA_TYPES, SCALED_OBJECT_TYPE, "kubernetes:http.keda.sh/v1alpha1:HTTPScaledObject")
+
+
+def _weighed(resource: Resource, found: list[str]) -> list[str]:
+    """A generic autoscaler's floor of 0, kept where its target is a GPU workload of the files (or it reads a model
+    server's series), advice where its target is in no file read but its names or series suggest a model server, and
+    dropped where it scales something else (a CPU workload of the files, or nothing says model server): an ingestion
+    worker or a web tier may scale to zero. Without a view of the files (a resource alone, as under the Pulumi CLI)
+    the finding stands as it is."""
+    view = viewed_resources()
+    if not found or resource.type not in _GENERIC_SCALERS or view is None:
+        return found
+    from policies.autoscaling.hpa_behavior import llm_scaler
+
+    target = scale_target(resource, memoized(view, "scaler_workloads", workloads))
+    relevance = llm_scaler(resource, list(view), target)
+    if relevance is None:
+        return []
+    return found if relevance == "" else [unproven(f"{m} ({relevance})") for m in found]
 
 
 def _floor(resource: Resource) -> list[str]:
@@ -99,7 +132,9 @@ POLICY = Policy(
     description=(
         "InferenceServices, HPAs, KEDA ScaledObjects and HTTPScaledObjects, KubeAI Models, AIBrix PodAutoscalers and "
         "operator-run model servers must keep at least one replica; a KServe model committed stopped "
-        "(serving.kserve.io/stop) is advice (it may be parked on purpose)."
+        "(serving.kserve.io/stop) is advice (it may be parked on purpose); an HPA, ScaledObject or HTTPScaledObject "
+        "counts where its target is a GPU workload of the files or it reads a model server's series, and is advice "
+        "where the target is elsewhere and only its names suggest a model server."
     ),
     catalog="S5",
     severity="high",

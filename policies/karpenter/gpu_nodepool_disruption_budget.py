@@ -6,8 +6,10 @@ consolidation and drift then evict serving pods at any hour, and each reload tak
 
 from __future__ import annotations
 
+import re
+
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_list, get
+from policies.kube import as_dict, as_list, get, memoized, pod_specs, requests_gpu, viewed_resources
 from policies.reading.nodepools import (
     NODEPOOL_TYPES,
     budget_blocks,
@@ -54,9 +56,42 @@ def _unbudgeted_drift(props: dict, found: list[dict]) -> list[str]:
     return [message if proven else unproven(message)]
 
 
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+_PLAIN_PATH = re.compile(r"^[A-Za-z]+(?:\.[A-Za-z]+)*\.spec$")
+
+
+def _annotated_gpu_pods(view: tuple) -> bool:
+    """True when a GPU pod template of the run carries karpenter.sh/do-not-disrupt: "true" (its metadata beside the
+    pod spec: spec.template.metadata, leaderWorkerTemplate.workerTemplate.metadata, ...)."""
+    for other in view:
+        for path, podspec in pod_specs(other):
+            if not _PLAIN_PATH.match(path) or not requests_gpu(podspec):
+                continue
+            meta = get(other.props, *path.split(".")[:-1], "metadata", "annotations")
+            if str(as_dict(meta).get(DO_NOT_DISRUPT)).lower() == "true":
+                return True
+    return False
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     if not is_gpu_nodepool(resource.props):
         return []
+    # Node-level control: the pool's nodes carry karpenter.sh/do-not-disrupt: "true" (the NodePool form
+    # spec.template.metadata.annotations), so Karpenter never chooses them for consolidation or drift
+    # (https://karpenter.sh/docs/concepts/disruption/#node-level-controls): budgets confine nothing more.
+    annotations = as_dict(get(resource.props, "spec", "template", "metadata", "annotations"))
+    if str(annotations.get(DO_NOT_DISRUPT)).lower() == "true":
+        return []
+    found = _findings(resource)
+    view = viewed_resources()
+    # Pod-level control: GPU serving pods annotated so keep Karpenter from disrupting the nodes they run on
+    # (https://karpenter.sh/docs/concepts/disruption/#pod-level-controls); which pool they land on is not proven here.
+    if found and view and memoized(view, "karpenter_do_not_disrupt_pods", _annotated_gpu_pods):
+        return [unproven(f"{m} (unless the GPU pods annotated {DO_NOT_DISRUPT} in these files run on it)") for m in found]
+    return found
+
+
+def _findings(resource: Resource) -> list[str]:
     found = budgets(resource.props)
     if found and not is_static(resource.props):
         drift = _unbudgeted_drift(resource.props, found)

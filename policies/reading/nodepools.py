@@ -14,6 +14,7 @@ from policies.kube import GPU_RESOURCE, as_dict, as_float, as_list, as_quantity,
 
 NODEPOOL_TYPES = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")
 _GPU_FAMILY = re.compile(r"^(g|p)[0-9]")
+_AUTO_MODE_PREFIX = "eks.amazonaws.com/instance-"
 _DURATION_PART = re.compile(r"([0-9]+)(s|m|h)")
 
 
@@ -28,6 +29,10 @@ def is_gpu_nodepool(props: dict) -> bool:
     for req in as_list(get(props, "spec", "template", "spec", "requirements")):
         req = as_dict(req)
         key, op, values = req.get("key"), req.get("operator"), _values(req)
+        if isinstance(key, str) and key.startswith(_AUTO_MODE_PREFIX):
+            # EKS Auto Mode names Karpenter's instance labels under its own prefix (eks.amazonaws.com/instance-family,
+            # -category, -gpu-name, -gpu-count, ...: the EKS user guide's "Auto Mode supported labels").
+            key = "karpenter.k8s.aws/instance-" + key[len(_AUTO_MODE_PREFIX) :]
         if key == "karpenter.k8s.aws/instance-gpu-count":
             if op == "Gt" and values and (as_float(values[0]) or 0) >= 0:
                 return True
@@ -129,6 +134,9 @@ def moving_ami(props: dict) -> str | None:
       (aws/karpenter-provider-aws v1.14.1 pkg/apis/v1/ec2nodeclass.go:242);
     - an SSM parameter whose path says latest or recommended (the EKS-optimized AMI parameters AWS repoints on every
       release, e.g. /aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id);
+    - a name with a wildcard: "If multiple AMIs are found that can be used, Karpenter will choose the latest one"
+      (v1.14.1 website/content/en/docs/concepts/nodeclasses.md, amiSelectorTerms; pkg/providers/amifamily/types.go:46-58
+      sorts by creation date, newest first), so each new AMI the pattern matches drifts every node;
     - a v1beta1 EC2NodeClass with an amiFamily and no amiSelectorTerms: Karpenter then resolves the family's default
       AMIs (aws/karpenter-provider-aws v0.37.0 pkg/providers/amifamily/ami.go:109-110) from the ".../recommended/
       image_id" SSM parameters (al2023.go:38), which move with every release.
@@ -141,6 +149,9 @@ def moving_ami(props: dict) -> str | None:
         ssm = term.get("ssmParameter")
         if isinstance(ssm, str) and _MOVING_SSM.search(ssm):
             return f"amiSelectorTerms ssmParameter {ssm}"
+        name = term.get("name")
+        if isinstance(name, str) and "*" in name:
+            return f"amiSelectorTerms name {name} (the newest AMI it matches)"
     family = get(props, "spec", "amiFamily")
     if not terms and isinstance(family, str) and family != "Custom" and str(props.get("apiVersion", "")).endswith("v1beta1"):
         return f"amiFamily {family} with no amiSelectorTerms (the family's latest AMI)"

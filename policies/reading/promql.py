@@ -18,8 +18,9 @@ from typing import Optional
 _AGGREGATIONS = r"(?:sum|avg|max|min|count|quantile|topk|bottomk|stddev|stdvar|group|count_values|limitk|limit_ratio)"
 _AGG_CALL = re.compile(rf"(?<![A-Za-z0-9_:]){_AGGREGATIONS}\s*(?:(by|without)\s*\(([^)]*)\)\s*)?\(", re.IGNORECASE)
 _AGG_SUFFIX = re.compile(r"\)\s*(by|without)\s*\(([^)]*)\)", re.IGNORECASE)
-# scalar() turns a vector into one number (NaN for more than one element): not one series per pod.
-_SCALAR = re.compile(r"(?<![A-Za-z0-9_:])scalar\s*\(", re.IGNORECASE)
+# scalar() turns a vector into one number (NaN for more than one element) and absent() returns one element or none:
+# not one series per pod.
+_SCALAR = re.compile(r"(?<![A-Za-z0-9_:])(?:scalar|absent|absent_over_time)\s*\(", re.IGNORECASE)
 _PER_POD_LABELS = {"pod", "pod_name", "kubernetes_pod_name", "instance", "container_id"}
 _NAME = re.compile(r"(?<![A-Za-z0-9_:\"'])([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)")
 

@@ -74,7 +74,13 @@ def test_s12_moving_ami_forms():
     ]
     family = {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "metadata": {"name": "default"}}
     family["spec"] = {"amiFamily": "AL2023", "role": "r"}
-    for node_class, why in ((ssm, "ssmParameter /aws/service"), (family, "amiFamily AL2023 with no amiSelectorTerms")):
+    wildcard = copy.deepcopy(LATEST_CLASS)
+    wildcard["spec"]["amiSelectorTerms"] = [{"name": "amazon-eks-node-al2023-x86_64-nvidia-1.31-*", "owner": "amazon"}]
+    for node_class, why in (
+        (ssm, "ssmParameter /aws/service"),
+        (family, "amiFamily AL2023 with no amiSelectorTerms"),
+        (wildcard, "name amazon-eks-node-al2023-x86_64-nvidia-1.31-* (the newest AMI it matches)"),
+    ):
         found = found_by([node_class, REASONS_ONLY_POOL], S12)
         assert [level for level, _ in found] == ["mandatory"] and why in found[0][1]
 
@@ -294,6 +300,7 @@ def test_s7_aggregated_or_unknown_queries_stay_silent():
         "sum(rate(vllm:request_success_total[1m])) without (le)",
         "histogram_quantile(0.9, sum by (le) (rate(vllm:e2e_request_latency_seconds_bucket[5m])))",
         "num_requests_running",
+        "absent(vllm:num_requests_running)",
     ):
         assert found_by([_keda(query)], S7) == [], query
 
@@ -460,3 +467,83 @@ def test_ray_serve_gpu_deployment_scaling_in_before_the_floor_blocks():
     # The blueprint's own 600 s, and a CPU deployment's short delay, are no finding.
     for careful in (_ray_service(600), _ray_service(60, gpus=0)):
         assert [f for f in found_by([careful], S8) if "downscale_delay_s" in f[1]] == []
+
+
+S5 = "llm-no-scale-to-zero"
+# kedacore/keda v2.20.2 config/samples/keda_v1alpha1_scaledobject.yaml: KEDA's own sample, minReplicaCount 0 on
+# example-deployment, nothing about a model server.
+KEDA_SAMPLE = {
+    "apiVersion": "keda.sh/v1alpha1",
+    "kind": "ScaledObject",
+    "metadata": {"name": "example-scaledobject"},
+    "spec": {
+        "scaleTargetRef": {"name": "example-deployment"},
+        "cooldownPeriod": 300,
+        "minReplicaCount": 0,
+        "maxReplicaCount": 100,
+        "triggers": [{"type": "example-trigger", "metadata": {"property": "example-property"}}],
+    },
+}
+CPU_DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "example-deployment"},
+    "spec": {"template": {"spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}},
+}
+
+
+def test_s5_scale_to_zero_blocks_only_a_model_server_the_files_show():
+    """A floor of 0 on KEDA's own sample (nothing says model server) or on a CPU Deployment of the files is no
+    finding; named for a model server with the target elsewhere (DrOSAlchemist/keda-scale-zero-gpu-inference
+    k8s/vllm-keda-scaledobject.yaml, set 6: target vllm) it is advice; on a GPU Deployment of the files it blocks."""
+    assert found_by([KEDA_SAMPLE], S5) == [] and found_by([KEDA_SAMPLE, CPU_DEPLOYMENT], S5) == []
+    named = copy.deepcopy(KEDA_SAMPLE)
+    named["metadata"]["name"], named["spec"]["scaleTargetRef"]["name"] = "vllm-autoscaler", "vllm"
+    (advice,) = found_by([named], S5)
+    assert advice[0] == "advisory" and advice[1].endswith("names a model server (vllm))")
+    gpu = copy.deepcopy(CPU_DEPLOYMENT)
+    gpu["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
+    assert [level for level, _ in found_by([KEDA_SAMPLE, gpu], S5)] == ["mandatory"]
+
+
+def test_s8_a_leaderworkerset_replica_is_a_group_of_gpu_pods():
+    """An HPA on a LeaderWorkerSet scales groups: each replica holds the leader's GPUs and size - 1 workers' (shape of
+    kubernetes-sigs/lws docs/examples/vllm/GPU/lws.yaml, corpus 1: size 2, 8 GPUs per pod), so 2 replicas need 32 GPUs of
+    a pool capped at 16 (kubernetes-sigs/lws v0.10.0 api/leaderworkerset/v1/leaderworkerset_types.go:151-165)."""
+    pod = {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.8.5", "resources": {"limits": {"nvidia.com/gpu": "8"}}}]}
+    pod["nodeSelector"] = {"karpenter.sh/nodepool": "gpu"}
+    lws = {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "replicas": 1,
+            "leaderWorkerTemplate": {"size": 2, "leaderTemplate": {"spec": pod}, "workerTemplate": {"spec": pod}},
+        },
+    }
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "name": "vllm"},
+            "minReplicas": 1,
+            "maxReplicas": 2,
+            "metrics": [
+                {
+                    "type": "Pods",
+                    "pods": {
+                        "metric": {"name": "vllm_num_requests_waiting"},
+                        "target": {"type": "AverageValue", "averageValue": "5"},
+                    },
+                }
+            ],
+            "behavior": {"scaleDown": {"stabilizationWindowSeconds": 600}},
+        },
+    }
+    pool = copy.deepcopy(REASONS_ONLY_POOL)
+    pool["spec"]["limits"]["nvidia.com/gpu"] = "16"
+    (found,) = [f for f in found_by([lws, hpa, pool], S8) if "exceeds NodePool" in f[1]]
+    assert found[0] == "mandatory" and "spec.maxReplicas = 2 x 16 GPUs per group of LeaderWorkerSet/vllm = 32 GPUs" in found[1]
+    pool["spec"]["limits"]["nvidia.com/gpu"] = "32"
+    assert [f for f in found_by([lws, hpa, pool], S8) if "exceeds NodePool" in f[1]] == []

@@ -290,3 +290,61 @@ def test_tolerations_other_people_write():
     assert [e for e, _ in found_by([_tolerating({"key": "gpu", "operator": "Exists"})], "gpu-pod-tolerates-and-targets")] == [
         "advisory"
     ]
+
+
+def test_a_startup_budget_blocks_only_below_the_fastest_load_of_its_model():
+    def budget(model: str, seconds: int) -> list[str]:
+        server = copy.deepcopy(SERVER)
+        container = server["spec"]["template"]["spec"]["containers"][0]
+        container["args"] = ["--model", model]
+        container["startupProbe"] = {
+            "httpGet": {"path": "/health", "port": 8000},
+            "periodSeconds": 10,
+            "failureThreshold": seconds // 10,
+        }
+        container["readinessProbe"] = {"httpGet": {"path": "/health", "port": 8000}}
+        return [e for e, _ in found_by([server], "llm-startup-probe-budget")]
+
+    # A demo's 0.5B model under a 300 s budget: it may well start (advice).
+    assert budget("Qwen/Qwen2.5-0.5B-Instruct", 300) == ["advisory"]
+    # 70B (about 140 GiB) cannot load in 70 s even at the fastest measured load (8 GiB/s) plus the 60 s floor.
+    assert budget("meta-llama/Llama-3.1-70B-Instruct", 70) == ["mandatory"]
+    assert budget("meta-llama/Llama-3.1-70B-Instruct", 300) == ["advisory"]
+
+
+# ai-on-eks's GPU NodePool (corpus manifests-v2, awslabs/ai-on-eks infra/base/terraform/karpenter-resources/karpenter/
+# gpu.yaml @ 5f336be68eb5786e40bccf28fe79f5d3aafd5346, reduced): WhenEmptyOrUnderutilized with only nodes: 10%.
+AI_ON_EKS_POOL = {
+    "apiVersion": "karpenter.sh/v1",
+    "kind": "NodePool",
+    "metadata": {"name": "gpu"},
+    "spec": {
+        "disruption": {
+            "budgets": [{"nodes": "10%"}],
+            "consolidateAfter": "300s",
+            "consolidationPolicy": "WhenEmptyOrUnderutilized",
+        },
+        "template": {
+            "metadata": {"labels": {"accelerator": "nvidia"}},
+            "spec": {
+                "expireAfter": "720h",
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                "requirements": [{"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["g"]}],
+                "taints": [{"effect": "NoSchedule", "key": "nvidia.com/gpu"}],
+            },
+        },
+    },
+}
+
+
+def test_do_not_disrupt_keeps_consolidation_off_serving_nodes():
+    assert [e for e, _ in found_by([AI_ON_EKS_POOL], "karpenter-gpu-nodepool-disruption-budget")] == ["mandatory"]
+    # Node-level control, the NodePool form (karpenter.sh/docs/concepts/disruption/#node-level-controls).
+    pool = copy.deepcopy(AI_ON_EKS_POOL)
+    pool["spec"]["template"]["metadata"]["annotations"] = {"karpenter.sh/do-not-disrupt": "true"}
+    assert found_by([pool], "karpenter-gpu-nodepool-disruption-budget") == []
+    # Pod-level control on the GPU serving pods of the run: advice (which pool they land on is not proven).
+    server = copy.deepcopy(SERVER)
+    server["spec"]["template"]["metadata"]["annotations"] = {"karpenter.sh/do-not-disrupt": "true"}
+    ((level, message),) = found_by([AI_ON_EKS_POOL, server], "karpenter-gpu-nodepool-disruption-budget")
+    assert level == "advisory" and "karpenter.sh/do-not-disrupt" in message
