@@ -256,7 +256,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings.append(
                 (
                     scaler.name,
-                    f"{field} = {ceiling} x {target.gpus_per_pod} GPUs per pod of {target.kind}/{target.name} = "
+                    f"{field} = {ceiling} x {target.gpus_per_pod} GPUs per {'group' if target.kind == 'LeaderWorkerSet' else 'pod'} "
+                    f"of {target.kind}/{target.name} = "
                     f'{need} GPUs exceeds NodePool {target.pool} limits["{GPU_RESOURCE}"] = {fmt_number(limit)}: '
                     f"replicas beyond it stay Pending",
                 )

@@ -222,10 +222,20 @@ def workloads(resources: Iterable[Resource]) -> list[Workload]:
         template_meta = get(r.props, "spec", "template", "metadata") or get(
             r.props, "spec", "leaderWorkerTemplate", "leaderTemplate", "metadata"
         )
-        found.append(
-            Workload(r, kind, name, namespace_of(r), as_dict(get(template_meta, "labels")), _gpus(podspec), _pool(podspec))
-        )
+        gpus = _group_gpus(r.props) if kind == "LeaderWorkerSet" else _gpus(podspec)
+        found.append(Workload(r, kind, name, namespace_of(r), as_dict(get(template_meta, "labels")), gpus, _pool(podspec)))
     return found
+
+
+def _group_gpus(props: dict) -> int:
+    """GPUs of one LeaderWorkerSet replica, the group an HPA counts: the leader's plus size - 1 workers' (size defaults
+    to 1, "the total number of pods in each group"; without a leaderTemplate the leader is a worker: kubernetes-sigs/lws
+    v0.10.0 api/leaderworkerset/v1/leaderworkerset_types.go:151-165, LeaderWorkerTemplate)."""
+    lwt = as_dict(get(props, "spec", "leaderWorkerTemplate"))
+    worker = as_dict(get(lwt, "workerTemplate", "spec"))
+    leader = as_dict(get(lwt, "leaderTemplate", "spec")) or worker
+    size = as_int(lwt.get("size"))
+    return _gpus(leader) + max((size or 1) - 1, 0) * _gpus(worker)
 
 
 def _target_ref(scaler: Resource) -> tuple[Any, Any, Optional[str]]:

@@ -504,3 +504,46 @@ def test_s5_scale_to_zero_blocks_only_a_model_server_the_files_show():
     gpu = copy.deepcopy(CPU_DEPLOYMENT)
     gpu["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
     assert [level for level, _ in found_by([KEDA_SAMPLE, gpu], S5)] == ["mandatory"]
+
+
+def test_s8_a_leaderworkerset_replica_is_a_group_of_gpu_pods():
+    """An HPA on a LeaderWorkerSet scales groups: each replica holds the leader's GPUs and size - 1 workers' (shape of
+    kubernetes-sigs/lws docs/examples/vllm/GPU/lws.yaml, corpus 1: size 2, 8 GPUs per pod), so 2 replicas need 32 GPUs of
+    a pool capped at 16 (kubernetes-sigs/lws v0.10.0 api/leaderworkerset/v1/leaderworkerset_types.go:151-165)."""
+    pod = {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.8.5", "resources": {"limits": {"nvidia.com/gpu": "8"}}}]}
+    pod["nodeSelector"] = {"karpenter.sh/nodepool": "gpu"}
+    lws = {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "replicas": 1,
+            "leaderWorkerTemplate": {"size": 2, "leaderTemplate": {"spec": pod}, "workerTemplate": {"spec": pod}},
+        },
+    }
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "name": "vllm"},
+            "minReplicas": 1,
+            "maxReplicas": 2,
+            "metrics": [
+                {
+                    "type": "Pods",
+                    "pods": {
+                        "metric": {"name": "vllm_num_requests_waiting"},
+                        "target": {"type": "AverageValue", "averageValue": "5"},
+                    },
+                }
+            ],
+            "behavior": {"scaleDown": {"stabilizationWindowSeconds": 600}},
+        },
+    }
+    pool = copy.deepcopy(REASONS_ONLY_POOL)
+    pool["spec"]["limits"]["nvidia.com/gpu"] = "16"
+    (found,) = [f for f in found_by([lws, hpa, pool], S8) if "exceeds NodePool" in f[1]]
+    assert found[0] == "mandatory" and "spec.maxReplicas = 2 x 16 GPUs per group of LeaderWorkerSet/vllm = 32 GPUs" in found[1]
+    pool["spec"]["limits"]["nvidia.com/gpu"] = "32"
+    assert [f for f in found_by([lws, hpa, pool], S8) if "exceeds NodePool" in f[1]] == []
