@@ -127,6 +127,7 @@ _ENTRIES = (
     Entry("G", 42, "dangling ServiceMonitor"),
     Entry("G", 43, "rolling update strategy"),
     Entry("G", 44, "Karpenter helpers"),
+    Entry("G", 45, "pod template passes the API server's own validation (unique mount paths and names)"),
 )
 
 
