@@ -83,6 +83,7 @@ _ENTRIES = (
     Entry("S", 44, "an ingress rewrite keeps the model server's API path"),
     Entry("S", 45, "a model download fails on an HTTP error"),
     Entry("S", 46, "a model server's engine image comes from the engine's publisher"),
+    Entry("S", 47, "Ray Serve replicas fit the GPUs the Ray cluster can have"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),
