@@ -58,11 +58,13 @@ def _llm_configs_in(source: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
         return ()
     found = []
     for node in ast.walk(tree):
-        func = node.func if isinstance(node, ast.Call) else None
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
         if name != "LLMConfig":
             continue
-        kwargs = {kw.arg: _clean(_literal(kw.value)) for kw in node.keywords if kw.arg}  # type: ignore[union-attr]
+        kwargs = {kw.arg: _clean(_literal(kw.value)) for kw in node.keywords if kw.arg}
         found.append(tuple(sorted((k, v) for k, v in kwargs.items() if v is not _UNKNOWN)))
     return tuple(found)
 
