@@ -81,10 +81,6 @@ LEFT_OUT = (
         "Not implemented: stock vLLM images run as root, where the flag changes nothing; no-privileged and capabilities-allow-list carry the intent.",
     ),
     (
-        ("G28",),
-        "ADAPT (catalogue): stock vLLM images run as root and write caches under $HOME; to be advisory once images and cache dirs allow it.",
-    ),
-    (
         ("G29",),
         "ADAPT (catalogue): vLLM, torch, triton and Hugging Face write caches under $HOME/.cache; the adapted form (read-only root plus emptyDir caches) is left to the components, not enforced on third-party manifests.",
     ),
