@@ -4,7 +4,7 @@ Containers' images and writable layers, and every emptyDir, live on the node's d
 EC2NodeClass, not from pod requests. Without ``blockDeviceMappings`` Karpenter gives AL2 and AL2023 nodes one 20 GiB
 root volume and Bottlerocket nodes a 20 GiB data volume (aws/karpenter-provider-aws v1.14.1
 pkg/providers/amifamily/resolver.go:40-43 DefaultEBS, al2023.go:99-102, al2.go:107-110, bottlerocket.go:183-193). A
-recent vLLM image is about 12 GB compressed and 25-29 GB unpacked (reference cold_start.md 3.2-3.4: vllm-project/vllm
+recent vLLM image is about 12 GB compressed and 25-29 GB unpacked (vllm-project/vllm
 issues #17163, #27154, PR #22377), so such a node cannot even pull it, let alone cache a model. With
 ``instanceStorePolicy: RAID0`` the instance store holds them instead (nodeclasses.md), which is not judged here.
 Advice: the serving images are in other files, and a small server (llama.cpp, Ollama) may fit.

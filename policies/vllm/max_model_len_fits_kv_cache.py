@@ -43,8 +43,8 @@ _CLEAR_SHORTFALL = 0.8
 
 def _uncalibrated(model: Any) -> str:
     """Why the accounting beyond the weights is not exact for this architecture ("" when it is): the charges are
-    calibrated only on dense, unquantized, full-attention models (../shared/reference/vllm_kv_calibration.csv: Llama
-    3.1 8B, Qwen3 0.6B, Qwen2.5 32B). Hybrid attention (sliding-window layers beside full ones: gpt-oss, Gemma 2/3,
+    calibrated only on dense, unquantized, full-attention models (vLLM start-up logs quoted in vllm-project/vllm issues
+    #10517, #15815 and others: Llama 3.1 8B, Qwen3 0.6B, Qwen2.5 32B). Hybrid attention (sliding-window layers beside full ones: gpt-oss, Gemma 2/3,
     config.json layer_types / sliding_window) is sized by vLLM's hybrid allocator, which shares one page size and
     block pool between the layer groups (vllm v1 core/kv_cache_utils.py), and a quantized checkpoint (MXFP4 experts,
     AWQ, GPTQ, FP8) changes the activation and kernel workspace the estimate charges."""
