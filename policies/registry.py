@@ -90,6 +90,7 @@ from policies.models import (
     model_cache_fits_checkpoint,
     model_path_downloaded,
     model_source_pinned,
+    offline_cache_starts_empty,
     serving_code_pinned,
     serving_start_installs,
 )
@@ -138,6 +139,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     gated_model_token.POLICY,
+    offline_cache_starts_empty.POLICY,
     debug_switches_off.POLICY,
     downloads_fail_loudly.POLICY,
     engine_image_publisher.POLICY,

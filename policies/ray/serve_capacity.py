@@ -1,4 +1,4 @@
-"""S47: a RayService's Ray Serve LLM replicas fit the GPUs its Ray cluster can ever have.
+"""S48: a RayService's Ray Serve LLM replicas fit the GPUs its Ray cluster can ever have.
 
 Ray Serve LLM reserves, per replica, one placement-group bundle of ``{"GPU": 1}`` for each of the engine's
 tensor x pipeline parallel workers (ray-project/ray python/ray/llm/_internal/serve/.../vllm/vllm_models.py
@@ -124,7 +124,7 @@ POLICY = Policy(
         "serveConfigV2 or LLMConfig(...) code in a mounted ConfigMap) fit the GPUs its worker groups can ever have "
         "(replicas with in-tree autoscaling off, maxReplicas with it on, x GPUs per pod)."
     ),
-    catalog="S47",
+    catalog="S48",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(

@@ -1,4 +1,4 @@
-"""S47 ray-serve-replicas-fit-cluster: Ray Serve LLM's replica floor against the GPUs the Ray cluster can have.
+"""S48 ray-serve-replicas-fit-cluster: Ray Serve LLM's replica floor against the GPUs the Ray cluster can have.
 
 Third-party form (held-out set 10, now development material, /work/eval10/PROVENANCE.md): askulkarni2/ray-serve-with-
 eks-auto app/ray-serve-vllm.yaml@534ddcc: a RayService (in-tree autoscaling off, one GPU worker group fixed at one
