@@ -95,7 +95,14 @@ from policies.models import (
     serving_code_pinned,
     serving_start_installs,
 )
-from policies.ray import cluster_pdb, derived_pods, kuberay_gpu_hygiene, serve_config_keys_current, serving_priority
+from policies.ray import (
+    cluster_pdb,
+    derived_pods,
+    kuberay_gpu_hygiene,
+    serve_capacity,
+    serve_config_keys_current,
+    serving_priority,
+)
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
     flags_exist,
@@ -192,6 +199,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_source_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
     serve_config_keys_current.POLICY,
+    serve_capacity.POLICY,
     image_tag_pinned.POLICY,
     gpu_image_pull_policy.POLICY,
     serving_readiness_probe.POLICY,

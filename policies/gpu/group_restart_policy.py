@@ -1,4 +1,4 @@
-"""S48: a LeaderWorkerSet whose group is one engine restarts the group together.
+"""S49: a LeaderWorkerSet whose group is one engine restarts the group together.
 
 A multi-node engine (tensor or pipeline parallel over the group's pods, or expert parallel across them) builds one
 NCCL communicator over every rank at start. LeaderWorkerSet's ``restartPolicy: None`` (and the deprecated
@@ -43,7 +43,7 @@ POLICY = Policy(
         "A LeaderWorkerSet of GPU pods whose group spans several pods keeps restartPolicy RecreateGroupOnPodRestart "
         "(the default) or RecreateGroupAfterStart, not None: a multi-node engine's ranks restart together."
     ),
-    catalog="S48",
+    catalog="S49",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(

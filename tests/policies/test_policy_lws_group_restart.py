@@ -1,4 +1,4 @@
-"""S48 lws-group-restarts-together: restartPolicy None on a multi-node LeaderWorkerSet (kubernetes-sigs/lws v0.10.0)."""
+"""S49 lws-group-restarts-together: restartPolicy None on a multi-node LeaderWorkerSet (kubernetes-sigs/lws v0.10.0)."""
 
 from __future__ import annotations
 
