@@ -83,6 +83,9 @@ _ENTRIES = (
     Entry("S", 44, "an ingress rewrite keeps the model server's API path"),
     Entry("S", 45, "a model download fails on an HTTP error"),
     Entry("S", 46, "a model server's engine image comes from the engine's publisher"),
+    Entry("S", 47, "an offline Hub client finds its model in a cache something fills"),
+    Entry("S", 48, "Ray Serve replicas fit the GPUs the Ray cluster can have"),
+    Entry("S", 49, "a multi-node LeaderWorkerSet group restarts together"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),
@@ -127,6 +130,7 @@ _ENTRIES = (
     Entry("G", 42, "dangling ServiceMonitor"),
     Entry("G", 43, "rolling update strategy"),
     Entry("G", 44, "Karpenter helpers"),
+    Entry("G", 45, "pod template passes the API server's own validation (unique mount paths and names)"),
 )
 
 

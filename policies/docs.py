@@ -81,10 +81,6 @@ LEFT_OUT = (
         "Not implemented: stock vLLM images run as root, where the flag changes nothing; no-privileged and capabilities-allow-list carry the intent.",
     ),
     (
-        ("G28",),
-        "ADAPT (catalogue): stock vLLM images run as root and write caches under $HOME; to be advisory once images and cache dirs allow it.",
-    ),
-    (
         ("G29",),
         "ADAPT (catalogue): vLLM, torch, triton and Hugging Face write caches under $HOME/.cache; the adapted form (read-only root plus emptyDir caches) is left to the components, not enforced on third-party manifests.",
     ),
@@ -368,7 +364,7 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         "stack never join objects of two clusters: `policies check` over several clusters' manifests (the same "
         "object defined in two files) checks each folder apart ([CLI](cli.md#python-m-policies-check)). A Kustomize "
         "patch (a file a kustomization.yaml of the run lists under patches, patchesStrategicMerge or patchesJson6902, "
-        "or a workload without the selector or image a whole object needs) lacks what its base holds: there only "
+        "or a workload pod template with a container that names no image) lacks what its base holds: there only "
         "what the patch states itself (an image tag, a literal credential, a privileged flag, a debug switch) "
         "blocks, and every other finding is advisory (`policies/reading/kustomize.py`).",
         "",

@@ -25,6 +25,7 @@ from policies.framework import Policy, Resource, Violation, config_errors, evalu
 from policies.gpu import (
     efa_device_plugin,
     ephemeral_storage,
+    group_restart_policy,
     pinned_to_one_node,
     rollout_surge,
     single_attach_rollout,
@@ -57,6 +58,8 @@ from policies.k8s_generic import (
     no_privileged,
     pdb_allows_disruption,
     pdb_unhealthy_pod_eviction,
+    pod_template_api_valid,
+    run_as_non_root_image,
     serving_app_pdb,
     serving_app_service,
     serving_memory_limit,
@@ -88,10 +91,18 @@ from policies.models import (
     model_cache_fits_checkpoint,
     model_path_downloaded,
     model_source_pinned,
+    offline_cache_starts_empty,
     serving_code_pinned,
     serving_start_installs,
 )
-from policies.ray import cluster_pdb, derived_pods, kuberay_gpu_hygiene, serve_config_keys_current, serving_priority
+from policies.ray import (
+    cluster_pdb,
+    derived_pods,
+    kuberay_gpu_hygiene,
+    serve_capacity,
+    serve_config_keys_current,
+    serving_priority,
+)
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
     flags_exist,
@@ -129,6 +140,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     gated_model_token.POLICY,
+    offline_cache_starts_empty.POLICY,
     debug_switches_off.POLICY,
     downloads_fail_loudly.POLICY,
     engine_image_publisher.POLICY,
@@ -162,6 +174,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     tolerates_and_targets.POLICY,
     pinned_to_one_node.POLICY,
     ephemeral_storage.POLICY,
+    group_restart_policy.POLICY,
     gpu_node_disk.POLICY,
     rollout_surge.POLICY,
     timeout_chain_ordered.POLICY,
@@ -186,6 +199,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     model_source_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
     serve_config_keys_current.POLICY,
+    serve_capacity.POLICY,
     image_tag_pinned.POLICY,
     gpu_image_pull_policy.POLICY,
     serving_readiness_probe.POLICY,
@@ -210,6 +224,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     rewrite_keeps_api_path.POLICY,
     model_pods_network_isolated.POLICY,
     memory_emptydir_size_limit.POLICY,
+    pod_template_api_valid.POLICY,
+    run_as_non_root_image.POLICY,
     no_literal_secret_env.POLICY,
     no_literal_credential.POLICY,
     no_default_namespace.POLICY,

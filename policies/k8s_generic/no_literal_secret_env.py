@@ -8,7 +8,11 @@ yaml`; HF_TOKEN is the usual case in LLM serving. Four places are read:
 * ``args`` and ``command``: a secret-named flag with a literal value (``--api-key=abc``,
   ``--hf-token abc``, also inside ``sh -c`` strings) and any credential-shaped token;
   ``$(VAR)`` references to the environment are what to use instead;
-* ConfigMap ``data``: a secret-named key with a value, and any credential-shaped token.
+* ConfigMap ``data``: a secret-named key with a value, and any credential-shaped token;
+* probe and lifecycle-hook ``httpGet.httpHeaders``: an ``Authorization`` (or secret-named) header
+  with a literal value, and any credential-shaped token. A header value cannot come from a Secret
+  (core/v1 HTTPHeader has only name and value: kubernetes pkg/apis/core/types.go, v1.31.0), so the
+  fix is a probe on a path the server does not guard (vLLM's --api-key guards /v1 only).
 
 Token shapes (hf_..., AKIA..., ghp_..., sk-..., xox.-, JWTs, PEM keys) come from
 components.secrets, the one place that decides them. Messages never print the value: only the
@@ -109,6 +113,43 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
     return messages
 
 
+_PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
+_HOOKS = ("postStart", "preStop")
+_AUTH_HEADERS = ("AUTHORIZATION", "PROXY_AUTHORIZATION")
+
+
+def _handlers(container: dict) -> list[tuple[str, dict]]:
+    found = [(name, as_dict(container.get(name))) for name in _PROBES]
+    lifecycle = as_dict(container.get("lifecycle"))
+    found += [(f"lifecycle.{name}", as_dict(lifecycle.get(name))) for name in _HOOKS]
+    return [(where, handler) for where, handler in found if handler]
+
+
+def _check_headers(label: str, container: dict, patterns: list[str]) -> list[str]:
+    """A literal credential in a probe's or hook's HTTP header: it lands in the pod spec like env."""
+    messages = []
+    for where, handler in _handlers(container):
+        for header in as_list(as_dict(handler.get("httpGet")).get("httpHeaders")):
+            header = as_dict(header)
+            name, value = header.get("name"), header.get("value")
+            if not isinstance(name, str) or not isinstance(value, str) or not value.strip():
+                continue
+            at = f"{label}: {where}.httpGet.httpHeaders {name}"
+            key = name.upper().replace("-", "_")
+            found = _token_message(at, value)
+            if found:
+                messages.append(found.replace(_FIX, _HEADER_FIX))
+            elif (key in _AUTH_HEADERS and len(value.split()) > 1) or (key not in _AUTH_HEADERS and looks_secret(key, patterns)):
+                messages.append(f"{at} has a literal credential; {_HEADER_FIX}")
+    return messages
+
+
+_HEADER_FIX = (
+    "a header value cannot come from a Secret, so probe a path the server does not guard "
+    "(vLLM's --api-key guards /v1 only; /health needs no header) or use an exec probe that reads the key from the environment"
+)
+
+
 def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
     messages = []
     data = as_dict(resource.props.get("data"))
@@ -136,6 +177,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             label = container_label(path, container)
             messages.extend(_check_env(label, container, patterns))
             messages.extend(_check_argv(label, container, patterns))
+            messages.extend(_check_headers(label, container, patterns))
     return messages
 
 
@@ -144,7 +186,8 @@ POLICY = Policy(
     description=(
         "Environment variables whose names look like secrets (HF_TOKEN, *_TOKEN, *PASSWORD*, ...) "
         "must use valueFrom.secretKeyRef; no env value, argument, command or ConfigMap entry may hold "
-        "a literal credential (a token shape or a secret-named flag or key)."
+        "a literal credential (a token shape or a secret-named flag or key), nor may a probe's or "
+        "lifecycle hook's HTTP header (Authorization: Bearer ...)."
     ),
     catalog="G35",
     severity="critical",

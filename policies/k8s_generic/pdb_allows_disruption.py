@@ -16,6 +16,7 @@ RayJob or a LeaderWorkerSet of the set, or one selecting by the labels KubeRay (
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
+from policies.k8s_generic.pdb_ray_groups import ray_pdb_findings
 from policies.kube import as_int, get, split_type
 from policies.reading.serving import namespace_of, pod_labels, selector_matches
 
@@ -83,7 +84,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             zero = f"PodDisruptionBudget {name}: minAvailable 100%: {_WHY}"
         if zero is not None:
             findings.append((pdb.name, unproven(zero + _MULTI_NODE) if _multi_node(pdb, resources) else zero))
-        elif (wanted := as_int(min_available)) is not None:
+        if zero is None:
+            findings.extend((pdb.name, m) for m in ray_pdb_findings(pdb, resources, as_int(min_available)))
+        if zero is None and (wanted := as_int(min_available)) is not None:
             for workload in resources:
                 replicas = _replicas(workload)
                 if replicas is None or workload is pdb or namespace_of(workload) != namespace_of(pdb):
@@ -103,7 +106,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 
 POLICY = Policy(
     name="pdb-allows-disruption",
-    description="A PodDisruptionBudget must allow at least one pod to be evicted.",
+    description="A PodDisruptionBudget must allow at least one pod to be evicted; selectors are resolved against the pods operators create (KubeRay's ray.io/group, ray.io/node-type labels per head and worker group).",
     catalog="G19",
     severity="high",
     enforcement="mandatory",

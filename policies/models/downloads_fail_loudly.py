@@ -25,7 +25,7 @@ from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
 from policies.reading.serving import model_servers
 from policies.reading.vllm_args import command_tokens, is_shell_operator
 
-_OUTPUT_LONG = ("--output", "--remote-name", "--remote-name-all", "--output-dir")
+_OUTPUT_LONG = ("--output", "--remote-name", "--remote-name-all")
 _FAIL_LONG = ("--fail", "--fail-with-body")
 _SHORT = re.compile(r"^-[A-Za-z0-9#]+$")
 _MODEL_FILE = re.compile(r"huggingface\.co/|\.(gguf|safetensors|bin|pt|pth|onnx|ggml)(\?|$|[\"'])", re.IGNORECASE)
@@ -50,7 +50,7 @@ def _writes_file(args: list[str], redirected: bool) -> Optional[str]:
     for i, token in enumerate(args):
         long, _, value = token.partition("=")
         if long in _OUTPUT_LONG:
-            return value or (args[i + 1] if long in ("--output", "--output-dir") and i + 1 < len(args) else "its remote name")
+            return value or (args[i + 1] if long == "--output" and i + 1 < len(args) else "its remote name")
         if _SHORT.match(token):
             letters = token[1:]
             if letters.endswith("o") and i + 1 < len(args):

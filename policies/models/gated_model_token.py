@@ -145,7 +145,7 @@ def _official(container: Mapping, row: Any) -> bool:
     return row is not None and isinstance(image, str) and any(marker in image.lower() for marker in row.images)
 
 
-def _servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]]:
+def hub_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]]:
     """(label, model, podspec, container, cache folders, offline, layer empty) of every server whose engine fetches from the Hugging
     Face Hub, and of every downloader container that fetches for one (policies.reading.downloaders; not llmaz's
     loader, which takes HF_TOKEN from its modelhub-secret: InftyAI/llmaz v0.1.4 modelsource.go:43-45)."""
@@ -176,7 +176,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     if split_type(resource.type)[0] == "serving.kserve.io":
         return []  # KServe's storage initializer takes the token its own way (kserve-hf-token-on-service-account)
     messages = []
-    for label, model, podspec, container, dirs, offline, layer_empty in _servers(resource):
+    for label, model, podspec, container, dirs, offline, layer_empty in hub_servers(resource):
         repository = hub_model(model)
         entry = gated(repository)
         if entry is None or offline or _token_named(podspec):

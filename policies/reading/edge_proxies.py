@@ -1,8 +1,8 @@
 """Two edge CRDs that publish Services without an Ingress: Traefik's IngressRoute and Contour's HTTPProxy.
 
 Read by G32 (policies/reading/exposure.py: what each publishes, its TLS and what guards it) and S9
-(policies/timeouts/llm_route_timeout.py: Contour's route response timeout). Neither CRD is among the pinned CRDs the
-tests read; the fields are read at the projects' tags:
+(policies/timeouts/llm_route_timeout.py: Contour's route response timeout). Neither CRD is among the upstream CRDs the project
+validates against; the fields are read at the projects' tags:
 
 - **Traefik IngressRoute** (``traefik.io/v1alpha1``, formerly ``traefik.containo.us/v1alpha1``; traefik/traefik
   v3.7.9 ``pkg/provider/kubernetes/crd/traefikio/v1alpha1/ingressroute.go``): ``spec.entryPoints`` (:19),

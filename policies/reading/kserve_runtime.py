@@ -27,7 +27,10 @@ missing: callers pass over such a container's merged fields.
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from policies.kube import as_dict, as_list, get, llmisvc_base_specs, memoized, split_type, viewed_resources
@@ -98,6 +101,46 @@ def predictor_runtime(isvc: Any) -> Runtime | None:
     return Runtime(chosen[0], chosen[2], chosen[3]) if chosen is not None else None
 
 
+# KServe's built-in language-model ClusterServingRuntimes at v0.20.0, as data with their provenance.
+BUILTIN_TABLE = Path(__file__).resolve().parents[2] / "components" / "kserve_runtimes.toml"
+
+
+@cache
+def builtin_runtimes() -> tuple[tuple[Runtime, tuple[str, ...], str, str], ...]:
+    """(runtime, formats, format version, source) of each row of components/kserve_runtimes.toml, read once."""
+    rows = tomllib.loads(BUILTIN_TABLE.read_text(encoding="utf-8"))["runtime"]
+    found = []
+    for row in rows:
+        container = {"name": KSERVE_CONTAINER, "resources": {"requests": dict(row["requests"]), "limits": dict(row["limits"])}}
+        spec = {"containers": [container]}
+        found.append(
+            (Runtime("ClusterServingRuntime", row["name"], spec), tuple(row["formats"]), row["format_version"], row["source"])
+        )
+    return tuple(found)
+
+
+def builtin_runtime(isvc: Any) -> tuple[Runtime, str] | None:
+    """KServe's built-in ClusterServingRuntime (and its source) that a single-node predictor ``model`` gets when no
+    runtime among the checked objects is chosen: by the name ``model.runtime`` gives, else by its model format
+    (and version, when given). None for a multi-node predictor (workerSpec: the multi-node runtime, not tabled), an
+    unknown name or format, or when a runtime among the checked objects is chosen (predictor_runtime)."""
+    if split_type(isvc.type) != ("serving.kserve.io", "InferenceService"):
+        return None
+    predictor = as_dict(get(isvc.props, "spec", "predictor"))
+    model = as_dict(predictor.get("model"))
+    if not model or predictor.get("workerSpec") is not None or predictor_runtime(isvc) is not None:
+        return None
+    name = model.get("runtime")
+    fmt, version = get(model, "modelFormat", "name"), get(model, "modelFormat", "version")
+    for runtime, formats, format_version, source in builtin_runtimes():
+        if isinstance(name, str) and name:
+            if name == runtime.name:
+                return runtime, source
+        elif fmt in formats and (version is None or str(version) == format_version):
+            return runtime, source
+    return None
+
+
 def runtime_container(runtime: Runtime) -> dict:
     """The runtime's ``kserve-container`` (the one KServe merges with the model), or an empty dict."""
     for container in as_list(runtime.spec.get("containers")):
@@ -146,4 +189,13 @@ def effective_resources(resource: Any, path: str, container: dict) -> tuple[dict
     return merged_resources(runtime, container), f" (with {runtime.label} merged in, as KServe does)"
 
 
-__all__ = ["Runtime", "effective_resources", "is_runtime_merged", "merged_resources", "predictor_runtime", "runtime_container"]
+__all__ = [
+    "Runtime",
+    "builtin_runtime",
+    "builtin_runtimes",
+    "effective_resources",
+    "is_runtime_merged",
+    "merged_resources",
+    "predictor_runtime",
+    "runtime_container",
+]

@@ -10,12 +10,11 @@ would report the base's fields missing. A patch is recognised two ways:
 - **named by a kustomization of the run**: a file ``kustomization.yaml`` / ``kustomization.yml`` / ``Kustomization``
   read in the same run lists it under ``patchesStrategicMerge``, ``patches[].path`` or ``patchesJson6902[].path``
   (paths relative to the kustomization's folder, as kustomize resolves them);
-- **patch-shaped**: an ``apps/v1`` Deployment, StatefulSet, DaemonSet or ReplicaSet without ``spec.selector``
-  (the apps/v1 schemas list ``selector`` as required: kubernetes-validate 1.34 ``deploymentspec-apps-v1.json``
-  ``required: [selector, template]``, the same for the other three, so the API server refuses the object as
-  written), or a pod template of Kubernetes' own workload kinds whose container names no ``image`` (core/v1
+- **patch-shaped**: a pod template of Kubernetes' own workload kinds whose container names no ``image`` (core/v1
   ``Container.image``: "optional to allow higher level config management to default or override container images
-  in workload controllers like Deployments and StatefulSets", ``container-v1.json``).
+  in workload controllers like Deployments and StatefulSets", kubernetes-validate 1.34 ``container-v1.json``): a
+  merge patch leaves the image to its base. A missing ``spec.selector`` alone is not taken as a patch: hand-written
+  snippets omit it too, and what they state is judged as written.
 
 What the patch states itself still counts where its value wins in the merged object (a ``:latest`` image, a
 literal token); everything a rule infers from a field's absence is advice there (policies/framework.py).
@@ -33,7 +32,6 @@ KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml", "Kus
 # A kustomization file is a few lines; anything far larger is not one worth reading here.
 _MAX_KUSTOMIZATION_BYTES = 1 << 20
 
-_SELECTOR_REQUIRED = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"})
 _POD_TEMPLATE_PATHS = {
     "Deployment": ("spec", "template", "spec"),
     "StatefulSet": ("spec", "template", "spec"),
@@ -85,12 +83,10 @@ def _dig(obj: Any, path: Sequence[str]) -> Any:
 
 
 def patch_shaped(obj: Any) -> bool:
-    """True when a Kubernetes workload object lacks what the API server requires of a whole object (module doc)."""
+    """True when a Kubernetes workload's pod template has a container without an image (module docstring)."""
     if not isinstance(obj, dict):
         return False
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
-    if kind in _SELECTOR_REQUIRED and api_version == "apps/v1" and _dig(obj, ("spec", "selector")) is None:
-        return True
     path = _POD_TEMPLATE_PATHS.get(kind) if isinstance(kind, str) else None
     if path is None or (api_version not in ("v1", "apps/v1", "batch/v1")):
         return False

@@ -14,6 +14,7 @@ from policies.kube import GPU_RESOURCE, as_dict, as_float, as_list, as_quantity,
 
 NODEPOOL_TYPES = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")
 _GPU_FAMILY = re.compile(r"^(g|p)[0-9]")
+_AUTO_MODE_PREFIX = "eks.amazonaws.com/instance-"
 _DURATION_PART = re.compile(r"([0-9]+)(s|m|h)")
 
 
@@ -28,6 +29,10 @@ def is_gpu_nodepool(props: dict) -> bool:
     for req in as_list(get(props, "spec", "template", "spec", "requirements")):
         req = as_dict(req)
         key, op, values = req.get("key"), req.get("operator"), _values(req)
+        if isinstance(key, str) and key.startswith(_AUTO_MODE_PREFIX):
+            # EKS Auto Mode names Karpenter's instance labels under its own prefix (eks.amazonaws.com/instance-family,
+            # -category, -gpu-name, -gpu-count, ...: the EKS user guide's "Auto Mode supported labels").
+            key = "karpenter.k8s.aws/instance-" + key[len(_AUTO_MODE_PREFIX) :]
         if key == "karpenter.k8s.aws/instance-gpu-count":
             if op == "Gt" and values and (as_float(values[0]) or 0) >= 0:
                 return True

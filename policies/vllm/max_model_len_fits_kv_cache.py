@@ -41,11 +41,29 @@ GIB = 1024**3
 _CLEAR_SHORTFALL = 0.8
 
 
-def _clear_failure(plan: Any) -> bool:
+def _uncalibrated(model: Any) -> str:
+    """Why the accounting beyond the weights is not exact for this architecture ("" when it is): the charges are
+    calibrated only on dense, unquantized, full-attention models (vLLM start-up logs quoted in vllm-project/vllm issues
+    #10517, #15815 and others: Llama 3.1 8B, Qwen3 0.6B, Qwen2.5 32B). Hybrid attention (sliding-window layers beside full ones: gpt-oss, Gemma 2/3,
+    config.json layer_types / sliding_window) is sized by vLLM's hybrid allocator, which shares one page size and
+    block pool between the layer groups (vllm v1 core/kv_cache_utils.py), and a quantized checkpoint (MXFP4 experts,
+    AWQ, GPTQ, FP8) changes the activation and kernel workspace the estimate charges."""
+    arch = model.arch
+    if arch.is_hybrid:
+        return "sliding-window layers beside full attention"
+    if arch.quant_method:
+        return f"a {arch.quant_method} checkpoint"
+    return ""
+
+
+def _clear_failure(plan: Any, model: Any = None) -> bool:
     """True when the plan's failure does not hinge on the estimated charges: the weights alone exceed the budget, or
-    the KV cache holds clearly less than one request of max_model_len. A near miss is reported as unproven."""
+    the KV cache holds clearly less than one request of max_model_len on an architecture the accounting is calibrated
+    for. A near miss, or a shortfall on an uncalibrated architecture (_uncalibrated), is reported as unproven."""
     if plan.weights_gib >= plan.budget_gib:
         return True
+    if model is not None and _uncalibrated(model):
+        return False
     if plan.kv_cache_gib <= 0:  # the charges after the weights overrun the budget: clearly only by a wide margin
         return plan.kv_cache_gib < -(1 - _CLEAR_SHORTFALL) * plan.budget_gib
     return plan.max_concurrency < _CLEAR_SHORTFALL
@@ -81,7 +99,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"{p.reason} [budget {p.budget_gib:.2f} GiB = weights {p.weights_gib:.2f} + activation {p.activation_gib:.2f} "
             f"+ non-torch {p.non_torch_gib:.2f} + CUDA graphs {p.cuda_graph_gib:.2f} + KV {p.kv_cache_gib:.2f}]"
         )
-        messages.append(message if _clear_failure(p) else unproven(message))
+        if (why := _uncalibrated(found.model)) and p.weights_gib < p.budget_gib:
+            message += f" (an estimate: the accounting is not calibrated for {why})"
+        messages.append(message if _clear_failure(p, found.model) else unproven(message))
     messages.extend(m for server in table_servers(resource) if (m := _table_weights(resource, server)))
     return messages
 

@@ -27,8 +27,7 @@ from policies.reading.vllm_args import served_model, vllm_servers
 # model and is advice.
 LOAD_FLOOR_SECONDS = 60
 # The fastest weight load measured (marin-community/marin issue #7136: 124.96 GiB in 14.29 s with a distributed
-# Run:ai streamer, about 8.7 GiB/s; local NVMe about 4 GB/s, anyscale/ai-infra-cookbook PR #57): a start cannot load a
-# checkpoint faster.
+# Run:ai streamer, about 8.7 GiB/s; local NVMe about 4 GB/s, anyscale/ai-infra-cookbook PR #57): a start cannot load a checkpoint faster.
 FASTEST_LOAD_GIB_PER_S = 8.0
 
 

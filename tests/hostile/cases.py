@@ -72,7 +72,9 @@ DEPLOYMENT_GPU = """apiVersion: apps/v1
 kind: Deployment
 metadata: {{name: vllm}}
 spec:
+  selector: {{matchLabels: {{app: vllm}}}}
   template:
+    metadata: {{labels: {{app: vllm}}}}
     spec:
       containers:
       - name: vllm

@@ -12,7 +12,7 @@ from policies.karpenter import multi_node_expiry
 from policies.models import hf_token_on_service_account as hf
 from policies.ray import cluster_pdb, serving_priority
 from policies.registry import evaluate
-from tests.policies.policy_fixtures import messages, resource
+from tests.policies.policy_fixtures import manifest, messages, resource
 
 ISVC = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
 CACHE = "kubernetes:serving.kserve.io/v1alpha1:LocalModelCache"
@@ -313,6 +313,25 @@ def test_efa_without_plugin_fires():
         "which only the aws-efa-k8s-device-plugin DaemonSet advertises, and the stack installs no such plugin; "
         "the pod stays Pending on every node"
     )
+
+
+def test_efa_on_workload_manifests_alone_is_advice_and_a_platform_set_blocks():
+    # hustshawn/deepseek-on-eks-demo k8s-manifest/lws/lws-deepseek-r1.yaml@3b79615f (held-out set 9): an SGLang LWS
+    # asking for vpc.amazonaws.com/efa in a set with no DaemonSet, Helm release or stack; on EKS the EFA add-on or
+    # the accelerated AMI supplies the plugin outside any manifest, so the files do not prove it missing.
+    plain = manifest(lws_with_efa().props)
+    found = [(v.enforcement, v.message) for v in evaluate([plain], None, policies=[efa_device_plugin.POLICY])]
+    assert [level for level, _ in found] == ["advisory", "advisory"]
+    assert "no platform pieces" in found[0][1]
+    # The same set with a node agent DaemonSet (here NVIDIA's device plugin) holds the platform: blocking.
+    nvidia = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "nvidia-device-plugin", "namespace": "kube-system"},
+        "spec": {"template": {"spec": {"containers": [{"name": "p", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]}}},
+    }
+    found = [v.enforcement for v in evaluate([plain, manifest(nvidia)], None, policies=[efa_device_plugin.POLICY])]
+    assert found == ["mandatory", "mandatory"]
 
 
 def test_efa_with_plugin_release_daemonset_or_config_is_quiet():

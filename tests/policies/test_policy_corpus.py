@@ -123,6 +123,9 @@ EXPECTED = {
     # ...and (issue 21, GPU sized from nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3) Qwen3-235B-A22B's ~470 GB of bf16
     # weights over TP 4 need ~117 GB per 80 GB H100: it cannot start.
     ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "vllm-max-model-len-fits-kv-cache"),
+    # ...and its GPU pods mount the claim hf-model-cache, which the sample does not ship, with the default RollingUpdate:
+    # if the claim is ReadWriteOnce (any block volume) the surge pod on another node cannot attach it (S30, advice).
+    ("examples__online_serving__prometheus_grafana__k8s-monitoring__vllm-deployment.yaml", "single-attach-volume-rolls"),
     # KubeRay high-throughput Ray Serve LLM: no engine_kwargs at all, unpinned source, GPU worker without memory limit.
     ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "model-source-pinned"),
     ("ray-operator__config__samples__ray-service.high-throughput-llm.yaml", "serving-memory-limit"),

@@ -358,6 +358,8 @@ def test_fail_flags_wget_and_reads_to_stdout_stay_silent():
         # vllm-project/aibrix samples/heterogeneous/deepseek-coder-7b-l20-deployment.yaml (corpus 1): curl reads
         # /metrics into a pipe, writes no file.
         "RUNNING=$(curl -s http://localhost:8000/metrics | grep 'vllm:num_requests_running')",
+        # --output-dir alone only says where -O would write: this curl prints to stdout.
+        f"curl -sL --output-dir /models {_GGUF} | sha256sum",
     ):
         assert found_by([_llama_cpp(script)], "model-download-fails-loudly") == [], script
 

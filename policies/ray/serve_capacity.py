@@ -1,0 +1,140 @@
+"""S48: a RayService's Ray Serve LLM replicas fit the GPUs its Ray cluster can ever have.
+
+Ray Serve LLM reserves, per replica, one placement-group bundle of ``{"GPU": 1}`` for each of the engine's
+tensor x pipeline parallel workers (ray-project/ray python/ray/llm/_internal/serve/.../vllm/vllm_models.py
+``placement_bundles``: ``num_devices = tensor_parallel_size * pipeline_parallel_size`` bundles, read in the code index
+across the Ray 2.4x-2.5x releases; a ``placement_group_config`` replaces them and is not judged). A replica whose bundles
+cannot be reserved stays pending and the application never reaches its target (Serve reports DEPLOYING, then
+UNHEALTHY). The floor is ``deployment_config.num_replicas`` or ``autoscaling_config.min_replicas``.
+
+The cluster's GPUs: each group's pods times the GPUs Ray sees in one pod (``num-gpus``, else the Ray container's GPU
+limit, which KubeRay passes to ``ray start``: policies/reading/ray_cluster.py). With in-tree autoscaling off a worker
+group has its ``replicas`` pods (x numOfHosts); with it on, at most ``maxReplicas``. Both are the ceiling KubeRay
+keeps, so a floor above it is proven by the manifest alone.
+
+Configurations are read from ``serveConfigV2`` (``applications[].args.llm_configs``) and from ``LLMConfig(...)`` calls
+in a ConfigMap the pods mount for the application's import_path (policies/reading/serve_python.py).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from policies.framework import Policy, Resource
+from policies.kube import as_dict, as_int, get, split_type
+from policies.reading.ray_cluster import cluster_spec, groups
+from policies.reading.serve_python import mounted_llm_configs
+from policies.reading.serving import serve_config
+
+RAY_SERVICE_TYPES = ("kubernetes:ray.io/v1:RayService", "kubernetes:ray.io/v1alpha1:RayService")
+
+
+def _gpu_ceiling(resource: Resource) -> Optional[tuple[int, list[str]]]:
+    """The most GPUs the Ray cluster can have, and how (one line per group); None when a figure is unknown."""
+    found = cluster_spec(resource)
+    if found is None:
+        return None
+    spec = found[1]
+    autoscaling = get(spec, "enableInTreeAutoscaling") is True
+    total, parts = 0, []
+    for group in groups(resource):
+        gpus = group.pod_gpus()
+        if gpus is None:
+            return None
+        if group.is_head:
+            pods: Optional[int] = 1
+        elif autoscaling:
+            top, hosts = as_int(group.spec.get("maxReplicas")), as_int(group.spec.get("numOfHosts", 1))
+            pods = None if top is None or hosts is None else top * hosts
+        else:
+            pods = group.pods()
+        if pods is None:
+            return None
+        total += pods * gpus
+        if gpus:
+            parts.append(f"{group.name} {pods} pod(s) x {gpus} GPU")
+    return total, parts
+
+
+def _floor(config: dict) -> Optional[int]:
+    """A Ray Serve LLM config's fewest replicas: num_replicas, else autoscaling_config.min_replicas."""
+    deployment = as_dict(config.get("deployment_config"))
+    replicas = deployment.get("num_replicas")
+    if isinstance(replicas, int) and not isinstance(replicas, bool):
+        return replicas
+    low = get(deployment, "autoscaling_config", "min_replicas")
+    return low if isinstance(low, int) and not isinstance(low, bool) else None
+
+
+def _gpus_per_replica(config: dict) -> Optional[int]:
+    if config.get("placement_group_config"):
+        return None
+    kwargs = as_dict(config.get("engine_kwargs"))
+    tp, pp = kwargs.get("tensor_parallel_size", 1), kwargs.get("pipeline_parallel_size", 1)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (tp, pp)):
+        return None
+    return tp * pp
+
+
+def _llm_configs(resource: Resource, resources: list[Resource]) -> list[tuple[str, dict]]:
+    found = []
+    for app in (as_dict(a) for a in get(serve_config(resource), "applications") or []):
+        for i, llm in enumerate(get(app, "args", "llm_configs") or []):
+            if isinstance(llm, dict):
+                found.append((f"serveConfigV2 application {app.get('name', '?')} llm_configs[{i}]", llm))
+    return found + mounted_llm_configs(resource, resources)
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    findings = []
+    for resource in (r for r in resources if r.type in RAY_SERVICE_TYPES):
+        configs = _llm_configs(resource, resources)
+        if not configs:
+            continue
+        ceiling = _gpu_ceiling(resource)
+        if ceiling is None:
+            continue
+        needs = []
+        for label, llm in configs:
+            floor, per = _floor(llm), _gpus_per_replica(llm)
+            if floor is not None and per is not None and floor * per > 0:
+                needs.append((label, floor, per))
+        need = sum(floor * per for _, floor, per in needs)
+        if need <= ceiling[0]:
+            continue
+        asked = "; ".join(f"{label}: {floor} replica(s) x {per} GPU" for label, floor, per in needs)
+        has = ", ".join(ceiling[1]) or "no group with GPUs"
+        kind = split_type(resource.type)[1]
+        findings.append(
+            (
+                resource.name,
+                f"{kind} {get(resource.props, 'metadata', 'name')}: Ray Serve LLM needs at least {need} GPU(s) ({asked}; "
+                f"one GPU bundle per tensor x pipeline parallel worker) but the Ray cluster can have at most "
+                f"{ceiling[0]} ({has}); the replicas beyond it never place and the application never reaches its "
+                f"target; raise the GPU worker group's replicas/maxReplicas or lower min_replicas",
+            )
+        )
+    return findings
+
+
+POLICY = Policy(
+    name="ray-serve-replicas-fit-cluster",
+    description=(
+        "A RayService's Ray Serve LLM replicas (num_replicas or min_replicas x tensor x pipeline parallel GPUs, from "
+        "serveConfigV2 or LLMConfig(...) code in a mounted ConfigMap) fit the GPUs its worker groups can ever have "
+        "(replicas with in-tree autoscaling off, maxReplicas with it on, x GPUs per pod)."
+    ),
+    catalog="S48",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Give the GPU worker group replicas (or maxReplicas with enableInTreeAutoscaling) x GPUs per pod of at least "
+        "the Serve floor: min_replicas x tensor_parallel_size x pipeline_parallel_size, summed over the models."
+    ),
+    check_stack=_check,
+    rationale=(
+        "Ray Serve LLM reserves one {GPU: 1} bundle per tensor x pipeline parallel worker for each replica "
+        "(ray python/ray/llm/_internal/serve vllm_models.py placement_bundles); KubeRay never runs more worker pods than "
+        "replicas (autoscaling off) or maxReplicas (on), so replicas beyond the cluster's GPUs stay pending."
+    ),
+)

@@ -1,0 +1,75 @@
+"""Engine metric names a PromQL query spells in a form the engine does not export.
+
+Model servers whose metric names carry a colon-separated prefix (vLLM's ``vllm:``, SGLang's ``sglang:``, llama.cpp's
+``llamacpp:``; the engine table's queue and running metrics, components/serving_engines.toml) export every series
+under that prefix. Prometheus keeps the colon: a valid metric name matches ``[a-zA-Z_:][a-zA-Z0-9_:]*``
+(https://prometheus.io/docs/concepts/data_model/#metric-names-and-labels), and a scrape stores the name as exposed.
+The underscore spelling ``vllm_num_requests_running`` therefore selects nothing: the query returns no series and an
+autoscaler on it never sees load. (A Prometheus Adapter rule may rename a series without its colon for the HPA's
+``metric.name``; that is the adapter's output name, not a PromQL series, and is not read here.)
+
+vLLM's exported series come from components/vllm_metrics.py (read from vLLM's wheels, vllm/v1/metrics/loggers.py at
+each release); other engines' from their table rows. A name is a *near miss* when the prefix is spelled with an
+underscore and the colon spelling is a series the engine exports: then the right name is certain. A name under an
+engine's underscore prefix whose colon spelling the table does not hold is reported as unproven (the table lists
+only the series the pack reads).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# Same token rule as policies/reading/promql.py: a metric-name-shaped word not preceded by a name character or quote
+# (label values in quotes are skipped).
+_NAME = re.compile(r"(?<![A-Za-z0-9_:\"'.])([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)(?![A-Za-z0-9_:]|\s*=)")
+
+
+@dataclass(frozen=True)
+class Misspelled:
+    """One metric name in a query that the engine does not export."""
+
+    name: str
+    engine: str
+    right: str  # the exported spelling, "" when none is known
+    exported: tuple[str, ...]  # the engine's exported series under this prefix (for the message)
+
+
+@lru_cache(maxsize=1)
+def _exported() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """colon prefix (``vllm:``) -> (engine, every exported series name the pack knows under it)."""
+    from components.serving_engines import ENGINES
+    from components.vllm_metrics import SERIES
+
+    found: dict[str, tuple[str, set[str]]] = {}
+    for engine in ENGINES:
+        for metric in (engine.queue_metric, engine.running_metric):
+            if ":" not in metric:
+                continue
+            prefix = metric.split(":")[0] + ":"
+            found.setdefault(prefix, (engine.name, set()))[1].add(metric)
+    if "vllm:" in found:
+        found["vllm:"][1].update(SERIES)
+    return {p: (e, tuple(sorted(names))) for p, (e, names) in found.items()}
+
+
+def misspelled(query: str) -> list[Misspelled]:
+    """Every engine metric name of ``query`` spelled with ``PREFIX_`` where the engine exports ``PREFIX:`` names."""
+    exported = _exported()
+    out: list[Misspelled] = []
+    seen: set[str] = set()
+    for match in _NAME.finditer(query):
+        name = match.group(1)
+        if ":" in name or name in seen:
+            continue
+        for prefix, (engine, names) in exported.items():
+            under = prefix[:-1] + "_"
+            if not name.lower().startswith(under) or len(name) <= len(under):
+                continue
+            colon = prefix + name[len(under) :]
+            right = colon if colon in names else ""
+            out.append(Misspelled(name, engine, right, names))
+            seen.add(name)
+            break
+    return out

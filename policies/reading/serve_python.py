@@ -1,0 +1,103 @@
+"""Ray Serve LLM configurations written in Python: ``LLMConfig(...)`` calls in a ConfigMap a RayService mounts.
+
+A RayService's ``serveConfigV2`` may import its application from code the pods mount from a ConfigMap
+(``import_path: serve_app.vllm_serve:app`` with the ConfigMap key ``vllm_serve.py``: held-out set 10's
+askulkarni2/ray-serve-with-eks-auto app/ray-serve-vllm.yaml). The code is parsed, never run (``ast``): only
+literal keyword arguments of ``LLMConfig(...)`` calls are read (dicts, ``dict(...)`` calls, numbers, strings);
+anything computed is left out, so a config reads as what its text proves.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from typing import Any
+
+from policies.kube import as_dict, as_list, get, split_type
+
+_MAX_SOURCE = 256 * 1024
+_UNKNOWN = object()
+
+
+def _literal(node: ast.AST, depth: int = 0) -> Any:
+    """A literal's value (dict/dict(...)/list/tuple/number/string/bool/None), or _UNKNOWN."""
+    if depth > 20:
+        return _UNKNOWN
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Dict):
+        out = {}
+        for key, value in zip(node.keys, node.values):
+            k = _literal(key, depth + 1) if key is not None else _UNKNOWN
+            if isinstance(k, str):
+                out[k] = _literal(value, depth + 1)
+        return out
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args:
+        return {kw.arg: _literal(kw.value, depth + 1) for kw in node.keywords if kw.arg}
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(e, depth + 1) for e in node.elts]
+    return _UNKNOWN
+
+
+def _clean(value: Any) -> Any:
+    """Drop the parts the text does not prove (_UNKNOWN) from a literal."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items() if v is not _UNKNOWN}
+    if isinstance(value, list):
+        return [_clean(v) for v in value if v is not _UNKNOWN]
+    return value
+
+
+@lru_cache(maxsize=64)
+def _llm_configs_in(source: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
+    if len(source) > _MAX_SOURCE or "LLMConfig" not in source:
+        return ()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if name != "LLMConfig":
+            continue
+        kwargs = {kw.arg: _clean(_literal(kw.value)) for kw in node.keywords if kw.arg}
+        found.append(tuple(sorted((k, v) for k, v in kwargs.items() if v is not _UNKNOWN)))
+    return tuple(found)
+
+
+def mounted_llm_configs(ray_service: Any, resources: list) -> list[tuple[str, dict]]:
+    """(label, LLMConfig keyword arguments) of every ``LLMConfig(...)`` in the ConfigMaps the RayService's pods mount
+    (same namespace) whose key is the module an application's import_path names."""
+    from policies.kube import pod_specs
+    from policies.reading.serving import serve_config
+
+    modules = set()
+    for app in as_list(get(serve_config(ray_service), "applications")):
+        path = str(as_dict(app).get("import_path") or "")
+        module = path.split(":")[0].rsplit(".", 1)[-1]
+        if module:
+            modules.add(f"{module}.py")
+    if not modules:
+        return []
+    maps = {
+        get(v, "configMap", "name")
+        for _, podspec in pod_specs(ray_service)
+        for v in as_list(podspec.get("volumes"))
+        if isinstance(get(v, "configMap", "name"), str)
+    }
+    namespace = get(ray_service.props, "metadata", "namespace")
+    found = []
+    for r in resources:
+        if split_type(r.type) != ("", "ConfigMap") or get(r.props, "metadata", "name") not in maps:
+            continue
+        if get(r.props, "metadata", "namespace") not in (None, namespace):
+            continue
+        for key, text in as_dict(get(r.props, "data")).items():
+            if key in modules and isinstance(text, str):
+                for i, config in enumerate(_llm_configs_in(text)):
+                    found.append((f"ConfigMap {get(r.props, 'metadata', 'name')} {key} LLMConfig #{i + 1}", dict(config)))
+    return found
