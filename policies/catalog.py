@@ -85,6 +85,7 @@ _ENTRIES = (
     Entry("S", 46, "a model server's engine image comes from the engine's publisher"),
     Entry("S", 47, "an offline Hub client finds its model in a cache something fills"),
     Entry("S", 48, "Ray Serve replicas fit the GPUs the Ray cluster can have"),
+    Entry("S", 49, "a multi-node LeaderWorkerSet group restarts together"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

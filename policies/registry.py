@@ -25,6 +25,7 @@ from policies.framework import Policy, Resource, Violation, config_errors, evalu
 from policies.gpu import (
     efa_device_plugin,
     ephemeral_storage,
+    group_restart_policy,
     pinned_to_one_node,
     rollout_surge,
     single_attach_rollout,
@@ -173,6 +174,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     tolerates_and_targets.POLICY,
     pinned_to_one_node.POLICY,
     ephemeral_storage.POLICY,
+    group_restart_policy.POLICY,
     gpu_node_disk.POLICY,
     rollout_surge.POLICY,
     timeout_chain_ordered.POLICY,
