@@ -22,7 +22,8 @@ from policies.kube import as_dict, as_int, get, split_type
 from policies.reading.ray_cluster import RayGroup, cluster_spec, groups
 from policies.reading.serving import namespace_of, selector_matches
 
-# Every ray.io/ pod label KubeRay v1.7.0 sets (constant.go:17-33), so a selector on another ray.io/ key is a typo.
+# Every ray.io/ label key KubeRay v1.7.0 defines for its objects (utils/constant.go:17-48), so a selector on another
+# ray.io/ key is a typo.
 KUBERAY_POD_KEYS = frozenset(
     {
         "ray.io/is-ray-node",
