@@ -45,7 +45,7 @@ POLICY = Policy(
     ),
     catalog="S49",
     severity="high",
-    enforcement="mandatory",
+    enforcement="advisory",
     remediation_steps=(
         "Remove spec.leaderWorkerTemplate.restartPolicy (LWS defaults to RecreateGroupOnPodRestart) or set it to "
         "RecreateGroupOnPodRestart or RecreateGroupAfterStart."

@@ -52,11 +52,11 @@ LWS = {
 
 
 @pytest.mark.parametrize("policy", ["None", "Default"])
-def test_none_and_deprecated_default_block(policy):
+def test_none_and_deprecated_default_advise(policy):
     obj = copy.deepcopy(LWS)
     obj["spec"]["leaderWorkerTemplate"]["restartPolicy"] = policy
     found = found_by([obj], POLICY)
-    assert [level for level, _ in found] == ["mandatory"]
+    assert [level for level, _ in found] == ["advisory"]
     assert found[0][1].startswith(
         f"spec.leaderWorkerTemplate.restartPolicy {policy}: only the failed pod of a 2-pod group restarts"
     )
