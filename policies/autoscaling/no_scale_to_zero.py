@@ -22,16 +22,20 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     HPA_TYPES,
     ISVC_TYPE,
+    KNATIVE_MODES,
     SCALED_OBJECT_TYPE,
+    annotations_of,
     as_dict,
     as_int,
     get,
+    kserve_deployment_mode,
     memoized,
     split_type,
     viewed_resources,
 )
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.scalers_ext import SCALER_TYPES, replica_floor
+from policies.reading.serving import model_servers
 
 _WHY = (
     "an LLM replica takes minutes to return (GPU node, image pull, weight load), "
@@ -63,8 +67,43 @@ def _stopped(resource: Resource) -> list[str]:
     ]
 
 
+# Knative's per-revision floor (autoscaling.knative.dev/min-scale, legacy alias minScale; Knative's own default is 0
+# with the KPA class, https://knative.dev/docs/serving/autoscaling/scale-bounds/). KServe v0.20.0 writes min-scale
+# itself from spec.predictor.minReplicas, or DefaultMinReplicas 1 when unset (pkg/controller/v1alpha1/utils/utils.go:
+# 69-74, called from reconcilers/knative/ksvc_reconciler.go:104-111), so on an InferenceService the annotation is
+# the author's stated intent but the floor depends on the KServe release: advice. On a Knative Service nothing
+# rewrites it, so "0" on a model server's revision template scales that server to zero.
+KNATIVE_SERVICE_TYPE = "kubernetes:serving.knative.dev/v1:Service"
+_MIN_SCALE_KEYS = ("autoscaling.knative.dev/min-scale", "autoscaling.knative.dev/minScale")
+
+
+def _knative_floor(resource: Resource, config: dict) -> list[str]:
+    """The finding for a Knative min-scale annotation of 0 on a model server, or none."""
+    if resource.type == ISVC_TYPE:
+        mode, _ = kserve_deployment_mode(resource.props, str(config.get("kserveDefaultDeploymentMode") or "Serverless"))
+        if mode not in KNATIVE_MODES or get(resource.props, "spec", "predictor", "minReplicas") is not None:
+            return []
+        where, found = "metadata.annotations", annotations_of(resource.props)
+    elif resource.type == KNATIVE_SERVICE_TYPE and model_servers(resource):
+        where, found = "spec.template.metadata.annotations", annotations_of(as_dict(get(resource.props, "spec", "template")))
+    else:
+        return []
+    key = next((k for k in _MIN_SCALE_KEYS if k in found), None)
+    if key is None or as_int(found[key]) != 0:
+        return []
+    message = f'{where}: {key} is "0", so Knative scales the model server to zero when idle; {_WHY}'
+    if resource.type == KNATIVE_SERVICE_TYPE:
+        return [message]
+    return [
+        unproven(
+            f"{message} (KServe v0.20.0 writes min-scale from spec.predictor.minReplicas, default 1, over it; a release "
+            f"that passes the annotation through to Knative scales to zero: set spec.predictor.minReplicas: 1 and drop it)"
+        )
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    return _stopped(resource) + _weighed(resource, _floor(resource))
+    return _stopped(resource) + _weighed(resource, _floor(resource)) + _knative_floor(resource, config)
 
 
 # Autoscalers that scale whatever they name: a floor of 0 matters only where that is a model server.
@@ -134,7 +173,9 @@ POLICY = Policy(
         "operator-run model servers must keep at least one replica; a KServe model committed stopped "
         "(serving.kserve.io/stop) is advice (it may be parked on purpose); an HPA, ScaledObject or HTTPScaledObject "
         "counts where its target is a GPU workload of the files or it reads a model server's series, and is advice "
-        "where the target is elsewhere and only its names suggest a model server."
+        "where the target is elsewhere and only its names suggest a model server; a Knative min-scale annotation of 0 "
+        "on a model server's Knative Service counts, and on a Serverless InferenceService is advice (KServe writes "
+        "min-scale from minReplicas)."
     ),
     catalog="S5",
     severity="high",
@@ -146,7 +187,15 @@ POLICY = Policy(
         'llm-serving.io/exempt-llm-no-scale-to-zero: "<reason>".'
     ),
     config_schema={},
-    resource_types=(ISVC_TYPE, *_LLMISVC_TYPES, *HPA_TYPES, SCALED_OBJECT_TYPE, *OPERATOR_TYPES, *SCALER_TYPES),
+    resource_types=(
+        ISVC_TYPE,
+        KNATIVE_SERVICE_TYPE,
+        *_LLMISVC_TYPES,
+        *HPA_TYPES,
+        SCALED_OBJECT_TYPE,
+        *OPERATOR_TYPES,
+        *SCALER_TYPES,
+    ),
     check_resource=_check,
     rationale=(
         "A replica returns only after a GPU node is provisioned, a multi-GB image pulled and the weights loaded: minutes "
