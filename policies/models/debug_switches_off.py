@@ -18,10 +18,22 @@ they flood the node's log pipeline on every request or communicator: ``NCCL_DEBU
 environment variables: INFO "prints debug information", TRACE "replayable trace information on every call",
 https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-debug), ``VLLM_LOGGING_LEVEL=DEBUG`` (vllm
 ``vllm/envs.py`` VLLM_LOGGING_LEVEL, default INFO), and a server's ``LOG_LEVEL``/``RUST_LOG`` at debug or trace
-(TGI's router reads them). So is
-``VLLM_SERVER_DEV_MODE`` (vLLM's development endpoints, ``vllm/envs.py:1465-1468``): AIBrix's prefill/decode sample
-sets it on purpose (corpus manifests-v2, vllm-project/aibrix samples/disaggregation/vllm/1p1d.yaml), so it is no
-proof of a mistake. ``TORCH_SHOW_CPP_STACKTRACES=1`` is advice too (PyTorch: prints the C++ stack trace on an error,
+(TGI's router reads them).
+``VLLM_SERVER_DEV_MODE=1`` blocks: vLLM then mounts its development routes on the served port (vllm 0.33.0 wheel,
+``vllm/envs.py:1465-1468`` "development mode, which will enable some additional endpoints for developing and
+debugging"; ``vllm/entrypoints/launchers/api_server/routers.py:46-53`` registers the dev and RL routers only then:
+``POST /sleep`` and ``/wake_up`` (``serve/dev/sleep/api_router.py:26,44``), ``/reset_prefix_cache``
+(``serve/dev/cache/api_router.py:20``), ``/collective_rpc`` (``serve/dev/rpc/api_router.py:23``)), so any client
+that reaches the model can put it to sleep or run RPCs on its workers. It is advice only where a platform drives
+those endpoints on purpose: the server runs ``--enable-sleep-mode`` (whose /sleep and /wake_up exist only in dev
+mode; AIBrix's runtime sets both, vllm-project/aibrix python/aibrix/aibrix/runtime/model_runtime.py:643-646 at
+e3e10f9e4aebe9aac5e7d992fb87d2648e01628b), or the pods are AIBrix's (an ``*.aibrix.ai`` kind or pod label: its
+prefill/decode sample sets it, corpus manifests-v2 vllm-project/aibrix samples/disaggregation/vllm/1p1d.yaml).
+SGLang's fallback switches are advice (a large throughput loss, not a failure; sglang 0.5.4 wheel
+``sglang/srt/server_args.py``): ``--disable-cuda-graph`` (:2870-2873, every decode step launches its kernels one by
+one), ``--attention-backend triton``/``torch_native`` (:2356-2361, choices :98-108) and ``--sampling-backend pytorch``
+(:2377-2382; flashinfer's kernels are the default where installed, :1048-1051), not on AMD GPUs or ROCm images, where
+they are the working choice. ``TORCH_SHOW_CPP_STACKTRACES=1`` is advice too (PyTorch: prints the C++ stack trace on an error,
 a debugging aid, https://docs.pytorch.org/docs/stable/torch_environment_variables.html).
 
 A context length below 2,048 tokens (vLLM ``--max-model-len``, SGLang ``--context-length``, TGI ``--max-total-tokens``,
@@ -37,9 +49,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from policies.framework import Policy, Resource, Unproven, unproven
-from policies.kube import as_int
+from policies.kube import as_dict, as_int, as_list, get, split_type
 from policies.reading.engines import env_values, table_servers
-from policies.reading.serving import engine_configs, model_servers
+from policies.reading.serving import ModelServer, engine_configs, model_servers, pod_labels
 
 
 def _is_one(value: str) -> bool:
@@ -128,25 +140,76 @@ def _switched_on(values: dict[str, str], table: dict, allowed: set[str]) -> list
     ]
 
 
+_DEV_MODE_COST = (
+    "mounts vLLM's development endpoints (/sleep, /wake_up, /reset_prefix_cache, /collective_rpc) on the served "
+    "port, so any client that reaches the model can put it to sleep or run RPCs on its workers"
+)
+
+
+def _platform_drives_dev_mode(resource: Resource, server: ModelServer) -> bool:
+    """True where the dev endpoints are used on purpose (module docstring): sleep mode, or AIBrix's pods."""
+    words = [str(w) for w in [*as_list(server.container.get("command")), *as_list(server.container.get("args"))]]
+    if any("--enable-sleep-mode" in w for w in words):
+        return True
+    group = split_type(resource.type)[0]
+    labels = [key for found in pod_labels(resource) for key in found]
+    return group.endswith("aibrix.ai") or any("aibrix.ai/" in key for key in labels)
+
+
+def _dev_mode(resource: Resource, server: ModelServer, values: dict[str, str], allowed: set[str]) -> list:
+    value = values.get("VLLM_SERVER_DEV_MODE")
+    if "VLLM_SERVER_DEV_MODE" in allowed or value is None or not _non_zero(value) or server.engine != "vllm":
+        return []
+    message = f"{server.label}: env VLLM_SERVER_DEV_MODE={value} {_DEV_MODE_COST}; remove it from the serving pod"
+    return [unproven(message) if _platform_drives_dev_mode(resource, server) else message]
+
+
+_SGLANG_FALLBACKS = {"attention-backend": ("triton", "torch_native"), "sampling-backend": ("pytorch",)}
+
+
+def _sglang_fallbacks(resource: Resource) -> list[Unproven]:
+    """Advice for SGLang's debugging/fallback kernels left on (module docstring), not on AMD GPUs or ROCm images."""
+    messages = []
+    for s in table_servers(resource, "sglang"):
+        limits = as_dict(get(s.container, "resources", "limits"))
+        if "amd.com/gpu" in limits or "rocm" in str(s.container.get("image", "")).lower():
+            continue
+        found = ["--disable-cuda-graph"] if "disable-cuda-graph" in s.args else []
+        found += [f"--{k} {s.args[k]}" for k, slow in _SGLANG_FALLBACKS.items() if str(s.args.get(k)) in slow]
+        if found:
+            messages.append(
+                unproven(
+                    f"{s.label}: {', '.join(found)}: SGLang's debugging/fallback kernels instead of CUDA graphs and "
+                    "its fast attention and sampling kernels, a large throughput loss left on in a serving pod; "
+                    "remove them unless this GPU needs them"
+                )
+            )
+    return messages
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     allowed = {v for v in config.get("allowedVariables", []) if isinstance(v, str)}
-    findings = []
+    findings: list = []
     for r in resources:
         for server in model_servers(r):
             values = env_values(server.container)
             for setting, cost in _switched_on(values, SWITCHES, allowed):
                 findings.append((r.name, f"{server.label}: env {setting} {cost}; remove it from the serving pod"))
+            findings.extend((r.name, m) for m in _dev_mode(r, server, values, allowed))
             for setting, cost in _switched_on(values, LOGGING, allowed):
                 message = f"{server.label}: env {setting} {cost}, left on in a serving pod; remove it"
                 findings.append((r.name, unproven(message)))
         findings.extend((r.name, message) for message in _short_contexts(r))
+        findings.extend((r.name, message) for message in _sglang_fallbacks(r))
     return findings
 
 
 POLICY = Policy(
     name="debug-switches-off",
     description="A model server carries no debug-only switch: CUDA_LAUNCH_BLOCKING=1, PYTORCH_NO_CUDA_MEMORY_CACHING=1 "
-    "or VLLM_TRACE_FUNCTION (blocking), nor debug logging left on: NCCL_DEBUG=INFO/TRACE, VLLM_LOGGING_LEVEL, "
+    "or VLLM_TRACE_FUNCTION, nor VLLM_SERVER_DEV_MODE's development endpoints (blocking, advice where sleep mode or "
+    "AIBrix drives them), nor SGLang's fallback kernels (--disable-cuda-graph, triton/torch_native attention, pytorch "
+    "sampling), nor debug logging left on: NCCL_DEBUG=INFO/TRACE, VLLM_LOGGING_LEVEL, "
     "LOG_LEVEL or RUST_LOG at debug/trace, TORCH_SHOW_CPP_STACKTRACES, nor a benchmark context length below 2048 "
     "tokens (advice).",
     catalog="S36",
@@ -169,6 +232,8 @@ POLICY = Policy(
     rationale=(
         "CUDA's guide says CUDA_LAUNCH_BLOCKING is for debugging only and not for production; PyTorch documents "
         "PYTORCH_NO_CUDA_MEMORY_CACHING as a debugging aid; vLLM 0.33.0 warns that VLLM_TRACE_FUNCTION slows the code "
-        "and is for debugging hangs or crashes only (vllm/envs.py:881-883, vllm/logger.py:415-419)."
+        "and is for debugging hangs or crashes only (vllm/envs.py:881-883, vllm/logger.py:415-419); VLLM_SERVER_DEV_MODE "
+        "mounts /sleep, /wake_up, /reset_prefix_cache and /collective_rpc on the served port "
+        "(vllm/entrypoints/launchers/api_server/routers.py:46-53)."
     ),
 )

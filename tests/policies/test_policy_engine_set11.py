@@ -1,0 +1,87 @@
+"""Set 11 (spent) causes in the engine rows: each with the third-party form that fires (a minimal hand-written shape
+of the cited file, not a copy) and a careful form that stays silent or only advises."""
+
+from __future__ import annotations
+
+from policy_fixtures import found_by
+
+
+def deployment(name: str, container: dict, labels: dict | None = None) -> dict:
+    labels = labels or {"app": name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "llm"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def _rhaiis(env: list[dict], args: list[str] | None = None) -> dict:
+    # redhat-ai-americas/kserve-workshop configs/samples/rhaiis-deploy/deployment-granite.yaml at
+    # aa604f9c15dac688b54430e91e35185781820007 (set 11): Red Hat AI Inference Server (vLLM) with VLLM_SERVER_DEV_MODE=1.
+    return {
+        "name": "vllm",
+        "image": "registry.redhat.io/rhaiis/vllm-cuda-rhel9@sha256:" + "e" * 64,
+        "command": ["python", "-m", "vllm.entrypoints.openai.api_server"],
+        "args": ["--model", "/models/granite", "--port", "8000", *(args or [])],
+        "env": env,
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+    }
+
+
+DEV_MODE = [{"name": "VLLM_SERVER_DEV_MODE", "value": "1"}]
+
+
+def _dev_mode_findings(manifest: dict) -> list[tuple[str, str]]:
+    return [f for f in found_by([manifest], "debug-switches-off") if "VLLM_SERVER_DEV_MODE" in f[1]]
+
+
+def test_vllm_dev_mode_blocks_in_a_serving_pod():
+    ((level, message),) = _dev_mode_findings(deployment("granite-rhaiis", _rhaiis(DEV_MODE)))
+    assert level == "mandatory"
+    assert "/sleep, /wake_up, /reset_prefix_cache, /collective_rpc" in message
+
+
+def test_vllm_dev_mode_off_or_driven_by_a_platform_is_not_blocking():
+    assert _dev_mode_findings(deployment("granite", _rhaiis([{"name": "VLLM_SERVER_DEV_MODE", "value": "0"}]))) == []
+    # Sleep mode is only reachable through the dev endpoints (AIBrix's runtime sets both:
+    # vllm-project/aibrix python/aibrix/aibrix/runtime/model_runtime.py:643-646 at e3e10f9e4aebe9aac5e7d992fb87d2648e01628b).
+    sleeping = deployment("granite", _rhaiis(DEV_MODE, ["--enable-sleep-mode"]))
+    assert [level for level, _ in _dev_mode_findings(sleeping)] == ["advisory"]
+    # vllm-project/aibrix samples/disaggregation/vllm/1p1d.yaml (corpus manifests-v2): AIBrix's pods, labelled
+    # model.aibrix.ai/*, set it for the platform.
+    aibrix = deployment("qwen3", _rhaiis(DEV_MODE), labels={"model.aibrix.ai/name": "qwen3-8B"})
+    assert [level for level, _ in _dev_mode_findings(aibrix)] == ["advisory"]
+
+
+def _sglang(args: list[str], gpu: str = "nvidia.com/gpu") -> dict:
+    # elotl/skyray deploy-scripts/lws.yaml at 8da06aa38aee6619b3500235a281ce51b7917226 (set 11): SGLang v0.5.12 with
+    # --disable-cuda-graph, --attention-backend triton and --sampling-backend pytorch.
+    return {
+        "name": "sglang-leader",
+        "image": "lmsysorg/sglang:v0.5.12",
+        "command": ["python3", "-m", "sglang.launch_server", "--model-path", "microsoft/Phi-3-mini-4k-instruct", *args],
+        "resources": {"limits": {gpu: "1"}},
+    }
+
+
+FALLBACKS = ["--disable-cuda-graph", "--attention-backend", "triton", "--sampling-backend", "pytorch"]
+
+
+def _fallback_findings(manifest: dict) -> list[tuple[str, str]]:
+    return [f for f in found_by([manifest], "debug-switches-off") if "fallback kernels" in f[1]]
+
+
+def test_sglang_fallback_kernels_are_advice():
+    ((level, message),) = _fallback_findings(deployment("sglang", _sglang(FALLBACKS)))
+    assert level == "advisory"
+    assert "--disable-cuda-graph, --attention-backend triton, --sampling-backend pytorch" in message
+
+
+def test_sglang_default_kernels_or_amd_gpus_stay_silent():
+    assert _fallback_findings(deployment("sglang", _sglang(["--attention-backend", "flashinfer"]))) == []
+    assert _fallback_findings(deployment("sglang", _sglang(FALLBACKS, gpu="amd.com/gpu"))) == []
