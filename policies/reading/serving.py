@@ -442,6 +442,39 @@ def _ray_serve_llm_configs(resource: Any) -> list[tuple[str, dict]]:
     return found
 
 
+def _vllm_app(app: dict) -> bool:
+    """A custom Serve application that runs vLLM: vLLM in its runtime_env pip list, or a deployment or import path
+    naming it."""
+    pip = [str(p).lower() for p in as_list(get(app, "runtime_env", "pip"))]
+    names = [str(as_dict(d).get("name", "")).lower() for d in as_list(app.get("deployments"))]
+    return (
+        any(re.match(r"vllm\b", p) for p in pip)
+        or any("vllm" in n for n in names)
+        or "vllm" in str(app.get("import_path", "")).lower()
+    )
+
+
+def ray_serve_app_vllm_args(resource: Any) -> list[tuple[str, dict[str, str]]]:
+    """(label, flags) of each custom vLLM Serve application of a RayService that passes its ``args`` to vLLM's CLI
+    parser: GKE's Ray Serve LLM sample turns every key into ``--key value`` and parses it with vLLM's
+    make_arg_parser (GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-ray/rayserve/llm/serve_chat_completion.py:102-127
+    at 2b5036514162a489145c5e5570bc320efbcb37bf), and derived apps keep that form (set 11: elotl/skyray
+    luna-llm-serve/ray-service.llm.Phi-3-mini-4k-instruct.autoscale.yaml, ``gpu-memory-utilization: "0.7"``).
+    Read only where the args name the model and the app runs vLLM (``_vllm_app``); Ray Serve LLM's llm_configs are
+    read by engine_configs."""
+    if split_type(resource.type) != ("ray.io", "RayService"):
+        return []
+    found = []
+    for app in as_list(as_dict(serve_config(resource)).get("applications")):
+        app = as_dict(app)
+        args = as_dict(app.get("args"))
+        if "llm_configs" in args or not isinstance(args.get("model"), str) or not _vllm_app(app):
+            continue
+        flags = {str(k): str(v) for k, v in args.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+        found.append((f"serveConfigV2 application {app.get('name', '?')} args", flags))
+    return found
+
+
 def engine_kwargs_as_flags(kwargs: Mapping) -> dict[str, str | None]:
     """Ray Serve LLM `engine_kwargs` in the form `parse_vllm_args` gives a container's flags.
 

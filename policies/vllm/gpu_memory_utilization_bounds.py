@@ -11,7 +11,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number
 from policies.reading.engines import table_servers
-from policies.reading.serving import engine_configs
+from policies.reading.serving import engine_configs, ray_serve_app_vllm_args
 from policies.reading.vllm_args import set_at_run_time
 from policies.vllm.engine_defaults import default_utilization
 
@@ -45,6 +45,17 @@ def _check(resource: Resource, config: dict) -> list[str]:
             # Too little for the KV cache only if the model leaves too little: the capacity plan's S2 (max-model-len fits
             # the KV cache) judges that where it can size the model; the band alone proves nothing. Advice.
             messages.append(unproven(f"{engine.label}: {shown} is below the minimum {fmt_number(low)}; {_TOO_LOW}"))
+    # Custom vLLM Serve applications that hand their args to vLLM's CLI parser (GKE's Ray Serve sample and its
+    # derivatives): only an explicit value is read (the app's vLLM release, from its runtime_env, is not the image's).
+    for label, flags in ray_serve_app_vllm_args(resource):
+        value = as_float(flags.get(FLAG))
+        shown = f"{label}: {FLAG}={flags.get(FLAG)} (vLLM's --{FLAG})"
+        if value is None:
+            continue
+        if value > high:
+            messages.append(f"{shown} is above the maximum {fmt_number(high)}; {_TOO_HIGH}")
+        elif value < low:
+            messages.append(unproven(f"{shown} is below the minimum {fmt_number(low)}; {_TOO_LOW}"))
     # Every other engine of the table whose memory fraction is of the GPU's total memory (SGLang's
     # --mem-fraction-static, TGI's --cuda-memory-fraction): an explicit value above the band leaves no room for
     # what the engine does not budget (CUDA graphs, NCCL, other processes). Below the band it only means fewer KV
@@ -98,6 +109,7 @@ POLICY = Policy(
         "CUDA graphs leave with KV cache (https://docs.vllm.ai/en/latest/configuration/conserving_memory.html). "
         "Close to 1.0 nothing is left for CUDA graph capture, NCCL buffers or a second process and the engine OOMs; "
         'too low and "No available memory for the cache blocks" (https://github.com/vllm-project/vllm/issues/2248). '
-        "Read from vLLM containers and from Ray Serve LLM engine_kwargs."
+        "Read from vLLM containers, from Ray Serve LLM engine_kwargs, and from the args of custom vLLM Serve "
+        "applications that pass them to vLLM's CLI parser (GKE's Ray Serve sample)."
     ),
 )

@@ -3,6 +3,7 @@ of the cited file, not a copy) and a careful form that stays silent or only advi
 
 from __future__ import annotations
 
+import yaml
 from policy_fixtures import found_by
 
 
@@ -85,3 +86,63 @@ def test_sglang_fallback_kernels_are_advice():
 def test_sglang_default_kernels_or_amd_gpus_stay_silent():
     assert _fallback_findings(deployment("sglang", _sglang(["--attention-backend", "flashinfer"]))) == []
     assert _fallback_findings(deployment("sglang", _sglang(FALLBACKS, gpu="amd.com/gpu"))) == []
+
+
+def _ray_service(app_args: dict, pip: list[str] | None = None, deployment_name: str = "VLLMDeployment") -> dict:
+    # elotl/skyray luna-llm-serve/ray-service.llm.Phi-3-mini-4k-instruct.autoscale.yaml at
+    # d3199b1ef858b1e48df46a8877b7ca5706494305 (set 11; derived from GoogleCloudPlatform/kubernetes-engine-samples
+    # ai-ml/gke-ray/rayserve/llm, whose build_app passes every arg to vLLM's CLI parser, serve_chat_completion.py:102-127
+    # at 2b5036514162a489145c5e5570bc320efbcb37bf): a custom app with gpu-memory-utilization "0.7" and pip vllm==0.5.4.
+    serve = {
+        "applications": [
+            {
+                "name": "llm",
+                "route_prefix": "/",
+                "import_path": "luna-llm-serve.llm:build_app",
+                "args": app_args,
+                "deployments": [{"name": deployment_name, "num_replicas": 1}],
+                "runtime_env": {"pip": pip if pip is not None else ["vllm==0.5.4"]},
+            }
+        ]
+    }
+    worker = {
+        "containers": [
+            {"name": "llm", "image": "rayproject/ray-ml:2.33.0.914af0-py311", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+        ]
+    }
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": "llm-model-serve"},
+        "spec": {
+            "serveConfigV2": yaml.safe_dump(serve),
+            "rayClusterConfig": {
+                "headGroupSpec": {
+                    "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray-ml:2.33.0"}]}}
+                },
+                "workerGroupSpecs": [{"groupName": "gpu", "replicas": 1, "template": {"spec": worker}}],
+            },
+        },
+    }
+
+
+PHI3 = {"model": "microsoft/Phi-3-mini-4k-instruct", "tensor-parallel-size": "1"}
+
+
+def test_custom_vllm_serve_app_args_are_read_as_vllm_flags():
+    ((level, message),) = found_by(
+        [_ray_service({**PHI3, "gpu-memory-utilization": "0.7"})], "vllm-gpu-memory-utilization-bounds"
+    )
+    assert level == "advisory"
+    assert message.startswith("serveConfigV2 application llm args: gpu-memory-utilization=0.7")
+    (level, message), *_ = found_by(
+        [_ray_service({**PHI3, "gpu-memory-utilization": "0.99"})], "vllm-gpu-memory-utilization-bounds"
+    )
+    assert level == "mandatory" and "above the maximum 0.95" in message
+
+
+def test_custom_serve_app_in_band_or_not_vllm_stays_silent():
+    assert found_by([_ray_service({**PHI3, "gpu-memory-utilization": "0.9"})], "vllm-gpu-memory-utilization-bounds") == []
+    # An app that runs no vLLM (no vllm in pip, deployments or import path): its args are its own.
+    other = _ray_service({**PHI3, "gpu-memory-utilization": "0.5"}, pip=["transformers"], deployment_name="Chat")
+    assert found_by([other], "vllm-gpu-memory-utilization-bounds") == []
