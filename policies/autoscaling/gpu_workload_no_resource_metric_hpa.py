@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from policies.autoscaling.cpu_signal import cpu_usage_findings
 from policies.autoscaling.embedded import embedded_scalers
 from policies.autoscaling.gpu_memory_signal import gpu_memory_findings
 from policies.autoscaling.scalers import (
@@ -322,7 +323,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 findings.append((resource.name, message if annotated else unproven(message)))
         elif resource.type in HPA_TYPES or resource.type == SCALED_OBJECT_TYPE:
             findings.extend(_scaler_findings(resource, resources, targets))
-            findings.extend((resource.name, m) for m in gpu_memory_findings(resource, _targets_gpu(resource, targets)))
+            gpu_target = _targets_gpu(resource, targets)
+            findings.extend((resource.name, m) for m in gpu_memory_findings(resource, gpu_target))
+            findings.extend((resource.name, m) for m in cpu_usage_findings(resource, gpu_target))
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
             findings.extend((resource.name, message) for message in _near_zero_findings(resource))
         elif resource.type == NIM_SERVICE_TYPE and (reason := _nim_reason(resource)) is not None:
@@ -341,7 +344,7 @@ POLICY = Policy(
         "SGLang, NIM, ...) must scale on a load metric, not on CPU or memory, and never aim a 0-1 fraction metric at a "
         "percentage; an HPA or ScaledObject whose target is in another file is advised on when its name, labels or "
         "target's name name a model server, never scale a model server on GPU memory used (engines preallocate it: "
-        "DCGM_FI_DEV_FB_USED, nvidia_gpu_memory_used, an external scaler's memory-used profile), and a target at or near zero (0.01) on a load metric, which pins the "
+        "DCGM_FI_DEV_FB_USED, nvidia_gpu_memory_used, an external scaler's memory-used profile) nor on CPU or memory usage read through any scaler (a KEDA cpu/memory trigger beside others, a gcp-stackdriver, Prometheus, Datadog or CloudWatch CPU metric), and a target at or near zero (0.01) on a load metric, which pins the "
         "maximum, is advised on (HPAs, ScaledObjects, a NIMService's spec.scale.hpa)."
     ),
     catalog="S6",
