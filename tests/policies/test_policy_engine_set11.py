@@ -189,3 +189,23 @@ def test_vllm_images_of_its_publishers_stay_silent():
         "123456789012.dkr.ecr.us-east-1.amazonaws.com/team/vllm:0.1",
     ):
         assert found_by([_knative_vllm(image, PYTHIA)], "engine-image-from-publisher") == []
+
+
+TENSORIZED = (
+    PYTHIA + ' --model-loader-extra-config \'{"tensorizer_uri": "s3://model-store/vllm/EleutherAI/pythia-70m/vllm/'
+    "model.tensors\"}' --load-format tensorizer"
+)
+
+
+def test_tensorized_weights_make_an_unpinned_hub_id_advice():
+    # The coreweave form (set 11, cited in _knative_vllm): the weights come from the tensorizer URI, so the Hub id only
+    # supplies config and tokenizer files: advice, not a block.
+    ((level, message),) = found_by([_knative_vllm("vllm/vllm-openai:v0.11.0", TENSORIZED)], "model-source-pinned")
+    assert level == "advisory"
+    assert "the weights load from s3://model-store/vllm/EleutherAI/pythia-70m/vllm/model.tensors" in message
+    # Without the tensorizer URI the Hub supplies the weights too: still blocking.
+    ((level, _),) = found_by([_knative_vllm("vllm/vllm-openai:v0.11.0", PYTHIA)], "model-source-pinned")
+    assert level == "mandatory"
+    plain = PYTHIA + " --load-format tensorizer"
+    ((level, _),) = found_by([_knative_vllm("vllm/vllm-openai:v0.11.0", plain)], "model-source-pinned")
+    assert level == "mandatory"
