@@ -22,6 +22,9 @@ or a volume, not a flag. A script of a GPU pod's container that calls huggingfac
 src/huggingface_hub/_snapshot_download.py:229-230, file_download.py:962-963: ``revision = DEFAULT_REVISION``,
 constants.py:60 "main"); read from script text, that is advice. A local model path laid out as
 ``<org>/<repo>/main`` (or ``master``) is a copy of a moving branch: advice too (the files that fill it are elsewhere).
+An Ollama model pulled by its tag at start (``ollama pull``/``ollama run`` in a command, postStart hook, init container
+or mounted script: policies/reading/ollama_pulls.py) is advice. An unpinned Hub id whose weights vLLM loads with
+``--load-format tensorizer`` from a ``tensorizer_uri`` is advice: only config and tokenizer come from the Hub.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from policies.kube import (
 from policies.operators import operator_server
 from policies.reading.downloaders import fetches
 from policies.reading.engines import hub_model, table_args, table_servers
+from policies.reading.ollama_pulls import ollama_tag_pulls
 from policies.reading.serving import container_argv, engine_configs, engine_row, model_server_engine, model_servers, serve_config
 from policies.reading.vllm_args import parse_vllm_args
 
@@ -388,7 +392,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             # code at all, nor where it came from, so that is advice.
             local = hub_model(named) is None
             messages.append(unproven(message) if source.get("trust_unproven") or local else message)
-    return messages + _python_hub_downloads(resource)
+    return messages + _python_hub_downloads(resource) + ollama_tag_pulls(resource)
 
 
 POLICY = Policy(

@@ -209,3 +209,49 @@ def test_tensorized_weights_make_an_unpinned_hub_id_advice():
     plain = PYTHIA + " --load-format tensorizer"
     ((level, _),) = found_by([_knative_vllm("vllm/vllm-openai:v0.11.0", plain)], "model-source-pinned")
     assert level == "mandatory"
+
+
+def _ollama(container_extra: dict, script: str | None = None) -> list[dict]:
+    # Pranav5255/llm-on-kube-cluster-local k8s/base/ollama.yaml at 43dc830704649fe73e9e7e9ddfa3a8e7dd7cb164 (set 11):
+    # ollama/ollama runs a mounted entrypoint.sh that pulls "$MODEL", MODEL="${OLLAMA_MODEL:-phi3:mini}".
+    container = {
+        "name": "ollama",
+        "image": "ollama/ollama:0.5.7",
+        "env": [{"name": "OLLAMA_MODEL", "value": "phi3:mini"}],
+        "volumeMounts": [{"name": "startup", "mountPath": "/config"}],
+        **container_extra,
+    }
+    workload = deployment("ollama", container)
+    workload["spec"]["template"]["spec"]["volumes"] = [{"name": "startup", "configMap": {"name": "ollama-startup"}}]
+    found = [workload]
+    if script is not None:
+        found.append(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "ollama-startup", "namespace": "llm"},
+                "data": {"entrypoint.sh": script},
+            }
+        )
+    return found
+
+
+ENTRYPOINT = 'ollama serve &\nMODEL="${OLLAMA_MODEL:-phi3:mini}"\nollama pull "$MODEL" || exit 1\nwait\n'
+
+
+def _ollama_findings(manifests: list[dict]) -> list[tuple[str, str]]:
+    return [f for f in found_by(manifests, "model-source-pinned") if "Ollama model" in f[1]]
+
+
+def test_an_ollama_model_pulled_by_tag_at_start_is_advice():
+    ((level, message),) = _ollama_findings(_ollama({"command": ["/bin/sh", "/config/entrypoint.sh"]}, ENTRYPOINT))
+    assert level == "advisory" and "pulls the Ollama model phi3:mini by its tag" in message
+    hook = {"lifecycle": {"postStart": {"exec": {"command": ["/bin/sh", "-c", "ollama run llama3.2:1b"]}}}}
+    ((level, message),) = _ollama_findings(_ollama(hook))
+    assert level == "advisory" and "llama3.2:1b" in message
+
+
+def test_ollama_serving_what_the_volume_holds_stays_silent():
+    # The mounted script only serves (no pull), and a script the container does not run is not read.
+    assert _ollama_findings(_ollama({"command": ["/bin/sh", "/config/entrypoint.sh"]}, "ollama serve\n")) == []
+    assert _ollama_findings(_ollama({"command": ["ollama", "serve"]}, ENTRYPOINT)) == []

@@ -1,0 +1,86 @@
+"""Ollama models pulled by tag when a pod starts (S17, advice).
+
+``ollama pull MODEL[:TAG]`` and ``ollama run MODEL[:TAG]`` fetch the model from the Ollama registry by its name and
+tag (https://github.com/ollama/ollama/blob/main/docs/api.md "Pull a Model": the name is ``model:tag``, tag ``latest``
+when left out); a tag is a name the publisher can point at new weights, so pods started at different times can serve
+different models. Read where a pod runs it at start: a container's command or args (a shell script too), its
+``lifecycle.postStart`` exec hook, an init container, and a script of a ConfigMap of the files read that the container
+mounts and runs (set 11: Pranav5255/llm-on-kube-cluster-local k8s/base/ollama.yaml at
+43dc830704649fe73e9e7e9ddfa3a8e7dd7cb164, ``ollama pull "$MODEL"`` with ``MODEL="${OLLAMA_MODEL:-phi3:mini}"`` in a
+mounted entrypoint.sh). Advice: the manifest shows the tag, not whether the publisher moves it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from policies.framework import unproven
+from policies.kube import as_dict, as_list, container_label, get, pod_specs
+from policies.reading.engines import config_maps, env_values
+from policies.reading.serving import container_argv
+
+_PULL = re.compile(r"""\bollama\s+(?:pull|run)\s+["']?([^\s"';&|)]+)""")
+_VAR = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}?$")
+
+
+def _scripts(container: Mapping, volumes: dict[str, str]) -> list[str]:
+    """The shell text a container runs at start: command and args, its postStart exec hook, and the data of each
+    mounted ConfigMap (of the files read) whose mount path the command names."""
+    argv = " ".join(container_argv(container))
+    hook = " ".join(str(t) for t in as_list(get(container, "lifecycle", "postStart", "exec", "command")))
+    texts = [argv, hook]
+    maps = config_maps()
+    for mount in as_list(container.get("volumeMounts")):
+        mount = as_dict(mount)
+        path, name = mount.get("mountPath"), volumes.get(str(mount.get("name")))
+        if isinstance(path, str) and path and name is not None and path in argv:
+            texts.extend(maps.get(name, {}).values())
+    return texts
+
+
+def _resolve(word: str, env: dict[str, str], text: str, depth: int = 0) -> str | None:
+    """A model word with a variable (``$MODEL``, ``${OLLAMA_MODEL:-phi3:mini}``) resolved from the container's env,
+    an assignment in the script, or the default; None when unknown."""
+    found = _VAR.match(word)
+    if found is None:
+        return word
+    name, default = found.group(1), found.group(2)
+    if depth > 2:
+        return None
+    if name in env:
+        return env[name]
+    assigned = re.search(rf"""(?m)^\s*(?:export\s+)?{name}=["']?([^"'\s]+)""", text)
+    if assigned:
+        return _resolve(assigned.group(1), env, text, depth + 1)
+    return default or None
+
+
+def ollama_tag_pulls(resource: object) -> list:
+    """Advice for each Ollama model a pod pulls by tag at start (module docstring)."""
+    messages = []
+    for path, podspec in pod_specs(resource):
+        volumes = {
+            str(v.get("name")): str(get(v, "configMap", "name"))
+            for v in (as_dict(v) for v in as_list(podspec.get("volumes")))
+            if get(v, "configMap", "name")
+        }
+        for key in ("initContainers", "containers"):
+            for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
+                env = env_values(container)
+                seen: set[str] = set()
+                for text in _scripts(container, volumes):
+                    for match in _PULL.finditer(text):
+                        model = _resolve(match.group(1), env, text)
+                        if not model or "@sha256:" in model or model in seen:
+                            continue
+                        seen.add(model)
+                        messages.append(
+                            unproven(
+                                f"{container_label(path, container)}: pulls the Ollama model {model} by its tag at "
+                                "start, a name its publisher can point at new weights, so pods started at different "
+                                "times can serve different models; bake the model into the image or a volume filled "
+                                "once"
+                            )
+                        )
+    return messages
