@@ -27,6 +27,12 @@ from policies.reading.serving import model_servers
 # a6c01db05f65f556235413ba8dbcfb0c01132fff (LMCache's lmcache/vllm-openai).
 PUBLISHERS: dict[str, tuple[str, ...]] = {
     "vllm-openai": ("vllm", "aibrix", "lmcache"),
+    # An image named plainly ``vllm`` is vLLM too (set 11: coreweave/kubernetes-cloud online-inference/vllm,
+    # rtalaricw/vllm:0.1). Its publishers: AMD's ROCm build (rocm/vllm, https://rocm.docs.amd.com/projects/ai-ecosystem/
+    # en/latest/inference/vllm.html "Pull the ROCm vLLM ... Docker image") and OPEA's (opea/vllm, OPEA's GenAIComps
+    # vLLM microservice image); the vllm account itself publishes vllm-openai (https://docs.vllm.ai/en/stable/
+    # deployment/docker/), which _OFFICIAL names.
+    "vllm": ("vllm", "rocm", "opea"),
     "sglang": ("lmsysorg",),
     "ollama": ("ollama",),
     "lmdeploy": ("openmmlab",),
@@ -34,6 +40,8 @@ PUBLISHERS: dict[str, tuple[str, ...]] = {
     "localai": ("localai",),
     "aphrodite-openai": ("alpindale",),
 }
+# The engine's release image where the image name is not one its publisher uses (PUBLISHERS' first account, else).
+_OFFICIAL = {"vllm": "vllm/vllm-openai"}
 _HUB = ("docker.io", "index.docker.io", "registry-1.docker.io")
 
 
@@ -57,7 +65,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if hub is None or hub[1] not in PUBLISHERS or hub[0] in PUBLISHERS[hub[1]]:
             continue
         account, name = hub
-        official = "/".join((PUBLISHERS[name][0], name))
+        official = _OFFICIAL.get(name) or "/".join((PUBLISHERS[name][0], name))
         messages.append(
             f"{server.label}: image {image} is {name} as the Docker Hub account {account} publishes it, not the engine's "
             f"release ({official}): what it holds and whether it changes or disappears is that account's; use the "
@@ -69,7 +77,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="engine-image-from-publisher",
     description=(
-        "A model server's Docker Hub image that carries an engine's name (vllm-openai, sglang, ollama, ...) comes from "
+        "A model server's Docker Hub image that carries an engine's name (vllm-openai, vllm, sglang, ollama, ...) comes from "
         "that engine's publisher, not another account (advice)."
     ),
     rationale=(

@@ -108,6 +108,7 @@ def _sources(resource: Resource) -> list[dict]:
                 revision_flag="engine_kwargs.revision" if config.extra else "--revision",
                 trust="trust-remote-code" in config.args,
                 trust_flag="engine_kwargs.trust_remote_code" if config.extra else "--trust-remote-code",
+                weights_elsewhere=_tensorized(config.args),
             )
         )
     ray = is_ray(resource.type)
@@ -303,6 +304,36 @@ def _branch_folder(model: object) -> tuple[str, str] | None:
     return (repo, parts[-1]) if repo is not None else None
 
 
+def _tensorized(args: dict) -> str | None:
+    """The tensorizer URI when vLLM loads the weights with ``--load-format tensorizer`` from one: the tensorizer
+    loader deserializes them from ``tensorizer_uri`` (vllm 0.33.0 wheel model_executor/model_loader/
+    tensorizer_loader.py:91-95 opens that stream instead of downloading, :105-115 deserializes from it), so the Hub id
+    only supplies config and tokenizer files (set 11: coreweave/kubernetes-cloud online-inference/vllm/
+    02-inference-service.yaml at 0a16e3b7dfb93fa5bc17c66ac715ebadc3327af9, tensorizer_uri s3://...)."""
+    if str(args.get("load-format")) != "tensorizer":
+        return None
+    extra = str(args.get("model-loader-extra-config") or "")
+    found = re.search(r"""tensorizer_uri["']?\s*[:=]\s*["']?([^"',}\s]+)""", extra)
+    uri = found.group(1) if found else args.get("tensorizer-uri")
+    return uri if isinstance(uri, str) and uri else None
+
+
+def _unpinned(source: dict, repo: str) -> str:
+    """The no-revision message: blocking, or advice when the weights load from elsewhere (``_tensorized``)."""
+    label, uri = source["label"], source.get("weights_elsewhere")
+    if uri:
+        return unproven(
+            f"{label}: model {repo} has no revision; the weights load from {uri} (--load-format tensorizer), but "
+            f"config, tokenizer and chat template still come from the Hub's main branch as it stands at each start; "
+            f"pin {source['revision_flag']} to a commit SHA"
+        )
+    return (
+        f"{label}: model {repo} comes from the Hugging Face Hub with no revision, so each "
+        f"pod serves whatever the repository holds when it starts; pin {source['revision_flag']} "
+        f"to a commit SHA"
+    )
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     allowed = {str(m) for m in config["trustRemoteCodeModels"]}
     require_sha = bool(config["requireCommitSha"])
@@ -318,11 +349,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if repo is not None:
             revision = source["revision"]
             if not source["has_revision"] or not revision:
-                messages.append(
-                    f"{label}: model {repo} comes from the Hugging Face Hub with no revision, so each "
-                    f"pod serves whatever the repository holds when it starts; pin {source['revision_flag']} "
-                    f"to a commit SHA"
-                )
+                messages.append(_unpinned(source, repo))
             elif require_sha and not _COMMIT.match(str(revision)):
                 messages.append(
                     f"{label}: {source['revision_flag']}={revision} names a branch or tag of {repo}, "

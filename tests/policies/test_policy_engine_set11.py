@@ -146,3 +146,66 @@ def test_custom_serve_app_in_band_or_not_vllm_stays_silent():
     # An app that runs no vLLM (no vllm in pip, deployments or import path): its args are its own.
     other = _ray_service({**PHI3, "gpu-memory-utilization": "0.5"}, pip=["transformers"], deployment_name="Chat")
     assert found_by([other], "vllm-gpu-memory-utilization-bounds") == []
+
+
+def _knative_vllm(image: str, args: str) -> dict:
+    # coreweave/kubernetes-cloud online-inference/vllm/02-inference-service.yaml at 0a16e3b7dfb93fa5bc17c66ac715ebadc3327af9
+    # (set 11): a Knative Service running vLLM from rtalaricw/vllm:0.1 with --load-format tensorizer from S3.
+    return {
+        "apiVersion": "serving.knative.dev/v1",
+        "kind": "Service",
+        "metadata": {"name": "vllm-inference-service"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "kfserving-container",
+                            "image": image,
+                            "command": ["/bin/sh", "-c", f"python -m vllm.entrypoints.openai.api_server {args} --port 80"],
+                            "resources": {"limits": {"nvidia.com/gpu": 1}},
+                        }
+                    ]
+                }
+            }
+        },
+    }
+
+
+PYTHIA = "--model EleutherAI/pythia-70m"
+
+
+def test_an_image_named_vllm_under_a_personal_account_is_advice():
+    ((level, message),) = found_by([_knative_vllm("rtalaricw/vllm:0.1", PYTHIA)], "engine-image-from-publisher")
+    assert level == "advisory"
+    assert "rtalaricw/vllm:0.1 is vllm as the Docker Hub account rtalaricw publishes it" in message
+    assert "(vllm/vllm-openai)" in message
+
+
+def test_vllm_images_of_its_publishers_stay_silent():
+    for image in (
+        "rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210",
+        "vllm/vllm-openai:v0.11.0",
+        "123456789012.dkr.ecr.us-east-1.amazonaws.com/team/vllm:0.1",
+    ):
+        assert found_by([_knative_vllm(image, PYTHIA)], "engine-image-from-publisher") == []
+
+
+TENSORIZED = (
+    PYTHIA + ' --model-loader-extra-config \'{"tensorizer_uri": "s3://model-store/vllm/EleutherAI/pythia-70m/vllm/'
+    "model.tensors\"}' --load-format tensorizer"
+)
+
+
+def test_tensorized_weights_make_an_unpinned_hub_id_advice():
+    # The coreweave form (set 11, cited in _knative_vllm): the weights come from the tensorizer URI, so the Hub id only
+    # supplies config and tokenizer files: advice, not a block.
+    ((level, message),) = found_by([_knative_vllm("vllm/vllm-openai:v0.11.0", TENSORIZED)], "model-source-pinned")
+    assert level == "advisory"
+    assert "the weights load from s3://model-store/vllm/EleutherAI/pythia-70m/vllm/model.tensors" in message
+    # Without the tensorizer URI the Hub supplies the weights too: still blocking.
+    ((level, _),) = found_by([_knative_vllm("vllm/vllm-openai:v0.11.0", PYTHIA)], "model-source-pinned")
+    assert level == "mandatory"
+    plain = PYTHIA + " --load-format tensorizer"
+    ((level, _),) = found_by([_knative_vllm("vllm/vllm-openai:v0.11.0", plain)], "model-source-pinned")
+    assert level == "mandatory"
