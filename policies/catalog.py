@@ -86,6 +86,7 @@ _ENTRIES = (
     Entry("S", 47, "an offline Hub client finds its model in a cache something fills"),
     Entry("S", 48, "Ray Serve replicas fit the GPUs the Ray cluster can have"),
     Entry("S", 49, "a multi-node LeaderWorkerSet group restarts together"),
+    Entry("S", 50, "GPU model servers do not run on spot capacity"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

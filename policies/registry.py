@@ -78,6 +78,7 @@ from policies.karpenter import (
     multi_node_expiry,
     node_choice,
     pool_fits_models,
+    spot_serving,
 )
 
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
@@ -160,6 +161,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hf_token_on_service_account.POLICY,
     efa_device_plugin.POLICY,
     multi_node_expiry.POLICY,
+    spot_serving.POLICY,
     cluster_pdb.POLICY,
     derived_pods.POLICY,
     serving_priority.POLICY,

@@ -222,6 +222,9 @@ EXPECTED = {
     ("docs__samples__storage__hf__hf_isvc.yaml", "gpu-pod-tolerates-and-targets"),
     ("infra__terraform__manifests__karpenter__nodepool-gpu-g6.yaml", "karpenter-gpu-nodepool-disruption-budget"),
     ("infra__terraform__manifests__karpenter__nodepool-gpu-g6.yaml", "karpenter-gpu-nodepool-tainted"),
+    # S50 (advice): the only GPU NodePool admits spot ("on-demand preferred ... spot can be used for dev/test" says
+    # its comment, but Karpenter prefers spot when both are admitted) and the repo's RayService serves from it.
+    ("infra__terraform__manifests__karpenter__nodepool-gpu-g6.yaml", "gpu-serving-on-spot"),
     ("samples__autoscaling__deploy.yaml", "gpu-pod-ephemeral-storage"),
     ("samples__autoscaling__deploy.yaml", "gpu-pod-tolerates-and-targets"),
     ("samples__deepseek-r1__deepseek-r1-huggingface.yaml", "gpu-pod-ephemeral-storage"),

@@ -1,0 +1,80 @@
+"""S50 gpu-serving-on-spot (advisory): GPU model servers on spot capacity.
+
+Third-party forms (spent set 11, /work/eval11/PROVENANCE.md; minimal hand-written reductions):
+- walidshaari/sample-aws-eks-auto-mode nodepools/gpu-nodepool.yaml @8ebbbeb3a721a0fe73e5ebf3032876a47c7361a3: a g5
+  EKS Auto Mode NodePool with karpenter.sh/capacity-type In [spot, on-demand], which examples/gpu/vllm-deepseek-gpu.yaml
+  (same commit) selects with nodeSelector karpenter.sh/nodepool: gpu-nodepool;
+- jkwong888/gke-llm-serve deployment.yaml @7b73943516499e742d2e2c58ec1018a084bbcaa6: a vLLM Deployment preferring
+  cloud.google.com/gke-spot "true".
+"""
+
+import copy
+
+from policy_fixtures import DEPLOYMENT_TYPE, deployment_props, resource
+
+from policies.karpenter.spot_serving import POLICY
+from policies.registry import evaluate
+
+NODEPOOL_TYPE = "kubernetes:karpenter.sh/v1:NodePool"
+
+
+def _pool(name="gpu-nodepool", capacity=("spot", "on-demand")):
+    requirements = [{"key": "eks.amazonaws.com/instance-family", "operator": "In", "values": ["g5"]}]
+    if capacity is not None:
+        requirements.append({"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(capacity)})
+    props = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": name},
+        "spec": {"template": {"spec": {"nodeClassRef": {"name": "gpu-nodeclass"}, "requirements": requirements}}},
+    }
+    return resource(NODEPOOL_TYPE, props, name)
+
+
+def _server(selector=None, affinity=None):
+    props = copy.deepcopy(deployment_props())
+    spec = props["spec"]["template"]["spec"]
+    spec.pop("affinity", None)
+    spec["nodeSelector"] = selector or {}
+    if affinity:
+        spec["affinity"] = {"nodeAffinity": affinity}
+    return resource(DEPLOYMENT_TYPE, props)
+
+
+def _found(*resources):
+    return [(v.enforcement, v.message) for v in evaluate(list(resources), None, policies=[POLICY])]
+
+
+def test_spot_pool_a_model_server_selects_is_advice():
+    ((level, message),) = _found(_pool(), _server({"karpenter.sh/nodepool": "gpu-nodepool"}))
+    assert level == "advisory" and "capacity-type In ['spot', 'on-demand'] admits spot" in message
+    # The only GPU pool of the files, and a server naming no pool, lands there too.
+    assert len(_found(_pool(), _server())) == 1
+
+
+def test_gke_spot_preference_and_aks_spot_selector_are_advice():
+    preferred = {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {
+                "weight": 100,
+                "preference": {"matchExpressions": [{"key": "cloud.google.com/gke-spot", "operator": "In", "values": ["true"]}]},
+            }
+        ]
+    }
+    ((level, message),) = _found(_server(affinity=preferred))
+    assert level == "advisory" and "preferred node affinity on cloud.google.com/gke-spot" in message
+    ((_, message),) = _found(_server({"kubernetes.azure.com/scalesetpriority": "spot"}))
+    assert "scalesetpriority: spot" in message
+
+
+def test_careful_forms_stay_silent():
+    server = _server({"karpenter.sh/nodepool": "serving"})
+    # An on-demand-only pool, a pool with no capacity requirement (Karpenter's on-demand default).
+    assert _found(_pool("serving", ("on-demand",)), server) == []
+    assert _found(_pool("serving", None), server) == []
+    # A spot pool for batch work that no model server lands on, beside the on-demand serving pool.
+    assert _found(_pool("batch"), _pool("serving", ("on-demand",)), server) == []
+    # A spot pool with no model server in the files at all.
+    assert _found(_pool()) == []
+    # A model server that asks for on-demand nodes explicitly.
+    assert _found(_pool(), _server({"karpenter.sh/capacity-type": "on-demand"})) == []
