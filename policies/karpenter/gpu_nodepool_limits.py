@@ -74,6 +74,7 @@ POLICY = Policy(
     config_schema={
         "blockAboveGpus": {
             "type": "integer",
+            "minimum": 0,
             "default": _DEFAULT_BLOCK_ABOVE,
             "description": "A GPU NodePool bounded only by cpu/memory limits blocks when those limits admit more "
             "GPUs than this on the instance types its requirements allow (default 32: four 8-GPU nodes); at or "

@@ -510,6 +510,27 @@ def test_check_input_errors_exit_2(args, expected):
         ('{"vllm-gpu-memory-utilization-bounds": {"max": "high"}}', "vllm-gpu-memory-utilization-bounds.max", "'high'"),
         # This session's config key (S38's allowedOptions): a wrong type names the field and the rule.
         ('{"engine-options-exist": {"allowedOptions": 5}}', "engine-options-exist.allowedOptions", "5 is not of type 'array'"),
+        # Session 26's config keys: the node-disk floor and the GPU count above which a cpu-only pool blocks.
+        (
+            '{"karpenter-gpu-node-disk": {"minDiskGiB": 0}}',
+            "karpenter-gpu-node-disk.minDiskGiB",
+            "0 is less than the minimum of 1",
+        ),
+        (
+            '{"karpenter-gpu-node-disk": {"minDiskGiB": "big"}}',
+            "karpenter-gpu-node-disk.minDiskGiB",
+            "'big' is not of type 'integer'",
+        ),
+        (
+            '{"karpenter-gpu-nodepool-limits": {"blockAboveGpus": -1}}',
+            "karpenter-gpu-nodepool-limits.blockAboveGpus",
+            "-1 is less than the minimum of 0",
+        ),
+        (
+            '{"karpenter-gpu-nodepool-limits": {"blockAboveGpus": 2.5}}',
+            "karpenter-gpu-nodepool-limits.blockAboveGpus",
+            "2.5 is not of type 'integer'",
+        ),
     ],
 )
 def test_check_refuses_an_invalid_pack_config(tmp_path, config, field, rule):
