@@ -380,8 +380,10 @@ def evaluate_policies(
                     with cluster_view(group):
                         for r in group:
                             found = run_resource_policy(policy, r, values)
+                            if not found:
+                                continue
                             partial = completed_elsewhere(policy.resource_types, r) or patched_unknown(policy.resource_types, r)
-                            generic = bool(found) and operator_may_fill(policy, r)
+                            generic = operator_may_fill(policy, r)
                             findings.extend((r.name, _weighed(policy, m, partial, generic, r.patch)) for m in found)
             violations.extend(
                 Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
