@@ -130,6 +130,11 @@ def _servers(resource: Resource) -> list[_Server]:
         argv = command_tokens(server.container)[0]
         module = _module_run(argv, vllm)
         line = vllm_command_line(server.container) or []
+        if module and not cli_options(vllm.options.file).releases_shipping(module):
+            # Another program's module that hands vLLM the options it does not know itself (NVIDIA Dynamo's
+            # `-m dynamo.vllm`: parse_known_args, then vLLM's parser on the rest; ai-dynamo/dynamo
+            # components/src/dynamo/vllm/args.py@000a36a parse_args): its own options are no vLLM release's.
+            line = []
         installed = installs_engine(argv, vllm.name)
         found.append(_Server(server.label, _shown(server.container.get("image")), vllm, line, module, installed))
     for other in table_servers(resource):
