@@ -146,6 +146,8 @@ def _servers(resource: Resource) -> list[_Server]:
         if module is None and not any(_runs(argv, words) for words in row.commands):
             continue  # the image's own entrypoint or script: what reaches the parser is not shown
         line = engine_command_line(other.container, row) or []
+        if module and not cli_options(row.options.file).releases_shipping(module):
+            line = []  # another program's module (Dynamo's dynamo.sglang) parses its own options first
         found.append(
             _Server(other.label, _shown(other.container.get("image")), row, line, module, installs_engine(argv, row.name))
         )
