@@ -421,8 +421,10 @@ def _resource_findings(policy: Policy, group: Sequence[Resource], values: dict, 
         with cluster_view(view):
             for r in checked:
                 found = run_resource_policy(policy, r, values)
+                if not found:  # the weighing below shapes findings only; ~5,000 policy x resource pairs a corpus run
+                    continue
                 partial = completed_elsewhere(policy.resource_types, r) or patched_unknown(policy.resource_types, r)
-                generic = bool(found) and operator_may_fill(policy, r)
+                generic = operator_may_fill(policy, r)
                 weighed = [_weighed(policy, m, partial, generic, r.patch) for m in found]
                 findings.extend((r.name, _from_template(m) if r.template else m) for m in weighed)
 
