@@ -8,18 +8,22 @@ without a request counts: Kubernetes then defaults the request to the limit.)
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.reading.kserve_runtime import effective_resources
+from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
 from policies.reading.serving import model_servers
+
+# A runtime no InferenceService of the files selects: the pods are an InferenceService's, which may set what it lacks.
+RUNTIME_ALONE = " (no InferenceService of the files selects this runtime; one that does may set them in its predictor)"
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for server in model_servers(resource):
         resources, merged = effective_resources(resource, server.path, server.container)
+        alone = resources is None and (resources := unclaimed_runtime_resources(resource, server.container)) is not None
         if resources is None:
             continue  # a KServe runtime not among the objects checked completes this container
         missing = [
@@ -32,11 +36,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
             and namespace_default(resource, "limits", r) is None
         ]
         if missing:
-            messages.append(
+            message = (
                 f"{server.label}: no {' or '.join(missing)} request on this {server.engine} server{merged}, so "
                 f"Karpenter sizes the node and the scheduler packs it as if it needed none; request "
                 f"what the engine uses besides the GPU"
             )
+            messages.append(unproven(f"{message}{RUNTIME_ALONE}") if alone else message)
     operator = operator_server(resource)
     if operator is not None and operator.unrequested:
         fields = " and ".join(f for _, f in operator.unrequested)
