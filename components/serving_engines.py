@@ -14,9 +14,10 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .capacity.startup import BY_NAME
+from .engine_options import cli_options
 
 TABLE = Path(__file__).with_name("serving_engines.toml")
 
@@ -78,7 +79,7 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
     "sources": dict,
 }
 # Fields a row may leave out, with their meaning when absent: no env-prefix recognition, downloads not described.
-_OPTIONAL: dict[str, type] = {"env_prefixes": list, "downloads": dict, "options": dict}
+_OPTIONAL: dict[str, type] = {"env_prefixes": list, "downloads": dict, "options": dict, "flag_sets": list}
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 
 
@@ -151,6 +152,9 @@ class Engine:
     env_prefixes: tuple[str, ...] = ()
     downloads: Downloads | None = None
     options: Options | None = None
+    # sets of flags only this engine's parser has: a container that passes every flag of one set as the args of its
+    # image's own entrypoint runs the engine whatever the image is called (flag_name spellings)
+    flag_sets: tuple[tuple[str, ...], ...] = ()
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -178,6 +182,8 @@ def _check_fields(where: str, row: dict) -> None:
         _check_downloads(f"{where}.downloads", row["downloads"])
     if "options" in row:
         _check_options(f"{where}.options", row["options"])
+    if "flag_sets" in row:
+        _check_flag_sets(f"{where}.flag_sets", row["flag_sets"])
     if row["drain"] not in DRAINS:
         raise EngineTableError(f"{where}.drain: {row['drain']!r} is not one of {DRAINS}")
     if row["drain"] == "flag" and not row["drain_flag"]:
@@ -220,6 +226,29 @@ def _check_options(where: str, table: dict) -> None:
     _check_subtable(where, table, _OPTION_FIELDS)
     if "/" in table["file"] or not (TABLE.parent / table["file"]).is_file():
         raise EngineTableError(f"{where}.file: {table['file']!r} is not a file beside serving_engines.toml")
+
+
+def _check_flag_sets(where: str, sets: list) -> None:
+    """The flag_sets field: a list of non-empty lists of flag names."""
+    for i, flags in enumerate(sets):
+        if not isinstance(flags, list) or not flags or not all(isinstance(f, str) and f.strip("-") for f in flags):
+            raise EngineTableError(f'{where}[{i}]: a non-empty list of flag names ("gpu-memory-utilization")')
+
+
+def check_flag_sets_exclusive(engines: tuple[Engine, ...], accepts: Callable[[str, str], bool]) -> None:
+    """Every flag set of a row names at least one flag that no other row's option table accepts (``accepts(file,
+    flag)``), so a flag-based match cannot take another engine's server for this one; else EngineTableError naming
+    the row, the set and the engine that shares it."""
+    for engine in engines:
+        for flags in engine.flag_sets:
+            for other in engines:
+                if other is engine or other.options is None:
+                    continue
+                if all(accepts(other.options.file, flag) for flag in flags):
+                    raise EngineTableError(
+                        f"serving_engines.toml [engines.{engine.name}].flag_sets: {list(flags)} are all options of "
+                        f"{other.display} too ({other.options.file}); a flag set must name a flag only this engine has"
+                    )
 
 
 def _downloads(table: dict | None) -> Downloads | None:
@@ -295,6 +324,7 @@ def _row(name: str, row: Any) -> Engine:
         env_prefixes=tuple(row.get("env_prefixes", ())),
         downloads=_downloads(row.get("downloads")),
         options=Options(row["options"]["file"], tuple(i.lower() for i in row["options"]["images"])) if "options" in row else None,
+        flag_sets=tuple(tuple(flag_name(f) for f in flags) for flags in row.get("flag_sets", ())),
     )
 
 
@@ -314,6 +344,7 @@ def load_engines(text: str) -> tuple[Engine, ...]:
 
 
 ENGINES: tuple[Engine, ...] = load_engines(TABLE.read_text(encoding="utf-8"))
+check_flag_sets_exclusive(ENGINES, lambda file, flag: bool(cli_options(file).releases_having(f"--{flag}")))
 
 
 def engine_named(name: str, engines: tuple[Engine, ...] = ENGINES) -> Engine | None:
@@ -329,6 +360,7 @@ __all__ = [
     "EngineTableError",
     "Options",
     "SETTINGS",
+    "check_flag_sets_exclusive",
     "engine_named",
     "flag_name",
     "load_engines",

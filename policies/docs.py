@@ -271,6 +271,7 @@ def _reading_section() -> list[str]:
             [f"`{' '.join(c)}`" for c in engine.commands]
             + [f"`-m {m}`" for m in engine.modules]
             + [f"image `{i}`" for i in engine.images]
+            + [f"args with `{' '.join('--' + f for f in flags)}`" for flags in engine.flag_sets]
         )
         drain = (
             f"waits for in-flight requests up to `--{engine.drain_flag}` (default {fmt_number(engine.drain_default)} s)"

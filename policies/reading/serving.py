@@ -44,8 +44,17 @@ from policies.kube import (
     read_generically,
     split_type,
 )
+from policies.reading.engine_flags import flag_set_engine
 from policies.reading.groups import pod_group
-from policies.reading.vllm_args import VllmServer, command_tokens, expand_env, is_shell_operator, served_model, vllm_servers
+from policies.reading.vllm_args import (
+    VllmServer,
+    command_tokens,
+    expand_env,
+    is_shell_operator,
+    parse_vllm_args,
+    served_model,
+    vllm_servers,
+)
 
 # Kinds whose pods serve requests for as long as they run.
 SERVING_APP_KINDS = {
@@ -109,8 +118,13 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
         image = raw_image.lower() if isinstance(raw_image, str) else ""
         # The engine's image, or a container configured through the engine's own variables (LLAMA_ARG_*: a custom
         # image whose entrypoint runs the engine).
-        if ray or not (any(marker in image for marker in engine.images) or env_prefixed(container, engine)):
+        if ray:
             return None
+        if not (any(marker in image for marker in engine.images) or env_prefixed(container, engine)):
+            # Args alone to an image no row names: this engine when they carry one of its flag sets.
+            args = expand_env([t for t in as_list(container.get("args")) if isinstance(t, str)], container)
+            found = None if script else flag_set_engine(container, parse_vllm_args(args), engine_table())
+            return args if found is not None and found.name == engine.name else None
         if container.get("command") or script:
             # The image's own script (a custom server.py) still serves the model, options unknown; a
             # `python -m` of another module (SGLang's router in the SGLang image) is something else.

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
+from components.serving_engines import engine_named
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
+from policies.reading.engine_flags import flag_set_engine
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 # Characters that end a shell command; the vLLM command line stops there.
@@ -121,11 +123,17 @@ def _shell_script(argv: list[str]) -> str | None:
 
 
 def _invocation_start(argv: list[str]) -> int | None:
-    """Index just after `vllm serve` or `-m vllm.entrypoints...` in argv, else None."""
+    """Index just after a command or module of vLLM's row of the engine table (`vllm serve`, `-m vllm.entrypoints...`,
+    NVIDIA Dynamo's `-m dynamo.vllm`) in argv, else None."""
+    row = engine_named("vllm")
+    commands = row.commands if row else (("vllm", "serve"),)
+    modules = row.modules if row else ("vllm.entrypoints",)
     for i, token in enumerate(argv):
-        if posixpath.basename(token) == "vllm" and i + 1 < len(argv) and argv[i + 1] == "serve":
-            return i + 2
-        if token.startswith("vllm.entrypoints"):
+        base = posixpath.basename(token)
+        for words in commands:
+            if base == words[0] and argv[i + 1 : i + len(words)] == list(words[1:]):
+                return i + len(words)
+        if token.startswith(modules):
             return i + 1
     return None
 
@@ -166,8 +174,13 @@ def vllm_command_line(container: Mapping, *, image_entrypoint: bool = True) -> l
         argv = _split_shell(script)
     start = _invocation_start(argv)
     if start is None:
-        if script is not None or command or not (image_entrypoint and image_runs_vllm(container.get("image"))):
+        if script is not None or command or not image_entrypoint:
             return None
+        if not image_runs_vllm(container.get("image")):
+            # Args alone to an image the table does not name: vLLM when they carry one of its flag sets.
+            engine = flag_set_engine(container, parse_vllm_args(argv))
+            if engine is None or engine.name != "vllm":
+                return None
         start = 0
     line = []
     for token in argv[start:]:

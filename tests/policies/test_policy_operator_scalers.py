@@ -186,6 +186,8 @@ def test_a_careful_dynamo_graph_has_no_blocking_finding(tmp_path):
     worker["resources"] = {"requests": {"cpu": "8", "memory": "48Gi", "gpu": "1"}, "limits": {"memory": "48Gi", "gpu": "1"}}
     worker["extraPodSpec"]["nodeSelector"] = {"karpenter.k8s.aws/instance-gpu-name": "l40s"}
     worker["extraPodSpec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    # dynamo.vllm is vLLM's engine (components/serving_engines.toml): its Hub model is pinned like any vLLM server's.
+    worker["extraPodSpec"]["mainContainer"]["args"] += ["--revision", "c1899de289a04d12100db370d81485cdf75e47ca"]
     assert [v for v in _all(tmp_path, careful) if v[1] == "mandatory"] == []
 
 

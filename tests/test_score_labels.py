@@ -1,0 +1,86 @@
+"""tools/score_labels.py: the held-out scorer's matching rules, on a small set written here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import score_labels  # noqa: E402
+
+# An unpinned vLLM server with no probes: the pack finds G1 (image tag latest) on Deployment/chat.
+MANIFEST = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: chat}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: chat}}
+  template:
+    metadata: {labels: {app: chat}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:latest
+          args: ["--model", "Qwen/Qwen2.5-7B-Instruct"]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def _set(tmp_path: Path, labels: list[dict], traps: list[dict] | None = None) -> Path:
+    rel = "files/acme__serving/deploy__chat.yaml"
+    (tmp_path / rel).parent.mkdir(parents=True)
+    (tmp_path / rel).write_text(MANIFEST)
+    for entry in labels + (traps or []):
+        entry.setdefault("file", rel)
+    doc = {"set": 0, "files": [{"file": rel, "repo": "acme/serving", "commit": "0" * 40}], "labels": labels, "traps": traps or []}
+    (tmp_path / "labels.yaml").write_text(yaml.safe_dump(doc))
+    return tmp_path
+
+
+def _score(set_dir: Path, unit: str = "repository") -> dict:
+    labels, traps, files = score_labels.load_labels(set_dir)
+    targets = [str(set_dir / f) for f in files] if unit == "file" else [str(set_dir / "files" / "acme__serving")]
+    return score_labels.score(labels, traps, score_labels.run_pack(set_dir, targets, sys.executable))
+
+
+def test_a_label_is_found_by_id_and_object_and_missed_otherwise(tmp_path: Path) -> None:
+    set_dir = _set(
+        tmp_path,
+        [
+            {"object": "Deployment/chat", "ids": ["G1"], "severity": "blocking", "why": "latest tag"},
+            {"object": "Deployment/other", "ids": ["G1"], "severity": "advisory", "why": "another object"},
+            {"object": "*", "ids": ["none"], "severity": "advisory", "why": "no catalogue row"},
+        ],
+    )
+    result = _score(set_dir)
+    assert (result["labels"], result["found"], result["found_blocking"]) == (3, 1, 1)
+    assert result["recall"] == 33.3 and result["blocking_recall"] == 100.0
+    assert {m["name"] for m in result["missed"]} == {"other", "*"}
+    # Every mandatory finding other than G1 on chat matches no label, so it counts as wrong.
+    assert all(w["catalog"] != "G1" for w in result["wrong"]) and result["wrong_blocking"] == len(result["wrong"]) > 0
+    assert _score(set_dir, unit="file")["found"] == 1
+
+
+def test_a_trap_on_the_object_is_reported(tmp_path: Path) -> None:
+    set_dir = _set(tmp_path, [], traps=[{"object": "Deployment/chat", "ids": ["G1"], "why": "a naive checker"}])
+    hits = _score(set_dir)["trap_hits"]
+    assert [h["finding"]["catalog"] for h in hits] == ["G1"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "field"),
+    [
+        ({"object": "", "ids": ["G1"], "severity": "blocking"}, "labels[0].object"),
+        ({"object": "Deployment/chat", "ids": [], "severity": "blocking"}, "labels[0].ids"),
+        ({"object": "Deployment/chat", "ids": ["G1"], "severity": "urgent"}, "labels[0].severity"),
+    ],
+)
+def test_a_malformed_label_names_the_field(tmp_path: Path, entry: dict, field: str, capsys: pytest.CaptureFixture[str]) -> None:
+    set_dir = _set(tmp_path, [entry])
+    assert score_labels.main([str(set_dir)]) == 2
+    assert field in capsys.readouterr().err
