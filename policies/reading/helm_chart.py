@@ -107,16 +107,38 @@ def load_chart(root: str) -> Chart:
     except LoadError as exc:
         return Chart(root, {}, {}, "", problem=str(exc))
     chart = Chart(root, meta, values, values_path if has_values else "")
-    helpers = os.path.join(root, "templates")
-    if os.path.isdir(helpers):
-        for name in sorted(os.listdir(helpers)):
-            if not name.endswith(".tpl"):
-                continue
-            try:
-                parse(read_bounded(os.path.join(helpers, name), MANIFESTS), chart.defines)
-            except (LoadError, CannotRender):
-                continue  # a helper the engine cannot read: what includes it renders as unknown
+    # Helm shares every chart's defines with all templates of the release, a vendored subchart's (the `common`
+    # library chart under charts/) too, and a define may sit in any template file, not only _helpers.tpl.
+    for path in _template_files(root):
+        found: dict[str, list[Node]] = {}
+        try:
+            parse(read_bounded(path, MANIFESTS), found)
+        except (LoadError, CannotRender):
+            continue  # a file the engine cannot read: what includes its defines renders as unknown
+        chart.defines.update(found)
     return chart
+
+
+# Bounds on the files searched for defines: a chart and its vendored subcharts, not a whole repository.
+MAX_DEFINE_FILES = 400
+_DEFINE_SUFFIXES = (".tpl", ".yaml", ".yml")
+
+
+def _template_files(root: str) -> list[str]:
+    """The template files of the chart at ``root`` and of the subcharts unpacked under its charts/ folder, the
+    subcharts' first (the parent's defines win), at most MAX_DEFINE_FILES."""
+    found: list[str] = []
+    subcharts = os.path.join(root, "charts")
+    if os.path.isdir(subcharts):
+        for name in sorted(os.listdir(subcharts)):
+            sub = os.path.join(subcharts, name)
+            if os.path.isfile(os.path.join(sub, CHART_FILE)) and not os.path.islink(sub):
+                found.extend(_template_files(sub))
+    templates = os.path.join(root, "templates")
+    for folder, dirs, files in os.walk(templates, followlinks=False):
+        dirs.sort()
+        found.extend(os.path.join(folder, f) for f in sorted(files) if f.endswith(_DEFINE_SUFFIXES))
+    return found[:MAX_DEFINE_FILES]
 
 
 def _context(chart: Chart, file: str) -> dict:
@@ -139,11 +161,10 @@ def _context(chart: Chart, file: str) -> dict:
         },
         "Capabilities": HelmObject(APIVersions=apis, KubeVersion=kube, HelmVersion=HelmObject(Version="v3.16.0")),
         "Template": {"Name": rel, "BasePath": os.path.join(chart.name, "templates")},
-        "Files": UNKNOWN_OBJECT,
+        "Files": GT_UNKNOWN,  # the chart's other files are not read: what they hold is unknown
     }
 
 
-UNKNOWN_OBJECT = HelmObject()
 UNKNOWN_NAMESPACE = GT_UNKNOWN
 
 
