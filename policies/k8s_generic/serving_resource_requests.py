@@ -26,7 +26,7 @@ _CPU_ONLY = " (advisory: memory is requested, and a server short of CPU is throt
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = []
+    messages: list[str] = []
     for server in model_servers(resource):
         resources, merged = effective_resources(resource, server.path, server.container)
         alone = resources is None and (resources := unclaimed_runtime_resources(resource, server.container)) is not None
