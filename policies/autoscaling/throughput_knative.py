@@ -21,6 +21,7 @@ from policies.framework import Resource, unproven
 from policies.kube import (
     ISVC_TYPE,
     KNATIVE_MODES,
+    KNATIVE_SERVICE_TYPE,
     annotations_of,
     as_dict,
     get,
@@ -29,7 +30,6 @@ from policies.kube import (
 )
 from policies.reading.serving import model_servers
 
-KNATIVE_SERVICE_TYPE = "kubernetes:serving.knative.dev/v1:Service"
 KNATIVE_METRIC = "autoscaling.knative.dev/metric"
 _WHY = (
     "an LLM request holds a batch slot for as long as its answer streams (under a second to minutes), so requests per "
