@@ -300,6 +300,12 @@ class _RenderedDocument(Document):
     chart: str = ""
 
 
+def _kind_lines(text: str) -> list[int]:
+    """The lines of a template's top-level ``kind:`` keys, in order: where reports point for each rendered object
+    when the render has as many documents (each renders in its order, one object each)."""
+    return [text.count("\n", 0, m.start()) + 1 for m in re.finditer(r"^kind:", text, re.MULTILINE)]
+
+
 class _Charts:
     """Helm templates of one read rendered best-effort (policies/reading/helm_chart.py, imported only when a file of
     the run holds a template action): each chart loaded once."""
@@ -329,18 +335,28 @@ class _Charts:
         chart = self.loaded[root]
         try:
             out = helm_chart.render(name, text, chart)
-            docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
+            try:
+                docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
+            except LoadError:
+                docs = load_yaml_documents(shown, limits, text=helm_chart.repaired(out), track_lines=0)
         except (helm_chart.CannotRender, LoadError):
+            return None
+        except Exception:  # best-effort reading: a template the engine mishandles is reported as before, never a crash
+            if os.environ.get("LLM_SERVING_DEBUG"):
+                raise
             return None
         label = printable(os.path.relpath(root) if not os.path.isabs(name) else root, 4096)
         values = printable(
             os.path.relpath(chart.values_file) if chart.values_file and not os.path.isabs(name) else chart.values_file, 4096
         )
         first = min((u.line for u in bad if u.kind == "template"), default=1)
+        present = [d for d in docs if d.data is not None]
+        lines = _kind_lines(text)
+        if len(lines) != len(present):  # a range or a condition changed the count: no line is known per object
+            lines = [first] * len(present)
         rendered: list[Document] = [
-            _RenderedDocument(helm_chart.settled(d.data), i, first, {}, chart=label)
-            for i, d in enumerate(docs)
-            if d.data is not None
+            _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label)
+            for i, (d, line) in enumerate(zip(present, lines))
         ]
         count = sum(1 for d in rendered if isinstance(d.data, dict))
         kept = [u for u in bad if u.kind != "template"]

@@ -47,7 +47,8 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 
-_ACTION = re.compile(r"\{\{(-[ \t\r\n])?(.*?)([ \t\r\n]-)?\}\}", re.DOTALL)
+# A comment is matched whole first: its text may hold `}}` (Bitnami's common chart quotes usage examples in them).
+_ACTION = re.compile(r"\{\{(-[ \t\r\n])?(/\*.*?\*/|.*?)([ \t\r\n]-)?\}\}", re.DOTALL)
 _TOKEN = re.compile(
     r"""(?P<space>\s+)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<raw>`[^`]*`)|(?P<char>'(?:[^'\\]|\\.)+')"""
     r"""|(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|(?P<var>\$\w*(?:\.\w+)*)|(?P<field>(?:\.\w+)+|\.)"""
@@ -361,6 +362,19 @@ class Renderer:
         finally:
             self.depth -= 1
 
+    def tpl(self, text: Any, dot: Any) -> Any:
+        """Helm's ``tpl``: ``text`` rendered as a template with ``dot`` as its context (helm v3.16.0
+        pkg/engine/engine.go tpl: the release's defines are in scope)."""
+        if text is UNKNOWN or dot is UNKNOWN:
+            return UNKNOWN
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise CannotRender(f"templates render one another deeper than {MAX_DEPTH}")
+        try:
+            return self.render(parse(go_text(text), self.defines), dot)
+        finally:
+            self.depth -= 1
+
     def _emit(self, out: list[str], text: str) -> None:
         self.size += len(text)
         if self.size > MAX_OUTPUT:
@@ -378,7 +392,10 @@ class Renderer:
                 assert node.pipe is not None
                 value = self.pipe(node.pipe, dot, scopes)
                 if not node.pipe.decl:
-                    self._emit(out, go_text(value))
+                    # An unknown value right after a key's colon (`key:{{- include "x" . | nindent 4 }}`) is spaced
+                    # from it, so the key still parses with the placeholder as its value.
+                    spaced = value is UNKNOWN and bool(out) and out[-1].endswith(":")
+                    self._emit(out, (" " if spaced else "") + go_text(value))
             elif node.kind == "template":
                 arg = self.pipe(node.pipe, dot, scopes) if node.pipe else None
                 self._emit(out, go_text(self.include(node.name, arg)))
@@ -449,6 +466,8 @@ class Renderer:
                 return UNKNOWN
             if func is _INCLUDE_MARK:
                 return self.include(str(args[0]), args[1] if len(args) > 1 else None) if args else UNKNOWN
+            if func is _TPL_MARK:
+                return self.tpl(args[0], args[1] if len(args) > 1 else None) if args else UNKNOWN
             try:
                 return func(*args)
             except CannotRender:
@@ -477,7 +496,7 @@ class Renderer:
         if operand.kind == "pipe":
             return _fields(self.pipe(operand.value, dot, [*scopes]), list(operand.chain))
         func = self.funcs.get(operand.value)
-        if func is None or func is _INCLUDE_MARK:
+        if func is None or func in (_INCLUDE_MARK, _TPL_MARK):
             return UNKNOWN
         try:
             return func()
@@ -485,12 +504,27 @@ class Renderer:
             return UNKNOWN
 
 
-_INCLUDE_MARK: Func = lambda *a: UNKNOWN  # noqa: E731 - the function table's entry for include (the renderer's own)
+def _include_entry(*args: Any) -> Any:
+    return UNKNOWN
+
+
+def _tpl_entry(*args: Any) -> Any:
+    return UNKNOWN
+
+
+# The function table's entries for include and tpl: the Renderer renders them itself (they need its defines).
+_INCLUDE_MARK: Func = _include_entry
+_TPL_MARK: Func = _tpl_entry
 
 
 def include_mark() -> Func:
-    """The entry the function table gives ``include`` (and ``template`` as a function): rendered by the Renderer."""
+    """The entry the function table gives ``include``: rendered by the Renderer."""
     return _INCLUDE_MARK
+
+
+def tpl_mark() -> Func:
+    """The entry the function table gives ``tpl``: rendered by the Renderer."""
+    return _TPL_MARK
 
 
 def _fields(value: Any, path: list[str]) -> Any:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -107,16 +108,38 @@ def load_chart(root: str) -> Chart:
     except LoadError as exc:
         return Chart(root, {}, {}, "", problem=str(exc))
     chart = Chart(root, meta, values, values_path if has_values else "")
-    helpers = os.path.join(root, "templates")
-    if os.path.isdir(helpers):
-        for name in sorted(os.listdir(helpers)):
-            if not name.endswith(".tpl"):
-                continue
-            try:
-                parse(read_bounded(os.path.join(helpers, name), MANIFESTS), chart.defines)
-            except (LoadError, CannotRender):
-                continue  # a helper the engine cannot read: what includes it renders as unknown
+    # Helm shares every chart's defines with all templates of the release, a vendored subchart's (the `common`
+    # library chart under charts/) too, and a define may sit in any template file, not only _helpers.tpl.
+    for path in _template_files(root):
+        found: dict[str, list[Node]] = {}
+        try:
+            parse(read_bounded(path, MANIFESTS), found)
+        except (LoadError, CannotRender):
+            continue  # a file the engine cannot read: what includes its defines renders as unknown
+        chart.defines.update(found)
     return chart
+
+
+# Bounds on the files searched for defines: a chart and its vendored subcharts, not a whole repository.
+MAX_DEFINE_FILES = 400
+_DEFINE_SUFFIXES = (".tpl", ".yaml", ".yml")
+
+
+def _template_files(root: str) -> list[str]:
+    """The template files of the chart at ``root`` and of the subcharts unpacked under its charts/ folder, the
+    subcharts' first (the parent's defines win), at most MAX_DEFINE_FILES."""
+    found: list[str] = []
+    subcharts = os.path.join(root, "charts")
+    if os.path.isdir(subcharts):
+        for name in sorted(os.listdir(subcharts)):
+            sub = os.path.join(subcharts, name)
+            if os.path.isfile(os.path.join(sub, CHART_FILE)) and not os.path.islink(sub):
+                found.extend(_template_files(sub))
+    templates = os.path.join(root, "templates")
+    for folder, dirs, files in os.walk(templates, followlinks=False):
+        dirs.sort()
+        found.extend(os.path.join(folder, f) for f in sorted(files) if f.endswith(_DEFINE_SUFFIXES))
+    return found[:MAX_DEFINE_FILES]
 
 
 def _context(chart: Chart, file: str) -> dict:
@@ -139,11 +162,10 @@ def _context(chart: Chart, file: str) -> dict:
         },
         "Capabilities": HelmObject(APIVersions=apis, KubeVersion=kube, HelmVersion=HelmObject(Version="v3.16.0")),
         "Template": {"Name": rel, "BasePath": os.path.join(chart.name, "templates")},
-        "Files": UNKNOWN_OBJECT,
+        "Files": GT_UNKNOWN,  # the chart's other files are not read: what they hold is unknown
     }
 
 
-UNKNOWN_OBJECT = HelmObject()
 UNKNOWN_NAMESPACE = GT_UNKNOWN
 
 
@@ -157,6 +179,33 @@ def render(file: str, text: str, chart: Chart) -> str:
     # Values are copied so `set`/`merge` in one template change nothing another template sees.
     own = Chart(chart.root, chart.meta, copy.deepcopy(chart.values), chart.values_file, chart.defines)
     return renderer.render(nodes, _context(own, file))
+
+
+# A line that is only an unknown block (an include the chart does not define, `| nindent N`) right under a key that
+# holds string pairs: it becomes an entry whose key holds the placeholder, which `unknowns` drops, so the labels or
+# annotations the chart does state are still read. Under any other key it stays, and the text is not YAML.
+_PAIRS_KEYS = ("labels", "annotations", "matchLabels", "nodeSelector", "podLabels", "podAnnotations")
+_BARE = re.compile(r"^([ \t]+)" + re.escape(PLACEHOLDER) + r"[ \t]*$")
+
+
+def repaired(text: str) -> str:
+    """``text`` with unknown blocks under labels, annotations and selectors written as droppable entries."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        m = _BARE.match(line)
+        if m is None:
+            continue
+        indent = len(m.group(1))
+        parent = next(
+            (x for x in reversed(lines[:i]) if x.strip() and not x.lstrip().startswith("#") and _indent_of(x) < indent), ""
+        )
+        if parent.rstrip().endswith(":") and parent.strip().rstrip(":") in _PAIRS_KEYS:
+            lines[i] = f"{m.group(1)}{PLACEHOLDER}-{i}: {PLACEHOLDER}"
+    return "\n".join(lines)
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def settled(value: Any) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from policies.reading.gotemplate import UNKNOWN, CannotRender, Func, go_text, include_mark, truth
+from policies.reading.gotemplate import UNKNOWN, CannotRender, Func, go_text, include_mark, tpl_mark, truth
 
 
 def _known(*values: Any) -> bool:
@@ -90,9 +90,12 @@ def _has_unknown(value: Any, depth: int = 0) -> bool:
 
 
 def _indent(width: Any, text: Any) -> Any:
-    if not _known(width, text):
+    # An unknown block keeps its place: indented, on its own line (nindent), so the YAML around it still parses (the
+    # placeholder then stands alone as the value of the key above it, or policies/reading/helm_chart.py repaired
+    # drops it from labels and annotations). Its text is all indent's result is ever used for.
+    if width is UNKNOWN:
         return UNKNOWN
-    pad = " " * int(width)
+    pad = " " * int(_number(width))
     return pad + go_text(text).replace("\n", "\n" + pad)
 
 
@@ -295,6 +298,7 @@ def functions() -> dict[str, Func]:
     s = _strict
     table: dict[str, Func] = {
         "include": include_mark(),
+        "tpl": tpl_mark(),
         "default": _default,
         "empty": lambda v: _empty(v),
         "coalesce": _coalesce,
@@ -390,9 +394,25 @@ def _lists_and_strings() -> dict[str, Func]:
         "semverCompare": _semver_compare,
         "kindIs": s(lambda k, v: _kind(v) == k),
         "kindOf": s(lambda v: _kind(v)),
-        "typeIs": s(lambda t, v: False),
+        "typeIs": s(lambda t, v: _GO_TYPES.get(str(t), _no_type)(v)),
         "lookup": lambda *a: {},  # helm template renders lookup as an empty map (pkg/engine/lookup_func.go)
     }
+
+
+def _no_type(value: Any) -> bool:
+    return False
+
+
+# Go type names typeIs compares (values from YAML arrive as these: helm v3.16.0 pkg/chartutil/values.go).
+_GO_TYPES: dict[str, Func] = {
+    "string": lambda v: isinstance(v, str),
+    "bool": lambda v: isinstance(v, bool),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "int64": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float64": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "map[string]interface {}": lambda v: isinstance(v, dict),
+    "[]interface {}": lambda v: isinstance(v, list),
+}
 
 
 def _kind(value: Any) -> str:

@@ -13,11 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from policies.check import check_report, render, resources_of
-from policies.framework import TEMPLATE_NOTE
+from policies.framework import TEMPLATE_NOTE, UNKNOWN, Policy, Resource, evaluate_policies
 from policies.manifests import read_manifests
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, Renderer, parse
+from policies.reading.helm_chart import repaired, settled
 from policies.reading.helm_funcs import functions
 from policies.registry import evaluate
 
@@ -216,7 +218,7 @@ TODAY = [
     "edit",
     [
         # a condition on what only the cluster or another file knows: the branch would be a guess
-        lambda t: t.replace("{{- if .Values.ollama.probes.enabled }}", "{{- if (tpl .Values.extra .) }}"),
+        lambda t: t.replace("{{- if .Values.ollama.probes.enabled }}", '{{- if .Files.Get "probes.yaml" }}'),
         # a template the engine cannot parse
         lambda t: t.replace("{{- end }}\n          {{- if", "{{- if"),
         # `required` without its value stops helm too
@@ -234,6 +236,22 @@ def test_a_template_outside_a_chart_is_reported_as_before(tmp_path):
     # beside a Chart.yaml but outside its templates/ folder: Helm renders nothing there
     (tmp_path / "Chart.yaml").write_text(CHART)
     assert _as_today(tmp_path / "deployment.yaml") == TODAY
+
+
+def test_defines_of_a_vendored_library_subchart_are_used(tmp_path):
+    # The form of Bitnami's charts (StackVista/helm-charts local/kafka@HEAD vendors charts/common): names and labels
+    # come from the library chart's defines, in files other than _helpers.tpl.
+    template = OLLAMA_TEMPLATE.replace('include "chat.fullname" .', 'include "lib.names.fullname" .')
+    root = chart(tmp_path, template, OLLAMA_VALUES)
+    lib = root / "charts" / "lib"
+    (lib / "templates").mkdir(parents=True)
+    (lib / "Chart.yaml").write_text("apiVersion: v2\nname: lib\ntype: library\nversion: 1.0.0\n")
+    (lib / "templates" / "_names.tpl").write_text(
+        '{{/*\nUsage: {{ include "lib.names.fullname" . }}\n*/}}\n'
+        '{{- define "lib.names.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end -}}\n'
+    )
+    manifests, _ = findings(root)
+    assert [o.name for o in manifests.objects] == ["release-name-chat-ollama"]
 
 
 def test_a_literal_manifest_beside_a_chart_keeps_its_findings(tmp_path):
@@ -308,12 +326,42 @@ def test_the_engine_renders_what_charts_write(template, values, expected):
 
 
 def test_what_the_chart_does_not_determine_is_a_placeholder_or_stops_the_render():
-    assert run('{{ tpl .Values.x . }} {{ .Files.Get "a" }} {{ include "absent" . }}', {"x": "y"}) == " ".join(
-        [PLACEHOLDER, "", PLACEHOLDER]
-    )
+    assert run('{{ randAlphaNum 8 }} {{ include "absent" . }}') == f"{PLACEHOLDER} {PLACEHOLDER}"
     with pytest.raises(CannotRender):
-        run("{{ if tpl .Values.x . }}a{{ end }}", {"x": "y"})
+        run('{{ if include "absent" . }}a{{ end }}')
     with pytest.raises(CannotRender):
         run("{{ if .Values.x }}a")
     with pytest.raises(CannotRender):
         run('{{ fail "no" }}')
+
+
+def test_an_unknown_block_keeps_the_yaml_around_it_readable():
+    assert run('a:{{- include "absent" . | nindent 2 }}') == f"a:\n  {PLACEHOLDER}"
+    assert run('a:{{ include "absent" . }}') == f"a: {PLACEHOLDER}"
+    # Under labels it becomes an entry whose key holds the placeholder, which settled() drops; the stated labels stay.
+    text = run('metadata:\n  labels:{{- include "absent" . | nindent 4 }}\n    app: ollama\n')
+    data = yaml.safe_load(repaired(text))
+    assert settled(data) == {"metadata": {"labels": {"app": "ollama"}}}
+
+
+def test_a_check_that_cannot_read_a_rendered_object_finds_nothing_there_and_the_run_goes_on():
+    def fragile(resource: Resource, config: dict) -> list[str]:
+        return [f"{len(resource.props['spec']['containers'])} containers"]
+
+    policy = Policy(
+        name="fragile-check",
+        description="Counts containers.",
+        catalog="S27",
+        severity="low",
+        enforcement="mandatory",
+        remediation_steps="None.",
+        resource_types=("kubernetes:apps/v1:Deployment",),
+        check_resource=fragile,
+    )
+    unknown = {"spec": {"containers": UNKNOWN}}
+    rendered = Resource(type="kubernetes:apps/v1:Deployment", name="t", props=unknown, template="chart")
+    stated = Resource(type="kubernetes:apps/v1:Deployment", name="s", props={"spec": {"containers": [{}]}})
+    found = evaluate_policies([rendered, stated], None, [policy])
+    assert [(v.resource, v.enforcement, v.message) for v in found] == [("s", "mandatory", "1 containers")]
+    with pytest.raises(TypeError):  # a file's own object that a check cannot read is a bug, as before
+        evaluate_policies([Resource(type="kubernetes:apps/v1:Deployment", name="s", props=unknown)], None, [policy])
