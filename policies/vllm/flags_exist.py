@@ -43,6 +43,8 @@ from policies.reading.vllm_args import (
     command_tokens,
     expand_env,
     is_shell_operator,
+    program_word,
+    serve_model_tag,
     vllm_command_line,
     vllm_servers,
 )
@@ -247,10 +249,38 @@ def _module_finding(server: _Server) -> Optional[str]:
     return None
 
 
+def _model_tag_finding(server: VllmServer) -> Optional[str]:
+    """``vllm serve TAG ... --model X``: the positional tag wins over --model (vllm 0.33.0 vllm/entrypoints/cli/serve.py:
+    56-57). A tag that is an engine's own module or command word (``vllm serve vllm.entrypoints.openai.api_server``,
+    someone mixing the two ways to start the server) is no model: vLLM looks it up as one and exits. A tag that may be
+    a model but differs from --model is advice: the server serves the tag, not what --model says."""
+    tag = serve_model_tag(server.container)
+    if tag is None:
+        return None
+    model = server.args.get("model")
+    if program_word(tag):
+        given = f" over --model {model}" if model else ""
+        return (
+            f"vllm serve {tag}: the positional argument is vLLM's model tag, which wins{given} (vllm/entrypoints/cli/"
+            f"serve.py: args.model = args.model_tag), and {tag} is a program to run, not a model, so vLLM looks up a "
+            f"model of that name and exits before serving; drop it and name the model once (`vllm serve MODEL` or --model)"
+        )
+    if model and model != tag:
+        return unproven(
+            f"vllm serve {tag} ... --model {model}: the positional model tag wins over --model (vllm/entrypoints/cli/"
+            f"serve.py: args.model = args.model_tag), so the server loads {tag}, not {model}; name the model once"
+        )
+    return None
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     allowed = {f"--{str(o).lstrip('-')}" for o in config.get("allowedOptions", [])}
-    findings = []
+    findings: list[tuple[str, str]] = []
     for r in resources:
+        tags = [(s.label, _model_tag_finding(s)) for s in vllm_servers(r) if not s.runtime_merged and not _preset_args(r, s)]
+        findings.extend(
+            (r.name, unproven(f"{label}: {m}") if isinstance(m, Unproven) else f"{label}: {m}") for label, m in tags if m
+        )
         for server in _servers(r):
             messages = [_module_finding(server)] if server.module else []
             for option in dict.fromkeys(options_written(server.tokens)):
@@ -272,7 +302,8 @@ POLICY = Policy(
     name="engine-options-exist",
     description="Every option passed to an engine's argument parser (vLLM, SGLang) exists in the engine release the "
     "image runs (argparse exits on an unknown option), and so does the entry module it starts; vLLM's demo server "
-    "(python -m vllm.entrypoints.api_server, not for production) is advised against.",
+    "(python -m vllm.entrypoints.api_server, not for production) is advised against; `vllm serve`'s positional "
+    "model tag, which wins over --model, must be a model, not a module or command word.",
     catalog="S38",
     severity="high",
     enforcement="mandatory",
