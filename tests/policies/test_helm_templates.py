@@ -230,6 +230,13 @@ def test_a_template_that_cannot_be_rendered_is_reported_as_before(tmp_path, edit
     assert _as_today(root / "templates" / "deployment.yaml") == TODAY
 
 
+@pytest.mark.parametrize("given", ["chart/templates/deployment.yaml", "chart/templates", "chart", "."])
+def test_the_chart_is_found_from_the_file_its_templates_folder_or_above(tmp_path, given):
+    chart(tmp_path, OLLAMA_TEMPLATE, OLLAMA_VALUES)
+    manifests = read_manifests([str(tmp_path / given)])
+    assert [(o.name, o.chart) for o in manifests.objects] == [("release-name-chat-ollama", str(tmp_path / "chart"))]
+
+
 def test_a_template_outside_a_chart_is_reported_as_before(tmp_path):
     (tmp_path / "deployment.yaml").write_text(OLLAMA_TEMPLATE)
     assert _as_today(tmp_path / "deployment.yaml") == TODAY
