@@ -132,6 +132,8 @@ _ENTRIES = (
     Entry("G", 43, "rolling update strategy"),
     Entry("G", 44, "Karpenter helpers"),
     Entry("G", 45, "pod template passes the API server's own validation (unique mount paths and names)"),
+    Entry("G", 46, "containers can start (image reference, command path, memory floor, vLLM command)"),
+    Entry("G", 47, "Secret data is base64"),
 )
 
 
