@@ -204,7 +204,8 @@ COMMANDS: tuple[Command, ...] = (
         json_flag="--format json",
         json_fields=(
             "`files`, `documents`, `objects`, `skipped`, `violations` [{policy, catalog, enforcement, file, document, "
-            "line, resource, message}], `unsized` [{resource, server, model, gpu, reason}], `scopes`, `generic`"
+            "line, resource, message}], `unsized` [{resource, server, model, gpu, reason}], `scopes`, `generic`, "
+            "`templates` [{file, chart, values, objects}]"
         ),
         see="limits.md",
     ),

@@ -50,6 +50,11 @@ class CliOptions:
             found |= self.options[known]
         return [self.releases[i] for i in sorted(found)]
 
+    def releases_with(self, option: str) -> list[str]:
+        """The releases read whose parser has ``option`` itself, not only as the prefix of longer options: those of
+        ``releases_having`` for which ``abbreviated`` is empty, without a search per release."""
+        return [self.releases[i] for i in sorted(self.options.get(_option_name(option), ()))]
+
     def abbreviated(self, option: str, release: str) -> list[str]:
         """The options of ``release`` that ``option`` abbreviates when the release lacks the option itself; two or
         more make it an ambiguous prefix, which argparse refuses ("ambiguous option", CPython 3.11 Lib/argparse.py
@@ -81,9 +86,10 @@ class CliOptions:
 
     def span(self, releases: list[str]) -> str:
         """Releases as runs of consecutive read releases: "0.6.0 to 0.16.0, 0.33.0 to 0.34.0"."""
+        position = {release: i for i, release in reversed(list(enumerate(self.releases)))}  # as tuple.index finds
         runs: list[list[str]] = []
         for release in releases:
-            if runs and self.releases.index(release) == self.releases.index(runs[-1][-1]) + 1:
+            if runs and position[release] == position[runs[-1][-1]] + 1:
                 runs[-1].append(release)
             else:
                 runs.append([release])

@@ -9,15 +9,15 @@ source key that ``[sources]`` does not define: a typo fails the import instead o
 What follows from a fact by vLLM's own rule is derived here, not written in the data, so the two cannot
 disagree: the dtypes a GPU can run (``supported_dtypes``) and whether it has native FP8 (``fp8``).
 
-Pure: the file is read once at import, through importlib.resources, so an installed wheel reads its own
-copy (setup.py ships ``*.toml`` as package data).
+Pure: the file is read once at import, from beside this module, so an installed wheel reads its own copy
+(setup.py ships ``*.toml`` as package data), as components/serving_engines.py reads its table.
 """
 
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence
 
@@ -380,7 +380,9 @@ def pool_architecture(instance_types: Sequence[str], instances: Mapping[str, Ins
 
 
 def _load_packaged() -> Hardware:
-    data = resources.files(__name__.rpartition(".")[0]).joinpath(DATA_FILE)
+    # A path beside this module rather than importlib.resources, whose import (zipfile and its readers) cost ~4 ms
+    # of every `policies check` (benchmarks/policies_check.py); the pack and the wheel ship plain folders.
+    data = Path(__file__).with_name(DATA_FILE)
     return load_hardware(data.read_text(encoding="utf-8"), origin=str(data))
 
 

@@ -12,6 +12,7 @@ Three ways in, told apart by who runs this file:
 Anything else (`python -m policies`, `--help`) prints the usage and exits at once.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -89,8 +90,23 @@ def cli(argv: list[str]) -> int:
     return 2
 
 
+def exit_now(code: int) -> None:
+    """End the process with ``code`` once stdout and stderr are flushed, skipping the interpreter's teardown.
+
+    The teardown frees every module the pack imported and runs a last full collection: ~22 ms of a ~300 ms
+    `policies check` (benchmarks/policies_check.py), for nothing, as the process holds no other open file and
+    registers no exit handler. A flush that fails (a closed pipe) exits the ordinary way, which reports it.
+    """
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(code)
+    os._exit(code)
+
+
 if __name__ == "__main__":
     if launched_by_pulumi():
         serve()
     else:
-        sys.exit(cli(sys.argv[1:]))
+        exit_now(cli(sys.argv[1:]))

@@ -67,7 +67,7 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
     # A Kustomize patch lacks what its base holds: findings that rest on an absence are advice there.
     patches = listed_patches(sorted({o.file for o in manifests.objects}))
     resources = [
-        Resource(type=o.resource_type, name=_key(o), props=o.obj, patch=is_patch(o.file, o.obj, patches))
+        Resource(type=o.resource_type, name=_key(o), props=o.obj, patch=is_patch(o.file, o.obj, patches), template=o.chart)
         for o in manifests.objects
     ]
     resources += [
@@ -120,8 +120,12 @@ def check_report(
         for o in manifests.objects
         if (paths := read_generically(Resource(type=o.resource_type, name=_key(o), props=o.obj)))
     ]
+    templates = [
+        {"file": t.file, "chart": t.chart, "values": t.values or None, "objects": t.objects} for t in manifests.templates
+    ]
     return {
         "generic": generic,
+        "templates": templates,
         "files": counts.files,
         "documents": counts.documents,
         "objects": counts.objects,
@@ -159,7 +163,7 @@ def _summary(report: dict) -> str:
 
 def render(report: dict, fmt: str) -> str:
     """The report as text, JSON, Markdown (a PR comment) or SARIF 2.1.0."""
-    from policies.report import check_markdown, generic_line, sarif_log
+    from policies.report import check_markdown, generic_line, sarif_log, template_line
 
     if fmt == "json":
         public = {
@@ -175,6 +179,8 @@ def render(report: dict, fmt: str) -> str:
     out = [_summary(report)]
     for row in report.get("generic", []):
         out.append(f"[read generically] {generic_line(row)}")
+    for row in report.get("templates", []):
+        out.append(f"[read from a template] {template_line(row)}")
     for gap in report.get("unsized", []):
         out.append(f"[not sized] {gap['resource']} {gap['server']}: {gap['reason']}")
     for v in report["violations"]:

@@ -72,6 +72,9 @@ class Resource:
     # True for a patch a Kustomize overlay merges onto a base (policies/reading/kustomize.py): the object lacks what
     # its base holds, so only what it states itself can prove a problem.
     patch: bool = False
+    # For an object rendered best-effort from a Helm template (policies/reading/helm_chart.py): its chart, as reports
+    # name it; "" otherwise. Every finding on it is advice (TEMPLATE_NOTE), and it changes no finding on the others.
+    template: str = ""
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,19 @@ def _weighed(policy: Policy, message: str, partial: bool, generic: bool, patch: 
     if patch:
         return _on_patch(policy, message)
     return unproven(message) if partial else message
+
+
+# What a finding on an object rendered from a Helm template says of itself: the chart's values.yaml stood in for the
+# values files and `--set` flags of the real release, so even a literal line of the template proves nothing deployed.
+TEMPLATE_NOTE = (
+    "advisory: from a Helm template rendered best-effort with its chart's values.yaml; values files and --set "
+    "change what is deployed"
+)
+
+
+def _from_template(message: str) -> str:
+    """A finding that rests on an object rendered from a template: advice, and said so."""
+    return unproven(f"{message} ({TEMPLATE_NOTE})")
 
 
 ResourceCheck = Callable[[Resource, dict], list[str]]
@@ -363,31 +379,54 @@ def evaluate_policies(
             level, values = policy_settings(config, policy)
             if level == "disabled":
                 continue
-            if policy.is_stack_policy:
-                findings: list[tuple[str, str]] = []
-                for group in scopes if scopes is not None else (resources,):
-                    before = set(findings)
-                    patches = {r.name for r in group if r.patch}
-                    # A stack-wide finding ("" as the name) two clusters share is reported once.
-                    findings.extend(
-                        (name, _on_patch(policy, message) if name in patches else message)
-                        for name, message in run_stack_policy(policy, group, values)
-                        if (name, message) not in before
-                    )
-            else:
-                findings = []
-                for group in scopes if scopes is not None else (resources,):
-                    with cluster_view(group):
-                        for r in group:
-                            found = run_resource_policy(policy, r, values)
-                            partial = completed_elsewhere(policy.resource_types, r) or patched_unknown(policy.resource_types, r)
-                            generic = bool(found) and operator_may_fill(policy, r)
-                            findings.extend((r.name, _weighed(policy, m, partial, generic, r.patch)) for m in found)
+            findings: list[tuple[str, str]] = []
+            for group in scopes if scopes is not None else (resources,):
+                if policy.is_stack_policy:
+                    _stack_findings(policy, group, values, findings)
+                else:
+                    _resource_findings(policy, group, values, findings)
             violations.extend(
                 Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
                 for name, message in findings
             )
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
+
+
+def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, findings: list[tuple[str, str]]) -> None:
+    """A stack policy's findings on one group, added to ``findings``. Objects rendered from templates join a second
+    run: what the run without them finds keeps its level, what only they bring is advice (TEMPLATE_NOTE)."""
+    before = set(findings)
+    patches = {r.name for r in group if r.patch}
+    literal = [r for r in group if not r.template]
+    found = run_stack_policy(policy, literal, values)
+    if len(literal) < len(group):
+        seen = set(found)
+        found += [(n, _from_template(m)) for n, m in run_stack_policy(policy, list(group), values) if (n, m) not in seen]
+    # A stack-wide finding ("" as the name) two clusters share is reported once.
+    findings.extend(
+        (name, _on_patch(policy, message) if name in patches else message)
+        for name, message in found
+        if (name, message) not in before
+    )
+
+
+def _resource_findings(policy: Policy, group: Sequence[Resource], values: dict, findings: list[tuple[str, str]]) -> None:
+    """A resource policy's findings on one group, added to ``findings``. Objects a file states are checked among them
+    alone, as if no template had been read; those rendered from templates among all, their findings advice."""
+    literal = [r for r in group if not r.template]
+    views = [(literal, literal)]
+    if len(literal) < len(group):
+        views.append((list(group), [r for r in group if r.template]))
+    for view, checked in views:
+        with cluster_view(view):
+            for r in checked:
+                found = run_resource_policy(policy, r, values)
+                if not found:  # the weighing below shapes findings only; ~5,000 policy x resource pairs a corpus run
+                    continue
+                partial = completed_elsewhere(policy.resource_types, r) or patched_unknown(policy.resource_types, r)
+                generic = operator_may_fill(policy, r)
+                weighed = [_weighed(policy, m, partial, generic, r.patch) for m in found]
+                findings.extend((r.name, _from_template(m) if r.template else m) for m in weighed)
 
 
 def _shown(text: str, limit: int) -> str:

@@ -55,6 +55,9 @@ class ManifestObject:
     document: int
     line: int
     item: tuple[int, ...] = ()
+    # For an object rendered best-effort from a Helm template (policies/reading/helm_chart.py): the chart's folder and
+    # values file as reports name them; "" for an object a file states.
+    chart: str = ""
 
     @property
     def api_version(self) -> str:
@@ -80,8 +83,8 @@ class ManifestObject:
 
     @property
     def location(self) -> str:
-        """``<file>#<document>`` plus ``[i]`` per list the object sits in."""
-        return f"{self.file}#{self.document}" + "".join(f"[{i}]" for i in self.item)
+        """``<file>#<document>`` plus ``[i]`` per list the object sits in (``~rendered`` for a template's object)."""
+        return f"{self.file}#{self.document}" + "".join(f"[{i}]" for i in self.item) + ("~rendered" if self.chart else "")
 
     @property
     def shown_kind(self) -> str:
@@ -167,13 +170,25 @@ class Unreadable:
         return self.object_name or os.path.basename(self.file) or self.file
 
 
+@dataclass(frozen=True)
+class TemplateRead:
+    """A Helm template read best-effort: the file, its chart's folder and values file ("" when none), the objects."""
+
+    file: str
+    chart: str
+    values: str
+    objects: int
+
+
 @dataclass
 class ManifestSet:
-    """The objects read from the paths, in file and document order, the counts, and what could not be read."""
+    """The objects read from the paths, in file and document order, the counts, what could not be read, and the
+    Helm templates read best-effort (their objects are among ``objects``, marked with their chart)."""
 
     objects: list[ManifestObject]
     counts: ReadCounts
     unreadable: list[Unreadable] = field(default_factory=list)
+    templates: list[TemplateRead] = field(default_factory=list)
 
 
 # The marker file and derived folder of `python -m stacks plan`'s output (stacks/plan.py PLAN_MARKER, PLAN_FOLDERS;
@@ -225,6 +240,8 @@ def read_manifests(
     counts = ReadCounts()
     objects: list[ManifestObject] = []
     unreadable: list[Unreadable] = []
+    templates: list[TemplateRead] = []
+    charts = _Charts(paths)
     total = 0
     for i, name in enumerate(files):
         shown = STDIN_NAME if name == STDIN else name
@@ -242,20 +259,26 @@ def read_manifests(
                     + (f"; {rest} more file{'s' if rest != 1 else ''} not read" if rest else ""),
                 )
             docs, bad = _documents(shown, text, limits, pure_yaml)
+            rendered = charts.read(name, shown, text, bad, limits) if bad and name != STDIN else None
         except LoadError as exc:
             unreadable.append(Unreadable(printable(shown, 4096), None, exc.line or 1, exc.problem, "invalid", bool(exc.line)))
             if total > MAX_TOTAL_BYTES:
                 break
             continue
-        unreadable.extend(bad)
         counts.files += 1
         before = len(objects)
+        if rendered is not None:
+            bad, chart_docs, read = rendered
+            templates.append(read)
+            docs = [*docs, *chart_docs]
+        unreadable.extend(bad)
         for doc in docs:
             counts.documents += 1
             if doc.data is None:
                 counts.empty_documents += 1
                 continue
-            objects.extend(_objects(doc, shown, counts))
+            chart = doc.chart if isinstance(doc, _RenderedDocument) else ""
+            objects.extend(_objects(doc, shown, counts, chart))
         if len(objects) == before and not bad and any(d.data is not None for d in docs):
             unreadable.append(
                 Unreadable(
@@ -267,7 +290,84 @@ def read_manifests(
                 )
             )
     counts.objects = len(objects)
-    return ManifestSet(objects, counts, unreadable)
+    return ManifestSet(objects, counts, unreadable, templates)
+
+
+@dataclass
+class _RenderedDocument(Document):
+    """A document of a Helm template's best-effort render, with its chart's label."""
+
+    chart: str = ""
+
+
+def _kind_lines(text: str) -> list[int]:
+    """The lines of a template's top-level ``kind:`` keys, in order: where reports point for each rendered object
+    when the render has as many documents (each renders in its order, one object each)."""
+    return [text.count("\n", 0, m.start()) + 1 for m in re.finditer(r"^kind:", text, re.MULTILINE)]
+
+
+class _Charts:
+    """Helm templates of one read rendered best-effort (policies/reading/helm_chart.py, imported only when a file of
+    the run holds a template action): each chart loaded once."""
+
+    def __init__(self, paths: Sequence[str]):
+        self.tops = sorted((os.path.abspath(p) for p in paths if p != STDIN and os.path.isdir(p)), key=len, reverse=True)
+        self.loaded: dict[str, Any] = {}
+
+    def _top(self, name: str) -> Optional[str]:
+        here = os.path.abspath(name)
+        return next((t for t in self.tops if here.startswith(t.rstrip(os.sep) + os.sep)), None)
+
+    def read(
+        self, name: str, shown: str, text: str, bad: list[Unreadable], limits: Limits
+    ) -> Optional[tuple[list[Unreadable], list[Document], TemplateRead]]:
+        """The file's S27 findings, its rendered documents and what was read, or None when it is no chart template or
+        cannot be rendered and parsed whole (then it is reported as before)."""
+        if not any(u.kind == "template" for u in bad):
+            return None
+        from policies.reading import helm_chart
+
+        root = helm_chart.find_chart(name, self._top(name))
+        if root is None:
+            return None
+        if root not in self.loaded:
+            self.loaded[root] = helm_chart.load_chart(root)
+        chart = self.loaded[root]
+        try:
+            out = helm_chart.render(name, text, chart)
+            docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
+        except (helm_chart.CannotRender, LoadError):
+            return None
+        except Exception:  # best-effort reading: a template the engine mishandles is reported as before, never a crash
+            if os.environ.get("LLM_SERVING_DEBUG"):
+                raise
+            return None
+        label = printable(os.path.relpath(root) if not os.path.isabs(name) else root, 4096)
+        values = printable(
+            os.path.relpath(chart.values_file) if chart.values_file and not os.path.isabs(name) else chart.values_file, 4096
+        )
+        first = min((u.line for u in bad if u.kind == "template"), default=1)
+        present = [d for d in docs if d.data is not None]
+        lines = _kind_lines(text)
+        if len(lines) != len(present):  # a range or a condition changed the count: no line is known per object
+            lines = [first] * len(present)
+        rendered: list[Document] = [
+            _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label)
+            for i, (d, line) in enumerate(zip(present, lines))
+        ]
+        count = sum(1 for d in rendered if isinstance(d.data, dict))
+        kept = [u for u in bad if u.kind != "template"]
+        if kept:
+            return None  # a document that is not YAML even once rendered: the file is reported as before
+        why = (
+            f"a Helm template (chart {label}), read best-effort with "
+            + (f"the chart's defaults ({values})" if values else "no values file (the chart has none)")
+            + f": {count} object{'s' if count != 1 else ''} rendered and checked, every finding advice, since a "
+            "values file or --set changes what is deployed; for a full check render it: helm template CHART | "
+            "python -m policies check -"
+        )
+        s27 = Unreadable(printable(shown, 4096), None, first, why, "template")
+        return [s27], rendered, TemplateRead(printable(shown, 4096), label, values, count)
 
 
 # A Go template action as Helm charts write them: `{{ .Values.x }}`, `{{- if ... }}`, `{{ include ... }}`,
@@ -373,7 +473,7 @@ def _skip_label(value: Any) -> str:
     return "(scalar)"
 
 
-def _objects(doc: Document, file: str, counts: ReadCounts) -> list[ManifestObject]:
+def _objects(doc: Document, file: str, counts: ReadCounts, chart: str = "") -> list[ManifestObject]:
     """The objects of one document, lists flattened depth-first in item order (iterative)."""
     out: list[ManifestObject] = []
     # (value, position in lists, inherited apiVersion and kind from a typed list)
@@ -401,7 +501,7 @@ def _objects(doc: Document, file: str, counts: ReadCounts) -> list[ManifestObjec
             and isinstance(value.get("kind"), str)
             and value["kind"]
         ):
-            out.append(ManifestObject(value, printable(file, 4096), doc.index, line, item))
+            out.append(ManifestObject(value, printable(file, 4096), doc.index, line, item, chart))
         else:
             label = _skip_label(value)
             counts.skipped[label] = counts.skipped.get(label, 0) + 1
@@ -413,6 +513,7 @@ __all__ = [
     "ManifestReadError",
     "ManifestSet",
     "ReadCounts",
+    "TemplateRead",
     "UNREADABLE_KINDS",
     "Unreadable",
     "STDIN",

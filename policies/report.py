@@ -65,6 +65,15 @@ def generic_line(row: dict) -> str:
     )
 
 
+def template_line(row: dict) -> str:
+    """One Helm template read best-effort, as text and Markdown reports say it."""
+    values = f"its values.yaml ({row['values']})" if row.get("values") else "no values file"
+    return (
+        f"{row['file']}: rendered best-effort with chart {row['chart']} and {values}, {row['objects']} "
+        f"object{'s' if row['objects'] != 1 else ''} checked (findings advisory)"
+    )
+
+
 def check_markdown(report: Mapping[str, Any]) -> str:
     """`python -m policies check` as a pull-request comment: what was read, then the violations."""
     skipped = report.get("skipped") or {}
@@ -80,6 +89,11 @@ def check_markdown(report: Mapping[str, Any]) -> str:
     if generic:
         out += ["Read generically (no reader for the kind; the generic pod rules ran):", ""]
         out += [f"- {_cell(generic_line(row))}" for row in generic]
+        out.append("")
+    templates = report.get("templates") or []
+    if templates:
+        out += ["Read from Helm templates, best-effort (every finding on them is advisory):", ""]
+        out += [f"- {_cell(template_line(row))}" for row in templates]
         out.append("")
     unsized = report.get("unsized") or []
     if unsized:

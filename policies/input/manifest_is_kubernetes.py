@@ -1,8 +1,10 @@
 """S27: files checked are rendered Kubernetes manifests; an unrendered template or a file with no Kubernetes object
 is reported (advisory), since nothing in it was checked.
 
-A Helm chart's templates (`{{ .Values.x }}`, `{{- if ... }}`) are not manifests until rendered: the finding
-says to render them (`helm template ... | python -m policies check -`). A YAML file with no document holding
+A Helm chart's templates (`{{ .Values.x }}`, `{{- if ... }}`) are not manifests until rendered. One that lies in a
+chart's templates/ folder is read best-effort (policies/reading/helm_chart.py: rendered with the chart's values.yaml,
+its objects checked by every rule, every finding advice); the finding stays, says so and still says how to render
+it for a full check (`helm template ... | python -m policies check -`). One that cannot be rendered is not checked. A YAML file with no document holding
 apiVersion and kind (values.yaml, a CI workflow) is reported too, once per file, so a reader sees what was
 not checked rather than assuming it passed. Advisory: such files are normal in a repository.
 """
@@ -19,7 +21,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="manifest-is-kubernetes",
-    description="Files checked are rendered Kubernetes manifests: unrendered templates and files with no Kubernetes object are reported.",
+    description=(
+        "Files checked are rendered Kubernetes manifests: templates (read best-effort where their chart is found) and "
+        "files with no Kubernetes object are reported."
+    ),
     catalog="S27",
     severity="low",
     enforcement="advisory",
@@ -32,6 +37,8 @@ POLICY = Policy(
     rationale=(
         "What the pack did not read it did not check: a chart's templates hold Go template actions "
         "(https://helm.sh/docs/chart_template_guide/) that only `helm template` turns into manifests. Reporting them "
-        "keeps the run honest about its coverage without blocking repositories that keep charts beside manifests."
+        "keeps the run honest about its coverage without blocking repositories that keep charts beside manifests. A chart's "
+        "template is rendered best-effort with its values.yaml so that a serving Deployment kept in a chart is still "
+        "checked, but its findings are advice: values files and --set change what is deployed."
     ),
 )

@@ -4,13 +4,18 @@ hostPath model caches are common in GPU serving (weights on the node's NVMe), an
 mount of a cache some other agent fills is defensible. A writable hostPath lets a pod change the
 node's files, leaves state behind that no controller cleans, and (with `DirectoryOrCreate`)
 creates host paths as root.
+
+Like the other generic rows held to model servers (G4, G8, G10, G11 judge only the serving container), a writable
+hostPath blocks on a pod that runs a model server or asks for GPUs; on any other workload (a chat UI keeping its
+data on the node, a node agent) it is advice: the rule guards the serving path, and a pod that is not on it may
+keep state on a pinned node by design.
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs
-from policies.reading.node_agents import weighed
+from policies.reading.node_agents import weighed_to_serving
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -30,7 +35,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                         f"(volume {mount['name']}) writable at {mount.get('mountPath')}; a pod that writes "
                         f"to the node outlives itself there; mount it readOnly or use an emptyDir or PVC"
                     )
-    return weighed(resource, messages)
+    return weighed_to_serving(resource, messages)
 
 
 POLICY = Policy(

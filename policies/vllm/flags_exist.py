@@ -146,6 +146,8 @@ def _servers(resource: Resource) -> list[_Server]:
         if module is None and not any(_runs(argv, words) for words in row.commands):
             continue  # the image's own entrypoint or script: what reaches the parser is not shown
         line = engine_command_line(other.container, row) or []
+        if module and not cli_options(row.options.file).releases_shipping(module):
+            line = []  # another program's module (Dynamo's dynamo.sglang) parses its own options first
         found.append(
             _Server(other.label, _shown(other.container.get("image")), row, line, module, installs_engine(argv, row.name))
         )
@@ -179,7 +181,7 @@ def _finding(option: str, server: _Server) -> Optional[str]:
     if bounds and not set(bounds) & set(having):
         read = f"{name} {release}" if bounds == (release,) else f"{name} {release} (nor {bounds[0]} and {bounds[1]} around it)"
         return f"{option} is not an option of {read}, the release of image {image} ({where}); {refused}"
-    own = [r for r in having if table.abbreviated(option, r) == []]  # the releases with the option itself
+    own = table.releases_with(option)  # the releases with the option itself
     removed = bool(own) and table.releases.index(own[0]) < table.releases.index(bounds[0]) if bounds else False
     if removed and all(len(table.abbreviated(option, bound)) > 1 for bound in bounds):
         # An option a release dropped whose name is now a prefix of two or more (SGLang 0.5.20 dropped

@@ -90,3 +90,24 @@ def test_the_tool_writes_spans_the_loader_reads_back():
     for name in ("vllm_cli_flags.json", "sglang_cli_flags.json"):
         written = json.loads((ROOT / "components" / name).read_text())
         assert set(written) == {"releases", "options", "modules"}
+
+
+@pytest.mark.parametrize("file", ["vllm_cli_flags.json", "sglang_cli_flags.json"])
+def test_releases_with_are_the_releases_whose_option_is_no_abbreviation(file):
+    # releases_with answers in one lookup what engine-options-exist asked release by release (abbreviated == []).
+    table = cli_options(file)
+    for option in [*table.options, "--max_model_len", "--tp", "--cuda-graph-max-bs", "--no-such-option"]:
+        having = table.releases_having(option)
+        assert table.releases_with(option) == [r for r in having if table.abbreviated(option, r) == []], option
+        assert table.span(having) == _span_by_index(table.releases, having), option
+
+
+def _span_by_index(releases: tuple[str, ...], having: list[str]) -> str:
+    # CliOptions.span as it was written first, one tuple.index per release.
+    runs: list[list[str]] = []
+    for release in having:
+        if runs and releases.index(release) == releases.index(runs[-1][-1]) + 1:
+            runs[-1].append(release)
+        else:
+            runs.append([release])
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)

@@ -12,11 +12,10 @@ from components.serving_engines import ENGINES, EngineTableError, check_flag_set
 from policies.reading.serving import model_server_engine
 
 
-def _dgd(worker_args: str) -> dict:
+def _dgd(worker_args: str, image: str = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.5.0") -> dict:
     # sjm446/ai-on-eks blueprints/inference/nvidia-dynamo/vllm/vllm-aggregated-default.yaml at
     # 7e3047ed33d4ae72c509d92900ce4eb4753eb501: a Dynamo frontend and one vLLM worker (2 GPUs) that loads its model
     # from the Hub with no revision, in a shell line piped to tee.
-    image = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.5.0"
     return {
         "apiVersion": "nvidia.com/v1alpha1",
         "kind": "DynamoGraphDeployment",
@@ -128,3 +127,19 @@ def test_a_flag_set_another_engines_options_hold_fails_the_table():
         EngineTableError, match=r"\[engines.vllm\].flag_sets: \['tensor-parallel-size'\] are all options of SGLang"
     ):
         check_flag_sets_exclusive(table, lambda file, flag: bool(cli_options(file).releases_having(f"--{flag}")))
+
+
+def test_a_dynamo_sglang_worker_is_read_as_sglang():
+    # sjm446/ai-on-eks blueprints/inference/nvidia-dynamo/sglang/sglang-disaggregated-default.yaml at
+    # 7e3047ed33d4ae72c509d92900ce4eb4753eb501: SGLang decode and prefill workers of a DynamoGraphDeployment.
+    line = "python3 -m dynamo.sglang --model-path deepseek-ai/DeepSeek-R1-Distill-Llama-8B --tp 1 --disaggregation-mode decode"
+    image = "nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.5.0"
+    manifest = _dgd(line, image)
+    container = {"image": image, "command": ["/bin/sh", "-c"], "args": [line]}
+    assert model_server_engine(container) == "sglang"
+    messages = [m for level, m in found_by([manifest], "model-source-pinned") if level == "mandatory"]
+    assert any("model deepseek-ai/DeepSeek-R1-Distill-Llama-8B comes from the Hugging Face Hub" in m for m in messages)
+    # Dynamo's own options (--disaggregation-transfer-backend is SGLang's; Dynamo's parser takes its own first).
+    assert found_by([_dgd(line + " --dyn-reasoning-parser deepseek_r1", image)], "engine-options-exist") == []
+    pinned = _dgd(line.replace(" --tp 1", " --revision 0123456789abcdef0123456789abcdef01234567 --tp 1"), image)
+    assert found_by([pinned], "model-source-pinned") == []

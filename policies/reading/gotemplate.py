@@ -1,0 +1,546 @@
+"""A best-effort Go text/template engine for Helm chart templates, in pure Python (no helm binary).
+
+Why hand-written: no maintained pure-Python engine for Go templates exists on PyPI (the one binding, go-template
+0.0.3 of 2019, ships a prebuilt text/template .so without Helm's functions, so `default`, `toYaml`, `nindent` fail).
+The semantics followed are Go's text/template (go1.22 src/text/template/doc.go: actions, `{{-`/`-}}` trim markers,
+pipelines, variables, if/else if/with/range/define/template/block, truthiness of empty values) with Helm's
+additions in policies/reading/helm_funcs.py (helm v3.16.0 pkg/engine/funcs.go: include, tpl, toYaml, required).
+
+What cannot be known from the chart alone (a function the table lacks, `.Files`, `tpl`, lookups) evaluates to
+UNKNOWN, which prints as the PLACEHOLDER token; a condition on an unknown value, a parse error, `fail`,
+`required` without its value, or a bound reached raises CannotRender, and the caller reports the file as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+# What an unknown value prints as: a plain YAML scalar that no Kubernetes field accepts as meaningful;
+# policies/reading/helm_chart.py turns every string holding it into framework.UNKNOWN after parsing.
+PLACEHOLDER = "x-llm-serving-helm-unknown"
+# Bounds: a template is input anyone can write, so rendering is bounded like reading.
+MAX_OUTPUT = 4 << 20
+MAX_DEPTH = 40
+MAX_STEPS = 200_000
+
+
+class CannotRender(ValueError):
+    """The template cannot be rendered best-effort (``str(exc)`` says why)."""
+
+
+class _Unknown:
+    """A value the chart does not determine (prints as PLACEHOLDER)."""
+
+    _instance: Optional[_Unknown] = None
+
+    def __new__(cls) -> _Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<helm unknown>"
+
+
+UNKNOWN = _Unknown()
+
+# A comment is matched whole first: its text may hold `}}` (Bitnami's common chart quotes usage examples in them).
+_ACTION = re.compile(r"\{\{(-[ \t\r\n])?(/\*.*?\*/|.*?)([ \t\r\n]-)?\}\}", re.DOTALL)
+_TOKEN = re.compile(
+    r"""(?P<space>\s+)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<raw>`[^`]*`)|(?P<char>'(?:[^'\\]|\\.)+')"""
+    r"""|(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|(?P<var>\$\w*(?:\.\w+)*)|(?P<field>(?:\.\w+)+|\.)"""
+    r"""|(?P<op>:=|=|\||\(|\)|,)|(?P<ident>[A-Za-z_]\w*)""",
+    re.DOTALL,
+)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'", "0": "\0"}
+
+
+# ---- the tree ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Pipe:
+    """A pipeline: optional variable declaration (``decl`` names, ``assign`` for ``=``) and commands."""
+
+    decl: list[str]
+    assign: bool
+    commands: list[list[Any]]
+
+
+@dataclass
+class Node:
+    """A node of the template: text, an action, or a control structure with its branches."""
+
+    kind: str  # text | action | if | with | range | template
+    text: str = ""
+    pipe: Optional[Pipe] = None
+    name: str = ""
+    # if / with: [(pipe, body)...]; range: one branch
+    branches: list[tuple[Pipe, list[Node]]] = field(default_factory=list)
+    otherwise: list[Node] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One operand of a command: ``kind`` is lit | field | var | ident | pipe; ``chain`` fields after a ``( )``."""
+
+    kind: str
+    value: Any
+    chain: tuple[str, ...] = ()
+
+
+def _unquote(token: str) -> str:
+    body = token[1:-1]
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
+
+
+def _tokens(body: str) -> list[tuple[str, str, bool]]:
+    """(kind, text, preceded by space) for an action's body; CannotRender on a character no token starts with."""
+    out: list[tuple[str, str, bool]] = []
+    pos, spaced = 0, True
+    while pos < len(body):
+        m = _TOKEN.match(body, pos)
+        if m is None:
+            raise CannotRender(f"cannot read the action {{{{{body.strip()[:60]}}}}}")
+        kind = m.lastgroup or ""
+        if kind == "space":
+            spaced = True
+        else:
+            out.append((kind, m.group(), spaced))
+            spaced = False
+        pos = m.end()
+    return out
+
+
+class _PipeParser:
+    """Parses one action's tokens into a Pipe."""
+
+    def __init__(self, tokens: list[tuple[str, str, bool]]):
+        self.toks = tokens
+        self.i = 0
+
+    def peek(self) -> Optional[tuple[str, str, bool]]:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def pipe(self, closing: bool = False) -> Pipe:
+        decl: list[str] = []
+        assign = False
+        # `$x :=`, `$x =`, `$i, $v :=`
+        j = self.i
+        names = []
+        while j < len(self.toks) and self.toks[j][0] == "var":
+            names.append(self.toks[j][1])
+            if j + 1 < len(self.toks) and self.toks[j + 1][1] == ",":
+                j += 2
+                continue
+            break
+        if names and j + 1 < len(self.toks) and self.toks[j + 1][1] in (":=", "="):
+            decl, assign = names, self.toks[j + 1][1] == "="
+            self.i = j + 2
+        commands: list[list[Any]] = [[]]
+        while (tok := self.peek()) is not None:
+            kind, text, _ = tok
+            if text == ")" and closing:
+                break
+            self.i += 1
+            if text == "|":
+                commands.append([])
+            elif text == "(":
+                inner = self.pipe(closing=True)
+                if self.peek() is None or self.peek()[1] != ")":  # type: ignore[index]
+                    raise CannotRender("a '(' without its ')'")
+                self.i += 1
+                chain: tuple[str, ...] = ()
+                nxt = self.peek()
+                if nxt is not None and nxt[0] == "field" and not nxt[2]:
+                    chain = tuple(nxt[1].strip(".").split("."))
+                    self.i += 1
+                commands[-1].append(Operand("pipe", inner, chain))
+            else:
+                commands[-1].append(_operand(kind, text))
+        if any(not c for c in commands):
+            raise CannotRender("an empty command in a pipeline")
+        return Pipe(decl, assign, commands)
+
+
+def _operand(kind: str, text: str) -> Operand:
+    if kind in ("str", "raw"):
+        return Operand("lit", _unquote(text) if kind == "str" else text[1:-1])
+    if kind == "char":
+        return Operand("lit", ord(_unquote(text)[:1] or "\0"))
+    if kind == "num":
+        return Operand("lit", float(text) if any(c in text for c in ".eE") else int(text))
+    if kind == "ident" and text in ("true", "false", "nil"):
+        return Operand("lit", {"true": True, "false": False, "nil": None}[text])
+    if kind in ("field", "var", "ident"):
+        return Operand(kind, text)
+    raise CannotRender(f"unexpected {text!r} in an action")
+
+
+def parse_pipe(body: str) -> Pipe:
+    """The pipeline of one action's body."""
+    parser = _PipeParser(_tokens(body))
+    pipe = parser.pipe()
+    if parser.peek() is not None:
+        raise CannotRender(f"unexpected {parser.peek()[1]!r} in an action")  # type: ignore[index]
+    return pipe
+
+
+def _lex(text: str) -> list[tuple[str, str]]:
+    """("text", s) and ("action", body) items, trim markers applied."""
+    items: list[tuple[str, str]] = []
+    pos = 0
+    trim_next = False
+    for m in _ACTION.finditer(text):
+        chunk = text[pos : m.start()]
+        if trim_next:
+            chunk = chunk.lstrip(" \t\r\n")
+        if m.group(1):
+            chunk = chunk.rstrip(" \t\r\n")
+        if chunk:
+            items.append(("text", chunk))
+        items.append(("action", m.group(2)))
+        trim_next = bool(m.group(3))
+        pos = m.end()
+    rest = text[pos:]
+    if trim_next:
+        rest = rest.lstrip(" \t\r\n")
+    if "{{" in rest:
+        raise CannotRender("an unclosed '{{'")
+    if rest:
+        items.append(("text", rest))
+    return items
+
+
+_KEYWORD = re.compile(r"^\s*(if|else|end|range|with|define|template|block|break|continue)\b(.*)$", re.DOTALL)
+
+
+def parse(text: str, defines: dict[str, list[Node]]) -> list[Node]:
+    """The template's tree; every ``define``/``block`` body is added to ``defines``."""
+    items = _lex(text)
+    nodes, pos, stop = _parse_list(items, 0, defines)
+    if stop is not None:
+        raise CannotRender(f"an unexpected {{{{{stop[0]}}}}}")
+    return nodes
+
+
+def _parse_list(items: list, pos: int, defines: dict) -> tuple[list[Node], int, Optional[tuple[str, str]]]:
+    """Nodes up to an ``else``/``end`` (returned as the stop keyword and its rest) or the end of items."""
+    out: list[Node] = []
+    while pos < len(items):
+        kind, body = items[pos]
+        pos += 1
+        if kind == "text":
+            out.append(Node("text", text=body))
+            continue
+        stripped = body.strip()
+        if stripped.startswith("/*"):
+            if not stripped.endswith("*/"):
+                raise CannotRender("an unclosed comment")
+            continue
+        m = _KEYWORD.match(body)
+        if m is None:
+            out.append(Node("action", pipe=parse_pipe(body)))
+            continue
+        word, rest = m.group(1), m.group(2)
+        if word in ("else", "end"):
+            return out, pos, (word, rest)
+        if word in ("break", "continue"):
+            raise CannotRender(f"{{{{{word}}}}} is not rendered")
+        node, pos = _parse_structure(word, rest, items, pos, defines)
+        if node is not None:
+            out.append(node)
+    return out, pos, None
+
+
+def _parse_structure(word: str, rest: str, items: list, pos: int, defines: dict) -> tuple[Optional[Node], int]:
+    if word in ("template", "define", "block"):
+        toks = _tokens(rest)
+        if not toks or toks[0][0] not in ("str", "raw"):
+            raise CannotRender(f"{{{{{word}}}}} without a quoted name")
+        name = _unquote(toks[0][1]) if toks[0][0] == "str" else toks[0][1][1:-1]
+        arg_text = rest[rest.index(toks[0][1]) + len(toks[0][1]) :]
+        if word == "template":
+            return Node("template", name=name, pipe=parse_pipe(arg_text) if arg_text.strip() else None), pos
+        body, pos, stop = _parse_list(items, pos, defines)
+        if stop is None or stop[0] != "end":
+            raise CannotRender(f"{{{{{word} {name!r}}}}} without its {{{{end}}}}")
+        defines[name] = body
+        if word == "block":
+            return Node("template", name=name, pipe=parse_pipe(arg_text) if arg_text.strip() else None), pos
+        return None, pos
+    node = Node(word)
+    pipe = parse_pipe(rest)
+    while True:
+        body, pos, stop = _parse_list(items, pos, defines)
+        if stop is None:
+            raise CannotRender(f"{{{{{word}}}}} without its {{{{end}}}}")
+        node.branches.append((pipe, body))
+        if stop[0] == "end":
+            return node, pos
+        chained = re.match(r"^\s*(if|with)\b(.*)$", stop[1], re.DOTALL)
+        if chained and word != "range":
+            pipe = parse_pipe(chained.group(2))
+            continue
+        if stop[1].strip():
+            raise CannotRender(f"{{{{else {stop[1].strip()[:40]}}}}} is not rendered")
+        node.otherwise, pos, stop = _parse_list(items, pos, defines)
+        if stop is None or stop[0] != "end":
+            raise CannotRender(f"{{{{{word}}}}} without its {{{{end}}}}")
+        return node, pos
+
+
+# ---- evaluation -------------------------------------------------------------------------------------------------
+
+
+def truth(value: Any) -> bool:
+    """Go template truthiness; CannotRender for an unknown value (the branch taken would be a guess)."""
+    if value is UNKNOWN:
+        raise CannotRender("a condition on a value the chart does not determine")
+    if value is None or value is False:
+        return False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value != 0
+    if isinstance(value, (str, list, dict, tuple)):
+        return len(value) > 0
+    return True
+
+
+def go_text(value: Any) -> str:
+    """A value as Go's fmt prints it in a template (nil as "", Helm's replacement of "<no value>")."""
+    if value is UNKNOWN:
+        return PLACEHOLDER
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if value == int(value) and abs(value) < 1e21:
+            return str(int(value)) if abs(value) < 1e6 else f"{value:g}".replace("e+0", "e+")
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + " ".join(go_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_text(v)}" for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))) + "]"
+    if callable(value):
+        return PLACEHOLDER
+    return str(value)
+
+
+Func = Callable[..., Any]
+
+
+class Renderer:
+    """Renders parsed templates with a function table (helm_funcs) and the chart's defines."""
+
+    def __init__(self, funcs: dict[str, Func], defines: dict[str, list[Node]]):
+        self.funcs = funcs
+        self.defines = defines
+        self.steps = 0
+        self.size = 0
+        self.depth = 0
+
+    def render(self, nodes: list[Node], dot: Any) -> str:
+        """The text of ``nodes`` with ``dot`` (and ``$``) the context."""
+        out: list[str] = []
+        self._nodes(nodes, dot, [{"$": dot}], out)
+        return "".join(out)
+
+    def include(self, name: str, dot: Any) -> Any:
+        """A define's text with ``dot`` as its context, UNKNOWN when the chart does not define it."""
+        body = self.defines.get(name)
+        if body is None:
+            return UNKNOWN
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise CannotRender(f"templates include one another deeper than {MAX_DEPTH}")
+        try:
+            return self.render(body, dot)
+        finally:
+            self.depth -= 1
+
+    def tpl(self, text: Any, dot: Any) -> Any:
+        """Helm's ``tpl``: ``text`` rendered as a template with ``dot`` as its context (helm v3.16.0
+        pkg/engine/engine.go tpl: the release's defines are in scope)."""
+        if text is UNKNOWN or dot is UNKNOWN:
+            return UNKNOWN
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise CannotRender(f"templates render one another deeper than {MAX_DEPTH}")
+        try:
+            return self.render(parse(go_text(text), self.defines), dot)
+        finally:
+            self.depth -= 1
+
+    def _emit(self, out: list[str], text: str) -> None:
+        self.size += len(text)
+        if self.size > MAX_OUTPUT:
+            raise CannotRender(f"renders to more than {MAX_OUTPUT >> 20} MiB")
+        out.append(text)
+
+    def _nodes(self, nodes: list[Node], dot: Any, scopes: list[dict], out: list[str]) -> None:
+        for node in nodes:
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                raise CannotRender(f"takes more than {MAX_STEPS} steps")
+            if node.kind == "text":
+                self._emit(out, node.text)
+            elif node.kind == "action":
+                assert node.pipe is not None
+                value = self.pipe(node.pipe, dot, scopes)
+                if not node.pipe.decl:
+                    self._emit(out, go_text(value))
+            elif node.kind == "template":
+                arg = self.pipe(node.pipe, dot, scopes) if node.pipe else None
+                self._emit(out, go_text(self.include(node.name, arg)))
+            elif node.kind == "range":
+                self._range(node, dot, scopes, out)
+            else:
+                self._branch(node, dot, scopes, out)
+
+    def _branch(self, node: Node, dot: Any, scopes: list[dict], out: list[str]) -> None:
+        for pipe, body in node.branches:
+            inner = [*scopes, {}]
+            value = self.pipe(pipe, dot, inner)
+            if truth(value):
+                self._nodes(body, value if node.kind == "with" else dot, inner, out)
+                return
+        self._nodes(node.otherwise, dot, [*scopes, {}], out)
+
+    def _range(self, node: Node, dot: Any, scopes: list[dict], out: list[str]) -> None:
+        pipe, body = node.branches[0]
+        inner = [*scopes, {}]
+        value = self.pipe(Pipe([], False, pipe.commands), dot, inner)
+        if value is UNKNOWN:
+            raise CannotRender("a range over a value the chart does not determine")
+        if isinstance(value, dict):
+            pairs = [(k, value[k]) for k in sorted(value, key=str)]
+        elif isinstance(value, (list, tuple)):
+            pairs = list(enumerate(value))
+        elif isinstance(value, int) and not isinstance(value, bool):
+            pairs = [(i, i) for i in range(max(0, min(value, MAX_STEPS)))]
+        elif value is None:
+            pairs = []
+        else:
+            raise CannotRender(f"a range over a {type(value).__name__}")
+        if not pairs:
+            self._nodes(node.otherwise, dot, [*scopes, {}], out)
+            return
+        for key, item in pairs:
+            scope: dict = {}
+            if len(pipe.decl) == 1:
+                scope[pipe.decl[0]] = item
+            elif len(pipe.decl) == 2:
+                scope[pipe.decl[0]], scope[pipe.decl[1]] = key, item
+            self._nodes(body, item, [*scopes, scope], out)
+
+    def pipe(self, pipe: Pipe, dot: Any, scopes: list[dict]) -> Any:
+        """A pipeline's value; declares or assigns its variable in ``scopes``."""
+        value: Any = None
+        for i, command in enumerate(pipe.commands):
+            value = self._command(command, dot, scopes, value, piped=i > 0)
+        for name in pipe.decl[-1:]:
+            if pipe.assign:
+                for scope in reversed(scopes):
+                    if name in scope:
+                        scope[name] = value
+                        break
+            else:
+                scopes[-1][name] = value
+        return value
+
+    def _command(self, command: list[Operand], dot: Any, scopes: list[dict], piped_value: Any, piped: bool) -> Any:
+        head = command[0]
+        args = [self._operand(o, dot, scopes) for o in command[1:]]
+        if piped:
+            args.append(piped_value)
+        if head.kind == "ident":
+            func = self.funcs.get(head.value)
+            if func is None:
+                return UNKNOWN
+            if func is _INCLUDE_MARK:
+                return self.include(str(args[0]), args[1] if len(args) > 1 else None) if args else UNKNOWN
+            if func is _TPL_MARK:
+                return self.tpl(args[0], args[1] if len(args) > 1 else None) if args else UNKNOWN
+            try:
+                return func(*args)
+            except CannotRender:
+                raise
+            except Exception:  # a function given values it cannot take: what it returns is not known here
+                return UNKNOWN
+        value = self._operand(head, dot, scopes)
+        if callable(value) and not isinstance(value, type):
+            try:
+                return value(*args)
+            except Exception:
+                return UNKNOWN
+        return value
+
+    def _operand(self, operand: Operand, dot: Any, scopes: list[dict]) -> Any:
+        if operand.kind == "lit":
+            return operand.value
+        if operand.kind == "field":
+            return _fields(dot, operand.value.strip(".").split(".") if operand.value != "." else [])
+        if operand.kind == "var":
+            name, *path = operand.value.split(".")
+            for scope in reversed(scopes):
+                if name in scope:
+                    return _fields(scope[name], path)
+            raise CannotRender(f"undefined variable {name}")
+        if operand.kind == "pipe":
+            return _fields(self.pipe(operand.value, dot, [*scopes]), list(operand.chain))
+        func = self.funcs.get(operand.value)
+        if func is None or func in (_INCLUDE_MARK, _TPL_MARK):
+            return UNKNOWN
+        try:
+            return func()
+        except Exception:
+            return UNKNOWN
+
+
+def _include_entry(*args: Any) -> Any:
+    return UNKNOWN
+
+
+def _tpl_entry(*args: Any) -> Any:
+    return UNKNOWN
+
+
+# The function table's entries for include and tpl: the Renderer renders them itself (they need its defines).
+_INCLUDE_MARK: Func = _include_entry
+_TPL_MARK: Func = _tpl_entry
+
+
+def include_mark() -> Func:
+    """The entry the function table gives ``include``: rendered by the Renderer."""
+    return _INCLUDE_MARK
+
+
+def tpl_mark() -> Func:
+    """The entry the function table gives ``tpl``: rendered by the Renderer."""
+    return _TPL_MARK
+
+
+def _fields(value: Any, path: list[str]) -> Any:
+    for key in path:
+        if not key:
+            continue
+        if value is UNKNOWN:
+            return UNKNOWN
+        if isinstance(value, dict):
+            value = value.get(key)
+        elif isinstance(value, HelmObject):
+            value = value.fields.get(key)
+        else:
+            return None
+    return value
+
+
+class HelmObject:
+    """A built-in object whose fields may be methods (``.Capabilities.APIVersions.Has``, ``.Files.Get``)."""
+
+    def __init__(self, **fields: Any):
+        self.fields = fields

@@ -1,0 +1,217 @@
+"""A Helm chart's template read best-effort: the chart found, its values.yaml applied, the text rendered.
+
+`policies check` meets chart templates (`{{ .Values.image.tag }}`) in repositories that deploy model servers from a
+chart. Rather than skip them, the reader (policies/manifests.py, which imports this module only when a file holds
+a template action) renders each one here with the chart's own defaults, as `helm template` would with no values
+file and no `--set`:
+
+- the chart: the nearest ``Chart.yaml`` among the template's folder and its ancestors (no higher than the folder
+  the check was pointed at, or the template's folder's parent for a file named alone), with ``values.yaml`` beside
+  it (none: empty values) and the ``define``s of the chart's ``templates/*.tpl`` files (``_helpers.tpl``);
+- the built-in objects: ``.Values``, ``.Chart`` (Chart.yaml's fields, capitalised as Helm does), ``.Release``
+  (``release-name`` in ``default``, helm template's defaults), ``.Capabilities`` (the built-in API groups only, as
+  helm template assumes; Kubernetes v1.31.0), ``.Template``; ``.Files`` is unknown.
+
+Every value the chart does not determine is UNKNOWN in the parsed objects (policies.framework.UNKNOWN: checks pass
+over it), and everything found in a template is advice (policies.framework: a values file or `--set` changes what
+is deployed). A template that cannot be rendered (policies.reading.gotemplate.CannotRender) is reported as before.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from components.loading import MANIFESTS, LoadError, load_yaml, read_bounded
+from policies.framework import UNKNOWN
+from policies.reading.gotemplate import PLACEHOLDER, CannotRender, HelmObject, Node, Renderer, parse
+from policies.reading.gotemplate import UNKNOWN as GT_UNKNOWN
+from policies.reading.helm_funcs import functions
+
+CHART_FILE = "Chart.yaml"
+VALUES_FILE = "values.yaml"
+# The Kubernetes version `.Capabilities.KubeVersion` reports, and the API groups `.Capabilities.APIVersions.Has`
+# answers true for: helm template's defaults know the built-in APIs only (helm v3.16.0 pkg/chartutil/capabilities.go
+# DefaultCapabilities), so a chart's `if .Capabilities.APIVersions.Has "monitoring.coreos.com/v1"` renders false.
+KUBE_VERSION = "v1.31.0"
+_BUILTIN_GROUPS = (
+    "v1",
+    "apps/v1",
+    "batch/v1",
+    "autoscaling/v1",
+    "autoscaling/v2",
+    "policy/v1",
+    "networking.k8s.io/v1",
+    "rbac.authorization.k8s.io/v1",
+    "storage.k8s.io/v1",
+    "scheduling.k8s.io/v1",
+    "coordination.k8s.io/v1",
+    "discovery.k8s.io/v1",
+    "admissionregistration.k8s.io/v1",
+    "apiextensions.k8s.io/v1",
+)
+RELEASE_NAME = "release-name"
+
+
+@dataclass
+class Chart:
+    """One chart: its folder, Chart.yaml's fields, values.yaml (path "" when absent) and the helpers' defines."""
+
+    root: str
+    meta: dict
+    values: dict
+    values_file: str
+    defines: dict[str, list[Node]] = field(default_factory=dict)
+    problem: str = ""  # why the chart itself cannot be used (Chart.yaml or values.yaml unreadable)
+
+    @property
+    def name(self) -> str:
+        """The chart's name (Chart.yaml ``name``, else its folder's)."""
+        name = self.meta.get("name")
+        return name if isinstance(name, str) and name else os.path.basename(self.root)
+
+
+def find_chart(file: str, top: Optional[str]) -> Optional[str]:
+    """The folder of the nearest Chart.yaml above ``file``, searching no higher than ``top`` (None: the file's folder
+    and its parent), when ``file`` lies under that chart's ``templates/`` (the only files Helm renders)."""
+    here = os.path.abspath(file)
+    folder = os.path.dirname(here)
+    limit = os.path.abspath(top) if top else os.path.dirname(folder)
+    while True:
+        if os.path.isfile(os.path.join(folder, CHART_FILE)):
+            inside = here.startswith(os.path.join(folder, "templates") + os.sep)
+            return folder if inside else None
+        if folder == limit or os.path.dirname(folder) == folder or not folder.startswith(limit):
+            return None
+        folder = os.path.dirname(folder)
+
+
+def _mapping(path: str) -> dict:
+    data = load_yaml(path, MANIFESTS, text=read_bounded(path, MANIFESTS))
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise LoadError(path, "is not a mapping")
+    return data
+
+
+def load_chart(root: str) -> Chart:
+    """The chart at ``root``; a Chart.yaml or values.yaml that cannot be read is recorded in ``problem``."""
+    try:
+        meta = _mapping(os.path.join(root, CHART_FILE))
+        values_path = os.path.join(root, VALUES_FILE)
+        has_values = os.path.isfile(values_path)
+        values = _mapping(values_path) if has_values else {}
+    except LoadError as exc:
+        return Chart(root, {}, {}, "", problem=str(exc))
+    chart = Chart(root, meta, values, values_path if has_values else "")
+    # Helm shares every chart's defines with all templates of the release, a vendored subchart's (the `common`
+    # library chart under charts/) too, and a define may sit in any template file, not only _helpers.tpl.
+    for path in _template_files(root):
+        found: dict[str, list[Node]] = {}
+        try:
+            parse(read_bounded(path, MANIFESTS), found)
+        except (LoadError, CannotRender):
+            continue  # a file the engine cannot read: what includes its defines renders as unknown
+        chart.defines.update(found)
+    return chart
+
+
+# Bounds on the files searched for defines: a chart and its vendored subcharts, not a whole repository.
+MAX_DEFINE_FILES = 400
+_DEFINE_SUFFIXES = (".tpl", ".yaml", ".yml")
+
+
+def _template_files(root: str) -> list[str]:
+    """The template files of the chart at ``root`` and of the subcharts unpacked under its charts/ folder, the
+    subcharts' first (the parent's defines win), at most MAX_DEFINE_FILES."""
+    found: list[str] = []
+    subcharts = os.path.join(root, "charts")
+    if os.path.isdir(subcharts):
+        for name in sorted(os.listdir(subcharts)):
+            sub = os.path.join(subcharts, name)
+            if os.path.isfile(os.path.join(sub, CHART_FILE)) and not os.path.islink(sub):
+                found.extend(_template_files(sub))
+    templates = os.path.join(root, "templates")
+    for folder, dirs, files in os.walk(templates, followlinks=False):
+        dirs.sort()
+        found.extend(os.path.join(folder, f) for f in sorted(files) if f.endswith(_DEFINE_SUFFIXES))
+    return found[:MAX_DEFINE_FILES]
+
+
+def _context(chart: Chart, file: str) -> dict:
+    meta = {k[:1].upper() + k[1:]: v for k, v in chart.meta.items() if isinstance(k, str)}
+    rel = os.path.relpath(os.path.abspath(file), os.path.dirname(chart.root))
+    apis = HelmObject(Has=lambda version: version in _BUILTIN_GROUPS)
+    kube = HelmObject(Version=KUBE_VERSION, GitVersion=KUBE_VERSION, Major="1", Minor="31")
+    return {
+        "Values": chart.values,
+        "Chart": meta,
+        "Release": {
+            "Name": RELEASE_NAME,
+            # The namespace `helm install -n` gives: unknown here, and a rendered metadata.namespace that is only the
+            # release's is dropped (settled), as the object then lands in the release's namespace.
+            "Namespace": UNKNOWN_NAMESPACE,
+            "Service": "Helm",
+            "IsInstall": True,
+            "IsUpgrade": False,
+            "Revision": 1,
+        },
+        "Capabilities": HelmObject(APIVersions=apis, KubeVersion=kube, HelmVersion=HelmObject(Version="v3.16.0")),
+        "Template": {"Name": rel, "BasePath": os.path.join(chart.name, "templates")},
+        "Files": GT_UNKNOWN,  # the chart's other files are not read: what they hold is unknown
+    }
+
+
+UNKNOWN_NAMESPACE = GT_UNKNOWN
+
+
+def render(file: str, text: str, chart: Chart) -> str:
+    """The template's text rendered with the chart's defaults (CannotRender when it cannot be)."""
+    if chart.problem:
+        raise CannotRender(f"its chart cannot be read ({chart.problem})")
+    defines = dict(chart.defines)
+    nodes = parse(text, defines)
+    renderer = Renderer(functions(), defines)
+    # Values are copied so `set`/`merge` in one template change nothing another template sees.
+    own = Chart(chart.root, chart.meta, copy.deepcopy(chart.values), chart.values_file, chart.defines)
+    return renderer.render(nodes, _context(own, file))
+
+
+def settled(value: Any) -> Any:
+    """A rendered document as the checks read it: unknown parts as framework.UNKNOWN (``unknowns``), and a
+    metadata.namespace that is only the release's dropped."""
+    data = unknowns(value)
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    if isinstance(meta, dict) and meta.get("namespace") is UNKNOWN:
+        del meta["namespace"]
+    return data
+
+
+def unknowns(value: Any, depth: int = 0) -> Any:
+    """The parsed object with every string that holds the placeholder as framework.UNKNOWN, and mapping entries whose
+    key holds it dropped (a field the chart does not name is no field)."""
+    if depth > 200:
+        return value
+    if isinstance(value, str):
+        return UNKNOWN if PLACEHOLDER in value else value
+    if isinstance(value, dict):
+        return {k: unknowns(v, depth + 1) for k, v in value.items() if not (isinstance(k, str) and PLACEHOLDER in k)}
+    if isinstance(value, list):
+        return [unknowns(v, depth + 1) for v in value]
+    return value
+
+
+def holds_placeholder(value: Any, depth: int = 0) -> bool:
+    """True when ``value`` (a parsed object) still holds an unknown part."""
+    if value is UNKNOWN:
+        return True
+    if depth > 200:
+        return False
+    if isinstance(value, dict):
+        return any(holds_placeholder(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(holds_placeholder(v, depth + 1) for v in value)
+    return False

@@ -1,0 +1,333 @@
+"""Helm chart templates read best-effort (policies/reading/helm_chart.py, gotemplate.py, helm_funcs.py): rendered with
+the chart's values.yaml, checked by every rule, every finding advice; what cannot be rendered is reported as before.
+
+The charts here are written for the tests (no third-party template is copied); each reproduces the form of a real
+chart, cited where it is used.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from policies.check import check_report, render, resources_of
+from policies.framework import TEMPLATE_NOTE
+from policies.manifests import read_manifests
+from policies.reading.gotemplate import PLACEHOLDER, CannotRender, Renderer, parse
+from policies.reading.helm_funcs import functions
+from policies.registry import evaluate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+HELPERS = """{{/* names, as `helm create` writes them */}}
+{{- define "chat.fullname" -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- define "chat.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+"""
+
+# The form of zeeshanasghar2/llm-helm templates/ollama-deployment.yaml@e1f862cf8a85bff602562c11b0697c8597ede24e: the
+# image from values (repository ollama/ollama, tag latest in values.yaml), an init container that pulls a model by
+# its tag, and no probe on the serving container.
+OLLAMA_TEMPLATE = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "chat.fullname" . }}-ollama
+  labels:
+    {{- include "chat.labels" . | nindent 4 }}
+spec:
+  replicas: {{ .Values.ollama.replicas | default 1 }}
+  selector:
+    matchLabels:
+      app: ollama
+  template:
+    metadata:
+      labels:
+        app: ollama
+    spec:
+      containers:
+        - name: ollama
+          image: "{{ .Values.ollama.image.repository }}:{{ .Values.ollama.image.tag }}"
+          ports:
+            - containerPort: {{ .Values.ollama.port }}
+          {{- with .Values.ollama.resources }}
+          resources:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          {{- if .Values.ollama.probes.enabled }}
+          readinessProbe:
+            httpGet: {path: /, port: {{ .Values.ollama.port }}}
+          {{- end }}
+"""
+OLLAMA_VALUES = """ollama:
+  image: {repository: ollama/ollama, tag: latest}
+  port: 11434
+  resources:
+    requests: {cpu: "1", memory: 4Gi}
+    limits: {memory: 8Gi}
+  probes: {enabled: false}
+"""
+CHART = "apiVersion: v2\nname: chat\nversion: 0.1.0\nappVersion: '1.0'\n"
+
+# The form of Lintasarta/vllm-helm templates/deployment.yaml@1a4ef6c5b766f3b593ebc5f9f424a64b914b4388: vLLM with a
+# literal livenessProbe block whose numbers come from values and no startupProbe in the template at all.
+VLLM_TEMPLATE = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Values.app }}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: {{ .Values.app }}}}
+  template:
+    metadata: {labels: {app: {{ .Values.app }}}}
+    spec:
+      containers:
+      - name: {{ .Values.app }}
+        image: {{ .Values.image.repository }}:{{ .Values.image.tag }}
+        args:
+          - "{{ .Values.modelName }}"
+          {{- range .Values.extraArgs }}
+          - "{{ . }}"
+          {{- end }}
+        resources:
+          limits: {nvidia.com/gpu: {{ index .Values.resources.limits "nvidia.com/gpu" | quote }}}
+        livenessProbe:
+          httpGet: {path: /health, port: 8000}
+          initialDelaySeconds: {{ .Values.probes.liveness.initialDelaySeconds }}
+          periodSeconds: {{ .Values.probes.liveness.periodSeconds }}
+        {{- if .Values.startupProbe }}
+        startupProbe:
+          {{- toYaml .Values.startupProbe | nindent 10 }}
+        {{- end }}
+"""
+VLLM_VALUES = """app: qwen3-0-6b
+modelName: Qwen/Qwen3-0.6B
+image: {repository: vllm/vllm-openai, tag: v0.11.2}
+extraArgs: ["--gpu-memory-utilization", "0.9"]
+resources: {limits: {nvidia.com/gpu: "1"}}
+probes: {liveness: {initialDelaySeconds: 30, periodSeconds: 30}}
+"""
+
+
+def chart(tmp_path: Path, template: str, values: str | None, name: str = "deployment.yaml") -> Path:
+    root = tmp_path / "chart"
+    (root / "templates").mkdir(parents=True)
+    (root / "Chart.yaml").write_text(CHART)
+    if values is not None:
+        (root / "values.yaml").write_text(values)
+    (root / "templates" / "_helpers.tpl").write_text(HELPERS)
+    (root / "templates" / name).write_text(template)
+    return root
+
+
+def findings(path: Path):
+    manifests = read_manifests([str(path)])
+    return manifests, evaluate(resources_of(manifests))
+
+
+def on_templates(violations):
+    return {(v.policy, v.enforcement) for v in violations if "~rendered" in v.resource}
+
+
+# ---- what a template rendered from its values shows ------------------------------------------------------------
+
+
+def test_an_ollama_latest_image_from_values_is_found_and_is_advice(tmp_path):
+    root = chart(tmp_path, OLLAMA_TEMPLATE, OLLAMA_VALUES)
+    manifests, violations = findings(root)
+    [obj] = manifests.objects
+    assert obj.name == "release-name-chat-ollama" and obj.chart
+    assert obj.obj["metadata"]["labels"] == {"app.kubernetes.io/name": "chat", "app.kubernetes.io/instance": "release-name"}
+    g1 = [v for v in violations if v.policy == "image-tag-pinned"]
+    assert [(v.enforcement, v.resource) for v in g1] == [
+        ("advisory", f"{root}/templates/deployment.yaml#0~rendered Deployment/release-name-chat-ollama")
+    ]
+    assert g1[0].message.endswith(f"({TEMPLATE_NOTE})")
+    assert ("serving-readiness-probe", "advisory") in on_templates(violations)
+    assert all(v.enforcement == "advisory" for v in violations)
+
+
+def test_missing_probes_in_a_vllm_template_are_advice_while_the_same_literal_manifest_blocks(tmp_path):
+    root = chart(tmp_path, VLLM_TEMPLATE, VLLM_VALUES)
+    manifests, violations = findings(root)
+    found = on_templates(violations)
+    assert {("llm-startup-probe-budget", "advisory"), ("serving-readiness-probe", "advisory")} <= found
+    assert not [v for v in violations if v.enforcement == "mandatory"]
+    # The rendered object, written out as a literal manifest, blocks on the same missing readinessProbe (and the
+    # unpinned model, the missing requests): the level comes from the template, not from the rule.
+    literal = tmp_path / "literal.yaml"
+    literal.write_text(json.dumps(manifests.objects[0].obj))
+    _, plain = findings(literal)
+    mandatory = {v.policy for v in plain if v.enforcement == "mandatory"}
+    assert {"serving-readiness-probe", "model-source-pinned", "serving-resource-requests"} <= mandatory
+    assert mandatory <= {p for p, _ in found}
+
+
+def test_values_that_pin_the_image_and_set_probes_stay_silent(tmp_path):
+    careful = OLLAMA_VALUES.replace("tag: latest", "tag: 0.6.8").replace("enabled: false", "enabled: true")
+    _, violations = findings(chart(tmp_path, OLLAMA_TEMPLATE, careful))
+    found = {p for p, _ in on_templates(violations)}
+    assert not found & {"image-tag-pinned", "serving-readiness-probe"}
+    startup = "startupProbe: {httpGet: {path: /health, port: 8000}, periodSeconds: 10, failureThreshold: 90}\n"
+    _, violations = findings(chart(tmp_path / "v", VLLM_TEMPLATE, VLLM_VALUES + startup))
+    assert "llm-startup-probe-budget" not in {p for p, _ in on_templates(violations)}
+
+
+def test_the_s27_finding_stays_and_says_the_template_was_read_best_effort(tmp_path):
+    root = chart(tmp_path, OLLAMA_TEMPLATE, OLLAMA_VALUES)
+    manifests, violations = findings(root)
+    [s27] = [v for v in violations if v.policy == "manifest-is-kubernetes" and "templates/deployment.yaml" in v.resource]
+    assert s27.enforcement == "advisory"
+    assert "a Helm template (chart" in s27.message and "read best-effort with the chart's defaults" in s27.message
+    assert "1 object rendered and checked, every finding advice" in s27.message
+    report = check_report(manifests, violations)
+    [row] = report["templates"]
+    assert row["file"].endswith("templates/deployment.yaml") and row["values"].endswith("chart/values.yaml")
+    assert row["objects"] == 1
+    assert "[read from a template]" in render(report, "text") and "Read from Helm templates" in render(report, "markdown")
+
+
+# ---- what cannot be rendered stays exactly as today --------------------------------------------------------------
+
+
+def _as_today(path: Path) -> list[tuple[str, str, str]]:
+    manifests = read_manifests([str(path)])
+    assert not manifests.objects and not manifests.templates
+    return [(u.why, u.kind, u.object_kind) for u in manifests.unreadable]
+
+
+TODAY = [
+    (
+        "an unrendered template ({{ ... }}): render it first, e.g. helm template CHART | python -m policies check -",
+        "template",
+        "Deployment",
+    )
+]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        # a condition on what only the cluster or another file knows: the branch would be a guess
+        lambda t: t.replace("{{- if .Values.ollama.probes.enabled }}", '{{- if .Files.Get "probes.yaml" }}'),
+        # a template the engine cannot parse
+        lambda t: t.replace("{{- end }}\n          {{- if", "{{- if"),
+        # `required` without its value stops helm too
+        lambda t: t.replace("{{ .Values.ollama.port }}", '{{ required "port" .Values.missing }}'),
+    ],
+)
+def test_a_template_that_cannot_be_rendered_is_reported_as_before(tmp_path, edit):
+    root = chart(tmp_path, edit(OLLAMA_TEMPLATE), OLLAMA_VALUES)
+    assert _as_today(root / "templates" / "deployment.yaml") == TODAY
+
+
+def test_a_template_outside_a_chart_is_reported_as_before(tmp_path):
+    (tmp_path / "deployment.yaml").write_text(OLLAMA_TEMPLATE)
+    assert _as_today(tmp_path / "deployment.yaml") == TODAY
+    # beside a Chart.yaml but outside its templates/ folder: Helm renders nothing there
+    (tmp_path / "Chart.yaml").write_text(CHART)
+    assert _as_today(tmp_path / "deployment.yaml") == TODAY
+
+
+def test_defines_of_a_vendored_library_subchart_are_used(tmp_path):
+    # The form of Bitnami's charts (StackVista/helm-charts local/kafka@HEAD vendors charts/common): names and labels
+    # come from the library chart's defines, in files other than _helpers.tpl.
+    template = OLLAMA_TEMPLATE.replace('include "chat.fullname" .', 'include "lib.names.fullname" .')
+    root = chart(tmp_path, template, OLLAMA_VALUES)
+    lib = root / "charts" / "lib"
+    (lib / "templates").mkdir(parents=True)
+    (lib / "Chart.yaml").write_text("apiVersion: v2\nname: lib\ntype: library\nversion: 1.0.0\n")
+    (lib / "templates" / "_names.tpl").write_text(
+        '{{/*\nUsage: {{ include "lib.names.fullname" . }}\n*/}}\n'
+        '{{- define "lib.names.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end -}}\n'
+    )
+    manifests, _ = findings(root)
+    assert [o.name for o in manifests.objects] == ["release-name-chat-ollama"]
+
+
+def test_a_literal_manifest_beside_a_chart_keeps_its_findings(tmp_path):
+    literal = tmp_path / "vllm.yaml"
+    literal.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n    spec:\n      containers:\n"
+        "      - {name: vllm, image: 'vllm/vllm-openai:latest', command: [vllm, serve], args: [m]}\n"
+    )
+    _, alone = findings(literal)
+    chart(tmp_path, OLLAMA_TEMPLATE, OLLAMA_VALUES)
+    _, beside = findings(tmp_path)
+    literal_name = f"{literal}#0 Deployment/vllm"
+    assert [v for v in beside if v.resource == literal_name] == [v for v in alone if v.resource == literal_name]
+
+
+def test_the_cli_exits_0_on_a_chart_and_imports_the_renderer_only_for_templates(tmp_path):
+    root = chart(tmp_path, OLLAMA_TEMPLATE, OLLAMA_VALUES)
+    proc = subprocess.run(
+        [sys.executable, "-m", "policies", "check", str(root), "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["templates"][0]["objects"] == 1
+    code = (
+        "import sys; from policies.manifests import read_manifests; read_manifests([sys.argv[1]]); "
+        "print('policies.reading.gotemplate' in sys.modules)"
+    )
+    plain = tmp_path / "plain.yaml"
+    plain.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    for path, loaded in ((plain, "False"), (root, "True")):
+        out = subprocess.run([sys.executable, "-c", code, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert out.stdout.strip() == loaded, out.stderr
+
+
+# ---- the engine ---------------------------------------------------------------------------------------------------
+
+
+def run(template: str, values: dict | None = None, defines: str = "") -> str:
+    table: dict = {}
+    parse(defines, table)
+    nodes = parse(template, table)
+    return Renderer(functions(), table).render(nodes, {"Values": values or {}, "Release": {"Name": "r"}})
+
+
+@pytest.mark.parametrize(
+    "template, values, expected",
+    [
+        (
+            "a:\n  {{- if .Values.x }}\n  b: 1\n  {{- else if .Values.y }}\n  c: 2\n  {{- else }}\n  d: 3\n  {{- end }}\n",
+            {"y": 1},
+            "a:\n  c: 2\n",
+        ),
+        ('{{ .Values.tag | default "v1" | quote }}', {"tag": ""}, '"v1"'),
+        ('{{ .Values.tag | default "v1" }}', {"tag": "v2"}, "v2"),
+        ("r:{{- toYaml .Values.res | nindent 2 }}", {"res": {"limits": {"memory": "1Gi"}}}, "r:\n  limits:\n    memory: 1Gi"),
+        ("{{- range $k, $v := .Values.env }}{{ $k }}={{ $v }};{{- end }}", {"env": {"b": 2, "a": 1}}, "a=1;b=2;"),
+        ("{{- range .Values.args }}[{{ . }}]{{- else }}none{{- end }}", {"args": []}, "none"),
+        ("{{ with .Values.image }}{{ .repo }}:{{ .tag }}{{ end }}", {"image": {"repo": "r", "tag": "t"}}, "r:t"),
+        ('{{/* a comment */}}x{{ printf "%s-%d" .Release.Name 3 }}', {}, "xr-3"),
+        ("{{ $n := 2 }}{{ if gt $n 1 }}{{ add $n 1 }}{{ end }}", {}, "3"),
+        ('{{ include "n" . }}', {}, "r-n"),
+        ('{{ template "n" . }}', {}, "r-n"),
+        ("{{ .Values.a.b.c }}", {}, ""),
+        ('{{ index .Values.m "nvidia.com/gpu" }}', {"m": {"nvidia.com/gpu": 1}}, "1"),
+    ],
+)
+def test_the_engine_renders_what_charts_write(template, values, expected):
+    assert run(template, values, '{{- define "n" -}}{{ .Release.Name }}-n{{- end }}') == expected
+
+
+def test_what_the_chart_does_not_determine_is_a_placeholder_or_stops_the_render():
+    assert run('{{ randAlphaNum 8 }} {{ include "absent" . }}') == f"{PLACEHOLDER} {PLACEHOLDER}"
+    with pytest.raises(CannotRender):
+        run('{{ if include "absent" . }}a{{ end }}')
+    with pytest.raises(CannotRender):
+        run("{{ if .Values.x }}a")
+    with pytest.raises(CannotRender):
+        run('{{ fail "no" }}')
