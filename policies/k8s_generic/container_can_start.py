@@ -9,7 +9,8 @@ The API server stores these templates, and the pod is scheduled, but the contain
   ``InvalidImageName`` (policies/reading/image_reference.py holds the grammar). A reference holding a variable
   (``$ECR_REGISTRY/ray-llm:$TAG``, ``${IMAGE}:v1``) is advice: such files are rendered before they are applied
   (awslabs/data-on-eks data-stacks/ray-on-eks/examples/ray-batch-inference pipes each file through ``render`` =
-  envsubst into ``kubectl apply``), and only the unrendered file fails;
+  envsubst into ``kubectl apply``), and only the unrendered file fails; so is a ``ko://`` import path, which ``ko
+  resolve`` replaces with the image it builds (kserve/kserve config/llmisvc/manager.yaml);
 * **a command that is a relative path to a system binary** (``bin/sh``): runc changes to the working directory and
   then resolves ``args[0]`` with Go's exec.LookPath (opencontainers/runc v1.2.9 libcontainer/standard_init_linux.go:191
   finalizeNamespace, which chdirs to the process cwd at init_linux.go:309-351, then :208 ``exec.LookPath``), which
@@ -74,11 +75,12 @@ def _image_message(label: str, image: object) -> str | None:
     why = image_reference_error(image)
     if why is None:
         return None
-    if "$" in image or "{{" in image:
-        # A variable a rendering step fills (envsubst, a deploy script): only the file applied as written fails.
+    if "$" in image or "{{" in image or "://" in image:
+        # A variable a rendering step fills (envsubst, a deploy script, ko's ko:// import paths): only the file applied
+        # as written fails.
         return unproven(
-            f"{label}: image {image!r} holds a variable ({why} as written); the file must be rendered (envsubst, a "
-            f"deploy script) before it is applied, or the kubelet reports InvalidImageName and the container never "
+            f"{label}: image {image!r} holds a variable ({why} as written); the file must be rendered (envsubst, ko, "
+            f"a deploy script) before it is applied, or the kubelet reports InvalidImageName and the container never "
             f"starts"
         )
     return (

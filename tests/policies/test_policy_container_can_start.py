@@ -218,8 +218,11 @@ def test_an_image_variable_is_advice():
     # awslabs/data-on-eks data-stacks/ray-on-eks/examples/ray-batch-inference/03-rayservice-deepseek-r1-8b.yaml (the
     # corpus): image $ECR_REGISTRY/ray-llm:$RAY_LLM_TAG, applied by the folder's script as `render FILE | kubectl
     # apply -f -` (envsubst), so the unrendered file is not what runs.
-    obj = _phenixforge()
-    obj["spec"]["template"]["spec"]["containers"][0]["image"] = "$ECR_REGISTRY/ray-llm:$RAY_LLM_TAG"
-    found = found_by([obj], POLICY)
-    assert [level for level, _ in found] == ["advisory"]
-    assert "holds a variable (invalid reference format as written)" in found[0][1]
+    # kserve/kserve config/llmisvc/manager.yaml (the code index's stored version aaac4e29): image
+    # ko://github.com/kserve/kserve/cmd/llmisvc, which `ko resolve` replaces with the image it builds.
+    for image in ("$ECR_REGISTRY/ray-llm:$RAY_LLM_TAG", "ko://github.com/kserve/kserve/cmd/llmisvc"):
+        obj = _phenixforge()
+        obj["spec"]["template"]["spec"]["containers"][0]["image"] = image
+        found = found_by([obj], POLICY)
+        assert [level for level, _ in found] == ["advisory"]
+        assert "holds a variable (invalid reference format as written)" in found[0][1]
