@@ -67,7 +67,14 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
     # A Kustomize patch lacks what its base holds: findings that rest on an absence are advice there.
     patches = listed_patches(sorted({o.file for o in manifests.objects}))
     resources = [
-        Resource(type=o.resource_type, name=_key(o), props=o.obj, patch=is_patch(o.file, o.obj, patches), template=o.chart)
+        Resource(
+            type=o.resource_type,
+            name=_key(o),
+            props=o.obj,
+            # A chart's template is no Kustomize patch (and may hold unknown parts the patch reader does not take).
+            patch=not o.chart and is_patch(o.file, o.obj, patches),
+            template=o.chart,
+        )
         for o in manifests.objects
     ]
     resources += [

@@ -335,7 +335,10 @@ class _Charts:
         chart = self.loaded[root]
         try:
             out = helm_chart.render(name, text, chart)
-            docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
+            try:
+                docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
+            except LoadError:
+                docs = load_yaml_documents(shown, limits, text=helm_chart.repaired(out), track_lines=0)
         except (helm_chart.CannotRender, LoadError):
             return None
         except Exception:  # best-effort reading: a template the engine mishandles is reported as before, never a crash

@@ -12,10 +12,12 @@ from __future__ import annotations
 from policies.framework import Policy, Resource, unproven
 from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.reading.kserve_runtime import effective_resources
+from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
 from policies.reading.serving import model_servers
 
+# A runtime no InferenceService of the files selects: the pods are an InferenceService's, which may set what it lacks.
+RUNTIME_ALONE = " (no InferenceService of the files selects this runtime; one that does may set them in its predictor)"
 # CPU is compressible, memory is not: a container short of CPU is throttled and keeps running, one short of memory is
 # OOM-killed or evicted first (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
 # "How Pods with resource limits are run"; node-pressure eviction ranks pods by memory usage above requests). With
@@ -24,9 +26,10 @@ _CPU_ONLY = " (advisory: memory is requested, and a server short of CPU is throt
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = []
+    messages: list[str] = []
     for server in model_servers(resource):
         resources, merged = effective_resources(resource, server.path, server.container)
+        alone = resources is None and (resources := unclaimed_runtime_resources(resource, server.container)) is not None
         if resources is None:
             continue  # a KServe runtime not among the objects checked completes this container
         missing = [
@@ -44,7 +47,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"Karpenter sizes the node and the scheduler packs it as if it needed none; request "
                 f"what the engine uses besides the GPU"
             )
-            messages.append(unproven(message + _CPU_ONLY) if missing == ["cpu"] else message)
+            if alone:
+                messages.append(unproven(f"{message}{RUNTIME_ALONE}"))
+            else:
+                messages.append(unproven(message + _CPU_ONLY) if missing == ["cpu"] else message)
     operator = operator_server(resource)
     if operator is not None and operator.unrequested:
         fields = " and ".join(f for _, f in operator.unrequested)

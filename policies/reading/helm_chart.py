@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -178,6 +179,33 @@ def render(file: str, text: str, chart: Chart) -> str:
     # Values are copied so `set`/`merge` in one template change nothing another template sees.
     own = Chart(chart.root, chart.meta, copy.deepcopy(chart.values), chart.values_file, chart.defines)
     return renderer.render(nodes, _context(own, file))
+
+
+# A line that is only an unknown block (an include the chart does not define, `| nindent N`) right under a key that
+# holds string pairs: it becomes an entry whose key holds the placeholder, which `unknowns` drops, so the labels or
+# annotations the chart does state are still read. Under any other key it stays, and the text is not YAML.
+_PAIRS_KEYS = ("labels", "annotations", "matchLabels", "nodeSelector", "podLabels", "podAnnotations")
+_BARE = re.compile(r"^([ \t]+)" + re.escape(PLACEHOLDER) + r"[ \t]*$")
+
+
+def repaired(text: str) -> str:
+    """``text`` with unknown blocks under labels, annotations and selectors written as droppable entries."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        m = _BARE.match(line)
+        if m is None:
+            continue
+        indent = len(m.group(1))
+        parent = next(
+            (x for x in reversed(lines[:i]) if x.strip() and not x.lstrip().startswith("#") and _indent_of(x) < indent), ""
+        )
+        if parent.rstrip().endswith(":") and parent.strip().rstrip(":") in _PAIRS_KEYS:
+            lines[i] = f"{m.group(1)}{PLACEHOLDER}-{i}: {PLACEHOLDER}"
+    return "\n".join(lines)
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def settled(value: Any) -> Any:

@@ -13,11 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from policies.check import check_report, render, resources_of
-from policies.framework import TEMPLATE_NOTE
+from policies.framework import TEMPLATE_NOTE, UNKNOWN, Policy, Resource, evaluate_policies
 from policies.manifests import read_manifests
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, Renderer, parse
+from policies.reading.helm_chart import repaired, settled
 from policies.reading.helm_funcs import functions
 from policies.registry import evaluate
 
@@ -331,3 +333,35 @@ def test_what_the_chart_does_not_determine_is_a_placeholder_or_stops_the_render(
         run("{{ if .Values.x }}a")
     with pytest.raises(CannotRender):
         run('{{ fail "no" }}')
+
+
+def test_an_unknown_block_keeps_the_yaml_around_it_readable():
+    assert run('a:{{- include "absent" . | nindent 2 }}') == f"a:\n  {PLACEHOLDER}"
+    assert run('a:{{ include "absent" . }}') == f"a: {PLACEHOLDER}"
+    # Under labels it becomes an entry whose key holds the placeholder, which settled() drops; the stated labels stay.
+    text = run('metadata:\n  labels:{{- include "absent" . | nindent 4 }}\n    app: ollama\n')
+    data = yaml.safe_load(repaired(text))
+    assert settled(data) == {"metadata": {"labels": {"app": "ollama"}}}
+
+
+def test_a_check_that_cannot_read_a_rendered_object_finds_nothing_there_and_the_run_goes_on():
+    def fragile(resource: Resource, config: dict) -> list[str]:
+        return [f"{len(resource.props['spec']['containers'])} containers"]
+
+    policy = Policy(
+        name="fragile-check",
+        description="Counts containers.",
+        catalog="S27",
+        severity="low",
+        enforcement="mandatory",
+        remediation_steps="None.",
+        resource_types=("kubernetes:apps/v1:Deployment",),
+        check_resource=fragile,
+    )
+    unknown = {"spec": {"containers": UNKNOWN}}
+    rendered = Resource(type="kubernetes:apps/v1:Deployment", name="t", props=unknown, template="chart")
+    stated = Resource(type="kubernetes:apps/v1:Deployment", name="s", props={"spec": {"containers": [{}]}})
+    found = evaluate_policies([rendered, stated], None, [policy])
+    assert [(v.resource, v.enforcement, v.message) for v in found] == [("s", "mandatory", "1 containers")]
+    with pytest.raises(TypeError):  # a file's own object that a check cannot read is a bug, as before
+        evaluate_policies([Resource(type="kubernetes:apps/v1:Deployment", name="s", props=unknown)], None, [policy])

@@ -382,6 +382,12 @@ EXPECTED = {
     ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "secret-data-base64"),
     ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "secret-data-base64"),
     ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "container-can-start"),
+    # S27 (advisory): manifests meant for envsubst, applied as written, send the placeholder literally. data-on-eks'
+    # RayService lists $S3_BUCKET, $AWS_REGION and $ECR_REGISTRY in its header (image $ECR_REGISTRY/ray-llm:$RAY_LLM_TAG);
+    # LWS's vLLM and SGLang samples set HF_TOKEN to `$HF_TOKEN` (the kubelet expands only $(VAR)).
+    ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "manifest-is-kubernetes"),
+    ("docs__examples__sglang__lws.yaml", "manifest-is-kubernetes"),
+    ("docs__examples__vllm__GPU__lws.yaml", "manifest-is-kubernetes"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.
