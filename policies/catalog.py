@@ -62,7 +62,7 @@ _ENTRIES = (
     Entry("S", 23, "max-model-len within the model's limit"),
     Entry("S", 24, "quantization method matches the checkpoint"),
     Entry("S", 25, "dtype supported by the GPU"),
-    Entry("S", 26, "custom resource passes its CRD's CEL validation rules"),
+    Entry("S", 26, "custom resource passes its CRD's structural schema and CEL validation rules"),
     Entry("S", 27, "every manifest file is read"),
     Entry("S", 28, "Hugging Face token not an empty literal"),
     Entry("S", 29, "model cache volume holds the checkpoint"),

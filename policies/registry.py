@@ -19,7 +19,7 @@ from policies.autoscaling import (
     one_autoscaler,
     throughput_signal,
 )
-from policies.crd import schema_valid, validation_rules, validation_rules_unevaluated
+from policies.crd import validation_rules, validation_rules_unevaluated
 from policies.derived import derived_object_valid, progress_deadline, requests_within_limits
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import (
@@ -245,7 +245,6 @@ POLICIES: tuple[Policy, ...] = _collect(
     startup_quantization_supported.POLICY,
     startup_dtype_supported_by_gpu.POLICY,
     validation_rules.POLICY,
-    schema_valid.POLICY,
     validation_rules_unevaluated.POLICY,
 )
 

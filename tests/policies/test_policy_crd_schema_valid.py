@@ -1,4 +1,4 @@
-"""S26 crd-schema-valid: the structural schema of a custom resource's pinned CRD (required, type, enum).
+"""S26 crd-validation-rules, its structural half: the structural schema of a custom resource's pinned CRD (required, type, enum).
 
 The schemas live in policies/crd/schemas.json (tools/crd_schemas.py prunes them from the reference folder's crds/);
 the check is policies/crd/schema.py, with the jsonschema library.
@@ -10,7 +10,7 @@ import copy
 
 import pytest
 
-from policies.crd import schema, schema_valid
+from policies.crd import schema, validation_rules
 from policies.framework import UNKNOWN, Resource
 from policies.registry import evaluate
 from tests.conftest import shared_path
@@ -50,7 +50,7 @@ def _gpu_inference() -> dict:
 
 def findings(obj: dict, type_token: str = NODEPOOL) -> list[tuple[str, str]]:
     resource = Resource(type=type_token, name="np", props=obj)
-    return [(v.enforcement, v.message) for v in evaluate([resource], policies=[schema_valid.POLICY])]
+    return [(v.enforcement, v.message) for v in evaluate([resource], policies=[validation_rules.POLICY])]
 
 
 def test_the_schemas_are_the_reference_crds_schemas():
@@ -111,11 +111,11 @@ def test_unknown_values_nulls_and_floats_are_not_judged():
 def test_a_patch_is_not_told_what_its_base_holds():
     obj = _gpu_inference()
     resource = Resource(type=NODEPOOL, name="np", props=obj, patch=True)
-    assert [v.message for v in evaluate([resource], policies=[schema_valid.POLICY])] == []
+    assert [v.message for v in evaluate([resource], policies=[validation_rules.POLICY])] == []
     broken = copy.deepcopy(obj)
     broken["spec"]["disruption"]["consolidationPolicy"] = "Never"
     patch = Resource(type=NODEPOOL, name="np", props=broken, patch=True)
-    assert len(evaluate([patch], policies=[schema_valid.POLICY])) == 1
+    assert len(evaluate([patch], policies=[validation_rules.POLICY])) == 1
 
 
 @pytest.mark.parametrize("stack", ["prod"])
