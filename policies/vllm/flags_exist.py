@@ -15,6 +15,9 @@ What is checked, and how sure it is:
   two read releases that both lack the option): the manifest names the release, and that release's parser refuses it;
 - advisory where no release read has the option but the image names none of them (``latest``, a rebuild such as Red
   Hat's, a release outside 0.6.0-0.34.0, or the script pip-installs the engine before serving): the parser inside is not known, though no vLLM read accepts the option;
+- an option that takes no value written with one (``--enforce-eager=true``: argparse exits with "ignored explicit
+  argument"), as the same table records per release (``flags``): mandatory at a read release tag, advice where the
+  image names no release and every release read that has the option has it take no value;
 - silent where some release has it and the image's release is unknown, and for KServe's Hugging Face server (its
   ``--backend vllm`` takes vLLM's options with ``parse_known_args``, which ignores unknown ones: kserve v0.20.0
   python/huggingfaceserver/huggingfaceserver/__main__.py:213).
@@ -205,6 +208,45 @@ def _finding(option: str, server: _Server) -> Optional[str]:
     )
 
 
+def explicit_values(tokens: list[str]) -> list[tuple[str, str]]:
+    """(option, value) of each ``--option=value`` token, in order, up to a shell operator or ``--``; those holding a
+    variable are left out (decided at run time)."""
+    found = []
+    for token in tokens:
+        if token == "--" or is_shell_operator(token):
+            break
+        name, eq, value = token.partition("=")
+        if eq and name.startswith("--") and len(name) > 2 and "$" not in token:
+            found.append((name, value))
+    return found
+
+
+def _value_refused(option: str, value: str, server: _Server) -> Optional[str]:
+    """``--flag=value`` for a flag that takes no value: argparse exits with "ignored explicit argument" (CPython
+    Lib/argparse.py consume_optional: an explicit argument to an action of nargs 0 raises ArgumentError) and vLLM's
+    FlexibleArgumentParser passes ``--key=value`` through unchanged (0.33.0 vllm/utils/argparse_utils.py:386-391).
+    Mandatory where the image names a release read whose parser has the flag take no value; advice where the image
+    names none and every release read that has the flag has it take no value."""
+    table, release, bounds = _release(server)
+    if not table.no_value:
+        return None
+    name, image = server.row.display, server.image
+    bare = "--" + option.lstrip("-").replace("_", "-")
+    fix = f"write {bare} alone (or its --no- form, where the release has one) instead of {option}={value}"
+    refused = f"argparse exits with \"ignored explicit argument '{value}'\" and the server never starts"
+    if bounds:
+        if all(table.takes_no_value(option, bound) for bound in bounds):
+            return f"{option}={value}: {bare} takes no value in {name} {release} (image {image}), so {refused}; {fix}"
+        return None
+    having = table.releases_with(option)
+    if having and all(table.takes_no_value(option, r) for r in having):
+        return unproven(
+            f"{option}={value}: {bare} takes no value in every {name} release read that has it ({table.span(having)}), "
+            f"and image {image} names none of them; if its {name} is one of them, {refused}; {fix}"
+        )
+    return None
+
+
 def _one_argument(token: str, name: str) -> str:
     """An option and its value in one argument ("--quantization bitsandbytes" as one list item): argparse takes an
     argument holding a space for a positional one (Python 3.11 argparse.py _parse_optional: "if it contains a space,
@@ -291,6 +333,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 if found is not None:
                     fix = "remove it or use the spelling of the image's release"
                     messages.append(unproven(f"{found}; {fix}") if isinstance(found, Unproven) else f"{found}; {fix}")
+            if server.row.name == "vllm":
+                messages += [
+                    _value_refused(o, v, server) for o, v in explicit_values(server.tokens) if o.replace("_", "-") not in allowed
+                ]
             for message in messages:
                 if message is not None:
                     text = f"{server.label}: {message}"
@@ -301,7 +347,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="engine-options-exist",
     description="Every option passed to an engine's argument parser (vLLM, SGLang) exists in the engine release the "
-    "image runs (argparse exits on an unknown option), and so does the entry module it starts; vLLM's demo server "
+    "image runs (argparse exits on an unknown option), a vLLM flag that takes no value is not given one "
+    "(--enforce-eager=true), and the entry module it starts exists; vLLM's demo server "
     "(python -m vllm.entrypoints.api_server, not for production) is advised against; `vllm serve`'s positional "
     "model tag, which wins over --model, must be a model, not a module or command word.",
     catalog="S38",
