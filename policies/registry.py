@@ -93,6 +93,7 @@ from policies.models import (
     model_path_downloaded,
     model_source_pinned,
     offline_cache_starts_empty,
+    registry_pull_auth,
     serving_code_pinned,
     serving_start_installs,
 )
@@ -164,6 +165,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     multi_node_expiry.POLICY,
     spot_serving.POLICY,
     listen_address.POLICY,
+    registry_pull_auth.POLICY,
     cluster_pdb.POLICY,
     derived_pods.POLICY,
     serving_priority.POLICY,
