@@ -127,8 +127,9 @@ class ReadCounts:
 
 
 # Why a file or document could not be checked: "invalid" (not YAML or JSON, over a limit, not UTF-8),
-# "template" (an unrendered Go/Helm template), "not-kubernetes" (read, but no Kubernetes object in it).
-UNREADABLE_KINDS = ("invalid", "template", "not-kubernetes")
+# "template" (an unrendered Go/Helm template), "not-kubernetes" (read, but no Kubernetes object in it); and
+# "template-read", a chart's template rendered best-effort (its objects checked, its findings advice).
+UNREADABLE_KINDS = ("invalid", "template", "not-kubernetes", "template-read")
 
 
 @dataclass(frozen=True)
@@ -369,7 +370,7 @@ class _Charts:
             "values file or --set changes what is deployed; for a full check render it: helm template CHART | "
             "python -m policies check -"
         )
-        s27 = Unreadable(printable(shown, 4096), None, first, why, "template")
+        s27 = Unreadable(printable(shown, 4096), None, first, why, "template-read")
         return [s27], rendered, TemplateRead(printable(shown, 4096), label, values, count)
 
 

@@ -24,7 +24,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for resource in resources:
         if resource.type == UNREADABLE_TYPE:
-            if resource.props.get("kind") in ("template", "not-kubernetes"):
+            if resource.props.get("kind") in ("template", "not-kubernetes", "template-read"):
                 findings.append((resource.name, message(resource.props)))
         else:
             findings.extend((resource.name, m) for m in placeholder_findings(resource))

@@ -182,9 +182,11 @@ def render(file: str, text: str, chart: Chart) -> str:
 
 
 # A line that is only an unknown block (an include the chart does not define, `| nindent N`) right under a key that
-# holds string pairs: it becomes an entry whose key holds the placeholder, which `unknowns` drops, so the labels or
-# annotations the chart does state are still read. Under any other key it stays, and the text is not YAML.
-_PAIRS_KEYS = ("labels", "annotations", "matchLabels", "nodeSelector", "podLabels", "podAnnotations")
+# holds string pairs (or an object's metadata, which holds such maps): it becomes an entry whose key holds the
+# placeholder, which `unknowns` drops, so the labels or annotations the chart does state are still read. Under any
+# other key (a pod spec, a container) it stays, the text is not YAML, and the file is reported as before: dropping an
+# unknown block there would make the fields it may set look absent.
+_PAIRS_KEYS = ("metadata", "labels", "annotations", "matchLabels", "nodeSelector", "podLabels", "podAnnotations")
 _BARE = re.compile(r"^([ \t]+)" + re.escape(PLACEHOLDER) + r"[ \t]*$")
 
 
