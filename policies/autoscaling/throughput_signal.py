@@ -34,7 +34,7 @@ import re
 
 from policies.autoscaling.hpa_behavior import llm_scaler
 from policies.autoscaling.scalers import hpa_metrics, is_hpa, is_scaled_object, scale_target, triggers, workloads
-from policies.autoscaling.throughput_knative import knative_rps_findings
+from policies.autoscaling.throughput_knative import knative_rps_findings, knative_target_findings
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, get, kserve_default_mode_setting
 
@@ -146,7 +146,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if is_scaled_object(r) or is_hpa(r):
             messages = _vllm_findings(r)
             findings.extend((r.name, m) for m in messages or _request_findings(r, resources, candidates))
-        findings.extend((r.name, m) for m in knative_rps_findings(r, config))
+        findings.extend((r.name, m) for m in knative_rps_findings(r, config) + knative_target_findings(r, config))
     return findings
 
 
@@ -154,7 +154,8 @@ POLICY = Policy(
     name="autoscaling-signal-not-throughput",
     description="An HPA or KEDA trigger does not scale a model server on a throughput rate (completed requests or "
     "processed tokens per second, or a proxy's or load balancer's request count), which plateaus at saturation instead "
-    "of rising with the queue; nor does Knative scale one on requests per second.",
+    "of rising with the queue; nor does Knative scale one on requests per second, or aim a pod at more requests in "
+    "flight than its vLLM runs at once (--max-num-seqs).",
     catalog="S6",
     severity="medium",
     enforcement="advisory",

@@ -107,3 +107,94 @@ def test_a_careful_knative_service_and_one_that_serves_no_model_are_silent():
     assert found_by([careful, hello], "llm-no-scale-to-zero") == []
     assert found_by([careful, hello], "llm-hpa-behavior") == []
     assert found_by([hpa_class], "llm-no-scale-to-zero") == []
+
+
+# jkwong888/gke-kueue-dws knative/gemma3-knative-service-cc.yaml at e5c468eefb76372863e053dd4d2ccc4d56abe1e7 (cut down):
+# vLLM with --max-num-seqs 4 in a Knative Service with no target: Knative aims each pod at 100 x 0.7 = 70 in flight.
+GEMMA3 = {
+    "apiVersion": "serving.knative.dev/v1",
+    "kind": "Service",
+    "metadata": {"name": "gemma3-vllm"},
+    "spec": {
+        "template": {
+            "spec": {
+                "containers": [
+                    {
+                        "name": "vllm",
+                        "image": "vllm/vllm-openai:latest",
+                        "command": [
+                            "python3",
+                            "-m",
+                            "vllm.entrypoints.openai.api_server",
+                            "--port=$(SERVING_PORT)",
+                            "--model=$(HF_HOME)/$(MODEL_NAME)",
+                            "--max-num-seqs",
+                            "4",
+                            "--max-model-len",
+                            "40000",
+                        ],
+                        "env": [{"name": "SERVING_PORT", "value": "8000"}],
+                        "resources": {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "1"}},
+                    }
+                ]
+            }
+        }
+    },
+}
+
+
+def test_a_concurrency_target_above_the_engine_batch_is_advice():
+    ((level, message),) = [f for f in found_by([GEMMA3], "autoscaling-signal-not-throughput")]
+    assert level == "advisory"
+    assert message == (
+        "spec.template.metadata.annotations: Knative aims each pod at 70 requests in flight (no target: Knative's "
+        "default 100 x utilization 0.7), but vLLM runs at most 4 at once (--max-num-seqs 4): the rest wait in its "
+        "queue, and Knative adds a replica only once each pod holds about 66 waiting requests; set "
+        "autoscaling.knative.dev/target so that target x utilization is at most 4"
+    )
+    # containerConcurrency caps an annotation target (knative-v1.23.0 resources/target.go:49-55).
+    capped = copy.deepcopy(GEMMA3)
+    capped["spec"]["template"]["metadata"] = {"annotations": {"autoscaling.knative.dev/target": "50"}}
+    capped["spec"]["template"]["spec"]["containerConcurrency"] = 20
+    ((_, message),) = found_by([capped], "autoscaling-signal-not-throughput")
+    assert (
+        "at 14 requests in flight (autoscaling.knative.dev/target 50 capped by containerConcurrency 20 x utilization 0.7)"
+        in message
+    )
+
+
+def test_a_target_within_the_batch_or_an_unknown_batch_is_silent():
+    fits = copy.deepcopy(GEMMA3)
+    fits["spec"]["template"]["metadata"] = {
+        "annotations": {"autoscaling.knative.dev/target": "4", "autoscaling.knative.dev/target-utilization-percentage": "90"}
+    }
+    # No --max-num-seqs: vLLM's default depends on the GPU and the release, so nothing is compared.
+    unknown = copy.deepcopy(GEMMA3)
+    unknown["spec"]["template"]["spec"]["containers"][0]["command"] = ["vllm", "serve", "google/gemma-3-4b-it"]
+    assert found_by([fits, unknown, LLAMA3], "autoscaling-signal-not-throughput") == []
+
+
+def test_an_inference_service_scale_target_above_the_batch_is_advice():
+    # KServe writes spec.predictor.scaleTarget as the revision's target (kserve v0.20.0 utils.go:56-67); the model's
+    # args cap vLLM at 16 sequences. In RawDeployment mode there is no Knative revision: silent.
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "qwen", "annotations": {"serving.kserve.io/deploymentMode": "Serverless"}},
+        "spec": {
+            "predictor": {
+                "scaleMetric": "concurrency",
+                "scaleTarget": 100,
+                "model": {
+                    "modelFormat": {"name": "huggingface"},
+                    "args": ["--model_name=qwen", "--model_id=Qwen/Qwen2.5-7B-Instruct", "--max-num-seqs=16"],
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                },
+            }
+        },
+    }
+    ((level, message),) = found_by([isvc], "autoscaling-signal-not-throughput")
+    assert level == "advisory" and message.startswith("spec.predictor: Knative aims each pod at 70 requests in flight")
+    raw = copy.deepcopy(isvc)
+    raw["metadata"]["annotations"]["serving.kserve.io/deploymentMode"] = "RawDeployment"
+    assert found_by([raw], "autoscaling-signal-not-throughput") == []
