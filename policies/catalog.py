@@ -62,7 +62,7 @@ _ENTRIES = (
     Entry("S", 23, "max-model-len within the model's limit"),
     Entry("S", 24, "quantization method matches the checkpoint"),
     Entry("S", 25, "dtype supported by the GPU"),
-    Entry("S", 26, "custom resource passes its CRD's CEL validation rules"),
+    Entry("S", 26, "custom resource passes its CRD's structural schema and CEL validation rules"),
     Entry("S", 27, "every manifest file is read"),
     Entry("S", 28, "Hugging Face token not an empty literal"),
     Entry("S", 29, "model cache volume holds the checkpoint"),
@@ -134,6 +134,8 @@ _ENTRIES = (
     Entry("G", 43, "rolling update strategy"),
     Entry("G", 44, "Karpenter helpers"),
     Entry("G", 45, "pod template passes the API server's own validation (unique mount paths and names)"),
+    Entry("G", 46, "containers can start (image reference, command path, memory floor, vLLM command)"),
+    Entry("G", 47, "Secret data is base64"),
 )
 
 
