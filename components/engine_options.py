@@ -2,7 +2,8 @@
 
 An engine row of components/serving_engines.toml may name an options file (``[engines.NAME.options]``): a JSON file
 beside this module, written by tools/read_engine_options.py from the engine's PyPI wheels (``releases`` oldest first;
-``options`` and ``modules`` map a name to the index ranges of the releases having it, "0-16,33-34"). The reading is
+``options`` and ``modules`` map a name to the index ranges of the releases having it, "0-16,33-34"; ``flags``, where
+present, the options that take no value, the same way). The reading is
 generous (its docstring says how), so a name missing here is one no release read accepts. Options are looked up the
 way argparse reads them: ``--max_model_len`` as ``--max-model-len`` (vLLM's FlexibleArgumentParser), ``--x.key`` as
 ``--x`` (vLLM's JSON options), and a unique prefix as the option it abbreviates (``allow_abbrev``, both parsers).
@@ -14,7 +15,7 @@ import bisect
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Optional
@@ -36,6 +37,14 @@ class CliOptions:
     releases: tuple[str, ...]
     options: Mapping[str, frozenset[int]]
     modules: Mapping[str, frozenset[int]]
+    # the options that take no value (store_true, BooleanOptionalAction), by the releases read where every parser
+    # entry of the name consumes no argument; empty where the table was not read for them
+    no_value: Mapping[str, frozenset[int]] = field(default_factory=dict)
+
+    def takes_no_value(self, option: str, release: str) -> bool:
+        """True when ``option`` (as written, ``--enforce_eager``) is, in ``release``, an option that takes no value,
+        so ``--option=value`` makes argparse exit ("ignored explicit argument")."""
+        return release in self.releases and self.releases.index(release) in self.no_value.get(_option_name(option), ())
 
     def releases_shipping(self, module: str) -> list[str]:
         """The releases read whose wheel has the module ``module`` (``vllm.entrypoints.api_server``)."""
@@ -112,7 +121,9 @@ def _sorted_names(table: CliOptions) -> tuple[str, ...]:
 def cli_options(file: str = "vllm_cli_flags.json") -> CliOptions:
     """The option table of a JSON file beside this module (``vllm_cli_flags.json``, ``sglang_cli_flags.json``)."""
     data = json.loads((_HERE / file).read_text())
-    return CliOptions(tuple(data["releases"]), _Indexes(data["options"]), _Indexes(data["modules"]))
+    return CliOptions(
+        tuple(data["releases"]), _Indexes(data["options"]), _Indexes(data["modules"]), _Indexes(data.get("flags", {}))
+    )
 
 
 class _Indexes(Mapping[str, frozenset[int]]):

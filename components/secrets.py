@@ -38,6 +38,39 @@ def is_secret(value: Any) -> bool:
     return isinstance(value, Mapping) and len(value) == 1 and isinstance(value.get(SECURE_KEY), str)
 
 
+# Literal values that clients of a local OpenAI-compatible server put where a key is required but not checked: the
+# OpenAI client refuses to start without one, so manifests set OPENAI_API_KEY to a word that is not a credential.
+# vLLM's own examples use "EMPTY" (vllm v0.33.0 examples/online_serving/openai_chat_completion_client.py), llama.cpp's
+# server README "sk-no-key-required" (ggml-org/llama.cpp tools/server/README.md), Ollama's OpenAI docs "ollama"
+# ("required, but unused": ollama/ollama docs/openai.md), LM Studio's "lm-studio". Compared case-insensitively.
+NOT_A_SECRET = frozenset(
+    {
+        "null",
+        "none",
+        "nil",
+        "empty",
+        "dummy",
+        "unused",
+        "placeholder",
+        "not-needed",
+        "not_needed",
+        "notneeded",
+        "not-required",
+        "no-key",
+        "nokey",
+        "sk-no-key-required",
+        "sk-dummy",
+        "ollama",
+        "lm-studio",
+    }
+)
+
+
+def placeholder_value(value: Any) -> bool:
+    """True for a literal that stands where a key is required but not checked (``EMPTY``, ``"null"``, ...)."""
+    return isinstance(value, str) and value.strip().strip("\"'").lower() in NOT_A_SECRET
+
+
 # Each shape: a name for messages, the public prefix a message may show, and the pattern. The
 # lookbehind keeps a shape from matching inside a longer word ("desk-..." is not "sk-...").
 _EDGE = r"(?<![A-Za-z0-9])"
@@ -179,12 +212,14 @@ def scan(value: Any, path: tuple[Any, ...] = (), *, max_nodes: int = 1_000_000) 
 
 __all__ = [
     "MARKER",
+    "NOT_A_SECRET",
     "SECURE_KEY",
     "SHOWN_AS",
     "Token",
     "find_tokens",
     "first_token",
     "is_secret",
+    "placeholder_value",
     "printable",
     "redact_tokens",
     "redacted",

@@ -36,13 +36,16 @@ SETTINGS = (
     "data-parallel-size",
     "nnodes",
     "port",
+    "host",
 )
 # What an engine serves when its context-length setting is unset: "model" the model's whole context (one such
 # request must fit the KV cache), "fitted" a length the engine fits to the memory it found, "" not documented.
 CONTEXT_UNSET = ("model", "fitted", "")
 DRAINS = ("flag", "aborts", "waits", "unknown")
 MEMORY_FRACTIONS = ("total", "free", "")
-SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics", "startup", "tags", "downloads", "options")
+SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics", "startup", "tags", "downloads", "options", "listens")
+# The address a server binds when its host setting is unset: every address of the pod, or loopback only.
+LISTENS = ("all", "loopback")
 # What a model setting's value must look like for the server to fetch it at start ([engines.NAME.downloads] models):
 # "hub" a Hugging Face repository id (org/name, hf://org/name, with an optional :tag such as llama.cpp's :Q4_K_M),
 # "name" any value that is not a local path (an Ollama or NGC model name), "unset" no model setting at all (the server
@@ -79,7 +82,14 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
     "sources": dict,
 }
 # Fields a row may leave out, with their meaning when absent: no env-prefix recognition, downloads not described.
-_OPTIONAL: dict[str, type] = {"env_prefixes": list, "downloads": dict, "options": dict, "flag_sets": list}
+_OPTIONAL: dict[str, type] = {
+    "env_prefixes": list,
+    "downloads": dict,
+    "options": dict,
+    "flag_sets": list,
+    "listens": str,
+    "images_listen_all": bool,
+}
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 
 
@@ -155,6 +165,10 @@ class Engine:
     # sets of flags only this engine's parser has: a container that passes every flag of one set as the args of its
     # image's own entrypoint runs the engine whatever the image is called (flag_name spellings)
     flag_sets: tuple[tuple[str, ...], ...] = ()
+    # the address the server binds with its host setting unset (LISTENS; "" not stated), and whether the publisher's
+    # images (`images`) set that setting to every address in their environment
+    listens: str = ""
+    images_listen_all: bool = False
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -285,6 +299,12 @@ def _row(name: str, row: Any) -> Engine:
         stated.add("downloads")
     if "options" in row:
         stated.add("options")
+    if "listens" in row:
+        stated.add("listens")
+        if row["listens"] not in LISTENS:
+            raise EngineTableError(f"{where}.listens: {row['listens']!r} is not one of {', '.join(LISTENS)}")
+        if "host" not in row["settings"]:
+            raise EngineTableError(f"{where}.settings.host: a row that states where the server listens names its host setting")
     for group in sorted(stated):
         if not isinstance(sources.get(group), str) or not sources[group].strip():
             raise EngineTableError(f"{where}.sources.{group}: every fact needs its source (file and line at a pinned release)")
@@ -325,6 +345,8 @@ def _row(name: str, row: Any) -> Engine:
         downloads=_downloads(row.get("downloads")),
         options=Options(row["options"]["file"], tuple(i.lower() for i in row["options"]["images"])) if "options" in row else None,
         flag_sets=tuple(tuple(flag_name(f) for f in flags) for flags in row.get("flag_sets", ())),
+        listens=row.get("listens", ""),
+        images_listen_all=row.get("images_listen_all", False),
     )
 
 

@@ -62,7 +62,7 @@ _ENTRIES = (
     Entry("S", 23, "max-model-len within the model's limit"),
     Entry("S", 24, "quantization method matches the checkpoint"),
     Entry("S", 25, "dtype supported by the GPU"),
-    Entry("S", 26, "custom resource passes its CRD's CEL validation rules"),
+    Entry("S", 26, "custom resource passes its CRD's structural schema and CEL validation rules"),
     Entry("S", 27, "every manifest file is read"),
     Entry("S", 28, "Hugging Face token not an empty literal"),
     Entry("S", 29, "model cache volume holds the checkpoint"),
@@ -87,6 +87,8 @@ _ENTRIES = (
     Entry("S", 48, "Ray Serve replicas fit the GPUs the Ray cluster can have"),
     Entry("S", 49, "a multi-node LeaderWorkerSet group restarts together"),
     Entry("S", 50, "GPU model servers do not run on spot capacity"),
+    Entry("S", 51, "a model server listens on the pod IP its probes and Service reach"),
+    Entry("S", 52, "an image from a registry that requires a login has pull credentials"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),
@@ -132,6 +134,8 @@ _ENTRIES = (
     Entry("G", 43, "rolling update strategy"),
     Entry("G", 44, "Karpenter helpers"),
     Entry("G", 45, "pod template passes the API server's own validation (unique mount paths and names)"),
+    Entry("G", 46, "containers can start (image reference, command path, memory floor, vLLM command)"),
+    Entry("G", 47, "Secret data is base64"),
 )
 
 

@@ -252,6 +252,15 @@ def _reading_section() -> list[str]:
         "(`policies/reading/serving.py` takes_requests).",
         *_generic_reads(),
         "",
+        "A Helm chart's template (a file under a chart's `templates/` folder, the nearest `Chart.yaml` above it within "
+        "the folder checked) is rendered best-effort with the chart's `values.yaml`, in pure Python "
+        "(`policies/reading/helm_chart.py`, `gotemplate.py`, `helm_funcs.py`: Go's text/template with the Helm and "
+        "sprig functions charts use, the defines of every template file and vendored subchart), and its objects "
+        "are checked by every rule. Every finding on them is advisory, since values files and `--set` change what is "
+        "deployed, and they change no finding on the files' own objects. What the chart does not determine "
+        "(`.Files`, an include it does not define) is unknown to the rules; a template whose render hangs on it "
+        "(a condition, a range), or that does not render to YAML, is reported unread as before (S27).",
+        "",
         "Model servers are recognised by engine, from one table of serving engines "
         "(`components/serving_engines.toml`, each fact cited at a pinned release): how each engine is recognised "
         "(image, command, module), the spellings of its memory-fraction, context-length, tensor-parallel, model, "
@@ -266,35 +275,39 @@ def _reading_section() -> list[str]:
         "| start-up rules | moving tags | downloads into |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for engine in ENGINES:
-        recognised = ", ".join(
-            [f"`{' '.join(c)}`" for c in engine.commands]
-            + [f"`-m {m}`" for m in engine.modules]
-            + [f"image `{i}`" for i in engine.images]
-            + [f"args with `{' '.join('--' + f for f in flags)}`" for flags in engine.flag_sets]
-        )
-        drain = (
-            f"waits for in-flight requests up to `--{engine.drain_flag}` (default {fmt_number(engine.drain_default)} s)"
-            if engine.drain == "flag"
-            else "stops at once: in-flight requests fail"
-            if engine.drain == "aborts"
-            else "waits for in-flight requests until the grace period ends"
-            if engine.drain == "waits"
-            else "not found in its source or docs"
-        )
-        out.append(
-            f"| {engine.display} ({engine.release}) | {_cell(recognised)} | "
-            + " | ".join(
-                _cell(engine.spelling(s)) if s in engine.flags else "-"
-                for s in ("gpu-memory-utilization", "max-model-len", "tensor-parallel-size")
-            )
-            + f" | `{engine.health}` / `{engine.readiness}` | {_cell(drain)} | "
-            + (_cell(", ".join(f"`{r}`" for r in engine.startup_rules)) or "-")
-            + " | "
-            + (_cell(", ".join(f"`{t}`" for t in engine.moving_tags)) or "-")
-            + f" | {_cell(_downloads_cell(engine))} |"
-        )
+    out += [_engine_row(engine) for engine in ENGINES]
     return out
+
+
+def _engine_row(engine: Engine) -> str:
+    """One engine's row of the engine table."""
+    recognised = ", ".join(
+        [f"`{' '.join(c)}`" for c in engine.commands]
+        + [f"`-m {m}`" for m in engine.modules]
+        + [f"image `{i}`" for i in engine.images]
+        + [f"args with `{' '.join('--' + f for f in flags)}`" for flags in engine.flag_sets]
+    )
+    drain = (
+        f"waits for in-flight requests up to `--{engine.drain_flag}` (default {fmt_number(engine.drain_default)} s)"
+        if engine.drain == "flag"
+        else "stops at once: in-flight requests fail"
+        if engine.drain == "aborts"
+        else "waits for in-flight requests until the grace period ends"
+        if engine.drain == "waits"
+        else "not found in its source or docs"
+    )
+    return (
+        f"| {engine.display} ({engine.release}) | {_cell(recognised)} | "
+        + " | ".join(
+            _cell(engine.spelling(s)) if s in engine.flags else "-"
+            for s in ("gpu-memory-utilization", "max-model-len", "tensor-parallel-size")
+        )
+        + f" | `{engine.health}` / `{engine.readiness}` | {_cell(drain)} | "
+        + (_cell(", ".join(f"`{r}`" for r in engine.startup_rules)) or "-")
+        + " | "
+        + (_cell(", ".join(f"`{t}`" for t in engine.moving_tags)) or "-")
+        + f" | {_cell(_downloads_cell(engine))} |"
+    )
 
 
 def _downloads_cell(engine: Engine) -> str:

@@ -8,9 +8,11 @@ the two paths cannot disagree.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -392,6 +394,18 @@ def evaluate_policies(
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
 
 
+@contextlib.contextmanager
+def _best_effort(template: str = "x") -> Iterator[None]:
+    """Around checks that read objects rendered from templates (which may hold framework.UNKNOWN anywhere, even where
+    a list is due): a check that cannot read one finds nothing there, as if the template had not been rendered, rather
+    than ending the run. ``template`` "" (a file's own object) and LLM_SERVING_DEBUG let errors through."""
+    try:
+        yield
+    except Exception:
+        if not template or os.environ.get("LLM_SERVING_DEBUG"):
+            raise
+
+
 def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, findings: list[tuple[str, str]]) -> None:
     """A stack policy's findings on one group, added to ``findings``. Objects rendered from templates join a second
     run: what the run without them finds keeps its level, what only they bring is advice (TEMPLATE_NOTE)."""
@@ -401,7 +415,8 @@ def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, fin
     found = run_stack_policy(policy, literal, values)
     if len(literal) < len(group):
         seen = set(found)
-        found += [(n, _from_template(m)) for n, m in run_stack_policy(policy, list(group), values) if (n, m) not in seen]
+        with _best_effort():
+            found += [(n, _from_template(m)) for n, m in run_stack_policy(policy, list(group), values) if (n, m) not in seen]
     # A stack-wide finding ("" as the name) two clusters share is reported once.
     findings.extend(
         (name, _on_patch(policy, message) if name in patches else message)
@@ -420,7 +435,9 @@ def _resource_findings(policy: Policy, group: Sequence[Resource], values: dict, 
     for view, checked in views:
         with cluster_view(view):
             for r in checked:
-                found = run_resource_policy(policy, r, values)
+                found: list[str] = []
+                with _best_effort(r.template):
+                    found = run_resource_policy(policy, r, values)
                 if not found:  # the weighing below shapes findings only; ~5,000 policy x resource pairs a corpus run
                     continue
                 partial = completed_elsewhere(policy.resource_types, r) or patched_unknown(policy.resource_types, r)

@@ -201,6 +201,8 @@ KSERVE_DEPLOYMENT_MODE = "serving.kserve.io/deploymentMode"
 KSERVE_DEPLOYMENT_MODES = ("Serverless", "Knative", "RawDeployment", "Standard")
 KSERVE_DEFAULT_DEPLOYMENT_MODE = "Serverless"
 KNATIVE_MODES = ("Serverless", "Knative")
+# A Knative Service: its spec.template is the revision's pod template, annotations included.
+KNATIVE_SERVICE_TYPE = "kubernetes:serving.knative.dev/v1:Service"
 
 
 def kserve_deployment_mode(isvc: Mapping, default: str) -> tuple[str, bool]:

@@ -127,8 +127,9 @@ class ReadCounts:
 
 
 # Why a file or document could not be checked: "invalid" (not YAML or JSON, over a limit, not UTF-8),
-# "template" (an unrendered Go/Helm template), "not-kubernetes" (read, but no Kubernetes object in it).
-UNREADABLE_KINDS = ("invalid", "template", "not-kubernetes")
+# "template" (an unrendered Go/Helm template), "not-kubernetes" (read, but no Kubernetes object in it); and
+# "template-read", a chart's template rendered best-effort (its objects checked, its findings advice).
+UNREADABLE_KINDS = ("invalid", "template", "not-kubernetes", "template-read")
 
 
 @dataclass(frozen=True)
@@ -259,7 +260,7 @@ def read_manifests(
                     + (f"; {rest} more file{'s' if rest != 1 else ''} not read" if rest else ""),
                 )
             docs, bad = _documents(shown, text, limits, pure_yaml)
-            rendered = charts.read(name, shown, text, bad, limits) if bad and name != STDIN else None
+            rendered = charts.read(name, shown, text, bad, limits, docs) if bad and name != STDIN else None
         except LoadError as exc:
             unreadable.append(Unreadable(printable(shown, 4096), None, exc.line or 1, exc.problem, "invalid", bool(exc.line)))
             if total > MAX_TOTAL_BYTES:
@@ -319,10 +320,11 @@ class _Charts:
         return next((t for t in self.tops if here.startswith(t.rstrip(os.sep) + os.sep)), None)
 
     def read(
-        self, name: str, shown: str, text: str, bad: list[Unreadable], limits: Limits
+        self, name: str, shown: str, text: str, bad: list[Unreadable], limits: Limits, stated: Sequence[Document] = ()
     ) -> Optional[tuple[list[Unreadable], list[Document], TemplateRead]]:
         """The file's S27 findings, its rendered documents and what was read, or None when it is no chart template or
-        cannot be rendered and parsed whole (then it is reported as before)."""
+        cannot be rendered and parsed whole (then it is reported as before). A rendered document equal to one the file
+        states without a template action (``stated``, already read) is not added twice."""
         if not any(u.kind == "template" for u in bad):
             return None
         from policies.reading import helm_chart
@@ -335,7 +337,10 @@ class _Charts:
         chart = self.loaded[root]
         try:
             out = helm_chart.render(name, text, chart)
-            docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
+            try:
+                docs = load_yaml_documents(shown, limits, text=out, track_lines=0)
+            except LoadError:
+                docs = load_yaml_documents(shown, limits, text=helm_chart.repaired(out), track_lines=0)
         except (helm_chart.CannotRender, LoadError):
             return None
         except Exception:  # best-effort reading: a template the engine mishandles is reported as before, never a crash
@@ -347,9 +352,10 @@ class _Charts:
             os.path.relpath(chart.values_file) if chart.values_file and not os.path.isabs(name) else chart.values_file, 4096
         )
         first = min((u.line for u in bad if u.kind == "template"), default=1)
-        present = [d for d in docs if d.data is not None]
+        literal = [d.data for d in stated]
+        present = [d for d in docs if d.data is not None and helm_chart.settled(d.data) not in literal]
         lines = _kind_lines(text)
-        if len(lines) != len(present):  # a range or a condition changed the count: no line is known per object
+        if len(lines) != len(present) or literal:  # a range or a condition changed the count: no line is known per object
             lines = [first] * len(present)
         rendered: list[Document] = [
             _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label)
@@ -366,7 +372,7 @@ class _Charts:
             "values file or --set changes what is deployed; for a full check render it: helm template CHART | "
             "python -m policies check -"
         )
-        s27 = Unreadable(printable(shown, 4096), None, first, why, "template")
+        s27 = Unreadable(printable(shown, 4096), None, first, why, "template-read")
         return [s27], rendered, TemplateRead(printable(shown, 4096), label, values, count)
 
 

@@ -16,6 +16,10 @@ platform tag), so its download needs ``--platform manylinux_2_24_x86_64``:
         --platform manylinux_2_24_x86_64
     python tools/read_engine_options.py vllm --write --add wheels/vllm-0.21.0-*.whl
 
+For vLLM it also lists, per release, the options that take no value (``flags``: store_true and the like,
+BooleanOptionalAction, a bool field's generated flag; read conservatively, see ``no_value_options``), so S38 can name
+``--enforce-eager=true``, which argparse refuses, from the table alone.
+
 It also lists the entry modules each release ships (``python -m`` of a module the wheel lacks exits with "No module
 named"): vLLM's under ``vllm.entrypoints``, SGLang's ``sglang.launch_server`` and its siblings.
 
@@ -100,6 +104,112 @@ def options(wheel: str, engine: str = "vllm") -> set[str]:
     return found
 
 
+# argparse actions that consume no argument (nargs=0): an explicit ``--x=value`` makes argparse exit with "ignored
+# explicit argument" (CPython Lib/argparse.py, ArgumentParser.consume_optional).
+NO_VALUE_ACTIONS = {"store_true", "store_false", "store_const", "append_const", "count"}
+NO_VALUE_CLASSES = {"BooleanOptionalAction", "EnableDisableAction"}
+# vLLM's get_kwargs turning a bool field into argparse.BooleanOptionalAction (0.33.0 vllm/engine/arg_utils.py:384-386).
+_BOOL_GENERATOR = re.compile(
+    rb"contains_type\(type_hints, bool\):\s*\n(?:\s*#.*\n)*\s*kwargs\[name\]\[\"action\"\] = argparse\.BooleanOptionalAction"
+)
+
+
+def _boolish(annotation: ast.expr) -> bool:
+    """``bool``, ``Optional[bool]`` or ``bool | None``: a field get_kwargs turns into a flag taking no value."""
+    text = ast.unparse(annotation).replace(" ", "").strip("'\"")
+    return text in {"bool", "Optional[bool]", "bool|None", "None|bool"}
+
+
+def _action_kind(call: ast.Call) -> str:
+    """How one ``add_argument`` call reads its option: "none" (takes no value), "value", or "field:NAME" (its kwargs come
+    from ``**X_kwargs["NAME"]``, a dataclass field's)."""
+    splat = None
+    for keyword in call.keywords:
+        if keyword.arg == "action":
+            value = keyword.value
+            if isinstance(value, ast.Constant):
+                return "none" if value.value in NO_VALUE_ACTIONS else "value"
+            name = value.attr if isinstance(value, ast.Attribute) else getattr(value, "id", "")
+            return "bool" if name in NO_VALUE_CLASSES else "value"
+        if keyword.arg is None and isinstance(keyword.value, ast.Subscript) and isinstance(keyword.value.slice, ast.Constant):
+            splat = keyword.value.slice.value
+    return f"field:{splat}" if isinstance(splat, str) else "value"
+
+
+def _changed_kwargs(tree: ast.AST) -> set[str]:
+    """Field names whose generated kwargs the source changes after get_kwargs (``x_kwargs["f"]["type"] = ...``,
+    ``x_kwargs["f"].update(...)``): their action is not read from the field's type alone."""
+    found = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            targets = [node.func.value]
+        for target in targets:
+            while isinstance(target, ast.Subscript) and isinstance(target.value, ast.Subscript):
+                target = target.value
+            if (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.slice, ast.Constant)
+                and isinstance(target.slice.value, str)
+            ):
+                if isinstance(target.value, ast.Name):
+                    found.add(target.slice.value)  # any name: a key wrongly taken for a field only leaves it unread
+    return found
+
+
+def no_value_options(wheel: str) -> set[str]:
+    """The long options of one vLLM wheel that take no value, read conservatively: an option counts only when every
+    ``add_argument`` of it in the package consumes no argument (store_true and the like, BooleanOptionalAction, or a
+    ``**kwargs`` of a field typed bool that get_kwargs turns into BooleanOptionalAction and nothing changes after), with
+    the ``--no-`` form (and ``--enable-``/``--disable-`` pair) of each BooleanOptionalAction. An option added in a loop
+    (``add_argument(f"--{key}")``) or with a custom action is not read: it is never listed."""
+    package, field_files, _ = ENGINES["vllm"]
+    archive = zipfile.ZipFile(wheel)
+    sites: dict[str, set[str]] = {}
+    fields: dict[str, set[bool]] = {}
+    changed: set[str] = set()
+    generator = False
+    for name in archive.namelist():
+        if not (name.startswith(package) and name.endswith(".py")):
+            continue
+        data = archive.read(name)
+        generator = generator or (name.endswith("arg_utils.py") and _BOOL_GENERATOR.search(data) is not None)
+        is_fields = field_files.match(name) is not None
+        if not is_fields and b"add_argument" not in data:
+            continue
+        try:
+            tree = ast.parse(data)
+        except SyntaxError:
+            continue
+        changed |= _changed_kwargs(tree)
+        for node in ast.walk(tree):
+            if is_fields and isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                        fields.setdefault(item.target.id, set()).add(_boolish(item.annotation))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+                kind = _action_kind(node)
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and OPTION.match(arg.value):
+                        sites.setdefault(arg.value, set()).add(kind)
+    found: set[str] = set()
+    for option, kinds in sites.items():
+        resolved = set()
+        for kind in kinds:
+            if kind.startswith("field:"):
+                field = kind[len("field:") :]
+                typed_bool = generator and bool(fields.get(field)) and all(fields[field]) and field not in changed
+                kind = "bool" if typed_bool else "value"
+            resolved.add(kind)
+        if resolved <= {"none", "bool"}:
+            found.add(option)
+            if "bool" in resolved and resolved == {"bool"}:
+                found.add("--no-" + option[2:])
+    if pairs_enable_disable(archive):
+        found |= {o for o in inverses(found) if not o.startswith("--no-no-")}
+    return found
+
+
 def pairs_enable_disable(archive: zipfile.ZipFile) -> bool:
     """True when the release's parser pairs ``--enable-x`` with ``--disable-x`` (0.33.0 ``vllm/utils/argparse_utils.py``
     ``EnableDisableAction``, registered as the parser's ``BooleanOptionalAction``; ``--no-enable-x`` stays accepted)."""
@@ -143,11 +253,15 @@ def _spans(releases: list[str], found: dict[str, set[str]]) -> dict[str, str]:
     return ranges
 
 
-def table(found: dict[str, set[str]], entry_modules: dict[str, set[str]]) -> dict:
-    """{"releases": [...], "options": {name: "i-j,k"}, "modules": {...}}: each option and entry-point module with the
-    index ranges of the releases having it (``found``/``entry_modules``: release -> its names)."""
+def table(found: dict[str, set[str]], entry_modules: dict[str, set[str]], flags: dict[str, set[str]] | None = None) -> dict:
+    """{"releases": [...], "options": {name: "i-j,k"}, "modules": {...}, "flags": {...}}: each option and entry-point
+    module with the index ranges of the releases having it (``found``/``entry_modules``: release -> its names), and
+    where ``flags`` is given (release -> its options taking no value) those options the same way."""
     releases = sorted(found, key=version_key)
-    return {"releases": releases, "options": _spans(releases, found), "modules": _spans(releases, entry_modules)}
+    out = {"releases": releases, "options": _spans(releases, found), "modules": _spans(releases, entry_modules)}
+    if flags is not None:
+        out["flags"] = _spans(releases, {r: flags.get(r, set()) for r in releases})
+    return out
 
 
 def _releases_of(ranges: dict[str, str], releases: list[str]) -> dict[str, set[str]]:
@@ -161,13 +275,18 @@ def _releases_of(ranges: dict[str, str], releases: list[str]) -> dict[str, set[s
     return found
 
 
-def merged(existing: dict, found: dict[str, set[str]], entry_modules: dict[str, set[str]]) -> dict:
-    """The written table ``existing`` with the releases of ``found``/``entry_modules`` added (or read again), so one
-    wheel can be added without downloading every other release's."""
+def merged(
+    existing: dict, found: dict[str, set[str]], entry_modules: dict[str, set[str]], flags: dict[str, set[str]] | None = None
+) -> dict:
+    """The written table ``existing`` with the releases of ``found``/``entry_modules`` (and ``flags``) added (or read
+    again), so one wheel can be added without downloading every other release's."""
     releases = existing["releases"]
     options_by = {**_releases_of(existing["options"], releases), **found}
     modules_by = {**_releases_of(existing["modules"], releases), **entry_modules}
-    return table(options_by, modules_by)
+    flags_by = None
+    if flags is not None or "flags" in existing:
+        flags_by = {**_releases_of(existing.get("flags", {}), releases), **(flags or {})}
+    return table(options_by, modules_by, flags_by)
 
 
 if __name__ == "__main__":
@@ -176,10 +295,11 @@ if __name__ == "__main__":
     wheels = [w for w in sys.argv[2:] if w not in ("--write", "--add")]
     found = {_version(w): options(w, engine) for w in wheels}
     entry = {_version(w): modules(w, engine) for w in wheels}
+    flags = {_version(w): no_value_options(w) for w in wheels} if engine == "vllm" else None
     if add:
-        data = merged(json.loads((COMPONENTS / f"{engine}_cli_flags.json").read_text()), found, entry)
+        data = merged(json.loads((COMPONENTS / f"{engine}_cli_flags.json").read_text()), found, entry, flags)
     else:
-        data = table(found, entry)
+        data = table(found, entry, flags)
     text = json.dumps(data, indent=0, sort_keys=True) + "\n"
     out = COMPONENTS / f"{engine}_cli_flags.json"
     if write:

@@ -40,6 +40,7 @@ from policies.kube import (
     GPU_RESOURCE,
     ISVC_TYPE,
     KNATIVE_MODES,
+    KNATIVE_SERVICE_TYPE,
     annotations_of,
     as_dict,
     as_float,
@@ -56,6 +57,7 @@ from policies.kube import (
 )
 from policies.reading.nodepools import is_gpu_nodepool
 from policies.reading.scalers_ext import AIBRIX_COOLDOWN, AIBRIX_KPA_DELAY, ray_serve_windows, scale_down_window
+from policies.reading.serving import model_servers
 
 NODEPOOL_GROUP_KIND = ("karpenter.sh", "NodePool")
 
@@ -145,20 +147,37 @@ KNATIVE_SCALE_DOWN_DELAY = "autoscaling.knative.dev/scale-down-delay"
 KNATIVE_WINDOW = "autoscaling.knative.dev/window"
 
 
-def _kpa_findings(resource: Resource, config: dict) -> list[str]:
-    """A GPU InferenceService in Knative (Serverless) mode whose KPA scales in before the floor: KServe puts
-    the InferenceService's annotations on the Knative revision template (kserve v0.20.0
-    pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go L192-204), so
-    autoscaling.knative.dev/scale-down-delay there governs it."""
-    from policies.reading.route_path import duration_seconds
-
+def _knative_revision(resource: Resource, config: dict) -> tuple[str, dict, bool] | None:
+    """(what, annotations, proven) of a GPU model server's Knative revision: a GPU InferenceService in Knative mode
+    (KServe puts its annotations, the predictor's merged over them, on the revision template: kserve v0.20.0
+    pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go L192-204), proven when its own
+    annotation sets the mode; or a Knative Service whose revision template runs a GPU model server."""
+    if resource.type == KNATIVE_SERVICE_TYPE:
+        template = as_dict(get(resource.props, "spec", "template"))
+        if not requests_gpu(as_dict(template.get("spec"))) or not model_servers(resource):
+            return None
+        return "Knative's KPA scales this Knative Service's GPU model server in", annotations_of(template), True
     if resource.type != ISVC_TYPE:
-        return []
+        return None
     predictor = as_dict(get(resource.props, "spec", "predictor"))
     mode, annotated = kserve_deployment_mode(resource.props, config["kserveDefaultDeploymentMode"])
-    merged = {**annotations_of(resource.props), **as_dict(predictor.get("annotations"))}
     if mode not in KNATIVE_MODES or not requests_gpu(predictor):
+        return None
+    how = "annotation" if annotated else "no annotation: setting kserveDefaultDeploymentMode"
+    merged = {**annotations_of(resource.props), **as_dict(predictor.get("annotations"))}
+    return f"deploymentMode {mode} ({how}): Knative's KPA scales this GPU InferenceService in", merged, annotated
+
+
+def _kpa_findings(resource: Resource, config: dict) -> list[str]:
+    """A GPU model server's Knative revision whose KPA scales in before the floor: autoscaling.knative.dev/
+    scale-down-delay on the revision governs it (Knative's default 0 s: knative/serving knative-v1.23.0
+    pkg/autoscaler/config/config.go:60)."""
+    from policies.reading.route_path import duration_seconds
+
+    read = _knative_revision(resource, config)
+    if read is None:
         return []
+    what, merged, proven = read
     if merged.get("autoscaling.knative.dev/class", "kpa.autoscaling.knative.dev") != "kpa.autoscaling.knative.dev":
         return []
     floor = config["minScaleDownStabilizationSeconds"]
@@ -168,15 +187,16 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
         return []
     window = merged.get(KNATIVE_WINDOW)
     shown = f"{KNATIVE_SCALE_DOWN_DELAY} {raw}" if delay is not None else f"{KNATIVE_SCALE_DOWN_DELAY} unset (Knative's 0s)"
-    how = "annotation" if annotated else "no annotation: setting kserveDefaultDeploymentMode"
     message = (
-        f"deploymentMode {mode} ({how}): Knative's KPA scales this GPU InferenceService in with {shown} after a "
-        f"stable window of {window if isinstance(window, str) else '60s (Knative default)'}, below {floor} s: a GPU "
-        f"replica removed on a short dip takes minutes to come back; set {KNATIVE_SCALE_DOWN_DELAY} to at least "
-        f"{floor}s"
+        f"{what} with {shown} after a stable window of {window if isinstance(window, str) else '60s (Knative default)'}, "
+        f"below {floor} s: a GPU replica removed on a short dip takes minutes to come back; set "
+        f"{KNATIVE_SCALE_DOWN_DELAY} to at least {floor}s"
     )
-    # Without the annotation the mode is the cluster's default (the setting), which the manifest does not show.
-    return [message if annotated else unproven(message)]
+    # Without the annotation the mode is the cluster's default (the setting), which the manifest does not show; on a
+    # Knative Service an unset delay is the cluster's config-autoscaler scale-down-delay, not in the files either.
+    if resource.type == KNATIVE_SERVICE_TYPE and raw is None:
+        proven = False
+    return [message if proven else unproven(message)]
 
 
 def _operator_window_findings(resource: Resource, config: dict) -> list[str]:
@@ -284,7 +304,7 @@ POLICY = Policy(
     name="llm-hpa-behavior",
     description=(
         "LLM autoscalers (HPAs, KEDA ScaledObjects, the HPAs and ScaledObjects KServe and the NIM operator render, "
-        "KServe's Knative KPA, AIBrix PodAutoscalers, KubeAI Models, Ray Serve GPU deployments) must "
+        "KServe's Knative KPA and a GPU model server's Knative Service, AIBrix PodAutoscalers, KubeAI Models, Ray Serve GPU deployments) must "
         "scale in after a stabilization window of at least 300 s, scale out by bounded steps and stay within their GPU "
         "pool's limit; where the target is in another file and only names suggest a model server, this is advice."
     ),

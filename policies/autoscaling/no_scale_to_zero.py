@@ -23,6 +23,7 @@ from policies.kube import (
     HPA_TYPES,
     ISVC_TYPE,
     KNATIVE_MODES,
+    KNATIVE_SERVICE_TYPE,
     SCALED_OBJECT_TYPE,
     annotations_of,
     as_dict,
@@ -73,32 +74,74 @@ def _stopped(resource: Resource) -> list[str]:
 # 69-74, called from reconcilers/knative/ksvc_reconciler.go:104-111), so on an InferenceService the annotation is
 # the author's stated intent but the floor depends on the KServe release: advice. On a Knative Service nothing
 # rewrites it, so "0" on a model server's revision template scales that server to zero.
-KNATIVE_SERVICE_TYPE = "kubernetes:serving.knative.dev/v1:Service"
 _MIN_SCALE_KEYS = ("autoscaling.knative.dev/min-scale", "autoscaling.knative.dev/minScale")
 
 
-def _knative_floor(resource: Resource, config: dict) -> list[str]:
-    """The finding for a Knative min-scale annotation of 0 on a model server, or none."""
+# Knative's cluster defaults (knative/serving knative-v1.23.0 pkg/autoscaler/config/config.go:44,60-64): scale to
+# zero enabled, min-scale 0, initial-scale 1, allow-zero-initial-scale false; an initial-scale annotation of 0 is
+# refused by the webhook unless the cluster allows it (pkg/apis/autoscaling/annotation_validation.go:265-276).
+_INITIAL_SCALE = "autoscaling.knative.dev/initial-scale"
+_KNATIVE_CLASS = "autoscaling.knative.dev/class"
+
+
+def _knative_annotations(resource: Resource, config: dict) -> tuple[str, dict] | None:
+    """(where, annotations) of the Knative revision a model server runs in: a Knative Service's template, or a GPU
+    InferenceService in Knative mode (KServe puts its annotations on the revision), else None."""
     if resource.type == ISVC_TYPE:
         mode, _ = kserve_deployment_mode(resource.props, str(config.get("kserveDefaultDeploymentMode") or "Serverless"))
-        if mode not in KNATIVE_MODES or get(resource.props, "spec", "predictor", "minReplicas") is not None:
-            return []
-        where, found = "metadata.annotations", annotations_of(resource.props)
-    elif resource.type == KNATIVE_SERVICE_TYPE and model_servers(resource):
-        where, found = "spec.template.metadata.annotations", annotations_of(as_dict(get(resource.props, "spec", "template")))
-    else:
+        return ("metadata.annotations", annotations_of(resource.props)) if mode in KNATIVE_MODES else None
+    if resource.type == KNATIVE_SERVICE_TYPE and model_servers(resource):
+        return "spec.template.metadata.annotations", annotations_of(as_dict(get(resource.props, "spec", "template")))
+    return None
+
+
+def _initial_scale(where: str, found: dict) -> list[str]:
+    if as_int(found.get(_INITIAL_SCALE)) != 0:
         return []
+    return [
+        unproven(
+            f'{where}: {_INITIAL_SCALE} is "0": Knative refuses it unless the cluster sets allow-zero-initial-scale '
+            f"(default false), and where allowed each new revision of this model server starts with no pod, so the first "
+            f"request waits for a GPU node, the image and the weights; drop it (Knative's default initial scale is 1)"
+        )
+    ]
+
+
+def _knative_floor(resource: Resource, config: dict) -> list[str]:
+    """The findings for a Knative min-scale (or initial-scale) of 0 on a model server, or for a Knative Service running
+    one with no min-scale at all (the cluster's default, 0 as shipped)."""
+    read = _knative_annotations(resource, config)
+    if read is None:
+        return []
+    where, found = read
+    out = _initial_scale(where, found)
+    if resource.type == ISVC_TYPE and get(resource.props, "spec", "predictor", "minReplicas") is not None:
+        return out
     key = next((k for k in _MIN_SCALE_KEYS if k in found), None)
-    if key is None or as_int(found[key]) != 0:
-        return []
+    if key is None:
+        if resource.type == KNATIVE_SERVICE_TYPE and found.get(_KNATIVE_CLASS, "kpa.autoscaling.knative.dev") == (
+            "kpa.autoscaling.knative.dev"
+        ):
+            # The cluster's config-autoscaler may raise min-scale or turn scale to zero off: not in the files.
+            out.append(
+                unproven(
+                    f"{where}: no {_MIN_SCALE_KEYS[0]}, so the revision takes the cluster's default, 0 as Knative ships "
+                    f"it (config-autoscaler min-scale 0, enable-scale-to-zero true), and the model server scales to zero "
+                    f"when idle; {_WHY}"
+                )
+            )
+        return out
+    if as_int(found[key]) != 0:
+        return out
     message = f'{where}: {key} is "0", so Knative scales the model server to zero when idle; {_WHY}'
     if resource.type == KNATIVE_SERVICE_TYPE:
-        return [message]
+        return [*out, message]
     return [
+        *out,
         unproven(
             f"{message} (KServe v0.20.0 writes min-scale from spec.predictor.minReplicas, default 1, over it; a release "
             f"that passes the annotation through to Knative scales to zero: set spec.predictor.minReplicas: 1 and drop it)"
-        )
+        ),
     ]
 
 
@@ -175,7 +218,8 @@ POLICY = Policy(
         "counts where its target is a GPU workload of the files or it reads a model server's series, and is advice "
         "where the target is elsewhere and only its names suggest a model server; a Knative min-scale annotation of 0 "
         "on a model server's Knative Service counts, and on a Serverless InferenceService is advice (KServe writes "
-        "min-scale from minReplicas)."
+        "min-scale from minReplicas); a model server's Knative Service with no min-scale (the cluster's default, 0 as "
+        "Knative ships it) and an initial-scale of 0 are advice."
     ),
     catalog="S5",
     severity="high",

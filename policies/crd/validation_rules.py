@@ -1,14 +1,18 @@
-"""S26: a custom resource passes the CEL rules (``x-kubernetes-validations``) of its pinned CRD.
+"""S26: a custom resource passes its pinned CRD's structural schema and CEL rules (``x-kubernetes-validations``).
 
 The API server refuses, on create, an object that breaks one of its CRD's rules: `pulumi up` stops
 there, and a third-party manifest never applies. policies/crd/cel.py evaluates the rules of the CRDs
 this project pins (policies/crd/cel_rules.json, with each CRD's source and tag) on every custom
-resource the stacks render and every one `policies check` reads.
+resource the stacks render and every one `policies check` reads; policies/crd/schema.py checks the same objects'
+``spec`` against the CRD version's structural schema (policies/crd/schemas.json): a required property missing, a
+value of the wrong type or outside an enum. A Karpenter v1 NodePool whose ``nodeClassRef`` keeps the v1beta1 form
+(``apiVersion``, no ``group``) is refused: karpenter.sh/v1 requires [group, kind, name]. Unknown fields are pruned
+by the API server, not refused, and are not reported.
 """
 
 from __future__ import annotations
 
-from policies.crd import cel
+from policies.crd import cel, schema
 from policies.framework import Policy, Resource
 from policies.kube import memoized
 
@@ -18,8 +22,20 @@ def outcome(resource: Resource) -> cel.Outcome:
     return memoized(resource, "crd-cel", lambda r: cel.evaluate(r.type, r.props))
 
 
-def _check(resource: Resource, config: dict) -> list[str]:
+def _schema_findings(resource: Resource) -> list[str]:
+    found = schema.evaluate(resource.type, resource.props)
+    if not found:
+        return []
+    pinned = schema.source_of(resource.type)
     return [
+        f"{f.where}: the API server refuses this object: {f.message} (schema of CRD {pinned.crd}, {pinned.source})"
+        for f in found
+        if not (resource.patch and "Required value" in f.message)  # a Kustomize patch leaves the rest to its base
+    ]
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    return _schema_findings(resource) + [
         f"{f.where}: the API server refuses this object: {f.rule.message} "
         f"(CEL rule of CRD {f.rule.crd}, {f.rule.source}: {f.rule.rule})"
         for f in outcome(resource).failed
@@ -28,15 +44,19 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="crd-validation-rules",
-    description="A custom resource passes the CEL validation rules of its CRD (the API server refuses it otherwise).",
+    description=(
+        "A custom resource passes its CRD's structural schema (required properties, types, enums) and CEL validation "
+        "rules (the API server refuses it otherwise)."
+    ),
     catalog="S26",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
-        "Change the field the finding names so that the rule holds; the message is the CRD's own. Rules that "
-        "compare with the stored object (oldSelf) run only on update and are not checked here."
+        "Change the field the finding names so that the rule holds; the message is the CRD's own. For a missing "
+        "required field, set it as the CRD version in apiVersion defines it (Karpenter v1's nodeClassRef takes group, "
+        "kind and name). Rules that compare with the stored object (oldSelf) run only on update and are not checked here."
     ),
-    resource_types=cel.resource_types(),
+    resource_types=tuple(sorted({*cel.resource_types(), *schema.resource_types()})),
     check_resource=_check,
     rationale=(
         "The API server evaluates a CRD's x-kubernetes-validations rules on every create and update and refuses "
@@ -48,6 +68,10 @@ POLICY = Policy(
         "and sha256 are in the file), evaluated with cel-expr-python plus Kubernetes' regex `find` and the strings "
         "extension's `split`. Rules that read `oldSelf` are transition rules the API server runs on update only, "
         "against the stored object: they are skipped. Schema defaults are not applied first; a rule that errs on a "
-        "field the API server would default is listed by crd-validation-rules-unevaluated, never passed."
+        "field the API server would default is listed by crd-validation-rules-unevaluated, never passed. The "
+        "structural schema (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation) "
+        "is checked with the jsonschema library on the pinned CRDs' schemas pruned to required, type and enum "
+        "(policies/crd/schemas.json, `python tools/crd_schemas.py --write`); unknown fields are pruned, not refused; "
+        "formats, patterns, bounds and pod specs inside a CRD are left to other rules."
     ),
 )

@@ -46,8 +46,9 @@ from policies.reading.image_fetches import image_fetches
 # Below this the checkpoint is smaller than the slack the rule asks for beyond it (~10 GiB): whether the node's disk
 # runs short then depends on its images and logs, which the manifest does not show, not on this download.
 SMALL_CHECKPOINT_GIB = 4.0
-# A parameter count in a model name ("Qwen2.5-0.5B-Instruct", "Llama-3.1-8B", "Mixtral-8x7B", "Qwen3-30B-A3B").
-_PARAMS = re.compile(r"(?<![A-Za-z0-9.])(?:\d+x)?(\d+(?:\.\d+)?)[bB](?![A-Za-z0-9])")
+# A parameter count in a model name ("Qwen2.5-0.5B-Instruct", "Llama-3.1-8B", "Mixtral-8x7B", "Qwen3-30B-A3B"), in
+# billions, or in millions ("opt-125m", "SmolLM2-135M", "pythia-70m").
+_PARAMS = re.compile(r"(?<![A-Za-z0-9.])(?:\d+x)?(\d+(?:\.\d+)?)([bBmM])(?![A-Za-z0-9])")
 
 
 def checkpoint_estimate_gib(model: str) -> Optional[float]:
@@ -59,7 +60,7 @@ def checkpoint_estimate_gib(model: str) -> Optional[float]:
         return find_model(repo).checkpoint_gib
     except (UnknownModel, ConfigError, ValueError, KeyError):
         pass
-    counts = [float(m.group(1)) for m in _PARAMS.finditer(repo.rsplit("/", 1)[-1])]
+    counts = [float(m.group(1)) / (1 if m.group(2) in "bB" else 1000) for m in _PARAMS.finditer(repo.rsplit("/", 1)[-1])]
     if not counts:
         return None
     experts = re.search(r"(\d+)x\d+(?:\.\d+)?[bB]", repo)

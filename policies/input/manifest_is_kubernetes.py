@@ -7,33 +7,45 @@ its objects checked by every rule, every finding advice); the finding stays, say
 it for a full check (`helm template ... | python -m policies check -`). One that cannot be rendered is not checked. A YAML file with no document holding
 apiVersion and kind (values.yaml, a CI workflow) is reported too, once per file, so a reader sees what was
 not checked rather than assuming it passed. Advisory: such files are normal in a repository.
+
+A Kubernetes object whose fields still hold placeholders meant for envsubst, sed or Terraform (``${PROJECT_ID}``,
+``$HF_TOKEN``, ``YOUR_BUCKET_NAME``, ``<image>``) is reported the same way, naming the field and the placeholder
+(policies/input/placeholders.py): the file is not deployable as is.
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
+from policies.input.placeholders import placeholder_findings
 from policies.input.unreadable import UNREADABLE_TYPE, message
 
 
-def _check(resource: Resource, config: dict) -> list[str]:
-    return [message(resource.props)] if resource.props.get("kind") in ("template", "not-kubernetes") else []
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    findings = []
+    for resource in resources:
+        if resource.type == UNREADABLE_TYPE:
+            if resource.props.get("kind") in ("template", "not-kubernetes", "template-read"):
+                findings.append((resource.name, message(resource.props)))
+        else:
+            findings.extend((resource.name, m) for m in placeholder_findings(resource))
+    return findings
 
 
 POLICY = Policy(
     name="manifest-is-kubernetes",
     description=(
-        "Files checked are rendered Kubernetes manifests: templates (read best-effort where their chart is found) and "
-        "files with no Kubernetes object are reported."
+        "Files checked are rendered Kubernetes manifests: templates (read best-effort where their chart is found), "
+        "files with no Kubernetes object and objects whose fields hold envsubst/sed/Terraform placeholders are reported."
     ),
     catalog="S27",
     severity="low",
     enforcement="advisory",
     remediation_steps=(
         "Render templates before checking (`helm template RELEASE CHART -f values.yaml | python -m policies check -`, "
-        "`kustomize build DIR | python -m policies check -`), and point the check at the manifests' folder."
+        "`kustomize build DIR | python -m policies check -`, `envsubst < FILE | python -m policies check -`), and "
+        "point the check at the manifests' folder."
     ),
-    resource_types=(UNREADABLE_TYPE,),
-    check_resource=_check,
+    check_stack=_check,
     rationale=(
         "What the pack did not read it did not check: a chart's templates hold Go template actions "
         "(https://helm.sh/docs/chart_template_guide/) that only `helm template` turns into manifests. Reporting them "

@@ -19,6 +19,8 @@ def unreadable_props(file: str, document: Any, line: int, why: str, kind: str) -
 
 
 def message(props: dict) -> str:
-    """The finding: where, and why nothing there was checked."""
+    """The finding: where, and why nothing there was checked (or, for a template read best-effort, how it was read)."""
     where = "the file" if props.get("document") is None else f"document {props['document']}"
+    if props.get("kind") == "template-read":  # read best-effort: its objects were checked (policies.manifests)
+        return f"{where} is {props.get('why')}"
     return f"{where} was not checked: {props.get('why')}"

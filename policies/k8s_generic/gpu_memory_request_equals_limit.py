@@ -2,19 +2,22 @@
 
 A Burstable GPU pod is first in line when the node runs short of memory: the kubelet evicts
 Burstable pods that exceed their requests before Guaranteed ones, and losing a GPU replica costs a
-multi-minute reload. Requests equal to limits also make Karpenter size the node for the real peak.
+multi-minute reload. Requests equal to limits also make Karpenter size the node for the real peak. A GPU of any
+vendor counts (AMD, Intel, Gaudi, Neuron, TPU, MIG slices: policies/reading/accelerators.py); set 12's kmjayadeep/llm-k8s-lab
+k8s/kserve-llm/inference-service.yaml at 722aacf (amd.com/gpu, memory 4Gi request, 8Gi limit) was missed.
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, pod_specs, requests_gpu, resource_value
+from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, pod_specs, resource_value
+from policies.reading.accelerators import requests_accelerator
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for path, podspec in pod_specs(resource):
-        if not requests_gpu(podspec):
+        if not requests_accelerator(podspec):
             continue
         for container in containers(podspec, model=True):
             request_raw = resource_value(container, "requests", "memory")

@@ -4,18 +4,62 @@ hostPath model caches are common in GPU serving (weights on the node's NVMe), an
 mount of a cache some other agent fills is defensible. A writable hostPath lets a pod change the
 node's files, leaves state behind that no controller cleans, and (with `DirectoryOrCreate`)
 creates host paths as root.
+
+Like the other generic rows held to model servers (G4, G8, G10, G11 judge only the serving container), a writable
+hostPath blocks on a pod that runs a model server or asks for GPUs; on any other workload (a chat UI keeping its
+data on the node, a node agent) it is advice: the rule guards the serving path, and a pod that is not on it may
+keep state on a pinned node by design.
+
+A non-root container writing to a ``DirectoryOrCreate`` hostPath is advice of its own: "If nothing exists at the given
+path, an empty directory will be created there as needed with permission set to 0755, having the same group and
+ownership with Kubelet" (https://kubernetes.io/docs/concepts/storage/volumes/#hostpath-volume-types), i.e. root, and
+fsGroup does not apply to hostPath volumes, so a runAsUser other than 0 cannot write there (set 12: g-rabah/namla-
+usecases- nim-deployment.yaml at 3f71b9a, a NIM cache as user 1000). Advice: the directory may already exist on the
+node with other owners.
 """
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs
-from policies.reading.node_agents import weighed
+from policies.reading.node_agents import weighed_to_serving
+
+
+def _run_as(podspec: dict, container: dict) -> object:
+    """The user the container runs as where the manifest says so (its securityContext over the pod's)."""
+    own = as_dict(container.get("securityContext")).get("runAsUser")
+    return own if own is not None else as_dict(podspec.get("securityContext")).get("runAsUser")
+
+
+def _created_as_root(path: str, podspec: dict) -> list[str]:
+    """Advice for each non-root container writing to a hostPath the kubelet creates (DirectoryOrCreate, root 0755)."""
+    created = {
+        v.get("name"): as_dict(v.get("hostPath")).get("path")
+        for v in as_list(podspec.get("volumes"))
+        if isinstance(v, dict) and as_dict(v.get("hostPath")).get("type") == "DirectoryOrCreate"
+    }
+    found: list[str] = []
+    for container in containers(podspec, init=True):
+        user = _run_as(podspec, container)
+        if not isinstance(user, int) or isinstance(user, bool) or user == 0:
+            continue
+        for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
+            if mount.get("name") in created and mount.get("readOnly") is not True:
+                found.append(
+                    unproven(
+                        f"{container_label(path, container)}: runs as user {user} and writes to hostPath "
+                        f"{created[mount['name']]} (DirectoryOrCreate) at {mount.get('mountPath')}, which the kubelet "
+                        f"creates owned by root with mode 0755 (fsGroup does not apply to hostPath), so its writes fail "
+                        f"with permission denied; create the directory with the right owner on the node, or use a PVC"
+                    )
+                )
+    return found
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for path, podspec in pod_specs(resource):
+        messages.extend(_created_as_root(path, podspec))
         host_paths = {
             v.get("name"): as_dict(v.get("hostPath")).get("path")
             for v in as_list(podspec.get("volumes"))
@@ -30,7 +74,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                         f"(volume {mount['name']}) writable at {mount.get('mountPath')}; a pod that writes "
                         f"to the node outlives itself there; mount it readOnly or use an emptyDir or PVC"
                     )
-    return weighed(resource, messages)
+    return weighed_to_serving(resource, messages)
 
 
 POLICY = Policy(

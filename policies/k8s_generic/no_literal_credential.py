@@ -23,7 +23,7 @@ import base64
 import binascii
 from typing import Any, Iterator, Optional
 
-from components.secrets import first_token
+from components.secrets import first_token, placeholder_value
 from policies.framework import Policy, Resource, unproven
 from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret
 from policies.kube import as_dict, workload_types
@@ -51,7 +51,7 @@ def _named_credential(item: dict) -> bool:
     name, value = item.get("name"), item.get("value")
     if not isinstance(name, str) or not isinstance(value, str) or not value.strip() or "valueFrom" in item:
         return False
-    if value.strip().startswith(_PLACEHOLDER_STARTS):
+    if value.strip().startswith(_PLACEHOLDER_STARTS) or placeholder_value(value):
         return False  # a placeholder the reader fills in
     return _credential_key(name.upper().replace("-", "_"))
 
@@ -97,7 +97,7 @@ def _secret_finding(props: dict) -> Optional[str]:
         if (token := first_token(text)) is not None:
             return f"{where} holds {token.described} in clear text: {_SECRET_FIX}"
         literal = text.strip()
-        if named is None and literal and not literal.startswith((*_PLACEHOLDER_STARTS, "[")):
+        if named is None and literal and not literal.startswith((*_PLACEHOLDER_STARTS, "[")) and not placeholder_value(literal):
             if _credential_key(where.split(".", 1)[1].upper().replace("-", "_").replace(".", "_")):
                 named = where
     if named is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from fnmatch import fnmatchcase
 
-from components.secrets import first_token
+from components.secrets import first_token, placeholder_value
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_list, container_label, containers, pod_specs, workload_types
 
@@ -46,9 +46,21 @@ def looks_secret(name: str, patterns: list[str] | tuple[str, ...]) -> bool:
     return any(fnmatchcase(name.upper(), str(p).upper()) for p in patterns)
 
 
+# Flag names that hold a credential on their own, beside the name patterns (which want a prefix: *_TOKEN): cloudflared's
+# `tunnel run --token` (cloudflare/cloudflared cmd/cloudflared/tunnel: tunnelTokenFlag, name "token", env TUNNEL_TOKEN), the
+# --secret / --apikey spellings of other servers.
+_SECRET_FLAGS = frozenset({"TOKEN", "SECRET", "APIKEY"})
+
+
 def _flag_is_secret(flag: str, patterns: list[str]) -> bool:
-    """``--api-key`` is API_KEY for the name patterns; ``--hf-token`` is HF_TOKEN."""
-    return looks_secret(flag.lstrip("-").replace("-", "_"), patterns)
+    """``--api-key`` is API_KEY for the name patterns; ``--hf-token`` is HF_TOKEN; ``--token`` is a credential too."""
+    name = flag.lstrip("-").replace("-", "_")
+    return name.upper() in _SECRET_FLAGS or looks_secret(name, patterns)
+
+
+def _literal(value: str) -> bool:
+    """A flag's value that is a credential written out: not an env reference, a file path or a placeholder word."""
+    return not _REFERENCE.fullmatch(value) and not value.startswith(("/", "./")) and not placeholder_value(value)
 
 
 def _token_message(where: str, text: str) -> str | None:
@@ -67,7 +79,7 @@ def _check_env(label: str, container: dict, patterns: list[str]) -> list[str]:
             continue
         value = env.get("value")
         if looks_secret(name, patterns):
-            if value not in (None, ""):
+            if value not in (None, "") and not placeholder_value(value):
                 messages.append(
                     f"{label}: env {name} has a literal value; {_FIX} (a literal lands in "
                     f"the pod spec, etcd and the Pulumi state)"
@@ -94,7 +106,7 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
                 messages.append(found)
                 continue
             for flag, value in _FLAG_IN_TEXT.findall(arg):
-                if _flag_is_secret(flag, patterns) and not _REFERENCE.fullmatch(value):
+                if _flag_is_secret(flag, patterns) and _literal(value):
                     messages.append(f"{where}: --{flag} has a literal value; {_ARG_FIX}")
                     break
             else:
@@ -106,7 +118,7 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
                     and isinstance(nxt, str)
                     and nxt
                     and not nxt.startswith("-")
-                    and not _REFERENCE.fullmatch(nxt)
+                    and _literal(nxt)
                     and first_token(nxt) is None
                 ):  # a token there is reported on its own
                     messages.append(f"{where}: {arg} has a literal value in {field}[{i + 1}]; {_ARG_FIX}")

@@ -8,27 +8,31 @@ a GPU node means other models.
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
+from policies.k8s_generic.serving_resource_requests import RUNTIME_ALONE
 from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.reading.kserve_runtime import effective_resources
+from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
+from policies.reading.lws_groups import presumed_servers, weighed_presumed
 from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     found = []
-    for s in model_servers(resource):
+    for s in model_servers(resource) + presumed_servers(resource):
         resources, merged = effective_resources(resource, s.path, s.container)
+        alone = resources is None and (resources := unclaimed_runtime_resources(resource, s.container)) is not None
         if (
             resources is not None
             and get(resources, "limits", "memory") is None
             and namespace_default(resource, "limits", "memory") is None  # a LimitRange of the run fills it
         ):
-            found.append(
+            message = (
                 f"{s.label}: no resources.limits.memory on this {s.engine} server{merged}; host memory for weight "
                 f"loading, /dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
             )
+            found.append(weighed_presumed(s, unproven(f"{message}{RUNTIME_ALONE}") if alone else message))
     server = operator_server(resource)
     if server is not None and server.memory_limit is None:
         found.append(

@@ -106,7 +106,9 @@ def _wrong_port(resource: Any, server: ModelServer) -> Optional[str]:
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for server in model_servers(resource):
+    from policies.reading.lws_groups import presumed_servers, weighed_presumed
+
+    for server in model_servers(resource) + presumed_servers(resource):
         if server.engine == "kserve":
             continue  # the ServingRuntime supplies the probes of a predictor `model`
         if not takes_requests(resource, server.path, server.container):
@@ -115,12 +117,38 @@ def _check(resource: Resource, config: dict) -> list[str]:
             continue  # the operator gives the pod one (KubeRay, Knative: policies/operator_defaults.py)
         if wrong := _wrong_port(resource, server):
             messages.append(wrong)
+        elif early := _ready_before_pull(server):
+            messages.append(early)
         elif not isinstance(server.container.get("readinessProbe"), dict):
             # The engine's own readiness endpoint and port (components/serving_engines.toml readiness, port).
             row = engine_row(server.engine)
             probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
-            messages.append(_no_readiness(server.label, server.engine, server.container, probe))
+            messages.append(weighed_presumed(server, _no_readiness(server.label, server.engine, server.container, probe)))
     return messages
+
+
+# Ollama paths that answer 200 as soon as the server listens, whatever models it holds (ollama/ollama v0.32.15
+# server/routes.go:1877-1880 "/" and /api/version, :1886-1887 and :1632-1645 /api/tags lists the local models).
+_OLLAMA_UP = ("/", "/api/tags", "/api/version")
+
+
+def _ready_before_pull(server: ModelServer) -> Optional[str]:
+    """Advice for an Ollama server that pulls its model beside `ollama serve` and is Ready by a path that answers
+    before the pull ends: requests for the model fail ("model not found") while it downloads."""
+    path = as_dict(as_dict(server.container.get("readinessProbe")).get("httpGet")).get("path")
+    if server.engine != "ollama" or path not in _OLLAMA_UP:
+        return None
+    from policies.reading.ollama_pulls import pulls_while_serving
+
+    models = pulls_while_serving(server.container, server.podspec)
+    if not models:
+        return None
+    return unproven(
+        f"{server.label}: readinessProbe GET {path} answers 200 as soon as ollama serve listens, but the container pulls "
+        f"{', '.join(models)} beside it, so the pod is Ready and receives requests that fail with 'model not found' "
+        f"until the pull ends; probe with an exec command that checks the model (ollama show MODEL), or pull in an "
+        f"init container"
+    )
 
 
 def _no_readiness(label: str, engine: str, container: dict, probe: str) -> str:

@@ -3,23 +3,34 @@
 Karpenter picks the instance type from the pending pods' requests, and the scheduler packs by
 them. A GPU container that requests only `nvidia.com/gpu` lets the node fill with other pods
 until tokenisation, detokenisation and weight loading starve for CPU and memory. (A limit
-without a request counts: Kubernetes then defaults the request to the limit.)
+without a request counts: Kubernetes then defaults the request to the limit.) A server that
+requests memory but not CPU is advice: CPU is compressible, so it is slowed, not killed.
 """
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.reading.kserve_runtime import effective_resources
+from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
+from policies.reading.lws_groups import presumed_servers, weighed_presumed
 from policies.reading.serving import model_servers
+
+# A runtime no InferenceService of the files selects: the pods are an InferenceService's, which may set what it lacks.
+RUNTIME_ALONE = " (no InferenceService of the files selects this runtime; one that does may set them in its predictor)"
+# CPU is compressible, memory is not: a container short of CPU is throttled and keeps running, one short of memory is
+# OOM-killed or evicted first (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
+# "How Pods with resource limits are run"; node-pressure eviction ranks pods by memory usage above requests). With
+# memory requested, a missing CPU request slows the server under contention but does not stop it serving.
+_CPU_ONLY = " (advisory: memory is requested, and a server short of CPU is throttled, not killed)"
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = []
-    for server in model_servers(resource):
+    messages: list[str] = []
+    for server in model_servers(resource) + presumed_servers(resource):
         resources, merged = effective_resources(resource, server.path, server.container)
+        alone = resources is None and (resources := unclaimed_runtime_resources(resource, server.container)) is not None
         if resources is None:
             continue  # a KServe runtime not among the objects checked completes this container
         missing = [
@@ -32,11 +43,15 @@ def _check(resource: Resource, config: dict) -> list[str]:
             and namespace_default(resource, "limits", r) is None
         ]
         if missing:
-            messages.append(
+            message = (
                 f"{server.label}: no {' or '.join(missing)} request on this {server.engine} server{merged}, so "
                 f"Karpenter sizes the node and the scheduler packs it as if it needed none; request "
                 f"what the engine uses besides the GPU"
             )
+            if alone:
+                messages.append(unproven(f"{message}{RUNTIME_ALONE}"))
+            else:
+                messages.append(weighed_presumed(server, unproven(message + _CPU_ONLY) if missing == ["cpu"] else message))
     operator = operator_server(resource)
     if operator is not None and operator.unrequested:
         fields = " and ".join(f for _, f in operator.unrequested)

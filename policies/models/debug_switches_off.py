@@ -36,6 +36,13 @@ one), ``--attention-backend triton``/``torch_native`` (:2356-2361, choices :98-1
 they are the working choice. ``TORCH_SHOW_CPP_STACKTRACES=1`` is advice too (PyTorch: prints the C++ stack trace on an error,
 a debugging aid, https://docs.pytorch.org/docs/stable/torch_environment_variables.html).
 
+vLLM's ``--trust-request-chat-template`` is advice: the server then renders the Jinja chat template a client sends
+with its request instead of the model's; vLLM keeps it off ("If False, the server will always use the chat template
+specified by --chat-template or the ones from tokenizer", vllm/entrypoints/openai/cli_args.py FrontendArgs
+trust_request_chat_template = False, an option of vLLM 0.11.0 to 0.34.0 by components/vllm_cli_flags.json), so any
+client that reaches the server chooses how its prompt is built (set 12: PhenixForge/vllm-serving-kubernetes-platform
+kubernetes-eks/deployment.yaml at 4f4be04).
+
 A context length below 2,048 tokens (vLLM ``--max-model-len``, SGLang ``--context-length``, TGI ``--max-total-tokens``,
 llama.cpp ``--ctx-size``, Ray Serve LLM ``engine_kwargs.max_model_len``) is a benchmark setting left in a serving
 pod: vLLM refuses a request whose prompt plus answer exceed it (400), so most chat conversations fail. Advice:
@@ -52,6 +59,7 @@ from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import as_dict, as_int, as_list, get, split_type
 from policies.reading.engines import env_values, table_servers
 from policies.reading.serving import ModelServer, engine_configs, model_servers, pod_labels
+from policies.reading.vllm_args import vllm_servers
 
 
 def _is_one(value: str) -> bool:
@@ -187,6 +195,19 @@ def _sglang_fallbacks(resource: Resource) -> list[Unproven]:
     return messages
 
 
+def _request_templates(resource: Resource) -> list[Unproven]:
+    """Advice for a vLLM server that renders the chat templates its clients send (module docstring)."""
+    return [
+        unproven(
+            f"{s.label}: --trust-request-chat-template makes vLLM render the Jinja chat template any client sends with "
+            "its request instead of the model's (vLLM keeps it off by default), so whoever reaches the server decides "
+            "how prompts are built; remove it unless every client is trusted"
+        )
+        for s in vllm_servers(resource)
+        if "trust-request-chat-template" in s.args
+    ]
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     allowed = {v for v in config.get("allowedVariables", []) if isinstance(v, str)}
     findings: list = []
@@ -201,6 +222,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 findings.append((r.name, unproven(message)))
         findings.extend((r.name, message) for message in _short_contexts(r))
         findings.extend((r.name, message) for message in _sglang_fallbacks(r))
+        findings.extend((r.name, message) for message in _request_templates(r))
     return findings
 
 
@@ -211,7 +233,7 @@ POLICY = Policy(
     "AIBrix drives them), nor SGLang's fallback kernels (--disable-cuda-graph, triton/torch_native attention, pytorch "
     "sampling), nor debug logging left on: NCCL_DEBUG=INFO/TRACE, VLLM_LOGGING_LEVEL, "
     "LOG_LEVEL or RUST_LOG at debug/trace, TORCH_SHOW_CPP_STACKTRACES, nor a benchmark context length below 2048 "
-    "tokens (advice).",
+    "tokens, nor vLLM's --trust-request-chat-template (advice).",
     catalog="S36",
     severity="medium",
     enforcement="mandatory",

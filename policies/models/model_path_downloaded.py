@@ -21,6 +21,7 @@ from typing import Mapping, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers
+from policies.models.group_model_copies import group_findings
 from policies.reading.downloaders import LLMAZ_MODEL_DIR, LLMAZ_TOOL, Fetch, fetches
 from policies.reading.engines import path_under, table_servers, volume_at
 from policies.reading.vllm_args import served_model, vllm_servers
@@ -98,7 +99,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for label, podspec, container, path in _servers(resource):
         if (message := _finding(resource, label, podspec, container, path)) is not None:
             messages.append(message)
-    return messages
+    return messages + group_findings(resource)
 
 
 POLICY = Policy(

@@ -392,7 +392,10 @@ class Renderer:
                 assert node.pipe is not None
                 value = self.pipe(node.pipe, dot, scopes)
                 if not node.pipe.decl:
-                    self._emit(out, go_text(value))
+                    # An unknown value right after a key's colon (`key:{{- include "x" . | nindent 4 }}`) is spaced
+                    # from it, so the key still parses with the placeholder as its value.
+                    spaced = value is UNKNOWN and bool(out) and out[-1].endswith(":")
+                    self._emit(out, (" " if spaced else "") + go_text(value))
             elif node.kind == "template":
                 arg = self.pipe(node.pipe, dot, scopes) if node.pipe else None
                 self._emit(out, go_text(self.include(node.name, arg)))

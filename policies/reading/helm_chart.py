@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -75,10 +76,13 @@ class Chart:
 
 def find_chart(file: str, top: Optional[str]) -> Optional[str]:
     """The folder of the nearest Chart.yaml above ``file``, searching no higher than ``top`` (None: the file's folder
-    and its parent), when ``file`` lies under that chart's ``templates/`` (the only files Helm renders)."""
+    and its parent; a ``templates`` folder: its parent), when ``file`` lies under that chart's ``templates/`` (the only
+    files Helm renders)."""
     here = os.path.abspath(file)
     folder = os.path.dirname(here)
     limit = os.path.abspath(top) if top else os.path.dirname(folder)
+    if os.path.basename(limit) == "templates":  # a chart's templates/ folder checked alone: its chart is just above
+        limit = os.path.dirname(limit)
     while True:
         if os.path.isfile(os.path.join(folder, CHART_FILE)):
             inside = here.startswith(os.path.join(folder, "templates") + os.sep)
@@ -178,6 +182,35 @@ def render(file: str, text: str, chart: Chart) -> str:
     # Values are copied so `set`/`merge` in one template change nothing another template sees.
     own = Chart(chart.root, chart.meta, copy.deepcopy(chart.values), chart.values_file, chart.defines)
     return renderer.render(nodes, _context(own, file))
+
+
+# A line that is only an unknown block (an include the chart does not define, `| nindent N`) right under a key that
+# holds string pairs (or an object's metadata, which holds such maps): it becomes an entry whose key holds the
+# placeholder, which `unknowns` drops, so the labels or annotations the chart does state are still read. Under any
+# other key (a pod spec, a container) it stays, the text is not YAML, and the file is reported as before: dropping an
+# unknown block there would make the fields it may set look absent.
+_PAIRS_KEYS = ("metadata", "labels", "annotations", "matchLabels", "nodeSelector", "podLabels", "podAnnotations")
+_BARE = re.compile(r"^([ \t]+)" + re.escape(PLACEHOLDER) + r"[ \t]*$")
+
+
+def repaired(text: str) -> str:
+    """``text`` with unknown blocks under labels, annotations and selectors written as droppable entries."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        m = _BARE.match(line)
+        if m is None:
+            continue
+        indent = len(m.group(1))
+        parent = next(
+            (x for x in reversed(lines[:i]) if x.strip() and not x.lstrip().startswith("#") and _indent_of(x) < indent), ""
+        )
+        if parent.rstrip().endswith(":") and parent.strip().rstrip(":") in _PAIRS_KEYS:
+            lines[i] = f"{m.group(1)}{PLACEHOLDER}-{i}: {PLACEHOLDER}"
+    return "\n".join(lines)
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def settled(value: Any) -> Any:

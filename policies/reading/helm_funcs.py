@@ -90,9 +90,12 @@ def _has_unknown(value: Any, depth: int = 0) -> bool:
 
 
 def _indent(width: Any, text: Any) -> Any:
-    if not _known(width, text):
+    # An unknown block keeps its place: indented, on its own line (nindent), so the YAML around it still parses (the
+    # placeholder then stands alone as the value of the key above it, or policies/reading/helm_chart.py repaired
+    # drops it from labels and annotations). Its text is all indent's result is ever used for.
+    if width is UNKNOWN:
         return UNKNOWN
-    pad = " " * int(width)
+    pad = " " * int(_number(width))
     return pad + go_text(text).replace("\n", "\n" + pad)
 
 

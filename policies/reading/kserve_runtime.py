@@ -189,6 +189,22 @@ def effective_resources(resource: Any, path: str, container: dict) -> tuple[dict
     return merged_resources(runtime, container), f" (with {runtime.label} merged in, as KServe does)"
 
 
+def unclaimed_runtime_resources(resource: Any, container: dict) -> dict | None:
+    """A KServe runtime container's own ``resources`` when no InferenceService of the files selects the runtime (so
+    nothing read supplies what it lacks), else None: the runtime is then judged where an InferenceService uses it, and
+    with no view of the files (a resource alone, as under the Pulumi CLI) it is not judged at all."""
+    group, kind = split_type(resource.type)
+    view = viewed_resources()
+    if group != "serving.kserve.io" or kind not in RUNTIME_KINDS or view is None:
+        return None
+    name = get(resource.props, "metadata", "name")
+    for other in view:
+        chosen = predictor_runtime(other)
+        if chosen is not None and (chosen.kind, chosen.name) == (kind, name):
+            return None
+    return as_dict(container.get("resources"))
+
+
 __all__ = [
     "Runtime",
     "builtin_runtime",
@@ -198,4 +214,5 @@ __all__ = [
     "merged_resources",
     "predictor_runtime",
     "runtime_container",
+    "unclaimed_runtime_resources",
 ]

@@ -37,4 +37,23 @@ def weighed(resource: Any, messages: list[str]) -> list[str]:
     return [unproven(m + NOTE) for m in messages]
 
 
-__all__ = ["NOTE", "node_agent", "weighed"]
+SERVING_NOTE = (
+    " (advisory: this pod runs no model server and asks for no GPU; what it leaves on the node is its own state, "
+    "not the serving path's)"
+)
+
+
+def serving(resource: Any) -> bool:
+    """True when a pod of the resource runs a model server or asks for GPUs (what the serving rows judge)."""
+    return bool(model_servers(resource)) or any(requests_gpu(spec) for _, spec in pod_specs(resource))
+
+
+def weighed_to_serving(resource: Any, messages: list[str]) -> list[str]:
+    """The messages of a rule written for serving pods (G31), advisory (and said so) on any other workload."""
+    if not messages or serving(resource):
+        return messages
+    note = NOTE if node_agent(resource) else SERVING_NOTE
+    return [unproven(m + note) for m in messages]
+
+
+__all__ = ["NOTE", "SERVING_NOTE", "node_agent", "serving", "weighed", "weighed_to_serving"]

@@ -84,3 +84,21 @@ def ollama_tag_pulls(resource: object) -> list:
                             )
                         )
     return messages
+
+
+def pulls_while_serving(container: Mapping, podspec: Mapping) -> list[str]:
+    """The models a serving container pulls in its own command or postStart hook (beside ``ollama serve``, so the
+    server answers before the pull ends); an init container's pull ends before the server starts and is not listed."""
+    volumes = {
+        str(v.get("name")): str(get(v, "configMap", "name"))
+        for v in (as_dict(v) for v in as_list(podspec.get("volumes")))
+        if get(v, "configMap", "name")
+    }
+    env = env_values(container)
+    found: list[str] = []
+    for text in _scripts(container, volumes):
+        for match in _PULL.finditer(text):
+            model = _resolve(match.group(1), env, text) or match.group(1)
+            if model not in found:
+                found.append(model)
+    return found

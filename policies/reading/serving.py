@@ -175,6 +175,12 @@ def model_server_engine(container: Mapping, *, ray: bool = False) -> str | None:
         return None  # Dynamo's frontend or planner: an engine image, but a process that holds no model
     if vllm_command_line(container, image_entrypoint=not ray) is not None:
         return "vllm"
+    # A command line that starts another engine wins over an image name that only mentions vllm (NVIDIA Dynamo's
+    # vllm-runtime image running `python3 -m dynamo.sglang`).
+    argv = command_tokens(container)[0]
+    started = next((e.name for e in engine_table() if e.name != "vllm" and _invocation(argv, e) is not None), None)
+    if started is not None:
+        return started
     if not ray and is_vllm_container(container):
         return "vllm"
     for engine in engine_table():

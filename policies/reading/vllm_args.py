@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
-from components.serving_engines import engine_named
+from components.serving_engines import ENGINES, engine_named
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
 from policies.reading.engine_flags import flag_set_engine
 
@@ -346,8 +346,41 @@ def parallel_size(args: Mapping[str, str | None], flag: str) -> int | None:
     return value if value is not None and value > 0 else None
 
 
+def serve_model_tag(container: Mapping, *, image_entrypoint: bool = True) -> Optional[str]:
+    """The positional model tag of a `vllm serve` line (`vllm serve MODEL ...`, or the first arg to the
+    vllm/vllm-openai image's `vllm serve` entrypoint), or None: no positional, or the line runs a module
+    (`python -m vllm.entrypoints...` has no model_tag that anything reads). `vllm serve` reads it over --model:
+    "If model is specified in CLI (as positional arg), it takes precedence" (vllm 0.33.0
+    vllm/entrypoints/cli/serve.py:56-57, ServeSubcommand.cmd: args.model = args.model_tag; the same first
+    statement at vllm-project/vllm 00a5fdd2)."""
+    line = vllm_command_line(container, image_entrypoint=image_entrypoint)
+    if not line:
+        return None
+    row = engine_named("vllm")
+    modules = row.modules if row else ("vllm.entrypoints",)
+    argv = command_tokens(container)[0]
+    start = _invocation_start(argv)
+    if start is not None and argv[start - 1].startswith(modules):
+        return None
+    if line[0] == "serve":  # `args: [serve, MODEL, ...]` on an image whose entrypoint is `vllm`
+        line = line[1:]
+    return line[0] if line and _flag(line[0]) is None and line[0] not in ("--", "") else None
+
+
+def program_word(token: str) -> bool:
+    """True for a token that starts a program rather than naming a model: an engine's module
+    (vllm.entrypoints.openai.api_server) or command word of the engine table, or python / -m."""
+    words = {word for row in ENGINES for command in row.commands for word in command} | {"python", "python3", "-m"}
+    return token in words or token.startswith(tuple(m for row in ENGINES for m in row.modules))
+
+
 def served_model(server: VllmServer) -> Optional[str]:
-    """The model a vLLM container serves: `--model`, or the first positional token of `vllm serve`."""
+    """The model a vLLM container serves: the positional model tag of `vllm serve` (it wins over --model), then
+    `--model`, then the first positional token of the line. A tag that is a program word (S38 blocks the line)
+    gives way to --model, the model the author meant, so the other rules judge that one."""
+    tag = None if server.runtime_merged else serve_model_tag(server.container)
+    if tag is not None and not program_word(tag):
+        return tag
     if server.args.get("model"):
         return server.args["model"]
     if server.runtime_merged:

@@ -15,6 +15,9 @@ What is checked, and how sure it is:
   two read releases that both lack the option): the manifest names the release, and that release's parser refuses it;
 - advisory where no release read has the option but the image names none of them (``latest``, a rebuild such as Red
   Hat's, a release outside 0.6.0-0.34.0, or the script pip-installs the engine before serving): the parser inside is not known, though no vLLM read accepts the option;
+- an option that takes no value written with one (``--enforce-eager=true``: argparse exits with "ignored explicit
+  argument"), as the same table records per release (``flags``): mandatory at a read release tag, advice where the
+  image names no release and every release read that has the option has it take no value;
 - silent where some release has it and the image's release is unknown, and for KServe's Hugging Face server (its
   ``--backend vllm`` takes vLLM's options with ``parse_known_args``, which ignores unknown ones: kserve v0.20.0
   python/huggingfaceserver/huggingfaceserver/__main__.py:213).
@@ -43,6 +46,8 @@ from policies.reading.vllm_args import (
     command_tokens,
     expand_env,
     is_shell_operator,
+    program_word,
+    serve_model_tag,
     vllm_command_line,
     vllm_servers,
 )
@@ -203,6 +208,45 @@ def _finding(option: str, server: _Server) -> Optional[str]:
     )
 
 
+def explicit_values(tokens: list[str]) -> list[tuple[str, str]]:
+    """(option, value) of each ``--option=value`` token, in order, up to a shell operator or ``--``; those holding a
+    variable are left out (decided at run time)."""
+    found = []
+    for token in tokens:
+        if token == "--" or is_shell_operator(token):
+            break
+        name, eq, value = token.partition("=")
+        if eq and name.startswith("--") and len(name) > 2 and "$" not in token:
+            found.append((name, value))
+    return found
+
+
+def _value_refused(option: str, value: str, server: _Server) -> Optional[str]:
+    """``--flag=value`` for a flag that takes no value: argparse exits with "ignored explicit argument" (CPython
+    Lib/argparse.py consume_optional: an explicit argument to an action of nargs 0 raises ArgumentError) and vLLM's
+    FlexibleArgumentParser passes ``--key=value`` through unchanged (0.33.0 vllm/utils/argparse_utils.py:386-391).
+    Mandatory where the image names a release read whose parser has the flag take no value; advice where the image
+    names none and every release read that has the flag has it take no value."""
+    table, release, bounds = _release(server)
+    if not table.no_value:
+        return None
+    name, image = server.row.display, server.image
+    bare = "--" + option.lstrip("-").replace("_", "-")
+    fix = f"write {bare} alone (or its --no- form, where the release has one) instead of {option}={value}"
+    refused = f"argparse exits with \"ignored explicit argument '{value}'\" and the server never starts"
+    if bounds:
+        if all(table.takes_no_value(option, bound) for bound in bounds):
+            return f"{option}={value}: {bare} takes no value in {name} {release} (image {image}), so {refused}; {fix}"
+        return None
+    having = table.releases_with(option)
+    if having and all(table.takes_no_value(option, r) for r in having):
+        return unproven(
+            f"{option}={value}: {bare} takes no value in every {name} release read that has it ({table.span(having)}), "
+            f"and image {image} names none of them; if its {name} is one of them, {refused}; {fix}"
+        )
+    return None
+
+
 def _one_argument(token: str, name: str) -> str:
     """An option and its value in one argument ("--quantization bitsandbytes" as one list item): argparse takes an
     argument holding a space for a positional one (Python 3.11 argparse.py _parse_optional: "if it contains a space,
@@ -247,10 +291,38 @@ def _module_finding(server: _Server) -> Optional[str]:
     return None
 
 
+def _model_tag_finding(server: VllmServer) -> Optional[str]:
+    """``vllm serve TAG ... --model X``: the positional tag wins over --model (vllm 0.33.0 vllm/entrypoints/cli/serve.py:
+    56-57). A tag that is an engine's own module or command word (``vllm serve vllm.entrypoints.openai.api_server``,
+    someone mixing the two ways to start the server) is no model: vLLM looks it up as one and exits. A tag that may be
+    a model but differs from --model is advice: the server serves the tag, not what --model says."""
+    tag = serve_model_tag(server.container)
+    if tag is None:
+        return None
+    model = server.args.get("model")
+    if program_word(tag):
+        given = f" over --model {model}" if model else ""
+        return (
+            f"vllm serve {tag}: the positional argument is vLLM's model tag, which wins{given} (vllm/entrypoints/cli/"
+            f"serve.py: args.model = args.model_tag), and {tag} is a program to run, not a model, so vLLM looks up a "
+            f"model of that name and exits before serving; drop it and name the model once (`vllm serve MODEL` or --model)"
+        )
+    if model and model != tag:
+        return unproven(
+            f"vllm serve {tag} ... --model {model}: the positional model tag wins over --model (vllm/entrypoints/cli/"
+            f"serve.py: args.model = args.model_tag), so the server loads {tag}, not {model}; name the model once"
+        )
+    return None
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     allowed = {f"--{str(o).lstrip('-')}" for o in config.get("allowedOptions", [])}
-    findings = []
+    findings: list[tuple[str, str]] = []
     for r in resources:
+        tags = [(s.label, _model_tag_finding(s)) for s in vllm_servers(r) if not s.runtime_merged and not _preset_args(r, s)]
+        findings.extend(
+            (r.name, unproven(f"{label}: {m}") if isinstance(m, Unproven) else f"{label}: {m}") for label, m in tags if m
+        )
         for server in _servers(r):
             messages = [_module_finding(server)] if server.module else []
             for option in dict.fromkeys(options_written(server.tokens)):
@@ -261,6 +333,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 if found is not None:
                     fix = "remove it or use the spelling of the image's release"
                     messages.append(unproven(f"{found}; {fix}") if isinstance(found, Unproven) else f"{found}; {fix}")
+            if server.row.name == "vllm":
+                messages += [
+                    _value_refused(o, v, server) for o, v in explicit_values(server.tokens) if o.replace("_", "-") not in allowed
+                ]
             for message in messages:
                 if message is not None:
                     text = f"{server.label}: {message}"
@@ -271,8 +347,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 POLICY = Policy(
     name="engine-options-exist",
     description="Every option passed to an engine's argument parser (vLLM, SGLang) exists in the engine release the "
-    "image runs (argparse exits on an unknown option), and so does the entry module it starts; vLLM's demo server "
-    "(python -m vllm.entrypoints.api_server, not for production) is advised against.",
+    "image runs (argparse exits on an unknown option), a vLLM flag that takes no value is not given one "
+    "(--enforce-eager=true), and the entry module it starts exists; vLLM's demo server "
+    "(python -m vllm.entrypoints.api_server, not for production) is advised against; `vllm serve`'s positional "
+    "model tag, which wins over --model, must be a model, not a module or command word.",
     catalog="S38",
     severity="high",
     enforcement="mandatory",

@@ -169,3 +169,31 @@ def test_an_options_table_loads_and_needs_its_file_and_source():
         load_engines(with_source + OPTIONS.replace("vllm_cli_flags.json", "missing.json"))
     with pytest.raises(EngineTableError, match=r"options.images: a non-empty list is required"):
         load_engines(with_source + OPTIONS.replace('["toy/toy-server"]', "[]"))
+
+
+def test_listens_loads_and_needs_a_host_setting_a_known_value_and_its_source():
+    listening = ROW.replace(
+        'moving_tags = ["nightly"]', 'moving_tags = ["nightly"]\nlistens = "loopback"\nimages_listen_all = true'
+    )
+    with_host = listening.replace(
+        'max-model-len = ["max_context", "env:TOY_CONTEXT"]',
+        'max-model-len = ["max_context", "env:TOY_CONTEXT"]\nhost = ["host", "env:TOY_HOST"]',
+    )
+    sourced = with_host.replace(
+        'tags = "toy v1 RELEASING.md L2"\n', 'tags = "toy v1 RELEASING.md L2"\nlistens = "toy v1 server.py L9 host 127.0.0.1"\n'
+    )
+    (toy,) = load_engines(sourced)
+    assert (toy.listens, toy.images_listen_all, toy.flags["host"], toy.env["host"]) == (
+        "loopback",
+        True,
+        ("host",),
+        ("TOY_HOST",),
+    )
+    with pytest.raises(EngineTableError, match=r"sources.listens: every fact needs its source"):
+        load_engines(with_host)
+    with pytest.raises(
+        EngineTableError, match=r"settings.host: a row that states where the server listens names its host setting"
+    ):
+        load_engines(listening.replace('tags = "toy v1 RELEASING.md L2"\n', 'tags = "toy v1 RELEASING.md L2"\nlistens = "x"\n'))
+    with pytest.raises(EngineTableError, match=r"\[engines.toy\].listens: 'everywhere' is not one of all, loopback"):
+        load_engines(sourced.replace('listens = "loopback"', 'listens = "everywhere"'))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -89,7 +90,61 @@ def test_the_tool_writes_spans_the_loader_reads_back():
     assert tool._version("sglang-0.5.5.post1-py3-none-any.whl") == "0.5.5.post1"
     for name in ("vllm_cli_flags.json", "sglang_cli_flags.json"):
         written = json.loads((ROOT / "components" / name).read_text())
-        assert set(written) == {"releases", "options", "modules"}
+        assert {"releases", "options", "modules"} <= set(written) <= {"releases", "options", "modules", "flags"}
+    flagged = tool.table({"0.9.0": {"--a"}, "0.10.0": {"--a"}}, {"0.9.0": set(), "0.10.0": set()}, {"0.10.0": {"--a"}})
+    assert flagged["flags"] == {"--a": "1"}
+
+
+_ARG_UTILS = """
+import argparse
+from dataclasses import dataclass
+
+def get_kwargs(cls):
+    for name in names:
+        if contains_type(type_hints, bool):
+            # Creates --no-<name> and --<name> flags
+            kwargs[name]["action"] = argparse.BooleanOptionalAction
+
+@dataclass
+class EngineArgs:
+    enforce_eager: bool = False
+    trust_remote_code: bool | None = None
+    hf_token: bool | str | None = None
+    tokenizer_mode: str = "auto"
+    quiet: bool = False
+
+    @staticmethod
+    def add_cli_args(parser):
+        kw = get_kwargs(EngineArgs)
+        kw["quiet"]["type"] = str
+        parser.add_argument("--enforce-eager", **kw["enforce_eager"])
+        parser.add_argument("--trust-remote-code", **kw["trust_remote_code"])
+        parser.add_argument("--hf-token", **kw["hf_token"])
+        parser.add_argument("--tokenizer-mode", **kw["tokenizer_mode"])
+        parser.add_argument("--quiet", **kw["quiet"])
+        parser.add_argument("--headless", action="store_true")
+        parser.add_argument("--disable-x", action=StoreBoolean)
+        parser.add_argument("--both", action="store_true")
+"""
+_BENCH = """
+def add(parser):
+    parser.add_argument("--both", type=int)
+"""
+
+
+def test_no_value_options_reads_each_parser_entry_conservatively(tmp_path):
+    spec = importlib.util.spec_from_file_location("read_engine_options", ROOT / "tools" / "read_engine_options.py")
+    assert spec and spec.loader
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    wheel = tmp_path / "vllm-0.99.0-cp38-abi3-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("vllm/engine/arg_utils.py", _ARG_UTILS)
+        archive.writestr("vllm/benchmarks/serve.py", _BENCH)
+    found = tool.no_value_options(str(wheel))
+    # bool fields through get_kwargs (with their --no- form) and store_true; not a bool|str field, a str field, a field
+    # whose kwargs the source changes, a custom action, or a name another parser entry gives a value.
+    assert found == {"--enforce-eager", "--no-enforce-eager", "--trust-remote-code", "--no-trust-remote-code", "--headless"}
 
 
 @pytest.mark.parametrize("file", ["vllm_cli_flags.json", "sglang_cli_flags.json"])

@@ -375,6 +375,19 @@ EXPECTED = {
     # S36 (hygiene): KubeRay's LLM sample serves Qwen2.5-7B-Instruct with engine_kwargs.max_model_len 1024, a demo
     # setting under which longer chats are refused (advisory).
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "debug-switches-off"),
+    # Advisory (unproven), reviewed: the ai-on-eks Ray blueprints ship Secret hf-token with data.hf-token
+    # "$HUGGING_FACE_HUB_TOKEN" (not base64; applied as written the API server refuses it: a placeholder, G47), and
+    # data-on-eks' RayService image is $ECR_REGISTRY/ray-llm:$RAY_LLM_TAG (InvalidImageName unless rendered; its
+    # folder's script renders it with envsubst, G46).
+    ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "secret-data-base64"),
+    ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "secret-data-base64"),
+    ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "container-can-start"),
+    # S27 (advisory): manifests meant for envsubst, applied as written, send the placeholder literally. data-on-eks'
+    # RayService lists $S3_BUCKET, $AWS_REGION and $ECR_REGISTRY in its header (image $ECR_REGISTRY/ray-llm:$RAY_LLM_TAG);
+    # LWS's vLLM and SGLang samples set HF_TOKEN to `$HF_TOKEN` (the kubelet expands only $(VAR)).
+    ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "manifest-is-kubernetes"),
+    ("docs__examples__sglang__lws.yaml", "manifest-is-kubernetes"),
+    ("docs__examples__vllm__GPU__lws.yaml", "manifest-is-kubernetes"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.

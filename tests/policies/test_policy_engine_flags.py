@@ -137,6 +137,8 @@ def test_a_dynamo_sglang_worker_is_read_as_sglang():
     manifest = _dgd(line, image)
     container = {"image": image, "command": ["/bin/sh", "-c"], "args": [line]}
     assert model_server_engine(container) == "sglang"
+    # The command line decides, not an image name that mentions vllm (Dynamo's vllm-runtime image).
+    assert model_server_engine({**container, "image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.5.0"}) == "sglang"
     messages = [m for level, m in found_by([manifest], "model-source-pinned") if level == "mandatory"]
     assert any("model deepseek-ai/DeepSeek-R1-Distill-Llama-8B comes from the Hugging Face Hub" in m for m in messages)
     # Dynamo's own options (--disaggregation-transfer-backend is SGLang's; Dynamo's parser takes its own first).

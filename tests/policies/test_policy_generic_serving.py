@@ -10,6 +10,7 @@ from policies.k8s_generic import (
     serving_readiness_probe,
     serving_resource_requests,
 )
+from policies.registry import evaluate
 
 LABEL = "container kserve-container"
 POLICIES = (
@@ -78,12 +79,30 @@ def test_memory_limit_missing():
 
 def test_requests_missing():
     def drop(c):
+        c["resources"]["requests"].pop("memory")
+        c["resources"]["limits"].pop("memory")
+
+    found = messages(serving_resource_requests.POLICY, mutated(drop))
+    assert found == [
+        f"{LABEL}: no memory request on this vllm server, so Karpenter sizes the node and the scheduler packs it as if "
+        f"it needed none; request what the engine uses besides the GPU"
+    ]
+    assert [v.enforcement for v in evaluate([mutated(drop)], policies=[serving_resource_requests.POLICY])] == ["mandatory"]
+
+
+def test_a_missing_cpu_request_beside_a_memory_request_is_advice():
+    # Set 12: raphideb/llm-k8s setup-llama-k8s/manifests/models/gemma-2-9b-it-q4-k-m-deployment.yaml (llama.cpp,
+    # memory 8Gi requested, no cpu) was a wrong blocking finding: CPU is compressible, the server is throttled.
+    def drop(c):
         c["resources"]["requests"].pop("cpu")
 
-    assert messages(serving_resource_requests.POLICY, mutated(drop)) == [
+    found = messages(serving_resource_requests.POLICY, mutated(drop))
+    assert found == [
         f"{LABEL}: no cpu request on this vllm server, so Karpenter sizes the node and the scheduler packs it as if it "
-        f"needed none; request what the engine uses besides the GPU"
+        f"needed none; request what the engine uses besides the GPU (advisory: memory is requested, and a server short "
+        f"of CPU is throttled, not killed)"
     ]
+    assert [v.enforcement for v in evaluate([mutated(drop)], policies=[serving_resource_requests.POLICY])] == ["advisory"]
 
 
 def test_a_limit_counts_as_the_request():

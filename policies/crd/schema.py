@@ -1,0 +1,152 @@
+"""The API server's structural checks of custom resources: the ``spec`` schema of each pinned CRD version.
+
+On create the API server prunes fields the schema does not know (unless ``x-kubernetes-preserve-unknown-fields``),
+applies the schema's defaults, and validates what is left against the version's ``openAPIV3Schema``
+(https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation): a
+``required`` property missing, a value of the wrong ``type`` or outside an ``enum`` refuses the object
+(``spec.template.spec.nodeClassRef.group: Required value``). The schemas come from policies/crd/schemas.json, pruned
+from the pinned CRDs by ``python tools/crd_schemas.py --write`` (each with its repository, tag and sha256); nothing
+here reads the reference folder. They are checked with the ``jsonschema`` library (Draft 7), after translating the
+Kubernetes extensions:
+
+- unknown fields are allowed (the API server prunes them, it does not refuse them);
+- ``x-kubernetes-int-or-string`` is an integer or a string;
+- a required property the schema defaults is dropped from ``required`` at extraction (defaulting fills it first);
+- ``null`` is accepted everywhere, and so are values the engine does not know yet (a Pulumi Output, a redacted
+  secret): they are not judged. Formats, patterns, bounds and pod specs inside a CRD are not checked here.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from policies.framework import Unknown
+
+DATA = Path(__file__).with_name("schemas.json")
+_REDACTED = "[secret]"
+# More findings than this on one object say the wrong CRD version more than anything else: the first ones suffice.
+_MAX_FINDINGS = 8
+
+
+@dataclass(frozen=True)
+class Schema:
+    """One CRD version's pruned ``spec`` schema, with where it came from."""
+
+    crd: str
+    source: str
+    spec: dict
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One structural error: where (``spec.a.b[0]``) and what (the API server's kind of error, in words)."""
+
+    where: str
+    message: str
+
+
+@functools.cache
+def schemas_by_type() -> dict[str, Schema]:
+    """Pulumi type token (``kubernetes:<group>/<version>:<kind>``) -> that CRD version's schema."""
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    return {
+        f"kubernetes:{crd['group']}/{version}:{crd['kind']}": Schema(crd["crd"], crd["source"], spec)
+        for crd in data["crds"]
+        for version, spec in crd["versions"].items()
+    }
+
+
+def resource_types() -> tuple[str, ...]:
+    """Every type token a pinned CRD gives a schema, sorted."""
+    return tuple(sorted(schemas_by_type()))
+
+
+def _json_schema(node: dict) -> dict:
+    """The jsonschema form of one pruned Kubernetes schema node (see the module docstring)."""
+    out: dict[str, Any] = {}
+    if node.get("x-kubernetes-int-or-string"):
+        out["type"] = ["integer", "string", "null"]
+    elif isinstance(node.get("type"), str):
+        out["type"] = [node["type"], "null"]
+    if isinstance(node.get("enum"), list):
+        out["enum"] = [*node["enum"], None]
+    if node.get("required"):
+        out["required"] = list(node["required"])
+    if node.get("properties"):
+        out["properties"] = {name: _json_schema(sub) for name, sub in node["properties"].items()}
+    if isinstance(node.get("items"), dict):
+        out["items"] = _json_schema(node["items"])
+    if isinstance(node.get("additionalProperties"), dict):
+        out["additionalProperties"] = _json_schema(node["additionalProperties"])
+    return out
+
+
+@functools.cache
+def _validator(type_token: str) -> Any:
+    # Imported on first use: `policies check` on manifests without custom resources never pays for it.
+    import jsonschema
+
+    schema = schemas_by_type()[type_token]
+    return jsonschema.Draft7Validator(_json_schema(schema.spec))
+
+
+def _plain(value: Any) -> Any:
+    """The value as JSON would carry it: YAML dates as text, unknown and redacted values as null (not judged)."""
+    if isinstance(value, Unknown) or value == _REDACTED:
+        return None
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return value
+
+
+def _where(path: Any) -> str:
+    text = "spec"
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _words(error: Any) -> str | None:
+    if error.validator == "required":
+        missing = str(error.message).split("'")[1] if "'" in str(error.message) else str(error.message)
+        return f"required field {missing} is missing (Required value)"
+    if error.validator == "type":
+        types = [t for t in error.validator_value if t != "null"]
+        return f"{_shown(error.instance)} is not of type {' or '.join(types)} (Invalid value)"
+    if error.validator == "enum":
+        allowed = ", ".join(repr(v) for v in error.validator_value if v is not None)
+        return f"{_shown(error.instance)} is not one of {allowed} (Unsupported value)"
+    return None
+
+
+def evaluate(type_token: str, props: Any) -> list[Finding]:
+    """The structural errors of one custom resource's ``spec`` against its pinned CRD version; [] when none or when
+    no schema is pinned for the type."""
+    if type_token not in schemas_by_type() or not isinstance(props, dict) or not isinstance(props.get("spec"), dict):
+        return []
+    errors = sorted(_validator(type_token).iter_errors(_plain(props["spec"])), key=lambda e: [str(p) for p in e.path])
+    found = []
+    for error in errors:
+        words = _words(error)
+        if words is not None:
+            found.append(Finding(_where(error.path), words))
+    return found[:_MAX_FINDINGS]
+
+
+def source_of(type_token: str) -> Schema:
+    """The pinned schema of a type token that has one."""
+    return schemas_by_type()[type_token]

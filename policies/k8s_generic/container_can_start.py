@@ -1,0 +1,211 @@
+"""G46: every container of a pod template can start: the kubelet and the runtime refuse what no image can fix.
+
+The API server stores these templates, and the pod is scheduled, but the container never runs:
+
+* **an image reference that does not parse** (``<ECR_REPO_URI>:latest``, ``REPLACE_ME``, a space): the kubelet's
+  image manager parses the reference before any pull (kubernetes pkg/kubelet/images/image_manager.go
+  EnsureImageExists -> applyDefaultImageTag -> pkg/util/parsers/parsers.go ParseImageName ->
+  distribution/reference ParseNormalizedNamed) and on an error leaves the container waiting with reason
+  ``InvalidImageName`` (policies/reading/image_reference.py holds the grammar). A reference holding a variable
+  (``$ECR_REGISTRY/ray-llm:$TAG``, ``${IMAGE}:v1``) is advice: such files are rendered before they are applied
+  (awslabs/data-on-eks data-stacks/ray-on-eks/examples/ray-batch-inference pipes each file through ``render`` =
+  envsubst into ``kubectl apply``), and only the unrendered file fails; so is a ``ko://`` import path, which ``ko
+  resolve`` replaces with the image it builds (kserve/kserve config/llmisvc/manager.yaml);
+* **a command that is a relative path to a system binary** (``bin/sh``): runc changes to the working directory and
+  then resolves ``args[0]`` with Go's exec.LookPath (opencontainers/runc v1.2.9 libcontainer/standard_init_linux.go:191
+  finalizeNamespace, which chdirs to the process cwd at init_linux.go:309-351, then :208 ``exec.LookPath``), which
+  tries a name holding a slash as a path from there and never searches PATH. ``bin/sh`` is ``/bin/sh`` only where
+  the working directory is ``/``; it blocks where the manifest's ``workingDir`` or the image's known WORKDIR says
+  otherwise (vllm/vllm-openai: ``WORKDIR /vllm-workspace``, vllm-project/vllm docker/Dockerfile stage vllm-base,
+  the code index's stored version 0000977e), and is advice where the working directory is not known;
+* **a memory limit below what any container can start in**: a bare number is bytes (``memory: "64"`` is 64 bytes,
+  not 64Gi). Docker refuses a limit under 6 MiB ("It's not kernel limit, we want this 6M limit to account for
+  overhead during startup", moby daemon/daemon_unix.go ``linuxMinMemory = 6291456``), CRI-O under 12 MiB
+  (``minMemoryLimit = 12582912``: "A lower value would result in the container failing to start"), and under
+  containerd runc's own init process is OOM-killed ("container init was OOM-killed (memory limit too low?)",
+  runc v1.2.9 libcontainer/process_linux.go:584). A limit under 6 MiB blocks; a request that small with no such
+  limit is advice (the container runs, but the scheduler reserves nothing for it);
+* **a vLLM command line that exits at once**: ``vllm WORD`` where WORD is no subcommand of vLLM's CLI (vLLM v0.33.0
+  vllm/entrypoints/cli/main.py:55-65 CMD_MODULES, :98 ``add_subparsers``: argparse exits 2 on "invalid choice");
+  and ``vllm serve <a vllm.entrypoints module> --model M``: the positional model_tag replaces --model
+  (serve.py:55-57), so vLLM tries to load a model named after the module and exits.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, fmt_number, get, pod_specs
+from policies.reading.image_reference import image_reference_error
+from policies.reading.vllm_args import command_tokens, is_shell_operator, positional_tokens, vllm_command_line
+
+# moby daemon/daemon_unix.go linuxMinMemory: the smallest limit a container runtime is known to accept.
+MIN_MEMORY_BYTES = 6 * 1024 * 1024
+# vLLM v0.33.0 vllm/entrypoints/cli: the `name` of each command CMD_MODULES registers (openai.py chat/complete,
+# serve.py, launch.py, benchmark/main.py bench, collect_env.py, download_kernels.py, preload.py, run_batch.py,
+# snapshot.py).
+VLLM_SUBCOMMANDS = frozenset(
+    {
+        "chat",
+        "complete",
+        "serve",
+        "launch",
+        "bench",
+        "collect-env",
+        "download-kernels",
+        "preload",
+        "run-batch",
+        "snapshot",
+    }
+)
+# Images whose WORKDIR is known (see the module docstring), by repository.
+_IMAGE_WORKDIRS = {"vllm/vllm-openai": "/vllm-workspace", "docker.io/vllm/vllm-openai": "/vllm-workspace"}
+# First path elements of a relative command that evidently means a system binary (bin/sh for /bin/sh).
+_SYSTEM_DIRS = frozenset({"bin", "sbin", "usr"})
+_SYSTEM_PREFIXES = ("/bin/", "/sbin/", "/usr/", "/lib", "/opt/", "/etc/")
+# Words that may stand before a command in a shell script.
+_PREFIX_WORDS = frozenset({"exec", "nohup", "time", "then", "do", "else"})
+
+
+def _image_message(label: str, image: object) -> str | None:
+    if not isinstance(image, str) or not image:
+        return None  # no image: a patch or an operator fills it; the API server judges a missing one
+    why = image_reference_error(image)
+    if why is None:
+        return None
+    if "$" in image or "{{" in image or "://" in image:
+        # A variable a rendering step fills (envsubst, a deploy script, ko's ko:// import paths): only the file applied
+        # as written fails.
+        return unproven(
+            f"{label}: image {image!r} holds a variable ({why} as written); the file must be rendered (envsubst, ko, "
+            f"a deploy script) before it is applied, or the kubelet reports InvalidImageName and the container never "
+            f"starts"
+        )
+    return (
+        f"{label}: image {image!r} is not a valid image reference ({why}); the kubelet cannot parse it, so the "
+        f"container waits with InvalidImageName and never starts; replace it with a registry/repository:tag"
+    )
+
+
+def _workdir(container: Mapping) -> str | None:
+    workdir = container.get("workingDir")
+    if isinstance(workdir, str) and workdir:
+        return workdir
+    image = container.get("image")
+    if not isinstance(image, str):
+        return None
+    repository = image.split("@", 1)[0]
+    if ":" in repository.rsplit("/", 1)[-1]:
+        repository = repository[: repository.rfind(":")]
+    return _IMAGE_WORKDIRS.get(repository)
+
+
+def _command_message(label: str, container: Mapping) -> str | None:
+    command = container.get("command")
+    first = command[0] if isinstance(command, list) and command else None
+    if not isinstance(first, str) or first.startswith("/") or "/" not in first or "$" in first:
+        return None
+    if first.split("/", 1)[0] not in _SYSTEM_DIRS:
+        return None  # ./run.sh, scripts/start.sh: relative on purpose, resolved from the working directory
+    workdir = _workdir(container)
+    resolved = posixpath.normpath(posixpath.join(workdir, first)) if workdir else None
+    text = (
+        f"{label}: command {first!r} is a relative path; the runtime resolves it from the working directory "
+        f"({workdir or 'the image WORKDIR, not known here'}), not from PATH"
+    )
+    if resolved is None or resolved.startswith(_SYSTEM_PREFIXES):
+        return unproven(f"{text}; it runs only where that directory is /; write /{first}")
+    return f"{text}, so it looks for {resolved}, which no image holds: the container exits at once; write /{first}"
+
+
+def _memory_messages(label: str, container: Mapping) -> list[str]:
+    found = []
+    limit = as_quantity(get(container, "resources", "limits", "memory"))
+    if limit is not None and 0 < limit < MIN_MEMORY_BYTES:
+        found.append(
+            f"{label}: resources.limits.memory is {fmt_number(limit)} bytes (a bare number is bytes, not Gi); no "
+            f"container starts under {MIN_MEMORY_BYTES // 2**20} MiB (Docker refuses it, CRI-O refuses under 12 MiB, "
+            f"runc's init is OOM-killed), so the pod never runs; write the unit (e.g. 64Gi)"
+        )
+        return found
+    request = as_quantity(get(container, "resources", "requests", "memory"))
+    if request is not None and 0 < request < MIN_MEMORY_BYTES:
+        found.append(
+            unproven(
+                f"{label}: resources.requests.memory is {fmt_number(request)} bytes (a bare number is bytes, not Gi); "
+                f"the scheduler reserves nothing for this container, so it lands on nodes without room and is the "
+                f"first evicted; write the unit (e.g. 32Gi)"
+            )
+        )
+    return found
+
+
+def _vllm_messages(label: str, container: Mapping) -> list[str]:
+    found = []
+    tokens, _ = command_tokens(container)
+    for i, token in enumerate(tokens[:-1]):
+        before = tokens[i - 1] if i else ""
+        if posixpath.basename(token) != "vllm" or not (i == 0 or is_shell_operator(before) or before in _PREFIX_WORDS):
+            continue
+        word = tokens[i + 1]
+        if word.startswith("-") or "$" in word or word in VLLM_SUBCOMMANDS:
+            continue
+        found.append(
+            f"{label}: `vllm {word}` is not a command of vLLM's CLI ({', '.join(sorted(VLLM_SUBCOMMANDS))} at "
+            f"v0.33.0); argparse exits with 'invalid choice' and the container restarts in a loop; write `vllm serve`"
+        )
+    line = vllm_command_line(container, image_entrypoint=False)
+    positionals = positional_tokens(line) if line else []
+    if positionals and positionals[0][1].startswith("vllm.entrypoints"):
+        found.append(
+            f"{label}: `vllm serve {positionals[0][1]}` passes the module as the model: the positional model_tag "
+            f"replaces --model, so vLLM tries to load a model named {positionals[0][1]} and exits; drop the module "
+            f"(`vllm serve MODEL`) or run `python -m {positionals[0][1]} --model MODEL`"
+        )
+    return found
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages: list[str] = []
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec, init=True):
+            label = container_label(path, container)
+            image = _image_message(label, container.get("image"))
+            messages.extend([image] if image else [])
+            command = _command_message(label, container)
+            messages.extend([command] if command else [])
+            messages.extend(_memory_messages(label, container))
+            messages.extend(_vllm_messages(label, container))
+    return messages
+
+
+POLICY = Policy(
+    name="container-can-start",
+    description=(
+        "Every container can start: its image reference parses, a command is not a relative path to a system "
+        "binary, a memory limit is not a unit-less handful of bytes, and a vLLM command line names a real command."
+    ),
+    catalog="G46",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Replace a placeholder image with the real registry/repository:tag (lower-case repository, no spaces or "
+        "<...>/${...}); write commands as absolute paths (/bin/sh); give memory quantities a unit (64Gi, 512Mi); run "
+        "`vllm serve MODEL [options]`."
+    ),
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "The API server stores these pod templates, so the object applies, but no container runs: the kubelet "
+        "refuses an image reference distribution/reference cannot parse (InvalidImageName, kubernetes "
+        "pkg/kubelet/images/image_manager.go EnsureImageExists -> pkg/util/parsers ParseImageName -> "
+        "ParseNormalizedNamed); runc resolves a relative command from the working directory, not PATH (runc v1.2.9 "
+        "libcontainer/standard_init_linux.go:191,208); a limit under 6 MiB kills or refuses the container (moby "
+        "linuxMinMemory = 6291456, CRI-O minMemoryLimit = 12582912, runc v1.2.9 libcontainer/process_linux.go:584); "
+        "vLLM v0.33.0's CLI exits on an unknown subcommand (vllm/entrypoints/cli/main.py:55-65,98) and lets a "
+        "positional model_tag replace --model (serve.py:55-57). Where the working directory is unknown, or only a "
+        "request is that small, the finding is advice."
+    ),
+)

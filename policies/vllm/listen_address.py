@@ -1,0 +1,199 @@
+"""S51: a model server listens on the pod's address where its probes and its Service reach it.
+
+The kubelet sends httpGet, tcpSocket and grpc probes to the pod IP (unless the probe names a ``host``), and a
+Service's endpoints are the pod IPs: a server bound to 127.0.0.1 refuses both, so the pod is never Ready (a
+readinessProbe), is restarted for ever (a livenessProbe), or serves no request through its Service. Where each engine
+binds with its host setting unset is the engine table's ``listens`` (components/serving_engines.toml, cited at the
+row's release): vLLM and TGI bind every address; SGLang (``--host`` default 127.0.0.1), the llama.cpp server
+(``--host`` 127.0.0.1) and Ollama (OLLAMA_HOST 127.0.0.1:11434) bind loopback. llama.cpp's server images and
+ollama/ollama set that setting to every address in their environment (``images_listen_all``), so their default holds
+only where the binary runs in another image.
+
+Blocking when the manifest shows the whole command line and environment (a core workload or a LeaderWorkerSet), a
+probe without ``host`` or a Service among the objects checked targets the server's port, and either the host setting
+says loopback (``--host 127.0.0.1``, ``OLLAMA_HOST=localhost``) or it is unset on an engine no environment variable can
+move (SGLang). Advice where an image's own environment, an ``envFrom``, a ``--config`` file or a variable split into
+options may set the host. Silent where nothing outside the pod reaches the port (a sidecar proxy forwarding to it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Optional
+
+from components.serving_engines import Engine
+from policies.framework import Policy, Resource, unproven
+from policies.kube import as_dict, as_list, get, is_custom_type, split_type
+from policies.reading.engines import table_args
+from policies.reading.route_path import service_selectors
+from policies.reading.serving import (
+    ModelServer,
+    engine_command_line,
+    engine_row,
+    model_servers,
+    namespace_of,
+    pod_labels,
+    selector_matches,
+)
+from policies.reading.vllm_args import parse_vllm_args, positional_tokens, vllm_command_line
+
+_OWN_COMMAND_LINE = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "LeaderWorkerSet"})
+_PROBES = ("readinessProbe", "livenessProbe", "startupProbe")
+_SERVICE_TYPE = ("", "Service")
+
+
+def _host_port(value: str) -> tuple[str, Optional[int]]:
+    """The host and port of a host setting: ``0.0.0.0``, ``127.0.0.1:11434``, ``http://[::1]:8080/``."""
+    text = value.strip().strip("\"'")
+    text = text.split("://", 1)[-1].split("/", 1)[0]
+    port: Optional[int] = None
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        tail = rest.lstrip(":")
+    elif text.count(":") == 1:
+        host, _, tail = text.partition(":")
+    else:
+        host, tail = text, ""
+    if tail.isdigit():
+        port = int(tail)
+    return host, port
+
+
+def loopback(host: str) -> bool:
+    """True for an address only the pod's own processes reach."""
+    return host.lower() == "localhost" or host.startswith("127.") or host in ("::1", "0:0:0:0:0:0:0:1")
+
+
+def _settings(server: ModelServer, row: Engine) -> Optional[tuple[dict, list[str]]]:
+    """The server's settings in vLLM's names and its command line, or None when the container does not show it."""
+    if row.name == "vllm":
+        line = vllm_command_line(server.container)
+        return (parse_vllm_args(line), line) if line is not None else None
+    line = engine_command_line(server.container, row)
+    return (table_args(server.container, row, line), line) if line is not None else None
+
+
+def _loose(line: list[str]) -> bool:
+    """A variable the shell splits into options (``$EXTRA_ARGS``, ``"$@"``) may carry the host setting."""
+    return any("$@" in t or "$*" in t for t in line) or any("$" in t and i for i, t in positional_tokens(line))
+
+
+def _bind(server: ModelServer, row: Engine) -> Optional[tuple[str, str, int, bool]]:
+    """(address, how the manifest says so, port, proven) for a server bound to loopback only, else None."""
+    found = _settings(server, row)
+    if found is None:
+        return None
+    args, line = found
+    if any(t.startswith("dynamo.") for t in line) or "uds" in args:
+        return None  # Dynamo's worker serves no HTTP itself; a socket path replaces host and port
+    value = args.get("host")
+    host, port = _host_port(value) if isinstance(value, str) else ("", None)
+    raw_port = args.get("port")
+    if raw_port is not None:
+        port = int(raw_port) if str(raw_port).isdigit() else None
+        if port is None:
+            return None  # a variable
+    port = port or row.port
+    if isinstance(value, str):
+        if "$" in value or not loopback(host):
+            return None
+        return host, f"{row.spelling('host')} {value}", port, True
+    if "host" in args or row.listens != "loopback":
+        return None
+    image = str(server.container.get("image") or "").lower()
+    if row.images_listen_all and any(i in image for i in row.images):
+        return None  # the publisher's image sets the host setting to every address
+    hidden = "config" in args or _loose(line) or bool(row.env.get("host") and server.container.get("envFrom"))
+    proven = not row.images_listen_all and not hidden
+    return "127.0.0.1", f"its default with {row.spelling('host')} unset", port, proven
+
+
+def _named_port(container: Mapping, port: Any) -> Optional[int]:
+    """A port number, a named port resolved through the container's ports (None if unknown)."""
+    if isinstance(port, str) and not port.isdigit():
+        named = [p for p in as_list(container.get("ports")) if isinstance(p, dict) and p.get("name") == port]
+        port = named[0].get("containerPort") if named else None
+    return int(port) if isinstance(port, (int, str)) and not isinstance(port, bool) and str(port).isdigit() else None
+
+
+def _probes_on(container: Mapping, port: int) -> list[str]:
+    """The container's probes the kubelet sends to the pod IP on ``port``."""
+    found = []
+    for name in _PROBES:
+        probe = as_dict(container.get(name))
+        for kind in ("httpGet", "tcpSocket", "grpc"):
+            handler = as_dict(probe.get(kind))
+            if handler and "host" not in handler and _named_port(container, handler.get("port")) == port:
+                found.append(name)
+    return found
+
+
+def _services_on(resource: Resource, container: Mapping, port: int, services: list[Resource]) -> list[str]:
+    """The Services among the objects checked that select the workload's pods and send to ``port``."""
+    labels = pod_labels(resource)
+    selectors = service_selectors(services)
+    found = []
+    for service in services:
+        name = get(service.props, "metadata", "name")
+        if name not in selectors or namespace_of(service) != namespace_of(resource):
+            continue
+        if not any(selector_matches(selectors[name], lab, plain=True) for lab in labels):
+            continue
+        for entry in as_list(get(service.props, "spec", "ports")):
+            entry = as_dict(entry)
+            if _named_port(container, entry.get("targetPort", entry.get("port"))) == port:
+                found.append(f"Service {name}")
+                break
+    return found
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    services = [r for r in resources if split_type(r.type) == _SERVICE_TYPE]
+    findings: list[tuple[str, str]] = []
+    for resource in resources:
+        kind = split_type(resource.type)[1]
+        if kind not in _OWN_COMMAND_LINE or (kind != "LeaderWorkerSet" and is_custom_type(resource.type)):
+            continue
+        for server in model_servers(resource):
+            row = engine_row(server.engine)
+            bound = _bind(server, row) if row is not None and row.listens else None
+            if bound is None or row is None:
+                continue
+            address, how, port, proven = bound
+            targets = _probes_on(server.container, port) + _services_on(resource, server.container, port, services)
+            if not targets:
+                continue
+            message = (
+                f"{server.label}: {row.display} listens on {address}:{port} only ({how}), so the connections of "
+                f"{' and '.join(targets)} to the pod IP are refused and the server is unreachable from outside its "
+                f"pod; set {row.spelling('host')} 0.0.0.0"
+            )
+            if not proven:
+                message += (
+                    " (advisory: the host setting may come from somewhere the files do not show: the image's own "
+                    "environment, an envFrom, a config file or a variable split into options)"
+                )
+            findings.append((resource.name, message if proven else unproven(message)))
+    return findings
+
+
+POLICY = Policy(
+    name="server-listens-on-pod-ip",
+    description="A model server whose probes or Service reach it on the pod IP listens on every address, not on "
+    "loopback (SGLang, the llama.cpp server and Ollama bind 127.0.0.1 unless told otherwise).",
+    catalog="S51",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Pass the engine's host setting as 0.0.0.0: SGLang --host 0.0.0.0, llama-server --host 0.0.0.0 (or "
+        "LLAMA_ARG_HOST), Ollama OLLAMA_HOST=0.0.0.0:11434, vLLM --host 0.0.0.0 (or leave it unset); or put a proxy "
+        "in the pod that listens on the pod IP and forwards to the loopback port."
+    ),
+    check_stack=_check,
+    rationale=(
+        "The kubelet probes the pod IP unless a probe sets host "
+        "(https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/), and a "
+        "Service forwards to the pod IPs; a socket bound to 127.0.0.1 accepts neither. Each engine's default bind address "
+        "is the engine table's listens column with its source (components/serving_engines.toml)."
+    ),
+)

@@ -1,0 +1,228 @@
+"""G46 container-can-start: what the kubelet and the runtime refuse although the API server stores the template."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from policy_fixtures import found_by
+
+from policies.reading.image_reference import image_reference_error
+
+POLICY = "container-can-start"
+
+
+def _deployment(container: dict, name: str = "vllm") -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def _phenixforge() -> dict:
+    # Minimal form of PhenixForge/vllm-serving-kubernetes-platform kubernetes-eks/deployment.yaml@4f4be0455dd27441f40856aac72f390a7c0362ce
+    # (spent set 12): `image: <ECR_REPO_URI>:latest`, a placeholder its own comment says to replace.
+    return _deployment(
+        {
+            "name": "vllm",
+            "image": "<ECR_REPO_URI>:latest",
+            "args": ["--model", "TheBloke/Mistral-7B-Instruct-v0.1-AWQ", "--quantization", "awq"],
+            "resources": {"limits": {"nvidia.com/gpu": 1, "memory": "16Gi"}, "requests": {"memory": "16Gi"}},
+        },
+        name="vllm-server",
+    )
+
+
+def _spangreen_vllm() -> dict:
+    # Minimal form of spangreen/K8s-Ollama-Setup manifests/vllm-deployment.yaml@7373feb524420908e908f9fefa9fd5372fd72558
+    # (spent set 12; the file itself also fails YAML parsing at line 52, read here with its indentation fixed):
+    # command ["bin/sh", "-c"] with "vllm server $(VLLM_MODEL) $(VLLM_ARGS)", memory limit "64" and request "32".
+    return _deployment(
+        {
+            "name": "vllm",
+            "image": "vllm/vllm-openai:latest",
+            "command": ["bin/sh", "-c"],
+            "args": ["vllm server $(VLLM_MODEL) $(VLLM_ARGS)"],
+            "resources": {
+                "limits": {"cpu": "16", "memory": "64", "nvidia.com/gpu": 1},
+                "requests": {"cpu": "2", "memory": "32", "nvidia.com/gpu": 1},
+            },
+        }
+    )
+
+
+def test_placeholder_image_blocks():
+    assert found_by([_phenixforge()], POLICY) == [
+        (
+            "mandatory",
+            "container vllm: image '<ECR_REPO_URI>:latest' is not a valid image reference (invalid reference format); "
+            "the kubelet cannot parse it, so the container waits with InvalidImageName and never starts; replace it "
+            "with a registry/repository:tag",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "123456789012.dkr.ecr.us-east-1.amazonaws.com/vllm-serving:latest",
+        "vllm/vllm-openai:v0.6.3",
+        "nvcr.io/nim/meta/llama3-8b-instruct:1.0.0",
+        "localhost:5000/team/app",
+        "Registry.Example.com/app:1",
+        "ubuntu@sha256:" + "a" * 64,
+    ],
+)
+def test_the_real_image_passes(image):
+    # The careful form: the same Deployment with the ECR URI filled in (or any reference the grammar accepts).
+    obj = _phenixforge()
+    obj["spec"]["template"]["spec"]["containers"][0]["image"] = image
+    assert found_by([obj], POLICY) == []
+
+
+@pytest.mark.parametrize(
+    ("image", "why"),
+    [
+        ("${IMAGE}:v1", "invalid reference format"),
+        ("REPLACE_ME", "repository name (REPLACE_ME) must be lowercase"),
+        ("ghcr.io/MyOrg/app:1", "repository name (MyOrg/app) must be lowercase"),
+        ("vllm/vllm-openai :latest", "invalid reference format"),
+        ("a" * 64, "a bare 64-hex identifier is not a repository name"),
+    ],
+)
+def test_reference_grammar(image, why):
+    assert image_reference_error(image) == why
+
+
+def test_relative_command_unit_less_memory_and_unknown_subcommand_block():
+    found = found_by([_spangreen_vllm()], POLICY)
+    assert [level for level, _ in found] == ["mandatory", "mandatory", "mandatory"]
+    texts = sorted(message for _, message in found)
+    assert texts[1] == (
+        "container vllm: command 'bin/sh' is a relative path; the runtime resolves it from the working directory "
+        "(/vllm-workspace), not from PATH, so it looks for /vllm-workspace/bin/sh, which no image holds: the container "
+        "exits at once; write /bin/sh"
+    )
+    assert texts[2].startswith("container vllm: resources.limits.memory is 64 bytes (a bare number is bytes, not Gi)")
+    assert texts[0].startswith("container vllm: `vllm server` is not a command of vLLM's CLI")
+
+
+def test_careful_form_of_the_same_container_passes():
+    obj = _spangreen_vllm()
+    container = obj["spec"]["template"]["spec"]["containers"][0]
+    container["command"] = ["/bin/sh", "-c"]
+    container["args"] = ["vllm serve $(VLLM_MODEL) $(VLLM_ARGS)"]
+    container["resources"]["limits"]["memory"] = "64Gi"
+    container["resources"]["requests"]["memory"] = "32Gi"
+    assert found_by([obj], POLICY) == []
+
+
+def test_relative_command_with_unknown_workdir_is_advice_and_relative_scripts_pass():
+    obj = _spangreen_vllm()
+    container = obj["spec"]["template"]["spec"]["containers"][0]
+    container["image"] = "python:3.12-slim"  # WORKDIR not known here: / would make bin/sh work
+    container["args"] = ["python app.py"]
+    container["resources"] = {}
+    assert found_by([obj], POLICY)[0][0] == "advisory"
+    container["command"] = ["./start.sh"]
+    assert found_by([obj], POLICY) == []
+    container["command"] = ["scripts/run.sh"]
+    container["workingDir"] = "/app"
+    assert found_by([obj], POLICY) == []
+
+
+def test_small_request_alone_is_advice():
+    obj = _spangreen_vllm()
+    container = obj["spec"]["template"]["spec"]["containers"][0]
+    container["command"] = ["/bin/sh", "-c"]
+    container["args"] = ["vllm serve m"]
+    container["resources"] = {"requests": {"memory": "32"}, "limits": {"memory": "0"}}
+    found = found_by([obj], POLICY)
+    assert [level for level, _ in found] == ["advisory"]
+    assert "resources.requests.memory is 32 bytes" in found[0][1]
+    container["resources"] = {"requests": {"memory": "64Mi"}, "limits": {"memory": "8Mi"}}
+    assert found_by([obj], POLICY) == []
+
+
+def _spangreen_qwen() -> dict:
+    # Minimal form of spangreen/K8s-Ollama-Setup manifests/qwen25-coder-7b.yaml@0b5833e59cc1926caa3f993563bc005264ae353a
+    # (spent set 12): `vllm serve vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-Coder-7B ...` in sh -c; vLLM
+    # v0.33.0 vllm/entrypoints/cli/serve.py:55-57 sets args.model = args.model_tag.
+    return _deployment(
+        {
+            "name": "vllm",
+            "image": "vllm/vllm-openai:latest",
+            "command": ["/bin/sh", "-c"],
+            "args": [
+                "vllm serve vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-Coder-7B --tensor-parallel-size 2 "
+                "--max-model-len 8192 --dtype float16 --gpu-memory-utilization 0.85 --trust-remote-code\n"
+            ],
+            "resources": {"limits": {"nvidia.com/gpu": 2}},
+        },
+        name="qwen25-coder-7b",
+    )
+
+
+def test_module_as_model_tag_blocks():
+    found = found_by([_spangreen_qwen()], POLICY)
+    assert found == [
+        (
+            "mandatory",
+            "container vllm: `vllm serve vllm.entrypoints.openai.api_server` passes the module as the model: the "
+            "positional model_tag replaces --model, so vLLM tries to load a model named "
+            "vllm.entrypoints.openai.api_server and exits; drop the module (`vllm serve MODEL`) or run "
+            "`python -m vllm.entrypoints.openai.api_server --model MODEL`",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "vllm serve --model Qwen/Qwen2.5-Coder-7B --tensor-parallel-size 2",
+        "python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-Coder-7B",
+        "pip install x && exec vllm serve Qwen/Qwen2.5-Coder-7B",
+        "vllm --version; vllm serve Qwen/Qwen2.5-Coder-7B",
+        "vllm bench serve --model Qwen/Qwen2.5-Coder-7B",
+        "ls /opt/vllm server",
+    ],
+)
+def test_real_vllm_commands_pass(script):
+    obj = _spangreen_qwen()
+    obj["spec"]["template"]["spec"]["containers"][0]["args"] = [script]
+    assert found_by([obj], POLICY) == []
+
+
+def test_init_containers_are_read():
+    obj = _phenixforge()
+    spec = obj["spec"]["template"]["spec"]
+    spec["initContainers"] = [copy.deepcopy(spec["containers"][0]) | {"name": "fetch", "image": "amazon/aws-cli"}]
+    spec["initContainers"][0]["image"] = "amazon/AWS-CLI:2"
+    spec["containers"][0]["image"] = "vllm/vllm-openai:v0.6.3"
+    assert found_by([obj], POLICY) == [
+        (
+            "mandatory",
+            "container fetch: image 'amazon/AWS-CLI:2' is not a valid image reference (repository name (amazon/AWS-CLI) "
+            "must be lowercase); the kubelet cannot parse it, so the container waits with InvalidImageName and never "
+            "starts; replace it with a registry/repository:tag",
+        )
+    ]
+
+
+def test_an_image_variable_is_advice():
+    # awslabs/data-on-eks data-stacks/ray-on-eks/examples/ray-batch-inference/03-rayservice-deepseek-r1-8b.yaml (the
+    # corpus): image $ECR_REGISTRY/ray-llm:$RAY_LLM_TAG, applied by the folder's script as `render FILE | kubectl
+    # apply -f -` (envsubst), so the unrendered file is not what runs.
+    # kserve/kserve config/llmisvc/manager.yaml (the code index's stored version aaac4e29): image
+    # ko://github.com/kserve/kserve/cmd/llmisvc, which `ko resolve` replaces with the image it builds.
+    for image in ("$ECR_REGISTRY/ray-llm:$RAY_LLM_TAG", "ko://github.com/kserve/kserve/cmd/llmisvc"):
+        obj = _phenixforge()
+        obj["spec"]["template"]["spec"]["containers"][0]["image"] = image
+        found = found_by([obj], POLICY)
+        assert [level for level, _ in found] == ["advisory"]
+        assert "holds a variable (invalid reference format as written)" in found[0][1]

@@ -1,0 +1,77 @@
+"""S38 engine-options-exist: a vLLM flag that takes no value written with one (``--enforce-eager=true``). vLLM's
+FlexibleArgumentParser passes ``--key=value`` to argparse unchanged (0.33.0 vllm/utils/argparse_utils.py:386-391), and
+argparse exits with "ignored explicit argument" when an action of nargs 0 (store_true, BooleanOptionalAction) gets one
+(CPython Lib/argparse.py consume_optional). Which flags take no value in which release is components/vllm_cli_flags.json
+``flags``, read from the wheels by tools/read_engine_options.py (no_value_options)."""
+
+from __future__ import annotations
+
+from policy_fixtures import found_by
+
+from components.engine_options import cli_options
+from policies.vllm.flags_exist import explicit_values
+
+FLAGS = "engine-options-exist"
+
+
+def _deployment(image: str, args: list[str]) -> dict:
+    # The shape the brief's held-out misses describe (a vllm/vllm-openai server given --enforce-eager=true and the like);
+    # the public code index shows the form only in tools that guard against it (e.g. "vLLM rejects
+    # --enable-prefix-caching=true" in recipe renderers), with no manifest it can name: a minimal hand-written shape.
+    container = {"name": "vllm", "image": image, "args": args, "resources": {"limits": {"nvidia.com/gpu": 1}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "m", "namespace": "llm"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "m"}},
+            "template": {"metadata": {"labels": {"app": "m"}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+ARGS = ["--model", "/models/qwen", "--max-model-len", "8192"]
+
+
+def _value_findings(manifest: dict) -> list[tuple[str, str]]:
+    return [f for f in found_by([manifest], FLAGS) if "takes no value" in f[1]]
+
+
+def test_the_table_records_flags_taking_no_value_per_release():
+    table = cli_options()
+    assert table.takes_no_value("--enforce-eager", "0.33.0")  # EngineArgs.enforce_eager: bool -> BooleanOptionalAction
+    assert table.takes_no_value("--enforce_eager", "0.6.0")  # action="store_true" in 0.6.0
+    assert table.takes_no_value("--trust-remote-code", "0.10.0")
+    assert not table.takes_no_value("--gpu-memory-utilization", "0.33.0")
+    assert not table.takes_no_value("--max-model-len", "0.33.0")
+
+
+def test_a_flag_written_with_a_value_blocks_on_a_named_release():
+    ((level, message),) = _value_findings(_deployment("vllm/vllm-openai:v0.33.0", [*ARGS, "--enforce-eager=true"]))
+    assert level == "mandatory"
+    assert message == (
+        "container vllm: --enforce-eager=true: --enforce-eager takes no value in vLLM 0.33.0 (image "
+        "vllm/vllm-openai:v0.33.0), so argparse exits with \"ignored explicit argument 'true'\" and the server never "
+        "starts; write --enforce-eager alone (or its --no- form, where the release has one) instead of "
+        "--enforce-eager=true"
+    )
+
+
+def test_on_an_image_naming_no_release_it_is_advice():
+    levels = [level for level, _ in _value_findings(_deployment("vllm/vllm-openai:latest", [*ARGS, "--trust-remote-code=True"]))]
+    assert levels == ["advisory"]
+
+
+def test_careful_forms_stay_silent():
+    # The bare flag, a value flag written with =, the --no- form, and a variable decided at run time.
+    careful = [*ARGS, "--enforce-eager", "--gpu-memory-utilization=0.9", "--no-enable-prefix-caching", "--dtype=$(DTYPE)"]
+    assert _value_findings(_deployment("vllm/vllm-openai:v0.33.0", careful)) == []
+    # KServe's Hugging Face server reads vLLM's options with parse_known_args: not vLLM's parser (already silent for S38).
+    assert explicit_values(["--enforce-eager=true", "&&", "--x=1"]) == [("--enforce-eager", "true")]
+
+
+def test_allowed_options_silence_it():
+    manifest = _deployment("vllm/vllm-openai:v0.33.0", [*ARGS, "--enforce-eager=true"])
+    assert [
+        f for f in found_by([manifest], FLAGS, {FLAGS: {"allowedOptions": ["enforce-eager"]}}) if "takes no value" in f[1]
+    ] == []

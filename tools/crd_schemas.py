@@ -1,0 +1,123 @@
+"""Extract the structural part of the pinned CRDs' OpenAPI schemas into policies/crd/schemas.json.
+
+    python tools/crd_schemas.py            # print the data the reference folder gives
+    python tools/crd_schemas.py --write    # rewrite policies/crd/schemas.json
+    python tools/crd_schemas.py --check    # exit 1 when the committed file differs
+
+The API server validates a custom resource against its CRD version's ``openAPIV3Schema`` on create (after pruning
+unknown fields and applying defaults): ``required`` properties, ``type`` and ``enum``. The product never reads the
+reference folder at run time, so this keeps, per served version, only what policies/crd/schema.py checks: ``type``,
+``properties``, ``items``, ``additionalProperties`` (a map's values), ``required`` (less the properties the schema
+defaults, which defaulting fills first), ``enum``, ``nullable``, ``x-kubernetes-int-or-string`` and
+``x-kubernetes-preserve-unknown-fields``. Descriptions, formats, patterns, bounds and CEL rules are dropped (the CEL
+rules are tools/crd_cel_rules.py's). A pod spec inside a CRD (a node whose properties hold ``containers``) is cut to
+``{"type": "object"}``: pod templates are judged by the pack's pod rules, and the cut keeps the file small. Each CRD
+carries its source (repository, tag, path, from crds/PROVENANCE.md) and the sha256 of the file it came from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools.crd_cel_rules import SKIPPED, _provenance, reference_folder  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "policies" / "crd" / "schemas.json"
+_KEPT = ("type", "enum", "nullable", "x-kubernetes-int-or-string", "x-kubernetes-preserve-unknown-fields")
+
+
+def prune(node: Any) -> dict:
+    """The structural constraints of one schema node (see the module docstring)."""
+    if not isinstance(node, dict):
+        return {}
+    properties = node.get("properties") or {}
+    if "containers" in properties:
+        return {"type": "object"}
+    out: dict[str, Any] = {key: node[key] for key in _KEPT if key in node}
+    if properties:
+        out["properties"] = {name: prune(sub) for name, sub in sorted(properties.items())}
+    required = [name for name in node.get("required") or [] if "default" not in (properties.get(name) or {})]
+    if required:
+        out["required"] = sorted(required)
+    if isinstance(node.get("items"), dict):
+        out["items"] = prune(node["items"])
+    if isinstance(node.get("additionalProperties"), dict):
+        out["additionalProperties"] = prune(node["additionalProperties"])
+    return out
+
+
+def extract(reference: Path) -> dict:
+    """The pruned ``spec`` schema of every served version of every CRD under ``reference/crds``, deterministic."""
+    crds = reference / "crds"
+    sources = _provenance(crds)
+    entries = []
+    for path in sorted(crds.rglob("*.yaml")):
+        name = path.relative_to(crds).as_posix()
+        if name in SKIPPED:
+            continue
+        data = path.read_bytes()
+        for doc in yaml.load_all(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                continue
+            versions = {}
+            for version in doc["spec"]["versions"]:
+                spec = ((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties", {}).get("spec")
+                if version.get("served", True) and isinstance(spec, dict):
+                    versions[version["name"]] = prune(spec)
+            if versions:
+                entries.append(
+                    {
+                        "crd": doc["metadata"]["name"],
+                        "group": doc["spec"]["group"],
+                        "kind": doc["spec"]["names"]["kind"],
+                        "file": name,
+                        "source": sources.get(name, ""),
+                        "sha256": hashlib.sha256(data).hexdigest(),
+                        "versions": versions,
+                    }
+                )
+    return {
+        "generatedBy": "python tools/crd_schemas.py --write (from the reference folder's crds/)",
+        "crds": sorted(entries, key=lambda e: (e["group"], e["kind"])),
+    }
+
+
+def render(data: dict) -> str:
+    """The committed file's bytes: sorted keys, no indentation (the schemas are large), a final newline."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print, write or check the data file; exit 1 when --check finds it stale, 2 without a reference folder."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help=f"rewrite {DATA.relative_to(ROOT)}")
+    mode.add_argument("--check", action="store_true", help="exit 1 when the committed file differs from the reference")
+    args = parser.parse_args(argv)
+    reference = reference_folder()
+    if not (reference / "crds").is_dir():
+        print(f"no crds/ under {reference}: set LLM_SERVING_REFERENCE", file=sys.stderr)
+        return 2
+    text = render(extract(reference))
+    if args.write:
+        DATA.write_text(text, encoding="utf-8")
+        print(f"wrote {DATA.relative_to(ROOT)}")
+    elif args.check:
+        if DATA.read_text(encoding="utf-8") != text:
+            print(f"{DATA.relative_to(ROOT)} is stale: run python tools/crd_schemas.py --write", file=sys.stderr)
+            return 1
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
