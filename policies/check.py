@@ -86,13 +86,34 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
 
 def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[str], Optional[list[list[Resource]]]]:
     """The labels of the run's scopes (policies.scopes) and the resources of each; None when the run is one."""
-    scopes = split(manifests.objects)
+    # Scopes come from the files' own objects: an object rendered from a chart (its name a guess from the chart's
+    # defaults) must not split a run whose files alone are one cluster. It joins the scope of the nearest file.
+    stated = [i for i, o in enumerate(manifests.objects) if not o.chart]
+    scopes = split([manifests.objects[i] for i in stated])
     if len(scopes) <= 1:
         return [], None
-    groups = [[resources[i] for i in s.indexes] for s in scopes]
+    groups = [[resources[stated[j]] for j in s.indexes] for s in scopes]
+    homes = [[manifests.objects[stated[j]].file for j in s.indexes] for s in scopes]
+    for i, o in enumerate(manifests.objects):
+        if o.chart:
+            groups[_nearest(homes, o.file)].append(resources[i])
     # The files that could not be read belong to no cluster: their findings (S27) are reported once.
     groups[0].extend(resources[len(manifests.objects) :])
     return [s.label for s in scopes], groups
+
+
+def _nearest(homes: Sequence[Sequence[str]], file: str) -> int:
+    """The index of the scope holding the file whose path shares the most folders with ``file`` (the first on ties)."""
+
+    def shared(other: str) -> int:
+        a, b = file.split(os.sep), other.split(os.sep)
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+
+    scores = [max((shared(f) for f in files), default=0) for files in homes]
+    return scores.index(max(scores))
 
 
 def check_report(

@@ -20,14 +20,17 @@ import re
 from policies.autoscaling.cpu_signal import cpu_usage_findings
 from policies.autoscaling.embedded import embedded_scalers
 from policies.autoscaling.gpu_memory_signal import gpu_memory_findings
+from policies.autoscaling.running_cap import running_cap_findings
 from policies.autoscaling.scalers import (
     FRACTION_METRIC,
     adapter_rules,
     hpa_metrics,
     model_server_hint,
+    scale_target,
     target_in_set,
     target_number,
     triggers,
+    workloads,
 )
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
@@ -312,6 +315,7 @@ def _scaler_findings(scaler: Resource, resources: list[Resource], targets: set) 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     targets = _gpu_targets(resources)
+    candidates = workloads(resources)
     fraction_names = adapter_rules(resources).fraction_names
     for resource in resources:
         if resource.type == ISVC_TYPE:
@@ -328,6 +332,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings.extend((resource.name, m) for m in cpu_usage_findings(resource, gpu_target))
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
             findings.extend((resource.name, message) for message in _near_zero_findings(resource))
+            findings.extend((resource.name, m) for m in running_cap_findings(resource, scale_target(resource, candidates)))
         elif resource.type == NIM_SERVICE_TYPE and (reason := _nim_reason(resource)) is not None:
             findings.append((resource.name, f"{reason}; {_WHY}"))
         elif resource.type == AIBRIX_POD_AUTOSCALER:
@@ -345,7 +350,8 @@ POLICY = Policy(
         "percentage; an HPA or ScaledObject whose target is in another file is advised on when its name, labels or "
         "target's name name a model server, never scale a model server on GPU memory used (engines preallocate it: "
         "DCGM_FI_DEV_FB_USED, nvidia_gpu_memory_used, an external scaler's memory-used profile) nor on CPU or memory usage read through any scaler (a KEDA cpu/memory trigger beside others, a gcp-stackdriver, Prometheus, Datadog or CloudWatch CPU metric), and a target at or near zero (0.01) on a load metric, which pins the "
-        "maximum, is advised on (HPAs, ScaledObjects, a NIMService's spec.scale.hpa)."
+        "maximum, is advised on (HPAs, ScaledObjects, a NIMService's spec.scale.hpa); a per-pod target on "
+        "vllm:num_requests_running above the target's --max-num-seqs is never reached."
     ),
     catalog="S6",
     severity="high",

@@ -24,6 +24,7 @@ may differ, and a queue may be wanted).
 
 from __future__ import annotations
 
+from policies.autoscaling.running_cap import batch_cap
 from policies.framework import Resource, unproven
 from policies.kube import (
     ISVC_TYPE,
@@ -32,13 +33,11 @@ from policies.kube import (
     annotations_of,
     as_dict,
     as_float,
-    as_int,
     get,
     kserve_deployment_mode,
     requests_gpu,
 )
 from policies.reading.serving import model_servers
-from policies.reading.vllm_args import vllm_servers
 
 KNATIVE_METRIC = "autoscaling.knative.dev/metric"
 _WHY = (
@@ -97,18 +96,6 @@ _DEFAULT_CONCURRENCY = 100.0
 _DEFAULT_UTILIZATION = 0.7
 
 
-def _batch_cap(resource: Resource) -> tuple[int, str] | None:
-    """(requests one pod's vLLM runs at once, the flags that say so): --max-num-seqs times --data-parallel-size, from
-    the first vLLM server's explicit flags; None when --max-num-seqs is not set (its default depends on the GPU)."""
-    for server in vllm_servers(resource):
-        seqs = as_int(server.args.get("max-num-seqs"))
-        if seqs is None or seqs <= 0:
-            return None
-        dp = as_int(server.args.get("data-parallel-size")) or 1
-        return seqs * dp, f"--max-num-seqs {seqs}" + (f" x --data-parallel-size {dp}" if dp > 1 else "")
-    return None
-
-
 def _revision(resource: Resource, config: dict) -> tuple[str, dict, float] | None:
     """(where, annotations, containerConcurrency) of a model server's Knative revision, or None."""
     if resource.type == KNATIVE_SERVICE_TYPE:
@@ -136,7 +123,7 @@ def knative_target_findings(resource: Resource, config: dict) -> list[str]:
     if read is None:
         return []
     where, annotations, cc = read
-    if annotations.get(KNATIVE_METRIC, "concurrency") != "concurrency" or (cap := _batch_cap(resource)) is None:
+    if annotations.get(KNATIVE_METRIC, "concurrency") != "concurrency" or (cap := batch_cap(resource)) is None:
         return []
     limit, flags = cap
     explicit = as_float(annotations.get(_KNATIVE_TARGET))

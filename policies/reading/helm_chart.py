@@ -76,10 +76,13 @@ class Chart:
 
 def find_chart(file: str, top: Optional[str]) -> Optional[str]:
     """The folder of the nearest Chart.yaml above ``file``, searching no higher than ``top`` (None: the file's folder
-    and its parent), when ``file`` lies under that chart's ``templates/`` (the only files Helm renders)."""
+    and its parent; a ``templates`` folder: its parent), when ``file`` lies under that chart's ``templates/`` (the only
+    files Helm renders)."""
     here = os.path.abspath(file)
     folder = os.path.dirname(here)
     limit = os.path.abspath(top) if top else os.path.dirname(folder)
+    if os.path.basename(limit) == "templates":  # a chart's templates/ folder checked alone: its chart is just above
+        limit = os.path.dirname(limit)
     while True:
         if os.path.isfile(os.path.join(folder, CHART_FILE)):
             inside = here.startswith(os.path.join(folder, "templates") + os.sep)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from policies.check import check_report, render, resources_of
+from policies.check import check_report, render, resources_of, scoped
 from policies.framework import TEMPLATE_NOTE, UNKNOWN, Policy, Resource, evaluate_policies
 from policies.manifests import read_manifests
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, Renderer, parse
@@ -230,6 +230,13 @@ def test_a_template_that_cannot_be_rendered_is_reported_as_before(tmp_path, edit
     assert _as_today(root / "templates" / "deployment.yaml") == TODAY
 
 
+@pytest.mark.parametrize("given", ["chart/templates/deployment.yaml", "chart/templates", "chart", "."])
+def test_the_chart_is_found_from_the_file_its_templates_folder_or_above(tmp_path, given):
+    chart(tmp_path, OLLAMA_TEMPLATE, OLLAMA_VALUES)
+    manifests = read_manifests([str(tmp_path / given)])
+    assert [(o.name, o.chart) for o in manifests.objects] == [("release-name-chat-ollama", str(tmp_path / "chart"))]
+
+
 def test_a_template_outside_a_chart_is_reported_as_before(tmp_path):
     (tmp_path / "deployment.yaml").write_text(OLLAMA_TEMPLATE)
     assert _as_today(tmp_path / "deployment.yaml") == TODAY
@@ -265,6 +272,24 @@ def test_a_literal_manifest_beside_a_chart_keeps_its_findings(tmp_path):
     _, beside = findings(tmp_path)
     literal_name = f"{literal}#0 Deployment/vllm"
     assert [v for v in beside if v.resource == literal_name] == [v for v in alone if v.resource == literal_name]
+
+
+def test_a_document_without_template_actions_beside_a_template_is_read_once(tmp_path):
+    service = "apiVersion: v1\nkind: Service\nmetadata: {name: ollama}\nspec: {ports: [{port: 11434}]}\n"
+    root = chart(tmp_path, service + "---\n" + OLLAMA_TEMPLATE, OLLAMA_VALUES)
+    manifests, _ = findings(root)
+    assert sorted((o.kind, bool(o.chart)) for o in manifests.objects) == [("Deployment", True), ("Service", False)]
+
+
+def test_a_rendered_object_never_splits_the_files_into_clusters(tmp_path):
+    # The chart renders a Deployment named as a file's own (qwen3-0-6b): the files alone are one cluster, and stay so.
+    root = chart(tmp_path / "repo", VLLM_TEMPLATE, VLLM_VALUES)
+    manifests, _ = findings(root)
+    (tmp_path / "repo" / "k8s").mkdir()
+    (tmp_path / "repo" / "k8s" / "vllm.yaml").write_text(json.dumps(manifests.objects[0].obj))
+    (tmp_path / "repo" / "k8s" / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: qwen}\n")
+    both = read_manifests([str(tmp_path / "repo")])
+    assert len(both.objects) == 3 and scoped(both, resources_of(both)) == ([], None)
 
 
 def test_the_cli_exits_0_on_a_chart_and_imports_the_renderer_only_for_templates(tmp_path):
