@@ -3,40 +3,15 @@
 A Burstable GPU pod is first in line when the node runs short of memory: the kubelet evicts
 Burstable pods that exceed their requests before Guaranteed ones, and losing a GPU replica costs a
 multi-minute reload. Requests equal to limits also make Karpenter size the node for the real peak. A GPU of any
-vendor counts (AMD, Intel, Gaudi, Neuron, TPU, MIG slices: ACCELERATOR_RESOURCES); set 12's kmjayadeep/llm-k8s-lab
+vendor counts (AMD, Intel, Gaudi, Neuron, TPU, MIG slices: policies/reading/accelerators.py); set 12's kmjayadeep/llm-k8s-lab
 k8s/kserve-llm/inference-service.yaml at 722aacf (amd.com/gpu, memory 4Gi request, 8Gi limit) was missed.
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_quantity, container_label, containers, get, pod_specs, resource_value
-
-# Device-plugin resources of accelerators a model server holds like a GPU: NVIDIA (whole GPUs and MIG slices), AMD
-# (ROCm k8s-device-plugin), Intel (gpu.intel.com), Habana Gaudi, AWS Neuron, Google TPU.
-ACCELERATOR_RESOURCES = (
-    "nvidia.com/gpu",
-    "amd.com/gpu",
-    "gpu.intel.com/i915",
-    "gpu.intel.com/xe",
-    "habana.ai/gaudi",
-    "aws.amazon.com/neuron",
-    "aws.amazon.com/neuroncore",
-    "aws.amazon.com/neurondevice",
-    "google.com/tpu",
-)
-
-
-def requests_accelerator(podspec: dict) -> bool:
-    """True when a container of the pod spec (or its predictor model) asks for an accelerator of ACCELERATOR_RESOURCES
-    or an NVIDIA MIG slice (nvidia.com/mig-*)."""
-    for container in containers(podspec, init=True, model=True):
-        for section in ("limits", "requests"):
-            for name, value in as_dict(get(container, "resources", section)).items():
-                device = name in ACCELERATOR_RESOURCES or str(name).startswith("nvidia.com/mig-")
-                if device and (as_quantity(value) or 0) > 0:
-                    return True
-    return False
+from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, pod_specs, resource_value
+from policies.reading.accelerators import requests_accelerator
 
 
 def _check(resource: Resource, config: dict) -> list[str]:

@@ -3,6 +3,13 @@
 Extended resources cannot be overcommitted: the API server rejects a pod whose request differs
 from its limit, and a GPU request without a limit is refused too. This finds it at review time
 instead of at apply time, for every container, not only vLLM's.
+
+A llama.cpp server told to offload layers to the GPU (``-ngl``/``--gpu-layers``/``--n-gpu-layers`` N > 0, or env
+LLAMA_ARG_N_GPU_LAYERS: "number of layers to store in VRAM", ggml-org/llama.cpp common/arg.cpp) in a pod that requests
+no accelerator is advice: either the node's default runtime hands it the GPUs the CUDA image's
+NVIDIA_VISIBLE_DEVICES=all names, unaccounted by the scheduler, so several such pods share one GPU and can run out of
+VRAM at load, or it sees none and llama.cpp ignores the option ("no usable GPU found, --gpu-layers option will be
+ignored") and serves from the CPU (set 12: raphideb/llm-k8s gemma-2-9b-it-q4-k-m-deployment.yaml at 9c804d5, -ngl 99).
 """
 
 from __future__ import annotations
@@ -18,11 +25,36 @@ from policies.kube import (
     pod_specs,
     resource_value,
 )
+from policies.reading.accelerators import claims_devices, requests_accelerator
+from policies.reading.engines import table_servers
 from policies.reading.gpu_pools import platform_adds_toleration
+
+_GPU_LAYERS = ("ngl", "gpu-layers", "n-gpu-layers")
+
+
+def _offloads_without_gpu(resource: Resource) -> list[str]:
+    """Advice for a llama.cpp server offloading layers to a GPU its pod does not request (module docstring)."""
+    messages: list[str] = []
+    for server in table_servers(resource, "llama-cpp"):
+        value = next((server.args[k] for k in _GPU_LAYERS if k in server.args), None)
+        layers = str(value).strip().lower() if value is not None else ""
+        if not (layers.isdigit() and int(layers) > 0 or layers == "all"):
+            continue
+        if requests_accelerator(server.podspec) or claims_devices(server.podspec):
+            continue
+        messages.append(
+            unproven(
+                f"{server.label}: offloads {layers} layers to the GPU (-ngl) but the pod requests no GPU: the scheduler "
+                f"counts none, so it either reaches the node's GPUs unaccounted through the default runtime (several "
+                f"such pods share one GPU and can run out of VRAM at load) or sees none and serves from the CPU; "
+                f"request nvidia.com/gpu: 1"
+            )
+        )
+    return messages
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = []
+    messages = _offloads_without_gpu(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True, model=True):
             label = container_label(path, container)
@@ -52,7 +84,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="gpu-request-equals-limit",
-    description="A container that requests nvidia.com/gpu must set the same number as its limit.",
+    description="A container that requests nvidia.com/gpu must set the same number as its limit; a llama.cpp server "
+    "that offloads layers to a GPU its pod does not request is advised against.",
     catalog="G13",
     severity="high",
     enforcement="mandatory",

@@ -14,12 +14,13 @@ from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
+from policies.reading.lws_groups import presumed_servers, weighed_presumed
 from policies.reading.serving import model_servers
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
     found = []
-    for s in model_servers(resource):
+    for s in model_servers(resource) + presumed_servers(resource):
         resources, merged = effective_resources(resource, s.path, s.container)
         alone = resources is None and (resources := unclaimed_runtime_resources(resource, s.container)) is not None
         if (
@@ -31,7 +32,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 f"{s.label}: no resources.limits.memory on this {s.engine} server{merged}; host memory for weight "
                 f"loading, /dev/shm and swap space is then unbounded and the node's other pods pay for it; set a memory limit"
             )
-            found.append(unproven(f"{message}{RUNTIME_ALONE}") if alone else message)
+            found.append(weighed_presumed(s, unproven(f"{message}{RUNTIME_ALONE}") if alone else message))
     server = operator_server(resource)
     if server is not None and server.memory_limit is None:
         found.append(

@@ -106,7 +106,9 @@ def _wrong_port(resource: Any, server: ModelServer) -> Optional[str]:
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for server in model_servers(resource):
+    from policies.reading.lws_groups import presumed_servers, weighed_presumed
+
+    for server in model_servers(resource) + presumed_servers(resource):
         if server.engine == "kserve":
             continue  # the ServingRuntime supplies the probes of a predictor `model`
         if not takes_requests(resource, server.path, server.container):
@@ -121,7 +123,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             # The engine's own readiness endpoint and port (components/serving_engines.toml readiness, port).
             row = engine_row(server.engine)
             probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
-            messages.append(_no_readiness(server.label, server.engine, server.container, probe))
+            messages.append(weighed_presumed(server, _no_readiness(server.label, server.engine, server.container, probe)))
     return messages
 
 

@@ -14,6 +14,7 @@ from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
+from policies.reading.lws_groups import presumed_servers, weighed_presumed
 from policies.reading.serving import model_servers
 
 # A runtime no InferenceService of the files selects: the pods are an InferenceService's, which may set what it lacks.
@@ -27,7 +28,7 @@ _CPU_ONLY = " (advisory: memory is requested, and a server short of CPU is throt
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
-    for server in model_servers(resource):
+    for server in model_servers(resource) + presumed_servers(resource):
         resources, merged = effective_resources(resource, server.path, server.container)
         alone = resources is None and (resources := unclaimed_runtime_resources(resource, server.container)) is not None
         if resources is None:
@@ -50,7 +51,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             if alone:
                 messages.append(unproven(f"{message}{RUNTIME_ALONE}"))
             else:
-                messages.append(unproven(message + _CPU_ONLY) if missing == ["cpu"] else message)
+                messages.append(weighed_presumed(server, unproven(message + _CPU_ONLY) if missing == ["cpu"] else message))
     operator = operator_server(resource)
     if operator is not None and operator.unrequested:
         fields = " and ".join(f for _, f in operator.unrequested)

@@ -178,3 +178,85 @@ def test_an_exec_probe_that_checks_the_model_is_silent():
     container = ollama(PULL)
     container["readinessProbe"] = {"exec": {"command": ["ollama", "show", "qwen2.5:0.5b"]}}
     assert found_by([deployment(container)], "serving-readiness-probe") == []
+
+
+LLAMA = {
+    "name": "llama-server",
+    "image": "ghcr.io/ggml-org/llama.cpp:server-cuda-b6000",
+    "args": ["--model", "/models/gemma-2-9b-it-Q4_K_M.gguf", "--host", "0.0.0.0", "-ngl", "99"],
+    "resources": {"requests": {"memory": "8Gi"}, "limits": {"memory": "16Gi"}},
+}
+
+
+def test_llama_cpp_offloading_to_a_gpu_it_does_not_request_is_advice():
+    # Set 12: raphideb/llm-k8s setup-llama-k8s/manifests/models/gemma-2-9b-it-q4-k-m-deployment.yaml at 9c804d5.
+    assert found_by([deployment(LLAMA)], "gpu-request-equals-limit") == [
+        (
+            "advisory",
+            "container llama-server: offloads 99 layers to the GPU (-ngl) but the pod requests no GPU: the scheduler "
+            "counts none, so it either reaches the node's GPUs unaccounted through the default runtime (several such "
+            "pods share one GPU and can run out of VRAM at load) or sees none and serves from the CPU; request "
+            "nvidia.com/gpu: 1",
+        )
+    ]
+    by_env = copy.deepcopy(LLAMA)
+    by_env["args"] = by_env["args"][:4]
+    by_env["env"] = [{"name": "LLAMA_ARG_N_GPU_LAYERS", "value": "35"}]
+    assert [e for e, _ in found_by([deployment(by_env)], "gpu-request-equals-limit")] == ["advisory"]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda c: c["resources"]["limits"].update({"nvidia.com/gpu": 1}),
+        lambda c: c["resources"]["limits"].update({"amd.com/gpu": 1}),
+        lambda c: c["args"].__setitem__(-1, "0"),
+        lambda c: c["args"].__delitem__(slice(-2, None)),
+    ],
+)
+def test_a_requested_gpu_or_no_offload_is_silent(edit):
+    container = copy.deepcopy(LLAMA)
+    edit(container)
+    assert found_by([deployment(container)], "gpu-request-equals-limit") == []
+
+
+def lws(image: str, **container) -> dict:
+    """Set 12's wewang58/llama-cpp-example lws.yaml at 8454f9b: 2 groups of 4, an in-house image, resources {}."""
+    template = {"spec": {"containers": [{"name": "leader", "image": image, "resources": {}, **container}]}}
+    return {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": "test-sample", "namespace": "test-llm"},
+        "spec": {
+            "replicas": 2,
+            "leaderWorkerTemplate": {"size": 4, "leaderTemplate": template, "workerTemplate": copy.deepcopy(template)},
+        },
+    }
+
+
+NOTE = (
+    " (advisory: no engine row recognises this LeaderWorkerSet's container; a LeaderWorkerSet runs model-serving "
+    "groups, so it is presumed a model server)"
+)
+
+
+def test_an_unrecognised_lws_container_is_presumed_a_model_server():
+    found = found_by([lws("quay.io/wewang58/llm-cpu-image:latest")], "serving-readiness-probe")
+    assert found == [
+        (
+            "advisory",
+            "spec.leaderWorkerTemplate.leaderTemplate.spec container leader: no readinessProbe on this model server, so "
+            "it receives requests before the model is loaded and after the engine dies; probe its health endpoint" + NOTE,
+        )
+    ]
+    assert [e for e, _ in found_by([lws("quay.io/wewang58/llm-cpu-image:latest")], "serving-resource-requests")] == [
+        "advisory",
+        "advisory",
+    ]
+
+
+def test_a_recognised_or_idle_lws_container_is_not_presumed():
+    resources = {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"memory": "16Gi", "nvidia.com/gpu": 1}}
+    vllm = lws("vllm/vllm-openai:v0.8.5", args=["--model", "Qwen/Qwen2-0.5B"], resources=resources)
+    assert found_by([vllm], "serving-resource-requests") == []
+    assert found_by([lws("busybox:1.36", command=["sleep", "infinity"])], "serving-memory-limit") == []
