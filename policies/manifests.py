@@ -260,7 +260,7 @@ def read_manifests(
                     + (f"; {rest} more file{'s' if rest != 1 else ''} not read" if rest else ""),
                 )
             docs, bad = _documents(shown, text, limits, pure_yaml)
-            rendered = charts.read(name, shown, text, bad, limits) if bad and name != STDIN else None
+            rendered = charts.read(name, shown, text, bad, limits, docs) if bad and name != STDIN else None
         except LoadError as exc:
             unreadable.append(Unreadable(printable(shown, 4096), None, exc.line or 1, exc.problem, "invalid", bool(exc.line)))
             if total > MAX_TOTAL_BYTES:
@@ -320,10 +320,11 @@ class _Charts:
         return next((t for t in self.tops if here.startswith(t.rstrip(os.sep) + os.sep)), None)
 
     def read(
-        self, name: str, shown: str, text: str, bad: list[Unreadable], limits: Limits
+        self, name: str, shown: str, text: str, bad: list[Unreadable], limits: Limits, stated: Sequence[Document] = ()
     ) -> Optional[tuple[list[Unreadable], list[Document], TemplateRead]]:
         """The file's S27 findings, its rendered documents and what was read, or None when it is no chart template or
-        cannot be rendered and parsed whole (then it is reported as before)."""
+        cannot be rendered and parsed whole (then it is reported as before). A rendered document equal to one the file
+        states without a template action (``stated``, already read) is not added twice."""
         if not any(u.kind == "template" for u in bad):
             return None
         from policies.reading import helm_chart
@@ -351,9 +352,10 @@ class _Charts:
             os.path.relpath(chart.values_file) if chart.values_file and not os.path.isabs(name) else chart.values_file, 4096
         )
         first = min((u.line for u in bad if u.kind == "template"), default=1)
-        present = [d for d in docs if d.data is not None]
+        literal = [d.data for d in stated]
+        present = [d for d in docs if d.data is not None and helm_chart.settled(d.data) not in literal]
         lines = _kind_lines(text)
-        if len(lines) != len(present):  # a range or a condition changed the count: no line is known per object
+        if len(lines) != len(present) or literal:  # a range or a condition changed the count: no line is known per object
             lines = [first] * len(present)
         rendered: list[Document] = [
             _RenderedDocument(helm_chart.settled(d.data), i, line, {}, chart=label)

@@ -109,6 +109,16 @@ def _split_shell_cached(script: str) -> tuple[str, ...]:
         return ()
 
 
+_COMMENT = re.compile(r"(?m)(^|\s)#.*$")
+
+
+def split_shell(script: str) -> list[str]:
+    """A script file's tokens as the shell splits them (a newline ends a command like ";"), its comments (the
+    ``#!`` line, ``# ...`` to the end of a line) left out first: the splitter reads the script as one line, where a
+    comment would run to its end. [] for unbalanced quotes."""
+    return _split_shell(_COMMENT.sub(r"\1", script))
+
+
 def _shell_script(argv: list[str]) -> str | None:
     """The script of `sh -c SCRIPT` (also `bash -ec`, `-lc`, ...), else None."""
     if not argv or posixpath.basename(argv[0]) not in _SHELLS:

@@ -274,6 +274,13 @@ def test_a_literal_manifest_beside_a_chart_keeps_its_findings(tmp_path):
     assert [v for v in beside if v.resource == literal_name] == [v for v in alone if v.resource == literal_name]
 
 
+def test_a_document_without_template_actions_beside_a_template_is_read_once(tmp_path):
+    service = "apiVersion: v1\nkind: Service\nmetadata: {name: ollama}\nspec: {ports: [{port: 11434}]}\n"
+    root = chart(tmp_path, service + "---\n" + OLLAMA_TEMPLATE, OLLAMA_VALUES)
+    manifests, _ = findings(root)
+    assert sorted((o.kind, bool(o.chart)) for o in manifests.objects) == [("Deployment", True), ("Service", False)]
+
+
 def test_a_rendered_object_never_splits_the_files_into_clusters(tmp_path):
     # The chart renders a Deployment named as a file's own (qwen3-0-6b): the files alone are one cluster, and stay so.
     root = chart(tmp_path / "repo", VLLM_TEMPLATE, VLLM_VALUES)
