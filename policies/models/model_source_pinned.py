@@ -44,6 +44,7 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
+from policies.models.claim_downloads import claim_fed_downloads
 from policies.operators import operator_server
 from policies.reading.downloaders import fetches
 from policies.reading.engines import hub_model, table_args, table_servers
@@ -394,7 +395,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             # code at all, nor where it came from, so that is advice.
             local = hub_model(named) is None
             messages.append(unproven(message) if source.get("trust_unproven") or local else message)
-    return messages + _python_hub_downloads(resource) + ollama_tag_pulls(resource)
+    return messages + _python_hub_downloads(resource) + ollama_tag_pulls(resource) + claim_fed_downloads(resource)
 
 
 POLICY = Policy(
