@@ -30,8 +30,18 @@ def script(line: str) -> dict:
 MIXED = "vllm serve vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-Coder-7B --tensor-parallel-size 2\n"
 
 
-def test_a_module_as_the_model_tag_blocks():
-    assert found_by([vllm_deployment(script(MIXED))], "engine-options-exist") == [
+def test_a_module_as_the_model_tag_blocks_once():
+    # The written `vllm serve MODULE` is G46 container-can-start's finding; S38 does not repeat it.
+    objs = [vllm_deployment(script(MIXED))]
+    assert found_by(objs, "engine-options-exist") == []
+    assert [e for e, _ in found_by(objs, "container-can-start")] == ["mandatory"]
+
+
+def test_a_module_passed_to_the_images_vllm_serve_blocks():
+    # The vllm/vllm-openai entrypoint is `vllm serve`: args that start with the module make it the model tag.
+    args = ["vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen2.5-Coder-7B"]
+    objs = [vllm_deployment({"args": args})]
+    assert found_by(objs, "engine-options-exist") == [
         (
             "mandatory",
             "container vllm: vllm serve vllm.entrypoints.openai.api_server: the positional argument is vLLM's model tag, "
@@ -40,6 +50,7 @@ def test_a_module_as_the_model_tag_blocks():
             "name and exits before serving; drop it and name the model once (`vllm serve MODEL` or --model)",
         )
     ]
+    assert found_by(objs, "container-can-start") == []
 
 
 def test_a_tag_that_differs_from_model_is_advice_and_is_what_is_served():
