@@ -46,7 +46,6 @@ from policies.reading.vllm_args import (
     command_tokens,
     expand_env,
     is_shell_operator,
-    positional_tokens,
     program_word,
     serve_model_tag,
     vllm_command_line,
@@ -292,22 +291,14 @@ def _module_finding(server: _Server) -> Optional[str]:
     return None
 
 
-def _reported_by_g46(server: VllmServer) -> bool:
-    """G46 container-can-start's case: the first positional after a written `vllm serve` is a vllm.entrypoints module."""
-    line = vllm_command_line(server.container, image_entrypoint=False)
-    positionals = positional_tokens(line) if line else []
-    return bool(positionals) and positionals[0][1].startswith("vllm.entrypoints")
-
-
 def _model_tag_finding(server: VllmServer) -> Optional[str]:
     """``vllm serve TAG ... --model X``: the positional tag wins over --model (vllm 0.33.0 vllm/entrypoints/cli/serve.py:
     56-57). A tag that is an engine's own module or command word (``vllm serve vllm.entrypoints.openai.api_server``,
     someone mixing the two ways to start the server) is no model: vLLM looks it up as one and exits. A tag that may be
-    a model but differs from --model is advice: the server serves the tag, not what --model says. A vllm.entrypoints
-    module after a `vllm serve` the command line shows is G46 container-can-start's (policies/k8s_generic/
-    container_can_start.py), which reports the same failure: not repeated here."""
+    a model but differs from --model is advice: the server serves the tag, not what --model says. (G46
+    container-can-start leaves this case to S38: policies/k8s_generic/container_can_start.py.)"""
     tag = serve_model_tag(server.container)
-    if tag is None or _reported_by_g46(server):
+    if tag is None:
         return None
     model = server.args.get("model")
     if program_word(tag):
