@@ -190,6 +190,7 @@ def corpus_side_by_side(runs: int, checkov: Optional[str], corpus: Path = CORPUS
         for warm in cases.values():  # fills the bytecode cache for both sides
             warm()
         wall, cpu = interleave(cases, runs)
+        imports = [import_time(corpus, env) for _ in range(runs)]
     figures = {
         name: {"median_s": statistics.median(wall[name]), "min_s": min(wall[name]), "cpu_median_s": statistics.median(cpu[name])}
         for name in cases
@@ -200,12 +201,29 @@ def corpus_side_by_side(runs: int, checkov: Optional[str], corpus: Path = CORPUS
         "runs": runs,
         "checkov": checkov,
         "figures": figures,
+        "imports": {"median_ms": statistics.median(ms for ms, _ in imports), "modules": imports[0][1]},
         "ratio": ratio,
         "targets": {
             "policies check < 1 s": figures["policies check"]["median_s"] < 1.0,
             "policies check >= 10x faster than Checkov": (ratio >= 10.0) if ratio is not None else None,
         },
     }
+
+
+def import_time(corpus: Path, env: dict[str, str]) -> tuple[float, int]:
+    """(ms, modules) that `python -X importtime -m policies check CORPUS` spends importing: the sum of the
+    top-level modules' cumulative times, which nest every other import (importtime's own overhead included)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "policies", "check", str(corpus)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    rows = [line.split("|") for line in proc.stderr.splitlines() if line.startswith("import time:") and "cumulative" not in line]
+    top = [int(cumulative) for _, cumulative, name in rows if not name.startswith("  ")]
+    return sum(top) / 1000, len(rows)
 
 
 def print_corpus(result: dict) -> None:
@@ -219,6 +237,10 @@ def print_corpus(result: dict) -> None:
     print("|---|---|---|---|")
     for name, f in result["figures"].items():
         print(f"| {name} | {f['median_s'] * 1000:,.0f} ms | {f['min_s'] * 1000:,.0f} ms | {f['cpu_median_s'] * 1000:,.0f} ms |")
+    imports = result["imports"]
+    print(
+        f"\n`python -X importtime -m policies check`: {imports['median_ms']:,.0f} ms importing {imports['modules']} modules (median)"
+    )
     if result["ratio"] is None:
         print("\ncheckov: n/a (not installed; pass --checkov PATH)")
     else:

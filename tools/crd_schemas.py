@@ -10,8 +10,9 @@ reference folder at run time, so this keeps, per served version, only what polic
 ``properties``, ``items``, ``additionalProperties`` (a map's values), ``required`` (less the properties the schema
 defaults, which defaulting fills first), ``enum``, ``nullable``, ``x-kubernetes-int-or-string`` and
 ``x-kubernetes-preserve-unknown-fields``. Descriptions, formats, patterns, bounds and CEL rules are dropped (the CEL
-rules are tools/crd_cel_rules.py's). A pod spec inside a CRD (a node whose properties hold ``containers``) is cut to
-``{"type": "object"}``: pod templates are judged by the pack's pod rules, and the cut keeps the file small. Each CRD
+rules are tools/crd_cel_rules.py's). The core PodSpec fields of a node that embeds a pod spec (its properties hold
+``containers``) are left unconstrained: pod templates are judged by the pack's pod rules, and the cut keeps the file
+small; the node's own fields (KServe's predictor ``model``) are kept. Each CRD
 carries its source (repository, tag, path, from crds/PROVENANCE.md) and the sha256 of the file it came from.
 """
 
@@ -31,6 +32,16 @@ from tools.crd_cel_rules import SKIPPED, _provenance, reference_folder  # noqa: 
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "policies" / "crd" / "schemas.json"
+# core/v1 PodSpec's properties (kubernetes-validate 1.37 podspec-v1.json): where a CRD node embeds a pod spec (it has
+# `containers`), these are left unconstrained; the node's own fields (KServe's predictor `model`, `minReplicas`) stay.
+_POD_SPEC_FIELDS = frozenset(
+    "activeDeadlineSeconds affinity automountServiceAccountToken containers dnsConfig dnsPolicy enableServiceLinks "
+    "ephemeralContainers evictionResponders hostAliases hostIPC hostNetwork hostPID hostUsers hostname hostnameOverride "
+    "imagePullSecrets initContainers nodeName nodeSelector os overhead preemptionPolicy priority priorityClassName "
+    "readinessGates resourceClaims resources restartPolicy runtimeClassName schedulerName schedulingGates "
+    "schedulingGroup securityContext serviceAccount serviceAccountName setHostnameAsFQDN shareProcessNamespace "
+    "subdomain terminationGracePeriodSeconds tolerations topologySpreadConstraints volumes".split()
+)
 _KEPT = ("type", "enum", "nullable", "x-kubernetes-int-or-string", "x-kubernetes-preserve-unknown-fields")
 
 
@@ -39,11 +50,12 @@ def prune(node: Any) -> dict:
     if not isinstance(node, dict):
         return {}
     properties = node.get("properties") or {}
-    if "containers" in properties:
-        return {"type": "object"}
+    pod_spec = "containers" in properties
     out: dict[str, Any] = {key: node[key] for key in _KEPT if key in node}
     if properties:
-        out["properties"] = {name: prune(sub) for name, sub in sorted(properties.items())}
+        out["properties"] = {
+            name: {} if pod_spec and name in _POD_SPEC_FIELDS else prune(sub) for name, sub in sorted(properties.items())
+        }
     required = [name for name in node.get("required") or [] if "default" not in (properties.get(name) or {})]
     if required:
         out["required"] = sorted(required)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 
 from policies.autoscaling.hpa_behavior import llm_scaler
+from policies.autoscaling.http_scaled_object import http_scaled_object_findings
 from policies.autoscaling.scalers import hpa_metrics, is_hpa, is_scaled_object, scale_target, triggers, workloads
 from policies.autoscaling.throughput_knative import knative_rps_findings, knative_target_findings
 from policies.framework import Policy, Resource, unproven
@@ -147,6 +148,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             messages = _vllm_findings(r)
             findings.extend((r.name, m) for m in messages or _request_findings(r, resources, candidates))
         findings.extend((r.name, m) for m in knative_rps_findings(r, config) + knative_target_findings(r, config))
+        findings.extend((r.name, m) for m in http_scaled_object_findings(r, candidates))
     return findings
 
 
@@ -155,7 +157,8 @@ POLICY = Policy(
     description="An HPA or KEDA trigger does not scale a model server on a throughput rate (completed requests or "
     "processed tokens per second, or a proxy's or load balancer's request count), which plateaus at saturation instead "
     "of rising with the queue; nor does Knative scale one on requests per second, or aim a pod at more requests in "
-    "flight than its vLLM runs at once (--max-num-seqs).",
+    "flight than its vLLM runs at once (--max-num-seqs); nor does the KEDA HTTP add-on, on requestRate or a concurrency "
+    "above --max-num-seqs.",
     catalog="S6",
     severity="medium",
     enforcement="advisory",

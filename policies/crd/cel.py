@@ -75,30 +75,46 @@ class Outcome:
 
 
 @functools.cache
+def _table() -> dict[str, tuple[Mapping[str, Any], list[Mapping[str, Any]]]]:
+    """Pulumi type token -> (its CRD's entry in the file, the rules of that version, as read)."""
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    return {
+        f"kubernetes:{crd['group']}/{version}:{crd['kind']}": (crd, rules)
+        for crd in data["crds"]
+        for version, rules in crd["versions"].items()
+    }
+
+
+@functools.cache
+def rules_of(type_token: str) -> tuple[Rule, ...]:
+    """The rules of one CRD version (none for a type no pinned CRD has), built when an object of it is first checked:
+    building all ~900 at import cost ~5 ms of every `policies check` (benchmarks/policies_check.py)."""
+    entry = _table().get(type_token)
+    if entry is None:
+        return ()
+    crd, rules = entry
+    return tuple(
+        Rule(
+            crd=crd["crd"],
+            source=crd["source"],
+            path=tuple(r["path"]),
+            rule=r["rule"],
+            # The API server's message for a rule without one (apiextensions validation).
+            message=r.get("message") or f"failed rule: {r['rule']}",
+            type=r.get("type", ""),
+        )
+        for r in rules
+    )
+
+
 def rules_by_type() -> dict[str, tuple[Rule, ...]]:
     """Pulumi type token (``kubernetes:<group>/<version>:<kind>``) -> the rules of that CRD version."""
-    data = json.loads(DATA.read_text(encoding="utf-8"))
-    table: dict[str, tuple[Rule, ...]] = {}
-    for crd in data["crds"]:
-        for version, rules in crd["versions"].items():
-            table[f"kubernetes:{crd['group']}/{version}:{crd['kind']}"] = tuple(
-                Rule(
-                    crd=crd["crd"],
-                    source=crd["source"],
-                    path=tuple(r["path"]),
-                    rule=r["rule"],
-                    # The API server's message for a rule without one (apiextensions validation).
-                    message=r.get("message") or f"failed rule: {r['rule']}",
-                    type=r.get("type", ""),
-                )
-                for r in rules
-            )
-    return table
+    return {type_token: rules_of(type_token) for type_token in _table()}
 
 
 def resource_types() -> tuple[str, ...]:
     """Every type token some pinned CRD gives CEL rules, sorted."""
-    return tuple(sorted(rules_by_type()))
+    return tuple(sorted(_table()))
 
 
 def _find(text: str, pattern: str) -> str:
@@ -196,7 +212,7 @@ def evaluate(type_token: str, obj: Mapping[str, Any]) -> Outcome:
     failed: list[Finding] = []
     unevaluated: list[Finding] = []
     evaluated = skipped = 0
-    for rule in rules_by_type().get(type_token, ()):
+    for rule in rules_of(type_token):
         if rule.is_transition:
             skipped += 1
             continue

@@ -26,9 +26,8 @@ The API server stores these templates, and the pod is scheduled, but the contain
   runc v1.2.9 libcontainer/process_linux.go:584). A limit under 6 MiB blocks; a request that small with no such
   limit is advice (the container runs, but the scheduler reserves nothing for it);
 * **a vLLM command line that exits at once**: ``vllm WORD`` where WORD is no subcommand of vLLM's CLI (vLLM v0.33.0
-  vllm/entrypoints/cli/main.py:55-65 CMD_MODULES, :98 ``add_subparsers``: argparse exits 2 on "invalid choice");
-  and ``vllm serve <a vllm.entrypoints module> --model M``: the positional model_tag replaces --model
-  (serve.py:55-57), so vLLM tries to load a model named after the module and exits.
+  vllm/entrypoints/cli/main.py:55-65 CMD_MODULES, :98 ``add_subparsers``: argparse exits 2 on "invalid choice").
+  ``vllm serve <a vllm.entrypoints module> --model M`` is S38 engine-options-exist's (the positional model tag).
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ from collections.abc import Mapping
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, fmt_number, get, pod_specs
 from policies.reading.image_reference import image_reference_error
-from policies.reading.vllm_args import command_tokens, is_shell_operator, positional_tokens, vllm_command_line
+from policies.reading.vllm_args import command_tokens, is_shell_operator
 
 # moby daemon/daemon_unix.go linuxMinMemory: the smallest limit a container runtime is known to accept.
 MIN_MEMORY_BYTES = 6 * 1024 * 1024
@@ -156,14 +155,6 @@ def _vllm_messages(label: str, container: Mapping) -> list[str]:
             f"{label}: `vllm {word}` is not a command of vLLM's CLI ({', '.join(sorted(VLLM_SUBCOMMANDS))} at "
             f"v0.33.0); argparse exits with 'invalid choice' and the container restarts in a loop; write `vllm serve`"
         )
-    line = vllm_command_line(container, image_entrypoint=False)
-    positionals = positional_tokens(line) if line else []
-    if positionals and positionals[0][1].startswith("vllm.entrypoints"):
-        found.append(
-            f"{label}: `vllm serve {positionals[0][1]}` passes the module as the model: the positional model_tag "
-            f"replaces --model, so vLLM tries to load a model named {positionals[0][1]} and exits; drop the module "
-            f"(`vllm serve MODEL`) or run `python -m {positionals[0][1]} --model MODEL`"
-        )
     return found
 
 
@@ -204,8 +195,7 @@ POLICY = Policy(
         "ParseNormalizedNamed); runc resolves a relative command from the working directory, not PATH (runc v1.2.9 "
         "libcontainer/standard_init_linux.go:191,208); a limit under 6 MiB kills or refuses the container (moby "
         "linuxMinMemory = 6291456, CRI-O minMemoryLimit = 12582912, runc v1.2.9 libcontainer/process_linux.go:584); "
-        "vLLM v0.33.0's CLI exits on an unknown subcommand (vllm/entrypoints/cli/main.py:55-65,98) and lets a "
-        "positional model_tag replace --model (serve.py:55-57). Where the working directory is unknown, or only a "
+        "vLLM v0.33.0's CLI exits on an unknown subcommand (vllm/entrypoints/cli/main.py:55-65,98). Where the working directory is unknown, or only a "
         "request is that small, the finding is advice."
     ),
 )

@@ -44,9 +44,11 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
+from policies.models.claim_downloads import claim_fed_downloads
 from policies.operators import operator_server
 from policies.reading.downloaders import fetches
 from policies.reading.engines import hub_model, table_args, table_servers
+from policies.reading.mounted_scripts import mounted_scripts
 from policies.reading.ollama_pulls import ollama_tag_pulls
 from policies.reading.serving import container_argv, engine_configs, engine_row, model_server_engine, model_servers, serve_config
 from policies.reading.vllm_args import parse_vllm_args
@@ -67,14 +69,15 @@ def _call_text(text: str, start: int) -> str:
 
 
 def _python_hub_downloads(resource: Resource) -> list[str]:
-    """Advice for each huggingface_hub download call without a revision in a GPU pod's container scripts."""
+    """Advice for each huggingface_hub download call without a revision in a GPU pod's container scripts (inline, or a
+    mounted ConfigMap script the command runs: policies.reading.mounted_scripts)."""
     found: list[str] = []
     for path, podspec in pod_specs(resource):
         if not requests_gpu(podspec):
             continue
         for key in ("initContainers", "containers"):
             for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
-                text = "\n".join(str(t) for t in container_argv(container))
+                text = "\n".join([*(str(t) for t in container_argv(container)), *mounted_scripts(podspec, container)])
                 for match in _HUB_CALL.finditer(text):
                     call = _call_text(text, match.end() - 1)
                     if "revision" in call or "**" in call or re.search(r"local_files_only\s*=\s*True", call):
@@ -392,7 +395,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             # code at all, nor where it came from, so that is advice.
             local = hub_model(named) is None
             messages.append(unproven(message) if source.get("trust_unproven") or local else message)
-    return messages + _python_hub_downloads(resource) + ollama_tag_pulls(resource)
+    return messages + _python_hub_downloads(resource) + ollama_tag_pulls(resource) + claim_fed_downloads(resource)
 
 
 POLICY = Policy(

@@ -33,7 +33,8 @@ from policies.kube import (
     split_type,
     viewed_resources,
 )
-from policies.reading.vllm_args import command_tokens, is_shell_operator
+from policies.reading.mounted_scripts import mounted_scripts
+from policies.reading.vllm_args import command_tokens, is_shell_operator, split_shell
 
 
 @dataclass(frozen=True)
@@ -119,13 +120,20 @@ def _positional(tokens: list[str]) -> Optional[str]:
     return None
 
 
-def _invocations(container: dict, row: DownloaderRow) -> list[list[str]]:
+def _invocations(container: dict, row: DownloaderRow, podspec: Optional[dict] = None) -> list[list[str]]:
     """The argument lists of each run of the tool in the container (after its command words; the image's
-    entrypoint's args for an image that runs it)."""
+    entrypoint's args for an image that runs it), in its command line and in a mounted ConfigMap script it runs."""
     argv, _ = command_tokens(container)
     image = str(container.get("image") or "").lower()
     if any(marker in image for marker in row.images) and not any(posixpath.basename(t) in ("sh", "bash") for t in argv[:1]):
         return [argv]
+    found = _runs_of(argv, row)
+    for script in mounted_scripts(podspec or {}, container):
+        found += _runs_of(split_shell(script), row)
+    return found
+
+
+def _runs_of(argv: list[str], row: DownloaderRow) -> list[list[str]]:
     found = []
     for i, token in enumerate(argv):
         for words in row.commands:
@@ -214,7 +222,7 @@ def _fetches(resource: Any) -> list[Fetch]:
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):
             for row in ROWS:
-                for args in _invocations(container, row):
+                for args in _invocations(container, row, podspec):
                     source = _positional(args) if row.source == ("",) else _value(args, row.source)
                     if not source or _not_a_model(args, source, row):
                         continue

@@ -40,8 +40,8 @@ from policies.kube import (
     memoized,
     requests_gpu,
     split_type,
-    viewed_resources,
 )
+from policies.reading.mounted_scripts import config_maps
 from policies.reading.serving import (
     container_argv,
     engine_command_line,
@@ -99,23 +99,6 @@ def env_values(container: Mapping) -> dict[str, str]:
             if isinstance(value, str):
                 out[e["name"]] = value
     return out
-
-
-def config_maps() -> dict[Any, dict[str, str]]:
-    """The string data of each ConfigMap among the objects being checked (kube.viewed_resources), by name; {} where no
-    evaluation shows them. Names are matched without namespaces: one run checks one cluster's manifests. Built once per
-    evaluation (kube.memoized on the view)."""
-    view = viewed_resources()
-    return memoized(view, "config_maps", _maps_of) if view else {}
-
-
-def _maps_of(view: Any) -> dict[Any, dict[str, str]]:
-    maps: dict[Any, dict[str, str]] = {}
-    for r in view:
-        if getattr(r, "type", None) == "kubernetes:core/v1:ConfigMap":
-            data = as_dict(get(r.props, "data"))
-            maps[get(r.props, "metadata", "name")] = {k: v for k, v in data.items() if isinstance(v, str)}
-    return maps
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,16 @@ def _split_shell_cached(script: str) -> tuple[str, ...]:
         return ()
 
 
+_COMMENT = re.compile(r"(?m)(^|\s)#.*$")
+
+
+def split_shell(script: str) -> list[str]:
+    """A script file's tokens as the shell splits them (a newline ends a command like ";"), its comments (the
+    ``#!`` line, ``# ...`` to the end of a line) left out first: the splitter reads the script as one line, where a
+    comment would run to its end. [] for unbalanced quotes."""
+    return _split_shell(_COMMENT.sub(r"\1", script))
+
+
 def _shell_script(argv: list[str]) -> str | None:
     """The script of `sh -c SCRIPT` (also `bash -ec`, `-lc`, ...), else None."""
     if not argv or posixpath.basename(argv[0]) not in _SHELLS:
@@ -361,7 +371,10 @@ def serve_model_tag(container: Mapping, *, image_entrypoint: bool = True) -> Opt
     argv = command_tokens(container)[0]
     start = _invocation_start(argv)
     if start is not None and argv[start - 1].startswith(modules):
-        return None
+        run = start >= 2 and argv[start - 2] == "-m"
+        if run or container.get("command") or not image_entrypoint or not image_runs_vllm(container.get("image")):
+            return None
+        return argv[start - 1]  # args alone to the image's `vllm serve`: a module there is its model tag
     if line[0] == "serve":  # `args: [serve, MODEL, ...]` on an image whose entrypoint is `vllm`
         line = line[1:]
     return line[0] if line and _flag(line[0]) is None and line[0] not in ("--", "") else None

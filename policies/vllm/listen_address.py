@@ -12,8 +12,8 @@ only where the binary runs in another image.
 Blocking when the manifest shows the whole command line and environment (a core workload or a LeaderWorkerSet), a
 probe without ``host`` or a Service among the objects checked targets the server's port, and either the host setting
 says loopback (``--host 127.0.0.1``, ``OLLAMA_HOST=localhost``) or it is unset on an engine no environment variable can
-move (SGLang). Advice where an image's own environment, an ``envFrom``, a ``--config`` file or a variable split into
-options may set the host. Silent where nothing outside the pod reaches the port (a sidecar proxy forwarding to it).
+move (SGLang). Advice where an image's own environment or entrypoint (args alone to an image the row does not name),
+an ``envFrom``, a ``--config`` file or a variable split into options may set the host. Silent where nothing outside the pod reaches the port (a sidecar proxy forwarding to it).
 """
 
 from __future__ import annotations
@@ -103,7 +103,9 @@ def _bind(server: ModelServer, row: Engine) -> Optional[tuple[str, str, int, boo
     image = str(server.container.get("image") or "").lower()
     if row.images_listen_all and any(i in image for i in row.images):
         return None  # the publisher's image sets the host setting to every address
-    hidden = "config" in args or _loose(line) or bool(row.env.get("host") and server.container.get("envFrom"))
+    # An image the row does not name, given args only, runs its own entrypoint, which may add the host setting.
+    own_entrypoint = not server.container.get("command") and not any(i in image for i in row.images)
+    hidden = "config" in args or _loose(line) or own_entrypoint or bool(row.env.get("host") and server.container.get("envFrom"))
     proven = not row.images_listen_all and not hidden
     return "127.0.0.1", f"its default with {row.spelling('host')} unset", port, proven
 
@@ -171,7 +173,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if not proven:
                 message += (
                     " (advisory: the host setting may come from somewhere the files do not show: the image's own "
-                    "environment, an envFrom, a config file or a variable split into options)"
+                    "environment or entrypoint, an envFrom, a config file or a variable split into options)"
                 )
             findings.append((resource.name, message if proven else unproven(message)))
     return findings

@@ -19,5 +19,7 @@ def test_the_corpus_benchmark_prints_medians_the_ratio_and_the_targets():
     assert proc.returncode == 0, proc.stderr
     assert "| policies check | " in proc.stdout
     assert "policies check < 1 s: " in proc.stdout
+    # What the command spends importing, the pack's largest fixed cost (issue 32).
+    assert "`python -X importtime -m policies check`: " in proc.stdout and " modules (median)" in proc.stdout
     # Checkov is not a dependency; without it the ratio says n/a rather than a number.
     assert ("checkov: n/a" in proc.stdout) or ("Checkov / policies check (medians): " in proc.stdout)

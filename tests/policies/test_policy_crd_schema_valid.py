@@ -126,3 +126,38 @@ def test_the_stacks_custom_resources_pass_their_schemas(stack):
             assert schema.evaluate(r["type"], r["inputs"]) == [], r["name"]
             checked += 1
     assert checked > 5
+
+
+def _income() -> dict:
+    # kserve/kserve docs/samples/explanation/alibi/income/income.yaml@aaac4e294dae2c7b1aa1886447793f3aa1c30912:
+    # `cpu: 0.1` as a YAML number. A CRD's quantity is x-kubernetes-int-or-string, so the API server answers "in body
+    # must be of type integer,string: \"number\"" (the same error quoted in cloudnative-pg/cloudnative-pg#1572 for
+    # its Pooler CRD); only a Deployment's own Quantity type takes a bare decimal.
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "income"},
+        "spec": {
+            "predictor": {
+                "minReplicas": 1,
+                "sklearn": {
+                    "storageUri": "gs://seldon-models/sklearn/income/model",
+                    "resources": {"requests": {"cpu": 0.1, "memory": "1Gi"}, "limits": {"cpu": 1, "memory": "1Gi"}},
+                },
+            },
+            "explainer": {"minReplicas": 1, "alibi": {"type": "AnchorTabular", "resources": {"requests": {"cpu": 0.1}}}},
+        },
+    }
+
+
+def test_a_decimal_cpu_number_in_a_custom_resource_is_refused():
+    isvc = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
+    assert [m.split(" (schema of CRD")[0] for _, m in findings(_income(), isvc)] == [
+        "spec.predictor.sklearn.resources.requests.cpu: the API server refuses this object: 0.1 is not of type integer "
+        "or string (Invalid value)"
+    ]
+    # The careful form: the quantity as a string ("100m" or "0.1"), or a whole number; explainer.alibi is a field
+    # v0.20.0's CRD no longer has, so the API server prunes it whatever it holds.
+    obj = _income()
+    obj["spec"]["predictor"]["sklearn"]["resources"]["requests"]["cpu"] = "100m"
+    assert findings(obj, isvc) == []

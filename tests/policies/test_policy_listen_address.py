@@ -141,3 +141,11 @@ def test_every_row_with_listens_names_its_host_setting_and_source():
     }
     assert all("host" in e.flags or e.env.get("host") for e in ENGINES if e.listens)
     assert all(e.sources.get("listens") for e in ENGINES if e.listens)
+
+
+def test_args_alone_to_an_image_the_row_does_not_name_are_advice():
+    # Its own entrypoint runs first and may add --host; with a command, or on lmsysorg/sglang, the line is all there is.
+    private = copy.deepcopy(SGLANG) | {"image": "registry.example.com/ml/sglang-server:1.0"}
+    assert [e for e, _ in found_by([workload(private), service()], POLICY)] == ["advisory"]
+    private["command"] = private.pop("args")
+    assert [e for e, _ in found_by([workload(private), service()], POLICY)] == ["mandatory"]

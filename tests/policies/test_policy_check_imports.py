@@ -1,0 +1,97 @@
+"""What `policies check` loads, and what it leaves alone (issue 32: at least 8x faster than Checkov).
+
+Timings belong to benchmarks/policies_check.py (house rule: no timed unit tests); these tests pin the import
+boundaries the speed rests on: the package alone does not load the pack, a run without a custom resource that a
+pinned CRD gives CEL rules never loads the CEL library or protobuf (policies/crd/cel.py), and one whose custom
+resources are structurally valid never loads jsonschema (policies/crd/schema.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("cel_expr_python", "google.protobuf", "jsonschema", "pydantic", "pulumi")
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: llm}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6]}
+"""
+
+
+def _loaded_after(code: str) -> dict[str, bool]:
+    """Which of HEAVY (and the registry) a fresh interpreter has imported after running ``code``."""
+    script = (
+        f"import sys, json\n{code}\n"
+        f"names = {HEAVY + ('policies.registry',)!r}\n"
+        "print(json.dumps({n: any(m == n or m.startswith(n + '.') for m in sys.modules) for n in names}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _check(path: Path) -> str:
+    return f"from policies.check import main\nmain([{str(path)!r}, '--format', 'json'])"
+
+
+def test_importing_the_package_does_not_load_the_pack():
+    loaded = _loaded_after("import policies")
+    assert not loaded["policies.registry"]
+    assert not any(loaded[n] for n in HEAVY), loaded
+
+
+def test_the_package_names_still_load_the_pack():
+    loaded = _loaded_after("from policies import POLICIES, evaluate\nassert POLICIES and callable(evaluate)")
+    assert loaded["policies.registry"]
+
+
+def test_a_check_without_cel_typed_custom_resources_loads_no_cel_protobuf_pydantic_or_pulumi(tmp_path):
+    manifest = tmp_path / "deployment.yaml"
+    manifest.write_text(DEPLOYMENT)
+    loaded = _loaded_after(_check(manifest))
+    assert loaded["policies.registry"]
+    assert not any(loaded[n] for n in HEAVY), loaded
+
+
+def test_a_custom_resource_with_cel_rules_loads_the_cel_library_and_not_the_schema_validator_when_valid(tmp_path):
+    # The other side of the boundary above: the rules of a pinned CRD (policies/crd/cel_rules.json) do run; its
+    # structural schema clears a valid object without jsonschema (policies/crd/schema.py _surely_valid).
+    manifest = tmp_path / "nodepool.yaml"
+    manifest.write_text(NODEPOOL)
+    loaded = _loaded_after(_check(manifest))
+    assert loaded["cel_expr_python"] and loaded["google.protobuf"]
+    assert not loaded["jsonschema"]
+
+
+def test_an_invalid_custom_resource_loads_the_schema_validator(tmp_path):
+    manifest = tmp_path / "nodepool.yaml"
+    manifest.write_text(
+        NODEPOOL.replace("{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}", "{kind: EC2NodeClass, name: default}")
+    )
+    assert _loaded_after(_check(manifest))["jsonschema"]
