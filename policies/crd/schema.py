@@ -7,7 +7,7 @@ applies the schema's defaults, and validates what is left against the version's 
 (``spec.template.spec.nodeClassRef.group: Required value``). The schemas come from policies/crd/schemas.json, pruned
 from the pinned CRDs by ``python tools/crd_schemas.py --write`` (each with its repository, tag and sha256); nothing
 here reads the reference folder. They are checked with the ``jsonschema`` library (Draft 7), after translating the
-Kubernetes extensions:
+Kubernetes extensions (a spec that surely passes, ``_surely_valid``, is cleared without loading the library):
 
 - unknown fields are allowed (the API server prunes them, it does not refuse them);
 - ``x-kubernetes-int-or-string`` is an integer or a string;
@@ -87,12 +87,58 @@ def _json_schema(node: dict) -> dict:
 
 
 @functools.cache
+def _translated(type_token: str) -> dict:
+    """The jsonschema form of a pinned type's ``spec`` schema, built once."""
+    return _json_schema(schemas_by_type()[type_token].spec)
+
+
+@functools.cache
 def _validator(type_token: str) -> Any:
-    # Imported on first use: `policies check` on manifests without custom resources never pays for it.
+    # Imported on first use, and only for a spec _surely_valid cannot clear: `policies check` on manifests whose
+    # custom resources are valid never pays for it (jsonschema with referencing and attrs: ~30 ms, ~80 modules).
     import jsonschema
 
-    schema = schemas_by_type()[type_token]
-    return jsonschema.Draft7Validator(_json_schema(schema.spec))
+    return jsonschema.Draft7Validator(_translated(type_token))
+
+
+# The keywords _json_schema writes; _surely_valid leaves a schema with any other to the validator.
+_KEYWORDS = frozenset({"type", "enum", "required", "properties", "items", "additionalProperties"})
+_PLAIN_TYPES = {"string": str, "object": dict, "array": list, "boolean": bool}
+
+
+def _of_type(value: Any, name: str) -> bool:
+    """Draft 7's type check (jsonschema's draft 7 type checker) for the values _plain gives; False when unsure."""
+    if value is None:
+        return name == "null"
+    if name in ("integer", "number"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        return name == "number" or isinstance(value, int) or value.is_integer()
+    kind = _PLAIN_TYPES.get(name)
+    return kind is not None and isinstance(value, kind)
+
+
+def _surely_valid(schema: dict, value: Any) -> bool:
+    """True only when the validator would find no error in ``value`` (a type, an enum, a required property, at any
+    depth); False when it may, and then the validator decides. Stricter than the validator where unsure: an enum
+    value that is not a string, a type or keyword it does not know."""
+    if not _KEYWORDS.issuperset(schema):
+        return False
+    if "type" in schema and not any(_of_type(value, name) for name in schema["type"]):
+        return False
+    if "enum" in schema and (not (value is None or isinstance(value, str)) or value not in schema["enum"]):
+        return False
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        if any(name not in value for name in schema.get("required", ())):
+            return False
+        for name, item in value.items():
+            sub = properties.get(name, schema.get("additionalProperties"))
+            if sub is not None and not _surely_valid(sub, item):
+                return False
+    elif isinstance(value, list) and "items" in schema:
+        return all(_surely_valid(schema["items"], item) for item in value)
+    return True
 
 
 def _plain(value: Any) -> Any:
@@ -138,7 +184,10 @@ def evaluate(type_token: str, props: Any) -> list[Finding]:
     no schema is pinned for the type."""
     if type_token not in schemas_by_type() or not isinstance(props, dict) or not isinstance(props.get("spec"), dict):
         return []
-    errors = sorted(_validator(type_token).iter_errors(_plain(props["spec"])), key=lambda e: [str(p) for p in e.path])
+    spec = _plain(props["spec"])
+    if _surely_valid(_translated(type_token), spec):
+        return []  # what the validator would find, without loading it
+    errors = sorted(_validator(type_token).iter_errors(spec), key=lambda e: [str(p) for p in e.path])
     found = []
     for error in errors:
         words = _words(error)

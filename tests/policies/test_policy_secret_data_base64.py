@@ -34,13 +34,13 @@ def test_masked_values_block():
     assert sorted(found_by(_namla(), POLICY)) == [
         (
             "mandatory",
-            "data..dockerconfigjson is not valid base64 ('eyJhdXRoc***'...); the API server cannot decode it and "
+            "data..dockerconfigjson is not valid base64 (illegal base64 data at input byte 9: a character outside the standard alphabet); the API server cannot decode it and "
             "refuses the Secret, so every pod reading it fails (CreateContainerConfigError, or no image pull); put the "
             "real base64 value (or plain text under stringData), or create the Secret at deploy time",
         ),
         (
             "mandatory",
-            "data.NGC_API_KEY is not valid base64 ('bnZhcGktT***'...); the API server cannot decode it and refuses the "
+            "data.NGC_API_KEY is not valid base64 (illegal base64 data at input byte 9: a character outside the standard alphabet); the API server cannot decode it and refuses the "
             "Secret, so every pod reading it fails (CreateContainerConfigError, or no image pull); put the real base64 "
             "value (or plain text under stringData), or create the Secret at deploy time",
         ),
@@ -77,3 +77,13 @@ def test_placeholder_is_advice_and_non_json_docker_config_blocks():
     assert sorted(m for _, m in found_by(secrets, POLICY))[1].endswith(
         "it is a placeholder; fill it with the base64 value, or use stringData"
     )
+
+
+def test_no_part_of_the_value_is_reported():
+    # A real token with one character masked is refused, and the report must not carry any of its text.
+    token = base64.b64encode(b"hf_realtokenvalue0123456789").decode()
+    bad = token[:10] + "*" + token[11:]
+    secrets = _namla()
+    secrets[1]["data"]["NGC_API_KEY"] = bad
+    messages = [m for _, m in found_by(secrets, POLICY) if "NGC_API_KEY" in m]
+    assert messages and all(bad[:4] not in m and "hf_" not in m for m in messages)
