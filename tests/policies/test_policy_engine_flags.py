@@ -145,3 +145,14 @@ def test_a_dynamo_sglang_worker_is_read_as_sglang():
     assert found_by([_dgd(line + " --dyn-reasoning-parser deepseek_r1", image)], "engine-options-exist") == []
     pinned = _dgd(line.replace(" --tp 1", " --revision 0123456789abcdef0123456789abcdef01234567 --tp 1"), image)
     assert found_by([pinned], "model-source-pinned") == []
+
+
+def test_the_dynamo_operator_mounts_dev_shm_unless_disabled():
+    # The operator gives every component /dev/shm (8Gi emptyDir, medium Memory) unless sharedMemory.disabled
+    # (ai-dynamo/dynamo deploy/operator/internal/consts/consts.go at d195d280e13e): S4 was a wrong blocking finding on
+    # sjm446/ai-on-eks vllm-aggregated-default.yaml's TP 2 worker.
+    line = "python3 -m dynamo.vllm --model Qwen/Qwen3-8B --tensor-parallel-size 2"
+    assert found_by([_dgd(line)], "tensor-parallel-requires-dshm") == []
+    disabled = _dgd(line)
+    disabled["spec"]["services"]["VllmWorker"]["sharedMemory"] = {"disabled": True}
+    assert [level for level, _ in found_by([disabled], "tensor-parallel-requires-dshm")] == ["mandatory"]
