@@ -156,3 +156,20 @@ def test_the_dynamo_operator_mounts_dev_shm_unless_disabled():
     disabled = _dgd(line)
     disabled["spec"]["services"]["VllmWorker"]["sharedMemory"] = {"disabled": True}
     assert [level for level, _ in found_by([disabled], "tensor-parallel-requires-dshm")] == ["mandatory"]
+
+
+def test_a_dynamo_worker_serves_no_http_so_keep_alive_is_not_its_concern():
+    # ai-dynamo/dynamo components/src/dynamo/vllm/args.py@000a36a adds vLLM's engine options only (no FrontendArgs):
+    # the worker runs no HTTP server; Dynamo's frontend serves the API. A vLLM server of its own still gets S9.
+    assert found_by([_dgd("python3 -m dynamo.vllm --model Qwen/Qwen3-8B")], "keep-alive-outlives-proxy") == []
+    assert found_by([_decode("vllm/vllm-openai:v0.8.5", ["--model", "/models/q"])], "keep-alive-outlives-proxy") != []
+
+
+def test_a_worker_module_outside_the_rows_modules_fails_the_table():
+    from components.serving_engines import TABLE, load_engines
+
+    text = TABLE.read_text(encoding="utf-8").replace('worker_modules = ["dynamo.vllm"]', 'worker_modules = ["dynamo.vllmx"]')
+    with pytest.raises(
+        EngineTableError, match=r"\[engines.vllm\].worker_modules: 'dynamo.vllmx' is not one of the row's modules"
+    ):
+        load_engines(text)
