@@ -205,7 +205,7 @@ COMMANDS: tuple[Command, ...] = (
         json_fields=(
             "`files`, `documents`, `objects`, `skipped`, `violations` [{policy, catalog, enforcement, file, document, "
             "line, resource, message}], `unsized` [{resource, server, model, gpu, reason}], `scopes`, `generic`, "
-            "`templates` [{file, chart, values, objects}]"
+            "`templates` [{file, chart, values, objects}], `salvaged` [{file, document, line, repair, objects}]"
         ),
         see="limits.md",
     ),

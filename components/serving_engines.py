@@ -88,6 +88,7 @@ _OPTIONAL: dict[str, type] = {
     "options": dict,
     "flag_sets": list,
     "listens": str,
+    "worker_modules": list,
     "images_listen_all": bool,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
@@ -169,6 +170,8 @@ class Engine:
     # images (`images`) set that setting to every address in their environment
     listens: str = ""
     images_listen_all: bool = False
+    # modules of ``modules`` that run the engine as a worker behind another program's frontend: no HTTP server of its own
+    worker_modules: tuple[str, ...] = ()
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -189,7 +192,7 @@ def _check_fields(where: str, row: dict) -> None:
     for field, kind in _OPTIONAL.items():
         if field in row and not isinstance(row[field], kind):
             raise EngineTableError(f"{where}.{field}: {row[field]!r} is not of type {kind.__name__}")
-    for field in ("images", "commands", "modules", "startup_rules", "moving_tags", "env_prefixes"):
+    for field in ("images", "commands", "modules", "startup_rules", "moving_tags", "env_prefixes", "worker_modules"):
         if not all(isinstance(v, str) and v for v in row.get(field, ())):
             raise EngineTableError(f"{where}.{field}: every item must be a non-empty string")
     if "downloads" in row:
@@ -198,6 +201,9 @@ def _check_fields(where: str, row: dict) -> None:
         _check_options(f"{where}.options", row["options"])
     if "flag_sets" in row:
         _check_flag_sets(f"{where}.flag_sets", row["flag_sets"])
+    stray = [m for m in row.get("worker_modules", ()) if m not in row["modules"]]
+    if stray:
+        raise EngineTableError(f"{where}.worker_modules: {stray[0]!r} is not one of the row's modules")
     if row["drain"] not in DRAINS:
         raise EngineTableError(f"{where}.drain: {row['drain']!r} is not one of {DRAINS}")
     if row["drain"] == "flag" and not row["drain_flag"]:
@@ -347,6 +353,7 @@ def _row(name: str, row: Any) -> Engine:
         flag_sets=tuple(tuple(flag_name(f) for f in flags) for flags in row.get("flag_sets", ())),
         listens=row.get("listens", ""),
         images_listen_all=row.get("images_listen_all", False),
+        worker_modules=tuple(row.get("worker_modules", ())),
     )
 
 

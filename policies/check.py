@@ -23,7 +23,7 @@ from typing import Any, BinaryIO, NoReturn, Optional, Sequence
 from components.commands import command, json_error, wants_json
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
-from policies.framework import DOCS_PAGE, PolicyConfigError, Resource, Violation
+from policies.framework import DOCS_PAGE, SALVAGED, PolicyConfigError, Resource, Violation
 from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
 from policies.kube import read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
@@ -73,7 +73,8 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
             props=o.obj,
             # A chart's template is no Kustomize patch (and may hold unknown parts the patch reader does not take).
             patch=not o.chart and is_patch(o.file, o.obj, patches),
-            template=o.chart,
+            # A document that does not parse, read best-effort, is advice the same way (framework.SALVAGED).
+            template=o.chart or (SALVAGED if o.salvaged else ""),
         )
         for o in manifests.objects
     ]
@@ -88,14 +89,14 @@ def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[
     """The labels of the run's scopes (policies.scopes) and the resources of each; None when the run is one."""
     # Scopes come from the files' own objects: an object rendered from a chart (its name a guess from the chart's
     # defaults) must not split a run whose files alone are one cluster. It joins the scope of the nearest file.
-    stated = [i for i, o in enumerate(manifests.objects) if not o.chart]
+    stated = [i for i, o in enumerate(manifests.objects) if not o.best_effort]
     scopes = split([manifests.objects[i] for i in stated])
     if len(scopes) <= 1:
         return [], None
     groups = [[resources[stated[j]] for j in s.indexes] for s in scopes]
     homes = [[manifests.objects[stated[j]].file for j in s.indexes] for s in scopes]
     for i, o in enumerate(manifests.objects):
-        if o.chart:
+        if o.best_effort:
             groups[_nearest(homes, o.file)].append(resources[i])
     # The files that could not be read belong to no cluster: their findings (S27) are reported once.
     groups[0].extend(resources[len(manifests.objects) :])
@@ -151,9 +152,14 @@ def check_report(
     templates = [
         {"file": t.file, "chart": t.chart, "values": t.values or None, "objects": t.objects} for t in manifests.templates
     ]
+    salvaged = [
+        {"file": s.file, "document": s.document, "line": s.line, "repair": s.repair, "objects": s.objects}
+        for s in manifests.salvaged
+    ]
     return {
         "generic": generic,
         "templates": templates,
+        "salvaged": salvaged,
         "files": counts.files,
         "documents": counts.documents,
         "objects": counts.objects,
@@ -191,7 +197,7 @@ def _summary(report: dict) -> str:
 
 def render(report: dict, fmt: str) -> str:
     """The report as text, JSON, Markdown (a PR comment) or SARIF 2.1.0."""
-    from policies.report import check_markdown, generic_line, sarif_log, template_line
+    from policies.report import check_markdown, generic_line, salvage_line, sarif_log, template_line
 
     if fmt == "json":
         public = {
@@ -209,6 +215,8 @@ def render(report: dict, fmt: str) -> str:
         out.append(f"[read generically] {generic_line(row)}")
     for row in report.get("templates", []):
         out.append(f"[read from a template] {template_line(row)}")
+    for row in report.get("salvaged", []):
+        out.append(f"[read best-effort] {salvage_line(row)}")
     for gap in report.get("unsized", []):
         out.append(f"[not sized] {gap['resource']} {gap['server']}: {gap['reason']}")
     for v in report["violations"]:

@@ -14,6 +14,9 @@ commit 0284ad8648d328adb8b00be2cf6eac3c20736675 (deploy/cloud/operator/internal/
   service gives (``python3 -m dynamo.vllm``, ``dynamo.sglang``, ``dynamo.trtllm``);
 - the service's ``resources`` (``cpu``, ``memory``, ``gpu``; requests and limits) become the main container's,
   ``gpu`` as ``nvidia.com/gpu`` (common.ResourceItem, graph.go overrideWithDynDeploymentConfig);
+- every component's main container gets /dev/shm, an emptyDir of medium Memory of ``sharedMemory.size`` (8Gi by
+  default) unless ``sharedMemory.disabled`` (deploy/operator/internal/consts/consts.go at d195d280e13e, read in the
+  code index: DefaultSharedMemoryMountPath, DefaultSharedMemorySize; buildSharedMemoryVolumeAndMount);
 - ``replicas`` is the service's replica count (graph.go GenerateDynamoComponentsDeployments: "replicas, if set in
   the CRD must always be the source of truth").
 
@@ -70,6 +73,28 @@ def _resources(service: dict) -> dict:
     return out
 
 
+def _shared_memory(service: dict, pod: dict, main: dict) -> None:
+    """The operator's /dev/shm: an emptyDir of medium Memory named shared-memory, ``sharedMemory.size`` or 8Gi, mounted
+    on the main container unless ``sharedMemory.disabled`` (deploy/operator/internal/consts/consts.go at d195d280e13e
+    KubeValueNameSharedMemory, DefaultSharedMemoryMountPath "/dev/shm", DefaultSharedMemorySize "8Gi";
+    buildSharedMemoryVolumeAndMount). A mount of the service's own at /dev/shm stays."""
+    shared = service.get("sharedMemory")
+    shared = shared if isinstance(shared, dict) else {}
+    if shared.get("disabled") is True:
+        return
+    raw_mounts = main.get("volumeMounts")
+    mounts: list = raw_mounts if isinstance(raw_mounts, list) else []
+    if any(isinstance(m, dict) and str(m.get("mountPath", "")).rstrip("/") == "/dev/shm" for m in mounts):
+        return
+    size = shared.get("size") if shared.get("size") not in (None, "", 0, "0") else "8Gi"
+    volumes = pod.get("volumes")
+    pod["volumes"] = [
+        *(volumes if isinstance(volumes, list) else []),
+        {"name": "shared-memory", "emptyDir": {"medium": "Memory", "sizeLimit": size}},
+    ]
+    main["volumeMounts"] = [*mounts, {"name": "shared-memory", "mountPath": "/dev/shm"}]
+
+
 def dynamo_pod_specs(spec: dict) -> list[tuple[str, dict]]:
     """The pod spec of every service of a DynamoGraphDeployment spec, as (``spec.services.<name>``, podspec)."""
     found: list[tuple[str, dict]] = []
@@ -89,6 +114,7 @@ def dynamo_pod_specs(spec: dict) -> list[tuple[str, dict]]:
         own = extra.get("mainContainer")
         if isinstance(own, dict):
             main = strategic_merge(main, {k: v for k, v in own.items() if k != "name"})
+        _shared_memory(service, pod, main)
         pod["containers"] = [main, *[c for c in pod.get("containers", []) if isinstance(c, dict) and c.get("name") != "main"]]
         pod.setdefault("terminationGracePeriodSeconds", 60)
         found.append((f"spec.services.{name}", pod))

@@ -181,9 +181,26 @@ TEMPLATE_NOTE = (
 )
 
 
-def _from_template(message: str) -> str:
-    """A finding that rests on an object rendered from a template: advice, and said so."""
-    return unproven(f"{message} ({TEMPLATE_NOTE})")
+# Resource.template of an object read best-effort from a document that does not parse (policies/reading/salvage.py):
+# the repair is a guess at what the author meant, and kubectl applies nothing of the file as it stands.
+SALVAGED = "~salvaged"
+SALVAGE_NOTE = (
+    "advisory: from a document that is not valid YAML, read best-effort after a small repair; kubectl cannot apply it as written"
+)
+
+
+def _from_template(message: str, template: str = "") -> str:
+    """A finding that rests on an object rendered from a template or read from a document that does not parse
+    (``template`` SALVAGED): advice, and said so."""
+    return unproven(f"{message} ({SALVAGE_NOTE if template == SALVAGED else TEMPLATE_NOTE})")
+
+
+def _best_effort_source(name: str, group: Sequence[Resource]) -> str:
+    """What a stack finding on ``name`` that only best-effort objects bring rests on: the named object's source, else
+    SALVAGED when every best-effort object of the group is salvaged, else a template's."""
+    named = next((r.template for r in group if r.name == name and r.template), "")
+    sources = {r.template == SALVAGED for r in group if r.template}
+    return named or (SALVAGED if sources == {True} else "")
 
 
 ResourceCheck = Callable[[Resource, dict], list[str]]
@@ -416,7 +433,11 @@ def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, fin
     if len(literal) < len(group):
         seen = set(found)
         with _best_effort():
-            found += [(n, _from_template(m)) for n, m in run_stack_policy(policy, list(group), values) if (n, m) not in seen]
+            found += [
+                (n, _from_template(m, _best_effort_source(n, group)))
+                for n, m in run_stack_policy(policy, list(group), values)
+                if (n, m) not in seen
+            ]
     # A stack-wide finding ("" as the name) two clusters share is reported once.
     findings.extend(
         (name, _on_patch(policy, message) if name in patches else message)
@@ -443,7 +464,7 @@ def _resource_findings(policy: Policy, group: Sequence[Resource], values: dict, 
                 partial = completed_elsewhere(policy.resource_types, r) or patched_unknown(policy.resource_types, r)
                 generic = operator_may_fill(policy, r)
                 weighed = [_weighed(policy, m, partial, generic, r.patch) for m in found]
-                findings.extend((r.name, _from_template(m) if r.template else m) for m in weighed)
+                findings.extend((r.name, _from_template(m, r.template) if r.template else m) for m in weighed)
 
 
 def _shown(text: str, limit: int) -> str:

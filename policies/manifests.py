@@ -58,6 +58,14 @@ class ManifestObject:
     # For an object rendered best-effort from a Helm template (policies/reading/helm_chart.py): the chart's folder and
     # values file as reports name them; "" for an object a file states.
     chart: str = ""
+    # For an object read best-effort from a document that does not parse (policies/reading/salvage.py): the repair, as
+    # reports say it; "" otherwise. Like a template's object, every finding on it is advice.
+    salvaged: str = ""
+
+    @property
+    def best_effort(self) -> bool:
+        """True for an object rendered from a template or repaired from a document that does not parse."""
+        return bool(self.chart or self.salvaged)
 
     @property
     def api_version(self) -> str:
@@ -84,7 +92,8 @@ class ManifestObject:
     @property
     def location(self) -> str:
         """``<file>#<document>`` plus ``[i]`` per list the object sits in (``~rendered`` for a template's object)."""
-        return f"{self.file}#{self.document}" + "".join(f"[{i}]" for i in self.item) + ("~rendered" if self.chart else "")
+        suffix = "~rendered" if self.chart else "~salvaged" if self.salvaged else ""
+        return f"{self.file}#{self.document}" + "".join(f"[{i}]" for i in self.item) + suffix
 
     @property
     def shown_kind(self) -> str:
@@ -128,8 +137,9 @@ class ReadCounts:
 
 # Why a file or document could not be checked: "invalid" (not YAML or JSON, over a limit, not UTF-8),
 # "template" (an unrendered Go/Helm template), "not-kubernetes" (read, but no Kubernetes object in it); and
-# "template-read", a chart's template rendered best-effort (its objects checked, its findings advice).
-UNREADABLE_KINDS = ("invalid", "template", "not-kubernetes", "template-read")
+# "template-read", a chart's template rendered best-effort (its objects checked, its findings advice); "invalid-read",
+# a document that is not YAML read best-effort (policies/reading/salvage.py; still a mandatory S27 finding).
+UNREADABLE_KINDS = ("invalid", "template", "not-kubernetes", "template-read", "invalid-read")
 
 
 @dataclass(frozen=True)
@@ -181,15 +191,28 @@ class TemplateRead:
     objects: int
 
 
+@dataclass(frozen=True)
+class SalvageRead:
+    """A document that does not parse, read best-effort: file, document index and line, the repair, objects read."""
+
+    file: str
+    document: int
+    line: int
+    repair: str
+    objects: int
+
+
 @dataclass
 class ManifestSet:
-    """The objects read from the paths, in file and document order, the counts, what could not be read, and the
-    Helm templates read best-effort (their objects are among ``objects``, marked with their chart)."""
+    """The objects read from the paths, in file and document order, the counts, what could not be read, the Helm
+    templates read best-effort (their objects are among ``objects``, marked with their chart) and the documents that
+    do not parse read best-effort (their objects marked ``salvaged``)."""
 
     objects: list[ManifestObject]
     counts: ReadCounts
     unreadable: list[Unreadable] = field(default_factory=list)
     templates: list[TemplateRead] = field(default_factory=list)
+    salvaged: list[SalvageRead] = field(default_factory=list)
 
 
 # The marker file and derived folder of `python -m stacks plan`'s output (stacks/plan.py PLAN_MARKER, PLAN_FOLDERS;
@@ -242,6 +265,7 @@ def read_manifests(
     objects: list[ManifestObject] = []
     unreadable: list[Unreadable] = []
     templates: list[TemplateRead] = []
+    salvaged: list[SalvageRead] = []
     charts = _Charts(paths)
     total = 0
     for i, name in enumerate(files):
@@ -279,7 +303,11 @@ def read_manifests(
                 counts.empty_documents += 1
                 continue
             chart = doc.chart if isinstance(doc, _RenderedDocument) else ""
-            objects.extend(_objects(doc, shown, counts, chart))
+            repair = doc.repair if isinstance(doc, _SalvagedDocument) else ""
+            found = _objects(doc, shown, counts, chart, repair)
+            objects.extend(found)
+            if repair:
+                salvaged.append(SalvageRead(printable(shown, 4096), doc.index, doc.line, repair, len(found)))
         if len(objects) == before and not bad and any(d.data is not None for d in docs):
             unreadable.append(
                 Unreadable(
@@ -291,7 +319,7 @@ def read_manifests(
                 )
             )
     counts.objects = len(objects)
-    return ManifestSet(objects, counts, unreadable, templates)
+    return ManifestSet(objects, counts, unreadable, templates, salvaged)
 
 
 @dataclass
@@ -299,6 +327,45 @@ class _RenderedDocument(Document):
     """A document of a Helm template's best-effort render, with its chart's label."""
 
     chart: str = ""
+
+
+@dataclass
+class _SalvagedDocument(Document):
+    """A document that does not parse, read best-effort (policies/reading/salvage.py), with the repair."""
+
+    repair: str = ""
+
+
+def _salvaged(
+    name: str, chunk: str, index: int, first: int, exc: LoadError, limits: Limits, pure_yaml: bool
+) -> tuple[list[Document], Unreadable]:
+    """A document that is not YAML: its S27 finding and, when a small repair reads Kubernetes objects from it, those
+    (policies/reading/salvage.py, imported only here). The finding stays where the parser stopped, at its level."""
+    shown = printable(name, 4096)
+    line = first + (exc.line or 1) - 1
+    found = None
+    if exc.problem.startswith("is not valid YAML"):
+        from policies.reading.salvage import salvage
+
+        def parse(text: str) -> list[Document]:
+            return load_yaml_documents(name, limits, text=text, track_lines=_LINE_DEPTH, pure=pure_yaml)
+
+        try:
+            found = salvage(chunk, exc.line, parse, first)
+        except Exception:  # best-effort reading: a repair that fails leaves the document reported as before
+            if os.environ.get("LLM_SERVING_DEBUG"):
+                raise
+    if found is None:
+        return [], Unreadable(shown, index, line, exc.problem, "invalid")
+    offset = first - 1
+    docs: list[Document] = [
+        _SalvagedDocument(d.data, index, d.line + offset, {k: v + offset for k, v in d.lines.items()}, repair=found.repair)
+        for d in found.documents
+    ]
+    n = sum(1 for d in docs if d.data is not None)
+    one = n == 1
+    why = f"{exc.problem}, so it cannot be applied; read best-effort ({found.repair}): {n} object{'' if one else 's'} checked, every finding on {'it' if one else 'them'} advice"  # noqa: E501
+    return docs, Unreadable(shown, index, line, why, "invalid-read")
 
 
 def _kind_lines(text: str) -> list[int]:
@@ -453,8 +520,9 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[l
         try:
             parsed = load_yaml_documents(name, limits, text=chunk, track_lines=_LINE_DEPTH, pure=pure_yaml)
         except LoadError as exc:
-            line = first + (exc.line or 1) - 1
-            bad.append(Unreadable(shown, index, line, exc.problem, "invalid"))
+            salvaged, unreadable = _salvaged(name, chunk, index, first, exc, limits, pure_yaml)
+            docs.extend(salvaged)
+            bad.append(unreadable)
             continue
         for doc in parsed:
             offset = first - 1
@@ -479,7 +547,7 @@ def _skip_label(value: Any) -> str:
     return "(scalar)"
 
 
-def _objects(doc: Document, file: str, counts: ReadCounts, chart: str = "") -> list[ManifestObject]:
+def _objects(doc: Document, file: str, counts: ReadCounts, chart: str = "", salvaged: str = "") -> list[ManifestObject]:
     """The objects of one document, lists flattened depth-first in item order (iterative)."""
     out: list[ManifestObject] = []
     # (value, position in lists, inherited apiVersion and kind from a typed list)
@@ -507,7 +575,7 @@ def _objects(doc: Document, file: str, counts: ReadCounts, chart: str = "") -> l
             and isinstance(value.get("kind"), str)
             and value["kind"]
         ):
-            out.append(ManifestObject(value, printable(file, 4096), doc.index, line, item, chart))
+            out.append(ManifestObject(value, printable(file, 4096), doc.index, line, item, chart, salvaged))
         else:
             label = _skip_label(value)
             counts.skipped[label] = counts.skipped.get(label, 0) + 1
@@ -519,6 +587,7 @@ __all__ = [
     "ManifestReadError",
     "ManifestSet",
     "ReadCounts",
+    "SalvageRead",
     "TemplateRead",
     "UNREADABLE_KINDS",
     "Unreadable",

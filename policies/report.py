@@ -74,6 +74,14 @@ def template_line(row: dict) -> str:
     )
 
 
+def salvage_line(row: dict) -> str:
+    """One document that does not parse, read best-effort, as text and Markdown reports say it."""
+    return (
+        f"{row['file']}#{row['document']} (line {row['line']}): not valid YAML, read best-effort ({row['repair']}), "
+        f"{row['objects']} object{'s' if row['objects'] != 1 else ''} checked (findings advisory)"
+    )
+
+
 def check_markdown(report: Mapping[str, Any]) -> str:
     """`python -m policies check` as a pull-request comment: what was read, then the violations."""
     skipped = report.get("skipped") or {}
@@ -94,6 +102,11 @@ def check_markdown(report: Mapping[str, Any]) -> str:
     if templates:
         out += ["Read from Helm templates, best-effort (every finding on them is advisory):", ""]
         out += [f"- {_cell(template_line(row))}" for row in templates]
+        out.append("")
+    salvaged = report.get("salvaged") or []
+    if salvaged:
+        out += ["Read best-effort from documents that are not valid YAML (every finding on them is advisory):", ""]
+        out += [f"- {_cell(salvage_line(row))}" for row in salvaged]
         out.append("")
     unsized = report.get("unsized") or []
     if unsized:

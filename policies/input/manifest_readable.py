@@ -3,6 +3,10 @@
 A file that is not valid YAML or JSON, is larger or deeper than the reader's limits, or is not UTF-8 cannot be
 applied either (kubectl refuses it): it is reported where the parser stopped, at mandatory level. Before, one
 such file stopped the whole run (exit 2) and every other file went unchecked.
+
+A document that is not YAML only by a slip (a line one column off, a tab, `-   ` list items) is also read best-effort
+(policies/reading/salvage.py): its objects are checked, every finding on them advice; the finding here stays
+mandatory and says how the document was read.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from policies.input.unreadable import UNREADABLE_TYPE, message
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [message(resource.props)] if resource.props.get("kind") == "invalid" else []
+    return [message(resource.props)] if resource.props.get("kind") in ("invalid", "invalid-read") else []
 
 
 POLICY = Policy(
@@ -31,6 +35,7 @@ POLICY = Policy(
         "A manifest the checker cannot read is one nobody checked; reporting it (file, line, why) and checking "
         "every other file keeps one broken file from silencing a whole pull request (issue 32: two invalid files of "
         "a GKE sample made `policies check` exit 2 with no finding for the 33 others). kubectl apply refuses the "
-        "same file, so it blocks."
+        "same file, so it blocks. A document a small repair reads (a line re-indented, tabs, `-   ` items) is checked "
+        "best-effort, its findings advice: the problems inside a broken file are real too."
     ),
 )

@@ -10,8 +10,8 @@ placeholder, not the value. Reported under S27 (advisory), naming the field and 
 Silent: ``$(VAR)`` (the kubelet's own expansion), KServe's ``{{.Name}}`` (filled by its controller), a shell's
 ``$VAR`` inside a ``sh -c`` / ``python -c`` command (expanded by the shell at run time), and the objects whose text is
 data for another tool: ConfigMaps and Secrets (adapter rules hold ``${1}``, scripts hold ``$VAR``), CRDs, Prometheus
-rules, Argo CD and Flux objects (which substitute their own variables), and every non-Kubernetes resource (IAM policy
-variables such as ``${aws:username}``).
+rules, Istio EnvoyFilters (Lua), admission policies (CEL, Kyverno, Gatekeeper Rego), Argo CD and Flux objects (which
+substitute their own variables), and every non-Kubernetes resource (IAM policy variables such as ``${aws:username}``).
 """
 
 from __future__ import annotations
@@ -58,8 +58,19 @@ _SKIPPED_KINDS = {
     ("apiextensions.k8s.io", "CustomResourceDefinition"),
     ("monitoring.coreos.com", "PrometheusRule"),
     ("monitoring.coreos.com", "AlertmanagerConfig"),
+    ("networking.istio.io", "EnvoyFilter"),
 }
-_SKIPPED_GROUPS = ("argoproj.io", "kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io", "helm.sh")
+# Objects whose text is code or templates another tool evaluates (Argo, Flux, Helm; admission policies in CEL, Rego or
+# JMESPath, whose comparisons and variables look like fill-ins).
+_SKIPPED_GROUPS = (
+    "argoproj.io",
+    "kustomize.toolkit.fluxcd.io",
+    "helm.toolkit.fluxcd.io",
+    "helm.sh",
+    "admissionregistration.k8s.io",
+    "kyverno.io",
+    "gatekeeper.sh",
+)
 # Annotations that hold another tool's copy of the object or a template of their own.
 _SKIPPED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 _MAX_SHOWN = 4

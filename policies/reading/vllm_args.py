@@ -148,6 +148,16 @@ def _invocation_start(argv: list[str]) -> int | None:
     return None
 
 
+def runs_worker_module(container: Mapping) -> bool:
+    """True when the container starts a module the engine table lists as a worker behind another program's frontend
+    (``python3 -m dynamo.vllm``, any row's ``worker_modules``): it serves no HTTP of its own."""
+    from components.serving_engines import ENGINES
+
+    modules = tuple(m for e in ENGINES for m in e.worker_modules)
+    argv = command_tokens(container)[0]
+    return bool(modules) and any(t.startswith(modules) for i, t in enumerate(argv) if i and argv[i - 1] == "-m")
+
+
 def image_runs_vllm(image: Any) -> bool:
     """True when the image's own entrypoint is a vLLM server (vllm/vllm-openai, rocm/vllm, ...):
     its repository's last path segment starts with "vllm"."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.reading import route_path as path
-from policies.reading.vllm_args import vllm_servers
+from policies.reading.vllm_args import runs_worker_module, vllm_servers
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
@@ -23,7 +23,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     routed = {s for r in resources if r.type in path.VS_TYPES for route in path.vs_routes(r) for s in route.services}
     findings = []
     for w in resources:
-        servers = vllm_servers(w)
+        # A worker behind another program's frontend (Dynamo's dynamo.vllm) runs no HTTP server of its own.
+        servers = [s for s in vllm_servers(w) if not runs_worker_module(s.container)]
         if not servers:
             continue
         services = path.workload_services(w, selectors)

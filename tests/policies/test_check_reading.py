@@ -144,6 +144,14 @@ def test_the_second_corpus_runs_to_the_end_with_its_two_invalid_files_as_finding
     unread = [v for v in report["violations"] if v["policy"] == "manifest-readable"]
     assert len(unread) == 2 and all(v["line"] and v["enforcement"] == "mandatory" for v in unread)
     assert report["files"] == len(files) and report["objects"] > 30
+    # Both are read best-effort (policies/reading/salvage.py: their `-   ` list items), S27 still mandatory; every
+    # finding on the two salvaged objects is advice.
+    assert sorted(Path(s["file"]).name for s in report["salvaged"]) == [
+        "ai-ml__gke-model-armor__configuring-the-gateway__llm-httproute.yaml",
+        "ai-ml__gke-model-armor__preparing-the-model__vllm-gemma-deployment.yaml",
+    ]
+    on_salvaged = [v for v in report["violations"] if "gke-model-armor" in v["file"] and v["policy"] != "manifest-readable"]
+    assert on_salvaged and all(v["enforcement"] == "advisory" for v in on_salvaged)
 
 
 def test_only_unreadable_files_in_json_is_one_object_with_the_findings(tmp_path):

@@ -145,3 +145,31 @@ def test_a_dynamo_sglang_worker_is_read_as_sglang():
     assert found_by([_dgd(line + " --dyn-reasoning-parser deepseek_r1", image)], "engine-options-exist") == []
     pinned = _dgd(line.replace(" --tp 1", " --revision 0123456789abcdef0123456789abcdef01234567 --tp 1"), image)
     assert found_by([pinned], "model-source-pinned") == []
+
+
+def test_the_dynamo_operator_mounts_dev_shm_unless_disabled():
+    # The operator gives every component /dev/shm (8Gi emptyDir, medium Memory) unless sharedMemory.disabled
+    # (ai-dynamo/dynamo deploy/operator/internal/consts/consts.go at d195d280e13e): S4 was a wrong blocking finding on
+    # sjm446/ai-on-eks vllm-aggregated-default.yaml's TP 2 worker.
+    line = "python3 -m dynamo.vllm --model Qwen/Qwen3-8B --tensor-parallel-size 2"
+    assert found_by([_dgd(line)], "tensor-parallel-requires-dshm") == []
+    disabled = _dgd(line)
+    disabled["spec"]["services"]["VllmWorker"]["sharedMemory"] = {"disabled": True}
+    assert [level for level, _ in found_by([disabled], "tensor-parallel-requires-dshm")] == ["mandatory"]
+
+
+def test_a_dynamo_worker_serves_no_http_so_keep_alive_is_not_its_concern():
+    # ai-dynamo/dynamo components/src/dynamo/vllm/args.py@000a36a adds vLLM's engine options only (no FrontendArgs):
+    # the worker runs no HTTP server; Dynamo's frontend serves the API. A vLLM server of its own still gets S9.
+    assert found_by([_dgd("python3 -m dynamo.vllm --model Qwen/Qwen3-8B")], "keep-alive-outlives-proxy") == []
+    assert found_by([_decode("vllm/vllm-openai:v0.8.5", ["--model", "/models/q"])], "keep-alive-outlives-proxy") != []
+
+
+def test_a_worker_module_outside_the_rows_modules_fails_the_table():
+    from components.serving_engines import TABLE, load_engines
+
+    text = TABLE.read_text(encoding="utf-8").replace('worker_modules = ["dynamo.vllm"]', 'worker_modules = ["dynamo.vllmx"]')
+    with pytest.raises(
+        EngineTableError, match=r"\[engines.vllm\].worker_modules: 'dynamo.vllmx' is not one of the row's modules"
+    ):
+        load_engines(text)

@@ -127,4 +127,17 @@ def test_forms_the_kubelet_kserve_or_a_shell_expand_are_silent():
         "metadata": {"name": "adapter-config", "namespace": "monitoring"},
         "data": {"config.yaml": 'rules:\n- name: {matches: "^(.*)_total$", as: "${1}_per_second"}\n'},
     }
-    assert found([kubelet, shell, stop, runtime, adapter]) == []
+    # Code another tool evaluates: an EnvoyFilter's Lua comparing values, a ValidatingAdmissionPolicy's CEL.
+    lua = {
+        "apiVersion": "networking.istio.io/v1alpha3",
+        "kind": "EnvoyFilter",
+        "metadata": {"name": "limit", "namespace": "llm"},
+        "spec": {"configPatches": [{"patch": {"value": {"inline_code": "if a<b and c>d then return $TOKEN end"}}}]},
+    }
+    cel = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "gpu-limit"},
+        "spec": {"validations": [{"expression": "object.spec.replicas<max and YOUR_LIMIT>0"}]},
+    }
+    assert found([kubelet, shell, stop, runtime, adapter, lua, cel]) == []

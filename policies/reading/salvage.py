@@ -1,0 +1,204 @@
+"""A best-effort reading of a YAML document that does not parse (S27 stays: the API server cannot take it).
+
+Real repositories hold manifests a slip away from YAML: a key indented one column too far (set 12,
+spangreen/K8s-Ollama-Setup manifests/vllm-deployment.yaml@7373feb, ``volumeMounts:`` at column 12 among siblings at
+11), a tab in the indentation, list items written ``-   key:`` whose next keys sit two columns after the dash
+(GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-model-armor/*@2b50365). Nothing inside such a file was
+checked, although its problems are as real as anyone else's. Small general repairs, each bounded and cheap:
+
+- leading tabs expanded (to 2, 4 or 8 columns, as an editor may have shown them);
+- ``-`` followed by two or more spaces narrowed to ``- `` (where the item's next keys sit two columns after it);
+- the line the parser stops at, with the lines under it, re-indented to the nearest level open above it (ties:
+  the shallower, since a line between two open levels usually closes the deeper one), one line at a time while
+  the parser gets further, at most ``MAX_STEPS`` times;
+- as a last resort, the document before the line the parser stops at (the object as far as it can be read).
+
+A repair is kept only when every document it yields is a mapping with a string ``apiVersion`` and ``kind``. The
+caller (policies/manifests.py) keeps S27's mandatory finding and marks every finding on the object advice
+(policies/framework.py SALVAGE_NOTE). Bounded: documents over ``MAX_BYTES`` are not tried, and one document gets
+at most ``MAX_PARSES`` parses. Imported only when a document does not parse.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from components.loading import Document, LoadError
+
+# A Kubernetes object is at most ~1.5 MiB in etcd; a serving manifest a few KiB. Larger documents are not repaired.
+MAX_BYTES = 256 << 10
+MAX_PARSES = 24
+MAX_STEPS = 6
+# How many open levels a mis-indented line is tried at, nearest first.
+_CANDIDATES = 3
+_WIDE_DASH = re.compile(r"^([ ]*)-[ ]{2,}(?=\S)", re.MULTILINE)
+_LEADING_TAB = re.compile(r"^[ \t]*\t", re.MULTILINE)
+
+Parse = Callable[[str], list[Document]]
+
+
+@dataclass(frozen=True)
+class Salvaged:
+    """The documents of a repaired text and what was done to it, as reports say it."""
+
+    documents: list[Document]
+    repair: str
+
+
+class _Budget:
+    """The parses one document may still spend."""
+
+    def __init__(self, parse: Parse):
+        self.parse = parse
+        self.left = MAX_PARSES
+
+    def attempt(self, text: str) -> tuple[Optional[list[Document]], Optional[int]]:
+        """(documents, None) when ``text`` parses, else (None, the line the parser stopped at or 0)."""
+        if self.left <= 0:
+            return None, 0
+        self.left -= 1
+        try:
+            return self.parse(text), None
+        except LoadError as exc:
+            return None, exc.line or 0
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _blank(line: str) -> bool:
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
+
+
+def _open_levels(lines: list[str], index: int) -> list[int]:
+    """The indentations of the blocks open just above ``lines[index]``: the previous line and each line above it that
+    is less indented than every line after it; a ``- key:`` line opens both its dash's column and its key's."""
+    levels: list[int] = []
+    floor: Optional[int] = None
+    for i in range(index - 1, -1, -1):
+        line = lines[i]
+        if _blank(line):
+            continue
+        col = _indent(line)
+        if floor is not None and col >= floor:
+            continue
+        levels.append(col)
+        rest = line[col:]
+        if rest.startswith("-") and rest[1:2] == " " and rest[1:].strip():
+            levels.append(col + 1 + (len(rest) - 1 - len(rest[1:].lstrip(" "))))
+        floor = col
+        if col == 0:
+            break
+    return sorted(set(levels))
+
+
+def _reindented(lines: list[str], index: int, to: int) -> list[str]:
+    """``lines`` with ``lines[index]`` and the block under it (the lines after it indented deeper) moved to ``to``."""
+    col = _indent(lines[index])
+    shift = to - col
+    out = list(lines)
+    end = index + 1
+    while end < len(lines) and (_blank(lines[end]) or _indent(lines[end]) > col):
+        end += 1
+    for i in range(index, end):
+        if lines[i].strip():
+            out[i] = " " * shift + lines[i] if shift > 0 else lines[i][min(-shift, _indent(lines[i])) :]
+    return out
+
+
+def _nearest(lines: list[str], index: int, col: int) -> Callable[[int], tuple[int, int, int]]:
+    """The order a mis-indented line's levels are tried in: under a line that opens a block (``key:`` with nothing
+    after it), the levels inside that block first (the line is its first child); then the nearest; on a tie the
+    shallower (a line between two open levels usually closes the deeper one)."""
+    above = next((lines[i] for i in range(index - 1, -1, -1) if not _blank(lines[i])), "")
+    body = above.split(" #")[0].rstrip()
+    inner = -1
+    if body.endswith(":"):
+        rest = body.lstrip(" ")
+        inner = _indent(above) + (len(rest) - len(rest[1:].lstrip(" ")) if rest.startswith("- ") else 0)
+    return lambda lv: (0 if inner >= 0 and lv >= inner else 1, abs(lv - col), lv)
+
+
+def _repair_steps(text: str, budget: _Budget) -> tuple[Optional[list[Document]], list[tuple[int, int, int]]]:
+    """The documents of ``text`` once its mis-indented lines are moved one by one, and the moves (line from 1, column
+    before, column after, columns from 1)."""
+    docs, stop = budget.attempt(text)
+    lines = text.split("\n")
+    steps: list[tuple[int, int, int]] = []
+    while docs is None and stop and len(steps) < MAX_STEPS and budget.left > 0:
+        index = stop - 1
+        if index <= 0 or index >= len(lines) or _blank(lines[index]):
+            return None, steps
+        col = _indent(lines[index])
+        levels = sorted((lv for lv in _open_levels(lines, index) if lv != col), key=_nearest(lines, index, col))
+        for level in levels[:_CANDIDATES]:
+            moved = _reindented(lines, index, level)
+            docs, after = budget.attempt("\n".join(moved))
+            if docs is not None or (after and after > stop):
+                steps.append((stop, col + 1, level + 1))
+                lines, stop = moved, after or 0
+                break
+        else:
+            return None, steps
+    return docs, steps
+
+
+def _objects(docs: Optional[list[Document]]) -> bool:
+    """True when every non-empty document is a mapping with a string apiVersion and kind (and there is one)."""
+    present = [d.data for d in docs or [] if d.data is not None]
+    return bool(present) and all(
+        isinstance(d, dict)
+        and isinstance(d.get("apiVersion"), str)
+        and d["apiVersion"]
+        and isinstance(d.get("kind"), str)
+        and d["kind"]
+        for d in present
+    )
+
+
+def _variants(text: str) -> list[tuple[str, str]]:
+    """The texts the line-by-line repair starts from, with what was done to each: as written, tabs expanded, wide
+    dashes narrowed."""
+    bases = [(text, "")]
+    if _LEADING_TAB.search(text):
+        bases = [
+            ("\n".join(_expand(line, width) for line in text.split("\n")), f"tabs in indentation read as {width} columns")
+            for width in (2, 4, 8)
+        ]
+    if _WIDE_DASH.search(text):
+        bases += [
+            (_WIDE_DASH.sub(r"\1- ", t), ", ".join(filter(None, (why, "'-   ' list items read as '- '")))) for t, why in bases
+        ]
+    return bases
+
+
+def _expand(line: str, width: int) -> str:
+    body = line.lstrip(" \t")
+    return line[: len(line) - len(body)].expandtabs(width) + body
+
+
+def salvage(text: str, stop: Optional[int], parse: Parse, first: int = 1) -> Optional[Salvaged]:
+    """The documents of ``text`` (which ``parse`` refuses, at line ``stop``) after the smallest repair that yields
+    Kubernetes objects, or None. ``parse`` raises LoadError with the line it stopped at; ``first`` is the line of the
+    file ``text`` starts on (for what the repair says)."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+        return None
+    budget = _Budget(parse)
+    best: Optional[tuple[list[Document], str, list[tuple[int, int, int]]]] = None
+    for base, why in _variants(text):
+        docs, steps = _repair_steps(base, budget)
+        # The smallest repair wins: fewest lines moved, then the first variant (as written, tabs, dashes).
+        if docs is not None and _objects(docs) and (why or steps) and (best is None or len(steps) < len(best[2])):
+            best = (docs, why, steps)
+    if best is not None:
+        moved = [f"line {first + line - 1} read at column {to} (not {was})" for line, was, to in best[2]]
+        return Salvaged(best[0], ", ".join(filter(None, (best[1], *moved))))
+    if stop and stop > 1:
+        docs, _ = budget.attempt("\n".join(text.split("\n")[: stop - 1]) + "\n")
+        if _objects(docs):
+            return Salvaged(docs or [], f"read only up to line {first + stop - 1}")
+    return None
