@@ -101,15 +101,12 @@ def _validator(type_token: str) -> Any:
     return jsonschema.Draft7Validator(_translated(type_token))
 
 
-# The keywords _json_schema writes; _surely_valid leaves a schema with any other to the validator.
-_KEYWORDS = frozenset({"type", "enum", "required", "properties", "items", "additionalProperties"})
 _PLAIN_TYPES = {"string": str, "object": dict, "array": list, "boolean": bool}
 
 
 def _of_type(value: Any, name: str) -> bool:
-    """Draft 7's type check (jsonschema's draft 7 type checker) for the values _plain gives; False when unsure."""
-    if value is None:
-        return name == "null"
+    """Draft 7's type check (jsonschema's draft 7 type checker) for the non-null values _plain gives; False when
+    unsure."""
     if name in ("integer", "number"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return False
@@ -118,26 +115,34 @@ def _of_type(value: Any, name: str) -> bool:
     return kind is not None and isinstance(value, kind)
 
 
-def _surely_valid(schema: dict, value: Any) -> bool:
-    """True only when the validator would find no error in ``value`` (a type, an enum, a required property, at any
-    depth); False when it may, and then the validator decides. Stricter than the validator where unsure: an enum
-    value that is not a string, a type or keyword it does not know."""
-    if not _KEYWORDS.issuperset(schema):
+def _surely_valid(node: dict, value: Any) -> bool:
+    """True only when the validator, given ``_json_schema(node)``, would find no error in ``value`` (a type, an enum,
+    a required property, at any depth); False when it may, and then the validator decides. It reads the pinned node
+    as _json_schema does, so no schema is translated for a valid object, and it is stricter where unsure (an enum
+    value that is not a string, a type it does not know)."""
+    if value is None:
+        return True  # _json_schema admits null in every type and enum
+    if node.get("x-kubernetes-int-or-string"):
+        types: tuple[str, ...] = ("integer", "string")
+    elif isinstance(node.get("type"), str):
+        types = (node["type"],)
+    else:
+        types = ()
+    if types and not any(_of_type(value, name) for name in types):
         return False
-    if "type" in schema and not any(_of_type(value, name) for name in schema["type"]):
-        return False
-    if "enum" in schema and (not (value is None or isinstance(value, str)) or value not in schema["enum"]):
+    if isinstance(node.get("enum"), list) and not (isinstance(value, str) and value in node["enum"]):
         return False
     if isinstance(value, dict):
-        properties = schema.get("properties", {})
-        if any(name not in value for name in schema.get("required", ())):
+        if any(name not in value for name in node.get("required") or ()):
             return False
+        properties = node.get("properties") or {}
+        extra = node.get("additionalProperties") if isinstance(node.get("additionalProperties"), dict) else None
         for name, item in value.items():
-            sub = properties.get(name, schema.get("additionalProperties"))
+            sub = properties.get(name, extra)
             if sub is not None and not _surely_valid(sub, item):
                 return False
-    elif isinstance(value, list) and "items" in schema:
-        return all(_surely_valid(schema["items"], item) for item in value)
+    elif isinstance(value, list) and isinstance(node.get("items"), dict):
+        return all(_surely_valid(node["items"], item) for item in value)
     return True
 
 
@@ -185,7 +190,7 @@ def evaluate(type_token: str, props: Any) -> list[Finding]:
     if type_token not in schemas_by_type() or not isinstance(props, dict) or not isinstance(props.get("spec"), dict):
         return []
     spec = _plain(props["spec"])
-    if _surely_valid(_translated(type_token), spec):
+    if _surely_valid(schemas_by_type()[type_token].spec, spec):
         return []  # what the validator would find, without loading it
     errors = sorted(_validator(type_token).iter_errors(spec), key=lambda e: [str(p) for p in e.path])
     found = []
