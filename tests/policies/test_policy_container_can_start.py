@@ -170,7 +170,7 @@ def _spangreen_qwen() -> dict:
 
 def test_module_as_model_tag_is_left_to_s38():
     # S38 engine-options-exist reports `vllm serve vllm.entrypoints.openai.api_server --model ...` (the positional
-    # model tag wins); G46 does not report the same problem twice.
+    # the line fails at every release); G46 does not report the same problem twice.
     assert found_by([_spangreen_qwen()], POLICY) == []
     assert [level for level, _ in found_by([_spangreen_qwen()], "engine-options-exist")] == ["mandatory"]
 
