@@ -41,8 +41,18 @@ _REFERENCE = re.compile(r"[\"']?\$(\([A-Za-z_][A-Za-z0-9_]*\)|\{[A-Za-z_][A-Za-z
 NAME_PATTERNS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "*_TOKEN", "*_SECRET*", "*PASSWORD*", "*API_KEY*", "AWS_SECRET_ACCESS_KEY")
 
 
+# Names that end in _TOKEN but count or time tokens, not credentials: llm-d/llm-d-inference-sim's
+# --time-to-first-token / --inter-token-latency family (manifests/vllm-config.yaml@86ce94f time-to-first-token),
+# benchmarks' TIME_PER_OUTPUT_TOKEN, MAX_NEW_TOKEN.
+_COUNTED_TOKEN = re.compile(r"(?:^|_)(?:FIRST|PER|OUTPUT|INTER|NEXT|LAST|NEW|EACH)_TOKEN$")
+
+
 def looks_secret(name: str, patterns: list[str] | tuple[str, ...]) -> bool:
-    """Whether a name matches one of the shell-style, case-insensitive secret-name patterns."""
+    """Whether a name matches one of the shell-style, case-insensitive secret-name patterns (a latency or count name
+    such as TIME_TO_FIRST_TOKEN never does)."""
+    upper = name.upper().replace("-", "_")
+    if _COUNTED_TOKEN.search(upper):
+        return False
     return any(fnmatchcase(name.upper(), str(p).upper()) for p in patterns)
 
 
