@@ -221,6 +221,11 @@ def explicit_values(tokens: list[str]) -> list[tuple[str, str]]:
     return found
 
 
+# Values a finding may echo: boolean-looking words. Anything else is shown as <value> (G47 keeps refused Secret
+# values out of messages the same way).
+_BOOLEAN_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n", ""})
+
+
 def _value_refused(option: str, value: str, server: _Server) -> Optional[str]:
     """``--flag=value`` for a flag that takes no value: argparse exits with "ignored explicit argument" (CPython
     Lib/argparse.py consume_optional: an explicit argument to an action of nargs 0 raises ArgumentError) and vLLM's
@@ -232,16 +237,17 @@ def _value_refused(option: str, value: str, server: _Server) -> Optional[str]:
         return None
     name, image = server.row.display, server.image
     bare = "--" + option.lstrip("-").replace("_", "-")
-    fix = f"write {bare} alone (or its --no- form, where the release has one) instead of {option}={value}"
-    refused = f"argparse exits with \"ignored explicit argument '{value}'\" and the server never starts"
+    shown = value if value.lower() in _BOOLEAN_WORDS else "<value>"  # never print what may be a pasted credential
+    fix = f"write {bare} alone (or its --no- form, where the release has one) instead of {option}={shown}"
+    refused = f"argparse exits with \"ignored explicit argument '{shown}'\" and the server never starts"
     if bounds:
         if all(table.takes_no_value(option, bound) for bound in bounds):
-            return f"{option}={value}: {bare} takes no value in {name} {release} (image {image}), so {refused}; {fix}"
+            return f"{option}={shown}: {bare} takes no value in {name} {release} (image {image}), so {refused}; {fix}"
         return None
     having = table.releases_with(option)
     if having and all(table.takes_no_value(option, r) for r in having):
         return unproven(
-            f"{option}={value}: {bare} takes no value in every {name} release read that has it ({table.span(having)}), "
+            f"{option}={shown}: {bare} takes no value in every {name} release read that has it ({table.span(having)}), "
             f"and image {image} names none of them; if its {name} is one of them, {refused}; {fix}"
         )
     return None
@@ -256,6 +262,9 @@ def _one_argument(token: str, name: str) -> str:
     silently dropped, as kubernetes-sigs/inference-perf's quantization demo ran unquantized. Advice: the manifest shows
     the option is lost, not that the server fails."""
     option, _, value = token.partition(" ")
+    if re.search(r"token|key|secret|password", option, re.IGNORECASE):
+        value = "<value>"  # a credential flag's value is never printed
+        token = f"{option} {value}"
     return unproven(
         f"'{token}' is one argument (the option and its value in one list item): {name}'s argparse reads an argument "
         f"holding a space as a positional one, never as {option}, so the setting is not applied (the parser then "
