@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -113,28 +114,34 @@ def render(data: dict) -> str:
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print, write or check the data file; exit 1 when --check finds it stale, 2 without a reference folder."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def generated_file_main(argv: list[str] | None, description: str, data: Path, produce: Callable[[Path], str], tool: str) -> int:
+    """Print, write or check a data file generated from the reference folder's crds/ (`produce` turns the
+    reference folder into the file's text); exit 1 when --check finds it stale, 2 without a reference folder."""
+    parser = argparse.ArgumentParser(description=description)
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help=f"rewrite {DATA.relative_to(ROOT)}")
+    mode.add_argument("--write", action="store_true", help=f"rewrite {data.relative_to(ROOT)}")
     mode.add_argument("--check", action="store_true", help="exit 1 when the committed file differs from the reference")
     args = parser.parse_args(argv)
     reference = reference_folder()
     if not (reference / "crds").is_dir():
         print(f"no crds/ under {reference}: set LLM_SERVING_REFERENCE", file=sys.stderr)
         return 2
-    text = render(extract(reference))
+    text = produce(reference)
     if args.write:
-        DATA.write_text(text, encoding="utf-8")
-        print(f"wrote {DATA.relative_to(ROOT)}")
+        data.write_text(text, encoding="utf-8")
+        print(f"wrote {data.relative_to(ROOT)}")
     elif args.check:
-        if DATA.read_text(encoding="utf-8") != text:
-            print(f"{DATA.relative_to(ROOT)} is stale: run python tools/crd_cel_rules.py --write", file=sys.stderr)
+        if data.read_text(encoding="utf-8") != text:
+            print(f"{data.relative_to(ROOT)} is stale: run python {tool} --write", file=sys.stderr)
             return 1
     else:
         sys.stdout.write(text)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print, write or check policies' CEL rule file (see generated_file_main)."""
+    return generated_file_main(argv, __doc__.splitlines()[0], DATA, lambda ref: render(extract(ref)), "tools/crd_cel_rules.py")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ carries its source (repository, tag, path, from crds/PROVENANCE.md) and the sha2
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
@@ -28,7 +27,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools.crd_cel_rules import SKIPPED, _provenance, reference_folder  # noqa: E402
+from tools.crd_cel_rules import SKIPPED, _provenance, generated_file_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "policies" / "crd" / "schemas.json"
@@ -108,27 +107,8 @@ def render(data: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print, write or check the data file; exit 1 when --check finds it stale, 2 without a reference folder."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help=f"rewrite {DATA.relative_to(ROOT)}")
-    mode.add_argument("--check", action="store_true", help="exit 1 when the committed file differs from the reference")
-    args = parser.parse_args(argv)
-    reference = reference_folder()
-    if not (reference / "crds").is_dir():
-        print(f"no crds/ under {reference}: set LLM_SERVING_REFERENCE", file=sys.stderr)
-        return 2
-    text = render(extract(reference))
-    if args.write:
-        DATA.write_text(text, encoding="utf-8")
-        print(f"wrote {DATA.relative_to(ROOT)}")
-    elif args.check:
-        if DATA.read_text(encoding="utf-8") != text:
-            print(f"{DATA.relative_to(ROOT)} is stale: run python tools/crd_schemas.py --write", file=sys.stderr)
-            return 1
-    else:
-        sys.stdout.write(text)
-    return 0
+    """Print, write or check the schema file (tools/crd_cel_rules.py generated_file_main)."""
+    return generated_file_main(argv, __doc__.splitlines()[0], DATA, lambda ref: render(extract(ref)), "tools/crd_schemas.py")
 
 
 if __name__ == "__main__":

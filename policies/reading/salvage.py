@@ -110,17 +110,37 @@ def _reindented(lines: list[str], index: int, to: int) -> list[str]:
     return out
 
 
-def _nearest(lines: list[str], index: int, col: int) -> Callable[[int], tuple[int, int, int]]:
-    """The order a mis-indented line's levels are tried in: under a line that opens a block (``key:`` with nothing
-    after it), the levels inside that block first (the line is its first child); then the nearest; on a tie the
-    shallower (a line between two open levels usually closes the deeper one)."""
+def _opens(line: str) -> int:
+    """The column a line's block opens at (its key's, after a ``- ``), or -1 when it holds a value (``key: v``)."""
+    body = line.split(" #")[0].rstrip()
+    if not body.endswith(":"):
+        return -1
+    rest = body.lstrip(" ")
+    return _indent(line) + (len(rest) - len(rest[1:].lstrip(" ")) if rest.startswith("- ") else 0)
+
+
+def _nearest(lines: list[str], index: int, col: int) -> Callable[[int], tuple[int, ...]]:
+    """The order a mis-indented line's levels are tried in. Under a line that opens a block (``key:`` with nothing
+    after it), the levels inside that block first (the line is its first child); then the nearest. Ties (the line
+    one column off two open levels) go to the level whose children keep the usual 2-column step, when the line opens
+    a block whose lines were not moved with it; else to the level of the line above when that holds a value (its
+    sibling); else to the shallower (a line between two open levels usually closes the deeper one)."""
     above = next((lines[i] for i in range(index - 1, -1, -1) if not _blank(lines[i])), "")
-    body = above.split(" #")[0].rstrip()
-    inner = -1
-    if body.endswith(":"):
-        rest = body.lstrip(" ")
-        inner = _indent(above) + (len(rest) - len(rest[1:].lstrip(" ")) if rest.startswith("- ") else 0)
-    return lambda lv: (0 if inner >= 0 and lv >= inner else 1, abs(lv - col), lv)
+    below = next((lines[i] for i in range(index + 1, len(lines)) if not _blank(lines[i])), "")
+    inner = _opens(above)
+    child = _indent(below) if _opens(lines[index]) >= 0 and _indent(below) > col else -1
+    sibling = _indent(above) if inner < 0 else -1
+
+    def key(lv: int) -> tuple[int, ...]:
+        return (
+            0 if inner >= 0 and lv >= inner else 1,
+            abs(lv - col),
+            abs(child - lv - 2) if child >= 0 else 0,
+            0 if lv == sibling else 1,
+            lv,
+        )
+
+    return key
 
 
 def _repair_steps(text: str, budget: _Budget) -> tuple[Optional[list[Document]], list[tuple[int, int, int]]]:

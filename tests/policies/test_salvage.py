@@ -295,3 +295,27 @@ def test_a_file_of_many_mis_indented_lines_stays_fast(tmp_path):
     manifests, _ = read(tmp_path, "apiVersion: v1\nkind: ConfigMap\ndata:\n" + body)
     assert time.perf_counter() - start < 10
     assert len(manifests.unreadable) == 1
+
+
+# A line one column off two open levels: the level its own lines keep at the usual 2-column step, else the level of
+# the value line above it (its sibling), else the shallower (set 12's form above: the whole block moved).
+@pytest.mark.parametrize(
+    "edit",
+    [
+        # `template:` one column left, its lines not moved: the level that keeps them 2 columns in (spec's, not the top)
+        lambda t: t.replace("\n  template:\n", "\n template:\n"),
+        # `nvidia.com/gpu: 1` one column left of its sibling `memory: "64"` (not a key of resources)
+        lambda t: t.replace("              nvidia.com/gpu: 1", "             nvidia.com/gpu: 1"),
+    ],
+)
+def test_a_line_one_column_off_is_read_where_its_neighbours_put_it(tmp_path, edit):
+    valid = SPANGREEN.replace("           volumeMounts:\n             - mountPath: /dev/shm\n               name: shm\n", "")
+    manifests, _ = read(tmp_path, edit(valid))
+    [dep] = manifests.objects
+    expected = read_manifests([str(_write(tmp_path / "valid.yaml", valid))]).objects[0].obj
+    assert dep.salvaged and dep.obj == expected
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
