@@ -1,11 +1,18 @@
 """Scripts a container runs from a ConfigMap it mounts: ``command: ["/bin/bash", "/scripts/start.sh"]`` with the
 ConfigMap holding start.sh mounted at /scripts. The text of such a script is the container's start as much as an inline
 ``sh -c`` is, so readers of downloads (``hf download``, ``snapshot_download(...)``) read it too. Only ConfigMaps among the
-files read count (config_maps), and only those whose mount path the command line names.
+files read count (config_maps), and of those only the keys whose file the command line names: the full path (mount path
+plus the key's file, ``/scripts/start.sh``), or ``./start.sh`` / ``start.sh`` where the line also names the mount path
+(``cd /scripts && ./start.sh``). A ConfigMap volume holds every key as a file named by the key, or, with ``items``,
+only the listed keys at their ``path``; a mount with ``subPath`` shows the one file at that path of the volume at its
+mount path (kubernetes/api core/v1 types.go ConfigMapVolumeSource.Items, VolumeMount.SubPath). Other keys (helpers the
+container never runs) and scripts reached only indirectly (a variable, a file another script sources) are not read.
 """
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,27 +20,67 @@ from policies.kube import as_dict, as_list, get, memoized, viewed_resources
 from policies.reading.vllm_args import expand_env
 
 
-def mounted_scripts(podspec: Mapping, container: Mapping) -> list[str]:
-    """The data of each ConfigMap of the files read that ``container`` mounts where its command line names the mount
-    path (a script it runs, or a file it passes to an interpreter), in mount order."""
-    tokens = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
-    argv = " ".join(expand_env(tokens, container))
-    volumes = {}
+def _volume_files(volume: Mapping) -> dict[str, str]:
+    """File path within a ConfigMap volume that lists ``items`` -> the key it holds (only the listed keys are there)."""
+    files = {}
+    for item in as_list(volume.get("items")):
+        key, path = as_dict(item).get("key"), as_dict(item).get("path")
+        if isinstance(key, str) and isinstance(path, str) and path.strip("/"):
+            files[posixpath.normpath(path.strip("/"))] = key
+    return files
+
+
+def _mounted_files(podspec: Mapping, container: Mapping, maps: Mapping[Any, Mapping[str, str]]) -> dict[str, str]:
+    """Absolute path in the container -> the script text of each ConfigMap key ``container`` mounts as a file."""
+    volumes: dict[str, tuple[str, dict[str, str]]] = {}
     for volume in as_list(podspec.get("volumes")):
         volume = as_dict(volume)
-        name = as_dict(volume.get("configMap")).get("name")
-        if isinstance(volume.get("name"), str) and isinstance(name, str):
-            volumes[volume["name"]] = name
-    if not volumes or not argv:
-        return []
-    maps = config_maps()
-    texts: list[str] = []
+        source = as_dict(volume.get("configMap"))
+        name = source.get("name")
+        if isinstance(volume.get("name"), str) and isinstance(name, str) and name in maps:
+            files = _volume_files(source) if "items" in source else {k: k for k in maps[name]}
+            volumes[volume["name"]] = (name, files)
+    found: dict[str, str] = {}
     for mount in as_list(container.get("volumeMounts")):
         mount = as_dict(mount)
-        path, name = mount.get("mountPath"), volumes.get(str(mount.get("name")))
-        if isinstance(path, str) and path.strip("/") and name is not None and path.rstrip("/") in argv:
-            texts.extend(maps.get(name, {}).values())
-    return texts
+        path, volume = mount.get("mountPath"), volumes.get(str(mount.get("name")))
+        if not isinstance(path, str) or not path.strip("/") or volume is None or "subPathExpr" in mount:
+            continue
+        name, files = volume
+        sub = mount.get("subPath")
+        for file, key in files.items():
+            if key not in maps[name]:
+                continue
+            if isinstance(sub, str) and sub.strip("/"):
+                if posixpath.normpath(sub.strip("/")) == file:
+                    found[posixpath.normpath(path)] = maps[name][key]
+            elif sub is None or sub == "":
+                found[posixpath.join(posixpath.normpath(path), file)] = maps[name][key]
+    return found
+
+
+def _names(argv: str, path: str) -> bool:
+    """Whether the command line names the file at ``path``: in full, or relative to its folder where it names that."""
+    edge = r"(?<![\w./-]){}(?![\w./-])"
+    if re.search(edge.format(re.escape(path)), argv):
+        return True
+    folder, file = posixpath.split(path)
+    if not re.search(edge.format(re.escape(folder) + "/?"), argv):
+        return False
+    return re.search(r"(?:^|[\s;&|(])(?:\./)?{}(?![\w./-])".format(re.escape(file)), argv) is not None
+
+
+def mounted_scripts(podspec: Mapping, container: Mapping) -> list[str]:
+    """The text of each ConfigMap key of the files read that ``container`` mounts as a file its command line names (a
+    script it runs, or a file it passes to an interpreter), in mount order."""
+    tokens = [t for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, str)]
+    argv = " ".join(expand_env(tokens, container))
+    if not argv or not as_list(podspec.get("volumes")):
+        return []
+    maps = config_maps()
+    if not maps:
+        return []
+    return [text for path, text in _mounted_files(podspec, container, maps).items() if _names(argv, path)]
 
 
 def config_maps() -> dict[Any, dict[str, str]]:

@@ -340,15 +340,44 @@ def pod_labels(resource: Any) -> list[dict]:
         labels.update({"serving.kserve.io/inferenceservice": name, "component": "predictor", "app": f"isvc.{name}-predictor"})
         return [labels]
     if kind == "LeaderWorkerSet":
-        found = []
-        for role in ("leaderTemplate", "workerTemplate"):
-            template = get(spec, "leaderWorkerTemplate", role)
-            if isinstance(template, dict):
-                labels = dict(as_dict(get(template, "metadata", "labels")))
-                labels["leaderworkerset.sigs.k8s.io/name"] = name
-                found.append(labels)
-        return found
+        return [labels for role in ("leaderTemplate", "workerTemplate") for labels in _lws_labels(resource, role)]
     return [dict(as_dict(get(spec, "template", "metadata", "labels")))]
+
+
+_LWS_WORKERS_SPELLED = 32  # worker-index values spelled out; a selector naming a higher index is not read
+
+
+def _lws_labels(resource: Any, role: str) -> list[dict]:
+    """The label sets of the pods a LeaderWorkerSet makes from one of its templates, with what the controller adds:
+    ``leaderworkerset.sigs.k8s.io/name`` on every pod and ``leaderworkerset.sigs.k8s.io/worker-index`` "0" on the
+    leader, the pod's ordinal 1..size-1 on a worker (kubernetes-sigs/lws v0.10.0
+    pkg/controllers/leaderworkerset_controller.go:777-791 leader labels, the worker template standing in for a missing
+    leader template; pod_controller.go:441-444 size-1 workers from ordinal 1; pkg/webhooks/pod_webhook.go:136-141 the
+    worker index from the ordinal). One set per worker index."""
+    name = get(resource.props, "metadata", "name")
+    lwt = as_dict(get(resource.props, "spec", "leaderWorkerTemplate"))
+    template = lwt.get(role)
+    if not isinstance(template, dict):
+        return []
+    base = dict(as_dict(get(template, "metadata", "labels")))
+    base["leaderworkerset.sigs.k8s.io/name"] = name
+    size = lwt.get("size", 1)
+    known = isinstance(size, int) and not isinstance(size, bool)
+    workers = range(1, min(size, _LWS_WORKERS_SPELLED + 1)) if known else range(1, 2)
+    indexes = [] if role == "leaderTemplate" else [str(i) for i in workers]
+    if role == "leaderTemplate" or not isinstance(lwt.get("leaderTemplate"), dict):
+        indexes.insert(0, "0")
+    return [base | {"leaderworkerset.sigs.k8s.io/worker-index": i} for i in indexes]
+
+
+def template_labels(resource: Any, path: str) -> list[dict]:
+    """The label sets of the pods made from the pod spec at ``path`` (pod_specs' path): a LeaderWorkerSet's leader
+    and worker templates make different pods; any other workload's templates share its label sets (pod_labels)."""
+    if split_type(resource.type)[1] == "LeaderWorkerSet":
+        for role in ("leaderTemplate", "workerTemplate"):
+            if path == f"spec.leaderWorkerTemplate.{role}.spec":
+                return _lws_labels(resource, role)
+    return pod_labels(resource)
 
 
 def unselected_serving_apps(

@@ -35,8 +35,8 @@ from policies.reading.serving import (
     engine_row,
     model_servers,
     namespace_of,
-    pod_labels,
     selector_matches,
+    template_labels,
 )
 from policies.reading.vllm_args import parse_vllm_args, positional_tokens, vllm_command_line
 
@@ -146,9 +146,11 @@ def _probes_on(container: Mapping, port: int) -> list[str]:
     return found
 
 
-def _services_on(resource: Resource, container: Mapping, port: int, services: list[Resource]) -> list[str]:
-    """The Services among the objects checked that select the workload's pods and send to ``port``."""
-    labels = pod_labels(resource)
+def _services_on(resource: Resource, server: ModelServer, port: int, services: list[Resource]) -> list[str]:
+    """The Services among the objects checked that select the pods of the server's own template and send to ``port``
+    (a LeaderWorkerSet's leader-only Service does not reach its workers)."""
+    container = server.container
+    labels = template_labels(resource, server.path)
     selectors = service_selectors(services)
     found = []
     for service in services:
@@ -178,7 +180,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if bound is None or row is None:
                 continue
             address, how, port, proven = bound
-            targets = _probes_on(server.container, port) + _services_on(resource, server.container, port, services)
+            targets = _probes_on(server.container, port) + _services_on(resource, server, port, services)
             if not targets:
                 continue
             message = (

@@ -172,3 +172,63 @@ def test_tgi_reads_an_ip_literal_hostname_only():
         container = {**TGI, "env": [{"name": "HOSTNAME", "value": value}]}
         assert [e for e, _ in found_by([workload(container), service()], POLICY)] == levels, value
     assert found_by([workload(TGI), service()], POLICY) == []
+
+
+# kubernetes-sigs/lws docs/examples/sglang/lws.yaml at f01674b29576223329e35432c77d2b37a995b669 (cut: the leader's
+# --port and the Service on SGLang's default 30000, which the worker, started without --host or --port, also uses).
+LWS_ARGS = ["python3", "-m", "sglang.launch_server", "--model-path", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--tp", "2"]
+LWS_ARGS += ["--dist-init-addr", "$(LWS_LEADER_ADDRESS):20000", "--nnodes", "$(LWS_GROUP_SIZE)"]
+LWS_ARGS += ["--node-rank", "$(LWS_WORKER_INDEX)", "--trust-remote-code"]
+
+
+def lws(leader_args: list[str], *, leader: bool = True) -> dict:
+    image = "lmsysorg/sglang:latest"
+    worker = {"containers": [{"name": "sglang-worker", "image": image, "command": LWS_ARGS}]}
+    template: dict = {"size": 2, "workerTemplate": {"spec": worker}}
+    if leader:
+        container = {"name": "sglang-leader", "image": image, "command": LWS_ARGS + leader_args}
+        template["leaderTemplate"] = {"metadata": {"labels": {"role": "leader"}}, "spec": {"containers": [container]}}
+    return {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": "sglang"},
+        "spec": {"replicas": 2, "leaderWorkerTemplate": template},
+    }
+
+
+def lws_service(selector: dict) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "sglang-leader"},
+        "spec": {"selector": selector, "ports": [{"protocol": "TCP", "port": 30000, "targetPort": 30000}]},
+    }
+
+
+LEADER_ONLY = {"leaderworkerset.sigs.k8s.io/name": "sglang", "role": "leader"}
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [LEADER_ONLY, {"leaderworkerset.sigs.k8s.io/name": "sglang", "leaderworkerset.sigs.k8s.io/worker-index": "0"}],
+)
+def test_a_leader_only_service_does_not_reach_the_workers(selector):
+    # The controller labels the leader worker-index 0 and the workers 1..size-1; a Service selecting the leader
+    # sends nothing to a worker bound to loopback on the same port.
+    assert found_by([lws(["--host", "0.0.0.0", "--port", "30000"]), lws_service(selector)], POLICY) == []
+
+
+def test_each_lws_template_meets_the_services_that_select_its_pods():
+    def blocked(objs: list) -> list[str]:
+        return [m.split(":")[0] for e, m in found_by(objs, POLICY) if e == "mandatory"]
+
+    leader = "spec.leaderWorkerTemplate.leaderTemplate.spec container sglang-leader"
+    worker = "spec.leaderWorkerTemplate.workerTemplate.spec container sglang-worker"
+    assert blocked([lws(["--port", "30000"]), lws_service(LEADER_ONLY)]) == [leader]
+    every_pod = {"leaderworkerset.sigs.k8s.io/name": "sglang"}
+    assert blocked([lws(["--host", "0.0.0.0", "--port", "30000"]), lws_service(every_pod)]) == [worker]
+    first_worker = every_pod | {"leaderworkerset.sigs.k8s.io/worker-index": "1"}
+    assert blocked([lws(["--host", "0.0.0.0", "--port", "30000"]), lws_service(first_worker)]) == [worker]
+    # Without a leader template the worker template makes the leader too (worker-index 0).
+    index0 = every_pod | {"leaderworkerset.sigs.k8s.io/worker-index": "0"}
+    assert blocked([lws([], leader=False), lws_service(index0)]) == [worker]

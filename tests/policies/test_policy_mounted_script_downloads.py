@@ -74,3 +74,44 @@ def test_careful_scripts_stay_silent():
     assert _pinned(_pod("download.py", PY.format(rev=f', revision="{SHA}"'), ["python", "/scripts/download.py"], init=True)) == []
     # A mounted script the container does not run is not its start.
     assert _pinned(_pod("start.sh", START.format(rev=""), ["vllm", "serve", "/models/qwen"])) == []
+
+
+SERVE = "#!/bin/bash\nexec vllm serve /models/qwen --served-model-name qwen\n"
+
+
+def _two_scripts(command: list[str], volume: dict | None = None, mount: dict | None = None) -> list[dict]:
+    """The reviewer's shape (cold review finding 7): a ConfigMap with the server's start script and a manual download
+    helper no workload runs."""
+    objs = _pod("serve.sh", SERVE, command)
+    objs[0]["data"]["fetch-latest.sh"] = START.format(rev="")
+    spec = objs[1]["spec"]["template"]["spec"]
+    spec["volumes"][0]["configMap"] |= volume or {}
+    spec["containers"][0]["volumeMounts"][0] |= mount or {}
+    return objs
+
+
+def test_only_the_script_the_command_names_is_read():
+    assert _pinned(_two_scripts(["/bin/bash", "/scripts/serve.sh"])) == []
+    assert _pinned(_two_scripts(["/bin/bash", "-c", "cd /scripts && ./serve.sh"])) == []
+    # The helper named, directly or relative to the folder the line names, is the container's start again.
+    for command in (["/bin/bash", "/scripts/fetch-latest.sh"], ["sh", "-c", "cd /scripts/ && ./fetch-latest.sh"]):
+        assert [e for e, _ in _pinned(_two_scripts(command))] == ["mandatory"]
+
+
+def test_items_and_sub_path_decide_which_key_a_path_holds():
+    # items: the key fetch-latest.sh is projected as serve.sh (and serve.sh, unlisted, is absent).
+    renamed = {"items": [{"key": "fetch-latest.sh", "path": "serve.sh"}]}
+    assert [e for e, _ in _pinned(_two_scripts(["/bin/bash", "/scripts/serve.sh"], renamed))] == ["mandatory"]
+    listed = {"items": [{"key": "serve.sh", "path": "serve.sh"}]}
+    assert _pinned(_two_scripts(["/bin/bash", "/scripts/fetch-latest.sh"], listed)) == []
+    # subPath: the one file at that path of the volume, at the mount path.
+    one_file = {"mountPath": "/app/start.sh", "subPath": "fetch-latest.sh"}
+    assert [e for e, _ in _pinned(_two_scripts(["/bin/bash", "/app/start.sh"], mount=one_file))] == ["mandatory"]
+    serve_only = {"mountPath": "/app/start.sh", "subPath": "serve.sh"}
+    assert _pinned(_two_scripts(["/bin/bash", "/app/start.sh"], mount=serve_only)) == []
+
+
+def test_a_mount_path_inside_another_path_is_not_named():
+    # /s is a prefix of /scripts/..., not a path the command names.
+    objs = _two_scripts(["/bin/bash", "/scripts/serve.sh"], mount={"mountPath": "/s"})
+    assert _pinned(objs) == []
