@@ -18,17 +18,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from policies.reading.render_bounds import (
+    MAX_DEPTH,
+    MAX_ITEMS,
+    MAX_MADE,
+    MAX_OUTPUT,
+    MAX_STEPS,
+    CannotRender,
+    bounded,
+    within,
+)
+
 # What an unknown value prints as: a plain YAML scalar that no Kubernetes field accepts as meaningful;
 # policies/reading/helm_chart.py turns every string holding it into framework.UNKNOWN after parsing.
 PLACEHOLDER = "x-llm-serving-helm-unknown"
-# Bounds: a template is input anyone can write, so rendering is bounded like reading.
-MAX_OUTPUT = 4 << 20
-MAX_DEPTH = 40
-MAX_STEPS = 200_000
-
-
-class CannotRender(ValueError):
-    """The template cannot be rendered best-effort (``str(exc)`` says why)."""
+# Bounds: a template is input anyone can write, so rendering is bounded like reading (policies/reading/render_bounds.py).
 
 
 class _Unknown:
@@ -342,6 +346,7 @@ class Renderer:
         self.steps = 0
         self.size = 0
         self.depth = 0
+        self.made = 0
 
     def render(self, nodes: list[Node], dot: Any) -> str:
         """The text of ``nodes`` with ``dot`` (and ``$``) the context."""
@@ -395,6 +400,8 @@ class Renderer:
                     # An unknown value right after a key's colon (`key:{{- include "x" . | nindent 4 }}`) is spaced
                     # from it, so the key still parses with the placeholder as its value.
                     spaced = value is UNKNOWN and bool(out) and out[-1].endswith(":")
+                    if isinstance(value, (list, tuple, dict)):
+                        bounded(value, what="a printed list or map")
                     self._emit(out, (" " if spaced else "") + go_text(value))
             elif node.kind == "template":
                 arg = self.pipe(node.pipe, dot, scopes) if node.pipe else None
@@ -424,7 +431,9 @@ class Renderer:
         elif isinstance(value, (list, tuple)):
             pairs = list(enumerate(value))
         elif isinstance(value, int) and not isinstance(value, bool):
-            pairs = [(i, i) for i in range(max(0, min(value, MAX_STEPS)))]
+            if value > MAX_ITEMS:
+                raise CannotRender(f"a range over more than {MAX_ITEMS} numbers")
+            pairs = [(i, i) for i in range(max(0, value))]
         elif value is None:
             pairs = []
         else:
@@ -469,11 +478,13 @@ class Renderer:
             if func is _TPL_MARK:
                 return self.tpl(args[0], args[1] if len(args) > 1 else None) if args else UNKNOWN
             try:
-                return func(*args)
+                result = func(*args)
             except CannotRender:
                 raise
             except Exception:  # a function given values it cannot take: what it returns is not known here
                 return UNKNOWN
+            self._made(head.value, result)
+            return result
         value = self._operand(head, dot, scopes)
         if callable(value) and not isinstance(value, type):
             try:
@@ -481,6 +492,16 @@ class Renderer:
             except Exception:
                 return UNKNOWN
         return value
+
+    def _made(self, name: str, result: Any) -> None:
+        """Counts what a function made against the bounds (MAX_OUTPUT, MAX_ITEMS, MAX_MADE)."""
+        if isinstance(result, str):
+            within(len(result), f"the text {name} makes")
+        elif isinstance(result, (list, tuple, dict)) and len(result) > MAX_ITEMS:
+            raise CannotRender(f"{name} makes more than {MAX_ITEMS} entries")
+        self.made += len(result) if isinstance(result, (str, list, tuple, dict)) else 1
+        if self.made > MAX_MADE:
+            raise CannotRender(f"its functions make more than {MAX_MADE >> 20} MiB of values")
 
     def _operand(self, operand: Operand, dot: Any, scopes: list[dict]) -> Any:
         if operand.kind == "lit":

@@ -19,6 +19,8 @@ from typing import Any
 import yaml
 
 from policies.reading.gotemplate import UNKNOWN, CannotRender, Func, go_text, include_mark, tpl_mark, truth
+from policies.reading.helm_regex import regex_match, regex_replace_all
+from policies.reading.render_bounds import MAX_ITEMS, MAX_OUTPUT, bounded, within
 
 
 def _known(*values: Any) -> bool:
@@ -74,7 +76,18 @@ def _yaml(value: Any) -> str:
         return UNKNOWN  # type: ignore[return-value]
     if value is None:
         return "null"
+    bounded(value, what="toYaml's text")
     return yaml.safe_dump(value, sort_keys=True, default_flow_style=False, allow_unicode=True, width=1 << 20).rstrip("\n")
+
+
+def _json(value: Any) -> str:
+    bounded(value, what="toJson's text")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _deep_copy(value: Any) -> Any:
+    bounded(value, what="deepCopy's copy")
+    return copy.deepcopy(value)
 
 
 def _has_unknown(value: Any, depth: int = 0) -> bool:
@@ -95,8 +108,25 @@ def _indent(width: Any, text: Any) -> Any:
     # drops it from labels and annotations). Its text is all indent's result is ever used for.
     if width is UNKNOWN:
         return UNKNOWN
-    pad = " " * int(_number(width))
-    return pad + go_text(text).replace("\n", "\n" + pad)
+    n = _int64(width)
+    if n < 0:  # sprig's strings.Repeat(" ", n) panics on a negative count, which fails helm's render
+        raise CannotRender(f"indent by a negative width ({n})")
+    body = _text(text)
+    within(len(body) + n * (body.count("\n") + 1), "indent's text")
+    pad = " " * n
+    return pad + body.replace("\n", "\n" + pad)
+
+
+def _text(value: Any) -> str:
+    """``value`` as go_text prints it, CannotRender beyond MAX_OUTPUT (checked before printing)."""
+    if isinstance(value, (list, tuple, dict)):
+        bounded(value)
+    return go_text(value)
+
+
+def _texts(values: Any) -> list[str]:
+    bounded(*values)
+    return [go_text(v) for v in values]
 
 
 def _nindent(width: Any, text: Any) -> Any:
@@ -104,32 +134,63 @@ def _nindent(width: Any, text: Any) -> Any:
     return UNKNOWN if value is UNKNOWN else "\n" + value
 
 
-_VERB = re.compile(r"%([-+# 0]*\d*(?:\.\d+)?)([vsdqfgtx%])")
+# A verb of Go's fmt (go1.22 src/fmt/doc.go): flags, width, precision, the verb letter. The verbs rendered are those
+# whose Go output Python's % operator reproduces for the operand's type; any other verb, operand or flag, a missing or
+# an extra operand (Go prints "%!d(string=x)", "%!s(MISSING)", "%!(EXTRA ...)") stops the render instead of a guess.
+_VERB = re.compile(r"%([-+# 0]*)(\d*)(?:\.(\d*))?([A-Za-z%])")
+_INT_VERBS = {"d": "d", "x": "x", "X": "X", "o": "o"}
 
 
 def _printf(fmt: Any, *args: Any) -> Any:
     if not _known(fmt, *args):
         return UNKNOWN
-    values = iter(args)
+    bounded(fmt, *args, what="printf's text")
+    values = list(args)
+    used = [0]
 
     def one(m: re.Match) -> str:
-        flags, verb = m.group(1), m.group(2)
-        if verb == "%":
+        flags, width, precision, verb = m.group(1), m.group(2), m.group(3), m.group(4)
+        if verb == "%" and not (flags or width or precision is not None):
             return "%"
-        value = next(values, None)
-        if verb == "q":
-            return '"' + go_text(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
-        if verb in "df" and isinstance(value, (int, float)) and not isinstance(value, bool):
-            return ("%" + flags + verb) % value
-        return go_text(value)
+        if max(int(width or 0), int(precision or 0)) > MAX_OUTPUT:
+            raise CannotRender(f"printf width {m.group()[:40]} would exceed {MAX_OUTPUT >> 20} MiB")
+        if used[0] >= len(values):
+            raise CannotRender(f"printf {fmt!r} has fewer operands than verbs")
+        value = values[used[0]]
+        used[0] += 1
+        spec = "%" + flags + width + ("." + precision if precision is not None else "")
+        return _verb(spec, flags, verb, value)
 
-    return _VERB.sub(one, str(fmt))
+    out = _VERB.sub(one, str(fmt))
+    if used[0] != len(values):
+        raise CannotRender(f"printf {fmt!r} has more operands than verbs")
+    return out
+
+
+def _verb(spec: str, flags: str, verb: str, value: Any) -> str:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    # %s of a number is "%!s(float64=1)" in Go (and values' numbers are float64 in helm): only strings, %v anything.
+    if (verb == "s" and isinstance(value, str) or verb == "v" and value is not None) and not (set(flags) - {"-"}):
+        return (spec + "s") % _text(value)
+    if verb == "q" and isinstance(value, str) and spec == "%" and all(" " <= c < "\x7f" for c in value):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if verb in _INT_VERBS and isinstance(value, int) and not isinstance(value, bool) and not (verb == "o" and "#" in flags):
+        return (spec + _INT_VERBS[verb]) % value
+    if verb in "xX" and isinstance(value, str) and spec == "%":
+        text = value.encode().hex()
+        return text.upper() if verb == "X" else text
+    if verb in "fFeE" and number:
+        return (spec + verb) % value
+    if verb == "t" and isinstance(value, bool) and spec == "%":
+        return "true" if value else "false"
+    raise CannotRender(f"printf {spec}{verb} of {go_text(value)[:40]!r} is not rendered")
 
 
 def _quote(*values: Any) -> Any:
     if not _known(*values):
         return UNKNOWN
-    return " ".join('"' + go_text(v).replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values if v is not None)
+    texts = _texts([v for v in values if v is not None])
+    return " ".join('"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in texts)
 
 
 def _number(value: Any) -> Any:
@@ -145,8 +206,39 @@ def _number(value: Any) -> Any:
     return 0
 
 
+_DECIMAL = re.compile(r"[+-]?\d{1,19}")
+
+
+def _wrap(n: int) -> int:
+    """``n`` as Go's int64 holds it (two's complement: overflow wraps)."""
+    n &= (1 << 64) - 1
+    return n - (1 << 64) if n >= 1 << 63 else n
+
+
+def _int64(value: Any) -> int:
+    """Sprig's toInt64 (sprig v3 numeric.go, spf13/cast ToInt64): a float truncated toward zero, a decimal string read;
+    what cast would read otherwise (hex or octal strings, floats beyond int64) stops the render rather than a guess."""
+    if value is None or isinstance(value, bool):
+        return int(bool(value))
+    if isinstance(value, int):
+        return _wrap(value)
+    if isinstance(value, float) and value == value and abs(value) < 2.0**63:
+        return int(value)
+    if isinstance(value, str) and _DECIMAL.fullmatch(value) and abs(int(value)) < 1 << 63:
+        return int(value)
+    raise CannotRender(f"{go_text(value)[:40]!r} as an integer is not rendered")
+
+
 def _int(value: Any) -> Any:
-    return UNKNOWN if value is UNKNOWN else int(_number(value))
+    return UNKNOWN if value is UNKNOWN else _int64(value)
+
+
+def _atoi(value: Any) -> Any:
+    # sprig: func(a string) int { i, _ := strconv.Atoi(a); return i }: what Atoi refuses is 0.
+    if value is UNKNOWN:
+        return UNKNOWN
+    text = go_text(value)
+    return int(text) if _DECIMAL.fullmatch(text) and abs(int(text)) < 1 << 63 else 0
 
 
 def _float(value: Any) -> Any:
@@ -154,23 +246,31 @@ def _float(value: Any) -> Any:
 
 
 def _arith(op: str) -> Func:
+    """Sprig v3 functions.go add/sub/mul/div/mod/add1: every operand toInt64, the result an int64 (wrapping);
+    a division by zero panics in Go, which fails helm's render."""
+
     def run(*values: Any) -> Any:
         if not _known(*values):
             return UNKNOWN
-        nums = [_number(v) for v in values]
+        nums = [_int64(v) for v in values]
         if op == "add":
-            return sum(nums)
+            return _wrap(sum(nums))
+        if op == "add1":
+            return _wrap(nums[0] + 1)
         if op == "mul":
             out = 1
             for n in nums:
-                out *= n
+                out = _wrap(out * n)
             return out
-        a, b = int(nums[0]), int(nums[1])
+        if op in ("max", "min"):
+            return max(nums) if op == "max" else min(nums)
+        a, b = nums[0], nums[1]
         if op == "sub":
-            return a - b
+            return _wrap(a - b)
         if b == 0:
             raise CannotRender(f"{op} by zero")
-        return int(a / b) if op == "div" else a - b * int(a / b)
+        quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # Go truncates toward zero
+        return _wrap(quotient) if op == "div" else a - b * quotient
 
     return run
 
@@ -306,28 +406,28 @@ def functions() -> dict[str, Func]:
         "fail": _fail,
         "ternary": _ternary,
         "toYaml": _yaml,
-        "toJson": s(lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"))),
+        "toJson": s(_json),
         "fromYaml": _from_yaml,
         "indent": _indent,
         "nindent": _nindent,
         "printf": _printf,
-        "print": s(lambda *v: "".join(go_text(x) for x in v)),
-        "println": s(lambda *v: " ".join(go_text(x) for x in v) + "\n"),
+        "print": s(lambda *v: "".join(_texts(v))),
+        "println": s(lambda *v: " ".join(_texts(v)) + "\n"),
         "quote": _quote,
-        "squote": s(lambda *v: " ".join("'" + go_text(x) + "'" for x in v if x is not None)),
+        "squote": s(lambda *v: " ".join("'" + x + "'" for x in _texts([y for y in v if y is not None]))),
         "toString": _to_string,
         "int": _int,
         "int64": _int,
         "float64": _float,
-        "atoi": _int,
+        "atoi": _atoi,
         "add": _arith("add"),
-        "add1": s(lambda v: _number(v) + 1),
+        "add1": _arith("add1"),
         "sub": _arith("sub"),
         "mul": _arith("mul"),
         "div": _arith("div"),
         "mod": _arith("mod"),
-        "max": s(lambda *v: max(_number(x) for x in v)),
-        "min": s(lambda *v: min(_number(x) for x in v)),
+        "max": _arith("max"),
+        "min": _arith("min"),
         "eq": _compare("eq"),
         "ne": _compare("ne"),
         "lt": _compare("lt"),
@@ -348,7 +448,7 @@ def functions() -> dict[str, Func]:
         "unset": s(lambda d, k: (d.pop(k, None), d)[1]),
         "merge": _merge,
         "mergeOverwrite": s(lambda d, *o: [d.update(x) for x in o if isinstance(x, dict)] and d),
-        "deepCopy": s(copy.deepcopy),
+        "deepCopy": s(_deep_copy),
         "keys": s(lambda *d: sorted(k for x in d for k in x)),
         "pick": s(lambda d, *k: {x: d[x] for x in k if x in d}),
         "omit": s(lambda d, *k: {x: v for x, v in d.items() if x not in k}),
@@ -363,32 +463,32 @@ def _lists_and_strings() -> dict[str, Func]:
         "last": _list_func(lambda v: v[-1] if v else None),
         "rest": _list_func(lambda v: list(v[1:])),
         "append": _list_func(lambda v, x: [*v, x]),
-        "concat": _list_func(lambda *v: [x for part in v for x in part]),
+        "concat": _list_func(_concat),
         "has": _list_func(lambda x, v: x in (v or [])),
-        "until": _list_func(lambda n: list(range(int(n)))),
+        "until": _list_func(_until),
         "uniq": _list_func(lambda v: list(dict.fromkeys(v))),
         "compact": _list_func(lambda v: [x for x in v if truth(x)]),
         "sortAlpha": _list_func(lambda v: sorted(go_text(x) for x in v)),
-        "join": s(lambda sep, v: str(sep).join(go_text(x) for x in (v or []))),
-        "splitList": s(lambda sep, v: str(v).split(str(sep))),
-        "split": s(lambda sep, v: {f"_{i}": p for i, p in enumerate(str(v).split(str(sep)))}),
+        "join": s(_join),
+        "splitList": s(lambda sep, v: _split(sep, v)),
+        "split": s(lambda sep, v: {f"_{i}": p for i, p in enumerate(_split(sep, v))}),
         "trunc": s(lambda n, v: str(v)[: int(n)] if int(n) >= 0 else str(v)[int(n) :]),
         "trim": s(lambda v: str(v).strip()),
         "trimAll": s(lambda c, v: str(v).strip(str(c))),
         "trimSuffix": s(lambda x, v: str(v).removesuffix(str(x))),
         "trimPrefix": s(lambda x, v: str(v).removeprefix(str(x))),
-        "replace": s(lambda old, new, v: str(v).replace(str(old), str(new))),
+        "replace": s(_replace),
         "lower": s(lambda v: go_text(v).lower()),
         "upper": s(lambda v: go_text(v).upper()),
         "title": s(lambda v: go_text(v).title()),
         "contains": s(lambda x, v: str(x) in str(v)),
         "hasPrefix": s(lambda x, v: str(v).startswith(str(x))),
         "hasSuffix": s(lambda x, v: str(v).endswith(str(x))),
-        "repeat": s(lambda n, v: str(v) * min(int(n), 10_000)),
+        "repeat": s(_repeat),
         "nospace": s(lambda v: re.sub(r"\s", "", str(v))),
-        "cat": s(lambda *v: " ".join(go_text(x) for x in v if x is not None)),
-        "regexMatch": s(lambda p, v: re.search(str(p), str(v)) is not None),
-        "regexReplaceAll": s(lambda p, v, r: re.sub(str(p), re.sub(r"\$\{?(\d+)\}?", r"\\\1", str(r)), str(v))),
+        "cat": s(lambda *v: " ".join(_texts([x for x in v if x is not None]))),
+        "regexMatch": s(regex_match),
+        "regexReplaceAll": s(regex_replace_all),
         "b64enc": _b64,
         "sha256sum": _sha256,
         "semverCompare": _semver_compare,
@@ -397,6 +497,47 @@ def _lists_and_strings() -> dict[str, Func]:
         "typeIs": s(lambda t, v: _GO_TYPES.get(str(t), _no_type)(v)),
         "lookup": lambda *a: {},  # helm template renders lookup as an empty map (pkg/engine/lookup_func.go)
     }
+
+
+def _until(count: Any) -> list[int]:
+    # sprig v3 list.go until: untilStep(0, count, 1), or step -1 for a negative count.
+    n = _int64(count)
+    if abs(n) > MAX_ITEMS:
+        raise CannotRender(f"until {n}: more than {MAX_ITEMS} numbers")
+    return list(range(0, n, 1 if n >= 0 else -1))
+
+
+def _join(sep: Any, items: Any) -> str:
+    parts, mark = _texts(list(items or [])), _text(sep)
+    within(sum(len(p) for p in parts) + len(mark) * len(parts), "join's text")
+    return mark.join(parts)
+
+
+def _concat(*lists: Any) -> list:
+    if sum(len(part) for part in lists if isinstance(part, (list, tuple))) > MAX_ITEMS:
+        raise CannotRender(f"concat makes more than {MAX_ITEMS} entries")
+    return [x for part in lists for x in part]
+
+
+def _split(sep: Any, value: Any) -> list[str]:
+    text, mark = _text(value), _text(sep)
+    if mark and text.count(mark) >= MAX_ITEMS:
+        raise CannotRender(f"a split into more than {MAX_ITEMS} parts")
+    return text.split(mark)
+
+
+def _replace(old: Any, new: Any, value: Any) -> str:
+    text, was, now = _text(value), _text(old), _text(new)
+    within(len(text) + text.count(was) * (len(now) - len(was)), "replace's text")
+    return text.replace(was, now)
+
+
+def _repeat(count: Any, value: Any) -> str:
+    n, text = _int64(count), _text(value)
+    if n < 0:  # strings.Repeat panics on a negative count, which fails helm's render
+        raise CannotRender(f"repeat {n}")
+    within(n * len(text), "repeat's text")
+    return text * n
 
 
 def _no_type(value: Any) -> bool:
