@@ -90,6 +90,7 @@ _OPTIONAL: dict[str, type] = {
     "listens": str,
     "worker_modules": list,
     "images_listen_all": bool,
+    "host_ip_only": bool,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 
@@ -170,6 +171,9 @@ class Engine:
     # images (`images`) set that setting to every address in their environment
     listens: str = ""
     images_listen_all: bool = False
+    # true when the server binds every address unless its host setting parses as an IP address (TGI: a name such as
+    # localhost, or the pod name Kubernetes puts in HOSTNAME, is refused and 0.0.0.0 taken)
+    host_ip_only: bool = False
     # modules of ``modules`` that run the engine as a worker behind another program's frontend: no HTTP server of its own
     worker_modules: tuple[str, ...] = ()
 
@@ -353,6 +357,7 @@ def _row(name: str, row: Any) -> Engine:
         flag_sets=tuple(tuple(flag_name(f) for f in flags) for flags in row.get("flag_sets", ())),
         listens=row.get("listens", ""),
         images_listen_all=row.get("images_listen_all", False),
+        host_ip_only=row.get("host_ip_only", False),
         worker_modules=tuple(row.get("worker_modules", ())),
     )
 

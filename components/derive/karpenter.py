@@ -139,24 +139,38 @@ class _Pool:
     gpu_limit: Optional[float]
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _mappings(value: Any) -> list[dict[str, Any]]:
+    """The mapping items of a list field; a malformed item (a string where the API wants an object, which the API
+    server refuses and the schema rule reports) is left out rather than read."""
+    return [dict(item) for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
 def _pools(objects: Iterable[Mapping[str, Any]]) -> list[_Pool]:
     out = []
     for o in objects:
-        if o.get("kind") != "NodePool":
+        name = _mapping(o.get("metadata")).get("name")
+        if o.get("kind") != "NodePool" or not isinstance(name, str):
             continue
-        tpl = (o.get("spec") or {}).get("template") or {}
-        spec = tpl.get("spec") or {}
-        reqs = list(spec.get("requirements") or [])
-        types = next((r.get("values") or [] for r in reqs if r.get("key") == "node.kubernetes.io/instance-type"), [])
-        limit = ((o.get("spec") or {}).get("limits") or {}).get(GPU)
+        tpl = _mapping(_mapping(o.get("spec")).get("template"))
+        spec = _mapping(tpl.get("spec"))
+        reqs = [
+            r | {"values": r["values"] if isinstance(r.get("values"), list) else []} for r in _mappings(spec.get("requirements"))
+        ]
+        types: list[Any] = next((r["values"] for r in reqs if r.get("key") == "node.kubernetes.io/instance-type"), [])
+        limit = _mapping(_mapping(o.get("spec")).get("limits")).get(GPU)
+        labels = _mapping(_mapping(tpl.get("metadata")).get("labels"))
         out.append(
             _Pool(
-                name=o["metadata"]["name"],
-                labels=dict((tpl.get("metadata") or {}).get("labels") or {}),
+                name=name,
+                labels={str(k): v for k, v in labels.items() if isinstance(v, str)},
                 requirements=reqs,
-                taints=list(spec.get("taints") or []),
-                instance_types=[t for t in types if t in INSTANCES],
-                gpu_limit=quantity(limit) if limit is not None else None,
+                taints=_mappings(spec.get("taints")),
+                instance_types=[t for t in types if isinstance(t, str) and t in INSTANCES],
+                gpu_limit=quantity(limit) if isinstance(limit, (str, int, float)) and not isinstance(limit, bool) else None,
             )
         )
     return out

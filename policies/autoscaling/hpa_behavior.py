@@ -196,6 +196,17 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
     # Knative Service an unset delay is the cluster's config-autoscaler scale-down-delay, not in the files either.
     if resource.type == KNATIVE_SERVICE_TYPE and raw is None:
         proven = False
+    stable = duration_seconds(window) if isinstance(window, str) else None
+    if stable is not None and stable >= floor:
+        # The KPA sizes on the load averaged over the stable window (knative/serving knative-v1.23.0
+        # pkg/autoscaler/scaling/autoscaler.go:172,196 desired = ceil(stable average / target);
+        # pkg/autoscaler/aggregation/bucketing.go:201-231 WindowAverage), so a dip shorter than the window only partly
+        # lowers the count: a brake like the HPA's window, but an average, not its max over the window.
+        proven = False
+        message += (
+            f" (advisory: the stable window of {window} averages the load, so a dip much shorter than it barely lowers "
+            "the count; a longer one still removes replicas in proportion before the floor)"
+        )
     return [message if proven else unproven(message)]
 
 

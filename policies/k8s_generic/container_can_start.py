@@ -15,8 +15,9 @@ The API server stores these templates, and the pod is scheduled, but the contain
   then resolves ``args[0]`` with Go's exec.LookPath (opencontainers/runc v1.2.9 libcontainer/standard_init_linux.go:191
   finalizeNamespace, which chdirs to the process cwd at init_linux.go:309-351, then :208 ``exec.LookPath``), which
   tries a name holding a slash as a path from there and never searches PATH. ``bin/sh`` is ``/bin/sh`` only where
-  the working directory is ``/``; it blocks where the manifest's ``workingDir`` or the image's known WORKDIR says
-  otherwise (vllm/vllm-openai: ``WORKDIR /vllm-workspace``, vllm-project/vllm docker/Dockerfile stage vllm-base,
+  the working directory is ``/``; a shell or ``env`` so written blocks where the manifest's ``workingDir`` or the
+  image's known WORKDIR says otherwise (any other ``bin/*``, such as ``bin/start.sh``, may be the image's own file
+  there: silent, as ``scripts/start.sh`` is) (vllm/vllm-openai: ``WORKDIR /vllm-workspace``, vllm-project/vllm docker/Dockerfile stage vllm-base,
   the code index's stored version 0000977e), and is advice where the working directory is not known;
 * **a memory limit below what any container can start in**: a bare number is bytes (``memory: "64"`` is 64 bytes,
   not 64Gi). Docker refuses a limit under 6 MiB ("It's not kernel limit, we want this 6M limit to account for
@@ -64,6 +65,12 @@ _IMAGE_WORKDIRS = {"vllm/vllm-openai": "/vllm-workspace", "docker.io/vllm/vllm-o
 # First path elements of a relative command that evidently means a system binary (bin/sh for /bin/sh).
 _SYSTEM_DIRS = frozenset({"bin", "sbin", "usr"})
 _SYSTEM_PREFIXES = ("/bin/", "/sbin/", "/usr/", "/lib", "/opt/", "/etc/")
+# Relative commands that name a system binary no application ships under its own directory: a shell or env in a
+# system bin directory. Anything else under bin/ (bin/start.sh, bin/rails, an Elixir release's bin/my_app, a
+# virtualenv's bin/python) may be the image's own file under its WORKDIR, so it is advice.
+_SYSTEM_BINARIES = frozenset(
+    f"{d}/{name}" for d in ("bin", "usr/bin", "usr/local/bin") for name in ("sh", "bash", "dash", "ash", "zsh", "busybox", "env")
+) | {f"{d}/{name}" for d in ("usr/bin", "usr/local/bin") for name in ("python", "python3")}
 # Words that may stand before a command in a shell script.
 _PREFIX_WORDS = frozenset({"exec", "nohup", "time", "then", "do", "else"})
 
@@ -106,10 +113,12 @@ def _command_message(label: str, container: Mapping) -> str | None:
     first = command[0] if isinstance(command, list) and command else None
     if not isinstance(first, str) or first.startswith("/") or "/" not in first or "$" in first:
         return None
-    if first.split("/", 1)[0] not in _SYSTEM_DIRS:
-        return None  # ./run.sh, scripts/start.sh: relative on purpose, resolved from the working directory
+    if first.split("/", 1)[0] not in _SYSTEM_DIRS or posixpath.normpath(first) not in _SYSTEM_BINARIES:
+        return None  # ./run.sh, scripts/start.sh, bin/start.sh: maybe the image's own file under its working directory
     workdir = _workdir(container)
     resolved = posixpath.normpath(posixpath.join(workdir, first)) if workdir else None
+    if resolved is not None and workdir is not None and posixpath.normpath(workdir) == "/":
+        return None  # resolved from / it is the system binary
     text = (
         f"{label}: command {first!r} is a relative path; the runtime resolves it from the working directory "
         f"({workdir or 'the image WORKDIR, not known here'}), not from PATH"

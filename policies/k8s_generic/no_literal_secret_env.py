@@ -41,8 +41,18 @@ _REFERENCE = re.compile(r"[\"']?\$(\([A-Za-z_][A-Za-z0-9_]*\)|\{[A-Za-z_][A-Za-z
 NAME_PATTERNS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "*_TOKEN", "*_SECRET*", "*PASSWORD*", "*API_KEY*", "AWS_SECRET_ACCESS_KEY")
 
 
+# Names that end in _TOKEN but count or time tokens, not credentials: llm-d/llm-d-inference-sim's
+# --time-to-first-token / --inter-token-latency family (manifests/vllm-config.yaml@86ce94f time-to-first-token),
+# benchmarks' TIME_PER_OUTPUT_TOKEN, MAX_NEW_TOKEN.
+_COUNTED_TOKEN = re.compile(r"(?:^|_)(?:FIRST|PER|OUTPUT|INTER|NEXT|LAST|NEW|EACH)_TOKEN$")
+
+
 def looks_secret(name: str, patterns: list[str] | tuple[str, ...]) -> bool:
-    """Whether a name matches one of the shell-style, case-insensitive secret-name patterns."""
+    """Whether a name matches one of the shell-style, case-insensitive secret-name patterns (a latency or count name
+    such as TIME_TO_FIRST_TOKEN never does)."""
+    upper = name.upper().replace("-", "_")
+    if _COUNTED_TOKEN.search(upper):
+        return False
     return any(fnmatchcase(name.upper(), str(p).upper()) for p in patterns)
 
 
@@ -58,9 +68,27 @@ def _flag_is_secret(flag: str, patterns: list[str]) -> bool:
     return name.upper() in _SECRET_FLAGS or looks_secret(name, patterns)
 
 
+# The keys of BuildKit's secret spec: `buildctl build --secret id=NAME,src=FILE` (moby/buildkit cmd/buildctl/build.go:
+# "Secret value exposed to the build. Format id=secretname,src=filepath"), `docker buildx build --secret
+# id=NAME,env=VAR|src=FILE`: the value names a file or a variable, never the secret itself.
+_SECRET_SPEC_KEYS = frozenset({"id", "src", "source", "env", "type", "target", "required", "mode", "uid", "gid"})
+
+
+def _secret_spec(value: str) -> bool:
+    """True for a ``k=v[,k=v]`` list whose keys are all BuildKit secret-spec keys (id=hf_token,src=/run/secrets/t)."""
+    pairs = value.strip("'\"").split(",")
+    return all("=" in p and p.split("=", 1)[0].strip().lower() in _SECRET_SPEC_KEYS for p in pairs)
+
+
 def _literal(value: str) -> bool:
-    """A flag's value that is a credential written out: not an env reference, a file path or a placeholder word."""
-    return not _REFERENCE.fullmatch(value) and not value.startswith(("/", "./")) and not placeholder_value(value)
+    """A flag's value that is a credential written out: not an env reference, a file path, a BuildKit secret spec
+    (id=...,src=...) or a placeholder word."""
+    return (
+        not _REFERENCE.fullmatch(value)
+        and not value.startswith(("/", "./"))
+        and not _secret_spec(value)
+        and not placeholder_value(value)
+    )
 
 
 def _token_message(where: str, text: str) -> str | None:

@@ -16,8 +16,14 @@ from policies.kube import get
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    # An object whose metadata is not a mapping is refused by the API server (S26 says so); it is not read here.
     objects = [
-        r.props for r in resources if r.type.startswith("kubernetes:") and isinstance(r.props, dict) and r.props.get("kind")
+        r.props
+        for r in resources
+        if r.type.startswith("kubernetes:")
+        and isinstance(r.props, dict)
+        and r.props.get("kind")
+        and isinstance(r.props.get("metadata"), dict)
     ]
     if not any(o.get("kind") == "NodePool" for o in objects):
         return []

@@ -6,6 +6,12 @@ server), an in-house ``llm-serving:gpu``.
 The table guarantees each set names a flag no other engine's option table has (serving_engines.check_flag_sets_exclusive,
 at import); here a flag match also gives way to every row that recognises the container by its image or its env prefix,
 so an engine's own image, run with flags it shares with vLLM, stays that engine's.
+
+A flag set decides only for a container that asks for an accelerator (a GPU, TPU, Neuron or Gaudi resource, or a DRA
+claim): "only this engine parses them" was read against the engines of the table, not every program. llm-d's vLLM
+simulator (llm-d/llm-d-inference-sim, ghcr.io/llm-d/llm-d-inference-sim: a Go program that imitates vLLM's CLI and API
+with no GPU and no weights; manifests/vllm-config.yaml@86ce94f takes max-num-seqs) parses --max-num-seqs too, and
+runs on CPU; its image is named here as no engine.
 """
 
 from __future__ import annotations
@@ -14,7 +20,27 @@ from collections.abc import Mapping
 from typing import Optional
 
 from components.serving_engines import ENGINES, Engine
-from policies.kube import as_dict, as_list
+from policies.kube import as_dict, as_list, as_quantity
+
+# Images that take an engine's flags without being that engine (llm-d's CPU-only vLLM simulator).
+_NOT_ENGINES = ("llm-d-inference-sim",)
+# Substrings of the extended-resource names of accelerators (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915,
+# nvidia.com/mig-1g.5gb, google.com/tpu, aws.amazon.com/neuron, habana.ai/gaudi).
+_ACCELERATORS = ("gpu", "mig-", "tpu", "neuron", "gaudi")
+
+
+def _asks_accelerator(container: Mapping) -> bool:
+    """True when the container requests or limits an accelerator resource, or claims a DRA device."""
+    resources = as_dict(container.get("resources"))
+    if as_list(resources.get("claims")):
+        return True
+    for section in ("limits", "requests"):
+        for name, value in as_dict(resources.get(section)).items():
+            if isinstance(name, str) and any(a in name.lower() for a in _ACCELERATORS):
+                quantity = as_quantity(value)
+                if quantity is None or quantity > 0:
+                    return True
+    return False
 
 
 def _claimed_by_image_or_env(container: Mapping, engines: tuple[Engine, ...]) -> bool:
@@ -34,8 +60,12 @@ def flag_set_engine(
     container: Mapping, args: Mapping[str, Optional[str]], engines: tuple[Engine, ...] = ENGINES
 ) -> Optional[Engine]:
     """The engine whose flag set ``args`` (the container's parsed args, flag_name keys) carry in full, when the
-    container runs its image's entrypoint (no ``command``) and no row claims it by image or env prefix; else None."""
+    container runs its image's entrypoint (no ``command``), asks for an accelerator, is no simulator's image, and no
+    row claims it by image or env prefix; else None."""
     if container.get("command") or not args or _claimed_by_image_or_env(container, engines):
+        return None
+    image = container.get("image")
+    if not _asks_accelerator(container) or (isinstance(image, str) and any(n in image.lower() for n in _NOT_ENGINES)):
         return None
     for engine in engines:
         if any(all(flag in args for flag in flags) for flags in engine.flag_sets):

@@ -369,10 +369,9 @@ def parallel_size(args: Mapping[str, str | None], flag: str) -> int | None:
 def serve_model_tag(container: Mapping, *, image_entrypoint: bool = True) -> Optional[str]:
     """The positional model tag of a `vllm serve` line (`vllm serve MODEL ...`, or the first arg to the
     vllm/vllm-openai image's `vllm serve` entrypoint), or None: no positional, or the line runs a module
-    (`python -m vllm.entrypoints...` has no model_tag that anything reads). `vllm serve` reads it over --model:
-    "If model is specified in CLI (as positional arg), it takes precedence" (vllm 0.33.0
-    vllm/entrypoints/cli/serve.py:56-57, ServeSubcommand.cmd: args.model = args.model_tag; the same first
-    statement at vllm-project/vllm 00a5fdd2)."""
+    (`python -m vllm.entrypoints...` has no model_tag that anything reads). `vllm serve` sets args.model =
+    args.model_tag (vllm 0.33.0 vllm/entrypoints/cli/serve.py:56-57); with --model too the line fails in most
+    releases (0.11.1+ "unrecognized arguments", earlier a ValueError; S38, policies/vllm/flags_exist.py)."""
     line = vllm_command_line(container, image_entrypoint=image_entrypoint)
     if not line:
         return None
@@ -398,8 +397,9 @@ def program_word(token: str) -> bool:
 
 
 def served_model(server: VllmServer) -> Optional[str]:
-    """The model a vLLM container serves: the positional model tag of `vllm serve` (it wins over --model), then
-    `--model`, then the first positional token of the line. A tag that is a program word (S38 blocks the line)
+    """The model a vLLM container serves: the positional model tag of `vllm serve`, then `--model`, then the first
+    positional token of the line. A tag together with --model fails to start in most releases (S38 reports it);
+    where it starts (--model= at 0.8.5-0.11.0) the tag is served. A tag that is a program word (S38 blocks the line)
     gives way to --model, the model the author meant, so the other rules judge that one."""
     tag = None if server.runtime_merged else serve_model_tag(server.container)
     if tag is not None and not program_word(tag):

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from components.engine_options import CliOptions, cli_options, tagged_release
+from components.engine_options import CliOptions, cli_options, tagged_release, version_key
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import split_type
@@ -221,6 +221,11 @@ def explicit_values(tokens: list[str]) -> list[tuple[str, str]]:
     return found
 
 
+# Values a finding may echo: boolean-looking words. Anything else is shown as <value> (G47 keeps refused Secret
+# values out of messages the same way).
+_BOOLEAN_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n", ""})
+
+
 def _value_refused(option: str, value: str, server: _Server) -> Optional[str]:
     """``--flag=value`` for a flag that takes no value: argparse exits with "ignored explicit argument" (CPython
     Lib/argparse.py consume_optional: an explicit argument to an action of nargs 0 raises ArgumentError) and vLLM's
@@ -232,16 +237,17 @@ def _value_refused(option: str, value: str, server: _Server) -> Optional[str]:
         return None
     name, image = server.row.display, server.image
     bare = "--" + option.lstrip("-").replace("_", "-")
-    fix = f"write {bare} alone (or its --no- form, where the release has one) instead of {option}={value}"
-    refused = f"argparse exits with \"ignored explicit argument '{value}'\" and the server never starts"
+    shown = value if value.lower() in _BOOLEAN_WORDS else "<value>"  # never print what may be a pasted credential
+    fix = f"write {bare} alone (or its --no- form, where the release has one) instead of {option}={shown}"
+    refused = f"argparse exits with \"ignored explicit argument '{shown}'\" and the server never starts"
     if bounds:
         if all(table.takes_no_value(option, bound) for bound in bounds):
-            return f"{option}={value}: {bare} takes no value in {name} {release} (image {image}), so {refused}; {fix}"
+            return f"{option}={shown}: {bare} takes no value in {name} {release} (image {image}), so {refused}; {fix}"
         return None
     having = table.releases_with(option)
     if having and all(table.takes_no_value(option, r) for r in having):
         return unproven(
-            f"{option}={value}: {bare} takes no value in every {name} release read that has it ({table.span(having)}), "
+            f"{option}={shown}: {bare} takes no value in every {name} release read that has it ({table.span(having)}), "
             f"and image {image} names none of them; if its {name} is one of them, {refused}; {fix}"
         )
     return None
@@ -256,6 +262,9 @@ def _one_argument(token: str, name: str) -> str:
     silently dropped, as kubernetes-sigs/inference-perf's quantization demo ran unquantized. Advice: the manifest shows
     the option is lost, not that the server fails."""
     option, _, value = token.partition(" ")
+    if re.search(r"token|key|secret|password", option, re.IGNORECASE):
+        value = "<value>"  # a credential flag's value is never printed
+        token = f"{option} {value}"
     return unproven(
         f"'{token}' is one argument (the option and its value in one list item): {name}'s argparse reads an argument "
         f"holding a space as a positional one, never as {option}, so the setting is not applied (the parser then "
@@ -291,27 +300,80 @@ def _module_finding(server: _Server) -> Optional[str]:
     return None
 
 
+# `vllm serve TAG ... --model M`, by release (read in the PyPI wheels): up to 0.8.0 ServeSubcommand.cmd raises
+# ValueError when --model differs from its default (0.8.0 vllm/entrypoints/cli/serve.py:24-28; 0.6.6 vllm/scripts.py:
+# 33-37); 0.8.5 to 0.11.0 FlexibleArgumentParser.parse_args raises it on a bare `--model` token (0.8.5 vllm/utils.py:
+# 1339-1346, 0.11.0 vllm/utils/__init__.py:1856-1864) and `--model=M` passes, the tag then winning (serve.py: args.model
+# = args.model_tag); from 0.11.1 parse_args moves --model's value to the front ("Move <model> to the front", 0.11.1
+# vllm/utils/argparse_utils.py:196-228, 0.33.0 :324-353), so the tag becomes a second positional of `model_tag`
+# (nargs="?") and argparse exits with "unrecognized arguments: TAG".
+_MOVES_MODEL = (0, 11, 1)
+_PARSE_REFUSES = (0, 8, 5)
+_CMD_REFUSES_UP_TO = (0, 8, 0)
+
+
+def _tag_regime(server: VllmServer) -> tuple[Optional[str], str]:
+    """How the image's vLLM treats a positional tag with --model: "unrecognized", "refused", "tag-wins", or None
+    when the image names no release read (or the container installs vLLM itself); and the release."""
+    row = engine_row("vllm")
+    image = _shown(server.container.get("image"))
+    if row is None or row.options is None or installs_engine(command_tokens(server.container)[0], "vllm"):
+        return None, ""
+    release = tagged_release(image, row.options.images)
+    table = cli_options(row.options.file)
+    if release is None or version_key(release) > version_key(table.releases[-1]):
+        return None, ""
+    line = vllm_command_line(server.container) or []
+    key = version_key(release)
+    if key >= _MOVES_MODEL:
+        return "unrecognized", release
+    if "--model" in line or key <= _CMD_REFUSES_UP_TO:
+        return "refused", release
+    return ("tag-wins", release) if key >= _PARSE_REFUSES else (None, release)
+
+
 def _model_tag_finding(server: VllmServer) -> Optional[str]:
-    """``vllm serve TAG ... --model X``: the positional tag wins over --model (vllm 0.33.0 vllm/entrypoints/cli/serve.py:
-    56-57). A tag that is an engine's own module or command word (``vllm serve vllm.entrypoints.openai.api_server``,
-    someone mixing the two ways to start the server) is no model: vLLM looks it up as one and exits. A tag that may be
-    a model but differs from --model is advice: the server serves the tag, not what --model says. (G46
-    container-can-start leaves this case to S38: policies/k8s_generic/container_can_start.py.)"""
+    """``vllm serve TAG ... --model M``: what happens depends on the release (see _MOVES_MODEL above): mandatory where
+    the image's release is read and refuses the line; advice where the release is not known. A tag that is an engine's
+    own module or command word (``vllm serve vllm.entrypoints.openai.api_server``) is no model, so the line fails at
+    every release. (G46 container-can-start leaves this case to S38: policies/k8s_generic/container_can_start.py.)"""
     tag = serve_model_tag(server.container)
     if tag is None:
         return None
     model = server.args.get("model")
-    if program_word(tag):
-        given = f" over --model {model}" if model else ""
+    image = _shown(server.container.get("image"))
+    regime, release = _tag_regime(server) if model else (None, "")
+    fix = "name the model once (`vllm serve MODEL`)"
+    if regime == "unrecognized":
         return (
-            f"vllm serve {tag}: the positional argument is vLLM's model tag, which wins{given} (vllm/entrypoints/cli/"
-            f"serve.py: args.model = args.model_tag), and {tag} is a program to run, not a model, so vLLM looks up a "
-            f"model of that name and exits before serving; drop it and name the model once (`vllm serve MODEL` or --model)"
+            f"vllm serve {tag} ... --model {model}: vLLM {release} (image {image}) moves --model's value to the front of "
+            f"the line (vllm/utils/argparse_utils.py FlexibleArgumentParser.parse_args, from 0.11.1), so {tag} becomes a "
+            f"second positional argument and argparse exits with 'unrecognized arguments: {tag}' before serving; {fix}"
         )
-    if model and model != tag:
+    if regime == "refused":
+        return (
+            f"vllm serve {tag} ... --model {model}: vLLM {release} (image {image}) refuses --model with `vllm serve` "
+            "(ValueError 'With `vllm serve`, you should provide the model as a positional argument ...', raised by "
+            f"FlexibleArgumentParser.parse_args or ServeSubcommand.cmd before 0.11.1), so the server never starts; {fix}"
+        )
+    if program_word(tag):
+        given = f" (with --model {model}, vLLM 0.11.1 and later exit with 'unrecognized arguments: {tag}')" if model else ""
+        return (
+            f"vllm serve {tag}: the positional argument is vLLM's model tag (vllm/entrypoints/cli/serve.py: args.model = "
+            f"args.model_tag), and {tag} is a program to run, not a model, so vLLM looks up a model of that name and exits "
+            f"before serving{given}; drop it and name the model once (`vllm serve MODEL` or --model)"
+        )
+    if regime == "tag-wins" and model != tag:
         return unproven(
-            f"vllm serve {tag} ... --model {model}: the positional model tag wins over --model (vllm/entrypoints/cli/"
-            f"serve.py: args.model = args.model_tag), so the server loads {tag}, not {model}; name the model once"
+            f"vllm serve {tag} ... --model={model}: in vLLM {release} (image {image}) the positional model tag wins over "
+            f"--model= (vllm/entrypoints/cli/serve.py: args.model = args.model_tag), so the server loads {tag}, not "
+            f"{model}; {fix}"
+        )
+    if regime is None and model:
+        return unproven(
+            f"vllm serve {tag} ... --model {model}: image {image} names no vLLM release read; from 0.11.1 vLLM's parser "
+            f"moves --model's value to the front and exits with 'unrecognized arguments: {tag}', and earlier releases "
+            f"refuse --model with `vllm serve` (ValueError) or, given --model=, serve the tag; {fix}"
         )
     return None
 
@@ -351,7 +413,8 @@ POLICY = Policy(
     "image runs (argparse exits on an unknown option), a vLLM flag that takes no value is not given one "
     "(--enforce-eager=true), and the entry module it starts exists; vLLM's demo server "
     "(python -m vllm.entrypoints.api_server, not for production) is advised against; `vllm serve`'s positional "
-    "model tag, which wins over --model, must be a model, not a module or command word.",
+    "model tag must be a model, not a module or command word, and is not given with --model (0.11.1+ exits with "
+    "'unrecognized arguments', earlier releases refuse a bare --model).",
     catalog="S38",
     severity="high",
     enforcement="mandatory",

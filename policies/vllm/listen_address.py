@@ -13,11 +13,14 @@ Blocking when the manifest shows the whole command line and environment (a core 
 probe without ``host`` or a Service among the objects checked targets the server's port, and either the host setting
 says loopback (``--host 127.0.0.1``, ``OLLAMA_HOST=localhost``) or it is unset on an engine no environment variable can
 move (SGLang). Advice where an image's own environment or entrypoint (args alone to an image the row does not name),
-an ``envFrom``, a ``--config`` file or a variable split into options may set the host. Silent where nothing outside the pod reaches the port (a sidecar proxy forwarding to it).
+an ``envFrom``, a ``--config`` file or a variable split into options may set the host, and where TGI's loopback
+comes from HOSTNAME alone (the runtime sets HOSTNAME to the pod name too). TGI binds 0.0.0.0 for a hostname that
+is no IP address (``host_ip_only``: v3.3.7 router/src/server.rs:1906-1911), so only an IP literal counts there. Silent where nothing outside the pod reaches the port (a sidecar proxy forwarding to it).
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import Any, Optional
 
@@ -64,6 +67,15 @@ def loopback(host: str) -> bool:
     return host.lower() == "localhost" or host.startswith("127.") or host in ("::1", "0:0:0:0:0:0:0:1")
 
 
+def _ip_literal(host: str) -> bool:
+    """True for an IPv4 or IPv6 address literal (127.0.0.1, ::1), not a name such as localhost."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
 def _settings(server: ModelServer, row: Engine) -> Optional[tuple[dict, list[str]]]:
     """The server's settings in vLLM's names and its command line, or None when the container does not show it."""
     if row.name == "vllm":
@@ -95,9 +107,13 @@ def _bind(server: ModelServer, row: Engine) -> Optional[tuple[str, str, int, boo
             return None  # a variable
     port = port or row.port
     if isinstance(value, str):
-        if "$" in value or not loopback(host):
-            return None
-        return host, f"{row.spelling('host')} {value}", port, True
+        if "$" in value or not loopback(host) or (row.host_ip_only and not _ip_literal(host)):
+            return None  # TGI's router binds 0.0.0.0 for a hostname that is no IP (v3.3.7 router/src/server.rs:1906-1911)
+        flags = [f"--{f}" for f in row.flags.get("host", ())]
+        on_line = any(t in flags or t.split("=", 1)[0] in flags for t in line)
+        # From HOSTNAME only (TGI): the container runtime sets that variable too (the pod name), so advice.
+        runtime_set = "HOSTNAME" in row.env.get("host", ())
+        return host, f"{row.spelling('host')} {value}", port, on_line or not runtime_set
     if "host" in args or row.listens != "loopback":
         return None
     image = str(server.container.get("image") or "").lower()

@@ -173,3 +173,43 @@ def test_a_worker_module_outside_the_rows_modules_fails_the_table():
         EngineTableError, match=r"\[engines.vllm\].worker_modules: 'dynamo.vllmx' is not one of the row's modules"
     ):
         load_engines(text)
+
+
+def _simulator(image: str = "ghcr.io/llm-d/llm-d-inference-sim:v0.5.0", resources: dict | None = None) -> dict:
+    # llm-d/llm-d-inference-sim manifests/vllm-config.yaml@86ce94f (max-num-seqs: 5, time-to-first-token) as args of
+    # the simulator's image in a Deployment (the reviewer's /tmp/review/sim/sim.yaml shape): a Go program that imitates
+    # vLLM's CLI and API on CPU, with no GPU and no weights.
+    manifest = _decode(
+        image, ["--model", "Qwen/Qwen3-0.6B", "--port", "8000", "--max-num-seqs", "5", "--time-to-first-token", "200"]
+    )
+    container = manifest["spec"]["template"]["spec"]["containers"][0]
+    container["resources"] = resources or {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}}
+    return manifest
+
+
+@pytest.mark.parametrize("image", ["ghcr.io/llm-d/llm-d-inference-sim:v0.5.0", "registry.internal/ml/sim:1"])
+def test_the_llm_d_simulator_is_no_vllm_server(image):
+    # A flag set decides only for a container that asks for an accelerator; the simulator's image never does.
+    manifest = _simulator(image)
+    assert model_server_engine(manifest["spec"]["template"]["spec"]["containers"][0]) is None
+    for policy in ("vllm-tp-matches-gpu-limit", "model-source-pinned", "llm-startup-probe-budget", "no-literal-secret-env"):
+        assert found_by([manifest], policy) == [], policy
+    gpu = _simulator(resources={"limits": {"nvidia.com/gpu": "1"}})
+    assert model_server_engine(gpu["spec"]["template"]["spec"]["containers"][0]) is None
+
+
+@pytest.mark.parametrize(
+    "resources", [{"limits": {"amd.com/gpu": "1"}}, {"requests": {"google.com/tpu": "4"}}, {"claims": [{"name": "gpu"}]}]
+)
+def test_a_flag_set_with_any_accelerator_is_still_vllm(resources):
+    manifest = _simulator("registry.internal/ml/serving:1.4", resources)
+    assert model_server_engine(manifest["spec"]["template"]["spec"]["containers"][0]) == "vllm"
+
+
+def test_counted_token_names_are_no_credentials():
+    from policies.k8s_generic.no_literal_secret_env import NAME_PATTERNS, looks_secret
+
+    for name in ("time-to-first-token", "TIME_PER_OUTPUT_TOKEN", "max_new_token"):
+        assert not looks_secret(name.replace("-", "_"), NAME_PATTERNS), name
+    for name in ("HF_TOKEN", "GITHUB_TOKEN", "ACCESS_TOKEN", "FIRST_TOKEN_SECRET"):
+        assert looks_secret(name, NAME_PATTERNS), name

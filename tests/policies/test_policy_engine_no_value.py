@@ -75,3 +75,29 @@ def test_allowed_options_silence_it():
     assert [
         f for f in found_by([manifest], FLAGS, {FLAGS: {"allowedOptions": ["enforce-eager"]}}) if "takes no value" in f[1]
     ] == []
+
+
+# The reviewer's /tmp/review/sec/s.yaml: a value refused by a flag that takes none may be a mis-pasted credential; only
+# boolean-looking words are echoed (as G47 keeps refused Secret values out of its messages).
+def test_a_refused_value_that_is_no_boolean_word_is_not_printed():
+    from policies.vllm.flags_exist import POLICY
+
+    container = {
+        "name": "vllm",
+        "image": "vllm/vllm-openai:v0.33.0",
+        "args": ["--model", "m/m", "--enforce-eager=hf_TOKENVALUE42", "--disable-log-stats=sk-XYZSECRET", "--api-key sk-ONEARG"],
+    }
+    obj = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "v"},
+        "spec": {
+            "selector": {"matchLabels": {"a": "v"}},
+            "template": {"metadata": {"labels": {"a": "v"}}, "spec": {"containers": [container]}},
+        },
+    }
+    found = found_by([obj], POLICY.name)
+    text = " ".join(m for _, m in found)
+    assert "--enforce-eager=<value>: --enforce-eager takes no value" in text
+    assert "--disable-log-stats=<value>" in text and "'--api-key <value>' is one argument" in text
+    assert "TOKENVALUE42" not in text and "XYZSECRET" not in text and "ONEARG" not in text

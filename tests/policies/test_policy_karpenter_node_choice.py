@@ -84,3 +84,22 @@ def test_replicas_above_the_pool_limit_get_no_node():
     assert found == [
         "llm/chat-predictor-1: Karpenter provisions no node for it: l40s: no instance type holds the pod within the pool's limits"
     ]
+
+
+def test_a_nodepool_the_api_server_refuses_is_reported_not_crashed_on():
+    # Cold review finding 14 (/tmp/review/fuzz/np.yaml): requirements written as strings raised AttributeError (exit 3).
+    from policy_fixtures import found_by
+
+    pool = copy.deepcopy(NODEPOOL)
+    pool["spec"]["template"]["spec"]["requirements"] = ["karpenter.k8s.aws/instance-family In g5"]
+    pool["spec"]["template"]["spec"]["taints"] = ["nvidia.com/gpu=true:PreferNoSchedule"]
+    # The pool takes no pod without its instance-type requirement; the refused object holds no pool at all anyway.
+    assert [m.split(": ", 1)[0] for m in messages(node_choice.POLICY, *_set(pool, isvc(TOLERATIONS)))] == [
+        "llm/chat-predictor-0",
+        "llm/chat-predictor-1",
+    ]
+    schema = [m for level, m in found_by([pool], "crd-validation-rules") if level == "mandatory"]
+    assert schema and schema[0].startswith("spec.template.spec.requirements[0]: the API server refuses this object")
+    # Metadata that is not a mapping is not read either.
+    odd = resource("kubernetes:karpenter.sh/v1:NodePool", pool | {"metadata": "l40s"}, name="NodePool/l40s")
+    assert messages(node_choice.POLICY, odd, *_set(isvc(TOLERATIONS))) == []

@@ -198,3 +198,20 @@ def test_an_inference_service_scale_target_above_the_batch_is_advice():
     raw = copy.deepcopy(isvc)
     raw["metadata"]["annotations"]["serving.kserve.io/deploymentMode"] = "RawDeployment"
     assert found_by([raw], "autoscaling-signal-not-throughput") == []
+
+
+def test_a_stable_window_at_the_floor_makes_a_short_delay_advice():
+    # Cold review finding 12: the KPA sizes on the load averaged over the stable window (knative/serving knative-v1.23.0
+    # pkg/autoscaler/scaling/autoscaler.go:196), so with window 10m a short dip barely moves the count; an average is
+    # not the HPA's max over its window, hence advice rather than silence.
+    annotations = {
+        "autoscaling.knative.dev/min-scale": "1",
+        "autoscaling.knative.dev/window": "10m",
+        "autoscaling.knative.dev/scale-down-delay": "0s",
+    }
+    ((level, message),) = found_by([with_annotations(annotations)], "llm-hpa-behavior")
+    assert level == "advisory"
+    assert "(advisory: the stable window of 10m averages the load" in message
+    # A window below the floor is no brake: the short delay still blocks.
+    annotations["autoscaling.knative.dev/window"] = "2m"
+    assert [level for level, _ in found_by([with_annotations(annotations)], "llm-hpa-behavior")] == ["mandatory"]

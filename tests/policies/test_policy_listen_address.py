@@ -151,6 +151,29 @@ def test_args_alone_to_an_image_the_row_does_not_name_are_advice():
     assert [e for e, _ in found_by([workload(private), service()], POLICY)] == ["mandatory"]
 
 
+# Finding 10: TGI v3.3.7 launcher/src/main.rs:769-770 `#[clap(default_value = "0.0.0.0", long, env)] hostname` reads
+# HOSTNAME, which every Kubernetes container has (the pod name); router/src/server.rs:1906-1911 binds 0.0.0.0 for a
+# hostname that is no IP address. So only an IP literal binds loopback; one from the environment alone is advice.
+TGI = {
+    "name": "tgi",
+    "image": "ghcr.io/huggingface/text-generation-inference:3.3.7",
+    "args": ["--model-id", "Qwen/Qwen2-0.5B", "--port", "8001"],
+    "resources": {"limits": {"nvidia.com/gpu": 1}},
+}
+
+
+def test_tgi_reads_an_ip_literal_hostname_only():
+    assert [e for e, _ in found_by([workload(with_args("--hostname", "127.0.0.1", base=TGI)), service()], POLICY)] == [
+        "mandatory"
+    ]
+    for name in ("localhost", "tgi-0"):
+        assert found_by([workload(with_args("--hostname", name, base=TGI)), service()], POLICY) == [], name
+    for value, levels in (("127.0.0.1", ["advisory"]), ("tgi-0", []), ("localhost", [])):
+        container = {**TGI, "env": [{"name": "HOSTNAME", "value": value}]}
+        assert [e for e, _ in found_by([workload(container), service()], POLICY)] == levels, value
+    assert found_by([workload(TGI), service()], POLICY) == []
+
+
 # kubernetes-sigs/lws docs/examples/sglang/lws.yaml at f01674b29576223329e35432c77d2b37a995b669 (cut: the leader's
 # --port and the Service on SGLang's default 30000, which the worker, started without --host or --port, also uses).
 LWS_ARGS = ["python3", "-m", "sglang.launch_server", "--model-path", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--tp", "2"]

@@ -198,3 +198,25 @@ def test_secret_named_header_and_token_shaped_header_are_reported():
 )
 def test_ordinary_probe_headers_pass(header):
     assert messages(POLICY, with_probe_headers(header)) == []
+
+
+# The reviewer's /tmp/review/g35/b.yaml: BuildKit's `--secret id=NAME,src=FILE` (moby/buildkit cmd/buildctl/build.go
+# "Secret value exposed to the build. Format id=secretname,src=filepath"; docker buildx build --secret id=,env=) names a
+# mounted file or a variable, not the secret.
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["build", "--frontend", "dockerfile.v0", "--secret", "id=hf_token,src=/run/secrets/hf/token"],
+        ["build", "--secret=id=hf_token,env=HF_TOKEN"],
+        ["sh", "-c", "buildctl-daemonless.sh build --secret id=hf_token,src=/run/secrets/hf/token --local context=."],
+        ["build", "--secret", "id=hf_token"],
+    ],
+)
+def test_a_buildkit_secret_spec_is_a_reference(argv):
+    assert messages(POLICY, with_argv("args", argv)) == []
+
+
+@pytest.mark.parametrize("argv", [["--secret", "s3cr3t-value"], ["--secret=id=x,value=s3cr3t"]])
+def test_a_secret_flag_with_a_literal_still_fires(argv):
+    found = messages(POLICY, with_argv("args", argv))
+    assert len(found) == 1 and "--secret has a literal value" in found[0] and "s3cr3t" not in found[0]

@@ -131,3 +131,47 @@ def test_an_unbounded_or_reachable_target_is_silent():
         },
     }
     assert running_cap([ratio, capped("2")]) == []
+
+
+def keda_on(query: str) -> dict:
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "vllm-so"},
+        "spec": {
+            "scaleTargetRef": {"name": "vllm-gemma-deployment"},
+            "triggers": [{"type": "prometheus", "metadata": {"query": query, "threshold": "12"}}],
+        },
+    }
+
+
+def test_a_query_that_may_sum_other_servers_is_advice():
+    # Cold review finding 8: KEDA hands the query's value to the HPA as an External metric, divided by the target's
+    # replicas; a sum over the namespace or the fleet counts other Deployments' running requests, so 12 is reachable
+    # although one pod runs at most 8.
+    for query in ('sum(vllm:num_requests_running{namespace="llm"})', "sum(vllm:num_requests_running)"):
+        ((level, message),) = running_cap([keda_on(query), capped("8")])
+        assert level == "advisory", query
+        assert "the selector does not name Deployment/vllm-gemma-deployment's pods" in message
+
+
+def test_a_query_naming_the_targets_pods_blocks():
+    for selector in (
+        'model_name="google/gemma-3-1b-it"',  # the model it serves (--model=$(MODEL_ID))
+        'namespace="llm", pod=~"vllm-gemma-deployment-.*"',
+        'deployment="vllm-gemma-deployment"',
+    ):
+        query = f"sum(vllm:num_requests_running{{{selector}}})"
+        assert [level for level, _ in running_cap([keda_on(query), capped("8")])] == ["mandatory"], selector
+    # A namespace named like the app does not name its pods.
+    query = 'sum(vllm:num_requests_running{namespace="gemma-server"})'
+    assert [level for level, _ in running_cap([keda_on(query), capped("8")])] == ["advisory"]
+
+
+def test_an_external_metric_blocks_only_with_a_selector_on_the_target():
+    hpa = copy.deepcopy(HPA)
+    metric = {"metric": {"name": "vllm:num_requests_running"}, "target": {"type": "AverageValue", "averageValue": 12}}
+    hpa["spec"]["metrics"] = [{"type": "External", "external": metric}]
+    assert [level for level, _ in running_cap([hpa, capped("8")])] == ["advisory"]
+    metric["metric"]["selector"] = {"matchLabels": {"app": "gemma-server"}}
+    assert [level for level, _ in running_cap([hpa, capped("8")])] == ["mandatory"]

@@ -1,5 +1,6 @@
-"""`vllm serve TAG ... --model X`: the positional model tag wins over --model (vllm 0.33.0 vllm/entrypoints/cli/
-serve.py:56-57), read by served_model and checked by S38 engine-options-exist."""
+"""`vllm serve TAG ... --model X`, by release (read in the PyPI wheels; policies/vllm/flags_exist.py _MOVES_MODEL):
+refused before 0.11.1 (ValueError) except --model= at 0.8.5-0.11.0 (the tag wins), "unrecognized arguments" from
+0.11.1; checked by S38 engine-options-exist, the tag read by served_model."""
 
 import pytest
 from policy_fixtures import found_by
@@ -31,47 +32,85 @@ MIXED = "vllm serve vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-Code
 
 
 def test_a_module_as_the_model_tag_blocks_once():
-    # S38 reports it; G46 container-can-start leaves this case to S38, so it is reported once.
+    # S38 reports it; G46 container-can-start leaves this case to S38, so it is reported once. At v0.8.5 a bare
+    # --model with `vllm serve` is refused (0.8.5 vllm/utils.py:1339-1346 FlexibleArgumentParser.parse_args).
     objs = [vllm_deployment(script(MIXED))]
-    assert found_by(objs, "engine-options-exist") == [
+    found = found_by(objs, "engine-options-exist")
+    assert [level for level, _ in found] == ["mandatory"]
+    assert "vLLM 0.8.5 (image vllm/vllm-openai:v0.8.5) refuses --model with `vllm serve` (ValueError" in found[0][1]
+    assert found_by(objs, "container-can-start") == []
+
+
+def test_a_module_tag_on_an_unknown_release_blocks():
+    # The real shape (spangreen, image :latest): the line fails at every release read.
+    container = {"image": "vllm/vllm-openai:latest", **script(MIXED)}
+    assert found_by([vllm_deployment(container)], "engine-options-exist") == [
         (
             "mandatory",
-            "container vllm: vllm serve vllm.entrypoints.openai.api_server: the positional argument is vLLM's model tag, "
-            "which wins over --model Qwen/Qwen2.5-Coder-7B (vllm/entrypoints/cli/serve.py: args.model = args.model_tag), "
-            "and vllm.entrypoints.openai.api_server is a program to run, not a model, so vLLM looks up a model of that "
-            "name and exits before serving; drop it and name the model once (`vllm serve MODEL` or --model)",
+            "container vllm: vllm serve vllm.entrypoints.openai.api_server: the positional argument is vLLM's model tag "
+            "(vllm/entrypoints/cli/serve.py: args.model = args.model_tag), and vllm.entrypoints.openai.api_server is a "
+            "program to run, not a model, so vLLM looks up a model of that name and exits before serving (with --model "
+            "Qwen/Qwen2.5-Coder-7B, vLLM 0.11.1 and later exit with 'unrecognized arguments: "
+            "vllm.entrypoints.openai.api_server'); drop it and name the model once (`vllm serve MODEL` or --model)",
         )
     ]
-    assert found_by(objs, "container-can-start") == []
 
 
 def test_a_module_passed_to_the_images_vllm_serve_blocks():
     # The vllm/vllm-openai entrypoint is `vllm serve`: args that start with the module make it the model tag.
     args = ["vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen2.5-Coder-7B"]
-    objs = [vllm_deployment({"args": args})]
-    assert found_by(objs, "engine-options-exist") == [
-        (
-            "mandatory",
-            "container vllm: vllm serve vllm.entrypoints.openai.api_server: the positional argument is vLLM's model tag, "
-            "which wins over --model Qwen/Qwen2.5-Coder-7B (vllm/entrypoints/cli/serve.py: args.model = args.model_tag), "
-            "and vllm.entrypoints.openai.api_server is a program to run, not a model, so vLLM looks up a model of that "
-            "name and exits before serving; drop it and name the model once (`vllm serve MODEL` or --model)",
-        )
-    ]
+    objs = [vllm_deployment({"image": "vllm/vllm-openai:v0.33.0", "args": args})]
+    found = found_by(objs, "engine-options-exist")
+    assert [level for level, _ in found] == ["mandatory"]
+    assert "argparse exits with 'unrecognized arguments: vllm.entrypoints.openai.api_server'" in found[0][1]
     assert found_by(objs, "container-can-start") == []
 
 
-def test_a_tag_that_differs_from_model_is_advice_and_is_what_is_served():
-    container = script("vllm serve Qwen/Qwen2.5-7B --model Qwen/Qwen2.5-Coder-7B")
+# The reviewer's case (/tmp/review/s38/same.yaml, diff.yaml): from 0.11.1 FlexibleArgumentParser.parse_args moves
+# --model's value to the front (0.11.1 vllm/utils/argparse_utils.py:196-228; 0.33.0 :324-353), so the tag is a second
+# positional of model_tag (nargs="?") and argparse exits with "unrecognized arguments".
+@pytest.mark.parametrize("model", ["Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-Coder-7B"])
+@pytest.mark.parametrize("image", ["vllm/vllm-openai:v0.11.2", "vllm/vllm-openai:v0.33.0"])
+def test_a_tag_with_model_is_refused_from_0_11_1(model, image):
+    container = {"image": image, **script(f"vllm serve Qwen/Qwen2.5-7B --model {model}")}
+    found = found_by([vllm_deployment(container)], "engine-options-exist")
+    assert [level for level, _ in found] == ["mandatory"]
+    assert "so Qwen/Qwen2.5-7B becomes a second positional argument and argparse exits with 'unrecognized " in found[0][1]
+
+
+@pytest.mark.parametrize("image", ["vllm/vllm-openai:v0.6.6", "vllm/vllm-openai:v0.10.2"])
+def test_a_tag_with_a_bare_model_is_refused_before_0_11_1(image):
+    # 0.6.6 vllm/scripts.py:33-37 (cmd: --model not the default) / 0.10.2 vllm/utils/__init__.py:1806-1814 (a bare
+    # --model token): ValueError before serving.
+    container = {"image": image, **script("vllm serve Qwen/Qwen2.5-7B --model Qwen/Qwen2.5-7B")}
+    found = found_by([vllm_deployment(container)], "engine-options-exist")
+    assert [level for level, _ in found] == ["mandatory"]
+    assert "refuses --model with `vllm serve` (ValueError" in found[0][1]
+
+
+def test_a_tag_with_model_equals_wins_from_0_8_5_to_0_11_0():
+    # --model=M is no bare --model token: 0.8.5-0.11.0 let it pass and serve.py sets args.model = args.model_tag.
+    container = {"image": "vllm/vllm-openai:v0.10.2", **script("vllm serve Qwen/Qwen2.5-7B --model=Qwen/Qwen2.5-Coder-7B")}
     assert found_by([vllm_deployment(container)], "engine-options-exist") == [
         (
             "advisory",
-            "container vllm: vllm serve Qwen/Qwen2.5-7B ... --model Qwen/Qwen2.5-Coder-7B: the positional model tag wins "
-            "over --model (vllm/entrypoints/cli/serve.py: args.model = args.model_tag), so the server loads "
-            "Qwen/Qwen2.5-7B, not Qwen/Qwen2.5-Coder-7B; name the model once",
+            "container vllm: vllm serve Qwen/Qwen2.5-7B ... --model=Qwen/Qwen2.5-Coder-7B: in vLLM 0.10.2 (image "
+            "vllm/vllm-openai:v0.10.2) the positional model tag wins over --model= (vllm/entrypoints/cli/serve.py: "
+            "args.model = args.model_tag), so the server loads Qwen/Qwen2.5-7B, not Qwen/Qwen2.5-Coder-7B; name the "
+            "model once (`vllm serve MODEL`)",
         )
     ]
     assert "Qwen/Qwen2.5-7B" in " ".join(m for _, m in found_by([vllm_deployment(container)], "model-source-pinned"))
+    container = {"image": "vllm/vllm-openai:v0.10.2", **script("vllm serve Qwen/Qwen2.5-7B --model=Qwen/Qwen2.5-7B")}
+    assert found_by([vllm_deployment(container)], "engine-options-exist") == []
+
+
+@pytest.mark.parametrize("image", ["vllm/vllm-openai:latest", "registry.example.com/vllm:1.0"])
+def test_a_tag_with_model_on_an_unknown_release_is_advice(image):
+    container = {"image": image, **script("vllm serve Qwen/Qwen2.5-7B --model Qwen/Qwen2.5-7B")}
+    found = found_by([vllm_deployment(container)], "engine-options-exist")
+    assert [level for level, _ in found] == ["advisory"]
+    assert "names no vLLM release read; from 0.11.1" in found[0][1]
 
 
 @pytest.mark.parametrize(
@@ -79,13 +118,13 @@ def test_a_tag_that_differs_from_model_is_advice_and_is_what_is_served():
     [
         script("vllm serve Qwen/Qwen2.5-Coder-7B --tensor-parallel-size 2"),
         script("vllm serve --model Qwen/Qwen2.5-Coder-7B --tensor-parallel-size 2"),
-        script("vllm serve Qwen/Qwen2.5-Coder-7B --model Qwen/Qwen2.5-Coder-7B"),
         {"command": ["python3", "-m", "vllm.entrypoints.openai.api_server"], "args": ["--model", "Qwen/Qwen2.5-Coder-7B"]},
         {"args": ["--model", "Qwen/Qwen2.5-Coder-7B", "--tensor-parallel-size", "2"]},
         {"args": ["Qwen/Qwen2.5-Coder-7B", "--tensor-parallel-size", "2"]},
     ],
 )
 def test_one_model_named_once_is_silent(container):
+    container = {"image": "vllm/vllm-openai:v0.33.0", **container}
     assert found_by([vllm_deployment(container)], "engine-options-exist") == []
 
 

@@ -306,6 +306,7 @@ def test_serverless_kpa_scale_down_delay():
     from policy_fixtures import isvc, isvc_props
 
     from policies.autoscaling.hpa_behavior import POLICY as S8
+    from policies.registry import evaluate
 
     props = isvc_props()
     props["metadata"]["annotations"] = {
@@ -322,6 +323,11 @@ def test_serverless_kpa_scale_down_delay():
     ]
     del props["metadata"]["annotations"]["autoscaling.knative.dev/scale-down-delay"]
     assert "scale-down-delay unset (Knative's 0s)" in messages(S8, isvc(props))[0]
+    # A 10m stable window averages a short dip away (knative-v1.23.0 autoscaler.go:196): advice (cold review finding 12).
+    props["metadata"]["annotations"]["autoscaling.knative.dev/window"] = "10m"
+    (violation,) = evaluate([isvc(props)], None, policies=[S8])
+    assert violation.enforcement == "advisory" and "(advisory: the stable window of 10m" in violation.message
+    del props["metadata"]["annotations"]["autoscaling.knative.dev/window"]
     # RawDeployment: no KPA (the HPA's behavior is judged instead).
     props["metadata"]["annotations"]["serving.kserve.io/deploymentMode"] = "RawDeployment"
     assert messages(S8, isvc(props)) == []
