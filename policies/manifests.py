@@ -478,10 +478,16 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[l
         try:
             return load_yaml_documents(name, limits, text=text, track_lines=_LINE_DEPTH, pure=pure_yaml), []
         except LoadError as exc:
-            if not exc.problem.startswith("is not valid YAML"):
+            from policies.reading.template_text import action_at, names_kubernetes
+
+            plain = exc.problem.startswith("is not valid YAML")
+            if not plain and "key" in exc.problem and not names_kubernetes(text):  # a workflow's `on:` (review #16)
+                why = f"is not read ({exc.problem}), but it names no apiVersion and kind, so it holds no Kubernetes object"
+                return [], [Unreadable(shown, None, exc.line or 1, why, "not-kubernetes")]
+            if not plain and not action_at(text, exc.line):
                 raise
     # A template, or YAML that does not parse: each document on its own, so the others are still checked.
-    from policies.reading.template_text import Nesting, literal_object
+    from policies.reading.template_text import Nesting, action_at, literal_object
 
     nesting = Nesting(text)
     docs: list[Document] = []
@@ -493,6 +499,16 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[l
         template = _template_line(chunk)
         if template is None and nesting.depth_at(begin):  # inside a {{ if }}, {{ range }}...: Helm decides (review #6)
             template = 1
+        if template is None:
+            try:
+                parsed = load_yaml_documents(name, limits, text=chunk, track_lines=_LINE_DEPTH, pure=pure_yaml)
+            except LoadError as exc:
+                if not action_at(chunk, exc.line):
+                    salvaged, unreadable = _salvaged(name, chunk, index, first, exc, limits, pure_yaml)
+                    docs.extend(salvaged)
+                    bad.append(unreadable)
+                    continue
+                template = exc.line  # YAML stops at a template action the pattern does not know (`{{ len .x }}`)
         if template is not None:
             kind, object_name = literal_object(chunk)
             bad.append(
@@ -506,13 +522,6 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[l
                     object_name=object_name,
                 )
             )
-            continue
-        try:
-            parsed = load_yaml_documents(name, limits, text=chunk, track_lines=_LINE_DEPTH, pure=pure_yaml)
-        except LoadError as exc:
-            salvaged, unreadable = _salvaged(name, chunk, index, first, exc, limits, pure_yaml)
-            docs.extend(salvaged)
-            bad.append(unreadable)
             continue
         for doc in parsed:
             offset = first - 1

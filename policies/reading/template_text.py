@@ -1,5 +1,6 @@
-"""What a Go/Helm template file's text says before it is rendered: the kind and name a document spells literally,
-and which parts lie inside a control structure (``if``, ``range``, ``with``, ``define``,
+"""What a Go/Helm template file's text says before it is rendered (or a file's that does not parse): whether it can
+hold a Kubernetes object at all, where YAML stopped on a template action, the kind and name a document spells
+literally, and which parts lie inside a control structure (``if``, ``range``, ``with``, ``define``,
 ``block``), so a document written there without any action of its own is not read as the file's own object.
 
 Helm emits such a document only as the structure decides (a false ``if``, an empty ``range``, a ``define`` nobody
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from typing import Optional
 
 # A template document's literal top-level kind, and the first key of its top-level metadata block (its name when
 # that key is `name:` with a value that is no template action).
@@ -26,6 +28,28 @@ def literal_object(chunk: str) -> tuple[str, str]:
     kind = _LITERAL_KIND.search(chunk)
     name = _LITERAL_NAME.search(chunk)
     return (kind.group(1) if kind else "", name.group(2) if kind and name else "")
+
+
+# A key a Kubernetes object must have, in block or flow style (`apiVersion: v1`, `{"kind": "Pod"}`).
+_KUBERNETES_KEY = re.compile(r"""(?:^|[\s{,])["']?(apiVersion|kind)["']?[ \t]*:""", re.MULTILINE)
+
+
+def names_kubernetes(text: str) -> bool:
+    """True when ``text`` has both an apiVersion and a kind key somewhere (a file that has not cannot hold an object)."""
+    seen: set[str] = set()
+    for match in _KUBERNETES_KEY.finditer(text):
+        seen.add(match.group(1))
+        if len(seen) == 2:
+            return True
+    return False
+
+
+def action_at(text: str, line: Optional[int]) -> bool:
+    """True when line ``line`` of ``text`` holds a `{{ ... }}` action (where YAML stopped on an unrendered template)."""
+    if not line:
+        return False
+    row = text.split("\n", line)[line - 1] if text.count("\n") >= line - 1 else ""
+    return bool(re.search(r"\{\{.*\}\}", row))
 
 
 # An action opening a structure, or an `end`; a comment (`{{/* ... */}}`) matches neither.

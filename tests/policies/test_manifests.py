@@ -119,3 +119,34 @@ def test_a_device_is_not_read(tmp_path):
 )
 def test_pulumi_type_tokens(api_version, kind, expected):
     assert pulumi_type(api_version, kind) == expected
+
+
+# Cold review 2026-12-05 finding 16: a folder scan of a chart repository (otwld/ollama-helm) met its GitHub workflows,
+# whose `on:` key YAML 1.1 reads as a bool, and etalab-ia/opengatellm-helm's helmfile (`namespace: {{ .Namespace }}`),
+# and blocked on each (mandatory manifest-readable). Neither names apiVersion and kind, so neither can hold an object.
+WORKFLOW = "name: ci\non:\n  push:\n    branches: [main]\njobs:\n  lint:\n    runs-on: ubuntu-latest\n"
+HELMFILE = "releases:\n  - name: api\n    namespace: {{ .Namespace }}\n    chart: ./charts/api\n"
+
+
+@pytest.mark.parametrize("name, text", [(".github/workflows/ci.yaml", WORKFLOW), ("helmfile.yaml", HELMFILE)])
+def test_an_unreadable_file_that_names_no_apiversion_and_kind_is_not_kubernetes(tmp_path, name, text):
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(text)
+    read = read_manifests([str(tmp_path)])
+    assert [(u.kind, u.line) for u in read.unreadable] == [("not-kubernetes", 2 if name == ".github/workflows/ci.yaml" else 3)]
+
+
+def test_an_unreadable_kubernetes_file_stays_invalid(tmp_path):
+    # The same bool key in a Deployment's labels is a real defect (the API server gets the key "true"): still invalid.
+    (tmp_path / "d.yaml").write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels:\n    on: x\n")
+    assert [u.kind for u in read_manifests([str(tmp_path)]).unreadable] == ["invalid"]
+
+
+def test_a_template_action_the_pattern_does_not_know_is_an_unrendered_template(tmp_path):
+    # /tmp/review/h/lenint2: `replicas: {{ len 5 }}` made YAML stop on a mapping key; it is a template, not bad YAML.
+    (tmp_path / "d.yaml").write_text(
+        DEPLOY % "d" + "---\n" + (DEPLOY % "e").replace("spec: {}", "spec:\n  replicas: {{ len 5 }}")
+    )
+    read = read_manifests([str(tmp_path)])
+    assert [o.name for o in read.objects] == ["d"]
+    assert [(u.kind, u.document, u.line) for u in read.unreadable] == [("template", 1, 10)]
