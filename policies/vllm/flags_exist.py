@@ -332,7 +332,28 @@ def _tag_regime(server: VllmServer) -> tuple[Optional[str], str]:
     return ("tag-wins", release) if key >= _PARSE_REFUSES else (None, release)
 
 
+def _serve_written(container: dict) -> bool:
+    """True when the command line itself runs ``vllm serve`` (not args alone to the image's own entrypoint)."""
+    argv = command_tokens(container)[0]
+    return any(posixpath.basename(t) == "vllm" and argv[i + 1 : i + 2] == ["serve"] for i, t in enumerate(argv))
+
+
 def _model_tag_finding(server: VllmServer) -> Optional[str]:
+    """Args alone to the image's entrypoint are advice: the vllm/vllm-openai image's ENTRYPOINT was
+    ``python3 -m vllm.entrypoints.openai.api_server`` for years (vllm-project/vllm#22072, 2025-08: `serve` as args is
+    "unrecognized" by api_server.py; #32292, 2026-01: a positional model given to the image is ignored) and is
+    ``vllm serve`` in recent images (serving_engines.toml), and which release changed it was not read here; the
+    api_server parser ignores a positional model_tag."""
+    found = _model_tag_message(server)
+    if found is None or isinstance(found, Unproven) or _serve_written(server.container):
+        return found
+    return unproven(
+        f"{found} (where the image's entrypoint is `vllm serve`; an older image's python -m "
+        "vllm.entrypoints.openai.api_server ignores the positional argument)"
+    )
+
+
+def _model_tag_message(server: VllmServer) -> Optional[str]:
     """``vllm serve TAG ... --model M``: what happens depends on the release (see _MOVES_MODEL above): mandatory where
     the image's release is read and refuses the line; advice where the release is not known. A tag that is an engine's
     own module or command word (``vllm serve vllm.entrypoints.openai.api_server``) is no model, so the line fails at
