@@ -460,21 +460,6 @@ _DOCUMENT_START = re.compile(r"^---(?=[ \t]|$)", re.MULTILINE)
 _KSERVE_PLACEHOLDER = re.compile(r"\{\{\s*\.(?:Name|Namespace|Labels\.[\w./-]+|Annotations\.[\w./-]+)\s*\}\}")
 
 
-# A template document's literal top-level kind, and the first key of its top-level metadata block (its name when
-# that key is `name:` with a value that is no template action).
-_LITERAL_KIND = re.compile(r"^kind:[ \t]*([A-Za-z][A-Za-z0-9]*)[ \t]*(?:#.*)?$", re.MULTILINE)
-_LITERAL_NAME = re.compile(
-    r"^metadata:[ \t]*\n(?:[ \t]*(?:#.*)?\n)*([ \t]+)name:[ \t]*([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*$", re.MULTILINE
-)
-
-
-def _template_object(chunk: str) -> tuple[str, str]:
-    """(kind, name) a template document spells literally, "" for what it does not."""
-    kind = _LITERAL_KIND.search(chunk)
-    name = _LITERAL_NAME.search(chunk)
-    return (kind.group(1) if kind else "", name.group(2) if kind and name else "")
-
-
 def _template_line(text: str) -> Optional[int]:
     for match in _GO_TEMPLATE.finditer(text):
         if _KSERVE_PLACEHOLDER.match(text, match.start()):
@@ -496,6 +481,9 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[l
             if not exc.problem.startswith("is not valid YAML"):
                 raise
     # A template, or YAML that does not parse: each document on its own, so the others are still checked.
+    from policies.reading.template_text import Nesting, literal_object
+
+    nesting = Nesting(text)
     docs: list[Document] = []
     bad: list[Unreadable] = []
     starts = [0] + [m.start() for m in _DOCUMENT_START.finditer(text) if m.start() > 0]
@@ -503,8 +491,10 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[l
         chunk = text[begin:end]
         first = text.count("\n", 0, begin) + 1
         template = _template_line(chunk)
+        if template is None and nesting.depth_at(begin):  # inside a {{ if }}, {{ range }}...: Helm decides (review #6)
+            template = 1
         if template is not None:
-            kind, object_name = _template_object(chunk)
+            kind, object_name = literal_object(chunk)
             bad.append(
                 Unreadable(
                     shown,

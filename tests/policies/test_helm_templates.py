@@ -281,6 +281,45 @@ def test_a_document_without_template_actions_beside_a_template_is_read_once(tmp_
     assert sorted((o.kind, bool(o.chart)) for o in manifests.objects) == [("Deployment", True), ("Service", False)]
 
 
+# A literal Secret whose token is not base64 (G47 blocks it when stated) between documents of a cross-document
+# structure: cold review 2026-12-05 finding 6 (/tmp/review/h/cond), the same shape with `range` and `with`.
+LEGACY_SECRET = """apiVersion: v1
+kind: Secret
+metadata:
+  name: legacy-token
+data:
+  token: "REPLACE ME WITH YOUR TOKEN"
+"""
+
+
+@pytest.mark.parametrize(
+    "opening, values",
+    [
+        ("{{- if .Values.legacy.enabled }}", "legacy: {enabled: false}\n"),
+        ("{{- range .Values.tokens }}", "tokens: []\n"),
+        ("{{- with .Values.legacy }}", "legacy: null\n"),
+    ],
+)
+def test_a_literal_document_inside_a_cross_document_structure_is_rendered_not_stated(tmp_path, opening, values):
+    text = f"{opening}\n---\n{LEGACY_SECRET}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: legacy-{{{{ .Release.Name }}}}\n{{{{- end }}}}\n"
+    root = chart(tmp_path, text, values, name="legacy.yaml")
+    manifests, violations = findings(root)
+    assert manifests.objects == [] and [v for v in violations if v.enforcement == "mandatory"] == []
+    # Switched on, Helm renders the Secret: it is checked from the render, its finding advice.
+    (root / "values.yaml").write_text("legacy: {enabled: true}\ntokens: [a]\n")
+    manifests, violations = findings(root)
+    assert {(o.kind, bool(o.chart)) for o in manifests.objects} == {("Secret", True), ("ConfigMap", True)}
+    assert {(v.policy, v.enforcement) for v in violations if v.catalog == "G47"} == {("secret-data-base64", "advisory")}
+
+
+def test_a_literal_document_after_a_closed_structure_is_still_the_files_own(tmp_path):
+    text = "{{- if .Values.legacy.enabled }}\n# legacy on\n{{- end }}\n---\n" + LEGACY_SECRET
+    root = chart(tmp_path, text, "legacy: {enabled: false}\n", name="legacy.yaml")
+    manifests, violations = findings(root)
+    assert [(o.kind, o.chart) for o in manifests.objects] == [("Secret", "")]
+    assert {(v.catalog, v.enforcement) for v in violations if v.catalog == "G47"} == {("G47", "mandatory")}
+
+
 def test_a_rendered_object_never_splits_the_files_into_clusters(tmp_path):
     # The chart renders a Deployment named as a file's own (qwen3-0-6b): the files alone are one cluster, and stay so.
     root = chart(tmp_path / "repo", VLLM_TEMPLATE, VLLM_VALUES)
