@@ -332,16 +332,51 @@ def _tag_regime(server: VllmServer) -> tuple[Optional[str], str]:
     return ("tag-wins", release) if key >= _PARSE_REFUSES else (None, release)
 
 
+def _serve_written(container: dict) -> bool:
+    """True when the command line itself runs ``vllm serve`` (not args alone to the image's own entrypoint)."""
+    argv = command_tokens(container)[0]
+    return any(posixpath.basename(t) == "vllm" and argv[i + 1 : i + 2] == ["serve"] for i, t in enumerate(argv))
+
+
 def _model_tag_finding(server: VllmServer) -> Optional[str]:
+    """Args alone to the image's entrypoint are advice: the vllm/vllm-openai image's ENTRYPOINT was
+    ``python3 -m vllm.entrypoints.openai.api_server`` for years (vllm-project/vllm#22072, 2025-08: `serve` as args is
+    "unrecognized" by api_server.py; #32292, 2026-01: a positional model given to the image is ignored) and is
+    ``vllm serve`` in recent images (serving_engines.toml), and which release changed it was not read here; the
+    api_server parser ignores a positional model_tag."""
+    found = _model_tag_message(server)
+    if found is None or isinstance(found, Unproven) or _serve_written(server.container):
+        return found
+    return unproven(
+        f"{found} (where the image's entrypoint is `vllm serve`; an older image's python -m "
+        "vllm.entrypoints.openai.api_server ignores the positional argument)"
+    )
+
+
+def _model_tag_message(server: VllmServer) -> Optional[str]:
     """``vllm serve TAG ... --model M``: what happens depends on the release (see _MOVES_MODEL above): mandatory where
     the image's release is read and refuses the line; advice where the release is not known. A tag that is an engine's
     own module or command word (``vllm serve vllm.entrypoints.openai.api_server``) is no model, so the line fails at
     every release. (G46 container-can-start leaves this case to S38: policies/k8s_generic/container_can_start.py.)"""
     tag = serve_model_tag(server.container)
-    if tag is None:
-        return None
     model = server.args.get("model")
     image = _shown(server.container.get("image"))
+    if tag is None:
+        # `vllm serve --model M` alone: refused before 0.11.1 (a bare --model token, or any --model up to 0.8.0).
+        if not model or not _serve_written(server.container) or _tag_regime(server)[0] != "refused":
+            return None
+        release = _tag_regime(server)[1]
+        why = (
+            "its `vllm serve` requires the positional model tag (argparse exits: 'the following arguments are required: "
+            "model_tag'; 0.8.0 vllm/entrypoints/cli/serve.py:45-47) and refuses --model (ServeSubcommand.cmd ValueError)"
+            if version_key(release) <= _CMD_REFUSES_UP_TO
+            else "FlexibleArgumentParser.parse_args raises ValueError 'With `vllm serve`, you should provide the model "
+            "as a positional argument ...' on a bare --model (0.8.5 vllm/utils.py:1339-1346, to 0.11.0)"
+        )
+        return (
+            f"vllm serve ... --model {model}: in vLLM {release} (image {image}) {why}, so the server never starts; "
+            f"write `vllm serve {model}` (from 0.11.1 --model is moved to the front and accepted)"
+        )
     regime, release = _tag_regime(server) if model else (None, "")
     fix = "name the model once (`vllm serve MODEL`)"
     if regime == "unrecognized":
@@ -414,7 +449,8 @@ POLICY = Policy(
     "(--enforce-eager=true), and the entry module it starts exists; vLLM's demo server "
     "(python -m vllm.entrypoints.api_server, not for production) is advised against; `vllm serve`'s positional "
     "model tag must be a model, not a module or command word, and is not given with --model (0.11.1+ exits with "
-    "'unrecognized arguments', earlier releases refuse a bare --model).",
+    "'unrecognized arguments', earlier releases refuse a bare --model), and before 0.11.1 `vllm serve` gets the model "
+    "as its positional tag, not --model.",
     catalog="S38",
     severity="high",
     enforcement="mandatory",
