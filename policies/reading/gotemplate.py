@@ -391,9 +391,7 @@ class Renderer:
 
     def _nodes(self, nodes: list[Node], dot: Any, scopes: list[dict], out: list[str]) -> None:
         for node in nodes:
-            self.steps += 1
-            if self.steps > MAX_STEPS:
-                raise CannotRender(f"takes more than {MAX_STEPS} steps")
+            self._step()
             if node.kind == "text":
                 self._emit(out, node.text)
             elif node.kind == "action":
@@ -413,6 +411,11 @@ class Renderer:
                 self._range(node, dot, scopes, out)
             else:
                 self._branch(node, dot, scopes, out)
+
+    def _step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise CannotRender(f"takes more than {MAX_STEPS} steps")
 
     def _branch(self, node: Node, dot: Any, scopes: list[dict], out: list[str]) -> None:
         for pipe, body in node.branches:
@@ -445,6 +448,7 @@ class Renderer:
             self._nodes(node.otherwise, dot, [*scopes, {}], out)
             return
         for key, item in pairs:
+            self._step()  # an empty body still costs its iterations
             scope: dict = {}
             if len(pipe.decl) == 1:
                 scope[pipe.decl[0]] = item

@@ -42,6 +42,7 @@ def run(template: str, values: dict | None = None) -> str:
         '{{- $l := list "x" }}{{- range until 40 }}{{ $l = list $l $l }}{{ end }}{{ toJson $l | len }}',
         "{{- $n := 3 }}{{- range until 80 }}{{ $n = mul $n $n }}{{ end }}{{ $n }}",
         "{{ range 300000000 }}{{ end }}",
+        "{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}",  # empty bodies: iterations are steps
         '{{ repeat -1 "x" }}',
         '{{ indent -2 "x" }}',
     ],
