@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from policies.reading.go_format import go_float
 from policies.reading.render_bounds import (
     MAX_DEPTH,
     MAX_ITEMS,
@@ -110,6 +111,8 @@ def _tokens(body: str) -> list[tuple[str, str, bool]]:
         if m is None:
             raise CannotRender(f"cannot read the action {{{{{body.strip()[:60]}}}}}")
         kind = m.lastgroup or ""
+        if kind == "num" and m.end() < len(body) and (body[m.end()].isalnum() or body[m.end()] in "_."):
+            raise CannotRender(f"the number {body[m.start() : m.end() + 8]!r} is not rendered")
         if kind == "space":
             spaced = True
         else:
@@ -175,7 +178,9 @@ def _operand(kind: str, text: str) -> Operand:
         return Operand("lit", _unquote(text) if kind == "str" else text[1:-1])
     if kind == "char":
         return Operand("lit", ord(_unquote(text)[:1] or "\0"))
-    if kind == "num":
+    if kind == "num":  # Go's other forms (0x10, 0o17, 017, 1_000) stop the render rather than a misread
+        if re.fullmatch(r"-?0\d+", text):
+            raise CannotRender(f"the number {text} (octal in Go) is not rendered")
         return Operand("lit", float(text) if any(c in text for c in ".eE") else int(text))
     if kind == "ident" and text in ("true", "false", "nil"):
         return Operand("lit", {"true": True, "false": False, "nil": None}[text])
@@ -322,9 +327,7 @@ def go_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        if value == int(value) and abs(value) < 1e21:
-            return str(int(value)) if abs(value) < 1e6 else f"{value:g}".replace("e+0", "e+")
-        return repr(value)
+        return go_float(value)
     if isinstance(value, (list, tuple)):
         return "[" + " ".join(go_text(v) for v in value) + "]"
     if isinstance(value, dict):

@@ -27,6 +27,7 @@ from typing import Any, Optional
 
 from components.loading import MANIFESTS, LoadError, load_yaml, read_bounded
 from policies.framework import UNKNOWN
+from policies.reading.go_format import helm_numbers
 from policies.reading.gotemplate import PLACEHOLDER, CannotRender, HelmObject, Node, Renderer, parse
 from policies.reading.gotemplate import UNKNOWN as GT_UNKNOWN
 from policies.reading.helm_funcs import functions
@@ -110,7 +111,8 @@ def load_chart(root: str) -> Chart:
         values = _mapping(values_path) if has_values else {}
     except LoadError as exc:
         return Chart(root, {}, {}, "", problem=str(exc))
-    chart = Chart(root, meta, values, values_path if has_values else "")
+    # Every number of values.yaml is a float64 in Helm (policies/reading/go_format.py): 1048576 prints 1.048576e+06.
+    chart = Chart(root, meta, helm_numbers(values), values_path if has_values else "")
     # Helm shares every chart's defines with all templates of the release, a vendored subchart's (the `common`
     # library chart under charts/) too, and a define may sit in any template file, not only _helpers.tpl.
     for path in _template_files(root):

@@ -18,7 +18,9 @@ from typing import Any
 
 import yaml
 
+from policies.reading.go_format import json_numbers
 from policies.reading.gotemplate import UNKNOWN, CannotRender, Func, go_text, include_mark, tpl_mark, truth
+from policies.reading.helm_ints import arith, atoi, count, to_int
 from policies.reading.helm_regex import regex_match, regex_replace_all
 from policies.reading.render_bounds import MAX_ITEMS, MAX_OUTPUT, bounded, within
 
@@ -77,12 +79,14 @@ def _yaml(value: Any) -> str:
     if value is None:
         return "null"
     bounded(value, what="toYaml's text")
-    return yaml.safe_dump(value, sort_keys=True, default_flow_style=False, allow_unicode=True, width=1 << 20).rstrip("\n")
+    return yaml.safe_dump(
+        json_numbers(value), sort_keys=True, default_flow_style=False, allow_unicode=True, width=1 << 20
+    ).rstrip("\n")
 
 
 def _json(value: Any) -> str:
     bounded(value, what="toJson's text")
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return json.dumps(json_numbers(value), sort_keys=True, separators=(",", ":"))
 
 
 def _deep_copy(value: Any) -> Any:
@@ -108,7 +112,7 @@ def _indent(width: Any, text: Any) -> Any:
     # drops it from labels and annotations). Its text is all indent's result is ever used for.
     if width is UNKNOWN:
         return UNKNOWN
-    n = _int64(width)
+    n = count(width)
     if n < 0:  # sprig's strings.Repeat(" ", n) panics on a negative count, which fails helm's render
         raise CannotRender(f"indent by a negative width ({n})")
     body = _text(text)
@@ -206,73 +210,8 @@ def _number(value: Any) -> Any:
     return 0
 
 
-_DECIMAL = re.compile(r"[+-]?\d{1,19}")
-
-
-def _wrap(n: int) -> int:
-    """``n`` as Go's int64 holds it (two's complement: overflow wraps)."""
-    n &= (1 << 64) - 1
-    return n - (1 << 64) if n >= 1 << 63 else n
-
-
-def _int64(value: Any) -> int:
-    """Sprig's toInt64 (sprig v3 numeric.go, spf13/cast ToInt64): a float truncated toward zero, a decimal string read;
-    what cast would read otherwise (hex or octal strings, floats beyond int64) stops the render rather than a guess."""
-    if value is None or isinstance(value, bool):
-        return int(bool(value))
-    if isinstance(value, int):
-        return _wrap(value)
-    if isinstance(value, float) and value == value and abs(value) < 2.0**63:
-        return int(value)
-    if isinstance(value, str) and _DECIMAL.fullmatch(value) and abs(int(value)) < 1 << 63:
-        return int(value)
-    raise CannotRender(f"{go_text(value)[:40]!r} as an integer is not rendered")
-
-
-def _int(value: Any) -> Any:
-    return UNKNOWN if value is UNKNOWN else _int64(value)
-
-
-def _atoi(value: Any) -> Any:
-    # sprig: func(a string) int { i, _ := strconv.Atoi(a); return i }: what Atoi refuses is 0.
-    if value is UNKNOWN:
-        return UNKNOWN
-    text = go_text(value)
-    return int(text) if _DECIMAL.fullmatch(text) and abs(int(text)) < 1 << 63 else 0
-
-
 def _float(value: Any) -> Any:
     return UNKNOWN if value is UNKNOWN else float(_number(value))
-
-
-def _arith(op: str) -> Func:
-    """Sprig v3 functions.go add/sub/mul/div/mod/add1: every operand toInt64, the result an int64 (wrapping);
-    a division by zero panics in Go, which fails helm's render."""
-
-    def run(*values: Any) -> Any:
-        if not _known(*values):
-            return UNKNOWN
-        nums = [_int64(v) for v in values]
-        if op == "add":
-            return _wrap(sum(nums))
-        if op == "add1":
-            return _wrap(nums[0] + 1)
-        if op == "mul":
-            out = 1
-            for n in nums:
-                out = _wrap(out * n)
-            return out
-        if op in ("max", "min"):
-            return max(nums) if op == "max" else min(nums)
-        a, b = nums[0], nums[1]
-        if op == "sub":
-            return _wrap(a - b)
-        if b == 0:
-            raise CannotRender(f"{op} by zero")
-        quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # Go truncates toward zero
-        return _wrap(quotient) if op == "div" else a - b * quotient
-
-    return run
 
 
 def _compare(op: str) -> Func:
@@ -284,17 +223,29 @@ def _compare(op: str) -> Func:
         b = others[0]
         if op == "ne":
             return not _same(a, b)
-        try:
-            return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[op]
-        except TypeError:
-            return _number(a) < _number(b) if op == "lt" else UNKNOWN
+        kind = _basic(a)
+        if kind != _basic(b) or kind not in ("int", "float", "string"):
+            raise CannotRender(f"{op} of {_basic(a)} and {_basic(b)}: Go's {op} fails (incompatible types for comparison)")
+        return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[op]
 
     return run
 
 
+def _basic(value: Any) -> str:
+    """The basic kind go1.22 src/text/template/funcs.go compares by (a values number is a float64, a literal an int)."""
+    if value is None:
+        return "nil"
+    return {bool: "bool", int: "int", float: "float", str: "string"}.get(type(value), "other")
+
+
 def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
-        return float(a) == float(b)
+    """Go's eq of two values: different basic kinds (float64 against int, a number against a string) or maps and
+    slices fail the render ("incompatible types for comparison"); nil equals only nil."""
+    ka, kb = _basic(a), _basic(b)
+    if "nil" in (ka, kb):
+        return ka == kb
+    if ka != kb or ka == "other":
+        raise CannotRender(f"eq of {ka} and {kb}: Go's eq fails (incompatible types for comparison)")
     return bool(a == b)
 
 
@@ -359,7 +310,31 @@ def _semver_compare(constraint: Any, version: Any) -> Any:
 
 
 def _to_string(value: Any) -> Any:
-    return UNKNOWN if value is UNKNOWN else go_text(value)
+    # sprig strval: fmt.Sprintf("%v", v) for what is not a string, so nil is "<nil>".
+    return UNKNOWN if value is UNKNOWN else "<nil>" if value is None else _text(value)
+
+
+def _print(*values: Any, line: bool = False) -> str:
+    """fmt.Sprint (spaces only between operands neither of which is a string) or fmt.Sprintln (spaces between
+    all, a newline after); nil prints as <nil>."""
+    texts = _texts(["<nil>" if v is None else v for v in values])
+    if line:
+        return " ".join(texts) + "\n"
+    out = texts[:1]
+    for before, value, text in zip(values, values[1:], texts[1:]):
+        out.append((" " if not isinstance(before, str) and not isinstance(value, str) else "") + text)
+    return "".join(out)
+
+
+def _title(value: Any) -> str:
+    """strings.Title (sprig title): a letter after a separator upper-cased, the rest left as is; ASCII letters,
+    digits and '_' are no separators, other ASCII is (go1.22 src/strings/strings.go isSeparator)."""
+    out, before = [], " "
+    for c in _text(value):
+        sep = not (before.isalnum() or before == "_") if before.isascii() else before.isspace()
+        out.append(c.upper() if sep else c)
+        before = c
+    return "".join(out)
 
 
 def _from_yaml(text: Any) -> Any:
@@ -411,23 +386,23 @@ def functions() -> dict[str, Func]:
         "indent": _indent,
         "nindent": _nindent,
         "printf": _printf,
-        "print": s(lambda *v: "".join(_texts(v))),
-        "println": s(lambda *v: " ".join(_texts(v)) + "\n"),
+        "print": s(_print),
+        "println": s(lambda *v: _print(*v, line=True)),
         "quote": _quote,
         "squote": s(lambda *v: " ".join("'" + x + "'" for x in _texts([y for y in v if y is not None]))),
         "toString": _to_string,
-        "int": _int,
-        "int64": _int,
+        "int": to_int,
+        "int64": to_int,
         "float64": _float,
-        "atoi": _atoi,
-        "add": _arith("add"),
-        "add1": _arith("add1"),
-        "sub": _arith("sub"),
-        "mul": _arith("mul"),
-        "div": _arith("div"),
-        "mod": _arith("mod"),
-        "max": _arith("max"),
-        "min": _arith("min"),
+        "atoi": atoi,
+        "add": arith("add"),
+        "add1": arith("add1"),
+        "sub": arith("sub"),
+        "mul": arith("mul"),
+        "div": arith("div"),
+        "mod": arith("mod"),
+        "max": arith("max"),
+        "min": arith("min"),
         "eq": _compare("eq"),
         "ne": _compare("ne"),
         "lt": _compare("lt"),
@@ -472,7 +447,7 @@ def _lists_and_strings() -> dict[str, Func]:
         "join": s(_join),
         "splitList": s(lambda sep, v: _split(sep, v)),
         "split": s(lambda sep, v: {f"_{i}": p for i, p in enumerate(_split(sep, v))}),
-        "trunc": s(lambda n, v: str(v)[: int(n)] if int(n) >= 0 else str(v)[int(n) :]),
+        "trunc": s(lambda n, v: _text(v)[: count(n)] if count(n) >= 0 else _text(v)[count(n) :]),
         "trim": s(lambda v: str(v).strip()),
         "trimAll": s(lambda c, v: str(v).strip(str(c))),
         "trimSuffix": s(lambda x, v: str(v).removesuffix(str(x))),
@@ -480,7 +455,7 @@ def _lists_and_strings() -> dict[str, Func]:
         "replace": s(_replace),
         "lower": s(lambda v: go_text(v).lower()),
         "upper": s(lambda v: go_text(v).upper()),
-        "title": s(lambda v: go_text(v).title()),
+        "title": s(_title),
         "contains": s(lambda x, v: str(x) in str(v)),
         "hasPrefix": s(lambda x, v: str(v).startswith(str(x))),
         "hasSuffix": s(lambda x, v: str(v).endswith(str(x))),
@@ -499,9 +474,9 @@ def _lists_and_strings() -> dict[str, Func]:
     }
 
 
-def _until(count: Any) -> list[int]:
+def _until(total: Any) -> list[int]:
     # sprig v3 list.go until: untilStep(0, count, 1), or step -1 for a negative count.
-    n = _int64(count)
+    n = count(total)
     if abs(n) > MAX_ITEMS:
         raise CannotRender(f"until {n}: more than {MAX_ITEMS} numbers")
     return list(range(0, n, 1 if n >= 0 else -1))
@@ -532,8 +507,8 @@ def _replace(old: Any, new: Any, value: Any) -> str:
     return text.replace(was, now)
 
 
-def _repeat(count: Any, value: Any) -> str:
-    n, text = _int64(count), _text(value)
+def _repeat(times: Any, value: Any) -> str:
+    n, text = count(times), _text(value)
     if n < 0:  # strings.Repeat panics on a negative count, which fails helm's render
         raise CannotRender(f"repeat {n}")
     within(n * len(text), "repeat's text")
@@ -548,9 +523,9 @@ def _no_type(value: Any) -> bool:
 _GO_TYPES: dict[str, Func] = {
     "string": lambda v: isinstance(v, str),
     "bool": lambda v: isinstance(v, bool),
-    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "int64": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "float64": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "int": lambda v: type(v) is int,
+    "int64": lambda v: type(v) is int,
+    "float64": lambda v: type(v) is float,
     "map[string]interface {}": lambda v: isinstance(v, dict),
     "[]interface {}": lambda v: isinstance(v, list),
 }
