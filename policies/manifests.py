@@ -22,6 +22,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, BinaryIO, Optional, Sequence
 
 from components.loading import MANIFESTS, Document, Limits, LoadError, load_json, load_yaml_documents, read_bounded
@@ -30,8 +31,9 @@ from components.secrets import printable
 SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
 STDIN_NAME = "<stdin>"
-# Over all files of one run: the per-file limits bound each file, this bounds the run.
+# Over all files of one run (per-file limits bound each file): bytes read, parses spent on repairs (reading/salvage).
 MAX_TOTAL_BYTES = 256 << 20
+SALVAGE_RUN_PARSES = 240
 # Lines are tracked for mappings this deep: a document, items of a List, items of a List in a List.
 _LINE_DEPTH = 7
 # Names and kinds as reports print them: a DNS subdomain is at most 253 characters.
@@ -267,6 +269,7 @@ def read_manifests(
     templates: list[TemplateRead] = []
     salvaged: list[SalvageRead] = []
     charts = _Charts(paths)
+    salvage_run = SimpleNamespace(parses=SALVAGE_RUN_PARSES)  # one budget for every file's repairs
     total = 0
     for i, name in enumerate(files):
         shown = STDIN_NAME if name == STDIN else name
@@ -283,7 +286,7 @@ def read_manifests(
                     f"the files read so far exceed {MAX_TOTAL_BYTES >> 20} MiB (the limit for one check)"
                     + (f"; {rest} more file{'s' if rest != 1 else ''} not read" if rest else ""),
                 )
-            docs, bad = _documents(shown, text, limits, pure_yaml)
+            docs, bad = _documents(shown, text, limits, pure_yaml, salvage_run)
             rendered = charts.read(name, shown, text, bad, limits, docs) if bad and name != STDIN else None
         except LoadError as exc:
             unreadable.append(Unreadable(printable(shown, 4096), None, exc.line or 1, exc.problem, "invalid", bool(exc.line)))
@@ -337,7 +340,7 @@ class _SalvagedDocument(Document):
 
 
 def _salvaged(
-    name: str, chunk: str, index: int, first: int, exc: LoadError, limits: Limits, pure_yaml: bool
+    name: str, chunk: str, index: int, first: int, exc: LoadError, limits: Limits, pure_yaml: bool, run: Any
 ) -> tuple[list[Document], Unreadable]:
     """A document that is not YAML: its S27 finding and, when a small repair reads Kubernetes objects from it, those
     (policies/reading/salvage.py, imported only here). The finding stays where the parser stopped, at its level."""
@@ -351,7 +354,7 @@ def _salvaged(
             return load_yaml_documents(name, limits, text=text, track_lines=_LINE_DEPTH, pure=pure_yaml)
 
         try:
-            found = salvage(chunk, exc.line, parse, first)
+            found = salvage(chunk, exc.line, parse, first, run)
         except Exception:  # best-effort reading: a repair that fails leaves the document reported as before
             if os.environ.get("LLM_SERVING_DEBUG"):
                 raise
@@ -468,7 +471,7 @@ def _template_line(text: str) -> Optional[int]:
     return None
 
 
-def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[list[Document], list[Unreadable]]:
+def _documents(name: str, text: str, limits: Limits, pure_yaml: bool, run: Any) -> tuple[list[Document], list[Unreadable]]:
     """The documents of one file, and those of its documents that cannot be read (raises LoadError when the
     whole file cannot be: a JSON file that does not parse, a limit)."""
     shown = printable(name, 4096)
@@ -504,7 +507,7 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool) -> tuple[l
                 parsed = load_yaml_documents(name, limits, text=chunk, track_lines=_LINE_DEPTH, pure=pure_yaml)
             except LoadError as exc:
                 if not action_at(chunk, exc.line):
-                    salvaged, unreadable = _salvaged(name, chunk, index, first, exc, limits, pure_yaml)
+                    salvaged, unreadable = _salvaged(name, chunk, index, first, exc, limits, pure_yaml, run)
                     docs.extend(salvaged)
                     bad.append(unreadable)
                     continue

@@ -23,13 +23,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Protocol
 
 from components.loading import Document, LoadError
 
 # A Kubernetes object is at most ~1.5 MiB in etcd; a serving manifest a few KiB. Larger documents are not repaired.
 MAX_BYTES = 256 << 10
 MAX_PARSES = 24
+# The parses one run may spend on repairs in all, when the caller gives no budget of its own (policies/manifests.py
+# SALVAGE_RUN_PARSES): a file of thousands of broken documents is reported as before once it is spent (cold review
+# finding 18: 10,000 mis-indented Deployments took minutes at 24 parses each).
+MAX_RUN_PARSES = 240
 MAX_STEPS = 6
 # How many open levels a mis-indented line is tried at, nearest first.
 _CANDIDATES = 3
@@ -47,18 +51,31 @@ class Salvaged:
     repair: str
 
 
-class _Budget:
-    """The parses one document may still spend."""
+class RunBudget(Protocol):
+    """The parses a whole run may still spend on repairs (policies/manifests.py holds one per read of manifests)."""
 
-    def __init__(self, parse: Parse):
+    parses: int
+
+
+@dataclass
+class _Run:
+    parses: int = MAX_RUN_PARSES
+
+
+class _Budget:
+    """The parses one document may still spend, within its run's."""
+
+    def __init__(self, parse: Parse, run: RunBudget):
         self.parse = parse
         self.left = MAX_PARSES
+        self.run = run
 
     def attempt(self, text: str) -> tuple[Optional[list[Document]], Optional[int]]:
         """(documents, None) when ``text`` parses, else (None, the line the parser stopped at or 0)."""
-        if self.left <= 0:
+        if self.left <= 0 or self.run.parses <= 0:
             return None, 0
         self.left -= 1
+        self.run.parses -= 1
         try:
             return self.parse(text), None
         except LoadError as exc:
@@ -201,13 +218,15 @@ def _expand(line: str, width: int) -> str:
     return line[: len(line) - len(body)].expandtabs(width) + body
 
 
-def salvage(text: str, stop: Optional[int], parse: Parse, first: int = 1) -> Optional[Salvaged]:
+def salvage(text: str, stop: Optional[int], parse: Parse, first: int = 1, run: Optional[RunBudget] = None) -> Optional[Salvaged]:
     """The documents of ``text`` (which ``parse`` refuses, at line ``stop``) after the smallest repair that yields
     Kubernetes objects, or None. ``parse`` raises LoadError with the line it stopped at; ``first`` is the line of the
-    file ``text`` starts on (for what the repair says)."""
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+    file ``text`` starts on (for what the repair says); ``run`` is the budget the whole run shares (a fresh one when
+    not given)."""
+    run = run if run is not None else _Run()
+    if run.parses <= 0 or len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         return None
-    budget = _Budget(parse)
+    budget = _Budget(parse, run)
     best: Optional[tuple[list[Document], str, list[tuple[int, int, int]]]] = None
     for base, why in _variants(text):
         docs, steps = _repair_steps(base, budget)

@@ -297,6 +297,31 @@ def test_a_file_of_many_mis_indented_lines_stays_fast(tmp_path):
     assert len(manifests.unreadable) == 1
 
 
+def test_a_run_spends_at_most_its_parse_budget_on_repairs(tmp_path, monkeypatch):
+    # Cold review finding 18: the budget was per document, so a file of 10,000 mis-indented Deployments took minutes.
+    # The run shares one budget: once it is spent, the remaining documents are reported as before, unread.
+    monkeypatch.setattr("policies.manifests.SALVAGE_RUN_PARSES", 6)
+    broken = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  a: b\n   c: d\n"
+    manifests = read_manifests([str(_write(tmp_path / "many.yaml", "---\n".join(broken.format(i=i) for i in range(30))))])
+    read_ = [u for u in manifests.unreadable if u.kind == "invalid-read"]
+    unread = [u for u in manifests.unreadable if u.kind == "invalid"]
+    assert 1 <= len(read_) <= 6 and len(read_) + len(unread) == 30
+    assert len(manifests.objects) == len(read_)
+
+
+def test_salvage_stops_when_the_run_budget_is_spent():
+    calls = []
+
+    def parse(text: str):
+        calls.append(1)
+        raise LoadError("x", "is not valid YAML: boom", 3)
+
+    run = salvage_module._Run(parses=3)
+    text = "apiVersion: v1\nkind: Pod\n\t- a:\n" + "   -   x: 1\n  y: 2\n" * 20
+    assert salvage_module.salvage(text, 3, parse, run=run) is None and len(calls) == 3 and run.parses == 0
+    assert salvage_module.salvage(text, 3, parse, run=run) is None and len(calls) == 3
+
+
 # A line one column off two open levels: the level its own lines keep at the usual 2-column step, else the level of
 # the value line above it (its sibling), else the shallower (set 12's form above: the whole block moved).
 @pytest.mark.parametrize(
