@@ -52,8 +52,6 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 
-# A comment is matched whole first: its text may hold `}}` (Bitnami's common chart quotes usage examples in them).
-_ACTION = re.compile(r"\{\{(-[ \t\r\n])?(/\*.*?\*/|.*?)([ \t\r\n]-)?\}\}", re.DOTALL)
 _TOKEN = re.compile(
     r"""(?P<space>\s+)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<raw>`[^`]*`)|(?P<char>'(?:[^'\\]|\\.)+')"""
     r"""|(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|(?P<var>\$\w*(?:\.\w+)*)|(?P<field>(?:\.\w+)+|\.)"""
@@ -199,29 +197,54 @@ def parse_pipe(body: str) -> Pipe:
 
 
 def _lex(text: str) -> list[tuple[str, str]]:
-    """("text", s) and ("action", body) items, trim markers applied."""
+    """("text", s) and ("action", body) items, trim markers applied. Each delimiter is found by str.find from where
+    the last action ended, so the scan is linear: a text of many unclosed ``{{`` stops at the first (a lazy regex
+    over the rest from every ``{{`` took minutes on 200 KB)."""
     items: list[tuple[str, str]] = []
     pos = 0
     trim_next = False
-    for m in _ACTION.finditer(text):
-        chunk = text[pos : m.start()]
+    while (start := text.find("{{", pos)) >= 0:
+        body, end, trim_right = _action_at(text, start)
+        chunk = text[pos:start]
         if trim_next:
             chunk = chunk.lstrip(" \t\r\n")
-        if m.group(1):
+        trim_left = text.startswith("-", start + 2) and text[start + 3 : start + 4] in (" ", "\t", "\r", "\n")
+        if trim_left:
             chunk = chunk.rstrip(" \t\r\n")
         if chunk:
             items.append(("text", chunk))
-        items.append(("action", m.group(2)))
-        trim_next = bool(m.group(3))
-        pos = m.end()
+        items.append(("action", body))
+        trim_next, pos = trim_right, end
     rest = text[pos:]
     if trim_next:
         rest = rest.lstrip(" \t\r\n")
-    if "{{" in rest:
-        raise CannotRender("an unclosed '{{'")
     if rest:
         items.append(("text", rest))
     return items
+
+
+def _action_at(text: str, start: int) -> tuple[str, int, bool]:
+    """The body of the action opening at ``start``, the index past its ``}}``, and whether it ends with a trim
+    marker. A comment (``{{/* ... */}}``) may hold ``}}`` and must close right after ``*/`` (go1.22
+    src/text/template/parse/lex.go lexComment: "comment ends before closing delimiter")."""
+    i = start + 2
+    if text.startswith("-", i) and text[i + 1 : i + 2] in (" ", "\t", "\r", "\n"):
+        i += 2
+    if text.startswith("/*", i):
+        close = text.find("*/", i + 2)
+        if close < 0:
+            raise CannotRender("an unclosed comment")
+        after = close + 2
+        trim = text[after : after + 2] in (" -", "\t-", "\r-", "\n-")
+        if not text.startswith("}}", after + (2 if trim else 0)):
+            raise CannotRender("a comment ends before its closing '}}'")
+        return text[i:after], after + (4 if trim else 2), trim
+    close = text.find("}}", i)
+    if close < 0:
+        raise CannotRender("an unclosed '{{'")
+    body = text[i:close]
+    trim = len(body) >= 2 and body[-1] == "-" and body[-2] in " \t\r\n"
+    return (body[:-2] if trim else body), close + 2, trim
 
 
 _KEYWORD = re.compile(r"^\s*(if|else|end|range|with|define|template|block|break|continue)\b(.*)$", re.DOTALL)

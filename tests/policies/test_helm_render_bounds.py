@@ -103,6 +103,32 @@ def test_a_regex_or_verb_python_cannot_run_as_go_does_refuses_the_render(templat
     assert time.monotonic() - started < 5
 
 
+def test_a_text_of_many_unclosed_actions_is_refused_in_linear_time():
+    # 50,000 unclosed `{{ .` (200 KB): the lazy action regex rescanned the rest from each, over 120 s.
+    started = time.monotonic()
+    with pytest.raises(CannotRender):
+        parse("data:\n  a: " + "{{ ." * 50_000, {})
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize(
+    "template, expected",
+    [
+        ("{{/* a comment that quotes {{ include }} */}}x", "x"),
+        ("a  {{- /* trimmed */ -}}  b", "ab"),
+        ("a {{- 1 -}} b {{ 2 }}", "a1b 2"),
+        ("{{-3}}", "-3"),
+    ],
+)
+def test_comments_and_trim_markers_lex_as_go_does(template, expected):
+    assert run(template) == expected
+
+
+def test_a_comment_that_does_not_close_at_its_delimiter_is_refused():
+    with pytest.raises(CannotRender):
+        run("{{/* a */ x }}")
+
+
 def test_the_cli_refuses_a_backtracking_regex_in_a_chart_quickly(tmp_path):
     # /tmp/review/h/regex: `timeout 60` killed the check before the fix.
     (tmp_path / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
