@@ -49,7 +49,8 @@ def action_at(text: str, line: Optional[int]) -> bool:
     if not line:
         return False
     row = text.split("\n", line)[line - 1] if text.count("\n") >= line - 1 else ""
-    return bool(re.search(r"\{\{.*\}\}", row))
+    opening = row.find("{{")  # str.find, not a regex: a long line of '{{' must not backtrack
+    return opening >= 0 and row.find("}}", opening + 2) >= 0
 
 
 # An action opening a structure, or an `end`; a comment (`{{/* ... */}}`) matches neither.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import time
 
 import pytest
 
@@ -150,3 +151,13 @@ def test_a_template_action_the_pattern_does_not_know_is_an_unrendered_template(t
     read = read_manifests([str(tmp_path)])
     assert [o.name for o in read.objects] == ["d"]
     assert [(u.kind, u.document, u.line) for u in read.unreadable] == [("template", 1, 10)]
+
+
+def test_a_long_line_of_opening_braces_is_read_in_linear_time(tmp_path):
+    # Where YAML stops, the line is searched for a {{ ... }} action: by str.find, not a backtracking regex (a regex
+    # took ~0.5 s for 20,000 '{{', quadratically more for the 2,000,000 here).
+    (tmp_path / "d.yaml").write_text(DEPLOY % "d" + "---\na: " + "{{" * 2_000_000 + "\n")
+    started = time.monotonic()
+    read = read_manifests([str(tmp_path)])
+    assert time.monotonic() - started < 10
+    assert [(u.kind, u.line) for u in read.unreadable] == [("invalid", 6)]  # the depth limit, as before
