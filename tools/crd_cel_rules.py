@@ -69,8 +69,10 @@ def _walk(node: Any, path: list[str], out: list[dict]) -> None:
             _walk(sub, path, out)
 
 
-def extract(reference: Path) -> dict:
-    """The rules of every served version of every CRD under ``reference/crds``, deterministic."""
+def extract_crds(reference: Path, per_version: Callable[[dict], Any], tool: str) -> dict:
+    """What ``per_version`` takes from every served version of every CRD under ``reference/crds`` (a version it
+    returns None for is left out, and a CRD with no version left), with each CRD's provenance, deterministic.
+    Shared by this tool (CEL rules) and tools/crd_schemas.py (pruned spec schemas)."""
     crds = reference / "crds"
     sources = _provenance(crds)
     entries = []
@@ -85,12 +87,9 @@ def extract(reference: Path) -> dict:
                 continue
             versions = {}
             for version in doc["spec"]["versions"]:
-                if not version.get("served", True):
-                    continue
-                rules: list[dict] = []
-                _walk(version["schema"]["openAPIV3Schema"], [], rules)
-                if rules:
-                    versions[version["name"]] = rules
+                taken = per_version(version) if version.get("served", True) else None
+                if taken is not None:
+                    versions[version["name"]] = taken
             if versions:
                 entries.append(
                     {
@@ -104,9 +103,20 @@ def extract(reference: Path) -> dict:
                     }
                 )
     return {
-        "generatedBy": "python tools/crd_cel_rules.py --write (from the reference folder's crds/)",
+        "generatedBy": f"python {tool} --write (from the reference folder's crds/)",
         "crds": sorted(entries, key=lambda e: (e["group"], e["kind"])),
     }
+
+
+def _version_rules(version: dict) -> list[dict] | None:
+    rules: list[dict] = []
+    _walk(version["schema"]["openAPIV3Schema"], [], rules)
+    return rules or None
+
+
+def extract(reference: Path) -> dict:
+    """The rules of every served version of every CRD under ``reference/crds``, deterministic."""
+    return extract_crds(reference, _version_rules, "tools/crd_cel_rules.py")
 
 
 def render(data: dict) -> str:

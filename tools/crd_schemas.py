@@ -18,16 +18,13 @@ carries its source (repository, tag, path, from crds/PROVENANCE.md) and the sha2
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools.crd_cel_rules import SKIPPED, _provenance, generated_file_main  # noqa: E402
+from tools.crd_cel_rules import extract_crds, generated_file_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "policies" / "crd" / "schemas.json"
@@ -65,40 +62,14 @@ def prune(node: Any) -> dict:
     return out
 
 
+def _version_spec(version: dict) -> dict | None:
+    spec = ((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties", {}).get("spec")
+    return prune(spec) if isinstance(spec, dict) else None
+
+
 def extract(reference: Path) -> dict:
     """The pruned ``spec`` schema of every served version of every CRD under ``reference/crds``, deterministic."""
-    crds = reference / "crds"
-    sources = _provenance(crds)
-    entries = []
-    for path in sorted(crds.rglob("*.yaml")):
-        name = path.relative_to(crds).as_posix()
-        if name in SKIPPED:
-            continue
-        data = path.read_bytes()
-        for doc in yaml.load_all(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
-                continue
-            versions = {}
-            for version in doc["spec"]["versions"]:
-                spec = ((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties", {}).get("spec")
-                if version.get("served", True) and isinstance(spec, dict):
-                    versions[version["name"]] = prune(spec)
-            if versions:
-                entries.append(
-                    {
-                        "crd": doc["metadata"]["name"],
-                        "group": doc["spec"]["group"],
-                        "kind": doc["spec"]["names"]["kind"],
-                        "file": name,
-                        "source": sources.get(name, ""),
-                        "sha256": hashlib.sha256(data).hexdigest(),
-                        "versions": versions,
-                    }
-                )
-    return {
-        "generatedBy": "python tools/crd_schemas.py --write (from the reference folder's crds/)",
-        "crds": sorted(entries, key=lambda e: (e["group"], e["kind"])),
-    }
+    return extract_crds(reference, _version_spec, "tools/crd_schemas.py")
 
 
 def render(data: dict) -> str:
