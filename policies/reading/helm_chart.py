@@ -237,16 +237,3 @@ def unknowns(value: Any, depth: int = 0) -> Any:
     if isinstance(value, list):
         return [unknowns(v, depth + 1) for v in value]
     return value
-
-
-def holds_placeholder(value: Any, depth: int = 0) -> bool:
-    """True when ``value`` (a parsed object) still holds an unknown part."""
-    if value is UNKNOWN:
-        return True
-    if depth > 200:
-        return False
-    if isinstance(value, dict):
-        return any(holds_placeholder(v, depth + 1) for v in value.values())
-    if isinstance(value, list):
-        return any(holds_placeholder(v, depth + 1) for v in value)
-    return False
