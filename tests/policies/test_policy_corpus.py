@@ -548,6 +548,12 @@ def test_check_input_errors_exit_2(args, expected):
             "karpenter-gpu-nodepool-limits.blockAboveGpus",
             "2.5 is not of type 'integer'",
         ),
+        # Session 27's config key: S6's throughput advice reads the cluster's default KServe deployment mode.
+        (
+            '{"autoscaling-signal-not-throughput": {"kserveDefaultDeploymentMode": "Serverles"}}',
+            "autoscaling-signal-not-throughput.kserveDefaultDeploymentMode",
+            "'Serverles' is not one of",
+        ),
     ],
 )
 def test_check_refuses_an_invalid_pack_config(tmp_path, config, field, rule):
