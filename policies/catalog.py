@@ -89,6 +89,7 @@ _ENTRIES = (
     Entry("S", 50, "GPU model servers do not run on spot capacity"),
     Entry("S", 51, "a model server listens on the pod IP its probes and Service reach"),
     Entry("S", 52, "an image from a registry that requires a login has pull credentials"),
+    Entry("S", 53, "the engine release supports the model's architecture"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),
