@@ -20,7 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence
 
-from .toml_cache import read_toml
+from .parse_cache import read_toml
 
 __all__ = [
     "ARCHITECTURES",
@@ -351,7 +351,7 @@ def _instance(name: str, row: Any, gpus: Mapping[str, GpuSpec], sources: Mapping
 
 def load_hardware(text: str, origin: str = DATA_FILE) -> Hardware:
     """Parse and check hardware data (the text of a file shaped like hardware.toml); errors start with ``origin``."""
-    import tomllib  # here, not at import: the packaged table is read through components/toml_cache.py
+    import tomllib  # here, not at import: the packaged table is read through components/parse_cache.py
 
     try:
         data = tomllib.loads(text)
@@ -394,7 +394,7 @@ def pool_architecture(instance_types: Sequence[str], instances: Mapping[str, Ins
 def _load_packaged() -> Hardware:
     # A path beside this module rather than importlib.resources, whose import (zipfile and its readers) cost ~4 ms
     # of every `policies check` (benchmarks/policies_check.py); the pack and the wheel ship plain folders.
-    # Parsed once per edit of the file (components/toml_cache.py); every row is checked on each import all the same.
+    # Parsed once per edit of the file (components/parse_cache.py); every row is checked on each import all the same.
     path = Path(__file__).with_name(DATA_FILE)
     try:
         data = read_toml(path)

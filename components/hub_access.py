@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from .toml_cache import read_toml
+from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("hub_gated.toml")
 SCOPES = ("organisation", "family")

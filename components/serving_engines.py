@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 
 from .capacity.startup import BY_NAME
 from .engine_options import cli_options
-from .toml_cache import read_toml
+from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("serving_engines.toml")
 
@@ -364,7 +364,7 @@ def _row(name: str, row: Any) -> Engine:
 
 def load_engines(text: str) -> tuple[Engine, ...]:
     """The engines of a table in serving_engines.toml's format, in the table's order."""
-    import tomllib  # here, not at import: the packaged table is read through components/toml_cache.py
+    import tomllib  # here, not at import: the packaged table is read through components/parse_cache.py
 
     try:
         data = tomllib.loads(text)
@@ -375,7 +375,7 @@ def load_engines(text: str) -> tuple[Engine, ...]:
 
 def read_engines(path: Path = TABLE) -> tuple[Engine, ...]:
     """The engines of a file in serving_engines.toml's format (its parse cached while the file is unchanged:
-    components/toml_cache.py), checked as ``load_engines`` checks them."""
+    components/parse_cache.py), checked as ``load_engines`` checks them."""
     try:
         data = read_toml(path)
     except ValueError as exc:  # tomllib.TOMLDecodeError, or text that is not UTF-8

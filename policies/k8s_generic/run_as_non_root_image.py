@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from components.images import image_repository
-from components.toml_cache import read_toml
+from components.parse_cache import read_toml
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, container_label, containers, memoized, pod_specs, split_type, viewed_resources
 

@@ -32,7 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from components.toml_cache import read_toml
+from components.parse_cache import read_toml
 from policies.kube import as_dict, as_list, get, llmisvc_base_specs, memoized, split_type, viewed_resources
 
 RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")

@@ -1,4 +1,4 @@
-"""components/toml_cache.py: a table's parse is reused only while the file's text is unchanged, and never written where
+"""components/parse_cache.py: a table's parse is reused only while the file's text is unchanged, and never written where
 Python writes no bytecode."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from components import hardware, serving_engines
-from components.toml_cache import cache_path, read_toml
+from components.parse_cache import cache_path, read_toml
 
 
 @pytest.fixture
