@@ -186,6 +186,34 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ),
     },
     # ------------------------------------------------------------------------------------------------ Qwen2.5
+    "qwen2.5-0.5b": {
+        "hf_id": "Qwen/Qwen2.5-0.5B-Instruct",
+        "aliases": [],
+        "config": {
+            "architectures": ["Qwen2ForCausalLM"],
+            "model_type": "qwen2",
+            "num_hidden_layers": 24,
+            "hidden_size": 896,
+            "intermediate_size": 4864,
+            "num_attention_heads": 14,
+            "num_key_value_heads": 2,
+            "vocab_size": 151936,
+            "max_position_embeddings": 32768,
+            "torch_dtype": "bfloat16",
+            "tie_word_embeddings": True,
+        },
+        "checkpoint_bytes": 988065536,
+        "params_b": 0.494,
+        "source": (
+            "config: Qwen/Qwen2.5-0.5B-Instruct config.json values as pinned in a repository's verified-config table "
+            "(index file id 69037762342: 24 layers, hidden 896, 14 heads, 2 KV heads, intermediate 4864, vocab 151936, "
+            "32768 positions, tied embeddings, torch_dtype bfloat16); architectures Qwen2ForCausalLM as vLLM's "
+            "tests/models/registry.py lists the id (vllm-project/vllm @0008d3565e9e). checkpoint_bytes: 494,032,768 "
+            "params (a safetensors header read: 290 tensors, all BF16, index file id 60286592729; the same count in "
+            "index file ids 41858861786, 71345497437) x 2 bytes; the base Qwen/Qwen2.5-0.5B is not listed as an alias "
+            "(its config was not read)."
+        ),
+    },
     "qwen2.5-7b": {
         "hf_id": "Qwen/Qwen2.5-7B-Instruct",
         "aliases": [],

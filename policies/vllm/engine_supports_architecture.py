@@ -23,31 +23,18 @@ from __future__ import annotations
 
 from typing import Optional
 
-from components.engine_options import tagged_release
 from components.vllm_architectures import ArchitectureTable, architecture_table, model_architecture
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import WORKLOAD_TYPES
-from policies.reading.serving import EngineConfig, engine_configs, engine_row
-from policies.reading.vllm_args import command_tokens
-from policies.vllm.flags_exist import installs_engine
+from policies.reading.serving import EngineConfig, engine_configs
+from policies.vllm.flags_exist import engine_release
 
 _REFUSAL = 'vLLM exits at start ("Model architectures [...] are not supported for now")'
 
 
-def _release(engine: EngineConfig) -> Optional[str]:
-    """The vLLM release the engine's image names; None for another image, a tag naming none, or a container that
-    installs vLLM itself before serving."""
-    row = engine_row("vllm")
-    if engine.server is None or row is None or row.options is None:
-        return None
-    if installs_engine(command_tokens(engine.server.container)[0], row.name):
-        return None
-    return tagged_release(engine.image, row.options.images)
-
-
 def _message(engine: EngineConfig, table: ArchitectureTable) -> Optional[str | Unproven]:
     model = engine.model
-    release = _release(engine)
+    release = engine_release(engine)
     if not model or not release or table.has_fallback(release):
         return None
     known = model_architecture(model)

@@ -40,7 +40,7 @@ from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import split_type
 from policies.llmisvc_presets import PRESET_COMMAND
 from policies.reading.engines import table_servers
-from policies.reading.serving import engine_command_line, engine_row
+from policies.reading.serving import EngineConfig, engine_command_line, engine_row
 from policies.reading.vllm_args import (
     VllmServer,
     command_tokens,
@@ -111,6 +111,18 @@ def installs_engine(argv: list[str], package: str) -> bool:
             if name.replace("_", "-") == package:
                 return True
     return False
+
+
+def engine_release(engine: EngineConfig) -> Optional[str]:
+    """The release vllm/vllm-openai's tag names for a vLLM engine, for the rules whose outcome changed between
+    releases; None for another image, a tag naming none, or a container that installs vLLM itself (its release is
+    then not the tag's)."""
+    row = engine_row("vllm")
+    if engine.server is None or row is None or row.options is None:
+        return None
+    if installs_engine(command_tokens(engine.server.container)[0], row.name):
+        return None
+    return tagged_release(engine.image, row.options.images)
 
 
 def _shown(image: object) -> str:
