@@ -186,7 +186,7 @@ def _quantization_supported(arch: Architecture, s: Settings, names: Mapping[str,
 # The first vLLM release whose dtype "auto" falls back to float16 on a GPU without bfloat16: 0.9.0
 # vllm/config.py _get_and_verify_dtype, lines 3084-3100 ("Deal with torch dtype fallback for device compatibility":
 # a dtype outside current_platform.supported_dtypes becomes supported_dtypes[0]). Before it, "auto" keeps a bfloat16
-# checkpoint's dtype (0.8.5 vllm/config.py lines 2908-2920; 0.4.3 vllm/config.py lines 1126-1133) and the worker
+# checkpoint's dtype (0.8.5 vllm/config.py lines 2903-2908; 0.4.3 vllm/config.py lines 1126-1133) and the worker
 # refuses it on the device (0.4.3 vllm/worker/worker.py _check_if_gpu_supports_dtype, lines 353-363).
 AUTO_DTYPE_FALLBACK_RELEASE = (0, 9, 0)
 
