@@ -24,6 +24,7 @@ from policies.derived import derived_object_valid, progress_deadline, requests_w
 from policies.framework import Policy, Resource, Violation, config_errors, evaluate_policies
 from policies.gpu import (
     efa_device_plugin,
+    engine_gpu_limit,
     ephemeral_storage,
     group_restart_policy,
     pinned_to_one_node,
@@ -217,6 +218,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     serving_memory_limit.POLICY,
     gpu_memory_request_equals_limit.POLICY,
     gpu_request_equals_limit.POLICY,
+    engine_gpu_limit.POLICY,
     serving_app_pdb.POLICY,
     serving_app_service.POLICY,
     pdb_allows_disruption.POLICY,

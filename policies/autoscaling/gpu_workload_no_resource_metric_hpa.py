@@ -90,6 +90,19 @@ def _knative_reason(predictor: dict, merged: dict, mode: str) -> str | None:
     )
 
 
+def _fixed_size(predictor: dict) -> bool:
+    """True when KServe's HPA for this predictor has maxReplicas == minReplicas, so no signal ever scales it.
+
+    kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/reconcilers/hpa/hpa_reconciler.go:153-166 (createHPA):
+    minReplicas is spec.predictor.minReplicas, raised to DefaultMinReplicas = 1 (pkg/constants/constants.go:223);
+    maxReplicas is spec.predictor.maxReplicas (0 when unset) raised to minReplicas. A predictor without a
+    maxReplicas above its minimum runs a fixed number of replicas: the CPU signal is never consulted.
+    """
+    low, high = as_quantity(predictor.get("minReplicas")), as_quantity(predictor.get("maxReplicas"))
+    floor = max(1.0, low) if low is not None else 1.0
+    return high is None or high <= floor
+
+
 def _isvc_reason(resource: Resource, default_mode: str) -> str | None:
     """Why a GPU InferenceService ends up scaling on CPU/memory, or None if it does not."""
     predictor = as_dict(get(resource.props, "spec", "predictor"))
@@ -107,6 +120,8 @@ def _isvc_reason(resource: Resource, default_mode: str) -> str | None:
         reason = _knative_reason(predictor, merged, shown_mode)
         return reason
     autoscaler = merged.get(AUTOSCALER_CLASS)
+    if autoscaler in (None, "hpa") and _fixed_size(predictor):
+        return None
     metrics = [m for m in as_list(get(predictor, "autoScaling", "metrics")) if isinstance(m, dict)]
     custom = sorted({str(m.get("type")) for m in metrics if m.get("type") != "Resource"})
     scale_metric = predictor.get("scaleMetric")

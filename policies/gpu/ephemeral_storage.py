@@ -123,7 +123,8 @@ POLICY = Policy(
     ),
     catalog="S19",
     severity="high",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    enforcement="advisory",
     remediation_steps="Request resources.requests.ephemeral-storage of at least the checkpoint size plus ~10 GiB and size the "
     "EC2NodeClass blockDeviceMappings (or use instance store) to hold it; or mount a PersistentVolumeClaim "
     "at the Hugging Face cache (or HF_HOME), or stream the weights (--load-format runai_streamer).",

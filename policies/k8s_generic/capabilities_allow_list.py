@@ -31,7 +31,8 @@ POLICY = Policy(
     description="Containers may add only the Linux capabilities on an allow-list (default IPC_LOCK).",
     catalog="G30",
     severity="high",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    enforcement="advisory",
     remediation_steps="Remove the added capabilities, or add a capability the workload truly needs to allowedCapabilities in the pack config.",
     config_schema={
         "allowedCapabilities": {

@@ -82,7 +82,8 @@ POLICY = Policy(
     description="hostPath volumes may only be mounted readOnly.",
     catalog="G31",
     severity="high",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    enforcement="advisory",
     remediation_steps=(
         "Mount the hostPath with readOnly: true, or replace it: an emptyDir (with an ephemeral-storage request) or a "
         "PVC for a model cache, a projected volume for sockets. A node-local cache filled by a DaemonSet can stay as a "

@@ -134,7 +134,8 @@ POLICY = Policy(
     "nightly, dev, ...) or no tag.",
     catalog="G1",
     severity="medium",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    enforcement="advisory",
     remediation_steps=(
         "Reference images as repository:version (e.g. vllm/vllm-openai:v0.33.0) or, better, "
         "repository@sha256:digest; never :latest or an untagged repository."

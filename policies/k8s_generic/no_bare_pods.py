@@ -36,7 +36,8 @@ POLICY = Policy(
     description="Pods must be managed by a controller.",
     catalog="G39",
     severity="medium",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    enforcement="advisory",
     remediation_steps="Wrap the pod spec in a Deployment (serving), a Job (one-off work) or a KServe InferenceService.",
     resource_types=(POD_TYPE,),
     check_resource=_check,

@@ -109,7 +109,8 @@ POLICY = Policy(
     description="A PodDisruptionBudget must allow at least one pod to be evicted; selectors are resolved against the pods operators create (KubeRay's ray.io/group, ray.io/node-type labels per head and worker group).",
     catalog="G19",
     severity="high",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    enforcement="advisory",
     remediation_steps="Use maxUnavailable: 1 (or a minAvailable below the replica count); keep the floor in the HPA's minReplicas, not in the PDB.",
     check_stack=_check,
     rationale=(

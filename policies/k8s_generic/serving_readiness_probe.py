@@ -172,7 +172,8 @@ POLICY = Policy(
     description="Every model-server container (vLLM, SGLang, TGI, Triton, NIM) must have a readinessProbe.",
     catalog="G4",
     severity="high",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    enforcement="advisory",
     remediation_steps=(
         "Add `readinessProbe: {httpGet: {path: /health, port: <server port>}, periodSeconds: 5, failureThreshold: 3}` "
         "to the model-server container (SGLang: /health_generate or /health; TGI: /health; Triton: /v2/health/ready)."

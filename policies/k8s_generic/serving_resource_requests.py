@@ -68,7 +68,8 @@ POLICY = Policy(
     description="Every model-server container must request CPU and memory (a limit alone counts).",
     catalog="G8",
     severity="medium",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    enforcement="advisory",
     remediation_steps=(
         "Set resources.requests.cpu and resources.requests.memory on the model-server container (vLLM: a few cores per "
         "GPU for tokenisation and scheduling, memory for weight staging and swap space); `python -m stacks plan` "

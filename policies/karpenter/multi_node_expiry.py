@@ -91,7 +91,8 @@ POLICY = Policy(
     rationale="Karpenter's expiration is forceful and ignores disruption budgets (https://karpenter.sh/docs/concepts/disruption/#automated-forceful-methods; default expireAfter 720h); the nodes of one multi-node engine start together and so expire together, stopping the engine for a multi-node cold start.",
     catalog="G44",
     severity="high",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    enforcement="advisory",
     remediation_steps="Set spec.template.spec.expireAfter: Never on the NodePool and allow Drifted in a scheduled "
     "disruption budget (a maintenance window), so nodes still get new AMIs.",
     check_stack=_check,

@@ -90,7 +90,8 @@ POLICY = Policy(
     rationale="KubeRay sets no priority class on the pods it creates (KubeRay v1.7.0 ray-operator/controllers/ray/common/pod.go), so Ray pods default to 0 while serving pods usually run at a higher class that may preempt lower ones (https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/). A preempted Ray worker takes down a multi-node engine for its whole cold start.",
     catalog="G22",
     severity="high",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    enforcement="advisory",
     remediation_steps="Set priorityClassName on the head and every worker group's template to the class the other "
     "serving pods use (e.g. llm-serving-inference).",
     check_stack=_check,

@@ -10,7 +10,9 @@ name.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
+from components.images import image_repository
 from policies.kube import as_dict, as_quantity, containers, get
 
 # Device-plugin resources of accelerators a model server holds like a GPU: NVIDIA (whole GPUs and MIG slices), AMD
@@ -45,4 +47,31 @@ def claims_devices(podspec: Mapping) -> bool:
     return bool(podspec.get("resourceClaims")) or any(get(c, "resources", "claims") for c in containers(podspec, init=True))
 
 
-__all__ = ["ACCELERATOR_RESOURCES", "claims_devices", "requests_accelerator"]
+_PLAIN_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+
+
+def other_device_source(container: Mapping) -> bool:
+    """True when the container gets its devices some other way than nvidia.com/gpu: another vendor's device
+    resource (amd.com/gpu, aws.amazon.com/neuron, google.com/tpu, HAMi's nvidia.com/gpumem...), a DRA resource claim
+    (resources.claims, https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/), or a CPU
+    build of vLLM (an image whose repository names cpu, as vllm-cpu-release-repo)."""
+    resources = as_dict(container.get("resources"))
+    for section in ("limits", "requests"):
+        names = as_dict(resources.get(section))
+        if any(isinstance(n, str) and n not in _PLAIN_RESOURCES and not n.startswith("hugepages-") for n in names):
+            return True
+    if resources.get("claims"):
+        return True
+    image = container.get("image")
+    return isinstance(image, str) and "cpu" in image_repository(image).rsplit("/", 1)[-1].lower()
+
+
+def dra_pod(metadata_annotations: Any, podspec: Mapping) -> bool:
+    """True when the pod's devices come from Dynamic Resource Allocation: pod resourceClaims, or KServe's managed DRA
+    annotations on its object (serving.kserve.io/exp-dra-*, which make the controller add the claims)."""
+    if podspec.get("resourceClaims"):
+        return True
+    return any(str(k).startswith("serving.kserve.io/exp-dra-") for k in as_dict(metadata_annotations))
+
+
+__all__ = ["ACCELERATOR_RESOURCES", "claims_devices", "dra_pod", "other_device_source", "requests_accelerator"]

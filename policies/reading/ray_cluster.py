@@ -115,3 +115,16 @@ def cluster_gpus(resource: Any) -> tuple[int, list[str]] | None:
         total += per_pod * pods
         parts.append(f"head {per_pod}" if g.is_head else f"{g.name} {pods} x {per_pod}")
     return total, parts
+
+
+def kuberay_created_pod(resource: Any) -> bool:
+    """A Pod that KubeRay created for a RayCluster: labelled ray.io/cluster (pod.go labelPod, which no template
+    overrides) and owned by the RayCluster as its controller."""
+    if split_type(resource.type)[1] != "Pod" or not isinstance(resource.props, dict):
+        return False
+    labels = get(resource.props, "metadata", "labels")
+    owners = get(resource.props, "metadata", "ownerReferences")
+    owned = isinstance(owners, list) and any(
+        isinstance(o, dict) and o.get("kind") == "RayCluster" and o.get("controller") is True for o in owners
+    )
+    return isinstance(labels, dict) and "ray.io/cluster" in labels and owned

@@ -3,7 +3,8 @@
 vLLM runs one worker per GPU: tensor_parallel_size x pipeline_parallel_size ranks (both
 default 1, config/parallel.py). More GPUs than ranks sit idle and are paid for; fewer and the
 engine fails at startup. (That a GPU request equals its limit is gpu-request-equals-limit's check,
-for every container.)
+for every container, and a GPU engine with no nvidia.com/gpu limit at all is gpu-engine-has-gpu-limit's, G13: S3
+judges only a written size against a limit that is there.)
 
 Multi-node engines:
 - KubeRay (`ray.io`) with `--distributed-executor-backend ray`: Ray places every rank on a GPU
@@ -26,12 +27,11 @@ written sizes are read through its row's spellings and held to its GPU limit the
 
 from __future__ import annotations
 
-from components.images import image_repository
 from policies.framework import Policy, Resource, unproven
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, read_generically, resource_value, split_type
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.groups import group_pods
-from policies.reading.ray_cluster import cluster_gpus
+from policies.reading.ray_cluster import cluster_gpus, kuberay_created_pod
 from policies.reading.vllm_args import VllmServer, parallel_size, set_at_run_time, vllm_servers
 
 _TP, _PP = "tensor-parallel-size", "pipeline-parallel-size"
@@ -83,49 +83,6 @@ def _ranks(resource: Resource, server: VllmServer, tp: int, pp: int) -> tuple[in
     return tp * pp, 1, f"tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)}"
 
 
-_PLAIN_RESOURCES = ("cpu", "memory", "ephemeral-storage")
-
-
-def _other_accelerator(container: dict) -> bool:
-    """True when the container gets its devices some other way than nvidia.com/gpu: another vendor's device
-    resource (amd.com/gpu, aws.amazon.com/neuron, google.com/tpu...), a DRA resource claim (resources.claims,
-    https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/), or a CPU build of vLLM
-    (an image whose repository names cpu, as vllm-cpu-release-repo)."""
-    raw = container.get("resources")
-    resources: dict = raw if isinstance(raw, dict) else {}
-    for section in ("limits", "requests"):
-        listed = resources.get(section)
-        names: dict = listed if isinstance(listed, dict) else {}
-        if any(isinstance(n, str) and n not in _PLAIN_RESOURCES and not n.startswith("hugepages-") for n in names):
-            return True
-    if resources.get("claims"):
-        return True
-    image = container.get("image")
-    return isinstance(image, str) and "cpu" in image_repository(image).rsplit("/", 1)[-1].lower()
-
-
-def _dra(resource: Resource, podspec: dict) -> bool:
-    """True when the pod's devices come from Dynamic Resource Allocation: pod resourceClaims, or KServe's managed DRA
-    annotations (serving.kserve.io/exp-dra-*, which make the controller add the claims)."""
-    if podspec.get("resourceClaims"):
-        return True
-    annotations = get(resource.props, "metadata", "annotations")
-    return isinstance(annotations, dict) and any(str(k).startswith("serving.kserve.io/exp-dra-") for k in annotations)
-
-
-def _kuberay_pod(resource: Resource) -> bool:
-    """A Pod that KubeRay created for a RayCluster: labelled ray.io/cluster (pod.go labelPod, which no template
-    overrides) and owned by the RayCluster as its controller."""
-    if split_type(resource.type)[1] != "Pod" or not isinstance(resource.props, dict):
-        return False
-    labels = get(resource.props, "metadata", "labels")
-    owners = get(resource.props, "metadata", "ownerReferences")
-    owned = isinstance(owners, list) and any(
-        isinstance(o, dict) and o.get("kind") == "RayCluster" and o.get("controller") is True for o in owners
-    )
-    return isinstance(labels, dict) and "ray.io/cluster" in labels and owned
-
-
 def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     label = server.label
     tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
@@ -136,7 +93,7 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
         return [f"{label}: --{flag}={server.args[flag]} is not a positive integer"]
     if is_ray(resource.type) and server.args.get("distributed-executor-backend") == "ray":
         return _ray_cluster(resource, server, tp, pp)
-    if server.args.get("distributed-executor-backend") == "ray" and _kuberay_pod(resource):
+    if server.args.get("distributed-executor-backend") == "ray" and kuberay_created_pod(resource):
         # A pod KubeRay built from a RayCluster (the plan's derived head): Ray places its ranks on the cluster's GPU
         # workers, which this pod alone does not show; the RayCluster itself is checked above. vLLM 0.33.0's Ray
         # executor needs no GPU where `vllm serve` runs (components/image_facts.py, executor_provenance).
@@ -157,13 +114,9 @@ def _judged(resource: Resource, server: VllmServer, spread: tuple[int, int, str]
     ranks, pods, explained = spread
     limit_raw = resource_value(server.container, "limits", GPU_RESOURCE)
     limit = as_int(limit_raw)
-    messages = []
+    messages: list[str] = []
     if limit_raw is None:
-        # A ServingRuntime may set the model's resources; only its own resource shows them.
-        if not server.runtime_merged and not _other_accelerator(server.container) and not _dra(resource, server.podspec):
-            messages.append(
-                f"{label}: {explained}, but resources.limits has no {GPU_RESOURCE}; set the limit to the number of ranks"
-            )
+        # No GPU limit at all is gpu-engine-has-gpu-limit's (G13): S3 judges only a written size against a present limit.
         return messages
     if limit is None:
         return [f"{label}: resources.limits {GPU_RESOURCE} is {limit_raw!r}, not a whole number"]

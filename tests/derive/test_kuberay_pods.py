@@ -152,4 +152,6 @@ def test_the_ray_pods_are_derived_objects_that_every_per_object_policy_checks(pr
     head = next(dict(d.manifest) for d in derived if d.name == "llama-405b-head")
     stray = copy.deepcopy(head)
     stray["metadata"]["ownerReferences"] = []
-    assert "vllm-tp-matches-gpu-limit" in [v.policy for v in findings(stray)]
+    # (gpu-engine-has-gpu-limit, G13: advice, for the head selects GPU nodes by karpenter.k8s.aws/instance-gpu-name.)
+    found = evaluate([Resource(type="kubernetes:core/v1:Pod", name="derived", props=stray, urn="u")])
+    assert [(v.policy, v.enforcement) for v in found if v.catalog == "G13"] == [("gpu-engine-has-gpu-limit", "advisory")]

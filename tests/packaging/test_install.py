@@ -238,7 +238,7 @@ def test_a_consumer_plans_and_checks_its_own_program_with_only_the_wheel(venv, t
 
 
 def test_the_installed_pack_finds_what_it_should(venv, tmp_path):
-    """The same entry with a function for a program and a config mapping: a `:latest` image is a mandatory violation."""
+    """The same entry with a function for a program and a config mapping: a `:latest` image is a finding (advisory: docs/policies.md "Enforcement levels")."""
     out = json.loads(
         run_in(
             venv,
@@ -260,7 +260,7 @@ def test_the_installed_pack_finds_what_it_should(venv, tmp_path):
             tmp_path,
         )
     )
-    assert ["image-tag-pinned", "mandatory", "web"] in out
+    assert ["image-tag-pinned", "advisory", "web"] in out
 
 
 def test_a_consumer_program_runs_on_the_installed_package(venv, tmp_path):

@@ -275,3 +275,26 @@ RAY_ROUTE = {
         "rules": [{"backendRefs": [{"name": "rayllm-head-svc", "port": 8000}]}],
     },
 }
+
+
+# The advisory hygiene and risk rows raised to mandatory, as a platform may raise them with --config (docs/policies.md
+# "Enforcement levels"). Tests that tell a proven finding (it blocks) from an unproven one (advice) on these rows run
+# with it, so the distinction stays tested whatever the default level.
+RAISED = {
+    name: {"enforcementLevel": "mandatory"}
+    for name in (
+        "image-tag-pinned",
+        "serving-readiness-probe",
+        "serving-resource-requests",
+        "serving-memory-limit",
+        "host-path-read-only",
+        "no-host-namespaces",
+        "no-privileged",
+        "capabilities-allow-list",
+        "no-bare-pods",
+        "pdb-allows-disruption",
+        "kuberay-serving-priority",
+        "karpenter-multi-node-pool-never-expires",
+        "gpu-pod-ephemeral-storage",
+    )
+}

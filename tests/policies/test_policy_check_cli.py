@@ -55,7 +55,7 @@ def test_json_manifests_in_folders_are_read(tmp_path):
     assert v == {
         "policy": "image-tag-pinned",
         "catalog": "G1",
-        "enforcement": "mandatory",
+        "enforcement": "advisory",
         "file": str(tmp_path / "sub" / "deploy.json"),
         "document": 0,
         "line": 1,
@@ -90,7 +90,7 @@ def test_text_report_says_what_it_read_and_links_the_docs(tmp_path):
         "read 1 file, 1 document, 1 Kubernetes object; 1 model server could not be sized (unknown model "
         "or GPU, or an engine the plan does not model), so whether it starts (S2) was not checked"
     )
-    assert f"[mandatory] image-tag-pinned (G1) {tmp_path / 'bad.yaml'}#0 Deployment/vllm (line 1): " in proc.stdout
+    assert f"[advisory] image-tag-pinned (G1) {tmp_path / 'bad.yaml'}#0 Deployment/vllm (line 1): " in proc.stdout
     assert lines[-1].startswith("why and how to fix: docs/policies.md#")
 
 
@@ -147,3 +147,34 @@ def test_stdin_name_is_the_one_sarif_leaves_out():
     from stacks.report import STDIN_NAME as SARIF_STDIN
 
     assert STDIN_NAME == SARIF_STDIN
+
+
+# Enforcement levels (docs/policies.md "Enforcement levels"): hygiene rows are advice by default and a platform raises
+# them with --config. The careful form: a pinned vLLM pod with a probe, GPU limit and cache request but no CPU or
+# memory request, writing to a hostPath: only G8 and G31 rows speak, and they do not block until raised.
+HYGIENE = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm, namespace: llm}\nspec:\n  replicas: 1\n"
+    "  selector: {matchLabels: {app: vllm}}\n  template:\n    metadata: {labels: {app: vllm}}\n    spec:\n"
+    "      containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.10.1\n"
+    "        args: [--model, /models/m]\n"
+    "        resources: {limits: {nvidia.com/gpu: 1}}\n"
+    "        volumeMounts: [{name: models, mountPath: /models}]\n"
+    "      volumes: [{name: models, hostPath: {path: /mnt/models}}]\n"
+)
+
+
+def test_hygiene_rows_advise_until_config_raises_them(tmp_path):
+    manifest = tmp_path / "vllm.yaml"
+    manifest.write_text(HYGIENE)
+    levels = lambda proc: {(v["policy"], v["enforcement"]) for v in json.loads(proc.stdout)["violations"]}  # noqa: E731
+    default = run_check(str(manifest), "--format", "json")
+    assert {("serving-resource-requests", "advisory"), ("host-path-read-only", "advisory")} <= levels(default)
+    assert not any(
+        level == "mandatory" and policy in ("serving-resource-requests", "host-path-read-only")
+        for policy, level in levels(default)
+    )
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"serving-resource-requests": {"enforcementLevel": "mandatory"}}))
+    raised = run_check(str(manifest), "--format", "json", "--config", str(config))
+    assert ("serving-resource-requests", "mandatory") in levels(raised)
+    assert raised.returncode == 1

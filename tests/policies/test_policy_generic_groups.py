@@ -57,9 +57,9 @@ def _service(size: int | None = 2, *, secret: bool = False) -> Resource:
     return Resource(type=LLMAZ_TYPE, name="svc", props=props)
 
 
-def _by_catalog(resource: Resource) -> dict[str, set[tuple[str, str]]]:
+def _by_catalog(resource: Resource, config: dict | None = None) -> dict[str, set[tuple[str, str]]]:
     found: dict[str, set[tuple[str, str]]] = {}
-    for v in evaluate([resource]):
+    for v in evaluate([resource], config):
         found.setdefault(v.catalog, set()).add((v.enforcement, v.message.split(" container ")[0]))
     return found
 
@@ -133,8 +133,9 @@ def test_a_known_kind_keeps_its_own_reader_and_levels():
         props={"metadata": {"name": "l"}, "spec": {"leaderWorkerTemplate": service.props["spec"]["workloadTemplate"]}},
     )
     assert read_generically(lws) == [] and pod_group(lws, WORKER) is None
-    found = _by_catalog(lws)
-    # G10 (memory limit) is an operator-fillable finding the generic read would downgrade; here it keeps its level.
+    # G10 (memory limit, advisory by default; raised here as a platform may) is an operator-fillable finding the
+    # generic read would downgrade; here it keeps its level.
+    found = _by_catalog(lws, {"serving-memory-limit": {"enforcementLevel": "mandatory"}})
     # (S10 is no example any more: an SGLang server's longest request is always assumed, so its S10 is unproven.)
     assert ("mandatory", "spec.leaderWorkerTemplate.leaderTemplate.spec") in found["G10"]
 
@@ -356,5 +357,6 @@ def test_a_download_to_the_node_disk_is_advisory_on_a_generic_read():
         type="kubernetes:serving.example.com/v1:ModelDeployment", name="g", props={"spec": {"template": {"spec": pod}}}
     )
     deployment = Resource(type="kubernetes:apps/v1:Deployment", name="d", props={"spec": {"template": {"spec": pod}}})
-    assert {v.enforcement for v in evaluate([generic]) if v.catalog == "S19"} == {"advisory"}
-    assert {v.enforcement for v in evaluate([deployment]) if v.catalog == "S19"} == {"mandatory"}
+    raised = {"gpu-pod-ephemeral-storage": {"enforcementLevel": "mandatory"}}  # advisory by default; a platform may raise it
+    assert {v.enforcement for v in evaluate([generic], raised) if v.catalog == "S19"} == {"advisory"}
+    assert {v.enforcement for v in evaluate([deployment], raised) if v.catalog == "S19"} == {"mandatory"}

@@ -74,8 +74,8 @@ def test_a_single_main_container_is_read_with_its_pod_fields():
 def test_the_generic_rules_run_on_an_operator_cr_without_a_reader():
     violations = evaluate([_cr(SERVER)])
     catalogs = {v.catalog for v in violations}
-    # GPU limit (S3), probes (S16, G4), drain (S10), image (G1 not: pinned), model pinning (S17), shm (S4).
-    assert {"S3", "S16", "G4", "S10", "S17", "S4"} <= catalogs, sorted(catalogs)
+    # GPU limit (G13), probes (S16, G4), drain (S10), image (G1 not: pinned), model pinning (S17), shm (S4).
+    assert {"G13", "S16", "G4", "S10", "S17", "S4"} <= catalogs, sorted(catalogs)
     assert "G1" not in catalogs
     assert all(v.resource == "llama" for v in violations)
 

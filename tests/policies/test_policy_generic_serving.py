@@ -87,7 +87,7 @@ def test_requests_missing():
         f"{LABEL}: no memory request on this vllm server, so Karpenter sizes the node and the scheduler packs it as if "
         f"it needed none; request what the engine uses besides the GPU"
     ]
-    assert [v.enforcement for v in evaluate([mutated(drop)], policies=[serving_resource_requests.POLICY])] == ["mandatory"]
+    assert [v.enforcement for v in evaluate([mutated(drop)], policies=[serving_resource_requests.POLICY])] == ["advisory"]
 
 
 def test_a_missing_cpu_request_beside_a_memory_request_is_advice():

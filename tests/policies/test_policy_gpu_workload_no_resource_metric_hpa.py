@@ -277,3 +277,32 @@ def test_scaled_object_query_scaled_to_percent_passes():
         query='avg(vllm:kv_cache_usage_perc{model_name="chat-8b"}) * 100', threshold="85"
     )
     assert messages(POLICY, resource(SCALED_OBJECT_TYPE, props)) == []
+
+
+# A predictor KServe cannot scale: its HPA gets maxReplicas = minReplicas (kserve v0.20.0
+# pkg/controller/v1beta1/inferenceservice/reconcilers/hpa/hpa_reconciler.go:153-166: minReplicas raised to
+# DefaultMinReplicas = 1, pkg/constants/constants.go:223; maxReplicas 0 when unset, raised to minReplicas). The
+# CPU target is never consulted, so nothing is reported. The careful form is MegasKomnenos/deallab-qwen-tuning
+# k8s/inference-service.yaml@10afdce9344f66e5bbce8f06c8919c9f4a8b0eab: RawDeployment, no autoscalerClass, a GPU
+# predictor with no maxReplicas.
+def fixed_size(**replicas):
+    props = with_class(None)
+    predictor = props["spec"]["predictor"]
+    predictor.pop("minReplicas", None)
+    predictor.pop("maxReplicas", None)
+    predictor.update(replicas)
+    return props
+
+
+def test_a_predictor_without_max_replicas_runs_fixed_and_stays_quiet():
+    assert messages(POLICY, isvc(fixed_size())) == []
+    assert messages(POLICY, isvc(fixed_size(minReplicas=2.0, maxReplicas=2.0))) == []
+    assert messages(POLICY, isvc(fixed_size(minReplicas=0.0, maxReplicas=1.0))) == []
+
+
+def test_a_predictor_that_can_grow_still_fires():
+    assert messages(POLICY, isvc(fixed_size(minReplicas=1.0, maxReplicas=3.0))) == [
+        f"deploymentMode RawDeployment (annotation serving.kserve.io/deploymentMode), metadata.annotations {CLASS} is not "
+        f"set and no custom metric is set, so KServe builds an HPA on 80% CPU (KServe DefaultCPUUtilization = 80); {WHY}"
+    ]
+    assert messages(POLICY, isvc(fixed_size(maxReplicas=2.0))) != []

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 import copy
 
-from tests.policies.policy_fixtures import found_by
+from tests.policies.policy_fixtures import RAISED
+from tests.policies.policy_fixtures import found_by as _pack_found_by
+
+
+def found_by(objs: list[dict], policy: str, config: dict | None = None) -> list[tuple[str, str]]:
+    """The pack's findings with the advisory hygiene rows raised (policy_fixtures.RAISED), so this file's
+    proven-blocks / unproven-advises pairs stay told apart."""
+    return _pack_found_by(objs, policy, RAISED if config is None else config)
+
 
 _ISVC = {
     "apiVersion": "serving.kserve.io/v1beta1",

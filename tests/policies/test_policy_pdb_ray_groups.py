@@ -8,7 +8,7 @@ Minimal hand-written form below.
 
 import copy
 
-from policy_fixtures import manifest
+from policy_fixtures import RAISED, manifest
 
 from policies.k8s_generic.pdb_allows_disruption import POLICY
 from policies.registry import evaluate
@@ -58,7 +58,10 @@ def _pdb(labels, min_available=1):
 
 
 def _found(*objs):
-    return [(v.enforcement, v.message) for v in evaluate([manifest(o) for o in objs], None, policies=[POLICY])]
+    return [
+        (v.enforcement, v.message)
+        for v in evaluate([manifest(o) for o in objs], {POLICY.name: RAISED[POLICY.name]}, policies=[POLICY])
+    ]
 
 
 def test_a_key_kuberay_never_sets_selects_nothing_advice():

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import found_by
+from policy_fixtures import RAISED
+from policy_fixtures import found_by as _pack_found_by
+
+
+def found_by(objs: list[dict], policy: str, config: dict | None = None) -> list[tuple[str, str]]:
+    """The pack's findings with the advisory hygiene rows raised (policy_fixtures.RAISED), so this file's
+    proven-blocks / unproven-advises pairs stay told apart."""
+    return _pack_found_by(objs, policy, RAISED if config is None else config)
+
 
 # A vLLM Deployment that sets no cpu/memory requests or limits of its own (shape of the held-out set 8 file
 # aatchison/deploy-vllm-k8s deploy-gemma4-31B-bf16-tp2.yaml, reduced: only nvidia.com/gpu under limits).

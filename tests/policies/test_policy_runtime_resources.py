@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import found_by
+from policy_fixtures import RAISED
+from policy_fixtures import found_by as _pack_found_by
+
+
+def found_by(objs: list[dict], policy: str, config: dict | None = None) -> list[tuple[str, str]]:
+    """The pack's findings with the advisory hygiene rows raised (policy_fixtures.RAISED), so this file's
+    proven-blocks / unproven-advises pairs stay told apart."""
+    return _pack_found_by(objs, policy, RAISED if config is None else config)
+
 
 # rh-ita-ssa-devhub-org/llm-serving serving-runtime.yaml at 99224f5 (cut down): a vLLM ServingRuntime with no
 # resources at all; the repository holds no InferenceService.

@@ -11,7 +11,14 @@ e26692fd1870e2136dacf46553cf731717b2900a (ollama pull beside ollama serve, readi
 import copy
 
 import pytest
-from policy_fixtures import found_by
+from policy_fixtures import RAISED
+from policy_fixtures import found_by as _pack_found_by
+
+
+def found_by(objs: list[dict], policy: str, config: dict | None = None) -> list[tuple[str, str]]:
+    """The pack's findings with the advisory hygiene rows raised (policy_fixtures.RAISED), so this file's
+    proven-blocks / unproven-advises pairs stay told apart."""
+    return _pack_found_by(objs, policy, RAISED if config is None else config)
 
 
 def deployment(container: dict, **spec) -> dict:

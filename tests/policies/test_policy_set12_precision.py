@@ -7,7 +7,14 @@ Deployment, a gpt-cli Pod pointed at it, Open WebUI on a hostPath, a cloudflared
 import copy
 
 import pytest
-from policy_fixtures import found_by
+from policy_fixtures import RAISED
+from policy_fixtures import found_by as _pack_found_by
+
+
+def found_by(objs: list[dict], policy: str, config: dict | None = None) -> list[tuple[str, str]]:
+    """The pack's findings with the advisory hygiene rows raised (policy_fixtures.RAISED), so this file's
+    proven-blocks / unproven-advises pairs stay told apart."""
+    return _pack_found_by(objs, policy, RAISED if config is None else config)
 
 
 def deployment(name: str, container: dict, volumes: list | None = None) -> dict:

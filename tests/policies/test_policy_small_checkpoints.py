@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import found_by
+from policy_fixtures import RAISED
+from policy_fixtures import found_by as _pack_found_by
 
 from policies.gpu.ephemeral_storage import SMALL_CHECKPOINT_GIB, checkpoint_estimate_gib
+
+
+def found_by(objs: list[dict], policy: str, config: dict | None = None) -> list[tuple[str, str]]:
+    """The pack's findings with the advisory hygiene rows raised (policy_fixtures.RAISED), so this file's
+    proven-blocks / unproven-advises pairs stay told apart."""
+    return _pack_found_by(objs, policy, RAISED if config is None else config)
+
 
 # ycx666994/llm-inference-platform k8s/real-vllm/real-vllm-deployment.yaml at f8dcd0f (cut down): vLLM serves
 # facebook/opt-125m (about 0.25 GB of weights) on one GPU, no ephemeral-storage request.

@@ -18,6 +18,7 @@ from policies.framework import Policy, Resource, Violation, evaluate_policies, f
 from policies.manifests import read_manifests
 from policies.registry import evaluate
 from tests.conftest import shared_path
+from tests.policies.policy_fixtures import RAISED
 
 # kubernetes-sigs/gateway-api-inference-extension config/manifests/vllm/gpu-deployment.yaml (corpus 1): a vLLM
 # Deployment asking for GPUs with neither a toleration nor a GPU-type selector.
@@ -54,7 +55,7 @@ def _violations(tmp_path, *files: str, extra: list[dict] | None = None) -> list[
         path = tmp_path / "extra.yaml"
         path.write_text(yaml.safe_dump_all(extra))
         paths.append(str(path))
-    return list(evaluate(resources_of(read_manifests(paths))))
+    return list(evaluate(resources_of(read_manifests(paths)), RAISED))
 
 
 def test_an_unproven_finding_of_a_mandatory_policy_is_advisory_and_nothing_else_moves():

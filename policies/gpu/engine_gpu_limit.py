@@ -1,0 +1,156 @@
+"""G13: a GPU model server must hold a GPU: a vLLM container with no nvidia.com/gpu limit at all.
+
+Kubernetes hands a container GPUs only through a device resource it is given (nvidia.com/gpu limits,
+https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/) or a DRA claim. Without one the scheduler may place
+the pod on any node; vLLM picks its platform from what the process sees, and the CUDA build (the vllm/vllm-openai
+image) selects its CPU platform only for a CPU build of vLLM (vllm 0.8.3 vllm/platforms/__init__.py:156-175, the
+version string names cpu) or, from later releases on, VLLM_TARGET_DEVICE=cpu (0.34.0 vllm/platforms/__init__.py:
+174-195, read by set 13's labeller). Otherwise it falls to UnspecifiedPlatform (0.8.3 :239-244) and the engine
+stops at "Failed to infer device type" (0.8.3 vllm/config.py:1880-1890; 0.6.6 config.py:1522-1527; 0.34.0
+vllm/config/device.py:39-49). On a GPU node whose default runtime exposes every device (the image sets
+NVIDIA_VISIBLE_DEVICES=all) it would instead use GPUs the scheduler never gave it, shared with whatever holds them.
+
+Spent sets 13-14 (skytin1004/k8s-vllm-inference-poc, ambideXtrous9/LLMOps-Production-Platform, marcin119a/bielik_vllm
+k8s/vllm-deployment.yaml) labelled it blocking. Blocking here when the image is vLLM's own CUDA build and nothing
+else gives the container a device; advice where the build is not known from the image name (a private image may be
+a CPU build) or where the pod targets GPU nodes by a node label, a GPU toleration or NVIDIA_VISIBLE_DEVICES (the
+node's default runtime decides whether it sees one). Silent where something supplies the device: another vendor's
+device resource, HAMi's or MIG resources, a DRA claim or KServe's managed DRA annotation, a CPU build, a
+RuntimeClass of NVIDIA's runtime (NVIDIA_VISIBLE_DEVICES=all from the image then reaches every GPU of the node, a
+deliberate choice on unified-memory boards: set 14 Angel-FulFilment-Services/Angel-Intelligence), a ServingRuntime
+that supplies the model's resources, and an engine whose ranks Ray places on other pods (--distributed-executor-
+backend ray under KubeRay). A GPU request without a limit is gpu-request-equals-limit's; a limit that differs from
+the ranks is vllm-tp-matches-gpu-limit's (S3).
+"""
+
+from __future__ import annotations
+
+from components.images import image_repository, image_tag
+from policies.framework import Policy, Resource, unproven
+from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_dict, as_list, get, is_ray, resource_value
+from policies.reading.accelerators import dra_pod, other_device_source
+from policies.reading.engines import env_values
+from policies.reading.gpu_pools import node_label_keys
+from policies.reading.gpu_selection import GPU_LABELS
+from policies.reading.ray_cluster import kuberay_created_pod
+from policies.reading.vllm_args import VllmServer, parallel_size, vllm_servers
+
+# vLLM's own image, built from docker/Dockerfile on CUDA (vllm docs deployment/docker.md): its tags are releases
+# (v0.10.1, v0.10.1-cu130), latest and nightly; the CPU and ROCm builds are other repositories.
+_CUDA_REPOSITORIES = ("vllm/vllm-openai", "docker.io/vllm/vllm-openai", "index.docker.io/vllm/vllm-openai")
+_NOT_CUDA_TAGS = ("cpu", "rocm", "xpu", "tpu", "neuron", "hpu")
+# Node labels beyond GPU_LABELS that only GPU nodes carry (Karpenter's, NVIDIA GPU feature discovery's, AKS's).
+_GPU_NODE_LABELS = (
+    *GPU_LABELS,
+    "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-manufacturer",
+    "nvidia.com/gpu.present",
+    "nvidia.com/gpu.count",
+    "kubernetes.azure.com/accelerator",
+)
+
+
+def cuda_build(image: object) -> bool:
+    """True for vLLM's own CUDA image (vllm/vllm-openai on Docker Hub) at a tag that names no other platform."""
+    if not isinstance(image, str):
+        return False
+    tag = (image_tag(image) or "").lower()
+    return image_repository(image).lower() in _CUDA_REPOSITORIES and not any(t in tag for t in _NOT_CUDA_TAGS)
+
+
+def _gpu_node_hint(podspec: dict, env: dict[str, str]) -> str | None:
+    """How the pod may reach a GPU without holding one: a GPU node label it requires, a toleration of the
+    nvidia.com/gpu taint, or NVIDIA_VISIBLE_DEVICES in its env; None when it shows none of them."""
+    for key in sorted(node_label_keys(podspec)):
+        if key in _GPU_NODE_LABELS:
+            return f"it requires the node label {key}"
+    for key, value in as_dict(podspec.get("nodeSelector")).items():
+        if "gpu" in f"{key}={value}".lower():
+            return f"it selects nodes by {key}={value}"
+    for toleration in as_list(podspec.get("tolerations")):
+        if as_dict(toleration).get("key") == GPU_RESOURCE:
+            return f"it tolerates the {GPU_RESOURCE} taint"
+    visible = env.get("NVIDIA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip().lower() not in ("", "void", "none"):
+        return f"it sets NVIDIA_VISIBLE_DEVICES={visible}"
+    return None
+
+
+def _device_elsewhere(resource: Resource, server: VllmServer, env: dict[str, str]) -> bool:
+    """True when something other than an nvidia.com/gpu limit gives the container its device, or it needs none."""
+    if server.runtime_merged or other_device_source(server.container):
+        return True
+    if dra_pod(get(resource.props, "metadata", "annotations"), server.podspec):
+        return True
+    if env.get("VLLM_TARGET_DEVICE", "").strip().lower() == "cpu":
+        return True
+    runtime = server.podspec.get("runtimeClassName")
+    if isinstance(runtime, str) and "nvidia" in runtime.lower():
+        return True
+    ray_executor = server.args.get("distributed-executor-backend") == "ray"
+    return ray_executor and (is_ray(resource.type) or kuberay_created_pod(resource))
+
+
+def _ranks(server: VllmServer) -> str:
+    tp, pp = parallel_size(server.args, "tensor-parallel-size"), parallel_size(server.args, "pipeline-parallel-size")
+    return f"tensor x pipeline parallel size, {tp * pp}" if tp and pp else "tensor x pipeline parallel size"
+
+
+def _judge(resource: Resource, server: VllmServer) -> list[str]:
+    container = server.container
+    if resource_value(container, "limits", GPU_RESOURCE) is not None:
+        return []
+    if resource_value(container, "requests", GPU_RESOURCE) is not None:
+        return []  # a request without a limit: gpu-request-equals-limit reports it
+    env = env_values(container)
+    if _device_elsewhere(resource, server, env):
+        return []
+    image = container.get("image")
+    hint = _gpu_node_hint(server.podspec, env)
+    device = server.args.get("device")
+    cpu_flag = (
+        " (--device cpu does not switch the CUDA build to vLLM's CPU platform: the build or VLLM_TARGET_DEVICE does)"
+        if str(device).lower() == "cpu"
+        else ""
+    )
+    fix = f"set resources.limits {GPU_RESOURCE} to {_ranks(server)}"
+    if cuda_build(image) and hint is None:
+        return [
+            f"{server.label}: image {image} is vLLM's CUDA build, but the container has no {GPU_RESOURCE} limit, so "
+            f'the scheduler may place it on a node without a GPU, where vLLM finds no platform and exits ("Failed to '
+            f'infer device type"){cpu_flag}, or on a GPU node where it uses devices nobody allocated to it; {fix}'
+        ]
+    if hint is not None:
+        why = f"{hint}, but the scheduler counts no GPU for it: it sees one only where the node's default runtime exposes every device, and then shares GPUs other pods hold"
+    else:
+        why = 'the image\'s build is not known from its name (a CPU build needs no GPU); a CUDA build exits on a node without a GPU ("Failed to infer device type")'
+    return [unproven(f"{server.label}: runs vLLM with no {GPU_RESOURCE} limit; {why}{cpu_flag}; {fix}")]
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    return [m for server in vllm_servers(resource) for m in _judge(resource, server)]
+
+
+POLICY = Policy(
+    name="gpu-engine-has-gpu-limit",
+    description="A vLLM container must hold a GPU: an nvidia.com/gpu limit, or another device source (another vendor's "
+    "resource, DRA, NVIDIA's RuntimeClass, a CPU build).",
+    catalog="G13",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        'Set resources.limits["nvidia.com/gpu"] to --tensor-parallel-size x --pipeline-parallel-size (the request '
+        "defaults to the limit), with the GPU pool's toleration and node selection; to serve on CPUs use vLLM's CPU "
+        "image (public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo) instead of vllm/vllm-openai."
+    ),
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "A container sees GPUs only through a device resource it is given "
+        "(https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/); vLLM's CUDA build with no GPU finds no "
+        'platform and stops at "Failed to infer device type" (vllm 0.8.3 vllm/platforms/__init__.py:156-175, '
+        "vllm/config.py:1880-1890), and on a GPU node whose runtime exposes every device it uses GPUs the scheduler "
+        "never counted. Catalogue row 13 (Kyverno's check-nvidia-gpu looks only at the image's env)."
+    ),
+    operator_fills="the GPU limit",
+)

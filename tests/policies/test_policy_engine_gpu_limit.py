@@ -1,0 +1,157 @@
+"""G13 gpu-engine-has-gpu-limit: a vLLM container with no nvidia.com/gpu limit at all.
+
+Fixtures cut down from spent held-out sets 13 and 14 (labelled G13 blocking, or "none" blocking before row 13 named it):
+- skytin1004/k8s-vllm-inference-poc k8s/vllm-deployment.yaml at 009aeea1b9d18bf3a6238a1958a32b6b3352653d
+  (vllm/vllm-openai:latest, the nvidia.com/gpu key commented out, no GPU node selection);
+- ambideXtrous9/LLMOps-Production-Platform k8s/vllm-deployment.yaml at 10ed2db790264895204f3f15e13fea961471c7f2
+  (vllm/vllm-openai:v0.6.6, no resources at all);
+- marcin119a/bielik_vllm k8s/vllm-deployment.yaml at 3ab69d3b89dc5bdbecf13afd6e244275810a138a (vllm/vllm-openai:latest
+  with --device cpu and CPU/memory resources only).
+"""
+
+import copy
+
+import pytest
+from policy_fixtures import found_by
+
+POLICY = "gpu-engine-has-gpu-limit"
+S3 = "vllm-tp-matches-gpu-limit"
+
+
+def deployment(container: dict, **pod) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm", "namespace": "llm-inference-poc"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "vllm"}},
+            "template": {"metadata": {"labels": {"app": "vllm"}}, "spec": {"containers": [container], **pod}},
+        },
+    }
+
+
+SKYTIN = {
+    "name": "vllm",
+    "image": "vllm/vllm-openai:latest",
+    "args": ["--host", "0.0.0.0", "--port", "8000", "--model", "Qwen/Qwen2.5-0.5B-Instruct", "--max-model-len", "1024"],
+    "resources": {"requests": {"cpu": "1", "memory": "3Gi"}, "limits": {"cpu": "2", "memory": "6Gi"}},
+}
+AMBIDEXTROUS = {
+    "name": "vllm",
+    "image": "vllm/vllm-openai:v0.6.6",
+    "args": ["--model", "HuggingFaceTB/SmolLM2-360M-Instruct", "--dtype", "half", "--gpu-memory-utilization", "0.60"],
+}
+BIELIK = {
+    "name": "vllm-server",
+    "image": "vllm/vllm-openai:latest",
+    "args": ["--model", "speakleash/Bielik-4.5B-v3.0-Instruct", "--device", "cpu", "--dtype", "bfloat16"],
+    "resources": {"requests": {"memory": "8Gi", "cpu": "2"}, "limits": {"memory": "16Gi", "cpu": "4"}},
+}
+FIX = "set resources.limits nvidia.com/gpu to tensor x pipeline parallel size, 1"
+NO_GPU = (
+    "is vLLM's CUDA build, but the container has no nvidia.com/gpu limit, so the scheduler may place it on a node "
+    'without a GPU, where vLLM finds no platform and exits ("Failed to infer device type")'
+)
+
+
+def test_the_cuda_image_with_no_gpu_blocks():
+    assert found_by([deployment(SKYTIN)], POLICY) == [
+        (
+            "mandatory",
+            f"container vllm: image vllm/vllm-openai:latest {NO_GPU}, or on a GPU node where it uses devices nobody "
+            f"allocated to it; {FIX}",
+        )
+    ]
+    # S3 no longer reports it (it judges a written size against a present limit).
+    assert found_by([deployment(SKYTIN)], S3) == []
+
+
+def test_a_release_tag_and_no_resources_at_all_block():
+    assert [e for e, _ in found_by([deployment(AMBIDEXTROUS)], POLICY)] == ["mandatory"]
+
+
+def test_device_cpu_does_not_make_the_cuda_build_a_cpu_server():
+    ((level, message),) = found_by([deployment(BIELIK)], POLICY)
+    assert level == "mandatory"
+    assert "(--device cpu does not switch the CUDA build to vLLM's CPU platform" in message
+
+
+def test_the_size_written_counts_the_ranks():
+    container = copy.deepcopy(SKYTIN)
+    container["args"] += ["--tensor-parallel-size", "4"]
+    ((_, message),) = found_by([deployment(container)], POLICY)
+    assert message.endswith("set resources.limits nvidia.com/gpu to tensor x pipeline parallel size, 4")
+
+
+@pytest.mark.parametrize(
+    "edit, pod",
+    [
+        # The careful forms: a GPU limit (the request defaults to it) ...
+        (lambda c: c["resources"]["limits"].update({"nvidia.com/gpu": "1"}), {}),
+        # ... another vendor's device, HAMi's fractional resource, a DRA claim ...
+        (lambda c: c["resources"]["limits"].update({"amd.com/gpu": "1"}), {}),
+        (lambda c: c["resources"]["limits"].update({"nvidia.com/gpumem-percentage": "50"}), {}),
+        (lambda c: c["resources"].update({"claims": [{"name": "gpu"}]}), {}),
+        (lambda c: None, {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]}),
+        # ... vLLM's CPU build, or the CPU platform asked for by VLLM_TARGET_DEVICE ...
+        (lambda c: c.update({"image": "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.10.1"}), {}),
+        (lambda c: c.update({"env": [{"name": "VLLM_TARGET_DEVICE", "value": "cpu"}]}), {}),
+        # ... NVIDIA's RuntimeClass on a shared unified-memory board (set 14 Angel-FulFilment-Services/Angel-Intelligence
+        # k8s/vllm-deployment.yaml at 04f4b28e07e2af6000f0ff5e8c05cce5c5331c30, a trap of row 13) ...
+        (lambda c: None, {"runtimeClassName": "nvidia"}),
+        # ... and a GPU request without a limit, which gpu-request-equals-limit reports.
+        (lambda c: c["resources"]["requests"].update({"nvidia.com/gpu": "1"}), {}),
+    ],
+)
+def test_a_device_from_elsewhere_is_silent(edit, pod):
+    container = copy.deepcopy(SKYTIN)
+    edit(container)
+    assert found_by([deployment(container, **pod)], POLICY) == []
+
+
+def test_kserve_model_spec_whose_runtime_supplies_the_limit_is_silent():
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "qwen"},
+        "spec": {
+            "predictor": {
+                "model": {
+                    "modelFormat": {"name": "huggingface"},
+                    "runtime": "vllm-runtime",
+                    "args": ["--model", "Qwen/Qwen2.5-0.5B-Instruct"],
+                    "resources": {"limits": {"cpu": "2", "memory": "6Gi"}},
+                }
+            }
+        },
+    }
+    assert found_by([isvc], POLICY) == []
+
+
+@pytest.mark.parametrize(
+    "pod, hint",
+    [
+        ({"nodeSelector": {"nvidia.com/gpu.product": "NVIDIA-L4"}}, "it requires the node label nvidia.com/gpu.product"),
+        ({"nodeSelector": {"eks.amazonaws.com/nodegroup": "gpu"}}, "it selects nodes by eks.amazonaws.com/nodegroup=gpu"),
+        ({"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}]}, "it tolerates the nvidia.com/gpu taint"),
+    ],
+)
+def test_a_pod_that_targets_gpu_nodes_is_advice(pod, hint):
+    ((level, message),) = found_by([deployment(copy.deepcopy(SKYTIN), **pod)], POLICY)
+    assert level == "advisory"
+    assert message.startswith(f"container vllm: runs vLLM with no nvidia.com/gpu limit; {hint}, but the scheduler")
+
+
+def test_an_image_whose_build_is_unknown_is_advice():
+    container = copy.deepcopy(SKYTIN)
+    container.update({"image": "registry.internal/ml/vllm:0.10.1", "command": ["vllm", "serve"]})
+    ((level, message),) = found_by([deployment(container)], POLICY)
+    assert level == "advisory"
+    assert "the image's build is not known from its name (a CPU build needs no GPU)" in message
+
+
+def test_the_rocm_tag_of_the_same_repository_is_advice():
+    container = copy.deepcopy(SKYTIN)
+    container["image"] = "vllm/vllm-openai:v0.10.1-rocm"
+    assert [e for e, _ in found_by([deployment(container)], POLICY)] == ["advisory"]
