@@ -13,8 +13,10 @@ Where none of these is set, a label of the cluster's own naming whose key names 
 (``gpu-type: nvidia-2080ti``, ``gpu: a100-80gb``, ``accelerator: nvidia-l4``, CoreWeave-style ``gpu.nvidia.com/class``)
 is read too, its value matched against the catalogue's GPU names after a vendor prefix (``nvidia-``, ``tesla-``,
 ``geforce-``); such a value the catalogue does not know (``gpu: "true"``, ``accelerator: nvidia``) pins nothing.
-GPU feature discovery marks time-sliced GPUs by a ``-SHARED`` suffix on the product (NVIDIA/k8s-device-plugin
-README, "Shared Access to GPUs": ``nvidia.com/gpu.product=Tesla-T4-SHARED``), which is the same device.
+GPU feature discovery marks time-sliced GPUs by a ``-SHARED`` suffix on the product (NVIDIA GPU Operator docs,
+"Time-Slicing GPUs in Kubernetes", https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-sharing.html,
+``renameByDefault`` false, the default: "the label becomes nvidia.com/gpu.product=Tesla-T4-SHARED"), which is the same
+device.
 
 Each may be a ``nodeSelector`` entry or a required node-affinity ``In`` expression (several values
 allowed). Terms of ``nodeSelectorTerms`` are ORed, so the pod may land on any GPU any term allows;
