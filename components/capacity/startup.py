@@ -173,10 +173,35 @@ def _context_within_limit(arch: Architecture, s: Settings, names: Mapping[str, s
     )
 
 
+# Offline methods by the checkpoint format each reads: a method of one family never loads another's checkpoint. vLLM
+# accepts a method that overrides the checkpoint's (gptq_marlin for gptq, awq_marlin for awq, moe_wna16 and inc for
+# either: config/model.py _verify_quantization, 0.33.0 lines 1391-1447, each method's override_quantization_method)
+# and otherwise raises "Quantization method specified in the model config (<checkpoint's>) does not match the
+# quantization method specified in the `quantization` argument (<asked>)" (lines 1451-1461). A method outside these
+# families (moe_wna16, inc, compressed-tensors, ...) is not judged.
+QUANTIZATION_FAMILIES: Mapping[str, frozenset[str]] = {
+    "awq": frozenset({"awq", "auto_awq", "awq_marlin"}),
+    "gptq": frozenset({"gptq", "auto_gptq", "gptq_marlin", "gptq_marlin_24", "gptq_bitblas"}),
+}
+
+
+def _family(method: str) -> Optional[str]:
+    return next((name for name, members in QUANTIZATION_FAMILIES.items() if method in members), None)
+
+
 def _quantization_supported(arch: Architecture, s: Settings, names: Mapping[str, str]) -> Optional[str]:
-    method = s.quantization
-    if not method or arch.quant_method is not None or method in ONLINE_QUANTIZATION:
+    method = s.quantization.lower() if s.quantization else None
+    if not method or method in ONLINE_QUANTIZATION:
         return None
+    if arch.quant_method is not None:
+        asked, held = _family(method), _family(arch.quant_method.lower())
+        if asked is None or held is None or asked == held:
+            return None  # an override vLLM may accept, or a method this rule does not know
+        return (
+            f"{names['quantization']} {method} does not match the checkpoint's {arch.quant_method} quantization; vLLM "
+            f'refuses it ("Quantization method specified in the model config ... does not match"); drop '
+            f"{names['quantization']} (vLLM reads the checkpoint's method)"
+        )
     return (
         f"{names['quantization']} {method} needs a checkpoint quantized with it, and this one is "
         f"{arch.checkpoint_dtype}; use a pre-quantized checkpoint or {names['quantization']} fp8"

@@ -97,7 +97,7 @@ def gpu_of_label(label: str, value: str) -> Optional[Gpu]:
         # nvidia-tesla-a100 is GKE's A100 40GB; other values are nvidia-<gpu>[-<memory>].
         stripped = value.removeprefix("nvidia-").removeprefix("tesla-")
         names = ["A100-40GB"] if value == "nvidia-tesla-a100" else [value, stripped]
-    elif label == PRODUCT_LABEL:
+    elif label in (PRODUCT_LABEL, GPU_NAME_LABEL):
         names = [value, value.replace("-", " ")]
     else:
         names = [value]

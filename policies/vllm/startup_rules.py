@@ -38,6 +38,7 @@ from components.images import vllm_release
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, get, memoized
+from policies.reading.endpoint_specs import endpoint_engines
 from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.serving import EngineConfig, engine_configs
 from policies.reading.vllm_args import parallel_size
@@ -45,6 +46,8 @@ from policies.reading.vllm_capacity import gpu_type, stamped_plan
 from policies.vllm.flags_exist import engine_release
 
 _TRUE = ("1", "true")
+# What a finding on an engine a custom resource's spec describes says of itself (policies.reading.endpoint_specs).
+_SPEC_NOTE = "advisory: read from this resource's own spec, whose rendering into a vLLM server is not in the files"
 # Rules whose settings default to the OpenAI server's batch defaults, which depend on the GPU.
 _BATCH_SETTINGS = ("max-num-batched-tokens", "max-num-seqs")
 
@@ -69,9 +72,14 @@ class _Engine:
 
 def startup_findings(resource: Any, rule: StartupRule) -> list[str]:
     """The messages of one rule over every vLLM engine of the resource."""
-    messages = []
-    for engine in engine_configs(resource):
+    messages: list[str] = []
+    for engine in engine_configs(resource) + endpoint_engines(resource):
         read = _read(resource, engine)
+        if read is not None and engine.extra.get("endpoint_spec"):
+            refusal = read.refusal(rule, flag_names(True))
+            if refusal:
+                messages.append(unproven(f"{engine.label}: {read.model_id} does not start: {refusal} ({_SPEC_NOTE})"))
+            continue
         if read is None:
             message = _stamped(resource, engine, rule)
             if message:
