@@ -15,11 +15,12 @@ Pure: the file is read once at import, from beside this module, so an installed 
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence
+
+from .parse_cache import read_toml
 
 __all__ = [
     "ARCHITECTURES",
@@ -31,6 +32,7 @@ __all__ = [
     "HardwareDataError",
     "InstanceSpec",
     "Performance",
+    "hardware_of",
     "load_hardware",
     "pool_architecture",
     "supported_dtypes",
@@ -349,8 +351,18 @@ def _instance(name: str, row: Any, gpus: Mapping[str, GpuSpec], sources: Mapping
 
 def load_hardware(text: str, origin: str = DATA_FILE) -> Hardware:
     """Parse and check hardware data (the text of a file shaped like hardware.toml); errors start with ``origin``."""
+    import tomllib  # here, not at import: the packaged table is read through components/parse_cache.py
+
     try:
         data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise HardwareDataError(f"{origin}: {exc}") from None
+    return hardware_of(data, origin)
+
+
+def hardware_of(data: dict, origin: str = DATA_FILE) -> Hardware:
+    """Check parsed hardware data (tomllib's result for a file shaped like hardware.toml); errors start with ``origin``."""
+    try:
         unknown = sorted(set(data) - {"sources", "gpus", "instances"})
         if unknown:
             raise HardwareDataError(f"unknown table {unknown[0]!r} (known: gpus, instances, sources)")
@@ -359,7 +371,7 @@ def load_hardware(text: str, origin: str = DATA_FILE) -> Hardware:
             raise HardwareDataError("sources: every value must be a string")
         gpus = {name: _gpu(name, row, sources) for name, row in data.get("gpus", {}).items()}
         instances = {name: _instance(name, row, gpus, sources) for name, row in data.get("instances", {}).items()}
-    except (tomllib.TOMLDecodeError, HardwareDataError) as exc:
+    except HardwareDataError as exc:
         raise HardwareDataError(f"{origin}: {exc}") from None
     return Hardware(gpus=MappingProxyType(gpus), instances=MappingProxyType(instances), sources=MappingProxyType(dict(sources)))
 
@@ -382,8 +394,13 @@ def pool_architecture(instance_types: Sequence[str], instances: Mapping[str, Ins
 def _load_packaged() -> Hardware:
     # A path beside this module rather than importlib.resources, whose import (zipfile and its readers) cost ~4 ms
     # of every `policies check` (benchmarks/policies_check.py); the pack and the wheel ship plain folders.
-    data = Path(__file__).with_name(DATA_FILE)
-    return load_hardware(data.read_text(encoding="utf-8"), origin=str(data))
+    # Parsed once per edit of the file (components/parse_cache.py); every row is checked on each import all the same.
+    path = Path(__file__).with_name(DATA_FILE)
+    try:
+        data = read_toml(path)
+    except ValueError as exc:  # tomllib.TOMLDecodeError, or text that is not UTF-8
+        raise HardwareDataError(f"{path}: {exc}") from None
+    return hardware_of(data, origin=str(path))
 
 
 HARDWARE = _load_packaged()

@@ -8,10 +8,11 @@ field, so a typo is an import error, never a rule that silently stops applying.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
+
+from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("hub_gated.toml")
 SCOPES = ("organisation", "family")
@@ -28,7 +29,7 @@ class Gated:
 
 
 def _load(path: Path = TABLE) -> tuple[Gated, ...]:
-    rows = tomllib.loads(path.read_text(encoding="utf-8")).get("gated", [])
+    rows = read_toml(path).get("gated", [])
     found = []
     for i, row in enumerate(rows):
         where = f"{path.name} [[gated]] row {i + 1}"

@@ -11,13 +11,13 @@ table is an import error, never a rule that silently stops applying.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .capacity.startup import BY_NAME
 from .engine_options import cli_options
+from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("serving_engines.toml")
 
@@ -364,10 +364,27 @@ def _row(name: str, row: Any) -> Engine:
 
 def load_engines(text: str) -> tuple[Engine, ...]:
     """The engines of a table in serving_engines.toml's format, in the table's order."""
+    import tomllib  # here, not at import: the packaged table is read through components/parse_cache.py
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise EngineTableError(f"serving_engines.toml: {exc}") from None
+    return engines_of(data)
+
+
+def read_engines(path: Path = TABLE) -> tuple[Engine, ...]:
+    """The engines of a file in serving_engines.toml's format (its parse cached while the file is unchanged:
+    components/parse_cache.py), checked as ``load_engines`` checks them."""
+    try:
+        data = read_toml(path)
+    except ValueError as exc:  # tomllib.TOMLDecodeError, or text that is not UTF-8
+        raise EngineTableError(f"serving_engines.toml: {exc}") from None
+    return engines_of(data)
+
+
+def engines_of(data: dict) -> tuple[Engine, ...]:
+    """The engines of a parsed table (tomllib's result), each row checked (EngineTableError naming the row and field)."""
     engines = data.get("engines")
     if not isinstance(engines, dict) or not engines:
         raise EngineTableError("serving_engines.toml: no [engines.NAME] table")
@@ -377,7 +394,7 @@ def load_engines(text: str) -> tuple[Engine, ...]:
     return tuple(_row(name, row) for name, row in engines.items())
 
 
-ENGINES: tuple[Engine, ...] = load_engines(TABLE.read_text(encoding="utf-8"))
+ENGINES: tuple[Engine, ...] = read_engines()
 check_flag_sets_exclusive(ENGINES, lambda file, flag: bool(cli_options(file).releases_having(f"--{flag}")))
 
 
@@ -397,5 +414,7 @@ __all__ = [
     "check_flag_sets_exclusive",
     "engine_named",
     "flag_name",
+    "engines_of",
     "load_engines",
+    "read_engines",
 ]

@@ -242,6 +242,30 @@ class _Parser(argparse.ArgumentParser):
         raise _BadArguments(message)
 
 
+def _terminal_columns() -> int:
+    """The terminal's width as shutil.get_terminal_size reads it (CPython 3.11 Lib/shutil.py:1397-1439): $COLUMNS,
+    else the terminal of stdout, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter given the width it would compute: argparse builds one for every argument added (to check
+    its metavar) and, without a width, imports shutil for it (with zlib, bz2 and lzma: ~1.8 ms of each run)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: Optional[int] = None):
+        # argparse.HelpFormatter: the terminal's columns less 2 when no width is given.
+        super().__init__(prog, indent_increment, max_help_position, _terminal_columns() - 2 if width is None else width)
+
+
 def _pack_config(path: str) -> Any:
     """The --config file, read as JSON and validated against every policy's schema (InputError / PolicyConfigError)."""
     try:
@@ -263,7 +287,7 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
         prog="python -m policies check",
         description=row.description,
         epilog=row.epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     parser.add_argument("paths", nargs="+", help="YAML/JSON files, folders of manifests, or - for standard input")
     parser.add_argument("--config", help="policy pack config (JSON, the format of --policy-pack-config)")

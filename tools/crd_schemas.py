@@ -9,7 +9,8 @@ unknown fields and applying defaults): ``required`` properties, ``type`` and ``e
 reference folder at run time, so this keeps, per served version, only what policies/crd/schema.py checks: ``type``,
 ``properties``, ``items``, ``additionalProperties`` (a map's values), ``required`` (less the properties the schema
 defaults, which defaulting fills first), ``enum``, ``nullable``, ``x-kubernetes-int-or-string`` and
-``x-kubernetes-preserve-unknown-fields``. Descriptions, formats, patterns, bounds and CEL rules are dropped (the CEL
+``x-kubernetes-preserve-unknown-fields`` and ``x-kubernetes-embedded-resource`` (both decide which fields a node
+does not define: policies/crd/schema.py unknown_fields). Descriptions, formats, patterns, bounds and CEL rules are dropped (the CEL
 rules are tools/crd_cel_rules.py's). The core PodSpec fields of a node that embeds a pod spec (its properties hold
 ``containers``) are left unconstrained: pod templates are judged by the pack's pod rules, and the cut keeps the file
 small; the node's own fields (KServe's predictor ``model``) are kept. Each CRD
@@ -38,7 +39,14 @@ _POD_SPEC_FIELDS = frozenset(
     "schedulingGroup securityContext serviceAccount serviceAccountName setHostnameAsFQDN shareProcessNamespace "
     "subdomain terminationGracePeriodSeconds tolerations topologySpreadConstraints volumes".split()
 )
-_KEPT = ("type", "enum", "nullable", "x-kubernetes-int-or-string", "x-kubernetes-preserve-unknown-fields")
+_KEPT = (
+    "type",
+    "enum",
+    "nullable",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+)
 
 
 def prune(node: Any) -> dict:

@@ -9,7 +9,8 @@ from the pinned CRDs by ``python tools/crd_schemas.py --write`` (each with its r
 here reads the reference folder. They are checked with the ``jsonschema`` library (Draft 7), after translating the
 Kubernetes extensions (a spec that surely passes, ``_surely_valid``, is cleared without loading the library):
 
-- unknown fields are allowed (the API server prunes them, it does not refuse them);
+- unknown fields are allowed by the validator (the API server prunes them, or refuses them under strict field
+  validation); ``unknown_fields`` lists them apart, for advice;
 - ``x-kubernetes-int-or-string`` is an integer or a string;
 - a required property the schema defaults is dropped from ``required`` at extraction (defaulting fills it first);
 - ``null`` is accepted everywhere, and so are values the engine does not know yet (a Pulumi Output, a redacted
@@ -199,6 +200,74 @@ def evaluate(type_token: str, props: Any) -> list[Finding]:
         if words is not None:
             found.append(Finding(_where(error.path), words))
     return found[:_MAX_FINDINGS]
+
+
+# Keys the API server allows at a node marked x-kubernetes-embedded-resource, whatever its properties list.
+_EMBEDDED_KEYS = frozenset({"apiVersion", "kind", "metadata"})
+
+
+def _unknown(node: dict, value: Any, path: tuple[Any, ...], out: list[tuple[Any, ...]]) -> None:
+    """Collect the paths of fields ``value`` holds that ``node`` does not define: a key of an object whose schema lists
+    properties, not listed there, at a node that neither preserves unknown fields nor maps its keys
+    (additionalProperties). A node without properties (free-form, or a pod spec field the extraction left open) is
+    not judged, nor is anything under an unknown field."""
+    if isinstance(value, list) and isinstance(node.get("items"), dict):
+        for i, item in enumerate(value):
+            _unknown(node["items"], item, (*path, i), out)
+        return
+    if not isinstance(value, dict):
+        return
+    properties = node.get("properties") or {}
+    extra = node.get("additionalProperties") if isinstance(node.get("additionalProperties"), dict) else None
+    for name, item in value.items():
+        sub = properties.get(name, extra)
+        if sub is not None:
+            _unknown(sub, item, (*path, name), out)
+        elif properties and not node.get("x-kubernetes-preserve-unknown-fields") and not str(name).startswith("$"):
+            # ("$patch", "$setElementOrder/...": a strategic merge patch's directives, not fields.)
+            if not (node.get("x-kubernetes-embedded-resource") and name in _EMBEDDED_KEYS):
+                out.append((*path, name))
+
+
+def unknown_fields(type_token: str, props: Any) -> list[str]:
+    """Where (``spec.a[0].b``) one custom resource's ``spec`` holds a field its pinned CRD version's structural schema
+    does not define; [] when none or when no schema is pinned for the type. The API server refuses such an object under
+    strict field validation (kubectl's default since Kubernetes 1.27) and prunes the field otherwise."""
+    if type_token not in schemas_by_type() or not isinstance(props, dict) or not isinstance(props.get("spec"), dict):
+        return []
+    found: list[tuple[Any, ...]] = []
+    _unknown(schemas_by_type()[type_token].spec, props["spec"], (), found)
+    return [_where(path) for path in found[:_MAX_FINDINGS]]
+
+
+# Fields the pinned CRD defines that an earlier release still in use did not: (group, kind) -> (field path under spec,
+# the release that added it, where that is read). A cluster on an earlier release prunes the field, or refuses it under
+# strict field validation, as it would an unknown one.
+NEWER_FIELDS: dict[tuple[str, str], tuple[tuple[tuple[str, ...], str, str], ...]] = {
+    (group_kind): (
+        (
+            ("schedulerName",),
+            "KServe v0.17.0",
+            "kserve/kserve e3a6afb58 (#5073) pkg/apis/serving/v1alpha1/servingruntime_types.go:119 at v0.17.0; absent "
+            "from the file at v0.16.0",
+        ),
+    )
+    for group_kind in (("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime"))
+}
+
+
+def newer_fields(type_token: str, props: Any) -> list[tuple[str, str, str]]:
+    """(where, the release that added it, the source) of each field of NEWER_FIELDS the object's ``spec`` sets."""
+    group_kind = type_token.split(":", 1)[-1].split("/", 1)[0], type_token.rsplit(":", 1)[-1]
+    spec = props.get("spec") if isinstance(props, dict) else None
+    found = []
+    for path, since, source in NEWER_FIELDS.get(group_kind, ()):
+        value: Any = spec
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is not None:
+            found.append((_where(path), since, source))
+    return found
 
 
 def source_of(type_token: str) -> Schema:

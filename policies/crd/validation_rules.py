@@ -6,15 +6,19 @@ this project pins (policies/crd/cel_rules.json, with each CRD's source and tag) 
 resource the stacks render and every one `policies check` reads; policies/crd/schema.py checks the same objects'
 ``spec`` against the CRD version's structural schema (policies/crd/schemas.json): a required property missing, a
 value of the wrong type or outside an enum. A Karpenter v1 NodePool whose ``nodeClassRef`` keeps the v1beta1 form
-(``apiVersion``, no ``group``) is refused: karpenter.sh/v1 requires [group, kind, name]. Unknown fields are pruned
-by the API server, not refused, and are not reported.
+(``apiVersion``, no ``group``) is refused: karpenter.sh/v1 requires [group, kind, name]. A field the schema does not
+define (set 15: a NodePool taint's ``operator``, souhailsegni/Deepseek_R1_VLLM-EKS) is refused under strict field
+validation (kubectl's default since server-side field validation went GA in Kubernetes 1.27, KEP-2885) and pruned
+otherwise: advice, for the cluster's CRD version may differ from the pinned one; so is a field the pinned version added
+after a release clusters still run (a ServingRuntime's ``schedulerName``, KServe v0.17.0: set 15
+bogdancstrike/k8s-llm-slm-hami installs v0.13.0).
 """
 
 from __future__ import annotations
 
 from policies.crd import cel, schema
-from policies.framework import Policy, Resource
-from policies.kube import memoized
+from policies.framework import Policy, Resource, unproven
+from policies.kube import memoized, split_type
 
 
 def outcome(resource: Resource) -> cel.Outcome:
@@ -34,12 +38,45 @@ def _schema_findings(resource: Resource) -> list[str]:
     ]
 
 
-def _check(resource: Resource, config: dict) -> list[str]:
-    return _schema_findings(resource) + [
-        f"{f.where}: the API server refuses this object: {f.rule.message} "
-        f"(CEL rule of CRD {f.rule.crd}, {f.rule.source}: {f.rule.rule})"
-        for f in outcome(resource).failed
+# What an undefined field costs: the API server's two ways with it (server-side field validation, KEP-2885, GA in
+# Kubernetes 1.27; kubectl's --validate defaults to strict).
+_PRUNED = (
+    "under strict field validation (kubectl's default --validate=strict) the API server refuses the object, "
+    "otherwise it drops the field without a word and the setting never takes effect"
+)
+
+
+def _undefined_fields(resource: Resource) -> list[str]:
+    """Advice on fields the CRD's structural schema does not define: the pinned version's (the cluster's may be
+    another), and fields the pinned version added after a release clusters still run (schema.NEWER_FIELDS)."""
+    messages: list[str] = []
+    if resource.type in schema.schemas_by_type():
+        pinned = schema.source_of(resource.type)
+        messages += [
+            unproven(
+                f"{where}: not a field of the CRD's schema ({pinned.crd}, {pinned.source}); {_PRUNED}; remove it or "
+                f"move it where the schema defines it"
+            )
+            for where in schema.unknown_fields(resource.type, resource.props)
+        ]
+    kind = split_type(resource.type)[1]
+    messages += [
+        unproven(f"{where}: {kind} defines it only from {since} ({source}); on an earlier release {_PRUNED}")
+        for where, since, source in schema.newer_fields(resource.type, resource.props)
     ]
+    return messages
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    return (
+        _schema_findings(resource)
+        + _undefined_fields(resource)
+        + [
+            f"{f.where}: the API server refuses this object: {f.rule.message} "
+            f"(CEL rule of CRD {f.rule.crd}, {f.rule.source}: {f.rule.rule})"
+            for f in outcome(resource).failed
+        ]
+    )
 
 
 POLICY = Policy(
@@ -71,7 +108,9 @@ POLICY = Policy(
         "field the API server would default is listed by crd-validation-rules-unevaluated, never passed. The "
         "structural schema (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation) "
         "is checked with the jsonschema library on the pinned CRDs' schemas pruned to required, type and enum "
-        "(policies/crd/schemas.json, `python tools/crd_schemas.py --write`); unknown fields are pruned, not refused; "
+        "(policies/crd/schemas.json, `python tools/crd_schemas.py --write`); a field the schema does not define is "
+        "advice: refused under strict field validation (https://kubernetes.io/docs/reference/using-api/api-concepts/"
+        "#field-validation), pruned otherwise; "
         "formats, patterns, bounds and pod specs inside a CRD are left to other rules."
     ),
 )

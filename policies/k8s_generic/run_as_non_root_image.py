@@ -18,11 +18,11 @@ the files; ``runAsUser: 0`` with runAsNonRoot is refused everywhere and blocks.
 
 from __future__ import annotations
 
-import tomllib
 from functools import cache
 from pathlib import Path
 
 from components.images import image_repository
+from components.parse_cache import read_toml
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, container_label, containers, memoized, pod_specs, split_type, viewed_resources
 
@@ -32,7 +32,7 @@ TABLE = Path(__file__).resolve().parents[2] / "components" / "image_users.toml"
 @cache
 def image_users() -> dict[str, int]:
     """repository -> uid of components/image_users.toml, read once."""
-    rows = tomllib.loads(TABLE.read_text(encoding="utf-8"))["image"]
+    rows = read_toml(TABLE)["image"]
     return {str(row["repository"]): int(row["uid"]) for row in rows}
 
 

@@ -406,7 +406,8 @@ POLICY = Policy(
     ),
     catalog="S17",
     severity="high",
-    enforcement="mandatory",
+    # Advisory: a moving revision is a risk, not a failure the files prove (docs/policies.md "Enforcement levels").
+    enforcement="advisory",
     remediation_steps=(
         "Pass the model's commit SHA: `--revision <sha>` (vLLM, SGLang, TGI), `--model_revision <sha>` (KServe's "
         "Hugging Face server) or `engine_kwargs: {revision: <sha>}` (Ray Serve LLM); find it with `git ls-remote "

@@ -27,12 +27,12 @@ missing: callers pass over such a container's merged fields.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from components.parse_cache import read_toml
 from policies.kube import as_dict, as_list, get, llmisvc_base_specs, memoized, split_type, viewed_resources
 
 RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
@@ -108,7 +108,7 @@ BUILTIN_TABLE = Path(__file__).resolve().parents[2] / "components" / "kserve_run
 @cache
 def builtin_runtimes() -> tuple[tuple[Runtime, tuple[str, ...], str, str], ...]:
     """(runtime, formats, format version, source) of each row of components/kserve_runtimes.toml, read once."""
-    rows = tomllib.loads(BUILTIN_TABLE.read_text(encoding="utf-8"))["runtime"]
+    rows = read_toml(BUILTIN_TABLE)["runtime"]
     found = []
     for row in rows:
         container = {"name": KSERVE_CONTAINER, "resources": {"requests": dict(row["requests"]), "limits": dict(row["limits"])}}

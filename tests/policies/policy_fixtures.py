@@ -296,5 +296,6 @@ RAISED = {
         "kuberay-serving-priority",
         "karpenter-multi-node-pool-never-expires",
         "gpu-pod-ephemeral-storage",
+        "model-source-pinned",
     )
 }

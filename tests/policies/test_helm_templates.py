@@ -22,6 +22,7 @@ from policies.reading.gotemplate import PLACEHOLDER, CannotRender, Renderer, par
 from policies.reading.helm_chart import repaired, settled
 from policies.reading.helm_funcs import functions
 from policies.registry import evaluate
+from tests.policies.policy_fixtures import RAISED
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -129,9 +130,9 @@ def chart(tmp_path: Path, template: str, values: str | None, name: str = "deploy
     return root
 
 
-def findings(path: Path):
+def findings(path: Path, config: dict | None = None):
     manifests = read_manifests([str(path)])
-    return manifests, evaluate(resources_of(manifests))
+    return manifests, evaluate(resources_of(manifests), config)
 
 
 def on_templates(violations):
@@ -157,19 +158,19 @@ def test_an_ollama_latest_image_from_values_is_found_and_is_advice(tmp_path):
 
 
 def test_missing_probes_in_a_vllm_template_are_advice_while_the_same_literal_manifest_blocks(tmp_path):
+    # With the hygiene rows raised to mandatory (as a platform may, policy_fixtures.RAISED), a template still only
+    # advises, while the same object written out as a literal manifest blocks on its missing readinessProbe, unpinned
+    # model and missing requests: the level comes from the template, not from the rule.
     root = chart(tmp_path, VLLM_TEMPLATE, VLLM_VALUES)
-    manifests, violations = findings(root)
+    manifests, violations = findings(root, RAISED)
     found = on_templates(violations)
     assert {("llm-startup-probe-budget", "advisory"), ("serving-readiness-probe", "advisory")} <= found
     assert not [v for v in violations if v.enforcement == "mandatory"]
-    # The rendered object, written out as a literal manifest, blocks on the unpinned model (and reports the same
-    # missing readinessProbe and requests, advisory rows): the level comes from the template, not from the rule.
     literal = tmp_path / "literal.yaml"
     literal.write_text(json.dumps(manifests.objects[0].obj))
-    _, plain = findings(literal)
+    _, plain = findings(literal, RAISED)
     mandatory = {v.policy for v in plain if v.enforcement == "mandatory"}
-    assert "model-source-pinned" in mandatory
-    assert {"serving-readiness-probe", "serving-resource-requests"} <= {v.policy for v in plain}
+    assert {"serving-readiness-probe", "model-source-pinned", "serving-resource-requests"} <= mandatory
     assert mandatory <= {p for p, _ in found}
 
 

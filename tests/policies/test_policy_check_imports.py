@@ -95,3 +95,13 @@ def test_an_invalid_custom_resource_loads_the_schema_validator(tmp_path):
         NODEPOOL.replace("{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}", "{kind: EC2NodeClass, name: default}")
     )
     assert _loaded_after(_check(manifest))["jsonschema"]
+
+
+def test_a_check_does_not_load_shutil_for_argparses_formatter(tmp_path):
+    # argparse.HelpFormatter imports shutil (and zlib, bz2, lzma: ~1.8 ms) for the terminal width each time
+    # add_argument checks a metavar; policies/check.py's _Formatter gives it the same width without it.
+    manifest = tmp_path / "deployment.yaml"
+    manifest.write_text(DEPLOYMENT)
+    script = f"import sys\n{_check(manifest)}\nprint('shutil' in sys.modules)\n"
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.stdout.strip().splitlines()[-1] == "False", proc.stderr

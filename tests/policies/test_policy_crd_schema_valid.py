@@ -60,25 +60,91 @@ def test_the_schemas_are_the_reference_crds_schemas():
 
 
 def test_node_class_ref_without_group_is_refused():
-    assert findings(_gpu_inference()) == [
+    assert sorted(findings(_gpu_inference()), key=lambda f: f[0], reverse=True) == [
         (
             "mandatory",
             "spec.template.spec.nodeClassRef: the API server refuses this object: required field group is missing "
             f"(Required value) {SOURCE}",
-        )
+        ),
+        # v1beta1's apiVersion, which v1's nodeClassRef does not define (advice: see below).
+        ("advisory", f"spec.template.spec.nodeClassRef.apiVersion: {NOT_DEFINED}"),
     ]
 
 
-def test_the_v1_form_passes_and_unknown_fields_are_pruned_not_refused():
-    # The careful form: group instead of apiVersion. A field v1 dropped (kubelet moved to EC2NodeClass) is pruned by
-    # the API server, not refused, so it stays silent.
+def _v1_form() -> dict:
     obj = _gpu_inference()
     ref = obj["spec"]["template"]["spec"]["nodeClassRef"]
     del ref["apiVersion"]
     ref["group"] = "karpenter.k8s.aws"
-    obj["spec"]["template"]["spec"]["kubelet"] = {"maxPods": 110}
-    assert findings(obj) == []
+    return obj
+
+
+PRUNED = (
+    "under strict field validation (kubectl's default --validate=strict) the API server refuses the object, otherwise "
+    "it drops the field without a word and the setting never takes effect"
+)
+NOT_DEFINED = (
+    "not a field of the CRD's schema (nodepools.karpenter.sh, aws/karpenter-provider-aws v1.14.1 "
+    f"pkg/apis/crds/karpenter.sh_nodepools.yaml); {PRUNED}; remove it or move it where the schema defines it"
+)
+
+
+def test_the_v1_form_passes():
+    # The careful form: group instead of apiVersion.
+    assert findings(_v1_form()) == []
     assert findings(_published()) == []
+
+
+def test_a_field_the_schema_does_not_define_is_advice():
+    # A field v1 dropped (kubelet moved to EC2NodeClass): refused under strict field validation, pruned otherwise;
+    # advice, for the cluster's CRD version may not be the pinned one.
+    obj = _v1_form()
+    obj["spec"]["template"]["spec"]["kubelet"] = {"maxPods": 110}
+    assert findings(obj) == [("advisory", f"spec.template.spec.kubelet: {NOT_DEFINED}")]
+
+
+def test_a_taint_with_a_toleration_operator_is_advice():
+    # souhailsegni/Deepseek_R1_VLLM-EKS eks/modules/eks/karpenter/gpu-nodepool.yaml@cbc8af3960419cca39ad67329151abfe01e1d1f7
+    # (spent set 15, S26 advisory): a NodePool taint with `operator: Exists`, a toleration's field; the taint schema
+    # (karpenter-provider-aws v1.14.1 pkg/apis/crds/karpenter.sh_nodepools.yaml) has effect, key, timeAdded, value.
+    obj = _v1_form()
+    obj["spec"]["template"]["spec"]["taints"] = [{"key": "nvidia.com/gpu", "effect": "NoSchedule", "operator": "Exists"}]
+    assert findings(obj) == [("advisory", f"spec.template.spec.taints[0].operator: {NOT_DEFINED}")]
+    # The careful form: the taint's own fields, and map keys (labels, limits) the schema leaves open.
+    obj["spec"]["template"]["spec"]["taints"] = [{"key": "nvidia.com/gpu", "effect": "NoSchedule", "value": "true"}]
+    obj["spec"]["template"]["metadata"]["labels"]["team.example.com/any-key"] = "x"
+    obj["spec"]["limits"]["example.com/any-device"] = "4"
+    assert findings(obj) == []
+
+
+def _hami_runtime(**spec) -> dict:
+    # bogdancstrike/k8s-llm-slm-hami platform/kserve/vllm-servingruntime.yaml@5ce222ff8d497ce6b7ae038b4c278231d80dd0ba, cut down: a
+    # ClusterServingRuntime that sets schedulerName (the repo installs KServe v0.13.0).
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ClusterServingRuntime",
+        "metadata": {"name": "vllm-runtime"},
+        "spec": {
+            "supportedModelFormats": [{"name": "vllm", "version": "1", "autoSelect": True, "priority": 1}],
+            "protocolVersions": ["v2"],
+            "containers": [{"name": "kserve-container", "image": "vllm/vllm-openai:v0.6.3"}],
+            **spec,
+        },
+    }
+
+
+def test_a_field_added_after_a_release_clusters_still_run_is_advice():
+    csr = "kubernetes:serving.kserve.io/v1alpha1:ClusterServingRuntime"
+    assert findings(_hami_runtime(schedulerName="hami-scheduler"), csr) == [
+        (
+            "advisory",
+            "spec.schedulerName: ClusterServingRuntime defines it only from KServe v0.17.0 (kserve/kserve e3a6afb58 "
+            "(#5073) pkg/apis/serving/v1alpha1/servingruntime_types.go:119 at v0.17.0; absent from the file at v0.16.0); "
+            f"on an earlier release {PRUNED}",
+        )
+    ]
+    # The careful form: the scheduler set where every release reads it (the InferenceService's predictor), not here.
+    assert findings(_hami_runtime(), csr) == []
 
 
 def _published() -> dict:
@@ -111,11 +177,13 @@ def test_unknown_values_nulls_and_floats_are_not_judged():
 def test_a_patch_is_not_told_what_its_base_holds():
     obj = _gpu_inference()
     resource = Resource(type=NODEPOOL, name="np", props=obj, patch=True)
-    assert [v.message for v in evaluate([resource], policies=[validation_rules.POLICY])] == []
+    found = evaluate([resource], policies=[validation_rules.POLICY])
+    assert [v.message.split(":")[0] for v in found] == ["spec.template.spec.nodeClassRef.apiVersion"]  # advice only
     broken = copy.deepcopy(obj)
     broken["spec"]["disruption"]["consolidationPolicy"] = "Never"
     patch = Resource(type=NODEPOOL, name="np", props=broken, patch=True)
-    assert len(evaluate([patch], policies=[validation_rules.POLICY])) == 1
+    refused = [v for v in evaluate([patch], policies=[validation_rules.POLICY]) if "refuses this object" in v.message]
+    assert len(refused) == 1
 
 
 @pytest.mark.parametrize("stack", ["prod"])
@@ -124,6 +192,7 @@ def test_the_stacks_custom_resources_pass_their_schemas(stack):
     for r in record(stack)["resources"]:
         if r["type"] in schema.schemas_by_type():
             assert schema.evaluate(r["type"], r["inputs"]) == [], r["name"]
+            assert schema.unknown_fields(r["type"], r["inputs"]) == [], r["name"]
             checked += 1
     assert checked > 5
 
@@ -152,7 +221,7 @@ def _income() -> dict:
 
 def test_a_decimal_cpu_number_in_a_custom_resource_is_refused():
     isvc = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
-    assert [m.split(" (schema of CRD")[0] for _, m in findings(_income(), isvc)] == [
+    assert [m.split(" (schema of CRD")[0] for e, m in findings(_income(), isvc) if e == "mandatory"] == [
         "spec.predictor.sklearn.resources.requests.cpu: the API server refuses this object: 0.1 is not of type integer "
         "or string (Invalid value)"
     ]
@@ -160,4 +229,5 @@ def test_a_decimal_cpu_number_in_a_custom_resource_is_refused():
     # v0.20.0's CRD no longer has, so the API server prunes it whatever it holds.
     obj = _income()
     obj["spec"]["predictor"]["sklearn"]["resources"]["requests"]["cpu"] = "100m"
-    assert findings(obj, isvc) == []
+    assert [m.split(": ")[0] for _, m in findings(obj, isvc)] == ["spec.explainer.alibi"]
+    assert [e for e, _ in findings(obj, isvc)] == ["advisory"]

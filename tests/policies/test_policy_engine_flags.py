@@ -6,10 +6,17 @@ copy) and the careful forms that stay silent."""
 from __future__ import annotations
 
 import pytest
-from policy_fixtures import found_by
+from policy_fixtures import RAISED
+from policy_fixtures import found_by as _pack_found_by
 
 from components.serving_engines import ENGINES, EngineTableError, check_flag_sets_exclusive, engine_named
 from policies.reading.serving import model_server_engine
+
+
+def found_by(objs: list[dict], policy: str, config: dict | None = None) -> list[tuple[str, str]]:
+    """The pack's findings with the advisory hygiene rows raised (policy_fixtures.RAISED), so this file's
+    proven-blocks / unproven-advises pairs stay told apart."""
+    return _pack_found_by(objs, policy, RAISED if config is None else config)
 
 
 def _dgd(worker_args: str, image: str = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.5.0") -> dict:

@@ -83,7 +83,8 @@ def test_get_analyzer_info_lists_every_policy(served_pack):
     assert info.name == "llm-serving"
     assert [p.name for p in info.policies] == [p.name for p in POLICIES]
     by_name = {p.name: p for p in info.policies}
-    assert by_name["model-source-pinned"].enforcementLevel == analyzer_pb2.MANDATORY
+    assert by_name["vllm-gpu-memory-utilization-bounds"].enforcementLevel == analyzer_pb2.MANDATORY
+    assert by_name["model-source-pinned"].enforcementLevel == analyzer_pb2.ADVISORY
     assert by_name["serving-priority-class"].enforcementLevel == analyzer_pb2.ADVISORY
 
 

@@ -37,7 +37,8 @@ def findings(proc) -> set[tuple[str, str]]:
 def test_the_sample_as_published(kuberay_sample):
     path, _ = kuberay_sample
     proc = check(str(path), "--format", "json")
-    assert proc.returncode == 1, proc.stderr
+    # Every finding below is advice (docs/policies.md "Enforcement levels"): the sample passes the gate, with advice.
+    assert proc.returncode == 0, proc.stderr
     # Reviewed: its GPU workers lack the nvidia.com/gpu toleration (GKE's admission adds it; EKS does not);
     # its Ray Serve LLM config leaves the Hub model unpinned and sets gpu_memory_utilization 0.75, below S1's band;
     # its GPU workers download Qwen2.5-7B (15 GB) from the Hub with no ephemeral-storage request, and Serve kills a
