@@ -70,6 +70,34 @@ MODELS: Dict[str, Dict[str, Any]] = {
             "params_b from that HF count."
         ),
     },
+    "llama-3-8b": {
+        "hf_id": "meta-llama/Meta-Llama-3-8B-Instruct",
+        "aliases": ["meta-llama/Meta-Llama-3-8B"],
+        "config": {
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "num_hidden_layers": 32,
+            "hidden_size": 4096,
+            "intermediate_size": 14336,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 8,
+            "vocab_size": 128256,
+            "max_position_embeddings": 8192,
+            "torch_dtype": "bfloat16",
+            "tie_word_embeddings": False,
+            "rope_scaling": None,
+        },
+        "checkpoint_bytes": 16060522496,
+        "params_b": 8.03,
+        "source": (
+            "config: Meta-Llama-3-8B-Instruct config.json (transformers 4.40.0.dev0, rope_scaling null, "
+            "max_position_embeddings 8192) quoted in full in index file id 11169606224; the base model's file has the "
+            "same values for every key kept here. Llama 3.1 8B kept the same tensors and widened only the rope "
+            "scaling and context (the llama-3.1-8b entry: every other value kept here is equal), so total_size is "
+            "the same 16060522496 (8,030,261,248 params x 2 bytes). Held-out set 15 names this model "
+            "(usman0491/vllm-demo, blublinsky/vllm-ray-serve RayServices)."
+        ),
+    },
     "llama-3.1-70b": {
         "hf_id": "meta-llama/Llama-3.1-70B-Instruct",
         "aliases": [

@@ -35,9 +35,10 @@ from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.capacity.startup import BY_NAME, RULES, Settings, StartupRule, flag_names
 from components.images import vllm_release
 from components.serving_engines import Engine
-from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_int, get, memoized
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, containers, get, memoized, pod_specs
 from policies.reading.engines import EngineServer, env_values, table_servers
+from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import EngineConfig, engine_configs
 from policies.reading.vllm_args import parallel_size
 from policies.reading.vllm_capacity import gpu_type, stamped_plan
@@ -75,6 +76,7 @@ def startup_findings(resource: Any, rule: StartupRule) -> list[str]:
         refusal = read.refusal(rule, flag_names(bool(engine.extra)))
         if refusal:
             messages.append(f"{engine.label}: {read.model_id} does not start: {refusal}")
+    messages += _app_findings(resource, rule)
     for server in table_servers(resource):
         if server.row is None or rule.name not in server.row.startup_rules:
             continue
@@ -82,6 +84,29 @@ def startup_findings(resource: Any, rule: StartupRule) -> list[str]:
         refusal = table.refusal(rule, table_flag_names(server.row)) if table is not None else None
         if table is not None and refusal:
             messages.append(f"{server.label}: {table.model_id} does not start: {refusal}")
+    return messages
+
+
+def _app_findings(resource: Any, rule: StartupRule) -> list[str]:
+    """The rule over each custom vLLM Serve application of a RayService (policies/reading/serve_apps.py), its settings
+    named as the manifest writes them. VLLM_ALLOW_LONG_MAX_MODEL_LEN counts from the application's runtime_env or any
+    Ray container's env (Ray's workers inherit the raylet's environment). Settings the app's own code reads from its
+    variables are advice: the code is not in the manifest."""
+    apps = serve_app_engines(resource)
+    if not apps:
+        return []
+    pods_env: dict[str, str] = {}
+    for _, podspec in pod_specs(resource):
+        for container in containers(podspec):
+            pods_env.update(env_values(container))
+    messages: list[str] = []
+    for app in apps:
+        engine = EngineConfig(label=app.label, args=app.args, model=app.model, extra={"env": {**pods_env, **app.env}})
+        read = _read(resource, engine)
+        refusal = read.refusal(rule, {f: app.spell(f) for f in flag_names()}) if read is not None else None
+        if refusal:
+            message = f"{app.label}: {read.model_id if read else app.model} does not start: {refusal}"
+            messages.append(message if app.proven else unproven(f"{message} (if the app's code hands these to vLLM)"))
     return messages
 
 
@@ -182,7 +207,7 @@ def _read_engine(resource: Any, engine: EngineConfig) -> Optional[_Engine]:
         # Without chunked prefill vLLM raises an unset max_num_batched_tokens to max_model_len (engine/arg_utils.py
         # _set_default_max_num_seqs_and_batched_tokens_args, 0.33.0 lines 3190-3198).
         tokens = tokens or (default_tokens if _chunked_prefill(a) else max(default_tokens, max_model_len))
-    env = env_values(engine.server.container) if engine.server is not None else {}
+    env = env_values(engine.server.container) if engine.server is not None else dict(engine.extra.get("env") or {})
     settings = Settings(
         tensor_parallel_size=parallel_size(a, "tensor-parallel-size") or 1,
         max_model_len=max_model_len,
