@@ -37,9 +37,7 @@ def cache_path(source: Path, form: str = "") -> Path:
     return cache_folder(source) / f"{source.name}{suffix}.{sys.implementation.cache_tag}.marshal"
 
 
-def read_parsed(
-    source: Path, parse: Callable[[str], Any], form: str = "", pack: Optional[Callable[[Any], Any]] = None
-) -> Any:
+def read_parsed(source: Path, parse: Callable[[str], Any], form: str = "", pack: Optional[Callable[[Any], Any]] = None) -> Any:
     """``parse(text)`` of the file's text, from the cache when the text is unchanged. What is kept is ``pack`` of the
     result (the result itself without one), so a hit returns the packed form and callers take both; a form marshal
     does not take is not kept."""
