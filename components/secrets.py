@@ -122,6 +122,27 @@ def redacted(prefix: str) -> str:
     return f"{prefix}...[redacted]"
 
 
+_UPPER_PAIR = re.compile(r"(?=[A-Z]{2})")
+_CASE_SWITCH = re.compile(r"(?=[a-z][A-Z])")
+_LOWER_PAIR = re.compile(r"(?=[a-z]{2})")
+
+
+def _random_looking(body: str, rest: str) -> bool:
+    """True for a token's body that reads as random, not as words.
+
+    Real tokens mix letters and digits; "sk-" + a long English word list does not. A random body of letters only is
+    rare but real (a 34-letter Hugging Face token holds no digit once in about 400: (52/62)^34), and it switches case
+    all the time, capitals side by side included; an identifier or a placeholder (``hf_YourHuggingFaceTokenHere...``)
+    capitalises one letter a word. So a body without digits counts when it has at least 3 adjacent capitals, 3
+    adjacent small letters and 5 small-to-capital switches (a random 34-letter body does 95 times in 100).
+    """
+    if not re.search(r"[A-Za-z]", rest):
+        return False
+    if re.search(r"\d", body):
+        return True
+    return len(_UPPER_PAIR.findall(rest)) >= 3 and len(_LOWER_PAIR.findall(rest)) >= 3 and len(_CASE_SWITCH.findall(rest)) >= 5
+
+
 def find_tokens(text: str) -> list[Token]:
     """Every credential-shaped substring of ``text`` (first :data:`MAX_SCAN` characters), in order."""
     if not isinstance(text, str):
@@ -133,8 +154,7 @@ def find_tokens(text: str) -> list[Token]:
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
             body = match.group(0)
-            # Real tokens mix letters and digits; "sk-" + a long English word list does not.
-            if kind != "private key" and not (re.search(r"\d", body) and re.search(r"[A-Za-z]", body[len(match["p"]) :])):
+            if kind != "private key" and not _random_looking(body, body[len(match["p"]) :]):
                 continue
             found.append(Token(kind, match.start(), match.end(), match["p"]))
     found.sort(key=lambda t: (t.start, -t.end))

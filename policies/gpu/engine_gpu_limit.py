@@ -20,7 +20,9 @@ RuntimeClass of NVIDIA's runtime (NVIDIA_VISIBLE_DEVICES=all from the image then
 deliberate choice on unified-memory boards: set 14 Angel-FulFilment-Services/Angel-Intelligence), a ServingRuntime
 that supplies the model's resources, and an engine whose ranks Ray places on other pods (--distributed-executor-
 backend ray under KubeRay). A GPU request without a limit is gpu-request-equals-limit's; a limit that differs from
-the ranks is vllm-tp-matches-gpu-limit's (S3).
+the ranks is vllm-tp-matches-gpu-limit's (S3). A RayService whose Serve applications run vLLM (Ray Serve LLM, or a
+custom app: policies/reading/serve_apps.py) on a Ray cluster where no group gives Ray a GPU is advice
+(``_ray_engine_without_gpu``; S48 blocks on the replicas that cannot place).
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ from policies.reading.accelerators import dra_pod, other_device_source
 from policies.reading.engines import env_values
 from policies.reading.gpu_pools import node_label_keys
 from policies.reading.gpu_selection import GPU_LABELS
-from policies.reading.ray_cluster import kuberay_created_pod
+from policies.reading.ray_cluster import cluster_gpus, groups, kuberay_created_pod
+from policies.reading.serve_apps import serve_app_engines
+from policies.reading.serving import engine_configs
 from policies.reading.vllm_args import VllmServer, parallel_size, vllm_servers
 
 # vLLM's own image, built from docker/Dockerfile on CUDA (vllm docs deployment/docker.md): its tags are releases
@@ -127,14 +131,39 @@ def _judge(resource: Resource, server: VllmServer) -> list[str]:
     return [unproven(f"{server.label}: runs vLLM with no {GPU_RESOURCE} limit; {why}{cpu_flag}; {fix}")]
 
 
+def _ray_engine_without_gpu(resource: Resource) -> list[str]:
+    """Advice for a RayService whose Serve applications run vLLM while no group of its Ray cluster holds a GPU.
+
+    KubeRay gives ``ray start`` a GPU count only from the Ray container's GPU limit or rayStartParams num-gpus
+    (policies/reading/ray_cluster.py RayGroup.pod_gpus), so such a cluster offers Ray no GPU and the engine's replicas
+    wait for one (S48 reports the shortfall); or, through the node's default runtime, the image reaches GPUs the
+    scheduler never granted. Set 14: datvodinh/serve-llm k8s/ray-service.yaml@c779392 comments out the only worker
+    group's nvidia.com/gpu while its VLLMDeployment asks num_gpus 0.05."""
+    apps = [e.label for e in engine_configs(resource) if e.extra.get("ray_serve_llm")]
+    apps += [a.label for a in serve_app_engines(resource)]
+    total = cluster_gpus(resource)
+    if not apps or total is None or total[0] > 0:
+        return []
+    workers = [g for g in groups(resource) if not g.is_head]
+    where = ", ".join(f"{g.path} ({g.name})" for g in workers) or "spec.rayClusterConfig"
+    return [
+        unproven(
+            f"{where}: {apps[0]} runs vLLM on this Ray cluster, but no group sets an {GPU_RESOURCE} limit (or "
+            f"rayStartParams num-gpus), so Ray offers the engine no GPU: its replicas wait for one, or reach the node's "
+            f"GPUs unaccounted through the default runtime; give the GPU worker group limits {GPU_RESOURCE}: N"
+        )
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [m for server in vllm_servers(resource) for m in _judge(resource, server)]
+    return [m for server in vllm_servers(resource) for m in _judge(resource, server)] + _ray_engine_without_gpu(resource)
 
 
 POLICY = Policy(
     name="gpu-engine-has-gpu-limit",
     description="A vLLM container must hold a GPU: an nvidia.com/gpu limit, or another device source (another vendor's "
-    "resource, DRA, NVIDIA's RuntimeClass, a CPU build).",
+    "resource, DRA, NVIDIA's RuntimeClass, a CPU build); a RayService whose Serve applications run vLLM needs a group "
+    "with a GPU limit (advice).",
     catalog="G13",
     severity="high",
     enforcement="mandatory",

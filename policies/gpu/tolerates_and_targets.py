@@ -1,5 +1,5 @@
 """S15: a GPU pod tolerates its pool's taint and targets a GPU type (stack policy: pod spec against NodePool); a
-KubeRay GPU worker group targets a GPU type too.
+KubeRay GPU worker group tolerates its pool's taint and targets a GPU type too.
 
 Without the toleration the pod stays Pending on a tainted GPU pool; without a selector on a GPU
 type it may land on the wrong GPU (an L4 instead of an H100), where the KV budget the plan sized
@@ -12,7 +12,7 @@ from components.derive.karpenter import tolerates_taint
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, is_ray
 from policies.reading.engines import ray_gpu_workers
-from policies.reading.gpu_pools import gpu_workloads, node_label_keys, nodepools, platform_adds_toleration
+from policies.reading.gpu_pools import gpu_workloads, node_label_keys, nodepools, platform_adds_toleration, target_pool
 from policies.reading.nodepools import taints
 
 # Node labels that name a GPU type or a pool of one GPU type.
@@ -70,6 +70,28 @@ def hard_taints(nodepool: dict) -> list[dict]:
     return [t for t in taints(nodepool) if t.get("effect") in ("NoSchedule", "NoExecute", "PreferNoSchedule")]
 
 
+def _ray_worker_taints(path: str, podspec: dict, pools: dict, config: dict) -> list[str]:
+    """A Ray GPU worker group's untolerated taints: its NodePool's when one of the set is selected (proven), else the
+    assumed nvidia.com/gpu taint (setting gpuNodesTainted; unproven). Its pods then stay Pending and Ray Serve never
+    gets their GPUs."""
+    name = target_pool(podspec)
+    pool = pools.get(name) if name else None
+    needed = hard_taints(pool.props) if pool else assumed_taints(config, podspec)
+    out = []
+    for taint in needed:
+        if tolerates(podspec, taint):
+            continue
+        owner = (
+            f"NodePool {name}" if pool else "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
+        )
+        message = (
+            f"{path}: a Ray worker group requests GPUs but does not tolerate the {taint.get('key')}:{taint.get('effect')} "
+            f"taint of {owner}; its pods stay Pending and Ray Serve never gets their GPUs"
+        )
+        out.append(message if pool else unproven(message))
+    return out
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     pools = nodepools(resources)
     # Two GPU NodePools in the set prove the cluster has more than one place for a GPU pod to land; without them,
@@ -106,14 +128,18 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                     ),
                 )
             )
-    # KubeRay worker groups (gpu_workloads leaves Ray aside: S18 checks their tolerations): a GPU worker group
-    # that targets no GPU type may land on any GPU node, and Ray Serve places the engine replicas there.
+    # KubeRay worker groups (gpu_workloads leaves Ray aside): a GPU worker group must tolerate its pool's taints like
+    # any GPU pod (set 15: blublinsky/vllm-ray-serve pure_vllm/ray-service.vllm.yaml@ec92c0f selects A100 nodes with
+    # no toleration), and one that targets no GPU type may land on any GPU node, where Ray Serve places the engine.
     for r in resources:
         if not is_ray(r.type):
             continue
         for path, podspec, _ in ray_gpu_workers(r):
-            if not targets_gpu_type(podspec) and (r.name, path) not in seen:
-                seen.add((r.name, path))
+            if (r.name, path) in seen:
+                continue
+            seen.add((r.name, path))
+            findings += [(r.name, m) for m in _ray_worker_taints(path, podspec, pools, config)]
+            if not targets_gpu_type(podspec):
                 findings.append(
                     (
                         r.name,

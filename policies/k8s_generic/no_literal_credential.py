@@ -8,7 +8,8 @@ GitHub tokens, JWTs, ...) is clear text to anyone who can read the object, and i
 ``name``/``value`` pair whose name is a credential's (an ``Authorization`` or ``x-api-key`` header, or a name
 no-literal-secret-env's patterns match) with a literal value, whatever its shape (Envoy AI Gateway's own example
 matches ``Authorization: sk-abcdefghijklmnopqrstuvwxyz``, envoyproxy/ai-gateway examples/inference-pool/aigwroute.yaml).
-Secrets are where credentials belong; workloads and ConfigMaps are no-literal-secret-env's. A Secret *manifest*
+Secrets are where credentials belong; ConfigMaps and the containers of workloads are no-literal-secret-env's (the rest
+of a workload's spec is read here: a RayService's serveConfigV2 text, comments inside it included). A Secret *manifest*
 committed with its value is not: a credential-shaped string in its ``stringData`` or (base64-decoded) ``data`` is in
 the repository's history, so it blocks; any other literal under a credential's name (``HF_TOKEN: "hf_xxxxxxxx"``, a
 value to replace in place) is advice, since the file invites committing the real one (a SealedSecret, an
@@ -33,7 +34,14 @@ _MAX_NODES = 20_000
 # Header names that carry a credential (RFC 9110 Authorization; the x-api-key convention), beside the env patterns.
 _CREDENTIAL_NAMES = ("AUTHORIZATION", "PROXY_AUTHORIZATION", "X_API_KEY", "API_KEY")
 _SECRET_TYPE = "kubernetes:core/v1:Secret"
-_SKIP_TYPES = frozenset({_SECRET_TYPE, *workload_types(CONFIG_MAP_TYPE)})
+# A workload's containers (their env, args, command, probes) are no-literal-secret-env's; the rest of its spec is read
+# here: a RayService's serveConfigV2 text (runtime_env env_vars, and the YAML comments inside that block scalar: set 15,
+# usman0491/vllm-demo simple_ray_vllm/vllm-ray-service.yaml@8d2a879 comments out a real HUGGING_FACE_HUB_TOKEN there),
+# an annotation-like field of an operator's pod template.
+_WORKLOAD_TYPES = frozenset(workload_types())
+_SKIP_TYPES = frozenset({_SECRET_TYPE, CONFIG_MAP_TYPE})
+# Keys only a container (or KServe's predictor model, a container) has: such a dict is no-literal-secret-env's.
+_CONTAINER_KEYS = frozenset({"env", "envFrom", "args", "command", "image"})
 # Secret types whose values are not credentials a person pasted (the token controller fills these).
 _SECRET_TYPES_SKIPPED = frozenset({"kubernetes.io/service-account-token"})
 # How a value the reader fills in starts ("${API_KEY}", "{{ .Values.key }}", "<your key>"); in a Secret also "[secret]",
@@ -56,9 +64,10 @@ def _named_credential(item: dict) -> bool:
     return _credential_key(name.upper().replace("-", "_"))
 
 
-def _literal_credential(value: Any, path: str) -> Optional[tuple[str, str]]:
+def _literal_credential(value: Any, path: str, skip_containers: bool = False) -> Optional[tuple[str, str]]:
     """(path, what it looks like) of the first literal credential in a value, walked depth-first in document order and
-    bounded in depth and size: a credential-shaped string, or a name/value pair named like a credential."""
+    bounded in depth and size: a credential-shaped string, or a name/value pair named like a credential. With
+    ``skip_containers`` a container-shaped dict is passed over (no-literal-secret-env reads those)."""
     stack: list[tuple[str, Any, int]] = [(path, value, 0)]
     seen = 0
     while stack and seen < _MAX_NODES:
@@ -67,6 +76,8 @@ def _literal_credential(value: Any, path: str) -> Optional[tuple[str, str]]:
         if isinstance(item, str):
             if (token := first_token(item)) is not None:
                 return where, token.described
+        elif isinstance(item, dict) and skip_containers and not _CONTAINER_KEYS.isdisjoint(item):
+            continue
         elif isinstance(item, dict) and _named_credential(item):
             return f"{where}.value", f"a literal value for {item['name']}"
         elif isinstance(item, dict) and depth < _MAX_DEPTH:
@@ -122,7 +133,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if r.type in _SKIP_TYPES or not isinstance(r.props, dict):
             continue
         # One finding an object: the rest of its literals are the same problem.
-        if (found := _literal_credential(r.props.get("spec"), "spec")) is not None:
+        if (found := _literal_credential(r.props.get("spec"), "spec", r.type in _WORKLOAD_TYPES)) is not None:
             where, described = found
             findings.append(
                 (
@@ -139,7 +150,7 @@ POLICY = Policy(
     name="no-literal-credential",
     description="No object other than a Secret holds a credential-shaped literal in its spec (a route's header match, "
     "an operator CR's settings), and no Secret manifest is committed with a literal token in stringData or data; "
-    "workloads and ConfigMaps are no-literal-secret-env's.",
+    "the containers of workloads and ConfigMaps are no-literal-secret-env's (a RayService's serveConfigV2 is read here).",
     catalog="G35",
     severity="critical",
     enforcement="mandatory",

@@ -18,7 +18,10 @@ they flood the node's log pipeline on every request or communicator: ``NCCL_DEBU
 environment variables: INFO "prints debug information", TRACE "replayable trace information on every call",
 https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-debug), ``VLLM_LOGGING_LEVEL=DEBUG`` (vllm
 ``vllm/envs.py`` VLLM_LOGGING_LEVEL, default INFO), and a server's ``LOG_LEVEL``/``RUST_LOG`` at debug or trace
-(TGI's router reads them).
+(TGI's router reads them), or any other ``*_LOG_LEVEL``/``*_LOGGING_LEVEL`` variable there. A RayService's Serve
+config is read too: Ray Serve's ``logging_config.log_level`` DEBUG (top level, application or deployment), and an
+application's ``runtime_env.env_vars`` (the same logging names, and RAY_SERVE_ENABLE_MEMORY_PROFILING=1, memray in
+every Serve actor).
 ``VLLM_SERVER_DEV_MODE=1`` blocks: vLLM then mounts its development routes on the served port (vllm 0.33.0 wheel,
 ``vllm/envs.py:1465-1468`` "development mode, which will enable some additional endpoints for developing and
 debugging"; ``vllm/entrypoints/launchers/api_server/routers.py:46-53`` registers the dev and RL routers only then:
@@ -53,12 +56,13 @@ reported.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import as_dict, as_int, as_list, get, split_type
 from policies.reading.engines import env_values, table_servers
-from policies.reading.serving import ModelServer, engine_configs, model_servers, pod_labels
+from policies.reading.serving import ModelServer, engine_configs, model_servers, pod_labels, serve_config
 from policies.reading.vllm_args import vllm_servers
 
 
@@ -106,6 +110,62 @@ LOGGING: dict[str, tuple[Callable[[str], bool], str]] = {
     "RUST_LOG": (_verbose, "turns the server's debug logging on"),
     "TORCH_SHOW_CPP_STACKTRACES": (_is_one, "makes PyTorch print C++ stack traces on errors (a debugging aid)"),
 }
+
+# Any other <component>_LOG_LEVEL / _LOGGING_LEVEL variable at debug or trace (SGLANG_LOG_LEVEL, UVICORN_LOG_LEVEL, an
+# app's RAY_SERVE_LOGGING_LEVEL): the same advice as the named ones.
+_LEVEL_NAME = re.compile(r"(?:^|_)LOG(?:GING)?_LEVEL$")
+# Ray Serve's own switches, read from a RayService's serveConfigV2 (module docstring): a LoggingConfig log_level, and
+# RAY_SERVE_ENABLE_MEMORY_PROFILING in an application's runtime_env.
+_RAY_PROFILING = "RAY_SERVE_ENABLE_MEMORY_PROFILING"
+
+
+def _logging_on(values: dict[str, str], allowed: set[str]) -> list[tuple[str, str]]:
+    """(name=value, cost) of the logging switches a set of variables turns on: LOGGING's, then any other level name."""
+    found = _switched_on(values, LOGGING, allowed)
+    found += [
+        (f"{name}={value}", "turns debug logging on")
+        for name, value in sorted(values.items())
+        if name not in LOGGING and name not in allowed and _LEVEL_NAME.search(name) and _verbose(value)
+    ]
+    return found
+
+
+def _ray_serve_switches(resource: Resource, allowed: set[str]) -> list[Unproven]:
+    """Advice for debug switches a RayService's Serve config turns on: ``logging_config.log_level`` DEBUG (Ray Serve's
+    LoggingConfig, python/ray/serve/schema.py: "You can set it to 'DEBUG' to get more detailed debug logs"; top level,
+    application or deployment), an application's runtime_env variables (the logging names above, and
+    RAY_SERVE_ENABLE_MEMORY_PROFILING=1: "Enable memray in all Serve actors", python/ray/serve/_private/constants.py).
+    Set 15: usman0491/vllm-demo simple_ray_vllm/vllm-ray-service.yaml@8d2a879 RAY_SERVE_LOGGING_LEVEL: DEBUG."""
+    if split_type(resource.type) != ("ray.io", "RayService"):
+        return []
+    config = as_dict(serve_config(resource))
+    found: list[tuple[str, str]] = []
+    if _verbose(str(get(config, "logging_config", "log_level") or "")):
+        found.append(("serveConfigV2 logging_config.log_level", "DEBUG"))
+    for app in (as_dict(a) for a in as_list(config.get("applications"))):
+        where = f"serveConfigV2 application {app.get('name', '?')}"
+        if _verbose(str(get(app, "logging_config", "log_level") or "")):
+            found.append((f"{where} logging_config.log_level", "DEBUG"))
+        for i, d in enumerate(as_list(app.get("deployments"))):
+            if _verbose(str(get(as_dict(d), "logging_config", "log_level") or "")):
+                found.append((f"{where} deployments[{i}].logging_config.log_level", "DEBUG"))
+        env = {str(k): str(v) for k, v in as_dict(get(app, "runtime_env", "env_vars")).items()}
+        found += [(f"{where} runtime_env env_vars {setting}", "") for setting, _ in _logging_on(env, allowed)]
+        if _RAY_PROFILING not in allowed and _is_one(env.get(_RAY_PROFILING, "")):
+            found.append((f"{where} runtime_env env_vars {_RAY_PROFILING}=1", "memray"))
+    return [
+        unproven(
+            f"{where}: "
+            + (
+                "runs memray in every Serve actor (a profiling aid)"
+                if kind == "memray"
+                else "turns debug logging on for the Serve application"
+            )
+            + ", left on in a serving cluster: every request and replica floods the logs; remove it"
+        )
+        for where, kind in found
+    ]
+
 
 # Below this many tokens a context length is a benchmark setting, not a chat server's (module docstring).
 SHORT_CONTEXT = 2048
@@ -217,9 +277,10 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             for setting, cost in _switched_on(values, SWITCHES, allowed):
                 findings.append((r.name, f"{server.label}: env {setting} {cost}; remove it from the serving pod"))
             findings.extend((r.name, m) for m in _dev_mode(r, server, values, allowed))
-            for setting, cost in _switched_on(values, LOGGING, allowed):
+            for setting, cost in _logging_on(values, allowed):
                 message = f"{server.label}: env {setting} {cost}, left on in a serving pod; remove it"
                 findings.append((r.name, unproven(message)))
+        findings.extend((r.name, message) for message in _ray_serve_switches(r, allowed))
         findings.extend((r.name, message) for message in _short_contexts(r))
         findings.extend((r.name, message) for message in _sglang_fallbacks(r))
         findings.extend((r.name, message) for message in _request_templates(r))
@@ -232,7 +293,8 @@ POLICY = Policy(
     "or VLLM_TRACE_FUNCTION, nor VLLM_SERVER_DEV_MODE's development endpoints (blocking, advice where sleep mode or "
     "AIBrix drives them), nor SGLang's fallback kernels (--disable-cuda-graph, triton/torch_native attention, pytorch "
     "sampling), nor debug logging left on: NCCL_DEBUG=INFO/TRACE, VLLM_LOGGING_LEVEL, "
-    "LOG_LEVEL or RUST_LOG at debug/trace, TORCH_SHOW_CPP_STACKTRACES, nor a benchmark context length below 2048 "
+    "LOG_LEVEL, RUST_LOG or any other *_LOG_LEVEL at debug/trace, TORCH_SHOW_CPP_STACKTRACES, a RayService's Serve "
+    "logging_config at DEBUG or RAY_SERVE_ENABLE_MEMORY_PROFILING, nor a benchmark context length below 2048 "
     "tokens, nor vLLM's --trust-request-chat-template (advice).",
     catalog="S36",
     severity="medium",

@@ -50,6 +50,7 @@ from policies.reading.downloaders import fetches
 from policies.reading.engines import hub_model, table_args, table_servers
 from policies.reading.mounted_scripts import mounted_scripts
 from policies.reading.ollama_pulls import ollama_tag_pulls
+from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import container_argv, engine_configs, engine_row, model_server_engine, model_servers, serve_config
 from policies.reading.vllm_args import parse_vllm_args
 
@@ -283,6 +284,21 @@ def _ray_env_sources(resource: Resource) -> list[dict]:
                 trust_flag="env TRUST_REMOTE_CODE",
             )
         )
+    # Custom vLLM apps that hand vLLM its settings in its own names (``args`` for its parser, an ``engine_args``
+    # mapping: policies/reading/serve_apps.py); the variables form is read above.
+    for engine in serve_app_engines(resource):
+        if engine.proven and isinstance(engine.model, str):
+            found.append(
+                dict(
+                    label=engine.label,
+                    model=engine.model,
+                    revision=engine.args.get("revision"),
+                    has_revision="revision" in engine.args,
+                    revision_flag=engine.spell("revision"),
+                    trust="trust-remote-code" in engine.args,
+                    trust_flag=engine.spell("trust-remote-code"),
+                )
+            )
     return found
 
 

@@ -1,4 +1,4 @@
-"""S18: KubeRay GPU hygiene: a GPU-less head that says so, bounded workers, tolerated GPU workers.
+"""S18: KubeRay GPU hygiene: a GPU-less head that says so, bounded workers.
 
 - The head runs Ray's GCS and (here) vLLM's API server and engine core; a GPU on it is idle and
   paid for. It must request none and set `rayStartParams` num-gpus "0": the vLLM images set
@@ -8,7 +8,8 @@
 - Worker groups the in-tree autoscaler moves are bounded: maxReplicas set below the CRD default (2147483647, i.e.
   unbounded) and not below minReplicas (without the autoscaler a group runs its `replicas`); with the in-tree autoscaler, `autoscalerOptions.idleTimeoutSeconds`
   is set (policy catalogue S18: otherwise idle GPU workers linger on the autoscaler's default).
-- GPU worker pods tolerate the GPU taint (nvidia.com/gpu), or they never schedule on GPU nodes.
+- (GPU worker pods tolerate the GPU taint: gpu-pod-tolerates-and-targets, S15, reports that with every other GPU pod,
+  against the selected NodePool's taints when the set holds it.)
 - No HorizontalPodAutoscaler or KEDA ScaledObject aims at a RayCluster, RayService or RayJob: a
   multi-node engine's workers are fixed by tensor x pipeline parallelism (adding or removing one
   breaks the engine rather than adding a replica), autoscaling such replicas is out of scope here
@@ -156,19 +157,6 @@ def _check(resource: Resource, config: dict) -> list[str]:
             )
         elif min_replicas is not None and max_replicas < min_replicas:
             messages.append(f"{g.path} ({g.name}): maxReplicas {max_replicas} is below minReplicas {min_replicas}")
-        if (
-            config["gpuNodesTainted"]
-            and requests_gpu(g.podspec)
-            and not _tolerates_gpu(g.podspec)
-            and not platform_adds_toleration(g.podspec)
-        ):
-            # The taint is the setting's assumption, not a fact of the manifest (S15 treats it the same way).
-            messages.append(
-                unproven(
-                    f"{g.path} ({g.name}): requests {GPU_RESOURCE} but does not tolerate the {GPU_RESOURCE} "
-                    f"taint, so it never schedules on the GPU nodes (setting gpuNodesTainted: true)"
-                )
-            )
     if spec.get("enableInTreeAutoscaling") is True and get(spec, "autoscalerOptions", "idleTimeoutSeconds") is None:
         # Unset, the Ray autoscaler's own idle timeout still releases idle workers (the field is optional in KubeRay
         # v1.7.0's RayCluster CRD); choosing it on purpose is advice, nothing the manifest shows to be broken.
@@ -185,15 +173,14 @@ POLICY = Policy(
     name="kuberay-gpu-hygiene",
     description=(
         'A KubeRay head requests no GPU and sets num-gpus "0"; worker groups are bounded and no autoscaler '
-        "aims at a Ray cluster; GPU workers tolerate the GPU taint; the in-tree autoscaler has an idle timeout."
+        "aims at a Ray cluster; the in-tree autoscaler has an idle timeout (GPU workers' tolerations: S15)."
     ),
     catalog="S18",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
         'Remove nvidia.com/gpu from the head\'s containers and set headGroupSpec.rayStartParams.num-gpus: "0"; '
-        "set every worker group's maxReplicas (>= minReplicas, within maxWorkerReplicas); add the toleration "
-        "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule} to GPU worker pods; with "
+        "set every worker group's maxReplicas (>= minReplicas, within maxWorkerReplicas); with "
         "enableInTreeAutoscaling set autoscalerOptions.idleTimeoutSeconds; delete any HPA or ScaledObject whose "
         "scaleTargetRef is a RayCluster, RayService or RayJob (a multi-node model runs one fixed-size Ray cluster)."
     ),
@@ -208,10 +195,8 @@ POLICY = Policy(
             "type": "boolean",
             "default": True,
             "description": (
-                "Whether GPU nodes carry the nvidia.com/gpu:NoSchedule taint (default true, as this project's "
-                "Karpenter pools do); set false where the cluster adds the toleration itself (GKE's "
-                "ExtendedResourceToleration admission) or GPU nodes are untainted. The same setting as "
-                "gpu-pod-tolerates-and-targets'."
+                "No longer read here: gpu-pod-tolerates-and-targets (S15) reports the GPU worker groups' "
+                "tolerations, with its own gpuNodesTainted setting. Kept so existing settings files stay valid."
             ),
         },
     },
@@ -221,7 +206,6 @@ POLICY = Policy(
         'A Ray head that requests a GPU idles it, and without rayStartParams num-gpus "0" Ray may place engine '
         "ranks on GPUs it can see but does not own (https://docs.ray.io/en/latest/cluster/kubernetes/user-guides/config.html). "
         "Worker groups without maxReplicas are unbounded (the RayCluster CRD defaults it to 2147483647), idle GPU "
-        "workers linger without autoscalerOptions.idleTimeoutSeconds, and GPU workers that do not tolerate the "
-        "nvidia.com/gpu taint never schedule on GPU nodes. Catalogue S18."
+        "workers linger without autoscalerOptions.idleTimeoutSeconds. Catalogue S18."
     ),
 )

@@ -13,16 +13,20 @@ group has its ``replicas`` pods (x numOfHosts); with it on, at most ``maxReplica
 keeps, so a floor above it is proven by the manifest alone.
 
 Configurations are read from ``serveConfigV2`` (``applications[].args.llm_configs``) and from ``LLMConfig(...)`` calls
-in a ConfigMap the pods mount for the application's import_path (policies/reading/serve_python.py).
+in a ConfigMap the pods mount for the application's import_path (policies/reading/serve_python.py). Custom vLLM
+applications count too (policies/reading/serve_apps.py): a replica needs its ray_actor_options.num_gpus and the
+engine's tensor x pipeline parallel GPUs, from ``args``, an ``engine_args`` mapping, or (advice only: the app's code
+reads them) its runtime_env variables (``_app_needs``; sets 14 and 15: datvodinh/serve-llm, taigetco/ray-worker).
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_int, get, split_type
 from policies.reading.ray_cluster import cluster_spec, groups
+from policies.reading.serve_apps import ServeAppEngine, actor_gpus, replica_floor, serve_app_engines
 from policies.reading.serve_python import mounted_llm_configs
 from policies.reading.serving import serve_config
 
@@ -85,44 +89,73 @@ def _llm_configs(resource: Resource, resources: list[Resource]) -> list[tuple[st
     return found + mounted_llm_configs(resource, resources)
 
 
+def _app_needs(resource: Resource) -> list[tuple[str, int, float, bool]]:
+    """(label, replicas, GPUs per replica, proven) of each custom vLLM Serve application (policies.reading.serve_apps).
+
+    A replica needs at least its ray_actor_options.num_gpus, and the engine's tensor x pipeline parallel GPUs: vLLM
+    run in a Ray cluster reserves a placement group of world_size {GPU: 1} bundles and waits for it, raising
+    ValueError when it never fits (vllm/executor/ray_utils.py initialize_ray_cluster and _wait_until_pg_ready:
+    v0.6.3 lines 275-297 and 161-197 as set 15's labels cite them; the same code at 01eec549 of the code index);
+    without Ray its worker processes need as many GPUs on the replica's node. The engine's replicas are those of the
+    app's one listed deployment, else Ray Serve's default of one. A single-GPU engine runs in the replica's own
+    process, where replicas with fractional num_gpus may share a device: it proves only that one GPU must exist."""
+    found = []
+    for app in serve_app_engines(resource):
+        per_engine = app.gpus_per_replica()
+        listed = [(replica_floor(d), actor_gpus(d)) for d in app.deployments]
+        engine_floor = listed[0][0] if len(listed) == 1 and per_engine != 1 else 1
+        actors = sum(floor * gpus for floor, gpus in listed)
+        engine = engine_floor * per_engine if per_engine is not None else 0
+        if engine >= actors and engine > 0:
+            found.append((f"{app.label} ({_spelled_parallel(app)})", engine_floor, float(per_engine or 0), app.proven))
+        elif actors > 0:
+            shown = "; ".join(f"{floor} x num_gpus {gpus:g}" for floor, gpus in listed if gpus)
+            found.append((f"{app.label} (ray_actor_options: {shown})", 1, actors, True))
+    return found
+
+
+def _spelled_parallel(app: ServeAppEngine) -> str:
+    parts = [f"{app.spell(f)} {app.args[f]}" for f in ("tensor-parallel-size", "pipeline-parallel-size") if f in app.args]
+    return ", ".join(parts) or "tensor and pipeline parallel size 1"
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for resource in (r for r in resources if r.type in RAY_SERVICE_TYPES):
-        configs = _llm_configs(resource, resources)
-        if not configs:
-            continue
-        ceiling = _gpu_ceiling(resource)
-        if ceiling is None:
-            continue
-        needs = []
-        for label, llm in configs:
+        needs: list[tuple[str, int, float, bool]] = []
+        for label, llm in _llm_configs(resource, resources):
             floor, per = _floor(llm), _gpus_per_replica(llm)
             if floor is not None and per is not None and floor * per > 0:
-                needs.append((label, floor, per))
-        need = sum(floor * per for _, floor, per in needs)
+                needs.append((label, floor, float(per), True))
+        needs += _app_needs(resource)
+        ceiling = _gpu_ceiling(resource) if needs else None
+        if ceiling is None:
+            continue
+        need = sum(floor * per for _, floor, per, _ in needs)
         if need <= ceiling[0]:
             continue
-        asked = "; ".join(f"{label}: {floor} replica(s) x {per} GPU" for label, floor, per in needs)
+        asked = "; ".join(f"{label}: {floor} replica(s) x {per:g} GPU" for label, floor, per, _ in needs)
         has = ", ".join(ceiling[1]) or "no group with GPUs"
         kind = split_type(resource.type)[1]
-        findings.append(
-            (
-                resource.name,
-                f"{kind} {get(resource.props, 'metadata', 'name')}: Ray Serve LLM needs at least {need} GPU(s) ({asked}; "
-                f"one GPU bundle per tensor x pipeline parallel worker) but the Ray cluster can have at most "
-                f"{ceiling[0]} ({has}); the replicas beyond it never place and the application never reaches its "
-                f"target; raise the GPU worker group's replicas/maxReplicas or lower min_replicas",
-            )
+        message = (
+            f"{kind} {get(resource.props, 'metadata', 'name')}: Ray Serve needs at least {need:g} GPU(s) ({asked}; "
+            f"one GPU per tensor x pipeline parallel worker) but the Ray cluster can have at most "
+            f"{ceiling[0]} ({has}); the replicas beyond it never place and the application never reaches its "
+            f"target; raise the GPU worker group's replicas/maxReplicas or lower min_replicas"
         )
+        # Settings an app's own code reads from its variables are not proven to reach the engine.
+        proven = need - sum(f * p for _, f, p, sure in needs if not sure) > ceiling[0]
+        findings.append((resource.name, message if proven else unproven(message)))
     return findings
 
 
 POLICY = Policy(
     name="ray-serve-replicas-fit-cluster",
     description=(
-        "A RayService's Ray Serve LLM replicas (num_replicas or min_replicas x tensor x pipeline parallel GPUs, from "
-        "serveConfigV2 or LLMConfig(...) code in a mounted ConfigMap) fit the GPUs its worker groups can ever have "
-        "(replicas with in-tree autoscaling off, maxReplicas with it on, x GPUs per pod)."
+        "A RayService's Ray Serve replicas (num_replicas or min_replicas x tensor x pipeline parallel GPUs, from "
+        "serveConfigV2 or LLMConfig(...) code in a mounted ConfigMap; a custom vLLM app's engine settings and "
+        "ray_actor_options.num_gpus) fit the GPUs its worker groups can ever have (replicas with in-tree autoscaling "
+        "off, maxReplicas with it on, x GPUs per pod)."
     ),
     catalog="S48",
     severity="high",
@@ -134,7 +167,9 @@ POLICY = Policy(
     check_stack=_check,
     rationale=(
         "Ray Serve LLM reserves one {GPU: 1} bundle per tensor x pipeline parallel worker for each replica "
-        "(ray python/ray/llm/_internal/serve vllm_models.py placement_bundles); KubeRay never runs more worker pods than "
+        "(ray python/ray/llm/_internal/serve vllm_models.py placement_bundles), vLLM run under Ray a placement group of "
+        "world_size {GPU: 1} bundles (vllm/executor/ray_utils.py initialize_ray_cluster), and a replica its "
+        "ray_actor_options.num_gpus; KubeRay never runs more worker pods than "
         "replicas (autoscaling off) or maxReplicas (on), so replicas beyond the cluster's GPUs stay pending."
     ),
 )

@@ -491,15 +491,16 @@ def _ray_serve_llm_configs(resource: Any) -> list[tuple[str, dict]]:
     return found
 
 
-def _vllm_app(app: dict) -> bool:
-    """A custom Serve application that runs vLLM: vLLM in its runtime_env pip list, or a deployment or import path
-    naming it."""
+def runs_vllm(app: dict) -> bool:
+    """A custom Serve application that runs vLLM: vLLM in its runtime_env pip list, or the application's name, a
+    deployment's name or the import path naming it (set 15: taigetco/ray-worker's ``vllm_app``)."""
     pip = [str(p).lower() for p in as_list(get(app, "runtime_env", "pip"))]
     names = [str(as_dict(d).get("name", "")).lower() for d in as_list(app.get("deployments"))]
     return (
         any(re.match(r"vllm\b", p) for p in pip)
         or any("vllm" in n for n in names)
         or "vllm" in str(app.get("import_path", "")).lower()
+        or "vllm" in str(app.get("name", "")).lower()
     )
 
 
@@ -509,7 +510,7 @@ def ray_serve_app_vllm_args(resource: Any) -> list[tuple[str, dict[str, str]]]:
     make_arg_parser (GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-ray/rayserve/llm/serve_chat_completion.py:102-127
     at 2b5036514162a489145c5e5570bc320efbcb37bf), and derived apps keep that form (set 11: elotl/skyray
     luna-llm-serve/ray-service.llm.Phi-3-mini-4k-instruct.autoscale.yaml, ``gpu-memory-utilization: "0.7"``).
-    Read only where the args name the model and the app runs vLLM (``_vllm_app``); Ray Serve LLM's llm_configs are
+    Read only where the args name the model and the app runs vLLM (``runs_vllm``); Ray Serve LLM's llm_configs are
     read by engine_configs."""
     if split_type(resource.type) != ("ray.io", "RayService"):
         return []
@@ -517,7 +518,7 @@ def ray_serve_app_vllm_args(resource: Any) -> list[tuple[str, dict[str, str]]]:
     for app in as_list(as_dict(serve_config(resource)).get("applications")):
         app = as_dict(app)
         args = as_dict(app.get("args"))
-        if "llm_configs" in args or not isinstance(args.get("model"), str) or not _vllm_app(app):
+        if "llm_configs" in args or not isinstance(args.get("model"), str) or not runs_vllm(app):
             continue
         flags = {str(k): str(v) for k, v in args.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
         found.append((f"serveConfigV2 application {app.get('name', '?')} args", flags))

@@ -192,14 +192,12 @@ EXPECTED = {
     ("samples__kvcache__vineyard__deployment-tp.yaml", "serving-resource-requests"),
     # KubeRay (S18): heads without num-gpus "0" (ai-on-eks x2, data-on-eks, KubeRay's high-throughput
     # sample); in-tree autoscaling without idleTimeoutSeconds (both ai-on-eks RayServices); a worker group
-    # without maxReplicas (high-throughput sample: replicas 4, CRD default max 2147483647); GPU workers
+    # without maxReplicas (high-throughput sample: replicas 4, CRD default max 2147483647). GPU workers
     # without the nvidia.com/gpu toleration (both KubeRay samples target GKE, whose admission adds it; the
-    # data-on-eks one pairs with an untainted NodePool in the corpus, so it schedules there, but not on a
-    # tainted GPU pool such as this project's).
+    # data-on-eks one pairs with an untainted NodePool in the corpus) are S15's now, with every GPU pod (set 15).
     ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "kuberay-gpu-hygiene"),
     ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "kuberay-gpu-hygiene"),
     ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "kuberay-gpu-hygiene"),
-    ("ray-operator__config__samples__ray-service.llm-serve.yaml", "kuberay-gpu-hygiene"),
     # ai-on-eks DeepSeek RayService: the GPU worker mounts its own memory /dev/shm without a sizeLimit
     # (KubeRay's injected one would have been sized to the memory limit).
     ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "tensor-parallel-requires-dshm"),

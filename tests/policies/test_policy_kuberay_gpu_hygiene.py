@@ -136,16 +136,26 @@ def test_max_below_min_replicas():
     ]
 
 
-def test_gpu_worker_without_the_gpu_toleration():
-    assert messages(POLICY, cluster(lambda s: worker(s)["template"]["spec"].pop("tolerations"))) == [
-        f"{WORKERS}: requests nvidia.com/gpu but does not tolerate the nvidia.com/gpu taint, so it never "
-        f"schedules on the GPU nodes (setting gpuNodesTainted: true)"
+def test_gpu_worker_without_the_gpu_toleration_is_s15s_not_s18s():
+    """A GPU worker group without the nvidia.com/gpu toleration is reported once, by gpu-pod-tolerates-and-targets
+    (S15, which checks every GPU pod's tolerations: set 15's blublinsky/vllm-ray-serve RayService was labelled S15)."""
+    from policies.gpu import tolerates_and_targets
+
+    untolerated = cluster(lambda s: worker(s)["template"]["spec"].pop("tolerations"))
+    assert messages(POLICY, untolerated) == []
+    assert [m for m in messages(tolerates_and_targets.POLICY, untolerated) if "does not tolerate" in m] == [
+        "spec.workerGroupSpecs[0].template.spec: a Ray worker group requests GPUs but does not tolerate the nvidia.com/gpu:NoSchedule "
+        "taint of GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise); its pods stay "
+        "Pending and Ray Serve never gets their GPUs"
     ]
 
 
 def test_untainted_gpu_nodes_setting_keeps_the_toleration_check_quiet():
+    from policies.gpu import tolerates_and_targets
+
     untolerated = cluster(lambda s: worker(s)["template"]["spec"].pop("tolerations"))
-    assert messages(POLICY, untolerated, config={"gpuNodesTainted": False}) == []
+    found = messages(tolerates_and_targets.POLICY, untolerated, config={"gpuNodesTainted": False})
+    assert [m for m in found if "does not tolerate" in m] == []
 
 
 def test_tolerate_everything_counts():

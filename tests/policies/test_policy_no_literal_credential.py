@@ -156,3 +156,91 @@ def test_a_model_set_through_a_config_map_of_the_set_is_read():
     found = evaluate(objects, policies=[model_source_pinned.POLICY])
     assert [v.message.split(" comes from")[0] for v in found] == ["container tgi: model Intel/neural-chat-7b-v3-3"]
     assert evaluate(objects[1:], policies=[model_source_pinned.POLICY]) == []
+
+
+# A Hugging Face token of letters only, as a real one can be (about 1 in 400 has no digit); built here so no token
+# sits in the repository. Set 15's usman0491/vllm-demo simple_ray_vllm/vllm-ray-service.yaml@8d2a879 commented out a
+# real one inside its serveConfigV2 (the value is not reproduced).
+_LETTERS_TOKEN = "hf_" + "QwErTYuiOPasDFghJKlzXCvbNMqwERtyUI"
+_SERVE_CONFIG = """applications:
+- name: vllm_inference
+  import_path: vllm-ray-deployments:deployment
+  runtime_env:
+    env_vars:
+      RAY_SERVE_LOGGING_LEVEL: DEBUG
+      # HUGGING_FACE_HUB_TOKEN: {token}
+      MODEL_ID: "meta-llama/Meta-Llama-3-8B-Instruct"
+      MAX_MODEL_LEN: "64000"
+  deployments:
+  - name: VLLMDeployment
+    num_replicas: 1
+"""
+
+
+def _ray_service(token_line: str, worker_env: list | None = None) -> dict:
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": "rayserve-vllm", "namespace": "ray-system"},
+        "spec": {
+            "serveConfigV2": _SERVE_CONFIG.format(token=token_line),
+            "rayClusterConfig": {
+                "headGroupSpec": {
+                    "rayStartParams": {"num-cpus": "1"},
+                    "template": {
+                        "spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray-llm:2.43.0-py311-cu124"}]}
+                    },
+                },
+                "workerGroupSpecs": [
+                    {
+                        "groupName": "gpu-group",
+                        "replicas": 1,
+                        "template": {
+                            "spec": {
+                                "containers": [
+                                    {
+                                        "name": "ray-worker",
+                                        "image": "rayproject/ray-llm:2.43.0-py311-cu124",
+                                        "env": worker_env
+                                        or [
+                                            {
+                                                "name": "HUGGING_FACE_HUB_TOKEN",
+                                                "valueFrom": {"secretKeyRef": {"name": "hf-secret", "key": "hf_api_token"}},
+                                            }
+                                        ],
+                                    }
+                                ]
+                            }
+                        },
+                    }
+                ],
+            },
+        },
+    }
+
+
+def _ray_found(props: dict) -> list[tuple[str, str]]:
+    found = evaluate([resource("kubernetes:ray.io/v1:RayService", props)], policies=[no_literal_credential.POLICY])
+    return [(v.enforcement, v.message) for v in found]
+
+
+def test_a_token_in_a_comment_of_a_ray_services_serve_config_blocks():
+    """Set 15 (spent): the serveConfigV2 block scalar is text the RayService carries, its YAML comments included; a token
+    there is published with the manifest, even commented out. The message shows only the redacted prefix."""
+    ((level, message),) = _ray_found(_ray_service(_LETTERS_TOKEN))
+    assert level == "mandatory"
+    assert message.startswith("spec.serveConfigV2 holds what looks like a Hugging Face token (hf_...[redacted])")
+    assert _LETTERS_TOKEN not in message
+
+
+def test_a_ray_service_that_takes_its_token_from_a_secret_is_silent():
+    """The careful form (the same file's workers): the token comes from secretKeyRef, the comment names no value; a
+    placeholder capitalised word by word is no token either."""
+    assert _ray_found(_ray_service("<your token>")) == []
+    assert _ray_found(_ray_service("hf_" + "YourHuggingFaceTokenGoesHereXyzAbc")) == []
+
+
+def test_a_token_in_a_ray_containers_env_is_left_to_no_literal_secret_env():
+    """A container's env is no-literal-secret-env's (G35 too): this policy does not report it a second time."""
+    env = [{"name": "HUGGING_FACE_HUB_TOKEN", "value": _LETTERS_TOKEN}]
+    assert _ray_found(_ray_service("<your token>", worker_env=env)) == []

@@ -29,6 +29,8 @@ def test_is_secret_is_pulumis_secure_form_only(value, expected):
     "text,kind,prefix",
     [
         (HF, "Hugging Face token", "hf_"),
+        # letters only, switching case at random: real tokens are so about once in 400 (set 15, usman0491/vllm-demo)
+        ("hf_" + "QwErTYuiOPasDFghJKlzXCvbNMqwERtyUI", "Hugging Face token", "hf_"),
         ("api_org_" + "Ab3" * 11, "Hugging Face token", "api_org_"),
         ("AKIAIOSFODNN7EXAMPLE", "AWS access key id", "AKIA"),
         ("ASIA" + "Z7" * 8, "AWS access key id", "ASIA"),
@@ -63,6 +65,8 @@ def test_token_shapes(text, kind, prefix):
         "task-assistant-model-2024-finetuned-v1-final",
         "hf_short1",
         "sk-" + "word" * 10,
+        "hf_" + "YourHuggingFaceTokenGoesHereXyzAbc",  # a placeholder: one capital a word
+        "hf_" + "X" * 34,
         "AKIA-not-a-key",
         "--max-num-batched-tokens=8192",
         "v1:RvcCpmij+ppCX+RdnQrVvvU6k/MveF1K2jxRujpWCH4AfsfNYOCwaw==",
