@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from components.vllm_architectures import ArchitectureTable, architecture_table, model_architecture
+from components.vllm_architectures import architecture_table, model_architecture
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import WORKLOAD_TYPES
 from policies.reading.serving import EngineConfig, engine_configs
@@ -32,10 +32,13 @@ from policies.vllm.flags_exist import engine_release
 _REFUSAL = 'vLLM exits at start ("Model architectures [...] are not supported for now")'
 
 
-def _message(engine: EngineConfig, table: ArchitectureTable) -> Optional[str | Unproven]:
+def _message(engine: EngineConfig) -> Optional[str | Unproven]:
     model = engine.model
     release = engine_release(engine)
-    if not model or not release or table.has_fallback(release):
+    if not model or not release:
+        return None
+    table = architecture_table()  # read on first use: most images name no release, or one with the fallback
+    if table.has_fallback(release):
         return None
     known = model_architecture(model)
     if known is None:
@@ -58,13 +61,9 @@ def _message(engine: EngineConfig, table: ArchitectureTable) -> Optional[str | U
 
 
 def _check(resource: Resource, config: dict) -> list[str | Unproven]:
-    engines = engine_configs(resource)
-    if not engines:
-        return []
-    table = architecture_table()
     found = []
-    for engine in engines:
-        message = _message(engine, table)
+    for engine in engine_configs(resource):
+        message = _message(engine)
         if message:
             found.append(message)
     return found
