@@ -26,6 +26,11 @@ reported as advice: the script is not in the files. A server whose pod requests 
 A download an init container or sidecar makes for the server (kthena's downloader, ``hf download --local-dir``:
 policies/reading/downloaders.py) counts where its folder is; a request of any container of the pod counts for it.
 
+A GPU pod that mounts a volume it names as a model cache (``model-cache``, ``/models``, ``hf-cache``, ``/weights``) on an
+emptyDir without a sizeLimit, where no download above is read, is advice: the pod is set up to keep a model on the node's
+disk, but what fills the folder is not in the files (set 19 antonios-nokia/games ray.yaml: a Ray GPU worker's
+``/model-cache``).
+
 Read for every engine row with a downloads table, KServe's Hugging Face server (/mnt/models for storageUri
 hf://, else its image's HF_HOME /tmp/huggingface) and Ray Serve's GPU workers
 (policies.reading.engines), so a new engine with one is held to this rule without code.
@@ -39,7 +44,7 @@ from typing import Optional
 from components.capacity.models import UnknownModel, find_model
 from components.errors import ConfigError
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, containers, resource_value
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs, requests_gpu, resource_value
 from policies.reading.engines import Download, downloads, hub_model
 from policies.reading.image_fetches import image_fetches
 
@@ -75,9 +80,49 @@ def _pod_requests(download: Download) -> bool:
     return any(resource_value(c, "requests", "ephemeral-storage") is not None for c in containers(download.podspec, init=True))
 
 
+# A volume or folder named as a model store: "model-cache", "/models", "hf-cache", "huggingface", "/weights".
+_MODEL_STORE = re.compile(r"model|huggingface|hf[-_]?(cache|home)|(^|[\s/_-])hf($|[\s/_-])|weights|checkpoint", re.IGNORECASE)
+
+
+def _model_caches(resource: Resource, read: list) -> list[str]:
+    """Advice for each GPU pod container that mounts a model-cache-named emptyDir without a sizeLimit and no download
+    ``read`` covers, in a pod that requests no ephemeral-storage (module docstring)."""
+    covered = {id(d.container) for d in read}
+    out: list[str] = []
+    for path, podspec in pod_specs(resource):
+        if not requests_gpu(podspec):
+            continue
+        volumes = {as_dict(v).get("name"): as_dict(v) for v in as_list(podspec.get("volumes"))}
+        for container in containers(podspec, init=True):
+            if id(container) in covered or resource_value(container, "requests", "ephemeral-storage") is not None:
+                continue
+            if any(resource_value(c, "requests", "ephemeral-storage") is not None for c in containers(podspec, init=True)):
+                break
+            for mount in as_list(container.get("volumeMounts")):
+                name, at = as_dict(mount).get("name"), str(as_dict(mount).get("mountPath") or "")
+                empty = volumes.get(name, {}).get("emptyDir")
+                if not isinstance(empty, dict) or empty.get("medium") == "Memory" or empty.get("sizeLimit") is not None:
+                    continue
+                if _MODEL_STORE.search(f"{name} {at}"):
+                    out.append(
+                        unproven(
+                            f"{container_label(path, container)}: mounts the emptyDir {name} at {at} as a model store, "
+                            f"with no sizeLimit and no ephemeral-storage request in the pod: a checkpoint put there fills "
+                            f"the node's disk unaccounted, the scheduler does not look for room for it, and under disk "
+                            f"pressure the kubelet evicts this pod first (what fills the folder is not in these files); "
+                            f"request ephemeral-storage for the checkpoint plus ~10 GiB, set a sizeLimit, or mount a "
+                            f"PersistentVolumeClaim"
+                        )
+                    )
+                    break
+    return out
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for download in downloads(resource) + image_fetches(resource):
+    read = downloads(resource) + image_fetches(resource)
+    messages += _model_caches(resource, read)
+    for download in read:
         if resource_value(download.container, "requests", "ephemeral-storage") is not None or _pod_requests(download):
             continue
         message = (
