@@ -84,37 +84,44 @@ def _pod_requests(download: Download) -> bool:
 _MODEL_STORE = re.compile(r"model|huggingface|hf[-_]?(cache|home)|(^|[\s/_-])hf($|[\s/_-])|weights|checkpoint", re.IGNORECASE)
 
 
+def _model_cache(podspec: dict) -> tuple[dict, str, str] | None:
+    """(container, volume, mount path) of the first container mounting a model-store-named emptyDir without a
+    sizeLimit, or None."""
+    volumes = {as_dict(v).get("name"): as_dict(v) for v in as_list(podspec.get("volumes"))}
+    for container in containers(podspec, init=True):
+        for mount in as_list(container.get("volumeMounts")):
+            name, at = as_dict(mount).get("name"), str(as_dict(mount).get("mountPath") or "")
+            empty = volumes.get(name, {}).get("emptyDir")
+            if not isinstance(empty, dict) or empty.get("medium") == "Memory" or empty.get("sizeLimit") is not None:
+                continue
+            if _MODEL_STORE.search(f"{name} {at}"):
+                return container, str(name), at
+    return None
+
+
 def _model_caches(resource: Resource, read: list) -> list[str]:
-    """Advice for each GPU pod container that mounts a model-cache-named emptyDir without a sizeLimit and no download
-    ``read`` covers, in a pod that requests no ephemeral-storage (module docstring)."""
-    covered = {id(d.container) for d in read}
+    """Advice for each GPU pod that mounts a model-cache-named emptyDir without a sizeLimit, with no download ``read``
+    and no ephemeral-storage request (module docstring): one finding per pod."""
+    covered = {id(d.podspec) for d in read}  # a pod with a download read is reported for it
     out: list[str] = []
     for path, podspec in pod_specs(resource):
-        if not requests_gpu(podspec):
+        if not requests_gpu(podspec) or id(podspec) in covered:
             continue
-        volumes = {as_dict(v).get("name"): as_dict(v) for v in as_list(podspec.get("volumes"))}
-        for container in containers(podspec, init=True):
-            if id(container) in covered or resource_value(container, "requests", "ephemeral-storage") is not None:
-                continue
-            if any(resource_value(c, "requests", "ephemeral-storage") is not None for c in containers(podspec, init=True)):
-                break
-            for mount in as_list(container.get("volumeMounts")):
-                name, at = as_dict(mount).get("name"), str(as_dict(mount).get("mountPath") or "")
-                empty = volumes.get(name, {}).get("emptyDir")
-                if not isinstance(empty, dict) or empty.get("medium") == "Memory" or empty.get("sizeLimit") is not None:
-                    continue
-                if _MODEL_STORE.search(f"{name} {at}"):
-                    out.append(
-                        unproven(
-                            f"{container_label(path, container)}: mounts the emptyDir {name} at {at} as a model store, "
-                            f"with no sizeLimit and no ephemeral-storage request in the pod: a checkpoint put there fills "
-                            f"the node's disk unaccounted, the scheduler does not look for room for it, and under disk "
-                            f"pressure the kubelet evicts this pod first (what fills the folder is not in these files); "
-                            f"request ephemeral-storage for the checkpoint plus ~10 GiB, set a sizeLimit, or mount a "
-                            f"PersistentVolumeClaim"
-                        )
-                    )
-                    break
+        if any(resource_value(c, "requests", "ephemeral-storage") is not None for c in containers(podspec, init=True)):
+            continue
+        found = _model_cache(podspec)
+        if found is None:
+            continue
+        container, name, at = found
+        out.append(
+            unproven(
+                f"{container_label(path, container)}: mounts the emptyDir {name} at {at} as a model store, with no "
+                f"sizeLimit and no ephemeral-storage request in the pod: a checkpoint put there fills the node's disk "
+                f"unaccounted, the scheduler does not look for room for it, and under disk pressure the kubelet evicts "
+                f"this pod first (what fills the folder is not in these files); request ephemeral-storage for the "
+                f"checkpoint plus ~10 GiB, set a sizeLimit, or mount a PersistentVolumeClaim"
+            )
+        )
     return out
 
 
