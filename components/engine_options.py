@@ -3,10 +3,12 @@
 An engine row of components/serving_engines.toml may name an options file (``[engines.NAME.options]``): a JSON file
 beside this module, written by tools/read_engine_options.py from the engine's PyPI wheels (``releases`` oldest first;
 ``options`` and ``modules`` map a name to the index ranges of the releases having it, "0-16,33-34"; ``flags``, where
-present, the options that take no value, the same way). The reading is
-generous (its docstring says how), so a name missing here is one no release read accepts. Options are looked up the
-way argparse reads them: ``--max_model_len`` as ``--max-model-len`` (vLLM's FlexibleArgumentParser), ``--x.key`` as
-``--x`` (vLLM's JSON options), and a unique prefix as the option it abbreviates (``allow_abbrev``, both parsers).
+present, the options that take no value, the same way; ``abbrev``, where present, the releases whose parser keeps
+argparse's ``allow_abbrev``; ``provenance`` the wheels read). The reading is generous (its docstring says how), so a
+name missing here is one no release read accepts. Options are looked up the way argparse reads them:
+``--max_model_len`` as ``--max-model-len`` (vLLM's FlexibleArgumentParser), ``--x.key`` as ``--x`` (vLLM's JSON
+options), and, where the release's parser keeps ``allow_abbrev``, a unique prefix as the option it abbreviates
+(``CliOptions.accepts``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,42 @@ class CliOptions:
     # the options that take no value (store_true, BooleanOptionalAction), by the releases read where every parser
     # entry of the name consumes no argument; empty where the table was not read for them
     no_value: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    # the releases whose parser keeps argparse's allow_abbrev (a unique prefix is the option it abbreviates); None where
+    # the table was not read for it, and every release is taken to keep it (argparse's default)
+    abbreviating: Optional[frozenset[int]] = None
+
+    # the names the table takes only from a class field (no literal declares them), by release: a config class's
+    # ``device`` is no option of a parser that declares its options by name (tools/read_engine_options.py
+    # field_only_options); empty where the table was not read for them
+    field_only: Mapping[str, frozenset[int]] = field(default_factory=dict)
+
+    def accepts(self, option: str, release: str) -> str:
+        """How ``release``'s parser reads ``option`` (as written, ``--max_model_len=4``), as CPython's argparse
+        ``_parse_optional`` does: "exact" (the option itself wins over any longer one), "prefix" (a unique prefix of one
+        option, where the parser keeps ``allow_abbrev``), "ambiguous" (a prefix of two or more: argparse exits with
+        "ambiguous option"), "field" (only a class field has the name, or names starting with it: no option the parser
+        declares), or "unknown" (argparse exits with "unrecognized arguments"). The table is generous (a literal of
+        another program counts), so "unknown" is proven, and "ambiguous" and "field" only suggested."""
+        index = self.releases.index(release)
+        name = _option_name(option)
+        if index in self.options.get(name, ()) and index not in self.field_only.get(name, ()):
+            return "exact"
+        if not any(index in self.options[known] for known in self._starting(name)):
+            return "unknown"
+        if self.abbreviating is not None and index not in self.abbreviating:
+            return "field" if index in self.options.get(name, ()) else "unknown"
+        found = len(self.declared_prefixes(option, release))
+        return "field" if found == 0 else "prefix" if found == 1 else "ambiguous"
+
+    def declared_prefixes(self, option: str, release: str) -> list[str]:
+        """The options ``release``'s parser declares (not only a class field) that ``option`` is a prefix of, itself
+        left out."""
+        index, name = self.releases.index(release), _option_name(option)
+        return [
+            known
+            for known in self._starting(name)
+            if known != name and index in self.options[known] and index not in self.field_only.get(known, ())
+        ]
 
     def takes_no_value(self, option: str, release: str) -> bool:
         """True when ``option`` (as written, ``--enforce_eager``) is, in ``release``, an option that takes no value,
@@ -63,6 +101,13 @@ class CliOptions:
         """The releases read whose parser has ``option`` itself, not only as the prefix of longer options: those of
         ``releases_having`` for which ``abbreviated`` is empty, without a search per release."""
         return [self.releases[i] for i in sorted(self.options.get(_option_name(option), ()))]
+
+    def releases_declaring(self, option: str) -> list[str]:
+        """The releases read whose parser declares ``option`` itself (``releases_with`` less those where only a class
+        field has the name)."""
+        name = _option_name(option)
+        only_field = self.field_only.get(name, frozenset())
+        return [self.releases[i] for i in sorted(self.options.get(name, ())) if i not in only_field]
 
     def abbreviated(self, option: str, release: str) -> list[str]:
         """The options of ``release`` that ``option`` abbreviates when the release lacks the option itself; two or
@@ -121,8 +166,16 @@ def _sorted_names(table: CliOptions) -> tuple[str, ...]:
 def cli_options(file: str = "vllm_cli_flags.json") -> CliOptions:
     """The option table of a JSON file beside this module (``vllm_cli_flags.json``, ``sglang_cli_flags.json``)."""
     data = json.loads((_HERE / file).read_text())
+    abbrev = None
+    if "abbrev" in data:  # the spans of the releases keeping allow_abbrev, "" where none does
+        abbrev = _Indexes({"": data["abbrev"]})[""] if data["abbrev"] else frozenset()
     return CliOptions(
-        tuple(data["releases"]), _Indexes(data["options"]), _Indexes(data["modules"]), _Indexes(data.get("flags", {}))
+        tuple(data["releases"]),
+        _Indexes(data["options"]),
+        _Indexes(data["modules"]),
+        _Indexes(data.get("flags", {})),
+        abbrev,
+        _Indexes(data.get("fields", {})),
     )
 
 
@@ -167,3 +220,16 @@ def tagged_release(image: str, repositories: tuple[str, ...]) -> Optional[str]:
         return None
     match = _RELEASE_TAG.fullmatch(image_tag(image) or "")
     return match.group(1) if match else None
+
+
+def moving_release(image: str, repositories: tuple[str, ...], moving_tags: tuple[str, ...]) -> bool:
+    """True when an image is one of ``repositories`` with no tag or one of the publisher's ``moving_tags``
+    (``vllm/vllm-openai:latest``): it runs whatever release was published last when the node pulled it, today the
+    newest the table read, tomorrow a newer one. A digest alone (``@sha256:...``) pins a build, so it is not moving."""
+    repository = image_repository(image).lower()
+    for prefix in ("docker.io/", "index.docker.io/"):
+        repository = repository.removeprefix(prefix)
+    tag = image_tag(image)
+    if repository not in repositories or (tag is None and "@" in image):
+        return False
+    return tag is None or tag.lower() in moving_tags

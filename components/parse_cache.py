@@ -18,9 +18,9 @@ import marshal
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Optional
 
-__all__ = ["cache_folder", "cache_path", "read_toml", "store"]
+__all__ = ["cache_folder", "cache_path", "read_parsed", "read_toml", "store"]
 
 
 def cache_folder(source: Path) -> Path:
@@ -31,30 +31,44 @@ def cache_folder(source: Path) -> Path:
     return folder / "__pycache__"
 
 
-def cache_path(source: Path) -> Path:
-    """Where the parsed form of ``source`` is kept."""
-    return cache_folder(source) / f"{source.name}.{sys.implementation.cache_tag}.marshal"
+def cache_path(source: Path, form: str = "") -> Path:
+    """Where the parsed form of ``source`` is kept (``form`` names one of several forms of one file)."""
+    suffix = f".{form}" if form else ""
+    return cache_folder(source) / f"{source.name}{suffix}.{sys.implementation.cache_tag}.marshal"
+
+
+def read_parsed(source: Path, parse: Callable[[str], Any], form: str = "", pack: Optional[Callable[[Any], Any]] = None) -> Any:
+    """``parse(text)`` of the file's text, from the cache when the text is unchanged. What is kept is ``pack`` of the
+    result (the result itself without one), so a hit returns the packed form and callers take both; a form marshal
+    does not take is not kept."""
+    text = source.read_text(encoding="utf-8")
+    cache = cache_path(source, form)
+    try:
+        cached_text, data = marshal.loads(cache.read_bytes())
+        if cached_text == text:
+            return data
+    except (OSError, EOFError, ValueError, TypeError):
+        pass  # absent, unreadable, or written by another interpreter: parse
+    data = parse(text)
+    if not sys.dont_write_bytecode:
+        try:
+            payload = marshal.dumps((text, pack(data) if pack else data))
+        except ValueError:
+            return data  # a value marshal does not take (a TOML date): parsed every time
+        store(cache, payload)
+    return data
+
+
+def _toml(text: str) -> dict[str, Any]:
+    import tomllib  # on a miss only: its import is ~1 ms
+
+    return tomllib.loads(text)
 
 
 def read_toml(source: Path) -> dict[str, Any]:
     """``tomllib.loads`` of the file's text (raising its TOMLDecodeError), from the cache when the text is unchanged."""
-    text = source.read_text(encoding="utf-8")
-    cache = cache_path(source)
-    try:
-        cached_text, data = marshal.loads(cache.read_bytes())
-        if cached_text == text and isinstance(data, dict):
-            return data
-    except (OSError, EOFError, ValueError, TypeError):
-        pass  # absent, unreadable, or written by another interpreter: parse
-    import tomllib  # on a miss only: its import is ~1 ms
-
-    data = tomllib.loads(text)
-    try:
-        payload = marshal.dumps((text, data))
-    except ValueError:
-        return data  # a value marshal does not take (a TOML date): this table is parsed every time
-    store(cache, payload)
-    return data
+    data = read_parsed(source, _toml)
+    return data if isinstance(data, dict) else _toml(source.read_text(encoding="utf-8"))  # a foreign file: parse
 
 
 def store(path: Path, payload: bytes) -> None:

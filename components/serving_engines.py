@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .capacity.startup import BY_NAME
-from .engine_options import cli_options
 from .parse_cache import read_toml
 
 TABLE = Path(__file__).with_name("serving_engines.toml")
@@ -395,7 +394,9 @@ def engines_of(data: dict) -> tuple[Engine, ...]:
 
 
 ENGINES: tuple[Engine, ...] = read_engines()
-check_flag_sets_exclusive(ENGINES, lambda file, flag: bool(cli_options(file).releases_having(f"--{flag}")))
+# check_flag_sets_exclusive(ENGINES, ...) holds for the committed table (tests/policies/test_policy_engine_flags.py);
+# it is not run on import, which would read every engine's option table (0.3 MB of JSON) on each check of a file that
+# names no engine.
 
 
 def engine_named(name: str, engines: tuple[Engine, ...] = ENGINES) -> Engine | None:

@@ -82,7 +82,12 @@ def cli(argv: list[str]) -> int:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            from policies.check import main as check
+            # The methods @dataclass compiles for the pack's ~90 records come from the bytecode cache when an earlier
+            # run compiled them (policies/dataclass_code.py): ~35 ms of a ~250 ms run.
+            from policies.dataclass_code import cached_dataclass_code
+
+            with cached_dataclass_code():
+                from policies.check import main as check
         finally:
             gc.freeze()
             if collecting:

@@ -87,7 +87,6 @@ LEFT_OUT = (
     (("G34",), "Not implemented: KServe and Ray pods use their service account; a default-off rule would break them."),
     (("G37",), "Not implemented as a gate: labels are cost attribution, not serving safety."),
     (("G42",), "Covered by the autoscaling policies' metric checks (S7)."),
-    (("G43",), "ADAPT: covered by gpu-rollout-surge (S20) with the pool's GPU headroom."),
     (("G44",), "Mutations only in public sets; the NodePool checks are S11-S14."),
 )
 

@@ -28,6 +28,7 @@ from policies.gpu import (
     ephemeral_storage,
     group_restart_policy,
     pinned_to_one_node,
+    recreate_rollout,
     rollout_surge,
     single_attach_rollout,
     tolerates_and_targets,
@@ -110,6 +111,7 @@ from policies.ray import (
 )
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
+    engine_supports_architecture,
     flags_exist,
     gpu_memory_utilization_bounds,
     gpu_memory_utilization_unset,
@@ -151,6 +153,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     downloads_fail_loudly.POLICY,
     engine_image_publisher.POLICY,
     flags_exist.POLICY,
+    engine_supports_architecture.POLICY,
     multi_node_start.POLICY,
     model_cache_fits_checkpoint.POLICY,
     model_path_downloaded.POLICY,
@@ -186,6 +189,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     group_restart_policy.POLICY,
     gpu_node_disk.POLICY,
     rollout_surge.POLICY,
+    recreate_rollout.POLICY,
     timeout_chain_ordered.POLICY,
     keep_alive_outlives_proxy.POLICY,
     llm_route_timeout.POLICY,

@@ -8,13 +8,24 @@ product or the tests).
     pip download sglang==0.5.10 --no-deps -d wheels/ --only-binary=:all:
     python tools/read_engine_options.py sglang --write wheels/sglang-*.whl
 
-``--add`` merges the wheels named into the table already written (one release added without every other wheel):
-vLLM 0.21.0 is published only as ``vllm-0.21.0-1-cp38-abi3-manylinux_2_24_x86_64.whl`` (a build tag and an older
-platform tag), so its download needs ``--platform manylinux_2_24_x86_64``:
+vLLM's table holds every release on PyPI from 0.4.0 to 0.34.0; some wheels carry other platform tags, so the
+download names them all: ``--platform manylinux_2_24_x86_64`` (0.21.0, published only as
+``vllm-0.21.0-1-cp38-abi3-manylinux_2_24_x86_64.whl``), ``manylinux_2_35_x86_64`` (0.20.0 to 0.20.2),
+``manylinux1_x86_64`` with ``--python-version 3.10`` (0.4.0 to 0.5.1, cp310 wheels only). ``--add`` merges the wheels
+named into the table already written (one release added without every other wheel):
 
     pip download vllm==0.21.0 --no-deps -d wheels/ --only-binary=:all: --python-version 3.12 \
         --platform manylinux_2_24_x86_64
     python tools/read_engine_options.py vllm --write --add wheels/vllm-0.21.0-*.whl
+
+``--check`` writes nothing and exits 1 unless what it would write is byte-identical to the committed table (with every
+wheel of the table, or with ``--add`` and some of them): ``python tools/read_engine_options.py vllm --check
+wheels/vllm-*.whl``. The table's ``provenance`` names the wheel read for each release and the files that define its
+server's parser.
+
+Besides the options, the table records per release whether the server's parser keeps argparse's ``allow_abbrev``
+(``abbrev``; ``keeps_abbrev``: no vLLM wheel from 0.4.0 to 0.34.0 sets it) and, for vLLM, the names it takes only from
+a configuration class's field (``fields``; ``field_only_options``), which the parser does not declare.
 
 For vLLM it also lists, per release, the options that take no value (``flags``: store_true and the like,
 BooleanOptionalAction, a bool field's generated flag; read conservatively, see ``no_value_options``), so S38 can name
@@ -74,8 +85,28 @@ def _version(wheel: str) -> str:
 
 def options(wheel: str, engine: str = "vllm") -> set[str]:
     """The long options one wheel's parser can accept (generously, see the module docstring)."""
-    package, field_files, _ = ENGINES[engine]
+    return _option_sources(wheel, engine)[0]
+
+
+def field_only_options(wheel: str, engine: str = "vllm") -> set[str]:
+    """The names ``options`` takes only from a field of a class outside vLLM's ``vllm/entrypoints`` (a config class's
+    ``device``): no ``--name`` literal in the package, no entry-point args class (FrontendArgs, whose fields its
+    add_cli_args loop turns into options: 0.34.0 vllm/entrypoints/common/cli_args.py:278-284) and no ``--no-`` or
+    ``--enable-``/``--disable-`` form of one. Every vLLM release read from 0.4.0 to 0.34.0 adds its server's options
+    by literal name except that loop (no other ``add_argument`` takes a computed name), so such a name is one the
+    parser does not declare; the table keeps it (generous) and S38 only advises on it."""
+    if engine != "vllm":
+        return set()
+    found, declared = _option_sources(wheel, engine)
+    return found - declared
+
+
+def _option_sources(wheel: str, engine: str) -> tuple[set[str], set[str]]:
+    """(every option ``options`` reads, those a literal or an entry-point args class declares, with their ``--no-``
+    and paired forms)."""
+    package, field_files, entry_folder = ENGINES[engine]
     found: set[str] = set()
+    declared: set[str] = set()
     archive = zipfile.ZipFile(wheel)
     for name in archive.namelist():
         if not (name.startswith(package) and name.endswith(".py")):
@@ -88,20 +119,25 @@ def options(wheel: str, engine: str = "vllm") -> set[str]:
             tree = ast.parse(data)
         except SyntaxError:
             continue
+        entry = name.startswith(entry_folder)
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 text = node.value.replace("_", "-")
                 if OPTION.match(text):
                     found.add(text)
+                    declared.update({text, "--no-" + text[2:]})
             elif fields and isinstance(node, ast.ClassDef):
                 for item in node.body:
                     if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                         flag = "--" + item.target.id.replace("_", "-")
                         if OPTION.match(flag):
                             found.update({flag, "--no-" + flag[2:]})
+                            if entry:
+                                declared.update({flag, "--no-" + flag[2:]})
     if pairs_enable_disable(archive):
         found |= inverses(found)
-    return found
+        declared |= inverses(declared)
+    return found, declared
 
 
 # argparse actions that consume no argument (nargs=0): an explicit ``--x=value`` makes argparse exit with "ignored
@@ -253,14 +289,35 @@ def _spans(releases: list[str], found: dict[str, set[str]]) -> dict[str, str]:
     return ranges
 
 
-def table(found: dict[str, set[str]], entry_modules: dict[str, set[str]], flags: dict[str, set[str]] | None = None) -> dict:
-    """{"releases": [...], "options": {name: "i-j,k"}, "modules": {...}, "flags": {...}}: each option and entry-point
-    module with the index ranges of the releases having it (``found``/``entry_modules``: release -> its names), and
-    where ``flags`` is given (release -> its options taking no value) those options the same way."""
+def table(
+    found: dict[str, set[str]],
+    entry_modules: dict[str, set[str]],
+    flags: dict[str, set[str]] | None = None,
+    abbrev: dict[str, bool] | None = None,
+    sources: dict[str, tuple[str, set[str]]] | None = None,
+    fields: dict[str, set[str]] | None = None,
+) -> dict:
+    """{"releases": [...], "options": {name: "i-j,k"}, "modules": {...}, "flags": {...}, "fields": {...}, "abbrev":
+    "i-j", "provenance": {...}}: each option and entry-point module with the index ranges of the releases having it
+    (``found``/``entry_modules``: release -> its names); where ``flags`` (release -> its options taking no value) or
+    ``fields`` (release -> its names only a class field gives, ``field_only_options``) is given, those names the same
+    way; where ``abbrev`` is given (release -> its parser keeps allow_abbrev) the ranges of the releases keeping it;
+    where ``sources`` is given (release -> its wheel's file name and the parser files read, ``parser_files``) the
+    provenance: each wheel, and each parser file with the releases it was read in."""
     releases = sorted(found, key=version_key)
-    out = {"releases": releases, "options": _spans(releases, found), "modules": _spans(releases, entry_modules)}
+    out: dict = {"releases": releases, "options": _spans(releases, found), "modules": _spans(releases, entry_modules)}
     if flags is not None:
         out["flags"] = _spans(releases, {r: flags.get(r, set()) for r in releases})
+    if fields is not None:
+        out["fields"] = _spans(releases, {r: fields.get(r, set()) for r in releases})
+    if abbrev is not None:
+        out["abbrev"] = _spans(releases, {r: {""} if abbrev.get(r, True) else set() for r in releases}).get("", "")
+    if sources is not None:
+        out["provenance"] = {
+            "read": PROVENANCE,
+            "wheels": {r: sources[r][0] for r in releases if r in sources},
+            "parser_files": _spans(releases, {r: sources[r][1] if r in sources else set() for r in releases}),
+        }
     return out
 
 
@@ -276,32 +333,107 @@ def _releases_of(ranges: dict[str, str], releases: list[str]) -> dict[str, set[s
 
 
 def merged(
-    existing: dict, found: dict[str, set[str]], entry_modules: dict[str, set[str]], flags: dict[str, set[str]] | None = None
+    existing: dict,
+    found: dict[str, set[str]],
+    entry_modules: dict[str, set[str]],
+    flags: dict[str, set[str]] | None = None,
+    abbrev: dict[str, bool] | None = None,
+    sources: dict[str, tuple[str, set[str]]] | None = None,
+    fields: dict[str, set[str]] | None = None,
 ) -> dict:
-    """The written table ``existing`` with the releases of ``found``/``entry_modules`` (and ``flags``) added (or read
-    again), so one wheel can be added without downloading every other release's."""
+    """The written table ``existing`` with the releases of ``found``/``entry_modules`` (and ``flags``, ``abbrev``,
+    ``sources``) added (or read again), so one wheel can be added without downloading every other release's."""
     releases = existing["releases"]
     options_by = {**_releases_of(existing["options"], releases), **found}
     modules_by = {**_releases_of(existing["modules"], releases), **entry_modules}
     flags_by = None
     if flags is not None or "flags" in existing:
         flags_by = {**_releases_of(existing.get("flags", {}), releases), **(flags or {})}
-    return table(options_by, modules_by, flags_by)
+    abbrev_by = None
+    if abbrev is not None or "abbrev" in existing:
+        # a table read before allow_abbrev was looked for: argparse's default, kept
+        kept = _releases_of({"": existing.get("abbrev", f"0-{len(releases) - 1}")}, releases) if existing.get("abbrev", 1) else {}
+        abbrev_by = {**{r: "" in kept.get(r, ()) for r in releases}, **(abbrev or {})}
+    sources_by = None
+    if sources is not None or "provenance" in existing:
+        old = existing.get("provenance", {"wheels": {}, "parser_files": {}})
+        files = _releases_of(old["parser_files"], releases)
+        sources_by = {**{r: (old["wheels"][r], files[r]) for r in releases if r in old["wheels"]}, **(sources or {})}
+    fields_by = None
+    if fields is not None or "fields" in existing:
+        fields_by = {**_releases_of(existing.get("fields", {}), releases), **(fields or {})}
+    return table(options_by, modules_by, flags_by, abbrev_by, sources_by, fields_by)
 
 
-if __name__ == "__main__":
-    # --add: merge the wheels' releases into the written table instead of writing one from these wheels alone.
-    engine, write, add = sys.argv[1], "--write" in sys.argv, "--add" in sys.argv
-    wheels = [w for w in sys.argv[2:] if w not in ("--write", "--add")]
+PROVENANCE = (
+    "tools/read_engine_options.py over the PyPI wheels named in wheels (a file name PyPI never lets be uploaded twice): "
+    "options from argparse literals and argument-class fields, entry modules from the package's files; parser_files "
+    "are the files defining the server's parser (make_arg_parser, add_cli_args, FlexibleArgumentParser, "
+    "prepare_server_args), with the releases read, where allow_abbrev is looked for (abbrev)"
+)
+# The definitions that build an engine server's parser: where allow_abbrev would be set, and what provenance cites.
+_PARSER_DEFS = re.compile(
+    rb"^\s*(?:def (?:make_arg_parser|add_cli_args|prepare_server_args)\b|class FlexibleArgumentParser\b)", re.MULTILINE
+)
+
+
+def parser_files(wheel: str, engine: str = "vllm") -> set[str]:
+    """The files of a wheel that define its server's parser (``_PARSER_DEFS``), benchmarks left out."""
+    package = ENGINES[engine][0]
+    archive = zipfile.ZipFile(wheel)
+    return {
+        name
+        for name in archive.namelist()
+        if name.startswith(package) and name.endswith(".py") and "bench" not in name and _PARSER_DEFS.search(archive.read(name))
+    }
+
+
+def keeps_abbrev(wheel: str, engine: str = "vllm") -> bool:
+    """False when a parser file (``parser_files``) turns argparse's ``allow_abbrev`` off (``allow_abbrev=False``, or
+    ``kwargs["allow_abbrev"] = False``): that release's parser then takes no prefix for an option. argparse keeps it
+    by default (CPython Lib/argparse.py ArgumentParser.__init__ allow_abbrev=True)."""
+    archive = zipfile.ZipFile(wheel)
+    for name in sorted(parser_files(wheel, engine)):
+        data = archive.read(name)
+        if b"allow_abbrev" not in data:
+            continue
+        for node in ast.walk(ast.parse(data)):
+            if isinstance(node, ast.keyword) and node.arg == "allow_abbrev":
+                value = node.value
+            elif isinstance(node, ast.Assign) and any("allow_abbrev" in ast.unparse(t) for t in node.targets):
+                value = node.value
+            else:
+                continue
+            if isinstance(value, ast.Constant) and value.value is False:
+                return False
+    return True
+
+
+def _read(wheels: list[str], engine: str) -> tuple:
+    """What --write records of each wheel: options, entry modules, flags (vLLM), allow_abbrev, provenance, the names
+    only a class field gives (vLLM)."""
     found = {_version(w): options(w, engine) for w in wheels}
     entry = {_version(w): modules(w, engine) for w in wheels}
     flags = {_version(w): no_value_options(w) for w in wheels} if engine == "vllm" else None
-    if add:
-        data = merged(json.loads((COMPONENTS / f"{engine}_cli_flags.json").read_text()), found, entry, flags)
-    else:
-        data = table(found, entry, flags)
-    text = json.dumps(data, indent=0, sort_keys=True) + "\n"
+    abbrev = {_version(w): keeps_abbrev(w, engine) for w in wheels}
+    sources = {_version(w): (Path(w).name, parser_files(w, engine)) for w in wheels}
+    fields = {_version(w): field_only_options(w, engine) for w in wheels} if engine == "vllm" else None
+    return found, entry, flags, abbrev, sources, fields
+
+
+if __name__ == "__main__":
+    # --add: merge the wheels' releases into the written table instead of writing one from these wheels alone;
+    # --check: write nothing, exit 1 unless what would be written is byte-identical to the committed table.
+    engine, write, add, check = sys.argv[1], "--write" in sys.argv, "--add" in sys.argv, "--check" in sys.argv
+    wheels = [w for w in sys.argv[2:] if w not in ("--write", "--add", "--check")]
     out = COMPONENTS / f"{engine}_cli_flags.json"
+    read = _read(wheels, engine)
+    data = merged(json.loads(out.read_text()), *read) if add else table(*read)
+    text = json.dumps(data, indent=0, sort_keys=True) + "\n"
+    if check:
+        same = text == out.read_text()
+        print(f"{out.name}: {'byte-identical to' if same else 'differs from'} what {len(wheels)} wheels give")
+        sys.exit(0 if same else 1)
     if write:
         out.write_text(text)
         print(f"wrote {out}: {len(data['releases'])} releases, {len(data['options'])} options")

@@ -17,6 +17,7 @@ A rule's message names each setting through ``names``: the stack file's keys by 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
@@ -87,6 +88,9 @@ class Settings:
     # False where the engine cannot replicate KV heads over more ranks than it has (TGI: both head counts must be
     # divisible by the shard count); vLLM and SGLang replicate them.
     kv_heads_replicated: bool = True
+    # The vLLM release the image names ("0.4.3"), for the rules whose outcome changed between releases; None where
+    # no release is named (the rules then follow the release this module cites).
+    release: Optional[str] = None
 
 
 Check = Callable[[Architecture, Settings, Mapping[str, str]], Optional[str]]
@@ -169,26 +173,72 @@ def _context_within_limit(arch: Architecture, s: Settings, names: Mapping[str, s
     )
 
 
+# Offline methods by the checkpoint format each reads: a method of one family never loads another's checkpoint. vLLM
+# accepts a method that overrides the checkpoint's (gptq_marlin for gptq, awq_marlin for awq, moe_wna16 and inc for
+# either: config/model.py _verify_quantization, 0.33.0 lines 1391-1447, each method's override_quantization_method)
+# and otherwise raises "Quantization method specified in the model config (<checkpoint's>) does not match the
+# quantization method specified in the `quantization` argument (<asked>)" (lines 1451-1461). A method outside these
+# families (moe_wna16, inc, compressed-tensors, ...) is not judged.
+QUANTIZATION_FAMILIES: Mapping[str, frozenset[str]] = {
+    "awq": frozenset({"awq", "auto_awq", "awq_marlin"}),
+    "gptq": frozenset({"gptq", "auto_gptq", "gptq_marlin", "gptq_marlin_24", "gptq_bitblas"}),
+}
+
+
+def _family(method: str) -> Optional[str]:
+    return next((name for name, members in QUANTIZATION_FAMILIES.items() if method in members), None)
+
+
 def _quantization_supported(arch: Architecture, s: Settings, names: Mapping[str, str]) -> Optional[str]:
-    method = s.quantization
-    if not method or arch.quant_method is not None or method in ONLINE_QUANTIZATION:
+    method = s.quantization.lower() if s.quantization else None
+    if not method or method in ONLINE_QUANTIZATION:
         return None
+    if arch.quant_method is not None:
+        asked, held = _family(method), _family(arch.quant_method.lower())
+        if asked is None or held is None or asked == held:
+            return None  # an override vLLM may accept, or a method this rule does not know
+        return (
+            f"{names['quantization']} {method} does not match the checkpoint's {arch.quant_method} quantization; vLLM "
+            f'refuses it ("Quantization method specified in the model config ... does not match"); drop '
+            f"{names['quantization']} (vLLM reads the checkpoint's method)"
+        )
     return (
         f"{names['quantization']} {method} needs a checkpoint quantized with it, and this one is "
         f"{arch.checkpoint_dtype}; use a pre-quantized checkpoint or {names['quantization']} fp8"
     )
 
 
+# The first vLLM release whose dtype "auto" falls back to float16 on a GPU without bfloat16: 0.9.0
+# vllm/config.py _get_and_verify_dtype, lines 3084-3100 ("Deal with torch dtype fallback for device compatibility":
+# a dtype outside current_platform.supported_dtypes becomes supported_dtypes[0]). Before it, "auto" keeps a bfloat16
+# checkpoint's dtype (0.8.5 vllm/config.py lines 2903-2908; 0.4.3 vllm/config.py lines 1126-1133) and the worker
+# refuses it on the device (0.4.3 vllm/worker/worker.py _check_if_gpu_supports_dtype, lines 353-363).
+AUTO_DTYPE_FALLBACK_RELEASE = (0, 9, 0)
+
+
+def _auto_keeps_bfloat16(arch: Architecture, s: Settings) -> bool:
+    """True when --dtype auto runs a bfloat16 checkpoint in bfloat16 whatever the GPU: a release before the fallback."""
+    if s.dtype.lower() != "auto" or arch.checkpoint_dtype != "bfloat16" or not s.release:
+        return False
+    return tuple(int(p) for p in re.findall(r"\d+", s.release)[:3]) < AUTO_DTYPE_FALLBACK_RELEASE
+
+
 def _bfloat16_on_gpu(arch: Architecture, s: Settings, names: Mapping[str, str]) -> Optional[str]:
-    # Only an explicit bfloat16: with dtype auto vLLM falls back to float16 on such a GPU, with a warning
-    # (config/model.py _resolve_auto_dtype, 0.33.0 lines 2423-2462).
+    # An explicit bfloat16, or auto on a bfloat16 checkpoint before 0.9.0: from 0.9.0 auto falls back to float16 on
+    # such a GPU, with a warning (config/model.py _resolve_auto_dtype, 0.33.0 lines 2423-2462).
     cc = s.compute_capability
+    auto = _auto_keeps_bfloat16(arch, s)
     # Which dtypes a compute capability runs is vLLM's rule, kept once in hardware.supported_dtypes.
-    if s.dtype.lower() != "bfloat16" or cc is None or "bfloat16" in supported_dtypes(cc):
+    if (s.dtype.lower() != "bfloat16" and not auto) or cc is None or "bfloat16" in supported_dtypes(cc):
         return None
     name = names["dtype"]
+    written = (
+        f"{name} auto keeps the checkpoint's bfloat16 in vLLM {s.release} (the fallback to float16 came in 0.9.0), and bfloat16"
+        if auto
+        else f"{name} bfloat16"
+    )
     return (
-        f"{name} bfloat16 needs a GPU of compute capability 8.0 or above, and the {s.gpu or 'GPU'} has "
+        f"{written} needs a GPU of compute capability 8.0 or above, and the {s.gpu or 'GPU'} has "
         f'{cc[0]}.{cc[1]}; vLLM refuses it at start-up ("Bfloat16 is only supported on GPUs with compute '
         f'capability of at least 8.0"); use {name} float16'
     )

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from components.parse_cache import cache_folder, store
+from components.parse_cache import cache_folder, read_parsed, store
 from policies.framework import Unknown
 
 DATA = Path(__file__).with_name("cel_rules.json")
@@ -79,15 +79,24 @@ class Outcome:
     skipped_transition: int
 
 
-@functools.cache
-def _table() -> dict[str, tuple[Mapping[str, Any], list[Mapping[str, Any]]]]:
-    """Pulumi type token -> (its CRD's entry in the file, the rules of that version, as read)."""
-    data = json.loads(DATA.read_text(encoding="utf-8"))
+def _by_type(text: str) -> dict[str, tuple[str, str, Any]]:
+    data = json.loads(text)
     return {
-        f"kubernetes:{crd['group']}/{version}:{crd['kind']}": (crd, rules)
+        f"kubernetes:{crd['group']}/{version}:{crd['kind']}": (crd["crd"], crd["source"], rules)
         for crd in data["crds"]
         for version, rules in crd["versions"].items()
     }
+
+
+def _packed(by_type: dict[str, tuple[str, str, Any]]) -> dict[str, tuple[str, str, Any]]:
+    return {token: (crd, source, marshal.dumps(rules)) for token, (crd, source, rules) in by_type.items()}
+
+
+@functools.cache
+def _table() -> dict[str, tuple[str, str, Any]]:
+    """Pulumi type token -> (its CRD, the CRD's source, the rules of that version as read, or their marshal form when
+    the parse came from the cache kept beside the bytecode while the file is unchanged: components/parse_cache.py)."""
+    return read_parsed(DATA, _by_type, "by-type", _packed)
 
 
 @functools.cache
@@ -97,11 +106,13 @@ def rules_of(type_token: str) -> tuple[Rule, ...]:
     entry = _table().get(type_token)
     if entry is None:
         return ()
-    crd, rules = entry
+    crd, source, rules = entry
+    if isinstance(rules, bytes):
+        rules = marshal.loads(rules)
     return tuple(
         Rule(
-            crd=crd["crd"],
-            source=crd["source"],
+            crd=crd,
+            source=source,
             path=tuple(r["path"]),
             rule=r["rule"],
             # The API server's message for a rule without one (apiextensions validation).

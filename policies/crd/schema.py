@@ -22,10 +22,13 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+import marshal
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from components.parse_cache import read_parsed
 from policies.framework import Unknown
 
 DATA = Path(__file__).with_name("schemas.json")
@@ -51,15 +54,49 @@ class Finding:
     message: str
 
 
-@functools.cache
-def schemas_by_type() -> dict[str, Schema]:
-    """Pulumi type token (``kubernetes:<group>/<version>:<kind>``) -> that CRD version's schema."""
-    data = json.loads(DATA.read_text(encoding="utf-8"))
+def _by_type(text: str) -> dict[str, tuple[str, str, Any]]:
+    data = json.loads(text)
     return {
-        f"kubernetes:{crd['group']}/{version}:{crd['kind']}": Schema(crd["crd"], crd["source"], spec)
+        f"kubernetes:{crd['group']}/{version}:{crd['kind']}": (crd["crd"], crd["source"], spec)
         for crd in data["crds"]
         for version, spec in crd["versions"].items()
     }
+
+
+def _packed(by_type: dict[str, tuple[str, str, Any]]) -> dict[str, tuple[str, str, Any]]:
+    return {token: (crd, source, marshal.dumps(spec)) for token, (crd, source, spec) in by_type.items()}
+
+
+class _Schemas(Mapping[str, Schema]):
+    """The pinned schemas by type token, each spec decoded when its type is first asked for: a run needs a few of the
+    file's 34, and reading all of schemas.json cost ~6 ms of every `policies check` (benchmarks/policies_check.py)."""
+
+    def __init__(self, by_type: dict[str, tuple[str, str, Any]]) -> None:
+        self._by_type = by_type
+        self._built: dict[str, Schema] = {}
+
+    def __getitem__(self, type_token: str) -> Schema:
+        found = self._built.get(type_token)
+        if found is None:
+            crd, source, spec = self._by_type[type_token]
+            found = self._built[type_token] = Schema(crd, source, marshal.loads(spec) if isinstance(spec, bytes) else spec)
+        return found
+
+    def __contains__(self, type_token: object) -> bool:
+        return type_token in self._by_type
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_type)
+
+    def __len__(self) -> int:
+        return len(self._by_type)
+
+
+@functools.cache
+def schemas_by_type() -> Mapping[str, Schema]:
+    """Pulumi type token (``kubernetes:<group>/<version>:<kind>``) -> that CRD version's schema. The file's parse is
+    kept beside the bytecode cache while its text is unchanged, each spec apart (components/parse_cache.py)."""
+    return _Schemas(read_parsed(DATA, _by_type, "by-type", _packed))
 
 
 def resource_types() -> tuple[str, ...]:

@@ -40,10 +40,18 @@ _VERSION_PART = re.compile(r"^v?\d+(?:\.\d+)+$|^\d{4,8}$|^v\d+$")
 _COMMIT_PART = re.compile(r"^(?=[a-f]*\d)[0-9a-f]{7,40}$")
 
 
+_DATE_PART = re.compile(r"^\d{4,8}$|^\d{4}\.\d{1,2}\.\d{1,2}$")
+
+
 def _moving_part(tag: str) -> bool:
-    """True when a part of the tag is a moving build word and no part names a version, a date or a commit."""
+    """True when a part of the tag is a moving build word and no part names one build: a version, a date or a commit
+    (nightly-2024-06-01, 0.9.0-nightly). A latest part is moving beside a version too: ``v8-latest`` or ``2.4-latest`` is
+    the newest build of a line, pushed again with each one (spent set 13, nghianx1211/ray-learning ray-v8-rayservice/
+    rayservice.yaml, labelled G1); only a date or a commit pins it."""
     parts = [p for p in re.split(r"[-_+]", tag.lower()) if p]
     words = {word for part in parts for word in part.split(".") if word}
+    if "latest" in words:
+        return not any(_DATE_PART.match(p) or _COMMIT_PART.match(p) for p in parts)
     return bool(words & _MOVING_PARTS) and not any(_VERSION_PART.match(p) or _COMMIT_PART.match(p) for p in parts)
 
 
@@ -106,7 +114,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         elif _mutable(tag, disallowed, prefixes):
             messages.append(f"{label}: image {image} uses the mutable tag {tag}; {_FIX}")
         elif _moving_part(tag):
-            messages.append(f"{label}: image {image} uses {tag}, a moving build tag (no version or date in it); {_FIX}")
+            moves = "its latest part moves to each new build" if "latest" in tag.lower() else "no version or date in it"
+            messages.append(f"{label}: image {image} uses {tag}, a moving build tag ({moves}); {_FIX}")
         elif pull == "Never" and not any(ch.isdigit() for ch in tag):
             # imagePullPolicy Never runs whatever image of that name the node holds (a locally built :local): no
             # registry pins it, and a node without it never starts the pod. A pre-loaded air-gapped image may be

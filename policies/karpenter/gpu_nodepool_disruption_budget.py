@@ -1,7 +1,9 @@
 """S12: a GPU NodePool sets explicit disruption budgets, and never consolidates serving nodes outside a window.
 
 Karpenter's default budget is ``nodes: 10%`` for every reason (Karpenter v1.14.1 docs, NodePool disruption):
-consolidation and drift then evict serving pods at any hour, and each reload takes minutes.
+consolidation and drift then evict serving pods at any hour, and each reload takes minutes. The opposite is advice: a
+budget of nodes "0" with no reasons and no schedule stops every voluntary disruption for good, so empty GPU nodes stay
+billed and drift never rolls (spent set 14, WebRTCventures/colocating-voiceai-models-eks k8s/gpu-nodepool.yaml).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from policies.reading.nodepools import (
     budgets,
     consolidation_policy,
     covering_budgets,
+    expire_after,
     is_gpu_nodepool,
     is_static,
     moving_ami,
@@ -91,8 +94,34 @@ def _check(resource: Resource, config: dict) -> list[str]:
     return found
 
 
+def _frozen(props: dict, found: list[dict]) -> list[str]:
+    """Advice where a budget of nodes "0" with no reasons and no schedule blocks every voluntary disruption at all
+    hours: a budget without reasons applies to Underutilized, Empty and Drifted alike (kubernetes-sigs/karpenter v1.14.1
+    pkg/apis/v1/nodepool.go:120-126, and :363-377 takes the minimum over them), so empty GPU nodes are never
+    consolidated and drift never replaces a node; only expiry does, which no budget reason names (DisruptionReason is
+    Underutilized, Empty or Drifted: v1.14.1 pkg/apis/crds/karpenter.sh_nodepools.yaml:113-123)."""
+    frozen = [b for b in found if budget_blocks(b, "Empty") and not as_list(b.get("reasons")) and not b.get("schedule")]
+    if not frozen:
+        return []
+    expiry = expire_after(props)
+    until = "never (expireAfter Never)" if str(expiry) == "Never" else f"only at expireAfter ({expiry or '720h, the default'})"
+    return [
+        unproven(
+            f'spec.disruption.budgets: a budget of nodes "{frozen[0].get("nodes")}" with no reasons and no schedule '
+            f"applies to every disruption reason at all hours (a budget without reasons covers Empty, Underutilized and "
+            f"Drifted: kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go:120-126, 363-377), so Karpenter never "
+            f"removes an empty GPU node (consolidation is dead) nor replaces a drifted one (a new AMI or a NodePool "
+            f"change never rolls out); idle GPU nodes stay billed and nodes are replaced {until}; give the zero budget "
+            f"a schedule and duration (outside the maintenance window) or reasons [Underutilized, Drifted], leaving "
+            f"Empty nodes to consolidate"
+        )
+    ]
+
+
 def _findings(resource: Resource) -> list[str]:
     found = budgets(resource.props)
+    if found and not is_static(resource.props) and (frozen := _frozen(resource.props, found)):
+        return frozen
     if found and not is_static(resource.props):
         drift = _unbudgeted_drift(resource.props, found)
         if drift:

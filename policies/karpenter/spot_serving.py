@@ -22,7 +22,8 @@ both, Karpenter prefers spot over on-demand (nodepools.md:276). Two readings:
   GKE tries spot capacity first.
 
 Advice only: spot may be a deliberate cost choice with enough replicas elsewhere; a spot pool no model server of the
-files lands on (batch, training) is not read, nor is a pool that admits on-demand only.
+files lands on (batch, training) is not read, nor is a pool that admits on-demand only. A GPU pool read with no GPU
+workload at all (its file alone) is advised on too, unless its name or labels say batch or training.
 """
 
 from __future__ import annotations
@@ -149,10 +150,38 @@ def _lands_on(podspec: dict, pool: Resource, only_gpu_pool: bool) -> bool:
     return only_gpu_pool and NODEPOOL_LABEL not in selector and not on_demand
 
 
+_OTHER_WORK = ("batch", "train", "finetun", "fine-tun", "job", "notebook")
+
+
+def _pool_alone(resources: list[Resource]) -> list[tuple[str, str]]:
+    """Advice on each GPU NodePool admitting spot in a set with no GPU workload at all (the pool's file read alone, as
+    spent sets 13 and 15 labelled it: sesac-4thprj-jungchat/src_aws_eks_iac_cicd karpenter/nodepool-gpu.yaml,
+    souhailsegni/Deepseek_R1_VLLM-EKS gpu-nodepool.yaml); not on a pool whose name or labels say batch or training."""
+    if any(requests_gpu(p) for r in resources for _, p in pod_specs(r)):
+        return []
+    findings = []
+    for pool in resources:
+        if pool.type not in NODEPOOL_TYPES or not is_gpu_nodepool(pool.props):
+            continue
+        labels = as_dict(get(pool.props, "spec", "template", "metadata", "labels"))
+        named = " ".join([str(get(pool.props, "metadata", "name")), *map(str, labels), *map(str, labels.values())]).lower()
+        where = _pool_admits_spot(pool.props)
+        if where is None or any(word in named for word in _OTHER_WORK):
+            continue
+        findings.append(
+            (
+                pool.name,
+                f"{where} admits spot on this GPU pool (Karpenter prefers it over on-demand), and no workload in the "
+                f"files says what runs on it; for a model server landing there, {_WHY}",
+            )
+        )
+    return findings
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     servers = _gpu_servers(resources)
     if not servers:
-        return []
+        return _pool_alone(resources)
     findings = []
     for resource, path, podspec in servers:
         how, verb = _selects_spot(podspec) or _spot_compute_class(podspec, resources), "puts"

@@ -71,6 +71,32 @@ def _token_named(podspec: Mapping) -> bool:
     return False
 
 
+def _optional_token(podspec: Mapping) -> Optional[str]:
+    """The Secret references that carry the pod's token when every one of them is ``optional: true`` and nothing else
+    names a token (a literal, a token file, a command-line token, a required Secret); None otherwise. An optional
+    reference to a missing Secret or key leaves the variable unset and the container starts anyway
+    (https://kubernetes.io/docs/concepts/configuration/secret/#restriction-secret-must-exist: "optional: true")."""
+    optional: list[str] = []
+    for container in containers(podspec, init=True):
+        if "token" in " ".join(container_argv(container)).lower():
+            return None
+        for e in as_list(container.get("env")):
+            name = as_dict(e).get("name")
+            if not (isinstance(name, str) and (_TOKEN_NAME.search(name.upper()) or name == "HF_OIDC_RESOURCE")):
+                continue
+            ref = as_dict(get(e, "valueFrom", "secretKeyRef"))
+            if ref.get("optional") is not True:
+                return None
+            optional.append(f"{name} from Secret {ref.get('name')} key {ref.get('key')}")
+        for source in as_list(container.get("envFrom")):
+            ref = as_dict(as_dict(source).get("secretRef"))
+            if ref and ref.get("optional") is not True:
+                return None
+            if ref:
+                optional.append(f"envFrom Secret {ref.get('name')}")
+    return ", ".join(optional) or None
+
+
 def _outside(resource: Resource, podspec: Mapping) -> Optional[str]:
     """What outside the files read could hand the pod a token, or None."""
     for container in containers(podspec, init=True):
@@ -172,14 +198,30 @@ def hub_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[st
     return found
 
 
+def _optional_advice(label: str, repository: Optional[str], prefix: str, refs: str) -> str:
+    return unproven(
+        f"{label}: downloads {repository}, a gated Hugging Face repository ({prefix}* asks each user to accept its "
+        f"licence on the Hub), and its token comes only from {refs}, marked optional: true: where that Secret or key is "
+        f"missing the pod starts without a token, the download answers 401 and the server exits at start on the GPU "
+        f"node; drop optional so that the pod waits for the Secret"
+    )
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    if split_type(resource.type)[0] == "serving.kserve.io":
-        return []  # KServe's storage initializer takes the token its own way (kserve-hf-token-on-service-account)
+    # KServe's storage initializer takes the token its own way (kserve-hf-token-on-service-account): on its kinds only
+    # a server that downloads the model itself with an optional token reference is advised on.
+    kserve = split_type(resource.type)[0] == "serving.kserve.io"
     messages = []
     for label, model, podspec, container, dirs, offline, layer_empty in hub_servers(resource):
         repository = hub_model(model)
         entry = gated(repository)
-        if entry is None or offline or _token_named(podspec):
+        if entry is None or offline:
+            continue
+        if _token_named(podspec):
+            if (refs := _optional_token(podspec)) is not None:
+                messages.append(_optional_advice(label, repository, entry.prefix, refs))
+            continue
+        if kserve:
             continue
         message = (
             f"{label}: downloads {repository}, a gated Hugging Face repository ({entry.prefix}* asks each user to "

@@ -9,6 +9,15 @@ A pod lands on the GPU its scheduling constraints allow. Manifests name it in se
 - ``nvidia.com/gpu.product``, GPU feature discovery's label (``NVIDIA-A100-SXM4-80GB``);
 - ``cloud.google.com/gke-accelerator``, GKE's (``nvidia-l4``, ``nvidia-h100-80gb``).
 
+Where none of these is set, a label of the cluster's own naming whose key names a GPU or an accelerator
+(``gpu-type: nvidia-2080ti``, ``gpu: a100-80gb``, ``accelerator: nvidia-l4``, CoreWeave-style ``gpu.nvidia.com/class``)
+is read too, its value matched against the catalogue's GPU names after a vendor prefix (``nvidia-``, ``tesla-``,
+``geforce-``); such a value the catalogue does not know (``gpu: "true"``, ``accelerator: nvidia``) pins nothing.
+GPU feature discovery marks time-sliced GPUs by a ``-SHARED`` suffix on the product (NVIDIA GPU Operator docs,
+"Time-Slicing GPUs in Kubernetes", https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-sharing.html,
+``renameByDefault`` false, the default: "the label becomes nvidia.com/gpu.product=Tesla-T4-SHARED"), which is the same
+device.
+
 Each may be a ``nodeSelector`` entry or a required node-affinity ``In`` expression (several values
 allowed). Terms of ``nodeSelectorTerms`` are ORed, so the pod may land on any GPU any term allows;
 sizing takes the one with the least memory, where a model that does not fit fails first. A
@@ -17,10 +26,11 @@ value the catalogue does not know makes the GPU unknown (the plan is not made), 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
-from components.capacity.gpus import INSTANCES, UnknownGpu, find_gpu
+from components.capacity.gpus import GPUS, INSTANCES, UnknownGpu, find_gpu
 from components.capacity.memory import Gpu
 from policies.kube import as_dict, as_list, get
 
@@ -53,9 +63,30 @@ class GpuPin:
     unknown: tuple[str, ...] = ()
 
 
+_VENDOR_PREFIXES = ("nvidia-", "nvidia_", "tesla-", "geforce-", "rtx-")
+_SHARED_SUFFIX = "-shared"
+
+
+# Names two catalogue GPUs answer to (Karpenter's ``a100`` covers the 40 and 80 GB parts): a cluster's own label with
+# such a value does not say which, so it pins nothing (Karpenter's label is read as its smaller part, above).
+_SHARED_NAMES = frozenset(
+    "".join(ch for ch in name.upper() if ch.isalnum())
+    for name, count in Counter(g.karpenter_gpu_name for g in GPUS.values() if g.karpenter_gpu_name).items()
+    if count > 1
+)
+
+
+def _is_generic_gpu_label(label: str) -> bool:
+    """A label of the cluster's own naming whose key names a GPU or accelerator (see the module docstring)."""
+    name = label.rsplit("/", 1)[-1].lower()
+    return label not in GPU_LABELS and ("gpu" in name or "accelerator" in name or label.lower().startswith("gpu."))
+
+
 def gpu_of_label(label: str, value: str) -> Optional[Gpu]:
     """The catalogue GPU one label value names, or None when the catalogue does not know it."""
     names: list[str] = []
+    if label == PRODUCT_LABEL or label not in GPU_LABELS:
+        value = value[: -len(_SHARED_SUFFIX)] if value.lower().endswith(_SHARED_SUFFIX) else value
     if label in INSTANCE_TYPE_LABELS:
         entry = INSTANCES.get(value)
         names = [entry.gpu] if entry else []
@@ -66,8 +97,17 @@ def gpu_of_label(label: str, value: str) -> Optional[Gpu]:
         # nvidia-tesla-a100 is GKE's A100 40GB; other values are nvidia-<gpu>[-<memory>].
         stripped = value.removeprefix("nvidia-").removeprefix("tesla-")
         names = ["A100-40GB"] if value == "nvidia-tesla-a100" else [value, stripped]
-    else:
+    elif label in (PRODUCT_LABEL, GPU_NAME_LABEL):
         names = [value, value.replace("-", " ")]
+    else:
+        names = [value]
+        lowered = value.lower()
+        for prefix in _VENDOR_PREFIXES:
+            if lowered.startswith(prefix):
+                lowered = lowered[len(prefix) :]
+                names.append(lowered)
+        if any("".join(ch for ch in n.upper() if ch.isalnum()) in _SHARED_NAMES for n in names):
+            return None
     for name in names:
         try:
             return find_gpu(name)
@@ -76,29 +116,41 @@ def gpu_of_label(label: str, value: str) -> Optional[Gpu]:
     return None
 
 
-def _selections(podspec: dict) -> list[tuple[str, list[str]]]:
-    """(label, allowed values) from the node selector and every required affinity term."""
+def _selections(podspec: dict, wanted: Callable[[str], bool] = GPU_LABELS.__contains__) -> list[tuple[str, list[str]]]:
+    """(label, allowed values) from the node selector and every required affinity term, for the labels ``wanted``."""
     found = []
     selector = as_dict(podspec.get("nodeSelector"))
-    for label in GPU_LABELS:
-        if isinstance(selector.get(label), str):
-            found.append((label, [selector[label]]))
+    for label, value in selector.items():
+        if isinstance(label, str) and wanted(label) and isinstance(value, str):
+            found.append((label, [value]))
     terms = get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
     for term in as_list(terms):
         for expr in as_list(as_dict(term).get("matchExpressions")):
             expr = as_dict(expr)
-            if expr.get("key") in GPU_LABELS and expr.get("operator") == "In":
+            key = expr.get("key")
+            if isinstance(key, str) and wanted(key) and expr.get("operator") == "In":
                 values = [str(v) for v in as_list(expr.get("values")) if isinstance(v, (str, int, float))]
                 if values:
-                    found.append((expr["key"], values))
+                    found.append((key, values))
     return found
+
+
+def _generic_pin(podspec: dict) -> Optional[GpuPin]:
+    """The GPU a label of the cluster's own naming pins, where its values are all catalogue GPUs; None otherwise
+    (a value such as ``"true"`` says nothing of the GPU, so it pins nothing rather than an unknown GPU)."""
+    for label, values in _selections(podspec, _is_generic_gpu_label):
+        gpus = [gpu_of_label(label, value) for value in values]
+        if gpus and all(g is not None for g in gpus):
+            known = [g for g in gpus if g is not None]
+            return GpuPin(min(known, key=lambda g: (g.memory_gib, g.name)), f"{label}={'|'.join(values)}")
+    return None
 
 
 def pinned_gpu(podspec: dict) -> Optional[GpuPin]:
     """The GPU a pod spec's node selection pins (see the module docstring); None when nothing names one."""
     selections = _selections(podspec)
     if not selections:
-        return None
+        return _generic_pin(podspec)
     gpus: list[Gpu] = []
     unknown: list[str] = []
     for label, values in selections:

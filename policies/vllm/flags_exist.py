@@ -1,11 +1,15 @@
 """S38: every option passed to vLLM's own argument parser exists in the vLLM release the image runs.
 
-vLLM's server parser is argparse (``FlexibleArgumentParser``, 0.33.0 ``vllm/utils/argparse_utils.py``): an option it
-does not know ends ``parse_args`` with "unrecognized arguments" and exit status 2, before any weight is loaded, so the
-pod restarts for ever. It turns ``_`` into ``-`` in an option's name, reads ``--x.key value`` as a key of the JSON
-option ``--x``, and keeps argparse's ``allow_abbrev`` (a unique prefix of an option is that option): all three are read
-as the parser reads them. Which options each release has is components/vllm_cli_flags.json (written from the wheels of
-0.6.0 to 0.34.0 by tools/read_engine_options.py; components.engine_options.cli_options).
+vLLM's server parser is argparse (``FlexibleArgumentParser`` from 0.5.1, 0.33.0 ``vllm/utils/argparse_utils.py``; a
+plain ``argparse.ArgumentParser`` before, 0.4.3 ``vllm/entrypoints/openai/cli_args.py:25``, parsed with a strict
+``parse_args``, ``api_server.py:63-65``): an option it does not know ends ``parse_args`` with "unrecognized arguments"
+and exit status 2, before any weight is loaded, so the pod restarts for ever. It turns ``_`` into ``-`` in an option's
+name, reads ``--x.key value`` as a key of the JSON option ``--x``, and keeps argparse's ``allow_abbrev`` at every
+release read (no ``allow_abbrev`` in any vLLM wheel from 0.4.0 to 0.34.0): an exact name wins, a unique prefix is the
+option it abbreviates, and a prefix of two or more ends with "ambiguous option" (CPython Lib/argparse.py
+``_parse_optional``). Which options each release has is components/vllm_cli_flags.json (written from the wheels of
+every vLLM release from 0.4.0 to 0.34.0 by tools/read_engine_options.py; components.engine_options.cli_options, which
+``CliOptions.accepts`` reads as argparse does).
 
 What is checked, and how sure it is:
 
@@ -13,8 +17,14 @@ What is checked, and how sure it is:
   entrypoint), up to a shell operator or a bare ``--``; an option written with a variable (``--$(NAME)``) is not read;
 - mandatory where the image is the official ``vllm/vllm-openai`` at a release tag the table was read at (or between
   two read releases that both lack the option): the manifest names the release, and that release's parser refuses it;
-- advisory where no release read has the option but the image names none of them (``latest``, a rebuild such as Red
-  Hat's, a release outside 0.6.0-0.34.0, or the script pip-installs the engine before serving): the parser inside is not known, though no vLLM read accepts the option;
+- advisory where, at that release, the option is only a prefix of two or more options (the table is generous, so the
+  ambiguity is suggested, not proven), or only a field of vLLM's configuration classes that the parser does not
+  declare (0.34.0's ``--device``: ``DeviceConfig.device`` stays, the option went);
+- advisory where the image is the official one with no tag or a tag its publisher moves (``latest``, the engine
+  table's ``moving_tags``): it is judged at the newest release read, which is what the tag runs today;
+- advisory where no release read has the option but the image names none of them (a rebuild such as Red Hat's, a
+  release outside the table, or the script pip-installs the engine before serving): the parser inside is not known,
+  though no vLLM read accepts the option;
 - an option that takes no value written with one (``--enforce-eager=true``: argparse exits with "ignored explicit
   argument"), as the same table records per release (``flags``): mandatory at a read release tag, advice where the
   image names no release and every release read that has the option has it take no value;
@@ -34,13 +44,13 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from components.engine_options import CliOptions, cli_options, tagged_release, version_key
+from components.engine_options import CliOptions, cli_options, moving_release, tagged_release, version_key
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import split_type
 from policies.llmisvc_presets import PRESET_COMMAND
 from policies.reading.engines import table_servers
-from policies.reading.serving import engine_command_line, engine_row
+from policies.reading.serving import EngineConfig, engine_command_line, engine_row
 from policies.reading.vllm_args import (
     VllmServer,
     command_tokens,
@@ -113,6 +123,18 @@ def installs_engine(argv: list[str], package: str) -> bool:
     return False
 
 
+def engine_release(engine: EngineConfig) -> Optional[str]:
+    """The release vllm/vllm-openai's tag names for a vLLM engine, for the rules whose outcome changed between
+    releases; None for another image, a tag naming none, or a container that installs vLLM itself (its release is
+    then not the tag's)."""
+    row = engine_row("vllm")
+    if engine.server is None or row is None or row.options is None:
+        return None
+    if installs_engine(command_tokens(engine.server.container)[0], row.name):
+        return None
+    return tagged_release(engine.image, row.options.images)
+
+
 def _shown(image: object) -> str:
     return image if isinstance(image, str) and image else "(none)"
 
@@ -176,36 +198,85 @@ def _release(server: _Server) -> tuple[CliOptions, Optional[str], tuple[str, ...
     return table, release, table.neighbours(release) if release else ()
 
 
+def _moving(server: _Server) -> bool:
+    """True when the image is the engine's own with no tag or a tag its publisher moves (``vllm/vllm-openai:latest``)
+    and the container does not install the engine itself: it runs the newest release, which the table read last."""
+    assert server.row.options is not None
+    return not server.installed and moving_release(server.image, server.row.options.images, server.row.moving_tags)
+
+
 def _finding(option: str, server: _Server) -> Optional[str]:
+    """What the parser of the image's release does with ``option`` (CliOptions.accepts, at the release the tag names
+    or the read ones around it): mandatory when it is unknown there; advice when it is only an ambiguous prefix there
+    (the table is generous), when the tag moves (judged at the newest release read), or when no release read has it
+    and the image names none."""
     table, release, bounds = _release(server)
     name, image = server.row.display, server.image
-    having = table.releases_having(option)
-    first, last = table.releases[0], table.releases[-1]
-    refused = f"{name}'s argument parser exits on an unrecognized argument, so the server never starts"
-    where = f"{name} has it in {table.span(having)}" if having else f"no {name} release from {first} to {last} has it"
-    if bounds and not set(bounds) & set(having):
-        read = f"{name} {release}" if bounds == (release,) else f"{name} {release} (nor {bounds[0]} and {bounds[1]} around it)"
-        return f"{option} is not an option of {read}, the release of image {image} ({where}); {refused}"
-    own = table.releases_with(option)  # the releases with the option itself
-    removed = bool(own) and table.releases.index(own[0]) < table.releases.index(bounds[0]) if bounds else False
-    if removed and all(len(table.abbreviated(option, bound)) > 1 for bound in bounds):
-        # An option a release dropped whose name is now a prefix of two or more (SGLang 0.5.20 dropped
-        # --cuda-graph-max-bs, keeping --cuda-graph-max-bs-decode and -prefill). The table is generous, so advice.
-        matches = " and ".join(table.abbreviated(option, bounds[-1]))
-        return unproven(
-            f"{option} is not an option of {name} {release} (image {image}; {name} has it in {table.span(own)}), only a "
-            f"prefix of {matches}; where its parser has both, argparse exits with 'ambiguous option' and the server "
-            f"never starts"
-        )
-    if having:
+    moving = not bounds and _moving(server)
+    if moving:
+        release, bounds = table.releases[-1], (table.releases[-1],)
+    if bounds:
+        return _at_release(option, server, table, release or "", bounds, moving)
+    if table.releases_having(option):
         return None
+    first, last = table.releases[0], table.releases[-1]
     named = f"{name} {release}, outside the releases read" if release else f"no {name} release the table was read at"
     if server.installed:
         named += f" (and the container installs {name} itself before serving)"
     return unproven(
         f"{option} is an option of no {name} release from {first} to {last}, and image {image} names {named}; "
-        f"if its {name} lacks it too, {refused}"
+        f"if its {name} lacks it too, {name}'s argument parser exits on an unrecognized argument, so the server never "
+        "starts"
     )
+
+
+def _at_release(
+    option: str, server: _Server, table: CliOptions, release: str, bounds: tuple[str, ...], moving: bool
+) -> Optional[str]:
+    """``_finding`` where the release is known (``bounds``: itself, or the read releases around it), or taken as the
+    newest read (``moving``: the tag moves, so advice)."""
+    read = {bound: table.accepts(option, bound) for bound in bounds}
+    if {"exact", "prefix"} & set(read.values()):
+        return None
+    name, image = server.row.display, server.image
+    own = table.releases_declaring(option)  # the releases whose parser has the option itself
+    if moving:
+        which = f"{name} {release}, the newest release read, which image {image} runs today (the tag moves)"
+    elif bounds == (release,):
+        which = f"{name} {release}, the release of image {image}"
+    else:
+        which = f"{name} {release} (nor {bounds[0]} and {bounds[1]} around it), the release of image {image}"
+    if "ambiguous" in read.values():
+        # An option a release dropped whose name is now a prefix of two or more (vLLM 0.34.0's --device-ids and
+        # --device-memory-utilization, SGLang 0.5.20's --cuda-graph-max-bs-decode and -prefill). The table is
+        # generous, so advice.
+        removed = bool(own) and table.releases.index(own[0]) < table.releases.index(bounds[0])
+        if not table.field_only and not removed:
+            return None  # a table not read for the names only a field gives (SGLang's): the longer names may be none
+        bound = next(b for b in bounds if read[b] == "ambiguous")
+        matches = " and ".join(table.declared_prefixes(option, bound))
+        where = f"{name} has it in {table.span(own)}" if own else f"no {name} release read has it"
+        return unproven(
+            f"{option} is not an option of {which} ({where}), only a prefix of {matches}; where its parser has both, "
+            "argparse exits with 'ambiguous option' and the server never starts"
+        )
+    if "field" in read.values():
+        where = f"{name} declares it in {table.span(own)}" if own else f"no {name} release read declares it"
+        return unproven(
+            f"{option} is not declared by the parser of {which} ({where}; the name is only a field of its "
+            "configuration classes, and the parser adds its options by name); if the parser lacks it, it exits on an "
+            "unrecognized argument and the server never starts"
+        )
+    having = table.releases_having(option)
+    first, last = table.releases[0], table.releases[-1]
+    where = f"{name} has it in {table.span(having)}" if having else f"no {name} release from {first} to {last} has it"
+    longer = any(table.abbreviated(option, bound) for bound in bounds)
+    abbrev = ", and its parser takes no abbreviation of a longer option (allow_abbrev=False)" if longer else ""
+    message = (
+        f"{option} is not an option of {which} ({where}){abbrev}; {name}'s argument parser exits on an unrecognized "
+        "argument, so the server never starts"
+    )
+    return unproven(message) if moving else message
 
 
 def explicit_values(tokens: list[str]) -> list[tuple[str, str]]:
@@ -472,6 +543,10 @@ POLICY = Policy(
     rationale=(
         "vLLM's FlexibleArgumentParser (0.33.0 vllm/utils/argparse_utils.py) is argparse: an unknown option ends "
         "parse_args with 'unrecognized arguments' (exit 2). components/vllm_cli_flags.json lists every long option of "
-        "vLLM 0.6.0 to 0.34.0 (every minor release; 0.21.0's only wheel carries the manylinux_2_24 platform tag), read from the wheels (tools/read_engine_options.py); components/sglang_cli_flags.json SGLang's (the engine table's options)."
+        "every vLLM release from 0.4.0 to 0.34.0 (patch and post releases included; 0.21.0's only wheel carries the "
+        "manylinux_2_24 platform tag, 0.20.1's and 0.20.2's manylinux_2_35), read from the wheels (tools/"
+        "read_engine_options.py), with the releases whose parser keeps allow_abbrev (all of them) and the names only a "
+        "configuration class field gives; components/sglang_cli_flags.json SGLang's (the engine table's options). "
+        "An image with a moving tag (latest) is judged, as advice, at the newest release read."
     ),
 )

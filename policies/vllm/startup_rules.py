@@ -31,19 +31,24 @@ from typing import Any, Mapping, Optional
 
 from components.capacity.accounting import batch_defaults_for
 from components.capacity.architecture import Architecture, ArchitectureError
+from components.capacity.model_catalog import MODELS
 from components.capacity.models import CatalogModel, UnknownModel, find_model
 from components.capacity.startup import BY_NAME, RULES, Settings, StartupRule, flag_names
 from components.images import vllm_release
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, containers, get, memoized, pod_specs
+from policies.reading.endpoint_specs import endpoint_engines
 from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import EngineConfig, engine_configs
 from policies.reading.vllm_args import parallel_size
 from policies.reading.vllm_capacity import gpu_type, stamped_plan
+from policies.vllm.flags_exist import engine_release
 
 _TRUE = ("1", "true")
+# What a finding on an engine a custom resource's spec describes says of itself (policies.reading.endpoint_specs).
+_SPEC_NOTE = "advisory: read from this resource's own spec, whose rendering into a vLLM server is not in the files"
 # Rules whose settings default to the OpenAI server's batch defaults, which depend on the GPU.
 _BATCH_SETTINGS = ("max-num-batched-tokens", "max-num-seqs")
 
@@ -56,6 +61,9 @@ class _Engine:
     arch: Architecture
     settings: Settings
     batch_known: bool
+    # The model was matched by the name of a local path (/mnt/models/Qwen2.5-0.5B-Instruct), not by its id: the files
+    # at the path are not shown, so a refusal is advice.
+    by_path: bool = False
 
     def refusal(self, rule: StartupRule, names: Mapping[str, str]) -> Optional[str]:
         if rule.setting in _BATCH_SETTINGS and not self.batch_known:
@@ -65,16 +73,27 @@ class _Engine:
 
 def startup_findings(resource: Any, rule: StartupRule) -> list[str]:
     """The messages of one rule over every vLLM engine of the resource."""
-    messages = []
-    for engine in engine_configs(resource):
+    messages: list[str] = []
+    for engine in engine_configs(resource) + endpoint_engines(resource):
         read = _read(resource, engine)
+        if read is not None and engine.extra.get("endpoint_spec"):
+            refusal = read.refusal(rule, flag_names(True))
+            if refusal:
+                messages.append(unproven(f"{engine.label}: {read.model_id} does not start: {refusal} ({_SPEC_NOTE})"))
+            continue
         if read is None:
             message = _stamped(resource, engine, rule)
             if message:
                 messages.append(message)
             continue
         refusal = read.refusal(rule, flag_names(bool(engine.extra)))
-        if refusal:
+        if refusal and read.by_path:
+            messages.append(
+                unproven(
+                    f"{engine.label}: {engine.model} does not start if it holds {read.model_id} (the folder's name): {refusal}"
+                )
+            )
+        elif refusal:
             messages.append(f"{engine.label}: {read.model_id} does not start: {refusal}")
     messages += _app_findings(resource, rule)
     for server in table_servers(resource):
@@ -194,6 +213,9 @@ def _read(resource: Any, engine: EngineConfig) -> Optional[_Engine]:
 
 def _read_engine(resource: Any, engine: EngineConfig) -> Optional[_Engine]:
     found = _model(resource, engine)
+    by_path = False
+    if found is None and engine.server is not None:
+        found, by_path = _model_by_path_name(engine.model), True
     if found is None or parallel_size(engine.args, "tensor-parallel-size") is None:
         return None
     model_id, arch = found
@@ -219,8 +241,27 @@ def _read_engine(resource: Any, engine: EngineConfig) -> Optional[_Engine]:
         compute_capability=gpu.compute_capability if gpu is not None else None,
         chunked_prefill=_chunked_prefill(a),
         allow_long_max_model_len=env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "0").strip().lower() in _TRUE or rope_overridden(a),
+        release=engine_release(engine),
     )
-    return _Engine(model_id, arch, settings, batch_known=seqs is not None and tokens is not None)
+    return _Engine(model_id, arch, settings, batch_known=seqs is not None and tokens is not None, by_path=by_path)
+
+
+def _model_by_path_name(model: Optional[str]) -> Optional[tuple[str, Architecture]]:
+    """The catalogue model a local path's last folder names (``/mnt/models/Qwen2.5-0.5B-Instruct`` ->
+    Qwen/Qwen2.5-0.5B-Instruct), when exactly one catalogue id has that repository name; None otherwise."""
+    if not isinstance(model, str) or not model.startswith("/"):
+        return None
+    name = model.rstrip("/").rsplit("/", 1)[-1].lower()
+    ids = {
+        i
+        for entry in MODELS.values()
+        for i in (entry["hf_id"], *entry.get("aliases", ()))
+        if i.rsplit("/", 1)[-1].lower() == name
+    }
+    if len(ids) != 1:
+        return None
+    found = catalogue_model(None, ids.pop(), annotated=False)
+    return (found[0], found[1].arch) if found else None
 
 
 def rope_overridden(args: Mapping) -> bool:

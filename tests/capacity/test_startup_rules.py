@@ -149,12 +149,13 @@ def test_bfloat16_needs_compute_capability_8():
     assert rule_of("vllm-dtype-supported-by-gpu", compute_capability=None) is None
 
 
-def test_the_catalogue_gpus_below_bfloat16_are_the_turing_t4s():
-    # The T4 (g4dn) and T4G (g5g) are compute capability 7.5 (hardware.toml); every other catalogue GPU is Ampere or later.
+def test_the_catalogue_gpus_below_bfloat16_are_the_turing_cards():
+    # The T4 (g4dn), T4G (g5g) and GeForce RTX 2080 Ti are compute capability 7.5 (hardware.toml); every other catalogue
+    # GPU is Ampere or later.
     from components.capacity.gpus import gpu_names
 
     below = [n for n in gpu_names() if (find_gpu(n).compute_capability or (0, 0)) < (8, 0)]
-    assert below == ["T4", "T4G"]
+    assert below == ["RTX-2080-TI", "T4", "T4G"]
     for name in below:  # and the rule refuses bfloat16 on each, reading the record's compute capability
         assert rule_of("vllm-dtype-supported-by-gpu", gpu=name, compute_capability=find_gpu(name).compute_capability)
 

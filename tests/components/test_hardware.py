@@ -161,7 +161,7 @@ def test_dtypes_follow_vllms_compute_capability_rule():
     assert GPUS["T4"].dtypes == GPUS["T4G"].dtypes == frozenset({"float16", "float32"})
     assert not GPUS["T4"].supports_dtype("bfloat16") and GPUS["T4"].supports_dtype("half") and GPUS["T4"].supports_dtype("auto")
     assert GPUS["A10G"].dtypes == frozenset({"bfloat16", "float16", "float32"}) and not GPUS["A10G"].fp8
-    assert [g.name for g in GPUS.values() if "bfloat16" not in g.dtypes] == ["T4", "T4G"]
+    assert [g.name for g in GPUS.values() if "bfloat16" not in g.dtypes] == ["RTX-2080-TI", "T4", "T4G"]
     assert sorted(g.name for g in GPUS.values() if g.fp8) == sorted(
         g.name for g in GPUS.values() if g.compute_capability >= (8, 9)
     )
@@ -187,7 +187,7 @@ def test_an_unknown_gpu_name_keeps_its_clear_error():
         find_gpu("H1000")
     assert str(err.value) == (
         "unknown GPU 'H1000'; known: A100-40GB, A100-80GB, A10G, B200, B300, H100, H200, L4, L40S, "
-        "RTX-3090, RTX-4090, RTX-PRO-6000, T4, T4G (or give --gpu-memory-gib)"
+        "RTX-2080-TI, RTX-3090, RTX-4090, RTX-PRO-6000, T4, T4G (or give --gpu-memory-gib)"
     )
 
 

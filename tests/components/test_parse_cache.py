@@ -3,6 +3,7 @@ Python writes no bytecode."""
 
 from __future__ import annotations
 
+import json
 import sys
 import tomllib
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from components import hardware, serving_engines
-from components.parse_cache import cache_path, read_toml
+from components.parse_cache import cache_path, read_parsed, read_toml
 
 
 @pytest.fixture
@@ -76,3 +77,38 @@ def test_the_packaged_tables_read_through_the_cache_equal_a_fresh_parse(writing:
         assert serving_engines.read_engines() == serving_engines.load_engines(serving_engines.TABLE.read_text())
         path = Path(hardware.__file__).with_name(hardware.DATA_FILE)
         assert hardware.hardware_of(read_toml(path)) == hardware.load_hardware(path.read_text())
+
+
+def test_read_parsed_keeps_the_packed_form_and_returns_it_on_a_hit(writing: Path) -> None:
+    source = writing / "t.json"
+    source.write_text('{"a": [1, 2]}')
+    parse = json.loads
+    assert read_parsed(source, parse, "form", pack=lambda d: {"packed": d}) == {"a": [1, 2]}  # a miss: as parsed
+    assert read_parsed(source, parse, "form", pack=lambda d: {"packed": d}) == {"packed": {"a": [1, 2]}}  # a hit
+    source.write_text('{"a": [3]}')
+    assert read_parsed(source, parse, "form", pack=lambda d: {"packed": d}) == {"a": [3]}  # edited: parsed again
+
+
+def test_the_crd_tables_read_through_the_cache_equal_a_fresh_parse(writing: Path) -> None:
+    from policies.crd import cel, schema
+
+    fresh_schemas = json.loads(schema.DATA.read_text())
+    fresh_rules = json.loads(cel.DATA.read_text())
+    for _ in range(2):  # a miss that writes, then a hit
+        schema.schemas_by_type.cache_clear()
+        cel._table.cache_clear()
+        cel.rules_of.cache_clear()
+        by_type = schema.schemas_by_type()
+        for crd in fresh_schemas["crds"]:
+            for version, spec in crd["versions"].items():
+                pinned = by_type[f"kubernetes:{crd['group']}/{version}:{crd['kind']}"]
+                assert (pinned.crd, pinned.source, pinned.spec) == (crd["crd"], crd["source"], spec)
+        for crd in fresh_rules["crds"]:
+            for version, rules in crd["versions"].items():
+                built = cel.rules_of(f"kubernetes:{crd['group']}/{version}:{crd['kind']}")
+                assert [(r.crd, r.source, list(r.path), r.rule) for r in built] == [
+                    (crd["crd"], crd["source"], r["path"], r["rule"]) for r in rules
+                ]
+    schema.schemas_by_type.cache_clear()
+    cel._table.cache_clear()
+    cel.rules_of.cache_clear()

@@ -35,7 +35,7 @@ def test_hand_lists_agree_with_the_wheels():
 
 def test_reading_rules():
     table = cli_options()
-    assert table.releases[0] == "0.6.0" and table.releases[-1] == "0.34.0"
+    assert table.releases[0] == "0.4.0" and table.releases[-1] == "0.34.0"
     # 0.21.0 exists only as a manylinux_2_24 wheel with a build tag (review R16); it is read like the others.
     assert "0.21.0" in table.releases and table.neighbours("0.21.0") == ("0.21.0",)
     assert table.releases_having("--prefix-cache-block-size") == []
@@ -45,9 +45,39 @@ def test_reading_rules():
     # --swap-space: its last add_argument is 0.17.x (0.17.0 vllm/engine/arg_utils.py:951).
     assert table.releases_having("--swap-space")[-1] == "0.17.1"
     assert table.neighbours("0.10.1") == ("0.10.1",)
-    assert table.neighbours("0.10.1.1") == ("0.10.1", "0.10.2")
-    assert table.neighbours("0.5.4") == () and table.neighbours("0.40.0") == ()
+    # every release PyPI has from 0.4.0 on is read, patch and post releases too (0.10.1.1, 0.5.3.post1)
+    assert table.neighbours("0.10.1.1") == ("0.10.1.1",) and table.neighbours("0.5.3.post1") == ("0.5.3.post1",)
+    assert table.neighbours("0.10.3") == ("0.10.2", "0.11.0")  # a release not read, between two read ones
+    assert table.neighbours("0.3.3") == () and table.neighbours("0.40.0") == ()
     assert table.releases_shipping("vllm.entrypoints.api_server")[-1] == "0.24.0"
+
+
+def test_abbreviations_and_fields_as_each_release_parser_reads_them():
+    table = cli_options()
+    # No vLLM wheel from 0.4.0 to 0.34.0 sets allow_abbrev (argparse's default True is kept).
+    assert table.abbreviating == frozenset(range(len(table.releases)))
+    assert table.accepts("--max-model-len", "0.4.3") == "exact"
+    assert table.accepts("--max-num-seq", "0.4.3") == "prefix"
+    assert table.accepts("--otlp-traces-endpoint", "0.4.3") == "unknown"  # 0.5.1 added it
+    assert table.accepts("--otlp-traces-endpoint", "0.5.1") == "exact"
+    # --device: EngineArgs' literal up to 0.9.2; from 0.10.0 only DeviceConfig.device (vllm/config) has the name, and
+    # 0.34.0 declares --device-ids (vllm/engine/arg_utils.py:1210) and --device-memory-utilization (:1405).
+    assert table.releases_declaring("--device")[-1] == "0.9.2" and table.releases_with("--device")[-1] == "0.34.0"
+    assert table.accepts("--device", "0.9.2") == "exact"
+    assert table.accepts("--device", "0.11.2") == "field"
+    assert table.accepts("--device", "0.34.0") == "ambiguous"
+    assert table.declared_prefixes("--device", "0.34.0") == ["--device-ids", "--device-memory-utilization"]
+    # an exact match wins over the longer options it is a prefix of
+    assert table.accepts("--model", "0.34.0") == "exact"
+
+
+def test_provenance_names_each_wheel_read():
+    written = json.loads((ROOT / "components" / "vllm_cli_flags.json").read_text())
+    wheels = written["provenance"]["wheels"]
+    assert sorted(wheels) == sorted(written["releases"])
+    assert all(wheel.startswith(f"vllm-{release}-") and wheel.endswith(".whl") for release, wheel in wheels.items())
+    files = written["provenance"]["parser_files"]
+    assert files["vllm/entrypoints/openai/cli_args.py"].startswith("0-") and "vllm/utils/argparse_utils.py" in files
 
 
 @pytest.mark.parametrize(
@@ -90,7 +120,8 @@ def test_the_tool_writes_spans_the_loader_reads_back():
     assert tool._version("sglang-0.5.5.post1-py3-none-any.whl") == "0.5.5.post1"
     for name in ("vllm_cli_flags.json", "sglang_cli_flags.json"):
         written = json.loads((ROOT / "components" / name).read_text())
-        assert {"releases", "options", "modules"} <= set(written) <= {"releases", "options", "modules", "flags"}
+        assert {"releases", "options", "modules"} <= set(written)
+        assert set(written) <= {"releases", "options", "modules", "flags", "fields", "abbrev", "provenance"}
     flagged = tool.table({"0.9.0": {"--a"}, "0.10.0": {"--a"}}, {"0.9.0": set(), "0.10.0": set()}, {"0.10.0": {"--a"}})
     assert flagged["flags"] == {"--a": "1"}
 

@@ -121,6 +121,13 @@ def test_flags_two_engines_share_or_another_engines_image_do_not_make_vllm():
     assert model_server_engine(trl["spec"]["template"]["spec"]["containers"][0]) is None
 
 
+def test_the_committed_flag_sets_are_exclusive():
+    # Checked here, not on import of components.serving_engines (that read every option table on each run).
+    from components.engine_options import cli_options
+
+    check_flag_sets_exclusive(ENGINES, lambda file, flag: bool(cli_options(file).releases_having(f"--{flag}")))
+
+
 def test_a_flag_set_another_engines_options_hold_fails_the_table():
     vllm = engine_named("vllm")
     assert vllm is not None

@@ -66,16 +66,16 @@ def pattern3(image: str = "registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0", scr
 def test_s38_an_option_no_release_has_is_advice_on_a_rebuild_and_blocks_on_a_named_release():
     ((level, message),) = found_by([pattern3()], FLAGS)
     assert level == "advisory"
-    assert "--prefix-cache-block-size is an option of no vLLM release from 0.6.0 to 0.34.0" in message
+    assert "--prefix-cache-block-size is an option of no vLLM release from 0.4.0 to 0.34.0" in message
     assert "registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0" in message
     # The same spec on the official image of a release the table was read at: that release's parser refuses it.
     ((level, message),) = found_by([pattern3("vllm/vllm-openai:v0.10.1")], FLAGS)
     assert level == "mandatory"
     assert "--prefix-cache-block-size is not an option of vLLM 0.10.1" in message
-    assert "no vLLM release from 0.6.0 to 0.34.0 has it" in message
-    # A patch release between two read ones, both lacking it (0.10.1 and 0.10.2 around 0.10.1.1).
+    assert "no vLLM release from 0.4.0 to 0.34.0 has it" in message
+    # A patch release is read like the others (0.10.1.1; the table holds every release from 0.4.0).
     ((level, message),) = found_by([pattern3("vllm/vllm-openai:v0.10.1.1")], FLAGS)
-    assert level == "mandatory" and "nor 0.10.1 and 0.10.2 around it" in message
+    assert level == "mandatory" and "not an option of vLLM 0.10.1.1, the release of image" in message
     # Without the scheduler's parameter the script is a valid vLLM 0.10.1 line.
     clean = PATTERN3_SCRIPT.replace("  --prefix-cache-block-size=16 \\\n", "")
     assert found_by([pattern3("vllm/vllm-openai:v0.10.1", clean)], FLAGS) == []
@@ -95,7 +95,7 @@ def test_s38_an_option_the_release_dropped_or_added():
     line = ["vllm", "serve", "Qwen/Qwen2.5-3B-Instruct", "--disable-log-requests"]
     ((level, message),) = found_by([deployment("vllm/vllm-openai:v0.20.0", command=line)], FLAGS)
     assert level == "mandatory"
-    assert "vLLM has it in 0.6.0 to 0.16.0, 0.33.0 to 0.34.0" in message
+    assert "vLLM has it in 0.4.0 to 0.16.0, 0.33.0 to 0.34.0" in message
     assert "--disable-log-requests is not an option of vLLM 0.20.0" in message
     for ok in ("v0.16.0", "v0.33.0", "latest", "nightly"):
         assert found_by([deployment(f"vllm/vllm-openai:{ok}", command=line)], FLAGS) == [], ok

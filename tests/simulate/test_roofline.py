@@ -262,7 +262,7 @@ def test_geforce_cards_all_reduce_through_host_memory():
     their TP ranks pay the host-staged link; datacenter PCIe cards keep PCIe peer-to-peer."""
     from components.hardware import GPUS
 
-    assert {g.name for g in GPUS.values() if g.interconnect == "host"} == {"RTX-3090", "RTX-4090"}
+    assert {g.name for g in GPUS.values() if g.interconnect == "host"} == {"RTX-2080-TI", "RTX-3090", "RTX-4090"}
     m = find_model("llama-3.1-8b")
     r = roofline_for(m.arch, "RTX-4090", m.checkpoint_bytes / 2, 65536, 2, 1)
     assert (r.link, r.link_bytes_s) == ("host", roofline.HOST_LINK_BYTES_S)

@@ -1,0 +1,154 @@
+"""S38 engine-options-exist at every vLLM release from 0.4.0 (the table read back over 0.4.x and 0.5.x), argparse's
+abbreviations as each release's parser takes them, and moving tags judged at the newest release read. Each cause with
+the third-party form that fires (cut down from the cited file) and careful forms that stay silent."""
+
+from __future__ import annotations
+
+import pytest
+from policy_fixtures import found_by
+
+from components.engine_options import moving_release
+
+FLAGS = "engine-options-exist"
+
+# obaida7/gke-vllm-serving k8s/vllm-inferenceservice.yaml@2dcde4b83f393174aac3873a9bca0b28e97081fc (spent set 13):
+# vLLM v0.4.3's OpenAI server on a T4, with an OpenTelemetry endpoint that release's parser does not have.
+OBAIDA_ARGS = [
+    "--model=/mnt/models/Qwen2.5-0.5B-Instruct",
+    "--port=8080",
+    "--gpu-memory-utilization=0.90",
+    "--max-model-len=4096",
+    "--enable-prefix-caching",
+    "--otlp-traces-endpoint=http://jaeger-collector.monitoring.svc.cluster.local:4317",
+]
+
+
+def inference_service(image: str, args: list[str]) -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {
+            "name": "qwen-vllm",
+            "namespace": "kserve-test",
+            "annotations": {"serving.kserve.io/deploymentMode": "RawDeployment"},
+        },
+        "spec": {
+            "predictor": {
+                "containers": [
+                    {
+                        "name": "kserve-container",
+                        "image": image,
+                        "command": ["python3", "-m", "vllm.entrypoints.openai.api_server"],
+                        "args": args,
+                        "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                        "resources": {"limits": {"nvidia.com/gpu": "1"}, "requests": {"nvidia.com/gpu": "1"}},
+                    }
+                ]
+            }
+        },
+    }
+
+
+# marcin119a/bielik_vllm k8s/vllm-deployment.yaml@3ab69d3b89dc5bdbecf13afd6e244275810a138a (spent set 13): args alone
+# to the vllm/vllm-openai:latest image, with the --device option vLLM dropped.
+BIELIK_ARGS = [
+    "--model",
+    "speakleash/Bielik-4.5B-v3.0-Instruct",
+    "--device",
+    "cpu",
+    "--dtype",
+    "bfloat16",
+    "--max-model-len",
+    "2048",
+    "--enforce-eager",
+]
+
+
+def deployment(image: str, args: list[str]) -> dict:
+    container = {"name": "vllm-server", "image": image, "args": args, "ports": [{"containerPort": 8000}]}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm-server", "namespace": "ai-agent"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "vllm-server"}},
+            "template": {"metadata": {"labels": {"app": "vllm-server"}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def test_an_option_a_0_4_release_lacks_blocks():
+    # 0.4.3's parser is a plain argparse.ArgumentParser (vllm/entrypoints/openai/cli_args.py:25 plus EngineArgs) parsed
+    # strictly (api_server.py:63-65); --otlp-traces-endpoint arrived in 0.5.1.
+    ((level, message),) = found_by([inference_service("vllm/vllm-openai:v0.4.3", OBAIDA_ARGS)], FLAGS)
+    assert level == "mandatory"
+    assert message == (
+        "container kserve-container: --otlp-traces-endpoint is not an option of vLLM 0.4.3, the release "
+        "of image vllm/vllm-openai:v0.4.3 (vLLM has it in 0.5.1 to 0.34.0); vLLM's argument parser exits on an "
+        "unrecognized argument, so the server never starts; remove it or use the spelling of the image's release"
+    )
+
+
+def test_careful_forms_of_old_releases_stay_silent():
+    without = OBAIDA_ARGS[:-1]
+    forms = [
+        # every other option of the file exists at 0.4.3
+        inference_service("vllm/vllm-openai:v0.4.3", without),
+        # the option at the release that added it, and at a post release after it
+        inference_service("vllm/vllm-openai:v0.5.1", OBAIDA_ARGS),
+        inference_service("vllm/vllm-openai:v0.5.3.post1", OBAIDA_ARGS),
+        # unique prefixes, which 0.4.3's argparse (allow_abbrev kept) takes for --max-num-seqs and --gpu-memory-utilization
+        inference_service("vllm/vllm-openai:v0.4.3", [*without, "--max-num-seq", "8", "--gpu-memory-util=0.9"]),
+    ]
+    for form in forms:
+        assert found_by([form], FLAGS) == [], form
+
+
+def test_a_dropped_option_on_latest_is_advice_at_the_newest_release():
+    # vLLM 0.34.0 (today's :latest) declares --device-ids (vllm/engine/arg_utils.py:1210) and
+    # --device-memory-utilization (:1405) and no --device: argparse exits with "ambiguous option".
+    ((level, message),) = found_by([deployment("vllm/vllm-openai:latest", BIELIK_ARGS)], FLAGS)
+    assert level == "advisory"
+    assert message.startswith(
+        "container vllm-server: --device is not an option of vLLM 0.34.0, the newest release read, which image "
+        "vllm/vllm-openai:latest runs today (the tag moves) (vLLM has it in 0.4.0 to 0.9.2), only a prefix of "
+        "--device-ids and --device-memory-utilization; where its parser has both, argparse exits with 'ambiguous option'"
+    )
+    # No tag at all moves the same way.
+    assert [level for level, _ in found_by([deployment("vllm/vllm-openai", BIELIK_ARGS)], FLAGS)] == ["advisory"]
+    # A release tag from 0.10 on: only DeviceConfig.device has the name there, no option the parser declares.
+    ((level, message),) = found_by([deployment("vllm/vllm-openai:v0.11.2", BIELIK_ARGS)], FLAGS)
+    assert level == "advisory"
+    assert "--device is not declared by the parser of vLLM 0.11.2" in message
+    assert "vLLM declares it in 0.4.0 to 0.9.2" in message
+
+
+def test_careful_forms_on_moving_tags_stay_silent():
+    forms = [
+        # the release that still declares --device
+        deployment("vllm/vllm-openai:v0.9.2", BIELIK_ARGS),
+        # options 0.34.0 has, an exact name that is also a prefix (--model, --model-impl ...), and a unique prefix
+        deployment("vllm/vllm-openai:latest", [*BIELIK_ARGS[:2], *BIELIK_ARGS[4:], "--device-ids", "0", "--max-num-seq", "8"]),
+        # a digest pins a build whose release is not named: an option some release has stays silent
+        deployment("vllm/vllm-openai@sha256:" + "0" * 64, BIELIK_ARGS),
+        # a rebuild under another name: its release is not known
+        deployment("registry.example.com/ml/vllm-openai:latest", BIELIK_ARGS),
+    ]
+    for form in forms:
+        assert found_by([form], FLAGS) == [], form
+
+
+@pytest.mark.parametrize(
+    "image,moving",
+    [
+        ("vllm/vllm-openai:latest", True),
+        ("docker.io/vllm/vllm-openai", True),
+        ("vllm/vllm-openai:LATEST", True),
+        ("vllm/vllm-openai:v0.34.0", False),
+        ("vllm/vllm-openai@sha256:" + "0" * 64, False),
+        ("vllm/vllm-openai:latest@sha256:" + "0" * 64, True),
+        ("ghcr.io/example/vllm-openai:latest", False),
+    ],
+)
+def test_moving_release(image, moving):
+    assert moving_release(image, ("vllm/vllm-openai",), ("latest",)) is moving
