@@ -100,12 +100,13 @@ def _model_cache(podspec: dict) -> tuple[dict, str, str] | None:
 
 
 def _model_caches(resource: Resource, read: list) -> list[str]:
-    """Advice for each GPU pod that mounts a model-cache-named emptyDir without a sizeLimit, with no download ``read``
-    and no ephemeral-storage request (module docstring): one finding per pod."""
-    covered = {id(d.podspec) for d in read}  # a pod with a download read is reported for it
+    """Advice for each GPU pod that mounts a model-cache-named emptyDir without a sizeLimit and no ephemeral-storage
+    request, in a workload with no download ``read`` (module docstring): one finding per pod."""
+    if read:
+        return []  # a download the rule reads is reported for itself (an operator may render its pod anew)
     out: list[str] = []
     for path, podspec in pod_specs(resource):
-        if not requests_gpu(podspec) or id(podspec) in covered:
+        if not requests_gpu(podspec):
             continue
         if any(resource_value(c, "requests", "ephemeral-storage") is not None for c in containers(podspec, init=True)):
             continue
