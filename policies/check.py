@@ -24,6 +24,7 @@ from components.commands import command, json_error, wants_json
 from components.errors import ConfigError
 from components.loading import JSON_FILE, LoadError, load_json
 from policies.framework import DOCS_PAGE, SALVAGED, PolicyConfigError, Resource, Violation
+from policies.input.comment_tokens import COMMENT_TYPE, CommentToken, comment_props
 from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
 from policies.kube import read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
@@ -57,7 +58,7 @@ def load_resources(files: Sequence[str], stdin: Optional[BinaryIO] = None) -> li
     return resources_of(manifests)
 
 
-def _key(o: ManifestObject | Unreadable) -> str:
+def _key(o: ManifestObject | Unreadable | CommentToken) -> str:
     return f"{o.location} {o.shown_kind}/{o.name}"
 
 
@@ -82,6 +83,8 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
         Resource(type=UNREADABLE_TYPE, name=_key(u), props=unreadable_props(u.file, u.document, u.line, u.why, u.kind))
         for u in manifests.unreadable
     ]
+    # A credential-shaped token in a YAML comment (no object carries it): no-literal-credential reports it (G35).
+    resources += [Resource(type=COMMENT_TYPE, name=_key(c), props=comment_props(c)) for c in manifests.comments]
     return resources
 
 
@@ -125,7 +128,7 @@ def check_report(
     folders checked as separate clusters (``scopes``; empty when the run is one)."""
     from policies.report import violation_row
 
-    read: list[ManifestObject | Unreadable] = [*manifests.objects, *manifests.unreadable]
+    read: list[ManifestObject | Unreadable | CommentToken] = [*manifests.objects, *manifests.unreadable, *manifests.comments]
     where = {_key(o): o for o in read}
     rows = []
     for v in violations:

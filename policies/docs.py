@@ -64,10 +64,6 @@ LEFT_OUT = (
         "NO for vLLM (catalogue): a CPU limit throttles tokenisation and the scheduler loop and raises time to first token, so no policy requires one; serving-resource-requests asks for the CPU request instead.",
     ),
     (
-        ("G12",),
-        "ADAPT with no sound default for GPU pods; gpu-memory-request-equals-limit covers memory, CPU is left unbounded on purpose (G9).",
-    ),
-    (
         ("G14",),
         "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest.",
     ),

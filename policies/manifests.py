@@ -1,9 +1,9 @@
 """Reading for `python -m policies check`: paths -> documents -> Kubernetes objects.
 
-Paths are files, folders (every ``.yaml``, ``.yml`` and ``.json`` file under them, in a stable
-order, symlinked folders not followed) or ``-`` for standard input. Every file goes through
-the bounded loader (components.loading: size, depth, alias expansion, documents, string keys;
-limits in its docstring), so a hostile manifest is an input error, never a hang or a traceback.
+Paths are files, folders (every ``.yaml``, ``.yml`` and ``.json`` file under them, in a stable order, symlinked
+folders not followed) or ``-`` for standard input. Every file goes through the bounded loader (components.loading:
+size, depth, alias expansion, documents, string keys; limits in its docstring), so a hostile manifest is an input
+error, never a hang or a traceback. A credential-shaped token in a YAML comment is kept (policies/input/comment_tokens.py).
 
 A document is a Kubernetes object when it is a mapping with a string ``apiVersion`` and
 ``kind``. ``kind: List`` and typed lists (``DeploymentList``, ``PodList``..., what
@@ -11,8 +11,8 @@ A document is a Kubernetes object when it is a mapping with a string ``apiVersio
 typed list that omit their ``apiVersion``/``kind`` (the API server leaves them out) take the
 list's. Anything else is counted as skipped, by kind, so a report can say what it did not check.
 
-Each object keeps its file, the index of its document in the file (from 0), the line where it
-starts (from 1; for SARIF regions) and its position inside lists.
+Each object keeps its file, the index of its document in the file (from 0), the line where it starts (from 1; for
+SARIF regions) and its position inside lists.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any, BinaryIO, Optional, Sequence
 
 from components.loading import MANIFESTS, Document, Limits, LoadError, load_json, load_yaml_documents, read_bounded
 from components.secrets import printable
+from policies.input.comment_tokens import CommentToken, comment_tokens
 
 SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
@@ -57,11 +58,10 @@ class ManifestObject:
     document: int
     line: int
     item: tuple[int, ...] = ()
-    # For an object rendered best-effort from a Helm template (policies/reading/helm_chart.py): the chart's folder and
-    # values file as reports name them; "" for an object a file states.
+    # Read best-effort: from a Helm template (policies/reading/helm_chart.py), the chart's folder and values file as
+    # reports name them; from a document that does not parse (policies/reading/salvage.py), the repair as reports say
+    # it. "" for an object a file states. Like a template's object, every finding on a salvaged one is advice.
     chart: str = ""
-    # For an object read best-effort from a document that does not parse (policies/reading/salvage.py): the repair, as
-    # reports say it; "" otherwise. Like a template's object, every finding on it is advice.
     salvaged: str = ""
 
     @property
@@ -215,10 +215,10 @@ class ManifestSet:
     unreadable: list[Unreadable] = field(default_factory=list)
     templates: list[TemplateRead] = field(default_factory=list)
     salvaged: list[SalvageRead] = field(default_factory=list)
+    comments: list[CommentToken] = field(default_factory=list)
 
 
-# The marker file and derived folder of `python -m stacks plan`'s output (stacks/plan.py PLAN_MARKER, PLAN_FOLDERS;
-# tests/plan/test_plan_node_choice.py keeps them equal).
+# `python -m stacks plan`'s marker file and derived folder (stacks/plan.py; tests/plan/test_plan_node_choice.py: equal).
 PLAN_MARKER = ".llm-serving-plan"
 DERIVED_FOLDER = "derived"
 
@@ -257,17 +257,17 @@ def read_manifests(
 ) -> ManifestSet:
     """Every Kubernetes object under ``paths``, and every file or document that could not be read.
 
-    A path that does not exist raises ManifestReadError (a bad argument). A file that cannot be read (over
-    a limit, not UTF-8, not YAML, an unrendered template, no Kubernetes object in it) is recorded in
-    ``unreadable`` with its line and why, and the other files are read all the same; in a multi-document
-    YAML file that does not parse, each document is read on its own, so one bad document costs only itself.
-    """
+    A path that does not exist raises ManifestReadError (a bad argument). A file that cannot be read (over a limit,
+    not UTF-8, not YAML, an unrendered template, no Kubernetes object in it) is recorded in ``unreadable`` with its
+    line and why, and the other files are read all the same; in a multi-document YAML file that does not parse, each
+    document is read on its own, so one bad document costs only itself."""
     files = manifest_paths(paths)
     counts = ReadCounts()
     objects: list[ManifestObject] = []
     unreadable: list[Unreadable] = []
     templates: list[TemplateRead] = []
     salvaged: list[SalvageRead] = []
+    comments: list[CommentToken] = []
     charts = _Charts(paths)
     salvage_run = SimpleNamespace(parses=SALVAGE_RUN_PARSES)  # one budget for every file's repairs
     total = 0
@@ -311,6 +311,7 @@ def read_manifests(
             objects.extend(found)
             if repair:
                 salvaged.append(SalvageRead(printable(shown, 4096), doc.index, doc.line, repair, len(found)))
+        comments += comment_tokens(printable(shown, 4096), text, objects[before:])
         if len(objects) == before and not bad and any(d.data is not None for d in docs):
             unreadable.append(
                 Unreadable(
@@ -322,7 +323,7 @@ def read_manifests(
                 )
             )
     counts.objects = len(objects)
-    return ManifestSet(objects, counts, unreadable, templates, salvaged)
+    return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)
 
 
 @dataclass
@@ -457,9 +458,8 @@ _DOCUMENT_START = re.compile(r"^---(?=[ \t]|$)", re.MULTILINE)
 
 
 # KServe's own placeholders in a ServingRuntime's containers, filled from the InferenceService when the controller
-# builds the pod (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/utils/utils.go:324-336 ReplacePlaceholders: a Go
-# text/template over the InferenceService's ObjectMeta, so .Name, .Namespace, .Labels.x, .Annotations.x): the
-# manifest is rendered as published, not a chart template.
+# builds the pod (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/utils/utils.go:324-336 ReplacePlaceholders: a
+# Go text/template over the InferenceService's ObjectMeta, so .Name, .Namespace, .Labels.x, .Annotations.x): rendered as published.
 _KSERVE_PLACEHOLDER = re.compile(r"\{\{\s*\.(?:Name|Namespace|Labels\.[\w./-]+|Annotations\.[\w./-]+)\s*\}\}")
 
 

@@ -9,7 +9,8 @@ GitHub tokens, JWTs, ...) is clear text to anyone who can read the object, and i
 no-literal-secret-env's patterns match) with a literal value, whatever its shape (Envoy AI Gateway's own example
 matches ``Authorization: sk-abcdefghijklmnopqrstuvwxyz``, envoyproxy/ai-gateway examples/inference-pool/aigwroute.yaml).
 Secrets are where credentials belong; ConfigMaps and the containers of workloads are no-literal-secret-env's (the rest
-of a workload's spec is read here: a RayService's serveConfigV2 text, comments inside it included). A Secret *manifest*
+of a workload's spec is read here: a RayService's serveConfigV2 text, comments inside it included; and a token in a YAML
+comment of a manifest file, which no object carries: policies/input/comment_tokens.py). A Secret *manifest*
 committed with its value is not: a credential-shaped string in its ``stringData`` or (base64-decoded) ``data`` is in
 the repository's history, so it blocks; any other literal under a credential's name (``HF_TOKEN: "hf_xxxxxxxx"``, a
 value to replace in place) is advice, since the file invites committing the real one (a SealedSecret, an
@@ -26,6 +27,7 @@ from typing import Any, Iterator, Optional
 
 from components.secrets import first_token, placeholder_value
 from policies.framework import Policy, Resource, unproven
+from policies.input.comment_tokens import COMMENT_TYPE
 from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret
 from policies.kube import as_dict, workload_types
 
@@ -125,6 +127,18 @@ _SECRET_FIX = (
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for r in resources:
+        if r.type == COMMENT_TYPE:
+            # A token in a YAML comment of a manifest file (policies/input/comment_tokens.py): no object carries it,
+            # but the file, and so the repository's history, does.
+            props = as_dict(r.props)
+            findings.append(
+                (
+                    r.name,
+                    f"line {props.get('line')}: a YAML comment holds what looks like {props.get('described')}; a "
+                    "credential commented out is still committed: delete it from the file (and its history) and rotate it",
+                )
+            )
+            continue
         if r.type == _SECRET_TYPE and isinstance(r.props, dict):
             # Only a manifest file (no URN) is a Secret committed with its value; see the module docstring.
             if not r.urn and (message := _secret_finding(r.props)) is not None:
@@ -150,7 +164,8 @@ POLICY = Policy(
     name="no-literal-credential",
     description="No object other than a Secret holds a credential-shaped literal in its spec (a route's header match, "
     "an operator CR's settings), and no Secret manifest is committed with a literal token in stringData or data; "
-    "the containers of workloads and ConfigMaps are no-literal-secret-env's (a RayService's serveConfigV2 is read here).",
+    "the containers of workloads and ConfigMaps are no-literal-secret-env's (a RayService's serveConfigV2 is read here); "
+    "nor does a YAML comment of a manifest file hold a credential-shaped token.",
     catalog="G35",
     severity="critical",
     enforcement="mandatory",

@@ -244,3 +244,65 @@ def test_a_token_in_a_ray_containers_env_is_left_to_no_literal_secret_env():
     """A container's env is no-literal-secret-env's (G35 too): this policy does not report it a second time."""
     env = [{"name": "HUGGING_FACE_HUB_TOKEN", "value": _LETTERS_TOKEN}]
     assert _ray_found(_ray_service("<your token>", worker_env=env)) == []
+
+
+def _checked(tmp_path, text: str) -> list[tuple[str, str]]:
+    from policies.check import load_resources
+
+    path = tmp_path / "manifest.yaml"
+    path.write_text(text)
+    found = evaluate(load_resources([str(path)]), policies=[no_literal_credential.POLICY])
+    return [(v.enforcement, v.message) for v in found]
+
+
+def found_resources(tmp_path) -> list[str]:
+    """The JSON report's ``resource`` of each G35 finding on the file _checked wrote."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "policies", "check", str(tmp_path / "manifest.yaml"), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return [v["resource"] for v in json.loads(proc.stdout)["violations"] if v["catalog"] == "G35"]
+
+
+_COMMENTED = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.8.4
+        env:
+        # - name: HUGGING_FACE_HUB_TOKEN
+        #   value: {token}
+        - name: HUGGING_FACE_HUB_TOKEN
+          valueFrom: {{secretKeyRef: {{name: hf-secret, key: hf_api_token}}}}
+"""
+
+
+def test_a_token_in_a_yaml_comment_of_the_file_blocks(tmp_path):
+    """A YAML comment is in no object, but it is in the file and the repository's history (set 15: a commented-out
+    HUGGING_FACE_HUB_TOKEN; this is the same line outside a block scalar). Only the redacted shape is shown."""
+    ((level, message),) = _checked(tmp_path, _COMMENTED.format(token=_LETTERS_TOKEN))
+    assert level == "mandatory"
+    assert message.startswith("line 13: a YAML comment holds what looks like a Hugging Face token (hf_...[redacted])")
+    assert found_resources(tmp_path) == ["Deployment/vllm"]  # named as the object it sits in, for reports and labels
+    assert _LETTERS_TOKEN not in message
+
+
+def test_comments_without_a_token_and_block_scalar_tokens_are_not_reported_twice(tmp_path):
+    assert _checked(tmp_path, _COMMENTED.format(token="<your Hugging Face token>")) == []
+    # The token inside serveConfigV2's block scalar is carried by the RayService: one finding, on the object.
+    import yaml
+
+    service = yaml.safe_dump(_ray_service(_LETTERS_TOKEN), default_style=None)
+    found = _checked(tmp_path, service)
+    assert [m.split(" holds")[0] for _, m in found] == ["spec.serveConfigV2"]

@@ -141,6 +141,8 @@ def test_the_same_app_with_the_gpu_limit_is_silent():
     service = _ray_service("serve", DATVODINH_SERVE, _worker(1))
     assert found_by([service], "ray-serve-replicas-fit-cluster") == []
     assert found_by([service], "gpu-engine-has-gpu-limit") == []
+    # A GPU group at replicas 0 that the in-tree autoscaler grows (set 15's usman0491/vllm-demo form) holds GPUs too.
+    assert found_by([_usman()], "gpu-engine-has-gpu-limit") == []
 
 
 def test_ray_actor_gpus_count_where_the_engine_form_is_unknown():
