@@ -3,7 +3,7 @@
 A spot node is reclaimed with a 2-minute notice (karpenter-provider-aws v1.14.1 website/content/en/docs/concepts/
 disruption.md:207; GKE Spot VMs and AKS spot node pools likewise give short notice), far shorter than a model server's
 cold start, so each reclaim takes a replica down, and a multi-node engine's whole group with it. Where a NodePool admits
-both, Karpenter prefers spot over on-demand (nodepools.md:276). Two readings:
+both, Karpenter prefers spot over on-demand (nodepools.md:276). The readings:
 
 - a GPU Karpenter NodePool whose ``karpenter.sh/capacity-type`` (or EKS Auto Mode's ``eks.amazonaws.com/
   capacity-type``) requirement admits ``spot``, and which a GPU model server of the files lands on: it names the pool
