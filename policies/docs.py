@@ -64,10 +64,6 @@ LEFT_OUT = (
         "NO for vLLM (catalogue): a CPU limit throttles tokenisation and the scheduler loop and raises time to first token, so no policy requires one; serving-resource-requests asks for the CPU request instead.",
     ),
     (
-        ("G12",),
-        "ADAPT with no sound default for GPU pods; gpu-memory-request-equals-limit covers memory, CPU is left unbounded on purpose (G9).",
-    ),
-    (
         ("G14",),
         "ADAPT: the right floor is per environment and GPU budget; the autoscaling policies (S5) keep at least one replica, the stack config sets the rest.",
     ),
@@ -346,6 +342,25 @@ def _platform_section() -> list[str]:
     return out
 
 
+# What "mandatory" and "advisory" mean in this pack, and why the hygiene rows advise (docs/policies.md).
+_ENFORCEMENT_LEVELS = (
+    "### Enforcement levels",
+    "",
+    "A policy is mandatory when what it finds breaks serving (the server never starts or never becomes ready, a "
+    "GPU out-of-memory, a 504 or cut stream, the wrong model), leaks a secret, or is refused by the API server or "
+    "a controller. Hygiene and risk rows are advisory: an image tag or model revision that may move (and remote code "
+    "trusted from such a revision), missing "
+    "readiness probes, CPU and memory requests or memory limits, writable hostPath mounts, host namespaces, "
+    "privileged containers and extra capabilities (Pod Security Admission is their gate), bare Pods, PDBs and "
+    "priority classes, multi-node pool expiry, and an ephemeral-storage request (the node's disk, which decides "
+    "whether a download fits, is never in a pod's manifest). Independent labellers of held-out sets 12 to 15 "
+    "(third-party manifests, [accuracy](accuracy.md)) filed 121 of their 122 labels on these rows as advisory. A platform "
+    "that wants any of them to block raises it with `--config` (or the Pulumi policy config): "
+    '`{"serving-resource-requests": {"enforcementLevel": "mandatory"}}`.',
+    "",
+)
+
+
 def render(policies: Sequence[Policy] | None = None) -> str:
     """The whole page as Markdown."""
     if policies is None:
@@ -381,20 +396,7 @@ def render(policies: Sequence[Policy] | None = None) -> str:
         "what the patch states itself (an image tag, a literal credential, a privileged flag, a debug switch) "
         "blocks, and every other finding is advisory (`policies/reading/kustomize.py`).",
         "",
-        "### Enforcement levels",
-        "",
-        "A policy is mandatory when what it finds breaks serving (the server never starts or never becomes ready, a "
-        "GPU out-of-memory, a 504 or cut stream, the wrong model), leaks a secret, or is refused by the API server or "
-        "a controller. Hygiene and risk rows are advisory: an image tag or model revision that may move (and remote code "
-        "trusted from such a revision), missing "
-        "readiness probes, CPU and memory requests or memory limits, writable hostPath mounts, host namespaces, "
-        "privileged containers and extra capabilities (Pod Security Admission is their gate), bare Pods, PDBs and "
-        "priority classes, multi-node pool expiry, and an ephemeral-storage request (the node's disk, which decides "
-        "whether a download fits, is never in a pod's manifest). Independent labellers of held-out sets 12 to 15 "
-        "(third-party manifests, [accuracy](accuracy.md)) filed 121 of their 122 labels on these rows as advisory. A platform "
-        "that wants any of them to block raises it with `--config` (or the Pulumi policy config): "
-        '`{"serving-resource-requests": {"enforcementLevel": "mandatory"}}`.',
-        "",
+        *_ENFORCEMENT_LEVELS,
         "| policy | catalogue | enforcement | severity | blocks |",
         "|---|---|---|---|---|",
     ]

@@ -67,7 +67,9 @@ ROWS: tuple[Supplied, ...] = (
         "reconcilers/deployment/deployment_reconciler.go:"
         "304-336 setDefaultPodSpec: in RawDeployment (Standard) mode the kserve-container and transformer-container get a "
         "TCP readinessProbe on their first containerPort (else 8080) when they have none, on the predictor and worker "
-        "Deployments alike (:147, :185); in Serverless mode Knative's applyProbes gives the serving container one (row "
+        "Deployments alike (:147, :185); the same default stands at v0.13.0 (:65, :119-177) and v0.16.0 (:275-334) and in "
+        "RHOAI's opendatahub-io/kserve v3.5.0+rhaiv.0 (:313, :440, :740-800), so Standard mode gives a model server "
+        "with no probe of its own a TCP one at every release the sets name; in Serverless mode Knative's applyProbes gives the serving container one (row "
         "above). The predictor's model, and a custom predictor's only or unnamed first container, are named "
         "kserve-container (components/predictor.go:432 MergeServingRuntimeAndInferenceServiceSpecs; "
         "pkg/apis/serving/v1beta1/predictor_custom.go:69-71)",

@@ -35,7 +35,7 @@ from policies.kube import (
     viewed_resources,
 )
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.reading.scalers_ext import SCALER_TYPES, replica_floor
+from policies.reading.scalers_ext import SCALER_TYPES, ray_serve_zero_floors, replica_floor
 from policies.reading.serving import model_servers
 
 _WHY = (
@@ -49,6 +49,7 @@ _LLMISVC_TYPES = (
     "kubernetes:serving.kserve.io/v1alpha2:LLMInferenceService",
 )
 STOP_ANNOTATION = "serving.kserve.io/stop"
+RAY_SERVICE_TYPES = ("kubernetes:ray.io/v1:RayService", "kubernetes:ray.io/v1alpha1:RayService")
 
 
 def _stopped(resource: Resource) -> list[str]:
@@ -145,8 +146,22 @@ def _knative_floor(resource: Resource, config: dict) -> list[str]:
     ]
 
 
+def _ray_serve(resource: Resource) -> list[str]:
+    """Advice for each model deployment of a RayService that Ray Serve scales to zero (policies/reading/scalers_ext.py
+    ray_serve_zero_floors): Serve holds the first request while it starts a replica, so whether it times out depends on
+    the client's and the proxy's timeouts and on whether a worker node is up, which the files do not prove."""
+    return [
+        unproven(
+            f"{field} is 0, so Ray Serve scales this model to zero when idle and the first request waits for a new "
+            f"replica (a worker node if none is free, then the weight load); {_WHY}"
+        )
+        for field in ray_serve_zero_floors(resource)
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    return _stopped(resource) + _weighed(resource, _floor(resource)) + _knative_floor(resource, config)
+    found = _stopped(resource) + _weighed(resource, _floor(resource)) + _knative_floor(resource, config)
+    return found + _ray_serve(resource)
 
 
 # Autoscalers that scale whatever they name: a floor of 0 matters only where that is a model server.
@@ -219,7 +234,8 @@ POLICY = Policy(
         "where the target is elsewhere and only its names suggest a model server; a Knative min-scale annotation of 0 "
         "on a model server's Knative Service counts, and on a Serverless InferenceService is advice (KServe writes "
         "min-scale from minReplicas); a model server's Knative Service with no min-scale (the cluster's default, 0 as "
-        "Knative ships it) and an initial-scale of 0 are advice."
+        "Knative ships it) and an initial-scale of 0 are advice; so is a RayService model deployment whose Ray Serve "
+        "autoscaling_config.min_replicas is 0."
     ),
     catalog="S5",
     severity="high",
@@ -239,6 +255,7 @@ POLICY = Policy(
         SCALED_OBJECT_TYPE,
         *OPERATOR_TYPES,
         *SCALER_TYPES,
+        *RAY_SERVICE_TYPES,
     ),
     check_resource=_check,
     rationale=(

@@ -34,7 +34,7 @@ from policies.reading.accelerators import dra_pod, other_device_source
 from policies.reading.engines import env_values
 from policies.reading.gpu_pools import node_label_keys
 from policies.reading.gpu_selection import GPU_LABELS
-from policies.reading.ray_cluster import cluster_gpus, groups, kuberay_created_pod
+from policies.reading.ray_cluster import groups, kuberay_created_pod
 from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import engine_configs
 from policies.reading.vllm_args import VllmServer, parallel_size, vllm_servers
@@ -141,10 +141,11 @@ def _ray_engine_without_gpu(resource: Resource) -> list[str]:
     group's nvidia.com/gpu while its VLLMDeployment asks num_gpus 0.05."""
     apps = [e.label for e in engine_configs(resource) if e.extra.get("ray_serve_llm")]
     apps += [a.label for a in serve_app_engines(resource)]
-    total = cluster_gpus(resource)
-    if not apps or total is None or total[0] > 0:
+    cluster = groups(resource)
+    # Per pod, not per pod count: a group at replicas 0 that the autoscaler grows still holds GPUs when it runs.
+    if not apps or not cluster or any(g.pod_gpus() != 0 for g in cluster):
         return []
-    workers = [g for g in groups(resource) if not g.is_head]
+    workers = [g for g in cluster if not g.is_head]
     where = ", ".join(f"{g.path} ({g.name})" for g in workers) or "spec.rayClusterConfig"
     return [
         unproven(

@@ -26,6 +26,11 @@ reported as advice: the script is not in the files. A server whose pod requests 
 A download an init container or sidecar makes for the server (kthena's downloader, ``hf download --local-dir``:
 policies/reading/downloaders.py) counts where its folder is; a request of any container of the pod counts for it.
 
+A GPU pod that mounts a volume it names as a model cache (``model-cache``, ``/models``, ``hf-cache``, ``/weights``) on an
+emptyDir without a sizeLimit, where no download above is read, is advice: the pod is set up to keep a model on the node's
+disk, but what fills the folder is not in the files (set 19 antonios-nokia/games ray.yaml: a Ray GPU worker's
+``/model-cache``).
+
 Read for every engine row with a downloads table, KServe's Hugging Face server (/mnt/models for storageUri
 hf://, else its image's HF_HOME /tmp/huggingface) and Ray Serve's GPU workers
 (policies.reading.engines), so a new engine with one is held to this rule without code.
@@ -39,7 +44,7 @@ from typing import Optional
 from components.capacity.models import UnknownModel, find_model
 from components.errors import ConfigError
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, containers, resource_value
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs, requests_gpu, resource_value
 from policies.reading.engines import Download, downloads, hub_model
 from policies.reading.image_fetches import image_fetches
 
@@ -75,9 +80,57 @@ def _pod_requests(download: Download) -> bool:
     return any(resource_value(c, "requests", "ephemeral-storage") is not None for c in containers(download.podspec, init=True))
 
 
+# A volume or folder named as a model store: "model-cache", "/models", "hf-cache", "huggingface", "/weights".
+_MODEL_STORE = re.compile(r"model|huggingface|hf[-_]?(cache|home)|(^|[\s/_-])hf($|[\s/_-])|weights|checkpoint", re.IGNORECASE)
+
+
+def _model_cache(podspec: dict) -> tuple[dict, str, str] | None:
+    """(container, volume, mount path) of the first container mounting a model-store-named emptyDir without a
+    sizeLimit, or None."""
+    volumes = {as_dict(v).get("name"): as_dict(v) for v in as_list(podspec.get("volumes"))}
+    for container in containers(podspec, init=True):
+        for mount in as_list(container.get("volumeMounts")):
+            name, at = as_dict(mount).get("name"), str(as_dict(mount).get("mountPath") or "")
+            empty = volumes.get(name, {}).get("emptyDir")
+            if not isinstance(empty, dict) or empty.get("medium") == "Memory" or empty.get("sizeLimit") is not None:
+                continue
+            if _MODEL_STORE.search(f"{name} {at}"):
+                return container, str(name), at
+    return None
+
+
+def _model_caches(resource: Resource, read: list) -> list[str]:
+    """Advice for each GPU pod that mounts a model-cache-named emptyDir without a sizeLimit and no ephemeral-storage
+    request, in a workload with no download ``read`` (module docstring): one finding per pod."""
+    if read:
+        return []  # a download the rule reads is reported for itself (an operator may render its pod anew)
+    out: list[str] = []
+    for path, podspec in pod_specs(resource):
+        if not requests_gpu(podspec):
+            continue
+        if any(resource_value(c, "requests", "ephemeral-storage") is not None for c in containers(podspec, init=True)):
+            continue
+        found = _model_cache(podspec)
+        if found is None:
+            continue
+        container, name, at = found
+        out.append(
+            unproven(
+                f"{container_label(path, container)}: mounts the emptyDir {name} at {at} as a model store, with no "
+                f"sizeLimit and no ephemeral-storage request in the pod: a checkpoint put there fills the node's disk "
+                f"unaccounted, the scheduler does not look for room for it, and under disk pressure the kubelet evicts "
+                f"this pod first (what fills the folder is not in these files); request ephemeral-storage for the "
+                f"checkpoint plus ~10 GiB, set a sizeLimit, or mount a PersistentVolumeClaim"
+            )
+        )
+    return out
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    for download in downloads(resource) + image_fetches(resource):
+    read = downloads(resource) + image_fetches(resource)
+    messages += _model_caches(resource, read)
+    for download in read:
         if resource_value(download.container, "requests", "ephemeral-storage") is not None or _pod_requests(download):
             continue
         message = (

@@ -12,12 +12,51 @@ authentication is there (a router's own keys are in its configuration, so an edg
 without TLS or without auth is advice: a controller's Service outside the files (nginx, Traefik, no class), a backend
 in another file, or one of the two guards present. An edge whose backends are all known non-models (a UI, Grafana)
 or whose reach is internal is not reported.
+
+OpenDataHub / OpenShift AI publish an InferenceService themselves when it carries the label
+``networking.kserve.io/visibility: exposed`` (opendatahub-io/kserve at 3cf0a0416 pkg/constants/constants_odh.go:35
+ODHRouteEnabled, constants.go:187; reconcilers/ingress/kube_ingress_reconciler.go:183 takes its URL from the OpenShift
+Route made for it), and put a token-checking proxy in front of the model only when the annotation
+``security.opendatahub.io/enable-auth`` is "true" (constants_odh.go:33; kube_ingress_reconciler.go:134-137,
+deployment_reconciler.go:167, case-insensitive). An exposed InferenceService without it, and without the server's own
+API key, is advice: whether the Route's apps domain is public is not in the files.
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
+from policies.kube import annotations_of, get, split_type
 from policies.reading import exposure, model_backends
+from policies.reading.serving import model_servers
+
+ODH_VISIBILITY = "networking.kserve.io/visibility"
+ODH_AUTH = "security.opendatahub.io/enable-auth"
+
+
+def _odh_exposed(resources: list[Resource]) -> list[tuple[str, str]]:
+    """Advice for each InferenceService OpenDataHub exposes through a Route with no token check (module docstring)."""
+    found: list[tuple[str, str]] = []
+    for r in resources:
+        if split_type(r.type) != ("serving.kserve.io", "InferenceService"):
+            continue
+        label = get(r.props, "metadata", "labels", ODH_VISIBILITY)
+        auth = str(annotations_of(r.props).get(ODH_AUTH, "")).strip().lower()
+        if label != "exposed" or auth == "true":
+            continue
+        if any(model_backends.server_has_key(s.container) for s in model_servers(r)):
+            continue  # the server's own API key guards it
+        found.append(
+            (
+                r.name,
+                unproven(
+                    f"metadata.labels {ODH_VISIBILITY}: exposed makes OpenDataHub / OpenShift AI publish this model through "
+                    f"an OpenShift Route on the cluster's apps domain (possibly public: the router's reach is not in these "
+                    f'files), and {ODH_AUTH} is not "true", so no token check stands in front of it and nothing in these '
+                    f'files authenticates callers; set {ODH_AUTH}: "true" or drop the label'
+                ),
+            )
+        )
+    return found
 
 
 def _missing(pub: exposure.Publication) -> list[str]:
@@ -70,7 +109,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         proven = pub.reach.level == "public" and state == "model" and pub.tls is False and pub.guard is None
         proven = proven and not secrets and not routed
         findings.append((pub.resource.name, message if proven else unproven(message)))
-    return findings
+    return findings + _odh_exposed(resources)
 
 
 POLICY = Policy(

@@ -28,7 +28,10 @@ The API server stores these templates, and the pod is scheduled, but the contain
   limit is advice (the container runs, but the scheduler reserves nothing for it);
 * **a vLLM command line that exits at once**: ``vllm WORD`` where WORD is no subcommand of vLLM's CLI (vLLM v0.33.0
   vllm/entrypoints/cli/main.py:55-65 CMD_MODULES, :98 ``add_subparsers``: argparse exits 2 on "invalid choice").
-  ``vllm serve <a vllm.entrypoints module> --model M`` is S38 engine-options-exist's (the positional model tag).
+  ``vllm serve <a vllm.entrypoints module> --model M`` is S38 engine-options-exist's (the positional model tag);
+* **an Ollama model the pod pulls that its CPU server cannot hold**: the weights the tag names exceed the server
+  container's memory limit in a pod with no GPU (policies/reading/ollama_weights.py: proven on ollama/ollama v0.2.0 to
+  v0.24.x, which load CPU models with mmap off; advice on other tags).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from collections.abc import Mapping
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, fmt_number, get, pod_specs
 from policies.reading.image_reference import image_reference_error
+from policies.reading.ollama_weights import oversized_pulls
 from policies.reading.vllm_args import command_tokens, is_shell_operator
 
 # moby daemon/daemon_unix.go linuxMinMemory: the smallest limit a container runtime is known to accept.
@@ -178,6 +182,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.extend([command] if command else [])
             messages.extend(_memory_messages(label, container))
             messages.extend(_vllm_messages(label, container))
+        messages.extend(oversized_pulls(path, podspec))
     return messages
 
 
@@ -185,7 +190,8 @@ POLICY = Policy(
     name="container-can-start",
     description=(
         "Every container can start: its image reference parses, a command is not a relative path to a system "
-        "binary, a memory limit is not a unit-less handful of bytes, and a vLLM command line names a real command."
+        "binary, a memory limit is not a unit-less handful of bytes, a vLLM command line names a real command, and a CPU "
+        "Ollama server's memory limit holds the weights of the model its pod pulls."
     ),
     catalog="G46",
     severity="high",
@@ -193,7 +199,8 @@ POLICY = Policy(
     remediation_steps=(
         "Replace a placeholder image with the real registry/repository:tag (lower-case repository, no spaces or "
         "<...>/${...}); write commands as absolute paths (/bin/sh); give memory quantities a unit (64Gi, 512Mi); run "
-        "`vllm serve MODEL [options]`."
+        "`vllm serve MODEL [options]`; give a CPU Ollama server a memory limit above the weights of the model it "
+        "pulls, or pull a smaller one."
     ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
@@ -204,7 +211,8 @@ POLICY = Policy(
         "ParseNormalizedNamed); runc resolves a relative command from the working directory, not PATH (runc v1.2.9 "
         "libcontainer/standard_init_linux.go:191,208); a limit under 6 MiB kills or refuses the container (moby "
         "linuxMinMemory = 6291456, CRI-O minMemoryLimit = 12582912, runc v1.2.9 libcontainer/process_linux.go:584); "
-        "vLLM v0.33.0's CLI exits on an unknown subcommand (vllm/entrypoints/cli/main.py:55-65,98). Where the working directory is unknown, or only a "
+        "vLLM v0.33.0's CLI exits on an unknown subcommand (vllm/entrypoints/cli/main.py:55-65,98); Ollama v0.5.4 "
+        "loads CPU models with --no-mmap (llm/server.go:247-255), so weights above the memory limit are OOM-killed. Where the working directory is unknown, or only a "
         "request is that small, the finding is advice."
     ),
 )

@@ -56,10 +56,32 @@ def _created_as_root(path: str, podspec: dict) -> list[str]:
     return found
 
 
+def _unnamed(path: str, podspec: dict) -> list[str]:
+    """Advice for a hostPath volume with no name while a writable mount names no volume: the join a mis-indented
+    ``name:`` breaks (G45 reports the refusal), read as the mount it was written for."""
+    volumes = [as_dict(v) for v in as_list(podspec.get("volumes"))]
+    unnamed = [as_dict(v.get("hostPath")).get("path") for v in volumes if "hostPath" in v and not v.get("name")]
+    names = {v.get("name") for v in volumes}
+    found: list[str] = []
+    for container in containers(podspec, init=True, model=True) if unnamed else ():
+        for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
+            if mount.get("name") not in names and mount.get("readOnly") is not True:
+                found.append(
+                    unproven(
+                        f"{container_label(path, container)}: volumeMount {mount.get('name')} names no volume, and "
+                        f"the pod's hostPath {', '.join(map(str, unnamed))} has no name: once its name is set, the "
+                        f"mount writes to the node at {mount.get('mountPath')}; mount it readOnly or use an emptyDir "
+                        f"or PVC"
+                    )
+                )
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for path, podspec in pod_specs(resource):
         messages.extend(_created_as_root(path, podspec))
+        messages.extend(_unnamed(path, podspec))
         host_paths = {
             v.get("name"): as_dict(v.get("hostPath")).get("path")
             for v in as_list(podspec.get("volumes"))

@@ -7,7 +7,12 @@ kubernetes/kubernetes pkg/apis/core/validation/validation.go (v1.31.0), which re
   ``mountpoints.Has(mnt.MountPath)`` -> field.Invalid "must be unique");
 * two containers (containers, initContainers and ephemeral containers share one name space) with
   one name (validateContainers / validateInitContainers: field.Duplicate);
-* two volumes with one name (ValidateVolumes: field.Duplicate).
+* two volumes with one name (ValidateVolumes: field.Duplicate);
+* a volume with no name (ValidateVolumes: ``if len(vol.Name) == 0`` -> field.Required), the usual result of a
+  mis-indented ``name:`` that YAML reads as a key of the enclosing map (set 20: phucly01/ollama-k8s ollama/ollama.yaml
+  at 152e6532e503b23a0a4c27aaff758f07386ca39c, ``name: ollama-storage`` under spec.template);
+* a volumeMount naming no volume of the pod (ValidateVolumeMounts: ``IsMatchedVolume`` false -> field.NotFound),
+  judged on Kubernetes' own kinds only: an operator's custom resource may be completed with volumes it adds.
 
 A Deployment, StatefulSet, DaemonSet or Job so written is refused itself (its pod template is
 validated with it); an operator's custom resource is stored, and the pods it creates are refused.
@@ -21,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, is_custom_type, pod_specs
 
 
 def _duplicates(values: Iterable[object]) -> list[str]:
@@ -36,10 +41,35 @@ def _duplicates(values: Iterable[object]) -> list[str]:
     return twice
 
 
+def _names(path: str, podspec: dict, every: list[dict], core: bool) -> list[str]:
+    """A volume with no name (Required), and, on Kubernetes' own kinds, a mount naming no volume (Not found)."""
+    volumes = [as_dict(v) for v in as_list(podspec.get("volumes"))]
+    messages = [
+        f"{path}.volumes[{i}] has no name (a mis-indented name: is read as a key of the map around it); the API "
+        f"server refuses the pod (volumes[{i}].name: Required value), so no pod is created"
+        for i, volume in enumerate(volumes)
+        if not volume.get("name")
+    ]
+    if not core or any(not isinstance(v.get("name"), str) for v in volumes if v.get("name")):
+        return messages
+    names = {v.get("name") for v in volumes}
+    for container in every:
+        for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
+            name = mount.get("name")
+            if isinstance(name, str) and name and "$" not in name and "{" not in name and name not in names:
+                messages.append(
+                    f"{container_label(path, container)}: volumeMount {name} names no volume of the pod; the API "
+                    f"server refuses the pod (volumeMounts.name: Not found), so no pod is created"
+                )
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
+    core = not is_custom_type(getattr(resource, "type", None))
     for path, podspec in pod_specs(resource):
         every = containers(podspec, init=True)
+        messages.extend(_names(path, podspec, every, core))
         for name in _duplicates(c.get("name") for c in every):
             messages.append(
                 f"{path}: two containers are named {name} (containers and initContainers share one name space); "
@@ -65,21 +95,24 @@ POLICY = Policy(
     name="pod-template-api-valid",
     description=(
         "A pod template passes the API server's validation that the OpenAPI schema does not express: "
-        "unique mountPath per container, unique container names, unique volume names."
+        "unique mountPath per container, unique container names, unique volume names, every volume named and every "
+        "mount naming a volume of the pod."
     ),
     catalog="G45",
     severity="high",
     enforcement="mandatory",
     remediation_steps=(
-        "Mount each volume at its own path (drop or move the duplicate volumeMount), and give each container "
-        "and each volume of the pod its own name."
+        "Mount each volume at its own path (drop or move the duplicate volumeMount), give each container "
+        "and each volume of the pod its own name (indent a volume's name: under its list item), and mount only "
+        "volumes the pod declares."
     ),
     resource_types=WORKLOAD_TYPES,
     check_resource=_check,
     rationale=(
         "kubernetes/kubernetes v1.31.0 pkg/apis/core/validation/validation.go: ValidateVolumeMounts refuses a "
-        'repeated mountPath ("must be unique"), validateContainers and ValidateVolumes refuse repeated names '
-        "(Duplicate value). The schema cannot say so, so kubernetes-validate accepts these templates; "
+        'repeated mountPath ("must be unique") and a mount no volume matches (IsMatchedVolume -> Not found), '
+        "validateContainers and ValidateVolumes refuse repeated names (Duplicate value), ValidateVolumes an empty "
+        "volume name (Required value). The schema cannot say so, so kubernetes-validate accepts these templates; "
         "the pods are never created."
     ),
 )

@@ -3,7 +3,7 @@
 A spot node is reclaimed with a 2-minute notice (karpenter-provider-aws v1.14.1 website/content/en/docs/concepts/
 disruption.md:207; GKE Spot VMs and AKS spot node pools likewise give short notice), far shorter than a model server's
 cold start, so each reclaim takes a replica down, and a multi-node engine's whole group with it. Where a NodePool admits
-both, Karpenter prefers spot over on-demand (nodepools.md:276). Two readings:
+both, Karpenter prefers spot over on-demand (nodepools.md:276). The readings:
 
 - a GPU Karpenter NodePool whose ``karpenter.sh/capacity-type`` (or EKS Auto Mode's ``eks.amazonaws.com/
   capacity-type``) requirement admits ``spot``, and which a GPU model server of the files lands on: it names the pool
@@ -11,7 +11,15 @@ both, Karpenter prefers spot over on-demand (nodepools.md:276). Two readings:
   walidshaari/sample-aws-eks-auto-mode nodepools/gpu-nodepool.yaml, set 9 hustshawn/deepseek-on-eks-demo nodepool.yaml);
 - a GPU model server that selects or prefers spot nodes: ``cloud.google.com/gke-spot: "true"``,
   ``cloud.google.com/gke-provisioning: spot``, ``kubernetes.azure.com/scalesetpriority: spot``, or a capacity-type
-  key above with ``spot`` (set 11 jkwong888/gke-llm-serve deployment.yaml: preferred gke-spot).
+  key above with ``spot`` (set 11 jkwong888/gke-llm-serve deployment.yaml: preferred gke-spot);
+- a GPU model server that tolerates a spot taint by its key: GKE's ``cloud.google.com/gke-spot=true:NoSchedule``
+  (https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms "Use node taints and tolerations") or AKS's
+  ``kubernetes.azure.com/scalesetpriority=spot:NoSchedule``, which AKS puts on every spot pool
+  (https://learn.microsoft.com/azure/aks/spot-node-pool): the toleration is there to let it onto spot nodes (set 19
+  mramirm/ai-summit26 vllm-deployment.yaml), unless its nodeSelector or required node affinity keeps it off them;
+- a GPU model server that selects (``cloud.google.com/compute-class``) a GKE ComputeClass of the files whose first
+  priority is ``spot: true`` (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes):
+  GKE tries spot capacity first.
 
 Advice only: spot may be a deliberate cost choice with enough replicas elsewhere; a spot pool no model server of the
 files lands on (batch, training) is not read, nor is a pool that admits on-demand only. A GPU pool read with no GPU
@@ -77,6 +85,56 @@ def _selects_spot(podspec: dict) -> Optional[str]:
     return None
 
 
+# Taints spot nodes carry, by key, and the value that means spot.
+SPOT_TAINTS = {"cloud.google.com/gke-spot": "true", "kubernetes.azure.com/scalesetpriority": "spot"}
+COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
+
+
+def _keeps_off_spot(podspec: dict) -> bool:
+    """True when the pod's nodeSelector or required node affinity excludes spot nodes (a spot key set to another value,
+    NotIn spot, DoesNotExist)."""
+    for key, value in as_dict(podspec.get("nodeSelector")).items():
+        if key in SPOT_LABELS and SPOT_LABELS[key] != str(value).lower():
+            return True
+    terms = as_list(
+        get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    )
+    for term in terms:
+        for expr in as_list(as_dict(term).get("matchExpressions")):
+            expr = as_dict(expr)
+            wanted, op = SPOT_LABELS.get(str(expr.get("key"))), expr.get("operator")
+            values = [str(v).lower() for v in as_list(expr.get("values"))]
+            if wanted and (op == "DoesNotExist" or (op == "NotIn" and wanted in values) or (op == "In" and wanted not in values)):
+                return True
+    return False
+
+
+def _tolerates_spot(podspec: dict) -> Optional[str]:
+    """The toleration by which a pod spec lets itself onto spot nodes, or None (see the module docstring)."""
+    if _keeps_off_spot(podspec):
+        return None
+    for i, toleration in enumerate(as_list(podspec.get("tolerations"))):
+        toleration = as_dict(toleration)
+        key = toleration.get("key")
+        if key not in SPOT_TAINTS or toleration.get("effect") not in (None, "", "NoSchedule"):
+            continue
+        if toleration.get("operator") == "Exists" or str(toleration.get("value", "")).lower() == SPOT_TAINTS[key]:
+            return f"tolerations[{i}] {key} (the taint on spot nodes)"
+    return None
+
+
+def _spot_compute_class(podspec: dict, resources: list[Resource]) -> Optional[str]:
+    """The GKE ComputeClass of the files the pod selects whose first priority is spot, as messages name it, or None."""
+    name = as_dict(podspec.get("nodeSelector")).get(COMPUTE_CLASS_LABEL)
+    for r in resources:
+        if split_type(r.type) != ("cloud.google.com", "ComputeClass") or get(r.props, "metadata", "name") != name:
+            continue
+        first = as_dict(next(iter(as_list(get(r.props, "spec", "priorities"))), None))
+        if first.get("spot") is True:
+            return f"nodeSelector {COMPUTE_CLASS_LABEL}: {name}, a ComputeClass whose first priority is spot"
+    return None
+
+
 def _gpu_servers(resources: list[Resource]) -> list[tuple[Resource, str, dict]]:
     """(resource, path, podspec) of every GPU pod spec of a workload with a model server."""
     return [(r, path, p) for r in resources if model_servers(r) for path, p in pod_specs(r) if requests_gpu(p)]
@@ -126,8 +184,11 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         return _pool_alone(resources)
     findings = []
     for resource, path, podspec in servers:
-        if (how := _selects_spot(podspec)) is not None:
-            findings.append((resource.name, f"{path}: {how} puts this GPU model server on spot capacity: {_WHY}"))
+        how, verb = _selects_spot(podspec) or _spot_compute_class(podspec, resources), "puts"
+        if how is None:
+            how, verb = _tolerates_spot(podspec), "lets the scheduler put"
+        if how is not None:
+            findings.append((resource.name, f"{path}: {how} {verb} this GPU model server on spot capacity: {_WHY}"))
     pools = [r for r in resources if r.type in NODEPOOL_TYPES and is_gpu_nodepool(r.props)]
     for pool in pools:
         where = _pool_admits_spot(pool.props)
@@ -149,7 +210,8 @@ POLICY = Policy(
     description=(
         "Advice where GPU model servers run on spot capacity: a GPU Karpenter NodePool admitting spot "
         "(karpenter.sh/capacity-type or eks.amazonaws.com/capacity-type) that a model server of the files lands on, or a "
-        "model server selecting or preferring GKE or AKS spot nodes."
+        "model server selecting or preferring GKE or AKS spot nodes, tolerating their spot taint, or selecting a GKE "
+        "ComputeClass that tries spot first."
     ),
     rationale=(
         "Spot capacity is reclaimed with a 2-minute notice (https://karpenter.sh/docs/concepts/disruption/#interruption), "

@@ -25,6 +25,8 @@ constants.py:60 "main"); read from script text, that is advice. A local model pa
 An Ollama model pulled by its tag at start (``ollama pull``/``ollama run`` in a command, postStart hook, init container
 or mounted script: policies/reading/ollama_pulls.py) is advice. An unpinned Hub id whose weights vLLM loads with
 ``--load-format tensorizer`` from a ``tensorizer_uri`` is advice: only config and tokenizer come from the Hub.
+A KServe model from an OCI image (``oci://``, a modelcar) by tag rather than digest is advice
+(policies/models/oci_model_tags.py).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from policies.kube import (
     split_type,
 )
 from policies.models.claim_downloads import claim_fed_downloads
+from policies.models.oci_model_tags import oci_tag_models
 from policies.operators import operator_server
 from policies.reading.downloaders import fetches
 from policies.reading.engines import hub_model, table_args, table_servers
@@ -411,6 +414,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             # code at all, nor where it came from, so that is advice.
             local = hub_model(named) is None
             messages.append(unproven(message) if source.get("trust_unproven") or local else message)
+    messages += oci_tag_models(resource)
     return messages + _python_hub_downloads(resource) + ollama_tag_pulls(resource) + claim_fed_downloads(resource)
 
 

@@ -17,6 +17,7 @@ in a ConfigMap the pods mount for the application's import_path (policies/readin
 applications count too (policies/reading/serve_apps.py): a replica needs its ray_actor_options.num_gpus and the
 engine's tensor x pipeline parallel GPUs, from ``args``, an ``engine_args`` mapping, or (advice only: the app's code
 reads them) its runtime_env variables (``_app_needs``; sets 14 and 15: datvodinh/serve-llm, taigetco/ray-worker).
+A replica whose num_gpus exceeds every pod's GPUs never places, whatever the total (``_too_big_for_a_node``).
 """
 
 from __future__ import annotations
@@ -119,9 +120,31 @@ def _spelled_parallel(app: ServeAppEngine) -> str:
     return ", ".join(parts) or "tensor and pipeline parallel size 1"
 
 
+def _too_big_for_a_node(resource: Resource) -> list[str]:
+    """A custom app's replica whose ray_actor_options.num_gpus exceeds the GPUs of every pod of the cluster: Ray
+    schedules an actor only on a node that has all of its resources (https://docs.ray.io/en/latest/ray-core/scheduling/
+    resources.html), so the replica never starts however many pods there are."""
+    per_pod = [g.pod_gpus() for g in groups(resource)]
+    if not per_pod or any(p is None for p in per_pod):
+        return []
+    largest = max(p or 0 for p in per_pod)
+    out = []
+    for app in serve_app_engines(resource):
+        for i, d in enumerate(app.deployments):
+            if actor_gpus(d) > max(largest, 1):
+                out.append(
+                    f"{app.label} deployments[{i}] ({d.get('name', '?')}): ray_actor_options.num_gpus {actor_gpus(d):g} "
+                    f"but no pod of the Ray cluster has more than {largest} GPU(s); Ray places an actor on one node "
+                    f"holding all of its resources, so the replica never starts; give a worker group pods of at least "
+                    f"{actor_gpus(d):g} GPUs or lower num_gpus"
+                )
+    return out
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for resource in (r for r in resources if r.type in RAY_SERVICE_TYPES):
+        findings += [(resource.name, m) for m in _too_big_for_a_node(resource)]
         needs: list[tuple[str, int, float, bool]] = []
         for label, llm in _llm_configs(resource, resources):
             floor, per = _floor(llm), _gpus_per_replica(llm)
@@ -155,7 +178,7 @@ POLICY = Policy(
         "A RayService's Ray Serve replicas (num_replicas or min_replicas x tensor x pipeline parallel GPUs, from "
         "serveConfigV2 or LLMConfig(...) code in a mounted ConfigMap; a custom vLLM app's engine settings and "
         "ray_actor_options.num_gpus) fit the GPUs its worker groups can ever have (replicas with in-tree autoscaling "
-        "off, maxReplicas with it on, x GPUs per pod)."
+        "off, maxReplicas with it on, x GPUs per pod), and no replica asks more GPUs than one pod holds."
     ),
     catalog="S48",
     severity="high",

@@ -102,3 +102,23 @@ def pulls_while_serving(container: Mapping, podspec: Mapping) -> list[str]:
             if model not in found:
                 found.append(model)
     return found
+
+
+def pod_pulls(podspec: Mapping) -> list[str]:
+    """Every Ollama model the pod pulls or runs at start, in any container (init containers and postStart hooks too),
+    with variables resolved where the manifest says (module docstring); a model left a variable is not listed."""
+    volumes = {
+        str(v.get("name")): str(get(v, "configMap", "name"))
+        for v in (as_dict(v) for v in as_list(podspec.get("volumes")))
+        if get(v, "configMap", "name")
+    }
+    found: list[str] = []
+    for key in ("initContainers", "containers"):
+        for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
+            env = env_values(container)
+            for text in _scripts(container, volumes):
+                for match in _PULL.finditer(text):
+                    model = _resolve(match.group(1), env, text)
+                    if model and "$" not in model and model not in found:
+                        found.append(model)
+    return found

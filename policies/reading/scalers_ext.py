@@ -21,6 +21,7 @@ read at the pinned tags:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -128,4 +129,46 @@ def ray_serve_windows(resource: Any) -> list[tuple[str, Any, Optional[float]]]:
     return found
 
 
-__all__ = ["Floor", "SCALER_TYPES", "ray_serve_windows", "replica_floor", "scale_down_window"]
+def _model_deployment(app: Mapping, deployment: Mapping) -> bool:
+    """A Serve deployment that holds a model: GPUs or other custom resources (Neuron cores, TPUs) in its
+    ray_actor_options, or a deployment of an application that runs vLLM."""
+    from policies.kube import as_float
+    from policies.reading.serving import runs_vllm
+
+    options = as_dict(deployment.get("ray_actor_options"))
+    gpus = (as_float(options.get("num_gpus")) or 0) > 0
+    custom = any((as_float(v) or 0) > 0 for v in as_dict(options.get("resources")).values())
+    return gpus or custom or runs_vllm(dict(app))
+
+
+def ray_serve_zero_floors(resource: Any) -> list[str]:
+    """The field of every model deployment of a RayService's serveConfigV2 (a Ray Serve LLM model's deployment_config,
+    or a deployment ``_model_deployment`` accepts) whose autoscaling_config.min_replicas is 0: Serve then scales it to
+    zero when idle (ray.serve.config.AutoscalingConfig, docs.ray.io: "min_replicas: NonNegativeInt = 1", so only an
+    explicit 0 does). A deployment with an integer num_replicas does not autoscale."""
+    from policies.kube import as_list
+    from policies.reading.serving import serve_config
+
+    if split_type(resource.type) != RAY_SERVICE:
+        return []
+    found = []
+    for app in as_list(as_dict(serve_config(resource)).get("applications")):
+        app = as_dict(app)
+        places = [
+            (f"deployment {as_dict(d).get('name', '?')}", as_dict(d))
+            for d in as_list(app.get("deployments"))
+            if _model_deployment(app, as_dict(d))
+        ]
+        places += [
+            (f"llm_configs[{i}].deployment_config", as_dict(get(llm, "deployment_config")))
+            for i, llm in enumerate(as_list(get(app, "args", "llm_configs")))
+        ]
+        for label, deployment in places:
+            if as_int(deployment.get("num_replicas")) is not None:
+                continue
+            if as_int(get(deployment, "autoscaling_config", "min_replicas")) == 0:
+                found.append(f"serveConfigV2 application {app.get('name', '?')} {label} autoscaling_config.min_replicas")
+    return found
+
+
+__all__ = ["Floor", "SCALER_TYPES", "ray_serve_windows", "ray_serve_zero_floors", "replica_floor", "scale_down_window"]

@@ -66,7 +66,8 @@ def test_duplicate_container_and_volume_names_block():
     props = deployment_props()
     spec = props["spec"]["template"]["spec"]
     spec["initContainers"] = [{"name": spec["containers"][0]["name"], "image": "busybox:1.36"}]
-    spec["volumes"] = [{"name": "models", "emptyDir": {}}, {"name": "models", "emptyDir": {}}]
+    # Keep the volumes the fixture's mounts name (a mount naming no volume is refused too: Not found).
+    spec["volumes"] = [*spec.get("volumes", []), {"name": "models", "emptyDir": {}}, {"name": "models", "emptyDir": {}}]
     found = messages(POLICY, resource("kubernetes:apps/v1:Deployment", props, name="d"))
     assert len(found) == 2
     assert any("two containers are named" in m and "Duplicate value" in m for m in found)

@@ -141,6 +141,8 @@ def test_the_same_app_with_the_gpu_limit_is_silent():
     service = _ray_service("serve", DATVODINH_SERVE, _worker(1))
     assert found_by([service], "ray-serve-replicas-fit-cluster") == []
     assert found_by([service], "gpu-engine-has-gpu-limit") == []
+    # A GPU group at replicas 0 that the in-tree autoscaler grows (set 15's usman0491/vllm-demo form) holds GPUs too.
+    assert found_by([_usman()], "gpu-engine-has-gpu-limit") == []
 
 
 def test_ray_actor_gpus_count_where_the_engine_form_is_unknown():
@@ -315,3 +317,26 @@ def test_a_nodepool_in_the_set_proves_the_taint():
     service = _ray_service("llama-3-8b", KUBERAY_SAMPLE_SERVE.replace('"2"', '"1"'), worker)
     found = [f for f in found_by([pool, service], "gpu-pod-tolerates-and-targets") if "does not tolerate" in f[1]]
     assert _levels(found) == ["mandatory"] and "taint of NodePool gpu" in found[0][1]
+
+
+def test_a_replica_asking_more_gpus_than_any_pod_holds_never_places():
+    """Ray places an actor on one node with all of its resources: num_gpus 2 on 1-GPU pods never starts, however many
+    pods the group has (two 1-GPU workers hold the cluster's 2 GPUs, which the total check alone would accept)."""
+    serve = """applications:
+- name: vllm
+  import_path: serve:app
+  deployments:
+  - name: VLLMDeployment
+    num_replicas: 1
+    ray_actor_options: {num_gpus: 2}
+"""
+    ((level, message),) = found_by(
+        [_ray_service("wide", serve, _worker(1, replicas=2, max_replicas=2))], "ray-serve-replicas-fit-cluster"
+    )
+    assert level == "mandatory"
+    assert message.startswith(
+        "serveConfigV2 application vllm deployments[0] (VLLMDeployment): ray_actor_options.num_gpus 2 but no pod of the "
+        "Ray cluster has more than 1 GPU(s)"
+    )
+    # Pods of two GPUs hold it.
+    assert found_by([_ray_service("wide", serve, _worker(2, replicas=1, max_replicas=1))], "ray-serve-replicas-fit-cluster") == []
