@@ -377,15 +377,20 @@ _PARSER_DEFS = re.compile(
 )
 
 
+# engine -> the files that may build its server's parser: vLLM's package less its benchmarks; SGLang's ServerArgs
+# (sglang/srt/server_args.py) and, from 0.5.20, the argument groups it is generated from (sglang/srt/arg_groups/), not
+# the tests or the diffusion server (sglang/multimodal_gen) that define add_cli_args of their own.
+_PARSER_SCOPE = {
+    "vllm": re.compile(r"^vllm/(?!.*bench).*\.py$"),
+    "sglang": re.compile(r"^sglang/srt/(server_args\.py|arg_groups/.*\.py)$"),
+}
+
+
 def parser_files(wheel: str, engine: str = "vllm") -> set[str]:
-    """The files of a wheel that define its server's parser (``_PARSER_DEFS``), benchmarks left out."""
-    package = ENGINES[engine][0]
+    """The files of a wheel that define its server's parser (``_PARSER_DEFS``, within ``_PARSER_SCOPE``)."""
     archive = zipfile.ZipFile(wheel)
-    return {
-        name
-        for name in archive.namelist()
-        if name.startswith(package) and name.endswith(".py") and "bench" not in name and _PARSER_DEFS.search(archive.read(name))
-    }
+    scope = _PARSER_SCOPE[engine]
+    return {name for name in archive.namelist() if scope.match(name) and _PARSER_DEFS.search(archive.read(name))}
 
 
 def keeps_abbrev(wheel: str, engine: str = "vllm") -> bool:

@@ -105,6 +105,14 @@ def test_sglang_options():
     assert table.releases_having("--tp-size") == list(table.releases)
     assert table.releases_having("--prefix-cache-block-size") == []
     assert table.releases_shipping("sglang.launch_server") == list(table.releases)
+    # every release on PyPI from 0.2.0 (launch_server parses strictly: 0.2.0 sglang/launch_server.py:9-11), and no
+    # SGLang parser file sets allow_abbrev
+    assert table.releases[0] == "0.2.0" and table.neighbours("0.3.4.post2") == ("0.3.4.post2",)
+    assert table.abbreviating == frozenset(range(len(table.releases)))
+    assert table.releases_having("--enable-metrics")[0] == "0.3.5.post1"
+    written = json.loads((ROOT / "components" / "sglang_cli_flags.json").read_text())
+    assert sorted(written["provenance"]["wheels"]) == sorted(written["releases"])
+    assert written["provenance"]["parser_files"]["sglang/srt/server_args.py"] == f"0-{len(table.releases) - 1}"
 
 
 def test_the_tool_writes_spans_the_loader_reads_back():

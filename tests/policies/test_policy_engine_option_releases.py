@@ -152,3 +152,24 @@ def test_careful_forms_on_moving_tags_stay_silent():
 )
 def test_moving_release(image, moving):
     assert moving_release(image, ("vllm/vllm-openai",), ("latest",)) is moving
+
+
+def sglang(image: str, extra: list[str]) -> dict:
+    line = ["python3", "-m", "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--port", "30000"]
+    manifest = deployment(image, [])
+    manifest["spec"]["template"]["spec"]["containers"] = [{"name": "sglang", "image": image, "command": [*line, *extra]}]
+    return manifest
+
+
+def test_sglang_0_3_releases_are_read():
+    # The SGLang table reaches back to 0.2.0: lmsysorg/sglang:v0.3.x images (v0.3.4.post2-cu121 in Prism's install
+    # guide, v0.3.6-cu121 in other deployers) run launch_server's strict parse_args (sglang/srt/server_args.py
+    # prepare_server_args). --enable-metrics arrived in 0.3.5.post1.
+    ((level, message),) = found_by([sglang("lmsysorg/sglang:v0.3.4.post2-cu121", ["--enable-metrics"])], FLAGS)
+    assert level == "mandatory"
+    assert "--enable-metrics is not an option of SGLang 0.3.4.post2" in message
+    assert "SGLang has it in 0.3.5.post1 to 0.5.23" in message
+    # careful forms: the release that added it, an option 0.3.4.post2 has, and a unique prefix of one
+    assert found_by([sglang("lmsysorg/sglang:v0.3.5.post1-cu121", ["--enable-metrics"])], FLAGS) == []
+    assert found_by([sglang("lmsysorg/sglang:v0.3.4.post2-cu121", ["--mem-fraction-static", "0.8"])], FLAGS) == []
+    assert found_by([sglang("lmsysorg/sglang:v0.3.4.post2-cu121", ["--schedule-conservative", "0.3"])], FLAGS) == []

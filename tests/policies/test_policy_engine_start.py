@@ -241,7 +241,7 @@ def test_s38_sglang_reads_its_own_release_table():
     ((level, message),) = found_by([deployment("lmsysorg/sglang:v0.5.5.post1-cu129", command=wrong)], FLAGS)
     assert level == "mandatory"
     assert "--gpu-memory-utilization is not an option of SGLang 0.5.5.post1" in message
-    assert "no SGLang release from 0.4.0 to 0.5.23 has it" in message
+    assert "no SGLang release from 0.2.0 to 0.5.23 has it" in message
     assert levels([deployment("lmsysorg/sglang:latest", command=wrong)], FLAGS) == ["advisory"]
     # The image's own entrypoint with args: what reaches SGLang's parser is not shown.
     assert found_by([deployment("lmsysorg/sglang:v0.5.5", args=wrong[3:])], FLAGS) == []
@@ -391,5 +391,5 @@ def test_s38_a_dropped_option_that_is_now_an_ambiguous_prefix_is_advice():
     ((level, message),) = found_by([deployment("lmsysorg/sglang:v0.5.20-cu129", command=line)], FLAGS)
     assert level == "advisory"
     assert "only a prefix of --cuda-graph-max-bs-decode and --cuda-graph-max-bs-prefill" in message
-    assert "SGLang has it in 0.4.0 to 0.5.19" in message
+    assert "SGLang has it in 0.3.5 to 0.5.19" in message
     assert found_by([deployment("lmsysorg/sglang:v0.5.19-cu129", command=line)], FLAGS) == []
