@@ -42,7 +42,19 @@ SETTINGS = (
 CONTEXT_UNSET = ("model", "fitted", "")
 DRAINS = ("flag", "aborts", "waits", "unknown")
 MEMORY_FRACTIONS = ("total", "free", "")
-SOURCE_GROUPS = ("recognise", "settings", "endpoints", "drain", "metrics", "startup", "tags", "downloads", "options", "listens")
+SOURCE_GROUPS = (
+    "recognise",
+    "settings",
+    "endpoints",
+    "drain",
+    "metrics",
+    "startup",
+    "tags",
+    "downloads",
+    "options",
+    "listens",
+    "devices",
+)
 # The address a server binds when its host setting is unset: every address of the pod, or loopback only.
 LISTENS = ("all", "loopback")
 # What a model setting's value must look like for the server to fetch it at start ([engines.NAME.downloads] models):
@@ -90,6 +102,7 @@ _OPTIONAL: dict[str, type] = {
     "worker_modules": list,
     "images_listen_all": bool,
     "host_ip_only": bool,
+    "gpu_or_cpu": bool,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 
@@ -175,6 +188,9 @@ class Engine:
     host_ip_only: bool = False
     # modules of ``modules`` that run the engine as a worker behind another program's frontend: no HTTP server of its own
     worker_modules: tuple[str, ...] = ()
+    # true when the engine's GPU image serves on the CPU when it finds no GPU (Ollama): a GPU the pod reaches without
+    # an nvidia.com/gpu limit is then a risk, not a start that fails (G13 advice)
+    gpu_or_cpu: bool = False
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -308,6 +324,8 @@ def _row(name: str, row: Any) -> Engine:
         stated.add("downloads")
     if "options" in row:
         stated.add("options")
+    if row.get("gpu_or_cpu"):
+        stated.add("devices")
     if "listens" in row:
         stated.add("listens")
         if row["listens"] not in LISTENS:
@@ -358,6 +376,7 @@ def _row(name: str, row: Any) -> Engine:
         images_listen_all=row.get("images_listen_all", False),
         host_ip_only=row.get("host_ip_only", False),
         worker_modules=tuple(row.get("worker_modules", ())),
+        gpu_or_cpu=row.get("gpu_or_cpu", False),
     )
 
 

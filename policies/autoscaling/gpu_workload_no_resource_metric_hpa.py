@@ -52,6 +52,7 @@ from policies.kube import (
     requests_gpu,
     split_type,
 )
+from policies.reading.serving import GPU_SERVER, model_servers
 
 AUTOSCALER_CLASS = "serving.kserve.io/autoscalerClass"
 KNATIVE_CLASS = "autoscaling.knative.dev/class"
@@ -280,10 +281,17 @@ _PINS = (
 
 
 def _near_zero_findings(resource: Resource) -> list[str]:
-    """HPA metric targets and KEDA prometheus thresholds above zero and at most _NEAR_ZERO on a load metric: advice,
+    """HPA metric targets, AIBrix PodAutoscaler targetValues and KEDA prometheus thresholds above zero and at most _NEAR_ZERO on a load metric: advice,
     since the metric's scale is not always in the files (a KEDA external metric, an adapter rule elsewhere)."""
     found = []
-    if resource.type in HPA_TYPES:
+    if resource.type == AIBRIX_POD_AUTOSCALER:
+        # AIBrix compares the scraped pod metric with targetValue as is, whatever the strategy (HPA, KPA, APA).
+        for i, source in enumerate(as_list(get(resource.props, "spec", "metricsSources"))):
+            source = as_dict(source)
+            source_metric, value = str(source.get("targetMetric") or ""), as_quantity(source.get("targetValue"))
+            if value is not None and 0 < value <= _NEAR_ZERO and not _TIME_METRIC.search(source_metric):
+                found.append(f"spec.metricsSources[{i}].targetValue = {source.get('targetValue')} on {source_metric}: {_PINS}")
+    elif resource.type in HPA_TYPES:
         for metric in hpa_metrics(resource):
             key, value = target_number(metric.target)
             if metric.type == "Resource" or key not in ("value", "averageValue") or value is None:
@@ -305,6 +313,31 @@ def _near_zero_findings(resource: Resource) -> list[str]:
     return [unproven(m) for m in found]
 
 
+_CPU_SERVER_WHY = (
+    "an LLM server's CPU use follows its compute, not its queue: on a GPU it stays low however many requests wait, on "
+    "CPU one generation holds its cores near the target, so replicas track neither, and each new replica loads the "
+    "model again before it serves; scale on the server's queue or requests in flight"
+)
+
+
+def _cpu_server_findings(scaler: Resource, resources: list[Resource], reason: str) -> list[str]:
+    """A CPU/memory-only scaler whose target in the set runs an LLM model server without requesting GPUs (an Ollama,
+    llama.cpp or vLLM container the engine table names, its GPU perhaps given by the node alone): advice, since a
+    CPU-only server does load its CPU (held-out set 16, heissanjay/ollama-eks-depl kubernetes/hpa.yml)."""
+    kind, name = get(scaler.props, "spec", "scaleTargetRef", "kind"), get(scaler.props, "spec", "scaleTargetRef", "name")
+    kind = kind or ("Deployment" if scaler.type == SCALED_OBJECT_TYPE else None)
+    namespace = _namespace(scaler)
+    for resource in resources:
+        if (split_type(resource.type)[1], metadata_name(resource.props) or resource.name) != (kind, name):
+            continue
+        if namespace is not None and _namespace(resource) not in (None, namespace):
+            continue
+        engines = sorted({s.engine for s in model_servers(resource) if s.engine not in (GPU_SERVER, "kserve", "ray")})
+        if engines:
+            return [f"scaleTargetRef {kind}/{name} runs a model server ({', '.join(engines)}) and {reason}; {_CPU_SERVER_WHY}"]
+    return []
+
+
 def _scaler_findings(scaler: Resource, resources: list[Resource], targets: set) -> list[tuple[str, str]]:
     """An HPA or ScaledObject on CPU/memory only, when its target is a GPU workload of the set (proven), or is not in
     the set and the scaler's names or labels say it scales a model server (unproven: the pods are in another file,
@@ -315,7 +348,9 @@ def _scaler_findings(scaler: Resource, resources: list[Resource], targets: set) 
     target = _targets_gpu(scaler, targets)
     if target:
         return [(scaler.name, f"scaleTargetRef {target} is a GPU workload but {reason}; {_WHY}")]
-    if target_in_set(scaler, resources) or (hint := model_server_hint(scaler)) is None:
+    if target_in_set(scaler, resources):
+        return [(scaler.name, unproven(m)) for m in _cpu_server_findings(scaler, resources, reason)]
+    if (hint := model_server_hint(scaler)) is None:
         return []
     ref = as_dict(get(scaler.props, "spec", "scaleTargetRef"))
     shown = f"{ref.get('kind') or 'Deployment'}/{ref.get('name')}"
@@ -352,6 +387,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings.append((resource.name, f"{reason}; {_WHY}"))
         elif resource.type == AIBRIX_POD_AUTOSCALER:
             findings.extend((resource.name, message) for message in _fraction_findings(resource, fraction_names))
+            findings.extend((resource.name, message) for message in _near_zero_findings(resource))
     for hpa, _ in embedded_scalers(resources):
         findings.extend((hpa.name, message) for message in _near_zero_findings(hpa))
     return findings
@@ -365,7 +401,7 @@ POLICY = Policy(
         "percentage; an HPA or ScaledObject whose target is in another file is advised on when its name, labels or "
         "target's name name a model server, never scale a model server on GPU memory used (engines preallocate it: "
         "DCGM_FI_DEV_FB_USED, nvidia_gpu_memory_used, an external scaler's memory-used profile) nor on CPU or memory usage read through any scaler (a KEDA cpu/memory trigger beside others, a gcp-stackdriver, Prometheus, Datadog or CloudWatch CPU metric), and a target at or near zero (0.01) on a load metric, which pins the "
-        "maximum, is advised on (HPAs, ScaledObjects, a NIMService's spec.scale.hpa); a per-pod target on "
+        "maximum, is advised on (HPAs, ScaledObjects, a NIMService's spec.scale.hpa, an AIBrix PodAutoscaler); a per-pod target on "
         "vllm:num_requests_running above the target's --max-num-seqs is never reached."
     ),
     catalog="S6",

@@ -22,7 +22,9 @@ that supplies the model's resources, and an engine whose ranks Ray places on oth
 backend ray under KubeRay). A GPU request without a limit is gpu-request-equals-limit's; a limit that differs from
 the ranks is vllm-tp-matches-gpu-limit's (S3). A RayService whose Serve applications run vLLM (Ray Serve LLM, or a
 custom app: policies/reading/serve_apps.py) on a Ray cluster where no group gives Ray a GPU is advice
-(``_ray_engine_without_gpu``; S48 blocks on the replicas that cannot place).
+(``_ray_engine_without_gpu``; S48 blocks on the replicas that cannot place). An engine the table marks
+``gpu_or_cpu`` (Ollama: it runs on the CPU when it finds no GPU) whose pod reaches for a GPU without holding one is
+advice (``_judge_cpu_capable``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from components.images import image_repository, image_tag
 from policies.framework import Policy, Resource, unproven
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_dict, as_list, get, is_ray, resource_value
 from policies.reading.accelerators import dra_pod, other_device_source
-from policies.reading.engines import env_values
+from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.gpu_pools import node_label_keys
 from policies.reading.gpu_selection import GPU_LABELS
 from policies.reading.ray_cluster import groups, kuberay_created_pod
@@ -156,15 +158,55 @@ def _ray_engine_without_gpu(resource: Resource) -> list[str]:
     ]
 
 
+def _judge_cpu_capable(resource: Resource, server: EngineServer) -> list[str]:
+    """Advice for an engine of the table that serves on GPU or CPU (``gpu_or_cpu``: Ollama) when its pod reaches for a
+    GPU (the GPU taint tolerated, a GPU node label, NVIDIA_VISIBLE_DEVICES, NVIDIA's RuntimeClass) but holds none: on a
+    node without one it runs on the CPU (slow, not broken); on a GPU node, through the image's NVIDIA_VISIBLE_DEVICES=all,
+    it uses GPUs the scheduler counts for other pods. Sets 16 and 18: heissanjay/ollama-eks-depl
+    kubernetes/deployment.yml@0f87150 (tolerates nvidia.com/gpu), yuxiaojian/ollama-k8s ollama-gpu.yaml@7915996
+    (runtimeClassName nvidia)."""
+    container = server.container
+    if (
+        resource_value(container, "limits", GPU_RESOURCE) is not None
+        or resource_value(container, "requests", GPU_RESOURCE) is not None
+    ):
+        return []
+    if other_device_source(container) or dra_pod(get(resource.props, "metadata", "annotations"), server.podspec):
+        return []
+    env = env_values(container)
+    hint = _gpu_node_hint(server.podspec, env)
+    runtime = server.podspec.get("runtimeClassName")
+    if hint is None and isinstance(runtime, str) and "nvidia" in runtime.lower():
+        hint = f"it runs under runtimeClassName {runtime} (the image sets NVIDIA_VISIBLE_DEVICES=all, so it sees every GPU of the node)"
+    if hint is None:
+        return []
+    name = server.row.display if server.row else server.engine
+    return [
+        unproven(
+            f"{server.label}: runs {name}, which serves on a GPU or falls back to the CPU, with no {GPU_RESOURCE} "
+            f"limit while {hint}: the scheduler counts no GPU for it, so on a node without one it runs on the CPU and on "
+            f"a GPU node it shares GPUs other pods hold; set resources.limits {GPU_RESOURCE}: 1 (or drop the GPU "
+            f"toleration/runtime to serve on CPU on purpose)"
+        )
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    return [m for server in vllm_servers(resource) for m in _judge(resource, server)] + _ray_engine_without_gpu(resource)
+    found = [m for server in vllm_servers(resource) for m in _judge(resource, server)]
+    found += [
+        m
+        for server in table_servers(resource)
+        if server.row and server.row.gpu_or_cpu
+        for m in _judge_cpu_capable(resource, server)
+    ]
+    return found + _ray_engine_without_gpu(resource)
 
 
 POLICY = Policy(
     name="gpu-engine-has-gpu-limit",
     description="A vLLM container must hold a GPU: an nvidia.com/gpu limit, or another device source (another vendor's "
     "resource, DRA, NVIDIA's RuntimeClass, a CPU build); a RayService whose Serve applications run vLLM needs a group "
-    "with a GPU limit (advice).",
+    "with a GPU limit (advice); an engine that also serves on CPU (Ollama) reaching for a GPU without a limit is advice.",
     catalog="G13",
     severity="high",
     enforcement="mandatory",

@@ -41,7 +41,7 @@ POLICY = Policy(
     rationale="KubeRay builds the pods from the RayCluster's templates and adds containers, volumes and a ray start command of its own (ray-project/kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go); the API server refuses a pod whose request exceeds its limit, and Karpenter gives no node to a pod that does not tolerate every taint of its NodePool, PreferNoSchedule included.",
     catalog="S18",
     severity="high",
-    # A companion of S18's row (kuberay-gpu-hygiene is its mandatory policy): reported, blocks nothing.
+    # A companion of S18's row (kuberay-gpu-hygiene is its policy): reported, blocks nothing.
     enforcement="advisory",
     remediation_steps="Keep every request of the Ray containers at or below its limit, and give the head and worker "
     "templates a toleration for each taint of the NodePool they select (PreferNoSchedule too).",

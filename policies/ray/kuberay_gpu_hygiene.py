@@ -177,7 +177,9 @@ POLICY = Policy(
     ),
     catalog="S18",
     severity="high",
-    enforcement="mandatory",
+    # Advisory: a risk, not a failure the files prove (docs/policies.md "Enforcement levels"); --config raises it.
+    # A GPU on the head is waste, not a failure (a head may run pipeline stage 0 on purpose).
+    enforcement="advisory",
     remediation_steps=(
         'Remove nvidia.com/gpu from the head\'s containers and set headGroupSpec.rayStartParams.num-gpus: "0"; '
         "set every worker group's maxReplicas (>= minReplicas, within maxWorkerReplicas); with "

@@ -71,6 +71,13 @@ def _floor(config: dict) -> Optional[int]:
     return low if isinstance(low, int) and not isinstance(low, bool) else None
 
 
+def _top(config: dict) -> Optional[int]:
+    """A Ray Serve LLM config's most replicas: an explicit autoscaling_config.max_replicas, else num_replicas."""
+    deployment = as_dict(config.get("deployment_config"))
+    top = as_int(get(deployment, "autoscaling_config", "max_replicas"))
+    return top if top is not None else as_int(deployment.get("num_replicas"))
+
+
 def _gpus_per_replica(config: dict) -> Optional[int]:
     if config.get("placement_group_config"):
         return None
@@ -146,16 +153,20 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for resource in (r for r in resources if r.type in RAY_SERVICE_TYPES):
         findings += [(resource.name, m) for m in _too_big_for_a_node(resource)]
         needs: list[tuple[str, int, float, bool]] = []
+        tops: list[tuple[str, int, float]] = []
         for label, llm in _llm_configs(resource, resources):
-            floor, per = _floor(llm), _gpus_per_replica(llm)
+            floor, per, top = _floor(llm), _gpus_per_replica(llm), _top(llm)
             if floor is not None and per is not None and floor * per > 0:
                 needs.append((label, floor, float(per), True))
+            if top is not None and per is not None and top * per > 0:
+                tops.append((label, top, float(per)))
         needs += _app_needs(resource)
-        ceiling = _gpu_ceiling(resource) if needs else None
+        ceiling = _gpu_ceiling(resource) if needs or tops else None
         if ceiling is None:
             continue
         need = sum(floor * per for _, floor, per, _ in needs)
         if need <= ceiling[0]:
+            findings += [(resource.name, m) for m in _scale_up_beyond(resource, tops, ceiling)]
             continue
         asked = "; ".join(f"{label}: {floor} replica(s) x {per:g} GPU" for label, floor, per, _ in needs)
         has = ", ".join(ceiling[1]) or "no group with GPUs"
@@ -172,13 +183,35 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     return findings
 
 
+def _scale_up_beyond(resource: Resource, tops: list[tuple[str, int, float]], ceiling: tuple[int, list[str]]) -> list[str]:
+    """Advice when Serve autoscaling's max_replicas x GPUs per replica exceeds the most GPUs the Ray cluster can ever
+    have: the floor fits, so the application serves, but each scale-up beyond the ceiling reserves a placement group
+    that never places and stays pending (sets 16 and 17: jimmyshah83/gpt-oss-k8s-gpu-inferencing gpt-oss-20b,
+    akamai-developers/kuberay-gpu-llm-quickstart: max_replicas 4 x tensor_parallel_size 2 on one fixed 2-GPU pod)."""
+    most = sum(top * per for _, top, per in tops)
+    if most <= ceiling[0]:
+        return []
+    asked = "; ".join(f"{label}: max_replicas {top} x {per:g} GPU" for label, top, per in tops)
+    has = ", ".join(ceiling[1]) or "no group with GPUs"
+    kind = split_type(resource.type)[1]
+    return [
+        unproven(
+            f"{kind} {get(resource.props, 'metadata', 'name')}: Ray Serve autoscaling may ask for {most:g} GPU(s) "
+            f"({asked}; one GPU per tensor x pipeline parallel worker) but the Ray cluster can have at most "
+            f"{ceiling[0]} ({has}; replicas with in-tree autoscaling off, maxReplicas with it on); the replicas "
+            f"beyond it stay pending under load; lower max_replicas or let the GPU worker group grow "
+            f"(enableInTreeAutoscaling with maxReplicas)"
+        )
+    ]
+
+
 POLICY = Policy(
     name="ray-serve-replicas-fit-cluster",
     description=(
         "A RayService's Ray Serve replicas (num_replicas or min_replicas x tensor x pipeline parallel GPUs, from "
         "serveConfigV2 or LLMConfig(...) code in a mounted ConfigMap; a custom vLLM app's engine settings and "
         "ray_actor_options.num_gpus) fit the GPUs its worker groups can ever have (replicas with in-tree autoscaling "
-        "off, maxReplicas with it on, x GPUs per pod), and no replica asks more GPUs than one pod holds."
+        "off, maxReplicas with it on, x GPUs per pod), and no replica asks more GPUs than one pod holds; autoscaling's max_replicas beyond that ceiling is advice."
     ),
     catalog="S48",
     severity="high",

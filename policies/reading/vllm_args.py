@@ -164,10 +164,25 @@ def runs_worker_module(container: Mapping) -> bool:
     return bool(modules) and any(t.startswith(modules) for i, t in enumerate(argv) if i and argv[i - 1] == "-m")
 
 
+# Words of an image's name that say it imitates a server rather than being one (a stand-in, mock, fake, stub or
+# simulator built to exercise manifests without a GPU; spent set 18: Thisish3/vllm-k8s-deploy-practice
+# k8s/deployment-local.yaml@29b724c runs vllm-standin:local, its repository's app/ stand-in server, 128Mi, no GPU).
+STAND_IN_WORDS = frozenset({"standin", "stand-in", "mock", "fake", "stub", "dummy", "simulator", "sim", "emulator"})
+
+
+def is_stand_in_image(image: Any) -> bool:
+    """True when the image's repository name carries a stand-in word (vllm-standin, vllm-mock, fake-vllm, ...)."""
+    if not isinstance(image, str):
+        return False
+    last = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0].lower()
+    words = set(re.split(r"[-_.]", last)) | {last.replace("-", "").replace("_", "")}
+    return bool(words & STAND_IN_WORDS) or any(last.endswith(w) or last.startswith(w) for w in ("standin", "stand-in"))
+
+
 def image_runs_vllm(image: Any) -> bool:
     """True when the image's own entrypoint is a vLLM server (vllm/vllm-openai, rocm/vllm, ...):
-    its repository's last path segment starts with "vllm"."""
-    if not isinstance(image, str):
+    its repository's last path segment starts with "vllm", and no word of it says stand-in or mock."""
+    if not isinstance(image, str) or is_stand_in_image(image):
         return False
     repository = image.split("@", 1)[0]
     last = repository.rsplit("/", 1)[-1].split(":", 1)[0]
@@ -178,7 +193,7 @@ def is_vllm_container(container: Mapping) -> bool:
     """True when the container looks like vLLM: its image mentions vllm, or its command line
     runs `vllm serve` / `vllm.entrypoints` (directly or in a shell script)."""
     image = container.get("image")
-    if isinstance(image, str) and "vllm" in image.lower():
+    if isinstance(image, str) and "vllm" in image.lower() and not is_stand_in_image(image):
         return True
     return vllm_command_line(container, image_entrypoint=False) is not None
 

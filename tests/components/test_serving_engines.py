@@ -197,3 +197,18 @@ def test_listens_loads_and_needs_a_host_setting_a_known_value_and_its_source():
         load_engines(listening.replace('tags = "toy v1 RELEASING.md L2"\n', 'tags = "toy v1 RELEASING.md L2"\nlistens = "x"\n'))
     with pytest.raises(EngineTableError, match=r"\[engines.toy\].listens: 'everywhere' is not one of all, loopback"):
         load_engines(sourced.replace('listens = "loopback"', 'listens = "everywhere"'))
+
+
+def test_gpu_or_cpu_loads_and_needs_its_devices_source():
+    marked = ROW.replace('moving_tags = ["nightly"]', 'moving_tags = ["nightly"]\ngpu_or_cpu = true')
+    sourced = marked.replace(
+        'tags = "toy v1 RELEASING.md L2"\n', 'tags = "toy v1 RELEASING.md L2"\ndevices = "toy v1 device.py L3 CPU fallback"\n'
+    )
+    (toy,) = load_engines(sourced)
+    assert toy.gpu_or_cpu is True
+    (plain,) = load_engines(ROW)
+    assert plain.gpu_or_cpu is False
+    with pytest.raises(EngineTableError, match=r"sources.devices: every fact needs its source"):
+        load_engines(marked)
+    with pytest.raises(EngineTableError, match=r"gpu_or_cpu: 'yes' is not of type bool"):
+        load_engines(sourced.replace("gpu_or_cpu = true", 'gpu_or_cpu = "yes"'))

@@ -297,5 +297,6 @@ RAISED = {
         "karpenter-multi-node-pool-never-expires",
         "gpu-pod-ephemeral-storage",
         "model-source-pinned",
+        "kuberay-gpu-hygiene",
     )
 }

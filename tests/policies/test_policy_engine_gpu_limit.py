@@ -155,3 +155,43 @@ def test_the_rocm_tag_of_the_same_repository_is_advice():
     container = copy.deepcopy(SKYTIN)
     container["image"] = "vllm/vllm-openai:v0.10.1-rocm"
     assert [e for e, _ in found_by([deployment(container)], POLICY)] == ["advisory"]
+
+
+# Ollama (engine table gpu_or_cpu: it runs on the CPU when it finds no GPU, ollama/ollama v0.32.15 discover/types.go
+# L47-62), cut from spent sets 16 and 18 (labelled G13 advisory):
+# - heissanjay/ollama-eks-depl kubernetes/deployment.yml@0f871508ffb668079fbae8f41851d7a86c755782: tolerates the
+#   nvidia.com/gpu taint, limits cpu/memory only;
+# - yuxiaojian/ollama-k8s ollama-gpu.yaml@79159968f6c14b53128d14ed2dfe24feaf4c64d2: runtimeClassName nvidia, no
+#   resources (the image's NVIDIA_VISIBLE_DEVICES=all reaches every GPU of the node).
+HEISSANJAY = {
+    "name": "ollama",
+    "image": "ollama/ollama:latest",
+    "ports": [{"containerPort": 11434}],
+    "resources": {"limits": {"cpu": "2000m", "memory": "4Gi"}},
+}
+_GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
+YUXIAOJIAN = {
+    "name": "ollama",
+    "image": "ollama/ollama:0.3.5",
+    "ports": [{"name": "http", "containerPort": 11434, "protocol": "TCP"}],
+    "env": [{"name": "OLLAMA_KEEP_ALIVE", "value": "12h"}],
+}
+
+
+def test_ollama_reaching_for_a_gpu_it_does_not_hold_is_advice():
+    ((level, message),) = found_by([deployment(HEISSANJAY, tolerations=[_GPU_TOLERATION])], POLICY)
+    assert level == "advisory" and "runs Ollama" in message and "tolerates the nvidia.com/gpu taint" in message
+    ((level, message),) = found_by([deployment(YUXIAOJIAN, runtimeClassName="nvidia", nodeName="ollama-gpu")], POLICY)
+    assert level == "advisory" and "runtimeClassName nvidia" in message
+
+
+def test_ollama_careful_forms_stay_silent():
+    # CPU on purpose: no toleration, no GPU runtime, no GPU node selection.
+    assert found_by([deployment(HEISSANJAY)], POLICY) == []
+    # The GPU held: an nvidia.com/gpu limit with the toleration and NVIDIA's runtime.
+    held = copy.deepcopy(YUXIAOJIAN)
+    held["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
+    assert found_by([deployment(held, runtimeClassName="nvidia", tolerations=[_GPU_TOLERATION])], POLICY) == []
+    # Another vendor's device (ollama/ollama:rocm on amd.com/gpu).
+    amd = dict(HEISSANJAY, image="ollama/ollama:rocm", resources={"limits": {"amd.com/gpu": "1"}})
+    assert found_by([deployment(amd, tolerations=[_GPU_TOLERATION])], POLICY) == []

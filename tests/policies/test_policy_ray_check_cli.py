@@ -60,12 +60,18 @@ def test_the_sample_as_published(kuberay_sample):
     }
 
 
-def test_a_head_given_a_gpu_is_refused(kuberay_sample):
+def test_a_head_given_a_gpu_is_advised_and_refused_when_raised(kuberay_sample, tmp_path):
     path, text = kuberay_sample
     head_limits = 'limits:\n                cpu: "2"\n                memory: "5Gi"'
     assert head_limits in text
     path.write_text(text.replace(head_limits, head_limits + '\n                nvidia.com/gpu: "1"'))
     proc = check(str(path), "--format", "json")
+    # S18 is advisory (a GPU on the head is waste, not a failure): reported, the gate passes.
+    assert proc.returncode == 0, proc.stderr
+    assert ("kuberay-gpu-hygiene", "spec.rayClusterConfig.headGroupSpec") in findings(proc)
+    config = tmp_path / "raised.json"
+    config.write_text(json.dumps({"kuberay-gpu-hygiene": {"enforcementLevel": "mandatory"}}))
+    proc = check(str(path), "--config", str(config), "--format", "json")
     assert proc.returncode == 1
     assert ("kuberay-gpu-hygiene", "spec.rayClusterConfig.headGroupSpec") in findings(proc)
 

@@ -96,7 +96,81 @@ def test_careful_forms_stay_silent():
     # A floor the code computes is not read; nor a ConfigMap the pods do not mount.
     computed = copy.deepcopy(CONFIG_MAP)
     computed["data"]["vllm_serve.py"] = CODE.replace('"min_replicas": 2', '"min_replicas": N')
-    assert _found(RAY_SERVICE, computed) == []
+    # (its literal max_replicas 2 on the one 1-GPU pod is still advice: the scale-up never places)
+    assert [level for level, _ in _found(RAY_SERVICE, computed)] == ["advisory"]
     other = copy.deepcopy(CONFIG_MAP)
     other["metadata"]["name"] = "someone-else"
     assert _found(RAY_SERVICE, other) == []
+
+
+# Cut from akamai-developers/kuberay-gpu-llm-quickstart manifests/rayservice.yaml@2622d85 (set 17; the same shape as
+# jimmyshah83/gpt-oss-k8s-gpu-inferencing k8s/gpt-oss-20b-deploy.yaml@8ddfda7, set 16): Ray Serve LLM autoscales
+# Qwen2.5-Coder-14B from 1 to 4 replicas at tensor_parallel_size 2, on one worker group fixed at one 2-GPU pod
+# (replicas = minReplicas = maxReplicas 1, enableInTreeAutoscaling unset).
+_QUICKSTART_APP = (
+    "applications:\n- name: llms\n  import_path: ray.serve.llm:build_openai_app\n  route_prefix: /\n  args:\n"
+    "    llm_configs:\n"
+    "    - model_loading_config: {model_id: qwen2.5-coder-14b-instruct, model_source: Qwen/Qwen2.5-Coder-14B-Instruct}\n"
+    "      engine_kwargs: {dtype: bfloat16, max_model_len: 16384, tensor_parallel_size: 2}\n"
+    "      deployment_config:\n"
+    "        autoscaling_config: {min_replicas: 1, max_replicas: 4, target_ongoing_requests: 64}\n"
+)
+_QUICKSTART_WORKER = {"name": "ray-worker", "image": "rayproject/ray-llm:2.52.0-py311-cu128"}
+QUICKSTART = {
+    "apiVersion": "ray.io/v1",
+    "kind": "RayService",
+    "metadata": {"name": "ray-serve-llm"},
+    "spec": {
+        "serveConfigV2": _QUICKSTART_APP,
+        "rayClusterConfig": {
+            "rayVersion": "2.52.0",
+            "headGroupSpec": {
+                "rayStartParams": {"num-cpus": "0", "num-gpus": "0"},
+                "template": {"spec": {"containers": [{"name": "ray-head", "image": _QUICKSTART_WORKER["image"]}]}},
+            },
+            "workerGroupSpecs": [
+                {
+                    "replicas": 1,
+                    "minReplicas": 1,
+                    "maxReplicas": 1,
+                    "numOfHosts": 1,
+                    "groupName": "gpu-group",
+                    "rayStartParams": {"num-gpus": "2"},
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                dict(
+                                    _QUICKSTART_WORKER,
+                                    resources={"limits": {"nvidia.com/gpu": "2"}, "requests": {"nvidia.com/gpu": "2"}},
+                                )
+                            ]
+                        }
+                    },
+                }
+            ],
+        },
+    },
+}
+
+
+def test_autoscaling_max_replicas_beyond_a_fixed_cluster_is_advice():
+    ((level, message),) = _found(QUICKSTART)
+    assert level == "advisory"
+    assert "may ask for 8 GPU(s)" in message and "max_replicas 4 x 2 GPU" in message
+    assert "at most 2 (gpu-group 1 pod(s) x 2 GPU" in message
+
+
+def test_autoscaling_within_what_the_cluster_can_grow_to_stays_silent():
+    # In-tree autoscaling on and maxReplicas 4: the worker group can grow to 8 GPUs, every Serve replica places.
+    grows = copy.deepcopy(QUICKSTART)
+    grows["spec"]["rayClusterConfig"]["enableInTreeAutoscaling"] = True
+    grows["spec"]["rayClusterConfig"]["workerGroupSpecs"][0]["maxReplicas"] = 4
+    assert _found(grows) == []
+    # max_replicas 1: Serve never asks more than the one 2-GPU pod holds.
+    capped = copy.deepcopy(QUICKSTART)
+    capped["spec"]["serveConfigV2"] = _QUICKSTART_APP.replace("max_replicas: 4", "max_replicas: 1")
+    assert _found(capped) == []
+    # A fixed group already sized for the top (four 2-GPU pods), autoscaling off.
+    sized = copy.deepcopy(QUICKSTART)
+    sized["spec"]["rayClusterConfig"]["workerGroupSpecs"][0].update({"replicas": 4, "minReplicas": 4, "maxReplicas": 4})
+    assert _found(sized) == []

@@ -1,0 +1,117 @@
+"""Autoscaling misses of spent sets 16-18, read from the labelled files: a CPU HPA over an LLM server that requests no
+GPU (S6), an AIBrix PodAutoscaler aimed at 0.01 (S6). Each firing case is cut from the third-party file named beside
+it; each careful form beside it must stay silent."""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by
+
+S6 = "gpu-workload-no-resource-metric-hpa"
+
+# heissanjay/ollama-eks-depl kubernetes/deployment.yml at 0f871508ffb668079fbae8f41851d7a86c755782 and kubernetes/hpa.yml
+# at 159ff8f1c058669af8b41b68743bd1cfa4997b09 (held-out set 16, labelled S6 advisory): ollama/ollama tolerating the GPU
+# taint but requesting no nvidia.com/gpu, scaled by a 70% CPU-utilization HPA.
+OLLAMA = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "ollama", "labels": {"app": "ollama"}},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "ollama"}},
+        "template": {
+            "metadata": {"labels": {"app": "ollama"}},
+            "spec": {
+                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}],
+                "containers": [
+                    {
+                        "name": "ollama",
+                        "image": "ollama/ollama:latest",
+                        "ports": [{"containerPort": 11434}],
+                        "resources": {"limits": {"cpu": "2000m", "memory": "4Gi"}},
+                    }
+                ],
+            },
+        },
+    },
+}
+OLLAMA_HPA = {
+    "apiVersion": "autoscaling/v2",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "ollama-hpa"},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "ollama"},
+        "minReplicas": 1,
+        "maxReplicas": 3,
+        "metrics": [
+            {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}
+        ],
+    },
+}
+
+
+def test_cpu_hpa_over_an_llm_server_without_gpus_is_advice():
+    (only,) = found_by([OLLAMA, OLLAMA_HPA], S6)
+    assert only[0] == "advisory"
+    assert only[1].startswith("scaleTargetRef Deployment/ollama runs a model server (ollama) and every entry of spec.metrics")
+
+
+def test_cpu_hpa_over_a_web_app_or_with_a_load_metric_stays_silent():
+    """The same repository's openweb-ui Deployment is no model server; an HPA that adds a Pods metric has a load signal."""
+    web = copy.deepcopy(OLLAMA)
+    web["metadata"]["name"] = "openweb-ui"
+    web["spec"]["template"]["spec"]["containers"][0]["image"] = "ghcr.io/open-webui/open-webui:main"
+    web_hpa = copy.deepcopy(OLLAMA_HPA)
+    web_hpa["spec"]["scaleTargetRef"]["name"] = "openweb-ui"
+    assert found_by([web, web_hpa], S6) == []
+    loaded = copy.deepcopy(OLLAMA_HPA)
+    loaded["spec"]["metrics"].append(
+        {
+            "type": "Pods",
+            "pods": {"metric": {"name": "ollama_requests_in_flight"}, "target": {"type": "AverageValue", "averageValue": "2"}},
+        }
+    )
+    assert found_by([OLLAMA, loaded], S6) == []
+
+
+# umesh-khatiwada/aibrix-vllm-deployment v2/aibrix/autoscaling/metric-based-autoscaling/apa.yaml at
+# 469d4835bebc23d116603418b61c73407fbf69ea (held-out set 17, labelled S6 advisory): an APA on kv_cache_usage_perc aimed at
+# 0.01, maxReplicas 8.
+AIBRIX_APA = {
+    "apiVersion": "autoscaling.aibrix.ai/v1alpha1",
+    "kind": "PodAutoscaler",
+    "metadata": {"name": "qwen-coder-1-5b-instruct-apa", "namespace": "default"},
+    "spec": {
+        "scalingStrategy": "APA",
+        "minReplicas": 1,
+        "maxReplicas": 8,
+        "metricsSources": [
+            {
+                "metricSourceType": "pod",
+                "protocolType": "http",
+                "port": "8000",
+                "path": "metrics",
+                "targetMetric": "kv_cache_usage_perc",
+                "targetValue": "0.01",
+            }
+        ],
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "qwen-coder-1-5b-instruct"},
+    },
+}
+
+
+def test_aibrix_target_near_zero_pins_the_maximum():
+    (only,) = found_by([AIBRIX_APA], S6)
+    assert only[0] == "advisory"
+    assert only[1].startswith("spec.metricsSources[0].targetValue = 0.01 on kv_cache_usage_perc: a target this close to zero")
+
+
+def test_aibrix_fraction_target_or_latency_target_stays_silent():
+    """0.5 of the KV cache is a real per-replica target; a 0.01 s latency target is a real choice too."""
+    half = copy.deepcopy(AIBRIX_APA)
+    half["spec"]["metricsSources"][0]["targetValue"] = "0.5"
+    assert found_by([half], S6) == []
+    latency = copy.deepcopy(AIBRIX_APA)
+    latency["spec"]["metricsSources"][0]["targetMetric"] = "time_to_first_token_seconds"
+    assert found_by([latency], S6) == []
