@@ -12,7 +12,15 @@ from components.derive.karpenter import tolerates_taint
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, is_ray
 from policies.reading.engines import ray_gpu_workers
-from policies.reading.gpu_pools import gpu_workloads, node_label_keys, nodepools, platform_adds_toleration, target_pool
+from policies.reading.gpu_pools import (
+    GpuWorkload,
+    gpu_workloads,
+    label_pools,
+    node_label_keys,
+    nodepools,
+    platform_adds_toleration,
+    target_pool,
+)
 from policies.reading.nodepools import taints
 
 # Node labels that name a GPU type or a pool of one GPU type.
@@ -92,37 +100,50 @@ def _ray_worker_taints(path: str, podspec: dict, pools: dict, config: dict) -> l
     return out
 
 
+def _pool_taints(w: GpuWorkload, pools: dict, config: dict) -> list[str]:
+    """The taint findings of one GPU workload: against the NodePool it names, else against the NodePools of the set
+    whose template labels its node selection accepts (it is Pending only if it tolerates none of them), else against
+    the assumed GPU taint (setting gpuNodesTainted; unproven)."""
+    named = [w.pool] if w.pool and w.pool in pools else label_pools(w.podspec, pools)
+    out: list[str] = []
+    for name in named:
+        missing = [t for t in hard_taints(pools[name].props) if not tolerates(w.podspec, t)]
+        if not missing:
+            return []  # a pool it selects whose taints it tolerates: it schedules there
+        out += [
+            f"{w.path}: requests GPUs but does not tolerate the {t.get('key')}:{t.get('effect')} taint of NodePool "
+            f"{name}; it stays Pending"
+            for t in missing
+        ]
+    if named:
+        return out
+    owner = "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
+    # The setting only assumes the taint (GKE, or an untainted node group, would schedule the pod): unproven.
+    return [
+        unproven(
+            f"{w.path}: requests GPUs but does not tolerate the {t.get('key')}:{t.get('effect')} taint of {owner}; "
+            f"it stays Pending"
+        )
+        for t in assumed_taints(config, w.podspec)
+        if not tolerates(w.podspec, t)
+    ]
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     pools = nodepools(resources)
-    # Two GPU NodePools in the set prove the cluster has more than one place for a GPU pod to land; without them,
-    # whether it has another GPU type is outside the files read, so "may land on the wrong GPU" is unproven.
-    proof = (lambda m: m) if len(pools) > 1 else unproven
     findings = []
     seen: set[tuple[str, str]] = set()
     for w in gpu_workloads(resources):
-        where = w.path
-        pool = pools.get(w.pool) if w.pool else None
-        needed = hard_taints(pool.props) if pool else assumed_taints(config, w.podspec)
-        for taint in needed:
-            if not tolerates(w.podspec, taint):
-                owner = (
-                    f"NodePool {w.pool}"
-                    if pool
-                    else "GPU nodes (setting gpuNodesTainted: true, no NodePool in this set says otherwise)"
-                )
-                message = (
-                    f"{where}: requests GPUs but does not tolerate the {taint.get('key')}:"
-                    f"{taint.get('effect')} taint of {owner}; it stays Pending"
-                )
-                # A NodePool of the set proves the taint; the setting only assumes it (GKE, or an untainted node group,
-                # would schedule the pod), so that finding is unproven.
-                findings.append((w.resource.name, message if pool else unproven(message)))
-        if not targets_gpu_type(w.podspec):
+        findings += [(w.resource.name, m) for m in _pool_taints(w, pools, config)]
+        # A pod that selects NodePools of the set by their template labels lands on those pools' GPUs. One that
+        # selects no GPU type may land on another GPU, but whether that GPU is too small for the model is not in the
+        # selector: advice (unproven), even where the set has several GPU pools (spent set 18: taixingbi/eks-vllm).
+        if not targets_gpu_type(w.podspec) and not label_pools(w.podspec, pools):
             findings.append(
                 (
                     w.resource.name,
-                    proof(
-                        f"{where}: requests GPUs without a nodeSelector or required affinity on a GPU "
+                    unproven(
+                        f"{w.path}: requests GPUs without a nodeSelector or required affinity on a GPU "
                         f"type or pool label ({', '.join(GPU_TYPE_LABELS[:3])}, ...); it may land on a "
                         f"GPU the capacity plan did not size"
                     ),
@@ -143,7 +164,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 findings.append(
                     (
                         r.name,
-                        proof(
+                        unproven(
                             f"{path}: a Ray worker group requests GPUs without a nodeSelector or required affinity on a "
                             f"GPU type or pool label ({', '.join(GPU_TYPE_LABELS[:3])}, ...); Ray Serve may place the "
                             f"engine on a GPU the capacity plan did not size"

@@ -12,7 +12,12 @@ kubernetes/kubernetes pkg/apis/core/validation/validation.go (v1.31.0), which re
   mis-indented ``name:`` that YAML reads as a key of the enclosing map (set 20: phucly01/ollama-k8s ollama/ollama.yaml
   at 152e6532e503b23a0a4c27aaff758f07386ca39c, ``name: ollama-storage`` under spec.template);
 * a volumeMount naming no volume of the pod (ValidateVolumeMounts: ``IsMatchedVolume`` false -> field.NotFound),
-  judged on Kubernetes' own kinds only: an operator's custom resource may be completed with volumes it adds.
+  judged on Kubernetes' own kinds only: an operator's custom resource may be completed with volumes it adds. A
+  StatefulSet's pods also get a volume per ``spec.volumeClaimTemplates`` entry, named as the claim template (the
+  StatefulSet controller's updateStorage, pkg/controller/statefulset/stateful_set_utils.go, v1.31.0; the StatefulSet's
+  own validation skips the pod spec for that reason: ValidatePodTemplateSpecForStatefulSet's TODO in
+  pkg/apis/apps/validation/validation.go), so those names count as volumes (spent set 16:
+  SartSR/ollama-llm-k8s manifests/ollama.yaml@2f8fe04, mount ollama-volume from a claim template).
 
 A Deployment, StatefulSet, DaemonSet or Job so written is refused itself (its pod template is
 validated with it); an operator's custom resource is stored, and the pods it creates are refused.
@@ -41,8 +46,21 @@ def _duplicates(values: Iterable[object]) -> list[str]:
     return twice
 
 
-def _names(path: str, podspec: dict, every: list[dict], core: bool) -> list[str]:
-    """A volume with no name (Required), and, on Kubernetes' own kinds, a mount naming no volume (Not found)."""
+def _claim_templates(resource: Resource) -> set[str]:
+    """The names of a StatefulSet's volumeClaimTemplates: its controller adds a pod volume of each name."""
+    if not str(getattr(resource, "type", "")).endswith(":StatefulSet"):
+        return set()
+    spec = as_dict(as_dict(getattr(resource, "props", None)).get("spec"))
+    return {
+        name
+        for t in as_list(spec.get("volumeClaimTemplates"))
+        if isinstance(name := as_dict(as_dict(t).get("metadata")).get("name"), str)
+    }
+
+
+def _names(path: str, podspec: dict, every: list[dict], core: bool, claims: set[str]) -> list[str]:
+    """A volume with no name (Required), and, on Kubernetes' own kinds, a mount naming no volume (Not found); a
+    StatefulSet's claim template names are volumes of its pods."""
     volumes = [as_dict(v) for v in as_list(podspec.get("volumes"))]
     messages = [
         f"{path}.volumes[{i}] has no name (a mis-indented name: is read as a key of the map around it); the API "
@@ -52,7 +70,7 @@ def _names(path: str, podspec: dict, every: list[dict], core: bool) -> list[str]
     ]
     if not core or any(not isinstance(v.get("name"), str) for v in volumes if v.get("name")):
         return messages
-    names = {v.get("name") for v in volumes}
+    names = {v.get("name") for v in volumes} | claims
     for container in every:
         for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
             name = mount.get("name")
@@ -67,9 +85,10 @@ def _names(path: str, podspec: dict, every: list[dict], core: bool) -> list[str]
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     core = not is_custom_type(getattr(resource, "type", None))
+    claims = _claim_templates(resource)
     for path, podspec in pod_specs(resource):
         every = containers(podspec, init=True)
-        messages.extend(_names(path, podspec, every, core))
+        messages.extend(_names(path, podspec, every, core, claims))
         for name in _duplicates(c.get("name") for c in every):
             messages.append(
                 f"{path}: two containers are named {name} (containers and initContainers share one name space); "

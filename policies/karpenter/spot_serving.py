@@ -33,6 +33,7 @@ from typing import Optional
 from policies.framework import Policy, Resource
 from policies.karpenter.multi_node_expiry import NODEPOOL_LABEL, _targets
 from policies.kube import as_dict, as_list, get, pod_specs, requests_gpu, split_type
+from policies.reading.gpu_pools import label_pools
 from policies.reading.nodepools import NODEPOOL_TYPES, is_gpu_nodepool
 from policies.reading.serving import model_servers
 
@@ -143,7 +144,9 @@ def _gpu_servers(resources: list[Resource]) -> list[tuple[Resource, str, dict]]:
 def _lands_on(podspec: dict, pool: Resource, only_gpu_pool: bool) -> bool:
     name = get(pool.props, "metadata", "name")
     labels = as_dict(get(pool.props, "spec", "template", "metadata", "labels"))
-    if _targets(podspec, name, labels):
+    if _targets(podspec, name, labels) or label_pools(podspec, {str(name): pool}):
+        # label_pools: a required node affinity the pool's template labels satisfy (spent set 18: taixingbi/eks-vllm
+        # kubernetes/vllm/deployment.yaml@0130657 requires workload In [gpu]; NodePool g5-spot@36b46dd labels workload: gpu).
         return True
     selector = as_dict(podspec.get("nodeSelector"))
     on_demand = any(str(selector.get(k)) == "on-demand" for k in CAPACITY_KEYS)

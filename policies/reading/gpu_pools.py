@@ -144,3 +144,46 @@ def platform_adds_toleration(podspec: dict) -> bool:
     So such a manifest need not carry the toleration, and no other taint is assumed.
     """
     return bool(node_label_keys(podspec) & set(_GKE_LABELS))
+
+
+def _term_accepts(term: dict, labels: dict) -> bool:
+    """True when every expression of a required node-affinity term holds on a node carrying exactly these labels."""
+    exprs = [as_dict(e) for e in as_list(term.get("matchExpressions"))]
+    if not exprs:
+        return False
+    for e in exprs:
+        key, op, values = e.get("key"), e.get("operator"), [str(v) for v in as_list(e.get("values"))]
+        value = labels.get(key)
+        held = {
+            "In": value is not None and str(value) in values,
+            "NotIn": value is None or str(value) not in values,
+            "Exists": key in labels,
+            "DoesNotExist": key not in labels,
+        }.get(str(op))
+        if not held:
+            return False
+    return True
+
+
+def label_pools(podspec: dict, pools: dict[str, Resource]) -> list[str]:
+    """The NodePools of ``pools`` whose template labels (spec.template.metadata.labels, on every node the pool makes)
+    satisfy the pod's nodeSelector and one of its required node-affinity terms, where the pod requires at least one
+    label and every label it requires is a template label of the pool (a requirement-made label is not read: the pool
+    is then not counted). Empty when the pod requires no label."""
+    selector = as_dict(podspec.get("nodeSelector"))
+    terms = [
+        as_dict(t)
+        for t in as_list(
+            get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+        )
+    ]
+    if not selector and not terms:
+        return []
+    found = []
+    for name, pool in pools.items():
+        labels = as_dict(get(pool.props, "spec", "template", "metadata", "labels"))
+        if not labels or any(str(labels.get(k)) != str(v) for k, v in selector.items()):
+            continue
+        if not terms or any(_term_accepts(t, labels) for t in terms):
+            found.append(name)
+    return found

@@ -18,8 +18,10 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from components.serving_engines import ENGINES, engine_named
+from policies.framework import UNKNOWN
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
 from policies.reading.engine_flags import flag_set_engine
+from policies.reading.placeholders import placeholder_in
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 # Characters that end a shell command; the vLLM command line stops there.
@@ -54,10 +56,14 @@ _BOOLEAN_FLAGS = frozenset(
 
 
 def _tokens(values: Any) -> list[str]:
-    """String tokens of a command/args list; numbers (the engine may send 2.0) as text."""
+    """String tokens of a command/args list; numbers (the engine may send 2.0) as text; an unknown value (a Pulumi
+    output, an unrendered placeholder: policies/reading/placeholders.py) as ``${UNKNOWN}``, which set_at_run_time
+    reads as a value the manifest does not give, so the flag before it keeps a value no rule judges."""
     tokens = []
     for value in values if isinstance(values, list) else []:
-        if isinstance(value, str):
+        if value is UNKNOWN:
+            tokens.append("${UNKNOWN}")
+        elif isinstance(value, str):
             tokens.append(value)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             tokens.append(str(int(value)) if float(value).is_integer() else str(value))
@@ -75,7 +81,7 @@ def set_at_run_time(value: object) -> bool:
     """True for a flag value that still holds a variable reference after ``expand_env`` (a ConfigMap key, the Downward
     API, a variable an operator injects such as ``$(LWS_GROUP_SIZE)``, or a shell variable): the manifest does not give
     the value, so no check may call it malformed or judge it."""
-    return isinstance(value, str) and _RUN_TIME_REF.search(value) is not None
+    return isinstance(value, str) and (_RUN_TIME_REF.search(value) is not None or placeholder_in(value) is not None)
 
 
 def expand_env(tokens: list[str], container: Mapping) -> list[str]:
@@ -158,10 +164,25 @@ def runs_worker_module(container: Mapping) -> bool:
     return bool(modules) and any(t.startswith(modules) for i, t in enumerate(argv) if i and argv[i - 1] == "-m")
 
 
+# Words of an image's name that say it imitates a server rather than being one (a stand-in, mock, fake, stub or
+# simulator built to exercise manifests without a GPU; spent set 18: Thisish3/vllm-k8s-deploy-practice
+# k8s/deployment-local.yaml@29b724c runs vllm-standin:local, its repository's app/ stand-in server, 128Mi, no GPU).
+STAND_IN_WORDS = frozenset({"standin", "stand-in", "mock", "fake", "stub", "dummy", "simulator", "sim", "emulator"})
+
+
+def is_stand_in_image(image: Any) -> bool:
+    """True when the image's repository name carries a stand-in word (vllm-standin, vllm-mock, fake-vllm, ...)."""
+    if not isinstance(image, str):
+        return False
+    last = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0].lower()
+    words = set(re.split(r"[-_.]", last)) | {last.replace("-", "").replace("_", "")}
+    return bool(words & STAND_IN_WORDS) or any(last.endswith(w) or last.startswith(w) for w in ("standin", "stand-in"))
+
+
 def image_runs_vllm(image: Any) -> bool:
     """True when the image's own entrypoint is a vLLM server (vllm/vllm-openai, rocm/vllm, ...):
-    its repository's last path segment starts with "vllm"."""
-    if not isinstance(image, str):
+    its repository's last path segment starts with "vllm", and no word of it says stand-in or mock."""
+    if not isinstance(image, str) or is_stand_in_image(image):
         return False
     repository = image.split("@", 1)[0]
     last = repository.rsplit("/", 1)[-1].split(":", 1)[0]
@@ -172,7 +193,7 @@ def is_vllm_container(container: Mapping) -> bool:
     """True when the container looks like vLLM: its image mentions vllm, or its command line
     runs `vllm serve` / `vllm.entrypoints` (directly or in a shell script)."""
     image = container.get("image")
-    if isinstance(image, str) and "vllm" in image.lower():
+    if isinstance(image, str) and "vllm" in image.lower() and not is_stand_in_image(image):
         return True
     return vllm_command_line(container, image_entrypoint=False) is not None
 

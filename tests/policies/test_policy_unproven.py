@@ -94,11 +94,13 @@ def test_s15_taint_assumed_by_the_setting_is_advisory_and_a_tainted_nodepool_in_
     assert [v.enforcement for v in beside if "taint of NodePool gpu" in v.message] == ["mandatory"]
 
 
-def test_s15_gpu_type_targeting_blocks_only_where_the_set_shows_two_gpu_pools(tmp_path):
+def test_s15_gpu_type_targeting_is_advice_even_where_the_set_shows_two_gpu_pools(tmp_path):
+    # Two GPU pools prove another place to land, not that its GPU breaks the model (spent set 18 taixingbi/eks-vllm:
+    # two g5 pools, a trap; tests/policies/test_policy_spent16_18_pe.py).
     gaie = str(shared_path(*_GAIE_VLLM))
     other = {**_TAINTED_POOL, "metadata": {"name": "gpu-small"}}
     found = [v for v in _violations(tmp_path, gaie, extra=[_TAINTED_POOL, other]) if "without a nodeSelector" in v.message]
-    assert [v.enforcement for v in found] == ["mandatory"]
+    assert [v.enforcement for v in found] == ["advisory"]
 
 
 def test_a_memory_dev_shm_without_size_limit_is_advice_not_a_block(tmp_path):

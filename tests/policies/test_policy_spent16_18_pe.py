@@ -1,0 +1,192 @@
+"""Wrong blocking findings and misses of spent sets 16-18, fixed by their general cause, each with a careful form.
+Fixtures are cut down from the labelled files (/work/eval16..18 labels.yaml `files:`):
+
+- SartSR/ollama-llm-k8s manifests/ollama.yaml at 2f8fe04a9400242881079924969d683432d1c005: a StatefulSet mounts
+  ollama-volume, which only its volumeClaimTemplates declare (G45 must stay silent);
+- Thisish3/vllm-k8s-deploy-practice k8s/deployment-local.yaml at 29b724ca3c48104a52a61cab55c0d1bfa378c07a: the image
+  vllm-standin:local, the repository's own stand-in server (128Mi, no GPU), is no vLLM server (S16 silent);
+- taixingbi/eks-vllm kubernetes/vllm/deployment.yaml at 0130657be9f12ad386877d551a746e3075d7c70a with
+  kubernetes/karpenter/nodepool-g5-{ondemand,spot}.yaml at 36b46dde2b6b1ac9591f444fedd0e20e907f0ca5: the pod requires
+  workload In [gpu], the label both NodePools put on their nodes, and tolerates their nvidia.com/gpu=true taint (S15
+  silent); g5-spot admits spot only (S50 advice on the pool).
+"""
+
+import copy
+
+from policy_fixtures import found_by
+
+# SartSR/ollama-llm-k8s manifests/ollama.yaml@2f8fe04 (resources trimmed).
+SARTSR = {
+    "apiVersion": "apps/v1",
+    "kind": "StatefulSet",
+    "metadata": {"name": "ollama", "namespace": "open-webui"},
+    "spec": {
+        "serviceName": "ollama",
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "ollama"}},
+        "template": {
+            "metadata": {"labels": {"app": "ollama"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "ollama",
+                        "image": "ollama/ollama:latest",
+                        "ports": [{"containerPort": 11434}],
+                        "volumeMounts": [{"name": "ollama-volume", "mountPath": "/root/.ollama"}],
+                        "tty": True,
+                    }
+                ]
+            },
+        },
+        "volumeClaimTemplates": [
+            {
+                "metadata": {"name": "ollama-volume"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}},
+            }
+        ],
+    },
+}
+
+
+def _not_found(objs: list[dict]) -> list[tuple[str, str]]:
+    return [f for f in found_by(objs, "pod-template-api-valid") if "names no volume" in f[1]]
+
+
+def test_a_statefulset_mount_of_a_claim_template_is_a_volume_of_its_pods():
+    assert _not_found([SARTSR]) == []
+
+
+def test_a_statefulset_mount_naming_neither_a_volume_nor_a_claim_template_is_refused():
+    typo = copy.deepcopy(SARTSR)
+    typo["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] = "ollama-data"
+    assert [e for e, _ in _not_found([typo])] == ["mandatory"]
+
+
+def test_claim_templates_of_a_deployment_are_not_read():
+    deployment = copy.deepcopy(SARTSR)
+    deployment["kind"] = "Deployment"
+    assert [e for e, _ in _not_found([deployment])] == ["mandatory"]
+
+
+# Thisish3/vllm-k8s-deploy-practice k8s/deployment-local.yaml@29b724c.
+def _standin(image: str) -> dict:
+    probe = {"httpGet": {"path": "/health", "port": 8000}, "initialDelaySeconds": 5, "periodSeconds": 10, "failureThreshold": 3}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm-standin"},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "vllm-standin"}},
+            "template": {
+                "metadata": {"labels": {"app": "vllm-standin"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "vllm-standin",
+                            "image": image,
+                            "ports": [{"containerPort": 8000}],
+                            "env": [{"name": "STANDIN_TOKENS_PER_SEC", "value": "40"}],
+                            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}},
+                            "readinessProbe": {"httpGet": {"path": "/health", "port": 8000}},
+                            "livenessProbe": probe,
+                        }
+                    ]
+                },
+            },
+        },
+    }
+
+
+def test_a_stand_in_image_named_after_vllm_is_no_vllm_server():
+    for image in ("vllm-standin:local", "registry.example/team/vllm-mock:1.0", "fake-vllm:dev", "vllm_stub:0.1"):
+        assert found_by([_standin(image)], "llm-startup-probe-budget") == [], image
+
+
+def test_vllm_images_keep_their_startup_rule():
+    for image in ("vllm/vllm-openai:v0.8.4", "rocm/vllm:latest", "example/vllm-simple-server:1"):
+        assert [e for e, _ in found_by([_standin(image)], "llm-startup-probe-budget")] == ["mandatory"], image
+
+
+# taixingbi/eks-vllm kubernetes/vllm/deployment.yaml@0130657 (placeholders replaced by values) and its NodePools.
+def _pool(name: str, capacity: str) -> dict:
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": name},
+        "spec": {
+            "template": {
+                "metadata": {"labels": {"workload": "gpu", "capacity-type": capacity}},
+                "spec": {
+                    "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "g5-gpu"},
+                    "requirements": [
+                        {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g5"]},
+                        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": [capacity]},
+                        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]},
+                    ],
+                    "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
+                },
+            },
+            "limits": {"cpu": "128", "memory": "512Gi"},
+        },
+    }
+
+
+POOLS = [_pool("g5-ondemand", "on-demand"), _pool("g5-spot", "spot")]
+
+
+def _vllm_qwen(workload: str = "gpu", tolerate: bool = True) -> dict:
+    spec: dict = {
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": [{"key": "workload", "operator": "In", "values": [workload]}]}]
+                }
+            }
+        },
+        "containers": [
+            {
+                "name": "vllm",
+                "image": "vllm/vllm-openai:v0.8.4",
+                "args": ["--model", "/models/qwen", "--gpu-memory-utilization", "0.9", "--max-model-len", "8192"],
+                "resources": {"limits": {"nvidia.com/gpu": "1"}},
+            }
+        ],
+    }
+    if tolerate:
+        spec["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm-qwen", "namespace": "vllm"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "vllm-qwen"}},
+            "template": {"metadata": {"labels": {"app": "vllm-qwen"}}, "spec": spec},
+        },
+    }
+
+
+def test_a_pod_selecting_nodepools_by_their_template_label_targets_them_and_tolerates_their_taint():
+    assert found_by([_vllm_qwen(), *POOLS], "gpu-pod-tolerates-and-targets") == []
+
+
+def test_a_pod_not_tolerating_the_taint_of_the_pools_it_selects_stays_pending():
+    found = found_by([_vllm_qwen(tolerate=False), *POOLS], "gpu-pod-tolerates-and-targets")
+    assert [e for e, _ in found] == ["mandatory", "mandatory"]
+    assert "NodePool g5-ondemand" in found[0][1]
+
+
+def test_no_gpu_type_selected_is_advice_even_with_two_pools():
+    pod = _vllm_qwen()
+    del pod["spec"]["template"]["spec"]["affinity"]
+    found = found_by([pod, *POOLS], "gpu-pod-tolerates-and-targets")
+    assert [e for e, m in found if "without a nodeSelector" in m] == ["advisory"]
+
+
+def test_a_spot_pool_the_required_affinity_accepts_is_advised_on():
+    found = found_by([_vllm_qwen(), *POOLS], "gpu-serving-on-spot")
+    assert [(e, "g5-spot" in m or "spot" in m) for e, m in found] == [("advisory", True)]
+
+
+def test_a_spot_pool_the_affinity_keeps_out_is_silent():
+    assert found_by([_vllm_qwen(workload="inference"), *POOLS[1:], POOLS[0]], "gpu-serving-on-spot") == []
