@@ -199,3 +199,60 @@ def test_pdb_below_the_floor_or_with_no_floor_stays_silent():
         },
     }
     assert found_by([fixed, WHISPER_PDB, hpa], G20) == []
+
+
+S7 = "hpa-custom-metric-is-served"
+
+# kevinmeix1/kserve-model-serving-platform kserve/llm-inference-readiness.yaml at 4ff90273fe3f2c0a6d60051dcbf30a173ad1a34b
+# (held-out set 17, labelled S7 advisory): Pods metrics vllm_time_per_output_token_ms and vllm_kv_cache_utilization, no
+# adapter rule in the repository.
+DECODE_HPA = {
+    "apiVersion": "autoscaling/v2",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "policy-assistant-decode", "namespace": "mlops-serving"},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "policy-assistant-decode"},
+        "minReplicas": 3,
+        "maxReplicas": 12,
+        "metrics": [
+            {
+                "type": "Pods",
+                "pods": {
+                    "metric": {"name": "vllm_time_per_output_token_ms"},
+                    "target": {"type": "AverageValue", "averageValue": "65"},
+                },
+            },
+            {
+                "type": "Pods",
+                "pods": {
+                    "metric": {"name": "vllm_kv_cache_utilization"},
+                    "target": {"type": "AverageValue", "averageValue": "750m"},
+                },
+            },
+        ],
+    },
+}
+
+
+def test_hpa_metric_named_for_no_vllm_series_is_advice():
+    found = found_by([DECODE_HPA], S7)
+    assert [level for level, _ in found] == ["advisory", "advisory"]
+    assert found[0][1].startswith("spec.metrics[0].pods.metric.name vllm_time_per_output_token_ms matches no vllm series")
+    assert found[1][1].startswith("spec.metrics[1].pods.metric.name vllm_kv_cache_utilization matches no vllm series")
+
+
+def test_the_usual_adapter_rename_or_an_adapter_in_the_set_stays_silent():
+    """vllm_num_requests_waiting is how Prometheus Adapter rules commonly rename vllm:num_requests_waiting (the KServe
+    docs' form); with an adapter rule in the set its own check judges the name."""
+    renamed = copy.deepcopy(DECODE_HPA)
+    renamed["spec"]["metrics"] = [
+        {
+            "type": "Pods",
+            "pods": {"metric": {"name": "vllm_num_requests_waiting"}, "target": {"type": "AverageValue", "averageValue": "5"}},
+        }
+    ]
+    assert found_by([renamed], S7) == []
+    other = copy.deepcopy(DECODE_HPA)
+    for metric in other["spec"]["metrics"]:
+        metric["pods"]["metric"]["name"] = "inference_queue_depth"
+    assert found_by([other], S7) == []
