@@ -15,6 +15,7 @@ traceback), 3 an internal error (a bug).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -30,6 +31,7 @@ from policies.kube import read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
 from policies.reading.gaps import sizing_gaps
 from policies.reading.kustomize import is_patch, listed_patches
+from policies.reading.placeholders import placeholders, with_unknowns
 from policies.registry import evaluate, validate_config
 from policies.scopes import split
 
@@ -68,14 +70,16 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
     # A Kustomize patch lacks what its base holds: findings that rest on an absence are advice there.
     patches = listed_patches(sorted({o.file for o in manifests.objects}))
     resources = [
-        Resource(
-            type=o.resource_type,
-            name=_key(o),
-            props=o.obj,
-            # A chart's template is no Kustomize patch (and may hold unknown parts the patch reader does not take).
-            patch=not o.chart and is_patch(o.file, o.obj, patches),
-            # A document that does not parse, read best-effort, is advice the same way (framework.SALVAGED).
-            template=o.chart or (SALVAGED if o.salvaged else ""),
+        _unrendered(
+            Resource(
+                type=o.resource_type,
+                name=_key(o),
+                props=o.obj,
+                # A chart's template is no Kustomize patch (and may hold unknown parts the patch reader does not take).
+                patch=not o.chart and is_patch(o.file, o.obj, patches),
+                # A document that does not parse, read best-effort, is advice the same way (framework.SALVAGED).
+                template=o.chart or (SALVAGED if o.salvaged else ""),
+            )
         )
         for o in manifests.objects
     ]
@@ -86,6 +90,15 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
     # A credential-shaped token in a YAML comment (no object carries it): no-literal-credential reports it (G35).
     resources += [Resource(type=COMMENT_TYPE, name=_key(c), props=comment_props(c)) for c in manifests.comments]
     return resources
+
+
+def _unrendered(resource: Resource) -> Resource:
+    """The resource with its unrendered placeholders (``IMAGE_PLACEHOLDER``, ``__VLLM_REPLICAS__``) as
+    framework.UNKNOWN, named in ``unrendered`` for S27: no other rule builds a finding on a fill-in's text."""
+    hits = tuple(placeholders(resource))
+    if not hits:
+        return resource
+    return dataclasses.replace(resource, props=with_unknowns(resource), unrendered=hits)
 
 
 def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[str], Optional[list[list[Resource]]]]:

@@ -77,6 +77,9 @@ class Resource:
     # For an object rendered best-effort from a Helm template (policies/reading/helm_chart.py): its chart, as reports
     # name it; "" otherwise. Every finding on it is advice (TEMPLATE_NOTE), and it changes no finding on the others.
     template: str = ""
+    # (field path, placeholder) of the fields a file's object holds unrendered (policies/reading/placeholders.py);
+    # `props` then has framework.UNKNOWN there, so rules read the value as unknown and S27 alone reports them.
+    unrendered: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,14 @@ not checked rather than assuming it passed. Advisory: such files are normal in a
 
 A Kubernetes object whose fields still hold placeholders meant for envsubst, sed or Terraform (``${PROJECT_ID}``,
 ``$HF_TOKEN``, ``YOUR_BUCKET_NAME``, ``<image>``) is reported the same way, naming the field and the placeholder
-(policies/input/placeholders.py): the file is not deployable as is.
+(policies/reading/placeholders.py): the file is not deployable as is.
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.input.placeholders import placeholder_findings
 from policies.input.unreadable import UNREADABLE_TYPE, message
+from policies.reading.placeholders import placeholder_findings
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:

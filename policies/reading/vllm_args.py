@@ -18,8 +18,10 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from components.serving_engines import ENGINES, engine_named
+from policies.framework import UNKNOWN
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
 from policies.reading.engine_flags import flag_set_engine
+from policies.reading.placeholders import placeholder_in
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 # Characters that end a shell command; the vLLM command line stops there.
@@ -54,10 +56,14 @@ _BOOLEAN_FLAGS = frozenset(
 
 
 def _tokens(values: Any) -> list[str]:
-    """String tokens of a command/args list; numbers (the engine may send 2.0) as text."""
+    """String tokens of a command/args list; numbers (the engine may send 2.0) as text; an unknown value (a Pulumi
+    output, an unrendered placeholder: policies/reading/placeholders.py) as ``${UNKNOWN}``, which set_at_run_time
+    reads as a value the manifest does not give, so the flag before it keeps a value no rule judges."""
     tokens = []
     for value in values if isinstance(values, list) else []:
-        if isinstance(value, str):
+        if value is UNKNOWN:
+            tokens.append("${UNKNOWN}")
+        elif isinstance(value, str):
             tokens.append(value)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             tokens.append(str(int(value)) if float(value).is_integer() else str(value))
@@ -75,7 +81,7 @@ def set_at_run_time(value: object) -> bool:
     """True for a flag value that still holds a variable reference after ``expand_env`` (a ConfigMap key, the Downward
     API, a variable an operator injects such as ``$(LWS_GROUP_SIZE)``, or a shell variable): the manifest does not give
     the value, so no check may call it malformed or judge it."""
-    return isinstance(value, str) and _RUN_TIME_REF.search(value) is not None
+    return isinstance(value, str) and (_RUN_TIME_REF.search(value) is not None or placeholder_in(value) is not None)
 
 
 def expand_env(tokens: list[str], container: Mapping) -> list[str]:

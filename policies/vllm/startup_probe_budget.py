@@ -46,6 +46,12 @@ def _probe_field(probe: dict, name: str) -> int:
     return _DEFAULTS[name] if value is None else value
 
 
+def _unknown_field(probe: dict) -> bool:
+    """True when a field of the budget is set but not a number here (an unrendered placeholder, now framework.UNKNOWN;
+    a Pulumi output): the budget is not known, so no finding rests on the default in its place."""
+    return any(probe.get(k) is not None and as_int(probe.get(k)) is None for k in _DEFAULTS)
+
+
 def _health(container: dict) -> str:
     """The path a server's own probes GET (its livenessProbe's, else its readinessProbe's), for an engine the table
     does not name."""
@@ -125,7 +131,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 # window no model server's load and compile fits (LOAD_FLOOR_SECONDS, Kubernetes' default 30 s among
                 # them) proves it.
                 window = _budget(liveness)
-                messages.append(said(message) if window < LOAD_FLOOR_SECONDS else unproven(message))
+                messages.append(
+                    said(message) if window < LOAD_FLOOR_SECONDS and not _unknown_field(liveness) else unproven(message)
+                )
             elif said is unproven:
                 continue  # an unknown engine may serve at once: no probe at all is not proven wrong
             elif front:
@@ -140,7 +148,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                         f"with a budget of at least {minimum}s"
                     )
                 )
-        else:
+        elif not _unknown_field(startup):
             delay, failures, period = (
                 _probe_field(startup, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds")
             )

@@ -378,12 +378,11 @@ EXPECTED = {
     # setting under which longer chats are refused (advisory).
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "debug-switches-off"),
     # Advisory (unproven), reviewed: the ai-on-eks Ray blueprints ship Secret hf-token with data.hf-token
-    # "$HUGGING_FACE_HUB_TOKEN" (not base64; applied as written the API server refuses it: a placeholder, G47), and
-    # data-on-eks' RayService image is $ECR_REGISTRY/ray-llm:$RAY_LLM_TAG (InvalidImageName unless rendered; its
-    # folder's script renders it with envsubst, G46).
+    # "$HUGGING_FACE_HUB_TOKEN" (not base64; applied as written the API server refuses it: a placeholder, G47).
+    # data-on-eks' RayService image $ECR_REGISTRY/ray-llm:$RAY_LLM_TAG is an unrendered placeholder: S27 names it
+    # below, and G46 reads it as unknown (policies/reading/placeholders.py), so it no longer reports it twice.
     ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "secret-data-base64"),
     ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "secret-data-base64"),
-    ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "container-can-start"),
     # S27 (advisory): manifests meant for envsubst, applied as written, send the placeholder literally. data-on-eks'
     # RayService lists $S3_BUCKET, $AWS_REGION and $ECR_REGISTRY in its header (image $ECR_REGISTRY/ray-llm:$RAY_LLM_TAG);
     # LWS's vLLM and SGLang samples set HF_TOKEN to `$HF_TOKEN` (the kubelet expands only $(VAR)).

@@ -56,8 +56,8 @@ def test_a_fill_in_left_in_a_field_is_named_with_its_field():
             "advisory",
             "spec.template.spec.volumes[0].csi.volumeAttributes.bucketName holds YOUR_BUCKET_NAME: an unrendered "
             "placeholder (envsubst, sed or Terraform style), which Kubernetes takes literally (the kubelet expands only "
-            "$(VAR)), so the file is not deployable as is and the pack checked the placeholder, not the value; render "
-            "it first (envsubst < FILE | python -m policies check -)",
+            "$(VAR)), so applied as committed the object fails or does not do what it says, and the pack checked no "
+            "rule on the placeholder's value; render it first (envsubst < FILE | python -m policies check -)",
         )
     ]
 

@@ -1,0 +1,255 @@
+"""Unrendered placeholders in a Kubernetes object: a manifest meant for envsubst, sed or Terraform, checked as is.
+
+The pack's one recogniser of them: S27 (policies/input/manifest_is_kubernetes.py) names the fields that hold one, and
+policies/check.py hands every other rule the object with those values as framework.UNKNOWN (``with_unknowns``), so
+no rule builds a finding on ``IMAGE_PLACEHOLDER`` parsed as an image or ``__VLLM_GPU_MEMORY_UTIL__`` read as a number.
+
+``image: us-docker.pkg.dev/${PROJECT_ID}/repo/vllm``, ``bucketName: YOUR_BUCKET_NAME``, ``--model $MODEL_ID`` or
+``image: <image>`` reach the API server literally when the file is applied as written: the kubelet expands only the
+``$(VAR)`` form in a container's command, args and env values (core/v1 ``Container.args``: "Variable references
+$(VAR_NAME) are expanded using the container's environment"), never ``${VAR}`` or ``$VAR``, and no controller reads
+``YOUR_...`` or ``<...>`` as anything but text. So the file is not deployable as is, and what the pack read there is the
+placeholder, not the value. Reported under S27 (advisory), naming the field and the placeholder.
+
+Also recognised, as the sed steps of real repositories write them: ``__NAME__`` (``--gpu-memory-utilization
+__VLLM_GPU_MEMORY_UTIL__``, taixingbi/eks-vllm), an ALL-CAPS word naming itself a fill-in standing as a whole value
+(``IMAGE_PLACEHOLDER``, ``REPLACE_WITH_BUCKET``, ``CHANGE_ME``, ``TODO_...``), ``$(NAME)`` outside a container's
+command, args and env (where only Kustomize-style tools expand it), and a bare ALL-CAPS identifier with an underscore
+where no real value is in capitals: an image's repository (``ECR_REPOSITORY_URL:v0.8.4``), a bucket name
+(``bucketName: GCS_BUCKET``), a well-known node label's requirement value (``INSTANCE_FAMILY``) or a count, duration
+or quantity field. Never a real value: env values (``LOG_LEVEL=INFO``, ``VLLM_ATTENTION_BACKEND=FLASH_ATTN``), Secret
+and ConfigMap keys, capabilities (``IPC_LOCK``) and enums of other objects (Istio's ``ISTIO_MUTUAL``) stay text.
+
+Silent: ``$(VAR)`` (the kubelet's own expansion), KServe's ``{{.Name}}`` (filled by its controller), a shell's
+``$VAR`` inside a ``sh -c`` / ``python -c`` command (expanded by the shell at run time), and the objects whose text is
+data for another tool: ConfigMaps and Secrets (adapter rules hold ``${1}``, scripts hold ``$VAR``), CRDs, Prometheus
+rules, Istio EnvoyFilters (Lua), admission policies (CEL, Kyverno, Gatekeeper Rego), Argo CD and Flux objects (which
+substitute their own variables), and every non-Kubernetes resource (IAM policy variables such as ``${aws:username}``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, Optional
+
+from policies.framework import UNKNOWN, Resource
+from policies.kube import split_type
+
+# ${VAR} / ${VAR:-default} (envsubst, Terraform templatefile, Flux postBuild), $VAR in upper case (envsubst, sed
+# scripts), YOUR_... / your-... (docs' fill-ins), REPLACE_ME, and <word> / <your project id> (docs' fill-ins).
+_PLACEHOLDER = re.compile(
+    r"(\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}"
+    r"|(?<![\w$])\$[A-Z][A-Z0-9_]{2,}\b"
+    r"|\b(?:YOUR|your|Your)[_-][A-Za-z0-9][\w-]*"
+    r"|\b(?:REPLACE[_-]?ME|CHANGE[_-]?ME)\b"
+    r"|<[A-Za-z][A-Za-z0-9_ .-]{1,40}>)"
+)
+# Special tokens of model vocabularies and HTML tags, written in angle brackets on purpose (stop strings, templates).
+_NOT_PLACEHOLDERS = {"<eos>", "<bos>", "<pad>", "<unk>", "<mask>", "<sep>", "<cls>", "<think>", "<tool_call>", "<br>"}
+# Variables of the process's own environment that authors append to as in a shell
+# (``LD_LIBRARY_PATH: /usr/local/nvidia/lib64:$LD_LIBRARY_PATH``): a literal the kubelet passes on, not a fill-in.
+_RUNTIME_VARIABLES = {
+    "$PATH",
+    "$LD_LIBRARY_PATH",
+    "$LD_PRELOAD",
+    "$PYTHONPATH",
+    "$HOME",
+    "$USER",
+    "$PWD",
+    "$HOSTNAME",
+    "$SHELL",
+    "$CUDA_HOME",
+    "$CUDA_PATH",
+    "$LIBRARY_PATH",
+    "$CPATH",
+    "$TMPDIR",
+}
+_SHELL_FLAG = re.compile(r"^-[a-z]*c$")
+_SKIPPED_KINDS = {
+    ("", "ConfigMap"),
+    ("", "Secret"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("monitoring.coreos.com", "PrometheusRule"),
+    ("monitoring.coreos.com", "AlertmanagerConfig"),
+    ("networking.istio.io", "EnvoyFilter"),
+}
+# Objects whose text is code or templates another tool evaluates (Argo, Flux, Helm; admission policies in CEL, Rego or
+# JMESPath, whose comparisons and variables look like fill-ins).
+_SKIPPED_GROUPS = (
+    "argoproj.io",
+    "kustomize.toolkit.fluxcd.io",
+    "helm.toolkit.fluxcd.io",
+    "helm.sh",
+    "admissionregistration.k8s.io",
+    "kyverno.io",
+    "gatekeeper.sh",
+)
+# Annotations that hold another tool's copy of the object or a template of their own.
+_SKIPPED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+_MAX_SHOWN = 4
+# `__NAME__`: a sed step's marker (``__VLLM_GPU_MEMORY_UTIL__``); `$(NAME)`, which the kubelet expands only in a
+# container's command, args and env values (and a volume mount's subPathExpr).
+_DUNDER = re.compile(r"(?<![A-Za-z0-9])__[A-Z][A-Z0-9_]*[A-Z0-9]__(?![A-Za-z0-9])")
+_PAREN = re.compile(r"\$\([A-Z_][A-Z0-9_]*\)")
+_KUBELET_EXPANDS = {"command", "args", "env", "subPathExpr"}
+# An ALL-CAPS identifier standing as the whole value: a fill-in when it names itself one, anywhere.
+_CAPS_WORD = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_FILL_IN_WORD = re.compile(r"PLACEHOLDER|(?:^|_)(?:REPLACE|CHANGE_?ME|TODO|YOUR|FILL_?IN)(?:_|$)")
+# Where no real value is in capitals, so a bare ALL-CAPS identifier with an underscore is a fill-in: a bucket, a CSI
+# volume's attributes, a well-known node label's requirement value, a count, duration or quantity.
+_LOWERCASE_FIELDS = {"bucketName", "bucket", "volumeAttributes"}
+_NUMBER_FIELDS = {
+    "replicas",
+    "minReplicas",
+    "maxReplicas",
+    "failureThreshold",
+    "successThreshold",
+    "periodSeconds",
+    "initialDelaySeconds",
+    "timeoutSeconds",
+    "terminationGracePeriodSeconds",
+    "sizeLimit",
+    "minAvailable",
+    "maxUnavailable",
+    "maxSurge",
+    "containerPort",
+    "cpu",
+    "memory",
+    "nvidia.com/gpu",
+    "storage",
+    "ephemeral-storage",
+}
+_NODE_LABEL = re.compile(
+    r"^(?:karpenter\.k8s\.aws/instance-[\w-]+|node\.kubernetes\.io/instance-type|beta\.kubernetes\.io/instance-type|"
+    r"karpenter\.sh/capacity-type|topology\.kubernetes\.io/(?:zone|region)|kubernetes\.io/(?:arch|os)|"
+    r"cloud\.google\.com/(?:gke-accelerator|machine-family|gke-nodepool)|karpenter\.azure\.com/[\w-]+)$"
+)
+
+
+def _runs_a_shell(values: list) -> bool:
+    """True for a command/args list a shell or interpreter runs as a script (`sh -c "..."`, `python -c "..."`)."""
+    return any(isinstance(v, str) and _SHELL_FLAG.match(v) for v in values)
+
+
+def _shell_container(node: dict) -> bool:
+    return _runs_a_shell([*_strings(node.get("command")), *_strings(node.get("args"))])
+
+
+def _strings(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _leaves(node: Any, path: str, where: tuple = ()) -> Iterator[tuple[str, str, tuple]]:
+    """(path, string, keys above it) of every string leaf, leaving out what a shell of the container expands at run
+    time. ``where`` holds the mapping keys on the way down, and ``("@node", KEY)`` under a requirement on a label."""
+    if isinstance(node, str):
+        yield path, node, where
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from _leaves(item, f"{path}[{i}]", where)
+    elif isinstance(node, dict):
+        here = _shell_container(node) if ("command" in node or "args" in node) else False
+        label = node.get("key")
+        for key, value in node.items():
+            if key in _SKIPPED_ANNOTATIONS:
+                continue
+            if key in ("command", "args") and here:
+                continue
+            if key == "exec" and isinstance(value, dict) and _runs_a_shell(_strings(value.get("command"))):
+                continue
+            below = (*where, key)
+            if key == "values" and isinstance(label, str) and _NODE_LABEL.match(label):
+                below = (*below, "@node")
+            yield from _leaves(value, f"{path}.{key}" if path else str(key), below)
+
+
+def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
+    """The first placeholder ``text`` holds, read at a field under the keys ``where``, or None."""
+    for found in _PLACEHOLDER.finditer(text):
+        if found.group(0) not in _NOT_PLACEHOLDERS and found.group(0) not in _RUNTIME_VARIABLES:
+            return found.group(0)
+    if dunder := _DUNDER.search(text):
+        return dunder.group(0)
+    if not _KUBELET_EXPANDS.intersection(where) and (paren := _PAREN.search(text)):
+        return paren.group(0)
+    word = text.strip()
+    if _CAPS_WORD.match(word) and (_FILL_IN_WORD.search(word) or _caps_field(where)):
+        return word
+    if where and where[-1] == "image":
+        repository = re.split(r"[:@]", word.rsplit("/", 1)[-1], maxsplit=1)[0]
+        if _CAPS_WORD.match(repository) or _FILL_IN_WORD.search(repository):
+            return word
+    return None
+
+
+def _caps_field(where: tuple) -> bool:
+    if "env" in where or "metadata" in where:
+        return False
+    return bool(where) and ("@node" in where or where[-1] in _NUMBER_FIELDS or bool(_LOWERCASE_FIELDS.intersection(where)))
+
+
+def _is_read(resource: Resource) -> bool:
+    if not resource.type.startswith("kubernetes:"):
+        return False
+    group, kind = split_type(resource.type)
+    return (group, kind) not in _SKIPPED_KINDS and not group.endswith(_SKIPPED_GROUPS)
+
+
+def placeholders(resource: Resource) -> list[tuple[str, str]]:
+    """(field path, placeholder) of every field of a Kubernetes object that holds an unrendered placeholder."""
+    if not _is_read(resource):
+        return []
+    hits = []
+    for path, text, where in _leaves(resource.props, ""):
+        if path.startswith(("status", "apiVersion", "kind")):
+            continue
+        if (found := placeholder_in(text, where)) is not None:
+            hits.append((path, found))
+    return hits
+
+
+def with_unknowns(resource: Resource) -> dict:
+    """The object's props with every one-line value outside metadata and selectors that holds a placeholder as
+    framework.UNKNOWN (a rule reads what it cannot know, not the fill-in's text); the props themselves when none does."""
+    if not _is_read(resource):
+        return resource.props
+    return _replaced(resource.props, ())
+
+
+def _replaced(node: Any, where: tuple) -> Any:
+    if isinstance(node, str):
+        # A document embedded in one field (a RayService's serveConfigV2, a script) stays text: its other values
+        # are still read, and the placeholder inside is only the part of it S27 names.
+        return UNKNOWN if "\n" not in node.strip() and placeholder_in(node, where) is not None else node
+    if isinstance(node, list):
+        items = [_replaced(item, where) for item in node]
+        return node if all(a is b for a, b in zip(items, node)) else items
+    if not isinstance(node, dict):
+        return node
+    here = _shell_container(node) if ("command" in node or "args" in node) else False
+    label = node.get("key")
+    out = {}
+    for key, value in node.items():
+        if key in ("metadata", "selector", "status", "apiVersion", "kind") or (key in ("command", "args") and here):
+            out[key] = value
+        elif key == "exec" and isinstance(value, dict) and _runs_a_shell(_strings(value.get("command"))):
+            out[key] = value
+        else:
+            below = (*where, key)
+            if key == "values" and isinstance(label, str) and _NODE_LABEL.match(label):
+                below = (*below, "@node")
+            out[key] = _replaced(value, below)
+    return node if all(out[k] is node[k] for k in node) else out
+
+
+def placeholder_findings(resource: Resource) -> list[str]:
+    """One finding naming the fields of a Kubernetes object that hold unrendered placeholders, or none."""
+    hits = [f"{path} holds {found}" for path, found in resource.unrendered or placeholders(resource)]
+    if not hits:
+        return []
+    shown = "; ".join(hits[:_MAX_SHOWN]) + (f"; and {len(hits) - _MAX_SHOWN} more" if len(hits) > _MAX_SHOWN else "")
+    return [
+        f"{shown}: an unrendered placeholder (envsubst, sed or Terraform style), which Kubernetes takes literally (the "
+        f"kubelet expands only $(VAR)), so applied as committed the object fails or does not do what it says, and the "
+        f"pack checked no rule on the placeholder's value; render it first (envsubst < FILE | python -m policies check -)"
+    ]

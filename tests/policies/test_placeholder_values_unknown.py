@@ -1,0 +1,179 @@
+"""Unrendered placeholders a sed or Cloud Build step fills (policies/reading/placeholders.py): S27 names the fields
+(advisory), and every other rule reads them as unknown, so none builds a finding on the fill-in's text (G46 parsing
+IMAGE_PLACEHOLDER as an image, S1 reading __VLLM_GPU_MEMORY_UTIL__ as a number, S16 taking a placeholder
+failureThreshold as the default 3). Objects are read from files, as `python -m policies check` reads them."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from policies.check import resources_of
+from policies.manifests import read_manifests
+from policies.reading.placeholders import placeholder_in
+from policies.registry import evaluate
+
+
+def _check(tmp_path: Path, text: str) -> list[tuple[str, str, str]]:
+    path = tmp_path / "manifest.yaml"
+    path.write_text(textwrap.dedent(text))
+    return [(v.catalog, v.enforcement, v.message) for v in evaluate(resources_of(read_manifests([str(path)])))]
+
+
+# taixingbi/eks-vllm kubernetes/vllm/deployment.yaml at 0130657be9f12ad386877d551a746e3075d7c70a (cut down): a sed step
+# fills every __NAME__ and ECR_REPOSITORY_URL before kubectl apply.
+TAIXINGBI = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: vllm-qwen, namespace: vllm}
+    spec:
+      replicas: __VLLM_REPLICAS__
+      selector: {matchLabels: {app: vllm-qwen}}
+      template:
+        metadata: {labels: {app: vllm-qwen}}
+        spec:
+          containers:
+            - name: vllm
+              image: ECR_REPOSITORY_URL:v0.8.4
+              args: [--model, __MODEL_PATH_VALUE__, --dtype, __VLLM_DTYPE__,
+                     --gpu-memory-utilization, "__VLLM_GPU_MEMORY_UTIL__"]
+              resources:
+                requests: {cpu: "__VLLM_CPU_REQUEST__", memory: "__VLLM_MEMORY_REQUEST__", nvidia.com/gpu: "1"}
+                limits: {cpu: "__VLLM_CPU_LIMIT__", memory: "__VLLM_MEMORY_LIMIT__", nvidia.com/gpu: "1"}
+              startupProbe:
+                httpGet: {path: /health, port: 8000}
+                periodSeconds: 10
+                failureThreshold: __VLLM_STARTUP_FAILURE_THRESHOLD__
+    """
+
+
+def test_sed_placeholders_are_named_by_s27_and_read_as_unknown_by_the_rest(tmp_path):
+    found = _check(tmp_path, TAIXINGBI)
+    (s27,) = [f for f in found if f[0] == "S27"]
+    assert s27[1] == "advisory"
+    assert s27[2].startswith(
+        "spec.replicas holds __VLLM_REPLICAS__; spec.template.spec.containers[0].image holds ECR_REPOSITORY_URL:v0.8.4;"
+    )
+    assert "applied as committed" in s27[2]
+    assert not [f for f in found if f[0] in ("G46", "S1", "S16")]
+    assert not [f for f in found if f[1] == "mandatory"]
+
+
+# ScradFTW/qwen-llm-gke k8s/deployment.yaml at 2b1a9abf8d48d5f0b21c4a543782960a71318ed0 (cut down): Cloud Build's sed
+# step replaces IMAGE_PLACEHOLDER; Davidnet/vllm-gke-guide deploy-model.yaml at ab4530fa25a61ae4d8fca6b479718e32e10002d9:
+# bucketName GCS_BUCKET ("TODO: Replace with your GCS bucket name!").
+SCRAD = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: qwen-llm, namespace: llm}
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: qwen-llm}}
+      template:
+        metadata: {labels: {app: qwen-llm}}
+        spec:
+          containers:
+            - name: llama-server
+              image: IMAGE_PLACEHOLDER
+              resources: {limits: {nvidia.com/gpu: 1}}
+          volumes:
+            - name: gcs-fuse-csi-ephemeral
+              csi:
+                driver: gcsfuse.csi.storage.gke.io
+                volumeAttributes: {bucketName: GCS_BUCKET, mountOptions: implicit-dirs}
+    """
+
+
+def test_a_placeholder_image_and_bucket_are_s27_not_g46(tmp_path):
+    found = _check(tmp_path, SCRAD)
+    (s27,) = [f for f in found if f[0] == "S27"]
+    assert s27[1:] and s27[2].startswith(
+        "spec.template.spec.containers[0].image holds IMAGE_PLACEHOLDER; "
+        "spec.template.spec.volumes[0].csi.volumeAttributes.bucketName holds GCS_BUCKET: "
+    )
+    assert not [f for f in found if f[0] in ("G46", "G1")]
+
+
+# taixingbi/eks-vllm kubernetes/karpenter/nodepool-g5-spot.yaml at the set's commit (cut down): the requirement values
+# INSTANCE_FAMILY / INSTANCE_SIZE are filled by the same script.
+NODEPOOL = """\
+    apiVersion: karpenter.sh/v1
+    kind: NodePool
+    metadata: {name: g5-spot}
+    spec:
+      template:
+        spec:
+          nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+          requirements:
+            - {key: karpenter.k8s.aws/instance-family, operator: In, values: ["INSTANCE_FAMILY"]}
+            - {key: karpenter.k8s.aws/instance-size, operator: In, values: ["INSTANCE_SIZE"]}
+            - {key: team, operator: In, values: ["ML_PLATFORM"]}
+    """
+
+
+def test_nodepool_requirement_placeholders_are_named(tmp_path):
+    (s27,) = [f for f in _check(tmp_path, NODEPOOL) if f[0] == "S27"]
+    assert s27[2].startswith(
+        "spec.template.spec.requirements[0].values[0] holds INSTANCE_FAMILY; "
+        "spec.template.spec.requirements[1].values[0] holds INSTANCE_SIZE: "
+    )
+
+
+# Careful third-party forms that must stay silent: adityonugrohoid/gpu-autoscale-inference k8s/vllm-deployment.yaml at
+# cc7f3ae passes `--model $(MODEL_ID)` (the kubelet expands it); an env value in capitals (LOG_LEVEL=INFO,
+# VLLM_ATTENTION_BACKEND=FLASH_ATTN), Secret keys (HF_TOKEN), a capability (IPC_LOCK), $(POD_IP) in args, a lowercase
+# image, and a label value in capitals on a label that is not a node's well-known one.
+SILENT = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: vllm, namespace: llm}
+    spec:
+      replicas: 1
+      strategy: {type: RollingUpdate}
+      selector: {matchLabels: {app: vllm}}
+      template:
+        metadata: {labels: {app: vllm, tier: GPU_SERVING}}
+        spec:
+          affinity:
+            nodeAffinity:
+              requiredDuringSchedulingIgnoredDuringExecution:
+                nodeSelectorTerms:
+                  - matchExpressions: [{key: team, operator: In, values: [ML_PLATFORM]}]
+          tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+          containers:
+            - name: vllm
+              image: vllm/vllm-openai:v0.8.5
+              imagePullPolicy: IfNotPresent
+              args: [--model, $(MODEL_ID), --host, $(POD_IP), --gpu-memory-utilization, "0.9"]
+              securityContext: {capabilities: {add: [IPC_LOCK, SYS_PTRACE]}}
+              env:
+                - {name: MODEL_ID, value: Qwen/Qwen2.5-1.5B-Instruct}
+                - {name: LOG_LEVEL, value: INFO}
+                - {name: VLLM_ATTENTION_BACKEND, value: FLASH_ATTN}
+                - {name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}
+                - {name: HF_TOKEN, valueFrom: {secretKeyRef: {name: hf-secret, key: HF_TOKEN}}}
+    """
+
+
+def test_real_values_in_capitals_and_kubelet_references_stay_silent(tmp_path):
+    assert not [f for f in _check(tmp_path, SILENT) if f[0] == "S27"]
+
+
+def test_the_recogniser_on_single_values():
+    assert placeholder_in("IMAGE_PLACEHOLDER", ("image",)) == "IMAGE_PLACEHOLDER"
+    assert placeholder_in("REPLACE_WITH_BUCKET", ("spec", "bucket")) == "REPLACE_WITH_BUCKET"
+    assert placeholder_in("CHANGE_ME", ("value",)) == "CHANGE_ME"
+    assert placeholder_in("--x=__VLLM_GPU_MEMORY_UTIL__", ("args",)) == "__VLLM_GPU_MEMORY_UTIL__"
+    assert placeholder_in("$(REGISTRY)/vllm:v1", ("image",)) == "$(REGISTRY)"
+    assert placeholder_in("<ECR_REPO_URI>", ("image",)) == "<ECR_REPO_URI>"
+    for value, where in [
+        ("$(POD_IP)", ("args",)),
+        ("FLASH_ATTN", ("env", "value")),
+        ("INFO", ("env", "value")),
+        ("IfNotPresent", ("imagePullPolicy",)),
+        ("NoSchedule", ("effect",)),
+        ("ISTIO_MUTUAL", ("trafficPolicy", "tls", "mode")),
+        ("vllm/vllm-openai:v0.8.5", ("image",)),
+        ("__init__", ("args",)),
+    ]:
+        assert placeholder_in(value, where) is None, value
