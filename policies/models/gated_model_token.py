@@ -240,7 +240,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="gated-model-has-token",
     description=(
-        "A server that downloads a gated Hugging Face model (meta-llama/*, google/gemma*: components/hub_gated.toml) "
+        "A server that downloads a gated Hugging Face model (meta-llama/*, google/gemma*, three mistralai/Mistral-7B repositories: components/hub_gated.toml) "
         "has a way to a token: HF_TOKEN or HUGGING_FACE_HUB_TOKEN from a Secret, a token file, or a volume that "
         "already holds the model."
     ),

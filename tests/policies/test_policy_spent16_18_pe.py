@@ -283,3 +283,45 @@ def test_a_key_over_tls_or_a_guard_asking_no_key_is_not_a_leak():
     assert _g32([https, AKAMAI_ROUTE, _authz(BEARER), *SERVER]) == []
     # An AuthorizationPolicy that checks no credential (ports and paths only): no key crosses; no TLS alone is advice.
     assert [e for e, _ in _g32([AKAMAI_GATEWAY, AKAMAI_ROUTE, _authz([]), *SERVER])] == ["advisory"]
+
+
+# DevOpsNine/gke-llm k8s/llm-deployment.yaml@23ca324dde7d32972e65c6456ff70403b0ace79c: vLLM serves
+# mistralai/Mistral-7B-Instruct-v0.2 (env MODEL_NAME expanded into --model) with no token of any kind.
+def _devopsnine(env: list[dict] | None = None) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "llm-inference", "namespace": "llm-inference"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "llm-inference"}},
+            "template": {
+                "metadata": {"labels": {"app": "llm-inference"}},
+                "spec": {
+                    "nodeSelector": {"workload": "gpu-llm"},
+                    "containers": [
+                        {
+                            "name": "vllm",
+                            "image": "vllm/vllm-openai:latest",
+                            "env": [{"name": "MODEL_NAME", "value": "mistralai/Mistral-7B-Instruct-v0.2"}, *(env or [])],
+                            "command": ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "$(MODEL_NAME)"],
+                            "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                        }
+                    ],
+                },
+            },
+        },
+    }
+
+
+def test_a_gated_mistral_repository_without_a_token_gets_401():
+    assert [e for e, _ in found_by([_devopsnine()], "gated-model-has-token")] == ["mandatory"]
+
+
+def test_a_token_or_a_mistral_repository_the_table_does_not_list_is_silent():
+    # mistralai/ is listed repository by repository (components/hub_gated.toml): others are not claimed.
+    token = [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "huggingface-token", "key": "token"}}}]
+    assert found_by([_devopsnine(token)], "gated-model-has-token") == []
+    open_model = _devopsnine()
+    container = open_model["spec"]["template"]["spec"]["containers"][0]
+    container["env"][0]["value"] = "mistralai/Mistral-Small-24B-Instruct-2501"
+    assert found_by([open_model], "gated-model-has-token") == []
