@@ -256,3 +256,54 @@ def test_the_usual_adapter_rename_or_an_adapter_in_the_set_stays_silent():
     for metric in other["spec"]["metrics"]:
         metric["pods"]["metric"]["name"] = "inference_queue_depth"
     assert found_by([other], S7) == []
+
+
+S6_THROUGHPUT = "autoscaling-signal-not-throughput"
+
+# jdluther2025/aiml-on-aws-eks-with-nim-operator nim/nimservices.yaml at 3e88c1248624e2508393ad5a586c42e29055af65
+# (held-out set 17, labelled S6;S7 advisory): a GPU
+# NIMService whose spec.scale.hpa scales on the Object metric request_success_total of its Service, target Value 10.
+NIM = {
+    "apiVersion": "apps.nvidia.com/v1alpha1",
+    "kind": "NIMService",
+    "metadata": {"name": "meta-llama-3-2-1b-instruct", "namespace": "nim-service"},
+    "spec": {
+        "image": {"repository": "nvcr.io/nim/meta/llama-3.2-1b-instruct", "tag": "1.6.0"},
+        "authSecret": "ngc-api-secret",
+        "replicas": 1,
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+        "expose": {"service": {"type": "ClusterIP", "port": 8000}},
+        "scale": {
+            "enabled": True,
+            "hpa": {
+                "maxReplicas": 3,
+                "minReplicas": 1,
+                "metrics": [
+                    {
+                        "type": "Object",
+                        "object": {
+                            "metric": {"name": "request_success_total"},
+                            "describedObject": {"apiVersion": "v1", "kind": "Service", "name": "meta-llama-3-2-1b-instruct"},
+                            "target": {"type": "Value", "value": 10},
+                        },
+                    }
+                ],
+            },
+        },
+    },
+}
+
+
+def test_nim_hpa_on_a_success_counter_is_advice():
+    (only,) = found_by([NIM], S6_THROUGHPUT)
+    assert only[0] == "advisory"
+    assert only[1].startswith("spec.scale.hpa.metrics[0].object: metric request_success_total is a throughput rate (served")
+
+
+def test_nim_hpa_on_queue_depth_or_disabled_stays_silent():
+    queue = copy.deepcopy(NIM)
+    queue["spec"]["scale"]["hpa"]["metrics"][0]["object"]["metric"]["name"] = "num_requests_waiting"
+    assert found_by([queue], S6_THROUGHPUT) == []
+    off = copy.deepcopy(NIM)
+    off["spec"]["scale"]["enabled"] = False
+    assert found_by([off], S6_THROUGHPUT) == []
