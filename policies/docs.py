@@ -71,7 +71,6 @@ LEFT_OUT = (
         ("G15", "G16"),
         "Autoscaling rows, owned with S5-S8 by the autoscaling policies; G17's duplicate half is one-autoscaler-per-workload, its dangling half (an HPA whose target is in no file) is what S6/S8 advise on.",
     ),
-    (("G20",), "Part of pdb-allows-disruption (G19), which compares minAvailable with the replicas of the workload it selects."),
     (
         ("G27",),
         "Not implemented: stock vLLM images run as root, where the flag changes nothing; no-privileged and capabilities-allow-list carry the intent.",

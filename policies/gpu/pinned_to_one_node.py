@@ -18,6 +18,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, split_type
 from policies.reading.placement import HOSTNAME, pinned_node
+from policies.reading.ray_cluster import groups
 from policies.reading.serving import model_servers
 
 
@@ -29,8 +30,20 @@ def _how(podspec: dict) -> str:
     return f"required node affinity on {HOSTNAME}"
 
 
+# hostPath folders that hold the node's devices and system state, not a model or data placed there: every node of a
+# pool has its own (an AMD GPU pod mounts /dev/kfd and /dev/dri), so mounting one ties the pod to no node.
+_NODE_SYSTEM = ("/dev", "/sys", "/proc", "/run", "/var/run", "/lib/modules", "/usr/src", "/etc/localtime")
+
+
 def _holds_node_data(podspec: dict) -> bool:
-    return any("hostPath" in as_dict(v) for v in as_list(podspec.get("volumes")))
+    """True when the pod mounts a hostPath folder that may hold its model or data (not a device or system path)."""
+    for volume in (as_dict(v) for v in as_list(podspec.get("volumes"))):
+        if "hostPath" not in volume:
+            continue
+        path = str(as_dict(volume.get("hostPath")).get("path", "")).rstrip("/")
+        if not any(path == p or path.startswith(p + "/") for p in _NODE_SYSTEM):
+            return True
+    return False
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -50,7 +63,28 @@ def _check(resource: Resource, config: dict) -> list[str]:
             f"fails, is drained or replaced, its pods have nowhere to reschedule and the model is down; select "
             f"nodes by a pool or GPU-type label instead of one hostname"
         )
-    return messages
+    return messages + (_ray_workers(resource, seen) if seen else [])
+
+
+def _ray_workers(resource: Resource, seen: set[str]) -> list[str]:
+    """The worker groups of a Ray cluster that serves a model, each pinned to one hostname: the engine's ranks span
+    the head and the workers, so losing any pinned node stops the model (set 17: umesh-khatiwada/aibrix-vllm-deployment
+    v2/aibrix/multi-node-inference/multi-node-inference.yaml@469d483, head on kubernetes.io/hostname main, worker on
+    seventh-node)."""
+    out = []
+    for group in groups(resource):
+        path = f"{group.path}.template.spec"
+        if group.is_head or any(path.endswith(p) or p.endswith(path) for p in seen):
+            continue
+        node = pinned_node(group.podspec)
+        if node is None or _holds_node_data(group.podspec):
+            continue
+        out.append(
+            f"{path}: Ray worker group {group.name} of this model's Ray cluster is pinned to node {node} "
+            f"({_how(group.podspec)}): when that node fails, is drained or replaced, the worker has nowhere to "
+            f"reschedule and the engine's ranks on it are lost; select nodes by a pool or GPU-type label"
+        )
+    return out
 
 
 POLICY = Policy(

@@ -59,6 +59,31 @@ def _odh_exposed(resources: list[Resource]) -> list[tuple[str, str]]:
     return found
 
 
+# Request headers that carry a caller's credential (an API key, a bearer token).
+_CREDENTIAL_HEADERS = ("request.headers[authorization]", "request.headers[x-api-key]", "request.headers[api-key]")
+
+
+def _key_in_clear(pub: exposure.Publication, resources: list[Resource]) -> bool:
+    """True when the guard requires of callers a credential they send with each request (an Istio AuthorizationPolicy
+    ALLOW rule matching an Authorization or API-key header, the model server's API key): over a listener without TLS
+    that key crosses the network in clear text, a leaked secret (spent set 17: akamai-developers/kuberay-gpu-llm-
+    quickstart manifests/gateway.yaml@2622d85, a Bearer key on plain HTTP 80, labelled blocking). A RequestAuthentication
+    alone requires no token (requests without one pass), so it is not read as one."""
+    guard = pub.guard or ""
+    if "asks for an API key" in guard:
+        return True
+    if not guard.startswith("Istio AuthorizationPolicy"):
+        return False
+    for r in resources:
+        if split_type(r.type) != ("security.istio.io", "AuthorizationPolicy"):
+            continue
+        for rule in get(r.props, "spec", "rules") or []:
+            for cond in (rule.get("when") or []) if isinstance(rule, dict) else []:
+                if isinstance(cond, dict) and str(cond.get("key", "")).lower() in _CREDENTIAL_HEADERS:
+                    return True
+    return False
+
+
 def _missing(pub: exposure.Publication) -> list[str]:
     out = []
     if pub.tls is False:
@@ -105,8 +130,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             missing = [m for m in missing if not m.startswith("nothing in these files")]
         elif routed and pub.guard is None:
             maybe += f" (the {routers[routed[0]][0]} behind {', '.join(routed)} may check keys from its own configuration)"
+        leak = pub.tls is False and pub.guard is not None and _key_in_clear(pub, resources)
         message = f"{pub.what} ({reach}: {pub.reach.why}) {_behind(pub, state)} with {' and '.join(missing)}{maybe}"
-        proven = pub.reach.level == "public" and state == "model" and pub.tls is False and pub.guard is None
+        proven = pub.reach.level == "public" and state == "model" and pub.tls is False and (pub.guard is None or leak)
         proven = proven and not secrets and not routed
         findings.append((pub.resource.name, message if proven else unproven(message)))
     return findings + _odh_exposed(resources)

@@ -50,7 +50,7 @@ from policies.models.claim_downloads import claim_fed_downloads
 from policies.models.oci_model_tags import oci_tag_models
 from policies.operators import operator_server
 from policies.reading.downloaders import fetches
-from policies.reading.engines import hub_model, table_args, table_servers
+from policies.reading.engines import env_values, hub_model, table_args, table_servers
 from policies.reading.mounted_scripts import mounted_scripts
 from policies.reading.ollama_pulls import ollama_tag_pulls
 from policies.reading.serve_apps import serve_app_engines
@@ -58,6 +58,21 @@ from policies.reading.serving import container_argv, engine_configs, engine_row,
 from policies.reading.vllm_args import parse_vllm_args
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_WHOLE_REF = re.compile(r"^\$\(([A-Za-z_][A-Za-z0-9_]*)\)$")
+
+
+def _through_env(value: object, container: object) -> object:
+    """A setting written as one ``$(VAR)`` whose variable the container's env takes from a ConfigMap of the checked
+    files (``valueFrom.configMapKeyRef``, ``envFrom``): the kubelet expands it there (core/v1 Container.args), so the
+    ConfigMap's value is the model served. Set 18: apnex/k8s-vllm k8s/deployment.yaml@80e7f6b ``--model=$(VLLM_MODEL)``
+    with VLLM_MODEL from k8s/configmap.yaml@937533a (cyankiwi/Qwen3-Coder-30B-A3B-Instruct-AWQ-4bit). Anything else is
+    returned as written."""
+    found = _WHOLE_REF.match(value) if isinstance(value, str) else None
+    if found is None or not isinstance(container, dict):
+        return value
+    return env_values(container).get(found.group(1), value)
+
+
 _HUB_CALL = re.compile(r"\b(snapshot_download|hf_hub_download)\s*\(")
 _REPO_ID = re.compile(r"""repo_id\s*=\s*(["'])([^"']+)\1""")
 
@@ -110,11 +125,12 @@ def _sources(resource: Resource) -> list[dict]:
             and str(get(config.server.container, "modelFormat", "name")).lower() == "huggingface"
         ):
             continue  # KServe's Hugging Face server (any backend) is read below, with its own flags
+        container = config.server.container if config.server is not None else None
         found.append(
             dict(
                 label=config.label,
-                model=config.model,
-                revision=config.args.get("revision"),
+                model=_through_env(config.model, container),
+                revision=_through_env(config.args.get("revision"), container),
                 has_revision="revision" in config.args,
                 revision_flag="engine_kwargs.revision" if config.extra else "--revision",
                 trust="trust-remote-code" in config.args,

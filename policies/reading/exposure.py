@@ -439,7 +439,10 @@ def _routes(route: Any, s: _Set) -> list[Publication]:
         guard = _route_guard(route, gw, services, pools, s) or (
             gateway_service.lb_source_guard(gw, s.named) if gw is not None else None
         )
-        out.append(Publication(route, f"{_label(kind, route)} on Gateway {name}", reach, tls, guard, services, pools))
+        # The Gateway in the set owns the finding: its listener decides TLS and its Service the reach; the route only
+        # says what is behind (spent sets 17 and 18 label Gateway/llm-gateway and Gateway/ai-gateway).
+        owner = gw if gw is not None else route
+        out.append(Publication(owner, f"{_label(kind, route)} on Gateway {name}", reach, tls, guard, services, pools))
     return out
 
 

@@ -56,6 +56,24 @@ def _resolve(word: str, env: dict[str, str], text: str, depth: int = 0) -> str |
     return default or None
 
 
+def _models(word: str, env: dict[str, str], text: str) -> list[str]:
+    """The models a pull's word names: ``_resolve``'s one, or, for the variable of a shell ``for NAME in WORDS``
+    loop of the script, each model the loop's words give (a variable among them resolved as ``_resolve`` does and
+    split on blanks). Set 18: yuxiaojian/ollama-k8s ollama-gpu.yaml@7915996, postStart ``for model in
+    $PRELOAD_MODELS; do ollama run $model ""; done`` with PRELOAD_MODELS=llama3.1."""
+    found = _VAR.match(word)
+    if found is not None and found.group(1) not in env:
+        loop = re.search(rf"\bfor\s+{found.group(1)}\s+in\s+([^;\n]*?)\s*;\s*do\b", text)
+        if loop is not None:
+            out = []
+            for item in loop.group(1).split():
+                value = _resolve(item.strip("\"'"), env, text)
+                out += value.split() if value else []
+            return out
+    model = _resolve(word, env, text)
+    return [model] if model else []
+
+
 def ollama_tag_pulls(resource: object) -> list:
     """Advice for each Ollama model a pod pulls by tag at start (module docstring)."""
     messages = []
@@ -70,9 +88,8 @@ def ollama_tag_pulls(resource: object) -> list:
                 env = env_values(container)
                 seen: set[str] = set()
                 for text in _scripts(container, volumes):
-                    for match in _PULL.finditer(text):
-                        model = _resolve(match.group(1), env, text)
-                        if not model or "@sha256:" in model or model in seen:
+                    for model in (m for match in _PULL.finditer(text) for m in _models(match.group(1), env, text)):
+                        if "@sha256:" in model or model in seen:
                             continue
                         seen.add(model)
                         messages.append(

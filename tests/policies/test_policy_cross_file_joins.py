@@ -89,8 +89,9 @@ def test_objects_in_other_files_of_the_folder_are_joined_and_findings_name_their
     for name, obj in FILES.items():
         (tmp_path / name).write_text(yaml.safe_dump(obj))
     found = {(v["policy"], Path(v["file"]).name, v["enforcement"]) for v in check(tmp_path)}
-    # The route's Gateway (gateway.yaml) is public and nothing guards the route: on route.yaml, blocking.
-    assert ("public-model-endpoint-guarded", "route.yaml", "mandatory") in found
+    # The route (route.yaml) publishes a model through a public Gateway and nothing guards it: blocking, on the Gateway
+    # that owns the listener and the Service (gateway.yaml; spent sets 17 and 18 label the Gateway).
+    assert ("public-model-endpoint-guarded", "gateway.yaml", "mandatory") in found
     # The HPA's target (deploy.yaml) is a GPU workload, so CPU scaling is proven: on hpa.yaml, blocking.
     assert ("gpu-workload-no-resource-metric-hpa", "hpa.yaml", "mandatory") in found
     # Checked alone, the HPA's target is in no file read: the same signal is not proven.

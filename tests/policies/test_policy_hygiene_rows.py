@@ -600,3 +600,78 @@ def test_publishers_their_project_builds_and_own_registries_stay_silent():
     vllm = _vllm(["deepseek-ai/DeepSeek-R1"])
     vllm["spec"]["template"]["spec"]["containers"][0]["image"] = "aibrix/vllm-openai:v0.7.3.self.post1"
     assert found_by([vllm], "engine-image-from-publisher") == []
+
+
+# umesh-khatiwada/aibrix-vllm-deployment v2/aibrix/multi-node-inference/multi-node-inference.yaml at
+# 469d4835bebc23d116603418b61c73407fbf69ea (spent set 17, labelled S42 advisory): an AIBrix RayClusterFleet whose head
+# runs `vllm serve ... --distributed-executor-backend ray` pinned to kubernetes.io/hostname main, its one worker group
+# to seventh-node; both mount the AMD device nodes /dev/kfd and /dev/dri by hostPath.
+_DEVICES = [{"name": "dev-kfd", "hostPath": {"path": "/dev/kfd"}}, {"name": "dev-dri", "hostPath": {"path": "/dev/dri"}}]
+_RAY_HEAD = {
+    "name": "ray-head",
+    "image": "rocm/vllm:latest",
+    "command": ["/bin/bash", "-lc", "--"],
+    "args": [
+        "ray start --head --num-gpus=1 && vllm serve Qwen/Qwen2.5-Coder-7B-Instruct --tensor-parallel-size 2 "
+        "--distributed-executor-backend ray --host 0.0.0.0 --port 8000"
+    ],
+    "resources": {"limits": {"amd.com/gpu": 1}, "requests": {"amd.com/gpu": 1}},
+}
+_RAY_WORKER = {
+    "name": "ray-worker",
+    "image": "rocm/vllm:latest",
+    "command": ["/bin/bash", "-lc", "--"],
+    "args": ['eval "$KUBERAY_GEN_RAY_START_CMD --node-ip-address=$MY_POD_IP" && tail -f /dev/null'],
+    "resources": {"limits": {"amd.com/gpu": 1}, "requests": {"amd.com/gpu": 1}},
+}
+
+
+def _fleet(head_host: str | None, worker_host: str | None, volumes: list | None = None) -> dict:
+    def pod(container: dict, host: str | None) -> dict:
+        spec = {"containers": [container], "volumes": copy.deepcopy(_DEVICES if volumes is None else volumes)}
+        if host:
+            spec["nodeSelector"] = {"kubernetes.io/hostname": host}
+        return {"metadata": {"labels": {"model.aibrix.ai/name": "qwen-coder-7b-instruct"}}, "spec": spec}
+
+    return {
+        "apiVersion": "orchestration.aibrix.ai/v1alpha1",
+        "kind": "RayClusterFleet",
+        "metadata": {"name": "qwen-coder-7b-instruct"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"model.aibrix.ai/name": "qwen-coder-7b-instruct"}},
+            "template": {
+                "metadata": {"labels": {"model.aibrix.ai/name": "qwen-coder-7b-instruct"}},
+                "spec": {
+                    "rayVersion": "2.10.0",
+                    "headGroupSpec": {"rayStartParams": {"num-gpus": "1"}, "template": pod(_RAY_HEAD, head_host)},
+                    "workerGroupSpecs": [
+                        {
+                            "groupName": "small-group",
+                            "replicas": 1,
+                            "minReplicas": 1,
+                            "maxReplicas": 1,
+                            "rayStartParams": {"num-gpus": "1"},
+                            "template": pod(_RAY_WORKER, worker_host),
+                        }
+                    ],
+                },
+            },
+        },
+    }
+
+
+def test_a_ray_head_and_worker_pinned_to_one_host_each_are_advised():
+    found = found_by([_fleet("main", "seventh-node")], "model-server-not-pinned-to-one-node")
+    assert [level for level, _ in found] == ["advisory", "advisory"]
+    assert "headGroupSpec.template.spec: the model server is pinned to node main" in found[0][1]
+    assert "workerGroupSpecs[0].template.spec: Ray worker group small-group" in found[1][1]
+    assert "pinned to node seventh-node" in found[1][1]
+
+
+def test_ray_careful_forms_stay_silent():
+    # Neither pinned (the device nodes mounted by hostPath tie the pods to no node).
+    assert found_by([_fleet(None, None)], "model-server-not-pinned-to-one-node") == []
+    # The model's files on the pinned nodes' own disks: the pin follows the data.
+    data = [{"name": "models", "hostPath": {"path": "/mnt/models"}}]
+    assert found_by([_fleet("main", "seventh-node", data)], "model-server-not-pinned-to-one-node") == []

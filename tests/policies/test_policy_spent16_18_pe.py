@@ -13,7 +13,7 @@ Fixtures are cut down from the labelled files (/work/eval16..18 labels.yaml `fil
 
 import copy
 
-from policy_fixtures import found_by
+from policy_fixtures import evaluate, found_by, manifest
 
 # SartSR/ollama-llm-k8s manifests/ollama.yaml@2f8fe04 (resources trimmed).
 SARTSR = {
@@ -190,3 +190,96 @@ def test_a_spot_pool_the_required_affinity_accepts_is_advised_on():
 
 def test_a_spot_pool_the_affinity_keeps_out_is_silent():
     assert found_by([_vllm_qwen(workload="inference"), *POOLS[1:], POOLS[0]], "gpu-serving-on-spot") == []
+
+
+# akamai-developers/kuberay-gpu-llm-quickstart manifests/gateway.yaml@2622d851607364a5c9e0b8f97582f297e00df99d: an istio
+# Gateway with one plain-HTTP listener on 80, an HTTPRoute to the Ray Serve Service, and an AuthorizationPolicy
+# allowing /v1/* only with a Bearer key; the model server's Service from manifests/rayservice.yaml (cut to a vLLM pod).
+AKAMAI_GATEWAY = {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "Gateway",
+    "metadata": {"name": "llm-gateway", "namespace": "default"},
+    "spec": {
+        "gatewayClassName": "istio",
+        "listeners": [{"name": "http", "protocol": "HTTP", "port": 80, "allowedRoutes": {"namespaces": {"from": "Same"}}}],
+    },
+}
+AKAMAI_ROUTE = {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "HTTPRoute",
+    "metadata": {"name": "llm-route", "namespace": "default"},
+    "spec": {
+        "parentRefs": [{"name": "llm-gateway"}],
+        "rules": [
+            {
+                "matches": [{"path": {"type": "PathPrefix", "value": "/"}}],
+                "backendRefs": [{"name": "ray-serve-llm-serve-svc", "port": 8000}],
+            }
+        ],
+    },
+}
+
+
+def _authz(when: list[dict]) -> dict:
+    rule: dict = {"to": [{"operation": {"ports": ["80"], "paths": ["/v1/*"]}}]}
+    if when:
+        rule["when"] = when
+    return {
+        "apiVersion": "security.istio.io/v1",
+        "kind": "AuthorizationPolicy",
+        "metadata": {"name": "llm-api-auth", "namespace": "default"},
+        "spec": {
+            "selector": {"matchLabels": {"gateway.networking.k8s.io/gateway-name": "llm-gateway"}},
+            "action": "ALLOW",
+            "rules": [rule],
+        },
+    }
+
+
+BEARER = [{"key": "request.headers[authorization]", "values": ["Bearer ${OPEN_API_KEY}"]}]
+SERVER = [
+    {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "llm", "namespace": "default"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "llm"}},
+            "template": {
+                "metadata": {"labels": {"app": "llm"}},
+                "spec": {
+                    "containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.8.4", "args": ["--model", "Qwen/Qwen2.5-0.5B"]}]
+                },
+            },
+        },
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "ray-serve-llm-serve-svc", "namespace": "default"},
+        "spec": {"selector": {"app": "llm"}, "ports": [{"port": 8000}]},
+    },
+]
+
+
+def _g32(objs: list[dict]) -> list[tuple[str, str]]:
+    return found_by(objs, "public-model-endpoint-guarded")
+
+
+def test_a_bearer_key_checked_on_a_public_plain_http_gateway_crosses_in_clear_text():
+    found = _g32([AKAMAI_GATEWAY, AKAMAI_ROUTE, _authz(BEARER), *SERVER])
+    assert [e for e, _ in found] == ["mandatory"]
+    assert found[0][1].startswith("HTTPRoute default/llm-route on Gateway llm-gateway")
+
+
+def test_the_gateway_owns_the_finding():
+    # Its listener decides TLS and its Service the reach; the route only says what is behind it.
+    found = [v for v in evaluate([manifest(o) for o in (AKAMAI_GATEWAY, AKAMAI_ROUTE, *SERVER)]) if v.catalog == "G32"]
+    assert [(v.enforcement, v.resource) for v in found] == [("mandatory", "Gateway/llm-gateway")]
+
+
+def test_a_key_over_tls_or_a_guard_asking_no_key_is_not_a_leak():
+    https = copy.deepcopy(AKAMAI_GATEWAY)
+    https["spec"]["listeners"][0].update(protocol="HTTPS", port=443, tls={"certificateRefs": [{"name": "llm-tls"}]})
+    assert _g32([https, AKAMAI_ROUTE, _authz(BEARER), *SERVER]) == []
+    # An AuthorizationPolicy that checks no credential (ports and paths only): no key crosses; no TLS alone is advice.
+    assert [e for e, _ in _g32([AKAMAI_GATEWAY, AKAMAI_ROUTE, _authz([]), *SERVER])] == ["advisory"]
