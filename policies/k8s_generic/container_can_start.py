@@ -29,6 +29,8 @@ The API server stores these templates, and the pod is scheduled, but the contain
 * **a vLLM command line that exits at once**: ``vllm WORD`` where WORD is no subcommand of vLLM's CLI (vLLM v0.33.0
   vllm/entrypoints/cli/main.py:55-65 CMD_MODULES, :98 ``add_subparsers``: argparse exits 2 on "invalid choice").
   ``vllm serve <a vllm.entrypoints module> --model M`` is S38 engine-options-exist's (the positional model tag);
+* **a bare word on tritonserver's command line** (``model_name=google/gemma-7b``): its getopt_long parser refuses
+  whatever word is left over ("Unexpected argument", ``_triton_messages``);
 * **an Ollama model the pod pulls that its CPU server cannot hold**: the weights the tag names exceed the server
   container's memory limit in a pod with no GPU (policies/reading/ollama_weights.py: proven on ollama/ollama v0.2.0 to
   v0.24.x, which load CPU models with mmap off; advice on other tags).
@@ -171,6 +173,44 @@ def _vllm_messages(label: str, container: Mapping) -> list[str]:
     return found
 
 
+# tritonserver's options that take no value (Option::ArgNone: triton-inference-server/server v2.42.0
+# src/command_line_parser.cc L373 help, L395-397 disable-auto-complete-config); every other one is required_argument.
+_TRITON_NO_VALUE = frozenset({"help", "disable-auto-complete-config"})
+
+
+def _triton_messages(label: str, container: Mapping) -> list[str]:
+    """A bare word on tritonserver's command line: its parser hands getopt_long no short options and, once getopt is
+    done, refuses any word left over (v2.42.0 src/command_line_parser.cc L1263 getopt_long(argc, argv, "", ...),
+    L1706-1708 ``throw ParseException("Unexpected argument: " ...)``; src/main.cc L430-435 prints the usage and
+    exit(1); the same check in v2.19.0 src/servers/main.cc L1618-1622 and v2.71.0 command_line_parser.cc L1813).
+    Set 16: llm-on-gke/triton-vllm-gke vllm-gke-deploy.yaml@0d1338a passes "model_name=google/gemma-7b". A word
+    after an option written without ``=`` is that option's value; a word holding a variable is not judged."""
+    tokens, shell = command_tokens(container)
+    found = []
+    for i, token in enumerate(tokens):
+        before = tokens[i - 1] if i else ""
+        if posixpath.basename(token) != "tritonserver" or not (i == 0 or is_shell_operator(before) or before in _PREFIX_WORDS):
+            continue
+        wants_value = False
+        for word in tokens[i + 1 :]:
+            if (
+                shell and (is_shell_operator(word) or word[:1].isdigit() and word.lstrip("0123456789")[:1] in ("<", ">"))
+            ) or word == "--":
+                break
+            if word.startswith("-"):
+                wants_value = "=" not in word and word.lstrip("-") not in _TRITON_NO_VALUE
+            elif wants_value:
+                wants_value = False
+            elif "$" not in word:
+                found.append(
+                    f"{label}: tritonserver is given the bare argument {word!r}, which is no option; its parser "
+                    f'stops at "Unexpected argument: {word}", prints the usage and exits 1, so the container restarts '
+                    f"in a loop; write it as an option (--name=value) or drop it"
+                )
+                break
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
     for path, podspec in pod_specs(resource):
@@ -182,6 +222,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.extend([command] if command else [])
             messages.extend(_memory_messages(label, container))
             messages.extend(_vllm_messages(label, container))
+            messages.extend(_triton_messages(label, container))
         messages.extend(oversized_pulls(path, podspec))
     return messages
 
@@ -190,7 +231,7 @@ POLICY = Policy(
     name="container-can-start",
     description=(
         "Every container can start: its image reference parses, a command is not a relative path to a system "
-        "binary, a memory limit is not a unit-less handful of bytes, a vLLM command line names a real command, and a CPU "
+        "binary, a memory limit is not a unit-less handful of bytes, a vLLM command line names a real command, tritonserver is given no bare argument, and a CPU "
         "Ollama server's memory limit holds the weights of the model its pod pulls."
     ),
     catalog="G46",
@@ -199,7 +240,7 @@ POLICY = Policy(
     remediation_steps=(
         "Replace a placeholder image with the real registry/repository:tag (lower-case repository, no spaces or "
         "<...>/${...}); write commands as absolute paths (/bin/sh); give memory quantities a unit (64Gi, 512Mi); run "
-        "`vllm serve MODEL [options]`; give a CPU Ollama server a memory limit above the weights of the model it "
+        "`vllm serve MODEL [options]`; give tritonserver only options (--name=value); give a CPU Ollama server a memory limit above the weights of the model it "
         "pulls, or pull a smaller one."
     ),
     resource_types=WORKLOAD_TYPES,
@@ -211,7 +252,8 @@ POLICY = Policy(
         "ParseNormalizedNamed); runc resolves a relative command from the working directory, not PATH (runc v1.2.9 "
         "libcontainer/standard_init_linux.go:191,208); a limit under 6 MiB kills or refuses the container (moby "
         "linuxMinMemory = 6291456, CRI-O minMemoryLimit = 12582912, runc v1.2.9 libcontainer/process_linux.go:584); "
-        "vLLM v0.33.0's CLI exits on an unknown subcommand (vllm/entrypoints/cli/main.py:55-65,98); Ollama v0.5.4 "
+        "vLLM v0.33.0's CLI exits on an unknown subcommand (vllm/entrypoints/cli/main.py:55-65,98); tritonserver "
+        "exits 1 on a bare argument (server v2.42.0 src/command_line_parser.cc:1706-1708, src/main.cc:430-435); Ollama v0.5.4 "
         "loads CPU models with --no-mmap (llm/server.go:247-255), so weights above the memory limit are OOM-killed. Where the working directory is unknown, or only a "
         "request is that small, the finding is advice."
     ),

@@ -249,3 +249,52 @@ def test_an_image_variable_is_advice():
         found = found_by([obj], POLICY)
         assert [level for level, _ in found] == ["advisory"]
         assert "holds a variable (invalid reference format as written)" in found[0][1]
+
+
+# llm-on-gke/triton-vllm-gke vllm-gke-deploy.yaml@0d1338a8eea903ad896180f376b6ef7e737c8fc4 (spent set 16, labelled
+# G46 blocking): nvcr.io/nvidia/tritonserver:24.01-vllm-python-py3 (Triton 2.42.0) given the bare word
+# "model_name=google/gemma-7b" among its options; tritonserver's parser refuses any word getopt_long leaves over
+# (triton-inference-server/server v2.42.0 src/command_line_parser.cc:1706-1708, src/main.cc:430-435: exit 1).
+_TRITON_ARGS = [
+    "tritonserver",
+    "--model-store=gs://triton-inference-llm-repos/model_repository",
+    "--strict-model-config=False",
+    "model_name=google/gemma-7b",
+    "--log-verbose=1",
+]
+
+
+def _triton(args: list[str], command: list[str] | None = None) -> dict:
+    container = {"name": "triton-inference-server", "image": "nvcr.io/nvidia/tritonserver:24.01-vllm-python-py3", "args": args}
+    if command is not None:
+        container["command"] = command
+    container["resources"] = {"limits": {"nvidia.com/gpu": 1}}
+    return _deployment(container, name="triton-inference-server")
+
+
+def test_a_bare_word_given_to_tritonserver_blocks():
+    ((level, message),) = found_by([_triton(_TRITON_ARGS)], POLICY)
+    assert level == "mandatory"
+    assert "bare argument 'model_name=google/gemma-7b'" in message and "Unexpected argument" in message
+    # The same line in a shell script.
+    script = ["/bin/sh", "-c"]
+    ((level, _),) = found_by([_triton([" ".join(_TRITON_ARGS) + " 2>&1 | tee /tmp/log"], script)], POLICY)
+    assert level == "mandatory"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        # The model named as an option.
+        ["tritonserver", "--model-store=gs://b/repo", "--load-model=gemma-7b", "--model-control-mode=explicit"],
+        # Options written with a separate value, and one that takes none.
+        ["tritonserver", "--model-repository", "/models", "--disable-auto-complete-config", "--log-verbose", "1"],
+        # A word holding a variable the shell fills in is not judged.
+        ["tritonserver", "--model-repository=/models", "$EXTRA_ARGS"],
+    ],
+)
+def test_tritonserver_options_only_stay_silent(args):
+    assert found_by([_triton(args)], POLICY) == []
+    # A shell script that redirects and goes on.
+    script = " ".join(args) + " > /tmp/triton.log 2>&1 && echo done"
+    assert found_by([_triton([script], ["/bin/sh", "-c"])], POLICY) == []
