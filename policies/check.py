@@ -97,7 +97,7 @@ def _unrendered(resource: Resource) -> Resource:
     framework.UNKNOWN, named in ``unrendered`` for S27: no other rule builds a finding on a fill-in's text."""
     hits = tuple(placeholders(resource))
     if not hits:
-        return resource
+        return dataclasses.replace(resource, unrendered=())  # looked for once: S27 does not read the object again
     return dataclasses.replace(resource, props=with_unknowns(resource), unrendered=hits)
 
 

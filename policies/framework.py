@@ -78,8 +78,9 @@ class Resource:
     # name it; "" otherwise. Every finding on it is advice (TEMPLATE_NOTE), and it changes no finding on the others.
     template: str = ""
     # (field path, placeholder) of the fields a file's object holds unrendered (policies/reading/placeholders.py);
-    # `props` then has framework.UNKNOWN there, so rules read the value as unknown and S27 alone reports them.
-    unrendered: tuple = ()
+    # `props` then has framework.UNKNOWN there, so rules read the value as unknown and S27 alone reports them. None:
+    # not looked for (a Pulumi resource), S27 reads the props itself.
+    unrendered: tuple | None = None
 
 
 @dataclass(frozen=True)

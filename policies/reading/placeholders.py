@@ -244,7 +244,10 @@ def _replaced(node: Any, where: tuple) -> Any:
 
 def placeholder_findings(resource: Resource) -> list[str]:
     """One finding naming the fields of a Kubernetes object that hold unrendered placeholders, or none."""
-    hits = [f"{path} holds {found}" for path, found in resource.unrendered or placeholders(resource)]
+    hits = [
+        f"{path} holds {found}"
+        for path, found in (placeholders(resource) if resource.unrendered is None else resource.unrendered)
+    ]
     if not hits:
         return []
     shown = "; ".join(hits[:_MAX_SHOWN]) + (f"; and {len(hits) - _MAX_SHOWN} more" if len(hits) > _MAX_SHOWN else "")
