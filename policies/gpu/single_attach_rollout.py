@@ -12,7 +12,9 @@ it. A claim the run does not hold (its pvc.yaml left out of the set: held-out se
 k8s/standard/deployment.yaml and sriharshapy/NVIDIA_triton-trtllm-prometheus-k8s- k8s/deployment.yaml) is advice on a
 model server or GPU pod that mounts it writable and surges: most dynamically provisioned block volumes (EBS, GCE PD,
 Azure Disk) support ReadWriteOnce only, but the mode is the claim's; a claim named for a shared file system (efs, nfs,
-fsx, filestore, s3, rwx, shared) is left alone.
+fsx, filestore, s3, rwx, shared) is left alone. The same advice covers any Deployment of a run that starts a model
+server (its UI or gateway: spent set 16 heissanjay/ollama-eks-depl, open-webui on an unseen claim), and a surging
+one-replica CPU pod on a ReadWriteOnce claim of the run (its replacement may land on another node; unproven).
 """
 
 from __future__ import annotations
@@ -93,21 +95,27 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if not modes or any(m not in SINGLE_ATTACH for m in modes):
             continue
         pod_bound = "ReadWriteOncePod" in modes
-        if not pod_bound and not requests_gpu(podspec) and not many:
-            continue  # ReadWriteOnce is per node: a CPU pod's replacement may land beside the old one
         if not pod_bound and _one_node(podspec):
             continue  # every pod lands on the one node the spec names, where ReadWriteOnce admits them all
+        # ReadWriteOnce is per node: a CPU pod's replacement may land beside the old one, or on another node (advice).
+        maybe = not pod_bound and not requests_gpu(podspec) and not many
         why = (
             f"spec.replicas {replicas}: the pods after the first cannot attach it"
             if many
             else "the RollingUpdate starts the new pod before the old one releases it"
         )
-        messages.append(
+        message = (
             f"spec.template.spec.volumes {volume.get('name')}: PersistentVolumeClaim {name} is {'/'.join(modes)} "
             f"(single-attach) and {why} (Multi-Attach error), so the rollout never completes; use strategy Recreate "
             f"or maxSurge 0, a StatefulSet with volumeClaimTemplates, or a ReadWriteMany volume"
         )
+        messages.append(unproven(message + " (if the new pod lands on another node)") if maybe else message)
     return messages
+
+
+def _serving_run() -> bool:
+    """True when a resource of the run starts a model server."""
+    return any(table_servers(r) or vllm_servers(r) for r in viewed_resources() or ())
 
 
 def _unseen_claim(resource: Resource, podspec: dict, volume: dict, name: str, surges: bool) -> Any:
@@ -122,7 +130,11 @@ def _unseen_claim(resource: Resource, podspec: dict, volume: dict, name: str, su
     ]
     if mounts and all(as_dict(m).get("readOnly") is True for m in mounts):
         return None
-    if not (requests_gpu(podspec) or table_servers(resource) or vllm_servers(resource)) or _one_node(podspec):
+    if _one_node(podspec):
+        return None
+    # A model server's or GPU pod's claim, or any Deployment's of a run that serves a model (its UI, its gateway: spent
+    # set 16 heissanjay/ollama-eks-depl kubernetes/deployment.yml@0f87150, open-webui on claim ollama-pvc).
+    if not (requests_gpu(podspec) or table_servers(resource) or vllm_servers(resource) or _serving_run()):
         return None
     return unproven(
         f"spec.template.spec.volumes {volume.get('name')}: PersistentVolumeClaim {name} is not in the files read; if "

@@ -325,3 +325,53 @@ def test_a_token_or_a_mistral_repository_the_table_does_not_list_is_silent():
     container = open_model["spec"]["template"]["spec"]["containers"][0]
     container["env"][0]["value"] = "mistralai/Mistral-Small-24B-Instruct-2501"
     assert found_by([open_model], "gated-model-has-token") == []
+
+
+# heissanjay/ollama-eks-depl kubernetes/deployment.yml@0f87150 (labels.yaml `files:`): open-webui mounts claim ollama-pvc
+# (not in the repository) under the default RollingUpdate, beside an Ollama server Deployment.
+OLLAMA = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "ollama"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "ollama"}},
+        "template": {
+            "metadata": {"labels": {"app": "ollama"}},
+            "spec": {"containers": [{"name": "ollama", "image": "ollama/ollama:latest", "ports": [{"containerPort": 11434}]}]},
+        },
+    },
+}
+
+
+def _webui(strategy: dict | None = None) -> dict:
+    spec: dict = {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "openweb-ui"}},
+        "template": {
+            "metadata": {"labels": {"app": "openweb-ui"}},
+            "spec": {
+                "volumes": [{"name": "webui-data", "persistentVolumeClaim": {"claimName": "ollama-pvc"}}],
+                "containers": [
+                    {
+                        "name": "openweb-ui",
+                        "image": "ghcr.io/open-webui/open-webui",
+                        "env": [{"name": "OLLAMA_BASE_URL", "value": "http://svc-ollama:11434"}],
+                        "volumeMounts": [{"name": "webui-data", "mountPath": "/app/backend/data"}],
+                    }
+                ],
+            },
+        },
+    }
+    if strategy:
+        spec["strategy"] = strategy
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "openweb-ui"}, "spec": spec}
+
+
+def test_a_ui_beside_a_model_server_rolling_an_unseen_claim_is_advice():
+    found = found_by([OLLAMA, _webui()], "single-attach-volume-rolls")
+    assert [e for e, m in found if "ollama-pvc" in m] == ["advisory"]
+
+
+def test_the_ui_alone_or_recreated_is_silent():
+    assert found_by([_webui()], "single-attach-volume-rolls") == []
+    assert found_by([OLLAMA, _webui({"type": "Recreate"})], "single-attach-volume-rolls") == []
