@@ -15,7 +15,7 @@ import posixpath
 import re
 from typing import Any, Optional
 
-from policies.kube import as_dict, as_list
+from policies.kube import as_dict, as_list, container_label, containers, pod_specs, requests_gpu
 from policies.reading.engines import Download, lands_on_ephemeral_storage, table_servers
 from policies.reading.vllm_args import served_model, vllm_servers
 
@@ -31,11 +31,42 @@ def _store_variable(container: dict) -> Optional[str]:
     return next((n for n in names if isinstance(n, str) and _STORE_ENV.match(n)), None)
 
 
+# Variables that name the local model path an image's start script serves (its copy's destination).
+_MODEL_PATH_ENV = re.compile(r"^(MODEL_(PATH|DIR|DIRECTORY|NAME_OR_PATH)|LOCAL_MODEL_(PATH|DIR))$")
+
+
+def _env_model_path(container: dict) -> Optional[str]:
+    for item in as_list(container.get("env")):
+        name, value = as_dict(item).get("name"), as_dict(item).get("value")
+        if isinstance(name, str) and _MODEL_PATH_ENV.match(name) and isinstance(value, str) and value.startswith("/"):
+            return value
+    return None
+
+
+def _gpu_wrapped_servers(resource: Any, known: set[int]) -> list[tuple[str, dict, dict, Optional[str]]]:
+    """GPU containers no engine reader names, run by their image's own entrypoint (no command), whose environment
+    names a local model path (MODEL_PATH=/models/...): a server image built around a start script (spent set 16
+    Shivakumar980/QLora-vLLM-EKS-Deployment-NVIDIA-GPUs EKS-MANIFESTS/vllm-deployment.yaml@c8a9cb8, image
+    llama-vllm:latest, MODEL_PATH /models/llama-2-7b-merged-vllm beside S3_BUCKET and S3_PREFIX, no volume)."""
+    out: list[tuple[str, dict, dict, Optional[str]]] = []
+    for path, podspec in pod_specs(resource):
+        if not requests_gpu(podspec):
+            continue
+        for container in containers(podspec):
+            if id(container) in known or container.get("command"):
+                continue
+            model = _env_model_path(container)
+            if model is not None:
+                out.append((container_label(path, container), podspec, container, model))
+    return out
+
+
 def image_fetches(resource: Any) -> list[Download]:
     """Every model server whose model is a local path on the node's ephemeral storage (its writable layer, or an
     emptyDir without a sizeLimit) while its environment names an object store: its image fetches the model there."""
     servers = [(s.label, s.podspec, s.container, served_model(s)) for s in vllm_servers(resource)]
     servers += [(e.label, e.podspec, e.container, e.model) for e in table_servers(resource)]
+    servers += _gpu_wrapped_servers(resource, {id(c) for _, _, c, _ in servers})
     found = []
     for label, podspec, container, model in servers:
         if not isinstance(model, str) or not model.startswith("/"):

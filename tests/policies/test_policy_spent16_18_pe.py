@@ -375,3 +375,43 @@ def test_a_ui_beside_a_model_server_rolling_an_unseen_claim_is_advice():
 def test_the_ui_alone_or_recreated_is_silent():
     assert found_by([_webui()], "single-attach-volume-rolls") == []
     assert found_by([OLLAMA, _webui({"type": "Recreate"})], "single-attach-volume-rolls") == []
+
+
+# Shivakumar980/QLora-vLLM-EKS-Deployment-NVIDIA-GPUs EKS-MANIFESTS/vllm-deployment.yaml@c8a9cb82df407c015afe83e889d5146921a57840:
+# the image's start script copies the merged model from S3 (S3_BUCKET, S3_PREFIX) to MODEL_PATH, on no volume.
+def _qlora(volume: bool = False, command: list[str] | None = None) -> dict:
+    container: dict = {
+        "name": "vllm",
+        "image": "533267109039.dkr.ecr.us-east-1.amazonaws.com/llama-vllm:latest",
+        "env": [
+            {"name": "MODEL_PATH", "value": "/models/llama-2-7b-merged-vllm"},
+            {"name": "S3_BUCKET", "value": "llama-qlora-1763527961"},
+            {"name": "S3_PREFIX", "value": "llama-2-7b-merged-vllm"},
+        ],
+        "resources": {"limits": {"nvidia.com/gpu": 1, "memory": "14Gi"}},
+    }
+    spec: dict = {"containers": [container]}
+    if volume:
+        container["volumeMounts"] = [{"name": "models", "mountPath": "/models"}]
+        spec["volumes"] = [{"name": "models", "persistentVolumeClaim": {"claimName": "models"}}]
+    if command:
+        container["command"] = command
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm-llama", "namespace": "vllm"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "vllm-llama"}},
+            "template": {"metadata": {"labels": {"app": "vllm-llama"}}, "spec": spec},
+        },
+    }
+
+
+def test_an_image_script_copying_a_model_from_s3_to_its_layer_is_advice():
+    found = found_by([_qlora()], "gpu-pod-ephemeral-storage")
+    assert [(e, "/models/llama-2-7b-merged-vllm" in m) for e, m in found] == [("advisory", True)]
+
+
+def test_a_model_path_on_a_volume_or_a_command_of_its_own_is_silent():
+    assert found_by([_qlora(volume=True)], "gpu-pod-ephemeral-storage") == []
+    assert found_by([_qlora(command=["python3", "train.py"])], "gpu-pod-ephemeral-storage") == []
