@@ -26,10 +26,10 @@ import binascii
 from typing import Any, Iterator, Optional
 
 from components.secrets import first_token, placeholder_value
-from policies.framework import Policy, Resource, unproven
+from policies.framework import UNKNOWN, Policy, Resource, unproven
 from policies.input.comment_tokens import COMMENT_TYPE
 from policies.k8s_generic.no_literal_secret_env import CONFIG_MAP_TYPE, NAME_PATTERNS, looks_secret
-from policies.kube import as_dict, workload_types
+from policies.kube import as_dict, as_list, get, workload_types
 
 _MAX_DEPTH = 24
 _MAX_NODES = 20_000
@@ -124,8 +124,42 @@ _SECRET_FIX = (
 )
 
 
+_AUTHZ_TYPES = ("kubernetes:security.istio.io/v1:AuthorizationPolicy", "kubernetes:security.istio.io/v1beta1:AuthorizationPolicy")
+_CREDENTIAL_HEADER_KEYS = ("request.headers[authorization]", "request.headers[x-api-key]", "request.headers[api-key]")
+
+
+def _rendered_header_key(props: dict) -> Optional[str]:
+    """Where an Istio AuthorizationPolicy compares a credential header with a value the deploy fills in ("Bearer
+    ${OPEN_API_KEY}", rendered by envsubst): the key is then written into the AuthorizationPolicy itself, a non-Secret
+    object (a when condition's values cannot reference a Secret: istio.io security/v1beta1 Condition has key, values,
+    notValues only). Spent set 17: akamai-developers/kuberay-gpu-llm-quickstart manifests/gateway.yaml@2622d85."""
+    for i, rule in enumerate(as_list(get(props, "spec", "rules"))):
+        for j, cond in enumerate(as_list(as_dict(rule).get("when"))):
+            cond = as_dict(cond)
+            if str(cond.get("key", "")).lower() not in _CREDENTIAL_HEADER_KEYS:
+                continue
+            for value in as_list(cond.get("values")) + as_list(cond.get("notValues")):
+                # The check hands rules an unrendered value as UNKNOWN (policies/reading/placeholders.py).
+                if value is UNKNOWN or (isinstance(value, str) and ("${" in value or "{{" in value)):
+                    return f"spec.rules[{i}].when[{j}] {cond.get('key')}"
+    return None
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    findings = []
+    findings: list[tuple[str, str]] = []
+    for r in resources:
+        if r.type in _AUTHZ_TYPES and isinstance(r.props, dict) and (where := _rendered_header_key(r.props)):
+            findings.append(
+                (
+                    r.name,
+                    unproven(
+                        f"{where} matches a credential header against a value filled in at deploy time; the key is "
+                        f"then rendered into this AuthorizationPolicy, clear text to anyone who reads the object (a "
+                        f"condition cannot reference a Secret); check a JWT with RequestAuthentication, or an API key at "
+                        f"an ext_authz provider or the model server (vLLM --api-key from a Secret)"
+                    ),
+                )
+            )
     for r in resources:
         if r.type == COMMENT_TYPE:
             # A token in a YAML comment of a manifest file (policies/input/comment_tokens.py): no object carries it,

@@ -415,3 +415,14 @@ def test_an_image_script_copying_a_model_from_s3_to_its_layer_is_advice():
 def test_a_model_path_on_a_volume_or_a_command_of_its_own_is_silent():
     assert found_by([_qlora(volume=True)], "gpu-pod-ephemeral-storage") == []
     assert found_by([_qlora(command=["python3", "train.py"])], "gpu-pod-ephemeral-storage") == []
+
+
+def test_a_key_rendered_into_an_authorization_policy_header_match_is_advice():
+    found = found_by([_authz(BEARER)], "no-literal-credential")
+    assert [(e, m.startswith("spec.rules[0].when[0] request.headers[authorization]")) for e, m in found] == [("advisory", True)]
+
+
+def test_an_authorization_policy_on_claims_or_paths_only_is_silent():
+    assert found_by([_authz([])], "no-literal-credential") == []
+    claims = [{"key": "request.auth.claims[groups]", "values": ["${GROUP}"]}]
+    assert found_by([_authz(claims)], "no-literal-credential") == []
