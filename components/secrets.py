@@ -90,7 +90,7 @@ _SHAPES: tuple[tuple[str, str], ...] = (
 )
 _PATTERNS = tuple((kind, re.compile(_EDGE + pattern)) for kind, pattern in _SHAPES)
 # Cheap prefilter: most strings hold none of these substrings and skip the patterns entirely.
-_HINT = re.compile(r"hf_|api_org_|AKIA|ASIA|ABIA|ACCA|gh[pousr]_|github_pat_|glpat-|sk-|xox|AIza|_live_|eyJ|PRIVATE KEY")
+HINT = re.compile(r"hf_|api_org_|AKIA|ASIA|ABIA|ACCA|gh[pousr]_|github_pat_|glpat-|sk-|xox|AIza|_live_|eyJ|PRIVATE KEY")
 # Strings longer than this are scanned in their first part only (a token is short; a hostile
 # 10 MB value must not cost more than a bounded scan).
 MAX_SCAN = 1 << 20
@@ -148,7 +148,7 @@ def find_tokens(text: str) -> list[Token]:
     if not isinstance(text, str):
         return []
     text = text[:MAX_SCAN]
-    if not _HINT.search(text):
+    if not HINT.search(text):
         return []
     found: list[Token] = []
     for kind, pattern in _PATTERNS:

@@ -297,24 +297,8 @@ def _downloads(table: dict | None) -> Downloads | None:
     return Downloads(tuple(table["models"]), tuple(table["dirs"]), env, table["source"])
 
 
-def _row(name: str, row: Any) -> Engine:
-    where = f"serving_engines.toml [engines.{name}]"
-    if not isinstance(row, dict):
-        raise EngineTableError(f"{where}: must be a table")
-    _check_fields(where, row)
-    flags: dict[str, tuple[str, ...]] = {}
-    env: dict[str, tuple[str, ...]] = {}
-    shown: dict[str, str] = {}
-    for setting, spellings in row["settings"].items():
-        if setting not in SETTINGS:
-            raise EngineTableError(f"{where}.settings: unknown setting {setting!r} (known: {', '.join(SETTINGS)})")
-        if not isinstance(spellings, list) or not spellings or not all(isinstance(s, str) and s for s in spellings):
-            raise EngineTableError(f"{where}.settings.{setting}: a non-empty list of flags and env:NAME")
-        flags[setting] = tuple(flag_name(s) for s in spellings if not s.startswith(ENV_PREFIX))
-        env[setting] = tuple(s[len(ENV_PREFIX) :] for s in spellings if s.startswith(ENV_PREFIX))
-        first = spellings[0]
-        shown[setting] = f"env {first[len(ENV_PREFIX) :]}" if first.startswith(ENV_PREFIX) else f"--{first}"
-    sources = row["sources"]
+def _check_sources(where: str, row: dict, sources: Any) -> None:
+    """Every group of facts a row states has its source; no source names an unknown group."""
     stated = {"recognise", "endpoints", "drain", "metrics"} | ({"settings"} if row["settings"] else set())
     if row["startup_rules"] or row["context_unset"] or row["context_override_env"]:
         stated.add("startup")
@@ -338,6 +322,27 @@ def _row(name: str, row: Any) -> Engine:
     extra = sorted(set(sources) - set(SOURCE_GROUPS))
     if extra:
         raise EngineTableError(f"{where}.sources: unknown group {extra[0]!r} (known: {', '.join(SOURCE_GROUPS)})")
+
+
+def _row(name: str, row: Any) -> Engine:
+    where = f"serving_engines.toml [engines.{name}]"
+    if not isinstance(row, dict):
+        raise EngineTableError(f"{where}: must be a table")
+    _check_fields(where, row)
+    flags: dict[str, tuple[str, ...]] = {}
+    env: dict[str, tuple[str, ...]] = {}
+    shown: dict[str, str] = {}
+    for setting, spellings in row["settings"].items():
+        if setting not in SETTINGS:
+            raise EngineTableError(f"{where}.settings: unknown setting {setting!r} (known: {', '.join(SETTINGS)})")
+        if not isinstance(spellings, list) or not spellings or not all(isinstance(s, str) and s for s in spellings):
+            raise EngineTableError(f"{where}.settings.{setting}: a non-empty list of flags and env:NAME")
+        flags[setting] = tuple(flag_name(s) for s in spellings if not s.startswith(ENV_PREFIX))
+        env[setting] = tuple(s[len(ENV_PREFIX) :] for s in spellings if s.startswith(ENV_PREFIX))
+        first = spellings[0]
+        shown[setting] = f"env {first[len(ENV_PREFIX) :]}" if first.startswith(ENV_PREFIX) else f"--{first}"
+    sources = row["sources"]
+    _check_sources(where, row, sources)
     return Engine(
         name=name,
         display=row["display"],

@@ -345,16 +345,18 @@ def _platform_section() -> list[str]:
 _ENFORCEMENT_LEVELS = (
     "### Enforcement levels",
     "",
-    "A policy is mandatory when what it finds breaks serving (the server never starts or never becomes ready, a "
-    "GPU out-of-memory, a 504 or cut stream, the wrong model), leaks a secret, or is refused by the API server or "
-    "a controller. Hygiene and risk rows are advisory: an image tag or model revision that may move (and remote code "
-    "trusted from such a revision), missing "
-    "readiness probes, CPU and memory requests or memory limits, writable hostPath mounts, host namespaces, "
-    "privileged containers and extra capabilities (Pod Security Admission is their gate), bare Pods, PDBs and "
-    "priority classes, multi-node pool expiry, and an ephemeral-storage request (the node's disk, which decides "
-    "whether a download fits, is never in a pod's manifest). Independent labellers of held-out sets 12 to 15 "
-    "(third-party manifests, [accuracy](accuracy.md)) filed 121 of their 122 labels on these rows as advisory. A platform "
-    "that wants any of them to block raises it with `--config` (or the Pulumi policy config): "
+    "A general (G) row is mandatory when what it finds breaks serving (the server never starts or never becomes "
+    "ready, a GPU out-of-memory, a 504 or cut stream), leaks a secret, or is refused by the API server or a "
+    "controller; its hygiene and risk rows are advisory: an image tag that may move, missing readiness probes, CPU "
+    "and memory requests or memory limits, writable hostPath mounts, host namespaces, privileged containers and "
+    "extra capabilities (Pod Security Admission is their gate), bare Pods, PDBs and priority classes, multi-node "
+    "pool expiry. The serving-safety (S) series blocks by design (the project's design), except three rows whose "
+    "finding is only ever a risk: a model revision that may move (S17), GPU hygiene of a Ray head (S18), and an "
+    "ephemeral-storage request (S19: the node's disk, which decides whether a download fits, is never in a pod's "
+    "manifest). Independent labellers of held-out sets 12 to 15 (third-party manifests, "
+    "[benchmarks](benchmarks.md#recall-on-manifests-nobody-here-has-read-issue-32)) filed 121 of their 122 labels "
+    "on these rows as advisory. A platform that wants any of them to block raises it with `--config` (or the Pulumi "
+    "policy config): "
     '`{"serving-resource-requests": {"enforcementLevel": "mandatory"}}`.',
     "",
 )

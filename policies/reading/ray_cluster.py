@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from policies.kube import GPU_RESOURCE, as_dict, as_int, as_list, as_quantity, get, is_ray, resource_value, split_type
+from policies.kube import as_dict, as_int, as_list, as_quantity, get, is_ray, split_type
 
 RAY_TYPES: tuple[str, ...] = (
     "kubernetes:ray.io/v1:RayCluster",
@@ -55,14 +55,20 @@ class RayGroup:
 
     def pod_gpus(self) -> int | None:
         """GPUs Ray sees in one pod: `num-gpus` if given, else the Ray container's GPU limit
-        (KubeRay copies the limit into `ray start --num-gpus`, pod.go addWellKnownAcceleratorResources)."""
+        (KubeRay copies the first non-zero limit whose name ends in "gpu", keys sorted, into
+        `ray start --num-gpus`: kuberay v1.3.0 ray-operator/controllers/ray/common/pod.go:835-839,
+        v1.7.0 pod.go:1453-1455; so amd.com/gpu counts as nvidia.com/gpu does)."""
         if "num-gpus" in self.start_params:
             return as_int(self.start_params["num-gpus"])
-        limit = resource_value(self.ray_container, "limits", GPU_RESOURCE)
-        if limit is None:
-            return 0
-        quantity = as_quantity(limit)
-        return int(quantity) if quantity is not None and float(quantity).is_integer() else None
+        limits = as_dict(as_dict(self.ray_container.get("resources")).get("limits"))
+        for key in sorted(str(name) for name in limits):
+            if not key.endswith("gpu"):
+                continue
+            quantity = as_quantity(limits[key])
+            if quantity is not None and float(quantity) == 0:
+                continue
+            return int(quantity) if quantity is not None and float(quantity).is_integer() else None
+        return 0
 
     def pods(self) -> int | None:
         """Pods of this group: 1 for the head; replicas (else minReplicas, KubeRay's default) x numOfHosts."""

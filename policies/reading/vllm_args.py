@@ -106,13 +106,43 @@ def _split_shell(script: str) -> list[str]:
 @lru_cache(maxsize=256)
 def _split_shell_cached(script: str) -> tuple[str, ...]:
     # A backslash-newline continues a line; a bare newline ends a command like ";".
-    script = script.replace("\\\n", " ").replace("\n", " ; ")
+    script = _drop_fd_numbers(script.replace("\\\n", " ").replace("\n", " ; "))
     lexer = shlex.shlex(script, posix=True, punctuation_chars=_SHELL_OPERATORS)
     lexer.whitespace_split = True
     try:
         return tuple(lexer)
     except ValueError:  # unbalanced quotes: vLLM would not start either; read nothing
         return ()
+
+
+def _drop_fd_numbers(script: str) -> str:
+    """The script with the file-descriptor number of each redirection left out (`2>&1` -> `>&1`, `2>log` -> `>log`):
+    the digits glued to `<`/`>` belong to the redirection operator, not to the command's arguments (POSIX Shell
+    Command Language 2.7 "Redirection": `[n]redir-op word`, n written with no blank before the operator), but the
+    splitter would hand them on as a word. Quoted text is left alone; `echo 2 > x` (a blank) keeps its argument."""
+    out: list[str] = []
+    quote = ""
+    i, n = 0, len(script)
+    while i < n:
+        ch = script[i]
+        if ch == "\\" and quote != "'":  # an escaped character is never a quote or an operator
+            out.append(script[i : i + 2])
+            i += 2
+            continue
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch.isdigit() and (i == 0 or script[i - 1] in " \t;&|"):
+            j = i
+            while j < n and script[j].isdigit():
+                j += 1
+            if j < n and script[j] in "<>":
+                i = j
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 _COMMENT = re.compile(r"(?m)(^|\s)#.*$")

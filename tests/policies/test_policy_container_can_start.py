@@ -298,3 +298,20 @@ def test_tritonserver_options_only_stay_silent(args):
     # A shell script that redirects and goes on.
     script = " ".join(args) + " > /tmp/triton.log 2>&1 && echo done"
     assert found_by([_triton([script], ["/bin/sh", "-c"])], POLICY) == []
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [" 2>&1 | tee /tmp/log", " 2>/tmp/err", " 1>>/tmp/out 2>&1", " 2>&1; sleep 1", " &>/tmp/log", " 0</dev/null &"],
+)
+def test_tritonserver_redirections_in_a_shell_stay_silent(tail):
+    # Review 28 #19 (/tmp/review/triton/t.yaml, Deployment t4): the digits of `2>&1` belong to the redirection
+    # (POSIX Shell Command Language 2.7, `[n]redir-op word`), so tritonserver never sees a bare "2".
+    line = (
+        "tritonserver --model-repository=/models --backend-config=python,shm-default-byte-size=16777216"
+        " --grpc-infer-allocation-pool-size=16" + tail
+    )
+    assert found_by([_triton([line], ["/bin/sh", "-c"])], POLICY) == []
+    # A blank before the operator leaves the number an argument the shell passes on.
+    ((level, message),) = found_by([_triton(["tritonserver --model-repository=/models 2 >/tmp/log"], ["/bin/sh", "-c"])], POLICY)
+    assert level == "mandatory" and "bare argument '2'" in message

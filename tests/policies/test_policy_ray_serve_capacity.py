@@ -174,3 +174,23 @@ def test_autoscaling_within_what_the_cluster_can_grow_to_stays_silent():
     sized = copy.deepcopy(QUICKSTART)
     sized["spec"]["rayClusterConfig"]["workerGroupSpecs"][0].update({"replicas": 4, "minReplicas": 4, "maxReplicas": 4})
     assert _found(sized) == []
+
+
+def test_amd_gpu_limit_counts_as_ray_gpus():
+    # Review 28 #1 (/tmp/review/ray/amd.yaml): KubeRay passes the first non-zero limit whose name ends in "gpu" to
+    # `ray start --num-gpus` (kuberay v1.3.0 ray-operator/controllers/ray/common/pod.go:835-839), so a worker with
+    # amd.com/gpu: 1 gives Ray one GPU and a 1 x 1-GPU app fits.
+    amd = copy.deepcopy(RAY_SERVICE)
+    amd["spec"]["serveConfigV2"] = (
+        "applications:\n- name: llm\n  import_path: serve:model\n  deployments:\n  - name: VLLMDeployment\n"
+        "    num_replicas: 1\n    ray_actor_options: {num_cpus: 1, num_gpus: 1}\n"
+        "  args: {model: Qwen/Qwen2.5-1.5B-Instruct, tensor-parallel-size: '1'}\n"
+    )
+    worker = amd["spec"]["rayClusterConfig"]["workerGroupSpecs"][0]
+    worker["rayStartParams"] = {}
+    worker["template"]["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "8", "amd.com/gpu": "1"}}
+    assert _found(amd) == []
+    # A zero "...gpu" limit is skipped (pod.go: !IsZero()), so the group still has no GPU and the floor is reported.
+    worker["template"]["spec"]["containers"][0]["resources"] = {"limits": {"amd.com/gpu": "0"}}
+    ((level, message),) = _found(amd)
+    assert level == "mandatory" and "at most 0" in message
