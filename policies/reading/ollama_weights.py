@@ -24,9 +24,10 @@ from typing import Optional
 
 from components.images import image_repository, image_tag
 from policies.framework import unproven
-from policies.kube import as_quantity, container_label, containers, get
-from policies.reading.accelerators import requests_accelerator
+from policies.kube import as_dict, as_list, as_quantity, container_label, containers, get
+from policies.reading.accelerators import claims_devices, requests_accelerator
 from policies.reading.engines import env_values
+from policies.reading.gpu_pools import node_label_keys
 from policies.reading.ollama_pulls import pod_pulls
 from policies.reading.serving import container_argv, engine_row
 
@@ -83,10 +84,17 @@ def _servers(podspec: Mapping) -> list[dict]:
 
 
 def _holds_gpu(podspec: Mapping) -> bool:
-    """True when the pod may reach a GPU: an accelerator resource, a runtime class, NVIDIA's device variable."""
-    if requests_accelerator(podspec) or podspec.get("runtimeClassName"):
+    """True when the pod may reach a GPU in any form: an accelerator resource, a DRA claim (resourceClaims or
+    resources.claims), a runtime class, NVIDIA's device variable, or a GPU node it selects or tolerates (the
+    ollama/ollama image sets NVIDIA_VISIBLE_DEVICES=all itself, v0.5.4 Dockerfile:196-197, so on a node whose
+    default runtime is NVIDIA's the pod sees the GPUs and the CPU path, v0.5.4 llm/server.go:247-255, is not taken)."""
+    if requests_accelerator(podspec) or claims_devices(podspec) or podspec.get("runtimeClassName"):
         return True
-    return any("NVIDIA_VISIBLE_DEVICES" in env_values(c) for c in containers(podspec, init=True))
+    if any("NVIDIA_VISIBLE_DEVICES" in env_values(c) for c in containers(podspec, init=True)):
+        return True
+    words = [*node_label_keys(dict(podspec)), *(f"{k}={v}" for k, v in as_dict(podspec.get("nodeSelector")).items())]
+    words += [str(as_dict(t).get("key") or "") for t in as_list(podspec.get("tolerations"))]
+    return any("gpu" in w.lower() or "accelerator" in w.lower() for w in words)
 
 
 def oversized_pulls(path: str, podspec: Mapping) -> list[str]:

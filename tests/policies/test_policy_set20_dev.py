@@ -254,3 +254,25 @@ def test_a_limit_that_holds_the_model_a_smaller_model_or_a_gpu_is_silent():
     gpu = _edenreich()
     gpu["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "1"
     assert found_by([gpu], "container-can-start") == []
+
+
+def test_a_gpu_through_dra_or_a_gpu_node_is_silent():
+    # Review 28 #12 (/tmp/review/ollama/dra2.yaml, gpunode.yaml): the rule judges only pods with no GPU in any form.
+    # A DRA claim: the container's resources.claims on the pod's resourceClaims.
+    dra = _edenreich()
+    pod = dra["spec"]["template"]["spec"]
+    pod["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "gpu"}]
+    pod["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+    assert found_by([dra], "container-can-start") == []
+    # A GPU node it selects and tolerates: the ollama/ollama image sets NVIDIA_VISIBLE_DEVICES=all itself (v0.5.4
+    # Dockerfile:196-197), so under NVIDIA's default runtime the pod sees the node's GPUs.
+    node = _edenreich()
+    node["spec"]["template"]["spec"]["nodeSelector"] = {"nvidia.com/gpu.present": "true"}
+    assert found_by([node], "container-can-start") == []
+    tolerates = _edenreich()
+    tolerates["spec"]["template"]["spec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists"}]
+    assert found_by([tolerates], "container-can-start") == []
+    # A node selector that names no GPU keeps the finding.
+    cpu = _edenreich()
+    cpu["spec"]["template"]["spec"]["nodeSelector"] = {"kubernetes.io/os": "linux"}
+    assert found_by([cpu], "container-can-start") == [("mandatory", EDENREICH)]
