@@ -30,7 +30,7 @@ from policies.input.unreadable import UNREADABLE_TYPE, unreadable_props
 from policies.kube import read_generically
 from policies.manifests import ManifestObject, ManifestReadError, ManifestSet, Unreadable, manifest_paths, read_manifests
 from policies.reading.gaps import sizing_gaps
-from policies.reading.kustomize import is_patch, listed_patches
+from policies.reading.kustomize import is_patch, listed_patches, overlays, rewritten_images, targeted
 from policies.reading.placeholders import placeholders, with_unknowns
 from policies.registry import evaluate, validate_config
 from policies.scopes import split
@@ -68,7 +68,12 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
     """The objects read as the policy framework's resources, typed as the Pulumi engine types them, then one
     resource per file or document that could not be read (policies.input: the S27 policies report them)."""
     # A Kustomize patch lacks what its base holds: findings that rest on an absence are advice there.
-    patches = listed_patches(sorted({o.file for o in manifests.objects}))
+    files = sorted({o.file for o in manifests.objects})
+    patches = listed_patches(files)
+    # ... and a base a patch targets lacks what the patch adds; a kustomization's `images` may retag it.
+    # (a kustomization file holds no object: it is among the unreadable, S27's "no Kubernetes object").
+    built = overlays(sorted({*files, *(u.file for u in manifests.unreadable)}))
+    patch_objects = [o.obj for o in manifests.objects if not o.chart and is_patch(o.file, o.obj, patches)]
     resources = [
         _unrendered(
             Resource(
@@ -77,6 +82,8 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
                 props=o.obj,
                 # A chart's template is no Kustomize patch (and may hold unknown parts the patch reader does not take).
                 patch=not o.chart and is_patch(o.file, o.obj, patches),
+                base=not o.chart and targeted(o.file, o.obj, patch_objects, built),
+                retagged=rewritten_images(o.file, built),
                 # A document that does not parse, read best-effort, is advice the same way (framework.SALVAGED).
                 template=o.chart or (SALVAGED if o.salvaged else ""),
             )

@@ -74,6 +74,12 @@ class Resource:
     # True for a patch a Kustomize overlay merges onto a base (policies/reading/kustomize.py): the object lacks what
     # its base holds, so only what it states itself can prove a problem.
     patch: bool = False
+    # True for a Kustomize base that a patch of the run targets (policies/reading/kustomize.py `targeted`): it lacks
+    # by design what the patch adds, so findings on an absence are advice there, as on the patch.
+    base: bool = False
+    # The image names (without tag) a kustomization's `images` entry rewrites for this object: the tag written here
+    # is not the one run, so a release read from it is unknown.
+    retagged: frozenset = frozenset()
     # For an object rendered best-effort from a Helm template (policies/reading/helm_chart.py): its chart, as reports
     # name it; "" otherwise. Every finding on it is advice (TEMPLATE_NOTE), and it changes no finding on the others.
     template: str = ""
@@ -157,23 +163,30 @@ STATED_VALUE_POLICIES = frozenset(
     }
 )
 PATCH_NOTE = "advisory: a patch that Kustomize merges onto a base, which may set what it lacks"
+BASE_NOTE = "advisory: a Kustomize base that a patch of the files read targets, which may add what it lacks"
 
 
-def _on_patch(policy: Policy, message: str) -> str:
-    """A finding on a Kustomize patch: unproven (and said so) unless the policy judges a value the patch states."""
+def _on_patch(policy: Policy, message: str, note: str = PATCH_NOTE) -> str:
+    """A finding on a Kustomize patch (or a base a patch targets, ``note`` BASE_NOTE): unproven (and said so) unless
+    the policy judges a value the object states."""
     if policy.name in STATED_VALUE_POLICIES or isinstance(message, Unproven):
         return message
-    return unproven(f"{message} ({PATCH_NOTE})")
+    return unproven(f"{message} ({note})")
 
 
-def _weighed(policy: Policy, message: str, partial: bool, generic: bool, patch: bool = False) -> str:
+def _patch_note(resource: Resource) -> str:
+    """What a finding on a Kustomize patch or on a base a patch targets says of itself; "" for any other object."""
+    return PATCH_NOTE if resource.patch else BASE_NOTE if resource.base else ""
+
+
+def _weighed(policy: Policy, message: str, partial: bool, generic: bool, patch: str = "") -> str:
     """A resource policy's finding, marked unproven where another object completes the template (``partial``), an
     operator may fill the field on a generic read (``generic``, which the message then says), or the resource is a
-    Kustomize patch (``patch``, policies/reading/kustomize.py)."""
+    Kustomize patch or a base a patch targets (``patch`` the note to add, policies/reading/kustomize.py)."""
     if generic:
         return unproven(f"{message} ({GENERIC_NOTE.format(policy.operator_fills)})")
     if patch:
-        return _on_patch(policy, message)
+        return _on_patch(policy, message, patch)
     return unproven(message) if partial else message
 
 
@@ -431,7 +444,7 @@ def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, fin
     """A stack policy's findings on one group, added to ``findings``. Objects rendered from templates join a second
     run: what the run without them finds keeps its level, what only they bring is advice (TEMPLATE_NOTE)."""
     before = set(findings)
-    patches = {r.name for r in group if r.patch}
+    patches = {r.name: _patch_note(r) for r in group if r.patch or r.base}
     literal = [r for r in group if not r.template]
     found = run_stack_policy(policy, literal, values)
     if len(literal) < len(group):
@@ -444,7 +457,7 @@ def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, fin
             ]
     # A stack-wide finding ("" as the name) two clusters share is reported once.
     findings.extend(
-        (name, _on_patch(policy, message) if name in patches else message)
+        (name, _on_patch(policy, message, patches[name]) if name in patches else message)
         for name, message in found
         if (name, message) not in before
     )
@@ -473,7 +486,7 @@ def _resource_findings(policy: Policy, group: Sequence[Resource], values: dict, 
                     continue
                 partial = completed_elsewhere(policy.resource_types, r) or patched_unknown(policy.resource_types, r)
                 generic = operator_may_fill(policy, r)
-                weighed = [_weighed(policy, m, partial, generic, r.patch) for m in found]
+                weighed = [_weighed(policy, m, partial, generic, _patch_note(r)) for m in found]
                 findings.extend((r.name, _from_template(m, r.template) if r.template else m) for m in weighed)
 
 

@@ -16,6 +16,11 @@ would report the base's fields missing. A patch is recognised two ways:
   merge patch leaves the image to its base. A missing ``spec.selector`` alone is not taken as a patch: hand-written
   snippets omit it too, and what they state is judged as written.
 
+A **base** is the other half: an object of a file that a kustomization of the run lists under ``resources``
+(through folders holding a kustomization of their own) and that a patch of the run targets (same kind and name). It
+lacks by design what the patch adds (a volume, a GPU limit), and a kustomization's ``images`` entry may rewrite its
+image; findings on what a patch could add are advice there too.
+
 What the patch states itself still counts where its value wins in the merged object (a ``:latest`` image, a
 literal token); everything a rule infers from a field's absence is advice there (policies/framework.py).
 """
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from components.loading import MANIFESTS, LoadError, load_yaml_documents
@@ -74,6 +80,110 @@ def listed_patches(files: Sequence[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+def _kustomizations(folder: str) -> list[Any]:
+    """The documents of the kustomization file in ``folder`` (none when there is none or it does not read)."""
+    for name in sorted(KUSTOMIZATION_FILES):
+        path = os.path.join(folder, name)
+        if not os.path.isfile(path) or os.path.getsize(path) > _MAX_KUSTOMIZATION_BYTES:
+            continue
+        try:
+            return [doc.data for doc in load_yaml_documents(path, MANIFESTS)]
+        except LoadError:
+            return []  # an unreadable kustomization is reported as an unreadable file (S27) when it is read
+    return []
+
+
+@dataclass(frozen=True)
+class Overlays:
+    """What the kustomizations beside the run's files say of the objects they build on (module docstring).
+
+    ``bases``: each file a kustomization lists under ``resources`` (or the old ``bases``), through folders holding a
+    kustomization of their own, mapped to the image names an ``images`` entry of a kustomization including it rewrites
+    (kustomize api/types/image.go: ``name`` matched against the image without tag, ``newName``/``newTag``/``digest``
+    replacing it). ``targets``: the (kind, name) pairs a ``patches[].target`` names."""
+
+    bases: dict[str, frozenset[str]] = field(default_factory=dict)
+    targets: frozenset[tuple[str, str]] = frozenset()
+
+
+def _images(kustomization: dict) -> set[str]:
+    return {
+        e["name"]
+        for e in kustomization.get("images") or ()
+        if isinstance(e, dict) and isinstance(e.get("name"), str) and (e.get("newName") or e.get("newTag") or e.get("digest"))
+    }
+
+
+def _include(folder: str, images: frozenset[str], bases: dict[str, frozenset[str]], seen: set, depth: int) -> None:
+    """Record the resources the kustomization in ``folder`` lists (files, and folders through theirs) in ``bases``."""
+    if depth > 8 or (folder, images) in seen:
+        return
+    seen.add((folder, images))
+    for doc in _kustomizations(folder):
+        if not isinstance(doc, dict):
+            continue
+        rewritten = images | _images(doc)
+        for entry in [*(doc.get("resources") or ()), *(doc.get("bases") or ())]:
+            if not isinstance(entry, str) or "\n" in entry or "://" in entry:
+                continue
+            path = os.path.normpath(os.path.join(folder, entry))
+            if os.path.isdir(path):
+                _include(path, rewritten, bases, seen, depth + 1)
+            else:
+                bases[path] = bases.get(path, frozenset()) | rewritten
+
+
+def overlays(files: Sequence[str]) -> Overlays:
+    """The bases and patch targets the kustomizations among (or beside) ``files`` name."""
+    folders = {os.path.dirname(os.path.abspath(f)) for f in files if os.path.isfile(f)}
+    bases: dict[str, frozenset[str]] = {}
+    targets: set[tuple[str, str]] = set()
+    seen: set = set()
+    for folder in sorted(folders):
+        _include(folder, frozenset(), bases, seen, 0)
+        for doc in _kustomizations(folder):
+            for entry in (doc.get("patches") or ()) if isinstance(doc, dict) else ():
+                target = entry.get("target") if isinstance(entry, dict) else None
+                if isinstance(target, dict) and isinstance(target.get("kind"), str):
+                    targets.add((target["kind"], str(target.get("name") or "")))
+    return Overlays(bases=bases, targets=frozenset(targets))
+
+
+def targeted(file: str, obj: Any, patch_objects: Iterable[Any], found: Overlays) -> bool:
+    """True when the object read from ``file`` is a base a kustomization of the run lists and a patch of the run
+    targets (same kind and name): the built object holds what the patch adds, so the base alone lacks it by design."""
+    if not isinstance(obj, dict) or os.path.normpath(os.path.abspath(file)) not in found.bases:
+        return False
+    kind, name = obj.get("kind"), _dig(obj, ("metadata", "name"))
+    for patch in patch_objects:
+        if isinstance(patch, dict) and patch.get("kind") == kind and _dig(patch, ("metadata", "name")) == name:
+            return True
+    return (kind, name) in found.targets or (kind, "") in found.targets
+
+
+def rewritten_images(file: str, found: Overlays) -> frozenset[str]:
+    """The image names (without tag) an ``images`` entry of a kustomization including ``file`` rewrites."""
+    return found.bases.get(os.path.normpath(os.path.abspath(file)), frozenset())
+
+
+def image_rewritten(names: Iterable[str], image: object) -> bool:
+    """True when an ``images`` entry named in ``names`` rewrites ``image`` (kustomize matches the name without the
+    tag or digest; ``docker.io/`` and ``docker.io/library/`` spell the same Docker Hub name)."""
+    if not isinstance(image, str) or not image:
+        return False
+    bare = image.split("@", 1)[0]
+    if ":" in bare.rsplit("/", 1)[-1]:
+        bare = bare.rsplit(":", 1)[0]
+
+    def hub(name: str) -> str:
+        for prefix in ("docker.io/library/", "docker.io/"):
+            if name.startswith(prefix):
+                return name[len(prefix) :]
+        return name
+
+    return any(hub(n) == hub(bare) for n in names)
+
+
 def _dig(obj: Any, path: Sequence[str]) -> Any:
     for key in path:
         if not isinstance(obj, dict):
@@ -105,4 +215,14 @@ def is_patch(file: str, obj: Any, patches: frozenset[str]) -> bool:
     return os.path.normpath(os.path.abspath(file)) in patches or patch_shaped(obj)
 
 
-__all__ = ["KUSTOMIZATION_FILES", "is_patch", "listed_patches", "patch_shaped"]
+__all__ = [
+    "KUSTOMIZATION_FILES",
+    "Overlays",
+    "image_rewritten",
+    "is_patch",
+    "listed_patches",
+    "overlays",
+    "patch_shaped",
+    "rewritten_images",
+    "targeted",
+]

@@ -50,6 +50,7 @@ from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import split_type
 from policies.llmisvc_presets import PRESET_COMMAND
 from policies.reading.engines import table_servers
+from policies.reading.kustomize import image_rewritten
 from policies.reading.serving import EngineConfig, engine_command_line, engine_row
 from policies.reading.vllm_args import (
     VllmServer,
@@ -128,7 +129,7 @@ def engine_release(engine: EngineConfig) -> Optional[str]:
     releases; None for another image, a tag naming none, or a container that installs vLLM itself (its release is
     then not the tag's)."""
     row = engine_row("vllm")
-    if engine.server is None or row is None or row.options is None:
+    if engine.server is None or row is None or row.options is None or engine.retagged:
         return None
     if installs_engine(command_tokens(engine.server.container)[0], row.name):
         return None
@@ -162,7 +163,9 @@ def _servers(resource: Resource) -> list[_Server]:
             # `-m dynamo.vllm`: parse_known_args, then vLLM's parser on the rest; ai-dynamo/dynamo
             # components/src/dynamo/vllm/args.py@000a36a parse_args): its own options are no vLLM release's.
             line = []
-        installed = installs_engine(argv, vllm.name)
+        # A kustomization of the run that rewrites the image runs another release than the tag's: as unknown as one
+        # the container installs itself.
+        installed = installs_engine(argv, vllm.name) or image_rewritten(resource.retagged, server.container.get("image"))
         found.append(_Server(server.label, _shown(server.container.get("image")), vllm, line, module, installed))
     for other in table_servers(resource):
         row = other.row
@@ -176,7 +179,14 @@ def _servers(resource: Resource) -> list[_Server]:
         if module and not cli_options(row.options.file).releases_shipping(module):
             line = []  # another program's module (Dynamo's dynamo.sglang) parses its own options first
         found.append(
-            _Server(other.label, _shown(other.container.get("image")), row, line, module, installs_engine(argv, row.name))
+            _Server(
+                other.label,
+                _shown(other.container.get("image")),
+                row,
+                line,
+                module,
+                installs_engine(argv, row.name) or image_rewritten(resource.retagged, other.container.get("image")),
+            )
         )
     return found
 

@@ -67,6 +67,13 @@ def test_token_shapes(text, kind, prefix):
         "sk-" + "word" * 10,
         "hf_" + "YourHuggingFaceTokenGoesHereXyzAbc",  # a placeholder: one capital a word
         "hf_" + "X" * 34,
+        # placeholders padded with capitals or carrying acronyms (review 28 #2): words, runs of one letter
+        "hf_" + "YourHuggingFaceTokenHere" + "X" * 10,
+        "hf_" + "ChangeMeToYourOwnHFTokenFromHFCo",
+        "sk-" + "ReplaceWithYourOpenAIKeyHEREPlease",
+        "hf_" + "xxxYYYzzzAAAbbbCCCdddEEEfffGGGhhhI",
+        "hf_" + "ExampleTokenValueXYZabcDEFghiJKLmn",
+        "hf_" + "QwErTYuiOPasDFghJKlzXCvbNMqwERtyUIabcdefghijklmnopqrs",  # switches bunched at the start
         "AKIA-not-a-key",
         "--max-num-batched-tokens=8192",
         "v1:RvcCpmij+ppCX+RdnQrVvvU6k/MveF1K2jxRujpWCH4AfsfNYOCwaw==",
