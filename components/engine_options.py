@@ -79,6 +79,21 @@ class CliOptions:
             if known != name and index in self.options[known] and index not in self.field_only.get(known, ())
         ]
 
+    def expansion(self, option: str, release: Optional[str]) -> Optional[str]:
+        """The option a unique prefix (``--tensor-parallel``) stands for, as argparse reads it: at ``release`` when
+        its parser reads it as a "prefix" (``accepts``); with no release (or one the table has not read), only where the
+        name is no option of any release and abbreviates the same single option in every release that keeps
+        allow_abbrev. None for a full option, an ambiguous or unknown name."""
+        name = _option_name(option)
+        if release in self.releases:
+            found = self.declared_prefixes(option, release) if self.accepts(option, release) == "prefix" else []
+            return found[0] if found else None
+        if name in self.options:
+            return None
+        keeping = self.abbreviating if self.abbreviating is not None else frozenset(range(len(self.releases)))
+        longer = [known for known in self._starting(name) if known != name and self.options[known] & keeping]
+        return longer[0] if len(longer) == 1 else None
+
     def takes_no_value(self, option: str, release: str) -> bool:
         """True when ``option`` (as written, ``--enforce_eager``) is, in ``release``, an option that takes no value,
         so ``--option=value`` makes argparse exit ("ignored explicit argument")."""

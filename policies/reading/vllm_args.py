@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
+from components.engine_options import cli_options, tagged_release
 from components.serving_engines import ENGINES, engine_named
 from policies.framework import UNKNOWN
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
@@ -340,7 +341,33 @@ def positional_tokens(tokens: list[str]) -> list[tuple[int, str]]:
 def vllm_args(container: Mapping, *, image_entrypoint: bool = True) -> dict[str, str | None]:
     """The container's vLLM options (see `parse_vllm_args`); {} when it starts no vLLM server."""
     line = vllm_command_line(container, image_entrypoint=image_entrypoint)
-    return parse_vllm_args(line) if line is not None else {}
+    return expand_abbreviations(parse_vllm_args(line), container) if line is not None else {}
+
+
+def expand_abbreviations(args: dict[str, str | None], container: Mapping) -> dict[str, str | None]:
+    """``args`` with each unique prefix vLLM's parser expands (argparse allow_abbrev, CPython Lib/argparse.py
+    _parse_optional / _get_option_tuples; no vLLM wheel 0.4.0-0.34.0 turns it off) written as the option it stands for,
+    at the release the image names (``--tensor-parallel 2`` -> tensor-parallel-size), or, with no release known, only
+    where the prefix stands for one option in every release (components/engine_options.py CliOptions.expansion). An
+    option written in full keeps its value over an abbreviation of it."""
+    row = engine_named("vllm")
+    if row is None or row.options is None or not args:
+        return args
+    table = cli_options(row.options.file)
+    image = container.get("image")
+    release = tagged_release(image, row.options.images) if isinstance(image, str) else None
+    expanded: dict[str, str | None] = {}
+    renamed = False
+    for name, value in args.items():
+        full = table.expansion(f"--{name}", release) if f"--{name}" not in table.options else None
+        if full is None:
+            expanded[name] = value
+            continue
+        renamed = True
+        key = full[2:]
+        if key not in args:
+            expanded[key] = None if key in _BOOLEAN_FLAGS else value
+    return expanded if renamed else args
 
 
 def _model_runs_vllm(model: Mapping) -> bool:
@@ -393,7 +420,7 @@ def _vllm_servers(resource: Any) -> list[VllmServer]:
         for container in containers(podspec):
             line = vllm_command_line(container, image_entrypoint=not ray)
             if line is not None:
-                found.append(VllmServer(path, podspec, container, parse_vllm_args(line)))
+                found.append(VllmServer(path, podspec, container, expand_abbreviations(parse_vllm_args(line), container)))
         model = podspec.get("model")
         if isinstance(model, dict) and _model_runs_vllm(model):
             found.append(
