@@ -46,6 +46,7 @@ from policies.kube import (
 )
 from policies.reading.engine_flags import flag_set_engine
 from policies.reading.groups import pod_group
+from policies.reading.kustomize import image_rewritten
 from policies.reading.vllm_args import (
     VllmServer,
     command_tokens,
@@ -451,6 +452,8 @@ class EngineConfig:
     image: str = ""
     server: VllmServer | None = None
     extra: dict = field(default_factory=dict)
+    # A kustomization of the run rewrites the image (policies/reading/kustomize.py): its tag is not the release run.
+    retagged: bool = False
 
 
 # A RayService's serveConfigV2 is YAML inside a string of a manifest someone else wrote: it goes
@@ -556,8 +559,16 @@ def engine_configs(resource: Any) -> list[EngineConfig]:
 
 
 def _engine_configs(resource: Any) -> list[EngineConfig]:
+    rewritten = getattr(resource, "retagged", ())
     found = [
-        EngineConfig(label=s.label, args=s.args, model=served_model(s), image=str(s.container.get("image") or ""), server=s)
+        EngineConfig(
+            label=s.label,
+            args=s.args,
+            model=served_model(s),
+            image=str(s.container.get("image") or ""),
+            server=s,
+            retagged=image_rewritten(rewritten, s.container.get("image")),
+        )
         for s in vllm_servers(resource)
     ]
     if split_type(resource.type) == ("ray.io", "RayService"):
@@ -575,6 +586,7 @@ def _engine_configs(resource: Any) -> list[EngineConfig]:
                     model=model if isinstance(model, str) else None,
                     image=image,
                     extra={"ray_serve_llm": True},
+                    retagged=image_rewritten(rewritten, image),
                 )
             )
     return found

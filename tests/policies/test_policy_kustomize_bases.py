@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from policies.check import main
+from policies.reading.kustomize import image_rewritten
 
 OLLAMA_BASE = """apiVersion: apps/v1
 kind: Deployment
@@ -143,3 +144,36 @@ def test_patch_target_entry_marks_the_base(tmp_path, capsys):
     }
     _tree(tmp_path, files)
     assert _levels(tmp_path, capsys, "gpu-engine-has-gpu-limit") == ["advisory"]
+
+
+def test_release_of_a_retagged_base_is_unknown(tmp_path, capsys):
+    files = {
+        "base/deploy.yaml": GEMMA_BASE,
+        "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "prod/kustomization.yaml": "resources: [../base]\nimages:\n- name: vllm/vllm-openai\n  newTag: v0.10.1\n",
+    }
+    _tree(tmp_path, files)
+    assert _levels(tmp_path, capsys, "engine-supports-model-architecture") == []
+    # Careful form: an `images` entry for another image leaves the base's tag the release run (0.6.3 lacks Gemma 3).
+    (tmp_path / "prod" / "kustomization.yaml").write_text("resources: [../base]\nimages:\n- name: nginx\n  newTag: '1.27'\n")
+    assert _levels(tmp_path, capsys, "engine-supports-model-architecture") == ["mandatory"]
+
+
+def test_image_rewritten_matches_the_name_without_tag():
+    assert image_rewritten({"vllm/vllm-openai"}, "vllm/vllm-openai:v0.6.3")
+    assert image_rewritten({"docker.io/vllm/vllm-openai"}, "vllm/vllm-openai@sha256:" + "0" * 64)
+    assert not image_rewritten({"vllm/vllm-openai"}, "vllm/vllm-openai-rocm:v0.6.3")
+    assert not image_rewritten(set(), "vllm/vllm-openai:v0.6.3")
+
+
+def test_options_of_a_retagged_base_are_judged_without_its_tag(tmp_path, capsys):
+    # --enable-sleep-mode is an option of vLLM 0.7.0 on: v0.6.3's parser refuses it, but the overlay runs v0.10.1.
+    base = GEMMA_BASE.replace('"--tensor-parallel-size", "1"', '"--enable-sleep-mode"')
+    files = {
+        "base/deploy.yaml": base.replace("google/gemma-3-27b-it", "Qwen/Qwen2.5-0.5B-Instruct"),
+        "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+    }
+    _tree(tmp_path, files)
+    assert _levels(tmp_path, capsys, "engine-options-exist") == ["mandatory"]
+    _tree(tmp_path, {"prod/kustomization.yaml": "resources: [../base]\nimages:\n- name: vllm/vllm-openai\n  newTag: v0.10.1\n"})
+    assert "mandatory" not in _levels(tmp_path, capsys, "engine-options-exist")
