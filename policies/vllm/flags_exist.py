@@ -381,21 +381,26 @@ def _module_finding(server: _Server) -> Optional[str]:
     return None
 
 
-# `vllm serve TAG ... --model M`, by release (read in the PyPI wheels): up to 0.8.0 ServeSubcommand.cmd raises
-# ValueError when --model differs from its default (0.8.0 vllm/entrypoints/cli/serve.py:24-28; 0.6.6 vllm/scripts.py:
-# 33-37); 0.8.5 to 0.11.0 FlexibleArgumentParser.parse_args raises it on a bare `--model` token (0.8.5 vllm/utils.py:
-# 1339-1346, 0.11.0 vllm/utils/__init__.py:1856-1864) and `--model=M` passes, the tag then winning (serve.py: args.model
-# = args.model_tag); from 0.11.1 parse_args moves --model's value to the front ("Move <model> to the front", 0.11.1
-# vllm/utils/argparse_utils.py:196-228, 0.33.0 :324-353), so the tag becomes a second positional of `model_tag`
-# (nargs="?") and argparse exits with "unrecognized arguments: TAG".
+# `vllm serve TAG ... --model M`, by release (read in the PyPI wheels; review 28 #6): 0.5.2 to 0.5.4 `serve()` has no
+# check and sets args.model = args.model_tag, so the tag wins (0.5.3 vllm/scripts.py:24-28); from 0.5.5 to 0.8.2 the
+# serve command raises ValueError when --model differs from its default (0.5.5 vllm/scripts.py:27-32, 0.6.6
+# vllm/scripts.py:33-37, 0.8.2 vllm/entrypoints/cli/serve.py:23-28); 0.8.3 to 0.11.0 FlexibleArgumentParser.parse_args
+# raises it on a bare `--model` token (0.8.3 vllm/utils.py:1244-1252, 0.11.0 vllm/utils/__init__.py:1856-1864) and
+# `--model=M` passes, the tag then winning (serve.py: args.model = args.model_tag); from 0.11.1 parse_args moves
+# --model's value to the front ("Move <model> to the front", 0.11.1 vllm/utils/argparse_utils.py:196-228, 0.33.0
+# :324-353), so the tag becomes a second positional of `model_tag` (nargs="?") and argparse exits with "unrecognized
+# arguments: TAG".
 _MOVES_MODEL = (0, 11, 1)
-_PARSE_REFUSES = (0, 8, 5)
-_CMD_REFUSES_UP_TO = (0, 8, 0)
+_PARSE_REFUSES = (0, 8, 3)
+_CMD_REFUSES_UP_TO = (0, 8, 2)
+_CMD_REFUSES_FROM = (0, 5, 5)
+_SERVE_FROM = (0, 5, 2)
 
 
 def _tag_regime(server: VllmServer) -> tuple[Optional[str], str]:
     """How the image's vLLM treats a positional tag with --model: "unrecognized", "refused", "tag-wins", or None
-    when the image names no release read (or the container installs vLLM itself); and the release."""
+    when the image names no release read (or the container installs vLLM itself, or the release has no `serve`);
+    and the release."""
     row = engine_row("vllm")
     image = _shown(server.container.get("image"))
     if row is None or row.options is None or installs_engine(command_tokens(server.container)[0], "vllm"):
@@ -408,9 +413,11 @@ def _tag_regime(server: VllmServer) -> tuple[Optional[str], str]:
     key = version_key(release)
     if key >= _MOVES_MODEL:
         return "unrecognized", release
-    if "--model" in line or key <= _CMD_REFUSES_UP_TO:
+    if key >= _PARSE_REFUSES:
+        return ("refused" if "--model" in line else "tag-wins"), release
+    if key >= _CMD_REFUSES_FROM:
         return "refused", release
-    return ("tag-wins", release) if key >= _PARSE_REFUSES else (None, release)
+    return ("tag-wins" if key >= _SERVE_FROM else None), release
 
 
 def _serve_written(container: dict) -> bool:
@@ -448,11 +455,12 @@ def _model_tag_message(server: VllmServer) -> Optional[str]:
             return None
         release = _tag_regime(server)[1]
         why = (
-            "its `vllm serve` requires the positional model tag (argparse exits: 'the following arguments are required: "
-            "model_tag'; 0.8.0 vllm/entrypoints/cli/serve.py:45-47) and refuses --model (ServeSubcommand.cmd ValueError)"
+            "its `vllm serve` refuses --model (ServeSubcommand.cmd ValueError, 0.8.2 vllm/entrypoints/cli/serve.py:23-28; "
+            "up to 0.8.0 argparse exits first: 'the following arguments are required: model_tag', 0.8.0 "
+            "vllm/entrypoints/cli/serve.py:45-47)"
             if version_key(release) <= _CMD_REFUSES_UP_TO
             else "FlexibleArgumentParser.parse_args raises ValueError 'With `vllm serve`, you should provide the model "
-            "as a positional argument ...' on a bare --model (0.8.5 vllm/utils.py:1339-1346, to 0.11.0)"
+            "as a positional argument ...' on a bare --model (0.8.3 vllm/utils.py:1244-1252, to 0.11.0)"
         )
         return (
             f"vllm serve ... --model {model}: in vLLM {release} (image {image}) {why}, so the server never starts; "

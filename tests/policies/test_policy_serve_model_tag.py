@@ -1,5 +1,5 @@
 """`vllm serve TAG ... --model X`, by release (read in the PyPI wheels; policies/vllm/flags_exist.py _MOVES_MODEL):
-refused before 0.11.1 (ValueError) except --model= at 0.8.5-0.11.0 (the tag wins), "unrecognized arguments" from
+refused before 0.11.1 (ValueError) except at 0.5.2-0.5.4 and --model= at 0.8.3-0.11.0 (the tag wins), "unrecognized arguments" from
 0.11.1; checked by S38 engine-options-exist, the tag read by served_model."""
 
 import pytest
@@ -166,3 +166,30 @@ def test_model_alone_written_with_vllm_serve_is_refused_before_0_11_1(image):
 )
 def test_model_alone_where_it_is_accepted_or_not_shown_is_silent(container):
     assert found_by([vllm_deployment(container)], "engine-options-exist") == []
+
+
+# Review 28 #6 (/tmp/review/s38/tag.yaml): 0.5.2-0.5.4 `serve()` has no check and sets args.model = args.model_tag
+# (0.5.3 vllm/scripts.py:24-28), the ValueError first appears in 0.5.5 (vllm/scripts.py:27-32); ServeSubcommand.cmd
+# refuses --model up to 0.8.2 (0.8.2 vllm/entrypoints/cli/serve.py:23-28) and parse_args a bare --model from 0.8.3
+# (0.8.3 vllm/utils.py:1244-1252).
+@pytest.mark.parametrize("image", ["vllm/vllm-openai:v0.5.3", "vllm/vllm-openai:v0.5.4"])
+def test_tag_and_model_before_0_5_5_start_with_the_tag(image):
+    same = {"image": image, "command": ["vllm", "serve", "Qwen/Qwen2-7B-Instruct", "--model", "Qwen/Qwen2-7B-Instruct"]}
+    assert found_by([vllm_deployment(same)], "engine-options-exist") == []
+    other = {"image": image, "command": ["vllm", "serve", "Qwen/Qwen2-7B-Instruct", "--model", "Qwen/Qwen2-1.5B"]}
+    found = found_by([vllm_deployment(other)], "engine-options-exist")
+    assert [level for level, _ in found] == ["advisory"] and "the positional model tag wins" in found[0][1]
+
+
+@pytest.mark.parametrize(
+    ("image", "model"),
+    [("vllm/vllm-openai:v0.5.5", "--model"), ("vllm/vllm-openai:v0.8.2", "--model="), ("vllm/vllm-openai:v0.8.3", "--model")],
+)
+def test_tag_and_model_refused_from_0_5_5(image, model):
+    flag = [f"{model}Qwen/Qwen2-1.5B"] if model.endswith("=") else [model, "Qwen/Qwen2-1.5B"]
+    container = {"image": image, "command": ["vllm", "serve", "Qwen/Qwen2-7B-Instruct", *flag]}
+    found = found_by([vllm_deployment(container)], "engine-options-exist")
+    assert [level for level, _ in found] == ["mandatory"] and "refuses --model with `vllm serve`" in found[0][1]
+    if image.endswith("v0.8.3"):
+        container["command"] = ["vllm", "serve", "Qwen/Qwen2-7B-Instruct", "--model=Qwen/Qwen2-1.5B"]
+        assert [level for level, _ in found_by([vllm_deployment(container)], "engine-options-exist")] == ["advisory"]
