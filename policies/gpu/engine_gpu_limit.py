@@ -17,7 +17,9 @@ a CPU build) or where the pod targets GPU nodes by a node label, a GPU toleratio
 node's default runtime decides whether it sees one). Silent where something supplies the device: another vendor's
 device resource, HAMi's or MIG resources, a DRA claim or KServe's managed DRA annotation, a CPU build, a
 RuntimeClass of NVIDIA's runtime (NVIDIA_VISIBLE_DEVICES=all from the image then reaches every GPU of the node, a
-deliberate choice on unified-memory boards: set 14 Angel-FulFilment-Services/Angel-Intelligence), a ServingRuntime
+deliberate choice on unified-memory boards: set 14 Angel-FulFilment-Services/Angel-Intelligence), a Container
+LimitRange of the pod's namespace among the files read that defaults a device resource (LimitRanger fills it in:
+policies/reading/limit_ranges.py), a ServingRuntime
 that supplies the model's resources, and an engine whose ranks Ray places on other pods (--distributed-executor-
 backend ray under KubeRay). A GPU request without a limit is gpu-request-equals-limit's; a limit that differs from
 the ranks is vllm-tp-matches-gpu-limit's (S3). A RayService whose Serve applications run vLLM (Ray Serve LLM, or a
@@ -36,6 +38,7 @@ from policies.reading.accelerators import dra_pod, other_device_source
 from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.gpu_pools import node_label_keys
 from policies.reading.gpu_selection import GPU_LABELS
+from policies.reading.limit_ranges import namespace_defaults
 from policies.reading.ray_cluster import groups, kuberay_created_pod
 from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import engine_configs
@@ -97,6 +100,16 @@ def _device_elsewhere(resource: Resource, server: VllmServer, env: dict[str, str
     return ray_executor and (is_ray(resource.type) or kuberay_created_pod(resource))
 
 
+def _limit_range_device(resource: Resource) -> bool:
+    """True when a Container LimitRange of the pod's namespace among the files read defaults a device resource
+    (nvidia.com/gpu, another vendor's): LimitRanger writes it into every container that sets none of it
+    (policies/reading/limit_ranges.py), so the container holds a device once admitted."""
+    limits, requests = namespace_defaults(resource, "limits"), namespace_defaults(resource, "requests")
+    if GPU_RESOURCE in limits or GPU_RESOURCE in requests:
+        return True
+    return other_device_source({"resources": {"limits": limits, "requests": requests}})
+
+
 def _ranks(server: VllmServer) -> str:
     tp, pp = parallel_size(server.args, "tensor-parallel-size"), parallel_size(server.args, "pipeline-parallel-size")
     return f"tensor x pipeline parallel size, {tp * pp}" if tp and pp else "tensor x pipeline parallel size"
@@ -108,6 +121,8 @@ def _judge(resource: Resource, server: VllmServer) -> list[str]:
         return []
     if resource_value(container, "requests", GPU_RESOURCE) is not None:
         return []  # a request without a limit: gpu-request-equals-limit reports it
+    if _limit_range_device(resource):
+        return []
     env = env_values(container)
     if _device_elsewhere(resource, server, env):
         return []
@@ -172,6 +187,8 @@ def _judge_cpu_capable(resource: Resource, server: EngineServer) -> list[str]:
     ):
         return []
     if other_device_source(container) or dra_pod(get(resource.props, "metadata", "annotations"), server.podspec):
+        return []
+    if _limit_range_device(resource):
         return []
     env = env_values(container)
     hint = _gpu_node_hint(server.podspec, env)

@@ -34,6 +34,9 @@ class CommentToken:
     shown_kind: str = "Comment"
     name: str = "token"
     document: None = None
+    # False when the file holds no Kubernetes object (a Helm values.yaml, a tool's config): the token is reported as
+    # advice there, since such files carry example values in their comments and the pack does not read them.
+    in_manifest: bool = True
 
     @property
     def location(self) -> str:
@@ -70,7 +73,7 @@ def comment_tokens(shown: str, text: str, objects: Sequence[Any]) -> list[Commen
             before = [o for o in objects if o.line <= line]
             owner = before[-1] if before else (objects[0] if objects else None)
         if owner is None:
-            found.append(CommentToken(shown, line, token.described))
+            found.append(CommentToken(shown, line, token.described, in_manifest=False))
         else:
             found.append(CommentToken(shown, line, token.described, owner.shown_kind, owner.name))
     return found
@@ -121,4 +124,4 @@ class _Carried:
 
 def comment_props(token: CommentToken) -> dict:
     """The props of the pseudo-resource a token in a comment becomes (policies/check.py resources_of)."""
-    return {"file": token.file, "line": token.line, "described": token.described}
+    return {"file": token.file, "line": token.line, "described": token.described, "in_manifest": token.in_manifest}

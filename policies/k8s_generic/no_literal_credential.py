@@ -165,13 +165,15 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             # A token in a YAML comment of a manifest file (policies/input/comment_tokens.py): no object carries it,
             # but the file, and so the repository's history, does.
             props = as_dict(r.props)
-            findings.append(
-                (
-                    r.name,
-                    f"line {props.get('line')}: a YAML comment holds what looks like {props.get('described')}; a "
-                    "credential commented out is still committed: delete it from the file (and its history) and rotate it",
-                )
+            comment = (
+                f"line {props.get('line')}: a YAML comment holds what looks like {props.get('described')}; a "
+                "credential commented out is still committed: delete it from the file (and its history) and rotate it"
             )
+            if props.get("in_manifest") is False:
+                # A file with no Kubernetes object (a Helm values.yaml): its comments document example values, and
+                # the pack reads nothing else of it, so the shape alone does not prove a credential (review 28 #5).
+                comment = unproven(f"{comment} (the file holds no Kubernetes object: if this is an example value, ignore)")
+            findings.append((r.name, comment))
             continue
         if r.type == _SECRET_TYPE and isinstance(r.props, dict):
             # Only a manifest file (no URN) is a Secret committed with its value; see the module docstring.
@@ -199,7 +201,8 @@ POLICY = Policy(
     description="No object other than a Secret holds a credential-shaped literal in its spec (a route's header match, "
     "an operator CR's settings), and no Secret manifest is committed with a literal token in stringData or data; "
     "the containers of workloads and ConfigMaps are no-literal-secret-env's (a RayService's serveConfigV2 is read here); "
-    "nor does a YAML comment of a manifest file hold a credential-shaped token.",
+    "nor does a YAML comment of a manifest file hold a credential-shaped token (advice in a file with no Kubernetes "
+    "object, such as a Helm values.yaml).",
     catalog="G35",
     severity="critical",
     enforcement="mandatory",

@@ -32,15 +32,23 @@ def _index(view: Any) -> dict[str | None, dict[str, dict]]:
     return out
 
 
+def namespace_defaults(resource: Any, section: str) -> dict:
+    """Every ``resources.<section>`` value a LimitRange of the resource's namespace (among the checked objects) fills
+    into a container that sets none, by resource name. LimitRanger fills any resource name, extended resources such
+    as nvidia.com/gpu included (kubernetes/kubernetes plugin/pkg/admission/limitranger/admission.go
+    defaultContainerResourceRequirements, mergeContainerResources: each default the container lacks is copied)."""
+    view = viewed_resources()
+    if not view:
+        return {}
+    namespace = get(resource.props, "metadata", "namespace")
+    defaults = memoized(view, "limit_range_defaults", _index).get(namespace if isinstance(namespace, str) else None)
+    return as_dict(defaults.get(section)) if defaults else {}
+
+
 def namespace_default(resource: Any, section: str, name: str) -> Any:
     """The value a LimitRange of the resource's namespace (among the checked objects) fills into
     ``resources.<section>.<name>`` of a container that sets none, or None."""
-    view = viewed_resources()
-    if not view:
-        return None
-    namespace = get(resource.props, "metadata", "namespace")
-    defaults = memoized(view, "limit_range_defaults", _index).get(namespace if isinstance(namespace, str) else None)
-    return as_dict(defaults.get(section)).get(name) if defaults else None
+    return namespace_defaults(resource, section).get(name)
 
 
-__all__ = ["namespace_default"]
+__all__ = ["namespace_default", "namespace_defaults"]

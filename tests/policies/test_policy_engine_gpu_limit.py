@@ -195,3 +195,32 @@ def test_ollama_careful_forms_stay_silent():
     # Another vendor's device (ollama/ollama:rocm on amd.com/gpu).
     amd = dict(HEISSANJAY, image="ollama/ollama:rocm", resources={"limits": {"amd.com/gpu": "1"}})
     assert found_by([deployment(amd, tolerations=[_GPU_TOLERATION])], POLICY) == []
+
+
+def _limit_range(namespace: str, **item) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": "gpu-default", "namespace": namespace},
+        "spec": {"limits": [{"type": "Container", **item}]},
+    }
+
+
+def test_a_limit_range_that_defaults_the_gpu_is_silent():
+    # Review 28 #4 (/tmp/review/g13/lr.yaml): LimitRanger writes a Container LimitRange's defaults into every container
+    # lacking them, extended resources included (kubernetes plugin/pkg/admission/limitranger/admission.go
+    # mergeContainerResources), so the pod holds the GPU once admitted.
+    gpu = {"nvidia.com/gpu": "1"}
+    ns = "llm-inference-poc"
+    assert found_by([_limit_range(ns, default=gpu, defaultRequest=gpu), deployment(SKYTIN)], POLICY) == []
+    assert found_by([_limit_range(ns, defaultRequest=gpu), deployment(SKYTIN)], POLICY) == []
+    assert found_by([_limit_range(ns, default={"amd.com/gpu": "1"}), deployment(SKYTIN)], POLICY) == []
+
+
+def test_a_limit_range_of_another_namespace_or_of_cpu_only_still_blocks():
+    gpu = {"nvidia.com/gpu": "1"}
+    assert [e for e, _ in found_by([_limit_range("other", default=gpu), deployment(SKYTIN)], POLICY)] == ["mandatory"]
+    cpu_only = _limit_range("llm-inference-poc", default={"cpu": "2", "memory": "4Gi", "ephemeral-storage": "10Gi"})
+    assert [e for e, _ in found_by([cpu_only, deployment(SKYTIN)], POLICY)] == ["mandatory"]
+    pod_item = _limit_range("llm-inference-poc", type="Pod", max=gpu)  # a Pod item defaults nothing
+    assert [e for e, _ in found_by([pod_item, deployment(SKYTIN)], POLICY)] == ["mandatory"]

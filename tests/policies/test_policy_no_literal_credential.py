@@ -306,3 +306,20 @@ def test_comments_without_a_token_and_block_scalar_tokens_are_not_reported_twice
     service = yaml.safe_dump(_ray_service(_LETTERS_TOKEN), default_style=None)
     found = _checked(tmp_path, service)
     assert [m.split(" holds")[0] for _, m in found] == ["spec.serveConfigV2"]
+
+
+def test_a_token_in_a_comment_of_a_file_with_no_kubernetes_object_is_advice(tmp_path):
+    """A Helm values.yaml documents example values in its comments and holds no object the pack reads (review 28 #5):
+    the shape is still reported, as advice; the same comment in a manifest file blocks."""
+    from policies.check import load_resources
+
+    values = tmp_path / "values.yaml"
+    values.write_text(f"# Hugging Face token, e.g. {_LETTERS_TOKEN}\nhfToken: ''\nreplicaCount: 1\n")
+    (tmp_path / "manifest.yaml").write_text(_COMMENTED.format(token="<your Hugging Face token>"))
+    found = evaluate(load_resources([str(tmp_path)]), policies=[no_literal_credential.POLICY])
+    assert [(v.enforcement, v.message.split(";")[0]) for v in found] == [
+        ("advisory", "line 1: a YAML comment holds what looks like a Hugging Face token (hf_...[redacted])")
+    ]
+    assert "the file holds no Kubernetes object" in found[0].message and _LETTERS_TOKEN not in found[0].message
+    ((level, _),) = _checked(tmp_path, _COMMENTED.format(token=_LETTERS_TOKEN))
+    assert level == "mandatory"
