@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import score_labels  # noqa: E402
 
-# An unpinned vLLM server with no probes: the pack finds G1 (image tag latest) on Deployment/chat.
+# An unpinned vLLM server with no probes: the pack finds G1 (image tag latest, advisory) on Deployment/chat, and a
+# --gpu-memory-utilization above S1's band (mandatory), which no label below names.
 MANIFEST = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -26,7 +27,7 @@ spec:
       containers:
         - name: vllm
           image: vllm/vllm-openai:latest
-          args: ["--model", "Qwen/Qwen2.5-7B-Instruct"]
+          args: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu-memory-utilization", "0.99"]
           resources: {limits: {nvidia.com/gpu: "1"}}
 """
 
@@ -61,8 +62,9 @@ def test_a_label_is_found_by_id_and_object_and_missed_otherwise(tmp_path: Path) 
     assert (result["labels"], result["found"], result["found_blocking"]) == (3, 1, 1)
     assert result["recall"] == 33.3 and result["blocking_recall"] == 100.0
     assert {m["name"] for m in result["missed"]} == {"other", "*"}
-    # Every mandatory finding other than G1 on chat matches no label, so it counts as wrong.
-    assert all(w["catalog"] != "G1" for w in result["wrong"]) and result["wrong_blocking"] == len(result["wrong"]) > 0
+    # Every mandatory finding that matches no label counts as wrong: S1's, here; G1 matched its label.
+    assert "S1" in {w["catalog"] for w in result["wrong"]} and result["wrong_blocking"] == len(result["wrong"])
+    assert all(w["catalog"] != "G1" for w in result["wrong"])
     assert _score(set_dir, unit="file")["found"] == 1
 
 
