@@ -32,6 +32,37 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version))
 
 
+def decode_spans(spans: str) -> frozenset[int]:
+    """Release index ranges as the tables write them ("0-3,5") read as {0, 1, 2, 3, 5}; "" is no release."""
+    found: set[int] = set()
+    for span in filter(None, spans.split(",")):
+        first, _, last = span.partition("-")
+        found.update(range(int(first), int(last or first) + 1))
+    return frozenset(found)
+
+
+def encode_spans(indexes: list[int]) -> str:
+    """The inverse of ``decode_spans`` for ascending indexes: [0, 1, 2, 5] -> "0-2,5"."""
+    runs: list[list[int]] = []
+    for i in indexes:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def bounding_releases(releases: tuple[str, ...], version: str) -> tuple[str, ...]:
+    """The releases of a table that bound ``version``: itself when read, else the one below and the one above (empty
+    outside the range read)."""
+    if version in releases:
+        return (version,)
+    v = version_key(version)
+    below = [r for r in releases if version_key(r) < v]
+    above = [r for r in releases if version_key(r) > v]
+    return (below[-1], above[0]) if below and above else ()
+
+
 @dataclass(frozen=True, eq=False)
 class CliOptions:
     """The long options and entry modules each release read accepts (see the module docstring)."""
@@ -144,14 +175,8 @@ class CliOptions:
         return list(names[at:end])
 
     def neighbours(self, version: str) -> tuple[str, ...]:
-        """The releases read that bound ``version``: itself when read, else the one below and the one above (empty
-        outside the range read)."""
-        if version in self.releases:
-            return (version,)
-        v = version_key(version)
-        below = [r for r in self.releases if version_key(r) < v]
-        above = [r for r in self.releases if version_key(r) > v]
-        return (below[-1], above[0]) if below and above else ()
+        """The releases read that bound ``version`` (``bounding_releases``)."""
+        return bounding_releases(self.releases, version)
 
     def span(self, releases: list[str]) -> str:
         """Releases as runs of consecutive read releases: "0.6.0 to 0.16.0, 0.33.0 to 0.34.0"."""
@@ -205,11 +230,7 @@ class _Indexes(Mapping[str, frozenset[int]]):
 
     def __getitem__(self, name: str) -> frozenset[int]:
         if (found := self._decoded.get(name)) is None:
-            indexes: set[int] = set()
-            for span in self._spans[name].split(","):
-                first, _, last = span.partition("-")
-                indexes.update(range(int(first), int(last or first) + 1))
-            found = self._decoded[name] = frozenset(indexes)
+            found = self._decoded[name] = decode_spans(self._spans[name])
         return found
 
     def __iter__(self) -> Iterator[str]:

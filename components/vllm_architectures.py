@@ -23,17 +23,9 @@ from typing import Mapping, Optional
 from .capacity.architecture import ArchitectureError
 from .capacity.model_catalog import MODELS
 from .capacity.models import UnknownModel, find_model
-from .engine_options import version_key
+from .engine_options import bounding_releases, decode_spans, version_key
 
 _FILE = Path(__file__).parent / "vllm_architectures.json"
-
-
-def _indexes(spans: str) -> frozenset[int]:
-    found: set[int] = set()
-    for span in filter(None, spans.split(",")):
-        first, _, last = span.partition("-")
-        found.update(range(int(first), int(last or first) + 1))
-    return frozenset(found)
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,17 +39,11 @@ class ArchitectureTable:
 
     def releases_with(self, architecture: str) -> list[str]:
         """The releases read whose registry lists ``architecture``."""
-        return [self.releases[i] for i in sorted(_indexes(self.spans.get(architecture, "")))]
+        return [self.releases[i] for i in sorted(decode_spans(self.spans.get(architecture, "")))]
 
     def neighbours(self, version: str) -> tuple[str, ...]:
-        """The releases read that bound ``version``: itself when read, else the one below and the one above (empty
-        outside the range read)."""
-        if version in self.releases:
-            return (version,)
-        v = version_key(version)
-        below = [r for r in self.releases if version_key(r) < v]
-        above = [r for r in self.releases if version_key(r) > v]
-        return (below[-1], above[0]) if below and above else ()
+        """The releases read that bound ``version`` (``bounding_releases``)."""
+        return bounding_releases(self.releases, version)
 
     def has_fallback(self, release: str) -> bool:
         """True when ``release`` (read or not) may load an architecture outside its registry through transformers:
@@ -79,7 +65,7 @@ def architecture_table() -> ArchitectureTable:
     return ArchitectureTable(
         releases=tuple(data["releases"]),
         spans=dict(data["architectures"]),
-        fallback=_indexes(data.get("transformers_fallback", "")),
+        fallback=decode_spans(data.get("transformers_fallback", "")),
         models=models,
     )
 

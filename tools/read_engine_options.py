@@ -68,7 +68,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # The loader's release order (CliOptions.neighbours compares releases by it), so the table is written in that order.
-from components.engine_options import version_key  # noqa: E402
+from components.engine_options import decode_spans, encode_spans, version_key  # noqa: E402
 
 COMPONENTS = ROOT / "components"
 OPTION = re.compile(r"^--[a-z0-9][a-z0-9-]*$")
@@ -277,16 +277,10 @@ def modules(wheel: str, engine: str = "vllm") -> set[str]:
 
 def _spans(releases: list[str], found: dict[str, set[str]]) -> dict[str, str]:
     """Each name with the index ranges of the releases having it (``found``: release -> its names)."""
-    ranges: dict[str, str] = {}
-    for name in sorted(set().union(*found.values())):
-        have = [i for i, release in enumerate(releases) if name in found[release]]
-        spans, start = [], have[0]
-        for prev, cur in zip(have, have[1:] + [-1]):
-            if cur != prev + 1:
-                spans.append(f"{start}-{prev}" if prev != start else str(start))
-                start = cur
-        ranges[name] = ",".join(spans)
-    return ranges
+    return {
+        name: encode_spans([i for i, release in enumerate(releases) if name in found[release]])
+        for name in sorted(set().union(*found.values()))
+    }
 
 
 def table(
@@ -325,10 +319,8 @@ def _releases_of(ranges: dict[str, str], releases: list[str]) -> dict[str, set[s
     """The inverse of ``_spans``: release -> the names a written table gives it."""
     found: dict[str, set[str]] = {release: set() for release in releases}
     for name, spans in ranges.items():
-        for span in spans.split(","):
-            first, _, last = span.partition("-")
-            for i in range(int(first), int(last or first) + 1):
-                found[releases[i]].add(name)
+        for i in decode_spans(spans):
+            found[releases[i]].add(name)
     return found
 
 

@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from components.engine_options import encode_spans as spans  # noqa: E402
 from components.engine_options import version_key  # noqa: E402
 
 OUT = ROOT / "components" / "vllm_architectures.json"
@@ -100,17 +101,6 @@ def read_release(release: _Release) -> tuple[set[str], bool]:
         raise SystemExit(f"{release.path}: no model registry read ({' or '.join(_REGISTRIES)})")
     fallback = any(marker in release.read(f) for f in _FALLBACK_FILES for marker in _FALLBACK_MARKERS)
     return archs, fallback
-
-
-def spans(indexes: list[int]) -> str:
-    """[0, 1, 2, 5] -> "0-2,5"."""
-    runs: list[list[int]] = []
-    for i in indexes:
-        if runs and i == runs[-1][-1] + 1:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 def table(paths: list[Path], kept: dict) -> dict:
