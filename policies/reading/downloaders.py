@@ -13,6 +13,11 @@ source, the folder and the revision, and where a source is a Hugging Face reposi
   ``--local-dir`` (else the Hub cache), ``--revision`` (else the main branch), ``--repo-type`` (a dataset or a Space
   is not a model, and is not read),
   https://huggingface.co/docs/huggingface_hub/guides/cli#download-a-repository.
+
+Library calls as data too (CALL_ROWS), read from the text a container runs (``python -c``, a heredoc, a mounted
+ConfigMap script): huggingface_hub's ``snapshot_download``/``hf_hub_download`` with ``repo_id`` (or the first positional
+argument), ``local_dir``/``cache_dir`` and ``revision``; such a fetch is marked ``from_text`` (a later line of the
+script may change what it does).
 """
 
 from __future__ import annotations
