@@ -74,8 +74,19 @@ def _node_pools(resources: list[Resource]) -> dict[str, tuple[Resource, float]]:
     return pools
 
 
+def _pinned(scaler: Resource) -> bool:
+    """Whether the scaler's floor reaches its ceiling, so it never scales (HPA minReplicas defaults to 1, a
+    ScaledObject's minReplicaCount to 0: kedacore/keda v2.20.2 apis/keda/v1alpha1/scaledobject_types.go)."""
+    _, ceiling = max_replicas(scaler)
+    spec = as_dict(get(scaler.props, "spec"))
+    floor = as_int(spec.get("minReplicaCount", 0)) if is_scaled_object(scaler) else as_int(spec.get("minReplicas", 1))
+    return ceiling is not None and floor is not None and ceiling > 0 and floor >= ceiling
+
+
 def _behavior_findings(scaler: Resource, config: dict) -> list[str]:
     path, spec = behavior(scaler)
+    if scaler.type != ISVC_TYPE and not isinstance(scaler, EmbeddedHPA) and _pinned(scaler):
+        return []
     found = []
     floor = config["minScaleDownStabilizationSeconds"]
     down = as_dict(spec.get("scaleDown"))
@@ -168,6 +179,25 @@ def _knative_revision(resource: Resource, config: dict) -> tuple[str, dict, bool
     return f"deploymentMode {mode} ({how}): Knative's KPA scales this GPU InferenceService in", merged, annotated
 
 
+_KPA_BOUNDS = (
+    ("autoscaling.knative.dev/min-scale", "autoscaling.knative.dev/minScale"),
+    ("autoscaling.knative.dev/max-scale", "autoscaling.knative.dev/maxScale"),
+)
+
+
+def _kpa_pinned(resource: Resource, merged: dict) -> bool:
+    """Whether the revision's KPA can never scale in: its floor reaches its (bounded) ceiling. KServe writes min-scale
+    from spec.predictor.minReplicas (1 when unset) and max-scale from maxReplicas unless that is 0, unbounded (kserve
+    v0.20.0 pkg/controller/v1alpha1/utils/utils.go:69-80); a Knative Service states both annotations itself."""
+    low, high = (next((as_int(merged[k]) for k in keys if k in merged), None) for keys in _KPA_BOUNDS)
+    if resource.type == ISVC_TYPE:
+        predictor = as_dict(get(resource.props, "spec", "predictor"))
+        low = as_int(predictor.get("minReplicas", 1))
+        ceiling = as_int(predictor.get("maxReplicas", 0))
+        high = ceiling if ceiling else high
+    return low is not None and high is not None and high > 0 and low >= high
+
+
 def _kpa_findings(resource: Resource, config: dict) -> list[str]:
     """A GPU model server's Knative revision whose KPA scales in before the floor: autoscaling.knative.dev/
     scale-down-delay on the revision governs it (Knative's default 0 s: knative/serving knative-v1.23.0
@@ -179,6 +209,8 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
         return []
     what, merged, proven = read
     if merged.get("autoscaling.knative.dev/class", "kpa.autoscaling.knative.dev") != "kpa.autoscaling.knative.dev":
+        return []
+    if _kpa_pinned(resource, merged):
         return []
     floor = config["minScaleDownStabilizationSeconds"]
     raw = merged.get(KNATIVE_SCALE_DOWN_DELAY)
@@ -192,9 +224,10 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
         f"below {floor} s: a GPU replica removed on a short dip takes minutes to come back; set "
         f"{KNATIVE_SCALE_DOWN_DELAY} to at least {floor}s"
     )
-    # Without the annotation the mode is the cluster's default (the setting), which the manifest does not show; on a
-    # Knative Service an unset delay is the cluster's config-autoscaler scale-down-delay, not in the files either.
-    if resource.type == KNATIVE_SERVICE_TYPE and raw is None:
+    # Without the annotation the mode is the cluster's default (the setting), which the manifest does not show. An
+    # unset delay is the cluster's config-autoscaler scale-down-delay (not in the files), and Knative's own default of
+    # 0 s after a 60 s averaged window is a flapping risk the manifest did not choose, not a server that fails: advice.
+    if raw is None:
         proven = False
     stable = duration_seconds(window) if isinstance(window, str) else None
     if stable is not None and stable >= floor:
@@ -317,7 +350,9 @@ POLICY = Policy(
         "LLM autoscalers (HPAs, KEDA ScaledObjects, the HPAs and ScaledObjects KServe and the NIM operator render, "
         "KServe's Knative KPA and a GPU model server's Knative Service, AIBrix PodAutoscalers, KubeAI Models, Ray Serve GPU deployments) must "
         "scale in after a stabilization window of at least 300 s, scale out by bounded steps and stay within their GPU "
-        "pool's limit; where the target is in another file and only names suggest a model server, this is advice."
+        "pool's limit; where the target is in another file and only names suggest a model server, or a Knative "
+        "revision leaves scale-down-delay to the cluster's default, this is advice; an autoscaler whose floor equals its "
+        "ceiling never scales and is not judged."
     ),
     catalog="S8",
     severity="high",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from policies.derived.common import rule_of, subject
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_dict, as_quantity, containers, get, pod_specs
+from policies.kube import PRIMARY_POD_PATHS, WORKLOAD_TYPES, as_dict, as_quantity, containers, get, pod_specs
 from policies.reading.kserve_runtime import builtin_runtime, merged_resources, predictor_runtime
 
 DERIVED_TYPES = ("kubernetes:apps/v1:Deployment", "kubernetes:core/v1:Pod")
@@ -62,8 +62,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 if request is None or limit is None or request <= limit:
                     continue
                 field = f"{path}.containers[{index}].resources"
+                where = "" if path in PRIMARY_POD_PATHS else f" {path}"
                 message = (
-                    f"{subject(resource)}: container {container.get('name')}: resources.requests.{key} "
+                    f"{subject(resource)}:{where} container {container.get('name')}: resources.requests.{key} "
                     f"{requests[key]} exceeds resources.limits.{key} {limits[key]}; the API server refuses the "
                     f"pod template (a request must be at most its limit)"
                 )
@@ -89,7 +90,9 @@ POLICY = Policy(
         'kserve.inferenceservice.resources.limits.cpu/memory: ""): KServe fills any missing limit from '
         "inferenceservice-config, and a request above that limit makes its Deployment invalid."
     ),
-    resource_types=tuple(dict.fromkeys((*WORKLOAD_TYPES, *DERIVED_TYPES))),
+    # WorkloadTypes + ...: still open to every custom resource (an operator CR, ray.io/v1alpha1), whose pod
+    # templates pod_specs finds with the generic walk; a plain tuple here would drop them.
+    resource_types=WORKLOAD_TYPES + tuple(t for t in DERIVED_TYPES if t not in WORKLOAD_TYPES),
     check_resource=_check,
     rationale=(
         "Kubernetes refuses a container whose request exceeds its limit "

@@ -73,6 +73,17 @@ def test_disabled_scale_down_is_not_flapping():
     assert messages(POLICY, isvc(), resource(HPA_TYPE, props), pool()) == []
 
 
+def test_a_pinned_autoscaler_never_scales_so_its_behavior_is_moot():
+    # minReplicas equal to maxReplicas: the HPA holds the count, no window or step applies.
+    props = hpa(minReplicas=2, maxReplicas=2)
+    props["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] = 0.0
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, props), pool()) == []
+    props["spec"]["maxReplicas"] = 3
+    assert messages(POLICY, isvc(), resource(HPA_TYPE, props), pool()) == [
+        f"spec.behavior.scaleDown.stabilizationWindowSeconds = 0 is below 300 s: {FLAP}"
+    ]
+
+
 def test_unbounded_scale_up_pods():
     props = hpa()
     props["spec"]["behavior"]["scaleUp"]["policies"][1]["value"] = 50.0

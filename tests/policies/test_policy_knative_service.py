@@ -83,6 +83,14 @@ def test_initial_scale_zero_is_advice_and_a_short_delay_blocks():
     assert level == "mandatory" and "scale-down-delay 30s after a stable window" in message
 
 
+def test_a_knative_service_pinned_by_min_and_max_scale_never_scales_in():
+    # min-scale equal to max-scale: the KPA holds the count, so no scale-down-delay matters (S8 silent).
+    pinned = with_annotations({"autoscaling.knative.dev/min-scale": "1", "autoscaling.knative.dev/max-scale": "1"})
+    assert found_by([pinned], "llm-hpa-behavior") == []
+    pinned["spec"]["template"]["metadata"]["annotations"]["autoscaling.knative.dev/max-scale"] = "3"
+    assert [level for level, _ in found_by([pinned], "llm-hpa-behavior")] == ["advisory"]
+
+
 def test_a_careful_knative_service_and_one_that_serves_no_model_are_silent():
     careful = with_annotations({"autoscaling.knative.dev/min-scale": "1", "autoscaling.knative.dev/scale-down-delay": "10m"})
     # Knative's own sample (knative/docs code-samples/serving/hello-world/helloworld-go/service.yaml): no model server.

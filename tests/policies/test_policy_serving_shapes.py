@@ -322,7 +322,9 @@ def test_serverless_kpa_scale_down_delay():
         "least 300s"
     ]
     del props["metadata"]["annotations"]["autoscaling.knative.dev/scale-down-delay"]
-    assert "scale-down-delay unset (Knative's 0s)" in messages(S8, isvc(props))[0]
+    # Unset: Knative's (or the cluster's) default, a flapping risk the manifest did not choose; advice (set 22).
+    (violation,) = evaluate([isvc(props)], None, policies=[S8])
+    assert violation.enforcement == "advisory" and "scale-down-delay unset (Knative's 0s)" in violation.message
     # A 10m stable window averages a short dip away (knative-v1.23.0 autoscaler.go:196): advice (cold review finding 12).
     props["metadata"]["annotations"]["autoscaling.knative.dev/window"] = "10m"
     (violation,) = evaluate([isvc(props)], None, policies=[S8])
@@ -330,4 +332,24 @@ def test_serverless_kpa_scale_down_delay():
     del props["metadata"]["annotations"]["autoscaling.knative.dev/window"]
     # RawDeployment: no KPA (the HPA's behavior is judged instead).
     props["metadata"]["annotations"]["serving.kserve.io/deploymentMode"] = "RawDeployment"
+    assert messages(S8, isvc(props)) == []
+
+
+def test_serverless_kpa_pinned_replicas_never_scale_in():
+    """thepetk/odh-kubeflow-model-registry-setup inferenceservice.yaml@90d19baa68d39800957d262ae1edc5634e7665ea: a
+    Serverless GPU InferenceService with minReplicas 1 and maxReplicas 1. KServe writes min-scale 1 and max-scale 1 on
+    the revision (kserve v0.20.0 pkg/controller/v1alpha1/utils/utils.go:69-80), so the KPA never removes the replica and
+    no scale-down-delay matters (set 22's one wrong blocking finding)."""
+    from policy_fixtures import isvc, isvc_props
+
+    from policies.autoscaling.hpa_behavior import POLICY as S8
+
+    props = isvc_props()
+    props["metadata"]["annotations"] = {"serving.kserve.io/deploymentMode": "Serverless"}
+    props["spec"]["predictor"].update({"minReplicas": 1, "maxReplicas": 1})
+    assert messages(S8, isvc(props)) == []
+    # maxReplicas 0 is unbounded in KServe: the KPA scales in again, and the unset delay is advice.
+    props["spec"]["predictor"]["maxReplicas"] = 0
+    assert "scale-down-delay unset (Knative's 0s)" in messages(S8, isvc(props))[0]
+    props["spec"]["predictor"].update({"minReplicas": 2, "maxReplicas": 2})
     assert messages(S8, isvc(props)) == []
