@@ -110,6 +110,9 @@ _OPTIONAL: dict[str, type] = {
     "start_models": str,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
+# Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
+# Hub repository whatever their value shows, so an unexpanded "$(VAR)" behind one is still a download.
+_DOWNLOAD_OPTIONAL: dict[str, type] = {"hub": list}
 
 
 _OPTION_FIELDS: dict[str, type] = {"file": str, "images": list}
@@ -140,6 +143,7 @@ class Downloads:
     dirs: tuple[str, ...]  # the image's default cache directories (one per image the row covers)
     env: tuple[tuple[str, str], ...]  # (variable, sub-path) that move the cache, first set wins: HF_HOME/hub
     source: str  # where the files come from, for messages ("the Hugging Face Hub")
+    hub: tuple[str, ...] = ()  # setting spellings that always name a Hub repository (llama.cpp's --hf-repo)
 
 
 @dataclass(frozen=True)
@@ -262,8 +266,12 @@ def _check_subtable(where: str, table: dict, fields: dict[str, type]) -> None:
 
 
 def _check_downloads(where: str, table: dict) -> None:
-    """The [engines.NAME.downloads] table: its four fields, each of its type; kinds known, directories absolute."""
-    _check_subtable(where, table, _DOWNLOAD_FIELDS)
+    """The [engines.NAME.downloads] table: its four fields, each of its type, and the optional ``hub`` list; kinds
+    known, directories absolute."""
+    optional = {k: table[k] for k in _DOWNLOAD_OPTIONAL if k in table}
+    _check_subtable(where, {k: v for k, v in table.items() if k not in optional}, _DOWNLOAD_FIELDS)
+    if optional:
+        _check_subtable(where, optional, {k: _DOWNLOAD_OPTIONAL[k] for k in optional})
     bad = [m for m in table["models"] if m not in DOWNLOAD_KINDS and not m.endswith("://")]
     if bad:
         raise EngineTableError(f"{where}.models: {bad[0]!r} is not one of {DOWNLOAD_KINDS} nor a URI scheme ending in ://")
@@ -306,7 +314,7 @@ def _downloads(table: dict | None) -> Downloads | None:
     if table is None:
         return None
     env = tuple((v.split("/", 1)[0], v.split("/", 1)[1] if "/" in v else "") for v in table["env"])
-    return Downloads(tuple(table["models"]), tuple(table["dirs"]), env, table["source"])
+    return Downloads(tuple(table["models"]), tuple(table["dirs"]), env, table["source"], tuple(table.get("hub", ())))
 
 
 def _check_sources(where: str, row: dict, sources: Any) -> None:
