@@ -19,6 +19,7 @@ from policies.reading.nodepools import (
     consolidation_policy,
     covering_budgets,
     expire_after,
+    gpu_pool_hint,
     is_gpu_nodepool,
     is_static,
     moving_ami,
@@ -77,8 +78,15 @@ def _annotated_gpu_pods(view: tuple) -> bool:
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    if not is_gpu_nodepool(resource.props):
+    hint = None if is_gpu_nodepool(resource.props) else gpu_pool_hint(resource.props)
+    if hint is None and not is_gpu_nodepool(resource.props):
         return []
+    found = _gpu_pool_findings(resource)
+    # Read as a GPU pool from a name only (the instance types come from a node class or provider outside the files).
+    return found if hint is None else [unproven(f"{m} (read as a GPU pool because {hint})") for m in found]
+
+
+def _gpu_pool_findings(resource: Resource) -> list[str]:
     # Node-level control: the pool's nodes carry karpenter.sh/do-not-disrupt: "true" (the NodePool form
     # spec.template.metadata.annotations), so Karpenter never chooses them for consolidation or drift
     # (https://karpenter.sh/docs/concepts/disruption/#node-level-controls): budgets confine nothing more.

@@ -8,20 +8,23 @@ platform/karpenter/nodepool.yaml) is therefore silent; whether the GPU pods tole
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
-from policies.reading.nodepools import NODEPOOL_TYPES, is_gpu_nodepool, taints
+from policies.framework import Policy, Resource, unproven
+from policies.reading.nodepools import NODEPOOL_TYPES, gpu_pool_hint, is_gpu_nodepool, taints
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    if not is_gpu_nodepool(resource.props):
+    hint = None if is_gpu_nodepool(resource.props) else gpu_pool_hint(resource.props)
+    if hint is None and not is_gpu_nodepool(resource.props):
         return []
     key = config["taintKey"]
     if any(t.get("effect") in ("NoSchedule", "NoExecute") for t in taints(resource.props)):
         return []
-    return [
+    message = (
         f"spec.template.spec.taints: GPU NodePool without a {key}:NoSchedule taint; pods that do not ask for a GPU "
         f"can land on its nodes and keep them (and their GPUs) alive"
-    ]
+    )
+    # Read as a GPU pool from a name only (the instance types come from a node class or provider outside the files).
+    return [message if hint is None else unproven(f"{message} (read as a GPU pool because {hint})")]
 
 
 POLICY = Policy(

@@ -22,38 +22,112 @@ def _values(req: dict) -> list[str]:
     return [str(v) for v in as_list(req.get("values"))]
 
 
+# GPU instance types of every provider's Karpenter, by name: AWS g*/p* (g5.xlarge, p5.48xlarge), Azure's N series
+# (Standard_NC24ads_A100_v4, Standard_ND96asr_v4, Standard_NV36ads_A10_v5), GCP's accelerator-optimised a2/a3/a4/g2/g4
+# machines, OCI's BM.GPU.* / VM.GPU.* shapes, Alibaba's ecs.gn*/ebmgn*, and Lambda Cloud's gpu_1x_gh200-style types.
+_GPU_INSTANCE_TYPE = re.compile(
+    r"^((g|p)[0-9][a-z0-9-]*\.|standard_n[cdvg]|(a2|a3|a4|g2|g4)-|(bm|vm)\.gpu|ecs\.(gn|ebmgn|sgn|vgn)|gpu_)",
+    re.IGNORECASE,
+)
+_INSTANCE_TYPE_KEYS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type", "karpenter.azure.com/sku-name")
+# A requirement key whose name part (after the provider's prefix) states GPUs: AWS instance-gpu-*, Azure sku-gpu-*,
+# and the same shape in other providers (karpenter.k8s.aws/instance-gpu-count, karpenter.azure.com/sku-gpu-name).
+_GPU_KEY = re.compile(r"/(instance-|sku-)?gpu-(count|name|manufacturer|memory)$")
+_GPU_LABEL_PREFIXES = ("nvidia.com/gpu", "amd.com/gpu", "cloud.google.com/gke-accelerator")
+
+
+def _gpu_requirement(key: str, op: Any, values: list[str]) -> bool:
+    """Whether one requirement selects GPU instances only."""
+    if key.startswith(_AUTO_MODE_PREFIX):
+        # EKS Auto Mode names Karpenter's instance labels under its own prefix (eks.amazonaws.com/instance-family,
+        # -category, -gpu-name, -gpu-count, ...: the EKS user guide's "Auto Mode supported labels").
+        key = "karpenter.k8s.aws/instance-" + key[len(_AUTO_MODE_PREFIX) :]
+    found = _GPU_KEY.search(key)
+    if found and found.group(2) == "count":
+        return (
+            (op == "Gt" and bool(values) and (as_float(values[0]) or 0) >= 0)
+            or (op == "In" and any((as_float(v) or 0) > 0 for v in values))
+            or op == "Exists"
+        )
+    if found:
+        return op in ("In", "Exists")
+    if op != "In" or not values:
+        return False
+    if key == "karpenter.k8s.aws/instance-category":
+        return bool({"g", "p"} & set(values))
+    if key == "karpenter.k8s.aws/instance-family":
+        return any(_GPU_FAMILY.match(v) for v in values)
+    if key == "karpenter.azure.com/sku-family":
+        # Azure's N family is its GPU family (NC, ND, NV: "N (GPU)" in the AKS node auto-provisioning selectors).
+        return any(v.upper().startswith("N") for v in values)
+    return key in _INSTANCE_TYPE_KEYS and any(_GPU_INSTANCE_TYPE.match(v) for v in values)
+
+
 def is_gpu_nodepool(props: dict) -> bool:
-    """True when the NodePool's requirements (or its limits) select GPU instances."""
+    """True when the NodePool can only mean GPUs: its requirements select GPU instances (a GPU count, name, maker or
+    memory under any provider's prefix; GPU instance categories, families or types of any provider), its limits count
+    nvidia.com/gpu, its template labels or taints say nvidia.com/gpu (or AMD's, GKE's accelerator), or the node class
+    of the files it names selects GPU instance types only."""
     if (as_quantity(get(props, "spec", "limits", GPU_RESOURCE)) or 0) > 0:
         return True
     for req in as_list(get(props, "spec", "template", "spec", "requirements")):
         req = as_dict(req)
-        key, op, values = req.get("key"), req.get("operator"), _values(req)
-        if isinstance(key, str) and key.startswith(_AUTO_MODE_PREFIX):
-            # EKS Auto Mode names Karpenter's instance labels under its own prefix (eks.amazonaws.com/instance-family,
-            # -category, -gpu-name, -gpu-count, ...: the EKS user guide's "Auto Mode supported labels").
-            key = "karpenter.k8s.aws/instance-" + key[len(_AUTO_MODE_PREFIX) :]
-        if key == "karpenter.k8s.aws/instance-gpu-count":
-            if op == "Gt" and values and (as_float(values[0]) or 0) >= 0:
-                return True
-            if op == "In" and any((as_float(v) or 0) > 0 for v in values):
-                return True
-            if op == "Exists":
-                return True
-        if key in ("karpenter.k8s.aws/instance-gpu-name", "karpenter.k8s.aws/instance-gpu-manufacturer") and op in (
-            "In",
-            "Exists",
-        ):
+        key = req.get("key")
+        if isinstance(key, str) and _gpu_requirement(key, req.get("operator"), _values(req)):
             return True
-        if op == "In" and key == "karpenter.k8s.aws/instance-category" and {"g", "p"} & set(values):
-            return True
-        if (
-            op == "In"
-            and key in ("karpenter.k8s.aws/instance-family", "node.kubernetes.io/instance-type")
-            and any(_GPU_FAMILY.match(v) for v in values)
-        ):
-            return True
-    return False
+    labels = as_dict(get(props, "spec", "template", "metadata", "labels"))
+    keys = [str(k) for k in labels] + [str(t.get("key")) for t in taints(props)]
+    if any(k.startswith(_GPU_LABEL_PREFIXES) for k in keys):
+        return True
+    types = _node_class_instance_types(props)
+    return bool(types) and all(_GPU_INSTANCE_TYPE.match(t) for t in types)
+
+
+_GPU_NAME = re.compile(
+    r"(^|[-_.])(gpu|gpus|gh200|gb200|h100|h200|h20|a100|a10g?|l40s?|l4|t4|v100|b200|b300|mi2[0-9]{2}x?|mi3[0-9]{2}x?)([-_.0-9]|$)",
+    re.IGNORECASE,
+)
+_TYPE_KEYS = _INSTANCE_TYPE_KEYS + (
+    "karpenter.k8s.aws/instance-family",
+    "karpenter.k8s.aws/instance-category",
+    "karpenter.azure.com/sku-family",
+    "eks.amazonaws.com/instance-family",
+    "eks.amazonaws.com/instance-category",
+)
+
+
+def gpu_pool_hint(props: dict) -> str | None:
+    """Why a NodePool that is not provably a GPU pool (is_gpu_nodepool) reads as one: its nodeClassRef's or its own
+    name names a GPU (lambda-gh200, gpu-pool) while its requirements pin no instance type, family or category; None
+    otherwise. A finding built on this hint alone is advice: the instance types come from outside the files."""
+    if is_gpu_nodepool(props):
+        return None
+    for req in as_list(get(props, "spec", "template", "spec", "requirements")):
+        if as_dict(req).get("key") in _TYPE_KEYS:
+            return None
+    ref = as_dict(get(props, "spec", "template", "spec", "nodeClassRef"))
+    ref_name, own = ref.get("name"), get(props, "metadata", "name")
+    if isinstance(ref_name, str) and _GPU_NAME.search(ref_name):
+        return f"its nodeClassRef {ref.get('kind') or 'node class'} {ref_name} names a GPU"
+    if isinstance(own, str) and _GPU_NAME.search(own):
+        return f"its name {own} names a GPU"
+    return None
+
+
+def _node_class_instance_types(props: dict) -> list[str]:
+    """The instance types the node class of the files that the NodePool names pins (a LambdaNodeClass's
+    spec.instanceType / instanceTypeSelector: Apsu/lambda-karpenter api/v1alpha1/lambdanodeclass_types.go); [] else."""
+    ref = as_dict(get(props, "spec", "template", "spec", "nodeClassRef"))
+    name, kind = ref.get("name"), ref.get("kind")
+    view = viewed_resources()
+    if not isinstance(name, str) or not isinstance(kind, str) or not view:
+        return []
+    for r in view:
+        if split_type(getattr(r, "type", ""))[1] == kind and get(r.props, "metadata", "name") == name:
+            spec = as_dict(get(r.props, "spec"))
+            one = spec.get("instanceType")
+            return [str(v) for v in ([one] if isinstance(one, str) else []) + as_list(spec.get("instanceTypeSelector"))]
+    return []
 
 
 def is_static(props: dict) -> bool:

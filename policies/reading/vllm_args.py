@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Optional
 
 from components.engine_options import cli_options, tagged_release
@@ -23,10 +21,11 @@ from policies.framework import UNKNOWN
 from policies.kube import as_int, container_label, containers, get, is_ray, memoized, model_container, pod_specs
 from policies.reading.engine_flags import flag_set_engine
 from policies.reading.placeholders import placeholder_in
+from policies.reading.shell_words import SHELL_OPERATORS as _SHELL_OPERATORS
+from policies.reading.shell_words import split_shell
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 # Characters that end a shell command; the vLLM command line stops there.
-_SHELL_OPERATORS = ";&|<>"
 # vLLM's short aliases (engine/arg_utils.py) mapped to the long names.
 _ALIASES = {"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size", "dp": "data-parallel-size", "q": "quantization"}
 # Flags that never take a value: the token after one is positional, not its value.
@@ -97,63 +96,6 @@ def expand_env(tokens: list[str], container: Mapping) -> list[str]:
     if not env:
         return tokens
     return [_ENV_REF.sub(lambda m: env.get(m.group(1), m.group(0)), t) for t in tokens]
-
-
-def _split_shell(script: str) -> list[str]:
-    # Several policies read the same container's script: split each text once (a fresh list each time).
-    return list(_split_shell_cached(script))
-
-
-@lru_cache(maxsize=256)
-def _split_shell_cached(script: str) -> tuple[str, ...]:
-    # A backslash-newline continues a line; a bare newline ends a command like ";".
-    script = _drop_fd_numbers(script.replace("\\\n", " ").replace("\n", " ; "))
-    lexer = shlex.shlex(script, posix=True, punctuation_chars=_SHELL_OPERATORS)
-    lexer.whitespace_split = True
-    try:
-        return tuple(lexer)
-    except ValueError:  # unbalanced quotes: vLLM would not start either; read nothing
-        return ()
-
-
-def _drop_fd_numbers(script: str) -> str:
-    """The script with the file-descriptor number of each redirection left out (`2>&1` -> `>&1`, `2>log` -> `>log`):
-    the digits glued to `<`/`>` belong to the redirection operator, not to the command's arguments (POSIX Shell
-    Command Language 2.7 "Redirection": `[n]redir-op word`, n written with no blank before the operator), but the
-    splitter would hand them on as a word. Quoted text is left alone; `echo 2 > x` (a blank) keeps its argument."""
-    out: list[str] = []
-    quote = ""
-    i, n = 0, len(script)
-    while i < n:
-        ch = script[i]
-        if ch == "\\" and quote != "'":  # an escaped character is never a quote or an operator
-            out.append(script[i : i + 2])
-            i += 2
-            continue
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch.isdigit() and (i == 0 or script[i - 1] in " \t;&|"):
-            j = i
-            while j < n and script[j].isdigit():
-                j += 1
-            if j < n and script[j] in "<>":
-                i = j
-                continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-_COMMENT = re.compile(r"(?m)(^|\s)#.*$")
-
-
-def split_shell(script: str) -> list[str]:
-    """A script file's tokens as the shell splits them (a newline ends a command like ";"), its comments (the
-    ``#!`` line, ``# ...`` to the end of a line) left out first: the splitter reads the script as one line, where a
-    comment would run to its end. [] for unbalanced quotes."""
-    return _split_shell(_COMMENT.sub(r"\1", script))
 
 
 def _shell_script(argv: list[str]) -> str | None:
@@ -243,7 +185,7 @@ def vllm_command_line(container: Mapping, *, image_entrypoint: bool = True) -> l
     argv = command + args
     script = _shell_script(argv)
     if script is not None:
-        argv = _split_shell(script)
+        argv = split_shell(script)
     start = _invocation_start(argv)
     if start is None:
         if script is not None or command or not image_entrypoint:
@@ -268,7 +210,7 @@ def command_tokens(container: Mapping) -> tuple[list[str], bool]:
     argv = expand_env(_tokens(container.get("command")), container) + expand_env(_tokens(container.get("args")), container)
     script = _shell_script(argv)
     if script is not None:
-        return _split_shell(script), True
+        return split_shell(script), True
     return argv, False
 
 

@@ -1,0 +1,127 @@
+"""`sh -c` scripts are read as the shell reads them (policies/reading/shell_words.py), so a server started from a
+commented script is still a server, and S41 (service-links-spare-engine-variables) holds for a Service of any type
+in the pod's namespace while enableServiceLinks is not false.
+
+Fixture: KSign-Security-Lab/agents k8s/vllm.yaml at the commit of spent set 23 (/work/eval23/labels.yaml): a
+Deployment vllm in namespace agents whose `sh -c` script opens with comment lines (one holding "?") before `exec
+vllm serve ... ${TOOL_CALL_PARSER:+--tool-call-parser "$TOOL_CALL_PARSER" --enable-auto-tool-choice}`, beside a
+NodePort Service named vllm: the kubelet gives the pod VLLM_PORT=tcp://..., which vLLM's get_vllm_port refuses
+(vllm/envs.py).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from policy_fixtures import found_by
+
+from policies.reading.shell_words import split_shell
+
+# KSign-Security-Lab/agents k8s/vllm.yaml (set 23), cut to what the rules read; the script's comments kept in form.
+SCRIPT = (
+    "# How many cards did the scheduler actually give this pod? The\n"
+    "# device plugin sets CUDA_VISIBLE_DEVICES, so the pod sees only its\n"
+    "# own, and nvidia-smi counts exactly those.\n"
+    "GPUS=$(nvidia-smi -L | grep -c '^GPU')\n"
+    'echo "vllm: $GPUS GPU(s) assigned, tensor-parallel-size=$GPUS"\n'
+    'exec vllm serve "$MODEL_ID" \\\n'
+    '  --served-model-name "$SERVED_MODEL_NAME" \\\n'
+    '  --tensor-parallel-size "$GPUS" \\\n'
+    "  --host 0.0.0.0 --port 8000 \\\n"
+    '  ${TOOL_CALL_PARSER:+--tool-call-parser "$TOOL_CALL_PARSER" --enable-auto-tool-choice}\n'
+)
+
+DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm", "namespace": "agents"},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "vllm"}},
+        "template": {
+            "metadata": {"labels": {"app": "vllm"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "vllm",
+                        "image": "vllm/vllm-openai:v0.27.1",
+                        "command": ["/bin/sh", "-c"],
+                        "args": [SCRIPT],
+                        "envFrom": [{"configMapRef": {"name": "models"}}],
+                        "ports": [{"name": "http", "containerPort": 8000}],
+                        "resources": {"limits": {"nvidia.com/gpu": 1}},
+                    }
+                ]
+            },
+        },
+    },
+}
+
+SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm", "namespace": "agents"},
+    "spec": {
+        "type": "NodePort",
+        "selector": {"app": "vllm"},
+        "ports": [{"name": "http", "port": 8000, "targetPort": "http", "nodePort": 30862}],
+    },
+}
+
+S41 = "service-links-spare-engine-variables"
+
+
+def test_a_commented_script_is_read_past_its_comments():
+    words = split_shell(SCRIPT)
+    start = words.index("exec")
+    assert words[start : start + 5] == ["exec", "vllm", "serve", "$MODEL_ID", "--served-model-name"]
+    # The conditional expansion is one run-time word, not an option "--enable-auto-tool-choice}".
+    assert words[-2:] == ["${TOOL_CALL_PARSER}", ";"]
+
+
+@pytest.mark.parametrize(
+    ("script", "words"),
+    [
+        ("echo 'a # b' # gone\nrun", ["echo", "a # b", ";", "run"]),
+        ('echo "it\'s" #x', ["echo", "it's"]),
+        ("echo ${#ARGS[@]} a#b", ["echo", "${#ARGS[@]}", "a#b"]),
+        ("#!/bin/sh\nexec vllm serve m", [";", "exec", "vllm", "serve", "m"]),
+        ('run "${A:-x y}" ${B:-p q} end', ["run", "${A:-x y}", "${B}", "end"]),
+    ],
+)
+def test_comments_quotes_and_expansions(script, words):
+    assert split_shell(script) == words
+
+
+@pytest.mark.parametrize("kind", ["NodePort", "ClusterIP", "LoadBalancer", None])
+def test_a_service_named_vllm_of_any_type_in_the_namespace_blocks(kind):
+    service = copy.deepcopy(SERVICE)
+    if kind is None:
+        del service["spec"]["type"]
+    else:
+        service["spec"]["type"] = kind
+    assert found_by([DEPLOYMENT, service], S41) == [
+        (
+            "mandatory",
+            "container vllm: the Service vllm of this namespace gives the pod VLLM_PORT=tcp://<ip>:<port> (service "
+            "links are on), and the server reads VLLM_PORT as its port and refuses to start on a URI; set "
+            "enableServiceLinks: false in the pod spec (or rename the Service)",
+        )
+    ]
+
+
+def test_the_script_reader_change_adds_no_wrong_option_finding():
+    assert found_by([DEPLOYMENT, SERVICE], "engine-options-exist") == []
+
+
+def test_service_links_off_another_namespace_or_a_headless_service_are_silent():
+    off = copy.deepcopy(DEPLOYMENT)
+    off["spec"]["template"]["spec"]["enableServiceLinks"] = False
+    assert found_by([off, SERVICE], S41) == []
+    elsewhere = copy.deepcopy(SERVICE)
+    elsewhere["metadata"]["namespace"] = "gateway"
+    assert [e for e, _ in found_by([DEPLOYMENT, elsewhere], S41)] in ([], ["advisory"])
+    headless = copy.deepcopy(SERVICE)
+    headless["spec"] = {"clusterIP": "None", "selector": {"app": "vllm"}, "ports": [{"port": 8000}]}
+    assert found_by([DEPLOYMENT, headless], S41) == []
