@@ -12,6 +12,18 @@ llm-on-nerc llama.cpp/standalone/02-llama-cpp-deployment.yaml). ``wget`` exits n
 
 Read in every container of a pod that runs a model server, and in any pod where the URL or the file names a model
 (.gguf, .safetensors, .bin, .pt, huggingface.co). Advice: a later step of the script may check what it fetched.
+
+A download whose failure the script swallows is the same fault one level up: a shell runs on after a failed command
+unless ``set -e`` (``-e`` among its flags, ``set -o errexit``) is in force, and the script's exit status is its last
+command's (POSIX Shell Command Language 2.8.2 "Exit Status for Commands", and ``set -e``: "When this option is on, when
+any command fails ... the shell shall immediately exit"). So an init container or a Job whose script downloads a model
+(a download form of the table below: ``ollama pull`` or a curl to Ollama's ``/api/pull``, ``hf download``/
+``huggingface-cli download``, a curl/wget of a model file, a Python ``hf_hub_download``/``snapshot_download``) and then
+runs another command (``echo "done"``) with neither ``set -e`` nor ``&&``/``||`` after the download ends with status 0:
+the Job completes, or the server starts, without the model (spent set 21, megghaana/How-to-Deploy-an-Open-Source-LLM-
+on-Kubernetes ollama-deployment.yaml at c5380b75b0c1f7d1a263d2743aa8ad0bf5ea4f41: Job ollama-pull-mistral). Read in
+init containers and in pods that run to completion (restartPolicy Never or OnFailure), where the exit status is the
+signal; a script that tests ``$?`` is not judged.
 """
 
 from __future__ import annotations
@@ -21,7 +33,8 @@ import re
 from typing import Optional
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, container_label, containers, pod_specs
+from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, pod_specs
+from policies.reading.downloaders import CALL_ROWS, ROWS
 from policies.reading.serving import model_servers
 from policies.reading.vllm_args import command_tokens, is_shell_operator
 
@@ -64,9 +77,123 @@ def _fails(args: list[str]) -> bool:
     return any(a.partition("=")[0] in _FAIL_LONG or (_SHORT.match(a) and "f" in a[1:]) for a in args)
 
 
+# Download forms a script's command may take, as data: (command words matched on the file name of the first, what the
+# rest must show, or "" for any). The Hugging Face CLI's words come from the downloaders table.
+_DOWNLOAD_COMMANDS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("ollama", "pull"), ""),
+    *((words, "") for row in ROWS for words in row.commands),
+    (("curl",), "model"),
+    (("wget",), "model"),
+    *(((python,), "call") for python in ("python", "python3")),
+)
+_OLLAMA_PULL_API = re.compile(r"/api/pull\b")
+_CALLS = re.compile(r"\b(" + "|".join(f for row in CALL_ROWS for f in row.functions) + r")\s*\(")
+_ERREXIT = re.compile(r"^-[a-zA-Z]*e[a-zA-Z]*$")
+
+
+def _download_form(command: list[str]) -> bool:
+    """True when one command of a script is a model download of _DOWNLOAD_COMMANDS."""
+    for words, needs in _DOWNLOAD_COMMANDS:
+        if not command or posixpath.basename(command[0]) != words[0] or command[1 : len(words)] != list(words[1:]):
+            continue
+        text = " ".join(command[len(words) :])
+        if needs == "" or (needs == "call" and _CALLS.search(text)):
+            return True
+        if needs == "model" and (_OLLAMA_PULL_API.search(text) or _MODEL_FILE.search(text)):
+            return True
+    return False
+
+
+def _errexit(container: dict, tokens: list[str]) -> bool:
+    """True when the shell stops at a failed command: ``sh -e``/``-ec`` or ``set -e``/``set -o errexit`` in the script."""
+    head = [str(t) for key in ("command", "args") for t in as_list(container.get(key))][:3]
+    if any(_ERREXIT.match(t) for t in head[1:]):
+        return True
+    for i, token in enumerate(tokens[:-1]):
+        if token == "set" and (_ERREXIT.match(tokens[i + 1]) or tokens[i + 1 : i + 3] == ["-o", "errexit"]):
+            return True
+    return False
+
+
+# Shell words that open or continue a compound command: the command proper follows them.
+_OPENERS = ("then", "do", "{", "!", "(")
+_CLOSERS = ("fi", "done", "esac", "}", ")")
+
+
+def _unwrapped(command: list[str]) -> list[str]:
+    """A command without the compound-command words before it (``then curl ...`` is ``curl ...``)."""
+    i = 0
+    while i < len(command) and command[i] in _OPENERS:
+        i += 1
+    return command[i:]
+
+
+def _runs_after(rest: list[tuple[list[str], str]]) -> bool:
+    """True when a simple command runs after a download in the same flow: the closing words of a compound command
+    are passed over, and an ``else``/``elif`` branch (which does not run after the download's branch) is skipped to its
+    ``fi``."""
+    depth = 0
+    for command, _ in rest:
+        word = command[0] if command else ""
+        if depth:
+            depth += 1 if word in ("if", "case") else -1 if word in ("fi", "esac") else 0
+            continue
+        if word in ("else", "elif"):
+            depth = 1
+        elif command and word not in _CLOSERS and word != "":
+            return True
+    return False
+
+
+def _swallowed(container: dict) -> Optional[str]:
+    """The first download of the container's shell script that another command follows with no ``set -e`` and no
+    ``&&``/``||`` after it, as written; None otherwise (or when the script reads ``$?``)."""
+    tokens, script = command_tokens(container)
+    if not script or _errexit(container, tokens) or any("$?" in t for t in tokens):
+        return None
+    commands: list[tuple[list[str], str]] = []
+    current: list[str] = []
+    for i, token in enumerate(tokens):
+        redirects = token.lstrip("0123456789&") in (">", ">>", "<", ">&", "<<")
+        if is_shell_operator(token) and not redirects and not (i and tokens[i - 1] in (">", ">>", "<", ">&")):
+            commands.append((current, token))
+            current = []
+        else:
+            current.append(token)
+    commands.append((current, ""))
+    commands = [(_unwrapped(c), op) for c, op in commands if c or op in ("&&", "||")]
+    for i, (command, op) in enumerate(commands):
+        if _download_form(command) and op not in ("&&", "||", "|") and _runs_after(commands[i + 1 :]):
+            url = next((t for t in command if "://" in t), None)
+            shown = [t for t in command[:3] if not t.startswith("-")][:2] if url is None else [command[0], url]
+            return " ".join(shown)
+    return None
+
+
+def _swallowed_downloads(resource: Resource) -> list[str]:
+    """Advice for each init container, or container of a pod that runs to completion, whose script swallows a
+    download's failure (module docstring)."""
+    messages = []
+    for path, podspec in pod_specs(resource):
+        completes = podspec.get("restartPolicy") in ("Never", "OnFailure")
+        for key in ("initContainers", "containers"):
+            for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
+                if key == "containers" and not completes or container.get("restartPolicy") == "Always":
+                    continue
+                download = _swallowed(container)
+                if download is not None:
+                    messages.append(
+                        f"{container_label(path, container)}: the script runs on after `{download}` with no set -e "
+                        "and no && or || after it, so a failed download still ends with the last command's status (0): "
+                        "the container succeeds without the model; add `set -e` (or `sh -ec`), or `|| exit 1` after "
+                        "the download"
+                    )
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     serves = bool(model_servers(resource))
-    messages = []
+    messages = _swallowed_downloads(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):
             tokens, _ = command_tokens(container)

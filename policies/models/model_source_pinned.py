@@ -39,10 +39,8 @@ from policies.kube import (
     WORKLOAD_TYPES,
     as_dict,
     as_list,
-    container_label,
     get,
     is_ray,
-    pod_specs,
     requests_gpu,
     split_type,
 )
@@ -50,8 +48,7 @@ from policies.models.claim_downloads import claim_fed_downloads
 from policies.models.oci_model_tags import oci_tag_models
 from policies.operators import operator_server
 from policies.reading.downloaders import fetches
-from policies.reading.engines import env_values, hub_model, table_args, table_servers
-from policies.reading.mounted_scripts import mounted_scripts
+from policies.reading.engines import env_values, hub_model, serves_model, table_args, table_servers
 from policies.reading.ollama_pulls import ollama_tag_pulls
 from policies.reading.serve_apps import serve_app_engines
 from policies.reading.serving import container_argv, engine_configs, engine_row, model_server_engine, model_servers, serve_config
@@ -73,43 +70,25 @@ def _through_env(value: object, container: object) -> object:
     return env_values(container).get(found.group(1), value)
 
 
-_HUB_CALL = re.compile(r"\b(snapshot_download|hf_hub_download)\s*\(")
-_REPO_ID = re.compile(r"""repo_id\s*=\s*(["'])([^"']+)\1""")
-
-
-def _call_text(text: str, start: int) -> str:
-    """The argument text of the call whose opening parenthesis is at ``start`` (to its matching parenthesis)."""
-    depth = 0
-    for i in range(start, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[i], 0)
-        if depth == 0:
-            return text[start + 1 : i]
-    return text[start + 1 :]
-
-
 def _python_hub_downloads(resource: Resource) -> list[str]:
-    """Advice for each huggingface_hub download call without a revision in a GPU pod's container scripts (inline, or a
-    mounted ConfigMap script the command runs: policies.reading.mounted_scripts)."""
+    """Advice for each library download call without a revision (huggingface_hub's ``snapshot_download``,
+    ``hf_hub_download``: policies.reading.downloaders.CALL_ROWS) in the scripts of a pod that requests a GPU or runs a
+    model server (inline, or a mounted ConfigMap script the command runs)."""
     found: list[str] = []
-    for path, podspec in pod_specs(resource):
-        if not requests_gpu(podspec):
+    for fetch in fetches(resource):
+        if not fetch.from_text or fetch.revision is not None or not _feeds_server(resource, fetch.podspec):
             continue
-        for key in ("initContainers", "containers"):
-            for container in (c for c in as_list(podspec.get(key)) if isinstance(c, dict)):
-                text = "\n".join([*(str(t) for t in container_argv(container)), *mounted_scripts(podspec, container)])
-                for match in _HUB_CALL.finditer(text):
-                    call = _call_text(text, match.end() - 1)
-                    if "revision" in call or "**" in call or re.search(r"local_files_only\s*=\s*True", call):
-                        continue
-                    repo = _REPO_ID.search(call)
-                    found.append(
-                        unproven(
-                            f"{container_label(path, container)}: calls huggingface_hub {match.group(1)}("
-                            f"{repo.group(2) if repo else '...'}) with no revision, so every start downloads whatever "
-                            f"the repository's main branch holds then; pass revision=<commit SHA>"
-                        )
-                    )
+        found.append(
+            unproven(
+                f"{fetch.label}: calls {fetch.tool}({fetch.source}) with no revision, so every start downloads whatever "
+                f"the repository's main branch holds then; pass {fetch.revision_flag}"
+            )
+        )
     return found
+
+
+def _feeds_server(resource: Resource, podspec: dict) -> bool:
+    return requests_gpu(podspec) or serves_model(resource, podspec)
 
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -162,7 +141,7 @@ def _sources(resource: Resource) -> list[dict]:
                 revision_flag=table.row.spelling("revision"),
                 trust="trust-remote-code" in table.args,
                 trust_flag=table.row.spelling("trust-remote-code"),
-                unpinnable=None if pinnable else _hub_without_revision(table.row, table.model),
+                unpinnable=None if pinnable else _hub_without_revision(table.row, table.model, table.hub_spelling),
                 engine=table.row.display,
             )
         )
@@ -208,7 +187,7 @@ def _downloader_sources(resource: Resource) -> list[dict]:
             trust_flag="",
         )
         for fetch in fetches(resource)
-        if requests_gpu(fetch.podspec)
+        if not fetch.from_text and _feeds_server(resource, fetch.podspec)
     ]
 
 
@@ -321,12 +300,16 @@ def _ray_env_sources(resource: Resource) -> list[dict]:
     return found
 
 
-def _hub_without_revision(row: Engine, model: str | None) -> str | None:
+def _hub_without_revision(row: Engine, model: str | None, spelling: str | None = None) -> str | None:
     """The Hub repository a server of an engine with no revision setting downloads (llama.cpp's ``-hf org/repo:quant``:
     ggml-org/llama.cpp 03eb25f3 common/hf-cache.cpp get_repo_commit() resolves the repository's refs and takes the
-    ``main`` branch's commit, with no option to name another), or None."""
+    ``main`` branch's commit, with no option to name another), or None. A value the files leave unexpanded
+    (``--hf-repo $(HF_REPO)`` from a ConfigMap not among them) behind a spelling that always names a Hub repository
+    (the row's ``downloads.hub``) is named as written."""
     if row.downloads is None or "hub" not in row.downloads.models or not isinstance(model, str) or "://" in model:
         return None
+    if spelling is not None and "$" in model:
+        return f"{model.strip()} (the repository {spelling} names)"
     return hub_model(model.split(":", 1)[0])
 
 

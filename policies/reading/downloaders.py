@@ -13,12 +13,18 @@ source, the folder and the revision, and where a source is a Hugging Face reposi
   ``--local-dir`` (else the Hub cache), ``--revision`` (else the main branch), ``--repo-type`` (a dataset or a Space
   is not a model, and is not read),
   https://huggingface.co/docs/huggingface_hub/guides/cli#download-a-repository.
+
+Library calls as data too (CALL_ROWS), read from the text a container runs (``python -c``, a heredoc, a mounted
+ConfigMap script): huggingface_hub's ``snapshot_download``/``hf_hub_download`` with ``repo_id`` (or the first positional
+argument), ``local_dir``/``cache_dir`` and ``revision``; such a fetch is marked ``from_text`` (a later line of the
+script may change what it does).
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -85,6 +91,40 @@ def _not_a_model(args: list[str], source: str, row: DownloaderRow) -> bool:
 
 
 @dataclass(frozen=True)
+class CallRow:
+    """A library call that downloads a model, read from the text of a container's script (``python -c "..."``, a
+    ``sh -c`` script, a mounted ConfigMap script it runs): its function names and the keywords that name the
+    source (else the first positional argument), the folder and the revision."""
+
+    name: str
+    functions: tuple[str, ...]
+    source: tuple[str, ...]
+    output: tuple[str, ...]
+    revision: tuple[str, ...]
+    revision_flag: str  # how messages tell the user to pin it
+    repo_type: tuple[str, ...] = ()  # keywords naming a dataset or a Space (not a model)
+    offline: tuple[str, ...] = ()  # keywords that, True, make the call download nothing
+
+
+# huggingface_hub v1.28.0: snapshot_download(repo_id, *, repo_type, revision, cache_dir, local_dir, ...,
+# local_files_only) (src/huggingface_hub/_snapshot_download.py), hf_hub_download(repo_id, filename, *, ..., revision,
+# cache_dir, local_dir, ..., local_files_only) (file_download.py); an unset revision is DEFAULT_REVISION "main"
+# (_snapshot_download.py:229-230, file_download.py:962-963, constants.py:60); local_files_only=True reads the cache only.
+CALL_ROWS = (
+    CallRow(
+        "huggingface_hub",
+        functions=("snapshot_download", "hf_hub_download"),
+        source=("repo_id",),
+        output=("local_dir", "cache_dir"),
+        revision=("revision",),
+        revision_flag="revision=<commit SHA>",
+        repo_type=("repo_type",),
+        offline=("local_files_only",),
+    ),
+)
+
+
+@dataclass(frozen=True)
 class Fetch:
     """One model fetched by a downloader container: what, at which revision, into which folder."""
 
@@ -96,6 +136,7 @@ class Fetch:
     into: Optional[str]  # the folder it writes; None for the tool's default (the Hub cache)
     revision: Optional[str]
     revision_flag: str  # how the tool is told the revision, for messages
+    from_text: bool = False  # read from script text (CALL_ROWS): a later line of the script may change what it does
 
 
 def _value(tokens: list[str], flags: tuple[str, ...]) -> Optional[str]:
@@ -217,6 +258,63 @@ def _llmaz_fetches(resource: Any) -> list[Fetch]:
     return found
 
 
+def _call_args(text: str, start: int) -> str:
+    """The argument text of the call whose opening parenthesis is at ``start`` (to its matching parenthesis)."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start + 1 : i]
+    return text[start + 1 :]
+
+
+def _keyword(call: str, names: tuple[str, ...]) -> Optional[str]:
+    """A keyword argument's value: a string literal's text, else the expression as written; None when absent."""
+    for name in names:
+        found = re.search(rf"""(?<![\w.]){name}\s*=\s*(?:(["'])(.*?)\1|([^,)\s]+))""", call)
+        if found:
+            return found.group(2) if found.group(1) else found.group(3)
+    return None
+
+
+def _first_positional(call: str) -> Optional[str]:
+    found = re.match(r"""\s*(?:(["'])(.*?)\1|([A-Za-z_][\w.\[\]'"]*))\s*(?:,|$)""", call)
+    if not found or (found.group(3) and "=" in call.split(",", 1)[0]):
+        return None
+    return found.group(2) if found.group(1) else found.group(3)
+
+
+def script_texts(podspec: dict, container: dict) -> list[str]:
+    """The text a container runs at start: its command and args, and each mounted ConfigMap script it runs."""
+    tokens = [str(t) for key in ("command", "args") for t in as_list(container.get(key)) if isinstance(t, (str, int))]
+    return ["\n".join(tokens), *mounted_scripts(podspec, container)]
+
+
+def _call_fetches(path: str, podspec: dict, container: dict) -> list[Fetch]:
+    """Every download call of CALL_ROWS in the container's scripts (a call passed ``**kwargs`` is not read)."""
+    found = []
+    for row in CALL_ROWS:
+        pattern = re.compile(r"\b(" + "|".join(map(re.escape, row.functions)) + r")\s*\(")
+        for text in script_texts(podspec, container):
+            for match in pattern.finditer(text):
+                call = _call_args(text, match.end() - 1)
+                if "**" in call or (_keyword(call, row.offline) or "") == "True":
+                    continue
+                kind = _keyword(call, row.repo_type)
+                if kind is not None and kind.strip("'\"") not in ("model", "None"):
+                    continue
+                source = _keyword(call, row.source) or _first_positional(call) or "..."
+                into = _keyword(call, row.output)
+                revision = _keyword(call, row.revision)
+                label = container_label(path, container)
+                found.append(
+                    Fetch(
+                        label, f"{row.name} {match.group(1)}", podspec, container, source, into, revision, row.revision_flag, True
+                    )
+                )
+    return found
+
+
 def _fetches(resource: Any) -> list[Fetch]:
     found = []
     for path, podspec in pod_specs(resource):
@@ -241,7 +339,8 @@ def _fetches(resource: Any) -> list[Fetch]:
                             revision_flag,
                         )
                     )
+            found += _call_fetches(path, podspec, container)
     return found
 
 
-__all__ = ["LLMAZ_TOOL", "Fetch", "ROWS", "DownloaderRow", "fetches"]
+__all__ = ["CALL_ROWS", "LLMAZ_TOOL", "CallRow", "DownloaderRow", "Fetch", "ROWS", "fetches", "script_texts"]

@@ -116,6 +116,7 @@ class EngineServer:
     model: Optional[str]
     flags: dict = field(default_factory=dict)
     row: Optional[Engine] = None  # the engine's row of the table (components/serving_engines.toml)
+    hub_spelling: Optional[str] = None  # the setting that named the model, when the row says it always names a Hub id
 
     @property
     def label(self) -> str:
@@ -160,6 +161,18 @@ def table_args(container: Mapping, engine: Engine, line: list[str]) -> dict[str,
     return args
 
 
+def hub_spelling(container: Mapping, engine: Engine, line: list[str]) -> Optional[str]:
+    """The spelling (``--hf-repo``, ``env LLAMA_ARG_HF_REPO``) by which the container names its model, when the row's
+    downloads table lists it as one that always names a Hub repository (``downloads.hub``), else None."""
+    spellings = engine.downloads.hub if engine.downloads is not None else ()
+    parsed = parse_vllm_args(line)
+    flag = next((s for s in spellings if not s.startswith("env:") and s in parsed), None)
+    if flag is not None:
+        return ("-" if len(flag) <= 3 else "--") + flag
+    names = {as_dict(e).get("name") for e in as_list(container.get("env"))} | set(env_values(container))
+    return next((f"env {s[4:]}" for s in spellings if s.startswith("env:") and s[4:] in names), None)
+
+
 def sglang_args(container: Mapping) -> dict[str, Optional[str]]:
     """An SGLang container's options in vLLM's names (``context-length`` -> ``max-model-len``, ...)."""
     engine = engine_row("sglang")
@@ -195,6 +208,7 @@ def _table_servers(resource: Any) -> list[EngineServer]:
                 model if isinstance(model, str) else None,
                 dict(row.shown),
                 row,
+                hub_spelling(server.container, row, line),
             )
         )
     return found
@@ -331,15 +345,19 @@ def _local(model: str) -> bool:
     return model.startswith(("/", "./", "../", "~", "file://")) or "$" in model
 
 
-def fetches(row: Optional[Engine], model: Optional[str]) -> Optional[str]:
+def fetches(row: Optional[Engine], model: Optional[str], hub: Optional[str] = None) -> Optional[str]:
     """The model a server of ``row`` downloads at start, as messages name it, or None when the row says its model
-    setting names nothing to fetch (a local path, an unexpanded placeholder, a form the row does not list)."""
+    setting names nothing to fetch (a local path, an unexpanded placeholder, a form the row does not list). ``hub`` is
+    the spelling that named the model when the row says it always names a Hub repository (EngineServer.hub_spelling):
+    then an unexpanded placeholder is a download too, named as written."""
     spec = row.downloads if row is not None else None
     if spec is None:
         return None
     if not isinstance(model, str) or not model.strip():
         return "its model" if "unset" in spec.models else None
     model = model.strip()
+    if hub is not None and "$" in model:
+        return f"{model} (a Hub repository, {hub})"
     if _local(model):
         return None
     if "hub" in spec.models and hub_model(model.split(":", 1)[0] if "://" not in model else model):
@@ -425,21 +443,46 @@ def _streams(args: Mapping[str, Any]) -> bool:
     return str(args.get("load-format") or "").startswith("runai_streamer")
 
 
+def _outside_env_sources(container: Mapping) -> list[str]:
+    """The envFrom sources of a container that are not ConfigMaps of the files read (a Secret, a ConfigMap defined
+    elsewhere), as messages name them."""
+    maps = config_maps()
+    found = []
+    for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
+        name = get(source, "configMapRef", "name")
+        if name is not None and name not in maps:
+            found.append(f"ConfigMap {name}")
+        elif get(source, "secretRef", "name") is not None:
+            found.append(f"Secret {get(source, 'secretRef', 'name')}")
+    return found
+
+
 def _server_download(
-    label: str, row: Optional[Engine], model: Any, podspec: dict, container: dict, args: Mapping
+    label: str, row: Optional[Engine], model: Any, podspec: dict, container: dict, args: Mapping, hub: Optional[str] = None
 ) -> Optional[Download]:
     """One server's download when its row says the model setting fetches one and every folder it may land in is
-    on the node's ephemeral storage (S19)."""
+    on the node's ephemeral storage (S19). Where only an envFrom source outside the files hides the folder (it may
+    set a cache variable), the image's default folders are judged as advice."""
     if row is None or _streams(args):
         return None
-    what = fetches(row, model if isinstance(model, str) else None)
+    what = fetches(row, model if isinstance(model, str) else None, hub)
     if what is None or row.downloads is None or hub_offline(row, container):
         return None
     dirs = cache_dirs(container, args, row)
+    hidden_by = _outside_env_sources(container) if not dirs else []
+    if hidden_by and not any(
+        isinstance(e, dict) and e.get("name") in {v for v, _ in row.downloads.env} for e in as_list(container.get("env"))
+    ):
+        dirs = row.downloads.dirs
+    else:
+        hidden_by = []
     download = _on_ephemeral(label, what, podspec, container, dirs, row.downloads.source)
     image = str(container.get("image") or "").lower()
     defaults = dirs == row.downloads.dirs
-    if download is not None and not requests_gpu(podspec):
+    if download is not None and hidden_by:
+        why = f"{' and '.join(hidden_by)}, not among the files read, may set a cache variable that moves it"
+        download = replace(download, assumed=True, why=f"{download.into} is the image's default folder; {why}")
+    elif download is not None and not requests_gpu(podspec):
         # No GPU request in the files (a CPU server, or a GPU a runtime class or time-slicing grants without one): the
         # download still fills the node's disk unrequested, but no GPU node's placement is at stake. Advice.
         download = replace(download, assumed=True, why="the pod requests no GPU in these files")
@@ -496,7 +539,9 @@ def _downloads(resource: Any) -> list[Download]:
         if download := _server_download(server.label, vllm, served_model(server), server.podspec, server.container, server.args):
             found.append(download)
     for engine in table_servers(resource):
-        if download := _server_download(engine.label, engine.row, engine.model, engine.podspec, engine.container, engine.args):
+        if download := _server_download(
+            engine.label, engine.row, engine.model, engine.podspec, engine.container, engine.args, engine.hub_spelling
+        ):
             found.append(download)
     found += _kserve_downloads(resource)
     found += _ray_downloads(resource)
@@ -504,20 +549,27 @@ def _downloads(resource: Any) -> list[Download]:
     return found
 
 
+def serves_model(resource: Any, podspec: Mapping) -> bool:
+    """True when a container of the pod is a model server (policies.reading.serving.model_servers)."""
+    return any(server.podspec is podspec for server in model_servers(resource))
+
+
 def _downloader_downloads(resource: Any) -> list[Download]:
-    """Models an init container or sidecar of a GPU pod fetches into a folder on the node's ephemeral storage
-    (policies.reading.downloaders): the server then reads a local path, but the download is on the node all the same."""
+    """Models an init container or sidecar of a GPU pod, or of a pod whose server the files recognise, fetches into a
+    folder on the node's ephemeral storage (policies.reading.downloaders): the server then reads a local path, but the
+    download is on the node all the same. A pod with no GPU request is advice (as for a server's own download)."""
     from policies.reading.downloaders import fetches
 
     found = []
     for fetch in fetches(resource):
-        if not requests_gpu(fetch.podspec) or _local(fetch.source) or fetch.source.startswith("pvc://"):
+        gpu = requests_gpu(fetch.podspec)
+        if not (gpu or serves_model(resource, fetch.podspec)) or _local(fetch.source) or fetch.source.startswith("pvc://"):
             continue
         hub = hub_model(fetch.source)
         dirs = (fetch.into,) if fetch.into else (cache_dirs(fetch.container, {}) if hub else ())
         source = "the Hugging Face Hub" if hub else "its store"
         if download := _on_ephemeral(fetch.label, fetch.source, fetch.podspec, fetch.container, dirs, f"{source} ({fetch.tool})"):
-            found.append(download)
+            found.append(download if gpu else replace(download, assumed=True, why="the pod requests no GPU in these files"))
     return found
 
 

@@ -1,0 +1,56 @@
+"""The committed values of the Secrets among the files read, so a rule can see what a ``secretKeyRef`` resolves to.
+
+A Secret's ``data`` holds base64 values and ``stringData`` plain ones; the API server merges ``stringData`` over
+``data`` on write ("stringData ... All keys and values are merged into the data field on write, overwriting any
+existing values", kubernetes/api core/v1 types.go Secret.StringData). A value that is not valid base64 is kept
+unknown (None): G47 reports it, and what the API server makes of it is not this reader's guess.
+
+Secrets are joined to a pod by name and namespace: the pod's namespace, or the default one on both sides when neither
+names it (a Secret is namespaced, and ``secretKeyRef`` reaches only its own pod's namespace).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any, Mapping, Optional
+
+from policies.kube import as_dict, get, memoized, viewed_resources
+
+SecretKey = tuple[Optional[str], Any]
+
+
+def _namespace(props: Mapping) -> Optional[str]:
+    value = get(props, "metadata", "namespace")
+    return value if isinstance(value, str) and value and value != "default" else None
+
+
+def _decoded(value: object) -> Optional[str]:
+    if not isinstance(value, str):
+        return None
+    try:
+        return base64.b64decode("".join(value.split()), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _secrets_of(view: Any) -> dict[SecretKey, dict[str, Optional[str]]]:
+    found: dict[SecretKey, dict[str, Optional[str]]] = {}
+    for r in view:
+        if getattr(r, "type", None) != "kubernetes:core/v1:Secret":
+            continue
+        values: dict[str, Optional[str]] = {str(k): _decoded(v) for k, v in as_dict(get(r.props, "data")).items()}
+        for k, v in as_dict(get(r.props, "stringData")).items():
+            values[str(k)] = v if isinstance(v, str) else None
+        found[(_namespace(r.props), get(r.props, "metadata", "name"))] = values
+    return found
+
+
+def secret_values(namespace: Optional[str], name: Any) -> Optional[dict[str, Optional[str]]]:
+    """The committed values of the Secret ``name`` in ``namespace`` (None or "default" for the default namespace)
+    among the files read, by key (None for a value this reader cannot decode); None when no such Secret is read."""
+    view = viewed_resources()
+    if not view:
+        return None
+    secrets = memoized(view, "secret_values", _secrets_of)
+    return secrets.get((namespace if namespace != "default" else None, name))

@@ -1,0 +1,95 @@
+"""S45 reads a script that swallows a failed model download: no ``set -e`` and another command after the download.
+
+Firing forms, written out minimally:
+- megghaana/How-to-Deploy-an-Open-Source-LLM-on-Kubernetes ollama-deployment.yaml at
+  c5380b75b0c1f7d1a263d2743aa8ad0bf5ea4f41 (spent set 21): Job ollama-pull-mistral, ``/bin/sh -c`` with ``sleep 40``,
+  ``curl -X POST http://ollama-service:11434/api/pull ...`` and then ``echo "Model pull complete!"``;
+- Jonsy13/ollama-k8s-rag k8s/ollama.yaml at 3f5b63642f0300b3437c8337ab3876117630ee3c (spent set 20, labelled there
+  with no catalogue row): init container model-loader runs ``ollama serve &``, ``ollama pull all-minilm``,
+  ``ollama pull tinyllama``, ``echo ...`` and ``kill $SERVER_PID``.
+The shell's exit status is its last command's, and only ``set -e`` stops it at a failed one (POSIX Shell Command
+Language 2.8.2, and the ``set -e`` description). Careful forms that stay silent: ``set -e``, ``sh -ec``,
+``|| exit 1`` or ``&&`` after the download, the download as the last command, a script that tests ``$?``, and a
+long-running server container (its exit status is not the signal).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from tests.policies.policy_fixtures import found_by
+
+_PULL_SCRIPT = (
+    'echo "Waiting for Ollama to be ready..."\nsleep 40\ncurl -X POST http://ollama-service:11434/api/pull \\\n'
+    '  -H "Content-Type: application/json" \\\n  -d \'{"name": "mistral:7b"}\' \\\n  --max-time 600\n'
+    'echo "Model pull complete!"\n'
+)
+
+
+def _job(script: str, command: list[str] | None = None) -> dict:
+    container = {"name": "ollama-pull", "image": "curlimages/curl:8.10.1", "command": [*(command or ["/bin/sh", "-c"]), script]}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "ollama-pull-mistral", "namespace": "llm-stack"},
+        "spec": {"template": {"spec": {"restartPolicy": "OnFailure", "containers": [container]}}},
+    }
+
+
+def test_a_job_that_swallows_a_failed_pull():
+    [(level, message)] = found_by([_job(_PULL_SCRIPT)], "model-download-fails-loudly")
+    assert level == "advisory"
+    assert message == (
+        "container ollama-pull: the script runs on after `curl http://ollama-service:11434/api/pull` with no set -e and "
+        "no && or || after it, so a failed download still ends with the last command's status (0): the container "
+        "succeeds without the model; add `set -e` (or `sh -ec`), or `|| exit 1` after the download"
+    )
+
+
+_LOADER_SCRIPT = (
+    'ollama serve &\nSERVER_PID=$!\nsleep 5\necho "Pulling all-minilm model for embeddings..."\nollama pull all-minilm\n'
+    'echo "Pulling tinyllama model for text generation..."\nollama pull tinyllama\necho "Models loaded successfully"\n'
+    "kill $SERVER_PID\n"
+)
+
+
+def _ollama(script: str) -> dict:
+    loader = {"name": "model-loader", "image": "ollama/ollama:0.5.7", "command": ["/bin/sh", "-c"], "args": [script]}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "ollama"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "ollama"}},
+            "template": {
+                "metadata": {"labels": {"app": "ollama"}},
+                "spec": {"initContainers": [loader], "containers": [{"name": "ollama", "image": "ollama/ollama:0.5.7"}]},
+            },
+        },
+    }
+
+
+def test_an_init_container_that_swallows_a_failed_pull():
+    [(level, message)] = found_by([_ollama(_LOADER_SCRIPT)], "model-download-fails-loudly")
+    assert level == "advisory"
+    assert message.startswith("container model-loader: the script runs on after `ollama pull` with no set -e")
+
+
+def test_careful_scripts_stay_silent():
+    assert found_by([_job("set -e\n" + _PULL_SCRIPT)], "model-download-fails-loudly") == []
+    assert found_by([_job("set -euo pipefail\n" + _PULL_SCRIPT)], "model-download-fails-loudly") == []
+    assert found_by([_job(_PULL_SCRIPT, ["/bin/sh", "-ec"])], "model-download-fails-loudly") == []
+    exits = _PULL_SCRIPT.replace("--max-time 600\n", "--max-time 600 || exit 1\n")
+    assert found_by([_job(exits)], "model-download-fails-loudly") == []
+    chained = _PULL_SCRIPT.replace("--max-time 600\n", "--max-time 600 &&\n")
+    assert found_by([_job(chained)], "model-download-fails-loudly") == []
+    last = _PULL_SCRIPT.rsplit("echo", 1)[0]
+    assert found_by([_job(last)], "model-download-fails-loudly") == []
+    tested = _PULL_SCRIPT + "if [ $? -ne 0 ]; then exit 1; fi\n"
+    assert found_by([_job(tested)], "model-download-fails-loudly") == []
+    # The same script as the server container's own command: the server keeps running, its exit status is no signal.
+    serving = _ollama(_LOADER_SCRIPT)
+    pod = serving["spec"]["template"]["spec"]
+    pod["containers"] = [dict(copy.deepcopy(pod["initContainers"][0]), name="ollama")]
+    del pod["initContainers"]
+    assert found_by([serving], "model-download-fails-loudly") == []
