@@ -54,6 +54,7 @@ SOURCE_GROUPS = (
     "options",
     "listens",
     "devices",
+    "switches",
 )
 # The address a server binds when its host setting is unset: every address of the pod, or loopback only.
 LISTENS = ("all", "loopback")
@@ -103,6 +104,10 @@ _OPTIONAL: dict[str, type] = {
     "images_listen_all": bool,
     "host_ip_only": bool,
     "gpu_or_cpu": bool,
+    "debug_flags": list,
+    "lenient_readiness": list,
+    "lazy_start": list,
+    "start_models": str,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
@@ -195,6 +200,13 @@ class Engine:
     # true when the engine's GPU image serves on the CPU when it finds no GPU (Ollama): a GPU the pod reaches without
     # an nvidia.com/gpu limit is then a risk, not a start that fails (G13 advice)
     gpu_or_cpu: bool = False
+    # flags that, set to a non-zero number or true, turn the server's verbose/debug logging on (Triton's --log-verbose)
+    debug_flags: tuple[str, ...] = ()
+    # (flag, value) settings with which the readiness endpoint answers ready before the models are loaded
+    lenient_readiness: tuple[tuple[str, str], ...] = ()
+    # (flag, value) settings with which the server loads no model at start, unless `start_models` names some
+    lazy_start: tuple[tuple[str, str], ...] = ()
+    start_models: str = ""
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -318,6 +330,8 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("options")
     if row.get("gpu_or_cpu"):
         stated.add("devices")
+    if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models")):
+        stated.add("switches")
     if "listens" in row:
         stated.add("listens")
         if row["listens"] not in LISTENS:
@@ -390,7 +404,22 @@ def _row(name: str, row: Any) -> Engine:
         host_ip_only=row.get("host_ip_only", False),
         worker_modules=tuple(row.get("worker_modules", ())),
         gpu_or_cpu=row.get("gpu_or_cpu", False),
+        debug_flags=tuple(flag_name(f) for f in row.get("debug_flags", ())),
+        lenient_readiness=_settings_with_values(where, "lenient_readiness", row.get("lenient_readiness", [])),
+        lazy_start=_settings_with_values(where, "lazy_start", row.get("lazy_start", [])),
+        start_models=flag_name(row.get("start_models", "")),
     )
+
+
+def _settings_with_values(where: str, field: str, items: list) -> tuple[tuple[str, str], ...]:
+    """``["strict-readiness=false", ...]`` as (flag, value) pairs; an item without ``=`` is refused by name."""
+    pairs = []
+    for item in items:
+        if not isinstance(item, str) or "=" not in item.strip("="):
+            raise EngineTableError(f"{where}.{field}: {item!r} is not FLAG=VALUE")
+        flag, value = item.split("=", 1)
+        pairs.append((flag_name(flag), value.strip().lower()))
+    return tuple(pairs)
 
 
 def load_engines(text: str) -> tuple[Engine, ...]:

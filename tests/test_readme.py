@@ -19,7 +19,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = ROOT / "docs"
 SETUP = [
     "python -m pip install -r requirements.txt && python -m stacks plan dev",
-    "python -m pip install -r requirements-dev.txt && python -m pytest -q",
+    "python -m pip install -r requirements-dev.txt && python -m pytest -q -n auto",
 ]
 # Commands that need what this machine lacks; the text must say so before their block (or the
 # section's heading must say it runs under the Pulumi CLI).

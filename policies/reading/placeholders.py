@@ -179,9 +179,12 @@ def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
     if _CAPS_WORD.match(word) and (_FILL_IN_WORD.search(word) or _caps_field(where)):
         return word
     if where and where[-1] == "image":
-        repository = re.split(r"[:@]", word.rsplit("/", 1)[-1], maxsplit=1)[0]
-        if _CAPS_WORD.match(repository) or _FILL_IN_WORD.search(repository):
-            return word
+        # Any path component, the registry host included (REGISTRY_PLACEHOLDER/ecr-public/...: chrismld/ai-on-eks-demos
+        # deployment.yaml.template), the last one without its tag or digest.
+        *path, last = word.split("/")
+        for part in [*path, re.split(r"[:@]", last, maxsplit=1)[0]]:
+            if _CAPS_WORD.match(part) or _FILL_IN_WORD.search(part):
+                return word
     return None
 
 

@@ -212,3 +212,25 @@ def test_gpu_or_cpu_loads_and_needs_its_devices_source():
         load_engines(marked)
     with pytest.raises(EngineTableError, match=r"gpu_or_cpu: 'yes' is not of type bool"):
         load_engines(sourced.replace("gpu_or_cpu = true", 'gpu_or_cpu = "yes"'))
+
+
+def test_switches_load_as_flag_value_pairs_and_need_their_source():
+    switched = ROW.replace(
+        'moving_tags = ["nightly"]',
+        'moving_tags = ["nightly"]\ndebug_flags = ["--log_verbose"]\nlenient_readiness = ["strict-readiness=False"]\n'
+        'lazy_start = ["control-mode=explicit"]\nstart_models = "load-model"',
+    )
+    sourced = switched.replace(
+        'tags = "toy v1 RELEASING.md L2"\n', 'tags = "toy v1 RELEASING.md L2"\nswitches = "toy v1 cli.py L30-40"\n'
+    )
+    (toy,) = load_engines(sourced)
+    assert (toy.debug_flags, toy.lenient_readiness, toy.lazy_start, toy.start_models) == (
+        ("log-verbose",),
+        (("strict-readiness", "false"),),
+        (("control-mode", "explicit"),),
+        "load-model",
+    )
+    with pytest.raises(EngineTableError, match=r"sources.switches: every fact needs its source"):
+        load_engines(switched)
+    with pytest.raises(EngineTableError, match=r"\[engines.toy\].lazy_start: 'control-mode' is not FLAG=VALUE"):
+        load_engines(sourced.replace('"control-mode=explicit"', '"control-mode"'))

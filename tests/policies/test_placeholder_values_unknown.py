@@ -61,6 +61,17 @@ def test_sed_placeholders_are_named_by_s27_and_read_as_unknown_by_the_rest(tmp_p
     assert not [f for f in found if f[1] == "mandatory"]
 
 
+def test_a_registry_placeholder_is_not_an_invalid_image():
+    from policies.reading.placeholders import placeholder_in
+
+    # chrismld/ai-on-eks-demos demos/vllm-autoscaling/kubernetes/vllm/deployment.yaml.template at spent set 23's commit:
+    # the registry host is the fill-in; G46 must not call the image unparsable.
+    image = "REGISTRY_PLACEHOLDER/ecr-public/deep-learning-containers/vllm:0.13-gpu-py312-ec2"
+    assert placeholder_in(image, ("image",)) == image
+    assert placeholder_in("registry.k8s.io:5000/team/vllm:v0.6.3", ("image",)) is None
+    assert placeholder_in("vllm/vllm-openai:v0.6.3", ("image",)) is None
+
+
 # ScradFTW/qwen-llm-gke k8s/deployment.yaml at 2b1a9abf8d48d5f0b21c4a543782960a71318ed0 (cut down): Cloud Build's sed
 # step replaces IMAGE_PLACEHOLDER; Davidnet/vllm-gke-guide deploy-model.yaml at ab4530fa25a61ae4d8fca6b479718e32e10002d9:
 # bucketName GCS_BUCKET ("TODO: Replace with your GCS bucket name!").
