@@ -43,7 +43,7 @@ _ENTRIES = (
     Entry("S", 4, "tensor parallel has a memory /dev/shm"),
     Entry("S", 5, "no scale to zero for LLM servers"),
     Entry("S", 6, "no CPU/memory-only autoscaling of GPU workloads"),
-    Entry("S", 7, "custom autoscaling metric is served"),
+    Entry("S", 7, "custom autoscaling, alerting or analysis metric is served (as the engine exports it)"),
     Entry("S", 8, "HPA behaviour and bounds"),
     Entry("S", 9, "request timeouts ordered outer >= inner"),
     Entry("S", 10, "termination drains in-flight streams"),
