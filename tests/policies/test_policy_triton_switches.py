@@ -173,3 +173,27 @@ def test_a_server_that_loads_no_model_at_start_needs_no_load_budget():
     _container(loading)["args"].append("--load-model=qwen-function-calling")
     [(level, message)] = found_by([loading], "llm-startup-probe-budget")
     assert message.startswith("container triton: livenessProbe without a startupProbe restarts the pod while Triton")
+
+
+def test_a_single_rank_server_with_dev_shm_above_its_memory_limit_is_advice():
+    assert found_by([SGLESER], "tensor-parallel-requires-dshm") == [
+        (
+            "advisory",
+            "container kserve-container: the /dev/shm emptyDir shm sizeLimit 2Gi exceeds the container's memory limit "
+            "1Gi; shared-memory pages count against that limit, so the container is OOM-killed before /dev/shm fills",
+        )
+    ]
+
+
+def test_dev_shm_within_the_memory_limit_or_with_no_limit_is_silent():
+    within = copy.deepcopy(SGLESER)
+    _container(within)["resources"]["limits"]["memory"] = "4Gi"
+    assert found_by([within], "tensor-parallel-requires-dshm") == []
+    # KSign-Security-Lab/agents k8s/vllm.yaml (set 23): 8Gi memory /dev/shm, no memory limit (bounded by the node).
+    from test_policy_shell_scripts_and_service_links import DEPLOYMENT
+
+    ksign = copy.deepcopy(DEPLOYMENT)
+    pod = ksign["spec"]["template"]["spec"]
+    pod["volumes"] = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}]
+    pod["containers"][0]["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
+    assert found_by([ksign], "tensor-parallel-requires-dshm") == []
