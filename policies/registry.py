@@ -151,6 +151,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
+    hf_token_not_empty.SECRET_POLICY,
     gated_model_token.POLICY,
     offline_cache_starts_empty.POLICY,
     debug_switches_off.POLICY,
