@@ -12,6 +12,7 @@ from typing import Any
 
 from policies import catalog
 from policies.autoscaling import (
+    alert_metric_is_exported,
     custom_metric_is_served,
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
@@ -151,6 +152,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
+    hf_token_not_empty.SECRET_POLICY,
     gated_model_token.POLICY,
     offline_cache_starts_empty.POLICY,
     debug_switches_off.POLICY,
@@ -209,6 +211,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     gpu_workload_no_resource_metric_hpa.POLICY,
     throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
+    alert_metric_is_exported.POLICY,
     hpa_behavior.POLICY,
     hpa_behavior.UNSET_POLICY,
     one_autoscaler.POLICY,
