@@ -184,7 +184,8 @@ COMMANDS: tuple[Command, ...] = (
         summary="run the llm-serving pack over Kubernetes manifests",
         description=(
             "The pack over plain Kubernetes manifests: files, folders of .yaml/.yml/.json, or standard input as -;\n"
-            "multi-document files; List objects flattened. Reading is bounded (file size, depth, aliases expanded),\n"
+            "multi-document files; List objects flattened. A folder's manifest templates (.yaml.template, .yaml.tmpl,\n"
+            ".yaml.tpl) are read best-effort: their objects are checked, what does not parse is skipped. Reading is bounded (file size, depth, aliases expanded),\n"
             "so hostile input is refused quickly. A file, or one document of a multi-document file, that cannot be\n"
             "read is a finding of its own (file, line, why) in every format, SARIF included, and every other file is\n"
             "still checked:\n"

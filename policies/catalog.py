@@ -43,7 +43,7 @@ _ENTRIES = (
     Entry("S", 4, "tensor parallel has a memory /dev/shm"),
     Entry("S", 5, "no scale to zero for LLM servers"),
     Entry("S", 6, "no CPU/memory-only autoscaling of GPU workloads"),
-    Entry("S", 7, "custom autoscaling metric is served"),
+    Entry("S", 7, "custom autoscaling, alerting or analysis metric is served (as the engine exports it)"),
     Entry("S", 8, "HPA behaviour and bounds"),
     Entry("S", 9, "request timeouts ordered outer >= inner"),
     Entry("S", 10, "termination drains in-flight streams"),
@@ -63,8 +63,8 @@ _ENTRIES = (
     Entry("S", 24, "quantization method matches the checkpoint"),
     Entry("S", 25, "dtype supported by the GPU"),
     Entry("S", 26, "custom resource passes its CRD's structural schema and CEL validation rules"),
-    Entry("S", 27, "every manifest file is read"),
-    Entry("S", 28, "Hugging Face token not an empty literal"),
+    Entry("S", 27, "every manifest file is read; no unrendered placeholder (YOUR_..., REPLACE_WITH_..., ${VAR})"),
+    Entry("S", 28, "Hugging Face token not an empty literal or a placeholder (your-...-token-here)"),
     Entry("S", 29, "model cache volume holds the checkpoint"),
     Entry("S", 30, "single-attach volume with a rolling update"),
     Entry("S", 31, "serving code not fetched from a moving URL at start"),
@@ -137,6 +137,7 @@ _ENTRIES = (
     Entry("G", 45, "pod template passes the API server's own validation (unique mount paths and names)"),
     Entry("G", 46, "containers can start (image reference, command path, memory floor, vLLM command)"),
     Entry("G", 47, "Secret data is base64"),
+    Entry("G", 48, "a postStart hook that calls the pod's own server waits for it"),
 )
 
 

@@ -105,7 +105,7 @@ def _unrendered(resource: Resource) -> Resource:
     hits = tuple(placeholders(resource))
     if not hits:
         return dataclasses.replace(resource, unrendered=())  # looked for once: S27 does not read the object again
-    return dataclasses.replace(resource, props=with_unknowns(resource), unrendered=hits)
+    return dataclasses.replace(resource, props=with_unknowns(resource), unrendered=hits, written=resource.props)
 
 
 def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[str], Optional[list[list[Resource]]]]:

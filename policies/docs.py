@@ -54,10 +54,6 @@ LEFT_OUT = (
         ("G5",),
         "Adapted into llm-startup-probe-budget (S16): a liveness probe without a startupProbe is the failure; requiring liveness itself adds nothing for vLLM.",
     ),
-    (
-        ("G6",),
-        "Not implemented: vLLM has one health endpoint, so identical liveness and readiness handlers are expected; only thresholds should differ.",
-    ),
     (("G7",), "Not implemented yet."),
     (
         ("G9",),

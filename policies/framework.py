@@ -87,6 +87,10 @@ class Resource:
     # `props` then has framework.UNKNOWN there, so rules read the value as unknown and S27 alone reports them. None:
     # not looked for (a Pulumi resource), S27 reads the props itself.
     unrendered: tuple | None = None
+    # The props as the file writes them, where `unrendered` named placeholders (None otherwise): for the few rules that
+    # judge the written text itself, never its value (G46 an image reference's grammar, G1 a literal tag beside a
+    # placeholder registry: policies/reading/placeholders.py written_images).
+    written: dict | None = None
 
 
 @dataclass(frozen=True)

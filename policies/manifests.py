@@ -30,6 +30,8 @@ from components.secrets import printable
 from policies.input.comment_tokens import CommentToken, comment_tokens
 
 SUFFIXES = (".yaml", ".yml", ".json")
+# envsubst/sed/Terraform templates of manifests: read best-effort, what does not parse is not a finding of its own.
+TEMPLATE_SUFFIXES = tuple(f"{s}.{t}" for s in (".yaml", ".yml") for t in ("template", "tmpl", "tpl"))
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 # Over all files of one run (per-file limits bound each file): bytes read, parses spent on repairs (reading/salvage).
@@ -241,7 +243,7 @@ def manifest_paths(paths: Sequence[str]) -> list[str]:
                 # would count the same pods twice (e.g. a predictor Deployment beside its InferenceService).
                 if PLAN_MARKER in files and DERIVED_FOLDER in dirs:
                     dirs.remove(DERIVED_FOLDER)
-                found.extend(os.path.join(folder, f) for f in files if f.endswith(SUFFIXES))
+                found.extend(os.path.join(folder, f) for f in files if f.endswith(SUFFIXES + TEMPLATE_SUFFIXES))
             out.extend(sorted(found))
         elif path.exists():
             out.append(raw)
@@ -323,6 +325,7 @@ def read_manifests(
                 )
             )
     counts.objects = len(objects)
+    unreadable = [u for u in unreadable if not u.file.endswith(TEMPLATE_SUFFIXES)]
     return ManifestSet(objects, counts, unreadable, templates, salvaged, comments)
 
 
@@ -585,16 +588,6 @@ def _objects(doc: Document, file: str, counts: ReadCounts, chart: str = "", salv
 
 
 __all__ = [
-    "ManifestObject",
-    "ManifestReadError",
-    "ManifestSet",
-    "ReadCounts",
-    "SalvageRead",
-    "TemplateRead",
-    "UNREADABLE_KINDS",
-    "Unreadable",
-    "STDIN",
-    "manifest_paths",
-    "pulumi_type",
-    "read_manifests",
+    *("ManifestObject", "ManifestReadError", "ManifestSet", "ReadCounts", "SalvageRead", "TemplateRead"),
+    *("UNREADABLE_KINDS", "Unreadable", "STDIN", "manifest_paths", "pulumi_type", "read_manifests"),
 ]

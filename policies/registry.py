@@ -12,6 +12,7 @@ from typing import Any
 
 from policies import catalog
 from policies.autoscaling import (
+    alert_metric_is_exported,
     custom_metric_is_served,
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
@@ -64,6 +65,8 @@ from policies.k8s_generic import (
     pdb_autoscaler_floor,
     pdb_unhealthy_pod_eviction,
     pod_template_api_valid,
+    post_start_hook_waits,
+    readiness_waits_for_model,
     run_as_non_root_image,
     secret_data_base64,
     serving_app_pdb,
@@ -149,6 +152,7 @@ def _collect(*policies: Policy) -> tuple[Policy, ...]:
 
 POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
+    hf_token_not_empty.SECRET_POLICY,
     gated_model_token.POLICY,
     offline_cache_starts_empty.POLICY,
     debug_switches_off.POLICY,
@@ -207,6 +211,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     gpu_workload_no_resource_metric_hpa.POLICY,
     throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
+    alert_metric_is_exported.POLICY,
     hpa_behavior.POLICY,
     hpa_behavior.UNSET_POLICY,
     one_autoscaler.POLICY,
@@ -218,6 +223,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     image_tag_pinned.POLICY,
     gpu_image_pull_policy.POLICY,
     serving_readiness_probe.POLICY,
+    readiness_waits_for_model.POLICY,
     serving_resource_requests.POLICY,
     serving_memory_limit.POLICY,
     gpu_memory_request_equals_limit.POLICY,
@@ -245,6 +251,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     pod_template_api_valid.POLICY,
     container_can_start.POLICY,
     secret_data_base64.POLICY,
+    post_start_hook_waits.POLICY,
     run_as_non_root_image.POLICY,
     no_literal_secret_env.POLICY,
     no_literal_credential.POLICY,

@@ -15,15 +15,38 @@ Azure Disk) support ReadWriteOnce only, but the mode is the claim's; a claim nam
 fsx, filestore, s3, rwx, shared) is left alone. The same advice covers any Deployment of a run that starts a model
 server (its UI or gateway: spent set 16 heissanjay/ollama-eks-depl, open-webui on an unseen claim), and a surging
 one-replica CPU pod on a ReadWriteOnce claim of the run (its replacement may land on another node; unproven).
+
+One surging replica on a ReadWriteOnce claim of the run is advice as well, GPU pod or not: the replacement stalls only
+when the scheduler puts it on another node, and a node with a GPU to spare takes it beside the old pod, where
+ReadWriteOnce admits both; which nodes the cluster has is not in the files. The labellers of the spent sets judged this
+form advisory (sets 13, 16, 21), and dev set 24's MohammadB88/rag-anythingllm
+models/nvidia_nim/llama3-8b_all_resources.yaml@aea543d3 (one NIM replica, one GPU, a ReadWriteOnce cache) no problem
+at all. A ReadWriteOncePod claim (one pod, whatever the node) and several replicas on one claim still block.
+
+An HPA (spec.maxReplicas) or KEDA ScaledObject (spec.maxReplicaCount, default 100) of the run that takes a one-replica
+Deployment above one replica is the same single-attach conflict for the replicas it adds: on another node they wait on
+the Multi-Attach error while the first keeps serving, so it is advice, with Recreate too (spent set 23
+farrukhmustafa/fintech-function-calling-llm kubernetes/triton-inference-deployment.yaml).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, get, metadata_name, requests_gpu, split_type, viewed_resources
+from policies.kube import (
+    HPA_TYPES,
+    SCALED_OBJECT_TYPE,
+    as_dict,
+    as_int,
+    as_list,
+    get,
+    metadata_name,
+    requests_gpu,
+    split_type,
+    viewed_resources,
+)
 from policies.reading.engines import table_servers
 from policies.reading.placement import pinned_node
 from policies.reading.vllm_args import vllm_servers
@@ -75,7 +98,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
     replicas = spec.get("replicas", 1)
     surges = _surges(spec)
     many = isinstance(replicas, (int, float)) and not isinstance(replicas, bool) and replicas > 1
-    if not (surges or many):
+    scaled = None if many else _autoscaled_to(resource)
+    if not (surges or many or scaled):
         return []
     claims = _claims(resource)
     messages = []
@@ -97,13 +121,19 @@ def _check(resource: Resource, config: dict) -> list[str]:
         pod_bound = "ReadWriteOncePod" in modes
         if not pod_bound and _one_node(podspec):
             continue  # every pod lands on the one node the spec names, where ReadWriteOnce admits them all
-        # ReadWriteOnce is per node: a CPU pod's replacement may land beside the old one, or on another node (advice).
-        maybe = not pod_bound and not requests_gpu(podspec) and not many
-        why = (
-            f"spec.replicas {replicas}: the pods after the first cannot attach it"
-            if many
-            else "the RollingUpdate starts the new pod before the old one releases it"
-        )
+        # ReadWriteOnce is per node: one replica's replacement may land beside the old one (a CPU pod, or a GPU pod on
+        # a node with a GPU to spare) or on another node, where it waits on the attach: the cluster decides (advice).
+        # Replicas an autoscaler adds only under load fail while the first keeps serving: advice too.
+        maybe = not pod_bound and not many
+        if many:
+            why = f"spec.replicas {replicas}: the pods after the first cannot attach it"
+        elif surges:
+            why = "the RollingUpdate starts the new pod before the old one releases it"
+        elif scaled is not None:
+            messages.append(_scaled_message(volume, name, modes, scaled))
+            continue
+        else:
+            continue
         message = (
             f"spec.template.spec.volumes {volume.get('name')}: PersistentVolumeClaim {name} is {'/'.join(modes)} "
             f"(single-attach) and {why} (Multi-Attach error), so the rollout never completes; use strategy Recreate "
@@ -111,6 +141,36 @@ def _check(resource: Resource, config: dict) -> list[str]:
         )
         messages.append(unproven(message + " (if the new pod lands on another node)") if maybe else message)
     return messages
+
+
+def _scaled_message(volume: dict, name: str, modes: list[str], scaled: tuple[str, int]) -> str:
+    """Advice for a single-attach claim of a Deployment an autoscaler takes above one replica: the replicas it adds
+    under load on another node hang on a Multi-Attach error while the first keeps serving (spent set 23
+    farrukhmustafa/fintech-function-calling-llm: Recreate, HPA triton-hpa maxReplicas 3, ReadWriteOnce claim)."""
+    return unproven(
+        f"spec.template.spec.volumes {volume.get('name')}: PersistentVolumeClaim {name} is {'/'.join(modes)} "
+        f"(single-attach) and {scaled[0]} adds replicas up to {scaled[1]}: a replica placed on another node waits in "
+        f"ContainerCreating on a Multi-Attach error, so scale-out adds no capacity; use a ReadWriteMany volume, a "
+        f"StatefulSet with volumeClaimTemplates, or keep the autoscaler at one replica"
+    )
+
+
+def _autoscaled_to(resource: Resource) -> Optional[tuple[str, int]]:
+    """(autoscaler, its replica ceiling) of an HPA (spec.maxReplicas) or KEDA ScaledObject (spec.maxReplicaCount,
+    KEDA's default 100) of the run that scales this Deployment above one replica, else None."""
+    namespace, name = get(resource.props, "metadata", "namespace"), metadata_name(resource.props)
+    for other in viewed_resources() or ():
+        if other.type not in (*HPA_TYPES, SCALED_OBJECT_TYPE) or get(other.props, "metadata", "namespace") != namespace:
+            continue
+        target = as_dict(get(other.props, "spec", "scaleTargetRef"))
+        if target.get("name") != name or target.get("kind", "Deployment") != "Deployment":
+            continue
+        hpa = other.type in HPA_TYPES
+        ceiling = as_int(get(other.props, "spec", "maxReplicas" if hpa else "maxReplicaCount")) or (0 if hpa else 100)
+        if ceiling > 1:
+            kind = "HorizontalPodAutoscaler" if hpa else "ScaledObject"
+            return f"{kind} {metadata_name(other.props)}", ceiling
+    return None
 
 
 def _serving_run() -> bool:
@@ -146,7 +206,10 @@ def _unseen_claim(resource: Resource, podspec: dict, volume: dict, name: str, su
 
 POLICY = Policy(
     name="single-attach-volume-rolls",
-    description="A Deployment that surges or runs several replicas does not mount a ReadWriteOnce(Pod) claim its new pods cannot attach.",
+    description=(
+        "A Deployment that surges, runs several replicas or is autoscaled above one does not mount a ReadWriteOnce(Pod) "
+        "claim its new pods cannot attach (advice for the replicas an autoscaler adds)."
+    ),
     catalog="S30",
     severity="high",
     enforcement="mandatory",

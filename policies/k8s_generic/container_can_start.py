@@ -10,7 +10,11 @@ The API server stores these templates, and the pod is scheduled, but the contain
   (``$ECR_REGISTRY/ray-llm:$TAG``, ``${IMAGE}:v1``) is advice: such files are rendered before they are applied
   (awslabs/data-on-eks data-stacks/ray-on-eks/examples/ray-batch-inference pipes each file through ``render`` =
   envsubst into ``kubectl apply``), and only the unrendered file fails; so is a ``ko://`` import path, which ``ko
-  resolve`` replaces with the image it builds (kserve/kserve config/llmisvc/manager.yaml);
+  resolve`` replaces with the image it builds (kserve/kserve config/llmisvc/manager.yaml); and so is a fill-in S27
+  names (``<YOUR-ACR-NAME>.azurecr.io/...``, ``IMAGE_PLACEHOLDER``; not a variable, which S27 alone reports in a
+  checked file), judged as written (Resource.written): the file
+  says it is edited before it is applied (spent sets 12, 18 and 21 labelled such an image blocking, set 16 S27 advisory;
+  precision first);
 * **a command that is a relative path to a system binary** (``bin/sh``): runc changes to the working directory and
   then resolves ``args[0]`` with Go's exec.LookPath (opencontainers/runc v1.2.9 libcontainer/standard_init_linux.go:191
   finalizeNamespace, which chdirs to the process cwd at init_linux.go:309-351, then :208 ``exec.LookPath``), which
@@ -45,6 +49,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, fmt_number, get, pod_specs
 from policies.reading.image_reference import image_reference_error
 from policies.reading.ollama_weights import oversized_pulls
+from policies.reading.placeholders import placeholder_in, written_images
 from policies.reading.vllm_args import command_tokens, is_shell_operator
 
 # moby daemon/daemon_unix.go linuxMinMemory: the smallest limit a container runtime is known to accept.
@@ -87,6 +92,15 @@ def _image_message(label: str, image: object) -> str | None:
     why = image_reference_error(image)
     if why is None:
         return None
+    fill_in = placeholder_in(image, ("image",))
+    if fill_in is not None and "$" not in image:
+        # A fill-in S27 names (<YOUR-ACR-NAME>, IMAGE_PLACEHOLDER): applied as written the kubelet refuses it, but the
+        # file says it is a template to edit before it is applied, so the manifest does not prove a deploy fails.
+        return unproven(
+            f"{label}: image {image!r} is not a valid image reference ({why}): the placeholder {fill_in} must be "
+            f"replaced before the file is applied, or the kubelet cannot parse it and the container waits with "
+            f"InvalidImageName and never starts"
+        )
     if "$" in image or "{{" in image or "://" in image:
         # A variable a rendering step fills (envsubst, a deploy script, ko's ko:// import paths): only the file applied
         # as written fails.
@@ -213,10 +227,13 @@ def _triton_messages(label: str, container: Mapping) -> list[str]:
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
+    # An image S27 found a placeholder in is UNKNOWN to the other rules; its grammar is judged as written, except a
+    # variable (``$ECR_REGISTRY/ray-llm:$TAG``), which a render step fills and S27 alone reports (corpus review).
+    written = {label: image for label, image in written_images(resource).items() if "$" not in image}
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):
             label = container_label(path, container)
-            image = _image_message(label, container.get("image"))
+            image = _image_message(label, written.get(label, container.get("image")))
             messages.extend([image] if image else [])
             command = _command_message(label, container)
             messages.extend([command] if command else [])

@@ -21,8 +21,9 @@ node with other owners.
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs, split_type
 from policies.reading.node_agents import weighed_to_serving
+from policies.reading.placement import pinned_node
 
 
 def _run_as(podspec: dict, container: dict) -> object:
@@ -77,8 +78,54 @@ def _unnamed(path: str, podspec: dict) -> list[str]:
     return found
 
 
+# hostPath types the kubelet checks before it mounts: the path must already exist on the node as that kind of file
+# (https://kubernetes.io/docs/concepts/storage/volumes/#hostpath-volume-types; FailedMount "hostPath type check failed").
+_MUST_EXIST = frozenset({"Directory", "File"})
+
+
+def _served_models(resource: Resource) -> list[tuple[str, dict, dict, str]]:
+    """(label, podspec, container, model) of every model server whose model is a local absolute path."""
+    from policies.reading.engines import table_servers
+    from policies.reading.vllm_args import served_model, vllm_servers
+
+    found = [(s.label, s.podspec, s.container, served_model(s)) for s in vllm_servers(resource)]
+    found += [(s.label, s.podspec, s.container, s.model) for s in table_servers(resource)]
+    return [(label, pod, c, m) for label, pod, c, m in found if isinstance(m, str) and m.startswith("/")]
+
+
+def _weights_on_some_node(resource: Resource) -> list[str]:
+    """Advice for a model server reading its model from a hostPath that must exist on the node (type Directory or
+    File) while the pod is not pinned to one node: the scheduler may place it on a node of the selected class that
+    lacks the files, where the mount fails (set 23 farrukhmustafa/fintech-function-calling-llm
+    kubernetes/vllm-deployment.yaml: /mnt/data/outputs, nodeSelector library-solution: k8s-training). A DaemonSet
+    means every node on purpose: silent."""
+    if split_type(resource.type)[1] == "DaemonSet":
+        return []
+    messages: list[str] = []
+    for label, podspec, container, model in _served_models(resource):
+        if pinned_node(podspec) is not None:
+            continue
+        volumes = {as_dict(v).get("name"): as_dict(as_dict(v).get("hostPath")) for v in as_list(podspec.get("volumes"))}
+        for mount in (as_dict(m) for m in as_list(container.get("volumeMounts"))):
+            host = volumes.get(mount.get("name")) or {}
+            at = str(mount.get("mountPath") or "").rstrip("/")
+            if host.get("type") not in _MUST_EXIST or not at or not (model == at or model.startswith(at + "/")):
+                continue
+            selector = ", ".join(f"{k}={v}" for k, v in sorted(as_dict(podspec.get("nodeSelector")).items()))
+            placed = f"nodeSelector {selector} picks a class of nodes" if selector else "nothing pins the pod to a node"
+            messages.append(
+                unproven(
+                    f"{label}: reads its model {model} from hostPath {host.get('path')} (type {host.get('type')}), "
+                    f"which must already exist on the node it lands on, and {placed}, not the node holding the files: "
+                    f"on any other node the mount fails and the server never starts; put the weights on a PVC, in "
+                    f"the image or a download, or on every node the pod may use"
+                )
+            )
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = []
+    messages = _weights_on_some_node(resource)
     for path, podspec in pod_specs(resource):
         messages.extend(_created_as_root(path, podspec))
         messages.extend(_unnamed(path, podspec))

@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 
 from components.images import image_tag, is_digest
-from policies.framework import Policy, Resource, unproven
+from policies.framework import UNKNOWN, Policy, Resource, unproven
 from policies.kube import container_label, containers, pod_specs, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.placeholders import placeholder_in, written_images
 from policies.reading.serving import engine_row, model_servers
 
 # latest, then the branch-like tags CI pipelines move to each push (docker/metadata-action: a branch's name, edge for
@@ -75,17 +76,30 @@ def _mutable(tag: str, disallowed: set[str], prefixes: tuple[str, ...]) -> bool:
     return tag.lower() in disallowed or tag.lower().startswith(prefixes) or bool(_BRANCH_VARIANT.match(tag))
 
 
+def _literal_tag(image: str) -> object:
+    """An image whose registry or repository holds a placeholder (``<YOUR-ACR-NAME>.azurecr.io/nim:latest``, which the
+    other rules read as unknown), as written when its tag is literal: the tag is what the file pins whatever registry
+    fills the placeholder. framework.UNKNOWN when the tag itself is a fill-in or there is none."""
+    tag = image_tag(image)
+    if tag is None or _PLACEHOLDER.search(tag) or placeholder_in(tag, ("image",)) is not None:
+        return UNKNOWN
+    return image
+
+
 def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...], object, bool]]:
     """(label, image, engine shown, the engine's moving tags, imagePullPolicy, whether it serves a model) of every
     container, and of the server an operator resource asks for; a container no engine row names has no tags of its
     own."""
     engines = {id(s.container): s.engine for s in model_servers(resource)}
+    written = written_images(resource)
     found: list[tuple[str, object, str, tuple[str, ...], object, bool]] = []
     for path, podspec in pod_specs(resource):
         for c in containers(podspec, init=True, model=True):
             row = engine_row(engines.get(id(c), ""))
             shown, moving = (row.display, row.moving_tags) if row else ("", ())
-            found.append((container_label(path, c), c.get("image"), shown, moving, c.get("imagePullPolicy"), id(c) in engines))
+            label = container_label(path, c)
+            image = _literal_tag(written[label]) if label in written else c.get("image")
+            found.append((label, image, shown, moving, c.get("imagePullPolicy"), id(c) in engines))
     if (server := operator_server(resource)) is not None:
         found.append((server.image_field, server.image, "", (), None, True))
     return found

@@ -255,6 +255,25 @@ def _sglang_fallbacks(resource: Resource) -> list[Unproven]:
     return messages
 
 
+def _engine_debug_flags(resource: Resource) -> list[Unproven]:
+    """Advice for an engine's own verbose-logging flags left on (the engine table's ``debug_flags``: Triton's
+    --log-verbose N >= 1, components/serving_engines.toml sources.switches)."""
+    messages = []
+    for s in table_servers(resource):
+        for flag in (f for f in (s.row.debug_flags if s.row else ()) if f in s.args):
+            value = s.args[flag]
+            text = str(value or "").strip().lower()
+            if value is None or text in ("true", "on", "yes") or _non_zero(text):
+                shown = f"--{flag}" if value is None else f"--{flag}={value}"
+                messages.append(
+                    unproven(
+                        f"{s.label}: {shown} turns {s.row.display if s.row else s.engine}'s verbose logging on (a "
+                        "debugging aid), left on in a serving pod: every request floods the logs; remove it"
+                    )
+                )
+    return messages
+
+
 def _request_templates(resource: Resource) -> list[Unproven]:
     """Advice for a vLLM server that renders the chat templates its clients send (module docstring)."""
     return [
@@ -284,6 +303,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         findings.extend((r.name, message) for message in _short_contexts(r))
         findings.extend((r.name, message) for message in _sglang_fallbacks(r))
         findings.extend((r.name, message) for message in _request_templates(r))
+        findings.extend((r.name, message) for message in _engine_debug_flags(r))
     return findings
 
 
@@ -295,7 +315,8 @@ POLICY = Policy(
     "sampling), nor debug logging left on: NCCL_DEBUG=INFO/TRACE, VLLM_LOGGING_LEVEL, "
     "LOG_LEVEL, RUST_LOG or any other *_LOG_LEVEL at debug/trace, TORCH_SHOW_CPP_STACKTRACES, a RayService's Serve "
     "logging_config at DEBUG or RAY_SERVE_ENABLE_MEMORY_PROFILING, nor a benchmark context length below 2048 "
-    "tokens, nor vLLM's --trust-request-chat-template (advice).",
+    "tokens, nor vLLM's --trust-request-chat-template, nor an engine's verbose-logging flag "
+    "(Triton's --log-verbose; advice).",
     catalog="S36",
     severity="medium",
     enforcement="mandatory",

@@ -16,6 +16,11 @@ files could supply a token: an ``envFrom`` Secret or a ConfigMap not among the f
 annotation, a persistent cache, a download from elsewhere (``HF_ENDPOINT`` to a mirror, ModelScope), or an operator's resource (KServe's storage initializer reads the token from the
 storage Secret or the ServiceAccount, kserve v0.20.0 pkg/credentials/service_account_credentials.go:248-266: that is
 kserve-hf-token-on-service-account's rule, not this one's).
+
+A RayService's Serve applications are read for the models they name (Ray Serve LLM's ``llm_configs``, a custom
+application's ``args.model`` or MODEL_ID variable), on the cluster's GPU workers, where the replicas run: a token
+variable in the application's ``runtime_env`` (or an llm config's ``engine_kwargs.hf_token``) counts, as one in the
+workers' env does. KubeRay runs those pods, so this is advice.
 """
 
 from __future__ import annotations
@@ -29,15 +34,17 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, containers, get, requests_gpu, split_type
 from policies.reading.downloaders import LLMAZ_TOOL, fetches
 from policies.reading.engines import (
+    DEFAULT_HF_CACHES,
     cache_dirs,
     config_maps,
     env_values,
     hub_model,
     hub_offline,
+    ray_gpu_workers,
     table_servers,
     volume_at,
 )
-from policies.reading.serving import container_argv, engine_row
+from policies.reading.serving import container_argv, engine_row, serve_config
 from policies.reading.vllm_args import served_model, vllm_servers
 
 # Kinds whose pods are the manifest's own: nothing between the file and the pod can add a token.
@@ -195,7 +202,55 @@ def hub_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[st
             dirs = (fetch.into,) if fetch.into else cache_dirs(fetch.container, {})
             # A downloader writes where it is told; its tool image (python, a CLI) carries no model.
             found.append((fetch.label, fetch.source, fetch.podspec, fetch.container, dirs, False, True))
+    return found + _ray_app_servers(resource)
+
+
+def _app_models(app: Mapping) -> list[tuple[str, Any, dict]]:
+    """(where, model, runtime_env variables) of each model a Ray Serve application names: Ray Serve LLM's
+    ``llm_configs[].model_loading_config`` (model_source, else model_id, with the config's own runtime_env), the
+    ``runtime_env.env_vars`` MODEL_ID, and ``args.model`` or a kwargs mapping's ``model`` (what the app's code hands its
+    engine, whatever the app is). The variables also carry an llm config's engine_kwargs keys (hf_token)."""
+    env = as_dict(get(app, "runtime_env", "env_vars"))
+    found: list[tuple[str, Any, dict]] = []
+    for i, llm in enumerate(as_dict(c) for c in as_list(get(app, "args", "llm_configs"))):
+        loading = as_dict(llm.get("model_loading_config"))
+        # engine_kwargs hf_token hands vLLM the token directly (anyscale/examples 03_deploy_llama_3_8b at 5743a83d):
+        # counted with the variables, as a name that says TOKEN.
+        merged = {**env, **as_dict(get(llm, "runtime_env", "env_vars")), **as_dict(llm.get("engine_kwargs"))}
+        found.append((f"llm_configs[{i}]", loading.get("model_source") or loading.get("model_id"), merged))
+    args = as_dict(app.get("args"))
+    for where, value in [("runtime_env.env_vars.MODEL_ID", env.get("MODEL_ID")), ("args.model", args.get("model"))]:
+        found.append((where, value, env))
+    for key, value in args.items():
+        if isinstance(value, dict) and "model" in value:
+            found.append((f"args.{key}.model", value.get("model"), env))
     return found
+
+
+def _ray_app_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]]:
+    """The hub_servers entries of a RayService's Serve applications: each model an application names, on the first GPU
+    worker of the cluster (the replicas' pods), unless the application's runtime_env names a token variable (Ray passes
+    it to the replicas) or sets the Hub client offline."""
+    if split_type(resource.type) != ("ray.io", "RayService"):
+        return []
+    workers = ray_gpu_workers(resource)
+    if not workers:
+        return []
+    path, podspec, container = workers[0]
+    found = []
+    for app in (as_dict(a) for a in as_list(as_dict(serve_config(resource)).get("applications"))):
+        for where, model, env in _app_models(app):
+            if hub_model(model) is None or any(_TOKEN_NAME.search(str(name).upper()) for name in env):
+                continue
+            offline = any(str(env.get(name, "")).strip().lower() in ("1", "true", "yes", "on") for name in _HF_OFFLINE)
+            dirs = cache_dirs(container, {})
+            dirs = DEFAULT_HF_CACHES if dirs == cache_dirs({}, {}) else dirs
+            label = f"serveConfigV2 application {app.get('name', '?')} {where} (replicas on {path})"
+            found.append((label, model, podspec, container, dirs, offline, False))
+    return found
+
+
+_HF_OFFLINE = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
 def _optional_advice(label: str, repository: Optional[str], prefix: str, refs: str) -> str:

@@ -11,14 +11,27 @@ A token taken from a Secret that the same files commit with an empty value (``HF
 same empty token once the files are applied as they stand. Advice: such a file is often a reference the README says to
 replace with ``kubectl create secret`` (spent set 23, aubree-lianto/Orchard k8s/secrets.yaml at
 376d28461652927a4da42fba6580a3e88bf61b0f: "DO NOT fill in real values here").
+
+A token that is a fill-in (``your-huggingface-token-here``, ``REPLACE_WITH_REAL_TOKEN``, ``<your-hf-token>``,
+``hf_xxx``; policies/reading/placeholders.py's recogniser, plus the Hub's ``hf_`` prefix followed by x's or dots) is
+worse than none: the Hub answers an invalid token with 401 even for a public repository, so the download fails and the
+server exits. Reported (advice: the README may say to replace it) on the workload that takes it, by a literal ``value``,
+``secretKeyRef`` or ``envFrom``, and on the committed Secret itself (``hf-token-secret-not-placeholder``) for a token
+key (HF_TOKEN, HUGGING_FACE_HUB_TOKEN, or ``token``/``hf_token`` in a Secret whose name says Hugging Face). Sets 15
+and 16: AyeniOluwatosinOlawale/vllm-k8s-stack vllm/deployment.yaml (``HF_TOKEN: "REPLACE_WITH_REAL_TOKEN"``) and
+egdcrypto/microk8s-gpu-stack applications/gpu-llm-inference.yaml (``token: "your-huggingface-token-here"``).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import re
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, get, pod_specs
+from policies.reading.placeholders import placeholder_in
 from policies.reading.secrets import secret_values
 from policies.reading.serving import namespace_of
 
@@ -26,10 +39,35 @@ from policies.reading.serving import namespace_of
 TOKEN_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_HUB_TOKEN", "HF_API_TOKEN")
 
 
-def _empty_in_secret(namespace: Optional[str], secret: Any, key: Any) -> bool:
+SECRET_TYPE = "kubernetes:core/v1:Secret"
+# Keys a Secret named for Hugging Face commonly holds the token under (besides the variable names themselves).
+_TOKEN_KEYS = frozenset({"token", "hf_token", "hf-token", "hftoken", "api_token", "api-token", "access_token"})
+_HF_NAME = re.compile(r"(?i)\bhf\b|hf[-_]|hugging")
+# The Hub's token prefix followed by filler (hf_xxxxxxxx, hf_..., hf_XXXX).
+_FILLER_TOKEN = re.compile(r"^(?:hf_)?(?:[xX*.]{3,}|\.\.\.)$")
+
+
+def token_placeholder(value: object) -> Optional[str]:
+    """The fill-in a committed token value is (module docstring), or None for a value that may be a real token."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if text.startswith("$"):
+        return None  # ${HF_TOKEN} / $HF_TOKEN / $(HF_TOKEN): a rendering step (envsubst, a shell heredoc) fills it
+    if _FILLER_TOKEN.match(text):
+        return text
+    return placeholder_in(text, ("stringData", "token"))
+
+
+def _secret_token(namespace: Optional[str], secret: Any, key: Any) -> Optional[tuple[str]]:
+    """``("",)`` when the Secret of the files holds an empty value under the key, ``(placeholder,)`` when it holds a
+    fill-in, else None (no such Secret read, or a value that may be real)."""
     values = secret_values(namespace, secret)
     value = values.get(str(key)) if values is not None else None
-    return isinstance(value, str) and not value.strip()
+    if isinstance(value, str) and not value.strip():
+        return ("",)
+    found = token_placeholder(value)
+    return (found,) if found else None
 
 
 def _from_empty_secrets(namespace: Optional[str], label: str, container: dict) -> list[str]:
@@ -37,21 +75,26 @@ def _from_empty_secrets(namespace: Optional[str], label: str, container: dict) -
     found = []
     for item in (as_dict(i) for i in as_list(container.get("env"))):
         ref = as_dict(get(item, "valueFrom", "secretKeyRef"))
-        if item.get("name") in TOKEN_VARIABLES and _empty_in_secret(namespace, ref.get("name"), ref.get("key")):
-            found.append((str(item["name"]), f"key {ref.get('key')} of Secret {ref.get('name')}"))
+        if item.get("name") in TOKEN_VARIABLES and (what := _secret_token(namespace, ref.get("name"), ref.get("key"))):
+            found.append((str(item["name"]), f"key {ref.get('key')} of Secret {ref.get('name')}", what))
     for source in (as_dict(s) for s in as_list(container.get("envFrom"))):
         secret = get(source, "secretRef", "name")
         prefix = source.get("prefix") if isinstance(source.get("prefix"), str) else ""
         for key in TOKEN_VARIABLES:
-            if prefix == "" and _empty_in_secret(namespace, secret, key):
-                found.append((key, f"Secret {secret} (envFrom)"))
+            if prefix == "" and (what := _secret_token(namespace, secret, key)):
+                found.append((key, f"Secret {secret} (envFrom)", what))
     return [
         unproven(
             f"{label}: env {name} comes from {where}, whose committed value is empty: applied as these files stand, "
             f"the token is an empty string, the Hub client sends none and a gated model fails with 401 at start; "
             f"create the Secret out of band (and leave it out of the applied files) or fill it from a secret store"
+            if not what[0]
+            else f"{label}: env {name} comes from {where}, whose committed value is the fill-in {what[0]!r}: applied "
+            f"as these files stand, the Hub client sends it as the token and the Hub answers 401 (an invalid token "
+            f"fails even for a public model), so the download fails at start; put the real token in the Secret out "
+            f"of band, or drop the variable for a public model"
         )
-        for name, where in found
+        for name, where, what in found
     ]
 
 
@@ -67,6 +110,14 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 if name not in TOKEN_VARIABLES or "valueFrom" in item or "value" not in item:
                     continue
                 value = item.get("value")
+                if filler := token_placeholder(value):
+                    messages.append(
+                        unproven(
+                            f"{container_label(path, container)}: env {name} is the fill-in {filler!r}: the Hub client "
+                            "sends it as the token and the Hub answers 401 (an invalid token fails even for a public "
+                            "model); take it from valueFrom.secretKeyRef, or drop the variable for a public model"
+                        )
+                    )
                 if value is None or (isinstance(value, str) and not value.strip()):
                     messages.append(
                         f"{container_label(path, container)}: env {name} is an empty literal, so the Hub client sends no "
@@ -92,5 +143,53 @@ POLICY = Policy(
         "An empty HF_TOKEN is read as no token (https://huggingface.co/docs/huggingface_hub/package_reference/"
         "environment_variables#hftoken), so gated repositories answer 401 and the server exits after the node, the "
         "image pull and the queue wait; the placeholder passes review because it holds no secret to flag."
+    ),
+)
+
+
+def _check_secret(resource: Resource, config: dict) -> list[str]:
+    name = str(get(resource.props, "metadata", "name") or "")
+    values = {str(k): v for k, v in as_dict(get(resource.props, "stringData")).items()}
+    values.update({str(k): _decoded(v) for k, v in as_dict(get(resource.props, "data")).items() if k not in values})
+    messages: list[str] = []
+    for key, value in sorted(values.items()):
+        named = key in TOKEN_VARIABLES or (key.lower() in _TOKEN_KEYS and _HF_NAME.search(name) is not None)
+        if named and (filler := token_placeholder(value)):
+            messages.append(
+                unproven(
+                    f"key {key} holds the fill-in {filler!r}, not a Hugging Face token: applying this Secret with "
+                    "the files overwrites a real token, and a pod that reads it sends the fill-in, which the Hub "
+                    "answers with 401 (even for a public model); create the Secret out of band (kubectl create "
+                    "secret generic ... --from-literal) and leave it out of the applied files"
+                )
+            )
+    return messages
+
+
+def _decoded(value: object) -> Optional[str]:
+    if not isinstance(value, str):
+        return None
+    try:
+        return base64.b64decode("".join(value.split()), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+SECRET_POLICY = Policy(
+    name="hf-token-secret-not-placeholder",
+    description="A committed Secret does not hold a fill-in (your-...-here, REPLACE_WITH_...) as its Hugging Face token.",
+    catalog="S28",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "Create the token Secret out of band (kubectl create secret generic hf-token --from-literal=token=...) or from "
+        "a secret store, and leave the placeholder Secret out of the applied files."
+    ),
+    resource_types=(SECRET_TYPE,),
+    check_resource=_check_secret,
+    rationale=(
+        "The Hub rejects an invalid token with 401 even for public repositories, so a fill-in committed as the token "
+        "fails the download at start, and applying the file overwrites a real token created before. Advice: the "
+        "README may say to replace it."
     ),
 )

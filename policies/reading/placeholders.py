@@ -2,7 +2,9 @@
 
 The pack's one recogniser of them: S27 (policies/input/manifest_is_kubernetes.py) names the fields that hold one, and
 policies/check.py hands every other rule the object with those values as framework.UNKNOWN (``with_unknowns``), so
-no rule builds a finding on ``IMAGE_PLACEHOLDER`` parsed as an image or ``__VLLM_GPU_MEMORY_UTIL__`` read as a number.
+no rule builds a finding on ``__VLLM_GPU_MEMORY_UTIL__`` read as a number. The object as written stays beside it
+(``Resource.written``) for the rules that judge the text itself: G46 an image reference's grammar (advice: the file is
+a template its owner fills), G1 a literal tag behind a placeholder registry (``written_images``).
 
 ``image: us-docker.pkg.dev/${PROJECT_ID}/repo/vllm``, ``bucketName: YOUR_BUCKET_NAME``, ``--model $MODEL_ID`` or
 ``image: <image>`` reach the API server literally when the file is applied as written: the kubelet expands only the
@@ -29,11 +31,12 @@ substitute their own variables), and every non-Kubernetes resource (IAM policy v
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Iterator, Optional
 
 from policies.framework import UNKNOWN, Resource
-from policies.kube import split_type
+from policies.kube import container_label, containers, pod_specs, split_type
 
 # ${VAR} / ${VAR:-default} (envsubst, Terraform templatefile, Flux postBuild), $VAR in upper case (envsubst, sed
 # scripts), YOUR_... / your-... (docs' fill-ins), REPLACE_ME, and <word> / <your project id> (docs' fill-ins).
@@ -176,9 +179,12 @@ def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
     if _CAPS_WORD.match(word) and (_FILL_IN_WORD.search(word) or _caps_field(where)):
         return word
     if where and where[-1] == "image":
-        repository = re.split(r"[:@]", word.rsplit("/", 1)[-1], maxsplit=1)[0]
-        if _CAPS_WORD.match(repository) or _FILL_IN_WORD.search(repository):
-            return word
+        # Any path component, the registry host included (REGISTRY_PLACEHOLDER/ecr-public/...: chrismld/ai-on-eks-demos
+        # deployment.yaml.template), the last one without its tag or digest.
+        *path, last = word.split("/")
+        for part in [*path, re.split(r"[:@]", last, maxsplit=1)[0]]:
+            if _CAPS_WORD.match(part) or _FILL_IN_WORD.search(part):
+                return word
     return None
 
 
@@ -240,6 +246,23 @@ def _replaced(node: Any, where: tuple) -> Any:
                 below = (*below, "@node")
             out[key] = _replaced(value, below)
     return node if all(out[k] is node[k] for k in node) else out
+
+
+def written_images(resource: Resource) -> dict[str, str]:
+    """The image each container of the object's pod templates names as written, keyed by its label
+    (kube.container_label), for the containers whose image ``with_unknowns`` made framework.UNKNOWN; {} otherwise."""
+    if resource.written is None:
+        return {}
+    read = {
+        container_label(path, c): c.get("image") for path, podspec in pod_specs(resource) for c in containers(podspec, init=True)
+    }
+    as_written = dataclasses.replace(resource, props=resource.written)
+    return {
+        label: image
+        for path, podspec in pod_specs(as_written)
+        for c in containers(podspec, init=True)
+        if isinstance(image := c.get("image"), str) and read.get(label := container_label(path, c)) is UNKNOWN
+    }
 
 
 def placeholder_findings(resource: Resource) -> list[str]:

@@ -22,7 +22,9 @@ Findings (LeaderWorkerSet, and a leader/worker group read generically, policies/
 - the leader starts a Ray head but a worker runs a vLLM server of its own instead of joining the head: the head never
   gets the workers' GPUs;
 - the workers' last command is ``ray start --address=...`` without ``--block``: it returns, the container ends and
-  takes its raylet with it (KubeRay adds --block to every ray start it writes, kuberay v1.7.0 pod.go:1377-1378).
+  takes its raylet with it (KubeRay adds --block to every ray start it writes, kuberay v1.7.0 pod.go:1377-1378);
+- advice: the leader starts a Ray head that the workers join, but its engine fits the leader pod (TP × PP within its
+  GPUs, no data parallel, no --nnodes), so vLLM never places a rank on the workers and their pods hold nodes for nothing.
 
 Mandatory only where the manifest shows every command (the containers' ``command`` starts vLLM or Ray directly, or is
 a script of nothing else); an unknown script or image entrypoint in the way could start Ray, so the finding is then
@@ -171,6 +173,29 @@ def _leader_finding(resource: Resource, server: VllmServer, workers: list[dict],
     return None
 
 
+def _unused_workers(resource: Resource, server: VllmServer, workers: list[dict], size: int) -> Optional[str]:
+    """Advice where the leader starts a Ray head that the workers join, but the leader's engine fits the leader pod
+    (TP x PP within its GPUs, no data parallel, no --nnodes): vLLM then runs one node's ranks without Ray, and the worker
+    pods hold their nodes for nothing (spent set 22, mitzenjeremywoo/deepseek-llama-huge llama405b.yaml)."""
+    tp, pp = parallel_size(server.args, "tensor-parallel-size"), parallel_size(server.args, "pipeline-parallel-size")
+    dp = parallel_size(server.args, "data-parallel-size")
+    gpus = gpu_count(server.container) or 0
+    if tp is None or pp is None or dp != 1 or tp * pp > max(gpus, 1) or any(o in server.args for o in _OWN_MULTI_NODE):
+        return None
+    ray_address = env_values(server.container).get("RAY_ADDRESS")
+    if ray_address is not None and ray_address.split(":", 1)[0].strip() not in _LOCAL_RAY:
+        return None
+    if not workers or not _starts_head(server.podspec) or not all(_joins(c) for c in workers):
+        return None
+    return unproven(
+        f"{server.label}: the leader starts a Ray head for a group of {size} pods and the workers join it, but the "
+        f"engine is tensor parallel {tp} × pipeline parallel {pp} = {tp * pp} GPU(s) (--tensor-parallel-size/"
+        f"--pipeline-parallel-size {'unset' if 'tensor-parallel-size' not in server.args else 'as set'}), which the "
+        "leader pod holds alone: vLLM never places a rank on the workers, so their pods hold nodes and GPUs for "
+        "nothing; size TP × PP to the group's GPUs (with --distributed-executor-backend ray) or make the group one pod"
+    )
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings = []
     for r in resources:
@@ -182,7 +207,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if group is None:
                 continue
             workers = [c for p in group[0] if isinstance(specs.get(p), dict) for c in containers(specs[p])]
-            message = _leader_finding(r, server, workers, group[1])
+            message = _leader_finding(r, server, workers, group[1]) or _unused_workers(r, server, workers, group[1])
             if message is not None:
                 findings.append((r.name, message))
     return findings

@@ -18,6 +18,7 @@ from typing import Optional
 from policies.framework import Policy, Resource, unproven
 from policies.gpu.ephemeral_storage import checkpoint_estimate_gib
 from policies.kube import WORKLOAD_TYPES, as_int, get
+from policies.reading.engine_switches import loads_no_model_at_start
 from policies.reading.engines import table_servers
 from policies.reading.serving import GPU_SERVER, engine_row, model_servers, takes_requests
 from policies.reading.vllm_args import served_model, vllm_servers
@@ -93,7 +94,9 @@ def _servers(resource: Resource) -> tuple[list[_Server], list[_Server]]:
     servers += [
         (s.container, s.label, s.row.display, takes_requests(resource, s.path, s.container), s.row.readiness, s.model)
         for s in table_servers(resource)
-        if s.row is not None and s.row.loads_before_serving
+        # Not one that starts with no model loaded (Triton's --model-control-mode=explicit without --load-model): its
+        # models load later through its API, after the probes pass.
+        if s.row is not None and s.row.loads_before_serving and loads_no_model_at_start(s) is None
     ]
     # A GPU model server no engine row names (GPU_SERVER: a custom server.py, an in-house server): how it loads is
     # unknown, so what is said of it rests on the assumption that it loads a model before serving (unproven: advisory).

@@ -5,7 +5,8 @@ gives 64Mi, and NCCL then fails with "Error while creating shared memory segment
 /dev/shm/nccl-..." (vllm-project/vllm#1710). The fix is an emptyDir with medium Memory and a
 sizeLimit, mounted at /dev/shm. `hostIPC: true` is the common wrong fix: it shares the node's
 IPC namespace (no-host-namespaces reports it, for every pod). Memory-backed emptyDir pages count against the container's
-memory limit, so the sizeLimit must fit inside it.
+memory limit, so the sizeLimit must fit inside it. A single-rank server of any engine that mounts a memory /dev/shm
+sized above its memory limit gets the same message as advice: whether it fills /dev/shm that far depends on its load.
 
 KubeRay pods (`ray.io` RayCluster, RayService, RayJob) differ: when the Ray container mounts
 nothing at /dev/shm, the operator mounts a memory emptyDir there sized to the container's memory
@@ -16,9 +17,10 @@ the same way as anywhere else, whatever the pod runs (Ray's object store lives t
 
 from __future__ import annotations
 
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     WORKLOAD_TYPES,
+    as_dict,
     as_list,
     as_quantity,
     container_label,
@@ -29,6 +31,7 @@ from policies.kube import (
 )
 from policies.operator_defaults import supplied
 from policies.reading.engines import sglang_servers
+from policies.reading.serving import model_servers
 from policies.reading.shm import needs_shm, shm_volume_name
 from policies.reading.vllm_args import is_vllm_container, parallel_size
 
@@ -49,6 +52,11 @@ def _check_container(podspec: dict, label: str, container: dict, why: str) -> li
     empty_dir = volume.get("emptyDir")
     if not isinstance(empty_dir, dict) or empty_dir.get("medium") != "Memory":
         return [f"{label}: /dev/shm is volume {volume_name}, which is not an emptyDir with medium Memory; {_FIX}"]
+    return _over_limit(label, container, volume_name, empty_dir)
+
+
+def _over_limit(label: str, container: dict, volume_name: str, empty_dir: dict) -> list[str]:
+    """A /dev/shm memory emptyDir whose sizeLimit exceeds the container's memory limit (or is no quantity)."""
     size_raw = empty_dir.get("sizeLimit")
     if size_raw is None:
         # Unbounded is not broken: "the maximum usage on memory medium EmptyDir would be the minimum value between
@@ -89,24 +97,41 @@ def _check(resource: Resource, config: dict) -> list[str]:
         return _check_ray(resource)
     image_entrypoint = True
     messages = []
+    needy: list[tuple[dict, str]] = []
     for path, podspec in pod_specs(resource):
-        needy = []
         for container in containers(podspec):
             if is_vllm_container(container):
                 why = needs_shm(container, image_entrypoint)
                 if why is not None:
                     needy.append((container, why))
-        for container, why in needy:
-            messages.extend(_check_container(podspec, container_label(path, container), container, why))
+                    messages.extend(_check_container(podspec, container_label(path, container), container, why))
     # SGLang's tensor-parallel ranks talk over NCCL through /dev/shm the same way.
     for server in sglang_servers(resource):
         tp = parallel_size(server.args, "tensor-parallel-size") or 1
         if tp > 1:
+            needy.append((server.container, ""))
             messages.extend(
                 _check_container(
                     server.podspec, server.label, server.container, f"runs SGLang with tensor parallel {tp} (--tp-size)"
                 )
             )
+    judged = {id(container) for container, _ in needy}
+    return messages + _single_rank_shm(resource, judged)
+
+
+def _single_rank_shm(resource: Resource, judged: set[int]) -> list[str]:
+    """Advice for any other model server (one rank, any engine) whose own memory /dev/shm is sized above its memory
+    limit: whether the server fills /dev/shm past the limit depends on its load (Triton's Python backend, a
+    tokenizer's workers), so an OOM kill is not proven (set 22 sgleser/rhoai-model-serving: a Triton ServingRuntime,
+    1Gi limit, 2Gi /dev/shm)."""
+    messages: list[str] = []
+    for server in model_servers(resource):
+        if id(server.container) in judged or not (name := shm_volume_name(server.container)):
+            continue
+        volumes = {v.get("name"): v for v in as_list(server.podspec.get("volumes")) if isinstance(v, dict)}
+        empty_dir = as_dict(as_dict(volumes.get(name)).get("emptyDir"))
+        if empty_dir.get("medium") == "Memory" and empty_dir.get("sizeLimit") is not None:
+            messages.extend(unproven(m) for m in _over_limit(server.label, server.container, name, empty_dir))
     return messages
 
 
@@ -114,7 +139,8 @@ POLICY = Policy(
     name="tensor-parallel-requires-dshm",
     description=(
         "A vLLM container with more than one GPU rank must mount a memory-backed, size-limited "
-        "emptyDir at /dev/shm, not rely on hostIPC."
+        "emptyDir at /dev/shm, not rely on hostIPC; any model server's own memory /dev/shm must fit its memory limit "
+        "(advice for a single rank)."
     ),
     catalog="S4",
     severity="high",

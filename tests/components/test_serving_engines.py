@@ -171,6 +171,19 @@ def test_an_options_table_loads_and_needs_its_file_and_source():
         load_engines(with_source + OPTIONS.replace('["toy/toy-server"]', "[]"))
 
 
+def test_an_options_table_reads_vendor_forks_and_names_a_bad_one():
+    with_source = ROW.replace('tags = "toy v1 RELEASING.md L2"\n', 'tags = "toy v1 RELEASING.md L2"\noptions = "toy v1 wheels"\n')
+    fork = 'forks = [{ image = "acme/toy-fork", after = "sdk/", releases = { "2.0" = "1.4" }, source = "acme tags" }]\n'
+    (toy,) = load_engines(with_source + OPTIONS + fork)
+    assert toy.options is not None and [(f.image, f.after, f.releases) for f in toy.options.forks] == [
+        ("acme/toy-fork", "sdk/", (("2.0", "1.4"),))
+    ]
+    with pytest.raises(EngineTableError, match=r"options.forks\[0\].source: a non-empty str is required"):
+        load_engines(with_source + OPTIONS + fork.replace(', source = "acme tags"', ""))
+    with pytest.raises(EngineTableError, match=r"options.forks\[0\].releases: every vendor release must map"):
+        load_engines(with_source + OPTIONS + fork.replace('"2.0" = "1.4"', '"2.0" = 1'))
+
+
 def test_listens_loads_and_needs_a_host_setting_a_known_value_and_its_source():
     listening = ROW.replace(
         'moving_tags = ["nightly"]', 'moving_tags = ["nightly"]\nlistens = "loopback"\nimages_listen_all = true'
@@ -212,3 +225,25 @@ def test_gpu_or_cpu_loads_and_needs_its_devices_source():
         load_engines(marked)
     with pytest.raises(EngineTableError, match=r"gpu_or_cpu: 'yes' is not of type bool"):
         load_engines(sourced.replace("gpu_or_cpu = true", 'gpu_or_cpu = "yes"'))
+
+
+def test_switches_load_as_flag_value_pairs_and_need_their_source():
+    switched = ROW.replace(
+        'moving_tags = ["nightly"]',
+        'moving_tags = ["nightly"]\ndebug_flags = ["--log_verbose"]\nlenient_readiness = ["strict-readiness=False"]\n'
+        'lazy_start = ["control-mode=explicit"]\nstart_models = "load-model"',
+    )
+    sourced = switched.replace(
+        'tags = "toy v1 RELEASING.md L2"\n', 'tags = "toy v1 RELEASING.md L2"\nswitches = "toy v1 cli.py L30-40"\n'
+    )
+    (toy,) = load_engines(sourced)
+    assert (toy.debug_flags, toy.lenient_readiness, toy.lazy_start, toy.start_models) == (
+        ("log-verbose",),
+        (("strict-readiness", "false"),),
+        (("control-mode", "explicit"),),
+        "load-model",
+    )
+    with pytest.raises(EngineTableError, match=r"sources.switches: every fact needs its source"):
+        load_engines(switched)
+    with pytest.raises(EngineTableError, match=r"\[engines.toy\].lazy_start: 'control-mode' is not FLAG=VALUE"):
+        load_engines(sourced.replace('"control-mode=explicit"', '"control-mode"'))

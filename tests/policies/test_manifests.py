@@ -32,6 +32,18 @@ def test_files_folders_and_stdin_in_a_stable_order(tmp_path):
     assert read.counts.as_dict() == {"files": 4, "documents": 4, "empty_documents": 0, "objects": 4, "lists": 0, "skipped": {}}
 
 
+def test_manifest_templates_in_a_folder_are_read_best_effort(tmp_path):
+    # chrismld/ai-on-eks-demos demos/vllm-autoscaling/kubernetes/vllm/deployment.yaml.template (spent set 23): sed fills
+    # REGISTRY_PLACEHOLDER before kubectl apply; its Deployment is what the PDB and ScaledObject beside it select.
+    (tmp_path / "deployment.yaml.template").write_text(DEPLOY % "vllm")
+    (tmp_path / "values.yaml.tpl").write_text("replicas: ${count}\n")
+    (tmp_path / "broken.yml.tmpl").write_text("{{ if .x }}\nkind: [\n")
+    read = read_manifests([str(tmp_path)])
+    assert [(os.path.basename(o.file), o.name) for o in read.objects] == [("deployment.yaml.template", "vllm")]
+    # What does not parse, or holds no Kubernetes object, is not a finding of its own in a template.
+    assert read.unreadable == []
+
+
 def test_symlinked_folders_are_not_followed(tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "real" / "a.yaml").write_text(DEPLOY % "a")

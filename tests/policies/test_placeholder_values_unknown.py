@@ -55,8 +55,21 @@ def test_sed_placeholders_are_named_by_s27_and_read_as_unknown_by_the_rest(tmp_p
         "spec.replicas holds __VLLM_REPLICAS__; spec.template.spec.containers[0].image holds ECR_REPOSITORY_URL:v0.8.4;"
     )
     assert "applied as committed" in s27[2]
-    assert not [f for f in found if f[0] in ("G46", "S1", "S16")]
+    assert not [f for f in found if f[0] in ("S1", "S16")]
+    # The image's grammar is judged as written (G46, advice: the file says it is filled before it is applied).
+    assert [f[:2] for f in found if f[0] == "G46"] == [("G46", "advisory")]
     assert not [f for f in found if f[1] == "mandatory"]
+
+
+def test_a_registry_placeholder_is_not_an_invalid_image():
+    from policies.reading.placeholders import placeholder_in
+
+    # chrismld/ai-on-eks-demos demos/vllm-autoscaling/kubernetes/vllm/deployment.yaml.template at spent set 23's commit:
+    # the registry host is the fill-in; G46 must not call the image unparsable.
+    image = "REGISTRY_PLACEHOLDER/ecr-public/deep-learning-containers/vllm:0.13-gpu-py312-ec2"
+    assert placeholder_in(image, ("image",)) == image
+    assert placeholder_in("registry.k8s.io:5000/team/vllm:v0.6.3", ("image",)) is None
+    assert placeholder_in("vllm/vllm-openai:v0.6.3", ("image",)) is None
 
 
 # ScradFTW/qwen-llm-gke k8s/deployment.yaml at 2b1a9abf8d48d5f0b21c4a543782960a71318ed0 (cut down): Cloud Build's sed
@@ -91,7 +104,49 @@ def test_a_placeholder_image_and_bucket_are_s27_not_g46(tmp_path):
         "spec.template.spec.containers[0].image holds IMAGE_PLACEHOLDER; "
         "spec.template.spec.volumes[0].csi.volumeAttributes.bucketName holds GCS_BUCKET: "
     )
-    assert not [f for f in found if f[0] in ("G46", "G1")]
+    # IMAGE_PLACEHOLDER does not parse (InvalidImageName as written): advice, since the file is a template Cloud Build
+    # fills; it names no tag, so G1 has nothing to judge.
+    assert [(f[0], f[1]) for f in found if f[0] in ("G46", "G1")] == [("G46", "advisory")]
+    assert (
+        "the placeholder IMAGE_PLACEHOLDER must be replaced before the file is applied"
+        in [f for f in found if f[0] == "G46"][0][2]
+    )
+
+
+# A placeholder registry in front of a literal tag (spent set 21: mocelj/aks-air-gap-vllm-deployment
+# deployment-nim-llama3-isolated.yaml at 787944102bf12a876fd4aac73968a2575ed9a90d, cut down): G46 reads the written
+# reference (advice) and G1 the written tag, latest.
+MOCELJ = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: vllm-nim-llama3-server}
+    spec:
+      selector: {matchLabels: {app: nim}}
+      template:
+        metadata: {labels: {app: nim}}
+        spec:
+          containers:
+            - name: nim-inference-server
+              image: "<YOUR-ACR-NAME>.azurecr.io/nvcr.io/nim/meta/llama3-8b-instruct:latest"
+              resources: {limits: {nvidia.com/gpu: 1}}
+    """
+
+
+def test_a_placeholder_registry_keeps_its_literal_tag_for_g1(tmp_path):
+    found = _check(tmp_path, MOCELJ)
+    g46 = [f for f in found if f[0] == "G46"]
+    assert [f[1] for f in g46] == ["advisory"]
+    assert g46[0][2].startswith(
+        "container nim-inference-server: image '<YOUR-ACR-NAME>.azurecr.io/nvcr.io/nim/meta/llama3-8b-instruct:latest' "
+        "is not a valid image reference (invalid reference format): the placeholder <YOUR-ACR-NAME> must be replaced"
+    )
+    g1 = [f for f in found if f[0] == "G1"]
+    assert [f[1] for f in g1] == ["advisory"]
+    assert "uses the mutable tag latest" in g1[0][2]
+    # A placeholder tag is no tag G1 can judge.
+    found = _check(tmp_path, MOCELJ.replace(":latest", ":${TAG}"))
+    assert not [f for f in found if f[0] == "G1"]
+    assert not [f for f in found if f[1] == "mandatory"]
 
 
 # taixingbi/eks-vllm kubernetes/karpenter/nodepool-g5-spot.yaml at the set's commit (cut down): the requirement values

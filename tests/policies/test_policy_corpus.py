@@ -135,6 +135,10 @@ EXPECTED = {
     # KubeRay Ray Serve LLM: gpu_memory_utilization 0.75 below the band, unpinned source.
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "model-source-pinned"),
     ("ray-operator__config__samples__ray-service.llm-serve.yaml", "vllm-gpu-memory-utilization-bounds"),
+    # ...and its Secret hf-token commits hf_token: <your-hf-access-token-value>, which the Ray pods read as
+    # HUGGING_FACE_HUB_TOKEN: applied as is, the Hub answers the fill-in with 401 (S28, advice, on both objects).
+    ("ray-operator__config__samples__ray-service.llm-serve.yaml", "hf-token-not-empty"),
+    ("ray-operator__config__samples__ray-service.llm-serve.yaml", "hf-token-secret-not-placeholder"),
     # AIBrix autoscaling target: namespace default, liveness without startup, no memory limit or requests.
     # ...and its `vllm serve --host ... --model deepseek-ai/...` on vllm/vllm-openai:v0.7.1 gives no positional model tag,
     # which `vllm serve` requires up to 0.8.0 (0.7.3 / 0.8.0 vllm/entrypoints/cli/serve.py model_tag, no nargs;

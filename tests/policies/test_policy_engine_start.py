@@ -351,6 +351,32 @@ def test_s39_careful_forms_stay_silent():
         assert found_by([form], START) == [], form
 
 
+def test_s39_workers_joining_a_head_the_engine_never_uses_is_advice():
+    # mitzenjeremywoo/deepseek-llama-huge llama405b.yaml at aefde6163571e23c1793db982a89393645a62952 (spent set 22, cut
+    # down): the leader runs vLLM's multi-node-serving.sh leader for LWS_GROUP_SIZE 2, then a server with no
+    # --tensor-parallel-size or --pipeline-parallel-size; the worker joins the head and is never given a rank.
+    line = (
+        "bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader --ray_cluster_size=$(LWS_GROUP_SIZE);"
+        " python3 -m vllm.entrypoints.openai.api_server --port 8080 --model meta-llama/Meta-Llama-3.1-405B-Instruct"
+    )
+    group = lws(vllm("vllm-leader", ["sh", "-c", line], gpus=8), vllm("vllm-worker", GUIDE_WORKER, gpus=8))
+    ((level, message),) = found_by([group], START)
+    assert level == "advisory"
+    assert (
+        "the leader starts a Ray head for a group of 2 pods and the workers join it, but the engine is tensor parallel 1"
+        in message
+    )
+    # TP 8 within the leader's 8 GPUs: still one pod's ranks.
+    within = lws(vllm("l", ["sh", "-c", line + " --tensor-parallel-size 8"], gpus=8), vllm("w", GUIDE_WORKER, gpus=8))
+    assert levels([within], START) == ["advisory"]
+    # LWS's guide spans the group (TP 8 x PP 2 over 2 x 8 GPUs, the underscore spelling included): silent.
+    guide = lws(vllm("vllm-leader", GUIDE_LEADER, gpus=8), vllm("vllm-worker", GUIDE_WORKER, gpus=8))
+    assert found_by([guide], START) == []
+    # Data parallel ranks may use the other pods: not judged.
+    data = lws(vllm("l", ["sh", "-c", line + " --data-parallel-size 2"], gpus=8), vllm("w", GUIDE_WORKER, gpus=8))
+    assert found_by([data], START) == []
+
+
 def test_s39_an_unknown_script_in_the_way_is_advice():
     leader = vllm("leader", ["bash", "-c", "/scripts/bootstrap.sh; " + " ".join(SERVER + PATTERN4_ARGS)])
     worker = vllm("worker", SERVER + PATTERN4_ARGS)

@@ -1,0 +1,93 @@
+"""G6: a model server's readiness probe asks the endpoint that waits for its models, not the liveness one.
+
+Where an engine has two health endpoints (components/serving_engines.toml ``health`` for liveness, ``readiness``
+for readiness: Triton's /v2/health/live and /v2/health/ready), the liveness one answers as soon as the server
+process responds, before any model is loaded. A readinessProbe on it makes the pod Ready, and the Service sends it
+requests, while the models are still loading: those requests fail. The same holds when the readiness endpoint is
+told not to wait (the row's ``lenient_readiness``: Triton's --strict-readiness=false, "/v2/health/ready endpoint
+indicates ready if server is responsive even if some/all models are unavailable", triton-inference-server/server
+v2.51.0 src/command_line_parser.cc L414-418). vLLM's one /health endpoint answers only once the engine is built,
+so identical probes there are expected and never reported.
+
+Advice: a request that arrives during the load fails, but the server does start and serve. Where the server starts
+with no model loaded (the row's ``lazy_start``: Triton's --model-control-mode=explicit without --load-model) its
+models arrive later through its API whatever the probe asks, so nothing is said.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Optional
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list
+from policies.reading.engine_switches import lenient_readiness, loads_no_model_at_start
+from policies.reading.engines import table_servers
+
+# The path of an http(s) URL in a probe's exec command (curl/wget http://localhost:8000/v2/health/live).
+_URL_PATH = re.compile(r"https?://[^/\s\"']+(/[^\s\"'?#]*)")
+
+
+def probe_path(probe: Mapping) -> Optional[str]:
+    """The HTTP path a probe asks: its httpGet path, else the path of the one URL its exec command names."""
+    path = as_dict(probe.get("httpGet")).get("path")
+    if isinstance(path, str) and path:
+        return path
+    command = " ".join(str(w) for w in as_list(as_dict(probe.get("exec")).get("command")))
+    paths = {m.group(1).rstrip("/") or "/" for m in _URL_PATH.finditer(command)}
+    return paths.pop() if len(paths) == 1 else None
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages: list[str] = []
+    for s in table_servers(resource):
+        row = s.row
+        if row is None or row.readiness == row.health or loads_no_model_at_start(s) is not None:
+            continue
+        readiness = as_dict(s.container.get("readinessProbe"))
+        path = probe_path(readiness) if readiness else None
+        if path is None:
+            continue  # no readiness probe (G4's finding), or one whose path is not in the manifest
+        if path.rstrip("/") == row.health.rstrip("/"):
+            same = " (the livenessProbe's too)" if probe_path(as_dict(s.container.get("livenessProbe"))) == path else ""
+            messages.append(
+                unproven(
+                    f"{s.label}: readinessProbe asks {path}{same}, {row.display}'s liveness endpoint, which answers "
+                    f"before any model is loaded: the pod is Ready and gets requests that fail while its models load; "
+                    f"probe readiness on {row.readiness}" + (f" and drop {lenient}" if (lenient := lenient_readiness(s)) else "")
+                )
+            )
+        elif path.rstrip("/") == row.readiness.rstrip("/") and (lenient := lenient_readiness(s)):
+            messages.append(
+                unproven(
+                    f"{s.label}: {lenient} makes {row.readiness} answer ready before the models are loaded, so the "
+                    f"readinessProbe lets requests in that fail while they load; drop {lenient}"
+                )
+            )
+    return messages
+
+
+POLICY = Policy(
+    name="readiness-waits-for-model",
+    description=(
+        "A model server whose engine has separate liveness and readiness endpoints (Triton) probes readiness on the one "
+        "that waits for its models, and does not tell it not to wait (--strict-readiness=false)."
+    ),
+    catalog="G6",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "Point the readinessProbe at the engine's readiness endpoint (Triton: GET /v2/health/ready) and keep the "
+        "liveness probe on the liveness endpoint (/v2/health/live); leave --strict-readiness at its default (true)."
+    ),
+    config_schema={},
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "Triton's /v2/health/live answers once the server responds, /v2/health/ready once its models are ready "
+        "(triton-inference-server/server src/http_server.cc; --strict-readiness, src/command_line_parser.cc L414-418 at "
+        "v2.51.0, default true, command_line_parser.h L114). Kubernetes sends Service traffic to a pod once its "
+        "readiness probe passes (https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/)."
+    ),
+)

@@ -1,0 +1,84 @@
+"""S28 widened: a Hugging Face token that is a committed fill-in (your-huggingface-token-here, REPLACE_WITH_...), on
+the Secret that holds it and on the workload that reads it (advice). Minimal hand-written shapes of the cited files."""
+
+from __future__ import annotations
+
+from policy_fixtures import found_by
+
+WORKLOAD = "hf-token-not-empty"
+SECRET = "hf-token-secret-not-placeholder"
+
+
+def _secret(name: str, namespace: str | None, **values: str) -> dict:
+    meta = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque", "stringData": values}
+
+
+def _vllm(name: str, namespace: str | None, env: list[dict]) -> dict:
+    meta = {"name": name, **({"namespace": namespace} if namespace else {})}
+    container = {"name": "vllm", "image": "vllm/vllm-openai:v0.6.3", "args": ["--model", "mistralai/Mistral-7B-v0.3"]}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": meta,
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{**container, "env": env}]}},
+        },
+    }
+
+
+def _ref(variable: str, secret: str, key: str) -> dict:
+    return {"name": variable, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}}
+
+
+# Set 16: egdcrypto/microk8s-gpu-stack applications/gpu-llm-inference.yaml (Secret hf-token, token
+# "your-huggingface-token-here", read as HUGGING_FACE_HUB_TOKEN by Deployment llm-inference).
+EGD = [
+    _secret("hf-token", "gpu-workloads", token="your-huggingface-token-here"),
+    _vllm("llm-inference", "gpu-workloads", [_ref("HUGGING_FACE_HUB_TOKEN", "hf-token", "token")]),
+]
+# Set 15: AyeniOluwatosinOlawale/vllm-k8s-stack vllm/deployment.yaml (Secret vllm-secrets, HF_TOKEN
+# "REPLACE_WITH_REAL_TOKEN").
+AYENI = _secret("vllm-secrets", "llm-serving", HF_TOKEN="REPLACE_WITH_REAL_TOKEN", VLLM_API_KEY="REPLACE_WITH_REAL_API_KEY")
+# Found with find_string: vllm-project/vllm docs/deployment/k8s.md at 07b3dbf3a5dc86a5caaf71b512fb1b3af07e5e37, the GPU
+# example's Secret hf-token-secret with token "REPLACE_WITH_TOKEN", read as HUGGING_FACE_HUB_TOKEN by mistral-7b.
+VLLM_DOCS = [
+    _secret("hf-token-secret", "default", token="REPLACE_WITH_TOKEN"),
+    _vllm("mistral-7b", "default", [_ref("HUGGING_FACE_HUB_TOKEN", "hf-token-secret", "token")]),
+]
+
+
+def test_a_placeholder_token_secret_is_advice_on_the_secret():
+    ((level, message),) = found_by([AYENI], SECRET)
+    assert level == "advisory"
+    assert message.startswith(
+        "key HF_TOKEN holds the fill-in 'REPLACE_WITH_REAL_TOKEN', not a Hugging Face token: applying this Secret with "
+        "the files overwrites a real token"
+    )
+    assert [m.split(" holds")[0] for _, m in found_by(EGD, SECRET)] == ["key token"]
+    assert [lv for lv, _ in found_by(VLLM_DOCS, SECRET)] == ["advisory"]
+
+
+def test_a_workload_reading_the_placeholder_token_is_advice():
+    ((level, message),) = found_by(EGD, WORKLOAD)
+    assert level == "advisory"
+    assert message.startswith(
+        "container vllm: env HUGGING_FACE_HUB_TOKEN comes from key token of Secret hf-token, whose committed value is "
+        "the fill-in 'your-huggingface-token-here': applied as these files stand, the Hub client sends it as the token"
+    )
+    assert [lv for lv, _ in found_by(VLLM_DOCS, WORKLOAD)] == ["advisory"]
+    literal = _vllm("m", None, [{"name": "HF_TOKEN", "value": "<your-hf-token>"}])
+    ((level, message),) = found_by([literal], WORKLOAD)
+    assert level == "advisory" and "env HF_TOKEN is the fill-in '<your-hf-token>'" in message
+
+
+def test_a_real_looking_or_rendered_token_and_other_secrets_stay_silent():
+    real = _secret("hf-token", None, token="hf_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bD1fH3")
+    rendered = _secret("hf-token", None, token="${HF_TOKEN}")
+    other = _secret("db-credentials", None, token="changeme", password="REPLACE_ME")
+    for objs in ([real], [rendered], [other]):
+        assert found_by(objs, SECRET) == [], objs
+    reader = _vllm("m", None, [_ref("HF_TOKEN", "hf-token", "token")])
+    assert found_by([real, reader], WORKLOAD) == []
+    assert found_by([rendered, reader], WORKLOAD) == []
