@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
-from components.capacity.architecture import ArchitectureError
 from components.capacity.accounting import OLDEST_RELEASE, parse_release
+from components.capacity.architecture import ArchitectureError
 from components.capacity.memory import ACCOUNTINGS, accounting_for
 from components.capacity.models import UnknownModel, find_model
 from components.images import vllm_release

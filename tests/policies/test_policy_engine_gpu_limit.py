@@ -85,7 +85,10 @@ def test_vllm_0_4_and_0_5_fail_at_cuda_initialisation_not_platform_inference():
     old["image"] = "vllm/vllm-openai:v0.5.4"
     ((level, message),) = found_by([deployment(old)], POLICY)
     assert level == "mandatory"
-    assert "where vLLM 0.4-0.5 takes the device to be CUDA (DeviceConfig asks no driver) and fails when it initialises CUDA" in message
+    assert (
+        "where vLLM 0.4-0.5 takes the device to be CUDA (DeviceConfig asks no driver) and fails when it initialises CUDA"
+        in message
+    )
     assert "(--device cpu asks 0.4-0.5 for the CPU worker, whose kernels only a CPU build of vLLM compiles)" in message
     assert "Failed to infer device type" not in message
 
