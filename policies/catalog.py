@@ -138,6 +138,7 @@ _ENTRIES = (
     Entry("G", 46, "containers can start (image reference, command path, memory floor, vLLM command)"),
     Entry("G", 47, "Secret data is base64"),
     Entry("G", 48, "a postStart hook that calls the pod's own server waits for it"),
+    Entry("G", 53, "a GPU container leaves NVIDIA_VISIBLE_DEVICES to the device plugin"),
 )
 
 

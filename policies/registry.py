@@ -33,6 +33,7 @@ from policies.gpu import (
     rollout_surge,
     single_attach_rollout,
     tolerates_and_targets,
+    visible_devices_env,
 )
 from policies.ingress import (
     external_gce_ingress_guarded,
@@ -251,6 +252,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     pod_template_api_valid.POLICY,
     container_can_start.POLICY,
     secret_data_base64.POLICY,
+    visible_devices_env.POLICY,
     post_start_hook_waits.POLICY,
     run_as_non_root_image.POLICY,
     no_literal_secret_env.POLICY,
