@@ -139,6 +139,7 @@ _ENTRIES = (
     Entry("G", 47, "Secret data is base64"),
     Entry("G", 48, "a postStart hook that calls the pod's own server waits for it"),
     Entry("G", 53, "a GPU container leaves NVIDIA_VISIBLE_DEVICES to the device plugin"),
+    Entry("G", 54, "a pod passes the Pod Security level its Namespace enforces"),
 )
 
 
