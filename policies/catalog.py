@@ -121,7 +121,7 @@ _ENTRIES = (
     Entry("G", 29, "readOnlyRootFilesystem"),
     Entry("G", 30, "capabilities"),
     Entry("G", 31, "hostPath"),
-    Entry("G", 32, "Service type LoadBalancer"),
+    Entry("G", 32, "Service type LoadBalancer / NodePort (a model API exposed past the gateway)"),
     Entry("G", 33, "NetworkPolicy"),
     Entry("G", 34, "automount SA token"),
     Entry("G", 35, "secrets in env"),
