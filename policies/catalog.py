@@ -43,7 +43,7 @@ _ENTRIES = (
     Entry("S", 4, "tensor parallel has a memory /dev/shm"),
     Entry("S", 5, "no scale to zero for LLM servers"),
     Entry("S", 6, "no CPU/memory-only autoscaling of GPU workloads"),
-    Entry("S", 7, "custom autoscaling metric is served"),
+    Entry("S", 7, "custom autoscaling, alerting or analysis metric is served (as the engine exports it)"),
     Entry("S", 8, "HPA behaviour and bounds"),
     Entry("S", 9, "request timeouts ordered outer >= inner"),
     Entry("S", 10, "termination drains in-flight streams"),
@@ -141,6 +141,7 @@ _ENTRIES = (
     Entry("G", 49, "a GPU model server's probes survive one slow answer"),
     Entry("G", 50, "a LimitRange gives no GPU to containers that need none"),
     Entry("G", 51, "a pod's claim is one its repository creates"),
+    Entry("G", 53, "a GPU container leaves NVIDIA_VISIBLE_DEVICES to the device plugin"),
 )
 
 

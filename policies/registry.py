@@ -12,6 +12,7 @@ from typing import Any
 
 from policies import catalog
 from policies.autoscaling import (
+    alert_metric_is_exported,
     custom_metric_is_served,
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
@@ -32,6 +33,7 @@ from policies.gpu import (
     rollout_surge,
     single_attach_rollout,
     tolerates_and_targets,
+    visible_devices_env,
 )
 from policies.ingress import (
     external_gce_ingress_guarded,
@@ -213,6 +215,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     gpu_workload_no_resource_metric_hpa.POLICY,
     throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
+    alert_metric_is_exported.POLICY,
     hpa_behavior.POLICY,
     hpa_behavior.UNSET_POLICY,
     one_autoscaler.POLICY,
@@ -255,6 +258,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     pod_template_api_valid.POLICY,
     container_can_start.POLICY,
     secret_data_base64.POLICY,
+    visible_devices_env.POLICY,
     post_start_hook_waits.POLICY,
     run_as_non_root_image.POLICY,
     no_literal_secret_env.POLICY,

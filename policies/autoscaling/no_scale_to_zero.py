@@ -35,7 +35,7 @@ from policies.kube import (
     viewed_resources,
 )
 from policies.operators import OPERATOR_TYPES, operator_server
-from policies.reading.scalers_ext import SCALER_TYPES, ray_serve_zero_floors, replica_floor
+from policies.reading.scalers_ext import KUBEAI_MODEL, SCALER_TYPES, ray_serve_zero_floors, replica_floor
 from policies.reading.serving import model_servers
 
 _WHY = (
@@ -186,6 +186,20 @@ def _weighed(resource: Resource, found: list[str]) -> list[str]:
     return found if relevance == "" else [unproven(f"{m} ({relevance})") for m in found]
 
 
+def _kubeai_cold_start(field: str, defaulted: bool) -> str:
+    """Advice on a KubeAI Model that scales to zero: scale-from-zero is KubeAI's designed path. Its proxy asks for a
+    replica and holds the request until one is Ready (substratusai/kubeai v0.21.0 internal/modelproxy/handler.go:83-99,
+    ScaleAtLeastOneReplica then AwaitBestAddress, bounded only by the request's context), and its API server sets no
+    timeout (internal/manager/run.go:268). The first request after idling waits the cold start and fails only where a
+    client or a proxy in front gives up sooner, which the files do not show."""
+    how = f"{field} is not set and KubeAI takes 0" if defaulted else f"{field} is 0"
+    return unproven(
+        f"{how}, so the Model scales to zero when idle; KubeAI's proxy holds the next request while a replica comes "
+        f"back (GPU node, image pull, weight load: minutes), so a client or ingress timeout shorter than that fails "
+        f"it; set minReplicas to at least 1 where the first request must not wait"
+    )
+
+
 def _floor(resource: Resource) -> list[str]:
     spec = as_dict(get(resource.props, "spec"))
     if resource.type in _LLMISVC_TYPES:
@@ -199,6 +213,8 @@ def _floor(resource: Resource) -> list[str]:
     if floor is not None:
         if floor.minimum != 0:
             return []
+        if split_type(resource.type) == KUBEAI_MODEL and "replicas" not in floor.field:
+            return [_kubeai_cold_start(floor.field, floor.defaulted)]
         if floor.defaulted:
             return [f"{floor.field} is not set and the {floor.kind} controller takes 0, scaling to zero when idle; {_WHY}"]
         return [

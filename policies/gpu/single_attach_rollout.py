@@ -16,6 +16,13 @@ fsx, filestore, s3, rwx, shared) is left alone. The same advice covers any Deplo
 server (its UI or gateway: spent set 16 heissanjay/ollama-eks-depl, open-webui on an unseen claim), and a surging
 one-replica CPU pod on a ReadWriteOnce claim of the run (its replacement may land on another node; unproven).
 
+One surging replica on a ReadWriteOnce claim of the run is advice as well, GPU pod or not: the replacement stalls only
+when the scheduler puts it on another node, and a node with a GPU to spare takes it beside the old pod, where
+ReadWriteOnce admits both; which nodes the cluster has is not in the files. The labellers of the spent sets judged this
+form advisory (sets 13, 16, 21), and dev set 24's MohammadB88/rag-anythingllm
+models/nvidia_nim/llama3-8b_all_resources.yaml@aea543d3 (one NIM replica, one GPU, a ReadWriteOnce cache) no problem
+at all. A ReadWriteOncePod claim (one pod, whatever the node) and several replicas on one claim still block.
+
 An HPA (spec.maxReplicas) or KEDA ScaledObject (spec.maxReplicaCount, default 100) of the run that takes a one-replica
 Deployment above one replica is the same single-attach conflict for the replicas it adds: on another node they wait on
 the Multi-Attach error while the first keeps serving, so it is advice, with Recreate too (spent set 23
@@ -114,9 +121,10 @@ def _check(resource: Resource, config: dict) -> list[str]:
         pod_bound = "ReadWriteOncePod" in modes
         if not pod_bound and _one_node(podspec):
             continue  # every pod lands on the one node the spec names, where ReadWriteOnce admits them all
-        # ReadWriteOnce is per node: a CPU pod's replacement may land beside the old one, or on another node (advice).
+        # ReadWriteOnce is per node: one replica's replacement may land beside the old one (a CPU pod, or a GPU pod on
+        # a node with a GPU to spare) or on another node, where it waits on the attach: the cluster decides (advice).
         # Replicas an autoscaler adds only under load fail while the first keeps serving: advice too.
-        maybe = not pod_bound and not requests_gpu(podspec) and not many
+        maybe = not pod_bound and not many
         if many:
             why = f"spec.replicas {replicas}: the pods after the first cannot attach it"
         elif surges:

@@ -14,7 +14,8 @@ source, the folder and the revision, and where a source is a Hugging Face reposi
   is not a model, and is not read),
   https://huggingface.co/docs/huggingface_hub/guides/cli#download-a-repository.
 
-Library calls as data too (CALL_ROWS), read from the text a container runs (``python -c``, a heredoc, a mounted
+URL tools as data too (URL_ROWS: curl, wget) for a Hub file URL, ``https://huggingface.co/ORG/REPO/resolve/REV/FILE``,
+whose revision is in the URL (main moves); library calls as data too (CALL_ROWS), read from the text a container runs (``python -c``, a heredoc, a mounted
 ConfigMap script): huggingface_hub's ``snapshot_download``/``hf_hub_download`` with ``repo_id`` (or the first positional
 argument), ``local_dir``/``cache_dir`` and ``revision``; such a fetch is marked ``from_text`` (a later line of the
 script may change what it does).
@@ -125,6 +126,29 @@ CALL_ROWS = (
 
 
 @dataclass(frozen=True)
+class UrlRow:
+    """A tool that fetches one file by URL: a Hub file URL (``https://huggingface.co/ORG/REPO/resolve/REV/FILE``) names
+    the repository and, in the URL itself, the revision (a branch such as main moves)."""
+
+    name: str
+    commands: tuple[tuple[str, ...], ...]
+    files: tuple[str, ...]  # flags naming the file it writes
+    dirs: tuple[str, ...]  # flags naming the folder it writes into
+    short_file: str = ""  # the short option letter that takes the file at the end of a cluster (curl -sLo FILE)
+
+
+# curl 8.x: -o/--output FILE, --output-dir DIR (https://curl.se/docs/manpage.html); GNU Wget 1.21: -O/--output-document
+# FILE, -P/--directory-prefix DIR (https://www.gnu.org/software/wget/manual/wget.html). The Hub serves a file of a
+# repository at https://huggingface.co/<repo>/resolve/<revision>/<path> (huggingface_hub v1.28.0 constants.py
+# HUGGINGFACE_CO_URL_TEMPLATE "{repo_id}/resolve/{revision}/{filename}").
+URL_ROWS = (
+    UrlRow("curl", (("curl",),), files=("-o", "--output"), dirs=("--output-dir",), short_file="o"),
+    UrlRow("wget", (("wget",),), files=("-O", "--output-document"), dirs=("-P", "--directory-prefix"), short_file="O"),
+)
+_HUB_FILE_URL = re.compile(r"^https?://(?:huggingface\.co|hf\.co)/([\w.-]+/[\w.-]+)/resolve/([^/?#]+)/([^?#]+)")
+
+
+@dataclass(frozen=True)
 class Fetch:
     """One model fetched by a downloader container: what, at which revision, into which folder."""
 
@@ -137,6 +161,7 @@ class Fetch:
     revision: Optional[str]
     revision_flag: str  # how the tool is told the revision, for messages
     from_text: bool = False  # read from script text (CALL_ROWS): a later line of the script may change what it does
+    hub_cache: bool = True  # with no folder named, the tool writes the Hub cache (False: a URL fetch, somewhere unknown)
 
 
 def _value(tokens: list[str], flags: tuple[str, ...]) -> Optional[str]:
@@ -315,6 +340,42 @@ def _call_fetches(path: str, podspec: dict, container: dict) -> list[Fetch]:
     return found
 
 
+def _short_value(args: list[str], letter: str) -> Optional[str]:
+    """The value of a short option given last in a cluster (``-sLo FILE``), or None."""
+    for i, token in enumerate(args[:-1]):
+        if re.match(rf"^-[A-Za-z]*{letter}$", token):
+            return args[i + 1]
+    return None
+
+
+def _url_fetches(path: str, podspec: dict, container: dict) -> list[Fetch]:
+    """Every Hub file URL a URL_ROWS tool fetches in the container's command line or a mounted script it runs."""
+    found = []
+    argv, _ = command_tokens(container)
+    for tokens in [argv, *(split_shell(script) for script in mounted_scripts(podspec, container))]:
+        for row in URL_ROWS:
+            for args in _runs_of(tokens, DownloaderRow(row.name, (), row.commands, (), (), ())):
+                url = next((m for a in args if (m := _HUB_FILE_URL.match(a.strip("'\""))) is not None), None)
+                if url is None:
+                    continue
+                file = _value(args, row.files) or (_short_value(args, row.short_file) if row.short_file else None)
+                into = posixpath.dirname(file) if file and file.startswith("/") else _value(args, row.dirs)
+                found.append(
+                    Fetch(
+                        container_label(path, container),
+                        row.name,
+                        podspec,
+                        container,
+                        url.group(1),
+                        into or None,
+                        url.group(2),
+                        "URL revision",
+                        hub_cache=False,
+                    )
+                )
+    return found
+
+
 def _fetches(resource: Any) -> list[Fetch]:
     found = []
     for path, podspec in pod_specs(resource):
@@ -340,7 +401,19 @@ def _fetches(resource: Any) -> list[Fetch]:
                         )
                     )
             found += _call_fetches(path, podspec, container)
+            found += _url_fetches(path, podspec, container)
     return found
 
 
-__all__ = ["CALL_ROWS", "LLMAZ_TOOL", "CallRow", "DownloaderRow", "Fetch", "ROWS", "fetches", "script_texts"]
+__all__ = [
+    "CALL_ROWS",
+    "LLMAZ_TOOL",
+    "URL_ROWS",
+    "CallRow",
+    "DownloaderRow",
+    "Fetch",
+    "ROWS",
+    "UrlRow",
+    "fetches",
+    "script_texts",
+]

@@ -566,7 +566,7 @@ def _downloader_downloads(resource: Any) -> list[Download]:
         if not (gpu or serves_model(resource, fetch.podspec)) or _local(fetch.source) or fetch.source.startswith("pvc://"):
             continue
         hub = hub_model(fetch.source)
-        dirs = (fetch.into,) if fetch.into else (cache_dirs(fetch.container, {}) if hub else ())
+        dirs = (fetch.into,) if fetch.into else (cache_dirs(fetch.container, {}) if hub and fetch.hub_cache else ())
         source = "the Hugging Face Hub" if hub else "its store"
         if download := _on_ephemeral(fetch.label, fetch.source, fetch.podspec, fetch.container, dirs, f"{source} ({fetch.tool})"):
             found.append(download if gpu else replace(download, assumed=True, why="the pod requests no GPU in these files"))

@@ -31,8 +31,17 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, read_generically, resource_value, split_type
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.groups import group_pods
+from policies.reading.kserve_runtime import builtin_runtime, predictor_runtime, runtime_container
 from policies.reading.ray_cluster import cluster_gpus, kuberay_created_pod
-from policies.reading.vllm_args import VllmServer, parallel_size, set_at_run_time, vllm_servers
+from policies.reading.vllm_args import (
+    VllmServer,
+    expand_abbreviations,
+    parallel_size,
+    parse_vllm_args,
+    set_at_run_time,
+    vllm_command_line,
+    vllm_servers,
+)
 
 _TP, _PP = "tensor-parallel-size", "pipeline-parallel-size"
 
@@ -83,7 +92,46 @@ def _ranks(resource: Resource, server: VllmServer, tp: int, pp: int) -> tuple[in
     return tp * pp, 1, f"tensor parallel {tp} × pipeline parallel {pp} = {_gpus(tp * pp)}"
 
 
+def _runtime_args(resource: Resource, server: VllmServer) -> tuple[dict | None, bool]:
+    """A KServe predictor ``model``'s vLLM options as its pod runs them, and whether they are proven.
+
+    KServe appends the model's args to its ServingRuntime's kserve-container args (kserve v0.20.0
+    pkg/controller/v1beta1/inferenceservice/utils/utils.go:253-263 MergeRuntimeContainers), so the sizes the model
+    leaves out are the runtime's: read from its vLLM command line when the runtime is among the files (argparse keeps
+    the last spelling, the model's). None when the runtime sizes the engine itself: KServe's Hugging Face server sets
+    tensor_parallel_size to torch.cuda.device_count() whatever its args say (kserve v0.20.0
+    python/huggingfaceserver/huggingfaceserver/vllm/vllm_model.py:106-107), the built-in runtime or one whose
+    container runs no vLLM command line we read. A runtime not among the files (a cluster's own) may set the sizes:
+    the model's alone are then unproven (advisory). KServe's built-in kserve-vllmserver runs the api_server module with
+    no parallel size (config/runtimes/kserve-vllmserver.yaml:21-28 at v0.20.0), so the model's args are the sizes."""
+    runtime = predictor_runtime(resource)
+    if runtime is None:
+        builtin = builtin_runtime(resource)
+        if builtin is None:
+            return server.args, False
+        # kserve-vllmserver runs the api_server module with no parallel size (config/runtimes/kserve-vllmserver.yaml
+        # at v0.20.0: --port, --served-model-name, --model only); the Hugging Face server sizes its engine itself.
+        return (server.args, True) if builtin[0].name == "kserve-vllmserver" else (None, True)
+    container = runtime_container(runtime)
+    line = vllm_command_line(container)
+    if line is None:
+        return None, True  # the Hugging Face server (or another program): it sizes the engine itself
+    return {**expand_abbreviations(parse_vllm_args(line), container), **server.args}, True
+
+
 def _check_server(resource: Resource, server: VllmServer) -> list[str]:
+    if server.runtime_merged:
+        args, proven = _runtime_args(resource, server)
+        if args is None:
+            return []
+        if args is not server.args:
+            server = VllmServer(server.path, server.podspec, server.container, args, runtime_merged=True)
+        if not proven:
+            return [unproven(m) for m in _check_args(resource, server)]
+    return _check_args(resource, server)
+
+
+def _check_args(resource: Resource, server: VllmServer) -> list[str]:
     label = server.label
     tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
     if tp is None or pp is None:

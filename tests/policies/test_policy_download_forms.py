@@ -179,3 +179,55 @@ def test_heredoc_download_into_a_claim_is_unpinned_but_not_on_the_node():
     assert level == "advisory"
     assert message.startswith("container fetch-gguf: calls huggingface_hub hf_hub_download(repo) with no revision")
     assert found_by([doc], "gpu-pod-ephemeral-storage") == []
+
+
+# nerc-project/llm-on-nerc llm-servers/llama.cpp/standalone/02-llama-cpp-deployment.yaml at
+# 5982e31a14bc33929653e34afe5caeaa6b163c18 (held-out set 8): an init container curls a GGUF from the Hub's resolve/main
+# URL onto a claim, for a llama.cpp server on one GPU. The URL names the revision (main, a branch that moves).
+_GGUF = "https://huggingface.co/SanctumAI/Mistral-7B-Instruct-v0.3-GGUF/resolve/main/mistral-7b-instruct-v0.3.Q4_K_M.gguf"
+
+
+def _curl_pod(url: str, volume: dict) -> dict:
+    fetcher = {
+        "name": "fetch-model-data",
+        "image": "ubi8",
+        "command": ["sh", "-c", f"if [ ! -f /models/m.gguf ] ; then\n  curl -fL {url} --output /models/m.gguf\nfi\n"],
+        "volumeMounts": [{"name": "models", "mountPath": "/models"}],
+    }
+    server = {
+        "name": "llama-cpp",
+        "image": "ghcr.io/ggml-org/llama.cpp:server-cuda-b4719",
+        "args": ["-m", "/models/m.gguf", "-c", "4096"],
+        "volumeMounts": [{"name": "models", "mountPath": "/models"}],
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+    }
+    return _deployment("llama-cpp", {"initContainers": [fetcher], "containers": [server], "volumes": [volume]})
+
+
+def test_a_hub_file_url_at_a_branch_is_unpinned():
+    doc = _curl_pod(_GGUF, {"name": "models", "persistentVolumeClaim": {"claimName": "llama-cpp-pvc"}})
+    assert found_by([doc], "model-source-pinned") == [
+        (
+            "mandatory",
+            "container fetch-model-data: the curl's URL revision=main names a branch or tag of "
+            "SanctumAI/Mistral-7B-Instruct-v0.3-GGUF, which can move; pin the 40-character commit SHA",
+        )
+    ]
+    assert found_by([doc], "gpu-pod-ephemeral-storage") == []  # on a claim, not the node's disk
+    doc = _curl_pod(_GGUF, {"name": "models", "emptyDir": {}})
+    [(_, message)] = found_by([doc], "gpu-pod-ephemeral-storage")
+    assert message.startswith(
+        "container fetch-model-data: downloads SanctumAI/Mistral-7B-Instruct-v0.3-GGUF from the Hugging Face Hub (curl) "
+        "into /models on the node's ephemeral storage"
+    )
+
+
+def test_hub_file_url_careful_forms_stay_silent():
+    pinned = _GGUF.replace("/resolve/main/", "/resolve/" + "0" * 39 + "1/")
+    assert found_by([_curl_pod(pinned, {"name": "models", "emptyDir": {"sizeLimit": "20Gi"}})], "model-source-pinned") == []
+    assert found_by([_curl_pod(pinned, {"name": "models", "emptyDir": {"sizeLimit": "20Gi"}})], "gpu-pod-ephemeral-storage") == []
+    # Not a Hub file URL (a release asset): no repository, no revision to read.
+    other = "https://github.com/org/repo/releases/download/v1/model.gguf"
+    assert (
+        found_by([_curl_pod(other, {"name": "models", "persistentVolumeClaim": {"claimName": "c"}})], "model-source-pinned") == []
+    )

@@ -114,15 +114,28 @@ def test_a_cache_larger_than_the_checkpoint_is_silent():
 # S30 ------------------------------------------------------------------------------------------------
 
 
-def test_a_read_write_once_cache_with_a_rolling_update_fires():
-    (message,) = found(
-        [deployment(with_cache(VLLM), volumes=[CACHE]), pvc("model-cache", "1000Gi")], "single-attach-volume-rolls"
-    )
-    assert message == (
+def test_a_read_write_once_cache_with_a_rolling_update_is_advice():
+    # One surging GPU replica: the replacement stalls only on another node (a node with a GPU to spare takes it beside
+    # the old pod), which the files do not say.
+    (violation,) = [
+        v
+        for v in evaluate([deployment(with_cache(VLLM), volumes=[CACHE]), pvc("model-cache", "1000Gi")])
+        if v.policy == "single-attach-volume-rolls"
+    ]
+    assert violation.enforcement == "advisory"
+    assert violation.message == (
         "spec.template.spec.volumes cache: PersistentVolumeClaim model-cache is ReadWriteOnce (single-attach) and the "
         "RollingUpdate starts the new pod before the old one releases it (Multi-Attach error), so the rollout never "
-        "completes; use strategy Recreate or maxSurge 0, a StatefulSet with volumeClaimTemplates, or a ReadWriteMany volume"
+        "completes; use strategy Recreate or maxSurge 0, a StatefulSet with volumeClaimTemplates, or a ReadWriteMany "
+        "volume (if the new pod lands on another node)"
     )
+    # ReadWriteOncePod admits one pod whatever the node: the surge pod never starts.
+    (violation,) = [
+        v
+        for v in evaluate([deployment(with_cache(VLLM), volumes=[CACHE]), pvc("model-cache", "1000Gi", ("ReadWriteOncePod",))])
+        if v.policy == "single-attach-volume-rolls"
+    ]
+    assert violation.enforcement == "mandatory"
 
 
 def test_recreate_max_surge_zero_and_read_write_many_are_silent():

@@ -211,7 +211,9 @@ def test_flag_values_the_kubelet_expands_at_run_time_are_not_malformed(tmp_path)
 def test_s30_a_read_write_once_claim_of_pods_pinned_to_one_node_rolls(tmp_path):
     # vllm-project/semantic-router deploy/kubernetes/istio/vLlama3.yaml at 3d48f8c9cc0d5b15067ce324a03ec6cc25f192c3
     # (held-out set 3, spent; minimal form): a one-GPU vLLM Deployment with the default RollingUpdate on a ReadWriteOnce
-    # claim. Its replacement may need another node, where the claim cannot attach: reported.
+    # claim. Its replacement may need another node, where the claim cannot attach: advice (a node with a GPU to spare
+    # takes it beside the old pod, and dev set 24's labeller found MohammadB88/rag-anythingllm
+    # models/nvidia_nim/llama3-8b_all_resources.yaml@aea543d3, the same form on NIM, no problem).
     claim = {
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
@@ -224,7 +226,7 @@ def test_s30_a_read_write_once_claim_of_pods_pinned_to_one_node_rolls(tmp_path):
     pod["containers"][0]["volumeMounts"] = [{"name": "cache-volume", "mountPath": "/root/.cache/huggingface"}]
     assert [
         v.enforcement for v in _violations(tmp_path, extra=[deployment, claim]) if v.policy == "single-attach-volume-rolls"
-    ] == ["mandatory"]
+    ] == ["advisory"]
     # Pinned to one node (the form of single-node GPU boxes), every pod shares that node and ReadWriteOnce admits them.
     for pin in ({"nodeSelector": {"kubernetes.io/hostname": "gpu-1"}}, {"nodeName": "gpu-1"}):
         pinned = copy.deepcopy(deployment)
