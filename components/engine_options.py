@@ -258,6 +258,22 @@ def tagged_release(image: str, repositories: tuple[str, ...]) -> Optional[str]:
     return match.group(1) if match else None
 
 
+def fork_release(image: str, forks: tuple) -> Optional[tuple[str, str]]:
+    """(engine release, how it was read) of a vendor fork's image whose path names the vendor release
+    (``vault.habana.ai/gaudi-docker/1.19.0/ubuntu22.04/habanalabs/vllm-fork:latest`` -> 0.6.4.post2), whatever its
+    tag: the serving_engines.toml row's ``forks`` (components.serving_engines.Fork); None for any other image."""
+    repository = image_repository(image).lower()
+    for fork in forks:
+        at = repository.find(fork.after)
+        if fork.image not in repository or at < 0:
+            continue
+        vendor = repository[at + len(fork.after) :].split("/", 1)[0]
+        release = dict(fork.releases).get(vendor)
+        if release is not None:
+            return release, f"{fork.image} {vendor} is built on vLLM {release}, as the fork's tags say"
+    return None
+
+
 def moving_release(image: str, repositories: tuple[str, ...], moving_tags: tuple[str, ...]) -> bool:
     """True when an image is one of ``repositories`` with no tag or one of the publisher's ``moving_tags``
     (``vllm/vllm-openai:latest``): it runs whatever release was published last when the node pulled it, today the

@@ -108,6 +108,7 @@ _OPTIONAL: dict[str, type] = {
     "lenient_readiness": list,
     "lazy_start": list,
     "start_models": str,
+    "live_before_ready": bool,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
@@ -118,12 +119,27 @@ _DOWNLOAD_OPTIONAL: dict[str, type] = {"hub": list}
 _OPTION_FIELDS: dict[str, type] = {"file": str, "images": list}
 
 
+_FORK_FIELDS: dict[str, type] = {"image": str, "after": str, "releases": dict, "source": str}
+
+
+@dataclass(frozen=True)
+class Fork:
+    """A vendor's build of the engine whose image path names the vendor's release, each built on one engine release
+    (Intel Gaudi's vllm-fork: vault.habana.ai/gaudi-docker/1.19.0/.../habanalabs/vllm-fork, vLLM 0.6.4.post2)."""
+
+    image: str  # a substring of the image repository that means this fork (habanalabs/vllm-fork)
+    after: str  # the path segment the vendor's release follows (gaudi-docker/)
+    releases: tuple[tuple[str, str], ...]  # (vendor release, engine release it is built on)
+    source: str  # where the pairs were read
+
+
 @dataclass(frozen=True)
 class Options:
     """Where the options each release of the engine accepts are listed, and which images name that release."""
 
     file: str  # a JSON file beside serving_engines.toml (components.engine_options reads it)
     images: tuple[str, ...]  # image repositories whose tag is the engine release inside (vllm/vllm-openai)
+    forks: tuple[Fork, ...] = ()  # vendors' builds whose image path names the engine release they are built on
 
 
 class EngineTableError(ValueError):
@@ -207,6 +223,9 @@ class Engine:
     # (flag, value) settings with which the server loads no model at start, unless `start_models` names some
     lazy_start: tuple[tuple[str, str], ...] = ()
     start_models: str = ""
+    # true when the liveness endpoint answers while the models are not ready (Triton's /v2/health/live), so a
+    # readinessProbe on it does not wait for them
+    live_before_ready: bool = False
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -281,10 +300,26 @@ def _check_downloads(where: str, table: dict) -> None:
 
 
 def _check_options(where: str, table: dict) -> None:
-    """The [engines.NAME.options] table: a JSON file that exists beside the table, and the engine's own images."""
-    _check_subtable(where, table, _OPTION_FIELDS)
+    """The [engines.NAME.options] table: a JSON file that exists beside the table, the engine's own images, and the
+    optional forks (each its four fields; releases a table of release strings)."""
+    forks = table.get("forks", [])
+    _check_subtable(where, {k: v for k, v in table.items() if k != "forks"}, _OPTION_FIELDS)
+    if not isinstance(forks, list):
+        raise EngineTableError(f"{where}.forks: a list of tables is required")
+    for i, fork in enumerate(forks):
+        _check_subtable(f"{where}.forks[{i}]", fork if isinstance(fork, dict) else {}, _FORK_FIELDS)
+        if not all(isinstance(k, str) and isinstance(v, str) and v for k, v in fork["releases"].items()):
+            raise EngineTableError(f"{where}.forks[{i}].releases: every vendor release must map to an engine release")
     if "/" in table["file"] or not (TABLE.parent / table["file"]).is_file():
         raise EngineTableError(f"{where}.file: {table['file']!r} is not a file beside serving_engines.toml")
+
+
+def _options(table: dict) -> Options:
+    forks = tuple(
+        Fork(f["image"].lower(), f["after"].lower(), tuple(sorted(f["releases"].items())), f["source"])
+        for f in table.get("forks", ())
+    )
+    return Options(table["file"], tuple(i.lower() for i in table["images"]), forks)
 
 
 def _check_flag_sets(where: str, sets: list) -> None:
@@ -330,7 +365,7 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("options")
     if row.get("gpu_or_cpu"):
         stated.add("devices")
-    if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models")):
+    if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
         stated.add("switches")
     if "listens" in row:
         stated.add("listens")
@@ -397,7 +432,7 @@ def _row(name: str, row: Any) -> Engine:
         sources=dict(sources),
         env_prefixes=tuple(row.get("env_prefixes", ())),
         downloads=_downloads(row.get("downloads")),
-        options=Options(row["options"]["file"], tuple(i.lower() for i in row["options"]["images"])) if "options" in row else None,
+        options=_options(row["options"]) if "options" in row else None,
         flag_sets=tuple(tuple(flag_name(f) for f in flags) for flags in row.get("flag_sets", ())),
         listens=row.get("listens", ""),
         images_listen_all=row.get("images_listen_all", False),
@@ -408,6 +443,7 @@ def _row(name: str, row: Any) -> Engine:
         lenient_readiness=_settings_with_values(where, "lenient_readiness", row.get("lenient_readiness", [])),
         lazy_start=_settings_with_values(where, "lazy_start", row.get("lazy_start", [])),
         start_models=flag_name(row.get("start_models", "")),
+        live_before_ready=row.get("live_before_ready", False),
     )
 
 

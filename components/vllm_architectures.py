@@ -15,6 +15,7 @@ table of Hugging Face ids and their architecture from vLLM's own tests and docs.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -90,5 +91,15 @@ def model_architecture(model_id: str) -> Optional[ModelArchitecture]:
         names = entry["config"].get("architectures")
         if isinstance(names, list) and names:
             return ModelArchitecture(tuple(str(n) for n in names), f"the catalogue's config.json of {entry['hf_id']}")
-    known = architecture_table().models.get(model_id.strip().lower())
+    wanted = model_id.strip().lower()
+    known = architecture_table().models.get(wanted)
+    if known is None and (base := _QUANTIZED.sub("", wanted)) != wanted:
+        # The publisher's quantized copy (Qwen/Qwen3-Next-80B-A3B-Instruct-FP8) keeps its model's config.json
+        # architectures: only the weights' format changes.
+        found_base = architecture_table().models.get(base)
+        known = (found_base[0], f"{found_base[1]}, for {base}") if found_base else None
     return ModelArchitecture((known[0],), known[1]) if known else None
+
+
+# The suffixes publishers give the quantized copy of a model in the same organisation.
+_QUANTIZED = re.compile(r"-(fp8(-dynamic)?|awq|gptq(-int[48])?|int[48]|w8a8|w4a16|bnb-4bit|nvfp4|mxfp4)$")

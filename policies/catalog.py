@@ -43,7 +43,7 @@ _ENTRIES = (
     Entry("S", 4, "tensor parallel has a memory /dev/shm"),
     Entry("S", 5, "no scale to zero for LLM servers"),
     Entry("S", 6, "no CPU/memory-only autoscaling of GPU workloads"),
-    Entry("S", 7, "custom autoscaling metric is served"),
+    Entry("S", 7, "custom autoscaling, alerting or analysis metric is served (as the engine exports it)"),
     Entry("S", 8, "HPA behaviour and bounds"),
     Entry("S", 9, "request timeouts ordered outer >= inner"),
     Entry("S", 10, "termination drains in-flight streams"),
@@ -138,6 +138,10 @@ _ENTRIES = (
     Entry("G", 46, "containers can start (image reference, command path, memory floor, vLLM command)"),
     Entry("G", 47, "Secret data is base64"),
     Entry("G", 48, "a postStart hook that calls the pod's own server waits for it"),
+    Entry("G", 49, "a GPU model server's probes survive one slow answer"),
+    Entry("G", 50, "a LimitRange gives no GPU to containers that need none"),
+    Entry("G", 51, "a pod's claim is one its repository creates"),
+    Entry("G", 53, "a GPU container leaves NVIDIA_VISIBLE_DEVICES to the device plugin"),
 )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from policies import catalog
 from policies.autoscaling import (
+    alert_metric_is_exported,
     custom_metric_is_served,
     gpu_workload_no_resource_metric_hpa,
     hpa_behavior,
@@ -32,6 +33,7 @@ from policies.gpu import (
     rollout_surge,
     single_attach_rollout,
     tolerates_and_targets,
+    visible_devices_env,
 )
 from policies.ingress import (
     external_gce_ingress_guarded,
@@ -44,6 +46,7 @@ from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_version_served,
     capabilities_allow_list,
+    claim_in_run,
     container_can_start,
     gpu_image_pull_policy,
     gpu_memory_request_equals_limit,
@@ -51,6 +54,7 @@ from policies.k8s_generic import (
     host_path_read_only,
     image_tag_pinned,
     job_ttl,
+    limit_range_device_default,
     memory_emptydir_size_limit,
     model_server_memory_ratio,
     no_bare_pods,
@@ -65,6 +69,7 @@ from policies.k8s_generic import (
     pdb_unhealthy_pod_eviction,
     pod_template_api_valid,
     post_start_hook_waits,
+    probe_tolerates_slow_answer,
     readiness_waits_for_model,
     run_as_non_root_image,
     secret_data_base64,
@@ -210,6 +215,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     gpu_workload_no_resource_metric_hpa.POLICY,
     throughput_signal.POLICY,
     custom_metric_is_served.POLICY,
+    alert_metric_is_exported.POLICY,
     hpa_behavior.POLICY,
     hpa_behavior.UNSET_POLICY,
     one_autoscaler.POLICY,
@@ -221,6 +227,9 @@ POLICIES: tuple[Policy, ...] = _collect(
     image_tag_pinned.POLICY,
     gpu_image_pull_policy.POLICY,
     serving_readiness_probe.POLICY,
+    limit_range_device_default.POLICY,
+    probe_tolerates_slow_answer.POLICY,
+    claim_in_run.POLICY,
     readiness_waits_for_model.POLICY,
     serving_resource_requests.POLICY,
     serving_memory_limit.POLICY,
@@ -249,6 +258,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     pod_template_api_valid.POLICY,
     container_can_start.POLICY,
     secret_data_base64.POLICY,
+    visible_devices_env.POLICY,
     post_start_hook_waits.POLICY,
     run_as_non_root_image.POLICY,
     no_literal_secret_env.POLICY,

@@ -91,9 +91,31 @@ def _literal(value: str) -> bool:
     )
 
 
+# A URL with a password in its userinfo (RFC 3986 section 3.2.1 "user:password" is deprecated for this reason):
+# postgresql://user:pass@host/db, redis://:pass@host, amqp://user:pass@host. The password is what the match checks.
+# The user and password are RFC 3986 userinfo characters (no quote, brace, bracket or comma: JSON around a URL is not
+# part of it), the host a name or address.
+_URL_PASSWORD = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9._~%+-]*:([^\s/@\"'{}<>\[\]\\,]+)@[A-Za-z0-9][A-Za-z0-9.-]*(?=[:/?#\s\"']|$)"
+)
+
+
+def url_password(text: str) -> bool:
+    """True when ``text`` holds a URL whose userinfo carries a literal password (not a ``$VAR``/``$(VAR)``
+    reference, a template placeholder, a ``<password>`` stand-in or a masked ``***``)."""
+    for match in _URL_PASSWORD.finditer(text[:4096]):
+        password = match.group(1)
+        if password.startswith(("$", "{{", "<", "%(", "*")) or set(password) <= {"*", "x", "X"}:
+            continue
+        return True
+    return False
+
+
 def _token_message(where: str, text: str) -> str | None:
     token = first_token(text)
     if token is None:
+        if url_password(text):
+            return f"{where} holds a URL with a password in it (scheme://user:password@host); {_FIX}"
         return None
     return f"{where} holds what looks like {token.described}; {_FIX}"
 

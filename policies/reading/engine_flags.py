@@ -16,6 +16,7 @@ runs on CPU; its image is named here as no engine.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Optional
 
@@ -71,3 +72,27 @@ def flag_set_engine(
         if any(all(flag in args for flag in flags) for flags in engine.flag_sets):
             return engine
     return None
+
+
+# A host setting that binds every address of the pod: 0.0.0.0 or :: (bracketed or not), with or without a port.
+_WILDCARD_BIND = re.compile(r"^(?:0\.0\.0\.0|::|\[::\])(?::(\d{1,5}))?$")
+
+
+def binds_by_env(container: Mapping, engine: Engine) -> bool:
+    """True for a container that tells the engine, through the engine's own host variable (Ollama's OLLAMA_HOST), to
+    bind every address of the pod, and declares the port so bound (the value's, else the row's): the engine's server
+    under an image no row names (a rebuild FROM ollama/ollama with a model baked in: set 29, hdiazf/ollama_mlops
+    k8s/ollama-deployment.yaml@32ef154, image ollama-mlops-ollama:latest, OLLAMA_HOST 0.0.0.0, containerPort 11434). A
+    client of the engine sets the same variable to the server's address (http://ollama:11434), never to a wildcard,
+    and declares no such port."""
+    names = engine.env.get("host", ())
+    if not names:
+        return False
+    declared = {p.get("containerPort") for p in as_list(container.get("ports")) if isinstance(p, dict)}
+    for item in as_list(container.get("env")):
+        item = as_dict(item)
+        value = item.get("value")
+        if item.get("name") in names and isinstance(value, str) and (bound := _WILDCARD_BIND.match(value.strip())):
+            port = int(bound.group(1)) if bound.group(1) else engine.port
+            return port in declared or str(port) in declared
+    return False

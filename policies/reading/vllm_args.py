@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
 from components.engine_options import cli_options, tagged_release
 from components.serving_engines import ENGINES, engine_named
@@ -23,6 +23,8 @@ from policies.reading.engine_flags import flag_set_engine
 from policies.reading.placeholders import placeholder_in
 from policies.reading.shell_words import SHELL_OPERATORS as _SHELL_OPERATORS
 from policies.reading.shell_words import split_shell
+
+_T = TypeVar("_T")
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 # Characters that end a shell command; the vLLM command line stops there.
@@ -88,6 +90,8 @@ def expand_env(tokens: list[str], container: Mapping) -> list[str]:
     """Expand `$(VAR)` in command/args from the container's literal env values, as the kubelet
     does (core/v1 Container.args: "Variable references $(VAR_NAME) are expanded using the
     container's environment"); references to unknown or secret-backed variables stay as written."""
+    if not any("$(" in t for t in tokens):
+        return tokens  # nothing to expand (most command lines): the env list is not read
     env: dict[str, str] = {}
     items = container.get("env")
     for item in items if isinstance(items, list) else []:
@@ -171,6 +175,22 @@ def is_vllm_container(container: Mapping) -> bool:
     return vllm_command_line(container, image_entrypoint=False) is not None
 
 
+# What the two readers below take from a container. Some twenty readers ask them of the same containers (~1,000 calls
+# a corpus run for ~80 containers): each container's answer is kept for the evaluation (policies.kube.memoized), and
+# used only while these fields are the very objects it was computed from.
+_READ = ("command", "args", "env", "image", "resources")
+
+
+def _per_container(container: Mapping, key: str, compute: Callable[[Mapping], _T]) -> _T:
+    fields = tuple(container.get(name) for name in _READ) if isinstance(container, Mapping) else None
+    if fields is None:
+        return compute(container)
+    read, value = memoized(container, key, lambda c: (fields, compute(c)))
+    if read is fields or all(a is b for a, b in zip(read, fields)):
+        return value
+    return compute(container)
+
+
 def vllm_command_line(container: Mapping, *, image_entrypoint: bool = True) -> list[str] | None:
     """The tokens after the vLLM invocation (model and options), or None if this container
     does not visibly start a vLLM server.
@@ -180,6 +200,12 @@ def vllm_command_line(container: Mapping, *, image_entrypoint: bool = True) -> l
     command with `ray start`). In a shell script the command line ends at the first shell
     operator (`;`, `&&`, `|`, redirections).
     """
+    key = "vllm_command_line" if image_entrypoint else "vllm_command_line:no-entrypoint"
+    line = _per_container(container, key, lambda c: _vllm_command_line(c, image_entrypoint))
+    return None if line is None else list(line)
+
+
+def _vllm_command_line(container: Mapping, image_entrypoint: bool) -> list[str] | None:
     command = expand_env(_tokens(container.get("command")), container)
     args = expand_env(_tokens(container.get("args")), container)
     argv = command + args
@@ -207,6 +233,11 @@ def vllm_command_line(container: Mapping, *, image_entrypoint: bool = True) -> l
 def command_tokens(container: Mapping) -> tuple[list[str], bool]:
     """A container's command line as tokens (command then args, $(VAR) expanded), and whether they are the
     tokens of a shell script (`sh -c SCRIPT`, split as the shell would; a command ends at `;`, `&&`, `|`)."""
+    argv, script = _per_container(container, "command_tokens", _command_tokens)
+    return list(argv), script
+
+
+def _command_tokens(container: Mapping) -> tuple[list[str], bool]:
     argv = expand_env(_tokens(container.get("command")), container) + expand_env(_tokens(container.get("args")), container)
     script = _shell_script(argv)
     if script is not None:

@@ -3,7 +3,7 @@
 vLLM picks the model class by the ``architectures`` of the checkpoint's config.json. Before 0.7.2 an architecture its
 model registry lacks stops the server at start: "Model architectures [...] are not supported for now" (0.6.6
 vllm/model_executor/models/registry.py:374-384), so Gemma 3 (Gemma3ForCausalLM, first in 0.8.0) or a NemotronH
-hybrid (first in 0.10.0) cannot be served by vllm/vllm-openai:v0.6.x, however the pod is set up. From 0.7.2 vLLM
+hybrid (first in 0.9.1) cannot be served by vllm/vllm-openai:v0.6.x, however the pod is set up. From 0.7.2 vLLM
 falls back to the transformers library's class of an unknown architecture where that class is compatible (0.7.2
 vllm/model_executor/model_loader/utils.py:45-75): whether it is depends on the transformers release inside the image
 and on the model's code, which the manifest does not show, so this policy is silent there.
@@ -23,20 +23,38 @@ from __future__ import annotations
 
 from typing import Optional
 
+from components.engine_options import fork_release
 from components.vllm_architectures import architecture_table, model_architecture
 from policies.framework import Policy, Resource, Unproven, unproven
 from policies.kube import WORKLOAD_TYPES
-from policies.reading.serving import EngineConfig, engine_configs
-from policies.vllm.flags_exist import engine_release
+from policies.reading.serving import EngineConfig, engine_configs, engine_row
+from policies.reading.vllm_args import command_tokens
+from policies.vllm.flags_exist import engine_release, installs_engine
 
 _REFUSAL = 'vLLM exits at start ("Model architectures [...] are not supported for now")'
 
 
+def _release(engine: EngineConfig) -> Optional[tuple[str, str]]:
+    """(release, where it is read) of the vLLM inside the image: vllm/vllm-openai's tag, or the engine release a vendor
+    fork's image path names (serving_engines.toml forks: Intel Gaudi's vllm-fork)."""
+    release = engine_release(engine)
+    if release:
+        return release, f"the release of image {engine.image}"
+    row = engine_row("vllm")
+    if engine.server is None or engine.retagged or row is None or row.options is None or not row.options.forks:
+        return None
+    if installs_engine(command_tokens(engine.server.container)[0], row.name):
+        return None
+    forked = fork_release(engine.image or "", row.options.forks)
+    return (forked[0], f"the base of image {engine.image}: {forked[1]}") if forked else None
+
+
 def _message(engine: EngineConfig) -> Optional[str | Unproven]:
     model = engine.model
-    release = engine_release(engine)
-    if not model or not release:
+    found = _release(engine)
+    if not model or not found:
         return None
+    release, where = found
     table = architecture_table()  # read on first use: most images name no release, or one with the fallback
     if table.has_fallback(release):
         return None
@@ -54,8 +72,8 @@ def _message(engine: EngineConfig) -> Optional[str | Unproven]:
     shown = ", ".join(archs)
     read = f"vLLM {release}" if bounds == (release,) else f"vLLM {release} (nor {bounds[0]} and {bounds[1]} around it)"
     message = (
-        f"{engine.label}: {model} is {shown} ({known.source}), which the model registry of {read}, the release of image "
-        f"{engine.image}, does not list ({since}); {_REFUSAL}; use a release that lists it"
+        f"{engine.label}: {model} is {shown} ({known.source}), which the model registry of {read}, {where}, does not "
+        f"list ({since}); {_REFUSAL}; use a release that lists it"
     )
     return message if bounds == (release,) else unproven(message)
 

@@ -171,6 +171,19 @@ def test_an_options_table_loads_and_needs_its_file_and_source():
         load_engines(with_source + OPTIONS.replace('["toy/toy-server"]', "[]"))
 
 
+def test_an_options_table_reads_vendor_forks_and_names_a_bad_one():
+    with_source = ROW.replace('tags = "toy v1 RELEASING.md L2"\n', 'tags = "toy v1 RELEASING.md L2"\noptions = "toy v1 wheels"\n')
+    fork = 'forks = [{ image = "acme/toy-fork", after = "sdk/", releases = { "2.0" = "1.4" }, source = "acme tags" }]\n'
+    (toy,) = load_engines(with_source + OPTIONS + fork)
+    assert toy.options is not None and [(f.image, f.after, f.releases) for f in toy.options.forks] == [
+        ("acme/toy-fork", "sdk/", (("2.0", "1.4"),))
+    ]
+    with pytest.raises(EngineTableError, match=r"options.forks\[0\].source: a non-empty str is required"):
+        load_engines(with_source + OPTIONS + fork.replace(', source = "acme tags"', ""))
+    with pytest.raises(EngineTableError, match=r"options.forks\[0\].releases: every vendor release must map"):
+        load_engines(with_source + OPTIONS + fork.replace('"2.0" = "1.4"', '"2.0" = 1'))
+
+
 def test_listens_loads_and_needs_a_host_setting_a_known_value_and_its_source():
     listening = ROW.replace(
         'moving_tags = ["nightly"]', 'moving_tags = ["nightly"]\nlistens = "loopback"\nimages_listen_all = true'

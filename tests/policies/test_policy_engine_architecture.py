@@ -168,3 +168,38 @@ def test_a_container_that_installs_vllm_runs_its_own_release():
         "--model nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --tensor-parallel-size 4"
     ]
     assert found_by([installed], POLICY) == []
+
+
+# DorWeinstock/jira-triage-agent k8s/vllm.yaml (spent set 23, cut down): Qwen3-Next-80B FP8 on Intel Gaudi's vllm-fork
+# image for SynapseAI 1.19.0, which the fork builds on vLLM 0.6.4.post2 (HabanaAI/vllm-fork tag
+# v0.6.4.post2+Gaudi-1.19.0, whose vllm/model_executor/models/registry.py lists no Qwen3Next).
+def gaudi(model: str, image: str = "vault.habana.ai/gaudi-docker/1.19.0/ubuntu22.04/habanalabs/vllm-fork:latest") -> dict:
+    deployment = copy.deepcopy(NEMOTRON)
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container.update(image=image, args=["--model", model, "--device", "hpu", "--tensor-parallel-size", "1"])
+    container["resources"] = {"limits": {"habana.ai/gaudi": 1}}
+    return deployment
+
+
+def test_a_gaudi_fork_image_is_judged_on_the_vllm_release_it_is_built_on():
+    ((level, message),) = found_by([gaudi("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8")], POLICY)
+    # 0.6.4.post2 is not a release the table read; 0.6.4 and 0.6.5 around it both lack the architecture: advice.
+    assert level == "advisory"
+    assert "Qwen3NextForCausalLM (vLLM's tests/models/registry.py, for qwen/qwen3-next-80b-a3b-instruct)" in message
+    assert "habanalabs/vllm-fork 1.19.0 is built on vLLM 0.6.4.post2, as the fork's tags say" in message
+    # SynapseAI 1.16.0 is built on 0.4.2, a release the table read: the registry is known exactly.
+    old = "vault.habana.ai/gaudi-docker/1.16.0/ubuntu22.04/habanalabs/vllm-fork:latest"
+    assert [level for level, _ in found_by([gaudi("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8", old)], POLICY)] == ["mandatory"]
+
+
+def test_gaudi_fork_careful_forms_are_silent():
+    # A model the base release lists; a SynapseAI release with two fork bases (1.22.0) and so no single one.
+    assert found_by([gaudi("meta-llama/Llama-3.1-8B-Instruct")], POLICY) == []
+    newer = "vault.habana.ai/gaudi-docker/1.22.0/ubuntu24.04/habanalabs/vllm-fork:latest"
+    assert found_by([gaudi("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8", newer)], POLICY) == []
+
+
+def test_a_publishers_quantized_copy_keeps_the_models_architecture():
+    found = model_architecture("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8")
+    assert found is not None and found.architectures == ("Qwen3NextForCausalLM",)
+    assert model_architecture("someone/unknown-model-FP8") is None

@@ -1,0 +1,68 @@
+"""G35 no-literal-secret-env: a URL whose userinfo carries a password (scheme://user:password@host) in a ConfigMap value
+or a container's env is a credential in clear text, whatever the name of the key.
+
+Fixtures:
+- set 29, hdiazf/ollama_mlops k8s/backend-deployment.yaml@32ef154150a83fae1635276a764b8ccb11c85f62: ConfigMap
+  backend-config DATABASE_URL postgresql://postgres:<password>@postgres-service:5432/mlops_db, read through envFrom;
+- silent: ADORSYS-GIS/ai-ops terraform/config-map.tf@a72b4805e04f099f32fd5a2e6fac78d89494cc4d: DATABASE_URL built from
+  $(DATABASE_USERNAME):$(DATABASE_PASSWORD) references the kubelet expands from a Secret-fed env.
+"""
+
+from __future__ import annotations
+
+from policy_fixtures import isvc, isvc_props, messages, resource, vllm_container
+
+from policies.k8s_generic.no_literal_secret_env import POLICY, url_password
+
+
+def _config_map(data: dict):
+    return resource(
+        "kubernetes:core/v1:ConfigMap",
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "backend-config"}, "data": data},
+    )
+
+
+def test_a_password_in_a_config_map_url_blocks():
+    found = messages(
+        POLICY,
+        _config_map(
+            {
+                "DATABASE_URL": "postgresql://postgres:postgres@postgres-service:5432/mlops_db",
+                "OLLAMA_URL": "http://ollama-service:11434",
+            }
+        ),
+    )
+    assert found == [
+        "ConfigMap data DATABASE_URL holds a URL with a password in it (scheme://user:password@host); store it in a "
+        "Secret and reference it with secretKeyRef"
+    ]
+    assert url_password("redis://:s3cret@redis:6379/0")
+    assert url_password("amqp://guest:guest@rabbitmq:5672/")
+
+
+def test_a_password_in_an_env_url_blocks():
+    props = isvc_props()
+    vllm_container(props)["env"] = [{"name": "DATABASE_URL", "value": "postgresql+asyncpg://app:hunter2@db:5432/app"}]
+    (found,) = messages(POLICY, isvc(props))
+    assert "env DATABASE_URL holds a URL with a password in it" in found
+
+
+def test_references_placeholders_and_plain_urls_stay_silent():
+    silent = {
+        "DATABASE_URL": "postgresql://$(DATABASE_USERNAME):$(DATABASE_PASSWORD)@$(DATABASE_HOST)/$(DATABASE_NAME)",
+        "TEMPLATED": "postgresql://app:{{ .Values.password }}@db/app",
+        "DOC": "postgresql://user:<password>@host:5432/db",
+        "MASKED": "postgresql://user:****@host/db",
+        "USER_ONLY": "postgresql://postgres@db:5432/app",
+        "GIT": "git+ssh://git@github.com/org/repo.git",
+        "IMAGE": "docker://registry:5000/image@sha256:abc",
+        "PLAIN": "http://vllm:8000/v1",
+    }
+    assert messages(POLICY, _config_map(silent)) == []
+
+
+def test_json_around_a_url_is_not_its_userinfo():
+    # set 29, aws-samples/sample-eks-cache-aware-llm-routing manifests/vllm-deployment.yaml@5e23f9d5: vLLM's
+    # --kv-events-config JSON holds tcp://*:5556 and a topic kv@$(POD_IP):8000@MODEL; no password there.
+    text = '{"enable_kv_cache_events":true,"publisher":"zmq","endpoint":"tcp://*:5556","topic":"kv@$(POD_IP):8000@mistralai/Mistral-7B-Instruct-v0.3"}'
+    assert not url_password(text)

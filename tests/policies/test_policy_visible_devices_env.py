@@ -1,0 +1,87 @@
+"""G53 gpu-visible-devices-left-to-plugin: NVIDIA_VISIBLE_DEVICES set in the env of a container that claims GPUs (advice).
+Minimal hand-written shapes of the cited files (only the fields the rule reads)."""
+
+from __future__ import annotations
+
+from policy_fixtures import found_by
+
+POLICY = "gpu-visible-devices-left-to-plugin"
+
+
+def _deployment(name: str, container: dict) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def _gpu(gpus: int = 1) -> dict:
+    return {"limits": {"nvidia.com/gpu": gpus, "memory": "24Gi"}, "requests": {"nvidia.com/gpu": gpus}}
+
+
+# Set 16: egdcrypto/microk8s-gpu-stack applications/ollama/ollama-gpu.yaml at 645a125a186c5c029d02ef368e1f11bef8000260.
+EGD = _deployment(
+    "ollama",
+    {
+        "name": "ollama",
+        "image": "ollama/ollama:latest",
+        "env": [
+            {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
+            {"name": "NVIDIA_DRIVER_CAPABILITIES", "value": "compute,utility"},
+        ],
+        "resources": _gpu(),
+    },
+)
+# Found by grepping stored public repositories: kkkashan/llm-comparison kubernetes/vllm-deployment.yaml at
+# 066a20746bca3af87807e27562856e7f94ec3980 (vllm/vllm-openai, NVIDIA_VISIBLE_DEVICES "all", nvidia.com/gpu 1).
+KKKASHAN = _deployment(
+    "vllm",
+    {
+        "name": "vllm",
+        "image": "vllm/vllm-openai:latest",
+        "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}],
+        "resources": _gpu(),
+    },
+)
+
+
+def test_all_beside_a_gpu_claim_is_advice():
+    ((level, message),) = found_by([EGD], POLICY)
+    assert (level, message) == (
+        "advisory",
+        "container ollama: env NVIDIA_VISIBLE_DEVICES=all beside an nvidia.com/gpu claim of 1 replaces the device "
+        "plugin's own NVIDIA_VISIBLE_DEVICES (its default envvar strategy: the kubelet appends the container's env after "
+        "the plugin's), so the container sees every GPU of the node although it claims 1; drop the variable and let the "
+        "device plugin set it",
+    )
+    assert [lv for lv, _ in found_by([KKKASHAN], POLICY)] == ["advisory"]
+
+
+def test_none_void_and_fixed_lists_are_advice():
+    for value, effect in (("void", "gets no GPU"), ("none", "gets no GPU"), ("0,1", "those same GPUs")):
+        container = {"name": "c", "image": "x", "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": value}], "resources": _gpu(2)}
+        ((level, message),) = found_by([_deployment("d", container)], POLICY)
+        assert level == "advisory" and effect in message, value
+
+
+def test_a_container_that_claims_no_gpu_or_reads_the_variable_stays_silent():
+    # runtimeClassName sharing with no device-plugin claim: the variable is the only GPU selection there is.
+    shared = _deployment(
+        "ollama", {"name": "ollama", "image": "ollama/ollama", "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}]}
+    )
+    shared["spec"]["template"]["spec"]["runtimeClassName"] = "nvidia"
+    assert found_by([shared], POLICY) == []
+    # kwkoo/kserve-vllm yaml/base/inferenceservice/serving-runtime.yaml at 2d98251f884f70ff1ab0d7d85eda40e1487fe31a: the
+    # start script only reads $NVIDIA_VISIBLE_DEVICES to count the GPUs the plugin gave it.
+    reader = {
+        "name": "kserve-container",
+        "image": "docker.io/vllm/vllm-openai:latest",
+        "command": ["/bin/sh", "-c", "GPU_COUNT=\"$(echo -n $NVIDIA_VISIBLE_DEVICES | awk -F, '{ print NF }')\""],
+        "resources": _gpu(),
+    }
+    assert found_by([_deployment("vllm", reader)], POLICY) == []
