@@ -108,6 +108,7 @@ _OPTIONAL: dict[str, type] = {
     "lenient_readiness": list,
     "lazy_start": list,
     "start_models": str,
+    "live_before_ready": bool,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
@@ -222,6 +223,9 @@ class Engine:
     # (flag, value) settings with which the server loads no model at start, unless `start_models` names some
     lazy_start: tuple[tuple[str, str], ...] = ()
     start_models: str = ""
+    # true when the liveness endpoint answers while the models are not ready (Triton's /v2/health/live), so a
+    # readinessProbe on it does not wait for them
+    live_before_ready: bool = False
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -361,7 +365,7 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("options")
     if row.get("gpu_or_cpu"):
         stated.add("devices")
-    if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models")):
+    if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
         stated.add("switches")
     if "listens" in row:
         stated.add("listens")
@@ -439,6 +443,7 @@ def _row(name: str, row: Any) -> Engine:
         lenient_readiness=_settings_with_values(where, "lenient_readiness", row.get("lenient_readiness", [])),
         lazy_start=_settings_with_values(where, "lazy_start", row.get("lazy_start", [])),
         start_models=flag_name(row.get("start_models", "")),
+        live_before_ready=row.get("live_before_ready", False),
     )
 
 

@@ -54,6 +54,13 @@ def _default_container(component_type: str) -> dict:
     return {"name": "main"}
 
 
+def operator_probes() -> list[dict]:
+    """Every liveness/readiness probe the Dynamo operator writes by default (rules that judge probe settings leave the
+    operator's own choices alone)."""
+    kinds = ("frontend", *sorted(WORKER_TYPES))
+    return [_default_container(k)[p] for k in kinds for p in ("livenessProbe", "readinessProbe") if p in _default_container(k)]
+
+
 def _resources(service: dict) -> dict:
     """The service's resources in core/v1 form (``gpu`` as nvidia.com/gpu)."""
     raw = service.get("resources")
@@ -133,4 +140,4 @@ def service_replicas(spec: dict) -> list[tuple[str, Any]]:
     ]
 
 
-__all__ = ["WORKER_TYPES", "dynamo_pod_specs", "service_replicas"]
+__all__ = ["WORKER_TYPES", "dynamo_pod_specs", "operator_probes", "service_replicas"]

@@ -31,7 +31,8 @@ advice (``_judge_cpu_capable``).
 
 from __future__ import annotations
 
-from components.images import image_repository, image_tag
+from components.capacity.accounting import parse_release
+from components.images import image_repository, image_tag, vllm_release
 from policies.framework import Policy, Resource, unproven
 from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_dict, as_list, get, is_ray, resource_value
 from policies.reading.accelerators import dra_pod, other_device_source
@@ -115,6 +116,17 @@ def _ranks(server: VllmServer) -> str:
     return f"tensor x pipeline parallel size, {tp * pp}" if tp and pp else "tensor x pipeline parallel size"
 
 
+def _no_gpu_exit(image: str) -> str:
+    """How the CUDA build stops on a node without a GPU, by the release the tag names. Before 0.6 DeviceConfig takes
+    "cuda" for a non-CPU build without asking torch (vllm/config.py DeviceConfig.__init__, read at HabanaAI/vllm-fork
+    v0.4.2-Gaudi-1.16.0:655-667 and v0.5.3.post1-Gaudi-1.17.0:854-872, upstream's class plus an HPU branch), so the
+    engine fails when it first initialises CUDA; from 0.6 on it infers no platform (0.6.6 config.py:1522-1527)."""
+    release = parse_release(vllm_release(image))
+    if release is not None and release < (0, 6):
+        return "vLLM 0.4-0.5 takes the device to be CUDA (DeviceConfig asks no driver) and fails when it initialises CUDA"
+    return 'vLLM finds no platform and exits ("Failed to infer device type")'
+
+
 def _judge(resource: Resource, server: VllmServer) -> list[str]:
     container = server.container
     if resource_value(container, "limits", GPU_RESOURCE) is not None:
@@ -129,8 +141,11 @@ def _judge(resource: Resource, server: VllmServer) -> list[str]:
     image = container.get("image")
     hint = _gpu_node_hint(server.podspec, env)
     device = server.args.get("device")
+    early = (parse_release(vllm_release(str(image))) or (1, 0)) < (0, 6)
     cpu_flag = (
-        " (--device cpu does not switch the CUDA build to vLLM's CPU platform: the build or VLLM_TARGET_DEVICE does)"
+        " (--device cpu asks 0.4-0.5 for the CPU worker, whose kernels only a CPU build of vLLM compiles)"
+        if str(device).lower() == "cpu" and early
+        else " (--device cpu does not switch the CUDA build to vLLM's CPU platform: the build or VLLM_TARGET_DEVICE does)"
         if str(device).lower() == "cpu"
         else ""
     )
@@ -138,8 +153,8 @@ def _judge(resource: Resource, server: VllmServer) -> list[str]:
     if cuda_build(image) and hint is None:
         return [
             f"{server.label}: image {image} is vLLM's CUDA build, but the container has no {GPU_RESOURCE} limit, so "
-            f'the scheduler may place it on a node without a GPU, where vLLM finds no platform and exits ("Failed to '
-            f'infer device type"){cpu_flag}, or on a GPU node where it uses devices nobody allocated to it; {fix}'
+            f"the scheduler may place it on a node without a GPU, where {_no_gpu_exit(str(image))}{cpu_flag}, or on a "
+            f"GPU node where it uses devices nobody allocated to it; {fix}"
         ]
     if hint is not None:
         why = f"{hint}, but the scheduler counts no GPU for it: it sees one only where the node's default runtime exposes every device, and then shares GPUs other pods hold"

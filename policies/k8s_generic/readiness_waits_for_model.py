@@ -1,8 +1,8 @@
 """G6: a model server's readiness probe asks the endpoint that waits for its models, not the liveness one.
 
-Where an engine has two health endpoints (components/serving_engines.toml ``health`` for liveness, ``readiness``
-for readiness: Triton's /v2/health/live and /v2/health/ready), the liveness one answers as soon as the server
-process responds, before any model is loaded. A readinessProbe on it makes the pod Ready, and the Service sends it
+Where an engine's liveness endpoint answers while its models are not ready (components/serving_engines.toml
+``live_before_ready``, ``health`` and ``readiness``: Triton's /v2/health/live and /v2/health/ready, src/http_server.cc
+v2.51.0 L1366-1382), a model still loading or one that failed to load does not stop it. A readinessProbe on it makes the pod Ready, and the Service sends it
 requests, while the models are still loading: those requests fail. The same holds when the readiness endpoint is
 told not to wait (the row's ``lenient_readiness``: Triton's --strict-readiness=false, "/v2/health/ready endpoint
 indicates ready if server is responsive even if some/all models are unavailable", triton-inference-server/server
@@ -49,12 +49,13 @@ def _check(resource: Resource, config: dict) -> list[str]:
         path = probe_path(readiness) if readiness else None
         if path is None:
             continue  # no readiness probe (G4's finding), or one whose path is not in the manifest
-        if path.rstrip("/") == row.health.rstrip("/"):
+        if path.rstrip("/") == row.health.rstrip("/") and row.live_before_ready:
             same = " (the livenessProbe's too)" if probe_path(as_dict(s.container.get("livenessProbe"))) == path else ""
             messages.append(
                 unproven(
                     f"{s.label}: readinessProbe asks {path}{same}, {row.display}'s liveness endpoint, which answers "
-                    f"before any model is loaded: the pod is Ready and gets requests that fail while its models load; "
+                    f"while its models are not ready (still loading, or failed): the pod is Ready and gets requests that "
+                    f"fail; "
                     f"probe readiness on {row.readiness}" + (f" and drop {lenient}" if (lenient := lenient_readiness(s)) else "")
                 )
             )

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from components.capacity.accounting import OLDEST_RELEASE, parse_release
 from components.capacity.architecture import ArchitectureError
 from components.capacity.memory import ACCOUNTINGS, accounting_for
 from components.capacity.models import UnknownModel, find_model
@@ -18,6 +19,11 @@ def default_utilization(image: str) -> tuple[str, str]:
     """(the default as text, which release it belongs to) for the vLLM image `image`."""
     release = vllm_release(image or "")
     accounting = accounting_for(release)
+    if accounting is None and (parsed := parse_release(release)) is not None and parsed < OLDEST_RELEASE:
+        # Before the accountings the table models, the default was already 0.90 (EngineArgs.gpu_memory_utilization in
+        # vllm/engine/arg_utils.py, read at HabanaAI/vllm-fork v0.4.2-Gaudi-1.16.0:44 and v0.6.4.post2+Gaudi-1.19.0:122,
+        # which keep upstream 0.4.2's and 0.6.4.post2's EngineArgs).
+        return "0.9", f"vLLM {release}"
     if accounting is None:
         values = sorted({a.default_utilization for a in ACCOUNTINGS})
         return " or ".join(f"{v:g}" for v in values), "0.90 before vLLM 0.20, 0.92 from 0.20 on; the image names no release"

@@ -3,7 +3,7 @@
 vLLM picks the model class by the ``architectures`` of the checkpoint's config.json. Before 0.7.2 an architecture its
 model registry lacks stops the server at start: "Model architectures [...] are not supported for now" (0.6.6
 vllm/model_executor/models/registry.py:374-384), so Gemma 3 (Gemma3ForCausalLM, first in 0.8.0) or a NemotronH
-hybrid (first in 0.10.0) cannot be served by vllm/vllm-openai:v0.6.x, however the pod is set up. From 0.7.2 vLLM
+hybrid (first in 0.9.1) cannot be served by vllm/vllm-openai:v0.6.x, however the pod is set up. From 0.7.2 vLLM
 falls back to the transformers library's class of an unknown architecture where that class is compatible (0.7.2
 vllm/model_executor/model_loader/utils.py:45-75): whether it is depends on the transformers release inside the image
 and on the model's code, which the manifest does not show, so this policy is silent there.

@@ -35,6 +35,14 @@ def test_unset_utilization_before_0_20_is_0_9():
     ]
 
 
+def test_unset_utilization_before_the_modelled_releases_is_0_9_of_that_release():
+    # A v0.6.3 tag names its release; before 0.8 the default was 0.90 too (cold review finding 13).
+    assert messages(S1_UNSET, without("gpu-memory-utilization", "vllm/vllm-openai:v0.6.3")) == [
+        f"{LABEL}: --gpu-memory-utilization is not set, so vLLM takes its default 0.9 (vLLM 0.6.3); the KV cache "
+        f"then changes with the image tag; set it explicitly"
+    ]
+
+
 def test_unset_utilization_with_an_unknown_release():
     assert messages(S1_UNSET, without("gpu-memory-utilization", "my/vllm:prod")) == [
         f"{LABEL}: --gpu-memory-utilization is not set, so vLLM takes its default 0.9 or 0.92 (0.90 before vLLM 0.20, "

@@ -77,6 +77,22 @@ def test_device_cpu_does_not_make_the_cuda_build_a_cpu_server():
     assert "(--device cpu does not switch the CUDA build to vLLM's CPU platform" in message
 
 
+def test_vllm_0_4_and_0_5_fail_at_cuda_initialisation_not_platform_inference():
+    # Cold review finding 13: before 0.6 DeviceConfig takes "cuda" for a non-CPU build without asking torch
+    # (vllm/config.py DeviceConfig, read at HabanaAI/vllm-fork v0.4.2-Gaudi-1.16.0:655-667), and --device cpu selects
+    # the CPU worker explicitly.
+    old = copy.deepcopy(BIELIK)
+    old["image"] = "vllm/vllm-openai:v0.5.4"
+    ((level, message),) = found_by([deployment(old)], POLICY)
+    assert level == "mandatory"
+    assert (
+        "where vLLM 0.4-0.5 takes the device to be CUDA (DeviceConfig asks no driver) and fails when it initialises CUDA"
+        in message
+    )
+    assert "(--device cpu asks 0.4-0.5 for the CPU worker, whose kernels only a CPU build of vLLM compiles)" in message
+    assert "Failed to infer device type" not in message
+
+
 def test_the_size_written_counts_the_ranks():
     container = copy.deepcopy(SKYTIN)
     container["args"] += ["--tensor-parallel-size", "4"]

@@ -419,3 +419,31 @@ def test_s38_a_dropped_option_that_is_now_an_ambiguous_prefix_is_advice():
     assert "only a prefix of --cuda-graph-max-bs-decode and --cuda-graph-max-bs-prefill" in message
     assert "SGLang has it in 0.3.5 to 0.5.19" in message
     assert found_by([deployment("lmsysorg/sglang:v0.5.19-cu129", command=line)], FLAGS) == []
+
+
+def test_s38_device_after_vllm_dropped_it_blocks_at_a_named_release():
+    """Cold review 18: the table records --device as only a DeviceConfig field from 0.10.0 (advice by default), but the
+    0.10.1 wheel's vllm/engine/arg_utils.py adds no DeviceConfig group (DeviceConfig comes from current_platform at
+    :1055-1056), so argparse refuses it; 0.33.0 declares --device-ids (:1195) and --device-memory-utilization (:1390),
+    so it is ambiguous there."""
+    args = ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--device", "cuda"]
+    ((level, message),) = found_by([deployment("vllm/vllm-openai:v0.10.1", args=args)], FLAGS)
+    assert level == "mandatory" and "the parser dropped it in 0.10.0" in message
+    assert levels([deployment("vllm/vllm-openai:v0.33.0", args=args)], FLAGS) == ["mandatory"]
+    # 0.9.2 still declares it (deprecated); :latest is judged at the newest release, as advice.
+    assert found_by([deployment("vllm/vllm-openai:v0.9.2", args=args)], FLAGS) == []
+    assert levels([deployment("vllm/vllm-openai:latest", args=args)], FLAGS) == ["advisory"]
+
+
+def test_s38_vllm_serve_before_the_command_existed_blocks():
+    """Cold review 7: the `vllm` console script first ships in 0.5.2 (v0.5.2 setup.py:491-493; 0.5.1 has none)."""
+    line = ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "4096"]
+    ((level, message),) = found_by([deployment("vllm/vllm-openai:v0.4.2", command=line)], FLAGS)
+    assert level == "mandatory" and "the `vllm` command first ships in 0.5.2" in message
+    shell = ["sh", "-c", "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096"]
+    assert levels([deployment("vllm/vllm-openai:v0.5.1", command=shell)], FLAGS) == ["mandatory"]
+    # From 0.5.2 the command exists; the module form runs on every release; a tag naming no release is not judged.
+    assert found_by([deployment("vllm/vllm-openai:v0.5.2", command=line)], FLAGS) == []
+    module = ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "meta-llama/Llama-3.1-8B-Instruct"]
+    assert found_by([deployment("vllm/vllm-openai:v0.4.2", command=module)], FLAGS) == []
+    assert found_by([deployment("my/vllm:prod", command=line)], FLAGS) == []

@@ -122,7 +122,7 @@ def test_the_triton_row_states_its_switches_with_their_source():
     assert row.debug_flags == ("log-verbose",)
     assert ("strict-readiness", "false") in row.lenient_readiness
     assert row.lazy_start == (("model-control-mode", "explicit"),) and row.start_models == "load-model"
-    assert row.flags["port"] == ("http-port",)
+    assert row.flags["port"] == ("http-port",) and row.live_before_ready
     assert "v2.51.0" in row.sources["switches"] and "v2.34.0" in row.sources["switches"]
 
 
@@ -147,8 +147,8 @@ def test_readiness_on_the_liveness_endpoint_with_lenient_readiness_is_advice():
         (
             "advisory",
             "container kserve-container: readinessProbe asks /v2/health/live (the livenessProbe's too), Triton "
-            "Inference Server's liveness endpoint, which answers before any model is loaded: the pod is Ready and "
-            "gets requests that fail while its models load; probe readiness on /v2/health/ready and drop "
+            "Inference Server's liveness endpoint, which answers while its models are not ready (still loading, or "
+            "failed): the pod is Ready and gets requests that fail; probe readiness on /v2/health/ready and drop "
             "--strict-readiness=false",
         )
     ]
@@ -197,3 +197,15 @@ def test_dev_shm_within_the_memory_limit_or_with_no_limit_is_silent():
     pod["volumes"] = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}]
     pod["containers"][0]["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
     assert found_by([ksign], "tensor-parallel-requires-dshm") == []
+
+
+def test_an_engine_whose_liveness_waits_for_the_model_is_not_judged():
+    # SGLang's /health and /health_generate differ, but its HTTP server starts once the model is loaded: a readiness
+    # probe on /health is its usual form (spent set 13 arnavsriva/llm-serving-gke-vs-vertex k8s/sglang/deployment.yaml).
+    sglang = copy.deepcopy(FARRUKH)
+    container = _container(sglang)
+    container["image"] = "lmsysorg/sglang:v0.4.6"
+    container["args"] = ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct"]
+    container["readinessProbe"]["httpGet"]["path"] = "/health"
+    container["livenessProbe"]["httpGet"]["path"] = "/health"
+    assert found_by([sglang], "readiness-waits-for-model") == []

@@ -1,0 +1,112 @@
+"""G49: a GPU model server's liveness and readiness probes survive one slow answer.
+
+A probe fails when its answer takes longer than ``timeoutSeconds`` (default 1 s), and the kubelet acts after
+``failureThreshold`` failures in a row (default 3)
+(https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#configure-probes). A model
+server under load answers its health endpoint late now and then (the event loop is busy with the batch), so:
+
+* ``failureThreshold: 1`` on a livenessProbe restarts the container, and with it the whole model load, on the first
+  slow answer; on a readinessProbe it takes the pod out of its Services on every slow answer (spent sets 15
+  robertgshaw2-neuralmagic/vllm-k8s vllm-kserve/serving-runtime.yml liveness, 22 Pyro9803/ai-infrastructure
+  ray/tinyllama/tinyllama-rayservice.yaml a GPU Ray worker's readiness; KubeRay's own probes use 10);
+* an ``exec`` probe that starts a Python interpreter (``python3 -c "import ray; ray.init(...)"``) with the default
+  1 s timeout: starting Python and importing Ray alone take about that, so the probe times out and a liveness probe
+  restarts the worker (spent set 17 umesh-khatiwada/aibrix-vllm-deployment, a RayClusterFleet's TP=2 worker).
+
+Advice: how slow the answers get depends on the load. Judged on containers that run a model server or hold an
+accelerator; startup probes are S16's.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+
+from policies.dynamo_defaults import operator_probes
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, as_quantity, container_label, containers, get, pod_specs
+from policies.reading.accelerators import ACCELERATOR_RESOURCES
+from policies.reading.serving import model_servers
+
+_PROBES = (
+    ("livenessProbe", "restarts the container and reloads the model"),
+    ("readinessProbe", "takes the pod out of its Services"),
+)
+_INTERPRETERS = ("python", "python3", "ray")
+
+
+def _holds_device(container: Mapping) -> bool:
+    return any(
+        (as_quantity(get(container, "resources", section, name)) or 0) > 0
+        for section in ("limits", "requests")
+        for name in ACCELERATOR_RESOURCES
+    )
+
+
+def _starts_python(probe: Mapping) -> bool:
+    """True when an exec probe's command runs a Python interpreter or the ray CLI (directly or in a shell script)."""
+    words = " ".join(str(w) for w in as_list(get(probe, "exec", "command"))).split()
+    return any(posixpath.basename(w.strip("'\"")) in _INTERPRETERS for w in words)
+
+
+def _out_for_long(field: str, probe: Mapping) -> bool:
+    """A liveness failure always costs a restart; a readiness failure keeps the pod out of its Services until the next
+    success, periodSeconds (default 10) later: a probe every second or two is a deliberate choice (the inference
+    gateway's own vLLM sample, kubernetes-sigs/gateway-api-inference-extension config/manifests/vllm/gpu-deployment.yaml)."""
+    return field == "livenessProbe" or (as_int(probe.get("periodSeconds")) or 10) >= 5
+
+
+def _findings(label: str, container: Mapping) -> list[str]:
+    messages: list[str] = []
+    defaults = operator_probes()
+    for field, effect in _PROBES:
+        probe = as_dict(container.get(field))
+        if not probe or probe in defaults:
+            continue  # none, or the operator's own default (Dynamo's worker liveness)
+        if as_int(probe.get("failureThreshold")) == 1 and _out_for_long(field, probe):
+            messages.append(
+                f"{label}: {field} failureThreshold 1 {effect} on the first answer slower than its "
+                f"timeoutSeconds {as_int(probe.get('timeoutSeconds')) or 1}s, which a loaded model server gives now and "
+                f"then; allow at least 3 failures"
+            )
+        if _starts_python(probe) and (as_int(probe.get("timeoutSeconds")) or 1) <= 1:
+            messages.append(
+                f"{label}: {field} execs a Python interpreter with timeoutSeconds "
+                f"{'unset (1s)' if probe.get('timeoutSeconds') is None else '1s'}: starting Python and importing its "
+                f"modules takes about that, so the probe times out and {effect}; set timeoutSeconds to 10 or more"
+            )
+    return messages
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    servers = {id(s.container) for s in model_servers(resource)}
+    messages: list[str] = []
+    for path, podspec in pod_specs(resource):
+        for container in containers(podspec):
+            if id(container) in servers or _holds_device(container):
+                messages.extend(unproven(m) for m in _findings(container_label(path, container), container))
+    return messages
+
+
+POLICY = Policy(
+    name="probe-tolerates-slow-answer",
+    description=(
+        "A GPU model server's liveness and readiness probes allow more than one failure, and an exec probe that starts "
+        "Python has more than the default 1 s to answer (advice)."
+    ),
+    catalog="G49",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps=(
+        "Leave failureThreshold at 3 or more on liveness and readiness probes of model servers, and give exec probes "
+        "that run python or ray a timeoutSeconds of 10 or more (or probe the server's HTTP health endpoint instead)."
+    ),
+    config_schema={},
+    resource_types=WORKLOAD_TYPES,
+    check_resource=_check,
+    rationale=(
+        "Kubernetes acts on a probe after failureThreshold consecutive failures, each an answer later than "
+        "timeoutSeconds (default 1 s) (https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-"
+        "probes/#configure-probes); a liveness restart of a model server repeats its whole model load."
+    ),
+)
