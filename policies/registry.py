@@ -39,6 +39,7 @@ from policies.ingress import (
     external_gce_ingress_guarded,
     internet_facing_alb_guarded,
     model_pods_network_isolated,
+    nginx_regex_path_type,
     public_model_endpoint_guarded,
     rewrite_keeps_api_path,
 )
@@ -256,6 +257,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     external_gce_ingress_guarded.POLICY,
     public_model_endpoint_guarded.POLICY,
     rewrite_keeps_api_path.POLICY,
+    nginx_regex_path_type.POLICY,
     model_pods_network_isolated.POLICY,
     memory_emptydir_size_limit.POLICY,
     pod_template_api_valid.POLICY,
