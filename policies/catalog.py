@@ -121,7 +121,7 @@ _ENTRIES = (
     Entry("G", 29, "readOnlyRootFilesystem"),
     Entry("G", 30, "capabilities"),
     Entry("G", 31, "hostPath"),
-    Entry("G", 32, "Service type LoadBalancer"),
+    Entry("G", 32, "Service type LoadBalancer / NodePort (a model API exposed past the gateway)"),
     Entry("G", 33, "NetworkPolicy"),
     Entry("G", 34, "automount SA token"),
     Entry("G", 35, "secrets in env"),
@@ -142,6 +142,8 @@ _ENTRIES = (
     Entry("G", 50, "a LimitRange gives no GPU to containers that need none"),
     Entry("G", 51, "a pod's claim is one its repository creates"),
     Entry("G", 53, "a GPU container leaves NVIDIA_VISIBLE_DEVICES to the device plugin"),
+    Entry("G", 54, "a pod passes the Pod Security level its Namespace enforces"),
+    Entry("G", 55, "a single-architecture image selects nodes of its architecture"),
 )
 
 

@@ -536,6 +536,13 @@ MODELS: Dict[str, Dict[str, Any]] = {
             "sliding_window": None,
         },
         "checkpoint_bytes": 14496047104,
+        # The repository holds the weights twice: model-0000N-of-00003.safetensors (the index's shards) and
+        # consolidated.safetensors (mistral-inference's single file, the same bf16 tensors: the model card's
+        # snapshot_download(allow_patterns=["params.json", "consolidated.safetensors", ...])). A loader that downloads
+        # every *.safetensors match (vLLM: model_loader/weight_utils.py download_weights_from_hf, v0.6.6.post2
+        # L215-262; the duplicate is dropped only after the download, filter_duplicate_safetensors_files L301-306,
+        # whose comment names "Mistral-7B-v0.3") fetches both: read by S29 model-cache-fits-checkpoint.
+        "consolidated_copy_bytes": 14496047104,
         "params_b": 7.25,
         "source": (
             "config: https://huggingface.co/mistralai/Mistral-7B-Instruct-v0.3/blob/main/config.json quoted in a "

@@ -3,19 +3,26 @@
 Each LoadBalancer Service gets its own cloud load balancer, usually internet-facing, with its
 own idle timeout that the serving timeout chain does not know about: streamed generations are cut
 at its default (60 s on AWS), and the model is exposed past the gateway's auth and rate limits.
+
+A NodePort Service opens its port on every node's address (https://kubernetes.io/docs/concepts/services-networking/
+service/#type-nodeport). In front of a model server that asks for no API key (policies/reading/model_backends.py
+key_states: no ``--api-key``/``VLLM_API_KEY``; Ollama has none at all) it publishes the whole unauthenticated API,
+Ollama's pull, delete and generate included, on each of them (set 20: alaasalmo/ollama-kubernetes
+ollama/ollama-deployment.yaml, NodePort 30134): the message says so. Advice, as for any NodePort: whether node addresses
+are reachable from outside is the node network's, which the manifest does not show.
 """
 
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import annotations_of, as_dict, get, split_type
+from policies.kube import annotations_of, as_dict, as_list, get, split_type
 from policies.reading import gateway_service, model_backends
 from policies.reading.exposure import internal_annotations
 
 SERVICE_TYPE = "kubernetes:core/v1:Service"
 
 
-def _service_finding(resource: Resource, selects: dict[str, list[str]], llm: set[str]) -> list[str]:
+def _service_finding(resource: Resource, selects: dict[str, list[str]], llm: set[str], keys: dict[str, bool | None]) -> list[str]:
     kind = get(resource.props, "spec", "type")
     if kind not in ("NodePort", "LoadBalancer"):
         return []
@@ -24,6 +31,23 @@ def _service_finding(resource: Resource, selects: dict[str, list[str]], llm: set
         # A NodePort opens the port on every node's address (https://kubernetes.io/docs/concepts/services-networking/
         # service/#type-nodeport), past the gateway's auth; whether those addresses are reachable from outside depends
         # on the node network, which the manifest does not show: advice.
+        if name in llm and keys.get(name) is False:
+            port = next(
+                (
+                    str(p.get("nodePort"))
+                    for p in as_list(get(resource.props, "spec", "ports"))
+                    if isinstance(p, dict) and p.get("nodePort")
+                ),
+                "",
+            )
+            return [
+                unproven(
+                    f"spec.type: NodePort{f' {port}' if port else ''} publishes the model server's API, which asks "
+                    "for no API key (no --api-key or key variable; Ollama has none), on every node's address: anyone "
+                    "who reaches a node can call it (Ollama's API also pulls and deletes models); use ClusterIP behind an "
+                    "authenticating gateway, or set the server's API key"
+                )
+            ]
         return [
             unproven(
                 "spec.type: NodePort opens the model's port on every node's address, past the ingress gateway's auth, "
@@ -70,10 +94,11 @@ def _ray_finding(resource: Resource) -> list[str]:
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     llm = model_backends.model_services(resources)
     selects = model_backends.selected_services(resources)
+    keys = model_backends.key_states(resources)
     findings = []
     for r in resources:
         if r.type == SERVICE_TYPE:
-            findings += [(r.name, m) for m in _service_finding(r, selects, llm)]
+            findings += [(r.name, m) for m in _service_finding(r, selects, llm, keys)]
         elif split_type(r.type) in _RAY:
             findings += [(r.name, m) for m in _ray_finding(r)]
     return findings

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, is_custom_type, pod_specs
+from policies.reading.api_refusals import container_refusals, selector_refusal
 
 
 def _duplicates(values: Iterable[object]) -> list[str]:
@@ -86,9 +87,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     core = not is_custom_type(getattr(resource, "type", None))
     claims = _claim_templates(resource)
+    if (refused := selector_refusal(resource)) is not None:
+        messages.append(refused)
     for path, podspec in pod_specs(resource):
         every = containers(podspec, init=True)
         messages.extend(_names(path, podspec, every, core, claims))
+        messages.extend(m for c in every for m in container_refusals(path, c))
         for name in _duplicates(c.get("name") for c in every):
             messages.append(
                 f"{path}: two containers are named {name} (containers and initContainers share one name space); "
@@ -115,7 +119,8 @@ POLICY = Policy(
     description=(
         "A pod template passes the API server's validation that the OpenAPI schema does not express: "
         "unique mountPath per container, unique container names, unique volume names, every volume named and every "
-        "mount naming a volume of the pod."
+        "mount naming a volume of the pod, each envFrom item naming one source, valid resource names, and an apps "
+        "workload's selector selecting its own template."
     ),
     catalog="G45",
     severity="high",
@@ -131,7 +136,9 @@ POLICY = Policy(
         "kubernetes/kubernetes v1.31.0 pkg/apis/core/validation/validation.go: ValidateVolumeMounts refuses a "
         'repeated mountPath ("must be unique") and a mount no volume matches (IsMatchedVolume -> Not found), '
         "validateContainers and ValidateVolumes refuse repeated names (Duplicate value), ValidateVolumes an empty "
-        "volume name (Required value). The schema cannot say so, so kubernetes-validate accepts these templates; "
+        "volume name (Required value), validateEnvFrom an item with no or two sources, validateContainerResourceName "
+        "a resource name that is not qualified or extended, and pkg/apis/apps/validation a selector that does not "
+        "match the template's labels (policies/reading/api_refusals.py). The schema cannot say so, so kubernetes-validate accepts these templates; "
         "the pods are never created."
     ),
 )

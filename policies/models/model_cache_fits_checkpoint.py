@@ -279,21 +279,45 @@ def _nim_cache_findings(resource: Resource) -> list[str]:
     return [unproven(message) if isinstance(field, Unproven) else message]
 
 
-def _too_small(resource: Resource, podspec: dict, container: dict, directory: str, model: CatalogModel, label: str) -> str:
-    """The finding when the volume at ``directory`` is known and holds less than the checkpoint, else ""."""
+def _too_small(
+    resource: Resource, podspec: dict, container: dict, directory: str, model: CatalogModel, label: str, twice: float = 0.0
+) -> str:
+    """The finding when the volume at ``directory`` is known and holds less than the download (the checkpoint, plus
+    ``twice``: the bytes of a consolidated copy the engine downloads beside the shards), else ""."""
     volume = volume_at(podspec, container, directory)
     if volume is None:
         return ""
     size, shown = volume_size(resource, as_dict(volume))
-    if size is None or size >= model.checkpoint_bytes:
+    if size is None or size >= model.checkpoint_bytes + twice:
         return ""
     holds = "asks for" if isinstance(shown, Unproven) else "holds"
+    what = f"the checkpoint of {model.hf_id} is {model.checkpoint_gib:,.0f} GiB ({model.source})"
+    if twice:
+        what = (
+            f"vLLM downloads every *.safetensors file of {model.hf_id} before it drops duplicates, the sharded "
+            f"checkpoint ({model.checkpoint_gib:,.0f} GiB) and its consolidated copy ({twice / GIB:,.0f} GiB): "
+            f"{(model.checkpoint_bytes + twice) / GIB:,.0f} GiB (vllm model_loader/weight_utils.py "
+            f"download_weights_from_hf, v0.6.6.post2 L215-262; filter_duplicate_safetensors_files L301-306)"
+        )
     message = (
-        f"{label}: {shown} at {directory} {holds} {size / GIB:,.0f} GiB, but the checkpoint of {model.hf_id} is "
-        f"{model.checkpoint_gib:,.0f} GiB ({model.source}): the download fails with no space left on the "
-        f"device; size the volume above the checkpoint"
+        f"{label}: {shown} at {directory} {holds} {size / GIB:,.0f} GiB, but {what}: the download fails with no "
+        f"space left on the device; size the volume above the download"
+        + (" (or pass --load-format mistral, which fetches consolidated*.safetensors only)" if twice else "")
     )
     return unproven(message) if isinstance(shown, Unproven) else message
+
+
+def _consolidated_copy(model: CatalogModel, args: dict, row: Optional[Engine]) -> float:
+    """The bytes of a consolidated copy of the weights that vLLM downloads beside the shards (catalogue
+    consolidated_copy_bytes), when its load format is the default: "auto" downloads the first pattern of
+    ["*.safetensors", "*.bin"] that matches, every file of it (vllm v0.6.6.post2 model_loader/loader.py L232; L236-238
+    "mistral" takes consolidated*.safetensors only, other formats other files)."""
+    from components.capacity.model_catalog import MODELS
+
+    if row is None or row.name != "vllm" or args.get("load-format", "auto") not in ("auto", "safetensors"):
+        return 0.0
+    extra = MODELS.get(model.id, {}).get("consolidated_copy_bytes")
+    return float(extra) if isinstance(extra, int) and not isinstance(extra, bool) else 0.0
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -309,7 +333,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         assert isinstance(reference, str)
         dirs = (reference,) if reference.startswith("/") else cache_dirs(container, args, row) if row else ()
         # Where the image decides between folders (TGI's /data or /tmp), every one must be too small to be sure.
-        found = [_too_small(resource, podspec, container, d, model, label) for d in dirs]
+        twice = _consolidated_copy(model, args, row) if not reference.startswith("/") else 0.0
+        found = [_too_small(resource, podspec, container, d, model, label, twice) for d in dirs]
         if found and all(found):
             messages.append(found[0])
     return messages

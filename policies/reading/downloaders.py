@@ -293,20 +293,20 @@ def _call_args(text: str, start: int) -> str:
     return text[start + 1 :]
 
 
-def _keyword(call: str, names: tuple[str, ...]) -> Optional[str]:
-    """A keyword argument's value: a string literal's text, else the expression as written; None when absent."""
+def _keyword(call: str, names: tuple[str, ...], literal: bool = False) -> Optional[str]:
+    """A keyword argument's value: a string literal's text, else the expression as written (None with ``literal``);
+    None when absent."""
     for name in names:
         found = re.search(rf"""(?<![\w.]){name}\s*=\s*(?:(["'])(.*?)\1|([^,)\s]+))""", call)
         if found:
-            return found.group(2) if found.group(1) else found.group(3)
+            return found.group(2) if found.group(1) else (None if literal else found.group(3))
     return None
 
 
 def _first_positional(call: str) -> Optional[str]:
-    found = re.match(r"""\s*(?:(["'])(.*?)\1|([A-Za-z_][\w.\[\]'"]*))\s*(?:,|$)""", call)
-    if not found or (found.group(3) and "=" in call.split(",", 1)[0]):
-        return None
-    return found.group(2) if found.group(1) else found.group(3)
+    """The first positional argument when it is a string literal, else None."""
+    found = re.match(r"""\s*(["'])(.*?)\1\s*(?:,|$)""", call)
+    return found.group(2) if found else None
 
 
 def script_texts(podspec: dict, container: dict) -> list[str]:
@@ -328,7 +328,8 @@ def _call_fetches(path: str, podspec: dict, container: dict) -> list[Fetch]:
                 kind = _keyword(call, row.repo_type)
                 if kind is not None and kind.strip("'\"") not in ("model", "None"):
                     continue
-                source = _keyword(call, row.source) or _first_positional(call) or "..."
+                # A repository named by an expression (os.environ['MODEL_REPO'], a variable) is shown as "...".
+                source = _keyword(call, row.source, literal=True) or _first_positional(call) or "..."
                 into = _keyword(call, row.output)
                 revision = _keyword(call, row.revision)
                 label = container_label(path, container)

@@ -177,7 +177,7 @@ def test_heredoc_download_into_a_claim_is_unpinned_but_not_on_the_node():
     doc = _deployment("llama-static-a", pod)
     [(level, message)] = found_by([doc], "model-source-pinned")
     assert level == "advisory"
-    assert message.startswith("container fetch-gguf: calls huggingface_hub hf_hub_download(repo) with no revision")
+    assert message.startswith("container fetch-gguf: calls huggingface_hub hf_hub_download(...) with no revision")
     assert found_by([doc], "gpu-pod-ephemeral-storage") == []
 
 

@@ -218,3 +218,46 @@ def test_a_custom_image_may_carry_the_model_in_its_cache(tmp_path):
     _pod(emptied)["containers"][0]["volumeMounts"] = [{"name": "hf", "mountPath": "/root/.cache/huggingface"}]
     _pod(emptied)["volumes"] = [{"name": "hf", "emptyDir": {}}]
     assert [level for level, _ in _s37(tmp_path, emptied)] == ["mandatory"]
+
+
+# Maxi580/AgentOrchestration manifests/vllm-deployment.yaml at 31510fda6c98f7db2ea93bd4da1a9f6f648fb01a (dev set 24,
+# labelled S37 blocking), cut down: vLLM serves mistralai/Mistral-7B-Instruct-v0.3 with HF_HOME on an emptyDir and no
+# token anywhere. The repository is gated (components/hub_gated.toml cites the 401 mozilla-ai/lumigator records).
+_MAXI = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm", "namespace": "maxi-agent-orchestration"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "vllm"}},
+        "template": {
+            "metadata": {"labels": {"app": "vllm"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "vllm",
+                        "image": "vllm/vllm-openai:latest",
+                        "args": ["--model", "mistralai/Mistral-7B-Instruct-v0.3", "--port", "8000"],
+                        "env": [{"name": "HF_HOME", "value": "/tmp/huggingface"}],
+                        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                        "volumeMounts": [{"name": "cache", "mountPath": "/tmp"}],
+                    }
+                ],
+                "volumes": [{"name": "cache", "emptyDir": {}}],
+            },
+        },
+    },
+}
+
+
+def test_mistral_7b_instruct_v03_is_gated():
+    assert gated("mistralai/Mistral-7B-Instruct-v0.3") is not None
+    [(level, message)] = found_by([_MAXI], "gated-model-has-token")
+    assert level == "mandatory"
+    assert message.startswith("container vllm: downloads mistralai/Mistral-7B-Instruct-v0.3, a gated Hugging Face repository")
+    with_token = copy.deepcopy(_MAXI)
+    with_token["spec"]["template"]["spec"]["containers"][0]["env"].append(
+        {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}}
+    )
+    assert found_by([with_token], "gated-model-has-token") == []
+    # The v0.3 row names that repository only (a fine-tune under another organisation is not the gated one).
+    assert gated("someorg/Mistral-7B-Instruct-v0.3-finetune") is None

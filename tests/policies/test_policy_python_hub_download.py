@@ -84,7 +84,15 @@ def test_careful_forms_stay_silent():
     forwarded = _with_script(_SCRIPT.replace("token=os.environ.get('HF_TOKEN'),", "**options,"))
     for doc in (pinned, offline, forwarded):
         assert [m for m in messages(POLICY, _r(doc)) if "huggingface_hub" in m] == []
-    # A pod with no GPU serves no model here (a CPU batch job that prepares a cache).
+    # A pod with no GPU and no model server is no serving pod (a CPU batch job that prepares a cache).
+    job = copy.deepcopy(_DEPLOYMENT)
+    job["spec"]["template"]["spec"]["containers"] = [{"name": "done", "image": "busybox:1.36", "command": ["true"]}]
+    assert [m for m in messages(POLICY, _r(job)) if "huggingface_hub" in m] == []
+
+
+def test_a_cpu_model_server_pod_is_read_too():
+    # The llama.cpp server on the CPU still serves what the init container downloads (spent set 21: husseinalamutu/
+    # sovereign-k8s-llm k8s/05-initcontainer-download.yaml, labelled S17): advice, as for a GPU pod.
     cpu = copy.deepcopy(_DEPLOYMENT)
     del cpu["spec"]["template"]["spec"]["containers"][0]["resources"]
-    assert [m for m in messages(POLICY, _r(cpu)) if "huggingface_hub" in m] == []
+    assert len([m for m in messages(POLICY, _r(cpu)) if "huggingface_hub" in m]) == 1

@@ -1,0 +1,144 @@
+"""Shapes the Kubernetes API server refuses that its OpenAPI schema accepts (G45, pod-template-api-valid).
+
+Read from kubernetes/kubernetes at a7264f95ffc8b56377da16e83461aa59467ebb3e (the function names are those of every
+release since v1.19):
+
+- pkg/apis/core/validation/validation.go ``validateEnvFrom``: an ``envFrom`` item with neither ``configMapRef`` nor
+  ``secretRef`` is Invalid ("must specify one of: `configMapRef` or `secretRef`"), one with both likewise ("may not
+  have more than one field specified at a time"). A mis-indented ``name:`` under ``- secretRef:`` yields exactly the
+  first: ``secretRef: null`` beside a stray ``name`` (dev set 24, MohammadB88/rag-anythingllm).
+- the same file's ``validateContainerResourceName`` (through ``ValidateResourceRequirements``): a resource name must
+  be a qualified name (``validateResourceName``: IsQualifiedName, at most one ``/``, a DNS-subdomain prefix and a
+  63-character name part); one with no prefix must be a standard container resource (cpu, memory, ephemeral-storage,
+  ``hugepages-<size>``); one with a prefix outside kubernetes.io must be an extended resource name, which
+  ``requests.``-prefixed names are not (pkg/apis/core/helper/helpers.go IsExtendedResourceName).
+- pkg/apis/apps/validation/validation.go ``ValidateDeploymentSpec``, ``ValidateStatefulSetSpec``,
+  ``ValidateDaemonSetSpec`` and ``ValidateReplicaSetSpec``: the selector must match the template's labels
+  (``selector.Matches(labels.Set(template.Labels))`` else Invalid "`selector` does not match template `labels`").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from policies.kube import as_dict, as_list, container_label, get, split_type
+
+_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_STANDARD = ("cpu", "memory", "ephemeral-storage")
+_SELECTOR_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
+
+
+def _templated(value: Any) -> bool:
+    """A value a renderer or a later step fills in (Helm, envsubst, kustomize vars): not judged."""
+    return isinstance(value, str) and ("{{" in value or "$" in value)
+
+
+def _qualified(value: str) -> bool:
+    """IsQualifiedName (k8s.io/apimachinery pkg/util/validation/validation.go)."""
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix):
+            return False
+    else:
+        return False
+    return 0 < len(name) <= 63 and _NAME.match(name) is not None
+
+
+def _resource_name_error(name: str) -> str | None:
+    """Why the API server refuses a container resource name, or None (validateContainerResourceName)."""
+    if not _qualified(name):
+        return "not a qualified name"
+    if "/" not in name:
+        if name in _STANDARD or name.startswith("hugepages-"):
+            return None
+        return "must be a standard resource for containers"
+    prefix = name.split("/", 1)[0]
+    native = prefix == "kubernetes.io" or prefix.endswith(".kubernetes.io")
+    if not native and (name.startswith("requests.") or not _qualified("requests." + name)):
+        return "doesn't follow extended resource name standard"
+    return None
+
+
+def container_refusals(path: str, container: Mapping) -> list[str]:
+    """envFrom items and resource names of one container that the API server refuses."""
+    label = container_label(path, container)
+    messages = []
+    for i, item in enumerate(as_list(container.get("envFrom"))):
+        if not isinstance(item, Mapping):
+            continue
+        refs = [k for k in ("configMapRef", "secretRef") if item.get(k) is not None]
+        if len(refs) == 1:
+            continue
+        if refs:
+            why = "names both configMapRef and secretRef (may not have more than one field specified at a time)"
+        else:
+            stray = sorted(str(k) for k in item if k not in ("prefix", "configMapRef", "secretRef"))
+            why = "has neither configMapRef nor secretRef (must specify one of: `configMapRef` or `secretRef`)" + (
+                f"; its {', '.join(stray)} key sits beside the reference, not under it (mis-indented)" if stray else ""
+            )
+        messages.append(f"{label}: envFrom[{i}] {why}; the API server refuses the pod, so no pod is created")
+    resources = as_dict(container.get("resources"))
+    for section in ("limits", "requests"):
+        for name in as_dict(resources.get(section)):
+            if not isinstance(name, str) or _templated(name):
+                continue
+            error = _resource_name_error(name)
+            if error is not None:
+                messages.append(
+                    f"{label}: resources.{section} {name!r} is not a valid resource name ({error}); the API server "
+                    f"refuses the pod, so no pod is created"
+                )
+    return messages
+
+
+def _matches(selector: Mapping, labels: Mapping) -> bool | None:
+    """Whether a LabelSelector selects these labels; None when a part cannot be read (templated, malformed)."""
+    for key, value in as_dict(selector.get("matchLabels")).items():
+        if _templated(key) or _templated(value) or not isinstance(value, (str, int, float, bool)):
+            return None
+        if key not in labels or str(labels[key]) != str(value):
+            return False
+    for expression in as_list(selector.get("matchExpressions")):
+        expression = as_dict(expression)
+        key, operator = expression.get("key"), expression.get("operator")
+        values = [str(v) for v in as_list(expression.get("values"))]
+        if not isinstance(key, str) or _templated(key) or any(_templated(v) for v in values):
+            return None
+        present = key in labels
+        if operator == "In" and not (present and str(labels[key]) in values):
+            return False
+        if operator == "NotIn" and present and str(labels[key]) in values:
+            return False
+        if (operator == "Exists" and not present) or (operator == "DoesNotExist" and present):
+            return False
+        if operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return None
+    return True
+
+
+def selector_refusal(resource: Any) -> str | None:
+    """A Deployment/StatefulSet/DaemonSet/ReplicaSet whose selector does not select its own pod template."""
+    group, kind = split_type(getattr(resource, "type", ""))
+    if group != "apps" or kind not in _SELECTOR_KINDS:
+        return None
+    spec = as_dict(get(resource.props, "spec"))
+    selector = spec.get("selector")
+    labels = get(spec, "template", "metadata", "labels")
+    if not isinstance(selector, Mapping) or not selector or not isinstance(labels, Mapping):
+        return None  # no selector (the schema's Required) or a template with no label map: read elsewhere
+    if any(_templated(k) or _templated(v) for k, v in labels.items()):
+        return None
+    if _matches(selector, labels) is not False:
+        return None
+    shown = ", ".join(f"{k}={v}" for k, v in as_dict(selector.get("matchLabels")).items()) or "its matchExpressions"
+    return (
+        f"spec.selector ({shown}) does not select spec.template.metadata.labels "
+        f"({', '.join(f'{k}={v}' for k, v in labels.items())}); the API server refuses the {kind} "
+        f"(`selector` does not match template `labels`), so no pod is created"
+    )
