@@ -45,6 +45,7 @@ from policies.ingress import (
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_version_served,
+    arch_image_selected,
     capabilities_allow_list,
     claim_in_run,
     container_can_start,
@@ -260,6 +261,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     pod_template_api_valid.POLICY,
     container_can_start.POLICY,
     secret_data_base64.POLICY,
+    arch_image_selected.POLICY,
     visible_devices_env.POLICY,
     post_start_hook_waits.POLICY,
     run_as_non_root_image.POLICY,

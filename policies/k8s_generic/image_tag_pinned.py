@@ -143,9 +143,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(unproven(f"{label}: image {image} is a placeholder; fill it with a version tag or a digest"))
         elif tag is None:
             messages.append(f"{label}: image {image} has no tag, so it pulls :latest, which moves; {_FIX}")
-        elif tag.lower() in moving and (tag.lower() != "latest" or not _mutable(tag, disallowed, prefixes)):
-            # The engine's own word for a moving tag, where it has one (latest only when the config does not already
-            # reject it as mutable).
+        elif tag.lower() in moving and (tag.lower() not in ("latest", "nightly") or not _mutable(tag, disallowed, prefixes)):
+            # The engine's own word for a moving tag, where it has one (latest and nightly, every publisher's words,
+            # only when the config does not already reject them as mutable).
             messages.append(
                 f"{label}: image {image} uses {tag}, a tag {engine} moves to each new build (engine table "
                 f"moving_tags), so replicas and rollbacks run whatever was pushed last; {_FIX}"
