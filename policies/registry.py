@@ -39,12 +39,14 @@ from policies.ingress import (
     external_gce_ingress_guarded,
     internet_facing_alb_guarded,
     model_pods_network_isolated,
+    nginx_regex_path_type,
     public_model_endpoint_guarded,
     rewrite_keeps_api_path,
 )
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_version_served,
+    arch_image_selected,
     capabilities_allow_list,
     claim_in_run,
     container_can_start,
@@ -256,11 +258,13 @@ POLICIES: tuple[Policy, ...] = _collect(
     external_gce_ingress_guarded.POLICY,
     public_model_endpoint_guarded.POLICY,
     rewrite_keeps_api_path.POLICY,
+    nginx_regex_path_type.POLICY,
     model_pods_network_isolated.POLICY,
     memory_emptydir_size_limit.POLICY,
     pod_template_api_valid.POLICY,
     container_can_start.POLICY,
     secret_data_base64.POLICY,
+    arch_image_selected.POLICY,
     visible_devices_env.POLICY,
     post_start_hook_waits.POLICY,
     run_as_non_root_image.POLICY,

@@ -243,6 +243,28 @@ def _kpa_findings(resource: Resource, config: dict) -> list[str]:
     return [message if proven else unproven(message)]
 
 
+def _kpa_unbounded(resource: Resource, config: dict) -> list[str]:
+    """Advice for a GPU InferenceService in Knative mode with no spec.predictor.maxReplicas (0, or unset) and no
+    max-scale annotation: KServe then writes no max-scale (kserve v0.20.0 pkg/controller/v1alpha1/utils/utils.go:76-80)
+    and Knative's config-autoscaler max-scale defaults to 0, unbounded (knative/serving knative-v1.23.0
+    pkg/autoscaler/config/config.go:65), so a burst asks for as many GPU replicas as the load over the target (set 22,
+    AlexanderOllman/PodManager inferenceservice.yaml). The cluster's max-scale is not in the files: advice."""
+    read = _knative_revision(resource, config) if resource.type == ISVC_TYPE else None
+    if read is None:
+        return []
+    predictor = as_dict(get(resource.props, "spec", "predictor"))
+    if as_int(predictor.get("maxReplicas", 0)) or any(k in read[1] for k in _KPA_BOUNDS[1]):
+        return []
+    return [
+        unproven(
+            f"{read[0].split(': Knative')[0]}: spec.predictor.maxReplicas is not set (0: unbounded), so KServe writes "
+            "no autoscaling.knative.dev/max-scale "
+            "and Knative's KPA may add GPU replicas without limit on a burst (config-autoscaler max-scale 0 as shipped), "
+            "each a GPU node to buy; set maxReplicas to what the GPU pool and budget hold"
+        )
+    ]
+
+
 def _operator_window_findings(resource: Resource, config: dict) -> list[str]:
     """An AIBrix PodAutoscaler, KubeAI Model or Ray Serve GPU deployment whose explicit scale-down window is below the
     floor (policies/reading/scalers_ext.py: the annotation or field each controller reads, and its default)."""
@@ -328,6 +350,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             )
     for r in resources:
         findings.extend((r.name, m) for m in _kpa_findings(r, config))
+        findings.extend((r.name, m) for m in _kpa_unbounded(r, config))
         findings.extend((r.name, m) for m in _operator_window_findings(r, config))
     for pool, entries in sorted(per_pool.items()):
         pool_resource, limit = pools[pool]

@@ -20,7 +20,8 @@ kserve-hf-token-on-service-account's rule, not this one's).
 A RayService's Serve applications are read for the models they name (Ray Serve LLM's ``llm_configs``, a custom
 application's ``args.model`` or MODEL_ID variable), on the cluster's GPU workers, where the replicas run: a token
 variable in the application's ``runtime_env`` (or an llm config's ``engine_kwargs.hf_token``) counts, as one in the
-workers' env does. KubeRay runs those pods, so this is advice.
+workers' env does. KubeRay runs those pods, so this is advice. A KubeAI Model (``spec.url: hf://...``) is read the same
+way: KubeAI adds only an optional HF_TOKEN from its chart's Secret, which the files do not show (advice).
 """
 
 from __future__ import annotations
@@ -253,6 +254,40 @@ def _ray_app_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tup
 _HF_OFFLINE = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
+# KubeAI (substratusai/kubeai v0.21.0): for a Model whose url is hf://ORG/NAME the controller adds to the server
+# container only env HF_TOKEN from its chart's Hugging Face Secret, key "token", optional: true
+# (internal/modelcontroller/model_source.go:36, 113-128), and the chart creates that Secret only when
+# secrets.huggingface.token is set (charts/kubeai/values.yaml:29-35 default "", templates/huggingface-secret.yaml:3);
+# a Model's own spec.env / spec.envFrom reach the container too (model_source.go modelEnvFrom).
+KUBEAI_MODEL = ("kubeai.org", "Model")
+
+
+def _kubeai_advice(resource: Resource) -> list[str]:
+    """Advice for a KubeAI Model serving a gated Hub model with no token of its own (the chart's optional Secret is
+    the only other way, and whether the install sets it is not in the files)."""
+    if split_type(resource.type) != KUBEAI_MODEL:
+        return []
+    spec = as_dict(get(resource.props, "spec"))
+    url = spec.get("url")
+    if not isinstance(url, str) or not url.startswith("hf://"):
+        return []
+    repository = hub_model(url[len("hf://") :])
+    entry = gated(repository)
+    env = spec.get("env")  # a map of name to value in kubeai.org/v1 (ModelSpec.Env map[string]string)
+    names = list(env) if isinstance(env, dict) else [as_dict(e).get("name") for e in as_list(env)]
+    if entry is None or spec.get("envFrom") or any(isinstance(n, str) and _TOKEN_NAME.search(n.upper()) for n in names):
+        return []
+    return [
+        unproven(
+            f"spec.url: downloads {repository}, a gated Hugging Face repository ({entry.prefix}* asks each user to accept "
+            f"its licence on the Hub), and the Model names no token (spec.env, spec.envFrom): KubeAI adds only HF_TOKEN "
+            f"from its chart's Hugging Face Secret, optional, which the chart creates only when "
+            f"secrets.huggingface.token is set, so without it the download answers 401 and the server exits at start; "
+            f"set the chart's token or give the Model spec.envFrom a Secret with HF_TOKEN"
+        )
+    ]
+
+
 def _optional_advice(label: str, repository: Optional[str], prefix: str, refs: str) -> str:
     return unproven(
         f"{label}: downloads {repository}, a gated Hugging Face repository ({prefix}* asks each user to accept its "
@@ -289,7 +324,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if why is None:
             why = _cache_may_hold_it(podspec, container, dirs, layer_empty)
         messages.append(unproven(f"{message} ({why})") if why else message)
-    return messages
+    return messages + _kubeai_advice(resource)
 
 
 POLICY = Policy(

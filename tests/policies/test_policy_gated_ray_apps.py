@@ -91,3 +91,33 @@ def test_careful_ray_apps_stay_silent():
     assert found_by([_ray_service(ungated)], "gated-model-has-token") == []
     offline = _CUSTOM_APP + "    runtime_env:\n      env_vars: {HF_HUB_OFFLINE: '1'}\n"
     assert found_by([_ray_service(offline)], "gated-model-has-token") == []
+
+
+# KubeAI Models (substratusai/kubeai v0.21.0 internal/modelcontroller/model_source.go:113-128: the controller adds only
+# HF_TOKEN from its chart's Hugging Face Secret, optional; the chart creates it only when secrets.huggingface.token is
+# set, templates/huggingface-secret.yaml:3). Firing: maxlim0/kubeai apps/workloads/kubeai/model-llama-3-1-8b-instruct-
+# vllm.yaml at f1c4e9a0a82ecad7fe92f4635881a4386a4f6455 (dev set 25, labelled S37 advisory) and KubeAI's own
+# manifests/models/llama-3.1-8b-instruct-cpu.yaml at v0.21.0 (6babe2c95cf2ea64acfbd56af336291b69b19433), env a map.
+def _kubeai(url: str, **spec: object) -> dict:
+    return {
+        "apiVersion": "kubeai.org/v1",
+        "kind": "Model",
+        "metadata": {"name": "qwen", "namespace": "kubeai"},
+        "spec": {"features": ["TextGeneration"], "url": url, "engine": "VLLM", "resourceProfile": "doks-nvidia:1", **spec},
+    }
+
+
+def test_a_kubeai_model_of_a_gated_repository_without_a_token_is_advice():
+    [(level, message)] = found_by([_kubeai("hf://google/gemma-3-4b-it", minReplicas=0)], "gated-model-has-token")
+    assert level == "advisory"
+    assert message.startswith("spec.url: downloads google/gemma-3-4b-it, a gated Hugging Face repository")
+    own = _kubeai("hf://meta-llama/Meta-Llama-3.1-8B-Instruct", env={"VLLM_CPU_KVCACHE_SPACE": "4"})
+    assert [level for level, _ in found_by([own], "gated-model-has-token")] == ["advisory"]
+
+
+def test_careful_kubeai_models_stay_silent():
+    secret = [{"secretRef": {"name": "hf-token"}}]
+    assert found_by([_kubeai("hf://google/gemma-3-4b-it", envFrom=secret)], "gated-model-has-token") == []
+    assert found_by([_kubeai("hf://google/gemma-3-4b-it", env={"HF_TOKEN": "x"})], "gated-model-has-token") == []
+    assert found_by([_kubeai("hf://Qwen/Qwen2.5-3B-Instruct")], "gated-model-has-token") == []
+    assert found_by([_kubeai("pvc://models/gemma")], "gated-model-has-token") == []

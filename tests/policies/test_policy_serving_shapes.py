@@ -353,3 +353,29 @@ def test_serverless_kpa_pinned_replicas_never_scale_in():
     assert "scale-down-delay unset (Knative's 0s)" in messages(S8, isvc(props))[0]
     props["spec"]["predictor"].update({"minReplicas": 2, "maxReplicas": 2})
     assert messages(S8, isvc(props)) == []
+
+
+def test_serverless_kpa_without_max_replicas_is_advice():
+    """AlexanderOllman/PodManager inferenceservice.yaml (spent set 22: S8 advisory, no maxReplicas): KServe writes no
+    max-scale for maxReplicas 0 (kserve v0.20.0 pkg/controller/v1alpha1/utils/utils.go:76-80) and Knative's max-scale
+    defaults to 0, unbounded (knative-v1.23.0 pkg/autoscaler/config/config.go:65)."""
+    from policy_fixtures import isvc, isvc_props
+
+    from policies.autoscaling.hpa_behavior import POLICY as S8
+    from policies.registry import evaluate
+
+    props = isvc_props()
+    props["metadata"]["annotations"] = {
+        "serving.kserve.io/deploymentMode": "Serverless",
+        "autoscaling.knative.dev/scale-down-delay": "10m",
+    }
+    props["spec"]["predictor"].pop("maxReplicas", None)
+    (violation,) = evaluate([isvc(props)], None, policies=[S8])
+    assert violation.enforcement == "advisory"
+    assert "spec.predictor.maxReplicas is not set (0: unbounded)" in violation.message
+    # A ceiling, or a max-scale annotation of its own, bounds it.
+    props["spec"]["predictor"]["maxReplicas"] = 4
+    assert messages(S8, isvc(props)) == []
+    props["spec"]["predictor"].pop("maxReplicas")
+    props["spec"]["predictor"]["annotations"] = {"autoscaling.knative.dev/max-scale": "4"}
+    assert messages(S8, isvc(props)) == []

@@ -118,17 +118,19 @@ def test_s8_knative_scale_in_is_advisory_unless_a_short_delay_is_set(tmp_path):
     # kserve/kserve docs/samples/storage/hf/hf_isvc.yaml (corpus 1): a GPU InferenceService with no deploymentMode
     # annotation, so its mode is the cluster's inferenceservice-config default (the setting kserveDefaultDeploymentMode).
     hf = shared_path("corpus", "manifests", "kserve__kserve", "docs__samples__storage__hf__hf_isvc.yaml")
-    alone = [v for v in _violations(tmp_path, str(hf)) if v.policy == "llm-hpa-behavior"]
+    alone = [v for v in _violations(tmp_path, str(hf)) if v.policy == "llm-hpa-behavior" and "scale-down-delay" in v.message]
     assert [v.enforcement for v in alone] == ["advisory"]
     docs = [d for d in yaml.safe_load_all(hf.read_text()) if isinstance(d, dict)]
     for d in docs:
         d["metadata"].setdefault("annotations", {})["serving.kserve.io/deploymentMode"] = "Serverless"
-    annotated = [v for v in _violations(tmp_path, extra=docs) if v.policy == "llm-hpa-behavior"]
+    annotated = [
+        v for v in _violations(tmp_path, extra=docs) if v.policy == "llm-hpa-behavior" and "scale-down-delay" in v.message
+    ]
     # Annotated Serverless, but scale-down-delay unset: Knative's default is a flapping risk, not a failure (set 22).
     assert [v.enforcement for v in annotated] == ["advisory"]
     for d in docs:
         d["metadata"]["annotations"]["autoscaling.knative.dev/scale-down-delay"] = "30s"
-    chosen = [v for v in _violations(tmp_path, extra=docs) if v.policy == "llm-hpa-behavior"]
+    chosen = [v for v in _violations(tmp_path, extra=docs) if v.policy == "llm-hpa-behavior" and "scale-down-delay" in v.message]
     assert [v.enforcement for v in chosen] == ["mandatory"]
 
 
