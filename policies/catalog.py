@@ -144,6 +144,8 @@ _ENTRIES = (
     Entry("G", 53, "a GPU container leaves NVIDIA_VISIBLE_DEVICES to the device plugin"),
     Entry("G", 54, "a pod passes the Pod Security level its Namespace enforces"),
     Entry("G", 55, "a single-architecture image selects nodes of its architecture"),
+    Entry("G", 56, "a Service's selector matches the pods of a workload of its run"),
+    Entry("G", 57, "an ingress-nginx regex path uses pathType ImplementationSpecific"),
 )
 
 

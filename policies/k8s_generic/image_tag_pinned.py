@@ -12,8 +12,10 @@ whichever engine of the table the container runs. A tag none of whose parts name
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from components.images import image_tag, is_digest
+from components.serving_engines import ENGINES, Engine
 from policies.framework import UNKNOWN, Policy, Resource, unproven
 from policies.kube import container_label, containers, pod_specs, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
@@ -86,6 +88,26 @@ def _literal_tag(image: str) -> object:
     return image
 
 
+# An image marker of the engine table that names a publisher's repository (org/name, before any tag).
+_REPOSITORY_MARKER = re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9._-]+")
+
+
+def _publisher_row(image: object) -> Optional[Engine]:
+    """The engine row whose publisher's repository the image is (``ghcr.io/ggml-org/llama.cpp:full`` is llama.cpp's,
+    whatever the container runs in it): its moving tags are that repository's, so they move under any command."""
+    if not isinstance(image, str):
+        return None
+    repository = image.split("@", 1)[0].lower()
+    if ":" in repository.rsplit("/", 1)[-1]:
+        repository = repository.rsplit(":", 1)[0]
+    for row in ENGINES:
+        for marker in row.images:
+            found = _REPOSITORY_MARKER.match(marker)
+            if found and (repository == found.group(0) or repository.endswith("/" + found.group(0))):
+                return row
+    return None
+
+
 def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...], object, bool]]:
     """(label, image, engine shown, the engine's moving tags, imagePullPolicy, whether it serves a model) of every
     container, and of the server an operator resource asks for; a container no engine row names has no tags of its
@@ -97,6 +119,9 @@ def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...],
         for c in containers(podspec, init=True, model=True):
             row = engine_row(engines.get(id(c), ""))
             shown, moving = (row.display, row.moving_tags) if row else ("", ())
+            if row is None and (publisher := _publisher_row(c.get("image"))) is not None:
+                # Only the publisher's own words (llama.cpp's full, light): the common ones keep their generic message.
+                shown, moving = publisher.display, tuple(t for t in publisher.moving_tags if t not in MOVING_TAGS)
             label = container_label(path, c)
             image = _literal_tag(written[label]) if label in written else c.get("image")
             found.append((label, image, shown, moving, c.get("imagePullPolicy"), id(c) in engines))

@@ -67,6 +67,24 @@ def _services_in_namespace(namespace: Optional[str]) -> dict[str, bool]:
     )
 
 
+def _unplaced_service(resource: Resource, namespace: Optional[str], service: str) -> Optional[str]:
+    """Where a Service named ``service`` with a cluster IP, in the same file as the pod, sits when exactly one of the
+    two names no namespace (each then goes to the client's namespace at apply time, and one file is applied as one),
+    else None."""
+    file = str(resource.name).split("#", 1)[0]
+    for other in viewed_resources() or ():
+        if split_type(other.type) != ("", "Service") or get(other.props, "metadata", "name") != service:
+            continue
+        if str(other.name).split("#", 1)[0] != file or not _has_cluster_ip(other.props):
+            continue
+        theirs = namespace_of(other)
+        if namespace is None and theirs is not None:
+            return f"in namespace {theirs}, while the pod names none"
+        if namespace is not None and theirs is None:
+            return f"with no namespace, while the pod names {namespace}"
+    return None
+
+
 def _has_cluster_ip(service: dict) -> bool:
     """False for a headless (clusterIP None) or ExternalName Service: the kubelet gives no variables for it."""
     spec = as_dict(service.get("spec"))
@@ -98,6 +116,16 @@ def _check(resource: Resource, config: dict) -> list[str]:
             # An operator that builds the pod (Knative under KServe's serverless mode turns service links off by
             # default) may set the field the template leaves out: only a pod template applied as written blocks.
             messages.append(message if split_type(resource.type)[0] in _AS_WRITTEN else unproven(message))
+        elif (elsewhere := _unplaced_service(resource, namespace, service)) is not None:
+            # One of the two names no namespace: it lands in the client's (kubectl -n, the context's), which may be
+            # the other's. The same failure, not proven: advice.
+            messages.append(
+                unproven(
+                    f"{label}: the Service {service} ({elsewhere}) lands in this pod's namespace when both are applied "
+                    f"to one namespace, and then gives the pod {variable}=tcp://<ip>:<port>, which the server refuses "
+                    f"at start as a URI; {fix}"
+                )
+            )
         elif not services and _named_like(resource, service):
             # No Service of the namespace is among the files read: the one in front of it may well carry its name.
             messages.append(

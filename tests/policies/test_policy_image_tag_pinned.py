@@ -1,7 +1,7 @@
 """G1 image-tag-pinned: one compliant fixture, one mutation per case."""
 
 import pytest
-from policy_fixtures import isvc, isvc_props, messages, vllm_container
+from policy_fixtures import found_by, isvc, isvc_props, messages, vllm_container
 
 from components.images import image_tag, is_digest
 from policies.k8s_generic.image_tag_pinned import POLICY
@@ -71,3 +71,34 @@ def test_config_adds_disallowed_tags():
 )
 def test_image_tag(image, tag, digest):
     assert (image_tag(image), is_digest(image)) == (tag, digest)
+
+
+# A publisher's moving tag holds on its repository whatever the container runs: sankapoo/serving-runtimes
+# llama-cpp-runtime.yaml at 731717f73a86109d652736840e6d60d9dc4bc880 (dev set 25, labelled G1) runs `python3 -m llama_cpp.server` in ghcr.io/ggml-org/llama.cpp:full,
+# a tag llama.cpp rebuilds from master (the engine table's llama-cpp row, tags source: docs/docker.md).
+def _runtime(image: str) -> dict:
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "llama-cpp-runtime"},
+        "spec": {
+            "supportedModelFormats": [{"name": "gguf", "version": "1", "autoSelect": True}],
+            "containers": [
+                {
+                    "name": "kserve-container",
+                    "image": image,
+                    "command": ["/bin/bash", "-c"],
+                    "args": ["python3 -m llama_cpp.server --model /mnt/models/m.gguf --host 0.0.0.0 --port 8000"],
+                }
+            ],
+        },
+    }
+
+
+def test_a_publishers_moving_tag_holds_whatever_runs_in_its_image():
+    [(_, message)] = found_by([_runtime("ghcr.io/ggml-org/llama.cpp:full")], "image-tag-pinned")
+    assert message.startswith(
+        "container kserve-container: image ghcr.io/ggml-org/llama.cpp:full uses full, a tag llama.cpp server moves to each new build"
+    )
+    assert found_by([_runtime("ghcr.io/ggml-org/llama.cpp:full-b6000")], "image-tag-pinned") == []
+    assert found_by([_runtime("ghcr.io/myorg/llama.cpp-tools:full")], "image-tag-pinned") == []

@@ -14,9 +14,11 @@ from __future__ import annotations
 import copy
 
 import pytest
-from policy_fixtures import found_by
+from policy_fixtures import found_by, manifest
 
+from policies.framework import Resource
 from policies.reading.shell_words import split_shell
+from policies.registry import evaluate
 
 # KSign-Security-Lab/agents k8s/vllm.yaml (set 23), cut to what the rules read; the script's comments kept in form.
 SCRIPT = (
@@ -125,3 +127,28 @@ def test_service_links_off_another_namespace_or_a_headless_service_are_silent():
     headless = copy.deepcopy(SERVICE)
     headless["spec"] = {"clusterIP": "None", "selector": {"app": "vllm"}, "ports": [{"port": 8000}]}
     assert found_by([DEPLOYMENT, headless], S41) == []
+
+
+def _one_file(*objs: dict) -> list[tuple[str, str]]:
+    """S41's findings on objects read from one file (resource names ``FILE#i Kind/name``, as policies check names them)."""
+    resources = [
+        Resource(type=manifest(o).type, name=f"k8s/vllm.yaml#{i} {o['kind']}/{o['metadata']['name']}", props=o)
+        for i, o in enumerate(objs)
+    ]
+    return [(v.enforcement, v.message) for v in evaluate(resources) if v.policy == S41]
+
+
+def test_a_service_or_pod_that_names_no_namespace_in_the_same_file_is_advice():
+    unplaced = copy.deepcopy(SERVICE)
+    del unplaced["metadata"]["namespace"]
+    [(level, message)] = _one_file(DEPLOYMENT, unplaced)
+    assert level == "advisory" and message.startswith(
+        "container vllm: the Service vllm (with no namespace, while the pod names agents) lands in this pod's namespace"
+    )
+    pod_unplaced = copy.deepcopy(DEPLOYMENT)
+    del pod_unplaced["metadata"]["namespace"]
+    [(level, message)] = _one_file(pod_unplaced, SERVICE)
+    assert level == "advisory" and "(in namespace agents, while the pod names none)" in message
+    # In another file of the repository (another sample's Service), nothing ties the two together: only the older
+    # advice on a workload named like the variable remains.
+    assert all("lands in this pod's namespace" not in m for _, m in found_by([DEPLOYMENT, unplaced], S41))

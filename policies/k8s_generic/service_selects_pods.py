@@ -1,0 +1,207 @@
+"""G56: a Service's selector matches the pods of a workload of its run.
+
+The endpoints controller adds to a Service's EndpointSlices the pods whose labels carry every key/value pair of the
+Service's ``spec.selector`` (https://kubernetes.io/docs/concepts/services-networking/service/#services-with-selectors;
+kubernetes v1.31.0 pkg/controller/endpointslice/endpointslice_controller.go syncService: ``podLister.Pods(namespace)
+.List(labels.Set(service.Spec.Selector).AsSelectorPreValidated())``). A selector no pod carries leaves the Service with
+no endpoints: every connection to it is refused (kube-proxy rejects traffic to a Service without endpoints), so the
+model API behind it answers nothing. Set 29: KaveeshKhattar/inference-router k8s/vllm-service.yaml@3fb97cd selects
+``app: vllm-sim`` while the simulator's pods (k8s/vllm-deployment.yaml) are labelled ``app: vllm``.
+
+Read across files, but only within what one directory defines: a Service is judged only where a workload of the same
+directory runs in its namespace (a Service written for pods another repository or chart defines stays quiet), and only
+when no pod template of the whole run, in that namespace, matches. Blocking when a workload of the same directory and
+namespace carries every key of the selector with another value (the pods it was written for, misspelled); advice
+otherwise (the intended pods may be defined elsewhere). Silent where something the files do not show may add the
+labels: an operator's custom resource in the namespace (its controller labels the pods it creates), a Helm template
+or Kustomize patch or base, an unrendered value, or a selector on a label a controller adds itself (pod-template-hash,
+statefulset.kubernetes.io/pod-name, job-name, ...).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any, Iterator, Mapping, Optional
+
+from policies.framework import UNKNOWN, Policy, Resource, unproven
+from policies.kube import as_dict, as_list, get, split_type
+
+_SERVICE = ("", "Service")
+# Kinds whose pod labels the files show (spec.template, a CronJob's job template, a Pod's own labels).
+_TEMPLATE_KINDS = {
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("apps", "ReplicaSet"),
+    ("batch", "Job"),
+    ("argoproj.io", "Rollout"),
+}
+_OWN_LABELS = {("", "Pod")}
+_CRON = ("batch", "CronJob")
+# Kinds that make no pods and add no labels to any: they never stand for an operator that could.
+_INERT_GROUPS = {
+    "",
+    "apps",
+    "batch",
+    "autoscaling",
+    "policy",
+    "networking.k8s.io",
+    "rbac.authorization.k8s.io",
+    "storage.k8s.io",
+    "scheduling.k8s.io",
+    "monitoring.coreos.com",
+    "gateway.networking.k8s.io",
+    "cert-manager.io",
+    "keda.sh",
+    "cloud.google.com",
+    "networking.gke.io",
+    "elbv2.k8s.aws",
+    "traefik.io",
+    "traefik.containo.us",
+    "networking.istio.io",
+    "security.istio.io",
+}
+# Labels the controllers add to the pods they create (kubernetes v1.31.0: apps/v1 DefaultDeploymentUniqueLabelKey
+# pod-template-hash, StatefulSetPodNameLabel, ControllerRevisionHashLabelKey, PodIndexLabel; batch/v1 JobNameLabel,
+# ControllerUidLabel and their legacy spellings): a selector on one of them is read as unknown.
+_CONTROLLER_LABELS = {
+    "pod-template-hash",
+    "controller-revision-hash",
+    "statefulset.kubernetes.io/pod-name",
+    "apps.kubernetes.io/pod-index",
+    "batch.kubernetes.io/job-name",
+    "batch.kubernetes.io/controller-uid",
+    "batch.kubernetes.io/job-completion-index",
+    "job-name",
+    "controller-uid",
+}
+
+
+def _where(resource: Resource) -> str:
+    """The directory of the file a manifest object was read from ("" for a Pulumi resource: one program)."""
+    location = resource.name.split(" ", 1)[0] if " " in resource.name else ""
+    return posixpath.dirname(location.split("#", 1)[0]) if "#" in location else ""
+
+
+def _namespace(resource: Resource) -> str:
+    value = get(resource.props, "metadata", "namespace")
+    return value if isinstance(value, str) and value else "default"
+
+
+def _labels(resource: Resource) -> Iterator[Mapping]:
+    """The label sets of the pods a workload makes (none for other kinds)."""
+    kind = split_type(resource.type)
+    spec = as_dict(get(resource.props, "spec"))
+    if kind in _TEMPLATE_KINDS:
+        yield as_dict(get(spec, "template", "metadata", "labels"))
+    elif kind == _CRON:
+        yield as_dict(get(spec, "jobTemplate", "spec", "template", "metadata", "labels"))
+    elif kind in _OWN_LABELS:
+        yield as_dict(get(resource.props, "metadata", "labels"))
+
+
+def _unknown(value: Any) -> bool:
+    return value is UNKNOWN or (isinstance(value, str) and ("{{" in value or "${" in value))
+
+
+def _selector(service: Resource) -> Optional[dict]:
+    """The Service's selector where it can be judged: a literal, non-empty map on labels no controller adds."""
+    if service.patch or service.base or service.template or get(service.props, "spec", "type") == "ExternalName":
+        return None
+    selector = get(service.props, "spec", "selector")
+    if not isinstance(selector, dict) or not selector:
+        return None
+    if any(_unknown(k) or _unknown(v) or k in _CONTROLLER_LABELS for k, v in selector.items()):
+        return None
+    return selector
+
+
+def _matches(selector: Mapping, labels: Mapping) -> bool:
+    return all(str(labels.get(k)) == str(v) for k, v in selector.items() if k in labels) and set(selector) <= set(labels)
+
+
+def _hidden(resource: Resource) -> bool:
+    """True for an object that may make or label pods the files do not show: an operator's custom resource, a Helm
+    template, a Kustomize patch or base, or a workload whose pod labels are not all literal."""
+    group, _ = split_type(resource.type)
+    if resource.template or resource.patch or resource.base:
+        return True
+    if group not in _INERT_GROUPS:
+        return True
+    return any(_unknown(k) or _unknown(v) for labels in _labels(resource) for k, v in labels.items())
+
+
+def _closeness(service: Resource, selector: Mapping, workload: Resource, labels: Mapping) -> tuple[bool, int]:
+    """How surely a workload is the one a Service was written for: a container port its targetPort names, then the
+    length of the prefix its label values share with the selector's (app=vllm-sim against app=vllm)."""
+    targets = {str(as_dict(p).get("targetPort", as_dict(p).get("port"))) for p in as_list(get(service.props, "spec", "ports"))}
+    template = get(workload.props, "spec", "template", "spec") or get(workload.props, "spec")
+    ports = {
+        str(as_dict(p).get(key))
+        for c in as_list(as_dict(template).get("containers"))
+        for p in as_list(as_dict(c).get("ports"))
+        for key in ("containerPort", "name")
+    }
+    shared = sum(len(posixpath.commonprefix([str(v), str(labels.get(k))])) for k, v in selector.items())
+    return bool(targets & ports), shared
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    findings: list[tuple[str, str]] = []
+    services = [r for r in resources if split_type(r.type) == _SERVICE and isinstance(r.props, dict)]
+    if not services:
+        return findings
+    others = [r for r in resources if isinstance(r.props, dict) and split_type(r.type) != _SERVICE]
+    hidden = {_namespace(r) for r in others if _hidden(r) and get(r.props, "kind") != "Namespace"}
+    for service in services:
+        selector = _selector(service)
+        namespace = _namespace(service)
+        if selector is None or namespace in hidden:
+            continue
+        in_namespace = [r for r in others if _namespace(r) == namespace and any(True for _ in _labels(r))]
+        if any(_matches(selector, labels) for r in in_namespace for labels in _labels(r)):
+            continue
+        here = [r for r in in_namespace if _where(r) == _where(service)]
+        if not here:
+            continue  # no workload of this directory runs there: the pods may be another repository's
+        intended = [(r, labels) for r in here for labels in _labels(r) if set(selector) <= set(labels) and labels]
+        wanted = ", ".join(f"{k}={v}" for k, v in selector.items())
+        if intended:
+            workload, labels = max(intended, key=lambda found: _closeness(service, selector, *found))
+            carries = ", ".join(f"{k}={labels.get(k)}" for k in selector)
+            message = (
+                f"spec.selector {wanted} matches no pod of the files read in namespace {namespace}; "
+                f"{get(workload.props, 'kind')}/{get(workload.props, 'metadata', 'name')} of the same directory labels "
+                f"its pods {carries}, so the Service has no endpoints and every connection to it is refused; make the "
+                f"selector and the pod template's labels agree"
+            )
+        else:
+            message = unproven(
+                f"spec.selector {wanted} matches no pod of the files read in namespace {namespace} (the workloads of "
+                f"this directory there carry other labels), so unless pods defined elsewhere carry it the Service has "
+                f"no endpoints and every connection to it is refused"
+            )
+        findings.append((service.name, message))
+    return findings
+
+
+POLICY = Policy(
+    name="service-selects-pods",
+    description="A Service's selector matches the pods of a workload of the files read, in its namespace: judged where "
+    "a workload of the Service's directory runs in that namespace; blocking when one of them carries the selector's "
+    "keys with other values (a misspelled selector), advice otherwise; silent where an operator's custom resource, a "
+    "Helm template, a Kustomize patch or an unrendered label may supply the pods.",
+    catalog="G56",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps="Make the Service's spec.selector equal to labels the intended pod template carries (kubectl get "
+    "endpointslices -l kubernetes.io/service-name=<service> shows none while they differ).",
+    config_schema={},
+    check_stack=_check,
+    rationale=(
+        "The EndpointSlice controller selects the Service's pods by spec.selector in its namespace "
+        "(https://kubernetes.io/docs/concepts/services-networking/service/#services-with-selectors); a selector no pod "
+        "carries gives no endpoints, and kube-proxy rejects connections to a Service without endpoints. kube-linter's "
+        "dangling-service check finds the same."
+    ),
+)

@@ -1,0 +1,120 @@
+"""G56 service-selects-pods: a Service whose selector matches no pod template of its run has no endpoints.
+
+Fixture: set 29, KaveeshKhattar/inference-router k8s/vllm-service.yaml, k8s/vllm-headless.yaml and
+k8s/vllm-deployment.yaml @3fb97cdea8e4a248930b8ea9f8235651c29d39b3: the NodePort Service vllm-sim-service selects
+app=vllm-sim; the simulator's pods are labelled app=vllm (the headless Service beside it selects app=vllm and is
+silent). Across spent sets 13-25 (173 repositories, each checked on its own) the rule finds nothing else.
+Silent forms: the headless Service; a Service for pods no file of its directory defines; a namespace holding an
+operator's custom resource (KServe InferenceService, whose controller labels the predictor pods); a selector on a
+controller-added label (statefulset.kubernetes.io/pod-name); a Helm template.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by, manifest
+
+from policies.registry import evaluate
+
+_DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm", "labels": {"app": "vllm"}},
+    "spec": {
+        "replicas": 2,
+        "selector": {"matchLabels": {"app": "vllm"}},
+        "template": {
+            "metadata": {"labels": {"app": "vllm"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "simulator",
+                        "image": "ghcr.io/llm-d/llm-d-inference-sim:v0.8.0",
+                        "args": ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--port", "8000"],
+                        "ports": [{"containerPort": 8000, "name": "http"}],
+                    }
+                ]
+            },
+        },
+    },
+}
+_ROUTER = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "inference-router"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "inference-router"}},
+        "template": {
+            "metadata": {"labels": {"app": "inference-router"}},
+            "spec": {"containers": [{"name": "router", "image": "inference-router:latest", "ports": [{"containerPort": 8080}]}]},
+        },
+    },
+}
+_NODEPORT = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm-sim-service"},
+    "spec": {"type": "NodePort", "selector": {"app": "vllm-sim"}, "ports": [{"protocol": "TCP", "port": 80, "targetPort": 8000}]},
+}
+_HEADLESS = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm-headless", "labels": {"app": "vllm"}},
+    "spec": {"clusterIP": "None", "selector": {"app": "vllm"}, "ports": [{"name": "http", "port": 8000, "targetPort": 8000}]},
+}
+
+
+def _in(directory: str, *objs: dict):
+    """The objects as `policies check` reads them from files of one directory."""
+    out = []
+    for i, obj in enumerate(objs):
+        r = manifest(obj)
+        out.append(type(r)(type=r.type, name=f"{directory}/f{i}.yaml#0 {r.name}", props=r.props))
+    return out
+
+
+def _g56(resources) -> list[tuple[str, str]]:
+    return [(v.enforcement, v.message) for v in evaluate(resources, None) if v.policy == "service-selects-pods"]
+
+
+def test_a_misspelled_selector_blocks():
+    ((level, message),) = _g56(_in("k8s", _DEPLOYMENT, _ROUTER, _NODEPORT, _HEADLESS))
+    assert level == "mandatory"
+    assert message.startswith("spec.selector app=vllm-sim matches no pod of the files read in namespace default; Deployment/vllm")
+
+
+def test_a_selector_on_keys_no_workload_here_carries_is_advice():
+    other = copy.deepcopy(_NODEPORT)
+    other["spec"]["selector"] = {"app.kubernetes.io/name": "vllm"}
+    ((level, _),) = _g56(_in("k8s", _DEPLOYMENT, other))
+    assert level == "advisory"
+
+
+def test_careful_forms_stay_silent():
+    assert _g56(_in("k8s", _DEPLOYMENT, _HEADLESS)) == []
+    # The pods are another directory's (another repository's, or a chart installed beside).
+    assert _g56([*_in("svc", _NODEPORT), *_in("k8s", _DEPLOYMENT)]) == []
+    # An operator in the namespace may label the pods: KServe's predictor pods.
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "vllm-sim"},
+        "spec": {"predictor": {"model": {"modelFormat": {"name": "huggingface"}}}},
+    }
+    assert _g56(_in("k8s", _DEPLOYMENT, _NODEPORT, isvc)) == []
+    pinned = copy.deepcopy(_NODEPORT)
+    pinned["spec"]["selector"] = {"statefulset.kubernetes.io/pod-name": "vllm-0"}
+    assert _g56(_in("k8s", _DEPLOYMENT, pinned)) == []
+    external = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "x"},
+        "spec": {"type": "ExternalName", "externalName": "a.b"},
+    }
+    assert _g56(_in("k8s", _DEPLOYMENT, external)) == []
+    # Another namespace's workload does not stand for this one.
+    elsewhere = copy.deepcopy(_DEPLOYMENT)
+    elsewhere["metadata"]["namespace"] = "serving"
+    assert _g56(_in("k8s", elsewhere, _NODEPORT)) == []
+    assert found_by([_DEPLOYMENT, _HEADLESS], "service-selects-pods") == []
