@@ -11,7 +11,6 @@ from __future__ import annotations
 from components.derive.karpenter import tolerates_taint
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, is_ray
-from policies.reading.engines import ray_gpu_workers
 from policies.reading.gpu_pools import (
     GpuWorkload,
     gpu_workloads,
@@ -22,6 +21,7 @@ from policies.reading.gpu_pools import (
     target_pool,
 )
 from policies.reading.nodepools import taints
+from policies.reading.ray_cluster import ray_gpu_workers
 
 # Node labels that name a GPU type or a pool of one GPU type.
 GPU_TYPE_LABELS = (

@@ -27,6 +27,7 @@ from fnmatch import fnmatchcase
 from components.secrets import first_token, placeholder_value
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_list, container_label, containers, pod_specs, workload_types
+from policies.reading.placeholders import placeholder_in
 
 _FIX = "a secret must come from valueFrom.secretKeyRef"
 _ARG_FIX = "pass it as $(VAR) of an env var from valueFrom.secretKeyRef"
@@ -105,10 +106,20 @@ def url_password(text: str) -> bool:
     reference, a template placeholder, a ``<password>`` stand-in or a masked ``***``)."""
     for match in _URL_PASSWORD.finditer(text[:4096]):
         password = match.group(1)
-        if password.startswith(("$", "{{", "<", "%(", "*")) or set(password) <= {"*", "x", "X"}:
+        if password.startswith(("$", "{{", "<", "%", "*")) or set(password) <= {"*", "x", "X"} or _fill_in(password):
             continue
         return True
     return False
+
+
+# Words a sample writes where the reader puts their own password (USER:PASSWORD@HOST, :changeme@redis): a stand-in,
+# not a credential (cold review 29, finding 1). Fill-ins the placeholder recogniser names (REPLACE_ME, your-password,
+# YOUR_PASSWORD) count too, as S28 and G46 read them.
+_STAND_INS = frozenset({"password", "passwd", "pass", "pw", "pwd", "secret", "changeme", "change-me", "change_me"})
+
+
+def _fill_in(password: str) -> bool:
+    return password.lower() in _STAND_INS or placeholder_in(password) is not None
 
 
 def _token_message(where: str, text: str) -> str | None:

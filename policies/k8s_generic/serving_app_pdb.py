@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from policies.framework import Policy, Resource
 from policies.kube import as_dict, as_int, get, pod_specs, split_type
-from policies.reading.engines import ray_gpu_workers
-from policies.reading.ray_cluster import groups
+from policies.reading.ray_cluster import groups, ray_gpu_workers
 from policies.reading.serving import namespace_of, selector_matches, unselected_serving_apps
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")

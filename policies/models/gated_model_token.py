@@ -41,10 +41,10 @@ from policies.reading.engines import (
     env_values,
     hub_model,
     hub_offline,
-    ray_gpu_workers,
     table_servers,
     volume_at,
 )
+from policies.reading.ray_cluster import ray_gpu_workers
 from policies.reading.serving import container_argv, engine_row, serve_config
 from policies.reading.vllm_args import served_model, vllm_servers
 

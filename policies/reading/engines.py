@@ -31,30 +31,26 @@ from typing import Any, Optional
 from components.serving_engines import Engine
 from policies.kube import (
     as_dict,
-    as_float,
     as_list,
     container_label,
-    containers,
     get,
     is_ray,
     memoized,
     requests_gpu,
-    split_type,
 )
 from policies.reading.mounted_scripts import config_maps
+from policies.reading.ray_cluster import ray_gpu_workers
+from policies.reading.serve_apps import ray_serve_apps
 from policies.reading.serving import (
     container_argv,
     engine_command_line,
     engine_row,
     env_prefixed,
     model_servers,
-    serve_config,
 )
 from policies.reading.vllm_args import parse_vllm_args, served_model, vllm_servers
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
-# Ray Serve's DeploymentConfig.graceful_shutdown_timeout_s default.
-RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT = 20.0
 # The Hugging Face cache when nothing moves it: ~/.cache/huggingface of the images' users (root for
 # the vLLM and SGLang images, ray for rayproject images).
 DEFAULT_HF_CACHES = ("/root/.cache/huggingface/hub", "/home/ray/.cache/huggingface/hub")
@@ -242,81 +238,6 @@ def kserve_hf_servers(resource: Any) -> list[EngineServer]:
                 {"max-model-len": "--max_model_len", "model": "--model_id"},
             )
         )
-    return found
-
-
-@dataclass(frozen=True)
-class RayServeApp:
-    """A Ray Serve application of a RayService: its model, drain and the GPU worker groups that run it."""
-
-    label: str
-    model: Optional[str]
-    load_format: Optional[str]
-    graceful_shutdown: float
-    graceful_shown: str
-
-
-def ray_serve_apps(resource: Any) -> list[RayServeApp]:
-    """The model-serving applications of a RayService's serveConfigV2 (Ray Serve LLM llm_configs, and
-    custom apps that name their model in runtime_env MODEL_ID)."""
-    if split_type(resource.type) != ("ray.io", "RayService"):
-        return []
-    config = serve_config(resource)
-    found = []
-    for app in as_list(as_dict(config).get("applications")):
-        app = as_dict(app)
-        name = app.get("name", "?")
-        deployments = [as_dict(d) for d in as_list(app.get("deployments"))]
-        llm_configs = [as_dict(c) for c in as_list(get(app, "args", "llm_configs"))]
-        for i, llm in enumerate(llm_configs):
-            source = get(llm, "model_loading_config", "model_source") or get(llm, "model_loading_config", "model_id")
-            shutdown = get(llm, "deployment_config", "graceful_shutdown_timeout_s")
-            found.append(
-                _app(
-                    f"serveConfigV2 application {name} llm_configs[{i}]",
-                    source,
-                    get(llm, "engine_kwargs", "load_format"),
-                    shutdown,
-                    f"llm_configs[{i}].deployment_config.graceful_shutdown_timeout_s",
-                )
-            )
-        model = get(app, "runtime_env", "env_vars", "MODEL_ID")
-        if not llm_configs and isinstance(model, str):
-            shutdowns = [
-                as_float(d.get("graceful_shutdown_timeout_s")) for d in deployments if "graceful_shutdown_timeout_s" in d
-            ]
-            shutdown = min((s for s in shutdowns if s is not None), default=None)
-            found.append(
-                _app(f"serveConfigV2 application {name}", model, None, shutdown, "deployments[].graceful_shutdown_timeout_s")
-            )
-    return found
-
-
-def _app(label: str, model: Any, load_format: Any, shutdown: Any, shown: str) -> RayServeApp:
-    seconds = as_float(shutdown)
-    return RayServeApp(
-        label,
-        model if isinstance(model, str) else None,
-        load_format if isinstance(load_format, str) else None,
-        RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT if seconds is None else seconds,
-        f"{shown} = {seconds:g}s"
-        if seconds is not None
-        else f"{shown} unset (Ray Serve's {RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT:g}s)",
-    )
-
-
-def ray_gpu_workers(resource: Any) -> list[tuple[str, dict, dict]]:
-    """(pod spec path, podspec, container) of every GPU container of a Ray cluster's worker groups
-    (the groups as policies.reading.ray_cluster reads them)."""
-    from policies.reading.ray_cluster import groups
-
-    found = []
-    for group in groups(resource):
-        if group.is_head:
-            continue
-        for container in containers(group.podspec):
-            if requests_gpu({"containers": [container]}):
-                found.append((f"{group.path}.template.spec", group.podspec, container))
     return found
 
 

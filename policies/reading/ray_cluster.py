@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from policies.kube import as_dict, as_int, as_list, as_quantity, get, is_ray, split_type
+from policies.kube import as_dict, as_int, as_list, as_quantity, containers, get, is_ray, requests_gpu, split_type
 
 RAY_TYPES: tuple[str, ...] = (
     "kubernetes:ray.io/v1:RayCluster",
@@ -134,3 +134,16 @@ def kuberay_created_pod(resource: Any) -> bool:
         isinstance(o, dict) and o.get("kind") == "RayCluster" and o.get("controller") is True for o in owners
     )
     return isinstance(labels, dict) and "ray.io/cluster" in labels and owned
+
+
+def ray_gpu_workers(resource: Any) -> list[tuple[str, dict, dict]]:
+    """(pod spec path, podspec, container) of every GPU container of a Ray cluster's worker groups
+    (the groups as policies.reading.ray_cluster reads them)."""
+    found = []
+    for group in groups(resource):
+        if group.is_head:
+            continue
+        for container in containers(group.podspec):
+            if requests_gpu({"containers": [container]}):
+                found.append((f"{group.path}.template.spec", group.podspec, container))
+    return found

@@ -151,3 +151,67 @@ def actor_gpus(deployment: Mapping) -> float:
     """GPUs one replica of a deployment reserves: ray_actor_options.num_gpus (0 when unset, Ray's default)."""
     value = as_float(get(deployment, "ray_actor_options", "num_gpus"))
     return value if value is not None and value > 0 else 0.0
+
+
+# Ray Serve's DeploymentConfig.graceful_shutdown_timeout_s default.
+RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT = 20.0
+
+
+@dataclass(frozen=True)
+class RayServeApp:
+    """A Ray Serve application of a RayService: its model, drain and the GPU worker groups that run it."""
+
+    label: str
+    model: Optional[str]
+    load_format: Optional[str]
+    graceful_shutdown: float
+    graceful_shown: str
+
+
+def ray_serve_apps(resource: Any) -> list[RayServeApp]:
+    """The model-serving applications of a RayService's serveConfigV2 (Ray Serve LLM llm_configs, and
+    custom apps that name their model in runtime_env MODEL_ID)."""
+    if split_type(resource.type) != ("ray.io", "RayService"):
+        return []
+    config = serve_config(resource)
+    found = []
+    for app in as_list(as_dict(config).get("applications")):
+        app = as_dict(app)
+        name = app.get("name", "?")
+        deployments = [as_dict(d) for d in as_list(app.get("deployments"))]
+        llm_configs = [as_dict(c) for c in as_list(get(app, "args", "llm_configs"))]
+        for i, llm in enumerate(llm_configs):
+            source = get(llm, "model_loading_config", "model_source") or get(llm, "model_loading_config", "model_id")
+            shutdown = get(llm, "deployment_config", "graceful_shutdown_timeout_s")
+            found.append(
+                _app(
+                    f"serveConfigV2 application {name} llm_configs[{i}]",
+                    source,
+                    get(llm, "engine_kwargs", "load_format"),
+                    shutdown,
+                    f"llm_configs[{i}].deployment_config.graceful_shutdown_timeout_s",
+                )
+            )
+        model = get(app, "runtime_env", "env_vars", "MODEL_ID")
+        if not llm_configs and isinstance(model, str):
+            shutdowns = [
+                as_float(d.get("graceful_shutdown_timeout_s")) for d in deployments if "graceful_shutdown_timeout_s" in d
+            ]
+            shutdown = min((s for s in shutdowns if s is not None), default=None)
+            found.append(
+                _app(f"serveConfigV2 application {name}", model, None, shutdown, "deployments[].graceful_shutdown_timeout_s")
+            )
+    return found
+
+
+def _app(label: str, model: Any, load_format: Any, shutdown: Any, shown: str) -> RayServeApp:
+    seconds = as_float(shutdown)
+    return RayServeApp(
+        label,
+        model if isinstance(model, str) else None,
+        load_format if isinstance(load_format, str) else None,
+        RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT if seconds is None else seconds,
+        f"{shown} = {seconds:g}s"
+        if seconds is not None
+        else f"{shown} unset (Ray Serve's {RAY_SERVE_GRACEFUL_SHUTDOWN_DEFAULT:g}s)",
+    )

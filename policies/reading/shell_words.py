@@ -68,13 +68,24 @@ def _fold_expansions(script: str) -> str:
     out: list[str] = []
     quote = ""
     i, n = 0, len(script)
+    # Each search for a closing brace reads ahead; on hostile input (many `${` that never close, or nest deeply)
+    # that is quadratic. A `${` with no `}` is a shell syntax error ("bad substitution"), so the first one ends the
+    # folding, and all searches together read at most a few times the script's length.
+    budget = [4 * n + 4096]
     while i < n:
         ch = script[i]
         if ch == "\\" and quote != "'":
             out.append(script[i : i + 2])
             i += 2
             continue
-        if not quote and script.startswith("${", i) and (end := _closing_brace(script, i + 2)) > 0:
+        if not quote and script.startswith("${", i):
+            end = _closing_brace(script, i + 2, budget)
+            if end < 0:
+                out.append(script[i:])
+                break
+        else:
+            end = -1
+        if end > 0:
             body = script[i + 2 : end]
             if any(c.isspace() for c in body):
                 name = _EXPANSION_NAME.match(body)
@@ -90,11 +101,14 @@ def _fold_expansions(script: str) -> str:
     return "".join(out)
 
 
-def _closing_brace(script: str, start: int) -> int:
+def _closing_brace(script: str, start: int, budget: list[int]) -> int:
     """The index of the ``}`` that closes a ``${`` whose body starts at ``start`` (nested braces and quotes
-    skipped), else -1."""
+    skipped), else -1; -1 too once the characters read, counted down in ``budget``, run out."""
     depth, quote, i = 0, "", start
     while i < len(script):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return -1
         ch = script[i]
         if ch == "\\" and quote != "'":
             i += 2

@@ -36,8 +36,9 @@ from typing import Any
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_float, fmt_number, get
 from policies.reading import route_path as path
-from policies.reading.engines import EngineServer, env_values, ray_serve_apps, table_servers
+from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.kserve_runtime import predictor_runtime
+from policies.reading.serve_apps import ray_serve_apps
 from policies.reading.serving import GPU_SERVER, model_servers, takes_requests
 from policies.reading.vllm_args import vllm_servers
 

@@ -10,6 +10,7 @@ Fixtures:
 
 from __future__ import annotations
 
+import pytest
 from policy_fixtures import isvc, isvc_props, messages, resource, vllm_container
 
 from policies.k8s_generic.no_literal_secret_env import POLICY, url_password
@@ -66,3 +67,25 @@ def test_json_around_a_url_is_not_its_userinfo():
     # --kv-events-config JSON holds tcp://*:5556 and a topic kv@$(POD_IP):8000@MODEL; no password there.
     text = '{"enable_kv_cache_events":true,"publisher":"zmq","endpoint":"tcp://*:5556","topic":"kv@$(POD_IP):8000@mistralai/Mistral-7B-Instruct-v0.3"}'
     assert not url_password(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "postgresql://USER:PASSWORD@HOST:5432/DB",
+        "postgresql://your-user:your-password@your-host:5432/db",
+        "postgresql://app:REPLACE_ME@db:5432/app",
+        "redis://:changeme@redis:6379/0",
+        "redis://:%s@redis:6379",
+        "postgresql://app:YOUR_PASSWORD@db/app",
+    ],
+)
+def test_a_fill_in_password_is_no_credential(text):
+    # Cold review 29, finding 1: stand-in words and fill-ins the placeholder recogniser names are what a sample asks
+    # the reader to replace (S28 and G46 read them the same way); printf verbs are filled at run time.
+    assert not url_password(text)
+
+
+def test_the_same_urls_with_a_real_password_still_fire():
+    assert url_password("postgresql://USER:Tr0ub4dor-3@HOST:5432/DB")
+    assert url_password("redis://:changeme2024!@redis:6379/0")

@@ -1,0 +1,44 @@
+"""Hostile scripts stay linear: the shell splitter and the download-call reader bound their look-ahead (cold review
+29, finding 2: a 24 KB `sh -c` script of unclosed `${` took 12.6 s of CPU, and 48 KB of unclosed
+`hf_hub_download(` calls 32.5 s, because each one searched the rest of the script for its closing bracket).
+
+These tests pin the bounds by what the readers return, not by timing (speed is measured in benchmarks/)."""
+
+from __future__ import annotations
+
+from policies.reading import downloaders, shell_words
+
+
+def test_an_unclosed_expansion_ends_the_folding_and_keeps_the_rest_verbatim():
+    # `${` with no `}` is a shell syntax error ("bad substitution"): nothing after it is folded.
+    script = 'vllm serve m ${A:+--x "y" z} ${${${B --tail'
+    folded = shell_words._fold_expansions(script)
+    assert folded == "vllm serve m ${A} ${${${B --tail"
+
+
+def test_the_brace_search_stops_when_its_budget_is_spent():
+    budget = [10]
+    assert shell_words._closing_brace("x" * 50 + "}", 0, budget) == -1
+    assert budget[0] < 0
+    assert shell_words._closing_brace("ab}", 0, [10]) == 2
+
+
+def test_many_closed_expansions_are_still_folded():
+    script = " ".join('${P%d:+--opt "v"}' % i for i in range(200))
+    assert shell_words._fold_expansions(script) == " ".join("${P%d}" % i for i in range(200))
+
+
+def test_a_download_call_is_read_within_a_window():
+    text = "hf_hub_download(" + "a" * 10_000
+    call = downloaders._call_args(text, len("hf_hub_download"))
+    assert len(call) == downloaders._CALL_WINDOW - 1
+    closed = 'hf_hub_download(repo_id="org/m", filename="f.gguf")'
+    assert downloaders._call_args(closed, len("hf_hub_download")) == 'repo_id="org/m", filename="f.gguf"'
+
+
+def test_only_the_first_calls_of_a_script_are_read():
+    calls = "; ".join('hf_hub_download(repo_id="org/m%d", filename="f")' % i for i in range(200))
+    container = {"name": "fetch", "image": "python:3.12", "command": ["python", "-c", calls]}
+    fetches = downloaders._call_fetches("spec.template.spec", {"containers": [container]}, container)
+    assert len(fetches) == downloaders._MAX_CALLS
+    assert fetches[0].source == "org/m0"
