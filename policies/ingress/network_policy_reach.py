@@ -1,0 +1,223 @@
+"""G33 (beside model-pods-network-isolated): NetworkPolicies that cut a model server off from what it needs.
+
+egress-allows-model-download: a NetworkPolicy that selects a model server's pods for Egress makes the pod isolated for
+egress: only what some egress rule of a policy selecting it allows gets out ("If a Pod is isolated for egress, the only
+allowed connections from the pod are those allowed by the egress list of some NetworkPolicy that applies to the pod",
+https://kubernetes.io/docs/concepts/services-networking/network-policies/#the-two-sorts-of-pod-isolation). A server that
+downloads its model from the Hugging Face Hub at start needs DNS and HTTPS to the internet; with no rule that reaches
+an outside address (no ``to``, or an ipBlock of all addresses) the download fails and the server exits at start (set 29:
+JSXSTEWART/rise-local-lead-maker kubernetes/namespace-config.yaml@61b9a0f default-deny-all, Ingress and Egress for
+every pod of llm-tenants, where vLLM downloads meta-llama/Meta-Llama-3.1-8B-Instruct). Blocking when the model lands
+on the node's ephemeral storage (it starts empty); advice when a persistent volume holds the cache (it may hold the
+model already: the Hub client falls back to cached files), when a proxy variable (HTTPS_PROXY) or HF_ENDPOINT points
+elsewhere, when an ipBlock narrower than every address may hold the Hub's, or when another kind of network policy
+(Cilium, Calico, AdminNetworkPolicy) in the files may allow it.
+
+namespace-selector-label-exists: a NetworkPolicy peer ``namespaceSelector.matchLabels`` on a label no Namespace of the
+files carries, where the only label the API server sets on every namespace is ``kubernetes.io/metadata.name`` (its
+value the namespace's name, from Kubernetes 1.21: https://kubernetes.io/docs/reference/labels-annotations-taints/
+#kubernetes-io-metadata-name). ``name: ingress-nginx`` matches the stock ingress-nginx namespace only if someone
+labels it so: advice (set 29: the same file's allow-ingress-from-gateway).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from typing import Any, Iterator, Optional
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, split_type
+from policies.reading.engines import env_values, fetches, hub_offline, table_servers, volume_at
+from policies.reading.serving import engine_row, pod_labels, selector_matches
+from policies.reading.vllm_args import served_model, vllm_servers
+
+_NETPOL = ("networking.k8s.io", "NetworkPolicy")
+_OTHER_POLICIES = ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy", "AdminNetworkPolicy")
+_PROXY_ENV = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "HF_ENDPOINT")
+_EPHEMERAL = ("emptyDir", "ephemeral")
+_METADATA_NAME = "kubernetes.io/metadata.name"
+
+
+def _namespace(resource: Resource) -> str:
+    value = get(resource.props, "metadata", "namespace")
+    return value if isinstance(value, str) and value else "default"
+
+
+def _selects(policy: Resource, labels: Mapping[str, Any]) -> bool:
+    selector = get(policy.props, "spec", "podSelector")
+    if not isinstance(selector, Mapping) or not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        return True  # {} or absent: every pod of the namespace
+    return selector_matches(selector, labels)
+
+
+def _egress_type(policy: Resource) -> bool:
+    """networking.k8s.io/v1 NetworkPolicySpec.policyTypes: absent, Egress is implied when the policy has egress rules."""
+    types = as_list(get(policy.props, "spec", "policyTypes"))
+    return "Egress" in types if types else bool(as_list(get(policy.props, "spec", "egress")))
+
+
+def _outside(rule: Mapping) -> Optional[bool]:
+    """Whether an egress rule reaches an address outside the cluster on HTTPS: True (no ``to``, or an ipBlock of every
+    address), None (an ipBlock that may hold the Hub's addresses), False (pods and namespaces only)."""
+    ports = [as_dict(p) for p in as_list(rule.get("ports"))]
+    if ports and not any(p.get("port") in (None, 443, "443", "https") for p in ports):
+        return False
+    peers = as_list(rule.get("to"))
+    if not peers:
+        return True
+    found: Optional[bool] = False
+    for peer in peers:
+        cidr = as_dict(as_dict(peer).get("ipBlock")).get("cidr")
+        if not isinstance(cidr, str):
+            continue
+        try:
+            network = ipaddress.ip_network(cidr, strict=False)
+        except ValueError:
+            return None
+        if network.prefixlen == 0:
+            return True
+        if not network.is_private:
+            found = None
+    return found
+
+
+def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str, tuple[str, ...]]]:
+    """(label, pod spec, container, model, cache folders) of every server that downloads its model at start."""
+    from policies.reading.engines import cache_dirs
+
+    vllm = engine_row("vllm")
+    rows = [(s.label, s.podspec, s.container, served_model(s), s.args, vllm) for s in vllm_servers(resource)]
+    rows += [(s.label, s.podspec, s.container, s.model, s.args, s.row) for s in table_servers(resource)]
+    for label, podspec, container, model, args, row in rows:
+        if row is None or row.downloads is None or hub_offline(row, container):
+            continue
+        what = fetches(row, model if isinstance(model, str) else None)
+        if what is not None and isinstance(model, str) and model.strip():
+            yield label, podspec, container, what, cache_dirs(container, args, row)
+
+
+def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
+    policies = [r for r in resources if split_type(r.type) == _NETPOL and isinstance(r.props, dict)]
+    others = any(split_type(r.type)[1] in _OTHER_POLICIES for r in resources)
+    findings: list[tuple[str, str]] = []
+    reported: set[str] = set()
+    for workload in resources:
+        if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict):
+            continue
+        namespace, label_sets = _namespace(workload), pod_labels(workload)
+        for label, podspec, container, model, dirs in _servers(workload):
+            egress = [p for p in policies if _namespace(p) == namespace and _egress_type(p)]
+            egress = [p for p in egress if any(_selects(p, labels) for labels in label_sets)]
+            if not egress:
+                continue
+            reach = [_outside(as_dict(rule)) for p in egress for rule in as_list(get(p.props, "spec", "egress"))]
+            if True in reach:
+                continue
+            blocker = next((p for p in egress if not as_list(get(p.props, "spec", "egress"))), egress[0])
+            if blocker.name in reported:
+                continue
+            reported.add(blocker.name)
+            volumes = [volume_at(podspec, container, d) for d in dirs] or [None]
+            persistent = any(v is not None and not any(k in v for k in _EPHEMERAL) for v in volumes)
+            proxied = [v for v in _PROXY_ENV if v in env_values(container)]
+            message = (
+                f"selects the pods of {get(workload.props, 'kind')}/{get(workload.props, 'metadata', 'name')} "
+                f"({label}) for Egress, and no egress rule of a policy selecting them reaches the internet on HTTPS "
+                f"(nor, without a rule for port 53, DNS), but the server downloads {model} from the Hugging Face Hub at "
+                f"start: the download fails and the server exits; allow egress to 0.0.0.0/0 on 443 and to kube-dns on "
+                f"53, or serve the model from a volume with HF_HUB_OFFLINE=1"
+            )
+            why = ""
+            if None in reach:
+                why = "an ipBlock of the policies may hold the Hub's addresses"
+            elif persistent:
+                why = "the cache is on a persistent volume, which may hold the model already"
+            elif proxied:
+                why = f"{', '.join(proxied)} may send the download through a proxy the policies allow"
+            elif others:
+                why = "another kind of network policy in the files may allow it"
+            findings.append((blocker.name, unproven(f"{message} ({why})") if why else message))
+    return findings
+
+
+def _check_download(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    return _download_findings(resources)
+
+
+def _namespace_labels(resources: list[Resource]) -> dict[str, dict]:
+    """The labels of each Namespace of the files, with the one the API server adds."""
+    found = {}
+    for r in resources:
+        if split_type(r.type) == ("", "Namespace") and isinstance(r.props, dict):
+            name = get(r.props, "metadata", "name")
+            if isinstance(name, str):
+                found[name] = {**as_dict(get(r.props, "metadata", "labels")), _METADATA_NAME: name}
+    return found
+
+
+def _check_namespace_labels(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    namespaces = _namespace_labels(resources)
+    findings: list[tuple[str, str]] = []
+    for policy in resources:
+        if split_type(policy.type) != _NETPOL or not isinstance(policy.props, dict) or policy.template or policy.patch:
+            continue
+        for direction, peers_key in (("ingress", "from"), ("egress", "to")):
+            for i, rule in enumerate(as_list(get(policy.props, "spec", direction))):
+                for peer in as_list(as_dict(rule).get(peers_key)):
+                    wanted = as_dict(as_dict(as_dict(peer).get("namespaceSelector")).get("matchLabels"))
+                    if not wanted or _METADATA_NAME in wanted or not all(isinstance(v, str) for v in wanted.values()):
+                        continue
+                    if any(all(labels.get(k) == v for k, v in wanted.items()) for labels in namespaces.values()):
+                        continue
+                    shown = ", ".join(f"{k}={v}" for k, v in wanted.items())
+                    findings.append(
+                        (
+                            policy.name,
+                            unproven(
+                                f"spec.{direction}[{i}].{peers_key} admits namespaces labelled {shown}, which no Namespace "
+                                f"of the files carries; the API server labels every namespace only with "
+                                f"{_METADATA_NAME}=<name> (Kubernetes 1.21+), so unless someone labels it by hand the "
+                                f"traffic is dropped; select {_METADATA_NAME}: <namespace> instead"
+                            ),
+                        )
+                    )
+                    break
+    return findings
+
+
+POLICY = Policy(
+    name="egress-allows-model-download",
+    description="A NetworkPolicy that isolates a model server's pods for Egress lets them reach the Hugging Face Hub "
+    "(HTTPS to outside addresses, and DNS) when the server downloads its model at start; advice when a persistent cache, "
+    "a proxy, a narrow ipBlock or another kind of network policy may make up for it.",
+    catalog="G33",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps="Add an egress rule to 0.0.0.0/0 (except the cluster's ranges) on TCP 443 and one to kube-dns on "
+    "UDP/TCP 53 for the model pods, or pre-load the model on a volume and set HF_HUB_OFFLINE=1.",
+    config_schema={},
+    check_stack=_check_download,
+    rationale=(
+        "A pod selected by a NetworkPolicy with Egress in policyTypes may only open the connections some egress rule "
+        "allows (https://kubernetes.io/docs/concepts/services-networking/network-policies/); vLLM, TGI and SGLang "
+        "fetch a Hub model at start and exit when they cannot."
+    ),
+)
+
+NAMESPACE_LABEL_POLICY = Policy(
+    name="namespace-selector-label-exists",
+    description="A NetworkPolicy's namespaceSelector matches a label a Namespace carries: one of the files, or the "
+    "kubernetes.io/metadata.name label the API server sets on every namespace (advice).",
+    catalog="G33",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps="Select the source namespace by kubernetes.io/metadata.name: <namespace>.",
+    config_schema={},
+    check_stack=_check_namespace_labels,
+    rationale=(
+        "The API server sets kubernetes.io/metadata.name on every namespace from Kubernetes 1.21 "
+        "(https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetes-io-metadata-name); other labels "
+        "exist only where someone sets them, so a selector on one the files do not show may match no namespace."
+    ),
+)
