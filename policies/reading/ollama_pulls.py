@@ -20,7 +20,9 @@ from policies.kube import as_dict, as_list, container_label, get, pod_specs
 from policies.reading.engines import config_maps, env_values
 from policies.reading.serving import container_argv
 
-_PULL = re.compile(r"""\bollama\s+(?:pull|run)\s+["']?([^\s"';&|)]+)""")
+# Blanks within one command line only (a backslash-newline continues it): a newline ends the command, so
+# "ollama pull\nhf download" names no model (cold review 29, finding 7 read "hf" as the model).
+_PULL = re.compile(r"""\bollama(?:[ \t]|\\\n)+(?:pull|run)(?:[ \t]|\\\n)+["']?([^\s"';&|)]+)""")
 _VAR = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}?$")
 
 

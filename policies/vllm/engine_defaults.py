@@ -13,10 +13,26 @@ from components.capacity.architecture import ArchitectureError
 from components.capacity.memory import ACCOUNTINGS, accounting_for
 from components.capacity.models import UnknownModel, find_model
 from components.images import vllm_release
+from policies.reading.serving import EngineConfig
+from policies.reading.vllm_args import command_tokens
+from policies.vllm.flags_exist import installs_engine
 
 
-def default_utilization(image: str) -> tuple[str, str]:
-    """(the default as text, which release it belongs to) for the vLLM image `image`."""
+def release_image(engine: EngineConfig) -> tuple[str, str]:
+    """The image whose tag names the vLLM release the engine runs; "" when its container installs vLLM itself (pip
+    install vllm==..., a requirements file), so the tag's release is not the one run (cold review 29, finding 5: S1
+    said "default 0.9 (vLLM 0.4.2)" for a v0.4.2 image whose container installs vLLM 0.6.3)."""
+    if engine.server is not None and installs_engine(command_tokens(engine.server.container)[0], "vllm"):
+        return "", "the container installs its own vLLM"
+    return engine.image, NO_RELEASE
+
+
+NO_RELEASE = "the image names no release"
+
+
+def default_utilization(image: str, unknown: str = NO_RELEASE) -> tuple[str, str]:
+    """(the default as text, which release it belongs to) for the vLLM image `image`; ``unknown`` says why no release
+    is known when the image names none."""
     release = vllm_release(image or "")
     accounting = accounting_for(release)
     if accounting is None and (parsed := parse_release(release)) is not None and parsed < OLDEST_RELEASE:
@@ -26,7 +42,7 @@ def default_utilization(image: str) -> tuple[str, str]:
         return "0.9", f"vLLM {release}"
     if accounting is None:
         values = sorted({a.default_utilization for a in ACCOUNTINGS})
-        return " or ".join(f"{v:g}" for v in values), "0.90 before vLLM 0.20, 0.92 from 0.20 on; the image names no release"
+        return " or ".join(f"{v:g}" for v in values), f"0.90 before vLLM 0.20, 0.92 from 0.20 on; {unknown}"
     return f"{accounting.default_utilization:g}", f"vLLM {release}"
 
 

@@ -106,7 +106,10 @@ _INSTALLERS = frozenset({"pip", "pip3", "uv"})
 def installs_engine(argv: list[str], package: str) -> bool:
     """True when the command line (``argv``, a script's tokens) installs ``package`` with pip (``pip install -U
     vllm==0.10.1``, ``uv pip install``, ``python -m pip install 'vllm>=0.11'``, a wheel URL or ``git+`` naming it):
-    the server then runs the release installed, not the image's (model-card recipes upgrade vLLM so)."""
+    the server then runs the release installed, not the image's (model-card recipes upgrade vLLM so). A requirements
+    file (``-r requirements.txt``) or a local project (``pip install .``, ``-e ./app``) the files do not show may name
+    it too, so those count as installing it (cold review 29, finding 4: S38 blocked `vllm serve` on v0.4.2 after
+    ``pip3 install -r /app/requirements.txt``)."""
     for i, token in enumerate(argv):
         if token != "install" or i == 0 or posixpath.basename(argv[i - 1]) not in _INSTALLERS:
             continue
@@ -114,8 +117,12 @@ def installs_engine(argv: list[str], package: str) -> bool:
             if is_shell_operator(arg):
                 break
             word = arg.strip("'\"").lower()
+            if word in ("-r", "--requirement") or word.startswith(("--requirement=", "-r/", "-r.")):
+                return True
             if word.startswith("-"):
                 continue
+            if word == "." or (word.startswith(("./", "../", "/")) and not word.endswith((".whl", ".tar.gz"))):
+                return True
             if "/" in word or word.endswith(".whl"):  # vllm-0.10.1-cp38-abi3-...whl, git+https://.../vllm.git
                 name = re.split(r"[-.#@]", word.rstrip("/").rsplit("/", 1)[-1], maxsplit=1)[0]
             else:  # a requirement: vllm==0.10.1, 'vllm>=0.11', sglang[all]

@@ -13,7 +13,7 @@ from policies.kube import WORKLOAD_TYPES, as_float, fmt_number
 from policies.reading.engines import table_servers
 from policies.reading.serving import engine_configs, ray_serve_app_vllm_args
 from policies.reading.vllm_args import set_at_run_time
-from policies.vllm.engine_defaults import default_utilization
+from policies.vllm.engine_defaults import default_utilization, release_image
 
 FLAG = "gpu-memory-utilization"
 
@@ -36,7 +36,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 continue
         else:
             # Unset: the release's default applies (vllm-gpu-memory-utilization-explicit says so too).
-            default, release = default_utilization(engine.image)
+            default, release = default_utilization(*release_image(engine))
             value = float(default.split(" ")[-1])  # "0.92", or "0.9 or 0.92" when the image names no release
             shown = f"{name} is not set, so vLLM uses its default {default} ({release}), which"
         if value > high:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource
 from policies.kube import WORKLOAD_TYPES
 from policies.reading.serving import engine_configs
-from policies.vllm.engine_defaults import default_utilization
+from policies.vllm.engine_defaults import default_utilization, release_image
 
 FLAG = "gpu-memory-utilization"
 
@@ -21,7 +21,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for engine in engine_configs(resource):
         if FLAG in engine.args:
             continue
-        value, release = default_utilization(engine.image)
+        value, release = default_utilization(*release_image(engine))
         shown = "gpu_memory_utilization" if engine.extra else f"--{FLAG}"
         messages.append(
             f"{engine.label}: {shown} is not set, so vLLM takes its default {value} ({release}); the KV "

@@ -90,6 +90,13 @@ def deployment(gpu: str = "1", args: str = "[meta-llama/Llama-3.1-8B-Instruct]")
     return DEPLOYMENT_GPU.format(gpu=gpu, args=args)
 
 
+def shell_deployment(script: str) -> str:
+    """A vLLM Deployment started by ``sh -c SCRIPT`` (YAML text; the script JSON-quoted)."""
+    return DEPLOYMENT_GPU.format(gpu="1", args="[]").replace(
+        "command: [vllm, serve]", "command: [/bin/sh, -c, %s]" % json.dumps(script)
+    )
+
+
 @dataclass
 class Case:
     """One hostile input: the files, the command (``{dir}`` is the case's folder) and what must happen."""
@@ -444,6 +451,19 @@ CHECK_CASES = [
         stderr_has="cannot be read as JSON (vllm-gpu-memory-utilization-bounds.max = nan: not a finite number",
     ),
     Case("manifest-missing", ["-m", "policies", "check", "{dir}/nothing-here"], stderr_has="no such file or folder"),
+    # Cold review 29, finding 2: 24 KB of unclosed `${` cost 12.6 s of CPU (quadratic); 256 KB must end in the cap.
+    Case(
+        "manifest-shell-unclosed-expansions",
+        CHECK,
+        {"m/a.yaml": shell_deployment("vllm serve m " + "${" * 131_072)},
+        allowed=(0, 1),
+    ),
+    Case(
+        "manifest-unclosed-download-calls",
+        CHECK,
+        {"m/a.yaml": shell_deployment("python -c 'from huggingface_hub import hf_hub_download; " + "hf_hub_download(" * 16_384)},
+        allowed=(0, 1),
+    ),
 ]
 
 SIZE = ["-m", "stacks", "size", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S"]

@@ -401,3 +401,16 @@ def test_hf_offline_downloads_nothing():
     for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         assert s19(deployment(dict(vllm, env=[{"name": name, "value": "1"}]))) == []
     assert len(s19(deployment(dict(vllm, env=[{"name": "HF_HUB_OFFLINE", "value": "0"}])))) == 1
+
+
+def test_an_ollama_pull_ends_at_its_line():
+    # Cold review 29, finding 7: "ollama pull" at the end of one line took the next line's first word ("hf") as the
+    # model; a newline ends the command, a backslash-newline continues it.
+    from policies.reading.ollama_pulls import pod_pulls
+
+    def pod(script: str) -> dict:
+        return {"containers": [{"name": "dl", "image": "ollama/ollama:0.5.7", "command": ["sh", "-c", script]}]}
+
+    assert pod_pulls(pod("ollama pull\nhf download org/model")) == []
+    assert pod_pulls(pod("ollama pull \\\n  llama3.1:8b")) == ["llama3.1:8b"]
+    assert pod_pulls(pod("ollama serve & sleep 5; ollama pull qwen2.5:7b")) == ["qwen2.5:7b"]

@@ -47,8 +47,15 @@ def test_the_sample_as_published(kuberay_sample):
     # KubeRay creates no PodDisruptionBudget for the GPU workers either, and its GPU worker group selects no GPU
     # type, so Ray Serve may place the 7B engine on any GPU node (S15 on Ray worker groups, issue 32); no
     # NetworkPolicy keeps other pods from the head's Serve port (issue 31, G33). Its engine_kwargs.max_model_len 1024
-    # is a demo context for a 7B chat model (S36 advice, hygiene).
+    # is a demo context for a 7B chat model (S36 advice, hygiene). Its Secret hf_token holds the fill-in
+    # '<your-hf-access-token-value>', which the GPU workers take as their token (S28 advice, both ends: the Secret's
+    # value and the container that reads it).
     assert findings(proc) == {
+        ("hf-token-not-empty", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"),
+        (
+            "hf-token-secret-not-placeholder",
+            "key hf_token holds the fill-in '<your-hf-access-token-value>', not a Hugging Face token",
+        ),
         ("debug-switches-off", "serveConfigV2 application llms llm_configs[0]"),
         ("model-pods-network-isolated", "RayService <default>/ray-serve-llm"),
         ("gpu-pod-tolerates-and-targets", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec"),
@@ -57,6 +64,13 @@ def test_the_sample_as_published(kuberay_sample):
         ("gpu-pod-ephemeral-storage", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"),
         ("model-source-pinned", "serveConfigV2 application llms llm_configs[0]"),
         ("vllm-gpu-memory-utilization-bounds", "serveConfigV2 application llms llm_configs[0]"),
+        # Its Secret hf-token commits hf_token: <your-hf-access-token-value>, which the workers read as
+        # HUGGING_FACE_HUB_TOKEN: applied as published, the Hub answers the fill-in with 401 (S28, advice).
+        (
+            "hf-token-secret-not-placeholder",
+            "key hf_token holds the fill-in '<your-hf-access-token-value>', not a Hugging Face token",
+        ),
+        ("hf-token-not-empty", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"),
     }
 
 
