@@ -102,6 +102,7 @@ _OPTIONAL: dict[str, type] = {
     "listens": str,
     "worker_modules": list,
     "images_listen_all": bool,
+    "listens_while_loading": bool,
     "host_ip_only": bool,
     "gpu_or_cpu": bool,
     "debug_flags": list,
@@ -208,6 +209,9 @@ class Engine:
     # images (`images`) set that setting to every address in their environment
     listens: str = ""
     images_listen_all: bool = False
+    # true when the server accepts connections while it loads the model (answering "loading" with a failure code), so
+    # a TCP readiness check passes before it can serve (llama.cpp's server: /health 503 while the model loads)
+    listens_while_loading: bool = False
     # true when the server binds every address unless its host setting parses as an IP address (TGI: a name such as
     # localhost, or the pod name Kubernetes puts in HOSTNAME, is refused and 0.0.0.0 taken)
     host_ip_only: bool = False
@@ -436,6 +440,7 @@ def _row(name: str, row: Any) -> Engine:
         flag_sets=tuple(tuple(flag_name(f) for f in flags) for flags in row.get("flag_sets", ())),
         listens=row.get("listens", ""),
         images_listen_all=row.get("images_listen_all", False),
+        listens_while_loading=row.get("listens_while_loading", False),
         host_ip_only=row.get("host_ip_only", False),
         worker_modules=tuple(row.get("worker_modules", ())),
         gpu_or_cpu=row.get("gpu_or_cpu", False),

@@ -90,6 +90,7 @@ _ENTRIES = (
     Entry("S", 51, "a model server listens on the pod IP its probes and Service reach"),
     Entry("S", 52, "an image from a registry that requires a login has pull credentials"),
     Entry("S", 53, "the engine release supports the model's architecture"),
+    Entry("S", 54, "a client is told no larger context window than its vLLM server serves"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),

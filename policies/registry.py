@@ -125,6 +125,7 @@ from policies.ray import (
 )
 from policies.timeouts import keep_alive_outlives_proxy, llm_route_timeout, termination_drains_streams, timeout_chain_ordered
 from policies.vllm import (
+    client_context_within_server,
     engine_supports_architecture,
     flags_exist,
     gpu_memory_utilization_bounds,
@@ -280,6 +281,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     api_version_served.POLICY,
     api_version_served.DEPRECATED_POLICY,
     startup_batched_tokens_cover_seqs.POLICY,
+    client_context_within_server.POLICY,
     startup_tp_divides_attention_heads.POLICY,
     startup_context_within_model_limit.POLICY,
     startup_quantization_supported.POLICY,

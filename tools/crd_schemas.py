@@ -8,9 +8,10 @@ The API server validates a custom resource against its CRD version's ``openAPIV3
 unknown fields and applying defaults): ``required`` properties, ``type`` and ``enum``. The product never reads the
 reference folder at run time, so this keeps, per served version, only what policies/crd/schema.py checks: ``type``,
 ``properties``, ``items``, ``additionalProperties`` (a map's values), ``required`` (less the properties the schema
-defaults, which defaulting fills first), ``enum``, ``nullable``, ``x-kubernetes-int-or-string`` and
+defaults, which defaulting fills first), ``enum``, a number's bounds (``minimum``, ``maximum`` and their
+``exclusive`` flags), ``nullable``, ``x-kubernetes-int-or-string`` and
 ``x-kubernetes-preserve-unknown-fields`` and ``x-kubernetes-embedded-resource`` (both decide which fields a node
-does not define: policies/crd/schema.py unknown_fields). Descriptions, formats, patterns, bounds and CEL rules are dropped (the CEL
+does not define: policies/crd/schema.py unknown_fields). Descriptions, formats, patterns, lengths and CEL rules are dropped (the CEL
 rules are tools/crd_cel_rules.py's). The core PodSpec fields of a node that embeds a pod spec (its properties hold
 ``containers``) are left unconstrained: pod templates are judged by the pack's pod rules, and the cut keeps the file
 small; the node's own fields (KServe's predictor ``model``) are kept. Each CRD
@@ -42,6 +43,10 @@ _POD_SPEC_FIELDS = frozenset(
 _KEPT = (
     "type",
     "enum",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
     "nullable",
     "x-kubernetes-int-or-string",
     "x-kubernetes-preserve-unknown-fields",

@@ -3,7 +3,8 @@
 On create the API server prunes fields the schema does not know (unless ``x-kubernetes-preserve-unknown-fields``),
 applies the schema's defaults, and validates what is left against the version's ``openAPIV3Schema``
 (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation): a
-``required`` property missing, a value of the wrong ``type`` or outside an ``enum`` refuses the object
+``required`` property missing, a value of the wrong ``type``, outside an ``enum`` or a number outside the schema's
+``minimum``/``maximum`` refuses the object
 (``spec.template.spec.nodeClassRef.group: Required value``). The schemas come from policies/crd/schemas.json, pruned
 from the pinned CRDs by ``python tools/crd_schemas.py --write`` (each with its repository, tag and sha256); nothing
 here reads the reference folder. They are checked with the ``jsonschema`` library (Draft 7), after translating the
@@ -14,7 +15,7 @@ Kubernetes extensions (a spec that surely passes, ``_surely_valid``, is cleared 
 - ``x-kubernetes-int-or-string`` is an integer or a string;
 - a required property the schema defaults is dropped from ``required`` at extraction (defaulting fills it first);
 - ``null`` is accepted everywhere, and so are values the engine does not know yet (a Pulumi Output, a redacted
-  secret): they are not judged. Formats, patterns, bounds and pod specs inside a CRD are not checked here.
+  secret): they are not judged. Formats, patterns, lengths and pod specs inside a CRD are not checked here.
 """
 
 from __future__ import annotations
@@ -113,6 +114,10 @@ def _json_schema(node: dict) -> dict:
         out["type"] = [node["type"], "null"]
     if isinstance(node.get("enum"), list):
         out["enum"] = [*node["enum"], None]
+    for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+        if _number(node.get(bound)):
+            # OpenAPI v3's boolean exclusive flag is draft 7's exclusive bound.
+            out[exclusive if node.get(exclusive) is True else bound] = node[bound]
     if node.get("required"):
         out["required"] = list(node["required"])
     if node.get("properties"):
@@ -153,6 +158,20 @@ def _of_type(value: Any, name: str) -> bool:
     return kind is not None and isinstance(value, kind)
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _within(node: dict, value: Any) -> bool:
+    """False when a number lies outside the node's ``minimum``/``maximum`` (``exclusive`` flags read)."""
+    if not _number(value):
+        return True
+    low, high = node.get("minimum"), node.get("maximum")
+    if _number(low) and (value <= low if node.get("exclusiveMinimum") is True else value < low):
+        return False
+    return not (_number(high) and (value >= high if node.get("exclusiveMaximum") is True else value > high))
+
+
 def _surely_valid(node: dict, value: Any) -> bool:
     """True only when the validator, given ``_json_schema(node)``, would find no error in ``value`` (a type, an enum,
     a required property, at any depth); False when it may, and then the validator decides. It reads the pinned node
@@ -169,6 +188,8 @@ def _surely_valid(node: dict, value: Any) -> bool:
     if types and not any(_of_type(value, name) for name in types):
         return False
     if isinstance(node.get("enum"), list) and not (isinstance(value, str) and value in node["enum"]):
+        return False
+    if not _within(node, value):
         return False
     if isinstance(value, dict):
         if any(name not in value for name in node.get("required") or ()):
@@ -216,6 +237,12 @@ def _words(error: Any) -> str | None:
     if error.validator == "type":
         types = [t for t in error.validator_value if t != "null"]
         return f"{_shown(error.instance)} is not of type {' or '.join(types)} (Invalid value)"
+    if error.validator in ("minimum", "exclusiveMinimum"):
+        op = "greater than or equal to" if error.validator == "minimum" else "greater than"
+        return f"{_shown(error.instance)} should be {op} {error.validator_value} (Invalid value)"
+    if error.validator in ("maximum", "exclusiveMaximum"):
+        op = "less than or equal to" if error.validator == "maximum" else "less than"
+        return f"{_shown(error.instance)} should be {op} {error.validator_value} (Invalid value)"
     if error.validator == "enum":
         allowed = ", ".join(repr(v) for v in error.validator_value if v is not None)
         return f"{_shown(error.instance)} is not one of {allowed} (Unsupported value)"

@@ -17,6 +17,8 @@ bogdancstrike/k8s-llm-slm-hami installs v0.13.0).
 from __future__ import annotations
 
 from policies.crd import cel, schema
+from policies.crd.unpinned_bounds import RESOURCE_TYPES as UNPINNED_TYPES
+from policies.crd.unpinned_bounds import bound_findings
 from policies.framework import Policy, Resource, unproven
 from policies.kube import memoized, split_type
 
@@ -70,6 +72,7 @@ def _undefined_fields(resource: Resource) -> list[str]:
 def _check(resource: Resource, config: dict) -> list[str]:
     return (
         _schema_findings(resource)
+        + bound_findings(resource)
         + _undefined_fields(resource)
         + [
             f"{f.where}: the API server refuses this object: {f.rule.message} "
@@ -82,7 +85,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="crd-validation-rules",
     description=(
-        "A custom resource passes its CRD's structural schema (required properties, types, enums) and CEL validation "
+        "A custom resource passes its CRD's structural schema (required properties, types, enums, number bounds) and CEL validation "
         "rules (the API server refuses it otherwise)."
     ),
     catalog="S26",
@@ -93,7 +96,7 @@ POLICY = Policy(
         "required field, set it as the CRD version in apiVersion defines it (Karpenter v1's nodeClassRef takes group, "
         "kind and name). Rules that compare with the stored object (oldSelf) run only on update and are not checked here."
     ),
-    resource_types=tuple(sorted({*cel.resource_types(), *schema.resource_types()})),
+    resource_types=tuple(sorted({*cel.resource_types(), *schema.resource_types(), *UNPINNED_TYPES})),
     check_resource=_check,
     rationale=(
         "The API server evaluates a CRD's x-kubernetes-validations rules on every create and update and refuses "
@@ -107,10 +110,12 @@ POLICY = Policy(
         "against the stored object: they are skipped. Schema defaults are not applied first; a rule that errs on a "
         "field the API server would default is listed by crd-validation-rules-unevaluated, never passed. The "
         "structural schema (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation) "
-        "is checked with the jsonschema library on the pinned CRDs' schemas pruned to required, type and enum "
+        "is checked with the jsonschema library on the pinned CRDs' schemas pruned to required, type, enum and number "
+        "bounds; the bounds of CRDs the reference folder lacks (KubeAI's Model) are read from their kubebuilder markers "
+        "(policies/crd/unpinned_bounds.py) "
         "(policies/crd/schemas.json, `python tools/crd_schemas.py --write`); a field the schema does not define is "
         "advice: refused under strict field validation (https://kubernetes.io/docs/reference/using-api/api-concepts/"
         "#field-validation), pruned otherwise; "
-        "formats, patterns, bounds and pod specs inside a CRD are left to other rules."
+        "formats, patterns, lengths and pod specs inside a CRD are left to other rules."
     ),
 )

@@ -24,8 +24,19 @@ from typing import Any
 
 from components.probes import startup_budget
 from policies.derived.common import rule_of, subject
-from policies.framework import Policy, Resource
-from policies.kube import containers, get
+from policies.framework import Policy, Resource, unproven
+from policies.kube import (
+    ISVC_TYPE,
+    KNATIVE_MODES,
+    KSERVE_DEFAULT_DEPLOYMENT_MODE,
+    annotations_of,
+    as_dict,
+    containers,
+    get,
+    kserve_deployment_mode,
+)
+from policies.reading.kserve_runtime import predictor_runtime, runtime_container
+from policies.reading.route_path import duration_seconds
 
 DEFAULT_DEADLINE = 600  # apps/v1 DeploymentSpec.progressDeadlineSeconds default
 # kube-prometheus-stack's default rules (defaultRules.rules.kubernetesApps, on by default) carry kubernetes-mixin's
@@ -51,7 +62,44 @@ def _parts(cold: Mapping[str, Any]) -> str:
     return " + ".join(f"{label} {cold[key]} s" for key, label in names if cold.get(key))
 
 
+# Knative's revision progress deadline: 600 s unless the revision's serving.knative.dev/progress-deadline annotation
+# (or the cluster's config-deployment progress-deadline) moves it (knative/serving pkg/deployment/config.go
+# ProgressDeadlineDefault; dev set 25's labeller read it at v0.50.0 :48). A revision that is not Ready within it is
+# failed (ProgressDeadlineExceeded) and its pods scaled away.
+KNATIVE_PROGRESS_DEADLINE = "serving.knative.dev/progress-deadline"
+
+
+def _knative_revision(resource: Resource) -> list[str]:
+    """Advice on a Serverless InferenceService whose predictor's startup budget alone (its own startupProbe, else the
+    ServingRuntime's it merges) fills Knative's progress deadline: the storage initializer's download, the image pull
+    and a node launch come on top, so a cold revision can be failed while it is still loading."""
+    mode, _ = kserve_deployment_mode(resource.props, KSERVE_DEFAULT_DEPLOYMENT_MODE)
+    model = get(resource.props, "spec", "predictor", "model")
+    if mode not in KNATIVE_MODES or not isinstance(model, dict):
+        return []
+    runtime = predictor_runtime(resource)
+    probe_of = model if isinstance(model.get("startupProbe"), dict) else runtime_container(runtime) if runtime else {}
+    budget = startup_budget(probe_of)
+    annotations = {**annotations_of(resource.props), **as_dict(get(resource.props, "spec", "predictor", "annotations"))}
+    raw = annotations.get(KNATIVE_PROGRESS_DEADLINE)
+    deadline = duration_seconds(raw) if isinstance(raw, str) else None if raw is not None else 600.0
+    if budget is None or deadline is None or budget < deadline:
+        return []
+    where = "spec.predictor.model" if probe_of is model else f"{runtime.label if runtime else 'the runtime'}'s container"
+    set_to = f"{KNATIVE_PROGRESS_DEADLINE} {raw}" if raw is not None else "Knative's default progress deadline 600 s"
+    return [
+        unproven(
+            f"spec.predictor: {where} startupProbe allows {budget} s, which alone fills {set_to}; the storage "
+            f"initializer's download, the image pull and a node launch come first, so a cold revision can be marked "
+            f"failed (ProgressDeadlineExceeded) while the model is still loading; set the "
+            f"{KNATIVE_PROGRESS_DEADLINE} annotation above the whole cold start"
+        )
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
+    if resource.type == ISVC_TYPE:
+        return _knative_revision(resource)
     if resource.origin is None:
         # A Deployment someone writes can set the field; one a controller writes cannot (KServe v0.20.0), which
         # is the case this policy exists for. Third-party manifests keep the corpus's reviewed findings.
@@ -101,7 +149,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
 
 POLICY = Policy(
     name="progress-deadline-covers-startup",
-    description="A Deployment a controller creates from ours (KServe's predictor) has a progressDeadlineSeconds that covers a new pod's way to Ready: node launch, image pull, cache fill and the startup-probe budget.",
+    description="A Deployment a controller creates from ours (KServe's predictor) has a progressDeadlineSeconds that covers a new pod's way to Ready: node launch, image pull, cache fill and the startup-probe budget; a Serverless InferenceService's startup budget does not alone fill Knative's progress deadline.",
     catalog="S34",
     severity="medium",
     enforcement="advisory",
@@ -111,7 +159,7 @@ POLICY = Policy(
         "warmed node cache), keep a warm node in the pool (gpuPools[].buffer), and let the alerts on the predictor's "
         "readiness tolerate a rollout's ProgressDeadlineExceeded (docs/controllers.md)."
     ),
-    resource_types=("kubernetes:apps/v1:Deployment",),
+    resource_types=("kubernetes:apps/v1:Deployment", ISVC_TYPE),
     check_resource=_check,
     rationale=(
         "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#progress-deadline-seconds; "

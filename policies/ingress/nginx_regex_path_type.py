@@ -11,7 +11,8 @@ needs) with ``pathType: Prefix`` is therefore denied at apply time by a current 
 
 Blocking where the files pin such a controller (an ``ingress-nginx/controller`` image of v1.12 or later, or an
 ingress-nginx Helm chart of 4.12.0 or later in a Flux HelmRelease or Argo CD Application) and do not turn the check
-off (``strict-validate-path-type: "false"`` in a ConfigMap); advice otherwise (an older controller, or one installed
+off (``strict-validate-path-type: "false"`` in a ConfigMap, or ``controller.config`` in the chart's values the same
+object gives); advice otherwise (values read from elsewhere, ``valuesFrom``/``valueFiles``, may turn it off) (an older controller, or one installed
 elsewhere, accepts it). Set 18: yuxiaojian/ollama-k8s ingress.yaml.
 """
 
@@ -46,7 +47,7 @@ def _controller_state(resources: list[Resource]) -> tuple[str | None, bool]:
     off = older = False
     for r in resources:
         group, kind = split_type(r.type)
-        if kind == "ConfigMap" and str(get(r.props, "data", "strict-validate-path-type")).strip().lower() == "false":
+        if _turned_off(r, kind):
             off = True
         for image in re.findall(r'"image":\s*"([^"]+)"', _json(r.props)) if kind in ("Deployment", "DaemonSet") else []:
             found = _IMAGE.search(image)
@@ -55,10 +56,38 @@ def _controller_state(resources: list[Resource]) -> tuple[str | None, bool]:
             older = older or bool(found)
         chart, version = _chart(r, group, kind)
         if chart == "ingress-nginx" and (v := _version(version)) is not None:
-            if v >= _FIRST_STRICT_CHART:
+            if v < _FIRST_STRICT_CHART:
+                older = True
+            elif not _values_elsewhere(r, kind):
                 pinned = f"chart ingress-nginx {version}"
-            older = True
     return pinned, off or (older and pinned is None)
+
+
+# The switch written off anywhere the controller's configuration can come from in the files: the controller's
+# ConfigMap (data), the chart's values (controller.config, which the chart renders into that ConfigMap) in a Flux
+# HelmRelease spec.values or an Argo CD Application's helm.valuesObject, or its helm.values YAML text (cold review 29,
+# finding 8: only the ConfigMap was read, so a careful HelmRelease that turned the check off was blocked).
+_OFF = re.compile(r'strict-validate-path-type(?:\\?["\']|\s)*[:=](?:\s|\\?["\'])*false\b', re.I)
+
+
+def _turned_off(r: Resource, kind: str) -> bool:
+    if kind == "ConfigMap":
+        return str(get(r.props, "data", "strict-validate-path-type")).strip().lower() == "false"
+    if kind not in ("HelmRelease", "Application"):
+        return False
+    for parameter in as_list(get(r.props, "spec", "source", "helm", "parameters")):
+        parameter = as_dict(parameter)
+        if str(parameter.get("name", "")).endswith("strict-validate-path-type"):
+            return str(parameter.get("value")).strip().lower() == "false"
+    return bool(_OFF.search(_json(r.props)))
+
+
+def _values_elsewhere(r: Resource, kind: str) -> bool:
+    """True when the chart's values come (in part) from outside the object: a HelmRelease's valuesFrom, an Argo CD
+    Application's helm.valueFiles. They may turn the check off, so the release pinned is no proof (advice)."""
+    if kind == "HelmRelease":
+        return bool(get(r.props, "spec", "valuesFrom"))
+    return bool(get(r.props, "spec", "source", "helm", "valueFiles"))
 
 
 def _chart(r: Resource, group: str, kind: str) -> tuple[Any, Any]:

@@ -37,6 +37,9 @@ def _odh_exposed(resources: list[Resource]) -> list[tuple[str, str]]:
     """Advice for each InferenceService OpenDataHub exposes through a Route with no token check (module docstring)."""
     found: list[tuple[str, str]] = []
     for r in resources:
+        if split_type(r.type) == ("serving.kserve.io", "LLMInferenceService"):
+            found += _llmisvc_unauthenticated(r)
+            continue
         if split_type(r.type) != ("serving.kserve.io", "InferenceService"):
             continue
         label = get(r.props, "metadata", "labels", ODH_VISIBILITY)
@@ -57,6 +60,32 @@ def _odh_exposed(resources: list[Resource]) -> list[tuple[str, str]]:
             )
         )
     return found
+
+
+def _llmisvc_unauthenticated(r: Resource) -> list[tuple[str, str]]:
+    """Advice for an LLMInferenceService routed through a gateway with OpenDataHub's token check turned off: the check
+    is on unless ``security.opendatahub.io/enable-auth`` is "false" (opendatahub-io/kserve 3cf0a0416
+    pkg/apis/serving/v1alpha2/llm_inference_service_types_func_odh.go:27-29 IsAuthEnabled, case-insensitive), and
+    ``spec.router.route`` / ``spec.router.gateway`` make KServe publish the model on the gateway named there."""
+    auth = annotations_of(r.props).get(ODH_AUTH)
+    router = get(r.props, "spec", "router")
+    if not (isinstance(auth, str) and auth.strip().lower() == "false") or not isinstance(router, dict):
+        return []
+    if "route" not in router and "gateway" not in router:
+        return []
+    if any(model_backends.server_has_key(s.container) for s in model_servers(r)):
+        return []  # the server's own API key guards it
+    return [
+        (
+            r.name,
+            unproven(
+                f'metadata.annotations {ODH_AUTH}: "false" turns off OpenDataHub\'s token check, and spec.router '
+                f"publishes this model through the gateway it names (possibly public: the gateway's reach is not in "
+                f"these files), so nothing in these files authenticates callers; drop the annotation or set an API key "
+                f"on the server"
+            ),
+        )
+    ]
 
 
 # Request headers that carry a caller's credential (an API key, a bearer token).

@@ -146,6 +146,20 @@ def _closeness(service: Resource, selector: Mapping, workload: Resource, labels:
     return bool(targets & ports), shared
 
 
+# Keys whose other value names another variant of the same app (blue/green colours, canary tracks, versions): a Service
+# selecting the variant whose pods another pipeline step applies is no misspelling (cold review 29, finding 9).
+_VARIANT_KEYS = {"color", "colour", "slot", "track", "version", "variant", "stage", "canary", "release", "deployment"}
+
+
+def _misspelled(selector: Mapping, labels: Mapping) -> bool:
+    """True when every value the selector wants differs from the pods' in a way a typo makes (one a prefix of the
+    other: app=vllm-sim against app=vllm) and no differing key names a variant (color=green against color=blue)."""
+    differing = [(k, str(v), str(labels.get(k))) for k, v in selector.items() if str(labels.get(k)) != str(v)]
+    return all(
+        k.rsplit("/", 1)[-1].lower() not in _VARIANT_KEYS and (a.startswith(b) or b.startswith(a)) for k, a, b in differing
+    )
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     services = [r for r in resources if split_type(r.type) == _SERVICE and isinstance(r.props, dict)]
@@ -175,6 +189,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
                 f"its pods {carries}, so the Service has no endpoints and every connection to it is refused; make the "
                 f"selector and the pod template's labels agree"
             )
+            if not _misspelled(selector, labels):  # another colour, track or name: its pods may come from elsewhere
+                message = unproven(message)
         else:
             message = unproven(
                 f"spec.selector {wanted} matches no pod of the files read in namespace {namespace} (the workloads of "

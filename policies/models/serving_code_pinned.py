@@ -24,7 +24,7 @@ import re
 
 from components.loading import LoadError, load_yaml
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs, requests_gpu
+from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs, requests_gpu, split_type
 from policies.reading.installs import Install, command_installs, runtime_env_installs, runtime_env_urls, runtime_envs
 from policies.reading.serving import SERVE_CONFIG, model_servers, serve_config
 
@@ -74,6 +74,9 @@ def moving_fetches(text: str) -> list[str]:
     return found
 
 
+_RUNTIMES = (("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime"))
+
+
 def start_installs(resource: Resource) -> list[Install]:
     """Every package a serving pod of this resource installs at start: command lines of its serving (or GPU) pods,
     and the runtime_env lists of a RayService's serveConfigV2 or a RayJob's runtimeEnvYAML."""
@@ -101,6 +104,10 @@ def ray_runtime_envs(resource: Resource) -> list[tuple[str, dict]]:
 
 def _serving_containers(resource: Resource) -> list[tuple[str, dict, dict]]:
     serving = {id(s.podspec) for s in model_servers(resource)}
+    if split_type(resource.type) in _RUNTIMES:
+        # A KServe runtime's pod spec is the model server's, whatever program it runs (kserve v0.20.0
+        # pkg/apis/serving/v1alpha1/servingruntime_types.go ServingRuntimePodSpec: the containers of the predictor pod).
+        serving |= {id(podspec) for _path, podspec in pod_specs(resource)}
     # A GPU pod that runs to completion (restartPolicy Never / OnFailure: a Job's fine-tuning run) installs once, not at
     # every start of a server (session 24 review F7).
     return [

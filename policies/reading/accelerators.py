@@ -14,6 +14,7 @@ from typing import Any
 
 from components.images import image_repository
 from policies.kube import as_dict, as_quantity, containers, get
+from policies.reading.api_refusals import valid_resource_name
 
 # Device-plugin resources of accelerators a model server holds like a GPU: NVIDIA (whole GPUs and MIG slices), AMD
 # (ROCm k8s-device-plugin), Intel (gpu.intel.com), Habana Gaudi, AWS Neuron, Google TPU.
@@ -50,6 +51,12 @@ def claims_devices(podspec: Mapping) -> bool:
 _PLAIN_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 
 
+def _device_name(name: str) -> bool:
+    """A name that can be a device resource: one the API server accepts, or one a renderer fills in. A malformed name
+    (dev set 24's AnticipatedD/AMD_Instinct ``://amd.com``) refuses the pod (G45) and brings no device."""
+    return "{{" in name or "$" in name or valid_resource_name(name)
+
+
 def other_device_source(container: Mapping) -> bool:
     """True when the container gets its devices some other way than nvidia.com/gpu: another vendor's device
     resource (amd.com/gpu, aws.amazon.com/neuron, google.com/tpu, HAMi's nvidia.com/gpumem...), a DRA resource claim
@@ -58,7 +65,9 @@ def other_device_source(container: Mapping) -> bool:
     resources = as_dict(container.get("resources"))
     for section in ("limits", "requests"):
         names = as_dict(resources.get(section))
-        if any(isinstance(n, str) and n not in _PLAIN_RESOURCES and not n.startswith("hugepages-") for n in names):
+        if any(
+            isinstance(n, str) and n not in _PLAIN_RESOURCES and not n.startswith("hugepages-") and _device_name(n) for n in names
+        ):
             return True
     if resources.get("claims"):
         return True

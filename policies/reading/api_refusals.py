@@ -65,6 +65,11 @@ def _resource_name_error(name: str) -> str | None:
     return None
 
 
+def valid_resource_name(name: str) -> bool:
+    """True for a container resource name the API server accepts (validateContainerResourceName)."""
+    return _resource_name_error(name) is None
+
+
 def container_refusals(path: str, container: Mapping) -> list[str]:
     """envFrom items and resource names of one container that the API server refuses."""
     label = container_label(path, container)

@@ -9,14 +9,17 @@ Envoy AI Gateway's AIGatewayRoute rules default to 60 s (envoyproxy/ai-gateway v
 timeoutPolicy.response to Envoy's 15 s (projectcontour/contour v1.33.6, policies/reading/edge_proxies.py). GKE's load balancers (a GCE Ingress's BackendConfig timeoutSec, a Gateway's GCPBackendPolicy timeoutSec) default
 to 30 s for the whole response, and ingress-nginx's proxy-read-timeout to 60 s (policies/reading/edge.py has the
 sources). A model server is any engine the table knows or a GPU container of a serving app (not only vLLM). An
+OpenShift Route's router timeout defaults to 30 s (openshift/router, see OPENSHIFT_ROUTER_DEFAULT). An
 Ingress none of whose backends is in the set is still reported, advisory like the rest of this policy: the edge's
 timeout is proven by the Ingress alone, whether a model sits behind it is not.
 """
 
 from __future__ import annotations
 
+import re
+
 from policies.framework import Policy, Resource
-from policies.kube import as_list, get, split_type
+from policies.kube import as_list, get, metadata_name, split_type
 from policies.reading import edge
 from policies.reading import edge_proxies as proxies
 from policies.reading import route_path as path
@@ -75,7 +78,46 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings += _gcp_backend_policy(r, minimum, llm, pools)
         elif proxies.is_contour_proxy(r):
             findings += _contour(r, minimum, llm, known)
+        elif split_type(r.type) == ("route.openshift.io", "Route"):
+            findings += _openshift_route(r, minimum, llm, known)
     return findings
+
+
+# The OpenShift router's HAProxy `timeout server` (how long it waits for the next byte from the backend): 30 s unless
+# the IngressController sets ROUTER_DEFAULT_SERVER_TIMEOUT; a Route's haproxy.router.openshift.io/timeout overrides it
+# for that backend (openshift/router 4b401a86dccc657a8a5254c2794a312241f40e87
+# images/router/haproxy/conf/haproxy-config.template:167 and :688-689). HAProxy reads a bare number as milliseconds.
+OPENSHIFT_ROUTER_DEFAULT = 30.0
+OPENSHIFT_TIMEOUT = "haproxy.router.openshift.io/timeout"
+_HAPROXY_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def _haproxy_seconds(value: object) -> float | None:
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|h|d)?\s*", str(value))
+    return float(match.group(1)) * _HAPROXY_UNITS[match.group(2) or "ms"] if match else None
+
+
+def _openshift_route(r: Resource, minimum: float, llm: set[str], known: set[str]) -> list[tuple[str, str]]:
+    """An OpenShift Route to a model (or a Service the set does not hold) whose router timeout, set by its annotation
+    or left at the router's 30 s, is at or below `minimum`."""
+    service = get(r.props, "spec", "to", "name")
+    if not isinstance(service, str) or (service not in llm and service in known):
+        return []
+    raw = get(r.props, "metadata", "annotations", OPENSHIFT_TIMEOUT)
+    seconds = _haproxy_seconds(raw) if raw is not None else None
+    if raw is not None and seconds is None:
+        return []  # a value the manifest does not give (a template) or HAProxy would refuse: not judged here
+    cut = _cut(seconds, OPENSHIFT_ROUTER_DEFAULT, minimum, "the OpenShift router's 30s, unless its IngressController moves it")
+    if cut is None:
+        return []
+    return [
+        (
+            r.name,
+            f"Route {metadata_name(r.props)}: router timeout {path.fmt(cut[0])}{cut[1]} {_where(service, llm)} cuts a "
+            f"request that sends no byte for that long (a long prefill, a non-streamed reply) with 504; set the "
+            f"annotation {OPENSHIFT_TIMEOUT} above the longest request",
+        )
+    ]
 
 
 def _contour(r: Resource, minimum: float, llm: set[str], known: set[str]) -> list[tuple[str, str]]:

@@ -90,3 +90,44 @@ def test_careful_forms_stay_silent():
     assert found_by([TYLRDN, _controller("v1.12.1"), off], POLICY) == []
     # Another controller's Ingress.
     assert found_by([_ingress("alb", "/()(.*)", klass="alb")], POLICY) == []
+
+
+def _flux(values: dict | None = None, values_from: list | None = None) -> dict:
+    spec: dict = {"chart": {"spec": {"chart": "ingress-nginx", "version": "4.12.0"}}}
+    if values is not None:
+        spec["values"] = values
+    if values_from is not None:
+        spec["valuesFrom"] = values_from
+    return {"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease", "metadata": {"name": "ingress-nginx"}, "spec": spec}
+
+
+def _argo(helm: dict) -> dict:
+    source = {"repoURL": "https://kubernetes.github.io/ingress-nginx", "chart": "ingress-nginx", "targetRevision": "4.12.1"}
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "ingress-nginx"},
+        "spec": {"source": {**source, "helm": helm}},
+    }
+
+
+def test_the_check_turned_off_in_the_charts_values_is_read():
+    # Cold review 29, finding 8: the chart renders controller.config into the controller's ConfigMap, so the same
+    # HelmRelease or Application that pins the chart turns the check off there (values, valuesObject, values text,
+    # parameters): silent.
+    off = {"controller": {"config": {"strict-validate-path-type": "false"}}}
+    assert found_by([TYLRDN, _flux(off)], POLICY) == []
+    assert found_by([TYLRDN, _argo({"valuesObject": off})], POLICY) == []
+    assert found_by([TYLRDN, _argo({"values": 'controller:\n  config:\n    strict-validate-path-type: "false"\n'})], POLICY) == []
+    assert (
+        found_by(
+            [TYLRDN, _argo({"parameters": [{"name": "controller.config.strict-validate-path-type", "value": "false"}]})], POLICY
+        )
+        == []
+    )
+    # Turned on, or values the files do not show (valuesFrom, valueFiles): a block only where the values are all here.
+    on = {"controller": {"config": {"strict-validate-path-type": "true"}}}
+    assert [lv for lv, _ in found_by([TYLRDN, _flux(on)], POLICY)] == ["mandatory"]
+    elsewhere = [{"kind": "ConfigMap", "name": "nginx-values"}]
+    assert [lv for lv, _ in found_by([TYLRDN, _flux(values_from=elsewhere)], POLICY)] == ["advisory"]
+    assert [lv for lv, _ in found_by([TYLRDN, _argo({"valueFiles": ["values-prod.yaml"]})], POLICY)] == ["advisory"]

@@ -91,6 +91,22 @@ def test_a_selector_on_keys_no_workload_here_carries_is_advice():
     assert level == "advisory"
 
 
+def test_another_variant_of_the_app_is_advice():
+    # Cold review 29, finding 9: a blue/green preview Service selects the idle colour, whose Deployment the pipeline
+    # applies later; a selector naming another app altogether (no prefix of the pods' value) may also mean pods from
+    # elsewhere. Both are advice; the typo-style app=vllm-sim against app=vllm above blocks.
+    blue = copy.deepcopy(_DEPLOYMENT)
+    blue["spec"]["template"]["metadata"]["labels"] = {**blue["spec"]["template"]["metadata"]["labels"], "color": "blue"}
+    preview = copy.deepcopy(_NODEPORT)
+    preview["spec"]["selector"] = {**blue["spec"]["template"]["metadata"]["labels"], "color": "green"}
+    ((level, _),) = _g56(_in("k8s", blue, preview))
+    assert level == "advisory"
+    other_app = copy.deepcopy(_NODEPORT)
+    other_app["spec"]["selector"] = {"app": "embedding-server"}
+    ((level, _),) = _g56(_in("k8s", _DEPLOYMENT, other_app))
+    assert level == "advisory"
+
+
 def test_careful_forms_stay_silent():
     assert _g56(_in("k8s", _DEPLOYMENT, _HEADLESS)) == []
     # The pods are another directory's (another repository's, or a chart installed beside).
