@@ -24,15 +24,13 @@ egdcrypto/microk8s-gpu-stack applications/gpu-llm-inference.yaml (``token: "your
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, get, pod_specs
 from policies.reading.placeholders import placeholder_in
-from policies.reading.secrets import secret_values
+from policies.reading.secrets import decoded, secret_values
 from policies.reading.serving import namespace_of
 
 # The variables huggingface_hub reads for the token (constants.py: HF_TOKEN, and the legacy HUGGING_FACE_HUB_TOKEN).
@@ -150,7 +148,7 @@ POLICY = Policy(
 def _check_secret(resource: Resource, config: dict) -> list[str]:
     name = str(get(resource.props, "metadata", "name") or "")
     values = {str(k): v for k, v in as_dict(get(resource.props, "stringData")).items()}
-    values.update({str(k): _decoded(v) for k, v in as_dict(get(resource.props, "data")).items() if k not in values})
+    values.update({str(k): decoded(v) for k, v in as_dict(get(resource.props, "data")).items() if k not in values})
     messages: list[str] = []
     for key, value in sorted(values.items()):
         named = key in TOKEN_VARIABLES or (key.lower() in _TOKEN_KEYS and _HF_NAME.search(name) is not None)
@@ -164,15 +162,6 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
                 )
             )
     return messages
-
-
-def _decoded(value: object) -> Optional[str]:
-    if not isinstance(value, str):
-        return None
-    try:
-        return base64.b64decode("".join(value.split()), validate=True).decode("utf-8")
-    except (binascii.Error, ValueError):
-        return None
 
 
 SECRET_POLICY = Policy(

@@ -25,7 +25,8 @@ def _namespace(props: Mapping) -> Optional[str]:
     return value if isinstance(value, str) and value and value != "default" else None
 
 
-def _decoded(value: object) -> Optional[str]:
+def decoded(value: object) -> Optional[str]:
+    """A Secret ``data`` value's text (base64, blanks ignored, UTF-8); None when it is not that."""
     if not isinstance(value, str):
         return None
     try:
@@ -39,7 +40,7 @@ def _secrets_of(view: Any) -> dict[SecretKey, dict[str, Optional[str]]]:
     for r in view:
         if getattr(r, "type", None) != "kubernetes:core/v1:Secret":
             continue
-        values: dict[str, Optional[str]] = {str(k): _decoded(v) for k, v in as_dict(get(r.props, "data")).items()}
+        values: dict[str, Optional[str]] = {str(k): decoded(v) for k, v in as_dict(get(r.props, "data")).items()}
         for k, v in as_dict(get(r.props, "stringData")).items():
             values[str(k)] = v if isinstance(v, str) else None
         found[(_namespace(r.props), get(r.props, "metadata", "name"))] = values
