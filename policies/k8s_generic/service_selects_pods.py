@@ -11,9 +11,11 @@ model API behind it answers nothing. Set 29: KaveeshKhattar/inference-router k8s
 Read across files, but only within what one directory defines: a Service is judged only where a workload of the same
 directory runs in its namespace (a Service written for pods another repository or chart defines stays quiet), and only
 when no pod template of the whole run, in that namespace, matches. Blocking when a workload of the same directory and
-namespace carries every key of the selector with another value (the pods it was written for, misspelled); advice
-otherwise (the intended pods may be defined elsewhere). Silent where something the files do not show may add the
-labels: an operator's custom resource in the namespace (its controller labels the pods it creates), a Helm template
+namespace carries every key of the selector with another value a typo explains (one value a prefix of the other, on a
+key that names no variant: the pods it was written for, misspelled); advice otherwise (a blue/green colour, a canary
+track or another app's name: those pods may come from another pipeline step; cold review 29, finding 9), and advice
+where no workload there carries the selector's keys (the intended pods may be defined elsewhere). Silent where
+something the files do not show may add the labels: an operator's custom resource in the namespace (its controller labels the pods it creates), a Helm template
 or Kustomize patch or base, an unrendered value, or a selector on a label a controller adds itself (pod-template-hash,
 statefulset.kubernetes.io/pod-name, job-name, ...).
 """
@@ -205,7 +207,7 @@ POLICY = Policy(
     name="service-selects-pods",
     description="A Service's selector matches the pods of a workload of the files read, in its namespace: judged where "
     "a workload of the Service's directory runs in that namespace; blocking when one of them carries the selector's "
-    "keys with other values (a misspelled selector), advice otherwise; silent where an operator's custom resource, a "
+    "keys with values a typo explains (one a prefix of the other), advice otherwise (another colour, track or app); silent where an operator's custom resource, a "
     "Helm template, a Kustomize patch or an unrendered label may supply the pods.",
     catalog="G56",
     severity="high",

@@ -403,9 +403,13 @@ def test_s38_an_engine_installed_before_serving_leaves_the_release_unknown():
     ((level, message),) = found_by([deployment("vllm/vllm-openai:v0.6.3", command=["sh", "-c", unknown])], FLAGS)
     assert level == "advisory" and "installs vLLM itself before serving" in message
     # Installing something else (a kernel package, a router) leaves the image's release in force.
-    for other in ("pip install vllm-flash-attn && ", "pip install -r requirements.txt && ", "pip install sglang-router && "):
+    for other in ("pip install vllm-flash-attn && ", "pip install sglang-router && "):
         script = other + "vllm serve Qwen/Qwen3-8B --reasoning-parser deepseek_r1"
         assert levels([deployment("vllm/vllm-openai:v0.6.3", command=["sh", "-c", script])], FLAGS) == ["mandatory"], other
+    # A requirements file the files do not show may name vLLM (cold review 29, finding 4): the release run is unknown,
+    # so an option some release has is not judged against the tag's.
+    script = "pip install -r requirements.txt && vllm serve Qwen/Qwen3-8B --reasoning-parser deepseek_r1"
+    assert levels([deployment("vllm/vllm-openai:v0.6.3", command=["sh", "-c", script])], FLAGS) == []
 
 
 def test_s38_a_dropped_option_that_is_now_an_ambiguous_prefix_is_advice():

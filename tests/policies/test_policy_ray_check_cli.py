@@ -64,13 +64,6 @@ def test_the_sample_as_published(kuberay_sample):
         ("gpu-pod-ephemeral-storage", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"),
         ("model-source-pinned", "serveConfigV2 application llms llm_configs[0]"),
         ("vllm-gpu-memory-utilization-bounds", "serveConfigV2 application llms llm_configs[0]"),
-        # Its Secret hf-token commits hf_token: <your-hf-access-token-value>, which the workers read as
-        # HUGGING_FACE_HUB_TOKEN: applied as published, the Hub answers the fill-in with 401 (S28, advice).
-        (
-            "hf-token-secret-not-placeholder",
-            "key hf_token holds the fill-in '<your-hf-access-token-value>', not a Hugging Face token",
-        ),
-        ("hf-token-not-empty", "spec.rayClusterConfig.workerGroupSpecs[0].template.spec container ray-worker"),
     }
 
 
