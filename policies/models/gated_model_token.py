@@ -63,6 +63,18 @@ _SECRET_VOLUMES = ("secret", "projected", "csi")
 _INJECTORS = ("vault.hashicorp.com/agent-inject", "secrets-store", "inject-secret", "doppler", "infisical")
 
 
+# The words of a command line, a flag's dashes read as underscores (--hf-token is HF_TOKEN).
+_ARGV_WORD = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _argv_names_token(text: str) -> bool:
+    """True when a command line names a token as a word (--hf-token, --token, $HF_TOKEN, token=..., a `login`), not as
+    part of a count (set 29: QuanHNguyen232/ML-pipeline kubernetes/vllm-deployment.yaml@c556e27
+    --max_num_batched_tokens, which said "token" to the old substring test and hid a gated model without a token)."""
+    words = [w.upper().replace("-", "_") for w in _ARGV_WORD.findall(text)]
+    return any(_TOKEN_NAME.search(w) or w == "LOGIN" for w in words)
+
+
 def _token_named(podspec: Mapping) -> bool:
     """True when a container of the pod names a token: an env variable with a TOKEN word in its name (HF_TOKEN from a
     Secret, HF_TOKEN_PATH, an engine's own), HF_OIDC_RESOURCE, a command line that mentions one (--hf-token,
@@ -72,7 +84,7 @@ def _token_named(podspec: Mapping) -> bool:
         names += list(env_values(container))
         if any(isinstance(n, str) and (_TOKEN_NAME.search(n.upper()) or n == "HF_OIDC_RESOURCE") for n in names):
             return True
-        if "token" in " ".join(container_argv(container)).lower():
+        if _argv_names_token(" ".join(container_argv(container))):
             return True
         if any("secretRef" in as_dict(source) for source in as_list(container.get("envFrom"))):
             return True  # a Secret's keys become variables: the careful way to pass HF_TOKEN with others
