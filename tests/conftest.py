@@ -10,8 +10,10 @@ instead, so CI never passes without them.
 
 from __future__ import annotations
 
+import ast
 import collections
 import copy
+import gc
 import os
 import subprocess
 import sys
@@ -28,6 +30,20 @@ REFERENCE_ENV = "LLM_SERVING_REFERENCE"
 SHARED = Path(os.environ.get(REFERENCE_ENV) or ROOT.parent / "shared").resolve()
 STACKS = ROOT / "stacks"
 FETCH = "python tools/fetch_reference.py"
+
+
+def parse_python(source: str) -> ast.Module:
+    """``ast.parse`` with the cyclic collector paused. CPython 3.11.7's parser fails with "AST constructor recursion
+    depth mismatch" (cpython gh-106905) when a collection it triggers runs finalizers that themselves parse or log,
+    which the pending asyncio tasks of earlier in-process Pulumi runs do; under pytest-xdist any test may follow
+    those in its worker, so every test that parses Python source goes through here."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return ast.parse(source)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def in_ci() -> bool:

@@ -54,7 +54,9 @@ def _llm_configs_in(source: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
         return ()
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
+    except (SyntaxError, ValueError, RecursionError, SystemError):
+        # SystemError: CPython 3.11.7's "AST constructor recursion depth mismatch" (cpython gh-106905), which a
+        # collection running finalizers mid-parse can raise inside a Pulumi policy process; the code is then unread.
         return ()
     found = []
     for node in ast.walk(tree):

@@ -13,7 +13,7 @@ from components.capacity.plan import plan_stack
 from components.config import load_stack_config
 from components.config.placement import RULE_MORE_THAN_ONE_NODE, RULE_ONE_REPLICA, RULE_TP_PP_FILLS_NODES, RULE_TP_WITHIN_NODE
 from components.errors import ConfigError
-from tests.conftest import stack_config
+from tests.conftest import parse_python, stack_config
 
 
 @pytest.mark.parametrize(
@@ -125,7 +125,7 @@ def _head_divisibility_tests(root: Path) -> dict[str, int]:
     heads = {"num_attention_heads", "num_kv_heads"}
     found: dict[str, int] = {}
     for path in sorted(root.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse_python(path.read_text())):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
                 sides = (node.left, node.right)
                 if any(isinstance(side, ast.Attribute) and side.attr in heads for side in sides):

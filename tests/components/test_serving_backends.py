@@ -47,7 +47,7 @@ from components.builders.scheduling import karpenter_gpu_name, serving_pod_sched
 from components.capacity.plan import ServingPlan
 from components.config import ModelConfig, StackConfig
 from stacks.offline import load_stack_file, run_program
-from tests.conftest import ROOT, stack_config
+from tests.conftest import ROOT, parse_python, stack_config
 
 LWS_API = "leaderworkerset.x-k8s.io/v1"
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
@@ -352,7 +352,7 @@ def back_end_branches(source: str) -> list[int]:
     """Lines that branch on a model's back-end: a comparison of ``.distributed`` (with None), an if / conditional
     expression / comprehension filter / boolean operand testing it, or an ``isinstance`` on a back-end class.
     ``assert`` narrowing is no branch."""
-    tree = ast.parse(source)
+    tree = parse_python(source)
     asserted = {id(n) for a in ast.walk(tree) if isinstance(a, ast.Assert) for n in ast.walk(a)}
     lines: list[int] = []
     for node in ast.walk(tree):
@@ -382,7 +382,7 @@ def back_end_branches(source: str) -> list[int]:
 
 
 def placement_questions(source: str) -> int:
-    tree = ast.parse(source)
+    tree = parse_python(source)
     return sum(
         1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "spans_nodes"
     )

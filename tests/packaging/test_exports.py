@@ -8,12 +8,12 @@ import subprocess
 import sys
 
 import components
-from tests.conftest import ROOT
+from tests.conftest import ROOT, parse_python
 
 
 def type_checking_imports() -> dict[str, str]:
     """Names imported under ``if TYPE_CHECKING:`` in components/__init__.py -> their module."""
-    tree = ast.parse((ROOT / "components" / "__init__.py").read_text())
+    tree = parse_python((ROOT / "components" / "__init__.py").read_text())
     names: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":

@@ -10,14 +10,14 @@ from policies import catalog
 from policies.catalog import Entry
 from policies.docs import LEFT_OUT, render
 from policies.registry import POLICIES, catalog_order
-from tests.conftest import ROOT
+from tests.conftest import ROOT, parse_python
 from tests.policies.test_policy_framework import toy_policy
 
 
 def test_every_id_is_one_line_of_the_catalogue_module():
     # Each id is one `Entry(...)` call on one line of policies/catalog.py's _ENTRIES: that line is
     # all a new id adds.
-    tree = ast.parse((ROOT / "policies" / "catalog.py").read_text(encoding="utf-8"))
+    tree = parse_python((ROOT / "policies" / "catalog.py").read_text(encoding="utf-8"))
     calls = [
         node
         for node in ast.walk(tree)
@@ -89,7 +89,7 @@ def test_no_other_file_writes_out_the_id_set(folder):
         if path in (this, ROOT / "policies" / "catalog.py"):
             continue
         text = path.read_text(encoding="utf-8")
-        for node in ast.walk(ast.parse(text)):
+        for node in ast.walk(parse_python(text)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and CLOSED_SET.search(node.value):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:80]!r}")
         offenders += [
