@@ -10,8 +10,10 @@ JSXSTEWART/rise-local-lead-maker kubernetes/namespace-config.yaml@61b9a0f defaul
 every pod of llm-tenants, where vLLM downloads meta-llama/Meta-Llama-3.1-8B-Instruct). Blocking when the model lands
 on the node's ephemeral storage (it starts empty); advice when a persistent volume holds the cache (it may hold the
 model already: the Hub client falls back to cached files), when a proxy variable (HTTPS_PROXY) or HF_ENDPOINT points
-elsewhere, when an ipBlock narrower than every address may hold the Hub's, or when another kind of network policy
-(Cilium, Calico, AdminNetworkPolicy) in the files may allow it.
+elsewhere, when an ipBlock narrower than every address may hold the Hub's, when another kind of network policy
+(Cilium, Calico, AdminNetworkPolicy) in the files may allow it, when the container's envFrom (not in the files) may set
+HF_HUB_OFFLINE or a proxy, or when the image is not the engine's own (a custom image may hold the model); a port range
+(port..endPort) holding 443 reaches HTTPS (cold review 29b, findings 1 and 4).
 
 namespace-selector-label-exists: a NetworkPolicy peer ``namespaceSelector.matchLabels`` on a label no Namespace of the
 files carries, where the only label the API server sets on every namespace is ``kubernetes.io/metadata.name`` (its
@@ -26,8 +28,9 @@ import ipaddress
 from collections.abc import Mapping
 from typing import Any, Iterator, Optional
 
+from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, get, split_type
 from policies.reading.engines import env_values, fetches, hub_offline, table_servers, volume_at
 from policies.reading.serving import engine_row, pod_labels, selector_matches
 from policies.reading.vllm_args import served_model, vllm_servers
@@ -57,11 +60,21 @@ def _egress_type(policy: Resource) -> bool:
     return "Egress" in types if types else bool(as_list(get(policy.props, "spec", "egress")))
 
 
+def _covers_https(port: Mapping) -> bool:
+    """A NetworkPolicyPort that admits 443: no port (every port), 443 or "https", or a range port..endPort holding it
+    (networking.k8s.io/v1 NetworkPolicyPort.endPort, GA in 1.25; cold review 29b, finding 1)."""
+    value, end = port.get("port"), port.get("endPort")
+    if value in (None, 443, "443", "https"):
+        return True
+    first, last = as_int(value), as_int(end)
+    return first is not None and last is not None and first <= 443 <= last
+
+
 def _outside(rule: Mapping) -> Optional[bool]:
     """Whether an egress rule reaches an address outside the cluster on HTTPS: True (no ``to``, or an ipBlock of every
     address), None (an ipBlock that may hold the Hub's addresses), False (pods and namespaces only)."""
     ports = [as_dict(p) for p in as_list(rule.get("ports"))]
-    if ports and not any(p.get("port") in (None, 443, "443", "https") for p in ports):
+    if ports and not any(_covers_https(p) for p in ports):
         return False
     peers = as_list(rule.get("to"))
     if not peers:
@@ -82,8 +95,9 @@ def _outside(rule: Mapping) -> Optional[bool]:
     return found
 
 
-def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str, tuple[str, ...]]]:
-    """(label, pod spec, container, model, cache folders) of every server that downloads its model at start."""
+def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str, tuple[str, ...], Engine]]:
+    """(label, pod spec, container, model, cache folders, engine row) of every server that downloads its model at
+    start."""
     from policies.reading.engines import cache_dirs
 
     vllm = engine_row("vllm")
@@ -94,7 +108,7 @@ def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str, tuple[s
             continue
         what = fetches(row, model if isinstance(model, str) else None)
         if what is not None and isinstance(model, str) and model.strip():
-            yield label, podspec, container, what, cache_dirs(container, args, row)
+            yield label, podspec, container, what, cache_dirs(container, args, row), row
 
 
 def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
@@ -106,7 +120,7 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
         if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict):
             continue
         namespace, label_sets = _namespace(workload), pod_labels(workload)
-        for label, podspec, container, model, dirs in _servers(workload):
+        for label, podspec, container, model, dirs, row in _servers(workload):
             egress = [p for p in policies if _namespace(p) == namespace and _egress_type(p)]
             egress = [p for p in egress if any(_selects(p, labels) for labels in label_sets)]
             if not egress:
@@ -124,8 +138,8 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
             message = (
                 f"selects the pods of {get(workload.props, 'kind')}/{get(workload.props, 'metadata', 'name')} "
                 f"({label}) for Egress, and no egress rule of a policy selecting them reaches the internet on HTTPS "
-                f"(nor, without a rule for port 53, DNS), but the server downloads {model} from the Hugging Face Hub at "
-                f"start: the download fails and the server exits; allow egress to 0.0.0.0/0 on 443 and to kube-dns on "
+                f"(nor, without a rule for port 53, DNS), but the server downloads {model} at start: the download "
+                f"fails and the server exits; allow egress to 0.0.0.0/0 on 443 and to kube-dns on "
                 f"53, or serve the model from a volume with HF_HUB_OFFLINE=1"
             )
             why = ""
@@ -137,6 +151,10 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
                 why = f"{', '.join(proxied)} may send the download through a proxy the policies allow"
             elif others:
                 why = "another kind of network policy in the files may allow it"
+            elif container.get("envFrom"):
+                why = "the container's envFrom may set HF_HUB_OFFLINE or a proxy"
+            elif not any(marker in str(container.get("image") or "") for marker in row.images):
+                why = f"the image {container.get('image')} is not the engine's own and may hold the model"
             findings.append((blocker.name, unproven(f"{message} ({why})") if why else message))
     return findings
 

@@ -95,9 +95,10 @@ def _literal(value: str) -> bool:
 # A URL with a password in its userinfo (RFC 3986 section 3.2.1 "user:password" is deprecated for this reason):
 # postgresql://user:pass@host/db, redis://:pass@host, amqp://user:pass@host. The password is what the match checks.
 # The user and password are RFC 3986 userinfo characters (no quote, brace, bracket or comma: JSON around a URL is not
-# part of it), the host a name or address.
+# part of it; no "?" or "#", which end the authority: smtp://host:587?from=a@b has no userinfo), the host a name or
+# address.
 _URL_PASSWORD = re.compile(
-    r"\b[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9._~%+-]*:([^\s/@\"'{}<>\[\]\\,]+)@[A-Za-z0-9][A-Za-z0-9.-]*(?=[:/?#\s\"']|$)"
+    r"\b[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9._~%+-]*:([^\s/@\"'{}<>\[\]\\,?#]+)@[A-Za-z0-9][A-Za-z0-9.-]*(?=[:/?#\s\"']|$)"
 )
 
 

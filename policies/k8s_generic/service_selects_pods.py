@@ -23,6 +23,7 @@ statefulset.kubernetes.io/pod-name, job-name, ...).
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Any, Iterator, Mapping, Optional
 
 from policies.framework import UNKNOWN, Policy, Resource, unproven
@@ -158,8 +159,17 @@ def _misspelled(selector: Mapping, labels: Mapping) -> bool:
     other: app=vllm-sim against app=vllm) and no differing key names a variant (color=green against color=blue)."""
     differing = [(k, str(v), str(labels.get(k))) for k, v in selector.items() if str(labels.get(k)) != str(v)]
     return all(
-        k.rsplit("/", 1)[-1].lower() not in _VARIANT_KEYS and (a.startswith(b) or b.startswith(a)) for k, a, b in differing
+        k.rsplit("/", 1)[-1].lower() not in _VARIANT_KEYS
+        and (a.startswith(b) or b.startswith(a))
+        and not _VARIANT_WORD.search(a[len(b) :] if a.startswith(b) else b[len(a) :])
+        for k, a, b in differing
     )
+
+
+# A suffix that names a variant of the app inside its value (app=vllm-canary beside app=vllm; cold review 29b, 7).
+_VARIANT_WORD = re.compile(
+    r"(?i)(?:^|[-_.])(?:canary|blue|green|preview|stable|next|prev|old|new|beta|alpha|shadow|test|staging|v\d+)(?:$|[-_.])"
+)
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:

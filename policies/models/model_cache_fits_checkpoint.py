@@ -307,14 +307,24 @@ def _too_small(
     return unproven(message) if isinstance(shown, Unproven) else message
 
 
-def _consolidated_copy(model: CatalogModel, args: dict, row: Optional[Engine]) -> float:
+# From vLLM 0.14.0 download_weights_from_hf fetches only the files the safetensors index lists (0.14.0
+# model_executor/model_loader/weight_utils.py L456; 0.11.0-0.13.0 still fetch every match: cold review 29b, finding 6,
+# read in the wheels), so the consolidated copy is charged only on a release the image tag names before it.
+_INDEX_ONLY_FROM = (0, 14, 0)
+
+
+def _consolidated_copy(model: CatalogModel, args: dict, row: Optional[Engine], image: object) -> float:
     """The bytes of a consolidated copy of the weights that vLLM downloads beside the shards (catalogue
     consolidated_copy_bytes), when its load format is the default: "auto" downloads the first pattern of
     ["*.safetensors", "*.bin"] that matches, every file of it (vllm v0.6.6.post2 model_loader/loader.py L232; L236-238
-    "mistral" takes consolidated*.safetensors only, other formats other files)."""
+    "mistral" takes consolidated*.safetensors only, other formats other files), on a release before 0.14.0."""
     from components.capacity.model_catalog import MODELS
+    from components.engine_options import tagged_release, version_key
 
     if row is None or row.name != "vllm" or args.get("load-format", "auto") not in ("auto", "safetensors"):
+        return 0.0
+    release = tagged_release(str(image or ""), row.options.images) if row.options is not None else None
+    if release is None or version_key(release) >= _INDEX_ONLY_FROM:
         return 0.0
     extra = MODELS.get(model.id, {}).get("consolidated_copy_bytes")
     return float(extra) if isinstance(extra, int) and not isinstance(extra, bool) else 0.0
@@ -333,7 +343,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
         assert isinstance(reference, str)
         dirs = (reference,) if reference.startswith("/") else cache_dirs(container, args, row) if row else ()
         # Where the image decides between folders (TGI's /data or /tmp), every one must be too small to be sure.
-        twice = _consolidated_copy(model, args, row) if not reference.startswith("/") else 0.0
+        twice = _consolidated_copy(model, args, row, container.get("image")) if not reference.startswith("/") else 0.0
         found = [_too_small(resource, podspec, container, d, model, label, twice) for d in dirs]
         if found and all(found):
             messages.append(found[0])

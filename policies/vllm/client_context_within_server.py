@@ -36,7 +36,8 @@ def _namespace(resource: Resource) -> str:
 
 def _whole(value: Any) -> Optional[int]:
     text = str(value).strip().strip("\"'") if value is not None else ""
-    return int(text) if text.isdigit() else None
+    # ASCII digits only, and a length no context window has (int() refuses "²" and more than 4,300 digits).
+    return int(text) if 0 < len(text) <= 12 and text.isascii() and text.isdigit() else None
 
 
 def _limits(resources: list[Resource]) -> dict[tuple[str, str], int]:
@@ -77,7 +78,10 @@ def _target(values: Mapping[str, Any], namespace: str, limits: dict[tuple[str, s
     for value in values.values():
         if not isinstance(value, str) or "://" not in value:
             continue
-        host = (urlsplit(value.strip()).hostname or "").split(".")
+        try:
+            host = (urlsplit(value.strip()).hostname or "").split(".")
+        except ValueError:  # an address urlsplit refuses ("http://[fd00::1/v1"): no Service named
+            continue
         if len(host) >= 2 and host[1] not in ("svc",):
             namespace_named = host[1]
         else:

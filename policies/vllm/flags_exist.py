@@ -100,7 +100,10 @@ def _module_run(tokens: list[str], row: Engine) -> Optional[str]:
     return next((t for i, t in enumerate(tokens) if i and tokens[i - 1] == "-m" and t.startswith(row.modules)), None)
 
 
-_INSTALLERS = frozenset({"pip", "pip3", "uv"})
+_INSTALLERS = frozenset({"pip", "pip3", "uv", "conda", "mamba", "micromamba"})
+# Commands that install what a lock or project file the files do not show names (cold review 29b, finding 2): after
+# them the release run is unknown.
+_FROM_FILES = {("uv", "sync"), ("pip", "sync"), ("poetry", "install"), ("pdm", "install"), ("pdm", "sync"), ("pipenv", "install")}
 
 
 def installs_engine(argv: list[str], package: str) -> bool:
@@ -111,6 +114,8 @@ def installs_engine(argv: list[str], package: str) -> bool:
     it too, so those count as installing it (cold review 29, finding 4: S38 blocked `vllm serve` on v0.4.2 after
     ``pip3 install -r /app/requirements.txt``)."""
     for i, token in enumerate(argv):
+        if i > 0 and (posixpath.basename(argv[i - 1]), token) in _FROM_FILES or posixpath.basename(token) == "pip-sync":
+            return True
         if token != "install" or i == 0 or posixpath.basename(argv[i - 1]) not in _INSTALLERS:
             continue
         for arg in argv[i + 1 :]:

@@ -75,3 +75,11 @@ def test_careful_forms_stay_silent():
     del counts["data"]["MODEL_CONTEXT_WINDOW"]
     counts["data"]["MAX_NEW_TOKENS"] = "16384"
     assert found_by([counts, _VLLM, _SERVICE], "client-context-within-server") == []
+
+
+def test_odd_values_are_read_without_a_crash():
+    # Cold review 29b, finding 5: int() refused "²" and 5,000 digits, urlsplit an unclosed IPv6 bracket (exit 3).
+    from policies.vllm.client_context_within_server import _target, _whole
+
+    assert _whole("²") is None and _whole("9" * 5000) is None and _whole(" 16384 ") == 16384
+    assert _target({"URL": "http://[fd00::1/v1"}, "default", {("default", "vllm"): 8192}) is None

@@ -8,7 +8,8 @@ repository that holds both (components/capacity/model_catalog.py consolidated_co
 
 Fixture: set 29, QuanHNguyen232/ML-pipeline kubernetes/vllm-deployment.yaml and kubernetes/vllm-pvc.yaml
 @c556e27ea2a526afb2b8d07982eed6944fcc1645 (vllm/vllm-openai:latest serving mistralai/Mistral-7B-Instruct-v0.3 from a
-20Gi claim at /root/.cache/huggingface). Silent: the same with --load-format mistral (consolidated*.safetensors only,
+20Gi claim at /root/.cache/huggingface), here on v0.13.0: from 0.14.0 vLLM fetches only the files the safetensors index
+lists (0.14.0 weight_utils.py L456), so the file as published (:latest) fits. Silent: the same with --load-format mistral (consolidated*.safetensors only,
 loader.py L236-238), a 40Gi claim, and a model whose repository holds one copy.
 """
 
@@ -67,9 +68,10 @@ _EBS = {
 }
 
 
-def _with(args: str = _ARGS, storage: str = "20Gi") -> list[dict]:
+def _with(args: str = _ARGS, storage: str = "20Gi", image: str = "vllm/vllm-openai:v0.13.0") -> list[dict]:
     deployment, pvc = copy.deepcopy(_DEPLOYMENT), copy.deepcopy(_PVC)
     deployment["spec"]["template"]["spec"]["containers"][0]["args"] = [args]
+    deployment["spec"]["template"]["spec"]["containers"][0]["image"] = image
     pvc["spec"]["resources"]["requests"]["storage"] = storage
     return [deployment, pvc]
 
@@ -80,6 +82,14 @@ def test_both_copies_do_not_fit_the_claim():
     assert "its consolidated copy (14 GiB): 27 GiB" in found[1]
     ((level, _),) = found_by([*_with(), _EBS], "model-cache-fits-checkpoint")
     assert level == "mandatory"
+
+
+def test_from_vllm_0_14_only_the_indexed_shards_are_fetched():
+    # Cold review 29b, finding 6: from 0.14.0 download_weights_from_hf takes the files the safetensors index lists
+    # (0.14.0 weight_utils.py L456; 0.13.0 still takes every match), so the set-29 fixture as published (:latest, a
+    # moving tag read at the newest release) and a v0.15.1 image fit their 20Gi claim with the shards alone.
+    for image in ("vllm/vllm-openai:latest", "vllm/vllm-openai:v0.15.1"):
+        assert found_by([*_with(image=image), _EBS], "model-cache-fits-checkpoint") == [], image
 
 
 def test_one_copy_or_room_for_both_stays_silent():

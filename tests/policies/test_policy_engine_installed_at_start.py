@@ -37,6 +37,12 @@ def _deployment(script: str, image: str = "vllm/vllm-openai:v0.4.2") -> dict:
         ["pip", "install", "."],
         ["pip", "install", "-e", "./server"],
         ["uv", "pip", "install", "--system", "vllm==0.6.3"],
+        # Cold review 29b, finding 2: lock and project files, and conda.
+        ["uv", "pip", "sync", "requirements.lock"],
+        ["uv", "sync", "--frozen"],
+        ["poetry", "install", "--no-root"],
+        ["pip-sync", "requirements.txt"],
+        ["conda", "install", "-y", "-c", "conda-forge", "vllm"],
     ],
 )
 def test_an_install_that_may_bring_vllm_counts(argv):

@@ -96,9 +96,32 @@ def _on_empty_dir(doc: dict) -> dict:
 def test_a_deny_all_egress_policy_stops_the_download():
     ((level, message),) = found_by([_NAMESPACE, _DENY, _FROM_GATEWAY, _VLLM], "egress-allows-model-download")
     assert level == "advisory"  # the cache is a claim, which may hold the model already
-    assert "downloads meta-llama/Meta-Llama-3.1-8B-Instruct from the Hugging Face Hub at start" in message
+    assert "downloads meta-llama/Meta-Llama-3.1-8B-Instruct at start" in message
     ((level, _),) = found_by([_NAMESPACE, _DENY, _on_empty_dir(_VLLM)], "egress-allows-model-download")
     assert level == "mandatory"
+
+
+def test_an_https_port_range_reaches_the_hub():
+    # Cold review 29b, finding 1: port 80 with endPort 443 admits 443 (NetworkPolicyPort.endPort, GA in 1.25).
+    ranged = copy.deepcopy(_ALLOW_EGRESS)
+    for rule in ranged["spec"]["egress"]:
+        for port in rule.get("ports", []):
+            if port.get("port") in (443, "443"):
+                port["port"], port["endPort"] = 80, 443
+    assert found_by([_DENY, ranged, _on_empty_dir(_VLLM)], "egress-allows-model-download") == []
+
+
+def test_what_the_files_do_not_show_makes_it_advice():
+    # Cold review 29b, finding 4: envFrom may set HF_HUB_OFFLINE; an image that is not the engine's own may hold the
+    # model; both leave the download unproven.
+    with_env_from = _on_empty_dir(_VLLM)
+    with_env_from["spec"]["template"]["spec"]["containers"][0]["envFrom"] = [{"configMapRef": {"name": "vllm-env"}}]
+    ((level, _),) = found_by([_NAMESPACE, _DENY, with_env_from], "egress-allows-model-download")
+    assert level == "advisory"
+    baked = _on_empty_dir(_VLLM)
+    baked["spec"]["template"]["spec"]["containers"][0]["image"] = "registry.example.com/team/llama3-vllm:1.0"
+    baked["spec"]["template"]["spec"]["containers"][0]["command"] = ["vllm", "serve"]
+    assert [lv for lv, _ in found_by([_NAMESPACE, _DENY, baked], "egress-allows-model-download")] in ([], ["advisory"])
 
 
 def test_a_namespace_label_nobody_sets_is_advice():

@@ -101,6 +101,11 @@ def test_another_variant_of_the_app_is_advice():
     preview["spec"]["selector"] = {**blue["spec"]["template"]["metadata"]["labels"], "color": "green"}
     ((level, _),) = _g56(_in("k8s", blue, preview))
     assert level == "advisory"
+    # Cold review 29b, finding 7: the variant named inside the value (app=vllm-canary beside the stable app=vllm).
+    canary = copy.deepcopy(_NODEPORT)
+    canary["spec"]["selector"] = {"app": "vllm-canary"}
+    ((level, _),) = _g56(_in("k8s", _DEPLOYMENT, canary))
+    assert level == "advisory"
     other_app = copy.deepcopy(_NODEPORT)
     other_app["spec"]["selector"] = {"app": "embedding-server"}
     ((level, _),) = _g56(_in("k8s", _DEPLOYMENT, other_app))

@@ -89,3 +89,9 @@ def test_a_fill_in_password_is_no_credential(text):
 def test_the_same_urls_with_a_real_password_still_fire():
     assert url_password("postgresql://USER:Tr0ub4dor-3@HOST:5432/DB")
     assert url_password("redis://:changeme2024!@redis:6379/0")
+
+
+def test_a_query_or_fragment_ends_the_authority():
+    # Cold review 29b, finding 3: "?" and "#" end a URL's authority (RFC 3986 3.2), so an "@" after them is no userinfo.
+    assert not url_password("smtp://mail.internal:587?from=alerts@example.com")
+    assert not url_password("http://vllm:8000/v1#user:x@y")
