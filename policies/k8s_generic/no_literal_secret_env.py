@@ -8,7 +8,9 @@ yaml`; HF_TOKEN is the usual case in LLM serving. Four places are read:
 * ``args`` and ``command``: a secret-named flag with a literal value (``--api-key=abc``,
   ``--hf-token abc``, also inside ``sh -c`` strings) and any credential-shaped token;
   ``$(VAR)`` references to the environment are what to use instead;
-* ConfigMap ``data``: a secret-named key with a value, and any credential-shaped token;
+* ConfigMap ``data``: a secret-named key with a value, any credential-shaped token, and a secret-named key with a
+  literal value inside a value that is a YAML configuration file (LiteLLM's general_settings.master_key blocks; any
+  other name is advice);
 * probe and lifecycle-hook ``httpGet.httpHeaders``: an ``Authorization`` (or secret-named) header
   with a literal value, and any credential-shaped token. A header value cannot come from a Secret
   (core/v1 HTTPHeader has only name and value: kubernetes pkg/apis/core/types.go, v1.31.0), so the
@@ -24,8 +26,9 @@ from __future__ import annotations
 import re
 from fnmatch import fnmatchcase
 
+from components.loading import Limits, LoadError, load_yaml
 from components.secrets import first_token, placeholder_value
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, container_label, containers, pod_specs, workload_types
 from policies.reading.placeholders import placeholder_in
 
@@ -224,6 +227,51 @@ _HEADER_FIX = (
 )
 
 
+# A ConfigMap value that is itself a configuration file (a LiteLLM proxy's config.yaml) is read as YAML through the
+# bounded loader (aliases charged at their expanded size), so a key inside it is read as a top-level key is.
+_EMBEDDED = Limits("a ConfigMap's embedded configuration", max_bytes=1 << 20, max_depth=64, max_nodes=200_000, max_documents=1)
+# LiteLLM's proxy admin key (general_settings.master_key): the proxy takes it as the key every caller and the admin UI
+# must present; its config loader resolves a value spelled "os.environ/NAME" from the environment (BerriAI/litellm
+# v1.55.0 litellm/proxy/proxy_server.py, load_config: master_key = general_settings.get("master_key") then
+# get_secret when it starts with "os.environ/"). A literal there is the admin credential in clear text.
+_PROVEN_KEYS = frozenset({("general_settings", "master_key")})
+_EMBEDDED_NAMES = ("MASTER_KEY",)
+# How a configuration file names a value it reads elsewhere: LiteLLM's "os.environ/NAME", env and template references.
+_REFERENCE_STARTS = ("os.environ/", "$", "{{", "<")
+
+
+def _embedded_secret(text: str, patterns: list[str]) -> tuple[str, bool] | None:
+    """(dotted path, proven) of the first key in a YAML mapping ``text`` that is named like a credential and holds a
+    literal value: proven for a key whose program is known to take it as a credential (LiteLLM's master_key)."""
+    if "\n" not in text or ":" not in text:
+        return None
+    try:
+        doc = load_yaml("ConfigMap data", _EMBEDDED, text=text)
+    except LoadError:
+        return None
+    stack: list[tuple[tuple[str, ...], object]] = [((), doc)]
+    while stack:
+        path, item = stack.pop()
+        if not isinstance(item, dict) or len(path) > 16:
+            continue
+        for key, value in reversed(list(item.items())):
+            if not isinstance(key, str):
+                continue
+            here = (*path, key)
+            if isinstance(value, dict):
+                stack.append((here, value))
+            elif isinstance(value, list):
+                stack.extend((here, v) for v in reversed(value))
+            elif isinstance(value, str) and _literal_value(value) and looks_secret(key, [*patterns, *_EMBEDDED_NAMES]):
+                return ".".join(here), here[-2:] in _PROVEN_KEYS
+    return None
+
+
+def _literal_value(value: str) -> bool:
+    text = value.strip()
+    return bool(text) and not text.startswith(_REFERENCE_STARTS) and not placeholder_value(text)
+
+
 def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
     messages = []
     data = as_dict(resource.props.get("data"))
@@ -238,6 +286,13 @@ def _check_config_map(resource: Resource, patterns: list[str]) -> list[str]:
             found = _token_message(f"ConfigMap data {key}", value)
             if found:
                 messages.append(found.replace(_FIX, "store it in a Secret and reference it with secretKeyRef"))
+            elif (embedded := _embedded_secret(value, patterns)) is not None:
+                where, proven = embedded
+                message = (
+                    f"ConfigMap data {key} sets {where} to a literal value, a credential by its name; keep it in a "
+                    f"Secret and let the program read it from the environment (LiteLLM: os.environ/NAME)"
+                )
+                messages.append(message if proven else unproven(message))
     return messages
 
 

@@ -113,7 +113,7 @@ POLICY = Policy(
     "expose models through the ingress gateway (NodePort, an internal load balancer or one selecting no model: advice).",
     catalog="G32",
     severity="medium",
-    enforcement="mandatory",
+    enforcement="advisory",
     remediation_steps=(
         "Make the Service ClusterIP and route to it from the shared ALB Ingress / gateway; annotate "
         'llm-serving.io/exempt-no-load-balancer-service: "<reason>" for a deliberate, internal-only NLB.'

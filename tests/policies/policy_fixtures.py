@@ -298,5 +298,6 @@ RAISED = {
         "gpu-pod-ephemeral-storage",
         "model-source-pinned",
         "kuberay-gpu-hygiene",
+        "no-load-balancer-service",
     )
 }

@@ -116,7 +116,7 @@ def test_a_node_port_service_is_advice_and_cluster_ip_is_silent():
         found = evaluate([resource("kubernetes:core/v1:Service", svc)], policies=[no_load_balancer_service.POLICY])
         return [v.enforcement for v in found]
 
-    assert levels("NodePort") == ["advisory"] and levels("ClusterIP") == [] and levels("LoadBalancer") == ["mandatory"]
+    assert levels("NodePort") == ["advisory"] and levels("ClusterIP") == [] and levels("LoadBalancer") == ["advisory"]
 
 
 def test_a_model_set_through_a_config_map_of_the_set_is_read():

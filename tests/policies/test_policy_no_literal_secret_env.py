@@ -220,3 +220,56 @@ def test_a_buildkit_secret_spec_is_a_reference(argv):
 def test_a_secret_flag_with_a_literal_still_fires(argv):
     found = messages(POLICY, with_argv("args", argv))
     assert len(found) == 1 and "--secret has a literal value" in found[0] and "s3cr3t" not in found[0]
+
+
+# A LiteLLM proxy config.yaml inside a ConfigMap: its general_settings.master_key is the proxy's admin key. Spent set 28:
+# paytm-temp/deepseek-using-vllm-on-eks llm-proxy/litellm-config.yaml@21da7bc92ebd754f091f350396bf7ac7c5447181 commits
+# a words-only "sk-..." key (no token shape) there.
+LITELLM_CONFIG = """model_list:
+  - model_name: gpt-3.5-turbo
+    litellm_params:
+      model: local-model
+      api_base: "http://localhost:8000/v1"
+      api_key: ""
+general_settings:
+  master_key: {key}
+router_settings:
+  num_retries: 3
+  timeout: 30
+"""
+
+
+def _levels(*resources):
+    from policies.registry import evaluate
+
+    return [(v.enforcement, v.message) for v in evaluate(list(resources), None, policies=[POLICY])]
+
+
+def test_litellm_master_key_in_a_config_map_blocks():
+    found = _levels(
+        config_map(
+            {"config.yaml": LITELLM_CONFIG.format(key='"sk-testing-llm-model-with-apikeys-locally-in-aws-using-deepseek"')}
+        )
+    )
+    assert found == [
+        (
+            "mandatory",
+            "ConfigMap data config.yaml sets general_settings.master_key to a literal value, a credential by its name; "
+            "keep it in a Secret and let the program read it from the environment (LiteLLM: os.environ/NAME)",
+        )
+    ]
+
+
+@pytest.mark.parametrize("key", ["os.environ/LITELLM_MASTER_KEY", '""', "${LITELLM_MASTER_KEY}", "<your-master-key>"])
+def test_litellm_master_key_read_from_the_environment_passes(key):
+    # The careful form LiteLLM documents: the key named by "os.environ/NAME", the Secret mounted as that variable.
+    assert _levels(config_map({"config.yaml": LITELLM_CONFIG.format(key=key)})) == []
+
+
+def test_a_credential_name_inside_other_embedded_config_is_advice():
+    text = "server:\n  port: 8080\ndatabase:\n  db_password: hunter2x\n"
+    found = _levels(config_map({"app.yaml": text}))
+    assert [level for level, _ in found] == ["advisory"]
+    assert "database.db_password" in found[0][1]
+    # Plain text and an env-file-like value are not parsed as a mapping of credentials.
+    assert _levels(config_map({"notes.txt": "just a line", "run.sh": "echo hi\nexport X=1\n"})) == []

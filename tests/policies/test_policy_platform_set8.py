@@ -456,11 +456,12 @@ def _ray_service(delay: int, gpus: int = 1) -> dict:
     }
 
 
-def test_ray_serve_gpu_deployment_scaling_in_before_the_floor_blocks():
+def test_ray_serve_gpu_deployment_scaling_in_before_the_floor_is_advice():
+    # An operator's own short scale-down window is a flapping risk, not a failure (advice since fresh set 27).
     found = [f for f in found_by([_ray_service(60)], S8) if "downscale_delay_s" in f[1]]
     assert found == [
         (
-            "mandatory",
+            "advisory",
             "serveConfigV2 application mistral deployment mistral-deployment autoscaling_config.downscale_delay_s = 60: "
             "Ray Serve removes replicas after 60 s of lower load (its default is 600 s), below 300 s; a GPU replica "
             "removed on a short dip takes minutes to come back; set it to at least 300",

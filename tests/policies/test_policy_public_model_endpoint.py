@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from policy_fixtures import RAY_ROUTE, found_by
+from policy_fixtures import RAISED, RAY_ROUTE, found_by
 
 PUBLIC = "public-model-endpoint-guarded"
 HTTP = {"name": "http", "protocol": "HTTP", "port": 80}
@@ -401,6 +401,8 @@ def test_openshift_routes():
 
 
 LB = "no-load-balancer-service"
+# G32 is advisory by default (docs/policies.md "Enforcement levels"); raised, a proven public endpoint blocks and the
+# unproven forms (NodePort, internal, narrow source ranges, no model behind it) stay advice.
 
 
 def test_a_kuberay_head_service_made_public_by_service_type():
@@ -420,21 +422,21 @@ def test_a_kuberay_head_service_made_public_by_service_type():
             }
         },
     }
-    ((level, message),) = found_by([cluster], LB)
+    ((level, message),) = found_by([cluster], LB, RAISED)
     assert level == "advisory" and message.startswith("headGroupSpec.serviceType: NodePort makes KubeRay's head Service")
     cluster["spec"]["headGroupSpec"]["serviceType"] = "LoadBalancer"
-    assert [level for level, _ in found_by([cluster], LB)] == ["mandatory"]
+    assert [level for level, _ in found_by([cluster], LB, RAISED)] == ["mandatory"]
     service = {
         "apiVersion": "ray.io/v1",
         "kind": "RayService",
         "metadata": {"name": "llm"},
         "spec": {"rayClusterConfig": cluster["spec"]},
     }
-    assert [level for level, _ in found_by([service], LB)] == ["mandatory"]
+    assert [level for level, _ in found_by([service], LB, RAISED)] == ["mandatory"]
     cluster["spec"]["headServiceAnnotations"] = {"networking.gke.io/load-balancer-type": "Internal"}
-    assert [level for level, _ in found_by([cluster], LB)] == ["advisory"]
+    assert [level for level, _ in found_by([cluster], LB, RAISED)] == ["advisory"]
     cluster["spec"]["headGroupSpec"]["serviceType"] = "ClusterIP"
-    assert found_by([cluster], LB) == []
+    assert found_by([cluster], LB, RAISED) == []
 
 
 def test_a_load_balancer_in_front_of_no_model_is_advice():
@@ -442,11 +444,15 @@ def test_a_load_balancer_in_front_of_no_model_is_advice():
     # house rule stays as advice. In front of the vLLM server of the set it blocks, as before.
     grafana = copy.deepcopy(vllm("grafana"))
     grafana["spec"]["template"]["spec"]["containers"] = [{"name": "grafana", "image": "grafana/grafana:11.2.0"}]
-    ((level, message),) = found_by([grafana, service("grafana", "grafana", type="LoadBalancer")], LB)
+    ((level, message),) = found_by([grafana, service("grafana", "grafana", type="LoadBalancer")], LB, RAISED)
     assert level == "advisory" and message.endswith("(it selects no model server: Deployment grafana)")
-    assert [level for level, _ in found_by([service("open-webui", "open-webui", type="LoadBalancer")], LB)] == ["advisory"]
-    assert [level for level, _ in found_by([vllm(), service("vllm-service", "vllm", type="LoadBalancer")], LB)] == ["mandatory"]
-    assert [level for level, _ in found_by([service("vllm-service", "vllm", type="LoadBalancer")], LB)] == ["mandatory"]
+    assert [level for level, _ in found_by([service("open-webui", "open-webui", type="LoadBalancer")], LB, RAISED)] == [
+        "advisory"
+    ]
+    assert [level for level, _ in found_by([vllm(), service("vllm-service", "vllm", type="LoadBalancer")], LB, RAISED)] == [
+        "mandatory"
+    ]
+    assert [level for level, _ in found_by([service("vllm-service", "vllm", type="LoadBalancer")], LB, RAISED)] == ["mandatory"]
 
 
 def test_a_service_of_the_set_whose_pods_are_in_another_file_is_unknown_not_a_non_model():
@@ -564,8 +570,8 @@ def test_load_balancer_source_ranges_guard():
     assert level == "mandatory"
     # The same on a LoadBalancer Service in front of the model (no-load-balancer-service): advice when narrow.
     lb = service("vllm-service", "vllm", type="LoadBalancer", loadBalancerSourceRanges=["10.0.0.0/8"])
-    ((level, message),) = found_by([lb, vllm()], LB)
+    ((level, message),) = found_by([lb, vllm()], LB, RAISED)
     assert level == "advisory" and "10.0.0.0/8" in message
     wide = service("vllm-service", "vllm", type="LoadBalancer", loadBalancerSourceRanges=["0.0.0.0/0"])
-    ((level, _),) = found_by([wide, vllm()], LB)
+    ((level, _),) = found_by([wide, vllm()], LB, RAISED)
     assert level == "mandatory"
