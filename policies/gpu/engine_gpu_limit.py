@@ -15,7 +15,8 @@ k8s/vllm-deployment.yaml) labelled it blocking. Blocking here when the image is 
 else gives the container a device; advice where the build is not known from the image name (a private image may be
 a CPU build) or where the pod targets GPU nodes by a node label, a GPU toleration or NVIDIA_VISIBLE_DEVICES (the
 node's default runtime decides whether it sees one). Silent where something supplies the device: another vendor's
-device resource, HAMi's or MIG resources, a DRA claim or KServe's managed DRA annotation, a CPU build, a
+device resource on a build for it (vLLM's CUDA image given only amd.com/gpu, an Intel, Gaudi, Neuron or TPU
+resource blocks: _wrong_build, set 26 mo11om/LuminaLocal), HAMi's or MIG resources, a DRA claim or KServe's managed DRA annotation, a CPU build, a
 RuntimeClass of NVIDIA's runtime (NVIDIA_VISIBLE_DEVICES=all from the image then reaches every GPU of the node, a
 deliberate choice on unified-memory boards: set 14 Angel-FulFilment-Services/Angel-Intelligence), a Container
 LimitRange of the pod's namespace among the files read that defaults a device resource (LimitRanger fills it in:
@@ -127,12 +128,54 @@ def _no_gpu_exit(image: str) -> str:
     return 'vLLM finds no platform and exits ("Failed to infer device type")'
 
 
+# Device resources of other vendors' accelerators, and the vLLM platform each needs (a build of its own): vLLM's CUDA
+# build detects CUDA through NVML only (0.34.0 vllm/platforms/__init__.py:57-105; a Jetson aside) and ROCm through
+# amdsmi (:108-125), which the wheel does not require (its METADATA), so on such a node it finds no platform.
+_OTHER_VENDORS = {
+    "amd.com/gpu": "ROCm",
+    "gpu.intel.com/": "XPU",
+    "habana.ai/gaudi": "HPU",
+    "aws.amazon.com/neuron": "Neuron",
+    "google.com/tpu": "TPU",
+}
+
+
+def _other_vendor(container: dict) -> tuple[str, str] | None:
+    """(resource name, vLLM platform) of another vendor's accelerator the container is given, or None."""
+    for section in ("limits", "requests"):
+        for name in as_dict(get(container, "resources", section)):
+            for prefix, platform in _OTHER_VENDORS.items():
+                if isinstance(name, str) and name.startswith(prefix):
+                    return name, platform
+    return None
+
+
+def _wrong_build(server: VllmServer) -> list[str]:
+    """vLLM's CUDA image given only another vendor's accelerator (amd.com/gpu): it finds no platform. Advice where
+    the pod also reaches for NVIDIA nodes (a label, a toleration, NVIDIA_VISIBLE_DEVICES) or NVIDIA's runtime."""
+    image, vendor = server.container.get("image"), _other_vendor(server.container)
+    if vendor is None or not cuda_build(image):
+        return []
+    runtime = str(server.podspec.get("runtimeClassName") or "").lower()
+    message = (
+        f"{server.label}: image {image} is vLLM's CUDA build, but the container is given {vendor[0]}, not "
+        f"{GPU_RESOURCE}: the CUDA build detects its platform through NVML (0.34.0 vllm/platforms/__init__.py:57-105), "
+        f"sees no NVIDIA GPU there and has no {vendor[1]} support, so vLLM finds no platform and exits "
+        f'("Failed to infer device type"); use vLLM\'s {vendor[1]} image'
+    )
+    placement = [server.podspec.get(k) for k in ("nodeSelector", "affinity", "tolerations")]
+    nvidia = "nvidia" in f"{placement} {runtime}".lower() or "NVIDIA_VISIBLE_DEVICES" in env_values(server.container)
+    return [unproven(message) if nvidia else message]
+
+
 def _judge(resource: Resource, server: VllmServer) -> list[str]:
     container = server.container
     if resource_value(container, "limits", GPU_RESOURCE) is not None:
         return []
     if resource_value(container, "requests", GPU_RESOURCE) is not None:
         return []  # a request without a limit: gpu-request-equals-limit reports it
+    if not server.runtime_merged and _other_vendor(container):
+        return _wrong_build(server)
     if _limit_range_device(resource):
         return []
     env = env_values(container)

@@ -106,7 +106,7 @@ def test_the_size_written_counts_the_ranks():
         # The careful forms: a GPU limit (the request defaults to it) ...
         (lambda c: c["resources"]["limits"].update({"nvidia.com/gpu": "1"}), {}),
         # ... another vendor's device, HAMi's fractional resource, a DRA claim ...
-        (lambda c: c["resources"]["limits"].update({"amd.com/gpu": "1"}), {}),
+        (lambda c: c.update({"image": "rocm/vllm:latest", "resources": {"limits": {"amd.com/gpu": "1"}}}), {}),
         (lambda c: c["resources"]["limits"].update({"nvidia.com/gpumem-percentage": "50"}), {}),
         (lambda c: c["resources"].update({"claims": [{"name": "gpu"}]}), {}),
         (lambda c: None, {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]}),
@@ -240,3 +240,39 @@ def test_a_limit_range_of_another_namespace_or_of_cpu_only_still_blocks():
     assert [e for e, _ in found_by([cpu_only, deployment(SKYTIN)], POLICY)] == ["mandatory"]
     pod_item = _limit_range("llm-inference-poc", type="Pod", max=gpu)  # a Pod item defaults nothing
     assert [e for e, _ in found_by([pod_item, deployment(SKYTIN)], POLICY)] == ["mandatory"]
+
+
+# mo11om/LuminaLocal k8s/vllm-deployment.yaml (spent set 26): vLLM's CUDA image on an AMD GPU node.
+LUMINA = {
+    "name": "vllm",
+    "image": "vllm/vllm-openai:latest",
+    "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu-memory-utilization", "0.9"],
+    "resources": {"requests": {"amd.com/gpu": 1, "memory": "16Gi"}, "limits": {"amd.com/gpu": 1, "memory": "20Gi"}},
+}
+LUMINA_POD = {"nodeSelector": {"amd.com/gpu": "true"}, "tolerations": [{"key": "amd.com/gpu", "operator": "Exists"}]}
+
+
+def test_the_cuda_image_on_another_vendors_gpu_blocks():
+    # 0.34.0 vllm/platforms/__init__.py:57-105 (NVML only) and :108-125 (amdsmi, not a requirement of the wheel).
+    ((level, message),) = found_by([deployment(LUMINA, **LUMINA_POD)], POLICY)
+    assert level == "mandatory"
+    assert "given amd.com/gpu, not nvidia.com/gpu" in message and "use vLLM's ROCm image" in message
+    # A pod that also reaches for NVIDIA nodes or NVIDIA's runtime: advice.
+    nvidia = {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}]}
+    assert [level for level, _ in found_by([deployment(LUMINA, **nvidia)], POLICY)] == ["advisory"]
+    assert [level for level, _ in found_by([deployment(LUMINA, runtimeClassName="nvidia")], POLICY)] == ["advisory"]
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        # kmjayadeep/llm-serving-lab kubernetes/base/deployment.yaml (spent set 24): AMD's vLLM build on amd.com/gpu
+        "rocm/vllm-dev:rocm7.2.1_navi_ubuntu24.04_py3.12_pytorch_2.9_vllm_0.16.0",
+        "vllm/vllm-openai-rocm:latest",
+        "vllm/vllm-openai:v0.10.1-rocm",
+        # a private image: its build is not known from the name
+        "registry.example.com/ml/vllm:latest",
+    ],
+)
+def test_a_non_cuda_build_on_another_vendors_gpu_is_silent(image):
+    assert found_by([deployment(dict(LUMINA, image=image), **LUMINA_POD)], POLICY) == []
