@@ -12,6 +12,9 @@ sources). A model server is any engine the table knows or a GPU container of a s
 OpenShift Route's router timeout defaults to 30 s (openshift/router, see OPENSHIFT_ROUTER_DEFAULT). An
 Ingress none of whose backends is in the set is still reported, advisory like the rest of this policy: the edge's
 timeout is proven by the Ingress alone, whether a model sits behind it is not.
+A LiteLLM proxy's configuration in a ConfigMap (policies/reading/litellm.py) is a router in front of LLMs: its
+router_settings.timeout, litellm_settings.request_timeout or a model's litellm_params.timeout at or below the minimum
+is reported the same way.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from __future__ import annotations
 import re
 
 from policies.framework import Policy, Resource
-from policies.kube import as_list, get, metadata_name, split_type
-from policies.reading import edge
+from policies.kube import as_dict, as_list, get, metadata_name, split_type
+from policies.reading import edge, litellm
 from policies.reading import edge_proxies as proxies
 from policies.reading import route_path as path
 from policies.reading.serving import model_servers
@@ -80,7 +83,36 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             findings += _contour(r, minimum, llm, known)
         elif split_type(r.type) == ("route.openshift.io", "Route"):
             findings += _openshift_route(r, minimum, llm, known)
+        elif r.type == litellm.CONFIG_MAP_TYPE:
+            findings += _litellm(r, minimum)
     return findings
+
+
+# LiteLLM's proxy (policies/reading/litellm.py): router_settings.timeout is the Router's per-call timeout and
+# litellm_settings.request_timeout the library's (default 6000 s), a model's litellm_params.timeout its own; a call
+# that runs longer is cut and, with num_retries, sent again (BerriAI/litellm docs/my-website/docs/proxy/reliability.md
+# "timeout", docs/my-website/docs/proxy/configs.md). Every route of a model_list is a route to an LLM.
+_LITELLM_TIMEOUTS = (("router_settings", "timeout"), ("litellm_settings", "request_timeout"))
+
+
+def _litellm(r: Resource, minimum: float) -> list[tuple[str, str]]:
+    found = []
+    for key, config in litellm.litellm_configs(r):
+        places = [(f"{a}.{b}", as_dict(config.get(a)).get(b)) for a, b in _LITELLM_TIMEOUTS]
+        for i, model in enumerate(config["model_list"]):
+            places.append((f"model_list[{i}].litellm_params.timeout", get(as_dict(model), "litellm_params", "timeout")))
+        for where, value in places:
+            value_s = litellm.seconds(value)
+            if value_s is not None and 0 < value_s <= minimum:
+                found.append(
+                    (
+                        r.name,
+                        f"ConfigMap data {key} (a LiteLLM proxy config): {where} {path.fmt(value_s)} cuts an LLM call "
+                        f"that runs longer (a long generation, a non-streamed reply) and retries replay it; set it "
+                        f"above the longest request",
+                    )
+                )
+    return found
 
 
 # The OpenShift router's HAProxy `timeout server` (how long it waits for the next byte from the backend): 30 s unless

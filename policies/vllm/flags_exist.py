@@ -62,7 +62,9 @@ from policies.reading.vllm_args import (
     vllm_command_line,
     vllm_servers,
 )
+from policies.vllm.hint_literals import PARSER_DROPPED, hint_only
 from policies.vllm.serve_command import serve_missing
+from policies.vllm.stray_positional import stray_positional
 
 
 def options_written(tokens: list[str]) -> list[str]:
@@ -253,29 +255,16 @@ def _finding(option: str, server: _Server) -> Optional[str]:
     )
 
 
-# Options the parser dropped while a configuration class kept the field (the table records such a name as "field" or
-# as a prefix, and judges it advice): verified in the wheels. vLLM 0.10.1 vllm/engine/arg_utils.py adds no DeviceConfig
-# argument group (the engine builds DeviceConfig from current_platform.device_type at :1055-1056), so --device is
-# unrecognized; 0.33.0 declares --device-ids (:1195) and --device-memory-utilization (:1390), so --device is ambiguous.
-_PARSER_DROPPED = {
-    "--device": (
-        "0.10.0",
-        "the parser dropped it in 0.10.0 (0.10.1 vllm/engine/arg_utils.py has no DeviceConfig group: the platform "
-        "decides the device) and from 0.31.0 it is an ambiguous prefix of --device-ids and --device-memory-utilization "
-        "(0.33.0 arg_utils.py:1195, :1390)",
-    )
-}
-
-
 def _at_release(
     option: str, server: _Server, table: CliOptions, release: str, bounds: tuple[str, ...], moving: bool
 ) -> Optional[str]:
     """``_finding`` where the release is known (``bounds``: itself, or the read releases around it), or taken as the
     newest read (``moving``: the tag moves, so advice)."""
-    read = {bound: table.accepts(option, bound) for bound in bounds}
+    name, image = server.row.display, server.image
+    hinted = hint_only(option, bounds) if server.row.name == "vllm" else None
+    read = {bound: "unknown" if hinted else table.accepts(option, bound) for bound in bounds}
     if {"exact", "prefix"} & set(read.values()):
         return None
-    name, image = server.row.display, server.image
     own = table.releases_declaring(option)  # the releases whose parser has the option itself
     if moving:
         which = f"{name} {release}, the newest release read, which image {image} runs today (the tag moves)"
@@ -283,7 +272,12 @@ def _at_release(
         which = f"{name} {release}, the release of image {image}"
     else:
         which = f"{name} {release} (nor {bounds[0]} and {bounds[1]} around it), the release of image {image}"
-    dropped = _PARSER_DROPPED.get("--" + option.lstrip("-").replace("_", "-")) if server.row.name == "vllm" else None
+    if hinted:
+        at = f"{name} {release}, the newest release read, which image {image} runs today" if moving else which
+        found = f"{option} is not an option of {at}: {hinted[0]}; argparse exits with 'unrecognized arguments'"
+        found += f" and the server never starts; {hinted[1]}"
+        return unproven(found) if moving else found
+    dropped = PARSER_DROPPED.get("--" + option.lstrip("-").replace("_", "-")) if server.row.name == "vllm" else None
     if dropped and not moving and all(version_key(b) >= version_key(dropped[0]) for b in bounds):
         where = f"{name} declares it in {table.span(own)}" if own else f"no {name} release read declares it"
         return (
@@ -540,6 +534,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     for r in resources:
         tags = [(s.label, _model_tag_finding(s)) for s in vllm_servers(r) if not s.runtime_merged and not _preset_args(r, s)]
+        tags += [(s.label, stray_positional(s, _tag_regime(s), _serve_written(s.container))) for s in vllm_servers(r)]
         tags += [(s.label, serve_missing(s, installs_engine(command_tokens(s.container)[0], "vllm"))) for s in vllm_servers(r)]
         findings.extend(
             (r.name, unproven(f"{label}: {m}") if isinstance(m, Unproven) else f"{label}: {m}") for label, m in tags if m

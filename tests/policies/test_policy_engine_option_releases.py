@@ -174,3 +174,66 @@ def test_sglang_0_3_releases_are_read():
     assert found_by([sglang("lmsysorg/sglang:v0.3.5.post1-cu121", ["--enable-metrics"])], FLAGS) == []
     assert found_by([sglang("lmsysorg/sglang:v0.3.4.post2-cu121", ["--mem-fraction-static", "0.8"])], FLAGS) == []
     assert found_by([sglang("lmsysorg/sglang:v0.3.4.post2-cu121", ["--schedule-conservative", "0.3"])], FLAGS) == []
+
+
+# gorkacrespo/WorkaTrack k8s/vllm.yaml (spent set 27): an embedding server given --task on a moving tag.
+WORKATRACK_ARGS = ["--host", "0.0.0.0", "--port", "8000", "--model", "BAAI/bge-small-en-v1.5", "--task", "embed"]
+
+
+def test_task_is_no_option_of_0_34_though_a_hint_quotes_it():
+    # vLLM 0.34.0 vllm/utils/argparse_utils.py:182-194: "Hint: --task is not a vllm serve option"; the option table
+    # counts that literal, so the name looked accepted on :latest (set 27's miss).
+    ((level, message),) = found_by([deployment("vllm/vllm-openai:latest", WORKATRACK_ARGS)], FLAGS)
+    assert level == "advisory"
+    assert "--task is not an option of vLLM 0.34.0" in message and "--runner pooling" in message
+    # The same line pinned to the release read blocks; --task=embed is the same option.
+    pinned = [*WORKATRACK_ARGS[:6], "--task=embed"]
+    ((level, message),) = found_by([deployment("vllm/vllm-openai:v0.34.0", pinned)], FLAGS)
+    assert level == "mandatory" and "unrecognized arguments" in message
+
+
+def test_careful_task_forms_stay_silent():
+    forms = [
+        # a release that declares --task (0.8.5 vllm/engine/arg_utils.py): left to the table
+        deployment("vllm/vllm-openai:v0.8.5", WORKATRACK_ARGS),
+        # the replacement on today's image
+        deployment("vllm/vllm-openai:latest", [*WORKATRACK_ARGS[:6], "--runner", "pooling"]),
+        # a rebuild under another name: its release is not known
+        deployment("registry.example.com/ml/vllm-openai:latest", WORKATRACK_ARGS),
+    ]
+    for form in forms:
+        assert found_by([form], FLAGS) == [], form
+
+
+# sebassem/vllm-aks infra/manifests/vllm-deployment.yml (spent set 28): a stray "auto" after --model's value.
+AKS_ARGS = ["--model", "Qwen/Qwen3-0.6B", "auto", "--port", "8000", "--host", "0.0.0.0", "--enable-prefix-caching"]
+
+
+def _serve(image: str, line: str) -> dict:
+    obj = deployment(image, [])
+    container = obj["spec"]["template"]["spec"]["containers"][0]
+    container.pop("args", None)
+    container["command"] = ["/bin/sh", "-c", line]
+    return obj
+
+
+def test_a_stray_word_after_the_model_is_refused():
+    ((level, message),) = found_by([deployment("vllm/vllm-openai:latest", AKS_ARGS)], FLAGS)
+    assert level == "advisory"
+    assert "auto is a stray positional argument" in message and "unrecognized arguments: auto" in message
+    # `vllm serve` written out on a release read from 0.11.1 on: argparse exits (0.34.0 argparse_utils.py:336-353).
+    line = "vllm serve --model=Qwen/Qwen3-0.6B auto --port 8000"
+    ((level, message),) = found_by([_serve("vllm/vllm-openai:v0.34.0", line)], FLAGS)
+    assert level == "mandatory" and "(vLLM 0.34.0)" in message
+
+
+def test_careful_model_lines_stay_silent():
+    forms = [
+        deployment("vllm/vllm-openai:latest", [AKS_ARGS[0], AKS_ARGS[1], *AKS_ARGS[3:]]),
+        # a variable after the model is expanded by the shell at run time: not a word here
+        _serve("vllm/vllm-openai:v0.34.0", "vllm serve --model Qwen/Qwen3-0.6B $EXTRA_ARGS --port 8000"),
+        # the model last on the line, then another command
+        _serve("vllm/vllm-openai:v0.34.0", "vllm serve --port 8000 --model Qwen/Qwen3-0.6B && echo done"),
+    ]
+    for form in forms:
+        assert found_by([form], FLAGS) == [], form

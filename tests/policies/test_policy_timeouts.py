@@ -245,3 +245,45 @@ def test_a_public_deployment_without_drain_settings():
         "flight are killed on scale-down" in found
     )
     assert len(found) == 2  # the fixture passes --shutdown-timeout
+
+
+# A LiteLLM proxy config.yaml in a ConfigMap: every model_list route is a route to an LLM. Spent set 28:
+# paytm-temp/deepseek-using-vllm-on-eks llm-proxy/litellm-config.yaml@21da7bc92ebd754f091f350396bf7ac7c5447181 sets
+# router_settings.timeout 30 with num_retries 3.
+def litellm_config_map(router="  num_retries: 3\n  timeout: 30\n", extra=""):
+    text = (
+        "model_list:\n  - model_name: gpt-3.5-turbo\n    litellm_params:\n      model: local-model\n"
+        f'      api_base: "http://localhost:8000/v1"\n{extra}router_settings:\n{router}'
+    )
+    props = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "litellm-config"}, "data": {"config.yaml": text}}
+    return resource("kubernetes:core/v1:ConfigMap", props, name="ConfigMap/litellm-config")
+
+
+def test_a_litellm_router_timeout_of_30s_is_reported():
+    assert messages(llm_route_timeout.POLICY, litellm_config_map()) == [
+        "ConfigMap data config.yaml (a LiteLLM proxy config): router_settings.timeout 30s cuts an LLM call that runs "
+        "longer (a long generation, a non-streamed reply) and retries replay it; set it above the longest request"
+    ]
+
+
+@pytest.mark.parametrize(
+    "router, extra",
+    [
+        ("  timeout: 600\n", ""),  # the careful form: above the longest request
+        ("  routing_strategy: simple-shuffle\n", ""),  # unset: LiteLLM's request_timeout default (6000 s)
+        ("  timeout: os.environ/ROUTER_TIMEOUT\n", ""),  # not a figure the files give
+        ("  timeout: 900\n", "litellm_settings:\n  request_timeout: 600\n"),
+    ],
+)
+def test_a_litellm_config_with_a_long_or_unset_timeout_passes(router, extra):
+    assert messages(llm_route_timeout.POLICY, litellm_config_map(router, extra)) == []
+
+
+def test_a_config_map_that_is_not_a_litellm_config_is_not_read():
+    props = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c"},
+        "data": {"a.yaml": "router_settings:\n  timeout: 5\n"},
+    }
+    assert messages(llm_route_timeout.POLICY, resource("kubernetes:core/v1:ConfigMap", props, name="ConfigMap/c")) == []
