@@ -29,7 +29,7 @@ from fnmatch import fnmatchcase
 from components.loading import Limits, LoadError, load_yaml
 from components.secrets import first_token, placeholder_value
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, container_label, containers, pod_specs, workload_types
+from policies.kube import as_dict, as_list, container_label, containers, get, pod_specs, workload_types
 from policies.reading.placeholders import placeholder_in
 
 _FIX = "a secret must come from valueFrom.secretKeyRef"
@@ -158,7 +158,22 @@ def _check_env(label: str, container: dict, patterns: list[str]) -> list[str]:
     return messages
 
 
+def _secret_names(container: dict) -> set[str]:
+    """The names of the Secrets the container reads (env secretKeyRef, envFrom secretRef)."""
+    names = {get(as_dict(e), "valueFrom", "secretKeyRef", "name") for e in as_list(container.get("env"))}
+    names |= {get(as_dict(e), "secretRef", "name") for e in as_list(container.get("envFrom"))}
+    return {n for n in names if isinstance(n, str) and n}
+
+
 def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
+    # A flag given the name of a Secret the container reads (--hf-api-token=huggingface-token beside a secretKeyRef to
+    # huggingface-token) passes a name, not a credential: no secret is written out (fresh set 28 brayanpena530/
+    # multiLLM-EKS-Deploy, whose labeller filed it as a broken token and a G35 trap).
+    secrets = _secret_names(container)
+
+    def _literal_here(value: str) -> bool:
+        return _literal(value) and value not in secrets
+
     messages = []
     for field in ("command", "args"):
         argv = [a for a in as_list(container.get(field))]
@@ -171,7 +186,7 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
                 messages.append(found)
                 continue
             for flag, value in _FLAG_IN_TEXT.findall(arg):
-                if _flag_is_secret(flag, patterns) and _literal(value):
+                if _flag_is_secret(flag, patterns) and _literal_here(value):
                     messages.append(f"{where}: --{flag} has a literal value; {_ARG_FIX}")
                     break
             else:
@@ -183,7 +198,7 @@ def _check_argv(label: str, container: dict, patterns: list[str]) -> list[str]:
                     and isinstance(nxt, str)
                     and nxt
                     and not nxt.startswith("-")
-                    and _literal(nxt)
+                    and _literal_here(nxt)
                     and first_token(nxt) is None
                 ):  # a token there is reported on its own
                     messages.append(f"{where}: {arg} has a literal value in {field}[{i + 1}]; {_ARG_FIX}")

@@ -40,10 +40,33 @@ _APP_LABELS = ("app", "app.kubernetes.io/name", "app.kubernetes.io/instance")
 def _servers(resource: Resource) -> Iterator[tuple[str, dict, dict, str]]:
     """(label, podspec, container, variable) of every server that reads a port variable."""
     for server in vllm_servers(resource):
+        if not _reads_port(server.container):
+            continue
         yield server.label, server.podspec, server.container, _PORT_VARIABLE["vllm"]
     for other in table_servers(resource):
         if other.engine in _PORT_VARIABLE:
             yield other.label, other.podspec, other.container, _PORT_VARIABLE[other.engine]
+
+
+# vLLM reads VLLM_PORT from 0.4.3 on (v0.4.3 vllm/envs.py:103-105 int(os.getenv('VLLM_PORT')), read by
+# vllm/utils.py:290 get_open_port, which every executor calls for its distributed init method; v0.4.2's envs.py and
+# utils.py never name it; read at the upstream tags in the HabanaAI/vllm-fork mirror). Fresh set 28: brayanpena530/
+# multiLLM-EKS-Deploy runs v0.4.1 beside a Service named vllm, which its labeller filed as a trap.
+_READS_PORT_FROM = (0, 4, 3)
+
+
+def _reads_port(container: dict) -> bool:
+    """False where the image's tag names a vLLM release before 0.4.3 and the container installs no vLLM of its own."""
+    from components.engine_options import tagged_release, version_key
+    from policies.reading.serving import engine_row
+    from policies.reading.vllm_args import command_tokens
+    from policies.vllm.flags_exist import installs_engine
+
+    row = engine_row("vllm")
+    if row is None or row.options is None or installs_engine(command_tokens(container)[0], "vllm"):
+        return True
+    release = tagged_release(str(container.get("image") or ""), row.options.images)
+    return release is None or version_key(release) >= _READS_PORT_FROM
 
 
 def _sets_itself(container: dict, variable: str) -> bool:

@@ -70,3 +70,18 @@ def test_s1_names_no_tag_release_for_a_container_that_installs_vllm():
     assert "the container installs its own vLLM" in message and "vLLM 0.4.2" not in message
     ((_, tagged),) = found_by([_deployment("exec vllm serve facebook/opt-125m")], "vllm-gpu-memory-utilization-explicit")
     assert "(vLLM 0.4.2)" in tagged
+
+
+def test_s41_needs_a_release_that_reads_vllm_port():
+    # vLLM reads VLLM_PORT from 0.4.3 (v0.4.3 vllm/envs.py:103-105, utils.py:290 get_open_port); v0.4.2 never names it.
+    # Fresh set 28 brayanpena530/multiLLM-EKS-Deploy: v0.4.1 beside a Service named vllm, a labeller's trap.
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "vllm", "namespace": "ml"},
+        "spec": {"selector": {"app": "v"}, "ports": [{"port": 8000}]},
+    }
+    old = _deployment("exec python3 -m vllm.entrypoints.openai.api_server --model facebook/opt-125m", "vllm/vllm-openai:v0.4.1")
+    assert found_by([old, service], "service-links-spare-engine-variables") == []
+    new = _deployment("exec python3 -m vllm.entrypoints.openai.api_server --model facebook/opt-125m", "vllm/vllm-openai:v0.4.3")
+    assert [level for level, _ in found_by([new, service], "service-links-spare-engine-variables")] == ["mandatory"]

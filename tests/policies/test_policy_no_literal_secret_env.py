@@ -273,3 +273,18 @@ def test_a_credential_name_inside_other_embedded_config_is_advice():
     assert "database.db_password" in found[0][1]
     # Plain text and an env-file-like value are not parsed as a mapping of credentials.
     assert _levels(config_map({"notes.txt": "just a line", "run.sh": "echo hi\nexport X=1\n"})) == []
+
+
+def test_a_flag_given_the_name_of_a_secret_the_container_reads_is_no_literal_credential():
+    # Fresh set 28 brayanpena530/multiLLM-EKS-Deploy services/jina_embeddings.yml: --hf-api-token=huggingface-token beside
+    # env HF_TOKEN from secretKeyRef huggingface-token; the flag passes the Secret's name (a broken token, not a leak).
+    from policies.k8s_generic.no_literal_secret_env import _check_argv
+
+    container = {
+        "name": "text-embeddings",
+        "args": ["--model-id", "jinaai/jina-embeddings-v2-base-en", "--hf-api-token=huggingface-token"],
+        "env": [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "huggingface-token", "key": "token"}}}],
+    }
+    assert _check_argv("c", container, ["*TOKEN*"]) == []
+    container["args"][-1] = "--hf-api-token=s3cr3t-Tr0ub4dor"
+    assert len(_check_argv("c", container, ["*TOKEN*"])) == 1
