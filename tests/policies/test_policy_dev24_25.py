@@ -238,15 +238,18 @@ def test_a_pinned_crd_number_outside_its_schema_bounds_is_refused():
 
 def test_a_malformed_device_resource_brings_no_device():
     # AnticipatedD/AMD_Instinct (dev set 24): `://amd.com` is no resource at all, so the CUDA image has no GPU (G13);
-    # a well-formed amd.com/gpu is another vendor's device source, judged elsewhere.
-    def vllm(name: str) -> dict:
+    # a well-formed amd.com/gpu is another vendor's device: on the CUDA image it is G13's wrong build (set 26
+    # mo11om/LuminaLocal, test_policy_engine_gpu_limit.py), on a ROCm build it is silent.
+    def vllm(name: str, image: str = "vllm/vllm-openai:latest") -> dict:
         resources = {"limits": {name: "1"}, "requests": {name: "1"}}
-        container = {"name": "vllm-rocm-core", "image": "vllm/vllm-openai:latest", "resources": resources}
+        container = {"name": "vllm-rocm-core", "image": image, "resources": resources}
         container["args"] = ["--model", "Qwen/Qwen2.5-1.5B-Instruct"]
         return _deployment("vllm-qwen-amd", {"matchLabels": {"a": "b"}}, {"a": "b"}, container)
 
     assert [level for level, _ in found_by([vllm("://amd.com")], "gpu-engine-has-gpu-limit")] == ["mandatory"]
-    assert found_by([vllm("amd.com/gpu")], "gpu-engine-has-gpu-limit") == []
+    ((_, message),) = found_by([vllm("amd.com/gpu")], "gpu-engine-has-gpu-limit")
+    assert "given amd.com/gpu, not nvidia.com/gpu" in message
+    assert found_by([vllm("amd.com/gpu", "rocm/vllm:latest")], "gpu-engine-has-gpu-limit") == []
 
 
 # --- G4: a TCP readiness check on a server that listens while it loads (engine table listens_while_loading) ------------
