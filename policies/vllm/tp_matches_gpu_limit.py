@@ -28,7 +28,7 @@ written sizes are read through its row's spellings and held to its GPU limit the
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, get, is_ray, read_generically, resource_value, split_type
+from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_int, as_list, get, is_ray, read_generically, resource_value, split_type
 from policies.reading.engines import EngineServer, table_servers
 from policies.reading.groups import group_pods
 from policies.reading.kserve_runtime import builtin_runtime, predictor_runtime, runtime_container
@@ -131,8 +131,21 @@ def _check_server(resource: Resource, server: VllmServer) -> list[str]:
     return _check_args(resource, server)
 
 
+def _spaced_option(container: dict) -> bool:
+    """True when an argument is an option and its value in one list item (``- --tensor-parallel-size 2``): argparse
+    reads it as a positional, so the server exits before any size applies (S38 reports it; fresh set 32
+    eliran89c/self-hosted-llm-on-eks, whose labeller filed S38 and no S3)."""
+    return any(
+        isinstance(t, str) and t.startswith("-") and " " in t.strip()
+        for key in ("command", "args")
+        for t in as_list(container.get(key))
+    )
+
+
 def _check_args(resource: Resource, server: VllmServer) -> list[str]:
     label = server.label
+    if _spaced_option(server.container):
+        return []
     tp, pp = parallel_size(server.args, _TP), parallel_size(server.args, _PP)
     if tp is None or pp is None:
         flag = _TP if tp is None else _PP

@@ -95,3 +95,27 @@ def test_builtin_hugging_face_server_sizes_itself():
     model["modelFormat"] = {"name": "huggingface"}
     model["args"] = ["--model_name=llama3", "--model_id=meta-llama/meta-llama-3-8b-instruct"]
     assert found_by([isvc], POLICY) == []
+
+
+def test_an_option_and_its_value_in_one_item_is_s38s_not_s3s():
+    # Fresh set 32 eliran89c/self-hosted-llm-on-eks vllm-deepseek-32b.yaml: `- --tensor-parallel-size 2 # Run on 2 GPUs`
+    # is one argument; argparse reads it as a positional and the server exits (S38), so no tensor-parallel size applies.
+    from policy_fixtures import found_by
+
+    container = {
+        "name": "vllm",
+        "image": "vllm/vllm-openai:v0.7.0",
+        "args": ["--model=deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "--tensor-parallel-size 2", "--max-model-len=16000"],
+        "resources": {"limits": {"nvidia.com/gpu": 2}},
+    }
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "deepseek-r1-32b"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "d"}},
+            "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [container]}},
+        },
+    }
+    assert found_by([deployment], "vllm-tp-matches-gpu-limit") == []
+    assert any("is one argument" in m for _, m in found_by([deployment], "engine-options-exist"))
