@@ -10,8 +10,22 @@ k8s/kserve-llm/inference-service.yaml at 722aacf (amd.com/gpu, memory 4Gi reques
 from __future__ import annotations
 
 from policies.framework import Policy, Resource
-from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, pod_specs, resource_value
+from policies.kube import WORKLOAD_TYPES, as_dict, as_quantity, container_label, containers, pod_specs
 from policies.reading.accelerators import requests_accelerator
+from policies.reading.kserve_runtime import effective_resources, is_runtime_merged
+from policies.reading.serving import model_servers
+
+
+def _message(label: str, resources: dict, merged: str = "") -> str | None:
+    request_raw = as_dict(resources.get("requests")).get("memory")
+    limit_raw = as_dict(resources.get("limits")).get("memory")
+    request, limit = as_quantity(request_raw), as_quantity(limit_raw)
+    if request is None or limit is None or request == limit:
+        return None
+    return (
+        f"{label}: memory request {request_raw} differs from its limit {limit_raw}{merged} in a GPU pod, which makes it "
+        f"Burstable and an early eviction candidate under node memory pressure; request what you limit"
+    )
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -20,15 +34,18 @@ def _check(resource: Resource, config: dict) -> list[str]:
         if not requests_accelerator(podspec):
             continue
         for container in containers(podspec, model=True):
-            request_raw = resource_value(container, "requests", "memory")
-            limit_raw = resource_value(container, "limits", "memory")
-            request, limit = as_quantity(request_raw), as_quantity(limit_raw)
-            if request is not None and limit is not None and request != limit:
-                messages.append(
-                    f"{container_label(path, container)}: memory request {request_raw} differs from its "
-                    f"limit {limit_raw} in a GPU pod, which makes it Burstable and an early eviction "
-                    f"candidate under node memory pressure; request what you limit"
-                )
+            found = _message(container_label(path, container), as_dict(container.get("resources")))
+            messages.extend([found] if found else [])
+    # A KServe predictor whose GPU is its own and whose memory its ServingRuntime gives: KServe merges the runtime's
+    # resources under the model's key by key (policies/reading/kserve_runtime.py), so the pod is what the merge says
+    # (fresh set 31 opendatahub-io/distributed-workloads: 8Gi requested, 16Gi limited by the runtime).
+    for server in model_servers(resource):
+        if not is_runtime_merged(resource, server.path) or _message("", as_dict(server.container.get("resources"))):
+            continue
+        resources, merged = effective_resources(resource, server.path, server.container)
+        if resources and requests_accelerator({"containers": [{"resources": resources}]}):
+            found = _message(server.label, resources, merged)
+            messages.extend([found] if found else [])
     return messages
 
 

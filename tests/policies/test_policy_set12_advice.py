@@ -267,3 +267,45 @@ def test_a_recognised_or_idle_lws_container_is_not_presumed():
     vllm = lws("vllm/vllm-openai:v0.8.5", args=["--model", "Qwen/Qwen2-0.5B"], resources=resources)
     assert found_by([vllm], "serving-resource-requests") == []
     assert found_by([lws("busybox:1.36", command=["sleep", "infinity"])], "serving-memory-limit") == []
+
+
+def test_g11_reads_a_predictor_with_its_serving_runtime_merged_in():
+    # Fresh set 31 opendatahub-io/distributed-workloads examples/stable-diffusion-dreambooth/yaml/distributed/
+    # (inference-service.yaml + serving-runtime.yaml): the GPU is the predictor's own, memory 8Gi requested and 16Gi
+    # limited by the runtime; KServe merges the runtime's resources under the model's key by key, so the pod is
+    # Burstable. A runtime that requests what it limits stays silent.
+    from policy_fixtures import found_by
+
+    runtime = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": "stable-diffusion", "namespace": "distributed"},
+        "spec": {
+            "supportedModelFormats": [{"name": "pytorch", "version": "1"}],
+            "containers": [
+                {
+                    "name": "kserve-container",
+                    "image": "quay.io/example/sd-server:1.0",
+                    "resources": {"limits": {"cpu": "2", "memory": "16Gi"}, "requests": {"cpu": "1", "memory": "8Gi"}},
+                }
+            ],
+        },
+    }
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "stable-diffusion", "namespace": "distributed"},
+        "spec": {
+            "predictor": {
+                "model": {
+                    "modelFormat": {"name": "pytorch", "version": "1"},
+                    "runtime": "stable-diffusion",
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}, "requests": {"nvidia.com/gpu": "1"}},
+                }
+            }
+        },
+    }
+    ((level, message),) = found_by([runtime, isvc], "gpu-memory-request-equals-limit")
+    assert level == "advisory" and "memory request 8Gi differs from its limit 16Gi (with ServingRuntime" in message
+    runtime["spec"]["containers"][0]["resources"]["requests"]["memory"] = "16Gi"
+    assert found_by([runtime, isvc], "gpu-memory-request-equals-limit") == []
