@@ -78,6 +78,9 @@ class Limits:
     max_depth: int
     max_nodes: int
     max_documents: int
+    # A repeated mapping key is an error (strict decoding, as kubectl and the API server read); True keeps the last
+    # value instead, as YAML 1.1 parsers do: only policies/manifests.py's best-effort reading of a document asks it.
+    repeated_keys_last: bool = False
 
 
 STACK_FILE = Limits("a stack file", max_bytes=1 * MIB, max_depth=32, max_nodes=50_000, max_documents=1)
@@ -436,7 +439,7 @@ class _Composer:
             parent.has_key = False
             if key is _MERGE_KEY:
                 parent.merges.append((value, event.start_mark.line + 1))
-            elif key in parent.value:
+            elif key in parent.value and not self.limits.repeated_keys_last:
                 raise self.fail(f"repeats the key {_show(key)}", event)
             else:
                 parent.value[key] = value

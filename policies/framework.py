@@ -206,7 +206,8 @@ TEMPLATE_NOTE = (
 # the repair is a guess at what the author meant, and kubectl applies nothing of the file as it stands.
 SALVAGED = "~salvaged"
 SALVAGE_NOTE = (
-    "advisory: from a document that is not valid YAML, read best-effort after a small repair; kubectl cannot apply it as written"
+    "advisory: from a document that kubectl cannot apply as written (not valid YAML, or a repeated key), "
+    "read best-effort after a small repair"
 )
 
 

@@ -77,7 +77,7 @@ def template_line(row: dict) -> str:
 def salvage_line(row: dict) -> str:
     """One document that does not parse, read best-effort, as text and Markdown reports say it."""
     return (
-        f"{row['file']}#{row['document']} (line {row['line']}): not valid YAML, read best-effort ({row['repair']}), "
+        f"{row['file']}#{row['document']} (line {row['line']}): cannot be applied as written, read best-effort ({row['repair']}), "
         f"{row['objects']} object{'s' if row['objects'] != 1 else ''} checked (findings advisory)"
     )
 
