@@ -17,11 +17,10 @@ SARIF regions) and its position inside lists.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, BinaryIO, Optional, Sequence
@@ -352,9 +351,13 @@ def _salvaged(
     shown = printable(name, 4096)
     line = first + (exc.line or 1) - 1
     found = None
-    if exc.problem.startswith(_REPEATED):
-        return _last_value_kept(name, shown, chunk, index, first, line, exc, limits, pure_yaml)
-    if exc.problem.startswith("is not valid YAML"):
+    if exc.problem.startswith("repeats the key"):  # kubectl's strict decoding refuses it; YAML parsers keep the last value
+        from policies.reading.salvage import last_value_kept
+
+        found = last_value_kept(
+            chunk, lambda text: load_yaml_documents(name, replace(limits, repeated_keys_last=True), text=text)
+        )
+    elif exc.problem.startswith("is not valid YAML"):
         from policies.reading.salvage import salvage
 
         def parse(text: str) -> list[Document]:
@@ -375,38 +378,6 @@ def _salvaged(
     n = sum(1 for d in docs if d.data is not None)
     one = n == 1
     why = f"{exc.problem}, so it cannot be applied; read best-effort ({found.repair}): {n} object{'' if one else 's'} checked, every finding on {'it' if one else 'them'} advice"  # noqa: E501
-    return docs, Unreadable(shown, index, line, why, "invalid-read")
-
-
-_REPEATED = "repeats the key"
-
-
-def _last_value_kept(
-    name: str, shown: str, chunk: str, index: int, first: int, line: int, exc: LoadError, limits: Limits, pure_yaml: bool
-) -> tuple[list[Document], Unreadable]:
-    """A document that repeats a mapping key: kubectl's strict decoding refuses it (S27 stays mandatory), but YAML
-    parsers keep the key's last value, so its objects are read that way and every finding on them is advice (fresh
-    set 31 aws-samples/scalable-hw-agnostic-inference: `volumes` twice in one pod spec hid six other problems)."""
-    try:
-        parsed = load_yaml_documents(
-            name, dataclasses.replace(limits, repeated_keys_last=True), text=chunk, track_lines=_LINE_DEPTH, pure=pure_yaml
-        )
-    except LoadError:
-        return [], Unreadable(shown, index, line, exc.problem, "invalid")
-    offset = first - 1
-    repair = "the repeated key's last value kept, as YAML parsers outside strict decoding read it"
-    docs: list[Document] = [
-        _SalvagedDocument(d.data, index, d.line + offset, {k: v + offset for k, v in d.lines.items()}, repair=repair)
-        for d in parsed
-        if isinstance(d.data, dict) and isinstance(d.data.get("kind"), str)
-    ]
-    if not docs:
-        return [], Unreadable(shown, index, line, exc.problem, "invalid")
-    n = len(docs)
-    why = (
-        f"{exc.problem}, which kubectl's strict decoding refuses, so it cannot be applied as written; read best-effort "
-        f"({repair}): {n} object{'' if n == 1 else 's'} checked, every finding on {'it' if n == 1 else 'them'} advice"
-    )
     return docs, Unreadable(shown, index, line, why, "invalid-read")
 
 
@@ -525,9 +496,8 @@ def _documents(name: str, text: str, limits: Limits, pure_yaml: bool, run: Any) 
             if not plain and "key" in exc.problem and not names_kubernetes(text):  # a workflow's `on:` (review #16)
                 why = f"is not read ({exc.problem}), but it names no apiVersion and kind, so it holds no Kubernetes object"
                 return [], [Unreadable(shown, None, exc.line or 1, why, "not-kubernetes")]
-            # A repeated key is read document by document, so the file's other documents are still checked and the
-            # one that repeats it is read best-effort (_salvaged).
-            if not plain and not exc.problem.startswith(_REPEATED) and not action_at(text, exc.line):
+            # A repeated key: document by document, the one that repeats it read best-effort (_salvaged).
+            if not plain and not exc.problem.startswith("repeats the key") and not action_at(text, exc.line):
                 raise
     # A template, or YAML that does not parse: each document on its own, so the others are still checked.
     from policies.reading.template_text import Nesting, action_at, literal_object

@@ -241,3 +241,16 @@ def salvage(text: str, stop: Optional[int], parse: Parse, first: int = 1, run: O
         if _objects(docs):
             return Salvaged(docs or [], f"read only up to line {first + stop - 1}")
     return None
+
+
+def last_value_kept(text: str, parse_lenient: Parse) -> Optional[Salvaged]:
+    """A document that repeats a mapping key, read as YAML parsers outside strict decoding read it (the key's last
+    value kept: ``parse_lenient``), when that yields Kubernetes objects; None otherwise. Fresh set 31: aws-samples/
+    scalable-hw-agnostic-inference repeats ``volumes`` in one pod spec, which hid six other problems of the object."""
+    try:
+        documents = parse_lenient(text)
+    except LoadError:
+        return None
+    if not _objects(documents):
+        return None
+    return Salvaged(documents, "the repeated key's last value kept, as YAML parsers outside strict decoding read it")
