@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 from functools import lru_cache
+from typing import Callable, Optional
 
 # Characters that make the splitter's operator tokens (`;`, `&&`, `|`, `>`...).
 SHELL_OPERATORS = ";&|<>"
@@ -31,30 +32,47 @@ def _split_shell_cached(script: str) -> tuple[str, ...]:
         return ()
 
 
-def _drop_comments(script: str) -> str:
-    """The script with its comments left out: a ``#`` that starts a word (at the start, or after a blank or one of
-    ``;&|()``), outside quotes, to the end of its line (POSIX Shell Command Language 2.3, rule 9). A ``#`` inside
-    quotes or inside a word (``${#ARRAY[@]}``, ``a#b``) stays."""
+Rewrite = Callable[[int], Optional[tuple[str, int]]]
+
+
+def _rewrite(script: str, unquoted: Rewrite) -> str:
+    """The script with the characters outside quotes rewritten: ``unquoted(i)`` gives (text, next index) to put
+    ``text`` in place of ``script[i:next]``, or None to keep the character. A backslash escapes the next character
+    (not inside single quotes); quotes open and close as sh reads them. The one walker of the passes below."""
     out: list[str] = []
     quote = ""
     i, n = 0, len(script)
     while i < n:
         ch = script[i]
-        if ch == "\\" and quote != "'":
+        if ch == "\\" and quote != "'":  # an escaped character is never a quote, a comment or an operator
             out.append(script[i : i + 2])
             i += 2
+            continue
+        if not quote and ch not in "'\"" and (done := unquoted(i)) is not None:
+            text, i = done
+            out.append(text)
             continue
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
-        elif ch == "#" and (i == 0 or script[i - 1] in " \t\n;&|()"):
-            end = script.find("\n", i)
-            i = n if end < 0 else end
-            continue
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _drop_comments(script: str) -> str:
+    """The script with its comments left out: a ``#`` that starts a word (at the start, or after a blank or one of
+    ``;&|()``), outside quotes, to the end of its line (POSIX Shell Command Language 2.3, rule 9). A ``#`` inside
+    quotes or inside a word (``${#ARRAY[@]}``, ``a#b``) stays."""
+
+    def comment(i: int) -> Optional[tuple[str, int]]:
+        if script[i] != "#" or (i > 0 and script[i - 1] not in " \t\n;&|()"):
+            return None
+        end = script.find("\n", i)
+        return "", len(script) if end < 0 else end
+
+    return _rewrite(script, comment)
 
 
 _EXPANSION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -65,40 +83,24 @@ def _fold_expansions(script: str) -> str:
     reads the braces as one expansion whose words exist only at run time (``${PARSER:+--tool-call-parser "$PARSER"
     --enable-auto-tool-choice}`` gives those options or nothing), where the splitter would read ``...-choice}`` as
     an option of its own. Set at run time, the folded word is never judged (set_at_run_time)."""
-    out: list[str] = []
-    quote = ""
-    i, n = 0, len(script)
     # Each search for a closing brace reads ahead; on hostile input (many `${` that never close, or nest deeply)
     # that is quadratic. A `${` with no `}` is a shell syntax error ("bad substitution"), so the first one ends the
     # folding, and all searches together read at most a few times the script's length.
-    budget = [4 * n + 4096]
-    while i < n:
-        ch = script[i]
-        if ch == "\\" and quote != "'":
-            out.append(script[i : i + 2])
-            i += 2
-            continue
-        if not quote and script.startswith("${", i):
-            end = _closing_brace(script, i + 2, budget)
-            if end < 0:
-                out.append(script[i:])
-                break
-        else:
-            end = -1
-        if end > 0:
-            body = script[i + 2 : end]
-            if any(c.isspace() for c in body):
-                name = _EXPANSION_NAME.match(body)
-                out.append("${%s}" % (name.group(0) if name else "UNKNOWN"))
-                i = end + 1
-                continue
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    budget = [4 * len(script) + 4096]
+
+    def fold(i: int) -> Optional[tuple[str, int]]:
+        if not script.startswith("${", i):
+            return None
+        end = _closing_brace(script, i + 2, budget)
+        if end < 0:
+            return script[i:], len(script)  # the rest as written
+        body = script[i + 2 : end]
+        if not any(c.isspace() for c in body):
+            return None
+        name = _EXPANSION_NAME.match(body)
+        return "${%s}" % (name.group(0) if name else "UNKNOWN"), end + 1
+
+    return _rewrite(script, fold)
 
 
 def _closing_brace(script: str, start: int, budget: list[int]) -> int:
@@ -132,29 +134,16 @@ def _drop_fd_numbers(script: str) -> str:
     the digits glued to `<`/`>` belong to the redirection operator, not to the command's arguments (POSIX Shell
     Command Language 2.7 "Redirection": `[n]redir-op word`, n written with no blank before the operator), but the
     splitter would hand them on as a word. Quoted text is left alone; `echo 2 > x` (a blank) keeps its argument."""
-    out: list[str] = []
-    quote = ""
-    i, n = 0, len(script)
-    while i < n:
-        ch = script[i]
-        if ch == "\\" and quote != "'":  # an escaped character is never a quote or an operator
-            out.append(script[i : i + 2])
-            i += 2
-            continue
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch.isdigit() and (i == 0 or script[i - 1] in " \t;&|"):
-            j = i
-            while j < n and script[j].isdigit():
-                j += 1
-            if j < n and script[j] in "<>":
-                i = j
-                continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+
+    def fd_number(i: int) -> Optional[tuple[str, int]]:
+        if not script[i].isdigit() or (i > 0 and script[i - 1] not in " \t;&|"):
+            return None
+        j = i
+        while j < len(script) and script[j].isdigit():
+            j += 1
+        return ("", j) if j < len(script) and script[j] in "<>" else None
+
+    return _rewrite(script, fd_number)
 
 
 def split_shell(script: str) -> list[str]:
