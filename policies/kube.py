@@ -346,9 +346,15 @@ _GENERIC_MAX_NODES = 20_000
 _GENERIC_SKIP = frozenset({"metadata", "status"})
 
 
+def _image_like(value: Any) -> bool:
+    """An image reference: a string, or a value a rule cannot read (framework.UNKNOWN, which an unrendered placeholder
+    such as ``your-acr-repo.azurecr.io/worker:latest`` becomes), never a mapping, list, number or flag."""
+    return isinstance(value, str) or (value is not None and not isinstance(value, (dict, list, int, float, bool)))
+
+
 def _is_container(value: Any) -> bool:
     return isinstance(value, dict) and (
-        isinstance(value.get("image"), str) or isinstance(value.get("command"), list) or isinstance(value.get("args"), list)
+        _image_like(value.get("image")) or isinstance(value.get("command"), list) or isinstance(value.get("args"), list)
     )
 
 
@@ -361,7 +367,7 @@ def _is_container_like(value: Any) -> bool:
     an image reference elsewhere (``spec.image``, a cache or a download job's image) is not read as one."""
     return (
         isinstance(value, dict)
-        and isinstance(value.get("image"), str)
+        and _image_like(value.get("image"))
         and any(value.get(f) not in (None, "", [], {}) for f in _CONTAINER_FIELDS)
     )
 

@@ -66,6 +66,9 @@ def test_a_label_is_found_by_id_and_object_and_missed_otherwise(tmp_path: Path) 
     assert "S1" in {w["catalog"] for w in result["wrong"]} and result["wrong_blocking"] == len(result["wrong"])
     assert all(w["catalog"] != "G1" for w in result["wrong"])
     assert _score(set_dir, unit="file")["found"] == 1
+    # The `none` label is listed with the findings on its file for a reader, and never counted as found.
+    (candidate,) = result["none_candidates"]
+    assert candidate["name"] == "*" and any(line.startswith("G1 advisory image-tag-pinned") for line in candidate["findings"])
 
 
 def test_a_trap_on_the_object_is_reported(tmp_path: Path) -> None:

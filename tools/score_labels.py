@@ -26,6 +26,10 @@ object a controller derives from the labelled one, under the same name):
 - a trap is hit when a finding on its file and object carries one of its ids (reported apart; a
   mandatory trap hit is also a wrong blocking finding).
 
+A `none` label is never matched, but a reader may judge that a finding describes it (a row added after
+the set was labelled, for example). `--json` lists, under `none_candidates`, each missed `none` label
+with the findings on its file and object, for a person to read; the figures above never count them.
+
 The unit of a run is a repository folder (what a pull-request check sees: cross-file joins count) or
 one file at a time (`--unit file`, the figure sets 2 to 11 were scored with).
 """
@@ -168,7 +172,23 @@ def score(labels: list[Label], traps: list[Label], findings: list[Finding]) -> d
         "missed": [vars(label) | {"ids": sorted(label.ids)} for label in labels if label not in found],
         "wrong": [vars(f) for f in wrong],
         "trap_hits": [{"trap": vars(t) | {"ids": sorted(t.ids)}, "finding": vars(f)} for t, f in trap_hits],
+        "none_candidates": _none_candidates(labels, findings),
     }
+
+
+def _none_candidates(labels: list[Label], findings: list[Finding]) -> list[dict[str, Any]]:
+    """Each `none` label with the findings on its file and object (never counted: a reader judges them)."""
+    out = []
+    for label in labels:
+        if label.ids != frozenset({"NONE"}):
+            continue
+        near = [
+            f"{f.catalog} {f.enforcement} {f.policy}: {f.message}"
+            for f in findings
+            if f.file == label.file and (label.name == "*" or not f.name or f.name == label.name)
+        ]
+        out.append({"file": label.file, "name": label.name, "severity": label.severity, "why": label.why, "findings": near})
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,7 +32,7 @@ from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, get, split_type
 from policies.reading.engines import env_values, fetches, hub_offline, table_servers, volume_at
-from policies.reading.serving import engine_row, pod_labels, selector_matches
+from policies.reading.serving import engine_row, namespace_of, pod_labels, selector_matches
 from policies.reading.vllm_args import served_model, vllm_servers
 
 _NETPOL = ("networking.k8s.io", "NetworkPolicy")
@@ -40,11 +40,6 @@ _OTHER_POLICIES = ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy", "Glo
 _PROXY_ENV = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "HF_ENDPOINT")
 _EPHEMERAL = ("emptyDir", "ephemeral")
 _METADATA_NAME = "kubernetes.io/metadata.name"
-
-
-def _namespace(resource: Resource) -> str:
-    value = get(resource.props, "metadata", "namespace")
-    return value if isinstance(value, str) and value else "default"
 
 
 def _selects(policy: Resource, labels: Mapping[str, Any]) -> bool:
@@ -119,9 +114,9 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
     for workload in resources:
         if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict):
             continue
-        namespace, label_sets = _namespace(workload), pod_labels(workload)
+        namespace, label_sets = namespace_of(workload, "default"), pod_labels(workload)
         for label, podspec, container, model, dirs, row in _servers(workload):
-            egress = [p for p in policies if _namespace(p) == namespace and _egress_type(p)]
+            egress = [p for p in policies if namespace_of(p, "default") == namespace and _egress_type(p)]
             egress = [p for p in egress if any(_selects(p, labels) for labels in label_sets)]
             if not egress:
                 continue

@@ -17,20 +17,16 @@ from typing import Any, Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, get, memoized, metadata_name, pod_specs, split_type, viewed_resources
+from policies.reading.serving import namespace_of
 
 _TEMPLATED = ("{", "$", "<", "%")
-
-
-def _namespace(resource: Resource) -> str:
-    namespace = get(resource.props, "metadata", "namespace")
-    return namespace if isinstance(namespace, str) and namespace else "default"
 
 
 def _claims_by_namespace(view: Any) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for r in view:
         if split_type(r.type) == ("", "PersistentVolumeClaim") and (name := metadata_name(r.props)):
-            found.setdefault(_namespace(r), []).append(str(name))
+            found.setdefault(namespace_of(r, "default"), []).append(str(name))
     return found
 
 
@@ -38,7 +34,7 @@ def _claims(resource: Resource) -> Optional[list[str]]:
     view = viewed_resources()
     if not view:
         return None
-    return memoized(view, "claims_by_namespace", _claims_by_namespace).get(_namespace(resource))
+    return memoized(view, "claims_by_namespace", _claims_by_namespace).get(namespace_of(resource, "default"))
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -56,7 +52,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(
                 unproven(
                     f"{path}.volumes {volume.get('name')}: PersistentVolumeClaim {name} is created by none of the files "
-                    f"read, which create {', '.join(sorted(claims))} in namespace {_namespace(resource)}: unless it "
+                    f"read, which create {', '.join(sorted(claims))} in namespace {namespace_of(resource, 'default')}: unless it "
                     f'comes from elsewhere, the pod stays Pending (persistentvolumeclaim "{name}" not found); use the '
                     f"claim's name"
                 )

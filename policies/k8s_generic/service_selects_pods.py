@@ -28,6 +28,7 @@ from typing import Any, Iterator, Mapping, Optional
 
 from policies.framework import UNKNOWN, Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, split_type
+from policies.reading.serving import namespace_of
 
 _SERVICE = ("", "Service")
 # Kinds whose pod labels the files show (spec.template, a CronJob's job template, a Pod's own labels).
@@ -84,11 +85,6 @@ def _where(resource: Resource) -> str:
     """The directory of the file a manifest object was read from ("" for a Pulumi resource: one program)."""
     location = resource.name.split(" ", 1)[0] if " " in resource.name else ""
     return posixpath.dirname(location.split("#", 1)[0]) if "#" in location else ""
-
-
-def _namespace(resource: Resource) -> str:
-    value = get(resource.props, "metadata", "namespace")
-    return value if isinstance(value, str) and value else "default"
 
 
 def _labels(resource: Resource) -> Iterator[Mapping]:
@@ -178,13 +174,13 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     if not services:
         return findings
     others = [r for r in resources if isinstance(r.props, dict) and split_type(r.type) != _SERVICE]
-    hidden = {_namespace(r) for r in others if _hidden(r) and get(r.props, "kind") != "Namespace"}
+    hidden = {namespace_of(r, "default") for r in others if _hidden(r) and get(r.props, "kind") != "Namespace"}
     for service in services:
         selector = _selector(service)
-        namespace = _namespace(service)
+        namespace = namespace_of(service, "default")
         if selector is None or namespace in hidden:
             continue
-        in_namespace = [r for r in others if _namespace(r) == namespace and any(True for _ in _labels(r))]
+        in_namespace = [r for r in others if namespace_of(r, "default") == namespace and any(True for _ in _labels(r))]
         if any(_matches(selector, labels) for r in in_namespace for labels in _labels(r)):
             continue
         here = [r for r in in_namespace if _where(r) == _where(service)]

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, overload
 
 from components.loading import Limits, LoadError, load_yaml
 from components.serving_engines import ENGINES, Engine
@@ -325,10 +325,14 @@ def is_serving_app(resource: Any) -> bool:
     return bool(model_servers(resource))
 
 
-def namespace_of(resource: Any) -> str | None:
-    """`metadata.namespace`, or None when the object leaves it to the client's default."""
+@overload
+def namespace_of(resource: Any) -> str | None: ...
+@overload
+def namespace_of(resource: Any, default: str) -> str: ...
+def namespace_of(resource: Any, default: str | None = None) -> str | None:
+    """`metadata.namespace`, or `default` (None: the client's default, unknown here) when the object leaves it out."""
     value = get(resource.props, "metadata", "namespace")
-    return value if isinstance(value, str) and value else None
+    return value if isinstance(value, str) and value else default
 
 
 def pod_labels(resource: Any) -> list[dict]:

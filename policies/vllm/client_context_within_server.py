@@ -20,18 +20,13 @@ from urllib.parse import urlsplit
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, containers, get, pod_specs, split_type
-from policies.reading.serving import pod_labels, selector_matches
+from policies.reading.serving import namespace_of, pod_labels, selector_matches
 from policies.reading.vllm_args import vllm_servers
 
 _CONTEXT_NAME = re.compile(
     r"(?:^|_)(?:CONTEXT_WINDOW|CONTEXT_LENGTH|CONTEXT_SIZE|CONTEXT_LEN|MAX_CONTEXT(?:_TOKENS|_LENGTH|_LEN)?|MAX_MODEL_LEN|"
     r"NUM_CTX|CTX_SIZE)$"
 )
-
-
-def _namespace(resource: Resource) -> str:
-    value = get(resource.props, "metadata", "namespace")
-    return value if isinstance(value, str) and value else "default"
 
 
 def _whole(value: Any) -> Optional[int]:
@@ -49,7 +44,7 @@ def _limits(resources: list[Resource]) -> dict[tuple[str, str], int]:
         for server in vllm_servers(r):
             limit = _whole(server.args.get("max-model-len"))
             if limit is not None:
-                servers.append((_namespace(r), pod_labels(r), limit))
+                servers.append((namespace_of(r, "default"), pod_labels(r), limit))
     found = {}
     for r in resources:
         if split_type(r.type) != ("", "Service") or not isinstance(r.props, dict):
@@ -57,7 +52,9 @@ def _limits(resources: list[Resource]) -> dict[tuple[str, str], int]:
         selector = get(r.props, "spec", "selector")
         name = get(r.props, "metadata", "name")
         for namespace, label_sets, limit in servers:
-            if namespace == _namespace(r) and any(selector_matches(selector, labels, plain=True) for labels in label_sets):
+            if namespace == namespace_of(r, "default") and any(
+                selector_matches(selector, labels, plain=True) for labels in label_sets
+            ):
                 found[(namespace, str(name))] = limit
     return found
 
@@ -100,7 +97,7 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
         if not isinstance(r.props, dict) or r.template:
             continue
         for where, values in _bags(r):
-            target = _target(values, _namespace(r), limits)
+            target = _target(values, namespace_of(r, "default"), limits)
             if target is None:
                 continue
             service, limit = target
