@@ -89,3 +89,30 @@ def test_a_revision_offline_mode_or_a_local_path_stays_silent():
     local = copy.deepcopy(TEI)
     local["spec"]["template"]["spec"]["containers"][0]["args"] = ["--model-id=/data/jina-embeddings-v2-base-zh"]
     assert found_by([pinned, offline, local], POLICY) == []
+
+
+S19 = "gpu-pod-ephemeral-storage"
+
+
+def test_the_hub_download_of_an_unknown_engine_lands_in_the_container_layer_as_advice():
+    [(level, message)] = found_by([ENTRYPOINT], S19)
+    assert level == "advisory"
+    assert message.startswith(
+        "container app: downloads mistralai/Mistral-7B-Instruct-v0.3 from the Hugging Face Hub into "
+        "/root/.cache/huggingface/hub on the node's ephemeral storage but requests no ephemeral-storage"
+    )
+    assert "the engine is not one the pack knows" in message
+    # The TGI form's cache is HF_HOME=/data on no volume: the same finding, at $HF_HOME/hub.
+    [(_, tgi)] = found_by([TGI], S19)
+    assert "into /data/hub on the node's ephemeral storage" in tgi
+
+
+def test_a_cache_on_a_claim_or_a_request_stays_silent():
+    on_claim = copy.deepcopy(ENTRYPOINT)
+    pod = on_claim["spec"]["template"]["spec"]
+    pod["volumes"] = [{"name": "hf", "persistentVolumeClaim": {"claimName": "hf-cache"}}]
+    pod["containers"][0]["env"].append({"name": "HF_HOME", "value": "/cache"})
+    pod["containers"][0]["volumeMounts"] = [{"name": "hf", "mountPath": "/cache"}]
+    requested = copy.deepcopy(TGI)
+    requested["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"] = {"ephemeral-storage": "40Gi"}
+    assert found_by([on_claim, requested], S19) == []
