@@ -110,6 +110,7 @@ _OPTIONAL: dict[str, type] = {
     "lazy_start": list,
     "start_models": str,
     "live_before_ready": bool,
+    "image_words": list,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
@@ -230,6 +231,9 @@ class Engine:
     # true when the liveness endpoint answers while the models are not ready (Triton's /v2/health/live), so a
     # readinessProbe on it does not wait for them
     live_before_ready: bool = False
+    # words of an image's name (the last part of its repository, split at - _ .) that, with the row's port declared by
+    # the container, mean a rebuild of the engine's image under another name (llm-ollama-baked FROM ollama/ollama)
+    image_words: tuple[str, ...] = ()
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -449,6 +453,7 @@ def _row(name: str, row: Any) -> Engine:
         lazy_start=_settings_with_values(where, "lazy_start", row.get("lazy_start", [])),
         start_models=flag_name(row.get("start_models", "")),
         live_before_ready=row.get("live_before_ready", False),
+        image_words=tuple(w.lower() for w in row.get("image_words", ())),
     )
 
 
