@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
-from policies.reading.engines import env_values
-from policies.reading.serving import container_argv
+from policies.kube import memoized
+from policies.reading.engines import Download, env_values, hub_client_download, hub_model
+from policies.reading.serving import GPU_SERVER, container_argv, model_servers
 from policies.reading.vllm_args import parse_vllm_args
 
 # Flags naming the model (normalised: dashes, no leading --), in the order a reader prefers them.
@@ -69,3 +70,20 @@ def model_id(container: Mapping) -> Optional[ModelId]:
         if env.get(name):
             revision, revision_field = env[name], f"env {name}"
     return ModelId(model, field, revision, revision_field, trust)
+
+
+def generic_downloads(resource: Any) -> list[Download]:
+    """The Hub models GPU model servers of no known engine name (``model_id``) that would land on the node's
+    ephemeral storage if the image downloads them through the Hub client (engines.hub_client_download): advice."""
+    return list(memoized(resource, "generic_downloads", _generic_downloads))
+
+
+def _generic_downloads(resource: Any) -> list[Download]:
+    found = []
+    for server in model_servers(resource):
+        named = model_id(server.container) if server.engine == GPU_SERVER else None
+        if named is None or hub_model(named.model) is None:
+            continue
+        download = hub_client_download(server.label, named.model, server.podspec, server.container)
+        found.extend([download] if download is not None else [])
+    return found

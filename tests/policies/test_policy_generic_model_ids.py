@@ -89,3 +89,63 @@ def test_a_revision_offline_mode_or_a_local_path_stays_silent():
     local = copy.deepcopy(TEI)
     local["spec"]["template"]["spec"]["containers"][0]["args"] = ["--model-id=/data/jina-embeddings-v2-base-zh"]
     assert found_by([pinned, offline, local], POLICY) == []
+
+
+S19 = "gpu-pod-ephemeral-storage"
+
+
+def test_the_hub_download_of_an_unknown_engine_lands_in_the_container_layer_as_advice():
+    [(level, message)] = found_by([ENTRYPOINT], S19)
+    assert level == "advisory"
+    assert message.startswith(
+        "container app: downloads mistralai/Mistral-7B-Instruct-v0.3 from the Hugging Face Hub into "
+        "/root/.cache/huggingface/hub on the node's ephemeral storage but requests no ephemeral-storage"
+    )
+    assert "the engine is not one the pack knows" in message
+    # The TGI form's cache is HF_HOME=/data on no volume: the same finding, at $HF_HOME/hub.
+    [(_, tgi)] = found_by([TGI], S19)
+    assert "into /data/hub on the node's ephemeral storage" in tgi
+
+
+def test_a_cache_on_a_claim_or_a_request_stays_silent():
+    on_claim = copy.deepcopy(ENTRYPOINT)
+    pod = on_claim["spec"]["template"]["spec"]
+    pod["volumes"] = [{"name": "hf", "persistentVolumeClaim": {"claimName": "hf-cache"}}]
+    pod["containers"][0]["env"].append({"name": "HF_HOME", "value": "/cache"})
+    pod["containers"][0]["volumeMounts"] = [{"name": "hf", "mountPath": "/cache"}]
+    requested = copy.deepcopy(TGI)
+    requested["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"] = {"ephemeral-storage": "40Gi"}
+    assert found_by([on_claim, requested], S19) == []
+
+
+S37 = "gated-model-has-token"
+
+
+def test_a_gated_model_of_an_unknown_engine_without_a_token_is_advice():
+    # Mistral-7B-Instruct-v0.2 is gated (components/hub_gated.toml); the deepaksatna form's HF_TOKEN is commented out.
+    [(level, message)] = found_by([TGI], S37)
+    assert level == "advisory" and "the pod gives the Hub client no token" in message
+    assert "is not the engine's own image, and its cache may hold the model" in message
+    # With the cache on an emptyDir (the spent-set form: /data) nothing but the unknown engine makes it advice.
+    on_empty_dir = copy.deepcopy(TGI)
+    pod = on_empty_dir["spec"]["template"]["spec"]
+    pod["volumes"] = [{"name": "model-cache", "emptyDir": {}}]
+    pod["containers"][0]["volumeMounts"] = [{"name": "model-cache", "mountPath": "/data"}]
+    [(level, message)] = found_by([on_empty_dir], S37)
+    assert level == "advisory" and "the engine is not one the pack knows" in message
+
+
+def test_an_optional_token_for_a_gated_model_of_an_unknown_engine_is_advice():
+    # Narden91/llm-k8s-test llm-manifest.yml (spent set 28, labelled S37): MODEL_ID of a gated Mistral and HF_TOKEN
+    # from a Secret marked optional: true.
+    optional = copy.deepcopy(ENTRYPOINT)
+    container = optional["spec"]["template"]["spec"]["containers"][0]
+    container["env"] = [
+        {"name": "MODEL_ID", "value": "mistralai/Mistral-7B-Instruct-v0.3"},
+        {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "llm-secrets", "key": "HF_TOKEN", "optional": True}}},
+    ]
+    [(level, message)] = found_by([optional], S37)
+    assert level == "advisory" and "marked optional: true" in message
+    # The careful form: the same Secret, required.
+    del container["env"][1]["valueFrom"]["secretKeyRef"]["optional"]
+    assert found_by([optional], S37) == []
