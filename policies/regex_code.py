@@ -8,7 +8,7 @@ each ~250 ms ``python -m policies check`` (benchmarks/policies_check.py), the la
 ``re._compiler.compile`` of a pattern text builds the pattern object from the instruction list an earlier run compiled
 for that exact (text, flags), read from one file beside the bytecode cache (components/parse_cache.py), and compiles it
 as re does on a miss. The pattern object is made by the same call re makes last (``_sre.compile(pattern, flags, code,
-groups - 1, groupindex, indexgroup)``: CPython 3.11 Lib/re/_compiler.py:742-764), so it equals the one re would build
+groups - 1, groupindex, indexgroup)``: CPython 3.11 Lib/re/_compiler.py:740-764), so it equals the one re would build
 (``==`` compares the text, the flags and the code). The key is the whole text and flags, and the file is per
 interpreter (its exact version and the engine's ``_sre.MAGIC`` inside): a new pattern is compiled afresh, never served
 stale. The file is rewritten after a run that compiled any, with the patterns of the earlier runs and of this one
