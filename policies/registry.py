@@ -47,6 +47,7 @@ from policies.ingress import (
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_object_valid,
+    api_schema_valid,
     api_version_served,
     arch_image_selected,
     capabilities_allow_list,
@@ -292,6 +293,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     validation_rules.POLICY,
     validation_rules_unevaluated.POLICY,
     api_object_valid.POLICY,
+    api_schema_valid.POLICY,
 )
 
 
