@@ -39,10 +39,11 @@ LOAD_FLOOR_SECONDS = 60
 FASTEST_LOAD_GIB_PER_S = 8.0
 
 
-def _load_floor(model: object) -> float:
-    """The shortest start any server makes of ``model``: LOAD_FLOOR_SECONDS plus its checkpoint at the fastest load."""
+def _load_floor(model: object, base: float = LOAD_FLOOR_SECONDS) -> float:
+    """The shortest start any server makes of ``model``: ``base`` (LOAD_FLOOR_SECONDS, or the engine row's
+    load_floor_seconds) plus its checkpoint at the fastest load."""
     size = checkpoint_estimate_gib(model) if isinstance(model, str) and model else None
-    return LOAD_FLOOR_SECONDS + (size or 0.0) / FASTEST_LOAD_GIB_PER_S
+    return base + (size or 0.0) / FASTEST_LOAD_GIB_PER_S
 
 
 # Kubernetes probe defaults (core/v1 Probe).
@@ -159,8 +160,19 @@ def _liveness_window(label: str, container: dict, maximum: int, budget: int) -> 
     )
 
 
+def _floors(resource: Resource) -> dict[int, float]:
+    """The shortest start of each table engine's container whose row states its own (load_floor_seconds: TEI loads an
+    embedding model with no compile or graph capture, so no fixed minimum holds)."""
+    return {
+        id(s.container): float(s.row.load_floor_seconds)
+        for s in table_servers(resource)
+        if s.row and s.row.load_floor_seconds >= 0
+    }
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     minimum = int(config["minBudgetSeconds"])
+    floors = _floors(resource)
     maximum = int(config["maxLivenessWindowSeconds"])
     stretched = {}
     for label, container in _liveness_holders(resource):
@@ -193,7 +205,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 # them) proves it.
                 window = _budget(liveness)
                 messages.append(
-                    said(message) if window < LOAD_FLOOR_SECONDS and not _unknown_field(liveness) else unproven(message)
+                    said(message)
+                    if window < floors.get(id(container), LOAD_FLOOR_SECONDS) and not _unknown_field(liveness)
+                    else unproven(message)
                 )
             elif said is unproven:
                 continue  # an unknown engine may serve at once: no probe at all is not proven wrong
@@ -220,7 +234,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"+ failureThreshold {failures} × periodSeconds {period}), below the "
                     f"minimum {minimum}s for model download, weight load and compile"
                 )
-                floor = _load_floor(model)
+                floor = _load_floor(model, floors.get(id(container), LOAD_FLOOR_SECONDS))
                 # Between the fastest load any server makes of this model and minBudgetSeconds, whether the start fits
                 # depends on storage and network the manifest does not show: advice, as for a liveness window.
                 messages.append(said(message) if budget < floor else unproven(f"{message} (a start this fast is possible)"))

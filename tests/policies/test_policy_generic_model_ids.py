@@ -47,7 +47,8 @@ ENTRYPOINT = _deployment(
     },
 )
 # brayanpena530/multiLLM-EKS-Deploy services/jina_embeddings.yml@70aa73ebcec13afb9bf475107949dec242c0128f (spent set 28):
-# text-embeddings-inference (no engine row) given --model-id=jinaai/jina-embeddings-v2-base-zh.
+# text-embeddings-inference given --model-id=jinaai/jina-embeddings-v2-base-zh (read by its engine row where the table has
+# one, else by the common flag: advice either way).
 TEI = _deployment(
     "jina-embeddings",
     {
@@ -116,3 +117,36 @@ def test_a_cache_on_a_claim_or_a_request_stays_silent():
     requested = copy.deepcopy(TGI)
     requested["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"] = {"ephemeral-storage": "40Gi"}
     assert found_by([on_claim, requested], S19) == []
+
+
+S37 = "gated-model-has-token"
+
+
+def test_a_gated_model_of_an_unknown_engine_without_a_token_is_advice():
+    # Mistral-7B-Instruct-v0.2 is gated (components/hub_gated.toml); the deepaksatna form's HF_TOKEN is commented out.
+    [(level, message)] = found_by([TGI], S37)
+    assert level == "advisory" and "the pod gives the Hub client no token" in message
+    assert "is not the engine's own image, and its cache may hold the model" in message
+    # With the cache on an emptyDir (the spent-set form: /data) nothing but the unknown engine makes it advice.
+    on_empty_dir = copy.deepcopy(TGI)
+    pod = on_empty_dir["spec"]["template"]["spec"]
+    pod["volumes"] = [{"name": "model-cache", "emptyDir": {}}]
+    pod["containers"][0]["volumeMounts"] = [{"name": "model-cache", "mountPath": "/data"}]
+    [(level, message)] = found_by([on_empty_dir], S37)
+    assert level == "advisory" and "the engine is not one the pack knows" in message
+
+
+def test_an_optional_token_for_a_gated_model_of_an_unknown_engine_is_advice():
+    # Narden91/llm-k8s-test llm-manifest.yml (spent set 28, labelled S37): MODEL_ID of a gated Mistral and HF_TOKEN
+    # from a Secret marked optional: true.
+    optional = copy.deepcopy(ENTRYPOINT)
+    container = optional["spec"]["template"]["spec"]["containers"][0]
+    container["env"] = [
+        {"name": "MODEL_ID", "value": "mistralai/Mistral-7B-Instruct-v0.3"},
+        {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "llm-secrets", "key": "HF_TOKEN", "optional": True}}},
+    ]
+    [(level, message)] = found_by([optional], S37)
+    assert level == "advisory" and "marked optional: true" in message
+    # The careful form: the same Secret, required.
+    del container["env"][1]["valueFrom"]["secretKeyRef"]["optional"]
+    assert found_by([optional], S37) == []
