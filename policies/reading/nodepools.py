@@ -36,6 +36,11 @@ _GPU_KEY = re.compile(r"/(instance-|sku-)?gpu-(count|name|manufacturer|memory)$"
 _GPU_LABEL_PREFIXES = ("nvidia.com/gpu", "amd.com/gpu", "cloud.google.com/gke-accelerator")
 
 
+def gpu_instance_type(value: Any) -> bool:
+    """True for the name of a GPU instance type of any provider (_GPU_INSTANCE_TYPE: g5.xlarge, Standard_NC12s_v3)."""
+    return isinstance(value, str) and bool(_GPU_INSTANCE_TYPE.match(value))
+
+
 def _gpu_requirement(key: str, op: Any, values: list[str]) -> bool:
     """Whether one requirement selects GPU instances only."""
     if key.startswith(_AUTO_MODE_PREFIX):
