@@ -48,6 +48,7 @@ from policies.ingress import (
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
     api_object_valid,
+    api_schema_valid,
     api_version_served,
     arch_image_selected,
     capabilities_allow_list,
@@ -137,6 +138,7 @@ from policies.vllm import (
     max_model_len_fits_kv_cache,
     max_model_len_unset,
     multi_node_start,
+    names_its_model,
     service_links_port,
     startup_batched_tokens_cover_seqs,
     startup_context_within_model_limit,
@@ -173,6 +175,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     flags_exist.POLICY,
     engine_supports_architecture.POLICY,
     multi_node_start.POLICY,
+    names_its_model.POLICY,
     model_cache_fits_checkpoint.POLICY,
     model_path_downloaded.POLICY,
     service_links_port.POLICY,
@@ -292,6 +295,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     validation_rules.POLICY,
     validation_rules_unevaluated.POLICY,
     api_object_valid.POLICY,
+    api_schema_valid.POLICY,
 )
 
 

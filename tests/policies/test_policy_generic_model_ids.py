@@ -47,7 +47,8 @@ ENTRYPOINT = _deployment(
     },
 )
 # brayanpena530/multiLLM-EKS-Deploy services/jina_embeddings.yml@70aa73ebcec13afb9bf475107949dec242c0128f (spent set 28):
-# text-embeddings-inference (no engine row) given --model-id=jinaai/jina-embeddings-v2-base-zh.
+# text-embeddings-inference given --model-id=jinaai/jina-embeddings-v2-base-zh (read by its engine row where the table has
+# one, else by the common flag: advice either way).
 TEI = _deployment(
     "jina-embeddings",
     {
