@@ -11,6 +11,7 @@ table is an import error, never a rule that silently stops applying.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -114,6 +115,7 @@ _OPTIONAL: dict[str, type] = {
     "image_words": list,
     "max_gpus": int,
     "load_floor_seconds": int,
+    "default_models": dict,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
@@ -242,6 +244,8 @@ class Engine:
     # the shortest start of any model the engine serves, seconds (-1: S16's own floor for model servers, 60 s); a
     # liveness window below it proves a restart mid-load
     load_floor_seconds: int = -1
+    # (first release, model) pairs in release order: the model the server loads when its command line names none
+    default_models: tuple[tuple[str, str], ...] = ()
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -371,7 +375,13 @@ def _downloads(table: dict | None) -> Downloads | None:
 def _check_sources(where: str, row: dict, sources: Any) -> None:
     """Every group of facts a row states has its source; no source names an unknown group."""
     stated = {"recognise", "endpoints", "drain", "metrics"} | ({"settings"} if row["settings"] else set())
-    if row["startup_rules"] or row["context_unset"] or row["context_override_env"] or "load_floor_seconds" in row:
+    if (
+        row["startup_rules"]
+        or row["context_unset"]
+        or row["context_override_env"]
+        or "load_floor_seconds" in row
+        or "default_models" in row
+    ):
         stated.add("startup")
     if row["moving_tags"]:
         stated.add("tags")
@@ -464,7 +474,19 @@ def _row(name: str, row: Any) -> Engine:
         image_words=tuple(w.lower() for w in row.get("image_words", ())),
         max_gpus=row.get("max_gpus", 0),
         load_floor_seconds=row.get("load_floor_seconds", -1),
+        default_models=_default_models(where, row.get("default_models", {})),
     )
+
+
+def _default_models(where: str, table: dict) -> tuple[tuple[str, str], ...]:
+    """``{"0.4.0" = "facebook/opt-125m", ...}`` as (release, model) pairs in release order; a key that is no release
+    or a value that is no model name is refused by name."""
+    pairs = []
+    for release, model in table.items():
+        if not re.fullmatch(r"\d+(\.\d+)*", str(release)) or not isinstance(model, str) or not model.strip():
+            raise EngineTableError(f'{where}.default_models: {release!r} = {model!r} is not RELEASE = "org/model"')
+        pairs.append((str(release), model.strip()))
+    return tuple(sorted(pairs, key=lambda p: tuple(int(x) for x in p[0].split("."))))
 
 
 def _settings_with_values(where: str, field: str, items: list) -> tuple[tuple[str, str], ...]:
