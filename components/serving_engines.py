@@ -114,13 +114,15 @@ _OPTIONAL: dict[str, type] = {
     "live_before_ready": bool,
     "image_words": list,
     "max_gpus": int,
+    "needs_gpu": bool,
+    "gpu_only_images": list,
     "load_floor_seconds": int,
     "default_models": dict,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
 # Hub repository whatever their value shows, so an unexpanded "$(VAR)" behind one is still a download.
-_DOWNLOAD_OPTIONAL: dict[str, type] = {"hub": list}
+_DOWNLOAD_OPTIONAL: dict[str, type] = {"hub": list, "credentials": list}
 
 
 _OPTION_FIELDS: dict[str, type] = {"file": str, "images": list}
@@ -167,6 +169,8 @@ class Downloads:
     env: tuple[tuple[str, str], ...]  # (variable, sub-path) that move the cache, first set wins: HF_HOME/hub
     source: str  # where the files come from, for messages ("the Hugging Face Hub")
     hub: tuple[str, ...] = ()  # setting spellings that always name a Hub repository (llama.cpp's --hf-repo)
+    # environment variables of which the engine needs one to download its model from `source` (NIM: NGC_API_KEY)
+    credentials: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -241,6 +245,11 @@ class Engine:
     image_words: tuple[str, ...] = ()
     # the most GPUs one server process uses whatever it is given (TEI: CUDA device 0 only); 0 = no such limit
     max_gpus: int = 0
+    # true when the engine serves only on an accelerator (NIM, TensorRT-LLM): G13 reads a container of it with no GPU
+    # limit as advice, and as a failed start where its image is one of ``gpu_only_images`` (lower-case substrings of
+    # the publisher's images that serve only on an NVIDIA GPU) and nothing points the pod at GPU nodes
+    needs_gpu: bool = False
+    gpu_only_images: tuple[str, ...] = ()
     # the shortest start of any model the engine serves, seconds (-1: S16's own floor for model servers, 60 s); a
     # liveness window below it proves a restart mid-load
     load_floor_seconds: int = -1
@@ -369,7 +378,8 @@ def _downloads(table: dict | None) -> Downloads | None:
     if table is None:
         return None
     env = tuple((v.split("/", 1)[0], v.split("/", 1)[1] if "/" in v else "") for v in table["env"])
-    return Downloads(tuple(table["models"]), tuple(table["dirs"]), env, table["source"], tuple(table.get("hub", ())))
+    hub, credentials = tuple(table.get("hub", ())), tuple(table.get("credentials", ()))
+    return Downloads(tuple(table["models"]), tuple(table["dirs"]), env, table["source"], hub, credentials)
 
 
 def _check_sources(where: str, row: dict, sources: Any) -> None:
@@ -389,7 +399,7 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("downloads")
     if "options" in row:
         stated.add("options")
-    if row.get("gpu_or_cpu") or "max_gpus" in row:
+    if row.get("gpu_or_cpu") or "max_gpus" in row or "needs_gpu" in row or "gpu_only_images" in row:
         stated.add("devices")
     if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
         stated.add("switches")
@@ -473,6 +483,8 @@ def _row(name: str, row: Any) -> Engine:
         live_before_ready=row.get("live_before_ready", False),
         image_words=tuple(w.lower() for w in row.get("image_words", ())),
         max_gpus=row.get("max_gpus", 0),
+        needs_gpu=row.get("needs_gpu", False),
+        gpu_only_images=tuple(i.lower() for i in row.get("gpu_only_images", ())),
         load_floor_seconds=row.get("load_floor_seconds", -1),
         default_models=_default_models(where, row.get("default_models", {})),
     )

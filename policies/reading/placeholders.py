@@ -47,9 +47,6 @@ _PLACEHOLDER = re.compile(
     r"|\b(?:REPLACE[_-]?ME|CHANGE[_-]?ME)\b"
     r"|<[A-Za-z][A-Za-z0-9_ .-]{1,40}>)"
 )
-# What every match of _PLACEHOLDER holds (each of its branches starts with one of these): a text without any cannot
-# match, and most texts have none; _PLACEHOLDER itself, with no literal prefix, is tried at every character.
-_PLACEHOLDER_HINTS = ("$", "<", "YOUR", "your", "Your", "REPLACE", "CHANGE")
 # Special tokens of model vocabularies and HTML tags, written in angle brackets on purpose (stop strings, templates).
 _NOT_PLACEHOLDERS = {"<eos>", "<bos>", "<pad>", "<unk>", "<mask>", "<sep>", "<cls>", "<think>", "<tool_call>", "<br>"}
 # Variables of the process's own environment that authors append to as in a shell
@@ -171,10 +168,9 @@ def _leaves(node: Any, path: str, where: tuple = ()) -> Iterator[tuple[str, str,
 
 def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
     """The first placeholder ``text`` holds, read at a field under the keys ``where``, or None."""
-    if any(hint in text for hint in _PLACEHOLDER_HINTS):
-        for found in _PLACEHOLDER.finditer(text):
-            if found.group(0) not in _NOT_PLACEHOLDERS and found.group(0) not in _RUNTIME_VARIABLES:
-                return found.group(0)
+    for found in _PLACEHOLDER.finditer(text):
+        if found.group(0) not in _NOT_PLACEHOLDERS and found.group(0) not in _RUNTIME_VARIABLES:
+            return found.group(0)
     if "__" in text and (dunder := _DUNDER.search(text)):  # the test first: _DUNDER has no literal prefix to seek
         return dunder.group(0)
     if not _KUBELET_EXPANDS.intersection(where) and (paren := _PAREN.search(text)):
