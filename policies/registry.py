@@ -106,6 +106,7 @@ from policies.karpenter import (
 from policies.models import (
     debug_switches_off,
     downloads_fail_loudly,
+    engine_download_credential,
     engine_image_publisher,
     gated_model_token,
     hf_token_not_empty,
@@ -168,6 +169,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     hf_token_not_empty.SECRET_POLICY,
     gated_model_token.POLICY,
+    engine_download_credential.POLICY,
     offline_cache_starts_empty.POLICY,
     debug_switches_off.POLICY,
     downloads_fail_loudly.POLICY,
