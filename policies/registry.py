@@ -88,6 +88,7 @@ from policies.k8s_generic import (
     serving_readiness_probe,
     serving_resource_requests,
     serving_topology_spread,
+    tolerates_node_pressure,
 )
 from policies.karpenter import (
     gpu_expiry,
@@ -283,6 +284,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_literal_secret_env.POLICY,
     no_literal_credential.POLICY,
     service_selects_pods.POLICY,
+    tolerates_node_pressure.POLICY,
     no_default_namespace.POLICY,
     no_bare_pods.POLICY,
     job_ttl.POLICY,
