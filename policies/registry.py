@@ -105,6 +105,7 @@ from policies.karpenter import (
 
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
+    config_revision_pinned,
     debug_switches_off,
     downloads_fail_loudly,
     engine_download_credential,
@@ -236,6 +237,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     one_autoscaler.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
+    config_revision_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
     serve_config_keys_current.POLICY,
     serve_capacity.POLICY,
