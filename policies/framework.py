@@ -91,6 +91,10 @@ class Resource:
     # judge the written text itself, never its value (G46 an image reference's grammar, G1 a literal tag beside a
     # placeholder registry: policies/reading/placeholders.py written_images).
     written: dict | None = None
+    # The other definitions of this object (same kind, namespace and name) that files of its folder hold with other
+    # content, as (file, line, first differing field, applied after this one): policies/scopes.py keeps each apart from
+    # this one, and G58 (policies/k8s_generic/defined_once.py) reports them. Empty for a Pulumi resource.
+    redefined: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -415,24 +419,28 @@ def evaluate_policies(
     errors = config_errors(config, policies)
     if errors:
         raise PolicyConfigError(errors)
-    violations: list[Violation] = []
-    groups = scopes if scopes is not None else (resources,)
-    group_views = [_views(group) for group in groups]  # once, not once per policy
-    with evaluation_memo():
-        for policy in policies:
-            level, values = policy_settings(config, policy)
-            if level == "disabled":
-                continue
-            findings: list[tuple[str, str]] = []
-            for group, views in zip(groups, group_views):
+    settings = [(policy, *policy_settings(config, policy)) for policy in policies]
+    active = [(policy, level, values) for policy, level, values in settings if level != "disabled"]
+    found: dict[str, list[tuple[str, str]]] = {policy.name: [] for policy, _, _ in active}
+    for group in scopes if scopes is not None else (resources,):
+        views = _views(group)
+        # One memo per group: a variant of a folder (policies.scopes) shares objects with the others, and a fact
+        # derived from one object may rest on the objects beside it.
+        with evaluation_memo():
+            for policy, _, values in active:
+                findings = found[policy.name]
+                before = set(findings)  # a finding two scopes share (one object in two variants) is reported once
+                new: list[tuple[str, str]] = []
                 if policy.is_stack_policy:
-                    _stack_findings(policy, group, values, findings)
+                    _stack_findings(policy, group, values, new)
                 else:
-                    _resource_findings(policy, views, values, findings)
-            violations.extend(
-                Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
-                for name, message in findings
-            )
+                    _resource_findings(policy, views, values, new)
+                findings.extend(f for f in new if f not in before)
+    violations = [
+        Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
+        for policy, level, _ in active
+        for name, message in found[policy.name]
+    ]
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
 
 
@@ -451,7 +459,6 @@ def _best_effort(template: str = "x") -> Iterator[None]:
 def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, findings: list[tuple[str, str]]) -> None:
     """A stack policy's findings on one group, added to ``findings``. Objects rendered from templates join a second
     run: what the run without them finds keeps its level, what only they bring is advice (TEMPLATE_NOTE)."""
-    before = set(findings)
     patches = {r.name: _patch_note(r) for r in group if r.patch or r.base}
     literal = [r for r in group if not r.template]
     found = run_stack_policy(policy, literal, values)
@@ -463,12 +470,7 @@ def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, fin
                 for n, m in run_stack_policy(policy, list(group), values)
                 if (n, m) not in seen
             ]
-    # A stack-wide finding ("" as the name) two clusters share is reported once.
-    findings.extend(
-        (name, _on_patch(policy, message, patches[name]) if name in patches else message)
-        for name, message in found
-        if (name, message) not in before
-    )
+    findings.extend((name, _on_patch(policy, message, patches[name]) if name in patches else message) for name, message in found)
 
 
 class _View:
