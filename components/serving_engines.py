@@ -36,6 +36,7 @@ SETTINGS = (
     "nnodes",
     "port",
     "host",
+    "hub-token",
 )
 # What an engine serves when its context-length setting is unset: "model" the model's whole context (one such
 # request must fit the KV cache), "fitted" a length the engine fits to the memory it found, "" not documented.
@@ -110,6 +111,9 @@ _OPTIONAL: dict[str, type] = {
     "lazy_start": list,
     "start_models": str,
     "live_before_ready": bool,
+    "image_words": list,
+    "max_gpus": int,
+    "load_floor_seconds": int,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
@@ -230,6 +234,14 @@ class Engine:
     # true when the liveness endpoint answers while the models are not ready (Triton's /v2/health/live), so a
     # readinessProbe on it does not wait for them
     live_before_ready: bool = False
+    # words of an image's name (the last part of its repository, split at - _ .) that, with the row's port declared by
+    # the container, mean a rebuild of the engine's image under another name (llm-ollama-baked FROM ollama/ollama)
+    image_words: tuple[str, ...] = ()
+    # the most GPUs one server process uses whatever it is given (TEI: CUDA device 0 only); 0 = no such limit
+    max_gpus: int = 0
+    # the shortest start of any model the engine serves, seconds (-1: S16's own floor for model servers, 60 s); a
+    # liveness window below it proves a restart mid-load
+    load_floor_seconds: int = -1
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -359,7 +371,7 @@ def _downloads(table: dict | None) -> Downloads | None:
 def _check_sources(where: str, row: dict, sources: Any) -> None:
     """Every group of facts a row states has its source; no source names an unknown group."""
     stated = {"recognise", "endpoints", "drain", "metrics"} | ({"settings"} if row["settings"] else set())
-    if row["startup_rules"] or row["context_unset"] or row["context_override_env"]:
+    if row["startup_rules"] or row["context_unset"] or row["context_override_env"] or "load_floor_seconds" in row:
         stated.add("startup")
     if row["moving_tags"]:
         stated.add("tags")
@@ -367,7 +379,7 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("downloads")
     if "options" in row:
         stated.add("options")
-    if row.get("gpu_or_cpu"):
+    if row.get("gpu_or_cpu") or "max_gpus" in row:
         stated.add("devices")
     if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
         stated.add("switches")
@@ -449,6 +461,9 @@ def _row(name: str, row: Any) -> Engine:
         lazy_start=_settings_with_values(where, "lazy_start", row.get("lazy_start", [])),
         start_models=flag_name(row.get("start_models", "")),
         live_before_ready=row.get("live_before_ready", False),
+        image_words=tuple(w.lower() for w in row.get("image_words", ())),
+        max_gpus=row.get("max_gpus", 0),
+        load_floor_seconds=row.get("load_floor_seconds", -1),
     )
 
 

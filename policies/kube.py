@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from components.quantities import MAX_QUANTITY_TEXT, parse_quantity
 from policies.dynamo_defaults import dynamo_pod_specs
 from policies.llmisvc_presets import llmisvc_pod_specs
-from policies.pod_patches import is_pod_patch, merge_patches
+from policies.pod_search import search_pod_specs
 
 GPU_RESOURCE = "nvidia.com/gpu"
 SHM_PATH = "/dev/shm"
@@ -117,6 +117,12 @@ LLMISVC_CONFIG_TYPES = (
 
 # The kinds read by a reader of their own: pod_specs never searches these generically.
 _KNOWN_TYPES = frozenset((*tuple.__iter__(WORKLOAD_TYPES), *LLMISVC_CONFIG_TYPES))
+
+
+def has_reader(type_token: Any) -> bool:
+    """True for a kind one of the pack's readers knows (its pod templates and fields are read by that reader)."""
+    return type_token in _KNOWN_TYPES
+
 
 # Resources whose pods KubeRay runs: it replaces the container command with `ray start`.
 _RAY_KINDS = {("orchestration.aibrix.ai", "RayClusterFleet")}
@@ -339,50 +345,6 @@ def llmisvc_base_specs(resource: Any) -> tuple[list[dict], list[str]]:
     return found, missing
 
 
-# Bounds of the generic search: a CR is walked once per evaluation, never deeper or longer than this.
-_GENERIC_MAX_DEPTH = 24
-_GENERIC_MAX_NODES = 20_000
-# Keys whose subtree holds no pod template a controller runs: status is the controller's, metadata the API's.
-_GENERIC_SKIP = frozenset({"metadata", "status"})
-
-
-def _image_like(value: Any) -> bool:
-    """An image reference: a string, or a value a rule cannot read (framework.UNKNOWN, which an unrendered placeholder
-    such as ``your-acr-repo.azurecr.io/worker:latest`` becomes), never a mapping, list, number or flag."""
-    return isinstance(value, str) or (value is not None and not isinstance(value, (dict, list, int, float, bool)))
-
-
-def _is_container(value: Any) -> bool:
-    return isinstance(value, dict) and (
-        _image_like(value.get("image")) or isinstance(value.get("command"), list) or isinstance(value.get("args"), list)
-    )
-
-
-# What a container has besides its image: a mapping with an image and one of these is a container wherever it sits.
-_CONTAINER_FIELDS = ("command", "args", "resources", "ports", "env")
-
-
-def _is_container_like(value: Any) -> bool:
-    """A container under a key that does not say so: an image string and at least one other container field, so that
-    an image reference elsewhere (``spec.image``, a cache or a download job's image) is not read as one."""
-    return (
-        isinstance(value, dict)
-        and _image_like(value.get("image"))
-        and any(value.get(f) not in (None, "", [], {}) for f in _CONTAINER_FIELDS)
-    )
-
-
-def _single_container_key(value: dict) -> str | None:
-    """The key of a single container inside a pod-spec-like mapping: under a key ending in "container" (Dynamo's
-    ``mainContainer``) any container; under any other key (OME's ``engineConfig.runner``) a container-like one."""
-    for key, item in value.items():
-        if not isinstance(key, str):
-            continue
-        if _is_container(item) if key.lower().endswith("container") else _is_container_like(item):
-            return key
-    return None
-
-
 def generic_pod_specs(resource: Any) -> list[tuple[str, dict]]:
     """Pod specs found anywhere in a custom resource no reader knows, as (path, podspec), in document order.
 
@@ -409,40 +371,8 @@ def unmerged_patches(resource: Any) -> list[str]:
 
 
 def _generic_pod_specs(resource: Any) -> tuple[list[tuple[str, dict]], list[str]]:
-    found: list[tuple[str, dict]] = []
-    patches: list[tuple[str, dict]] = []
     props = getattr(resource, "props", None)
-    if not isinstance(props, dict):
-        return found, []
-    stack: list[tuple[str, Any, int]] = [(k, v, 1) for k, v in reversed(list(props.items())) if k not in _GENERIC_SKIP]
-    seen = 0
-    while stack and seen < _GENERIC_MAX_NODES:
-        path, value, depth = stack.pop()
-        seen += 1
-        if isinstance(value, dict):
-            if is_pod_patch(path.rsplit(".", 1)[-1], value):
-                patches.append((path, value))  # merged onto its base below, never a pod of its own
-                continue
-            listed = value.get("containers")
-            if isinstance(listed, list) and any(_is_container(c) for c in listed):
-                found.append((path, value))
-                continue
-            single = _single_container_key(value)
-            if single is not None:
-                pod = {k: v for k, v in value.items() if k != single}
-                found.append((f"{path}.{single}", {**pod, "containers": [value[single]]}))
-                continue
-            if depth < _GENERIC_MAX_DEPTH:
-                stack.extend(
-                    (f"{path}.{k}", v, depth + 1)
-                    for k, v in reversed(list(value.items()))
-                    if isinstance(k, str) and isinstance(v, (dict, list))
-                )
-        elif isinstance(value, list) and depth < _GENERIC_MAX_DEPTH:
-            stack.extend(
-                (f"{path}[{i}]", v, depth + 1) for i, v in reversed(list(enumerate(value))) if isinstance(v, (dict, list))
-            )
-    return merge_patches(props, found, patches) if patches else (found, [])
+    return search_pod_specs(props) if isinstance(props, dict) else ([], [])
 
 
 def read_generically(resource: Any) -> list[str]:

@@ -466,16 +466,12 @@ _GO_TEMPLATE = re.compile(
 _DOCUMENT_START = re.compile(r"^---(?=[ \t]|$)", re.MULTILINE)
 
 
-# KServe's own placeholders in a ServingRuntime's containers, filled from the InferenceService when the controller
-# builds the pod (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/utils/utils.go:324-336 ReplacePlaceholders: a
-# Go text/template over the InferenceService's ObjectMeta, so .Name, .Namespace, .Labels.x, .Annotations.x): rendered as published.
-_KSERVE_PLACEHOLDER = re.compile(r"\{\{\s*\.(?:Name|Namespace|Labels\.[\w./-]+|Annotations\.[\w./-]+)\s*\}\}")
-
-
 def _template_line(text: str) -> Optional[int]:
+    from policies.reading.template_text import kserve_fills
+
     for match in _GO_TEMPLATE.finditer(text):
-        if _KSERVE_PLACEHOLDER.match(text, match.start()):
-            continue
+        if kserve_fills(text, match.start()):
+            continue  # KServe's own template, filled by its controller: rendered as published
         return text.count("\n", 0, match.start()) + 1
     return None
 

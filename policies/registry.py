@@ -46,6 +46,8 @@ from policies.ingress import (
 )
 from policies.input import manifest_is_kubernetes, manifest_readable
 from policies.k8s_generic import (
+    api_object_valid,
+    api_schema_valid,
     api_version_served,
     arch_image_selected,
     capabilities_allow_list,
@@ -290,6 +292,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     startup_dtype_supported_by_gpu.POLICY,
     validation_rules.POLICY,
     validation_rules_unevaluated.POLICY,
+    api_object_valid.POLICY,
+    api_schema_valid.POLICY,
 )
 
 

@@ -11,6 +11,11 @@ Applies to HPAs and KEDA ScaledObjects (whose HPA takes
 GPU workload of the set or scale on vLLM series. The pool limit is read from a NodePool of the same
 set (stack, or one `policies check` run) named by the workload's `karpenter.sh/nodepool` node
 selector; without one, that part is not judged.
+
+A model server on the CPU (no GPU to buy) is judged on its scale-down window alone, as advice, when its engine drops
+its in-flight requests on SIGTERM (the engine table's drain "aborts": Ollama closes its HTTP server, ollama/ollama
+v0.32.15 server/routes.go L2021-2030): every scale-in on a short dip cuts the generations in flight on the pod removed
+(spent set 28 gkoufie1/local-llm-serving-k8s, an Ollama HPA at 60 s).
 """
 
 from __future__ import annotations
@@ -296,6 +301,37 @@ def _operator_window_findings(resource: Resource, config: dict) -> list[str]:
     ]
 
 
+def _aborting_engine(target: Optional[Workload]) -> Optional[str]:
+    """The engine a CPU target's model server runs when the engine table says it aborts in-flight requests on SIGTERM
+    (drain "aborts"), else None."""
+    from policies.reading.serving import engine_row
+
+    if target is None or target.gpus_per_pod > 0:
+        return None
+    for server in model_servers(target.resource):
+        row = engine_row(server.engine)
+        if row is not None and row.drain == "aborts":
+            return row.display
+    return None
+
+
+def _cpu_window_findings(scaler: Resource, engine: str, config: dict) -> list[str]:
+    """Advice on a short scale-down window in front of a CPU model server whose engine aborts in-flight requests."""
+    path, spec = behavior(scaler)
+    down = as_dict(spec.get("scaleDown"))
+    window = as_float(down.get("stabilizationWindowSeconds"))
+    floor = config["minScaleDownStabilizationSeconds"]
+    if down.get("selectPolicy") == "Disabled" or window is None or window >= floor:
+        return []
+    return [
+        unproven(
+            f"{path}.scaleDown.stabilizationWindowSeconds = {fmt_number(window)} is below {floor} s: every scale-in on a "
+            f"short dip stops a replica, and {engine} drops the requests in flight on SIGTERM (engine table drain: "
+            f"aborts), so frequent scale-ins cut running generations"
+        )
+    ]
+
+
 def llm_scaler(scaler: Resource, resources: list[Resource], target: Optional[Workload]) -> Optional[str]:
     """Whether the scaler scales an LLM server: "" when the set shows it (a GPU target of the set, or vLLM series in
     its metrics), the hint when only its names suggest it (its target is in no file read), None when it does not."""
@@ -326,6 +362,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     for scaler, target, relevance in _scalers_with_targets(resources):
         on_gpu = target is not None and target.gpus_per_pod > 0
         if relevance is None:
+            engine = _aborting_engine(target)
+            findings.extend((scaler.name, m) for m in (_cpu_window_findings(scaler, engine, config) if engine else []))
             continue
         for message in _behavior_findings(scaler, config):
             # Only a hint that the target serves a model (its pods are in no file read): the finding is unproven.

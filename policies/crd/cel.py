@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from components.parse_cache import cache_folder, read_parsed, store
+from policies.crd.cel_plain import decide
+from policies.crd.cel_plain import find as _find  # k8s.io/apiserver pkg/cel/library/regex.go `find`
 from policies.framework import Unknown
 
 DATA = Path(__file__).with_name("cel_rules.json")
@@ -131,12 +133,6 @@ def rules_by_type() -> dict[str, tuple[Rule, ...]]:
 def resource_types() -> tuple[str, ...]:
     """Every type token some pinned CRD gives CEL rules, sorted."""
     return tuple(sorted(_table()))
-
-
-def _find(text: str, pattern: str) -> str:
-    # k8s.io/apiserver pkg/cel/library/regex.go `find`: the first match of the RE2 pattern, "" when none.
-    match = re.search(pattern, text)
-    return match.group(0) if match else ""
 
 
 @functools.cache
@@ -279,6 +275,15 @@ def evaluate(type_token: str, obj: Mapping[str, Any]) -> Outcome:
                 value = _cel_value(node)
             except _UnknownValue:
                 continue  # checked again when the value is known (`pulumi up`)
+            # A plain rule on a plain value is decided without the library (policies/crd/cel_plain.py).
+            decided = decide(rule.rule, value)
+            if decided is not None:
+                evaluated += 1
+                if isinstance(decided, str):
+                    unevaluated.append(Finding(rule, where, f"evaluation failed: {_first_line(decided)}"))
+                elif not decided:
+                    failed.append(Finding(rule, where))
+                continue
             program, error = compiled(rule.rule)
             if program is None:
                 unevaluated.append(Finding(rule, where, f"the library cannot compile it: {error}"))

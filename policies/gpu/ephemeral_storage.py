@@ -47,6 +47,7 @@ from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list, container_label, containers, pod_specs, requests_gpu, resource_value
 from policies.reading.engines import Download, downloads, hub_model
 from policies.reading.image_fetches import image_fetches
+from policies.reading.model_ids import generic_downloads
 
 # Below this the checkpoint is smaller than the slack the rule asks for beyond it (~10 GiB): whether the node's disk
 # runs short then depends on its images and logs, which the manifest does not show, not on this download.
@@ -128,7 +129,7 @@ def _model_caches(resource: Resource, read: list) -> list[str]:
 
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
-    read = downloads(resource) + image_fetches(resource)
+    read = downloads(resource) + image_fetches(resource) + generic_downloads(resource)
     messages += _model_caches(resource, read)
     for download in read:
         if resource_value(download.container, "requests", "ephemeral-storage") is not None or _pod_requests(download):

@@ -47,6 +47,7 @@ from collections.abc import Mapping
 
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_quantity, container_label, containers, fmt_number, get, pod_specs
+from policies.reading.field_images import field_images
 from policies.reading.image_reference import image_reference_error
 from policies.reading.ollama_weights import oversized_pulls
 from policies.reading.placeholders import placeholder_in, written_images
@@ -242,6 +243,11 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.extend(_vllm_messages(label, container))
             messages.extend(_triton_messages(label, container))
         messages.extend(oversized_pulls(path, podspec))
+    for field, image in field_images(resource):
+        # An image field an operator copies into its pods (Kaito presetOptions.image): read by its name alone, so a
+        # reference that does not parse is advice.
+        message = _image_message(field, image)
+        messages.extend([unproven(message)] if message else [])
     return messages
 
 

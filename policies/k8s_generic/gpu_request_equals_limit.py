@@ -14,6 +14,8 @@ ignored") and serves from the CPU (set 12: raphideb/llm-k8s gemma-2-9b-it-q4-k-m
 
 from __future__ import annotations
 
+from typing import Any
+
 from policies.framework import Policy, Resource, unproven
 from policies.kube import (
     GPU_RESOURCE,
@@ -23,11 +25,13 @@ from policies.kube import (
     containers,
     fmt_number,
     pod_specs,
+    read_generically,
     resource_value,
 )
 from policies.reading.accelerators import claims_devices, requests_accelerator
 from policies.reading.engines import table_servers
 from policies.reading.gpu_pools import platform_adds_toleration
+from policies.reading.nodepools import gpu_instance_type
 
 _GPU_LAYERS = ("ngl", "gpu-layers", "n-gpu-layers")
 
@@ -53,8 +57,58 @@ def _offloads_without_gpu(resource: Resource) -> list[str]:
     return messages
 
 
+# Fields an operator's resource names its nodes' instance type in (a Kaito Workspace's ``resource.instanceType``, the
+# VM size Kaito provisions the GPU nodes as).
+_INSTANCE_TYPE_KEYS = frozenset({"instancetype", "instance-type", "instancetypes"})
+
+
+def _gpu_instance_fields(props: Any, pods: tuple[str, ...], path: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    """(field path, GPU instance type) of each instance-type field outside the pod templates and metadata."""
+    found: list[tuple[str, str]] = []
+    if depth > 8 or path in pods:
+        return found
+    if isinstance(props, dict):
+        for key, value in props.items():
+            here = f"{path}.{key}" if path else str(key)
+            if key in ("metadata", "status"):
+                continue
+            if isinstance(key, str) and key.lower() in _INSTANCE_TYPE_KEYS:
+                found += [(here, v) for v in (value if isinstance(value, list) else [value]) if gpu_instance_type(v)]
+            elif isinstance(value, (dict, list)):
+                found += _gpu_instance_fields(value, pods, here, depth + 1)
+    elif isinstance(props, list):
+        for i, item in enumerate(props):
+            found += _gpu_instance_fields(item, pods, f"{path}[{i}]", depth + 1)
+    return found
+
+
+def _gpu_nodes_without_request(resource: Resource) -> list[str]:
+    """Advice for an operator's resource no reader knows that puts its pods on a GPU instance type of its own field
+    while no pod template requests an accelerator: the operator copies a custom template as written (Kaito
+    pkg/workspace/manifests/manifests.go GenerateDeploymentManifestWithPodTemplate adds affinity and tolerations, no
+    resources), so the device plugin allocates no GPU to the pods on the GPU node."""
+    paths = read_generically(resource)
+    if not paths:
+        return []
+    specs = pod_specs(resource)
+    if any(requests_accelerator(pod) or claims_devices(pod) for _, pod in specs):
+        return []
+    fields = _gpu_instance_fields(resource.props, tuple(paths))
+    if not fields:
+        return []
+    field, instance = fields[0]
+    return [
+        unproven(
+            f"{path}: {field} puts these pods on {instance} GPU nodes, but no container of the template requests "
+            f"{GPU_RESOURCE}, so the device plugin allocates them no GPU (the container sees none, or every GPU of the "
+            f"node unaccounted, as its runtime decides); request the GPUs the server uses in resources.limits"
+        )
+        for path, _ in specs
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = _offloads_without_gpu(resource)
+    messages = _offloads_without_gpu(resource) + _gpu_nodes_without_request(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True, model=True):
             label = container_label(path, container)
@@ -85,7 +139,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="gpu-request-equals-limit",
     description="A container that requests nvidia.com/gpu must set the same number as its limit; a llama.cpp server "
-    "that offloads layers to a GPU its pod does not request is advised against.",
+    "that offloads layers to a GPU its pod does not request, and an operator resource that puts its pods on a GPU "
+    "instance type while its pod template requests no GPU, are advised against.",
     catalog="G13",
     severity="high",
     enforcement="mandatory",

@@ -19,6 +19,7 @@ from components.serving_engines import ENGINES, Engine
 from policies.framework import UNKNOWN, Policy, Resource, unproven
 from policies.kube import container_label, containers, pod_specs, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.field_images import field_images
 from policies.reading.placeholders import placeholder_in, written_images
 from policies.reading.serving import engine_row, model_servers
 
@@ -127,6 +128,10 @@ def _images(resource: Resource) -> list[tuple[str, object, str, tuple[str, ...],
             found.append((label, image, shown, moving, c.get("imagePullPolicy"), id(c) in engines))
     if (server := operator_server(resource)) is not None:
         found.append((server.image_field, server.image, "", (), None, True))
+    # An image an operator copies from a field of its own (substratus Server spec.image): judged as a container's.
+    for field, image in field_images(resource):
+        as_written = _literal_tag(image) if placeholder_in(image, ("image",)) is not None else image
+        found.append((field, as_written, "", (), None, False))
     return found
 
 

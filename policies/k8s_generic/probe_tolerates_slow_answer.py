@@ -11,15 +11,24 @@ server under load answers its health endpoint late now and then (the event loop 
   ray/tinyllama/tinyllama-rayservice.yaml a GPU Ray worker's readiness; KubeRay's own probes use 10);
 * an ``exec`` probe that starts a Python interpreter (``python3 -c "import ray; ray.init(...)"``) with the default
   1 s timeout: starting Python and importing Ray alone take about that, so the probe times out and a liveness probe
-  restarts the worker (spent set 17 umesh-khatiwada/aibrix-vllm-deployment, a RayClusterFleet's TP=2 worker).
+  restarts the worker (spent set 17 umesh-khatiwada/aibrix-vllm-deployment, a RayClusterFleet's TP=2 worker). The
+  kubelet enforces an exec probe's timeoutSeconds since Kubernetes 1.20 (kubernetes/kubernetes PR #94115, feature
+  gate ExecProbeTimeout, on by default): the command is abandoned and the probe counts as failed. Judged on every
+  container of a pod that serves a model, sidecars included (spent set 30 opendatahub-io/caikit-tgis-serving: the
+  caikit front container of a TGIS ServingRuntime probes with ``python -m caikit_health_probe``);
+* a livenessProbe that execs such a CLI (``ray status``, ``python health_check.py``) and restarts after only 2
+  failures: two slow runs under load restart the container (spent set 31 opendatahub-io/odh-model-controller's
+  multi-node vLLM runtime, from kserve v0.15.0 config/runtimes/kserve-huggingfaceserver-multinode.yaml: failureThreshold
+  2, periodSeconds 5, with a Ray head whose restart drops the whole multi-node model).
 
-Advice: how slow the answers get depends on the load. Judged on containers that run a model server or hold an
+Advice: how slow the answers get depends on the load. Judged on pods that run a model server or hold an
 accelerator; startup probes are S16's.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Mapping
 
 from policies.dynamo_defaults import operator_probes
@@ -43,10 +52,15 @@ def _holds_device(container: Mapping) -> bool:
     )
 
 
+# What separates command words in a probe's shell script: blanks, pipes, lists, `$(...)`, backquotes, assignments.
+_SHELL_BREAK = re.compile(r"[\s;|&()`=]+")
+
+
 def _starts_python(probe: Mapping) -> bool:
-    """True when an exec probe's command runs a Python interpreter or the ray CLI (directly or in a shell script)."""
-    words = " ".join(str(w) for w in as_list(get(probe, "exec", "command"))).split()
-    return any(posixpath.basename(w.strip("'\"")) in _INTERPRETERS for w in words)
+    """True when an exec probe's command runs a Python interpreter or the ray CLI (directly or in a shell script,
+    `gpu_status=$(ray status ...)` included)."""
+    words = _SHELL_BREAK.split(" ".join(str(w) for w in as_list(get(probe, "exec", "command"))))
+    return any(posixpath.basename(w.strip("'\"$")) in _INTERPRETERS for w in words)
 
 
 def _out_for_long(field: str, probe: Mapping) -> bool:
@@ -56,14 +70,19 @@ def _out_for_long(field: str, probe: Mapping) -> bool:
     return field == "livenessProbe" or (as_int(probe.get("periodSeconds")) or 10) >= 5
 
 
-def _findings(label: str, container: Mapping) -> list[str]:
+def _findings(label: str, container: Mapping, server: bool) -> list[str]:
+    """G49's advice on one container: ``server`` when it runs the model server or holds an accelerator (a slow answer
+    under load is its own), else a container beside one in a serving pod (only the interpreter start is judged)."""
     messages: list[str] = []
     defaults = operator_probes()
     for field, effect in _PROBES:
         probe = as_dict(container.get(field))
         if not probe or probe in defaults:
             continue  # none, or the operator's own default (Dynamo's worker liveness)
-        if as_int(probe.get("failureThreshold")) == 1 and _out_for_long(field, probe):
+        if not server:
+            effect = effect.replace(" and reloads the model", "")
+        failures = as_int(probe.get("failureThreshold"))
+        if server and failures == 1 and _out_for_long(field, probe):
             messages.append(
                 f"{label}: {field} failureThreshold 1 {effect} on the first answer slower than its "
                 f"timeoutSeconds {as_int(probe.get('timeoutSeconds')) or 1}s, which a loaded model server gives now and "
@@ -73,7 +92,13 @@ def _findings(label: str, container: Mapping) -> list[str]:
             messages.append(
                 f"{label}: {field} execs a Python interpreter with timeoutSeconds "
                 f"{'unset (1s)' if probe.get('timeoutSeconds') is None else '1s'}: starting Python and importing its "
-                f"modules takes about that, so the probe times out and {effect}; set timeoutSeconds to 10 or more"
+                f"modules takes about that, the kubelet counts the timeout as a failure, and {effect}; set "
+                f"timeoutSeconds to 10 or more"
+            )
+        elif field == "livenessProbe" and failures == 2 and _starts_python(probe):
+            messages.append(
+                f"{label}: livenessProbe execs a Python CLI (python/ray) and {effect} after only 2 failures in a row: "
+                f"two slow runs of the CLI while the server is busy are enough; allow at least 3 failures"
             )
     return messages
 
@@ -82,9 +107,12 @@ def _check(resource: Resource, config: dict) -> list[str]:
     servers = {id(s.container) for s in model_servers(resource)}
     messages: list[str] = []
     for path, podspec in pod_specs(resource):
-        for container in containers(podspec):
-            if id(container) in servers or _holds_device(container):
-                messages.extend(unproven(m) for m in _findings(container_label(path, container), container))
+        pod = containers(podspec)
+        judged = {id(c) for c in pod if id(c) in servers or _holds_device(c)}
+        if not judged:
+            continue  # a pod that serves no model: its probes are not this rule's
+        for container in pod:
+            messages.extend(unproven(m) for m in _findings(container_label(path, container), container, id(container) in judged))
     return messages
 
 

@@ -8,7 +8,15 @@ from typing import Optional
 from policies.framework import Policy, Resource, unproven
 from policies.karpenter.limits_admit_instances import allowed_types, capacity
 from policies.kube import as_dict, as_quantity, get
-from policies.reading.nodepools import NODEPOOL_TYPES, gpu_limit, is_gpu_nodepool, is_static
+from policies.reading.nodepools import (
+    NODEPOOL_TYPES,
+    PROVISIONER_TYPE,
+    gpu_limit,
+    is_gpu_nodepool,
+    is_static,
+    nodepool_field,
+    nodepool_props,
+)
 
 _DEFAULT_BLOCK_ABOVE = 32
 
@@ -31,11 +39,23 @@ def _gpus_admitted(props: dict, limits: dict[str, float]) -> Optional[tuple[int,
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    if not is_gpu_nodepool(resource.props) or (gpu_limit(resource.props) or 0) > 0:
+    findings = _findings(nodepool_props(resource), config)
+    if resource.type != PROVISIONER_TYPE:
+        return findings
+    # Read as the NodePool it migrates to; Karpenter 0.33+ serves no Provisioner (G40), so this is advice.
+    field = nodepool_field(resource, "spec.limits")
+    return [
+        unproven(field + m[len("spec.limits") :] + " (a v1alpha5 Provisioner, read as the NodePool it migrates to)")
+        for m in findings
+    ]
+
+
+def _findings(props: dict, config: dict) -> list[str]:
+    if not is_gpu_nodepool(props) or (gpu_limit(props) or 0) > 0:
         return []
-    if is_static(resource.props):
+    if is_static(props):
         return []  # spec.replicas bounds the nodes, and Karpenter's validation refuses any other limit
-    raw = as_dict(get(resource.props, "spec", "limits"))
+    raw = as_dict(get(props, "spec", "limits"))
     other = sorted(k for k in raw if isinstance(k, str))
     if not other:
         return [
@@ -46,7 +66,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
     # from the instance types the pool allows: blocking when it admits more than blockAboveGpus (a dynamic pool may
     # always set limits["nvidia.com/gpu"]: Karpenter v1.14.1's CRD restricts only static pools), advice otherwise.
     limits = {k: q for k in ("cpu", "memory") if (q := as_quantity(raw.get(k))) is not None}
-    admitted = None if "nodes" in raw else _gpus_admitted(resource.props, limits)
+    admitted = None if "nodes" in raw else _gpus_admitted(props, limits)
     bound = ", ".join(f"{k} {raw.get(k)}" for k in other)
     if admitted is not None:
         message = (
@@ -81,6 +101,6 @@ POLICY = Policy(
             "below it, or when the types cannot be read, the finding is advice.",
         },
     },
-    resource_types=NODEPOOL_TYPES,
+    resource_types=(*NODEPOOL_TYPES, PROVISIONER_TYPE),
     check_resource=_check,
 )

@@ -9,20 +9,32 @@ platform/karpenter/nodepool.yaml) is therefore silent; whether the GPU pods tole
 from __future__ import annotations
 
 from policies.framework import Policy, Resource, unproven
-from policies.reading.nodepools import NODEPOOL_TYPES, gpu_pool_hint, is_gpu_nodepool, taints
+from policies.reading.nodepools import (
+    NODEPOOL_TYPES,
+    PROVISIONER_TYPE,
+    gpu_pool_hint,
+    is_gpu_nodepool,
+    nodepool_field,
+    nodepool_props,
+    taints,
+)
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    hint = None if is_gpu_nodepool(resource.props) else gpu_pool_hint(resource.props)
-    if hint is None and not is_gpu_nodepool(resource.props):
+    props = nodepool_props(resource)
+    hint = None if is_gpu_nodepool(props) else gpu_pool_hint(props)
+    if hint is None and not is_gpu_nodepool(props):
         return []
     key = config["taintKey"]
-    if any(t.get("effect") in ("NoSchedule", "NoExecute") for t in taints(resource.props)):
+    if any(t.get("effect") in ("NoSchedule", "NoExecute") for t in taints(props)):
         return []
     message = (
-        f"spec.template.spec.taints: GPU NodePool without a {key}:NoSchedule taint; pods that do not ask for a GPU "
-        f"can land on its nodes and keep them (and their GPUs) alive"
+        f"{nodepool_field(resource, 'spec.template.spec.taints')}: GPU NodePool without a {key}:NoSchedule taint; "
+        f"pods that do not ask for a GPU can land on its nodes and keep them (and their GPUs) alive"
     )
+    if resource.type == PROVISIONER_TYPE:
+        # Read as the NodePool it migrates to; Karpenter 0.33+ serves no Provisioner (G40), so this is advice.
+        return [unproven(f"{message} (a v1alpha5 Provisioner, read as the NodePool it migrates to)")]
     # Read as a GPU pool from a name only (the instance types come from a node class or provider outside the files).
     return [message if hint is None else unproven(f"{message} (read as a GPU pool because {hint})")]
 
@@ -44,6 +56,6 @@ POLICY = Policy(
             "rule). Default nvidia.com/gpu.",
         },
     },
-    resource_types=NODEPOOL_TYPES,
+    resource_types=(*NODEPOOL_TYPES, PROVISIONER_TYPE),
     check_resource=_check,
 )

@@ -44,8 +44,9 @@ from policies.reading.engines import (
     table_servers,
     volume_at,
 )
+from policies.reading.model_ids import model_id
 from policies.reading.ray_cluster import ray_gpu_workers
-from policies.reading.serving import container_argv, engine_row, serve_config
+from policies.reading.serving import GPU_SERVER, container_argv, engine_row, model_servers, serve_config
 from policies.reading.vllm_args import served_model, vllm_servers
 
 # Kinds whose pods are the manifest's own: nothing between the file and the pod can add a token.
@@ -215,7 +216,19 @@ def hub_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[st
             dirs = (fetch.into,) if fetch.into else cache_dirs(fetch.container, {})
             # A downloader writes where it is told; its tool image (python, a CLI) carries no model.
             found.append((fetch.label, fetch.source, fetch.podspec, fetch.container, dirs, False, True))
-    return found + _ray_app_servers(resource)
+    return found + _ray_app_servers(resource) + _generic_servers(resource)
+
+
+def _generic_servers(resource: Resource) -> list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]]:
+    """The hub_servers entries of GPU model servers of no known engine that name a Hub model by a common flag or
+    variable (policies.reading.model_ids; offline ones are not read): the Hub client's cache folders."""
+    found: list[tuple[str, Any, dict, dict, tuple[str, ...], bool, bool]] = []
+    for server in model_servers(resource):
+        named = model_id(server.container) if server.engine == GPU_SERVER else None
+        if named is not None and hub_model(named.model) is not None:
+            dirs = cache_dirs(server.container, {})
+            found.append((server.label, named.model, server.podspec, server.container, dirs, False, False))
+    return found
 
 
 def _app_models(app: Mapping) -> list[tuple[str, Any, dict]]:
@@ -335,6 +348,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         why = _other_endpoint(container) or _outside(resource, podspec)
         if why is None:
             why = _cache_may_hold_it(podspec, container, dirs, layer_empty)
+        if why is None and any(container is c for *_, c, _, _, _ in _generic_servers(resource)):
+            why = "the engine is not one the pack knows: that its image downloads the model, rather than carry it, is not in the files"
         messages.append(unproven(f"{message} ({why})") if why else message)
     return messages + _kubeai_advice(resource)
 

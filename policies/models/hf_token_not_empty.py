@@ -20,6 +20,10 @@ server exits. Reported (advice: the README may say to replace it) on the workloa
 key (HF_TOKEN, HUGGING_FACE_HUB_TOKEN, or ``token``/``hf_token`` in a Secret whose name says Hugging Face). Sets 15
 and 16: AyeniOluwatosinOlawale/vllm-k8s-stack vllm/deployment.yaml (``HF_TOKEN: "REPLACE_WITH_REAL_TOKEN"``) and
 egdcrypto/microk8s-gpu-stack applications/gpu-llm-inference.yaml (``token: "your-huggingface-token-here"``).
+
+An engine's own token setting (the engine table's ``hub-token``: TEI's --hf-api-token / --hf-token) given the name of a
+Secret its pod reads, literally, is that name sent as the token: the Hub answers 401 and a Hub model's download fails
+(blocking; spent set 28 brayanpena530/multiLLM-EKS-Deploy, label NONE).
 """
 
 from __future__ import annotations
@@ -96,8 +100,52 @@ def _from_empty_secrets(namespace: Optional[str], label: str, container: dict) -
     ]
 
 
+def _secret_names(podspec: dict) -> set[str]:
+    """The Secrets a pod spec names: its containers' secretKeyRef and envFrom secretRef, its secret volumes."""
+    names = {get(v, "secret", "secretName") for v in as_list(podspec.get("volumes"))}
+    for container in containers(podspec, init=True):
+        names |= {get(e, "valueFrom", "secretKeyRef", "name") for e in as_list(container.get("env"))}
+        names |= {get(e, "secretRef", "name") for e in as_list(container.get("envFrom"))}
+    return {n for n in names if isinstance(n, str) and n}
+
+
+def _token_spelling(container: dict, row: Any) -> str:
+    """How the container writes the engine's token setting: the flag on its command line, else the variable."""
+    from policies.reading.serving import container_argv
+
+    words = [w.split("=", 1)[0].replace("_", "-") for w in container_argv(container)]
+    flag = next((f"--{f}" for f in row.flags.get("hub-token", ()) if f"--{f}" in words), None)
+    return flag or next((f"env {v}" for v in row.env.get("hub-token", ())), row.spelling("hub-token"))
+
+
+def _token_is_a_secret_name(resource: Resource) -> list[str]:
+    """A table engine's Hub token setting (the row's hub-token: TEI's --hf-api-token, --hf-token) given, literally,
+    the name of a Secret its pod reads: the server sends the name as the bearer token (TEI v1.5.0 router/src/lib.rs L78
+    ApiBuilder.with_token), the Hub answers 401 and a Hub model's download fails at start. Spent set 28
+    brayanpena530/multiLLM-EKS-Deploy services/jina_embeddings.yml: --hf-api-token=huggingface-token beside env HF_TOKEN
+    from Secret huggingface-token."""
+    from policies.reading.engines import hub_model, table_servers
+
+    found = []
+    for server in table_servers(resource):
+        value = server.args.get("hub-token")
+        row = server.row
+        if row is None or not isinstance(value, str) or value.strip() not in _secret_names(server.podspec):
+            continue
+        if hub_model(server.model) is None:
+            continue  # a local model: no Hub request carries the token
+        written = _token_spelling(server.container, row)
+        found.append(
+            f"{server.label}: {written} is {value.strip()!r}, the name of a Secret this pod reads, "
+            f"not a token: {row.display} sends it to the Hub as the bearer token, the Hub answers 401 (an invalid token "
+            f"fails even for a public model), and the download of {server.model} fails at start; drop the flag and let "
+            f"the server read the token from env HF_TOKEN (valueFrom.secretKeyRef)"
+        )
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = []
+    messages = _token_is_a_secret_name(resource)
     namespace = namespace_of(resource)
     for path, podspec in pod_specs(resource):
         for container in containers(podspec, init=True):

@@ -49,9 +49,18 @@ from policies.models.oci_model_tags import oci_tag_models
 from policies.operators import operator_server
 from policies.reading.downloaders import fetches
 from policies.reading.engines import env_values, hub_model, serves_model, table_args, table_servers
+from policies.reading.model_ids import model_id
 from policies.reading.ollama_pulls import ollama_tag_pulls
 from policies.reading.serve_apps import serve_app_engines
-from policies.reading.serving import container_argv, engine_configs, engine_row, model_server_engine, model_servers, serve_config
+from policies.reading.serving import (
+    GPU_SERVER,
+    container_argv,
+    engine_configs,
+    engine_row,
+    model_server_engine,
+    model_servers,
+    serve_config,
+)
 from policies.reading.vllm_args import parse_vllm_args
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -165,12 +174,43 @@ def _sources(resource: Resource) -> list[dict]:
                     trust_flag="--trust_remote_code",
                 )
             )
+    found.extend(_generic_sources(resource))
     if ray:
         found.extend(_ray_env_sources(resource))
     found.extend(_llmisvc_sources(resource))
     found.extend(_operator_sources(resource))
     found.extend(_downloader_sources(resource))
     return found
+
+
+def _generic_sources(resource: Resource) -> list[dict]:
+    """The model a GPU model server of no known engine names by a common flag or variable (policies.reading.model_ids:
+    TGI's ``--model-id`` in a team's own image, ``MODEL_ID`` for an entrypoint script): advice, since what the image
+    does with the value is not in the files."""
+    found = []
+    for server in model_servers(resource):
+        named = model_id(server.container) if server.engine == GPU_SERVER else None
+        if named is None:
+            continue
+        found.append(
+            dict(
+                label=server.label,
+                model=named.model,
+                revision=named.revision,
+                has_revision=named.revision is not None,
+                revision_flag=named.revision_field or _REVISION_SPELLING.get(named.field, "a revision (--revision)"),
+                trust=named.trust is not None,
+                trust_flag=named.trust or "",
+                trust_unproven=True,
+                generic=named.field,
+            )
+        )
+    return found
+
+
+# The revision each model spelling is usually paired with (transformers' from_pretrained(revision=), TGI's --revision
+# and REVISION).
+_REVISION_SPELLING = {"env MODEL_ID": "env REVISION", "--model-id": "--revision"}
 
 
 def _downloader_sources(resource: Resource) -> list[dict]:
@@ -346,6 +386,12 @@ def _tensorized(args: dict) -> str | None:
 def _unpinned(source: dict, repo: str) -> str:
     """The no-revision message: blocking, or advice when the weights load from elsewhere (``_tensorized``)."""
     label, uri = source["label"], source.get("weights_elsewhere")
+    if source.get("generic"):
+        return unproven(
+            f"{label}: {source['generic']} names the Hugging Face model {repo} with no revision beside it; if the "
+            f"image downloads it (the engine is not one the pack knows), each pod serves whatever the repository holds "
+            f"when it starts; pin {source['revision_flag']} to a commit SHA, or bake or mount the weights"
+        )
     if uri:
         return unproven(
             f"{label}: model {repo} has no revision; the weights load from {uri} (--load-format tensorizer), but "

@@ -147,3 +147,37 @@ def selector_refusal(resource: Any) -> str | None:
         f"({', '.join(f'{k}={v}' for k, v in labels.items())}); the API server refuses the {kind} "
         f"(`selector` does not match template `labels`), so no pod is created"
     )
+
+
+# kubernetes/kubernetes pkg/apis/networking/validation/validation.go ValidateIngressCreate: the annotation beside the
+# field. Refused whatever the values ("can not be set when the class field is also set") from v1.18 until a later
+# release relaxed it to a mismatch only ("must match `ingressClassName` when both are specified", at
+# 019c5dc51786ef4d3a3c670a852267d2b087016c); a mismatch is refused at every release.
+INGRESS_CLASS_ANNOTATION = "kubernetes.io/ingress.class"
+
+
+def ingress_class_refusal(resource: Any) -> tuple[str, bool] | None:
+    """(message, proven) when an Ingress sets both the class annotation and spec.ingressClassName; proven when the
+    two differ (refused at every release), not when they agree (refused by the API servers that predate the relaxed
+    rule, accepted by newer ones)."""
+    if split_type(getattr(resource, "type", "")) != ("networking.k8s.io", "Ingress"):
+        return None
+    props = as_dict(getattr(resource, "props", None))
+    annotation = as_dict(get(props, "metadata", "annotations")).get(INGRESS_CLASS_ANNOTATION)
+    field = get(props, "spec", "ingressClassName")
+    if annotation is None or field is None or _templated(annotation) or _templated(field):
+        return None
+    where = f"metadata.annotations[{INGRESS_CLASS_ANNOTATION}] ({annotation}) and spec.ingressClassName ({field})"
+    if str(annotation) != str(field):
+        return (
+            f"{where} name different classes; the API server refuses the Ingress on create (annotations."
+            f"{INGRESS_CLASS_ANNOTATION}: Invalid value: can not be set when the class field is also set; newer "
+            f"releases: must match `ingressClassName` when both are specified); drop the annotation",
+            True,
+        )
+    return (
+        f"{where} are both set; API servers from v1.18 refuse the Ingress on create (annotations."
+        f"{INGRESS_CLASS_ANNOTATION}: Invalid value: can not be set when the class field is also set) until the "
+        f"release that accepts a matching annotation; drop the deprecated annotation",
+        False,
+    )

@@ -96,3 +96,34 @@ def binds_by_env(container: Mapping, engine: Engine) -> bool:
             port = int(bound.group(1)) if bound.group(1) else engine.port
             return port in declared or str(port) in declared
     return False
+
+
+# The words of an image's name: the last part of its repository (no registry, path or tag), split at - _ .
+_NAME_WORDS = re.compile(r"[-_.]+")
+
+
+def _declared_ports(container: Mapping) -> set[int]:
+    """The ports the container declares it serves on: its containerPorts and the ports its probes ask (numbers)."""
+    ports = [as_dict(p).get("containerPort") for p in as_list(container.get("ports"))]
+    for field in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = as_dict(container.get(field))
+        ports += [as_dict(probe.get(kind)).get("port") for kind in ("httpGet", "tcpSocket", "grpc")]
+    return {int(p) for p in ports if isinstance(p, int) or (isinstance(p, str) and p.isdigit())}
+
+
+def rebuilt_image(container: Mapping, engine: Engine) -> bool:
+    """True for a container whose image is a rebuild of the engine's under another name (the row's ``image_words``:
+    llm-ollama-baked:latest built FROM ollama/ollama, set 28 gkoufie1/local-llm-serving-k8s) and that declares the
+    engine's default port (11434), as a containerPort or a probe's: the name alone is no evidence (an ollama-webui
+    client names the word too, and serves elsewhere)."""
+    image = container.get("image")
+    if not engine.image_words or not isinstance(image, str):
+        return False
+    name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    return bool(set(_NAME_WORDS.split(name)) & set(engine.image_words)) and engine.port in _declared_ports(container)
+
+
+def rebuilt_or_bound(container: Mapping, engine: Engine) -> bool:
+    """The engine's server under an image no row names: a rebuild of its image (rebuilt_image), or a container that
+    binds the engine's port through the engine's own host variable (binds_by_env)."""
+    return rebuilt_image(container, engine) or binds_by_env(container, engine)

@@ -420,6 +420,16 @@ def _server_download(
     return download
 
 
+def hub_client_download(label: str, model: Any, podspec: dict, container: dict) -> Optional[Download]:
+    """A Hub model a server of no known engine names (policies.reading.model_ids), downloaded as the Hugging Face Hub
+    client does: into HF_HUB_CACHE / $HF_HOME/hub, else ~/.cache/huggingface/hub (the vLLM row's downloads, which are
+    the client's), when that folder is on the node's ephemeral storage. Always advice: the image is not known to
+    download at all."""
+    download = _server_download(label, _row("vllm"), model, podspec, container, {})
+    why = "the engine is not one the pack knows: that it downloads through the Hub client, and where, is its image's"
+    return replace(download, assumed=True, why=why) if download is not None else None
+
+
 # huggingface_hub (2.4.0 constants.py:194, is_offline_mode :197-213): HF_HUB_OFFLINE, else TRANSFORMERS_OFFLINE, read
 # as true for "1", "ON", "YES", "TRUE" (_is_true), makes the Hub client send no HTTP request and serve from the local
 # cache: a server that reads its model through it downloads nothing (the image or a volume must hold the model).

@@ -36,6 +36,11 @@ _GPU_KEY = re.compile(r"/(instance-|sku-)?gpu-(count|name|manufacturer|memory)$"
 _GPU_LABEL_PREFIXES = ("nvidia.com/gpu", "amd.com/gpu", "cloud.google.com/gke-accelerator")
 
 
+def gpu_instance_type(value: Any) -> bool:
+    """True for the name of a GPU instance type of any provider (_GPU_INSTANCE_TYPE: g5.xlarge, Standard_NC12s_v3)."""
+    return isinstance(value, str) and bool(_GPU_INSTANCE_TYPE.match(value))
+
+
 def _gpu_requirement(key: str, op: Any, values: list[str]) -> bool:
     """Whether one requirement selects GPU instances only."""
     if key.startswith(_AUTO_MODE_PREFIX):
@@ -252,3 +257,39 @@ def duration_seconds(text: Any) -> int | None:
     if not isinstance(text, str) or not re.fullmatch(r"([0-9]+(s|m|h))+", text):
         return None
     return sum(int(n) * {"s": 1, "m": 60, "h": 3600}[u] for n, u in _DURATION_PART.findall(text))
+
+
+# Karpenter's v1alpha5 Provisioner, which NodePool v1beta1 replaced field for field (Karpenter v0.32 upgrade guide,
+# https://karpenter.sh/v0.32/upgrading/v1beta1-migration/: spec.requirements, spec.taints, spec.startupTaints and
+# spec.labels moved under spec.template(.spec), spec.limits.resources became spec.limits, spec.providerRef became
+# spec.template.spec.nodeClassRef). Karpenter 0.33 and later no longer serve it (api-version-served, G40 says so).
+PROVISIONER_TYPE = "kubernetes:karpenter.sh/v1alpha5:Provisioner"
+# Where each NodePool field a message names sits in a Provisioner.
+PROVISIONER_FIELDS = {
+    "spec.template.spec.taints": "spec.taints",
+    "spec.template.spec.requirements": "spec.requirements",
+    "spec.limits": "spec.limits.resources",
+}
+
+
+def nodepool_props(resource: Any) -> dict:
+    """A NodePool's props, or a v1alpha5 Provisioner's read as the NodePool it migrates to (PROVISIONER_TYPE)."""
+    props = as_dict(getattr(resource, "props", None))
+    if getattr(resource, "type", None) != PROVISIONER_TYPE:
+        return props
+    spec = as_dict(props.get("spec"))
+    template_spec = {k: spec[k] for k in ("requirements", "taints", "startupTaints") if k in spec}
+    if isinstance(get(spec, "providerRef", "name"), str):
+        template_spec["nodeClassRef"] = {"name": get(spec, "providerRef", "name"), "kind": "AWSNodeTemplate"}
+    template: dict = {"spec": template_spec}
+    if isinstance(spec.get("labels"), dict):
+        template["metadata"] = {"labels": spec["labels"]}
+    converted: dict = {"template": template}
+    if isinstance(get(spec, "limits", "resources"), dict):
+        converted["limits"] = get(spec, "limits", "resources")
+    return {**props, "spec": converted}
+
+
+def nodepool_field(resource: Any, path: str) -> str:
+    """The field a NodePool path names in this resource (a Provisioner keeps some elsewhere: PROVISIONER_FIELDS)."""
+    return PROVISIONER_FIELDS.get(path, path) if getattr(resource, "type", None) == PROVISIONER_TYPE else path

@@ -44,7 +44,7 @@ from policies.kube import (
     read_generically,
     split_type,
 )
-from policies.reading.engine_flags import binds_by_env, flag_set_engine
+from policies.reading.engine_flags import flag_set_engine, rebuilt_or_bound
 from policies.reading.groups import pod_group
 from policies.reading.kustomize import image_rewritten
 from policies.reading.vllm_args import (
@@ -122,7 +122,9 @@ def engine_command_line(container: Mapping, engine: Engine, *, ray: bool = False
         if ray:
             return None
         if not (
-            any(marker in image for marker in engine.images) or env_prefixed(container, engine) or binds_by_env(container, engine)
+            any(marker in image for marker in engine.images)
+            or env_prefixed(container, engine)
+            or rebuilt_or_bound(container, engine)
         ):
             # Args alone to an image no row names: this engine when they carry one of its flag sets.
             args = expand_env([t for t in as_list(container.get("args")) if isinstance(t, str)], container)

@@ -12,6 +12,7 @@ checking it as stated. Only the actions that open and close structures are count
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import Optional
 
@@ -73,3 +74,47 @@ class Nesting:
         """How many structures are open at ``position`` (0: the text there is emitted unconditionally)."""
         i = bisect.bisect_right(self._ends, position)
         return self._depths[i - 1] if i else 0
+
+
+# KServe's own Go templates, which its controller fills from the object itself, so the document is rendered as
+# published:
+# - placeholders in a ServingRuntime's containers, filled from the InferenceService when the controller builds the pod
+#   (kserve v0.20.0 pkg/controller/v1beta1/inferenceservice/utils/utils.go:324-336 ReplacePlaceholders: a text/template
+#   over the InferenceService's ObjectMeta, so .Name, .Namespace, .Labels.x, .Annotations.x);
+# - any field of an LLMInferenceService or LLMInferenceServiceConfig: the controller merges the configs and the
+#   service's own spec and runs the result through text/template over the LLMInferenceService with the one function
+#   ChildName (kserve v0.16.0 pkg/controller/v1alpha1/llmisvc/config_merge.go:173-204, ReplaceVariables L244-275):
+#   `{{ .ObjectMeta.Name }}`, `{{ .Spec.Model.Name }}`, `{{ ChildName .ObjectMeta.Name `-epp-sa` }}` (the fields of the
+#   service and GlobalConfig). Only these plain field references: a control structure (if, range) or a Helm value
+#   (`.Values.x`, no field of the service) still makes the document an unrendered template.
+_KSERVE_PLACEHOLDER = re.compile(r"\{\{\s*\.(?:Name|Namespace|Labels\.[\w./-]+|Annotations\.[\w./-]+)\s*\}\}")
+_KSERVE_LLM_ACTION = re.compile(
+    r"\{\{-?\s*(?:ChildName\s+)?\.(?:ObjectMeta|Spec|Status|TypeMeta|GlobalConfig|Name|Namespace|Labels|Annotations)\b[\w.]*(?:\s+(?:`[^`{}\n]*`|\"[^\"{}\n]*\"))?\s*-?\}\}"
+)
+_KSERVE_LLM_API = re.compile(r"^apiVersion:[ \t]*[\"']?serving\.kserve\.io/", re.MULTILINE)
+_KSERVE_LLM_KINDS = frozenset({"LLMInferenceService", "LLMInferenceServiceConfig"})
+_DOCUMENT_MARK = re.compile(r"^---(?=[ \t]|$)", re.MULTILINE)
+
+
+def kserve_fills(text: str, start: int) -> bool:
+    """True when the template action at ``start`` of ``text`` is one KServe's controller fills from the object: a
+    ServingRuntime placeholder anywhere, or a field reference in an LLMInferenceService(Config) document."""
+    if _KSERVE_PLACEHOLDER.match(text, start):
+        return True
+    if not _KSERVE_LLM_ACTION.match(text, start):
+        return False
+    starts = _document_starts(text)
+    i = bisect.bisect_right(starts, start) - 1
+    return _kserve_llm_document(text, starts[i], starts[i + 1] if i + 1 < len(starts) else len(text))
+
+
+@functools.lru_cache(maxsize=8)
+def _document_starts(text: str) -> list[int]:
+    """Where each YAML document of ``text`` begins (0 first): computed once per text, however many actions it has."""
+    return [0] + [m.start() for m in _DOCUMENT_MARK.finditer(text) if m.start() > 0]
+
+
+@functools.lru_cache(maxsize=64)
+def _kserve_llm_document(text: str, begin: int, end: int) -> bool:
+    document = text[begin:end]
+    return literal_object(document)[0] in _KSERVE_LLM_KINDS and bool(_KSERVE_LLM_API.search(document))

@@ -27,6 +27,7 @@ from typing import Any, Optional
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
 from policies.kube import as_dict, as_list, get, is_custom_type, split_type
+from policies.reading.engine_flags import rebuilt_image
 from policies.reading.engines import table_args
 from policies.reading.route_path import service_selectors
 from policies.reading.serving import (
@@ -117,8 +118,8 @@ def _bind(server: ModelServer, row: Engine) -> Optional[tuple[str, str, int, boo
     if "host" in args or row.listens != "loopback":
         return None
     image = str(server.container.get("image") or "").lower()
-    if row.images_listen_all and any(i in image for i in row.images):
-        return None  # the publisher's image sets the host setting to every address
+    if row.images_listen_all and (any(i in image for i in row.images) or rebuilt_image(server.container, row)):
+        return None  # the publisher's image (or a rebuild FROM it, which inherits its ENV) binds every address
     # An image the row does not name, given args only, runs its own entrypoint, which may add the host setting.
     own_entrypoint = not server.container.get("command") and not any(i in image for i in row.images)
     hidden = "config" in args or _loose(line) or own_entrypoint or bool(row.env.get("host") and server.container.get("envFrom"))

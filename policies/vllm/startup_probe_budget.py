@@ -9,6 +9,13 @@ vLLM answers no HTTP endpoint, /health included, until the engine is built, and 
 takes minutes (node, image pull, download, load, compile). A livenessProbe without a
 startupProbe kills the pod mid-load. Public policy sets only require *a* probe. (The
 readinessProbe is serving-readiness-probe's, for every engine.)
+
+The other way round, a livenessProbe stretched to wait for the load (a long initialDelaySeconds, or a huge
+failureThreshold x periodSeconds) leaves a wedged server running, holding its GPUs and its Service endpoint, for
+hours: every model server of every pod template (any engine, an LLMInferenceServiceConfig's workload included) whose
+liveness window passes maxLivenessWindowSeconds gets advice to wait with a startupProbe instead (spent set 28
+natifridman/kserve-demo llm-config-v1alpha2/llmisvc-config.yaml initialDelaySeconds 4800; set 31
+openshift-psap/topsail llmisvc-simple.yaml and llmisvc-pd.yaml failureThreshold 1000 x periodSeconds 60).
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from typing import Optional
 
 from policies.framework import Policy, Resource, unproven
 from policies.gpu.ephemeral_storage import checkpoint_estimate_gib
-from policies.kube import WORKLOAD_TYPES, as_int, get
+from policies.kube import LLMISVC_CONFIG_TYPES, WORKLOAD_TYPES, as_dict, as_int, as_list, container_label, get
 from policies.reading.engine_switches import loads_no_model_at_start
 from policies.reading.engines import table_servers
 from policies.reading.serving import GPU_SERVER, engine_row, model_servers, takes_requests
@@ -32,10 +39,11 @@ LOAD_FLOOR_SECONDS = 60
 FASTEST_LOAD_GIB_PER_S = 8.0
 
 
-def _load_floor(model: object) -> float:
-    """The shortest start any server makes of ``model``: LOAD_FLOOR_SECONDS plus its checkpoint at the fastest load."""
+def _load_floor(model: object, base: float = LOAD_FLOOR_SECONDS) -> float:
+    """The shortest start any server makes of ``model``: ``base`` (LOAD_FLOOR_SECONDS, or the engine row's
+    load_floor_seconds) plus its checkpoint at the fastest load."""
     size = checkpoint_estimate_gib(model) if isinstance(model, str) and model else None
-    return LOAD_FLOOR_SECONDS + (size or 0.0) / FASTEST_LOAD_GIB_PER_S
+    return base + (size or 0.0) / FASTEST_LOAD_GIB_PER_S
 
 
 # Kubernetes probe defaults (core/v1 Probe).
@@ -108,9 +116,69 @@ def _servers(resource: Resource) -> tuple[list[_Server], list[_Server]]:
     return servers, unknown
 
 
+# Where an LLMInferenceServiceConfig holds pod templates, and the container KServe runs the model in (kserve v0.16.0
+# pkg/controller/v1alpha1/llmisvc/workload_storage.go:99 and :133 mount the model into the container named "main").
+_LLMISVC_PODS = ("template", "worker", "prefill.template", "prefill.worker")
+
+
+def _liveness_holders(resource: Resource) -> list[tuple[str, dict]]:
+    """(label, container) of every model server whose livenessProbe the window check judges: each model server of
+    the resource's pod templates (any engine), and for an LLMInferenceServiceConfig (a partial spec no pod rule reads
+    alone) the main or GPU container of each pod template it states, which every service built on it inherits."""
+    if resource.type not in LLMISVC_CONFIG_TYPES:
+        return [(s.label, s.container) for s in model_servers(resource) if not getattr(s, "runtime_merged", False)]
+    found = []
+    for path in _LLMISVC_PODS:
+        pod: object = get(resource.props, "spec")
+        for step in path.split("."):
+            pod = as_dict(pod).get(step)
+        for container in as_list(as_dict(pod).get("containers")):
+            gpu = get(container, "resources", "limits", "nvidia.com/gpu")
+            if isinstance(container, dict) and (container.get("name") == "main" or gpu):
+                found.append((container_label(f"spec.{path}.spec", container), container))
+    return found
+
+
+def _liveness_window(label: str, container: dict, maximum: int, budget: int) -> Optional[str]:
+    """Advice when the container's livenessProbe restarts a wedged server only after more than ``maximum`` seconds."""
+    liveness = container.get("livenessProbe")
+    if not isinstance(liveness, dict) or _unknown_field(liveness):
+        return None
+    window = _budget(liveness)
+    if window <= maximum:
+        return None
+    delay, failures, period = (_probe_field(liveness, k) for k in ("initialDelaySeconds", "failureThreshold", "periodSeconds"))
+    wait = (
+        "its startupProbe already waits for the load, so keep the liveness window to minutes"
+        if isinstance(container.get("startupProbe"), dict)
+        else f"wait for the load with a startupProbe (a budget of at least {budget}s) and keep the liveness window to minutes"
+    )
+    return unproven(
+        f"{label}: livenessProbe restarts a wedged server only after {window}s (initialDelaySeconds {delay} + "
+        f"failureThreshold {failures} × periodSeconds {period}, about {window / 3600:.1f} h): a hung engine keeps its "
+        f"GPUs and its Service endpoint that long, so the probe is effectively off; {wait}"
+    )
+
+
+def _floors(resource: Resource) -> dict[int, float]:
+    """The shortest start of each table engine's container whose row states its own (load_floor_seconds: TEI loads an
+    embedding model with no compile or graph capture, so no fixed minimum holds)."""
+    return {
+        id(s.container): float(s.row.load_floor_seconds)
+        for s in table_servers(resource)
+        if s.row and s.row.load_floor_seconds >= 0
+    }
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     minimum = int(config["minBudgetSeconds"])
-    messages = []
+    floors = _floors(resource)
+    maximum = int(config["maxLivenessWindowSeconds"])
+    stretched = {}
+    for label, container in _liveness_holders(resource):
+        if (message := _liveness_window(label, container, maximum, minimum)) is not None:
+            stretched[id(container)] = message
+    messages = list(stretched.values())
     servers, unknown = _servers(resource)
     known = len(servers)
     # The probe path each message names is the engine's readiness endpoint (components/serving_engines.toml readiness):
@@ -120,6 +188,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
         startup = container.get("startupProbe")
         if not isinstance(startup, dict):
             liveness = container.get("livenessProbe")
+            if id(container) in stretched:
+                continue  # a liveness window of hours kills no load; what it does say is above
             if isinstance(liveness, dict):
                 message = (
                     f"{label}: livenessProbe without a startupProbe restarts the pod while "
@@ -135,7 +205,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
                 # them) proves it.
                 window = _budget(liveness)
                 messages.append(
-                    said(message) if window < LOAD_FLOOR_SECONDS and not _unknown_field(liveness) else unproven(message)
+                    said(message)
+                    if window < floors.get(id(container), LOAD_FLOOR_SECONDS) and not _unknown_field(liveness)
+                    else unproven(message)
                 )
             elif said is unproven:
                 continue  # an unknown engine may serve at once: no probe at all is not proven wrong
@@ -162,7 +234,7 @@ def _check(resource: Resource, config: dict) -> list[str]:
                     f"+ failureThreshold {failures} × periodSeconds {period}), below the "
                     f"minimum {minimum}s for model download, weight load and compile"
                 )
-                floor = _load_floor(model)
+                floor = _load_floor(model, floors.get(id(container), LOAD_FLOOR_SECONDS))
                 # Between the fastest load any server makes of this model and minBudgetSeconds, whether the start fits
                 # depends on storage and network the manifest does not show: advice, as for a liveness window.
                 messages.append(said(message) if budget < floor else unproven(f"{message} (a start this fast is possible)"))
@@ -190,6 +262,16 @@ POLICY = Policy(
                 "Smallest startupProbe budget (initialDelaySeconds + failureThreshold x "
                 "periodSeconds) in seconds; default 600 covers model download, weight load "
                 "and compile on a warm node."
+            ),
+        },
+        "maxLivenessWindowSeconds": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 3600,
+            "description": (
+                "Longest livenessProbe window (initialDelaySeconds + failureThreshold x periodSeconds) in seconds before "
+                "a wedged server is restarted; default 3600 (an hour). A longer one is advice: the probe is effectively "
+                "off, and a startupProbe is the way to wait for the load."
             ),
         },
     },

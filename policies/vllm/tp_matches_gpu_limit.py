@@ -191,6 +191,23 @@ def _judged(resource: Resource, server: VllmServer, spread: tuple[int, int, str]
     return messages
 
 
+def _beyond_max_gpus(server: EngineServer) -> list[str]:
+    """Advice for a GPU limit above the most GPUs the engine's server uses (the row's max_gpus: TEI's CUDA backend
+    serves on device 0 only, backends/candle/src/lib.rs L241 at v1.9.3): the rest sit idle. Spent set 28
+    brayanpena530/multiLLM-EKS-Deploy services/jina_embeddings.yml, nvidia.com/gpu 2."""
+    row = server.row
+    limit = as_int(resource_value(server.container, "limits", GPU_RESOURCE))
+    if row is None or not row.max_gpus or limit is None or limit <= row.max_gpus:
+        return []
+    return [
+        unproven(
+            f"{server.label}: resources.limits {GPU_RESOURCE} is {limit}, but {row.display} serves its model on "
+            f"{_gpus(row.max_gpus)} whatever it is given (engine table max_gpus), so {_gpus(limit - row.max_gpus)} "
+            f"{'sits' if limit - row.max_gpus == 1 else 'sit'} idle; request {row.max_gpus}, and run more replicas for more throughput"
+        )
+    ]
+
+
 def _check_table(resource: Resource, server: EngineServer) -> list[str]:
     """A table engine's tensor x pipeline parallel ranks against its GPU limit, read through its row's spellings
     (components/serving_engines.toml): judged only where the tensor parallel size is written (an unset one is the
@@ -229,7 +246,7 @@ def _check_table(resource: Resource, server: EngineServer) -> list[str]:
 
 def _check(resource: Resource, config: dict) -> list[str]:
     return [m for server in vllm_servers(resource) for m in _check_server(resource, server)] + [
-        m for server in table_servers(resource) for m in _check_table(resource, server)
+        m for server in table_servers(resource) for m in (*_check_table(resource, server), *_beyond_max_gpus(server))
     ]
 
 

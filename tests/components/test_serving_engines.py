@@ -63,6 +63,7 @@ def test_the_product_table_holds_the_engines_the_issue_names_each_cited():
         "lmdeploy",
         "localai",
         "aphrodite",
+        "tei",
     ]
     for engine in ENGINES:
         for group in ("recognise", "settings", "endpoints", "drain", "metrics"):

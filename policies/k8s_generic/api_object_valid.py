@@ -1,0 +1,94 @@
+"""S26 (api-object-valid): an object of any kind that the API server refuses on create, beyond its CRD's schema.
+
+What this reads (each rule cites its source in the reading module):
+
+- the object's name, generateName and namespace, validated as the API server validates them per kind
+  (policies/reading/object_names.py): uppercase, an underscore, a leading digit in a Service's name or a name past
+  the kind's length. Spent set 31 (openshift-psap/topsail projects/llm-d/testing/llmisvcs/llmisvc-*.yaml) names its
+  LLMInferenceServices and their namespace ``SET_AT_RUNTIME``: a placeholder its test harness replaces, so advice; a
+  plainly invalid name is refused as written;
+- an Ingress that sets both the ``kubernetes.io/ingress.class`` annotation and ``spec.ingressClassName``
+  (policies/reading/api_refusals.py ingress_class_refusal): refused on create when the two differ, and by API
+  servers before the relaxed rule when they agree (spent set 24, kyourselfer/OTUS_LLM-llm_mlflow
+  k8s/vllm-deployment.yaml Ingress/vllm: both ``nginx``, advice).
+
+Either way ``kubectl apply`` or ``pulumi up`` stops on the object and nothing it defines exists.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import split_type
+from policies.reading.api_refusals import ingress_class_refusal
+from policies.reading.object_names import name_problems
+
+
+class _AnyKubernetesType(tuple):
+    """Every `kubernetes:*` type token: `in` tests the prefix."""
+
+    def __contains__(self, item: object) -> bool:
+        return isinstance(item, str) and item.startswith("kubernetes:")
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def _name_findings(resource: Resource) -> list[str]:
+    kind = split_type(resource.type)[1] or "object"
+    messages: list[str] = []
+    for problem in name_problems(resource.type, resource.props):
+        shown = f"{problem.where} {problem.value!r}"
+        if problem.placeholder:
+            messages.append(
+                unproven(
+                    f"{shown} is an unrendered placeholder, not a valid {kind} name ({problem.why}); applied as "
+                    f"committed the API server refuses the {kind} ({problem.where}: Invalid value); fill it in with a "
+                    f"valid name before applying"
+                )
+            )
+            continue
+        message = (
+            f"{shown}: {problem.why}; the API server refuses the {kind} ({problem.where}: Invalid value), so it is "
+            f"never created; use lowercase letters, digits and '-'"
+        )
+        messages.append(unproven(message + " (if the kind is namespaced)") if problem.custom else message)
+    return messages
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    messages = _name_findings(resource)
+    refused = ingress_class_refusal(resource)
+    if refused is not None:
+        text, proven = refused
+        messages.append(text if proven else unproven(text))
+    return messages
+
+
+POLICY = Policy(
+    name="api-object-valid",
+    description=(
+        "An object's name, generateName and namespace are valid for its kind, and an Ingress does not set both the "
+        "class annotation and spec.ingressClassName (the API server refuses the object otherwise)."
+    ),
+    catalog="S26",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Rename the object as its kind requires: a lowercase RFC 1123 subdomain (lowercase letters, digits, '-' and "
+        "'.') for most kinds, a DNS-1035 label (start with a letter, no '.') for a Service, a DNS-1123 label for a "
+        "namespace, at most 52 characters for a CronJob; fill placeholders in before applying. On an Ingress keep "
+        "spec.ingressClassName and drop the kubernetes.io/ingress.class annotation."
+    ),
+    resource_types=_AnyKubernetesType(("kubernetes:*",)),
+    check_resource=_check,
+    rationale=(
+        "Every create runs ValidateObjectMetaAccessor (kubernetes/apimachinery v0.33.0 pkg/api/validation/"
+        "objectmeta.go L155-187) with the kind's name function (pkg/api/validation/generic.go L36-68: "
+        "NameIsDNSSubdomain, NameIsDNSLabel, NameIsDNS1035Label); kubernetes/kubernetes pkg/apis/*/validation pick "
+        "the function per kind (a Service a DNS-1035 label, a namespace a DNS-1123 label, most kinds and every custom "
+        "resource a subdomain; a CronJob at most 52 characters). ValidateIngressCreate "
+        "(pkg/apis/networking/validation/validation.go) refuses the kubernetes.io/ingress.class annotation beside "
+        "spec.ingressClassName. A placeholder name, or an Ingress whose two classes agree (accepted by the newest "
+        "releases), is advice."
+    ),
+)

@@ -1,0 +1,79 @@
+"""S26 (api-schema-valid): an object of Kubernetes' own kinds that its OpenAPI schema refuses.
+
+policies/reading/core_schema.py walks the object against Kubernetes 1.33's schema of its kind (pruned from the
+kubernetes-validate package into policies/reading/core_schemas.json): a value the field's Go type cannot decode, and a
+field the type does not have. Spent set 30, containers/ai-lab-recipes recipes/natural_language_processing/chatbot/
+quadlet/chatbot.yaml at 25fca348b7d93adfbe4601d4fdac4655203bf3ac: Pod/chatbot's env ``PORT`` has ``value: 8001``, an
+integer where EnvVar.value is a string, so neither the API server nor ``podman kube play`` can decode the Pod.
+Custom resources are checked against their CRDs by crd-validation-rules; this policy reads only Kubernetes' own kinds.
+"""
+
+from __future__ import annotations
+
+from policies.framework import Policy, Resource, unproven
+from policies.kube import split_type
+from policies.reading import core_schema
+
+_DROPPED = (
+    "kubectl's default strict field validation refuses the object (unknown field), otherwise the API server drops "
+    "the field and the setting never takes effect"
+)
+
+
+def _check(resource: Resource, config: dict) -> list[str]:
+    found = core_schema.errors(resource.type, resource.props)
+    if not found:
+        return []
+    kind = split_type(resource.type)[1]
+    pinned = core_schema.source()
+    schema = f"Kubernetes {pinned['minor']}'s schema, kubernetes-validate {pinned['version']}"
+    messages: list[str] = []
+    for error in found:
+        if not error.unknown:
+            messages.append(
+                f"{error.where}: {error.message} ({schema}); the API server cannot decode the {kind} and refuses it, "
+                f"so it is never created; quote the value or give the type the field takes"
+            )
+        elif error.since:
+            messages.append(
+                unproven(
+                    f"{error.where}: a field of {kind} only from Kubernetes {error.since} ({schema}); on an earlier "
+                    f"cluster {_DROPPED}"
+                )
+            )
+        else:
+            messages.append(
+                f"{error.where}: not a field of {kind} ({schema}), often a key indented under the wrong parent; "
+                f"{_DROPPED}; move it where the type defines it or remove it"
+            )
+    return messages
+
+
+POLICY = Policy(
+    name="api-schema-valid",
+    description=(
+        "An object of Kubernetes' own kinds (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, "
+        "Service, ConfigMap, Secret, PVC, HPA v2, PDB, Ingress, NetworkPolicy, ServiceAccount) has values of the "
+        "types its schema takes and no field the schema lacks (the API server refuses it otherwise)."
+    ),
+    catalog="S26",
+    severity="high",
+    enforcement="mandatory",
+    remediation_steps=(
+        "Quote a number or boolean given where the schema takes a string (env values, labels, annotations, "
+        "ConfigMap data); give integers and booleans unquoted; move a field the finding calls unknown under the "
+        "parent that defines it (often a mis-indented key) or remove it."
+    ),
+    resource_types=tuple(sorted(core_schema.COVERED)),
+    check_resource=_check,
+    rationale=(
+        "The API server decodes a manifest into its Go types: a value of the wrong JSON type cannot be decoded "
+        "(`json: cannot unmarshal number into Go struct field EnvVar...value of type string`), and under strict field "
+        "validation (KEP-2885, GA in Kubernetes 1.27, kubectl's default) a field the type lacks is refused "
+        "(https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation). The schemas are Kubernetes "
+        "1.33's from the PyPI package kubernetes-validate, pruned to types and fields by `python tools/core_schemas.py "
+        "--write` (policies/reading/core_schemas.json, with the package version and sha256); a field only a later "
+        "minor defines is advice. Null, integral floats, IntOrString and numeric quantities are accepted as the "
+        "API server accepts them."
+    ),
+)

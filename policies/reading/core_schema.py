@@ -1,0 +1,174 @@
+"""Kubernetes' own kinds against their OpenAPI schema: a value of the wrong JSON type, or a field the type lacks.
+
+The API server decodes a manifest into its Go types (k8s.io/api at the cluster's release). A value whose JSON type the
+field cannot take is not decodable and the object is refused whatever else it says: ``value: 8001`` under ``env``
+(EnvVar.value is a string: ``json: cannot unmarshal number into Go struct field EnvVar...value of type string``), a
+label or annotation given as a number or boolean, ``replicas: "2"``, ``hostNetwork: "true"``. A field the type does
+not have is refused under strict field validation (server-side field validation, KEP-2885, GA in Kubernetes 1.27;
+kubectl's ``--validate`` defaults to ``strict``; ``strict decoding error: unknown field "spec.template.name"``) and
+dropped otherwise, so the setting never takes effect. Accepted, and never reported: ``null`` anywhere, integral numbers
+written as floats (``2.0``, as the Pulumi engine passes them), an IntOrString as either (``targetPort: http``,
+``maxSurge: 25%``), a Quantity as a number (``cpu: 2``), and values the engine does not know yet (a Pulumi Output,
+a placeholder read as framework.UNKNOWN, a redacted secret).
+
+The schemas are Kubernetes 1.33's, from the PyPI package kubernetes-validate, pruned by ``python tools/core_schemas.py
+--write`` into policies/reading/core_schemas.json (package version and sha256 inside); the package itself is never
+imported here. A field that only a later minor defines (PodSpec ``hostnameOverride``, 1.34) is told apart: a newer
+cluster takes it. The file is decoded on the first object of a kind it covers (a run with none never reads it).
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from components.parse_cache import read_parsed
+from policies.framework import Unknown
+
+DATA = Path(__file__).with_name("core_schemas.json")
+_REDACTED = "[secret]"
+# More findings than this on one object say a wrong kind or version more than anything else: the first ones suffice.
+_MAX_FINDINGS = 8
+_NAMES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "object": "a map",
+    "array": "a list",
+}
+
+
+@dataclass(frozen=True)
+class SchemaError:
+    """One value the API server refuses: where (``spec.template.spec.containers[0].env[1].value``), what is wrong,
+    ``unknown`` for a field the type lacks, and ``since`` the later minor that defines it (advice), if any."""
+
+    where: str
+    message: str
+    unknown: bool = False
+    since: str = ""
+
+
+@functools.cache
+def _data() -> dict:
+    return read_parsed(DATA, json.loads, "core-schemas")
+
+
+def kinds() -> dict[str, str]:
+    """Pulumi type token -> the name of its root definition, for every kind the file covers (it reads the file)."""
+    return _data()["kinds"]
+
+
+def source() -> dict:
+    """Where the schemas come from: package, version, minor, sha256."""
+    return _data()["source"]
+
+
+# Read without opening the file: the kinds tools/core_schemas.py extracts (tests/policies keeps the two equal).
+COVERED = frozenset(
+    (
+        "kubernetes:apps/v1:DaemonSet",
+        "kubernetes:apps/v1:Deployment",
+        "kubernetes:apps/v1:ReplicaSet",
+        "kubernetes:apps/v1:StatefulSet",
+        "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
+        "kubernetes:batch/v1:CronJob",
+        "kubernetes:batch/v1:Job",
+        "kubernetes:core/v1:ConfigMap",
+        "kubernetes:core/v1:PersistentVolumeClaim",
+        "kubernetes:core/v1:Pod",
+        "kubernetes:core/v1:Secret",
+        "kubernetes:core/v1:Service",
+        "kubernetes:core/v1:ServiceAccount",
+        "kubernetes:networking.k8s.io/v1:Ingress",
+        "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+        "kubernetes:policy/v1:PodDisruptionBudget",
+    )
+)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, (str, datetime.date, datetime.datetime)):
+        return "string"  # a YAML date reaches the API server as text
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "unknown"
+
+
+def _accepts(types: list[str], value: Any) -> bool:
+    kind = _json_type(value)
+    return kind in types or (kind == "integer" and "number" in types)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _child(where: str, key: Any) -> str:
+    return f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else str(key))
+
+
+class _Walk:
+    """One object's walk over the schema, collecting at most _MAX_FINDINGS errors."""
+
+    def __init__(self, definitions: dict) -> None:
+        self.definitions = definitions
+        self.found: list[SchemaError] = []
+
+    def node(self, node: dict) -> dict:
+        while "r" in node:
+            node = self.definitions.get(node["r"], {})
+        return node
+
+    def value(self, node: dict, value: Any, where: str) -> None:
+        if value is None or isinstance(value, Unknown) or value == _REDACTED or len(self.found) >= _MAX_FINDINGS:
+            return
+        node = self.node(node)
+        types = node.get("t")
+        if types and not _accepts(types, value):
+            wanted = " or ".join(_NAMES.get(t, t) for t in types)
+            got = _NAMES.get(_json_type(value), "a value")
+            self.found.append(SchemaError(where, f"{_shown(value)} is {got} where the schema takes {wanted}"))
+            return
+        if isinstance(value, dict):
+            self.fields(node, value, where)
+        elif isinstance(value, (list, tuple)) and "i" in node:
+            for i, item in enumerate(value):
+                self.value(node["i"], item, _child(where, i))
+
+    def fields(self, node: dict, value: dict, where: str) -> None:
+        properties = node.get("p") or {}
+        extra = node.get("a")
+        for key, item in value.items():
+            sub = properties.get(key, extra)
+            if sub is not None:
+                self.value(sub, item, _child(where, key))
+            elif node.get("c") and not str(key).startswith("$") and len(self.found) < _MAX_FINDINGS:
+                # ("$patch", "$setElementOrder/...": a strategic merge patch's directives, not fields.)
+                since = (node.get("s") or {}).get(key, "")
+                self.found.append(SchemaError(_child(where, key), "not a field of this type", unknown=True, since=since))
+
+
+def errors(type_token: str, props: Any) -> list[SchemaError]:
+    """The values of one object of a covered kind that its schema refuses; [] for any other kind."""
+    if type_token not in COVERED or not isinstance(props, dict):
+        return []
+    data = _data()
+    walk = _Walk(data["definitions"])
+    root = walk.node({"r": data["kinds"][type_token]})
+    walk.fields(root, props, "")
+    return walk.found

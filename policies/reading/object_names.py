@@ -1,0 +1,163 @@
+"""Object names the API server refuses: ``metadata.name``, ``generateName`` and ``namespace`` as each kind validates them.
+
+Every create runs ``ValidateObjectMetaAccessor`` (kubernetes/apimachinery v0.33.0 pkg/api/validation/objectmeta.go
+L155-187: the name through the kind's ``ValidateNameFunc``, Invalid on any message; ``generateName`` through the same
+function with its trailing dash allowed, L158-162; a namespaced kind's namespace through ``ValidateNamespaceName``,
+a DNS-1123 label, L173-180). The name functions are pkg/api/validation/generic.go L36-68 at that tag:
+``NameIsDNSSubdomain`` (IsDNS1123Subdomain: at most 253 characters of lowercase labels joined by dots),
+``NameIsDNSLabel`` (IsDNS1123Label: at most 63 lowercase alphanumerics or '-') and ``NameIsDNS1035Label`` (the same,
+starting with a letter); pkg/util/validation/validation.go L176-253 holds the formats and their messages.
+
+Which kind takes which (kubernetes/kubernetes at a7264f95ffc8b56377da16e83461aa59467ebb3e, the same since v1.19 unless
+said): pkg/apis/core/validation/validation.go ``ValidateServiceName = NameIsDNS1035Label`` (a Service also names
+its DNS record and the environment variables of every pod), ``ValidateNamespaceName`` a DNS-1123 label, and
+``NameIsDNSSubdomain`` for Pods, ConfigMaps, Secrets, ServiceAccounts, PersistentVolumeClaims and the rest of the core
+kinds read here; pkg/apis/apps/validation (Deployment, DaemonSet, ReplicaSet, StatefulSet: a subdomain at every
+release before the newest, which asks a DNS-1123 label of a StatefulSet, so only the subdomain is judged), pkg/apis/
+batch/validation (Job and CronJob through ``ValidateReplicationControllerName``; a CronJob name longer than 52
+characters is Invalid, "must be no more than 52 characters", for the Jobs it names get an 11-character suffix),
+autoscaling, policy, networking (``ValidateIngressName``, ``ValidateNetworkPolicyName``, ``ValidateIngressClassName``),
+scheduling and storage: all ``NameIsDNSSubdomain``. A custom resource's name is a DNS-1123 subdomain too
+(kubernetes/apiextensions-apiserver pkg/registry/customresource/validator.go: ``ValidateObjectMetaAccessor(...,
+validation.NameIsDNSSubdomain, ...)``). RBAC's kinds take any path segment name and are not judged; nor is a kind this
+table does not know.
+
+An unrendered placeholder standing for the name (``SET_AT_RUNTIME``, ``<model-name>``, ``${NAME}``) is refused just
+the same when the file is applied as committed, but the file says it is filled in first: advice, like S27's
+placeholders. A Helm template's ``{{ }}`` is left to S27.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+from policies.kube import as_dict, is_custom_type, split_type
+from policies.reading.placeholders import placeholder_in
+
+_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN_RE = re.compile(rf"^{_LABEL}(\.{_LABEL})*$")
+_LABEL_RE = re.compile(rf"^{_LABEL}$")
+_DNS1035_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+# (pkg/util/validation/validation.go L179, L244 at apimachinery v0.33.0; the subdomain's message is the label's with '.')
+_SUBDOMAIN_RULE = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+    "and end with an alphanumeric character"
+)
+_LABEL_RULE = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
+    "with an alphanumeric character"
+)
+_DNS1035_RULE = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+    "character, and end with an alphanumeric character"
+)
+
+# Kubernetes' own kinds whose name validation is read (see the module docstring); every other built-in kind is left.
+_DNS1035_KINDS = {("", "Service")}
+_LABEL_KINDS = {("", "Namespace")}
+_SUBDOMAIN_KINDS = {
+    ("", "Pod"),
+    ("", "ConfigMap"),
+    ("", "Secret"),
+    ("", "ServiceAccount"),
+    ("", "PersistentVolumeClaim"),
+    ("", "PersistentVolume"),
+    ("", "ReplicationController"),
+    ("", "LimitRange"),
+    ("", "ResourceQuota"),
+    ("", "Endpoints"),
+    ("", "PodTemplate"),
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("apps", "ReplicaSet"),
+    ("batch", "Job"),
+    ("batch", "CronJob"),
+    ("autoscaling", "HorizontalPodAutoscaler"),
+    ("policy", "PodDisruptionBudget"),
+    ("networking.k8s.io", "Ingress"),
+    ("networking.k8s.io", "IngressClass"),
+    ("networking.k8s.io", "NetworkPolicy"),
+    ("scheduling.k8s.io", "PriorityClass"),
+    ("storage.k8s.io", "StorageClass"),
+}
+# Cluster-scoped kinds: the API server drops a namespace written on them (rest.BeforeCreate), so it is not judged.
+_CLUSTER_SCOPED = {
+    ("", "Namespace"),
+    ("", "PersistentVolume"),
+    ("", "Node"),
+    ("networking.k8s.io", "IngressClass"),
+    ("scheduling.k8s.io", "PriorityClass"),
+    ("storage.k8s.io", "StorageClass"),
+}
+_CRONJOB_MAX = 52
+# An ALL-CAPS word standing for the whole name (SET_AT_RUNTIME, NAME), or an ALL-CAPS_WITH_UNDERSCORE part of it.
+_CAPS_NAME = re.compile(r"^[A-Z][A-Z0-9_]+$")
+_CAPS_PART = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9])")
+
+
+@dataclass(frozen=True)
+class NameProblem:
+    """One field of metadata the API server refuses: where, the value, why, and whether it is a placeholder."""
+
+    where: str
+    value: str
+    why: str
+    placeholder: bool
+    custom: bool  # a custom resource's namespace: its CRD's scope is not known here
+
+
+def _rule(group: str, kind: str, custom: bool) -> tuple[Any, int, str] | None:
+    if (group, kind) in _DNS1035_KINDS:
+        return _DNS1035_RE, 63, _DNS1035_RULE
+    if (group, kind) in _LABEL_KINDS:
+        return _LABEL_RE, 63, _LABEL_RULE
+    if (group, kind) in _SUBDOMAIN_KINDS or custom:
+        return _SUBDOMAIN_RE, 253, _SUBDOMAIN_RULE
+    return None
+
+
+def _why(value: str, rule: tuple[Any, int, str], prefix: bool = False) -> str | None:
+    pattern, longest, words = rule
+    text = value[:-1] + "a" if prefix and value.endswith("-") else value  # maskTrailingDash (generic.go)
+    if len(text) > longest:
+        return f"must be no more than {longest} characters"
+    return None if pattern.match(text) else words
+
+
+def _placeholder(value: str) -> bool:
+    return bool(_CAPS_NAME.match(value) or _CAPS_PART.search(value) or placeholder_in(value, ("metadata",)))
+
+
+def _judged(value: Any) -> TypeGuard[str]:
+    """A name written as plain text: not absent, not a Helm template's ``{{ }}`` (S27's)."""
+    return isinstance(value, str) and bool(value) and "{{" not in value
+
+
+def name_problems(type_token: str, props: Any) -> list[NameProblem]:
+    """The fields of one object's metadata that the API server's name validation refuses (see the module docstring)."""
+    group, kind = split_type(type_token)
+    custom = is_custom_type(type_token)
+    rule = _rule(group, kind, custom)
+    if rule is None:
+        return []
+    metadata = as_dict(as_dict(props).get("metadata"))
+    found = []
+    for key in ("name", "generateName"):
+        value = metadata.get(key)
+        if not _judged(value):
+            continue
+        why = _why(value, rule, prefix=key == "generateName")
+        if why is None and key == "name" and (group, kind) == ("batch", "CronJob") and len(value) > _CRONJOB_MAX:
+            why = f"must be no more than {_CRONJOB_MAX} characters (its Jobs add an 11-character suffix)"
+        if why is not None:
+            found.append(NameProblem(f"metadata.{key}", value, why, _placeholder(value), False))
+    namespace = metadata.get("namespace")
+    if _judged(namespace) and (group, kind) not in _CLUSTER_SCOPED:
+        why = _why(namespace, (_LABEL_RE, 63, _LABEL_RULE))
+        if why is not None:
+            found.append(NameProblem("metadata.namespace", namespace, why, _placeholder(namespace), custom))
+    return found

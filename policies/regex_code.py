@@ -1,0 +1,110 @@
+"""The code of the regular expressions the pack compiles, kept beside the bytecode cache between runs.
+
+The re module parses and compiles a pattern in pure Python (``re._parser``, ``re._compiler``) and keeps the result in
+memory only: loading the pack compiles ~190 patterns at import (the pack's own, PyYAML's resolver and reader), ~35 ms of
+each ~250 ms ``python -m policies check`` (benchmarks/policies_check.py), the largest single cost of loading it.
+
+``cached_regex_code`` does for patterns what ``__pycache__`` does for modules, while a check runs: inside it,
+``re._compiler.compile`` of a pattern text builds the pattern object from the instruction list an earlier run compiled
+for that exact (text, flags), read from one file beside the bytecode cache (components/parse_cache.py), and compiles it
+as re does on a miss. The pattern object is made by the same call re makes last (``_sre.compile(pattern, flags, code,
+groups - 1, groupindex, indexgroup)``: CPython 3.11 Lib/re/_compiler.py:740-764), so it equals the one re would build
+(``==`` compares the text, the flags and the code). The key is the whole text and flags, and the file is per
+interpreter (its exact version and the engine's ``_sre.MAGIC`` inside): a new pattern is compiled afresh, never served
+stale. The file is rewritten after a run that compiled any, with the patterns of the earlier runs and of this one
+(at most MAX_PATTERNS). Nothing is written where Python writes no bytecode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from components.parse_cache import cache_folder, store
+
+__all__ = ["MAX_PATTERNS", "cache_file", "cached_regex_code"]
+
+# A run compiles ~240 patterns (~200 KB kept); a file past this holds patterns of inputs long gone and starts afresh.
+MAX_PATTERNS = 4096
+
+_compiler: Any = getattr(re, "_compiler", None)  # re's internals by the 3.11 names; none: no cache
+_parser: Any = getattr(re, "_parser", None)
+_sre: Any = getattr(_compiler, "_sre", None)  # the C engine re._compiler hands the code to
+_STAMP = (sys.version, getattr(_sre, "MAGIC", None), getattr(_sre, "CODESIZE", None))
+
+
+def cache_file() -> Path:
+    """Where the compiled patterns are kept: beside the pack's own bytecode."""
+    return cache_folder(Path(__file__)) / f"regex-code.{sys.implementation.cache_tag}.marshal"
+
+
+def _read(path: Path) -> dict[Any, Any]:
+    try:
+        stamp, codes = marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}  # absent, torn, or not this interpreter's: compile
+    if stamp != _STAMP or not isinstance(codes, dict):
+        return {}
+    return codes
+
+
+def _compiled(pattern: Any, flags: int) -> tuple[Any, ...]:
+    """What re._compiler.compile hands _sre.compile for a pattern text, after the warnings re's parser gives."""
+    parsed = _parser.parse(pattern, flags)
+    code = [int(op) for op in _compiler._code(parsed, flags)]  # re's opcodes are int subclasses marshal refuses
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[Any] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    return flags | parsed.state.flags, code, parsed.state.groups - 1, groupindex, tuple(indexgroup)
+
+
+def _usable() -> bool:
+    needed = ((_compiler, "compile"), (_compiler, "_code"), (_parser, "parse"), (_sre, "compile"))
+    return all(hasattr(m, a) for m, a in needed)
+
+
+@contextlib.contextmanager
+def cached_regex_code(path: Path | None = None) -> Iterator[None]:
+    """While inside, re compiles a pattern an earlier run compiled from that run's code (see the module docstring)."""
+    if not _usable():
+        yield
+        return
+    path = path or cache_file()
+    known = _read(path)
+    used: dict[Any, Any] = {}
+    missed = False
+    original = _compiler.compile
+
+    def compile_(p: Any, flags: int = 0) -> Any:
+        nonlocal missed
+        if isinstance(flags, re.RegexFlag):
+            flags = flags.value  # as re._compile passes them
+        # Only a text with no debug output asked (re.DEBUG prints while compiling); re's parsed forms go through.
+        if type(p) not in (str, bytes) or type(flags) is not int or flags & re.DEBUG:
+            return original(p, flags)
+        key = (p, flags)
+        entry = known.get(key)
+        if entry is None:
+            entry = _compiled(p, flags)
+            missed = True
+        used[key] = entry
+        return _sre.compile(p, *entry)
+
+    _compiler.compile = compile_
+    try:
+        yield
+    finally:
+        _compiler.compile = original
+    if missed:
+        kept = {**known, **used} if len(known) + len(used) <= MAX_PATTERNS else used
+        try:
+            payload = marshal.dumps((_STAMP, kept))
+        except ValueError:
+            return  # a pattern marshal does not take: compiled every time
+        store(path, payload)

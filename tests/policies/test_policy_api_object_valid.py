@@ -1,0 +1,162 @@
+"""S26 api-object-valid: names the API server refuses per kind, and an Ingress that sets its class twice."""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import manifest, messages
+
+from policies.framework import Resource, Unproven
+from policies.k8s_generic.api_object_valid import POLICY
+
+
+def _found(obj: dict) -> list[tuple[str, str]]:
+    """(level, message) of the policy's findings on one manifest: advisory where the finding is unproven."""
+    resource = manifest(obj)
+    return [
+        ("advisory" if isinstance(m, Unproven) else "mandatory", m)
+        for m in POLICY.check_resource(resource, {})  # type: ignore[misc]
+    ]
+
+
+def _llmisvc(name: str = "SET_AT_RUNTIME", namespace: str = "SET_AT_RUNTIME") -> dict:
+    # The metadata of openshift-psap/topsail projects/llm-d/testing/llmisvcs/llmisvc-simple.yaml at
+    # cfc3e8a2df2096f4c69ae86ba80d201875aa61f8 (spent set 31): name and namespace are the literal SET_AT_RUNTIME, which
+    # its test harness replaces before applying (labelled NONE, blocking as committed).
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LLMInferenceService",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"model": {"uri": "hf://openai/gpt-oss-20b"}, "replicas": 1},
+    }
+
+
+def test_a_placeholder_name_is_advice():
+    found = _found(_llmisvc())
+    assert [level for level, _ in found] == ["advisory", "advisory"]
+    assert found[0][1].startswith(
+        "metadata.name 'SET_AT_RUNTIME' is an unrendered placeholder, not a valid LLMInferenceService name (a "
+        "lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+        "and end with an alphanumeric character); applied as committed the API server refuses the LLMInferenceService"
+    )
+    assert found[1][1].startswith("metadata.namespace 'SET_AT_RUNTIME' is an unrendered placeholder")
+
+
+def test_a_plainly_invalid_name_blocks():
+    # The same object with a name nobody fills in: uppercase and an underscore are refused as written.
+    found = _found(_llmisvc(name="Llama_3-8B", namespace="llm-d"))
+    assert found == [
+        (
+            "mandatory",
+            "metadata.name 'Llama_3-8B': a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+            "characters, '-' or '.', and must start and end with an alphanumeric character; the API server refuses the "
+            "LLMInferenceService (metadata.name: Invalid value), so it is never created; use lowercase letters, digits "
+            "and '-'",
+        )
+    ]
+
+
+def _service(name: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name},
+        "spec": {"selector": {"app": "vllm"}, "ports": [{"port": 8000, "targetPort": "http"}]},
+    }
+
+
+def _deployment(name: str) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "llm"},
+        "spec": {"selector": {"matchLabels": {"app": "vllm"}}, "template": {"metadata": {"labels": {"app": "vllm"}}}},
+    }
+
+
+def test_a_dotted_name_is_a_deployment_name_but_not_a_service_name():
+    # A Service's name is a DNS-1035 label (ValidateServiceName = NameIsDNS1035Label): no dots, a letter first.
+    assert _found(_deployment("llama-3.1-8b-instruct.serving.example.com")) == []
+    found = _found(_service("llama-3.1-8b"))
+    assert [level for level, _ in found] == ["mandatory"]
+    assert "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic" in found[0][1]
+    assert [level for level, _ in _found(_service("8b-llama"))] == ["mandatory"]
+
+
+def test_careful_names_stay_silent():
+    assert _found(_service("vllm-llama3-8b")) == []
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"generateName": "benchmark-", "namespace": "llm"},
+        "spec": {"template": {"spec": {"containers": [{"name": "bench", "image": "busybox:1.36"}]}}},
+    }
+    assert POLICY.check_resource(_as_generated(job), {}) == []  # type: ignore[misc]
+    # A Helm template's name is left to S27; a kind whose names take any path segment (RBAC) is not judged.
+    assert _found(_deployment("{{ .Release.Name }}-vllm")) == []
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "vllm:reader"}}
+    assert _found(role) == []
+    # A namespace on a cluster-scoped kind is dropped by the API server, not judged.
+    cls = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "llm", "namespace": "X_Y"}}
+    assert _found(cls) == []
+
+
+def _as_generated(obj: dict) -> Resource:
+    """A generateName-only object as the reader names it (manifest() needs a name)."""
+    return Resource(type="kubernetes:batch/v1:Job", name="Job/benchmark-", props=obj)
+
+
+def test_cronjob_names_stop_at_52_characters():
+    cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "a" * 53}, "spec": {}}
+    assert [level for level, _ in _found(cron)] == ["mandatory"]
+    assert "must be no more than 52 characters" in _found(cron)[0][1]
+    assert _found({**cron, "metadata": {"name": "a" * 52}}) == []
+
+
+def _ingress(annotation: str | None, field: str | None) -> dict:
+    # aws-samples/scalable-hw-agnostic-inference mistral/mistral-g5-ing.yaml at ed2cb2646d45f188efd18cf1660ae0db7067af42
+    # (spent set 31) and kyourselfer/OTUS_LLM-llm_mlflow k8s/vllm-deployment.yaml at
+    # 7d642bd48ce0e43ad7a0529e229752e4c03253be (spent set 24, labelled NONE, blocking): the annotation (alb; nginx) and
+    # spec.ingressClassName with the same value.
+    annotations = {"alb.ingress.kubernetes.io/scheme": "internet-facing"}
+    spec: dict = {"rules": [{"http": {"paths": [{"path": "/", "pathType": "Prefix"}]}}]}
+    if annotation is not None:
+        annotations["kubernetes.io/ingress.class"] = annotation
+    if field is not None:
+        spec["ingressClassName"] = field
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "mistral-g5-ing", "annotations": annotations},
+        "spec": spec,
+    }
+
+
+def test_both_ingress_classes_agreeing_is_advice():
+    found = _found(_ingress("alb", "alb"))
+    assert found == [
+        (
+            "advisory",
+            "metadata.annotations[kubernetes.io/ingress.class] (alb) and spec.ingressClassName (alb) are both set; API "
+            "servers from v1.18 refuse the Ingress on create (annotations.kubernetes.io/ingress.class: Invalid value: "
+            "can not be set when the class field is also set) until the release that accepts a matching annotation; "
+            "drop the deprecated annotation",
+        )
+    ]
+
+
+def test_two_different_ingress_classes_block():
+    found = _found(_ingress("nginx", "alb"))
+    assert [level for level, _ in found] == ["mandatory"]
+    assert "name different classes; the API server refuses the Ingress on create" in found[0][1]
+
+
+def test_one_ingress_class_stays_silent():
+    assert _found(_ingress(None, "alb")) == []
+    assert _found(_ingress("alb", None)) == []
+
+
+def test_the_pack_reports_it_under_s26():
+    obj = copy.deepcopy(_service("llama-3.1-8b"))
+    found = messages(POLICY, manifest(obj))
+    assert len(found) == 1 and POLICY.catalog == "S26"

@@ -1,0 +1,216 @@
+"""S26 api-schema-valid: Kubernetes' own kinds against Kubernetes 1.33's OpenAPI schema (wrong JSON type, unknown field).
+
+Forms the API server refuses come from real manifests; the careful forms are the values the API server accepts although
+they look loose: IntOrString either way, quantities as numbers, integral floats, nulls, strategic-merge directives."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from policy_fixtures import manifest
+
+from policies.framework import UNKNOWN, Unproven
+from policies.k8s_generic.api_schema_valid import POLICY
+from policies.reading import core_schema
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = "Kubernetes 1.33's schema, kubernetes-validate 1.37.0"
+
+
+def _found(obj: dict) -> list[tuple[str, str]]:
+    """(level, message) of the policy's findings on one manifest: advisory where the finding is unproven."""
+    return [
+        ("advisory" if isinstance(m, Unproven) else "mandatory", m)
+        for m in POLICY.check_resource(manifest(obj), {})  # type: ignore[misc]
+    ]
+
+
+def _pod(env: list[dict], **container: object) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "chatbot", "labels": {"app": "chatbot"}},
+        "spec": {
+            "containers": [
+                {"name": "chatbot-model-service", "image": "quay.io/ai-lab/llamacpp_python:latest", "env": env, **container}
+            ]
+        },
+    }
+
+
+def test_an_integer_env_value_blocks():
+    # containers/ai-lab-recipes recipes/natural_language_processing/chatbot/quadlet/chatbot.yaml at
+    # 25fca348b7d93adfbe4601d4fdac4655203bf3ac (spent set 30, labelled S26 blocking): `- name: PORT / value: 8001`.
+    found = _found(_pod([{"name": "HOST", "value": "0.0.0.0"}, {"name": "PORT", "value": 8001}]))
+    assert found == [
+        (
+            "mandatory",
+            f"spec.containers[0].env[1].value: 8001 is an integer where the schema takes a string ({SCHEMA}); the API "
+            "server cannot decode the Pod and refuses it, so it is never created; quote the value or give the type the "
+            "field takes",
+        )
+    ]
+
+
+def test_a_boolean_env_value_blocks():
+    # kubernetes/ingress-nginx docs/examples/auth/oauth-external-auth/vouch-proxy.yaml at
+    # dbb11b92ddb77bee9c35e462479129354c84f939: Deployment/vouch-proxy `- name: VOUCH_ALLOWALLUSERS / value: true`.
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vouch-proxy", "namespace": "kube-system", "labels": {"k8s-app": "vouch-proxy"}},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"k8s-app": "vouch-proxy"}},
+            "template": {
+                "metadata": {"labels": {"k8s-app": "vouch-proxy"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "env": [{"name": "VOUCH_ALLOWALLUSERS", "value": True}, {"name": "VOUCH_LISTEN", "value": "0.0.0.0"}],
+                            "image": "quay.io/vouch/vouch-proxy:latest",
+                            "name": "vouch-proxy",
+                            "ports": [{"containerPort": 9090, "protocol": "TCP"}],
+                        }
+                    ]
+                },
+            },
+        },
+    }
+    found = _found(deployment)
+    assert [(level, m.split(" (")[0]) for level, m in found] == [
+        ("mandatory", "spec.template.spec.containers[0].env[0].value: True is a boolean where the schema takes a string")
+    ]
+
+
+def test_a_mis_indented_field_blocks():
+    # phucly01/ollama-k8s ollama/ollama.yaml at 152e6532e503b23a0a4c27aaff758f07386ca39c (spent set 20): `name:
+    # ollama-storage` indented under spec.template instead of under its volume.
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "ollama-deploy"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "ollama"}},
+            "template": {
+                "metadata": {"labels": {"app": "ollama"}},
+                "name": "ollama-storage",
+                "spec": {"containers": [{"name": "ollama", "image": "ollama/ollama:0.3.12"}]},
+            },
+        },
+    }
+    assert _found(deployment) == [
+        (
+            "mandatory",
+            f"spec.template.name: not a field of Deployment ({SCHEMA}), often a key indented under the wrong parent; "
+            "kubectl's default strict field validation refuses the object (unknown field), otherwise the API server "
+            "drops the field and the setting never takes effect; move it where the type defines it or remove it",
+        )
+    ]
+
+
+def test_labels_and_config_data_take_strings_only():
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "vllm", "labels": {"gpu": True}},
+        "data": {"PORT": 8000},
+    }
+    assert [m.split(":")[0] for _, m in _found(config)] == ["metadata.labels.gpu", "data.PORT"]
+
+
+def test_values_the_api_server_accepts_stay_silent():
+    resources = {"limits": {"cpu": 2, "memory": "1e9", "nvidia.com/gpu": 1}, "requests": {"memory": 1000000000, "cpu": "500m"}}
+    pod = _pod(
+        [
+            {"name": "A", "value": None},
+            {"name": "B", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+            {"name": "C", "value": UNKNOWN},
+        ],
+        resources=resources,
+        ports=[{"containerPort": 8000.0, "name": "http"}],
+        readinessProbe={"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 5},
+        livenessProbe={"tcpSocket": {"port": 8000}},
+    )
+    pod["metadata"]["creationTimestamp"] = None
+    pod["spec"]["volumes"] = [
+        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": 2}},
+        {"$patch": "delete", "name": "old"},
+    ]
+    assert _found(pod) == []
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "vllm", "annotations": {"prometheus.io/port": "8000"}},
+        "spec": {"selector": {"app": "vllm"}, "ports": [{"port": 80, "targetPort": "http"}, {"port": 81, "targetPort": 8000}]},
+    }
+    assert _found(service) == []
+    strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0}}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm"},
+        "spec": {"replicas": 2.0, "strategy": strategy, "selector": {"matchLabels": {"app": "vllm"}}, "template": None},
+        "status": {"replicas": 2},
+    }
+    assert _found(deployment) == []
+    pdb = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "vllm"},
+        "spec": {"minAvailable": "50%"},
+    }
+    assert _found(pdb) == []
+
+
+def test_a_non_integral_number_is_not_an_int_or_string():
+    strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0.5}}
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "vllm"}, "spec": {"strategy": strategy}}
+    assert [level for level, _ in _found(deployment)] == ["mandatory"]
+
+
+def test_a_field_of_a_later_minor_is_advice():
+    found = _found(_pod([], name="x") | {"spec": {"hostnameOverride": "vllm-0", "containers": []}})
+    assert found == [
+        (
+            "advisory",
+            f"spec.hostnameOverride: a field of Pod only from Kubernetes 1.34 ({SCHEMA}); on an earlier cluster "
+            "kubectl's default strict field validation refuses the object (unknown field), otherwise the API server "
+            "drops the field and the setting never takes effect",
+        )
+    ]
+
+
+def test_only_kubernetes_own_kinds_are_read():
+    crd_kind = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "x"},
+        "spec": {"bogus": 1},
+    }
+    assert core_schema.errors(manifest(crd_kind).type, crd_kind) == []
+
+
+def test_the_data_file_is_current_and_covers_the_listed_kinds():
+    sys.path.insert(0, str(ROOT))
+    from tools import core_schemas
+
+    assert core_schema.COVERED == frozenset(core_schemas.KINDS) == frozenset(core_schema.kinds())
+    assert core_schemas.main(["--check"]) == 0
+    assert core_schema.source()["package"] == "kubernetes-validate" and len(core_schema.source()["sha256"]) == 64
+
+
+def test_a_check_never_imports_kubernetes_validate(tmp_path):
+    path = tmp_path / "pod.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: a, image: 'b:1', env: [{name: PORT, value: 8001}]}\n"
+    )
+    script = (
+        "import sys\nfrom policies.check import main\n"
+        f"code = main([{str(path)!r}, '--format', 'json'])\n"
+        "print(code, 'kubernetes_validate' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.stdout.strip().splitlines()[-1] == "1 False", proc.stderr
