@@ -122,15 +122,18 @@ def _unrendered(resource: Resource) -> Resource:
     return dataclasses.replace(resource, props=with_unknowns(resource), unrendered=hits, written=resource.props)
 
 
-def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[str], Optional[list[list[Resource]]]]:
-    """The labels of the run's clusters (policies.scopes; [] when the run is one) and the resources of each scope
-    (a cluster, or one variant of a folder that defines an object twice); None when the run is one scope."""
+def scoped(
+    manifests: ManifestSet, resources: Sequence[Resource]
+) -> tuple[list[str], Optional[list[list[Resource]]], Optional[list[Optional[frozenset[str]]]]]:
+    """The labels of the run's clusters (policies.scopes; [] when the run is one), the resources of each scope (a
+    cluster, or one variant of a folder that defines an object twice; None when the run is one scope) and, per scope,
+    the names of the resources whose findings it reports (None: all; framework.evaluate_policies ``reported``)."""
     # Scopes come from the files' own objects: an object rendered from a chart (its name a guess from the chart's
     # defaults) must not split a run whose files alone are one cluster. It joins the scopes of the nearest file.
     stated = [i for i, o in enumerate(manifests.objects) if not o.best_effort]
     scopes = split([manifests.objects[i] for i in stated])
     if len(scopes) <= 1:
-        return [], None
+        return [], None, None
     groups = [[resources[stated[j]] for j in s.indexes] for s in scopes]
     homes = [[manifests.objects[stated[j]].file for j in s.indexes] for s in scopes]
     for i, o in enumerate(manifests.objects):
@@ -142,7 +145,8 @@ def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[
     # The files that could not be read belong to no cluster: their findings (S27) are reported once.
     groups[0].extend(resources[len(manifests.objects) :])
     labels = list(dict.fromkeys(s.label for s in scopes))
-    return (labels if len(labels) > 1 else []), groups
+    reported = [None if s.own is None else frozenset(resources[stated[j]].name for j in s.own) for s in scopes]
+    return (labels if len(labels) > 1 else []), groups, reported
 
 
 def _nearest(homes: Sequence[Sequence[str]], file: str) -> int:
@@ -373,8 +377,8 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
                 sys.stdout.write(render(report, args.format))
             raise InputError("".join(f"{u.text}\n" for u in manifests.unreadable) + error)
         resources = resources_of(manifests)
-        labels, groups = scoped(manifests, resources)
-        violations = evaluate(resources, config, scopes=groups)
+        labels, groups, reported = scoped(manifests, resources)
+        violations = evaluate(resources, config, scopes=groups, reported=reported)
         unsized = sizing_gaps(resources)
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))

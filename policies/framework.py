@@ -91,9 +91,7 @@ class Resource:
     # judge the written text itself, never its value (G46 an image reference's grammar, G1 a literal tag beside a
     # placeholder registry: policies/reading/placeholders.py written_images).
     written: dict | None = None
-    # The other definitions of this object (same kind, namespace and name) that files of its folder hold with other
-    # content, as (file, line, first differing field, applied after this one): policies/scopes.py keeps each apart from
-    # this one, and G58 (policies/k8s_generic/defined_once.py) reports them. Empty for a Pulumi resource.
+    # (file, line, first differing field, applied later) of each other definition of it in its folder, content differing (G58)
     redefined: tuple = ()
 
 
@@ -403,6 +401,7 @@ def evaluate_policies(
     policies: Sequence[Policy],
     *,
     scopes: Sequence[Sequence[Resource]] | None = None,
+    reported: Sequence[frozenset[str] | None] | None = None,
 ) -> list[Violation]:
     """Run every policy over the resources and return the violations, sorted.
 
@@ -411,36 +410,37 @@ def evaluate_policies(
     whose level resolves to "disabled" is skipped. The result is sorted by (policy, resource,
     message) so that reports are byte-stable.
 
-    `scopes` partitions the resources into groups that may be joined (one cluster each,
-    policies.scopes): stack policies run on each group alone, so objects of two clusters are
-    never joined. None: the resources are one stack.
-    """
+    `scopes` partitions the resources into groups that may be joined (one cluster each, policies.scopes): stack
+    policies run on each group alone, so objects of two clusters are never joined (None: one stack); `reported` names
+    per scope the resources whose findings it reports (None: all; policies.scopes variants)."""
     policies = tuple(policies)
     errors = config_errors(config, policies)
     if errors:
         raise PolicyConfigError(errors)
-    settings = [(policy, *policy_settings(config, policy)) for policy in policies]
-    active = [(policy, level, values) for policy, level, values in settings if level != "disabled"]
-    found: dict[str, list[tuple[str, str]]] = {policy.name: [] for policy, _, _ in active}
-    for group in scopes if scopes is not None else (resources,):
-        views = _views(group)
-        # One memo per group: a variant of a folder (policies.scopes) shares objects with the others, and a fact
-        # derived from one object may rest on the objects beside it.
-        with evaluation_memo():
-            for policy, _, values in active:
-                findings = found[policy.name]
-                before = set(findings)  # a finding two scopes share (one object in two variants) is reported once
+    violations: list[Violation] = []
+    groups = scopes if scopes is not None else (resources,)
+    only_of = list(reported or [None] * len(groups))
+    group_views = [_views(group, only) for group, only in zip(groups, only_of)]  # once, not once per policy
+    with evaluation_memo():
+        for policy in policies:
+            level, values = policy_settings(config, policy)
+            if level == "disabled":
+                continue
+            findings: list[tuple[str, str]] = []
+            for group, only, views in zip(groups, only_of, group_views):
                 new: list[tuple[str, str]] = []
-                if policy.is_stack_policy:
-                    _stack_findings(policy, group, values, new)
-                else:
-                    _resource_findings(policy, views, values, new)
-                findings.extend(f for f in new if f not in before)
-    violations = [
-        Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
-        for policy, level, _ in active
-        for name, message in found[policy.name]
-    ]
+                # A variant's objects sit in another scope too: facts derived beside the others are not reused there.
+                with evaluation_memo() if only is not None else contextlib.nullcontext():
+                    if policy.is_stack_policy:
+                        _stack_findings(policy, group, values, new)
+                    else:
+                        _resource_findings(policy, views, values, new)
+                before = set(findings) if new else ()  # a finding two scopes share is reported once
+                findings.extend(f for f in new if f not in before and (only is None or f[0] in only))
+            violations.extend(
+                Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
+                for name, message in findings
+            )
     return sorted(violations, key=lambda v: (v.policy, v.resource, v.message))
 
 
@@ -488,12 +488,13 @@ class _View:
         return entry[1]
 
 
-def _views(group: Sequence[Resource]) -> list[_View]:
-    # Objects a file states are checked among them alone, as if no template had been read; templated ones among all.
+def _views(group: Sequence[Resource], only: frozenset[str] | None = None) -> list[_View]:
+    # Objects a file states are checked among them alone, as if no template had been read; templated ones among all;
+    # with ``only``, only those (the others' findings are not reported from this group).
     literal = [r for r in group if not r.template]
-    views = [_View(literal, literal)]
+    views = [_View(literal, [r for r in literal if only is None or r.name in only])]
     if len(literal) < len(group):
-        views.append(_View(group, [r for r in group if r.template]))
+        views.append(_View(group, [r for r in group if r.template and (only is None or r.name in only)]))
     return views
 
 

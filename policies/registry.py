@@ -303,9 +303,10 @@ def evaluate(
     policies: Sequence[Policy] | None = None,
     *,
     scopes: Sequence[Sequence[Resource]] | None = None,
+    reported: Sequence[frozenset[str] | None] | None = None,
 ) -> list[Violation]:
     """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies)."""
-    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes)
+    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes, reported=reported)
 
 
 def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:

@@ -19,8 +19,10 @@ folder applies both, and the one applied last replaces the other (policies/k8s_g
 reports it where the two differ). Only those definitions are kept apart: the folder is checked once
 per *variant*, each holding one file's definitions of the repeated objects and every other object of
 the folder, so the rules that join files (a Service to its pods, a pod to its claim) still see the
-rest of the folder beside each definition. Collisions inside one file cannot be separated and are
-left as they are (a file is one scope at least).
+rest of the folder beside each definition. The first variant holds the whole cluster and reports every
+finding; the others hold only their definitions' folders and report only the findings on their own
+definitions (``Scope.own``), so the rest is neither checked nor reported twice. Collisions inside one
+file cannot be separated and are left as they are.
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ class Scope:
     label: str
     indexes: tuple[int, ...]
     variant: str = ""
+    # For a folder's second and later variants: the definitions it exists for. Only findings on them are reported from
+    # it (every other object is reported from the first variant, which holds the whole cluster), and it holds only the
+    # objects of their folders (the files of the directory join each definition; other folders need not be checked
+    # again). None: every finding of the scope is reported.
+    own: tuple[int, ...] | None = None
 
 
 def identity(obj: Any) -> tuple[str, str, str, str] | None:
@@ -111,7 +118,7 @@ def split(objects: Sequence[Any]) -> list[Scope]:
     scopes: list[Scope] = []
     for key in sorted(groups):
         label = ("/".join(key) or ".") if len(groups) > 1 else ""
-        scopes += [Scope(label, members, variant) for variant, members in _variants(groups[key], files, ids)]
+        scopes += [Scope(label, members, variant, own) for variant, members, own in _variants(groups[key], files, ids)]
     return scopes
 
 
@@ -124,15 +131,18 @@ def repeated(indexes: Sequence[int], files: Sequence[str], ids: Sequence[tuple |
     return {k: v for k, v in defined.items() if len({files[i] for i in v}) > 1}
 
 
-def _variants(indexes: Sequence[int], files: Sequence[str], ids: Sequence[tuple | None]) -> list[tuple[str, tuple[int, ...]]]:
-    """The variants of one folder's objects: ("", all of them) when no object is defined in two files; otherwise the
-    files that define a repeated object are coloured so that two files defining one object never share a colour (greedy,
-    in read order: as many variants as one object has files, when the repetitions do not chain), and each colour's
-    variant holds its files' definitions, the last definition read (what applying the folder keeps) of a repeated
-    object none of its files defines, and every object no two files define."""
+def _variants(
+    indexes: Sequence[int], files: Sequence[str], ids: Sequence[tuple | None]
+) -> list[tuple[str, tuple[int, ...], tuple[int, ...] | None]]:
+    """The variants of one scope's objects, as (label, members, own): ("", all of them, None) when no object is defined
+    in two files; otherwise the files that define a repeated object are coloured so that two files defining one object
+    never share a colour (greedy, in read order: as many variants as one object has files, when the repetitions do not
+    chain), and each colour's variant holds its files' definitions, the last definition read (what applying the folder
+    keeps) of a repeated object none of its files defines, and every object no two files define: of the whole scope
+    for the first colour, of its files' folders for the others (whose own definitions are all they report)."""
     dups = repeated(indexes, files, ids)
     if not dups:
-        return [("", tuple(indexes))]
+        return [("", tuple(indexes), None)]
     order = list(dict.fromkeys(files[i] for defs in dups.values() for i in sorted(defs)))
     order.sort(key=lambda f: min(i for i in indexes if files[i] == f))
     clash: dict[str, set[str]] = {f: set() for f in order}
@@ -147,14 +157,18 @@ def _variants(indexes: Sequence[int], files: Sequence[str], ids: Sequence[tuple 
             colours.append([f])
         else:
             spot.append(f)
-    out: list[tuple[str, tuple[int, ...]]] = []
-    for colour in colours:
+    out: list[tuple[str, tuple[int, ...], tuple[int, ...] | None]] = []
+    for n, colour in enumerate(colours):
         chosen: set[int] = set()
         for defs in dups.values():
             mine = [i for i in defs if files[i] in colour]
             chosen.update(mine or [i for i in defs if files[i] == files[defs[-1]]])
-        members = tuple(i for i in indexes if ids[i] not in dups or i in chosen)
-        out.append((", ".join(os.path.basename(f) for f in colour), members))
+        folders = {os.path.dirname(f) for f in colour}
+        members = tuple(
+            i for i in indexes if (ids[i] not in dups or i in chosen) and (n == 0 or os.path.dirname(files[i]) in folders)
+        )
+        own = None if n == 0 else tuple(i for i in sorted(chosen) if files[i] in colour)
+        out.append((", ".join(os.path.basename(f) for f in colour), members, own))
     return out
 
 
