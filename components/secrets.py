@@ -91,6 +91,23 @@ _SHAPES: tuple[tuple[str, str], ...] = (
 _PATTERNS = tuple((kind, re.compile(_EDGE + pattern)) for kind, pattern in _SHAPES)
 # Cheap prefilter: most strings hold none of these substrings and skip the patterns entirely.
 HINT = re.compile(r"hf_|api_org_|AKIA|ASIA|ABIA|ACCA|gh[pousr]_|github_pat_|glpat-|sk-|xox|AIza|_live_|eyJ|PRIVATE KEY")
+# HINT's substrings as literals: `in` finds each with the string search CPython does in C, where HINT's alternation
+# is tried at every character (~150 ns a character: ~20 ms of a `policies check` over manifests-v2, which scans every
+# name and message it prints). HINT.search(text) is true exactly when one of them is in text.
+HINT_LITERALS = (
+    *("hf_", "api_org_", "AKIA", "ASIA", "ABIA", "ACCA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    *("glpat-", "sk-", "xox", "AIza", "_live_", "eyJ", "PRIVATE KEY"),
+)
+
+
+def has_hint(text: str) -> bool:
+    """Whether ``text`` holds one of HINT's substrings (``HINT.search(text) is not None``, faster)."""
+    for literal in HINT_LITERALS:
+        if literal in text:
+            return True
+    return False
+
+
 # Strings longer than this are scanned in their first part only (a token is short; a hostile
 # 10 MB value must not cost more than a bounded scan).
 MAX_SCAN = 1 << 20
@@ -161,7 +178,7 @@ def find_tokens(text: str) -> list[Token]:
     if not isinstance(text, str):
         return []
     text = text[:MAX_SCAN]
-    if not HINT.search(text):
+    if not has_hint(text):
         return []
     found: list[Token] = []
     for kind, pattern in _PATTERNS:

@@ -11,6 +11,7 @@ table is an import error, never a rule that silently stops applying.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -113,12 +114,15 @@ _OPTIONAL: dict[str, type] = {
     "live_before_ready": bool,
     "image_words": list,
     "max_gpus": int,
+    "needs_gpu": bool,
+    "gpu_only_images": list,
     "load_floor_seconds": int,
+    "default_models": dict,
 }
 _DOWNLOAD_FIELDS: dict[str, type] = {"models": list, "dirs": list, "env": list, "source": str}
 # Optional fields of [engines.NAME.downloads]: "hub", the setting spellings (flags, or "env:VAR") that always name a
 # Hub repository whatever their value shows, so an unexpanded "$(VAR)" behind one is still a download.
-_DOWNLOAD_OPTIONAL: dict[str, type] = {"hub": list}
+_DOWNLOAD_OPTIONAL: dict[str, type] = {"hub": list, "credentials": list}
 
 
 _OPTION_FIELDS: dict[str, type] = {"file": str, "images": list}
@@ -165,6 +169,8 @@ class Downloads:
     env: tuple[tuple[str, str], ...]  # (variable, sub-path) that move the cache, first set wins: HF_HOME/hub
     source: str  # where the files come from, for messages ("the Hugging Face Hub")
     hub: tuple[str, ...] = ()  # setting spellings that always name a Hub repository (llama.cpp's --hf-repo)
+    # environment variables of which the engine needs one to download its model from `source` (NIM: NGC_API_KEY)
+    credentials: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -239,9 +245,16 @@ class Engine:
     image_words: tuple[str, ...] = ()
     # the most GPUs one server process uses whatever it is given (TEI: CUDA device 0 only); 0 = no such limit
     max_gpus: int = 0
+    # true when the engine serves only on an accelerator (NIM, TensorRT-LLM): G13 reads a container of it with no GPU
+    # limit as advice, and as a failed start where its image is one of ``gpu_only_images`` (lower-case substrings of
+    # the publisher's images that serve only on an NVIDIA GPU) and nothing points the pod at GPU nodes
+    needs_gpu: bool = False
+    gpu_only_images: tuple[str, ...] = ()
     # the shortest start of any model the engine serves, seconds (-1: S16's own floor for model servers, 60 s); a
     # liveness window below it proves a restart mid-load
     load_floor_seconds: int = -1
+    # (first release, model) pairs in release order: the model the server loads when its command line names none
+    default_models: tuple[tuple[str, str], ...] = ()
 
     def spelling(self, setting: str) -> str:
         """How messages name a setting for this engine: ``--tp-size``, or ``env NIM_MAX_MODEL_LEN``."""
@@ -365,13 +378,20 @@ def _downloads(table: dict | None) -> Downloads | None:
     if table is None:
         return None
     env = tuple((v.split("/", 1)[0], v.split("/", 1)[1] if "/" in v else "") for v in table["env"])
-    return Downloads(tuple(table["models"]), tuple(table["dirs"]), env, table["source"], tuple(table.get("hub", ())))
+    hub, credentials = tuple(table.get("hub", ())), tuple(table.get("credentials", ()))
+    return Downloads(tuple(table["models"]), tuple(table["dirs"]), env, table["source"], hub, credentials)
 
 
 def _check_sources(where: str, row: dict, sources: Any) -> None:
     """Every group of facts a row states has its source; no source names an unknown group."""
     stated = {"recognise", "endpoints", "drain", "metrics"} | ({"settings"} if row["settings"] else set())
-    if row["startup_rules"] or row["context_unset"] or row["context_override_env"] or "load_floor_seconds" in row:
+    if (
+        row["startup_rules"]
+        or row["context_unset"]
+        or row["context_override_env"]
+        or "load_floor_seconds" in row
+        or "default_models" in row
+    ):
         stated.add("startup")
     if row["moving_tags"]:
         stated.add("tags")
@@ -379,7 +399,7 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("downloads")
     if "options" in row:
         stated.add("options")
-    if row.get("gpu_or_cpu") or "max_gpus" in row:
+    if row.get("gpu_or_cpu") or "max_gpus" in row or "needs_gpu" in row or "gpu_only_images" in row:
         stated.add("devices")
     if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
         stated.add("switches")
@@ -463,8 +483,22 @@ def _row(name: str, row: Any) -> Engine:
         live_before_ready=row.get("live_before_ready", False),
         image_words=tuple(w.lower() for w in row.get("image_words", ())),
         max_gpus=row.get("max_gpus", 0),
+        needs_gpu=row.get("needs_gpu", False),
+        gpu_only_images=tuple(i.lower() for i in row.get("gpu_only_images", ())),
         load_floor_seconds=row.get("load_floor_seconds", -1),
+        default_models=_default_models(where, row.get("default_models", {})),
     )
+
+
+def _default_models(where: str, table: dict) -> tuple[tuple[str, str], ...]:
+    """``{"0.4.0" = "facebook/opt-125m", ...}`` as (release, model) pairs in release order; a key that is no release
+    or a value that is no model name is refused by name."""
+    pairs = []
+    for release, model in table.items():
+        if not re.fullmatch(r"\d+(\.\d+)*", str(release)) or not isinstance(model, str) or not model.strip():
+            raise EngineTableError(f'{where}.default_models: {release!r} = {model!r} is not RELEASE = "org/model"')
+        pairs.append((str(release), model.strip()))
+    return tuple(sorted(pairs, key=lambda p: tuple(int(x) for x in p[0].split("."))))
 
 
 def _settings_with_values(where: str, field: str, items: list) -> tuple[tuple[str, str], ...]:

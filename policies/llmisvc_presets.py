@@ -146,9 +146,10 @@ def strategic_merge(base: Any, patch: Any, key: str = "") -> Any:
     """``patch`` merged over ``base`` as a strategic merge patch of a PodSpec does it (maps key by key, keyed lists
     item by item, other lists and scalars replaced). Neither argument is changed."""
     if isinstance(base, dict) and isinstance(patch, dict):
-        out = copy.deepcopy(base)
-        for k, v in patch.items():
-            out[k] = strategic_merge(base[k], v, k) if k in base else copy.deepcopy(v)
+        # Base's keys in base's order (a key both hold, merged), then patch's own: what deepcopy(base) updated key by
+        # key gives, without copying the merged keys' base values first.
+        out = {k: strategic_merge(v, patch[k], k) if k in patch else copy.deepcopy(v) for k, v in base.items()}
+        out.update((k, copy.deepcopy(v)) for k, v in patch.items() if k not in base)
         return out
     merge_key = _MERGE_KEYS.get(key)
     if merge_key and isinstance(base, list) and isinstance(patch, list):

@@ -10,8 +10,10 @@ for that exact (text, flags), read from one file beside the bytecode cache (comp
 as re does on a miss. The pattern object is made by the same call re makes last (``_sre.compile(pattern, flags, code,
 groups - 1, groupindex, indexgroup)``: CPython 3.11 Lib/re/_compiler.py:740-764), so it equals the one re would build
 (``==`` compares the text, the flags and the code). The key is the whole text and flags, and the file is per
-interpreter (its exact version and the engine's ``_sre.MAGIC`` inside): a new pattern is compiled afresh, never served
-stale. The file is rewritten after a run that compiled any, with the patterns of the earlier runs and of this one
+interpreter (its exact version string, patch release and build included, and the engine's ``_sre.MAGIC`` and
+``CODESIZE`` inside): a new pattern is compiled afresh, never served stale. An entry the engine refuses (``_sre.compile``
+validates the code it is given) is compiled afresh too, and the file rewritten: a damaged file costs time, never the
+run (the cache of 104a7a0 was reverted for both: keyed by the bytecode magic only, and a bad entry ended the run). The file is rewritten after a run that compiled any, with the patterns of the earlier runs and of this one
 (at most MAX_PATTERNS). Nothing is written where Python writes no bytecode.
 """
 
@@ -90,9 +92,16 @@ def cached_regex_code(path: Path | None = None) -> Iterator[None]:
             return original(p, flags)
         key = (p, flags)
         entry = known.get(key)
-        if entry is None:
-            entry = _compiled(p, flags)
-            missed = True
+        if entry is not None:
+            try:
+                pattern = _sre.compile(p, *entry)
+            except Exception:  # an entry the engine refuses (it validates the code): compiled afresh, file rewritten
+                pass
+            else:
+                used[key] = entry
+                return pattern
+        entry = _compiled(p, flags)  # raises re.error as re does
+        missed = True
         used[key] = entry
         return _sre.compile(p, *entry)
 

@@ -10,7 +10,8 @@ string where an integer goes) cannot be decoded and the object is refused, and u
 (kubectl's default since Kubernetes 1.27) so is a field the type does not have. The PyPI package kubernetes-validate
 ships each minor's OpenAPI schemas as JSON schema (``kubernetes-json-schema/v1.<minor>.0-local-strict/
 _definitions.json``); the pack must not import it at run time (its import costs ~180 ms), so this keeps, for the kinds
-policies/reading/core_schema.py checks (KINDS) and every definition they reach at Kubernetes 1.33, only the allowed JSON
+policies/reading/core_schema.py checks (KINDS: the workloads, Service, ConfigMap, Secret, volumes and claims, autoscalers,
+PDB, Ingress, NetworkPolicy, accounts, namespaces, RBAC, priority and storage classes, limits and quotas) and every definition they reach at Kubernetes 1.33, only the allowed JSON
 types (``t``; ``integer`` and ``string`` for IntOrString, ``string`` and ``number`` for a Quantity), the properties
 (``p``), a map's values (``a``), a list's items (``i``), a reference to another definition (``r``) and whether the
 object is closed (``c``: no field outside ``p``). A definition with no type (RawExtension, FieldsV1, JSON) is kept
@@ -50,6 +51,18 @@ KINDS = {
     "kubernetes:policy/v1:PodDisruptionBudget": ("policy", "v1", "PodDisruptionBudget"),
     "kubernetes:networking.k8s.io/v1:Ingress": ("networking.k8s.io", "v1", "Ingress"),
     "kubernetes:networking.k8s.io/v1:NetworkPolicy": ("networking.k8s.io", "v1", "NetworkPolicy"),
+    "kubernetes:networking.k8s.io/v1:IngressClass": ("networking.k8s.io", "v1", "IngressClass"),
+    "kubernetes:core/v1:Namespace": ("", "v1", "Namespace"),
+    "kubernetes:core/v1:PersistentVolume": ("", "v1", "PersistentVolume"),
+    "kubernetes:core/v1:LimitRange": ("", "v1", "LimitRange"),
+    "kubernetes:core/v1:ResourceQuota": ("", "v1", "ResourceQuota"),
+    "kubernetes:autoscaling/v1:HorizontalPodAutoscaler": ("autoscaling", "v1", "HorizontalPodAutoscaler"),
+    "kubernetes:scheduling.k8s.io/v1:PriorityClass": ("scheduling.k8s.io", "v1", "PriorityClass"),
+    "kubernetes:storage.k8s.io/v1:StorageClass": ("storage.k8s.io", "v1", "StorageClass"),
+    "kubernetes:rbac.authorization.k8s.io/v1:Role": ("rbac.authorization.k8s.io", "v1", "Role"),
+    "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": ("rbac.authorization.k8s.io", "v1", "ClusterRole"),
+    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": ("rbac.authorization.k8s.io", "v1", "RoleBinding"),
+    "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"),
 }
 _REF = "#/$defs/"
 

@@ -59,7 +59,7 @@ class Rule:
     @property
     def is_transition(self) -> bool:
         """True for a rule that reads ``oldSelf``: the API server runs it on update only."""
-        return re.search(r"\boldSelf\b", self.rule) is not None
+        return "oldSelf" in self.rule and re.search(r"\boldSelf\b", self.rule) is not None
 
 
 @dataclass(frozen=True)

@@ -88,16 +88,15 @@ Node = Callable[[dict[str, Any]], Any]
 
 
 def _tokens(rule: str) -> list[tuple[str, str]]:
-    out, pos = [], 0
-    while pos < len(rule):
-        if rule[pos:].strip() == "":
-            break
-        match = _TOKEN.match(rule, pos)
-        if match is None or match.end() == pos:
+    out, pos, end = [], 0, len(rule.rstrip())
+    match = _TOKEN.match
+    while pos < end:
+        found = match(rule, pos)
+        if found is None or found.end() == pos:
             raise _Unsupported(rule[pos:])
-        kind = match.lastgroup or ""
-        out.append((kind, match.group(kind)))
-        pos = match.end()
+        kind = found.lastgroup or ""
+        out.append((kind, found.group(kind)))
+        pos = found.end()
     return out
 
 
@@ -123,23 +122,25 @@ class _Parser:
         return node
 
     def expr(self) -> Node:
-        cond = self.binary(0)
+        cond = self.binary()
         if self.peek() != "?":
             return cond
         self.take("?")
-        then = self.binary(0)
+        then = self.binary()
         self.take(":")
         other = self.expr()
         return lambda env: then(env) if _bool(cond(env)) else other(env)
 
-    _LEVELS = (("||",), ("&&",), ("==", "!=", "<", "<=", ">", ">=", "in"), ("+",))
-
-    def binary(self, level: int) -> Node:
-        if level == len(self._LEVELS):
-            return self.unary()
-        left = self.binary(level + 1)
-        while self.peek() in self._LEVELS[level] and self.tokens[self.at][0] in ("op", "id"):
-            op = self.take()[1]
+    def binary(self, lowest: int = 1) -> Node:
+        """Binary operators by precedence climbing, each level left-associative (CEL's ``||`` < ``&&`` < relations <
+        ``+``)."""
+        left = self.unary()
+        while self.at < len(self.tokens):
+            kind, op = self.tokens[self.at]
+            level = _PRECEDENCE.get(op, 0) if kind in ("op", "id") else 0
+            if level < lowest:
+                break
+            self.at += 1
             left = _BINARY[op](left, self.binary(level + 1))
         return left
 
@@ -348,6 +349,7 @@ def _relation(test: Callable[[Any, Any], bool]) -> Callable[[Node, Node], Node]:
     return lambda left, right: lambda env: test(left(env), right(env))
 
 
+_PRECEDENCE = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "in": 3, "+": 4}
 _BINARY: dict[str, Callable[[Node, Node], Node]] = {
     "||": _or,
     "&&": _and,

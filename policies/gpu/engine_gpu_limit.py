@@ -27,7 +27,9 @@ the ranks is vllm-tp-matches-gpu-limit's (S3). A RayService whose Serve applicat
 custom app: policies/reading/serve_apps.py) on a Ray cluster where no group gives Ray a GPU is advice
 (``_ray_engine_without_gpu``; S48 blocks on the replicas that cannot place). An engine the table marks
 ``gpu_or_cpu`` (Ollama: it runs on the CPU when it finds no GPU) whose pod reaches for a GPU without holding one is
-advice (``_judge_cpu_capable``).
+advice (``_judge_cpu_capable``). An engine the table marks ``needs_gpu`` (NIM, TensorRT-LLM: they serve only on an
+NVIDIA GPU) with no GPU limit is advice, and blocks where its image is one of the row's ``gpu_only_images`` in a core
+workload that shows no sign of GPU nodes (``_judge_gpu_engine``): a new GPU-only engine is a row of the table.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from __future__ import annotations
 from components.capacity.accounting import parse_release
 from components.images import image_repository, image_tag, vllm_release
 from policies.framework import Policy, Resource, unproven
-from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_dict, as_list, get, is_ray, resource_value
+from policies.kube import GPU_RESOURCE, WORKLOAD_TYPES, as_dict, as_list, get, is_custom_type, is_ray, resource_value
 from policies.reading.accelerators import dra_pod, other_device_source
 from policies.reading.engines import EngineServer, env_values, table_servers
 from policies.reading.gpu_pools import node_label_keys
@@ -266,20 +268,78 @@ def _judge_cpu_capable(resource: Resource, server: EngineServer) -> list[str]:
     ]
 
 
+# Tag words of builds for another platform than NVIDIA's GPUs (a CPU or ROCm build of an engine that has one).
+_OTHER_PLATFORM_TAGS = (*_NOT_CUDA_TAGS, "gaudi", "xeon", "musa", "npu", "ascend")
+
+
+def _gpu_only_image(image: object, images: tuple[str, ...]) -> bool:
+    """True when ``image`` is one of an engine's publisher's GPU-only images (the row's ``gpu_only_images``) at a tag
+    that names no other platform."""
+    if not isinstance(image, str) or not images:
+        return False
+    tag = (image_tag(image) or "").lower()
+    return any(i in image.lower() for i in images) and not any(t in tag for t in _OTHER_PLATFORM_TAGS)
+
+
+def _judge_gpu_engine(resource: Resource, server: EngineServer) -> list[str]:
+    """An engine of the table that serves only on an NVIDIA GPU (``needs_gpu``: NIM, TensorRT-LLM) in a container with
+    no GPU limit and no other device source. Blocking where the image is one of the row's ``gpu_only_images``, the
+    pod is a core workload (an operator may fill resources of its own resource) and nothing points it at GPU nodes:
+    the scheduler may place it on a node without a GPU, where the engine cannot start (spent set 33
+    funtastic1234/SkyGuardian k8s/nim.yaml@e620a00 embedding-nim, labelled G13 blocking). Advice otherwise (set 33
+    nemotron-8b-reasoning: the GPU taint tolerated, a GPU node pool selected; labelled G13 advisory)."""
+    row, container = server.row, server.container
+    if row is None or not row.needs_gpu or is_ray(resource.type):
+        return []
+    if (
+        resource_value(container, "limits", GPU_RESOURCE) is not None
+        or resource_value(container, "requests", GPU_RESOURCE) is not None
+        or other_device_source(container)
+        or dra_pod(get(resource.props, "metadata", "annotations"), server.podspec)
+        or _limit_range_device(resource)
+    ):
+        return []
+    runtime, image = server.podspec.get("runtimeClassName"), container.get("image")
+    if isinstance(runtime, str) and "nvidia" in runtime.lower():
+        return []
+    tag = (image_tag(str(image)) or "").lower() if isinstance(image, str) else ""
+    if any(t in tag for t in _OTHER_PLATFORM_TAGS):
+        return []  # a build for another platform (a CPU or ROCm tag) needs no NVIDIA GPU
+    hint = _gpu_node_hint(server.podspec, env_values(container))
+    fix = f"set resources.limits {GPU_RESOURCE} to the GPUs the model needs, with the GPU pool's toleration and node selection"
+    if _gpu_only_image(image, row.gpu_only_images) and hint is None and not is_custom_type(resource.type):
+        return [
+            f"{server.label}: image {image} is {row.display}, which serves only on an NVIDIA GPU, but the container has "
+            f"no {GPU_RESOURCE} limit and nothing points the pod at GPU nodes, so the scheduler may place it on a node "
+            f"without a GPU, where it cannot start (or on a GPU node, using a device nobody allocated to it); {fix}"
+        ]
+    why = (
+        f"{hint}, but the scheduler counts no GPU for it: it sees one only where the node's default runtime exposes "
+        f"every device, and then shares GPUs other pods hold"
+        if hint is not None
+        else "on a node without a GPU it cannot start (unless this build or the operator that runs it supplies a device)"
+    )
+    return [
+        unproven(
+            f"{server.label}: runs {row.display}, which serves only on an NVIDIA GPU, with no {GPU_RESOURCE} limit; {why}; {fix}"
+        )
+    ]
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     found = [m for server in vllm_servers(resource) for m in _judge(resource, server)]
-    found += [
-        m
-        for server in table_servers(resource)
-        if server.row and server.row.gpu_or_cpu
-        for m in _judge_cpu_capable(resource, server)
-    ]
+    for server in table_servers(resource):
+        if server.row and server.row.gpu_or_cpu:
+            found += _judge_cpu_capable(resource, server)
+        elif server.row and server.row.needs_gpu:
+            found += _judge_gpu_engine(resource, server)
     return found + _ray_engine_without_gpu(resource)
 
 
 POLICY = Policy(
     name="gpu-engine-has-gpu-limit",
-    description="A vLLM container must hold a GPU: an nvidia.com/gpu limit, or another device source (another vendor's "
+    description="A vLLM container, or one of an engine the table marks GPU-only (NIM, TensorRT-LLM), must hold a GPU: an "
+    "nvidia.com/gpu limit, or another device source (another vendor's "
     "resource, DRA, NVIDIA's RuntimeClass, a CPU build); a RayService whose Serve applications run vLLM needs a group "
     "with a GPU limit (advice); an engine that also serves on CPU (Ollama) reaching for a GPU without a limit is advice.",
     catalog="G13",

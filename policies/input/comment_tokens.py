@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from components.secrets import HINT, find_tokens
+from components.secrets import HINT, find_tokens, has_hint
 
 COMMENT_TYPE = "llm-serving:manifests:Comment"
 # A comment starts at a '#' at the start of a line or after whitespace (YAML 1.2, 6.6 Comments).
@@ -99,7 +99,7 @@ class _Carried:
             item = stack.pop()
             seen += 1
             if isinstance(item, str):
-                if HINT.search(item):
+                if has_hint(item):
                     parts.append(item)
             elif isinstance(item, dict):
                 stack.extend(item.keys())

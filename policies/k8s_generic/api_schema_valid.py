@@ -53,7 +53,8 @@ POLICY = Policy(
     name="api-schema-valid",
     description=(
         "An object of Kubernetes' own kinds (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, "
-        "Service, ConfigMap, Secret, PVC, HPA v2, PDB, Ingress, NetworkPolicy, ServiceAccount) has values of the "
+        "Service, ConfigMap, Secret, PVC, PV, HPA, PDB, Ingress, IngressClass, NetworkPolicy, ServiceAccount, "
+        "Namespace, RBAC roles and bindings, PriorityClass, StorageClass, LimitRange, ResourceQuota) has values of the "
         "types its schema takes and no field the schema lacks (the API server refuses it otherwise)."
     ),
     catalog="S26",

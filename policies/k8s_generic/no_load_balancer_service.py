@@ -79,16 +79,39 @@ def _ray_finding(resource: Resource) -> list[str]:
     (8265), whose Jobs API runs any code it is sent, the client port (10001) and the GCS (6379)."""
     spec = as_dict(get(resource.props, "spec"))
     cluster = as_dict(spec.get("rayClusterConfig") or spec.get("rayClusterSpec") or spec)
+    found = _embedded_services(spec, cluster)
     kind = get(cluster, "headGroupSpec", "serviceType")
     if kind not in ("LoadBalancer", "NodePort"):
-        return []
+        return found
     message = (
         f"headGroupSpec.serviceType: {kind} makes KubeRay's head Service (dashboard 8265, whose Jobs API runs any code "
         f"it is sent; client 10001; GCS 6379) and the Serve Service reachable past the ingress gateway's auth, "
         f"timeouts and rate limits; leave it ClusterIP and route the serve port through the gateway"
     )
     internal = internal_annotations(as_dict(cluster.get("headServiceAnnotations")))
-    return [message if kind == "LoadBalancer" and not internal else unproven(message)]
+    return found + [message if kind == "LoadBalancer" and not internal else unproven(message)]
+
+
+def _embedded_services(spec: dict, cluster: dict) -> list[str]:
+    """Findings on the Services a KubeRay resource writes out in full: a RayService's spec.serveService and a head group's
+    headService (kuberay v1.7.0 ray-operator/apis/ray/v1 rayservice_types.go RayServiceSpec.ServeService, raycluster_types.go
+    HeadGroupSpec.HeadService: *corev1.Service, which KubeRay creates with its own type and annotations)."""
+    found = []
+    for field, service in (
+        ("spec.serveService", as_dict(spec.get("serveService"))),
+        ("headGroupSpec.headService", as_dict(get(cluster, "headGroupSpec", "headService"))),
+    ):
+        kind = get(service, "spec", "type")
+        if kind not in ("LoadBalancer", "NodePort"):
+            continue
+        message = (
+            f"{field}.spec.type: {kind} makes KubeRay create that Service {'as a separate cloud load balancer' if kind == 'LoadBalancer' else 'on every node address'}, "
+            f"reachable past the ingress gateway's auth, timeouts and rate limits; make it ClusterIP and route the serve "
+            f"port through the gateway"
+        )
+        internal = internal_annotations(annotations_of(service))
+        found.append(message if kind == "LoadBalancer" and not internal else unproven(message))
+    return found
 
 
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:

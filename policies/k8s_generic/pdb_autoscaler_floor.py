@@ -11,8 +11,11 @@ pdb-allows-disruption (G19), which reads the HPA's floor itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from policies.framework import Policy, Resource
-from policies.kube import SCALED_OBJECT_TYPE, as_int, get, split_type
+from policies.kube import SCALED_OBJECT_TYPE, as_dict, as_int, get, has_reader, is_custom_type, split_type
 from policies.reading.serving import namespace_of, pod_labels, selector_matches
 
 PDB_TYPES = ("kubernetes:policy/v1:PodDisruptionBudget", "kubernetes:policy/v1beta1:PodDisruptionBudget")
@@ -37,8 +40,59 @@ def _floors(workload: Resource, resources: list[Resource]) -> list[tuple[str, st
     return found
 
 
+_PDB_KEYS = frozenset({"poddisruptionbudget", "pdb"})
+_FLOOR_KEYS = ("replicas", "minReplicas", "minReplicaCount")
+
+
+def _walk(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str, Any]]:
+    """(path, key, value) of every mapping entry under ``value``, pod templates and container lists left out."""
+    if depth > 8 or not isinstance(value, dict):
+        return
+    for key, item in value.items():
+        if not isinstance(key, str) or key in ("template", "containers", "initContainers", "metadata", "status"):
+            continue
+        here = f"{path}.{key}"
+        yield here, key, item
+        yield from _walk(item, here, depth + 1)
+
+
+def _embedded(resource: Resource) -> list[tuple[str, str]]:
+    """A PodDisruptionBudget an operator's resource no reader knows asks its operator for (a field named
+    podDisruptionBudget or pdb: LlamaStackDistribution spec.server.podDisruptionBudget, spent set 31) whose minAvailable
+    is not below the fewest replicas the same resource asks for (its replicas, or its autoscaling minReplicas)."""
+    if not is_custom_type(resource.type) or has_reader(resource.type):
+        return []
+    entries = list(_walk(as_dict(get(resource.props, "spec")), "spec"))
+    budgets = [(p, v) for p, k, v in entries if k.lower() in _PDB_KEYS and isinstance(v, dict)]
+    floors = [(p, n) for p, k, v in entries if k in _FLOOR_KEYS and (n := as_int(v)) is not None and n >= 1]
+    findings = []
+    for path, budget in budgets:
+        # Only the replicas of the component the budget sits in: beside it, in a mapping that holds it, or in such a
+        # mapping's autoscaling (another component's replicas, such as a database's proxy, are not this one's).
+        owner = path.rsplit(".", 1)[0]
+        mine = [
+            (f, n)
+            for f, n in floors
+            if owner == (home := f.rsplit(".", 1)[0].removesuffix(".autoscaling")) or owner.startswith(home + ".")
+        ]
+        if not mine:
+            continue
+        field, floor = min(mine, key=lambda f: f[1])
+        wanted = as_int(budget.get("minAvailable"))
+        if wanted is not None and wanted >= floor:
+            findings.append(
+                (
+                    resource.name,
+                    f"{path}.minAvailable {wanted} is not below {field} {floor}: the operator's PodDisruptionBudget then "
+                    "lets no pod be evicted whenever the pods number that many, so node drains, upgrades and "
+                    "consolidation wait; use maxUnavailable: 1, or a minAvailable below the fewest replicas",
+                )
+            )
+    return findings
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    findings: list[tuple[str, str]] = []
+    findings: list[tuple[str, str]] = [f for r in resources for f in _embedded(r)]
     for pdb in (r for r in resources if r.type in PDB_TYPES):
         wanted = as_int(get(pdb.props, "spec", "minAvailable"))
         if wanted is None or wanted <= 0:

@@ -9,9 +9,19 @@ indicates ready if server is responsive even if some/all models are unavailable"
 v2.51.0 src/command_line_parser.cc L414-418). vLLM's one /health endpoint answers only once the engine is built,
 so identical probes there are expected and never reported.
 
-Advice: a request that arrives during the load fails, but the server does start and serve. Where the server starts
-with no model loaded (the row's ``lazy_start``: Triton's --model-control-mode=explicit without --load-model) its
-models arrive later through its API whatever the probe asks, so nothing is said.
+Two more forms of a readiness that passes with no model, both read from the engine table:
+
+- a server that starts with no model loaded (the row's ``lazy_start`` without its ``start_models`` flag: Triton's
+  --model-control-mode=explicit without --load-model, "only models specified with --load-model will be loaded at
+  startup", triton-inference-server/server v2.51.0 src/command_line_parser.cc L420-432) is Ready with no model: its
+  readiness endpoint counts only the models it has loaded, so every start and every restart comes back Ready and
+  takes requests that fail until something calls the load API (spent set 33 all-day-and-night/llm-serve
+  k8s/triton/deployment.yaml@1873f15, labelled G6);
+- a tcpSocket readinessProbe on a server that listens while it loads its model (the row's ``listens_while_loading``:
+  llama.cpp's server answers 503 "Loading model" meanwhile, ggml-org/llama.cpp tools/server/README.md GET /health):
+  the connection opens during the load (spent set 33 jansees/llm-test-harness k8s/llamacpp.yaml@9f93e52, labelled G6).
+
+Advice: a request that arrives during the load fails, but the server does start and serve.
 """
 
 from __future__ import annotations
@@ -23,7 +33,8 @@ from typing import Optional
 from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_dict, as_list
 from policies.reading.engine_switches import lenient_readiness, loads_no_model_at_start
-from policies.reading.engines import table_servers
+from policies.reading.engines import EngineServer, table_servers
+from policies.reading.serving import engine_row, model_servers
 
 # The path of an http(s) URL in a probe's exec command (curl/wget http://localhost:8000/v2/health/live).
 _URL_PATH = re.compile(r"https?://[^/\s\"']+(/[^\s\"'?#]*)")
@@ -39,11 +50,48 @@ def probe_path(probe: Mapping) -> Optional[str]:
     return paths.pop() if len(paths) == 1 else None
 
 
+def _ready_with_no_model(server: EngineServer) -> Optional[str]:
+    """Advice for a server told to load no model at start (the row's ``lazy_start`` without ``start_models``) whose pod
+    has a readinessProbe: the readiness endpoint counts only loaded models, so it is Ready with none."""
+    lazy, row = loads_no_model_at_start(server), server.row
+    if lazy is None or row is None or not isinstance(server.container.get("readinessProbe"), dict):
+        return None
+    return unproven(
+        f"{server.label}: {lazy} with no --{row.start_models} starts {row.display} with no model loaded, and "
+        f"{row.readiness} counts only the models it has loaded, so the pod is Ready with no model: every start and "
+        f"every restart takes requests that fail until something calls the load API; name the models with "
+        f"--{row.start_models}=MODEL (or leave the default mode, which loads the repository at start)"
+    )
+
+
+def _tcp_while_loading(resource: Resource) -> list[str]:
+    """Advice for a tcpSocket readinessProbe on a server that listens while it loads its model (the engine table's
+    ``listens_while_loading``): the connection opens, and the pod is Ready, before the server can answer."""
+    found: list[str] = []
+    for server in model_servers(resource):
+        probe, row = as_dict(server.container.get("readinessProbe")), engine_row(server.engine)
+        if row is None or not row.listens_while_loading or not probe.get("tcpSocket"):
+            continue
+        if probe.get("httpGet") or probe.get("exec"):
+            continue
+        found.append(
+            unproven(
+                f"{server.label}: readinessProbe only opens a TCP connection, but {row.display} listens while it loads "
+                f"the model and answers it with a failure meanwhile, so the pod is Ready and gets requests that fail "
+                f"during the load; probe GET {row.readiness} (port {row.port} unless moved)"
+            )
+        )
+    return found
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages: list[str] = []
+    messages: list[str] = _tcp_while_loading(resource)
     for s in table_servers(resource):
         row = s.row
-        if row is None or row.readiness == row.health or loads_no_model_at_start(s) is not None:
+        if (empty := _ready_with_no_model(s)) is not None:
+            messages.append(empty)
+            continue
+        if row is None or row.readiness == row.health:
             continue
         readiness = as_dict(s.container.get("readinessProbe"))
         path = probe_path(readiness) if readiness else None
@@ -73,7 +121,9 @@ POLICY = Policy(
     name="readiness-waits-for-model",
     description=(
         "A model server whose engine has separate liveness and readiness endpoints (Triton) probes readiness on the one "
-        "that waits for its models, and does not tell it not to wait (--strict-readiness=false)."
+        "that waits for its models, and does not tell it not to wait (--strict-readiness=false); a server told to load "
+        "no model at start (Triton's --model-control-mode=explicit without --load-model) is Ready with none; a "
+        "tcpSocket readiness on a server that listens while it loads (llama.cpp) is Ready before it can answer."
     ),
     catalog="G6",
     severity="medium",

@@ -119,9 +119,8 @@ def _check(resource: Resource, config: dict) -> list[str]:
             messages.append(wrong)
         elif early := _ready_before_pull(server):
             messages.append(early)
-        elif tcp := _ready_while_loading(server):
-            messages.append(tcp)
         elif not isinstance(server.container.get("readinessProbe"), dict):
+            # A TCP readiness on a server that listens while it loads is readiness-waits-for-model's (G6).
             # The engine's own readiness endpoint and port (components/serving_engines.toml readiness, port).
             row = engine_row(server.engine)
             probe = f"probe GET {row.readiness} (port {row.port} unless moved)" if row else "probe its health endpoint"
@@ -150,23 +149,6 @@ def _ready_before_pull(server: ModelServer) -> Optional[str]:
         f"{', '.join(models)} beside it, so the pod is Ready and receives requests that fail with 'model not found' "
         f"until the pull ends; probe with an exec command that checks the model (ollama show MODEL), or pull in an "
         f"init container"
-    )
-
-
-def _ready_while_loading(server: ModelServer) -> Optional[str]:
-    """Advice for a readinessProbe that only opens a TCP connection to a server that listens while it loads its model
-    (the engine table's ``listens_while_loading``: llama.cpp's server answers 503 "Loading model" meanwhile, ggml-org/
-    llama.cpp tools/server/README.md GET /health): the pod is Ready, and gets requests that fail, during the load."""
-    probe = as_dict(server.container.get("readinessProbe"))
-    row = engine_row(server.engine)
-    if not probe.get("tcpSocket") or probe.get("httpGet") or probe.get("exec") or row is None:
-        return None
-    if not row.listens_while_loading:
-        return None
-    return unproven(
-        f"{server.label}: readinessProbe only opens a TCP connection, but {row.display} listens while it loads the "
-        f"model and answers it with a failure meanwhile, so the pod is Ready and gets requests that fail during the "
-        f"load; probe GET {row.readiness} (port {row.port} unless moved)"
     )
 
 

@@ -57,15 +57,28 @@ def _hub_path(image: str) -> Optional[tuple[str, str]]:
     return parts[0].lower(), parts[1].lower()
 
 
+def _engine_name(name: str) -> Optional[str]:
+    """The engine image name of PUBLISHERS an image name is, or begins with as ``<name>-<variant>`` (a build named after
+    the engine plus a model or a platform: ``vllm-gptoss``, ``sglang-blackwell``; spent set 26, VIDA-NYU/data-gatherer
+    k8s/vllm-deployment.yaml, pietromarini/vllm-gptoss); the longest such name, or None."""
+    if name in PUBLISHERS:
+        return name
+    found = [key for key in PUBLISHERS if name.startswith(key + "-")]
+    return max(found, key=len) if found else None
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
     messages = []
     for server in model_servers(resource):
         image = server.container.get("image")
         hub = _hub_path(image) if isinstance(image, str) else None
-        if hub is None or hub[1] not in PUBLISHERS or hub[0] in PUBLISHERS[hub[1]]:
+        engine = _engine_name(hub[1]) if hub is not None else None
+        if hub is None or engine is None or hub[0] in PUBLISHERS[engine]:
             continue
+        if server.container.get("imagePullPolicy") == "Never":
+            continue  # built on the node (local/vllm-cpu: spent set 18 kimun608/k8s-llm-serving): no account serves it
         account, name = hub
-        official = _OFFICIAL.get(name) or "/".join((PUBLISHERS[name][0], name))
+        official = _OFFICIAL.get(engine) or "/".join((PUBLISHERS[engine][0], engine))
         messages.append(
             f"{server.label}: image {image} is {name} as the Docker Hub account {account} publishes it, not the engine's "
             f"release ({official}): what it holds and whether it changes or disappears is that account's; use the "

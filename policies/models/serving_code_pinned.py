@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from components.loading import LoadError, load_yaml
-from policies.framework import Policy, Resource
+from policies.framework import Policy, Resource, unproven
 from policies.kube import WORKLOAD_TYPES, as_list, container_label, containers, get, pod_specs, requests_gpu, split_type
 from policies.reading.installs import Install, command_installs, runtime_env_installs, runtime_env_urls, runtime_envs
 from policies.reading.serving import SERVE_CONFIG, model_servers, serve_config
@@ -40,6 +40,9 @@ _GIT_CLONE = re.compile(r"\bgit\s+clone\b([^;&|\n]*)")
 _PINNED_AFTER_CLONE = re.compile(r"\bgit\s+(?:-[Cc]\s+\S+\s+)*(?:checkout|switch\s+--detach|reset\s+--hard)\s+\S+")
 # A repository archive of a branch (GitHub's /archive/main.zip, /archive/refs/heads/main.tar.gz).
 _MOVING_ARCHIVE = re.compile(r"/archive/(?:refs/heads/)?(" + "|".join(_MOVING) + r")\.(?:zip|tar\.gz)$")
+# An archive of a tag named like a moving reference (/archive/refs/tags/latest.zip: spent set 27, Rowena2001/RayServe_AKS
+# model_gpu_autoscale_config.yaml): a tag its owner re-points at each release (git tag -f), which the files do not show.
+_MOVING_TAG_ARCHIVE = re.compile(r"/archive/refs/tags/(" + "|".join(_MOVING) + r")\.(?:zip|tar\.gz)$")
 
 
 def _script(container: dict) -> str:
@@ -91,14 +94,19 @@ def start_installs(resource: Resource) -> list[Install]:
 def ray_runtime_envs(resource: Resource) -> list[tuple[str, dict]]:
     """(path, runtime_env) in a RayService's serveConfigV2 or a RayJob's runtimeEnvYAML."""
     found = [(f"spec.serveConfigV2: {where}", env) for where, env in runtime_envs(serve_config(resource))]
-    text = get(resource.props, "spec", "runtimeEnvYAML")
-    if isinstance(text, str):
-        try:
-            env = load_yaml("runtimeEnvYAML", SERVE_CONFIG, text=text)
-        except LoadError:
-            env = None
-        if isinstance(env, dict):
-            found.append(("spec.runtimeEnvYAML", env))
+    # A RayJob's runtimeEnvYAML, and the runtimeEnv string of a ray.io/v1alpha1 RayService's serveConfig (KubeRay
+    # v0.5 ServeDeploymentGraphSpec.RuntimeEnv, the Serve config v1 before serveConfigV2): JSON or YAML text.
+    for where, text in (
+        ("spec.runtimeEnvYAML", get(resource.props, "spec", "runtimeEnvYAML")),
+        ("spec.serveConfig.runtimeEnv", get(resource.props, "spec", "serveConfig", "runtimeEnv")),
+    ):
+        if isinstance(text, str):
+            try:
+                env = load_yaml(where.rsplit(".", 1)[-1], SERVE_CONFIG, text=text)
+            except LoadError:
+                env = None
+            if isinstance(env, dict):
+                found.append((where, env))
     return found
 
 
@@ -128,6 +136,15 @@ def _check(resource: Resource, config: dict) -> list[str]:
     for where, env in ray_runtime_envs(resource):
         for key, url in runtime_env_urls(env):
             match = _MOVING_PATH.search(url.split("?", 1)[0]) or _MOVING_ARCHIVE.search(url.split("?", 1)[0])
+            tag = None if match else _MOVING_TAG_ARCHIVE.search(url.split("?", 1)[0])
+            if tag:
+                messages.append(
+                    unproven(
+                        f"{where}.{key}: Ray downloads {url}, the archive of a tag named {tag.group(1)!r}, when the "
+                        f"application starts: a tag so named is usually re-pointed at each release, so each restart may "
+                        f"run code nobody reviewed; pin a commit or a version tag in the URL"
+                    )
+                )
             if match:
                 messages.append(
                     f"{where}.{key}: Ray downloads {url} (the moving {match.group(1)!r} reference) when the application "

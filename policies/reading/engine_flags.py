@@ -112,15 +112,17 @@ def _declared_ports(container: Mapping) -> set[int]:
 
 
 def rebuilt_image(container: Mapping, engine: Engine) -> bool:
-    """True for a container whose image is a rebuild of the engine's under another name (the row's ``image_words``:
-    llm-ollama-baked:latest built FROM ollama/ollama, set 28 gkoufie1/local-llm-serving-k8s) and that declares the
-    engine's default port (11434), as a containerPort or a probe's: the name alone is no evidence (an ollama-webui
-    client names the word too, and serves elsewhere)."""
+    """True for a container that runs a rebuild of the engine's image under another name (the row's ``image_words`` in
+    the image's name: llm-ollama-baked:latest built FROM ollama/ollama, set 28 gkoufie1/local-llm-serving-k8s; or in the
+    container's own name: container ollama running tingyunyun/llm-model:latest, set 28 tingyunw/llm-on-k8s) and that
+    declares the engine's default port (11434), as a containerPort or a probe's: a word alone is no evidence (an
+    ollama-webui client names it too, and serves elsewhere)."""
     image = container.get("image")
     if not engine.image_words or not isinstance(image, str):
         return False
     name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
-    return bool(set(_NAME_WORDS.split(name)) & set(engine.image_words)) and engine.port in _declared_ports(container)
+    words = set(_NAME_WORDS.split(name)) | set(_NAME_WORDS.split(str(container.get("name") or "").lower()))
+    return bool(words & set(engine.image_words)) and engine.port in _declared_ports(container)
 
 
 def rebuilt_or_bound(container: Mapping, engine: Engine) -> bool:

@@ -171,7 +171,7 @@ def placeholder_in(text: str, where: tuple = ()) -> Optional[str]:
     for found in _PLACEHOLDER.finditer(text):
         if found.group(0) not in _NOT_PLACEHOLDERS and found.group(0) not in _RUNTIME_VARIABLES:
             return found.group(0)
-    if dunder := _DUNDER.search(text):
+    if "__" in text and (dunder := _DUNDER.search(text)):  # the test first: _DUNDER has no literal prefix to seek
         return dunder.group(0)
     if not _KUBELET_EXPANDS.intersection(where) and (paren := _PAREN.search(text)):
         return paren.group(0)

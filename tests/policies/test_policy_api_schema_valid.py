@@ -214,3 +214,35 @@ def test_a_check_never_imports_kubernetes_validate(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert proc.stdout.strip().splitlines()[-1] == "1 False", proc.stderr
+
+
+def _priority_class(**fields: object) -> dict:
+    # ArchanaChetan07/ai-inference-observability-platform k8s/priorityclass.yaml at
+    # 468d39ab08719f89ac025b9259ae85772c630a71: value 1000000, globalDefault false (a careful form).
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "vllm-inference", "labels": {"app.kubernetes.io/part-of": "vllm-latency-metrics"}},
+        "value": 1000000,
+        "globalDefault": False,
+        "description": "Priority class for vLLM inference and latency proxy workloads",
+        **fields,
+    }
+
+
+def test_cluster_kinds_are_read_too():
+    assert _found(_priority_class()) == []
+    # The same object with the flag quoted and the value as text: neither decodes into PriorityClass's bool and int32.
+    found = _found(_priority_class(globalDefault="false", value="1000000"))
+    assert [m.split(" (")[0] for _, m in found] == [
+        "value: '1000000' is a string where the schema takes an integer",
+        "globalDefault: 'false' is a string where the schema takes a boolean",
+    ]
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": {"name": "vllm:reader"},
+        "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}],
+    }
+    assert _found(role) == []
+    assert [m.split(":")[0] for _, m in _found({**role, "rule": []})] == ["rule"]

@@ -252,9 +252,10 @@ def test_a_malformed_device_resource_brings_no_device():
     assert found_by([vllm("amd.com/gpu", "rocm/vllm:latest")], "gpu-engine-has-gpu-limit") == []
 
 
-# --- G4: a TCP readiness check on a server that listens while it loads (engine table listens_while_loading) ------------
+# --- G6: a TCP readiness check on a server that listens while it loads (engine table listens_while_loading) ------------
 
 G4 = "serving-readiness-probe"
+G6 = "readiness-waits-for-model"
 
 
 def _llama(readiness: dict, image: str = "rocm/llama.cpp:llama.cpp-b6652.amd0_rocm7.0.0_ubuntu24.04_server") -> dict:
@@ -273,10 +274,12 @@ def _llama(readiness: dict, image: str = "rocm/llama.cpp:llama.cpp-b6652.amd0_ro
 
 
 def test_a_tcp_readiness_check_on_llama_server_is_advice():
-    found = found_by([_llama({"tcpSocket": {"port": "http"}, "periodSeconds": 10})], G4)
+    tcp = _llama({"tcpSocket": {"port": "http"}, "periodSeconds": 10})
+    found = found_by([tcp], G6)
     assert [level for level, _ in found] == ["advisory"]
     assert "readinessProbe only opens a TCP connection, but llama.cpp server listens while it loads" in found[0][1]
-    assert found_by([_llama({"httpGet": {"path": "/health", "port": "http"}})], G4) == []
+    assert found_by([tcp], G4) == []  # a readiness probe is there: G4 has nothing to say
+    assert found_by([_llama({"httpGet": {"path": "/health", "port": "http"}})], G6) == []
 
 
 def test_a_tcp_readiness_check_on_vllm_is_silent():

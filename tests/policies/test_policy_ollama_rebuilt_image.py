@@ -5,6 +5,8 @@ so its drain facts reach S10 and S8.
   llm-ollama-baked:latest built FROM ollama/ollama (its ollama-image/Dockerfile), serving on 11434, no preStop, an HPA
   scaling down after 60 s. Ollama closes its server on SIGTERM (ollama/ollama v0.32.15 server/routes.go L2021-2030).
   The base image's OLLAMA_HOST=0.0.0.0 (Dockerfile L317) holds in the rebuild: no S51 (the set's trap).
+- Container-name form: spent set 28 tingyunw/llm-on-k8s llm/deployments/ollama.yml (labels S19, G4): container ollama
+  running tingyunyun/llm-model:latest (built FROM ollama/ollama:0.7.0, its entrypoint pulls deepseek-r1:1.5B) on 11434.
 - Second form: hdiazf/ollama_mlops k8s/ollama-deployment.yaml@32ef154 (ollama-mlops-ollama:latest, 11434), cut
   without its OLLAMA_HOST (which its base image sets anyway).
 - Careful forms: clients whose image names the word but serve elsewhere, hdiazf/ollama_mlops
@@ -88,8 +90,12 @@ def _client(name: str, image: str) -> dict:
     )
 
 
+# tingyunw/llm-on-k8s llm/deployments/ollama.yml.
+NAMED = _deployment("ollama", {"name": "ollama", "image": "tingyunyun/llm-model:latest", "ports": [{"containerPort": 11434}]})
+
+
 def test_a_rebuilt_ollama_image_serving_on_11434_is_ollama():
-    for deployment in (BAKED, MLOPS):
+    for deployment in (BAKED, MLOPS, NAMED):
         [server] = model_servers(manifest(deployment))
         assert server.engine == "ollama"
 
@@ -107,6 +113,9 @@ def test_its_drain_and_its_hpa_window_are_advice_and_its_bind_is_the_base_image_
         )
     ]
     assert found_by([BAKED, HPA], S51) == []
+    [(level, message)] = found_by([NAMED], "serving-readiness-probe")
+    assert level == "advisory" and message.startswith("container ollama: no readinessProbe on this ollama server")
+    assert found_by([NAMED], S51) == []
 
 
 def test_clients_naming_the_word_and_a_patient_hpa_are_silent():

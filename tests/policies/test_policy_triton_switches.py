@@ -164,7 +164,9 @@ def test_lenient_readiness_alone_is_advice_and_the_careful_form_is_silent():
     careful = copy.deepcopy(lenient)
     _container(careful)["args"][1] = _container(careful)["args"][1].replace('"--strict-readiness=false" ', "")
     assert found_by([careful], "readiness-waits-for-model") == []
-    assert found_by([FARRUKH], "readiness-waits-for-model") == []  # readiness on /v2/health/ready, strict
+    named = copy.deepcopy(FARRUKH)  # readiness on /v2/health/ready, strict, its model named at start
+    _container(named)["args"].append("--load-model=qwen-function-calling")
+    assert found_by([named], "readiness-waits-for-model") == []
 
 
 def test_a_server_that_loads_no_model_at_start_needs_no_load_budget():

@@ -193,3 +193,16 @@ def test_a_check_reports_the_same_with_the_cache_cold_and_warm(tmp_path: Path) -
     assert kept and len(marshal.loads(kept[0].read_bytes())[1]) > 100
     assert runs[0].returncode == runs[1].returncode == 1
     assert runs[0].stdout == runs[1].stdout and '"violations"' in runs[0].stdout
+
+
+def test_an_entry_the_engine_refuses_is_compiled_afresh_and_the_file_rewritten(writing: None, tmp_path: Path) -> None:
+    # This interpreter's stamp, damaged entries: wrong arity, a code the engine's validator refuses, a wrong type.
+    path = tmp_path / "regex.marshal"
+    damaged: list[Any] = [(0, [0], 0, {}, (None,)), (0, [1, 2, 3], 0, {}, (None,), "extra"), "not a tuple", None]
+    for entry in damaged:
+        keys = [(pattern, int(flags)) for pattern, flags in PATTERNS]
+        path.write_bytes(marshal.dumps((regex_code._STAMP, {key: entry for key in keys})))
+        for got, (pattern, flags) in zip(_through_cache(path), PATTERNS):
+            _same(got, pattern, flags)
+        _stamp, codes = marshal.loads(path.read_bytes())
+        assert all(codes[key] != entry for key in keys)

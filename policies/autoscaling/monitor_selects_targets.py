@@ -1,0 +1,169 @@
+"""G42: a ServiceMonitor or PodMonitor selects a Service or pod of its run that has the port it scrapes.
+
+prometheus-operator turns a ServiceMonitor into a Kubernetes service-discovery job that keeps only the endpoints of
+Services whose own ``metadata.labels`` satisfy ``spec.selector`` (prometheus-operator v0.93.0
+pkg/prometheus/promcfg.go:2043-2084: a ``keep`` on ``__meta_kubernetes_service_label_<key>`` per matchLabels entry,
+the matchExpressions mapped to keep/drop) and whose port is named ``endpoints[].port`` (:2086-2097, the Service's
+``spec.ports[].name``: pkg/apis/monitoring/v1/types.go:550-555), in the namespaces ``namespaceSelector`` names: its
+``matchNames``, every namespace for ``any: true``, else the monitor's own (promcfg.go:2437-2445). A PodMonitor does
+the same on the pods' labels and container port names (:1522-1578). The Service's ``spec.selector`` plays no part: a
+Service that carries no labels, only a selector, is selected by no monitor. A monitor that selects nothing gives
+Prometheus no target, so the engine's metrics never arrive and an autoscaler or alert on them never moves (set 34:
+SimpsonRoss/aks-llm-serving-vllm k8s/monitoring/vllm-servicemonitor.yaml@8c9fc04 selects app=vllm in namespace vllm,
+where vllm-service has a port named http but no labels).
+
+Judged only where the run holds the Service (or pod template) the monitor was written for: one in a selected
+namespace with a port of the name an endpoint scrapes. Advice: the cluster may hold another Service that matches.
+Silent where the run holds no such object (the monitor's target is defined elsewhere: another repository, a chart
+installed beside), where an operator's custom resource, a Helm template or a Kustomize patch in those namespaces may
+create or label the targets, and for a selector or name the files leave unrendered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Optional
+
+from policies.autoscaling.scalers import POD_MONITOR_GROUP_KIND, SERVICE_MONITOR_GROUP_KIND, selector_matches
+from policies.framework import Policy, Resource, unproven
+from policies.k8s_generic.service_selects_pods import _hidden, _labels, _unknown
+from policies.kube import as_dict, as_list, get, split_type
+from policies.reading.serving import namespace_of
+
+_SERVICE = ("", "Service")
+
+
+def _judged(monitor: Resource) -> Optional[dict]:
+    """The monitor's selector where it can be judged: literal, not empty (an empty one selects everything), in a file
+    that is neither a template nor a patch."""
+    if monitor.template or monitor.patch or monitor.base:
+        return None
+    selector = get(monitor.props, "spec", "selector")
+    if not isinstance(selector, dict) or not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        return None
+    if _unknown(str(selector)):
+        return None
+    return selector
+
+
+def _namespaces(monitor: Resource, resources: list[Resource]) -> Optional[set[str]]:
+    """The namespaces the monitor discovers in (promcfg.go:2437-2445), or None when it cannot be told."""
+    chooser = as_dict(get(monitor.props, "spec", "namespaceSelector"))
+    if chooser.get("any") is True:
+        return {namespace_of(r, "default") for r in resources}
+    names = as_list(chooser.get("matchNames"))
+    if names:
+        return None if any(not isinstance(n, str) or _unknown(n) for n in names) else set(names)
+    return {namespace_of(monitor, "default")}
+
+
+def _ports(monitor: Resource) -> set[str]:
+    """The port names the monitor's endpoints scrape (``port``; a PodMonitor's podMetricsEndpoints)."""
+    key = "podMetricsEndpoints" if split_type(monitor.type) == POD_MONITOR_GROUP_KIND else "endpoints"
+    return {p for e in as_list(get(monitor.props, "spec", key)) if isinstance(p := as_dict(e).get("port"), str) and p}
+
+
+def _service_targets(resources: list[Resource], namespaces: set[str]) -> Iterator[tuple[Resource, dict, set[str]]]:
+    """(Service, its labels, its port names) of the Services in the namespaces."""
+    for r in resources:
+        if split_type(r.type) == _SERVICE and isinstance(r.props, dict) and namespace_of(r, "default") in namespaces:
+            ports = {str(as_dict(p).get("name")) for p in as_list(get(r.props, "spec", "ports")) if as_dict(p).get("name")}
+            yield r, {str(k): str(v) for k, v in as_dict(get(r.props, "metadata", "labels")).items()}, ports
+
+
+def _pod_targets(resources: list[Resource], namespaces: set[str]) -> Iterator[tuple[Resource, dict, set[str]]]:
+    """(workload, its pods' labels, their container port names) of the pod templates in the namespaces."""
+    for r in resources:
+        if not isinstance(r.props, dict) or namespace_of(r, "default") not in namespaces:
+            continue
+        spec = as_dict(get(r.props, "spec", "template", "spec")) or as_dict(get(r.props, "spec"))
+        ports = {
+            str(as_dict(p).get("name"))
+            for c in as_list(spec.get("containers"))
+            for p in as_list(as_dict(c).get("ports"))
+            if as_dict(p).get("name")
+        }
+        for labels in _labels(r):
+            yield r, {str(k): str(v) for k, v in as_dict(labels).items()}, ports
+
+
+def _shown(labels: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "no labels"
+
+
+def _message(monitor: Resource, selector: dict, nearest: tuple[Resource, dict, set[str]], namespaces: set[str]) -> str:
+    target, labels, _ = nearest
+    wanted = ", ".join(
+        [f"{k}={v}" for k, v in as_dict(selector.get("matchLabels")).items()]
+        + [f"{as_dict(e).get('key')} {as_dict(e).get('operator')}" for e in as_list(selector.get("matchExpressions"))]
+    )
+    where = ", ".join(sorted(namespaces))
+    name = f"{get(target.props, 'kind')}/{get(target.props, 'metadata', 'name')}"
+    if split_type(monitor.type) == SERVICE_MONITOR_GROUP_KIND:
+        own = as_dict(get(target.props, "spec", "selector"))
+        aside = (
+            f" (its spec.selector {_shown(own)} chooses its pods; a ServiceMonitor selects Services by their own metadata.labels)"
+            if own and selector_matches(selector, {str(k): str(v) for k, v in own.items()})
+            else ""
+        )
+        return (
+            f"spec.selector {wanted} matches no Service of the files read in namespace {where}; {name}, which has the "
+            f"port the endpoints scrape, carries {_shown(labels)}{aside}, so Prometheus discovers no target and the "
+            f"server's metrics never arrive (an autoscaler or alert on them never moves); label the Service to match, "
+            f"or select the labels it carries"
+        )
+    return (
+        f"spec.selector {wanted} matches no pod of the files read in namespace {where}; {name}, whose pods have the port "
+        f"the podMetricsEndpoints scrape, labels them {_shown(labels)}, so Prometheus discovers no target and the "
+        f"server's metrics never arrive (an autoscaler or alert on them never moves); select the pods' labels"
+    )
+
+
+def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    findings: list[tuple[str, str]] = []
+    monitors = [r for r in resources if split_type(r.type) in (SERVICE_MONITOR_GROUP_KIND, POD_MONITOR_GROUP_KIND)]
+    if not monitors:
+        return findings
+    hidden = {namespace_of(r, "default") for r in resources if _hidden(r) and get(r.props, "kind") != "Namespace"}
+    for monitor in monitors:
+        selector, namespaces, ports = _judged(monitor), _namespaces(monitor, resources), _ports(monitor)
+        if selector is None or not namespaces or not ports or namespaces & hidden:
+            continue
+        reader = _service_targets if split_type(monitor.type) == SERVICE_MONITOR_GROUP_KIND else _pod_targets
+        targets = list(reader(resources, namespaces))
+        if any(selector_matches(selector, labels) for _, labels, _ in targets):
+            continue
+        written_for = [t for t in targets if t[2] & ports]
+        if not written_for:
+            continue  # the run holds no object with the scraped port: the target is defined elsewhere
+        own = lambda t: as_dict(get(t[0].props, "spec", "selector"))  # noqa: E731
+        nearest = max(
+            written_for,
+            key=lambda t: (
+                selector_matches(selector, {str(k): str(v) for k, v in own(t).items()}),
+                sum(t[1].get(k) == str(v) for k, v in as_dict(selector.get("matchLabels")).items()),
+            ),
+        )
+        findings.append((monitor.name, unproven(_message(monitor, selector, nearest, namespaces))))
+    return findings
+
+
+POLICY = Policy(
+    name="monitor-selects-targets",
+    description="A ServiceMonitor (PodMonitor) selects, by their own labels, a Service (pod) of the files read that has "
+    "the port it scrapes, in the namespaces it discovers in: advice where the run holds such an object and none matches; "
+    "silent where the target is not in the files or an operator, Helm template or patch may supply it.",
+    catalog="G42",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps="Put the labels the monitor's spec.selector names on the Service's metadata.labels (not only in "
+    "its spec.selector), or select labels the Service carries; check with kubectl get svc -l <selector> -n <namespace>.",
+    config_schema={},
+    check_stack=_check,
+    rationale=(
+        "prometheus-operator keeps only the endpoints of Services whose metadata.labels satisfy the ServiceMonitor's "
+        "selector and whose port has the endpoint's name, in the namespaces namespaceSelector names (v0.93.0 "
+        "pkg/prometheus/promcfg.go:2043-2097, :2437-2445); a PodMonitor the pods' labels and container ports "
+        "(:1522-1578). A monitor that selects nothing scrapes nothing, and autoscaling on its metrics never moves."
+    ),
+)

@@ -1,0 +1,119 @@
+"""G13 gpu-engine-has-gpu-limit on engines the table marks GPU-only (components/serving_engines.toml ``needs_gpu``,
+``gpu_only_images``: NVIDIA NIM, TensorRT-LLM), so a new GPU-only engine is a row.
+
+Fixtures:
+
+- spent set 33 funtastic1234/SkyGuardian k8s/nim.yaml@e620a00fa0b399c767a73eef6537c40a943cd7f8: embedding-nim
+  (nvcr.io/nim/nvidia/nv-embedqa-e5-v5:1.0.0, no GPU limit, no toleration, no node selection: labelled G13 blocking)
+  and nemotron-8b-reasoning (no GPU limit, tolerates nvidia.com/gpu and selects node-type=gpu-inference: labelled G13
+  advisory);
+- careful: MohammadB88/rag-anythingllm model_nvidia_nim/llama3-2-1b_all_resources.yaml@5200b50 (nvidia.com/gpu 1).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import found_by
+
+G13 = "gpu-engine-has-gpu-limit"
+
+
+def _deployment(name: str, container: dict, **pod: object) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "skyguardian"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container], **pod}},
+        },
+    }
+
+
+EMBEDDING = _deployment(
+    "embedding-nim",
+    {"name": "embedding-nim", "image": "nvcr.io/nim/nvidia/nv-embedqa-e5-v5:1.0.0", "ports": [{"containerPort": 8000}]},
+)
+NEMOTRON = _deployment(
+    "nemotron-8b-reasoning",
+    {
+        "name": "nemotron-nim",
+        "image": "nvcr.io/nim/meta/llama-3.1-nemotron-nano-8b-instruct:1.0.0",
+        "env": [{"name": "NGC_API_KEY", "valueFrom": {"secretKeyRef": {"name": "ngc-secret", "key": "api-key"}}}],
+        "ports": [{"containerPort": 8000}],
+    },
+    nodeSelector={"node-type": "gpu-inference"},
+    tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+)
+# MohammadB88/rag-anythingllm model_nvidia_nim/llama3-2-1b_all_resources.yaml@5200b50 (cut down).
+CAREFUL = _deployment(
+    "llama3-2-1b-instruct",
+    {
+        "name": "llama3-2-1b-instruct",
+        "image": "nvcr.io/nim/meta/llama-3.2-1b-instruct:1.12.0",
+        "env": [{"name": "NGC_API_KEY", "valueFrom": {"secretKeyRef": {"name": "ngc-api-key", "key": "api-key"}}}],
+        "volumeMounts": [{"name": "cache", "mountPath": "/opt/nim/.cache"}],
+        "resources": {"limits": {"cpu": "8", "memory": "24Gi", "nvidia.com/gpu": "1"}, "requests": {"cpu": "6"}},
+    },
+    volumes=[{"name": "cache", "persistentVolumeClaim": {"claimName": "llama3-2-1b-nim-cache"}}],
+    tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+)
+
+
+def _container(manifest: dict) -> dict:
+    return manifest["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_a_nim_with_no_gpu_limit_and_no_gpu_nodes_cannot_start():
+    assert found_by([EMBEDDING], G13) == [
+        (
+            "mandatory",
+            "container embedding-nim: image nvcr.io/nim/nvidia/nv-embedqa-e5-v5:1.0.0 is NVIDIA NIM, which serves only "
+            "on an NVIDIA GPU, but the container has no nvidia.com/gpu limit and nothing points the pod at GPU nodes, so "
+            "the scheduler may place it on a node without a GPU, where it cannot start (or on a GPU node, using a device "
+            "nobody allocated to it); set resources.limits nvidia.com/gpu to the GPUs the model needs, with the GPU "
+            "pool's toleration and node selection",
+        )
+    ]
+
+
+def test_a_nim_that_points_at_gpu_nodes_without_a_limit_is_advice():
+    [(level, message)] = found_by([NEMOTRON], G13)
+    assert level == "advisory"
+    assert message.startswith(
+        "container nemotron-nim: runs NVIDIA NIM, which serves only on an NVIDIA GPU, with no nvidia.com/gpu limit; it "
+        "selects nodes by node-type=gpu-inference"
+    )
+
+
+def test_trtllm_serve_on_its_release_image_needs_a_gpu_and_a_private_copy_is_advice():
+    container = {
+        "name": "trtllm",
+        "image": "nvcr.io/nvidia/tensorrt-llm/release:0.20.0",
+        "command": ["trtllm-serve"],
+        "args": ["Qwen/Qwen2.5-7B-Instruct", "--host", "0.0.0.0", "--port", "8000"],
+    }
+    [(level, _)] = found_by([_deployment("trtllm", container)], G13)
+    assert level == "mandatory"
+    private = copy.deepcopy(container)
+    private["image"] = "registry.example.com/serving/trtllm:0.20.0"
+    [(level, message)] = found_by([_deployment("trtllm", private)], G13)
+    assert level == "advisory" and "runs TensorRT-LLM (trtllm-serve), which serves only on an NVIDIA GPU" in message
+
+
+def test_a_nim_holding_a_gpu_or_another_device_source_is_silent():
+    assert found_by([CAREFUL], G13) == []
+    runtime = copy.deepcopy(EMBEDDING)
+    runtime["spec"]["template"]["spec"]["runtimeClassName"] = "nvidia"
+    assert found_by([runtime], G13) == []
+    requested = copy.deepcopy(EMBEDDING)
+    _container(requested)["resources"] = {"requests": {"nvidia.com/gpu": 1}}  # gpu-request-equals-limit's finding
+    assert found_by([requested], G13) == []
+
+
+def test_an_engine_the_table_does_not_mark_gpu_only_is_not_judged():
+    # Triton serves CPU models too (its -cpu-only images, a model repository of ONNX or Python models).
+    container = {"name": "triton", "image": "nvcr.io/nvidia/tritonserver:24.12-py3", "command": ["tritonserver"]}
+    assert found_by([_deployment("triton", container)], G13) == []

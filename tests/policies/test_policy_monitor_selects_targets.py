@@ -1,0 +1,145 @@
+"""G42 monitor-selects-targets: a ServiceMonitor or PodMonitor whose selector matches no Service (pod) of its run.
+
+Fixture that fires: set 34, SimpsonRoss/aks-llm-serving-vllm k8s/monitoring/vllm-servicemonitor.yaml and
+k8s/service.yaml @8c9fc04e6657aa48999b2da27f1f89ede21f5cac: the ServiceMonitor selects Services labelled app=vllm in
+namespace vllm and scrapes port http; vllm-service there has a port named http but no metadata.labels (only
+spec.selector app=vllm), so prometheus-operator keeps no endpoint (v0.93.0 pkg/prometheus/promcfg.go:2043-2097).
+Careful third-party form that stays silent: hanasobi/self-hosted-llms-tutorial 06-lora-serving/kubernetes/
+servicemonitor.yaml and service.yaml @12391198e8ed55a9b257a7ab7dbb6547220b1180 (the Service carries app=vllm and a port
+named metrics). Also silent: a monitor whose Service is not in the files, namespaceSelector any with a matching Service
+in another namespace, an operator's custom resource in the namespace.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import manifest
+
+from policies.registry import evaluate
+
+_MONITOR = {
+    "apiVersion": "monitoring.coreos.com/v1",
+    "kind": "ServiceMonitor",
+    "metadata": {"name": "vllm-monitor", "namespace": "monitoring"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "vllm"}},
+        "namespaceSelector": {"matchNames": ["vllm"]},
+        "endpoints": [{"port": "http", "path": "/metrics", "interval": "15s"}],
+    },
+}
+_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm-service", "namespace": "vllm"},
+    "spec": {
+        "type": "LoadBalancer",
+        "selector": {"app": "vllm"},
+        "ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 8000}],
+    },
+}
+# hanasobi/self-hosted-llms-tutorial 06-lora-serving/kubernetes (the careful form).
+_CAREFUL_MONITOR = {
+    "apiVersion": "monitoring.coreos.com/v1",
+    "kind": "ServiceMonitor",
+    "metadata": {"name": "vllm", "namespace": "ml-models", "labels": {"app": "vllm", "component": "monitoring"}},
+    "spec": {
+        "selector": {"matchLabels": {"app": "vllm"}},
+        "endpoints": [{"port": "metrics", "path": "/metrics", "interval": "30s"}],
+        "namespaceSelector": {"matchNames": ["ml-models"]},
+    },
+}
+_CAREFUL_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "vllm-service", "namespace": "ml-models", "labels": {"app": "vllm", "component": "service"}},
+    "spec": {
+        "type": "ClusterIP",
+        "selector": {"app": "vllm"},
+        "ports": [{"name": "http", "port": 8000, "targetPort": 8000}, {"name": "metrics", "port": 9090, "targetPort": 8000}],
+    },
+}
+
+
+def _g42(*objs: dict) -> list[tuple[str, str, str]]:
+    return [
+        (v.enforcement, v.resource, v.message)
+        for v in evaluate([manifest(o) for o in objs], None)
+        if v.policy == "monitor-selects-targets"
+    ]
+
+
+def test_a_service_monitor_selecting_a_service_without_labels_is_advice():
+    ((level, resource, message),) = _g42(_MONITOR, _SERVICE)
+    assert level == "advisory"
+    assert "vllm-monitor" in resource
+    assert message == (
+        "spec.selector app=vllm matches no Service of the files read in namespace vllm; Service/vllm-service, which has "
+        "the port the endpoints scrape, carries no labels (its spec.selector app=vllm chooses its pods; a ServiceMonitor "
+        "selects Services by their own metadata.labels), so Prometheus discovers no target and the server's metrics "
+        "never arrive (an autoscaler or alert on them never moves); label the Service to match, or select the labels it "
+        "carries"
+    )
+
+
+def test_a_pod_monitor_selecting_labels_no_pod_carries_is_advice():
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "vllm", "namespace": "vllm"},
+        "spec": {
+            "selector": {"matchLabels": {"app.kubernetes.io/name": "vllm"}},
+            "template": {
+                "metadata": {"labels": {"app.kubernetes.io/name": "vllm"}},
+                "spec": {
+                    "containers": [
+                        {"name": "vllm", "image": "vllm/vllm-openai:v0.8.5", "ports": [{"name": "http", "containerPort": 8000}]}
+                    ]
+                },
+            },
+        },
+    }
+    monitor = {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PodMonitor",
+        "metadata": {"name": "vllm", "namespace": "vllm"},
+        "spec": {"selector": {"matchLabels": {"app": "vllm"}}, "podMetricsEndpoints": [{"port": "http"}]},
+    }
+    ((level, _, message),) = _g42(monitor, deployment)
+    assert level == "advisory"
+    assert message.startswith("spec.selector app=vllm matches no pod of the files read in namespace vllm; Deployment/vllm")
+    labelled = copy.deepcopy(monitor)
+    labelled["spec"]["selector"] = {"matchLabels": {"app.kubernetes.io/name": "vllm"}}
+    assert _g42(labelled, deployment) == []
+
+
+def test_careful_forms_stay_silent():
+    assert _g42(_CAREFUL_MONITOR, _CAREFUL_SERVICE) == []
+    labelled = copy.deepcopy(_SERVICE)
+    labelled["metadata"]["labels"] = {"app": "vllm"}
+    assert _g42(_MONITOR, labelled) == []
+    # The Service it was written for is not in the files: no Service there has the port it scrapes.
+    assert _g42(_MONITOR) == []
+    other_port = copy.deepcopy(_SERVICE)
+    other_port["spec"]["ports"][0]["name"] = "web"
+    assert _g42(_MONITOR, other_port) == []
+    # Another namespace than those it discovers in.
+    elsewhere = copy.deepcopy(_SERVICE)
+    elsewhere["metadata"]["namespace"] = "serving"
+    assert _g42(_MONITOR, elsewhere) == []
+    # namespaceSelector any: a Service of any namespace that carries the labels is found.
+    anywhere = copy.deepcopy(_MONITOR)
+    anywhere["spec"]["namespaceSelector"] = {"any": True}
+    assert _g42(anywhere, _SERVICE, {**_CAREFUL_SERVICE, "metadata": {**_CAREFUL_SERVICE["metadata"], "namespace": "x"}}) == []
+    # An operator's custom resource in the namespace may create the Service (KServe labels its own).
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "vllm", "namespace": "vllm"},
+        "spec": {"predictor": {"model": {"modelFormat": {"name": "huggingface"}}}},
+    }
+    assert _g42(_MONITOR, _SERVICE, isvc) == []
+    # An empty selector selects every Service.
+    everything = copy.deepcopy(_MONITOR)
+    everything["spec"]["selector"] = {}
+    assert _g42(everything, _SERVICE) == []
