@@ -89,6 +89,7 @@ from policies.k8s_generic import (
     serving_readiness_probe,
     serving_resource_requests,
     serving_topology_spread,
+    tolerates_node_pressure,
 )
 from policies.karpenter import (
     gpu_expiry,
@@ -107,6 +108,7 @@ from policies.karpenter import (
 from policies.models import (
     debug_switches_off,
     downloads_fail_loudly,
+    engine_download_credential,
     engine_image_publisher,
     gated_model_token,
     hf_token_not_empty,
@@ -169,6 +171,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     hf_token_not_empty.SECRET_POLICY,
     gated_model_token.POLICY,
+    engine_download_credential.POLICY,
     offline_cache_starts_empty.POLICY,
     debug_switches_off.POLICY,
     downloads_fail_loudly.POLICY,
@@ -283,6 +286,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_literal_credential.POLICY,
     service_selects_pods.POLICY,
     defined_once.POLICY,
+    tolerates_node_pressure.POLICY,
     no_default_namespace.POLICY,
     no_bare_pods.POLICY,
     job_ttl.POLICY,
