@@ -54,6 +54,7 @@ from policies.k8s_generic import (
     capabilities_allow_list,
     claim_in_run,
     container_can_start,
+    defined_once,
     gpu_image_pull_policy,
     gpu_memory_request_equals_limit,
     gpu_request_equals_limit,
@@ -286,6 +287,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_literal_secret_env.POLICY,
     no_literal_credential.POLICY,
     service_selects_pods.POLICY,
+    defined_once.POLICY,
     tolerates_node_pressure.POLICY,
     no_default_namespace.POLICY,
     no_bare_pods.POLICY,
@@ -311,9 +313,10 @@ def evaluate(
     policies: Sequence[Policy] | None = None,
     *,
     scopes: Sequence[Sequence[Resource]] | None = None,
+    reported: Sequence[frozenset[str] | None] | None = None,
 ) -> list[Violation]:
     """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies)."""
-    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes)
+    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes, reported=reported)
 
 
 def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:
