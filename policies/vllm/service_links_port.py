@@ -22,6 +22,7 @@ code index's stored version), so a StatefulSet's same-named governing Service is
 
 from __future__ import annotations
 
+import posixpath
 from typing import Iterator, Optional
 
 from policies.framework import Policy, Resource, unproven
@@ -91,20 +92,23 @@ def _services_in_namespace(namespace: Optional[str]) -> dict[str, bool]:
 
 
 def _unplaced_service(resource: Resource, namespace: Optional[str], service: str) -> Optional[str]:
-    """Where a Service named ``service`` with a cluster IP, in the same file as the pod, sits when exactly one of the
-    two names no namespace (each then goes to the client's namespace at apply time, and one file is applied as one),
-    else None."""
+    """Where a Service named ``service`` with a cluster IP, in the pod's file or folder, sits when exactly one of the
+    two names no namespace (each then goes to the client's namespace at apply time, and one file, or one folder with
+    ``kubectl apply -f DIR``, is applied as one: spent set 28, savyasachi6/llm-serving-platform infra/kubernetes/base,
+    Service vllm with no namespace beside vllm-agents in default), else None."""
     file = str(resource.name).split("#", 1)[0]
     for other in viewed_resources() or ():
         if split_type(other.type) != ("", "Service") or get(other.props, "metadata", "name") != service:
             continue
-        if str(other.name).split("#", 1)[0] != file or not _has_cluster_ip(other.props):
+        theirs_file = str(other.name).split("#", 1)[0]
+        if posixpath.dirname(theirs_file) != posixpath.dirname(file) or not _has_cluster_ip(other.props):
             continue
+        where = "" if theirs_file == file else f" in {posixpath.basename(theirs_file)}"
         theirs = namespace_of(other)
         if namespace is None and theirs is not None:
-            return f"in namespace {theirs}, while the pod names none"
+            return f"in namespace {theirs}{where}, while the pod names none"
         if namespace is not None and theirs is None:
-            return f"with no namespace, while the pod names {namespace}"
+            return f"with no namespace{where}, while the pod names {namespace}"
     return None
 
 

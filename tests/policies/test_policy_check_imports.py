@@ -1,9 +1,9 @@
 """What `policies check` loads, and what it leaves alone (issue 32: at least 8x faster than Checkov).
 
 Timings belong to benchmarks/policies_check.py (house rule: no timed unit tests); these tests pin the import
-boundaries the speed rests on: the package alone does not load the pack, a run without a custom resource that a
-pinned CRD gives CEL rules never loads the CEL library or protobuf (policies/crd/cel.py), and one whose custom
-resources are structurally valid never loads jsonschema (policies/crd/schema.py).
+boundaries the speed rests on: the package alone does not load the pack, a run without a custom resource whose CEL
+rules Python leaves to the library never loads the CEL library or protobuf (policies/crd/cel.py, cel_plain.py), and one
+whose custom resources are structurally valid never loads jsonschema (policies/crd/schema.py).
 """
 
 from __future__ import annotations
@@ -79,14 +79,28 @@ def test_a_check_without_cel_typed_custom_resources_loads_no_cel_protobuf_pydant
     assert not any(loaded[n] for n in HEAVY), loaded
 
 
-def test_a_custom_resource_with_cel_rules_loads_the_cel_library_and_not_the_schema_validator_when_valid(tmp_path):
-    # The other side of the boundary above: the rules of a pinned CRD (policies/crd/cel_rules.json) do run; its
-    # structural schema clears a valid object without jsonschema (policies/crd/schema.py _surely_valid).
+def test_a_custom_resource_with_plain_cel_rules_loads_neither_the_cel_library_nor_the_schema_validator_when_valid(
+    tmp_path,
+):
+    # The rules of a pinned CRD (policies/crd/cel_rules.json) do run: a NodePool's are plain, decided in Python
+    # (policies/crd/cel_plain.py); its structural schema clears a valid object without jsonschema
+    # (policies/crd/schema.py _surely_valid).
     manifest = tmp_path / "nodepool.yaml"
     manifest.write_text(NODEPOOL)
     loaded = _loaded_after(_check(manifest))
+    assert not any(loaded[n] for n in ("cel_expr_python", "google.protobuf", "jsonschema")), loaded
+
+
+def test_a_cel_rule_python_leaves_to_the_library_loads_the_cel_library(tmp_path):
+    # The other side of the boundary: Istio's duration() rules are not plain, so cel-expr-python evaluates them.
+    manifest = tmp_path / "destinationrule.yaml"
+    manifest.write_text(
+        "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: vllm, namespace: llm}\n"
+        "spec:\n  host: vllm\n  subsets:\n  - name: v1\n    trafficPolicy:\n"
+        "      connectionPool: {tcp: {connectTimeout: 10s}}\n"
+    )
+    loaded = _loaded_after(_check(manifest))
     assert loaded["cel_expr_python"] and loaded["google.protobuf"]
-    assert not loaded["jsonschema"]
 
 
 def test_an_invalid_custom_resource_loads_the_schema_validator(tmp_path):

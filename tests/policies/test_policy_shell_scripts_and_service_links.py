@@ -152,3 +152,28 @@ def test_a_service_or_pod_that_names_no_namespace_in_the_same_file_is_advice():
     # In another file of the repository (another sample's Service), nothing ties the two together: only the older
     # advice on a workload named like the variable remains.
     assert all("lands in this pod's namespace" not in m for _, m in found_by([DEPLOYMENT, unplaced], S41))
+
+
+def _files(*placed: tuple[str, dict]) -> list[tuple[str, str]]:
+    """S41's findings on objects read from the files given (``FILE#0 Kind/name``, as policies check names them)."""
+    resources = [
+        Resource(type=manifest(o).type, name=f"{file}#0 {o['kind']}/{o['metadata']['name']}", props=o) for file, o in placed
+    ]
+    return [(v.enforcement, v.message) for v in evaluate(resources) if v.policy == S41]
+
+
+def test_a_service_with_no_namespace_in_another_file_of_the_folder_is_advice():
+    # savyasachi6/llm-serving-platform infra/kubernetes/base (spent set 28, labelled S41): vllm-deployment.yaml@05118a8
+    # holds Service vllm with no namespace, vllm-agents-deployment.yaml@0fbeeb5 a vLLM Deployment in namespace default;
+    # `kubectl apply -f infra/kubernetes/base` puts the Service in the client's namespace, default unless told otherwise.
+    unplaced = copy.deepcopy(SERVICE)
+    del unplaced["metadata"]["namespace"]
+    [(level, message)] = _files(("base/agents.yaml", DEPLOYMENT), ("base/vllm.yaml", unplaced))
+    assert level == "advisory" and message.startswith(
+        "container vllm: the Service vllm (with no namespace in vllm.yaml, while the pod names agents) lands in this "
+        "pod's namespace"
+    )
+    # In another folder (another sample, another overlay) nothing ties the two together.
+    assert all(
+        "lands in this pod's namespace" not in m for _, m in _files(("a/agents.yaml", DEPLOYMENT), ("b/vllm.yaml", unplaced))
+    )
