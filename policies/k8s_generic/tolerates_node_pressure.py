@@ -117,9 +117,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="model-server-avoids-troubled-nodes",
     description=(
-        "A model server does not tolerate the taints Kubernetes puts on nodes in trouble: memory, disk or PID pressure, "
-        "cordoned, or (with no tolerationSeconds) not-ready / unreachable; operator Exists with no key tolerates them "
-        "all. Advice; silent for DaemonSets, which get them from their controller."
+        "A model server does not tolerate the taints Kubernetes puts on nodes in trouble (memory, disk or PID pressure, "
+        "cordoned, or with no tolerationSeconds not-ready / unreachable; operator Exists with no key tolerates them "
+        "all): advice, silent for DaemonSets, which get them from their controller."
     ),
     rationale=(
         "The node lifecycle controller taints a node under memory, disk or PID pressure NoSchedule and a failed node "
