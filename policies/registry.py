@@ -196,6 +196,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     multi_node_expiry.POLICY,
     spot_serving.POLICY,
     listen_address.POLICY,
+    listen_address.SERVICE_PORT_POLICY,
     registry_pull_auth.POLICY,
     cluster_pdb.POLICY,
     derived_pods.POLICY,
