@@ -82,6 +82,7 @@ from policies.k8s_generic import (
     readiness_waits_for_model,
     run_as_non_root_image,
     secret_data_base64,
+    secret_ref_in_run,
     service_selects_pods,
     serving_app_pdb,
     serving_app_service,
@@ -107,6 +108,7 @@ from policies.karpenter import (
 
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
+    config_revision_pinned,
     debug_switches_off,
     downloads_fail_loudly,
     engine_download_credential,
@@ -239,6 +241,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     one_autoscaler.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
+    config_revision_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
     serve_config_keys_current.POLICY,
     serve_capacity.POLICY,
@@ -280,6 +283,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     pod_template_api_valid.POLICY,
     container_can_start.POLICY,
     secret_data_base64.POLICY,
+    secret_ref_in_run.POLICY,
     arch_image_selected.POLICY,
     visible_devices_env.POLICY,
     post_start_hook_waits.POLICY,
