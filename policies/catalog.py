@@ -148,6 +148,9 @@ _ENTRIES = (
     Entry("G", 55, "a single-architecture image selects nodes of its architecture"),
     Entry("G", 56, "a Service's selector matches the pods of a workload of its run"),
     Entry("G", 57, "an ingress-nginx regex path uses pathType ImplementationSpecific"),
+    Entry("G", 58, "an object is defined once among the files of a folder"),
+    Entry("G", 59, "a model server does not tolerate the taints of nodes in trouble (pressure, cordoned, failed)"),
+    Entry("G", 60, "a pod's Secret reference resolves against the Secret its run defines"),
 )
 
 

@@ -33,7 +33,7 @@ from policies.reading.gaps import sizing_gaps
 from policies.reading.kustomize import is_patch, listed_patches, overlays, rewritten_images, targeted
 from policies.reading.placeholders import placeholders, with_unknowns
 from policies.registry import evaluate, validate_config
-from policies.scopes import split
+from policies.scopes import redefinitions, split
 
 FORMATS = ("text", "json", "markdown", "sarif")
 
@@ -90,6 +90,7 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
         )
         for o in manifests.objects
     ]
+    resources = _redefined(manifests.objects, resources)
     resources += [
         Resource(type=UNREADABLE_TYPE, name=_key(u), props=unreadable_props(u.file, u.document, u.line, u.why, u.kind))
         for u in manifests.unreadable
@@ -97,6 +98,19 @@ def resources_of(manifests: ManifestSet) -> list[Resource]:
     # A credential-shaped token in a YAML comment (no object carries it): no-literal-credential reports it (G35).
     resources += [Resource(type=COMMENT_TYPE, name=_key(c), props=comment_props(c)) for c in manifests.comments]
     return resources
+
+
+def _redefined(objects: Sequence[ManifestObject], resources: list[Resource]) -> list[Resource]:
+    """The resources, each object that its folder defines again with other content marked with the other definitions
+    (Resource.redefined; G58 reports them). Objects rendered from a template or repaired, and Kustomize patches and
+    their bases, are no whole definitions a folder applies: neither marked nor compared."""
+    stated = [i for i, o in enumerate(objects) if not o.best_effort]
+    skip = [resources[i].patch or resources[i].base for i in stated]
+    found = redefinitions([objects[i] for i in stated], skip)
+    out = list(resources)
+    for j, others in found.items():
+        out[stated[j]] = dataclasses.replace(out[stated[j]], redefined=others)
+    return out
 
 
 def _unrendered(resource: Resource) -> Resource:
@@ -108,22 +122,31 @@ def _unrendered(resource: Resource) -> Resource:
     return dataclasses.replace(resource, props=with_unknowns(resource), unrendered=hits, written=resource.props)
 
 
-def scoped(manifests: ManifestSet, resources: Sequence[Resource]) -> tuple[list[str], Optional[list[list[Resource]]]]:
-    """The labels of the run's scopes (policies.scopes) and the resources of each; None when the run is one."""
+def scoped(
+    manifests: ManifestSet, resources: Sequence[Resource]
+) -> tuple[list[str], Optional[list[list[Resource]]], Optional[list[Optional[frozenset[str]]]]]:
+    """The labels of the run's clusters (policies.scopes; [] when the run is one), the resources of each scope (a
+    cluster, or one variant of a folder that defines an object twice; None when the run is one scope) and, per scope,
+    the names of the resources whose findings it reports (None: all; framework.evaluate_policies ``reported``)."""
     # Scopes come from the files' own objects: an object rendered from a chart (its name a guess from the chart's
-    # defaults) must not split a run whose files alone are one cluster. It joins the scope of the nearest file.
+    # defaults) must not split a run whose files alone are one cluster. It joins the scopes of the nearest file.
     stated = [i for i, o in enumerate(manifests.objects) if not o.best_effort]
     scopes = split([manifests.objects[i] for i in stated])
     if len(scopes) <= 1:
-        return [], None
+        return [], None, None
     groups = [[resources[stated[j]] for j in s.indexes] for s in scopes]
     homes = [[manifests.objects[stated[j]].file for j in s.indexes] for s in scopes]
     for i, o in enumerate(manifests.objects):
         if o.best_effort:
-            groups[_nearest(homes, o.file)].append(resources[i])
+            cluster = scopes[_nearest(homes, o.file)].label
+            for group, scope in zip(groups, scopes):
+                if scope.label == cluster:  # every variant of the nearest folder
+                    group.append(resources[i])
     # The files that could not be read belong to no cluster: their findings (S27) are reported once.
     groups[0].extend(resources[len(manifests.objects) :])
-    return [s.label for s in scopes], groups
+    labels = list(dict.fromkeys(s.label for s in scopes))
+    reported = [None if s.own is None else frozenset(resources[stated[j]].name for j in s.own) for s in scopes]
+    return (labels if len(labels) > 1 else []), groups, reported
 
 
 def _nearest(homes: Sequence[Sequence[str]], file: str) -> int:
@@ -354,8 +377,8 @@ def main(argv: Optional[Sequence[str]] = None, stdin: Optional[BinaryIO] = None)
                 sys.stdout.write(render(report, args.format))
             raise InputError("".join(f"{u.text}\n" for u in manifests.unreadable) + error)
         resources = resources_of(manifests)
-        labels, groups = scoped(manifests, resources)
-        violations = evaluate(resources, config, scopes=groups)
+        labels, groups, reported = scoped(manifests, resources)
+        violations = evaluate(resources, config, scopes=groups, reported=reported)
         unsized = sizing_gaps(resources)
     except InputError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in str(exc).splitlines()))

@@ -91,6 +91,8 @@ class Resource:
     # judge the written text itself, never its value (G46 an image reference's grammar, G1 a literal tag beside a
     # placeholder registry: policies/reading/placeholders.py written_images).
     written: dict | None = None
+    # (file, line, first differing field, applied later) of each other definition of it in its folder, content differing (G58)
+    redefined: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -399,6 +401,7 @@ def evaluate_policies(
     policies: Sequence[Policy],
     *,
     scopes: Sequence[Sequence[Resource]] | None = None,
+    reported: Sequence[frozenset[str] | None] | None = None,
 ) -> list[Violation]:
     """Run every policy over the resources and return the violations, sorted.
 
@@ -407,28 +410,33 @@ def evaluate_policies(
     whose level resolves to "disabled" is skipped. The result is sorted by (policy, resource,
     message) so that reports are byte-stable.
 
-    `scopes` partitions the resources into groups that may be joined (one cluster each,
-    policies.scopes): stack policies run on each group alone, so objects of two clusters are
-    never joined. None: the resources are one stack.
-    """
+    `scopes` partitions the resources into groups that may be joined (one cluster each, policies.scopes): stack
+    policies run on each group alone, so objects of two clusters are never joined (None: one stack); `reported` names
+    per scope the resources whose findings it reports (None: all; policies.scopes variants)."""
     policies = tuple(policies)
     errors = config_errors(config, policies)
     if errors:
         raise PolicyConfigError(errors)
     violations: list[Violation] = []
     groups = scopes if scopes is not None else (resources,)
-    group_views = [_views(group) for group in groups]  # once, not once per policy
+    only_of = list(reported or [None] * len(groups))
+    group_views = [_views(group, only) for group, only in zip(groups, only_of)]  # once, not once per policy
     with evaluation_memo():
         for policy in policies:
             level, values = policy_settings(config, policy)
             if level == "disabled":
                 continue
             findings: list[tuple[str, str]] = []
-            for group, views in zip(groups, group_views):
-                if policy.is_stack_policy:
-                    _stack_findings(policy, group, values, findings)
-                else:
-                    _resource_findings(policy, views, values, findings)
+            for group, only, views in zip(groups, only_of, group_views):
+                new: list[tuple[str, str]] = []
+                # A variant's objects sit in another scope too: facts derived beside the others are not reused there.
+                with evaluation_memo() if only is not None else contextlib.nullcontext():
+                    if policy.is_stack_policy:
+                        _stack_findings(policy, group, values, new)
+                    else:
+                        _resource_findings(policy, views, values, new)
+                before = set(findings) if new else ()  # a finding two scopes share is reported once
+                findings.extend(f for f in new if f not in before and (only is None or f[0] in only))
             violations.extend(
                 Violation(policy.name, policy.catalog, finding_level(level, message), _shown(name, 8000), _shown(message, 2000))
                 for name, message in findings
@@ -451,7 +459,6 @@ def _best_effort(template: str = "x") -> Iterator[None]:
 def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, findings: list[tuple[str, str]]) -> None:
     """A stack policy's findings on one group, added to ``findings``. Objects rendered from templates join a second
     run: what the run without them finds keeps its level, what only they bring is advice (TEMPLATE_NOTE)."""
-    before = set(findings)
     patches = {r.name: _patch_note(r) for r in group if r.patch or r.base}
     literal = [r for r in group if not r.template]
     found = run_stack_policy(policy, literal, values)
@@ -463,12 +470,7 @@ def _stack_findings(policy: Policy, group: Sequence[Resource], values: dict, fin
                 for n, m in run_stack_policy(policy, list(group), values)
                 if (n, m) not in seen
             ]
-    # A stack-wide finding ("" as the name) two clusters share is reported once.
-    findings.extend(
-        (name, _on_patch(policy, message, patches[name]) if name in patches else message)
-        for name, message in found
-        if (name, message) not in before
-    )
+    findings.extend((name, _on_patch(policy, message, patches[name]) if name in patches else message) for name, message in found)
 
 
 class _View:
@@ -486,12 +488,13 @@ class _View:
         return entry[1]
 
 
-def _views(group: Sequence[Resource]) -> list[_View]:
-    # Objects a file states are checked among them alone, as if no template had been read; templated ones among all.
+def _views(group: Sequence[Resource], only: frozenset[str] | None = None) -> list[_View]:
+    # Objects a file states are checked among them alone, as if no template had been read; templated ones among all;
+    # with ``only``, only those (the others' findings are not reported from this group).
     literal = [r for r in group if not r.template]
-    views = [_View(literal, literal)]
+    views = [_View(literal, [r for r in literal if only is None or r.name in only])]
     if len(literal) < len(group):
-        views.append(_View(group, [r for r in group if r.template]))
+        views.append(_View(group, [r for r in group if r.template and (only is None or r.name in only)]))
     return views
 
 

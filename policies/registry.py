@@ -54,6 +54,7 @@ from policies.k8s_generic import (
     capabilities_allow_list,
     claim_in_run,
     container_can_start,
+    defined_once,
     gpu_image_pull_policy,
     gpu_memory_request_equals_limit,
     gpu_request_equals_limit,
@@ -80,6 +81,7 @@ from policies.k8s_generic import (
     readiness_waits_for_model,
     run_as_non_root_image,
     secret_data_base64,
+    secret_ref_in_run,
     service_selects_pods,
     serving_app_pdb,
     serving_app_service,
@@ -88,6 +90,7 @@ from policies.k8s_generic import (
     serving_readiness_probe,
     serving_resource_requests,
     serving_topology_spread,
+    tolerates_node_pressure,
 )
 from policies.karpenter import (
     gpu_expiry,
@@ -104,8 +107,10 @@ from policies.karpenter import (
 
 # Issue 18: what KServe, KubeRay, the EFA plugin and Karpenter do with what a stack renders.
 from policies.models import (
+    config_revision_pinned,
     debug_switches_off,
     downloads_fail_loudly,
+    engine_download_credential,
     engine_image_publisher,
     gated_model_token,
     hf_token_not_empty,
@@ -168,6 +173,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     hf_token_not_empty.POLICY,
     hf_token_not_empty.SECRET_POLICY,
     gated_model_token.POLICY,
+    engine_download_credential.POLICY,
     offline_cache_starts_empty.POLICY,
     debug_switches_off.POLICY,
     downloads_fail_loudly.POLICY,
@@ -233,6 +239,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     one_autoscaler.POLICY,
     startup_probe_budget.POLICY,
     model_source_pinned.POLICY,
+    config_revision_pinned.POLICY,
     kuberay_gpu_hygiene.POLICY,
     serve_config_keys_current.POLICY,
     serve_capacity.POLICY,
@@ -274,6 +281,7 @@ POLICIES: tuple[Policy, ...] = _collect(
     pod_template_api_valid.POLICY,
     container_can_start.POLICY,
     secret_data_base64.POLICY,
+    secret_ref_in_run.POLICY,
     arch_image_selected.POLICY,
     visible_devices_env.POLICY,
     post_start_hook_waits.POLICY,
@@ -281,6 +289,8 @@ POLICIES: tuple[Policy, ...] = _collect(
     no_literal_secret_env.POLICY,
     no_literal_credential.POLICY,
     service_selects_pods.POLICY,
+    defined_once.POLICY,
+    tolerates_node_pressure.POLICY,
     no_default_namespace.POLICY,
     no_bare_pods.POLICY,
     job_ttl.POLICY,
@@ -305,9 +315,10 @@ def evaluate(
     policies: Sequence[Policy] | None = None,
     *,
     scopes: Sequence[Sequence[Resource]] | None = None,
+    reported: Sequence[frozenset[str] | None] | None = None,
 ) -> list[Violation]:
     """Run the pack (or `policies`) over the resources; the sorted violations (framework.evaluate_policies)."""
-    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes)
+    return evaluate_policies(resources, config, POLICIES if policies is None else policies, scopes=scopes, reported=reported)
 
 
 def validate_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] | None = None) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from components.derive.karpenter import tolerates_taint
 from policies.framework import Policy, Resource, unproven
-from policies.kube import as_dict, as_list, is_ray
+from policies.kube import as_dict, as_list, is_ray, metadata_name
 from policies.reading.gpu_pools import (
     GpuWorkload,
     gpu_workloads,
@@ -18,9 +18,10 @@ from policies.reading.gpu_pools import (
     node_label_keys,
     nodepools,
     platform_adds_toleration,
+    required_pools,
     target_pool,
 )
-from policies.reading.nodepools import taints
+from policies.reading.nodepools import NODEPOOL_TYPES, taints
 from policies.reading.ray_cluster import ray_gpu_workers
 
 # Node labels that name a GPU type or a pool of one GPU type.
@@ -129,11 +130,50 @@ def _pool_taints(w: GpuWorkload, pools: dict, config: dict) -> list[str]:
     ]
 
 
+# The NodePools EKS Auto Mode creates itself, which no manifest defines
+# (https://docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html).
+BUILT_IN_POOLS = frozenset({"general-purpose", "system"})
+
+
+def defined_pools(resources: list[Resource]) -> frozenset[str] | None:
+    """The names of every NodePool the files define (GPU or not); None where a name is not known (a NodePool rendered
+    from a template or with an unrendered name), since then any name may be among them."""
+    names: set[str] = set()
+    for r in resources:
+        if r.type not in NODEPOOL_TYPES:
+            continue
+        name = metadata_name(r.props)
+        if r.template or not isinstance(name, str) or any(c in name for c in "{$<%"):
+            return None
+        names.add(name)
+    return frozenset(names)
+
+
+def missing_pool(path: str, podspec: dict, defined: frozenset[str] | None) -> str | None:
+    """A pod spec that requires a NodePool by name that none of the files' NodePools is (advice: the pool may be
+    created elsewhere). Karpenter labels each NodePool's nodes with ``karpenter.sh/nodepool: <its name>`` and schedules
+    against those labels (kubernetes-sigs/karpenter v1.14.1 pkg/controllers/provisioning/scheduling/
+    nodeclaimtemplate.go:78-84), so no other pool can take the pod. Silent where the files define no NodePool."""
+    wanted = required_pools(podspec)
+    if not defined or not wanted or wanted & (defined | BUILT_IN_POOLS):
+        return None
+    if any(any(c in name for c in "{$<%") for name in wanted):
+        return None
+    return unproven(
+        f"{path}: requires NodePool {' or '.join(sorted(wanted))} (karpenter.sh/nodepool), which none of the NodePools "
+        f"of the files read is ({', '.join(sorted(defined))}): unless one of that name is created elsewhere, Karpenter "
+        f"has no pool to launch a node from for it and the pod stays Pending; select one of those pools"
+    )
+
+
 def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
     pools = nodepools(resources)
+    defined = defined_pools(resources)
     findings = []
     seen: set[tuple[str, str]] = set()
     for w in gpu_workloads(resources):
+        if missing := missing_pool(w.path, w.podspec, defined):
+            findings.append((w.resource.name, missing))
         findings += [(w.resource.name, m) for m in _pool_taints(w, pools, config)]
         # A pod that selects NodePools of the set by their template labels lands on those pools' GPUs. One that
         # selects no GPU type may land on another GPU, but whether that GPU is too small for the model is not in the
@@ -159,6 +199,8 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
             if (r.name, path) in seen:
                 continue
             seen.add((r.name, path))
+            if missing := missing_pool(path, podspec, defined):
+                findings.append((r.name, missing))
             findings += [(r.name, m) for m in _ray_worker_taints(path, podspec, pools, config)]
             if not targets_gpu_type(podspec):
                 findings.append(
@@ -176,7 +218,9 @@ def _check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
 
 POLICY = Policy(
     name="gpu-pod-tolerates-and-targets",
-    description="A GPU pod must tolerate its NodePool's taints and select a GPU type or pool.",
+    description="A GPU pod must tolerate its NodePool's taints and select a GPU type or pool; a pool it requires by "
+    "name (karpenter.sh/nodepool) that none of the files' NodePools is leaves it Pending (advice: it may be created "
+    "elsewhere).",
     rationale="A pod without a toleration for the GPU pool's taint stays Pending (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/), and a GPU pod that selects no GPU type may land on a smaller GPU than its KV-cache plan assumed (an L4 instead of an L40S), where vLLM fails to start.",
     catalog="S15",
     severity="high",

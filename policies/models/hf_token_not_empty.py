@@ -45,6 +45,11 @@ SECRET_TYPE = "kubernetes:core/v1:Secret"
 # Keys a Secret named for Hugging Face commonly holds the token under (besides the variable names themselves).
 _TOKEN_KEYS = frozenset({"token", "hf_token", "hf-token", "hftoken", "api_token", "api-token", "access_token"})
 _HF_NAME = re.compile(r"(?i)\bhf\b|hf[-_]|hugging")
+# Keys that name a credential of any service by their own name (NGC_API_KEY, API_KEY, api-key, OPENAI_API_KEY, a
+# *_TOKEN, token): a fill-in under one is a credential a pod will send as it stands (spent set 33
+# funtastic1234/SkyGuardian k8s/nim.yaml Secret ngc-secret api-key "REPLACE_WITH_NGC_API_KEY", labelled S27; set 34
+# shenoyabhijith/llama-k8s-deployment k8s/secret.yaml API_KEY "your_api_key", labelled S28).
+_CREDENTIAL_KEY = re.compile(r"(?i)(?:^|[_.-])(?:api[_-]?key|apikey|token)$")
 # The Hub's token prefix followed by filler (hf_xxxxxxxx, hf_..., hf_XXXX).
 _FILLER_TOKEN = re.compile(r"^(?:hf_)?(?:[xX*.]{3,}|\.\.\.)$")
 
@@ -200,7 +205,17 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
     messages: list[str] = []
     for key, value in sorted(values.items()):
         named = key in TOKEN_VARIABLES or (key.lower() in _TOKEN_KEYS and _HF_NAME.search(name) is not None)
-        if named and (filler := token_placeholder(value)):
+        filler = token_placeholder(value)
+        if filler and not named and _CREDENTIAL_KEY.search(key):
+            messages.append(
+                unproven(
+                    f"key {key} holds the fill-in {filler!r}, not a credential: applying this Secret with the files "
+                    "overwrites a real one, and a pod that reads it sends the fill-in, which the service (NGC, the Hub, "
+                    "an API) refuses; create the Secret out of band (kubectl create secret generic ... --from-literal) "
+                    "and leave it out of the applied files"
+                )
+            )
+        if named and filler:
             messages.append(
                 unproven(
                     f"key {key} holds the fill-in {filler!r}, not a Hugging Face token: applying this Secret with "
@@ -214,7 +229,8 @@ def _check_secret(resource: Resource, config: dict) -> list[str]:
 
 SECRET_POLICY = Policy(
     name="hf-token-secret-not-placeholder",
-    description="A committed Secret does not hold a fill-in (your-...-here, REPLACE_WITH_...) as its Hugging Face token.",
+    description="A committed Secret does not hold a fill-in (your-...-here, REPLACE_WITH_...) as its Hugging Face token "
+    "or under any credential's key (NGC_API_KEY, *_API_KEY, api-key, *_TOKEN).",
     catalog="S28",
     severity="medium",
     enforcement="advisory",

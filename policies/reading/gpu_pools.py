@@ -58,6 +58,26 @@ def target_pool(podspec: dict) -> str | None:
     return None
 
 
+def required_pools(podspec: dict) -> frozenset[str] | None:
+    """The NodePool names a pod spec admits when it requires one by name: its ``karpenter.sh/nodepool`` node selector,
+    or the ``In`` values of that key when every required node-affinity term has one (the terms are ORed); None when
+    it leaves the pool open (no such selector, a term without the key, ``NotIn``, ``Exists``, ``DoesNotExist``)."""
+    name = get(podspec, "nodeSelector", NODEPOOL_LABEL)
+    if isinstance(name, str):
+        return frozenset([name])
+    terms = as_list(
+        get(podspec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    )
+    names: set[str] = set()
+    for term in terms:
+        found = [as_dict(e) for e in as_list(as_dict(term).get("matchExpressions")) if as_dict(e).get("key") == NODEPOOL_LABEL]
+        values = [v for e in found if e.get("operator") == "In" for v in as_list(e.get("values"))]
+        if not values or not all(isinstance(v, str) for v in values):
+            return None
+        names.update(values)
+    return frozenset(names) if names else None
+
+
 @dataclass(frozen=True)
 class GpuWorkload:
     """One GPU pod template of a resource and what it holds at most on its pool."""

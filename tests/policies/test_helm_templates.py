@@ -330,7 +330,7 @@ def test_a_rendered_object_never_splits_the_files_into_clusters(tmp_path):
     (tmp_path / "repo" / "k8s" / "vllm.yaml").write_text(json.dumps(manifests.objects[0].obj))
     (tmp_path / "repo" / "k8s" / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: qwen}\n")
     both = read_manifests([str(tmp_path / "repo")])
-    assert len(both.objects) == 3 and scoped(both, resources_of(both)) == ([], None)
+    assert len(both.objects) == 3 and scoped(both, resources_of(both)) == ([], None, None)
 
 
 def test_the_cli_exits_0_on_a_chart_and_imports_the_renderer_only_for_templates(tmp_path):

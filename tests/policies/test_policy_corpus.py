@@ -396,6 +396,13 @@ EXPECTED = {
     # G46 (advisory) on the same RayService's image $ECR_REGISTRY/ray-llm:$RAY_LLM_TAG: as written it is no image
     # reference (labellers of fresh set 31 file such images G46 beside S27).
     ("data-stacks__ray-on-eks__examples__ray-batch-inference__03-rayservice-deepseek-r1-8b.yaml", "container-can-start"),
+    # G58 (advisory): two files of one folder define one object with other content; applying the folder keeps the
+    # last. The GKE Gemma samples (one folder upstream too) both define Deployment/vllm-gemma-deployment; the two
+    # ai-on-eks Ray blueprints both define RayService rayserve-vllm/vllm (two folders upstream, one in the corpus).
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-1b-it.yaml", "object-defined-once"),
+    ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "object-defined-once"),
+    ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "object-defined-once"),
+    ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "object-defined-once"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.

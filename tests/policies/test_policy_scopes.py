@@ -76,10 +76,14 @@ def test_same_name_in_other_namespaces_or_kinds_is_no_collision(tmp_path):
     assert _labels(tmp_path) == [("", 3)]
 
 
-def test_collisions_in_one_folder_split_file_by_file(tmp_path):
+def test_collisions_in_one_folder_keep_the_definitions_apart_and_join_the_rest(tmp_path):
+    # One folder is one cluster: each definition is checked with the folder's other objects (one variant each), and
+    # never with the other definition (policies/k8s_generic/defined_once.py reports two that differ).
     _write(tmp_path / "dev.yaml", _nodepool("l40s"))
     _write(tmp_path / "prod.yaml", _nodepool("l40s"))
-    assert _labels(tmp_path) == [("dev.yaml", 1), ("prod.yaml", 1)]
+    _write(tmp_path / "shared.yaml", _nodepool("h100"))
+    scopes = split(read_manifests([str(tmp_path)]).objects)
+    assert [(s.label, s.variant, len(s.indexes)) for s in scopes] == [("", "dev.yaml", 2), ("", "prod.yaml", 2)]
 
 
 def test_a_collision_inside_one_file_cannot_be_split(tmp_path):

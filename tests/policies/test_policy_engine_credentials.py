@@ -1,0 +1,94 @@
+"""Credentials an engine needs, as engine-table data (components/serving_engines.toml [engines.nim.downloads]
+credentials = NGC_API_KEY): S37 engine-download-credential, and S28 hf-token-secret-not-placeholder on a fill-in under
+any credential's key (NGC_API_KEY, *_API_KEY, api-key, *_TOKEN), not only a Hugging Face token's.
+
+Fixtures:
+
+- spent set 33 funtastic1234/SkyGuardian k8s/nim.yaml@e620a00fa0b399c767a73eef6537c40a943cd7f8: embedding-nim sets no
+  NGC_API_KEY and mounts no cache (labelled NONE, blocking: the NIM cannot download its profile); Secret ngc-secret
+  holds api-key "REPLACE_WITH_NGC_API_KEY" (labelled S27 advisory);
+- spent set 34 shenoyabhijith/llama-k8s-deployment k8s/secret.yaml@d710e32 (API_KEY "your_api_key", base64; the
+  Secret is labelled S28 advisory);
+- careful: MohammadB88/rag-anythingllm model_nvidia_nim/llama3-2-1b_all_resources.yaml@5200b50 (NGC_API_KEY from a
+  Secret, a claim at /opt/nim/.cache).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+
+from policy_fixtures import found_by
+from test_policy_gpu_only_engines import CAREFUL, EMBEDDING, NEMOTRON
+
+S37 = "engine-download-credential"
+S28_SECRET = "hf-token-secret-not-placeholder"
+
+
+def _container(manifest: dict) -> dict:
+    return manifest["spec"]["template"]["spec"]["containers"][0]
+
+
+def _secret(name: str, **data: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}, "type": "Opaque", "stringData": data}
+
+
+def test_a_nim_with_no_ngc_key_and_no_cache_cannot_download_its_model():
+    assert found_by([EMBEDDING], S37) == [
+        (
+            "advisory",
+            "container embedding-nim: NVIDIA NIM downloads its model from NGC (or the Hugging Face Hub for an hf:// "
+            "model) at start and needs NGC_API_KEY for it, but the container sets no NGC_API_KEY and mounts nothing at "
+            "/opt/nim/.cache that could already hold the model, so the download is refused and the server never "
+            "becomes ready; set env NGC_API_KEY from a Secret (valueFrom.secretKeyRef), or mount a volume pre-filled "
+            "with the model at /opt/nim/.cache",
+        )
+    ]
+
+
+def test_a_nim_with_its_key_or_a_cache_claim_or_a_local_model_is_silent():
+    assert found_by([NEMOTRON], S37) == []  # NGC_API_KEY from ngc-secret
+    assert found_by([CAREFUL], S37) == []
+    claim = copy.deepcopy(EMBEDDING)
+    claim["spec"]["template"]["spec"]["volumes"] = [{"name": "c", "persistentVolumeClaim": {"claimName": "nim-cache"}}]
+    _container(claim)["volumeMounts"] = [{"name": "c", "mountPath": "/opt/nim/.cache"}]
+    assert found_by([claim], S37) == []
+    local = copy.deepcopy(EMBEDDING)
+    _container(local)["env"] = [{"name": "NIM_MODEL_PATH", "value": "/models/nv-embedqa"}]
+    assert found_by([local], S37) == []
+
+
+def test_an_empty_dir_cache_does_not_hold_the_model():
+    empty = copy.deepcopy(EMBEDDING)
+    empty["spec"]["template"]["spec"]["volumes"] = [{"name": "c", "emptyDir": {}}]
+    _container(empty)["volumeMounts"] = [{"name": "c", "mountPath": "/opt/nim/.cache"}]
+    [(level, _)] = found_by([empty], S37)
+    assert level == "advisory"
+
+
+def test_a_fill_in_under_any_credential_key_is_advice():
+    assert found_by([_secret("ngc-secret", **{"api-key": "REPLACE_WITH_NGC_API_KEY"})], S28_SECRET) == [
+        (
+            "advisory",
+            "key api-key holds the fill-in 'REPLACE_WITH_NGC_API_KEY', not a credential: applying this Secret with the "
+            "files overwrites a real one, and a pod that reads it sends the fill-in, which the service (NGC, the Hub, an "
+            "API) refuses; create the Secret out of band (kubectl create secret generic ... --from-literal) and leave "
+            "it out of the applied files",
+        )
+    ]
+    encoded = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "llama-secrets", "namespace": "llama-deployment"},
+        "data": {"API_KEY": base64.b64encode(b"your_api_key").decode(), "TLS_CERT": ""},
+    }
+    [(level, message)] = found_by([encoded], S28_SECRET)
+    assert level == "advisory" and message.startswith("key API_KEY holds the fill-in 'your_api_key', not a credential")
+    for key in ("NGC_API_KEY", "OPENAI_API_KEY", "PROMETHEUS_AUTH_TOKEN"):
+        assert len(found_by([_secret("s", **{key: "<your-key>"})], S28_SECRET)) == 1
+
+
+def test_a_real_looking_value_or_a_key_that_names_no_credential_is_silent():
+    assert found_by([_secret("ngc-secret", **{"api-key": "nvapi-3f9a0c1d2e"})], S28_SECRET) == []
+    assert found_by([_secret("cfg", MODEL_NAME="REPLACE_WITH_MODEL")], S28_SECRET) == []
+    assert found_by([_secret("s", NGC_API_KEY="${NGC_API_KEY}")], S28_SECRET) == []
