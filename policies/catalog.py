@@ -151,6 +151,8 @@ _ENTRIES = (
     Entry("G", 57, "an ingress-nginx regex path uses pathType ImplementationSpecific"),
     Entry("G", 58, "an object is defined once among the files of a folder"),
     Entry("G", 59, "a model server does not tolerate the taints of nodes in trouble (pressure, cordoned, failed)"),
+    Entry("G", 60, "a pod's Secret reference resolves against the Secret its run defines"),
+    Entry("G", 61, "a model proxy's route to localhost reaches a model server in its own pod"),
 )
 
 

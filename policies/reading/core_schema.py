@@ -147,8 +147,8 @@ class _Walk:
         return node
 
     def value(self, node: dict, value: Any, where: str) -> None:
-        if value is None or isinstance(value, Unknown) or value == _REDACTED or len(self.found) >= _MAX_FINDINGS:
-            return
+        if value is None or isinstance(value, (Unknown, bytes)) or value == _REDACTED or len(self.found) >= _MAX_FINDINGS:
+            return  # (bytes: a YAML !!binary, which kubectl's converter turns into text of its own)
         node = self.node(node)
         types = node.get("t")
         if types and not _accepts(types, value):

@@ -246,3 +246,14 @@ def test_cluster_kinds_are_read_too():
     }
     assert _found(role) == []
     assert [m.split(":")[0] for _, m in _found({**role, "rule": []})] == ["rule"]
+
+
+def test_odd_values_are_read_without_a_traceback():
+    # Keys that are not text, YAML !!binary (bytes), a list where a map goes, a map where a list goes.
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", 1: "x"}, "data": {"token": b"\x00\x01"}}
+    assert [m.split(":")[0] for _, m in _found(secret)] == ["metadata[1]"]
+    odd = _pod([], ports={"containerPort": 80}, volumeMounts=[[{"name": "a"}]])
+    assert [m.split(":")[0] for _, m in _found(odd)] == [
+        "spec.containers[0].ports",
+        "spec.containers[0].volumeMounts[0]",
+    ]
