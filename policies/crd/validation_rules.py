@@ -9,14 +9,16 @@ value of the wrong type or outside an enum. A Karpenter v1 NodePool whose ``node
 (``apiVersion``, no ``group``) is refused: karpenter.sh/v1 requires [group, kind, name]. A field the schema does not
 define (set 15: a NodePool taint's ``operator``, souhailsegni/Deepseek_R1_VLLM-EKS) is refused under strict field
 validation (kubectl's default since server-side field validation went GA in Kubernetes 1.27, KEP-2885) and pruned
-otherwise: advice, for the cluster's CRD version may differ from the pinned one; so is a field the pinned version added
+otherwise: advice, for the cluster's CRD version may differ from the pinned one; so are fields at the wrong level
+(policies/crd/top_level.py: a KAITO Workspace's settings under a spec it does not have, a spec field written beside
+spec), and a field the pinned version added
 after a release clusters still run (a ServingRuntime's ``schedulerName``, KServe v0.17.0: set 15
 bogdancstrike/k8s-llm-slm-hami installs v0.13.0).
 """
 
 from __future__ import annotations
 
-from policies.crd import cel, schema
+from policies.crd import cel, schema, top_level
 from policies.crd.unpinned_bounds import RESOURCE_TYPES as UNPINNED_TYPES
 from policies.crd.unpinned_bounds import bound_findings
 from policies.framework import Policy, Resource, unproven
@@ -66,7 +68,7 @@ def _undefined_fields(resource: Resource) -> list[str]:
         unproven(f"{where}: {kind} defines it only from {since} ({source}); on an earlier release {_PRUNED}")
         for where, since, source in schema.newer_fields(resource.type, resource.props)
     ]
-    return messages
+    return messages + [unproven(m) for m in top_level.findings(resource)]
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
@@ -96,7 +98,7 @@ POLICY = Policy(
         "required field, set it as the CRD version in apiVersion defines it (Karpenter v1's nodeClassRef takes group, "
         "kind and name). Rules that compare with the stored object (oldSelf) run only on update and are not checked here."
     ),
-    resource_types=tuple(sorted({*cel.resource_types(), *schema.resource_types(), *UNPINNED_TYPES})),
+    resource_types=tuple(sorted({*cel.resource_types(), *schema.resource_types(), *UNPINNED_TYPES, *top_level.RESOURCE_TYPES})),
     check_resource=_check,
     rationale=(
         "The API server evaluates a CRD's x-kubernetes-validations rules on every create and update and refuses "

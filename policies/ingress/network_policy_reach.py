@@ -25,13 +25,15 @@ labels it so: advice (set 29: the same file's allow-ingress-from-gateway).
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 from typing import Any, Iterator, Optional
 
 from components.serving_engines import Engine
 from policies.framework import Policy, Resource, unproven
-from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, get, split_type
+from policies.kube import WORKLOAD_TYPES, as_dict, as_int, as_list, containers, get, pod_specs, split_type
 from policies.reading.engines import env_values, fetches, hub_offline, table_servers, volume_at
+from policies.reading.model_ids import model_id
 from policies.reading.serving import engine_row, namespace_of, pod_labels, selector_matches
 from policies.reading.vllm_args import served_model, vllm_servers
 
@@ -154,8 +156,80 @@ def _download_findings(resources: list[Resource]) -> list[tuple[str, str]]:
     return findings
 
 
+# A model a container of no known engine names: model_ids' flags and variables, and MODEL_NAME (read here only,
+# beside an egress rule that shows the author meant to reach outside: see _generic_findings).
+_BARE_MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+
+
+def _named_model(container: Mapping) -> Optional[tuple[str, str]]:
+    """(model, where it is named) of a container that names a Hub-style model id (org/name or a bare root-level name
+    such as gpt2), or None."""
+    named = model_id(container)
+    found = (named.model, named.field) if named is not None and named.field else None
+    if found is None and "MODEL_NAME" in (env := env_values(container)):
+        found = (env["MODEL_NAME"], "env MODEL_NAME")
+    if found is None or not isinstance(found[0], str) or not _BARE_MODEL.match(found[0].strip()):
+        return None
+    if not any(ch.isalpha() for ch in found[0]):
+        return None
+    return found[0].strip(), found[1]
+
+
+def _in_cluster_https(policies: list[Resource]) -> Optional[str]:
+    """Where an egress rule admits HTTPS (443) only to pods of the cluster: a ``to`` of namespaceSelector / podSelector
+    peers and no ipBlock. A NetworkPolicyPeer's selectors select pods, ``namespaceSelector: {}`` every pod of every
+    namespace, and only an ipBlock admits an address outside the cluster (networking.k8s.io/v1 NetworkPolicyPeer,
+    https://kubernetes.io/docs/concepts/services-networking/network-policies/#behavior-of-to-and-from-selectors)."""
+    for policy in policies:
+        for i, rule in enumerate(as_dict(r) for r in as_list(get(policy.props, "spec", "egress"))):
+            ports = [as_dict(p) for p in as_list(rule.get("ports"))]
+            peers = [as_dict(p) for p in as_list(rule.get("to"))]
+            if not ports or not any(as_int(p.get("port")) == 443 or p.get("port") == "https" for p in ports):
+                continue
+            if peers and not any("ipBlock" in p for p in peers):
+                shown = "; ".join(", ".join(f"{k}: {v or '{}'}" for k, v in p.items()) for p in peers)
+                return f"{policy.name.rsplit(' ', 1)[-1]} spec.egress[{i}] allows 443 only to {shown}"
+    return None
+
+
+def _generic_findings(resources: list[Resource], policies: list[Resource], reported: set[str]) -> list[tuple[str, str]]:
+    """Advice for pods of no known engine that name a model (_named_model), isolated for egress by policies whose only
+    HTTPS rule admits pods of the cluster (_in_cluster_https): the author meant the pod to reach outside on HTTPS, and
+    the rule does not. Set 34: sahu04/hf-llm-gitops-project k8s/networkpolicy.yaml@306bb62 allows 443 to
+    namespaceSelector {} while hf-llm-api (MODEL_NAME distilgpt2) downloads the model from huggingface.co at start."""
+    findings: list[tuple[str, str]] = []
+    for workload in resources:
+        if workload.type not in WORKLOAD_TYPES or not isinstance(workload.props, dict):
+            continue
+        known = {id(s.container) for s in vllm_servers(workload)} | {id(s.container) for s in table_servers(workload)}
+        namespace, label_sets = namespace_of(workload, "default"), pod_labels(workload)
+        egress = [p for p in policies if namespace_of(p, "default") == namespace and _egress_type(p)]
+        egress = [p for p in egress if any(_selects(p, labels) for labels in label_sets)]
+        if not egress or any(_outside(as_dict(r)) is not False for p in egress for r in as_list(get(p.props, "spec", "egress"))):
+            continue
+        rule = _in_cluster_https(egress)
+        named = [
+            (c, m) for _, spec in pod_specs(workload) for c in containers(spec) if id(c) not in known and (m := _named_model(c))
+        ]
+        if rule is None or not named or egress[0].name in reported:
+            continue
+        container, (model, field) = named[0]
+        reported.add(egress[0].name)
+        message = (
+            f"selects the pods of {get(workload.props, 'kind')}/{get(workload.props, 'metadata', 'name')} for Egress, "
+            f"and {rule}: those select pods of the cluster, never an outside address, so no rule reaches the internet "
+            f"on HTTPS; container {container.get('name')} names the model {model} ({field}): if its image downloads it "
+            f"from the Hugging Face Hub at start (its code is not in the files), the download fails and the server "
+            f"cannot start; allow egress to 0.0.0.0/0 (except the cluster's ranges) on 443 with an ipBlock"
+        )
+        findings.append((egress[0].name, unproven(message)))
+    return findings
+
+
 def _check_download(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
-    return _download_findings(resources)
+    found = _download_findings(resources)
+    policies = [r for r in resources if split_type(r.type) == _NETPOL and isinstance(r.props, dict)]
+    return found + _generic_findings(resources, policies, {name for name, _ in found}) if policies else found
 
 
 def _namespace_labels(resources: list[Resource]) -> dict[str, dict]:

@@ -1,0 +1,102 @@
+"""G60 secret-ref-resolves: a container's Secret reference that the run's Secret of that name cannot serve.
+
+Fixture that fires: set 34, brokedba/vllm-lab examples/k8s/civo/vllm_deploy_cpu_civo.yml and vllm_pvc_civo.yml
+@ccbb525332596805c4c9e6e5ea321ab3ae6dfc7f: HUGGING_FACE_HUB_TOKEN is a non-optional secretKeyRef to hf-token-secret,
+whose only manifest holds data.token "<base64-HF-token>" (not base64: the API server refuses the Secret). Second
+third-party form: spent set 20, JanLeyva/k8s-vllm inference/deployment.yaml and inference/hf_token.yaml
+@d700619a33da5a7322632ea22fb58f10fdf6deb4 (data.token "==", padding only; labelled G47 blocking with "the Deployment's
+non-optional secretKeyRef also fails"). Another form: the Secret holds other keys than the one the pod reads.
+Silent: an optional reference, a valid Secret with the key, a Secret the files do not define or define elsewhere.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from policy_fixtures import manifest
+
+from policies.registry import evaluate
+
+_SECRET = {
+    "apiVersion": "v1",
+    "kind": "Secret",
+    "metadata": {"name": "hf-token-secret", "namespace": "vllm"},
+    "type": "Opaque",
+    "data": {"token": "<base64-HF-token>"},
+}
+_DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "vllm-server", "namespace": "vllm"},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app.kubernetes.io/name": "vllm"}},
+        "template": {
+            "metadata": {"labels": {"app.kubernetes.io/name": "vllm"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "vllm",
+                        "image": "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.8.5",
+                        "args": ["--model", "TinyLlama/TinyLlama-1.1B-Chat-v1.0"],
+                        "env": [
+                            {
+                                "name": "HUGGING_FACE_HUB_TOKEN",
+                                "valueFrom": {"secretKeyRef": {"name": "hf-token-secret", "key": "token"}},
+                            }
+                        ],
+                        "ports": [{"containerPort": 8000}],
+                    }
+                ]
+            },
+        },
+    },
+}
+
+
+def _g60(*objs: dict) -> list[tuple[str, str]]:
+    return [(v.enforcement, v.message) for v in evaluate([manifest(o) for o in objs], None) if v.policy == "secret-ref-resolves"]
+
+
+def test_a_secret_the_api_server_refuses_is_advice():
+    ((level, message),) = _g60(_DEPLOYMENT, _SECRET)
+    assert level == "advisory"
+    assert message.startswith(
+        "spec.template.spec: container vllm env[0] HUGGING_FACE_HUB_TOKEN reads key token of Secret hf-token-secret (not "
+        "optional), and the Secret vllm/hf-token-secret of the files read cannot give it: data.token is not base64"
+    )
+
+
+def test_a_padding_only_token_is_advice():
+    # Set 20 JanLeyva/k8s-vllm: namespace default, data.token "==".
+    secret = copy.deepcopy(_SECRET)
+    secret["metadata"] = {"name": "hf-token-secret", "namespace": "default"}
+    secret["data"] = {"token": "=="}
+    deployment = copy.deepcopy(_DEPLOYMENT)
+    deployment["metadata"] = {"name": "mistral-7b"}
+    ((level, message),) = _g60(deployment, secret)
+    assert level == "advisory"
+    assert "the Secret default/hf-token-secret of the files read cannot give it: data.token is not base64" in message
+
+
+def test_a_secret_without_the_key_is_advice():
+    other_key = copy.deepcopy(_SECRET)
+    other_key["data"] = {"hf-token": "aGZfeHl6"}
+    ((level, message),) = _g60(_DEPLOYMENT, other_key)
+    assert level == "advisory"
+    assert "it holds no key token (it has hf-token)" in message
+
+
+def test_careful_forms_stay_silent():
+    good = copy.deepcopy(_SECRET)
+    good["data"] = {"token": "aGZfeHl6"}
+    assert _g60(_DEPLOYMENT, good) == []
+    plain = {**{k: v for k, v in _SECRET.items() if k != "data"}, "stringData": {"token": "hf_xyz"}}
+    assert _g60(_DEPLOYMENT, plain) == []
+    assert _g60(_DEPLOYMENT) == []
+    optional = copy.deepcopy(_DEPLOYMENT)
+    optional["spec"]["template"]["spec"]["containers"][0]["env"][0]["valueFrom"]["secretKeyRef"]["optional"] = True
+    assert _g60(optional, _SECRET) == []
+    elsewhere = copy.deepcopy(_SECRET)
+    elsewhere["metadata"]["namespace"] = "other"
+    assert _g60(_DEPLOYMENT, elsewhere) == []
