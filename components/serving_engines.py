@@ -57,6 +57,7 @@ SOURCE_GROUPS = (
     "listens",
     "devices",
     "switches",
+    "backends",
 )
 # The address a server binds when its host setting is unset: every address of the pod, or loopback only.
 LISTENS = ("all", "loopback")
@@ -116,6 +117,8 @@ _OPTIONAL: dict[str, type] = {
     "max_gpus": int,
     "needs_gpu": bool,
     "gpu_only_images": list,
+    "image_backends": dict,
+    "judged_backends": list,
     "load_floor_seconds": int,
     "default_models": dict,
 }
@@ -250,6 +253,10 @@ class Engine:
     # the publisher's images that serve only on an NVIDIA GPU) and nothing points the pod at GPU nodes
     needs_gpu: bool = False
     gpu_only_images: tuple[str, ...] = ()
+    # the backends among ``judged_backends`` each flavour of the publisher's image ships (Triton: the tag after its
+    # YY.MM- release, "py3" -> none, "trtllm-python-py3" -> tensorrtllm), read by S56 engine-image-has-backend
+    image_backends: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    judged_backends: tuple[str, ...] = ()
     # the shortest start of any model the engine serves, seconds (-1: S16's own floor for model servers, 60 s); a
     # liveness window below it proves a restart mid-load
     load_floor_seconds: int = -1
@@ -401,6 +408,8 @@ def _check_sources(where: str, row: dict, sources: Any) -> None:
         stated.add("options")
     if row.get("gpu_or_cpu") or "max_gpus" in row or "needs_gpu" in row or "gpu_only_images" in row:
         stated.add("devices")
+    if "image_backends" in row or "judged_backends" in row:
+        stated.add("backends")
     if any(k in row for k in ("debug_flags", "lenient_readiness", "lazy_start", "start_models", "live_before_ready")):
         stated.add("switches")
     if "listens" in row:
@@ -485,6 +494,8 @@ def _row(name: str, row: Any) -> Engine:
         max_gpus=row.get("max_gpus", 0),
         needs_gpu=row.get("needs_gpu", False),
         gpu_only_images=tuple(i.lower() for i in row.get("gpu_only_images", ())),
+        image_backends=tuple((str(k).lower(), tuple(v)) for k, v in sorted(row.get("image_backends", {}).items())),
+        judged_backends=tuple(row.get("judged_backends", ())),
         load_floor_seconds=row.get("load_floor_seconds", -1),
         default_models=_default_models(where, row.get("default_models", {})),
     )

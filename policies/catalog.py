@@ -92,6 +92,7 @@ _ENTRIES = (
     Entry("S", 53, "the engine release supports the model's architecture"),
     Entry("S", 54, "a client is told no larger context window than its vLLM server serves"),
     Entry("S", 55, "a vLLM server's command line names the model it serves"),
+    Entry("S", 56, "the server's image ships the backend its models need"),
     Entry("G", 1, "image tag latest / missing"),
     Entry("G", 2, "image digest required"),
     Entry("G", 3, "imagePullPolicy Always"),
@@ -151,6 +152,7 @@ _ENTRIES = (
     Entry("G", 58, "an object is defined once among the files of a folder"),
     Entry("G", 59, "a model server does not tolerate the taints of nodes in trouble (pressure, cordoned, failed)"),
     Entry("G", 60, "a pod's Secret reference resolves against the Secret its run defines"),
+    Entry("G", 61, "a model proxy's route to localhost reaches a model server in its own pod"),
 )
 
 

@@ -4,7 +4,7 @@ The re module parses and compiles a pattern in pure Python (``re._parser``, ``re
 memory only: loading the pack compiles ~190 patterns at import (the pack's own, PyYAML's resolver and reader), ~35 ms of
 each ~250 ms ``python -m policies check`` (benchmarks/policies_check.py), the largest single cost of loading it.
 
-``cached_regex_code`` does for patterns what ``__pycache__`` does for modules, while a check runs: inside it,
+``cached_regex_code`` does for patterns what ``__pycache__`` does for modules, while the pack loads: inside it,
 ``re._compiler.compile`` of a pattern text builds the pattern object from the instruction list an earlier run compiled
 for that exact (text, flags), read from one file beside the bytecode cache (components/parse_cache.py), and compiles it
 as re does on a miss. The pattern object is made by the same call re makes last (``_sre.compile(pattern, flags, code,
@@ -13,8 +13,10 @@ groups - 1, groupindex, indexgroup)``: CPython 3.11 Lib/re/_compiler.py:740-764)
 interpreter (its exact version string, patch release and build included, and the engine's ``_sre.MAGIC`` and
 ``CODESIZE`` inside): a new pattern is compiled afresh, never served stale. An entry the engine refuses (``_sre.compile``
 validates the code it is given) is compiled afresh too, and the file rewritten: a damaged file costs time, never the
-run (the cache of 104a7a0 was reverted for both: keyed by the bytecode magic only, and a bad entry ended the run). The file is rewritten after a run that compiled any, with the patterns of the earlier runs and of this one
-(at most MAX_PATTERNS). Nothing is written where Python writes no bytecode.
+run (the cache of 104a7a0 was reverted for both: keyed by the bytecode magic only, and a bad entry ended the run). The file is rewritten after a load that compiled any, with the patterns of the earlier loads and of this one
+(at most MAX_PATTERNS). Nothing is written where Python writes no bytecode. policies/__main__.py opens it around the
+pack's import only, before any manifest is read: the file holds the code's own patterns, never one a check builds from
+a manifest's text (a mount path, a variable's name), which is compiled as re compiles it.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from components.parse_cache import cache_folder, store
 
 __all__ = ["MAX_PATTERNS", "cache_file", "cached_regex_code"]
 
-# A run compiles ~240 patterns (~200 KB kept); a file past this holds patterns of inputs long gone and starts afresh.
+# Loading the pack compiles ~190 patterns (~150 KB kept); a file past this holds patterns of code long gone and starts
+# afresh.
 MAX_PATTERNS = 4096
 
 _compiler: Any = getattr(re, "_compiler", None)  # re's internals by the 3.11 names; none: no cache

@@ -7,6 +7,8 @@ What this reads (each rule cites its source in the reading module):
   the kind's length. Spent set 31 (openshift-psap/topsail projects/llm-d/testing/llmisvcs/llmisvc-*.yaml) names its
   LLMInferenceServices and their namespace ``SET_AT_RUNTIME``: a placeholder its test harness replaces, so advice; a
   plainly invalid name is refused as written;
+- label keys and values (policies/reading/object_labels.py): a model id or URL as a label value (kevinmeix1/
+  kserve-model-serving-platform kubernetes/workload-identity.yaml: ``spiffe.io/spiffe-id: spiffe://...``);
 - an Ingress that sets both the ``kubernetes.io/ingress.class`` annotation and ``spec.ingressClassName``
   (policies/reading/api_refusals.py ingress_class_refusal): refused on create when the two differ, and by API
   servers before the relaxed rule when they agree (spent set 24, kyourselfer/OTUS_LLM-llm_mlflow
@@ -20,6 +22,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource, unproven
 from policies.kube import split_type
 from policies.reading.api_refusals import ingress_class_refusal
+from policies.reading.object_labels import label_problems
 from policies.reading.object_names import name_problems
 
 
@@ -55,8 +58,30 @@ def _name_findings(resource: Resource) -> list[str]:
     return messages
 
 
+def _label_findings(resource: Resource) -> list[str]:
+    kind = split_type(resource.type)[1] or "object"
+    messages: list[str] = []
+    for problem in label_problems(resource.type, resource.props):
+        shown = f"{problem.where}[{problem.key}] = {problem.value!r}"
+        if problem.placeholder:
+            continue  # S27 names every placeholder, in labels too
+        if problem.proven:
+            messages.append(
+                f"{shown}: {problem.why}; the API server refuses the {kind} ({problem.where}: Invalid value), so it "
+                f"is never created; keep labels to short tokens and put a model id or URL in an annotation"
+            )
+        else:
+            messages.append(
+                unproven(
+                    f"{shown}: {problem.why}; the API server refuses the pods the operator makes with it "
+                    f"({problem.where}: Invalid value); keep labels to short tokens"
+                )
+            )
+    return messages
+
+
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages = _name_findings(resource)
+    messages = _name_findings(resource) + _label_findings(resource)
     refused = ingress_class_refusal(resource)
     if refused is not None:
         text, proven = refused
@@ -67,8 +92,9 @@ def _check(resource: Resource, config: dict) -> list[str]:
 POLICY = Policy(
     name="api-object-valid",
     description=(
-        "An object's name, generateName and namespace are valid for its kind, and an Ingress does not set both the "
-        "class annotation and spec.ingressClassName (the API server refuses the object otherwise)."
+        "An object's name, generateName and namespace are valid for its kind, its labels and selectors' matchLabels "
+        "are valid label keys and values, and an Ingress does not set both the class annotation and "
+        "spec.ingressClassName (the API server refuses the object otherwise)."
     ),
     catalog="S26",
     severity="high",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from policies.framework import Policy, Resource, unproven
 from policies.kube import get, workload_types
 from policies.operators import OPERATOR_TYPES, operator_server
+from policies.reading.hpa_requests import unrequested
 from policies.reading.kserve_runtime import effective_resources, unclaimed_runtime_resources
 from policies.reading.limit_ranges import namespace_default
 from policies.reading.lws_groups import presumed_servers, weighed_presumed
@@ -27,7 +28,8 @@ _CPU_ONLY = " (advisory: memory is requested, and a server short of CPU is throt
 
 
 def _check(resource: Resource, config: dict) -> list[str]:
-    messages: list[str] = []
+    # Any workload an HPA scales on utilisation needs the requests it divides by, model server or not.
+    messages: list[str] = unrequested(resource)
     for server in model_servers(resource) + presumed_servers(resource):
         resources, merged = effective_resources(resource, server.path, server.container)
         alone = resources is None and (resources := unclaimed_runtime_resources(resource, server.container)) is not None

@@ -50,6 +50,11 @@ def _qualified(value: str) -> bool:
     return 0 < len(name) <= 63 and _NAME.match(name) is not None
 
 
+def is_qualified_name(value: str) -> bool:
+    """IsQualifiedName: a label key, an annotation key, a resource name."""
+    return _qualified(value)
+
+
 def _resource_name_error(name: str) -> str | None:
     """Why the API server refuses a container resource name, or None (validateContainerResourceName)."""
     if not _qualified(name):

@@ -218,3 +218,115 @@ POLICY = Policy(
         "is the engine table's listens column with its source (components/serving_engines.toml)."
     ),
 )
+
+
+# A process the files do not show may listen beside the engine: a shell that starts more than the server (a Ray head
+# beside vLLM), or another container of the pod (a sidecar, an init container that keeps running).
+_SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "/bin/sh", "/bin/bash", "/bin/ash", "/bin/dash", "/usr/bin/bash"})
+
+
+def _listens_on(server: ModelServer, row: Engine) -> Optional[set[int]]:
+    """The ports a model server listens on: its port setting (literal, else the engine's default) and the engine's
+    metrics port; None where something the files do not show may add one (a shell, a variable, a config file, an
+    entrypoint of another image), or the engine's row serves metrics on a port of its own (another listener)."""
+    if row.metrics_port != row.port or not row.flags.get("port"):
+        return None  # another listener for metrics, or a port setting the table does not spell (TGI's image sets PORT)
+    words = [str(t) for t in as_list(server.container.get("command")) + as_list(server.container.get("args"))]
+    if any(w in _SHELLS or w == "-c" for w in words):
+        return None
+    found = _settings(server, row)
+    image = str(server.container.get("image") or "").lower()
+    if found is None or (not server.container.get("command") and not any(i in image for i in row.images)):
+        return None
+    args, line = found
+    if "uds" in args or "config" in args or _loose(line) or any("$" in t for t in line):
+        return None
+    if row.env.get("port") and (server.container.get("envFrom") or any(e in _env_names(server) for e in row.env["port"])):
+        return None
+    raw = args.get("port")
+    if raw is None and isinstance(args.get("host"), str):
+        raw = _host_port(args["host"])[1]
+    if raw is None and row.env.get("port"):
+        return None  # the image's own environment may set it
+    if raw is not None and not str(raw).isdigit():
+        return None
+    return {int(raw) if raw is not None else row.port}
+
+
+def _env_names(server: ModelServer) -> set[str]:
+    return {str(as_dict(e).get("name")) for e in as_list(server.container.get("env"))}
+
+
+def _unserved_ports(service: Resource, workloads: list[Resource]) -> list[str]:
+    """What a Service's ports send to where nothing listens, on the pods of the files' workloads it selects."""
+    selector = get(service.props, "spec", "selector")
+    if not isinstance(selector, Mapping) or not selector or service.template or service.patch:
+        return []
+    out: list[str] = []
+    for resource in workloads:
+        if namespace_of(resource) != namespace_of(service) or resource.template or resource.patch or resource.base:
+            continue
+        servers = model_servers(resource)
+        for path, podspec in {s.path: s.podspec for s in servers}.items():
+            if not any(selector_matches(selector, labels, plain=True) for labels in template_labels(resource, path)):
+                continue
+            mine = [s for s in servers if s.podspec is podspec]
+            containers = [as_dict(c) for c in as_list(podspec.get("containers"))]
+            sidecars = [c for c in as_list(podspec.get("initContainers")) if as_dict(c).get("restartPolicy") == "Always"]
+            declared = {
+                p.get("name"): p.get("containerPort")
+                for c in [*containers, *map(as_dict, sidecars)]
+                for p in map(as_dict, as_list(c.get("ports")))
+            }
+            rows = [(s, engine_row(s.engine)) for s in mine]
+            ports = [_listens_on(s, r) if r is not None else None for s, r in rows]
+            known = len(mine) == len(containers) and not sidecars and all(p is not None for p in ports)
+            listening = set().union(*(p for p in ports if p is not None))
+            for entry in map(as_dict, as_list(get(service.props, "spec", "ports"))):
+                target = entry.get("targetPort", entry.get("port"))
+                if isinstance(target, str) and not target.isdigit():
+                    if target not in declared and "$" not in target and "{" not in target:
+                        out.append(
+                            f"port {entry.get('port')} targets the named port {target}, which no container of {get(resource.props, 'kind')}/{get(resource.props, 'metadata', 'name')} declares, so the Service has no endpoint on it"
+                        )
+                    continue
+                number = int(target) if isinstance(target, int) or (isinstance(target, str) and target.isdigit()) else None
+                if known and number is not None and number not in listening:
+                    shown = ", ".join(str(p) for p in sorted(listening))
+                    names = " and ".join(sorted({r.display for _, r in rows if r is not None}))
+                    out.append(
+                        f"port {entry.get('port')} targets {number} on the pods of {get(resource.props, 'kind')}/{get(resource.props, 'metadata', 'name')}, where {names} listens on {shown} only (its metrics too) and no other container runs, so connections to it are refused (a containerPort declares nothing; the server's port setting decides); target {shown}"
+                    )
+    return out
+
+
+def _unserved_check(resources: list[Resource], config: dict) -> list[tuple[str, str]]:
+    workloads = [r for r in resources if split_type(r.type)[1] in _OWN_COMMAND_LINE and not is_custom_type(r.type)]
+    return [
+        (service.name, unproven(f"spec.ports: {message}"))
+        for service in resources
+        if split_type(service.type) == _SERVICE_TYPE
+        for message in _unserved_ports(service, workloads)
+    ]
+
+
+SERVICE_PORT_POLICY = Policy(
+    name="service-port-reaches-server",
+    description="A Service port whose target is a port nothing in the selected model-server pods listens on: a named "
+    "targetPort no container declares, or a number that is not the engine's own port (its port setting or default; "
+    "vLLM serves /metrics on it too) in a pod that runs only the engine (advice).",
+    catalog="S51",
+    severity="medium",
+    enforcement="advisory",
+    remediation_steps="Target the port the server listens on (vLLM's --port, default 8000, serves the API and "
+    "/metrics), or the name of a containerPort that declares it.",
+    config_schema={},
+    check_stack=_unserved_check,
+    rationale=(
+        "The EndpointSlice controller resolves a named targetPort through the pod's container ports and leaves out a pod "
+        "that declares none of that name; a numeric targetPort is sent to as is, and containerPort is informational "
+        "(https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#ports): only the process decides "
+        "what listens. Each engine's port and metrics port are the engine table's, with their sources "
+        "(components/serving_engines.toml)."
+    ),
+)

@@ -160,3 +160,63 @@ def test_the_pack_reports_it_under_s26():
     obj = copy.deepcopy(_service("llama-3.1-8b"))
     found = messages(POLICY, manifest(obj))
     assert len(found) == 1 and POLICY.catalog == "S26"
+
+
+def _service_account(labels: dict) -> dict:
+    # kevinmeix1/kserve-model-serving-platform kubernetes/workload-identity.yaml at
+    # f9ace49b5f15bea6c02b3ead5dac8d4d2c18c400: a SPIFFE id (a URL) as a label value.
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {
+            "name": "credit-risk-router",
+            "namespace": "mlops-serving",
+            "annotations": {"eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/credit-risk-router"},
+            "labels": labels,
+        },
+        "automountServiceAccountToken": False,
+    }
+
+
+def test_a_url_as_a_label_value_blocks():
+    found = _found(
+        _service_account(
+            {
+                "app.kubernetes.io/part-of": "kserve-model-serving-platform",
+                "spiffe.io/spiffe-id": "spiffe://mlops.local/ns/mlops-serving/sa/credit-risk-router",
+            }
+        )
+    )
+    assert found == [
+        (
+            "mandatory",
+            "metadata.labels[spiffe.io/spiffe-id] = 'spiffe://mlops.local/ns/mlops-serving/sa/credit-risk-router': a "
+            "valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
+            "and end with an alphanumeric character; the API server refuses the ServiceAccount (metadata.labels: "
+            "Invalid value), so it is never created; keep labels to short tokens and put a model id or URL in an "
+            "annotation",
+        )
+    ]
+
+
+def test_a_model_id_in_a_pod_template_label_blocks_and_careful_labels_stay_silent():
+    deployment = _deployment("vllm")
+    deployment["spec"]["template"]["metadata"]["labels"]["model"] = "meta-llama/Llama-3.1-8B-Instruct"
+    deployment["spec"]["selector"]["matchLabels"]["model"] = "meta-llama/Llama-3.1-8B-Instruct"
+    found = _found(deployment)
+    assert [(level, m.split(" = ")[0]) for level, m in found] == [
+        ("mandatory", "spec.selector.matchLabels[model]"),
+        ("mandatory", "spec.template.metadata.labels[model]"),
+    ]
+    careful = _service_account({"app.kubernetes.io/part-of": "kserve", "model": "llama-3.1-8b_instruct", "empty": ""})
+    assert _found(careful) == []
+    # A placeholder is S27's; a Helm template's; a number is api-schema-valid's type error.
+    assert _found(_service_account({"model": "<model-name>", "app": "{{ .Chart.Name }}", "gpus": 8})) == []
+    # On a custom resource a template's labels are the operator's to copy onto pods: advice.
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "llama"},
+        "spec": {"predictor": {"metadata": {"labels": {"model": "meta-llama/Llama-3.1-8B"}}}},
+    }
+    assert [level for level, _ in _found(isvc)] == ["advisory"]

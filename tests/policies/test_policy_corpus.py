@@ -403,6 +403,10 @@ EXPECTED = {
     ("ai-ml__llm-serving-gemma__vllm__vllm-3-27b-it.yaml", "object-defined-once"),
     ("blueprints__inference__vllm-ray-gpu-deepseek__ray-vllm-deepseek.yml", "object-defined-once"),
     ("blueprints__inference__vllm-rayserve-gpu__ray-service-vllm.yaml", "object-defined-once"),
+    # S51 service-port-reaches-server (advisory): AIBrix's autoscaling sample Service sends port 8080 (its
+    # prometheus.io/port) to a pod whose only container runs vllm serve --port 8000; the AIBrix runtime sidecar that
+    # serves 8080 in other samples is not in this pod, so the scrape is refused.
+    ("samples__autoscaling__deploy.yaml", "service-port-reaches-server"),
 }
 
 # Findings the pack made before issue 21 that a careful reader rejects; each must stay absent.

@@ -50,7 +50,9 @@ VLLM_DOCS = [
 
 
 def test_a_placeholder_token_secret_is_advice_on_the_secret():
-    ((level, message),) = found_by([AYENI], SECRET)
+    # VLLM_API_KEY's fill-in is a credential's too (any *_API_KEY: tests/policies/test_policy_engine_credentials.py).
+    ((level, message), (api_level, api_key)) = found_by([AYENI], SECRET)
+    assert api_level == "advisory" and api_key.startswith("key VLLM_API_KEY holds the fill-in 'REPLACE_WITH_REAL_API_KEY'")
     assert level == "advisory"
     assert message.startswith(
         "key HF_TOKEN holds the fill-in 'REPLACE_WITH_REAL_TOKEN', not a Hugging Face token: applying this Secret with "

@@ -173,7 +173,13 @@ def test_a_check_reports_the_same_with_the_cache_cold_and_warm(tmp_path: Path) -
         "      containers:\n      - name: vllm\n        image: vllm/vllm-openai:latest\n"
         "        args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '8192']\n"
         "        env: [{name: HF_TOKEN, value: hf_abcdefghijklmnopqrstuvwxyz0123456789}]\n"
+        "        command: [bash, -c, 'ZZMARK_VAR=1; bash /zzmark/start.sh']\n"
+        "        volumeMounts: [{name: scripts, mountPath: /zzmark}]\n"
         "        resources: {limits: {nvidia.com/gpu: 1}}\n"
+        "      volumes: [{name: scripts, configMap: {name: zzmark-scripts}}]\n"
+        # The script the container runs: mounted_scripts builds a pattern from its path while the check runs.
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: zzmark-scripts, namespace: default}\n"
+        "data: {start.sh: 'vllm serve meta-llama/Llama-3.1-8B-Instruct'}\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "pycache")
@@ -191,6 +197,8 @@ def test_a_check_reports_the_same_with_the_cache_cold_and_warm(tmp_path: Path) -
     ]
     kept = list((tmp_path / "pycache").rglob("regex-code.*.marshal"))
     assert kept and len(marshal.loads(kept[0].read_bytes())[1]) > 100
+    # Only the pack's own patterns are kept: none a check built from the manifest's text (a path, a variable).
+    assert b"zzmark" not in kept[0].read_bytes().lower() and b"abcdefghijklmnop" not in kept[0].read_bytes()
     assert runs[0].returncode == runs[1].returncode == 1
     assert runs[0].stdout == runs[1].stdout and '"violations"' in runs[0].stdout
 
