@@ -54,7 +54,7 @@ def test_a_helper_that_would_grow_without_bound_refuses_the_render(template):
     else:
         with pytest.raises(CannotRender):
             run(template)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # a hang guard (the faults took 120 s and more), not a speed target
 
 
 @pytest.mark.parametrize(
@@ -100,7 +100,7 @@ def test_a_regex_or_verb_python_cannot_run_as_go_does_refuses_the_render(templat
     started = time.monotonic()
     with pytest.raises(CannotRender):
         run(template)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # a hang guard (the faults took 120 s and more), not a speed target
 
 
 def test_a_text_of_many_unclosed_actions_is_refused_in_linear_time():
@@ -108,7 +108,7 @@ def test_a_text_of_many_unclosed_actions_is_refused_in_linear_time():
     started = time.monotonic()
     with pytest.raises(CannotRender):
         parse("data:\n  a: " + "{{ ." * 50_000, {})
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # a hang guard (the faults took 120 s and more), not a speed target
 
 
 @pytest.mark.parametrize(

@@ -61,7 +61,11 @@ def test_cpu_hpa_over_a_web_app_or_with_a_load_metric_stays_silent():
     """The same repository's openweb-ui Deployment is no model server; an HPA that adds a Pods metric has a load signal."""
     web = copy.deepcopy(OLLAMA)
     web["metadata"]["name"] = "openweb-ui"
-    web["spec"]["template"]["spec"]["containers"][0]["image"] = "ghcr.io/open-webui/open-webui:main"
+    # The web UI's own container: its name and port (8080), not Ollama's (a container named ollama serving 11434 is
+    # read as Ollama whatever its image: the engine row's image_words, policies/reading/engine_flags.py).
+    web["spec"]["template"]["spec"]["containers"][0].update(
+        {"name": "openweb-ui", "image": "ghcr.io/open-webui/open-webui:main", "ports": [{"containerPort": 8080}]}
+    )
     web_hpa = copy.deepcopy(OLLAMA_HPA)
     web_hpa["spec"]["scaleTargetRef"]["name"] = "openweb-ui"
     assert found_by([web, web_hpa], S6) == []

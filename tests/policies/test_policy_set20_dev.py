@@ -121,15 +121,15 @@ def test_the_nameless_host_path_under_a_read_only_mount_is_silent():
 
 
 # alaasalmo/ollama-kubernetes ollama/ollama-deployment.yaml@3512339, with its ClusterIP Service.
-def _alaasalmo(image: str) -> list[dict]:
+def _alaasalmo(image: str, name: str = "ollama", port: int = 11434) -> list[dict]:
     server = deployment(
         "ollama",
         {
             "containers": [
                 {
-                    "name": "ollama",
+                    "name": name,
                     "image": image,
-                    "ports": [{"containerPort": 11434}],
+                    "ports": [{"containerPort": port}],
                     "resources": {"requests": {"memory": "5Gi", "cpu": "2"}, "limits": {"memory": "6Gi", "cpu": "2"}},
                 }
             ]
@@ -156,7 +156,9 @@ def test_a_rebuild_named_like_ollama_is_an_ollama_server():
 
 def test_the_publishers_image_and_an_image_merely_containing_ollama_are_not_flagged():
     assert found_by(_alaasalmo("ollama/ollama:0.5.4"), "engine-image-from-publisher") == []
-    webui = _alaasalmo("ghcr.io/open-webui/open-webui:ollama")
+    # Open WebUI's image tagged ollama, as its own container (name and port 8080): a container named ollama on 11434
+    # would run the bundled Ollama server and be read as one.
+    webui = _alaasalmo("ghcr.io/open-webui/open-webui:ollama", name="open-webui", port=8080)
     assert found_by(webui, "engine-image-from-publisher") == []
     assert found_by(webui, "serving-readiness-probe") == []
 
