@@ -174,6 +174,34 @@ _MAP = "tag:yaml.org,2002:map"
 _MERGE = "tag:yaml.org,2002:merge"
 _SCALAR_TAGS = {f"tag:yaml.org,2002:{t}": f"a {t}" for t in ("null", "bool", "int", "float", "timestamp")}
 _SCALAR_TAGS["tag:yaml.org,2002:int"] = "an int"
+_VALUE = "tag:yaml.org,2002:value"
+# goyaml.v2 (kubectl's and the API server's YAML reader, through sigs.k8s.io/yaml) reads a plain scalar that YAML 1.1
+# makes a base-60 number (``12:30``) or the ``=`` value key as text: kubernetes-sigs/yaml goyaml.v2/resolve.go
+# (742f5e6) ``resolve()``, "Base 60 floats are a bad idea, were dropped in YAML 1.2, and are purposefully
+# unsupported here"; ``=`` is in neither its resolve table nor its map, so it stays a string.
+_BASE_60 = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+# The plain scalars goyaml.v2 reads as numbers that YAML 1.1 (PyYAML) reads as text (``08080``, ``1e3``, ``0o17``):
+# resolve() strips ``_``, then strconv.ParseInt(s, 0, 64), then its yamlStyleFloat pattern.
+_GO_NUMBER = re.compile(
+    r"[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|\.[0-9]+(?:[eE][-+]?[0-9]+)?|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
+)
+
+
+class PlainNumber(str):
+    """A plain scalar PyYAML reads as text and kubectl's goyaml.v2 as a number (``containerPort: 08080``).
+
+    It is the same ``str`` to every reader; api-schema-valid alone asks for the type, to accept it where the
+    schema takes a number (the API server receives a JSON number) as well as where it takes a string.
+    """
+
+    __slots__ = ()
+
+
+def _go_plain(tag: str, text: str) -> str:
+    """A plain scalar's tag as goyaml.v2 resolves it where YAML 1.1 differs: base-60 numbers and ``=`` are text."""
+    if tag == _VALUE or (tag in _BASE_60 and ":" in text):
+        return _STR
+    return tag
 
 
 class _Frame:
@@ -325,12 +353,16 @@ class _Composer:
         tag = event.tag
         if tag is None or tag == "!":
             tag = self.loader.resolve(ScalarNode, event.value, event.implicit)
+            if event.tag is None and not event.style:
+                tag = _go_plain(tag, event.value)
         if self.check_surrogates and _SURROGATE.search(event.value):
             # libyaml refuses "\ud800" escapes; the pure parser would make lone surrogates no encoder writes.
             raise self.fail("found invalid Unicode character escape code (a surrogate)", event)
         value: Any
         if tag == _STR:
             value = event.value
+            if event.tag is None and not event.style and _GO_NUMBER.fullmatch(event.value.replace("_", "")):
+                value = PlainNumber(event.value)
         elif tag == _MERGE:
             # "<<" is a merge key in key position and plain text anywhere else.
             stack = self.stack

@@ -29,7 +29,15 @@ def _check(resource: Resource, config: dict) -> list[str]:
     schema = f"Kubernetes {pinned['minor']}'s schema, kubernetes-validate {pinned['version']}"
     messages: list[str] = []
     for error in found:
-        if not error.unknown:
+        if error.fill_in:
+            messages.append(
+                unproven(
+                    f"{error.where}: {error.message} ({schema}), text that reads as a fill-in a pipeline or template "
+                    f"tool replaces before applying; applied as committed, the API server cannot decode the {kind} "
+                    f"and refuses it"
+                )
+            )
+        elif not error.unknown:
             messages.append(
                 f"{error.where}: {error.message} ({schema}); the API server cannot decode the {kind} and refuses it, "
                 f"so it is never created; quote the value or give the type the field takes"

@@ -11,6 +11,12 @@ written as floats (``2.0``, as the Pulumi engine passes them), an IntOrString as
 ``maxSurge: 25%``), a Quantity as a number (``cpu: 2``), and values the engine does not know yet (a Pulumi Output,
 a placeholder read as framework.UNKNOWN, a redacted secret).
 
+Plain scalars are judged as kubectl's YAML reader (goyaml.v2) resolves them, not as YAML 1.1 does
+(components/loading.py): ``value: 12:30`` is text, and ``containerPort: 08080`` (components.loading.PlainNumber) is
+a number where the field takes one. Text in an integer or boolean field is refused for certain only when it is the
+quoted form of such a value (``replicas: "2"``, ``hostNetwork: "true"``); any other text there (``#{replicas}#``,
+``%PORT%``, ``{{PORT}}``, ``${{ values.port }}``) is a fill-in some tool replaces before applying (``fill_in``).
+
 The schemas are Kubernetes 1.33's, from the PyPI package kubernetes-validate, pruned by ``python tools/core_schemas.py
 --write`` into policies/reading/core_schemas.json (package version and sha256 inside); the package itself is never
 imported here. A field that only a later minor defines (PodSpec ``hostnameOverride``, 1.34) is told apart: a newer
@@ -22,10 +28,12 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from components.loading import PlainNumber
 from components.parse_cache import read_parsed
 from policies.framework import Unknown
 
@@ -46,12 +54,14 @@ _NAMES = {
 @dataclass(frozen=True)
 class SchemaError:
     """One value the API server refuses: where (``spec.template.spec.containers[0].env[1].value``), what is wrong,
-    ``unknown`` for a field the type lacks, and ``since`` the later minor that defines it (advice), if any."""
+    ``unknown`` for a field the type lacks, and ``since`` the later minor that defines it (advice), if any;
+    ``fill_in`` for text in an integer or boolean field that is not the quoted form of one (a placeholder)."""
 
     where: str
     message: str
     unknown: bool = False
     since: str = ""
+    fill_in: bool = False
 
 
 @functools.cache
@@ -120,9 +130,24 @@ def _json_type(value: Any) -> str:
     return "unknown"
 
 
+# The quoted forms of a number and of a boolean: text the API server refuses in such a field for certain.
+_QUOTED_NUMBER = re.compile(r"\s*[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\s*")
+_QUOTED_BOOLEAN = re.compile(r"\s*(?:true|false|yes|no|on|off|y|n)\s*", re.IGNORECASE)
+
+
 def _accepts(types: list[str], value: Any) -> bool:
     kind = _json_type(value)
+    if isinstance(value, PlainNumber) and ("integer" in types or "number" in types):
+        return True  # goyaml.v2 reads it as a number, so the API server receives one
     return kind in types or (kind == "integer" and "number" in types)
+
+
+def _fill_in(types: list[str], value: Any) -> bool:
+    """Text where the field takes only an integer, number or boolean that is not the quoted form of one."""
+    if not isinstance(value, str) or "string" in types or not {"integer", "number", "boolean"} & set(types):
+        return False
+    numeric = ("integer" in types or "number" in types) and _QUOTED_NUMBER.fullmatch(value)
+    return not (numeric or ("boolean" in types and _QUOTED_BOOLEAN.fullmatch(value)))
 
 
 def _shown(value: Any) -> str:
@@ -154,7 +179,8 @@ class _Walk:
         if types and not _accepts(types, value):
             wanted = " or ".join(_NAMES.get(t, t) for t in types)
             got = _NAMES.get(_json_type(value), "a value")
-            self.found.append(SchemaError(where, f"{_shown(value)} is {got} where the schema takes {wanted}"))
+            message = f"{_shown(value)} is {got} where the schema takes {wanted}"
+            self.found.append(SchemaError(where, message, fill_in=_fill_in(types, value)))
             return
         if isinstance(value, dict):
             self.fields(node, value, where)

@@ -268,3 +268,16 @@ def test_readme_documents_the_limits():
     assert "components/loading.py" in readme
     for limits in (STACK_FILE, MANIFESTS, JSON_FILE):
         assert f"{limits.max_nodes:,}" in readme
+
+
+def test_plain_scalars_resolve_as_goyaml_v2_does(tmp_path):
+    # Review 41 items 1 and 6: kubernetes-sigs/yaml goyaml.v2/resolve.go (742f5e6) resolve() reads base-60 forms and `=`
+    # as text and `08080` / `1e3` as numbers; PyYAML (YAML 1.1) reads 750, a `!!value` tag and text.
+    from components.loading import PlainNumber, load_yaml_documents
+
+    path = tmp_path / "m.yaml"
+    path.write_text('a: 12:30\nb: =\nc: 08080\nd: "08080"\ne: 1e3\nf: -1:30.5\ng: 0x1F\nh: "12:30"\n')
+    for pure in (False, True):
+        data = load_yaml_documents(path, pure=pure)[0].data
+        assert data == {"a": "12:30", "b": "=", "c": "08080", "d": "08080", "e": "1e3", "f": "-1:30.5", "g": 31, "h": "12:30"}
+        assert [k for k, v in data.items() if isinstance(v, PlainNumber)] == ["c", "e"]

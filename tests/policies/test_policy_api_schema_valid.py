@@ -257,3 +257,76 @@ def test_odd_values_are_read_without_a_traceback():
         "spec.containers[0].ports",
         "spec.containers[0].volumeMounts[0]",
     ]
+
+
+def _check_text(tmp_path: Path, text: str) -> list[tuple[str, str]]:
+    """(level, message) of api-schema-valid's findings when ``text`` is read from a file, as `policies check` reads it."""
+    import json as _json
+
+    path = tmp_path / "m.yaml"
+    path.write_text(text)
+    run = subprocess.run(
+        [sys.executable, "-m", "policies", "check", str(path), "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert run.returncode in (0, 1), run.stderr
+    found = _json.loads(run.stdout)["violations"]
+    return [(f["enforcement"], f["message"]) for f in found if f["catalog"] == "S26"]
+
+
+def test_plain_scalars_are_judged_as_kubectl_reads_them(tmp_path):
+    # Review 41 item 1: YAML 1.1 (PyYAML) reads `12:30` as the base-60 integer 750 and `08080` as text; kubectl's reader
+    # (kubernetes-sigs/yaml goyaml.v2/resolve.go at 742f5e6, resolve(): base-60 "purposefully unsupported"; then
+    # strconv.ParseInt(s, 0, 64) and the yamlStyleFloat pattern) reads `12:30` as the string "12:30" and `08080` / `1e3`
+    # as numbers, so the API server accepts all of these.
+    text = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 09
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27.0
+        ports: [{containerPort: 08080}]
+        env:
+        - {name: C, value: 12:30}
+        - {name: D, value: 10:30:00}
+        - {name: E, value: =}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web}
+data: {START: 10:30, OP: =}
+"""
+    assert _check_text(tmp_path, text) == []
+    # The quoted forms stay what they are: text in an integer field, a number in a string field.
+    quoted = text.replace("replicas: 09", 'replicas: "09"').replace("value: =", "value: 8000")
+    assert [(level, m.split(":")[0]) for level, m in _check_text(tmp_path, quoted)] == [
+        ("mandatory", "spec.replicas"),
+        ("mandatory", "spec.template.spec.containers[0].env[2].value"),
+    ]
+
+
+def test_text_in_an_integer_field_blocks_only_as_a_quoted_number():
+    # Review 41 item 3. A fill-in some tool replaces before applying is advice: Octopus Deploy's step-template form
+    # (OctopusDeploy blog, code-index file 37963370827: `containerPort: "#{ServicePort}"`,
+    # `terminationGracePeriodSeconds: "#{if X}#{X}#{/if}"`), Azure DevOps replacetokens `#{replicas}#`, `%PORT%`,
+    # `@PORT@`, `{PORT}`, `{{PORT}}`, Backstage `${{ values.port }}`.
+    fill_ins = ["#{ServicePort}", "#{replicas}#", "%PORT%", "@PORT@", "{PORT}", "{{PORT}}", "${{ values.port }}"]
+    pod = _pod([], ports=[{"containerPort": p} for p in fill_ins])
+    pod["spec"]["terminationGracePeriodSeconds"] = "#{if Grace}#{Grace}#{/if}"
+    pod["spec"]["hostNetwork"] = "%HOST_NETWORK%"
+    found = _found(pod)
+    assert [level for level, _ in found] == ["advisory"] * 8, found
+    assert "fill-in" in found[0][1]
+    # The quoted form of an integer or a boolean is refused for certain.
+    pod = _pod([], ports=[{"containerPort": "8080"}, {"containerPort": " 2 "}])
+    pod["spec"]["hostNetwork"] = "true"
+    assert [level for level, _ in _found(pod)] == ["mandatory"] * 3
