@@ -41,10 +41,11 @@ def _name_findings(resource: Resource) -> list[str]:
     messages: list[str] = []
     for problem in name_problems(resource.type, resource.props):
         shown = f"{problem.where} {problem.value!r}"
+        what = "namespace" if problem.where == "metadata.namespace" else f"{kind} name"
         if problem.placeholder:
             messages.append(
                 unproven(
-                    f"{shown} is an unrendered placeholder, not a valid {kind} name ({problem.why}); applied as "
+                    f"{shown} is an unrendered placeholder, not a valid {what} ({problem.why}); applied as "
                     f"committed the API server refuses the {kind} ({problem.where}: Invalid value); fill it in with a "
                     f"valid name before applying"
                 )
@@ -54,7 +55,14 @@ def _name_findings(resource: Resource) -> list[str]:
             f"{shown}: {problem.why}; the API server refuses the {kind} ({problem.where}: Invalid value), so it is "
             f"never created; use lowercase letters, digits and '-'"
         )
-        messages.append(unproven(message + " (if the kind is namespaced)") if problem.custom else message)
+        if problem.unsure:
+            message += (
+                f" (if a CRD serves {kind}: no CRD of its group is pinned, and an aggregated API server may validate "
+                f"names by rules of its own)"
+            )
+        elif problem.custom:
+            message += " (if the kind is namespaced)"
+        messages.append(unproven(message) if problem.custom or problem.unsure else message)
     return messages
 
 
@@ -111,10 +119,11 @@ POLICY = Policy(
         "Every create runs ValidateObjectMetaAccessor (kubernetes/apimachinery v0.33.0 pkg/api/validation/"
         "objectmeta.go L155-187) with the kind's name function (pkg/api/validation/generic.go L36-68: "
         "NameIsDNSSubdomain, NameIsDNSLabel, NameIsDNS1035Label); kubernetes/kubernetes pkg/apis/*/validation pick "
-        "the function per kind (a Service a DNS-1035 label, a namespace a DNS-1123 label, most kinds and every custom "
-        "resource a subdomain; a CronJob at most 52 characters). ValidateIngressCreate "
+        "the function per kind (a Service a DNS-1035 label, a namespace a DNS-1123 label, most kinds and every CRD-served "
+        "custom resource a subdomain; a CronJob at most 52 characters). A kind of a group no pinned CRD serves may be an "
+        "aggregated API's with rules of its own (advice); OpenShift's *.openshift.io and the metrics APIs are not judged. ValidateIngressCreate "
         "(pkg/apis/networking/validation/validation.go) refuses the kubernetes.io/ingress.class annotation beside "
         "spec.ingressClassName. A placeholder name, or an Ingress whose two classes agree (accepted by the newest "
-        "releases), is advice."
+        "releases), is advice; so are Helm's RELEASE-NAME and pipeline tokens (#{name}#, @NAME@, %NAME%)."
     ),
 )

@@ -19,20 +19,29 @@ characters is Invalid, "must be no more than 52 characters", for the Jobs it nam
 autoscaling, policy, networking (``ValidateIngressName``, ``ValidateNetworkPolicyName``, ``ValidateIngressClassName``),
 scheduling and storage: all ``NameIsDNSSubdomain``. A custom resource's name is a DNS-1123 subdomain too
 (kubernetes/apiextensions-apiserver pkg/registry/customresource/validator.go: ``ValidateObjectMetaAccessor(...,
-validation.NameIsDNSSubdomain, ...)``). RBAC's kinds take any path segment name and are not judged; nor is a kind this
-table does not know.
+validation.NameIsDNSSubdomain, ...)``), but only a CRD-served kind is certain to be one: a group the pack pins CRDs of
+(policies/crd/schema.py) is judged as such; any other group may be served by an aggregated API server with name
+rules of its own, so its finding is advice (``unsure``), and OpenShift's ``*.openshift.io`` and the metrics APIs are
+not judged at all (openshift/origin pkg/user/apis/user/validation/validation.go ``ValidateGroupName`` takes
+``ML_Team``; an ImageStreamTag is named ``<stream>:<tag>``; authorization.openshift.io's ``system:image-pullers``).
+RBAC's kinds take any path segment name and are not judged; nor is a kind this table does not know.
 
 An unrendered placeholder standing for the name (``SET_AT_RUNTIME``, ``<model-name>``, ``${NAME}``) is refused just
 the same when the file is applied as committed, but the file says it is filled in first: advice, like S27's
-placeholders. A Helm template's ``{{ }}`` is left to S27.
+placeholders. So are ALL-CAPS words joined by ``-`` (``RELEASE-NAME-vllm``: ``helm template`` without a release name,
+Helm 2 and early Helm 3) and the token forms of pipeline tools (Azure DevOps replacetokens and Octopus ``#{name}#`` /
+``#{name}``, ``@VERSION@``, ``%NAME%``, ``{NAME}``, Backstage ``${{ values.name }}``). A Helm template's ``{{ }}`` is
+left to S27.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from policies.crd.schema import resource_types
 from policies.kube import as_dict, is_custom_type, split_type
 from policies.reading.placeholders import placeholder_in
 
@@ -97,6 +106,11 @@ _CRONJOB_MAX = 52
 # An ALL-CAPS word standing for the whole name (SET_AT_RUNTIME, NAME), or an ALL-CAPS_WITH_UNDERSCORE part of it.
 _CAPS_NAME = re.compile(r"^[A-Z][A-Z0-9_]+$")
 _CAPS_PART = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9])")
+# ALL-CAPS words joined by '-' (RELEASE-NAME, MODEL-NAME), and pipeline tools' token forms (see the module docstring).
+_CAPS_DASHED = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]+(?:-[A-Z][A-Z0-9]+)+(?![A-Za-z0-9])")
+TOKEN = re.compile(r"#\{[^{}]+\}#?|@[A-Za-z_][A-Za-z0-9_.]*@|%[A-Za-z_][A-Za-z0-9_]*%|\$\{\{.*?\}\}|\{[A-Za-z_][\w.]*\}")
+# Groups served by aggregated API servers with name rules of their own: never judged.
+_OWN_RULES = ("openshift.io", "metrics.k8s.io")
 
 
 @dataclass(frozen=True)
@@ -108,6 +122,7 @@ class NameProblem:
     why: str
     placeholder: bool
     custom: bool  # a custom resource's namespace: its CRD's scope is not known here
+    unsure: bool = False  # a name of a group no pinned CRD serves: maybe an aggregated API with rules of its own
 
 
 def _rule(group: str, kind: str, custom: bool) -> tuple[Any, int, str] | None:
@@ -129,7 +144,22 @@ def _why(value: str, rule: tuple[Any, int, str], prefix: bool = False) -> str | 
 
 
 def _placeholder(value: str) -> bool:
-    return bool(_CAPS_NAME.match(value) or _CAPS_PART.search(value) or placeholder_in(value, ("metadata",)))
+    return bool(
+        _CAPS_NAME.match(value)
+        or _CAPS_PART.search(value)
+        or _CAPS_DASHED.search(value)
+        or TOKEN.search(value)
+        or placeholder_in(value, ("metadata",))
+    )
+
+
+@functools.cache
+def _crd_groups() -> frozenset[str]:
+    return frozenset(split_type(t)[0] for t in resource_types())
+
+
+def _own_rules(group: str) -> bool:
+    return any(group == g or group.endswith("." + g) for g in _OWN_RULES)
 
 
 def _judged(value: Any) -> TypeGuard[str]:
@@ -141,9 +171,12 @@ def name_problems(type_token: str, props: Any) -> list[NameProblem]:
     """The fields of one object's metadata that the API server's name validation refuses (see the module docstring)."""
     group, kind = split_type(type_token)
     custom = is_custom_type(type_token)
+    if custom and _own_rules(group):
+        return []
     rule = _rule(group, kind, custom)
     if rule is None:
         return []
+    unsure = custom and group not in _crd_groups()
     metadata = as_dict(as_dict(props).get("metadata"))
     found = []
     for key in ("name", "generateName"):
@@ -154,7 +187,7 @@ def name_problems(type_token: str, props: Any) -> list[NameProblem]:
         if why is None and key == "name" and (group, kind) == ("batch", "CronJob") and len(value) > _CRONJOB_MAX:
             why = f"must be no more than {_CRONJOB_MAX} characters (its Jobs add an 11-character suffix)"
         if why is not None:
-            found.append(NameProblem(f"metadata.{key}", value, why, _placeholder(value), False))
+            found.append(NameProblem(f"metadata.{key}", value, why, _placeholder(value), False, unsure))
     namespace = metadata.get("namespace")
     if _judged(namespace) and (group, kind) not in _CLUSTER_SCOPED:
         why = _why(namespace, (_LABEL_RE, 63, _LABEL_RULE))

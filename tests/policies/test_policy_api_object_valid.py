@@ -220,3 +220,65 @@ def test_a_model_id_in_a_pod_template_label_blocks_and_careful_labels_stay_silen
         "spec": {"predictor": {"metadata": {"labels": {"model": "meta-llama/Llama-3.1-8B"}}}},
     }
     assert [level for level, _ in _found(isvc)] == ["advisory"]
+
+
+def _named(api_version: str, kind: str, name: str, **metadata: str) -> dict:
+    return {"apiVersion": api_version, "kind": kind, "metadata": {"name": name, **metadata}}
+
+
+def test_names_of_aggregated_api_kinds_are_not_judged_as_crd_names():
+    # Review 41 item 2. OpenShift's kinds are served by openshift-apiserver with name rules of its own: an
+    # ImageStreamTag is named `<stream>:<tag>` (`python-base:3.11`, code-index file 56478892321; `camel-app:latest`,
+    # 44375710362), a Group takes any path segment name without ':' (openshift/origin
+    # pkg/user/apis/user/validation/validation.go ValidateGroupName, code-index file 50106789), and
+    # authorization.openshift.io's `system:image-pullers` is OpenShift's own default binding.
+    for obj in (
+        _named("image.openshift.io/v1", "ImageStreamTag", "python-base:3.11", namespace="team-troubleshoot-builds"),
+        _named("image.openshift.io/v1", "ImageStreamTag", "camel-app:latest", namespace="camel-observability-demo"),
+        _named("user.openshift.io/v1", "Group", "ML_Team"),
+        _named("authorization.openshift.io/v1", "RoleBinding", "system:image-pullers"),
+        _named("metrics.k8s.io/v1beta1", "PodMetrics", "Vllm_0"),
+    ):
+        assert _found(obj) == [], obj
+    # A group no pinned CRD serves may be an aggregated API too: advice, saying why.
+    found = _found(_named("example.com/v1", "Widget", "My_Widget"))
+    assert [level for level, _ in found] == ["advisory"]
+    assert "if a CRD serves Widget" in found[0][1]
+    # A pinned CRD's kind (KServe's) is CRD-served: its name is a subdomain for certain.
+    found = _found(_named("serving.kserve.io/v1beta1", "InferenceService", "Llama_8B"))
+    assert [level for level, _ in found] == ["mandatory"]
+
+
+def test_helm_release_name_and_pipeline_tokens_are_placeholders():
+    # Review 41 items 4 and 11. `helm template` without a release name renders RELEASE-NAME (Helm 2, early Helm 3):
+    # `name: RELEASE-NAME-cmdb` in a committed render (code-index file 94116644). Azure DevOps replacetokens
+    # `#{appName}#`, Octopus `#{ServiceName}` (code-index file 37963370827), `@VERSION@`.
+    for name in ("RELEASE-NAME-cmdb", "#{appName}#", "#{ServiceName}", "app-@VERSION@", "%APP_NAME%"):
+        found = _found(_service(name))
+        assert [level for level, _ in found] == ["advisory"], (name, found)
+    assert _found(_service("${{ values.name }}")) == []  # `{{`: a template's, left to S27
+    deployment = _deployment("vllm")
+    deployment["metadata"]["namespace"] = "#{namespace}#"
+    deployment["metadata"]["labels"] = {"app": "#{appName}#", "version": "@VERSION@"}
+    found = _found(deployment)
+    assert [level for level, _ in found] == ["advisory"]
+    assert "is an unrendered placeholder, not a valid namespace (" in found[0][1]
+    # A plainly invalid name beside them still blocks.
+    assert [level for level, _ in _found(_service("Vllm-Server"))] == ["mandatory"]
+
+
+def test_hpa_metric_selectors_are_not_label_validated_on_create():
+    # Review 41 item 8: kubernetes pkg/apis/autoscaling/validation/validation.go validateExternalSource /
+    # validateObjectSource run validateMetricIdentifier only, so the API server creates this HPA.
+    metric = {"name": "vllm:num_requests_waiting", "selector": {"matchLabels": {"model_name": "meta-llama/Llama-3.1-8B"}}}
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "vllm"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm"},
+            "maxReplicas": 4,
+            "metrics": [{"type": "External", "external": {"metric": metric, "target": {"type": "Value", "value": "5"}}}],
+        },
+    }
+    assert _found(hpa) == []
